@@ -1,0 +1,170 @@
+/**
+ * The one errors module of carte. Errors are typed by who must act on them:
+ *
+ * - {@link ConfigError}: the user must fix their files (every problem at once, located).
+ * - {@link ApiError}: the platform refused or failed a call (method, path, status, message).
+ * - {@link UnsafePlanError}: a safety guard refused the plan.
+ * - {@link StalePlanError}: a saved plan no longer matches the platform or the files.
+ * - anything else is a bug in carte ({@link InternalError}).
+ *
+ * The CLI is the one place that maps these to exit codes ({@link exitCodeFor}).
+ */
+
+/** Exit codes of the `carte` command (see README, "Exit codes"). */
+export const ExitCode = {
+  /** Success, or no changes. */
+  ok: 0,
+  /** Any error. */
+  error: 1,
+  /** `plan --detailed-exitcode`: the plan has changes. */
+  changes: 2,
+  /** A safety guard refused the plan. */
+  unsafe: 3,
+} as const;
+
+/** One located problem in a configuration file. Lines and columns are 1-based. */
+export interface ConfigProblem {
+  /** Path of the file as the user named it (relative to the working directory when possible). */
+  file: string;
+  /** 1-based line, or 0 when the problem concerns the whole file. */
+  line: number;
+  /** 1-based column, or 0 when unknown. */
+  col: number;
+  /** JSON pointer of the offending value inside the file, e.g. `/items/3/price`. */
+  pointer: string;
+  /** What is wrong and, where useful, what to do. */
+  message: string;
+}
+
+/** Formats a problem the way compilers do: `file:line:col: message`. */
+export function formatProblem(p: ConfigProblem): string {
+  const where = p.line > 0 ? `${p.file}:${p.line}:${p.col}` : p.file;
+  return `${where}: ${p.message}`;
+}
+
+/** Sorts problems by file, then line, then column, then message, for stable output. */
+export function sortProblems(problems: ConfigProblem[]): ConfigProblem[] {
+  return [...problems].sort(
+    (a, b) =>
+      a.file.localeCompare(b.file) || a.line - b.line || a.col - b.col || a.message.localeCompare(b.message),
+  );
+}
+
+/**
+ * The configuration is invalid. Carries every problem found, so that the user fixes them all in one go.
+ * Thrown before any API call is made.
+ */
+export class ConfigError extends Error {
+  readonly problems: ConfigProblem[];
+  constructor(problems: ConfigProblem[]) {
+    const sorted = sortProblems(problems);
+    super(
+      `${sorted.length} configuration problem${sorted.length === 1 ? "" : "s"}:\n` +
+        sorted.map(formatProblem).join("\n"),
+    );
+    this.name = "ConfigError";
+    this.problems = sorted;
+  }
+}
+
+/** Replaces anything that looks like a bearer token or a client secret in a string. */
+export function redact(text: string, secrets: readonly string[] = []): string {
+  let out = text.replace(/(Bearer\s+)[A-Za-z0-9._~+/=-]+/gi, "$1[REDACTED]");
+  for (const s of secrets) {
+    if (s && s.length >= 4) out = out.split(s).join("[REDACTED]");
+  }
+  return out;
+}
+
+/**
+ * The platform answered a call with a non-2xx status, or the call could not be made.
+ * The message never contains the access token or the client secret.
+ */
+export class ApiError extends Error {
+  /** HTTP method of the call. */
+  readonly method: string;
+  /** Path of the call, relative to the base address. */
+  readonly path: string;
+  /** HTTP status, or 0 when no response was received (connection error, timeout). */
+  readonly status: number;
+  /** The platform's own message (`message` of the error body, spec §7), when it gave one. */
+  readonly platformMessage: string | undefined;
+  /** The platform's error type (`type` of a menu validation error, platform notes "Errors"). */
+  readonly platformType: string | undefined;
+
+  constructor(init: {
+    method: string;
+    path: string;
+    status: number;
+    platformMessage?: string | undefined;
+    platformType?: string | undefined;
+    cause?: unknown;
+  }) {
+    const detail = init.platformMessage ? `: ${init.platformMessage}` : "";
+    const status = init.status === 0 ? "no response" : `HTTP ${init.status}`;
+    super(redact(`${init.method} ${init.path} failed (${status})${detail}`), { cause: init.cause });
+    this.name = "ApiError";
+    this.method = init.method;
+    this.path = init.path;
+    this.status = init.status;
+    this.platformMessage = init.platformMessage === undefined ? undefined : redact(init.platformMessage);
+    this.platformType = init.platformType;
+  }
+}
+
+/** A safety guard refused the plan (exit code 3). */
+export class UnsafePlanError extends Error {
+  /** Name of the guard, e.g. `max_delete_percent`. */
+  readonly guard: string;
+  constructor(guard: string, message: string) {
+    super(message);
+    this.name = "UnsafePlanError";
+    this.guard = guard;
+  }
+}
+
+/** A saved plan was computed from a state that no longer holds. */
+export class StalePlanError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "StalePlanError";
+  }
+}
+
+/** The platform did not reflect an accepted asynchronous write within the bounded wait. */
+export class ConvergenceError extends Error {
+  /** Addresses of the resources that never showed their planned state. */
+  readonly pending: string[];
+  constructor(pending: string[], waitedMs: number) {
+    super(
+      `the platform accepted the writes but did not show ${pending.length} change(s) after ${Math.round(
+        waitedMs / 1000,
+      )} s: ${pending.slice(0, 10).join(", ")}${pending.length > 10 ? ", …" : ""}. ` +
+        `Run \`carte plan\` in a few minutes to see whether they arrived.`,
+    );
+    this.name = "ConvergenceError";
+    this.pending = pending;
+  }
+}
+
+/** The command was used in a way that cannot work (e.g. apply without a terminal and without --auto-approve). */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+/** A bug in carte. */
+export class InternalError extends Error {
+  constructor(message: string) {
+    super(`internal error (a bug in carte, please report it): ${message}`);
+    this.name = "InternalError";
+  }
+}
+
+/** Maps an error to the exit code of the CLI. */
+export function exitCodeFor(err: unknown): number {
+  if (err instanceof UnsafePlanError) return ExitCode.unsafe;
+  return ExitCode.error;
+}

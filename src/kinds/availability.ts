@@ -1,0 +1,55 @@
+/**
+ * Item availability: whether an ITEM of a store is switched on or off. Read from the items'
+ * `suspension_info.is_available` (spec §2.2) in the store menu that planning reads anyway; written
+ * with availability v2 `PUT /availability/stores/items` (spec §4.3), batched across stores by the
+ * planner, at most 100 items per call (platform notes, "Limits").
+ *
+ * Every ITEM has an availability resource; a new item starts available on the platform, so only an item
+ * that must be off, or whose state differs, yields a change.
+ */
+
+import type { StoreState } from "../model.js";
+import type { ResourceKind } from "./types.js";
+
+/** The normalized availability of one item. */
+export interface AvailabilityResource {
+  sku: string;
+  available: boolean;
+}
+
+/** An availability toggle for the batcher: one SKU of one store, on or off. */
+export interface AvailabilityToggle {
+  integrationId: string;
+  sku: string;
+  on: boolean;
+}
+
+function select(state: StoreState): Record<string, AvailabilityResource> {
+  const off = new Set(state.unavailable);
+  const out: Record<string, AvailabilityResource> = {};
+  for (const [sku, item] of Object.entries(state.items)) {
+    if (item.type === "ITEM") out[sku] = { sku, available: !off.has(sku) };
+  }
+  return out;
+}
+
+/** The item availability kind. */
+export const availability: ResourceKind<AvailabilityResource> = {
+  name: "availability",
+  select,
+  segment: () => "availability",
+  // A new item is created available (platform notes, "Store menu API").
+  initial: (after) => ({ sku: after.sku, available: true }),
+  read(wire, into) {
+    into.unavailable = wire.items
+      .filter((w) => w.item_type !== "MODIFIER_GROUP" && w.suspension_info?.is_available === false)
+      .map((w) => w.sku)
+      .sort();
+  },
+  writes(action, key, _before, after, ctx) {
+    // Deleting an item removes its availability with it; nothing to call.
+    if (action === "delete" || !after) return [];
+    const toggle: AvailabilityToggle = { integrationId: ctx.desired.store.integrationId, sku: key, on: after.available };
+    return [{ endpoint: "availability.toggle", element: toggle }];
+  },
+};

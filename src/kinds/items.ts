@@ -1,0 +1,76 @@
+/**
+ * Items and modifier groups: one kind, because the platform keeps both in one list, keyed by SKU, and
+ * writes both through `POST /items` and `DELETE /items` (spec §2.2, §4.4). The address segment follows
+ * the type: `item[SKU]` or `modifier_group[SKU]`; a change of type is an update, not a delete and create.
+ */
+
+import type { ItemResource } from "../model.js";
+import type { WireItem } from "../platform/wire.js";
+import type { ResourceKind } from "./types.js";
+import { byIndex } from "./util.js";
+
+/**
+ * The upsert element of `POST /items` for a desired item (platform notes "Store menu API": identity by
+ * SKU when no id is sent). Availability (`suspension_info`) is never sent: the platform does not turn a
+ * switched-off item back on through a menu upload, and carte manages it through availability v2.
+ */
+export function toWireItem(r: ItemResource): WireItem {
+  const group = r.type === "MODIFIER_GROUP";
+  return {
+    sku: r.sku,
+    item_type: r.type,
+    title_info: { title: r.title },
+    description_info: { description: r.description },
+    images_info: { images: r.images.map((path, index) => ({ path, index })) },
+    items_info: { items: r.children.map((sku, index) => ({ sku, index })) },
+    price_info: { price: r.price },
+    quantity_info: {
+      min_permitted: group ? r.min : null,
+      max_permitted: group ? r.max : null,
+      modifiers_type: group ? r.modifiersType : null,
+    },
+  };
+}
+
+/** Normalizes an item read from the platform. `skuOf` maps platform ids to SKUs for references without a SKU. */
+export function fromWireItem(w: WireItem, skuOf: (id: number | undefined) => string | undefined): ItemResource {
+  const group = w.item_type === "MODIFIER_GROUP";
+  const q = w.quantity_info;
+  return {
+    sku: w.sku,
+    type: group ? "MODIFIER_GROUP" : "ITEM",
+    title: w.title_info?.title ?? "",
+    description: w.description_info?.description ?? "",
+    price: w.price_info?.price ?? null,
+    images: byIndex(w.images_info?.images).map((i) => i.path),
+    children: byIndex(w.items_info?.items)
+      .map((ref) => ref.sku ?? skuOf(ref.id))
+      .filter((s): s is string => s !== undefined),
+    min: group ? (q?.min_permitted ?? null) : null,
+    max: group ? (q?.max_permitted ?? null) : null,
+    modifiersType: group ? (q?.modifiers_type ?? null) : null,
+  };
+}
+
+/** The items-and-modifier-groups kind. */
+export const items: ResourceKind<ItemResource> = {
+  name: "item",
+  select: (state) => state.items,
+  segment: (r) => (r.type === "MODIFIER_GROUP" ? "modifier_group" : "item"),
+  read(wire, into, ids) {
+    const skuById = new Map<number, string>();
+    for (const w of wire.items) if (w.id !== undefined) skuById.set(w.id, w.sku);
+    const skuOf = (id: number | undefined) => (id === undefined ? undefined : skuById.get(id));
+    for (const w of [...wire.items].sort((a, b) => a.sku.localeCompare(b.sku))) {
+      into.items[w.sku] = fromWireItem(w, skuOf);
+      if (w.id !== undefined) ids.items[w.sku] = w.id;
+    }
+  },
+  writes(action, key, _before, after, ctx) {
+    if (action === "delete") {
+      const id = ctx.ids.items[key];
+      return id === undefined ? [] : [{ endpoint: "items.delete", element: id }];
+    }
+    return [{ endpoint: "items.upsert", element: toWireItem(after!) }];
+  },
+};

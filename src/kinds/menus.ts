@@ -1,0 +1,61 @@
+/**
+ * Menus: ordered categories with an active flag each (spec §2.2, §3). Menus have no SKU: carte keys
+ * them by `menu_type`, updates them by the platform id it read, and creates them by sending no id
+ * (spec §4.4 `POST /menu` "creates or updates"). A second menu of a type already seen on the platform
+ * is keyed `TYPE#id`, so that the plan deletes the duplicate.
+ */
+
+import type { MenuResource } from "../model.js";
+import type { WireMenu } from "../platform/wire.js";
+import type { AttributeDiff, ResourceKind } from "./types.js";
+import { byIndex, jsonEqual } from "./util.js";
+
+/** A menu's categories as a reviewer reads them: `["BURGERS", "DESSERTS (inactive)"]`. */
+function categoryList(r: MenuResource): string[] {
+  return r.categories.map((c) => (c.active ? c.sku : `${c.sku} (inactive)`));
+}
+
+/** The upsert element of `POST /menu`. `id` is the platform id of an existing menu, absent to create. */
+export function toWireMenu(r: MenuResource, id: number | undefined): WireMenu {
+  return {
+    ...(id === undefined ? {} : { id }),
+    menu_type: r.type,
+    categories: r.categories.map((c, index) => ({ sku: c.sku, index, is_category_active: c.active })),
+  };
+}
+
+/** The menus kind. */
+export const menus: ResourceKind<MenuResource> = {
+  name: "menu",
+  select: (state) => state.menus,
+  segment: () => "menu",
+  diff(before, after): AttributeDiff[] {
+    const out: AttributeDiff[] = [];
+    if (before.type !== after.type) out.push({ attribute: "type", before: before.type, after: after.type });
+    if (!jsonEqual(before.categories, after.categories)) {
+      out.push({ attribute: "categories", before: categoryList(before), after: categoryList(after) });
+    }
+    return out;
+  },
+  read(wire, into, ids) {
+    const skuById = new Map<number, string>();
+    for (const c of wire.categories) if (c.id !== undefined) skuById.set(c.id, c.sku);
+    for (const m of [...wire.menus].sort((a, b) => a.id - b.id)) {
+      const key = into.menus[m.menu_type] ? `${m.menu_type}#${m.id}` : m.menu_type;
+      into.menus[key] = {
+        type: m.menu_type,
+        categories: byIndex(m.categories)
+          .map((ref) => ({ sku: ref.sku ?? (ref.id === undefined ? "" : (skuById.get(ref.id) ?? "")), active: ref.is_category_active }))
+          .filter((c) => c.sku !== ""),
+      };
+      ids.menus[key] = m.id;
+    }
+  },
+  writes(action, key, _before, after, ctx) {
+    if (action === "delete") {
+      const id = ctx.ids.menus[key];
+      return id === undefined ? [] : [{ endpoint: "menus.delete", element: id }];
+    }
+    return [{ endpoint: "menus.upsert", element: toWireMenu(after!, ctx.ids.menus[key]) }];
+  },
+};

@@ -1,0 +1,78 @@
+/**
+ * The plan: plain, versioned, serializable data. Renderers turn it into text, Markdown or JSON; the
+ * executor carries out its operations. Documented for machines in docs/plan-format.md.
+ */
+
+import type { AttributeDiff, ChangeAction, KindName } from "../kinds/types.js";
+import type { EndpointName } from "./endpoints.js";
+
+/** Version of the plan format. Bumped on any incompatible change. */
+export const PLAN_FORMAT_VERSION = 1;
+
+/** One resource that the plan creates, updates or deletes. */
+export interface ResourceChange {
+  /** `store[KEY].SEGMENT[KEY]`, e.g. `store[bog-centro].item[BURGER-CLASSIC]`. */
+  address: string;
+  /** Store key (integration id). */
+  store: string;
+  /** Address segment of the resource. */
+  kind: KindName;
+  /** SKU, or menu type for menus. */
+  key: string;
+  action: ChangeAction;
+  /** Normalized resource before the change; `null` on create. */
+  before: unknown;
+  /** Normalized resource after the change; `null` on delete. */
+  after: unknown;
+  /** Attributes that change (on update), or every attribute set (on create). Empty on delete. */
+  diff: AttributeDiff[];
+}
+
+/** One API call of the plan. */
+export interface Operation {
+  /** Stable id inside the plan, e.g. `bog-centro:items.upsert` or `availability.toggle#2`. */
+  id: string;
+  endpoint: EndpointName;
+  /** Calls of a lower stage run first (per store); see src/plan/endpoints.ts. */
+  stage: number;
+  /** Store keys the call touches (several for cross-store availability calls). */
+  stores: string[];
+  method: string;
+  /** Path relative to the platform's base address. */
+  path: string;
+  body: unknown;
+  /** Addresses of the resources this call changes. */
+  addresses: string[];
+}
+
+/** Counts of a plan. */
+export interface PlanSummary {
+  create: number;
+  update: number;
+  delete: number;
+  /** Number of API calls the plan makes. */
+  operations: number;
+  /** Stores with at least one change. */
+  stores: number;
+}
+
+/** A store in the plan's scope. */
+export interface PlanStore {
+  key: string;
+  storeId: string;
+  name: string;
+}
+
+/** A complete plan. */
+export interface Plan {
+  formatVersion: typeof PLAN_FORMAT_VERSION;
+  /** Stores in scope, sorted by key. */
+  stores: PlanStore[];
+  /** Changes, sorted by store, then by the order of the kinds, then by key. */
+  changes: ResourceChange[];
+  /** API calls in execution order. */
+  operations: Operation[];
+  summary: PlanSummary;
+  /** Checksums of the current state read from the platform and of the desired state, for stale-plan checks. */
+  checksums: { current: string; desired: string };
+}

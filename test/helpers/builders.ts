@@ -1,0 +1,59 @@
+/** Builders of normalized states for planner tests. */
+
+import type { CurrentState, DesiredState, ItemResource, StoreIds, StoreState } from "../../src/model.js";
+import { emptyStore } from "../../src/model.js";
+
+export function item(sku: string, price: number, extra: Partial<ItemResource> = {}): ItemResource {
+  return {
+    sku,
+    type: "ITEM",
+    title: sku.toLowerCase(),
+    description: "",
+    price,
+    images: [],
+    children: [],
+    min: null,
+    max: null,
+    modifiersType: null,
+    ...extra,
+  };
+}
+
+export function group(sku: string, options: string[], min = 0, max = 1): ItemResource {
+  return {
+    sku,
+    type: "MODIFIER_GROUP",
+    title: sku.toLowerCase(),
+    description: "",
+    price: null,
+    images: [],
+    children: options,
+    min,
+    max,
+    modifiersType: "exclusive",
+  };
+}
+
+export function store(key: string, storeId: string, build: (s: StoreState) => void = () => {}): StoreState {
+  const s = emptyStore({ key, storeId, integrationId: key, name: `Store ${key}` });
+  build(s);
+  return s;
+}
+
+export function desired(...stores: StoreState[]): DesiredState {
+  return { stores: Object.fromEntries(stores.map((s) => [s.store.key, s])) };
+}
+
+/** A current state equal to the given stores, with ids 1.. assigned in SKU order. */
+export function current(...stores: StoreState[]): CurrentState {
+  let next = 1;
+  const out: CurrentState = { stores: {} };
+  for (const s of stores) {
+    const ids: StoreIds = { items: {}, categories: {}, menus: {} };
+    for (const k of Object.keys(s.items).sort()) ids.items[k] = next++;
+    for (const k of Object.keys(s.categories).sort()) ids.categories[k] = next++;
+    for (const k of Object.keys(s.menus).sort()) ids.menus[k] = next++;
+    out.stores[s.store.key] = { ...structuredClone(s), ids };
+  }
+  return out;
+}
