@@ -1,0 +1,1093 @@
+/**
+ * Store menu API of the emulator (spec §4.4, prefix `/restaurants/menu/v1/stores/{storeId}`): reads of
+ * the visible catalog, and upserts/deletes validated synchronously against the projected catalog
+ * before they are accepted (see state.ts).
+ *
+ * Validation answers (the spec's notes are empty, §4.4; platform notes "Errors" give the form):
+ * - a malformed body: 400 `{message}` naming what and where, e.g. `items[3].title_info.title is required`;
+ * - a menu rule: 400 `{type, message}` with `type` one of {@link RuleType}.
+ * The whole call is refused; nothing of it is applied.
+ */
+
+import { Limits, Paths } from "../platform/wire.js";
+import type {
+  ItemType,
+  ModifiersType,
+  WireCategory,
+  WireImage,
+  WireItem,
+  WireMenu,
+  WireMenuCategoryRef,
+  WireOverride,
+  WireSchedule,
+  WireStoreMenu,
+  WireStoreMenuMenu,
+} from "../platform/wire.js";
+import { accepted, badShape, fail, isObj, isPosInt, menuRule } from "./http.js";
+import type { Obj, Reply, Route, RouteContext } from "./http.js";
+import { catalogFrom } from "./state.js";
+import type { Catalog, CategoryRec, ItemRec, MenuRec, StoreRec } from "./state.js";
+
+/**
+ * `type` of a menu validation failure. `item_data_conflict` and `invalid_item_depth` are the platform's
+ * (platform notes, "Errors"); `invalid_item_data` and `limit_exceeded` are the emulator's choice for
+ * the rules whose type the platform does not publish.
+ */
+export const RuleType = {
+  /** A reference to nothing, a duplicate SKU, a delete of something still used, an unknown id. */
+  conflict: "item_data_conflict",
+  /** A relation other than ITEM → MODIFIER_GROUP, MODIFIER_GROUP → ITEM, or a category holding a group. */
+  depth: "invalid_item_depth",
+  /** Missing `quantity_info.min_permitted`/`max_permitted` on a MODIFIER_GROUP, or min > max. */
+  data: "invalid_item_data",
+  /** A published limit (platform notes, "Limits") is exceeded. */
+  limit: "limit_exceeded",
+} as const;
+
+const DAYS = new Set(["mon", "tue", "wed", "thu", "fri", "sat", "sun", "hol"]);
+const HHMM = /^([01]\d|2[0-3]):[0-5]\d$/;
+
+// ---- shape parsing ---------------------------------------------------------------------------------
+
+function optPosInt(o: Obj, key: string, at: string): number | undefined {
+  const v = o[key];
+  if (v === undefined || v === null) return undefined;
+  if (!isPosInt(v)) throw badShape(`${at}.${key} must be a positive integer`);
+  return v;
+}
+
+function reqString(o: Obj, key: string, at: string, max: number): string {
+  const v = o[key];
+  if (v === undefined || v === null || v === "") throw badShape(`${at}.${key} is required`);
+  if (typeof v !== "string") throw badShape(`${at}.${key} must be a string`);
+  if (v.length > max) {
+    throw menuRule(RuleType.limit, `${at}.${key} is ${v.length} characters long; the limit is ${max}`);
+  }
+  return v;
+}
+
+function optBlock(o: Obj, key: string, at: string): Obj | undefined {
+  const v = o[key];
+  if (v === undefined || v === null) return undefined;
+  if (!isObj(v)) throw badShape(`${at}.${key} must be an object`);
+  return v;
+}
+
+function optArray(o: Obj, key: string, at: string): unknown[] | undefined {
+  const v = o[key];
+  if (v === undefined || v === null) return undefined;
+  if (!Array.isArray(v)) throw badShape(`${at}.${key} must be an array`);
+  return v;
+}
+
+function optIndex(o: Obj, at: string, fallback: number): number {
+  const v = o.index;
+  if (v === undefined || v === null) return fallback;
+  if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0) {
+    throw badShape(`${at}.index must be a non-negative integer`);
+  }
+  return v;
+}
+
+function optNonNegInt(o: Obj, key: string, at: string): number | null {
+  const v = o[key];
+  if (v === undefined || v === null) return null;
+  if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0) {
+    throw badShape(`${at}.${key} must be a non-negative integer or null`);
+  }
+  return v;
+}
+
+/** Element of an `overrides` array (platform notes): kept as sent once `override_type` is checked. */
+function overrides(block: Obj | undefined, at: string): WireOverride[] {
+  if (!block) return [];
+  const list = optArray(block, "overrides", at) ?? [];
+  list.forEach((o, i) => {
+    if (!isObj(o)) throw badShape(`${at}.overrides[${i}] must be an object`);
+    if (o.override_type !== "STORE" && o.override_type !== "ITEM" && o.override_type !== "CATEGORY") {
+      throw badShape(`${at}.overrides[${i}].override_type must be STORE, ITEM or CATEGORY`);
+    }
+  });
+  return list as WireOverride[];
+}
+
+/**
+ * Schedule elements (platform notes, "Store menu API"): `{days_of_week: "mon,...,sun,hol",
+ * time_periods: [{start_time: "HH:MM", end_time: "HH:MM"}]}`, at most 6 periods (platform notes, "Limits").
+ */
+function schedules(list: unknown[] | undefined, at: string): WireSchedule[] {
+  if (!list) return [];
+  return list.map((s, i) => {
+    const sat = `${at}[${i}]`;
+    if (!isObj(s)) throw badShape(`${sat} must be an object`);
+    const days = s.days_of_week;
+    if (typeof days !== "string" || days === "") throw badShape(`${sat}.days_of_week is required`);
+    for (const d of days.split(",")) {
+      if (!DAYS.has(d.trim())) {
+        throw badShape(`${sat}.days_of_week: "${d}" is not one of mon,tue,wed,thu,fri,sat,sun,hol`);
+      }
+    }
+    const periods = optArray(s, "time_periods", sat);
+    if (!periods) throw badShape(`${sat}.time_periods is required`);
+    if (periods.length > Limits.periodsPerSchedule) {
+      throw menuRule(
+        RuleType.limit,
+        `${sat}.time_periods has ${periods.length} periods; the limit is ${Limits.periodsPerSchedule}`,
+      );
+    }
+    const time_periods = periods.map((p, j) => {
+      const pat = `${sat}.time_periods[${j}]`;
+      if (!isObj(p)) throw badShape(`${pat} must be an object`);
+      for (const k of ["start_time", "end_time"] as const) {
+        if (typeof p[k] !== "string" || !HHMM.test(p[k])) throw badShape(`${pat}.${k} must be HH:MM`);
+      }
+      return { start_time: p.start_time as string, end_time: p.end_time as string };
+    });
+    return { days_of_week: days, time_periods };
+  });
+}
+
+/** A reference as sent: `{id?, sku?, index}`; `id` wins when both are given (platform notes). */
+interface RawRef {
+  id?: number | undefined;
+  sku?: string | undefined;
+  index: number;
+  at: string;
+}
+
+function refs(list: unknown[] | undefined, at: string): RawRef[] {
+  if (!list) return [];
+  return list.map((r, i) => {
+    const rat = `${at}[${i}]`;
+    if (!isObj(r)) throw badShape(`${rat} must be an object`);
+    const id = optPosInt(r, "id", rat);
+    const sku = r.sku;
+    if (sku !== undefined && sku !== null && typeof sku !== "string")
+      throw badShape(`${rat}.sku must be a string`);
+    if (id === undefined && (typeof sku !== "string" || sku === ""))
+      throw badShape(`${rat} needs an id or a sku`);
+    return { id, sku: typeof sku === "string" ? sku : undefined, index: optIndex(r, rat, i), at: rat };
+  });
+}
+
+function describeRef(r: RawRef): string {
+  return r.id !== undefined ? `id ${r.id}` : `sku "${r.sku}"`;
+}
+
+interface ParsedItem {
+  at: string;
+  id: number | undefined;
+  sku: string;
+  item_type: ItemType;
+  title_info: ItemRec["title_info"];
+  description_info: ItemRec["description_info"];
+  images_info: ItemRec["images_info"];
+  children: RawRef[];
+  children_overrides: WireOverride[];
+  price_info: ItemRec["price_info"];
+  quantity_info: ItemRec["quantity_info"];
+  schedules_info: ItemRec["schedules_info"];
+}
+
+/** Checks one `POST /items` element (spec §2.2 Item, platform notes "Store menu API" and "Limits"). */
+function parseItem(v: unknown, at: string): ParsedItem {
+  if (!isObj(v)) throw badShape(`${at} must be an object`);
+  const id = optPosInt(v, "id", at);
+  const sku = reqString(v, "sku", at, Limits.skuLength);
+  const type = v.item_type;
+  if (type === undefined || type === null) throw badShape(`${at}.item_type is required`);
+  if (type !== "ITEM" && type !== "MODIFIER_GROUP")
+    throw badShape(`${at}.item_type must be ITEM or MODIFIER_GROUP`);
+
+  const t = optBlock(v, "title_info", at);
+  if (!t) throw badShape(`${at}.title_info.title is required`);
+  const title = reqString(t, "title", `${at}.title_info`, Limits.titleLength);
+
+  const d = optBlock(v, "description_info", at);
+  let description: string | null = null;
+  if (d && d.description !== undefined && d.description !== null) {
+    if (typeof d.description !== "string")
+      throw badShape(`${at}.description_info.description must be a string`);
+    if (d.description.length > Limits.descriptionLength) {
+      throw menuRule(
+        RuleType.limit,
+        `${at}.description_info.description is ${d.description.length} characters long; the limit is ${Limits.descriptionLength}`,
+      );
+    }
+    description = d.description;
+  }
+
+  const im = optBlock(v, "images_info", at);
+  const imageList = (im && optArray(im, "images", `${at}.images_info`)) ?? [];
+  if (imageList.length > Limits.imagesPerItem) {
+    throw menuRule(
+      RuleType.limit,
+      `${at}.images_info.images has ${imageList.length} images; the limit is ${Limits.imagesPerItem}`,
+    );
+  }
+  const images: WireImage[] = imageList.map((img, i) => {
+    const iat = `${at}.images_info.images[${i}]`;
+    if (!isObj(img)) throw badShape(`${iat} must be an object`);
+    const path = reqString(img, "path", iat, 2048);
+    const out: WireImage = { path, index: optIndex(img, iat, i) };
+    const imgId = optPosInt(img, "id", iat);
+    if (imgId !== undefined) out.id = imgId;
+    if (img.host !== undefined && img.host !== null) {
+      if (typeof img.host !== "string") throw badShape(`${iat}.host must be a string`);
+      out.host = img.host;
+    }
+    return out;
+  });
+  images.sort((a, b) => a.index - b.index);
+
+  const ii = optBlock(v, "items_info", at);
+  const children = refs(ii && optArray(ii, "items", `${at}.items_info`), `${at}.items_info.items`);
+  if (children.length > Limits.childrenPerItem) {
+    throw menuRule(
+      RuleType.limit,
+      `${at}.items_info.items has ${children.length} items; the limit is ${Limits.childrenPerItem}`,
+    );
+  }
+
+  const p = optBlock(v, "price_info", at);
+  let price: number | null = null;
+  if (p && p.price !== undefined && p.price !== null) {
+    if (typeof p.price !== "number" || !Number.isFinite(p.price) || p.price < 0) {
+      throw badShape(`${at}.price_info.price must be a non-negative number or null`);
+    }
+    price = p.price;
+  }
+
+  const q = optBlock(v, "quantity_info", at);
+  const qat = `${at}.quantity_info`;
+  const min = q ? optNonNegInt(q, "min_permitted", qat) : null;
+  const max = q ? optNonNegInt(q, "max_permitted", qat) : null;
+  let modifiers_type: ModifiersType | null = null;
+  if (q && q.modifiers_type !== undefined && q.modifiers_type !== null) {
+    if (q.modifiers_type !== "inclusive" && q.modifiers_type !== "exclusive") {
+      throw badShape(`${qat}.modifiers_type must be inclusive, exclusive or null`);
+    }
+    modifiers_type = q.modifiers_type;
+  }
+  if (type === "MODIFIER_GROUP") {
+    // platform notes, "Store menu API": min_permitted and max_permitted are required for MODIFIER_GROUP.
+    if (min === null) throw menuRule(RuleType.data, `${qat}.min_permitted is required for a MODIFIER_GROUP`);
+    if (max === null) throw menuRule(RuleType.data, `${qat}.max_permitted is required for a MODIFIER_GROUP`);
+  }
+  if (min !== null && max !== null && min > max) {
+    throw menuRule(RuleType.data, `${qat}.min_permitted (${min}) is greater than max_permitted (${max})`);
+  }
+
+  const s = optBlock(v, "schedules_info", at);
+  return {
+    at,
+    id,
+    sku,
+    item_type: type,
+    title_info: { title, overrides: overrides(t, `${at}.title_info`) },
+    description_info: { description, overrides: overrides(d, `${at}.description_info`) },
+    images_info: { images, overrides: overrides(im, `${at}.images_info`) },
+    children,
+    children_overrides: overrides(ii, `${at}.items_info`),
+    price_info: { price, overrides: overrides(p, `${at}.price_info`) },
+    quantity_info: { min_permitted: min, max_permitted: max, modifiers_type, overrides: overrides(q, qat) },
+    schedules_info: {
+      schedules: schedules(
+        s && optArray(s, "schedules", `${at}.schedules_info`),
+        `${at}.schedules_info.schedules`,
+      ),
+      overrides: overrides(s, `${at}.schedules_info`),
+    },
+  };
+}
+
+interface ParsedCategory {
+  at: string;
+  id: number | undefined;
+  sku: string;
+  title: string;
+  items: RawRef[];
+  schedules: WireSchedule[];
+}
+
+/** Checks one `POST /categories` element (platform notes, "Store menu API"). `menus` is ignored: derived. */
+function parseCategory(v: unknown, at: string): ParsedCategory {
+  if (!isObj(v)) throw badShape(`${at} must be an object`);
+  const id = optPosInt(v, "id", at);
+  const sku = reqString(v, "sku", at, Limits.skuLength);
+  const title = reqString(v, "title", at, Limits.titleLength);
+  const items = refs(optArray(v, "items", at), `${at}.items`);
+  if (items.length > Limits.itemsPerCategory) {
+    throw menuRule(
+      RuleType.limit,
+      `${at}.items has ${items.length} items; the limit is ${Limits.itemsPerCategory}`,
+    );
+  }
+  return { at, id, sku, title, items, schedules: schedules(optArray(v, "schedules", at), `${at}.schedules`) };
+}
+
+interface ParsedMenu {
+  at: string;
+  id: number | undefined;
+  menu_type: string;
+  super_store_id: number | null;
+  categories: (RawRef & { is_category_active: boolean })[];
+}
+
+/** Checks one `POST /menu` element (spec §4.4). */
+function parseMenu(v: unknown, at: string): ParsedMenu {
+  if (!isObj(v)) throw badShape(`${at} must be an object`);
+  const id = optPosInt(v, "id", at);
+  const menu_type = reqString(v, "menu_type", at, Limits.titleLength);
+  const sup = optPosInt(v, "super_store_id", at) ?? null;
+  const list = optArray(v, "categories", at) ?? [];
+  const parsed = refs(list, `${at}.categories`);
+  const categories = parsed.map((r, i) => {
+    const raw = list[i] as Obj;
+    const active = raw.is_category_active;
+    if (active !== undefined && active !== null && typeof active !== "boolean") {
+      throw badShape(`${r.at}.is_category_active must be a boolean`);
+    }
+    return { ...r, is_category_active: active ?? true };
+  });
+  return { at, id, menu_type, super_store_id: sup, categories };
+}
+
+function parseArray<T>(body: unknown, what: string, parse: (v: unknown, at: string) => T): T[] {
+  if (!Array.isArray(body)) throw badShape(`body must be an array of ${what}`);
+  return body.map((v, i) => parse(v, `${what}[${i}]`));
+}
+
+function parseIds(body: unknown, what: string): number[] {
+  if (!Array.isArray(body)) throw badShape(`body must be an array of ${what} ids`);
+  body.forEach((v, i) => {
+    if (!isPosInt(v)) throw badShape(`[${i}] must be a positive integer ${what} id`);
+  });
+  return [...new Set(body as number[])];
+}
+
+// ---- identity and references -----------------------------------------------------------------------
+
+/**
+ * `upsert`: `POST /items|/categories|/menu` — identity by `id` (must exist in the store) else `sku`;
+ * references resolve against the batch, then the projected store.
+ * `replace`: `POST /store-menu` — the sent catalog replaces the store's; an `id` or `sku` already in the
+ * store keeps its platform id, anything else gets a new one; references resolve within the body only.
+ */
+type Mode = "upsert" | "replace";
+
+interface Keyed {
+  at: string;
+  id: number | undefined;
+  sku: string;
+}
+
+/**
+ * Resolves the platform id each element will have (`undefined`: new). Identity (platform notes):
+ * only `id` → by id; only `sku` → by SKU; both → `id` wins.
+ */
+function resolveIdentity(
+  batch: Keyed[],
+  byId: Map<number, { sku: string }>,
+  bySku: Map<string, number>,
+  mode: Mode,
+  kind: string,
+  storeKey: string,
+): (number | undefined)[] {
+  const seenSku = new Map<string, string>();
+  const seenId = new Map<number, string>();
+  return batch.map((e) => {
+    const dupSku = seenSku.get(e.sku);
+    if (dupSku !== undefined) {
+      throw menuRule(RuleType.conflict, `duplicate sku "${e.sku}" in ${dupSku} and ${e.at}`);
+    }
+    seenSku.set(e.sku, e.at);
+    let target: number | undefined;
+    if (e.id !== undefined) {
+      if (byId.has(e.id)) target = e.id;
+      else if (mode === "upsert") {
+        throw menuRule(RuleType.conflict, `${e.at}.id ${e.id} is not a ${kind} of store ${storeKey}`);
+      }
+    }
+    const skuOwner = bySku.get(e.sku);
+    if (target === undefined) target = skuOwner;
+    else if (mode === "upsert" && skuOwner !== undefined && skuOwner !== target) {
+      throw menuRule(RuleType.conflict, `${e.at}.sku "${e.sku}" already belongs to ${kind} ${skuOwner}`);
+    }
+    if (target !== undefined) {
+      const dup = seenId.get(target);
+      if (dup !== undefined)
+        throw menuRule(RuleType.conflict, `${dup} and ${e.at} both write ${kind} ${target}`);
+      seenId.set(target, e.at);
+    }
+    return target;
+  });
+}
+
+function checkNoDuplicateRefs(list: { id: number; sku: string }[], at: string): void {
+  const seen = new Set<number>();
+  for (const r of list) {
+    if (seen.has(r.id)) throw menuRule(RuleType.conflict, `${at} lists "${r.sku}" more than once`);
+    seen.add(r.id);
+  }
+}
+
+/**
+ * Validates a batch of items and builds their records (ids allocated only when the batch is valid).
+ * Rules: relations only ITEM → MODIFIER_GROUP and MODIFIER_GROUP → ITEM (spec §2.2, `invalid_item_depth`);
+ * a reference must exist in the batch or the store (`item_data_conflict`).
+ */
+function buildItems(
+  ctx: RouteContext,
+  store: StoreRec,
+  parsed: ParsedItem[],
+  mode: Mode,
+  now: string,
+): ItemRec[] {
+  const cat = store.projected;
+  const targets = resolveIdentity(parsed, cat.items, cat.itemSku, mode, "item", store.key);
+  const batchBySku = new Map<string, number>();
+  const batchById = new Map<number, number>();
+  parsed.forEach((p, i) => {
+    batchBySku.set(p.sku, i);
+    const t = targets[i];
+    if (t !== undefined) batchById.set(t, i);
+    if (p.id !== undefined && !batchById.has(p.id)) batchById.set(p.id, i);
+  });
+
+  // Resolve children to a batch index or a store id.
+  type Ref = { batch: number } | { store: ItemRec };
+  const resolveRef = (r: RawRef): Ref | undefined => {
+    if (r.id !== undefined) {
+      const b = batchById.get(r.id);
+      if (b !== undefined) return { batch: b };
+      const s = mode === "upsert" ? cat.items.get(r.id) : undefined;
+      return s ? { store: s } : undefined;
+    }
+    const b = batchBySku.get(r.sku!);
+    if (b !== undefined) return { batch: b };
+    const sid = mode === "upsert" ? cat.itemSku.get(r.sku!) : undefined;
+    const s = sid === undefined ? undefined : cat.items.get(sid);
+    return s ? { store: s } : undefined;
+  };
+  const where = mode === "upsert" ? `neither in store ${store.key} nor in this request` : "in this request";
+  const childRefs = parsed.map((p) =>
+    p.children.map((r) => {
+      const ref = resolveRef(r);
+      if (!ref)
+        throw menuRule(RuleType.conflict, `${r.at} refers to item ${describeRef(r)}, which exists ${where}`);
+      const child = "batch" in ref ? parsed[ref.batch]! : ref.store;
+      if (child.item_type === p.item_type) {
+        throw menuRule(
+          RuleType.depth,
+          `${p.at} (${p.item_type} "${p.sku}") cannot contain ${child.item_type} "${child.sku}": ` +
+            `relations go only ITEM → MODIFIER_GROUP and MODIFIER_GROUP → ITEM`,
+        );
+      }
+      return { ref, index: r.index, sku: child.sku };
+    }),
+  );
+
+  // An existing item that changes type must still fit where the store already uses it.
+  if (mode === "upsert") {
+    parsed.forEach((p, i) => {
+      const t = targets[i];
+      const old = t === undefined ? undefined : cat.items.get(t);
+      if (!old || old.item_type === p.item_type) return;
+      if (p.item_type === "MODIFIER_GROUP") {
+        for (const c of cat.categories.values()) {
+          if (c.items.some((r) => r.id === old.id)) {
+            throw menuRule(
+              RuleType.depth,
+              `${p.at} cannot become a MODIFIER_GROUP: category "${c.sku}" contains it and categories hold only ITEMs`,
+            );
+          }
+        }
+      }
+      for (const parent of cat.items.values()) {
+        if (batchById.has(parent.id)) continue; // its new children were checked above
+        if (parent.item_type === p.item_type && parent.children.some((r) => r.id === old.id)) {
+          throw menuRule(
+            RuleType.depth,
+            `${p.at} cannot become a ${p.item_type}: ${parent.item_type} "${parent.sku}" contains it ` +
+              `(relations go only ITEM → MODIFIER_GROUP and MODIFIER_GROUP → ITEM)`,
+          );
+        }
+      }
+    });
+  }
+
+  const ids = targets.map((t) => t ?? ctx.state.allocateId());
+  return parsed.map((p, i) => {
+    const children = childRefs[i]!.map((c) => ({
+      id: "batch" in c.ref ? ids[c.ref.batch]! : c.ref.store.id,
+      sku: c.sku,
+      index: c.index,
+    }));
+    checkNoDuplicateRefs(children, `${p.at}.items_info.items`);
+    return {
+      id: ids[i]!,
+      sku: p.sku,
+      item_type: p.item_type,
+      last_updated: now,
+      title_info: p.title_info,
+      description_info: p.description_info,
+      images_info: p.images_info,
+      children: sortByIndex(children.map((c) => ({ id: c.id, index: c.index }))),
+      children_overrides: p.children_overrides,
+      price_info: p.price_info,
+      quantity_info: p.quantity_info,
+      schedules_info: p.schedules_info,
+      available: true, // replaced by the stored value when the item exists (see upsertItems)
+    };
+  });
+}
+
+interface ItemLookup {
+  byId(id: number): ItemRec | undefined;
+  bySku(sku: string): ItemRec | undefined;
+}
+
+function catalogItems(cat: Catalog): ItemLookup {
+  return {
+    byId: (id) => cat.items.get(id),
+    bySku: (sku) => {
+      const id = cat.itemSku.get(sku);
+      return id === undefined ? undefined : cat.items.get(id);
+    },
+  };
+}
+
+/** Validates categories: they hold only existing ITEMs (spec §2.2), at most 50 (platform notes, "Limits"). */
+function buildCategories(
+  ctx: RouteContext,
+  store: StoreRec,
+  parsed: ParsedCategory[],
+  mode: Mode,
+  items: ItemLookup,
+  where: string,
+  now: string,
+): CategoryRec[] {
+  const cat = store.projected;
+  const targets = resolveIdentity(parsed, cat.categories, cat.categorySku, mode, "category", store.key);
+  const resolved = parsed.map((p) => {
+    const list = p.items.map((r) => {
+      const it = r.id !== undefined ? items.byId(r.id) : items.bySku(r.sku!);
+      if (!it)
+        throw menuRule(RuleType.conflict, `${r.at} refers to item ${describeRef(r)}, which exists ${where}`);
+      if (it.item_type !== "ITEM") {
+        throw menuRule(
+          RuleType.depth,
+          `${p.at} (category "${p.sku}") cannot contain MODIFIER_GROUP "${it.sku}": categories hold only ITEMs`,
+        );
+      }
+      return { id: it.id, sku: it.sku, index: r.index };
+    });
+    checkNoDuplicateRefs(list, `${p.at}.items`);
+    return list;
+  });
+  const ids = targets.map((t) => t ?? ctx.state.allocateId());
+  return parsed.map((p, i) => ({
+    id: ids[i]!,
+    sku: p.sku,
+    title: p.title,
+    last_updated: now,
+    items: sortByIndex(resolved[i]!.map((r) => ({ id: r.id, index: r.index }))),
+    schedules: p.schedules,
+  }));
+}
+
+interface CategoryLookup {
+  byId(id: number): CategoryRec | undefined;
+  bySku(sku: string): CategoryRec | undefined;
+}
+
+/** Validates menus: their categories must exist. A menu without `id` is a new menu (spec §4.4). */
+function buildMenus(
+  ctx: RouteContext,
+  store: StoreRec,
+  parsed: ParsedMenu[],
+  mode: Mode,
+  categories: CategoryLookup,
+  where: string,
+  now: string,
+): MenuRec[] {
+  const cat = store.projected;
+  const seen = new Map<number, string>();
+  const targets = parsed.map((p) => {
+    if (p.id === undefined) return undefined;
+    if (!cat.menus.has(p.id)) {
+      if (mode === "upsert") {
+        throw menuRule(RuleType.conflict, `${p.at}.id ${p.id} is not a menu of store ${store.key}`);
+      }
+      return undefined;
+    }
+    const dup = seen.get(p.id);
+    if (dup !== undefined) throw menuRule(RuleType.conflict, `${dup} and ${p.at} both write menu ${p.id}`);
+    seen.set(p.id, p.at);
+    return p.id;
+  });
+  const resolved = parsed.map((p) => {
+    const list = p.categories.map((r) => {
+      const c = r.id !== undefined ? categories.byId(r.id) : categories.bySku(r.sku!);
+      if (!c)
+        throw menuRule(
+          RuleType.conflict,
+          `${r.at} refers to category ${describeRef(r)}, which exists ${where}`,
+        );
+      return { id: c.id, sku: c.sku, index: r.index, is_category_active: r.is_category_active };
+    });
+    checkNoDuplicateRefs(list, `${p.at}.categories`);
+    return list;
+  });
+  const ids = targets.map((t) => t ?? ctx.state.allocateId());
+  return parsed.map((p, i) => ({
+    id: ids[i]!,
+    menu_type: p.menu_type,
+    super_store_id: p.super_store_id,
+    last_updated: now,
+    categories: sortByIndex(
+      resolved[i]!.map((r) => ({ id: r.id, index: r.index, is_category_active: r.is_category_active })),
+    ),
+  }));
+}
+
+function sortByIndex<T extends { index: number }>(list: T[]): T[] {
+  return list
+    .map((v, i) => ({ v, i }))
+    .sort((a, b) => a.v.index - b.v.index || a.i - b.i)
+    .map((x) => x.v);
+}
+
+// ---- writes applied to a catalog -------------------------------------------------------------------
+
+/** Upserts never change availability (platform notes: a turned-off item is not turned back on). */
+function putItem(cat: Catalog, rec: ItemRec): void {
+  const prev = cat.items.get(rec.id);
+  if (prev && prev.sku !== rec.sku && cat.itemSku.get(prev.sku) === rec.id) cat.itemSku.delete(prev.sku);
+  cat.items.set(rec.id, prev ? { ...rec, available: prev.available } : rec);
+  cat.itemSku.set(rec.sku, rec.id);
+}
+
+function putCategory(cat: Catalog, rec: CategoryRec): void {
+  const prev = cat.categories.get(rec.id);
+  if (prev && prev.sku !== rec.sku && cat.categorySku.get(prev.sku) === rec.id)
+    cat.categorySku.delete(prev.sku);
+  cat.categories.set(rec.id, rec);
+  cat.categorySku.set(rec.sku, rec.id);
+}
+
+// ---- rendering -------------------------------------------------------------------------------------
+
+function itemSku(cat: Catalog, id: number): string {
+  return cat.items.get(id)?.sku ?? "";
+}
+
+/** An item as read (spec §2.2 Item): every block filled; `items_info.items` refs carry `{id, sku, index}`. */
+export function renderItem(store: StoreRec, cat: Catalog, r: ItemRec): WireItem {
+  return {
+    id: r.id,
+    sku: r.sku,
+    storeId: Number(store.key),
+    last_updated: r.last_updated,
+    item_type: r.item_type,
+    title_info: r.title_info,
+    description_info: r.description_info,
+    images_info: r.images_info,
+    items_info: {
+      items: r.children.map((c) => ({ id: c.id, sku: itemSku(cat, c.id), index: c.index })),
+      overrides: r.children_overrides,
+    },
+    price_info: r.price_info,
+    quantity_info: r.quantity_info,
+    suspension_info: { suspend_until: null, suspend_reason: null, is_available: r.available, overrides: [] },
+    schedules_info: r.schedules_info,
+  };
+}
+
+type CategoryMenuRef = NonNullable<WireCategory["menus"]>[number];
+
+/** Category → menus that hold it, derived from the menus (spec §2.2 Category `menus`). */
+function menusByCategory(store: StoreRec, cat: Catalog): Map<number, CategoryMenuRef[]> {
+  const out = new Map<number, CategoryMenuRef[]>();
+  for (const m of sortById(cat.menus)) {
+    for (const c of m.categories) {
+      let list = out.get(c.id);
+      if (!list) out.set(c.id, (list = []));
+      list.push({
+        id: m.id,
+        menu_type: m.menu_type,
+        index: c.index,
+        is_category_active: c.is_category_active,
+        storeId: Number(store.key),
+      });
+    }
+  }
+  return out;
+}
+
+/** A category as read: items refs `{id, sku, index}`, menus derived. */
+function renderCategory(
+  store: StoreRec,
+  cat: Catalog,
+  r: CategoryRec,
+  menus: Map<number, CategoryMenuRef[]>,
+): WireCategory {
+  return {
+    id: r.id,
+    sku: r.sku,
+    storeId: Number(store.key),
+    title: r.title,
+    last_updated: r.last_updated,
+    items: r.items.map((c) => ({ id: c.id, sku: itemSku(cat, c.id), index: c.index })),
+    menus: menus.get(r.id) ?? [],
+    schedules: r.schedules,
+  };
+}
+
+function menuCategories(cat: Catalog, m: MenuRec): WireMenuCategoryRef[] {
+  return m.categories.map((c) => ({
+    id: c.id,
+    sku: cat.categories.get(c.id)?.sku ?? "",
+    index: c.index,
+    is_category_active: c.is_category_active,
+  }));
+}
+
+/** A menu in the `/menu` endpoints' form (spec §2.2: `store_id`). */
+function renderMenu(store: StoreRec, cat: Catalog, m: MenuRec): WireMenu {
+  return {
+    id: m.id,
+    store_id: Number(store.key),
+    super_store_id: m.super_store_id,
+    menu_type: m.menu_type,
+    categories: menuCategories(cat, m),
+  };
+}
+
+/** A menu inside `GET /store-menu` (spec §2.2: `storeId`). */
+function renderStoreMenuMenu(store: StoreRec, cat: Catalog, m: MenuRec): WireStoreMenuMenu {
+  return {
+    id: m.id,
+    storeId: Number(store.key),
+    super_store_id: m.super_store_id,
+    menu_type: m.menu_type,
+    categories: menuCategories(cat, m),
+  };
+}
+
+function sortById<T extends { id: number }>(map: Map<number, T>): T[] {
+  return [...map.values()].sort((a, b) => a.id - b.id);
+}
+
+/** Serves a list read from the store's render cache (invalidated whenever the visible catalog changes). */
+function cached(store: StoreRec, key: string, build: () => unknown): Reply {
+  let json = store.renderCache.get(key);
+  if (json === undefined) {
+    json = JSON.stringify(build());
+    store.renderCache.set(key, json);
+  }
+  return { status: 200, json };
+}
+
+// ---- handlers --------------------------------------------------------------------------------------
+
+function storeOf(ctx: RouteContext): StoreRec {
+  return ctx.state.storeForClient(ctx.params.storeId!, ctx.clientId);
+}
+
+function pathId(ctx: RouteContext, name: string, what: string): number {
+  const raw = ctx.params[name]!;
+  const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!isPosInt(n)) throw fail(404, `${what} ${raw} not found`);
+  return n;
+}
+
+function getStoreMenu(ctx: RouteContext): Reply {
+  const store = storeOf(ctx);
+  return cached(store, "store-menu", (): WireStoreMenu => {
+    const cat = store.visible;
+    const menus = menusByCategory(store, cat);
+    return {
+      storeId: Number(store.key),
+      menus: sortById(cat.menus).map((m) => renderStoreMenuMenu(store, cat, m)),
+      categories: sortById(cat.categories).map((c) => renderCategory(store, cat, c, menus)),
+      items: sortById(cat.items).map((i) => renderItem(store, cat, i)),
+    };
+  });
+}
+
+/**
+ * `POST /store-menu` (spec §4.4, platform notes): the same shape as `GET /store-menu`; replaces the
+ * store's whole catalog, asynchronously. Items that stay (same id or SKU) keep their availability.
+ */
+function postStoreMenu(ctx: RouteContext): Reply {
+  const store = storeOf(ctx);
+  const body = ctx.body;
+  if (!isObj(body)) throw badShape("body must be an object {storeId, menus, categories, items}");
+  if (body.storeId !== undefined && body.storeId !== null && String(body.storeId) !== store.key) {
+    throw badShape(`storeId ${String(body.storeId)} does not match the store of the path (${store.key})`);
+  }
+  const list = (key: string): unknown[] => optArray(body, key, "body") ?? [];
+  const pItems = list("items").map((v, i) => parseItem(v, `items[${i}]`));
+  const pCats = list("categories").map((v, i) => parseCategory(v, `categories[${i}]`));
+  const pMenus = list("menus").map((v, i) => parseMenu(v, `menus[${i}]`));
+  const now = new Date().toISOString();
+
+  const items = buildItems(ctx, store, pItems, "replace", now);
+  const itemById = new Map<number, ItemRec>();
+  const itemBySku = new Map<string, ItemRec>();
+  items.forEach((r, i) => {
+    itemById.set(r.id, r);
+    const raw = pItems[i]!.id;
+    if (raw !== undefined && !itemById.has(raw)) itemById.set(raw, r);
+    itemBySku.set(r.sku, r);
+  });
+  const where = "in this request";
+  const cats = buildCategories(
+    ctx,
+    store,
+    pCats,
+    "replace",
+    { byId: (id) => itemById.get(id), bySku: (s) => itemBySku.get(s) },
+    where,
+    now,
+  );
+  const catById = new Map<number, CategoryRec>();
+  const catBySku = new Map<string, CategoryRec>();
+  cats.forEach((c, i) => {
+    catById.set(c.id, c);
+    const raw = pCats[i]!.id;
+    if (raw !== undefined && !catById.has(raw)) catById.set(raw, c);
+    catBySku.set(c.sku, c);
+  });
+  const menus = buildMenus(
+    ctx,
+    store,
+    pMenus,
+    "replace",
+    { byId: (id) => catById.get(id), bySku: (s) => catBySku.get(s) },
+    where,
+    now,
+  );
+
+  ctx.state.accept(store, (cat) => {
+    const next = catalogFrom(
+      items.map((r) => {
+        const prev = cat.items.get(r.id);
+        return prev ? { ...r, available: prev.available } : r;
+      }),
+      cats,
+      menus,
+    );
+    Object.assign(cat, next);
+  });
+  return accepted();
+}
+
+function getMenus(ctx: RouteContext): Reply {
+  const store = storeOf(ctx);
+  return cached(store, "menu", () =>
+    sortById(store.visible.menus).map((m) => renderMenu(store, store.visible, m)),
+  );
+}
+
+function getMenu(ctx: RouteContext): Reply {
+  const store = storeOf(ctx);
+  const id = pathId(ctx, "menuId", "Menu");
+  const m = store.visible.menus.get(id);
+  if (!m) throw fail(404, `Menu ${id} not found`);
+  return { status: 200, body: renderMenu(store, store.visible, m) };
+}
+
+function postMenus(ctx: RouteContext): Reply {
+  const store = storeOf(ctx);
+  const parsed = parseArray(ctx.body, "menus", parseMenu);
+  const cat = store.projected;
+  const lookup: CategoryLookup = {
+    byId: (id) => cat.categories.get(id),
+    bySku: (sku) => {
+      const id = cat.categorySku.get(sku);
+      return id === undefined ? undefined : cat.categories.get(id);
+    },
+  };
+  const recs = buildMenus(
+    ctx,
+    store,
+    parsed,
+    "upsert",
+    lookup,
+    `in store ${store.key}`,
+    new Date().toISOString(),
+  );
+  ctx.state.accept(store, (c) => {
+    for (const r of recs) c.menus.set(r.id, r);
+  });
+  return accepted();
+}
+
+/** `DELETE /menu`: a bare array of menu ids (platform notes). Unknown id: 404. */
+function deleteMenus(ctx: RouteContext): Reply {
+  const store = storeOf(ctx);
+  const ids = parseIds(ctx.body, "menu");
+  for (const id of ids) if (!store.projected.menus.has(id)) throw fail(404, `Menu ${id} not found`);
+  ctx.state.accept(store, (c) => {
+    for (const id of ids) c.menus.delete(id);
+  });
+  return accepted();
+}
+
+function getCategories(ctx: RouteContext): Reply {
+  const store = storeOf(ctx);
+  return cached(store, "categories", () => {
+    const menus = menusByCategory(store, store.visible);
+    return sortById(store.visible.categories).map((c) => renderCategory(store, store.visible, c, menus));
+  });
+}
+
+function getCategory(ctx: RouteContext): Reply {
+  const store = storeOf(ctx);
+  const id = pathId(ctx, "categoryId", "Category");
+  const c = store.visible.categories.get(id);
+  if (!c) throw fail(404, `Category ${id} not found`);
+  return {
+    status: 200,
+    body: renderCategory(store, store.visible, c, menusByCategory(store, store.visible)),
+  };
+}
+
+function postCategories(ctx: RouteContext): Reply {
+  const store = storeOf(ctx);
+  const parsed = parseArray(ctx.body, "categories", parseCategory);
+  const recs = buildCategories(
+    ctx,
+    store,
+    parsed,
+    "upsert",
+    catalogItems(store.projected),
+    `in store ${store.key}`,
+    new Date().toISOString(),
+  );
+  ctx.state.accept(store, (c) => {
+    for (const r of recs) putCategory(c, r);
+  });
+  return accepted();
+}
+
+/**
+ * `DELETE /categories`: `{ids: [...]}` (platform notes). Unknown id: 404. A category still in a menu
+ * is refused (`item_data_conflict`), the same rule the platform applies to items (emulator's choice).
+ */
+function deleteCategories(ctx: RouteContext): Reply {
+  const store = storeOf(ctx);
+  if (!isObj(ctx.body) || !Array.isArray(ctx.body.ids)) throw badShape("body must be an object {ids: [...]}");
+  const ids = parseIds(ctx.body.ids, "category");
+  const cat = store.projected;
+  for (const id of ids) if (!cat.categories.has(id)) throw fail(404, `Category ${id} not found`);
+  const gone = new Set(ids);
+  for (const m of sortById(cat.menus)) {
+    const used = m.categories.find((r) => gone.has(r.id));
+    if (used) {
+      const sku = cat.categories.get(used.id)?.sku ?? "";
+      throw menuRule(
+        RuleType.conflict,
+        `category ${used.id} ("${sku}") is still in menu ${m.id} (${m.menu_type}); remove it from the menu first`,
+      );
+    }
+  }
+  ctx.state.accept(store, (c) => {
+    for (const id of ids) {
+      const prev = c.categories.get(id);
+      if (!prev) continue;
+      c.categories.delete(id);
+      if (c.categorySku.get(prev.sku) === id) c.categorySku.delete(prev.sku);
+    }
+  });
+  return accepted();
+}
+
+function getItems(ctx: RouteContext): Reply {
+  const store = storeOf(ctx);
+  return cached(store, "items", () =>
+    sortById(store.visible.items).map((i) => renderItem(store, store.visible, i)),
+  );
+}
+
+function getItem(ctx: RouteContext): Reply {
+  const store = storeOf(ctx);
+  const id = pathId(ctx, "itemId", "Item");
+  const r = store.visible.items.get(id);
+  if (!r) throw fail(404, `Item ${id} not found`);
+  return { status: 200, body: renderItem(store, store.visible, r) };
+}
+
+function postItems(ctx: RouteContext): Reply {
+  const store = storeOf(ctx);
+  const parsed = parseArray(ctx.body, "items", parseItem);
+  const recs = buildItems(ctx, store, parsed, "upsert", new Date().toISOString());
+  ctx.state.accept(store, (c) => {
+    for (const r of recs) putItem(c, r);
+  });
+  return accepted();
+}
+
+/**
+ * `DELETE /items`: a bare array of item ids (platform notes). Unknown id: 404. An item still referenced by a
+ * category or by another item that is not deleted in the same call: `item_data_conflict` naming the user.
+ */
+function deleteItems(ctx: RouteContext): Reply {
+  const store = storeOf(ctx);
+  const ids = parseIds(ctx.body, "item");
+  const cat = store.projected;
+  for (const id of ids) if (!cat.items.has(id)) throw fail(404, `Item ${id} not found`);
+  const gone = new Set(ids);
+  const name = (id: number): string => `item ${id} ("${itemSku(cat, id)}")`;
+  for (const c of sortById(cat.categories)) {
+    const used = c.items.find((r) => gone.has(r.id));
+    if (used) {
+      throw menuRule(
+        RuleType.conflict,
+        `${name(used.id)} is still in category ${c.id} ("${c.sku}"); remove it from the category first`,
+      );
+    }
+  }
+  for (const parent of sortById(cat.items)) {
+    if (gone.has(parent.id)) continue;
+    const used = parent.children.find((r) => gone.has(r.id));
+    if (used) {
+      throw menuRule(
+        RuleType.conflict,
+        `${name(used.id)} is still in items_info of ${name(parent.id)}; remove it from that item first`,
+      );
+    }
+  }
+  ctx.state.accept(store, (c) => {
+    for (const id of ids) {
+      const prev = c.items.get(id);
+      if (!prev) continue;
+      c.items.delete(id);
+      if (c.itemSku.get(prev.sku) === id) c.itemSku.delete(prev.sku);
+    }
+  });
+  return accepted();
+}
+
+const S = `${Paths.menu}/:storeId`;
+
+/** Routes of the store menu API (spec §4.4). All need an integrations token. */
+export const menuRoutes: Route[] = [
+  { method: "GET", path: `${S}/store-menu`, surface: "integrations", handle: getStoreMenu },
+  { method: "POST", path: `${S}/store-menu`, surface: "integrations", handle: postStoreMenu },
+  { method: "GET", path: `${S}/menu`, surface: "integrations", handle: getMenus },
+  { method: "POST", path: `${S}/menu`, surface: "integrations", handle: postMenus },
+  { method: "DELETE", path: `${S}/menu`, surface: "integrations", handle: deleteMenus },
+  { method: "GET", path: `${S}/menu/:menuId`, surface: "integrations", handle: getMenu },
+  { method: "GET", path: `${S}/categories`, surface: "integrations", handle: getCategories },
+  { method: "POST", path: `${S}/categories`, surface: "integrations", handle: postCategories },
+  { method: "DELETE", path: `${S}/categories`, surface: "integrations", handle: deleteCategories },
+  { method: "GET", path: `${S}/categories/:categoryId`, surface: "integrations", handle: getCategory },
+  { method: "GET", path: `${S}/items`, surface: "integrations", handle: getItems },
+  { method: "POST", path: `${S}/items`, surface: "integrations", handle: postItems },
+  { method: "DELETE", path: `${S}/items`, surface: "integrations", handle: deleteItems },
+  { method: "GET", path: `${S}/items/:itemId`, surface: "integrations", handle: getItem },
+];

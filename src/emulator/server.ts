@@ -1,0 +1,271 @@
+/**
+ * HTTP layer of the emulator on plain node:http: body reading, routing, token login and token checks,
+ * request recording, and the test control endpoints under `/__emulator/`.
+ */
+
+import { createServer } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { performance } from "node:perf_hooks";
+
+import { Paths } from "../platform/wire.js";
+import type { TokenResponse } from "../platform/wire.js";
+import { availabilityRoutes } from "./availability.js";
+import { HttpError, badShape, fail, isObj } from "./http.js";
+import type { Reply, Route, RouteContext, Surface } from "./http.js";
+import { menuRoutes } from "./menu.js";
+import type { EmulatorState } from "./state.js";
+
+/** What the emulator remembers of one request. Tokens and secrets are never kept. */
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  query: string;
+  /** Parsed JSON body; for logins `{client_id}` only; the raw text when it was not JSON. */
+  body: unknown;
+  status: number;
+  /** Arrival time, ms since the epoch. */
+  at: number;
+}
+
+/** Largest accepted request body. */
+const MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+/** Prefix of the utils group: needs a utils token (platform notes, "Authentication"). */
+export const UTILS_PREFIX = "/api/rest-ops-utils";
+
+/** Prefix of the test control endpoints; never recorded, never authenticated. */
+export const CONTROL_PREFIX = "/__emulator/";
+
+const LOGIN_INTEGRATIONS = `${Paths.auth}/token/login/integrations`;
+const LOGIN_UTILS = `${Paths.auth}/token/login/utils`;
+
+/**
+ * Token login (spec §4.1, platform notes "Authentication"): `{client_id, client_secret}` →
+ * `{access_token, token_type: "Bearer", expires_in}`. Missing fields: 400; wrong credentials: 401
+ * `{"message": "Invalid credentials"}` (some sources say 403; the emulator serves 401).
+ */
+function login(surface: "integrations" | "utils") {
+  return (ctx: RouteContext): Reply => {
+    const b = ctx.body;
+    if (!isObj(b) || typeof b.client_id !== "string" || typeof b.client_secret !== "string") {
+      throw badShape("client_id and client_secret are required");
+    }
+    const client = ctx.state.clients.get(b.client_id);
+    if (!client || client.client_secret !== b.client_secret) throw fail(401, "Invalid credentials");
+    const body: TokenResponse = {
+      access_token: ctx.state.issueToken(client.client_id, surface),
+      token_type: "Bearer",
+      expires_in: ctx.state.opts.tokenTtlSeconds,
+    };
+    return { status: 200, body };
+  };
+}
+
+const authRoutes: Route[] = [
+  { method: "POST", path: LOGIN_INTEGRATIONS, surface: "none", handle: login("integrations") },
+  { method: "POST", path: LOGIN_UTILS, surface: "none", handle: login("utils") },
+];
+
+interface CompiledRoute {
+  route: Route;
+  segments: string[];
+}
+
+function compile(routes: Route[]): Map<number, CompiledRoute[]> {
+  const byLength = new Map<number, CompiledRoute[]>();
+  for (const route of routes) {
+    const segments = route.path.split("/").slice(1);
+    let list = byLength.get(segments.length);
+    if (!list) byLength.set(segments.length, (list = []));
+    list.push({ route, segments });
+  }
+  return byLength;
+}
+
+const table = compile([...authRoutes, ...menuRoutes, ...availabilityRoutes]);
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+type Match = { route: Route; params: Record<string, string> } | { allow: string[] } | undefined;
+
+function match(method: string, path: string): Match {
+  const parts = path.split("/").slice(1);
+  const candidates = table.get(parts.length) ?? [];
+  const allow: string[] = [];
+  for (const c of candidates) {
+    const params: Record<string, string> = {};
+    let okay = true;
+    for (let i = 0; i < parts.length; i++) {
+      const seg = c.segments[i]!;
+      const part = parts[i]!;
+      if (seg.startsWith(":")) {
+        if (part === "") {
+          okay = false;
+          break;
+        }
+        params[seg.slice(1)] = safeDecode(part);
+      } else if (seg !== part) {
+        okay = false;
+        break;
+      }
+    }
+    if (!okay) continue;
+    if (c.route.method === method) return { route: c.route, params };
+    allow.push(c.route.method);
+  }
+  return allow.length > 0 ? { allow } : undefined;
+}
+
+/**
+ * Checks `x-authorization: Bearer <token>` (spec §5: a custom header, NOT `Authorization`). Missing,
+ * unknown, expired or wrong-surface token: 401 `{"message": "Invalid token"}` (platform notes).
+ */
+function authenticate(state: EmulatorState, req: IncomingMessage, surface: Surface): string {
+  const header = req.headers["x-authorization"];
+  const m = typeof header === "string" ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  const token = m?.[1];
+  const rec = token === undefined ? undefined : state.tokens.get(token);
+  if (!rec || rec.surface !== surface) throw fail(401, "Invalid token");
+  if (rec.expiresAt <= Date.now()) {
+    state.tokens.delete(token!);
+    throw fail(401, "Invalid token");
+  }
+  return rec.client_id;
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(fail(413, "Request body too large"));
+        req.resume();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+function send(res: ServerResponse, reply: Reply): void {
+  if (reply.status === 204) {
+    res.writeHead(204, reply.headers);
+    res.end();
+    return;
+  }
+  const json = reply.json ?? JSON.stringify(reply.body ?? null);
+  res.writeHead(reply.status, {
+    ...reply.headers,
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(json),
+  });
+  res.end(json);
+}
+
+export interface ServerDeps {
+  state: EmulatorState;
+  requests: RecordedRequest[];
+  log?: ((line: string) => void) | undefined;
+}
+
+/** `GET /__emulator/requests` and `POST /__emulator/reset`: for tests only. */
+function control(deps: ServerDeps, method: string, path: string): Reply {
+  const what = path.slice(CONTROL_PREFIX.length);
+  if (what === "requests") {
+    return method === "GET"
+      ? { status: 200, body: deps.requests }
+      : { status: 405, body: { message: "Method not allowed" } };
+  }
+  if (what === "reset") {
+    if (method !== "POST") return { status: 405, body: { message: "Method not allowed" } };
+    deps.state.reset();
+    deps.requests.length = 0;
+    return { status: 200, body: { message: "reset" } };
+  }
+  return { status: 404, body: { message: "Not found" } };
+}
+
+async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const started = performance.now();
+  const at = Date.now();
+  const method = req.method ?? "GET";
+  const url = req.url ?? "/";
+  const q = url.indexOf("?");
+  let path = q >= 0 ? url.slice(0, q) : url;
+  if (path.length > 1 && path.endsWith("/")) path = path.slice(0, -1);
+  const query = q >= 0 ? url.slice(q + 1) : "";
+  const isLogin = path === LOGIN_INTEGRATIONS || path === LOGIN_UTILS;
+
+  let reply: Reply;
+  let recorded: unknown;
+  try {
+    const raw = await readBody(req);
+    let body: unknown;
+    if (raw.trim() !== "") {
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        if (!isLogin) recorded = raw;
+        throw badShape("Malformed JSON body");
+      }
+    }
+    recorded = isLogin ? (isObj(body) ? { client_id: body.client_id } : undefined) : body;
+    if (path.startsWith(CONTROL_PREFIX)) {
+      send(res, control(deps, method, path));
+      return;
+    }
+    const m = match(method, path);
+    if (!m) throw fail(404, "Not found");
+    if ("allow" in m) {
+      reply = {
+        status: 405,
+        body: { message: "Method not allowed" },
+        headers: { allow: m.allow.join(", ") },
+      };
+    } else {
+      const surface = m.route.surface;
+      const clientId = surface === "none" ? "" : authenticate(deps.state, req, surface);
+      reply = m.route.handle({
+        state: deps.state,
+        clientId,
+        params: m.params,
+        body,
+        query: new URLSearchParams(query),
+      });
+    }
+  } catch (e) {
+    if (e instanceof HttpError) reply = { status: e.status, body: e.body };
+    else {
+      deps.log?.(`emulator: internal error on ${method} ${path}: ${(e as Error).stack ?? String(e)}`);
+      reply = { status: 500, body: { message: "Internal server error" } };
+    }
+  }
+  deps.requests.push({ method, path, query, body: recorded, status: reply.status, at });
+  send(res, reply);
+  deps.log?.(`${method} ${path} ${reply.status} ${(performance.now() - started).toFixed(1)}ms`);
+}
+
+/** A node:http server serving the emulated platform API, keep-alive on. */
+export function createEmulatorServer(deps: ServerDeps): Server {
+  const server = createServer({ keepAlive: true }, (req, res) => {
+    handle(deps, req, res).catch((e: unknown) => {
+      deps.log?.(`emulator: ${(e as Error).message}`);
+      if (!res.headersSent) send(res, { status: 500, body: { message: "Internal server error" } });
+      else res.destroy();
+    });
+  });
+  // Longer than the usual client keep-alive (undici: 4 s) so idle sockets are closed by the client first.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  return server;
+}

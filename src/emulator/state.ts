@@ -1,0 +1,456 @@
+/**
+ * State of the platform emulator: clients, stores, tokens, each store's catalog, the queue of accepted
+ * asynchronous writes, and persistence to a state file.
+ *
+ * Every store keeps two catalogs:
+ * - `projected`: the catalog as it WILL be once every accepted write is applied. Writes are validated
+ *   against it and applied to it synchronously when accepted (ids are assigned at acceptance), so a
+ *   client may send `POST /items` and immediately a `POST /categories` that references the new items.
+ * - `visible`: what reads return. It lags: each accepted write is applied to it `applyDelayMs` later,
+ *   in acceptance order (platform notes "Store menu API": writes are processed asynchronously).
+ *
+ * Records are immutable: writes replace them, never mutate them, so both catalogs may share records.
+ */
+
+import { randomBytes } from "node:crypto";
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
+
+import type { ItemType, ModifiersType, WireImage, WireOverride, WireSchedule } from "../platform/wire.js";
+import { fail } from "./http.js";
+import type { Surface } from "./http.js";
+
+/** A reference from a parent (item, category) to a child item, or from a menu to a category. */
+export interface ChildRef {
+  id: number;
+  index: number;
+}
+
+/** A catalog item or modifier group as stored (spec §2.2 Item). Children are kept by platform id. */
+export interface ItemRec {
+  id: number;
+  sku: string;
+  item_type: ItemType;
+  last_updated: string;
+  title_info: { title: string; overrides: WireOverride[] };
+  description_info: { description: string | null; overrides: WireOverride[] };
+  images_info: { images: WireImage[]; overrides: WireOverride[] };
+  children: ChildRef[];
+  children_overrides: WireOverride[];
+  price_info: { price: number | null; overrides: WireOverride[] };
+  quantity_info: {
+    min_permitted: number | null;
+    max_permitted: number | null;
+    modifiers_type: ModifiersType | null;
+    overrides: WireOverride[];
+  };
+  schedules_info: { schedules: WireSchedule[]; overrides: WireOverride[] };
+  /** `suspension_info.is_available`. Upserts never change it; availability writes do. */
+  available: boolean;
+}
+
+/** A category as stored (spec §2.2 Category). Its `menus` are derived from the menus when read. */
+export interface CategoryRec {
+  id: number;
+  sku: string;
+  title: string;
+  last_updated: string;
+  items: ChildRef[];
+  schedules: WireSchedule[];
+}
+
+/** A menu as stored (spec §2.2 Menu). Menus have no SKU. */
+export interface MenuRec {
+  id: number;
+  menu_type: string;
+  super_store_id: number | null;
+  last_updated: string;
+  categories: (ChildRef & { is_category_active: boolean })[];
+}
+
+/** One store's catalog with SKU indexes. */
+export interface Catalog {
+  items: Map<number, ItemRec>;
+  itemSku: Map<string, number>;
+  categories: Map<number, CategoryRec>;
+  categorySku: Map<string, number>;
+  menus: Map<number, MenuRec>;
+}
+
+export function emptyCatalog(): Catalog {
+  return {
+    items: new Map(),
+    itemSku: new Map(),
+    categories: new Map(),
+    categorySku: new Map(),
+    menus: new Map(),
+  };
+}
+
+/** A shallow copy: new maps, shared (immutable) records. */
+export function copyCatalog(c: Catalog): Catalog {
+  return {
+    items: new Map(c.items),
+    itemSku: new Map(c.itemSku),
+    categories: new Map(c.categories),
+    categorySku: new Map(c.categorySku),
+    menus: new Map(c.menus),
+  };
+}
+
+export function catalogFrom(items: ItemRec[], categories: CategoryRec[], menus: MenuRec[]): Catalog {
+  const c = emptyCatalog();
+  for (const i of items) {
+    c.items.set(i.id, i);
+    c.itemSku.set(i.sku, i.id);
+  }
+  for (const k of categories) {
+    c.categories.set(k.id, k);
+    c.categorySku.set(k.sku, k.id);
+  }
+  for (const m of menus) c.menus.set(m.id, m);
+  return c;
+}
+
+/** A store of a client. `key` is the platform store id as a decimal string (uint64, spec §4.4). */
+export interface StoreRec {
+  key: string;
+  integration_id: string;
+  name: string;
+  client_id: string;
+  visible: Catalog;
+  projected: Catalog;
+  /** Serialized GET answers of the visible catalog, dropped whenever it changes. */
+  renderCache: Map<string, string>;
+}
+
+export interface ClientRec {
+  client_id: string;
+  client_secret: string;
+  /** Keys of the client's stores. */
+  stores: Set<string>;
+}
+
+export interface TokenRec {
+  client_id: string;
+  surface: Exclude<Surface, "none">;
+  expiresAt: number;
+}
+
+/** A seed store as given to {@link EmulatorState.provision} (already checked). */
+export interface ProvisionStore {
+  id: string | number;
+  integration_id: string;
+  name: string;
+}
+
+export interface StateOptions {
+  applyDelayMs: number;
+  tokenTtlSeconds: number;
+  stateFile?: string | undefined;
+  log?: ((line: string) => void) | undefined;
+}
+
+/** A write applied to a catalog; must be deterministic (ids and timestamps fixed at acceptance). */
+export type CatalogWrite = (cat: Catalog) => void;
+
+interface PendingWrite {
+  dueAt: number;
+  store: StoreRec;
+  write: CatalogWrite;
+}
+
+/** Format of the state file. Pending writes are never persisted: close() applies them first. */
+interface StateFile {
+  formatVersion: 1;
+  nextId: number;
+  clients: { client_id: string; client_secret: string; stores: string[] }[];
+  stores: {
+    id: string;
+    integration_id: string;
+    name: string;
+    client_id: string;
+    items: ItemRec[];
+    categories: CategoryRec[];
+    menus: MenuRec[];
+  }[];
+}
+
+/** Canonical key of a store id: a decimal string of digits without leading zeros. */
+export function storeKey(id: string | number): string | undefined {
+  const s = String(id);
+  if (!/^\d+$/.test(s)) return undefined;
+  return s.replace(/^0+(?=\d)/, "");
+}
+
+export class EmulatorState {
+  readonly clients = new Map<string, ClientRec>();
+  readonly stores = new Map<string, StoreRec>();
+  readonly tokens = new Map<string, TokenRec>();
+  readonly opts: StateOptions;
+  private nextId = 1;
+  private readonly queue: PendingWrite[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private idleWaiters: (() => void)[] = [];
+  private persisting: Promise<void> | undefined;
+  private dirty = false;
+
+  constructor(opts: StateOptions) {
+    this.opts = opts;
+  }
+
+  /** Platform ids: positive integers, unique across the emulator, from one counter (deterministic). */
+  allocateId(): number {
+    return this.nextId++;
+  }
+
+  // ---- clients, stores, tokens -------------------------------------------------------------------
+
+  /** Adds missing clients and stores; existing store data is untouched. A client's secret follows the seed. */
+  provision(clients: { client_id: string; client_secret: string; stores: ProvisionStore[] }[]): void {
+    for (const c of clients) {
+      let client = this.clients.get(c.client_id);
+      if (!client) {
+        client = { client_id: c.client_id, client_secret: c.client_secret, stores: new Set() };
+        this.clients.set(c.client_id, client);
+      }
+      client.client_secret = c.client_secret;
+      for (const s of c.stores) {
+        const key = storeKey(s.id);
+        if (key === undefined) throw new Error(`store id ${String(s.id)} is not a positive integer`);
+        const existing = this.stores.get(key);
+        if (existing && existing.client_id !== c.client_id) {
+          throw new Error(`store ${key} already belongs to client ${existing.client_id}, not ${c.client_id}`);
+        }
+        if (!existing) {
+          const visible = emptyCatalog();
+          this.stores.set(key, {
+            key,
+            integration_id: s.integration_id,
+            name: s.name,
+            client_id: c.client_id,
+            visible,
+            projected: copyCatalog(visible),
+            renderCache: new Map(),
+          });
+        }
+        client.stores.add(key);
+      }
+    }
+    this.requestPersist();
+  }
+
+  /** Issues a random token for a client and surface (platform notes, "Authentication"). */
+  issueToken(client_id: string, surface: TokenRec["surface"]): string {
+    const now = Date.now();
+    if (this.tokens.size > 10_000) {
+      for (const [t, rec] of this.tokens) if (rec.expiresAt <= now) this.tokens.delete(t);
+    }
+    const token = randomBytes(32).toString("base64url");
+    this.tokens.set(token, { client_id, surface, expiresAt: now + this.opts.tokenTtlSeconds * 1000 });
+    return token;
+  }
+
+  /**
+   * The store `id` of the path, checked against the authenticated client (platform notes,
+   * "Authentication"): unknown → 404 `Store <id> not found`; another client's → 400
+   * `The stores <id> don't belong to the appClient of client id <client_id>`.
+   */
+  storeForClient(id: string, clientId: string): StoreRec {
+    const key = storeKey(id);
+    const store = key === undefined ? undefined : this.stores.get(key);
+    if (!store) throw fail(404, `Store ${id} not found`);
+    if (store.client_id !== clientId) {
+      throw fail(400, `The stores ${id} don't belong to the appClient of client id ${clientId}`);
+    }
+    return store;
+  }
+
+  /** The client's store with this integration id (spec §4.3 `store_integration_id`), if any. */
+  storeByIntegrationId(integrationId: string, clientId: string): StoreRec | undefined {
+    const client = this.clients.get(clientId);
+    if (!client) return undefined;
+    for (const key of client.stores) {
+      const s = this.stores.get(key);
+      if (s && s.integration_id === integrationId) return s;
+    }
+    return undefined;
+  }
+
+  // ---- asynchronous writes -------------------------------------------------------------------------
+
+  /**
+   * Accepts a write: applies it to the projected catalog now and to the visible one after
+   * `applyDelayMs`, in acceptance order.
+   */
+  accept(store: StoreRec, write: CatalogWrite): void {
+    write(store.projected);
+    if (this.opts.applyDelayMs <= 0 && this.queue.length === 0) {
+      this.applyVisible(store, write);
+      this.requestPersist();
+      return;
+    }
+    this.queue.push({ dueAt: Date.now() + this.opts.applyDelayMs, store, write });
+    this.schedule();
+  }
+
+  private applyVisible(store: StoreRec, write: CatalogWrite): void {
+    write(store.visible);
+    store.renderCache.clear();
+  }
+
+  private schedule(): void {
+    if (this.timer !== undefined) return;
+    const head = this.queue[0];
+    if (!head) return;
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.flush(Date.now() + 1);
+      },
+      Math.max(0, head.dueAt - Date.now()),
+    );
+  }
+
+  /** Applies every pending write due at `until` (all of them with `Infinity`). */
+  private flush(until: number): void {
+    let applied = 0;
+    while (this.queue.length > 0 && this.queue[0]!.dueAt <= until) {
+      const w = this.queue.shift()!;
+      this.applyVisible(w.store, w.write);
+      applied++;
+    }
+    if (applied > 0) this.requestPersist();
+    if (this.queue.length === 0) {
+      const waiters = this.idleWaiters;
+      this.idleWaiters = [];
+      for (const w of waiters) w();
+    } else {
+      this.schedule();
+    }
+  }
+
+  /** Resolves once no accepted write is pending and the state file (if any) is written. */
+  async idle(): Promise<void> {
+    if (this.queue.length > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    await this.persisted();
+  }
+
+  /** Applies every pending write now and waits for persistence (used by close()). */
+  async drain(): Promise<void> {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.flush(Infinity);
+    await this.persisted();
+  }
+
+  /** Test control (`POST /__emulator/reset`): empties every catalog and drops pending writes. */
+  reset(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.queue.length = 0;
+    for (const s of this.stores.values()) {
+      s.visible = emptyCatalog();
+      s.projected = emptyCatalog();
+      s.renderCache.clear();
+    }
+    this.flush(Infinity);
+    this.requestPersist();
+  }
+
+  // ---- persistence ---------------------------------------------------------------------------------
+
+  /** Loads the state file if it exists. */
+  async load(): Promise<void> {
+    const file = this.opts.stateFile;
+    if (!file) return;
+    let text: string;
+    try {
+      text = await readFile(file, "utf8");
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") return;
+      throw e;
+    }
+    let data: StateFile;
+    try {
+      data = JSON.parse(text) as StateFile;
+    } catch (e) {
+      throw new Error(`emulator state file ${file} is not valid JSON: ${(e as Error).message}`);
+    }
+    if (data.formatVersion !== 1 || !Array.isArray(data.clients) || !Array.isArray(data.stores)) {
+      throw new Error(`emulator state file ${file} has an unknown format (expected formatVersion 1)`);
+    }
+    let maxId = 0;
+    for (const c of data.clients) {
+      this.clients.set(c.client_id, {
+        client_id: c.client_id,
+        client_secret: c.client_secret,
+        stores: new Set(c.stores),
+      });
+    }
+    for (const s of data.stores) {
+      const visible = catalogFrom(s.items, s.categories, s.menus);
+      for (const r of [...s.items, ...s.categories, ...s.menus]) maxId = Math.max(maxId, r.id);
+      this.stores.set(s.id, {
+        key: s.id,
+        integration_id: s.integration_id,
+        name: s.name,
+        client_id: s.client_id,
+        visible,
+        projected: copyCatalog(visible),
+        renderCache: new Map(),
+      });
+    }
+    this.nextId = Math.max(typeof data.nextId === "number" ? data.nextId : 1, maxId + 1);
+  }
+
+  private serialize(): string {
+    const data: StateFile = {
+      formatVersion: 1,
+      nextId: this.nextId,
+      clients: [...this.clients.values()].map((c) => ({
+        client_id: c.client_id,
+        client_secret: c.client_secret,
+        stores: [...c.stores],
+      })),
+      stores: [...this.stores.values()].map((s) => ({
+        id: s.key,
+        integration_id: s.integration_id,
+        name: s.name,
+        client_id: s.client_id,
+        items: [...s.visible.items.values()],
+        categories: [...s.visible.categories.values()],
+        menus: [...s.visible.menus.values()],
+      })),
+    };
+    return JSON.stringify(data);
+  }
+
+  /** Schedules a write of the state file; writes coalesce, each is atomic (tmp file + rename). */
+  requestPersist(): void {
+    if (!this.opts.stateFile) return;
+    this.dirty = true;
+    if (!this.persisting) this.persisting = this.persistLoop();
+  }
+
+  private async persistLoop(): Promise<void> {
+    const file = this.opts.stateFile!;
+    const tmp = `${file}.${process.pid}.tmp`;
+    try {
+      await mkdir(dirname(file), { recursive: true });
+      while (this.dirty) {
+        this.dirty = false;
+        await writeFile(tmp, this.serialize(), { mode: 0o600 }); // holds client secrets
+        await rename(tmp, file);
+      }
+    } catch (e) {
+      this.opts.log?.(`emulator: could not write state file ${file}: ${(e as Error).message}`);
+    } finally {
+      this.persisting = undefined;
+    }
+  }
+
+  private async persisted(): Promise<void> {
+    while (this.persisting) await this.persisting;
+  }
+}

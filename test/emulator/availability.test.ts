@@ -1,0 +1,112 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+
+import type { RunningEmulator } from "../../src/emulator/index.js";
+import type { WireItem } from "../../src/platform/wire.js";
+import { AV2, MENU, STORE, call, item, start } from "./helpers.js";
+
+let emu: RunningEmulator;
+let token: string;
+beforeEach(async () => {
+  ({ emu, token } = await start({ applyDelayMs: 30 }));
+  await call(emu, "POST", `${MENU()}/items`, { token, body: [item("COLA"), item("WATER")] });
+  await emu.idle();
+});
+afterEach(async () => {
+  await emu.close();
+});
+
+const items = async (): Promise<WireItem[]> =>
+  (await call(emu, "GET", `${MENU()}/items`, { token })).body as WireItem[];
+const toggle = (body: unknown, platform = false) =>
+  call(emu, "PUT", `${AV2}/stores/items${platform ? "/platform" : ""}`, { token, body });
+
+describe("emulator: availability v2", () => {
+  it("turns items off and on, visible in GET items and in status reads", async () => {
+    const r = await toggle([{ store_integration_id: "bog-centro", items: { turn_off: ["COLA"] } }]);
+    expect(r).toMatchObject({ status: 200, body: { message: "Your request has been accepted." } });
+    await emu.idle();
+    const [cola, water] = await items();
+    expect(cola!.suspension_info).toEqual({
+      suspend_until: null,
+      suspend_reason: null,
+      is_available: false,
+      overrides: [],
+    });
+    expect(water!.suspension_info!.is_available).toBe(true);
+
+    const status = await call(emu, "POST", `${AV2}/items/status`, {
+      token,
+      body: { store_id: String(STORE), item_ids: ["COLA", "WATER", "UNKNOWN"] },
+    });
+    expect(status).toMatchObject({
+      status: 200,
+      body: [
+        { item_id: cola!.id, item_type: "ITEM", stock_out_state: "UNAVAILABLE" },
+        { item_id: water!.id, item_type: "ITEM", stock_out_state: "AVAILABLE" },
+      ],
+    });
+
+    await toggle([{ store_integration_id: "bog-centro", items: { turn_on: [cola!.id!] } }], true);
+    await emu.idle();
+    const byId = await call(emu, "POST", `${AV2}/items/platform/status`, {
+      token,
+      body: { store_id: String(STORE), item_ids: [String(cola!.id)] },
+    });
+    expect(byId.body).toEqual([{ item_id: cola!.id, item_type: "ITEM", stock_out_state: "AVAILABLE" }]);
+  });
+
+  it("does not turn a turned-off item back on when the menu is uploaded again", async () => {
+    await toggle([{ store_integration_id: "bog-centro", items: { turn_off: ["COLA"] } }]);
+    await call(emu, "POST", `${MENU()}/items`, {
+      token,
+      body: [item("COLA", { title_info: { title: "Cola 2" }, suspension_info: { is_available: true } })],
+    });
+    await emu.idle();
+    const [cola] = await items();
+    expect(cola).toMatchObject({ title_info: { title: "Cola 2" }, suspension_info: { is_available: false } });
+  });
+
+  it("refuses more than 100 items, unknown stores and unknown skus with an array body", async () => {
+    const many = Array.from({ length: 101 }, () => "COLA");
+    const error = [{ message: "Error updating items" }];
+    expect(await toggle([{ store_integration_id: "bog-centro", items: { turn_off: many } }])).toMatchObject({
+      status: 400,
+      body: error,
+    });
+    expect(
+      await toggle([
+        { store_integration_id: "bog-centro", items: { turn_off: many.slice(0, 60) } },
+        { store_integration_id: "bog-centro", items: { turn_on: many.slice(0, 41) } },
+      ]),
+    ).toMatchObject({ status: 400, body: error });
+    expect(await toggle([{ store_integration_id: "nowhere", items: { turn_off: ["COLA"] } }])).toMatchObject({
+      status: 400,
+      body: error,
+    });
+    expect(await toggle([{ store_integration_id: "other-1", items: { turn_off: ["COLA"] } }])).toMatchObject({
+      status: 400,
+      body: error,
+    });
+    expect(
+      await toggle([{ store_integration_id: "bog-centro", items: { turn_off: ["GHOST"] } }]),
+    ).toMatchObject({
+      status: 400,
+      body: error,
+    });
+    // Exactly 100 is fine.
+    expect(
+      await toggle([{ store_integration_id: "bog-centro", items: { turn_off: many.slice(0, 100) } }]),
+    ).toMatchObject({ status: 200 });
+  });
+
+  it("accepts a toggle of an item accepted a moment ago but not yet visible", async () => {
+    await call(emu, "POST", `${MENU()}/items`, { token, body: [item("JUICE")] });
+    expect(
+      await toggle([{ store_integration_id: "bog-centro", items: { turn_off: ["JUICE"] } }]),
+    ).toMatchObject({
+      status: 200,
+    });
+    await emu.idle();
+    expect((await items()).find((i) => i.sku === "JUICE")!.suspension_info!.is_available).toBe(false);
+  });
+});

@@ -1,0 +1,86 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { startEmulator, type RunningEmulator } from "../../src/emulator/index.js";
+import { ApiError } from "../../src/errors.js";
+import { PlatformClient } from "../../src/platform/client.js";
+
+const SECRET = "client-secret-never-shown-42";
+const seed = {
+  clients: [
+    { client_id: "c1", client_secret: SECRET, stores: [{ id: "100", integration_id: "s-100", name: "One" }] },
+    { client_id: "c2", client_secret: "other-secret", stores: [{ id: "200", integration_id: "s-200", name: "Two" }] },
+  ],
+};
+
+let emu: RunningEmulator | undefined;
+let client: PlatformClient | undefined;
+afterEach(async () => {
+  await client?.close();
+  await emu?.close();
+  client = undefined;
+  emu = undefined;
+});
+
+const logins = (e: RunningEmulator) => e.requests.filter((r) => r.path.includes("/token/login/")).length;
+
+describe("PlatformClient", () => {
+  it("logs in once and reuses the token across calls", async () => {
+    emu = await startEmulator({ port: 0, seed, applyDelayMs: 0 });
+    client = new PlatformClient({ baseUrl: emu.url, clientId: "c1", clientSecret: SECRET });
+    await Promise.all([client.getStoreMenu("100"), client.getStoreMenu("100"), client.getItems("100")]);
+    await client.getMenus("100");
+    expect(logins(emu)).toBe(1);
+  });
+
+  it("renews the token shortly before it expires", async () => {
+    emu = await startEmulator({ port: 0, seed, applyDelayMs: 0, tokenTtlSeconds: 3600 });
+    let now = 1_000_000;
+    client = new PlatformClient({
+      baseUrl: emu.url,
+      clientId: "c1",
+      clientSecret: SECRET,
+      renewBeforeSeconds: 300,
+      now: () => now,
+    });
+    await client.getItems("100");
+    now += (3600 - 301) * 1000;
+    await client.getItems("100");
+    expect(logins(emu)).toBe(1);
+    now += 2000; // inside the renewal margin
+    await client.getItems("100");
+    expect(logins(emu)).toBe(2);
+  });
+
+  it("logs in again once when the platform answers 401", async () => {
+    emu = await startEmulator({ port: 0, seed, applyDelayMs: 0, tokenTtlSeconds: 1 });
+    // A frozen clock: the client believes its token is still fresh when the emulator has expired it.
+    client = new PlatformClient({ baseUrl: emu.url, clientId: "c1", clientSecret: SECRET, now: () => 0 });
+    await client.getItems("100");
+    await new Promise((r) => setTimeout(r, 1200));
+    await client.getItems("100");
+    expect(logins(emu)).toBe(2);
+  });
+
+  it("turns failures into ApiError with the platform's message and no secret", async () => {
+    emu = await startEmulator({ port: 0, seed, applyDelayMs: 0 });
+    client = new PlatformClient({ baseUrl: emu.url, clientId: "c1", clientSecret: SECRET });
+    const foreign = await client.getItems("200").catch((e: unknown) => e);
+    expect(foreign).toBeInstanceOf(ApiError);
+    expect((foreign as ApiError).status).toBe(400);
+    expect((foreign as ApiError).message).toContain("don't belong");
+
+    const bad = new PlatformClient({ baseUrl: emu.url, clientId: "c1", clientSecret: "wrong-" + SECRET });
+    const denied = await bad.getItems("100").catch((e: unknown) => e);
+    await bad.close();
+    expect(denied).toBeInstanceOf(ApiError);
+    expect((denied as ApiError).status).toBe(401);
+    expect((denied as ApiError).message).toContain("/token/login/integrations");
+    expect(JSON.stringify(denied) + String(denied)).not.toContain(SECRET);
+  });
+
+  it("reports a connection failure as ApiError with status 0", async () => {
+    client = new PlatformClient({ baseUrl: "http://127.0.0.1:1", clientId: "c1", clientSecret: SECRET, timeoutMs: 2000 });
+    const err = await client.getItems("100").catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).status).toBe(0);
+  });
+});
