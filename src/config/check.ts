@@ -1,0 +1,437 @@
+/**
+ * Semantic rules of the configuration: what JSON Schema cannot say (references between SKUs, unique
+ * names across files, price precision). The checks run on every file, including files the schema
+ * rejected, so that the user sees every problem at once; they therefore read the data defensively and
+ * only judge values that have the right shape (a wrong shape is the schema's problem to report).
+ */
+
+import { basename, extname } from "node:path";
+import type { ConfigProblem } from "../errors.js";
+import { locate, toPointer } from "./yaml.js";
+import type { YamlFile } from "./yaml.js";
+
+/** What a SKU of a catalog names. */
+export type SkuKind = "item" | "modifier group" | "option";
+
+/** A definition in a file: where it is. */
+interface Site {
+  parsed: YamlFile;
+  pointer: string;
+}
+
+/** What a catalog defines, for the checks of the stores that use it. */
+export interface CatalogIndex {
+  /** The catalog's name (its `name`, or the file name without extension). */
+  name: string;
+  /** Where the name comes from. */
+  site: Site;
+  /** Items, modifier groups and inline options by SKU (the first definition wins). */
+  skus: Map<string, { kind: SkuKind; site: Site }>;
+  /** Category SKUs. */
+  categories: Set<string>;
+  /** Modifier groups: their option SKUs (inline and referenced) and their `min`. */
+  groups: Map<string, { options: string[]; min: number }>;
+}
+
+type Rec = Record<string, unknown>;
+
+function isRecord(v: unknown): v is Rec {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}
+
+function list(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
+}
+
+/** Collects located problems for one file. */
+class Reporter {
+  constructor(
+    readonly parsed: YamlFile,
+    readonly problems: ConfigProblem[],
+  ) {}
+
+  at(segments: readonly (string | number)[], message: string, target: "value" | "key" = "value"): void {
+    const pointer = toPointer(segments);
+    const { line, col } = locate(this.parsed, pointer, target);
+    this.problems.push({ file: this.parsed.file, line, col, pointer, message });
+  }
+
+  /** A whole-file problem (line 0). */
+  file(message: string): void {
+    this.problems.push({ file: this.parsed.file, line: 0, col: 0, pointer: "", message });
+  }
+}
+
+/** `file:line:col` of a site, for "already defined at ..." messages. */
+export function where(site: Site): string {
+  const { line, col } = locate(site.parsed, site.pointer);
+  return `${site.parsed.file}:${line}:${col}`;
+}
+
+/** True when a price has at most 2 decimals. */
+export function hasAtMostTwoDecimals(price: number): boolean {
+  return Number(price.toFixed(2)) === price;
+}
+
+function checkPrice(r: Reporter, segments: (string | number)[], price: unknown): void {
+  if (typeof price === "number" && Number.isFinite(price) && !hasAtMostTwoDecimals(price)) {
+    r.at(
+      segments,
+      `price ${price} has more than 2 decimals: round it to at most 2, as the platform stores it`,
+    );
+  }
+}
+
+function a(kind: SkuKind): string {
+  return kind === "item" ? "an item" : kind === "option" ? "an option" : "a modifier group";
+}
+
+/** The default catalog name of a file: its name without extension. */
+export function defaultCatalogName(file: string): string {
+  return basename(file, extname(file));
+}
+
+/**
+ * Checks one catalog file.
+ *
+ * @param parsed - the parsed catalog (possibly rejected by the schema).
+ * @param problems - receives the located problems.
+ * @returns what the catalog defines, for checking the stores.
+ */
+export function checkCatalog(parsed: YamlFile, problems: ConfigProblem[]): CatalogIndex {
+  const r = new Reporter(parsed, problems);
+  const data = isRecord(parsed.data) ? parsed.data : {};
+  const name = typeof data.name === "string" ? data.name : defaultCatalogName(parsed.file);
+  const index: CatalogIndex = {
+    name,
+    site: { parsed, pointer: typeof data.name === "string" ? "/name" : "" },
+    skus: new Map(),
+    categories: new Set(),
+    groups: new Map(),
+  };
+
+  const define = (sku: unknown, kind: SkuKind, segments: (string | number)[]): void => {
+    if (typeof sku !== "string") return;
+    const first = index.skus.get(sku);
+    if (first) {
+      r.at(
+        segments,
+        `duplicate SKU "${sku}": already used by ${a(first.kind)} at ${where(first.site)}; SKUs must be unique in a catalog`,
+      );
+      return;
+    }
+    index.skus.set(sku, { kind, site: { parsed, pointer: toPointer(segments) } });
+  };
+
+  // 1. Definitions: items, modifier groups, inline options.
+  const items = list(data.items);
+  const groups = list(data.modifier_groups);
+  items.forEach((item, i) => {
+    if (isRecord(item)) define(item.sku, "item", ["items", i, "sku"]);
+  });
+  groups.forEach((group, g) => {
+    if (isRecord(group)) define(group.sku, "modifier group", ["modifier_groups", g, "sku"]);
+  });
+  groups.forEach((group, g) => {
+    if (!isRecord(group)) return;
+    list(group.options).forEach((option, o) => {
+      if (isRecord(option)) define(option.sku, "option", ["modifier_groups", g, "options", o, "sku"]);
+    });
+  });
+
+  // 2. Items: prices and their modifier groups.
+  items.forEach((item, i) => {
+    if (!isRecord(item)) return;
+    checkPrice(r, ["items", i, "price"], item.price);
+    const seen = new Set<string>();
+    list(item.modifier_groups).forEach((ref, k) => {
+      if (typeof ref !== "string") return;
+      const at = ["items", i, "modifier_groups", k];
+      const def = index.skus.get(ref);
+      if (!def)
+        r.at(at, `unknown modifier group "${ref}": define it under modifier_groups, or remove it here`);
+      else if (def.kind !== "modifier group")
+        r.at(
+          at,
+          `"${ref}" is ${a(def.kind)}, not a modifier group: an item's modifier_groups lists groups only`,
+        );
+      else if (seen.has(ref)) r.at(at, `modifier group "${ref}" is listed twice for this item`);
+      seen.add(ref);
+    });
+  });
+
+  // 3. Modifier groups: options, min and max.
+  groups.forEach((group, g) => {
+    if (!isRecord(group)) return;
+    const options: string[] = [];
+    list(group.options).forEach((option, o) => {
+      const at = ["modifier_groups", g, "options", o];
+      let sku: string | undefined;
+      if (typeof option === "string") {
+        sku = option;
+        const def = index.skus.get(option);
+        if (!def)
+          r.at(
+            at,
+            `unknown option "${option}": write it in full ({sku, title, price}) here or in another group of this catalog`,
+          );
+        else if (def.kind === "item")
+          r.at(
+            at,
+            `"${option}" is an item of items:, not an option: write the option in full ({sku, title, price}) with its own SKU`,
+          );
+        else if (def.kind === "modifier group")
+          r.at(at, `"${option}" is a modifier group: a group's options must be options, not groups`);
+      } else if (isRecord(option)) {
+        if (typeof option.sku === "string") sku = option.sku;
+        checkPrice(r, [...at, "price"], option.price);
+      }
+      if (sku === undefined) return;
+      if (options.includes(sku)) r.at(at, `option "${sku}" is listed twice in this group`);
+      else options.push(sku);
+    });
+    const { min, max } = group;
+    if (
+      typeof min === "number" &&
+      typeof max === "number" &&
+      Number.isInteger(min) &&
+      Number.isInteger(max)
+    ) {
+      if (min > max)
+        r.at(["modifier_groups", g, "min"], `min (${min}) is more than max (${max}): lower min or raise max`);
+      if (options.length > 0 && max > options.length)
+        r.at(
+          ["modifier_groups", g, "max"],
+          `max (${max}) is more than the ${options.length} option${options.length === 1 ? "" : "s"} of the group: lower max or add options`,
+        );
+    }
+    if (typeof group.sku === "string" && !index.groups.has(group.sku)) {
+      index.groups.set(group.sku, { options, min: typeof min === "number" ? min : 0 });
+    }
+  });
+
+  // 4. Categories.
+  const categoryFirst = new Map<string, Site>();
+  list(data.categories).forEach((category, c) => {
+    if (!isRecord(category)) return;
+    if (typeof category.sku === "string") {
+      const first = categoryFirst.get(category.sku);
+      if (first)
+        r.at(
+          ["categories", c, "sku"],
+          `duplicate category "${category.sku}": already defined at ${where(first)}`,
+        );
+      else categoryFirst.set(category.sku, { parsed, pointer: toPointer(["categories", c, "sku"]) });
+      index.categories.add(category.sku);
+    }
+    const title = typeof category.sku === "string" ? category.sku : `#${c + 1}`;
+    const seen = new Set<string>();
+    list(category.items).forEach((ref, k) => {
+      if (typeof ref !== "string") return;
+      const at = ["categories", c, "items", k];
+      const def = index.skus.get(ref);
+      if (!def)
+        r.at(
+          at,
+          `unknown item "${ref}" in category ${title}: add it under items:, or remove it from the category`,
+        );
+      else if (def.kind !== "item") r.at(at, `"${ref}" is ${a(def.kind)}, categories hold only items`);
+      else if (seen.has(ref)) r.at(at, `item "${ref}" is listed twice in category ${title}`);
+      seen.add(ref);
+    });
+  });
+
+  // 5. Menus.
+  const menuFirst = new Map<string, Site>();
+  list(data.menus).forEach((menu, m) => {
+    if (!isRecord(menu)) return;
+    if (typeof menu.type === "string") {
+      const first = menuFirst.get(menu.type);
+      if (first)
+        r.at(
+          ["menus", m, "type"],
+          `duplicate menu type "${menu.type}": already used at ${where(first)}; each menu of a catalog needs its own type`,
+        );
+      else menuFirst.set(menu.type, { parsed, pointer: toPointer(["menus", m, "type"]) });
+    }
+    const seen = new Set<string>();
+    list(menu.categories).forEach((entry, k) => {
+      const sku = typeof entry === "string" ? entry : isRecord(entry) ? entry.sku : undefined;
+      if (typeof sku !== "string") return;
+      const at =
+        typeof entry === "string" ? ["menus", m, "categories", k] : ["menus", m, "categories", k, "sku"];
+      if (!index.categories.has(sku)) {
+        const def = index.skus.get(sku);
+        r.at(
+          at,
+          def
+            ? `"${sku}" is ${a(def.kind)}, menus hold only categories`
+            : `unknown category "${sku}": define it under categories, or remove it from the menu`,
+        );
+      } else if (seen.has(sku)) r.at(at, `category "${sku}" is listed twice in this menu`);
+      seen.add(sku);
+    });
+  });
+
+  return index;
+}
+
+/**
+ * Checks that catalog names are unique.
+ *
+ * @returns the catalogs by name (the first of each name).
+ */
+export function checkCatalogNames(
+  catalogs: CatalogIndex[],
+  problems: ConfigProblem[],
+): Map<string, CatalogIndex> {
+  const byName = new Map<string, CatalogIndex>();
+  for (const catalog of catalogs) {
+    const first = byName.get(catalog.name);
+    if (!first) {
+      byName.set(catalog.name, catalog);
+      continue;
+    }
+    const r = new Reporter(catalog.site.parsed, problems);
+    const message =
+      `duplicate catalog name "${catalog.name}": ${first.site.parsed.file} already has it; ` +
+      `give one of them a different name: (the default name is the file name)`;
+    if (catalog.site.pointer === "") r.file(message);
+    else r.at(["name"], message);
+  }
+  return byName;
+}
+
+/** What the store checks remember across store files. */
+export interface StoreRegistry {
+  ids: Map<string, Site>;
+  integrationIds: Map<string, Site>;
+}
+
+/**
+ * The platform store id of a store file as a decimal string, or undefined when it is not a valid id.
+ * Numbers beyond 2^53 are not exact in YAML: they must be written in quotes (reported by
+ * {@link checkStore}).
+ */
+export function storeIdOf(id: unknown): string | undefined {
+  if (typeof id === "number" && Number.isSafeInteger(id) && id > 0) return String(id);
+  if (typeof id === "string" && /^[1-9][0-9]*$/.test(id)) return id;
+  return undefined;
+}
+
+/**
+ * Checks one store file against the catalogs and the stores seen before it.
+ *
+ * @param catalogs - catalogs by name (also those whose files have problems: their SKUs are known as far
+ *   as they could be read, so that a store is not blamed for its catalog's mistakes).
+ * @param registry - ids and integration ids of the store files checked before; updated.
+ * @param problems - receives the located problems.
+ */
+export function checkStore(
+  parsed: YamlFile,
+  catalogs: Map<string, CatalogIndex>,
+  registry: StoreRegistry,
+  problems: ConfigProblem[],
+): void {
+  const r = new Reporter(parsed, problems);
+  const data = isRecord(parsed.data) ? parsed.data : {};
+  const store = isRecord(data.store) ? data.store : {};
+
+  // Identity, unique across store files.
+  if (typeof store.id === "number" && Number.isInteger(store.id) && !Number.isSafeInteger(store.id)) {
+    r.at(
+      ["store", "id"],
+      `store id ${store.id} is too long to be read exactly as a number: write it in quotes`,
+    );
+  }
+  const id = storeIdOf(store.id);
+  if (id !== undefined) {
+    const first = registry.ids.get(id);
+    if (first)
+      r.at(["store", "id"], `duplicate store id ${id}: already used by the store at ${where(first)}`);
+    else registry.ids.set(id, { parsed, pointer: "/store/id" });
+  }
+  if (typeof store.integration_id === "string") {
+    const first = registry.integrationIds.get(store.integration_id);
+    if (first)
+      r.at(
+        ["store", "integration_id"],
+        `duplicate integration_id "${store.integration_id}": already used by the store at ${where(first)}`,
+      );
+    else registry.integrationIds.set(store.integration_id, { parsed, pointer: "/store/integration_id" });
+  }
+
+  // The catalog and the SKUs the store names.
+  if (typeof data.catalog !== "string") return;
+  const catalog = catalogs.get(data.catalog);
+  if (!catalog) {
+    const known = [...catalogs.keys()];
+    r.at(
+      ["catalog"],
+      known.length === 0
+        ? `unknown catalog "${data.catalog}": no catalog files were found (see catalogs: in carte.yaml)`
+        : `unknown catalog "${data.catalog}" (known: ${known.join(", ")})`,
+    );
+    return;
+  }
+  const known = (sku: string): SkuKind | "category" | undefined =>
+    catalog.skus.get(sku)?.kind ?? (catalog.categories.has(sku) ? "category" : undefined);
+  const an = (kind: SkuKind | "category"): string => (kind === "category" ? "a category" : a(kind));
+
+  const overrides = isRecord(data.overrides) ? data.overrides : {};
+  const excluded = new Set<string>();
+  list(overrides.exclude).forEach((sku, k) => {
+    if (typeof sku !== "string") return;
+    if (known(sku) === undefined)
+      r.at(
+        ["overrides", "exclude", k],
+        `unknown SKU "${sku}": catalog ${catalog.name} has no such item, option, group or category`,
+      );
+    excluded.add(sku);
+  });
+
+  if (isRecord(overrides.prices)) {
+    for (const [sku, price] of Object.entries(overrides.prices)) {
+      const at = ["overrides", "prices", sku];
+      const kind = known(sku);
+      if (kind === undefined)
+        r.at(at, `unknown SKU "${sku}": catalog ${catalog.name} has no item or option with this SKU`, "key");
+      else if (kind === "modifier group" || kind === "category")
+        r.at(at, `"${sku}" is ${an(kind)}, which has no price: prices are for items and options`, "key");
+      else if (excluded.has(sku))
+        r.at(
+          at,
+          `"${sku}" is excluded from this store (overrides.exclude), so it cannot have a price here`,
+          "key",
+        );
+      checkPrice(r, at, price);
+    }
+  }
+
+  // A group must keep enough options once exclusions are applied.
+  for (const [sku, group] of catalog.groups) {
+    if (excluded.has(sku)) continue;
+    const remaining = group.options.filter((o) => !excluded.has(o)).length;
+    const needed = Math.max(1, group.min);
+    if (remaining < needed && remaining < group.options.length) {
+      r.at(
+        ["overrides", "exclude"],
+        `excluding options leaves modifier group "${sku}" with ${remaining} option${remaining === 1 ? "" : "s"}, ` +
+          `but it needs at least ${needed}: exclude the group too, or keep more of its options`,
+      );
+    }
+  }
+
+  const availability = isRecord(data.availability) ? data.availability : {};
+  list(availability.unavailable).forEach((sku, k) => {
+    if (typeof sku !== "string") return;
+    const at = ["availability", "unavailable", k];
+    const kind = known(sku);
+    if (kind === undefined)
+      r.at(at, `unknown SKU "${sku}": catalog ${catalog.name} has no item or option with this SKU`);
+    else if (kind === "modifier group" || kind === "category")
+      r.at(at, `"${sku}" is ${an(kind)}: only items and options can be switched off`);
+    else if (excluded.has(sku))
+      r.at(at, `"${sku}" is excluded from this store (overrides.exclude), so it cannot be switched off here`);
+  });
+}

@@ -1,0 +1,265 @@
+/**
+ * JSON Schema validation of the configuration files (schemas/config/*.schema.json) with ajv, and the
+ * translation of ajv's errors into located problems written for the person who edits the files.
+ */
+
+import { readFileSync } from "node:fs";
+import { Ajv } from "ajv";
+import type { ErrorObject, ValidateFunction } from "ajv";
+import addFormatsModule from "ajv-formats";
+import type { ConfigProblem } from "../errors.js";
+import { locate, pointerSegments } from "./yaml.js";
+import type { YamlFile } from "./yaml.js";
+
+/** The kinds of configuration files, each with its schema in schemas/config/. */
+export type FileKind = "project" | "catalog" | "store";
+
+// ajv-formats is CommonJS with a default export; under NodeNext its namespace may arrive wrapped.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
+  addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
+
+let validators: Record<FileKind, ValidateFunction> | undefined;
+const roots: Partial<Record<FileKind, Record<string, unknown>>> = {};
+
+/** Reads a schema of schemas/config/ (two folders up from both src/config and dist/config). */
+function readSchema(kind: FileKind): Record<string, unknown> {
+  const url = new URL(`../../schemas/config/${kind}.schema.json`, import.meta.url);
+  const schema = JSON.parse(readFileSync(url, "utf8")) as Record<string, unknown>;
+  roots[kind] = schema;
+  return schema;
+}
+
+/** Follows a local `$ref` (`#/definitions/Sku`) of a schema of the given kind. */
+function deref(kind: FileKind, schema: unknown): Record<string, unknown> | undefined {
+  if (schema === null || typeof schema !== "object") return undefined;
+  const ref = (schema as { $ref?: unknown }).$ref;
+  if (typeof ref !== "string") return schema as Record<string, unknown>;
+  let node: unknown = roots[kind];
+  for (const segment of pointerSegments(ref.replace(/^#/, ""))) {
+    node = node !== null && typeof node === "object" ? (node as Record<string, unknown>)[segment] : undefined;
+  }
+  return node !== null && typeof node === "object" ? (node as Record<string, unknown>) : undefined;
+}
+
+function getValidators(): Record<FileKind, ValidateFunction> {
+  if (!validators) {
+    const ajv = new Ajv({ allErrors: true, strict: true, verbose: true });
+    addFormats(ajv);
+    validators = {
+      project: ajv.compile(readSchema("project")),
+      catalog: ajv.compile(readSchema("catalog")),
+      store: ajv.compile(readSchema("store")),
+    };
+  }
+  return validators;
+}
+
+/**
+ * Validates a parsed file against the schema of its kind.
+ *
+ * @returns one located problem per violation (empty when the file is valid). Alternatives (a SKU or an
+ *   inline option, a number or a text id) are reported once, as the alternative the value was closest to.
+ */
+export function validateFile(parsed: YamlFile, kind: FileKind): ConfigProblem[] {
+  const validate = getValidators()[kind];
+  if (validate(parsed.data)) return [];
+  const errors = simplify(validate.errors ?? []);
+  const problems: ConfigProblem[] = [];
+  const seen = new Set<string>();
+  for (const error of errors) {
+    const problem = toProblem(parsed, kind, error);
+    const key = `${problem.pointer}\0${problem.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    problems.push(problem);
+  }
+  return problems;
+}
+
+/**
+ * Removes the noise of `anyOf`: ajv reports the failure of every alternative, then the `anyOf` itself.
+ * Alternatives that fail only because the value has another type are dropped, and the errors of the
+ * others are kept; when every alternative fails on type, one combined type error replaces them all.
+ *
+ * The errors of the alternatives are the run of errors at or below the `anyOf`'s value that ajv emits
+ * right before it (their schema paths are no help: alternatives given by `$ref` report the path of the
+ * referenced definition). The schemas put nothing but `anyOf` on such values, so the run is exact.
+ */
+function simplify(errors: ErrorObject[]): ErrorObject[] {
+  const result = [...errors];
+  for (let i = 0; i < result.length; i++) {
+    const alt = result[i];
+    if (!alt || (alt.keyword !== "anyOf" && alt.keyword !== "oneOf")) continue;
+    const at = alt.instancePath;
+    let start = i;
+    while (start > 0) {
+      const prev = result[start - 1];
+      if (!prev || (prev.instancePath !== at && !prev.instancePath.startsWith(at + "/"))) break;
+      start--;
+    }
+    const run = result.slice(start, i);
+    const typeErrors = run.filter((e) => e.keyword === "type" && e.instancePath === at);
+    const branches = Array.isArray(alt.schema) ? alt.schema.length : typeErrors.length + 1;
+    const replacement: ErrorObject[] =
+      typeErrors.length >= branches
+        ? [
+            {
+              ...alt,
+              keyword: "type",
+              params: { type: typeErrors.map((e) => String(e.params.type)).join(",") },
+            },
+          ]
+        : run.filter((e) => !typeErrors.includes(e));
+    result.splice(start, i - start + 1, ...replacement);
+    i = start + replacement.length - 1;
+  }
+  return result;
+}
+
+const TYPE_NAMES: Record<string, string> = {
+  string: "text",
+  number: "a number",
+  integer: "a whole number",
+  boolean: "true or false",
+  object: "a mapping (key: value lines)",
+  array: "a list",
+  null: "empty",
+};
+
+/** Describes a value for a message: `"abc"`, `12.5`, `a list`, `nothing`. */
+export function describeValue(value: unknown): string {
+  if (value === null || value === undefined) return "nothing";
+  if (typeof value === "string") {
+    const shown = value.length > 60 ? `${value.slice(0, 57)}...` : value;
+    return JSON.stringify(shown);
+  }
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "object") return "a mapping";
+  return typeof value;
+}
+
+/** What a pattern of the schemas means, in words. */
+const PATTERN_HINTS: Record<string, string> = {
+  "^[A-Za-z0-9][A-Za-z0-9._-]*$":
+    "use letters, digits, dots, dashes and underscores, starting with a letter or digit, e.g. BURGER-CLASSIC",
+  "^[a-z0-9][a-z0-9-]*$": "use lower case letters, digits and dashes, e.g. bog-centro",
+  "^[A-Z][A-Z0-9_]*$": "use capital letters, digits and underscores, starting with a letter, e.g. DEFAULT",
+  "^[1-9][0-9]*$": "use digits only, without a leading 0, e.g. 900123",
+  "^https?://": "write a full address starting with https://",
+};
+
+/** The name of the value at a pointer, for messages: `price`, `options[2]`, `the file`. */
+function nameAt(pointer: string): string {
+  const segments = pointerSegments(pointer);
+  const last = segments[segments.length - 1];
+  if (last === undefined) return "the file";
+  if (/^\d+$/.test(last)) {
+    const parent = segments[segments.length - 2];
+    return parent === undefined ? `entry ${last}` : `${parent}[${last}]`;
+  }
+  return last;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+function toProblem(parsed: YamlFile, kind: FileKind, e: ErrorObject): ConfigProblem {
+  const problem = (pointer: string, message: string, target: "value" | "key" = "value"): ConfigProblem => {
+    const { line, col } = locate(parsed, pointer, target);
+    return { file: parsed.file, line, col, pointer, message };
+  };
+  const at = e.instancePath;
+  const name = nameAt(at);
+  const got = describeValue(e.data);
+  const p = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case "additionalProperties": {
+      const key = String(p.additionalProperty);
+      const allowed = Object.keys((e.parentSchema?.properties as Record<string, unknown> | undefined) ?? {});
+      const where = at === "" ? "" : ` in ${name}`;
+      return problem(
+        `${at}/${escapeSegment(key)}`,
+        `unknown key "${key}"${where} (allowed: ${allowed.join(", ")})`,
+        "key",
+      );
+    }
+    case "required": {
+      const key = String(p.missingProperty);
+      const schema = deref(kind, (e.parentSchema?.properties as Record<string, unknown> | undefined)?.[key]);
+      const description = schema?.description;
+      const hint = typeof description === "string" ? `: ${firstSentence(description)}` : "";
+      const where = at === "" ? "" : ` to ${name}`;
+      // Located at the mapping that lacks the key; the pointer names the missing key.
+      const { line, col } = locate(parsed, at);
+      return {
+        file: parsed.file,
+        line,
+        col,
+        pointer: `${at}/${escapeSegment(key)}`,
+        message: `missing required key "${key}": add ${key}${where}${hint}`,
+      };
+    }
+    case "type": {
+      const types = String(p.type)
+        .split(",")
+        .map((t) => TYPE_NAMES[t] ?? t);
+      return problem(at, `${name} must be ${[...new Set(types)].join(" or ")}, got ${got}`);
+    }
+    case "const":
+      return problem(at, `${name} must be ${JSON.stringify(p.allowedValue)}, got ${got}`);
+    case "enum": {
+      const values = (p.allowedValues as unknown[]).map((v) => String(v)).join(", ");
+      return problem(at, `${name} must be one of: ${values}; got ${got}`);
+    }
+    case "minimum":
+      return problem(at, `${name} must be at least ${String(p.limit)}, got ${got}`);
+    case "maximum":
+      return problem(at, `${name} must be at most ${String(p.limit)}, got ${got}`);
+    case "exclusiveMinimum":
+      return problem(at, `${name} must be more than ${String(p.limit)}, got ${got}`);
+    case "minLength":
+      return p.limit === 1
+        ? problem(at, `${name} must not be empty`)
+        : problem(at, `${name} must be at least ${plural(Number(p.limit), "character")} long`);
+    case "maxLength":
+      return problem(
+        at,
+        `${name} is ${plural([...String(e.data)].length, "character")} long; at most ${String(p.limit)} are allowed`,
+      );
+    case "minItems":
+      return problem(
+        at,
+        `${name} must list at least ${Number(p.limit) === 1 ? "1 entry" : `${String(p.limit)} entries`}`,
+      );
+    case "maxItems":
+      return problem(
+        at,
+        `${name} has ${Array.isArray(e.data) ? e.data.length : "too many"} entries; at most ${String(p.limit)} are allowed`,
+      );
+    case "pattern": {
+      const hint = PATTERN_HINTS[String(p.pattern)];
+      return problem(
+        at,
+        `${name} ${got} is not allowed here: ${hint ?? `it must match ${String(p.pattern)}`}`,
+      );
+    }
+    case "format":
+      return p.format === "uri"
+        ? problem(at, `${name} must be a full web address such as https://api.example.com, got ${got}`)
+        : problem(at, `${name} must be a valid ${String(p.format)}, got ${got}`);
+    default:
+      return problem(at, `${name} ${e.message ?? "is not valid"}`);
+  }
+}
+
+function firstSentence(text: string): string {
+  const end = text.search(/\.(\s|$)/);
+  const sentence = end === -1 ? text : text.slice(0, end);
+  return sentence.charAt(0).toLowerCase() + sentence.slice(1);
+}
+
+function escapeSegment(s: string): string {
+  return s.replace(/~/g, "~0").replace(/\//g, "~1");
+}

@@ -1,0 +1,125 @@
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadProject } from "../../src/config/index.js";
+import type { StoreState } from "../../src/model.js";
+
+const CONFIG = resolve("examples/chain/carte.yaml");
+
+function store(stores: Record<string, StoreState>, key: string): StoreState {
+  const s = stores[key];
+  if (!s) throw new Error(`store ${key} missing`);
+  return s;
+}
+
+describe("examples/chain", () => {
+  it("loads the Carbón Burgers chain", async () => {
+    const project = await loadProject(CONFIG);
+    expect(project.configFile).toBe(CONFIG);
+    expect(project.root).toBe(resolve("examples/chain"));
+    expect(project.platform).toBeUndefined();
+    expect(project.emulator).toEqual({ applyDelayMs: 50 });
+    expect(project.files).toEqual([
+      join("examples", "chain", "carte.yaml"),
+      join("examples", "chain", "catalogs", "burgers.yaml"),
+      join("examples", "chain", "stores", "bog-centro.yaml"),
+      join("examples", "chain", "stores", "bog-chapinero.yaml"),
+      join("examples", "chain", "stores", "med-poblado.yaml"),
+    ]);
+
+    const stores = project.desired.stores;
+    expect(Object.keys(stores)).toEqual(["bog-centro", "bog-chapinero", "med-poblado"]);
+    const centro = store(stores, "bog-centro");
+    expect(centro.store).toEqual({
+      key: "bog-centro",
+      storeId: "900101",
+      integrationId: "bog-centro",
+      name: "Bogotá Centro",
+    });
+    expect(store(stores, "med-poblado").store.storeId).toBe("900201");
+
+    const all = Object.values(centro.items);
+    // Items sold as products are the ones in categories (options are ITEMs too, but not listed there).
+    const products = new Set(Object.values(centro.categories).flatMap((c) => c.items));
+    expect(products.size).toBeGreaterThanOrEqual(40);
+    expect(all.filter((i) => i.type === "MODIFIER_GROUP").length).toBeGreaterThanOrEqual(4);
+    expect(Object.keys(centro.categories)).toHaveLength(8);
+    expect(Object.keys(centro.menus)).toEqual(["DEFAULT", "LATE_NIGHT"]);
+    expect(centro.menus.DEFAULT?.categories).toHaveLength(8);
+    expect(centro.menus.LATE_NIGHT?.categories).toContainEqual({ sku: "DESSERTS", active: false });
+  });
+
+  it("normalizes items, options and modifier groups", async () => {
+    const { desired } = await loadProject(CONFIG);
+    const centro = store(desired.stores, "bog-centro");
+    expect(centro.items["BURGER-VEGGIE"]).toEqual({
+      sku: "BURGER-VEGGIE",
+      type: "ITEM",
+      title: "Veggie de Garbanzo",
+      description: "Medallón de garbanzo y quinua, aguacate, tomate y alioli de cilantro.",
+      price: 27900,
+      images: [],
+      children: ["EXTRAS", "SAUCES"],
+      min: null,
+      max: null,
+      modifiersType: null,
+    });
+    expect(centro.items.DONENESS).toEqual({
+      sku: "DONENESS",
+      type: "MODIFIER_GROUP",
+      title: "Término de la carne",
+      description: "",
+      price: null,
+      images: [],
+      children: ["DONE-MEDIUM-RARE", "DONE-MEDIUM", "DONE-WELL"],
+      min: 1,
+      max: 1,
+      modifiersType: "exclusive",
+    });
+    // An option reused by SKU in another group is one ITEM, child of both groups.
+    expect(centro.items["WING-SAUCE"]?.children).toEqual([
+      "WING-BUFFALO",
+      "WING-PANELA-PICANTE",
+      "SAUCE-BBQ",
+      "SAUCE-HONEY-MUSTARD",
+    ]);
+    expect(centro.items["SAUCE-BBQ"]).toMatchObject({ type: "ITEM", price: 0, children: [], min: null });
+  });
+
+  it("applies per-store prices", async () => {
+    const { desired } = await loadProject(CONFIG);
+    expect(store(desired.stores, "bog-centro").items["BURGER-CLASSIC"]?.price).toBe(25900);
+    expect(store(desired.stores, "bog-chapinero").items["BURGER-CLASSIC"]?.price).toBe(24900);
+    expect(store(desired.stores, "med-poblado").items["EXTRA-BACON"]?.price).toBe(5000);
+    expect(store(desired.stores, "bog-centro").items["EXTRA-BACON"]?.price).toBe(4500);
+  });
+
+  it("removes excluded SKUs and every reference to them", async () => {
+    const { desired } = await loadProject(CONFIG);
+    const poblado = store(desired.stores, "med-poblado");
+    expect(poblado.items["DRINK-BEER-CLUB-COLOMBIA"]).toBeUndefined();
+    expect(poblado.categories.DRINKS?.items).not.toContain("DRINK-BEER-CLUB-COLOMBIA");
+    expect(poblado.items["EXTRA-JALAPENO"]).toBeUndefined();
+    expect(poblado.items.EXTRAS?.children).not.toContain("EXTRA-JALAPENO");
+    expect(poblado.items.EXTRAS?.children).toHaveLength(6);
+    const centro = store(desired.stores, "bog-centro");
+    expect(centro.categories.DRINKS?.items).toContain("DRINK-BEER-CLUB-COLOMBIA");
+    expect(centro.items.EXTRAS?.children).toContain("EXTRA-JALAPENO");
+    const chapinero = store(desired.stores, "bog-chapinero");
+    expect(chapinero.categories.SEASONAL?.items).toEqual(["SEASONAL-BURGER-HOGAO"]);
+  });
+
+  it("sorts unavailable SKUs", async () => {
+    const { desired } = await loadProject(CONFIG);
+    expect(store(desired.stores, "med-poblado").unavailable).toEqual([
+      "DRINK-JUGO-LULO",
+      "EXTRA-PATTY",
+      "TOP-OREO",
+    ]);
+  });
+
+  it("is deterministic", async () => {
+    const a = await loadProject(CONFIG);
+    const b = await loadProject(CONFIG);
+    expect(JSON.stringify(b)).toBe(JSON.stringify(a));
+  });
+});

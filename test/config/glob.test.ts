@@ -1,0 +1,81 @@
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadProject } from "../../src/config/index.js";
+import { globFiles, hasMagic } from "../../src/config/glob.js";
+import { CATALOG, PROJECT, storeYaml, writeProject } from "./helpers.js";
+
+describe("globFiles", () => {
+  it("matches * within one folder, sorted, files only, no hidden files", async () => {
+    const dir = await writeProject({
+      "stores/b.yaml": "",
+      "stores/a.yaml": "",
+      "stores/c.yml": "",
+      "stores/.hidden.yaml": "",
+      "stores/sub/d.yaml": "",
+      "stores/dir.yaml/e.yaml": "",
+    });
+    expect(await globFiles("stores/*.yaml", dir)).toEqual([
+      join(dir, "stores/a.yaml"),
+      join(dir, "stores/b.yaml"),
+    ]);
+    expect(await globFiles("stores/?.y*", dir)).toEqual([
+      join(dir, "stores/a.yaml"),
+      join(dir, "stores/b.yaml"),
+      join(dir, "stores/c.yml"),
+    ]);
+    expect(await globFiles("stores/.*.yaml", dir)).toEqual([join(dir, "stores/.hidden.yaml")]);
+  });
+
+  it("matches ** across any number of folders, including none", async () => {
+    const dir = await writeProject({
+      "stores/a.yaml": "",
+      "stores/co/bog/b.yaml": "",
+      "stores/co/med/c.yaml": "",
+      "stores/co/med/notes.txt": "",
+    });
+    expect(await globFiles("stores/**/*.yaml", dir)).toEqual([
+      join(dir, "stores/a.yaml"),
+      join(dir, "stores/co/bog/b.yaml"),
+      join(dir, "stores/co/med/c.yaml"),
+    ]);
+    expect(await globFiles("**/med/*", dir)).toEqual([
+      join(dir, "stores/co/med/c.yaml"),
+      join(dir, "stores/co/med/notes.txt"),
+    ]);
+  });
+
+  it("matches nothing in a missing folder, and plain names only when the file exists", async () => {
+    const dir = await writeProject({ "stores/a.yaml": "" });
+    expect(await globFiles("nowhere/*.yaml", dir)).toEqual([]);
+    expect(await globFiles("stores/a.yaml", dir)).toEqual([join(dir, "stores/a.yaml")]);
+    expect(await globFiles("stores/b.yaml", dir)).toEqual([]);
+    expect(await globFiles(join(dir, "stores/*.yaml"), "/elsewhere")).toEqual([join(dir, "stores/a.yaml")]);
+  });
+
+  it("knows which patterns are globs", () => {
+    expect(hasMagic("stores/*.yaml")).toBe(true);
+    expect(hasMagic("stores/**")).toBe(true);
+    expect(hasMagic("stores/a?.yaml")).toBe(true);
+    expect(hasMagic("stores/a.yaml")).toBe(false);
+  });
+});
+
+describe("file patterns of carte.yaml", () => {
+  it("accepts a list of patterns and names, in order, without duplicates", async () => {
+    const dir = await writeProject({
+      "carte.yaml": "version: 1\nstores: [stores/z.yaml, stores/*.yaml]\ncatalogs: [catalogs/burgers.yaml]\n",
+      "catalogs/burgers.yaml": CATALOG,
+      "stores/a.yaml": storeYaml(1, "a"),
+      "stores/z.yaml": storeYaml(2, "z"),
+    });
+    const project = await loadProject(join(dir, "carte.yaml"));
+    expect(Object.keys(project.desired.stores)).toEqual(["z", "a"]);
+    expect(project.files).toHaveLength(4);
+  });
+
+  it("treats a pattern that matches nothing as an empty set of stores", async () => {
+    const dir = await writeProject({ "carte.yaml": PROJECT, "catalogs/burgers.yaml": CATALOG });
+    const project = await loadProject(join(dir, "carte.yaml"));
+    expect(project.desired.stores).toEqual({});
+  });
+});
