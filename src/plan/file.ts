@@ -24,7 +24,12 @@ export async function readPlanFile(file: string): Promise<Plan> {
     throw new StalePlanError(`${file} is not a readable plan file: ${(err as Error).message}`);
   }
   const plan = data as Partial<Plan>;
-  if (!plan || typeof plan !== "object" || plan.formatVersion !== PLAN_FORMAT_VERSION || !Array.isArray(plan.operations)) {
+  if (
+    !plan ||
+    typeof plan !== "object" ||
+    plan.formatVersion !== PLAN_FORMAT_VERSION ||
+    !Array.isArray(plan.operations)
+  ) {
     throw new StalePlanError(
       `${file} is not a carte plan of format version ${PLAN_FORMAT_VERSION}; run \`carte plan --out ${file}\` again`,
     );

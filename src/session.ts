@@ -1,0 +1,104 @@
+/**
+ * Opens a connection to the platform for a loaded project: the configured platform, or, when the
+ * project names no platform address, the embedded emulator started in-process with its state kept in
+ * `.carte/emulator-state.json` next to carte.yaml (so that a second run sees the first run's result).
+ */
+
+import path from "node:path";
+import type { LoadedProject } from "./config/index.js";
+import { startEmulator, type RunningEmulator } from "./emulator/index.js";
+import { ConfigError } from "./errors.js";
+import { PlatformClient } from "./platform/client.js";
+
+/** Client id and secret used against the embedded emulator when the environment sets none. */
+export const EMBEDDED_CREDENTIALS = { clientId: "carte-local", clientSecret: "carte-local-secret" } as const;
+
+/** An open connection. `close` must be called. */
+export interface Session {
+  client: PlatformClient;
+  /** The embedded emulator, when the project runs against it. */
+  emulator: RunningEmulator | undefined;
+  /** Where the embedded emulator keeps its state, when it runs. */
+  stateFile: string | undefined;
+  close(): Promise<void>;
+}
+
+/** Credentials from the environment (`CARTE_CLIENT_ID`, `CARTE_CLIENT_SECRET`). */
+export function credentialsFromEnv(env: NodeJS.ProcessEnv = process.env): {
+  clientId?: string;
+  clientSecret?: string;
+} {
+  return {
+    ...(env.CARTE_CLIENT_ID ? { clientId: env.CARTE_CLIENT_ID } : {}),
+    ...(env.CARTE_CLIENT_SECRET ? { clientSecret: env.CARTE_CLIENT_SECRET } : {}),
+  };
+}
+
+/** Options of {@link openSession}. */
+export interface SessionOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Per-request timeout of the client, in milliseconds. */
+  timeoutMs?: number;
+}
+
+/**
+ * Opens the session. Throws {@link ConfigError} when a platform address is configured but the
+ * credentials are missing from the environment.
+ */
+export async function openSession(project: LoadedProject, options: SessionOptions = {}): Promise<Session> {
+  const creds = credentialsFromEnv(options.env);
+  if (project.platform) {
+    if (!creds.clientId || !creds.clientSecret) {
+      throw new ConfigError([
+        {
+          file: path.relative(process.cwd(), project.configFile) || project.configFile,
+          line: 0,
+          col: 0,
+          pointer: "/platform",
+          message:
+            "a platform address is configured but CARTE_CLIENT_ID and CARTE_CLIENT_SECRET are not both set in the environment",
+        },
+      ]);
+    }
+    const client = new PlatformClient({
+      baseUrl: project.platform.baseUrl,
+      clientId: creds.clientId,
+      clientSecret: creds.clientSecret,
+      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    });
+    return { client, emulator: undefined, stateFile: undefined, close: () => client.close() };
+  }
+
+  const clientId = creds.clientId ?? EMBEDDED_CREDENTIALS.clientId;
+  const clientSecret = creds.clientSecret ?? EMBEDDED_CREDENTIALS.clientSecret;
+  const stateFile = path.join(project.root, ".carte", "emulator-state.json");
+  const emulator = await startEmulator({
+    host: "127.0.0.1",
+    port: 0,
+    stateFile,
+    applyDelayMs: project.emulator.applyDelayMs,
+  });
+  emulator.provision({
+    clients: [
+      {
+        client_id: clientId,
+        client_secret: clientSecret,
+        stores: Object.values(project.desired.stores).map((s) => ({
+          id: s.store.storeId,
+          integration_id: s.store.integrationId,
+          name: s.store.name,
+        })),
+      },
+    ],
+  });
+  const client = new PlatformClient({ baseUrl: emulator.url, clientId, clientSecret });
+  return {
+    client,
+    emulator,
+    stateFile,
+    close: async () => {
+      await client.close();
+      await emulator.close();
+    },
+  };
+}

@@ -1,0 +1,109 @@
+/**
+ * The library calls behind `carte plan` and `carte apply`, shared by the CLI and the GitHub Action:
+ * load → fetch → plan (pure) → execute → verify. No output here: callers render the results.
+ */
+
+import type { LoadedProject } from "./config/index.js";
+import { ConvergenceError, StalePlanError } from "./errors.js";
+import type { CurrentState, StoreIdentity } from "./model.js";
+import { executePlan, type ApplyEvent, type OperationResult } from "./apply/execute.js";
+import { waitForPlan } from "./apply/verify.js";
+import { buildPlan } from "./plan/plan.js";
+import { checksum } from "./plan/checksum.js";
+import type { Plan } from "./plan/types.js";
+import type { Session } from "./session.js";
+import { fetchCurrent } from "./state/current.js";
+
+/** Options shared by planning and applying. */
+export interface RunOptions {
+  /** Stores read or written at once. Default 8. */
+  parallelism?: number;
+  /** Longest wait for the platform to show accepted writes, in milliseconds. Default 60 000. */
+  convergenceTimeoutMs?: number;
+  onEvent?: (e: ApplyEvent) => void;
+  onStoreRead?: (key: string) => void;
+}
+
+function identities(project: LoadedProject): StoreIdentity[] {
+  return Object.values(project.desired.stores).map((s) => s.store);
+}
+
+/** Reads the live state of the project's stores and computes the plan. */
+export async function planProject(
+  project: LoadedProject,
+  session: Session,
+  options: RunOptions = {},
+): Promise<{ plan: Plan; current: CurrentState }> {
+  const current = await fetchCurrent(session.client, identities(project), {
+    parallelism: options.parallelism ?? 8,
+    ...(options.onStoreRead ? { onStore: options.onStoreRead } : {}),
+  });
+  return { plan: buildPlan(project.desired, current), current };
+}
+
+/**
+ * Refuses a saved plan that no longer fits: the files changed since it was made, or the platform did.
+ * Throws {@link StalePlanError}.
+ */
+export async function checkSavedPlan(
+  saved: Plan,
+  project: LoadedProject,
+  session: Session,
+  options: RunOptions = {},
+): Promise<void> {
+  if (checksum(project.desired) !== saved.checksums.desired) {
+    throw new StalePlanError(
+      "the configuration changed since this plan was saved; run `carte plan --out FILE` again and review it",
+    );
+  }
+  const { plan } = await planProject(project, session, options);
+  if (plan.checksums.current !== saved.checksums.current) {
+    throw new StalePlanError(
+      "the platform changed since this plan was saved (someone edited a store); run `carte plan --out FILE` again and review it",
+    );
+  }
+}
+
+/** The outcome of an apply. */
+export interface ApplyReport {
+  operations: OperationResult[];
+  failed: number;
+  skipped: number;
+  /** Addresses the platform did not show in their planned state within the wait. */
+  pending: string[];
+  waitedMs: number;
+}
+
+/**
+ * Makes the plan's calls, then waits until the platform shows every change whose calls succeeded.
+ * Failed calls are reported in the result, never thrown. Throws {@link ConvergenceError} only when
+ * every call succeeded but the platform did not show the result within the wait.
+ */
+export async function applyPlan(
+  plan: Plan,
+  session: Session,
+  options: RunOptions = {},
+): Promise<ApplyReport> {
+  const results = await executePlan(plan, session.client, {
+    parallelism: options.parallelism ?? 8,
+    ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+  });
+  const okIds = new Set(results.filter((r) => r.status === "ok").map((r) => r.id));
+  const applied = new Set(plan.operations.filter((o) => okIds.has(o.id)).flatMap((o) => o.addresses));
+  const notApplied = new Set(plan.operations.filter((o) => !okIds.has(o.id)).flatMap((o) => o.addresses));
+  const toVerify = plan.changes.filter((c) => applied.has(c.address) && !notApplied.has(c.address));
+  const verify = await waitForPlan(plan, toVerify, session.client, {
+    timeoutMs: options.convergenceTimeoutMs ?? 60_000,
+    parallelism: options.parallelism ?? 8,
+  });
+  const report: ApplyReport = {
+    operations: results,
+    failed: results.filter((r) => r.status === "failed").length,
+    skipped: results.filter((r) => r.status === "skipped").length,
+    pending: verify.pending,
+    waitedMs: verify.waitedMs,
+  };
+  if (report.failed === 0 && report.pending.length > 0)
+    throw new ConvergenceError(report.pending, verify.waitedMs);
+  return report;
+}

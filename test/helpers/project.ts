@@ -1,0 +1,86 @@
+/**
+ * End-to-end fixtures: a copy of the example chain in a temporary directory, pointed at an emulator
+ * started on port 0, and an in-process CLI whose output is captured.
+ */
+
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parse } from "yaml";
+import { runCli } from "../../src/cli/main.js";
+import type { CliIo } from "../../src/cli/io.js";
+import { startEmulator, type RunningEmulator, type Seed } from "../../src/emulator/index.js";
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+export const CLIENT_ID = "e2e-client";
+export const CLIENT_SECRET = "e2e-secret-do-not-print-0123456789";
+
+/** A temporary copy of a project directory, given relative to the repository root. */
+export function copyExample(from = "examples/chain"): string {
+  const dir = mkdtempSync(path.join(tmpdir(), `carte-${path.basename(from)}-`));
+  cpSync(path.join(repoRoot, from), dir, { recursive: true });
+  rmSync(path.join(dir, ".carte"), { recursive: true, force: true });
+  return dir;
+}
+
+/** The stores named by the store files of a project directory (for the emulator's seed). */
+export function seedFor(dir: string, files: string[]): Seed {
+  const stores = files.map((f) => {
+    const doc = parse(readFileSync(path.join(dir, f), "utf8")) as {
+      store: { id: number | string; integration_id: string; name: string };
+    };
+    return { id: String(doc.store.id), integration_id: doc.store.integration_id, name: doc.store.name };
+  });
+  return { clients: [{ client_id: CLIENT_ID, client_secret: CLIENT_SECRET, stores }] };
+}
+
+/** Rewrites a YAML file in place with a text replacement; fails the test when nothing matched. */
+export function edit(file: string, from: string | RegExp, to: string): void {
+  const text = readFileSync(file, "utf8");
+  const next = text.replace(from, to);
+  if (next === text) throw new Error(`edit of ${file}: ${String(from)} not found`);
+  writeFileSync(file, next);
+}
+
+/** Captured output of one CLI run. */
+export interface CliRun {
+  code: number;
+  out: string;
+  err: string;
+}
+
+/** Runs the CLI in-process in `cwd`, with the e2e credentials in its environment. */
+export async function carte(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
+  let out = "";
+  let err = "";
+  const io: CliIo = {
+    out: (s) => void (out += s),
+    err: (s) => void (err += s),
+    stdoutIsTTY: false,
+    stderrIsTTY: false,
+    stdinIsTTY: false,
+    env: { CARTE_CLIENT_ID: CLIENT_ID, CARTE_CLIENT_SECRET: CLIENT_SECRET, ...env },
+  };
+  const code = await runCli(args, io);
+  return { code, out, err };
+}
+
+/** An emulator on port 0 serving the stores of the example's store files, and the project pointed at it. */
+export async function exampleAgainstEmulator(
+  storeFiles: string[],
+): Promise<{ dir: string; config: string; emu: RunningEmulator; close: () => Promise<void> }> {
+  const dir = copyExample();
+  const emu = await startEmulator({ port: 0, seed: seedFor(dir, storeFiles), applyDelayMs: 20 });
+  const config = path.join(dir, "carte.yaml");
+  edit(config, /^version: 1$/m, `version: 1\nplatform:\n  base_url: ${emu.url}`);
+  return {
+    dir,
+    config,
+    emu,
+    close: async () => {
+      await emu.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
