@@ -49,7 +49,11 @@ export const availability: ResourceKind<AvailabilityResource> = {
   writes(action, key, _before, after, ctx) {
     // Deleting an item removes its availability with it; nothing to call.
     if (action === "delete" || !after) return [];
-    const toggle: AvailabilityToggle = { integrationId: ctx.desired.store.integrationId, sku: key, on: after.available };
+    const toggle: AvailabilityToggle = {
+      integrationId: ctx.desired.store.integrationId,
+      sku: key,
+      on: after.available,
+    };
     return [{ endpoint: "availability.toggle", element: toggle }];
   },
 };

@@ -33,7 +33,10 @@ export function toWireItem(r: ItemResource): WireItem {
 }
 
 /** Normalizes an item read from the platform. `skuOf` maps platform ids to SKUs for references without a SKU. */
-export function fromWireItem(w: WireItem, skuOf: (id: number | undefined) => string | undefined): ItemResource {
+export function fromWireItem(
+  w: WireItem,
+  skuOf: (id: number | undefined) => string | undefined,
+): ItemResource {
   const group = w.item_type === "MODIFIER_GROUP";
   const q = w.quantity_info;
   return {

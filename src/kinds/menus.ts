@@ -45,7 +45,10 @@ export const menus: ResourceKind<MenuResource> = {
       into.menus[key] = {
         type: m.menu_type,
         categories: byIndex(m.categories)
-          .map((ref) => ({ sku: ref.sku ?? (ref.id === undefined ? "" : (skuById.get(ref.id) ?? "")), active: ref.is_category_active }))
+          .map((ref) => ({
+            sku: ref.sku ?? (ref.id === undefined ? "" : (skuById.get(ref.id) ?? "")),
+            active: ref.is_category_active,
+          }))
           .filter((c) => c.sku !== ""),
       };
       ids.menus[key] = m.id;

@@ -66,5 +66,11 @@ export interface ResourceKind<R> {
    */
   initial?(after: R): R;
   /** Writes that carry out one change. */
-  writes(action: ChangeAction, key: string, before: R | undefined, after: R | undefined, ctx: WriteContext): Write[];
+  writes(
+    action: ChangeAction,
+    key: string,
+    before: R | undefined,
+    after: R | undefined,
+    ctx: WriteContext,
+  ): Write[];
 }

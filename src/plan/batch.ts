@@ -67,7 +67,9 @@ function packToggles(writes: PlacedWrite[]): Operation[] {
   const calls: { body: StoreItemsToggle[]; stores: string[]; addresses: string[] }[] = [];
   let current: (typeof calls)[number] | undefined;
   let count = 0;
-  const sorted = [...writes].sort((a, b) => a.store.localeCompare(b.store) || a.address.localeCompare(b.address));
+  const sorted = [...writes].sort(
+    (a, b) => a.store.localeCompare(b.store) || a.address.localeCompare(b.address),
+  );
   for (const w of sorted) {
     const t = w.element as AvailabilityToggle;
     if (!current || count >= spec.maxElements) {

@@ -7,7 +7,11 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => {
     if (v && typeof v === "object" && !Array.isArray(v)) {
       const o = v as Record<string, unknown>;
-      return Object.fromEntries(Object.keys(o).sort().map((k) => [k, o[k]]));
+      return Object.fromEntries(
+        Object.keys(o)
+          .sort()
+          .map((k) => [k, o[k]]),
+      );
     }
     return v;
   });

@@ -89,7 +89,13 @@ export function buildPlan(desired: DesiredState, current: CurrentState, options:
           diff,
         });
         for (const w of kind.writes(action, key, before, after, ctx)) {
-          writes.push({ store: storeKey, storeId: want.store.storeId, endpoint: w.endpoint, element: w.element, address: addr });
+          writes.push({
+            store: storeKey,
+            storeId: want.store.storeId,
+            endpoint: w.endpoint,
+            element: w.element,
+            address: addr,
+          });
         }
       }
     }

@@ -77,7 +77,8 @@ export class PlatformClient {
     this.now = opts.now ?? Date.now;
     this.ownsDispatcher = opts.dispatcher === undefined;
     this.dispatcher =
-      opts.dispatcher ?? new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connections: 16 });
+      opts.dispatcher ??
+      new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connections: 16 });
   }
 
   /** Closes the client's own connections. */
@@ -91,7 +92,12 @@ export class PlatformClient {
    * Sends one request and returns the parsed response, whatever its status. Throws {@link ApiError}
    * with status 0 when no response arrives (connection refused or reset, timeout).
    */
-  async raw(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<RawResponse> {
+  async raw(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<RawResponse> {
     let res: Dispatcher.ResponseData;
     try {
       res = await request(this.baseUrl + path, {
@@ -183,7 +189,12 @@ export class PlatformClient {
     if (res.status < 200 || res.status > 299) throw this.toError("POST", path, res);
     const body = res.body as Partial<TokenResponse> | undefined;
     if (!body || typeof body.access_token !== "string" || typeof body.expires_in !== "number") {
-      throw new ApiError({ method: "POST", path, status: res.status, platformMessage: "malformed token response" });
+      throw new ApiError({
+        method: "POST",
+        path,
+        status: res.status,
+        platformMessage: "malformed token response",
+      });
     }
     const lifetimeMs = body.expires_in * 1000;
     // Renew shortly before expiry; for very short-lived tokens, at half their life.
@@ -260,7 +271,9 @@ export class PlatformClient {
 export function platformMessage(body: unknown): { message?: string; type?: string } {
   if (Array.isArray(body)) {
     const msgs = body
-      .map((e) => (e && typeof e === "object" && "message" in e ? String((e as { message: unknown }).message) : ""))
+      .map((e) =>
+        e && typeof e === "object" && "message" in e ? String((e as { message: unknown }).message) : "",
+      )
       .filter(Boolean);
     return msgs.length ? { message: msgs.join("; ") } : {};
   }

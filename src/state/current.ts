@@ -5,12 +5,21 @@
 
 import pLimit from "p-limit";
 import { kinds } from "../kinds/registry.js";
-import { emptyStore, type CurrentState, type StoreIdentity, type StoreIds, type StoreState } from "../model.js";
+import {
+  emptyStore,
+  type CurrentState,
+  type StoreIdentity,
+  type StoreIds,
+  type StoreState,
+} from "../model.js";
 import type { PlatformClient } from "../platform/client.js";
 import type { WireStoreMenu } from "../platform/wire.js";
 
 /** Normalizes a store's complete menu into carte's state shape, with the platform ids apart. */
-export function normalizeStoreMenu(identity: StoreIdentity, wire: WireStoreMenu): StoreState & { ids: StoreIds } {
+export function normalizeStoreMenu(
+  identity: StoreIdentity,
+  wire: WireStoreMenu,
+): StoreState & { ids: StoreIds } {
   const state = emptyStore(identity);
   const ids: StoreIds = { items: {}, categories: {}, menus: {} };
   for (const kind of kinds) kind.read(wire, state, ids);

@@ -37,7 +37,10 @@ function samplePlan() {
     s.items["BURGER-CLASSIC"]!.price = 25900;
     delete s.items["OLD-SHAKE"];
     s.categories.SIDES!.items = ["FRIES", "ONION-RINGS"];
-    s.items["ONION-RINGS"] = item("ONION-RINGS", 8900, { title: "Onion rings", description: "Beer-battered" });
+    s.items["ONION-RINGS"] = item("ONION-RINGS", 8900, {
+      title: "Onion rings",
+      description: "Beer-battered",
+    });
     s.unavailable = ["FRIES"];
   }
   want[1]!.menus.DEFAULT!.categories[1]!.active = false;

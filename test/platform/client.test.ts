@@ -7,7 +7,11 @@ const SECRET = "client-secret-never-shown-42";
 const seed = {
   clients: [
     { client_id: "c1", client_secret: SECRET, stores: [{ id: "100", integration_id: "s-100", name: "One" }] },
-    { client_id: "c2", client_secret: "other-secret", stores: [{ id: "200", integration_id: "s-200", name: "Two" }] },
+    {
+      client_id: "c2",
+      client_secret: "other-secret",
+      stores: [{ id: "200", integration_id: "s-200", name: "Two" }],
+    },
   ],
 };
 
@@ -78,7 +82,12 @@ describe("PlatformClient", () => {
   });
 
   it("reports a connection failure as ApiError with status 0", async () => {
-    client = new PlatformClient({ baseUrl: "http://127.0.0.1:1", clientId: "c1", clientSecret: SECRET, timeoutMs: 2000 });
+    client = new PlatformClient({
+      baseUrl: "http://127.0.0.1:1",
+      clientId: "c1",
+      clientSecret: SECRET,
+      timeoutMs: 2000,
+    });
     const err = await client.getItems("100").catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).status).toBe(0);

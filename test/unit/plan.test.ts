@@ -109,7 +109,10 @@ describe("buildPlan", () => {
     const plan = buildPlan(desired(want), current(have));
     const toggles = plan.operations.filter((o) => o.endpoint === "availability.toggle");
     const sizes = toggles.map((o) =>
-      (o.body as { items: { turn_off?: string[] } }[]).reduce((n, e) => n + (e.items.turn_off?.length ?? 0), 0),
+      (o.body as { items: { turn_off?: string[] } }[]).reduce(
+        (n, e) => n + (e.items.turn_off?.length ?? 0),
+        0,
+      ),
     );
     expect(sizes).toEqual([100, 50]);
   });
@@ -138,7 +141,13 @@ describe("buildPlan", () => {
   });
 
   it("leaves stores that the files do not name alone", () => {
-    const plan = buildPlan(desired(chain()), current(chain(), store("other", "5", (s) => (s.items = { X: item("X", 1) }))));
+    const plan = buildPlan(
+      desired(chain()),
+      current(
+        chain(),
+        store("other", "5", (s) => (s.items = { X: item("X", 1) })),
+      ),
+    );
     expect(plan.changes).toEqual([]);
   });
 });
