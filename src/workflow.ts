@@ -4,12 +4,13 @@
  */
 
 import type { LoadedProject } from "./config/index.js";
-import { ConvergenceError, StalePlanError } from "./errors.js";
-import type { CurrentState, StoreIdentity } from "./model.js";
+import { ConvergenceError, StalePlanError, UnsafePlanError, UsageError } from "./errors.js";
+import type { CurrentState, DesiredState, StoreIdentity } from "./model.js";
 import { executePlan, type ApplyEvent, type OperationResult } from "./apply/execute.js";
 import { waitForPlan } from "./apply/verify.js";
 import { buildPlan } from "./plan/plan.js";
 import { checksum } from "./plan/checksum.js";
+import { isTargeted, matchStore, type Targeting } from "./plan/target.js";
 import type { Plan } from "./plan/types.js";
 import type { Session } from "./session.js";
 import { fetchCurrent } from "./state/current.js";
@@ -21,24 +22,63 @@ export interface RunOptions {
   /** Longest wait for the platform to show accepted writes, in milliseconds. Default 60 000. */
   convergenceTimeoutMs?: number;
   onEvent?: (e: ApplyEvent) => void;
-  onStoreRead?: (key: string) => void;
+  onStoreRead?: (key: string, done: number, total: number) => void;
+  /** Limit planning to some stores, kinds or addresses. */
+  targeting?: Targeting;
 }
 
-function identities(project: LoadedProject): StoreIdentity[] {
-  return Object.values(project.desired.stores).map((s) => s.store);
+/**
+ * The desired state limited to the stores that `--store` patterns name. Throws {@link UsageError} when
+ * patterns are given and match no store.
+ */
+export function scopeDesired(desired: DesiredState, targeting: Targeting | undefined): DesiredState {
+  if (!targeting || targeting.stores.length === 0) return desired;
+  const keys = Object.keys(desired.stores).filter((k) => targeting.stores.some((p) => matchStore(p, k)));
+  if (keys.length === 0) {
+    throw new UsageError(
+      `no store of the configuration matches --store ${targeting.stores.join(", ")}; known stores: ${Object.keys(desired.stores).join(", ")}`,
+    );
+  }
+  return { stores: Object.fromEntries(keys.map((k) => [k, desired.stores[k]!])) };
 }
 
-/** Reads the live state of the project's stores and computes the plan. */
+/** Reads the live state of the project's stores (those in scope) and computes the plan. */
 export async function planProject(
   project: LoadedProject,
   session: Session,
   options: RunOptions = {},
 ): Promise<{ plan: Plan; current: CurrentState }> {
-  const current = await fetchCurrent(session.client, identities(project), {
+  const desired = scopeDesired(project.desired, options.targeting);
+  const stores: StoreIdentity[] = Object.values(desired.stores).map((s) => s.store);
+  let done = 0;
+  const current = await fetchCurrent(session.client, stores, {
     parallelism: options.parallelism ?? 8,
-    ...(options.onStoreRead ? { onStore: options.onStoreRead } : {}),
+    onStore: (key) => options.onStoreRead?.(key, ++done, stores.length),
   });
-  return { plan: buildPlan(project.desired, current), current };
+  const plan = buildPlan(desired, current, {
+    safety: project.safety,
+    ...(isTargeted(options.targeting) ? { targeting: options.targeting } : {}),
+  });
+  return { plan, current };
+}
+
+/**
+ * Refuses a plan that trips a safety guard, unless forced with a reason, which is then recorded in the
+ * plan (`safety.override`). Throws {@link UnsafePlanError} (exit code 3).
+ */
+export function enforceSafety(plan: Plan, force: { reason: string } | undefined): void {
+  if (plan.safety.ok || plan.safety.override) return;
+  if (force) {
+    plan.safety.override = { reason: force.reason };
+    return;
+  }
+  const lines = plan.safety.violations.map((v) => `  - ${v.guard}: ${v.message}`);
+  throw new UnsafePlanError(
+    plan.safety.violations[0]!.guard,
+    `the plan trips ${lines.length} safety guard${lines.length === 1 ? "" : "s"}:\n${lines.join("\n")}\n` +
+      `Nothing was changed. If this is intended, run again with --force --reason "why" ` +
+      `(the reason is recorded in the plan), or adjust safety: in carte.yaml.`,
+  );
 }
 
 /**
@@ -51,12 +91,13 @@ export async function checkSavedPlan(
   session: Session,
   options: RunOptions = {},
 ): Promise<void> {
-  if (checksum(project.desired) !== saved.checksums.desired) {
+  const targeting = saved.targeting ?? options.targeting;
+  if (checksum(scopeDesired(project.desired, targeting)) !== saved.checksums.desired) {
     throw new StalePlanError(
       "the configuration changed since this plan was saved; run `carte plan --out FILE` again and review it",
     );
   }
-  const { plan } = await planProject(project, session, options);
+  const { plan } = await planProject(project, session, { ...options, ...(targeting ? { targeting } : {}) });
   if (plan.checksums.current !== saved.checksums.current) {
     throw new StalePlanError(
       "the platform changed since this plan was saved (someone edited a store); run `carte plan --out FILE` again and review it",

@@ -7,62 +7,105 @@ import { ExitCode, UsageError } from "../errors.js";
 import { readPlanFile, writePlanFile } from "../plan/file.js";
 import { isEmptyPlan } from "../plan/plan.js";
 import type { Plan } from "../plan/types.js";
+import type { ApplyEvent } from "../apply/execute.js";
+import type { KindName } from "../kinds/types.js";
 import { renderJson } from "../render/json.js";
+import { renderMarkdown } from "../render/markdown.js";
 import { renderText } from "../render/text.js";
 import { openSession } from "../session.js";
-import { applyPlan, checkSavedPlan, planProject, type ApplyReport } from "../workflow.js";
+import { applyPlan, checkSavedPlan, enforceSafety, planProject, type ApplyReport } from "../workflow.js";
 import { useColor, type CliIo } from "./io.js";
+import { createProgress, progressMode, type Progress } from "./progress.js";
+
+/** Options shared by `carte plan` and `carte apply`. */
+export interface RunCommand {
+  config: string;
+  color: boolean | undefined;
+  quiet: boolean;
+  parallelism: number;
+  stores: string[];
+  kinds: KindName[];
+  targets: string[];
+  /** `--force --reason`: apply a plan that trips safety guards, recording why. */
+  force: { reason: string } | undefined;
+}
 
 /** Options of `carte plan`. */
-export interface PlanCommand {
-  config: string;
-  json: boolean;
+export interface PlanCommand extends RunCommand {
+  format: "text" | "json" | "markdown";
   out: string | undefined;
   detailedExitcode: boolean;
-  color: boolean | undefined;
+}
+
+function runOptions(opts: RunCommand, progress: Progress) {
+  return {
+    parallelism: opts.parallelism,
+    targeting: { stores: opts.stores, kinds: opts.kinds, targets: opts.targets },
+    onStoreRead: (_key: string, done: number, total: number) => progress.storeRead(done, total),
+    onEvent: (e: ApplyEvent) => progress.apply(e),
+  };
+}
+
+function render(plan: Plan, format: PlanCommand["format"], color: boolean): string {
+  if (format === "json") return renderJson(plan);
+  if (format === "markdown") return renderMarkdown(plan);
+  return renderText(plan, { color });
 }
 
 /** `carte plan`. */
 export async function runPlan(opts: PlanCommand, io: CliIo): Promise<number> {
   const project = await loadProject(opts.config);
+  const progress = createProgress(io, progressMode(io, { quiet: opts.quiet, json: opts.format !== "text" }));
   const session = await openSession(project, { env: io.env });
   try {
-    const { plan } = await planProject(project, session);
-    io.out(opts.json ? renderJson(plan) : renderText(plan, { color: useColor(opts.color, io) }));
+    const { plan } = await planProject(project, session, runOptions(opts, progress));
+    progress.stop();
+    let refusal: unknown;
+    try {
+      enforceSafety(plan, opts.force);
+    } catch (err) {
+      refusal = err;
+    }
+    io.out(render(plan, opts.format, useColor(opts.color, io)));
+    if (refusal) throw refusal;
     if (opts.out) {
       await writePlanFile(opts.out, plan);
-      io.err(`Saved the plan to ${opts.out}. Apply it with: carte apply ${opts.out}\n`);
+      if (!opts.quiet) io.err(`Saved the plan to ${opts.out}. Apply it with: carte apply ${opts.out}\n`);
     }
     if (opts.detailedExitcode && !isEmptyPlan(plan)) return ExitCode.changes;
     return ExitCode.ok;
   } finally {
+    progress.stop();
     await session.close();
   }
 }
 
 /** Options of `carte apply`. */
-export interface ApplyCommand {
-  config: string;
+export interface ApplyCommand extends RunCommand {
   planFile: string | undefined;
   autoApprove: boolean;
   json: boolean;
-  color: boolean | undefined;
 }
 
 /** `carte apply`. */
 export async function runApply(opts: ApplyCommand, io: CliIo): Promise<number> {
   const project = await loadProject(opts.config);
   const color = useColor(opts.color, io);
+  const progress = createProgress(io, progressMode(io, { quiet: opts.quiet, json: opts.json }));
   const session = await openSession(project, { env: io.env });
   try {
+    const run = runOptions(opts, progress);
     let plan: Plan;
     if (opts.planFile) {
       plan = await readPlanFile(opts.planFile);
-      await checkSavedPlan(plan, project, session);
+      await checkSavedPlan(plan, project, session, run);
       if (!opts.json) io.out(renderText(plan, { color }));
+      enforceSafety(plan, opts.force);
     } else {
-      plan = (await planProject(project, session)).plan;
+      plan = (await planProject(project, session, run)).plan;
+      progress.stop();
       if (!opts.json) io.out(renderText(plan, { color }));
+      enforceSafety(plan, opts.force);
       if (!isEmptyPlan(plan) && !opts.autoApprove) {
         if (!io.stdinIsTTY || !io.prompt) {
           throw new UsageError(
@@ -78,28 +121,20 @@ export async function runApply(opts: ApplyCommand, io: CliIo): Promise<number> {
     }
     if (isEmptyPlan(plan)) {
       if (opts.json)
-        io.out(JSON.stringify({ plan: plan.summary, operations: [], pending: [] }, null, 2) + "\n");
+        io.out(JSON.stringify({ summary: plan.summary, operations: [], pending: [] }, null, 2) + "\n");
       return ExitCode.ok;
     }
     const started = Date.now();
-    const report = await applyPlan(plan, session, {
-      onEvent: (e) => {
-        if (e.type === "operation" && !opts.json) {
-          const r = e.result;
-          const mark = r.status === "ok" ? "ok" : r.status;
-          io.err(
-            `[${e.done}/${e.total}] ${r.method} ${r.path} ${mark}${r.message ? `: ${r.message}` : ""}\n`,
-          );
-        }
-      },
-    });
+    const report = await applyPlan(plan, session, run);
+    progress.stop();
     if (opts.json) {
-      io.out(JSON.stringify({ plan: plan.summary, ...report }, null, 2) + "\n");
+      io.out(JSON.stringify({ summary: plan.summary, safety: plan.safety, ...report }, null, 2) + "\n");
     } else {
       io.out(renderReport(plan, report, Date.now() - started));
     }
     return report.failed > 0 || report.skipped > 0 ? ExitCode.error : ExitCode.ok;
   } finally {
+    progress.stop();
     await session.close();
   }
 }
@@ -118,8 +153,13 @@ function renderReport(plan: Plan, report: ApplyReport, ms: number): string {
     for (const o of report.operations.filter((x) => x.status !== "ok")) {
       lines.push(`  ${o.status}: ${o.method} ${o.path}${o.message ? `: ${o.message}` : ""}`);
     }
+    if (report.pending.length > 0) {
+      lines.push(`  not yet shown by the platform: ${report.pending.join(", ")}`);
+    }
     lines.push("Run `carte apply` again once the cause is fixed: it applies only what is left.");
   }
+  if (plan.safety.override)
+    lines.push(`Safety guards were overridden, reason: ${plan.safety.override.reason}`);
   return lines.join("\n") + "\n";
 }
 

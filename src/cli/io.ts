@@ -20,6 +20,8 @@ export interface CliIo {
   stderrIsTTY: boolean;
   stdinIsTTY: boolean;
   columns?: number | undefined;
+  /** The standard error stream itself, for progress bars on a terminal. */
+  errStream?: NodeJS.WriteStream;
   env: NodeJS.ProcessEnv;
   /** Asks a question on the terminal and returns the answer. */
   prompt?(question: string): Promise<string>;

@@ -9,9 +9,9 @@
 import { realpathSync } from "node:fs";
 import { createInterface } from "node:readline/promises";
 import { fileURLToPath } from "node:url";
-import yargs from "yargs";
+import yargs, { type Argv } from "yargs";
 import { hideBin } from "yargs/helpers";
-import { runApply, runEmulator, runPlan, runValidate } from "./commands.js";
+import { runApply, runEmulator, runPlan, runValidate, type RunCommand } from "./commands.js";
 import { UsageError } from "../errors.js";
 import { reportError, type CliIo } from "./io.js";
 
@@ -23,6 +23,69 @@ const EPILOGUE = `Exit codes:
 
 Credentials come from CARTE_CLIENT_ID and CARTE_CLIENT_SECRET. Without a platform address in
 carte.yaml, carte runs against its embedded emulator.`;
+
+const KINDS = ["item", "modifier_group", "category", "menu", "availability"] as const;
+
+/** The flags `plan` and `apply` share: targeting, guards, concurrency, output. */
+function runFlags<T>(y: Argv<T>) {
+  return y
+    .option("store", {
+      type: "string",
+      array: true,
+      default: [] as string[],
+      describe: "Only these stores (integration ids; * and ? allowed)",
+    })
+    .option("kind", {
+      choices: KINDS,
+      array: true,
+      default: [] as (typeof KINDS)[number][],
+      describe: "Only these resource kinds",
+    })
+    .option("target", {
+      type: "string",
+      array: true,
+      default: [] as string[],
+      describe: "Only these addresses, e.g. 'store[bog-*].item[COMBO-*]' (what they depend on is included)",
+    })
+    .option("force", { type: "boolean", default: false, describe: "Go past safety guards (needs --reason)" })
+    .option("reason", {
+      type: "string",
+      describe: "Why the guards are overridden; recorded in the plan and the output",
+    })
+    .option("parallelism", { type: "number", default: 8, describe: "Stores read and calls made at once" })
+    .option("quiet", { alias: "q", type: "boolean", default: false, describe: "No progress output" })
+    .check((a) => {
+      if (a.force && !(typeof a.reason === "string" && a.reason.trim()))
+        throw new Error('--force needs --reason "why"');
+      if (!(Number.isInteger(a.parallelism) && a.parallelism >= 1 && a.parallelism <= 64)) {
+        throw new Error("--parallelism must be a whole number from 1 to 64");
+      }
+      return true;
+    });
+}
+
+function runCommand(a: {
+  config: string;
+  color: boolean | undefined;
+  quiet: boolean;
+  parallelism: number;
+  store: string[];
+  kind: (typeof KINDS)[number][];
+  target: string[];
+  force: boolean;
+  reason: string | undefined;
+}): RunCommand {
+  return {
+    config: a.config,
+    color: a.color,
+    quiet: a.quiet,
+    parallelism: a.parallelism,
+    stores: a.store,
+    kinds: a.kind,
+    targets: a.target,
+    force: a.force && a.reason ? { reason: a.reason } : undefined,
+  };
+}
 
 /** Runs the CLI with the given arguments and returns the exit code. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
@@ -43,8 +106,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       "plan",
       "Show the changes that would make the platform match the files",
       (y) =>
-        y
-          .option("json", { type: "boolean", default: false, describe: "Print the plan as JSON" })
+        runFlags(y)
+          .option("format", {
+            choices: ["text", "json", "markdown"] as const,
+            default: "text" as const,
+            describe: "text for people, json for machines (docs/plan-format.md), markdown for pull requests",
+          })
+          .option("json", { type: "boolean", default: false, describe: "Same as --format json" })
           .option("out", { type: "string", describe: "Save the plan to FILE for `carte apply FILE`" })
           .option("detailed-exitcode", {
             type: "boolean",
@@ -54,11 +122,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       async (args) => {
         code = await runPlan(
           {
-            config: args.config,
-            json: args.json,
+            ...runCommand(args),
+            format: args.json ? "json" : args.format,
             out: args.out,
             detailedExitcode: args["detailed-exitcode"],
-            color: args.color,
           },
           io,
         );
@@ -68,7 +135,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       "apply [planfile]",
       "Make the changes (from a fresh plan, or from a saved plan file)",
       (y) =>
-        y
+        runFlags(y)
           .positional("planfile", { type: "string", describe: "A plan saved with `carte plan --out`" })
           .option("auto-approve", {
             type: "boolean",
@@ -79,11 +146,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       async (args) => {
         code = await runApply(
           {
-            config: args.config,
+            ...runCommand(args),
             planFile: args.planfile,
             autoApprove: args["auto-approve"],
             json: args.json,
-            color: args.color,
           },
           io,
         );
@@ -164,6 +230,7 @@ if (isMain()) {
     stderrIsTTY: Boolean(process.stderr.isTTY),
     stdinIsTTY: Boolean(process.stdin.isTTY),
     columns: process.stdout.columns,
+    errStream: process.stderr,
     env: process.env,
     prompt: async (question) => {
       const rl = createInterface({ input: process.stdin, output: process.stderr });

@@ -4,6 +4,7 @@
  * every file is collected before anything is thrown.
  */
 
+import { DEFAULT_SAFETY, type SafetyPolicy } from "../plan/safety.js";
 import { readFile } from "node:fs/promises";
 import { dirname, relative, resolve } from "node:path";
 import { ConfigError, InternalError } from "../errors.js";
@@ -36,6 +37,8 @@ export interface LoadedProject {
   platform: { baseUrl: string } | undefined;
   /** Options of the embedded emulator; `applyDelayMs` defaults to {@link DEFAULT_APPLY_DELAY_MS}. */
   emulator: { applyDelayMs: number };
+  /** Settings of the safety guards (carte.yaml `safety:`), defaults filled. */
+  safety: SafetyPolicy;
   /** The desired state of every store, keyed by integration id, in the order of the store files. */
   desired: DesiredState;
   /** Every file read (carte.yaml, then catalogs, then stores), relative to the working directory. */
@@ -179,6 +182,12 @@ export async function loadProject(configPath: string): Promise<LoadedProject> {
     root,
     platform: config.platform ? { baseUrl: config.platform.base_url.replace(/\/+$/, "") } : undefined,
     emulator: { applyDelayMs: config.emulator?.apply_delay_ms ?? DEFAULT_APPLY_DELAY_MS },
+    safety: {
+      maxDeletePercent: config.safety?.max_delete_percent ?? DEFAULT_SAFETY.maxDeletePercent,
+      maxUpdatePercent: config.safety?.max_update_percent ?? DEFAULT_SAFETY.maxUpdatePercent,
+      minExisting: config.safety?.min_existing ?? DEFAULT_SAFETY.minExisting,
+      protected: config.safety?.protected ?? DEFAULT_SAFETY.protected,
+    },
     desired: resolveDesired(resolvable),
     files: [project, ...catalogFiles, ...storeFiles].map((f) => f.parsed.file),
   };

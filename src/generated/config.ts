@@ -56,6 +56,37 @@ export interface ProjectFile {
      */
     apply_delay_ms?: number;
   };
+  /**
+   * Safety guards.
+   *
+   * Limits that stop a plan from changing too much at once, for example after a typo that empties a catalog. A refused plan makes no change; carte plan and carte apply exit with code 3 and name the guard. Override once with --force --reason "why".
+   */
+  safety?: {
+    /**
+     * Most deletions, in percent.
+     *
+     * Refuse a plan that deletes more than this share of the resources a store has now. Default 30.
+     */
+    max_delete_percent?: number;
+    /**
+     * Most updates, in percent.
+     *
+     * Refuse a plan that changes more than this share of the resources a store has now. Default 30.
+     */
+    max_update_percent?: number;
+    /**
+     * Smallest store the percentages apply to.
+     *
+     * The two percentages apply only to stores that have at least this many resources now (a new or tiny store may change completely). Default 10.
+     */
+    min_existing?: number;
+    /**
+     * Protected resources.
+     *
+     * Addresses of resources that carte must never delete, with * as a wildcard, for example store[*].category[COMBOS] or store[bog-centro].
+     */
+    protected?: string[];
+  };
 }
 
 // ---- schemas/config/catalog.schema.json ----

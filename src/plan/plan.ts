@@ -9,12 +9,18 @@ import { address, jsonEqual } from "../kinds/util.js";
 import { emptyStore, type CurrentState, type DesiredState, type StoreIds } from "../model.js";
 import { batchWrites, type PlacedWrite } from "./batch.js";
 import { checksum } from "./checksum.js";
+import { DEFAULT_SAFETY, evaluateSafety, type SafetyPolicy } from "./safety.js";
+import { isTargeted, selectChanges, type Targeting } from "./target.js";
 import { PLAN_FORMAT_VERSION, type Plan, type ResourceChange } from "./types.js";
 
 /** Options of {@link buildPlan}. */
 export interface PlanOptions {
   /** Resource kinds to plan; default every registered kind. */
   kinds?: readonly ResourceKind<unknown>[];
+  /** Limit the plan to some stores, kinds or addresses (plus what they cannot go without). */
+  targeting?: Targeting;
+  /** Settings of the safety guards; default {@link DEFAULT_SAFETY}. */
+  safety?: SafetyPolicy;
 }
 
 /** Attribute-level differences between two versions of a resource (top-level attributes). */
@@ -44,8 +50,8 @@ const noIds: StoreIds = { items: {}, categories: {}, menus: {} };
  */
 export function buildPlan(desired: DesiredState, current: CurrentState, options: PlanOptions = {}): Plan {
   const kinds = options.kinds ?? registry;
-  const changes: ResourceChange[] = [];
-  const writes: PlacedWrite[] = [];
+  let changes: ResourceChange[] = [];
+  const writesOf = new Map<ResourceChange, PlacedWrite[]>();
   const storeKeys = Object.keys(desired.stores).sort();
 
   for (const storeKey of storeKeys) {
@@ -78,7 +84,7 @@ export function buildPlan(desired: DesiredState, current: CurrentState, options:
               ? (kind.diff?.(before, after) ?? diffAttributes(before, after))
               : [];
         const addr = address(storeKey, kind.segment((after ?? before)!), key);
-        changes.push({
+        const change: ResourceChange = {
           address: addr,
           store: storeKey,
           kind: kind.segment((after ?? before)!),
@@ -87,24 +93,27 @@ export function buildPlan(desired: DesiredState, current: CurrentState, options:
           before: before ?? null,
           after: after ?? null,
           diff,
-        });
-        for (const w of kind.writes(action, key, before, after, ctx)) {
-          writes.push({
+        };
+        changes.push(change);
+        writesOf.set(
+          change,
+          kind.writes(action, key, before, after, ctx).map((w) => ({
             store: storeKey,
             storeId: want.store.storeId,
             endpoint: w.endpoint,
             element: w.element,
             address: addr,
-          });
-        }
+          })),
+        );
       }
     }
   }
 
-  const operations = batchWrites(writes);
+  if (isTargeted(options.targeting)) changes = selectChanges(changes, options.targeting);
+  const operations = batchWrites(changes.flatMap((c) => writesOf.get(c) ?? []));
   const count = (a: ChangeAction) => changes.filter((c) => c.action === a).length;
   const scopeCurrent = Object.fromEntries(storeKeys.map((k) => [k, current.stores[k] ?? null]));
-  return {
+  const plan: Plan = {
     formatVersion: PLAN_FORMAT_VERSION,
     stores: storeKeys.map((k) => {
       const s = desired.stores[k]!.store;
@@ -120,7 +129,11 @@ export function buildPlan(desired: DesiredState, current: CurrentState, options:
       stores: new Set(changes.map((c) => c.store)).size,
     },
     checksums: { current: checksum(scopeCurrent), desired: checksum(desired) },
+    ...(isTargeted(options.targeting) ? { targeting: options.targeting } : {}),
+    safety: { ok: true, violations: [] },
   };
+  plan.safety = evaluateSafety(plan, current, options.safety ?? DEFAULT_SAFETY);
+  return plan;
 }
 
 /** Whether a plan changes nothing. */

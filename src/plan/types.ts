@@ -5,6 +5,8 @@
 
 import type { AttributeDiff, ChangeAction, KindName } from "../kinds/types.js";
 import type { EndpointName } from "./endpoints.js";
+import type { SafetyVerdict } from "./safety.js";
+import type { Targeting } from "./target.js";
 
 /** Version of the plan format. Bumped on any incompatible change. */
 export const PLAN_FORMAT_VERSION = 1;
@@ -75,4 +77,8 @@ export interface Plan {
   summary: PlanSummary;
   /** Checksums of the current state read from the platform and of the desired state, for stale-plan checks. */
   checksums: { current: string; desired: string };
+  /** Present when the plan was limited with `--store`, `--kind` or `--target`. */
+  targeting?: Targeting;
+  /** The safety guards' verdict; a plan that is not `ok` is applied only with an override. */
+  safety: SafetyVerdict;
 }

@@ -5,33 +5,15 @@
  */
 
 import { Chalk } from "chalk";
-import type { Plan, ResourceChange } from "../plan/types.js";
+import type { Plan } from "../plan/types.js";
+import { changeLines, changesByStore, plural } from "./lines.js";
+
+export { formatValue } from "./lines.js";
 
 /** Options of {@link renderText}. */
 export interface TextOptions {
   /** Use ANSI colours. */
   color: boolean;
-}
-
-/** Formats one attribute value compactly: strings quoted, lists in brackets. */
-export function formatValue(v: unknown): string {
-  if (v === undefined) return "(none)";
-  if (typeof v === "string") return JSON.stringify(v);
-  if (Array.isArray(v)) return `[${v.map(formatValue).join(", ")}]`;
-  if (v && typeof v === "object") {
-    return `{ ${Object.entries(v as Record<string, unknown>)
-      .map(([k, x]) => `${k}: ${formatValue(x)}`)
-      .join(", ")} }`;
-  }
-  return String(v);
-}
-
-function isBlank(v: unknown): boolean {
-  return v === null || v === undefined || v === "" || (Array.isArray(v) && v.length === 0);
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
 /** The one-line summary, e.g. `Plan: 3 to create, 1 to update, 0 to delete in 2 stores; 4 API calls.` */
@@ -44,10 +26,35 @@ export function summaryLine(plan: Plan): string {
   );
 }
 
+/** Warnings that go with a plan: targeting, tripped guards and their override. */
+export function notes(plan: Plan): string[] {
+  const out: string[] = [];
+  if (plan.targeting) {
+    const t = plan.targeting;
+    const parts = [
+      ...t.stores.map((x) => `--store ${x}`),
+      ...t.kinds.map((x) => `--kind ${x}`),
+      ...t.targets.map((x) => `--target ${x}`),
+    ];
+    out.push(`Note: this plan is limited by ${parts.join(" ")}; other changes may be pending.`);
+  }
+  if (!plan.safety.ok) {
+    out.push(
+      plan.safety.override
+        ? `Safety guards overridden with --force, reason: ${plan.safety.override.reason}`
+        : "Safety guards refuse this plan:",
+    );
+    for (const v of plan.safety.violations) out.push(`  - ${v.guard}: ${v.message}`);
+  }
+  return out;
+}
+
 /** Renders a plan as text. */
 export function renderText(plan: Plan, options: TextOptions): string {
   const c = new Chalk({ level: options.color ? 1 : 0 });
-  if (plan.changes.length === 0) return c.green(summaryLine(plan)) + "\n";
+  if (plan.changes.length === 0) {
+    return [c.green(summaryLine(plan)), ...notes(plan).map((n) => c.yellow(n))].join("\n") + "\n";
+  }
 
   const sign = {
     create: c.green("+"),
@@ -55,28 +62,17 @@ export function renderText(plan: Plan, options: TextOptions): string {
     delete: c.red("-"),
   } as const;
   const lines: string[] = ["carte will perform the following actions:", ""];
-  const byStore = new Map<string, ResourceChange[]>();
-  for (const ch of plan.changes) {
-    const list = byStore.get(ch.store);
-    if (list) list.push(ch);
-    else byStore.set(ch.store, [ch]);
-  }
+  const byStore = changesByStore(plan.changes);
   for (const store of plan.stores) {
     const list = byStore.get(store.key);
     if (!list) continue;
     lines.push(c.bold(`store[${store.key}]`) + c.dim(`  ${store.name} (${store.storeId})`));
     for (const ch of list) {
-      lines.push(`  ${sign[ch.action]} ${ch.kind}[${ch.key}]`);
-      // On create, the address already says the SKU and the type; blank defaults are noise.
-      const shown =
-        ch.action === "create"
-          ? ch.diff.filter((d) => !isBlank(d.after) && d.attribute !== "sku" && d.attribute !== "type")
-          : ch.diff;
-      const width = Math.max(0, ...shown.map((d) => d.attribute.length)) + 1;
-      for (const d of shown) {
-        const label = `${d.attribute}:`.padEnd(width + 1);
-        if (ch.action === "create") lines.push(`      ${label}${formatValue(d.after)}`);
-        else lines.push(`      ${label}${c.red(formatValue(d.before))} → ${c.green(formatValue(d.after))}`);
+      const { head, attributes } = changeLines(ch);
+      lines.push(`  ${sign[ch.action]} ${head}`);
+      for (const a of attributes) {
+        if (a.before === undefined) lines.push(`      ${a.label}${a.after}`);
+        else lines.push(`      ${a.label}${c.red(a.before)} → ${c.green(a.after)}`);
       }
     }
     lines.push("");
@@ -92,5 +88,6 @@ export function renderText(plan: Plan, options: TextOptions): string {
     );
   });
   lines.push("", c.bold(summaryLine(plan)));
+  lines.push(...notes(plan).map((n) => c.yellow(n)));
   return lines.join("\n") + "\n";
 }

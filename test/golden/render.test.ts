@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildPlan } from "../../src/plan/plan.js";
 import { renderJson } from "../../src/render/json.js";
+import { GITHUB_COMMENT_LIMIT, renderMarkdown } from "../../src/render/markdown.js";
 import { renderText } from "../../src/render/text.js";
 import { current, desired, group, item, store } from "../helpers/builders.js";
 
@@ -69,5 +70,51 @@ describe("plan renderers", () => {
     expect(renderText(buildPlan(desired(s), current(s)), { color: false })).toBe(
       "No changes. The platform matches the configuration.\n",
     );
+  });
+});
+
+/** A chain of 120 stores each getting 60 new items: a plan far larger than one comment. */
+function hugePlan() {
+  const stores = Array.from({ length: 120 }, (_, i) =>
+    store(`store-${String(i).padStart(3, "0")}`, String(900_000 + i), (s) => {
+      for (let j = 0; j < 60; j++) {
+        const sku = `ITEM-${String(j).padStart(2, "0")}`;
+        s.items[sku] = item(sku, 1000 + j, { title: `Item number ${j}`, description: "A fine item" });
+      }
+    }),
+  );
+  return buildPlan(desired(...stores), { stores: {} });
+}
+
+describe("Markdown renderer", () => {
+  it("renders a summary, a table and one collapsible section per store", async () => {
+    await expect(renderMarkdown(samplePlan())).toMatchFileSnapshot("expected/plan.md");
+  });
+
+  it("keeps a plan larger than 65,536 characters under the comment limit, pointing at the full plan", async () => {
+    const plan = hugePlan();
+    expect(renderText(plan, { color: false }).length).toBeGreaterThan(GITHUB_COMMENT_LIMIT);
+    const md = renderMarkdown(plan, { fullPlanAt: "the job summary" });
+    expect(md.length).toBeLessThan(GITHUB_COMMENT_LIMIT);
+    expect(md.length).toBeGreaterThan(30_000); // it uses the room it has
+    expect(
+      md.startsWith("### carte plan\n\n**Plan: 7200 to create, 0 to update, 0 to delete in 120 stores"),
+    ).toBe(true);
+    expect(md).toMatch(
+      /_\d+ store sections not shown to keep this comment under 60,000 characters; the full plan is in the job summary\._/,
+    );
+    // Every section that is shown is complete.
+    expect(md.split("<details>").length).toBe(md.split("</details>").length);
+    await expect(md).toMatchFileSnapshot("expected/plan-huge.md");
+  });
+
+  it("escapes store names and never lets a value close the code fence", () => {
+    const s = store("x", "1", (st) => {
+      st.store.name = "<b>Tom & Jerry's</b>";
+      st.items = { A: item("A", 1, { title: "evil ``` fence" }) };
+    });
+    const md = renderMarkdown(buildPlan(desired(s), { stores: {} }));
+    expect(md).toContain("&lt;b&gt;Tom &amp; Jerry's&lt;/b&gt;");
+    expect(md.match(/```/g)).toHaveLength(2);
   });
 });

@@ -1,0 +1,174 @@
+/**
+ * Safety guards: checks on a finished plan that refuse it when it changes too much at once, the way
+ * octoDNS refuses plans above its update and delete thresholds. They judge the plan, not the command,
+ * so that `plan`, `apply` and the GitHub Action refuse the same plans. A refusal is overridden only
+ * with `--force` and a `--reason`, which the plan records.
+ *
+ * Guards:
+ * - `no_stores`: the configuration names no store (a bad `stores:` pattern, a deleted folder).
+ * - `max_delete_percent` / `max_update_percent`: a store would lose or change more than the share of
+ *   the resources it has now (only for stores with at least `min_existing` resources).
+ * - `empties_store`: every item of a store that has items would be deleted (an emptied catalog).
+ * - `empties_menu`: a menu would be left with no category, or only with empty categories.
+ * - `protected`: a resource matching a protected address pattern would be deleted.
+ */
+
+import type { MenuResource, CategoryResource, CurrentState } from "../model.js";
+import { matchAddress } from "./target.js";
+import type { Plan, ResourceChange } from "./types.js";
+
+/** The guards' settings (carte.yaml `safety:`). Percentages are 0–100. */
+export interface SafetyPolicy {
+  maxDeletePercent: number;
+  maxUpdatePercent: number;
+  minExisting: number;
+  protected: string[];
+}
+
+/** Defaults of {@link SafetyPolicy}, as documented in schemas/config/project.schema.json. */
+export const DEFAULT_SAFETY: SafetyPolicy = {
+  maxDeletePercent: 30,
+  maxUpdatePercent: 30,
+  minExisting: 10,
+  protected: [],
+};
+
+/** One tripped guard. */
+export interface SafetyViolation {
+  guard:
+    | "no_stores"
+    | "max_delete_percent"
+    | "max_update_percent"
+    | "empties_store"
+    | "empties_menu"
+    | "protected";
+  /** Store key, when the guard concerns one store. */
+  store?: string;
+  /** What tripped, with the numbers. */
+  message: string;
+}
+
+/** The guards' verdict, part of the plan. */
+export interface SafetyVerdict {
+  ok: boolean;
+  violations: SafetyViolation[];
+  /** Set when the user forced the plan through: who decided and why. */
+  override?: { reason: string };
+}
+
+function countResources(store: CurrentState["stores"][string]): number {
+  return (
+    Object.keys(store.items).length + Object.keys(store.categories).length + Object.keys(store.menus).length
+  );
+}
+
+function pct(n: number, of: number): string {
+  return `${Math.round((n / of) * 1000) / 10} %`;
+}
+
+/** Evaluates every guard on a plan and the current state it was computed from. Pure. */
+export function evaluateSafety(plan: Plan, current: CurrentState, policy: SafetyPolicy): SafetyVerdict {
+  const violations: SafetyViolation[] = [];
+  if (plan.stores.length === 0) {
+    violations.push({
+      guard: "no_stores",
+      message:
+        "the configuration names no store: check the stores: pattern in carte.yaml and that the store files exist",
+    });
+  }
+  const byStore = new Map<string, ResourceChange[]>();
+  for (const c of plan.changes) {
+    if (c.kind === "availability") continue;
+    const list = byStore.get(c.store);
+    if (list) list.push(c);
+    else byStore.set(c.store, [c]);
+  }
+  for (const [store, changes] of byStore) {
+    const have = current.stores[store];
+    if (!have) continue;
+    const existing = countResources(have);
+    const deletes = changes.filter((c) => c.action === "delete").length;
+    const updates = changes.filter((c) => c.action === "update").length;
+    if (existing >= policy.minExisting && existing > 0) {
+      if ((deletes / existing) * 100 > policy.maxDeletePercent) {
+        violations.push({
+          guard: "max_delete_percent",
+          store,
+          message: `store[${store}]: the plan deletes ${deletes} of ${existing} resources (${pct(deletes, existing)}), more than max_delete_percent ${policy.maxDeletePercent} %`,
+        });
+      }
+      if ((updates / existing) * 100 > policy.maxUpdatePercent) {
+        violations.push({
+          guard: "max_update_percent",
+          store,
+          message: `store[${store}]: the plan changes ${updates} of ${existing} resources (${pct(updates, existing)}), more than max_update_percent ${policy.maxUpdatePercent} %`,
+        });
+      }
+    }
+    const itemsNow = Object.keys(have.items).length;
+    const itemDeletes = changes.filter(
+      (c) => (c.kind === "item" || c.kind === "modifier_group") && c.action === "delete",
+    ).length;
+    const itemCreates = changes.filter(
+      (c) => (c.kind === "item" || c.kind === "modifier_group") && c.action === "create",
+    ).length;
+    if (itemsNow > 0 && itemDeletes === itemsNow && itemCreates === 0) {
+      violations.push({
+        guard: "empties_store",
+        store,
+        message: `store[${store}]: the plan deletes all ${itemsNow} items and modifier groups of the store (is its catalog empty?)`,
+      });
+    }
+    violations.push(...emptiedMenus(store, changes, have));
+    for (const c of changes) {
+      if (c.action === "delete" && policy.protected.some((p) => matchAddress(p, c.address))) {
+        violations.push({
+          guard: "protected",
+          store,
+          message: `${c.address} is protected (safety.protected in carte.yaml) and the plan deletes it`,
+        });
+      }
+    }
+  }
+  return { ok: violations.length === 0, violations };
+}
+
+function emptiedMenus(
+  store: string,
+  changes: ResourceChange[],
+  have: CurrentState["stores"][string],
+): SafetyViolation[] {
+  // Categories as they will be after the plan.
+  const categories = new Map<string, CategoryResource | null>(Object.entries(have.categories));
+  for (const c of changes)
+    if (c.kind === "category") categories.set(c.key, c.after as CategoryResource | null);
+  const out: SafetyViolation[] = [];
+  const menusAfter = new Map<string, MenuResource | null>(Object.entries(have.menus));
+  const touched = new Set<string>();
+  for (const c of changes) {
+    if (c.kind === "menu") {
+      menusAfter.set(c.key, c.after as MenuResource | null);
+      touched.add(c.key);
+    }
+  }
+  // A menu is emptied when a change leaves it, or a category it shows, without anything to sell.
+  const changedCategories = new Set(changes.filter((c) => c.kind === "category").map((c) => c.key));
+  for (const [key, menu] of menusAfter) {
+    if (!menu) continue;
+    const relevant = touched.has(key) || menu.categories.some((e) => changedCategories.has(e.sku));
+    if (!relevant) continue;
+    const before = have.menus[key];
+    const wasSelling = before?.categories.some(
+      (e) => e.active && (have.categories[e.sku]?.items.length ?? 0) > 0,
+    );
+    const sells = menu.categories.some((e) => e.active && (categories.get(e.sku)?.items.length ?? 0) > 0);
+    if (!sells && (wasSelling ?? true) && before !== undefined) {
+      out.push({
+        guard: "empties_menu",
+        store,
+        message: `store[${store}].menu[${key}]: after the plan the menu shows no active category with items`,
+      });
+    }
+  }
+  return out;
+}
