@@ -8,7 +8,7 @@ import path from "node:path";
 import type { LoadedProject } from "./config/index.js";
 import { startEmulator, type RunningEmulator } from "./emulator/index.js";
 import { ConfigError } from "./errors.js";
-import { PlatformClient } from "./platform/client.js";
+import { PlatformClient, type RetryInfo } from "./platform/client.js";
 
 /** Client id and secret used against the embedded emulator when the environment sets none. */
 export const EMBEDDED_CREDENTIALS = { clientId: "carte-local", clientSecret: "carte-local-secret" } as const;
@@ -39,6 +39,8 @@ export interface SessionOptions {
   env?: NodeJS.ProcessEnv;
   /** Per-request timeout of the client, in milliseconds. */
   timeoutMs?: number;
+  /** Called before each retry of a call (progress output). */
+  onRetry?: (info: RetryInfo) => void;
 }
 
 /**
@@ -65,6 +67,7 @@ export async function openSession(project: LoadedProject, options: SessionOption
       clientId: creds.clientId,
       clientSecret: creds.clientSecret,
       ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+      ...(options.onRetry ? { onRetry: options.onRetry } : {}),
     });
     return { client, emulator: undefined, stateFile: undefined, close: () => client.close() };
   }
@@ -91,7 +94,12 @@ export async function openSession(project: LoadedProject, options: SessionOption
       },
     ],
   });
-  const client = new PlatformClient({ baseUrl: emulator.url, clientId, clientSecret });
+  const client = new PlatformClient({
+    baseUrl: emulator.url,
+    clientId,
+    clientSecret,
+    ...(options.onRetry ? { onRetry: options.onRetry } : {}),
+  });
   return {
     client,
     emulator,

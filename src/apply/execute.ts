@@ -9,6 +9,7 @@ import pLimit from "p-limit";
 import { ApiError } from "../errors.js";
 import type { PlatformClient } from "../platform/client.js";
 import type { Operation, Plan } from "../plan/types.js";
+import type { StoreItemsToggle } from "../platform/wire.js";
 
 /** What happened to one operation. */
 export interface OperationResult {
@@ -65,6 +66,17 @@ async function runOne(
 ): Promise<{ op: Operation; result: OperationResult }> {
   const base = { id: op.id, method: op.method, path: op.path };
   const blocked = op.stores.filter((s) => failedStores.has(s));
+  if (blocked.length > 0 && op.endpoint === "availability.toggle" && blocked.length < op.stores.length) {
+    // A call for several stores goes on for the stores whose earlier calls succeeded.
+    const body = (op.body as StoreItemsToggle[]).filter((e) => !blocked.includes(e.store_integration_id));
+    const { result } = await runOne(
+      { ...op, body, stores: op.stores.filter((s) => !blocked.includes(s)) },
+      client,
+      failedStores,
+    );
+    const note = `entries of ${blocked.join(", ")} skipped: an earlier call for them failed`;
+    return { op, result: { ...result, message: result.message ? `${result.message}; ${note}` : note } };
+  }
   if (blocked.length > 0) {
     return {
       op,
@@ -78,7 +90,7 @@ async function runOne(
   }
   const started = performance.now();
   try {
-    await client.call(op.method, op.path, op.body);
+    await client.call(op.method, op.path, op.body, { idempotent: op.idempotent });
     return { op, result: { ...base, status: "ok", durationMs: Math.round(performance.now() - started) } };
   } catch (err) {
     const message = err instanceof ApiError ? err.message : err instanceof Error ? err.message : String(err);

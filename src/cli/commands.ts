@@ -2,7 +2,9 @@
 
 import path from "node:path";
 import { loadProject } from "../config/index.js";
+import { faultProblems } from "../emulator/faults.js";
 import { loadSeedFile, startEmulator } from "../emulator/index.js";
+import type { FaultOptions } from "../emulator/index.js";
 import { ExitCode, UsageError } from "../errors.js";
 import { readPlanFile, writePlanFile } from "../plan/file.js";
 import { isEmptyPlan } from "../plan/plan.js";
@@ -56,7 +58,7 @@ function render(plan: Plan, format: PlanCommand["format"], color: boolean): stri
 export async function runPlan(opts: PlanCommand, io: CliIo): Promise<number> {
   const project = await loadProject(opts.config);
   const progress = createProgress(io, progressMode(io, { quiet: opts.quiet, json: opts.format !== "text" }));
-  const session = await openSession(project, { env: io.env });
+  const session = await openSession(project, { env: io.env, onRetry: (r) => progress.retry(r) });
   try {
     const { plan } = await planProject(project, session, runOptions(opts, progress));
     progress.stop();
@@ -92,7 +94,7 @@ export async function runApply(opts: ApplyCommand, io: CliIo): Promise<number> {
   const project = await loadProject(opts.config);
   const color = useColor(opts.color, io);
   const progress = createProgress(io, progressMode(io, { quiet: opts.quiet, json: opts.json }));
-  const session = await openSession(project, { env: io.env });
+  const session = await openSession(project, { env: io.env, onRetry: (r) => progress.retry(r) });
   try {
     const run = runOptions(opts, progress);
     let plan: Plan;
@@ -184,10 +186,51 @@ export interface EmulatorCommand {
   state: string | undefined;
   applyDelayMs: number;
   verbose: boolean;
+  /** Added to every answer, ms (0: none). */
+  latencyMs: number;
+  /** Uniform extra delay in [0, jitterMs], ms. */
+  jitterMs: number;
+  /** Share (0..1) of calls answered 500/502/503 or dropped. */
+  faultRate: number;
+  /** Requests per second per client before 429 (0: unlimited). */
+  rateLimit: number;
+  /** Delay of slow answers, ms (0: none); with `slowRate` the share of slow calls. */
+  slowMs: number;
+  slowRate: number;
+  /** Seed of the fault decisions. */
+  faultSeed: number;
+}
+
+/** The fault settings of `carte emulator`'s flags; throws a {@link UsageError} on a bad value. */
+export function emulatorFaults(opts: EmulatorCommand): FaultOptions | undefined {
+  const numeric: [keyof EmulatorCommand, string][] = [
+    ["latencyMs", "--latency-ms"],
+    ["jitterMs", "--jitter-ms"],
+    ["faultRate", "--fault-rate"],
+    ["rateLimit", "--rate-limit"],
+    ["slowMs", "--slow-ms"],
+    ["slowRate", "--slow-rate"],
+    ["faultSeed", "--fault-seed"],
+  ];
+  for (const [k, flag] of numeric) {
+    if (Number.isNaN(opts[k])) throw new UsageError(`${flag} must be a number`);
+  }
+  const faults: FaultOptions = {
+    faultSeed: opts.faultSeed,
+    ...(opts.latencyMs ? { latencyMs: opts.latencyMs } : {}),
+    ...(opts.jitterMs ? { jitterMs: opts.jitterMs } : {}),
+    ...(opts.faultRate ? { faultRate: opts.faultRate } : {}),
+    ...(opts.rateLimit ? { rateLimit: opts.rateLimit } : {}),
+    ...(opts.slowMs ? { slowMs: opts.slowMs, slowRate: opts.slowRate } : {}),
+  };
+  const problems = faultProblems(faults);
+  if (problems.length > 0) throw new UsageError(`invalid fault option: ${problems.join("; ")}`);
+  return Object.keys(faults).length > 1 ? faults : undefined;
 }
 
 /** `carte emulator`: serves until SIGINT or SIGTERM. */
 export async function runEmulator(opts: EmulatorCommand, io: CliIo): Promise<number> {
+  const faults = emulatorFaults(opts);
   const seed = opts.seed ? await loadSeedFile(path.resolve(opts.seed)) : undefined;
   const emulator = await startEmulator({
     host: opts.host,
@@ -195,6 +238,7 @@ export async function runEmulator(opts: EmulatorCommand, io: CliIo): Promise<num
     ...(seed ? { seed } : {}),
     ...(opts.state ? { stateFile: path.resolve(opts.state) } : {}),
     applyDelayMs: opts.applyDelayMs,
+    ...(faults ? { faults } : {}),
     ...(opts.verbose ? { log: (line: string) => io.err(line + "\n") } : {}),
   });
   io.err(`carte emulator listening on ${emulator.url}\n`);

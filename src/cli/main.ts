@@ -177,7 +177,42 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
             default: 200,
             describe: "Delay before an accepted write becomes visible, in milliseconds",
           })
-          .option("verbose", { type: "boolean", default: false, describe: "Log one line per request" }),
+          .option("verbose", {
+            type: "boolean",
+            default: false,
+            describe: "Log one line per request and per webhook delivery",
+          })
+          .option("latency-ms", { type: "number", default: 0, describe: "Fault: delay every answer by N ms" })
+          .option("jitter-ms", {
+            type: "number",
+            default: 0,
+            describe: "Fault: add a random 0..N ms to the latency",
+          })
+          .option("fault-rate", {
+            type: "number",
+            default: 0,
+            describe: "Fault: share (0..1) of calls answered 500/502/503 or dropped",
+          })
+          .option("rate-limit", {
+            type: "number",
+            default: 0,
+            describe: "Fault: requests per second per client before 429 with Retry-After (0: unlimited)",
+          })
+          .option("slow-ms", {
+            type: "number",
+            default: 0,
+            describe: "Fault: answer after N ms (choose more than the client's timeout)",
+          })
+          .option("slow-rate", {
+            type: "number",
+            default: 1,
+            describe: "Fault: share (0..1) of slow answers",
+          })
+          .option("fault-seed", {
+            type: "number",
+            default: 1,
+            describe: "Seed of the fault decisions (reproducible)",
+          }),
       async (args) => {
         code = await runEmulator(
           {
@@ -187,6 +222,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
             state: args.state,
             applyDelayMs: args["apply-delay-ms"],
             verbose: args.verbose,
+            latencyMs: args["latency-ms"],
+            jitterMs: args["jitter-ms"],
+            faultRate: args["fault-rate"],
+            rateLimit: args["rate-limit"],
+            slowMs: args["slow-ms"],
+            slowRate: args["slow-rate"],
+            faultSeed: args["fault-seed"],
           },
           io,
         );

@@ -5,12 +5,15 @@
 
 import cliProgress from "cli-progress";
 import type { ApplyEvent } from "../apply/execute.js";
+import type { RetryInfo } from "../platform/client.js";
 import type { CliIo } from "./io.js";
 
 /** Receives progress of reads and calls. */
 export interface Progress {
   storeRead(done: number, total: number): void;
   apply(event: ApplyEvent): void;
+  /** A call is about to be repeated. */
+  retry(info: RetryInfo): void;
   /** Ends any bar on screen. */
   stop(): void;
 }
@@ -27,7 +30,9 @@ export function progressMode(io: CliIo, opts: { quiet: boolean; json: boolean })
 
 /** Creates the progress reporter for a mode. */
 export function createProgress(io: CliIo, mode: ProgressMode): Progress {
-  if (mode === "none") return { storeRead() {}, apply() {}, stop() {} };
+  if (mode === "none") return { storeRead() {}, apply() {}, retry() {}, stop() {} };
+  const retryLine = (r: RetryInfo) =>
+    `retrying ${r.method} ${r.path} (attempt ${r.attempt + 1}) in ${r.delayMs} ms after ${r.reason}\n`;
   if (mode === "lines") {
     let lastReadLine = 0;
     return {
@@ -45,6 +50,9 @@ export function createProgress(io: CliIo, mode: ProgressMode): Progress {
         io.err(
           `[${e.done}/${e.total}] ${r.method} ${r.path} ${r.status}${r.message ? `: ${r.message}` : ""}\n`,
         );
+      },
+      retry(r) {
+        io.err(retryLine(r));
       },
       stop() {},
     };
@@ -82,6 +90,9 @@ export function createProgress(io: CliIo, mode: ProgressMode): Progress {
           bar = undefined;
         }
       }
+    },
+    retry() {
+      // The bar's ETA absorbs the delay; retries are listed only in plain-line mode.
     },
     stop() {
       bar?.stop();

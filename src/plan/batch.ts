@@ -53,6 +53,7 @@ export function batchWrites(writes: PlacedWrite[]): Operation[] {
         method: spec.method,
         path: spec.path(first.storeId),
         body: spec.body(part.map((w) => w.element)),
+        idempotent: spec.idempotent(part.map((w) => w.element)),
         addresses: part.map((w) => w.address),
       });
     });
@@ -96,6 +97,7 @@ function packToggles(writes: PlacedWrite[]): Operation[] {
     method: spec.method,
     path: spec.path(""),
     body: c.body,
+    idempotent: true,
     addresses: c.addresses,
   }));
 }

@@ -35,10 +35,17 @@ export interface EndpointSpec {
   body(elements: unknown[]): unknown;
   /** Most elements in one call; more are split across calls. */
   maxElements: number;
+  /**
+   * Whether repeating the call cannot change the outcome, so that a lost answer may be retried:
+   * upserts by SKU, deletes by id and availability toggles are; a menu upsert is only when every menu
+   * carries its id (a menu without id is created anew by each call).
+   */
+  idempotent(elements: unknown[]): boolean;
 }
 
 const menuPath = (rest: string) => (storeId: string) => `${Paths.menu}/${storeId}${rest}`;
 const asArray = (elements: unknown[]) => elements;
+const always = () => true;
 
 /** The endpoints, by name. */
 export const Endpoints: Record<EndpointName, EndpointSpec> = {
@@ -50,6 +57,7 @@ export const Endpoints: Record<EndpointName, EndpointSpec> = {
     path: menuPath("/items"),
     body: asArray,
     maxElements: Infinity,
+    idempotent: always,
   },
   "categories.upsert": {
     name: "categories.upsert",
@@ -59,6 +67,7 @@ export const Endpoints: Record<EndpointName, EndpointSpec> = {
     path: menuPath("/categories"),
     body: asArray,
     maxElements: Infinity,
+    idempotent: always,
   },
   "menus.upsert": {
     name: "menus.upsert",
@@ -68,6 +77,7 @@ export const Endpoints: Record<EndpointName, EndpointSpec> = {
     path: menuPath("/menu"),
     body: asArray,
     maxElements: Infinity,
+    idempotent: (elements) => elements.every((m) => typeof (m as { id?: unknown }).id === "number"),
   },
   "menus.delete": {
     name: "menus.delete",
@@ -77,6 +87,7 @@ export const Endpoints: Record<EndpointName, EndpointSpec> = {
     path: menuPath("/menu"),
     body: asArray,
     maxElements: Infinity,
+    idempotent: always,
   },
   "categories.delete": {
     name: "categories.delete",
@@ -86,6 +97,7 @@ export const Endpoints: Record<EndpointName, EndpointSpec> = {
     path: menuPath("/categories"),
     body: (ids) => ({ ids }),
     maxElements: Infinity,
+    idempotent: always,
   },
   "items.delete": {
     name: "items.delete",
@@ -95,6 +107,7 @@ export const Endpoints: Record<EndpointName, EndpointSpec> = {
     path: menuPath("/items"),
     body: asArray,
     maxElements: Infinity,
+    idempotent: always,
   },
   "availability.toggle": {
     name: "availability.toggle",
@@ -105,5 +118,6 @@ export const Endpoints: Record<EndpointName, EndpointSpec> = {
     // Built by the batcher, which packs toggles of several stores into calls (see batch.ts).
     body: asArray,
     maxElements: Limits.availabilityItemsPerCall,
+    idempotent: always,
   },
 };

@@ -43,6 +43,8 @@ export interface Operation {
   /** Path relative to the platform's base address. */
   path: string;
   body: unknown;
+  /** Whether the call may be repeated safely after a lost answer (see src/plan/endpoints.ts). */
+  idempotent: boolean;
   /** Addresses of the resources this call changes. */
   addresses: string[];
 }
