@@ -242,6 +242,7 @@ export async function runEmulator(opts: EmulatorCommand, io: CliIo): Promise<num
     ...(opts.verbose ? { log: (line: string) => io.err(line + "\n") } : {}),
   });
   io.err(`carte emulator listening on ${emulator.url}\n`);
+  if (faults) io.err(`injecting faults: ${JSON.stringify(faults)}\n`);
   await (io.untilSignal ? io.untilSignal() : new Promise<void>(() => {}));
   await emulator.close();
   io.err("carte emulator stopped\n");

@@ -15,11 +15,21 @@ import { parse as parseYaml } from "yaml";
 
 import { ConfigError } from "../errors.js";
 import type { ConfigProblem } from "../errors.js";
+import { attachEvents } from "./events.js";
+import type { DeliveryRecord } from "./events.js";
+import { FaultInjector } from "./faults.js";
+import type { FaultOptions } from "./faults.js";
+import { financeOf, financeSeedProblems } from "./finance.js";
+import type { FinanceSeed } from "./finance.js";
 import { createEmulatorServer } from "./server.js";
 import type { RecordedRequest } from "./server.js";
+import { registerUtilsPart } from "./schedules.js";
 import { EmulatorState, storeKey } from "./state.js";
 
 export type { RecordedRequest } from "./server.js";
+export type { DeliveryRecord } from "./events.js";
+export type { FaultKind, FaultOptions, FaultRule, RouteFaultRule } from "./faults.js";
+export type { FinanceDiscrepancy, FinanceSeed } from "./finance.js";
 export { RuleType } from "./menu.js";
 
 /** A store to create: platform id (uint64, number or decimal string), integration id, name. */
@@ -27,6 +37,11 @@ export interface SeedStore {
   id: string | number;
   integration_id: string;
   name: string;
+  /**
+   * Id of the parent (super) store when this is a child store (spec §2.5): utils corridor reads of the
+   * child answer the parent's corridors. Must be another store of the same client.
+   */
+  parent?: string | number;
 }
 
 /** A client (credential set) and the stores it owns (platform notes, "Authentication"). */
@@ -39,6 +54,8 @@ export interface SeedClient {
 /** Clients and stores the emulator knows. Catalogs start empty. */
 export interface Seed {
   clients: SeedClient[];
+  /** How finance data is generated (finance.ts); defaults: 12 weekly payments before 2025-03-30. */
+  finance?: FinanceSeed;
 }
 
 export interface EmulatorOptions {
@@ -58,6 +75,10 @@ export interface EmulatorOptions {
   tokenTtlSeconds?: number;
   /** When given: one line per request (`method path status ms`) and internal errors. */
   log?: (line: string) => void;
+  /** Injected faults (faults.ts): latency, 5xx, dropped connections, 429, slow answers. Default none. */
+  faults?: FaultOptions;
+  /** Timeout of one webhook delivery; default 2000 ms (events.ts). */
+  webhookTimeoutMs?: number;
 }
 
 export interface RunningEmulator {
@@ -71,6 +92,15 @@ export interface RunningEmulator {
   idle(): Promise<void>;
   /** Empties {@link RunningEmulator.requests} (same array). */
   clearRequests(): void;
+  /** Replaces the fault settings (reseeding the decisions); `undefined` or `{}`: no faults. */
+  setFaults(faults: FaultOptions | undefined): void;
+  /** Webhook deliveries made, oldest first (the last 1000). */
+  deliveries: DeliveryRecord[];
+  /**
+   * Sends an event now to the store's ENABLE webhook (e.g. PING), or a client-level event to a client's
+   * webhook; `payload` replaces the default one. Resolves once the deliveries finished.
+   */
+  trigger(event: string, storeId: string | number, payload?: unknown): Promise<DeliveryRecord[]>;
   /** Stops the server; pending writes are applied and state persisted first. */
   close(): Promise<void>;
 }
@@ -111,8 +141,18 @@ function checkSeed(value: unknown, file: string): Seed {
         problem(`${sat}/integration_id`, `integration id ${s.integration_id} is used twice in this client`);
       } else integrationIds.add(s.integration_id);
       if (typeof s.name !== "string") problem(`${sat}/name`, "must be a string");
+      if (s.parent !== undefined && s.parent !== null) {
+        const p =
+          typeof s.parent === "string" || typeof s.parent === "number" ? storeKey(s.parent) : undefined;
+        if (p === undefined || p === "0")
+          problem(`${sat}/parent`, "must be a positive integer (number or string)");
+        else if (p === key) problem(`${sat}/parent`, "a store cannot be its own parent");
+      }
     });
   });
+  if (value.finance !== undefined) {
+    for (const p of financeSeedProblems(value.finance, "/finance")) problem(p.pointer, p.message);
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return value as unknown as Seed;
 }
@@ -137,11 +177,18 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     stateFile: opts.stateFile,
     log: opts.log,
   });
+  const events = attachEvents(state, { timeoutMs: opts.webhookTimeoutMs, log: opts.log });
   await state.load();
-  if (opts.seed) state.provision(checkSeed(opts.seed, "<seed>").clients);
+  registerUtilsPart(state);
+  if (opts.seed) {
+    const seed = checkSeed(opts.seed, "<seed>");
+    state.provision(seed.clients);
+    financeOf(state).configure(seed.finance);
+  }
+  const faults = new FaultInjector(opts.faults);
 
   const requests: RecordedRequest[] = [];
-  const server = createEmulatorServer({ state, requests, log: opts.log });
+  const server = createEmulatorServer({ state, requests, log: opts.log, faults });
   const host = opts.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -157,7 +204,14 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   return {
     url: `http://${hostInUrl}:${port}`,
     requests,
-    provision: (seed) => state.provision(checkSeed(seed, "<seed>").clients),
+    provision: (seed) => {
+      const checked = checkSeed(seed, "<seed>");
+      state.provision(checked.clients);
+      if (checked.finance !== undefined) financeOf(state).configure(checked.finance);
+    },
+    setFaults: (f) => faults.set(f),
+    deliveries: events.deliveries,
+    trigger: (event, storeId, payload) => events.trigger(event, { storeId }, payload),
     idle: () => state.idle(),
     clearRequests: () => {
       requests.length = 0;
@@ -167,6 +221,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         await state.drain();
+        await events.close();
         server.closeAllConnections();
         await stopped;
       })();

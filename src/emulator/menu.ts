@@ -871,17 +871,21 @@ function postStoreMenu(ctx: RouteContext): Reply {
     now,
   );
 
-  ctx.state.accept(store, (cat) => {
-    const next = catalogFrom(
-      items.map((r) => {
-        const prev = cat.items.get(r.id);
-        return prev ? { ...r, available: prev.available } : r;
-      }),
-      cats,
-      menus,
-    );
-    Object.assign(cat, next);
-  });
+  ctx.state.accept(
+    store,
+    (cat) => {
+      const next = catalogFrom(
+        items.map((r) => {
+          const prev = cat.items.get(r.id);
+          return prev ? { ...r, available: prev.available } : r;
+        }),
+        cats,
+        menus,
+      );
+      Object.assign(cat, next);
+    },
+    "store-menu",
+  );
   return accepted();
 }
 
@@ -920,9 +924,13 @@ function postMenus(ctx: RouteContext): Reply {
     `in store ${store.key}`,
     new Date().toISOString(),
   );
-  ctx.state.accept(store, (c) => {
-    for (const r of recs) c.menus.set(r.id, r);
-  });
+  ctx.state.accept(
+    store,
+    (c) => {
+      for (const r of recs) c.menus.set(r.id, r);
+    },
+    "menu",
+  );
   return accepted();
 }
 
@@ -968,9 +976,13 @@ function postCategories(ctx: RouteContext): Reply {
     `in store ${store.key}`,
     new Date().toISOString(),
   );
-  ctx.state.accept(store, (c) => {
-    for (const r of recs) putCategory(c, r);
-  });
+  ctx.state.accept(
+    store,
+    (c) => {
+      for (const r of recs) putCategory(c, r);
+    },
+    "categories",
+  );
   return accepted();
 }
 
@@ -1025,9 +1037,13 @@ function postItems(ctx: RouteContext): Reply {
   const store = storeOf(ctx);
   const parsed = parseArray(ctx.body, "items", parseItem);
   const recs = buildItems(ctx, store, parsed, "upsert", new Date().toISOString());
-  ctx.state.accept(store, (c) => {
-    for (const r of recs) putItem(c, r);
-  });
+  ctx.state.accept(
+    store,
+    (c) => {
+      for (const r of recs) putItem(c, r);
+    },
+    "items",
+  );
   return accepted();
 }
 

@@ -1,6 +1,6 @@
 /**
  * HTTP layer of the emulator on plain node:http: body reading, routing, token login and token checks,
- * request recording, and the test control endpoints under `/__emulator/`.
+ * request recording, fault injection (faults.ts) and dispatch of the control endpoints (control.ts).
  */
 
 import { createServer } from "node:http";
@@ -10,10 +10,18 @@ import { performance } from "node:perf_hooks";
 import { Paths } from "../platform/wire.js";
 import type { TokenResponse } from "../platform/wire.js";
 import { availabilityRoutes } from "./availability.js";
+import { CONTROL_PREFIX, handleControl } from "./control.js";
+import { TOO_MANY_REQUESTS, faultMessage, sleep } from "./faults.js";
+import type { FaultDecision, FaultInjector } from "./faults.js";
+import { financeRoutes } from "./finance.js";
 import { HttpError, badShape, fail, isObj } from "./http.js";
 import type { Reply, Route, RouteContext, Surface } from "./http.js";
+import { legacyRoutes } from "./legacy.js";
 import { menuRoutes } from "./menu.js";
 import type { EmulatorState } from "./state.js";
+import { storeAvailabilityRoutes } from "./stores.js";
+import { utilsRoutes } from "./utils.js";
+import { webhookRoutes } from "./webhooks.js";
 
 /** What the emulator remembers of one request. Tokens and secrets are never kept. */
 export interface RecordedRequest {
@@ -25,6 +33,8 @@ export interface RecordedRequest {
   status: number;
   /** Arrival time, ms since the epoch. */
   at: number;
+  /** Set when an injected fault answered instead of the handler (`drop`: no answer, status 0). */
+  fault?: string;
 }
 
 /** Largest accepted request body. */
@@ -33,8 +43,8 @@ const MAX_BODY_BYTES = 64 * 1024 * 1024;
 /** Prefix of the utils group: needs a utils token (platform notes, "Authentication"). */
 export const UTILS_PREFIX = "/api/rest-ops-utils";
 
-/** Prefix of the test control endpoints; never recorded, never authenticated. */
-export const CONTROL_PREFIX = "/__emulator/";
+/** Prefix of the test control endpoints (control.ts); never recorded, authenticated nor faulted. */
+export { CONTROL_PREFIX };
 
 const LOGIN_INTEGRATIONS = `${Paths.auth}/token/login/integrations`;
 const LOGIN_UTILS = `${Paths.auth}/token/login/utils`;
@@ -82,7 +92,16 @@ function compile(routes: Route[]): Map<number, CompiledRoute[]> {
   return byLength;
 }
 
-const table = compile([...authRoutes, ...menuRoutes, ...availabilityRoutes]);
+const table = compile([
+  ...authRoutes,
+  ...menuRoutes,
+  ...availabilityRoutes,
+  ...legacyRoutes,
+  ...storeAvailabilityRoutes,
+  ...utilsRoutes,
+  ...webhookRoutes,
+  ...financeRoutes,
+]);
 
 function safeDecode(s: string): string {
   try {
@@ -176,23 +195,52 @@ export interface ServerDeps {
   state: EmulatorState;
   requests: RecordedRequest[];
   log?: ((line: string) => void) | undefined;
+  /** Fault injection; skipped when absent or inactive. */
+  faults?: FaultInjector | undefined;
 }
 
-/** `GET /__emulator/requests` and `POST /__emulator/reset`: for tests only. */
-function control(deps: ServerDeps, method: string, path: string): Reply {
-  const what = path.slice(CONTROL_PREFIX.length);
-  if (what === "requests") {
-    return method === "GET"
-      ? { status: 200, body: deps.requests }
-      : { status: 405, body: { message: "Method not allowed" } };
+/** Rate-limit identity of a caller (faults.ts): its token, else its address. */
+function callerKey(req: IncomingMessage): string {
+  const h = req.headers["x-authorization"];
+  return typeof h === "string" ? h : `ip:${req.socket.remoteAddress ?? ""}`;
+}
+
+/** The answer of an injected fault, or undefined for `pass`. */
+function faultReply(d: FaultDecision): Reply | undefined {
+  if (d.kind === "pass" || d.kind === "drop") return undefined;
+  if (d.kind === "429") {
+    return {
+      status: 429,
+      body: { message: TOO_MANY_REQUESTS },
+      headers: { "retry-after": String(d.retryAfter ?? 1) },
+    };
   }
-  if (what === "reset") {
-    if (method !== "POST") return { status: 405, body: { message: "Method not allowed" } };
-    deps.state.reset();
-    deps.requests.length = 0;
-    return { status: 200, body: { message: "reset" } };
+  return { status: Number(d.kind), body: { message: faultMessage(d.kind) } };
+}
+
+/** Routing, token check and the route handler: the answer of a platform request. */
+function route(
+  deps: ServerDeps,
+  req: IncomingMessage,
+  method: string,
+  path: string,
+  query: string,
+  body: unknown,
+): Reply {
+  const m = match(method, path);
+  if (!m) throw fail(404, "Not found");
+  if ("allow" in m) {
+    return { status: 405, body: { message: "Method not allowed" }, headers: { allow: m.allow.join(", ") } };
   }
-  return { status: 404, body: { message: "Not found" } };
+  const surface = m.route.surface;
+  const clientId = surface === "none" ? "" : authenticate(deps.state, req, surface);
+  return m.route.handle({
+    state: deps.state,
+    clientId,
+    params: m.params,
+    body,
+    query: new URLSearchParams(query),
+  });
 }
 
 async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -205,44 +253,48 @@ async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerRespons
   if (path.length > 1 && path.endsWith("/")) path = path.slice(0, -1);
   const query = q >= 0 ? url.slice(q + 1) : "";
   const isLogin = path === LOGIN_INTEGRATIONS || path === LOGIN_UTILS;
+  const isControl = path.startsWith(CONTROL_PREFIX);
+  // Decided at arrival, so that the seeded sequence of decisions follows the order of the requests.
+  const decision =
+    !isControl && deps.faults?.active ? deps.faults.decide(method, path, callerKey(req), isLogin) : undefined;
 
   let reply: Reply;
   let recorded: unknown;
+  let fault: string | undefined;
   try {
     const raw = await readBody(req);
     let body: unknown;
+    let malformed = false;
     if (raw.trim() !== "") {
       try {
         body = JSON.parse(raw);
       } catch {
-        if (!isLogin) recorded = raw;
-        throw badShape("Malformed JSON body");
+        malformed = true;
       }
     }
-    recorded = isLogin ? (isObj(body) ? { client_id: body.client_id } : undefined) : body;
-    if (path.startsWith(CONTROL_PREFIX)) {
-      send(res, control(deps, method, path));
+    recorded = isLogin ? (isObj(body) ? { client_id: body.client_id } : undefined) : malformed ? raw : body;
+    if (isControl) {
+      send(
+        res,
+        malformed
+          ? { status: 400, body: { message: "Malformed JSON body" } }
+          : await handleControl(deps, method, path, body),
+      );
       return;
     }
-    const m = match(method, path);
-    if (!m) throw fail(404, "Not found");
-    if ("allow" in m) {
-      reply = {
-        status: 405,
-        body: { message: "Method not allowed" },
-        headers: { allow: m.allow.join(", ") },
-      };
-    } else {
-      const surface = m.route.surface;
-      const clientId = surface === "none" ? "" : authenticate(deps.state, req, surface);
-      reply = m.route.handle({
-        state: deps.state,
-        clientId,
-        params: m.params,
-        body,
-        query: new URLSearchParams(query),
-      });
+    if (decision && decision.delayMs > 0) await sleep(decision.delayMs);
+    if (decision?.kind === "drop") {
+      deps.requests.push({ method, path, query, body: recorded, status: 0, at, fault: "drop" });
+      req.socket.destroy();
+      deps.log?.(`${method} ${path} dropped (injected fault) ${(performance.now() - started).toFixed(1)}ms`);
+      return;
     }
+    const injected = decision && faultReply(decision);
+    if (injected) {
+      fault = decision.kind;
+      reply = injected;
+    } else if (malformed) throw badShape("Malformed JSON body");
+    else reply = route(deps, req, method, path, query, body);
   } catch (e) {
     if (e instanceof HttpError) reply = { status: e.status, body: e.body };
     else {
@@ -250,9 +302,21 @@ async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerRespons
       reply = { status: 500, body: { message: "Internal server error" } };
     }
   }
-  deps.requests.push({ method, path, query, body: recorded, status: reply.status, at });
+  deps.requests.push({
+    method,
+    path,
+    query,
+    body: recorded,
+    status: reply.status,
+    at,
+    ...(fault ? { fault } : {}),
+  });
+  if (decision && decision.slowMs > 0) await sleep(decision.slowMs);
+  if (req.socket.destroyed) return; // the client gave up (slow answer past its timeout)
   send(res, reply);
-  deps.log?.(`${method} ${path} ${reply.status} ${(performance.now() - started).toFixed(1)}ms`);
+  deps.log?.(
+    `${method} ${path} ${reply.status}${fault ? " (injected fault)" : ""} ${(performance.now() - started).toFixed(1)}ms`,
+  );
 }
 
 /** A node:http server serving the emulated platform API, keep-alive on. */

@@ -122,6 +122,13 @@ export interface StoreRec {
   projected: Catalog;
   /** Serialized GET answers of the visible catalog, dropped whenever it changes. */
   renderCache: Map<string, string>;
+  /**
+   * Store availability (platform notes "Availability": `POST /availability/stores` answers it);
+   * default true. Changed by the store availability calls of stores.ts.
+   */
+  open: boolean;
+  /** Key of the parent (super) store of a child store (spec §2.5); utils corridor reads use it. */
+  parent?: string | undefined;
 }
 
 export interface ClientRec {
@@ -142,6 +149,8 @@ export interface ProvisionStore {
   id: string | number;
   integration_id: string;
   name: string;
+  /** Id of the parent (super) store, for a child store (spec §2.5). */
+  parent?: string | number | undefined;
 }
 
 export interface StateOptions {
@@ -158,6 +167,20 @@ interface PendingWrite {
   dueAt: number;
   store: StoreRec;
   write: CatalogWrite;
+  kind: string | undefined;
+}
+
+/**
+ * A piece of emulator state kept outside the catalogs (webhooks, ...), saved in the state file under
+ * `parts[name]` and emptied by {@link EmulatorState.reset}. Registered with {@link EmulatorState.registerPart}.
+ */
+export interface StatePart {
+  /** A JSON-serializable snapshot. */
+  save(): unknown;
+  /** Restores a snapshot written by `save()` (called at most once, at registration or at load). */
+  load(data: unknown): void;
+  /** Forgets everything (test control reset). */
+  reset(): void;
 }
 
 /** Format of the state file. Pending writes are never persisted: close() applies them first. */
@@ -173,7 +196,12 @@ interface StateFile {
     items: ItemRec[];
     categories: CategoryRec[];
     menus: MenuRec[];
+    /** Absent in older files: true. */
+    open?: boolean;
+    parent?: string;
   }[];
+  /** Snapshots of the registered {@link StatePart}s by name. */
+  parts?: Record<string, unknown>;
 }
 
 /** Canonical key of a store id: a decimal string of digits without leading zeros. */
@@ -194,6 +222,22 @@ export class EmulatorState {
   private idleWaiters: (() => void)[] = [];
   private persisting: Promise<void> | undefined;
   private dirty = false;
+  private readonly parts = new Map<string, StatePart>();
+  /** Part snapshots read from the state file whose part is not registered yet. */
+  private loadedParts: Record<string, unknown> = {};
+
+  /**
+   * Called once per accepted write when it becomes visible to reads, with the `kind` given to
+   * {@link EmulatorState.accept} (events.ts delivers MENU_APPROVED for the menu kinds). Must not throw
+   * or block: it runs on the apply timer.
+   */
+  onApplied?: ((store: StoreRec, kind: string | undefined) => void) | undefined;
+
+  /**
+   * Called when an asynchronous store availability change takes effect (events.ts delivers
+   * STORE_CONNECTIVITY `{external_store_id, enabled, message}`, platform notes "Availability").
+   */
+  onStoreConnectivity?: ((store: StoreRec, enabled: boolean, message?: string) => void) | undefined;
 
   constructor(opts: StateOptions) {
     this.opts = opts;
@@ -232,9 +276,25 @@ export class EmulatorState {
             visible,
             projected: copyCatalog(visible),
             renderCache: new Map(),
+            open: true,
           });
         }
         client.stores.add(key);
+      }
+    }
+    // Parents last: a child may be listed before its parent. A parent must be a store of the same client.
+    for (const c of clients) {
+      for (const s of c.stores) {
+        if (s.parent === undefined || s.parent === null) continue;
+        const child = this.stores.get(storeKey(s.id)!)!;
+        const parentKey = storeKey(s.parent);
+        const parent = parentKey === undefined ? undefined : this.stores.get(parentKey);
+        if (!parent || parent.client_id !== c.client_id || parent.key === child.key) {
+          throw new Error(
+            `parent ${String(s.parent)} of store ${child.key} is not another store of ${c.client_id}`,
+          );
+        }
+        child.parent = parent.key;
       }
     }
     this.requestPersist();
@@ -283,20 +343,21 @@ export class EmulatorState {
    * Accepts a write: applies it to the projected catalog now and to the visible one after
    * `applyDelayMs`, in acceptance order.
    */
-  accept(store: StoreRec, write: CatalogWrite): void {
+  accept(store: StoreRec, write: CatalogWrite, kind?: string): void {
     write(store.projected);
     if (this.opts.applyDelayMs <= 0 && this.queue.length === 0) {
-      this.applyVisible(store, write);
+      this.applyVisible(store, write, kind);
       this.requestPersist();
       return;
     }
-    this.queue.push({ dueAt: Date.now() + this.opts.applyDelayMs, store, write });
+    this.queue.push({ dueAt: Date.now() + this.opts.applyDelayMs, store, write, kind });
     this.schedule();
   }
 
-  private applyVisible(store: StoreRec, write: CatalogWrite): void {
+  private applyVisible(store: StoreRec, write: CatalogWrite, kind: string | undefined): void {
     write(store.visible);
     store.renderCache.clear();
+    this.onApplied?.(store, kind);
   }
 
   private schedule(): void {
@@ -317,7 +378,7 @@ export class EmulatorState {
     let applied = 0;
     while (this.queue.length > 0 && this.queue[0]!.dueAt <= until) {
       const w = this.queue.shift()!;
-      this.applyVisible(w.store, w.write);
+      this.applyVisible(w.store, w.write, w.kind);
       applied++;
     }
     if (applied > 0) this.requestPersist();
@@ -353,9 +414,20 @@ export class EmulatorState {
       s.visible = emptyCatalog();
       s.projected = emptyCatalog();
       s.renderCache.clear();
+      s.open = true;
     }
+    for (const part of this.parts.values()) part.reset();
     this.flush(Infinity);
     this.requestPersist();
+  }
+
+  /** Adds a {@link StatePart}; a snapshot already read from the state file is handed to it at once. */
+  registerPart(name: string, part: StatePart): void {
+    this.parts.set(name, part);
+    if (name in this.loadedParts) {
+      part.load(this.loadedParts[name]);
+      delete this.loadedParts[name];
+    }
   }
 
   // ---- persistence ---------------------------------------------------------------------------------
@@ -399,9 +471,16 @@ export class EmulatorState {
         visible,
         projected: copyCatalog(visible),
         renderCache: new Map(),
+        open: s.open ?? true,
+        parent: s.parent,
       });
     }
     this.nextId = Math.max(typeof data.nextId === "number" ? data.nextId : 1, maxId + 1);
+    for (const [name, snapshot] of Object.entries(data.parts ?? {})) {
+      const part = this.parts.get(name);
+      if (part) part.load(snapshot);
+      else this.loadedParts[name] = snapshot;
+    }
   }
 
   private serialize(): string {
@@ -421,8 +500,14 @@ export class EmulatorState {
         items: [...s.visible.items.values()],
         categories: [...s.visible.categories.values()],
         menus: [...s.visible.menus.values()],
+        open: s.open,
+        ...(s.parent !== undefined ? { parent: s.parent } : {}),
       })),
     };
+    if (this.parts.size > 0 || Object.keys(this.loadedParts).length > 0) {
+      data.parts = { ...this.loadedParts };
+      for (const [name, part] of this.parts) data.parts[name] = part.save();
+    }
     return JSON.stringify(data);
   }
 

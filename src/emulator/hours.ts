@@ -1,0 +1,300 @@
+/**
+ * Store hours of the utils group (spec §2.6, §4.5 "Store hours"; platform notes "Utils"): regular hours per
+ * weekday, slots on holiday days, and special days with their slots. Served under the utils prefix with
+ * a utils token; the deprecation headers are added by utils.ts.
+ *
+ * Shapes (platform notes where given, emulator's choice where the spec says "not shown"):
+ * - `GET /store/schedule/{storeId}` → `{storeScheduleDays: [{day, storeSchedules: [{id, startsTime,
+ *   endsTime}]}]}`: only weekdays with at least one slot, mon..sun, slots by start time;
+ * - `GET .../holiday` and `.../special` → `{storeSpecialScheduleDays: [{id, name, month, day, cityId,
+ *   storeSchedules}]}`, by month and day; holidays are the fixed {@link HOLIDAYS} (the API cannot create
+ *   holiday days, only slots on them);
+ * - `POST /store/schedule/{storeId}` `{day, starts_time, ends_time}` → `{day, storeSchedules: [{id,
+ *   starts_time, ends_time}]}` holding the created slot;
+ * - `POST .../holiday/{holidayDayId}` an array of slots `[{startsTime, endsTime}]` (a single object is
+ *   taken as a one-element array) → the created slots `[{id, startsTime, endsTime}]`;
+ * - `POST .../special` `{day, month, name, schedules: [{startsTime, endsTime}]}` → the created special
+ *   day; a second special day on the same month and day: 409;
+ * - `POST .../special/{specialDayId}` a slot `{startsTime, endsTime}` → `{id, startsTime, endsTime}`
+ *   (an array → an array);
+ * - `PUT /store/schedule/{storeId}/{storeScheduleId}` `{starts_time, ends_time}` (and, for a regular slot
+ *   only, an optional `day` to move it) → `{id, startsTime, endsTime}` (+ `day` for a regular slot); any
+ *   slot (regular, holiday or special) is addressed by its id;
+ * - `DELETE /store/schedule/{storeId}/{storeScheduleId}` and `.../special/{specialDayId}` → 204.
+ * Every slot field is accepted in snake case (`starts_time`) or camel case (`startsTime`) (platform notes).
+ *
+ * Rules: times `HH:mm:ss`, start before end (a range across midnight is refused), at most
+ * {@link Limits.periodsPerSchedule} slots per day (platform notes "Limits"), overlapping slots allowed
+ * (no published rule, spec §8). Writes are synchronous (the answers carry generated ids). Unknown store,
+ * day or slot: 404; malformed body: 400 `{message}` naming the field.
+ */
+
+import { Limits } from "../platform/wire.js";
+import { badShape, fail, isObj } from "./http.js";
+import type { Obj, Reply, Route, RouteContext } from "./http.js";
+import { HOLIDAYS, WEEKDAYS, either, parseRange, utilsOf } from "./schedules.js";
+import type { RegularSlotRec, SlotRec, SpecialDayRec, StoreUtilsRec, Weekday } from "./schedules.js";
+import type { StoreRec } from "./state.js";
+
+interface Ctx {
+  store: StoreRec;
+  data: StoreUtilsRec;
+}
+
+function ctxOf(ctx: RouteContext): Ctx {
+  const store = ctx.state.storeForClient(ctx.params.storeId!, ctx.clientId);
+  return { store, data: utilsOf(ctx.state, store) };
+}
+
+function bySlotStart(a: SlotRec, b: SlotRec): number {
+  return a.startsTime < b.startsTime ? -1 : a.startsTime > b.startsTime ? 1 : a.id - b.id;
+}
+
+function slotOut(s: SlotRec): { id: number; startsTime: string; endsTime: string } {
+  return { id: s.id, startsTime: s.startsTime, endsTime: s.endsTime };
+}
+
+function specialOut(d: SpecialDayRec): unknown {
+  return {
+    id: d.id,
+    name: d.name,
+    month: d.month,
+    day: d.day,
+    cityId: d.cityId,
+    storeSchedules: [...d.slots].sort(bySlotStart).map(slotOut),
+  };
+}
+
+function holidays(data: StoreUtilsRec): SpecialDayRec[] {
+  return HOLIDAYS.map((h) => ({ ...h, slots: data.holidaySlots[String(h.id)] ?? [] }));
+}
+
+/** A slot body `{starts_time|startsTime, ends_time|endsTime}`. */
+function parseSlot(v: unknown, at: string): { startsTime: string; endsTime: string } {
+  if (!isObj(v)) throw badShape(`${at || "body"} must be an object {startsTime, endsTime}`);
+  const snake = v.starts_time !== undefined || v.ends_time !== undefined;
+  const r = parseRange(
+    either(v, "starts_time", "startsTime"),
+    either(v, "ends_time", "endsTime"),
+    at,
+    snake ? ["starts_time", "ends_time"] : ["startsTime", "endsTime"],
+  );
+  return { startsTime: r.start, endsTime: r.end };
+}
+
+function checkSlotCount(count: number, what: string): void {
+  if (count > Limits.periodsPerSchedule) {
+    throw badShape(`${what} would have ${count} time slots; the limit is ${Limits.periodsPerSchedule}`);
+  }
+}
+
+function parseWeekday(v: unknown, at: string): Weekday {
+  if (typeof v !== "string" || !(WEEKDAYS as readonly string[]).includes(v)) {
+    throw badShape(`${at} must be one of mon,tue,wed,thu,fri,sat,sun`);
+  }
+  return v as Weekday;
+}
+
+function pathNum(ctx: RouteContext, name: string): number {
+  const raw = ctx.params[name]!;
+  return /^\d{1,15}$/.test(raw) ? Number(raw) : NaN;
+}
+
+function changed(ctx: RouteContext): void {
+  ctx.state.requestPersist();
+}
+
+// ---- reads -----------------------------------------------------------------------------------------
+
+function getRegular(ctx: RouteContext): Reply {
+  const { data } = ctxOf(ctx);
+  const days = WEEKDAYS.flatMap((day) => {
+    const slots = data.regular.filter((s) => s.day === day).sort(bySlotStart);
+    return slots.length === 0 ? [] : [{ day, storeSchedules: slots.map(slotOut) }];
+  });
+  return { status: 200, body: { storeScheduleDays: days } };
+}
+
+function byDate(a: SpecialDayRec, b: SpecialDayRec): number {
+  return a.month - b.month || a.day - b.day || a.id - b.id;
+}
+
+function getHolidays(ctx: RouteContext): Reply {
+  const { data } = ctxOf(ctx);
+  return { status: 200, body: { storeSpecialScheduleDays: holidays(data).sort(byDate).map(specialOut) } };
+}
+
+function getSpecial(ctx: RouteContext): Reply {
+  const { data } = ctxOf(ctx);
+  return { status: 200, body: { storeSpecialScheduleDays: [...data.special].sort(byDate).map(specialOut) } };
+}
+
+// ---- writes ----------------------------------------------------------------------------------------
+
+function postRegular(ctx: RouteContext): Reply {
+  const { data } = ctxOf(ctx);
+  const b = ctx.body;
+  if (!isObj(b)) throw badShape("body must be an object {day, starts_time, ends_time}");
+  const day = parseWeekday(b.day, "day");
+  const slot = parseSlot(b, "");
+  checkSlotCount(data.regular.filter((s) => s.day === day).length + 1, `day ${day}`);
+  const rec: RegularSlotRec = { id: ctx.state.allocateId(), day, ...slot };
+  data.regular.push(rec);
+  changed(ctx);
+  return {
+    status: 200,
+    body: { day, storeSchedules: [{ id: rec.id, starts_time: rec.startsTime, ends_time: rec.endsTime }] },
+  };
+}
+
+/** Parses a body that is one slot or an array of slots. */
+function parseSlots(body: unknown): { list: { startsTime: string; endsTime: string }[]; many: boolean } {
+  if (Array.isArray(body)) {
+    if (body.length === 0) throw badShape("body must be a non-empty array of slots {startsTime, endsTime}");
+    return { list: body.map((v, i) => parseSlot(v, `[${i}]`)), many: true };
+  }
+  return { list: [parseSlot(body, "")], many: false };
+}
+
+function postHolidaySlots(ctx: RouteContext): Reply {
+  const { data } = ctxOf(ctx);
+  const id = pathNum(ctx, "holidayDayId");
+  const day = HOLIDAYS.find((h) => h.id === id);
+  if (!day) throw fail(404, `Holiday day ${ctx.params.holidayDayId} not found`);
+  const { list } = parseSlots(ctx.body);
+  const slots = (data.holidaySlots[String(id)] ??= []);
+  checkSlotCount(slots.length + list.length, `holiday day ${id}`);
+  const created = list.map((s) => ({ id: ctx.state.allocateId(), ...s }));
+  slots.push(...created);
+  changed(ctx);
+  return { status: 200, body: created.map(slotOut) };
+}
+
+const MONTH_DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function postSpecial(ctx: RouteContext): Reply {
+  const { data } = ctxOf(ctx);
+  const b = ctx.body;
+  if (!isObj(b)) throw badShape("body must be an object {day, month, name, schedules}");
+  const month = b.month;
+  if (typeof month !== "number" || !Number.isInteger(month) || month < 1 || month > 12) {
+    throw badShape("month must be an integer from 1 to 12");
+  }
+  const day = b.day;
+  const last = MONTH_DAYS[month - 1]!;
+  if (typeof day !== "number" || !Number.isInteger(day) || day < 1 || day > last) {
+    throw badShape(`day must be an integer from 1 to ${last} (day of month ${month})`);
+  }
+  if (typeof b.name !== "string" || b.name.trim() === "") throw badShape("name is required");
+  if (b.name.length > Limits.titleLength) {
+    throw badShape(`name is ${b.name.length} characters long; the limit is ${Limits.titleLength}`);
+  }
+  const raw = either(b, "schedules", "store_schedules") ?? [];
+  if (!Array.isArray(raw)) throw badShape("schedules must be an array of slots {startsTime, endsTime}");
+  const list = raw.map((v, i) => parseSlot(v, `schedules[${i}]`));
+  checkSlotCount(list.length, "schedules");
+  const dup = data.special.find((d) => d.month === month && d.day === day);
+  if (dup) throw fail(409, `A special day on ${month}-${day} already exists (id ${dup.id})`);
+  const rec: SpecialDayRec = {
+    id: ctx.state.allocateId(),
+    name: b.name,
+    month,
+    day,
+    cityId: null,
+    slots: list.map((s) => ({ id: ctx.state.allocateId(), ...s })),
+  };
+  data.special.push(rec);
+  changed(ctx);
+  return { status: 200, body: specialOut(rec) };
+}
+
+function specialDay(ctx: RouteContext, data: StoreUtilsRec): SpecialDayRec {
+  const id = pathNum(ctx, "specialDayId");
+  const d = data.special.find((s) => s.id === id);
+  if (!d) throw fail(404, `Special day ${ctx.params.specialDayId} not found`);
+  return d;
+}
+
+function postSpecialSlot(ctx: RouteContext): Reply {
+  const { data } = ctxOf(ctx);
+  const d = specialDay(ctx, data);
+  const { list, many } = parseSlots(ctx.body);
+  checkSlotCount(d.slots.length + list.length, `special day ${d.id}`);
+  const created = list.map((s) => ({ id: ctx.state.allocateId(), ...s }));
+  d.slots.push(...created);
+  changed(ctx);
+  return { status: 200, body: many ? created.map(slotOut) : slotOut(created[0]!) };
+}
+
+/** Where a slot id lives: a regular slot, or a slot of a holiday or special day (list + index). */
+type Found =
+  { kind: "regular"; slot: RegularSlotRec } | { kind: "day"; list: SlotRec[]; index: number; slot: SlotRec };
+
+function findSlot(ctx: RouteContext, data: StoreUtilsRec): Found {
+  const id = pathNum(ctx, "storeScheduleId");
+  const r = data.regular.find((s) => s.id === id);
+  if (r) return { kind: "regular", slot: r };
+  const lists = [...Object.values(data.holidaySlots), ...data.special.map((d) => d.slots)];
+  for (const list of lists) {
+    const index = list.findIndex((s) => s.id === id);
+    if (index >= 0) return { kind: "day", list, index, slot: list[index]! };
+  }
+  throw fail(404, `Store schedule ${ctx.params.storeScheduleId} not found`);
+}
+
+function putSlot(ctx: RouteContext): Reply {
+  const { data } = ctxOf(ctx);
+  const found = findSlot(ctx, data);
+  const b = ctx.body;
+  if (!isObj(b)) throw badShape("body must be an object {starts_time, ends_time}");
+  const slot = parseSlot(b, "");
+  if (found.kind === "regular") {
+    const day = b.day === undefined || b.day === null ? found.slot.day : parseWeekday(b.day, "day");
+    if (day !== found.slot.day) {
+      checkSlotCount(data.regular.filter((s) => s.day === day).length + 1, `day ${day}`);
+    }
+    const next: RegularSlotRec = { id: found.slot.id, day, ...slot };
+    data.regular[data.regular.indexOf(found.slot)] = next;
+    changed(ctx);
+    return { status: 200, body: { id: next.id, day, startsTime: next.startsTime, endsTime: next.endsTime } };
+  }
+  if ((b as Obj).day !== undefined) throw badShape("day can only be changed on a slot of regular hours");
+  const next: SlotRec = { id: found.slot.id, ...slot };
+  found.list[found.index] = next;
+  changed(ctx);
+  return { status: 200, body: slotOut(next) };
+}
+
+function deleteSlot(ctx: RouteContext): Reply {
+  const { data } = ctxOf(ctx);
+  const found = findSlot(ctx, data);
+  if (found.kind === "regular") data.regular.splice(data.regular.indexOf(found.slot), 1);
+  else found.list.splice(found.index, 1);
+  changed(ctx);
+  return { status: 204 };
+}
+
+function deleteSpecial(ctx: RouteContext): Reply {
+  const { data } = ctxOf(ctx);
+  const d = specialDay(ctx, data);
+  data.special.splice(data.special.indexOf(d), 1);
+  changed(ctx);
+  return { status: 204 };
+}
+
+/** Routes of store hours (spec §4.5) under the utils prefix `u`. All need a utils token. */
+export function hoursRoutes(u: string): Route[] {
+  const S = `${u}/store/schedule/:storeId`;
+  return [
+    { method: "GET", path: S, surface: "utils", handle: getRegular },
+    { method: "GET", path: `${S}/holiday`, surface: "utils", handle: getHolidays },
+    { method: "GET", path: `${S}/special`, surface: "utils", handle: getSpecial },
+    { method: "POST", path: S, surface: "utils", handle: postRegular },
+    { method: "POST", path: `${S}/holiday/:holidayDayId`, surface: "utils", handle: postHolidaySlots },
+    { method: "POST", path: `${S}/special`, surface: "utils", handle: postSpecial },
+    { method: "POST", path: `${S}/special/:specialDayId`, surface: "utils", handle: postSpecialSlot },
+    { method: "PUT", path: `${S}/:storeScheduleId`, surface: "utils", handle: putSlot },
+    { method: "DELETE", path: `${S}/:storeScheduleId`, surface: "utils", handle: deleteSlot },
+    { method: "DELETE", path: `${S}/special/:specialDayId`, surface: "utils", handle: deleteSpecial },
+  ];
+}

@@ -1,0 +1,183 @@
+/**
+ * Legacy bulk availability of the emulator (spec §4.2, prefix `/restaurants/menu/v1/stores/{storeId}`;
+ * platform notes "Availability"): stock of products, toppings and items by platform id (`PLATFORM`) or
+ * merchant SKU (`SKU`). Integrations token.
+ *
+ * One store state: the stock state IS `suspension_info.is_available` of the catalog items, the same state
+ * availability v2 (availability.ts) reads and writes. What each resource addresses (emulator's reading of
+ * spec §4.2 "items = products and toppings"):
+ * - `products`: ITEMs that are in at least one category (sold as products);
+ * - `toppings`: ITEMs that are options of at least one MODIFIER_GROUP;
+ * - `items`: every ITEM of the catalog (products, toppings, and ITEMs that are neither yet).
+ * MODIFIER_GROUPs have no stock. An identifier that does not name an item of the resource is "unknown".
+ *
+ * - `PATCH .../stock` `{available: [...], unavailable: [...]}` (both required arrays of strings) → 200
+ *   `{"message": "Your request has been accepted"}` (no final period, platform notes "Errors"), applied
+ *   after the delay like every write (spec §3); unknown identifiers are ignored (the answer only
+ *   acknowledges acceptance, spec §3); an identifier in both lists ends unavailable.
+ * - `POST .../stock/status` `{"products": [...]}` / `{"toppings": [...]}` / `{"items": [...]}` (platform
+ *   notes) → `[{item_id, item_sku, item_type, stock_out_state}]` from the visible catalog, one entry per
+ *   distinct identifier asked, in order. `item_type` is the resource asked (`PRODUCT`, `TOPPING`, `ITEM`).
+ *   An unknown identifier answers `stock_out_state: "UNKNOWN"` (spec §3 lists the value) with `item_id` /
+ *   `item_sku` null where not known (a platform id asked is echoed as `item_id`).
+ * - `identityType` other than `PLATFORM` or `SKU`: 400. No batch limit is published for these calls
+ *   (spec §8), none is enforced.
+ */
+
+import { Paths } from "../platform/wire.js";
+import type { StockOutState } from "../platform/wire.js";
+import { badShape, isObj, isPosInt } from "./http.js";
+import type { Reply, Route, RouteContext } from "./http.js";
+import type { Catalog, ItemRec } from "./state.js";
+
+/** The answer text of the stock PATCH: the accepted message WITHOUT its final period (platform notes). */
+export const STOCK_ACCEPTED_MESSAGE = "Your request has been accepted";
+
+/** Resources of the legacy API (spec §4.2) and the `item_type` each answers (spec §2.3). */
+const RESOURCES = {
+  products: "PRODUCT",
+  toppings: "TOPPING",
+  items: "ITEM",
+} as const;
+type Resource = keyof typeof RESOURCES;
+
+/** Stock status record of the legacy API (spec §2.3). */
+export interface LegacyStockStatus {
+  item_id: number | null;
+  item_sku: string | null;
+  item_type: "PRODUCT" | "TOPPING" | "ITEM";
+  stock_out_state: StockOutState;
+}
+
+type Identity = "PLATFORM" | "SKU";
+
+function identityOf(ctx: RouteContext): Identity {
+  const t = ctx.params.identityType;
+  if (t !== "PLATFORM" && t !== "SKU") {
+    throw badShape(`identityType must be PLATFORM or SKU, not "${t ?? ""}"`);
+  }
+  return t;
+}
+
+/** Ids of the ITEMs a resource addresses in a catalog. */
+function members(cat: Catalog, res: Resource): (item: ItemRec) => boolean {
+  if (res === "items") return (it) => it.item_type === "ITEM";
+  const ids = new Set<number>();
+  if (res === "products") {
+    for (const c of cat.categories.values()) for (const r of c.items) ids.add(r.id);
+  } else {
+    for (const g of cat.items.values()) {
+      if (g.item_type === "MODIFIER_GROUP") for (const r of g.children) ids.add(r.id);
+    }
+  }
+  return (it) => it.item_type === "ITEM" && ids.has(it.id);
+}
+
+/** The item an identifier names, if it is one of the resource's. */
+function resolve(
+  cat: Catalog,
+  identity: Identity,
+  isMember: (it: ItemRec) => boolean,
+  v: string,
+): ItemRec | undefined {
+  const id = identity === "SKU" ? cat.itemSku.get(v) : /^\d{1,15}$/.test(v) ? Number(v) : undefined;
+  const it = id === undefined ? undefined : cat.items.get(id);
+  return it && isMember(it) ? it : undefined;
+}
+
+/** An identifier list: strings; for `PLATFORM` integers are taken too (emulator's leniency). */
+function identifiers(v: unknown, field: string, identity: Identity): string[] {
+  if (!Array.isArray(v)) throw badShape(`${field} is required (an array of strings)`);
+  return v.map((x, i) => {
+    if (typeof x === "string") return x;
+    if (identity === "PLATFORM" && isPosInt(x)) return String(x);
+    throw badShape(`${field}[${i}] must be a string`);
+  });
+}
+
+/** `PATCH /{resource}/{identityType}/stock` (spec §4.2, §3). */
+function patchStock(res: Resource) {
+  return (ctx: RouteContext): Reply => {
+    const store = ctx.state.storeForClient(ctx.params.storeId!, ctx.clientId);
+    const identity = identityOf(ctx);
+    const b = ctx.body;
+    if (!isObj(b)) throw badShape("body must be an object {available, unavailable}");
+    const on = identifiers(b.available, "available", identity);
+    const off = identifiers(b.unavailable, "unavailable", identity);
+    const cat = store.projected;
+    const isMember = members(cat, res);
+    const ids = (list: string[]): number[] =>
+      list.flatMap((v) => {
+        const it = resolve(cat, identity, isMember, v);
+        return it ? [it.id] : [];
+      });
+    const onIds = ids(on);
+    const offIds = ids(off);
+    ctx.state.accept(
+      store,
+      (c) => {
+        const set = (id: number, available: boolean): void => {
+          const rec = c.items.get(id);
+          if (rec && rec.available !== available) c.items.set(id, { ...rec, available });
+        };
+        for (const id of onIds) set(id, true);
+        for (const id of offIds) set(id, false);
+      },
+      "stock",
+    );
+    return { status: 200, body: { message: STOCK_ACCEPTED_MESSAGE } };
+  };
+}
+
+/** `POST /{resource}/{identityType}/stock/status` (spec §4.2, §2.3). */
+function stockStatus(res: Resource) {
+  return (ctx: RouteContext): Reply => {
+    const store = ctx.state.storeForClient(ctx.params.storeId!, ctx.clientId);
+    const identity = identityOf(ctx);
+    const b = ctx.body;
+    if (!isObj(b)) throw badShape(`body must be an object {"${res}": [...]}`);
+    const asked = identifiers(b[res], res, identity);
+    const cat = store.visible;
+    const isMember = members(cat, res);
+    const item_type = RESOURCES[res];
+    const out: LegacyStockStatus[] = [];
+    for (const v of new Set(asked)) {
+      const it = resolve(cat, identity, isMember, v);
+      if (it) {
+        out.push({
+          item_id: it.id,
+          item_sku: it.sku,
+          item_type,
+          stock_out_state: it.available ? "AVAILABLE" : "UNAVAILABLE",
+        });
+      } else {
+        const id = identity === "PLATFORM" && /^\d{1,15}$/.test(v) ? Number(v) : null;
+        out.push({
+          item_id: id,
+          item_sku: identity === "SKU" ? v : null,
+          item_type,
+          stock_out_state: "UNKNOWN",
+        });
+      }
+    }
+    return { status: 200, body: out };
+  };
+}
+
+const S = `${Paths.menu}/:storeId`;
+
+/** Routes of the legacy bulk availability API (spec §4.2). All need an integrations token. */
+export const legacyRoutes: Route[] = (Object.keys(RESOURCES) as Resource[]).flatMap((res): Route[] => [
+  {
+    method: "PATCH",
+    path: `${S}/${res}/:identityType/stock`,
+    surface: "integrations",
+    handle: patchStock(res),
+  },
+  {
+    method: "POST",
+    path: `${S}/${res}/:identityType/stock/status`,
+    surface: "integrations",
+    handle: stockStatus(res),
+  },
+]);

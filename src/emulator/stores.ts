@@ -1,0 +1,204 @@
+/**
+ * Store availability, v2 API of the emulator (spec §4.3, prefix `/api/v2/restaurants-integrations-public-api`;
+ * shapes from platform notes "Availability" and "Limits"). The state is {@link StoreRec.open} (default
+ * true, persisted). Integrations token.
+ *
+ * - `POST /availability/stores`: a bare array of store ids (numbers or strings), at most
+ *   {@link MAX_STATUS_STORES} (more: 400) → `{"<storeId>": true|false}`, keys as sent.
+ * - `PUT /availability/stores` (asynchronous) `{turn_on: [ids], turn_off: [ids]}` (each optional, not both
+ *   absent) → the accepted message; a store in both lists ends closed.
+ * - `PUT /availability/stores/enable/massive` (asynchronous) `{stores: [{store_id, is_enabled}]}` → the
+ *   accepted message.
+ * - `PUT /availability/stores/enable` (synchronous) the same body, at most {@link MAX_SYNC_STORES} stores
+ *   (more: 422 "... use the asynchronous service") → `{results: [{store_id, is_enabled, operation_result,
+ *   operation_result_type, operation_result_message, suspended_reason, suspended_at, suspended_time}]}`.
+ *
+ * Emulator's choices where the platform publishes nothing:
+ * - The asynchronous calls check every store first: unknown 404, another client's 400 (platform notes
+ *   "Authentication"), nothing applied. Once a change takes effect (after the apply delay) the emulator
+ *   calls {@link EmulatorState.onStoreConnectivity} for EVERY store of the call, changed or not, which
+ *   events.ts delivers as STORE_CONNECTIVITY `{external_store_id, enabled, message}`.
+ * - The synchronous call answers per store: `SUCCESS` (changed, `operation_result: true`),
+ *   `STORE_ALREADY_IN_STATUS` (`operation_result: false`), `FORBIDDEN` for a store that is unknown or
+ *   another client's (`operation_result: false`). `suspended_*` are null (the emulator never suspends a
+ *   store). `store_id` is echoed as sent. No STORE_CONNECTIVITY event follows a synchronous call.
+ */
+
+import { Paths } from "../platform/wire.js";
+import { accepted, badShape, fail, isObj } from "./http.js";
+import type { Reply, Route, RouteContext } from "./http.js";
+import type { EmulatorState, StoreRec } from "./state.js";
+import { storeKey } from "./state.js";
+
+/** Stores in one `POST /availability/stores` (platform notes "Limits"). */
+export const MAX_STATUS_STORES = 100;
+/** Stores in one synchronous `PUT /availability/stores/enable` (platform notes "Limits"). */
+export const MAX_SYNC_STORES = 300;
+
+/** `operation_result_type` values (platform notes "Availability"). */
+export type StoreOperationResultType =
+  | "SUCCESS"
+  | "SUSPENDED"
+  | "FORBIDDEN"
+  | "STORE_NOT_PUBLISHED"
+  | "STORE_ALREADY_IN_STATUS"
+  | "ERROR_EXTERNAL_SERVICE";
+
+/** Element of the answer of the synchronous `PUT /availability/stores/enable` (platform notes). */
+export interface StoreEnableResult {
+  store_id: string | number;
+  is_enabled: boolean;
+  operation_result: boolean;
+  operation_result_type: StoreOperationResultType;
+  operation_result_message: string;
+  suspended_reason: string | null;
+  suspended_at: string | null;
+  /** Minutes (platform notes). */
+  suspended_time: number | null;
+}
+
+function storeIdOf(v: unknown, at: string): string {
+  if (
+    (typeof v === "string" && /^\d+$/.test(v)) ||
+    (typeof v === "number" && Number.isSafeInteger(v) && v > 0)
+  ) {
+    return String(v);
+  }
+  throw badShape(`${at} must be a store id`);
+}
+
+function storeIds(v: unknown, at: string): string[] {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) throw badShape(`${at} must be an array of store ids`);
+  return v.map((x, i) => storeIdOf(x, `${at}[${i}]`));
+}
+
+/** `POST /availability/stores`. */
+function storesStatus(ctx: RouteContext): Reply {
+  if (!Array.isArray(ctx.body)) throw badShape("body must be an array of store ids");
+  if (ctx.body.length > MAX_STATUS_STORES) {
+    throw badShape(`At most ${MAX_STATUS_STORES} stores can be queried at once; got ${ctx.body.length}`);
+  }
+  const ids = storeIds(ctx.body, "body");
+  const out: Record<string, boolean> = {};
+  for (const id of ids) out[id] = ctx.state.storeForClient(id, ctx.clientId).open;
+  return { status: 200, body: out };
+}
+
+/** Accepts asynchronous store changes: applied after the delay, then one connectivity hook call each. */
+function acceptChanges(state: EmulatorState, changes: Map<StoreRec, boolean>): void {
+  for (const [store, enabled] of changes) {
+    state.accept(
+      store,
+      (cat) => {
+        if (cat !== store.visible) return; // store-level state: changes when the write becomes visible
+        const was = store.open;
+        store.open = enabled;
+        const message =
+          was === enabled
+            ? `Store already ${enabled ? "enabled" : "disabled"}`
+            : `Store ${enabled ? "enabled" : "disabled"} successfully`;
+        state.onStoreConnectivity?.(store, enabled, message);
+      },
+      "store-availability",
+    );
+  }
+}
+
+/** `PUT /availability/stores` `{turn_on, turn_off}`. */
+function toggleStores(ctx: RouteContext): Reply {
+  const b = ctx.body;
+  if (!isObj(b)) throw badShape("body must be an object {turn_on, turn_off}");
+  if ((b.turn_on === undefined || b.turn_on === null) && (b.turn_off === undefined || b.turn_off === null)) {
+    throw badShape("turn_on or turn_off is required");
+  }
+  const on = storeIds(b.turn_on, "turn_on");
+  const off = storeIds(b.turn_off, "turn_off");
+  const changes = new Map<StoreRec, boolean>();
+  for (const id of on) changes.set(ctx.state.storeForClient(id, ctx.clientId), true);
+  for (const id of off) changes.set(ctx.state.storeForClient(id, ctx.clientId), false);
+  acceptChanges(ctx.state, changes);
+  return accepted();
+}
+
+function parseEnable(body: unknown): { id: string; raw: string | number; enabled: boolean }[] {
+  if (!isObj(body) || !Array.isArray(body.stores)) {
+    throw badShape("body must be an object {stores: [{store_id, is_enabled}]}");
+  }
+  return body.stores.map((s, i) => {
+    const at = `stores[${i}]`;
+    if (!isObj(s)) throw badShape(`${at} must be an object {store_id, is_enabled}`);
+    const id = storeIdOf(s.store_id, `${at}.store_id`);
+    if (typeof s.is_enabled !== "boolean") throw badShape(`${at}.is_enabled must be a boolean`);
+    return { id, raw: s.store_id as string | number, enabled: s.is_enabled };
+  });
+}
+
+/** `PUT /availability/stores/enable/massive` (asynchronous). */
+function enableMassive(ctx: RouteContext): Reply {
+  const list = parseEnable(ctx.body);
+  const changes = new Map<StoreRec, boolean>();
+  for (const s of list) changes.set(ctx.state.storeForClient(s.id, ctx.clientId), s.enabled);
+  acceptChanges(ctx.state, changes);
+  return accepted();
+}
+
+/** `PUT /availability/stores/enable` (synchronous). */
+function enableSync(ctx: RouteContext): Reply {
+  const list = parseEnable(ctx.body);
+  if (list.length > MAX_SYNC_STORES) {
+    throw fail(
+      422,
+      `The synchronous service accepts at most ${MAX_SYNC_STORES} stores (got ${list.length}); ` +
+        `please use the asynchronous service`,
+    );
+  }
+  let changed = false;
+  const results = list.map((s): StoreEnableResult => {
+    const key = storeKey(s.id);
+    const store = key === undefined ? undefined : ctx.state.stores.get(key);
+    const base = {
+      store_id: s.raw,
+      is_enabled: s.enabled,
+      suspended_reason: null,
+      suspended_at: null,
+      suspended_time: null,
+    };
+    if (!store || store.client_id !== ctx.clientId) {
+      return {
+        ...base,
+        operation_result: false,
+        operation_result_type: "FORBIDDEN",
+        operation_result_message: `The store ${s.id} does not belong to the appClient of client id ${ctx.clientId}`,
+      };
+    }
+    if (store.open === s.enabled) {
+      return {
+        ...base,
+        operation_result: false,
+        operation_result_type: "STORE_ALREADY_IN_STATUS",
+        operation_result_message: `The store is already ${s.enabled ? "enabled" : "disabled"}`,
+      };
+    }
+    store.open = s.enabled;
+    changed = true;
+    return {
+      ...base,
+      operation_result: true,
+      operation_result_type: "SUCCESS",
+      operation_result_message: `The store was ${s.enabled ? "enabled" : "disabled"} successfully`,
+    };
+  });
+  if (changed) ctx.state.requestPersist();
+  return { status: 200, body: { results } };
+}
+
+const A = `${Paths.availabilityV2}/availability`;
+
+/** Routes of store availability v2 (spec §4.3). All need an integrations token. */
+export const storeAvailabilityRoutes: Route[] = [
+  { method: "POST", path: `${A}/stores`, surface: "integrations", handle: storesStatus },
+  { method: "PUT", path: `${A}/stores`, surface: "integrations", handle: toggleStores },
+  { method: "PUT", path: `${A}/stores/enable/massive`, surface: "integrations", handle: enableMassive },
+  { method: "PUT", path: `${A}/stores/enable`, surface: "integrations", handle: enableSync },
+];

@@ -1,0 +1,472 @@
+/**
+ * Webhook configuration of the emulator (spec §2.4, §3, §4.7; platform notes "Webhooks"), prefix
+ * `/api/v2/restaurants-integrations-public-api`, integrations token. Webhooks belong to the
+ * authenticated client: per event, a secret and, per store, a URL and a state (ENABLE or DISABLE).
+ * Client-level webhooks (self-onboarding, event `STORE_PROVISIONING_STATUS` only) are kept apart.
+ *
+ * The configuration is saved in the state file (part `webhooks`) and emptied by the control reset.
+ * Deliveries are sent by events.ts.
+ *
+ * Emulator's choices where the spec says "not shown" (to be listed in docs/platform-api.md):
+ * - `POST /webhook` answers 200; posting an event again keeps its secret and upserts the listed stores.
+ * - The narrow calls (add-stores, change-url, remove-stores, reset-secret, change-status) on an event the
+ *   client never created answer 404; change-url, remove-stores and change-status also answer 404 for a
+ *   store that is not in the event's configuration. add-stores (re)enables a store already present.
+ * - Removing the last store of an event drops the event's configuration and its secret.
+ * - `stores` in answers are sorted by store id; `remove-stores` answers the removed ids.
+ * - Store ids are strings on this API (spec §2.4); numbers are refused (400).
+ * - Client-level webhooks live under the same prefix: `/clients/{clientId}/webhooks`.
+ */
+
+import { randomBytes } from "node:crypto";
+
+import { Paths } from "../platform/wire.js";
+import { HttpError, badShape, fail, isObj, ok } from "./http.js";
+import type { Reply, Route, RouteContext } from "./http.js";
+import type { EmulatorState, StatePart, StoreRec } from "./state.js";
+
+/** Event names of per-store webhooks (platform notes "Webhooks"). */
+export const STORE_EVENTS = [
+  "NEW_ORDER",
+  "NEW_ORDER_SCHEDULED",
+  "NEW_ORDER_SCHEDULED_CANCELLED",
+  "ORDER_EVENT_CANCEL",
+  "ORDER_OTHER_EVENT",
+  "MENU_APPROVED",
+  "MENU_REJECTED",
+  "PING",
+  "STORE_CONNECTIVITY",
+  "ORDER_RT_TRACKING",
+] as const;
+
+/** A per-store event name. */
+export type StoreEvent = (typeof STORE_EVENTS)[number];
+
+/** The only event of client-level webhooks (platform notes "Webhooks"). */
+export const CLIENT_EVENTS = ["STORE_PROVISIONING_STATUS"] as const;
+
+/** A client-level event name. */
+export type ClientEvent = (typeof CLIENT_EVENTS)[number];
+
+/** Answer of `DELETE /webhook/{event}/remove-stores` (platform notes "Webhooks"). */
+export const REMOVED_MESSAGE = "Store settings removed successfully.";
+
+/** State of a store's webhook (spec §2.4, §3). */
+export type HookState = "ENABLE" | "DISABLE";
+
+/** A store's entry in an event configuration. */
+export interface StoreHook {
+  url: string;
+  state: HookState;
+}
+
+/** One client's configuration of one per-store event: its secret and its stores by store key. */
+export interface EventConfig {
+  secret: string;
+  stores: Map<string, StoreHook>;
+}
+
+/** A client-level webhook. `secret: null`: created without one, delivered unsigned (platform notes). */
+export interface ClientHook {
+  event: ClientEvent;
+  url: string;
+  secret: string | null;
+}
+
+/** Wire element of `stores` (spec §2.4). */
+export interface WireStoreHook {
+  store_id: string;
+  url: string;
+  state: HookState;
+}
+
+interface Snapshot {
+  events: { client_id: string; event: string; secret: string; stores: WireStoreHook[] }[];
+  clientHooks: { client_id: string; event: ClientEvent; url: string; secret: string | null }[];
+}
+
+/** Orders decimal store keys numerically. */
+export function byStoreKey(a: string, b: string): number {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+function newSecret(): string {
+  return randomBytes(24).toString("hex");
+}
+
+/** Every client's webhook configuration; a {@link StatePart} named `webhooks`. */
+export class WebhookRegistry implements StatePart {
+  /** client id → event → configuration. */
+  readonly events = new Map<string, Map<string, EventConfig>>();
+  /** client id → event → client-level webhook. */
+  readonly clientHooks = new Map<string, Map<string, ClientHook>>();
+  private readonly state: EmulatorState;
+
+  constructor(state: EmulatorState) {
+    this.state = state;
+  }
+
+  config(clientId: string, event: string): EventConfig | undefined {
+    return this.events.get(clientId)?.get(event);
+  }
+
+  /** The configuration of an event, created with a new secret when missing. */
+  ensure(clientId: string, event: string): EventConfig {
+    let byEvent = this.events.get(clientId);
+    if (!byEvent) this.events.set(clientId, (byEvent = new Map()));
+    let cfg = byEvent.get(event);
+    if (!cfg) byEvent.set(event, (cfg = { secret: newSecret(), stores: new Map() }));
+    return cfg;
+  }
+
+  drop(clientId: string, event: string): void {
+    this.events.get(clientId)?.delete(event);
+  }
+
+  resetSecret(cfg: EventConfig): string {
+    cfg.secret = newSecret();
+    return cfg.secret;
+  }
+
+  /** Call after every change: schedules a write of the state file. */
+  changed(): void {
+    this.state.requestPersist();
+  }
+
+  /** Where an event for a store goes: its URL and secret when the store's webhook is ENABLE. */
+  target(store: StoreRec, event: string): { url: string; secret: string } | undefined {
+    const cfg = this.config(store.client_id, event);
+    const hook = cfg?.stores.get(store.key);
+    return cfg && hook && hook.state === "ENABLE" ? { url: hook.url, secret: cfg.secret } : undefined;
+  }
+
+  save(): Snapshot {
+    const snap: Snapshot = { events: [], clientHooks: [] };
+    for (const [client_id, byEvent] of this.events) {
+      for (const [event, cfg] of byEvent) {
+        snap.events.push({ client_id, event, secret: cfg.secret, stores: renderStores(cfg) });
+      }
+    }
+    for (const [client_id, byEvent] of this.clientHooks) {
+      for (const h of byEvent.values()) snap.clientHooks.push({ client_id, ...h });
+    }
+    return snap;
+  }
+
+  load(data: unknown): void {
+    const snap = data as Partial<Snapshot> | null;
+    for (const e of snap?.events ?? []) {
+      const cfg = this.ensure(e.client_id, e.event);
+      cfg.secret = e.secret;
+      for (const s of e.stores) cfg.stores.set(s.store_id, { url: s.url, state: s.state });
+    }
+    for (const h of snap?.clientHooks ?? []) {
+      let byEvent = this.clientHooks.get(h.client_id);
+      if (!byEvent) this.clientHooks.set(h.client_id, (byEvent = new Map()));
+      byEvent.set(h.event, { event: h.event, url: h.url, secret: h.secret });
+    }
+  }
+
+  reset(): void {
+    this.events.clear();
+    this.clientHooks.clear();
+  }
+}
+
+const registries = new WeakMap<EmulatorState, WebhookRegistry>();
+
+/** The webhook registry of an emulator state, created (and registered for persistence) on first use. */
+export function webhooksOf(state: EmulatorState): WebhookRegistry {
+  let reg = registries.get(state);
+  if (!reg) {
+    reg = new WebhookRegistry(state);
+    registries.set(state, reg);
+    state.registerPart("webhooks", reg);
+  }
+  return reg;
+}
+
+/** `stores` of a configuration as served (spec §2.4), sorted by store id. */
+export function renderStores(cfg: EventConfig): WireStoreHook[] {
+  return [...cfg.stores.keys()].sort(byStoreKey).map((store_id) => {
+    const h = cfg.stores.get(store_id)!;
+    return { store_id, url: h.url, state: h.state };
+  });
+}
+
+// ---- validation ------------------------------------------------------------------------------------
+
+/** An unknown or misplaced event name: 406 `{message}` (platform notes "Errors", "Webhooks"). */
+function badEvent(event: string): HttpError {
+  return fail(406, `Invalid event ${event}`);
+}
+
+function storeEvent(raw: unknown): StoreEvent {
+  if (typeof raw !== "string" || raw === "") throw badShape("event is required");
+  if (!(STORE_EVENTS as readonly string[]).includes(raw)) throw badEvent(raw);
+  return raw as StoreEvent;
+}
+
+function clientEvent(raw: unknown): ClientEvent {
+  if (typeof raw !== "string" || raw === "") throw badShape("event is required");
+  if (!(CLIENT_EVENTS as readonly string[]).includes(raw)) throw badEvent(raw);
+  return raw as ClientEvent;
+}
+
+/** A webhook URL: an absolute http or https URL. */
+export function checkUrl(raw: unknown, where: string): string {
+  if (typeof raw !== "string" || raw === "") throw badShape(`${where} is required`);
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw badShape(`${where} must be an absolute http or https URL`);
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") {
+    throw badShape(`${where} must be an absolute http or https URL`);
+  }
+  return raw;
+}
+
+/**
+ * A non-empty array of store ids (strings, spec §2.4), each a store of the authenticated client:
+ * unknown → 404, another client's → 400 with the usual message (platform notes "Authentication").
+ */
+function storeList(ctx: RouteContext, raw: unknown, where: string): StoreRec[] {
+  if (!Array.isArray(raw) || raw.length === 0)
+    throw badShape(`${where} must be a non-empty array of store ids`);
+  return raw.map((v, i) => {
+    if (typeof v !== "string") throw badShape(`${where}[${i}] must be a string store id`);
+    return ctx.state.storeForClient(v, ctx.clientId);
+  });
+}
+
+function configOf(ctx: RouteContext, event: string): EventConfig {
+  const cfg = webhooksOf(ctx.state).config(ctx.clientId, event);
+  if (!cfg) throw fail(404, `Webhook for event ${event} not found`);
+  return cfg;
+}
+
+function configured(cfg: EventConfig, stores: StoreRec[], event: string): void {
+  const missing = stores.filter((s) => !cfg.stores.has(s.key)).map((s) => s.key);
+  if (missing.length > 0) {
+    throw fail(404, `The stores ${missing.join(", ")} are not configured for webhook ${event}`);
+  }
+}
+
+// ---- per-store webhooks --------------------------------------------------------------------------
+
+/** `GET /webhook` and `GET /webhook/{event}` (spec §4.7): `[{event, stores}]`; `[]` when not configured. */
+function listWebhooks(ctx: RouteContext): Reply {
+  const reg = webhooksOf(ctx.state);
+  const events = ctx.params.event === undefined ? STORE_EVENTS : [storeEvent(ctx.params.event)];
+  const out: { event: string; stores: WireStoreHook[] }[] = [];
+  for (const event of events) {
+    const cfg = reg.config(ctx.clientId, event);
+    if (cfg && cfg.stores.size > 0) out.push({ event, stores: renderStores(cfg) });
+  }
+  return ok(out);
+}
+
+/**
+ * `POST /webhook` (spec §4.7): `{event, data: [{url, stores?}]}`; `stores` omitted → every store of the
+ * client. Listed stores get the URL and state ENABLE (spec §3). Answers `{event, stores: [{url, store_id,
+ * state}], secret}` with the stores of this call.
+ */
+function createWebhook(ctx: RouteContext): Reply {
+  const b = ctx.body;
+  if (!isObj(b)) throw badShape("body must be an object {event, data}");
+  const event = storeEvent(b.event);
+  if (!Array.isArray(b.data) || b.data.length === 0) throw badShape("data must be a non-empty array");
+  const assign = new Map<string, string>();
+  b.data.forEach((d: unknown, i: number) => {
+    if (!isObj(d)) throw badShape(`data[${i}] must be an object {url, stores}`);
+    const url = checkUrl(d.url, `data[${i}].url`);
+    const keys =
+      d.stores === undefined || d.stores === null
+        ? [...(ctx.state.clients.get(ctx.clientId)?.stores ?? [])]
+        : storeList(ctx, d.stores, `data[${i}].stores`).map((s) => s.key);
+    for (const k of keys) assign.set(k, url);
+  });
+  const reg = webhooksOf(ctx.state);
+  const cfg = reg.ensure(ctx.clientId, event);
+  for (const [k, url] of assign) cfg.stores.set(k, { url, state: "ENABLE" });
+  if (cfg.stores.size === 0) reg.drop(ctx.clientId, event);
+  reg.changed();
+  const stores = [...assign.keys()]
+    .sort(byStoreKey)
+    .map((store_id) => ({ url: assign.get(store_id)!, store_id, state: "ENABLE" as const }));
+  return ok({ event, stores, secret: cfg.secret });
+}
+
+/** `PUT /webhook/{event}/add-stores` (platform notes): `[{url, stores}]` → `{event, stores}`. */
+function addStores(ctx: RouteContext): Reply {
+  const event = storeEvent(ctx.params.event);
+  const b = ctx.body;
+  if (!Array.isArray(b) || b.length === 0) throw badShape("body must be a non-empty array of {url, stores}");
+  const assign: [string, string][] = [];
+  b.forEach((d: unknown, i: number) => {
+    if (!isObj(d)) throw badShape(`[${i}] must be an object {url, stores}`);
+    const url = checkUrl(d.url, `[${i}].url`);
+    for (const s of storeList(ctx, d.stores, `[${i}].stores`)) assign.push([s.key, url]);
+  });
+  const cfg = configOf(ctx, event);
+  for (const [k, url] of assign) cfg.stores.set(k, { url, state: "ENABLE" });
+  webhooksOf(ctx.state).changed();
+  return ok({ event, stores: renderStores(cfg) });
+}
+
+/** `PUT /webhook/{event}/change-url` (platform notes): `{url, stores}` → `{event, stores}`; state kept. */
+function changeUrl(ctx: RouteContext): Reply {
+  const event = storeEvent(ctx.params.event);
+  const b = ctx.body;
+  if (!isObj(b)) throw badShape("body must be an object {url, stores}");
+  const url = checkUrl(b.url, "url");
+  const stores = storeList(ctx, b.stores, "stores");
+  const cfg = configOf(ctx, event);
+  configured(cfg, stores, event);
+  for (const s of stores) cfg.stores.set(s.key, { ...cfg.stores.get(s.key)!, url });
+  webhooksOf(ctx.state).changed();
+  return ok({ event, stores: renderStores(cfg) });
+}
+
+/**
+ * `DELETE /webhook/{event}/remove-stores` (platform notes): `{stores: ["1000"]}` →
+ * `{stores, message: "Store settings removed successfully."}` with the removed ids.
+ */
+function removeStores(ctx: RouteContext): Reply {
+  const event = storeEvent(ctx.params.event);
+  const b = ctx.body;
+  if (!isObj(b)) throw badShape("body must be an object {stores}");
+  const stores = storeList(ctx, b.stores, "stores");
+  const reg = webhooksOf(ctx.state);
+  const cfg = configOf(ctx, event);
+  configured(cfg, stores, event);
+  for (const s of stores) cfg.stores.delete(s.key);
+  if (cfg.stores.size === 0) reg.drop(ctx.clientId, event);
+  reg.changed();
+  const removed = [...new Set(stores.map((s) => s.key))].sort(byStoreKey);
+  return ok({ stores: removed, message: REMOVED_MESSAGE });
+}
+
+/** `PUT /webhook/{event}/reset-secret` (platform notes): no body → `{event, stores, secret}` (new secret). */
+function resetSecret(ctx: RouteContext): Reply {
+  const event = storeEvent(ctx.params.event);
+  const reg = webhooksOf(ctx.state);
+  const cfg = configOf(ctx, event);
+  const secret = reg.resetSecret(cfg);
+  reg.changed();
+  return ok({ event, stores: renderStores(cfg), secret });
+}
+
+/**
+ * `PUT /webhook/{event}/change-status` (platform notes): `{stores: {enable?: [...], disable?: [...]}}`,
+ * at least one list; a store in both lists: 400. → `{event, stores}` (spec §3: ENABLE ⇄ DISABLE).
+ */
+function changeStatus(ctx: RouteContext): Reply {
+  const event = storeEvent(ctx.params.event);
+  const b = ctx.body;
+  if (!isObj(b) || !isObj(b.stores)) throw badShape("body must be an object {stores: {enable, disable}}");
+  const { enable, disable } = b.stores;
+  if (enable === undefined && disable === undefined) {
+    throw badShape("stores.enable or stores.disable is required");
+  }
+  const on = enable === undefined ? [] : storeList(ctx, enable, "stores.enable");
+  const off = disable === undefined ? [] : storeList(ctx, disable, "stores.disable");
+  const offKeys = new Set(off.map((s) => s.key));
+  const both = on.find((s) => offKeys.has(s.key));
+  if (both) throw badShape(`store ${both.key} is both in stores.enable and stores.disable`);
+  const cfg = configOf(ctx, event);
+  configured(cfg, [...on, ...off], event);
+  for (const s of on) cfg.stores.set(s.key, { ...cfg.stores.get(s.key)!, state: "ENABLE" });
+  for (const s of off) cfg.stores.set(s.key, { ...cfg.stores.get(s.key)!, state: "DISABLE" });
+  webhooksOf(ctx.state).changed();
+  return ok({ event, stores: renderStores(cfg) });
+}
+
+// ---- client-level webhooks ------------------------------------------------------------------------
+
+/** Answer element of the client-level calls (platform notes): `state` is a boolean here. */
+function renderClientHook(clientId: string, h: ClientHook): Record<string, unknown> {
+  return { clientId, event: h.event, url: h.url, state: true };
+}
+
+/** The `{clientId}` of the path must be the authenticated client: otherwise 403. */
+function ownClient(ctx: RouteContext): string {
+  if (ctx.params.clientId !== ctx.clientId) throw fail(403, "Forbidden");
+  return ctx.clientId;
+}
+
+/**
+ * `POST /clients/{clientId}/webhooks` (platform notes): `{event: "STORE_PROVISIONING_STATUS", url,
+ * secret?}` → 201 `{clientId, event, url, state: true}`, 200 when it replaced an existing one.
+ */
+function putClientHook(ctx: RouteContext): Reply {
+  const clientId = ownClient(ctx);
+  const b = ctx.body;
+  if (!isObj(b)) throw badShape("body must be an object {event, url, secret}");
+  const event = clientEvent(b.event);
+  const url = checkUrl(b.url, "url");
+  if (b.secret !== undefined && b.secret !== null && (typeof b.secret !== "string" || b.secret === "")) {
+    throw badShape("secret must be a non-empty string");
+  }
+  const reg = webhooksOf(ctx.state);
+  let byEvent = reg.clientHooks.get(clientId);
+  if (!byEvent) reg.clientHooks.set(clientId, (byEvent = new Map()));
+  const existed = byEvent.has(event);
+  const hook: ClientHook = { event, url, secret: typeof b.secret === "string" ? b.secret : null };
+  byEvent.set(event, hook);
+  reg.changed();
+  return { status: existed ? 200 : 201, body: renderClientHook(clientId, hook) };
+}
+
+/** `GET /clients/{clientId}/webhooks` (platform notes): array of `{clientId, event, url, state}`. */
+function listClientHooks(ctx: RouteContext): Reply {
+  const clientId = ownClient(ctx);
+  const byEvent = webhooksOf(ctx.state).clientHooks.get(clientId);
+  return ok([...(byEvent?.values() ?? [])].map((h) => renderClientHook(clientId, h)));
+}
+
+/** `DELETE /clients/{clientId}/webhooks?event=...` (platform notes) → 204; not configured: 404. */
+function deleteClientHook(ctx: RouteContext): Reply {
+  const clientId = ownClient(ctx);
+  const event = clientEvent(ctx.query.get("event") ?? "");
+  const reg = webhooksOf(ctx.state);
+  if (!reg.clientHooks.get(clientId)?.delete(event)) {
+    throw fail(404, `Webhook for event ${event} not found`);
+  }
+  reg.changed();
+  return { status: 204 };
+}
+
+const W = Paths.availabilityV2;
+
+/** Routes of the webhook group (spec §4.7). All need an integrations token (platform notes). */
+export const webhookRoutes: Route[] = [
+  { method: "GET", path: `${W}/webhook`, surface: "integrations", handle: listWebhooks },
+  { method: "POST", path: `${W}/webhook`, surface: "integrations", handle: createWebhook },
+  { method: "GET", path: `${W}/webhook/:event`, surface: "integrations", handle: listWebhooks },
+  { method: "PUT", path: `${W}/webhook/:event/add-stores`, surface: "integrations", handle: addStores },
+  { method: "PUT", path: `${W}/webhook/:event/change-url`, surface: "integrations", handle: changeUrl },
+  {
+    method: "DELETE",
+    path: `${W}/webhook/:event/remove-stores`,
+    surface: "integrations",
+    handle: removeStores,
+  },
+  { method: "PUT", path: `${W}/webhook/:event/reset-secret`, surface: "integrations", handle: resetSecret },
+  { method: "PUT", path: `${W}/webhook/:event/change-status`, surface: "integrations", handle: changeStatus },
+  { method: "POST", path: `${W}/clients/:clientId/webhooks`, surface: "integrations", handle: putClientHook },
+  {
+    method: "GET",
+    path: `${W}/clients/:clientId/webhooks`,
+    surface: "integrations",
+    handle: listClientHooks,
+  },
+  {
+    method: "DELETE",
+    path: `${W}/clients/:clientId/webhooks`,
+    surface: "integrations",
+    handle: deleteClientHook,
+  },
+];
