@@ -24,8 +24,11 @@
 import { mulberry32 } from "./prng.js";
 import type { Random } from "./prng.js";
 
-/** A kind of injected failure: an HTTP status, or `drop` (the connection is destroyed, no answer). */
-export type FaultKind = "500" | "502" | "503" | "drop";
+/**
+ * A kind of injected failure: an HTTP status, or `drop` (the connection is destroyed, no answer).
+ * `429` here is a random refusal with `Retry-After: 1`, apart from the per-client budget of `rateLimit`.
+ */
+export type FaultKind = "500" | "502" | "503" | "429" | "drop";
 
 /** The faults of a set of requests. Every field is optional; absent means off. */
 export interface FaultRule {
@@ -76,7 +79,9 @@ export interface FaultDecision {
   retryAfter?: number;
 }
 
+/** The kinds drawn when `faultKinds` is not set. */
 const KINDS: FaultKind[] = ["500", "502", "503", "drop"];
+const ALL_KINDS: FaultKind[] = [...KINDS, "429"];
 const RULE_KEYS = ["latencyMs", "jitterMs", "faultRate", "faultKinds", "rateLimit", "slowMs", "slowRate"];
 
 /** Problems of fault options (for the control API and the CLI); empty when valid. */
@@ -103,9 +108,9 @@ export function faultProblems(value: unknown): string[] {
     const kinds = r.faultKinds;
     if (
       kinds !== undefined &&
-      (!Array.isArray(kinds) || kinds.length === 0 || kinds.some((k) => !KINDS.includes(k as FaultKind)))
+      (!Array.isArray(kinds) || kinds.length === 0 || kinds.some((k) => !ALL_KINDS.includes(k as FaultKind)))
     ) {
-      out.push(`${at}faultKinds: must be a non-empty array of ${KINDS.join(", ")}`);
+      out.push(`${at}faultKinds: must be a non-empty array of ${ALL_KINDS.join(", ")}`);
     }
   };
   if (!isObj(value)) return ["faults must be an object"];
@@ -202,7 +207,8 @@ export class FaultInjector {
     }
     if (rule.faultRate && rFault < rule.faultRate) {
       const kinds = rule.faultKinds ?? KINDS;
-      return { kind: kinds[Math.floor(rKind * kinds.length)]!, delayMs, slowMs: 0 };
+      const kind = kinds[Math.floor(rKind * kinds.length)]!;
+      return { kind, delayMs, slowMs: 0, ...(kind === "429" ? { retryAfter: 1 } : {}) };
     }
     const slow = rule.slowMs && rSlow < (rule.slowRate ?? 1) ? rule.slowMs : 0;
     return { kind: "pass", delayMs, slowMs: slow };
