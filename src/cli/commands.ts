@@ -5,7 +5,7 @@ import { loadProject } from "../config/index.js";
 import { faultProblems } from "../emulator/faults.js";
 import { loadSeedFile, startEmulator } from "../emulator/index.js";
 import type { FaultOptions } from "../emulator/index.js";
-import { ExitCode, UsageError } from "../errors.js";
+import { ExitCode, StalePlanError, UsageError } from "../errors.js";
 import { readPlanFile, writePlanFile } from "../plan/file.js";
 import { isEmptyPlan } from "../plan/plan.js";
 import type { Plan } from "../plan/types.js";
@@ -85,6 +85,8 @@ export async function runPlan(opts: PlanCommand, io: CliIo): Promise<number> {
 /** Options of `carte apply`. */
 export interface ApplyCommand extends RunCommand {
   planFile: string | undefined;
+  /** With a saved plan: plan afresh instead of refusing when it is stale (asks again unless --auto-approve). */
+  replan: boolean;
   autoApprove: boolean;
   json: boolean;
 }
@@ -97,10 +99,18 @@ export async function runApply(opts: ApplyCommand, io: CliIo): Promise<number> {
   const session = await openSession(project, { env: io.env, onRetry: (r) => progress.retry(r) });
   try {
     const run = runOptions(opts, progress);
-    let plan: Plan;
+    let plan: Plan | undefined;
     if (opts.planFile) {
       plan = await readPlanFile(opts.planFile);
-      await checkSavedPlan(plan, project, session, run);
+      try {
+        await checkSavedPlan(plan, project, session, run);
+      } catch (err) {
+        if (!(err instanceof StalePlanError) || !opts.replan) throw err;
+        io.err(`The saved plan is stale (${err.message.split(";")[0]}); planning again as --replan asks.\n`);
+        plan = undefined;
+      }
+    }
+    if (plan) {
       if (!opts.json) io.out(renderText(plan, { color }));
       enforceSafety(plan, opts.force);
     } else {

@@ -142,7 +142,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
             default: false,
             describe: "Do not ask for confirmation",
           })
-          .option("json", { type: "boolean", default: false, describe: "Print the apply report as JSON" }),
+          .option("json", { type: "boolean", default: false, describe: "Print the apply report as JSON" })
+          .option("replan", {
+            type: "boolean",
+            default: false,
+            describe:
+              "When the saved plan is stale, plan again instead of refusing (asks unless --auto-approve)",
+          }),
       async (args) => {
         code = await runApply(
           {
@@ -150,6 +156,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
             planFile: args.planfile,
             autoApprove: args["auto-approve"],
             json: args.json,
+            replan: args.replan,
           },
           io,
         );

@@ -109,6 +109,12 @@ describe("saved plans", () => {
     expect(run.code).toBe(1);
     expect(run.err).toContain("stale plan: the platform changed since this plan was saved");
     expect(writes(emu.requests)).toEqual([]);
+
+    // Told to re-plan, it plans afresh and applies the new plan, which also restores the edited price.
+    const replanned = await carte(["apply", file, "--replan", "--auto-approve", "-c", config]);
+    expect(replanned.code).toBe(0);
+    expect(replanned.err).toContain("planning again as --replan asks");
+    expect((await carte(["plan", "--detailed-exitcode", "-c", config])).code).toBe(0);
   });
 
   it("are refused when the files changed after planning", async () => {
