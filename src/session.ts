@@ -66,6 +66,7 @@ export async function openSession(project: LoadedProject, options: SessionOption
       baseUrl: project.platform.baseUrl,
       clientId: creds.clientId,
       clientSecret: creds.clientSecret,
+      requestsPerSecond: project.platform.requestsPerSecond,
       ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.onRetry ? { onRetry: options.onRetry } : {}),
     });
@@ -98,6 +99,8 @@ export async function openSession(project: LoadedProject, options: SessionOption
     baseUrl: emulator.url,
     clientId,
     clientSecret,
+    // The embedded emulator runs in this process: no need to pace the calls.
+    requestsPerSecond: Infinity,
     ...(options.onRetry ? { onRetry: options.onRetry } : {}),
   });
   return {

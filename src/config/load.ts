@@ -21,6 +21,12 @@ import type { FileKind } from "./validate.js";
 import { locate, parseYaml, toPointer } from "./yaml.js";
 import type { YamlFile } from "./yaml.js";
 
+/**
+ * Starting pace against a configured platform, in requests per second. The platform publishes no
+ * number (platform notes, "Limits"); the client halves its pace on 429 and recovers slowly.
+ */
+export const DEFAULT_REQUESTS_PER_SECOND = 50;
+
 /** Processing delay of the embedded emulator when carte.yaml does not set one, in milliseconds. */
 export const DEFAULT_APPLY_DELAY_MS = 50;
 
@@ -34,7 +40,7 @@ export interface LoadedProject {
    * The platform to talk to, `base_url` without trailing slashes; `undefined` when carte.yaml has no
    * `platform:` section, meaning carte runs its embedded emulator.
    */
-  platform: { baseUrl: string } | undefined;
+  platform: { baseUrl: string; requestsPerSecond: number } | undefined;
   /** Options of the embedded emulator; `applyDelayMs` defaults to {@link DEFAULT_APPLY_DELAY_MS}. */
   emulator: { applyDelayMs: number };
   /** Settings of the safety guards (carte.yaml `safety:`), defaults filled. */
@@ -180,7 +186,12 @@ export async function loadProject(configPath: string): Promise<LoadedProject> {
   return {
     configFile,
     root,
-    platform: config.platform ? { baseUrl: config.platform.base_url.replace(/\/+$/, "") } : undefined,
+    platform: config.platform
+      ? {
+          baseUrl: config.platform.base_url.replace(/\/+$/, ""),
+          requestsPerSecond: config.platform.requests_per_second ?? DEFAULT_REQUESTS_PER_SECOND,
+        }
+      : undefined,
     emulator: { applyDelayMs: config.emulator?.apply_delay_ms ?? DEFAULT_APPLY_DELAY_MS },
     safety: {
       maxDeletePercent: config.safety?.max_delete_percent ?? DEFAULT_SAFETY.maxDeletePercent,

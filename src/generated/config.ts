@@ -40,6 +40,12 @@ export interface ProjectFile {
      * The one web address used for every part of the platform's API, for example https://api.example.com. Your account manager gives it to you. Credentials are never written here: they come from environment variables.
      */
     base_url: string;
+    /**
+     * Most requests per second.
+     *
+     * The pace carte starts at when it talks to the platform. carte slows down by itself when the platform answers 'too many requests' (429) and speeds up again slowly. Default 50.
+     */
+    requests_per_second?: number;
   };
   stores: FilePatterns;
   catalogs: FilePatterns;
