@@ -1,5 +1,6 @@
 // @ts-check
 import js from "@eslint/js";
+import globals from "globals";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
@@ -15,7 +16,7 @@ export default tseslint.config(
   },
   {
     files: ["scripts/**", "test/**", "bin/**"],
-    languageOptions: { globals: { process: "readonly", console: "readonly" } },
+    languageOptions: { globals: { ...globals.node } },
     rules: { "no-console": "off" },
   },
 );

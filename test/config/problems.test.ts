@@ -235,7 +235,26 @@ availability:
       }),
     );
     const project = await loadProject(join(dir, "carte.yaml"));
-    expect(project.platform).toEqual({ baseUrl: "https://api.example.com" });
+    expect(project.platform).toEqual({ baseUrl: "https://api.example.com", requestsPerSecond: 50 });
     expect(project.emulator).toEqual({ applyDelayMs: 0 });
+  });
+
+  it("reads the request pace and the safety settings", async () => {
+    const dir = await writeProject(
+      valid({
+        "carte.yaml":
+          PROJECT +
+          "platform:\n  base_url: https://api.example.com\n  requests_per_second: 5\n" +
+          "safety:\n  max_delete_percent: 10\n  protected: ['store[*].category[COMBOS]']\n",
+      }),
+    );
+    const project = await loadProject(join(dir, "carte.yaml"));
+    expect(project.platform?.requestsPerSecond).toBe(5);
+    expect(project.safety).toEqual({
+      maxDeletePercent: 10,
+      maxUpdatePercent: 30,
+      minExisting: 10,
+      protected: ["store[*].category[COMBOS]"],
+    });
   });
 });
