@@ -65,6 +65,54 @@ export interface StoreIdentity {
   name: string;
 }
 
+/** A day of the week as the platform writes it (spec §2.5, §2.6). */
+export type Weekday = "mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun";
+
+/** The days of the week in the platform's order. */
+export const WEEKDAYS: readonly Weekday[] = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
+
+/**
+ * A time slot of one day, `start` before `end`, both `HH:MM` in 24-hour store-local time. A slot that
+ * crosses midnight is split by the configuration layer before it gets here (platform notes: the
+ * platform takes start < end).
+ */
+export interface Slot {
+  start: string;
+  end: string;
+}
+
+/**
+ * A schedule of a category or an item (menu API, platform notes "Store menu API"): the days it holds
+ * (`mon,…,sun` and `hol` for holidays, canonical order, comma-separated) and its time periods.
+ */
+export interface Schedule {
+  days: string;
+  periods: Slot[];
+}
+
+/** A special day of a store (spec §2.6): a name, a date and its slots. Keyed `MM-DD`. */
+export interface SpecialDay {
+  name: string;
+  /** 1–12. */
+  month: number;
+  /** Day of the month, 1–31. */
+  day: number;
+  slots: Slot[];
+}
+
+/** The URL and state of one event's webhook for one store (spec §2.4, §4.7). */
+export interface WebhookSetting {
+  url: string;
+  /** `ENABLE` (true) or `DISABLE` (false) on the platform. */
+  enabled: boolean;
+}
+
+/**
+ * Who owns a kind of resource: `full` (what the files do not list is deleted), `additive` (never
+ * deletes, never takes back), `ignore` (not read, not touched).
+ */
+export type Ownership = "full" | "additive" | "ignore";
+
 /** Everything carte manages in one store, normalized. */
 export interface StoreState {
   store: StoreIdentity;
@@ -79,6 +127,36 @@ export interface StoreState {
    * availability v2 `turn_off`). Sorted.
    */
   unavailable: string[];
+  /**
+   * SKUs of ITEMs the files say must be switched on. Under the default `additive` ownership of item
+   * availability only these are turned back on; under `full` every ITEM not in `unavailable` is.
+   */
+  available?: string[];
+  /*
+   * Store settings. Each is optional: `undefined` means the files do not manage it for this store, and
+   * carte neither reads nor changes it there.
+   */
+  /** Regular opening hours: slots of every day of the week (an empty list: closed that day). */
+  hours?: Record<Weekday, Slot[]>;
+  /** Slots of the platform's holiday days, keyed `MM-DD` (an empty list: closed that holiday). */
+  holidays?: Record<string, Slot[]>;
+  /** Special days, keyed `MM-DD`. */
+  specialDays?: Record<string, SpecialDay>;
+  /** Whether the store takes orders (store availability, platform notes "Availability"). */
+  open?: boolean;
+  /** Webhooks of the store by event name. */
+  webhooks?: Record<string, WebhookSetting>;
+  /**
+   * Through which API the schedules of categories and items are written: the menu API (default) or
+   * the older utils group (corridor and product schedules, spec §4.5).
+   */
+  schedulesVia?: "menu" | "utils";
+}
+
+/** Settings that belong to the client (the integration) rather than to a store. */
+export interface ClientState {
+  /** Client-level webhooks by event (spec §4.7 `/clients/{clientId}/webhooks`), e.g. STORE_PROVISIONING_STATUS. */
+  webhooks?: Record<string, { url: string }>;
 }
 
 /**
@@ -89,16 +167,27 @@ export interface StoreIds {
   items: Record<string, number>;
   categories: Record<string, number>;
   menus: Record<string, number>;
+  /** Ids other kinds need, by kind name, then by resource key (e.g. slot ids of each day). */
+  other: Record<string, Record<string, unknown>>;
 }
 
 /** The desired state: what the files say, per store key. */
 export interface DesiredState {
   stores: Record<string, StoreState>;
+  /** Client-level settings, when the files manage any. */
+  client?: ClientState;
 }
 
 /** The current state: what the platform has, per store key, with the platform ids. */
 export interface CurrentState {
   stores: Record<string, StoreState & { ids: StoreIds }>;
+  /** Client-level settings as read, when a managed client kind asked for them. */
+  client?: ClientState & { ids: Record<string, Record<string, unknown>> };
+}
+
+/** Empty platform ids. */
+export function emptyIds(): StoreIds {
+  return { items: {}, categories: {}, menus: {}, other: {} };
 }
 
 /** An empty store state for the given identity. */

@@ -5,7 +5,7 @@
 
 import type { LoadedProject } from "./config/index.js";
 import { ConvergenceError, StalePlanError, UnsafePlanError, UsageError } from "./errors.js";
-import type { CurrentState, DesiredState, StoreIdentity } from "./model.js";
+import type { CurrentState, DesiredState } from "./model.js";
 import { executePlan, type ApplyEvent, type OperationResult } from "./apply/execute.js";
 import { waitForPlan } from "./apply/verify.js";
 import { buildPlan } from "./plan/plan.js";
@@ -13,7 +13,7 @@ import { checksum } from "./plan/checksum.js";
 import { isTargeted, matchStore, type Targeting } from "./plan/target.js";
 import type { Plan } from "./plan/types.js";
 import type { Session } from "./session.js";
-import { fetchCurrent } from "./state/current.js";
+import { clientReadKinds, fetchCurrent, readRequests } from "./state/current.js";
 
 /** Options shared by planning and applying. */
 export interface RunOptions {
@@ -22,7 +22,8 @@ export interface RunOptions {
   /** Longest wait for the platform to show accepted writes, in milliseconds. Default 60 000. */
   convergenceTimeoutMs?: number;
   onEvent?: (e: ApplyEvent) => void;
-  onStoreRead?: (key: string, done: number, total: number) => void;
+  /** Progress of the reads: `done` of `total` store reads. */
+  onStoreRead?: (done: number, total: number) => void;
   /** Limit planning to some stores, kinds or addresses. */
   targeting?: Targeting;
 }
@@ -49,14 +50,14 @@ export async function planProject(
   options: RunOptions = {},
 ): Promise<{ plan: Plan; current: CurrentState }> {
   const desired = scopeDesired(project.desired, options.targeting);
-  const stores: StoreIdentity[] = Object.values(desired.stores).map((s) => s.store);
-  let done = 0;
-  const current = await fetchCurrent(session.client, stores, {
+  const current = await fetchCurrent(session.client, readRequests(desired, project.ownership), {
     parallelism: options.parallelism ?? 8,
-    onStore: (key) => options.onStoreRead?.(key, ++done, stores.length),
+    clientKinds: clientReadKinds(desired, project.ownership),
+    onRead: (done, total) => options.onStoreRead?.(done, total),
   });
   const plan = buildPlan(desired, current, {
     safety: project.safety,
+    ownership: project.ownership,
     ...(isTargeted(options.targeting) ? { targeting: options.targeting } : {}),
   });
   return { plan, current };

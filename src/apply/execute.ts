@@ -9,7 +9,7 @@ import pLimit from "p-limit";
 import { ApiError } from "../errors.js";
 import type { PlatformClient } from "../platform/client.js";
 import type { Operation, Plan } from "../plan/types.js";
-import type { StoreItemsToggle } from "../platform/wire.js";
+import { endpoint } from "../plan/endpoints.js";
 
 /** What happened to one operation. */
 export interface OperationResult {
@@ -66,11 +66,16 @@ async function runOne(
 ): Promise<{ op: Operation; result: OperationResult }> {
   const base = { id: op.id, method: op.method, path: op.path };
   const blocked = op.stores.filter((s) => failedStores.has(s));
-  if (blocked.length > 0 && op.endpoint === "availability.toggle" && blocked.length < op.stores.length) {
+  if (blocked.length > 0 && op.parts && blocked.length < op.stores.length) {
     // A call for several stores goes on for the stores whose earlier calls succeeded.
-    const body = (op.body as StoreItemsToggle[]).filter((e) => !blocked.includes(e.store_integration_id));
+    const parts = op.parts.filter((p) => !blocked.includes(p.store));
+    const spec = endpoint(op.endpoint);
+    const body = spec.body(
+      parts.map((p) => p.element),
+      op.params ?? {},
+    );
     const { result } = await runOne(
-      { ...op, body, stores: op.stores.filter((s) => !blocked.includes(s)) },
+      { ...op, body, parts, stores: op.stores.filter((s) => !blocked.includes(s)) },
       client,
       failedStores,
     );

@@ -5,13 +5,13 @@
  * `after` values, so it works the same for a fresh plan and for a saved plan file.
  */
 
-import { kinds } from "../kinds/registry.js";
-import type { ResourceKind } from "../kinds/types.js";
+import { clientKinds, kindNamed } from "../kinds/registry.js";
+import type { ClientKind, ResourceKind } from "../kinds/types.js";
 import { jsonEqual } from "../kinds/util.js";
-import type { StoreIdentity } from "../model.js";
+import type { CurrentState } from "../model.js";
 import type { PlatformClient } from "../platform/client.js";
 import type { Plan, ResourceChange } from "../plan/types.js";
-import { fetchCurrent } from "../state/current.js";
+import { fetchCurrent, type ReadRequest } from "../state/current.js";
 
 /** Options of {@link waitForPlan}. */
 export interface VerifyOptions {
@@ -19,7 +19,7 @@ export interface VerifyOptions {
   timeoutMs?: number;
   /** First pause between reads in milliseconds; doubles up to 2 000. Default 100. */
   intervalMs?: number;
-  /** Stores read at once. */
+  /** Calls in flight at once. */
   parallelism?: number;
 }
 
@@ -30,10 +30,32 @@ export interface VerifyResult {
 }
 
 function kindOf(change: ResourceChange): ResourceKind<unknown> {
-  const name = change.kind === "modifier_group" ? "item" : change.kind;
-  const kind = kinds.find((k) => k.name === name);
+  const kind = kindNamed(change.kind);
   if (!kind) throw new Error(`no resource kind named ${change.kind}`);
   return kind;
+}
+
+function clientKindOf(change: ResourceChange): ClientKind<unknown> {
+  const kind = clientKinds.find((k) => k.name === change.kind);
+  if (!kind) throw new Error(`no client kind named ${change.kind}`);
+  return kind;
+}
+
+/** Whether the current state shows a change in its planned state. */
+function shows(current: CurrentState, ch: ResourceChange): boolean {
+  let now: unknown;
+  let initial: unknown;
+  if (ch.store === "") {
+    now = clientKindOf(ch).select(current.client ?? {})?.[ch.key];
+  } else {
+    const store = current.stores[ch.store];
+    if (!store) return false;
+    const kind = kindOf(ch);
+    now = kind.select(store)?.[ch.key];
+    if (now === undefined && kind.initial && ch.after !== null) initial = kind.initial(ch.after);
+  }
+  if (ch.action === "delete") return now === undefined;
+  return jsonEqual(now ?? initial, ch.after);
 }
 
 /** Polls the stores of the given changes until each shows its planned state or the time is up. */
@@ -46,21 +68,21 @@ export async function waitForPlan(
   const timeoutMs = options.timeoutMs ?? 60_000;
   let interval = options.intervalMs ?? 100;
   const started = Date.now();
-  const storeKeys = new Set(changes.map((c) => c.store));
-  const stores: StoreIdentity[] = plan.stores
-    .filter((s) => storeKeys.has(s.key))
-    .map((s) => ({ key: s.key, storeId: s.storeId, integrationId: s.key, name: s.name }));
+  const storeChanges = changes.filter((c) => c.store !== "");
+  const requests: ReadRequest[] = plan.stores
+    .filter((s) => storeChanges.some((c) => c.store === s.key))
+    .map((s) => ({
+      store: { key: s.key, storeId: s.storeId, integrationId: s.key, name: s.name },
+      kinds: [...new Set(storeChanges.filter((c) => c.store === s.key).map(kindOf))],
+    }));
+  const clientRead = [...new Set(changes.filter((c) => c.store === "").map(clientKindOf))];
   let pending = changes;
   for (;;) {
-    const current = await fetchCurrent(client, stores, { parallelism: options.parallelism ?? 8 });
-    pending = pending.filter((ch) => {
-      const store = current.stores[ch.store];
-      if (!store) return true;
-      const kind = kindOf(ch);
-      const now = kind.select(store)[ch.key];
-      if (ch.action === "delete") return now !== undefined;
-      return !jsonEqual(now ?? (kind.initial ? kind.initial(ch.after) : undefined), ch.after);
+    const current = await fetchCurrent(client, requests, {
+      parallelism: options.parallelism ?? 8,
+      clientKinds: clientRead,
     });
+    pending = pending.filter((ch) => !shows(current, ch));
     const waitedMs = Date.now() - started;
     if (pending.length === 0 || waitedMs >= timeoutMs) {
       return { pending: pending.map((c) => c.address), waitedMs };

@@ -43,7 +43,7 @@ function runOptions(opts: RunCommand, progress: Progress) {
   return {
     parallelism: opts.parallelism,
     targeting: { stores: opts.stores, kinds: opts.kinds, targets: opts.targets },
-    onStoreRead: (_key: string, done: number, total: number) => progress.storeRead(done, total),
+    onStoreRead: (done: number, total: number) => progress.storeRead(done, total),
     onEvent: (e: ApplyEvent) => progress.apply(e),
   };
 }

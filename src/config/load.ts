@@ -4,6 +4,8 @@
  * every file is collected before anything is thrown.
  */
 
+import type { KindName } from "../kinds/types.js";
+import type { Ownership } from "../model.js";
 import { DEFAULT_SAFETY, type SafetyPolicy } from "../plan/safety.js";
 import { readFile } from "node:fs/promises";
 import { dirname, relative, resolve } from "node:path";
@@ -43,6 +45,8 @@ export interface LoadedProject {
   platform: { baseUrl: string; requestsPerSecond: number } | undefined;
   /** Options of the embedded emulator; `applyDelayMs` defaults to {@link DEFAULT_APPLY_DELAY_MS}. */
   emulator: { applyDelayMs: number };
+  /** Ownership per kind (carte.yaml `ownership:`); kinds not named keep their documented default. */
+  ownership: Partial<Record<KindName, Ownership>>;
   /** Settings of the safety guards (carte.yaml `safety:`), defaults filled. */
   safety: SafetyPolicy;
   /** The desired state of every store, keyed by integration id, in the order of the store files. */
@@ -193,6 +197,7 @@ export async function loadProject(configPath: string): Promise<LoadedProject> {
         }
       : undefined,
     emulator: { applyDelayMs: config.emulator?.apply_delay_ms ?? DEFAULT_APPLY_DELAY_MS },
+    ownership: (config.ownership ?? {}) as Partial<Record<KindName, Ownership>>,
     safety: {
       maxDeletePercent: config.safety?.max_delete_percent ?? DEFAULT_SAFETY.maxDeletePercent,
       maxUpdatePercent: config.safety?.max_update_percent ?? DEFAULT_SAFETY.maxUpdatePercent,

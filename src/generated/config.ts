@@ -93,6 +93,85 @@ export interface ProjectFile {
      */
     protected?: string[];
   };
+  /**
+   * Who owns what.
+   *
+   * For each kind of resource: full (what the files do not list is deleted on the platform), additive (carte adds and changes, never deletes or takes back) or ignore (carte neither reads nor touches it). Defaults: availability and webhooks are additive, so that items staff switch off during service and webhooks set up by hand are left alone; everything else is full. A kind a store file does not mention is never touched in that store.
+   */
+  ownership?: {
+    /**
+     * Ownership of item.
+     *
+     * full, additive or ignore.
+     */
+    item?: "full" | "additive" | "ignore";
+    /**
+     * Ownership of category.
+     *
+     * full, additive or ignore.
+     */
+    category?: "full" | "additive" | "ignore";
+    /**
+     * Ownership of menu.
+     *
+     * full, additive or ignore.
+     */
+    menu?: "full" | "additive" | "ignore";
+    /**
+     * Ownership of availability.
+     *
+     * full, additive or ignore.
+     */
+    availability?: "full" | "additive" | "ignore";
+    /**
+     * Ownership of store hours.
+     *
+     * full, additive or ignore.
+     */
+    store_hours?: "full" | "additive" | "ignore";
+    /**
+     * Ownership of holiday.
+     *
+     * full, additive or ignore.
+     */
+    holiday?: "full" | "additive" | "ignore";
+    /**
+     * Ownership of special day.
+     *
+     * full, additive or ignore.
+     */
+    special_day?: "full" | "additive" | "ignore";
+    /**
+     * Ownership of store availability.
+     *
+     * full, additive or ignore.
+     */
+    store_availability?: "full" | "additive" | "ignore";
+    /**
+     * Ownership of webhook.
+     *
+     * full, additive or ignore.
+     */
+    webhook?: "full" | "additive" | "ignore";
+    /**
+     * Ownership of corridor schedule.
+     *
+     * full, additive or ignore.
+     */
+    corridor_schedule?: "full" | "additive" | "ignore";
+    /**
+     * Ownership of product schedule.
+     *
+     * full, additive or ignore.
+     */
+    product_schedule?: "full" | "additive" | "ignore";
+    /**
+     * Ownership of client webhook.
+     *
+     * full, additive or ignore.
+     */
+    client_webhook?: "full" | "additive" | "ignore";
+  };
 }
 
 // ---- schemas/config/catalog.schema.json ----

@@ -8,7 +8,7 @@
  * that must be off, or whose state differs, yields a change.
  */
 
-import type { StoreState } from "../model.js";
+import type { Ownership, StoreState } from "../model.js";
 import type { ResourceKind } from "./types.js";
 
 /** The normalized availability of one item. */
@@ -24,11 +24,19 @@ export interface AvailabilityToggle {
   on: boolean;
 }
 
-function select(state: StoreState): Record<string, AvailabilityResource> {
+/**
+ * Under `full` ownership every ITEM is wanted on unless listed unavailable; under `additive` (the
+ * default) only the items the files name are: listed unavailable → off, listed available → on, and an
+ * item that staff switched off during service stays off.
+ */
+function select(state: StoreState, ownership: Ownership = "full"): Record<string, AvailabilityResource> {
   const off = new Set(state.unavailable);
+  const on = new Set(state.available ?? []);
   const out: Record<string, AvailabilityResource> = {};
   for (const [sku, item] of Object.entries(state.items)) {
-    if (item.type === "ITEM") out[sku] = { sku, available: !off.has(sku) };
+    if (item.type !== "ITEM") continue;
+    if (off.has(sku)) out[sku] = { sku, available: false };
+    else if (ownership === "full" || on.has(sku)) out[sku] = { sku, available: true };
   }
   return out;
 }
@@ -36,11 +44,14 @@ function select(state: StoreState): Record<string, AvailabilityResource> {
 /** The item availability kind. */
 export const availability: ResourceKind<AvailabilityResource> = {
   name: "availability",
+  reads: ["menu"],
+  defaultOwnership: "additive",
   select,
   segment: () => "availability",
   // A new item is created available (platform notes, "Store menu API").
   initial: (after) => ({ sku: after.sku, available: true }),
-  read(wire, into) {
+  read(snapshot, into) {
+    const wire = snapshot.menu!;
     into.unavailable = wire.items
       .filter((w) => w.item_type !== "MODIFIER_GROUP" && w.suspension_info?.is_available === false)
       .map((w) => w.sku)

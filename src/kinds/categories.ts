@@ -19,7 +19,9 @@ export const categories: ResourceKind<CategoryResource> = {
   name: "category",
   select: (state) => state.categories,
   segment: () => "category",
-  read(wire, into, ids) {
+  reads: ["menu"],
+  read(snapshot, into, ids) {
+    const wire = snapshot.menu!;
     const skuById = new Map<number, string>();
     for (const w of wire.items) if (w.id !== undefined) skuById.set(w.id, w.sku);
     for (const c of [...wire.categories].sort((a, b) => a.sku.localeCompare(b.sku))) {

@@ -60,7 +60,9 @@ export const items: ResourceKind<ItemResource> = {
   name: "item",
   select: (state) => state.items,
   segment: (r) => (r.type === "MODIFIER_GROUP" ? "modifier_group" : "item"),
-  read(wire, into, ids) {
+  reads: ["menu"],
+  read(snapshot, into, ids) {
+    const wire = snapshot.menu!;
     const skuById = new Map<number, string>();
     for (const w of wire.items) if (w.id !== undefined) skuById.set(w.id, w.sku);
     const skuOf = (id: number | undefined) => (id === undefined ? undefined : skuById.get(id));

@@ -37,7 +37,9 @@ export const menus: ResourceKind<MenuResource> = {
     }
     return out;
   },
-  read(wire, into, ids) {
+  reads: ["menu"],
+  read(snapshot, into, ids) {
+    const wire = snapshot.menu!;
     const skuById = new Map<number, string>();
     for (const c of wire.categories) if (c.id !== undefined) skuById.set(c.id, c.sku);
     for (const m of [...wire.menus].sort((a, b) => a.id - b.id)) {

@@ -1,20 +1,21 @@
 /**
- * Groups the kinds' writes into the fewest API calls: one call per store and endpoint (split only
- * where the platform limits the size of a call), and availability toggles of every store packed
- * together, at most 100 items per call (platform notes, "Limits").
+ * Groups the kinds' writes into the fewest API calls: writes to the same endpoint with the same params
+ * share one call, per store for store-scoped endpoints and across stores for client-scoped ones, split
+ * only where the platform limits the size of a call (src/plan/endpoints.ts).
  */
 
-import type { AvailabilityToggle } from "../kinds/availability.js";
-import type { StoreItemsToggle } from "../platform/wire.js";
-import { Endpoints, type EndpointName } from "./endpoints.js";
+import { canonicalJson } from "./checksum.js";
+import { endpoint, type EndpointParams } from "./endpoints.js";
 import type { Operation } from "./types.js";
 
 /** A write placed in a store, with the address of the resource it changes. */
 export interface PlacedWrite {
+  /** Store key; empty for client-level resources. */
   store: string;
   storeId: string;
-  endpoint: EndpointName;
+  endpoint: string;
   element: unknown;
+  params: EndpointParams;
   address: string;
 }
 
@@ -25,79 +26,55 @@ function chunk<T>(list: T[], size: number): T[][] {
   return out;
 }
 
-/** Batches writes into operations, sorted by stage, then store, then id. Pure and deterministic. */
+/** Batches writes into operations, sorted by stage, then id. Pure and deterministic. */
 export function batchWrites(writes: PlacedWrite[]): Operation[] {
-  const ops: Operation[] = [];
-  const perStore = new Map<string, PlacedWrite[]>();
-  const toggles: PlacedWrite[] = [];
+  const groups = new Map<string, PlacedWrite[]>();
   for (const w of writes) {
-    if (Endpoints[w.endpoint].crossStore) {
-      toggles.push(w);
-      continue;
-    }
-    const k = `${w.store}\u0000${w.endpoint}`;
-    const list = perStore.get(k);
+    const spec = endpoint(w.endpoint);
+    const owner = spec.scope === "store" ? w.store : "";
+    const key = `${owner}\u0000${w.endpoint}\u0000${canonicalJson(w.params)}`;
+    const list = groups.get(key);
     if (list) list.push(w);
-    else perStore.set(k, [w]);
+    else groups.set(key, [w]);
   }
-  for (const list of perStore.values()) {
+  // Several groups of one store and endpoint (per-slot calls) are numbered in a stable order.
+  const sorted = [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const counters = new Map<string, number>();
+  const totals = new Map<string, number>();
+  const pieces = sorted.map(([, list]) => {
     const first = list[0]!;
-    const spec = Endpoints[first.endpoint];
-    const parts = chunk(list, spec.maxElements);
-    parts.forEach((part, i) => {
+    const spec = endpoint(first.endpoint);
+    const ordered =
+      spec.scope === "client"
+        ? [...list].sort((a, b) => a.store.localeCompare(b.store) || a.address.localeCompare(b.address))
+        : list;
+    const base = spec.scope === "store" ? `${first.store}:${spec.name}` : spec.name;
+    const parts = chunk(ordered, spec.maxElements);
+    totals.set(base, (totals.get(base) ?? 0) + parts.length);
+    return { first, spec, parts, base };
+  });
+  const ops: Operation[] = [];
+  for (const { first, spec, parts, base } of pieces) {
+    for (const part of parts) {
+      const n = (counters.get(base) ?? 0) + 1;
+      counters.set(base, n);
+      const elements = part.map((w) => w.element);
+      const stores = [...new Set(part.map((w) => w.store))];
       ops.push({
-        id: `${first.store}:${spec.name}${parts.length > 1 ? `#${i + 1}` : ""}`,
+        id: totals.get(base)! > 1 ? `${base}#${n}` : base,
         endpoint: spec.name,
         stage: spec.stage,
-        stores: [first.store],
+        stores: stores.filter((s) => s !== ""),
         method: spec.method,
-        path: spec.path(first.storeId),
-        body: spec.body(part.map((w) => w.element)),
-        idempotent: spec.idempotent(part.map((w) => w.element)),
+        path: spec.path(spec.scope === "store" ? first.storeId : "", first.params),
+        body: spec.body(elements, first.params),
+        idempotent: spec.idempotent(elements),
         addresses: part.map((w) => w.address),
+        ...(spec.scope === "client"
+          ? { params: first.params, parts: part.map((w) => ({ store: w.store, element: w.element })) }
+          : {}),
       });
-    });
+    }
   }
-  ops.push(...packToggles(toggles));
   return ops.sort((a, b) => a.stage - b.stage || a.id.localeCompare(b.id, "en"));
-}
-
-/** Packs availability toggles of many stores into `PUT /availability/stores/items` calls. */
-function packToggles(writes: PlacedWrite[]): Operation[] {
-  const spec = Endpoints["availability.toggle"];
-  const calls: { body: StoreItemsToggle[]; stores: string[]; addresses: string[] }[] = [];
-  let current: (typeof calls)[number] | undefined;
-  let count = 0;
-  const sorted = [...writes].sort(
-    (a, b) => a.store.localeCompare(b.store) || a.address.localeCompare(b.address),
-  );
-  for (const w of sorted) {
-    const t = w.element as AvailabilityToggle;
-    if (!current || count >= spec.maxElements) {
-      current = { body: [], stores: [], addresses: [] };
-      calls.push(current);
-      count = 0;
-    }
-    let entry = current.body.find((e) => e.store_integration_id === t.integrationId);
-    if (!entry) {
-      entry = { store_integration_id: t.integrationId, items: {} };
-      current.body.push(entry);
-      current.stores.push(w.store);
-    }
-    const list = t.on ? (entry.items.turn_on ??= []) : (entry.items.turn_off ??= []);
-    list.push(t.sku);
-    current.addresses.push(w.address);
-    count++;
-  }
-  return calls.map((c, i) => ({
-    id: `${spec.name}${calls.length > 1 ? `#${i + 1}` : ""}`,
-    endpoint: spec.name,
-    stage: spec.stage,
-    stores: c.stores,
-    method: spec.method,
-    path: spec.path(""),
-    body: c.body,
-    idempotent: true,
-    addresses: c.addresses,
-  }));
 }

@@ -3,10 +3,10 @@
  * No I/O, no clock, no randomness: the same inputs give the same plan, byte for byte.
  */
 
-import { kinds as registry } from "../kinds/registry.js";
-import type { AttributeDiff, ChangeAction, ResourceKind } from "../kinds/types.js";
+import { clientKinds as clientRegistry, kinds as registry } from "../kinds/registry.js";
+import type { AttributeDiff, ChangeAction, ClientKind, KindName, ResourceKind } from "../kinds/types.js";
 import { address, jsonEqual } from "../kinds/util.js";
-import { emptyStore, type CurrentState, type DesiredState, type StoreIds } from "../model.js";
+import { emptyIds, emptyStore, type CurrentState, type DesiredState, type Ownership } from "../model.js";
 import { batchWrites, type PlacedWrite } from "./batch.js";
 import { checksum } from "./checksum.js";
 import { DEFAULT_SAFETY, evaluateSafety, type SafetyPolicy } from "./safety.js";
@@ -21,6 +21,10 @@ export interface PlanOptions {
   targeting?: Targeting;
   /** Settings of the safety guards; default {@link DEFAULT_SAFETY}. */
   safety?: SafetyPolicy;
+  /** Ownership per kind (carte.yaml `ownership:`); a kind not named has its documented default. */
+  ownership?: Partial<Record<KindName, Ownership>>;
+  /** Client-level kinds to plan; default every registered one. */
+  clientKinds?: readonly ClientKind<unknown>[];
 }
 
 /** Attribute-level differences between two versions of a resource (top-level attributes). */
@@ -42,66 +46,104 @@ function createdAttributes(after: unknown): AttributeDiff[] {
   }));
 }
 
-const noIds: StoreIds = { items: {}, categories: {}, menus: {} };
+/** One resource compared: the change it needs, or nothing. */
+interface Compared<R> {
+  action: ChangeAction;
+  before: R | undefined;
+  after: R | undefined;
+  diff: AttributeDiff[];
+}
 
 /**
- * Computes the plan that makes the platform match the desired state, for every store of `desired`.
- * Stores present only on the current side are out of scope and never touched.
+ * Compares one key of a kind and decides the change, applying `initial` (dependent resources) and
+ * ownership (`additive` never takes anything away). Returns undefined when nothing changes.
+ */
+function compare<R>(
+  kind: {
+    initial?(after: R): R;
+    diff?(before: R, after: R): AttributeDiff[];
+    retreats?(action: ChangeAction, before: R | undefined, after: R | undefined): boolean;
+  },
+  have: R | undefined,
+  want: R | undefined,
+  ownership: Ownership,
+): Compared<R> | undefined {
+  let before = have;
+  let action: ChangeAction;
+  if (want === undefined) {
+    if (kind.initial || before === undefined) return undefined;
+    action = "delete";
+  } else if (before === undefined && !kind.initial) {
+    action = "create";
+  } else {
+    before ??= kind.initial!(want);
+    if (jsonEqual(before, want)) return undefined;
+    action = "update";
+  }
+  if (
+    ownership === "additive" &&
+    (kind.retreats ? kind.retreats(action, before, want) : action === "delete")
+  ) {
+    return undefined;
+  }
+  const diff =
+    action === "create"
+      ? createdAttributes(want)
+      : action === "update"
+        ? (kind.diff?.(before!, want!) ?? diffAttributes(before, want))
+        : [];
+  return { action, before, after: want, diff };
+}
+
+/**
+ * Computes the plan that makes the platform match the desired state, for every store of `desired`
+ * and for the client-level resources it manages. Stores present only on the current side are out of
+ * scope and never touched; kinds a store's files do not manage are left alone there.
  */
 export function buildPlan(desired: DesiredState, current: CurrentState, options: PlanOptions = {}): Plan {
   const kinds = options.kinds ?? registry;
+  const ownershipOf = (k: { name: KindName; defaultOwnership?: Ownership }): Ownership =>
+    options.ownership?.[k.name] ?? k.defaultOwnership ?? "full";
   let changes: ResourceChange[] = [];
   const writesOf = new Map<ResourceChange, PlacedWrite[]>();
   const storeKeys = Object.keys(desired.stores).sort();
 
   for (const storeKey of storeKeys) {
     const want = desired.stores[storeKey]!;
-    const have = current.stores[storeKey] ?? { ...emptyStore(want.store), ids: noIds };
+    const have = current.stores[storeKey] ?? { ...emptyStore(want.store), ids: emptyIds() };
     const ctx = { desired: want, ids: have.ids };
 
     for (const kind of kinds) {
-      const d = kind.select(want);
-      const c = kind.select(have);
+      const ownership = ownershipOf(kind);
+      if (ownership === "ignore") continue;
+      const d = kind.select(want, ownership);
+      if (d === undefined) continue;
+      const c = kind.select(have) ?? {};
       const keys = [...new Set([...Object.keys(c), ...Object.keys(d)])].sort();
       for (const key of keys) {
-        const after = d[key];
-        let before = c[key];
-        let action: ChangeAction;
-        if (after === undefined) {
-          if (kind.initial) continue;
-          action = "delete";
-        } else if (before === undefined && !kind.initial) {
-          action = "create";
-        } else {
-          before ??= kind.initial!(after);
-          if (jsonEqual(before, after)) continue;
-          action = "update";
-        }
-        const diff =
-          action === "create"
-            ? createdAttributes(after)
-            : action === "update"
-              ? (kind.diff?.(before, after) ?? diffAttributes(before, after))
-              : [];
-        const addr = address(storeKey, kind.segment((after ?? before)!), key);
+        const cmp = compare(kind, c[key], d[key], ownership);
+        if (!cmp) continue;
+        const segment = kind.segment((cmp.after ?? cmp.before)!);
+        const addr = address(storeKey, segment, key);
         const change: ResourceChange = {
           address: addr,
           store: storeKey,
-          kind: kind.segment((after ?? before)!),
+          kind: segment,
           key,
-          action,
-          before: before ?? null,
-          after: after ?? null,
-          diff,
+          action: cmp.action,
+          before: cmp.before ?? null,
+          after: cmp.after ?? null,
+          diff: cmp.diff,
         };
         changes.push(change);
         writesOf.set(
           change,
-          kind.writes(action, key, before, after, ctx).map((w) => ({
+          kind.writes(cmp.action, key, cmp.before, cmp.after, ctx).map((w) => ({
             store: storeKey,
             storeId: want.store.storeId,
             endpoint: w.endpoint,
             element: w.element,
+            params: w.params ?? {},
             address: addr,
           })),
         );
@@ -109,10 +151,52 @@ export function buildPlan(desired: DesiredState, current: CurrentState, options:
     }
   }
 
+  // Client-level resources, addressed client.SEGMENT[KEY].
+  const clientKinds = options.clientKinds ?? clientRegistry;
+  const wantClient = desired.client ?? {};
+  const haveClient = current.client ?? { ids: {} };
+  for (const kind of clientKinds) {
+    const ownership = ownershipOf(kind);
+    if (ownership === "ignore") continue;
+    const d = kind.select(wantClient);
+    if (d === undefined) continue;
+    const c = kind.select(haveClient) ?? {};
+    for (const key of [...new Set([...Object.keys(c), ...Object.keys(d)])].sort()) {
+      const cmp = compare(kind, c[key], d[key], ownership);
+      if (!cmp) continue;
+      const addr = `client.${kind.name}[${key}]`;
+      const change: ResourceChange = {
+        address: addr,
+        store: "",
+        kind: kind.name,
+        key,
+        action: cmp.action,
+        before: cmp.before ?? null,
+        after: cmp.after ?? null,
+        diff: cmp.diff,
+      };
+      changes.push(change);
+      writesOf.set(
+        change,
+        kind.writes(cmp.action, key, cmp.before, cmp.after, haveClient.ids).map((w) => ({
+          store: "",
+          storeId: "",
+          endpoint: w.endpoint,
+          element: w.element,
+          params: w.params ?? {},
+          address: addr,
+        })),
+      );
+    }
+  }
+
   if (isTargeted(options.targeting)) changes = selectChanges(changes, options.targeting);
   const operations = batchWrites(changes.flatMap((c) => writesOf.get(c) ?? []));
   const count = (a: ChangeAction) => changes.filter((c) => c.action === a).length;
-  const scopeCurrent = Object.fromEntries(storeKeys.map((k) => [k, current.stores[k] ?? null]));
+  const scopeCurrent = {
+    ...Object.fromEntries(storeKeys.map((k) => [k, current.stores[k] ?? null])),
+    ...(current.client ? { "": current.client } : {}),
+  };
   const plan: Plan = {
     formatVersion: PLAN_FORMAT_VERSION,
     stores: storeKeys.map((k) => {
@@ -126,7 +210,7 @@ export function buildPlan(desired: DesiredState, current: CurrentState, options:
       update: count("update"),
       delete: count("delete"),
       operations: operations.length,
-      stores: new Set(changes.map((c) => c.store)).size,
+      stores: new Set(changes.map((c) => c.store).filter((k) => k !== "")).size,
     },
     checksums: { current: checksum(scopeCurrent), desired: checksum(desired) },
     ...(isTargeted(options.targeting) ? { targeting: options.targeting } : {}),

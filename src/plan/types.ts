@@ -4,7 +4,7 @@
  */
 
 import type { AttributeDiff, ChangeAction, KindName } from "../kinds/types.js";
-import type { EndpointName } from "./endpoints.js";
+import type { EndpointParams } from "./endpoints.js";
 import type { SafetyVerdict } from "./safety.js";
 import type { Targeting } from "./target.js";
 
@@ -34,8 +34,9 @@ export interface ResourceChange {
 export interface Operation {
   /** Stable id inside the plan, e.g. `bog-centro:items.upsert` or `availability.toggle#2`. */
   id: string;
-  endpoint: EndpointName;
-  /** Calls of a lower stage run first (per store); see src/plan/endpoints.ts. */
+  /** Name of the endpoint (src/plan/endpoints.ts), e.g. `items.upsert`. */
+  endpoint: string;
+  /** Calls of a lower stage run first; see src/plan/endpoints.ts. */
   stage: number;
   /** Store keys the call touches (several for cross-store availability calls). */
   stores: string[];
@@ -47,6 +48,9 @@ export interface Operation {
   idempotent: boolean;
   /** Addresses of the resources this call changes. */
   addresses: string[];
+  /** Client-scoped calls: the params and the element of each store, so that a store can be left out. */
+  params?: EndpointParams;
+  parts?: { store: string; element: unknown }[];
 }
 
 /** Counts of a plan. */

@@ -29,7 +29,7 @@ const fenceSafe = (s: string) => s.replace(/`{3,}/g, (m) => m.split("").join("\u
 function storeSection(name: string, key: string, changes: ResourceChange[]): string {
   const count = (a: ResourceChange["action"]) => changes.filter((c) => c.action === a).length;
   const lines = [
-    `<details><summary><code>${escapeHtml(key)}</code> ${escapeHtml(name)}: ` +
+    `<details><summary><code>${escapeHtml(key || "client")}</code> ${escapeHtml(name)}: ` +
       `+${count("create")} ~${count("update")} -${count("delete")}</summary>`,
     "",
     "```diff",
@@ -60,12 +60,13 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
   if (plan.changes.length === 0) return head.join("\n");
 
   const byStore = changesByStore(plan.changes);
-  const stores = plan.stores.filter((s) => byStore.has(s.key));
+  const clientSection = byStore.has("") ? [{ key: "", name: "client settings", storeId: "" }] : [];
+  const stores = [...clientSection, ...plan.stores].filter((s) => byStore.has(s.key));
   const table = ["| store | create | update | delete |", "| --- | ---: | ---: | ---: |"];
   const rows = stores.map((s) => {
     const list = byStore.get(s.key)!;
     const n = (a: ResourceChange["action"]) => list.filter((c) => c.action === a).length;
-    return `| \`${escapeCell(s.key)}\` ${escapeCell(s.name)} | ${n("create")} | ${n("update")} | ${n("delete")} |`;
+    return `| \`${escapeCell(s.key || "client")}\` ${escapeCell(s.name)} | ${n("create")} | ${n("update")} | ${n("delete")} |`;
   });
 
   const cutNote = (shown: number, total: number, what: string) =>

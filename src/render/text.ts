@@ -63,10 +63,16 @@ export function renderText(plan: Plan, options: TextOptions): string {
   } as const;
   const lines: string[] = ["carte will perform the following actions:", ""];
   const byStore = changesByStore(plan.changes);
-  for (const store of plan.stores) {
+  // Client-level changes (store key "") come first, under their own heading.
+  const sections = [{ key: "", name: "", storeId: "" }, ...plan.stores];
+  for (const store of sections) {
     const list = byStore.get(store.key);
     if (!list) continue;
-    lines.push(c.bold(`store[${store.key}]`) + c.dim(`  ${store.name} (${store.storeId})`));
+    lines.push(
+      store.key === ""
+        ? c.bold("client") + c.dim("  settings of the integration, for all its stores")
+        : c.bold(`store[${store.key}]`) + c.dim(`  ${store.name} (${store.storeId})`),
+    );
     for (const ch of list) {
       const { head, attributes } = changeLines(ch);
       lines.push(`  ${sign[ch.action]} ${head}`);

@@ -1,54 +1,153 @@
 /**
- * Reads the current state of the configured stores from the platform: one `GET /store-menu` per store
- * (spec §4.4), with bounded concurrency, normalized by each kind.
+ * Reads the current state of the configured stores from the platform. Each managed kind names the parts
+ * of a store's live state it reads; every part is fetched once for the stores that need it, with
+ * bounded concurrency (src/state/parts.ts), and each kind normalizes its resources from the snapshot.
  */
 
 import pLimit from "p-limit";
-import { kinds } from "../kinds/registry.js";
+import { clientKinds as clientRegistry, kinds as registry } from "../kinds/registry.js";
+import type {
+  ClientKind,
+  ClientSnapshot,
+  KindName,
+  ReadPart,
+  ResourceKind,
+  StoreSnapshot,
+} from "../kinds/types.js";
 import {
+  emptyIds,
   emptyStore,
+  type ClientState,
   type CurrentState,
+  type DesiredState,
+  type Ownership,
   type StoreIdentity,
   type StoreIds,
   type StoreState,
 } from "../model.js";
 import type { PlatformClient } from "../platform/client.js";
 import type { WireStoreMenu } from "../platform/wire.js";
+import { clientFetcher, storeFetcher } from "./parts.js";
 
-/** Normalizes a store's complete menu into carte's state shape, with the platform ids apart. */
+/** What to read in one store: the kinds whose resources are wanted. */
+export interface ReadRequest {
+  store: StoreIdentity;
+  kinds: readonly ResourceKind<unknown>[];
+}
+
+/**
+ * Normalizes a store's snapshot into carte's state shape, with the platform ids apart. Every kind whose
+ * parts the snapshot holds reads from it (some kinds build on what others read: item availability on
+ * the items), whichever kinds asked for the parts.
+ */
+export function normalizeSnapshot(
+  identity: StoreIdentity,
+  snapshot: StoreSnapshot,
+  kinds: readonly ResourceKind<unknown>[] = registry,
+): StoreState & { ids: StoreIds } {
+  const state = emptyStore(identity);
+  const ids = emptyIds();
+  for (const kind of kinds) {
+    if (kind.reads.every((p) => snapshot[p] !== undefined)) kind.read(snapshot, state, ids);
+  }
+  return { ...state, ids };
+}
+
+/** Normalizes a store's complete menu (`GET /store-menu`) with the kinds that read only the menu. */
 export function normalizeStoreMenu(
   identity: StoreIdentity,
   wire: WireStoreMenu,
 ): StoreState & { ids: StoreIds } {
-  const state = emptyStore(identity);
-  const ids: StoreIds = { items: {}, categories: {}, menus: {} };
-  for (const kind of kinds) kind.read(wire, state, ids);
-  return { ...state, ids };
+  return normalizeSnapshot(
+    identity,
+    { menu: wire },
+    registry.filter((k) => k.reads.length === 1 && k.reads[0] === "menu"),
+  );
+}
+
+/**
+ * The kinds to read in each store of a desired state: those the files manage there and whose ownership
+ * is not `ignore`.
+ */
+export function readRequests(
+  desired: DesiredState,
+  ownership: Partial<Record<KindName, Ownership>> = {},
+  kinds: readonly ResourceKind<unknown>[] = registry,
+): ReadRequest[] {
+  return Object.values(desired.stores).map((s) => ({
+    store: s.store,
+    kinds: kinds.filter((k) => {
+      const own = ownership[k.name] ?? k.defaultOwnership ?? "full";
+      return own !== "ignore" && k.select(s, own) !== undefined;
+    }),
+  }));
+}
+
+/** The client-level kinds the files manage. */
+export function clientReadKinds(
+  desired: DesiredState,
+  ownership: Partial<Record<KindName, Ownership>> = {},
+  kinds: readonly ClientKind<unknown>[] = clientRegistry,
+): ClientKind<unknown>[] {
+  return kinds.filter(
+    (k) =>
+      (ownership[k.name] ?? k.defaultOwnership ?? "full") !== "ignore" &&
+      k.select(desired.client ?? {}) !== undefined,
+  );
 }
 
 /** Options of {@link fetchCurrent}. */
 export interface FetchOptions {
-  /** Stores read at once. Default 8. */
+  /** Calls in flight at once. Default 8. */
   parallelism?: number;
-  /** Called after each store is read (progress). */
-  onStore?: (key: string) => void;
+  /** Called as reads complete: `done` of `total` store reads. */
+  onRead?: (done: number, total: number) => void;
+  /** Client-level kinds to read. Default none. */
+  clientKinds?: readonly ClientKind<unknown>[];
 }
 
-/** Reads every given store. Throws the first {@link ApiError} met. */
+/** Reads the live state the requests ask for. Throws the first {@link ApiError} met. */
 export async function fetchCurrent(
   client: PlatformClient,
-  stores: StoreIdentity[],
+  requests: ReadRequest[],
   options: FetchOptions = {},
 ): Promise<CurrentState> {
   const limit = pLimit(options.parallelism ?? 8);
-  const entries = await Promise.all(
-    stores.map((s) =>
-      limit(async () => {
-        const wire = await client.getStoreMenu(s.storeId);
-        options.onStore?.(s.key);
-        return [s.key, normalizeStoreMenu(s, wire)] as const;
-      }),
-    ),
+  const storesByPart = new Map<ReadPart, StoreIdentity[]>();
+  for (const r of requests) {
+    const parts = new Set(r.kinds.flatMap((k) => k.reads));
+    for (const p of parts) {
+      const list = storesByPart.get(p);
+      if (list) list.push(r.store);
+      else storesByPart.set(p, [r.store]);
+    }
+  }
+  const total = [...storesByPart.values()].reduce((n, l) => n + l.length, 0);
+  let done = 0;
+  const tick = () => options.onRead?.(++done, total);
+  const snapshots = new Map<string, StoreSnapshot>(requests.map((r) => [r.store.key, {}]));
+  await Promise.all(
+    [...storesByPart].map(async ([part, stores]) => {
+      const values = await storeFetcher(part)(client, stores, limit, tick);
+      for (const [key, value] of values) (snapshots.get(key) as Record<string, unknown>)[part] = value;
+    }),
   );
-  return { stores: Object.fromEntries(entries) };
+  const out: CurrentState = { stores: {} };
+  for (const r of requests) out.stores[r.store.key] = normalizeSnapshot(r.store, snapshots.get(r.store.key)!);
+
+  const clientKinds = options.clientKinds ?? [];
+  if (clientKinds.length > 0) {
+    const snapshot: ClientSnapshot = {};
+    const parts = [...new Set(clientKinds.flatMap((k) => k.reads))];
+    await Promise.all(
+      parts.map(async (p) => {
+        (snapshot as Record<string, unknown>)[p] = await limit(() => clientFetcher(p)(client));
+      }),
+    );
+    const state: ClientState = {};
+    const ids: Record<string, Record<string, unknown>> = {};
+    for (const k of clientKinds) k.read(snapshot, state, ids);
+    out.client = { ...state, ids };
+  }
+  return out;
 }

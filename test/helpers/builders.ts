@@ -49,7 +49,7 @@ export function current(...stores: StoreState[]): CurrentState {
   let next = 1;
   const out: CurrentState = { stores: {} };
   for (const s of stores) {
-    const ids: StoreIds = { items: {}, categories: {}, menus: {} };
+    const ids: StoreIds = { items: {}, categories: {}, menus: {}, other: {} };
     for (const k of Object.keys(s.items).sort()) ids.items[k] = next++;
     for (const k of Object.keys(s.categories).sort()) ids.categories[k] = next++;
     for (const k of Object.keys(s.menus).sort()) ids.menus[k] = next++;
