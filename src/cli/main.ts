@@ -12,13 +12,14 @@ import { fileURLToPath } from "node:url";
 import yargs, { type Argv } from "yargs";
 import { hideBin } from "yargs/helpers";
 import { runApply, runEmulator, runPlan, runValidate, type RunCommand } from "./commands.js";
+import { financeCommand } from "./finance.js";
 import { UsageError } from "../errors.js";
 import { reportError, type CliIo } from "./io.js";
 
 const EPILOGUE = `Exit codes:
   0  success, or no changes
   1  error
-  2  changes pending (plan --detailed-exitcode)
+  2  changes pending (plan --detailed-exitcode), or a discrepancy found (finance reconcile)
   3  refused by a safety guard
 
 Credentials come from CARTE_CLIENT_ID and CARTE_CLIENT_SECRET. Without a platform address in
@@ -241,7 +242,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         );
       },
     )
-    .demandCommand(1, "Name a command: plan, apply, validate or emulator.")
+    .command(financeCommand(io, (c) => (code = c)))
+    .demandCommand(1, "Name a command: plan, apply, validate, emulator or finance.")
     .strict()
     .epilogue(EPILOGUE)
     .help()

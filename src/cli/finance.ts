@@ -1,0 +1,387 @@
+/**
+ * `carte finance ...`: exports of the finance reads and the reconciliation (docs/finance.md).
+ *
+ *   carte finance payments|orders|adjustments|cancellations [--store ID...] [--from DAY] [--to DAY]
+ *     [--payment-id N] [--status S] [--format table|csv|json|ndjson] [--out FILE]
+ *   carte finance reconcile [--store ID...] [--from DAY] [--to DAY] [--format markdown|csv] [--out FILE]
+ *
+ * Exit codes: 0 success (reconcile: every payment matches and no entry is an orphan); 1 error;
+ * 2 reconcile found a discrepancy or an orphan entry.
+ */
+
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import cliProgress from "cli-progress";
+import type { Argv, CommandModule } from "yargs";
+import { loadProject } from "../config/index.js";
+import { ExitCode, UsageError } from "../errors.js";
+import { DEFAULT_CONCURRENCY, FinanceReader, MAX_PAGE_SIZE, type ReadProgress } from "../finance/client.js";
+import { ENTRY_NOUN, EXPORT_FORMATS, renderExport, type ExportFormat } from "../finance/export.js";
+import { parseMoney } from "../finance/money.js";
+import { DEFAULT_RULE, hasFindings, type ReconcileRule } from "../finance/reconcile.js";
+import { REPORT_FORMATS, renderReconcileReport, type ReportFormat } from "../finance/report.js";
+import {
+  checkQuery,
+  exportEntries,
+  reconcileStores,
+  type FinanceQuery,
+  type PaymentDateField,
+} from "../finance/run.js";
+import { selectStores } from "../finance/stores.js";
+import type { FinanceKind } from "../finance/types.js";
+import type { DesiredState } from "../model.js";
+import { openSession } from "../session.js";
+import type { CliIo } from "./io.js";
+import { progressMode } from "./progress.js";
+
+/** Exit code of `carte finance reconcile` when it finds a discrepancy or an orphan entry. */
+export const EXIT_DISCREPANCY = 2;
+
+const DATE_FIELDS = ["expected_execution_date", "confirmed_payment_date"] as const;
+
+/** Options common to every finance command. */
+export interface FinanceCommonOptions {
+  config: string;
+  stores: string[];
+  from: string | undefined;
+  to: string | undefined;
+  dateField: PaymentDateField | undefined;
+  out: string | undefined;
+  pageSize: number;
+  parallelism: number;
+  quiet: boolean;
+}
+
+/** Options of `carte finance payments|orders|adjustments|cancellations`. */
+export interface FinanceExportCommand extends FinanceCommonOptions {
+  kind: FinanceKind;
+  paymentId: string | undefined;
+  status: string | undefined;
+  /** `undefined`: from the extension of `out` (.csv, .json, .ndjson, .jsonl), else a table. */
+  format: ExportFormat | undefined;
+}
+
+/** Options of `carte finance reconcile`. */
+export interface FinanceReconcileCommand extends FinanceCommonOptions {
+  format: ReportFormat;
+  adjustments: ReconcileRule["adjustments"];
+  cancellations: ReconcileRule["cancellations"];
+  /** Largest |difference| still a match, in the major unit (e.g. `"0.05"`). */
+  tolerance: string;
+}
+
+function checkCommon(o: FinanceCommonOptions): void {
+  if (!Number.isInteger(o.pageSize) || o.pageSize < 1 || o.pageSize > MAX_PAGE_SIZE) {
+    throw new UsageError(`--page-size must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
+  }
+  if (!Number.isInteger(o.parallelism) || o.parallelism < 1 || o.parallelism > 64) {
+    throw new UsageError("--parallelism must be a whole number from 1 to 64");
+  }
+}
+
+/** A progress bar of pages read, on standard error, only on an interactive terminal and without --quiet. */
+function pageProgress(io: CliIo, quiet: boolean, label: string) {
+  if (progressMode(io, { quiet, json: false }) !== "bar") {
+    return { onProgress: undefined, stop: () => {} };
+  }
+  let bar: cliProgress.SingleBar | undefined;
+  return {
+    onProgress: (p: ReadProgress) => {
+      if (!bar) {
+        bar = new cliProgress.SingleBar(
+          {
+            stream: io.errStream,
+            format: `${label} [{bar}] {value}/{total} pages | {entries} entries | ETA {eta_formatted}`,
+            hideCursor: true,
+            clearOnComplete: true,
+          },
+          cliProgress.Presets.shades_classic,
+        );
+        bar.start(p.pagesKnown, p.pagesDone, { entries: p.entries });
+      }
+      bar.setTotal(p.pagesKnown);
+      bar.update(p.pagesDone, { entries: p.entries });
+    },
+    stop: () => {
+      bar?.stop();
+      bar = undefined;
+    },
+  };
+}
+
+/** Platform ids of the stores to read. @throws UsageError when there are none. */
+function storesOf(desired: DesiredState, patterns: string[]): string[] {
+  const stores = selectStores(desired, patterns).map((s) => s.storeId);
+  if (stores.length === 0) throw new UsageError("no store to read: the configuration names none");
+  return stores;
+}
+
+function formatFromOut(out: string | undefined): ExportFormat | undefined {
+  const ext = out ? path.extname(out).toLowerCase() : "";
+  if (ext === ".csv") return "csv";
+  if (ext === ".json") return "json";
+  if (ext === ".ndjson" || ext === ".jsonl") return "ndjson";
+  return undefined;
+}
+
+async function emit(io: CliIo, text: string, out: string | undefined): Promise<void> {
+  if (out) await writeFile(out, text, "utf8");
+  else io.out(text);
+}
+
+/** `carte finance payments|orders|adjustments|cancellations`. */
+export async function runFinanceExport(opts: FinanceExportCommand, io: CliIo): Promise<number> {
+  checkCommon(opts);
+  const query: FinanceQuery = {
+    stores: [],
+    from: opts.from,
+    to: opts.to,
+    dateField: opts.dateField,
+    paymentId: opts.paymentId,
+    status: opts.status,
+  };
+  checkQuery(query);
+  if (opts.dateField && opts.kind !== "payments") {
+    throw new UsageError("--date-field applies to payments only (the other reads filter order_date)");
+  }
+  const format = opts.format ?? formatFromOut(opts.out) ?? "table";
+  const project = await loadProject(opts.config);
+  query.stores = storesOf(project.desired, opts.stores);
+  const progress = pageProgress(io, opts.quiet, `reading ${opts.kind}`);
+  const session = await openSession(project, { env: io.env });
+  try {
+    const reader = new FinanceReader(session.client, {
+      pageSize: opts.pageSize,
+      concurrency: opts.parallelism,
+      ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
+    });
+    const { records, warnings } = await exportEntries(reader, opts.kind, query);
+    progress.stop();
+    for (const w of warnings) io.err(`Warning: ${w}\n`);
+    await emit(io, renderExport(opts.kind, format, records), opts.out);
+    if (opts.out && !opts.quiet) {
+      const n = records.length;
+      io.err(`Wrote ${n} ${ENTRY_NOUN[opts.kind]}${n === 1 ? "" : "s"} (${format}) to ${opts.out}\n`);
+    }
+    return ExitCode.ok;
+  } finally {
+    progress.stop();
+    await session.close();
+  }
+}
+
+/** The reconciliation rule of the command's flags. @throws UsageError on a bad tolerance. */
+export function ruleFromOptions(
+  o: Pick<FinanceReconcileCommand, "adjustments" | "cancellations" | "tolerance">,
+) {
+  const t = parseMoney(o.tolerance);
+  if (!t.ok || t.cents < 0n) {
+    throw new UsageError(`--tolerance must be an amount ≥ 0 with at most 2 decimals, not "${o.tolerance}"`);
+  }
+  const rule: ReconcileRule = {
+    ...DEFAULT_RULE,
+    adjustments: o.adjustments,
+    cancellations: o.cancellations,
+    tolerance: t.cents,
+  };
+  return rule;
+}
+
+/** `carte finance reconcile`: exit 0 when everything matches, 2 on a discrepancy or orphan, 1 on error. */
+export async function runFinanceReconcile(opts: FinanceReconcileCommand, io: CliIo): Promise<number> {
+  checkCommon(opts);
+  const rule = ruleFromOptions(opts);
+  const query: FinanceQuery = { stores: [], from: opts.from, to: opts.to, dateField: opts.dateField };
+  checkQuery(query);
+  const project = await loadProject(opts.config);
+  query.stores = storesOf(project.desired, opts.stores);
+  const progress = pageProgress(io, opts.quiet, "reading finance");
+  const session = await openSession(project, { env: io.env });
+  try {
+    const reader = new FinanceReader(session.client, {
+      pageSize: opts.pageSize,
+      concurrency: opts.parallelism,
+      ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
+    });
+    const run = await reconcileStores(reader, query, rule);
+    progress.stop();
+    for (const w of run.warnings) io.err(`Warning: ${w}\n`);
+    await emit(io, renderReconcileReport(opts.format, run.reconciliation, run.scope), opts.out);
+    const s = run.reconciliation.summary;
+    if (!opts.quiet) {
+      io.err(
+        `Reconciled ${s.payments} payment${s.payments === 1 ? "" : "s"}: ${s.matched} matched, ` +
+          `${s.discrepancies} with a discrepancy, ${s.orphans} orphan entr${s.orphans === 1 ? "y" : "ies"}` +
+          `${opts.out ? `; report written to ${opts.out}` : ""}.\n`,
+      );
+    }
+    return hasFindings(run.reconciliation) ? EXIT_DISCREPANCY : ExitCode.ok;
+  } finally {
+    progress.stop();
+    await session.close();
+  }
+}
+
+/** Flags shared by every finance subcommand. */
+function commonFlags<T>(y: Argv<T>) {
+  return y
+    .option("store", {
+      type: "string",
+      array: true,
+      default: [] as string[],
+      describe: "Only these stores: platform store ids or integration ids (* and ? allowed); default all",
+    })
+    .option("from", { type: "string", describe: "First day, YYYY-MM-DD (inclusive)" })
+    .option("to", { type: "string", describe: "Last day, YYYY-MM-DD (inclusive)" })
+    .option("date-field", {
+      choices: DATE_FIELDS,
+      describe: "Payments: the date --from/--to apply to (default expected_execution_date)",
+    })
+    .option("out", { type: "string", describe: "Write to FILE instead of standard output" })
+    .option("page-size", {
+      type: "number",
+      default: MAX_PAGE_SIZE,
+      describe: `Entries per page, 1..${MAX_PAGE_SIZE}`,
+    })
+    .option("parallelism", {
+      type: "number",
+      default: DEFAULT_CONCURRENCY,
+      describe: "Pages read at once, across stores",
+    })
+    .option("quiet", { alias: "q", type: "boolean", default: false, describe: "No progress output" });
+}
+
+const READS: { kind: FinanceKind; describe: string; dates: string }[] = [
+  {
+    kind: "payments",
+    describe: "Export payments",
+    dates: "--from/--to filter expected_execution_date (or --date-field confirmed_payment_date)",
+  },
+  { kind: "orders", describe: "Export the orders behind payments", dates: "--from/--to filter order_date" },
+  {
+    kind: "adjustments",
+    describe: "Export order adjustments",
+    dates: "--from/--to filter order_date",
+  },
+  {
+    kind: "cancellations",
+    describe: "Export charged cancellations",
+    dates: "--from/--to filter order_date",
+  },
+];
+
+/**
+ * The `finance` command group for src/cli/main.ts. `setCode` receives the exit code of the
+ * subcommand that ran.
+ */
+export function financeCommand<T extends { config: string }>(
+  io: CliIo,
+  setCode: (code: number) => void,
+): CommandModule<T, T> {
+  return {
+    command: "finance",
+    describe: "Export payments, orders, adjustments and cancellations; reconcile payments (docs/finance.md)",
+    builder: (y: Argv<T>) => {
+      let g = y;
+      for (const r of READS) {
+        g = g.command(
+          r.kind,
+          `${r.describe} (${r.dates})`,
+          (c) =>
+            commonFlags(c)
+              .option("payment-id", { type: "string", describe: "Only the entries of this payment" })
+              .option("status", {
+                type: "string",
+                describe:
+                  r.kind === "payments"
+                    ? "Only payments with this status (compared by carte: the endpoint has no such filter)"
+                    : r.kind === "cancellations"
+                      ? "Only this order_status (compared by carte: the endpoint has no such filter)"
+                      : "Only this order_status (order_status:eq)",
+              })
+              .option("format", {
+                choices: EXPORT_FORMATS,
+                describe: "table (default on no --out), csv, json or ndjson; --out FILE.csv etc. sets it",
+              }),
+          async (a) => {
+            setCode(
+              await runFinanceExport(
+                {
+                  kind: r.kind,
+                  config: a.config,
+                  stores: a.store,
+                  from: a.from,
+                  to: a.to,
+                  dateField: a["date-field"],
+                  out: a.out,
+                  pageSize: a["page-size"],
+                  parallelism: a.parallelism,
+                  quiet: a.quiet,
+                  paymentId: a["payment-id"],
+                  status: a.status,
+                  format: a.format,
+                },
+                io,
+              ),
+            );
+          },
+        ) as unknown as Argv<T>;
+      }
+      return g
+        .command(
+          "reconcile",
+          "Check every payment against its orders, adjustments and charged cancellations; exit 2 on a discrepancy",
+          (c) =>
+            commonFlags(c)
+              .option("format", {
+                choices: REPORT_FORMATS,
+                default: "markdown" as ReportFormat,
+                describe: "Report format",
+              })
+              .option("adjustments", {
+                choices: ["amount", "ignore"] as const,
+                default: DEFAULT_RULE.adjustments,
+                describe: "How adjustments count: their amount, or not at all",
+              })
+              .option("cancellations", {
+                choices: ["amount", "subtract", "ignore"] as const,
+                default: DEFAULT_RULE.cancellations,
+                describe:
+                  "How charged cancellations count: amount as signed, subtract |amount|, or not at all",
+              })
+              .option("tolerance", {
+                type: "string",
+                default: "0.00",
+                describe: "Largest |difference| still counted as a match",
+              }),
+          async (a) => {
+            setCode(
+              await runFinanceReconcile(
+                {
+                  config: a.config,
+                  stores: a.store,
+                  from: a.from,
+                  to: a.to,
+                  dateField: a["date-field"],
+                  out: a.out,
+                  pageSize: a["page-size"],
+                  parallelism: a.parallelism,
+                  quiet: a.quiet,
+                  format: a.format,
+                  adjustments: a.adjustments,
+                  cancellations: a.cancellations,
+                  tolerance: a.tolerance,
+                },
+                io,
+              ),
+            );
+          },
+        )
+        .demandCommand(
+          1,
+          "Name a finance command: payments, orders, adjustments, cancellations or reconcile.",
+        ) as unknown as Argv<T>;
+    },
+    handler: () => {},
+  };
+}

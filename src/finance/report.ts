@@ -1,0 +1,218 @@
+/**
+ * Reports of a reconciliation (docs/finance.md, "Reconciliation"): Markdown for people and pull
+ * requests, CSV for spreadsheets. Pure functions of a {@link Reconciliation} and its scope; money is
+ * rendered from integer hundredths as fixed two-decimal strings.
+ */
+
+import { stringify } from "csv-stringify/sync";
+import { formatCents, type Cents } from "./money.js";
+import type { EntryLine, PaymentResult, ReconcileRule, ReconcileScope, Reconciliation } from "./reconcile.js";
+
+/** Formats of `carte finance reconcile`. */
+export const REPORT_FORMATS = ["markdown", "csv"] as const;
+export type ReportFormat = (typeof REPORT_FORMATS)[number];
+
+const money = (c: Cents | null): string => (c === null ? "unreadable" : formatCents(c));
+const day = (iso: string): string => iso.slice(0, 10);
+const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+
+/** The rule in words: `Σ orders.amount + Σ adjustments.amount + Σ cancellations.amount (as signed)`. */
+export function describeRule(rule: ReconcileRule): string {
+  const terms: string[] = [];
+  if (rule.orders === "amount") terms.push("Σ orders.amount");
+  if (rule.adjustments === "amount") terms.push("Σ adjustments.amount");
+  if (rule.cancellations === "amount") terms.push("Σ cancellations.amount (as signed)");
+  if (rule.cancellations === "subtract") terms.push("− Σ |cancellations.amount|");
+  const sum = terms.length === 0 ? "0" : terms.join(" + ").replace("+ −", "−");
+  return `total_amount = ${sum}; tolerance ${formatCents(rule.tolerance)}`;
+}
+
+/** The period in words: `expected_execution_date from 2025-01-01 to 2025-03-31`. */
+export function describeScope(scope: ReconcileScope): string {
+  if (!scope.from && !scope.to) return "all payments";
+  return [
+    scope.dateField,
+    scope.from ? `from ${scope.from}` : undefined,
+    scope.to ? `to ${scope.to}` : undefined,
+  ]
+    .filter(Boolean)
+    .join(" ");
+}
+
+/** Escapes text for a Markdown table cell. */
+const md = (s: string): string => s.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+
+function entryTable(entries: readonly EntryLine[], withPayment: boolean): string[] {
+  const head = withPayment
+    ? [
+        "| kind | id | store | date | payment_id | amount | note |",
+        "| --- | ---: | ---: | --- | ---: | ---: | --- |",
+      ]
+    : [
+        "| kind | id | store | date | amount | counted | note |",
+        "| --- | ---: | ---: | --- | ---: | ---: | --- |",
+      ];
+  return [
+    ...head,
+    ...entries.map((e) => {
+      const note = md([e.problem, e.description].filter(Boolean).join("; "));
+      return withPayment
+        ? `| ${e.kind} | ${e.id} | ${e.storeId} | ${e.date} | ${e.paymentId ?? "none"} | ${money(e.amount)} | ${note} |`
+        : `| ${e.kind} | ${e.id} | ${e.storeId} | ${e.date} | ${money(e.amount)} | ${formatCents(e.counted)} | ${note} |`;
+    }),
+  ];
+}
+
+function discrepancySection(p: PaymentResult): string[] {
+  const out = [
+    `### Payment ${p.paymentId} (store ${p.storeIds.join(", ")}): difference ${money(p.difference)}`,
+    "",
+    `expected **${formatCents(p.expected)}** (Σ of ${plural(p.entries.length, "entry", "entries")}), ` +
+      `actual total_amount **${money(p.actual)}**, difference **${money(p.difference)}**; ` +
+      `reference ${md(p.reference) || "none"}, period ${day(p.periodStart)} to ${day(p.periodEnd)}.`,
+  ];
+  for (const pr of p.problems) out.push("", `- ${md(pr)}`);
+  if (p.entries.length > 0) out.push("", ...entryTable(p.entries, false));
+  return out;
+}
+
+/**
+ * The Markdown report: a verdict line, the scope and rule, each discrepancy with its entries, the
+ * orphan entries, and the matched payments in a collapsed table.
+ */
+export function renderReconcileMarkdown(r: Reconciliation, scope: ReconcileScope): string {
+  const s = r.summary;
+  const verdict =
+    s.discrepancies === 0 && s.orphans === 0
+      ? `**All ${plural(s.payments, "payment")} match** their entries.`
+      : `**${plural(s.discrepancies, "discrepancy", "discrepancies")}** in ${plural(s.payments, "payment")} ` +
+        `(${s.matched} matched), **${plural(s.orphans, "orphan entry", "orphan entries")}**.`;
+  const out = [
+    "# Finance reconciliation",
+    "",
+    verdict,
+    "",
+    "| | |",
+    "| --- | --- |",
+    `| stores | ${scope.stores.join(", ") || "none"} |`,
+    `| payments | ${md(describeScope(scope))} |`,
+    `| rule | ${md(describeRule(r.rule))} |`,
+    `| entries checked | ${s.entries} (${s.outOfScope} more ${s.outOfScope === 1 ? "belongs" : "belong"} to payments outside the period) |`,
+    `| Σ expected (entries) | ${formatCents(s.expected)} |`,
+    `| Σ actual (total_amount) | ${formatCents(s.actual)} |`,
+    `| Σ difference | ${formatCents(s.actual - s.expected)} |`,
+  ];
+  const bad = r.payments.filter((p) => p.status === "discrepancy");
+  if (bad.length > 0) {
+    out.push("", "## Discrepancies", "", "difference = actual − expected.");
+    for (const p of bad) out.push("", ...discrepancySection(p));
+  }
+  if (r.orphans.length > 0) {
+    out.push(
+      "",
+      "## Entries that belong to no payment",
+      "",
+      "Their `payment_id` names no payment of the stores read.",
+      "",
+      ...entryTable(r.orphans, true),
+    );
+  }
+  const good = r.payments.filter((p) => p.status === "matched");
+  if (good.length > 0) {
+    out.push(
+      "",
+      "## Matched payments",
+      "",
+      `<details><summary>${plural(good.length, "matched payment")}</summary>`,
+      "",
+      "| payment | store | reference | period | total_amount | entries |",
+      "| ---: | ---: | --- | --- | ---: | ---: |",
+      ...good.map(
+        (p) =>
+          `| ${p.paymentId} | ${p.storeIds.join(", ")} | ${md(p.reference)} | ${day(p.periodStart)} to ${day(
+            p.periodEnd,
+          )} | ${money(p.actual)} | ${p.entries.length} |`,
+      ),
+      "",
+      "</details>",
+    );
+  }
+  return out.join("\n") + "\n";
+}
+
+/** Columns of the CSV report, in order. */
+export const REPORT_CSV_COLUMNS = [
+  "record",
+  "status",
+  "payment_id",
+  "store_ids",
+  "payment_reference",
+  "period_start",
+  "period_end",
+  "expected",
+  "actual",
+  "difference",
+  "entry_kind",
+  "entry_id",
+  "entry_store_id",
+  "entry_date",
+  "entry_amount",
+  "entry_counted",
+  "note",
+] as const;
+
+type Row = Partial<Record<(typeof REPORT_CSV_COLUMNS)[number], string>>;
+
+const entryRow = (record: string, status: string, e: EntryLine): Row => ({
+  record,
+  status,
+  payment_id: e.paymentId === null ? "" : String(e.paymentId),
+  entry_kind: e.kind,
+  entry_id: String(e.id),
+  entry_store_id: e.storeId,
+  entry_date: e.date,
+  entry_amount: e.amount === null ? "" : formatCents(e.amount),
+  // An orphan counts towards nothing.
+  entry_counted: record === "orphan" ? "" : formatCents(e.counted),
+  note: [e.problem, e.description].filter(Boolean).join("; "),
+});
+
+/**
+ * The CSV report, one row per fact ({@link REPORT_CSV_COLUMNS}): `record=payment` for every payment
+ * (`status` matched or discrepancy, with expected, actual, difference); after each discrepancy, one
+ * `record=entry` row per entry involved; then one `record=orphan` row per orphan entry. Money as
+ * two-decimal strings; store ids joined with `;`.
+ */
+export function renderReconcileCsv(r: Reconciliation): string {
+  const rows: Row[] = [];
+  for (const p of r.payments) {
+    rows.push({
+      record: "payment",
+      status: p.status,
+      payment_id: String(p.paymentId),
+      store_ids: p.storeIds.join(";"),
+      payment_reference: p.reference,
+      period_start: p.periodStart,
+      period_end: p.periodEnd,
+      expected: formatCents(p.expected),
+      actual: p.actual === null ? "" : formatCents(p.actual),
+      difference: p.difference === null ? "" : formatCents(p.difference),
+      note: p.problems.join("; "),
+    });
+    if (p.status === "discrepancy") for (const e of p.entries) rows.push(entryRow("entry", p.status, e));
+  }
+  for (const o of r.orphans) rows.push(entryRow("orphan", "orphan", o));
+  return stringify(
+    rows.map((row) => REPORT_CSV_COLUMNS.map((c) => row[c] ?? "")),
+    { header: true, columns: [...REPORT_CSV_COLUMNS], record_delimiter: "unix" },
+  );
+}
+
+/** Renders a report in a format. */
+export function renderReconcileReport(
+  format: ReportFormat,
+  r: Reconciliation,
+  scope: ReconcileScope,
+): string {
+  return format === "csv" ? renderReconcileCsv(r) : renderReconcileMarkdown(r, scope);
+}

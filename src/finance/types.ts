@@ -1,0 +1,144 @@
+/**
+ * Wire shapes of the finance group (platform-spec.md §2.7 "Finance records", §4.6 "Finance"; platform
+ * notes "Finance"), field names exactly as the platform spells them (`frequecy_type`,
+ * `cancellatioPercentage`, the `order_adjusments` path, ...).
+ *
+ * These are what the platform sends, before carte touches them: money fields are JSON numbers in the
+ * currency's major unit (e.g. `24.90`) and are converted to integer hundredths by `money.ts` before any
+ * arithmetic; date-times are strings. If generated platform types land in `src/generated/platform.ts`,
+ * these can become aliases of them.
+ */
+
+/** The four finance reads of spec §4.6, by carte's name. */
+export const FINANCE_KINDS = ["payments", "orders", "adjustments", "cancellations"] as const;
+export type FinanceKind = (typeof FINANCE_KINDS)[number];
+
+/** Last path segment of each read under `/restaurants/finance/v1/stores/{store_id}` (spec §4.6). */
+export const FINANCE_SEGMENT: Record<FinanceKind, string> = {
+  payments: "payments",
+  orders: "orders",
+  // Spelling as in the spec's path.
+  adjustments: "order_adjusments",
+  cancellations: "charged_cancellations",
+};
+
+/** Prefix of the finance group (spec §4.6); the store id follows. */
+export const FINANCE_PREFIX = "/restaurants/finance/v1/stores";
+
+/** Page envelope of every finance read (spec §2.7). Pages are 1-based (platform notes "Finance"). */
+export interface FinancePage<T> {
+  page_number: number;
+  page_size: number;
+  order_by: string;
+  order_type: string;
+  total_pages: number;
+  total_entries: number;
+  entries: T[];
+}
+
+/** Identity document of a bank account holder (spec §2.7), all strings. */
+export interface WireBankDocument {
+  identification_type: string;
+  identification_number: string;
+  holder_name: string;
+}
+
+/** Bank account of a payment (spec §2.7), all strings. */
+export interface WireBankAccount {
+  bank_name: string;
+  account_number: string;
+  bank_code: string;
+  account_type: string;
+  ispb: string;
+  document: WireBankDocument;
+}
+
+/**
+ * Payment entry (spec §2.7). `total_amount` is money in the major unit. `status` is a free string
+ * (platform notes "Finance"). The date-times are strings, ISO 8601 as far as the emulator and the
+ * public documentation show.
+ */
+export interface WirePayment {
+  id: number;
+  status: string;
+  period_date_start: string;
+  period_date_end: string;
+  expected_execution_date: string;
+  confirmed_payment_date: string;
+  total_amount: number;
+  payment_reference: string;
+  frequecy_type: string;
+  frequecy_type_descripcion: string;
+  balance_request_id: string;
+  bank_account: WireBankAccount;
+  consolidated_stores: number[];
+}
+
+/** Names of the `billing` fields in the spec's order (spec §2.7); every one is money (a number). */
+export const BILLING_FIELDS = [
+  "total_order",
+  "comission_product",
+  "cofins",
+  "pis",
+  "iss",
+  "income_tax",
+  "compensation",
+  "discount_by_marketplace_in_cash",
+  "total_order_whim",
+  "free_shipping",
+  "other_discounts",
+  "meal_voucher",
+  "marketplace_fee_no_cash",
+  "global_offer_coupon",
+  "paid_by_user",
+  "commission_whim",
+  "platform_credits_cash_back",
+  "service_fee",
+  "shipping_partner_no_limit",
+  "shipping_partner_limit",
+  "marketplace_charge",
+] as const;
+export type BillingField = (typeof BILLING_FIELDS)[number];
+
+/** `billing` of an order entry (spec §2.7): money, major unit. */
+export type WireBilling = Record<BillingField, number>;
+
+/**
+ * Order entry (spec §2.7), also the shape of adjustments and charged cancellations. `amount` is money
+ * in the major unit; by the emulator's convention it is what the entry adds to its payment (negative for
+ * charged cancellations). `order_status`, `store_type`, `payment_method` are free strings.
+ */
+export interface WireOrder {
+  id: number;
+  payment_id: number;
+  order_date: string;
+  store_id: number;
+  store_name: string;
+  store_type: string;
+  order_status: string;
+  payment_method: string;
+  is_prime: string;
+  items: { name: string; units: string }[];
+  amount: number;
+  billing: WireBilling;
+}
+
+/** Order adjustment (spec §2.7): an order entry plus `descriptionAdjustment`. */
+export interface WireAdjustment extends WireOrder {
+  descriptionAdjustment: string;
+}
+
+/** Charged cancellation (spec §2.7): an order entry plus the two cancellation fields. */
+export interface WireCancellation extends WireOrder {
+  /** A percentage as a string, e.g. `"50"`. */
+  cancellatioPercentage: string;
+  descriptionCancellation: string;
+}
+
+/** The entry type of each read. */
+export interface FinanceEntryOf {
+  payments: WirePayment;
+  orders: WireOrder;
+  adjustments: WireAdjustment;
+  cancellations: WireCancellation;
+}
