@@ -31,6 +31,16 @@ export interface ItemResource {
   max: number | null;
   /** Modifier groups only, `null` for items. */
   modifiersType: ModifiersType | null;
+  /**
+   * When the item is sold (menu API `schedules_info`); absent or empty: always. Canonical: sorted by
+   * days, periods sorted by start.
+   */
+  schedules?: Schedule[];
+  /**
+   * Price of this item (an option) when chosen inside the parent item named by the key (menu API
+   * `price_info.overrides` with `override_type: ITEM`, platform notes "Store menu API"); absent when none.
+   */
+  priceInParent?: Record<string, number>;
 }
 
 /** A category of one store: a title and the ordered SKUs of the ITEMs it shows. */
@@ -38,6 +48,8 @@ export interface CategoryResource {
   sku: string;
   title: string;
   items: string[];
+  /** When the category is shown (menu API category `schedules`); absent or empty: always. */
+  schedules?: Schedule[];
 }
 
 /** One category inside a menu, in order. */
