@@ -42,14 +42,16 @@ function clientKindOf(change: ResourceChange): ClientKind<unknown> {
 }
 
 /** Whether the current state shows a change in its planned state. */
-function shows(current: CurrentState, ch: ResourceChange): boolean {
+function shows(current: CurrentState, ch: ResourceChange, plan: Plan): boolean {
   let now: unknown;
   let initial: unknown;
   if (ch.store === "") {
     now = clientKindOf(ch).select(current.client ?? {})?.[ch.key];
   } else {
-    const store = current.stores[ch.store];
-    if (!store) return false;
+    const read = current.stores[ch.store];
+    if (!read) return false;
+    const via = plan.stores.find((s) => s.key === ch.store)?.schedulesVia;
+    const store = via ? { ...read, schedulesVia: via } : read;
     const kind = kindOf(ch);
     now = kind.select(store)?.[ch.key];
     if (now === undefined && kind.initial && ch.after !== null) initial = kind.initial(ch.after);
@@ -82,7 +84,7 @@ export async function waitForPlan(
       parallelism: options.parallelism ?? 8,
       clientKinds: clientRead,
     });
-    pending = pending.filter((ch) => !shows(current, ch));
+    pending = pending.filter((ch) => !shows(current, ch, plan));
     const waitedMs = Date.now() - started;
     if (pending.length === 0 || waitedMs >= timeoutMs) {
       return { pending: pending.map((c) => c.address), waitedMs };

@@ -4,20 +4,41 @@
  * (platform notes, "Store menu API").
  */
 
-import type { CategoryResource } from "../model.js";
+import type { CategoryResource, StoreState } from "../model.js";
 import type { WireCategory } from "../platform/wire.js";
 import type { ResourceKind } from "./types.js";
+import { canonicalSchedules, fromWireSchedules, toWireSchedules } from "./schedules.js";
 import { byIndex } from "./util.js";
 
 /** The upsert element of `POST /categories` for a desired category. Item references go by SKU. */
 export function toWireCategory(r: CategoryResource): WireCategory {
-  return { sku: r.sku, title: r.title, items: r.items.map((sku, index) => ({ sku, index })) };
+  return {
+    sku: r.sku,
+    title: r.title,
+    items: r.items.map((sku, index) => ({ sku, index })),
+    schedules: toWireSchedules(r.schedules),
+  };
+}
+
+/**
+ * Categories as compared: schedules in canonical order, or left out for stores whose schedules go
+ * through the utils group.
+ */
+function selectCategories(state: StoreState): Record<string, CategoryResource> {
+  const viaUtils = state.schedulesVia === "utils";
+  if (!viaUtils && !Object.values(state.categories).some((c) => c.schedules)) return state.categories;
+  const out: Record<string, CategoryResource> = {};
+  for (const [sku, c] of Object.entries(state.categories)) {
+    const { schedules, ...rest } = c;
+    out[sku] = viaUtils || !schedules?.length ? rest : { ...rest, schedules: canonicalSchedules(schedules) };
+  }
+  return out;
 }
 
 /** The categories kind. */
 export const categories: ResourceKind<CategoryResource> = {
   name: "category",
-  select: (state) => state.categories,
+  select: selectCategories,
   segment: () => "category",
   reads: ["menu"],
   read(snapshot, into, ids) {
@@ -25,13 +46,16 @@ export const categories: ResourceKind<CategoryResource> = {
     const skuById = new Map<number, string>();
     for (const w of wire.items) if (w.id !== undefined) skuById.set(w.id, w.sku);
     for (const c of [...wire.categories].sort((a, b) => a.sku.localeCompare(b.sku))) {
-      into.categories[c.sku] = {
+      const category: CategoryResource = {
         sku: c.sku,
         title: c.title,
         items: byIndex(c.items)
           .map((ref) => ref.sku ?? (ref.id === undefined ? undefined : skuById.get(ref.id)))
           .filter((s): s is string => s !== undefined),
       };
+      const schedules = fromWireSchedules(c.schedules);
+      if (schedules) category.schedules = schedules;
+      into.categories[c.sku] = category;
       if (c.id !== undefined) ids.categories[c.sku] = c.id;
     }
   },
@@ -40,6 +64,8 @@ export const categories: ResourceKind<CategoryResource> = {
       const id = ctx.ids.categories[key];
       return id === undefined ? [] : [{ endpoint: "categories.delete", element: id }];
     }
-    return [{ endpoint: "categories.upsert", element: toWireCategory(after!) }];
+    return [
+      { endpoint: "categories.upsert", element: toWireCategory(ctx.desired.categories[key] ?? after!) },
+    ];
   },
 };

@@ -4,10 +4,27 @@
  * the type: `item[SKU]` or `modifier_group[SKU]`; a change of type is an update, not a delete and create.
  */
 
-import type { ItemResource } from "../model.js";
+import type { ItemResource, StoreState } from "../model.js";
 import type { WireItem } from "../platform/wire.js";
 import type { ResourceKind } from "./types.js";
+import { canonicalSchedules, fromWireSchedules, toWireSchedules } from "./schedules.js";
 import { byIndex } from "./util.js";
+
+/**
+ * The items of a store as compared by the planner: schedules in canonical order; for a store that writes
+ * schedules through the utils group (`schedulesVia: "utils"`), schedules left out (the product-schedule
+ * kind owns them there).
+ */
+function selectItems(state: StoreState): Record<string, ItemResource> {
+  const viaUtils = state.schedulesVia === "utils";
+  if (!viaUtils && !Object.values(state.items).some((i) => i.schedules)) return state.items;
+  const out: Record<string, ItemResource> = {};
+  for (const [sku, item] of Object.entries(state.items)) {
+    const { schedules, ...rest } = item;
+    out[sku] = viaUtils || !schedules?.length ? rest : { ...rest, schedules: canonicalSchedules(schedules) };
+  }
+  return out;
+}
 
 /**
  * The upsert element of `POST /items` for a desired item (platform notes "Store menu API": identity by
@@ -23,12 +40,23 @@ export function toWireItem(r: ItemResource): WireItem {
     description_info: { description: r.description },
     images_info: { images: r.images.map((path, index) => ({ path, index })) },
     items_info: { items: r.children.map((sku, index) => ({ sku, index })) },
-    price_info: { price: r.price },
+    price_info: {
+      price: r.price,
+      // The price of this option inside a given parent item (platform notes: override_type ITEM).
+      overrides: Object.keys(r.priceInParent ?? {})
+        .sort()
+        .map((parent) => ({
+          override_type: "ITEM" as const,
+          override_sku: parent,
+          price: r.priceInParent![parent],
+        })),
+    },
     quantity_info: {
       min_permitted: group ? r.min : null,
       max_permitted: group ? r.max : null,
       modifiers_type: group ? r.modifiersType : null,
     },
+    schedules_info: { schedules: toWireSchedules(r.schedules) },
   };
 }
 
@@ -39,7 +67,7 @@ export function fromWireItem(
 ): ItemResource {
   const group = w.item_type === "MODIFIER_GROUP";
   const q = w.quantity_info;
-  return {
+  const out: ItemResource = {
     sku: w.sku,
     type: group ? "MODIFIER_GROUP" : "ITEM",
     title: w.title_info?.title ?? "",
@@ -53,12 +81,27 @@ export function fromWireItem(
     max: group ? (q?.max_permitted ?? null) : null,
     modifiersType: group ? (q?.modifiers_type ?? null) : null,
   };
+  const schedules = fromWireSchedules(w.schedules_info?.schedules);
+  if (schedules) out.schedules = schedules;
+  const inParent: Record<string, number> = {};
+  for (const o of w.price_info?.overrides ?? []) {
+    const parent = o.override_sku ?? skuOf(o.override_id ?? undefined);
+    if (o.override_type === "ITEM" && parent && typeof o.price === "number") inParent[parent] = o.price;
+  }
+  if (Object.keys(inParent).length > 0) {
+    out.priceInParent = Object.fromEntries(
+      Object.keys(inParent)
+        .sort()
+        .map((k) => [k, inParent[k]!]),
+    );
+  }
+  return out;
 }
 
 /** The items-and-modifier-groups kind. */
 export const items: ResourceKind<ItemResource> = {
   name: "item",
-  select: (state) => state.items,
+  select: selectItems,
   segment: (r) => (r.type === "MODIFIER_GROUP" ? "modifier_group" : "item"),
   reads: ["menu"],
   read(snapshot, into, ids) {
@@ -76,6 +119,8 @@ export const items: ResourceKind<ItemResource> = {
       const id = ctx.ids.items[key];
       return id === undefined ? [] : [{ endpoint: "items.delete", element: id }];
     }
-    return [{ endpoint: "items.upsert", element: toWireItem(after!) }];
+    // The upsert replaces the whole item: send the full desired item, schedules included, even where
+    // the comparison leaves them to the utils group.
+    return [{ endpoint: "items.upsert", element: toWireItem(ctx.desired.items[key] ?? after!) }];
   },
 };

@@ -110,7 +110,11 @@ export function buildPlan(desired: DesiredState, current: CurrentState, options:
 
   for (const storeKey of storeKeys) {
     const want = desired.stores[storeKey]!;
-    const have = current.stores[storeKey] ?? { ...emptyStore(want.store), ids: emptyIds() };
+    // schedulesVia is a setting of the files, not platform state: both sides are compared alike.
+    const have = {
+      ...(current.stores[storeKey] ?? { ...emptyStore(want.store), ids: emptyIds() }),
+      ...(want.schedulesVia ? { schedulesVia: want.schedulesVia } : {}),
+    };
     const ctx = { desired: want, ids: have.ids };
 
     for (const kind of kinds) {
@@ -200,8 +204,14 @@ export function buildPlan(desired: DesiredState, current: CurrentState, options:
   const plan: Plan = {
     formatVersion: PLAN_FORMAT_VERSION,
     stores: storeKeys.map((k) => {
-      const s = desired.stores[k]!.store;
-      return { key: k, storeId: s.storeId, name: s.name };
+      const want = desired.stores[k]!;
+      const s = want.store;
+      return {
+        key: k,
+        storeId: s.storeId,
+        name: s.name,
+        ...(want.schedulesVia ? { schedulesVia: want.schedulesVia } : {}),
+      };
     }),
     changes,
     operations,

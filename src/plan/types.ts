@@ -69,6 +69,8 @@ export interface PlanStore {
   key: string;
   storeId: string;
   name: string;
+  /** Set when the store writes schedules through the utils group (a setting of the files). */
+  schedulesVia?: "menu" | "utils";
 }
 
 /** A complete plan. */

@@ -151,3 +151,55 @@ describe("buildPlan", () => {
     expect(plan.changes).toEqual([]);
   });
 });
+
+describe("schedules and option prices (menu API)", () => {
+  const withSchedule = (periods: { start: string; end: string }[]) =>
+    store("s", "1", (s) => {
+      s.items = {
+        COMBO: item("COMBO", 300, { children: ["SIDE"] }),
+        SIDE: group("SIDE", ["FRIES"], 1, 1),
+        FRIES: item("FRIES", 50, { priceInParent: { COMBO: 0 } }),
+      };
+      s.categories = {
+        BREAKFAST: {
+          sku: "BREAKFAST",
+          title: "Breakfast",
+          items: ["COMBO"],
+          schedules: [{ days: "mon,tue", periods }],
+        },
+      };
+    });
+
+  it("plans a changed category schedule as one category upsert carrying the schedule", () => {
+    const plan = buildPlan(
+      desired(withSchedule([{ start: "06:00", end: "11:00" }])),
+      current(withSchedule([{ start: "07:00", end: "11:00" }])),
+    );
+    expect(plan.changes.map((c) => c.address)).toEqual(["store[s].category[BREAKFAST]"]);
+    expect(plan.operations[0]!.body).toEqual([
+      {
+        sku: "BREAKFAST",
+        title: "Breakfast",
+        items: [{ sku: "COMBO", index: 0 }],
+        schedules: [{ days_of_week: "mon,tue", time_periods: [{ start_time: "06:00", end_time: "11:00" }] }],
+      },
+    ]);
+  });
+
+  it("sends an option's price inside its parent as an ITEM override", () => {
+    const plan = buildPlan(desired(withSchedule([])), { stores: {} });
+    const upsert = plan.operations.find((o) => o.endpoint === "items.upsert")!;
+    const fries = (upsert.body as { sku: string; price_info: unknown }[]).find((b) => b.sku === "FRIES")!;
+    expect(fries.price_info).toEqual({
+      price: 50,
+      overrides: [{ override_type: "ITEM", override_sku: "COMBO", price: 0 }],
+    });
+  });
+
+  it("leaves schedules to the utils group for stores that write them there", () => {
+    const want = withSchedule([{ start: "06:00", end: "11:00" }]);
+    want.schedulesVia = "utils";
+    const plan = buildPlan(desired(want), current(withSchedule([{ start: "07:00", end: "11:00" }])));
+    expect(plan.changes.filter((c) => c.kind === "category")).toEqual([]);
+  });
+});
