@@ -122,8 +122,34 @@ const A = `${Paths.availabilityV2}/availability`;
 
 /** Routes of item availability v2 (spec §4.3). All need an integrations token. */
 export const availabilityRoutes: Route[] = [
-  { method: "POST", path: `${A}/items/status`, surface: "integrations", handle: itemStatus("sku") },
-  { method: "POST", path: `${A}/items/platform/status`, surface: "integrations", handle: itemStatus("id") },
-  { method: "PUT", path: `${A}/stores/items`, surface: "integrations", handle: toggleItems("sku") },
-  { method: "PUT", path: `${A}/stores/items/platform`, surface: "integrations", handle: toggleItems("id") },
+  {
+    method: "POST",
+    path: `${A}/items/status`,
+    surface: "integrations",
+    handle: itemStatus("sku"),
+    requestSchema: "ItemStatusRequest",
+  },
+  {
+    method: "POST",
+    path: `${A}/items/platform/status`,
+    surface: "integrations",
+    handle: itemStatus("id"),
+    requestSchema: "ItemStatusRequest",
+  },
+  {
+    method: "PUT",
+    path: `${A}/stores/items`,
+    surface: "integrations",
+    handle: toggleItems("sku"),
+    requestSchema: "StoreItemsToggleList",
+    invalidRequest: updateError,
+  },
+  {
+    method: "PUT",
+    path: `${A}/stores/items/platform`,
+    surface: "integrations",
+    handle: toggleItems("id"),
+    requestSchema: "StoreItemsTogglePlatformList",
+    invalidRequest: updateError,
+  },
 ];

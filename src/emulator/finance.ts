@@ -26,6 +26,14 @@
  * confirmed_payment_date.
  */
 
+import type {
+  BankAccount as GenBankAccount,
+  Billing as GenBilling,
+  ChargedCancellation,
+  Order,
+  OrderAdjustment,
+  Payment,
+} from "../generated/platform.js";
 import { badShape, ok } from "./http.js";
 import type { Reply, Route, RouteContext } from "./http.js";
 import { hash32, mulberry32, pick, randInt } from "./prng.js";
@@ -82,76 +90,23 @@ export const PAGE_SIZE_MAX = 100;
 const MAX_PAYMENTS = 1000;
 const DAY = 86_400_000;
 
-/** Bank account of a payment (spec §2.7). */
-export interface BankAccount {
-  bank_name: string;
-  account_number: string;
-  bank_code: string;
-  account_type: string;
-  ispb: string;
-  document: { identification_type: string; identification_number: string; holder_name: string };
-}
+/** Bank account of a payment (spec §2.7; schema `finance#BankAccount`). */
+export type BankAccount = GenBankAccount;
 
-/** Payment entry (spec §2.7), field names as the spec writes them (`frequecy_type`, ...). */
-export interface PaymentEntry {
-  id: number;
-  status: string;
-  period_date_start: string;
-  period_date_end: string;
-  expected_execution_date: string;
-  confirmed_payment_date: string;
-  total_amount: number;
-  payment_reference: string;
-  frequecy_type: string;
-  frequecy_type_descripcion: string;
-  balance_request_id: string;
-  bank_account: BankAccount;
-  consolidated_stores: number[];
-}
+/** Payment entry (spec §2.7; schema `finance#Payment`), field names as the spec writes them (`frequecy_type`, ...). */
+export type PaymentEntry = Payment;
 
-/** `billing` of an order entry (spec §2.7), all numbers. */
-export interface Billing {
-  total_order: number;
-  comission_product: number;
-  cofins: number;
-  pis: number;
-  iss: number;
-  income_tax: number;
-  compensation: number;
-  discount_by_marketplace_in_cash: number;
-  total_order_whim: number;
-  free_shipping: number;
-  other_discounts: number;
-  meal_voucher: number;
-  marketplace_fee_no_cash: number;
-  global_offer_coupon: number;
-  paid_by_user: number;
-  commission_whim: number;
-  platform_credits_cash_back: number;
-  service_fee: number;
-  shipping_partner_no_limit: number;
-  shipping_partner_limit: number;
-  marketplace_charge: number;
-}
+/** `billing` of an order entry (spec §2.7; schema `finance#Billing`), all numbers. */
+export type Billing = GenBilling;
 
-/** Order entry (spec §2.7); adjustments add `descriptionAdjustment`, cancellations two more fields. */
-export interface OrderEntry {
-  id: number;
-  payment_id: number;
-  order_date: string;
-  store_id: number;
-  store_name: string;
-  store_type: string;
-  order_status: string;
-  payment_method: string;
-  is_prime: string;
-  items: { name: string; units: string }[];
-  amount: number;
-  billing: Billing;
-  descriptionAdjustment?: string;
-  cancellatioPercentage?: string;
-  descriptionCancellation?: string;
-}
+/**
+ * Order entry (spec §2.7; schema `finance#Order`); adjustments add `descriptionAdjustment`
+ * (`finance#OrderAdjustment`), cancellations `cancellatioPercentage` and `descriptionCancellation`
+ * (`finance#ChargedCancellation`).
+ */
+export type OrderEntry = Order &
+  Partial<Pick<OrderAdjustment, "descriptionAdjustment">> &
+  Partial<Pick<ChargedCancellation, "cancellatioPercentage" | "descriptionCancellation">>;
 
 /** Everything one store's finance reads serve, each list sorted by id. */
 export interface Ledger {

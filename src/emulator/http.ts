@@ -3,6 +3,7 @@
  * entry. Kept free of node:http so that route handlers stay plain synchronous functions.
  */
 
+import type { PlatformSchemaName } from "../generated/platform.js";
 import { ACCEPTED_MESSAGE } from "../platform/wire.js";
 import type { EmulatorState } from "./state.js";
 
@@ -51,6 +52,26 @@ export interface Route {
   path: string;
   surface: Surface;
   handle(ctx: RouteContext): Reply;
+  /**
+   * The definition of schemas/platform/ the body must match. server.ts checks it after the token and
+   * before {@link Route.handle}, and answers a mismatch with {@link Route.invalidRequest} (default 400
+   * `{message}`). Absent: the route takes no body, or checks it itself.
+   */
+  requestSchema?: PlatformSchemaName;
+  /** How validation messages name the body (validate.ts): `{noun: "items", root: "items"}`. */
+  requestNames?: { noun?: string; root?: string };
+  /** The group's answer to a body that does not match `requestSchema`; default 400 `{message}`. */
+  invalidRequest?: (message: string) => HttpError;
+  /** Headers added to every answer of the route, errors included (e.g. the utils deprecation headers). */
+  headers?: Readonly<Record<string, string>>;
+}
+
+/** A route as listed by `listRoutes()`: what the table serves, without the handler. */
+export interface RouteInfo {
+  method: Route["method"];
+  path: string;
+  surface: Surface;
+  requestSchema?: PlatformSchemaName;
 }
 
 /** The usual error body `{message}` (spec §7, platform notes "Errors"). */

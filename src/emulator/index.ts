@@ -3,9 +3,14 @@
  * and platform-notes.md) on node:http. It is carte's embedded default when no platform address is
  * configured, and the fake behind every test (a real HTTP server, no mocking).
  *
- * Served in this slice: token login (spec §4.1), the store menu API (spec §4.4) and item availability v2
- * (spec §4.3). Accepted writes become visible to reads after `applyDelayMs`, like the platform's
- * asynchronous processing; `idle()` waits for them.
+ * It serves every endpoint of spec §4 ({@link listRoutes}): token login (§4.1), legacy bulk availability
+ * (§4.2), availability v2 for items and stores (§4.3), the store menu API (§4.4), the utils group (§4.5),
+ * finance reads (§4.6) and webhooks (§4.7), with one state per store behind every view. Request bodies
+ * are checked against schemas/platform/ (validate.ts). Accepted writes become visible to reads after
+ * `applyDelayMs`, like the platform's asynchronous processing; `idle()` waits for them. Webhook
+ * deliveries (events.ts), injected faults (faults.ts), a state file and a control API under
+ * `/__emulator/` (control.ts) make it usable in CI. docs/platform-api.md documents every endpoint and
+ * the emulator's assumptions.
  */
 
 import { readFile } from "node:fs/promises";
@@ -27,6 +32,9 @@ import { registerUtilsPart } from "./schedules.js";
 import { EmulatorState, storeKey } from "./state.js";
 
 export type { RecordedRequest } from "./server.js";
+export { listRoutes } from "./server.js";
+export type { RouteInfo, Surface } from "./http.js";
+export { checkBody, platformSchemas } from "./validate.js";
 export type { DeliveryRecord } from "./events.js";
 export type { FaultKind, FaultOptions, FaultRule, RouteFaultRule } from "./faults.js";
 export type { FinanceDiscrepancy, FinanceSeed } from "./finance.js";

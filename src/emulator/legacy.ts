@@ -24,8 +24,8 @@
  *   (spec §8), none is enforced.
  */
 
+import type { PlatformSchemaName, StockStatus } from "../generated/platform.js";
 import { Paths } from "../platform/wire.js";
-import type { StockOutState } from "../platform/wire.js";
 import { badShape, isObj, isPosInt } from "./http.js";
 import type { Reply, Route, RouteContext } from "./http.js";
 import type { Catalog, ItemRec } from "./state.js";
@@ -41,13 +41,8 @@ const RESOURCES = {
 } as const;
 type Resource = keyof typeof RESOURCES;
 
-/** Stock status record of the legacy API (spec §2.3). */
-export interface LegacyStockStatus {
-  item_id: number | null;
-  item_sku: string | null;
-  item_type: "PRODUCT" | "TOPPING" | "ITEM";
-  stock_out_state: StockOutState;
-}
+/** Stock status record of the legacy API (spec §2.3; schema `availability#StockStatus`). */
+export type LegacyStockStatus = StockStatus;
 
 type Identity = "PLATFORM" | "SKU";
 
@@ -166,6 +161,13 @@ function stockStatus(res: Resource) {
 
 const S = `${Paths.menu}/:storeId`;
 
+/** Request schema of each resource's status read (schemas/platform/availability.schema.json). */
+const STATUS_SCHEMAS = {
+  products: "ProductsStockStatusRequest",
+  toppings: "ToppingsStockStatusRequest",
+  items: "ItemsStockStatusRequest",
+} as const satisfies Record<Resource, PlatformSchemaName>;
+
 /** Routes of the legacy bulk availability API (spec §4.2). All need an integrations token. */
 export const legacyRoutes: Route[] = (Object.keys(RESOURCES) as Resource[]).flatMap((res): Route[] => [
   {
@@ -173,11 +175,13 @@ export const legacyRoutes: Route[] = (Object.keys(RESOURCES) as Resource[]).flat
     path: `${S}/${res}/:identityType/stock`,
     surface: "integrations",
     handle: patchStock(res),
+    requestSchema: "StockPatch",
   },
   {
     method: "POST",
     path: `${S}/${res}/:identityType/stock/status`,
     surface: "integrations",
     handle: stockStatus(res),
+    requestSchema: STATUS_SCHEMAS[res],
   },
 ]);

@@ -11,18 +11,18 @@
 
 import { Limits, Paths } from "../platform/wire.js";
 import type {
+  Category,
+  Item,
   ItemType,
+  Menu,
+  MenuCategory,
   ModifiersType,
-  WireCategory,
-  WireImage,
-  WireItem,
-  WireMenu,
-  WireMenuCategoryRef,
-  WireOverride,
-  WireSchedule,
-  WireStoreMenu,
-  WireStoreMenuMenu,
-} from "../platform/wire.js";
+  Image as WireImage,
+  Override as WireOverride,
+  Schedule as WireSchedule,
+  StoreMenu,
+  StoreMenuMenu,
+} from "../generated/platform.js";
 import { accepted, badShape, fail, isObj, isPosInt, menuRule } from "./http.js";
 import type { Obj, Reply, Route, RouteContext } from "./http.js";
 import { catalogFrom } from "./state.js";
@@ -684,7 +684,7 @@ function itemSku(cat: Catalog, id: number): string {
 }
 
 /** An item as read (spec §2.2 Item): every block filled; `items_info.items` refs carry `{id, sku, index}`. */
-export function renderItem(store: StoreRec, cat: Catalog, r: ItemRec): WireItem {
+export function renderItem(store: StoreRec, cat: Catalog, r: ItemRec): Item {
   return {
     id: r.id,
     sku: r.sku,
@@ -705,7 +705,7 @@ export function renderItem(store: StoreRec, cat: Catalog, r: ItemRec): WireItem 
   };
 }
 
-type CategoryMenuRef = NonNullable<WireCategory["menus"]>[number];
+type CategoryMenuRef = Category["menus"][number];
 
 /** Category → menus that hold it, derived from the menus (spec §2.2 Category `menus`). */
 function menusByCategory(store: StoreRec, cat: Catalog): Map<number, CategoryMenuRef[]> {
@@ -732,7 +732,7 @@ function renderCategory(
   cat: Catalog,
   r: CategoryRec,
   menus: Map<number, CategoryMenuRef[]>,
-): WireCategory {
+): Category {
   return {
     id: r.id,
     sku: r.sku,
@@ -745,7 +745,7 @@ function renderCategory(
   };
 }
 
-function menuCategories(cat: Catalog, m: MenuRec): WireMenuCategoryRef[] {
+function menuCategories(cat: Catalog, m: MenuRec): MenuCategory[] {
   return m.categories.map((c) => ({
     id: c.id,
     sku: cat.categories.get(c.id)?.sku ?? "",
@@ -755,7 +755,7 @@ function menuCategories(cat: Catalog, m: MenuRec): WireMenuCategoryRef[] {
 }
 
 /** A menu in the `/menu` endpoints' form (spec §2.2: `store_id`). */
-function renderMenu(store: StoreRec, cat: Catalog, m: MenuRec): WireMenu {
+function renderMenu(store: StoreRec, cat: Catalog, m: MenuRec): Menu {
   return {
     id: m.id,
     store_id: Number(store.key),
@@ -766,7 +766,7 @@ function renderMenu(store: StoreRec, cat: Catalog, m: MenuRec): WireMenu {
 }
 
 /** A menu inside `GET /store-menu` (spec §2.2: `storeId`). */
-function renderStoreMenuMenu(store: StoreRec, cat: Catalog, m: MenuRec): WireStoreMenuMenu {
+function renderStoreMenuMenu(store: StoreRec, cat: Catalog, m: MenuRec): StoreMenuMenu {
   return {
     id: m.id,
     storeId: Number(store.key),
@@ -805,7 +805,7 @@ function pathId(ctx: RouteContext, name: string, what: string): number {
 
 function getStoreMenu(ctx: RouteContext): Reply {
   const store = storeOf(ctx);
-  return cached(store, "store-menu", (): WireStoreMenu => {
+  return cached(store, "store-menu", (): StoreMenu => {
     const cat = store.visible;
     const menus = menusByCategory(store, cat);
     return {
@@ -1090,20 +1090,70 @@ function deleteItems(ctx: RouteContext): Reply {
 
 const S = `${Paths.menu}/:storeId`;
 
-/** Routes of the store menu API (spec §4.4). All need an integrations token. */
+/**
+ * Routes of the store menu API (spec §4.4). All need an integrations token. Bodies are checked against
+ * schemas/platform/menu.schema.json first (server.ts); the parsers above keep the platform rules.
+ */
 export const menuRoutes: Route[] = [
   { method: "GET", path: `${S}/store-menu`, surface: "integrations", handle: getStoreMenu },
-  { method: "POST", path: `${S}/store-menu`, surface: "integrations", handle: postStoreMenu },
+  {
+    method: "POST",
+    path: `${S}/store-menu`,
+    surface: "integrations",
+    handle: postStoreMenu,
+    requestSchema: "StoreMenuUpload",
+  },
   { method: "GET", path: `${S}/menu`, surface: "integrations", handle: getMenus },
-  { method: "POST", path: `${S}/menu`, surface: "integrations", handle: postMenus },
-  { method: "DELETE", path: `${S}/menu`, surface: "integrations", handle: deleteMenus },
+  {
+    method: "POST",
+    path: `${S}/menu`,
+    surface: "integrations",
+    handle: postMenus,
+    requestSchema: "MenuUpsertList",
+    requestNames: { noun: "menus", root: "menus" },
+  },
+  {
+    method: "DELETE",
+    path: `${S}/menu`,
+    surface: "integrations",
+    handle: deleteMenus,
+    requestSchema: "IdList",
+    requestNames: { noun: "menu ids" },
+  },
   { method: "GET", path: `${S}/menu/:menuId`, surface: "integrations", handle: getMenu },
   { method: "GET", path: `${S}/categories`, surface: "integrations", handle: getCategories },
-  { method: "POST", path: `${S}/categories`, surface: "integrations", handle: postCategories },
-  { method: "DELETE", path: `${S}/categories`, surface: "integrations", handle: deleteCategories },
+  {
+    method: "POST",
+    path: `${S}/categories`,
+    surface: "integrations",
+    handle: postCategories,
+    requestSchema: "CategoryUpsertList",
+    requestNames: { noun: "categories", root: "categories" },
+  },
+  {
+    method: "DELETE",
+    path: `${S}/categories`,
+    surface: "integrations",
+    handle: deleteCategories,
+    requestSchema: "DeleteCategoriesBody",
+  },
   { method: "GET", path: `${S}/categories/:categoryId`, surface: "integrations", handle: getCategory },
   { method: "GET", path: `${S}/items`, surface: "integrations", handle: getItems },
-  { method: "POST", path: `${S}/items`, surface: "integrations", handle: postItems },
-  { method: "DELETE", path: `${S}/items`, surface: "integrations", handle: deleteItems },
+  {
+    method: "POST",
+    path: `${S}/items`,
+    surface: "integrations",
+    handle: postItems,
+    requestSchema: "ItemUpsertList",
+    requestNames: { noun: "items", root: "items" },
+  },
+  {
+    method: "DELETE",
+    path: `${S}/items`,
+    surface: "integrations",
+    handle: deleteItems,
+    requestSchema: "IdList",
+    requestNames: { noun: "item ids" },
+  },
   { method: "GET", path: `${S}/items/:itemId`, surface: "integrations", handle: getItem },
 ];

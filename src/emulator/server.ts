@@ -1,6 +1,11 @@
 /**
  * HTTP layer of the emulator on plain node:http: body reading, routing, token login and token checks,
- * request recording, fault injection (faults.ts) and dispatch of the control endpoints (control.ts).
+ * request validation against schemas/platform/ (validate.ts), request recording, fault injection
+ * (faults.ts) and dispatch of the control endpoints (control.ts).
+ *
+ * Order of the checks of a platform request: injected fault (faults.ts) → malformed JSON (400) → route
+ * (404 unknown path, 405 other method) → token (401) → body against the route's `requestSchema` (400, or
+ * the group's shape) → the handler (its own platform rules: ownership, references, limits).
  */
 
 import { createServer } from "node:http";
@@ -15,12 +20,13 @@ import { TOO_MANY_REQUESTS, faultMessage, sleep } from "./faults.js";
 import type { FaultDecision, FaultInjector } from "./faults.js";
 import { financeRoutes } from "./finance.js";
 import { HttpError, badShape, fail, isObj } from "./http.js";
-import type { Reply, Route, RouteContext, Surface } from "./http.js";
+import type { Reply, Route, RouteContext, RouteInfo, Surface } from "./http.js";
 import { legacyRoutes } from "./legacy.js";
 import { menuRoutes } from "./menu.js";
 import type { EmulatorState } from "./state.js";
 import { storeAvailabilityRoutes } from "./stores.js";
 import { utilsRoutes } from "./utils.js";
+import { checkBody, platformSchemas } from "./validate.js";
 import { webhookRoutes } from "./webhooks.js";
 
 /** What the emulator remembers of one request. Tokens and secrets are never kept. */
@@ -72,8 +78,20 @@ function login(surface: "integrations" | "utils") {
 }
 
 const authRoutes: Route[] = [
-  { method: "POST", path: LOGIN_INTEGRATIONS, surface: "none", handle: login("integrations") },
-  { method: "POST", path: LOGIN_UTILS, surface: "none", handle: login("utils") },
+  {
+    method: "POST",
+    path: LOGIN_INTEGRATIONS,
+    surface: "none",
+    handle: login("integrations"),
+    requestSchema: "TokenRequest",
+  },
+  {
+    method: "POST",
+    path: LOGIN_UTILS,
+    surface: "none",
+    handle: login("utils"),
+    requestSchema: "TokenRequest",
+  },
 ];
 
 interface CompiledRoute {
@@ -92,16 +110,42 @@ function compile(routes: Route[]): Map<number, CompiledRoute[]> {
   return byLength;
 }
 
-const table = compile([
+/** Every platform route of the emulator (spec §4), in the order of the spec's groups. */
+const allRoutes: Route[] = [
   ...authRoutes,
-  ...menuRoutes,
-  ...availabilityRoutes,
   ...legacyRoutes,
+  ...availabilityRoutes,
   ...storeAvailabilityRoutes,
+  ...menuRoutes,
   ...utilsRoutes,
-  ...webhookRoutes,
   ...financeRoutes,
-]);
+  ...webhookRoutes,
+];
+
+const table = compile(allRoutes);
+
+/**
+ * The platform routes the emulator serves (the control API under {@link CONTROL_PREFIX} excepted):
+ * method, path with `:name` parameters, token surface and request schema. For conformance tests and
+ * documentation.
+ */
+export function listRoutes(): RouteInfo[] {
+  return allRoutes.map((r) => ({
+    method: r.method,
+    path: r.path,
+    surface: r.surface,
+    ...(r.requestSchema ? { requestSchema: r.requestSchema } : {}),
+  }));
+}
+
+/**
+ * Compiles the validator of every route's request schema (once per process): called when a server is
+ * created, so that no request pays for it.
+ */
+function compileRequestSchemas(): void {
+  const schemas = platformSchemas();
+  for (const r of allRoutes) if (r.requestSchema) schemas.validator(r.requestSchema);
+}
 
 function safeDecode(s: string): string {
   try {
@@ -232,15 +276,26 @@ function route(
   if ("allow" in m) {
     return { status: 405, body: { message: "Method not allowed" }, headers: { allow: m.allow.join(", ") } };
   }
-  const surface = m.route.surface;
-  const clientId = surface === "none" ? "" : authenticate(deps.state, req, surface);
-  return m.route.handle({
-    state: deps.state,
-    clientId,
-    params: m.params,
-    body,
-    query: new URLSearchParams(query),
-  });
+  const r = m.route;
+  let reply: Reply;
+  try {
+    const clientId = r.surface === "none" ? "" : authenticate(deps.state, req, r.surface);
+    if (r.requestSchema) {
+      const problem = checkBody(r.requestSchema, body, r.requestNames);
+      if (problem !== undefined) throw r.invalidRequest ? r.invalidRequest(problem) : badShape(problem);
+    }
+    reply = r.handle({
+      state: deps.state,
+      clientId,
+      params: m.params,
+      body,
+      query: new URLSearchParams(query),
+    });
+  } catch (e) {
+    if (!(e instanceof HttpError) || !r.headers) throw e;
+    reply = { status: e.status, body: e.body };
+  }
+  return r.headers ? { ...reply, headers: { ...r.headers, ...reply.headers } } : reply;
 }
 
 async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -321,6 +376,7 @@ async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerRespons
 
 /** A node:http server serving the emulated platform API, keep-alive on. */
 export function createEmulatorServer(deps: ServerDeps): Server {
+  compileRequestSchemas();
   const server = createServer({ keepAlive: true }, (req, res) => {
     handle(deps, req, res).catch((e: unknown) => {
       deps.log?.(`emulator: ${(e as Error).message}`);

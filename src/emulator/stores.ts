@@ -24,6 +24,7 @@
  *   store). `store_id` is echoed as sent. No STORE_CONNECTIVITY event follows a synchronous call.
  */
 
+import type { StoreEnableResult } from "../generated/platform.js";
 import { Paths } from "../platform/wire.js";
 import { accepted, badShape, fail, isObj } from "./http.js";
 import type { Reply, Route, RouteContext } from "./http.js";
@@ -35,27 +36,14 @@ export const MAX_STATUS_STORES = 100;
 /** Stores in one synchronous `PUT /availability/stores/enable` (platform notes "Limits"). */
 export const MAX_SYNC_STORES = 300;
 
-/** `operation_result_type` values (platform notes "Availability"). */
-export type StoreOperationResultType =
-  | "SUCCESS"
-  | "SUSPENDED"
-  | "FORBIDDEN"
-  | "STORE_NOT_PUBLISHED"
-  | "STORE_ALREADY_IN_STATUS"
-  | "ERROR_EXTERNAL_SERVICE";
+/** `operation_result_type` values (platform notes "Availability"; schema `availability#StoreOperationResultType`). */
+export type { StoreOperationResultType } from "../generated/platform.js";
 
-/** Element of the answer of the synchronous `PUT /availability/stores/enable` (platform notes). */
-export interface StoreEnableResult {
-  store_id: string | number;
-  is_enabled: boolean;
-  operation_result: boolean;
-  operation_result_type: StoreOperationResultType;
-  operation_result_message: string;
-  suspended_reason: string | null;
-  suspended_at: string | null;
-  /** Minutes (platform notes). */
-  suspended_time: number | null;
-}
+/**
+ * Element of the answer of the synchronous `PUT /availability/stores/enable` (platform notes; schema
+ * `availability#StoreEnableResult`). `suspended_time` is in minutes.
+ */
+export type { StoreEnableResult } from "../generated/platform.js";
 
 function storeIdOf(v: unknown, at: string): string {
   if (
@@ -197,8 +185,33 @@ const A = `${Paths.availabilityV2}/availability`;
 
 /** Routes of store availability v2 (spec §4.3). All need an integrations token. */
 export const storeAvailabilityRoutes: Route[] = [
-  { method: "POST", path: `${A}/stores`, surface: "integrations", handle: storesStatus },
-  { method: "PUT", path: `${A}/stores`, surface: "integrations", handle: toggleStores },
-  { method: "PUT", path: `${A}/stores/enable/massive`, surface: "integrations", handle: enableMassive },
-  { method: "PUT", path: `${A}/stores/enable`, surface: "integrations", handle: enableSync },
+  {
+    method: "POST",
+    path: `${A}/stores`,
+    surface: "integrations",
+    handle: storesStatus,
+    requestSchema: "StoreIdList",
+    requestNames: { noun: "store ids", root: "body" },
+  },
+  {
+    method: "PUT",
+    path: `${A}/stores`,
+    surface: "integrations",
+    handle: toggleStores,
+    requestSchema: "StoreToggle",
+  },
+  {
+    method: "PUT",
+    path: `${A}/stores/enable/massive`,
+    surface: "integrations",
+    handle: enableMassive,
+    requestSchema: "StoreEnableRequest",
+  },
+  {
+    method: "PUT",
+    path: `${A}/stores/enable`,
+    surface: "integrations",
+    handle: enableSync,
+    requestSchema: "StoreEnableRequest",
+  },
 ];

@@ -24,7 +24,7 @@
  * "Errors"), errors of the handlers included.
  */
 
-import { HttpError, fail, isPosInt } from "./http.js";
+import { fail, isPosInt } from "./http.js";
 import type { Reply, Route, RouteContext } from "./http.js";
 import { hoursRoutes } from "./hours.js";
 import {
@@ -52,21 +52,12 @@ export const DEPRECATION_HEADERS: Readonly<Record<string, string>> = {
     "The utils endpoints are deprecated and will be removed; use the store menu API /restaurants/menu/v1/stores/{storeId}",
 };
 
-/** Adds {@link DEPRECATION_HEADERS} to a route's answers, errors thrown by its handler included. */
+/**
+ * Adds {@link DEPRECATION_HEADERS} to every answer of a route, errors included (token and body checks
+ * too: server.ts adds {@link Route.headers} once the path matched).
+ */
 export function deprecated(route: Route): Route {
-  return {
-    ...route,
-    handle(ctx) {
-      let reply: Reply;
-      try {
-        reply = route.handle(ctx);
-      } catch (e) {
-        if (!(e instanceof HttpError)) throw e;
-        reply = { status: e.status, body: e.body };
-      }
-      return { ...reply, headers: { ...DEPRECATION_HEADERS, ...reply.headers } };
-    },
-  };
+  return { ...route, headers: { ...DEPRECATION_HEADERS, ...route.headers } };
 }
 
 /**
@@ -379,8 +370,20 @@ function menuStatus(ctx: RouteContext): Reply {
 function scheduleRoutes(base: string, via: Via, target: TargetOf): Route[] {
   return [
     { method: "GET", path: base, surface: "utils", handle: getSchedule(via, target) },
-    { method: "POST", path: base, surface: "utils", handle: postSchedule(via, target) },
-    { method: "PUT", path: base, surface: "utils", handle: putSchedule(via, target) },
+    {
+      method: "POST",
+      path: base,
+      surface: "utils",
+      handle: postSchedule(via, target),
+      requestSchema: "ScheduleCreate",
+    },
+    {
+      method: "PUT",
+      path: base,
+      surface: "utils",
+      handle: putSchedule(via, target),
+      requestSchema: "ScheduleUpdate",
+    },
     { method: "DELETE", path: `${base}/:scheduleId`, surface: "utils", handle: deleteSchedule(via, target) },
   ];
 }

@@ -20,6 +20,7 @@
 
 import { randomBytes } from "node:crypto";
 
+import type { WebhookState, WebhookStore } from "../generated/platform.js";
 import { Paths } from "../platform/wire.js";
 import { HttpError, badShape, fail, isObj, ok } from "./http.js";
 import type { Reply, Route, RouteContext } from "./http.js";
@@ -51,8 +52,8 @@ export type ClientEvent = (typeof CLIENT_EVENTS)[number];
 /** Answer of `DELETE /webhook/{event}/remove-stores` (platform notes "Webhooks"). */
 export const REMOVED_MESSAGE = "Store settings removed successfully.";
 
-/** State of a store's webhook (spec §2.4, §3). */
-export type HookState = "ENABLE" | "DISABLE";
+/** State of a store's webhook (spec §2.4, §3; schema `webhooks#WebhookState`). */
+export type HookState = WebhookState;
 
 /** A store's entry in an event configuration. */
 export interface StoreHook {
@@ -73,12 +74,8 @@ export interface ClientHook {
   secret: string | null;
 }
 
-/** Wire element of `stores` (spec §2.4). */
-export interface WireStoreHook {
-  store_id: string;
-  url: string;
-  state: HookState;
-}
+/** Wire element of `stores` (spec §2.4; schema `webhooks#WebhookStore`). */
+export type WireStoreHook = WebhookStore;
 
 interface Snapshot {
   events: { client_id: string; event: string; secret: string; stores: WireStoreHook[] }[];
@@ -444,19 +441,50 @@ const W = Paths.availabilityV2;
 /** Routes of the webhook group (spec §4.7). All need an integrations token (platform notes). */
 export const webhookRoutes: Route[] = [
   { method: "GET", path: `${W}/webhook`, surface: "integrations", handle: listWebhooks },
-  { method: "POST", path: `${W}/webhook`, surface: "integrations", handle: createWebhook },
+  {
+    method: "POST",
+    path: `${W}/webhook`,
+    surface: "integrations",
+    handle: createWebhook,
+    requestSchema: "WebhookCreate",
+  },
   { method: "GET", path: `${W}/webhook/:event`, surface: "integrations", handle: listWebhooks },
-  { method: "PUT", path: `${W}/webhook/:event/add-stores`, surface: "integrations", handle: addStores },
-  { method: "PUT", path: `${W}/webhook/:event/change-url`, surface: "integrations", handle: changeUrl },
+  {
+    method: "PUT",
+    path: `${W}/webhook/:event/add-stores`,
+    surface: "integrations",
+    handle: addStores,
+    requestSchema: "WebhookAddStores",
+  },
+  {
+    method: "PUT",
+    path: `${W}/webhook/:event/change-url`,
+    surface: "integrations",
+    handle: changeUrl,
+    requestSchema: "WebhookChangeUrl",
+  },
   {
     method: "DELETE",
     path: `${W}/webhook/:event/remove-stores`,
     surface: "integrations",
     handle: removeStores,
+    requestSchema: "WebhookRemoveStores",
   },
   { method: "PUT", path: `${W}/webhook/:event/reset-secret`, surface: "integrations", handle: resetSecret },
-  { method: "PUT", path: `${W}/webhook/:event/change-status`, surface: "integrations", handle: changeStatus },
-  { method: "POST", path: `${W}/clients/:clientId/webhooks`, surface: "integrations", handle: putClientHook },
+  {
+    method: "PUT",
+    path: `${W}/webhook/:event/change-status`,
+    surface: "integrations",
+    handle: changeStatus,
+    requestSchema: "WebhookChangeStatus",
+  },
+  {
+    method: "POST",
+    path: `${W}/clients/:clientId/webhooks`,
+    surface: "integrations",
+    handle: putClientHook,
+    requestSchema: "ClientWebhookCreate",
+  },
   {
     method: "GET",
     path: `${W}/clients/:clientId/webhooks`,

@@ -1,11 +1,55 @@
 /**
  * Wire shapes of the platform API used by carte's client and served by `carte emulator`.
  *
+ * The shapes are defined once, as JSON Schemas in `schemas/platform/*.schema.json` (the source of
+ * truth), and generated into `src/generated/platform.ts` by `npm run gen`. This module gives them the
+ * names the client, the resource kinds and the emulator use (`WireItem`, `WireStoreMenu`, ...), and holds
+ * the constants that are not shapes (paths, messages, limits). Every type of the token login, store menu
+ * and availability groups is an alias of a generated type; the utils, finance and webhook shapes are used
+ * by their generated names (`import type { PaymentPage } from "../generated/platform.js"`).
+ *
+ * Request types (`*Upsert`, aliased `WireItem`, `WireCategory`, `WireMenu`) are what an integration
+ * sends: ids optional, read-only fields accepted. Read types (`Item`, `Category`, `Menu`, `StoreMenu`)
+ * have every field the platform answers. A read item is assignable to `WireItem`, so reads can be
+ * normalized with the same code.
+ *
  * Sources: platform-spec.md §2.2 (store menu model), §2.3 (stock status), §4.1 (token login),
  * §4.3 (availability v2), §4.4 (store menu API), §7 (errors); and platform-notes.md, sections
  * "Authentication", "Errors", "Store menu API" and "Availability", which fill the shapes the spec marks
  * "not shown". Field names and spellings are the platform's, not ours.
  */
+
+import type {
+  CategoryItemRef,
+  CategoryUpsert,
+  Image,
+  ItemRef,
+  ItemUpsert,
+  MenuCategoryRef,
+  MenuError,
+  MenuUpsert,
+  Message,
+  Override,
+  Schedule,
+  StoreMenu,
+  StoreMenuMenu,
+} from "../generated/platform.js";
+
+export type {
+  Category as WireCategoryRead,
+  DeleteCategoriesBody,
+  Item as WireItemRead,
+  ItemStatus,
+  ItemStatusRequest,
+  ItemType,
+  Menu as WireMenuRead,
+  ModifiersType,
+  StockOutState,
+  StoreItemsToggle,
+  StoreItemsTogglePlatform,
+  TokenRequest,
+  TokenResponse,
+} from "../generated/platform.js";
 
 /** Path prefixes of the API groups (spec §4.1, §4.3, §4.4). */
 export const Paths = {
@@ -17,192 +61,51 @@ export const Paths = {
 /** The message of an accepted asynchronous write (platform notes, "Errors"). */
 export const ACCEPTED_MESSAGE = "Your request has been accepted.";
 
-/** Request of both token logins (spec §4.1). */
-export interface TokenRequest {
-  client_id: string;
-  client_secret: string;
-}
+/** `{message}`: the usual error body and the accepted-write answer (schema `common#/definitions/Message`). */
+export type MessageBody = Message;
 
-/** Response of both token logins (spec §2.1, §4.1). `expires_in` is in seconds. */
-export interface TokenResponse {
-  access_token: string;
-  token_type: "Bearer";
-  expires_in: number;
-}
+/** A menu validation failure, 400 with a `type` (schema `menu#/definitions/MenuError`). */
+export type MenuErrorBody = MenuError;
 
-/** `{message}`: the usual error body and the accepted-write answer (spec §7, platform notes "Errors"). */
-export interface MessageBody {
-  message: string;
-}
+/** Element of an item block's `overrides` array (schema `menu#/definitions/Override`). */
+export type WireOverride = Override;
 
-/** A menu validation failure (platform notes, "Errors"): 400 with a `type`. */
-export interface MenuErrorBody {
-  type: string;
-  message: string;
-}
+/** Schedule element of categories and `schedules_info`, times `HH:MM` (schema `menu#/definitions/Schedule`). */
+export type WireSchedule = Schedule;
 
-/** `item_type` of a catalog item (spec §2.2). */
-export type ItemType = "ITEM" | "MODIFIER_GROUP";
+/** Image of an item (schema `menu#/definitions/Image`). */
+export type WireImage = Image;
 
-/** `modifiers_type` of a modifier group (spec §2.2, platform notes). */
-export type ModifiersType = "inclusive" | "exclusive";
+/** Reference to a related item inside `items_info.items`, by id or sku (schema `menu#/definitions/ItemRef`). */
+export type WireItemRef = ItemRef;
 
 /**
- * Element of an item block's `overrides` array (platform notes, "Store menu API"):
- * `{override_id, override_sku, override_type, <the block's value field>}`.
+ * An item as sent in `POST /items` (schema `menu#/definitions/ItemUpsert`), and the type the client
+ * reads items into (a read `Item` is assignable to it). Upserts identify the item by `id` if given, else
+ * by `sku`. `price_info.price` is a JSON number in the store currency as the platform writes it.
  */
-export interface WireOverride {
-  override_id?: number | null;
-  override_sku?: string | null;
-  override_type: "STORE" | "ITEM" | "CATEGORY";
-  [valueField: string]: unknown;
-}
+export type WireItem = ItemUpsert;
 
-/** Schedule element of categories and `schedules_info` (platform notes): times are `HH:MM`. */
-export interface WireSchedule {
-  days_of_week: string;
-  time_periods: { start_time: string; end_time: string }[];
-}
+/** Reference from a category to one of its items (schema `menu#/definitions/CategoryItemRef`). */
+export type WireCategoryItemRef = CategoryItemRef;
 
-/** Image of an item (spec §2.2). */
-export interface WireImage {
-  id?: number;
-  path: string;
-  index: number;
-  host?: string;
-}
+/** A category as sent in `POST /categories` (schema `menu#/definitions/CategoryUpsert`). Only `ITEM`s. */
+export type WireCategory = CategoryUpsert;
 
-/** Reference to a related item inside `items_info.items` (spec §2.2). Either id or sku identifies it. */
-export interface WireItemRef {
-  id?: number;
-  sku?: string;
-  index: number;
-}
+/** Reference from a menu to a category (schema `menu#/definitions/MenuCategoryRef`). */
+export type WireMenuCategoryRef = MenuCategoryRef;
 
 /**
- * An item as read from `GET /store-menu`, `GET /items` and `GET /items/{itemId}`, and as sent in
- * `POST /items` (spec §2.2; platform notes "Store menu API"). Upserts identify the item by `id` if given,
- * else by `sku`. `price_info.price` is a JSON number in the store currency as the platform writes it.
+ * A menu as sent in `POST /menu` (schema `menu#/definitions/MenuUpsert`); without `id` it creates a
+ * new menu. Reads of `GET /menu` are `WireMenuRead`.
  */
-export interface WireItem {
-  id?: number;
-  sku: string;
-  storeId?: number;
-  last_updated?: string;
-  item_type: ItemType;
-  title_info: { title: string; overrides?: WireOverride[] };
-  description_info?: { description: string | null; overrides?: WireOverride[] };
-  images_info?: { images: WireImage[]; overrides?: WireOverride[] };
-  items_info?: { items: WireItemRef[]; overrides?: WireOverride[] };
-  price_info?: { price: number | null; overrides?: WireOverride[] };
-  quantity_info?: {
-    min_permitted: number | null;
-    max_permitted: number | null;
-    modifiers_type: ModifiersType | null;
-    overrides?: WireOverride[];
-  };
-  suspension_info?: {
-    suspend_until: string | null;
-    suspend_reason: string | null;
-    is_available: boolean;
-    overrides?: WireOverride[];
-  };
-  schedules_info?: { schedules: WireSchedule[]; overrides?: WireOverride[] };
-}
+export type WireMenu = MenuUpsert;
 
-/** Reference from a category to one of its items (platform notes: `{id, sku, index, menu_type}`). */
-export interface WireCategoryItemRef {
-  id?: number;
-  sku?: string;
-  index: number;
-  menu_type?: string;
-  menuId?: number;
-  storeId?: number;
-}
+/** A menu inside `GET /store-menu` (schema `menu#/definitions/StoreMenuMenu`: `storeId`). */
+export type WireStoreMenuMenu = StoreMenuMenu;
 
-/**
- * A category as read from `GET /store-menu`, `GET /categories`, `GET /categories/{id}` and as sent in
- * `POST /categories` (spec §2.2, platform notes "Store menu API"). Categories hold only `ITEM`s.
- */
-export interface WireCategory {
-  id?: number;
-  sku: string;
-  storeId?: number;
-  title: string;
-  last_updated?: string;
-  items: WireCategoryItemRef[];
-  menus?: { id: number; menu_type: string; index: number; is_category_active: boolean; storeId?: number }[];
-  schedules?: WireSchedule[];
-}
-
-/** Reference from a menu to a category (spec §2.2). */
-export interface WireMenuCategoryRef {
-  id?: number;
-  sku?: string;
-  index: number;
-  is_category_active: boolean;
-  storeId?: number;
-}
-
-/**
- * A menu in the form of the `/menu` endpoints (spec §2.2: `store_id`), and as sent in `POST /menu`.
- * A `POST /menu` element without `id` creates a new menu.
- */
-export interface WireMenu {
-  id?: number;
-  store_id?: number;
-  super_store_id?: number | null;
-  menu_type: string;
-  categories: WireMenuCategoryRef[];
-}
-
-/** A menu inside `GET /store-menu` (spec §2.2: `storeId`). */
-export interface WireStoreMenuMenu {
-  id: number;
-  storeId: number;
-  super_store_id: number | null;
-  menu_type: string;
-  categories: WireMenuCategoryRef[];
-}
-
-/** Response of `GET /store-menu` (spec §2.2 StoreMenu). */
-export interface WireStoreMenu {
-  storeId: number;
-  menus: WireStoreMenuMenu[];
-  categories: WireCategory[];
-  items: WireItem[];
-}
-
-/** Body of `DELETE /categories` (platform notes: an object, unlike the menu and item deletes). */
-export interface DeleteCategoriesBody {
-  ids: number[];
-}
-
-/** `stock_out_state` values (platform notes, "Availability"). */
-export type StockOutState = "AVAILABLE" | "UNAVAILABLE" | "UNKNOWN";
-
-/** Body of `POST /availability/items/status` and `/availability/items/platform/status` (spec §4.3). */
-export interface ItemStatusRequest {
-  store_id: string;
-  item_ids: string[];
-}
-
-/** Element of the answer of the v2 item status reads (spec §4.3). */
-export interface ItemStatus {
-  item_id: number;
-  item_type: string;
-  stock_out_state: StockOutState;
-}
-
-/**
- * Element of the body of `PUT /availability/stores/items` (spec §4.3). SKUs as strings;
- * the `/platform` variant takes integer platform ids. At most 100 items turned on or off per call
- * in total (platform notes, "Limits").
- */
-export interface StoreItemsToggle {
-  store_integration_id: string;
-  items: { turn_on?: string[]; turn_off?: string[] };
-}
+/** Response of `GET /store-menu` (schema `menu#/definitions/StoreMenu`). */
+export type WireStoreMenu = StoreMenu;
 
 /** Published limits the client and the emulator both respect (platform notes, "Limits"). */
 export const Limits = {
