@@ -20,10 +20,15 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
 /** Schema file → name of its root type. Order is the order of the generated file. */
 const SCHEMAS = [
+  ["schemas/config/settings.schema.json", "SettingsFile"],
   ["schemas/config/project.schema.json", "ProjectFile"],
   ["schemas/config/catalog.schema.json", "CatalogFile"],
   ["schemas/config/store.schema.json", "StoreFile"],
+  ["schemas/config/group.schema.json", "GroupFile"],
 ];
+
+/** Root type of a config schema file, for references to a whole file (`"$ref": "settings.schema.json"`). */
+const CONFIG_ROOTS = Object.fromEntries(SCHEMAS.map(([file, name]) => [file.split("/").pop(), name]));
 
 const BANNER = `/* eslint-disable */
 /**
@@ -100,8 +105,11 @@ async function generateConfig() {
   const parts = [];
   for (const [file, name] of SCHEMAS) {
     const schema = JSON.parse(await readFile(join(root, file), "utf8"));
-    const ts = await compile(prepare(schema, name), name, {
+    // Shared definitions live in settings.schema.json; the other files refer to them by name, so that
+    // each is declared once. settings.schema.json declares all of its definitions, used there or not.
+    const ts = await compile(linkExternal(prepare(schema, name), CONFIG_ROOTS), name, {
       ...COMPILE_OPTIONS,
+      unreachableDefinitions: file.endsWith("/settings.schema.json"),
       cwd: join(root, "schemas/config"),
     });
     parts.push(`// ---- ${file} ----\n\n${ts.trim()}\n`);
@@ -139,14 +147,16 @@ const PLATFORM_BANNER = `/* eslint-disable */
  * its type, so that every definition is declared once, in the section of the file that defines it.
  * Definition names are unique across schemas/platform/ (checked below).
  */
-function linkExternal(node) {
-  if (Array.isArray(node)) return node.map(linkExternal);
+function linkExternal(node, roots = {}) {
+  if (Array.isArray(node)) return node.map((v) => linkExternal(v, roots));
   if (node === null || typeof node !== "object") return node;
   if (typeof node.$ref === "string" && !node.$ref.startsWith("#")) {
-    const name = node.$ref.split("/").pop();
+    // A reference to a whole file (no fragment) names the file's root type.
+    const name = node.$ref.includes("#") ? node.$ref.split("/").pop() : roots[node.$ref];
+    if (name === undefined) throw new Error(`no root type for the reference ${node.$ref}`);
     return { tsType: name };
   }
-  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, linkExternal(v)]));
+  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, linkExternal(v, roots)]));
 }
 
 async function generatePlatform() {

@@ -1,23 +1,26 @@
 /**
  * Semantic rules of the configuration: what JSON Schema cannot say (references between SKUs, unique
- * names across files, price precision). The checks run on every file, including files the schema
- * rejected, so that the user sees every problem at once; they therefore read the data defensively and
- * only judge values that have the right shape (a wrong shape is the schema's problem to report).
+ * names across files, price precision, relations between items and modifier groups and their cycles,
+ * option prices inside an item, schedules of categories and items, store overrides and availability,
+ * groups). Store settings (hours, holidays, webhooks…) are checked in settings.ts. The checks run on
+ * every file, including files the schema rejected, so that the user sees every problem at once; they
+ * therefore read the data defensively and only judge values that have the right shape (a wrong shape is
+ * the schema's problem to report).
  */
 
 import { basename, extname } from "node:path";
 import type { ConfigProblem } from "../errors.js";
-import { locate, toPointer } from "./yaml.js";
+import { isRecord, list, Reporter, where } from "./report.js";
+import type { Site } from "./report.js";
+import { checkSchedules } from "./settings.js";
+import { toPointer } from "./yaml.js";
 import type { YamlFile } from "./yaml.js";
+
+export { where } from "./report.js";
+export type { Site } from "./report.js";
 
 /** What a SKU of a catalog names. */
 export type SkuKind = "item" | "modifier group" | "option";
-
-/** A definition in a file: where it is. */
-interface Site {
-  parsed: YamlFile;
-  pointer: string;
-}
 
 /** What a catalog defines, for the checks of the stores that use it. */
 export interface CatalogIndex {
@@ -31,41 +34,6 @@ export interface CatalogIndex {
   categories: Set<string>;
   /** Modifier groups: their option SKUs (inline and referenced) and their `min`. */
   groups: Map<string, { options: string[]; min: number }>;
-}
-
-type Rec = Record<string, unknown>;
-
-function isRecord(v: unknown): v is Rec {
-  return v !== null && typeof v === "object" && !Array.isArray(v);
-}
-
-function list(v: unknown): unknown[] {
-  return Array.isArray(v) ? v : [];
-}
-
-/** Collects located problems for one file. */
-class Reporter {
-  constructor(
-    readonly parsed: YamlFile,
-    readonly problems: ConfigProblem[],
-  ) {}
-
-  at(segments: readonly (string | number)[], message: string, target: "value" | "key" = "value"): void {
-    const pointer = toPointer(segments);
-    const { line, col } = locate(this.parsed, pointer, target);
-    this.problems.push({ file: this.parsed.file, line, col, pointer, message });
-  }
-
-  /** A whole-file problem (line 0). */
-  file(message: string): void {
-    this.problems.push({ file: this.parsed.file, line: 0, col: 0, pointer: "", message });
-  }
-}
-
-/** `file:line:col` of a site, for "already defined at ..." messages. */
-export function where(site: Site): string {
-  const { line, col } = locate(site.parsed, site.pointer);
-  return `${site.parsed.file}:${line}:${col}`;
 }
 
 /** True when a price has at most 2 decimals. */
@@ -161,6 +129,7 @@ export function checkCatalog(parsed: YamlFile, problems: ConfigProblem[]): Catal
   });
 
   // 3. Modifier groups: options, min and max.
+  const groupRefs: { from: string; to: string; at: (string | number)[] }[] = [];
   groups.forEach((group, g) => {
     if (!isRecord(group)) return;
     const options: string[] = [];
@@ -180,6 +149,8 @@ export function checkCatalog(parsed: YamlFile, problems: ConfigProblem[]): Catal
             at,
             `"${option}" is an item of items:, not an option: write the option in full ({sku, title, price}) with its own SKU`,
           );
+        else if (def.kind === "modifier group" && typeof group.sku === "string")
+          groupRefs.push({ from: group.sku, to: option, at });
         else if (def.kind === "modifier group")
           r.at(at, `"${option}" is a modifier group: a group's options must be options, not groups`);
       } else if (isRecord(option)) {
@@ -210,6 +181,53 @@ export function checkCatalog(parsed: YamlFile, problems: ConfigProblem[]): Catal
     }
   });
 
+  // A group listing a group is wrong anyway; when the references go round in a circle, say so.
+  for (const ref of groupRefs) {
+    const cycle = groupCycle(groupRefs, ref);
+    r.at(
+      ref.at,
+      cycle
+        ? `modifier groups form a cycle: ${cycle.join(" → ")}; a group's options must be options, not groups`
+        : `"${ref.to}" is a modifier group: a group's options must be options, not groups`,
+    );
+  }
+
+  // 3b. Items: schedules, and prices of options inside the item.
+  items.forEach((item, i) => {
+    if (!isRecord(item)) return;
+    const name = typeof item.sku === "string" ? item.sku : `#${i + 1}`;
+    checkSchedules(parsed, ["items", i, "schedules"], item.schedules, `item ${name}`, problems);
+    if (!isRecord(item.option_prices)) return;
+    const offered = new Set(
+      list(item.modifier_groups).flatMap((g) =>
+        typeof g === "string" ? (index.groups.get(g)?.options ?? []) : [],
+      ),
+    );
+    for (const [sku, price] of Object.entries(item.option_prices)) {
+      const at = ["items", i, "option_prices", sku];
+      const def = index.skus.get(sku);
+      if (!def)
+        r.at(
+          at,
+          `unknown option "${sku}": option_prices lists options of this item's modifier groups`,
+          "key",
+        );
+      else if (def.kind !== "option")
+        r.at(
+          at,
+          `"${sku}" is ${a(def.kind)}, not an option: option_prices lists options of this item's modifier groups`,
+          "key",
+        );
+      else if (!offered.has(sku))
+        r.at(
+          at,
+          `option "${sku}" is not offered by any modifier group of ${name}: add its group to the item's modifier_groups, or remove it here`,
+          "key",
+        );
+      checkPrice(r, at, price);
+    }
+  });
+
   // 4. Categories.
   const categoryFirst = new Map<string, Site>();
   list(data.categories).forEach((category, c) => {
@@ -225,6 +243,7 @@ export function checkCatalog(parsed: YamlFile, problems: ConfigProblem[]): Catal
       index.categories.add(category.sku);
     }
     const title = typeof category.sku === "string" ? category.sku : `#${c + 1}`;
+    checkSchedules(parsed, ["categories", c, "schedules"], category.schedules, `category ${title}`, problems);
     const seen = new Set<string>();
     list(category.items).forEach((ref, k) => {
       if (typeof ref !== "string") return;
@@ -274,6 +293,33 @@ export function checkCatalog(parsed: YamlFile, problems: ConfigProblem[]): Catal
   });
 
   return index;
+}
+
+/**
+ * The cycle a reference between modifier groups closes, as group SKUs from its start back to it, or
+ * `undefined` when following the references from its target never leads back.
+ */
+function groupCycle(
+  refs: readonly { from: string; to: string }[],
+  ref: { from: string; to: string },
+): string[] | undefined {
+  // Breadth-first from the target, looking for the way back to the source.
+  const previous = new Map<string, string | null>([[ref.to, null]]);
+  const queue = [ref.to];
+  while (queue.length > 0) {
+    const node = queue.shift()!;
+    if (node === ref.from) {
+      const path: string[] = [];
+      for (let n: string | null | undefined = node; n != null; n = previous.get(n)) path.unshift(n);
+      return [ref.from, ...path];
+    }
+    for (const e of refs)
+      if (e.from === node && !previous.has(e.to)) {
+        previous.set(e.to, node);
+        queue.push(e.to);
+      }
+  }
+  return undefined;
 }
 
 /**
@@ -422,16 +468,107 @@ export function checkStore(
     }
   }
 
+  // Titles, descriptions and images of this store.
+  const perSku = (
+    key: "titles" | "descriptions" | "images",
+    what: string,
+    allowed: (SkuKind | "category")[],
+  ) => {
+    const values = overrides[key];
+    if (!isRecord(values)) return;
+    for (const sku of Object.keys(values)) {
+      const at = ["overrides", key, sku];
+      const kind = known(sku);
+      if (kind === undefined)
+        r.at(
+          at,
+          `unknown SKU "${sku}": catalog ${catalog.name} has no ${allowed.slice(0, -1).join(", ")} or ${allowed.at(-1)} with this SKU`,
+          "key",
+        );
+      else if (!allowed.includes(kind))
+        r.at(
+          at,
+          `"${sku}" is ${an(kind)}, which has no ${what}: ${key} are for ${allowed.map((k) => `${k}s`).join(" and ")}`,
+          "key",
+        );
+      else if (excluded.has(sku))
+        r.at(
+          at,
+          `"${sku}" is excluded from this store (overrides.exclude), so it cannot have a ${what} here`,
+          "key",
+        );
+    }
+  };
+  perSku("titles", "title", ["item", "option", "modifier group", "category"]);
+  perSku("descriptions", "description", ["item", "option"]);
+  perSku("images", "image", ["item", "option"]);
+
   const availability = isRecord(data.availability) ? data.availability : {};
-  list(availability.unavailable).forEach((sku, k) => {
-    if (typeof sku !== "string") return;
-    const at = ["availability", "unavailable", k];
-    const kind = known(sku);
-    if (kind === undefined)
-      r.at(at, `unknown SKU "${sku}": catalog ${catalog.name} has no item or option with this SKU`);
-    else if (kind === "modifier group" || kind === "category")
-      r.at(at, `"${sku}" is ${an(kind)}: only items and options can be switched off`);
-    else if (excluded.has(sku))
-      r.at(at, `"${sku}" is excluded from this store (overrides.exclude), so it cannot be switched off here`);
-  });
+  const off = new Set(list(availability.unavailable).filter((s): s is string => typeof s === "string"));
+  for (const key of ["unavailable", "available"] as const) {
+    const verb = key === "unavailable" ? "switched off" : "switched on";
+    list(availability[key]).forEach((sku, k) => {
+      if (typeof sku !== "string") return;
+      const at = ["availability", key, k];
+      const kind = known(sku);
+      if (kind === undefined)
+        r.at(at, `unknown SKU "${sku}": catalog ${catalog.name} has no item or option with this SKU`);
+      else if (kind === "modifier group" || kind === "category")
+        r.at(at, `"${sku}" is ${an(kind)}: only items and options can be ${verb}`);
+      else if (excluded.has(sku))
+        r.at(at, `"${sku}" is excluded from this store (overrides.exclude), so it cannot be ${verb} here`);
+      else if (key === "available" && off.has(sku))
+        r.at(at, `"${sku}" is listed as both unavailable and available: keep it in one list`);
+    });
+  }
+}
+
+/** A group file's name: its `name`, or the file name without extension. */
+export function groupName(parsed: YamlFile): string {
+  const data = isRecord(parsed.data) ? parsed.data : {};
+  return typeof data.name === "string" ? data.name : defaultCatalogName(parsed.file);
+}
+
+/**
+ * Checks that group names are unique.
+ *
+ * @returns the group files by name (the first of each name).
+ */
+export function checkGroupNames(
+  groups: readonly YamlFile[],
+  problems: ConfigProblem[],
+): Map<string, YamlFile> {
+  const byName = new Map<string, YamlFile>();
+  for (const parsed of groups) {
+    const name = groupName(parsed);
+    const first = byName.get(name);
+    if (!first) {
+      byName.set(name, parsed);
+      continue;
+    }
+    const r = new Reporter(parsed, problems);
+    const message =
+      `duplicate group name "${name}": ${first.file} already has it; ` +
+      `give one of them a different name: (the default name is the file name)`;
+    if (isRecord(parsed.data) && typeof parsed.data.name === "string") r.at(["name"], message);
+    else r.file(message);
+  }
+  return byName;
+}
+
+/** Checks that the group a store names exists. */
+export function checkStoreGroup(
+  parsed: YamlFile,
+  groups: ReadonlyMap<string, unknown>,
+  problems: ConfigProblem[],
+): void {
+  const data = isRecord(parsed.data) ? parsed.data : {};
+  if (typeof data.group !== "string" || groups.has(data.group)) return;
+  const known = [...groups.keys()];
+  new Reporter(parsed, problems).at(
+    ["group"],
+    known.length === 0
+      ? `unknown group "${data.group}": no group files were found (see groups: in carte.yaml)`
+      : `unknown group "${data.group}" (known: ${known.join(", ")})`,
+  );
 }

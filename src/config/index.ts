@@ -1,11 +1,14 @@
 /**
- * Configuration of a carte project: carte.yaml, catalog files and store files, loaded into the
- * normalized desired state. See `schemas/config/*.schema.json` for the file formats and
- * `examples/chain/` for a complete project.
+ * Configuration of a carte project: carte.yaml, catalog, group, store and shared settings files, loaded
+ * into the normalized desired state. See `schemas/config/*.schema.json` for the file formats,
+ * `docs/configuration.md` for the rules, and `examples/chain/` for a complete project.
  */
 
 export { loadProject, DEFAULT_APPLY_DELAY_MS } from "./load.js";
 export type { LoadedProject } from "./load.js";
 export { resolveDesired, resolveStore } from "./resolve.js";
 export type { ResolvableStore } from "./resolve.js";
-export type { CatalogFile, ProjectFile, StoreFile } from "../generated/config.js";
+export { CLIENT_EVENTS, STORE_EVENTS, PERIODS_PER_SCHEDULE } from "./settings.js";
+export type { StoreSettings } from "./settings.js";
+export { canonicalSchedules, parseDays, parseSlot, splitSlot, toSchedules } from "./slots.js";
+export type { CatalogFile, GroupFile, ProjectFile, SettingsFile, StoreFile } from "../generated/config.js";

@@ -1,23 +1,27 @@
 /**
- * Loading a carte project: read carte.yaml, find and read the store and catalog files, validate each
- * against its schema, check the rules between them, and resolve the desired state. Every problem of
- * every file is collected before anything is thrown.
+ * Loading a carte project: read carte.yaml, find and read the catalog, group and store files and the
+ * shared settings files they include, validate each against its schema, check the rules between them,
+ * merge each store's settings from the layers it inherits, and resolve the desired state. Every problem
+ * of every file is collected before anything is thrown.
  */
 
 import type { KindName } from "../kinds/types.js";
 import type { Ownership } from "../model.js";
 import { DEFAULT_SAFETY, type SafetyPolicy } from "../plan/safety.js";
-import { readFile } from "node:fs/promises";
+import { access, readFile } from "node:fs/promises";
 import { dirname, relative, resolve } from "node:path";
 import { ConfigError, InternalError } from "../errors.js";
 import type { ConfigProblem } from "../errors.js";
 import type { CatalogFile, ProjectFile, StoreFile } from "../generated/config.js";
 import type { DesiredState } from "../model.js";
-import { checkCatalog, checkCatalogNames, checkStore } from "./check.js";
+import { checkCatalog, checkCatalogNames, checkGroupNames, checkStore, checkStoreGroup } from "./check.js";
 import type { CatalogIndex, StoreRegistry } from "./check.js";
 import { globFiles, hasMagic } from "./glob.js";
+import { dedupeProblems, isRecord, report } from "./report.js";
 import { resolveDesired } from "./resolve.js";
 import type { ResolvableStore } from "./resolve.js";
+import { mergeSettings, readClient, readSettings } from "./settings.js";
+import type { SettingsLayer } from "./settings.js";
 import { validateFile } from "./validate.js";
 import type { FileKind } from "./validate.js";
 import { locate, parseYaml, toPointer } from "./yaml.js";
@@ -49,9 +53,20 @@ export interface LoadedProject {
   ownership: Partial<Record<KindName, Ownership>>;
   /** Settings of the safety guards (carte.yaml `safety:`), defaults filled. */
   safety: SafetyPolicy;
-  /** The desired state of every store, keyed by integration id, in the order of the store files. */
+  /**
+   * The desired state of every store, keyed by integration id, in the order of the store files, and the
+   * client-level settings (carte.yaml `client:`) when there are any.
+   */
   desired: DesiredState;
-  /** Every file read (carte.yaml, then catalogs, then stores), relative to the working directory. */
+  /**
+   * Absolute path of the file that receives webhook secrets (carte.yaml `secrets_file:`, relative to
+   * carte.yaml); absent when not set. Whoever writes it must create it with mode 0600.
+   */
+  secretsFile?: string;
+  /**
+   * Every file read (carte.yaml, then catalogs, groups, stores, then included settings files in the
+   * order they were first named), relative to the working directory.
+   */
   files: string[];
 }
 
@@ -96,7 +111,7 @@ async function readAndValidate(
  */
 async function expand(
   project: YamlFile,
-  key: "stores" | "catalogs",
+  key: "stores" | "catalogs" | "groups",
   root: string,
   problems: ConfigProblem[],
 ): Promise<string[]> {
@@ -156,10 +171,13 @@ export async function loadProject(configPath: string): Promise<LoadedProject> {
   }
 
   const catalogPaths = await expand(project.parsed, "catalogs", root, problems);
+  const groupPaths = await expand(project.parsed, "groups", root, problems);
   const storePaths = await expand(project.parsed, "stores", root, problems);
 
   const catalogFiles: ReadFile[] = [];
   for (const path of catalogPaths) catalogFiles.push(await readAndValidate(path, "catalog", problems));
+  const groupFiles: ReadFile[] = [];
+  for (const path of groupPaths) groupFiles.push(await readAndValidate(path, "group", problems));
   const storeFiles: ReadFile[] = [];
   for (const path of storePaths) storeFiles.push(await readAndValidate(path, "store", problems));
 
@@ -169,7 +187,31 @@ export async function loadProject(configPath: string): Promise<LoadedProject> {
   const registry: StoreRegistry = { ids: new Map(), integrationIds: new Map() };
   for (const s of storeFiles) checkStore(s.parsed, catalogs, registry, problems);
 
-  if (problems.length > 0) throw new ConfigError(problems);
+  // Settings: the chain's defaults, each group's, each store's, and the files they include.
+  const chainLayer = readSettings(project.parsed, ["defaults"], field(projectData, "defaults"), problems);
+  const groups = checkGroupNames(
+    groupFiles.map((g) => g.parsed),
+    problems,
+  );
+  const groupLayers = new Map<string, SettingsLayer>();
+  for (const [name, parsed] of groups)
+    groupLayers.set(name, readSettings(parsed, ["defaults"], field(parsed.data, "defaults"), problems));
+  const storeLayers = storeFiles.map((s) => {
+    checkStoreGroup(s.parsed, groups, problems);
+    return readSettings(s.parsed, [], s.parsed.data, problems);
+  });
+  const includes = await readIncludes([chainLayer, ...groupLayers.values(), ...storeLayers], root, problems);
+  const settingsOf = storeLayers.map((layer, i) => {
+    const group = field(storeFiles[i]?.parsed.data, "group");
+    const groupLayer = typeof group === "string" ? groupLayers.get(group) : undefined;
+    const layers = [chainLayer, ...(groupLayer ? [groupLayer] : []), layer].flatMap((l) =>
+      withIncludes(l, includes, root, new Set()),
+    );
+    return mergeSettings(layers, problems);
+  });
+  const client = readClient(project.parsed, field(projectData, "client"), problems);
+
+  if (problems.length > 0) throw new ConfigError(dedupeProblems(problems));
 
   const catalogByName = new Map<string, CatalogFile>();
   indexes.forEach((index, i) => {
@@ -177,13 +219,13 @@ export async function loadProject(configPath: string): Promise<LoadedProject> {
     if (file && !catalogByName.has(index.name))
       catalogByName.set(index.name, file.parsed.data as CatalogFile);
   });
-  const resolvable: ResolvableStore[] = storeFiles.map((s) => {
+  const resolvable: ResolvableStore[] = storeFiles.map((s, i) => {
     const store = s.parsed.data as StoreFile;
     const catalog = catalogByName.get(store.catalog);
     // checkStore reported any unknown catalog, and problems stop us above.
     if (!catalog)
       throw new InternalError(`${s.parsed.file}: catalog ${store.catalog} vanished after the checks`);
-    return { store, catalog };
+    return { store, catalog, settings: settingsOf[i] ?? {} };
   });
 
   const config = projectData as ProjectFile;
@@ -204,7 +246,113 @@ export async function loadProject(configPath: string): Promise<LoadedProject> {
       minExisting: config.safety?.min_existing ?? DEFAULT_SAFETY.minExisting,
       protected: config.safety?.protected ?? DEFAULT_SAFETY.protected,
     },
-    desired: resolveDesired(resolvable),
-    files: [project, ...catalogFiles, ...storeFiles].map((f) => f.parsed.file),
+    desired: resolveDesired(resolvable, client),
+    ...(config.secrets_file === undefined ? {} : { secretsFile: resolve(root, config.secrets_file) }),
+    files: [project, ...catalogFiles, ...groupFiles, ...storeFiles, ...includes.values()].map(
+      (f) => f.parsed.file,
+    ),
   };
+}
+
+function field(data: unknown, key: string): unknown {
+  return isRecord(data) ? data[key] : undefined;
+}
+
+/** A shared settings file named by `include:`, read and checked. */
+interface IncludedFile extends ReadFile {
+  layer: SettingsLayer;
+}
+
+/**
+ * Reads every settings file the layers include, and the files those include, each once (keyed by
+ * absolute path, in the order first named). Reports, at the `include:` entry: files that do not exist,
+ * and include cycles (the entry that closes a cycle, once per cycle).
+ */
+async function readIncludes(
+  layers: readonly SettingsLayer[],
+  root: string,
+  problems: ConfigProblem[],
+): Promise<Map<string, IncludedFile>> {
+  const files = new Map<string, IncludedFile>();
+  const missing = new Set<string>();
+  const pending = [...layers];
+  while (pending.length > 0) {
+    const layer = pending.shift()!;
+    for (const inc of layer.includes) {
+      const absolute = resolve(root, inc.path);
+      if (files.has(absolute)) continue;
+      if (missing.has(absolute) || !(await exists(absolute))) {
+        missing.add(absolute);
+        report(
+          problems,
+          inc.site,
+          `include: file "${inc.path}" does not exist (looked for ${display(absolute)}); paths are relative to the folder of carte.yaml`,
+        );
+        continue;
+      }
+      const read = await readAndValidate(absolute, "settings", problems);
+      const included: IncludedFile = {
+        ...read,
+        layer: readSettings(read.parsed, [], read.parsed.data, problems),
+      };
+      files.set(absolute, included);
+      pending.push(included.layer);
+    }
+  }
+
+  // Depth-first over the include graph, white/grey/black, so that each cycle is reported once.
+  const state = new Map<string, "visiting" | "done">();
+  const stack: string[] = [];
+  const visit = (layer: SettingsLayer): void => {
+    for (const inc of layer.includes) {
+      const absolute = resolve(root, inc.path);
+      const file = files.get(absolute);
+      if (!file) continue;
+      if (state.get(absolute) === "visiting") {
+        const cycle = [...stack.slice(stack.indexOf(absolute)), absolute].map((f) => relative(root, f));
+        report(
+          problems,
+          inc.site,
+          `include cycle: ${cycle.join(" → ")}; a file must not include itself, directly or through others`,
+        );
+        continue;
+      }
+      if (state.get(absolute) === "done") continue;
+      state.set(absolute, "visiting");
+      stack.push(absolute);
+      visit(file.layer);
+      stack.pop();
+      state.set(absolute, "done");
+    }
+  };
+  for (const layer of layers) visit(layer);
+  return files;
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A layer preceded by the layers of the files it includes, recursively, in order (an included file's
+ * own includes come before it). Files already on the way are skipped: cycles are reported elsewhere.
+ */
+function withIncludes(
+  layer: SettingsLayer,
+  files: ReadonlyMap<string, IncludedFile>,
+  root: string,
+  seen: ReadonlySet<string>,
+): SettingsLayer[] {
+  const before = layer.includes.flatMap((inc) => {
+    const absolute = resolve(root, inc.path);
+    const file = files.get(absolute);
+    if (!file || seen.has(absolute)) return [];
+    return withIncludes(file.layer, files, root, new Set([...seen, absolute]));
+  });
+  return [...before, layer];
 }

@@ -1,17 +1,32 @@
 /**
  * Turns valid catalog and store files into the normalized desired state of `src/model.ts`: one
- * {@link StoreState} per store file, its catalog with the store's prices and exclusions applied.
+ * {@link StoreState} per store file, its catalog with the store's prices, titles, descriptions, images
+ * and exclusions applied, and its settings as merged from the layers it inherits.
  * Pure: the caller has already validated and checked the files (see `load.ts`).
  */
 
 import type { CatalogFile, InlineOption, StoreFile } from "../generated/config.js";
-import type { CategoryResource, DesiredState, ItemResource, MenuResource, StoreState } from "../model.js";
+import type {
+  ClientState,
+  CategoryResource,
+  DesiredState,
+  ItemResource,
+  MenuResource,
+  StoreState,
+} from "../model.js";
 import { storeIdOf } from "./check.js";
+import type { StoreSettings } from "./settings.js";
+import { toSchedules } from "./slots.js";
 
 /** A valid store file and the valid catalog it names. */
 export interface ResolvableStore {
   store: StoreFile;
   catalog: CatalogFile;
+  /**
+   * The store's settings merged from carte.yaml `defaults:`, its group and its own file (see
+   * `mergeSettings` in settings.ts); absent: the store manages no settings.
+   */
+  settings?: StoreSettings;
 }
 
 function byCodePoint(a: string, b: string): number {
@@ -32,15 +47,27 @@ function optionSku(option: string | InlineOption): string {
  *   (category items, item children, group options, menu categories); an option written in full is kept
  *   only while some remaining group offers it. A group's `max` is lowered to its remaining number of
  *   options when exclusions removed some (the checks guarantee at least `max(min, 1)` remain).
- * - `unavailable` is sorted and without duplicates.
+ * - Store titles, descriptions and images replace the catalog's.
+ * - `schedules` of items and categories are canonical (`toSchedules`), and present only when some are
+ *   written; `option_prices` of an item become `priceInParent` of each option, keyed by the item's SKU,
+ *   present only when some remain after exclusions.
+ * - `unavailable` and `available` are sorted and without duplicates; `available` is present only when
+ *   the store file writes it. Settings are copied as given, and only those that are defined.
  *
  * @throws never for inputs that passed validation and the semantic checks.
  */
-export function resolveStore({ store, catalog }: ResolvableStore): StoreState {
+export function resolveStore({ store, catalog, settings }: ResolvableStore): StoreState {
   const excluded = new Set(store.overrides?.exclude ?? []);
   const prices = store.overrides?.prices ?? {};
+  const titles = store.overrides?.titles ?? {};
+  const descriptions = store.overrides?.descriptions ?? {};
+  const images = store.overrides?.images ?? {};
   const keep = (sku: string): boolean => !excluded.has(sku);
   const priceOf = (sku: string, price: number): number => prices[sku] ?? price;
+  const titleOf = (sku: string, title: string): string => titles[sku] ?? title;
+  const descriptionOf = (sku: string, description: string | undefined): string =>
+    descriptions[sku] ?? description ?? "";
+  const imagesOf = (sku: string, list: string[] | undefined): string[] => [...(images[sku] ?? list ?? [])];
 
   const items: Record<string, ItemResource> = {};
   for (const item of catalog.items ?? []) {
@@ -48,14 +75,15 @@ export function resolveStore({ store, catalog }: ResolvableStore): StoreState {
     items[item.sku] = {
       sku: item.sku,
       type: "ITEM",
-      title: item.title,
-      description: item.description ?? "",
+      title: titleOf(item.sku, item.title),
+      description: descriptionOf(item.sku, item.description),
       price: priceOf(item.sku, item.price),
-      images: [...(item.images ?? [])],
+      images: imagesOf(item.sku, item.images),
       children: (item.modifier_groups ?? []).filter(keep),
       min: null,
       max: null,
       modifiersType: null,
+      ...schedulesOf(item.schedules),
     };
   }
 
@@ -67,7 +95,7 @@ export function resolveStore({ store, catalog }: ResolvableStore): StoreState {
     items[group.sku] = {
       sku: group.sku,
       type: "MODIFIER_GROUP",
-      title: group.title,
+      title: titleOf(group.sku, group.title),
       description: "",
       price: null,
       images: [],
@@ -84,10 +112,10 @@ export function resolveStore({ store, catalog }: ResolvableStore): StoreState {
       items[option.sku] = {
         sku: option.sku,
         type: "ITEM",
-        title: option.title,
-        description: option.description ?? "",
+        title: titleOf(option.sku, option.title),
+        description: descriptionOf(option.sku, option.description),
         price: priceOf(option.sku, option.price),
-        images: [...(option.images ?? [])],
+        images: imagesOf(option.sku, option.images),
         children: [],
         min: null,
         max: null,
@@ -96,13 +124,27 @@ export function resolveStore({ store, catalog }: ResolvableStore): StoreState {
     }
   }
 
+  // Prices of options inside a parent item, on the option, keyed by the parent (sorted).
+  for (const item of [...(catalog.items ?? [])].sort((a, b) => byCodePoint(a.sku, b.sku))) {
+    const parent = items[item.sku];
+    if (!parent) continue;
+    for (const [sku, price] of Object.entries(item.option_prices ?? {}).sort(([a], [b]) =>
+      byCodePoint(a, b),
+    )) {
+      const option = items[sku];
+      if (!option || !parent.children.some((g) => items[g]?.children.includes(sku))) continue;
+      option.priceInParent = { ...option.priceInParent, [item.sku]: price };
+    }
+  }
+
   const categories: Record<string, CategoryResource> = {};
   for (const category of catalog.categories ?? []) {
     if (!keep(category.sku)) continue;
     categories[category.sku] = {
       sku: category.sku,
-      title: category.title,
+      title: titleOf(category.sku, category.title),
       items: category.items.filter((sku) => keep(sku) && items[sku] !== undefined),
+      ...schedulesOf(category.schedules),
     };
   }
 
@@ -121,8 +163,9 @@ export function resolveStore({ store, catalog }: ResolvableStore): StoreState {
   }
 
   const unavailable = [...new Set(store.availability?.unavailable ?? [])].sort(byCodePoint);
+  const available = store.availability?.available;
   const storeId = storeIdOf(store.store.id) ?? String(store.store.id);
-  return {
+  const state: StoreState = {
     store: {
       key: store.store.integration_id,
       storeId,
@@ -134,16 +177,30 @@ export function resolveStore({ store, catalog }: ResolvableStore): StoreState {
     menus,
     unavailable,
   };
+  if (available) state.available = [...new Set(available)].sort(byCodePoint);
+  for (const [key, value] of Object.entries(settings ?? {}) as [keyof StoreSettings, unknown][])
+    if (value !== undefined) (state as unknown as Record<string, unknown>)[key] = value;
+  return state;
+}
+
+/** `{ schedules }` when some are written, else nothing (absent means "always"). */
+function schedulesOf(written: readonly { days: string; slots: readonly string[] }[] | undefined): {
+  schedules?: ReturnType<typeof toSchedules>;
+} {
+  const schedules = toSchedules(written ?? []);
+  return schedules.length > 0 ? { schedules } : {};
 }
 
 /**
- * Builds the desired state of every store, keyed by integration id, in the order of the store files.
+ * Builds the desired state of every store, keyed by integration id, in the order of the store files,
+ * with the client-level settings when carte.yaml has any.
  */
-export function resolveDesired(stores: readonly ResolvableStore[]): DesiredState {
+export function resolveDesired(stores: readonly ResolvableStore[], client?: ClientState): DesiredState {
   const desired: DesiredState = { stores: {} };
   for (const s of stores) {
     const state = resolveStore(s);
     desired.stores[state.store.key] = state;
   }
+  if (client) desired.client = client;
   return desired;
 }

@@ -11,8 +11,14 @@ import type { ConfigProblem } from "../errors.js";
 import { locate, pointerSegments } from "./yaml.js";
 import type { YamlFile } from "./yaml.js";
 
-/** The kinds of configuration files, each with its schema in schemas/config/. */
-export type FileKind = "project" | "catalog" | "store";
+/**
+ * The kinds of configuration files, each with its schema in schemas/config/: carte.yaml, catalogs,
+ * stores, groups, and shared settings files (named by `include:`). settings.schema.json also holds the
+ * definitions the others share (slots, hours, webhooks, schedules).
+ */
+export type FileKind = "project" | "catalog" | "store" | "group" | "settings";
+
+const FILE_KINDS: readonly FileKind[] = ["settings", "project", "catalog", "store", "group"];
 
 // ajv-formats is CommonJS with a default export; under NodeNext its namespace may arrive wrapped.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
@@ -29,13 +35,18 @@ function readSchema(kind: FileKind): Record<string, unknown> {
   return schema;
 }
 
-/** Follows a local `$ref` (`#/definitions/Sku`) of a schema of the given kind. */
+/**
+ * Follows a `$ref` of a schema of the given kind: local (`#/definitions/Sku`) or into another file of
+ * schemas/config/ (`settings.schema.json#/definitions/Hours`).
+ */
 function deref(kind: FileKind, schema: unknown): Record<string, unknown> | undefined {
   if (schema === null || typeof schema !== "object") return undefined;
   const ref = (schema as { $ref?: unknown }).$ref;
   if (typeof ref !== "string") return schema as Record<string, unknown>;
-  let node: unknown = roots[kind];
-  for (const segment of pointerSegments(ref.replace(/^#/, ""))) {
+  const [file = "", fragment = ""] = ref.split("#");
+  const other = FILE_KINDS.find((k) => file === `${k}.schema.json`);
+  let node: unknown = file === "" ? roots[kind] : other ? roots[other] : undefined;
+  for (const segment of pointerSegments(fragment)) {
     node = node !== null && typeof node === "object" ? (node as Record<string, unknown>)[segment] : undefined;
   }
   return node !== null && typeof node === "object" ? (node as Record<string, unknown>) : undefined;
@@ -45,10 +56,16 @@ function getValidators(): Record<FileKind, ValidateFunction> {
   if (!validators) {
     const ajv = new Ajv({ allErrors: true, strict: true, verbose: true });
     addFormats(ajv);
+    // The shared definitions first, so that the other schemas can refer to them by file name.
+    ajv.addSchema(readSchema("settings"));
+    const settings = ajv.getSchema(String(roots.settings?.$id));
+    if (!settings) throw new Error("schemas/config/settings.schema.json did not compile");
     validators = {
+      settings,
       project: ajv.compile(readSchema("project")),
       catalog: ajv.compile(readSchema("catalog")),
       store: ajv.compile(readSchema("store")),
+      group: ajv.compile(readSchema("group")),
     };
   }
   return validators;
@@ -147,6 +164,9 @@ const PATTERN_HINTS: Record<string, string> = {
   "^[A-Z][A-Z0-9_]*$": "use capital letters, digits and underscores, starting with a letter, e.g. DEFAULT",
   "^[1-9][0-9]*$": "use digits only, without a leading 0, e.g. 900123",
   "^https?://": "write a full address starting with https://",
+  "^[0-9]{1,2}:[0-9]{2}-[0-9]{1,2}:[0-9]{2}$":
+    "write a slot as start-end in 24-hour time, e.g. 11:00-15:00 (22:00-02:00 runs past midnight)",
+  "^[0-9]{2}-[0-9]{2}$": 'write a date as MM-DD in quotes, e.g. "12-24"',
 };
 
 /** The name of the value at a pointer, for messages: `price`, `options[2]`, `the file`. */

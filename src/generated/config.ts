@@ -7,6 +7,202 @@
  * when this file is stale.
  */
 
+// ---- schemas/config/settings.schema.json ----
+
+/**
+ * Shared settings files.
+ *
+ * One file, or a list of files, whose settings apply first; what is written beside include: then changes them. Paths are relative to the folder of carte.yaml, for example shared/hours-late.yaml. An included file holds the same keys as this section and may include other files, but never itself.
+ *
+ * This interface was referenced by `SettingsFile`'s JSON-Schema
+ * via the `definition` "Include".
+ */
+export type Include = string | string[];
+/**
+ * Time slot.
+ *
+ * Opening and closing time in 24-hour store time, for example "11:00-15:00". A slot that ends after midnight ("22:00-02:00") is allowed: carte splits it into 22:00-23:59 and 00:00-02:00 of the next day, the form the platform takes. 24:00 may be written as an end.
+ *
+ * This interface was referenced by `SettingsFile`'s JSON-Schema
+ * via the `definition` "Slot".
+ */
+export type Slot = string;
+/**
+ * Time slots.
+ *
+ * The slots of one day, for example ["11:00-15:00", "18:00-23:00"]. They must not overlap. An empty list [] means closed.
+ *
+ * This interface was referenced by `SettingsFile`'s JSON-Schema
+ * via the `definition` "Slots".
+ */
+export type Slots = Slot[] | undefined;
+/**
+ * Special days.
+ *
+ * Days with their own hours, such as Christmas Eve. Each date appears once. Inherited special days are replaced date by date.
+ *
+ * This interface was referenced by `SettingsFile`'s JSON-Schema
+ * via the `definition` "SpecialDays".
+ */
+export type SpecialDays = SpecialDay[];
+/**
+ * Store open.
+ *
+ * true: the store takes orders; false: it is switched off on the platform (for a renovation, for example). Not written: carte leaves the store as staff set it.
+ *
+ * This interface was referenced by `SettingsFile`'s JSON-Schema
+ * via the `definition` "Open".
+ */
+export type Open = boolean;
+/**
+ * Webhook of one event.
+ *
+ * The address that receives the event, or {url, enabled}.
+ *
+ * This interface was referenced by `SettingsFile`'s JSON-Schema
+ * via the `definition` "Webhook".
+ */
+export type Webhook = (WebhookUrl | WebhookTarget) | undefined;
+/**
+ * Webhook address.
+ *
+ * A full https:// address, for example https://orders.example.com/hooks/new. http:// is accepted only for localhost and 127.0.0.1, for testing.
+ *
+ * This interface was referenced by `SettingsFile`'s JSON-Schema
+ * via the `definition` "WebhookUrl".
+ */
+export type WebhookUrl = string;
+/**
+ * Where schedules are written.
+ *
+ * menu (default): the schedules of categories and items go through the platform's menu API; utils: through the older utils group (corridor and product schedules), for stores set up that way.
+ *
+ * This interface was referenced by `SettingsFile`'s JSON-Schema
+ * via the `definition` "SchedulesVia".
+ */
+export type SchedulesVia = "menu" | "utils";
+/**
+ * Schedules.
+ *
+ * When this is offered. Without schedules it is offered whenever the store is open. Days of different schedules must not have overlapping slots.
+ *
+ * This interface was referenced by `SettingsFile`'s JSON-Schema
+ * via the `definition` "Schedules".
+ */
+export type Schedules = Schedule[];
+
+/**
+ * Store settings.
+ *
+ * Opening hours, holidays, special days, whether the store is open, webhooks and how schedules are written. The same keys are written at the top of a store file, under defaults: in carte.yaml and in a group file, and in a shared file named by include:. A store inherits from carte.yaml, then from its group, then writes only what differs. A setting nobody writes is not managed: carte leaves it as it is on the platform.
+ */
+export interface SettingsFile {
+  include?: Include;
+  hours?: Hours;
+  holidays?: Holidays;
+  special_days?: SpecialDays;
+  open?: Open;
+  webhooks?: Webhooks;
+  schedules_via?: SchedulesVia;
+}
+/**
+ * Regular opening hours.
+ *
+ * When the store takes orders in a normal week. Each key names days (mon-fri, sat,sun, mon, daily; a range such as fri-mon wraps over the weekend) and its value lists that day's slots. A day named by no key is closed. Inherited hours are replaced day by day: a store that writes only fri keeps the other days of its group or chain. Two keys must not name the same day.
+ *
+ * This interface was referenced by `SettingsFile`'s JSON-Schema
+ * via the `definition` "Hours".
+ */
+export interface Hours {
+  [k: string]: Slots | undefined;
+}
+/**
+ * Holiday hours.
+ *
+ * Hours on the platform's public holidays, by date MM-DD, for example "12-25": ["10:00-16:00"]. An empty list [] closes the store that holiday. Holidays not written keep the platform's hours. Inherited holidays are replaced date by date.
+ *
+ * This interface was referenced by `SettingsFile`'s JSON-Schema
+ * via the `definition` "Holidays".
+ */
+export interface Holidays {
+  [k: string]: Slots | undefined;
+}
+/**
+ * Special day.
+ *
+ * A named day of the year with its own hours.
+ *
+ * This interface was referenced by `SettingsFile`'s JSON-Schema
+ * via the `definition` "SpecialDay".
+ */
+export interface SpecialDay {
+  /**
+   * Name.
+   *
+   * What the day is called, for example Christmas Eve.
+   */
+  name: string;
+  /**
+   * Date.
+   *
+   * Month and day, MM-DD, for example "12-24". Write it in quotes.
+   */
+  date: string;
+  slots: Slots | undefined;
+}
+/**
+ * Webhooks.
+ *
+ * Where the platform sends each event of this store, by event name: NEW_ORDER, NEW_ORDER_SCHEDULED, NEW_ORDER_SCHEDULED_CANCELLED, ORDER_EVENT_CANCEL, ORDER_OTHER_EVENT, MENU_APPROVED, MENU_REJECTED, PING, STORE_CONNECTIVITY or ORDER_RT_TRACKING. Inherited webhooks are changed event by event.
+ *
+ * This interface was referenced by `SettingsFile`'s JSON-Schema
+ * via the `definition` "Webhooks".
+ */
+export interface Webhooks {
+  [k: string]: Webhook | undefined;
+}
+/**
+ * Webhook with its state.
+ *
+ * The address and whether deliveries are switched on. Either key may be left out when it is inherited.
+ *
+ * This interface was referenced by `SettingsFile`'s JSON-Schema
+ * via the `definition` "WebhookTarget".
+ */
+export interface WebhookTarget {
+  url?: WebhookUrl;
+  /**
+   * Deliveries on.
+   *
+   * false keeps the webhook but stops deliveries. Default true.
+   */
+  enabled?: boolean;
+}
+/**
+ * Schedule.
+ *
+ * Days and the slots in which a category or an item is offered, for example {days: mon-fri, slots: ["06:00-11:00"]}.
+ *
+ * This interface was referenced by `SettingsFile`'s JSON-Schema
+ * via the `definition` "Schedule".
+ */
+export interface Schedule {
+  /**
+   * Days.
+   *
+   * Which days: mon-fri, sat,sun, daily, or hol for the platform's holidays (mon-fri,hol).
+   */
+  days: string;
+  /**
+   * Time slots.
+   *
+   * When, on those days, for example ["06:00-11:00"]. At most 6 slots a day.
+   *
+   * @minItems 1
+   */
+  slots: Slot[];
+}
+
 // ---- schemas/config/project.schema.json ----
 
 /**
@@ -49,6 +245,29 @@ export interface ProjectFile {
   };
   stores: FilePatterns;
   catalogs: FilePatterns;
+  groups?: FilePatterns;
+  defaults?: SettingsFile;
+  /**
+   * Integration-wide settings.
+   *
+   * Settings of your integration as a whole rather than of one store.
+   */
+  client?: {
+    /**
+     * Integration webhooks.
+     *
+     * Where the platform sends events about the integration itself, by event name. Only STORE_PROVISIONING_STATUS exists at this level; store events go under webhooks: of the defaults, a group or a store.
+     */
+    webhooks?: {
+      STORE_PROVISIONING_STATUS?: WebhookUrl;
+    };
+  };
+  /**
+   * Webhook secrets file.
+   *
+   * Where carte keeps the signing secret the platform returns when a webhook is created or its secret is rotated, relative to carte.yaml, for example .carte/webhook-secrets.json: a map event → secret, JSON, or YAML when the name ends in .yaml. The file is created readable by you only (mode 0600); keep it out of version control. --secrets-file and CARTE_SECRETS_FILE name it too. Secrets are never printed; without any secrets file a returned secret is discarded (in GitHub Actions it goes to the job's masked step output).
+   */
+  secrets_file?: string;
   /**
    * Built-in emulator.
    *
@@ -96,7 +315,7 @@ export interface ProjectFile {
   /**
    * Who owns what.
    *
-   * For each kind of resource: full (what the files do not list is deleted on the platform), additive (carte adds and changes, never deletes or takes back) or ignore (carte neither reads nor touches it). Defaults: availability and webhooks are additive, so that items staff switch off during service and webhooks set up by hand are left alone; everything else is full. A kind a store file does not mention is never touched in that store.
+   * For each kind of resource: full (what the files do not list is deleted on the platform), additive (carte adds and changes, never deletes or takes back) or ignore (carte neither reads nor touches it). Defaults: availability, webhook and client_webhook are additive, so that items staff switch off during service and webhooks set up by hand are left alone; everything else is full. A kind a store file does not mention is never touched in that store.
    */
   ownership?: {
     /**
@@ -265,6 +484,15 @@ export interface CatalogItem {
    * @maxItems 50
    */
   modifier_groups?: Sku[];
+  schedules?: Schedules;
+  /**
+   * Option prices inside this item.
+   *
+   * Prices of options when they are chosen with this item, by option SKU, for example CHEESE: 0 in a combo that includes cheese. Elsewhere the option keeps its own price. Each option must be offered by one of the item's modifier groups.
+   */
+  option_prices?: {
+    [k: string]: Price;
+  };
 }
 /**
  * Modifier group.
@@ -330,6 +558,7 @@ export interface Category {
    * @maxItems 50
    */
   items: Sku[];
+  schedules?: Schedules;
 }
 /**
  * Menu.
@@ -370,7 +599,7 @@ export interface MenuCategory {
 /**
  * A store file.
  *
- * One store of the chain: who it is on the platform, which catalog it sells, and what differs from that catalog here.
+ * One store of the chain: who it is on the platform, which catalog it sells, what differs from that catalog here, and its settings (hours, holidays, special days, open, webhooks). Settings not written here are inherited from its group and from carte.yaml's defaults.
  */
 export interface StoreFile {
   /**
@@ -405,6 +634,19 @@ export interface StoreFile {
    */
   catalog: string;
   /**
+   * Group.
+   *
+   * The name of the group this store belongs to (a group file's name, for example bogota). The store inherits the group's settings, which change the chain's defaults. Optional.
+   */
+  group?: string;
+  include?: Include;
+  hours?: Hours;
+  holidays?: Holidays;
+  special_days?: SpecialDays;
+  open?: Open;
+  webhooks?: Webhooks;
+  schedules_via?: SchedulesVia;
+  /**
    * Differences from the catalog.
    *
    * What this store does differently from its catalog.
@@ -429,11 +671,52 @@ export interface StoreFile {
      * SKUs of items, options, modifier groups or categories that this store does not sell at all. They are removed from its menus.
      */
     exclude?: string[];
+    /**
+     * Store titles.
+     *
+     * Names guests see in this store instead of the catalog's, by SKU of an item, option, modifier group or category, for example BURGER-CLASSIC: Clásica de la casa.
+     */
+    titles?: {
+      /**
+       * Title in this store.
+       *
+       * The name guests see in this store.
+       */
+      [k: string]: string | undefined;
+    };
+    /**
+     * Store descriptions.
+     *
+     * Descriptions guests see in this store instead of the catalog's, by SKU of an item or option. An empty text removes the description here.
+     */
+    descriptions?: {
+      /**
+       * Description in this store.
+       *
+       * The description guests see in this store.
+       */
+      [k: string]: string | undefined;
+    };
+    /**
+     * Store images.
+     *
+     * Images guests see in this store instead of the catalog's, by SKU of an item or option: up to 3 paths, in order. An empty list removes the images here.
+     */
+    images?: {
+      /**
+       * Images in this store.
+       *
+       * Up to 3 image paths, in order.
+       *
+       * @maxItems 3
+       */
+      [k: string]: string[] | undefined;
+    };
   };
   /**
-   * Availability right now.
+   * Item availability.
    *
-   * What is switched off in this store at the moment (sold out, broken machine...).
+   * Which items and options are switched off or on in this store. Items not listed are left as staff set them during service, unless ownership: availability: full is set in carte.yaml (then every item not listed as unavailable is switched on).
    */
   availability?: {
     /**
@@ -442,5 +725,34 @@ export interface StoreFile {
      * SKUs of items or options that guests cannot order right now. Remove a SKU to switch it back on.
      */
     unavailable?: string[];
+    /**
+     * Switched on.
+     *
+     * SKUs of items or options that carte switches back on if staff switched them off.
+     */
+    available?: string[];
   };
+}
+
+// ---- schemas/config/group.schema.json ----
+
+/**
+ * A group file.
+ *
+ * Settings shared by a group of stores, such as the stores of one city or region. A store joins a group with group: in its file; it inherits the chain's defaults (carte.yaml), then the group's, then writes only what differs.
+ */
+export interface GroupFile {
+  /**
+   * Group name.
+   *
+   * The name store files use to join this group. Default: the file name without its extension (groups/bogota.yaml is called bogota).
+   */
+  name?: string;
+  /**
+   * Description.
+   *
+   * What the group is, for people. carte does not use it.
+   */
+  description?: string;
+  defaults?: SettingsFile;
 }

@@ -21,9 +21,11 @@ describe("examples/chain", () => {
     expect(project.files).toEqual([
       join("examples", "chain", "carte.yaml"),
       join("examples", "chain", "catalogs", "burgers.yaml"),
+      join("examples", "chain", "groups", "bogota.yaml"),
       join("examples", "chain", "stores", "bog-centro.yaml"),
       join("examples", "chain", "stores", "bog-chapinero.yaml"),
       join("examples", "chain", "stores", "med-poblado.yaml"),
+      join("examples", "chain", "shared", "holidays-colombia.yaml"),
     ]);
 
     const stores = project.desired.stores;
@@ -42,9 +44,9 @@ describe("examples/chain", () => {
     const products = new Set(Object.values(centro.categories).flatMap((c) => c.items));
     expect(products.size).toBeGreaterThanOrEqual(40);
     expect(all.filter((i) => i.type === "MODIFIER_GROUP").length).toBeGreaterThanOrEqual(4);
-    expect(Object.keys(centro.categories)).toHaveLength(8);
+    expect(Object.keys(centro.categories)).toHaveLength(9);
     expect(Object.keys(centro.menus)).toEqual(["DEFAULT", "LATE_NIGHT"]);
-    expect(centro.menus.DEFAULT?.categories).toHaveLength(8);
+    expect(centro.menus.DEFAULT?.categories).toHaveLength(9);
     expect(centro.menus.LATE_NIGHT?.categories).toContainEqual({ sku: "DESSERTS", active: false });
   });
 
@@ -115,6 +117,67 @@ describe("examples/chain", () => {
       "EXTRA-PATTY",
       "TOP-OREO",
     ]);
+  });
+
+  it("inherits hours from carte.yaml and the group, and splits a slot that runs past midnight", async () => {
+    const { desired } = await loadProject(CONFIG);
+    const slots = (...pairs: string[]) => pairs.map((p) => ({ start: p.slice(0, 5), end: p.slice(6) }));
+    // bog-centro: chain mon-thu, its own fri,sat with 18:00-02:00, the group's Sunday.
+    expect(store(desired.stores, "bog-centro").hours).toEqual({
+      mon: slots("11:00-22:00"),
+      tue: slots("11:00-22:00"),
+      wed: slots("11:00-22:00"),
+      thu: slots("11:00-22:00"),
+      fri: slots("11:00-15:00", "18:00-23:59"),
+      sat: slots("00:00-02:00", "11:00-15:00", "18:00-23:59"),
+      sun: slots("00:00-02:00", "12:00-20:00"),
+    });
+    // med-poblado has no group: the chain's Sunday, its own weekend.
+    expect(store(desired.stores, "med-poblado").hours?.sun).toEqual(slots("08:00-22:00"));
+    expect(store(desired.stores, "bog-chapinero").hours?.sun).toEqual(slots("12:00-20:00"));
+  });
+
+  it("merges holidays and special days by date, webhooks by event", async () => {
+    const { desired } = await loadProject(CONFIG);
+    const centro = store(desired.stores, "bog-centro");
+    const chapinero = store(desired.stores, "bog-chapinero");
+    expect(centro.holidays).toEqual({ "01-01": [], "12-25": [] });
+    expect(chapinero.holidays).toEqual({ "01-01": [], "12-25": [{ start: "12:00", end: "20:00" }] });
+    expect(chapinero.specialDays).toEqual({
+      "12-24": { name: "Nochebuena", month: 12, day: 24, slots: [{ start: "11:00", end: "20:00" }] },
+      "12-31": { name: "Nochevieja", month: 12, day: 31, slots: [{ start: "11:00", end: "18:00" }] },
+    });
+    expect(centro.specialDays?.["12-24"]?.slots).toEqual([{ start: "11:00", end: "18:00" }]);
+    expect(chapinero.webhooks).toEqual({
+      MENU_APPROVED: { url: "https://chapinero.example.com/hooks/menu", enabled: false },
+      MENU_REJECTED: { url: "http://localhost:8080/hooks/bogota/menu-rejected", enabled: true },
+      NEW_ORDER: { url: "http://localhost:8080/hooks/new-order", enabled: true },
+    });
+    expect(store(desired.stores, "med-poblado").webhooks?.MENU_REJECTED?.url).toBe(
+      "http://localhost:8080/hooks/menu-rejected",
+    );
+    expect(Object.values(desired.stores).map((s) => s.open)).toEqual([true, true, true]);
+    expect(centro.schedulesVia).toBeUndefined();
+    expect(desired.client).toEqual({
+      webhooks: { STORE_PROVISIONING_STATUS: { url: "http://localhost:8080/hooks/provisioning" } },
+    });
+  });
+
+  it("gives schedules to the breakfast category and option prices inside a combo", async () => {
+    const { desired } = await loadProject(CONFIG);
+    const centro = store(desired.stores, "bog-centro");
+    expect(centro.categories.BREAKFAST?.schedules).toEqual([
+      { days: "mon,tue,wed,thu,fri", periods: [{ start: "06:00", end: "11:00" }] },
+      { days: "sat,sun,hol", periods: [{ start: "07:00", end: "12:00" }] },
+    ]);
+    expect(centro.items["BREAKFAST-AREPA-HUEVO"]?.schedules).toEqual([
+      { days: "mon,tue,wed,thu,fri,sat,sun", periods: [{ start: "06:00", end: "11:00" }] },
+    ]);
+    expect(centro.categories.BURGERS?.schedules).toBeUndefined();
+    expect(centro.items["EXTRA-CHEESE"]?.priceInParent).toEqual({ "COMBO-CARBON": 0 });
+    expect(centro.items["COMBO-SIDE-ONION-RINGS"]?.priceInParent).toEqual({ "COMBO-CARBON": 0 });
+    expect(centro.items["EXTRA-BACON"]?.priceInParent).toBeUndefined();
+    expect(centro.items["BURGER-CLASSIC"]?.title).toBe("Clásica Centro");
   });
 
   it("is deterministic", async () => {

@@ -1,0 +1,507 @@
+/**
+ * Store settings in the files (hours, holidays, special days, open, webhooks, schedules_via, include)
+ * and category and item schedules of catalogs: reading them with their sites, checking them, merging
+ * the layers a store inherits (carte.yaml `defaults:` → group `defaults:` → store file, each preceded by
+ * the files it includes), and producing the canonical values of `src/model.ts`.
+ *
+ * Merge rules, from the lowest layer to the highest:
+ * - `hours`: replaced day by day; a day no layer names is closed once any layer writes `hours`;
+ * - `holidays` and `special_days`: replaced date by date;
+ * - `webhooks`: changed event by event, and within an event key by key (`url`, `enabled`);
+ * - `open`, `schedules_via`: the highest layer that writes them wins.
+ * A setting no layer writes stays `undefined` in the model: carte does not manage it in that store.
+ */
+
+import type { ConfigProblem } from "../errors.js";
+import { WEEKDAYS } from "../model.js";
+import type { ClientState, Slot, SpecialDay, StoreState, WebhookSetting, Weekday } from "../model.js";
+import { isRecord, list, report, siteOf, where } from "./report.js";
+import type { Site } from "./report.js";
+import {
+  compareSlots,
+  crossesMidnight,
+  monthDayKey,
+  nextWeekday,
+  parseDays,
+  parseMonthDay,
+  parseSlot,
+  SCHEDULE_DAYS,
+  SLOT_PATTERN,
+  splitSlot,
+} from "./slots.js";
+import type { MinuteSlot, ScheduleDay } from "./slots.js";
+import type { YamlFile } from "./yaml.js";
+
+/** Events a store webhook can carry (platform notes, "Webhooks"). */
+export const STORE_EVENTS: readonly string[] = [
+  "NEW_ORDER",
+  "NEW_ORDER_SCHEDULED",
+  "NEW_ORDER_SCHEDULED_CANCELLED",
+  "ORDER_EVENT_CANCEL",
+  "ORDER_OTHER_EVENT",
+  "MENU_APPROVED",
+  "MENU_REJECTED",
+  "PING",
+  "STORE_CONNECTIVITY",
+  "ORDER_RT_TRACKING",
+];
+
+/** Events of client-level (integration-wide) webhooks. */
+export const CLIENT_EVENTS: readonly string[] = ["STORE_PROVISIONING_STATUS"];
+
+/** The most time periods one schedule may hold (platform notes, "Limits"). */
+export const PERIODS_PER_SCHEDULE = 6;
+
+/** The settings of one store in the model. */
+export type StoreSettings = Pick<
+  StoreState,
+  "hours" | "holidays" | "specialDays" | "open" | "webhooks" | "schedulesVia"
+>;
+
+/** A slot as written, parsed, with where it is written. */
+interface SlotEntry {
+  text: string;
+  slot: MinuteSlot;
+  site: Site;
+}
+
+/** The slots a layer gives one day or one date, with the site of the key that gives them. */
+interface DayEntry {
+  slots: SlotEntry[];
+  site: Site;
+}
+
+/** One layer of settings, as written in one place of one file. */
+export interface SettingsLayer {
+  /** Where the settings object is. */
+  site: Site;
+  /** Files named by `include:`, in order, as written (relative to the project folder). */
+  includes: { path: string; site: Site }[];
+  hours?: Partial<Record<Weekday, DayEntry>>;
+  holidays?: Record<string, DayEntry>;
+  specialDays?: Record<string, DayEntry & { name: string; month: number; day: number }>;
+  open?: boolean;
+  webhooks?: Record<string, { url?: string; enabled?: boolean; site: Site }>;
+  schedulesVia?: "menu" | "utils";
+}
+
+/** One piece of a slot on one day, in the platform's form. */
+interface Piece {
+  slot: Slot;
+  entry: SlotEntry;
+  /** True for the part of a slot of the day before that runs past midnight. */
+  carried: boolean;
+}
+
+/**
+ * Reads the slots of a list, reporting malformed and empty ones. Strings that do not have the shape of
+ * a slot are left to the schema.
+ *
+ * @param overnight - whether a slot may run past midnight (not on holidays and special days: the next
+ *   date has hours of its own).
+ */
+function readSlots(
+  parsed: YamlFile,
+  segments: (string | number)[],
+  value: unknown,
+  problems: ConfigProblem[],
+  overnight: { allowed: true } | { allowed: false; why: string },
+): SlotEntry[] {
+  const out: SlotEntry[] = [];
+  list(value).forEach((text, i) => {
+    if (typeof text !== "string" || !SLOT_PATTERN.test(text)) return;
+    const site = siteOf(parsed, [...segments, i]);
+    const result = parseSlot(text);
+    if (!result.ok) return report(problems, site, result.error);
+    if (!overnight.allowed && crossesMidnight(result.value))
+      return report(problems, site, `slot "${text}" runs past midnight: ${overnight.why}`);
+    out.push({ text, slot: result.value, site });
+  });
+  return out;
+}
+
+const HOLIDAY_OVERNIGHT = {
+  allowed: false,
+  why: "end it at 24:00 here and give the next day its own slot from 00:00",
+} as const;
+
+/**
+ * Reports overlapping pieces of one day (or date). Each overlap is reported once, at the later slot,
+ * naming the earlier one; the text does not depend on the store, so that a problem inherited by many
+ * stores is reported once.
+ */
+function checkOverlaps(pieces: Piece[], problems: ConfigProblem[]): void {
+  const sorted = [...pieces].sort((a, b) => compareSlots(a.slot, b.slot));
+  let latest: Piece | undefined;
+  for (const piece of sorted) {
+    if (latest && piece.slot.start < latest.slot.end) {
+      const earlier = `"${latest.entry.text}" at ${where(latest.entry.site)}${latest.carried ? ", which runs past midnight into the next day" : ""}`;
+      const self = piece.carried ? `, which runs past midnight into the next day,` : "";
+      report(
+        problems,
+        piece.entry.site,
+        `slot "${piece.entry.text}"${self} overlaps slot ${earlier}: slots of one day must not overlap`,
+      );
+    }
+    if (!latest || piece.slot.end > latest.slot.end) latest = piece;
+  }
+}
+
+/** The pieces of each weekday (and `hol`) of slots written per day; overnight slots of `hol` are dropped. */
+function splitWeek(days: Partial<Record<ScheduleDay, SlotEntry[]>>): Record<ScheduleDay, Piece[]> {
+  const out = Object.fromEntries(SCHEDULE_DAYS.map((d) => [d, [] as Piece[]])) as Record<
+    ScheduleDay,
+    Piece[]
+  >;
+  for (const day of SCHEDULE_DAYS) {
+    for (const entry of days[day] ?? []) {
+      const { sameDay, nextDay } = splitSlot(entry.slot);
+      if (sameDay) out[day].push({ slot: sameDay, entry, carried: false });
+      if (nextDay && day !== "hol") out[nextWeekday(day)].push({ slot: nextDay, entry, carried: true });
+    }
+  }
+  return out;
+}
+
+function sortedSlots(pieces: Piece[]): Slot[] {
+  return pieces.map((p) => p.slot).sort(compareSlots);
+}
+
+/** Pieces of slots that stay within their date (holidays, special days). */
+function datePieces(slots: SlotEntry[]): Piece[] {
+  return slots.flatMap((entry) => {
+    const { sameDay } = splitSlot(entry.slot);
+    return sameDay ? [{ slot: sameDay, entry, carried: false }] : [];
+  });
+}
+
+/**
+ * Why a webhook address is not acceptable, or `undefined` when it is: https, or http to this machine
+ * (`localhost`, `127.0.0.1`, `[::1]`, for testing). Text that is not an address is left to the schema.
+ */
+export function webhookUrlProblem(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined; // not an address at all: the schema says so
+  }
+  if (parsed.protocol === "https:") return undefined;
+  const local = ["localhost", "127.0.0.1", "[::1]"].includes(parsed.hostname);
+  if (parsed.protocol === "http:" && local) return undefined;
+  return `webhook address "${url}" must start with https:// (http:// is accepted only for localhost and 127.0.0.1)`;
+}
+
+/**
+ * Reads one settings object (the top of a store file or a shared file, or `defaults:` of carte.yaml or a
+ * group), reporting every problem the schema cannot see: malformed days and times, a day named by two
+ * keys, empty and overlapping slots, invalid dates, duplicate special days, unknown events and webhook
+ * addresses that are not https.
+ *
+ * @param base - pointer segments of the settings object in the file.
+ */
+export function readSettings(
+  parsed: YamlFile,
+  base: (string | number)[],
+  data: unknown,
+  problems: ConfigProblem[],
+): SettingsLayer {
+  const at = (...segments: (string | number)[]): Site => siteOf(parsed, [...base, ...segments]);
+  const layer: SettingsLayer = { site: at(), includes: [] };
+  const settings = isRecord(data) ? data : {};
+
+  const include = settings.include;
+  if (typeof include === "string") layer.includes.push({ path: include, site: at("include") });
+  else
+    list(include).forEach((path, i) => {
+      if (typeof path === "string") layer.includes.push({ path, site: at("include", i) });
+    });
+
+  if (isRecord(settings.hours)) {
+    const hours: Partial<Record<Weekday, DayEntry>> = {};
+    const namedBy = new Map<Weekday, string>();
+    for (const [spec, value] of Object.entries(settings.hours)) {
+      const keySite = at("hours", spec);
+      const days = parseDays(spec, false);
+      if (!days.ok) {
+        report(problems, keySite, days.error, "key");
+        continue;
+      }
+      const slots = readSlots(parsed, [...base, "hours", spec], value, problems, { allowed: true });
+      const again = new Map<string, Weekday[]>();
+      for (const day of days.value as Weekday[]) {
+        const first = namedBy.get(day);
+        if (first !== undefined) again.set(first, [...(again.get(first) ?? []), day]);
+        else {
+          namedBy.set(day, spec);
+          hours[day] = { slots, site: keySite };
+        }
+      }
+      for (const [first, repeated] of again)
+        report(
+          problems,
+          keySite,
+          `"${spec}" names ${repeated.join(", ")} again, already given by "${first}" at ${where(at("hours", first))}: each day may be named by one key only`,
+          "key",
+        );
+    }
+    layer.hours = hours;
+    // Overlaps within this layer; inherited combinations are checked again once merged.
+    hoursOf(hours, problems);
+  }
+
+  if (isRecord(settings.holidays)) {
+    const holidays: Record<string, DayEntry> = {};
+    for (const [date, value] of Object.entries(settings.holidays)) {
+      const site = at("holidays", date);
+      const parsedDate = parseMonthDay(date);
+      if (!parsedDate.ok) {
+        report(problems, site, `holiday ${parsedDate.error}`, "key");
+        continue;
+      }
+      const slots = readSlots(parsed, [...base, "holidays", date], value, problems, HOLIDAY_OVERNIGHT);
+      checkOverlaps(datePieces(slots), problems);
+      checkSlotCount(slots.length, `holiday ${date}`, site, problems);
+      holidays[date] = { slots, site };
+    }
+    layer.holidays = holidays;
+  }
+
+  if (Array.isArray(settings.special_days)) {
+    const specialDays: NonNullable<SettingsLayer["specialDays"]> = {};
+    settings.special_days.forEach((entry, i) => {
+      if (!isRecord(entry) || typeof entry.date !== "string" || typeof entry.name !== "string") return;
+      const site = at("special_days", i, "date");
+      if (!/^[0-9]{2}-[0-9]{2}$/.test(entry.date)) return; // the schema says how to write it
+      const parsedDate = parseMonthDay(entry.date);
+      if (!parsedDate.ok) return report(problems, site, `special day ${parsedDate.error}`);
+      const key = monthDayKey(parsedDate.value.month, parsedDate.value.day);
+      const first = specialDays[key];
+      if (first)
+        return report(
+          problems,
+          site,
+          `special day ${key} is already written at ${where(first.site)}: each date appears once`,
+        );
+      const slots = readSlots(
+        parsed,
+        [...base, "special_days", i, "slots"],
+        entry.slots,
+        problems,
+        HOLIDAY_OVERNIGHT,
+      );
+      checkOverlaps(datePieces(slots), problems);
+      checkSlotCount(slots.length, `special day ${key}`, at("special_days", i, "slots"), problems);
+      specialDays[key] = { name: entry.name, ...parsedDate.value, slots, site };
+    });
+    layer.specialDays = specialDays;
+  }
+
+  if (typeof settings.open === "boolean") layer.open = settings.open;
+  if (settings.schedules_via === "menu" || settings.schedules_via === "utils")
+    layer.schedulesVia = settings.schedules_via;
+
+  if (isRecord(settings.webhooks)) {
+    const webhooks: NonNullable<SettingsLayer["webhooks"]> = {};
+    for (const [event, value] of Object.entries(settings.webhooks)) {
+      const site = at("webhooks", event);
+      if (CLIENT_EVENTS.includes(event)) {
+        report(
+          problems,
+          site,
+          `${event} is an integration-wide event: write it under client: webhooks: in carte.yaml`,
+          "key",
+        );
+        continue;
+      }
+      if (!STORE_EVENTS.includes(event)) {
+        report(
+          problems,
+          site,
+          `unknown webhook event "${event}" (events: ${STORE_EVENTS.join(", ")})`,
+          "key",
+        );
+        continue;
+      }
+      const target = typeof value === "string" ? { url: value } : isRecord(value) ? value : undefined;
+      if (!target) continue;
+      const hook: { url?: string; enabled?: boolean; site: Site } = { site };
+      if (typeof target.url === "string") {
+        hook.url = target.url;
+        const why = webhookUrlProblem(target.url);
+        if (why) report(problems, typeof value === "string" ? site : at("webhooks", event, "url"), why);
+      }
+      if (typeof target.enabled === "boolean") hook.enabled = target.enabled;
+      webhooks[event] = hook;
+    }
+    layer.webhooks = webhooks;
+  }
+  return layer;
+}
+
+/** Reports a day or date with more slots than the platform keeps (it refuses the seventh). */
+function checkSlotCount(count: number, day: string, site: Site, problems: ConfigProblem[]): void {
+  if (count > PERIODS_PER_SCHEDULE)
+    report(
+      problems,
+      site,
+      `${day} has ${count} slots; the platform allows at most ${PERIODS_PER_SCHEDULE} a day`,
+      "key",
+    );
+}
+
+/** The canonical week of the model from the slots given per weekday, reporting overlaps. */
+function hoursOf(
+  days: Partial<Record<Weekday, DayEntry>>,
+  problems: ConfigProblem[],
+): Record<Weekday, Slot[]> {
+  const pieces = splitWeek(Object.fromEntries(WEEKDAYS.map((d) => [d, days[d]?.slots ?? []])));
+  const hours = {} as Record<Weekday, Slot[]>;
+  for (const day of WEEKDAYS) {
+    checkOverlaps(pieces[day], problems);
+    const site = days[day]?.site ?? pieces[day][0]?.entry.site;
+    if (site) checkSlotCount(pieces[day].length, day, site, problems);
+    hours[day] = sortedSlots(pieces[day]);
+  }
+  return hours;
+}
+
+function sortedRecord<T>(record: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/**
+ * Merges the layers a store inherits, lowest first (see the module comment for the rules), into the
+ * model's canonical settings. Reports overlaps that only the combination creates (an inherited Friday
+ * slot running past midnight into a Saturday the store rewrote) and webhooks left without an address.
+ */
+export function mergeSettings(layers: readonly SettingsLayer[], problems: ConfigProblem[]): StoreSettings {
+  const out: StoreSettings = {};
+  let hours: Partial<Record<Weekday, DayEntry>> | undefined;
+  let holidays: Record<string, DayEntry> | undefined;
+  let specialDays: NonNullable<SettingsLayer["specialDays"]> | undefined;
+  let webhooks: Record<string, { url?: string; enabled?: boolean; site: Site }> | undefined;
+  for (const layer of layers) {
+    if (layer.hours) hours = { ...hours, ...layer.hours };
+    if (layer.holidays) holidays = { ...holidays, ...layer.holidays };
+    if (layer.specialDays) specialDays = { ...specialDays, ...layer.specialDays };
+    if (layer.webhooks) {
+      webhooks ??= {};
+      for (const [event, hook] of Object.entries(layer.webhooks)) {
+        const before = webhooks[event];
+        webhooks[event] = {
+          ...before,
+          ...(hook.url !== undefined ? { url: hook.url } : {}),
+          ...(hook.enabled !== undefined ? { enabled: hook.enabled } : {}),
+          site: hook.site,
+        };
+      }
+    }
+    if (layer.open !== undefined) out.open = layer.open;
+    if (layer.schedulesVia !== undefined) out.schedulesVia = layer.schedulesVia;
+  }
+  if (hours) out.hours = hoursOf(hours, problems);
+  if (holidays)
+    out.holidays = sortedRecord(
+      Object.fromEntries(
+        Object.entries(holidays).map(([date, entry]) => [date, sortedSlots(datePieces(entry.slots))]),
+      ),
+    );
+  if (specialDays)
+    out.specialDays = sortedRecord(
+      Object.fromEntries(
+        Object.entries(specialDays).map(([key, d]): [string, SpecialDay] => [
+          key,
+          { name: d.name, month: d.month, day: d.day, slots: sortedSlots(datePieces(d.slots)) },
+        ]),
+      ),
+    );
+  if (webhooks) {
+    const settings: Record<string, WebhookSetting> = {};
+    for (const [event, hook] of Object.entries(webhooks)) {
+      if (hook.url === undefined) {
+        report(
+          problems,
+          hook.site,
+          `webhook ${event} has no url here nor in the defaults it inherits: add url: https://…`,
+          "key",
+        );
+        continue;
+      }
+      settings[event] = { url: hook.url, enabled: hook.enabled ?? true };
+    }
+    out.webhooks = sortedRecord(settings);
+  }
+  return out;
+}
+
+/**
+ * Reads and checks `client:` of carte.yaml into the model's client settings; `undefined` when it names
+ * no webhook.
+ */
+export function readClient(
+  parsed: YamlFile,
+  data: unknown,
+  problems: ConfigProblem[],
+): ClientState | undefined {
+  const client = isRecord(data) ? data : {};
+  if (!isRecord(client.webhooks)) return undefined;
+  const webhooks: Record<string, { url: string }> = {};
+  for (const [event, url] of Object.entries(client.webhooks)) {
+    if (!CLIENT_EVENTS.includes(event) || typeof url !== "string") continue; // the schema reports it
+    const why = webhookUrlProblem(url);
+    if (why) report(problems, siteOf(parsed, ["client", "webhooks", event]), why);
+    webhooks[event] = { url };
+  }
+  return { webhooks: sortedRecord(webhooks) };
+}
+
+/**
+ * Reads and checks the `schedules:` of a category or an item: days (with `hol`), slots, overlaps on a
+ * day, slots running past midnight from `hol` (the day after a holiday is not known), and at most
+ * {@link PERIODS_PER_SCHEDULE} periods a day.
+ *
+ * `toSchedules` (src/config/slots.ts) turns checked schedules into the model's canonical form.
+ *
+ * @param owner - how messages name the owner, e.g. `category BREAKFAST`.
+ */
+export function checkSchedules(
+  parsed: YamlFile,
+  segments: (string | number)[],
+  value: unknown,
+  owner: string,
+  problems: ConfigProblem[],
+): void {
+  if (!Array.isArray(value)) return;
+  const perDay: Partial<Record<ScheduleDay, SlotEntry[]>> = {};
+  value.forEach((entry, i) => {
+    if (!isRecord(entry) || typeof entry.days !== "string") return;
+    const days = parseDays(entry.days, true);
+    if (!days.ok) return report(problems, siteOf(parsed, [...segments, i, "days"]), days.error);
+    const slots = readSlots(parsed, [...segments, i, "slots"], entry.slots, problems, { allowed: true });
+    for (const day of days.value) {
+      for (const s of slots) {
+        if (day === "hol" && crossesMidnight(s.slot))
+          report(
+            problems,
+            s.site,
+            `slot "${s.text}" runs past midnight on hol: the day after a holiday is not known, end it at 24:00`,
+          );
+      }
+      (perDay[day] ??= []).push(...slots);
+    }
+  });
+  const pieces = splitWeek(perDay);
+  const crowded = new Map<number, ScheduleDay[]>();
+  for (const day of SCHEDULE_DAYS) {
+    checkOverlaps(pieces[day], problems);
+    const count = pieces[day].length;
+    if (count > PERIODS_PER_SCHEDULE) crowded.set(count, [...(crowded.get(count) ?? []), day]);
+  }
+  for (const [count, days] of crowded)
+    report(
+      problems,
+      siteOf(parsed, segments),
+      `${owner} has ${count} slots on ${days.join(", ")}; the platform allows at most ${PERIODS_PER_SCHEDULE} a day`,
+    );
+}
