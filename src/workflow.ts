@@ -12,6 +12,7 @@ import { buildPlan } from "./plan/plan.js";
 import { checksum } from "./plan/checksum.js";
 import { isTargeted, matchStore, type Targeting } from "./plan/target.js";
 import type { Plan } from "./plan/types.js";
+import { secretCollector, type SecretSink } from "./secrets.js";
 import type { Session } from "./session.js";
 import { clientReadKinds, fetchCurrent, readRequests } from "./state/current.js";
 
@@ -26,6 +27,11 @@ export interface RunOptions {
   onStoreRead?: (done: number, total: number) => void;
   /** Limit planning to some stores, kinds or addresses. */
   targeting?: Targeting;
+  /**
+   * Where apply keeps the webhook secrets that calls return (src/secrets.ts). Without one they are
+   * dropped unseen; the CLI always gives one (which warns when the user configured none).
+   */
+  secrets?: SecretSink;
 }
 
 /**
@@ -129,6 +135,14 @@ export async function applyPlan(
   const results = await executePlan(plan, session.client, {
     parallelism: options.parallelism ?? 8,
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+    ...(options.secrets ? { onResponse: secretCollector(options.secrets) } : {}),
+    // One read of the operation's resources: does the platform show them in their planned state?
+    recheck: async (op) => {
+      const addresses = new Set(op.addresses);
+      const changes = plan.changes.filter((c) => addresses.has(c.address));
+      const r = await waitForPlan(plan, changes, session.client, { timeoutMs: 0 });
+      return r.pending.length === 0;
+    },
   });
   // Verify what the successful calls carried, except in stores where some call failed or was skipped:
   // their state is unknown until the next plan, which shows what is left.

@@ -9,7 +9,7 @@ import pLimit from "p-limit";
 import { ApiError } from "../errors.js";
 import type { PlatformClient } from "../platform/client.js";
 import type { Operation, Plan } from "../plan/types.js";
-import { endpoint } from "../plan/endpoints.js";
+import { endpoint, Endpoints } from "../plan/endpoints.js";
 
 /** What happened to one operation. */
 export interface OperationResult {
@@ -33,6 +33,40 @@ export interface ExecuteOptions {
   /** Calls in flight at once. Default 8. */
   parallelism?: number;
   onEvent?: (e: ApplyEvent) => void;
+  /**
+   * Called with the answer of each successful call before its result is reported: the one way an
+   * answer leaves the executor, which keeps none itself (results carry no bodies). Used to hand a
+   * webhook secret to the secrets sink (src/secrets.ts `secretCollector`). When it rejects, the
+   * operation is reported failed with the rejection's message, which must hold no secret.
+   */
+  onResponse?: (op: Operation, body: unknown) => Promise<void> | void;
+  /**
+   * Reads the platform and tells whether the changes of an operation show (used to settle a failed
+   * call that may not be repeated blindly; see `synchronous` in src/plan/endpoints.ts).
+   */
+  recheck?: (op: Operation) => Promise<boolean>;
+}
+
+/** The chain of an operation (src/plan/endpoints.ts `chain`). */
+function chainOf(op: Operation): string {
+  return Endpoints[op.endpoint]?.chain ?? "catalog";
+}
+
+/** Failed chains per store: `store\u0000chain`. */
+class Failures {
+  private readonly keys = new Set<string>();
+  add(op: Operation): void {
+    for (const s of op.stores) this.keys.add(`${s}\u0000${chainOf(op)}`);
+  }
+  /** The stores of the operation whose calls it depends on failed. */
+  blocking(op: Operation): string[] {
+    const chain = chainOf(op);
+    return op.stores.filter((s) =>
+      chain === "*"
+        ? [...this.keys].some((k) => k.startsWith(`${s}\u0000`))
+        : this.keys.has(`${s}\u0000${chain}`) || this.keys.has(`${s}\u0000*`),
+    );
+  }
 }
 
 /** Runs every operation of the plan. */
@@ -44,28 +78,36 @@ export async function executePlan(
   const limit = pLimit(options.parallelism ?? 8);
   const total = plan.operations.length;
   options.onEvent?.({ type: "start", total });
-  const failedStores = new Set<string>();
+  const failures = new Failures();
   const results: OperationResult[] = [];
   const stages = [...new Set(plan.operations.map((o) => o.stage))].sort((a, b) => a - b);
   for (const stage of stages) {
     const ops = plan.operations.filter((o) => o.stage === stage);
-    const stageResults = await Promise.all(ops.map((op) => limit(() => runOne(op, client, failedStores))));
+    const stageResults = await Promise.all(
+      ops.map((op) => limit(() => runOne(op, client, failures, options))),
+    );
     for (const r of stageResults) {
       results.push(r.result);
-      if (r.result.status !== "ok") for (const s of r.op.stores) failedStores.add(s);
+      if (r.result.status !== "ok") failures.add(r.op);
       options.onEvent?.({ type: "operation", result: r.result, done: results.length, total });
     }
   }
   return results;
 }
 
+/** A failure that leaves open whether the platform made the change: no answer, or a server error. */
+function unsettled(err: unknown): boolean {
+  return err instanceof ApiError && (err.status === 0 || err.status >= 500);
+}
+
 async function runOne(
   op: Operation,
   client: PlatformClient,
-  failedStores: Set<string>,
+  failures: Failures,
+  options: ExecuteOptions,
 ): Promise<{ op: Operation; result: OperationResult }> {
   const base = { id: op.id, method: op.method, path: op.path };
-  const blocked = op.stores.filter((s) => failedStores.has(s));
+  const blocked = failures.blocking(op);
   if (blocked.length > 0 && op.parts && blocked.length < op.stores.length) {
     // A call for several stores goes on for the stores whose earlier calls succeeded.
     const parts = op.parts.filter((p) => !blocked.includes(p.store));
@@ -74,11 +116,8 @@ async function runOne(
       parts.map((p) => p.element),
       op.params ?? {},
     );
-    const { result } = await runOne(
-      { ...op, body, parts, stores: op.stores.filter((s) => !blocked.includes(s)) },
-      client,
-      failedStores,
-    );
+    const rest = { ...op, body, parts, stores: op.stores.filter((s) => !blocked.includes(s)) };
+    const { result } = await runOne(rest, client, failures, options);
     const note = `entries of ${blocked.join(", ")} skipped: an earlier call for them failed`;
     return { op, result: { ...result, message: result.message ? `${result.message}; ${note}` : note } };
   }
@@ -94,14 +133,51 @@ async function runOne(
     };
   }
   const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  const attempt = async () => {
+    const body = await client.call(op.method, op.path, op.body, { idempotent: op.idempotent });
+    // Some calls answer 2xx with per-element failures in the body (src/plan/endpoints.ts `check`).
+    const problem = Endpoints[op.endpoint]?.check?.(body, op.parts ?? []);
+    if (problem !== undefined) throw new Error(`${op.method} ${op.path}: ${problem}`);
+    if (options.onResponse) await options.onResponse(op, body);
+  };
   try {
-    await client.call(op.method, op.path, op.body, { idempotent: op.idempotent });
-    return { op, result: { ...base, status: "ok", durationMs: Math.round(performance.now() - started) } };
+    await attempt();
+    return { op, result: { ...base, status: "ok", durationMs: elapsed() } };
   } catch (err) {
-    const message = err instanceof ApiError ? err.message : err instanceof Error ? err.message : String(err);
-    return {
-      op,
-      result: { ...base, status: "failed", message, durationMs: Math.round(performance.now() - started) },
-    };
+    // A call that may not be repeated blindly, whose effect a read shows at once: settle it by reading.
+    if (!op.idempotent && Endpoints[op.endpoint]?.synchronous && options.recheck && unsettled(err)) {
+      try {
+        if (await options.recheck(op)) {
+          return {
+            op,
+            result: {
+              ...base,
+              status: "ok",
+              message: "the answer was lost, and a read shows the change was made",
+              durationMs: elapsed(),
+            },
+          };
+        }
+        // The read shows the call did not happen: it is safe to make it once more.
+        await attempt();
+        return {
+          op,
+          result: {
+            ...base,
+            status: "ok",
+            message: "made again after a read showed it had not happened",
+            durationMs: elapsed(),
+          },
+        };
+      } catch (again) {
+        return { op, result: { ...base, status: "failed", message: describe(again), durationMs: elapsed() } };
+      }
+    }
+    return { op, result: { ...base, status: "failed", message: describe(err), durationMs: elapsed() } };
   }
+}
+
+function describe(err: unknown): string {
+  return err instanceof ApiError ? err.message : err instanceof Error ? err.message : String(err);
 }

@@ -14,6 +14,7 @@ import type { KindName } from "../kinds/types.js";
 import { renderJson } from "../render/json.js";
 import { renderMarkdown } from "../render/markdown.js";
 import { renderText } from "../render/text.js";
+import { discardingSink, resolveSecretSink } from "../secrets.js";
 import { openSession } from "../session.js";
 import { applyPlan, checkSavedPlan, enforceSafety, planProject, type ApplyReport } from "../workflow.js";
 import { useColor, type CliIo } from "./io.js";
@@ -89,6 +90,8 @@ export interface ApplyCommand extends RunCommand {
   replan: boolean;
   autoApprove: boolean;
   json: boolean;
+  /** `--secrets-file`: where webhook secrets returned by the calls are kept (src/secrets.ts). */
+  secretsFile?: string | undefined;
 }
 
 /** `carte apply`. */
@@ -137,7 +140,15 @@ export async function runApply(opts: ApplyCommand, io: CliIo): Promise<number> {
       return ExitCode.ok;
     }
     const started = Date.now();
-    const report = await applyPlan(plan, session, run);
+    // Webhook secrets go to the configured sink only; without one, a warning (no secret) on stderr.
+    const secrets =
+      resolveSecretSink({
+        file: opts.secretsFile,
+        configured: project.secretsFile,
+        env: io.env,
+        out: io.out,
+      }) ?? discardingSink((message) => io.err(message + "\n"));
+    const report = await applyPlan(plan, session, { ...run, secrets });
     progress.stop();
     if (opts.json) {
       io.out(JSON.stringify({ summary: plan.summary, safety: plan.safety, ...report }, null, 2) + "\n");

@@ -41,7 +41,7 @@ export function createProgress(io: CliIo, mode: ProgressMode): Progress {
         const step = Math.max(1, Math.ceil(total / 10));
         if (done === total || done - lastReadLine >= step) {
           lastReadLine = done;
-          io.err(`read ${done}/${total} stores\n`);
+          io.err(`reading the platform: ${done}/${total} reads\n`);
         }
       },
       apply(e) {
@@ -73,7 +73,7 @@ export function createProgress(io: CliIo, mode: ProgressMode): Progress {
   };
   return {
     storeRead(done, total) {
-      if (done === 1 || !bar) start("reading stores ", total);
+      if (done === 1 || !bar) start("reading the platform", total);
       bar?.update(done);
       if (done === total) {
         bar?.stop();

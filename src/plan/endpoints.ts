@@ -32,7 +32,8 @@ export type EndpointParams = Record<string, string | number>;
 
 /** How an endpoint is called and where it stands in the order of a plan. */
 export interface EndpointSpec {
-  name: EndpointName;
+  /** Unique name, e.g. `items.upsert`. */
+  name: string;
   /** Stage of the plan, 1-based; every call of a stage runs before any call of a later stage. */
   stage: number;
   method: "GET" | "POST" | "PUT" | "DELETE" | "PATCH";
@@ -50,6 +51,26 @@ export interface EndpointSpec {
    * carries its id (a menu without id is created anew by each call).
    */
   idempotent(elements: unknown[]): boolean;
+  /**
+   * The chain of calls this one depends on: a failed call skips the later calls of its chain in the same
+   * store, and nothing else. `catalog` (default): items, categories, menus, availability and the utils
+   * schedules of categories and items; `store_schedule`: hours, holidays and special days; `webhooks`;
+   * `*`: depends on every chain (opening or closing a store comes after everything else succeeded).
+   */
+  chain?: "catalog" | "store_schedule" | "webhooks" | "*";
+  /**
+   * Whether the platform applies the call before answering (utils, webhooks, the sync store call), so
+   * that a read right after shows its effect. For such a call that is not idempotent, a failure without
+   * a usable answer is settled by reading: the change shows (only the answer was lost), or it does not
+   * and the call is made once more (it provably did not happen).
+   */
+  synchronous?: boolean;
+  /**
+   * Checks the body of a 2xx answer for failures the platform reports inside it (a synchronous call
+   * that answers one result per element). Returns what went wrong when the call must count as failed,
+   * else undefined. Default: a 2xx answer is a success.
+   */
+  check?(response: unknown, parts: readonly { store: string; element: unknown }[]): string | undefined;
 }
 
 const menuPath = (rest: string) => (storeId: string) => `${Paths.menu}/${storeId}${rest}`;

@@ -11,6 +11,10 @@
  * - `empties_store`: every item of a store that has items would be deleted (an emptied catalog).
  * - `empties_menu`: a menu would be left with no category, or only with empty categories.
  * - `protected`: a resource matching a protected address pattern would be deleted.
+ * - `closes_stores`: a store would be switched from open to closed (it stops taking orders).
+ *
+ * The percentages compare catalog changes (items, modifier groups, categories, menus) with the catalog
+ * resources a store has; store settings (hours, webhooks, …) are not counted in them.
  */
 
 import type { MenuResource, CategoryResource, CurrentState } from "../model.js";
@@ -41,7 +45,8 @@ export interface SafetyViolation {
     | "max_update_percent"
     | "empties_store"
     | "empties_menu"
-    | "protected";
+    | "protected"
+    | "closes_stores";
   /** Store key, when the guard concerns one store. */
   store?: string;
   /** What tripped, with the numbers. */
@@ -55,6 +60,9 @@ export interface SafetyVerdict {
   /** Set when the user forced the plan through: who decided and why. */
   override?: { reason: string };
 }
+
+/** Kinds the percentage guards count: the catalog resources {@link countResources} counts. */
+const CATALOG_KINDS: ReadonlySet<string> = new Set(["item", "modifier_group", "category", "menu"]);
 
 function countResources(store: CurrentState["stores"][string]): number {
   return (
@@ -76,6 +84,16 @@ export function evaluateSafety(plan: Plan, current: CurrentState, policy: Safety
         "the configuration names no store: check the stores: pattern in carte.yaml and that the store files exist",
     });
   }
+  for (const c of plan.changes) {
+    // Store availability (src/kinds/store-availability.ts): `{open}` before and after.
+    if (c.kind !== "store_availability" || (c.after as { open?: boolean } | null)?.open !== false) continue;
+    if ((c.before as { open?: boolean } | null)?.open === false) continue;
+    violations.push({
+      guard: "closes_stores",
+      store: c.store,
+      message: `store[${c.store}]: the plan closes the store (it stops taking orders)`,
+    });
+  }
   const byStore = new Map<string, ResourceChange[]>();
   for (const c of plan.changes) {
     if (c.kind === "availability") continue;
@@ -87,8 +105,9 @@ export function evaluateSafety(plan: Plan, current: CurrentState, policy: Safety
     const have = current.stores[store];
     if (!have) continue;
     const existing = countResources(have);
-    const deletes = changes.filter((c) => c.action === "delete").length;
-    const updates = changes.filter((c) => c.action === "update").length;
+    const counted = changes.filter((c) => CATALOG_KINDS.has(c.kind));
+    const deletes = counted.filter((c) => c.action === "delete").length;
+    const updates = counted.filter((c) => c.action === "update").length;
     if (existing >= policy.minExisting && existing > 0) {
       if ((deletes / existing) * 100 > policy.maxDeletePercent) {
         violations.push({

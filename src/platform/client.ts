@@ -130,7 +130,8 @@ export class PlatformClient {
   readonly baseUrl: string;
   /** The client's adaptive rate limiter (its current `rate` is useful in progress output and tests). */
   readonly rateLimiter: AdaptiveRateLimiter;
-  private readonly clientId: string;
+  /** The client id this client logs in with (not a secret; names the client in `/clients/{clientId}/…` paths). */
+  readonly clientId: string;
   private readonly clientSecret: string;
   private readonly timeoutMs: number;
   private readonly renewBeforeMs: number;

@@ -126,7 +126,9 @@ describe("GitHub Action", () => {
     const { fx, files } = await setup();
     process.env.INPUT_COMMAND = "apply";
     expect(await runAction()).toBe(0);
-    expect(readFileSync(files.summary, "utf8")).toContain("Applied 10 API calls.");
+    // 48: the example's menus, availability, hours, holidays, special days, store availability and
+    // webhooks of three stores, and the client-level webhook.
+    expect(readFileSync(files.summary, "utf8")).toContain("Applied 48 API calls.");
     fx.emu.clearRequests();
     process.env.INPUT_COMMAND = "plan";
     process.env.INPUT_COMMENT = "false";

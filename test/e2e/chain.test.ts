@@ -36,8 +36,14 @@ async function setup() {
   return fx;
 }
 
+// `POST /availability/stores` reads whether stores are open (platform notes, "Availability"): not a write.
 const writes = (reqs: RecordedRequest[]) =>
-  reqs.filter((r) => r.method !== "GET" && !r.path.includes("/token/login/"));
+  reqs.filter(
+    (r) =>
+      r.method !== "GET" &&
+      !r.path.includes("/token/login/") &&
+      !(r.method === "POST" && r.path.endsWith("/availability/stores")),
+  );
 
 function noSecrets(...runs: CliRun[]) {
   for (const r of runs) {

@@ -42,7 +42,14 @@ describe("carte apply on a terminal", () => {
     expect(await runCli(["apply", "-c", fx.config], io)).toBe(1);
     expect(io.asked).toHaveLength(1);
     expect(io.output).toContain("Apply cancelled.");
-    expect(fx.emu.requests.filter((r) => r.method !== "GET" && !r.path.includes("/token/"))).toEqual([]);
+    // `POST /availability/stores` reads whether stores are open: not a write.
+    const writes = fx.emu.requests.filter(
+      (r) =>
+        r.method !== "GET" &&
+        !r.path.includes("/token/") &&
+        !(r.method === "POST" && r.path.endsWith("/availability/stores")),
+    );
+    expect(writes).toEqual([]);
 
     const yes = terminalIo("yes");
     expect(await runCli(["apply", "-c", fx.config], yes)).toBe(0);

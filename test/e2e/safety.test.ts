@@ -24,8 +24,14 @@ async function applied() {
   return fx;
 }
 
+// `POST /availability/stores` reads whether stores are open (platform notes, "Availability"): not a write.
 const writes = (reqs: RecordedRequest[]) =>
-  reqs.filter((r) => r.method !== "GET" && !r.path.includes("/token/login/"));
+  reqs.filter(
+    (r) =>
+      r.method !== "GET" &&
+      !r.path.includes("/token/login/") &&
+      !(r.method === "POST" && r.path.endsWith("/availability/stores")),
+  );
 
 describe("safety guards", () => {
   it("a stores: pattern that matches nothing trips no_stores: exit 3, no call", async () => {

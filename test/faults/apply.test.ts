@@ -45,7 +45,11 @@ function seedOf(project: LoadedProject) {
   };
 }
 
-const isWrite = (r: RecordedRequest) => r.method !== "GET" && !r.path.includes("/token/login/");
+// `POST /availability/stores` reads whether stores are open (platform notes, "Availability"): not a write.
+const isWrite = (r: RecordedRequest) =>
+  r.method !== "GET" &&
+  !r.path.includes("/token/login/") &&
+  !(r.method === "POST" && r.path.endsWith("/availability/stores"));
 const signature = (method: string, p: string, body: unknown) => `${method} ${p} ${canonicalJson(body)}`;
 
 describe("apply under injected faults", () => {

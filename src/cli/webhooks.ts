@@ -1,0 +1,108 @@
+/**
+ * `carte webhooks ...`: webhook operations that are not a plan.
+ *
+ *   carte webhooks rotate-secret EVENT [--secrets-file FILE]
+ *
+ * `rotate-secret` calls `PUT /webhook/{event}/reset-secret` (platform notes "Webhooks": no body, answers
+ * `{event, stores, secret}` with a new secret) and keeps the new secret in the secrets sink
+ * (src/secrets.ts): the file named by `--secrets-file`, `CARTE_SECRETS_FILE` or carte.yaml `secrets_file:`,
+ * or, in GitHub Actions,
+ * the masked step output `webhook_secret_<EVENT>`. It refuses to run without a sink, since the old
+ * secret stops working once the new one is made. The secret is never printed.
+ */
+
+import type { Argv, CommandModule } from "yargs";
+import { loadProject } from "../config/index.js";
+import { ExitCode, UsageError } from "../errors.js";
+import { resetSecret } from "../platform/webhooks.js";
+import { eventSecret, resolveSecretSink } from "../secrets.js";
+import { openSession } from "../session.js";
+import type { CliIo } from "./io.js";
+
+/** Options of `carte webhooks rotate-secret`. */
+export interface RotateSecretCommand {
+  config: string;
+  event: string;
+  secretsFile: string | undefined;
+}
+
+/** `carte webhooks rotate-secret EVENT`. */
+export async function runRotateSecret(opts: RotateSecretCommand, io: CliIo): Promise<number> {
+  const project = await loadProject(opts.config);
+  const sink = resolveSecretSink({
+    file: opts.secretsFile,
+    configured: project.secretsFile,
+    env: io.env,
+    out: io.out,
+  });
+  if (!sink) {
+    throw new UsageError(
+      "rotate-secret needs a place for the new secret, which the platform shows only once: " +
+        "--secrets-file FILE, CARTE_SECRETS_FILE or secrets_file: in carte.yaml (in GitHub Actions, " +
+        `the step output webhook_secret_${opts.event})`,
+    );
+  }
+  const session = await openSession(project, { env: io.env });
+  try {
+    const answer = await resetSecret(session.client, opts.event);
+    const found = eventSecret(answer);
+    if (!found) {
+      throw new Error(
+        `the platform rotated the secret of the ${opts.event} webhook but its answer held no secret; ` +
+          "run the command again",
+      );
+    }
+    try {
+      await sink.put(opts.event, found.secret);
+    } catch (err) {
+      const why = (err instanceof Error ? err.message : String(err)).split(found.secret).join("[REDACTED]");
+      throw new Error(
+        `the secret of the ${opts.event} webhook was rotated, but the new one could not be kept: ${why}. ` +
+          "Fix the cause and run the command again (the secret it got is lost)",
+      );
+    }
+    io.out(`rotated; the new secret is in ${sink.where(opts.event)}\n`);
+    return ExitCode.ok;
+  } finally {
+    await session.close();
+  }
+}
+
+/** The `webhooks` command group, for yargs; `setCode` receives the exit code. */
+export function webhooksCommand<T extends { config: string }>(
+  io: CliIo,
+  setCode: (code: number) => void,
+): CommandModule<T, T> {
+  return {
+    command: "webhooks",
+    describe: "Webhook operations outside a plan (rotate-secret)",
+    builder: (y: Argv<T>) =>
+      y
+        .command(
+          "rotate-secret <event>",
+          "Make a new secret for an event's webhook and keep it in the secrets file (never printed)",
+          (c) =>
+            c
+              .positional("event", {
+                type: "string",
+                demandOption: true,
+                describe: "Event name, e.g. NEW_ORDER",
+              })
+              .option("secrets-file", {
+                type: "string",
+                describe:
+                  "JSON or YAML file (event → secret) to keep the new secret in; default CARTE_SECRETS_FILE",
+              }),
+          async (args) => {
+            setCode(
+              await runRotateSecret(
+                { config: args.config, event: args.event, secretsFile: args["secrets-file"] },
+                io,
+              ),
+            );
+          },
+        )
+        .demandCommand(1, "Name a webhooks command: rotate-secret.") as unknown as Argv<T>,
+    handler: () => {},
+  };
+}

@@ -1,0 +1,100 @@
+/**
+ * Client-level webhooks (issue 4 item 1): kind `client_webhook`, keyed by event
+ * (`STORE_PROVISIONING_STATUS`, the only client-level event, platform notes "Webhooks"), resource
+ * `{url}`, addressed `client.client_webhook[EVENT]`. Default ownership `additive`, like the per-store
+ * webhooks: one set up by hand is never removed unless the chain asks for `full`.
+ *
+ * Calls (spec §4.7, shapes from platform notes "Webhooks"), prefix
+ * `/api/v2/restaurants-integrations-public-api`:
+ * - read: `GET /clients/{clientId}/webhooks` → `[{clientId, event, url, state}]`;
+ * - create and update: `POST /clients/{clientId}/webhooks {event, url}` (201 created, 200 replaced);
+ *   carte sends no `secret`, so deliveries are unsigned (platform notes) and no secret is ever returned;
+ * - delete: `DELETE /clients/{clientId}/webhooks?event=...` → 204.
+ *
+ * The path names the client: the reader records the client id in `ids.client_webhook.clientId`.
+ * Stages 35 (create or update) and 36 (delete), after the per-store webhooks (src/kinds/webhooks.ts).
+ */
+
+import { registerEndpoint, type EndpointName, type EndpointParams } from "../plan/endpoints.js";
+import { listClientWebhooks, WebhookPaths, type ClientWebhook } from "../platform/webhooks.js";
+import { registerClientPart } from "../state/parts.js";
+import type { ClientKind } from "./types.js";
+
+/** A client-level webhook as carte manages it. */
+export interface ClientWebhookSetting {
+  url: string;
+}
+
+/** Names of the client-level webhook endpoints. */
+export const ClientWebhookEndpoint = {
+  put: "client_webhook.put",
+  delete: "client_webhook.delete",
+} as const;
+
+/** What the reader fetched: the client id of the session and its client-level webhooks. */
+export interface ClientWebhooksSnapshot {
+  clientId: string;
+  hooks: ClientWebhook[];
+}
+
+const clientId = (params: EndpointParams) => String(params.clientId);
+// The endpoint names are carte's own; EndpointName lists the names of the first kinds.
+const name = (n: string) => n as EndpointName;
+
+registerEndpoint({
+  chain: "webhooks",
+  synchronous: true,
+  name: name(ClientWebhookEndpoint.put),
+  stage: 35,
+  method: "POST",
+  scope: "client",
+  path: (_s, params) => WebhookPaths.client(clientId(params)),
+  // One event per call: params name it.
+  body: (elements) => elements[0],
+  maxElements: 1,
+  // Creates or replaces the event's webhook: repeating it gives the same configuration.
+  idempotent: () => true,
+});
+registerEndpoint({
+  chain: "webhooks",
+  synchronous: true,
+  name: name(ClientWebhookEndpoint.delete),
+  stage: 36,
+  method: "DELETE",
+  scope: "client",
+  path: (_s, params) => WebhookPaths.clientEvent(clientId(params), String(params.event)),
+  body: () => undefined,
+  maxElements: 1,
+  idempotent: () => true,
+});
+
+registerClientPart("webhooks", async (client): Promise<ClientWebhooksSnapshot> => {
+  const hooks = await listClientWebhooks(client, client.clientId);
+  return { clientId: client.clientId, hooks };
+});
+
+/** The client-level webhooks kind. */
+export const clientWebhooks: ClientKind<ClientWebhookSetting> = {
+  name: "client_webhook",
+  reads: ["webhooks"],
+  defaultOwnership: "additive",
+  select: (state) => state.webhooks,
+  read(snapshot, into, ids) {
+    const snap = snapshot.webhooks as ClientWebhooksSnapshot;
+    const hooks: Record<string, ClientWebhookSetting> = {};
+    for (const h of [...snap.hooks].sort((a, b) => a.event.localeCompare(b.event))) {
+      hooks[h.event] = { url: h.url };
+    }
+    into.webhooks = hooks;
+    ids.client_webhook = { clientId: snap.clientId };
+  },
+  writes(action, key, _before, after, ids) {
+    const id = ids.client_webhook?.clientId;
+    if (typeof id !== "string") {
+      throw new Error("the client id is unknown: plan client webhooks from a state read by fetchCurrent");
+    }
+    const params = { clientId: id, event: key };
+    if (action === "delete") return [{ endpoint: ClientWebhookEndpoint.delete, element: key, params }];
+    return [{ endpoint: ClientWebhookEndpoint.put, element: { event: key, url: after!.url }, params }];
+  },
+};

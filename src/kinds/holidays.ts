@@ -1,0 +1,144 @@
+/**
+ * Slots of the platform's holiday days: one resource per holiday with slots, keyed `MM-DD`,
+ * `store[KEY].holiday[12-25]`, value `{date, slots}` (slots sorted, `HH:MM`). Managed where the files
+ * give `holidays`; default ownership `full`.
+ *
+ * Wire (spec §2.6, §4.5 "Store hours"; platform notes "Utils"):
+ * - read: `GET /api/rest-ops-utils/store/schedule/{storeId}/holiday` → `{storeSpecialScheduleDays: [{id,
+ *   name, month, day, cityId, storeSchedules: [{id, startsTime, endsTime}]}]}`;
+ * - add slots: `POST /store/schedule/{storeId}/holiday/{holidayDayId}` with an array of slots
+ *   `[{startsTime, endsTime}]` (one call per holiday for all its new slots);
+ * - change or remove a slot: `PUT` / `DELETE /store/schedule/{storeId}/{storeScheduleId}`.
+ *
+ * The platform provides the holiday days; the API cannot create one (spec §4.5 has no such call). So:
+ * - a holiday with no slot is not a resource: `12-25: []` and leaving 12-25 out both mean "no slots on
+ *   that holiday" (under `full` ownership slots of an unlisted holiday are deleted; under `additive`
+ *   carte never removes any);
+ * - a configured `MM-DD` that is not a holiday of the store on the platform stops planning with a
+ *   {@link PlanningError} naming the store and the date (write such dates as special days).
+ *
+ * Minimal calls as for regular hours (src/kinds/slots.ts); ids kept in `ids.other.holiday[MM-DD]`.
+ * Stages: 10 (slot deletes), 12–13 (updates), 15 (new slots).
+ */
+
+import type { Slot } from "../model.js";
+import type { SpecialDays } from "../generated/platform.js";
+import { getHolidays, UtilsPaths } from "../platform/utils.js";
+import { registerEndpoint } from "../plan/endpoints.js";
+import { perStore, registerStorePart } from "../state/parts.js";
+import {
+  dateKey,
+  endpointName,
+  fromWireSlot,
+  matchSlots,
+  plainSlots,
+  PlanningError,
+  slotDeletesAndUpdates,
+  sortSlots,
+  toUtilsTime,
+  type IdSlot,
+} from "./slots.js";
+import type { ResourceKind } from "./types.js";
+import { address } from "./util.js";
+
+/** The slots of one holiday. */
+export interface HolidayHours {
+  /** `MM-DD`. */
+  date: string;
+  slots: Slot[];
+}
+
+/** A platform holiday day as read: its id and its slots with their ids. */
+interface HolidayIds {
+  dayId: number;
+  name: string;
+  slots: IdSlot[];
+}
+
+/** A slot as sent to `POST .../holiday/{holidayDayId}` and `POST .../special[/{id}]` (platform notes). */
+export interface SlotBody {
+  startsTime: string;
+  endsTime: string;
+}
+
+/** A slot in the body form of the holiday and special day calls. */
+export function slotBody(s: Slot): SlotBody {
+  return { startsTime: toUtilsTime(s.start), endsTime: toUtilsTime(s.end) };
+}
+
+registerStorePart(
+  "holidays",
+  perStore((client, s) => getHolidays(client, s.storeId)),
+);
+
+registerEndpoint({
+  chain: "store_schedule",
+  synchronous: true,
+  name: endpointName("holiday.slots.create"),
+  stage: 15,
+  method: "POST",
+  scope: "store",
+  path: (storeId, p) => UtilsPaths.holidaySlots(storeId, p.holidayDayId!),
+  body: (elements) => elements,
+  maxElements: Infinity,
+  idempotent: () => false,
+});
+
+/** The holidays kind. */
+export const holidays: ResourceKind<HolidayHours> = {
+  name: "holiday",
+  reads: ["holidays"],
+  defaultOwnership: "full",
+  select(state) {
+    if (state.holidays === undefined) return undefined;
+    const out: Record<string, HolidayHours> = {};
+    for (const [key, list] of Object.entries(state.holidays)) {
+      // `MM-DD`, zero-padded as the platform's dates are read (`1-1` → `01-01`).
+      const m = /^(\d{1,2})-(\d{1,2})$/.exec(key);
+      const date = m ? dateKey(Number(m[1]), Number(m[2])) : key;
+      const slots = plainSlots(list ?? []);
+      if (slots.length > 0) out[date] = { date, slots };
+    }
+    return Object.fromEntries(
+      Object.keys(out)
+        .sort()
+        .map((k) => [k, out[k]!]),
+    );
+  },
+  segment: () => "holiday",
+  read(snapshot, into, ids) {
+    const wire = snapshot.holidays as SpecialDays;
+    const byDate: Record<string, HolidayIds> = {};
+    const hours: Record<string, Slot[]> = {};
+    for (const d of wire.storeSpecialScheduleDays ?? []) {
+      const date = dateKey(d.month, d.day);
+      if (byDate[date]) continue; // one holiday per date; the platform lists none twice
+      const slots = sortSlots((d.storeSchedules ?? []).map(fromWireSlot));
+      byDate[date] = { dayId: d.id, name: d.name, slots };
+      hours[date] = plainSlots(slots);
+    }
+    into.holidays = hours;
+    ids.other.holiday = byDate;
+  },
+  writes(_action, key, _before, after, ctx) {
+    const known = (ctx.ids.other.holiday ?? {}) as Record<string, HolidayIds>;
+    const day = known[key];
+    if (!day) {
+      const list = Object.keys(known).sort().join(", ") || "none";
+      throw new PlanningError(
+        address(ctx.desired.store.key, "holiday", key),
+        `${key} is not a holiday of this store on the platform (its holidays: ${list}); ` +
+          `slots can only be set on the platform's holidays: write other dates as special days`,
+      );
+    }
+    const m = matchSlots(day.slots, after?.slots ?? []);
+    return [
+      ...slotDeletesAndUpdates(m),
+      ...m.creates.map((s) => ({
+        endpoint: "holiday.slots.create",
+        element: slotBody(s),
+        params: { holidayDayId: day.dayId },
+      })),
+    ];
+  },
+};

@@ -1,0 +1,217 @@
+/**
+ * What the store-setting kinds share: time conversion between carte's `HH:MM` and the utils group's
+ * `HH:mm:ss` (spec §2.5, §2.6), canonical slot order, the matching of old and new slots that turns an
+ * edit into ONE update by id rather than a delete and a create (issue 4, "Minimal calls"), and the
+ * per-slot endpoints of `/store/schedule/{storeId}/{storeScheduleId}` used by regular hours, holidays and
+ * special days alike (spec §4.5 "Store hours": any slot is updated and deleted by its id).
+ *
+ * Stages of the store settings (src/plan/endpoints.ts orders every call by stage; menus use 1–7):
+ *
+ * | stage | endpoint                      | call                                                          |
+ * | ----- | ----------------------------- | ------------------------------------------------------------- |
+ * | 10    | `utils.slot.delete`           | `DELETE /store/schedule/{storeId}/{slotId}`                    |
+ * | 11    | `special_day.delete`          | `DELETE /store/schedule/{storeId}/special/{specialDayId}`      |
+ * | 12    | `utils.slot.shrink`           | `PUT /store/schedule/{storeId}/{slotId}`, new range ⊆ old      |
+ * | 13    | `utils.slot.update`           | `PUT /store/schedule/{storeId}/{slotId}`, any other update     |
+ * | 14    | `store_hours.create`          | `POST /store/schedule/{storeId}` (one slot per call)           |
+ * | 15    | `holiday.slots.create`        | `POST /store/schedule/{storeId}/holiday/{holidayDayId}` (array)|
+ * | 16    | `special_day.create`          | `POST /store/schedule/{storeId}/special`                       |
+ * | 17    | `special_day.slots.create`    | `POST /store/schedule/{storeId}/special/{specialDayId}` (array)|
+ * | 20–22 | `corridor_schedule.*`         | delete, update (one PUT per corridor), create (one POST)       |
+ * | 23–25 | `product_schedule.*`          | delete, update (one PUT per product), create (one POST)        |
+ * | 50    | `store_availability.enable`   | `PUT /availability/stores/enable`, ≤ 300 stores per call        |
+ *
+ * Deletes come first and updates that only free time (the new range inside the old one) come before
+ * the other updates, and every create comes last, so that the platform never holds two overlapping
+ * slots of one day while the plan runs, whatever rule it may have against overlaps (spec §8 publishes
+ * none). Updates of one stage run concurrently, so two slots that swap places could still cross for a
+ * moment; the emulator, like the published spec, allows overlaps.
+ */
+
+import { UtilsPaths } from "../platform/utils.js";
+import { registerEndpoint, type EndpointName } from "../plan/endpoints.js";
+import type { Slot } from "../model.js";
+import type { Write } from "./types.js";
+
+/** A slot as it exists on the platform, with its id (`storeScheduleId`). */
+export interface IdSlot extends Slot {
+  id: number;
+}
+
+/** `HH:MM` → `HH:MM:00` (the utils group's `HH:mm:ss`, spec §2.5, §2.6); `HH:MM:SS` is kept. */
+export function toUtilsTime(t: string): string {
+  return t.length === 5 ? `${t}:00` : t;
+}
+
+/**
+ * `HH:mm:ss` → carte's canonical `HH:MM` when the seconds are `00`. A time with other seconds keeps
+ * them, so that it differs from every configured time and the plan rewrites it.
+ */
+export function fromUtilsTime(t: string): string {
+  return /^\d\d:\d\d:00$/.test(t) ? t.slice(0, 5) : t;
+}
+
+/** Slots in canonical order: by start, then end. */
+export function sortSlots<T extends Slot>(slots: readonly T[]): T[] {
+  return [...slots].sort((a, b) => a.start.localeCompare(b.start) || a.end.localeCompare(b.end));
+}
+
+/** A canonical slot list without ids. */
+export function plainSlots(slots: readonly Slot[]): Slot[] {
+  return sortSlots(slots).map((s) => ({ start: s.start, end: s.end }));
+}
+
+/** A slot of the platform's answers (`{id, startsTime, endsTime}`, spec §2.6) in carte's form. */
+export function fromWireSlot(s: { id: number; startsTime: string; endsTime: string }): IdSlot {
+  return { id: s.id, start: fromUtilsTime(s.startsTime), end: fromUtilsTime(s.endsTime) };
+}
+
+/** `MM-DD` key of a month and a day of the month. */
+export function dateKey(month: number, day: number): string {
+  return `${String(month).padStart(2, "0")}-${String(day).padStart(2, "0")}`;
+}
+
+function minutes(t: string): number {
+  const [h, m] = t.split(":");
+  return Number(h) * 60 + Number(m);
+}
+
+/** Minutes two slots share (0 when they do not overlap). */
+export function overlap(a: Slot, b: Slot): number {
+  return Math.max(0, Math.min(minutes(a.end), minutes(b.end)) - Math.max(minutes(a.start), minutes(b.start)));
+}
+
+/** The outcome of matching: what stays, what is rewritten by id, what goes and what is new. */
+export interface Matched<O, N> {
+  kept: { from: O; to: N }[];
+  updates: { from: O; to: N }[];
+  deletes: O[];
+  creates: N[];
+}
+
+/**
+ * Matches the old elements of one list (with ids) to the new ones with the fewest calls: equal pairs
+ * stay untouched; then the remaining pairs with the highest affinity (e.g. overlapping time) become
+ * updates; then what is left pairs by position (both lists in their given, canonical order). Every
+ * pairing costs max(old, new) − kept calls; affinity only chooses which old id a new value takes, so
+ * that an edit reads as an edit. Pure and deterministic.
+ */
+export function matchBy<O, N>(
+  old: readonly O[],
+  next: readonly N[],
+  equal: (o: O, n: N) => boolean,
+  affinity: (o: O, n: N) => number,
+): Matched<O, N> {
+  const freeOld = [...old];
+  const freeNew: N[] = [];
+  const kept: { from: O; to: N }[] = [];
+  for (const n of next) {
+    const i = freeOld.findIndex((o) => equal(o, n));
+    if (i >= 0) kept.push({ from: freeOld.splice(i, 1)[0]!, to: n });
+    else freeNew.push(n);
+  }
+  const updates: { from: O; to: N }[] = [];
+  for (;;) {
+    let best: { i: number; j: number; score: number } | undefined;
+    freeOld.forEach((o, i) =>
+      freeNew.forEach((n, j) => {
+        const score = affinity(o, n);
+        if (score > 0 && (!best || score > best.score)) best = { i, j, score };
+      }),
+    );
+    if (!best) break;
+    const { i, j } = best;
+    updates.push({ from: freeOld.splice(i, 1)[0]!, to: freeNew.splice(j, 1)[0]! });
+  }
+  const pairs = Math.min(freeOld.length, freeNew.length);
+  for (let k = 0; k < pairs; k++) updates.push({ from: freeOld[k]!, to: freeNew[k]! });
+  return { kept, updates, deletes: freeOld.slice(pairs), creates: freeNew.slice(pairs) };
+}
+
+/** {@link matchBy} for slots of one day: equal times stay, overlapping slots pair first. */
+export function matchSlots(old: readonly IdSlot[], next: readonly Slot[]): Matched<IdSlot, Slot> {
+  return matchBy(sortSlots(old), sortSlots(next), (o, n) => o.start === n.start && o.end === n.end, overlap);
+}
+
+/** Whether an update only frees time: the new range lies inside the old one. */
+export function shrinks(from: Slot, to: Slot): boolean {
+  return to.start >= from.start && to.end <= from.end;
+}
+
+/** Body of `PUT /store/schedule/{storeId}/{storeScheduleId}` (spec §4.5; platform notes "Utils"). */
+export interface SlotUpdateBody {
+  starts_time: string;
+  ends_time: string;
+}
+
+/**
+ * Deletes and updates by id for a matched day (regular, holiday or special): one
+ * `DELETE /store/schedule/{storeId}/{slotId}` per removed slot, one `PUT` per changed slot (stage 12
+ * when it only shrinks, else 13). Creates are the caller's: each kind creates slots its own way.
+ */
+export function slotDeletesAndUpdates(m: Matched<IdSlot, Slot>): Write[] {
+  const out: Write[] = [];
+  for (const d of m.deletes)
+    out.push({ endpoint: "utils.slot.delete", element: d.id, params: { slotId: d.id } });
+  for (const u of m.updates) {
+    const element: SlotUpdateBody = {
+      starts_time: toUtilsTime(u.to.start),
+      ends_time: toUtilsTime(u.to.end),
+    };
+    out.push({
+      endpoint: shrinks(u.from, u.to) ? "utils.slot.shrink" : "utils.slot.update",
+      element,
+      params: { slotId: u.from.id },
+    });
+  }
+  return out;
+}
+
+/** A configured value the platform cannot take, found while planning (e.g. a date that is no holiday). */
+export class PlanningError extends Error {
+  /** Address of the resource, e.g. `store[bog-centro].holiday[04-01]`. */
+  readonly address: string;
+  constructor(address: string, message: string) {
+    super(`${address}: ${message}`);
+    this.name = "PlanningError";
+    this.address = address;
+  }
+}
+
+/** carte's own endpoint names; `EndpointName` lists those of the first kinds. */
+export const endpointName = (n: string) => n as EndpointName;
+
+/** The single element of a one-element call. */
+const only = (elements: unknown[]) => elements[0];
+const always = () => true;
+
+registerEndpoint({
+  chain: "store_schedule",
+  synchronous: true,
+  name: endpointName("utils.slot.delete"),
+  stage: 10,
+  method: "DELETE",
+  scope: "store",
+  path: (storeId, p) => UtilsPaths.slot(storeId, p.slotId!),
+  body: () => undefined,
+  maxElements: 1,
+  // A repeated delete answers 404 for the slot it already removed; the next plan shows the truth.
+  idempotent: always,
+});
+for (const [name, stage] of [
+  ["utils.slot.shrink", 12],
+  ["utils.slot.update", 13],
+] as const) {
+  registerEndpoint({
+    chain: "store_schedule",
+    synchronous: true,
+    name: endpointName(name),
+    stage,
+    method: "PUT",
+    scope: "store",
+    path: (storeId, p) => UtilsPaths.slot(storeId, p.slotId!),
+    body: only,
+    maxElements: 1,
+    idempotent: always,
+  });
+}

@@ -1,0 +1,164 @@
+/**
+ * Special days of a store (a name, a date and its slots; an empty slot list: closed that day): one
+ * resource per date, keyed `MM-DD`, `store[KEY].special_day[12-24]`, value {@link SpecialDay} (slots
+ * sorted, `HH:MM`). Managed where the files give `specialDays`; default ownership `full`.
+ *
+ * Wire (spec §2.6, §4.5 "Store hours"; platform notes "Utils"):
+ * - read: `GET /api/rest-ops-utils/store/schedule/{storeId}/special` → `{storeSpecialScheduleDays: [{id,
+ *   name, month, day, cityId, storeSchedules: [{id, startsTime, endsTime}]}]}`;
+ * - create: `POST /store/schedule/{storeId}/special` `{day, month, name, schedules: [{startsTime,
+ *   endsTime}]}` (one call with every slot);
+ * - delete: `DELETE /store/schedule/{storeId}/special/{specialDayId}` (the day and its slots);
+ * - add slots: `POST /store/schedule/{storeId}/special/{specialDayId}` with an array of slots (one call
+ *   per day for all its new slots);
+ * - change or remove a slot: `PUT` / `DELETE /store/schedule/{storeId}/{storeScheduleId}`.
+ *
+ * A change of name: the API has no call that renames a special day, so the smallest correct sequence is
+ * two calls: delete the day (stage 11), then create it with the new name and all its slots (stage 16).
+ * Deleting first matters: the platform refuses a second special day on the same date (the emulator
+ * answers 409). A change of slots only is matched slot by slot (src/kinds/slots.ts): stages 10
+ * (deletes), 12–13 (updates), 17 (new slots). Ids kept in `ids.other.special_day[MM-DD]`.
+ */
+
+import type { SpecialDay } from "../model.js";
+import type { SpecialDays } from "../generated/platform.js";
+import { getSpecialDays, UtilsPaths } from "../platform/utils.js";
+import { registerEndpoint } from "../plan/endpoints.js";
+import { perStore, registerStorePart } from "../state/parts.js";
+import { slotBody, type SlotBody } from "./holidays.js";
+import {
+  dateKey,
+  endpointName,
+  fromWireSlot,
+  matchSlots,
+  plainSlots,
+  slotDeletesAndUpdates,
+  sortSlots,
+  type IdSlot,
+} from "./slots.js";
+import type { ResourceKind, Write } from "./types.js";
+
+/** Body of `POST /store/schedule/{storeId}/special` (platform notes "Utils"). */
+export interface SpecialDayBody {
+  day: number;
+  month: number;
+  name: string;
+  schedules: SlotBody[];
+}
+
+/** A special day as read: its id and its slots with their ids. */
+interface SpecialIds {
+  id: number;
+  slots: IdSlot[];
+}
+
+registerStorePart(
+  "special",
+  perStore((client, s) => getSpecialDays(client, s.storeId)),
+);
+
+registerEndpoint({
+  chain: "store_schedule",
+  synchronous: true,
+  name: endpointName("special_day.delete"),
+  stage: 11,
+  method: "DELETE",
+  scope: "store",
+  path: (storeId, p) => UtilsPaths.specialDay(storeId, p.specialDayId!),
+  body: () => undefined,
+  maxElements: 1,
+  idempotent: () => true,
+});
+registerEndpoint({
+  chain: "store_schedule",
+  synchronous: true,
+  name: endpointName("special_day.create"),
+  stage: 16,
+  method: "POST",
+  scope: "store",
+  path: (storeId) => UtilsPaths.special(storeId),
+  body: (elements) => elements[0],
+  maxElements: 1,
+  // Repeated after a lost answer, the second create is refused (one special day per date).
+  idempotent: () => false,
+});
+registerEndpoint({
+  chain: "store_schedule",
+  synchronous: true,
+  name: endpointName("special_day.slots.create"),
+  stage: 17,
+  method: "POST",
+  scope: "store",
+  path: (storeId, p) => UtilsPaths.specialDay(storeId, p.specialDayId!),
+  body: (elements) => elements,
+  maxElements: Infinity,
+  idempotent: () => false,
+});
+
+function canonical(d: SpecialDay): SpecialDay {
+  return { name: d.name, month: d.month, day: d.day, slots: plainSlots(d.slots) };
+}
+
+function createWrite(d: SpecialDay): Write {
+  const element: SpecialDayBody = {
+    day: d.day,
+    month: d.month,
+    name: d.name,
+    schedules: d.slots.map(slotBody),
+  };
+  return { endpoint: "special_day.create", element };
+}
+
+/** The special days kind. */
+export const specialDays: ResourceKind<SpecialDay> = {
+  name: "special_day",
+  reads: ["special"],
+  defaultOwnership: "full",
+  select(state) {
+    if (state.specialDays === undefined) return undefined;
+    // Keyed by the date itself, as the platform's days are read, whatever key the files used.
+    const out: Record<string, SpecialDay> = {};
+    for (const d of Object.values(state.specialDays)) out[dateKey(d.month, d.day)] = canonical(d);
+    return Object.fromEntries(
+      Object.keys(out)
+        .sort()
+        .map((k) => [k, out[k]!]),
+    );
+  },
+  segment: () => "special_day",
+  read(snapshot, into, ids) {
+    const wire = snapshot.special as SpecialDays;
+    const days: Record<string, SpecialDay> = {};
+    const byDate: Record<string, SpecialIds> = {};
+    for (const d of wire.storeSpecialScheduleDays ?? []) {
+      const key = dateKey(d.month, d.day);
+      if (byDate[key]) continue; // the platform keeps one special day per date
+      const slots = sortSlots((d.storeSchedules ?? []).map(fromWireSlot));
+      days[key] = { name: d.name, month: d.month, day: d.day, slots: plainSlots(slots) };
+      byDate[key] = { id: d.id, slots };
+    }
+    into.specialDays = days;
+    ids.other.special_day = byDate;
+  },
+  writes(action, key, before, after, ctx) {
+    const known = (ctx.ids.other.special_day ?? {}) as Record<string, SpecialIds>;
+    const have = known[key];
+    const remove = (): Write[] =>
+      have ? [{ endpoint: "special_day.delete", element: have.id, params: { specialDayId: have.id } }] : [];
+    if (action === "delete") return remove();
+    if (action === "create" || !have || !before) return [createWrite(after!)];
+    if (before.name !== after!.name || before.month !== after!.month || before.day !== after!.day) {
+      // No call renames a special day: delete it, then create it anew (2 calls).
+      return [...remove(), createWrite(after!)];
+    }
+    const m = matchSlots(have.slots, after!.slots);
+    return [
+      ...slotDeletesAndUpdates(m),
+      ...m.creates.map((s) => ({
+        endpoint: "special_day.slots.create",
+        element: slotBody(s),
+        params: { specialDayId: have.id },
+      })),
+    ];
+  },
+};

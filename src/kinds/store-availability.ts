@@ -1,0 +1,110 @@
+/**
+ * Store availability: whether a store takes orders. One resource per store, `store[KEY].
+ * store_availability[open]`, value `{open}`; managed where the files give `open`. Default ownership
+ * `full` (it is managed only where the files say it, so there is nothing to take away elsewhere).
+ *
+ * Wire (spec §4.3; platform notes "Availability" and "Limits"):
+ * - read: `POST /api/v2/restaurants-integrations-public-api/availability/stores`, a bare array of at most
+ *   100 store ids → `{"<storeId>": true|false}`; the reader asks for 100 stores per call (the part
+ *   fetcher below), not one call per store;
+ * - write: the SYNCHRONOUS `PUT /availability/stores/enable` `{stores: [{store_id, is_enabled}]}`, at most
+ *   300 stores per call, shared by every store of the plan (client-scoped endpoint, stage 50: last, once
+ *   every other setting of the store is in place). The answer lists `operation_result_type` per store:
+ *   `SUCCESS` and `STORE_ALREADY_IN_STATUS` leave the store as asked; any other (`SUSPENDED`, `FORBIDDEN`,
+ *   `STORE_NOT_PUBLISHED`, `ERROR_EXTERNAL_SERVICE`) makes the call fail, with a message naming each
+ *   store that failed and why (the executor reports a failed call; src/plan/endpoints.ts `check`).
+ *
+ * Closing a store (open → closed) trips the `closes_stores` safety guard (src/plan/safety.ts).
+ */
+
+import type { StoreEnable } from "../generated/platform.js";
+import {
+  failedEnableResults,
+  MAX_STATUS_STORES,
+  MAX_SYNC_STORES,
+  StorePaths,
+  storesOpen,
+} from "../platform/stores.js";
+import { registerEndpoint } from "../plan/endpoints.js";
+import { registerStorePart } from "../state/parts.js";
+import { endpointName } from "./slots.js";
+import type { ResourceKind } from "./types.js";
+
+/** Whether a store takes orders. */
+export interface StoreOpen {
+  open: boolean;
+}
+
+/** The one key of the kind in a store. */
+export const OPEN_KEY = "open";
+
+// Reads 100 stores per call (platform notes "Limits"), each batch under the reader's concurrency bound.
+registerStorePart("open", async (client, stores, limit, done) => {
+  const out = new Map<string, unknown>();
+  const batches: (typeof stores)[] = [];
+  for (let i = 0; i < stores.length; i += MAX_STATUS_STORES)
+    batches.push(stores.slice(i, i + MAX_STATUS_STORES));
+  await Promise.all(
+    batches.map((batch) =>
+      limit(async () => {
+        const answer = await storesOpen(
+          client,
+          batch.map((s) => s.storeId),
+        );
+        for (const s of batch) {
+          const open = answer.get(s.storeId);
+          if (open !== undefined) out.set(s.key, open);
+          done(s.key);
+        }
+      }),
+    ),
+  );
+  return out;
+});
+
+registerEndpoint({
+  chain: "*",
+  synchronous: true,
+  name: endpointName("store_availability.enable"),
+  stage: 50,
+  method: "PUT",
+  scope: "client",
+  path: () => StorePaths.enableSync,
+  body: (elements) => ({ stores: elements as StoreEnable[] }),
+  maxElements: MAX_SYNC_STORES,
+  // Sets a state: repeating it leaves the same state (answering STORE_ALREADY_IN_STATUS).
+  idempotent: () => true,
+  check(response, parts) {
+    const failed = failedEnableResults(response);
+    if (failed.length === 0) return undefined;
+    const keyOf = new Map(parts.map((p) => [String((p.element as StoreEnable).store_id), p.store]));
+    return failed
+      .map((r) => {
+        const key = keyOf.get(String(r.store_id));
+        const who = key ? `store[${key}] (${r.store_id})` : `store ${r.store_id}`;
+        const what = r.is_enabled ? "open" : "close";
+        return `${who} could not ${what}: ${r.operation_result_type}${r.operation_result_message ? ` (${r.operation_result_message})` : ""}`;
+      })
+      .join("; ");
+  },
+});
+
+/** The store availability kind. */
+export const storeAvailability: ResourceKind<StoreOpen> = {
+  name: "store_availability",
+  reads: ["open"],
+  defaultOwnership: "full",
+  select: (state) => (state.open === undefined ? undefined : { [OPEN_KEY]: { open: state.open } }),
+  segment: () => "store_availability",
+  read(snapshot, into) {
+    if (typeof snapshot.open === "boolean") into.open = snapshot.open;
+  },
+  writes(action, _key, _before, after, ctx) {
+    // The files stop managing a store's availability: it stays as it is.
+    if (action === "delete" || !after) return [];
+    const element: StoreEnable = { store_id: ctx.desired.store.storeId, is_enabled: after.open };
+    return [{ endpoint: "store_availability.enable", element }];
+  },
+  // Closing is not a retreat: under `additive` a store is still opened and closed as the files say.
+  retreats: (action) => action === "delete",
+};

@@ -1,0 +1,115 @@
+/**
+ * Regular opening hours of a store: one resource per weekday, `store[KEY].store_hours[mon]` …
+ * `[sun]`, value `{day, slots}` (slots sorted, `HH:MM`; an empty list: closed that day). Managed where
+ * the files give `hours` (then all seven days are, an unlisted day is closed); default ownership `full`.
+ *
+ * Wire (spec §2.6, §4.5 "Store hours"; platform notes "Utils"):
+ * - read: `GET /api/rest-ops-utils/store/schedule/{storeId}` → `{storeScheduleDays: [{day,
+ *   storeSchedules: [{id, startsTime, endsTime}]}]}`, times `HH:mm:ss`; a day not listed has no slot;
+ * - create: `POST /store/schedule/{storeId}` `{day, starts_time, ends_time}`, one slot per call;
+ * - update: `PUT /store/schedule/{storeId}/{storeScheduleId}` `{starts_time, ends_time}`;
+ * - delete: `DELETE /store/schedule/{storeId}/{storeScheduleId}`.
+ *
+ * Minimal calls: the old and new slots of a day are matched (src/kinds/slots.ts `matchSlots`), so an
+ * edited slot is one update by id. The slot ids of each day are kept in `ids.other.store_hours[day]`.
+ * Order: stages 10 (deletes), 12–13 (updates), 14 (creates), see src/kinds/slots.ts.
+ * Slots are not moved from one day to another (a `PUT` with another `day`, which the emulator allows
+ * but the spec does not show): each day is its own resource.
+ */
+
+import { WEEKDAYS, type Slot, type Weekday } from "../model.js";
+import type { RegularHours } from "../generated/platform.js";
+import { getRegularHours, UtilsPaths } from "../platform/utils.js";
+import { registerEndpoint } from "../plan/endpoints.js";
+import { perStore, registerStorePart } from "../state/parts.js";
+import {
+  endpointName,
+  fromWireSlot,
+  matchSlots,
+  plainSlots,
+  slotDeletesAndUpdates,
+  sortSlots,
+  toUtilsTime,
+  type IdSlot,
+} from "./slots.js";
+import type { ResourceKind, Write } from "./types.js";
+
+/** The hours of one weekday. */
+export interface DayHours {
+  day: Weekday;
+  slots: Slot[];
+}
+
+/** Body of `POST /store/schedule/{storeId}` (spec §4.5). */
+export interface RegularSlotBody {
+  day: Weekday;
+  starts_time: string;
+  ends_time: string;
+}
+
+registerStorePart(
+  "hours",
+  perStore((client, s) => getRegularHours(client, s.storeId)),
+);
+
+registerEndpoint({
+  chain: "store_schedule",
+  synchronous: true,
+  name: endpointName("store_hours.create"),
+  stage: 14,
+  method: "POST",
+  scope: "store",
+  path: (storeId) => UtilsPaths.regular(storeId),
+  body: (elements) => elements[0],
+  maxElements: 1,
+  // A create: repeated after a lost answer it would add the slot twice.
+  idempotent: () => false,
+});
+
+/** The slot ids of each weekday as read, by day. */
+type HoursIds = Partial<Record<Weekday, IdSlot[]>>;
+
+/** The store hours kind. */
+export const storeHours: ResourceKind<DayHours> = {
+  name: "store_hours",
+  reads: ["hours"],
+  defaultOwnership: "full",
+  select(state) {
+    if (state.hours === undefined) return undefined;
+    const hours = state.hours;
+    return Object.fromEntries(WEEKDAYS.map((day) => [day, { day, slots: plainSlots(hours[day] ?? []) }]));
+  },
+  segment: () => "store_hours",
+  read(snapshot, into, ids) {
+    const wire = snapshot.hours as RegularHours;
+    const byDay: HoursIds = {};
+    for (const d of wire.storeScheduleDays ?? []) {
+      if (!(WEEKDAYS as readonly string[]).includes(d.day)) continue;
+      byDay[d.day] = sortSlots([...(byDay[d.day] ?? []), ...(d.storeSchedules ?? []).map(fromWireSlot)]);
+    }
+    into.hours = Object.fromEntries(WEEKDAYS.map((day) => [day, plainSlots(byDay[day] ?? [])])) as Record<
+      Weekday,
+      Slot[]
+    >;
+    ids.other.store_hours = byDay;
+  },
+  writes(_action, key, _before, after, ctx) {
+    const day = key as Weekday;
+    const old = (ctx.ids.other.store_hours as HoursIds | undefined)?.[day] ?? [];
+    return dayWrites(day, old, after?.slots ?? []);
+  },
+};
+
+/** Writes for one day: deletes and updates by id, then one `POST` per new slot. */
+function dayWrites(day: Weekday, old: IdSlot[], next: Slot[]): Write[] {
+  const m = matchSlots(old, next);
+  const creates = m.creates.map((s): Write => ({
+    endpoint: "store_hours.create",
+    element: {
+      day,
+      starts_time: toUtilsTime(s.start),
+      ends_time: toUtilsTime(s.end),
+    } satisfies RegularSlotBody,
+  }));
+  return [...slotDeletesAndUpdates(m), ...creates];
+}

@@ -1,0 +1,375 @@
+/**
+ * Schedules of categories (corridors) and items (products) written through the utils group, for stores
+ * whose files say `schedulesVia: "utils"` (the items and categories kinds leave `schedules` out of
+ * their comparison there). Two kinds:
+ * - `corridor_schedule`, keyed by category SKU: `store[KEY].corridor_schedule[BURGERS]`;
+ * - `product_schedule`, keyed by item SKU (ITEMs that are in at least one category: products live in
+ *   corridors): `store[KEY].product_schedule[BURGER-CLASSIC]`.
+ * Value `{schedules}` in carte's canonical {@link Schedule} form (days `mon…sun,hol`, one schedule per
+ * set of days, periods sorted, `HH:MM`); `[]`: always.
+ *
+ * Wire (spec §2.5, §4.5; platform notes "Utils"):
+ * - read: `GET /api/rest-ops-utils/corridor/store/{storeId}` (corridors), then per corridor
+ *   `GET /corridor/schedule/{corridorId}/store/{storeId}` and `GET /product/corridor/{corridorId}/store/
+ *   {storeId}` (products), then per product `GET /product/schedule/{productId}/corridor/{corridorId}/
+ *   store/{storeId}`: 1 + 2 × corridors + products calls per store, under the reader's concurrency
+ *   bound (the utils group has no bulk read). A product in several corridors is read once: its schedule
+ *   is the item's, whatever the corridor;
+ * - `schedule_details: [{id, days, starts_time, ends_time}]`, one element per (days, period), times
+ *   `HH:mm:ss`;
+ * - delete one detail: `DELETE /corridor/schedule/{corridorId}/store/{storeId}/{corridorProductScheduleId}`
+ *   (products: `/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}/{id}`);
+ * - update details by id: ONE `PUT` per corridor or product `{schedule_details: [{id, days, starts_time,
+ *   ends_time}]}`; add details: ONE `POST` `{schedule_details: [{days, starts_time, ends_time}]}`.
+ *
+ * Minimal calls: old and new details are matched (src/kinds/slots.ts `matchBy`: equal ones stay, then
+ * same days or overlapping times pair up as updates), so an edit is one element of the one `PUT`.
+ * Stages 20–22 (corridors: delete, update, create) and 23–25 (products), after every menu write.
+ *
+ * Identity: corridors ARE the store's categories and products its items (platform notes "Utils": one
+ * store state, two views); carte maps a corridor id to a category SKU and a product id to an item SKU
+ * through the ids of `GET /store-menu` (the corridor and product lists carry no SKU). Ids are kept in
+ * `ids.other.corridor_schedule[SKU]` / `ids.other.product_schedule[SKU]`.
+ *
+ * Going with the owner: a new category or item is created through the menu API with its schedules (the
+ * upsert element carries them), and so is an existing one the menu API rewrites in the same plan (its
+ * upsert sends the whole desired category or item, schedules included). For those the kinds yield no
+ * utils call: a change of schedules alone goes through the utils group, by id. (A change listed with no
+ * call of its own is carried by the `items.upsert` / `categories.upsert` call of the same resource.)
+ * An item that joins its first category in a plan has no product id in a corridor yet: its schedule is
+ * compared from the next plan on.
+ */
+
+import type { ScheduleDetail } from "../generated/platform.js";
+import type { Schedule, StoreState } from "../model.js";
+import {
+  getCorridors,
+  getCorridorSchedule,
+  getProducts,
+  getProductSchedule,
+  UtilsPaths,
+} from "../platform/utils.js";
+import { registerEndpoint, type EndpointParams } from "../plan/endpoints.js";
+import { registerStorePart } from "../state/parts.js";
+import { categories } from "./categories.js";
+import { items } from "./items.js";
+import { canonicalDays } from "./schedules.js";
+import { endpointName, fromUtilsTime, matchBy, overlap, toUtilsTime } from "./slots.js";
+import type { KindName, ResourceKind, Write, WriteContext } from "./types.js";
+import { jsonEqual } from "./util.js";
+
+/** The schedules of a corridor or a product. */
+export interface UtilsSchedule {
+  schedules: Schedule[];
+}
+
+/** What the reader fetched through the utils group for one store (snapshot part `utilsSchedules`). */
+export interface UtilsSchedulesSnapshot {
+  corridors: { id: number; details: ScheduleDetail[] }[];
+  products: { id: number; corridorId: number; details: ScheduleDetail[] }[];
+}
+
+/** One detail in carte's form: canonical days, `HH:MM` times; `id` when it exists on the platform. */
+export interface Detail {
+  id?: number;
+  days: string;
+  start: string;
+  end: string;
+}
+
+/** Ids of one corridor or product schedule, and the menu API view of its owner (see `upsertCarries`). */
+interface ScheduleIds {
+  /** Corridor id, or the product id for products. */
+  ownerId: number;
+  corridorId: number;
+  details: Detail[];
+  /** The owner as the categories or items kind compares it (schedules left out), when it was read. */
+  view?: unknown;
+}
+
+/** Details of the wire in carte's form. */
+export function fromWireDetails(list: readonly ScheduleDetail[]): Detail[] {
+  return list.map((d) => ({
+    id: d.id,
+    days: canonicalDays(d.days),
+    start: fromUtilsTime(d.starts_time),
+    end: fromUtilsTime(d.ends_time),
+  }));
+}
+
+const byDetail = (a: Detail, b: Detail) =>
+  a.days.localeCompare(b.days) || a.start.localeCompare(b.start) || a.end.localeCompare(b.end);
+
+/** Schedules flattened to details (one per days and period), in canonical order. */
+export function toDetails(schedules: readonly Schedule[]): Detail[] {
+  return schedules
+    .flatMap((s) => s.periods.map((p) => ({ days: canonicalDays(s.days), start: p.start, end: p.end })))
+    .sort(byDetail);
+}
+
+/** Details grouped into canonical schedules: one per set of days, periods sorted. */
+export function toSchedules(details: readonly Detail[]): Schedule[] {
+  const groups = new Map<string, Detail[]>();
+  for (const d of [...details].sort(byDetail)) {
+    const g = groups.get(d.days);
+    if (g) g.push(d);
+    else groups.set(d.days, [d]);
+  }
+  return [...groups].map(([days, list]) => ({
+    days,
+    periods: list.map((d) => ({ start: d.start, end: d.end })),
+  }));
+}
+
+/** The canonical form of configured or read schedules. */
+export function canonicalUtilsSchedules(schedules: readonly Schedule[] | undefined): Schedule[] {
+  return toSchedules(toDetails(schedules ?? []));
+}
+
+// ---- reading ---------------------------------------------------------------------------------------
+
+registerStorePart("utilsSchedules", async (client, stores, limit, done) => {
+  const out = new Map<string, unknown>();
+  await Promise.all(
+    stores.map(async (s) => {
+      const corridors = [...(await limit(() => getCorridors(client, s.storeId)))].sort((a, b) => a.id - b.id);
+      const [schedules, productLists] = await Promise.all([
+        Promise.all(corridors.map((c) => limit(() => getCorridorSchedule(client, c.id, s.storeId)))),
+        Promise.all(corridors.map((c) => limit(() => getProducts(client, c.id, s.storeId)))),
+      ]);
+      // A product's schedule is the item's own: read it once, through the first corridor that lists it.
+      const corridorOf = new Map<number, number>();
+      corridors.forEach((c, i) => {
+        for (const p of productLists[i] ?? [])
+          if (!corridorOf.has(p.product_id)) corridorOf.set(p.product_id, c.id);
+      });
+      const products = await Promise.all(
+        [...corridorOf]
+          .sort(([a], [b]) => a - b)
+          .map(([id, corridorId]) =>
+            limit(async () => ({
+              id,
+              corridorId,
+              details: (await getProductSchedule(client, id, corridorId, s.storeId)).schedule_details ?? [],
+            })),
+          ),
+      );
+      const snapshot: UtilsSchedulesSnapshot = {
+        corridors: corridors.map((c, i) => ({ id: c.id, details: schedules[i]?.schedule_details ?? [] })),
+        products,
+      };
+      out.set(s.key, snapshot);
+      done(s.key);
+    }),
+  );
+  return out;
+});
+
+/** The owner as the categories or items kind compares it for a utils store (schedules left out). */
+function viewOf(state: StoreState, field: "categories" | "items", sku: string): unknown {
+  if (field === "categories") {
+    const c = state.categories[sku];
+    return c && categories.select({ ...state, schedulesVia: "utils", categories: { [sku]: c } })?.[sku];
+  }
+  const it = state.items[sku];
+  return it && items.select({ ...state, schedulesVia: "utils", items: { [sku]: it } })?.[sku];
+}
+
+// ---- writing ---------------------------------------------------------------------------------------
+
+/** Element of `schedule_details` in a POST (spec §4.5). */
+export interface DetailInput {
+  days: string;
+  starts_time: string;
+  ends_time: string;
+}
+
+/** Element of `schedule_details` in a PUT (spec §4.5). */
+export interface DetailUpdate extends DetailInput {
+  id: number;
+}
+
+function detailInput(d: Detail): DetailInput {
+  return { days: d.days, starts_time: toUtilsTime(d.start), ends_time: toUtilsTime(d.end) };
+}
+
+/** Same days weigh more than overlapping time when pairing an old detail with a new one. */
+function affinity(o: Detail, n: Detail): number {
+  return (o.days === n.days ? 100_000 : 0) + overlap(o, n);
+}
+
+/** Matches old details (with ids) to new ones: deletes, one PUT's elements, one POST's elements. */
+export function detailWrites(
+  prefix: string,
+  old: readonly Detail[],
+  next: readonly Detail[],
+  params: EndpointParams,
+): Write[] {
+  const m = matchBy(
+    [...old].sort(byDetail),
+    [...next].sort(byDetail),
+    (o, n) => o.days === n.days && o.start === n.start && o.end === n.end,
+    affinity,
+  );
+  return [
+    ...m.deletes.map((d) => ({
+      endpoint: `${prefix}.delete`,
+      element: d.id,
+      params: { ...params, scheduleId: d.id! },
+    })),
+    ...m.updates.map((u) => ({
+      endpoint: `${prefix}.update`,
+      element: { id: u.from.id!, ...detailInput(u.to) } satisfies DetailUpdate,
+      params,
+    })),
+    ...m.creates.map((d) => ({ endpoint: `${prefix}.create`, element: detailInput(d), params })),
+  ];
+}
+
+/** Path of a corridor or product schedule for the params of a write. */
+type SchedulePath = (storeId: string, p: EndpointParams) => string;
+
+function registerScheduleEndpoints(prefix: string, first: number, path: SchedulePath): void {
+  registerEndpoint({
+    chain: "catalog",
+    synchronous: true,
+    name: endpointName(`${prefix}.delete`),
+    stage: first,
+    method: "DELETE",
+    scope: "store",
+    path: (storeId, p) => `${path(storeId, p)}/${encodeURIComponent(String(p.scheduleId))}`,
+    body: () => undefined,
+    maxElements: 1,
+    idempotent: () => true,
+  });
+  registerEndpoint({
+    chain: "catalog",
+    synchronous: true,
+    name: endpointName(`${prefix}.update`),
+    stage: first + 1,
+    method: "PUT",
+    scope: "store",
+    path,
+    body: (elements) => ({ schedule_details: elements }),
+    maxElements: Infinity,
+    idempotent: () => true,
+  });
+  registerEndpoint({
+    chain: "catalog",
+    synchronous: true,
+    name: endpointName(`${prefix}.create`),
+    stage: first + 2,
+    method: "POST",
+    scope: "store",
+    path,
+    body: (elements) => ({ schedule_details: elements }),
+    maxElements: Infinity,
+    // Each POST appends details: repeated after a lost answer it would add them twice.
+    idempotent: () => false,
+  });
+}
+
+registerScheduleEndpoints("corridor_schedule", 20, (storeId, p) =>
+  UtilsPaths.corridorSchedule(p.corridorId!, storeId),
+);
+registerScheduleEndpoints("product_schedule", 23, (storeId, p) =>
+  UtilsPaths.productSchedule(p.productId!, p.corridorId!, storeId),
+);
+
+// ---- the kinds -------------------------------------------------------------------------------------
+
+/** What differs between the corridor and the product kind. */
+interface Flavour {
+  name: KindName;
+  field: "categories" | "items";
+  /** SKUs of the owners in a store that have a utils schedule. */
+  owners(state: StoreState): string[];
+  /** The wire list of the snapshot and the menu id of each entry. */
+  entries(snapshot: UtilsSchedulesSnapshot): { id: number; corridorId: number; details: ScheduleDetail[] }[];
+  /** Params of a write: the ids in the path. */
+  params(ids: ScheduleIds, key: string, ctx: WriteContext): EndpointParams;
+}
+
+function utilsScheduleKind(f: Flavour): ResourceKind<UtilsSchedule> {
+  return {
+    name: f.name,
+    reads: ["menu", "utilsSchedules"],
+    defaultOwnership: "full",
+    select(state) {
+      if (state.schedulesVia !== "utils") return undefined;
+      const out: Record<string, UtilsSchedule> = {};
+      for (const sku of f.owners(state).sort()) {
+        out[sku] = { schedules: canonicalUtilsSchedules(state[f.field][sku]?.schedules) };
+      }
+      return out;
+    },
+    segment: () => f.name,
+    // A new owner is created with its schedules through the menu API; a deleted one takes them along.
+    initial: (after) => after,
+    read(snapshot, into, ids) {
+      const menu = snapshot.menu!;
+      const skuOf = new Map<number, string>();
+      for (const w of f.field === "categories" ? menu.categories : menu.items) {
+        if (w.id !== undefined) skuOf.set(w.id, w.sku);
+      }
+      const stash: Record<string, ScheduleIds> = {};
+      for (const e of f.entries(snapshot.utilsSchedules as UtilsSchedulesSnapshot)) {
+        const sku = skuOf.get(e.id);
+        const owner = sku === undefined ? undefined : into[f.field][sku];
+        if (sku === undefined || !owner) continue;
+        const details = fromWireDetails(e.details);
+        const schedules = toSchedules(details);
+        const { schedules: _drop, ...rest } = owner;
+        // The utils view is the truth for this kind (same platform state as the menu API's, with ids).
+        (into[f.field] as Record<string, typeof owner>)[sku] = schedules.length
+          ? { ...rest, schedules }
+          : rest;
+        stash[sku] = { ownerId: e.id, corridorId: e.corridorId, details, view: viewOf(into, f.field, sku) };
+      }
+      ids.other[f.name] = stash;
+    },
+    writes(_action, key, _before, after, ctx) {
+      const info = (ctx.ids.other[f.name] as Record<string, ScheduleIds> | undefined)?.[key];
+      if (!info || !after) return [];
+      // The menu API rewrites the owner in this plan with its desired schedules: nothing to add.
+      if (!jsonEqual(viewOf(ctx.desired, f.field, key), info.view)) return [];
+      return detailWrites(f.name, info.details, toDetails(after.schedules), f.params(info, key, ctx));
+    },
+  };
+}
+
+/** Corridor (category) schedules through the utils group. */
+export const corridorSchedules = utilsScheduleKind({
+  name: "corridor_schedule",
+  field: "categories",
+  owners: (state) => Object.keys(state.categories),
+  entries: (s) => s.corridors.map((c) => ({ id: c.id, corridorId: c.id, details: c.details })),
+  params: (ids) => ({ corridorId: ids.corridorId }),
+});
+
+/** Product (item) schedules through the utils group. */
+export const productSchedules = utilsScheduleKind({
+  name: "product_schedule",
+  field: "items",
+  owners(state) {
+    const inCategory = new Set(Object.values(state.categories).flatMap((c) => c.items));
+    return Object.keys(state.items).filter((sku) => state.items[sku]!.type === "ITEM" && inCategory.has(sku));
+  },
+  entries: (s) => s.products,
+  // The corridor in the path must hold the product when the call runs (after the menu writes): keep the
+  // one read if the item stays in it, else take a desired category that exists and will hold it.
+  params(ids, key, ctx) {
+    const categoriesNow = Object.entries(ctx.ids.categories);
+    const readSku = categoriesNow.find(([, id]) => id === ids.corridorId)?.[0];
+    let corridorId = ids.corridorId;
+    if (readSku === undefined || !ctx.desired.categories[readSku]?.items.includes(key)) {
+      const other = Object.keys(ctx.desired.categories)
+        .sort()
+        .find(
+          (sku) => ctx.desired.categories[sku]!.items.includes(key) && ctx.ids.categories[sku] !== undefined,
+        );
+      if (other !== undefined) corridorId = ctx.ids.categories[other]!;
+    }
+    return { productId: ids.ownerId, corridorId };
+  },
+});

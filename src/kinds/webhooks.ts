@@ -1,0 +1,226 @@
+/**
+ * Per-event, per-store webhooks (issue 4 items 1 and 4): kind `webhook`, keyed by event name, resource
+ * `{url, enabled}`, addressed `store[KEY].webhook[EVENT]`. Default ownership `additive`: carte adds and
+ * changes webhooks but never removes one it does not list (webhooks set up by hand are left alone);
+ * `full` removes them.
+ *
+ * Reading: the client's whole configuration comes from ONE `GET /webhook` (spec §4.7: the webhooks
+ * belong to the authenticated client), and every store takes its entries from that same list.
+ *
+ * Writing with the narrowest call (spec §4.7, platform notes "Webhooks"), grouping stores across the
+ * plan (the endpoints are client-scoped, src/plan/batch.ts: writes with the same endpoint and params
+ * share one call):
+ *
+ * | change                              | call                                              | params         |
+ * |-------------------------------------|---------------------------------------------------|----------------|
+ * | a store joins an event that no store has yet | `POST /webhook {event, data: [{url, stores}]}` | `{event}`  |
+ * | a store joins an event that exists  | `PUT /webhook/{event}/add-stores [{url, stores}]` | `{event}`      |
+ * | a store's URL changes               | `PUT /webhook/{event}/change-url {url, stores}`   | `{event, url}` |
+ * | a store is enabled or disabled      | `PUT /webhook/{event}/change-status {stores: {enable, disable}}` | `{event}` |
+ * | a store leaves the event            | `DELETE /webhook/{event}/remove-stores {stores}`  | `{event}`      |
+ *
+ * `POST` and `add-stores` take a list of `{url, stores}`, so one call per event serves every URL.
+ * Whether an event already exists for the client is a fact of the current state: the reader keeps the
+ * client's configured events in `ids.other.webhook` (planning stays per store and pure). A create or
+ * an add-stores leaves the store `ENABLE` (spec §3), so a store wanted disabled also gets a
+ * change-status in a later stage.
+ *
+ * Stages (src/plan/endpoints.ts order: after the menus, availability and other store settings):
+ * 30 create, 31 add-stores, 32 change-url, 33 change-status, 34 remove-stores. add-stores runs before
+ * remove-stores because removing an event's last store drops the event (docs/platform-api.md §3.8),
+ * after which add-stores would answer 404.
+ *
+ * Store ids are strings on this API (spec §2.4). `POST /webhook` answers the event's secret: the
+ * endpoint is registered as secret-bearing (src/secrets.ts), so the executor hands it to the secrets
+ * sink and nowhere else.
+ */
+
+import type { WebhookSetting } from "../model.js";
+import { registerEndpoint, type EndpointName, type EndpointParams } from "../plan/endpoints.js";
+import {
+  listWebhooks,
+  WebhookPaths,
+  type ChangeStatusBody,
+  type WebhookConfigList,
+} from "../platform/webhooks.js";
+import { eventSecret, registerSecretSource } from "../secrets.js";
+import { registerStorePart } from "../state/parts.js";
+import type { ResourceKind, Write } from "./types.js";
+
+/** Names of the webhook endpoints. */
+export const WebhookEndpoint = {
+  create: "webhook.create",
+  addStores: "webhook.add-stores",
+  changeUrl: "webhook.change-url",
+  changeStatus: "webhook.change-status",
+  removeStores: "webhook.remove-stores",
+} as const;
+
+/** Key of `ids.other` under which the reader keeps the client's configured events (event → true). */
+export const EVENTS_IDS = "webhook";
+
+/** Element of `create` and `add-stores`: a store and its URL. */
+export interface StoreUrl {
+  store: string;
+  url: string;
+}
+
+/** Element of `change-status`: a store and whether it is enabled. */
+export interface StoreStatus {
+  store: string;
+  enable: boolean;
+}
+
+/** `[{url, stores}]`, one entry per URL (sorted), stores in the order given. */
+export function groupByUrl(elements: readonly StoreUrl[]): { url: string; stores: string[] }[] {
+  const byUrl = new Map<string, string[]>();
+  for (const e of elements) {
+    const list = byUrl.get(e.url);
+    if (list) list.push(e.store);
+    else byUrl.set(e.url, [e.store]);
+  }
+  return [...byUrl.keys()].sort().map((url) => ({ url, stores: byUrl.get(url)! }));
+}
+
+const event = (params: EndpointParams) => String(params.event);
+const always = () => true;
+// The endpoint names are carte's own; EndpointName lists the names of the first kinds.
+const name = (n: string) => n as EndpointName;
+
+registerEndpoint({
+  chain: "webhooks",
+  synchronous: true,
+  name: name(WebhookEndpoint.create),
+  stage: 30,
+  method: "POST",
+  scope: "client",
+  path: () => WebhookPaths.root,
+  body: (elements, params) => ({ event: event(params), data: groupByUrl(elements as StoreUrl[]) }),
+  maxElements: Infinity,
+  // A create: repeating it after a lost answer may be refused or may make another configuration.
+  idempotent: () => false,
+});
+registerEndpoint({
+  chain: "webhooks",
+  synchronous: true,
+  name: name(WebhookEndpoint.addStores),
+  stage: 31,
+  method: "PUT",
+  scope: "client",
+  path: (_s, params) => WebhookPaths.addStores(event(params)),
+  body: (elements) => groupByUrl(elements as StoreUrl[]),
+  maxElements: Infinity,
+  idempotent: always,
+});
+registerEndpoint({
+  chain: "webhooks",
+  synchronous: true,
+  name: name(WebhookEndpoint.changeUrl),
+  stage: 32,
+  method: "PUT",
+  scope: "client",
+  path: (_s, params) => WebhookPaths.changeUrl(event(params)),
+  body: (elements, params) => ({ url: String(params.url), stores: elements as string[] }),
+  maxElements: Infinity,
+  idempotent: always,
+});
+registerEndpoint({
+  chain: "webhooks",
+  synchronous: true,
+  name: name(WebhookEndpoint.changeStatus),
+  stage: 33,
+  method: "PUT",
+  scope: "client",
+  path: (_s, params) => WebhookPaths.changeStatus(event(params)),
+  body: (elements): ChangeStatusBody => {
+    const list = elements as StoreStatus[];
+    const enable = list.filter((e) => e.enable).map((e) => e.store);
+    const disable = list.filter((e) => !e.enable).map((e) => e.store);
+    return {
+      stores: { ...(enable.length ? { enable } : {}), ...(disable.length ? { disable } : {}) },
+    };
+  },
+  maxElements: Infinity,
+  idempotent: always,
+});
+registerEndpoint({
+  chain: "webhooks",
+  synchronous: true,
+  name: name(WebhookEndpoint.removeStores),
+  stage: 34,
+  method: "DELETE",
+  scope: "client",
+  path: (_s, params) => WebhookPaths.removeStores(event(params)),
+  body: (elements) => ({ stores: elements as string[] }),
+  maxElements: Infinity,
+  // Repeating it after a lost answer changes nothing more (the platform may answer 404 then).
+  idempotent: always,
+});
+
+// POST /webhook answers {event, stores, secret} (spec §4.7).
+registerSecretSource(WebhookEndpoint.create, eventSecret);
+
+// One GET /webhook for every store that reads webhooks (spec §4.7: the client's whole configuration).
+registerStorePart("webhooks", async (client, stores, limit, done) => {
+  const list = await limit(() => listWebhooks(client));
+  for (const s of stores) done(s.key);
+  return new Map(stores.map((s) => [s.key, list]));
+});
+
+/** The webhooks kind. */
+export const webhooks: ResourceKind<WebhookSetting> = {
+  name: "webhook",
+  reads: ["webhooks"],
+  defaultOwnership: "additive",
+  select: (state) => state.webhooks,
+  segment: () => "webhook",
+  read(snapshot, into, ids) {
+    const list = (snapshot.webhooks ?? []) as WebhookConfigList;
+    const mine: Record<string, WebhookSetting> = {};
+    const events: Record<string, true> = {};
+    for (const cfg of list) {
+      if (cfg.stores.length > 0) events[cfg.event] = true;
+      const entry = cfg.stores.find((s) => String(s.store_id) === into.store.storeId);
+      if (entry) mine[cfg.event] = { url: entry.url, enabled: entry.state === "ENABLE" };
+    }
+    into.webhooks = Object.fromEntries(
+      Object.keys(mine)
+        .sort()
+        .map((k) => [k, mine[k]!]),
+    );
+    ids.other[EVENTS_IDS] = events;
+  },
+  writes(action, key, before, after, ctx) {
+    const store = ctx.desired.store.storeId;
+    if (action === "delete") {
+      return [{ endpoint: WebhookEndpoint.removeStores, element: store, params: { event: key } }];
+    }
+    const out: Write[] = [];
+    if (action === "create") {
+      const exists = ctx.ids.other[EVENTS_IDS]?.[key] === true;
+      const element: StoreUrl = { store, url: after!.url };
+      out.push({
+        endpoint: exists ? WebhookEndpoint.addStores : WebhookEndpoint.create,
+        element,
+        params: { event: key },
+      });
+      // Created webhooks are ENABLE (spec §3).
+      if (!after!.enabled) out.push(status(store, key, false));
+      return out;
+    }
+    if (before!.url !== after!.url) {
+      out.push({
+        endpoint: WebhookEndpoint.changeUrl,
+        element: store,
+        params: { event: key, url: after!.url },
+      });
+    }
+    if (before!.enabled !== after!.enabled) out.push(status(store, key, after!.enabled));
+    return out;
+  },
+};
+
+function status(store: string, event: string, enable: boolean): Write {
+  const element: StoreStatus = { store, enable };
+  return { endpoint: WebhookEndpoint.changeStatus, element, params: { event } };
+}
