@@ -13,6 +13,8 @@ import yargs, { type Argv } from "yargs";
 import { hideBin } from "yargs/helpers";
 import { runApply, runEmulator, runPlan, runValidate, type RunCommand } from "./commands.js";
 import { financeCommand } from "./finance.js";
+import { importCommand } from "./import.js";
+import { webhooksCommand } from "./webhooks.js";
 import { UsageError } from "../errors.js";
 import { reportError, type CliIo } from "./io.js";
 
@@ -25,7 +27,15 @@ const EPILOGUE = `Exit codes:
 Credentials come from CARTE_CLIENT_ID and CARTE_CLIENT_SECRET. Without a platform address in
 carte.yaml, carte runs against its embedded emulator.`;
 
-const KINDS = ["item", "modifier_group", "category", "menu", "availability"] as const;
+const KINDS = [
+  "item",
+  "modifier_group",
+  "category",
+  "menu",
+  "availability",
+  "webhook",
+  "client_webhook",
+] as const;
 
 /** The flags `plan` and `apply` share: targeting, guards, concurrency, output. */
 function runFlags<T>(y: Argv<T>) {
@@ -144,6 +154,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
             describe: "Do not ask for confirmation",
           })
           .option("json", { type: "boolean", default: false, describe: "Print the apply report as JSON" })
+          .option("secrets-file", {
+            type: "string",
+            describe:
+              "JSON or YAML file (event → secret, mode 0600) where new webhook secrets are kept; default CARTE_SECRETS_FILE",
+          })
           .option("replan", {
             type: "boolean",
             default: false,
@@ -158,6 +173,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
             autoApprove: args["auto-approve"],
             json: args.json,
             replan: args.replan,
+            secretsFile: args["secrets-file"],
           },
           io,
         );
@@ -243,7 +259,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       },
     )
     .command(financeCommand(io, (c) => (code = c)))
-    .demandCommand(1, "Name a command: plan, apply, validate, emulator or finance.")
+    .command(importCommand(io, (c) => (code = c)))
+    .command(webhooksCommand(io, (c) => (code = c)))
+    .demandCommand(1, "Name a command: plan, apply, validate, import, emulator, finance or webhooks.")
     .strict()
     .epilogue(EPILOGUE)
     .help()

@@ -1,0 +1,30 @@
+/**
+ * Import of item availability (the `availability` kind): the ITEMs switched off in a store are written
+ * to its file as `availability.unavailable`. Items switched on need nothing: that is how the platform
+ * creates them, and the default `additive` ownership leaves unlisted items alone.
+ */
+
+import type { StoreState } from "../model.js";
+import type { ImportPart, Note, StorePart } from "./types.js";
+import { byCodePoint } from "./util.js";
+
+/** Keeps only switched-off SKUs that are ITEMs of the store (the others cannot be written). */
+export function sanitizeAvailability(state: StoreState, _note: Note): void {
+  // Availability is read from the items themselves, so an item dropped by the items part drops its
+  // availability with it; the loss is already noted there.
+  state.unavailable = state.unavailable.filter((sku) => state.items[sku]?.type === "ITEM").sort(byCodePoint);
+}
+
+/** The store part of item availability. */
+export const availabilityStore: StorePart = {
+  name: "availability",
+  sections: (state) =>
+    state.unavailable.length > 0 ? { availability: { unavailable: [...state.unavailable] } } : undefined,
+};
+
+/** The import part of the `availability` kind. */
+export const availabilityPart: ImportPart = {
+  kinds: ["availability"],
+  sanitize: sanitizeAvailability,
+  store: availabilityStore,
+};

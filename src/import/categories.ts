@@ -1,0 +1,87 @@
+/**
+ * Import of categories (the `category` kind) into catalogs: a title and the ITEMs it shows, in order.
+ * A category may hold only items of the catalog's `items:` list, not options or modifier groups. The
+ * title most stores have goes into the catalog, the others into `overrides.titles`; schedules and
+ * items are part of the definition.
+ */
+
+import type { CatalogFile } from "../generated/config.js";
+import { address, jsonEqual } from "../kinds/util.js";
+import type { CategoryResource, ItemResource, StoreState } from "../model.js";
+import { optionSkus, plainItemSkus } from "./items.js";
+import { categoryOrder, chosenOf } from "./order.js";
+import { schedulesText } from "./schedules.js";
+import type { CatalogContext, CatalogPart, ImportPart, Note } from "./types.js";
+import { mostCommon, unique, writableSku } from "./util.js";
+
+/** Largest number of items of a category (platform notes, "Limits"). */
+const MAX_ITEMS = 50;
+
+/**
+ * Makes a store's categories expressible, in place: categories whose SKU the files cannot hold are
+ * dropped; a category keeps only items that exist and that no modifier group offers (an option cannot
+ * be listed in a category in carte's files), once each, at most 50.
+ */
+export function sanitizeCategories(state: StoreState, note: Note): void {
+  const options = optionSkus(state.items);
+  for (const [sku, c] of Object.entries(state.categories)) {
+    const at = address(state.store.key, "category", sku);
+    if (!writableSku(sku)) {
+      note(at, `the SKU "${sku}" cannot be written in carte's files (letters, digits, . _ - only)`);
+      delete state.categories[sku];
+      continue;
+    }
+    const items = unique(c.items.filter((i) => state.items[i]?.type === "ITEM" && !options.has(i))).slice(
+      0,
+      MAX_ITEMS,
+    );
+    if (!jsonEqual(items, c.items)) {
+      note(at, "a category lists only items (not options or modifier groups), once each, at most 50");
+      c.items = items;
+    }
+    if (c.title === "") {
+      note(at, "an empty title is written as the SKU");
+      c.title = sku;
+    }
+  }
+}
+
+/** The catalog part of categories. */
+export const categoriesCatalog: CatalogPart<CategoryResource> = {
+  name: "categories",
+  excludable: true,
+  resources: (state) => state.categories,
+  // Titles are store overrides: not compared.
+  fits: (def, actual, has) =>
+    jsonEqual(def.schedules, actual.schedules) && jsonEqual(def.items.filter(has), actual.items),
+  write(catalog: CatalogFile, ctx: CatalogContext) {
+    const defs = chosenOf<CategoryResource>(ctx, "categories");
+    const items = plainItemSkus(chosenOf<ItemResource>(ctx, "items"));
+    const categories = categoryOrder(ctx).map((sku) => {
+      const titles = ctx.members.flatMap((s) => (s.categories[sku] ? [s.categories[sku].title] : []));
+      const schedules = defs[sku]!.schedules;
+      return {
+        sku,
+        title: titles.length > 0 ? mostCommon(titles) : defs[sku]!.title,
+        items: defs[sku]!.items.filter((i) => items.has(i)),
+        ...(schedules?.length ? { schedules: schedulesText(schedules) } : {}),
+      };
+    });
+    if (categories.length > 0) catalog.categories = categories;
+  },
+  overrides(state, catalog) {
+    const titles: Record<string, string> = {};
+    for (const c of catalog.categories ?? []) {
+      const mine = state.categories[c.sku];
+      if (mine && mine.title !== c.title) titles[c.sku] = mine.title;
+    }
+    return { titles };
+  },
+};
+
+/** The import part of the `category` kind. */
+export const categoriesPart: ImportPart = {
+  kinds: ["category"],
+  sanitize: sanitizeCategories,
+  catalog: categoriesCatalog as CatalogPart<unknown>,
+};

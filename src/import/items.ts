@@ -1,0 +1,277 @@
+/**
+ * Import of items, modifier groups and options (the `item` kind) into catalogs.
+ *
+ * carte's catalog format (schemas/config/catalog.schema.json) knows three roles for the platform's two
+ * item types: an item (an ITEM under `items:`, with its modifier groups), a modifier group, and an
+ * option (an ITEM offered by a group, written in full inside the first group that offers it and by SKU
+ * in the others). An ITEM offered by some group is imported as an option; everything else is an item.
+ * What the format cannot say is dropped by {@link sanitizeItems} and reported.
+ *
+ * Titles, descriptions, images and prices take the value most stores have; the others get store
+ * overrides (`overrides.titles`, `descriptions`, `images`, `prices`). Relations, group limits, schedules
+ * and option prices inside a parent item have no store override: stores that differ there get another
+ * catalog (src/import/factor.ts).
+ */
+
+import type { CatalogFile, CatalogItem, InlineOption, ModifierGroup } from "../generated/config.js";
+import { hasAtMostTwoDecimals } from "../config/check.js";
+import { jsonEqual, address } from "../kinds/util.js";
+import type { ItemResource, StoreState } from "../model.js";
+import { chosenOf, groupOrder, itemOrder } from "./order.js";
+import { schedulesText } from "./schedules.js";
+import type { CatalogContext, CatalogPart, ImportPart, Note } from "./types.js";
+import { mostCommon, sortRecord, unique, writableSku } from "./util.js";
+
+/** Largest number of modifier groups of an item and of options of a group (platform notes, "Limits"). */
+const MAX_CHILDREN = 50;
+/** Largest number of images of an item (catalog schema `Images`). */
+const MAX_IMAGES = 3;
+
+const segment = (r: ItemResource) => (r.type === "MODIFIER_GROUP" ? "modifier_group" : "item");
+
+/** SKUs of the ITEMs offered by some modifier group: the options. */
+export function optionSkus(items: Record<string, ItemResource>): Set<string> {
+  const out = new Set<string>();
+  for (const r of Object.values(items)) {
+    if (r.type !== "MODIFIER_GROUP") continue;
+    for (const c of r.children) if (items[c]?.type === "ITEM") out.add(c);
+  }
+  return out;
+}
+
+/** SKUs of the ITEMs a catalog lists under `items:` (ITEMs that no group offers). */
+export function plainItemSkus(items: Record<string, ItemResource>): Set<string> {
+  const options = optionSkus(items);
+  return new Set(
+    Object.values(items)
+      .filter((r) => r.type === "ITEM" && !options.has(r.sku))
+      .map((r) => r.sku),
+  );
+}
+
+/**
+ * Makes a store's items expressible in a catalog, in place: SKUs the files cannot hold are dropped with
+ * every reference to them; relations keep only ITEM → MODIFIER_GROUP → ITEM, without repeats, at most
+ * 50; a group without options is dropped; an option has no modifier groups of its own; a group has no
+ * price, description or images and valid `min`/`max`; an item has a price with at most 2 decimals, a
+ * title and at most 3 images; only items have schedules (not options or groups); an option's price
+ * inside a parent item needs a parent that offers it through one of its groups.
+ */
+export function sanitizeItems(state: StoreState, note: Note): void {
+  const at = (r: ItemResource) => address(state.store.key, segment(r), r.sku);
+  const items = state.items;
+  const drop = (sku: string) => {
+    delete items[sku];
+    for (const r of Object.values(items)) r.children = r.children.filter((c) => c !== sku);
+  };
+  for (const r of Object.values(items)) {
+    if (!writableSku(r.sku)) {
+      note(at(r), `the SKU "${r.sku}" cannot be written in carte's files (letters, digits, . _ - only)`);
+      drop(r.sku);
+    }
+  }
+  for (const r of Object.values(items)) {
+    const want = r.type === "ITEM" ? "MODIFIER_GROUP" : "ITEM";
+    const children = unique(r.children.filter((c) => items[c]?.type === want)).slice(0, MAX_CHILDREN);
+    if (!jsonEqual(children, r.children)) {
+      note(
+        at(r),
+        `only ${r.type === "ITEM" ? "modifier groups" : "options"} can be children here, once each`,
+      );
+      r.children = children;
+    }
+  }
+  for (const r of Object.values(items)) {
+    if (r.type === "MODIFIER_GROUP" && r.children.length === 0) {
+      note(at(r), "a modifier group without options cannot be written in carte's files");
+      drop(r.sku);
+    }
+  }
+  const options = optionSkus(items);
+  for (const r of Object.values(items)) {
+    if (r.schedules !== undefined && (r.type === "MODIFIER_GROUP" || options.has(r.sku))) {
+      note(at(r), "only items have schedules in carte's files, not options or modifier groups");
+      delete r.schedules;
+    }
+    if (r.priceInParent !== undefined) {
+      const kept: Record<string, number> = {};
+      for (const [parent, price] of Object.entries(r.priceInParent)) {
+        const p = items[parent];
+        const offers =
+          p?.type === "ITEM" &&
+          !options.has(parent) &&
+          p.children.some((g) => items[g]?.children.includes(r.sku));
+        if (offers && hasAtMostTwoDecimals(price)) kept[parent] = price;
+        else
+          note(
+            at(r),
+            `its price inside ${parent} cannot be written (the item must offer it through a group)`,
+          );
+      }
+      if (Object.keys(kept).length > 0) r.priceInParent = kept;
+      else delete r.priceInParent;
+    }
+    if (r.type === "MODIFIER_GROUP") {
+      if (r.price !== null || r.description !== "" || r.images.length > 0) {
+        note(at(r), "a modifier group has no price, description or images in carte's files");
+        r.price = null;
+        r.description = "";
+        r.images = [];
+      }
+      const max = Math.min(Math.max(r.max ?? r.children.length, 1), r.children.length);
+      const min = Math.min(Math.max(r.min ?? 0, 0), max);
+      if (min !== r.min || max !== r.max) {
+        note(at(r), `min ${String(r.min)} and max ${String(r.max)} become ${min} and ${max}`);
+        r.min = min;
+        r.max = max;
+      }
+      continue;
+    }
+    if (options.has(r.sku) && r.children.length > 0) {
+      note(at(r), "an option offered by a modifier group cannot have modifier groups of its own");
+      r.children = [];
+    }
+    if (r.price === null || !hasAtMostTwoDecimals(r.price)) {
+      const price = r.price === null ? 0 : Number(r.price.toFixed(2));
+      note(at(r), `the price ${String(r.price)} is written as ${price}`);
+      r.price = price;
+    }
+    if (r.title === "") {
+      note(at(r), "an empty title is written as the SKU");
+      r.title = r.sku;
+    }
+    if (r.images.length > MAX_IMAGES) {
+      note(at(r), `only the first ${MAX_IMAGES} images are kept`);
+      r.images = r.images.slice(0, MAX_IMAGES);
+    }
+  }
+}
+
+/** The options of a group a store keeps, and the `max` resolve.ts gives the group then. */
+function keptOptions(
+  def: ItemResource,
+  has: (sku: string) => boolean,
+): { kept: string[]; max: number | null } {
+  const kept = def.children.filter(has);
+  const max =
+    kept.length < def.children.length && def.max !== null ? Math.min(def.max, kept.length) : def.max;
+  return { kept, max };
+}
+
+/** The catalog part of items, modifier groups and options. */
+export const itemsCatalog: CatalogPart<ItemResource> = {
+  name: "items",
+  excludable: true,
+  resources: (state) => state.items,
+  fits(def, actual, has) {
+    // Titles, descriptions, images and prices are store overrides: not compared.
+    if (def.type !== actual.type || def.min !== actual.min || def.modifiersType !== actual.modifiersType)
+      return false;
+    if (!jsonEqual(def.schedules, actual.schedules)) return false;
+    const inParent = Object.fromEntries(Object.entries(def.priceInParent ?? {}).filter(([p]) => has(p)));
+    if (!jsonEqual(Object.keys(inParent).length > 0 ? inParent : undefined, actual.priceInParent))
+      return false;
+    const { kept, max } = keptOptions(def, has);
+    if (!jsonEqual(kept, actual.children) || max !== actual.max) return false;
+    // A store must keep enough options of a group (the checks of src/config/check.ts).
+    return (
+      def.type === "ITEM" || kept.length === def.children.length || kept.length >= Math.max(1, def.min ?? 0)
+    );
+  },
+  write(catalog: CatalogFile, ctx: CatalogContext) {
+    const defs = chosenOf<ItemResource>(ctx, "items");
+    const groupSkus = Object.keys(defs).filter((k) => defs[k]!.type === "MODIFIER_GROUP");
+    const options = optionSkus(defs);
+    // The value most stores have (ties: the first store by key); the others get overrides.
+    const common = <T>(sku: string, pick: (r: ItemResource) => T): T => {
+      const seen = ctx.members.flatMap((s) => (s.items[sku] ? [pick(s.items[sku])] : []));
+      return seen.length > 0 ? mostCommon(seen) : pick(defs[sku]!);
+    };
+    const describe = (def: ItemResource) => {
+      const description = common(def.sku, (r) => r.description);
+      const images = common(def.sku, (r) => r.images);
+      return {
+        sku: def.sku,
+        title: common(def.sku, (r) => r.title),
+        ...(description ? { description } : {}),
+        price: common(def.sku, (r) => r.price) ?? 0,
+        ...(images.length > 0 ? { images: [...images] } : {}),
+      };
+    };
+
+    const itemSkus = itemOrder(ctx, plainItemSkus(defs));
+    const written = new Set<string>();
+    const groups: ModifierGroup[] = [];
+    for (const sku of groupOrder(ctx, itemSkus, groupSkus)) {
+      const def = defs[sku]!;
+      const opts = def.children.filter((c) => options.has(c));
+      // Only when stores disagree on what a SKU is; the stores that need the group fail verification.
+      if (opts.length === 0) continue;
+      const max = Math.min(Math.max(def.max ?? opts.length, 1), opts.length);
+      groups.push({
+        sku,
+        title: common(sku, (r) => r.title),
+        min: Math.min(def.min ?? 0, max),
+        max,
+        ...(def.modifiersType ? { type: def.modifiersType } : {}),
+        options: opts.map((o): string | InlineOption => {
+          if (written.has(o)) return o;
+          written.add(o);
+          return describe(defs[o]!);
+        }),
+      });
+    }
+    const offeredBy = new Map(
+      groups.map((g) => [g.sku, g.options.map((o) => (typeof o === "string" ? o : o.sku))]),
+    );
+    const items: CatalogItem[] = itemSkus.map((sku) => {
+      const def = defs[sku]!;
+      const offered = def.children.filter((c) => offeredBy.has(c));
+      const optionPrices: Record<string, number> = {};
+      for (const o of offered.flatMap((g) => offeredBy.get(g)!)) {
+        const price = defs[o]?.priceInParent?.[sku];
+        if (price !== undefined) optionPrices[o] = price;
+      }
+      return {
+        ...describe(def),
+        ...(offered.length > 0 ? { modifier_groups: offered } : {}),
+        ...(def.schedules?.length ? { schedules: schedulesText(def.schedules) } : {}),
+        ...(Object.keys(optionPrices).length > 0 ? { option_prices: sortRecord(optionPrices) } : {}),
+      };
+    });
+    if (items.length > 0) catalog.items = items;
+    if (groups.length > 0) catalog.modifier_groups = groups;
+  },
+  overrides(state, catalog) {
+    const base = new Map<
+      string,
+      { title: string; description?: string; images?: string[]; price?: number }
+    >();
+    for (const i of catalog.items ?? []) base.set(i.sku, i);
+    for (const g of catalog.modifier_groups ?? []) {
+      base.set(g.sku, { title: g.title });
+      for (const o of g.options) if (typeof o !== "string") base.set(o.sku, o);
+    }
+    const prices: Record<string, number> = {};
+    const titles: Record<string, string> = {};
+    const descriptions: Record<string, string> = {};
+    const images: Record<string, string[]> = {};
+    for (const [sku, r] of Object.entries(state.items)) {
+      const b = base.get(sku);
+      if (!b) continue;
+      if (r.title !== b.title) titles[sku] = r.title;
+      if (r.type !== "ITEM") continue;
+      if (r.price !== null && r.price !== b.price) prices[sku] = r.price;
+      if (r.description !== (b.description ?? "")) descriptions[sku] = r.description;
+      if (!jsonEqual(r.images, b.images ?? [])) images[sku] = [...r.images];
+    }
+    return { prices, titles, descriptions, images };
+  },
+};
+
+/** The import part of the `item` kind. */
+export const itemsPart: ImportPart = {
+  kinds: ["item"],
+  sanitize: sanitizeItems,
+  catalog: itemsCatalog as CatalogPart<unknown>,
+};

@@ -1,0 +1,63 @@
+/**
+ * The YAML text of the files `carte import` writes. Deterministic: the same input gives the same
+ * bytes (keys in the schema's order, lists in the order the factoring chose, no timestamps).
+ */
+
+import { Document, isMap, isPair, isScalar, isSeq, visit } from "yaml";
+import type { CatalogFile, ProjectFile, StoreFile } from "../generated/config.js";
+
+/** YAML text of a value with a comment on top: short lists and small mappings of lists written inline. */
+export function yamlText(value: unknown, comment: string): string {
+  const doc = new Document(value);
+  visit(doc, {
+    Seq(_, node) {
+      if (node.items.every((i) => isScalar(i))) node.flow = true;
+    },
+    Map(_, node, path) {
+      // Options of a modifier group and categories of a menu written as {sku, ...} inline, as people do.
+      const parent = path[path.length - 1];
+      if (isSeq(parent) && node.items.every((p) => isPair(p) && isScalar(p.value))) node.flow = true;
+    },
+  });
+  if (isMap(doc.contents)) {
+    doc.contents.items.forEach((pair, i) => {
+      if (i > 0 && isScalar(pair.key)) pair.key.spaceBefore = true;
+    });
+  }
+  doc.commentBefore = comment
+    .split("\n")
+    .map((l) => (l ? ` ${l}` : ""))
+    .join("\n");
+  return doc.toString({ lineWidth: 110, flowCollectionPadding: false });
+}
+
+/** The text of an imported catalog. */
+export function catalogText(catalog: CatalogFile, stores: readonly string[]): string {
+  const ordered: CatalogFile = {
+    ...(catalog.name ? { name: catalog.name } : {}),
+    ...(catalog.items ? { items: catalog.items } : {}),
+    ...(catalog.modifier_groups ? { modifier_groups: catalog.modifier_groups } : {}),
+    ...(catalog.categories ? { categories: catalog.categories } : {}),
+    ...(catalog.menus ? { menus: catalog.menus } : {}),
+  };
+  const who = stores.length === 1 ? `store ${stores[0]}` : `stores ${stores.join(", ")}`;
+  return yamlText(
+    ordered,
+    `Imported by carte import: the catalog of ${who}.\n` +
+      "Each store file names it and says what differs there (prices, what it does not sell).",
+  );
+}
+
+/** The text of an imported store file. */
+export function storeText(file: StoreFile): string {
+  return yamlText(file, `Imported by carte import: store ${file.store.integration_id}.`);
+}
+
+/** The text of the carte.yaml that an import writes when the folder has none. */
+export function projectText(project: ProjectFile): string {
+  return yamlText(
+    project,
+    "Written by carte import. Credentials come from CARTE_CLIENT_ID and CARTE_CLIENT_SECRET.\n" +
+      "Without a platform: section, carte runs against its embedded emulator.",
+  );
+}

@@ -1,0 +1,73 @@
+/**
+ * Proof that the files an import writes load and give back the imported state: they are written to a
+ * scratch folder and loaded exactly as `carte plan` loads them (src/config/load.ts: schema, rules
+ * between files, settings, resolution), and every store must come out as it was imported, kind by kind.
+ * A failure here is a bug of carte import, never the user's.
+ */
+
+import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { loadProject } from "../config/load.js";
+import { ConfigError, formatProblem } from "../errors.js";
+import type { FileKind } from "../config/validate.js";
+import type { StoreState } from "../model.js";
+import { differingKinds } from "./factor.js";
+import { importParts } from "./registry.js";
+import type { ImportPart } from "./types.js";
+
+/** A file to write: its path relative to the output folder, and its text. */
+export interface ImportFile {
+  path: string;
+  text: string;
+  kind: FileKind;
+}
+
+/** The carte.yaml used to load the files when the import writes none. */
+const SCRATCH_PROJECT = "version: 1\nstores: stores/*.yaml\ncatalogs: catalogs/*.yaml\n";
+
+/**
+ * Loads written texts and compares them with the states they must give.
+ *
+ * @param files - the catalog and store files (and carte.yaml when written).
+ * @param states - the sanitized states, by store key.
+ * @returns one message per problem; empty when the files load and give exactly `states`.
+ */
+export async function verifyFiles(
+  files: readonly ImportFile[],
+  states: Record<string, StoreState>,
+  parts: readonly ImportPart[] = importParts,
+): Promise<string[]> {
+  const dir = await mkdtemp(path.join(tmpdir(), "carte-import-check-"));
+  try {
+    const all = files.some((f) => f.kind === "project")
+      ? files
+      : [...files, { path: "carte.yaml", text: SCRATCH_PROJECT, kind: "project" as const }];
+    for (const f of all) {
+      await mkdir(path.dirname(path.join(dir, f.path)), { recursive: true });
+      await writeFile(path.join(dir, f.path), f.text);
+    }
+    let desired;
+    try {
+      desired = (await loadProject(path.join(dir, "carte.yaml"))).desired;
+    } catch (err) {
+      if (err instanceof ConfigError) return err.problems.map(formatProblem);
+      throw err;
+    }
+    const out: string[] = [];
+    for (const [key, expected] of Object.entries(states)) {
+      const got = desired.stores[key];
+      if (!got) out.push(`store ${key}: no file was written`);
+      else {
+        const differ = differingKinds(got, expected, parts);
+        if (differ.length > 0)
+          out.push(`stores/${key}.yaml: gives other ${differ.join(", ")} than the platform has`);
+      }
+    }
+    for (const key of Object.keys(desired.stores))
+      if (!states[key]) out.push(`stores/${key}.yaml: store ${key} was not imported`);
+    return out;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

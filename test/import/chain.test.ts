@@ -1,0 +1,105 @@
+/**
+ * `carte import` on the example chain: applied to an emulator, imported back, planned against the
+ * import. One shared catalog with the stores' prices and exclusions as overrides, an empty plan, and
+ * the same bytes on a second import.
+ */
+
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { loadProject } from "../../src/config/index.js";
+import { differingKinds } from "../../src/import/factor.js";
+import { CLIENT_SECRET, carte, exampleAgainstEmulator, repoRoot } from "../helpers/project.js";
+
+const storeFiles = ["stores/bog-centro.yaml", "stores/bog-chapinero.yaml", "stores/med-poblado.yaml"];
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0)) await c();
+});
+
+function tempDir(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), "carte-import-"));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+function readTree(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const sub of ["", "catalogs", "stores"]) {
+    for (const f of readdirSync(path.join(dir, sub), { withFileTypes: true })) {
+      if (f.isFile()) out[path.join(sub, f.name)] = readFileSync(path.join(dir, sub, f.name), "utf8");
+    }
+  }
+  return out;
+}
+
+describe("carte import on the example chain", () => {
+  it("factors one shared catalog, plans nothing, and is deterministic", async () => {
+    const fx = await exampleAgainstEmulator(storeFiles);
+    cleanups.push(fx.close);
+    const applied = await carte(["apply", "--auto-approve", "-q", "-c", fx.config]);
+    expect(applied.code).toBe(0);
+
+    const out = tempDir();
+    const args = ["import", "--store", "900101", "--store", "900102,900201", "-c", fx.config];
+    const imported = await carte([...args, "--out", out]);
+    expect(imported.err).toBe("");
+    expect(imported.code).toBe(0);
+    expect(imported.out).toContain(
+      "Imported 3 stores into 1 catalog: shared (bog-centro, bog-chapinero, med-poblado)",
+    );
+    for (const r of [applied, imported]) expect(r.out + r.err).not.toContain(CLIENT_SECRET);
+
+    // carte.yaml points at the same platform; one catalog; the store files are the example's own.
+    const files = readTree(out);
+    expect(Object.keys(files).sort()).toEqual([
+      "carte.yaml",
+      "catalogs/shared.yaml",
+      "stores/bog-centro.yaml",
+      "stores/bog-chapinero.yaml",
+      "stores/med-poblado.yaml",
+    ]);
+    expect(parse(files["carte.yaml"]!)).toEqual({
+      version: 1,
+      platform: { base_url: fx.emu.url },
+      stores: "stores/*.yaml",
+      catalogs: "catalogs/*.yaml",
+    });
+    for (const f of storeFiles) {
+      expect(files[f]).toMatch(/^# Imported by carte import/);
+      // The example's own prices and exclusions, against one catalog; availability as it was.
+      const original = parse(readFileSync(path.join(repoRoot, "examples/chain", f), "utf8")) as Record<
+        string,
+        unknown
+      >;
+      const written = parse(files[f]!) as Record<string, unknown>;
+      expect(written).toMatchObject({ store: original.store, catalog: "shared" });
+      expect(written.overrides ?? {}).toEqual(original.overrides ?? {});
+      expect(written.availability).toEqual(original.availability);
+    }
+    const catalog = parse(files["catalogs/shared.yaml"]!) as { items: { sku: string; price: number }[] };
+    expect(catalog.items.find((i) => i.sku === "BURGER-CARBON")?.price).toBe(34900);
+
+    // The import loads and gives the example's desired state, store by store, kind by kind.
+    const example = await loadProject(fx.config);
+    const project = await loadProject(path.join(out, "carte.yaml"));
+    expect(Object.keys(project.desired.stores).sort()).toEqual(Object.keys(example.desired.stores).sort());
+    for (const [key, state] of Object.entries(project.desired.stores))
+      expect(differingKinds(state, example.desired.stores[key]!)).toEqual([]);
+
+    const plan = await carte(["plan", "--detailed-exitcode", "-c", path.join(out, "carte.yaml")]);
+    expect(plan.out).toContain("No changes");
+    expect(plan.code).toBe(0);
+
+    // A second import gives the same bytes, and finds nothing to change in the files.
+    const again = tempDir();
+    expect((await carte([...args, "--out", again, "-q"])).code).toBe(0);
+    expect(readTree(again)).toEqual(files);
+    const rerun = await carte([...args, "--out", out]);
+    expect(rerun.out).not.toMatch(/created|updated/);
+    expect(rerun.err).toContain("carte.yaml exists and was left as it is");
+  });
+});

@@ -1,0 +1,173 @@
+/**
+ * `carte import` as a command: store identities, what it refuses and why, `--lenient`, an existing
+ * carte.yaml, and the embedded emulator.
+ */
+
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { startEmulator, type RunningEmulator } from "../../src/emulator/index.js";
+import { toWireCategory } from "../../src/kinds/categories.js";
+import { toWireItem } from "../../src/kinds/items.js";
+import { PlatformClient } from "../../src/platform/client.js";
+import { CLIENT_ID, CLIENT_SECRET, carte } from "../helpers/project.js";
+import { group, item } from "../helpers/builders.js";
+
+let emu: RunningEmulator;
+let client: PlatformClient;
+const dirs: string[] = [];
+
+function tempDir(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), "carte-import-cli-"));
+  dirs.push(dir);
+  return dir;
+}
+
+/** A project folder whose carte.yaml points at the emulator and names one store. */
+function project(): { dir: string; config: string } {
+  const dir = tempDir();
+  const config = path.join(dir, "carte.yaml");
+  writeFileSync(
+    config,
+    `version: 1\nplatform:\n  base_url: ${emu.url}\nstores: stores/*.yaml\ncatalogs: catalogs/*.yaml\n`,
+  );
+  return { dir, config };
+}
+
+beforeAll(async () => {
+  emu = await startEmulator({
+    port: 0,
+    applyDelayMs: 0,
+    seed: {
+      clients: [
+        {
+          client_id: CLIENT_ID,
+          client_secret: CLIENT_SECRET,
+          stores: [
+            { id: "800001", integration_id: "plain", name: "Plain" },
+            { id: "800002", integration_id: "odd", name: "Odd" },
+          ],
+        },
+      ],
+    },
+  });
+  client = new PlatformClient({ baseUrl: emu.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
+  await client.postItems("800001", [
+    toWireItem(item("FRIES", 8900, { title: "Fries", children: ["SAUCES"] })),
+    toWireItem(group("SAUCES", ["KETCHUP"], 0, 1)),
+    toWireItem(item("KETCHUP", 0, { title: "Ketchup" })),
+  ]);
+  // Store 800002 sells its ketchup option on its own too: carte's files cannot say that.
+  await client.postItems("800002", [
+    toWireItem(item("FRIES", 8900, { title: "Fries", children: ["SAUCES"] })),
+    toWireItem(group("SAUCES", ["KETCHUP"], 0, 1)),
+    toWireItem(item("KETCHUP", 500, { title: "Ketchup" })),
+  ]);
+  await emu.idle();
+  await client.postCategories("800002", [
+    toWireCategory({ sku: "SIDES", title: "Sides", items: ["FRIES", "KETCHUP"] }),
+  ]);
+  await emu.idle();
+});
+
+afterAll(async () => {
+  await client.close();
+  await emu.close();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+describe("carte import", () => {
+  it("names a store missing from carte.yaml store-<id>", async () => {
+    const { config } = project();
+    const out = tempDir();
+    const run = await carte(["import", "--store", "800001", "-c", config, "--out", out]);
+    expect(run.code).toBe(0);
+    const file = parse(readFileSync(path.join(out, "stores", "store-800001.yaml"), "utf8")) as unknown;
+    expect(file).toEqual({
+      store: { id: 800001, integration_id: "store-800001", name: "Store 800001" },
+      catalog: "shared",
+      // The store's settings as the platform has them: no hours yet, open.
+      hours: { "mon-sun": [] },
+      open: true,
+    });
+    expect(run.out).toContain("Imported 1 store into 1 catalog: shared (store-800001)");
+  });
+
+  it("takes identities from carte.yaml, by store id or integration id", async () => {
+    const { dir, config } = project();
+    writeFileSync(
+      path.join(dir, "stores.yaml"),
+      "store: { id: 800001, integration_id: plain, name: Plain store }\ncatalog: mine\n",
+    );
+    writeFileSync(path.join(dir, "mine.yaml"), "name: mine\n");
+    writeFileSync(
+      config,
+      readFileSync(config, "utf8")
+        .replace("stores/*.yaml", "stores.yaml")
+        .replace("catalogs/*.yaml", "mine.yaml"),
+    );
+    const out = tempDir();
+    const run = await carte(["import", "--store", "plain", "-c", config, "--out", out]);
+    expect(run.code).toBe(0);
+    expect(parse(readFileSync(path.join(out, "stores", "plain.yaml"), "utf8"))).toMatchObject({
+      store: { id: 800001, integration_id: "plain", name: "Plain store" },
+    });
+  });
+
+  it("refuses an unknown store name", async () => {
+    const { config } = project();
+    const run = await carte(["import", "--store", "nowhere", "-c", config, "--out", tempDir()]);
+    expect(run.code).toBe(1);
+    expect(run.err).toContain('unknown store "nowhere"');
+  });
+
+  it("writes nothing when the files cannot express the live state, unless --lenient", async () => {
+    const { config } = project();
+    const out = tempDir();
+    const strict = await carte(["import", "--store", "800002", "-c", config, "--out", out]);
+    expect(strict.code).toBe(1);
+    expect(strict.err).toContain("store[store-800002].category[SIDES]: a category lists only items");
+    expect(strict.err).toContain("Nothing was written");
+    expect(existsSync(path.join(out, "carte.yaml"))).toBe(false);
+
+    const lenient = await carte(["import", "--store", "800002", "-c", config, "--out", out, "--lenient"]);
+    expect(lenient.code).toBe(0);
+    expect(lenient.err).toContain("Warning: carte's files cannot express 1 thing");
+    const plan = await carte(["plan", "--detailed-exitcode", "-c", path.join(out, "carte.yaml")]);
+    expect(plan.code).toBe(2);
+    expect(plan.out).toMatch(/~ category\[SIDES\]\n\s+items: \["FRIES", "KETCHUP"\] → \["FRIES"\]/);
+  });
+
+  it("leaves an existing carte.yaml alone and says which files it does not pick up", async () => {
+    const { config } = project();
+    const out = tempDir();
+    writeFileSync(
+      path.join(out, "carte.yaml"),
+      "version: 1\nstores: shops/*.yaml\ncatalogs: catalogs/*.yaml\n",
+    );
+    const run = await carte(["import", "--store", "800001", "-c", config, "--out", out]);
+    expect(run.code).toBe(0);
+    expect(readFileSync(path.join(out, "carte.yaml"), "utf8")).toBe(
+      "version: 1\nstores: shops/*.yaml\ncatalogs: catalogs/*.yaml\n",
+    );
+    expect(run.err).toContain("carte.yaml exists and was left as it is");
+    expect(run.err).toContain(
+      "Add these files to its stores: and catalogs: entries:\n  stores/store-800001.yaml\n",
+    );
+  });
+
+  it("reads the embedded emulator when carte.yaml names no platform", async () => {
+    const dir = tempDir();
+    const config = path.join(dir, "carte.yaml");
+    writeFileSync(config, "version: 1\nstores: stores/*.yaml\ncatalogs: catalogs/*.yaml\n");
+    const run = await carte(["import", "--store", "123", "-c", config, "--out", dir]);
+    expect(run.code).toBe(0);
+    expect(run.err).toContain("carte.yaml exists and was left as it is");
+    expect(run.err).not.toContain("Add these files");
+    const plan = await carte(["plan", "--detailed-exitcode", "-c", config]);
+    expect(plan.out).toContain("No changes");
+    expect(plan.code).toBe(0);
+  });
+});
