@@ -12,6 +12,7 @@
  * A setting no layer writes stays `undefined` in the model: carte does not manage it in that store.
  */
 
+import { CLIENT_WEBHOOK_EVENTS, STORE_WEBHOOK_EVENTS } from "../platform/wire.js";
 import type { ConfigProblem } from "../errors.js";
 import { WEEKDAYS } from "../model.js";
 import type { ClientState, Slot, SpecialDay, StoreState, WebhookSetting, Weekday } from "../model.js";
@@ -33,21 +34,10 @@ import type { MinuteSlot, ScheduleDay } from "./slots.js";
 import type { YamlFile } from "./yaml.js";
 
 /** Events a store webhook can carry (platform notes, "Webhooks"). */
-export const STORE_EVENTS: readonly string[] = [
-  "NEW_ORDER",
-  "NEW_ORDER_SCHEDULED",
-  "NEW_ORDER_SCHEDULED_CANCELLED",
-  "ORDER_EVENT_CANCEL",
-  "ORDER_OTHER_EVENT",
-  "MENU_APPROVED",
-  "MENU_REJECTED",
-  "PING",
-  "STORE_CONNECTIVITY",
-  "ORDER_RT_TRACKING",
-];
+export const STORE_EVENTS: readonly string[] = STORE_WEBHOOK_EVENTS;
 
 /** Events of client-level (integration-wide) webhooks. */
-export const CLIENT_EVENTS: readonly string[] = ["STORE_PROVISIONING_STATUS"];
+export const CLIENT_EVENTS: readonly string[] = CLIENT_WEBHOOK_EVENTS;
 
 /** The most time periods one schedule may hold (platform notes, "Limits"). */
 export const PERIODS_PER_SCHEDULE = 6;

@@ -18,6 +18,7 @@
  * - Client-level webhooks live under the same prefix: `/clients/{clientId}/webhooks`.
  */
 
+import { CLIENT_WEBHOOK_EVENTS, STORE_WEBHOOK_EVENTS } from "../platform/wire.js";
 import { randomBytes } from "node:crypto";
 
 import type { WebhookState, WebhookStore } from "../generated/platform.js";
@@ -27,24 +28,13 @@ import type { Reply, Route, RouteContext } from "./http.js";
 import type { EmulatorState, StatePart, StoreRec } from "./state.js";
 
 /** Event names of per-store webhooks (platform notes "Webhooks"). */
-export const STORE_EVENTS = [
-  "NEW_ORDER",
-  "NEW_ORDER_SCHEDULED",
-  "NEW_ORDER_SCHEDULED_CANCELLED",
-  "ORDER_EVENT_CANCEL",
-  "ORDER_OTHER_EVENT",
-  "MENU_APPROVED",
-  "MENU_REJECTED",
-  "PING",
-  "STORE_CONNECTIVITY",
-  "ORDER_RT_TRACKING",
-] as const;
+export const STORE_EVENTS = STORE_WEBHOOK_EVENTS;
 
 /** A per-store event name. */
 export type StoreEvent = (typeof STORE_EVENTS)[number];
 
 /** The only event of client-level webhooks (platform notes "Webhooks"). */
-export const CLIENT_EVENTS = ["STORE_PROVISIONING_STATUS"] as const;
+export const CLIENT_EVENTS = CLIENT_WEBHOOK_EVENTS;
 
 /** A client-level event name. */
 export type ClientEvent = (typeof CLIENT_EVENTS)[number];

@@ -5,9 +5,18 @@
  *
  * These are what the platform sends, before carte touches them: money fields are JSON numbers in the
  * currency's major unit (e.g. `24.90`) and are converted to integer hundredths by `money.ts` before any
- * arithmetic; date-times are strings. If generated platform types land in `src/generated/platform.ts`,
- * these can become aliases of them.
+ * arithmetic; date-times are strings. The entry shapes are the types generated from
+ * schemas/platform/finance.schema.json, so the schemas stay the one source of truth.
  */
+
+import type {
+  BankAccount,
+  Billing,
+  ChargedCancellation,
+  Order,
+  OrderAdjustment,
+  Payment,
+} from "../generated/platform.js";
 
 /** The four finance reads of spec §4.6, by carte's name. */
 export const FINANCE_KINDS = ["payments", "orders", "adjustments", "cancellations"] as const;
@@ -36,43 +45,17 @@ export interface FinancePage<T> {
   entries: T[];
 }
 
-/** Identity document of a bank account holder (spec §2.7), all strings. */
-export interface WireBankDocument {
-  identification_type: string;
-  identification_number: string;
-  holder_name: string;
-}
+/** Bank account of a payment (spec §2.7), all strings; generated from schemas/platform. */
+export type WireBankAccount = BankAccount;
 
-/** Bank account of a payment (spec §2.7), all strings. */
-export interface WireBankAccount {
-  bank_name: string;
-  account_number: string;
-  bank_code: string;
-  account_type: string;
-  ispb: string;
-  document: WireBankDocument;
-}
+/** Identity document of a bank account holder (spec §2.7). */
+export type WireBankDocument = BankAccount["document"];
 
 /**
- * Payment entry (spec §2.7). `total_amount` is money in the major unit. `status` is a free string
- * (platform notes "Finance"). The date-times are strings, ISO 8601 as far as the emulator and the
- * public documentation show.
+ * Payment entry (spec §2.7), generated from schemas/platform/finance.schema.json. `total_amount` is
+ * money in the major unit; `status` is a free string (platform notes "Finance"); date-times are strings.
  */
-export interface WirePayment {
-  id: number;
-  status: string;
-  period_date_start: string;
-  period_date_end: string;
-  expected_execution_date: string;
-  confirmed_payment_date: string;
-  total_amount: number;
-  payment_reference: string;
-  frequecy_type: string;
-  frequecy_type_descripcion: string;
-  balance_request_id: string;
-  bank_account: WireBankAccount;
-  consolidated_stores: number[];
-}
+export type WirePayment = Payment;
 
 /** Names of the `billing` fields in the spec's order (spec §2.7); every one is money (a number). */
 export const BILLING_FIELDS = [
@@ -101,39 +84,20 @@ export const BILLING_FIELDS = [
 export type BillingField = (typeof BILLING_FIELDS)[number];
 
 /** `billing` of an order entry (spec §2.7): money, major unit. */
-export type WireBilling = Record<BillingField, number>;
+export type WireBilling = Billing;
 
 /**
- * Order entry (spec §2.7), also the shape of adjustments and charged cancellations. `amount` is money
- * in the major unit; by the emulator's convention it is what the entry adds to its payment (negative for
- * charged cancellations). `order_status`, `store_type`, `payment_method` are free strings.
+ * Order entry (spec §2.7), also the base shape of adjustments and charged cancellations. `amount` is
+ * money in the major unit; by the emulator's convention it is what the entry adds to its payment
+ * (negative for charged cancellations). `order_status`, `store_type`, `payment_method` are free strings.
  */
-export interface WireOrder {
-  id: number;
-  payment_id: number;
-  order_date: string;
-  store_id: number;
-  store_name: string;
-  store_type: string;
-  order_status: string;
-  payment_method: string;
-  is_prime: string;
-  items: { name: string; units: string }[];
-  amount: number;
-  billing: WireBilling;
-}
+export type WireOrder = Order;
 
 /** Order adjustment (spec §2.7): an order entry plus `descriptionAdjustment`. */
-export interface WireAdjustment extends WireOrder {
-  descriptionAdjustment: string;
-}
+export type WireAdjustment = OrderAdjustment;
 
-/** Charged cancellation (spec §2.7): an order entry plus the two cancellation fields. */
-export interface WireCancellation extends WireOrder {
-  /** A percentage as a string, e.g. `"50"`. */
-  cancellatioPercentage: string;
-  descriptionCancellation: string;
-}
+/** Charged cancellation (spec §2.7): an order entry plus `cancellatioPercentage` (a string) and `descriptionCancellation`. */
+export type WireCancellation = ChargedCancellation;
 
 /** The entry type of each read. */
 export interface FinanceEntryOf {

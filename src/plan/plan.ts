@@ -4,7 +4,14 @@
  */
 
 import { clientKinds as clientRegistry, kinds as registry } from "../kinds/registry.js";
-import type { AttributeDiff, ChangeAction, ClientKind, KindName, ResourceKind } from "../kinds/types.js";
+import type {
+  AttributeDiff,
+  ChangeAction,
+  ClientKind,
+  KindName,
+  ResourceKind,
+  Write,
+} from "../kinds/types.js";
 import { address, jsonEqual } from "../kinds/util.js";
 import { emptyIds, emptyStore, type CurrentState, type DesiredState, type Ownership } from "../model.js";
 import { batchWrites, type PlacedWrite } from "./batch.js";
@@ -44,6 +51,11 @@ function createdAttributes(after: unknown): AttributeDiff[] {
     attribute,
     after: value,
   }));
+}
+
+/** The keys of both sides, sorted. */
+function keysOf(current: Record<string, unknown>, desired: Record<string, unknown>): string[] {
+  return [...new Set([...Object.keys(current), ...Object.keys(desired)])].sort();
 }
 
 /** One resource compared: the change it needs, or nothing. */
@@ -106,6 +118,35 @@ export function buildPlan(desired: DesiredState, current: CurrentState, options:
     options.ownership?.[k.name] ?? k.defaultOwnership ?? "full";
   let changes: ResourceChange[] = [];
   const writesOf = new Map<ResourceChange, PlacedWrite[]>();
+  /** Records one change and the writes that carry it out. */
+  const record = (
+    at: { address: string; store: string; storeId: string; kind: KindName; key: string },
+    cmp: Compared<unknown>,
+    writes: Write[],
+  ) => {
+    const change: ResourceChange = {
+      address: at.address,
+      store: at.store,
+      kind: at.kind,
+      key: at.key,
+      action: cmp.action,
+      before: cmp.before ?? null,
+      after: cmp.after ?? null,
+      diff: cmp.diff,
+    };
+    changes.push(change);
+    writesOf.set(
+      change,
+      writes.map((w) => ({
+        store: at.store,
+        storeId: at.storeId,
+        endpoint: w.endpoint,
+        element: w.element,
+        params: w.params ?? {},
+        address: at.address,
+      })),
+    );
+  };
   const storeKeys = Object.keys(desired.stores).sort();
 
   for (const storeKey of storeKeys) {
@@ -123,39 +164,26 @@ export function buildPlan(desired: DesiredState, current: CurrentState, options:
       const d = kind.select(want, ownership);
       if (d === undefined) continue;
       const c = kind.select(have) ?? {};
-      const keys = [...new Set([...Object.keys(c), ...Object.keys(d)])].sort();
-      for (const key of keys) {
+      for (const key of keysOf(c, d)) {
         const cmp = compare(kind, c[key], d[key], ownership);
         if (!cmp) continue;
         const segment = kind.segment((cmp.after ?? cmp.before)!);
-        const addr = address(storeKey, segment, key);
-        const change: ResourceChange = {
-          address: addr,
-          store: storeKey,
-          kind: segment,
-          key,
-          action: cmp.action,
-          before: cmp.before ?? null,
-          after: cmp.after ?? null,
-          diff: cmp.diff,
-        };
-        changes.push(change);
-        writesOf.set(
-          change,
-          kind.writes(cmp.action, key, cmp.before, cmp.after, ctx).map((w) => ({
+        record(
+          {
+            address: address(storeKey, segment, key),
             store: storeKey,
             storeId: want.store.storeId,
-            endpoint: w.endpoint,
-            element: w.element,
-            params: w.params ?? {},
-            address: addr,
-          })),
+            kind: segment,
+            key,
+          },
+          cmp,
+          kind.writes(cmp.action, key, cmp.before, cmp.after, ctx),
         );
       }
     }
   }
 
-  // Client-level resources, addressed client.SEGMENT[KEY].
+  // Client-level resources, addressed client.KIND[KEY], with store "".
   const clientKinds = options.clientKinds ?? clientRegistry;
   const wantClient = desired.client ?? {};
   const haveClient = current.client ?? { ids: {} };
@@ -165,31 +193,13 @@ export function buildPlan(desired: DesiredState, current: CurrentState, options:
     const d = kind.select(wantClient);
     if (d === undefined) continue;
     const c = kind.select(haveClient) ?? {};
-    for (const key of [...new Set([...Object.keys(c), ...Object.keys(d)])].sort()) {
+    for (const key of keysOf(c, d)) {
       const cmp = compare(kind, c[key], d[key], ownership);
       if (!cmp) continue;
-      const addr = `client.${kind.name}[${key}]`;
-      const change: ResourceChange = {
-        address: addr,
-        store: "",
-        kind: kind.name,
-        key,
-        action: cmp.action,
-        before: cmp.before ?? null,
-        after: cmp.after ?? null,
-        diff: cmp.diff,
-      };
-      changes.push(change);
-      writesOf.set(
-        change,
-        kind.writes(cmp.action, key, cmp.before, cmp.after, haveClient.ids).map((w) => ({
-          store: "",
-          storeId: "",
-          endpoint: w.endpoint,
-          element: w.element,
-          params: w.params ?? {},
-          address: addr,
-        })),
+      record(
+        { address: `client.${kind.name}[${key}]`, store: "", storeId: "", kind: kind.name, key },
+        cmp,
+        kind.writes(cmp.action, key, cmp.before, cmp.after, haveClient.ids),
       );
     }
   }

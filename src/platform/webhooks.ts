@@ -23,6 +23,7 @@
  * secrets sink (src/secrets.ts) and never print it.
  */
 
+import { CLIENT_WEBHOOK_EVENTS, STORE_WEBHOOK_EVENTS } from "./wire.js";
 import type {
   ClientWebhook,
   ClientWebhookCreate,
@@ -50,21 +51,10 @@ export type {
 } from "../generated/platform.js";
 
 /** Event names of per-store webhooks (platform notes "Webhooks"; spec §6 names only `NEW_ORDER`). */
-export const WEBHOOK_EVENTS: readonly WebhookEvent[] = [
-  "NEW_ORDER",
-  "NEW_ORDER_SCHEDULED",
-  "NEW_ORDER_SCHEDULED_CANCELLED",
-  "ORDER_EVENT_CANCEL",
-  "ORDER_OTHER_EVENT",
-  "MENU_APPROVED",
-  "MENU_REJECTED",
-  "PING",
-  "STORE_CONNECTIVITY",
-  "ORDER_RT_TRACKING",
-];
+export const WEBHOOK_EVENTS: readonly WebhookEvent[] = STORE_WEBHOOK_EVENTS;
 
 /** The one event of client-level webhooks (platform notes "Webhooks"). */
-export const CLIENT_WEBHOOK_EVENTS = ["STORE_PROVISIONING_STATUS"] as const;
+export { CLIENT_WEBHOOK_EVENTS };
 
 /** Body of `change-status` as carte sends it (platform notes: at least one of the two lists). */
 export interface ChangeStatusBody extends WebhookChangeStatus {

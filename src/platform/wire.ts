@@ -119,3 +119,26 @@ export const Limits = {
   titleLength: 1000,
   descriptionLength: 2000,
 } as const;
+
+/**
+ * Event names of per-store webhooks (platform notes "Webhooks"; spec §6 names only `NEW_ORDER`). The
+ * one list of them: the configuration checks, the client and the emulator all use it.
+ */
+export const STORE_WEBHOOK_EVENTS = [
+  "NEW_ORDER",
+  "NEW_ORDER_SCHEDULED",
+  "NEW_ORDER_SCHEDULED_CANCELLED",
+  "ORDER_EVENT_CANCEL",
+  "ORDER_OTHER_EVENT",
+  "MENU_APPROVED",
+  "MENU_REJECTED",
+  "PING",
+  "STORE_CONNECTIVITY",
+  "ORDER_RT_TRACKING",
+] as const;
+
+/** A per-store webhook event. */
+export type StoreWebhookEvent = (typeof STORE_WEBHOOK_EVENTS)[number];
+
+/** Events of client-level webhooks (`/clients/{clientId}/webhooks`, platform notes "Webhooks"). */
+export const CLIENT_WEBHOOK_EVENTS = ["STORE_PROVISIONING_STATUS"] as const;

@@ -8,7 +8,6 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseDocument, YAMLMap, YAMLSeq } from "yaml";
 import { loadProject } from "../../src/config/index.js";
-import type { RecordedRequest } from "../../src/emulator/index.js";
 import { PlatformClient } from "../../src/platform/client.js";
 import {
   CLIENT_ID,
@@ -17,6 +16,7 @@ import {
   copyExample,
   exampleAgainstEmulator,
   type CliRun,
+  writes,
 } from "../helpers/project.js";
 
 const storeFiles = readdirSync(path.join(import.meta.dirname, "..", "..", "examples", "chain", "stores"))
@@ -35,15 +35,6 @@ async function setup() {
   cleanup = fx.close;
   return fx;
 }
-
-// `POST /availability/stores` reads whether stores are open (platform notes, "Availability"): not a write.
-const writes = (reqs: RecordedRequest[]) =>
-  reqs.filter(
-    (r) =>
-      r.method !== "GET" &&
-      !r.path.includes("/token/login/") &&
-      !(r.method === "POST" && r.path.endsWith("/availability/stores")),
-  );
 
 function noSecrets(...runs: CliRun[]) {
   for (const r of runs) {

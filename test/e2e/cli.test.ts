@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/main.js";
 import type { CliIo } from "../../src/cli/io.js";
-import { CLIENT_ID, CLIENT_SECRET, exampleAgainstEmulator, repoRoot } from "../helpers/project.js";
+import { CLIENT_ID, CLIENT_SECRET, exampleAgainstEmulator, repoRoot, writes } from "../helpers/project.js";
 
 let cleanup: (() => Promise<void>) | undefined;
 afterEach(async () => {
@@ -42,14 +42,7 @@ describe("carte apply on a terminal", () => {
     expect(await runCli(["apply", "-c", fx.config], io)).toBe(1);
     expect(io.asked).toHaveLength(1);
     expect(io.output).toContain("Apply cancelled.");
-    // `POST /availability/stores` reads whether stores are open: not a write.
-    const writes = fx.emu.requests.filter(
-      (r) =>
-        r.method !== "GET" &&
-        !r.path.includes("/token/") &&
-        !(r.method === "POST" && r.path.endsWith("/availability/stores")),
-    );
-    expect(writes).toEqual([]);
+    expect(writes(fx.emu.requests)).toEqual([]);
 
     const yes = terminalIo("yes");
     expect(await runCli(["apply", "-c", fx.config], yes)).toBe(0);

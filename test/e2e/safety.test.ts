@@ -4,9 +4,8 @@ import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseDocument, type YAMLMap, type YAMLSeq } from "yaml";
-import type { RecordedRequest } from "../../src/emulator/index.js";
 import { PlatformClient } from "../../src/platform/client.js";
-import { CLIENT_ID, CLIENT_SECRET, carte, edit, exampleAgainstEmulator } from "../helpers/project.js";
+import { CLIENT_ID, CLIENT_SECRET, carte, edit, exampleAgainstEmulator, writes } from "../helpers/project.js";
 
 const storeFiles = ["stores/bog-centro.yaml", "stores/bog-chapinero.yaml", "stores/med-poblado.yaml"];
 let cleanup: (() => Promise<void>) | undefined;
@@ -23,15 +22,6 @@ async function applied() {
   fx.emu.clearRequests();
   return fx;
 }
-
-// `POST /availability/stores` reads whether stores are open (platform notes, "Availability"): not a write.
-const writes = (reqs: RecordedRequest[]) =>
-  reqs.filter(
-    (r) =>
-      r.method !== "GET" &&
-      !r.path.includes("/token/login/") &&
-      !(r.method === "POST" && r.path.endsWith("/availability/stores")),
-  );
 
 describe("safety guards", () => {
   it("a stores: pattern that matches nothing trips no_stores: exit 3, no call", async () => {

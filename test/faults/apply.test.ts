@@ -8,26 +8,16 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadProject, type LoadedProject } from "../../src/config/index.js";
-import { startEmulator, type RecordedRequest } from "../../src/emulator/index.js";
+import { startEmulator } from "../../src/emulator/index.js";
 import { canonicalJson } from "../../src/plan/checksum.js";
 import type { Plan } from "../../src/plan/types.js";
+import { mulberry32 } from "../../src/emulator/prng.js";
 import { PlatformClient } from "../../src/platform/client.js";
 import type { Session } from "../../src/session.js";
 import { applyPlan, planProject } from "../../src/workflow.js";
-import { CLIENT_ID, CLIENT_SECRET, repoRoot } from "../helpers/project.js";
+import { CLIENT_ID, CLIENT_SECRET, isWrite, repoRoot } from "../helpers/project.js";
 
 const SEEDS = 50;
-
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function seedOf(project: LoadedProject) {
   return {
@@ -45,11 +35,6 @@ function seedOf(project: LoadedProject) {
   };
 }
 
-// `POST /availability/stores` reads whether stores are open (platform notes, "Availability"): not a write.
-const isWrite = (r: RecordedRequest) =>
-  r.method !== "GET" &&
-  !r.path.includes("/token/login/") &&
-  !(r.method === "POST" && r.path.endsWith("/availability/stores"));
 const signature = (method: string, p: string, body: unknown) => `${method} ${p} ${canonicalJson(body)}`;
 
 describe("apply under injected faults", () => {
@@ -82,7 +67,7 @@ describe("apply under injected faults", () => {
         // test below honours it in full).
         maxRetryAfterMs: 20,
         requestsPerSecond: Infinity,
-        random: seededRandom(seed),
+        random: mulberry32(seed),
       });
       const session: Session = {
         client,

@@ -9,7 +9,7 @@ import {
 import type { ReconcileInput, Sourced } from "../../src/finance/reconcile.js";
 
 export function billing(parts: Partial<WireBilling> = {}): WireBilling {
-  const b = Object.fromEntries(BILLING_FIELDS.map((f) => [f, 0])) as WireBilling;
+  const b = Object.fromEntries(BILLING_FIELDS.map((f) => [f, 0])) as unknown as WireBilling;
   return { ...b, ...parts };
 }
 

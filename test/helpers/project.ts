@@ -10,7 +10,12 @@ import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { runCli } from "../../src/cli/main.js";
 import type { CliIo } from "../../src/cli/io.js";
-import { startEmulator, type RunningEmulator, type Seed } from "../../src/emulator/index.js";
+import {
+  startEmulator,
+  type RecordedRequest,
+  type RunningEmulator,
+  type Seed,
+} from "../../src/emulator/index.js";
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const CLIENT_ID = "e2e-client";
@@ -84,3 +89,15 @@ export async function exampleAgainstEmulator(
     },
   };
 }
+
+/**
+ * Whether a recorded request may change the platform: not a GET, not a token login, and not one of the
+ * reads the platform makes with POST (store status, item status; platform notes "Availability").
+ */
+export function isWrite(r: RecordedRequest): boolean {
+  if (r.method === "GET" || r.path.includes("/token/login/")) return false;
+  return !(r.method === "POST" && (r.path.endsWith("/availability/stores") || r.path.endsWith("/status")));
+}
+
+/** The requests of a recording that may change the platform. */
+export const writes = (reqs: RecordedRequest[]): RecordedRequest[] => reqs.filter(isWrite);
