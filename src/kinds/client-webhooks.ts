@@ -15,7 +15,7 @@
  * Stages 35 (create or update) and 36 (delete), after the per-store webhooks (src/kinds/webhooks.ts).
  */
 
-import { registerEndpoint, type EndpointName, type EndpointParams } from "../plan/endpoints.js";
+import { registerEndpoint, type EndpointParams } from "../plan/endpoints.js";
 import { listClientWebhooks, WebhookPaths, type ClientWebhook } from "../platform/webhooks.js";
 import { registerClientPart } from "../state/parts.js";
 import type { ClientKind } from "./types.js";
@@ -38,13 +38,11 @@ export interface ClientWebhooksSnapshot {
 }
 
 const clientId = (params: EndpointParams) => String(params.clientId);
-// The endpoint names are carte's own; EndpointName lists the names of the first kinds.
-const name = (n: string) => n as EndpointName;
 
 registerEndpoint({
   chain: "webhooks",
   synchronous: true,
-  name: name(ClientWebhookEndpoint.put),
+  name: ClientWebhookEndpoint.put,
   stage: 35,
   method: "POST",
   scope: "client",
@@ -58,7 +56,7 @@ registerEndpoint({
 registerEndpoint({
   chain: "webhooks",
   synchronous: true,
-  name: name(ClientWebhookEndpoint.delete),
+  name: ClientWebhookEndpoint.delete,
   stage: 36,
   method: "DELETE",
   scope: "client",

@@ -28,7 +28,6 @@ import { registerEndpoint } from "../plan/endpoints.js";
 import { perStore, registerStorePart } from "../state/parts.js";
 import {
   dateKey,
-  endpointName,
   fromWireSlot,
   matchSlots,
   plainSlots,
@@ -74,7 +73,7 @@ registerStorePart(
 registerEndpoint({
   chain: "store_schedule",
   synchronous: true,
-  name: endpointName("holiday.slots.create"),
+  name: "holiday.slots.create",
   stage: 15,
   method: "POST",
   scope: "store",

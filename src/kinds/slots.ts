@@ -29,7 +29,7 @@
  */
 
 import { UtilsPaths } from "../platform/utils.js";
-import { registerEndpoint, type EndpointName } from "../plan/endpoints.js";
+import { registerEndpoint } from "../plan/endpoints.js";
 import type { Slot } from "../model.js";
 import type { Write } from "./types.js";
 
@@ -178,9 +178,6 @@ export class PlanningError extends Error {
   }
 }
 
-/** carte's own endpoint names; `EndpointName` lists those of the first kinds. */
-export const endpointName = (n: string) => n as EndpointName;
-
 /** The single element of a one-element call. */
 const only = (elements: unknown[]) => elements[0];
 const always = () => true;
@@ -188,7 +185,7 @@ const always = () => true;
 registerEndpoint({
   chain: "store_schedule",
   synchronous: true,
-  name: endpointName("utils.slot.delete"),
+  name: "utils.slot.delete",
   stage: 10,
   method: "DELETE",
   scope: "store",
@@ -205,7 +202,7 @@ for (const [name, stage] of [
   registerEndpoint({
     chain: "store_schedule",
     synchronous: true,
-    name: endpointName(name),
+    name: name,
     stage,
     method: "PUT",
     scope: "store",

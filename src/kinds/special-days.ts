@@ -28,7 +28,6 @@ import { perStore, registerStorePart } from "../state/parts.js";
 import { slotBody, type SlotBody } from "./holidays.js";
 import {
   dateKey,
-  endpointName,
   fromWireSlot,
   matchSlots,
   plainSlots,
@@ -60,7 +59,7 @@ registerStorePart(
 registerEndpoint({
   chain: "store_schedule",
   synchronous: true,
-  name: endpointName("special_day.delete"),
+  name: "special_day.delete",
   stage: 11,
   method: "DELETE",
   scope: "store",
@@ -72,7 +71,7 @@ registerEndpoint({
 registerEndpoint({
   chain: "store_schedule",
   synchronous: true,
-  name: endpointName("special_day.create"),
+  name: "special_day.create",
   stage: 16,
   method: "POST",
   scope: "store",
@@ -85,7 +84,7 @@ registerEndpoint({
 registerEndpoint({
   chain: "store_schedule",
   synchronous: true,
-  name: endpointName("special_day.slots.create"),
+  name: "special_day.slots.create",
   stage: 17,
   method: "POST",
   scope: "store",

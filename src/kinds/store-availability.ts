@@ -27,7 +27,6 @@ import {
 } from "../platform/stores.js";
 import { registerEndpoint } from "../plan/endpoints.js";
 import { registerStorePart } from "../state/parts.js";
-import { endpointName } from "./slots.js";
 import type { ResourceKind } from "./types.js";
 
 /** Whether a store takes orders. */
@@ -65,7 +64,7 @@ registerStorePart("open", async (client, stores, limit, done) => {
 registerEndpoint({
   chain: "*",
   synchronous: true,
-  name: endpointName("store_availability.enable"),
+  name: "store_availability.enable",
   stage: 50,
   method: "PUT",
   scope: "client",

@@ -23,7 +23,6 @@ import { getRegularHours, UtilsPaths } from "../platform/utils.js";
 import { registerEndpoint } from "../plan/endpoints.js";
 import { perStore, registerStorePart } from "../state/parts.js";
 import {
-  endpointName,
   fromWireSlot,
   matchSlots,
   plainSlots,
@@ -55,7 +54,7 @@ registerStorePart(
 registerEndpoint({
   chain: "store_schedule",
   synchronous: true,
-  name: endpointName("store_hours.create"),
+  name: "store_hours.create",
   stage: 14,
   method: "POST",
   scope: "store",

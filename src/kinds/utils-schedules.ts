@@ -54,7 +54,7 @@ import { registerStorePart } from "../state/parts.js";
 import { categories } from "./categories.js";
 import { items } from "./items.js";
 import { canonicalDays } from "./schedules.js";
-import { endpointName, fromUtilsTime, matchBy, overlap, toUtilsTime } from "./slots.js";
+import { fromUtilsTime, matchBy, overlap, toUtilsTime } from "./slots.js";
 import type { KindName, ResourceKind, Write, WriteContext } from "./types.js";
 import { jsonEqual } from "./util.js";
 
@@ -233,7 +233,7 @@ function registerScheduleEndpoints(prefix: string, first: number, path: Schedule
   registerEndpoint({
     chain: "catalog",
     synchronous: true,
-    name: endpointName(`${prefix}.delete`),
+    name: `${prefix}.delete`,
     stage: first,
     method: "DELETE",
     scope: "store",
@@ -245,7 +245,7 @@ function registerScheduleEndpoints(prefix: string, first: number, path: Schedule
   registerEndpoint({
     chain: "catalog",
     synchronous: true,
-    name: endpointName(`${prefix}.update`),
+    name: `${prefix}.update`,
     stage: first + 1,
     method: "PUT",
     scope: "store",
@@ -257,7 +257,7 @@ function registerScheduleEndpoints(prefix: string, first: number, path: Schedule
   registerEndpoint({
     chain: "catalog",
     synchronous: true,
-    name: endpointName(`${prefix}.create`),
+    name: `${prefix}.create`,
     stage: first + 2,
     method: "POST",
     scope: "store",

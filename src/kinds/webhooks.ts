@@ -36,7 +36,7 @@
  */
 
 import type { WebhookSetting } from "../model.js";
-import { registerEndpoint, type EndpointName, type EndpointParams } from "../plan/endpoints.js";
+import { registerEndpoint, type EndpointParams } from "../plan/endpoints.js";
 import {
   listWebhooks,
   WebhookPaths,
@@ -84,13 +84,11 @@ export function groupByUrl(elements: readonly StoreUrl[]): { url: string; stores
 
 const event = (params: EndpointParams) => String(params.event);
 const always = () => true;
-// The endpoint names are carte's own; EndpointName lists the names of the first kinds.
-const name = (n: string) => n as EndpointName;
 
 registerEndpoint({
   chain: "webhooks",
   synchronous: true,
-  name: name(WebhookEndpoint.create),
+  name: WebhookEndpoint.create,
   stage: 30,
   method: "POST",
   scope: "client",
@@ -103,7 +101,7 @@ registerEndpoint({
 registerEndpoint({
   chain: "webhooks",
   synchronous: true,
-  name: name(WebhookEndpoint.addStores),
+  name: WebhookEndpoint.addStores,
   stage: 31,
   method: "PUT",
   scope: "client",
@@ -115,7 +113,7 @@ registerEndpoint({
 registerEndpoint({
   chain: "webhooks",
   synchronous: true,
-  name: name(WebhookEndpoint.changeUrl),
+  name: WebhookEndpoint.changeUrl,
   stage: 32,
   method: "PUT",
   scope: "client",
@@ -127,7 +125,7 @@ registerEndpoint({
 registerEndpoint({
   chain: "webhooks",
   synchronous: true,
-  name: name(WebhookEndpoint.changeStatus),
+  name: WebhookEndpoint.changeStatus,
   stage: 33,
   method: "PUT",
   scope: "client",
@@ -146,7 +144,7 @@ registerEndpoint({
 registerEndpoint({
   chain: "webhooks",
   synchronous: true,
-  name: name(WebhookEndpoint.removeStores),
+  name: WebhookEndpoint.removeStores,
   stage: 34,
   method: "DELETE",
   scope: "client",

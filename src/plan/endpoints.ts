@@ -17,16 +17,6 @@
 import type { AvailabilityToggle } from "../kinds/availability.js";
 import { Limits, Paths, type StoreItemsToggle } from "../platform/wire.js";
 
-/** Name of an endpoint a kind can write to. */
-export type EndpointName =
-  | "items.upsert"
-  | "categories.upsert"
-  | "menus.upsert"
-  | "menus.delete"
-  | "categories.delete"
-  | "items.delete"
-  | "availability.toggle";
-
 /** Values a write gives the endpoint besides its element (see `Write.params`). */
 export type EndpointParams = Record<string, string | number>;
 
