@@ -22,6 +22,8 @@ export interface RunOptions {
   parallelism?: number;
   /** Longest wait for the platform to show accepted writes, in milliseconds. Default 60 000. */
   convergenceTimeoutMs?: number;
+  /** Longest wait before carte concludes that an unsettled asynchronous create did not happen, in ms. */
+  settleMs?: number;
   onEvent?: (e: ApplyEvent) => void;
   /** Progress of the reads: `done` of `total` store reads. */
   onStoreRead?: (done: number, total: number) => void;
@@ -134,13 +136,14 @@ export async function applyPlan(
 ): Promise<ApplyReport> {
   const results = await executePlan(plan, session.client, {
     parallelism: options.parallelism ?? 8,
+    ...(options.settleMs !== undefined ? { settleMs: options.settleMs } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
     ...(options.secrets ? { onResponse: secretCollector(options.secrets) } : {}),
     // One read of the operation's resources: does the platform show them in their planned state?
-    recheck: async (op) => {
+    recheck: async (op, waitMs) => {
       const addresses = new Set(op.addresses);
       const changes = plan.changes.filter((c) => addresses.has(c.address));
-      const r = await waitForPlan(plan, changes, session.client, { timeoutMs: 0 });
+      const r = await waitForPlan(plan, changes, session.client, { timeoutMs: waitMs });
       return r.pending.length === 0;
     },
   });

@@ -44,12 +44,26 @@ export interface ExecuteOptions {
    * Reads the platform and tells whether the changes of an operation show (used to settle a failed
    * call that may not be repeated blindly; see `synchronous` in src/plan/endpoints.ts).
    */
-  recheck?: (op: Operation) => Promise<boolean>;
+  recheck?: (op: Operation, waitMs: number) => Promise<boolean>;
+  /**
+   * How long a read may wait for an asynchronous endpoint to show an unsettled create before carte
+   * concludes it did not happen, in milliseconds. Default 5 000.
+   */
+  settleMs?: number;
 }
 
-/** The chain of an operation (src/plan/endpoints.ts `chain`). */
+/** How many times an unsettled create is read and made again at most. */
+const SETTLE_ROUNDS = 2;
+
+/**
+ * The chain of an operation (src/plan/endpoints.ts `chain`). Hours, holidays and special days share
+ * the utils slot calls but depend only on themselves: their chain is the kind of the resources changed.
+ */
 function chainOf(op: Operation): string {
-  return Endpoints[op.endpoint]?.chain ?? "catalog";
+  const chain = Endpoints[op.endpoint]?.chain ?? "catalog";
+  if (chain !== "store_schedule") return chain;
+  const kind = /\.(\w+)\[[^\]]*\]$/.exec(op.addresses[0] ?? "")?.[1];
+  return kind ? `store_schedule:${kind}` : chain;
 }
 
 /** Failed chains per store: `store\u0000chain`. */
@@ -145,10 +159,19 @@ async function runOne(
     await attempt();
     return { op, result: { ...base, status: "ok", durationMs: elapsed() } };
   } catch (err) {
-    // A call that may not be repeated blindly, whose effect a read shows at once: settle it by reading.
-    if (!op.idempotent && Endpoints[op.endpoint]?.synchronous && options.recheck && unsettled(err)) {
+    // A call that may not be repeated blindly (a create): settle it by reading. The platform shows the
+    // change (only the answer was lost), or it does not, and then the call provably did not happen and
+    // is made once more. Synchronous endpoints are read at once; asynchronous ones are given time to
+    // process accepted writes first (`settleMs`).
+    let last = err;
+    for (
+      let round = 0;
+      round < SETTLE_ROUNDS && !op.idempotent && options.recheck && unsettled(last);
+      round++
+    ) {
       try {
-        if (await options.recheck(op)) {
+        const waitMs = Endpoints[op.endpoint]?.synchronous ? 0 : (options.settleMs ?? 5000);
+        if (await options.recheck(op, waitMs)) {
           return {
             op,
             result: {
@@ -159,7 +182,6 @@ async function runOne(
             },
           };
         }
-        // The read shows the call did not happen: it is safe to make it once more.
         await attempt();
         return {
           op,
@@ -171,10 +193,10 @@ async function runOne(
           },
         };
       } catch (again) {
-        return { op, result: { ...base, status: "failed", message: describe(again), durationMs: elapsed() } };
+        last = again;
       }
     }
-    return { op, result: { ...base, status: "failed", message: describe(err), durationMs: elapsed() } };
+    return { op, result: { ...base, status: "failed", message: describe(last), durationMs: elapsed() } };
   }
 }
 

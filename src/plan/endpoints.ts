@@ -50,9 +50,9 @@ export interface EndpointSpec {
   chain?: "catalog" | "store_schedule" | "webhooks" | "*";
   /**
    * Whether the platform applies the call before answering (utils, webhooks, the sync store call), so
-   * that a read right after shows its effect. For such a call that is not idempotent, a failure without
-   * a usable answer is settled by reading: the change shows (only the answer was lost), or it does not
-   * and the call is made once more (it provably did not happen).
+   * that a read right after shows its effect. A call that is not idempotent and fails without a usable
+   * answer is settled by reading: the change shows (only the answer was lost), or it does not and the call
+   * is made once more (it provably did not happen). Asynchronous endpoints are read with a wait.
    */
   synchronous?: boolean;
   /**

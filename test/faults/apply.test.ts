@@ -82,9 +82,10 @@ describe("apply under injected faults", () => {
           if (plan.changes.length === 0) break;
           plans.push(plan);
           if (run === 1) reruns++;
-          const report = await applyPlan(plan, session, { convergenceTimeoutMs: 10_000 }).catch(
-            () => undefined,
-          );
+          const report = await applyPlan(plan, session, {
+            convergenceTimeoutMs: 10_000,
+            settleMs: 300,
+          }).catch(() => undefined);
           if (report && report.failed === 0 && report.skipped === 0 && report.pending.length === 0) break;
         }
         // The platform matches the files: a plan without faults is empty.

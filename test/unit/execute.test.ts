@@ -54,8 +54,8 @@ describe("executePlan", () => {
     const client = scripted({ "/hours": [new ApiError({ method: "POST", path: "/hours", status: 400 })] });
     const results = await executePlan(
       plan([
-        op("hours", "store_hours.create", 14),
-        op("holiday", "holiday.slots.create", 15),
+        op("hours", "store_hours.create", 14, { addresses: ["store[s1].store_hours[mon]"] }),
+        op("hours2", "utils.slot.delete", 15, { addresses: ["store[s1].store_hours[tue]"] }),
         op("hook", "webhook.change-url", 32),
         op("items", "items.upsert", 1),
       ]),
@@ -64,7 +64,7 @@ describe("executePlan", () => {
     expect(Object.fromEntries(results.map((r) => [r.id, r.status]))).toEqual({
       items: "ok",
       hours: "failed",
-      holiday: "skipped",
+      hours2: "skipped",
       hook: "ok",
     });
   });
@@ -103,13 +103,61 @@ describe("executePlan", () => {
     expect(results[0]!.status).toBe("ok");
   });
 
-  it("never settles by reading a call the platform applies later (menu API)", async () => {
+  it("gives an asynchronous create (menu API) time to show before making it again", async () => {
     const client = scripted({ "/menu": [dropped()] });
-    let asked = false;
+    const waits: number[] = [];
     const results = await executePlan(plan([op("menu", "menus.upsert", 3, { idempotent: false })]), client, {
-      recheck: async () => (asked = true),
+      settleMs: 1234,
+      recheck: async (_o, waitMs) => {
+        waits.push(waitMs);
+        return false;
+      },
     });
+    expect(waits).toEqual([1234]);
+    expect(client.calls).toEqual(["POST /menu", "POST /menu"]);
+    expect(results[0]!.status).toBe("ok");
+  });
+
+  it("gives up after two rounds of reading and making again", async () => {
+    const client = scripted({ "/hours": [dropped(), dropped(), dropped()] });
+    const results = await executePlan(
+      plan([op("hours", "store_hours.create", 14, { idempotent: false })]),
+      client,
+      {
+        recheck: async () => false,
+      },
+    );
+    expect(client.calls).toHaveLength(3);
+    expect(results[0]).toMatchObject({
+      status: "failed",
+      message: expect.stringContaining("socket hang up"),
+    });
+  });
+
+  it("never repeats a create the platform refused with a 4xx", async () => {
+    const client = scripted({ "/hours": [new ApiError({ method: "POST", path: "/hours", status: 409 })] });
+    let asked = false;
+    const results = await executePlan(
+      plan([op("hours", "store_hours.create", 14, { idempotent: false })]),
+      client,
+      {
+        recheck: async () => (asked = true),
+      },
+    );
     expect(asked).toBe(false);
+    expect(client.calls).toHaveLength(1);
     expect(results[0]!.status).toBe("failed");
+  });
+
+  it("keeps hours, holidays and special days apart: a failed hours call skips no holiday", async () => {
+    const client = scripted({ "/hours": [new ApiError({ method: "POST", path: "/hours", status: 400 })] });
+    const results = await executePlan(
+      plan([
+        op("hours", "store_hours.create", 14, { addresses: ["store[s1].store_hours[mon]"] }),
+        op("hol", "holiday.slots.create", 15, { addresses: ["store[s1].holiday[12-25]"] }),
+      ]),
+      client,
+    );
+    expect(results.map((r) => r.status)).toEqual(["failed", "ok"]);
   });
 });
