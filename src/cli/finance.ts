@@ -222,6 +222,31 @@ export async function runFinanceReconcile(opts: FinanceReconcileCommand, io: Cli
   }
 }
 
+/** The options every finance command shares, from the parsed flags of {@link commonFlags}. */
+function commonOptions(a: {
+  config: string;
+  store: string[];
+  from: string | undefined;
+  to: string | undefined;
+  "date-field": PaymentDateField | undefined;
+  out: string | undefined;
+  "page-size": number;
+  parallelism: number;
+  quiet: boolean;
+}) {
+  return {
+    config: a.config,
+    stores: a.store,
+    from: a.from,
+    to: a.to,
+    dateField: a["date-field"],
+    out: a.out,
+    pageSize: a["page-size"],
+    parallelism: a.parallelism,
+    quiet: a.quiet,
+  };
+}
+
 /** Flags shared by every finance subcommand. */
 function commonFlags<T>(y: Argv<T>) {
   return y
@@ -308,15 +333,7 @@ export function financeCommand<T extends { config: string }>(
               await runFinanceExport(
                 {
                   kind: r.kind,
-                  config: a.config,
-                  stores: a.store,
-                  from: a.from,
-                  to: a.to,
-                  dateField: a["date-field"],
-                  out: a.out,
-                  pageSize: a["page-size"],
-                  parallelism: a.parallelism,
-                  quiet: a.quiet,
+                  ...commonOptions(a),
                   paymentId: a["payment-id"],
                   status: a.status,
                   format: a.format,
@@ -358,15 +375,7 @@ export function financeCommand<T extends { config: string }>(
             setCode(
               await runFinanceReconcile(
                 {
-                  config: a.config,
-                  stores: a.store,
-                  from: a.from,
-                  to: a.to,
-                  dateField: a["date-field"],
-                  out: a.out,
-                  pageSize: a["page-size"],
-                  parallelism: a.parallelism,
-                  quiet: a.quiet,
+                  ...commonOptions(a),
                   format: a.format,
                   adjustments: a.adjustments,
                   cancellations: a.cancellations,
