@@ -5,22 +5,22 @@
  * its own webhooks taken out (see {@link catalog}) and the webhooks of each scenario set in code.
  */
 
+import { exampleSession } from "../helpers/session.js";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { loadProject, type LoadedProject } from "../../src/config/index.js";
-import { startEmulator, type RecordedRequest, type RunningEmulator } from "../../src/emulator/index.js";
+import type { LoadedProject } from "../../src/config/index.js";
+import type { RecordedRequest, RunningEmulator } from "../../src/emulator/index.js";
 import type { KindName } from "../../src/kinds/types.js";
 import type { DesiredState, Ownership, WebhookSetting } from "../../src/model.js";
 import { buildPlan } from "../../src/plan/plan.js";
 import type { Plan } from "../../src/plan/types.js";
-import { PlatformClient } from "../../src/platform/client.js";
 import { secretsFileSink } from "../../src/secrets.js";
 import type { Session } from "../../src/session.js";
 import { clientReadKinds, fetchCurrent, readRequests } from "../../src/state/current.js";
 import { applyPlan } from "../../src/workflow.js";
-import { CLIENT_ID, CLIENT_SECRET, repoRoot } from "../helpers/project.js";
+import { CLIENT_ID } from "../helpers/project.js";
 
 const V2 = "/api/v2/restaurants-integrations-public-api";
 const URL_A = "https://hooks.example.com/orders";
@@ -37,39 +37,16 @@ let session: Session;
 let dir: string;
 let secretsFile: string;
 
+let close: () => Promise<void>;
+
 beforeEach(async () => {
-  project = await loadProject(path.join(repoRoot, "examples", "chain", "carte.yaml"));
-  emu = await startEmulator({
-    port: 0,
-    applyDelayMs: 2,
-    seed: {
-      clients: [
-        {
-          client_id: CLIENT_ID,
-          client_secret: CLIENT_SECRET,
-          stores: Object.values(project.desired.stores).map((s) => ({
-            id: s.store.storeId,
-            integration_id: s.store.integrationId,
-            name: s.store.name,
-          })),
-        },
-      ],
-    },
-  });
-  const client = new PlatformClient({
-    baseUrl: emu.url,
-    clientId: CLIENT_ID,
-    clientSecret: CLIENT_SECRET,
-    requestsPerSecond: Infinity,
-  });
-  session = { client, emulator: undefined, stateFile: undefined, close: () => client.close() };
+  ({ project, emu, session, close } = await exampleSession());
   dir = mkdtempSync(path.join(tmpdir(), "carte-wh-e2e-"));
   secretsFile = path.join(dir, "secrets.json");
 });
 
 afterEach(async () => {
-  await session.close();
-  await emu.close();
+  await close();
   rmSync(dir, { recursive: true, force: true });
 });
 
