@@ -8,8 +8,6 @@ import { Chalk } from "chalk";
 import type { Plan } from "../plan/types.js";
 import { changeLines, changesByStore, plural } from "./lines.js";
 
-export { formatValue } from "./lines.js";
-
 /** Options of {@link renderText}. */
 export interface TextOptions {
   /** Use ANSI colours. */

@@ -26,7 +26,6 @@ import {
   type StoreState,
 } from "../model.js";
 import type { PlatformClient } from "../platform/client.js";
-import type { WireStoreMenu } from "../platform/wire.js";
 import { clientFetcher, storeFetcher } from "./parts.js";
 
 /** What to read in one store: the kinds whose resources are wanted. */
@@ -51,18 +50,6 @@ export function normalizeSnapshot(
     if (kind.reads.every((p) => snapshot[p] !== undefined)) kind.read(snapshot, state, ids);
   }
   return { ...state, ids };
-}
-
-/** Normalizes a store's complete menu (`GET /store-menu`) with the kinds that read only the menu. */
-export function normalizeStoreMenu(
-  identity: StoreIdentity,
-  wire: WireStoreMenu,
-): StoreState & { ids: StoreIds } {
-  return normalizeSnapshot(
-    identity,
-    { menu: wire },
-    registry.filter((k) => k.reads.length === 1 && k.reads[0] === "menu"),
-  );
 }
 
 /**
