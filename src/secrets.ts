@@ -14,7 +14,7 @@
  *   secrets file when one is named, else to the step output `webhook_secret_<EVENT>` (`$GITHUB_OUTPUT`).
  *
  * Never to the terminal, a plan, an apply report, a log or an error message: the executor hands the
- * answer of a secret-bearing call (see {@link registerSecretSource}) to {@link secretCollector} and
+ * answer of a secret-bearing call (an endpoint whose spec declares `secret`) to {@link secretCollector} and
  * keeps no response body anywhere else. Errors of this module name files and error codes only, never
  * file contents (a JSON or YAML parse error quotes the text it failed on, so those are swallowed).
  */
@@ -23,6 +23,8 @@ import { randomBytes } from "node:crypto";
 import { appendFile, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parse, stringify } from "yaml";
+import { Endpoints } from "./plan/endpoints.js";
+import { eventSecret } from "./platform/webhooks.js";
 
 /** A place where webhook secrets are kept. */
 export interface SecretSink {
@@ -215,29 +217,12 @@ export function resolveSecretSink(opts: SecretSinkOptions): SecretSink | undefin
 /** Picks the secret out of a call's answer; `undefined` when it holds none. */
 export type SecretExtractor = (body: unknown) => { event: string; secret: string } | undefined;
 
-const sources = new Map<string, SecretExtractor>();
-
-/**
- * Marks an endpoint as secret-bearing: its answers are handed to the secrets sink (called by the kind
- * that registers the endpoint, at module load).
- */
-export function registerSecretSource(endpoint: string, extract: SecretExtractor): void {
-  sources.set(endpoint, extract);
+/** Whether answers of an endpoint carry a secret (its spec declares `secret`, src/kinds/types.ts). */
+export function isSecretBearing(name: string): boolean {
+  return Endpoints[name]?.secret !== undefined;
 }
 
-/** Whether answers of an endpoint carry a secret. */
-export function isSecretBearing(endpoint: string): boolean {
-  return sources.has(endpoint);
-}
-
-/** The usual extractor: an answer `{event, secret, ...}` (spec §4.7 `POST /webhook`, `reset-secret`). */
-export function eventSecret(body: unknown): { event: string; secret: string } | undefined {
-  if (typeof body !== "object" || body === null) return undefined;
-  const { event, secret } = body as { event?: unknown; secret?: unknown };
-  return typeof event === "string" && typeof secret === "string" && secret !== ""
-    ? { event, secret }
-    : undefined;
-}
+export { eventSecret };
 
 /**
  * The executor's answer hook (`ExecuteOptions.onResponse`): hands the secret of a secret-bearing
@@ -248,7 +233,7 @@ export function secretCollector(
   sink: SecretSink,
 ): (op: { endpoint: string }, body: unknown) => Promise<void> {
   return async (op, body) => {
-    const found = sources.get(op.endpoint)?.(body);
+    const found = Endpoints[op.endpoint]?.secret?.(body);
     if (!found) return;
     try {
       await sink.put(found.event, found.secret);

@@ -10,7 +10,7 @@ import { readPlanFile, writePlanFile } from "../plan/file.js";
 import { isEmptyPlan } from "../plan/plan.js";
 import type { Plan } from "../plan/types.js";
 import type { ApplyEvent } from "../apply/execute.js";
-import type { KindName } from "../kinds/types.js";
+import type { SegmentName } from "../kinds/registry.js";
 import { renderJson } from "../render/json.js";
 import { renderMarkdown } from "../render/markdown.js";
 import { renderText } from "../render/text.js";
@@ -27,7 +27,7 @@ export interface RunCommand {
   quiet: boolean;
   parallelism: number;
   stores: string[];
-  kinds: KindName[];
+  kinds: SegmentName[];
   targets: string[];
   /** `--force --reason`: apply a plan that trips safety guards, recording why. */
   force: { reason: string } | undefined;

@@ -5,7 +5,7 @@
  * of every file is collected before anything is thrown.
  */
 
-import type { KindName } from "../kinds/types.js";
+import type { KindName } from "../kinds/registry.js";
 import type { Ownership } from "../model.js";
 import { DEFAULT_SAFETY, type SafetyPolicy } from "../plan/safety.js";
 import { access, readFile } from "node:fs/promises";

@@ -5,7 +5,7 @@
  */
 
 import type { StoreState } from "../model.js";
-import type { ImportPart, Note, StorePart } from "./types.js";
+import type { KindImportPart, Note, StorePart } from "./types.js";
 import { byCodePoint } from "./util.js";
 
 /** Keeps only switched-off SKUs that are ITEMs of the store (the others cannot be written). */
@@ -23,8 +23,7 @@ export const availabilityStore: StorePart = {
 };
 
 /** The import part of the `availability` kind. */
-export const availabilityPart: ImportPart = {
-  kinds: ["availability"],
+export const availabilityPart: KindImportPart = {
   sanitize: sanitizeAvailability,
   store: availabilityStore,
 };

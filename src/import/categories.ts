@@ -11,7 +11,7 @@ import type { CategoryResource, ItemResource, StoreState } from "../model.js";
 import { optionSkus, plainItemSkus } from "./items.js";
 import { categoryOrder, chosenOf } from "./order.js";
 import { schedulesText } from "./schedules.js";
-import type { CatalogContext, CatalogPart, ImportPart, Note } from "./types.js";
+import type { CatalogContext, CatalogPart, KindImportPart, Note } from "./types.js";
 import { mostCommon, unique, writableSku } from "./util.js";
 
 /** Largest number of items of a category (platform notes, "Limits"). */
@@ -80,8 +80,7 @@ export const categoriesCatalog: CatalogPart<CategoryResource> = {
 };
 
 /** The import part of the `category` kind. */
-export const categoriesPart: ImportPart = {
-  kinds: ["category"],
+export const categoriesPart: KindImportPart = {
   sanitize: sanitizeCategories,
   catalog: categoriesCatalog as CatalogPart<unknown>,
 };

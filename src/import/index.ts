@@ -24,7 +24,6 @@ import type { ResourceKind } from "../kinds/types.js";
 import type { StoreIdentity, StoreState } from "../model.js";
 import type { PlatformClient } from "../platform/client.js";
 import { fetchCurrent } from "../state/current.js";
-import { storeFetcher } from "../state/parts.js";
 import { factorStores, type ImportedCatalog } from "./factor.js";
 import { importParts } from "./registry.js";
 import { catalogText, projectText, storeText } from "./render.js";
@@ -83,20 +82,10 @@ export function resolveStoreArgs(
   return [...out.values()];
 }
 
-/** Whether the reader can fetch a part of a store's live state. */
-function fetchable(part: Parameters<typeof storeFetcher>[0]): boolean {
-  try {
-    storeFetcher(part);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** The registered kinds the import parts export and the reader can fetch. */
 export function importKinds(parts: readonly ImportPart[] = importParts): ResourceKind<unknown>[] {
   const wanted = new Set(parts.flatMap((p) => p.kinds));
-  return registeredKinds.filter((k) => wanted.has(k.name) && k.reads.every(fetchable));
+  return registeredKinds.filter((k) => wanted.has(k.name));
 }
 
 /** Options of {@link readLiveStores}. */

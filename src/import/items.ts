@@ -19,7 +19,7 @@ import { jsonEqual, address } from "../kinds/util.js";
 import type { ItemResource, StoreState } from "../model.js";
 import { chosenOf, groupOrder, itemOrder } from "./order.js";
 import { schedulesText } from "./schedules.js";
-import type { CatalogContext, CatalogPart, ImportPart, Note } from "./types.js";
+import type { CatalogContext, CatalogPart, KindImportPart, Note } from "./types.js";
 import { mostCommon, sortRecord, unique, writableSku } from "./util.js";
 
 /** Largest number of modifier groups of an item and of options of a group (platform notes, "Limits"). */
@@ -270,8 +270,7 @@ export const itemsCatalog: CatalogPart<ItemResource> = {
 };
 
 /** The import part of the `item` kind. */
-export const itemsPart: ImportPart = {
-  kinds: ["item"],
+export const itemsPart: KindImportPart = {
   sanitize: sanitizeItems,
   catalog: itemsCatalog as CatalogPart<unknown>,
 };

@@ -8,7 +8,7 @@ import type { CatalogFile, MenuCategory } from "../generated/config.js";
 import { address, jsonEqual } from "../kinds/util.js";
 import type { MenuResource, StoreState } from "../model.js";
 import { chosenOf, menuOrder } from "./order.js";
-import type { CatalogContext, CatalogPart, ImportPart, Note } from "./types.js";
+import type { CatalogContext, CatalogPart, KindImportPart, Note } from "./types.js";
 
 /** Menu types carte's files accept (catalog schema `Menu.type`). */
 const MENU_TYPE = /^[A-Z][A-Z0-9_]*$/;
@@ -68,8 +68,7 @@ export const menusCatalog: CatalogPart<MenuResource> = {
 };
 
 /** The import part of the `menu` kind. */
-export const menusPart: ImportPart = {
-  kinds: ["menu"],
+export const menusPart: KindImportPart = {
   sanitize: sanitizeMenus,
   catalog: menusCatalog as CatalogPart<unknown>,
 };

@@ -9,7 +9,7 @@ import { STORE_EVENTS, webhookUrlProblem } from "../config/settings.js";
 import { address } from "../kinds/util.js";
 import { WEEKDAYS, type Slot, type StoreState } from "../model.js";
 import { daysText, slotText } from "./schedules.js";
-import type { ImportPart, Note } from "./types.js";
+import type { KindImportPart, Note } from "./types.js";
 import { byCodePoint, sortedKeys } from "./util.js";
 
 const slotsText = (slots: readonly Slot[]): string[] => slots.map(slotText);
@@ -30,8 +30,7 @@ export function hoursText(hours: Record<string, Slot[]>): Record<string, string[
 }
 
 /** The import part of regular hours. */
-export const hoursPart: ImportPart = {
-  kinds: ["store_hours"],
+export const hoursPart: KindImportPart = {
   store: {
     name: "hours",
     sections: (state) => (state.hours ? { hours: hoursText(state.hours) } : undefined),
@@ -39,8 +38,7 @@ export const hoursPart: ImportPart = {
 };
 
 /** The import part of holiday hours: the holidays that have slots, by date. */
-export const holidaysPart: ImportPart = {
-  kinds: ["holiday"],
+export const holidaysPart: KindImportPart = {
   store: {
     name: "holidays",
     sections(state) {
@@ -58,8 +56,7 @@ export const holidaysPart: ImportPart = {
 const pad = (n: number) => String(n).padStart(2, "0");
 
 /** The import part of special days, in date order. */
-export const specialDaysPart: ImportPart = {
-  kinds: ["special_day"],
+export const specialDaysPart: KindImportPart = {
   store: {
     name: "special_days",
     sections(state) {
@@ -74,8 +71,7 @@ export const specialDaysPart: ImportPart = {
 };
 
 /** The import part of store availability (open or closed). */
-export const openPart: ImportPart = {
-  kinds: ["store_availability"],
+export const openPart: KindImportPart = {
   store: {
     name: "open",
     sections: (state) => (state.open === undefined ? undefined : { open: state.open }),
@@ -95,8 +91,7 @@ export function sanitizeWebhooks(state: StoreState, note: Note): void {
 }
 
 /** The import part of the store's webhooks: `EVENT: url`, or `{url, enabled: false}` when switched off. */
-export const webhooksPart: ImportPart = {
-  kinds: ["webhook"],
+export const webhooksPart: KindImportPart = {
   sanitize: sanitizeWebhooks,
   store: {
     name: "webhooks",

@@ -7,7 +7,7 @@
  */
 
 import type { CatalogFile } from "../generated/config.js";
-import type { KindName } from "../kinds/types.js";
+// Kind names are plain strings here: the registry (src/kinds/registry.ts) is the list of them.
 import type { StoreState } from "../model.js";
 
 /** Records something of a store's live state that carte's files cannot express. */
@@ -69,7 +69,7 @@ export interface StorePart {
 /** One kind's contribution to `carte import`. */
 export interface ImportPart {
   /** The registered resource kinds (src/kinds/registry.ts) this part exports, read by the importer. */
-  readonly kinds: readonly KindName[];
+  readonly kinds: readonly string[];
   /**
    * Makes a store's state expressible in carte's files, in place, calling `note` for every loss. Parts
    * run in registry order; later parts see what earlier parts left.
@@ -80,3 +80,6 @@ export interface ImportPart {
   /** Set for a part that writes sections of the store files. */
   readonly store?: StorePart;
 }
+
+/** An import part as a kind declares it (`ResourceKind.importPart`): the registry adds `kinds`. */
+export type KindImportPart = Omit<ImportPart, "kinds">;

@@ -9,7 +9,10 @@
  */
 
 import type { Ownership, StoreState } from "../model.js";
-import type { ResourceKind } from "./types.js";
+import { availabilityPart } from "../import/availability.js";
+import { Limits, Paths, type StoreItemsToggle } from "../platform/wire.js";
+import { storeMenuRead } from "./reads.js";
+import { partOf, type EndpointSpec, type ResourceKind } from "./types.js";
 
 /** The normalized availability of one item. */
 export interface AvailabilityResource {
@@ -41,17 +44,46 @@ function select(state: StoreState, ownership: Ownership = "full"): Record<string
   return out;
 }
 
+/**
+ * `PUT /availability/stores/items` (spec §4.3): toggles of several stores merge into one entry per
+ * store, at most 100 items per call in total (platform notes "Limits"); after the items exist.
+ */
+const toggle: EndpointSpec = {
+  name: "availability.toggle",
+  stage: 7,
+  method: "PUT",
+  scope: "client",
+  path: () => `${Paths.availabilityV2}/availability/stores/items`,
+  body: (elements) => {
+    const entries: StoreItemsToggle[] = [];
+    for (const t of elements as AvailabilityToggle[]) {
+      let entry = entries.find((e) => e.store_integration_id === t.integrationId);
+      if (!entry) {
+        entry = { store_integration_id: t.integrationId, items: {} };
+        entries.push(entry);
+      }
+      (t.on ? (entry.items.turn_on ??= []) : (entry.items.turn_off ??= [])).push(t.sku);
+    }
+    return entries;
+  },
+  maxElements: Limits.availabilityItemsPerCall,
+  idempotent: () => true,
+};
+
 /** The item availability kind. */
-export const availability: ResourceKind<AvailabilityResource> = {
+export const availability: ResourceKind<AvailabilityResource, "availability"> = {
   name: "availability",
-  reads: ["menu"],
+  summary: "whether each item of a store is switched on or off (availability v2)",
+  endpoints: [toggle],
+  importPart: availabilityPart,
+  reads: [storeMenuRead],
   defaultOwnership: "additive",
   select,
   segment: () => "availability",
   // A new item is created available (platform notes, "Store menu API").
   initial: (after) => ({ sku: after.sku, available: true }),
   read(snapshot, into) {
-    const wire = snapshot.menu!;
+    const wire = partOf(snapshot, storeMenuRead)!;
     into.unavailable = wire.items
       .filter((w) => w.item_type !== "MODIFIER_GROUP" && w.suspension_info?.is_available === false)
       .map((w) => w.sku)

@@ -6,7 +6,10 @@
 
 import type { CategoryResource, StoreState } from "../model.js";
 import type { WireCategory } from "../platform/wire.js";
-import type { ResourceKind } from "./types.js";
+import { categoriesPart } from "../import/categories.js";
+import { Paths } from "../platform/wire.js";
+import { storeMenuRead } from "./reads.js";
+import { partOf, type EndpointSpec, type ResourceKind } from "./types.js";
 import { canonicalSchedules, fromWireSchedules, toWireSchedules } from "./schedules.js";
 import { byIndex } from "./util.js";
 
@@ -35,14 +38,43 @@ function selectCategories(state: StoreState): Record<string, CategoryResource> {
   return out;
 }
 
+const path = (storeId: string) => `${Paths.menu}/${storeId}/categories`;
+
+/** `POST /categories` (spec §4.4): upsert by id, else by SKU; after the items it shows. */
+const upsert: EndpointSpec = {
+  name: "categories.upsert",
+  stage: 2,
+  method: "POST",
+  scope: "store",
+  path,
+  body: (elements) => elements,
+  maxElements: Infinity,
+  idempotent: () => true,
+};
+
+/** `DELETE /categories` with `{ids}` (platform notes "Store menu API": an object, unlike the others). */
+const remove: EndpointSpec = {
+  name: "categories.delete",
+  stage: 5,
+  method: "DELETE",
+  scope: "store",
+  path,
+  body: (ids) => ({ ids }),
+  maxElements: Infinity,
+  idempotent: () => true,
+};
+
 /** The categories kind. */
-export const categories: ResourceKind<CategoryResource> = {
+export const categories: ResourceKind<CategoryResource, "category"> = {
   name: "category",
+  summary: "categories of the store menu: title, ordered items, schedules",
+  endpoints: [upsert, remove],
+  importPart: categoriesPart,
   select: selectCategories,
   segment: () => "category",
-  reads: ["menu"],
+  reads: [storeMenuRead],
   read(snapshot, into, ids) {
-    const wire = snapshot.menu!;
+    const wire = partOf(snapshot, storeMenuRead)!;
     const skuById = new Map<number, string>();
     for (const w of wire.items) if (w.id !== undefined) skuById.set(w.id, w.sku);
     for (const c of [...wire.categories].sort((a, b) => a.sku.localeCompare(b.sku))) {

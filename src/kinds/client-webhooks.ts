@@ -15,10 +15,8 @@
  * Stages 35 (create or update) and 36 (delete), after the per-store webhooks (src/kinds/webhooks.ts).
  */
 
-import { registerEndpoint, type EndpointParams } from "../plan/endpoints.js";
 import { listClientWebhooks, WebhookPaths, type ClientWebhook } from "../platform/webhooks.js";
-import { registerClientPart } from "../state/parts.js";
-import type { ClientKind } from "./types.js";
+import { partOf, type ClientKind, type ClientRead, type EndpointParams, type EndpointSpec } from "./types.js";
 
 /** A client-level webhook as carte manages it. */
 export interface ClientWebhookSetting {
@@ -39,7 +37,8 @@ export interface ClientWebhooksSnapshot {
 
 const clientId = (params: EndpointParams) => String(params.clientId);
 
-registerEndpoint({
+/** `POST /clients/{clientId}/webhooks` (spec §4.7): creates or replaces one event's webhook. */
+const put: EndpointSpec = {
   chain: "webhooks",
   synchronous: true,
   name: ClientWebhookEndpoint.put,
@@ -52,8 +51,10 @@ registerEndpoint({
   maxElements: 1,
   // Creates or replaces the event's webhook: repeating it gives the same configuration.
   idempotent: () => true,
-});
-registerEndpoint({
+};
+
+/** `DELETE /clients/{clientId}/webhooks?event=...` (spec §4.7). */
+const remove: EndpointSpec = {
   chain: "webhooks",
   synchronous: true,
   name: ClientWebhookEndpoint.delete,
@@ -64,21 +65,27 @@ registerEndpoint({
   body: () => undefined,
   maxElements: 1,
   idempotent: () => true,
-});
+};
 
-registerClientPart("webhooks", async (client): Promise<ClientWebhooksSnapshot> => {
-  const hooks = await listClientWebhooks(client, client.clientId);
-  return { clientId: client.clientId, hooks };
-});
+/** `GET /clients/{clientId}/webhooks` (spec §4.7) of the session's client. */
+const clientWebhooksRead: ClientRead<ClientWebhooksSnapshot> = {
+  name: "webhooks",
+  async fetch(client) {
+    const hooks = await listClientWebhooks(client, client.clientId);
+    return { clientId: client.clientId, hooks };
+  },
+};
 
 /** The client-level webhooks kind. */
-export const clientWebhooks: ClientKind<ClientWebhookSetting> = {
+export const clientWebhooks: ClientKind<ClientWebhookSetting, "client_webhook"> = {
   name: "client_webhook",
-  reads: ["webhooks"],
+  summary: "integration-wide webhooks (STORE_PROVISIONING_STATUS), in carte.yaml client:",
+  reads: [clientWebhooksRead],
+  endpoints: [put, remove],
   defaultOwnership: "additive",
   select: (state) => state.webhooks,
   read(snapshot, into, ids) {
-    const snap = snapshot.webhooks as ClientWebhooksSnapshot;
+    const snap = partOf(snapshot, clientWebhooksRead)!;
     const hooks: Record<string, ClientWebhookSetting> = {};
     for (const h of [...snap.hooks].sort((a, b) => a.event.localeCompare(b.event))) {
       hooks[h.event] = { url: h.url };

@@ -24,9 +24,9 @@
 import type { Slot } from "../model.js";
 import type { SpecialDays } from "../generated/platform.js";
 import { getHolidays, UtilsPaths } from "../platform/utils.js";
-import { registerEndpoint } from "../plan/endpoints.js";
-import { perStore, registerStorePart } from "../state/parts.js";
+import { holidaysPart } from "../import/settings.js";
 import {
+  SLOT_ENDPOINTS,
   dateKey,
   fromWireSlot,
   matchSlots,
@@ -37,7 +37,7 @@ import {
   toUtilsTime,
   type IdSlot,
 } from "./slots.js";
-import type { ResourceKind } from "./types.js";
+import { partOf, perStoreRead, type EndpointSpec, type ResourceKind } from "./types.js";
 import { address } from "./util.js";
 
 /** The slots of one holiday. */
@@ -65,12 +65,11 @@ export function slotBody(s: Slot): SlotBody {
   return { startsTime: toUtilsTime(s.start), endsTime: toUtilsTime(s.end) };
 }
 
-registerStorePart(
-  "holidays",
-  perStore((client, s) => getHolidays(client, s.storeId)),
-);
+/** `GET /store/schedule/{storeId}/holiday` of each store (spec §4.5). */
+const holidaysRead = perStoreRead<SpecialDays>("holidays", (client, s) => getHolidays(client, s.storeId));
 
-registerEndpoint({
+/** `POST /store/schedule/{storeId}/holiday/{holidayDayId}` (spec §4.5): a holiday's new slots. */
+const slotsCreate: EndpointSpec = {
   chain: "store_schedule",
   synchronous: true,
   name: "holiday.slots.create",
@@ -81,12 +80,15 @@ registerEndpoint({
   body: (elements) => elements,
   maxElements: Infinity,
   idempotent: () => false,
-});
+};
 
 /** The holidays kind. */
-export const holidays: ResourceKind<HolidayHours> = {
+export const holidays: ResourceKind<HolidayHours, "holiday"> = {
   name: "holiday",
-  reads: ["holidays"],
+  summary: "slots of the platform's holiday days of a store, by date MM-DD",
+  reads: [holidaysRead],
+  endpoints: [...SLOT_ENDPOINTS, slotsCreate],
+  importPart: holidaysPart,
   defaultOwnership: "full",
   select(state) {
     if (state.holidays === undefined) return undefined;
@@ -106,7 +108,7 @@ export const holidays: ResourceKind<HolidayHours> = {
   },
   segment: () => "holiday",
   read(snapshot, into, ids) {
-    const wire = snapshot.holidays as SpecialDays;
+    const wire = partOf(snapshot, holidaysRead)!;
     const byDate: Record<string, HolidayIds> = {};
     const hours: Record<string, Slot[]> = {};
     for (const d of wire.storeSpecialScheduleDays ?? []) {

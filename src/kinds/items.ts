@@ -6,7 +6,10 @@
 
 import type { ItemResource, StoreState } from "../model.js";
 import type { WireItem } from "../platform/wire.js";
-import type { ResourceKind } from "./types.js";
+import { Paths } from "../platform/wire.js";
+import { itemsPart } from "../import/items.js";
+import { storeMenuRead } from "./reads.js";
+import { partOf, type EndpointSpec, type ResourceKind } from "./types.js";
 import { canonicalSchedules, fromWireSchedules, toWireSchedules } from "./schedules.js";
 import { byIndex } from "./util.js";
 
@@ -98,14 +101,44 @@ export function fromWireItem(
   return out;
 }
 
+const menuPath = (rest: string) => (storeId: string) => `${Paths.menu}/${storeId}${rest}`;
+
+/** `POST /items` (spec §4.4): upsert by id, else by SKU (platform notes "Store menu API"); asynchronous. */
+const upsert: EndpointSpec = {
+  name: "items.upsert",
+  stage: 1,
+  method: "POST",
+  scope: "store",
+  path: menuPath("/items"),
+  body: (elements) => elements,
+  maxElements: Infinity,
+  idempotent: () => true,
+};
+
+/** `DELETE /items` with a bare array of item ids (spec §4.4); after categories and menus let go. */
+const remove: EndpointSpec = {
+  name: "items.delete",
+  stage: 6,
+  method: "DELETE",
+  scope: "store",
+  path: menuPath("/items"),
+  body: (elements) => elements,
+  maxElements: Infinity,
+  idempotent: () => true,
+};
+
 /** The items-and-modifier-groups kind. */
-export const items: ResourceKind<ItemResource> = {
+export const items: ResourceKind<ItemResource, "item", "modifier_group"> = {
   name: "item",
+  summary: "items (products and options) and modifier groups of the store menu, by SKU",
+  segments: ["modifier_group"],
+  endpoints: [upsert, remove],
+  importPart: itemsPart,
   select: selectItems,
   segment: (r) => (r.type === "MODIFIER_GROUP" ? "modifier_group" : "item"),
-  reads: ["menu"],
+  reads: [storeMenuRead],
   read(snapshot, into, ids) {
-    const wire = snapshot.menu!;
+    const wire = partOf(snapshot, storeMenuRead)!;
     const skuById = new Map<number, string>();
     for (const w of wire.items) if (w.id !== undefined) skuById.set(w.id, w.sku);
     const skuOf = (id: number | undefined) => (id === undefined ? undefined : skuById.get(id));

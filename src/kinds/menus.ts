@@ -7,7 +7,10 @@
 
 import type { MenuResource } from "../model.js";
 import type { WireMenu } from "../platform/wire.js";
-import type { AttributeDiff, ResourceKind } from "./types.js";
+import { menusPart } from "../import/menus.js";
+import { Paths } from "../platform/wire.js";
+import { storeMenuRead } from "./reads.js";
+import { partOf, type AttributeDiff, type EndpointSpec, type ResourceKind } from "./types.js";
 import { byIndex, jsonEqual } from "./util.js";
 
 /** A menu's categories as a reviewer reads them: `["BURGERS", "DESSERTS (inactive)"]`. */
@@ -24,9 +27,38 @@ export function toWireMenu(r: MenuResource, id: number | undefined): WireMenu {
   };
 }
 
+const path = (storeId: string) => `${Paths.menu}/${storeId}/menu`;
+
+/** `POST /menu` (spec §4.4): creates a menu sent without id, updates one with; after its categories. */
+const upsert: EndpointSpec = {
+  name: "menus.upsert",
+  stage: 3,
+  method: "POST",
+  scope: "store",
+  path,
+  body: (elements) => elements,
+  maxElements: Infinity,
+  idempotent: (elements) => elements.every((m) => typeof (m as { id?: unknown }).id === "number"),
+};
+
+/** `DELETE /menu` with a bare array of menu ids (spec §4.4); the first of the deletes. */
+const remove: EndpointSpec = {
+  name: "menus.delete",
+  stage: 4,
+  method: "DELETE",
+  scope: "store",
+  path,
+  body: (elements) => elements,
+  maxElements: Infinity,
+  idempotent: () => true,
+};
+
 /** The menus kind. */
-export const menus: ResourceKind<MenuResource> = {
+export const menus: ResourceKind<MenuResource, "menu"> = {
   name: "menu",
+  summary: "menus of the store, by menu type: ordered categories and whether each is active",
+  endpoints: [upsert, remove],
+  importPart: menusPart,
   select: (state) => state.menus,
   segment: () => "menu",
   diff(before, after): AttributeDiff[] {
@@ -37,9 +69,9 @@ export const menus: ResourceKind<MenuResource> = {
     }
     return out;
   },
-  reads: ["menu"],
+  reads: [storeMenuRead],
   read(snapshot, into, ids) {
-    const wire = snapshot.menu!;
+    const wire = partOf(snapshot, storeMenuRead)!;
     const skuById = new Map<number, string>();
     for (const c of wire.categories) if (c.id !== undefined) skuById.set(c.id, c.sku);
     for (const m of [...wire.menus].sort((a, b) => a.id - b.id)) {

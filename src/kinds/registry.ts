@@ -1,6 +1,10 @@
 /**
- * The registry of resource kinds, in planning order. Adding a kind means writing its module and
- * listing it here; the planner, the renderers and the reader need no change.
+ * The registry of resource kinds, in planning order: the one list of them. Adding a kind means writing
+ * its module (src/kinds/types.ts says what a kind declares) and listing it here; every other list of
+ * kinds is derived from these two arrays: the `KindName` type, the planner's endpoint table
+ * (src/plan/endpoints.ts), the reader's parts (src/state/current.ts), the settings sections the config
+ * loader reads (src/config/settings.ts), the import parts (src/import/registry.ts), the CLI's `--kind`
+ * choices, the `ownership:` schema (`npm run gen`) and the kind table of docs/configuration.md.
  */
 
 import { availability } from "./availability.js";
@@ -12,32 +16,85 @@ import { menus } from "./menus.js";
 import { specialDays } from "./special-days.js";
 import { storeAvailability } from "./store-availability.js";
 import { storeHours } from "./store-hours.js";
-import type { ClientKind, ResourceKind } from "./types.js";
+import type { ClientKind, EndpointSpec, ResourceKind } from "./types.js";
 import { corridorSchedules, productSchedules } from "./utils-schedules.js";
 import { webhooks } from "./webhooks.js";
 
-/** Every resource kind carte manages. */
-export const kinds: readonly ResourceKind<unknown>[] = [
-  items as ResourceKind<unknown>,
-  categories as ResourceKind<unknown>,
-  menus as ResourceKind<unknown>,
-  availability as ResourceKind<unknown>,
-  webhooks as ResourceKind<unknown>,
-  // Store settings (src/kinds/slots.ts has their stages). The utils schedules read after the items and
-  // categories kinds, whose normalized resources they complete.
-  storeHours as ResourceKind<unknown>,
-  holidays as ResourceKind<unknown>,
-  specialDays as ResourceKind<unknown>,
-  corridorSchedules as ResourceKind<unknown>,
-  productSchedules as ResourceKind<unknown>,
-  storeAvailability as ResourceKind<unknown>,
-];
+/**
+ * Every store-level kind carte manages, in planning order. The utils schedules read after the items and
+ * categories kinds, whose normalized resources they complete.
+ */
+const storeKinds = [
+  items,
+  categories,
+  menus,
+  availability,
+  webhooks,
+  storeHours,
+  holidays,
+  specialDays,
+  corridorSchedules,
+  productSchedules,
+  storeAvailability,
+] as const;
 
 /** Every client-level kind carte manages. */
-export const clientKinds: readonly ClientKind<unknown>[] = [clientWebhooks as ClientKind<unknown>];
+const clientLevelKinds = [clientWebhooks] as const;
 
-/** A resource kind by name (`modifier_group` resolves to the items kind). */
+/** Name of a registered kind (store-level or client-level): its key under `ownership:` and in `--kind`. */
+export type KindName = (typeof storeKinds)[number]["name"] | (typeof clientLevelKinds)[number]["name"];
+
+/** An address segment: a kind's name, or another segment a kind uses (`modifier_group`). */
+export type SegmentName = KindName | NonNullable<(typeof items)["segments"]>[number];
+
+/** Every resource kind carte manages, in planning order. */
+export const kinds: readonly ResourceKind<unknown>[] =
+  storeKinds as unknown as readonly ResourceKind<unknown>[];
+
+/** Every client-level kind carte manages. */
+export const clientKinds: readonly ClientKind<unknown>[] =
+  clientLevelKinds as unknown as readonly ClientKind<unknown>[];
+
+/** The names of every kind, store-level first, in registry order. */
+export const KIND_NAMES: readonly KindName[] = [...storeKinds, ...clientLevelKinds].map((k) => k.name);
+
+/**
+ * Every address segment, for `--kind`: the kinds' names and their other segments (`modifier_group`
+ * selects the modifier groups among the items kind's resources).
+ */
+export const SEGMENT_NAMES: readonly SegmentName[] = [
+  ...storeKinds.flatMap(
+    (k): SegmentName[] => [k.name, ...((k as ResourceKind<unknown>).segments ?? [])] as SegmentName[],
+  ),
+  ...clientLevelKinds.map((k) => k.name),
+];
+
+/** Whether a string names a registered kind. */
+export function isKindName(name: string): name is KindName {
+  return (KIND_NAMES as readonly string[]).includes(name);
+}
+
+/** A resource kind by name or address segment (`modifier_group` resolves to the items kind). */
 export function kindNamed(name: string): ResourceKind<unknown> | undefined {
-  const n = name === "modifier_group" ? "item" : name;
-  return kinds.find((k) => k.name === n);
+  return kinds.find((k) => k.name === name || (k.segments ?? []).includes(name));
+}
+
+/**
+ * Every endpoint the kinds write through, by name. Two kinds may list the same spec object (the slot
+ * calls of hours, holidays and special days); two different specs with one name are a bug.
+ *
+ * @throws Error when two kinds declare different endpoints under one name.
+ */
+export function endpointTable(
+  list: readonly { endpoints: readonly EndpointSpec[] }[] = [...kinds, ...clientKinds],
+): ReadonlyMap<string, EndpointSpec> {
+  const table = new Map<string, EndpointSpec>();
+  for (const kind of list) {
+    for (const spec of kind.endpoints) {
+      const seen = table.get(spec.name);
+      if (seen && seen !== spec) throw new Error(`two endpoints are named ${spec.name}`);
+      table.set(spec.name, spec);
+    }
+  }
+  return table;
 }

@@ -29,9 +29,8 @@
  */
 
 import { UtilsPaths } from "../platform/utils.js";
-import { registerEndpoint } from "../plan/endpoints.js";
 import type { Slot } from "../model.js";
-import type { Write } from "./types.js";
+import type { EndpointSpec, Write } from "./types.js";
 
 /** A slot as it exists on the platform, with its id (`storeScheduleId`). */
 export interface IdSlot extends Slot {
@@ -182,7 +181,8 @@ export class PlanningError extends Error {
 const only = (elements: unknown[]) => elements[0];
 const always = () => true;
 
-registerEndpoint({
+/** `DELETE /store/schedule/{storeId}/{storeScheduleId}` (spec §4.5): one slot of any kind, by id. */
+const slotDelete: EndpointSpec = {
   chain: "store_schedule",
   synchronous: true,
   name: "utils.slot.delete",
@@ -194,15 +194,14 @@ registerEndpoint({
   maxElements: 1,
   // A repeated delete answers 404 for the slot it already removed; the next plan shows the truth.
   idempotent: always,
-});
-for (const [name, stage] of [
-  ["utils.slot.shrink", 12],
-  ["utils.slot.update", 13],
-] as const) {
-  registerEndpoint({
+};
+
+/** `PUT /store/schedule/{storeId}/{storeScheduleId}` (spec §4.5): stage 12 frees time, 13 the others. */
+function slotPut(name: "utils.slot.shrink" | "utils.slot.update", stage: number): EndpointSpec {
+  return {
     chain: "store_schedule",
     synchronous: true,
-    name: name,
+    name,
     stage,
     method: "PUT",
     scope: "store",
@@ -210,5 +209,15 @@ for (const [name, stage] of [
     body: only,
     maxElements: 1,
     idempotent: always,
-  });
+  };
 }
+
+/**
+ * The per-slot calls regular hours, holidays and special days share (see the table above): each of
+ * those kinds lists them among its endpoints, with the same spec objects.
+ */
+export const SLOT_ENDPOINTS: readonly EndpointSpec[] = [
+  slotDelete,
+  slotPut("utils.slot.shrink", 12),
+  slotPut("utils.slot.update", 13),
+];

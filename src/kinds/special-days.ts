@@ -23,10 +23,10 @@
 import type { SpecialDay } from "../model.js";
 import type { SpecialDays } from "../generated/platform.js";
 import { getSpecialDays, UtilsPaths } from "../platform/utils.js";
-import { registerEndpoint } from "../plan/endpoints.js";
-import { perStore, registerStorePart } from "../state/parts.js";
+import { specialDaysPart } from "../import/settings.js";
 import { slotBody, type SlotBody } from "./holidays.js";
 import {
+  SLOT_ENDPOINTS,
   dateKey,
   fromWireSlot,
   matchSlots,
@@ -35,7 +35,7 @@ import {
   sortSlots,
   type IdSlot,
 } from "./slots.js";
-import type { ResourceKind, Write } from "./types.js";
+import { partOf, perStoreRead, type EndpointSpec, type ResourceKind, type Write } from "./types.js";
 
 /** Body of `POST /store/schedule/{storeId}/special` (platform notes "Utils"). */
 export interface SpecialDayBody {
@@ -51,12 +51,11 @@ interface SpecialIds {
   slots: IdSlot[];
 }
 
-registerStorePart(
-  "special",
-  perStore((client, s) => getSpecialDays(client, s.storeId)),
-);
+/** `GET /store/schedule/{storeId}/special` of each store (spec §4.5). */
+const specialRead = perStoreRead<SpecialDays>("special", (client, s) => getSpecialDays(client, s.storeId));
 
-registerEndpoint({
+/** `DELETE /store/schedule/{storeId}/special/{specialDayId}` (spec §4.5). */
+const dayDelete: EndpointSpec = {
   chain: "store_schedule",
   synchronous: true,
   name: "special_day.delete",
@@ -67,8 +66,9 @@ registerEndpoint({
   body: () => undefined,
   maxElements: 1,
   idempotent: () => true,
-});
-registerEndpoint({
+};
+/** `POST /store/schedule/{storeId}/special` (spec §4.5): a special day with its slots. */
+const dayCreate: EndpointSpec = {
   chain: "store_schedule",
   synchronous: true,
   name: "special_day.create",
@@ -80,8 +80,9 @@ registerEndpoint({
   maxElements: 1,
   // Repeated after a lost answer, the second create is refused (one special day per date).
   idempotent: () => false,
-});
-registerEndpoint({
+};
+/** `POST /store/schedule/{storeId}/special/{specialDayId}` (spec §4.5): new slots of a special day. */
+const slotsCreate: EndpointSpec = {
   chain: "store_schedule",
   synchronous: true,
   name: "special_day.slots.create",
@@ -92,7 +93,7 @@ registerEndpoint({
   body: (elements) => elements,
   maxElements: Infinity,
   idempotent: () => false,
-});
+};
 
 function canonical(d: SpecialDay): SpecialDay {
   return { name: d.name, month: d.month, day: d.day, slots: plainSlots(d.slots) };
@@ -109,9 +110,12 @@ function createWrite(d: SpecialDay): Write {
 }
 
 /** The special days kind. */
-export const specialDays: ResourceKind<SpecialDay> = {
+export const specialDays: ResourceKind<SpecialDay, "special_day"> = {
   name: "special_day",
-  reads: ["special"],
+  summary: "special days of a store (a name, a date MM-DD and its slots)",
+  reads: [specialRead],
+  endpoints: [...SLOT_ENDPOINTS, dayDelete, dayCreate, slotsCreate],
+  importPart: specialDaysPart,
   defaultOwnership: "full",
   select(state) {
     if (state.specialDays === undefined) return undefined;
@@ -126,7 +130,7 @@ export const specialDays: ResourceKind<SpecialDay> = {
   },
   segment: () => "special_day",
   read(snapshot, into, ids) {
-    const wire = snapshot.special as SpecialDays;
+    const wire = partOf(snapshot, specialRead)!;
     const days: Record<string, SpecialDay> = {};
     const byDate: Record<string, SpecialIds> = {};
     for (const d of wire.storeSpecialScheduleDays ?? []) {

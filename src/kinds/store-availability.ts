@@ -25,9 +25,9 @@ import {
   StorePaths,
   storesOpen,
 } from "../platform/stores.js";
-import { registerEndpoint } from "../plan/endpoints.js";
-import { registerStorePart } from "../state/parts.js";
-import type { ResourceKind } from "./types.js";
+import { openPart } from "../import/settings.js";
+import type { EndpointSpec, ResourceKind, StoreRead } from "./types.js";
+import { partOf } from "./types.js";
 
 /** Whether a store takes orders. */
 export interface StoreOpen {
@@ -38,30 +38,34 @@ export interface StoreOpen {
 export const OPEN_KEY = "open";
 
 // Reads 100 stores per call (platform notes "Limits"), each batch under the reader's concurrency bound.
-registerStorePart("open", async (client, stores, limit, done) => {
-  const out = new Map<string, unknown>();
-  const batches: (typeof stores)[] = [];
-  for (let i = 0; i < stores.length; i += MAX_STATUS_STORES)
-    batches.push(stores.slice(i, i + MAX_STATUS_STORES));
-  await Promise.all(
-    batches.map((batch) =>
-      limit(async () => {
-        const answer = await storesOpen(
-          client,
-          batch.map((s) => s.storeId),
-        );
-        for (const s of batch) {
-          const open = answer.get(s.storeId);
-          if (open !== undefined) out.set(s.key, open);
-          done(s.key);
-        }
-      }),
-    ),
-  );
-  return out;
-});
+const openRead: StoreRead<boolean> = {
+  name: "open",
+  async fetch(client, stores, limit, done) {
+    const out = new Map<string, boolean>();
+    const batches: (typeof stores)[] = [];
+    for (let i = 0; i < stores.length; i += MAX_STATUS_STORES)
+      batches.push(stores.slice(i, i + MAX_STATUS_STORES));
+    await Promise.all(
+      batches.map((batch) =>
+        limit(async () => {
+          const answer = await storesOpen(
+            client,
+            batch.map((s) => s.storeId),
+          );
+          for (const s of batch) {
+            const open = answer.get(s.storeId);
+            if (open !== undefined) out.set(s.key, open);
+            done(s.key);
+          }
+        }),
+      ),
+    );
+    return out;
+  },
+};
 
-registerEndpoint({
+/** `PUT /availability/stores/enable` (platform notes "Availability"): synchronous, ≤ 300 stores a call. */
+const enable: EndpointSpec = {
   chain: "*",
   synchronous: true,
   name: "store_availability.enable",
@@ -86,17 +90,21 @@ registerEndpoint({
       })
       .join("; ");
   },
-});
+};
 
 /** The store availability kind. */
-export const storeAvailability: ResourceKind<StoreOpen> = {
+export const storeAvailability: ResourceKind<StoreOpen, "store_availability"> = {
   name: "store_availability",
-  reads: ["open"],
+  summary: "whether a store takes orders (open or closed)",
+  reads: [openRead],
+  endpoints: [enable],
+  importPart: openPart,
   defaultOwnership: "full",
   select: (state) => (state.open === undefined ? undefined : { [OPEN_KEY]: { open: state.open } }),
   segment: () => "store_availability",
   read(snapshot, into) {
-    if (typeof snapshot.open === "boolean") into.open = snapshot.open;
+    const open = partOf(snapshot, openRead);
+    if (typeof open === "boolean") into.open = open;
   },
   writes(action, _key, _before, after, ctx) {
     // The files stop managing a store's availability: it stays as it is.

@@ -20,9 +20,9 @@
 import { WEEKDAYS, type Slot, type Weekday } from "../model.js";
 import type { RegularHours } from "../generated/platform.js";
 import { getRegularHours, UtilsPaths } from "../platform/utils.js";
-import { registerEndpoint } from "../plan/endpoints.js";
-import { perStore, registerStorePart } from "../state/parts.js";
+import { hoursPart } from "../import/settings.js";
 import {
+  SLOT_ENDPOINTS,
   fromWireSlot,
   matchSlots,
   plainSlots,
@@ -31,7 +31,7 @@ import {
   toUtilsTime,
   type IdSlot,
 } from "./slots.js";
-import type { ResourceKind, Write } from "./types.js";
+import { partOf, perStoreRead, type EndpointSpec, type ResourceKind, type Write } from "./types.js";
 
 /** The hours of one weekday. */
 export interface DayHours {
@@ -46,12 +46,11 @@ export interface RegularSlotBody {
   ends_time: string;
 }
 
-registerStorePart(
-  "hours",
-  perStore((client, s) => getRegularHours(client, s.storeId)),
-);
+/** `GET /store/schedule/{storeId}` of each store (spec §4.5). */
+const hoursRead = perStoreRead<RegularHours>("hours", (client, s) => getRegularHours(client, s.storeId));
 
-registerEndpoint({
+/** `POST /store/schedule/{storeId}` (spec §4.5): one new slot per call, after every slot update. */
+const create: EndpointSpec = {
   chain: "store_schedule",
   synchronous: true,
   name: "store_hours.create",
@@ -63,15 +62,18 @@ registerEndpoint({
   maxElements: 1,
   // A create: repeated after a lost answer it would add the slot twice.
   idempotent: () => false,
-});
+};
 
 /** The slot ids of each weekday as read, by day. */
 type HoursIds = Partial<Record<Weekday, IdSlot[]>>;
 
 /** The store hours kind. */
-export const storeHours: ResourceKind<DayHours> = {
+export const storeHours: ResourceKind<DayHours, "store_hours"> = {
   name: "store_hours",
-  reads: ["hours"],
+  summary: "regular opening hours of a store, one resource per weekday",
+  reads: [hoursRead],
+  endpoints: [...SLOT_ENDPOINTS, create],
+  importPart: hoursPart,
   defaultOwnership: "full",
   select(state) {
     if (state.hours === undefined) return undefined;
@@ -80,7 +82,7 @@ export const storeHours: ResourceKind<DayHours> = {
   },
   segment: () => "store_hours",
   read(snapshot, into, ids) {
-    const wire = snapshot.hours as RegularHours;
+    const wire = partOf(snapshot, hoursRead)!;
     const byDay: HoursIds = {};
     for (const d of wire.storeScheduleDays ?? []) {
       if (!(WEEKDAYS as readonly string[]).includes(d.day)) continue;

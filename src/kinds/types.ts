@@ -5,24 +5,190 @@
  * It never decides how calls are grouped: the planner batches the kinds' writes (src/plan/batch.ts).
  */
 
-import type { ClientState, Ownership, StoreIds, StoreState } from "../model.js";
-import type { WireStoreMenu } from "../platform/wire.js";
+import type { ConfigProblem } from "../errors.js";
+import type { KindImportPart } from "../import/types.js";
+import type { ClientState, Ownership, StoreIdentity, StoreIds, StoreState } from "../model.js";
+import type { PlatformClient } from "../platform/client.js";
+import type { Site } from "../config/report.js";
+import type { YamlFile } from "../config/yaml.js";
 
-/** Names of the resource kinds, as they appear in addresses: `store[bog-centro].item[BURGER]`. */
-export type KindName =
-  | "item"
-  | "modifier_group"
-  | "category"
-  | "menu"
-  | "availability"
-  | "store_hours"
-  | "holiday"
-  | "special_day"
-  | "store_availability"
-  | "webhook"
-  | "corridor_schedule"
-  | "product_schedule"
-  | "client_webhook";
+/** Runs an async task under the reader's concurrency bound (p-limit). */
+export type Limit = <T>(fn: () => Promise<T>) => Promise<T>;
+
+/**
+ * How one part of a store's live state is fetched from the platform. A kind lists the reads it needs
+ * (`ResourceKind.reads`); several kinds may share one read object (the store menu serves items,
+ * categories, menus and item availability), and the reader fetches each read once for the stores that
+ * need it, with the fewest calls the platform allows (one per store, batched, or one for all stores).
+ *
+ * @typeParam T - the part's value as the kinds read it from the snapshot.
+ */
+export interface StoreRead<T = unknown> {
+  /** Unique name of the part: its key in a {@link StoreSnapshot}, e.g. `menu`, `hours`. */
+  readonly name: string;
+  /**
+   * Fetches the part for some stores. Returns the part of each store by store key; calls `done(key)`
+   * once per store as its part arrives (progress). Runs every call under `limit`. Throws the
+   * {@link ApiError} of a failed call.
+   */
+  fetch(
+    client: PlatformClient,
+    stores: readonly StoreIdentity[],
+    limit: Limit,
+    done: (key: string) => void,
+  ): Promise<Map<string, T>>;
+}
+
+/** How one part of the client's live state (not tied to a store) is fetched. */
+export interface ClientRead<T = unknown> {
+  /** Unique name of the part: its key in a {@link ClientSnapshot}. */
+  readonly name: string;
+  fetch(client: PlatformClient): Promise<T>;
+}
+
+/**
+ * What the reader fetched for one store: the value of each {@link StoreRead} by its name. Which parts
+ * exist is decided by the registered kinds' `reads`, not by a list here; read a part with
+ * {@link partOf}.
+ */
+export type StoreSnapshot = Readonly<Record<string, unknown>>;
+
+/** What the reader fetched for the client: the value of each {@link ClientRead} by its name. */
+export type ClientSnapshot = Readonly<Record<string, unknown>>;
+
+/** The value of a read in a snapshot, `undefined` when the reader did not fetch it. */
+export function partOf<T>(
+  snapshot: StoreSnapshot | ClientSnapshot,
+  read: StoreRead<T> | ClientRead<T>,
+): T | undefined {
+  return Object.hasOwn(snapshot, read.name) ? (snapshot[read.name] as T) : undefined;
+}
+
+/** A store read that makes one call per store. */
+export function perStoreRead<T>(
+  name: string,
+  fetch: (client: PlatformClient, store: StoreIdentity) => Promise<T>,
+): StoreRead<T> {
+  return {
+    name,
+    async fetch(client, stores, limit, done) {
+      const entries = await Promise.all(
+        stores.map((s) =>
+          limit(async () => {
+            const value = await fetch(client, s);
+            done(s.key);
+            return [s.key, value] as const;
+          }),
+        ),
+      );
+      return new Map(entries);
+    },
+  };
+}
+
+/** Values a write gives its endpoint besides its element (see `Write.params`). */
+export type EndpointParams = Record<string, string | number>;
+
+/**
+ * An API call the planner may make, declared by the kind that writes through it. The planner batches
+ * the kinds' writes into calls of these endpoints (src/plan/batch.ts) and orders the calls by `stage`;
+ * the executor reads `chain`, `synchronous`, `check` and `secret` (src/apply/execute.ts).
+ *
+ * An endpoint is `store`-scoped (its path names one store; writes of one store with the same params
+ * share a call) or `client`-scoped (one call serves several stores; writes with the same params share
+ * a call, up to `maxElements`).
+ */
+export interface EndpointSpec {
+  /** Unique name, e.g. `items.upsert`. Two kinds may list the same spec object (shared slot calls). */
+  name: string;
+  /**
+   * Stage of the plan, 1-based; every call of a stage runs before any call of a later stage. Creates
+   * and updates come before the resources that reference them (items → categories → menus), deletes
+   * after every upsert and in reverse order; store settings follow; opening or closing a store is last.
+   * docs/architecture.md has the table of stages.
+   */
+  stage: number;
+  method: "GET" | "POST" | "PUT" | "DELETE" | "PATCH";
+  /** `store`: the path names one store; `client`: one call serves several stores. */
+  scope: "store" | "client";
+  /** Path of the call; `storeId` is the platform store id (empty for client-scoped endpoints). */
+  path(storeId: string, params: EndpointParams): string;
+  /** Body of the call from the elements the kinds wrote (undefined: no body). */
+  body(elements: unknown[], params: EndpointParams): unknown;
+  /** Most elements in one call; more are split across calls. */
+  maxElements: number;
+  /**
+   * Whether repeating the call cannot change the outcome, so that a lost answer may be retried:
+   * upserts by SKU, deletes by id and availability toggles are; a menu upsert is only when every menu
+   * carries its id (a menu without id is created anew by each call).
+   */
+  idempotent(elements: unknown[]): boolean;
+  /**
+   * The chain of calls this one depends on: a failed call skips the later calls of its chain in the same
+   * store, and nothing else. `catalog` (default): items, categories, menus, availability and the utils
+   * schedules of categories and items; `store_schedule`: hours, holidays and special days; `webhooks`;
+   * `*`: depends on every chain (opening or closing a store comes after everything else succeeded).
+   */
+  chain?: "catalog" | "store_schedule" | "webhooks" | "*";
+  /**
+   * Whether the platform applies the call before answering (utils, webhooks, the sync store call), so
+   * that a read right after shows its effect. A call that is not idempotent and fails without a usable
+   * answer is settled by reading: the change shows (only the answer was lost), or it does not and the call
+   * is made once more (it provably did not happen). Asynchronous endpoints are read with a wait.
+   */
+  synchronous?: boolean;
+  /**
+   * Checks the body of a 2xx answer for failures the platform reports inside it (a synchronous call
+   * that answers one result per element). Returns what went wrong when the call must count as failed,
+   * else undefined. Default: a 2xx answer is a success.
+   */
+  check?(response: unknown, parts: readonly { store: string; element: unknown }[]): string | undefined;
+  /**
+   * For calls whose answer carries a secret (`POST /webhook` answers the event's signing secret, spec
+   * §4.7): picks it out of the answer, so that the executor hands it to the secrets sink and nowhere
+   * else. Absent: the answer holds no secret.
+   */
+  secret?(response: unknown): { event: string; secret: string } | undefined;
+}
+
+/**
+ * Where a settings section is written, for {@link ConfigSection.read}: the parsed file and the pointer
+ * segments of the settings object inside it (the top of a store file, `defaults:` of carte.yaml or of a
+ * group, the top of an included file).
+ */
+export interface SectionContext {
+  parsed: YamlFile;
+  /** Pointer segments of the settings object. */
+  base: readonly (string | number)[];
+  /** The site of a value inside the settings object. */
+  at(...segments: (string | number)[]): Site;
+}
+
+/**
+ * A kind's section of the store settings (`hours:`, `holidays:`, `webhooks:`…), as written in the
+ * layers a store inherits: carte.yaml `defaults:` → its group's `defaults:` → the store file, each
+ * preceded by the files it includes. The config loader (src/config/settings.ts) reads every registered
+ * section from every layer, merges the layers lowest first and resolves the result into the store's
+ * model state. The section's JSON Schema fragment lives in schemas/config/settings.schema.json.
+ *
+ * @typeParam L - one layer's value as read, with the sites messages need.
+ */
+export interface ConfigSection<L> {
+  /** The key of the section in a settings object, e.g. `hours`. */
+  readonly key: string;
+  /**
+   * Reads and checks one layer's value (`value` is what the file writes under {@link key}, already
+   * validated by the schema), reporting every problem the schema cannot see. `undefined`: nothing usable.
+   */
+  read(value: unknown, ctx: SectionContext, problems: ConfigProblem[]): L | undefined;
+  /** Puts a higher layer over the merged lower ones. Default: the higher layer replaces the lower. */
+  merge?(lower: L, upper: L): L;
+  /**
+   * Turns the merged layers into the store's model state (`into`), reporting what only the combination
+   * shows (an inherited slot overlapping the store's own).
+   */
+  resolve(merged: L, into: StoreState, problems: ConfigProblem[]): void;
+}
 
 /** What a change does to a resource. */
 export type ChangeAction = "create" | "update" | "delete";
@@ -34,41 +200,9 @@ export interface AttributeDiff {
   after?: unknown;
 }
 
-/**
- * What the reader fetched for one store: each part is present when a kind managed in that store reads
- * it (see src/state/parts.ts for how each part is fetched).
- */
-export interface StoreSnapshot {
-  /** `GET /store-menu` (spec §4.4). */
-  menu?: WireStoreMenu;
-  /** `GET /store/schedule/{storeId}` (spec §4.5, utils). */
-  hours?: unknown;
-  /** `GET /store/schedule/{storeId}/holiday`. */
-  holidays?: unknown;
-  /** `GET /store/schedule/{storeId}/special`. */
-  special?: unknown;
-  /** `POST /availability/stores` (v2): whether the store is open. */
-  open?: boolean;
-  /** The client's per-store webhooks, `GET /webhook` (spec §4.7): the same list for every store. */
-  webhooks?: unknown;
-  /** Corridors and their schedules through the utils group, when the store writes schedules there. */
-  utilsSchedules?: unknown;
-}
-
-/** A part of a store's live state that a kind can ask for. */
-export type ReadPart = keyof StoreSnapshot;
-
-/** What the reader fetched for the client: `GET /clients/{clientId}/webhooks` (spec §4.7). */
-export interface ClientSnapshot {
-  webhooks?: unknown;
-}
-
-/** A part of the client's live state. */
-export type ClientReadPart = keyof ClientSnapshot;
-
 /** One element of one API call, contributed by a kind for one resource change. */
 export interface Write {
-  /** Name of a registered endpoint (src/plan/endpoints.ts). */
+  /** Name of an endpoint of the kind's `endpoints` (the planner looks it up in the registry). */
   endpoint: string;
   /** The element the call carries for this change: an upsert object, an id, a slot, a store id… */
   element: unknown;
@@ -88,17 +222,35 @@ export interface WriteContext {
   ids: StoreIds;
 }
 
-/**
- * A resource kind. `R` is its normalized resource: plain JSON, canonical, comparable with deep equality.
- * Implementations must be pure.
- */
-export interface ResourceKind<R> {
-  /** The kind's own name (a kind may address some resources with another segment, see `segment`). */
-  readonly name: KindName;
-  /** The parts of a store's live state the kind reads. */
-  readonly reads: readonly ReadPart[];
+/** What every kind, store-level or client-level, declares about itself. */
+interface KindBase<N extends string> {
+  /** The kind's name: its key under `ownership:`, in `--kind` and in addresses. */
+  readonly name: N;
   /** Ownership when carte.yaml says nothing; documented per kind. Default `full`. */
   readonly defaultOwnership?: Ownership;
+  /** One line for the docs' kind table: what the kind manages. */
+  readonly summary: string;
+  /** The API calls the kind writes through, with their stages and batching limits. */
+  readonly endpoints: readonly EndpointSpec[];
+  /** How `carte import` writes the kind's live state into files; absent: import leaves it out. */
+  readonly importPart?: KindImportPart;
+}
+
+/**
+ * A resource kind: everything about one kind of store resource, declared on one object, so that adding
+ * a kind is one module and one line in src/kinds/registry.ts. `R` is its normalized resource: plain
+ * JSON, canonical, comparable with deep equality; `N` its name and `S` its other address segments. One
+ * normalisation serves both sides: `read` builds the current side from the platform's answers, the
+ * config section (or src/config/resolve.ts for the catalog) builds the desired side, and `select`
+ * gives both to the planner in one canonical form. Everything but the reads' `fetch` must be pure.
+ */
+export interface ResourceKind<R, N extends string = string, S extends string = N> extends KindBase<N> {
+  /** Address segments other than `name` the kind uses (`modifier_group` for the items kind). */
+  readonly segments?: readonly S[];
+  /** The parts of a store's live state the kind reads. */
+  readonly reads: readonly StoreRead[];
+  /** The kind's section of the store settings, when it has one (hours, holidays, webhooks…). */
+  readonly config?: ConfigSection<unknown>;
   /**
    * Resources of this kind in a store, by key (SKU, menu type, day…); `undefined` when the files do not
    * manage this kind in the store (then carte neither reads nor changes it there). `ownership` is given
@@ -111,7 +263,7 @@ export interface ResourceKind<R> {
    */
   read(snapshot: StoreSnapshot, into: StoreState, ids: StoreIds): void;
   /** Address segment of a resource, e.g. `item` or `modifier_group`. */
-  segment(resource: R): KindName;
+  segment(resource: R): N | S;
   /**
    * Compares two resources of the same key. Returns the attributes that differ (empty when equal).
    * The default in the planner compares every top-level attribute with deep equality.
@@ -143,10 +295,8 @@ export interface ResourceKind<R> {
  * A kind of client-level resource (not tied to a store), addressed `client.SEGMENT[KEY]`, e.g.
  * `client.client_webhook[STORE_PROVISIONING_STATUS]`.
  */
-export interface ClientKind<R> {
-  readonly name: KindName;
-  readonly reads: readonly ClientReadPart[];
-  readonly defaultOwnership?: Ownership;
+export interface ClientKind<R, N extends string = string> extends KindBase<N> {
+  readonly reads: readonly ClientRead[];
   /** Resources by key; `undefined` when the files do not manage this kind. */
   select(state: ClientState): Record<string, R> | undefined;
   read(snapshot: ClientSnapshot, into: ClientState, ids: Record<string, Record<string, unknown>>): void;

@@ -49,13 +49,20 @@ import {
   getProductSchedule,
   UtilsPaths,
 } from "../platform/utils.js";
-import { registerEndpoint, type EndpointParams } from "../plan/endpoints.js";
-import { registerStorePart } from "../state/parts.js";
 import { categories } from "./categories.js";
 import { items } from "./items.js";
 import { canonicalDays } from "./schedules.js";
 import { fromUtilsTime, matchBy, overlap, toUtilsTime } from "./slots.js";
-import type { KindName, ResourceKind, Write, WriteContext } from "./types.js";
+import { storeMenuRead } from "./reads.js";
+import {
+  partOf,
+  type EndpointParams,
+  type EndpointSpec,
+  type ResourceKind,
+  type StoreRead,
+  type Write,
+  type WriteContext,
+} from "./types.js";
 import { jsonEqual } from "./util.js";
 
 /** The schedules of a corridor or a product. */
@@ -128,42 +135,52 @@ export function canonicalUtilsSchedules(schedules: readonly Schedule[] | undefin
 
 // ---- reading ---------------------------------------------------------------------------------------
 
-registerStorePart("utilsSchedules", async (client, stores, limit, done) => {
-  const out = new Map<string, unknown>();
-  await Promise.all(
-    stores.map(async (s) => {
-      const corridors = [...(await limit(() => getCorridors(client, s.storeId)))].sort((a, b) => a.id - b.id);
-      const [schedules, productLists] = await Promise.all([
-        Promise.all(corridors.map((c) => limit(() => getCorridorSchedule(client, c.id, s.storeId)))),
-        Promise.all(corridors.map((c) => limit(() => getProducts(client, c.id, s.storeId)))),
-      ]);
-      // A product's schedule is the item's own: read it once, through the first corridor that lists it.
-      const corridorOf = new Map<number, number>();
-      corridors.forEach((c, i) => {
-        for (const p of productLists[i] ?? [])
-          if (!corridorOf.has(p.product_id)) corridorOf.set(p.product_id, c.id);
-      });
-      const products = await Promise.all(
-        [...corridorOf]
-          .sort(([a], [b]) => a - b)
-          .map(([id, corridorId]) =>
-            limit(async () => ({
-              id,
-              corridorId,
-              details: (await getProductSchedule(client, id, corridorId, s.storeId)).schedule_details ?? [],
-            })),
-          ),
-      );
-      const snapshot: UtilsSchedulesSnapshot = {
-        corridors: corridors.map((c, i) => ({ id: c.id, details: schedules[i]?.schedule_details ?? [] })),
-        products,
-      };
-      out.set(s.key, snapshot);
-      done(s.key);
-    }),
-  );
-  return out;
-});
+/**
+ * The corridors of each store, their schedules, their products and the products' schedules through the
+ * utils group (spec §2.5, §4.5): one call for the corridors, one per corridor for its schedule and its
+ * products, one per product for its schedule.
+ */
+const utilsSchedulesRead: StoreRead<UtilsSchedulesSnapshot> = {
+  name: "utilsSchedules",
+  async fetch(client, stores, limit, done) {
+    const out = new Map<string, UtilsSchedulesSnapshot>();
+    await Promise.all(
+      stores.map(async (s) => {
+        const corridors = [...(await limit(() => getCorridors(client, s.storeId)))].sort(
+          (a, b) => a.id - b.id,
+        );
+        const [schedules, productLists] = await Promise.all([
+          Promise.all(corridors.map((c) => limit(() => getCorridorSchedule(client, c.id, s.storeId)))),
+          Promise.all(corridors.map((c) => limit(() => getProducts(client, c.id, s.storeId)))),
+        ]);
+        // A product's schedule is the item's own: read it once, through the first corridor that lists it.
+        const corridorOf = new Map<number, number>();
+        corridors.forEach((c, i) => {
+          for (const p of productLists[i] ?? [])
+            if (!corridorOf.has(p.product_id)) corridorOf.set(p.product_id, c.id);
+        });
+        const products = await Promise.all(
+          [...corridorOf]
+            .sort(([a], [b]) => a - b)
+            .map(([id, corridorId]) =>
+              limit(async () => ({
+                id,
+                corridorId,
+                details: (await getProductSchedule(client, id, corridorId, s.storeId)).schedule_details ?? [],
+              })),
+            ),
+        );
+        const snapshot: UtilsSchedulesSnapshot = {
+          corridors: corridors.map((c, i) => ({ id: c.id, details: schedules[i]?.schedule_details ?? [] })),
+          products,
+        };
+        out.set(s.key, snapshot);
+        done(s.key);
+      }),
+    );
+    return out;
+  },
+};
 
 /** The owner as the categories or items kind compares it for a utils store (schedules left out). */
 function viewOf(state: StoreState, field: "categories" | "items", sku: string): unknown {
@@ -229,58 +246,59 @@ export function detailWrites(
 /** Path of a corridor or product schedule for the params of a write. */
 type SchedulePath = (storeId: string, p: EndpointParams) => string;
 
-function registerScheduleEndpoints(prefix: string, first: number, path: SchedulePath): void {
-  registerEndpoint({
-    chain: "catalog",
-    synchronous: true,
-    name: `${prefix}.delete`,
-    stage: first,
-    method: "DELETE",
-    scope: "store",
-    path: (storeId, p) => `${path(storeId, p)}/${encodeURIComponent(String(p.scheduleId))}`,
-    body: () => undefined,
-    maxElements: 1,
-    idempotent: () => true,
-  });
-  registerEndpoint({
-    chain: "catalog",
-    synchronous: true,
-    name: `${prefix}.update`,
-    stage: first + 1,
-    method: "PUT",
-    scope: "store",
-    path,
-    body: (elements) => ({ schedule_details: elements }),
-    maxElements: Infinity,
-    idempotent: () => true,
-  });
-  registerEndpoint({
-    chain: "catalog",
-    synchronous: true,
-    name: `${prefix}.create`,
-    stage: first + 2,
-    method: "POST",
-    scope: "store",
-    path,
-    body: (elements) => ({ schedule_details: elements }),
-    maxElements: Infinity,
-    // Each POST appends details: repeated after a lost answer it would add them twice.
-    idempotent: () => false,
-  });
+/**
+ * The three calls of a corridor or product schedule (spec §4.5): delete one detail, update details
+ * (one PUT), create details (one POST), at stages `first` to `first + 2`.
+ */
+function scheduleEndpoints(prefix: string, first: number, path: SchedulePath): EndpointSpec[] {
+  return [
+    {
+      chain: "catalog",
+      synchronous: true,
+      name: `${prefix}.delete`,
+      stage: first,
+      method: "DELETE",
+      scope: "store",
+      path: (storeId, p) => `${path(storeId, p)}/${encodeURIComponent(String(p.scheduleId))}`,
+      body: () => undefined,
+      maxElements: 1,
+      idempotent: () => true,
+    },
+    {
+      chain: "catalog",
+      synchronous: true,
+      name: `${prefix}.update`,
+      stage: first + 1,
+      method: "PUT",
+      scope: "store",
+      path,
+      body: (elements) => ({ schedule_details: elements }),
+      maxElements: Infinity,
+      idempotent: () => true,
+    },
+    {
+      chain: "catalog",
+      synchronous: true,
+      name: `${prefix}.create`,
+      stage: first + 2,
+      method: "POST",
+      scope: "store",
+      path,
+      body: (elements) => ({ schedule_details: elements }),
+      maxElements: Infinity,
+      // Each POST appends details: repeated after a lost answer it would add them twice.
+      idempotent: () => false,
+    },
+  ];
 }
-
-registerScheduleEndpoints("corridor_schedule", 20, (storeId, p) =>
-  UtilsPaths.corridorSchedule(p.corridorId!, storeId),
-);
-registerScheduleEndpoints("product_schedule", 23, (storeId, p) =>
-  UtilsPaths.productSchedule(p.productId!, p.corridorId!, storeId),
-);
 
 // ---- the kinds -------------------------------------------------------------------------------------
 
 /** What differs between the corridor and the product kind. */
-interface Flavour {
-  name: KindName;
+interface Flavour<N extends string> {
+  name: N;
+  summary: string;
+  endpoints: EndpointSpec[];
   field: "categories" | "items";
   /** SKUs of the owners in a store that have a utils schedule. */
   owners(state: StoreState): string[];
@@ -290,10 +308,12 @@ interface Flavour {
   params(ids: ScheduleIds, key: string, ctx: WriteContext): EndpointParams;
 }
 
-function utilsScheduleKind(f: Flavour): ResourceKind<UtilsSchedule> {
+function utilsScheduleKind<N extends string>(f: Flavour<N>): ResourceKind<UtilsSchedule, N> {
   return {
     name: f.name,
-    reads: ["menu", "utilsSchedules"],
+    summary: f.summary,
+    endpoints: f.endpoints,
+    reads: [storeMenuRead, utilsSchedulesRead],
     defaultOwnership: "full",
     select(state) {
       if (state.schedulesVia !== "utils") return undefined;
@@ -307,13 +327,13 @@ function utilsScheduleKind(f: Flavour): ResourceKind<UtilsSchedule> {
     // A new owner is created with its schedules through the menu API; a deleted one takes them along.
     initial: (after) => after,
     read(snapshot, into, ids) {
-      const menu = snapshot.menu!;
+      const menu = partOf(snapshot, storeMenuRead)!;
       const skuOf = new Map<number, string>();
       for (const w of f.field === "categories" ? menu.categories : menu.items) {
         if (w.id !== undefined) skuOf.set(w.id, w.sku);
       }
       const stash: Record<string, ScheduleIds> = {};
-      for (const e of f.entries(snapshot.utilsSchedules as UtilsSchedulesSnapshot)) {
+      for (const e of f.entries(partOf(snapshot, utilsSchedulesRead)!)) {
         const sku = skuOf.get(e.id);
         const owner = sku === undefined ? undefined : into[f.field][sku];
         if (sku === undefined || !owner) continue;
@@ -341,6 +361,10 @@ function utilsScheduleKind(f: Flavour): ResourceKind<UtilsSchedule> {
 /** Corridor (category) schedules through the utils group. */
 export const corridorSchedules = utilsScheduleKind({
   name: "corridor_schedule",
+  summary: "corridor (category) schedules through the utils group, for stores with schedules_via: utils",
+  endpoints: scheduleEndpoints("corridor_schedule", 20, (storeId, p) =>
+    UtilsPaths.corridorSchedule(p.corridorId!, storeId),
+  ),
   field: "categories",
   owners: (state) => Object.keys(state.categories),
   entries: (s) => s.corridors.map((c) => ({ id: c.id, corridorId: c.id, details: c.details })),
@@ -350,6 +374,10 @@ export const corridorSchedules = utilsScheduleKind({
 /** Product (item) schedules through the utils group. */
 export const productSchedules = utilsScheduleKind({
   name: "product_schedule",
+  summary: "product (item) schedules through the utils group, for stores with schedules_via: utils",
+  endpoints: scheduleEndpoints("product_schedule", 23, (storeId, p) =>
+    UtilsPaths.productSchedule(p.productId!, p.corridorId!, storeId),
+  ),
   field: "items",
   owners(state) {
     const inCategory = new Set(Object.values(state.categories).flatMap((c) => c.items));

@@ -36,16 +36,22 @@
  */
 
 import type { WebhookSetting } from "../model.js";
-import { registerEndpoint, type EndpointParams } from "../plan/endpoints.js";
+import { webhooksPart } from "../import/settings.js";
 import {
+  eventSecret,
   listWebhooks,
   WebhookPaths,
   type ChangeStatusBody,
   type WebhookConfigList,
 } from "../platform/webhooks.js";
-import { eventSecret, registerSecretSource } from "../secrets.js";
-import { registerStorePart } from "../state/parts.js";
-import type { ResourceKind, Write } from "./types.js";
+import {
+  partOf,
+  type EndpointParams,
+  type EndpointSpec,
+  type ResourceKind,
+  type StoreRead,
+  type Write,
+} from "./types.js";
 
 /** Names of the webhook endpoints. */
 export const WebhookEndpoint = {
@@ -85,7 +91,8 @@ export function groupByUrl(elements: readonly StoreUrl[]): { url: string; stores
 const event = (params: EndpointParams) => String(params.event);
 const always = () => true;
 
-registerEndpoint({
+/** `POST /webhook` (spec §4.7): the event's first configuration; answers its secret. */
+const create: EndpointSpec = {
   chain: "webhooks",
   synchronous: true,
   name: WebhookEndpoint.create,
@@ -97,8 +104,10 @@ registerEndpoint({
   maxElements: Infinity,
   // A create: repeating it after a lost answer may be refused or may make another configuration.
   idempotent: () => false,
-});
-registerEndpoint({
+  secret: eventSecret,
+};
+/** `PUT /webhook/{event}/add-stores` (spec §4.7). */
+const addStores: EndpointSpec = {
   chain: "webhooks",
   synchronous: true,
   name: WebhookEndpoint.addStores,
@@ -109,8 +118,9 @@ registerEndpoint({
   body: (elements) => groupByUrl(elements as StoreUrl[]),
   maxElements: Infinity,
   idempotent: always,
-});
-registerEndpoint({
+};
+/** `PUT /webhook/{event}/change-url` (spec §4.7). */
+const changeUrl: EndpointSpec = {
   chain: "webhooks",
   synchronous: true,
   name: WebhookEndpoint.changeUrl,
@@ -121,8 +131,9 @@ registerEndpoint({
   body: (elements, params) => ({ url: String(params.url), stores: elements as string[] }),
   maxElements: Infinity,
   idempotent: always,
-});
-registerEndpoint({
+};
+/** `PUT /webhook/{event}/change-status` (spec §4.7). */
+const changeStatus: EndpointSpec = {
   chain: "webhooks",
   synchronous: true,
   name: WebhookEndpoint.changeStatus,
@@ -140,8 +151,9 @@ registerEndpoint({
   },
   maxElements: Infinity,
   idempotent: always,
-});
-registerEndpoint({
+};
+/** `DELETE /webhook/{event}/remove-stores` (spec §4.7). */
+const removeStores: EndpointSpec = {
   chain: "webhooks",
   synchronous: true,
   name: WebhookEndpoint.removeStores,
@@ -153,27 +165,30 @@ registerEndpoint({
   maxElements: Infinity,
   // Repeating it after a lost answer changes nothing more (the platform may answer 404 then).
   idempotent: always,
-});
+};
 
-// POST /webhook answers {event, stores, secret} (spec §4.7).
-registerSecretSource(WebhookEndpoint.create, eventSecret);
-
-// One GET /webhook for every store that reads webhooks (spec §4.7: the client's whole configuration).
-registerStorePart("webhooks", async (client, stores, limit, done) => {
-  const list = await limit(() => listWebhooks(client));
-  for (const s of stores) done(s.key);
-  return new Map(stores.map((s) => [s.key, list]));
-});
+/** One `GET /webhook` for every store that reads webhooks (spec §4.7: the client's whole configuration). */
+const webhooksRead: StoreRead<WebhookConfigList> = {
+  name: "webhooks",
+  async fetch(client, stores, limit, done) {
+    const list = await limit(() => listWebhooks(client));
+    for (const s of stores) done(s.key);
+    return new Map(stores.map((s) => [s.key, list]));
+  },
+};
 
 /** The webhooks kind. */
-export const webhooks: ResourceKind<WebhookSetting> = {
+export const webhooks: ResourceKind<WebhookSetting, "webhook"> = {
   name: "webhook",
-  reads: ["webhooks"],
+  summary: "per-store webhooks by event: URL and whether enabled",
+  reads: [webhooksRead],
+  endpoints: [create, addStores, changeUrl, changeStatus, removeStores],
+  importPart: webhooksPart,
   defaultOwnership: "additive",
   select: (state) => state.webhooks,
   segment: () => "webhook",
   read(snapshot, into, ids) {
-    const list = (snapshot.webhooks ?? []) as WebhookConfigList;
+    const list = partOf(snapshot, webhooksRead) ?? [];
     const mine: Record<string, WebhookSetting> = {};
     const events: Record<string, true> = {};
     for (const cfg of list) {

@@ -4,14 +4,8 @@
  */
 
 import { clientKinds as clientRegistry, kinds as registry } from "../kinds/registry.js";
-import type {
-  AttributeDiff,
-  ChangeAction,
-  ClientKind,
-  KindName,
-  ResourceKind,
-  Write,
-} from "../kinds/types.js";
+import type { KindName, SegmentName } from "../kinds/registry.js";
+import type { AttributeDiff, ChangeAction, ClientKind, ResourceKind, Write } from "../kinds/types.js";
 import { address, jsonEqual } from "../kinds/util.js";
 import { emptyIds, emptyStore, type CurrentState, type DesiredState, type Ownership } from "../model.js";
 import { batchWrites, type PlacedWrite } from "./batch.js";
@@ -114,20 +108,20 @@ function compare<R>(
  */
 export function buildPlan(desired: DesiredState, current: CurrentState, options: PlanOptions = {}): Plan {
   const kinds = options.kinds ?? registry;
-  const ownershipOf = (k: { name: KindName; defaultOwnership?: Ownership }): Ownership =>
-    options.ownership?.[k.name] ?? k.defaultOwnership ?? "full";
+  const ownershipOf = (k: { name: string; defaultOwnership?: Ownership }): Ownership =>
+    options.ownership?.[k.name as KindName] ?? k.defaultOwnership ?? "full";
   let changes: ResourceChange[] = [];
   const writesOf = new Map<ResourceChange, PlacedWrite[]>();
   /** Records one change and the writes that carry it out. */
   const record = (
-    at: { address: string; store: string; storeId: string; kind: KindName; key: string },
+    at: { address: string; store: string; storeId: string; kind: string; key: string },
     cmp: Compared<unknown>,
     writes: Write[],
   ) => {
     const change: ResourceChange = {
       address: at.address,
       store: at.store,
-      kind: at.kind,
+      kind: at.kind as SegmentName,
       key: at.key,
       action: cmp.action,
       before: cmp.before ?? null,

@@ -4,7 +4,7 @@
  * (one character); a pattern that names a store or a resource also matches everything below it.
  */
 
-import type { KindName } from "../kinds/types.js";
+import type { SegmentName } from "../kinds/registry.js";
 import type { ResourceChange } from "./types.js";
 
 function toRegExp(pattern: string): RegExp {
@@ -40,7 +40,7 @@ export function matchStore(pattern: string, key: string): boolean {
 /** A targeting filter. Empty lists mean "everything". */
 export interface Targeting {
   stores: string[];
-  kinds: KindName[];
+  kinds: SegmentName[];
   targets: string[];
 }
 

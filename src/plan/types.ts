@@ -3,7 +3,8 @@
  * executor carries out its operations. Documented for machines in docs/plan-format.md.
  */
 
-import type { AttributeDiff, ChangeAction, KindName } from "../kinds/types.js";
+import type { SegmentName } from "../kinds/registry.js";
+import type { AttributeDiff, ChangeAction } from "../kinds/types.js";
 import type { EndpointParams } from "./endpoints.js";
 import type { SafetyVerdict } from "./safety.js";
 import type { Targeting } from "./target.js";
@@ -18,7 +19,7 @@ export interface ResourceChange {
   /** Store key (integration id). */
   store: string;
   /** Address segment of the resource. */
-  kind: KindName;
+  kind: SegmentName;
   /** SKU, or menu type for menus. */
   key: string;
   action: ChangeAction;

@@ -160,3 +160,15 @@ export function putClientWebhook(
 export function deleteClientWebhook(client: PlatformClient, clientId: string, event: string): Promise<void> {
   return client.call("DELETE", WebhookPaths.clientEvent(clientId, event));
 }
+
+/**
+ * The secret in an answer `{event, secret, ...}` (spec §4.7 `POST /webhook` and
+ * `PUT /webhook/{event}/reset-secret`); `undefined` when it holds none.
+ */
+export function eventSecret(body: unknown): { event: string; secret: string } | undefined {
+  if (typeof body !== "object" || body === null) return undefined;
+  const { event, secret } = body as { event?: unknown; secret?: unknown };
+  return typeof event === "string" && typeof secret === "string" && secret !== ""
+    ? { event, secret }
+    : undefined;
+}

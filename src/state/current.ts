@@ -1,19 +1,21 @@
 /**
- * Reads the current state of the configured stores from the platform. Each managed kind names the parts
- * of a store's live state it reads; every part is fetched once for the stores that need it, with
- * bounded concurrency (src/state/parts.ts), and each kind normalizes its resources from the snapshot.
+ * Reads the current state of the configured stores from the platform. Each managed kind lists the reads
+ * of a store's live state it needs (`ResourceKind.reads`); every read is fetched once for the stores
+ * that need it, with bounded concurrency and the fewest calls the platform allows (the read decides),
+ * and each kind normalizes its resources from the snapshot.
  */
 
 import pLimit from "p-limit";
 import { clientKinds as clientRegistry, kinds as registry } from "../kinds/registry.js";
 import type {
   ClientKind,
+  ClientRead,
   ClientSnapshot,
-  KindName,
-  ReadPart,
   ResourceKind,
+  StoreRead,
   StoreSnapshot,
 } from "../kinds/types.js";
+import type { KindName } from "../kinds/registry.js";
 import {
   emptyIds,
   emptyStore,
@@ -26,7 +28,6 @@ import {
   type StoreState,
 } from "../model.js";
 import type { PlatformClient } from "../platform/client.js";
-import { clientFetcher, storeFetcher } from "./parts.js";
 
 /** What to read in one store: the kinds whose resources are wanted. */
 export interface ReadRequest {
@@ -47,7 +48,7 @@ export function normalizeSnapshot(
   const state = emptyStore(identity);
   const ids = emptyIds();
   for (const kind of kinds) {
-    if (kind.reads.every((p) => snapshot[p] !== undefined)) kind.read(snapshot, state, ids);
+    if (kind.reads.every((r) => snapshot[r.name] !== undefined)) kind.read(snapshot, state, ids);
   }
   return { ...state, ids };
 }
@@ -64,7 +65,7 @@ export function readRequests(
   return Object.values(desired.stores).map((s) => ({
     store: s.store,
     kinds: kinds.filter((k) => {
-      const own = ownership[k.name] ?? k.defaultOwnership ?? "full";
+      const own = ownership[k.name as KindName] ?? k.defaultOwnership ?? "full";
       return own !== "ignore" && k.select(s, own) !== undefined;
     }),
   }));
@@ -78,7 +79,7 @@ export function clientReadKinds(
 ): ClientKind<unknown>[] {
   return kinds.filter(
     (k) =>
-      (ownership[k.name] ?? k.defaultOwnership ?? "full") !== "ignore" &&
+      (ownership[k.name as KindName] ?? k.defaultOwnership ?? "full") !== "ignore" &&
       k.select(desired.client ?? {}) !== undefined,
   );
 }
@@ -100,13 +101,19 @@ export async function fetchCurrent(
   options: FetchOptions = {},
 ): Promise<CurrentState> {
   const limit = pLimit(options.parallelism ?? 8);
-  const storesByPart = new Map<ReadPart, StoreIdentity[]>();
+  // Reads by name: kinds that share a part share one read object (a second object of the same name
+  // is a bug that would fetch the part twice).
+  const reads = new Map<string, StoreRead>();
+  const storesByPart = new Map<string, StoreIdentity[]>();
   for (const r of requests) {
-    const parts = new Set(r.kinds.flatMap((k) => k.reads));
-    for (const p of parts) {
-      const list = storesByPart.get(p);
-      if (list) list.push(r.store);
-      else storesByPart.set(p, [r.store]);
+    for (const read of new Set(r.kinds.flatMap((k) => k.reads))) {
+      const known = reads.get(read.name);
+      if (known && known !== read) throw new Error(`two store reads are named ${read.name}`);
+      reads.set(read.name, read);
+      const list = storesByPart.get(read.name);
+      if (list) {
+        if (!list.includes(r.store)) list.push(r.store);
+      } else storesByPart.set(read.name, [r.store]);
     }
   }
   const total = [...storesByPart.values()].reduce((n, l) => n + l.length, 0);
@@ -115,7 +122,7 @@ export async function fetchCurrent(
   const snapshots = new Map<string, StoreSnapshot>(requests.map((r) => [r.store.key, {}]));
   await Promise.all(
     [...storesByPart].map(async ([part, stores]) => {
-      const values = await storeFetcher(part)(client, stores, limit, tick);
+      const values = await reads.get(part)!.fetch(client, stores, limit, tick);
       for (const [key, value] of values) (snapshots.get(key) as Record<string, unknown>)[part] = value;
     }),
   );
@@ -125,10 +132,10 @@ export async function fetchCurrent(
   const clientKinds = options.clientKinds ?? [];
   if (clientKinds.length > 0) {
     const snapshot: ClientSnapshot = {};
-    const parts = [...new Set(clientKinds.flatMap((k) => k.reads))];
+    const parts: ClientRead[] = [...new Set(clientKinds.flatMap((k) => k.reads))];
     await Promise.all(
       parts.map(async (p) => {
-        (snapshot as Record<string, unknown>)[p] = await limit(() => clientFetcher(p)(client));
+        (snapshot as Record<string, unknown>)[p.name] = await limit(() => p.fetch(client));
       }),
     );
     const state: ClientState = {};

@@ -12,7 +12,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { LoadedProject } from "../../src/config/index.js";
 import type { RecordedRequest, RunningEmulator } from "../../src/emulator/index.js";
-import type { KindName } from "../../src/kinds/types.js";
+import type { KindName } from "../../src/kinds/registry.js";
 import type { DesiredState, Ownership, WebhookSetting } from "../../src/model.js";
 import { buildPlan } from "../../src/plan/plan.js";
 import type { Plan } from "../../src/plan/types.js";

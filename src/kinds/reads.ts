@@ -1,0 +1,17 @@
+/**
+ * Reads that several kinds share. `GET /restaurants/menu/v1/stores/{storeId}/store-menu` (spec §4.4)
+ * answers a store's items, modifier groups, categories, menus and item availability in one call: the
+ * items, categories, menus, item availability and utils schedule kinds all list this one read, and the
+ * reader makes the call once per store whichever of them are managed there.
+ */
+
+import type { WireStoreMenu } from "../platform/wire.js";
+import { perStoreRead } from "./types.js";
+
+/** `GET /store-menu` of each store (spec §2.2 StoreMenu, §4.4). */
+export const storeMenuRead = perStoreRead<WireStoreMenu>("menu", (client, s) =>
+  client.getStoreMenu(s.storeId),
+);
+
+/** The path of a store menu API call: `/restaurants/menu/v1/stores/{storeId}{rest}` (spec §4.4). */
+export { Paths as MenuPaths } from "../platform/wire.js";
