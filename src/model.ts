@@ -163,7 +163,20 @@ export interface StoreState {
    * the older utils group (corridor and product schedules, spec §4.5).
    */
   schedulesVia?: "menu" | "utils";
+  /**
+   * The state of kinds that keep it outside the fields above, by kind name: a kind added as one module
+   * keeps its resources here (its config section writes the desired side, its `read` the current side).
+   */
+  extra?: Record<string, unknown>;
 }
+
+/**
+ * The settings of one store as the config loader merges them from the layers it inherits (each kind's
+ * settings section writes its own field, src/kinds/types.ts `ConfigSection`).
+ */
+export type StoreSettings = Partial<
+  Pick<StoreState, "hours" | "holidays" | "specialDays" | "open" | "webhooks" | "schedulesVia" | "extra">
+>;
 
 /** Settings that belong to the client (the integration) rather than to a store. */
 export interface ClientState {

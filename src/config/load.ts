@@ -20,6 +20,7 @@ import { globFiles, hasMagic } from "./glob.js";
 import { dedupeProblems, isRecord, report } from "./report.js";
 import { resolveDesired } from "./resolve.js";
 import type { ResolvableStore } from "./resolve.js";
+import { settingsSections } from "../kinds/registry.js";
 import { mergeSettings, readClient, readSettings } from "./settings.js";
 import type { SettingsLayer } from "./settings.js";
 import { validateFile } from "./validate.js";
@@ -152,6 +153,8 @@ async function expand(
  *   directory. Nothing else is thrown for bad input.
  */
 export async function loadProject(configPath: string): Promise<LoadedProject> {
+  // The kinds' settings sections (hours, holidays, webhooks…), from the registry.
+  const sections = settingsSections();
   const configFile = resolve(configPath);
   const root = dirname(configFile);
   const problems: ConfigProblem[] = [];
@@ -188,17 +191,26 @@ export async function loadProject(configPath: string): Promise<LoadedProject> {
   for (const s of storeFiles) checkStore(s.parsed, catalogs, registry, problems);
 
   // Settings: the chain's defaults, each group's, each store's, and the files they include.
-  const chainLayer = readSettings(project.parsed, ["defaults"], field(projectData, "defaults"), problems);
+  const chainLayer = readSettings(
+    project.parsed,
+    ["defaults"],
+    field(projectData, "defaults"),
+    problems,
+    sections,
+  );
   const groups = checkGroupNames(
     groupFiles.map((g) => g.parsed),
     problems,
   );
   const groupLayers = new Map<string, SettingsLayer>();
   for (const [name, parsed] of groups)
-    groupLayers.set(name, readSettings(parsed, ["defaults"], field(parsed.data, "defaults"), problems));
+    groupLayers.set(
+      name,
+      readSettings(parsed, ["defaults"], field(parsed.data, "defaults"), problems, sections),
+    );
   const storeLayers = storeFiles.map((s) => {
     checkStoreGroup(s.parsed, groups, problems);
-    return readSettings(s.parsed, [], s.parsed.data, problems);
+    return readSettings(s.parsed, [], s.parsed.data, problems, sections);
   });
   const includes = await readIncludes([chainLayer, ...groupLayers.values(), ...storeLayers], root, problems);
   const settingsOf = storeLayers.map((layer, i) => {
@@ -207,7 +219,7 @@ export async function loadProject(configPath: string): Promise<LoadedProject> {
     const layers = [chainLayer, ...(groupLayer ? [groupLayer] : []), layer].flatMap((l) =>
       withIncludes(l, includes, root, new Set()),
     );
-    return mergeSettings(layers, problems);
+    return mergeSettings(layers, problems, sections);
   });
   const client = readClient(project.parsed, field(projectData, "client"), problems);
 
@@ -293,7 +305,7 @@ async function readIncludes(
       const read = await readAndValidate(absolute, "settings", problems);
       const included: IncludedFile = {
         ...read,
-        layer: readSettings(read.parsed, [], read.parsed.data, problems),
+        layer: readSettings(read.parsed, [], read.parsed.data, problems, settingsSections()),
       };
       files.set(absolute, included);
       pending.push(included.layer);

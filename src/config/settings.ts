@@ -4,18 +4,23 @@
  * the layers a store inherits (carte.yaml `defaults:` → group `defaults:` → store file, each preceded by
  * the files it includes), and producing the canonical values of `src/model.ts`.
  *
- * Merge rules, from the lowest layer to the highest:
- * - `hours`: replaced day by day; a day no layer names is closed once any layer writes `hours`;
- * - `holidays` and `special_days`: replaced date by date;
- * - `webhooks`: changed event by event, and within an event key by key (`url`, `enabled`);
- * - `open`, `schedules_via`: the highest layer that writes them wins.
+ * Each kind with a settings section declares how it reads, merges and resolves it (`ResourceKind.config`,
+ * src/kinds/types.ts); this module runs the sections the config loader passes in (the registry's, see
+ * `settingsSections` in src/kinds/registry.ts) and holds the slot helpers they share. The merge rules
+ * are the kinds' (docs/configuration.md lists them):
+ * - `hours` (store_hours): replaced day by day; a day no layer names is closed once any layer writes
+ *   `hours`;
+ * - `holidays` (holiday) and `special_days` (special_day): replaced date by date;
+ * - `webhooks` (webhook): changed event by event, and within an event key by key (`url`, `enabled`);
+ * - `open` (store_availability), `schedules_via` (this module): the highest layer that writes them wins.
  * A setting no layer writes stays `undefined` in the model: carte does not manage it in that store.
  */
 
 import { CLIENT_WEBHOOK_EVENTS, STORE_WEBHOOK_EVENTS } from "../platform/wire.js";
 import type { ConfigProblem } from "../errors.js";
 import { WEEKDAYS } from "../model.js";
-import type { ClientState, Slot, SpecialDay, StoreState, WebhookSetting, Weekday } from "../model.js";
+import type { ClientState, Slot, StoreSettings, Weekday } from "../model.js";
+import type { ConfigSection, SectionContext } from "../kinds/types.js";
 import { isRecord, list, report, siteOf, where } from "./report.js";
 import type { Site } from "./report.js";
 import {
@@ -42,21 +47,18 @@ export const CLIENT_EVENTS: readonly string[] = CLIENT_WEBHOOK_EVENTS;
 /** The most time periods one schedule may hold (platform notes, "Limits"). */
 export const PERIODS_PER_SCHEDULE = 6;
 
-/** The settings of one store in the model. */
-export type StoreSettings = Pick<
-  StoreState,
-  "hours" | "holidays" | "specialDays" | "open" | "webhooks" | "schedulesVia"
->;
+/** The settings of one store in the model (src/model.ts). */
+export type { StoreSettings };
 
 /** A slot as written, parsed, with where it is written. */
-interface SlotEntry {
+export interface SlotEntry {
   text: string;
   slot: MinuteSlot;
   site: Site;
 }
 
 /** The slots a layer gives one day or one date, with the site of the key that gives them. */
-interface DayEntry {
+export interface DayEntry {
   slots: SlotEntry[];
   site: Site;
 }
@@ -67,16 +69,14 @@ export interface SettingsLayer {
   site: Site;
   /** Files named by `include:`, in order, as written (relative to the project folder). */
   includes: { path: string; site: Site }[];
-  hours?: Partial<Record<Weekday, DayEntry>>;
-  holidays?: Record<string, DayEntry>;
-  specialDays?: Record<string, DayEntry & { name: string; month: number; day: number }>;
-  open?: boolean;
-  webhooks?: Record<string, { url?: string; enabled?: boolean; site: Site }>;
+  /** Through which API the store's schedules go (`schedules_via:`), when the layer says. */
   schedulesVia?: "menu" | "utils";
+  /** What the layer writes in each kind's section, as that section read it, by section key. */
+  sections: Map<string, unknown>;
 }
 
 /** One piece of a slot on one day, in the platform's form. */
-interface Piece {
+export interface Piece {
   slot: Slot;
   entry: SlotEntry;
   /** True for the part of a slot of the day before that runs past midnight. */
@@ -90,7 +90,7 @@ interface Piece {
  * @param overnight - whether a slot may run past midnight (not on holidays and special days: the next
  *   date has hours of its own).
  */
-function readSlots(
+export function readSlots(
   parsed: YamlFile,
   segments: (string | number)[],
   value: unknown,
@@ -110,7 +110,7 @@ function readSlots(
   return out;
 }
 
-const HOLIDAY_OVERNIGHT = {
+export const HOLIDAY_OVERNIGHT = {
   allowed: false,
   why: "end it at 24:00 here and give the next day its own slot from 00:00",
 } as const;
@@ -120,7 +120,7 @@ const HOLIDAY_OVERNIGHT = {
  * naming the earlier one; the text does not depend on the store, so that a problem inherited by many
  * stores is reported once.
  */
-function checkOverlaps(pieces: Piece[], problems: ConfigProblem[]): void {
+export function checkOverlaps(pieces: Piece[], problems: ConfigProblem[]): void {
   const sorted = [...pieces].sort((a, b) => compareSlots(a.slot, b.slot));
   let latest: Piece | undefined;
   for (const piece of sorted) {
@@ -153,12 +153,12 @@ function splitWeek(days: Partial<Record<ScheduleDay, SlotEntry[]>>): Record<Sche
   return out;
 }
 
-function sortedSlots(pieces: Piece[]): Slot[] {
+export function sortedSlots(pieces: Piece[]): Slot[] {
   return pieces.map((p) => p.slot).sort(compareSlots);
 }
 
 /** Pieces of slots that stay within their date (holidays, special days). */
-function datePieces(slots: SlotEntry[]): Piece[] {
+export function datePieces(slots: SlotEntry[]): Piece[] {
   return slots.flatMap((entry) => {
     const { sameDay } = splitSlot(entry.slot);
     return sameDay ? [{ slot: sameDay, entry, carried: false }] : [];
@@ -195,9 +195,10 @@ export function readSettings(
   base: (string | number)[],
   data: unknown,
   problems: ConfigProblem[],
+  sections: readonly ConfigSection<unknown>[],
 ): SettingsLayer {
   const at = (...segments: (string | number)[]): Site => siteOf(parsed, [...base, ...segments]);
-  const layer: SettingsLayer = { site: at(), includes: [] };
+  const layer: SettingsLayer = { site: at(), includes: [], sections: new Map() };
   const settings = isRecord(data) ? data : {};
 
   const include = settings.include;
@@ -207,130 +208,21 @@ export function readSettings(
       if (typeof path === "string") layer.includes.push({ path, site: at("include", i) });
     });
 
-  if (isRecord(settings.hours)) {
-    const hours: Partial<Record<Weekday, DayEntry>> = {};
-    const namedBy = new Map<Weekday, string>();
-    for (const [spec, value] of Object.entries(settings.hours)) {
-      const keySite = at("hours", spec);
-      const days = parseDays(spec, false);
-      if (!days.ok) {
-        report(problems, keySite, days.error, "key");
-        continue;
-      }
-      const slots = readSlots(parsed, [...base, "hours", spec], value, problems, { allowed: true });
-      const again = new Map<string, Weekday[]>();
-      for (const day of days.value as Weekday[]) {
-        const first = namedBy.get(day);
-        if (first !== undefined) again.set(first, [...(again.get(first) ?? []), day]);
-        else {
-          namedBy.set(day, spec);
-          hours[day] = { slots, site: keySite };
-        }
-      }
-      for (const [first, repeated] of again)
-        report(
-          problems,
-          keySite,
-          `"${spec}" names ${repeated.join(", ")} again, already given by "${first}" at ${where(at("hours", first))}: each day may be named by one key only`,
-          "key",
-        );
-    }
-    layer.hours = hours;
-    // Overlaps within this layer; inherited combinations are checked again once merged.
-    hoursOf(hours, problems);
-  }
-
-  if (isRecord(settings.holidays)) {
-    const holidays: Record<string, DayEntry> = {};
-    for (const [date, value] of Object.entries(settings.holidays)) {
-      const site = at("holidays", date);
-      const parsedDate = parseMonthDay(date);
-      if (!parsedDate.ok) {
-        report(problems, site, `holiday ${parsedDate.error}`, "key");
-        continue;
-      }
-      const slots = readSlots(parsed, [...base, "holidays", date], value, problems, HOLIDAY_OVERNIGHT);
-      checkOverlaps(datePieces(slots), problems);
-      checkSlotCount(slots.length, `holiday ${date}`, site, problems);
-      holidays[date] = { slots, site };
-    }
-    layer.holidays = holidays;
-  }
-
-  if (Array.isArray(settings.special_days)) {
-    const specialDays: NonNullable<SettingsLayer["specialDays"]> = {};
-    settings.special_days.forEach((entry, i) => {
-      if (!isRecord(entry) || typeof entry.date !== "string" || typeof entry.name !== "string") return;
-      const site = at("special_days", i, "date");
-      if (!/^[0-9]{2}-[0-9]{2}$/.test(entry.date)) return; // the schema says how to write it
-      const parsedDate = parseMonthDay(entry.date);
-      if (!parsedDate.ok) return report(problems, site, `special day ${parsedDate.error}`);
-      const key = monthDayKey(parsedDate.value.month, parsedDate.value.day);
-      const first = specialDays[key];
-      if (first)
-        return report(
-          problems,
-          site,
-          `special day ${key} is already written at ${where(first.site)}: each date appears once`,
-        );
-      const slots = readSlots(
-        parsed,
-        [...base, "special_days", i, "slots"],
-        entry.slots,
-        problems,
-        HOLIDAY_OVERNIGHT,
-      );
-      checkOverlaps(datePieces(slots), problems);
-      checkSlotCount(slots.length, `special day ${key}`, at("special_days", i, "slots"), problems);
-      specialDays[key] = { name: entry.name, ...parsedDate.value, slots, site };
-    });
-    layer.specialDays = specialDays;
-  }
-
-  if (typeof settings.open === "boolean") layer.open = settings.open;
   if (settings.schedules_via === "menu" || settings.schedules_via === "utils")
     layer.schedulesVia = settings.schedules_via;
 
-  if (isRecord(settings.webhooks)) {
-    const webhooks: NonNullable<SettingsLayer["webhooks"]> = {};
-    for (const [event, value] of Object.entries(settings.webhooks)) {
-      const site = at("webhooks", event);
-      if (CLIENT_EVENTS.includes(event)) {
-        report(
-          problems,
-          site,
-          `${event} is an integration-wide event: write it under client: webhooks: in carte.yaml`,
-          "key",
-        );
-        continue;
-      }
-      if (!STORE_EVENTS.includes(event)) {
-        report(
-          problems,
-          site,
-          `unknown webhook event "${event}" (events: ${STORE_EVENTS.join(", ")})`,
-          "key",
-        );
-        continue;
-      }
-      const target = typeof value === "string" ? { url: value } : isRecord(value) ? value : undefined;
-      if (!target) continue;
-      const hook: { url?: string; enabled?: boolean; site: Site } = { site };
-      if (typeof target.url === "string") {
-        hook.url = target.url;
-        const why = webhookUrlProblem(target.url);
-        if (why) report(problems, typeof value === "string" ? site : at("webhooks", event, "url"), why);
-      }
-      if (typeof target.enabled === "boolean") hook.enabled = target.enabled;
-      webhooks[event] = hook;
-    }
-    layer.webhooks = webhooks;
+  // Each kind's section (hours, holidays, special days, open, webhooks…): src/kinds, `config`.
+  const ctx: SectionContext = { parsed, base, at };
+  for (const section of sections) {
+    if (!Object.hasOwn(settings, section.key)) continue;
+    const value = section.read(settings[section.key], ctx, problems);
+    if (value !== undefined) layer.sections.set(section.key, value);
   }
   return layer;
 }
 
 /** Reports a day or date with more slots than the platform keeps (it refuses the seventh). */
-function checkSlotCount(count: number, day: string, site: Site, problems: ConfigProblem[]): void {
+export function checkSlotCount(count: number, day: string, site: Site, problems: ConfigProblem[]): void {
   if (count > PERIODS_PER_SCHEDULE)
     report(
       problems,
@@ -341,7 +233,7 @@ function checkSlotCount(count: number, day: string, site: Site, problems: Config
 }
 
 /** The canonical week of the model from the slots given per weekday, reporting overlaps. */
-function hoursOf(
+export function hoursOf(
   days: Partial<Record<Weekday, DayEntry>>,
   problems: ConfigProblem[],
 ): Record<Weekday, Slot[]> {
@@ -356,7 +248,7 @@ function hoursOf(
   return hours;
 }
 
-function sortedRecord<T>(record: Record<string, T>): Record<string, T> {
+export function sortedRecord<T>(record: Record<string, T>): Record<string, T> {
   return Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
@@ -365,62 +257,25 @@ function sortedRecord<T>(record: Record<string, T>): Record<string, T> {
  * model's canonical settings. Reports overlaps that only the combination creates (an inherited Friday
  * slot running past midnight into a Saturday the store rewrote) and webhooks left without an address.
  */
-export function mergeSettings(layers: readonly SettingsLayer[], problems: ConfigProblem[]): StoreSettings {
+export function mergeSettings(
+  layers: readonly SettingsLayer[],
+  problems: ConfigProblem[],
+  sections: readonly ConfigSection<unknown>[],
+): StoreSettings {
   const out: StoreSettings = {};
-  let hours: Partial<Record<Weekday, DayEntry>> | undefined;
-  let holidays: Record<string, DayEntry> | undefined;
-  let specialDays: NonNullable<SettingsLayer["specialDays"]> | undefined;
-  let webhooks: Record<string, { url?: string; enabled?: boolean; site: Site }> | undefined;
   for (const layer of layers) {
-    if (layer.hours) hours = { ...hours, ...layer.hours };
-    if (layer.holidays) holidays = { ...holidays, ...layer.holidays };
-    if (layer.specialDays) specialDays = { ...specialDays, ...layer.specialDays };
-    if (layer.webhooks) {
-      webhooks ??= {};
-      for (const [event, hook] of Object.entries(layer.webhooks)) {
-        const before = webhooks[event];
-        webhooks[event] = {
-          ...before,
-          ...(hook.url !== undefined ? { url: hook.url } : {}),
-          ...(hook.enabled !== undefined ? { enabled: hook.enabled } : {}),
-          site: hook.site,
-        };
-      }
-    }
-    if (layer.open !== undefined) out.open = layer.open;
     if (layer.schedulesVia !== undefined) out.schedulesVia = layer.schedulesVia;
   }
-  if (hours) out.hours = hoursOf(hours, problems);
-  if (holidays)
-    out.holidays = sortedRecord(
-      Object.fromEntries(
-        Object.entries(holidays).map(([date, entry]) => [date, sortedSlots(datePieces(entry.slots))]),
-      ),
-    );
-  if (specialDays)
-    out.specialDays = sortedRecord(
-      Object.fromEntries(
-        Object.entries(specialDays).map(([key, d]): [string, SpecialDay] => [
-          key,
-          { name: d.name, month: d.month, day: d.day, slots: sortedSlots(datePieces(d.slots)) },
-        ]),
-      ),
-    );
-  if (webhooks) {
-    const settings: Record<string, WebhookSetting> = {};
-    for (const [event, hook] of Object.entries(webhooks)) {
-      if (hook.url === undefined) {
-        report(
-          problems,
-          hook.site,
-          `webhook ${event} has no url here nor in the defaults it inherits: add url: https://…`,
-          "key",
-        );
-        continue;
-      }
-      settings[event] = { url: hook.url, enabled: hook.enabled ?? true };
+  for (const section of sections) {
+    let merged: unknown;
+    let seen = false;
+    for (const layer of layers) {
+      if (!layer.sections.has(section.key)) continue;
+      const upper = layer.sections.get(section.key);
+      merged = seen && section.merge ? section.merge(merged, upper) : upper;
+      seen = true;
     }
-    out.webhooks = sortedRecord(settings);
+    if (seen) section.resolve(merged, out, problems);
   }
   return out;
 }

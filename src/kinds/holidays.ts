@@ -24,6 +24,19 @@
 import type { Slot } from "../model.js";
 import type { SpecialDays } from "../generated/platform.js";
 import { getHolidays, UtilsPaths } from "../platform/utils.js";
+import type { ConfigProblem } from "../errors.js";
+import { report } from "../config/report.js";
+import {
+  HOLIDAY_OVERNIGHT,
+  checkOverlaps,
+  checkSlotCount,
+  datePieces,
+  readSlots,
+  sortedRecord,
+  sortedSlots,
+  type DayEntry,
+} from "../config/settings.js";
+import { parseMonthDay } from "../config/slots.js";
 import { holidaysPart } from "../import/settings.js";
 import {
   SLOT_ENDPOINTS,
@@ -37,7 +50,14 @@ import {
   toUtilsTime,
   type IdSlot,
 } from "./slots.js";
-import { partOf, perStoreRead, type EndpointSpec, type ResourceKind } from "./types.js";
+import {
+  partOf,
+  perStoreRead,
+  type ConfigSection,
+  type EndpointSpec,
+  type ResourceKind,
+  type SectionContext,
+} from "./types.js";
 import { address } from "./util.js";
 
 /** The slots of one holiday. */
@@ -82,6 +102,45 @@ const slotsCreate: EndpointSpec = {
   idempotent: () => false,
 };
 
+/**
+ * `holidays:` of a settings layer: `MM-DD` → slots (`[]`: closed that holiday); slots stay within their
+ * date. Merged date by date.
+ */
+const holidaysSection: ConfigSection<Record<string, DayEntry>> = {
+  key: "holidays",
+  read(value: unknown, ctx: SectionContext, problems: ConfigProblem[]) {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+    const out: Record<string, DayEntry> = {};
+    for (const [date, slotsValue] of Object.entries(value)) {
+      const site = ctx.at("holidays", date);
+      const parsedDate = parseMonthDay(date);
+      if (!parsedDate.ok) {
+        report(problems, site, `holiday ${parsedDate.error}`, "key");
+        continue;
+      }
+      const slots = readSlots(
+        ctx.parsed,
+        [...ctx.base, "holidays", date],
+        slotsValue,
+        problems,
+        HOLIDAY_OVERNIGHT,
+      );
+      checkOverlaps(datePieces(slots), problems);
+      checkSlotCount(slots.length, `holiday ${date}`, site, problems);
+      out[date] = { slots, site };
+    }
+    return out;
+  },
+  merge: (lower, upper) => ({ ...lower, ...upper }),
+  resolve(merged, into) {
+    into.holidays = sortedRecord(
+      Object.fromEntries(
+        Object.entries(merged).map(([date, entry]) => [date, sortedSlots(datePieces(entry.slots))]),
+      ),
+    );
+  },
+};
+
 /** The holidays kind. */
 export const holidays: ResourceKind<HolidayHours, "holiday"> = {
   name: "holiday",
@@ -89,6 +148,7 @@ export const holidays: ResourceKind<HolidayHours, "holiday"> = {
   reads: [holidaysRead],
   endpoints: [...SLOT_ENDPOINTS, slotsCreate],
   importPart: holidaysPart,
+  config: holidaysSection as ConfigSection<unknown>,
   defaultOwnership: "full",
   select(state) {
     if (state.holidays === undefined) return undefined;

@@ -16,7 +16,7 @@ import { menus } from "./menus.js";
 import { specialDays } from "./special-days.js";
 import { storeAvailability } from "./store-availability.js";
 import { storeHours } from "./store-hours.js";
-import type { ClientKind, EndpointSpec, ResourceKind } from "./types.js";
+import type { ClientKind, ConfigSection, EndpointSpec, ResourceKind } from "./types.js";
 import { corridorSchedules, productSchedules } from "./utils-schedules.js";
 import { webhooks } from "./webhooks.js";
 
@@ -97,4 +97,9 @@ export function endpointTable(
     }
   }
   return table;
+}
+
+/** The settings sections of the kinds (`hours:`, `holidays:`, `webhooks:`…), in registry order. */
+export function settingsSections(): ConfigSection<unknown>[] {
+  return kinds.flatMap((k) => (k.config ? [k.config] : []));
 }

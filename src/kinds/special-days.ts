@@ -23,6 +23,19 @@
 import type { SpecialDay } from "../model.js";
 import type { SpecialDays } from "../generated/platform.js";
 import { getSpecialDays, UtilsPaths } from "../platform/utils.js";
+import type { ConfigProblem } from "../errors.js";
+import { report, where, type Site } from "../config/report.js";
+import {
+  HOLIDAY_OVERNIGHT,
+  checkOverlaps,
+  checkSlotCount,
+  datePieces,
+  readSlots,
+  sortedRecord,
+  sortedSlots,
+  type DayEntry,
+} from "../config/settings.js";
+import { monthDayKey, parseMonthDay } from "../config/slots.js";
 import { specialDaysPart } from "../import/settings.js";
 import { slotBody, type SlotBody } from "./holidays.js";
 import {
@@ -35,7 +48,15 @@ import {
   sortSlots,
   type IdSlot,
 } from "./slots.js";
-import { partOf, perStoreRead, type EndpointSpec, type ResourceKind, type Write } from "./types.js";
+import {
+  partOf,
+  perStoreRead,
+  type ConfigSection,
+  type EndpointSpec,
+  type ResourceKind,
+  type SectionContext,
+  type Write,
+} from "./types.js";
 
 /** Body of `POST /store/schedule/{storeId}/special` (platform notes "Utils"). */
 export interface SpecialDayBody {
@@ -109,6 +130,60 @@ function createWrite(d: SpecialDay): Write {
   return { endpoint: "special_day.create", element };
 }
 
+/** The special days one layer writes, by `MM-DD`. */
+type SpecialLayer = Record<string, DayEntry & { name: string; month: number; day: number; site: Site }>;
+
+/**
+ * `special_days:` of a settings layer: a list of `{name, date: MM-DD, slots}`, each date once; slots stay
+ * within their date. Merged date by date.
+ */
+const specialDaysSection: ConfigSection<SpecialLayer> = {
+  key: "special_days",
+  read(value: unknown, ctx: SectionContext, problems: ConfigProblem[]) {
+    if (!Array.isArray(value)) return undefined;
+    const out: SpecialLayer = {};
+    value.forEach((entry: unknown, i) => {
+      if (typeof entry !== "object" || entry === null) return;
+      const e = entry as { date?: unknown; name?: unknown; slots?: unknown };
+      if (typeof e.date !== "string" || typeof e.name !== "string") return;
+      const site = ctx.at("special_days", i, "date");
+      if (!/^[0-9]{2}-[0-9]{2}$/.test(e.date)) return; // the schema says how to write it
+      const parsedDate = parseMonthDay(e.date);
+      if (!parsedDate.ok) return report(problems, site, `special day ${parsedDate.error}`);
+      const key = monthDayKey(parsedDate.value.month, parsedDate.value.day);
+      const first = out[key];
+      if (first)
+        return report(
+          problems,
+          site,
+          `special day ${key} is already written at ${where(first.site)}: each date appears once`,
+        );
+      const slots = readSlots(
+        ctx.parsed,
+        [...ctx.base, "special_days", i, "slots"],
+        e.slots,
+        problems,
+        HOLIDAY_OVERNIGHT,
+      );
+      checkOverlaps(datePieces(slots), problems);
+      checkSlotCount(slots.length, `special day ${key}`, ctx.at("special_days", i, "slots"), problems);
+      out[key] = { name: e.name, ...parsedDate.value, slots, site };
+    });
+    return out;
+  },
+  merge: (lower, upper) => ({ ...lower, ...upper }),
+  resolve(merged, into) {
+    into.specialDays = sortedRecord(
+      Object.fromEntries(
+        Object.entries(merged).map(([key, d]): [string, SpecialDay] => [
+          key,
+          { name: d.name, month: d.month, day: d.day, slots: sortedSlots(datePieces(d.slots)) },
+        ]),
+      ),
+    );
+  },
+};
+
 /** The special days kind. */
 export const specialDays: ResourceKind<SpecialDay, "special_day"> = {
   name: "special_day",
@@ -116,6 +191,7 @@ export const specialDays: ResourceKind<SpecialDay, "special_day"> = {
   reads: [specialRead],
   endpoints: [...SLOT_ENDPOINTS, dayDelete, dayCreate, slotsCreate],
   importPart: specialDaysPart,
+  config: specialDaysSection as ConfigSection<unknown>,
   defaultOwnership: "full",
   select(state) {
     if (state.specialDays === undefined) return undefined;

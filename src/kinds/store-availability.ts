@@ -26,7 +26,7 @@ import {
   storesOpen,
 } from "../platform/stores.js";
 import { openPart } from "../import/settings.js";
-import type { EndpointSpec, ResourceKind, StoreRead } from "./types.js";
+import type { ConfigSection, EndpointSpec, ResourceKind, StoreRead } from "./types.js";
 import { partOf } from "./types.js";
 
 /** Whether a store takes orders. */
@@ -92,6 +92,15 @@ const enable: EndpointSpec = {
   },
 };
 
+/** `open:` of a settings layer: whether the store takes orders; the highest layer that writes it wins. */
+const openSection: ConfigSection<boolean> = {
+  key: "open",
+  read: (value) => (typeof value === "boolean" ? value : undefined),
+  resolve(merged, into) {
+    into.open = merged;
+  },
+};
+
 /** The store availability kind. */
 export const storeAvailability: ResourceKind<StoreOpen, "store_availability"> = {
   name: "store_availability",
@@ -99,6 +108,7 @@ export const storeAvailability: ResourceKind<StoreOpen, "store_availability"> = 
   reads: [openRead],
   endpoints: [enable],
   importPart: openPart,
+  config: openSection as ConfigSection<unknown>,
   defaultOwnership: "full",
   select: (state) => (state.open === undefined ? undefined : { [OPEN_KEY]: { open: state.open } }),
   segment: () => "store_availability",

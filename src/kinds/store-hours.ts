@@ -20,6 +20,10 @@
 import { WEEKDAYS, type Slot, type Weekday } from "../model.js";
 import type { RegularHours } from "../generated/platform.js";
 import { getRegularHours, UtilsPaths } from "../platform/utils.js";
+import type { ConfigProblem } from "../errors.js";
+import { report, where } from "../config/report.js";
+import { hoursOf, readSlots, type DayEntry } from "../config/settings.js";
+import { parseDays } from "../config/slots.js";
 import { hoursPart } from "../import/settings.js";
 import {
   SLOT_ENDPOINTS,
@@ -31,7 +35,15 @@ import {
   toUtilsTime,
   type IdSlot,
 } from "./slots.js";
-import { partOf, perStoreRead, type EndpointSpec, type ResourceKind, type Write } from "./types.js";
+import {
+  partOf,
+  perStoreRead,
+  type ConfigSection,
+  type EndpointSpec,
+  type ResourceKind,
+  type SectionContext,
+  type Write,
+} from "./types.js";
 
 /** The hours of one weekday. */
 export interface DayHours {
@@ -64,6 +76,57 @@ const create: EndpointSpec = {
   idempotent: () => false,
 };
 
+/** The days one layer writes under `hours:`, each with its slots and the site of the key naming it. */
+type HoursLayer = Partial<Record<Weekday, DayEntry>>;
+
+/**
+ * `hours:` of a settings layer: keys are day specs (`mon-fri`, `sat,sun`, `daily`), values slot lists;
+ * a slot may run past midnight (split onto the next day). Merged day by day; once any layer writes
+ * `hours`, a day no layer names is closed.
+ */
+const hoursSection: ConfigSection<HoursLayer> = {
+  key: "hours",
+  read(value: unknown, ctx: SectionContext, problems: ConfigProblem[]) {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+    const hours: HoursLayer = {};
+    const namedBy = new Map<Weekday, string>();
+    for (const [spec, slotsValue] of Object.entries(value)) {
+      const keySite = ctx.at("hours", spec);
+      const days = parseDays(spec, false);
+      if (!days.ok) {
+        report(problems, keySite, days.error, "key");
+        continue;
+      }
+      const slots = readSlots(ctx.parsed, [...ctx.base, "hours", spec], slotsValue, problems, {
+        allowed: true,
+      });
+      const again = new Map<string, Weekday[]>();
+      for (const day of days.value as Weekday[]) {
+        const first = namedBy.get(day);
+        if (first !== undefined) again.set(first, [...(again.get(first) ?? []), day]);
+        else {
+          namedBy.set(day, spec);
+          hours[day] = { slots, site: keySite };
+        }
+      }
+      for (const [first, repeated] of again)
+        report(
+          problems,
+          keySite,
+          `"${spec}" names ${repeated.join(", ")} again, already given by "${first}" at ${where(ctx.at("hours", first))}: each day may be named by one key only`,
+          "key",
+        );
+    }
+    // Overlaps within this layer; inherited combinations are checked again once merged.
+    hoursOf(hours, problems);
+    return hours;
+  },
+  merge: (lower, upper) => ({ ...lower, ...upper }),
+  resolve(merged, into, problems) {
+    into.hours = hoursOf(merged, problems);
+  },
+};
+
 /** The slot ids of each weekday as read, by day. */
 type HoursIds = Partial<Record<Weekday, IdSlot[]>>;
 
@@ -74,6 +137,7 @@ export const storeHours: ResourceKind<DayHours, "store_hours"> = {
   reads: [hoursRead],
   endpoints: [...SLOT_ENDPOINTS, create],
   importPart: hoursPart,
+  config: hoursSection as ConfigSection<unknown>,
   defaultOwnership: "full",
   select(state) {
     if (state.hours === undefined) return undefined;

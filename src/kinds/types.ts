@@ -7,7 +7,7 @@
 
 import type { ConfigProblem } from "../errors.js";
 import type { KindImportPart } from "../import/types.js";
-import type { ClientState, Ownership, StoreIdentity, StoreIds, StoreState } from "../model.js";
+import type { ClientState, Ownership, StoreIdentity, StoreIds, StoreSettings, StoreState } from "../model.js";
 import type { PlatformClient } from "../platform/client.js";
 import type { Site } from "../config/report.js";
 import type { YamlFile } from "../config/yaml.js";
@@ -187,7 +187,7 @@ export interface ConfigSection<L> {
    * Turns the merged layers into the store's model state (`into`), reporting what only the combination
    * shows (an inherited slot overlapping the store's own).
    */
-  resolve(merged: L, into: StoreState, problems: ConfigProblem[]): void;
+  resolve(merged: L, into: StoreSettings, problems: ConfigProblem[]): void;
 }
 
 /** What a change does to a resource. */

@@ -36,6 +36,9 @@
  */
 
 import type { WebhookSetting } from "../model.js";
+import type { ConfigProblem } from "../errors.js";
+import { report, type Site } from "../config/report.js";
+import { CLIENT_EVENTS, STORE_EVENTS, sortedRecord, webhookUrlProblem } from "../config/settings.js";
 import { webhooksPart } from "../import/settings.js";
 import {
   eventSecret,
@@ -46,6 +49,7 @@ import {
 } from "../platform/webhooks.js";
 import {
   partOf,
+  type ConfigSection,
   type EndpointParams,
   type EndpointSpec,
   type ResourceKind,
@@ -177,6 +181,86 @@ const webhooksRead: StoreRead<WebhookConfigList> = {
   },
 };
 
+/** What one layer writes for each event: the keys it gives, and where. */
+type WebhooksLayer = Record<string, { url?: string; enabled?: boolean; site: Site }>;
+
+/**
+ * `webhooks:` of a settings layer: event → URL, or `{url, enabled}`. Merged event by event, and within an
+ * event key by key; an event left without a URL once merged is an error.
+ */
+const webhooksSection: ConfigSection<WebhooksLayer> = {
+  key: "webhooks",
+  read(value, ctx, problems: ConfigProblem[]) {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+    const out: WebhooksLayer = {};
+    for (const [event, target] of Object.entries(value)) {
+      const site = ctx.at("webhooks", event);
+      if (CLIENT_EVENTS.includes(event)) {
+        report(
+          problems,
+          site,
+          `${event} is an integration-wide event: write it under client: webhooks: in carte.yaml`,
+          "key",
+        );
+        continue;
+      }
+      if (!STORE_EVENTS.includes(event)) {
+        report(
+          problems,
+          site,
+          `unknown webhook event "${event}" (events: ${STORE_EVENTS.join(", ")})`,
+          "key",
+        );
+        continue;
+      }
+      const given =
+        typeof target === "string"
+          ? { url: target }
+          : typeof target === "object" && target !== null && !Array.isArray(target)
+            ? (target as { url?: unknown; enabled?: unknown })
+            : undefined;
+      if (!given) continue;
+      const hook: { url?: string; enabled?: boolean; site: Site } = { site };
+      if (typeof given.url === "string") {
+        hook.url = given.url;
+        const why = webhookUrlProblem(given.url);
+        if (why) report(problems, typeof target === "string" ? site : ctx.at("webhooks", event, "url"), why);
+      }
+      if (typeof given.enabled === "boolean") hook.enabled = given.enabled;
+      out[event] = hook;
+    }
+    return out;
+  },
+  merge(lower, upper) {
+    const out: WebhooksLayer = { ...lower };
+    for (const [event, hook] of Object.entries(upper)) {
+      out[event] = {
+        ...out[event],
+        ...(hook.url !== undefined ? { url: hook.url } : {}),
+        ...(hook.enabled !== undefined ? { enabled: hook.enabled } : {}),
+        site: hook.site,
+      };
+    }
+    return out;
+  },
+  resolve(merged, into, problems) {
+    const settings: Record<string, WebhookSetting> = {};
+    for (const [event, hook] of Object.entries(merged)) {
+      if (hook.url === undefined) {
+        report(
+          problems,
+          hook.site,
+          `webhook ${event} has no url here nor in the defaults it inherits: add url: https://…`,
+          "key",
+        );
+        continue;
+      }
+      settings[event] = { url: hook.url, enabled: hook.enabled ?? true };
+    }
+    into.webhooks = sortedRecord(settings);
+  },
+};
+
 /** The webhooks kind. */
 export const webhooks: ResourceKind<WebhookSetting, "webhook"> = {
   name: "webhook",
@@ -184,6 +268,7 @@ export const webhooks: ResourceKind<WebhookSetting, "webhook"> = {
   reads: [webhooksRead],
   endpoints: [create, addStores, changeUrl, changeStatus, removeStores],
   importPart: webhooksPart,
+  config: webhooksSection as ConfigSection<unknown>,
   defaultOwnership: "additive",
   select: (state) => state.webhooks,
   segment: () => "webhook",
