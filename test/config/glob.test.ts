@@ -1,3 +1,4 @@
+import { symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadProject } from "../../src/config/index.js";
@@ -50,6 +51,17 @@ describe("globFiles", () => {
     expect(await globFiles("stores/a.yaml", dir)).toEqual([join(dir, "stores/a.yaml")]);
     expect(await globFiles("stores/b.yaml", dir)).toEqual([]);
     expect(await globFiles(join(dir, "stores/*.yaml"), "/elsewhere")).toEqual([join(dir, "stores/a.yaml")]);
+  });
+
+  it("does not expand a folder name to its files, and follows symbolic links", async () => {
+    const dir = await writeProject({ "stores/a.yaml": "", "shared/b.yaml": "" });
+    await symlink(join(dir, "shared/b.yaml"), join(dir, "stores/b.yaml"));
+    await symlink(join(dir, "nowhere.yaml"), join(dir, "stores/dangling.yaml"));
+    expect(await globFiles("stores", dir)).toEqual([]);
+    expect(await globFiles("stores/*.yaml", dir)).toEqual([
+      join(dir, "stores/a.yaml"),
+      join(dir, "stores/b.yaml"),
+    ]);
   });
 
   it("knows which patterns are globs", () => {
