@@ -26,10 +26,8 @@ import type { Site } from "./report.js";
 import {
   compareSlots,
   crossesMidnight,
-  monthDayKey,
   nextWeekday,
   parseDays,
-  parseMonthDay,
   parseSlot,
   SCHEDULE_DAYS,
   SLOT_PATTERN,
