@@ -11,6 +11,7 @@
  * Pure functions only: parsing reports what is wrong in words, for the checks to locate.
  */
 
+import { canonicalSchedules } from "../kinds/schedules.js";
 import { WEEKDAYS } from "../model.js";
 import type { Schedule, Slot, Weekday } from "../model.js";
 
@@ -194,40 +195,8 @@ export function compareDays(a: string, b: string): number {
   return x.length - y.length;
 }
 
-/**
- * The canonical form of a set of schedules: the periods of each day (mon…sun, hol) are collected and
- * sorted, days with exactly the same periods share one schedule, and schedules are sorted by days then
- * by first start. Two sets of schedules that open the same periods on the same days have the same
- * canonical form however they were grouped, so the read side of a kind can normalize with this function
- * too. Days without periods are left out; an empty result means "always".
- */
-export function canonicalSchedules(schedules: readonly Schedule[]): Schedule[] {
-  const perDay = new Map<ScheduleDay, Slot[]>();
-  for (const schedule of schedules) {
-    for (const day of schedule.days.split(",") as ScheduleDay[]) {
-      const list = perDay.get(day) ?? [];
-      list.push(...schedule.periods.map((p) => ({ start: p.start, end: p.end })));
-      perDay.set(day, list);
-    }
-  }
-  const groups = new Map<string, { days: ScheduleDay[]; periods: Slot[] }>();
-  for (const day of SCHEDULE_DAYS) {
-    const periods = perDay.get(day);
-    if (!periods || periods.length === 0) continue;
-    const sorted = dedupeSlots(periods.sort(compareSlots));
-    const key = JSON.stringify(sorted);
-    const group = groups.get(key);
-    if (group) group.days.push(day);
-    else groups.set(key, { days: [day], periods: sorted });
-  }
-  return [...groups.values()]
-    .map((g) => ({ days: g.days.join(","), periods: g.periods }))
-    .sort((a, b) => compareDays(a.days, b.days) || compareSlots(a.periods[0]!, b.periods[0]!));
-}
-
-function dedupeSlots(sorted: Slot[]): Slot[] {
-  return sorted.filter((s, i) => i === 0 || compareSlots(sorted[i - 1]!, s) !== 0);
-}
+/** The one canonical form of schedules, shared with the read side (src/kinds/schedules.ts). */
+export { canonicalSchedules };
 
 /**
  * The canonical schedules of `schedules:` entries as written (`{days: "mon-fri", slots: ["06:00-11:00"]}`):

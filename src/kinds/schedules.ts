@@ -20,7 +20,6 @@ export function canonicalDays(days: string): string {
         .filter(Boolean),
     ),
   ];
-  const rank = (d: string) => (DAY_ORDER.includes(d) ? DAY_ORDER.indexOf(d) : DAY_ORDER.length);
   return list.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b)).join(",");
 }
 
@@ -31,13 +30,52 @@ export function hhmm(time: string): string {
 
 const bySlot = (a: Slot, b: Slot) => a.start.localeCompare(b.start) || a.end.localeCompare(b.end);
 
-const firstStart = (s: Schedule) => s.periods[0]?.start ?? "";
+const rank = (d: string) => (DAY_ORDER.includes(d) ? DAY_ORDER.indexOf(d) : DAY_ORDER.length);
 
-/** Sorts schedules and their periods into the canonical form. */
+/** Orders two canonical day lists by their days in week order, day by day (`mon,tue` < `mon,wed` < `tue`). */
+function byDays(a: string, b: string): number {
+  const x = a.split(",");
+  const y = b.split(",");
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const d = rank(x[i]!) - rank(y[i]!) || x[i]!.localeCompare(y[i]!);
+    if (d !== 0) return d;
+  }
+  return x.length - y.length;
+}
+
+/**
+ * THE canonical form of schedules of categories and items, for both sides of a plan: the files'
+ * (src/config/slots.ts `toSchedules`) and the platform's (`fromWireSchedules`). The periods of each day
+ * (`mon`…`sun`, `hol`) are collected, sorted and de-duplicated; days with exactly the same periods share
+ * one schedule, its days in week order; schedules are sorted by their days in week order, then by first
+ * start. So two sets of schedules that open the same periods on the same days compare equal however they
+ * are grouped: a platform that keeps one day per schedule and a file that writes `mon-fri` agree.
+ * Days without periods are left out; an empty result means "always". Unknown day names (none in the
+ * spec) are kept as days of their own, after `hol`.
+ */
 export function canonicalSchedules(list: readonly Schedule[]): Schedule[] {
-  return list
-    .map((s) => ({ days: canonicalDays(s.days), periods: [...s.periods].sort(bySlot) }))
-    .sort((a, b) => a.days.localeCompare(b.days) || firstStart(a).localeCompare(firstStart(b)));
+  const perDay = new Map<string, Slot[]>();
+  for (const schedule of list) {
+    for (const day of canonicalDays(schedule.days).split(",")) {
+      if (day === "") continue;
+      const slots = perDay.get(day) ?? [];
+      slots.push(...schedule.periods.map((p) => ({ start: p.start, end: p.end })));
+      perDay.set(day, slots);
+    }
+  }
+  const groups = new Map<string, { days: string[]; periods: Slot[] }>();
+  for (const day of [...perDay.keys()].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b))) {
+    const sorted = perDay.get(day)!.sort(bySlot);
+    const periods = sorted.filter((s, i) => i === 0 || bySlot(sorted[i - 1]!, s) !== 0);
+    if (periods.length === 0) continue;
+    const key = JSON.stringify(periods);
+    const group = groups.get(key);
+    if (group) group.days.push(day);
+    else groups.set(key, { days: [day], periods });
+  }
+  return [...groups.values()]
+    .map((g) => ({ days: g.days.join(","), periods: g.periods }))
+    .sort((a, b) => byDays(a.days, b.days) || bySlot(a.periods[0]!, b.periods[0]!));
 }
 
 /** Reads schedules from the wire; `undefined` when there are none (the canonical "always"). */
