@@ -5,6 +5,10 @@
 //   node scripts/gen-types.mjs           write the files
 //   node scripts/gen-types.mjs --check   compare only; exit 1 when a file is stale
 //
+// It also writes the lists of kinds that must agree with the kind registry (src/kinds/registry.ts,
+// read from dist/: `npm run gen` builds first): the `ownership:` properties of
+// schemas/config/project.schema.json and the kind table of docs/configuration.md.
+//
 // The schemas' `title`s are written for restaurant managers ("Price", "Fewest choices"), so they make
 // poor TypeScript names. Before compiling, every title is folded into its node's description (which
 // becomes the TSDoc comment), and only the root schemas and their definitions get a type name. The
@@ -13,7 +17,8 @@
 
 import { readFile, writeFile, mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import * as prettier from "prettier";
 import { compile } from "json-schema-to-typescript";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -190,7 +195,86 @@ async function generatePlatform() {
   return `${PLATFORM_BANNER}\n${parts.join("\n")}`;
 }
 
+// ---- lists of kinds, derived from the kind registry ------------------------------------------------
+
+/**
+ * The kind registry (src/kinds/registry.ts) as built into dist/ (`npm run gen` builds first): the one
+ * list of kinds, from which the `ownership:` schema and the kind table of docs/configuration.md are
+ * written, so that neither can drift from it.
+ */
+async function registeredKinds() {
+  const registry = await import(pathToFileURL(join(root, "dist", "kinds", "registry.js")).href);
+  return [...registry.kinds, ...registry.clientKinds].map((k) => ({
+    name: k.name,
+    summary: k.summary,
+    ownership: k.defaultOwnership ?? "full",
+    section: k.config?.key,
+    client: registry.clientKinds.includes(k),
+  }));
+}
+
+/** Formats generated JSON or Markdown the way the repository's prettier settings do. */
+async function formatted(text, file) {
+  const options = (await prettier.resolveConfig(join(root, file))) ?? {};
+  return prettier.format(text, { ...options, filepath: join(root, file) });
+}
+
+const OWNERSHIP_VALUES = ["full", "additive", "ignore"];
+
+/** schemas/config/project.schema.json with `ownership:` listing every registered kind. */
+async function generateProjectSchema() {
+  const file = "schemas/config/project.schema.json";
+  const schema = JSON.parse(await readFile(join(root, file), "utf8"));
+  const kinds = await registeredKinds();
+  const additive = kinds.filter((k) => k.ownership === "additive").map((k) => k.name);
+  schema.properties.ownership = {
+    title: "Who owns what",
+    description:
+      "For each kind of resource: full (what the files do not list is deleted on the platform), additive (carte adds and changes, never deletes or takes back) or ignore (carte neither reads nor touches it). " +
+      `Defaults: ${additive.join(", ")} are additive, so that items staff switch off during service and webhooks set up by hand are left alone; everything else is full. ` +
+      "A kind a store file does not mention is never touched in that store. The kinds are those of src/kinds/registry.ts (this list is written by npm run gen).",
+    type: "object",
+    additionalProperties: false,
+    properties: Object.fromEntries(
+      kinds.map((k) => [
+        k.name,
+        {
+          title: `Ownership of ${k.name.replaceAll("_", " ")}`,
+          description: `${k.summary}: full, additive or ignore (default ${k.ownership}).`,
+          enum: OWNERSHIP_VALUES,
+        },
+      ]),
+    ),
+  };
+  return formatted(JSON.stringify(schema, null, 2), file);
+}
+
+const TABLE_START = "<!-- kinds:start (written by npm run gen from src/kinds/registry.ts) -->";
+const TABLE_END = "<!-- kinds:end -->";
+
+/** docs/configuration.md with its table of kinds between the markers written anew. */
+async function generateKindTable() {
+  const file = "docs/configuration.md";
+  const text = await readFile(join(root, file), "utf8");
+  const start = text.indexOf(TABLE_START);
+  const end = text.indexOf(TABLE_END);
+  if (start < 0 || end < start) throw new Error(`${file}: the kind table markers are missing`);
+  const rows = (await registeredKinds()).map(
+    (k) =>
+      `| \`${k.name}\` | ${k.ownership} | ${k.section ? `\`${k.section}:\`` : k.client ? "carte.yaml `client:`" : "catalog and store files"} | ${k.summary} |`,
+  );
+  const table = [
+    "| kind | default ownership | written in | what it manages |",
+    "| --- | --- | --- | --- |",
+    ...rows,
+  ].join("\n");
+  return formatted(`${text.slice(0, start)}${TABLE_START}\n\n${table}\n\n${text.slice(end)}`, file);
+}
+
+// The project schema first: the config types are generated from it.
 const OUTPUTS = [
+  ["schemas/config/project.schema.json", generateProjectSchema],
+  ["docs/configuration.md", generateKindTable],
   ["src/generated/config.ts", generateConfig],
   ["src/generated/platform.ts", generatePlatform],
 ];

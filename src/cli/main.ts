@@ -16,6 +16,7 @@ import { financeCommand } from "./finance.js";
 import { importCommand } from "./import.js";
 import { webhooksCommand } from "./webhooks.js";
 import { UsageError } from "../errors.js";
+import { SEGMENT_NAMES, type SegmentName } from "../kinds/registry.js";
 import { reportError, type CliIo } from "./io.js";
 
 const EPILOGUE = `Exit codes:
@@ -27,15 +28,8 @@ const EPILOGUE = `Exit codes:
 Credentials come from CARTE_CLIENT_ID and CARTE_CLIENT_SECRET. Without a platform address in
 carte.yaml, carte runs against its embedded emulator.`;
 
-const KINDS = [
-  "item",
-  "modifier_group",
-  "category",
-  "menu",
-  "availability",
-  "webhook",
-  "client_webhook",
-] as const;
+/** `--kind` choices: every address segment of the registered kinds (src/kinds/registry.ts). */
+const KINDS = SEGMENT_NAMES;
 
 /** The flags `plan` and `apply` share: targeting, guards, concurrency, output. */
 function runFlags<T>(y: Argv<T>) {
@@ -49,7 +43,7 @@ function runFlags<T>(y: Argv<T>) {
     .option("kind", {
       choices: KINDS,
       array: true,
-      default: [] as (typeof KINDS)[number][],
+      default: [] as SegmentName[],
       describe: "Only these resource kinds",
     })
     .option("target", {
@@ -81,7 +75,7 @@ function runCommand(a: {
   quiet: boolean;
   parallelism: number;
   store: string[];
-  kind: (typeof KINDS)[number][];
+  kind: SegmentName[];
   target: string[];
   force: boolean;
   reason: string | undefined;

@@ -315,79 +315,79 @@ export interface ProjectFile {
   /**
    * Who owns what.
    *
-   * For each kind of resource: full (what the files do not list is deleted on the platform), additive (carte adds and changes, never deletes or takes back) or ignore (carte neither reads nor touches it). Defaults: availability, webhook and client_webhook are additive, so that items staff switch off during service and webhooks set up by hand are left alone; everything else is full. A kind a store file does not mention is never touched in that store.
+   * For each kind of resource: full (what the files do not list is deleted on the platform), additive (carte adds and changes, never deletes or takes back) or ignore (carte neither reads nor touches it). Defaults: availability, webhook, client_webhook are additive, so that items staff switch off during service and webhooks set up by hand are left alone; everything else is full. A kind a store file does not mention is never touched in that store. The kinds are those of src/kinds/registry.ts (this list is written by npm run gen).
    */
   ownership?: {
     /**
      * Ownership of item.
      *
-     * full, additive or ignore.
+     * items (products and options) and modifier groups of the store menu, by SKU: full, additive or ignore (default full).
      */
     item?: "full" | "additive" | "ignore";
     /**
      * Ownership of category.
      *
-     * full, additive or ignore.
+     * categories of the store menu: title, ordered items, schedules: full, additive or ignore (default full).
      */
     category?: "full" | "additive" | "ignore";
     /**
      * Ownership of menu.
      *
-     * full, additive or ignore.
+     * menus of the store, by menu type: ordered categories and whether each is active: full, additive or ignore (default full).
      */
     menu?: "full" | "additive" | "ignore";
     /**
      * Ownership of availability.
      *
-     * full, additive or ignore.
+     * whether each item of a store is switched on or off (availability v2): full, additive or ignore (default additive).
      */
     availability?: "full" | "additive" | "ignore";
     /**
+     * Ownership of webhook.
+     *
+     * per-store webhooks by event: URL and whether enabled: full, additive or ignore (default additive).
+     */
+    webhook?: "full" | "additive" | "ignore";
+    /**
      * Ownership of store hours.
      *
-     * full, additive or ignore.
+     * regular opening hours of a store, one resource per weekday: full, additive or ignore (default full).
      */
     store_hours?: "full" | "additive" | "ignore";
     /**
      * Ownership of holiday.
      *
-     * full, additive or ignore.
+     * slots of the platform's holiday days of a store, by date MM-DD: full, additive or ignore (default full).
      */
     holiday?: "full" | "additive" | "ignore";
     /**
      * Ownership of special day.
      *
-     * full, additive or ignore.
+     * special days of a store (a name, a date MM-DD and its slots): full, additive or ignore (default full).
      */
     special_day?: "full" | "additive" | "ignore";
     /**
-     * Ownership of store availability.
-     *
-     * full, additive or ignore.
-     */
-    store_availability?: "full" | "additive" | "ignore";
-    /**
-     * Ownership of webhook.
-     *
-     * full, additive or ignore.
-     */
-    webhook?: "full" | "additive" | "ignore";
-    /**
      * Ownership of corridor schedule.
      *
-     * full, additive or ignore.
+     * corridor (category) schedules through the utils group, for stores with schedules_via: utils: full, additive or ignore (default full).
      */
     corridor_schedule?: "full" | "additive" | "ignore";
     /**
      * Ownership of product schedule.
      *
-     * full, additive or ignore.
+     * product (item) schedules through the utils group, for stores with schedules_via: utils: full, additive or ignore (default full).
      */
     product_schedule?: "full" | "additive" | "ignore";
     /**
+     * Ownership of store availability.
+     *
+     * whether a store takes orders (open or closed): full, additive or ignore (default full).
+     */
+    store_availability?: "full" | "additive" | "ignore";
+    /**
      * Ownership of client webhook.
      *
-     * full, additive or ignore.
+     * integration-wide webhooks (STORE_PROVISIONING_STATUS), in carte.yaml client:: full, additive or ignore (default additive).
      */
     client_webhook?: "full" | "additive" | "ignore";
   };
