@@ -5,9 +5,13 @@
  * - {@link ApiError}: the platform refused or failed a call (method, path, status, message).
  * - {@link UnsafePlanError}: a safety guard refused the plan.
  * - {@link StalePlanError}: a saved plan no longer matches the platform or the files.
+ * - {@link PlanningError}: a configured value the platform cannot take, found while planning.
+ * - {@link MoneyError}: a money amount of the platform that cannot be converted exactly (finance).
+ * - {@link ConvergenceError}, {@link UsageError}: an apply the platform did not show; a misused command.
  * - anything else is a bug in carte ({@link InternalError}).
  *
- * The CLI is the one place that maps these to exit codes ({@link exitCodeFor}).
+ * {@link exitCodeFor} is the one mapping of these to exit codes, used by the CLI and the GitHub Action
+ * alike (through the shared plan/apply path of src/run.ts).
  */
 
 /** Exit codes of the `carte` command (see README, "Exit codes"). */
@@ -18,9 +22,14 @@ export const ExitCode = {
   error: 1,
   /** `plan --detailed-exitcode`: the plan has changes. */
   changes: 2,
+  /** `finance reconcile`: a discrepancy or an entry that belongs to no payment was found. */
+  discrepancy: 2,
   /** A safety guard refused the plan. */
   unsafe: 3,
 } as const;
+
+/** One of the exit codes of {@link ExitCode}. */
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
 /** One located problem in a configuration file. Lines and columns are 1-based. */
 export interface ConfigProblem {
@@ -131,6 +140,31 @@ export class StalePlanError extends Error {
   }
 }
 
+/**
+ * A configured value the platform cannot take, found while planning (e.g. a holiday closure on a date
+ * that is no platform holiday). The message starts with the resource's address. Exit code 1.
+ */
+export class PlanningError extends Error {
+  /** Address of the resource, e.g. `store[bog-centro].holiday[04-01]`. */
+  readonly address: string;
+  constructor(address: string, message: string) {
+    super(`${address}: ${message}`);
+    this.name = "PlanningError";
+    this.address = address;
+  }
+}
+
+/**
+ * A money value that cannot be converted exactly into integer hundredths (more than 2 decimals, not a
+ * number, too large); carte never rounds money (docs/finance.md). Exit code 1.
+ */
+export class MoneyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "MoneyError";
+  }
+}
+
 /** The platform did not reflect an accepted asynchronous write within the bounded wait. */
 export class ConvergenceError extends Error {
   /** Addresses of the resources that never showed their planned state. */
@@ -163,7 +197,10 @@ export class InternalError extends Error {
   }
 }
 
-/** Maps an error to the exit code of the CLI. */
+/**
+ * Maps an error to the exit code of the CLI and the `exitcode` output of the GitHub Action:
+ * {@link ExitCode.unsafe} (3) for {@link UnsafePlanError}, {@link ExitCode.error} (1) for anything else.
+ */
 export function exitCodeFor(err: unknown): number {
   if (err instanceof UnsafePlanError) return ExitCode.unsafe;
   return ExitCode.error;

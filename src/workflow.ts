@@ -1,6 +1,7 @@
 /**
- * The library calls behind `carte plan` and `carte apply`, shared by the CLI and the GitHub Action:
- * load → fetch → plan (pure) → execute → verify. No output here: callers render the results.
+ * The steps behind `carte plan` and `carte apply`: fetch → plan (pure) → safety → execute → verify.
+ * src/run.ts sequences them into the one path the CLI and the GitHub Action share. No output here:
+ * callers render the results.
  */
 
 import type { LoadedProject } from "./config/index.js";
@@ -31,7 +32,7 @@ export interface RunOptions {
   targeting?: Targeting;
   /**
    * Where apply keeps the webhook secrets that calls return (src/secrets.ts). Without one they are
-   * dropped unseen; the CLI always gives one (which warns when the user configured none).
+   * dropped unseen; the shared path (src/run.ts) always gives one.
    */
   secrets?: SecretSink;
 }
@@ -51,18 +52,36 @@ export function scopeDesired(desired: DesiredState, targeting: Targeting | undef
   return { stores: Object.fromEntries(keys.map((k) => [k, desired.stores[k]!])) };
 }
 
-/** Reads the live state of the project's stores (those in scope) and computes the plan. */
+/**
+ * Reads the live state of the project's stores in scope (`options.targeting.stores`), limited to the
+ * parts the project owns (`ownership:`), `options.parallelism` stores at a time. Throws
+ * {@link UsageError} when `--store` patterns match no store, `ApiError` when a read fails.
+ */
+export async function fetchProjectState(
+  project: LoadedProject,
+  session: Session,
+  options: RunOptions = {},
+): Promise<CurrentState> {
+  const desired = scopeDesired(project.desired, options.targeting);
+  return fetchCurrent(session.client, readRequests(desired, project.ownership), {
+    parallelism: options.parallelism ?? 8,
+    clientKinds: clientReadKinds(desired, project.ownership),
+    onRead: (done, total) => options.onStoreRead?.(done, total),
+  });
+}
+
+/**
+ * Reads the live state of the project's stores (those in scope, {@link fetchProjectState}) and computes
+ * the plan (pure `buildPlan`), judged by the project's safety guards but not enforced
+ * ({@link enforceSafety}).
+ */
 export async function planProject(
   project: LoadedProject,
   session: Session,
   options: RunOptions = {},
 ): Promise<{ plan: Plan; current: CurrentState }> {
   const desired = scopeDesired(project.desired, options.targeting);
-  const current = await fetchCurrent(session.client, readRequests(desired, project.ownership), {
-    parallelism: options.parallelism ?? 8,
-    clientKinds: clientReadKinds(desired, project.ownership),
-    onRead: (done, total) => options.onStoreRead?.(done, total),
-  });
+  const current = await fetchProjectState(project, session, options);
   const plan = buildPlan(desired, current, {
     safety: project.safety,
     ownership: project.ownership,
@@ -114,13 +133,17 @@ export async function checkSavedPlan(
   }
 }
 
-/** The outcome of an apply. */
+/** The outcome of an apply (rendered by src/render/report.ts). */
 export interface ApplyReport {
+  /** One result per operation of the plan, in the plan's order: `ok`, `failed` or `skipped`. */
   operations: OperationResult[];
+  /** Operations whose call failed. */
   failed: number;
+  /** Operations not attempted because one they depend on failed. */
   skipped: number;
   /** Addresses the platform did not show in their planned state within the wait. */
   pending: string[];
+  /** How long carte waited for the platform to show the changes, in milliseconds. */
   waitedMs: number;
 }
 

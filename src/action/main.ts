@@ -1,19 +1,22 @@
 /**
- * The GitHub Action: a thin adapter from the Action's inputs to the same library calls as the CLI.
+ * The GitHub Action: a thin adapter from the Action's inputs to the plan/apply path it shares with the
+ * CLI (src/run.ts), and from the run's result to the Action's outputs, job summary and comment.
  * `command: plan` on a pull request posts (or updates) one comment with the Markdown plan and writes
  * the full text plan to the job summary; `command: apply` applies and reports in the job summary.
- * Outputs: `has-changes`, `summary` (JSON counts), `exitcode` (the CLI's exit codes).
+ * Outputs: `has-changes`, `summary` (JSON counts), `exitcode` (the CLI's exit codes, set on every run,
+ * errors included), and `webhook_secret_<EVENT>` (masked) for each webhook secret an apply got.
  */
 
 import { readFileSync } from "node:fs";
 import * as core from "@actions/core";
-import { loadProject } from "../config/index.js";
-import { ExitCode, UnsafePlanError, exitCodeFor } from "../errors.js";
+import { ExitCode, exitCodeFor } from "../errors.js";
+import { renderError } from "../render/error.js";
 import { renderMarkdown } from "../render/markdown.js";
+import { renderReportMarkdown } from "../render/report.js";
 import { renderText } from "../render/text.js";
-import { openSession } from "../session.js";
-import { applyPlan, enforceSafety, planProject } from "../workflow.js";
+import { runCarte, type RunRequest, type RunResult } from "../run.js";
 import { upsertComment } from "./comment.js";
+import { actionSecretSink, actionSecretsFile } from "./secrets.js";
 
 /** The Action's inputs (action.yml), read from the environment the runner sets. */
 export interface ActionInputs {
@@ -22,6 +25,8 @@ export interface ActionInputs {
   comment: boolean;
   githubToken: string;
   force: { reason: string } | undefined;
+  /** Input `secrets-file`; empty: `CARTE_SECRETS_FILE`, else carte.yaml `secrets_file:`. */
+  secretsFile: string;
 }
 
 /** Reads and checks the inputs. Throws on a bad value. */
@@ -36,6 +41,7 @@ export function readInputs(): ActionInputs {
     comment: (core.getInput("comment") || "true") !== "false",
     githubToken: core.getInput("github-token"),
     force: reason ? { reason } : undefined,
+    secretsFile: core.getInput("secrets-file"),
   };
 }
 
@@ -53,36 +59,56 @@ function pullRequestNumber(env: NodeJS.ProcessEnv): number | undefined {
   }
 }
 
-/** Runs the Action. Returns the exit code (also set as the `exitcode` output). */
+/** The most characters of the text plan put in the job summary (GitHub allows 1 MiB per step). */
+const SUMMARY_PLAN_CHARS = 900_000;
+
+const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+/** Writes a block of text to the job summary, HTML-escaped inside `<pre><code>`. */
+async function summaryCode(text: string): Promise<void> {
+  const cut = text.length > SUMMARY_PLAN_CHARS ? text.slice(0, SUMMARY_PLAN_CHARS) + "\n… (cut)" : text;
+  await core.summary.addCodeBlock(escapeHtml(cut), "text").write();
+}
+
+/** Runs the Action. Returns the exit code (also set as the `exitcode` output, whatever happens). */
 export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const inputs = readInputs();
   // The client secret never reaches any output; masking guards the logs as well.
   if (env.CARTE_CLIENT_SECRET) core.setSecret(env.CARTE_CLIENT_SECRET);
-  const project = await loadProject(inputs.config);
-  const session = await openSession(project, { env });
-  let code: number = ExitCode.ok;
+  let inputs: ActionInputs | undefined;
+  let result: RunResult = { exitCode: ExitCode.ok };
+  let headed = false;
+  const heading = async () => {
+    if (headed) return;
+    headed = true;
+    await core.summary.addHeading(inputs?.command === "apply" ? "carte apply" : "carte plan", 3).write();
+  };
   try {
-    const { plan } = await planProject(project, session);
-    let refusal: unknown;
-    try {
-      enforceSafety(plan, inputs.force);
-    } catch (err) {
-      if (!(err instanceof UnsafePlanError)) throw err;
-      refusal = err;
-    }
-    const hasChanges = plan.changes.length > 0;
-    core.setOutput("has-changes", String(hasChanges));
-    core.setOutput("summary", JSON.stringify(plan.summary));
-    const text = renderText(plan, { color: false });
-    await core.summary
-      .addHeading(inputs.command === "apply" ? "carte apply" : "carte plan", 3)
-      .addCodeBlock(text.length > 900_000 ? text.slice(0, 900_000) + "\n… (cut)" : text, "text")
-      .write();
-
-    if (inputs.command === "plan") {
+    inputs = readInputs();
+    const base = { config: inputs.config, env, force: inputs.force };
+    const secretsInput = inputs.secretsFile;
+    const request: RunRequest =
+      inputs.command === "apply"
+        ? {
+            ...base,
+            command: "apply",
+            secrets: (project) =>
+              actionSecretSink(
+                actionSecretsFile({ input: secretsInput, env, configured: project.secretsFile }),
+              ),
+          }
+        : { ...base, command: "plan" };
+    result = await runCarte(request, {
+      onPlan: async (plan) => {
+        core.setOutput("has-changes", String(plan.changes.length > 0));
+        core.setOutput("summary", JSON.stringify(plan.summary));
+        await heading();
+        await summaryCode(renderText(plan, { color: false }));
+      },
+    });
+    if (inputs.command === "plan" && result.plan) {
       const pr = pullRequestNumber(env);
       if (inputs.comment && pr !== undefined && inputs.githubToken && env.GITHUB_REPOSITORY) {
-        const body = renderMarkdown(plan, { fullPlanAt: "the job summary of this workflow run" });
+        const body = renderMarkdown(result.plan, { fullPlanAt: "the job summary of this workflow run" });
         await upsertComment(
           {
             apiUrl: env.GITHUB_API_URL ?? "https://api.github.com",
@@ -93,31 +119,34 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
           body,
         );
       }
-      code = refusal ? exitCodeFor(refusal) : ExitCode.ok;
-      if (refusal) core.setFailed((refusal as Error).message);
-    } else {
-      if (refusal) {
-        code = exitCodeFor(refusal);
-        core.setFailed((refusal as Error).message);
-      } else if (hasChanges) {
-        const report = await applyPlan(plan, session);
-        if (report.failed > 0 || report.skipped > 0) {
-          code = ExitCode.error;
-          const failed = report.operations.filter((o) => o.status !== "ok");
-          core.setFailed(
-            `apply incomplete: ${failed.map((o) => `${o.status} ${o.method} ${o.path}${o.message ? `: ${o.message}` : ""}`).join("; ")}`,
-          );
-        }
-        await core.summary
-          .addRaw(`Applied ${report.operations.filter((o) => o.status === "ok").length} API calls.`, true)
-          .write();
-      }
     }
   } catch (err) {
-    code = exitCodeFor(err);
-    core.setFailed(err instanceof Error ? err.message : String(err));
-  } finally {
-    await session.close();
+    // Only the inputs and the comment get here: the shared path returns its errors.
+    result = { ...result, exitCode: exitCodeFor(err), error: err };
+  }
+
+  let code = result.exitCode;
+  try {
+    if (result.plan && result.report) {
+      await heading();
+      await core.summary.addRaw(renderReportMarkdown(result.plan, result.report), true).write();
+    }
+    if (result.error !== undefined) {
+      const message = renderError(result.error);
+      await heading();
+      await core.summary.addRaw(`**Failed with exit code ${result.exitCode}:**`, true).write();
+      await summaryCode(message);
+      core.setFailed(message);
+    } else if (result.report && (result.report.failed > 0 || result.report.skipped > 0)) {
+      const failed = result.report.operations.filter((o) => o.status !== "ok");
+      core.setFailed(
+        `apply incomplete: ${failed.map((o) => `${o.status} ${o.method} ${o.path}${o.message ? `: ${o.message}` : ""}`).join("; ")}`,
+      );
+    }
+  } catch (err) {
+    // The summary could not be written: the step still fails with the cause.
+    code = code === ExitCode.ok ? ExitCode.error : code;
+    core.setFailed(renderError(result.error ?? err));
   }
   core.setOutput("exitcode", String(code));
   return code;

@@ -1,22 +1,23 @@
-/** The CLI commands. Each turns its options into library calls and renders the result. */
+/**
+ * The CLI commands. Each turns its options into library calls and renders the result; `plan` and
+ * `apply` go through the path they share with the GitHub Action (src/run.ts).
+ */
 
 import path from "node:path";
 import { loadProject } from "../config/index.js";
 import { faultProblems } from "../emulator/faults.js";
 import { loadSeedFile, startEmulator } from "../emulator/index.js";
 import type { FaultOptions } from "../emulator/index.js";
-import { ExitCode, StalePlanError, UsageError } from "../errors.js";
-import { readPlanFile, writePlanFile } from "../plan/file.js";
-import { isEmptyPlan } from "../plan/plan.js";
+import { ExitCode, UsageError } from "../errors.js";
+import { writePlanFile } from "../plan/file.js";
 import type { Plan } from "../plan/types.js";
-import type { ApplyEvent } from "../apply/execute.js";
 import type { SegmentName } from "../kinds/registry.js";
 import { renderJson } from "../render/json.js";
 import { renderMarkdown } from "../render/markdown.js";
+import { renderReport, renderReportJson } from "../render/report.js";
 import { renderText } from "../render/text.js";
+import { runCarte, type RunHooks } from "../run.js";
 import { discardingSink, resolveSecretSink } from "../secrets.js";
-import { openSession } from "../session.js";
-import { applyPlan, checkSavedPlan, enforceSafety, planProject, type ApplyReport } from "../workflow.js";
 import { useColor, type CliIo } from "./io.js";
 import { createProgress, progressMode, type Progress } from "./progress.js";
 
@@ -40,12 +41,22 @@ export interface PlanCommand extends RunCommand {
   detailedExitcode: boolean;
 }
 
-function runOptions(opts: RunCommand, progress: Progress) {
+/** The shared path's request fields and progress hooks common to `plan` and `apply`. */
+function runRequest(opts: RunCommand, io: CliIo) {
   return {
+    config: opts.config,
+    env: io.env,
     parallelism: opts.parallelism,
     targeting: { stores: opts.stores, kinds: opts.kinds, targets: opts.targets },
-    onStoreRead: (done: number, total: number) => progress.storeRead(done, total),
-    onEvent: (e: ApplyEvent) => progress.apply(e),
+    force: opts.force,
+  };
+}
+
+function progressHooks(progress: Progress): RunHooks {
+  return {
+    onStoreRead: (done, total) => progress.storeRead(done, total),
+    onEvent: (e) => progress.apply(e),
+    onRetry: (r) => progress.retry(r),
   };
 }
 
@@ -55,31 +66,28 @@ function render(plan: Plan, format: PlanCommand["format"], color: boolean): stri
   return renderText(plan, { color });
 }
 
-/** `carte plan`. */
+/** `carte plan`: the shared path (src/run.ts) with `command: "plan"`, rendered in the chosen format. */
 export async function runPlan(opts: PlanCommand, io: CliIo): Promise<number> {
-  const project = await loadProject(opts.config);
   const progress = createProgress(io, progressMode(io, { quiet: opts.quiet, json: opts.format !== "text" }));
-  const session = await openSession(project, { env: io.env, onRetry: (r) => progress.retry(r) });
   try {
-    const { plan } = await planProject(project, session, runOptions(opts, progress));
-    progress.stop();
-    let refusal: unknown;
-    try {
-      enforceSafety(plan, opts.force);
-    } catch (err) {
-      refusal = err;
-    }
-    io.out(render(plan, opts.format, useColor(opts.color, io)));
-    if (refusal) throw refusal;
-    if (opts.out) {
-      await writePlanFile(opts.out, plan);
+    const result = await runCarte(
+      { ...runRequest(opts, io), command: "plan", detailedExitCode: opts.detailedExitcode },
+      {
+        ...progressHooks(progress),
+        onPlan: (plan) => {
+          progress.stop();
+          io.out(render(plan, opts.format, useColor(opts.color, io)));
+        },
+      },
+    );
+    if (result.error !== undefined) throw result.error;
+    if (opts.out && result.plan) {
+      await writePlanFile(opts.out, result.plan);
       if (!opts.quiet) io.err(`Saved the plan to ${opts.out}. Apply it with: carte apply ${opts.out}\n`);
     }
-    if (opts.detailedExitcode && !isEmptyPlan(plan)) return ExitCode.changes;
-    return ExitCode.ok;
+    return result.exitCode;
   } finally {
     progress.stop();
-    await session.close();
   }
 }
 
@@ -94,96 +102,65 @@ export interface ApplyCommand extends RunCommand {
   secretsFile?: string | undefined;
 }
 
-/** `carte apply`. */
+/**
+ * `carte apply`: the shared path (src/run.ts) with `command: "apply"`. Shows the plan (text) before any
+ * call, asks on the terminal unless `--auto-approve`, keeps webhook secrets in the configured sink (a
+ * warning naming the event when none is configured), and prints the report (text or `--json`).
+ */
 export async function runApply(opts: ApplyCommand, io: CliIo): Promise<number> {
-  const project = await loadProject(opts.config);
   const color = useColor(opts.color, io);
   const progress = createProgress(io, progressMode(io, { quiet: opts.quiet, json: opts.json }));
-  const session = await openSession(project, { env: io.env, onRetry: (r) => progress.retry(r) });
   try {
-    const run = runOptions(opts, progress);
-    let plan: Plan | undefined;
-    if (opts.planFile) {
-      plan = await readPlanFile(opts.planFile);
-      try {
-        await checkSavedPlan(plan, project, session, run);
-      } catch (err) {
-        if (!(err instanceof StalePlanError) || !opts.replan) throw err;
-        io.err(`The saved plan is stale (${err.message.split(";")[0]}); planning again as --replan asks.\n`);
-        plan = undefined;
-      }
-    }
-    if (plan) {
-      if (!opts.json) io.out(renderText(plan, { color }));
-      enforceSafety(plan, opts.force);
-    } else {
-      plan = (await planProject(project, session, run)).plan;
-      progress.stop();
-      if (!opts.json) io.out(renderText(plan, { color }));
-      enforceSafety(plan, opts.force);
-      if (!isEmptyPlan(plan) && !opts.autoApprove) {
-        if (!io.stdinIsTTY || !io.prompt) {
-          throw new UsageError(
-            "apply asks for confirmation on a terminal; pass --auto-approve to apply without asking, or apply a saved plan file",
-          );
-        }
-        const answer = await io.prompt("\nDo you want to make these changes? Only 'yes' will be accepted: ");
-        if (answer.trim() !== "yes") {
-          io.err("Apply cancelled.\n");
-          return ExitCode.error;
-        }
-      }
-    }
-    if (isEmptyPlan(plan)) {
-      if (opts.json)
-        io.out(JSON.stringify({ summary: plan.summary, operations: [], pending: [] }, null, 2) + "\n");
-      return ExitCode.ok;
-    }
-    const started = Date.now();
-    // Webhook secrets go to the configured sink only; without one, a warning (no secret) on stderr.
-    const secrets =
-      resolveSecretSink({
-        file: opts.secretsFile,
-        configured: project.secretsFile,
-        env: io.env,
-        out: io.out,
-      }) ?? discardingSink((message) => io.err(message + "\n"));
-    const report = await applyPlan(plan, session, { ...run, secrets });
+    const result = await runCarte(
+      {
+        ...runRequest(opts, io),
+        command: "apply",
+        planFile: opts.planFile,
+        replan: opts.replan,
+        // Webhook secrets go to the configured sink only; without one, a warning (no secret) on stderr.
+        secrets: (project) =>
+          resolveSecretSink({
+            file: opts.secretsFile,
+            configured: project.secretsFile,
+            env: io.env,
+            out: io.out,
+          }) ?? discardingSink((message) => io.err(message + "\n")),
+      },
+      {
+        ...progressHooks(progress),
+        onReplan: (stale) =>
+          io.err(
+            `The saved plan is stale (${stale.message.split(";")[0]}); planning again as --replan asks.\n`,
+          ),
+        onPlan: (plan) => {
+          progress.stop();
+          if (!opts.json) io.out(renderText(plan, { color }));
+        },
+        ...(opts.autoApprove ? {} : { confirm: () => confirmApply(io) }),
+      },
+    );
     progress.stop();
-    if (opts.json) {
-      io.out(JSON.stringify({ summary: plan.summary, safety: plan.safety, ...report }, null, 2) + "\n");
-    } else {
-      io.out(renderReport(plan, report, Date.now() - started));
+    if (result.error !== undefined) throw result.error;
+    if (result.cancelled) io.err("Apply cancelled.\n");
+    if (result.plan && !result.cancelled) {
+      if (opts.json) io.out(renderReportJson(result.plan, result.report));
+      else if (result.report) io.out(renderReport(result.plan, result.report, result.applyMs ?? 0));
     }
-    return report.failed > 0 || report.skipped > 0 ? ExitCode.error : ExitCode.ok;
+    return result.exitCode;
   } finally {
     progress.stop();
-    await session.close();
   }
 }
 
-function renderReport(plan: Plan, report: ApplyReport, ms: number): string {
-  const s = plan.summary;
-  const lines: string[] = [];
-  const done = report.operations.filter((o) => o.status === "ok").length;
-  if (report.failed === 0 && report.skipped === 0) {
-    lines.push(
-      `\nApply complete: ${s.create} created, ${s.update} updated, ${s.delete} deleted; ` +
-        `${done} API call${done === 1 ? "" : "s"} in ${(ms / 1000).toFixed(1)} s. The platform shows every change.`,
+/** Asks on the terminal whether to apply; a {@link UsageError} when there is no terminal to ask on. */
+async function confirmApply(io: CliIo): Promise<boolean> {
+  if (!io.stdinIsTTY || !io.prompt) {
+    throw new UsageError(
+      "apply asks for confirmation on a terminal; pass --auto-approve to apply without asking, or apply a saved plan file",
     );
-  } else {
-    lines.push(`\nApply incomplete: ${done} of ${report.operations.length} API calls succeeded.`);
-    for (const o of report.operations.filter((x) => x.status !== "ok")) {
-      lines.push(`  ${o.status}: ${o.method} ${o.path}${o.message ? `: ${o.message}` : ""}`);
-    }
-    if (report.pending.length > 0) {
-      lines.push(`  not yet shown by the platform: ${report.pending.join(", ")}`);
-    }
-    lines.push("Run `carte apply` again once the cause is fixed: it applies only what is left.");
   }
-  if (plan.safety.override)
-    lines.push(`Safety guards were overridden, reason: ${plan.safety.override.reason}`);
-  return lines.join("\n") + "\n";
+  const answer = await io.prompt("\nDo you want to make these changes? Only 'yes' will be accepted: ");
+  return answer.trim() === "yes";
 }
 
 /** `carte validate`. */

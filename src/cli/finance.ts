@@ -34,9 +34,6 @@ import { openSession } from "../session.js";
 import type { CliIo } from "./io.js";
 import { progressMode } from "./progress.js";
 
-/** Exit code of `carte finance reconcile` when it finds a discrepancy or an orphan entry. */
-export const EXIT_DISCREPANCY = 2;
-
 const DATE_FIELDS = ["expected_execution_date", "confirmed_payment_date"] as const;
 
 /** Options common to every finance command. */
@@ -215,7 +212,7 @@ export async function runFinanceReconcile(opts: FinanceReconcileCommand, io: Cli
           `${opts.out ? `; report written to ${opts.out}` : ""}.\n`,
       );
     }
-    return hasFindings(run.reconciliation) ? EXIT_DISCREPANCY : ExitCode.ok;
+    return hasFindings(run.reconciliation) ? ExitCode.discrepancy : ExitCode.ok;
   } finally {
     progress.stop();
     await session.close();

@@ -9,6 +9,7 @@ import {
   UsageError,
   exitCodeFor,
 } from "../errors.js";
+import { renderError } from "../render/error.js";
 
 /** Streams and facts the CLI needs. */
 export interface CliIo {
@@ -36,22 +37,25 @@ export function useColor(flag: boolean | undefined, io: CliIo): boolean {
   return io.stdoutIsTTY;
 }
 
-/** Prints an error the way its type asks for and returns the exit code. */
+/**
+ * Prints an error the way its type asks for (src/render/error.ts, plus a usage hint for a
+ * {@link UsageError} and a `--debug` hint for an unexpected error) and returns its exit code.
+ */
 export function reportError(err: unknown, io: CliIo, debug: boolean): number {
-  if (err instanceof ConfigError) {
-    io.err(`Error: ${err.message}\n`);
-  } else if (err instanceof UnsafePlanError) {
-    io.err(`Refused by safety guard ${err.guard}: ${err.message}\n`);
-  } else if (err instanceof StalePlanError) {
-    io.err(`Error: stale plan: ${err.message}\n`);
-  } else if (err instanceof UsageError) {
-    io.err(`Error: ${err.message}\nRun \`carte --help\` for usage.\n`);
-  } else if (err instanceof ApiError || err instanceof ConvergenceError) {
-    io.err(`Error: ${err.message}\n`);
-  } else {
-    const e = err instanceof Error ? err : new Error(String(err));
-    io.err(`Error: ${e.message}\n`);
-    if (!debug) io.err("(run with --debug for details)\n");
+  io.err(`${renderError(err)}\n`);
+  if (err instanceof UsageError) {
+    io.err("Run `carte --help` for usage.\n");
+  } else if (
+    !(
+      err instanceof ConfigError ||
+      err instanceof UnsafePlanError ||
+      err instanceof StalePlanError ||
+      err instanceof ApiError ||
+      err instanceof ConvergenceError
+    ) &&
+    !debug
+  ) {
+    io.err("(run with --debug for details)\n");
   }
   if (debug && err instanceof Error && err.stack) io.err(`${err.stack}\n`);
   return exitCodeFor(err);

@@ -12,7 +12,8 @@
 
 import { stringify } from "csv-stringify/sync";
 import { isoDateTime } from "./dates.js";
-import { MoneyError, formatCents, parseMoney, sumCents, type Cents } from "./money.js";
+import { MoneyError } from "../errors.js";
+import { formatCents, parseMoney, sumCents, type Cents } from "./money.js";
 import { BILLING_FIELDS, FINANCE_SEGMENT, type FinanceKind } from "./types.js";
 
 /** A normalized entry: JSON-ready, money as `"12.34"` strings, dates ISO 8601. */

@@ -14,6 +14,8 @@
  * neighbours. An amount with a non-zero third decimal is refused too: carte does not round money.
  */
 
+import { MoneyError } from "../errors.js";
+
 /** Hundredths of the currency's major unit. */
 export type Cents = bigint;
 
@@ -68,14 +70,6 @@ export function parseMoney(value: unknown): MoneyParse {
   digits += "0".repeat(2 - scale);
   const cents = BigInt(digits);
   return { ok: true, cents: negative ? -cents : cents };
-}
-
-/** A money value that cannot be converted exactly. */
-export class MoneyError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "MoneyError";
-  }
 }
 
 /**

@@ -21,6 +21,7 @@
  * Stages: 10 (slot deletes), 12–13 (updates), 15 (new slots).
  */
 
+import { PlanningError } from "../errors.js";
 import type { Slot } from "../model.js";
 import type { SpecialDays } from "../generated/platform.js";
 import { getHolidays, UtilsPaths } from "../platform/utils.js";
@@ -44,7 +45,6 @@ import {
   fromWireSlot,
   matchSlots,
   plainSlots,
-  PlanningError,
   slotDeletesAndUpdates,
   sortSlots,
   toUtilsTime,

@@ -166,17 +166,6 @@ export function slotDeletesAndUpdates(m: Matched<IdSlot, Slot>): Write[] {
   return out;
 }
 
-/** A configured value the platform cannot take, found while planning (e.g. a date that is no holiday). */
-export class PlanningError extends Error {
-  /** Address of the resource, e.g. `store[bog-centro].holiday[04-01]`. */
-  readonly address: string;
-  constructor(address: string, message: string) {
-    super(`${address}: ${message}`);
-    this.name = "PlanningError";
-    this.address = address;
-  }
-}
-
 /** The single element of a one-element call. */
 const only = (elements: unknown[]) => elements[0];
 const always = () => true;

@@ -4,13 +4,22 @@
  */
 
 import { createServer, type Server } from "node:http";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { runAction } from "../../src/action/main.js";
 import { COMMENT_MARKER } from "../../src/action/comment.js";
-import { CLIENT_ID, CLIENT_SECRET, exampleAgainstEmulator } from "../helpers/project.js";
+import { STORE_WEBHOOK_EVENTS } from "../../src/platform/wire.js";
+import {
+  CLIENT_ID,
+  CLIENT_SECRET,
+  edit,
+  exampleAgainstEmulator,
+  repoRoot,
+  writes,
+} from "../helpers/project.js";
 
 interface Comment {
   id: number;
@@ -66,9 +75,38 @@ const summaryFile = path.join(mkdtempSync(path.join(tmpdir(), "carte-summary-"))
 let cleanup: (() => Promise<void>) | undefined;
 afterEach(async () => {
   process.env = { ...saved };
+  // core.setFailed sets the exit code of the process running the Action: not of the test runner.
+  process.exitCode = undefined;
   await cleanup?.();
   cleanup = undefined;
 });
+
+/** The step outputs written to $GITHUB_OUTPUT (`name<<DELIMITER\nvalue\nDELIMITER`), the last value of each. */
+function stepOutputs(file: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const m of readFileSync(file, "utf8").matchAll(/^([^<\n]+)<<(\S+)\n([\s\S]*?)\n\2$/gm)) {
+    out[m[1]!] = m[3]!;
+  }
+  return out;
+}
+
+/** Runs the Action with standard output captured (where `::add-mask::` and `::error::` go). */
+async function captured(): Promise<{ code: number; stdout: string }> {
+  let stdout = "";
+  const write = process.stdout.write;
+  process.stdout.write = ((chunk: string | Uint8Array) => {
+    stdout += typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
+    return true;
+  }) as typeof process.stdout.write;
+  try {
+    return { code: await runAction(), stdout };
+  } finally {
+    process.stdout.write = write;
+  }
+}
+
+/** The part of the job summary written since `from` characters (one summary file for the whole file). */
+const summarySince = (from: number) => readFileSync(summaryFile, "utf8").slice(from);
 
 async function setup() {
   const fx = await exampleAgainstEmulator([
@@ -134,5 +172,96 @@ describe("GitHub Action", () => {
     process.env.INPUT_COMMENT = "false";
     expect(await runAction()).toBe(0);
     expect(readFileSync(files.output, "utf8")).toMatch(/has-changes<<.*\nfalse\n/);
+  });
+
+  it("a configuration error sets exitcode 1, writes the located error to the job summary and fails the step", async () => {
+    const { fx, files, gh } = await setup();
+    edit(fx.config, /^version: 1$/m, "version: 1\nstorez: stores/*.yaml");
+    process.env.INPUT_COMMAND = "plan";
+    const before = readFileSync(summaryFile, "utf8").length;
+    const { code, stdout } = await captured();
+    expect(code).toBe(1);
+    expect(stepOutputs(files.output)).toEqual({ exitcode: "1" });
+    const summary = summarySince(before);
+    expect(summary).toContain("carte plan");
+    expect(summary).toContain("Failed with exit code 1");
+    // The located problem: carte.yaml, the line of the unknown key, column 1.
+    const line = readFileSync(fx.config, "utf8").split("\n").indexOf("storez: stores/*.yaml") + 1;
+    expect(summary).toContain(`carte.yaml:${line}:1: unknown key "storez"`);
+    expect(stdout).toMatch(/^::error::.*configuration problem/m);
+    expect(process.exitCode).toBe(1);
+    expect(fx.emu.requests).toEqual([]);
+    expect(gh.calls).toEqual([]);
+
+    // A bad input is the same kind of failure: exitcode 1 and the cause in the summary.
+    process.env.INPUT_COMMAND = "destroy";
+    const bad = await captured();
+    expect(bad.code).toBe(1);
+    expect(stepOutputs(files.output).exitcode).toBe("1");
+    expect(summarySince(before)).toContain("input command must be plan or apply, got destroy");
+  });
+
+  it("Action secrets test: every webhook secret an apply gets is saved to the secrets file and masked step outputs, nowhere else", async () => {
+    const { fx, files } = await setup();
+    const secretsFile = path.join(fx.dir, "secrets", "webhook-secrets.yaml");
+    // The folder exists: creating it is the secrets module's business (issue 10), not the Action's.
+    mkdirSync(path.dirname(secretsFile));
+    process.env.INPUT_COMMAND = "apply";
+    process.env["INPUT_SECRETS-FILE"] = secretsFile;
+    const before = readFileSync(summaryFile, "utf8").length;
+    const first = await captured();
+    expect(first.code, first.stdout).toBe(0);
+
+    // The example chain creates three webhooks, each with its own secret.
+    const events = ["MENU_APPROVED", "MENU_REJECTED", "NEW_ORDER"];
+    const saved = parse(readFileSync(secretsFile, "utf8")) as Record<string, string>;
+    expect(Object.keys(saved).sort()).toEqual(events);
+    expect(statSync(secretsFile).mode & 0o777).toBe(0o600);
+    const outputs = stepOutputs(files.output);
+    for (const e of events) {
+      expect(saved[e]).toMatch(/^[0-9a-f]{48}$/);
+      expect(outputs[`webhook_secret_${e}`]).toBe(saved[e]);
+    }
+    expect(outputs.exitcode).toBe("0");
+    // Standard output shows each secret once: in its mask command.
+    const lines = first.stdout.split("\n");
+    for (const e of events) {
+      expect(lines.filter((l) => l.includes(saved[e]!))).toEqual([`::add-mask::${saved[e]}`]);
+    }
+    const summary = summarySince(before);
+    expect(summary).toContain("Apply complete");
+    for (const secret of [...Object.values(saved), CLIENT_SECRET]) expect(summary).not.toContain(secret);
+
+    // Without any secrets file, a new webhook's secret is still never dropped: the masked output has it.
+    edit(
+      fx.config,
+      "    MENU_REJECTED: http://localhost:8080/hooks/menu-rejected\n",
+      "    MENU_REJECTED: http://localhost:8080/hooks/menu-rejected\n    PING: https://hooks.example.com/ping\n",
+    );
+    delete process.env["INPUT_SECRETS-FILE"];
+    fx.emu.clearRequests();
+    const from = readFileSync(summaryFile, "utf8").length;
+    const second = await captured();
+    expect(second.code, second.stdout).toBe(0);
+    expect(writes(fx.emu.requests).length).toBeGreaterThan(0);
+    const ping = stepOutputs(files.output).webhook_secret_PING!;
+    expect(ping).toMatch(/^[0-9a-f]{48}$/);
+    expect(second.stdout.split("\n").filter((l) => l.includes(ping))).toEqual([`::add-mask::${ping}`]);
+    expect(summarySince(from)).not.toContain(ping);
+    expect(Object.keys(parse(readFileSync(secretsFile, "utf8")) as object).sort()).toEqual(events);
+  });
+
+  it("action.yml declares the secrets-file input and one masked output per webhook event", () => {
+    const spec = parse(readFileSync(path.join(repoRoot, "action.yml"), "utf8")) as {
+      inputs: Record<string, unknown>;
+      outputs: Record<string, { value: string }>;
+      runs: { steps: { id?: string; env?: Record<string, string> }[] };
+    };
+    expect(spec.inputs).toHaveProperty("secrets-file");
+    const step = spec.runs.steps.find((s) => s.id === "carte")!;
+    expect(step.env!["INPUT_SECRETS-FILE"]).toBe("${{ inputs.secrets-file }}");
+    const declared = Object.keys(spec.outputs).filter((k) => k.startsWith("webhook_secret_"));
+    expect(declared.sort()).toEqual(STORE_WEBHOOK_EVENTS.map((e) => `webhook_secret_${e}`).sort());
+    for (const k of declared) expect(spec.outputs[k]!.value).toBe(`\${{ steps.carte.outputs.${k} }}`);
   });
 });

@@ -14,7 +14,7 @@ import type { Plan } from "../../src/plan/types.js";
 import { getHolidays, getRegularHours, getSpecialDays } from "../../src/platform/utils.js";
 import type { Session } from "../../src/session.js";
 import type { Slot, StoreState } from "../../src/model.js";
-import { PlanningError } from "../../src/kinds/slots.js";
+import { PlanningError } from "../../src/errors.js";
 import { applyPlan, planProject } from "../../src/workflow.js";
 import { exampleSession } from "../helpers/session.js";
 

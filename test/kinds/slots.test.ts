@@ -2,7 +2,8 @@
 
 import { describe, expect, it } from "vitest";
 import { holidays } from "../../src/kinds/holidays.js";
-import { matchSlots, PlanningError, type IdSlot } from "../../src/kinds/slots.js";
+import { PlanningError } from "../../src/errors.js";
+import { matchSlots, type IdSlot } from "../../src/kinds/slots.js";
 import { specialDays } from "../../src/kinds/special-days.js";
 import { storeHours } from "../../src/kinds/store-hours.js";
 import type { WriteContext } from "../../src/kinds/types.js";

@@ -1,0 +1,124 @@
+/**
+ * carte as a library: the public API that package.json's `main`, `types` and `exports` promise
+ * (`import { runCarte, renderText } from "carte"`). The `carte` command and the GitHub Action are thin
+ * adapters over the same calls.
+ *
+ * ```ts
+ * import { ExitCode, renderText, runCarte } from "carte";
+ *
+ * const result = await runCarte({ command: "plan", config: "carte.yaml", detailedExitCode: true });
+ * if (result.error) throw result.error;                // ConfigError, ApiError, UnsafePlanError, …
+ * process.stdout.write(renderText(result.plan!, { color: false }));
+ * process.exitCode = result.exitCode;                  // ExitCode.ok (0) or ExitCode.changes (2)
+ * ```
+ *
+ * The pipeline, step by step: {@link loadProject} → {@link openSession} → {@link fetchProjectState} →
+ * {@link buildPlan} (pure) → {@link enforceSafety} → {@link applyPlan} (calls, then verification); or
+ * all of it at once with {@link runCarte}. Everything else in src/ is internal and may change.
+ *
+ * @packageDocumentation
+ */
+
+// ---- the shared plan/apply path -------------------------------------------------------------------
+
+/**
+ * {@link runCarte}: load → session → plan (or check a saved plan) → safety → apply with the secrets
+ * sink → verify, in one call that never throws and returns `{ plan, report, exitCode, error }`.
+ */
+export { runCarte } from "./run.js";
+export type { ApplyRequest, PlanRequest, RunHooks, RunRequest, RunResult } from "./run.js";
+
+// ---- loading a project ------------------------------------------------------------------------------
+
+/**
+ * {@link loadProject}: reads carte.yaml and every file it names, validates them and resolves the
+ * desired state; throws a {@link ConfigError} listing every located problem.
+ */
+export { loadProject } from "./config/index.js";
+export type { LoadedProject } from "./config/index.js";
+
+// ---- talking to the platform --------------------------------------------------------------------------
+
+/**
+ * {@link openSession}: a client for the configured platform (credentials from `CARTE_CLIENT_ID` and
+ * `CARTE_CLIENT_SECRET`), or the embedded emulator when carte.yaml names no platform address.
+ */
+export { openSession, EMBEDDED_CREDENTIALS } from "./session.js";
+export type { Session, SessionOptions } from "./session.js";
+export type { PlatformClient, RetryInfo } from "./platform/client.js";
+
+// ---- planning ----------------------------------------------------------------------------------------
+
+/**
+ * The steps of planning: {@link fetchProjectState} reads the live state of the project's stores,
+ * {@link buildPlan} diffs it against the desired state (pure), {@link planProject} does both, and
+ * {@link enforceSafety} refuses a plan that trips a safety guard.
+ */
+export { checkSavedPlan, enforceSafety, fetchProjectState, planProject, scopeDesired } from "./workflow.js";
+export type { RunOptions } from "./workflow.js";
+export { buildPlan, isEmptyPlan } from "./plan/plan.js";
+export type { PlanOptions } from "./plan/plan.js";
+/** Saved plan files (`carte plan --out`, docs/plan-format.md). */
+export { readPlanFile, writePlanFile } from "./plan/file.js";
+export type { Targeting } from "./plan/target.js";
+
+// ---- applying ----------------------------------------------------------------------------------------
+
+/**
+ * {@link applyPlan}: makes the plan's calls in order, hands webhook secrets to the given sink, then
+ * waits until the platform shows the changes; returns an {@link ApplyReport}.
+ */
+export { applyPlan } from "./workflow.js";
+export type { ApplyReport } from "./workflow.js";
+export type { ApplyEvent, OperationResult } from "./apply/execute.js";
+/** Where webhook secrets returned by calls go (src/secrets.ts). */
+export { discardingSink, secretsFileSink } from "./secrets.js";
+export type { SecretSink } from "./secrets.js";
+
+// ---- rendering ---------------------------------------------------------------------------------------
+
+/** Views of a plan: text (terminal), Markdown (pull-request comment), JSON (docs/plan-format.md). */
+export { renderText } from "./render/text.js";
+export type { TextOptions } from "./render/text.js";
+export { renderMarkdown, GITHUB_COMMENT_LIMIT } from "./render/markdown.js";
+export type { MarkdownOptions } from "./render/markdown.js";
+export { renderJson } from "./render/json.js";
+/** Views of an apply's outcome (text, Markdown, JSON) and the one wording of errors. */
+export { renderReport, renderReportJson, renderReportMarkdown } from "./render/report.js";
+export type { ReportMarkdownOptions } from "./render/report.js";
+export { renderError } from "./render/error.js";
+
+// ---- the emulator ------------------------------------------------------------------------------------
+
+/**
+ * {@link startEmulator}: a stateful local implementation of the platform API (the fake every test
+ * uses); {@link loadSeedFile} reads its clients and stores from YAML or JSON.
+ */
+export { loadSeedFile, startEmulator } from "./emulator/index.js";
+export type { EmulatorOptions, RunningEmulator, Seed, SeedClient, SeedStore } from "./emulator/index.js";
+
+// ---- errors and exit codes ---------------------------------------------------------------------------
+
+/** The error types (src/errors.ts), {@link ExitCode} and the one mapping {@link exitCodeFor}. */
+export {
+  ApiError,
+  ConfigError,
+  ConvergenceError,
+  ExitCode,
+  InternalError,
+  MoneyError,
+  PlanningError,
+  StalePlanError,
+  UnsafePlanError,
+  UsageError,
+  exitCodeFor,
+  formatProblem,
+} from "./errors.js";
+export type { ConfigProblem, ExitCodeValue } from "./errors.js";
+
+// ---- the main types ----------------------------------------------------------------------------------
+
+/** The plan's data (docs/plan-format.md). */
+export type { Operation, Plan, PlanStore, PlanSummary, ResourceChange } from "./plan/types.js";
+/** The desired state (from the files) and the current state (from the platform), compared by the planner. */
+export type { ClientState, CurrentState, DesiredState, StoreIdentity, StoreState } from "./model.js";

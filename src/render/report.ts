@@ -1,0 +1,120 @@
+/**
+ * The views of an apply's outcome (an {@link ApplyReport}), like the plan's views next to it: text for
+ * the terminal (`carte apply`), Markdown for the GitHub Action's job summary, JSON for machines
+ * (`carte apply --json`). Pure: `(plan, report, …) => string`. No secret can appear: reports hold
+ * calls (method, path, status, the platform's redacted message), never response bodies.
+ */
+
+import type { Plan } from "../plan/types.js";
+import type { ApplyReport } from "../workflow.js";
+
+/** The API calls of a report that succeeded. */
+function succeeded(report: ApplyReport): number {
+  return report.operations.filter((o) => o.status === "ok").length;
+}
+
+/**
+ * Renders the outcome of an apply as the text `carte apply` prints after the plan: one line when every
+ * call succeeded and the platform shows every change, else the calls that failed or were skipped and the
+ * addresses not yet shown. Starts with an empty line and ends with a newline.
+ *
+ * @param ms how long the apply took, in milliseconds (shown in seconds, one decimal).
+ */
+export function renderReport(plan: Plan, report: ApplyReport, ms: number): string {
+  const s = plan.summary;
+  const lines: string[] = [];
+  const done = succeeded(report);
+  if (report.failed === 0 && report.skipped === 0) {
+    lines.push(
+      `\nApply complete: ${s.create} created, ${s.update} updated, ${s.delete} deleted; ` +
+        `${done} API call${done === 1 ? "" : "s"} in ${(ms / 1000).toFixed(1)} s. The platform shows every change.`,
+    );
+  } else {
+    lines.push(`\nApply incomplete: ${done} of ${report.operations.length} API calls succeeded.`);
+    for (const o of report.operations.filter((x) => x.status !== "ok")) {
+      lines.push(`  ${o.status}: ${o.method} ${o.path}${o.message ? `: ${o.message}` : ""}`);
+    }
+    if (report.pending.length > 0) {
+      lines.push(`  not yet shown by the platform: ${report.pending.join(", ")}`);
+    }
+    lines.push("Run `carte apply` again once the cause is fixed: it applies only what is left.");
+  }
+  if (plan.safety.override)
+    lines.push(`Safety guards were overridden, reason: ${plan.safety.override.reason}`);
+  return lines.join("\n") + "\n";
+}
+
+const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+/** A value inside a table cell or `<code>`: HTML and the cell separator escaped, on one line. */
+const cell = (s: string) =>
+  escapeHtml(s)
+    .replace(/\|/g, "\\|")
+    .replace(/[\r\n]+/g, " ");
+
+/** Options of {@link renderReportMarkdown}. */
+export interface ReportMarkdownOptions {
+  /** Most calls listed in the table of failed and skipped calls. Default 100; the rest are counted. */
+  maxRows?: number;
+}
+
+/**
+ * Renders the outcome of an apply as GitHub-flavoured Markdown (the GitHub Action's job summary):
+ * a bold verdict, the sentence `Applied N API calls.`, then, when some calls failed or were skipped, a
+ * table of them (status, call, the platform's message) and the addresses the platform does not show
+ * yet. Values are HTML-escaped and cannot break out of the table. Ends with a newline.
+ */
+export function renderReportMarkdown(
+  plan: Plan,
+  report: ApplyReport,
+  options: ReportMarkdownOptions = {},
+): string {
+  const s = plan.summary;
+  const done = succeeded(report);
+  const calls = `${done} API call${done === 1 ? "" : "s"}`;
+  const lines: string[] = [];
+  if (report.failed === 0 && report.skipped === 0) {
+    lines.push(
+      `**Apply complete**: ${s.create} created, ${s.update} updated, ${s.delete} deleted. ` +
+        `Applied ${calls}. The platform shows every change.`,
+    );
+  } else {
+    lines.push(
+      `**Apply incomplete**: Applied ${calls} of ${report.operations.length}; ` +
+        `${report.failed} failed, ${report.skipped} skipped.`,
+      "",
+      "| status | call | message |",
+      "| --- | --- | --- |",
+    );
+    const troubled = report.operations.filter((x) => x.status !== "ok");
+    const max = options.maxRows ?? 100;
+    for (const o of troubled.slice(0, max)) {
+      lines.push(
+        `| ${o.status} | <code>${cell(`${o.method} ${o.path}`)}</code> | ${cell(o.message ?? "")} |`,
+      );
+    }
+    if (troubled.length > max) lines.push("", `_${troubled.length - max} more not shown._`);
+    if (report.pending.length > 0) {
+      lines.push(
+        "",
+        `Not yet shown by the platform: ${report.pending.map((p) => `<code>${cell(p)}</code>`).join(", ")}`,
+      );
+    }
+    lines.push("", "Run the apply again once the cause is fixed: it applies only what is left.");
+  }
+  if (plan.safety.override) {
+    lines.push("", `Safety guards were overridden, reason: ${cell(plan.safety.override.reason)}`);
+  }
+  return lines.join("\n") + "\n";
+}
+
+/**
+ * Renders the outcome of an apply as pretty-printed JSON (`carte apply --json`), ending with a newline:
+ * `{summary, safety, operations, failed, skipped, pending, waitedMs}`; for a plan with no changes,
+ * where nothing was applied, `{summary, operations: [], pending: []}`.
+ */
+export function renderReportJson(plan: Plan, report: ApplyReport | undefined): string {
+  const body = report
+    ? { summary: plan.summary, safety: plan.safety, ...report }
+    : { summary: plan.summary, operations: [], pending: [] };
+  return JSON.stringify(body, null, 2) + "\n";
+}

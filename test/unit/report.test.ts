@@ -1,0 +1,108 @@
+/** The apply report's views (src/render/report.ts): text as `carte apply` prints it, Markdown, JSON. */
+
+import { describe, expect, it } from "vitest";
+import { buildPlan } from "../../src/plan/plan.js";
+import type { Plan } from "../../src/plan/types.js";
+import { renderReport, renderReportJson, renderReportMarkdown } from "../../src/render/report.js";
+import type { ApplyReport } from "../../src/workflow.js";
+import { current, desired, item, store } from "../helpers/builders.js";
+
+function plan(): Plan {
+  const want = store("bog-centro", "900101", (s) => {
+    s.items = { FRIES: item("FRIES", 7900, { title: "Fries" }) };
+  });
+  return buildPlan(desired(want), current(store("bog-centro", "900101")));
+}
+
+const ok: ApplyReport = {
+  operations: [{ id: "a", method: "POST", path: "/menu", status: "ok", durationMs: 12 }],
+  failed: 0,
+  skipped: 0,
+  pending: [],
+  waitedMs: 40,
+};
+
+const broken: ApplyReport = {
+  operations: [
+    { id: "a", method: "POST", path: "/menu", status: "ok", durationMs: 12 },
+    {
+      id: "b",
+      method: "PUT",
+      path: "/webhook/A|B/change-url",
+      status: "failed",
+      message: "HTTP 400: <script>x</script>\nsecond line",
+      durationMs: 3,
+    },
+    {
+      id: "c",
+      method: "PUT",
+      path: "/store/1",
+      status: "skipped",
+      message: "a call it depends on failed",
+      durationMs: 0,
+    },
+  ],
+  failed: 1,
+  skipped: 1,
+  pending: ["store[bog-centro].item[FRIES]"],
+  waitedMs: 10,
+};
+
+describe("apply report", () => {
+  it("text: the lines carte apply prints, unchanged", () => {
+    const p = plan();
+    const s = p.summary;
+    expect(renderReport(p, ok, 1234)).toBe(
+      `\nApply complete: ${s.create} created, ${s.update} updated, ${s.delete} deleted; 1 API call in 1.2 s. ` +
+        "The platform shows every change.\n",
+    );
+    // Plain values: escaping hostile ones is the output helper's business (issue 10), not asserted here.
+    const plain: ApplyReport = {
+      ...broken,
+      operations: broken.operations.map((o) =>
+        o.status === "failed" ? { ...o, path: "/webhook/A/change-url", message: "HTTP 400: bad url" } : o,
+      ),
+    };
+    expect(renderReport(p, plain, 500)).toBe(
+      [
+        "",
+        "Apply incomplete: 1 of 3 API calls succeeded.",
+        "  failed: PUT /webhook/A/change-url: HTTP 400: bad url",
+        "  skipped: PUT /store/1: a call it depends on failed",
+        "  not yet shown by the platform: store[bog-centro].item[FRIES]",
+        "Run `carte apply` again once the cause is fixed: it applies only what is left.",
+        "",
+      ].join("\n"),
+    );
+    p.safety.override = { reason: "closing" };
+    expect(renderReport(p, ok, 0)).toContain("\nSafety guards were overridden, reason: closing\n");
+  });
+
+  it("Markdown: the verdict with 'Applied N API calls.', and a table that values cannot break", () => {
+    const p = plan();
+    expect(renderReportMarkdown(p, ok)).toContain("Applied 1 API call. The platform shows every change.");
+    const md = renderReportMarkdown(p, broken);
+    expect(md).toContain("**Apply incomplete**: Applied 1 API call of 3; 1 failed, 1 skipped.");
+    expect(md).toContain(
+      "| failed | <code>PUT /webhook/A\\|B/change-url</code> | HTTP 400: &lt;script&gt;x&lt;/script&gt; second line |",
+    );
+    expect(md).not.toContain("<script>");
+    // One table row per troubled call, every row on one line.
+    expect(md.split("\n").filter((l) => l.startsWith("| failed") || l.startsWith("| skipped"))).toHaveLength(
+      2,
+    );
+    expect(md).toContain("Not yet shown by the platform: <code>store[bog-centro].item[FRIES]</code>");
+    expect(renderReportMarkdown(p, broken, { maxRows: 1 })).toContain("_1 more not shown._");
+  });
+
+  it("JSON: the report with the plan's summary and safety; an empty apply has no calls", () => {
+    const p = plan();
+    const full = JSON.parse(renderReportJson(p, ok)) as Record<string, unknown>;
+    expect(full).toEqual({ summary: p.summary, safety: p.safety, ...ok });
+    expect(JSON.parse(renderReportJson(p, undefined))).toEqual({
+      summary: p.summary,
+      operations: [],
+      pending: [],
+    });
+  });
+});
