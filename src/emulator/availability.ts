@@ -4,7 +4,7 @@
  * items, asynchronously like every write (spec §3: "asynchronous").
  */
 
-import { Limits, Paths } from "../platform/wire.js";
+import { Limits } from "../platform/wire.js";
 import type { ItemStatus } from "../platform/wire.js";
 import { HttpError, accepted, badShape, fail, isObj, isPosInt } from "./http.js";
 import type { Reply, Route, RouteContext } from "./http.js";
@@ -118,38 +118,24 @@ function toggleItems(by: "sku" | "id") {
   };
 }
 
-const A = `${Paths.availabilityV2}/availability`;
-
 /** Routes of item availability v2 (spec §4.3). All need an integrations token. */
 export const availabilityRoutes: Route[] = [
   {
-    method: "POST",
-    path: `${A}/items/status`,
-    surface: "integrations",
+    route: "POST /api/v2/restaurants-integrations-public-api/availability/items/status",
     handle: itemStatus("sku"),
-    requestSchema: "ItemStatusRequest",
   },
   {
-    method: "POST",
-    path: `${A}/items/platform/status`,
-    surface: "integrations",
+    route: "POST /api/v2/restaurants-integrations-public-api/availability/items/platform/status",
     handle: itemStatus("id"),
-    requestSchema: "ItemStatusRequest",
   },
   {
-    method: "PUT",
-    path: `${A}/stores/items`,
-    surface: "integrations",
+    route: "PUT /api/v2/restaurants-integrations-public-api/availability/stores/items",
     handle: toggleItems("sku"),
-    requestSchema: "StoreItemsToggleList",
     invalidRequest: updateError,
   },
   {
-    method: "PUT",
-    path: `${A}/stores/items/platform`,
-    surface: "integrations",
+    route: "PUT /api/v2/restaurants-integrations-public-api/availability/stores/items/platform",
     handle: toggleItems("id"),
-    requestSchema: "StoreItemsTogglePlatformList",
     invalidRequest: updateError,
   },
 ];

@@ -282,43 +282,27 @@ function deleteSpecial(ctx: RouteContext): Reply {
   return { status: 204 };
 }
 
-/** Routes of store hours (spec §4.5) under the utils prefix `u`. All need a utils token. */
-export function hoursRoutes(u: string): Route[] {
-  const S = `${u}/store/schedule/:storeId`;
+/** Routes of store hours (spec §4.5). All need a utils token. */
+export function hoursRoutes(): Route[] {
   return [
-    { method: "GET", path: S, surface: "utils", handle: getRegular },
-    { method: "GET", path: `${S}/holiday`, surface: "utils", handle: getHolidays },
-    { method: "GET", path: `${S}/special`, surface: "utils", handle: getSpecial },
-    { method: "POST", path: S, surface: "utils", handle: postRegular, requestSchema: "RegularSlotCreate" },
+    { route: "GET /api/rest-ops-utils/store/schedule/{storeId}", handle: getRegular },
+    { route: "GET /api/rest-ops-utils/store/schedule/{storeId}/holiday", handle: getHolidays },
+    { route: "GET /api/rest-ops-utils/store/schedule/{storeId}/special", handle: getSpecial },
+    { route: "POST /api/rest-ops-utils/store/schedule/{storeId}", handle: postRegular },
     {
-      method: "POST",
-      path: `${S}/holiday/:holidayDayId`,
-      surface: "utils",
+      route: "POST /api/rest-ops-utils/store/schedule/{storeId}/holiday/{holidayDayId}",
       handle: postHolidaySlots,
-      requestSchema: "SlotInputs",
     },
+    { route: "POST /api/rest-ops-utils/store/schedule/{storeId}/special", handle: postSpecial },
     {
-      method: "POST",
-      path: `${S}/special`,
-      surface: "utils",
-      handle: postSpecial,
-      requestSchema: "SpecialDayCreate",
-    },
-    {
-      method: "POST",
-      path: `${S}/special/:specialDayId`,
-      surface: "utils",
+      route: "POST /api/rest-ops-utils/store/schedule/{storeId}/special/{specialDayId}",
       handle: postSpecialSlot,
-      requestSchema: "SlotInputs",
     },
+    { route: "PUT /api/rest-ops-utils/store/schedule/{storeId}/{storeScheduleId}", handle: putSlot },
+    { route: "DELETE /api/rest-ops-utils/store/schedule/{storeId}/{storeScheduleId}", handle: deleteSlot },
     {
-      method: "PUT",
-      path: `${S}/:storeScheduleId`,
-      surface: "utils",
-      handle: putSlot,
-      requestSchema: "SlotUpdate",
+      route: "DELETE /api/rest-ops-utils/store/schedule/{storeId}/special/{specialDayId}",
+      handle: deleteSpecial,
     },
-    { method: "DELETE", path: `${S}/:storeScheduleId`, surface: "utils", handle: deleteSlot },
-    { method: "DELETE", path: `${S}/special/:specialDayId`, surface: "utils", handle: deleteSpecial },
   ];
 }

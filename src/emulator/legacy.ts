@@ -24,8 +24,8 @@
  *   (spec §8), none is enforced.
  */
 
-import type { PlatformSchemaName, StockStatus } from "../generated/platform.js";
-import { Paths } from "../platform/wire.js";
+import type { StockStatus } from "../generated/platform.js";
+import type { RouteName } from "../platform/routes.js";
 import { badShape, isObj, isPosInt } from "./http.js";
 import type { Reply, Route, RouteContext } from "./http.js";
 import type { Catalog, ItemRec } from "./state.js";
@@ -159,29 +159,24 @@ function stockStatus(res: Resource) {
   };
 }
 
-const S = `${Paths.menu}/:storeId`;
-
-/** Request schema of each resource's status read (schemas/platform/availability.schema.json). */
-const STATUS_SCHEMAS = {
-  products: "ProductsStockStatusRequest",
-  toppings: "ToppingsStockStatusRequest",
-  items: "ItemsStockStatusRequest",
-} as const satisfies Record<Resource, PlatformSchemaName>;
+/** The two routes of each resource (spec §4.2). */
+const RESOURCE_ROUTES = {
+  products: {
+    stock: "PATCH /restaurants/menu/v1/stores/{storeId}/products/{identityType}/stock",
+    status: "POST /restaurants/menu/v1/stores/{storeId}/products/{identityType}/stock/status",
+  },
+  toppings: {
+    stock: "PATCH /restaurants/menu/v1/stores/{storeId}/toppings/{identityType}/stock",
+    status: "POST /restaurants/menu/v1/stores/{storeId}/toppings/{identityType}/stock/status",
+  },
+  items: {
+    stock: "PATCH /restaurants/menu/v1/stores/{storeId}/items/{identityType}/stock",
+    status: "POST /restaurants/menu/v1/stores/{storeId}/items/{identityType}/stock/status",
+  },
+} as const satisfies Record<Resource, { stock: RouteName; status: RouteName }>;
 
 /** Routes of the legacy bulk availability API (spec §4.2). All need an integrations token. */
 export const legacyRoutes: Route[] = (Object.keys(RESOURCES) as Resource[]).flatMap((res): Route[] => [
-  {
-    method: "PATCH",
-    path: `${S}/${res}/:identityType/stock`,
-    surface: "integrations",
-    handle: patchStock(res),
-    requestSchema: "StockPatch",
-  },
-  {
-    method: "POST",
-    path: `${S}/${res}/:identityType/stock/status`,
-    surface: "integrations",
-    handle: stockStatus(res),
-    requestSchema: STATUS_SCHEMAS[res],
-  },
+  { route: RESOURCE_ROUTES[res].stock, handle: patchStock(res) },
+  { route: RESOURCE_ROUTES[res].status, handle: stockStatus(res) },
 ]);

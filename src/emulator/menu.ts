@@ -9,7 +9,7 @@
  * The whole call is refused; nothing of it is applied.
  */
 
-import { Limits, Paths } from "../platform/wire.js";
+import { Limits } from "../platform/wire.js";
 import type {
   Category,
   Item,
@@ -1088,72 +1088,43 @@ function deleteItems(ctx: RouteContext): Reply {
   return accepted();
 }
 
-const S = `${Paths.menu}/:storeId`;
-
 /**
  * Routes of the store menu API (spec §4.4). All need an integrations token. Bodies are checked against
  * schemas/platform/menu.schema.json first (server.ts); the parsers above keep the platform rules.
  */
 export const menuRoutes: Route[] = [
-  { method: "GET", path: `${S}/store-menu`, surface: "integrations", handle: getStoreMenu },
+  { route: "GET /restaurants/menu/v1/stores/{storeId}/store-menu", handle: getStoreMenu },
+  { route: "POST /restaurants/menu/v1/stores/{storeId}/store-menu", handle: postStoreMenu },
+  { route: "GET /restaurants/menu/v1/stores/{storeId}/menu", handle: getMenus },
   {
-    method: "POST",
-    path: `${S}/store-menu`,
-    surface: "integrations",
-    handle: postStoreMenu,
-    requestSchema: "StoreMenuUpload",
-  },
-  { method: "GET", path: `${S}/menu`, surface: "integrations", handle: getMenus },
-  {
-    method: "POST",
-    path: `${S}/menu`,
-    surface: "integrations",
+    route: "POST /restaurants/menu/v1/stores/{storeId}/menu",
     handle: postMenus,
-    requestSchema: "MenuUpsertList",
     requestNames: { noun: "menus", root: "menus" },
   },
   {
-    method: "DELETE",
-    path: `${S}/menu`,
-    surface: "integrations",
+    route: "DELETE /restaurants/menu/v1/stores/{storeId}/menu",
     handle: deleteMenus,
-    requestSchema: "IdList",
     requestNames: { noun: "menu ids" },
   },
-  { method: "GET", path: `${S}/menu/:menuId`, surface: "integrations", handle: getMenu },
-  { method: "GET", path: `${S}/categories`, surface: "integrations", handle: getCategories },
+  { route: "GET /restaurants/menu/v1/stores/{storeId}/menu/{menuId}", handle: getMenu },
+  { route: "GET /restaurants/menu/v1/stores/{storeId}/categories", handle: getCategories },
   {
-    method: "POST",
-    path: `${S}/categories`,
-    surface: "integrations",
+    route: "POST /restaurants/menu/v1/stores/{storeId}/categories",
     handle: postCategories,
-    requestSchema: "CategoryUpsertList",
     requestNames: { noun: "categories", root: "categories" },
   },
+  { route: "DELETE /restaurants/menu/v1/stores/{storeId}/categories", handle: deleteCategories },
+  { route: "GET /restaurants/menu/v1/stores/{storeId}/categories/{categoryId}", handle: getCategory },
+  { route: "GET /restaurants/menu/v1/stores/{storeId}/items", handle: getItems },
   {
-    method: "DELETE",
-    path: `${S}/categories`,
-    surface: "integrations",
-    handle: deleteCategories,
-    requestSchema: "DeleteCategoriesBody",
-  },
-  { method: "GET", path: `${S}/categories/:categoryId`, surface: "integrations", handle: getCategory },
-  { method: "GET", path: `${S}/items`, surface: "integrations", handle: getItems },
-  {
-    method: "POST",
-    path: `${S}/items`,
-    surface: "integrations",
+    route: "POST /restaurants/menu/v1/stores/{storeId}/items",
     handle: postItems,
-    requestSchema: "ItemUpsertList",
     requestNames: { noun: "items", root: "items" },
   },
   {
-    method: "DELETE",
-    path: `${S}/items`,
-    surface: "integrations",
+    route: "DELETE /restaurants/menu/v1/stores/{storeId}/items",
     handle: deleteItems,
-    requestSchema: "IdList",
     requestNames: { noun: "item ids" },
   },
-  { method: "GET", path: `${S}/items/:itemId`, surface: "integrations", handle: getItem },
+  { route: "GET /restaurants/menu/v1/stores/{storeId}/items/{itemId}", handle: getItem },
 ];

@@ -25,16 +25,19 @@
  */
 
 import type { StoreEnableResult } from "../generated/platform.js";
-import { Paths } from "../platform/wire.js";
+import { ROUTES } from "../platform/routes.js";
 import { accepted, badShape, fail, isObj } from "./http.js";
 import type { Reply, Route, RouteContext } from "./http.js";
 import type { EmulatorState, StoreRec } from "./state.js";
 import { storeKey } from "./state.js";
 
-/** Stores in one `POST /availability/stores` (platform notes "Limits"). */
-export const MAX_STATUS_STORES = 100;
-/** Stores in one synchronous `PUT /availability/stores/enable` (platform notes "Limits"). */
-export const MAX_SYNC_STORES = 300;
+const STATUS = "POST /api/v2/restaurants-integrations-public-api/availability/stores";
+const ENABLE_SYNC = "PUT /api/v2/restaurants-integrations-public-api/availability/stores/enable";
+
+/** Stores in one `POST /availability/stores` (platform notes "Limits"): the route's `maxElements`. */
+export const MAX_STATUS_STORES = ROUTES[STATUS].maxElements;
+/** Stores in one synchronous `PUT /availability/stores/enable` (platform notes "Limits"): the route's `maxElements`. */
+export const MAX_SYNC_STORES = ROUTES[ENABLE_SYNC].maxElements;
 
 /** `operation_result_type` values (platform notes "Availability"; schema `availability#StoreOperationResultType`). */
 export type { StoreOperationResultType } from "../generated/platform.js";
@@ -181,37 +184,17 @@ function enableSync(ctx: RouteContext): Reply {
   return { status: 200, body: { results } };
 }
 
-const A = `${Paths.availabilityV2}/availability`;
-
 /** Routes of store availability v2 (spec §4.3). All need an integrations token. */
 export const storeAvailabilityRoutes: Route[] = [
   {
-    method: "POST",
-    path: `${A}/stores`,
-    surface: "integrations",
+    route: STATUS,
     handle: storesStatus,
-    requestSchema: "StoreIdList",
     requestNames: { noun: "store ids", root: "body" },
   },
+  { route: "PUT /api/v2/restaurants-integrations-public-api/availability/stores", handle: toggleStores },
   {
-    method: "PUT",
-    path: `${A}/stores`,
-    surface: "integrations",
-    handle: toggleStores,
-    requestSchema: "StoreToggle",
-  },
-  {
-    method: "PUT",
-    path: `${A}/stores/enable/massive`,
-    surface: "integrations",
+    route: "PUT /api/v2/restaurants-integrations-public-api/availability/stores/enable/massive",
     handle: enableMassive,
-    requestSchema: "StoreEnableRequest",
   },
-  {
-    method: "PUT",
-    path: `${A}/stores/enable`,
-    surface: "integrations",
-    handle: enableSync,
-    requestSchema: "StoreEnableRequest",
-  },
+  { route: ENABLE_SYNC, handle: enableSync },
 ];

@@ -22,7 +22,6 @@ import { CLIENT_WEBHOOK_EVENTS, STORE_WEBHOOK_EVENTS } from "../platform/wire.js
 import { randomBytes } from "node:crypto";
 
 import type { WebhookState, WebhookStore } from "../generated/platform.js";
-import { Paths } from "../platform/wire.js";
 import { HttpError, badShape, fail, isObj, ok } from "./http.js";
 import type { Reply, Route, RouteContext } from "./http.js";
 import type { EmulatorState, StatePart, StoreRec } from "./state.js";
@@ -426,65 +425,35 @@ function deleteClientHook(ctx: RouteContext): Reply {
   return { status: 204 };
 }
 
-const W = Paths.availabilityV2;
-
-/** Routes of the webhook group (spec §4.7). All need an integrations token (platform notes). */
+/** Routes of the webhook group (spec §4.7, platform notes "Webhooks"). All need an integrations token. */
 export const webhookRoutes: Route[] = [
-  { method: "GET", path: `${W}/webhook`, surface: "integrations", handle: listWebhooks },
+  { route: "GET /api/v2/restaurants-integrations-public-api/webhook", handle: listWebhooks },
+  { route: "POST /api/v2/restaurants-integrations-public-api/webhook", handle: createWebhook },
+  { route: "GET /api/v2/restaurants-integrations-public-api/webhook/{event}", handle: listWebhooks },
+  { route: "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/add-stores", handle: addStores },
+  { route: "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/change-url", handle: changeUrl },
   {
-    method: "POST",
-    path: `${W}/webhook`,
-    surface: "integrations",
-    handle: createWebhook,
-    requestSchema: "WebhookCreate",
-  },
-  { method: "GET", path: `${W}/webhook/:event`, surface: "integrations", handle: listWebhooks },
-  {
-    method: "PUT",
-    path: `${W}/webhook/:event/add-stores`,
-    surface: "integrations",
-    handle: addStores,
-    requestSchema: "WebhookAddStores",
-  },
-  {
-    method: "PUT",
-    path: `${W}/webhook/:event/change-url`,
-    surface: "integrations",
-    handle: changeUrl,
-    requestSchema: "WebhookChangeUrl",
-  },
-  {
-    method: "DELETE",
-    path: `${W}/webhook/:event/remove-stores`,
-    surface: "integrations",
+    route: "DELETE /api/v2/restaurants-integrations-public-api/webhook/{event}/remove-stores",
     handle: removeStores,
-    requestSchema: "WebhookRemoveStores",
   },
-  { method: "PUT", path: `${W}/webhook/:event/reset-secret`, surface: "integrations", handle: resetSecret },
   {
-    method: "PUT",
-    path: `${W}/webhook/:event/change-status`,
-    surface: "integrations",
+    route: "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/reset-secret",
+    handle: resetSecret,
+  },
+  {
+    route: "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/change-status",
     handle: changeStatus,
-    requestSchema: "WebhookChangeStatus",
   },
   {
-    method: "POST",
-    path: `${W}/clients/:clientId/webhooks`,
-    surface: "integrations",
+    route: "POST /api/v2/restaurants-integrations-public-api/clients/{clientId}/webhooks",
     handle: putClientHook,
-    requestSchema: "ClientWebhookCreate",
   },
   {
-    method: "GET",
-    path: `${W}/clients/:clientId/webhooks`,
-    surface: "integrations",
+    route: "GET /api/v2/restaurants-integrations-public-api/clients/{clientId}/webhooks",
     handle: listClientHooks,
   },
   {
-    method: "DELETE",
-    path: `${W}/clients/:clientId/webhooks`,
-    surface: "integrations",
+    route: "DELETE /api/v2/restaurants-integrations-public-api/clients/{clientId}/webhooks",
     handle: deleteClientHook,
   },
 ];
