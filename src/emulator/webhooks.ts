@@ -9,9 +9,13 @@
  *
  * Emulator's choices where the spec says "not shown" (to be listed in docs/platform-api.md):
  * - `POST /webhook` answers 200; posting an event again keeps its secret and upserts the listed stores.
- * - The narrow calls (add-stores, change-url, remove-stores, reset-secret, change-status) on an event the
- *   client never created answer 404; change-url, remove-stores and change-status also answer 404 for a
- *   store that is not in the event's configuration. add-stores (re)enables a store already present.
+ * - add-stores takes the listed stores to ENABLE whether or not the event has a configuration (spec §3:
+ *   a store goes from no webhook to ENABLE by POST webhook or PUT add-stores); for an event with none
+ *   (never created, or its last store removed) it creates one with a new secret, which its answer does
+ *   not carry (`reset-secret` tells it). It (re)enables a store already present.
+ * - The other narrow calls (change-url, remove-stores, reset-secret, change-status) on an event without
+ *   configuration answer 404; change-url, remove-stores and change-status also answer 404 for a store
+ *   that is not in the event's configuration.
  * - Removing the last store of an event drops the event's configuration and its secret.
  * - `stores` in answers are sorted by store id; `remove-stores` answers the removed ids.
  * - Store ids are strings on this API (spec §2.4); numbers are refused (400).
@@ -285,7 +289,10 @@ function createWebhook(ctx: RouteContext): Reply {
   return ok({ event, stores, secret: cfg.secret });
 }
 
-/** `PUT /webhook/{event}/add-stores` (platform notes): `[{url, stores}]` → `{event, stores}`. */
+/**
+ * `PUT /webhook/{event}/add-stores` (platform notes): `[{url, stores}]` → `{event, stores}`. The listed
+ * stores go to ENABLE (spec §3), also when the event has no configuration yet (created, new secret).
+ */
 function addStores(ctx: RouteContext): Reply {
   const event = storeEvent(ctx.params.event);
   const b = ctx.body;
@@ -296,9 +303,10 @@ function addStores(ctx: RouteContext): Reply {
     const url = checkUrl(d.url, `[${i}].url`);
     for (const s of storeList(ctx, d.stores, `[${i}].stores`)) assign.push([s.key, url]);
   });
-  const cfg = configOf(ctx, event);
+  const reg = webhooksOf(ctx.state);
+  const cfg = reg.ensure(ctx.clientId, event);
   for (const [k, url] of assign) cfg.stores.set(k, { url, state: "ENABLE" });
-  webhooksOf(ctx.state).changed();
+  reg.changed();
   return ok({ event, stores: renderStores(cfg) });
 }
 
