@@ -22,11 +22,13 @@
  *   `item_sku` null where not known (a platform id asked is echoed as `item_id`).
  * - `identityType` other than `PLATFORM` or `SKU`: 400. No batch limit is published for these calls
  *   (spec §8), none is enforced.
+ * Bodies are checked by server.ts against the route's schema (identifiers are strings, also for
+ * `PLATFORM`); the handlers keep the path's identity type and the store rules.
  */
 
-import type { StockStatus } from "../generated/platform.js";
+import type { StockPatch, StockStatus } from "../generated/platform.js";
 import type { RouteName } from "../platform/routes.js";
-import { badShape, isObj, isPosInt } from "./http.js";
+import { badShape } from "./http.js";
 import type { Reply, Route, RouteContext } from "./http.js";
 import type { Catalog, ItemRec } from "./state.js";
 
@@ -80,25 +82,12 @@ function resolve(
   return it && isMember(it) ? it : undefined;
 }
 
-/** An identifier list: strings; for `PLATFORM` integers are taken too (emulator's leniency). */
-function identifiers(v: unknown, field: string, identity: Identity): string[] {
-  if (!Array.isArray(v)) throw badShape(`${field} is required (an array of strings)`);
-  return v.map((x, i) => {
-    if (typeof x === "string") return x;
-    if (identity === "PLATFORM" && isPosInt(x)) return String(x);
-    throw badShape(`${field}[${i}] must be a string`);
-  });
-}
-
 /** `PATCH /{resource}/{identityType}/stock` (spec §4.2, §3). */
 function patchStock(res: Resource) {
   return (ctx: RouteContext): Reply => {
     const store = ctx.state.storeForClient(ctx.params.storeId!, ctx.clientId);
     const identity = identityOf(ctx);
-    const b = ctx.body;
-    if (!isObj(b)) throw badShape("body must be an object {available, unavailable}");
-    const on = identifiers(b.available, "available", identity);
-    const off = identifiers(b.unavailable, "unavailable", identity);
+    const { available: on, unavailable: off } = ctx.body as StockPatch;
     const cat = store.projected;
     const isMember = members(cat, res);
     const ids = (list: string[]): number[] =>
@@ -129,9 +118,8 @@ function stockStatus(res: Resource) {
   return (ctx: RouteContext): Reply => {
     const store = ctx.state.storeForClient(ctx.params.storeId!, ctx.clientId);
     const identity = identityOf(ctx);
-    const b = ctx.body;
-    if (!isObj(b)) throw badShape(`body must be an object {"${res}": [...]}`);
-    const asked = identifiers(b[res], res, identity);
+    // `{products|toppings|items: [...]}`, the field named after the resource (the route's schema).
+    const asked = (ctx.body as Record<Resource, string[]>)[res];
     const cat = store.visible;
     const isMember = members(cat, res);
     const item_type = RESOURCES[res];

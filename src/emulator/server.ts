@@ -22,9 +22,9 @@ import {
   routePath,
   routeSpec,
   routeTemplate,
-  type Surface,
+  type TokenSurface,
 } from "../platform/routes.js";
-import type { TokenResponse } from "../platform/wire.js";
+import type { TokenRequest, TokenResponse } from "../platform/wire.js";
 import { availabilityRoutes } from "./availability.js";
 import { CONTROL_PREFIX, handleControl } from "./control.js";
 import { TOO_MANY_REQUESTS, faultMessage, sleep } from "./faults.js";
@@ -64,16 +64,14 @@ const LOGIN_INTEGRATIONS = routePath(LOGIN_ROUTES.integrations);
 const LOGIN_UTILS = routePath(LOGIN_ROUTES.utils);
 
 /**
- * Token login (spec §4.1, platform notes "Authentication"): `{client_id, client_secret}` →
- * `{access_token, token_type: "Bearer", expires_in}`. Missing fields: 400; wrong credentials: 401
- * `{"message": "Invalid credentials"}` (some sources say 403; the emulator serves 401).
+ * Token login (spec §4.1, platform notes "Authentication"): `{client_id, client_secret}` (an
+ * `auth#TokenRequest`; missing fields: 400 by the schema) → `{access_token, token_type: "Bearer",
+ * expires_in}`. Wrong credentials: 401 `{"message": "Invalid credentials"}` (some sources say 403; the
+ * emulator serves 401).
  */
-function login(surface: "integrations" | "utils") {
+function login(surface: TokenSurface) {
   return (ctx: RouteContext): Reply => {
-    const b = ctx.body;
-    if (!isObj(b) || typeof b.client_id !== "string" || typeof b.client_secret !== "string") {
-      throw badShape("client_id and client_secret are required");
-    }
+    const b = ctx.body as TokenRequest;
     const client = ctx.state.clients.get(b.client_id);
     if (!client || client.client_secret !== b.client_secret) throw fail(401, "Invalid credentials");
     const body: TokenResponse = {
@@ -138,7 +136,7 @@ function compileRequestSchemas(): void {
  * Checks `x-authorization: Bearer <token>` (spec §5: a custom header, NOT `Authorization`). Missing,
  * unknown, expired or wrong-surface token: 401 `{"message": "Invalid token"}` (platform notes).
  */
-function authenticate(state: EmulatorState, req: IncomingMessage, surface: Exclude<Surface, "none">): string {
+function authenticate(state: EmulatorState, req: IncomingMessage, surface: TokenSurface): string {
   const header = req.headers["x-authorization"];
   const m = typeof header === "string" ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
   const token = m?.[1];

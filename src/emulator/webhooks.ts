@@ -25,8 +25,16 @@
 import { CLIENT_WEBHOOK_EVENTS, STORE_WEBHOOK_EVENTS } from "../platform/wire.js";
 import { randomBytes } from "node:crypto";
 
-import type { WebhookState, WebhookStore } from "../generated/platform.js";
-import { HttpError, badShape, fail, isObj, ok } from "./http.js";
+import type {
+  ClientWebhookCreate,
+  WebhookAddStores,
+  WebhookChangeUrl,
+  WebhookCreate,
+  WebhookRemoveStores,
+  WebhookState,
+  WebhookStore,
+} from "../generated/platform.js";
+import { HttpError, badShape, fail, ok } from "./http.js";
 import type { Reply, Route, RouteContext } from "./http.js";
 import type { EmulatorState, StatePart, StoreRec } from "./state.js";
 
@@ -65,6 +73,14 @@ export interface ClientHook {
   event: ClientEvent;
   url: string;
   secret: string | null;
+}
+
+/**
+ * Body of `change-status`: `{stores: {enable?, disable?}}`, at least one list (schema
+ * `webhooks#WebhookChangeStatus`, whose generated `stores` is an open object because of its `anyOf`).
+ */
+interface ChangeStatusBody {
+  stores: { enable?: string[]; disable?: string[] };
 }
 
 /** Wire element of `stores` (spec §2.4; schema `webhooks#WebhookStore`). */
@@ -184,28 +200,34 @@ export function renderStores(cfg: EventConfig): WireStoreHook[] {
   });
 }
 
-// ---- validation ------------------------------------------------------------------------------------
+// ---- platform rules --------------------------------------------------------------------------------
+//
+// Bodies reach the handlers checked against the route's schema (server.ts: `webhooks#WebhookCreate`,
+// `#WebhookAddStores`, `#WebhookChangeUrl`, `#WebhookRemoveStores`, `#WebhookChangeStatus`,
+// `#ClientWebhookCreate`): required fields, types, non-empty store lists. What is left here: event names
+// (406, not 400, so the schemas keep them plain strings), absolute http(s) URLs, store ownership, a store
+// in both lists of change-status, and the state of the configuration.
 
 /** An unknown or misplaced event name: 406 `{message}` (platform notes "Errors", "Webhooks"). */
 function badEvent(event: string): HttpError {
   return fail(406, `Invalid event ${event}`);
 }
 
-function storeEvent(raw: unknown): StoreEvent {
-  if (typeof raw !== "string" || raw === "") throw badShape("event is required");
+/** An event name of the path or of a checked body (never empty). */
+function storeEvent(raw: string): StoreEvent {
   if (!(STORE_EVENTS as readonly string[]).includes(raw)) throw badEvent(raw);
   return raw as StoreEvent;
 }
 
-function clientEvent(raw: unknown): ClientEvent {
-  if (typeof raw !== "string" || raw === "") throw badShape("event is required");
+/** A client-level event name of a checked body, or of the `event` query parameter (400 when absent). */
+function clientEvent(raw: string): ClientEvent {
+  if (raw === "") throw badShape("event is required");
   if (!(CLIENT_EVENTS as readonly string[]).includes(raw)) throw badEvent(raw);
   return raw as ClientEvent;
 }
 
-/** A webhook URL: an absolute http or https URL. */
-export function checkUrl(raw: unknown, where: string): string {
-  if (typeof raw !== "string" || raw === "") throw badShape(`${where} is required`);
+/** A webhook URL (a non-empty string, checked by the schema): an absolute http or https URL. */
+export function checkUrl(raw: string, where: string): string {
   let u: URL;
   try {
     u = new URL(raw);
@@ -219,16 +241,12 @@ export function checkUrl(raw: unknown, where: string): string {
 }
 
 /**
- * A non-empty array of store ids (strings, spec §2.4), each a store of the authenticated client:
- * unknown → 404, another client's → 400 with the usual message (platform notes "Authentication").
+ * The stores of a non-empty list of store ids (strings, spec §2.4; checked by the schema), each a store
+ * of the authenticated client: unknown → 404, another client's → 400 with the usual message (platform
+ * notes "Authentication").
  */
-function storeList(ctx: RouteContext, raw: unknown, where: string): StoreRec[] {
-  if (!Array.isArray(raw) || raw.length === 0)
-    throw badShape(`${where} must be a non-empty array of store ids`);
-  return raw.map((v, i) => {
-    if (typeof v !== "string") throw badShape(`${where}[${i}] must be a string store id`);
-    return ctx.state.storeForClient(v, ctx.clientId);
-  });
+function storeList(ctx: RouteContext, ids: string[]): StoreRec[] {
+  return ids.map((v) => ctx.state.storeForClient(v, ctx.clientId));
 }
 
 function configOf(ctx: RouteContext, event: string): EventConfig {
@@ -264,18 +282,15 @@ function listWebhooks(ctx: RouteContext): Reply {
  * state}], secret}` with the stores of this call.
  */
 function createWebhook(ctx: RouteContext): Reply {
-  const b = ctx.body;
-  if (!isObj(b)) throw badShape("body must be an object {event, data}");
+  const b = ctx.body as WebhookCreate;
   const event = storeEvent(b.event);
-  if (!Array.isArray(b.data) || b.data.length === 0) throw badShape("data must be a non-empty array");
   const assign = new Map<string, string>();
-  b.data.forEach((d: unknown, i: number) => {
-    if (!isObj(d)) throw badShape(`data[${i}] must be an object {url, stores}`);
+  b.data.forEach((d, i) => {
     const url = checkUrl(d.url, `data[${i}].url`);
     const keys =
-      d.stores === undefined || d.stores === null
+      d.stores === undefined
         ? [...(ctx.state.clients.get(ctx.clientId)?.stores ?? [])]
-        : storeList(ctx, d.stores, `data[${i}].stores`).map((s) => s.key);
+        : storeList(ctx, d.stores).map((s) => s.key);
     for (const k of keys) assign.set(k, url);
   });
   const reg = webhooksOf(ctx.state);
@@ -294,14 +309,11 @@ function createWebhook(ctx: RouteContext): Reply {
  * stores go to ENABLE (spec §3), also when the event has no configuration yet (created, new secret).
  */
 function addStores(ctx: RouteContext): Reply {
-  const event = storeEvent(ctx.params.event);
-  const b = ctx.body;
-  if (!Array.isArray(b) || b.length === 0) throw badShape("body must be a non-empty array of {url, stores}");
+  const event = storeEvent(ctx.params.event!);
   const assign: [string, string][] = [];
-  b.forEach((d: unknown, i: number) => {
-    if (!isObj(d)) throw badShape(`[${i}] must be an object {url, stores}`);
+  (ctx.body as WebhookAddStores).forEach((d, i) => {
     const url = checkUrl(d.url, `[${i}].url`);
-    for (const s of storeList(ctx, d.stores, `[${i}].stores`)) assign.push([s.key, url]);
+    for (const s of storeList(ctx, d.stores)) assign.push([s.key, url]);
   });
   const reg = webhooksOf(ctx.state);
   const cfg = reg.ensure(ctx.clientId, event);
@@ -312,11 +324,10 @@ function addStores(ctx: RouteContext): Reply {
 
 /** `PUT /webhook/{event}/change-url` (platform notes): `{url, stores}` → `{event, stores}`; state kept. */
 function changeUrl(ctx: RouteContext): Reply {
-  const event = storeEvent(ctx.params.event);
-  const b = ctx.body;
-  if (!isObj(b)) throw badShape("body must be an object {url, stores}");
+  const event = storeEvent(ctx.params.event!);
+  const b = ctx.body as WebhookChangeUrl;
   const url = checkUrl(b.url, "url");
-  const stores = storeList(ctx, b.stores, "stores");
+  const stores = storeList(ctx, b.stores);
   const cfg = configOf(ctx, event);
   configured(cfg, stores, event);
   for (const s of stores) cfg.stores.set(s.key, { ...cfg.stores.get(s.key)!, url });
@@ -329,10 +340,8 @@ function changeUrl(ctx: RouteContext): Reply {
  * `{stores, message: "Store settings removed successfully."}` with the removed ids.
  */
 function removeStores(ctx: RouteContext): Reply {
-  const event = storeEvent(ctx.params.event);
-  const b = ctx.body;
-  if (!isObj(b)) throw badShape("body must be an object {stores}");
-  const stores = storeList(ctx, b.stores, "stores");
+  const event = storeEvent(ctx.params.event!);
+  const stores = storeList(ctx, (ctx.body as WebhookRemoveStores).stores);
   const reg = webhooksOf(ctx.state);
   const cfg = configOf(ctx, event);
   configured(cfg, stores, event);
@@ -345,7 +354,7 @@ function removeStores(ctx: RouteContext): Reply {
 
 /** `PUT /webhook/{event}/reset-secret` (platform notes): no body → `{event, stores, secret}` (new secret). */
 function resetSecret(ctx: RouteContext): Reply {
-  const event = storeEvent(ctx.params.event);
+  const event = storeEvent(ctx.params.event!);
   const reg = webhooksOf(ctx.state);
   const cfg = configOf(ctx, event);
   const secret = reg.resetSecret(cfg);
@@ -358,15 +367,10 @@ function resetSecret(ctx: RouteContext): Reply {
  * at least one list; a store in both lists: 400. → `{event, stores}` (spec §3: ENABLE ⇄ DISABLE).
  */
 function changeStatus(ctx: RouteContext): Reply {
-  const event = storeEvent(ctx.params.event);
-  const b = ctx.body;
-  if (!isObj(b) || !isObj(b.stores)) throw badShape("body must be an object {stores: {enable, disable}}");
-  const { enable, disable } = b.stores;
-  if (enable === undefined && disable === undefined) {
-    throw badShape("stores.enable or stores.disable is required");
-  }
-  const on = enable === undefined ? [] : storeList(ctx, enable, "stores.enable");
-  const off = disable === undefined ? [] : storeList(ctx, disable, "stores.disable");
+  const event = storeEvent(ctx.params.event!);
+  const { enable, disable } = (ctx.body as ChangeStatusBody).stores;
+  const on = enable === undefined ? [] : storeList(ctx, enable);
+  const off = disable === undefined ? [] : storeList(ctx, disable);
   const offKeys = new Set(off.map((s) => s.key));
   const both = on.find((s) => offKeys.has(s.key));
   if (both) throw badShape(`store ${both.key} is both in stores.enable and stores.disable`);
@@ -397,13 +401,10 @@ function ownClient(ctx: RouteContext): string {
  */
 function putClientHook(ctx: RouteContext): Reply {
   const clientId = ownClient(ctx);
-  const b = ctx.body;
-  if (!isObj(b)) throw badShape("body must be an object {event, url, secret}");
+  const b = ctx.body as ClientWebhookCreate;
   const event = clientEvent(b.event);
   const url = checkUrl(b.url, "url");
-  if (b.secret !== undefined && b.secret !== null && (typeof b.secret !== "string" || b.secret === "")) {
-    throw badShape("secret must be a non-empty string");
-  }
+  if (b.secret === "") throw badShape("secret must be a non-empty string");
   const reg = webhooksOf(ctx.state);
   let byEvent = reg.clientHooks.get(clientId);
   if (!byEvent) reg.clientHooks.set(clientId, (byEvent = new Map()));
