@@ -16,7 +16,7 @@
  * A setting no layer writes stays `undefined` in the model: carte does not manage it in that store.
  */
 
-import { CLIENT_WEBHOOK_EVENTS, STORE_WEBHOOK_EVENTS } from "../platform/wire.js";
+import { CLIENT_WEBHOOK_EVENTS, Limits, STORE_WEBHOOK_EVENTS } from "../platform/wire.js";
 import type { ConfigProblem } from "../errors.js";
 import { WEEKDAYS } from "../model.js";
 import type { ClientState, Slot, StoreSettings, Weekday } from "../model.js";
@@ -43,7 +43,7 @@ export const STORE_EVENTS: readonly string[] = STORE_WEBHOOK_EVENTS;
 export const CLIENT_EVENTS: readonly string[] = CLIENT_WEBHOOK_EVENTS;
 
 /** The most time periods one schedule may hold (platform notes, "Limits"). */
-export const PERIODS_PER_SCHEDULE = 6;
+export const PERIODS_PER_SCHEDULE = Limits.periodsPerSchedule;
 
 /** The settings of one store in the model (src/model.ts). */
 export type { StoreSettings };

@@ -4,9 +4,10 @@
  * items, asynchronously like every write (spec §3: "asynchronous").
  */
 
-import { Limits, Paths } from "../platform/wire.js";
+import { Limits } from "../platform/wire.js";
+import type { ItemStatusRequest, StoreItemsToggle, StoreItemsTogglePlatform } from "../generated/platform.js";
 import type { ItemStatus } from "../platform/wire.js";
-import { HttpError, accepted, badShape, fail, isObj, isPosInt } from "./http.js";
+import { HttpError, accepted, badShape, fail, isPosInt } from "./http.js";
 import type { Reply, Route, RouteContext } from "./http.js";
 import type { ItemRec, StoreRec } from "./state.js";
 
@@ -23,9 +24,7 @@ function updateError(): HttpError {
  * The store of a status read. `store_id` is the platform store id (spec §4.3); the client's integration
  * id is accepted too (emulator's leniency). Unknown: 404; another client's: 400 (platform notes).
  */
-function statusStore(ctx: RouteContext, raw: unknown): StoreRec {
-  if (typeof raw !== "string" && typeof raw !== "number") throw badShape("store_id is required");
-  const id = String(raw);
+function statusStore(ctx: RouteContext, id: string): StoreRec {
   if (!/^\d+$/.test(id)) {
     const s = ctx.state.storeByIntegrationId(id, ctx.clientId);
     if (!s) throw fail(404, `Store ${id} not found`);
@@ -40,26 +39,25 @@ function statusOf(r: ItemRec): ItemStatus {
 
 /**
  * `POST /availability/items/status` (`by: "sku"`) and `/availability/items/platform/status`
- * (`by: "id"`): `{store_id, item_ids}` → `[{item_id, item_type, stock_out_state}]` from the visible
- * catalog, in the order asked; unknown identifiers are omitted.
+ * (`by: "id"`): `{store_id, item_ids}` (an `availability#ItemStatusRequest`, checked by server.ts) →
+ * `[{item_id, item_type, stock_out_state}]` from the visible catalog, in the order asked; unknown
+ * identifiers are omitted. The one shared schema takes any strings: that a platform id is a number is
+ * checked here.
  */
 function itemStatus(by: "sku" | "id") {
   return (ctx: RouteContext): Reply => {
-    const body = ctx.body;
-    if (!isObj(body)) throw badShape("body must be an object {store_id, item_ids}");
+    const body = ctx.body as ItemStatusRequest;
     const store = statusStore(ctx, body.store_id);
-    if (!Array.isArray(body.item_ids)) throw badShape("item_ids must be an array");
     const cat = store.visible;
     const out: ItemStatus[] = [];
     const seen = new Set<number>();
     body.item_ids.forEach((v, i) => {
       let rec: ItemRec | undefined;
       if (by === "sku") {
-        if (typeof v !== "string") throw badShape(`item_ids[${i}] must be a string`);
         const id = cat.itemSku.get(v);
         rec = id === undefined ? undefined : cat.items.get(id);
       } else {
-        const n = typeof v === "string" && /^\d+$/.test(v) ? Number(v) : v;
+        const n = /^\d+$/.test(v) ? Number(v) : NaN;
         if (!isPosInt(n)) throw badShape(`item_ids[${i}] must be a platform item id`);
         rec = cat.items.get(n);
       }
@@ -74,31 +72,28 @@ function itemStatus(by: "sku" | "id") {
 
 /**
  * `PUT /availability/stores/items` (`by: "sku"`, SKUs as strings) and `/availability/stores/items/platform`
- * (`by: "id"`, integer ids): body `[{store_integration_id, items: {turn_on?, turn_off?}}]` (spec §4.3).
- * Stores are looked up by integration id among the client's stores. Validated against the projected
- * catalog; applied after the delay; `turn_off` wins over `turn_on` for the same item.
+ * (`by: "id"`, integer ids): body `[{store_integration_id, items: {turn_on?, turn_off?}}]` (spec §4.3;
+ * shape checked by server.ts against the route's schema). Stores are looked up by integration id among
+ * the client's stores. Validated against the projected catalog (unknown store or item, more than 100
+ * items in all: the one failure answer); applied after the delay; `turn_off` wins over `turn_on` for the
+ * same item.
  */
 function toggleItems(by: "sku" | "id") {
   return (ctx: RouteContext): Reply => {
-    const body = ctx.body;
-    if (!Array.isArray(body)) throw updateError();
+    const body = ctx.body as (StoreItemsToggle | StoreItemsTogglePlatform)[];
     let total = 0;
     const plan: { store: StoreRec; on: number[]; off: number[] }[] = [];
     for (const entry of body) {
-      if (!isObj(entry) || typeof entry.store_integration_id !== "string" || !isObj(entry.items)) {
-        throw updateError();
-      }
       const store = ctx.state.storeByIntegrationId(entry.store_integration_id, ctx.clientId);
       if (!store) throw updateError();
       const cat = store.projected;
-      const resolve = (list: unknown): number[] => {
-        if (list === undefined || list === null) return [];
-        if (!Array.isArray(list)) throw updateError();
+      const resolve = (list: (string | number)[] | undefined): number[] => {
+        if (list === undefined) return [];
         total += list.length;
         if (total > Limits.availabilityItemsPerCall) throw updateError();
         return list.map((v) => {
-          const id = by === "sku" ? (typeof v === "string" ? cat.itemSku.get(v) : undefined) : v;
-          if (!isPosInt(id) || !cat.items.has(id)) throw updateError();
+          const id = by === "sku" ? cat.itemSku.get(v as string) : (v as number);
+          if (id === undefined || !cat.items.has(id)) throw updateError();
           return id;
         });
       };
@@ -118,38 +113,24 @@ function toggleItems(by: "sku" | "id") {
   };
 }
 
-const A = `${Paths.availabilityV2}/availability`;
-
 /** Routes of item availability v2 (spec §4.3). All need an integrations token. */
 export const availabilityRoutes: Route[] = [
   {
-    method: "POST",
-    path: `${A}/items/status`,
-    surface: "integrations",
+    route: "POST /api/v2/restaurants-integrations-public-api/availability/items/status",
     handle: itemStatus("sku"),
-    requestSchema: "ItemStatusRequest",
   },
   {
-    method: "POST",
-    path: `${A}/items/platform/status`,
-    surface: "integrations",
+    route: "POST /api/v2/restaurants-integrations-public-api/availability/items/platform/status",
     handle: itemStatus("id"),
-    requestSchema: "ItemStatusRequest",
   },
   {
-    method: "PUT",
-    path: `${A}/stores/items`,
-    surface: "integrations",
+    route: "PUT /api/v2/restaurants-integrations-public-api/availability/stores/items",
     handle: toggleItems("sku"),
-    requestSchema: "StoreItemsToggleList",
     invalidRequest: updateError,
   },
   {
-    method: "PUT",
-    path: `${A}/stores/items/platform`,
-    surface: "integrations",
+    route: "PUT /api/v2/restaurants-integrations-public-api/availability/stores/items/platform",
     handle: toggleItems("id"),
-    requestSchema: "StoreItemsTogglePlatformList",
     invalidRequest: updateError,
   },
 ];

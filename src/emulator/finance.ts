@@ -589,35 +589,22 @@ function read(pickList: (l: Ledger) => Entry[], filters: Record<string, FilterFa
   };
 }
 
-/** Prefix of the finance group (spec §4.6). */
-export const FINANCE_PREFIX = "/restaurants/finance/v1/stores";
-
-const F = `${FINANCE_PREFIX}/:store_id`;
-
 /** Routes of the finance group (spec §4.6): GET only, integrations token (platform notes). */
 export const financeRoutes: Route[] = [
   {
-    method: "GET",
-    path: `${F}/payments`,
-    surface: "integrations",
+    route: "GET /restaurants/finance/v1/stores/{store_id}/payments",
     handle: read((l) => l.payments, PAYMENT_FILTERS),
   },
   {
-    method: "GET",
-    path: `${F}/orders`,
-    surface: "integrations",
+    route: "GET /restaurants/finance/v1/stores/{store_id}/orders",
     handle: read((l) => l.orders, ORDER_FILTERS),
   },
   {
-    method: "GET",
-    path: `${F}/order_adjusments`,
-    surface: "integrations",
+    route: "GET /restaurants/finance/v1/stores/{store_id}/order_adjusments",
     handle: read((l) => l.adjustments, ORDER_FILTERS),
   },
   {
-    method: "GET",
-    path: `${F}/charged_cancellations`,
-    surface: "integrations",
+    route: "GET /restaurants/finance/v1/stores/{store_id}/charged_cancellations",
     handle: read((l) => l.cancellations, CANCELLATION_FILTERS),
   },
 ];

@@ -26,13 +26,16 @@
  * Rules: times `HH:mm:ss`, start before end (a range across midnight is refused), at most
  * {@link Limits.periodsPerSchedule} slots per day (platform notes "Limits"), overlapping slots allowed
  * (no published rule, spec §8). Writes are synchronous (the answers carry generated ids). Unknown store,
- * day or slot: 404; malformed body: 400 `{message}` naming the field.
+ * day or slot: 404; malformed body: 400 `{message}` naming the field. Shapes, weekdays, time formats and
+ * the month are checked by the routes' schemas (server.ts); the handlers keep the rest: one start and one
+ * end in either spelling, start before end, the day of the month, the slot limit and the state rules.
  */
 
 import { Limits } from "../platform/wire.js";
-import { badShape, fail, isObj } from "./http.js";
-import type { Obj, Reply, Route, RouteContext } from "./http.js";
-import { HOLIDAYS, WEEKDAYS, either, parseRange, utilsOf } from "./schedules.js";
+import type { RegularSlotCreate, SlotInput, SlotUpdate, SpecialDayCreate } from "../generated/platform.js";
+import { badShape, fail } from "./http.js";
+import type { Reply, Route, RouteContext } from "./http.js";
+import { HOLIDAYS, WEEKDAYS, parseRange, utilsOf } from "./schedules.js";
 import type { RegularSlotRec, SlotRec, SpecialDayRec, StoreUtilsRec, Weekday } from "./schedules.js";
 import type { StoreRec } from "./state.js";
 
@@ -69,13 +72,12 @@ function holidays(data: StoreUtilsRec): SpecialDayRec[] {
   return HOLIDAYS.map((h) => ({ ...h, slots: data.holidaySlots[String(h.id)] ?? [] }));
 }
 
-/** A slot body `{starts_time|startsTime, ends_time|endsTime}`. */
-function parseSlot(v: unknown, at: string): { startsTime: string; endsTime: string } {
-  if (!isObj(v)) throw badShape(`${at || "body"} must be an object {startsTime, endsTime}`);
+/** A slot body `{starts_time|startsTime, ends_time|endsTime}` (an `utils#SlotInput`). */
+function parseSlot(v: SlotInput, at: string): { startsTime: string; endsTime: string } {
   const snake = v.starts_time !== undefined || v.ends_time !== undefined;
   const r = parseRange(
-    either(v, "starts_time", "startsTime"),
-    either(v, "ends_time", "endsTime"),
+    v.starts_time ?? v.startsTime,
+    v.ends_time ?? v.endsTime,
     at,
     snake ? ["starts_time", "ends_time"] : ["startsTime", "endsTime"],
   );
@@ -86,13 +88,6 @@ function checkSlotCount(count: number, what: string): void {
   if (count > Limits.periodsPerSchedule) {
     throw badShape(`${what} would have ${count} time slots; the limit is ${Limits.periodsPerSchedule}`);
   }
-}
-
-function parseWeekday(v: unknown, at: string): Weekday {
-  if (typeof v !== "string" || !(WEEKDAYS as readonly string[]).includes(v)) {
-    throw badShape(`${at} must be one of mon,tue,wed,thu,fri,sat,sun`);
-  }
-  return v as Weekday;
 }
 
 function pathNum(ctx: RouteContext, name: string): number {
@@ -133,9 +128,8 @@ function getSpecial(ctx: RouteContext): Reply {
 
 function postRegular(ctx: RouteContext): Reply {
   const { data } = ctxOf(ctx);
-  const b = ctx.body;
-  if (!isObj(b)) throw badShape("body must be an object {day, starts_time, ends_time}");
-  const day = parseWeekday(b.day, "day");
+  const b = ctx.body as RegularSlotCreate;
+  const day: Weekday = b.day;
   const slot = parseSlot(b, "");
   checkSlotCount(data.regular.filter((s) => s.day === day).length + 1, `day ${day}`);
   const rec: RegularSlotRec = { id: ctx.state.allocateId(), day, ...slot };
@@ -147,13 +141,12 @@ function postRegular(ctx: RouteContext): Reply {
   };
 }
 
-/** Parses a body that is one slot or an array of slots. */
+/** Reads a body that is one slot or a non-empty array of slots (an `utils#SlotInputs`). */
 function parseSlots(body: unknown): { list: { startsTime: string; endsTime: string }[]; many: boolean } {
   if (Array.isArray(body)) {
-    if (body.length === 0) throw badShape("body must be a non-empty array of slots {startsTime, endsTime}");
-    return { list: body.map((v, i) => parseSlot(v, `[${i}]`)), many: true };
+    return { list: (body as SlotInput[]).map((v, i) => parseSlot(v, `[${i}]`)), many: true };
   }
-  return { list: [parseSlot(body, "")], many: false };
+  return { list: [parseSlot(body as SlotInput, "")], many: false };
 }
 
 function postHolidaySlots(ctx: RouteContext): Reply {
@@ -174,23 +167,15 @@ const MONTH_DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 function postSpecial(ctx: RouteContext): Reply {
   const { data } = ctxOf(ctx);
-  const b = ctx.body;
-  if (!isObj(b)) throw badShape("body must be an object {day, month, name, schedules}");
-  const month = b.month;
-  if (typeof month !== "number" || !Number.isInteger(month) || month < 1 || month > 12) {
-    throw badShape("month must be an integer from 1 to 12");
-  }
-  const day = b.day;
+  const b = ctx.body as SpecialDayCreate;
+  const { month, day } = b;
   const last = MONTH_DAYS[month - 1]!;
-  if (typeof day !== "number" || !Number.isInteger(day) || day < 1 || day > last) {
-    throw badShape(`day must be an integer from 1 to ${last} (day of month ${month})`);
-  }
-  if (typeof b.name !== "string" || b.name.trim() === "") throw badShape("name is required");
+  if (day > last) throw badShape(`day must be an integer from 1 to ${last} (day of month ${month})`);
+  if (b.name.trim() === "") throw badShape("name is required");
   if (b.name.length > Limits.titleLength) {
     throw badShape(`name is ${b.name.length} characters long; the limit is ${Limits.titleLength}`);
   }
-  const raw = either(b, "schedules", "store_schedules") ?? [];
-  if (!Array.isArray(raw)) throw badShape("schedules must be an array of slots {startsTime, endsTime}");
+  const raw = b.schedules ?? b.store_schedules ?? [];
   const list = raw.map((v, i) => parseSlot(v, `schedules[${i}]`));
   checkSlotCount(list.length, "schedules");
   const dup = data.special.find((d) => d.month === month && d.day === day);
@@ -245,11 +230,10 @@ function findSlot(ctx: RouteContext, data: StoreUtilsRec): Found {
 function putSlot(ctx: RouteContext): Reply {
   const { data } = ctxOf(ctx);
   const found = findSlot(ctx, data);
-  const b = ctx.body;
-  if (!isObj(b)) throw badShape("body must be an object {starts_time, ends_time}");
+  const b = ctx.body as SlotUpdate;
   const slot = parseSlot(b, "");
   if (found.kind === "regular") {
-    const day = b.day === undefined || b.day === null ? found.slot.day : parseWeekday(b.day, "day");
+    const day: Weekday = b.day ?? found.slot.day;
     if (day !== found.slot.day) {
       checkSlotCount(data.regular.filter((s) => s.day === day).length + 1, `day ${day}`);
     }
@@ -258,7 +242,7 @@ function putSlot(ctx: RouteContext): Reply {
     changed(ctx);
     return { status: 200, body: { id: next.id, day, startsTime: next.startsTime, endsTime: next.endsTime } };
   }
-  if ((b as Obj).day !== undefined) throw badShape("day can only be changed on a slot of regular hours");
+  if (b.day !== undefined) throw badShape("day can only be changed on a slot of regular hours");
   const next: SlotRec = { id: found.slot.id, ...slot };
   found.list[found.index] = next;
   changed(ctx);
@@ -282,43 +266,27 @@ function deleteSpecial(ctx: RouteContext): Reply {
   return { status: 204 };
 }
 
-/** Routes of store hours (spec §4.5) under the utils prefix `u`. All need a utils token. */
-export function hoursRoutes(u: string): Route[] {
-  const S = `${u}/store/schedule/:storeId`;
+/** Routes of store hours (spec §4.5). All need a utils token. */
+export function hoursRoutes(): Route[] {
   return [
-    { method: "GET", path: S, surface: "utils", handle: getRegular },
-    { method: "GET", path: `${S}/holiday`, surface: "utils", handle: getHolidays },
-    { method: "GET", path: `${S}/special`, surface: "utils", handle: getSpecial },
-    { method: "POST", path: S, surface: "utils", handle: postRegular, requestSchema: "RegularSlotCreate" },
+    { route: "GET /api/rest-ops-utils/store/schedule/{storeId}", handle: getRegular },
+    { route: "GET /api/rest-ops-utils/store/schedule/{storeId}/holiday", handle: getHolidays },
+    { route: "GET /api/rest-ops-utils/store/schedule/{storeId}/special", handle: getSpecial },
+    { route: "POST /api/rest-ops-utils/store/schedule/{storeId}", handle: postRegular },
     {
-      method: "POST",
-      path: `${S}/holiday/:holidayDayId`,
-      surface: "utils",
+      route: "POST /api/rest-ops-utils/store/schedule/{storeId}/holiday/{holidayDayId}",
       handle: postHolidaySlots,
-      requestSchema: "SlotInputs",
     },
+    { route: "POST /api/rest-ops-utils/store/schedule/{storeId}/special", handle: postSpecial },
     {
-      method: "POST",
-      path: `${S}/special`,
-      surface: "utils",
-      handle: postSpecial,
-      requestSchema: "SpecialDayCreate",
-    },
-    {
-      method: "POST",
-      path: `${S}/special/:specialDayId`,
-      surface: "utils",
+      route: "POST /api/rest-ops-utils/store/schedule/{storeId}/special/{specialDayId}",
       handle: postSpecialSlot,
-      requestSchema: "SlotInputs",
     },
+    { route: "PUT /api/rest-ops-utils/store/schedule/{storeId}/{storeScheduleId}", handle: putSlot },
+    { route: "DELETE /api/rest-ops-utils/store/schedule/{storeId}/{storeScheduleId}", handle: deleteSlot },
     {
-      method: "PUT",
-      path: `${S}/:storeScheduleId`,
-      surface: "utils",
-      handle: putSlot,
-      requestSchema: "SlotUpdate",
+      route: "DELETE /api/rest-ops-utils/store/schedule/{storeId}/special/{specialDayId}",
+      handle: deleteSpecial,
     },
-    { method: "DELETE", path: `${S}/:storeScheduleId`, surface: "utils", handle: deleteSlot },
-    { method: "DELETE", path: `${S}/special/:specialDayId`, surface: "utils", handle: deleteSpecial },
   ];
 }

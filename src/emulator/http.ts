@@ -4,14 +4,9 @@
  */
 
 import type { PlatformSchemaName } from "../generated/platform.js";
+import type { HttpMethod, RouteName, Surface } from "../platform/routes.js";
 import { ACCEPTED_MESSAGE } from "../platform/wire.js";
 import type { EmulatorState } from "./state.js";
-
-/**
- * Which token a route requires (platform notes, "Authentication"): tokens are per surface; a utils
- * token (`/token/login/utils`) is refused by the integrations endpoints and vice versa. `none`: no token.
- */
-export type Surface = "integrations" | "utils" | "none";
 
 /** What a handler answers. `json` is a pre-serialized body (render cache) and wins over `body`. */
 export interface Reply {
@@ -46,29 +41,30 @@ export interface RouteContext {
   query: URLSearchParams;
 }
 
-/** One entry of the route table. `path` uses `:name` segments for path parameters. */
+/**
+ * A route the emulator serves: the row of the platform's route table (src/platform/routes.ts) it
+ * implements, and its handler. Method, path template, token surface and request schema are the row's:
+ * server.ts checks the token of the row's `surface`, then the body against the row's `request` schema,
+ * before {@link Route.handle}.
+ */
 export interface Route {
-  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
-  path: string;
-  surface: Surface;
+  /** The row of the route table, e.g. `"POST /restaurants/menu/v1/stores/{storeId}/items"`. */
+  route: RouteName;
   handle(ctx: RouteContext): Reply;
-  /**
-   * The definition of schemas/platform/ the body must match. server.ts checks it after the token and
-   * before {@link Route.handle}, and answers a mismatch with {@link Route.invalidRequest} (default 400
-   * `{message}`). Absent: the route takes no body, or checks it itself.
-   */
-  requestSchema?: PlatformSchemaName;
   /** How validation messages name the body (validate.ts): `{noun: "items", root: "items"}`. */
   requestNames?: { noun?: string; root?: string };
-  /** The group's answer to a body that does not match `requestSchema`; default 400 `{message}`. */
+  /** The group's answer to a body that does not match the row's `request` schema; default 400 `{message}`. */
   invalidRequest?: (message: string) => HttpError;
   /** Headers added to every answer of the route, errors included (e.g. the utils deprecation headers). */
   headers?: Readonly<Record<string, string>>;
 }
 
-/** A route as listed by `listRoutes()`: what the table serves, without the handler. */
+/** A route as listed by `listRoutes()`: what the emulator serves, from the route table, without the handler. */
 export interface RouteInfo {
-  method: Route["method"];
+  /** The row of the route table. */
+  route: RouteName;
+  method: HttpMethod;
+  /** The path template as the spec writes it, `{name}` parameters. */
   path: string;
   surface: Surface;
   requestSchema?: PlatformSchemaName;

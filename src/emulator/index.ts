@@ -33,7 +33,8 @@ import { EmulatorState, storeKey } from "./state.js";
 
 export type { RecordedRequest } from "./server.js";
 export { listRoutes } from "./server.js";
-export type { RouteInfo, Surface } from "./http.js";
+export type { RouteInfo } from "./http.js";
+export type { Surface } from "../platform/routes.js";
 export { checkBody, platformSchemas } from "./validate.js";
 export type { DeliveryRecord } from "./events.js";
 export type { FaultKind, FaultOptions, FaultRule, RouteFaultRule } from "./faults.js";

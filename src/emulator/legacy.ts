@@ -22,11 +22,13 @@
  *   `item_sku` null where not known (a platform id asked is echoed as `item_id`).
  * - `identityType` other than `PLATFORM` or `SKU`: 400. No batch limit is published for these calls
  *   (spec §8), none is enforced.
+ * Bodies are checked by server.ts against the route's schema (identifiers are strings, also for
+ * `PLATFORM`); the handlers keep the path's identity type and the store rules.
  */
 
-import type { PlatformSchemaName, StockStatus } from "../generated/platform.js";
-import { Paths } from "../platform/wire.js";
-import { badShape, isObj, isPosInt } from "./http.js";
+import type { StockPatch, StockStatus } from "../generated/platform.js";
+import type { RouteName } from "../platform/routes.js";
+import { badShape } from "./http.js";
 import type { Reply, Route, RouteContext } from "./http.js";
 import type { Catalog, ItemRec } from "./state.js";
 
@@ -80,25 +82,12 @@ function resolve(
   return it && isMember(it) ? it : undefined;
 }
 
-/** An identifier list: strings; for `PLATFORM` integers are taken too (emulator's leniency). */
-function identifiers(v: unknown, field: string, identity: Identity): string[] {
-  if (!Array.isArray(v)) throw badShape(`${field} is required (an array of strings)`);
-  return v.map((x, i) => {
-    if (typeof x === "string") return x;
-    if (identity === "PLATFORM" && isPosInt(x)) return String(x);
-    throw badShape(`${field}[${i}] must be a string`);
-  });
-}
-
 /** `PATCH /{resource}/{identityType}/stock` (spec §4.2, §3). */
 function patchStock(res: Resource) {
   return (ctx: RouteContext): Reply => {
     const store = ctx.state.storeForClient(ctx.params.storeId!, ctx.clientId);
     const identity = identityOf(ctx);
-    const b = ctx.body;
-    if (!isObj(b)) throw badShape("body must be an object {available, unavailable}");
-    const on = identifiers(b.available, "available", identity);
-    const off = identifiers(b.unavailable, "unavailable", identity);
+    const { available: on, unavailable: off } = ctx.body as StockPatch;
     const cat = store.projected;
     const isMember = members(cat, res);
     const ids = (list: string[]): number[] =>
@@ -129,9 +118,8 @@ function stockStatus(res: Resource) {
   return (ctx: RouteContext): Reply => {
     const store = ctx.state.storeForClient(ctx.params.storeId!, ctx.clientId);
     const identity = identityOf(ctx);
-    const b = ctx.body;
-    if (!isObj(b)) throw badShape(`body must be an object {"${res}": [...]}`);
-    const asked = identifiers(b[res], res, identity);
+    // `{products|toppings|items: [...]}`, the field named after the resource (the route's schema).
+    const asked = (ctx.body as Record<Resource, string[]>)[res];
     const cat = store.visible;
     const isMember = members(cat, res);
     const item_type = RESOURCES[res];
@@ -159,29 +147,24 @@ function stockStatus(res: Resource) {
   };
 }
 
-const S = `${Paths.menu}/:storeId`;
-
-/** Request schema of each resource's status read (schemas/platform/availability.schema.json). */
-const STATUS_SCHEMAS = {
-  products: "ProductsStockStatusRequest",
-  toppings: "ToppingsStockStatusRequest",
-  items: "ItemsStockStatusRequest",
-} as const satisfies Record<Resource, PlatformSchemaName>;
+/** The two routes of each resource (spec §4.2). */
+const RESOURCE_ROUTES = {
+  products: {
+    stock: "PATCH /restaurants/menu/v1/stores/{storeId}/products/{identityType}/stock",
+    status: "POST /restaurants/menu/v1/stores/{storeId}/products/{identityType}/stock/status",
+  },
+  toppings: {
+    stock: "PATCH /restaurants/menu/v1/stores/{storeId}/toppings/{identityType}/stock",
+    status: "POST /restaurants/menu/v1/stores/{storeId}/toppings/{identityType}/stock/status",
+  },
+  items: {
+    stock: "PATCH /restaurants/menu/v1/stores/{storeId}/items/{identityType}/stock",
+    status: "POST /restaurants/menu/v1/stores/{storeId}/items/{identityType}/stock/status",
+  },
+} as const satisfies Record<Resource, { stock: RouteName; status: RouteName }>;
 
 /** Routes of the legacy bulk availability API (spec §4.2). All need an integrations token. */
 export const legacyRoutes: Route[] = (Object.keys(RESOURCES) as Resource[]).flatMap((res): Route[] => [
-  {
-    method: "PATCH",
-    path: `${S}/${res}/:identityType/stock`,
-    surface: "integrations",
-    handle: patchStock(res),
-    requestSchema: "StockPatch",
-  },
-  {
-    method: "POST",
-    path: `${S}/${res}/:identityType/stock/status`,
-    surface: "integrations",
-    handle: stockStatus(res),
-    requestSchema: STATUS_SCHEMAS[res],
-  },
+  { route: RESOURCE_ROUTES[res].stock, handle: patchStock(res) },
+  { route: RESOURCE_ROUTES[res].status, handle: stockStatus(res) },
 ]);

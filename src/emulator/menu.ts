@@ -9,22 +9,27 @@
  * The whole call is refused; nothing of it is applied.
  */
 
-import { Limits, Paths } from "../platform/wire.js";
+import { Limits } from "../platform/wire.js";
 import type {
   Category,
+  CategoryUpsert,
+  DeleteCategoriesBody,
+  IdList,
   Item,
   ItemType,
+  ItemUpsert,
   Menu,
   MenuCategory,
-  ModifiersType,
+  MenuUpsert,
   Image as WireImage,
   Override as WireOverride,
   Schedule as WireSchedule,
   StoreMenu,
   StoreMenuMenu,
+  StoreMenuUpload,
 } from "../generated/platform.js";
-import { accepted, badShape, fail, isObj, isPosInt, menuRule } from "./http.js";
-import type { Obj, Reply, Route, RouteContext } from "./http.js";
+import { accepted, badShape, fail, isPosInt, menuRule } from "./http.js";
+import type { Reply, Route, RouteContext } from "./http.js";
 import { catalogFrom } from "./state.js";
 import type { Catalog, CategoryRec, ItemRec, MenuRec, StoreRec } from "./state.js";
 
@@ -45,105 +50,47 @@ export const RuleType = {
 } as const;
 
 const DAYS = new Set(["mon", "tue", "wed", "thu", "fri", "sat", "sun", "hol"]);
-const HHMM = /^([01]\d|2[0-3]):[0-5]\d$/;
 
-// ---- shape parsing ---------------------------------------------------------------------------------
+// ---- reading request elements ----------------------------------------------------------------------
+//
+// Bodies reach the handlers checked against the route's schema (server.ts: `menu#ItemUpsertList`,
+// `CategoryUpsertList`, `MenuUpsertList`, `StoreMenuUpload`, `IdList`, `DeleteCategoriesBody`): types,
+// required fields, enums, formats and ranges are the schemas'. What is left here are the rules a schema
+// does not express: the published limits (`limit_exceeded`), references by id or SKU, the days of a
+// schedule, and the rules across fields of an item (`invalid_item_data`).
 
-function optPosInt(o: Obj, key: string, at: string): number | undefined {
-  const v = o[key];
-  if (v === undefined || v === null) return undefined;
-  if (!isPosInt(v)) throw badShape(`${at}.${key} must be a positive integer`);
+/** A string within a published length limit (platform notes "Limits"): `limit_exceeded` otherwise. */
+function limited(v: string, at: string, max: number): string {
+  if (v.length > max)
+    throw menuRule(RuleType.limit, `${at} is ${v.length} characters long; the limit is ${max}`);
   return v;
 }
 
-function reqString(o: Obj, key: string, at: string, max: number): string {
-  const v = o[key];
-  if (v === undefined || v === null || v === "") throw badShape(`${at}.${key} is required`);
-  if (typeof v !== "string") throw badShape(`${at}.${key} must be a string`);
-  if (v.length > max) {
-    throw menuRule(RuleType.limit, `${at}.${key} is ${v.length} characters long; the limit is ${max}`);
+/** A list within a published count limit: `limit_exceeded` `<at> has N <what>; the limit is M` otherwise. */
+function counted<T>(list: T[], at: string, what: string, max: number): T[] {
+  if (list.length > max) {
+    throw menuRule(RuleType.limit, `${at} has ${list.length} ${what}; the limit is ${max}`);
   }
-  return v;
-}
-
-function optBlock(o: Obj, key: string, at: string): Obj | undefined {
-  const v = o[key];
-  if (v === undefined || v === null) return undefined;
-  if (!isObj(v)) throw badShape(`${at}.${key} must be an object`);
-  return v;
-}
-
-function optArray(o: Obj, key: string, at: string): unknown[] | undefined {
-  const v = o[key];
-  if (v === undefined || v === null) return undefined;
-  if (!Array.isArray(v)) throw badShape(`${at}.${key} must be an array`);
-  return v;
-}
-
-function optIndex(o: Obj, at: string, fallback: number): number {
-  const v = o.index;
-  if (v === undefined || v === null) return fallback;
-  if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0) {
-    throw badShape(`${at}.index must be a non-negative integer`);
-  }
-  return v;
-}
-
-function optNonNegInt(o: Obj, key: string, at: string): number | null {
-  const v = o[key];
-  if (v === undefined || v === null) return null;
-  if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0) {
-    throw badShape(`${at}.${key} must be a non-negative integer or null`);
-  }
-  return v;
-}
-
-/** Element of an `overrides` array (platform notes): kept as sent once `override_type` is checked. */
-function overrides(block: Obj | undefined, at: string): WireOverride[] {
-  if (!block) return [];
-  const list = optArray(block, "overrides", at) ?? [];
-  list.forEach((o, i) => {
-    if (!isObj(o)) throw badShape(`${at}.overrides[${i}] must be an object`);
-    if (o.override_type !== "STORE" && o.override_type !== "ITEM" && o.override_type !== "CATEGORY") {
-      throw badShape(`${at}.overrides[${i}].override_type must be STORE, ITEM or CATEGORY`);
-    }
-  });
-  return list as WireOverride[];
+  return list;
 }
 
 /**
  * Schedule elements (platform notes, "Store menu API"): `{days_of_week: "mon,...,sun,hol",
- * time_periods: [{start_time: "HH:MM", end_time: "HH:MM"}]}`, at most 6 periods (platform notes, "Limits").
+ * time_periods: [{start_time: "HH:MM", end_time: "HH:MM"}]}` (shape and `HH:MM` by the schema). Left
+ * here: the day names of `days_of_week` and at most 6 periods (platform notes, "Limits").
  */
-function schedules(list: unknown[] | undefined, at: string): WireSchedule[] {
+function schedules(list: WireSchedule[] | undefined, at: string): WireSchedule[] {
   if (!list) return [];
   return list.map((s, i) => {
     const sat = `${at}[${i}]`;
-    if (!isObj(s)) throw badShape(`${sat} must be an object`);
-    const days = s.days_of_week;
-    if (typeof days !== "string" || days === "") throw badShape(`${sat}.days_of_week is required`);
-    for (const d of days.split(",")) {
+    for (const d of s.days_of_week.split(",")) {
       if (!DAYS.has(d.trim())) {
         throw badShape(`${sat}.days_of_week: "${d}" is not one of mon,tue,wed,thu,fri,sat,sun,hol`);
       }
     }
-    const periods = optArray(s, "time_periods", sat);
-    if (!periods) throw badShape(`${sat}.time_periods is required`);
-    if (periods.length > Limits.periodsPerSchedule) {
-      throw menuRule(
-        RuleType.limit,
-        `${sat}.time_periods has ${periods.length} periods; the limit is ${Limits.periodsPerSchedule}`,
-      );
-    }
-    const time_periods = periods.map((p, j) => {
-      const pat = `${sat}.time_periods[${j}]`;
-      if (!isObj(p)) throw badShape(`${pat} must be an object`);
-      for (const k of ["start_time", "end_time"] as const) {
-        if (typeof p[k] !== "string" || !HHMM.test(p[k])) throw badShape(`${pat}.${k} must be HH:MM`);
-      }
-      return { start_time: p.start_time as string, end_time: p.end_time as string };
-    });
-    return { days_of_week: days, time_periods };
+    counted(s.time_periods, `${sat}.time_periods`, "periods", Limits.periodsPerSchedule);
+    const time_periods = s.time_periods.map((p) => ({ start_time: p.start_time, end_time: p.end_time }));
+    return { days_of_week: s.days_of_week, time_periods };
   });
 }
 
@@ -155,18 +102,14 @@ interface RawRef {
   at: string;
 }
 
-function refs(list: unknown[] | undefined, at: string): RawRef[] {
+/** References (`items_info.items`, category items, menu categories): each needs an id or a SKU. */
+function refs(list: { id?: number; sku?: string; index: number }[] | undefined, at: string): RawRef[] {
   if (!list) return [];
   return list.map((r, i) => {
     const rat = `${at}[${i}]`;
-    if (!isObj(r)) throw badShape(`${rat} must be an object`);
-    const id = optPosInt(r, "id", rat);
-    const sku = r.sku;
-    if (sku !== undefined && sku !== null && typeof sku !== "string")
-      throw badShape(`${rat}.sku must be a string`);
-    if (id === undefined && (typeof sku !== "string" || sku === ""))
+    if (r.id === undefined && (r.sku === undefined || r.sku === ""))
       throw badShape(`${rat} needs an id or a sku`);
-    return { id, sku: typeof sku === "string" ? sku : undefined, index: optIndex(r, rat, i), at: rat };
+    return { id: r.id, sku: r.sku, index: r.index, at: rat };
   });
 }
 
@@ -189,87 +132,43 @@ interface ParsedItem {
   schedules_info: ItemRec["schedules_info"];
 }
 
-/** Checks one `POST /items` element (spec §2.2 Item, platform notes "Store menu API" and "Limits"). */
-function parseItem(v: unknown, at: string): ParsedItem {
-  if (!isObj(v)) throw badShape(`${at} must be an object`);
-  const id = optPosInt(v, "id", at);
-  const sku = reqString(v, "sku", at, Limits.skuLength);
-  const type = v.item_type;
-  if (type === undefined || type === null) throw badShape(`${at}.item_type is required`);
-  if (type !== "ITEM" && type !== "MODIFIER_GROUP")
-    throw badShape(`${at}.item_type must be ITEM or MODIFIER_GROUP`);
+/** One `POST /items` element (spec §2.2 Item, platform notes "Store menu API" and "Limits"). */
+function parseItem(v: ItemUpsert, at: string): ParsedItem {
+  const sku = limited(v.sku, `${at}.sku`, Limits.skuLength);
+  const t = v.title_info;
+  const title = limited(t.title, `${at}.title_info.title`, Limits.titleLength);
 
-  const t = optBlock(v, "title_info", at);
-  if (!t) throw badShape(`${at}.title_info.title is required`);
-  const title = reqString(t, "title", `${at}.title_info`, Limits.titleLength);
+  const d = v.description_info;
+  const description =
+    d?.description === undefined || d.description === null
+      ? null
+      : limited(d.description, `${at}.description_info.description`, Limits.descriptionLength);
 
-  const d = optBlock(v, "description_info", at);
-  let description: string | null = null;
-  if (d && d.description !== undefined && d.description !== null) {
-    if (typeof d.description !== "string")
-      throw badShape(`${at}.description_info.description must be a string`);
-    if (d.description.length > Limits.descriptionLength) {
-      throw menuRule(
-        RuleType.limit,
-        `${at}.description_info.description is ${d.description.length} characters long; the limit is ${Limits.descriptionLength}`,
-      );
-    }
-    description = d.description;
-  }
-
-  const im = optBlock(v, "images_info", at);
-  const imageList = (im && optArray(im, "images", `${at}.images_info`)) ?? [];
-  if (imageList.length > Limits.imagesPerItem) {
-    throw menuRule(
-      RuleType.limit,
-      `${at}.images_info.images has ${imageList.length} images; the limit is ${Limits.imagesPerItem}`,
-    );
-  }
+  const im = v.images_info;
+  const imageList = counted(im?.images ?? [], `${at}.images_info.images`, "images", Limits.imagesPerItem);
   const images: WireImage[] = imageList.map((img, i) => {
     const iat = `${at}.images_info.images[${i}]`;
-    if (!isObj(img)) throw badShape(`${iat} must be an object`);
-    const path = reqString(img, "path", iat, 2048);
-    const out: WireImage = { path, index: optIndex(img, iat, i) };
-    const imgId = optPosInt(img, "id", iat);
-    if (imgId !== undefined) out.id = imgId;
-    if (img.host !== undefined && img.host !== null) {
-      if (typeof img.host !== "string") throw badShape(`${iat}.host must be a string`);
-      out.host = img.host;
-    }
+    const out: WireImage = { path: limited(img.path, `${iat}.path`, 2048), index: img.index };
+    if (img.id !== undefined) out.id = img.id;
+    if (img.host !== undefined) out.host = img.host;
     return out;
   });
   images.sort((a, b) => a.index - b.index);
 
-  const ii = optBlock(v, "items_info", at);
-  const children = refs(ii && optArray(ii, "items", `${at}.items_info`), `${at}.items_info.items`);
-  if (children.length > Limits.childrenPerItem) {
-    throw menuRule(
-      RuleType.limit,
-      `${at}.items_info.items has ${children.length} items; the limit is ${Limits.childrenPerItem}`,
-    );
-  }
+  const ii = v.items_info;
+  const children = counted(
+    refs(ii?.items, `${at}.items_info.items`),
+    `${at}.items_info.items`,
+    "items",
+    Limits.childrenPerItem,
+  );
 
-  const p = optBlock(v, "price_info", at);
-  let price: number | null = null;
-  if (p && p.price !== undefined && p.price !== null) {
-    if (typeof p.price !== "number" || !Number.isFinite(p.price) || p.price < 0) {
-      throw badShape(`${at}.price_info.price must be a non-negative number or null`);
-    }
-    price = p.price;
-  }
-
-  const q = optBlock(v, "quantity_info", at);
+  const p = v.price_info;
+  const q = v.quantity_info;
   const qat = `${at}.quantity_info`;
-  const min = q ? optNonNegInt(q, "min_permitted", qat) : null;
-  const max = q ? optNonNegInt(q, "max_permitted", qat) : null;
-  let modifiers_type: ModifiersType | null = null;
-  if (q && q.modifiers_type !== undefined && q.modifiers_type !== null) {
-    if (q.modifiers_type !== "inclusive" && q.modifiers_type !== "exclusive") {
-      throw badShape(`${qat}.modifiers_type must be inclusive, exclusive or null`);
-    }
-    modifiers_type = q.modifiers_type;
-  }
-  if (type === "MODIFIER_GROUP") {
+  const min = q?.min_permitted ?? null;
+  const max = q?.max_permitted ?? null;
+  if (v.item_type === "MODIFIER_GROUP") {
     // platform notes, "Store menu API": min_permitted and max_permitted are required for MODIFIER_GROUP.
     if (min === null) throw menuRule(RuleType.data, `${qat}.min_permitted is required for a MODIFIER_GROUP`);
     if (max === null) throw menuRule(RuleType.data, `${qat}.max_permitted is required for a MODIFIER_GROUP`);
@@ -278,25 +177,27 @@ function parseItem(v: unknown, at: string): ParsedItem {
     throw menuRule(RuleType.data, `${qat}.min_permitted (${min}) is greater than max_permitted (${max})`);
   }
 
-  const s = optBlock(v, "schedules_info", at);
+  const s = v.schedules_info;
   return {
     at,
-    id,
+    id: v.id,
     sku,
-    item_type: type,
-    title_info: { title, overrides: overrides(t, `${at}.title_info`) },
-    description_info: { description, overrides: overrides(d, `${at}.description_info`) },
-    images_info: { images, overrides: overrides(im, `${at}.images_info`) },
+    item_type: v.item_type,
+    title_info: { title, overrides: t.overrides ?? [] },
+    description_info: { description, overrides: d?.overrides ?? [] },
+    images_info: { images, overrides: im?.overrides ?? [] },
     children,
-    children_overrides: overrides(ii, `${at}.items_info`),
-    price_info: { price, overrides: overrides(p, `${at}.price_info`) },
-    quantity_info: { min_permitted: min, max_permitted: max, modifiers_type, overrides: overrides(q, qat) },
+    children_overrides: ii?.overrides ?? [],
+    price_info: { price: p?.price ?? null, overrides: p?.overrides ?? [] },
+    quantity_info: {
+      min_permitted: min,
+      max_permitted: max,
+      modifiers_type: q?.modifiers_type ?? null,
+      overrides: q?.overrides ?? [],
+    },
     schedules_info: {
-      schedules: schedules(
-        s && optArray(s, "schedules", `${at}.schedules_info`),
-        `${at}.schedules_info.schedules`,
-      ),
-      overrides: overrides(s, `${at}.schedules_info`),
+      schedules: schedules(s?.schedules, `${at}.schedules_info.schedules`),
+      overrides: s?.overrides ?? [],
     },
   };
 }
@@ -310,20 +211,12 @@ interface ParsedCategory {
   schedules: WireSchedule[];
 }
 
-/** Checks one `POST /categories` element (platform notes, "Store menu API"). `menus` is ignored: derived. */
-function parseCategory(v: unknown, at: string): ParsedCategory {
-  if (!isObj(v)) throw badShape(`${at} must be an object`);
-  const id = optPosInt(v, "id", at);
-  const sku = reqString(v, "sku", at, Limits.skuLength);
-  const title = reqString(v, "title", at, Limits.titleLength);
-  const items = refs(optArray(v, "items", at), `${at}.items`);
-  if (items.length > Limits.itemsPerCategory) {
-    throw menuRule(
-      RuleType.limit,
-      `${at}.items has ${items.length} items; the limit is ${Limits.itemsPerCategory}`,
-    );
-  }
-  return { at, id, sku, title, items, schedules: schedules(optArray(v, "schedules", at), `${at}.schedules`) };
+/** One `POST /categories` element (platform notes, "Store menu API"). `menus` is ignored: derived. */
+function parseCategory(v: CategoryUpsert, at: string): ParsedCategory {
+  const sku = limited(v.sku, `${at}.sku`, Limits.skuLength);
+  const title = limited(v.title, `${at}.title`, Limits.titleLength);
+  const items = counted(refs(v.items, `${at}.items`), `${at}.items`, "items", Limits.itemsPerCategory);
+  return { at, id: v.id, sku, title, items, schedules: schedules(v.schedules, `${at}.schedules`) };
 }
 
 interface ParsedMenu {
@@ -334,36 +227,24 @@ interface ParsedMenu {
   categories: (RawRef & { is_category_active: boolean })[];
 }
 
-/** Checks one `POST /menu` element (spec §4.4). */
-function parseMenu(v: unknown, at: string): ParsedMenu {
-  if (!isObj(v)) throw badShape(`${at} must be an object`);
-  const id = optPosInt(v, "id", at);
-  const menu_type = reqString(v, "menu_type", at, Limits.titleLength);
-  const sup = optPosInt(v, "super_store_id", at) ?? null;
-  const list = optArray(v, "categories", at) ?? [];
-  const parsed = refs(list, `${at}.categories`);
-  const categories = parsed.map((r, i) => {
-    const raw = list[i] as Obj;
-    const active = raw.is_category_active;
-    if (active !== undefined && active !== null && typeof active !== "boolean") {
-      throw badShape(`${r.at}.is_category_active must be a boolean`);
-    }
-    return { ...r, is_category_active: active ?? true };
-  });
-  return { at, id, menu_type, super_store_id: sup, categories };
+/** One `POST /menu` element (spec §4.4). */
+function parseMenu(v: MenuUpsert, at: string): ParsedMenu {
+  const menu_type = limited(v.menu_type, `${at}.menu_type`, Limits.titleLength);
+  const categories = refs(v.categories, `${at}.categories`).map((r, i) => ({
+    ...r,
+    is_category_active: v.categories[i]!.is_category_active,
+  }));
+  return { at, id: v.id, menu_type, super_store_id: v.super_store_id ?? null, categories };
 }
 
-function parseArray<T>(body: unknown, what: string, parse: (v: unknown, at: string) => T): T[] {
-  if (!Array.isArray(body)) throw badShape(`body must be an array of ${what}`);
-  return body.map((v, i) => parse(v, `${what}[${i}]`));
+/** The elements of an upsert body, each read by `parse` at `<what>[i]`. */
+function parseArray<E, T>(body: unknown, what: string, parse: (v: E, at: string) => T): T[] {
+  return (body as E[]).map((v, i) => parse(v, `${what}[${i}]`));
 }
 
-function parseIds(body: unknown, what: string): number[] {
-  if (!Array.isArray(body)) throw badShape(`body must be an array of ${what} ids`);
-  body.forEach((v, i) => {
-    if (!isPosInt(v)) throw badShape(`[${i}] must be a positive integer ${what} id`);
-  });
-  return [...new Set(body as number[])];
+/** The distinct ids of a delete body (`menu#IdList`). */
+function distinctIds(ids: unknown): number[] {
+  return [...new Set(ids as IdList)];
 }
 
 // ---- identity and references -----------------------------------------------------------------------
@@ -823,15 +704,13 @@ function getStoreMenu(ctx: RouteContext): Reply {
  */
 function postStoreMenu(ctx: RouteContext): Reply {
   const store = storeOf(ctx);
-  const body = ctx.body;
-  if (!isObj(body)) throw badShape("body must be an object {storeId, menus, categories, items}");
-  if (body.storeId !== undefined && body.storeId !== null && String(body.storeId) !== store.key) {
+  const body = ctx.body as StoreMenuUpload;
+  if (body.storeId !== undefined && String(body.storeId) !== store.key) {
     throw badShape(`storeId ${String(body.storeId)} does not match the store of the path (${store.key})`);
   }
-  const list = (key: string): unknown[] => optArray(body, key, "body") ?? [];
-  const pItems = list("items").map((v, i) => parseItem(v, `items[${i}]`));
-  const pCats = list("categories").map((v, i) => parseCategory(v, `categories[${i}]`));
-  const pMenus = list("menus").map((v, i) => parseMenu(v, `menus[${i}]`));
+  const pItems = parseArray(body.items ?? [], "items", parseItem);
+  const pCats = parseArray(body.categories ?? [], "categories", parseCategory);
+  const pMenus = parseArray(body.menus ?? [], "menus", parseMenu);
   const now = new Date().toISOString();
 
   const items = buildItems(ctx, store, pItems, "replace", now);
@@ -937,7 +816,7 @@ function postMenus(ctx: RouteContext): Reply {
 /** `DELETE /menu`: a bare array of menu ids (platform notes). Unknown id: 404. */
 function deleteMenus(ctx: RouteContext): Reply {
   const store = storeOf(ctx);
-  const ids = parseIds(ctx.body, "menu");
+  const ids = distinctIds(ctx.body);
   for (const id of ids) if (!store.projected.menus.has(id)) throw fail(404, `Menu ${id} not found`);
   ctx.state.accept(store, (c) => {
     for (const id of ids) c.menus.delete(id);
@@ -992,8 +871,7 @@ function postCategories(ctx: RouteContext): Reply {
  */
 function deleteCategories(ctx: RouteContext): Reply {
   const store = storeOf(ctx);
-  if (!isObj(ctx.body) || !Array.isArray(ctx.body.ids)) throw badShape("body must be an object {ids: [...]}");
-  const ids = parseIds(ctx.body.ids, "category");
+  const ids = distinctIds((ctx.body as DeleteCategoriesBody).ids);
   const cat = store.projected;
   for (const id of ids) if (!cat.categories.has(id)) throw fail(404, `Category ${id} not found`);
   const gone = new Set(ids);
@@ -1053,7 +931,7 @@ function postItems(ctx: RouteContext): Reply {
  */
 function deleteItems(ctx: RouteContext): Reply {
   const store = storeOf(ctx);
-  const ids = parseIds(ctx.body, "item");
+  const ids = distinctIds(ctx.body);
   const cat = store.projected;
   for (const id of ids) if (!cat.items.has(id)) throw fail(404, `Item ${id} not found`);
   const gone = new Set(ids);
@@ -1088,72 +966,43 @@ function deleteItems(ctx: RouteContext): Reply {
   return accepted();
 }
 
-const S = `${Paths.menu}/:storeId`;
-
 /**
  * Routes of the store menu API (spec §4.4). All need an integrations token. Bodies are checked against
  * schemas/platform/menu.schema.json first (server.ts); the parsers above keep the platform rules.
  */
 export const menuRoutes: Route[] = [
-  { method: "GET", path: `${S}/store-menu`, surface: "integrations", handle: getStoreMenu },
+  { route: "GET /restaurants/menu/v1/stores/{storeId}/store-menu", handle: getStoreMenu },
+  { route: "POST /restaurants/menu/v1/stores/{storeId}/store-menu", handle: postStoreMenu },
+  { route: "GET /restaurants/menu/v1/stores/{storeId}/menu", handle: getMenus },
   {
-    method: "POST",
-    path: `${S}/store-menu`,
-    surface: "integrations",
-    handle: postStoreMenu,
-    requestSchema: "StoreMenuUpload",
-  },
-  { method: "GET", path: `${S}/menu`, surface: "integrations", handle: getMenus },
-  {
-    method: "POST",
-    path: `${S}/menu`,
-    surface: "integrations",
+    route: "POST /restaurants/menu/v1/stores/{storeId}/menu",
     handle: postMenus,
-    requestSchema: "MenuUpsertList",
     requestNames: { noun: "menus", root: "menus" },
   },
   {
-    method: "DELETE",
-    path: `${S}/menu`,
-    surface: "integrations",
+    route: "DELETE /restaurants/menu/v1/stores/{storeId}/menu",
     handle: deleteMenus,
-    requestSchema: "IdList",
     requestNames: { noun: "menu ids" },
   },
-  { method: "GET", path: `${S}/menu/:menuId`, surface: "integrations", handle: getMenu },
-  { method: "GET", path: `${S}/categories`, surface: "integrations", handle: getCategories },
+  { route: "GET /restaurants/menu/v1/stores/{storeId}/menu/{menuId}", handle: getMenu },
+  { route: "GET /restaurants/menu/v1/stores/{storeId}/categories", handle: getCategories },
   {
-    method: "POST",
-    path: `${S}/categories`,
-    surface: "integrations",
+    route: "POST /restaurants/menu/v1/stores/{storeId}/categories",
     handle: postCategories,
-    requestSchema: "CategoryUpsertList",
     requestNames: { noun: "categories", root: "categories" },
   },
+  { route: "DELETE /restaurants/menu/v1/stores/{storeId}/categories", handle: deleteCategories },
+  { route: "GET /restaurants/menu/v1/stores/{storeId}/categories/{categoryId}", handle: getCategory },
+  { route: "GET /restaurants/menu/v1/stores/{storeId}/items", handle: getItems },
   {
-    method: "DELETE",
-    path: `${S}/categories`,
-    surface: "integrations",
-    handle: deleteCategories,
-    requestSchema: "DeleteCategoriesBody",
-  },
-  { method: "GET", path: `${S}/categories/:categoryId`, surface: "integrations", handle: getCategory },
-  { method: "GET", path: `${S}/items`, surface: "integrations", handle: getItems },
-  {
-    method: "POST",
-    path: `${S}/items`,
-    surface: "integrations",
+    route: "POST /restaurants/menu/v1/stores/{storeId}/items",
     handle: postItems,
-    requestSchema: "ItemUpsertList",
     requestNames: { noun: "items", root: "items" },
   },
   {
-    method: "DELETE",
-    path: `${S}/items`,
-    surface: "integrations",
+    route: "DELETE /restaurants/menu/v1/stores/{storeId}/items",
     handle: deleteItems,
-    requestSchema: "IdList",
     requestNames: { noun: "item ids" },
   },
-  { method: "GET", path: `${S}/items/:itemId`, surface: "integrations", handle: getItem },
+  { route: "GET /restaurants/menu/v1/stores/{storeId}/items/{itemId}", handle: getItem },
 ];

@@ -19,10 +19,10 @@
  * Store hours (spec §2.6) live here too: they have no menu API view.
  */
 
+import type { ScheduleCreate, ScheduleUpdate } from "../generated/platform.js";
 import type { WireSchedule } from "../platform/wire.js";
 import { Limits } from "../platform/wire.js";
-import { badShape, fail, isObj, isPosInt } from "./http.js";
-import type { Obj } from "./http.js";
+import { badShape, fail, isObj } from "./http.js";
 import type { Catalog, EmulatorState, StatePart, StoreRec } from "./state.js";
 
 // ---- store hours data ------------------------------------------------------------------------------
@@ -119,22 +119,15 @@ export function utilsOf(state: EmulatorState, store: StoreRec): StoreUtilsRec {
   return rec;
 }
 
-// ---- time and day validation -----------------------------------------------------------------------
+// ---- time and day rules ----------------------------------------------------------------------------
 
-const HHMMSS = /^([01]\d|2[0-3]):[0-5]\d:[0-5]\d$/;
 const DAYS = new Set<string>([...WEEKDAYS, "hol"]);
 
 /**
- * A utils time (spec §2.5, §2.6): 24-hour `HH:mm:ss`. 400 naming the field otherwise.
- */
-export function parseTime(v: unknown, at: string): string {
-  if (typeof v !== "string" || !HHMMSS.test(v)) throw badShape(`${at} must be a time HH:mm:ss`);
-  return v;
-}
-
-/**
- * A time range: `start < end`, both `HH:mm:ss`; `at` prefixes the field names ("": none). A range crossing midnight (end ≤ start) is refused with
- * 400 (emulator's choice; the platform publishes no rule, spec §8): split it in two.
+ * A time range of a request whose times the route's schema has checked (`HH:mm:ss`, spec §2.5, §2.6):
+ * both present (a slot may spell them in snake or camel case, so the schemas leave them optional) and
+ * `start < end`. `at` prefixes the field names ("": none). A range crossing midnight (end ≤ start) is
+ * refused with 400 (emulator's choice; the platform publishes no rule, spec §8): split it in two.
  */
 export function parseRange(
   start: unknown,
@@ -143,8 +136,10 @@ export function parseRange(
   names: [string, string],
 ): { start: string; end: string } {
   const pre = at === "" ? "" : `${at}.`;
-  const s = parseTime(start, `${pre}${names[0]}`);
-  const e = parseTime(end, `${pre}${names[1]}`);
+  if (typeof start !== "string") throw badShape(`${pre}${names[0]} is required`);
+  if (typeof end !== "string") throw badShape(`${pre}${names[1]} is required`);
+  const s = start;
+  const e = end;
   if (e <= s) {
     throw badShape(
       `${pre}${names[1]} (${e}) must be later than ${names[0]} (${s}); split ranges that cross midnight`,
@@ -157,8 +152,8 @@ export function parseRange(
  * `days` of a schedule detail (spec §2.5): a comma-separated list of `mon,tue,wed,thu,fri,sat,sun` and/or
  * `hol`, no repeats. Spaces around names are dropped.
  */
-export function parseDays(v: unknown, at: string): string {
-  if (typeof v !== "string" || v.trim() === "") throw badShape(`${at} is required`);
+export function parseDays(v: string, at: string): string {
+  if (v.trim() === "") throw badShape(`${at} is required`);
   const seen = new Set<string>();
   for (const raw of v.split(",")) {
     const d = raw.trim();
@@ -167,11 +162,6 @@ export function parseDays(v: unknown, at: string): string {
     seen.add(d);
   }
   return [...seen].join(",");
-}
-
-/** A field given in snake case or camel case (platform notes "Utils": one source writes each). */
-export function either(o: Obj, snake: string, camel: string): unknown {
-  return o[snake] !== undefined ? o[snake] : o[camel];
 }
 
 // ---- corridor and product schedules ----------------------------------------------------------------
@@ -341,24 +331,19 @@ export function rememberIds(
 }
 
 /**
- * Parses `schedule_details` of a POST (`withId: false`: ids ignored, fresh ones allocated only once the
- * whole body is valid) or a PUT (`withId: true`: `id` required). Spec §4.5: all fields required.
+ * Reads `schedule_details` of a POST (`withId: false`: ids ignored, fresh ones allocated only once the
+ * whole body is valid) or a PUT (`withId: true`: the `id` the schema requires). The shape (every field
+ * required, times `HH:mm:ss`, ids positive) is the route's schema's (`utils#ScheduleCreate`,
+ * `#ScheduleUpdate`, checked by server.ts); left here are the day names and the time order.
  */
 export function parseDetails(
   body: unknown,
   withId: boolean,
 ): { id: number | undefined; period: Period; at: string }[] {
-  if (!isObj(body)) throw badShape("body must be an object {schedule_details: [...]}");
-  const list = body.schedule_details;
-  if (!Array.isArray(list) || list.length === 0) throw badShape("schedule_details must be a non-empty array");
+  const list = (body as ScheduleCreate | ScheduleUpdate).schedule_details;
   return list.map((d, i) => {
     const at = `schedule_details[${i}]`;
-    if (!isObj(d)) throw badShape(`${at} must be an object`);
-    let id: number | undefined;
-    if (withId) {
-      if (!isPosInt(d.id)) throw badShape(`${at}.id is required (a positive integer)`);
-      id = d.id;
-    }
+    const id = withId ? d.id : undefined;
     const days = parseDays(d.days, `${at}.days`);
     const r = parseRange(d.starts_time, d.ends_time, at, ["starts_time", "ends_time"]);
     return { id, period: { days, starts_time: r.start, ends_time: r.end }, at };

@@ -1,26 +1,37 @@
 /**
  * HTTP layer of the emulator on plain node:http: body reading, routing, token login and token checks,
  * request validation against schemas/platform/ (validate.ts), request recording, fault injection
- * (faults.ts) and dispatch of the control endpoints (control.ts).
+ * (faults.ts) and dispatch of the control endpoints (control.ts). The router serves the platform's route
+ * table (src/platform/routes.ts): each route module names the rows it implements, and the path
+ * template, the token surface and the request schema of a route are its row's.
  *
  * Order of the checks of a platform request: injected fault (faults.ts) → malformed JSON (400) → route
- * (404 unknown path, 405 other method) → token (401) → body against the route's `requestSchema` (400, or
- * the group's shape) → the handler (its own platform rules: ownership, references, limits).
+ * (404 unknown path, 405 other method) → token (401) → body against the row's `request` schema (400, or
+ * the group's shape) → the handler (the rules a schema cannot express: ownership, references, limits,
+ * cross-field rules, state).
  */
 
 import { createServer } from "node:http";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
 
-import { Paths } from "../platform/wire.js";
-import type { TokenResponse } from "../platform/wire.js";
+import {
+  LOGIN_ROUTES,
+  RouteMatcher,
+  routeMethod,
+  routePath,
+  routeSpec,
+  routeTemplate,
+  type TokenSurface,
+} from "../platform/routes.js";
+import type { TokenRequest, TokenResponse } from "../platform/wire.js";
 import { availabilityRoutes } from "./availability.js";
 import { CONTROL_PREFIX, handleControl } from "./control.js";
 import { TOO_MANY_REQUESTS, faultMessage, sleep } from "./faults.js";
 import type { FaultDecision, FaultInjector } from "./faults.js";
 import { financeRoutes } from "./finance.js";
 import { HttpError, badShape, fail, isObj } from "./http.js";
-import type { Reply, Route, RouteContext, RouteInfo, Surface } from "./http.js";
+import type { Reply, Route, RouteContext, RouteInfo } from "./http.js";
 import { legacyRoutes } from "./legacy.js";
 import { menuRoutes } from "./menu.js";
 import type { EmulatorState } from "./state.js";
@@ -46,26 +57,21 @@ export interface RecordedRequest {
 /** Largest accepted request body. */
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
-/** Prefix of the utils group: needs a utils token (platform notes, "Authentication"). */
-export const UTILS_PREFIX = "/api/rest-ops-utils";
-
 /** Prefix of the test control endpoints (control.ts); never recorded, authenticated nor faulted. */
 export { CONTROL_PREFIX };
 
-const LOGIN_INTEGRATIONS = `${Paths.auth}/token/login/integrations`;
-const LOGIN_UTILS = `${Paths.auth}/token/login/utils`;
+const LOGIN_INTEGRATIONS = routePath(LOGIN_ROUTES.integrations);
+const LOGIN_UTILS = routePath(LOGIN_ROUTES.utils);
 
 /**
- * Token login (spec §4.1, platform notes "Authentication"): `{client_id, client_secret}` →
- * `{access_token, token_type: "Bearer", expires_in}`. Missing fields: 400; wrong credentials: 401
- * `{"message": "Invalid credentials"}` (some sources say 403; the emulator serves 401).
+ * Token login (spec §4.1, platform notes "Authentication"): `{client_id, client_secret}` (an
+ * `auth#TokenRequest`; missing fields: 400 by the schema) → `{access_token, token_type: "Bearer",
+ * expires_in}`. Wrong credentials: 401 `{"message": "Invalid credentials"}` (some sources say 403; the
+ * emulator serves 401).
  */
-function login(surface: "integrations" | "utils") {
+function login(surface: TokenSurface) {
   return (ctx: RouteContext): Reply => {
-    const b = ctx.body;
-    if (!isObj(b) || typeof b.client_id !== "string" || typeof b.client_secret !== "string") {
-      throw badShape("client_id and client_secret are required");
-    }
+    const b = ctx.body as TokenRequest;
     const client = ctx.state.clients.get(b.client_id);
     if (!client || client.client_secret !== b.client_secret) throw fail(401, "Invalid credentials");
     const body: TokenResponse = {
@@ -78,37 +84,9 @@ function login(surface: "integrations" | "utils") {
 }
 
 const authRoutes: Route[] = [
-  {
-    method: "POST",
-    path: LOGIN_INTEGRATIONS,
-    surface: "none",
-    handle: login("integrations"),
-    requestSchema: "TokenRequest",
-  },
-  {
-    method: "POST",
-    path: LOGIN_UTILS,
-    surface: "none",
-    handle: login("utils"),
-    requestSchema: "TokenRequest",
-  },
+  { route: LOGIN_ROUTES.integrations, handle: login("integrations") },
+  { route: LOGIN_ROUTES.utils, handle: login("utils") },
 ];
-
-interface CompiledRoute {
-  route: Route;
-  segments: string[];
-}
-
-function compile(routes: Route[]): Map<number, CompiledRoute[]> {
-  const byLength = new Map<number, CompiledRoute[]>();
-  for (const route of routes) {
-    const segments = route.path.split("/").slice(1);
-    let list = byLength.get(segments.length);
-    if (!list) byLength.set(segments.length, (list = []));
-    list.push({ route, segments });
-  }
-  return byLength;
-}
 
 /** Every platform route of the emulator (spec §4), in the order of the spec's groups. */
 const allRoutes: Route[] = [
@@ -122,20 +100,24 @@ const allRoutes: Route[] = [
   ...webhookRoutes,
 ];
 
-const table = compile(allRoutes);
+const table = new RouteMatcher(allRoutes.map((r) => [r.route, r] as const));
 
 /**
- * The platform routes the emulator serves (the control API under {@link CONTROL_PREFIX} excepted):
- * method, path with `:name` parameters, token surface and request schema. For conformance tests and
- * documentation.
+ * The platform routes the emulator serves (the control API under {@link CONTROL_PREFIX} excepted): the
+ * row of the route table, its method, path template (`{name}` parameters), token surface and request
+ * schema. For conformance tests and documentation.
  */
 export function listRoutes(): RouteInfo[] {
-  return allRoutes.map((r) => ({
-    method: r.method,
-    path: r.path,
-    surface: r.surface,
-    ...(r.requestSchema ? { requestSchema: r.requestSchema } : {}),
-  }));
+  return allRoutes.map((r) => {
+    const row = routeSpec(r.route);
+    return {
+      route: r.route,
+      method: routeMethod(r.route),
+      path: routeTemplate(r.route),
+      surface: row.surface,
+      ...(row.request ? { requestSchema: row.request } : {}),
+    };
+  });
 }
 
 /**
@@ -144,52 +126,17 @@ export function listRoutes(): RouteInfo[] {
  */
 function compileRequestSchemas(): void {
   const schemas = platformSchemas();
-  for (const r of allRoutes) if (r.requestSchema) schemas.validator(r.requestSchema);
-}
-
-function safeDecode(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
+  for (const r of allRoutes) {
+    const request = routeSpec(r.route).request;
+    if (request) schemas.validator(request);
   }
-}
-
-type Match = { route: Route; params: Record<string, string> } | { allow: string[] } | undefined;
-
-function match(method: string, path: string): Match {
-  const parts = path.split("/").slice(1);
-  const candidates = table.get(parts.length) ?? [];
-  const allow: string[] = [];
-  for (const c of candidates) {
-    const params: Record<string, string> = {};
-    let okay = true;
-    for (let i = 0; i < parts.length; i++) {
-      const seg = c.segments[i]!;
-      const part = parts[i]!;
-      if (seg.startsWith(":")) {
-        if (part === "") {
-          okay = false;
-          break;
-        }
-        params[seg.slice(1)] = safeDecode(part);
-      } else if (seg !== part) {
-        okay = false;
-        break;
-      }
-    }
-    if (!okay) continue;
-    if (c.route.method === method) return { route: c.route, params };
-    allow.push(c.route.method);
-  }
-  return allow.length > 0 ? { allow } : undefined;
 }
 
 /**
  * Checks `x-authorization: Bearer <token>` (spec §5: a custom header, NOT `Authorization`). Missing,
  * unknown, expired or wrong-surface token: 401 `{"message": "Invalid token"}` (platform notes).
  */
-function authenticate(state: EmulatorState, req: IncomingMessage, surface: Surface): string {
+function authenticate(state: EmulatorState, req: IncomingMessage, surface: TokenSurface): string {
   const header = req.headers["x-authorization"];
   const m = typeof header === "string" ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
   const token = m?.[1];
@@ -271,17 +218,18 @@ function route(
   query: string,
   body: unknown,
 ): Reply {
-  const m = match(method, path);
+  const m = table.match(method, path);
   if (!m) throw fail(404, "Not found");
   if ("allow" in m) {
     return { status: 405, body: { message: "Method not allowed" }, headers: { allow: m.allow.join(", ") } };
   }
-  const r = m.route;
+  const r = m.value;
+  const row = routeSpec(r.route);
   let reply: Reply;
   try {
-    const clientId = r.surface === "none" ? "" : authenticate(deps.state, req, r.surface);
-    if (r.requestSchema) {
-      const problem = checkBody(r.requestSchema, body, r.requestNames);
+    const clientId = row.surface === "none" ? "" : authenticate(deps.state, req, row.surface);
+    if (row.request) {
+      const problem = checkBody(row.request, body, r.requestNames);
       if (problem !== undefined) throw r.invalidRequest ? r.invalidRequest(problem) : badShape(problem);
     }
     reply = r.handle({

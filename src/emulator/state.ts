@@ -18,7 +18,7 @@ import { dirname } from "node:path";
 
 import type { ItemType, ModifiersType, WireImage, WireOverride, WireSchedule } from "../platform/wire.js";
 import { fail } from "./http.js";
-import type { Surface } from "./http.js";
+import type { TokenSurface } from "../platform/routes.js";
 
 /** A reference from a parent (item, category) to a child item, or from a menu to a category. */
 export interface ChildRef {
@@ -140,7 +140,7 @@ export interface ClientRec {
 
 export interface TokenRec {
   client_id: string;
-  surface: Exclude<Surface, "none">;
+  surface: TokenSurface;
   expiresAt: number;
 }
 

@@ -24,17 +24,20 @@
  *   store). `store_id` is echoed as sent. No STORE_CONNECTIVITY event follows a synchronous call.
  */
 
-import type { StoreEnableResult } from "../generated/platform.js";
-import { Paths } from "../platform/wire.js";
-import { accepted, badShape, fail, isObj } from "./http.js";
+import type { StoreEnableRequest, StoreEnableResult, StoreIdList } from "../generated/platform.js";
+import { ROUTES } from "../platform/routes.js";
+import { accepted, badShape, fail } from "./http.js";
 import type { Reply, Route, RouteContext } from "./http.js";
 import type { EmulatorState, StoreRec } from "./state.js";
 import { storeKey } from "./state.js";
 
-/** Stores in one `POST /availability/stores` (platform notes "Limits"). */
-export const MAX_STATUS_STORES = 100;
-/** Stores in one synchronous `PUT /availability/stores/enable` (platform notes "Limits"). */
-export const MAX_SYNC_STORES = 300;
+const STATUS = "POST /api/v2/restaurants-integrations-public-api/availability/stores";
+const ENABLE_SYNC = "PUT /api/v2/restaurants-integrations-public-api/availability/stores/enable";
+
+/** Stores in one `POST /availability/stores` (platform notes "Limits"): the route's `maxElements`. */
+export const MAX_STATUS_STORES = ROUTES[STATUS].maxElements;
+/** Stores in one synchronous `PUT /availability/stores/enable` (platform notes "Limits"): the route's `maxElements`. */
+export const MAX_SYNC_STORES = ROUTES[ENABLE_SYNC].maxElements;
 
 /** `operation_result_type` values (platform notes "Availability"; schema `availability#StoreOperationResultType`). */
 export type { StoreOperationResultType } from "../generated/platform.js";
@@ -45,31 +48,17 @@ export type { StoreOperationResultType } from "../generated/platform.js";
  */
 export type { StoreEnableResult } from "../generated/platform.js";
 
-function storeIdOf(v: unknown, at: string): string {
-  if (
-    (typeof v === "string" && /^\d+$/.test(v)) ||
-    (typeof v === "number" && Number.isSafeInteger(v) && v > 0)
-  ) {
-    return String(v);
-  }
-  throw badShape(`${at} must be a store id`);
-}
-
-function storeIds(v: unknown, at: string): string[] {
-  if (v === undefined || v === null) return [];
-  if (!Array.isArray(v)) throw badShape(`${at} must be an array of store ids`);
-  return v.map((x, i) => storeIdOf(x, `${at}[${i}]`));
-}
-
-/** `POST /availability/stores`. */
+/**
+ * `POST /availability/stores`. The body is an `availability#StoreIdList` (server.ts checked it); the
+ * limit of {@link MAX_STATUS_STORES} is a platform rule answered here.
+ */
 function storesStatus(ctx: RouteContext): Reply {
-  if (!Array.isArray(ctx.body)) throw badShape("body must be an array of store ids");
-  if (ctx.body.length > MAX_STATUS_STORES) {
-    throw badShape(`At most ${MAX_STATUS_STORES} stores can be queried at once; got ${ctx.body.length}`);
+  const ids = ctx.body as StoreIdList;
+  if (ids.length > MAX_STATUS_STORES) {
+    throw badShape(`At most ${MAX_STATUS_STORES} stores can be queried at once; got ${ids.length}`);
   }
-  const ids = storeIds(ctx.body, "body");
   const out: Record<string, boolean> = {};
-  for (const id of ids) out[id] = ctx.state.storeForClient(id, ctx.clientId).open;
+  for (const id of ids) out[String(id)] = ctx.state.storeForClient(String(id), ctx.clientId).open;
   return { status: 200, body: out };
 }
 
@@ -93,15 +82,12 @@ function acceptChanges(state: EmulatorState, changes: Map<StoreRec, boolean>): v
   }
 }
 
-/** `PUT /availability/stores` `{turn_on, turn_off}`. */
+/** `PUT /availability/stores` `{turn_on, turn_off}` (an `availability#StoreToggle`, at least one list). */
 function toggleStores(ctx: RouteContext): Reply {
-  const b = ctx.body;
-  if (!isObj(b)) throw badShape("body must be an object {turn_on, turn_off}");
-  if ((b.turn_on === undefined || b.turn_on === null) && (b.turn_off === undefined || b.turn_off === null)) {
-    throw badShape("turn_on or turn_off is required");
-  }
-  const on = storeIds(b.turn_on, "turn_on");
-  const off = storeIds(b.turn_off, "turn_off");
+  // StoreToggle's generated type is an open object (its `anyOf` of `required`s): name the lists here.
+  const b = ctx.body as { turn_on?: StoreIdList; turn_off?: StoreIdList };
+  const on = (b.turn_on ?? []).map(String);
+  const off = (b.turn_off ?? []).map(String);
   const changes = new Map<StoreRec, boolean>();
   for (const id of on) changes.set(ctx.state.storeForClient(id, ctx.clientId), true);
   for (const id of off) changes.set(ctx.state.storeForClient(id, ctx.clientId), false);
@@ -109,17 +95,13 @@ function toggleStores(ctx: RouteContext): Reply {
   return accepted();
 }
 
+/** The stores of an `availability#StoreEnableRequest` (checked by server.ts). */
 function parseEnable(body: unknown): { id: string; raw: string | number; enabled: boolean }[] {
-  if (!isObj(body) || !Array.isArray(body.stores)) {
-    throw badShape("body must be an object {stores: [{store_id, is_enabled}]}");
-  }
-  return body.stores.map((s, i) => {
-    const at = `stores[${i}]`;
-    if (!isObj(s)) throw badShape(`${at} must be an object {store_id, is_enabled}`);
-    const id = storeIdOf(s.store_id, `${at}.store_id`);
-    if (typeof s.is_enabled !== "boolean") throw badShape(`${at}.is_enabled must be a boolean`);
-    return { id, raw: s.store_id as string | number, enabled: s.is_enabled };
-  });
+  return (body as StoreEnableRequest).stores.map((s) => ({
+    id: String(s.store_id),
+    raw: s.store_id,
+    enabled: s.is_enabled,
+  }));
 }
 
 /** `PUT /availability/stores/enable/massive` (asynchronous). */
@@ -181,37 +163,17 @@ function enableSync(ctx: RouteContext): Reply {
   return { status: 200, body: { results } };
 }
 
-const A = `${Paths.availabilityV2}/availability`;
-
 /** Routes of store availability v2 (spec §4.3). All need an integrations token. */
 export const storeAvailabilityRoutes: Route[] = [
   {
-    method: "POST",
-    path: `${A}/stores`,
-    surface: "integrations",
+    route: STATUS,
     handle: storesStatus,
-    requestSchema: "StoreIdList",
     requestNames: { noun: "store ids", root: "body" },
   },
+  { route: "PUT /api/v2/restaurants-integrations-public-api/availability/stores", handle: toggleStores },
   {
-    method: "PUT",
-    path: `${A}/stores`,
-    surface: "integrations",
-    handle: toggleStores,
-    requestSchema: "StoreToggle",
-  },
-  {
-    method: "PUT",
-    path: `${A}/stores/enable/massive`,
-    surface: "integrations",
+    route: "PUT /api/v2/restaurants-integrations-public-api/availability/stores/enable/massive",
     handle: enableMassive,
-    requestSchema: "StoreEnableRequest",
   },
-  {
-    method: "PUT",
-    path: `${A}/stores/enable`,
-    surface: "integrations",
-    handle: enableSync,
-    requestSchema: "StoreEnableRequest",
-  },
+  { route: ENABLE_SYNC, handle: enableSync },
 ];

@@ -24,6 +24,7 @@
  * "Errors"), errors of the handlers included.
  */
 
+import type { RouteName } from "../platform/routes.js";
 import { fail, isPosInt } from "./http.js";
 import type { Reply, Route, RouteContext } from "./http.js";
 import { hoursRoutes } from "./hours.js";
@@ -38,9 +39,6 @@ import {
 } from "./schedules.js";
 import type { ScheduleDetail, ScheduleOwner } from "./schedules.js";
 import type { Catalog, CatalogWrite, EmulatorState, ItemRec, StoreRec } from "./state.js";
-
-/** Prefix of the utils group (spec §4.5). */
-export const UTILS = "/api/rest-ops-utils";
 
 /**
  * Headers on every utils response (platform notes "Errors": the utils group is scheduled for removal,
@@ -291,7 +289,7 @@ function deleteSchedule(via: Via, target: TargetOf) {
     const scope = scopeOf(ctx, via);
     const cat = scope.store.projected;
     const t = target(ctx, scope, cat);
-    const raw = ctx.params.scheduleId!;
+    const raw = ctx.params.corridorProductScheduleId!;
     const id = /^\d+$/.test(raw) ? Number(raw) : NaN;
     const details = current(ctx, scope, t, cat);
     const rest = details.filter((d) => d.id !== id);
@@ -366,68 +364,84 @@ function menuStatus(ctx: RouteContext): Reply {
 
 // ---- route table -----------------------------------------------------------------------------------
 
-/** GET, POST, PUT of `base` and DELETE of `base/{corridorProductScheduleId}` (spec §4.5). */
-function scheduleRoutes(base: string, via: Via, target: TargetOf): Route[] {
+/** The four routes of one kind of schedule (spec §4.5): GET, POST, PUT and DELETE of a detail. */
+interface ScheduleRouteNames {
+  get: RouteName;
+  post: RouteName;
+  put: RouteName;
+  delete: RouteName;
+}
+
+/** GET, POST, PUT of a schedule and DELETE of one of its details (spec §4.5). */
+function scheduleRoutes(names: ScheduleRouteNames, via: Via, target: TargetOf): Route[] {
   return [
-    { method: "GET", path: base, surface: "utils", handle: getSchedule(via, target) },
-    {
-      method: "POST",
-      path: base,
-      surface: "utils",
-      handle: postSchedule(via, target),
-      requestSchema: "ScheduleCreate",
-    },
-    {
-      method: "PUT",
-      path: base,
-      surface: "utils",
-      handle: putSchedule(via, target),
-      requestSchema: "ScheduleUpdate",
-    },
-    { method: "DELETE", path: `${base}/:scheduleId`, surface: "utils", handle: deleteSchedule(via, target) },
+    { route: names.get, handle: getSchedule(via, target) },
+    { route: names.post, handle: postSchedule(via, target) },
+    { route: names.put, handle: putSchedule(via, target) },
+    { route: names.delete, handle: deleteSchedule(via, target) },
   ];
 }
 
-const U = UTILS;
-
 const routes: Route[] = [
-  { method: "GET", path: `${U}/corridor/store/:storeId`, surface: "utils", handle: listCorridors("store") },
+  { route: "GET /api/rest-ops-utils/corridor/store/{storeId}", handle: listCorridors("store") },
   {
-    method: "GET",
-    path: `${U}/corridor/integration/:integrationId`,
-    surface: "utils",
+    route: "GET /api/rest-ops-utils/corridor/integration/{integrationId}",
     handle: listCorridors("integration"),
   },
-  ...scheduleRoutes(`${U}/corridor/schedule/:corridorId/store/:storeId`, "store", corridorTarget),
   ...scheduleRoutes(
-    `${U}/corridor/schedule/:corridorId/integration/:integrationId`,
+    {
+      get: "GET /api/rest-ops-utils/corridor/schedule/{corridorId}/store/{storeId}",
+      post: "POST /api/rest-ops-utils/corridor/schedule/{corridorId}/store/{storeId}",
+      put: "PUT /api/rest-ops-utils/corridor/schedule/{corridorId}/store/{storeId}",
+      delete:
+        "DELETE /api/rest-ops-utils/corridor/schedule/{corridorId}/store/{storeId}/{corridorProductScheduleId}",
+    },
+    "store",
+    corridorTarget,
+  ),
+  ...scheduleRoutes(
+    {
+      get: "GET /api/rest-ops-utils/corridor/schedule/{corridorId}/integration/{integrationId}",
+      post: "POST /api/rest-ops-utils/corridor/schedule/{corridorId}/integration/{integrationId}",
+      put: "PUT /api/rest-ops-utils/corridor/schedule/{corridorId}/integration/{integrationId}",
+      delete:
+        "DELETE /api/rest-ops-utils/corridor/schedule/{corridorId}/integration/{integrationId}/{corridorProductScheduleId}",
+    },
     "integration",
     corridorTarget,
   ),
   {
-    method: "GET",
-    path: `${U}/product/corridor/:corridorId/store/:storeId`,
-    surface: "utils",
+    route: "GET /api/rest-ops-utils/product/corridor/{corridorId}/store/{storeId}",
     handle: listProducts("store", false),
   },
   ...scheduleRoutes(
-    `${U}/product/schedule/:productId/corridor/:corridorId/store/:storeId`,
+    {
+      get: "GET /api/rest-ops-utils/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}",
+      post: "POST /api/rest-ops-utils/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}",
+      put: "PUT /api/rest-ops-utils/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}",
+      delete:
+        "DELETE /api/rest-ops-utils/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}/{corridorProductScheduleId}",
+    },
     "store",
     productTarget(false),
   ),
   {
-    method: "GET",
-    path: `${U}/sku/corridor/:corridorId/integration/:integrationId`,
-    surface: "utils",
+    route: "GET /api/rest-ops-utils/sku/corridor/{corridorId}/integration/{integrationId}",
     handle: listProducts("integration", true),
   },
   ...scheduleRoutes(
-    `${U}/sku/schedule/:sku/corridor/:corridorId/integration/:integrationId`,
+    {
+      get: "GET /api/rest-ops-utils/sku/schedule/{sku}/corridor/{corridorId}/integration/{integrationId}",
+      post: "POST /api/rest-ops-utils/sku/schedule/{sku}/corridor/{corridorId}/integration/{integrationId}",
+      put: "PUT /api/rest-ops-utils/sku/schedule/{sku}/corridor/{corridorId}/integration/{integrationId}",
+      delete:
+        "DELETE /api/rest-ops-utils/sku/schedule/{sku}/corridor/{corridorId}/integration/{integrationId}/{corridorProductScheduleId}",
+    },
     "integration",
     productTarget(true),
   ),
-  { method: "GET", path: `${U}/menu/integration/:integrationId`, surface: "utils", handle: menuStatus },
-  ...hoursRoutes(U),
+  { route: "GET /api/rest-ops-utils/menu/integration/{integrationId}", handle: menuStatus },
+  ...hoursRoutes(),
 ];
 
 /**

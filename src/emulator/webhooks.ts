@@ -9,9 +9,13 @@
  *
  * Emulator's choices where the spec says "not shown" (to be listed in docs/platform-api.md):
  * - `POST /webhook` answers 200; posting an event again keeps its secret and upserts the listed stores.
- * - The narrow calls (add-stores, change-url, remove-stores, reset-secret, change-status) on an event the
- *   client never created answer 404; change-url, remove-stores and change-status also answer 404 for a
- *   store that is not in the event's configuration. add-stores (re)enables a store already present.
+ * - add-stores takes the listed stores to ENABLE whether or not the event has a configuration (spec §3:
+ *   a store goes from no webhook to ENABLE by POST webhook or PUT add-stores); for an event with none
+ *   (never created, or its last store removed) it creates one with a new secret, which its answer does
+ *   not carry (`reset-secret` tells it). It (re)enables a store already present.
+ * - The other narrow calls (change-url, remove-stores, reset-secret, change-status) on an event without
+ *   configuration answer 404; change-url, remove-stores and change-status also answer 404 for a store
+ *   that is not in the event's configuration.
  * - Removing the last store of an event drops the event's configuration and its secret.
  * - `stores` in answers are sorted by store id; `remove-stores` answers the removed ids.
  * - Store ids are strings on this API (spec §2.4); numbers are refused (400).
@@ -21,9 +25,16 @@
 import { CLIENT_WEBHOOK_EVENTS, STORE_WEBHOOK_EVENTS } from "../platform/wire.js";
 import { randomBytes } from "node:crypto";
 
-import type { WebhookState, WebhookStore } from "../generated/platform.js";
-import { Paths } from "../platform/wire.js";
-import { HttpError, badShape, fail, isObj, ok } from "./http.js";
+import type {
+  ClientWebhookCreate,
+  WebhookAddStores,
+  WebhookChangeUrl,
+  WebhookCreate,
+  WebhookRemoveStores,
+  WebhookState,
+  WebhookStore,
+} from "../generated/platform.js";
+import { HttpError, badShape, fail, ok } from "./http.js";
 import type { Reply, Route, RouteContext } from "./http.js";
 import type { EmulatorState, StatePart, StoreRec } from "./state.js";
 
@@ -62,6 +73,14 @@ export interface ClientHook {
   event: ClientEvent;
   url: string;
   secret: string | null;
+}
+
+/**
+ * Body of `change-status`: `{stores: {enable?, disable?}}`, at least one list (schema
+ * `webhooks#WebhookChangeStatus`, whose generated `stores` is an open object because of its `anyOf`).
+ */
+interface ChangeStatusBody {
+  stores: { enable?: string[]; disable?: string[] };
 }
 
 /** Wire element of `stores` (spec §2.4; schema `webhooks#WebhookStore`). */
@@ -181,28 +200,34 @@ export function renderStores(cfg: EventConfig): WireStoreHook[] {
   });
 }
 
-// ---- validation ------------------------------------------------------------------------------------
+// ---- platform rules --------------------------------------------------------------------------------
+//
+// Bodies reach the handlers checked against the route's schema (server.ts: `webhooks#WebhookCreate`,
+// `#WebhookAddStores`, `#WebhookChangeUrl`, `#WebhookRemoveStores`, `#WebhookChangeStatus`,
+// `#ClientWebhookCreate`): required fields, types, non-empty store lists. What is left here: event names
+// (406, not 400, so the schemas keep them plain strings), absolute http(s) URLs, store ownership, a store
+// in both lists of change-status, and the state of the configuration.
 
 /** An unknown or misplaced event name: 406 `{message}` (platform notes "Errors", "Webhooks"). */
 function badEvent(event: string): HttpError {
   return fail(406, `Invalid event ${event}`);
 }
 
-function storeEvent(raw: unknown): StoreEvent {
-  if (typeof raw !== "string" || raw === "") throw badShape("event is required");
+/** An event name of the path or of a checked body (never empty). */
+function storeEvent(raw: string): StoreEvent {
   if (!(STORE_EVENTS as readonly string[]).includes(raw)) throw badEvent(raw);
   return raw as StoreEvent;
 }
 
-function clientEvent(raw: unknown): ClientEvent {
-  if (typeof raw !== "string" || raw === "") throw badShape("event is required");
+/** A client-level event name of a checked body, or of the `event` query parameter (400 when absent). */
+function clientEvent(raw: string): ClientEvent {
+  if (raw === "") throw badShape("event is required");
   if (!(CLIENT_EVENTS as readonly string[]).includes(raw)) throw badEvent(raw);
   return raw as ClientEvent;
 }
 
-/** A webhook URL: an absolute http or https URL. */
-export function checkUrl(raw: unknown, where: string): string {
-  if (typeof raw !== "string" || raw === "") throw badShape(`${where} is required`);
+/** A webhook URL (a non-empty string, checked by the schema): an absolute http or https URL. */
+export function checkUrl(raw: string, where: string): string {
   let u: URL;
   try {
     u = new URL(raw);
@@ -216,16 +241,12 @@ export function checkUrl(raw: unknown, where: string): string {
 }
 
 /**
- * A non-empty array of store ids (strings, spec §2.4), each a store of the authenticated client:
- * unknown → 404, another client's → 400 with the usual message (platform notes "Authentication").
+ * The stores of a non-empty list of store ids (strings, spec §2.4; checked by the schema), each a store
+ * of the authenticated client: unknown → 404, another client's → 400 with the usual message (platform
+ * notes "Authentication").
  */
-function storeList(ctx: RouteContext, raw: unknown, where: string): StoreRec[] {
-  if (!Array.isArray(raw) || raw.length === 0)
-    throw badShape(`${where} must be a non-empty array of store ids`);
-  return raw.map((v, i) => {
-    if (typeof v !== "string") throw badShape(`${where}[${i}] must be a string store id`);
-    return ctx.state.storeForClient(v, ctx.clientId);
-  });
+function storeList(ctx: RouteContext, ids: string[]): StoreRec[] {
+  return ids.map((v) => ctx.state.storeForClient(v, ctx.clientId));
 }
 
 function configOf(ctx: RouteContext, event: string): EventConfig {
@@ -261,18 +282,15 @@ function listWebhooks(ctx: RouteContext): Reply {
  * state}], secret}` with the stores of this call.
  */
 function createWebhook(ctx: RouteContext): Reply {
-  const b = ctx.body;
-  if (!isObj(b)) throw badShape("body must be an object {event, data}");
+  const b = ctx.body as WebhookCreate;
   const event = storeEvent(b.event);
-  if (!Array.isArray(b.data) || b.data.length === 0) throw badShape("data must be a non-empty array");
   const assign = new Map<string, string>();
-  b.data.forEach((d: unknown, i: number) => {
-    if (!isObj(d)) throw badShape(`data[${i}] must be an object {url, stores}`);
+  b.data.forEach((d, i) => {
     const url = checkUrl(d.url, `data[${i}].url`);
     const keys =
-      d.stores === undefined || d.stores === null
+      d.stores === undefined
         ? [...(ctx.state.clients.get(ctx.clientId)?.stores ?? [])]
-        : storeList(ctx, d.stores, `data[${i}].stores`).map((s) => s.key);
+        : storeList(ctx, d.stores).map((s) => s.key);
     for (const k of keys) assign.set(k, url);
   });
   const reg = webhooksOf(ctx.state);
@@ -286,30 +304,30 @@ function createWebhook(ctx: RouteContext): Reply {
   return ok({ event, stores, secret: cfg.secret });
 }
 
-/** `PUT /webhook/{event}/add-stores` (platform notes): `[{url, stores}]` → `{event, stores}`. */
+/**
+ * `PUT /webhook/{event}/add-stores` (platform notes): `[{url, stores}]` → `{event, stores}`. The listed
+ * stores go to ENABLE (spec §3), also when the event has no configuration yet (created, new secret).
+ */
 function addStores(ctx: RouteContext): Reply {
-  const event = storeEvent(ctx.params.event);
-  const b = ctx.body;
-  if (!Array.isArray(b) || b.length === 0) throw badShape("body must be a non-empty array of {url, stores}");
+  const event = storeEvent(ctx.params.event!);
   const assign: [string, string][] = [];
-  b.forEach((d: unknown, i: number) => {
-    if (!isObj(d)) throw badShape(`[${i}] must be an object {url, stores}`);
+  (ctx.body as WebhookAddStores).forEach((d, i) => {
     const url = checkUrl(d.url, `[${i}].url`);
-    for (const s of storeList(ctx, d.stores, `[${i}].stores`)) assign.push([s.key, url]);
+    for (const s of storeList(ctx, d.stores)) assign.push([s.key, url]);
   });
-  const cfg = configOf(ctx, event);
+  const reg = webhooksOf(ctx.state);
+  const cfg = reg.ensure(ctx.clientId, event);
   for (const [k, url] of assign) cfg.stores.set(k, { url, state: "ENABLE" });
-  webhooksOf(ctx.state).changed();
+  reg.changed();
   return ok({ event, stores: renderStores(cfg) });
 }
 
 /** `PUT /webhook/{event}/change-url` (platform notes): `{url, stores}` → `{event, stores}`; state kept. */
 function changeUrl(ctx: RouteContext): Reply {
-  const event = storeEvent(ctx.params.event);
-  const b = ctx.body;
-  if (!isObj(b)) throw badShape("body must be an object {url, stores}");
+  const event = storeEvent(ctx.params.event!);
+  const b = ctx.body as WebhookChangeUrl;
   const url = checkUrl(b.url, "url");
-  const stores = storeList(ctx, b.stores, "stores");
+  const stores = storeList(ctx, b.stores);
   const cfg = configOf(ctx, event);
   configured(cfg, stores, event);
   for (const s of stores) cfg.stores.set(s.key, { ...cfg.stores.get(s.key)!, url });
@@ -322,10 +340,8 @@ function changeUrl(ctx: RouteContext): Reply {
  * `{stores, message: "Store settings removed successfully."}` with the removed ids.
  */
 function removeStores(ctx: RouteContext): Reply {
-  const event = storeEvent(ctx.params.event);
-  const b = ctx.body;
-  if (!isObj(b)) throw badShape("body must be an object {stores}");
-  const stores = storeList(ctx, b.stores, "stores");
+  const event = storeEvent(ctx.params.event!);
+  const stores = storeList(ctx, (ctx.body as WebhookRemoveStores).stores);
   const reg = webhooksOf(ctx.state);
   const cfg = configOf(ctx, event);
   configured(cfg, stores, event);
@@ -338,7 +354,7 @@ function removeStores(ctx: RouteContext): Reply {
 
 /** `PUT /webhook/{event}/reset-secret` (platform notes): no body → `{event, stores, secret}` (new secret). */
 function resetSecret(ctx: RouteContext): Reply {
-  const event = storeEvent(ctx.params.event);
+  const event = storeEvent(ctx.params.event!);
   const reg = webhooksOf(ctx.state);
   const cfg = configOf(ctx, event);
   const secret = reg.resetSecret(cfg);
@@ -351,15 +367,10 @@ function resetSecret(ctx: RouteContext): Reply {
  * at least one list; a store in both lists: 400. → `{event, stores}` (spec §3: ENABLE ⇄ DISABLE).
  */
 function changeStatus(ctx: RouteContext): Reply {
-  const event = storeEvent(ctx.params.event);
-  const b = ctx.body;
-  if (!isObj(b) || !isObj(b.stores)) throw badShape("body must be an object {stores: {enable, disable}}");
-  const { enable, disable } = b.stores;
-  if (enable === undefined && disable === undefined) {
-    throw badShape("stores.enable or stores.disable is required");
-  }
-  const on = enable === undefined ? [] : storeList(ctx, enable, "stores.enable");
-  const off = disable === undefined ? [] : storeList(ctx, disable, "stores.disable");
+  const event = storeEvent(ctx.params.event!);
+  const { enable, disable } = (ctx.body as ChangeStatusBody).stores;
+  const on = enable === undefined ? [] : storeList(ctx, enable);
+  const off = disable === undefined ? [] : storeList(ctx, disable);
   const offKeys = new Set(off.map((s) => s.key));
   const both = on.find((s) => offKeys.has(s.key));
   if (both) throw badShape(`store ${both.key} is both in stores.enable and stores.disable`);
@@ -390,13 +401,10 @@ function ownClient(ctx: RouteContext): string {
  */
 function putClientHook(ctx: RouteContext): Reply {
   const clientId = ownClient(ctx);
-  const b = ctx.body;
-  if (!isObj(b)) throw badShape("body must be an object {event, url, secret}");
+  const b = ctx.body as ClientWebhookCreate;
   const event = clientEvent(b.event);
   const url = checkUrl(b.url, "url");
-  if (b.secret !== undefined && b.secret !== null && (typeof b.secret !== "string" || b.secret === "")) {
-    throw badShape("secret must be a non-empty string");
-  }
+  if (b.secret === "") throw badShape("secret must be a non-empty string");
   const reg = webhooksOf(ctx.state);
   let byEvent = reg.clientHooks.get(clientId);
   if (!byEvent) reg.clientHooks.set(clientId, (byEvent = new Map()));
@@ -426,65 +434,35 @@ function deleteClientHook(ctx: RouteContext): Reply {
   return { status: 204 };
 }
 
-const W = Paths.availabilityV2;
-
-/** Routes of the webhook group (spec §4.7). All need an integrations token (platform notes). */
+/** Routes of the webhook group (spec §4.7, platform notes "Webhooks"). All need an integrations token. */
 export const webhookRoutes: Route[] = [
-  { method: "GET", path: `${W}/webhook`, surface: "integrations", handle: listWebhooks },
+  { route: "GET /api/v2/restaurants-integrations-public-api/webhook", handle: listWebhooks },
+  { route: "POST /api/v2/restaurants-integrations-public-api/webhook", handle: createWebhook },
+  { route: "GET /api/v2/restaurants-integrations-public-api/webhook/{event}", handle: listWebhooks },
+  { route: "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/add-stores", handle: addStores },
+  { route: "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/change-url", handle: changeUrl },
   {
-    method: "POST",
-    path: `${W}/webhook`,
-    surface: "integrations",
-    handle: createWebhook,
-    requestSchema: "WebhookCreate",
-  },
-  { method: "GET", path: `${W}/webhook/:event`, surface: "integrations", handle: listWebhooks },
-  {
-    method: "PUT",
-    path: `${W}/webhook/:event/add-stores`,
-    surface: "integrations",
-    handle: addStores,
-    requestSchema: "WebhookAddStores",
-  },
-  {
-    method: "PUT",
-    path: `${W}/webhook/:event/change-url`,
-    surface: "integrations",
-    handle: changeUrl,
-    requestSchema: "WebhookChangeUrl",
-  },
-  {
-    method: "DELETE",
-    path: `${W}/webhook/:event/remove-stores`,
-    surface: "integrations",
+    route: "DELETE /api/v2/restaurants-integrations-public-api/webhook/{event}/remove-stores",
     handle: removeStores,
-    requestSchema: "WebhookRemoveStores",
   },
-  { method: "PUT", path: `${W}/webhook/:event/reset-secret`, surface: "integrations", handle: resetSecret },
   {
-    method: "PUT",
-    path: `${W}/webhook/:event/change-status`,
-    surface: "integrations",
+    route: "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/reset-secret",
+    handle: resetSecret,
+  },
+  {
+    route: "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/change-status",
     handle: changeStatus,
-    requestSchema: "WebhookChangeStatus",
   },
   {
-    method: "POST",
-    path: `${W}/clients/:clientId/webhooks`,
-    surface: "integrations",
+    route: "POST /api/v2/restaurants-integrations-public-api/clients/{clientId}/webhooks",
     handle: putClientHook,
-    requestSchema: "ClientWebhookCreate",
   },
   {
-    method: "GET",
-    path: `${W}/clients/:clientId/webhooks`,
-    surface: "integrations",
+    route: "GET /api/v2/restaurants-integrations-public-api/clients/{clientId}/webhooks",
     handle: listClientHooks,
   },
   {
-    method: "DELETE",
-    path: `${W}/clients/:clientId/webhooks`,
-    surface: "integrations",
+    route: "DELETE /api/v2/restaurants-integrations-public-api/clients/{clientId}/webhooks",
     handle: deleteClientHook,
   },
 ];

@@ -2,18 +2,20 @@
  * Typed client of the platform API on undici: token login and caching, one {@link ApiError} for every
  * failure, keep-alive connections, and a resilient transport (transport.ts): retries with exponential
  * backoff and full jitter where a call is idempotent or provably never happened, `Retry-After`, an
- * adaptive (AIMD) client-side rate limit, and per-request timeouts. One file per API group would follow
- * as the client grows; this file holds the transport and the groups carte uses today (token login, store
- * menu, availability v2).
+ * adaptive (AIMD) client-side rate limit, and per-request timeouts.
+ *
+ * Calls are named by their route (routes.ts): `client.request("GET /restaurants/menu/v1/stores/{storeId}/store-menu",
+ * { storeId })` takes the path, the token surface and the idempotency from the route table. The typed calls
+ * of each API group (utils.ts, stores.ts, webhooks.ts) are thin functions over {@link PlatformClient.request}.
  *
  * Sources: platform-spec.md §4.1 (token login), §4.3 (availability v2), §4.4 (store menu API),
  * §5 (authentication: `x-authorization` header), §7 (errors); platform-notes.md "Authentication"
- * (renew before expiry and once on 401), "Errors", "Limits" (429 exists; keep a success rate of at
- * least 98 %), "Store menu API" (POST upserts by id, else by SKU).
+ * (renew before expiry and once on 401; a token per surface), "Errors", "Limits" (429 exists; keep a
+ * success rate of at least 98 %), "Store menu API" (POST upserts by id, else by SKU).
  */
 
 import { Agent, request, type Dispatcher } from "undici";
-import { ApiError, redact } from "../errors.js";
+import { ApiError, InternalError, redact } from "../errors.js";
 import {
   AdaptiveRateLimiter,
   DEFAULT_RETRY_POLICY,
@@ -29,20 +31,20 @@ import {
   type Sleep,
 } from "./transport.js";
 import {
-  Paths,
-  type ItemStatus,
-  type StoreItemsToggle,
-  type TokenResponse,
-  type WireCategory,
-  type WireItem,
-  type WireMenu,
-  type WireStoreMenu,
-} from "./wire.js";
+  LOGIN_ROUTES,
+  routeIdempotent,
+  routeMethod,
+  routeOfPath,
+  routePath,
+  routeSpec,
+  type RouteName,
+  type RouteParams,
+  type Surface,
+  type TokenSurface,
+} from "./routes.js";
+import type { TokenResponse, WireStoreMenu } from "./wire.js";
 
 export type { RetryInfo } from "./transport.js";
-
-/** The two token surfaces of spec §4.1: utils tokens serve `/api/rest-ops-utils`, integrations the rest. */
-export type Surface = "integrations" | "utils";
 
 /** Options of {@link PlatformClient}. Durations in milliseconds unless the name says seconds. */
 export interface ClientOptions {
@@ -93,15 +95,21 @@ export interface ClientOptions {
   sleep?: Sleep;
 }
 
-/** Per-call options of {@link PlatformClient.call}. */
+/** Per-call options of {@link PlatformClient.request} and {@link PlatformClient.call}. */
 export interface CallOptions {
   /**
    * Whether sending the call twice has the same effect as sending it once. Idempotent calls are retried
    * after 5xx, 429, resets and timeouts; the others only after a failure that proves the platform did
-   * nothing (connection refused, name not resolved, 429, 503). Default: by method (GET, HEAD, OPTIONS,
-   * PUT, DELETE are; POST and PATCH are not). Mark POST upserts keyed by id or SKU as idempotent.
+   * nothing (connection refused, name not resolved, 429, 503). Default for `request`: the route's
+   * `idempotent` (routes.ts, evaluated on the body); for `call`: by method (GET, HEAD, OPTIONS, PUT,
+   * DELETE are; POST and PATCH are not).
    */
   idempotent?: boolean;
+  /**
+   * Query parameters, appended as `?k=v&…` in the given order: names as written (the finance filters
+   * carry `:`), values URI-encoded. Undefined values are left out.
+   */
+  query?: Record<string, string | number | undefined>;
 }
 
 interface CachedToken {
@@ -142,7 +150,7 @@ export class PlatformClient {
   private readonly onRetry: ((info: RetryInfo) => void) | undefined;
   private readonly random: () => number;
   private readonly sleep: Sleep;
-  private readonly tokens = new Map<Surface, Promise<CachedToken>>();
+  private readonly tokens = new Map<TokenSurface, Promise<CachedToken>>();
   /** Values never to show in an error: the client secret and every token issued to this client. */
   private readonly secrets = new Set<string>();
 
@@ -199,19 +207,60 @@ export class PlatformClient {
   }
 
   /**
-   * Calls a protected endpoint with the token of its surface and returns the body of a 2xx answer.
+   * Calls a route of the platform (routes.ts) and returns the body of a 2xx answer: the path is the
+   * route's template filled with `params` ({@link routePath}), the token is the one of the route's
+   * surface, and the call is retried when the route says it is idempotent for this body, unless
+   * `options.idempotent` says otherwise.
    *
    * Retries (see {@link CallOptions.idempotent}) with exponential backoff and full jitter, or after the
    * server's `Retry-After` on 429 and 503, up to `maxAttempts` attempts in all. On 401 the token is
-   * renewed and the call repeated, once per call whatever the number of attempts. Throws
-   * {@link ApiError} otherwise: for a status, the last one the platform answered; status 0 when no
-   * response arrived.
+   * renewed and the call repeated, once per call whatever the number of attempts.
+   * @throws ApiError for a non-2xx answer (the last status the platform answered) or when no answer
+   *   arrived (status 0).
+   * @throws InternalError when a path parameter of the route is missing.
+   */
+  async request<T>(
+    name: RouteName,
+    params: RouteParams,
+    body?: unknown,
+    options: CallOptions = {},
+  ): Promise<T> {
+    const path = routePath(name, params) + queryString(options.query);
+    const idempotent = options.idempotent ?? routeIdempotent(name, body);
+    return this.send<T>(routeMethod(name), path, body, routeSpec(name).surface, idempotent);
+  }
+
+  /**
+   * Calls a concrete path (`/restaurants/…`, query string included) and returns the body of a 2xx
+   * answer, like {@link PlatformClient.request}: for callers that hold a path rather than a route name
+   * (the executor's planned operations, finance pages). The token surface is the one of the route the
+   * path matches in the route table; idempotency defaults to the method's (see
+   * {@link CallOptions.idempotent}).
+   * @throws ApiError as {@link PlatformClient.request}.
+   * @throws InternalError when no route of the table has this path (a bug of the caller).
    */
   async call<T>(method: string, path: string, body?: unknown, options: CallOptions = {}): Promise<T> {
+    const name = routeOfPath(method, path);
+    if (name === undefined) {
+      throw new InternalError(
+        `no route of the platform API (src/platform/routes.ts) matches ${method} ${path}`,
+      );
+    }
     const idempotent = options.idempotent ?? isIdempotentMethod(method);
-    const surface: Surface = path.startsWith("/api/rest-ops-utils") ? "utils" : "integrations";
+    return this.send<T>(method, path + queryString(options.query), body, routeSpec(name).surface, idempotent);
+  }
+
+  /** One protected call with retries and one token renewal on 401; the body of a 2xx answer. */
+  private async send<T>(
+    method: string,
+    path: string,
+    body: unknown,
+    surface: Surface,
+    idempotent: boolean,
+  ): Promise<T> {
     let renewed = false;
     const res = await this.withRetries(method, path, idempotent, async () => {
+      if (surface === "none") return this.exchange(method, path, body, {});
       let token = await this.token(surface);
       let out = await this.exchange(method, path, body, { "x-authorization": `Bearer ${token}` });
       if (out.ok && out.res.status === 401 && !renewed) {
@@ -351,7 +400,7 @@ export class PlatformClient {
   }
 
   /** Returns a valid token of the surface, logging in when none is cached or it is about to expire. */
-  async token(surface: Surface): Promise<string> {
+  async token(surface: TokenSurface): Promise<string> {
     const cached = this.tokens.get(surface);
     if (cached) {
       try {
@@ -374,7 +423,7 @@ export class PlatformClient {
    * Forgets the token `value` of the surface after a 401, unless a concurrent call has already replaced
    * it (then that newer token is kept: many calls refused at once trigger one login, not many).
    */
-  private async dropToken(surface: Surface, value: string): Promise<void> {
+  private async dropToken(surface: TokenSurface, value: string): Promise<void> {
     const cached = this.tokens.get(surface);
     if (!cached) return;
     const t = await cached.catch(() => undefined);
@@ -384,8 +433,8 @@ export class PlatformClient {
   }
 
   /** Logs in (spec §4.1). Retried as an idempotent call: a login has no effect beyond issuing a token. */
-  private async login(surface: Surface): Promise<CachedToken> {
-    const path = `${Paths.auth}/token/login/${surface}`;
+  private async login(surface: TokenSurface): Promise<CachedToken> {
+    const path = routePath(LOGIN_ROUTES[surface]);
     const creds = { client_id: this.clientId, client_secret: this.clientSecret };
     const res = await this.withRetries("POST", path, true, () => this.exchange("POST", path, creds, {}));
     if (res.status < 200 || res.status > 299) throw this.toError("POST", path, res);
@@ -407,69 +456,19 @@ export class PlatformClient {
 
   // ---------------------------------------------------------------- store menu API (spec §4.4)
 
-  private menuPath(storeId: string, rest: string): string {
-    return `${Paths.menu}/${encodeURIComponent(storeId)}${rest}`;
-  }
-
-  /** `GET /store-menu`: the complete catalog of a store (spec §2.2 StoreMenu). */
+  /** `GET /store-menu`: the complete catalog of a store (spec §2.2 StoreMenu); how carte reads a store. */
   getStoreMenu(storeId: string): Promise<WireStoreMenu> {
-    return this.call("GET", this.menuPath(storeId, "/store-menu"));
+    return this.request("GET /restaurants/menu/v1/stores/{storeId}/store-menu", { storeId });
   }
-  /** `GET /menu`: the store's menus in the `/menu` form (`store_id`). */
-  getMenus(storeId: string): Promise<WireMenu[]> {
-    return this.call("GET", this.menuPath(storeId, "/menu"));
-  }
-  /** `POST /menu`: upsert menus (no id = create). Asynchronous: answers the accepted message. */
-  postMenus(storeId: string, menus: WireMenu[]): Promise<unknown> {
-    // Idempotent only when every menu names its id: a menu without one is created anew on each send.
-    return this.call("POST", this.menuPath(storeId, "/menu"), menus, {
-      idempotent: menus.every((m) => m.id !== undefined),
-    });
-  }
-  /** `DELETE /menu` with a bare array of menu ids. Asynchronous. */
-  deleteMenus(storeId: string, ids: number[]): Promise<unknown> {
-    return this.call("DELETE", this.menuPath(storeId, "/menu"), ids);
-  }
-  /** `GET /categories`. */
-  getCategories(storeId: string): Promise<WireCategory[]> {
-    return this.call("GET", this.menuPath(storeId, "/categories"));
-  }
-  /** `POST /categories`: upsert by id, else by SKU, hence idempotent. Asynchronous. */
-  postCategories(storeId: string, categories: WireCategory[]): Promise<unknown> {
-    return this.call("POST", this.menuPath(storeId, "/categories"), categories, { idempotent: true });
-  }
-  /** `DELETE /categories` with `{ids}` (platform notes: an object, unlike the other deletes). */
-  deleteCategories(storeId: string, ids: number[]): Promise<unknown> {
-    return this.call("DELETE", this.menuPath(storeId, "/categories"), { ids });
-  }
-  /** `GET /items`. */
-  getItems(storeId: string): Promise<WireItem[]> {
-    return this.call("GET", this.menuPath(storeId, "/items"));
-  }
-  /** `POST /items`: upsert by id, else by SKU, hence idempotent. Asynchronous. */
-  postItems(storeId: string, items: WireItem[]): Promise<unknown> {
-    return this.call("POST", this.menuPath(storeId, "/items"), items, { idempotent: true });
-  }
-  /** `DELETE /items` with a bare array of item ids. Asynchronous. */
-  deleteItems(storeId: string, ids: number[]): Promise<unknown> {
-    return this.call("DELETE", this.menuPath(storeId, "/items"), ids);
-  }
+}
 
-  // ---------------------------------------------------------------- availability v2 (spec §4.3)
-
-  /** `POST /availability/items/status`: stock state of items by merchant SKU. A read, hence idempotent. */
-  itemStatusBySku(storeId: string, skus: string[]): Promise<ItemStatus[]> {
-    return this.call(
-      "POST",
-      `${Paths.availabilityV2}/availability/items/status`,
-      { store_id: storeId, item_ids: skus },
-      { idempotent: true },
-    );
-  }
-  /** `PUT /availability/stores/items`: turn items on and off by SKU, at most 100 items per call in total. */
-  putStoreItems(toggles: StoreItemsToggle[]): Promise<unknown> {
-    return this.call("PUT", `${Paths.availabilityV2}/availability/stores/items`, toggles);
-  }
+/** `?k=v&…` of {@link CallOptions.query}, or "" when there is none. */
+function queryString(query: CallOptions["query"]): string {
+  if (!query) return "";
+  const parts = Object.entries(query).flatMap(([k, v]) =>
+    v === undefined ? [] : [`${k}=${encodeURIComponent(String(v))}`],
+  );
+  return parts.length === 0 ? "" : `?${parts.join("&")}`;
 }
 
 /**

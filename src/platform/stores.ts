@@ -19,17 +19,23 @@ import type {
   StoreStatusMap,
 } from "../generated/platform.js";
 import type { PlatformClient } from "./client.js";
-import { Paths } from "./wire.js";
+import { ROUTES, routePath } from "./routes.js";
 
-/** Stores in one `POST /availability/stores` (platform notes "Limits"). */
-export const MAX_STATUS_STORES = 100;
-/** Stores in one synchronous `PUT /availability/stores/enable` (platform notes "Limits"). */
-export const MAX_SYNC_STORES = 300;
+const STATUS = "POST /api/v2/restaurants-integrations-public-api/availability/stores";
+const ENABLE_SYNC = "PUT /api/v2/restaurants-integrations-public-api/availability/stores/enable";
 
-/** Paths of store availability (spec §4.3). */
+/** Stores in one `POST /availability/stores` (platform notes "Limits"): the route's `maxElements`. */
+export const MAX_STATUS_STORES = ROUTES[STATUS].maxElements;
+/** Stores in one synchronous `PUT /availability/stores/enable` (platform notes "Limits"): the route's `maxElements`. */
+export const MAX_SYNC_STORES = ROUTES[ENABLE_SYNC].maxElements;
+
+/**
+ * Paths of store availability (spec §4.3), filled from the route table.
+ * @deprecated name the route and use `routePath` (routes.ts) or `client.request`.
+ */
 export const StorePaths = {
-  status: `${Paths.availabilityV2}/availability/stores`,
-  enableSync: `${Paths.availabilityV2}/availability/stores/enable`,
+  status: routePath(STATUS),
+  enableSync: routePath(ENABLE_SYNC),
 } as const;
 
 /**
@@ -47,7 +53,7 @@ export async function storesOpen(client: PlatformClient, storeIds: string[]): Pr
   if (storeIds.length > MAX_STATUS_STORES) {
     throw new RangeError(`at most ${MAX_STATUS_STORES} stores per status call, got ${storeIds.length}`);
   }
-  const answer = await client.call<StoreStatusMap>("POST", StorePaths.status, storeIds, { idempotent: true });
+  const answer = await client.request<StoreStatusMap>(STATUS, {}, storeIds);
   const out = new Map<string, boolean>();
   for (const [id, open] of Object.entries(answer ?? {})) if (typeof open === "boolean") out.set(id, open);
   return out;
@@ -55,7 +61,7 @@ export async function storesOpen(client: PlatformClient, storeIds: string[]): Pr
 
 /** `PUT /availability/stores/enable` (synchronous), at most {@link MAX_SYNC_STORES} stores. */
 export function enableStores(client: PlatformClient, stores: StoreEnable[]): Promise<StoreEnableResponse> {
-  return client.call("PUT", StorePaths.enableSync, { stores });
+  return client.request(ENABLE_SYNC, {}, { stores });
 }
 
 /** The results of a synchronous enable answer that did not leave the store in the asked state. */

@@ -4,8 +4,9 @@
  * store, a URL and a state `ENABLE` or `DISABLE` (spec §2.4, §3). Client-level webhooks
  * (`/clients/{clientId}/webhooks`, event `STORE_PROVISIONING_STATUS` only) are kept apart.
  *
- * Every path of the group is built here, once, so that the resource kinds (src/kinds/webhooks.ts,
- * src/kinds/client-webhooks.ts) and the `carte webhooks` command call the same addresses.
+ * Every call names its route of the route table (routes.ts), where the paths and write facts live, so
+ * that the resource kinds (src/kinds/webhooks.ts, src/kinds/client-webhooks.ts) and the `carte webhooks`
+ * command call the same addresses.
  *
  * Wire facts and their sources:
  * - store ids are strings on this API (spec §2.4 `store_id string`, §4.7 `stores array of string`);
@@ -39,7 +40,7 @@ import type {
   WebhookWithSecret,
 } from "../generated/platform.js";
 import type { PlatformClient } from "./client.js";
-import { Paths } from "./wire.js";
+import { routePath } from "./routes.js";
 
 export type {
   ClientWebhook,
@@ -61,29 +62,41 @@ export interface ChangeStatusBody extends WebhookChangeStatus {
   stores: { enable?: string[]; disable?: string[] };
 }
 
-const enc = encodeURIComponent;
-
-/** Paths of the webhook group (spec §4.7), relative to the platform's base address. */
+/**
+ * Paths of the webhook group (spec §4.7), relative to the platform's base address, filled from the
+ * route table.
+ * @deprecated name the route and use `routePath` (routes.ts) or `client.request`.
+ */
 export const WebhookPaths = {
   /** `GET /webhook` (every event), `POST /webhook` (create). */
-  root: `${Paths.availabilityV2}/webhook`,
+  root: routePath("POST /api/v2/restaurants-integrations-public-api/webhook"),
   /** `GET /webhook/{event}`. */
-  event: (event: string) => `${Paths.availabilityV2}/webhook/${enc(event)}`,
-  addStores: (event: string) => `${Paths.availabilityV2}/webhook/${enc(event)}/add-stores`,
-  changeUrl: (event: string) => `${Paths.availabilityV2}/webhook/${enc(event)}/change-url`,
-  removeStores: (event: string) => `${Paths.availabilityV2}/webhook/${enc(event)}/remove-stores`,
-  resetSecret: (event: string) => `${Paths.availabilityV2}/webhook/${enc(event)}/reset-secret`,
-  changeStatus: (event: string) => `${Paths.availabilityV2}/webhook/${enc(event)}/change-status`,
+  event: (event: string) =>
+    routePath("GET /api/v2/restaurants-integrations-public-api/webhook/{event}", { event }),
+  addStores: (event: string) =>
+    routePath("PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/add-stores", { event }),
+  changeUrl: (event: string) =>
+    routePath("PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/change-url", { event }),
+  removeStores: (event: string) =>
+    routePath("DELETE /api/v2/restaurants-integrations-public-api/webhook/{event}/remove-stores", { event }),
+  resetSecret: (event: string) =>
+    routePath("PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/reset-secret", { event }),
+  changeStatus: (event: string) =>
+    routePath("PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/change-status", { event }),
   /** `GET|POST /clients/{clientId}/webhooks` (same v2 prefix: docs/platform-api.md §3.8). */
-  client: (clientId: string) => `${Paths.availabilityV2}/clients/${enc(clientId)}/webhooks`,
+  client: (clientId: string) =>
+    routePath("GET /api/v2/restaurants-integrations-public-api/clients/{clientId}/webhooks", { clientId }),
   /** `DELETE /clients/{clientId}/webhooks?event=...`. */
   clientEvent: (clientId: string, event: string) =>
-    `${Paths.availabilityV2}/clients/${enc(clientId)}/webhooks?event=${enc(event)}`,
+    `${routePath("DELETE /api/v2/restaurants-integrations-public-api/clients/{clientId}/webhooks", { clientId })}` +
+    `?event=${encodeURIComponent(event)}`,
 } as const;
 
 /** `GET /webhook` or `GET /webhook/{event}`: the client's webhook configuration (spec §4.7). */
 export function listWebhooks(client: PlatformClient, event?: string): Promise<WebhookConfigList> {
-  return client.call("GET", event === undefined ? WebhookPaths.root : WebhookPaths.event(event));
+  return event === undefined
+    ? client.request("GET /api/v2/restaurants-integrations-public-api/webhook", {})
+    : client.request("GET /api/v2/restaurants-integrations-public-api/webhook/{event}", { event });
 }
 
 /**
@@ -91,7 +104,7 @@ export function listWebhooks(client: PlatformClient, event?: string): Promise<We
  * the event's secret. Not idempotent (spec: a create).
  */
 export function createWebhook(client: PlatformClient, body: WebhookCreate): Promise<WebhookWithSecret> {
-  return client.call("POST", WebhookPaths.root, body);
+  return client.request("POST /api/v2/restaurants-integrations-public-api/webhook", {}, body);
 }
 
 /** `PUT /webhook/{event}/add-stores` with `[{url, stores}]` (spec §4.7, platform notes). */
@@ -100,7 +113,11 @@ export function addStores(
   event: string,
   body: WebhookAddStores,
 ): Promise<WebhookConfig> {
-  return client.call("PUT", WebhookPaths.addStores(event), body);
+  return client.request(
+    "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/add-stores",
+    { event },
+    body,
+  );
 }
 
 /** `PUT /webhook/{event}/change-url` with `{url, stores}` (spec §4.7). */
@@ -109,7 +126,11 @@ export function changeUrl(
   event: string,
   body: WebhookChangeUrl,
 ): Promise<WebhookConfig> {
-  return client.call("PUT", WebhookPaths.changeUrl(event), body);
+  return client.request(
+    "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/change-url",
+    { event },
+    body,
+  );
 }
 
 /** `DELETE /webhook/{event}/remove-stores` with `{stores}` (platform notes "Webhooks"). */
@@ -118,7 +139,11 @@ export function removeStores(
   event: string,
   body: WebhookRemoveStores,
 ): Promise<WebhookStoresRemoved> {
-  return client.call("DELETE", WebhookPaths.removeStores(event), body);
+  return client.request(
+    "DELETE /api/v2/restaurants-integrations-public-api/webhook/{event}/remove-stores",
+    { event },
+    body,
+  );
 }
 
 /** `PUT /webhook/{event}/change-status` with `{stores: {enable, disable}}` (platform notes). */
@@ -127,7 +152,11 @@ export function changeStatus(
   event: string,
   body: ChangeStatusBody,
 ): Promise<WebhookConfig> {
-  return client.call("PUT", WebhookPaths.changeStatus(event), body);
+  return client.request(
+    "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/change-status",
+    { event },
+    body,
+  );
 }
 
 /**
@@ -136,12 +165,16 @@ export function changeStatus(
  * secret, and the answer that arrives carries the one in force.
  */
 export function resetSecret(client: PlatformClient, event: string): Promise<WebhookWithSecret> {
-  return client.call("PUT", WebhookPaths.resetSecret(event));
+  return client.request("PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/reset-secret", {
+    event,
+  });
 }
 
 /** `GET /clients/{clientId}/webhooks` (platform notes "Webhooks"). */
 export function listClientWebhooks(client: PlatformClient, clientId: string): Promise<ClientWebhook[]> {
-  return client.call("GET", WebhookPaths.client(clientId));
+  return client.request("GET /api/v2/restaurants-integrations-public-api/clients/{clientId}/webhooks", {
+    clientId,
+  });
 }
 
 /**
@@ -153,12 +186,21 @@ export function putClientWebhook(
   clientId: string,
   body: ClientWebhookCreate,
 ): Promise<ClientWebhook> {
-  return client.call("POST", WebhookPaths.client(clientId), body, { idempotent: true });
+  return client.request(
+    "POST /api/v2/restaurants-integrations-public-api/clients/{clientId}/webhooks",
+    { clientId },
+    body,
+  );
 }
 
 /** `DELETE /clients/{clientId}/webhooks?event=...`: 204 (platform notes "Webhooks"). */
 export function deleteClientWebhook(client: PlatformClient, clientId: string, event: string): Promise<void> {
-  return client.call("DELETE", WebhookPaths.clientEvent(clientId, event));
+  return client.request(
+    "DELETE /api/v2/restaurants-integrations-public-api/clients/{clientId}/webhooks",
+    { clientId },
+    undefined,
+    { query: { event } },
+  );
 }
 
 /**

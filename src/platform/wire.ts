@@ -4,7 +4,7 @@
  * The shapes are defined once, as JSON Schemas in `schemas/platform/*.schema.json` (the source of
  * truth), and generated into `src/generated/platform.ts` by `npm run gen`. This module gives them the
  * names the client, the resource kinds and the emulator use (`WireItem`, `WireStoreMenu`, ...), and holds
- * the constants that are not shapes (paths, messages, limits). Every type of the token login, store menu
+ * the constants that are neither shapes nor routes (messages, limits). Paths live in routes.ts. Every type of the token login, store menu
  * and availability groups is an alias of a generated type; the utils, finance and webhook shapes are used
  * by their generated names (`import type { PaymentPage } from "../generated/platform.js"`).
  *
@@ -34,6 +34,7 @@ import type {
   StoreMenu,
   StoreMenuMenu,
 } from "../generated/platform.js";
+import { PREFIXES, ROUTES } from "./routes.js";
 
 export type {
   Category as WireCategoryRead,
@@ -51,12 +52,11 @@ export type {
   TokenResponse,
 } from "../generated/platform.js";
 
-/** Path prefixes of the API groups (spec §4.1, §4.3, §4.4). */
-export const Paths = {
-  auth: "/restaurants/auth/v1",
-  menu: "/restaurants/menu/v1/stores",
-  availabilityV2: "/api/v2/restaurants-integrations-public-api",
-} as const;
+/**
+ * Path prefixes of the API groups (spec §4.1, §4.3, §4.4), kept for src/plan/endpoints.ts.
+ * @deprecated name a route of routes.ts and use `routePath`.
+ */
+export const Paths = PREFIXES;
 
 /** The message of an accepted asynchronous write (platform notes, "Errors"). */
 export const ACCEPTED_MESSAGE = "Your request has been accepted.";
@@ -107,13 +107,18 @@ export type WireStoreMenuMenu = StoreMenuMenu;
 /** Response of `GET /store-menu` (schema `menu#/definitions/StoreMenu`). */
 export type WireStoreMenu = StoreMenu;
 
-/** Published limits the client and the emulator both respect (platform notes, "Limits"). */
+/**
+ * Published limits the client and the emulator both respect (platform notes, "Limits"). Limits of the
+ * number of elements of one call are the `maxElements` of their route (routes.ts); the others are here.
+ */
 export const Limits = {
-  /** Items turned on or off in one availability items call, in total across stores. */
-  availabilityItemsPerCall: 100,
+  /** Items turned on or off in one availability items call, in total across stores (the route's `maxElements`). */
+  availabilityItemsPerCall:
+    ROUTES["PUT /api/v2/restaurants-integrations-public-api/availability/stores/items"].maxElements,
   childrenPerItem: 50,
   itemsPerCategory: 50,
   imagesPerItem: 3,
+  /** Time periods (slots) of one schedule, per day or days group: the one copy of this limit. */
   periodsPerSchedule: 6,
   skuLength: 500,
   titleLength: 1000,

@@ -1,16 +1,19 @@
 /**
- * Conformance of the emulator to the platform API (issue 3, "How we will know"): every (method, path) of
- * platform-spec.md §4 is driven over real HTTP with a valid request whose answer must match its
- * definition in schemas/platform/, and with invalid requests whose status and error body are checked.
- * The table (endpoints.ts) must cover every route the emulator registers and every row of the spec.
+ * Conformance of the emulator to the platform API (issue 3, "How we will know"): every route of the
+ * route table (src/platform/routes.ts), that is every (method, path) of platform-spec.md §4, is driven
+ * over real HTTP with a valid request whose answer must match the route's response definition in
+ * schemas/platform/, and with invalid requests whose status and error body are checked. The rows
+ * (endpoints.ts) must cover every route of the table, every route the emulator serves and every row of
+ * the spec.
  */
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { listRoutes, platformSchemas, startEmulator } from "../../src/emulator/index.js";
 import type { RunningEmulator } from "../../src/emulator/index.js";
-import { SEED, STORE, call, group, item, login } from "../emulator/helpers.js";
-import { MENU, ROWS, SPEC_ROWS, UTILS, routeKey, sender } from "./endpoints.js";
+import { ROUTE_NAMES, routePath, routeSpec, type RouteName } from "../../src/platform/routes.js";
+import { SEED, STORE, STORE2, call, group, item, login } from "../emulator/helpers.js";
+import { ROWS, SPEC_ROWS, keyOf, routeKey, rowMethod, rowResponse, rowToken, sender } from "./endpoints.js";
 import type { Fixture, Row } from "./endpoints.js";
 
 let emu: RunningEmulator;
@@ -26,18 +29,18 @@ function expectSchema(name: string, body: unknown): void {
 
 async function seedCatalog(): Promise<Record<string, number>> {
   const token = fixture.tokens.integrations;
-  const post = async (path: string, body: unknown): Promise<void> => {
-    const r = await call(emu, "POST", `${MENU}/${STORE}${path}`, { token, body });
-    if (r.status !== 200) throw new Error(`seed ${path}: ${r.status} ${JSON.stringify(r.body)}`);
+  const post = async (route: RouteName, body: unknown): Promise<void> => {
+    const r = await call(emu, "POST", routePath(route, { storeId: STORE }), { token, body });
+    if (r.status !== 200) throw new Error(`seed ${route}: ${r.status} ${JSON.stringify(r.body)}`);
   };
-  await post("/items", [
+  await post("POST /restaurants/menu/v1/stores/{storeId}/items", [
     item("COLA", { description_info: { description: "Cold" } }),
     item("1234"),
     item("CHEESE"),
     group("EXTRAS", ["CHEESE"]),
     item("BURGER", { items_info: { items: [{ sku: "EXTRAS", index: 0 }] } }),
   ]);
-  await post("/categories", [
+  await post("POST /restaurants/menu/v1/stores/{storeId}/categories", [
     {
       sku: "DRINKS",
       title: "Drinks",
@@ -48,7 +51,7 @@ async function seedCatalog(): Promise<Record<string, number>> {
     },
     { sku: "MAINS", title: "Mains", items: [{ sku: "BURGER", index: 0 }] },
   ]);
-  await post("/menu", [
+  await post("POST /restaurants/menu/v1/stores/{storeId}/menu", [
     {
       menu_type: "DEFAULT",
       categories: [
@@ -58,7 +61,16 @@ async function seedCatalog(): Promise<Record<string, number>> {
     },
   ]);
   await emu.idle();
-  const menu = (await call(emu, "GET", `${MENU}/${STORE}/store-menu`, { token })).body as {
+  const menu = (
+    await call(
+      emu,
+      "GET",
+      routePath("GET /restaurants/menu/v1/stores/{storeId}/store-menu", { storeId: STORE }),
+      {
+        token,
+      },
+    )
+  ).body as {
     items: { id: number; sku: string }[];
     categories: { id: number; sku: string }[];
     menus: { id: number; menu_type: string }[];
@@ -83,50 +95,65 @@ afterAll(async () => {
 
 describe("conformance: the table", () => {
   it("covers every route the emulator registers, once", () => {
-    const table = ROWS.map((r) => routeKey(r.method, r.template));
+    const table = ROWS.map((r) => keyOf(r.route));
     expect(new Set(table).size, "duplicate rows").toBe(table.length);
     const served = listRoutes().map((r) => routeKey(r.method, r.path));
     expect(new Set(served).size).toBe(served.length);
     expect([...table].sort()).toEqual([...served].sort());
+    // The emulator takes surface and request schema from the route table.
+    for (const r of listRoutes()) {
+      expect(r.surface, r.route).toBe(routeSpec(r.route).surface);
+      expect(r.requestSchema, r.route).toBe(routeSpec(r.route).request);
+    }
   });
 
-  it("covers every row of spec §4", () => {
-    const table = new Set(ROWS.map((r) => routeKey(r.method, r.template)));
-    const missing = SPEC_ROWS.map((r) => {
+  it("covers every route of the route table, once", () => {
+    const rows = ROWS.map((r) => r.route);
+    expect(new Set(rows).size, "duplicate rows").toBe(rows.length);
+    expect([...rows].sort()).toEqual([...ROUTE_NAMES].sort());
+  });
+
+  it("covers every row of spec §4, and the route table holds nothing else", () => {
+    const table = new Set(ROWS.map((r) => keyOf(r.route)));
+    const spec = SPEC_ROWS.map((r) => {
       const [method, path] = r.split(" ") as [string, string];
       return routeKey(method, path);
-    }).filter((k) => !table.has(k));
-    expect(missing).toEqual([]);
+    });
+    expect(spec.filter((k) => !table.has(k))).toEqual([]);
     // GET /webhook is the spec's GET /webhook/{event} without its optional event: the one extra row.
+    const extra = ROUTE_NAMES.filter((n) => !spec.includes(keyOf(n)));
+    expect(extra).toEqual(["GET /api/v2/restaurants-integrations-public-api/webhook"]);
     expect(ROWS.length).toBe(SPEC_ROWS.length + 1);
   });
 
   it("names a schema definition that exists for every response, error and request body", () => {
     const defs = platformSchemas().definitions;
     for (const r of ROWS) {
-      if (r.response) expect(defs.has(r.response), r.response).toBe(true);
-      expect(r.invalid.length, `${r.method} ${r.template} has no invalid request`).toBeGreaterThan(0);
+      const response = rowResponse(r);
+      if (response) expect(defs.has(response), response).toBe(true);
+      expect(r.invalid.length, `${r.route} has no invalid request`).toBeGreaterThan(0);
     }
     for (const r of listRoutes()) if (r.requestSchema) expect(defs.has(r.requestSchema)).toBe(true);
   });
 });
 
 function title(r: Row): string {
-  return `${r.method} ${r.template}`;
+  return r.route;
 }
 
 describe.each(ROWS.map((r) => [title(r), r] as const))("conformance: %s", (_name, row) => {
   it("answers a valid request with the documented status and shape", async () => {
     const req = await row.valid(fixture);
-    const res = await fixture.send(row.method, { ...req, token: req.token ?? row.token });
+    const res = await fixture.send(rowMethod(row), { ...req, token: req.token ?? rowToken(row) });
     const statuses = Array.isArray(row.status) ? row.status : [row.status];
     expect(statuses, JSON.stringify(res.body)).toContain(res.status);
-    if (row.response === null) expect(res.body).toBeUndefined();
+    const response = rowResponse(row);
+    if (response === null) expect(res.body).toBeUndefined();
     else {
       expect(res.headers.get("content-type")).toMatch(/^application\/json/);
-      expectSchema(row.response, res.body);
+      expectSchema(response, res.body);
     }
-    if (row.template.startsWith(UTILS)) {
+    if (rowToken(row) === "utils") {
       expect(res.headers.get("x-platform-api-deprecation-date")).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     }
     await emu.idle();
@@ -135,7 +162,7 @@ describe.each(ROWS.map((r) => [title(r), r] as const))("conformance: %s", (_name
   it("refuses invalid requests with the documented status and error body", async () => {
     for (const make of row.invalid) {
       const inv = await make(fixture);
-      const res = await fixture.send(row.method, { ...inv.req, token: inv.req.token ?? row.token });
+      const res = await fixture.send(rowMethod(row), { ...inv.req, token: inv.req.token ?? rowToken(row) });
       const where = `${inv.why}: ${JSON.stringify(res.body)}`;
       expect(res.status, where).toBe(inv.status);
       expectSchema(inv.error, res.body);
@@ -144,10 +171,49 @@ describe.each(ROWS.map((r) => [title(r), r] as const))("conformance: %s", (_name
           inv.error === "MessageList" ? (res.body as { message: string }[])[0]?.message : undefined;
         expect(message ?? (res.body as { message: string }).message, where).toBe(inv.message);
       }
-      if (row.template.startsWith(UTILS)) {
+      if (rowToken(row) === "utils") {
         expect(res.headers.get("x-platform-api-deprecation-info"), where).toBeTruthy();
       }
     }
     await emu.idle();
+  });
+});
+
+describe("conformance: spec §3 webhook transitions", () => {
+  const ADD_STORES = "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/add-stores";
+  const REMOVE_STORES = "DELETE /api/v2/restaurants-integrations-public-api/webhook/{event}/remove-stores";
+  const HOOK = "GET /api/v2/restaurants-integrations-public-api/webhook/{event}";
+  const event = { event: "ORDER_OTHER_EVENT" };
+  const url = "https://hooks.example.test/other";
+
+  it("add-stores takes a store from no webhook to ENABLE, also after the event's last store was removed", async () => {
+    const first = await fixture.send("PUT", {
+      path: routePath(ADD_STORES, event),
+      body: [{ url, stores: [String(STORE)] }],
+    });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expectSchema("WebhookConfig", first.body);
+    expect(first.body).toEqual({
+      event: "ORDER_OTHER_EVENT",
+      stores: [{ store_id: String(STORE), url, state: "ENABLE" }],
+    });
+
+    const removed = await fixture.send("DELETE", {
+      path: routePath(REMOVE_STORES, event),
+      body: { stores: [String(STORE)] },
+    });
+    expect(removed.status).toBe(200);
+    expect((await fixture.send("GET", { path: routePath(HOOK, event) })).body).toEqual([]);
+
+    const again = await fixture.send("PUT", {
+      path: routePath(ADD_STORES, event),
+      body: [{ url, stores: [String(STORE2)] }],
+    });
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(again.body).toEqual({
+      event: "ORDER_OTHER_EVENT",
+      stores: [{ store_id: String(STORE2), url, state: "ENABLE" }],
+    });
+    expect((await fixture.send("GET", { path: routePath(HOOK, event) })).body).toEqual([again.body]);
   });
 });

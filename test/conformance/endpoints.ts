@@ -1,8 +1,13 @@
 /**
- * The conformance table: one row per (method, path) of platform-spec.md §4, each with a valid request
- * and its answer (status, response definition of schemas/platform/), and at least one invalid request
- * with its status, error definition and message. conformance.test.ts drives every row over real HTTP
- * and checks that the table covers every route of the emulator and every row of the spec.
+ * The conformance table: one row per route of the platform's route table (src/platform/routes.ts),
+ * that is per (method, path) of platform-spec.md §4, each with a valid request and its answer (status;
+ * the response definition of schemas/platform/ is the route's `response`), and at least one invalid
+ * request with its status, error definition and message. conformance.test.ts drives every row over real
+ * HTTP and checks that the rows cover every route of the table, every route the emulator serves and
+ * every row of the spec ({@link SPEC_ROWS}, transcribed from the spec independently of the table).
+ *
+ * A row names its route; method, path template, token and response definition are the route's, and
+ * every request path is filled from the route's template with {@link routePath}.
  *
  * Requests are built by functions of a {@link Fixture} (a seeded emulator with a small catalog), so that
  * each row can create what it needs (a delete creates what it deletes) and rows stay independent.
@@ -10,13 +15,17 @@
 
 import type { PlatformSchemaName } from "../../src/generated/platform.js";
 import type { RunningEmulator } from "../../src/emulator/index.js";
+import {
+  LOGIN_ROUTES,
+  routeMethod,
+  routePath,
+  routeSpec,
+  routeTemplate,
+  type HttpMethod,
+  type RouteName,
+  type RouteParams,
+} from "../../src/platform/routes.js";
 import { FOREIGN_STORE, STORE, STORE2, call } from "../emulator/helpers.js";
-
-export const AUTH = "/restaurants/auth/v1";
-export const MENU = "/restaurants/menu/v1/stores";
-export const V2 = "/api/v2/restaurants-integrations-public-api";
-export const UTILS = "/api/rest-ops-utils";
-export const FINANCE = "/restaurants/finance/v1/stores";
 
 /** Which token a request carries. `utils-on-integrations` etc. are used by invalid requests. */
 export type TokenKind = "integrations" | "utils" | "none";
@@ -51,24 +60,38 @@ export interface Fixture {
   next(): number;
 }
 
-/** One row of spec §4. */
+/** One route of the table, driven over HTTP. */
 export interface Row {
-  spec: string;
-  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
-  /** The path as the spec writes it, prefix included, `{name}` parameters. */
-  template: string;
-  token: TokenKind;
+  /** The route (src/platform/routes.ts): its method, template, token surface and response definition. */
+  route: RouteName;
   valid(f: Fixture): Promise<Req>;
   /** Expected status(es) of the valid request. */
   status: number | number[];
-  /** Definition of the success body; null: no body (204). */
-  response: PlatformSchemaName | null;
   invalid: ((f: Fixture) => Promise<Invalid>)[];
+}
+
+/** The method of a row: its route's. */
+export function rowMethod(r: Row): HttpMethod {
+  return routeMethod(r.route);
+}
+
+/** The token a row's requests carry unless they say otherwise: the route's surface. */
+export function rowToken(r: Row): TokenKind {
+  return routeSpec(r.route).surface;
+}
+
+/** Definition of the success body of a row: its route's `response`; null: no body (204). */
+export function rowResponse(r: Row): PlatformSchemaName | null {
+  return routeSpec(r.route).response ?? null;
 }
 
 const S = String(STORE);
 const S2 = String(STORE2);
 const INTEGRATION = "bog-centro";
+
+/** The path of a route for the given parameters, plus an optional query string. */
+const at = (route: RouteName, params: RouteParams = {}, query = ""): string =>
+  routePath(route, params) + query;
 
 const notFound = (path: string, message: string, token: TokenKind = "integrations"): Invalid => ({
   why: "unknown resource",
@@ -128,62 +151,62 @@ function details(f: Fixture): { days: string; starts_time: string; ends_time: st
 
 // ---- rows by group -------------------------------------------------------------------------------
 
-const auth: Row[] = (["integrations", "utils"] as const).map((surface): Row => ({
-  spec: "4.1",
-  method: "POST",
-  template: `${AUTH}/token/login/${surface}`,
-  token: "none",
-  valid: async () => ({
-    path: `${AUTH}/token/login/${surface}`,
-    body: { client_id: "acme", client_secret: "s3cret-acme" },
-  }),
-  status: 200,
-  response: "TokenResponse",
-  invalid: [
-    once(badBody(`${AUTH}/token/login/${surface}`, { client_id: "acme" }, "client_secret is required")),
-    once({
-      why: "wrong credentials",
-      req: { path: `${AUTH}/token/login/${surface}`, body: { client_id: "acme", client_secret: "nope" } },
-      status: 401,
-      error: "Message",
-      message: "Invalid credentials",
-    }),
-  ],
-}));
+const auth: Row[] = (["integrations", "utils"] as const).map((surface): Row => {
+  const route = LOGIN_ROUTES[surface];
+  return {
+    route,
+    valid: async () => ({ path: at(route), body: { client_id: "acme", client_secret: "s3cret-acme" } }),
+    status: 200,
+    invalid: [
+      once(badBody(at(route), { client_id: "acme" }, "client_secret is required")),
+      once({
+        why: "wrong credentials",
+        req: { path: at(route), body: { client_id: "acme", client_secret: "nope" } },
+        status: 401,
+        error: "Message",
+        message: "Invalid credentials",
+      }),
+    ],
+  };
+});
 
 const LEGACY_STATUS_FIELD = { products: "products", toppings: "toppings", items: "items" } as const;
 
+/** The two routes of each legacy resource (spec §4.2). */
+const LEGACY = {
+  products: {
+    stock: "PATCH /restaurants/menu/v1/stores/{storeId}/products/{identityType}/stock",
+    status: "POST /restaurants/menu/v1/stores/{storeId}/products/{identityType}/stock/status",
+  },
+  toppings: {
+    stock: "PATCH /restaurants/menu/v1/stores/{storeId}/toppings/{identityType}/stock",
+    status: "POST /restaurants/menu/v1/stores/{storeId}/toppings/{identityType}/stock/status",
+  },
+  items: {
+    stock: "PATCH /restaurants/menu/v1/stores/{storeId}/items/{identityType}/stock",
+    status: "POST /restaurants/menu/v1/stores/{storeId}/items/{identityType}/stock/status",
+  },
+} as const satisfies Record<string, { stock: RouteName; status: RouteName }>;
+
 const legacy: Row[] = (["products", "toppings", "items"] as const).flatMap((res): Row[] => {
-  const base = `${MENU}/${S}/${res}`;
+  const routes = LEGACY[res];
+  const stock = (identityType: string) => at(routes.stock, { storeId: S, identityType });
+  const status = (identityType: string, storeId: string | number = S) =>
+    at(routes.status, { storeId, identityType });
   const identity = res === "items" ? "PLATFORM" : "SKU";
   const sku = res === "toppings" ? "CHEESE" : "COLA";
   const ident = (f: Fixture): string => (identity === "PLATFORM" ? String(f.ids.COLA) : sku);
   return [
     {
-      spec: "4.2",
-      method: "PATCH",
-      template: `${MENU}/{storeId}/${res}/{identityType}/stock`,
-      token: "integrations",
-      valid: async (f) => ({
-        path: `${base}/${identity}/stock`,
-        body: { available: [ident(f)], unavailable: [] },
-      }),
+      route: routes.stock,
+      valid: async (f) => ({ path: stock(identity), body: { available: [ident(f)], unavailable: [] } }),
       status: 200,
-      response: "Message",
       invalid: [
-        once(
-          badBody(
-            `${base}/SKU/stock`,
-            { available: ["COLA"] },
-            "unavailable is required (an array of strings)",
-          ),
-        ),
-        once(
-          badBody(`${base}/SKU/stock`, { available: [1], unavailable: [] }, "available[0] must be a string"),
-        ),
+        once(badBody(stock("SKU"), { available: ["COLA"] }, "unavailable is required (an array of strings)")),
+        once(badBody(stock("SKU"), { available: [1], unavailable: [] }, "available[0] must be a string")),
         once({
           why: "unknown identity type",
-          req: { path: `${base}/EAN/stock`, body: { available: [], unavailable: [] } },
+          req: { path: stock("EAN"), body: { available: [], unavailable: [] } },
           status: 400,
           error: "Message",
           message: 'identityType must be PLATFORM or SKU, not "EAN"',
@@ -191,82 +214,69 @@ const legacy: Row[] = (["products", "toppings", "items"] as const).flatMap((res)
       ],
     },
     {
-      spec: "4.2",
-      method: "POST",
-      template: `${MENU}/{storeId}/${res}/{identityType}/stock/status`,
-      token: "integrations",
+      route: routes.status,
       valid: async (f) => ({
-        path: `${base}/${identity}/stock/status`,
+        path: status(identity),
         body: { [LEGACY_STATUS_FIELD[res]]: [ident(f), "999999"] },
       }),
       status: 200,
-      response: "StockStatusList",
       invalid: [
         once(
           badBody(
-            `${base}/SKU/stock/status`,
+            status("SKU"),
             res === "products" ? { toppings: [] } : { products: [] },
             `${res} is required (an array of strings)`,
           ),
         ),
         once({
-          ...foreign(`${MENU}/${FOREIGN_STORE}/${res}/SKU/stock/status`),
-          req: { path: `${MENU}/${FOREIGN_STORE}/${res}/SKU/stock/status`, body: { [res]: ["COLA"] } },
+          ...foreign(status("SKU", FOREIGN_STORE)),
+          req: { path: status("SKU", FOREIGN_STORE), body: { [res]: ["COLA"] } },
         }),
       ],
     },
   ];
 });
 
-const AV = `${V2}/availability`;
+const ITEM_STATUS = "POST /api/v2/restaurants-integrations-public-api/availability/items/status";
+const ITEM_PLATFORM_STATUS =
+  "POST /api/v2/restaurants-integrations-public-api/availability/items/platform/status";
+const TOGGLE_ITEMS = "PUT /api/v2/restaurants-integrations-public-api/availability/stores/items";
+const TOGGLE_ITEMS_PLATFORM =
+  "PUT /api/v2/restaurants-integrations-public-api/availability/stores/items/platform";
+const STORES_STATUS = "POST /api/v2/restaurants-integrations-public-api/availability/stores";
+const STORES_TOGGLE = "PUT /api/v2/restaurants-integrations-public-api/availability/stores";
+const STORES_MASSIVE = "PUT /api/v2/restaurants-integrations-public-api/availability/stores/enable/massive";
+const STORES_ENABLE = "PUT /api/v2/restaurants-integrations-public-api/availability/stores/enable";
 
 const availabilityV2: Row[] = [
   {
-    spec: "4.3",
-    method: "POST",
-    template: `${V2}/availability/items/status`,
-    token: "integrations",
-    valid: async () => ({ path: `${AV}/items/status`, body: { store_id: S, item_ids: ["COLA", "NOPE"] } }),
+    route: ITEM_STATUS,
+    valid: async () => ({ path: at(ITEM_STATUS), body: { store_id: S, item_ids: ["COLA", "NOPE"] } }),
     status: 200,
-    response: "ItemStatusList",
-    invalid: [once(badBody(`${AV}/items/status`, { item_ids: ["COLA"] }, "store_id is required"))],
+    invalid: [once(badBody(at(ITEM_STATUS), { item_ids: ["COLA"] }, "store_id is required"))],
   },
   {
-    spec: "4.3",
-    method: "POST",
-    template: `${V2}/availability/items/platform/status`,
-    token: "integrations",
+    route: ITEM_PLATFORM_STATUS,
     valid: async (f) => ({
-      path: `${AV}/items/platform/status`,
+      path: at(ITEM_PLATFORM_STATUS),
       body: { store_id: S, item_ids: [String(f.ids.COLA)] },
     }),
     status: 200,
-    response: "ItemStatusList",
     invalid: [
-      once(
-        badBody(
-          `${AV}/items/platform/status`,
-          { store_id: STORE, item_ids: [] },
-          "store_id must be a string",
-        ),
-      ),
+      once(badBody(at(ITEM_PLATFORM_STATUS), { store_id: STORE, item_ids: [] }, "store_id must be a string")),
     ],
   },
   {
-    spec: "4.3",
-    method: "PUT",
-    template: `${V2}/availability/stores/items`,
-    token: "integrations",
+    route: TOGGLE_ITEMS,
     valid: async () => ({
-      path: `${AV}/stores/items`,
+      path: at(TOGGLE_ITEMS),
       body: [{ store_integration_id: INTEGRATION, items: { turn_on: ["COLA"] } }],
     }),
     status: 200,
-    response: "Message",
     invalid: [
       once({
         why: "element without items",
-        req: { path: `${AV}/stores/items`, body: [{ store_integration_id: INTEGRATION }] },
+        req: { path: at(TOGGLE_ITEMS), body: [{ store_integration_id: INTEGRATION }] },
         status: 400,
         error: "MessageList",
         message: "Error updating items",
@@ -274,7 +284,7 @@ const availabilityV2: Row[] = [
       once({
         why: "unknown SKU",
         req: {
-          path: `${AV}/stores/items`,
+          path: at(TOGGLE_ITEMS),
           body: [{ store_integration_id: INTEGRATION, items: { turn_off: ["NOPE"] } }],
         },
         status: 400,
@@ -284,21 +294,17 @@ const availabilityV2: Row[] = [
     ],
   },
   {
-    spec: "4.3",
-    method: "PUT",
-    template: `${V2}/availability/stores/items/platform`,
-    token: "integrations",
+    route: TOGGLE_ITEMS_PLATFORM,
     valid: async (f) => ({
-      path: `${AV}/stores/items/platform`,
+      path: at(TOGGLE_ITEMS_PLATFORM),
       body: [{ store_integration_id: INTEGRATION, items: { turn_on: [f.ids.COLA] } }],
     }),
     status: 200,
-    response: "Message",
     invalid: [
       once({
         why: "SKUs where platform ids are expected",
         req: {
-          path: `${AV}/stores/items/platform`,
+          path: at(TOGGLE_ITEMS_PLATFORM),
           body: [{ store_integration_id: INTEGRATION, items: { turn_on: ["COLA"] } }],
         },
         status: 400,
@@ -308,18 +314,14 @@ const availabilityV2: Row[] = [
     ],
   },
   {
-    spec: "4.3",
-    method: "POST",
-    template: `${V2}/availability/stores`,
-    token: "integrations",
-    valid: async () => ({ path: `${AV}/stores`, body: [S, STORE2] }),
+    route: STORES_STATUS,
+    valid: async () => ({ path: at(STORES_STATUS), body: [S, STORE2] }),
     status: 200,
-    response: "StoreStatusMap",
     invalid: [
-      once(badBody(`${AV}/stores`, { stores: [S] }, "body must be an array of store ids")),
+      once(badBody(at(STORES_STATUS), { stores: [S] }, "body must be an array of store ids")),
       once(
         badBody(
-          `${AV}/stores`,
+          at(STORES_STATUS),
           Array.from({ length: 101 }, () => S),
           "At most 100 stores can be queried at once; got 101",
         ),
@@ -327,30 +329,22 @@ const availabilityV2: Row[] = [
     ],
   },
   {
-    spec: "4.3",
-    method: "PUT",
-    template: `${V2}/availability/stores`,
-    token: "integrations",
-    valid: async () => ({ path: `${AV}/stores`, body: { turn_on: [S] } }),
+    route: STORES_TOGGLE,
+    valid: async () => ({ path: at(STORES_TOGGLE), body: { turn_on: [S] } }),
     status: 200,
-    response: "Message",
-    invalid: [once(badBody(`${AV}/stores`, {}, "turn_on or turn_off is required"))],
+    invalid: [once(badBody(at(STORES_TOGGLE), {}, "turn_on or turn_off is required"))],
   },
   {
-    spec: "4.3",
-    method: "PUT",
-    template: `${V2}/availability/stores/enable/massive`,
-    token: "integrations",
+    route: STORES_MASSIVE,
     valid: async () => ({
-      path: `${AV}/stores/enable/massive`,
+      path: at(STORES_MASSIVE),
       body: { stores: [{ store_id: S, is_enabled: true }] },
     }),
     status: 200,
-    response: "Message",
     invalid: [
       once(
         badBody(
-          `${AV}/stores/enable/massive`,
+          at(STORES_MASSIVE),
           { stores: [{ store_id: "x", is_enabled: true }] },
           "stores[0].store_id must be a string matching ^[0-9]+$ or an integer",
         ),
@@ -358,12 +352,9 @@ const availabilityV2: Row[] = [
     ],
   },
   {
-    spec: "4.3",
-    method: "PUT",
-    template: `${V2}/availability/stores/enable`,
-    token: "integrations",
+    route: STORES_ENABLE,
     valid: async () => ({
-      path: `${AV}/stores/enable`,
+      path: at(STORES_ENABLE),
       body: {
         stores: [
           { store_id: S, is_enabled: true },
@@ -372,19 +363,14 @@ const availabilityV2: Row[] = [
       },
     }),
     status: 200,
-    response: "StoreEnableResponse",
     invalid: [
       once(
-        badBody(
-          `${AV}/stores/enable`,
-          { stores: [{ store_id: S }] },
-          "stores[0].is_enabled must be a boolean",
-        ),
+        badBody(at(STORES_ENABLE), { stores: [{ store_id: S }] }, "stores[0].is_enabled must be a boolean"),
       ),
       once({
         why: "more than 300 stores",
         req: {
-          path: `${AV}/stores/enable`,
+          path: at(STORES_ENABLE),
           body: { stores: Array.from({ length: 301 }, () => ({ store_id: S, is_enabled: true })) },
         },
         status: 422,
@@ -398,20 +384,36 @@ const availabilityV2: Row[] = [
 
 // ---- store menu API ----------------------------------------------------------------------------
 
-const M = `${MENU}/${S}`;
+const STORE_MENU = "GET /restaurants/menu/v1/stores/{storeId}/store-menu";
+const STORE_MENU_POST = "POST /restaurants/menu/v1/stores/{storeId}/store-menu";
+const MENUS = "GET /restaurants/menu/v1/stores/{storeId}/menu";
+const MENUS_POST = "POST /restaurants/menu/v1/stores/{storeId}/menu";
+const MENUS_DELETE = "DELETE /restaurants/menu/v1/stores/{storeId}/menu";
+const MENU_ONE = "GET /restaurants/menu/v1/stores/{storeId}/menu/{menuId}";
+const CATEGORIES = "GET /restaurants/menu/v1/stores/{storeId}/categories";
+const CATEGORIES_POST = "POST /restaurants/menu/v1/stores/{storeId}/categories";
+const CATEGORIES_DELETE = "DELETE /restaurants/menu/v1/stores/{storeId}/categories";
+const CATEGORY_ONE = "GET /restaurants/menu/v1/stores/{storeId}/categories/{categoryId}";
+const ITEMS = "GET /restaurants/menu/v1/stores/{storeId}/items";
+const ITEMS_POST = "POST /restaurants/menu/v1/stores/{storeId}/items";
+const ITEMS_DELETE = "DELETE /restaurants/menu/v1/stores/{storeId}/items";
+const ITEM_ONE = "GET /restaurants/menu/v1/stores/{storeId}/items/{itemId}";
+
+/** A path of the store menu API in {@link STORE}. */
+const m = (route: RouteName, params: RouteParams = {}): string => at(route, { storeId: S, ...params });
 
 /** Creates something through a menu write, waits until it is applied and returns its id. */
 async function created(
   f: Fixture,
-  path: string,
+  post: RouteName,
   body: unknown[],
   sku: string,
-  list: string,
+  list: RouteName,
 ): Promise<number> {
-  const r = await f.send("POST", { path: `${M}${path}`, body });
-  if (r.status !== 200) throw new Error(`setup ${path} failed: ${r.status} ${JSON.stringify(r.body)}`);
+  const r = await f.send("POST", { path: m(post), body });
+  if (r.status !== 200) throw new Error(`setup ${post} failed: ${r.status} ${JSON.stringify(r.body)}`);
   await f.emu.idle();
-  const read = await f.send("GET", { path: `${M}/${list}` });
+  const read = await f.send("GET", { path: m(list) });
   const found = (read.body as { id: number; sku?: string; menu_type?: string }[]).find(
     (x) => x.sku === sku || x.menu_type === sku,
   );
@@ -421,22 +423,15 @@ async function created(
 
 const menu: Row[] = [
   {
-    spec: "4.4",
-    method: "GET",
-    template: `${MENU}/{storeId}/store-menu`,
-    token: "integrations",
-    valid: async () => ({ path: `${M}/store-menu` }),
+    route: STORE_MENU,
+    valid: async () => ({ path: m(STORE_MENU) }),
     status: 200,
-    response: "StoreMenu",
-    invalid: [once(foreign(`${MENU}/${FOREIGN_STORE}/store-menu`))],
+    invalid: [once(foreign(at(STORE_MENU, { storeId: FOREIGN_STORE })))],
   },
   {
-    spec: "4.4",
-    method: "POST",
-    template: `${MENU}/{storeId}/store-menu`,
-    token: "integrations",
+    route: STORE_MENU_POST,
     valid: async () => ({
-      path: `${MENU}/${S2}/store-menu`,
+      path: at(STORE_MENU_POST, { storeId: S2 }),
       body: {
         storeId: STORE2,
         items: [{ sku: "TEA", item_type: "ITEM", title_info: { title: "Tea" }, price_info: { price: 900 } }],
@@ -445,28 +440,26 @@ const menu: Row[] = [
       },
     }),
     status: 200,
-    response: "Message",
     invalid: [
-      once(badBody(`${MENU}/${S2}/store-menu`, { items: [{ sku: "A" }] }, "items[0].item_type is required")),
+      once(
+        badBody(
+          at(STORE_MENU_POST, { storeId: S2 }),
+          { items: [{ sku: "A" }] },
+          "items[0].item_type is required",
+        ),
+      ),
     ],
   },
   {
-    spec: "4.4",
-    method: "GET",
-    template: `${MENU}/{storeId}/menu`,
-    token: "integrations",
-    valid: async () => ({ path: `${M}/menu` }),
+    route: MENUS,
+    valid: async () => ({ path: m(MENUS) }),
     status: 200,
-    response: "MenuList",
-    invalid: [once(notFound(`${MENU}/424242/menu`, "Store 424242 not found"))],
+    invalid: [once(notFound(at(MENUS, { storeId: 424242 }), "Store 424242 not found"))],
   },
   {
-    spec: "4.4",
-    method: "POST",
-    template: `${MENU}/{storeId}/menu`,
-    token: "integrations",
+    route: MENUS_POST,
     valid: async (f) => ({
-      path: `${M}/menu`,
+      path: m(MENUS_POST),
       body: [
         {
           id: f.ids["menu:DEFAULT"],
@@ -479,13 +472,12 @@ const menu: Row[] = [
       ],
     }),
     status: 200,
-    response: "Message",
     invalid: [
-      once(badBody(`${M}/menu`, [{ categories: [] }], "menus[0].menu_type is required")),
+      once(badBody(m(MENUS_POST), [{ categories: [] }], "menus[0].menu_type is required")),
       once({
         why: "a reference to an unknown category",
         req: {
-          path: `${M}/menu`,
+          path: m(MENUS_POST),
           body: [{ menu_type: "X", categories: [{ sku: "NOPE", index: 0, is_category_active: true }] }],
         },
         status: 400,
@@ -494,46 +486,31 @@ const menu: Row[] = [
     ],
   },
   {
-    spec: "4.4",
-    method: "DELETE",
-    template: `${MENU}/{storeId}/menu`,
-    token: "integrations",
+    route: MENUS_DELETE,
     valid: async (f) => {
       const type = `TEMP-${f.next()}`;
-      const id = await created(f, "/menu", [{ menu_type: type, categories: [] }], type, "menu");
-      return { path: `${M}/menu`, body: [id] };
+      const id = await created(f, MENUS_POST, [{ menu_type: type, categories: [] }], type, MENUS);
+      return { path: m(MENUS_DELETE), body: [id] };
     },
     status: 200,
-    response: "Message",
-    invalid: [once(badBody(`${M}/menu`, ["1"], "[0] must be an integer"))],
+    invalid: [once(badBody(m(MENUS_DELETE), ["1"], "[0] must be an integer"))],
   },
   {
-    spec: "4.4",
-    method: "GET",
-    template: `${MENU}/{storeId}/menu/{menuId}`,
-    token: "integrations",
-    valid: async (f) => ({ path: `${M}/menu/${f.ids["menu:DEFAULT"]}` }),
+    route: MENU_ONE,
+    valid: async (f) => ({ path: m(MENU_ONE, { menuId: f.ids["menu:DEFAULT"]! }) }),
     status: 200,
-    response: "Menu",
-    invalid: [once(notFound(`${M}/menu/123456`, "Menu 123456 not found"))],
+    invalid: [once(notFound(m(MENU_ONE, { menuId: 123456 }), "Menu 123456 not found"))],
   },
   {
-    spec: "4.4",
-    method: "GET",
-    template: `${MENU}/{storeId}/categories`,
-    token: "integrations",
-    valid: async () => ({ path: `${M}/categories` }),
+    route: CATEGORIES,
+    valid: async () => ({ path: m(CATEGORIES) }),
     status: 200,
-    response: "CategoryList",
-    invalid: [once(wrongToken(`${M}/categories`, "none"))],
+    invalid: [once(wrongToken(m(CATEGORIES), "none"))],
   },
   {
-    spec: "4.4",
-    method: "POST",
-    template: `${MENU}/{storeId}/categories`,
-    token: "integrations",
+    route: CATEGORIES_POST,
     valid: async () => ({
-      path: `${M}/categories`,
+      path: m(CATEGORIES_POST),
       body: [
         {
           sku: "DRINKS",
@@ -546,11 +523,10 @@ const menu: Row[] = [
       ],
     }),
     status: 200,
-    response: "Message",
     invalid: [
       once(
         badBody(
-          `${M}/categories`,
+          m(CATEGORIES_POST),
           [{ sku: "C", title: "C" }],
           "categories[0].items is required (an array of objects)",
         ),
@@ -558,7 +534,7 @@ const menu: Row[] = [
       once({
         why: "a category holding a MODIFIER_GROUP",
         req: {
-          path: `${M}/categories`,
+          path: m(CATEGORIES_POST),
           body: [{ sku: "C", title: "C", items: [{ sku: "EXTRAS", index: 0 }] }],
         },
         status: 400,
@@ -567,63 +543,47 @@ const menu: Row[] = [
     ],
   },
   {
-    spec: "4.4",
-    method: "DELETE",
-    template: `${MENU}/{storeId}/categories`,
-    token: "integrations",
+    route: CATEGORIES_DELETE,
     valid: async (f) => {
       const sku = `TEMP-CAT-${f.next()}`;
-      const id = await created(f, "/categories", [{ sku, title: sku, items: [] }], sku, "categories");
-      return { path: `${M}/categories`, body: { ids: [id] } };
+      const id = await created(f, CATEGORIES_POST, [{ sku, title: sku, items: [] }], sku, CATEGORIES);
+      return { path: m(CATEGORIES_DELETE), body: { ids: [id] } };
     },
     status: 200,
-    response: "Message",
-    invalid: [once(badBody(`${M}/categories`, [1], "body must be an object"))],
+    invalid: [once(badBody(m(CATEGORIES_DELETE), [1], "body must be an object"))],
   },
   {
-    spec: "4.4",
-    method: "GET",
-    template: `${MENU}/{storeId}/categories/{categoryId}`,
-    token: "integrations",
-    valid: async (f) => ({ path: `${M}/categories/${f.ids.DRINKS}` }),
+    route: CATEGORY_ONE,
+    valid: async (f) => ({ path: m(CATEGORY_ONE, { categoryId: f.ids.DRINKS! }) }),
     status: 200,
-    response: "Category",
-    invalid: [once(notFound(`${M}/categories/999999`, "Category 999999 not found"))],
+    invalid: [once(notFound(m(CATEGORY_ONE, { categoryId: 999999 }), "Category 999999 not found"))],
   },
   {
-    spec: "4.4",
-    method: "GET",
-    template: `${MENU}/{storeId}/items`,
-    token: "integrations",
-    valid: async () => ({ path: `${M}/items` }),
+    route: ITEMS,
+    valid: async () => ({ path: m(ITEMS) }),
     status: 200,
-    response: "ItemList",
-    invalid: [once(wrongToken(`${M}/items`, "utils"))],
+    invalid: [once(wrongToken(m(ITEMS), "utils"))],
   },
   {
-    spec: "4.4",
-    method: "POST",
-    template: `${MENU}/{storeId}/items`,
-    token: "integrations",
+    route: ITEMS_POST,
     valid: async () => ({
-      path: `${M}/items`,
+      path: m(ITEMS_POST),
       body: [{ sku: "COLA", item_type: "ITEM", title_info: { title: "Cola" }, price_info: { price: 1000 } }],
     }),
     status: 200,
-    response: "Message",
     invalid: [
       once(
         badBody(
-          `${M}/items`,
+          m(ITEMS_POST),
           [{ sku: "X", item_type: "ITEM", title_info: {} }],
           "items[0].title_info.title is required",
         ),
       ),
-      once(badBody(`${M}/items`, { sku: "X" }, "body must be an array of items")),
+      once(badBody(m(ITEMS_POST), { sku: "X" }, "body must be an array of items")),
       once({
         why: "ITEM → ITEM relation",
         req: {
-          path: `${M}/items`,
+          path: m(ITEMS_POST),
           body: [
             {
               sku: "X",
@@ -639,156 +599,152 @@ const menu: Row[] = [
     ],
   },
   {
-    spec: "4.4",
-    method: "DELETE",
-    template: `${MENU}/{storeId}/items`,
-    token: "integrations",
+    route: ITEMS_DELETE,
     valid: async (f) => {
       const sku = `TEMP-${f.next()}`;
       const id = await created(
         f,
-        "/items",
+        ITEMS_POST,
         [{ sku, item_type: "ITEM", title_info: { title: sku } }],
         sku,
-        "items",
+        ITEMS,
       );
-      return { path: `${M}/items`, body: [id] };
+      return { path: m(ITEMS_DELETE), body: [id] };
     },
     status: 200,
-    response: "Message",
     invalid: [
-      once(badBody(`${M}/items`, { ids: [1] }, "body must be an array of item ids")),
+      once(badBody(m(ITEMS_DELETE), { ids: [1] }, "body must be an array of item ids")),
       once({
-        ...notFound(`${M}/items`, "Item 4242424 not found"),
-        req: { path: `${M}/items`, body: [4242424] },
+        ...notFound(m(ITEMS_DELETE), "Item 4242424 not found"),
+        req: { path: m(ITEMS_DELETE), body: [4242424] },
       }),
     ],
   },
   {
-    spec: "4.4",
-    method: "GET",
-    template: `${MENU}/{storeId}/items/{itemId}`,
-    token: "integrations",
-    valid: async (f) => ({ path: `${M}/items/${f.ids.BURGER}` }),
+    route: ITEM_ONE,
+    valid: async (f) => ({ path: m(ITEM_ONE, { itemId: f.ids.BURGER! }) }),
     status: 200,
-    response: "Item",
-    invalid: [once(notFound(`${M}/items/999999`, "Item 999999 not found"))],
+    invalid: [once(notFound(m(ITEM_ONE, { itemId: 999999 }), "Item 999999 not found"))],
   },
 ];
 
 // ---- utils -----------------------------------------------------------------------------------------
 
+/** The four routes of one kind of schedule (spec §4.5). */
+interface ScheduleRoutes {
+  get: RouteName;
+  post: RouteName;
+  put: RouteName;
+  delete: RouteName;
+}
+
 /** The five operations of one kind of schedule (spec §4.5): list (when given), get, post, put, delete. */
 function scheduleRows(opts: {
-  listTemplate?: string;
-  list?: (f: Fixture) => string;
-  listResponse?: PlatformSchemaName;
-  listInvalid?: Invalid;
-  template: string;
-  path: (f: Fixture) => string;
-  response: PlatformSchemaName;
+  list?: { route: RouteName; params: (f: Fixture) => RouteParams; invalid: Invalid };
+  routes: ScheduleRoutes;
+  /** The path parameters of the schedule in the fixture. */
+  params: (f: Fixture) => RouteParams;
   getInvalid: (f: Fixture) => Invalid;
 }): Row[] {
   const rows: Row[] = [];
-  if (opts.listTemplate && opts.list && opts.listResponse && opts.listInvalid) {
+  const { routes } = opts;
+  if (opts.list) {
     const list = opts.list;
     rows.push({
-      spec: "4.5",
-      method: "GET",
-      template: opts.listTemplate,
-      token: "utils",
-      valid: async (f) => ({ path: list(f) }),
+      route: list.route,
+      valid: async (f) => ({ path: at(list.route, list.params(f)) }),
       status: 200,
-      response: opts.listResponse,
-      invalid: [once(opts.listInvalid)],
+      invalid: [once(list.invalid)],
     });
   }
+  const path = (f: Fixture, route: RouteName = routes.get): string => at(route, opts.params(f));
   const post = async (f: Fixture): Promise<{ id: number }[]> => {
     const r = await f.send("POST", {
-      path: opts.path(f),
+      path: path(f, routes.post),
       body: { schedule_details: details(f) },
       token: "utils",
     });
     if (r.status !== 200)
-      throw new Error(`setup POST ${opts.path(f)}: ${r.status} ${JSON.stringify(r.body)}`);
+      throw new Error(`setup POST ${path(f, routes.post)}: ${r.status} ${JSON.stringify(r.body)}`);
     return (r.body as { schedule_details: { id: number }[] }).schedule_details;
   };
+  const detail = (f: Fixture, id: number | string): string =>
+    at(routes.delete, { ...opts.params(f), corridorProductScheduleId: id });
   rows.push(
     {
-      spec: "4.5",
-      method: "GET",
-      template: opts.template,
-      token: "utils",
-      valid: async (f) => ({ path: opts.path(f) }),
+      route: routes.get,
+      valid: async (f) => ({ path: path(f) }),
       status: 200,
-      response: opts.response,
       invalid: [async (f) => opts.getInvalid(f)],
     },
     {
-      spec: "4.5",
-      method: "POST",
-      template: opts.template,
-      token: "utils",
-      valid: async (f) => ({ path: opts.path(f), body: { schedule_details: details(f) } }),
+      route: routes.post,
+      valid: async (f) => ({ path: path(f, routes.post), body: { schedule_details: details(f) } }),
       status: 200,
-      response: opts.response,
-      invalid: [async (f) => badBody(opts.path(f), {}, "schedule_details must be a non-empty array")],
+      invalid: [async (f) => badBody(path(f, routes.post), {}, "schedule_details must be a non-empty array")],
     },
     {
-      spec: "4.5",
-      method: "PUT",
-      template: opts.template,
-      token: "utils",
+      route: routes.put,
       valid: async (f) => {
         const list = await post(f);
         const s = slot(f);
         const id = list.at(-1)!.id;
         return {
-          path: opts.path(f),
+          path: path(f, routes.put),
           body: { schedule_details: [{ id, days: `${day(f)},hol`, starts_time: s.start, ends_time: s.end }] },
         };
       },
       status: 200,
-      response: opts.response,
       invalid: [
         async (f) =>
           badBody(
-            opts.path(f),
+            path(f, routes.put),
             { schedule_details: [{ days: "mon", starts_time: "10:00:00", ends_time: "11:00:00" }] },
             "schedule_details[0].id is required (a positive integer)",
           ),
         async (f) =>
           badBody(
-            opts.path(f),
+            path(f, routes.put),
             { schedule_details: [{ id: 1, days: "mon", starts_time: "10:00", ends_time: "11:00:00" }] },
             "schedule_details[0].starts_time must be a time HH:mm:ss",
           ),
       ],
     },
     {
-      spec: "4.5",
-      method: "DELETE",
-      template: `${opts.template}/{corridorProductScheduleId}`,
-      token: "utils",
+      route: routes.delete,
       valid: async (f) => {
         const list = await post(f);
-        return { path: `${opts.path(f)}/${list.at(-1)!.id}` };
+        return { path: detail(f, list.at(-1)!.id) };
       },
       status: 204,
-      response: null,
-      invalid: [async (f) => notFound(`${opts.path(f)}/999999`, "Schedule 999999 not found", "utils")],
+      invalid: [async (f) => notFound(detail(f, 999999), "Schedule 999999 not found", "utils")],
     },
   );
   return rows;
 }
 
-const H = `${UTILS}/store/schedule`;
+const HOURS = "GET /api/rest-ops-utils/store/schedule/{storeId}";
+const HOURS_POST = "POST /api/rest-ops-utils/store/schedule/{storeId}";
+const HOLIDAYS = "GET /api/rest-ops-utils/store/schedule/{storeId}/holiday";
+const HOLIDAY_SLOTS = "POST /api/rest-ops-utils/store/schedule/{storeId}/holiday/{holidayDayId}";
+const SPECIAL = "GET /api/rest-ops-utils/store/schedule/{storeId}/special";
+const SPECIAL_POST = "POST /api/rest-ops-utils/store/schedule/{storeId}/special";
+const SPECIAL_SLOTS = "POST /api/rest-ops-utils/store/schedule/{storeId}/special/{specialDayId}";
+const SPECIAL_DELETE = "DELETE /api/rest-ops-utils/store/schedule/{storeId}/special/{specialDayId}";
+const SLOT_PUT = "PUT /api/rest-ops-utils/store/schedule/{storeId}/{storeScheduleId}";
+const SLOT_DELETE = "DELETE /api/rest-ops-utils/store/schedule/{storeId}/{storeScheduleId}";
+const CORRIDORS = "GET /api/rest-ops-utils/corridor/store/{storeId}";
+const CORRIDORS_BY_INTEGRATION = "GET /api/rest-ops-utils/corridor/integration/{integrationId}";
+const MENU_STATUS = "GET /api/rest-ops-utils/menu/integration/{integrationId}";
+
+/** A path of store hours in {@link STORE}. */
+const h = (route: RouteName, params: RouteParams = {}): string => at(route, { storeId: S, ...params });
 
 /** Creates a regular slot on a day of its own and returns its id. */
 async function regularSlot(f: Fixture): Promise<number> {
   const s = slot(f);
   const r = await f.send("POST", {
-    path: `${H}/${S}`,
+    path: h(HOURS_POST),
     body: { day: day(f), starts_time: s.start, ends_time: s.end },
     token: "utils",
   });
@@ -800,7 +756,7 @@ async function regularSlot(f: Fixture): Promise<number> {
 async function specialDay(f: Fixture): Promise<number> {
   const n = f.next();
   const r = await f.send("POST", {
-    path: `${H}/${S}/special`,
+    path: h(SPECIAL_POST),
     body: { day: 1 + (n % 28), month: 1 + (Math.floor(n / 28) % 12), name: `Special ${n}`, schedules: [] },
     token: "utils",
   });
@@ -810,125 +766,161 @@ async function specialDay(f: Fixture): Promise<number> {
 
 const utils: Row[] = [
   {
-    spec: "4.5",
-    method: "GET",
-    template: `${UTILS}/corridor/store/{storeId}`,
-    token: "utils",
-    valid: async () => ({ path: `${UTILS}/corridor/store/${S}` }),
+    route: CORRIDORS,
+    valid: async () => ({ path: at(CORRIDORS, { storeId: S }) }),
     status: 200,
-    response: "CorridorByStoreList",
-    invalid: [once(notFound(`${UTILS}/corridor/store/424242`, "Store 424242 not found", "utils"))],
+    invalid: [once(notFound(at(CORRIDORS, { storeId: 424242 }), "Store 424242 not found", "utils"))],
   },
   ...scheduleRows({
-    template: `${UTILS}/corridor/schedule/{corridorId}/store/{storeId}`,
-    path: (f) => `${UTILS}/corridor/schedule/${f.ids.DRINKS}/store/${S}`,
-    response: "CorridorScheduleByStore",
+    routes: {
+      get: "GET /api/rest-ops-utils/corridor/schedule/{corridorId}/store/{storeId}",
+      post: "POST /api/rest-ops-utils/corridor/schedule/{corridorId}/store/{storeId}",
+      put: "PUT /api/rest-ops-utils/corridor/schedule/{corridorId}/store/{storeId}",
+      delete:
+        "DELETE /api/rest-ops-utils/corridor/schedule/{corridorId}/store/{storeId}/{corridorProductScheduleId}",
+    },
+    params: (f) => ({ corridorId: f.ids.DRINKS!, storeId: S }),
     getInvalid: () =>
-      notFound(`${UTILS}/corridor/schedule/999999/store/${S}`, "Corridor 999999 not found", "utils"),
+      notFound(
+        at("GET /api/rest-ops-utils/corridor/schedule/{corridorId}/store/{storeId}", {
+          corridorId: 999999,
+          storeId: S,
+        }),
+        "Corridor 999999 not found",
+        "utils",
+      ),
   }),
   {
-    spec: "4.5",
-    method: "GET",
-    template: `${UTILS}/corridor/integration/{integrationId}`,
-    token: "utils",
-    valid: async () => ({ path: `${UTILS}/corridor/integration/${INTEGRATION}` }),
+    route: CORRIDORS_BY_INTEGRATION,
+    valid: async () => ({ path: at(CORRIDORS_BY_INTEGRATION, { integrationId: INTEGRATION }) }),
     status: 200,
-    response: "CorridorByIntegrationList",
-    invalid: [once(notFound(`${UTILS}/corridor/integration/nope`, "Integration nope not found", "utils"))],
+    invalid: [
+      once(
+        notFound(
+          at(CORRIDORS_BY_INTEGRATION, { integrationId: "nope" }),
+          "Integration nope not found",
+          "utils",
+        ),
+      ),
+    ],
   },
   ...scheduleRows({
-    template: `${UTILS}/corridor/schedule/{corridorId}/integration/{integrationId}`,
-    path: (f) => `${UTILS}/corridor/schedule/${f.ids.MAINS}/integration/${INTEGRATION}`,
-    response: "CorridorScheduleByIntegration",
+    routes: {
+      get: "GET /api/rest-ops-utils/corridor/schedule/{corridorId}/integration/{integrationId}",
+      post: "POST /api/rest-ops-utils/corridor/schedule/{corridorId}/integration/{integrationId}",
+      put: "PUT /api/rest-ops-utils/corridor/schedule/{corridorId}/integration/{integrationId}",
+      delete:
+        "DELETE /api/rest-ops-utils/corridor/schedule/{corridorId}/integration/{integrationId}/{corridorProductScheduleId}",
+    },
+    params: (f) => ({ corridorId: f.ids.MAINS!, integrationId: INTEGRATION }),
     getInvalid: (f) =>
-      wrongToken(`${UTILS}/corridor/schedule/${f.ids.MAINS}/integration/${INTEGRATION}`, "integrations"),
+      wrongToken(
+        at("GET /api/rest-ops-utils/corridor/schedule/{corridorId}/integration/{integrationId}", {
+          corridorId: f.ids.MAINS!,
+          integrationId: INTEGRATION,
+        }),
+        "integrations",
+      ),
   }),
   ...scheduleRows({
-    listTemplate: `${UTILS}/product/corridor/{corridorId}/store/{storeId}`,
-    list: (f) => `${UTILS}/product/corridor/${f.ids.DRINKS}/store/${S}`,
-    listResponse: "ProductByStoreList",
-    listInvalid: foreign(`${UTILS}/product/corridor/1/store/${FOREIGN_STORE}`, "utils"),
-    template: `${UTILS}/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}`,
-    path: (f) => `${UTILS}/product/schedule/${f.ids.COLA}/corridor/${f.ids.DRINKS}/store/${S}`,
-    response: "ProductScheduleByStore",
+    list: {
+      route: "GET /api/rest-ops-utils/product/corridor/{corridorId}/store/{storeId}",
+      params: (f) => ({ corridorId: f.ids.DRINKS!, storeId: S }),
+      invalid: foreign(
+        at("GET /api/rest-ops-utils/product/corridor/{corridorId}/store/{storeId}", {
+          corridorId: 1,
+          storeId: FOREIGN_STORE,
+        }),
+        "utils",
+      ),
+    },
+    routes: {
+      get: "GET /api/rest-ops-utils/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}",
+      post: "POST /api/rest-ops-utils/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}",
+      put: "PUT /api/rest-ops-utils/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}",
+      delete:
+        "DELETE /api/rest-ops-utils/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}/{corridorProductScheduleId}",
+    },
+    params: (f) => ({ productId: f.ids.COLA!, corridorId: f.ids.DRINKS!, storeId: S }),
     getInvalid: (f) =>
       notFound(
-        `${UTILS}/product/schedule/${f.ids.BURGER}/corridor/${f.ids.DRINKS}/store/${S}`,
+        at("GET /api/rest-ops-utils/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}", {
+          productId: f.ids.BURGER!,
+          corridorId: f.ids.DRINKS!,
+          storeId: S,
+        }),
         `Product ${f.ids.BURGER} not found in corridor ${f.ids.DRINKS}`,
         "utils",
       ),
   }),
   ...scheduleRows({
-    listTemplate: `${UTILS}/sku/corridor/{corridorId}/integration/{integrationId}`,
-    list: (f) => `${UTILS}/sku/corridor/${f.ids.DRINKS}/integration/${INTEGRATION}`,
-    listResponse: "ProductBySkuList",
-    listInvalid: notFound(
-      `${UTILS}/sku/corridor/1/integration/other-1`,
-      "Integration other-1 not found",
-      "utils",
-    ),
-    template: `${UTILS}/sku/schedule/{sku}/corridor/{corridorId}/integration/{integrationId}`,
-    path: (f) => `${UTILS}/sku/schedule/1234/corridor/${f.ids.DRINKS}/integration/${INTEGRATION}`,
-    response: "ProductScheduleBySku",
+    list: {
+      route: "GET /api/rest-ops-utils/sku/corridor/{corridorId}/integration/{integrationId}",
+      params: (f) => ({ corridorId: f.ids.DRINKS!, integrationId: INTEGRATION }),
+      invalid: notFound(
+        at("GET /api/rest-ops-utils/sku/corridor/{corridorId}/integration/{integrationId}", {
+          corridorId: 1,
+          integrationId: "other-1",
+        }),
+        "Integration other-1 not found",
+        "utils",
+      ),
+    },
+    routes: {
+      get: "GET /api/rest-ops-utils/sku/schedule/{sku}/corridor/{corridorId}/integration/{integrationId}",
+      post: "POST /api/rest-ops-utils/sku/schedule/{sku}/corridor/{corridorId}/integration/{integrationId}",
+      put: "PUT /api/rest-ops-utils/sku/schedule/{sku}/corridor/{corridorId}/integration/{integrationId}",
+      delete:
+        "DELETE /api/rest-ops-utils/sku/schedule/{sku}/corridor/{corridorId}/integration/{integrationId}/{corridorProductScheduleId}",
+    },
+    params: (f) => ({ sku: "1234", corridorId: f.ids.DRINKS!, integrationId: INTEGRATION }),
     getInvalid: (f) =>
       notFound(
-        `${UTILS}/sku/schedule/NOPE/corridor/${f.ids.DRINKS}/integration/${INTEGRATION}`,
+        at("GET /api/rest-ops-utils/sku/schedule/{sku}/corridor/{corridorId}/integration/{integrationId}", {
+          sku: "NOPE",
+          corridorId: f.ids.DRINKS!,
+          integrationId: INTEGRATION,
+        }),
         "Product with sku NOPE not found",
         "utils",
       ),
   }),
   {
-    spec: "4.5",
-    method: "GET",
-    template: `${UTILS}/store/schedule/{storeId}`,
-    token: "utils",
-    valid: async () => ({ path: `${H}/${S}` }),
+    route: HOURS,
+    valid: async () => ({ path: h(HOURS) }),
     status: 200,
-    response: "RegularHours",
-    invalid: [once(wrongToken(`${H}/${S}`, "integrations"))],
+    invalid: [once(wrongToken(h(HOURS), "integrations"))],
   },
   {
-    spec: "4.5",
-    method: "GET",
-    template: `${UTILS}/store/schedule/{storeId}/holiday`,
-    token: "utils",
-    valid: async () => ({ path: `${H}/${S}/holiday` }),
+    route: HOLIDAYS,
+    valid: async () => ({ path: h(HOLIDAYS) }),
     status: 200,
-    response: "SpecialDays",
-    invalid: [once(notFound(`${H}/424242/holiday`, "Store 424242 not found", "utils"))],
+    invalid: [once(notFound(at(HOLIDAYS, { storeId: 424242 }), "Store 424242 not found", "utils"))],
   },
   {
-    spec: "4.5",
-    method: "GET",
-    template: `${UTILS}/store/schedule/{storeId}/special`,
-    token: "utils",
-    valid: async () => ({ path: `${H}/${S}/special` }),
+    route: SPECIAL,
+    valid: async () => ({ path: h(SPECIAL) }),
     status: 200,
-    response: "SpecialDays",
-    invalid: [once(foreign(`${H}/${FOREIGN_STORE}/special`, "utils"))],
+    invalid: [once(foreign(at(SPECIAL, { storeId: FOREIGN_STORE }), "utils"))],
   },
   {
-    spec: "4.5",
-    method: "POST",
-    template: `${UTILS}/store/schedule/{storeId}`,
-    token: "utils",
+    route: HOURS_POST,
     valid: async (f) => {
       const s = slot(f);
-      return { path: `${H}/${S}`, body: { day: day(f), starts_time: s.start, ends_time: s.end } };
+      return { path: h(HOURS_POST), body: { day: day(f), starts_time: s.start, ends_time: s.end } };
     },
     status: 200,
-    response: "RegularSlotCreated",
     invalid: [
       once(
         badBody(
-          `${H}/${S}`,
+          h(HOURS_POST),
           { day: "hol", starts_time: "11:00:00", ends_time: "15:00:00" },
           "day must be one of mon,tue,wed,thu,fri,sat,sun",
         ),
       ),
       once(
         badBody(
-          `${H}/${S}`,
+          h(HOURS_POST),
           { day: "mon", starts_time: "23:00:00", ends_time: "02:00:00" },
           "ends_time (02:00:00) must be later than starts_time (23:00:00); split ranges that cross midnight",
         ),
@@ -936,40 +928,39 @@ const utils: Row[] = [
     ],
   },
   {
-    spec: "4.5",
-    method: "POST",
-    template: `${UTILS}/store/schedule/{storeId}/holiday/{holidayDayId}`,
-    token: "utils",
+    route: HOLIDAY_SLOTS,
     valid: async (f) => {
       const s = slot(f);
-      return { path: `${H}/${S}/holiday/1225`, body: [{ startsTime: s.start, endsTime: s.end }] };
+      return {
+        path: h(HOLIDAY_SLOTS, { holidayDayId: 1225 }),
+        body: [{ startsTime: s.start, endsTime: s.end }],
+      };
     },
     status: 200,
-    response: "SlotCreated",
     invalid: [
       once(
         badBody(
-          `${H}/${S}/holiday/101`,
+          h(HOLIDAY_SLOTS, { holidayDayId: 101 }),
           [{ startsTime: "12:00:00", endsTime: "25:00:00" }],
           "[0].endsTime must be a time HH:mm:ss",
         ),
       ),
       once({
-        ...notFound(`${H}/${S}/holiday/4242`, "Holiday day 4242 not found", "utils"),
-        req: { path: `${H}/${S}/holiday/4242`, body: [{ startsTime: "12:00:00", endsTime: "13:00:00" }] },
+        ...notFound(h(HOLIDAY_SLOTS, { holidayDayId: 4242 }), "Holiday day 4242 not found", "utils"),
+        req: {
+          path: h(HOLIDAY_SLOTS, { holidayDayId: 4242 }),
+          body: [{ startsTime: "12:00:00", endsTime: "13:00:00" }],
+        },
       }),
     ],
   },
   {
-    spec: "4.5",
-    method: "POST",
-    template: `${UTILS}/store/schedule/{storeId}/special`,
-    token: "utils",
+    route: SPECIAL_POST,
     valid: async (f) => {
       const n = f.next();
       const s = slot(f);
       return {
-        path: `${H}/${S}/special`,
+        path: h(SPECIAL_POST),
         body: {
           day: 1 + (n % 28),
           month: 1 + (Math.floor(n / 28) % 12),
@@ -979,123 +970,113 @@ const utils: Row[] = [
       };
     },
     status: 200,
-    response: "SpecialDay",
     invalid: [
       once(
-        badBody(
-          `${H}/${S}/special`,
-          { day: 1, month: 13, name: "X" },
-          "month must be an integer from 1 to 12",
-        ),
+        badBody(h(SPECIAL_POST), { day: 1, month: 13, name: "X" }, "month must be an integer from 1 to 12"),
       ),
-      once(badBody(`${H}/${S}/special`, { day: 1, month: 3, schedules: [] }, "name is required")),
+      once(badBody(h(SPECIAL_POST), { day: 1, month: 3, schedules: [] }, "name is required")),
     ],
   },
   {
-    spec: "4.5",
-    method: "POST",
-    template: `${UTILS}/store/schedule/{storeId}/special/{specialDayId}`,
-    token: "utils",
+    route: SPECIAL_SLOTS,
     valid: async (f) => {
       const id = await specialDay(f);
       const s = slot(f);
-      return { path: `${H}/${S}/special/${id}`, body: { startsTime: s.start, endsTime: s.end } };
+      return { path: h(SPECIAL_SLOTS, { specialDayId: id }), body: { startsTime: s.start, endsTime: s.end } };
     },
     status: 200,
-    response: "SlotCreated",
     invalid: [
       async (f) =>
-        badBody(`${H}/${S}/special/${await specialDay(f)}`, "10:00:00", "body must be an object or an array"),
+        badBody(
+          h(SPECIAL_SLOTS, { specialDayId: await specialDay(f) }),
+          "10:00:00",
+          "body must be an object or an array",
+        ),
     ],
   },
   {
-    spec: "4.5",
-    method: "PUT",
-    template: `${UTILS}/store/schedule/{storeId}/{storeScheduleId}`,
-    token: "utils",
+    route: SLOT_PUT,
     valid: async (f) => {
       const id = await regularSlot(f);
       const s = slot(f);
-      return { path: `${H}/${S}/${id}`, body: { starts_time: s.start, ends_time: s.end } };
+      return { path: h(SLOT_PUT, { storeScheduleId: id }), body: { starts_time: s.start, ends_time: s.end } };
     },
     status: 200,
-    response: "SlotUpdated",
     invalid: [
       async (f) =>
-        badBody(`${H}/${S}/${await regularSlot(f)}`, { starts_time: 5 }, "starts_time must be a string"),
+        badBody(
+          h(SLOT_PUT, { storeScheduleId: await regularSlot(f) }),
+          { starts_time: 5 },
+          "starts_time must be a string",
+        ),
       once({
-        ...notFound(`${H}/${S}/999999`, "Store schedule 999999 not found", "utils"),
-        req: { path: `${H}/${S}/999999`, body: { starts_time: "11:00:00", ends_time: "12:00:00" } },
+        ...notFound(h(SLOT_PUT, { storeScheduleId: 999999 }), "Store schedule 999999 not found", "utils"),
+        req: {
+          path: h(SLOT_PUT, { storeScheduleId: 999999 }),
+          body: { starts_time: "11:00:00", ends_time: "12:00:00" },
+        },
       }),
     ],
   },
   {
-    spec: "4.5",
-    method: "DELETE",
-    template: `${UTILS}/store/schedule/{storeId}/{storeScheduleId}`,
-    token: "utils",
-    valid: async (f) => ({ path: `${H}/${S}/${await regularSlot(f)}` }),
+    route: SLOT_DELETE,
+    valid: async (f) => ({ path: h(SLOT_DELETE, { storeScheduleId: await regularSlot(f) }) }),
     status: 204,
-    response: null,
-    invalid: [once(notFound(`${H}/${S}/999999`, "Store schedule 999999 not found", "utils"))],
+    invalid: [
+      once(notFound(h(SLOT_DELETE, { storeScheduleId: 999999 }), "Store schedule 999999 not found", "utils")),
+    ],
   },
   {
-    spec: "4.5",
-    method: "DELETE",
-    template: `${UTILS}/store/schedule/{storeId}/special/{specialDayId}`,
-    token: "utils",
-    valid: async (f) => ({ path: `${H}/${S}/special/${await specialDay(f)}` }),
+    route: SPECIAL_DELETE,
+    valid: async (f) => ({ path: h(SPECIAL_DELETE, { specialDayId: await specialDay(f) }) }),
     status: 204,
-    response: null,
-    invalid: [once(notFound(`${H}/${S}/special/999999`, "Special day 999999 not found", "utils"))],
+    invalid: [
+      once(notFound(h(SPECIAL_DELETE, { specialDayId: 999999 }), "Special day 999999 not found", "utils")),
+    ],
   },
   {
-    spec: "4.4",
-    method: "GET",
-    template: `${UTILS}/menu/integration/{integrationId}`,
-    token: "utils",
-    valid: async () => ({ path: `${UTILS}/menu/integration/${INTEGRATION}` }),
+    route: MENU_STATUS,
+    valid: async () => ({ path: at(MENU_STATUS, { integrationId: INTEGRATION }) }),
     status: 200,
-    response: "MenuStatus",
-    invalid: [once(notFound(`${UTILS}/menu/integration/nope`, "Integration nope not found", "utils"))],
+    invalid: [
+      once(notFound(at(MENU_STATUS, { integrationId: "nope" }), "Integration nope not found", "utils")),
+    ],
   },
 ];
 
 // ---- finance ---------------------------------------------------------------------------------------
 
-const FIN = `${FINANCE}/${S}`;
-
 const finance: Row[] = (
   [
     [
-      "payments",
-      "PaymentPage",
+      "GET /restaurants/finance/v1/stores/{store_id}/payments",
       "?page_size=5&expected_execution_date:gte=2025-01-01&expect_execution_date:lte=2025-12-31",
     ],
-    ["orders", "OrderPage", "?page_number=2&page_size=5&order_date:gte=2025-01-01"],
-    ["order_adjusments", "OrderAdjustmentPage", "?order_date:lte=2025-12-31"],
-    ["charged_cancellations", "ChargedCancellationPage", "?page_size=100"],
+    [
+      "GET /restaurants/finance/v1/stores/{store_id}/orders",
+      "?page_number=2&page_size=5&order_date:gte=2025-01-01",
+    ],
+    ["GET /restaurants/finance/v1/stores/{store_id}/order_adjusments", "?order_date:lte=2025-12-31"],
+    ["GET /restaurants/finance/v1/stores/{store_id}/charged_cancellations", "?page_size=100"],
   ] as const
-).map(([path, response, query]): Row => ({
-  spec: "4.6",
-  method: "GET",
-  template: `${FINANCE}/{store_id}/${path}`,
-  token: "integrations",
-  valid: async () => ({ path: `${FIN}/${path}${query}` }),
+).map(([route, query]): Row => ({
+  route,
+  valid: async () => ({ path: at(route, { store_id: S }, query) }),
   status: 200,
-  response,
   invalid: [
-    once(badBody(`${FIN}/${path}?page_size=101`, undefined, "page_size must be between 1 and 100")),
+    once(
+      badBody(at(route, { store_id: S }, "?page_size=101"), undefined, "page_size must be between 1 and 100"),
+    ),
     once(
       badBody(
-        `${FIN}/${path}?order_date:gte=2025-13-01`,
+        at(route, { store_id: S }, "?order_date:gte=2025-13-01"),
         undefined,
-        path === "payments"
+        route.endsWith("/payments")
           ? "unknown query parameter order_date:gte; allowed: page_number, page_size, payment_id:eq, expected_execution_date:gte, expect_execution_date:lte, confirmed_payment_date:gte, confirmed_payment_date:lte"
           : "order_date:gte must be a date YYYY-MM-DD",
       ),
     ),
-    once(foreign(`${FINANCE}/${FOREIGN_STORE}/${path}`)),
+    once(foreign(at(route, { store_id: FOREIGN_STORE }))),
   ],
 }));
 
@@ -1104,10 +1085,22 @@ const finance: Row[] = (
 const URL_A = "https://hooks.example.test/a";
 const URL_B = "https://hooks.example.test/b";
 
+const HOOKS = "GET /api/v2/restaurants-integrations-public-api/webhook";
+const HOOKS_POST = "POST /api/v2/restaurants-integrations-public-api/webhook";
+const HOOK = "GET /api/v2/restaurants-integrations-public-api/webhook/{event}";
+const ADD_STORES = "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/add-stores";
+const CHANGE_URL = "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/change-url";
+const REMOVE_STORES = "DELETE /api/v2/restaurants-integrations-public-api/webhook/{event}/remove-stores";
+const RESET_SECRET = "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/reset-secret";
+const CHANGE_STATUS = "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/change-status";
+const CLIENT_HOOKS_POST = "POST /api/v2/restaurants-integrations-public-api/clients/{clientId}/webhooks";
+const CLIENT_HOOKS_DELETE = "DELETE /api/v2/restaurants-integrations-public-api/clients/{clientId}/webhooks";
+const CLIENT_HOOKS_GET = "GET /api/v2/restaurants-integrations-public-api/clients/{clientId}/webhooks";
+
 /** Makes sure NEW_ORDER is configured for both stores of the client. */
 async function newOrderHook(f: Fixture): Promise<void> {
   const r = await f.send("POST", {
-    path: `${V2}/webhook`,
+    path: at(HOOKS_POST),
     body: { event: "NEW_ORDER", data: [{ url: URL_A, stores: [S, S2] }] },
   });
   if (r.status !== 200) throw new Error(`setup webhook: ${r.status} ${JSON.stringify(r.body)}`);
@@ -1121,73 +1114,58 @@ const invalidEvent = (path: string, body?: unknown): Invalid => ({
   message: "Invalid event NOPE",
 });
 
-const CLIENT_HOOKS = `${V2}/clients/acme/webhooks`;
+const CLIENT_HOOKS = { clientId: "acme" };
 
 const webhooks: Row[] = [
   {
-    spec: "4.7",
-    method: "GET",
-    template: `${V2}/webhook`,
-    token: "integrations",
+    route: HOOKS,
     valid: async (f) => {
       await newOrderHook(f);
-      return { path: `${V2}/webhook` };
+      return { path: at(HOOKS) };
     },
     status: 200,
-    response: "WebhookConfigList",
-    invalid: [once(wrongToken(`${V2}/webhook`, "none"))],
+    invalid: [once(wrongToken(at(HOOKS), "none"))],
   },
   {
-    spec: "4.7",
-    method: "GET",
-    template: `${V2}/webhook/{event}`,
-    token: "integrations",
+    route: HOOK,
     valid: async (f) => {
       await newOrderHook(f);
-      return { path: `${V2}/webhook/NEW_ORDER` };
+      return { path: at(HOOK, { event: "NEW_ORDER" }) };
     },
     status: 200,
-    response: "WebhookConfigList",
-    invalid: [once(invalidEvent(`${V2}/webhook/NOPE`))],
+    invalid: [once(invalidEvent(at(HOOK, { event: "NOPE" })))],
   },
   {
-    spec: "4.7",
-    method: "PUT",
-    template: `${V2}/webhook/{event}/add-stores`,
-    token: "integrations",
+    route: ADD_STORES,
     valid: async (f) => {
       await newOrderHook(f);
-      return { path: `${V2}/webhook/NEW_ORDER/add-stores`, body: [{ url: URL_B, stores: [S2] }] };
+      return { path: at(ADD_STORES, { event: "NEW_ORDER" }), body: [{ url: URL_B, stores: [S2] }] };
     },
     status: 200,
-    response: "WebhookConfig",
     invalid: [
       once(
-        badBody(`${V2}/webhook/NEW_ORDER/add-stores`, { url: URL_B, stores: [S2] }, "body must be an array"),
+        badBody(
+          at(ADD_STORES, { event: "NEW_ORDER" }),
+          { url: URL_B, stores: [S2] },
+          "body must be an array",
+        ),
       ),
-      once(invalidEvent(`${V2}/webhook/NOPE/add-stores`, [{ url: URL_B, stores: [S2] }])),
+      once(invalidEvent(at(ADD_STORES, { event: "NOPE" }), [{ url: URL_B, stores: [S2] }])),
     ],
   },
   {
-    spec: "4.7",
-    method: "PUT",
-    template: `${V2}/webhook/{event}/change-url`,
-    token: "integrations",
+    route: CHANGE_URL,
     valid: async (f) => {
       await newOrderHook(f);
-      return { path: `${V2}/webhook/NEW_ORDER/change-url`, body: { url: URL_B, stores: [S] } };
+      return { path: at(CHANGE_URL, { event: "NEW_ORDER" }), body: { url: URL_B, stores: [S] } };
     },
     status: 200,
-    response: "WebhookConfig",
-    invalid: [once(badBody(`${V2}/webhook/NEW_ORDER/change-url`, { stores: [S] }, "url is required"))],
+    invalid: [once(badBody(at(CHANGE_URL, { event: "NEW_ORDER" }), { stores: [S] }, "url is required"))],
   },
   {
-    spec: "4.7",
-    method: "POST",
-    template: `${V2}/webhook`,
-    token: "integrations",
+    route: HOOKS_POST,
     valid: async () => ({
-      path: `${V2}/webhook`,
+      path: at(HOOKS_POST),
       body: {
         event: "NEW_ORDER",
         data: [
@@ -1197,63 +1175,50 @@ const webhooks: Row[] = [
       },
     }),
     status: 200,
-    response: "WebhookWithSecret",
     invalid: [
-      once(badBody(`${V2}/webhook`, { event: "NEW_ORDER", data: [] }, "data must be a non-empty array")),
-      once(invalidEvent(`${V2}/webhook`, { event: "NOPE", data: [{ url: URL_A }] })),
+      once(badBody(at(HOOKS_POST), { event: "NEW_ORDER", data: [] }, "data must be a non-empty array")),
+      once(invalidEvent(at(HOOKS_POST), { event: "NOPE", data: [{ url: URL_A }] })),
     ],
   },
   {
-    spec: "4.7",
-    method: "DELETE",
-    template: `${V2}/webhook/{event}/remove-stores`,
-    token: "integrations",
+    route: REMOVE_STORES,
     valid: async (f) => {
       await newOrderHook(f);
-      return { path: `${V2}/webhook/NEW_ORDER/remove-stores`, body: { stores: [S2] } };
+      return { path: at(REMOVE_STORES, { event: "NEW_ORDER" }), body: { stores: [S2] } };
     },
     status: 200,
-    response: "WebhookStoresRemoved",
     invalid: [
       once(
-        badBody(`${V2}/webhook/NEW_ORDER/remove-stores`, { stores: [STORE] }, "stores[0] must be a string"),
+        badBody(at(REMOVE_STORES, { event: "NEW_ORDER" }), { stores: [STORE] }, "stores[0] must be a string"),
       ),
     ],
   },
   {
-    spec: "4.7",
-    method: "PUT",
-    template: `${V2}/webhook/{event}/reset-secret`,
-    token: "integrations",
+    route: RESET_SECRET,
     valid: async (f) => {
       await newOrderHook(f);
-      return { path: `${V2}/webhook/NEW_ORDER/reset-secret` };
+      return { path: at(RESET_SECRET, { event: "NEW_ORDER" }) };
     },
     status: 200,
-    response: "WebhookWithSecret",
     invalid: [
-      once(invalidEvent(`${V2}/webhook/NOPE/reset-secret`)),
-      once(notFound(`${V2}/webhook/PING/reset-secret`, "Webhook for event PING not found")),
+      once(invalidEvent(at(RESET_SECRET, { event: "NOPE" }))),
+      once(notFound(at(RESET_SECRET, { event: "PING" }), "Webhook for event PING not found")),
     ],
   },
   {
-    spec: "4.7",
-    method: "PUT",
-    template: `${V2}/webhook/{event}/change-status`,
-    token: "integrations",
+    route: CHANGE_STATUS,
     valid: async (f) => {
       await newOrderHook(f);
       return {
-        path: `${V2}/webhook/NEW_ORDER/change-status`,
+        path: at(CHANGE_STATUS, { event: "NEW_ORDER" }),
         body: { stores: { disable: [S2], enable: [S] } },
       };
     },
     status: 200,
-    response: "WebhookConfig",
     invalid: [
       once(
         badBody(
-          `${V2}/webhook/NEW_ORDER/change-status`,
+          at(CHANGE_STATUS, { event: "NEW_ORDER" }),
           { stores: {} },
           "stores.enable or stores.disable is required",
         ),
@@ -1261,36 +1226,37 @@ const webhooks: Row[] = [
     ],
   },
   {
-    spec: "4.7",
-    method: "POST",
-    template: `${V2}/clients/{clientId}/webhooks`,
-    token: "integrations",
+    route: CLIENT_HOOKS_POST,
     valid: async () => ({
-      path: CLIENT_HOOKS,
+      path: at(CLIENT_HOOKS_POST, CLIENT_HOOKS),
       body: { event: "STORE_PROVISIONING_STATUS", url: URL_A, secret: "s3cret" },
     }),
     status: [200, 201],
-    response: "ClientWebhook",
     invalid: [
-      once(badBody(CLIENT_HOOKS, { event: "STORE_PROVISIONING_STATUS" }, "url is required")),
-      once(invalidEvent(CLIENT_HOOKS, { event: "NOPE", url: URL_A })),
+      once(
+        badBody(
+          at(CLIENT_HOOKS_POST, CLIENT_HOOKS),
+          { event: "STORE_PROVISIONING_STATUS" },
+          "url is required",
+        ),
+      ),
+      once(invalidEvent(at(CLIENT_HOOKS_POST, CLIENT_HOOKS), { event: "NOPE", url: URL_A })),
     ],
   },
   {
-    spec: "4.7",
-    method: "DELETE",
-    template: `${V2}/clients/{clientId}/webhooks`,
-    token: "integrations",
+    route: CLIENT_HOOKS_DELETE,
     valid: async (f) => {
-      await f.send("POST", { path: CLIENT_HOOKS, body: { event: "STORE_PROVISIONING_STATUS", url: URL_A } });
-      return { path: `${CLIENT_HOOKS}?event=STORE_PROVISIONING_STATUS` };
+      await f.send("POST", {
+        path: at(CLIENT_HOOKS_POST, CLIENT_HOOKS),
+        body: { event: "STORE_PROVISIONING_STATUS", url: URL_A },
+      });
+      return { path: at(CLIENT_HOOKS_DELETE, CLIENT_HOOKS, "?event=STORE_PROVISIONING_STATUS") };
     },
     status: 204,
-    response: null,
     invalid: [
       once({
         why: "another client's id",
-        req: { path: `${V2}/clients/other/webhooks?event=STORE_PROVISIONING_STATUS` },
+        req: { path: at(CLIENT_HOOKS_DELETE, { clientId: "other" }, "?event=STORE_PROVISIONING_STATUS") },
         status: 403,
         error: "Message",
         message: "Forbidden",
@@ -1298,17 +1264,13 @@ const webhooks: Row[] = [
     ],
   },
   {
-    spec: "4.7",
-    method: "GET",
-    template: `${V2}/clients/{clientId}/webhooks`,
-    token: "integrations",
-    valid: async () => ({ path: CLIENT_HOOKS }),
+    route: CLIENT_HOOKS_GET,
+    valid: async () => ({ path: at(CLIENT_HOOKS_GET, CLIENT_HOOKS) }),
     status: 200,
-    response: "ClientWebhookList",
     invalid: [
       once({
         why: "another client's id",
-        req: { path: `${V2}/clients/other/webhooks` },
+        req: { path: at(CLIENT_HOOKS_GET, { clientId: "other" }) },
         status: 403,
         error: "Message",
         message: "Forbidden",
@@ -1328,95 +1290,115 @@ export const ROWS: Row[] = [
   ...webhooks,
 ];
 
+// ---- the spec, transcribed -------------------------------------------------------------------------
+
+/** The prefix each section of spec §4 names in its title (`### 4.1 Token login (prefix …)`). */
+const SPEC_PREFIX = {
+  "4.1": "/restaurants/auth/v1",
+  "4.2": "/restaurants/menu/v1/stores/{storeId}",
+  "4.3": "/api/v2/restaurants-integrations-public-api",
+  "4.4": "/restaurants/menu/v1/stores/{storeId}",
+  "4.5": "/api/rest-ops-utils",
+  "4.6": "/restaurants/finance/v1/stores/{store_id}",
+  "4.7": "/api/v2/restaurants-integrations-public-api",
+} as const;
+
+const P = SPEC_PREFIX;
+
 /**
- * The rows of spec §4, transcribed: method and path (prefix included) exactly as the spec's tables
- * write them. The "same operations by integration" and "by SKU" sentences of §4.5 are expanded.
+ * The rows of spec §4, transcribed from the spec and not from the route table, so that the two can be
+ * compared: method and path as the spec's tables write them, prefixed with their section's prefix. The
+ * "same operations by integration" and "by SKU" sentences of §4.5 are expanded; the utils-group
+ * operation named in §4.4's notes is listed with the utils prefix.
  */
 export const SPEC_ROWS: string[] = [
   // 4.1
-  `POST ${AUTH}/token/login/integrations`,
-  `POST ${AUTH}/token/login/utils`,
+  `POST ${P["4.1"]}/token/login/integrations`,
+  `POST ${P["4.1"]}/token/login/utils`,
   // 4.2
   ...["products", "toppings", "items"].flatMap((r) => [
-    `PATCH ${MENU}/{storeId}/${r}/{identityType}/stock`,
-    `POST ${MENU}/{storeId}/${r}/{identityType}/stock/status`,
+    `PATCH ${P["4.2"]}/${r}/{identityType}/stock`,
+    `POST ${P["4.2"]}/${r}/{identityType}/stock/status`,
   ]),
   // 4.3
-  `POST ${V2}/availability/items/status`,
-  `POST ${V2}/availability/items/platform/status`,
-  `PUT ${V2}/availability/stores/items`,
-  `PUT ${V2}/availability/stores/items/platform`,
-  `POST ${V2}/availability/stores`,
-  `PUT ${V2}/availability/stores`,
-  `PUT ${V2}/availability/stores/enable/massive`,
-  `PUT ${V2}/availability/stores/enable`,
+  `POST ${P["4.3"]}/availability/items/status`,
+  `POST ${P["4.3"]}/availability/items/platform/status`,
+  `PUT ${P["4.3"]}/availability/stores/items`,
+  `PUT ${P["4.3"]}/availability/stores/items/platform`,
+  `POST ${P["4.3"]}/availability/stores`,
+  `PUT ${P["4.3"]}/availability/stores`,
+  `PUT ${P["4.3"]}/availability/stores/enable/massive`,
+  `PUT ${P["4.3"]}/availability/stores/enable`,
   // 4.4
-  `GET ${MENU}/{storeId}/store-menu`,
-  `POST ${MENU}/{storeId}/store-menu`,
-  `GET ${MENU}/{storeId}/menu`,
-  `POST ${MENU}/{storeId}/menu`,
-  `DELETE ${MENU}/{storeId}/menu`,
-  `GET ${MENU}/{storeId}/menu/{menuId}`,
-  `GET ${MENU}/{storeId}/categories`,
-  `POST ${MENU}/{storeId}/categories`,
-  `DELETE ${MENU}/{storeId}/categories`,
-  `GET ${MENU}/{storeId}/categories/{categoryId}`,
-  `GET ${MENU}/{storeId}/items`,
-  `POST ${MENU}/{storeId}/items`,
-  `DELETE ${MENU}/{storeId}/items`,
-  `GET ${MENU}/{storeId}/items/{itemId}`,
-  `GET ${UTILS}/menu/integration/{integrationId}`,
+  `GET ${P["4.4"]}/store-menu`,
+  `POST ${P["4.4"]}/store-menu`,
+  `GET ${P["4.4"]}/menu`,
+  `POST ${P["4.4"]}/menu`,
+  `DELETE ${P["4.4"]}/menu`,
+  `GET ${P["4.4"]}/menu/{menuId}`,
+  `GET ${P["4.4"]}/categories`,
+  `POST ${P["4.4"]}/categories`,
+  `DELETE ${P["4.4"]}/categories`,
+  `GET ${P["4.4"]}/categories/{categoryId}`,
+  `GET ${P["4.4"]}/items`,
+  `POST ${P["4.4"]}/items`,
+  `DELETE ${P["4.4"]}/items`,
+  `GET ${P["4.4"]}/items/{itemId}`,
+  `GET ${P["4.5"]}/menu/integration/{integrationId}`,
   // 4.5 corridors and corridor schedules, by store and by integration
   ...(["store/{storeId}", "integration/{integrationId}"] as const).flatMap((via) => [
-    `GET ${UTILS}/corridor/${via}`,
-    `GET ${UTILS}/corridor/schedule/{corridorId}/${via}`,
-    `POST ${UTILS}/corridor/schedule/{corridorId}/${via}`,
-    `PUT ${UTILS}/corridor/schedule/{corridorId}/${via}`,
-    `DELETE ${UTILS}/corridor/schedule/{corridorId}/${via}/{corridorProductScheduleId}`,
+    `GET ${P["4.5"]}/corridor/${via}`,
+    `GET ${P["4.5"]}/corridor/schedule/{corridorId}/${via}`,
+    `POST ${P["4.5"]}/corridor/schedule/{corridorId}/${via}`,
+    `PUT ${P["4.5"]}/corridor/schedule/{corridorId}/${via}`,
+    `DELETE ${P["4.5"]}/corridor/schedule/{corridorId}/${via}/{corridorProductScheduleId}`,
   ]),
   // 4.5 product schedules by product id
-  `GET ${UTILS}/product/corridor/{corridorId}/store/{storeId}`,
-  `GET ${UTILS}/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}`,
-  `POST ${UTILS}/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}`,
-  `PUT ${UTILS}/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}`,
-  `DELETE ${UTILS}/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}/{corridorProductScheduleId}`,
+  `GET ${P["4.5"]}/product/corridor/{corridorId}/store/{storeId}`,
+  `GET ${P["4.5"]}/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}`,
+  `POST ${P["4.5"]}/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}`,
+  `PUT ${P["4.5"]}/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}`,
+  `DELETE ${P["4.5"]}/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}/{corridorProductScheduleId}`,
   // 4.5 product schedules by SKU
-  `GET ${UTILS}/sku/corridor/{corridorId}/integration/{integrationId}`,
-  `GET ${UTILS}/sku/schedule/{sku}/corridor/{corridorId}/integration/{integrationId}`,
-  `POST ${UTILS}/sku/schedule/{sku}/corridor/{corridorId}/integration/{integrationId}`,
-  `PUT ${UTILS}/sku/schedule/{sku}/corridor/{corridorId}/integration/{integrationId}`,
-  `DELETE ${UTILS}/sku/schedule/{sku}/corridor/{corridorId}/integration/{integrationId}/{corridorProductScheduleId}`,
+  `GET ${P["4.5"]}/sku/corridor/{corridorId}/integration/{integrationId}`,
+  `GET ${P["4.5"]}/sku/schedule/{sku}/corridor/{corridorId}/integration/{integrationId}`,
+  `POST ${P["4.5"]}/sku/schedule/{sku}/corridor/{corridorId}/integration/{integrationId}`,
+  `PUT ${P["4.5"]}/sku/schedule/{sku}/corridor/{corridorId}/integration/{integrationId}`,
+  `DELETE ${P["4.5"]}/sku/schedule/{sku}/corridor/{corridorId}/integration/{integrationId}/{corridorProductScheduleId}`,
   // 4.5 store hours
-  `GET ${UTILS}/store/schedule/{storeId}`,
-  `GET ${UTILS}/store/schedule/{storeId}/holiday`,
-  `GET ${UTILS}/store/schedule/{storeId}/special`,
-  `POST ${UTILS}/store/schedule/{storeId}`,
-  `POST ${UTILS}/store/schedule/{storeId}/holiday/{holidayDayId}`,
-  `POST ${UTILS}/store/schedule/{storeId}/special`,
-  `POST ${UTILS}/store/schedule/{storeId}/special/{specialDayId}`,
-  `PUT ${UTILS}/store/schedule/{storeId}/{storeScheduleId}`,
-  `DELETE ${UTILS}/store/schedule/{storeId}/{storeScheduleId}`,
-  `DELETE ${UTILS}/store/schedule/{storeId}/special/{specialDayId}`,
+  `GET ${P["4.5"]}/store/schedule/{storeId}`,
+  `GET ${P["4.5"]}/store/schedule/{storeId}/holiday`,
+  `GET ${P["4.5"]}/store/schedule/{storeId}/special`,
+  `POST ${P["4.5"]}/store/schedule/{storeId}`,
+  `POST ${P["4.5"]}/store/schedule/{storeId}/holiday/{holidayDayId}`,
+  `POST ${P["4.5"]}/store/schedule/{storeId}/special`,
+  `POST ${P["4.5"]}/store/schedule/{storeId}/special/{specialDayId}`,
+  `PUT ${P["4.5"]}/store/schedule/{storeId}/{storeScheduleId}`,
+  `DELETE ${P["4.5"]}/store/schedule/{storeId}/{storeScheduleId}`,
+  `DELETE ${P["4.5"]}/store/schedule/{storeId}/special/{specialDayId}`,
   // 4.6
-  ...["payments", "orders", "order_adjusments", "charged_cancellations"].map(
-    (p) => `GET ${FINANCE}/{store_id}/${p}`,
-  ),
+  ...["payments", "orders", "order_adjusments", "charged_cancellations"].map((p) => `GET ${P["4.6"]}/${p}`),
   // 4.7 (GET /webhook/{event}: `event` is optional, so GET /webhook is a row too)
-  `GET ${V2}/webhook/{event}`,
-  `PUT ${V2}/webhook/{event}/add-stores`,
-  `PUT ${V2}/webhook/{event}/change-url`,
-  `POST ${V2}/webhook`,
-  `DELETE ${V2}/webhook/{event}/remove-stores`,
-  `PUT ${V2}/webhook/{event}/reset-secret`,
-  `PUT ${V2}/webhook/{event}/change-status`,
-  `POST ${V2}/clients/{clientId}/webhooks`,
-  `DELETE ${V2}/clients/{clientId}/webhooks`,
-  `GET ${V2}/clients/{clientId}/webhooks`,
+  `GET ${P["4.7"]}/webhook/{event}`,
+  `PUT ${P["4.7"]}/webhook/{event}/add-stores`,
+  `PUT ${P["4.7"]}/webhook/{event}/change-url`,
+  `POST ${P["4.7"]}/webhook`,
+  `DELETE ${P["4.7"]}/webhook/{event}/remove-stores`,
+  `PUT ${P["4.7"]}/webhook/{event}/reset-secret`,
+  `PUT ${P["4.7"]}/webhook/{event}/change-status`,
+  `POST ${P["4.7"]}/clients/{clientId}/webhooks`,
+  `DELETE ${P["4.7"]}/clients/{clientId}/webhooks`,
+  `GET ${P["4.7"]}/clients/{clientId}/webhooks`,
 ];
 
 /** `METHOD path` with every path parameter written `{}`: compares spec, table and emulator paths. */
 export function routeKey(method: string, path: string): string {
   return `${method} ${path.replace(/\{[^}]+\}|:[A-Za-z_]+/g, "{}")}`;
+}
+
+/** {@link routeKey} of a route of the table. */
+export function keyOf(route: RouteName): string {
+  return routeKey(routeMethod(route), routeTemplate(route));
 }
 
 /** Sends requests for a fixture. */

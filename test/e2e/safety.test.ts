@@ -96,7 +96,9 @@ describe("saved plans", () => {
     const client = new PlatformClient({ baseUrl: emu.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
     const live = await client.getStoreMenu("900101");
     const item = live.items.find((i) => i.sku === sku)!;
-    await client.postItems("900101", [{ ...item, price_info: { price: 1 } }]);
+    await client.request("POST /restaurants/menu/v1/stores/{storeId}/items", { storeId: "900101" }, [
+      { ...item, price_info: { price: 1 } },
+    ]);
     await emu.idle();
     await client.close();
 

@@ -164,6 +164,39 @@ describe("emulator: webhook configuration", () => {
     expect((await call(emu, "PUT", `${V2}/webhook/NEW_ORDER/reset-secret`, { token })).status).toBe(404);
   });
 
+  it("takes a store from no webhook to ENABLE with add-stores, also after the event's last store was removed (spec §3)", async () => {
+    const a = "https://example.test/a";
+    const b = "https://example.test/b";
+    await call(emu, "POST", `${V2}/webhook`, {
+      token,
+      body: { event: "NEW_ORDER", data: [{ url: a, stores: [S1] }] },
+    });
+    const removed = await call(emu, "DELETE", `${V2}/webhook/NEW_ORDER/remove-stores`, {
+      token,
+      body: { stores: [S1] },
+    });
+    expect(removed.status).toBe(200);
+    expect((await call(emu, "GET", `${V2}/webhook`, { token })).body).toEqual([]);
+
+    const added = await call(emu, "PUT", `${V2}/webhook/NEW_ORDER/add-stores`, {
+      token,
+      body: [{ url: b, stores: [S2] }],
+    });
+    expect(added.status).toBe(200);
+    expect(added.body).toEqual({ event: "NEW_ORDER", stores: [{ store_id: S2, url: b, state: "ENABLE" }] });
+    expect((await call(emu, "GET", `${V2}/webhook`, { token })).body).toEqual([added.body]);
+
+    // An event the client never configured: the same transition; its new secret is told by reset-secret.
+    const fresh = await call(emu, "PUT", `${V2}/webhook/PING/add-stores`, {
+      token,
+      body: [{ url: a, stores: [S1] }],
+    });
+    expect(fresh.body).toEqual({ event: "PING", stores: [{ store_id: S1, url: a, state: "ENABLE" }] });
+    const reset = await call(emu, "PUT", `${V2}/webhook/PING/reset-secret`, { token });
+    expect(reset.status).toBe(200);
+    expect((reset.body as { secret: string }).secret).toMatch(/^[0-9a-f]{48}$/);
+  });
+
   it("uses every store of the client when `stores` is omitted", async () => {
     const r = await call(emu, "POST", `${V2}/webhook`, {
       token,

@@ -116,7 +116,10 @@ describe("apply under injected faults", () => {
 
         // Nothing was created twice: one menu per type in every store.
         for (const s of Object.values(project.desired.stores)) {
-          const menus = await client.getMenus(s.store.storeId);
+          const menus = await client.request<{ menu_type: string }[]>(
+            "GET /restaurants/menu/v1/stores/{storeId}/menu",
+            { storeId: s.store.storeId },
+          );
           const types = menus.map((m) => m.menu_type).sort();
           expect(types, `seed ${seed}: duplicate menus in ${s.store.key}`).toEqual([...new Set(types)]);
         }

@@ -17,6 +17,7 @@ import { group, item } from "../helpers/builders.js";
 
 let emu: RunningEmulator;
 let client: PlatformClient;
+const POST_ITEMS = "POST /restaurants/menu/v1/stores/{storeId}/items" as const;
 const dirs: string[] = [];
 
 function tempDir(): string {
@@ -54,19 +55,19 @@ beforeAll(async () => {
     },
   });
   client = new PlatformClient({ baseUrl: emu.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
-  await client.postItems("800001", [
+  await client.request(POST_ITEMS, { storeId: "800001" }, [
     toWireItem(item("FRIES", 8900, { title: "Fries", children: ["SAUCES"] })),
     toWireItem(group("SAUCES", ["KETCHUP"], 0, 1)),
     toWireItem(item("KETCHUP", 0, { title: "Ketchup" })),
   ]);
   // Store 800002 sells its ketchup option on its own too: carte's files cannot say that.
-  await client.postItems("800002", [
+  await client.request(POST_ITEMS, { storeId: "800002" }, [
     toWireItem(item("FRIES", 8900, { title: "Fries", children: ["SAUCES"] })),
     toWireItem(group("SAUCES", ["KETCHUP"], 0, 1)),
     toWireItem(item("KETCHUP", 500, { title: "Ketchup" })),
   ]);
   await emu.idle();
-  await client.postCategories("800002", [
+  await client.request("POST /restaurants/menu/v1/stores/{storeId}/categories", { storeId: "800002" }, [
     toWireCategory({ sku: "SIDES", title: "Sides", items: ["FRIES", "KETCHUP"] }),
   ]);
   await emu.idle();

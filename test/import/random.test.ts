@@ -265,19 +265,31 @@ describe("carte import on random live states", () => {
         for (const [i, v] of stores.entries()) {
           const id = ids[i]!;
           const s = storeState(chain, v);
-          await client.postItems(id, s.items.map(toWireItem));
+          await client.request(
+            "POST /restaurants/menu/v1/stores/{storeId}/items",
+            { storeId: id },
+            s.items.map(toWireItem),
+          );
           await emu.idle();
-          if (s.categories.length > 0) await client.postCategories(id, s.categories.map(toWireCategory));
+          if (s.categories.length > 0)
+            await client.request(
+              "POST /restaurants/menu/v1/stores/{storeId}/categories",
+              { storeId: id },
+              s.categories.map(toWireCategory),
+            );
           await emu.idle();
           if (s.menus.length > 0)
-            await client.postMenus(
-              id,
+            await client.request(
+              "POST /restaurants/menu/v1/stores/{storeId}/menu",
+              { storeId: id },
               s.menus.map((m) => toWireMenu(m, undefined)),
             );
           if (s.unavailable.length > 0)
-            await client.putStoreItems([
-              { store_integration_id: `rnd-${id}`, items: { turn_off: s.unavailable } },
-            ]);
+            await client.request(
+              "PUT /api/v2/restaurants-integrations-public-api/availability/stores/items",
+              {},
+              [{ store_integration_id: `rnd-${id}`, items: { turn_off: s.unavailable } }],
+            );
           await emu.idle();
         }
 

@@ -24,14 +24,21 @@ afterEach(async () => {
   emu = undefined;
 });
 
+const ITEMS = "GET /restaurants/menu/v1/stores/{storeId}/items" as const;
+const MENUS = "GET /restaurants/menu/v1/stores/{storeId}/menu" as const;
+
 const logins = (e: RunningEmulator) => e.requests.filter((r) => r.path.includes("/token/login/")).length;
 
 describe("PlatformClient", () => {
   it("logs in once and reuses the token across calls", async () => {
     emu = await startEmulator({ port: 0, seed, applyDelayMs: 0 });
     client = new PlatformClient({ baseUrl: emu.url, clientId: "c1", clientSecret: SECRET });
-    await Promise.all([client.getStoreMenu("100"), client.getStoreMenu("100"), client.getItems("100")]);
-    await client.getMenus("100");
+    await Promise.all([
+      client.getStoreMenu("100"),
+      client.getStoreMenu("100"),
+      client.request(ITEMS, { storeId: "100" }),
+    ]);
+    await client.request(MENUS, { storeId: "100" });
     expect(logins(emu)).toBe(1);
   });
 
@@ -45,12 +52,12 @@ describe("PlatformClient", () => {
       renewBeforeSeconds: 300,
       now: () => now,
     });
-    await client.getItems("100");
+    await client.request(ITEMS, { storeId: "100" });
     now += (3600 - 301) * 1000;
-    await client.getItems("100");
+    await client.request(ITEMS, { storeId: "100" });
     expect(logins(emu)).toBe(1);
     now += 2000; // inside the renewal margin
-    await client.getItems("100");
+    await client.request(ITEMS, { storeId: "100" });
     expect(logins(emu)).toBe(2);
   });
 
@@ -58,22 +65,22 @@ describe("PlatformClient", () => {
     emu = await startEmulator({ port: 0, seed, applyDelayMs: 0, tokenTtlSeconds: 1 });
     // A frozen clock: the client believes its token is still fresh when the emulator has expired it.
     client = new PlatformClient({ baseUrl: emu.url, clientId: "c1", clientSecret: SECRET, now: () => 0 });
-    await client.getItems("100");
+    await client.request(ITEMS, { storeId: "100" });
     await new Promise((r) => setTimeout(r, 1200));
-    await client.getItems("100");
+    await client.request(ITEMS, { storeId: "100" });
     expect(logins(emu)).toBe(2);
   });
 
   it("turns failures into ApiError with the platform's message and no secret", async () => {
     emu = await startEmulator({ port: 0, seed, applyDelayMs: 0 });
     client = new PlatformClient({ baseUrl: emu.url, clientId: "c1", clientSecret: SECRET });
-    const foreign = await client.getItems("200").catch((e: unknown) => e);
+    const foreign = await client.request(ITEMS, { storeId: "200" }).catch((e: unknown) => e);
     expect(foreign).toBeInstanceOf(ApiError);
     expect((foreign as ApiError).status).toBe(400);
     expect((foreign as ApiError).message).toContain("don't belong");
 
     const bad = new PlatformClient({ baseUrl: emu.url, clientId: "c1", clientSecret: "wrong-" + SECRET });
-    const denied = await bad.getItems("100").catch((e: unknown) => e);
+    const denied = await bad.request(ITEMS, { storeId: "100" }).catch((e: unknown) => e);
     await bad.close();
     expect(denied).toBeInstanceOf(ApiError);
     expect((denied as ApiError).status).toBe(401);
@@ -88,7 +95,7 @@ describe("PlatformClient", () => {
       clientSecret: SECRET,
       timeoutMs: 2000,
     });
-    const err = await client.getItems("100").catch((e: unknown) => e);
+    const err = await client.request(ITEMS, { storeId: "100" }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).status).toBe(0);
   });

@@ -246,12 +246,16 @@ describe("PlatformClient retries", () => {
     const { opts } = fakeTime();
     const client = makeClient(srv.url, opts);
     srv.steps.push({ status: 502 });
-    await client.postItems("100", [{ sku: "A", item_type: "ITEM", title_info: { title: "A" } }]);
+    await client.request("POST /restaurants/menu/v1/stores/{storeId}/items", { storeId: "100" }, [
+      { sku: "A", item_type: "ITEM", title_info: { title: "A" } },
+    ]);
     expect(srv.calls).toHaveLength(2);
 
     srv.steps.push({ status: 500, body: { message: "boom" } });
     const err = await client
-      .postMenus("100", [{ menu_type: "DEFAULT", categories: [] }])
+      .request("POST /restaurants/menu/v1/stores/{storeId}/menu", { storeId: "100" }, [
+        { menu_type: "DEFAULT", categories: [] },
+      ])
       .catch((e: unknown) => e);
     expect((err as ApiError).status).toBe(500);
     expect(srv.calls).toHaveLength(3);

@@ -1,0 +1,722 @@
+/**
+ * The route table of the platform API: every endpoint, once, keyed `"METHOD /path"` exactly as
+ * platform-spec.md §4 writes it (group prefix included, `{name}` path parameters), with the facts carte
+ * needs to call it and the emulator needs to serve it. It is the one place a path of the platform is
+ * written: the client (`PlatformClient.request`, `call`), the typed calls of src/platform/, the
+ * emulator's router (src/emulator/) and the conformance suite (test/conformance/) all read it.
+ *
+ * Octokit's habit (`"POST /repos/{owner}/{repo}/issues"`): a route is named by its spec line, and the
+ * path is filled from it with {@link routePath}.
+ *
+ * What a row says ({@link RouteSpec}):
+ * - `surface`: which token the call needs (platform notes "Authentication": a utils token for
+ *   everything under `/api/rest-ops-utils`, an integrations token for everything else; `none` for the
+ *   logins themselves, spec §4.1);
+ * - `idempotent`: whether sending the call twice has the same outcome as sending it once, so that a call
+ *   whose answer was lost may be repeated (a function of the body where that depends on the body);
+ * - `request`, `response`, `query`: names of definitions of schemas/platform/ (`PlatformSchemaName`);
+ *   `response` absent: the answer has no body (204);
+ * - `maxElements`: the most elements one call may carry (platform notes "Limits"), where published;
+ * - `synchronous` (writes only): whether the platform applies the write before it answers (utils,
+ *   webhooks, the synchronous store call), rather than accepting it for later processing;
+ * - `spec`: the section of platform-spec.md §4 that lists the endpoint.
+ *
+ * Adding an endpoint: one row here (and its schema definitions in schemas/platform/, `npm run gen`);
+ * the emulator serves it when a route of src/emulator/ names the row.
+ */
+
+import { InternalError } from "../errors.js";
+import type { PlatformSchemaName } from "../generated/platform.js";
+
+/**
+ * Which token a call needs (platform notes "Authentication"): tokens are per surface, a utils token is
+ * refused by the integrations endpoints and vice versa. `none`: no token (the logins, spec §4.1).
+ * The one `Surface` type of carte: the client and the emulator both use it.
+ */
+export type Surface = "integrations" | "utils" | "none";
+
+/** A surface that has a token: what `POST /restaurants/auth/v1/token/login/{surface}` issues (spec §4.1). */
+export type TokenSurface = Exclude<Surface, "none">;
+
+/** The HTTP methods of the platform API (spec §4). */
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/** One row of {@link ROUTES}. */
+export interface RouteSpec {
+  /** The token the call needs. */
+  readonly surface: Surface;
+  /**
+   * Whether repeating the call cannot change its outcome, so that a call whose answer was lost may be
+   * sent again. A function when it depends on the body: see {@link routeIdempotent}.
+   */
+  readonly idempotent: boolean | ((body: unknown) => boolean);
+  /** Definition of schemas/platform/ of the request body; absent: no body. */
+  readonly request?: PlatformSchemaName;
+  /** Definition of schemas/platform/ of a 2xx answer's body; absent: no body (204). */
+  readonly response?: PlatformSchemaName;
+  /** Definition of schemas/platform/ listing the query parameters (finance reads, spec §4.6). */
+  readonly query?: PlatformSchemaName;
+  /** Most elements one call may carry (platform notes "Limits"); absent: no published limit. */
+  readonly maxElements?: number;
+  /**
+   * Writes only: `true` when the platform applies the write before it answers (a read right after
+   * shows it), `false` when it accepts the write and processes it later. Absent on reads.
+   */
+  readonly synchronous?: boolean;
+  /** Section of platform-spec.md that lists the endpoint, e.g. `§4.4`. */
+  readonly spec: `§4.${number}`;
+}
+
+/** `POST /menu` is idempotent only when every menu names its id: a menu without one is created anew. */
+function everyMenuHasId(menus: unknown): boolean {
+  return Array.isArray(menus) && menus.every((m) => typeof (m as { id?: unknown } | null)?.id === "number");
+}
+
+/** `POST /store-menu` (spec §4.4): repeated, it replaces the catalog with the same one, unless a menu lacks its id. */
+function storeMenuIsIdempotent(body: unknown): boolean {
+  const menus = (body as { menus?: unknown } | null)?.menus;
+  return menus === undefined || everyMenuHasId(menus);
+}
+
+/** A utils schedule (corridor or product, spec §4.5): get, create (appends), update, delete a detail. */
+const utilsRead = { surface: "utils", idempotent: true, spec: "§4.5" } as const;
+const utilsCreate = { surface: "utils", idempotent: false, synchronous: true, spec: "§4.5" } as const;
+const utilsChange = { surface: "utils", idempotent: true, synchronous: true, spec: "§4.5" } as const;
+
+/** A webhook write (spec §4.7): applied before the answer (emulator assumption, docs/platform-api.md). */
+const hookWrite = { surface: "integrations", idempotent: true, synchronous: true, spec: "§4.7" } as const;
+
+/**
+ * Every endpoint of the platform (spec §4), keyed as the spec writes it. See the module comment for
+ * what a row says.
+ */
+export const ROUTES = {
+  // ---- §4.1 token login: no token; a login has no effect beyond issuing a token, hence idempotent.
+  "POST /restaurants/auth/v1/token/login/integrations": {
+    surface: "none",
+    idempotent: true,
+    request: "TokenRequest",
+    response: "TokenResponse",
+    spec: "§4.1",
+  },
+  "POST /restaurants/auth/v1/token/login/utils": {
+    surface: "none",
+    idempotent: true,
+    request: "TokenRequest",
+    response: "TokenResponse",
+    spec: "§4.1",
+  },
+
+  // ---- §4.2 legacy bulk availability: a PATCH sets states (idempotent), applied asynchronously (§3).
+  "PATCH /restaurants/menu/v1/stores/{storeId}/products/{identityType}/stock": {
+    surface: "integrations",
+    idempotent: true,
+    request: "StockPatch",
+    response: "Message",
+    synchronous: false,
+    spec: "§4.2",
+  },
+  "POST /restaurants/menu/v1/stores/{storeId}/products/{identityType}/stock/status": {
+    surface: "integrations",
+    idempotent: true,
+    request: "ProductsStockStatusRequest",
+    response: "StockStatusList",
+    spec: "§4.2",
+  },
+  "PATCH /restaurants/menu/v1/stores/{storeId}/toppings/{identityType}/stock": {
+    surface: "integrations",
+    idempotent: true,
+    request: "StockPatch",
+    response: "Message",
+    synchronous: false,
+    spec: "§4.2",
+  },
+  "POST /restaurants/menu/v1/stores/{storeId}/toppings/{identityType}/stock/status": {
+    surface: "integrations",
+    idempotent: true,
+    request: "ToppingsStockStatusRequest",
+    response: "StockStatusList",
+    spec: "§4.2",
+  },
+  "PATCH /restaurants/menu/v1/stores/{storeId}/items/{identityType}/stock": {
+    surface: "integrations",
+    idempotent: true,
+    request: "StockPatch",
+    response: "Message",
+    synchronous: false,
+    spec: "§4.2",
+  },
+  "POST /restaurants/menu/v1/stores/{storeId}/items/{identityType}/stock/status": {
+    surface: "integrations",
+    idempotent: true,
+    request: "ItemsStockStatusRequest",
+    response: "StockStatusList",
+    spec: "§4.2",
+  },
+
+  // ---- §4.3 availability v2: status reads are POSTs (idempotent); toggles set states, asynchronously.
+  "POST /api/v2/restaurants-integrations-public-api/availability/items/status": {
+    surface: "integrations",
+    idempotent: true,
+    request: "ItemStatusRequest",
+    response: "ItemStatusList",
+    spec: "§4.3",
+  },
+  "POST /api/v2/restaurants-integrations-public-api/availability/items/platform/status": {
+    surface: "integrations",
+    idempotent: true,
+    request: "ItemStatusRequest",
+    response: "ItemStatusList",
+    spec: "§4.3",
+  },
+  /** Items turned on or off: at most 100 in total across the stores of one call (platform notes "Limits"). */
+  "PUT /api/v2/restaurants-integrations-public-api/availability/stores/items": {
+    surface: "integrations",
+    idempotent: true,
+    request: "StoreItemsToggleList",
+    response: "Message",
+    maxElements: 100,
+    synchronous: false,
+    spec: "§4.3",
+  },
+  "PUT /api/v2/restaurants-integrations-public-api/availability/stores/items/platform": {
+    surface: "integrations",
+    idempotent: true,
+    request: "StoreItemsTogglePlatformList",
+    response: "Message",
+    maxElements: 100,
+    synchronous: false,
+    spec: "§4.3",
+  },
+  /** Whether stores take orders: at most 100 store ids per call (platform notes "Limits"). */
+  "POST /api/v2/restaurants-integrations-public-api/availability/stores": {
+    surface: "integrations",
+    idempotent: true,
+    request: "StoreIdList",
+    response: "StoreStatusMap",
+    maxElements: 100,
+    spec: "§4.3",
+  },
+  "PUT /api/v2/restaurants-integrations-public-api/availability/stores": {
+    surface: "integrations",
+    idempotent: true,
+    request: "StoreToggle",
+    response: "Message",
+    synchronous: false,
+    spec: "§4.3",
+  },
+  "PUT /api/v2/restaurants-integrations-public-api/availability/stores/enable/massive": {
+    surface: "integrations",
+    idempotent: true,
+    request: "StoreEnableRequest",
+    response: "Message",
+    synchronous: false,
+    spec: "§4.3",
+  },
+  /** The synchronous store call: at most 300 stores (more: 422, platform notes "Limits"). */
+  "PUT /api/v2/restaurants-integrations-public-api/availability/stores/enable": {
+    surface: "integrations",
+    idempotent: true,
+    request: "StoreEnableRequest",
+    response: "StoreEnableResponse",
+    maxElements: 300,
+    synchronous: true,
+    spec: "§4.3",
+  },
+
+  // ---- §4.4 store menu API: upserts by id, else by SKU (platform notes), processed asynchronously.
+  "GET /restaurants/menu/v1/stores/{storeId}/store-menu": {
+    surface: "integrations",
+    idempotent: true,
+    response: "StoreMenu",
+    spec: "§4.4",
+  },
+  "POST /restaurants/menu/v1/stores/{storeId}/store-menu": {
+    surface: "integrations",
+    idempotent: storeMenuIsIdempotent,
+    request: "StoreMenuUpload",
+    response: "Message",
+    synchronous: false,
+    spec: "§4.4",
+  },
+  "GET /restaurants/menu/v1/stores/{storeId}/menu": {
+    surface: "integrations",
+    idempotent: true,
+    response: "MenuList",
+    spec: "§4.4",
+  },
+  /** Idempotent only when every menu carries its id: a menu without one is created by each call. */
+  "POST /restaurants/menu/v1/stores/{storeId}/menu": {
+    surface: "integrations",
+    idempotent: everyMenuHasId,
+    request: "MenuUpsertList",
+    response: "Message",
+    synchronous: false,
+    spec: "§4.4",
+  },
+  "DELETE /restaurants/menu/v1/stores/{storeId}/menu": {
+    surface: "integrations",
+    idempotent: true,
+    request: "IdList",
+    response: "Message",
+    synchronous: false,
+    spec: "§4.4",
+  },
+  "GET /restaurants/menu/v1/stores/{storeId}/menu/{menuId}": {
+    surface: "integrations",
+    idempotent: true,
+    response: "Menu",
+    spec: "§4.4",
+  },
+  "GET /restaurants/menu/v1/stores/{storeId}/categories": {
+    surface: "integrations",
+    idempotent: true,
+    response: "CategoryList",
+    spec: "§4.4",
+  },
+  "POST /restaurants/menu/v1/stores/{storeId}/categories": {
+    surface: "integrations",
+    idempotent: true,
+    request: "CategoryUpsertList",
+    response: "Message",
+    synchronous: false,
+    spec: "§4.4",
+  },
+  "DELETE /restaurants/menu/v1/stores/{storeId}/categories": {
+    surface: "integrations",
+    idempotent: true,
+    request: "DeleteCategoriesBody",
+    response: "Message",
+    synchronous: false,
+    spec: "§4.4",
+  },
+  "GET /restaurants/menu/v1/stores/{storeId}/categories/{categoryId}": {
+    surface: "integrations",
+    idempotent: true,
+    response: "Category",
+    spec: "§4.4",
+  },
+  "GET /restaurants/menu/v1/stores/{storeId}/items": {
+    surface: "integrations",
+    idempotent: true,
+    response: "ItemList",
+    spec: "§4.4",
+  },
+  "POST /restaurants/menu/v1/stores/{storeId}/items": {
+    surface: "integrations",
+    idempotent: true,
+    request: "ItemUpsertList",
+    response: "Message",
+    synchronous: false,
+    spec: "§4.4",
+  },
+  "DELETE /restaurants/menu/v1/stores/{storeId}/items": {
+    surface: "integrations",
+    idempotent: true,
+    request: "IdList",
+    response: "Message",
+    synchronous: false,
+    spec: "§4.4",
+  },
+  "GET /restaurants/menu/v1/stores/{storeId}/items/{itemId}": {
+    surface: "integrations",
+    idempotent: true,
+    response: "Item",
+    spec: "§4.4",
+  },
+  /** Named in spec §4.4 but part of the utils group (utils token). */
+  "GET /api/rest-ops-utils/menu/integration/{integrationId}": {
+    surface: "utils",
+    idempotent: true,
+    response: "MenuStatus",
+    spec: "§4.4",
+  },
+
+  // ---- §4.5 utils: corridors and corridor schedules, by store and by integration. Writes are
+  // synchronous (spec: "with generated ids"); a POST appends details, hence not idempotent.
+  "GET /api/rest-ops-utils/corridor/store/{storeId}": {
+    ...utilsRead,
+    response: "CorridorByStoreList",
+  },
+  "GET /api/rest-ops-utils/corridor/schedule/{corridorId}/store/{storeId}": {
+    ...utilsRead,
+    response: "CorridorScheduleByStore",
+  },
+  "POST /api/rest-ops-utils/corridor/schedule/{corridorId}/store/{storeId}": {
+    ...utilsCreate,
+    request: "ScheduleCreate",
+    response: "CorridorScheduleByStore",
+  },
+  "PUT /api/rest-ops-utils/corridor/schedule/{corridorId}/store/{storeId}": {
+    ...utilsChange,
+    request: "ScheduleUpdate",
+    response: "CorridorScheduleByStore",
+  },
+  "DELETE /api/rest-ops-utils/corridor/schedule/{corridorId}/store/{storeId}/{corridorProductScheduleId}": {
+    ...utilsChange,
+  },
+  "GET /api/rest-ops-utils/corridor/integration/{integrationId}": {
+    ...utilsRead,
+    response: "CorridorByIntegrationList",
+  },
+  "GET /api/rest-ops-utils/corridor/schedule/{corridorId}/integration/{integrationId}": {
+    ...utilsRead,
+    response: "CorridorScheduleByIntegration",
+  },
+  "POST /api/rest-ops-utils/corridor/schedule/{corridorId}/integration/{integrationId}": {
+    ...utilsCreate,
+    request: "ScheduleCreate",
+    response: "CorridorScheduleByIntegration",
+  },
+  "PUT /api/rest-ops-utils/corridor/schedule/{corridorId}/integration/{integrationId}": {
+    ...utilsChange,
+    request: "ScheduleUpdate",
+    response: "CorridorScheduleByIntegration",
+  },
+  "DELETE /api/rest-ops-utils/corridor/schedule/{corridorId}/integration/{integrationId}/{corridorProductScheduleId}":
+    { ...utilsChange },
+
+  // ---- §4.5 product schedules by product id.
+  "GET /api/rest-ops-utils/product/corridor/{corridorId}/store/{storeId}": {
+    ...utilsRead,
+    response: "ProductByStoreList",
+  },
+  "GET /api/rest-ops-utils/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}": {
+    ...utilsRead,
+    response: "ProductScheduleByStore",
+  },
+  "POST /api/rest-ops-utils/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}": {
+    ...utilsCreate,
+    request: "ScheduleCreate",
+    response: "ProductScheduleByStore",
+  },
+  "PUT /api/rest-ops-utils/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}": {
+    ...utilsChange,
+    request: "ScheduleUpdate",
+    response: "ProductScheduleByStore",
+  },
+  "DELETE /api/rest-ops-utils/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}/{corridorProductScheduleId}":
+    { ...utilsChange },
+
+  // ---- §4.5 product schedules by SKU.
+  "GET /api/rest-ops-utils/sku/corridor/{corridorId}/integration/{integrationId}": {
+    ...utilsRead,
+    response: "ProductBySkuList",
+  },
+  "GET /api/rest-ops-utils/sku/schedule/{sku}/corridor/{corridorId}/integration/{integrationId}": {
+    ...utilsRead,
+    response: "ProductScheduleBySku",
+  },
+  "POST /api/rest-ops-utils/sku/schedule/{sku}/corridor/{corridorId}/integration/{integrationId}": {
+    ...utilsCreate,
+    request: "ScheduleCreate",
+    response: "ProductScheduleBySku",
+  },
+  "PUT /api/rest-ops-utils/sku/schedule/{sku}/corridor/{corridorId}/integration/{integrationId}": {
+    ...utilsChange,
+    request: "ScheduleUpdate",
+    response: "ProductScheduleBySku",
+  },
+  "DELETE /api/rest-ops-utils/sku/schedule/{sku}/corridor/{corridorId}/integration/{integrationId}/{corridorProductScheduleId}":
+    { ...utilsChange },
+
+  // ---- §4.5 store hours (spec §2.6). Creates allocate new slot ids, hence not idempotent.
+  "GET /api/rest-ops-utils/store/schedule/{storeId}": {
+    ...utilsRead,
+    response: "RegularHours",
+  },
+  "GET /api/rest-ops-utils/store/schedule/{storeId}/holiday": {
+    ...utilsRead,
+    response: "SpecialDays",
+  },
+  "GET /api/rest-ops-utils/store/schedule/{storeId}/special": {
+    ...utilsRead,
+    response: "SpecialDays",
+  },
+  "POST /api/rest-ops-utils/store/schedule/{storeId}": {
+    ...utilsCreate,
+    request: "RegularSlotCreate",
+    response: "RegularSlotCreated",
+  },
+  "POST /api/rest-ops-utils/store/schedule/{storeId}/holiday/{holidayDayId}": {
+    ...utilsCreate,
+    request: "SlotInputs",
+    response: "SlotCreated",
+  },
+  "POST /api/rest-ops-utils/store/schedule/{storeId}/special": {
+    ...utilsCreate,
+    request: "SpecialDayCreate",
+    response: "SpecialDay",
+  },
+  "POST /api/rest-ops-utils/store/schedule/{storeId}/special/{specialDayId}": {
+    ...utilsCreate,
+    request: "SlotInputs",
+    response: "SlotCreated",
+  },
+  "PUT /api/rest-ops-utils/store/schedule/{storeId}/{storeScheduleId}": {
+    ...utilsChange,
+    request: "SlotUpdate",
+    response: "SlotUpdated",
+  },
+  "DELETE /api/rest-ops-utils/store/schedule/{storeId}/{storeScheduleId}": {
+    ...utilsChange,
+  },
+  "DELETE /api/rest-ops-utils/store/schedule/{storeId}/special/{specialDayId}": {
+    ...utilsChange,
+  },
+
+  // ---- §4.6 finance: paginated reads, filters in the query (schemas `*Query`).
+  "GET /restaurants/finance/v1/stores/{store_id}/payments": {
+    surface: "integrations",
+    idempotent: true,
+    response: "PaymentPage",
+    query: "PaymentsQuery",
+    spec: "§4.6",
+  },
+  "GET /restaurants/finance/v1/stores/{store_id}/orders": {
+    surface: "integrations",
+    idempotent: true,
+    response: "OrderPage",
+    query: "OrdersQuery",
+    spec: "§4.6",
+  },
+  "GET /restaurants/finance/v1/stores/{store_id}/order_adjusments": {
+    surface: "integrations",
+    idempotent: true,
+    response: "OrderAdjustmentPage",
+    query: "OrdersQuery",
+    spec: "§4.6",
+  },
+  "GET /restaurants/finance/v1/stores/{store_id}/charged_cancellations": {
+    surface: "integrations",
+    idempotent: true,
+    response: "ChargedCancellationPage",
+    query: "ChargedCancellationsQuery",
+    spec: "§4.6",
+  },
+
+  // ---- §4.7 webhooks. `GET /webhook/{event}` has an optional `event`: without it, `GET /webhook`
+  // (every event) is a route of its own. `reset-secret` is retried like the other PUTs: a repeated
+  // reset makes yet another secret, and the answer that arrives carries the one in force.
+  "GET /api/v2/restaurants-integrations-public-api/webhook": {
+    surface: "integrations",
+    idempotent: true,
+    response: "WebhookConfigList",
+    spec: "§4.7",
+  },
+  "GET /api/v2/restaurants-integrations-public-api/webhook/{event}": {
+    surface: "integrations",
+    idempotent: true,
+    response: "WebhookConfigList",
+    spec: "§4.7",
+  },
+  "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/add-stores": {
+    ...hookWrite,
+    request: "WebhookAddStores",
+    response: "WebhookConfig",
+  },
+  "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/change-url": {
+    ...hookWrite,
+    request: "WebhookChangeUrl",
+    response: "WebhookConfig",
+  },
+  /** A create: not repeated blindly after a lost answer. */
+  "POST /api/v2/restaurants-integrations-public-api/webhook": {
+    ...hookWrite,
+    idempotent: false,
+    request: "WebhookCreate",
+    response: "WebhookWithSecret",
+  },
+  "DELETE /api/v2/restaurants-integrations-public-api/webhook/{event}/remove-stores": {
+    ...hookWrite,
+    request: "WebhookRemoveStores",
+    response: "WebhookStoresRemoved",
+  },
+  "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/reset-secret": {
+    ...hookWrite,
+    response: "WebhookWithSecret",
+  },
+  "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/change-status": {
+    ...hookWrite,
+    request: "WebhookChangeStatus",
+    response: "WebhookConfig",
+  },
+  /** Creates (201) or replaces (200) the client-level webhook: repeating it gives the same configuration. */
+  "POST /api/v2/restaurants-integrations-public-api/clients/{clientId}/webhooks": {
+    ...hookWrite,
+    request: "ClientWebhookCreate",
+    response: "ClientWebhook",
+  },
+  /** Query `event=...`; answers 204. */
+  "DELETE /api/v2/restaurants-integrations-public-api/clients/{clientId}/webhooks": {
+    ...hookWrite,
+  },
+  "GET /api/v2/restaurants-integrations-public-api/clients/{clientId}/webhooks": {
+    surface: "integrations",
+    idempotent: true,
+    response: "ClientWebhookList",
+    spec: "§4.7",
+  },
+} as const satisfies Record<string, RouteSpec>;
+
+/** The name of an endpoint: its key in {@link ROUTES}, `"METHOD /path"` as spec §4 writes it. */
+export type RouteName = keyof typeof ROUTES;
+
+/** Values of a route's `{name}` path parameters (extra keys are ignored). */
+export type RouteParams = Record<string, string | number>;
+
+/** Every route name, in the order of spec §4. */
+export const ROUTE_NAMES = Object.keys(ROUTES) as RouteName[];
+
+/** The token login of each surface (spec §4.1). */
+export const LOGIN_ROUTES = {
+  integrations: "POST /restaurants/auth/v1/token/login/integrations",
+  utils: "POST /restaurants/auth/v1/token/login/utils",
+} as const satisfies Record<TokenSurface, RouteName>;
+
+/** The method of a route: the word before the space of its name. */
+export function routeMethod(name: RouteName): HttpMethod {
+  return name.slice(0, name.indexOf(" ")) as HttpMethod;
+}
+
+/** The path template of a route, prefix included, with `{name}` parameters. */
+export function routeTemplate(name: RouteName): string {
+  return name.slice(name.indexOf(" ") + 1);
+}
+
+/** The row of a route. */
+export function routeSpec(name: RouteName): RouteSpec {
+  return ROUTES[name];
+}
+
+/**
+ * Whether a call of the route with this body may be repeated (see {@link RouteSpec.idempotent}); e.g.
+ * `POST /menu` only when every menu names its id.
+ */
+export function routeIdempotent(name: RouteName, body: unknown): boolean {
+  const i = routeSpec(name).idempotent;
+  return typeof i === "function" ? i(body) : i;
+}
+
+/** The names of a template's `{name}` path parameters, in order. */
+export function routeParamNames(name: RouteName): string[] {
+  return [...routeTemplate(name).matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+}
+
+/**
+ * The path of a call: the route's template with every `{x}` replaced by
+ * `encodeURIComponent(String(params.x))`. Keys of `params` the template does not name are ignored.
+ * @throws InternalError when a parameter of the template is missing or empty (a bug of the caller).
+ */
+export function routePath(name: RouteName, params: RouteParams = {}): string {
+  return routeTemplate(name).replace(/\{([^}]+)\}/g, (_, key: string) => {
+    const v = params[key];
+    if (v === undefined || v === null || String(v) === "") {
+      throw new InternalError(`path parameter ${key} of "${name}" is missing`);
+    }
+    return encodeURIComponent(String(v));
+  });
+}
+
+/**
+ * The group prefixes of spec §4.1, §4.3 and §4.4, for code that still builds paths from a prefix
+ * (src/plan/endpoints.ts, until it names routes). Test test/platform/routes.test.ts checks them
+ * against {@link ROUTES}.
+ * @deprecated name a route and use {@link routePath}.
+ */
+export const PREFIXES = {
+  auth: "/restaurants/auth/v1",
+  menu: "/restaurants/menu/v1/stores",
+  availabilityV2: "/api/v2/restaurants-integrations-public-api",
+} as const;
+
+// ---- matching a path ------------------------------------------------------------------------------
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+/** A route that matched a path, with its decoded path parameters. */
+export interface PathMatch<T> {
+  name: RouteName;
+  method: HttpMethod;
+  value: T;
+  params: Record<string, string>;
+}
+
+/**
+ * Matches concrete paths (no query string) against a list of routes, in the list's order: literal
+ * segments must be equal, a `{name}` segment takes any non-empty segment (URI-decoded). The emulator
+ * routes with it; the client finds a path's surface with it.
+ */
+export class RouteMatcher<T> {
+  private readonly byLength = new Map<
+    number,
+    { name: RouteName; method: HttpMethod; segments: string[]; value: T }[]
+  >();
+
+  /** `entries`: each route name with the value a match returns (e.g. the emulator's handler). */
+  constructor(entries: Iterable<readonly [RouteName, T]>) {
+    for (const [name, value] of entries) {
+      const segments = routeTemplate(name).split("/").slice(1);
+      let list = this.byLength.get(segments.length);
+      if (!list) this.byLength.set(segments.length, (list = []));
+      list.push({ name, method: routeMethod(name), segments, value });
+    }
+  }
+
+  /** Every route whose template matches `path`, whatever its method, in the order given. */
+  matchPath(path: string): PathMatch<T>[] {
+    const parts = path.split("/").slice(1);
+    const out: PathMatch<T>[] = [];
+    for (const c of this.byLength.get(parts.length) ?? []) {
+      const params: Record<string, string> = {};
+      let ok = true;
+      for (let i = 0; i < parts.length; i++) {
+        const seg = c.segments[i]!;
+        const part = parts[i]!;
+        if (seg.startsWith("{")) {
+          if (part === "") {
+            ok = false;
+            break;
+          }
+          params[seg.slice(1, -1)] = safeDecode(part);
+        } else if (seg !== part) {
+          ok = false;
+          break;
+        }
+      }
+      if (ok) out.push({ name: c.name, method: c.method, value: c.value, params });
+    }
+    return out;
+  }
+
+  /**
+   * The first route of `method` whose template matches `path`; else the methods the path allows (for a
+   * 405), or undefined when no template matches (404).
+   */
+  match(method: string, path: string): PathMatch<T> | { allow: HttpMethod[] } | undefined {
+    const all = this.matchPath(path);
+    const hit = all.find((m) => m.method === method);
+    if (hit) return hit;
+    return all.length > 0 ? { allow: all.map((m) => m.method) } : undefined;
+  }
+}
+
+/** Every route of {@link ROUTES}. */
+const ALL = new RouteMatcher(ROUTE_NAMES.map((n) => [n, n] as const));
+
+/**
+ * The route a concrete call addresses (`path` may carry a query string): the route of that method when
+ * there is one, else the first route of another method on the same path (same group, same surface).
+ * Undefined when no route of the table has this path.
+ */
+export function routeOfPath(method: string, path: string): RouteName | undefined {
+  const q = path.indexOf("?");
+  const all = ALL.matchPath(q >= 0 ? path.slice(0, q) : path);
+  return (all.find((m) => m.method === method) ?? all[0])?.name;
+}
