@@ -9,7 +9,7 @@ import pLimit from "p-limit";
 import { ApiError } from "../errors.js";
 import type { PlatformClient } from "../platform/client.js";
 import type { Operation, Plan } from "../plan/types.js";
-import { endpoint, Endpoints } from "../plan/endpoints.js";
+import { endpoint, Endpoints, findEndpoint, isSynchronous } from "../plan/endpoints.js";
 
 /** What happened to one operation. */
 export interface OperationResult {
@@ -170,7 +170,8 @@ async function runOne(
       round++
     ) {
       try {
-        const waitMs = Endpoints[op.endpoint]?.synchronous ? 0 : (options.settleMs ?? 5000);
+        const spec = findEndpoint(op.endpoint);
+        const waitMs = spec && isSynchronous(spec) ? 0 : (options.settleMs ?? 5000);
         if (await options.recheck(op, waitMs)) {
           return {
             op,

@@ -10,7 +10,7 @@
 
 import type { Ownership, StoreState } from "../model.js";
 import { availabilityPart } from "../import/availability.js";
-import { Limits, Paths, type StoreItemsToggle } from "../platform/wire.js";
+import type { StoreItemsToggle } from "../platform/wire.js";
 import { storeMenuRead } from "./reads.js";
 import { partOf, type EndpointSpec, type ResourceKind } from "./types.js";
 
@@ -51,9 +51,8 @@ function select(state: StoreState, ownership: Ownership = "full"): Record<string
 const toggle: EndpointSpec = {
   name: "availability.toggle",
   stage: 7,
-  method: "PUT",
+  route: "PUT /api/v2/restaurants-integrations-public-api/availability/stores/items",
   scope: "client",
-  path: () => `${Paths.availabilityV2}/availability/stores/items`,
   body: (elements) => {
     const entries: StoreItemsToggle[] = [];
     for (const t of elements as AvailabilityToggle[]) {
@@ -66,8 +65,6 @@ const toggle: EndpointSpec = {
     }
     return entries;
   },
-  maxElements: Limits.availabilityItemsPerCall,
-  idempotent: () => true,
 };
 
 /** The item availability kind. */

@@ -7,7 +7,6 @@
 import type { CategoryResource, StoreState } from "../model.js";
 import type { WireCategory } from "../platform/wire.js";
 import { categoriesPart } from "../import/categories.js";
-import { Paths } from "../platform/wire.js";
 import { storeMenuRead } from "./reads.js";
 import { partOf, type EndpointSpec, type ResourceKind } from "./types.js";
 import { canonicalSchedules, fromWireSchedules, toWireSchedules } from "./schedules.js";
@@ -38,30 +37,22 @@ function selectCategories(state: StoreState): Record<string, CategoryResource> {
   return out;
 }
 
-const path = (storeId: string) => `${Paths.menu}/${storeId}/categories`;
-
 /** `POST /categories` (spec §4.4): upsert by id, else by SKU; after the items it shows. */
 const upsert: EndpointSpec = {
   name: "categories.upsert",
   stage: 2,
-  method: "POST",
+  route: "POST /restaurants/menu/v1/stores/{storeId}/categories",
   scope: "store",
-  path,
   body: (elements) => elements,
-  maxElements: Infinity,
-  idempotent: () => true,
 };
 
 /** `DELETE /categories` with `{ids}` (platform notes "Store menu API": an object, unlike the others). */
 const remove: EndpointSpec = {
   name: "categories.delete",
   stage: 5,
-  method: "DELETE",
+  route: "DELETE /restaurants/menu/v1/stores/{storeId}/categories",
   scope: "store",
-  path,
   body: (ids) => ({ ids }),
-  maxElements: Infinity,
-  idempotent: () => true,
 };
 
 /** The categories kind. */

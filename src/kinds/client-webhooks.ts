@@ -15,7 +15,7 @@
  * Stages 35 (create or update) and 36 (delete), after the per-store webhooks (src/kinds/webhooks.ts).
  */
 
-import { listClientWebhooks, WebhookPaths, type ClientWebhook } from "../platform/webhooks.js";
+import { listClientWebhooks, type ClientWebhook } from "../platform/webhooks.js";
 import { partOf, type ClientKind, type ClientRead, type EndpointParams, type EndpointSpec } from "./types.js";
 
 /** A client-level webhook as carte manages it. */
@@ -43,9 +43,9 @@ const put: EndpointSpec = {
   synchronous: true,
   name: ClientWebhookEndpoint.put,
   stage: 35,
-  method: "POST",
+  route: "POST /api/v2/restaurants-integrations-public-api/clients/{clientId}/webhooks",
   scope: "client",
-  path: (_s, params) => WebhookPaths.client(clientId(params)),
+  pathParams: (_s, params) => ({ clientId: clientId(params) }),
   // One event per call: params name it.
   body: (elements) => elements[0],
   maxElements: 1,
@@ -59,9 +59,10 @@ const remove: EndpointSpec = {
   synchronous: true,
   name: ClientWebhookEndpoint.delete,
   stage: 36,
-  method: "DELETE",
+  route: "DELETE /api/v2/restaurants-integrations-public-api/clients/{clientId}/webhooks",
   scope: "client",
-  path: (_s, params) => WebhookPaths.clientEvent(clientId(params), String(params.event)),
+  pathParams: (_s, params) => ({ clientId: clientId(params) }),
+  query: (params) => ({ event: String(params.event) }),
   body: () => undefined,
   maxElements: 1,
   idempotent: () => true,

@@ -24,7 +24,7 @@
 import { PlanningError } from "../errors.js";
 import type { Slot } from "../model.js";
 import type { SpecialDays } from "../generated/platform.js";
-import { getHolidays, UtilsPaths } from "../platform/utils.js";
+import { getHolidays } from "../platform/utils.js";
 import type { ConfigProblem } from "../errors.js";
 import { report } from "../config/report.js";
 import {
@@ -94,11 +94,9 @@ const slotsCreate: EndpointSpec = {
   synchronous: true,
   name: "holiday.slots.create",
   stage: 15,
-  method: "POST",
+  route: "POST /api/rest-ops-utils/store/schedule/{storeId}/holiday/{holidayDayId}",
   scope: "store",
-  path: (storeId, p) => UtilsPaths.holidaySlots(storeId, p.holidayDayId!),
   body: (elements) => elements,
-  maxElements: Infinity,
   idempotent: () => false,
 };
 

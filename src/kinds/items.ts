@@ -6,7 +6,6 @@
 
 import type { ItemResource, StoreState } from "../model.js";
 import type { WireItem } from "../platform/wire.js";
-import { Paths } from "../platform/wire.js";
 import { itemsPart } from "../import/items.js";
 import { storeMenuRead } from "./reads.js";
 import { partOf, type EndpointSpec, type ResourceKind } from "./types.js";
@@ -101,30 +100,22 @@ export function fromWireItem(
   return out;
 }
 
-const menuPath = (rest: string) => (storeId: string) => `${Paths.menu}/${storeId}${rest}`;
-
 /** `POST /items` (spec §4.4): upsert by id, else by SKU (platform notes "Store menu API"); asynchronous. */
 const upsert: EndpointSpec = {
   name: "items.upsert",
   stage: 1,
-  method: "POST",
+  route: "POST /restaurants/menu/v1/stores/{storeId}/items",
   scope: "store",
-  path: menuPath("/items"),
   body: (elements) => elements,
-  maxElements: Infinity,
-  idempotent: () => true,
 };
 
 /** `DELETE /items` with a bare array of item ids (spec §4.4); after categories and menus let go. */
 const remove: EndpointSpec = {
   name: "items.delete",
   stage: 6,
-  method: "DELETE",
+  route: "DELETE /restaurants/menu/v1/stores/{storeId}/items",
   scope: "store",
-  path: menuPath("/items"),
   body: (elements) => elements,
-  maxElements: Infinity,
-  idempotent: () => true,
 };
 
 /** The items-and-modifier-groups kind. */

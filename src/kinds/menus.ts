@@ -8,7 +8,6 @@
 import type { MenuResource } from "../model.js";
 import type { WireMenu } from "../platform/wire.js";
 import { menusPart } from "../import/menus.js";
-import { Paths } from "../platform/wire.js";
 import { storeMenuRead } from "./reads.js";
 import { partOf, type AttributeDiff, type EndpointSpec, type ResourceKind } from "./types.js";
 import { byIndex, jsonEqual } from "./util.js";
@@ -27,30 +26,22 @@ export function toWireMenu(r: MenuResource, id: number | undefined): WireMenu {
   };
 }
 
-const path = (storeId: string) => `${Paths.menu}/${storeId}/menu`;
-
 /** `POST /menu` (spec §4.4): creates a menu sent without id, updates one with; after its categories. */
 const upsert: EndpointSpec = {
   name: "menus.upsert",
   stage: 3,
-  method: "POST",
+  route: "POST /restaurants/menu/v1/stores/{storeId}/menu",
   scope: "store",
-  path,
   body: (elements) => elements,
-  maxElements: Infinity,
-  idempotent: (elements) => elements.every((m) => typeof (m as { id?: unknown }).id === "number"),
 };
 
 /** `DELETE /menu` with a bare array of menu ids (spec §4.4); the first of the deletes. */
 const remove: EndpointSpec = {
   name: "menus.delete",
   stage: 4,
-  method: "DELETE",
+  route: "DELETE /restaurants/menu/v1/stores/{storeId}/menu",
   scope: "store",
-  path,
   body: (elements) => elements,
-  maxElements: Infinity,
-  idempotent: () => true,
 };
 
 /** The menus kind. */

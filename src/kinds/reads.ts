@@ -12,6 +12,3 @@ import { perStoreRead } from "./types.js";
 export const storeMenuRead = perStoreRead<WireStoreMenu>("menu", (client, s) =>
   client.getStoreMenu(s.storeId),
 );
-
-/** The path of a store menu API call: `/restaurants/menu/v1/stores/{storeId}{rest}` (spec §4.4). */
-export { Paths as MenuPaths } from "../platform/wire.js";

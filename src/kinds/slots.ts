@@ -28,9 +28,8 @@
  * moment; the emulator, like the published spec, allows overlaps.
  */
 
-import { UtilsPaths } from "../platform/utils.js";
 import type { Slot } from "../model.js";
-import type { EndpointSpec, Write } from "./types.js";
+import type { EndpointParams, EndpointSpec, Write } from "./types.js";
 
 /** A slot as it exists on the platform, with its id (`storeScheduleId`). */
 export interface IdSlot extends Slot {
@@ -170,15 +169,18 @@ export function slotDeletesAndUpdates(m: Matched<IdSlot, Slot>): Write[] {
 const only = (elements: unknown[]) => elements[0];
 const always = () => true;
 
+/** A slot write's params (`slotId`) as the route names them. */
+const slotParams = (storeId: string, p: EndpointParams) => ({ storeId, storeScheduleId: p.slotId! });
+
 /** `DELETE /store/schedule/{storeId}/{storeScheduleId}` (spec §4.5): one slot of any kind, by id. */
 const slotDelete: EndpointSpec = {
   chain: "store_schedule",
   synchronous: true,
   name: "utils.slot.delete",
   stage: 10,
-  method: "DELETE",
+  route: "DELETE /api/rest-ops-utils/store/schedule/{storeId}/{storeScheduleId}",
   scope: "store",
-  path: (storeId, p) => UtilsPaths.slot(storeId, p.slotId!),
+  pathParams: slotParams,
   body: () => undefined,
   maxElements: 1,
   // A repeated delete answers 404 for the slot it already removed; the next plan shows the truth.
@@ -192,9 +194,9 @@ function slotPut(name: "utils.slot.shrink" | "utils.slot.update", stage: number)
     synchronous: true,
     name,
     stage,
-    method: "PUT",
+    route: "PUT /api/rest-ops-utils/store/schedule/{storeId}/{storeScheduleId}",
     scope: "store",
-    path: (storeId, p) => UtilsPaths.slot(storeId, p.slotId!),
+    pathParams: slotParams,
     body: only,
     maxElements: 1,
     idempotent: always,

@@ -22,7 +22,7 @@
 
 import type { SpecialDay } from "../model.js";
 import type { SpecialDays } from "../generated/platform.js";
-import { getSpecialDays, UtilsPaths } from "../platform/utils.js";
+import { getSpecialDays } from "../platform/utils.js";
 import type { ConfigProblem } from "../errors.js";
 import { report, where, type Site } from "../config/report.js";
 import {
@@ -81,9 +81,8 @@ const dayDelete: EndpointSpec = {
   synchronous: true,
   name: "special_day.delete",
   stage: 11,
-  method: "DELETE",
+  route: "DELETE /api/rest-ops-utils/store/schedule/{storeId}/special/{specialDayId}",
   scope: "store",
-  path: (storeId, p) => UtilsPaths.specialDay(storeId, p.specialDayId!),
   body: () => undefined,
   maxElements: 1,
   idempotent: () => true,
@@ -94,9 +93,8 @@ const dayCreate: EndpointSpec = {
   synchronous: true,
   name: "special_day.create",
   stage: 16,
-  method: "POST",
+  route: "POST /api/rest-ops-utils/store/schedule/{storeId}/special",
   scope: "store",
-  path: (storeId) => UtilsPaths.special(storeId),
   body: (elements) => elements[0],
   maxElements: 1,
   // Repeated after a lost answer, the second create is refused (one special day per date).
@@ -108,11 +106,9 @@ const slotsCreate: EndpointSpec = {
   synchronous: true,
   name: "special_day.slots.create",
   stage: 17,
-  method: "POST",
+  route: "POST /api/rest-ops-utils/store/schedule/{storeId}/special/{specialDayId}",
   scope: "store",
-  path: (storeId, p) => UtilsPaths.specialDay(storeId, p.specialDayId!),
   body: (elements) => elements,
-  maxElements: Infinity,
   idempotent: () => false,
 };
 

@@ -18,13 +18,7 @@
  */
 
 import type { StoreEnable } from "../generated/platform.js";
-import {
-  failedEnableResults,
-  MAX_STATUS_STORES,
-  MAX_SYNC_STORES,
-  StorePaths,
-  storesOpen,
-} from "../platform/stores.js";
+import { failedEnableResults, MAX_STATUS_STORES, storesOpen } from "../platform/stores.js";
 import { openPart } from "../import/settings.js";
 import type { ConfigSection, EndpointSpec, ResourceKind, StoreRead } from "./types.js";
 import { partOf } from "./types.js";
@@ -70,11 +64,9 @@ const enable: EndpointSpec = {
   synchronous: true,
   name: "store_availability.enable",
   stage: 50,
-  method: "PUT",
+  route: "PUT /api/v2/restaurants-integrations-public-api/availability/stores/enable",
   scope: "client",
-  path: () => StorePaths.enableSync,
   body: (elements) => ({ stores: elements as StoreEnable[] }),
-  maxElements: MAX_SYNC_STORES,
   // Sets a state: repeating it leaves the same state (answering STORE_ALREADY_IN_STATUS).
   idempotent: () => true,
   check(response, parts) {

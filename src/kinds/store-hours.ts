@@ -19,7 +19,7 @@
 
 import { WEEKDAYS, type Slot, type Weekday } from "../model.js";
 import type { RegularHours } from "../generated/platform.js";
-import { getRegularHours, UtilsPaths } from "../platform/utils.js";
+import { getRegularHours } from "../platform/utils.js";
 import type { ConfigProblem } from "../errors.js";
 import { report, where } from "../config/report.js";
 import { hoursOf, readSlots, type DayEntry } from "../config/settings.js";
@@ -67,9 +67,8 @@ const create: EndpointSpec = {
   synchronous: true,
   name: "store_hours.create",
   stage: 14,
-  method: "POST",
+  route: "POST /api/rest-ops-utils/store/schedule/{storeId}",
   scope: "store",
-  path: (storeId) => UtilsPaths.regular(storeId),
   body: (elements) => elements[0],
   maxElements: 1,
   // A create: repeated after a lost answer it would add the slot twice.

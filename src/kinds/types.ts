@@ -9,6 +9,7 @@ import type { ConfigProblem } from "../errors.js";
 import type { KindImportPart } from "../import/types.js";
 import type { ClientState, Ownership, StoreIdentity, StoreIds, StoreSettings, StoreState } from "../model.js";
 import type { PlatformClient } from "../platform/client.js";
+import type { RouteName, RouteParams } from "../platform/routes.js";
 import type { Site } from "../config/report.js";
 import type { YamlFile } from "../config/yaml.js";
 
@@ -108,21 +109,33 @@ export interface EndpointSpec {
    * docs/architecture.md has the table of stages.
    */
   stage: number;
-  method: "GET" | "POST" | "PUT" | "DELETE" | "PATCH";
+  /**
+   * The platform call, as the route table writes it (src/platform/routes.ts): method, path template,
+   * token surface, limits, idempotency and schemas come from its row.
+   */
+  route: RouteName;
   /** `store`: the path names one store; `client`: one call serves several stores. */
   scope: "store" | "client";
-  /** Path of the call; `storeId` is the platform store id (empty for client-scoped endpoints). */
-  path(storeId: string, params: EndpointParams): string;
+  /**
+   * The route's path parameters from the platform store id (empty for client-scoped endpoints) and the
+   * writes' params. Default: `{ storeId, ...params }`.
+   */
+  pathParams?(storeId: string, params: EndpointParams): RouteParams;
+  /** Query string parameters of the call, when the route takes some (`?event=`). */
+  query?(params: EndpointParams): Record<string, string>;
   /** Body of the call from the elements the kinds wrote (undefined: no body). */
   body(elements: unknown[], params: EndpointParams): unknown;
-  /** Most elements in one call; more are split across calls. */
-  maxElements: number;
   /**
-   * Whether repeating the call cannot change the outcome, so that a lost answer may be retried:
-   * upserts by SKU, deletes by id and availability toggles are; a menu upsert is only when every menu
-   * carries its id (a menu without id is created anew by each call).
+   * Most elements in one call; more are split across calls. Default: the route's `maxElements`
+   * (platform notes "Limits"), else no limit.
    */
-  idempotent(elements: unknown[]): boolean;
+  maxElements?: number;
+  /**
+   * Whether repeating the call cannot change the outcome, so that a lost answer may be retried: upserts
+   * by SKU, deletes by id and availability toggles are. Default: the route's idempotency for the body
+   * (a menu upsert is only when every menu carries its id).
+   */
+  idempotent?(elements: unknown[]): boolean;
   /**
    * The chain of calls this one depends on: a failed call skips the later calls of its chain in the same
    * store, and nothing else. `catalog` (default): items, categories, menus, availability and the utils
@@ -135,6 +148,7 @@ export interface EndpointSpec {
    * that a read right after shows its effect. A call that is not idempotent and fails without a usable
    * answer is settled by reading: the change shows (only the answer was lost), or it does not and the call
    * is made once more (it provably did not happen). Asynchronous endpoints are read with a wait.
+   * Default: the route's `synchronous`.
    */
   synchronous?: boolean;
   /**

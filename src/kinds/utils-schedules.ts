@@ -42,13 +42,8 @@
 
 import type { ScheduleDetail } from "../generated/platform.js";
 import type { Schedule, StoreState } from "../model.js";
-import {
-  getCorridors,
-  getCorridorSchedule,
-  getProducts,
-  getProductSchedule,
-  UtilsPaths,
-} from "../platform/utils.js";
+import { getCorridors, getCorridorSchedule, getProducts, getProductSchedule } from "../platform/utils.js";
+import type { RouteName } from "../platform/routes.js";
 import { categories } from "./categories.js";
 import { items } from "./items.js";
 import { canonicalDays } from "./schedules.js";
@@ -243,51 +238,45 @@ export function detailWrites(
   ];
 }
 
-/** Path of a corridor or product schedule for the params of a write. */
-type SchedulePath = (storeId: string, p: EndpointParams) => string;
+/** The routes of a corridor or a product schedule (spec §4.5): create, update and delete a detail. */
+interface ScheduleRoutes {
+  create: RouteName;
+  update: RouteName;
+  delete: RouteName;
+}
 
 /**
  * The three calls of a corridor or product schedule (spec §4.5): delete one detail, update details
  * (one PUT), create details (one POST), at stages `first` to `first + 2`.
  */
-function scheduleEndpoints(prefix: string, first: number, path: SchedulePath): EndpointSpec[] {
+function scheduleEndpoints(prefix: string, first: number, routes: ScheduleRoutes): EndpointSpec[] {
   return [
     {
       chain: "catalog",
-      synchronous: true,
       name: `${prefix}.delete`,
       stage: first,
-      method: "DELETE",
+      route: routes.delete,
       scope: "store",
-      path: (storeId, p) => `${path(storeId, p)}/${encodeURIComponent(String(p.scheduleId))}`,
+      pathParams: (storeId, p) => ({ storeId, ...p, corridorProductScheduleId: p.scheduleId! }),
       body: () => undefined,
       maxElements: 1,
-      idempotent: () => true,
     },
     {
       chain: "catalog",
-      synchronous: true,
       name: `${prefix}.update`,
       stage: first + 1,
-      method: "PUT",
+      route: routes.update,
       scope: "store",
-      path,
       body: (elements) => ({ schedule_details: elements }),
-      maxElements: Infinity,
-      idempotent: () => true,
     },
     {
       chain: "catalog",
-      synchronous: true,
       name: `${prefix}.create`,
       stage: first + 2,
-      method: "POST",
+      route: routes.create,
       scope: "store",
-      path,
       body: (elements) => ({ schedule_details: elements }),
-      maxElements: Infinity,
-      // Each POST appends details: repeated after a lost answer it would add them twice.
-      idempotent: () => false,
+      // Each POST appends details: repeated after a lost answer it would add them twice (the route says so).
     },
   ];
 }
@@ -362,9 +351,12 @@ function utilsScheduleKind<N extends string>(f: Flavour<N>): ResourceKind<UtilsS
 export const corridorSchedules = utilsScheduleKind({
   name: "corridor_schedule",
   summary: "corridor (category) schedules through the utils group, for stores with schedules_via: utils",
-  endpoints: scheduleEndpoints("corridor_schedule", 20, (storeId, p) =>
-    UtilsPaths.corridorSchedule(p.corridorId!, storeId),
-  ),
+  endpoints: scheduleEndpoints("corridor_schedule", 20, {
+    create: "POST /api/rest-ops-utils/corridor/schedule/{corridorId}/store/{storeId}",
+    update: "PUT /api/rest-ops-utils/corridor/schedule/{corridorId}/store/{storeId}",
+    delete:
+      "DELETE /api/rest-ops-utils/corridor/schedule/{corridorId}/store/{storeId}/{corridorProductScheduleId}",
+  }),
   field: "categories",
   owners: (state) => Object.keys(state.categories),
   entries: (s) => s.corridors.map((c) => ({ id: c.id, corridorId: c.id, details: c.details })),
@@ -375,9 +367,12 @@ export const corridorSchedules = utilsScheduleKind({
 export const productSchedules = utilsScheduleKind({
   name: "product_schedule",
   summary: "product (item) schedules through the utils group, for stores with schedules_via: utils",
-  endpoints: scheduleEndpoints("product_schedule", 23, (storeId, p) =>
-    UtilsPaths.productSchedule(p.productId!, p.corridorId!, storeId),
-  ),
+  endpoints: scheduleEndpoints("product_schedule", 23, {
+    create: "POST /api/rest-ops-utils/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}",
+    update: "PUT /api/rest-ops-utils/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}",
+    delete:
+      "DELETE /api/rest-ops-utils/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}/{corridorProductScheduleId}",
+  }),
   field: "items",
   owners(state) {
     const inCategory = new Set(Object.values(state.categories).flatMap((c) => c.items));

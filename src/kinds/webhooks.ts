@@ -43,7 +43,6 @@ import { webhooksPart } from "../import/settings.js";
 import {
   eventSecret,
   listWebhooks,
-  WebhookPaths,
   type ChangeStatusBody,
   type WebhookConfigList,
 } from "../platform/webhooks.js";
@@ -101,9 +100,8 @@ const create: EndpointSpec = {
   synchronous: true,
   name: WebhookEndpoint.create,
   stage: 30,
-  method: "POST",
+  route: "POST /api/v2/restaurants-integrations-public-api/webhook",
   scope: "client",
-  path: () => WebhookPaths.root,
   body: (elements, params) => ({ event: event(params), data: groupByUrl(elements as StoreUrl[]) }),
   maxElements: Infinity,
   // A create: repeating it after a lost answer may be refused or may make another configuration.
@@ -116,9 +114,9 @@ const addStores: EndpointSpec = {
   synchronous: true,
   name: WebhookEndpoint.addStores,
   stage: 31,
-  method: "PUT",
+  route: "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/add-stores",
   scope: "client",
-  path: (_s, params) => WebhookPaths.addStores(event(params)),
+  pathParams: (_s, params) => ({ event: event(params) }),
   body: (elements) => groupByUrl(elements as StoreUrl[]),
   maxElements: Infinity,
   idempotent: always,
@@ -129,9 +127,9 @@ const changeUrl: EndpointSpec = {
   synchronous: true,
   name: WebhookEndpoint.changeUrl,
   stage: 32,
-  method: "PUT",
+  route: "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/change-url",
   scope: "client",
-  path: (_s, params) => WebhookPaths.changeUrl(event(params)),
+  pathParams: (_s, params) => ({ event: event(params) }),
   body: (elements, params) => ({ url: String(params.url), stores: elements as string[] }),
   maxElements: Infinity,
   idempotent: always,
@@ -142,9 +140,9 @@ const changeStatus: EndpointSpec = {
   synchronous: true,
   name: WebhookEndpoint.changeStatus,
   stage: 33,
-  method: "PUT",
+  route: "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/change-status",
   scope: "client",
-  path: (_s, params) => WebhookPaths.changeStatus(event(params)),
+  pathParams: (_s, params) => ({ event: event(params) }),
   body: (elements): ChangeStatusBody => {
     const list = elements as StoreStatus[];
     const enable = list.filter((e) => e.enable).map((e) => e.store);
@@ -162,9 +160,9 @@ const removeStores: EndpointSpec = {
   synchronous: true,
   name: WebhookEndpoint.removeStores,
   stage: 34,
-  method: "DELETE",
+  route: "DELETE /api/v2/restaurants-integrations-public-api/webhook/{event}/remove-stores",
   scope: "client",
-  path: (_s, params) => WebhookPaths.removeStores(event(params)),
+  pathParams: (_s, params) => ({ event: event(params) }),
   body: (elements) => ({ stores: elements as string[] }),
   maxElements: Infinity,
   // Repeating it after a lost answer changes nothing more (the platform may answer 404 then).

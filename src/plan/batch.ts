@@ -5,7 +5,7 @@
  */
 
 import { canonicalJson } from "./checksum.js";
-import { endpoint, type EndpointParams } from "./endpoints.js";
+import { callOf, endpoint, isIdempotent, maxElementsOf, type EndpointParams } from "./endpoints.js";
 import type { Operation } from "./types.js";
 
 /** A write placed in a store, with the address of the resource it changes. */
@@ -49,7 +49,7 @@ export function batchWrites(writes: PlacedWrite[]): Operation[] {
         ? [...list].sort((a, b) => a.store.localeCompare(b.store) || a.address.localeCompare(b.address))
         : list;
     const base = spec.scope === "store" ? `${first.store}:${spec.name}` : spec.name;
-    const parts = chunk(ordered, spec.maxElements);
+    const parts = chunk(ordered, maxElementsOf(spec));
     totals.set(base, (totals.get(base) ?? 0) + parts.length);
     return { first, spec, parts, base };
   });
@@ -60,15 +60,17 @@ export function batchWrites(writes: PlacedWrite[]): Operation[] {
       counters.set(base, n);
       const elements = part.map((w) => w.element);
       const stores = [...new Set(part.map((w) => w.store))];
+      const { method, path } = callOf(spec, spec.scope === "store" ? first.storeId : "", first.params);
+      const body = spec.body(elements, first.params);
       ops.push({
         id: totals.get(base)! > 1 ? `${base}#${n}` : base,
         endpoint: spec.name,
         stage: spec.stage,
         stores: stores.filter((s) => s !== ""),
-        method: spec.method,
-        path: spec.path(spec.scope === "store" ? first.storeId : "", first.params),
-        body: spec.body(elements, first.params),
-        idempotent: spec.idempotent(elements),
+        method,
+        path,
+        body,
+        idempotent: isIdempotent(spec, elements, body),
         addresses: part.map((w) => w.address),
         ...(spec.scope === "client"
           ? { params: first.params, parts: part.map((w) => ({ store: w.store, element: w.element })) }

@@ -7,6 +7,7 @@
 
 import { endpointTable } from "../kinds/registry.js";
 import type { EndpointParams, EndpointSpec } from "../kinds/types.js";
+import { routeIdempotent, routeMethod, routePath, routeSpec, type HttpMethod } from "../platform/routes.js";
 
 export type { EndpointParams, EndpointSpec };
 
@@ -31,4 +32,38 @@ export function endpoint(name: string): EndpointSpec {
   const spec = table.get(name);
   if (!spec) throw new Error(`no endpoint named ${name} is declared by a registered kind`);
   return spec;
+}
+
+/** Most elements one call of the endpoint carries: its own limit, else its route's, else no limit. */
+export function maxElementsOf(spec: EndpointSpec): number {
+  return spec.maxElements ?? routeSpec(spec.route).maxElements ?? Infinity;
+}
+
+/** Whether the platform applies a call of the endpoint before answering (its own, else its route's). */
+export function isSynchronous(spec: EndpointSpec): boolean {
+  return spec.synchronous ?? routeSpec(spec.route).synchronous ?? false;
+}
+
+/** Whether a call carrying these elements (and this body) may be repeated after a lost answer. */
+export function isIdempotent(spec: EndpointSpec, elements: unknown[], body: unknown): boolean {
+  return spec.idempotent ? spec.idempotent(elements) : routeIdempotent(spec.route, body);
+}
+
+/**
+ * The method and path of a call of the endpoint, from its route's row: `storeId` is the platform store
+ * id (empty for client-scoped endpoints), `params` the writes' params. The query string, when the
+ * endpoint has one, is appended encoded.
+ */
+export function callOf(
+  spec: EndpointSpec,
+  storeId: string,
+  params: EndpointParams,
+): { method: HttpMethod; path: string } {
+  const path = routePath(
+    spec.route,
+    spec.pathParams ? spec.pathParams(storeId, params) : { storeId, ...params },
+  );
+  const query = spec.query?.(params);
+  const qs = query ? new URLSearchParams(Object.entries(query)).toString() : "";
+  return { method: routeMethod(spec.route), path: qs ? `${path}?${qs}` : path };
 }

@@ -618,18 +618,6 @@ export function routePath(name: RouteName, params: RouteParams = {}): string {
   });
 }
 
-/**
- * The group prefixes of spec §4.1, §4.3 and §4.4, for code that still builds paths from a prefix
- * (src/plan/endpoints.ts, until it names routes). Test test/platform/routes.test.ts checks them
- * against {@link ROUTES}.
- * @deprecated name a route and use {@link routePath}.
- */
-export const PREFIXES = {
-  auth: "/restaurants/auth/v1",
-  menu: "/restaurants/menu/v1/stores",
-  availabilityV2: "/api/v2/restaurants-integrations-public-api",
-} as const;
-
 // ---- matching a path ------------------------------------------------------------------------------
 
 function safeDecode(s: string): string {

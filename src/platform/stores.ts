@@ -19,7 +19,7 @@ import type {
   StoreStatusMap,
 } from "../generated/platform.js";
 import type { PlatformClient } from "./client.js";
-import { ROUTES, routePath } from "./routes.js";
+import { ROUTES } from "./routes.js";
 
 const STATUS = "POST /api/v2/restaurants-integrations-public-api/availability/stores";
 const ENABLE_SYNC = "PUT /api/v2/restaurants-integrations-public-api/availability/stores/enable";
@@ -28,15 +28,6 @@ const ENABLE_SYNC = "PUT /api/v2/restaurants-integrations-public-api/availabilit
 export const MAX_STATUS_STORES = ROUTES[STATUS].maxElements;
 /** Stores in one synchronous `PUT /availability/stores/enable` (platform notes "Limits"): the route's `maxElements`. */
 export const MAX_SYNC_STORES = ROUTES[ENABLE_SYNC].maxElements;
-
-/**
- * Paths of store availability (spec §4.3), filled from the route table.
- * @deprecated name the route and use `routePath` (routes.ts) or `client.request`.
- */
-export const StorePaths = {
-  status: routePath(STATUS),
-  enableSync: routePath(ENABLE_SYNC),
-} as const;
 
 /**
  * `operation_result_type` values of the synchronous call that mean the store is in the asked state

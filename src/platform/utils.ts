@@ -22,61 +22,6 @@ import type {
   SpecialDays,
 } from "../generated/platform.js";
 import type { PlatformClient } from "./client.js";
-import { routePath } from "./routes.js";
-
-/**
- * Paths of the utils group (spec §4.5), relative to the base address, filled from the route table.
- * @deprecated name the route and use `routePath` (routes.ts) or `client.request`.
- */
-export const UtilsPaths = {
-  /** `GET` regular hours, `POST` a regular slot `{day, starts_time, ends_time}`. */
-  regular: (storeId: string) => routePath("GET /api/rest-ops-utils/store/schedule/{storeId}", { storeId }),
-  /** `PUT` / `DELETE` one slot of any kind (regular, holiday, special) by its id. */
-  slot: (storeId: string, slotId: string | number) =>
-    routePath("PUT /api/rest-ops-utils/store/schedule/{storeId}/{storeScheduleId}", {
-      storeId,
-      storeScheduleId: slotId,
-    }),
-  /** `GET` the holiday days with their slots. */
-  holidays: (storeId: string) =>
-    routePath("GET /api/rest-ops-utils/store/schedule/{storeId}/holiday", { storeId }),
-  /** `POST` slots (an array) on one holiday day. */
-  holidaySlots: (storeId: string, holidayDayId: string | number) =>
-    routePath("POST /api/rest-ops-utils/store/schedule/{storeId}/holiday/{holidayDayId}", {
-      storeId,
-      holidayDayId,
-    }),
-  /** `GET` the special days, `POST` a special day `{day, month, name, schedules}`. */
-  special: (storeId: string) =>
-    routePath("GET /api/rest-ops-utils/store/schedule/{storeId}/special", { storeId }),
-  /** `POST` slots on one special day; `DELETE` the special day. */
-  specialDay: (storeId: string, specialDayId: string | number) =>
-    routePath("POST /api/rest-ops-utils/store/schedule/{storeId}/special/{specialDayId}", {
-      storeId,
-      specialDayId,
-    }),
-  /** `GET` the corridors of a store. */
-  corridors: (storeId: string) => routePath("GET /api/rest-ops-utils/corridor/store/{storeId}", { storeId }),
-  /** `GET` / `POST` / `PUT` a corridor schedule. */
-  corridorSchedule: (corridorId: string | number, storeId: string) =>
-    routePath("GET /api/rest-ops-utils/corridor/schedule/{corridorId}/store/{storeId}", {
-      corridorId,
-      storeId,
-    }),
-  /** `GET` the products of a corridor. */
-  products: (corridorId: string | number, storeId: string) =>
-    routePath("GET /api/rest-ops-utils/product/corridor/{corridorId}/store/{storeId}", {
-      corridorId,
-      storeId,
-    }),
-  /** `GET` / `POST` / `PUT` a product schedule. */
-  productSchedule: (productId: string | number, corridorId: string | number, storeId: string) =>
-    routePath("GET /api/rest-ops-utils/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}", {
-      productId,
-      corridorId,
-      storeId,
-    }),
-} as const;
 
 /** `GET /store/schedule/{storeId}`: regular hours (spec §2.6). */
 export function getRegularHours(client: PlatformClient, storeId: string): Promise<RegularHours> {

@@ -40,7 +40,6 @@ import type {
   WebhookWithSecret,
 } from "../generated/platform.js";
 import type { PlatformClient } from "./client.js";
-import { routePath } from "./routes.js";
 
 export type {
   ClientWebhook,
@@ -61,36 +60,6 @@ export { CLIENT_WEBHOOK_EVENTS };
 export interface ChangeStatusBody extends WebhookChangeStatus {
   stores: { enable?: string[]; disable?: string[] };
 }
-
-/**
- * Paths of the webhook group (spec §4.7), relative to the platform's base address, filled from the
- * route table.
- * @deprecated name the route and use `routePath` (routes.ts) or `client.request`.
- */
-export const WebhookPaths = {
-  /** `GET /webhook` (every event), `POST /webhook` (create). */
-  root: routePath("POST /api/v2/restaurants-integrations-public-api/webhook"),
-  /** `GET /webhook/{event}`. */
-  event: (event: string) =>
-    routePath("GET /api/v2/restaurants-integrations-public-api/webhook/{event}", { event }),
-  addStores: (event: string) =>
-    routePath("PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/add-stores", { event }),
-  changeUrl: (event: string) =>
-    routePath("PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/change-url", { event }),
-  removeStores: (event: string) =>
-    routePath("DELETE /api/v2/restaurants-integrations-public-api/webhook/{event}/remove-stores", { event }),
-  resetSecret: (event: string) =>
-    routePath("PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/reset-secret", { event }),
-  changeStatus: (event: string) =>
-    routePath("PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/change-status", { event }),
-  /** `GET|POST /clients/{clientId}/webhooks` (same v2 prefix: docs/platform-api.md §3.8). */
-  client: (clientId: string) =>
-    routePath("GET /api/v2/restaurants-integrations-public-api/clients/{clientId}/webhooks", { clientId }),
-  /** `DELETE /clients/{clientId}/webhooks?event=...`. */
-  clientEvent: (clientId: string, event: string) =>
-    `${routePath("DELETE /api/v2/restaurants-integrations-public-api/clients/{clientId}/webhooks", { clientId })}` +
-    `?event=${encodeURIComponent(event)}`,
-} as const;
 
 /** `GET /webhook` or `GET /webhook/{event}`: the client's webhook configuration (spec §4.7). */
 export function listWebhooks(client: PlatformClient, event?: string): Promise<WebhookConfigList> {

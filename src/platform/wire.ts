@@ -34,7 +34,7 @@ import type {
   StoreMenu,
   StoreMenuMenu,
 } from "../generated/platform.js";
-import { PREFIXES, ROUTES } from "./routes.js";
+import { ROUTES } from "./routes.js";
 
 export type {
   Category as WireCategoryRead,
@@ -51,12 +51,6 @@ export type {
   TokenRequest,
   TokenResponse,
 } from "../generated/platform.js";
-
-/**
- * Path prefixes of the API groups (spec §4.1, §4.3, §4.4), kept for src/plan/endpoints.ts.
- * @deprecated name a route of routes.ts and use `routePath`.
- */
-export const Paths = PREFIXES;
 
 /** The message of an accepted asynchronous write (platform notes, "Errors"). */
 export const ACCEPTED_MESSAGE = "Your request has been accepted.";

@@ -3,7 +3,6 @@ import { platformSchemas, startEmulator, type RunningEmulator } from "../../src/
 import { InternalError } from "../../src/errors.js";
 import { PlatformClient } from "../../src/platform/client.js";
 import {
-  PREFIXES,
   ROUTES,
   ROUTE_NAMES,
   RouteMatcher,
@@ -27,13 +26,6 @@ describe("the route table", () => {
       expect(name).toMatch(/^(GET|POST|PUT|PATCH|DELETE) \/[A-Za-z0-9_/{}.-]+$/);
       expect(routeTemplate(name)).not.toMatch(/\/$|\/\/|:/);
       expect(routeSpec(name).spec).toMatch(/^§4\.[1-7]$/);
-    }
-    // Each deprecated group prefix is the prefix of routes of its group.
-    for (const prefix of Object.values(PREFIXES)) {
-      expect(
-        ROUTE_NAMES.some((n) => routeTemplate(n).startsWith(`${prefix}/`)),
-        prefix,
-      ).toBe(true);
     }
   });
 
