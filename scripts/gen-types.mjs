@@ -7,7 +7,8 @@
 //
 // It also writes the lists of kinds that must agree with the kind registry (src/kinds/registry.ts,
 // read from dist/: `npm run gen` builds first): the `ownership:` properties of
-// schemas/config/project.schema.json and the kind table of docs/configuration.md.
+// schemas/config/project.schema.json and the kind table of docs/configuration.md; and the settings
+// sections of schemas/config/store.schema.json from schemas/config/settings.schema.json.
 //
 // The schemas' `title`s are written for restaurant managers ("Price", "Fewest choices"), so they make
 // poor TypeScript names. Before compiling, every title is folded into its node's description (which
@@ -249,6 +250,29 @@ async function generateProjectSchema() {
   return formatted(JSON.stringify(schema, null, 2), file);
 }
 
+/**
+ * schemas/config/store.schema.json with every settings section of settings.schema.json among its
+ * properties: a kind that adds a section writes its schema fragment once, in settings.schema.json, and
+ * store files accept it (group and carte.yaml `defaults:` take the settings schema whole).
+ */
+async function generateStoreSchema() {
+  const file = "schemas/config/store.schema.json";
+  const schema = JSON.parse(await readFile(join(root, file), "utf8"));
+  const settings = JSON.parse(await readFile(join(root, "schemas/config/settings.schema.json"), "utf8"));
+  const properties = {};
+  for (const [key, value] of Object.entries(schema.properties)) {
+    if (key === "overrides") {
+      for (const section of Object.keys(settings.properties)) {
+        if (!(section in schema.properties))
+          properties[section] = { $ref: `settings.schema.json#/properties/${section}` };
+      }
+    }
+    properties[key] = value;
+  }
+  schema.properties = properties;
+  return formatted(JSON.stringify(schema, null, 2), file);
+}
+
 const TABLE_START = "<!-- kinds:start (written by npm run gen from src/kinds/registry.ts) -->";
 const TABLE_END = "<!-- kinds:end -->";
 
@@ -274,6 +298,7 @@ async function generateKindTable() {
 // The project schema first: the config types are generated from it.
 const OUTPUTS = [
   ["schemas/config/project.schema.json", generateProjectSchema],
+  ["schemas/config/store.schema.json", generateStoreSchema],
   ["docs/configuration.md", generateKindTable],
   ["src/generated/config.ts", generateConfig],
   ["src/generated/platform.ts", generatePlatform],
