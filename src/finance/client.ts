@@ -14,12 +14,13 @@
  *   (the data changed while paging) is kept once and reported in {@link ReadResult.warnings}.
  */
 
+import { routePath } from "../platform/routes.js";
 import pLimit, { type LimitFunction } from "p-limit";
 import { ApiError, UsageError } from "../errors.js";
 import type { PlatformClient } from "../platform/client.js";
 import { isDay } from "./dates.js";
 import {
-  FINANCE_PREFIX,
+  FINANCE_ROUTE,
   FINANCE_SEGMENT,
   type FinanceEntryOf,
   type FinanceKind,
@@ -161,7 +162,7 @@ export function financeQuery<K extends FinanceKind>(
 
 /** Path of a read for a store: `/restaurants/finance/v1/stores/{store_id}/{segment}`. */
 export function financePath(kind: FinanceKind, storeId: string): string {
-  return `${FINANCE_PREFIX}/${encodeURIComponent(storeId)}/${FINANCE_SEGMENT[kind]}`;
+  return routePath(FINANCE_ROUTE[kind], { store_id: storeId });
 }
 
 /** Everything one read of one store returned. */

@@ -9,6 +9,7 @@
  * schemas/platform/finance.schema.json, so the schemas stay the one source of truth.
  */
 
+import type { RouteName } from "../platform/routes.js";
 import type {
   BankAccount,
   Billing,
@@ -31,8 +32,13 @@ export const FINANCE_SEGMENT: Record<FinanceKind, string> = {
   cancellations: "charged_cancellations",
 };
 
-/** Prefix of the finance group (spec §4.6); the store id follows. */
-export const FINANCE_PREFIX = "/restaurants/finance/v1/stores";
+/** The route of each finance read (spec §4.6, src/platform/routes.ts). */
+export const FINANCE_ROUTE = {
+  payments: "GET /restaurants/finance/v1/stores/{store_id}/payments",
+  orders: "GET /restaurants/finance/v1/stores/{store_id}/orders",
+  adjustments: "GET /restaurants/finance/v1/stores/{store_id}/order_adjusments",
+  cancellations: "GET /restaurants/finance/v1/stores/{store_id}/charged_cancellations",
+} as const satisfies Record<FinanceKind, RouteName>;
 
 /** Page envelope of every finance read (spec §2.7). Pages are 1-based (platform notes "Finance"). */
 export interface FinancePage<T> {
