@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import * as core from "@actions/core";
 import { loadProject } from "../config/index.js";
 import { ExitCode, UnsafePlanError, exitCodeFor } from "../errors.js";
+import { escapeHtml, escapeLines, escapeTerminal } from "../render/escape.js";
 import { renderMarkdown } from "../render/markdown.js";
 import { renderText } from "../render/text.js";
 import { openSession } from "../session.js";
@@ -74,9 +75,11 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
     core.setOutput("has-changes", String(hasChanges));
     core.setOutput("summary", JSON.stringify(plan.summary));
     const text = renderText(plan, { color: false });
+    // addCodeBlock puts its text inside <pre><code> as is: escaped, a title holding `</code></pre>` or
+    // `</details>` stays text (the values in it are already escaped for a terminal by renderText).
     await core.summary
       .addHeading(inputs.command === "apply" ? "carte apply" : "carte plan", 3)
-      .addCodeBlock(text.length > 900_000 ? text.slice(0, 900_000) + "\n… (cut)" : text, "text")
+      .addCodeBlock(escapeHtml(text.length > 900_000 ? text.slice(0, 900_000) + "\n… (cut)" : text), "text")
       .write();
 
     if (inputs.command === "plan") {
@@ -94,18 +97,20 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
         );
       }
       code = refusal ? exitCodeFor(refusal) : ExitCode.ok;
-      if (refusal) core.setFailed((refusal as Error).message);
+      if (refusal) core.setFailed(escapeLines((refusal as Error).message));
     } else {
       if (refusal) {
         code = exitCodeFor(refusal);
-        core.setFailed((refusal as Error).message);
+        core.setFailed(escapeLines((refusal as Error).message));
       } else if (hasChanges) {
         const report = await applyPlan(plan, session);
         if (report.failed > 0 || report.skipped > 0) {
           code = ExitCode.error;
           const failed = report.operations.filter((o) => o.status !== "ok");
           core.setFailed(
-            `apply incomplete: ${failed.map((o) => `${o.status} ${o.method} ${o.path}${o.message ? `: ${o.message}` : ""}`).join("; ")}`,
+            escapeTerminal(
+              `apply incomplete: ${failed.map((o) => `${o.status} ${o.method} ${o.path}${o.message ? `: ${o.message}` : ""}`).join("; ")}`,
+            ),
           );
         }
         await core.summary
@@ -115,7 +120,7 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
     }
   } catch (err) {
     code = exitCodeFor(err);
-    core.setFailed(err instanceof Error ? err.message : String(err));
+    core.setFailed(escapeLines(err instanceof Error ? err.message : String(err)));
   } finally {
     await session.close();
   }

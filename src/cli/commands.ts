@@ -11,6 +11,7 @@ import { isEmptyPlan } from "../plan/plan.js";
 import type { Plan } from "../plan/types.js";
 import type { ApplyEvent } from "../apply/execute.js";
 import type { KindName } from "../kinds/types.js";
+import { escapeTerminal, jsonSafe } from "../render/escape.js";
 import { renderJson } from "../render/json.js";
 import { renderMarkdown } from "../render/markdown.js";
 import { renderText } from "../render/text.js";
@@ -73,7 +74,11 @@ export async function runPlan(opts: PlanCommand, io: CliIo): Promise<number> {
     if (refusal) throw refusal;
     if (opts.out) {
       await writePlanFile(opts.out, plan);
-      if (!opts.quiet) io.err(`Saved the plan to ${opts.out}. Apply it with: carte apply ${opts.out}\n`);
+      if (!opts.quiet) {
+        io.err(
+          escapeTerminal(`Saved the plan to ${opts.out}. Apply it with: carte apply ${opts.out}`) + "\n",
+        );
+      }
     }
     if (opts.detailedExitcode && !isEmptyPlan(plan)) return ExitCode.changes;
     return ExitCode.ok;
@@ -109,7 +114,11 @@ export async function runApply(opts: ApplyCommand, io: CliIo): Promise<number> {
         await checkSavedPlan(plan, project, session, run);
       } catch (err) {
         if (!(err instanceof StalePlanError) || !opts.replan) throw err;
-        io.err(`The saved plan is stale (${err.message.split(";")[0]}); planning again as --replan asks.\n`);
+        io.err(
+          escapeTerminal(
+            `The saved plan is stale (${err.message.split(";")[0]}); planning again as --replan asks.`,
+          ) + "\n",
+        );
         plan = undefined;
       }
     }
@@ -136,7 +145,9 @@ export async function runApply(opts: ApplyCommand, io: CliIo): Promise<number> {
     }
     if (isEmptyPlan(plan)) {
       if (opts.json)
-        io.out(JSON.stringify({ summary: plan.summary, operations: [], pending: [] }, null, 2) + "\n");
+        io.out(
+          jsonSafe(JSON.stringify({ summary: plan.summary, operations: [], pending: [] }, null, 2)) + "\n",
+        );
       return ExitCode.ok;
     }
     const started = Date.now();
@@ -151,7 +162,9 @@ export async function runApply(opts: ApplyCommand, io: CliIo): Promise<number> {
     const report = await applyPlan(plan, session, { ...run, secrets });
     progress.stop();
     if (opts.json) {
-      io.out(JSON.stringify({ summary: plan.summary, safety: plan.safety, ...report }, null, 2) + "\n");
+      io.out(
+        jsonSafe(JSON.stringify({ summary: plan.summary, safety: plan.safety, ...report }, null, 2)) + "\n",
+      );
     } else {
       io.out(renderReport(plan, report, Date.now() - started));
     }
@@ -162,6 +175,10 @@ export async function runApply(opts: ApplyCommand, io: CliIo): Promise<number> {
   }
 }
 
+/**
+ * The text report of an apply. Paths, platform messages, addresses and the override reason are
+ * escaped for a terminal (src/render/escape.ts).
+ */
 function renderReport(plan: Plan, report: ApplyReport, ms: number): string {
   const s = plan.summary;
   const lines: string[] = [];
@@ -174,15 +191,15 @@ function renderReport(plan: Plan, report: ApplyReport, ms: number): string {
   } else {
     lines.push(`\nApply incomplete: ${done} of ${report.operations.length} API calls succeeded.`);
     for (const o of report.operations.filter((x) => x.status !== "ok")) {
-      lines.push(`  ${o.status}: ${o.method} ${o.path}${o.message ? `: ${o.message}` : ""}`);
+      lines.push(escapeTerminal(`  ${o.status}: ${o.method} ${o.path}${o.message ? `: ${o.message}` : ""}`));
     }
     if (report.pending.length > 0) {
-      lines.push(`  not yet shown by the platform: ${report.pending.join(", ")}`);
+      lines.push(escapeTerminal(`  not yet shown by the platform: ${report.pending.join(", ")}`));
     }
     lines.push("Run `carte apply` again once the cause is fixed: it applies only what is left.");
   }
   if (plan.safety.override)
-    lines.push(`Safety guards were overridden, reason: ${plan.safety.override.reason}`);
+    lines.push(escapeTerminal(`Safety guards were overridden, reason: ${plan.safety.override.reason}`));
   return lines.join("\n") + "\n";
 }
 
@@ -260,7 +277,8 @@ export async function runEmulator(opts: EmulatorCommand, io: CliIo): Promise<num
     ...(opts.state ? { stateFile: path.resolve(opts.state) } : {}),
     applyDelayMs: opts.applyDelayMs,
     ...(faults ? { faults } : {}),
-    ...(opts.verbose ? { log: (line: string) => io.err(line + "\n") } : {}),
+    // Log lines quote request paths and webhook addresses: one escaped line each.
+    ...(opts.verbose ? { log: (line: string) => io.err(escapeTerminal(line) + "\n") } : {}),
   });
   io.err(`carte emulator listening on ${emulator.url}\n`);
   if (faults) io.err(`injecting faults: ${JSON.stringify(faults)}\n`);

@@ -8,7 +8,9 @@ import {
   UnsafePlanError,
   UsageError,
   exitCodeFor,
+  formatProblem,
 } from "../errors.js";
+import { escapeLines, escapeTerminal } from "../render/escape.js";
 
 /** Streams and facts the CLI needs. */
 export interface CliIo {
@@ -36,23 +38,31 @@ export function useColor(flag: boolean | undefined, io: CliIo): boolean {
   return io.stdoutIsTTY;
 }
 
-/** Prints an error the way its type asks for and returns the exit code. */
+/**
+ * Prints an error the way its type asks for and returns the exit code. Messages quote store names,
+ * SKUs, file names and the platform's words, so every line is escaped for a terminal
+ * (src/render/escape.ts): each configuration problem and each single-line message entirely, the
+ * messages carte builds from several lines line by line.
+ */
 export function reportError(err: unknown, io: CliIo, debug: boolean): number {
   if (err instanceof ConfigError) {
-    io.err(`Error: ${err.message}\n`);
+    const head = err.message.split("\n", 1)[0]!;
+    io.err(
+      `Error: ${[head, ...err.problems.map((p) => formatProblem(p))].map((l) => escapeTerminal(l)).join("\n")}\n`,
+    );
   } else if (err instanceof UnsafePlanError) {
-    io.err(`Refused by safety guard ${err.guard}: ${err.message}\n`);
+    io.err(`Refused by safety guard ${escapeTerminal(err.guard)}: ${escapeLines(err.message)}\n`);
   } else if (err instanceof StalePlanError) {
-    io.err(`Error: stale plan: ${err.message}\n`);
+    io.err(`Error: stale plan: ${escapeTerminal(err.message)}\n`);
   } else if (err instanceof UsageError) {
-    io.err(`Error: ${err.message}\nRun \`carte --help\` for usage.\n`);
+    io.err(`Error: ${escapeLines(err.message)}\nRun \`carte --help\` for usage.\n`);
   } else if (err instanceof ApiError || err instanceof ConvergenceError) {
-    io.err(`Error: ${err.message}\n`);
+    io.err(`Error: ${escapeTerminal(err.message)}\n`);
   } else {
     const e = err instanceof Error ? err : new Error(String(err));
-    io.err(`Error: ${e.message}\n`);
+    io.err(`Error: ${escapeLines(e.message)}\n`);
     if (!debug) io.err("(run with --debug for details)\n");
   }
-  if (debug && err instanceof Error && err.stack) io.err(`${err.stack}\n`);
+  if (debug && err instanceof Error && err.stack) io.err(`${escapeLines(err.stack)}\n`);
   return exitCodeFor(err);
 }

@@ -16,6 +16,7 @@ import { loadProject } from "../config/index.js";
 import { ExitCode, UsageError } from "../errors.js";
 import { resetSecret } from "../platform/webhooks.js";
 import { eventSecret, resolveSecretSink } from "../secrets.js";
+import { escapeTerminal } from "../render/escape.js";
 import { openSession } from "../session.js";
 import type { CliIo } from "./io.js";
 
@@ -61,7 +62,7 @@ export async function runRotateSecret(opts: RotateSecretCommand, io: CliIo): Pro
           "Fix the cause and run the command again (the secret it got is lost)",
       );
     }
-    io.out(`rotated; the new secret is in ${sink.where(opts.event)}\n`);
+    io.out(escapeTerminal(`rotated; the new secret is in ${sink.where(opts.event)}`) + "\n");
     return ExitCode.ok;
   } finally {
     await session.close();
