@@ -25,8 +25,8 @@
  */
 
 /** Characters a terminal or a log viewer acts on, or that reorder the text around them. */
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const TERMINAL_UNSAFE =
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
   /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 const NAMED: Readonly<Record<string, string>> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
