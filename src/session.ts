@@ -82,19 +82,37 @@ export async function openSession(project: LoadedProject, options: SessionOption
     stateFile,
     applyDelayMs: project.emulator.applyDelayMs,
   });
-  emulator.provision({
-    clients: [
+  try {
+    emulator.provision({
+      clients: [
+        {
+          client_id: clientId,
+          client_secret: clientSecret,
+          stores: Object.values(project.desired.stores).map((s) => ({
+            id: s.store.storeId,
+            integration_id: s.store.integrationId,
+            name: s.store.name,
+          })),
+        },
+      ],
+    });
+  } catch (err) {
+    // The server listens already: close it, or the process never exits (issue 10: `plan` printed this
+    // error and hung, `import` for 11 minutes).
+    await emulator.close();
+    throw new ConfigError([
       {
-        client_id: clientId,
-        client_secret: clientSecret,
-        stores: Object.values(project.desired.stores).map((s) => ({
-          id: s.store.storeId,
-          integration_id: s.store.integrationId,
-          name: s.store.name,
-        })),
+        file: path.relative(process.cwd(), stateFile) || stateFile,
+        line: 0,
+        col: 0,
+        pointer: "",
+        message:
+          `the embedded emulator cannot serve these stores to client ${clientId}: ` +
+          `${err instanceof Error ? err.message : String(err)}. Its state belongs to the credentials of ` +
+          "an earlier run: run with the same CARTE_CLIENT_ID (or none), or delete this file to start afresh",
       },
-    ],
-  });
+    ]);
+  }
   const client = new PlatformClient({
     baseUrl: emulator.url,
     clientId,

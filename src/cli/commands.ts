@@ -11,11 +11,18 @@ import { isEmptyPlan } from "../plan/plan.js";
 import type { Plan } from "../plan/types.js";
 import type { ApplyEvent } from "../apply/execute.js";
 import type { KindName } from "../kinds/types.js";
-import { escapeTerminal, jsonSafe } from "../render/escape.js";
+import { escapeLines, escapeTerminal, jsonSafe } from "../render/escape.js";
 import { renderJson } from "../render/json.js";
 import { renderMarkdown } from "../render/markdown.js";
 import { renderText } from "../render/text.js";
-import { discardingSink, resolveSecretSink } from "../secrets.js";
+import {
+  discardingSink,
+  lostSecretWarnings,
+  lostSecretsMessage,
+  prepareSecretSink,
+  resolveSecretSink,
+  secretsFileName,
+} from "../secrets.js";
 import { openSession } from "../session.js";
 import { applyPlan, checkSavedPlan, enforceSafety, planProject, type ApplyReport } from "../workflow.js";
 import { useColor, type CliIo } from "./io.js";
@@ -64,6 +71,7 @@ export async function runPlan(opts: PlanCommand, io: CliIo): Promise<number> {
   try {
     const { plan } = await planProject(project, session, runOptions(opts, progress));
     progress.stop();
+    await warnLostSecrets(secretsFileName({ configured: project.secretsFile, env: io.env }), io);
     let refusal: unknown;
     try {
       enforceSafety(plan, opts.force);
@@ -88,6 +96,11 @@ export async function runPlan(opts: PlanCommand, io: CliIo): Promise<number> {
   }
 }
 
+/** Prints the warnings of secrets an earlier run expected but never saved (src/secrets.ts). */
+async function warnLostSecrets(file: string | undefined, io: CliIo): Promise<void> {
+  for (const w of await lostSecretWarnings(file)) io.err(escapeTerminal(w) + "\n");
+}
+
 /** Options of `carte apply`. */
 export interface ApplyCommand extends RunCommand {
   planFile: string | undefined;
@@ -107,6 +120,10 @@ export async function runApply(opts: ApplyCommand, io: CliIo): Promise<number> {
   const session = await openSession(project, { env: io.env, onRetry: (r) => progress.retry(r) });
   try {
     const run = runOptions(opts, progress);
+    await warnLostSecrets(
+      secretsFileName({ file: opts.secretsFile, configured: project.secretsFile, env: io.env }),
+      io,
+    );
     let plan: Plan | undefined;
     if (opts.planFile) {
       plan = await readPlanFile(opts.planFile);
@@ -150,23 +167,30 @@ export async function runApply(opts: ApplyCommand, io: CliIo): Promise<number> {
         );
       return ExitCode.ok;
     }
-    const started = Date.now();
     // Webhook secrets go to the configured sink only; without one, a warning (no secret) on stderr.
-    const secrets =
-      resolveSecretSink({
-        file: opts.secretsFile,
-        configured: project.secretsFile,
-        env: io.env,
-        out: io.out,
-      }) ?? discardingSink((message) => io.err(message + "\n"));
-    const report = await applyPlan(plan, session, { ...run, secrets });
+    // Before any call, the sink proves it can keep the secrets the plan's calls will return, or the
+    // apply is refused (src/secrets.ts prepareSecretSink). NOTE for the shared apply path of the CLI and
+    // the Action: this call and `finish` below belong there.
+    const sinkOptions = { file: opts.secretsFile, configured: project.secretsFile, env: io.env };
+    const prepared = await prepareSecretSink(
+      plan,
+      resolveSecretSink({ ...sinkOptions, out: io.out }) ??
+        discardingSink((message) => io.err(escapeTerminal(message) + "\n")),
+    );
+    const started = Date.now();
+    const report = await applyPlan(plan, session, { ...run, secrets: prepared.sink });
     progress.stop();
+    const lost = await prepared.finish(report.operations);
     if (opts.json) {
       io.out(
         jsonSafe(JSON.stringify({ summary: plan.summary, safety: plan.safety, ...report }, null, 2)) + "\n",
       );
     } else {
       io.out(renderReport(plan, report, Date.now() - started));
+    }
+    if (lost.length > 0) {
+      io.err(`${escapeLines(`Error: ${lostSecretsMessage(lost)}`)}\n`);
+      return ExitCode.error;
     }
     return report.failed > 0 || report.skipped > 0 ? ExitCode.error : ExitCode.ok;
   } finally {
