@@ -67,7 +67,7 @@ function login(surface: "integrations" | "utils") {
       throw badShape("client_id and client_secret are required");
     }
     const client = ctx.state.clients.get(b.client_id);
-    if (!client || client.client_secret !== b.client_secret) throw fail(401, "Invalid credentials");
+    if (!client || !client.secret.matches(b.client_secret)) throw fail(401, "Invalid credentials");
     const body: TokenResponse = {
       access_token: ctx.state.issueToken(client.client_id, surface),
       token_type: "Bearer",
