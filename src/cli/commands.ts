@@ -261,6 +261,15 @@ export interface EmulatorCommand {
   slowRate: number;
   /** Seed of the fault decisions. */
   faultSeed: number;
+  /** Largest accepted request body, bytes (larger: 413); default 64 MiB. */
+  maxBodyBytes?: number | undefined;
+  /** `--control-token` or `CARTE_EMULATOR_CONTROL_TOKEN`: what the control API requires; none: open. */
+  controlToken?: string | undefined;
+}
+
+/** Whether a listening address is reachable from this machine only. */
+function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
 /** The fault settings of `carte emulator`'s flags; throws a {@link UsageError} on a bad value. */
@@ -293,6 +302,15 @@ export function emulatorFaults(opts: EmulatorCommand): FaultOptions | undefined 
 /** `carte emulator`: serves until SIGINT or SIGTERM. */
 export async function runEmulator(opts: EmulatorCommand, io: CliIo): Promise<number> {
   const faults = emulatorFaults(opts);
+  if (
+    opts.maxBodyBytes !== undefined &&
+    !(Number.isSafeInteger(opts.maxBodyBytes) && opts.maxBodyBytes > 0)
+  ) {
+    throw new UsageError("--max-body-bytes must be a positive whole number");
+  }
+  if (opts.controlToken !== undefined && opts.controlToken.trim() === "") {
+    throw new UsageError("--control-token must not be empty");
+  }
   const seed = opts.seed ? await loadSeedFile(path.resolve(opts.seed)) : undefined;
   const emulator = await startEmulator({
     host: opts.host,
@@ -301,10 +319,20 @@ export async function runEmulator(opts: EmulatorCommand, io: CliIo): Promise<num
     ...(opts.state ? { stateFile: path.resolve(opts.state) } : {}),
     applyDelayMs: opts.applyDelayMs,
     ...(faults ? { faults } : {}),
+    ...(opts.maxBodyBytes !== undefined ? { maxBodyBytes: opts.maxBodyBytes } : {}),
+    ...(opts.controlToken !== undefined ? { controlToken: opts.controlToken } : {}),
     // Log lines quote request paths and webhook addresses: one escaped line each.
     ...(opts.verbose ? { log: (line: string) => io.err(escapeTerminal(line) + "\n") } : {}),
   });
   io.err(`carte emulator listening on ${emulator.url}\n`);
+  if (opts.controlToken === undefined && !isLoopback(opts.host)) {
+    io.err(
+      escapeTerminal(
+        `Warning: the control API (${emulator.url}/__emulator/) resets state and reads every request, and ` +
+          `${opts.host} is reachable from other machines; protect it with --control-token or CARTE_EMULATOR_CONTROL_TOKEN`,
+      ) + "\n",
+    );
+  }
   if (faults) io.err(`injecting faults: ${JSON.stringify(faults)}\n`);
   await (io.untilSignal ? io.untilSignal() : new Promise<void>(() => {}));
   await emulator.close();

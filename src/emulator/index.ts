@@ -32,7 +32,7 @@ import { registerUtilsPart } from "./schedules.js";
 import { EmulatorState, storeKey } from "./state.js";
 
 export type { RecordedRequest } from "./server.js";
-export { listRoutes } from "./server.js";
+export { CONTROL_TOKEN_HEADER, DEFAULT_MAX_BODY_BYTES, listRoutes } from "./server.js";
 export type { RouteInfo, Surface } from "./http.js";
 export { checkBody, platformSchemas } from "./validate.js";
 export type { DeliveryRecord } from "./events.js";
@@ -89,6 +89,17 @@ export interface EmulatorOptions {
   faults?: FaultOptions;
   /** Timeout of one webhook delivery; default 2000 ms (events.ts). */
   webhookTimeoutMs?: number;
+  /**
+   * Largest accepted request body in bytes; a larger one is answered 413 `{message}` and its
+   * connection closed without reading the rest. Default 64 MiB.
+   */
+  maxBodyBytes?: number;
+  /**
+   * When set, the control API (`/__emulator/*`, control.ts) answers only requests that carry this
+   * value in the `x-emulator-control-token` header, others 401 `{message}`. Default: open (it listens
+   * only where the emulator listens, 127.0.0.1 unless `host` says otherwise).
+   */
+  controlToken?: string;
 }
 
 export interface RunningEmulator {
@@ -181,6 +192,15 @@ export async function loadSeedFile(path: string): Promise<Seed> {
 
 /** Starts an emulator. Resolves once it listens. */
 export async function startEmulator(opts: EmulatorOptions = {}): Promise<RunningEmulator> {
+  if (
+    opts.maxBodyBytes !== undefined &&
+    !(Number.isSafeInteger(opts.maxBodyBytes) && opts.maxBodyBytes > 0)
+  ) {
+    throw new Error("maxBodyBytes must be a positive whole number of bytes");
+  }
+  if (opts.controlToken !== undefined && opts.controlToken.trim() === "") {
+    throw new Error("controlToken must not be empty");
+  }
   const state = new EmulatorState({
     applyDelayMs: opts.applyDelayMs ?? 200,
     tokenTtlSeconds: opts.tokenTtlSeconds ?? 604_800,
@@ -198,7 +218,14 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   const faults = new FaultInjector(opts.faults);
 
   const requests: RecordedRequest[] = [];
-  const server = createEmulatorServer({ state, requests, log: opts.log, faults });
+  const server = createEmulatorServer({
+    state,
+    requests,
+    log: opts.log,
+    faults,
+    maxBodyBytes: opts.maxBodyBytes,
+    controlToken: opts.controlToken,
+  });
   const host = opts.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
