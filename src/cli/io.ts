@@ -4,6 +4,7 @@ import {
   ApiError,
   ConfigError,
   ConvergenceError,
+  InternalError,
   StalePlanError,
   UnsafePlanError,
   UsageError,
@@ -41,8 +42,9 @@ export function useColor(flag: boolean | undefined, io: CliIo): boolean {
 /**
  * Prints an error the way its type asks for and returns the exit code. Messages quote store names,
  * SKUs, file names and the platform's words, so every line is escaped for a terminal
- * (src/render/escape.ts): each configuration problem and each single-line message entirely, the
- * messages carte builds from several lines line by line.
+ * (src/render/escape.ts): each configuration problem and each message entirely (no value can start a
+ * line), except a safety refusal, whose lines carte builds from escaped parts (workflow.ts), and a bug
+ * report, which keep their lines.
  */
 export function reportError(err: unknown, io: CliIo, debug: boolean): number {
   if (err instanceof ConfigError) {
@@ -55,12 +57,13 @@ export function reportError(err: unknown, io: CliIo, debug: boolean): number {
   } else if (err instanceof StalePlanError) {
     io.err(`Error: stale plan: ${escapeTerminal(err.message)}\n`);
   } else if (err instanceof UsageError) {
-    io.err(`Error: ${escapeLines(err.message)}\nRun \`carte --help\` for usage.\n`);
+    io.err(`Error: ${escapeTerminal(err.message)}\nRun \`carte --help\` for usage.\n`);
   } else if (err instanceof ApiError || err instanceof ConvergenceError) {
     io.err(`Error: ${escapeTerminal(err.message)}\n`);
   } else {
     const e = err instanceof Error ? err : new Error(String(err));
-    io.err(`Error: ${escapeLines(e.message)}\n`);
+    // A bug report keeps its lines; any other message is one line.
+    io.err(`Error: ${e instanceof InternalError ? escapeLines(e.message) : escapeTerminal(e.message)}\n`);
     if (!debug) io.err("(run with --debug for details)\n");
   }
   if (debug && err instanceof Error && err.stack) io.err(`${escapeLines(err.stack)}\n`);
