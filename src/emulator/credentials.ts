@@ -9,13 +9,26 @@
  * once, when the state is first written.
  *
  * Stored form: `scrypt$N$r$p$<salt, base64url>$<32-byte key, base64url>` (node:crypto `scrypt`).
+ *
+ * The webhook secrets the emulator makes for a client are kept in the state file sealed with a key
+ * derived from that client's secret ({@link ClientSecret.seal}: AES-256-GCM, the key from scrypt with
+ * a random salt), so the file holds no usable secret at all: after a restart they are opened once the
+ * client's secret is known again (its seed, or its first login).
  */
 
-import { createHash, randomBytes, scryptSync, timingSafeEqual } from "node:crypto";
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  randomBytes,
+  scryptSync,
+  timingSafeEqual,
+} from "node:crypto";
 
 const SCRYPT = { N: 16_384, r: 8, p: 1 } as const;
 const KEY_BYTES = 32;
 const PREFIX = "scrypt";
+const SEAL_PREFIX = "aes-256-gcm";
 
 function sha256(text: string): Buffer {
   return createHash("sha256").update(text, "utf8").digest();
@@ -31,8 +44,11 @@ export class ClientSecret {
   /** SHA-256 of the secret when known in this process (from a seed or a successful login). */
   private digest: Buffer | undefined;
   private stored: string | undefined;
-  /** The clear secret, kept only until it is hashed (never written anywhere). */
+  /** The clear secret when known in this process (a seed, a provisioning, a login); never written. */
   private clear: string | undefined;
+  /** Keys derived from the clear secret, by salt (base64url), for sealing webhook secrets. */
+  private readonly keys = new Map<string, Buffer>();
+  private sealSalt: string | undefined;
 
   private constructor(digest: Buffer | undefined, stored: string | undefined) {
     this.digest = digest;
@@ -56,9 +72,66 @@ export class ClientSecret {
     const digest = sha256(candidate);
     if (this.digest) return timingSafeEqual(digest, this.digest);
     const ok = this.stored !== undefined && verifyHash(candidate, this.stored);
-    // Remember the digest: later logins need no scrypt.
-    if (ok) this.digest = digest;
+    // Remember it: later logins need no scrypt, and sealed webhook secrets can be opened.
+    if (ok) {
+      this.digest = digest;
+      this.clear = candidate;
+    }
     return ok;
+  }
+
+  /** Whether the clear secret is known in this process (then {@link seal} and {@link open} work). */
+  get known(): boolean {
+    return this.clear !== undefined;
+  }
+
+  private key(salt: string): Buffer {
+    let key = this.keys.get(salt);
+    if (!key) {
+      key = scryptSync(this.clear ?? "", Buffer.from(salt, "base64url"), KEY_BYTES, SCRYPT);
+      this.keys.set(salt, key);
+    }
+    return key;
+  }
+
+  /**
+   * Seals a value (a webhook secret of this client) for the state file:
+   * `aes-256-gcm$<salt>$<iv>$<tag>$<ciphertext>`, base64url. Throws when the clear secret is unknown.
+   */
+  seal(value: string): string {
+    if (this.clear === undefined) throw new Error("the client's secret is not known: cannot seal");
+    this.sealSalt ??= randomBytes(16).toString("base64url");
+    const iv = randomBytes(12);
+    const cipher = createCipheriv("aes-256-gcm", this.key(this.sealSalt), iv);
+    const data = Buffer.concat([cipher.update(value, "utf8"), cipher.final()]);
+    const tag = cipher.getAuthTag();
+    return [
+      SEAL_PREFIX,
+      this.sealSalt,
+      iv.toString("base64url"),
+      tag.toString("base64url"),
+      data.toString("base64url"),
+    ].join("$");
+  }
+
+  /** Opens a value sealed by {@link seal}; `undefined` when the secret is unknown or the seal is not this secret's. */
+  open(sealed: string): string | undefined {
+    if (this.clear === undefined) return undefined;
+    const parts = sealed.split("$");
+    if (parts.length !== 5 || parts[0] !== SEAL_PREFIX) return undefined;
+    try {
+      const decipher = createDecipheriv(
+        "aes-256-gcm",
+        this.key(parts[1]!),
+        Buffer.from(parts[2]!, "base64url"),
+      );
+      decipher.setAuthTag(Buffer.from(parts[3]!, "base64url"));
+      return Buffer.concat([decipher.update(Buffer.from(parts[4]!, "base64url")), decipher.final()]).toString(
+        "utf8",
+      );
+    } catch {
+      return undefined;
+    }
   }
 
   /** The stored form: a salted scrypt hash (computed once). */
@@ -75,7 +148,6 @@ export class ClientSecret {
         key.toString("base64url"),
       ].join("$");
     }
-    this.clear = undefined;
     return this.stored;
   }
 }

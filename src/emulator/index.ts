@@ -75,8 +75,9 @@ export interface EmulatorOptions {
   /**
    * When set: state is loaded from this file at start if it exists (a link or anything but a regular
    * file is refused), and written after applied writes: atomically, mode 0600, its folder created
-   * 0700 (src/atomic.ts). Client secrets are kept in it as salted scrypt hashes only (credentials.ts);
-   * a file with secrets in clear (older carte) is rewritten with hashes when loaded.
+   * 0700 (src/atomic.ts). Client secrets are kept in it as salted scrypt hashes only, and webhook
+   * secrets sealed with their client's secret (credentials.ts): the file holds no usable secret. A file
+   * with secrets in clear (older carte) is rewritten when loaded.
    */
   stateFile?: string;
   /** Delay before an accepted asynchronous write becomes visible to reads; default 200 ms. */

@@ -113,6 +113,7 @@ function login(surface: "integrations" | "utils") {
     }
     const client = ctx.state.clients.get(b.client_id);
     if (!client || !client.secret.matches(b.client_secret)) throw fail(401, "Invalid credentials");
+    ctx.state.clientUnlocked(client);
     const body: TokenResponse = {
       access_token: ctx.state.issueToken(client.client_id, surface),
       token_type: "Bearer",

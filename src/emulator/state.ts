@@ -246,8 +246,24 @@ export class EmulatorState {
    */
   onStoreConnectivity?: ((store: StoreRec, enabled: boolean, message?: string) => void) | undefined;
 
+  /** Called when a client's clear secret becomes known (see {@link EmulatorState.clientUnlocked}). */
+  private readonly unlockListeners: ((client: ClientRec) => void)[] = [];
+
   constructor(opts: StateOptions) {
     this.opts = opts;
+  }
+
+  /** Registers a listener of {@link EmulatorState.clientUnlocked} (webhooks.ts opens sealed secrets). */
+  onClientUnlocked(listener: (client: ClientRec) => void): void {
+    this.unlockListeners.push(listener);
+  }
+
+  /**
+   * The client's clear secret is known in this process (provisioned, or a successful login): what was
+   * sealed with it in the state file can be opened now (credentials.ts).
+   */
+  clientUnlocked(client: ClientRec): void {
+    for (const l of this.unlockListeners) l(client);
   }
 
   /** Platform ids: positive integers, unique across the emulator, from one counter (deterministic). */
@@ -270,6 +286,7 @@ export class EmulatorState {
         this.clients.set(c.client_id, client);
       }
       if (!client.secret.matches(c.client_secret)) client.secret = ClientSecret.fromSecret(c.client_secret);
+      this.clientUnlocked(client);
       for (const s of c.stores) {
         const key = storeKey(s.id);
         if (key === undefined) throw new Error(`store id ${String(s.id)} is not a positive integer`);

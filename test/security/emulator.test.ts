@@ -230,6 +230,27 @@ describe("emulator: state at rest", () => {
     expect(wrong.status).toBe(401);
   });
 
+  it("seals webhook secrets with the client's secret, and opens them after a restart and a login", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "carte-state-"));
+    const stateFile = path.join(dir, "state.json");
+    const create = { event: "PING", data: [{ url: "http://127.0.0.1:9/p", stores: ["900123"] }] };
+    const first = await startEmulator({ seed: SEED, stateFile, applyDelayMs: 0 });
+    const made = await call(first, "POST", `${V2}/webhook`, { token: await login(first), body: create });
+    const secret = (made.body as { secret: string }).secret;
+    expect(secret).toMatch(/^[0-9a-f]{48}$/);
+    await first.close();
+    const text = readFileSync(stateFile, "utf8");
+    expect(text).not.toContain(secret);
+    expect(text).toMatch(/"sealed":"aes-256-gcm\$/);
+
+    // Restarted from the file alone: the secret opens with the client's login, and is the same.
+    const second = await emulator({ stateFile, seed: undefined });
+    const again = await call(second, "POST", `${V2}/webhook`, { token: await login(second), body: create });
+    expect((again.body as { secret: string }).secret).toBe(secret);
+    await second.idle();
+    expect(readFileSync(stateFile, "utf8")).not.toContain(secret);
+  });
+
   it("loads a state file of an older version with secrets in clear, and rewrites it hashed at once", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "carte-state-"));
     const stateFile = path.join(dir, "state.json");
@@ -239,6 +260,19 @@ describe("emulator: state at rest", () => {
         formatVersion: 1,
         nextId: 1,
         clients: [{ client_id: "acme", client_secret: SECRET, stores: ["900123"] }],
+        parts: {
+          webhooks: {
+            events: [
+              {
+                client_id: "acme",
+                event: "PING",
+                secret: "0123456789abcdef0123456789abcdef0123456789abcdef",
+                stores: [{ store_id: "900123", url: "http://127.0.0.1:9/p", state: "ENABLE" }],
+              },
+            ],
+            clientHooks: [],
+          },
+        },
         stores: [
           {
             id: "900123",
@@ -259,7 +293,19 @@ describe("emulator: state at rest", () => {
     const text = readFileSync(stateFile, "utf8");
     expect(text).not.toContain(SECRET);
     expect(text).toContain("secret_hash");
+    expect(text).not.toContain("0123456789abcdef0123456789abcdef0123456789abcdef");
     expect(statSync(stateFile).mode & 0o777).toBe(0o600);
+    // The webhook secret of the old file is kept (sealed): the same after a restart.
+    await emu.close();
+    running = running.filter((e) => e !== emu);
+    const again = await emulator({ stateFile, seed: undefined });
+    const posted = await call(again, "POST", `${V2}/webhook`, {
+      token: await login(again),
+      body: { event: "PING", data: [{ url: "http://127.0.0.1:9/p", stores: ["900123"] }] },
+    });
+    expect((posted.body as { secret: string }).secret).toBe(
+      "0123456789abcdef0123456789abcdef0123456789abcdef",
+    );
   });
 
   it("refuses a state file that is a link, and never quotes a state file it cannot parse", async () => {
