@@ -16,7 +16,7 @@ import { readPlanFile } from "./plan/file.js";
 import { isEmptyPlan } from "./plan/plan.js";
 import type { Targeting } from "./plan/target.js";
 import type { Plan } from "./plan/types.js";
-import type { SecretSink } from "./secrets.js";
+import { lostSecretWarnings, prepareSecretSink, secretsFileName, type SecretSink } from "./secrets.js";
 import { openSession } from "./session.js";
 import {
   applyPlan,
@@ -44,6 +44,11 @@ interface RequestBase {
   parallelism?: number;
   /** Per-request timeout of the platform client, in milliseconds. */
   timeoutMs?: number;
+  /**
+   * `--secrets-file`: the secrets file named on the command line, which wins over `CARTE_SECRETS_FILE`
+   * and carte.yaml `secrets_file:`; used to warn of secrets an earlier run never saved (src/secrets.ts).
+   */
+  secretsFile?: string | undefined;
 }
 
 /** `carte plan`: plan only, no write. */
@@ -86,6 +91,11 @@ export interface RunHooks {
   onEvent?: (event: ApplyEvent) => void;
   /** A call is about to be repeated (rate limit, transient failure). */
   onRetry?: (info: RetryInfo) => void;
+  /**
+   * A warning for the user, never holding a secret: a webhook secret an earlier apply or rotation
+   * expected but never saved (with the `carte webhooks rotate-secret` command that recovers it).
+   */
+  onWarning?: (message: string) => void;
   /** A saved plan is stale and `replan` asks to plan again; called before planning again. */
   onReplan?: (stale: StalePlanError) => void;
   /**
@@ -114,6 +124,11 @@ export interface RunResult {
   applyMs?: number;
   /** The confirmation was declined: nothing was applied. */
   cancelled?: boolean;
+  /**
+   * Events whose webhook secret the platform made but that could not be kept (a lost answer, a failed
+   * save): the run's exit code is 1, and `lostSecretsMessage` (src/secrets.ts) says how to recover.
+   */
+  lostSecrets?: string[];
   /**
    * 0 success or no changes; 1 error, a declined confirmation, or an apply where a call failed or was
    * skipped; 2 changes pending with `detailedExitCode`; 3 refused by a safety guard.
@@ -156,6 +171,13 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
     });
     try {
       const options = runOptions(request, hooks);
+      const env = request.env ?? process.env;
+      const secretsFile = secretsFileName({
+        file: request.secretsFile,
+        configured: project.secretsFile,
+        env,
+      });
+      for (const warning of await lostSecretWarnings(secretsFile)) hooks.onWarning?.(warning);
 
       // A saved plan is used only while it still fits; else refused, or replaced when asked.
       let plan: Plan | undefined;
@@ -193,11 +215,17 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
         return result;
       }
 
+      // Before any call, the sink proves it can keep the secrets the plan's calls will return, or the
+      // apply is refused (src/secrets.ts prepareSecretSink); afterwards, secrets made but not kept.
+      const prepared = await prepareSecretSink(plan, request.secrets(project));
       const started = Date.now();
-      const report = await applyPlan(plan, session, { ...options, secrets: request.secrets(project) });
+      const report = await applyPlan(plan, session, { ...options, secrets: prepared.sink });
       result.report = report;
       result.applyMs = Date.now() - started;
-      result.exitCode = report.failed > 0 || report.skipped > 0 ? ExitCode.error : ExitCode.ok;
+      const lost = await prepared.finish(report.operations);
+      if (lost.length > 0) result.lostSecrets = lost;
+      result.exitCode =
+        report.failed > 0 || report.skipped > 0 || lost.length > 0 ? ExitCode.error : ExitCode.ok;
       return result;
     } finally {
       await session.close();

@@ -7,11 +7,19 @@
  * A secret is written only to a sink the user chose:
  * - a secrets file (`--secrets-file FILE`, `CARTE_SECRETS_FILE`, or carte.yaml `secrets_file:`): a map
  *   event → secret, JSON, or
- *   YAML when the name ends in `.yaml`/`.yml`; created with mode 0600 and merged atomically (a
- *   temporary file in the same folder, then a rename);
+ *   YAML when the name ends in `.yaml`/`.yml`; its folder created 0700 when missing, the file created
+ *   with mode 0600 and merged atomically (src/atomic.ts: a temporary 0600 file in the same folder,
+ *   fsync, rename; temporary files of killed runs are removed by the next write);
  * - in a GitHub Actions job (`GITHUB_ACTIONS=true`): `::add-mask::<secret>` is printed to standard
  *   output first, so that the runner masks it in every later log line, then the secret goes to the
  *   secrets file when one is named, else to the step output `webhook_secret_<EVENT>` (`$GITHUB_OUTPUT`).
+ *
+ * Before the first call that returns a secret, {@link prepareSecretSink} proves the sink can keep it
+ * (the folder is created, the file read, a marker written beside it) and refuses the whole apply
+ * otherwise, before any write call. The marker, `FILE.pending` (event → when; never a secret), names
+ * the events whose secret is on its way: each is removed once its secret is saved, so one left behind
+ * (a failed save, a lost answer, a killed run) tells the next `carte plan` or `carte apply` which
+ * secret to get again with `carte webhooks rotate-secret EVENT` ({@link lostSecretWarnings}).
  *
  * Never to the terminal, a plan, an apply report, a log or an error message: the executor hands the
  * answer of a secret-bearing call (an endpoint whose spec declares `secret`) to {@link secretCollector} and
@@ -19,11 +27,14 @@
  * file contents (a JSON or YAML parse error quotes the text it failed on, so those are swallowed).
  */
 
-import { randomBytes } from "node:crypto";
-import { appendFile, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { parse, stringify } from "yaml";
+import { PRIVATE_DIR_MODE, removeStaleTemps, writeFileAtomic } from "./atomic.js";
+import { ConfigError } from "./errors.js";
+import type { OperationResult } from "./apply/execute.js";
 import { Endpoints } from "./plan/endpoints.js";
+import type { Operation, Plan } from "./plan/types.js";
 import { eventSecret } from "./platform/webhooks.js";
 
 /** A place where webhook secrets are kept. */
@@ -35,6 +46,14 @@ export interface SecretSink {
    * the cause, never the secret.
    */
   put(event: string, secret: string): Promise<void>;
+  /**
+   * Before any call that may return a secret: proves the place can keep the secrets of `events` and
+   * notes that they are on their way (a marker without the secrets). Rejects with an error whose
+   * message names the place and the cause. Absent: nothing to prove.
+   */
+  prepare?(events: string[]): Promise<void>;
+  /** After the calls: forgets the events whose call made no secret (it failed or was skipped). */
+  release?(events: string[]): Promise<void>;
 }
 
 /** How to get a discarded or lost secret back: rotate it into a sink. */
@@ -97,7 +116,7 @@ export async function readSecretsFile(file: string): Promise<Record<string, stri
   return parsed;
 }
 
-/** Merges one secret into a secrets file: read, set, write a 0600 temporary file, rename over. */
+/** Merges one secret into a secrets file: read, set, write atomically (0600, folder 0700). */
 async function mergeSecret(file: string, event: string, secret: string): Promise<void> {
   const map = await readSecretsFile(file);
   map[event] = secret;
@@ -107,33 +126,99 @@ async function mergeSecret(file: string, event: string, secret: string): Promise
       .map((k) => [k, map[k]!]),
   );
   const text = isYamlFile(file) ? stringify(sorted) : JSON.stringify(sorted, null, 2) + "\n";
-  const tmp = path.join(
-    path.dirname(file),
-    `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`,
-  );
   try {
-    // `wx`: never follow or reuse an existing file; 0600 from the start, so the secret is never
-    // readable by others, not even for a moment.
-    await writeFile(tmp, text, { mode: 0o600, flag: "wx" });
-    await rename(tmp, file);
+    await writeFileAtomic(file, text);
   } catch (err) {
-    await rm(tmp, { force: true }).catch(() => undefined);
     throw new Error(`cannot write the secrets file ${file} (${code(err)})`);
   }
 }
 
+// ---- the marker of secrets on their way --------------------------------------------------------------
+
+/**
+ * The marker beside a secrets file: `FILE.pending`, a JSON map event → ISO time at which a call that
+ * returns the event's secret was about to be made. Holds no secret.
+ */
+export function pendingFileOf(file: string): string {
+  return `${file}.pending`;
+}
+
+/** Reads the marker of a secrets file; a missing or unreadable marker is empty. */
+export async function readPending(file: string): Promise<Record<string, string>> {
+  try {
+    const parsed = JSON.parse(await readFile(pendingFileOf(file), "utf8")) as unknown;
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return {};
+    const out: Record<string, string> = Object.create(null) as Record<string, string>;
+    for (const [k, v] of Object.entries(parsed as Record<string, unknown>)) {
+      if (typeof v === "string") out[k] = v;
+    }
+    return out;
+  } catch {
+    return {};
+  }
+}
+
+async function writePending(file: string, pending: Record<string, string>): Promise<void> {
+  const events = Object.keys(pending).sort();
+  if (events.length === 0) {
+    await rm(pendingFileOf(file), { force: true });
+    return;
+  }
+  const sorted = Object.fromEntries(events.map((e) => [e, pending[e]!]));
+  await writeFileAtomic(pendingFileOf(file), JSON.stringify(sorted, null, 2) + "\n");
+}
+
 /**
  * A secrets file sink. Writes are serialized, so that secrets returned by concurrent calls are all
- * kept (each write is a read-merge-rename of the whole file).
+ * kept (each write is a read-merge-rename of the whole file), and so are the updates of its marker.
  */
 export function secretsFileSink(file: string, shown: string = file): SecretSink {
   let queue: Promise<void> = Promise.resolve();
+  const serial = (task: () => Promise<void>): Promise<void> => {
+    const next = queue.then(task);
+    queue = next.catch(() => undefined);
+    return next;
+  };
+  const unmark = async (events: string[]): Promise<void> => {
+    const pending = await readPending(file);
+    if (!events.some((e) => e in pending)) return;
+    for (const e of events) delete pending[e];
+    await writePending(file, pending);
+  };
   return {
     where: () => shown,
     put(event, secret) {
-      const next = queue.then(() => mergeSecret(file, event, secret));
-      queue = next.catch(() => undefined);
-      return next;
+      return serial(async () => {
+        await mergeSecret(file, event, secret);
+        // The secret is kept: its marker goes. Should that fail, the marker only says too much.
+        await unmark([event]).catch(() => undefined);
+      });
+    },
+    prepare(events) {
+      return serial(async () => {
+        try {
+          await mkdir(path.dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE });
+          await removeStaleTemps(file);
+          await removeStaleTemps(pendingFileOf(file));
+        } catch (err) {
+          throw new Error(`cannot create the folder of the secrets file ${shown} (${code(err)})`);
+        }
+        // A file that cannot be read or merged would fail every save after the secrets were made.
+        await readSecretsFile(file);
+        const pending = await readPending(file);
+        const now = new Date().toISOString();
+        for (const e of events) pending[e] = now;
+        try {
+          // Writing the marker beside the file proves what a save needs: a new file in the folder,
+          // renamed over an old one.
+          await writePending(file, pending);
+        } catch (err) {
+          throw new Error(`cannot write in the folder of the secrets file ${shown} (${code(err)})`);
+        }
+      });
+    },
+    release(events) {
+      return serial(() => unmark(events));
     },
   };
 }
@@ -160,6 +245,11 @@ export function githubActionsSink(opts: {
   return {
     where: (event) => (file ? file.where(event) : `the step output ${githubOutputName(event)}`),
     async put(event, secret) {
+      // A line break would end the mask command or the output line and start another (workflow
+      // command injection by a hostile answer): such a value is refused, unprinted.
+      if (/[\r\n]/.test(secret) || !/^[A-Za-z0-9_.-]+$/.test(event)) {
+        throw new Error("the platform's answer holds a line break or an unusual event name; it was not kept");
+      }
       out(`::add-mask::${secret}\n`);
       if (file) return file.put(event, secret);
       if (!outputFile) {
@@ -172,6 +262,22 @@ export function githubActionsSink(opts: {
       } catch (err) {
         throw new Error(`cannot write the step output file $GITHUB_OUTPUT (${code(err)})`);
       }
+    },
+    async prepare(events) {
+      if (file) return file.prepare?.(events);
+      if (!outputFile) {
+        throw new Error(
+          "GITHUB_OUTPUT is not set, so a secret would have nowhere to go; name a secrets file (--secrets-file FILE)",
+        );
+      }
+      try {
+        await appendFile(outputFile, "", { mode: 0o600 });
+      } catch (err) {
+        throw new Error(`cannot write the step output file $GITHUB_OUTPUT (${code(err)})`);
+      }
+    },
+    async release(events) {
+      await file?.release?.(events);
     },
   };
 }
@@ -204,7 +310,7 @@ export interface SecretSinkOptions {
  * `undefined` when nothing is configured.
  */
 export function resolveSecretSink(opts: SecretSinkOptions): SecretSink | undefined {
-  const name = opts.file ?? (opts.env.CARTE_SECRETS_FILE || undefined) ?? opts.configured;
+  const name = secretsFileName(opts);
   const file = name ? secretsFileSink(path.resolve(name), name) : undefined;
   if (opts.env.GITHUB_ACTIONS === "true") {
     return githubActionsSink({ out: opts.out, outputFile: opts.env.GITHUB_OUTPUT || undefined, file });
@@ -246,4 +352,137 @@ export function secretCollector(
       );
     }
   };
+}
+
+// ---- before and after the calls that return secrets ------------------------------------------------
+
+/** The event whose secret an operation's answer carries (`params.event` of the webhook endpoints). */
+function eventOf(op: Operation): string {
+  const e = op.params?.event;
+  return typeof e === "string" || typeof e === "number" ? String(e) : op.id;
+}
+
+/** The operations of a plan whose answers carry a secret (their endpoint declares `secret`). */
+export function secretBearingOperations(plan: Plan): Operation[] {
+  return plan.operations.filter((op) => isSecretBearing(op.endpoint));
+}
+
+/** What {@link prepareSecretSink} gives the apply: the sink to use and what to do after the calls. */
+export interface PreparedSecrets {
+  /** The sink to hand to the executor (it records which events had their secret kept). */
+  sink: SecretSink;
+  /**
+   * After the calls, with their results: forgets the marker of the secret-bearing calls that failed
+   * or were skipped (no secret was made), and returns the events whose call succeeded but whose
+   * secret never arrived (the answer was lost, or held none): lost secrets, to be rotated. Their
+   * marker stays. Events whose secret arrived but could not be kept are reported by the failed
+   * operation itself (its message names the event) and keep their marker too.
+   */
+  finish(results: readonly OperationResult[]): Promise<string[]>;
+}
+
+/**
+ * Readies the sink for a plan before any call is made (issue 10, item 5). When the plan has
+ * operations whose answers carry a secret (webhook creates, spec §4.7), the sink must prove it can keep
+ * them: a secrets file's folder is created (0700), the file read, and the marker `FILE.pending`
+ * written beside it; the step output file must be writable in GitHub Actions.
+ *
+ * @throws {ConfigError} naming the secrets file (or `$GITHUB_OUTPUT`) and the cause, when it cannot:
+ *   the apply is refused before any write call, so no secret is made that could not be kept.
+ */
+export async function prepareSecretSink(plan: Plan, sink: SecretSink): Promise<PreparedSecrets> {
+  const ops = secretBearingOperations(plan);
+  await prepareEvents(sink, [...new Set(ops.map(eventOf))]);
+  const kept = new Set<string>();
+  const unsaved = new Set<string>();
+  return {
+    sink: {
+      where: (event) => sink.where(event),
+      async put(event, secret) {
+        try {
+          await sink.put(event, secret);
+        } catch (err) {
+          unsaved.add(event);
+          throw err;
+        }
+        kept.add(event);
+      },
+    },
+    async finish(results) {
+      const byId = new Map(results.map((r) => [r.id, r]));
+      const lost: string[] = [];
+      const release: string[] = [];
+      for (const op of ops) {
+        const r = byId.get(op.id);
+        const event = eventOf(op);
+        // A failed save is in the failed call's message, and its marker stays.
+        if (kept.has(event) || unsaved.has(event)) continue;
+        if (r?.status === "ok") lost.push(event);
+        else release.push(event);
+      }
+      if (release.length > 0) await sink.release?.(release).catch(() => undefined);
+      return [...new Set(lost)];
+    },
+  };
+}
+
+/**
+ * Proves that `sink` can keep the secrets of `events` and marks them as on their way
+ * ({@link SecretSink.prepare}); nothing to do for no events.
+ *
+ * @throws {ConfigError} naming the place and the cause; the caller makes no call then.
+ */
+export async function prepareEvents(sink: SecretSink, events: readonly string[]): Promise<void> {
+  if (events.length === 0 || !sink.prepare) return;
+  try {
+    await sink.prepare([...events]);
+  } catch (err) {
+    throw new ConfigError([
+      {
+        file: sink.where(events[0]!),
+        line: 0,
+        col: 0,
+        pointer: "",
+        message:
+          `cannot keep the webhook secrets the platform will return for ${events.join(", ")}: ` +
+          `${err instanceof Error ? err.message : String(err)}. Nothing was changed on the platform`,
+      },
+    ]);
+  }
+}
+
+/** The error message of secrets made by the platform that carte never received. Names events only. */
+export function lostSecretsMessage(events: readonly string[]): string {
+  return events
+    .map(
+      (e) =>
+        `the platform made the secret of the ${e} webhook but its answer was lost, so the secret was ` +
+        `not kept; get a new one with: ${rotateHint(e)}`,
+    )
+    .join("\n");
+}
+
+/**
+ * Warnings for the secrets an earlier apply or rotation expected but never saved, from the marker
+ * beside the secrets file (`FILE.pending`): one line per event, with the command that gets a new
+ * secret. Empty when there is no secrets file or nothing is pending. Names events and files only.
+ */
+export async function lostSecretWarnings(file: string | undefined): Promise<string[]> {
+  if (!file) return [];
+  const pending = await readPending(path.resolve(file));
+  return Object.keys(pending)
+    .sort()
+    .map(
+      (e) =>
+        `Warning: the secret of the ${e} webhook may never have been saved in ${file} (a call that ` +
+        `returns it was made at ${pending[e]} and its secret did not arrive there). If the webhook ` +
+        `exists, get a new secret with: carte webhooks rotate-secret ${e} --secrets-file ${file}`,
+    );
+}
+
+/** The secrets file a command uses: `--secrets-file`, else `CARTE_SECRETS_FILE`, else carte.yaml's. */
+export function secretsFileName(
+  opts: Pick<SecretSinkOptions, "file" | "configured" | "env">,
+): string | undefined {
+  return opts.file ?? (opts.env.CARTE_SECRETS_FILE || undefined) ?? opts.configured;
 }

@@ -1,9 +1,11 @@
 /**
  * Opens a connection to the platform for a loaded project: the configured platform, or, when the
  * project names no platform address, the embedded emulator started in-process with its state kept in
- * `.carte/emulator-state.json` next to carte.yaml (so that a second run sees the first run's result).
+ * `.carte/emulator-state.json` next to carte.yaml (so that a second run sees the first run's result):
+ * mode 0600 in a 0700 folder, the client secret only as a salted hash (src/emulator/credentials.ts).
  */
 
+import { lstat } from "node:fs/promises";
 import path from "node:path";
 import type { LoadedProject } from "./config/index.js";
 import { startEmulator, type RunningEmulator } from "./emulator/index.js";
@@ -32,6 +34,33 @@ export function credentialsFromEnv(env: NodeJS.ProcessEnv = process.env): {
     ...(env.CARTE_CLIENT_ID ? { clientId: env.CARTE_CLIENT_ID } : {}),
     ...(env.CARTE_CLIENT_SECRET ? { clientSecret: env.CARTE_CLIENT_SECRET } : {}),
   };
+}
+
+/**
+ * The embedded emulator's folder must be a real folder of the project: a link committed in its place
+ * (`.carte -> /somewhere`) would make carte write its state outside the project.
+ *
+ * @throws {ConfigError} when `.carte` exists and is not a folder.
+ */
+async function checkStateFolder(dir: string): Promise<void> {
+  let info;
+  try {
+    info = await lstat(dir);
+  } catch {
+    return; // missing: created 0700 at the first write
+  }
+  if (info.isDirectory()) return;
+  throw new ConfigError([
+    {
+      file: path.relative(process.cwd(), dir) || dir,
+      line: 0,
+      col: 0,
+      pointer: "",
+      message:
+        "the embedded emulator keeps its state in this folder, but it is a link or a file; remove it " +
+        "(carte creates the folder)",
+    },
+  ]);
 }
 
 /** Options of {@link openSession}. */
@@ -76,25 +105,44 @@ export async function openSession(project: LoadedProject, options: SessionOption
   const clientId = creds.clientId ?? EMBEDDED_CREDENTIALS.clientId;
   const clientSecret = creds.clientSecret ?? EMBEDDED_CREDENTIALS.clientSecret;
   const stateFile = path.join(project.root, ".carte", "emulator-state.json");
+  await checkStateFolder(path.dirname(stateFile));
   const emulator = await startEmulator({
     host: "127.0.0.1",
     port: 0,
     stateFile,
     applyDelayMs: project.emulator.applyDelayMs,
   });
-  emulator.provision({
-    clients: [
+  try {
+    emulator.provision({
+      clients: [
+        {
+          client_id: clientId,
+          client_secret: clientSecret,
+          stores: Object.values(project.desired.stores).map((s) => ({
+            id: s.store.storeId,
+            integration_id: s.store.integrationId,
+            name: s.store.name,
+          })),
+        },
+      ],
+    });
+  } catch (err) {
+    // The server listens already: close it, or the process never exits (issue 10: `plan` printed this
+    // error and hung, `import` for 11 minutes).
+    await emulator.close();
+    throw new ConfigError([
       {
-        client_id: clientId,
-        client_secret: clientSecret,
-        stores: Object.values(project.desired.stores).map((s) => ({
-          id: s.store.storeId,
-          integration_id: s.store.integrationId,
-          name: s.store.name,
-        })),
+        file: path.relative(process.cwd(), stateFile) || stateFile,
+        line: 0,
+        col: 0,
+        pointer: "",
+        message:
+          `the embedded emulator cannot serve these stores to client ${clientId}: ` +
+          `${err instanceof Error ? err.message : String(err)}. Its state belongs to the credentials of ` +
+          "an earlier run: run with the same CARTE_CLIENT_ID (or none), or delete this file to start afresh",
       },
-    ],
-  });
+    ]);
+  }
   const client = new PlatformClient({
     baseUrl: emulator.url,
     clientId,

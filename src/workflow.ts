@@ -13,6 +13,7 @@ import { buildPlan } from "./plan/plan.js";
 import { checksum } from "./plan/checksum.js";
 import { isTargeted, matchStore, type Targeting } from "./plan/target.js";
 import type { Plan } from "./plan/types.js";
+import { escapeTerminal } from "./render/escape.js";
 import { secretCollector, type SecretSink } from "./secrets.js";
 import type { Session } from "./session.js";
 import { clientReadKinds, fetchCurrent, readRequests } from "./state/current.js";
@@ -100,7 +101,8 @@ export function enforceSafety(plan: Plan, force: { reason: string } | undefined)
     plan.safety.override = { reason: force.reason };
     return;
   }
-  const lines = plan.safety.violations.map((v) => `  - ${v.guard}: ${v.message}`);
+  // One line per guard: messages quote store keys and addresses, escaped so that none spans a line.
+  const lines = plan.safety.violations.map((v) => escapeTerminal(`  - ${v.guard}: ${v.message}`));
   throw new UnsafePlanError(
     plan.safety.violations[0]!.guard,
     `the plan trips ${lines.length} safety guard${lines.length === 1 ? "" : "s"}:\n${lines.join("\n")}\n` +

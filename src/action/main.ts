@@ -7,6 +7,8 @@
  * errors included), and `webhook_secret_<EVENT>` (masked) for each webhook secret an apply got.
  */
 
+import { escapeHtml, escapeLines, escapeTerminal } from "../render/escape.js";
+import { lostSecretsMessage } from "../secrets.js";
 import { readFileSync } from "node:fs";
 import * as core from "@actions/core";
 import { ExitCode, exitCodeFor } from "../errors.js";
@@ -61,8 +63,6 @@ function pullRequestNumber(env: NodeJS.ProcessEnv): number | undefined {
 
 /** The most characters of the text plan put in the job summary (GitHub allows 1 MiB per step). */
 const SUMMARY_PLAN_CHARS = 900_000;
-
-const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 /** Writes a block of text to the job summary, HTML-escaped inside `<pre><code>`. */
 async function summaryCode(text: string): Promise<void> {
@@ -140,9 +140,12 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
     } else if (result.report && (result.report.failed > 0 || result.report.skipped > 0)) {
       const failed = result.report.operations.filter((o) => o.status !== "ok");
       core.setFailed(
-        `apply incomplete: ${failed.map((o) => `${o.status} ${o.method} ${o.path}${o.message ? `: ${o.message}` : ""}`).join("; ")}`,
+        escapeTerminal(
+          `apply incomplete: ${failed.map((o) => `${o.status} ${o.method} ${o.path}${o.message ? `: ${o.message}` : ""}`).join("; ")}`,
+        ),
       );
     }
+    if (result.lostSecrets) core.setFailed(escapeLines(lostSecretsMessage(result.lostSecrets)));
   } catch (err) {
     // The summary could not be written: the step still fails with the cause.
     code = code === ExitCode.ok ? ExitCode.error : code;

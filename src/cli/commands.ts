@@ -17,7 +17,8 @@ import { renderMarkdown } from "../render/markdown.js";
 import { renderReport, renderReportJson } from "../render/report.js";
 import { renderText } from "../render/text.js";
 import { runCarte, type RunHooks } from "../run.js";
-import { discardingSink, resolveSecretSink } from "../secrets.js";
+import { escapeLines, escapeTerminal } from "../render/escape.js";
+import { discardingSink, lostSecretsMessage, resolveSecretSink } from "../secrets.js";
 import { useColor, type CliIo } from "./io.js";
 import { createProgress, progressMode, type Progress } from "./progress.js";
 
@@ -52,8 +53,9 @@ function runRequest(opts: RunCommand, io: CliIo) {
   };
 }
 
-function progressHooks(progress: Progress): RunHooks {
+function progressHooks(progress: Progress, io: CliIo): RunHooks {
   return {
+    onWarning: (message) => io.err(escapeTerminal(message) + "\n"),
     onStoreRead: (done, total) => progress.storeRead(done, total),
     onEvent: (e) => progress.apply(e),
     onRetry: (r) => progress.retry(r),
@@ -73,7 +75,7 @@ export async function runPlan(opts: PlanCommand, io: CliIo): Promise<number> {
     const result = await runCarte(
       { ...runRequest(opts, io), command: "plan", detailedExitCode: opts.detailedExitcode },
       {
-        ...progressHooks(progress),
+        ...progressHooks(progress, io),
         onPlan: (plan) => {
           progress.stop();
           io.out(render(plan, opts.format, useColor(opts.color, io)));
@@ -83,7 +85,11 @@ export async function runPlan(opts: PlanCommand, io: CliIo): Promise<number> {
     if (result.error !== undefined) throw result.error;
     if (opts.out && result.plan) {
       await writePlanFile(opts.out, result.plan);
-      if (!opts.quiet) io.err(`Saved the plan to ${opts.out}. Apply it with: carte apply ${opts.out}\n`);
+      if (!opts.quiet) {
+        io.err(
+          escapeTerminal(`Saved the plan to ${opts.out}. Apply it with: carte apply ${opts.out}`) + "\n",
+        );
+      }
     }
     return result.exitCode;
   } finally {
@@ -117,6 +123,7 @@ export async function runApply(opts: ApplyCommand, io: CliIo): Promise<number> {
         command: "apply",
         planFile: opts.planFile,
         replan: opts.replan,
+        secretsFile: opts.secretsFile,
         // Webhook secrets go to the configured sink only; without one, a warning (no secret) on stderr.
         secrets: (project) =>
           resolveSecretSink({
@@ -124,13 +131,15 @@ export async function runApply(opts: ApplyCommand, io: CliIo): Promise<number> {
             configured: project.secretsFile,
             env: io.env,
             out: io.out,
-          }) ?? discardingSink((message) => io.err(message + "\n")),
+          }) ?? discardingSink((message) => io.err(escapeTerminal(message) + "\n")),
       },
       {
-        ...progressHooks(progress),
+        ...progressHooks(progress, io),
         onReplan: (stale) =>
           io.err(
-            `The saved plan is stale (${stale.message.split(";")[0]}); planning again as --replan asks.\n`,
+            escapeTerminal(
+              `The saved plan is stale (${stale.message.split(";")[0]}); planning again as --replan asks.`,
+            ) + "\n",
           ),
         onPlan: (plan) => {
           progress.stop();
@@ -146,6 +155,7 @@ export async function runApply(opts: ApplyCommand, io: CliIo): Promise<number> {
       if (opts.json) io.out(renderReportJson(result.plan, result.report));
       else if (result.report) io.out(renderReport(result.plan, result.report, result.applyMs ?? 0));
     }
+    if (result.lostSecrets) io.err(`${escapeLines(`Error: ${lostSecretsMessage(result.lostSecrets)}`)}\n`);
     return result.exitCode;
   } finally {
     progress.stop();
@@ -197,6 +207,15 @@ export interface EmulatorCommand {
   slowRate: number;
   /** Seed of the fault decisions. */
   faultSeed: number;
+  /** Largest accepted request body, bytes (larger: 413); default 64 MiB. */
+  maxBodyBytes?: number | undefined;
+  /** `--control-token` or `CARTE_EMULATOR_CONTROL_TOKEN`: what the control API requires; none: open. */
+  controlToken?: string | undefined;
+}
+
+/** Whether a listening address is reachable from this machine only. */
+function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
 /** The fault settings of `carte emulator`'s flags; throws a {@link UsageError} on a bad value. */
@@ -229,6 +248,15 @@ export function emulatorFaults(opts: EmulatorCommand): FaultOptions | undefined 
 /** `carte emulator`: serves until SIGINT or SIGTERM. */
 export async function runEmulator(opts: EmulatorCommand, io: CliIo): Promise<number> {
   const faults = emulatorFaults(opts);
+  if (
+    opts.maxBodyBytes !== undefined &&
+    !(Number.isSafeInteger(opts.maxBodyBytes) && opts.maxBodyBytes > 0)
+  ) {
+    throw new UsageError("--max-body-bytes must be a positive whole number");
+  }
+  if (opts.controlToken !== undefined && opts.controlToken.trim() === "") {
+    throw new UsageError("--control-token must not be empty");
+  }
   const seed = opts.seed ? await loadSeedFile(path.resolve(opts.seed)) : undefined;
   const emulator = await startEmulator({
     host: opts.host,
@@ -237,9 +265,20 @@ export async function runEmulator(opts: EmulatorCommand, io: CliIo): Promise<num
     ...(opts.state ? { stateFile: path.resolve(opts.state) } : {}),
     applyDelayMs: opts.applyDelayMs,
     ...(faults ? { faults } : {}),
-    ...(opts.verbose ? { log: (line: string) => io.err(line + "\n") } : {}),
+    ...(opts.maxBodyBytes !== undefined ? { maxBodyBytes: opts.maxBodyBytes } : {}),
+    ...(opts.controlToken !== undefined ? { controlToken: opts.controlToken } : {}),
+    // Log lines quote request paths and webhook addresses: one escaped line each.
+    ...(opts.verbose ? { log: (line: string) => io.err(escapeTerminal(line) + "\n") } : {}),
   });
   io.err(`carte emulator listening on ${emulator.url}\n`);
+  if (opts.controlToken === undefined && !isLoopback(opts.host)) {
+    io.err(
+      escapeTerminal(
+        `Warning: the control API (${emulator.url}/__emulator/) resets state and reads every request, and ` +
+          `${opts.host} is reachable from other machines; protect it with --control-token or CARTE_EMULATOR_CONTROL_TOKEN`,
+      ) + "\n",
+    );
+  }
   if (faults) io.err(`injecting faults: ${JSON.stringify(faults)}\n`);
   await (io.untilSignal ? io.untilSignal() : new Promise<void>(() => {}));
   await emulator.close();

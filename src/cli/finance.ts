@@ -30,6 +30,7 @@ import {
 import { selectStores } from "../finance/stores.js";
 import type { FinanceKind } from "../finance/types.js";
 import type { DesiredState } from "../model.js";
+import { escapeTerminal } from "../render/escape.js";
 import { openSession } from "../session.js";
 import type { CliIo } from "./io.js";
 import { progressMode } from "./progress.js";
@@ -154,11 +155,15 @@ export async function runFinanceExport(opts: FinanceExportCommand, io: CliIo): P
     });
     const { records, warnings } = await exportEntries(reader, opts.kind, query);
     progress.stop();
-    for (const w of warnings) io.err(`Warning: ${w}\n`);
+    for (const w of warnings) io.err(escapeTerminal(`Warning: ${w}`) + "\n");
     await emit(io, renderExport(opts.kind, format, records), opts.out);
     if (opts.out && !opts.quiet) {
       const n = records.length;
-      io.err(`Wrote ${n} ${ENTRY_NOUN[opts.kind]}${n === 1 ? "" : "s"} (${format}) to ${opts.out}\n`);
+      io.err(
+        escapeTerminal(
+          `Wrote ${n} ${ENTRY_NOUN[opts.kind]}${n === 1 ? "" : "s"} (${format}) to ${opts.out}`,
+        ) + "\n",
+      );
     }
     return ExitCode.ok;
   } finally {
@@ -202,14 +207,16 @@ export async function runFinanceReconcile(opts: FinanceReconcileCommand, io: Cli
     });
     const run = await reconcileStores(reader, query, rule);
     progress.stop();
-    for (const w of run.warnings) io.err(`Warning: ${w}\n`);
+    for (const w of run.warnings) io.err(escapeTerminal(`Warning: ${w}`) + "\n");
     await emit(io, renderReconcileReport(opts.format, run.reconciliation, run.scope), opts.out);
     const s = run.reconciliation.summary;
     if (!opts.quiet) {
       io.err(
-        `Reconciled ${s.payments} payment${s.payments === 1 ? "" : "s"}: ${s.matched} matched, ` +
-          `${s.discrepancies} with a discrepancy, ${s.orphans} orphan entr${s.orphans === 1 ? "y" : "ies"}` +
-          `${opts.out ? `; report written to ${opts.out}` : ""}.\n`,
+        escapeTerminal(
+          `Reconciled ${s.payments} payment${s.payments === 1 ? "" : "s"}: ${s.matched} matched, ` +
+            `${s.discrepancies} with a discrepancy, ${s.orphans} orphan entr${s.orphans === 1 ? "y" : "ies"}` +
+            `${opts.out ? `; report written to ${opts.out}` : ""}.`,
+        ) + "\n",
       );
     }
     return hasFindings(run.reconciliation) ? ExitCode.discrepancy : ExitCode.ok;

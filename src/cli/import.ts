@@ -22,6 +22,7 @@ import {
 } from "../import/index.js";
 import { emptyStore, type StoreIdentity } from "../model.js";
 import { DEFAULT_SAFETY } from "../plan/safety.js";
+import { escapeTerminal } from "../render/escape.js";
 import { openSession } from "../session.js";
 import type { CliIo } from "./io.js";
 
@@ -100,7 +101,8 @@ export async function runImport(opts: ImportCommand, io: CliIo): Promise<number>
     );
   }
   if (result.notes.length > 0) {
-    const lines = result.notes.map((n) => `  ${n.address}: ${n.reason}`);
+    // Addresses and reasons quote SKUs and titles of the live state: one escaped line each.
+    const lines = result.notes.map((n) => escapeTerminal(`  ${n.address}: ${n.reason}`));
     io.err(
       `${opts.lenient ? "Warning" : "Error"}: carte's files cannot express ${result.notes.length} ` +
         `thing${result.notes.length === 1 ? "" : "s"} of the live state:\n${lines.join("\n")}\n`,
@@ -119,22 +121,29 @@ export async function runImport(opts: ImportCommand, io: CliIo): Promise<number>
     const n = identities.length;
     const catalogs = result.catalogs.map((c) => `${c.name} (${c.stores.join(", ")})`).join("; ");
     io.out(
-      `Imported ${n} store${n === 1 ? "" : "s"} into ${result.catalogs.length} catalog` +
-        `${result.catalogs.length === 1 ? "" : "s"}: ${catalogs}.\n`,
+      escapeTerminal(
+        `Imported ${n} store${n === 1 ? "" : "s"} into ${result.catalogs.length} catalog` +
+          `${result.catalogs.length === 1 ? "" : "s"}: ${catalogs}.`,
+      ) + "\n",
     );
-    for (const w of written) io.out(`  ${w.status.padEnd(9)} ${path.join(shown, w.path)}\n`);
+    for (const w of written)
+      io.out(escapeTerminal(`  ${w.status.padEnd(9)} ${path.join(shown, w.path)}`) + "\n");
   }
   if (!writeProject) {
     const missing = await filesNotInProject(configOut, result.files);
-    io.err(`${path.join(shown, "carte.yaml")} exists and was left as it is.\n`);
+    io.err(escapeTerminal(`${path.join(shown, "carte.yaml")} exists and was left as it is.`) + "\n");
     if (missing.length > 0) {
       io.err(
-        `Add these files to its stores: and catalogs: entries:\n${missing.map((f) => `  ${f.path}\n`).join("")}`,
+        `Add these files to its stores: and catalogs: entries:\n${missing.map((f) => `${escapeTerminal(`  ${f.path}`)}\n`).join("")}`,
       );
     }
   }
   if (!opts.quiet) {
-    io.out(`Check it with: carte plan -c ${path.join(shown, "carte.yaml")} (it should show no changes)\n`);
+    io.out(
+      escapeTerminal(
+        `Check it with: carte plan -c ${path.join(shown, "carte.yaml")} (it should show no changes)`,
+      ) + "\n",
+    );
   }
   return ExitCode.ok;
 }

@@ -10,6 +10,7 @@ import {
   exitCodeFor,
 } from "../errors.js";
 import { renderError } from "../render/error.js";
+import { escapeLines } from "../render/escape.js";
 
 /** Streams and facts the CLI needs. */
 export interface CliIo {
@@ -38,8 +39,9 @@ export function useColor(flag: boolean | undefined, io: CliIo): boolean {
 }
 
 /**
- * Prints an error the way its type asks for (src/render/error.ts, plus a usage hint for a
- * {@link UsageError} and a `--debug` hint for an unexpected error) and returns its exit code.
+ * Prints an error the way its type asks for (src/render/error.ts, which escapes every value for a
+ * terminal, plus a usage hint for a {@link UsageError} and a `--debug` hint for an unexpected error)
+ * and returns its exit code.
  */
 export function reportError(err: unknown, io: CliIo, debug: boolean): number {
   io.err(`${renderError(err)}\n`);
@@ -57,6 +59,6 @@ export function reportError(err: unknown, io: CliIo, debug: boolean): number {
   ) {
     io.err("(run with --debug for details)\n");
   }
-  if (debug && err instanceof Error && err.stack) io.err(`${err.stack}\n`);
+  if (debug && err instanceof Error && err.stack) io.err(`${escapeLines(err.stack)}\n`);
   return exitCodeFor(err);
 }

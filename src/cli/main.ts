@@ -15,6 +15,7 @@ import { runApply, runEmulator, runPlan, runValidate, type RunCommand } from "./
 import { financeCommand } from "./finance.js";
 import { importCommand } from "./import.js";
 import { webhooksCommand } from "./webhooks.js";
+import { DEFAULT_MAX_BODY_BYTES } from "../emulator/index.js";
 import { UsageError } from "../errors.js";
 import { SEGMENT_NAMES, type SegmentName } from "../kinds/registry.js";
 import { reportError, type CliIo } from "./io.js";
@@ -230,6 +231,16 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
             type: "number",
             default: 1,
             describe: "Seed of the fault decisions (reproducible)",
+          })
+          .option("max-body-bytes", {
+            type: "number",
+            default: DEFAULT_MAX_BODY_BYTES,
+            describe: "Largest request body accepted, in bytes; larger ones get 413",
+          })
+          .option("control-token", {
+            type: "string",
+            describe:
+              "Require this value in the x-emulator-control-token header of /__emulator/ requests (default CARTE_EMULATOR_CONTROL_TOKEN)",
           }),
       async (args) => {
         code = await runEmulator(
@@ -247,6 +258,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
             slowMs: args["slow-ms"],
             slowRate: args["slow-rate"],
             faultSeed: args["fault-seed"],
+            maxBodyBytes: args["max-body-bytes"],
+            controlToken: args["control-token"] ?? (io.env.CARTE_EMULATOR_CONTROL_TOKEN || undefined),
           },
           io,
         );

@@ -6,6 +6,7 @@
 import cliProgress from "cli-progress";
 import type { ApplyEvent } from "../apply/execute.js";
 import type { RetryInfo } from "../platform/client.js";
+import { escapeTerminal } from "../render/escape.js";
 import type { CliIo } from "./io.js";
 
 /** Receives progress of reads and calls. */
@@ -31,8 +32,11 @@ export function progressMode(io: CliIo, opts: { quiet: boolean; json: boolean })
 /** Creates the progress reporter for a mode. */
 export function createProgress(io: CliIo, mode: ProgressMode): Progress {
   if (mode === "none") return { storeRead() {}, apply() {}, retry() {}, stop() {} };
+  // Paths and the platform's messages are untrusted: every line is escaped for a terminal.
   const retryLine = (r: RetryInfo) =>
-    `retrying ${r.method} ${r.path} (attempt ${r.attempt + 1}) in ${r.delayMs} ms after ${r.reason}\n`;
+    escapeTerminal(
+      `retrying ${r.method} ${r.path} (attempt ${r.attempt + 1}) in ${r.delayMs} ms after ${r.reason}`,
+    ) + "\n";
   if (mode === "lines") {
     let lastReadLine = 0;
     return {
@@ -48,7 +52,9 @@ export function createProgress(io: CliIo, mode: ProgressMode): Progress {
         if (e.type !== "operation") return;
         const r = e.result;
         io.err(
-          `[${e.done}/${e.total}] ${r.method} ${r.path} ${r.status}${r.message ? `: ${r.message}` : ""}\n`,
+          escapeTerminal(
+            `[${e.done}/${e.total}] ${r.method} ${r.path} ${r.status}${r.message ? `: ${r.message}` : ""}`,
+          ) + "\n",
         );
       },
       retry(r) {

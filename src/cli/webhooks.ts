@@ -7,15 +7,17 @@
  * `{event, stores, secret}` with a new secret) and keeps the new secret in the secrets sink
  * (src/secrets.ts): the file named by `--secrets-file`, `CARTE_SECRETS_FILE` or carte.yaml `secrets_file:`,
  * or, in GitHub Actions,
- * the masked step output `webhook_secret_<EVENT>`. It refuses to run without a sink, since the old
- * secret stops working once the new one is made. The secret is never printed.
+ * the masked step output `webhook_secret_<EVENT>`. It refuses to run without a sink, or when the sink
+ * cannot be written (checked before the call), since the old secret stops working once the new one is
+ * made. A successful rotation clears the event's marker of a lost secret. The secret is never printed.
  */
 
 import type { Argv, CommandModule } from "yargs";
 import { loadProject } from "../config/index.js";
 import { ExitCode, UsageError } from "../errors.js";
 import { resetSecret } from "../platform/webhooks.js";
-import { eventSecret, resolveSecretSink } from "../secrets.js";
+import { eventSecret, prepareEvents, resolveSecretSink } from "../secrets.js";
+import { escapeTerminal } from "../render/escape.js";
 import { openSession } from "../session.js";
 import type { CliIo } from "./io.js";
 
@@ -44,7 +46,16 @@ export async function runRotateSecret(opts: RotateSecretCommand, io: CliIo): Pro
   }
   const session = await openSession(project, { env: io.env });
   try {
-    const answer = await resetSecret(session.client, opts.event);
+    // The old secret stops working once the new one is made: the sink proves it can keep the new one
+    // first, and marks it as on its way until it is saved (src/secrets.ts).
+    await prepareEvents(sink, [opts.event]);
+    let answer: unknown;
+    try {
+      answer = await resetSecret(session.client, opts.event);
+    } catch (err) {
+      await sink.release?.([opts.event]);
+      throw err;
+    }
     const found = eventSecret(answer);
     if (!found) {
       throw new Error(
@@ -61,7 +72,7 @@ export async function runRotateSecret(opts: RotateSecretCommand, io: CliIo): Pro
           "Fix the cause and run the command again (the secret it got is lost)",
       );
     }
-    io.out(`rotated; the new secret is in ${sink.where(opts.event)}\n`);
+    io.out(escapeTerminal(`rotated; the new secret is in ${sink.where(opts.event)}`) + "\n");
     return ExitCode.ok;
   } finally {
     await session.close();

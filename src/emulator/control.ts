@@ -1,6 +1,10 @@
 /**
  * The emulator's control API, for tests and operators, under the reserved prefix `/__emulator/` (no
- * platform path starts with it). Never authenticated, never recorded, never faulted.
+ * platform path starts with it). Never recorded, never faulted. It is served by the emulator's own
+ * server, so it listens only where the emulator listens (127.0.0.1 by default). With a control token
+ * (`carte emulator --control-token`, `EmulatorOptions.controlToken`) every control request must carry
+ * it in the `x-emulator-control-token` header, else 401 `{"message": "Invalid control token"}`;
+ * without one it is open to whoever reaches the port. Platform tokens never open it.
  *
  * | method | path | body | answer |
  * |---|---|---|---|

@@ -130,7 +130,8 @@ export class EventBus {
   /** Delivers a client-level event (unsigned when the webhook has no secret). Never rejects. */
   emitClient(clientId: string, event: string, payload: unknown): Promise<DeliveryRecord[]> {
     const hook = webhooksOf(this.state).clientHooks.get(clientId)?.get(event);
-    if (!hook) return Promise.resolve([]);
+    // "": its secret is still sealed in a loaded state file (the client has not logged in since).
+    if (!hook || hook.secret === "") return Promise.resolve([]);
     const storeId = (payload as { store_id?: unknown } | null)?.store_id;
     return this.send(
       event,

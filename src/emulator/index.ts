@@ -32,7 +32,7 @@ import { registerUtilsPart } from "./schedules.js";
 import { EmulatorState, storeKey } from "./state.js";
 
 export type { RecordedRequest } from "./server.js";
-export { listRoutes } from "./server.js";
+export { CONTROL_TOKEN_HEADER, DEFAULT_MAX_BODY_BYTES, listRoutes } from "./server.js";
 export type { RouteInfo } from "./http.js";
 export type { Surface } from "../platform/routes.js";
 export { checkBody, platformSchemas } from "./validate.js";
@@ -74,8 +74,11 @@ export interface EmulatorOptions {
   port?: number;
   seed?: Seed;
   /**
-   * When set: state is loaded from this file at start if it exists, and written after applied writes
-   * (atomically: temporary file + rename). The file holds the client secrets: keep it private.
+   * When set: state is loaded from this file at start if it exists (a link or anything but a regular
+   * file is refused), and written after applied writes: atomically, mode 0600, its folder created
+   * 0700 (src/atomic.ts). Client secrets are kept in it as salted scrypt hashes only, and webhook
+   * secrets sealed with their client's secret (credentials.ts): the file holds no usable secret. A file
+   * with secrets in clear (older carte) is rewritten when loaded.
    */
   stateFile?: string;
   /** Delay before an accepted asynchronous write becomes visible to reads; default 200 ms. */
@@ -88,6 +91,17 @@ export interface EmulatorOptions {
   faults?: FaultOptions;
   /** Timeout of one webhook delivery; default 2000 ms (events.ts). */
   webhookTimeoutMs?: number;
+  /**
+   * Largest accepted request body in bytes; a larger one is answered 413 `{message}` and its
+   * connection closed without reading the rest. Default 64 MiB.
+   */
+  maxBodyBytes?: number;
+  /**
+   * When set, the control API (`/__emulator/*`, control.ts) answers only requests that carry this
+   * value in the `x-emulator-control-token` header, others 401 `{message}`. Default: open (it listens
+   * only where the emulator listens, 127.0.0.1 unless `host` says otherwise).
+   */
+  controlToken?: string;
 }
 
 export interface RunningEmulator {
@@ -180,6 +194,15 @@ export async function loadSeedFile(path: string): Promise<Seed> {
 
 /** Starts an emulator. Resolves once it listens. */
 export async function startEmulator(opts: EmulatorOptions = {}): Promise<RunningEmulator> {
+  if (
+    opts.maxBodyBytes !== undefined &&
+    !(Number.isSafeInteger(opts.maxBodyBytes) && opts.maxBodyBytes > 0)
+  ) {
+    throw new Error("maxBodyBytes must be a positive whole number of bytes");
+  }
+  if (opts.controlToken !== undefined && opts.controlToken.trim() === "") {
+    throw new Error("controlToken must not be empty");
+  }
   const state = new EmulatorState({
     applyDelayMs: opts.applyDelayMs ?? 200,
     tokenTtlSeconds: opts.tokenTtlSeconds ?? 604_800,
@@ -197,7 +220,14 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   const faults = new FaultInjector(opts.faults);
 
   const requests: RecordedRequest[] = [];
-  const server = createEmulatorServer({ state, requests, log: opts.log, faults });
+  const server = createEmulatorServer({
+    state,
+    requests,
+    log: opts.log,
+    faults,
+    maxBodyBytes: opts.maxBodyBytes,
+    controlToken: opts.controlToken,
+  });
   const host = opts.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

@@ -11,6 +11,7 @@
  * cross-field rules, state).
  */
 
+import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer } from "node:http";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
@@ -54,8 +55,52 @@ export interface RecordedRequest {
   fault?: string;
 }
 
-/** Largest accepted request body. */
-const MAX_BODY_BYTES = 64 * 1024 * 1024;
+/** Default largest accepted request body, in bytes (64 MiB); `EmulatorOptions.maxBodyBytes` changes it. */
+export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+/** Deepest nesting of a recorded body; deeper values are replaced by {@link TOO_DEEP}. */
+export const MAX_RECORDED_DEPTH = 64;
+/** What a recorded body shows in place of values nested deeper than {@link MAX_RECORDED_DEPTH}. */
+export const TOO_DEEP = `[nested deeper than ${MAX_RECORDED_DEPTH} levels: not recorded]`;
+
+/** Whether a parsed JSON value nests deeper than `limit` levels. Iterative: any depth is fine. */
+function nestsDeeper(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== "object" || v === null) continue;
+    if (depth >= limit) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+function cutCopy(value: unknown, depth: number): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  if (depth >= MAX_RECORDED_DEPTH) return TOO_DEEP;
+  if (Array.isArray(value)) return value.map((v) => cutCopy(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    // defineProperty: an own `__proto__` key of JSON.parse stays a key.
+    Object.defineProperty(out, k, {
+      value: cutCopy(v, depth + 1),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out;
+}
+
+/**
+ * A parsed body as the request log keeps it: itself, or, when it nests deeper than
+ * {@link MAX_RECORDED_DEPTH} levels, a copy cut there. JSON.parse accepts any depth, but serializing
+ * such a body for `GET /__emulator/requests` overflowed the stack (issue 10: after one 100,000-deep
+ * body the control API answered 500 until reset).
+ */
+export function recordable(value: unknown): unknown {
+  return nestsDeeper(value, MAX_RECORDED_DEPTH) ? cutCopy(value, 0) : value;
+}
 
 /** Prefix of the test control endpoints (control.ts); never recorded, authenticated nor faulted. */
 export { CONTROL_PREFIX };
@@ -73,7 +118,8 @@ function login(surface: TokenSurface) {
   return (ctx: RouteContext): Reply => {
     const b = ctx.body as TokenRequest;
     const client = ctx.state.clients.get(b.client_id);
-    if (!client || client.client_secret !== b.client_secret) throw fail(401, "Invalid credentials");
+    if (!client || !client.secret.matches(b.client_secret)) throw fail(401, "Invalid credentials");
+    ctx.state.clientUnlocked(client);
     const body: TokenResponse = {
       access_token: ctx.state.issueToken(client.client_id, surface),
       token_type: "Bearer",
@@ -149,21 +195,52 @@ function authenticate(state: EmulatorState, req: IncomingMessage, surface: Token
   return rec.client_id;
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
+/** A body larger than the limit: the request is answered 413 and its connection closed. */
+const TOO_LARGE = Symbol("too large");
+
+/**
+ * Reads a request body up to `limit` bytes. A body announced (`content-length`) or found larger
+ * resolves {@link TOO_LARGE} at once, the rest unread: the caller answers 413 and closes the
+ * connection.
+ */
+function readBody(req: IncomingMessage, limit: number): Promise<string | typeof TOO_LARGE> {
+  const announced = Number(req.headers["content-length"]);
+  if (Number.isFinite(announced) && announced > limit) return Promise.resolve(TOO_LARGE);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on("data", (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(fail(413, "Request body too large"));
-        req.resume();
+      if (size > limit) {
+        req.off("data", onData);
+        req.pause();
+        chunks.length = 0;
+        resolve(TOO_LARGE);
         return;
       }
       chunks.push(chunk);
-    });
+    };
+    req.on("data", onData);
     req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
     req.on("error", reject);
+  });
+}
+
+/**
+ * Answers 413 `{message}` and closes the connection once the answer is out, so that the rest of the
+ * body is never read (node would otherwise read and discard it to keep the connection alive).
+ */
+function sendTooLarge(res: ServerResponse, limit: number): void {
+  const json = JSON.stringify({ message: `Request body too large: the limit is ${limit} bytes` });
+  res.shouldKeepAlive = false;
+  res.writeHead(413, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(json),
+    connection: "close",
+  });
+  res.end(json, () => {
+    // Give the client a moment to read the answer before the socket goes.
+    setTimeout(() => res.socket?.destroy(), 50).unref();
   });
 }
 
@@ -185,9 +262,28 @@ function send(res: ServerResponse, reply: Reply): void {
 export interface ServerDeps {
   state: EmulatorState;
   requests: RecordedRequest[];
+  /** Largest accepted body in bytes; larger ones get 413. Default {@link DEFAULT_MAX_BODY_BYTES}. */
+  maxBodyBytes?: number | undefined;
+  /**
+   * When set, requests to the control API must carry it in the `x-emulator-control-token` header
+   * (401 `{message}` otherwise); control.ts.
+   */
+  controlToken?: string | undefined;
   log?: ((line: string) => void) | undefined;
   /** Fault injection; skipped when absent or inactive. */
   faults?: FaultInjector | undefined;
+}
+
+/** Header that carries the control token (`carte emulator --control-token`). */
+export const CONTROL_TOKEN_HEADER = "x-emulator-control-token";
+
+/** Whether a control request may proceed: no token is set, or it carries the token. Constant time. */
+function controlAllowed(deps: ServerDeps, req: IncomingMessage): boolean {
+  if (deps.controlToken === undefined) return true;
+  const given = req.headers[CONTROL_TOKEN_HEADER];
+  if (typeof given !== "string") return false;
+  const digest = (s: string) => createHash("sha256").update(s, "utf8").digest();
+  return timingSafeEqual(digest(given), digest(deps.controlToken));
 }
 
 /** Rate-limit identity of a caller (faults.ts): its token, else its address. */
@@ -265,7 +361,14 @@ async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerRespons
   let recorded: unknown;
   let fault: string | undefined;
   try {
-    const raw = await readBody(req);
+    const limit = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    const raw = await readBody(req, limit);
+    if (raw === TOO_LARGE) {
+      if (!isControl) deps.requests.push({ method, path, query, body: undefined, status: 413, at });
+      sendTooLarge(res, limit);
+      deps.log?.(`${method} ${path} 413 ${(performance.now() - started).toFixed(1)}ms`);
+      return;
+    }
     let body: unknown;
     let malformed = false;
     if (raw.trim() !== "") {
@@ -275,13 +378,21 @@ async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerRespons
         malformed = true;
       }
     }
-    recorded = isLogin ? (isObj(body) ? { client_id: body.client_id } : undefined) : malformed ? raw : body;
+    recorded = isLogin
+      ? isObj(body)
+        ? { client_id: body.client_id }
+        : undefined
+      : malformed
+        ? raw
+        : recordable(body);
     if (isControl) {
       send(
         res,
-        malformed
-          ? { status: 400, body: { message: "Malformed JSON body" } }
-          : await handleControl(deps, method, path, body),
+        !controlAllowed(deps, req)
+          ? { status: 401, body: { message: "Invalid control token" } }
+          : malformed
+            ? { status: 400, body: { message: "Malformed JSON body" } }
+            : await handleControl(deps, method, path, body),
       );
       return;
     }

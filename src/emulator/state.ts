@@ -13,10 +13,12 @@
  */
 
 import { randomBytes } from "node:crypto";
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
-import { dirname } from "node:path";
+import { lstat, readFile } from "node:fs/promises";
+
+import { writeFileAtomic } from "../atomic.js";
 
 import type { ItemType, ModifiersType, WireImage, WireOverride, WireSchedule } from "../platform/wire.js";
+import { ClientSecret, isSecretHash } from "./credentials.js";
 import { fail } from "./http.js";
 import type { TokenSurface } from "../platform/routes.js";
 
@@ -133,7 +135,8 @@ export interface StoreRec {
 
 export interface ClientRec {
   client_id: string;
-  client_secret: string;
+  /** The client's secret: checked at login, persisted as a salted hash only (credentials.ts). */
+  secret: ClientSecret;
   /** Keys of the client's stores. */
   stores: Set<string>;
 }
@@ -183,11 +186,15 @@ export interface StatePart {
   reset(): void;
 }
 
-/** Format of the state file. Pending writes are never persisted: close() applies them first. */
+/**
+ * Format of the state file. Pending writes are never persisted: close() applies them first. Clients
+ * carry `secret_hash` (credentials.ts); files written before it carry `client_secret` in clear, which
+ * is still read and replaced by its hash at once.
+ */
 interface StateFile {
   formatVersion: 1;
   nextId: number;
-  clients: { client_id: string; client_secret: string; stores: string[] }[];
+  clients: { client_id: string; secret_hash?: string; client_secret?: string; stores: string[] }[];
   stores: {
     id: string;
     integration_id: string;
@@ -239,8 +246,24 @@ export class EmulatorState {
    */
   onStoreConnectivity?: ((store: StoreRec, enabled: boolean, message?: string) => void) | undefined;
 
+  /** Called when a client's clear secret becomes known (see {@link EmulatorState.clientUnlocked}). */
+  private readonly unlockListeners: ((client: ClientRec) => void)[] = [];
+
   constructor(opts: StateOptions) {
     this.opts = opts;
+  }
+
+  /** Registers a listener of {@link EmulatorState.clientUnlocked} (webhooks.ts opens sealed secrets). */
+  onClientUnlocked(listener: (client: ClientRec) => void): void {
+    this.unlockListeners.push(listener);
+  }
+
+  /**
+   * The client's clear secret is known in this process (provisioned, or a successful login): what was
+   * sealed with it in the state file can be opened now (credentials.ts).
+   */
+  clientUnlocked(client: ClientRec): void {
+    for (const l of this.unlockListeners) l(client);
   }
 
   /** Platform ids: positive integers, unique across the emulator, from one counter (deterministic). */
@@ -255,10 +278,15 @@ export class EmulatorState {
     for (const c of clients) {
       let client = this.clients.get(c.client_id);
       if (!client) {
-        client = { client_id: c.client_id, client_secret: c.client_secret, stores: new Set() };
+        client = {
+          client_id: c.client_id,
+          secret: ClientSecret.fromSecret(c.client_secret),
+          stores: new Set(),
+        };
         this.clients.set(c.client_id, client);
       }
-      client.client_secret = c.client_secret;
+      if (!client.secret.matches(c.client_secret)) client.secret = ClientSecret.fromSecret(c.client_secret);
+      this.clientUnlocked(client);
       for (const s of c.stores) {
         const key = storeKey(s.id);
         if (key === undefined) throw new Error(`store id ${String(s.id)} is not a positive integer`);
@@ -438,6 +466,14 @@ export class EmulatorState {
     if (!file) return;
     let text: string;
     try {
+      // The file sits in a folder a pull request may fill: a link to another file (say
+      // /proc/self/environ) is refused, never read.
+      const info = await lstat(file);
+      if (!info.isFile()) {
+        throw new Error(
+          `emulator state file ${file} is not a regular file (a link or a folder); remove it to start afresh`,
+        );
+      }
       text = await readFile(file, "utf8");
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === "ENOENT") return;
@@ -446,19 +482,23 @@ export class EmulatorState {
     let data: StateFile;
     try {
       data = JSON.parse(text) as StateFile;
-    } catch (e) {
-      throw new Error(`emulator state file ${file} is not valid JSON: ${(e as Error).message}`);
+    } catch {
+      // The parser's message quotes the text: never shown.
+      throw new Error(`emulator state file ${file} is not valid JSON; remove it to start afresh`);
     }
     if (data.formatVersion !== 1 || !Array.isArray(data.clients) || !Array.isArray(data.stores)) {
       throw new Error(`emulator state file ${file} has an unknown format (expected formatVersion 1)`);
     }
     let maxId = 0;
+    let clearSecrets = false;
     for (const c of data.clients) {
-      this.clients.set(c.client_id, {
-        client_id: c.client_id,
-        client_secret: c.client_secret,
-        stores: new Set(c.stores),
-      });
+      let secret: ClientSecret;
+      if (isSecretHash(c.secret_hash)) secret = ClientSecret.fromHash(c.secret_hash);
+      else if (typeof c.client_secret === "string") {
+        secret = ClientSecret.fromSecret(c.client_secret);
+        clearSecrets = true;
+      } else throw new Error(`emulator state file ${file} has a client without a secret hash`);
+      this.clients.set(c.client_id, { client_id: c.client_id, secret, stores: new Set(c.stores) });
     }
     for (const s of data.stores) {
       const visible = catalogFrom(s.items, s.categories, s.menus);
@@ -481,6 +521,8 @@ export class EmulatorState {
       if (part) part.load(snapshot);
       else this.loadedParts[name] = snapshot;
     }
+    // A file of an older carte holds client secrets in clear: rewritten with their hashes at once.
+    if (clearSecrets) this.requestPersist();
   }
 
   private serialize(): string {
@@ -489,7 +531,7 @@ export class EmulatorState {
       nextId: this.nextId,
       clients: [...this.clients.values()].map((c) => ({
         client_id: c.client_id,
-        client_secret: c.client_secret,
+        secret_hash: c.secret.hash(),
         stores: [...c.stores],
       })),
       stores: [...this.stores.values()].map((s) => ({
@@ -520,13 +562,12 @@ export class EmulatorState {
 
   private async persistLoop(): Promise<void> {
     const file = this.opts.stateFile!;
-    const tmp = `${file}.${process.pid}.tmp`;
     try {
-      await mkdir(dirname(file), { recursive: true });
       while (this.dirty) {
         this.dirty = false;
-        await writeFile(tmp, this.serialize(), { mode: 0o600 }); // holds client secrets
-        await rename(tmp, file);
+        // Private (0600 in a 0700 folder when created), atomic, no temporary file left by a kill:
+        // src/atomic.ts. Client secrets are in it as salted hashes only.
+        await writeFileAtomic(file, this.serialize());
       }
     } catch (e) {
       this.opts.log?.(`emulator: could not write state file ${file}: ${(e as Error).message}`);

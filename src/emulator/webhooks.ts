@@ -62,17 +62,26 @@ export interface StoreHook {
   state: HookState;
 }
 
-/** One client's configuration of one per-store event: its secret and its stores by store key. */
+/**
+ * One client's configuration of one per-store event: its secret and its stores by store key. `secret`
+ * is `""` while it is still sealed in a loaded state file (the client has not logged in since).
+ */
 export interface EventConfig {
   secret: string;
   stores: Map<string, StoreHook>;
+  /** The secret as sealed in the state file (credentials.ts), and which secret that seal holds. */
+  sealed?: { value: string; of: string } | undefined;
 }
 
-/** A client-level webhook. `secret: null`: created without one, delivered unsigned (platform notes). */
+/**
+ * A client-level webhook. `secret: null`: created without one, delivered unsigned (platform notes);
+ * `""` while still sealed in a loaded state file.
+ */
 export interface ClientHook {
   event: ClientEvent;
   url: string;
   secret: string | null;
+  sealed?: { value: string; of: string } | undefined;
 }
 
 /**
@@ -86,9 +95,20 @@ interface ChangeStatusBody {
 /** Wire element of `stores` (spec §2.4; schema `webhooks#WebhookStore`). */
 export type WireStoreHook = WebhookStore;
 
+/**
+ * The registry in the state file. Secrets are sealed with the owning client's secret (`sealed`,
+ * credentials.ts); files of older versions carry `secret` in clear, still read and sealed at the next
+ * write.
+ */
 interface Snapshot {
-  events: { client_id: string; event: string; secret: string; stores: WireStoreHook[] }[];
-  clientHooks: { client_id: string; event: ClientEvent; url: string; secret: string | null }[];
+  events: { client_id: string; event: string; secret?: string; sealed?: string; stores: WireStoreHook[] }[];
+  clientHooks: {
+    client_id: string;
+    event: ClientEvent;
+    url: string;
+    secret?: string | null;
+    sealed?: string;
+  }[];
 }
 
 /** Orders decimal store keys numerically. */
@@ -110,6 +130,40 @@ export class WebhookRegistry implements StatePart {
 
   constructor(state: EmulatorState) {
     this.state = state;
+    state.onClientUnlocked((client) => this.unseal(client.client_id));
+  }
+
+  /** Opens the sealed secrets of a client whose secret just became known. */
+  private unseal(clientId: string): void {
+    const secret = this.state.clients.get(clientId)?.secret;
+    if (!secret?.known) return;
+    const open = (sealed: { value: string; of: string } | undefined): string | undefined => {
+      if (!sealed) return undefined;
+      // A seal of another secret (the client's secret changed): the webhook secret is lost, as it
+      // would be on a platform whose client was re-created; a new one is made.
+      return secret.open(sealed.value) ?? newSecret();
+    };
+    for (const cfg of this.events.get(clientId)?.values() ?? []) {
+      if (cfg.secret === "") cfg.secret = open(cfg.sealed) ?? newSecret();
+    }
+    for (const hook of this.clientHooks.get(clientId)?.values() ?? []) {
+      if (hook.secret === "") hook.secret = open(hook.sealed) ?? null;
+    }
+  }
+
+  /** A secret as the state file keeps it: sealed with the client's secret, never in clear. */
+  private sealFor(
+    clientId: string,
+    holder: { secret: string | null; sealed?: { value: string; of: string } | undefined },
+  ): string | undefined {
+    const secret = holder.secret;
+    if (secret === null) return undefined;
+    // Still sealed, or sealed already: the same seal.
+    if (secret === "" || holder.sealed?.of === secret) return holder.sealed?.value;
+    const client = this.state.clients.get(clientId)?.secret;
+    if (!client?.known) return undefined; // cannot happen for a client that made the webhook; kept nowhere
+    holder.sealed = { value: client.seal(secret), of: secret };
+    return holder.sealed.value;
   }
 
   config(clientId: string, event: string): EventConfig | undefined {
@@ -140,37 +194,69 @@ export class WebhookRegistry implements StatePart {
   }
 
   /** Where an event for a store goes: its URL and secret when the store's webhook is ENABLE. */
+  /**
+   * Where an event for a store goes: its URL and secret when the store's webhook is ENABLE (and its
+   * secret is open: after a restart, once the client has logged in).
+   */
   target(store: StoreRec, event: string): { url: string; secret: string } | undefined {
     const cfg = this.config(store.client_id, event);
     const hook = cfg?.stores.get(store.key);
-    return cfg && hook && hook.state === "ENABLE" ? { url: hook.url, secret: cfg.secret } : undefined;
+    return cfg && hook && hook.state === "ENABLE" && cfg.secret !== ""
+      ? { url: hook.url, secret: cfg.secret }
+      : undefined;
   }
 
   save(): Snapshot {
     const snap: Snapshot = { events: [], clientHooks: [] };
     for (const [client_id, byEvent] of this.events) {
       for (const [event, cfg] of byEvent) {
-        snap.events.push({ client_id, event, secret: cfg.secret, stores: renderStores(cfg) });
+        const sealed = this.sealFor(client_id, cfg);
+        snap.events.push({ client_id, event, ...(sealed ? { sealed } : {}), stores: renderStores(cfg) });
       }
     }
     for (const [client_id, byEvent] of this.clientHooks) {
-      for (const h of byEvent.values()) snap.clientHooks.push({ client_id, ...h });
+      for (const h of byEvent.values()) {
+        const sealed = this.sealFor(client_id, h);
+        snap.clientHooks.push({
+          client_id,
+          event: h.event,
+          url: h.url,
+          ...(sealed ? { sealed } : { secret: null }),
+        });
+      }
     }
     return snap;
   }
 
   load(data: unknown): void {
     const snap = data as Partial<Snapshot> | null;
+    let clear = false;
     for (const e of snap?.events ?? []) {
       const cfg = this.ensure(e.client_id, e.event);
-      cfg.secret = e.secret;
+      if (typeof e.secret === "string") {
+        cfg.secret = e.secret;
+        clear = true;
+      } else if (typeof e.sealed === "string") {
+        cfg.secret = "";
+        cfg.sealed = { value: e.sealed, of: "" };
+      }
       for (const s of e.stores) cfg.stores.set(s.store_id, { url: s.url, state: s.state });
     }
     for (const h of snap?.clientHooks ?? []) {
       let byEvent = this.clientHooks.get(h.client_id);
       if (!byEvent) this.clientHooks.set(h.client_id, (byEvent = new Map()));
-      byEvent.set(h.event, { event: h.event, url: h.url, secret: h.secret });
+      const hook: ClientHook = { event: h.event, url: h.url, secret: h.secret ?? null };
+      if (typeof h.sealed === "string") {
+        hook.secret = "";
+        hook.sealed = { value: h.sealed, of: "" };
+      } else if (typeof h.secret === "string") clear = true;
+      byEvent.set(h.event, hook);
     }
+    // Clients already known in clear (an older state file) open theirs at once.
+    for (const clientId of new Set([...this.events.keys(), ...this.clientHooks.keys()]))
+      this.unseal(clientId);
+    // A file of an older version with secrets in clear: sealed at once.
+    if (clear) this.state.requestPersist();
   }
 
   reset(): void {

@@ -11,6 +11,7 @@
  */
 
 import { stringify } from "csv-stringify/sync";
+import { escapeTerminal, jsonSafe } from "../render/escape.js";
 import { isoDateTime } from "./dates.js";
 import { MoneyError } from "../errors.js";
 import { formatCents, parseMoney, sumCents, type Cents } from "./money.js";
@@ -175,12 +176,12 @@ export function renderCsv(kind: FinanceKind, records: readonly FinanceRecord[]):
 
 /** A JSON array of the records, two-space indented, ending with a newline. */
 export function renderJsonArray(records: readonly FinanceRecord[]): string {
-  return `${JSON.stringify(records, null, 2)}\n`;
+  return `${jsonSafe(JSON.stringify(records, null, 2))}\n`;
 }
 
 /** NDJSON: one compact JSON object per line, each line ending with `\n` (empty for no records). */
 export function renderNdjson(records: readonly FinanceRecord[]): string {
-  return records.map((r) => `${JSON.stringify(r)}\n`).join("");
+  return records.map((r) => `${jsonSafe(JSON.stringify(r))}\n`).join("");
 }
 
 interface TableColumn {
@@ -243,7 +244,8 @@ export function renderTable(kind: FinanceKind, records: readonly FinanceRecord[]
   const noun = ENTRY_NOUN[kind];
   if (records.length === 0) return `No ${noun}s found.\n`;
   const cols = tableColumns(kind);
-  const rows = records.map((r) => cols.map((c) => c.value(r)));
+  // Statuses, references and descriptions come from the platform: escaped for a terminal.
+  const rows = records.map((r) => cols.map((c) => escapeTerminal(c.value(r))));
   const widths = cols.map((c, i) => Math.max(c.header.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) =>
     cells

@@ -5,6 +5,7 @@
  */
 
 import { stringify } from "csv-stringify/sync";
+import { escapeMarkdown } from "../render/escape.js";
 import { formatCents, type Cents } from "./money.js";
 import type { EntryLine, PaymentResult, ReconcileRule, ReconcileScope, Reconciliation } from "./reconcile.js";
 
@@ -39,8 +40,11 @@ export function describeScope(scope: ReconcileScope): string {
     .join(" ");
 }
 
-/** Escapes text for a Markdown table cell. */
-const md = (s: string): string => s.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+/**
+ * Escapes platform text (references, descriptions) and problems quoting it for Markdown: a table cell
+ * or a line that no value can break, link, mention or format (src/render/escape.ts).
+ */
+const md = (s: string): string => escapeMarkdown(s.replace(/\r?\n/g, " "));
 
 function entryTable(entries: readonly EntryLine[], withPayment: boolean): string[] {
   const head = withPayment
@@ -95,8 +99,9 @@ export function renderReconcileMarkdown(r: Reconciliation, scope: ReconcileScope
     "| | |",
     "| --- | --- |",
     `| stores | ${scope.stores.join(", ") || "none"} |`,
-    `| payments | ${md(describeScope(scope))} |`,
-    `| rule | ${md(describeRule(r.rule))} |`,
+    // carte's own words (dates and the rule come from checked flags): no value of the platform.
+    `| payments | ${describeScope(scope)} |`,
+    `| rule | ${describeRule(r.rule)} |`,
     `| entries checked | ${s.entries} (${s.outOfScope} more ${s.outOfScope === 1 ? "belongs" : "belong"} to payments outside the period) |`,
     `| Σ expected (entries) | ${formatCents(s.expected)} |`,
     `| Σ actual (total_amount) | ${formatCents(s.actual)} |`,

@@ -4,6 +4,7 @@
  */
 
 import type { ResourceChange } from "../plan/types.js";
+import { escapeTerminal } from "./escape.js";
 
 /** Formats one attribute value compactly: strings quoted, lists in brackets. */
 export function formatValue(v: unknown): string {
@@ -29,7 +30,10 @@ export interface AttributeLine {
   after: string;
 }
 
-/** The head and attribute lines of a change. */
+/**
+ * The head and attribute lines of a change. Every part is escaped for a terminal
+ * ({@link escapeTerminal}): SKUs, event names and values come from the files or the platform.
+ */
 export function changeLines(ch: ResourceChange): { head: string; attributes: AttributeLine[] } {
   // On create, the address already says the SKU and the type; blank defaults are noise.
   const shown =
@@ -38,11 +42,11 @@ export function changeLines(ch: ResourceChange): { head: string; attributes: Att
       : ch.diff;
   const width = Math.max(0, ...shown.map((d) => d.attribute.length)) + 1;
   return {
-    head: `${ch.kind}[${ch.key}]`,
+    head: escapeTerminal(`${ch.kind}[${ch.key}]`),
     attributes: shown.map((d) => ({
-      label: `${d.attribute}:`.padEnd(width + 1),
-      ...(ch.action === "create" ? {} : { before: formatValue(d.before) }),
-      after: formatValue(d.after),
+      label: escapeTerminal(`${d.attribute}:`.padEnd(width + 1)),
+      ...(ch.action === "create" ? {} : { before: escapeTerminal(formatValue(d.before)) }),
+      after: escapeTerminal(formatValue(d.after)),
     })),
   };
 }

@@ -5,6 +5,7 @@
  */
 
 import type { Plan, ResourceChange } from "../plan/types.js";
+import { codeSpan, escapeMarkdown } from "./escape.js";
 import { changeLines, changesByStore, plural } from "./lines.js";
 import { notes, summaryLine } from "./text.js";
 
@@ -21,15 +22,15 @@ export interface MarkdownOptions {
   title?: string;
 }
 
-const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-const escapeCell = (s: string) => escapeHtml(s).replace(/\|/g, "\\|");
-// A value can never close the fence: runs of backticks are broken up.
+// Inside the ```diff fence the lines are already escaped for a terminal (lines.ts), so no value starts
+// a line, and a line can only close the fence if it starts with backticks. Runs of backticks are broken
+// up all the same.
 const fenceSafe = (s: string) => s.replace(/`{3,}/g, (m) => m.split("").join("\u200b"));
 
 function storeSection(name: string, key: string, changes: ResourceChange[]): string {
   const count = (a: ResourceChange["action"]) => changes.filter((c) => c.action === a).length;
   const lines = [
-    `<details><summary><code>${escapeHtml(key || "client")}</code> ${escapeHtml(name)}: ` +
+    `<details><summary><code>${escapeMarkdown(key || "client")}</code> ${escapeMarkdown(name)}: ` +
       `+${count("create")} ~${count("update")} -${count("delete")}</summary>`,
     "",
     "```diff",
@@ -55,7 +56,9 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
   const max = Math.min(options.maxChars ?? 60_000, GITHUB_COMMENT_LIMIT);
   const where = options.fullPlanAt ?? "the output of `carte plan`";
   const head: string[] = [`### ${options.title ?? "carte plan"}`, "", `**${summaryLine(plan)}**`, ""];
-  for (const n of notes(plan)) head.push(n.startsWith("  - ") ? n.slice(2) : `> ${n}`);
+  for (const n of notes(plan)) {
+    head.push(n.startsWith("  - ") ? `- ${escapeMarkdown(n.slice(4))}` : `> ${escapeMarkdown(n)}`);
+  }
   if (notes(plan).length) head.push("");
   if (plan.changes.length === 0) return head.join("\n");
 
@@ -66,7 +69,7 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
   const rows = stores.map((s) => {
     const list = byStore.get(s.key)!;
     const n = (a: ResourceChange["action"]) => list.filter((c) => c.action === a).length;
-    return `| \`${escapeCell(s.key || "client")}\` ${escapeCell(s.name)} | ${n("create")} | ${n("update")} | ${n("delete")} |`;
+    return `| ${codeSpan(s.key || "client")} ${escapeMarkdown(s.name)} | ${n("create")} | ${n("update")} | ${n("delete")} |`;
   });
 
   const cutNote = (shown: number, total: number, what: string) =>

@@ -6,6 +6,7 @@
  */
 
 import type { Plan } from "../plan/types.js";
+import { escapeMarkdown, escapeTerminal, jsonSafe } from "./escape.js";
 import type { ApplyReport } from "../workflow.js";
 
 /** The API calls of a report that succeeded. */
@@ -32,24 +33,23 @@ export function renderReport(plan: Plan, report: ApplyReport, ms: number): strin
   } else {
     lines.push(`\nApply incomplete: ${done} of ${report.operations.length} API calls succeeded.`);
     for (const o of report.operations.filter((x) => x.status !== "ok")) {
-      lines.push(`  ${o.status}: ${o.method} ${o.path}${o.message ? `: ${o.message}` : ""}`);
+      lines.push(escapeTerminal(`  ${o.status}: ${o.method} ${o.path}${o.message ? `: ${o.message}` : ""}`));
     }
     if (report.pending.length > 0) {
-      lines.push(`  not yet shown by the platform: ${report.pending.join(", ")}`);
+      lines.push(escapeTerminal(`  not yet shown by the platform: ${report.pending.join(", ")}`));
     }
     lines.push("Run `carte apply` again once the cause is fixed: it applies only what is left.");
   }
   if (plan.safety.override)
-    lines.push(`Safety guards were overridden, reason: ${plan.safety.override.reason}`);
+    lines.push(escapeTerminal(`Safety guards were overridden, reason: ${plan.safety.override.reason}`));
   return lines.join("\n") + "\n";
 }
 
-const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-/** A value inside a table cell or `<code>`: HTML and the cell separator escaped, on one line. */
-const cell = (s: string) =>
-  escapeHtml(s)
-    .replace(/\|/g, "\\|")
-    .replace(/[\r\n]+/g, " ");
+/**
+ * A value inside a table cell or `<code>` (src/render/escape.ts): Markdown and HTML special characters,
+ * the cell separator, mentions and references made inert, on one line.
+ */
+const cell = (s: string) => escapeMarkdown(s);
 
 /** Options of {@link renderReportMarkdown}. */
 export interface ReportMarkdownOptions {
@@ -116,5 +116,5 @@ export function renderReportJson(plan: Plan, report: ApplyReport | undefined): s
   const body = report
     ? { summary: plan.summary, safety: plan.safety, ...report }
     : { summary: plan.summary, operations: [], pending: [] };
-  return JSON.stringify(body, null, 2) + "\n";
+  return jsonSafe(JSON.stringify(body, null, 2)) + "\n";
 }

@@ -6,6 +6,7 @@
 
 import { Chalk } from "chalk";
 import type { Plan } from "../plan/types.js";
+import { escapeTerminal } from "./escape.js";
 import { changeLines, changesByStore, plural } from "./lines.js";
 
 /** Options of {@link renderText}. */
@@ -24,7 +25,10 @@ export function summaryLine(plan: Plan): string {
   );
 }
 
-/** Warnings that go with a plan: targeting, tripped guards and their override. */
+/**
+ * Warnings that go with a plan: targeting, tripped guards and their override. Raw text (patterns,
+ * addresses and the override reason are untrusted): each renderer escapes them for its medium.
+ */
 export function notes(plan: Plan): string[] {
   const out: string[] = [];
   if (plan.targeting) {
@@ -51,7 +55,9 @@ export function notes(plan: Plan): string[] {
 export function renderText(plan: Plan, options: TextOptions): string {
   const c = new Chalk({ level: options.color ? 1 : 0 });
   if (plan.changes.length === 0) {
-    return [c.green(summaryLine(plan)), ...notes(plan).map((n) => c.yellow(n))].join("\n") + "\n";
+    return (
+      [c.green(summaryLine(plan)), ...notes(plan).map((n) => c.yellow(escapeTerminal(n)))].join("\n") + "\n"
+    );
   }
 
   const sign = {
@@ -69,7 +75,8 @@ export function renderText(plan: Plan, options: TextOptions): string {
     lines.push(
       store.key === ""
         ? c.bold("client") + c.dim("  settings of the integration, for all its stores")
-        : c.bold(`store[${store.key}]`) + c.dim(`  ${store.name} (${store.storeId})`),
+        : c.bold(escapeTerminal(`store[${store.key}]`)) +
+            c.dim(escapeTerminal(`  ${store.name} (${store.storeId})`)),
     );
     for (const ch of list) {
       const { head, attributes } = changeLines(ch);
@@ -82,16 +89,18 @@ export function renderText(plan: Plan, options: TextOptions): string {
     lines.push("");
   }
   lines.push("API calls, in order:");
-  const pathWidth = Math.max(...plan.operations.map((op) => op.path.length));
+  // Paths hold store ids and event names: escaped like every other value.
+  const paths = plan.operations.map((op) => escapeTerminal(op.path));
+  const pathWidth = Math.max(...paths.map((p) => p.length));
   plan.operations.forEach((op, i) => {
     const n = op.addresses.length;
     lines.push(
-      `  ${String(i + 1).padStart(2)}. ${op.method.padEnd(6)} ${op.path.padEnd(pathWidth)}  ${c.dim(
-        `${op.stores.join(", ")}: ${plural(n, "change")}`,
+      `  ${String(i + 1).padStart(2)}. ${escapeTerminal(op.method).padEnd(6)} ${paths[i]!.padEnd(pathWidth)}  ${c.dim(
+        escapeTerminal(`${op.stores.join(", ")}: ${plural(n, "change")}`),
       )}`,
     );
   });
   lines.push("", c.bold(summaryLine(plan)));
-  lines.push(...notes(plan).map((n) => c.yellow(n)));
+  lines.push(...notes(plan).map((n) => c.yellow(escapeTerminal(n))));
   return lines.join("\n") + "\n";
 }

@@ -84,14 +84,17 @@ describe("apply report", () => {
     const md = renderReportMarkdown(p, broken);
     expect(md).toContain("**Apply incomplete**: Applied 1 API call of 3; 1 failed, 1 skipped.");
     expect(md).toContain(
-      "| failed | <code>PUT /webhook/A\\|B/change-url</code> | HTTP 400: &lt;script&gt;x&lt;/script&gt; second line |",
+      // src/render/escape.ts escapeMarkdown: character references, the line break shown as `\n`.
+      "| failed | <code>PUT /webhook/A&#124;B/change-url</code> | HTTP 400: &lt;script&gt;x&lt;/script&gt;&#92;nsecond line |",
     );
     expect(md).not.toContain("<script>");
     // One table row per troubled call, every row on one line.
     expect(md.split("\n").filter((l) => l.startsWith("| failed") || l.startsWith("| skipped"))).toHaveLength(
       2,
     );
-    expect(md).toContain("Not yet shown by the platform: <code>store[bog-centro].item[FRIES]</code>");
+    expect(md).toContain(
+      "Not yet shown by the platform: <code>store&#91;bog-centro&#93;.item&#91;FRIES&#93;</code>",
+    );
     expect(renderReportMarkdown(p, broken, { maxRows: 1 })).toContain("_1 more not shown._");
   });
 
