@@ -17,6 +17,7 @@ import type {
 import {
   emptyIds,
   emptyStore,
+  table,
   type ClientState,
   type CurrentState,
   type DesiredState,
@@ -119,7 +120,7 @@ export async function fetchCurrent(
       for (const [key, value] of values) (snapshots.get(key) as Record<string, unknown>)[part] = value;
     }),
   );
-  const out: CurrentState = { stores: {} };
+  const out: CurrentState = { stores: table() };
   for (const r of requests) out.stores[r.store.key] = normalizeSnapshot(r.store, snapshots.get(r.store.key)!);
 
   const clientKinds = options.clientKinds ?? [];
