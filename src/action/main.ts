@@ -59,6 +59,7 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
   // The client secret never reaches any output; masking guards the logs as well.
   if (env.CARTE_CLIENT_SECRET) core.setSecret(env.CARTE_CLIENT_SECRET);
   const project = await loadProject(inputs.config);
+  for (const w of project.warnings) core.warning(w);
   const session = await openSession(project, { env });
   let code: number = ExitCode.ok;
   try {

@@ -1,11 +1,12 @@
 /** The CLI commands. Each turns its options into library calls and renders the result. */
 
 import path from "node:path";
-import { loadProject } from "../config/index.js";
+import { loadProject, type LoadedProject } from "../config/index.js";
+import { EMBEDDED_HOLIDAYS, holidayDateProblems } from "../config/holidays.js";
 import { faultProblems } from "../emulator/faults.js";
 import { loadSeedFile, startEmulator } from "../emulator/index.js";
 import type { FaultOptions } from "../emulator/index.js";
-import { ExitCode, StalePlanError, UsageError } from "../errors.js";
+import { ConfigError, ExitCode, StalePlanError, UsageError } from "../errors.js";
 import { readPlanFile, writePlanFile } from "../plan/file.js";
 import { isEmptyPlan } from "../plan/plan.js";
 import type { Plan } from "../plan/types.js";
@@ -17,7 +18,7 @@ import { renderText } from "../render/text.js";
 import { discardingSink, resolveSecretSink } from "../secrets.js";
 import { openSession } from "../session.js";
 import { applyPlan, checkSavedPlan, enforceSafety, planProject, type ApplyReport } from "../workflow.js";
-import { useColor, type CliIo } from "./io.js";
+import { printWarnings, useColor, type CliIo } from "./io.js";
 import { createProgress, progressMode, type Progress } from "./progress.js";
 
 /** Options shared by `carte plan` and `carte apply`. */
@@ -55,9 +56,16 @@ function render(plan: Plan, format: PlanCommand["format"], color: boolean): stri
   return renderText(plan, { color });
 }
 
+/** Loads the project and prints its warnings (they are repeated on every run, on standard error). */
+async function load(config: string, io: CliIo): Promise<LoadedProject> {
+  const project = await loadProject(config);
+  printWarnings(project.warnings, io);
+  return project;
+}
+
 /** `carte plan`. */
 export async function runPlan(opts: PlanCommand, io: CliIo): Promise<number> {
-  const project = await loadProject(opts.config);
+  const project = await load(opts.config, io);
   const progress = createProgress(io, progressMode(io, { quiet: opts.quiet, json: opts.format !== "text" }));
   const session = await openSession(project, { env: io.env, onRetry: (r) => progress.retry(r) });
   try {
@@ -96,7 +104,7 @@ export interface ApplyCommand extends RunCommand {
 
 /** `carte apply`. */
 export async function runApply(opts: ApplyCommand, io: CliIo): Promise<number> {
-  const project = await loadProject(opts.config);
+  const project = await load(opts.config, io);
   const color = useColor(opts.color, io);
   const progress = createProgress(io, progressMode(io, { quiet: opts.quiet, json: opts.json }));
   const session = await openSession(project, { env: io.env, onRetry: (r) => progress.retry(r) });
@@ -191,7 +199,12 @@ export async function runValidate(
   opts: { config: string; color: boolean | undefined },
   io: CliIo,
 ): Promise<number> {
-  const project = await loadProject(opts.config);
+  const project = await load(opts.config, io);
+  // The embedded emulator's holidays are known offline; a real platform's are known only once read.
+  if (!project.platform) {
+    const problems = holidayDateProblems(project, () => EMBEDDED_HOLIDAYS);
+    if (problems.length > 0) throw new ConfigError(problems);
+  }
   const stores = Object.keys(project.desired.stores).length;
   io.out(
     `The configuration is valid: ${stores} store${stores === 1 ? "" : "s"}, ${project.files.length} files.\n`,

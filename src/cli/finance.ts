@@ -31,7 +31,7 @@ import { selectStores } from "../finance/stores.js";
 import type { FinanceKind } from "../finance/types.js";
 import type { DesiredState } from "../model.js";
 import { openSession } from "../session.js";
-import type { CliIo } from "./io.js";
+import { printWarnings, type CliIo } from "./io.js";
 import { progressMode } from "./progress.js";
 
 /** Exit code of `carte finance reconcile` when it finds a discrepancy or an orphan entry. */
@@ -146,6 +146,7 @@ export async function runFinanceExport(opts: FinanceExportCommand, io: CliIo): P
   }
   const format = opts.format ?? formatFromOut(opts.out) ?? "table";
   const project = await loadProject(opts.config);
+  printWarnings(project.warnings, io);
   query.stores = storesOf(project.desired, opts.stores);
   const progress = pageProgress(io, opts.quiet, `reading ${opts.kind}`);
   const session = await openSession(project, { env: io.env });
@@ -194,6 +195,7 @@ export async function runFinanceReconcile(opts: FinanceReconcileCommand, io: Cli
   const query: FinanceQuery = { stores: [], from: opts.from, to: opts.to, dateField: opts.dateField };
   checkQuery(query);
   const project = await loadProject(opts.config);
+  printWarnings(project.warnings, io);
   query.stores = storesOf(project.desired, opts.stores);
   const progress = pageProgress(io, opts.quiet, "reading finance");
   const session = await openSession(project, { env: io.env });

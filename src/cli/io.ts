@@ -36,6 +36,11 @@ export function useColor(flag: boolean | undefined, io: CliIo): boolean {
   return io.stdoutIsTTY;
 }
 
+/** Prints warnings of the loaded project on standard error, one `Warning: …` line each. */
+export function printWarnings(warnings: readonly string[] | undefined, io: CliIo): void {
+  for (const w of warnings ?? []) io.err(`Warning: ${w}\n`);
+}
+
 /** Prints an error the way its type asks for and returns the exit code. */
 export function reportError(err: unknown, io: CliIo, debug: boolean): number {
   if (err instanceof ConfigError) {

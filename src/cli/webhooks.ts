@@ -17,7 +17,7 @@ import { ExitCode, UsageError } from "../errors.js";
 import { resetSecret } from "../platform/webhooks.js";
 import { eventSecret, resolveSecretSink } from "../secrets.js";
 import { openSession } from "../session.js";
-import type { CliIo } from "./io.js";
+import { printWarnings, type CliIo } from "./io.js";
 
 /** Options of `carte webhooks rotate-secret`. */
 export interface RotateSecretCommand {
@@ -29,6 +29,7 @@ export interface RotateSecretCommand {
 /** `carte webhooks rotate-secret EVENT`. */
 export async function runRotateSecret(opts: RotateSecretCommand, io: CliIo): Promise<number> {
   const project = await loadProject(opts.config);
+  printWarnings(project.warnings, io);
   const sink = resolveSecretSink({
     file: opts.secretsFile,
     configured: project.secretsFile,

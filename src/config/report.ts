@@ -7,6 +7,8 @@ import type { ConfigProblem } from "../errors.js";
 import { locate, toPointer } from "./yaml.js";
 import type { YamlFile } from "./yaml.js";
 
+export { bare, quote, QUOTE_MAX } from "./quote.js";
+
 /** A place in a file: the parsed file and a JSON pointer into it. */
 export interface Site {
   parsed: YamlFile;

@@ -8,6 +8,7 @@ import { Ajv } from "ajv";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import addFormatsModule from "ajv-formats";
 import type { ConfigProblem } from "../errors.js";
+import { quote } from "./report.js";
 import { locate, pointerSegments } from "./yaml.js";
 import type { YamlFile } from "./yaml.js";
 
@@ -146,10 +147,7 @@ const TYPE_NAMES: Record<string, string> = {
 /** Describes a value for a message: `"abc"`, `12.5`, `a list`, `nothing`. */
 export function describeValue(value: unknown): string {
   if (value === null || value === undefined) return "nothing";
-  if (typeof value === "string") {
-    const shown = value.length > 60 ? `${value.slice(0, 57)}...` : value;
-    return JSON.stringify(shown);
-  }
+  if (typeof value === "string") return quote(value);
   if (typeof value === "number" || typeof value === "boolean") return String(value);
   if (Array.isArray(value)) return "a list";
   if (typeof value === "object") return "a mapping";
@@ -201,7 +199,7 @@ function toProblem(parsed: YamlFile, kind: FileKind, e: ErrorObject): ConfigProb
       const where = at === "" ? "" : ` in ${name}`;
       return problem(
         `${at}/${escapeSegment(key)}`,
-        `unknown key "${key}"${where} (allowed: ${allowed.join(", ")})`,
+        `unknown key ${quote(key)}${where} (allowed: ${allowed.join(", ")})`,
         "key",
       );
     }
@@ -218,7 +216,7 @@ function toProblem(parsed: YamlFile, kind: FileKind, e: ErrorObject): ConfigProb
         line,
         col,
         pointer: `${at}/${escapeSegment(key)}`,
-        message: `missing required key "${key}": add ${key}${where}${hint}`,
+        message: `missing required key ${quote(key)}: add ${key}${where}${hint}`,
       };
     }
     case "type": {
