@@ -58,6 +58,16 @@ export const DEFAULT_PARSE_LIMITS: ParseLimits = {
 };
 
 /**
+ * Characters YAML does not allow in a stream (YAML 1.2 §5.1 `c-printable`): C0 controls other than tab,
+ * line feed and carriage return, DEL, C1 controls other than NEL, lone surrogates, U+FFFE and U+FFFF.
+ * Escapes written inside double quotes (`"\e"`) are not concerned.
+ */
+/* eslint-disable no-control-regex -- these are the characters to find */
+const NON_PRINTABLE =
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u0084\u0086-\u009f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+/* eslint-enable no-control-regex */
+
+/**
  * Counts, without parsing, the marks that start a YAML node: `,`, `[`, `{`, line breaks, and `-`, `:`
  * or `?` followed by a space, a tab or a line break. Every node of a document needs one of them near it
  * (at most about three nodes per mark), so the count bounds the work the parser will do. Stops counting
@@ -83,6 +93,7 @@ export function countNodes(text: string, limit: number): { count: number; overAt
  * Parses YAML text keeping positions, within bounds.
  *
  * Problems found, each located:
+ * - control characters YAML does not allow (nothing is parsed);
  * - YAML syntax errors, duplicate keys included (checked here in linear time: the yaml library's own
  *   check compares each key with every key before it, which a file of 100,000 keys turns into minutes);
  * - more nodes than `limits.maxNodes` (nothing is parsed), nesting deeper than `limits.maxDepth`, more
@@ -101,29 +112,32 @@ export function parseYaml(
   limits: ParseLimits = DEFAULT_PARSE_LIMITS,
 ): { parsed: YamlFile; problems: ConfigProblem[] } {
   const lineCounter = new LineCounter();
-  const nodes = countNodes(text, limits.maxNodes);
-  if (nodes.overAt !== undefined) {
-    // Count the lines up to where the bound was passed, without parsing.
-    lineCounter.addNewLine(0);
-    for (let i = text.indexOf("\n"); i !== -1 && i < nodes.overAt; i = text.indexOf("\n", i + 1))
-      lineCounter.addNewLine(i + 1);
-    const empty = parseDocument("", { lineCounter: new LineCounter() });
-    const { line, col } = offsetPosition(lineCounter, nodes.overAt);
+  const refuse = (offset: number, message: string) => {
+    // Count the lines up to the offset, without parsing.
+    const lines = new LineCounter();
+    lines.addNewLine(0);
+    for (let i = text.indexOf("\n"); i !== -1 && i < offset; i = text.indexOf("\n", i + 1))
+      lines.addNewLine(i + 1);
+    const { line, col } = offsetPosition(lines, offset);
     return {
-      parsed: { file, data: null, doc: empty, lineCounter: new LineCounter() },
-      problems: [
-        {
-          file,
-          line,
-          col,
-          pointer: "",
-          message:
-            `the file holds more than ${limits.maxNodes} YAML nodes (keys, values, list entries) by here; ` +
-            `it was not read: split it, or raise limits.max_file_nodes in carte.yaml`,
-        },
-      ],
+      parsed: { file, data: null, doc: parseDocument("", { lineCounter }), lineCounter },
+      problems: [{ file, line, col, pointer: "", message }],
     };
-  }
+  };
+  const control = NON_PRINTABLE.exec(text);
+  if (control)
+    return refuse(
+      control.index,
+      `the file contains the control character U+${control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}, ` +
+        `which YAML does not allow: remove it (write "\\e", "\\0"… inside double quotes if it is meant)`,
+    );
+  const nodes = countNodes(text, limits.maxNodes);
+  if (nodes.overAt !== undefined)
+    return refuse(
+      nodes.overAt,
+      `the file holds more than ${limits.maxNodes} YAML nodes (keys, values, list entries) by here; ` +
+        `it was not read: split it, or raise limits.max_file_nodes in carte.yaml`,
+    );
   const doc = parseDocument(text, {
     lineCounter,
     prettyErrors: false,
