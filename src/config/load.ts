@@ -19,7 +19,8 @@ import type { CatalogIndex, StoreRegistry } from "./check.js";
 import { globFiles, hasMagic } from "./glob.js";
 import { insideProject, outsideMessage, patternStaysInside } from "./paths.js";
 import { DEFAULT_MAX_FILE_BYTES, readConfigFile } from "./read.js";
-import { bare, dedupeProblems, isRecord, quote, report } from "./report.js";
+import { MAX_PROBLEMS } from "./report.js";
+import { addProblem, bare, dedupeProblems, isRecord, quote, report, wasTruncated } from "./report.js";
 import type { Site } from "./report.js";
 import { resolveDesired } from "./resolve.js";
 import type { ResolvableStore } from "./resolve.js";
@@ -129,14 +130,14 @@ async function readAndValidate(
   const file = display(absolute);
   const read = await readConfigFile(absolute, limits.maxFileBytes);
   if (!read.ok) {
-    problems.push({ file, line: read.line, col: read.col, pointer: "", message: read.message });
+    addProblem(problems, { file, line: read.line, col: read.col, pointer: "", message: read.message });
     return { parsed: parseYaml(file, "").parsed };
   }
   const { parsed, problems: syntax } = parseYaml(file, read.text, limits);
-  problems.push(...syntax);
+  for (const p of syntax) addProblem(problems, p);
   // Validating the half-read value of a file with syntax errors would only add noise.
   const invalid = syntax.length > 0 ? [] : validateFile(parsed, kind);
-  problems.push(...invalid);
+  for (const p of invalid) addProblem(problems, p);
   return { parsed };
 }
 
@@ -355,7 +356,8 @@ export async function loadProject(
   const client = readClient(project.parsed, field(projectData, "client"), problems);
   const secretsFile = await checkSecretsFile(project.parsed, root, problems);
 
-  if (problems.length > 0) throw new ConfigError(dedupeProblems(problems));
+  if (problems.length > 0)
+    throw new ConfigError(withTruncation(dedupeProblems(problems), problems, project.parsed));
 
   const catalogByName = new Map<string, CatalogFile>();
   indexes.forEach((index, i) => {
@@ -441,6 +443,21 @@ async function checkSecretsFile(
 
 function errorCode(err: unknown): string {
   return (err as NodeJS.ErrnoException).code ?? "error";
+}
+
+/** The problems, with a last one saying that more were left out when the list was full. */
+function withTruncation(shown: ConfigProblem[], all: ConfigProblem[], project: YamlFile): ConfigProblem[] {
+  if (!wasTruncated(all)) return shown;
+  return [
+    ...shown,
+    {
+      file: project.file,
+      line: 0,
+      col: 0,
+      pointer: "",
+      message: `only the first ${MAX_PROBLEMS} problems are shown: fix them and run carte again to see the rest`,
+    },
+  ];
 }
 
 function field(data: unknown, key: string): unknown {

@@ -9,7 +9,7 @@ import type { ErrorObject, ValidateFunction } from "ajv";
 import addFormatsModule from "ajv-formats";
 import type { ConfigProblem } from "../errors.js";
 import { quote } from "./report.js";
-import { locate, pointerSegments } from "./yaml.js";
+import { locate, MAX_PROBLEMS, pointerSegments } from "./yaml.js";
 import type { YamlFile } from "./yaml.js";
 
 /**
@@ -75,8 +75,9 @@ function getValidators(): Record<FileKind, ValidateFunction> {
 /**
  * Validates a parsed file against the schema of its kind.
  *
- * @returns one located problem per violation (empty when the file is valid). Alternatives (a SKU or an
- *   inline option, a number or a text id) are reported once, as the alternative the value was closest to.
+ * @returns one located problem per violation (empty when the file is valid), at most
+ *   `MAX_PROBLEMS + 1`. Alternatives (a SKU or an inline option, a number or a text id) are reported
+ *   once, as the alternative the value was closest to.
  */
 export function validateFile(parsed: YamlFile, kind: FileKind): ConfigProblem[] {
   const validate = getValidators()[kind];
@@ -85,6 +86,8 @@ export function validateFile(parsed: YamlFile, kind: FileKind): ConfigProblem[] 
   const problems: ConfigProblem[] = [];
   const seen = new Set<string>();
   for (const error of errors) {
+    // One more than the load keeps, so that it knows some were left out.
+    if (problems.length > MAX_PROBLEMS) break;
     const problem = toProblem(parsed, kind, error);
     const key = `${problem.pointer}\0${problem.message}`;
     if (seen.has(key)) continue;

@@ -41,14 +41,21 @@ export interface ParseLimits {
   maxAliasCount: number;
 }
 
-/** Default of `limits.max_file_nodes` in carte.yaml: about 20,000 catalog items written in blocks. */
-export const DEFAULT_MAX_NODES = 200_000;
+/** Default of `limits.max_file_nodes` in carte.yaml: about 10,000 catalog items; parsing the most it allows takes about 1.5 s and 150 MB. */
+export const DEFAULT_MAX_NODES = 100_000;
 
 /** Deepest nesting of mappings and lists in a file; carte's files need fewer than 10 levels. */
 export const MAX_DEPTH = 64;
 
 /** Most alias expansions when building a file's value. */
 export const MAX_ALIAS_COUNT = 1000;
+
+/**
+ * The most distinct problems collected for one load (src/config/report.ts `addProblem`). A hostile or
+ * broken file can hold a hundred thousand mistakes; past this many, further problems are neither
+ * located nor kept, and the report says that only the first ones are shown.
+ */
+export const MAX_PROBLEMS = 1000;
 
 /** The default bounds of {@link ParseLimits}. */
 export const DEFAULT_PARSE_LIMITS: ParseLimits = {
@@ -209,7 +216,7 @@ function walk(
     }
     if (isScalar(node)) {
       const problem = numberProblem(node.value, text, node.range, id === true);
-      if (problem) problems.push({ offset, message: problem });
+      if (problem && problems.length <= MAX_PROBLEMS) problems.push({ offset, message: problem });
       continue;
     }
     if (!isMap(node) && !isSeq(node)) continue;
@@ -235,12 +242,13 @@ function walk(
         if (!isPair(pair) || !isScalar(pair.key)) continue;
         const value: unknown = pair.key.value;
         const key = `${typeof value}:${String(value)}`;
-        if (keys.has(key))
-          problems.push({
-            offset: pair.key.range?.[0] ?? 0,
-            message: "YAML syntax error: Map keys must be unique",
-          });
-        else keys.add(key);
+        if (keys.has(key)) {
+          if (problems.length <= MAX_PROBLEMS)
+            problems.push({
+              offset: pair.key.range?.[0] ?? 0,
+              message: "YAML syntax error: Map keys must be unique",
+            });
+        } else keys.add(key);
       }
     }
   }

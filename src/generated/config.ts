@@ -302,7 +302,7 @@ export interface ProjectFile {
     /**
      * Most YAML nodes in a file.
      *
-     * Files with more keys, values and list entries than this are refused before they are parsed (parsing takes about 1 KB of memory per node). Default 200000, about 20000 catalog items; at most 1000000.
+     * Files with more keys, values and list entries than this are refused before they are parsed (parsing takes about 1 KB of memory per node). Default 100000, about 10000 catalog items; at most 1000000.
      */
     max_file_nodes?: number;
   };
