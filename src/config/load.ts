@@ -183,7 +183,9 @@ async function expand(
     }
     const outside: string[] = [];
     for (const f of files) {
-      if (!(await insideProject(root, f)).inside) outside.push(f);
+      // A match whose links cannot be resolved (a loop) is left out like one that leads outside.
+      const where = await insideProject(root, f).catch(() => undefined);
+      if (!where?.inside) outside.push(f);
       else if (!out.includes(f)) out.push(f);
     }
     if (outside.length > 0) {
@@ -277,15 +279,17 @@ export async function loadProject(
   const problems: ConfigProblem[] = [];
 
   // carte.yaml itself may be a link: it must lead inside the project too.
-  const self = await insideProject(root, configFile);
-  if (!self.inside)
+  const self = await insideProject(root, configFile).catch(() => undefined);
+  if (!self?.inside)
     throw new ConfigError([
       {
         file: display(configFile),
         line: 0,
         col: 0,
         pointer: "",
-        message: `carte.yaml leads outside its folder through a symbolic link; it was not read`,
+        message: self
+          ? "carte.yaml leads outside its folder through a symbolic link; it was not read"
+          : "cannot resolve where carte.yaml leads (a loop of symbolic links?); it was not read",
       },
     ]);
   // carte.yaml is read within the default limits: the limits it sets apply to the other files.

@@ -281,6 +281,15 @@ const CASES: Case[] = [
     located: /stores\/a\.yaml:6:10: include: .*(does not exist|outside the project folder)/,
   },
   {
+    name: "include: a loop of symbolic links",
+    files: () => ({
+      ...store("include: shared/loop-a.yaml\n"),
+      "shared/loop-a.yaml": { link: "loop-b.yaml" },
+      "shared/loop-b.yaml": { link: "loop-a.yaml" },
+    }),
+    located: /stores\/a\.yaml:6:10: include: cannot check where "shared\/loop-a\.yaml" leads \(ELOOP\)/,
+  },
+  {
     name: "include: a folder is not a file",
     wholeFile: true,
     files: () => ({ ...store("include: shared\n"), "shared/x.yaml": "open: true\n" }),
