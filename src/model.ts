@@ -210,12 +210,30 @@ export interface CurrentState {
   client?: ClientState & { ids: Record<string, Record<string, unknown>> };
 }
 
-/** Empty platform ids. */
-export function emptyIds(): StoreIds {
-  return { items: {}, categories: {}, menus: {}, other: {} };
+/**
+ * An empty table keyed by user input (SKUs, store keys, dates, events): an object without prototype, so
+ * that a key such as `constructor`, `toString` or `__proto__` is an ordinary key and never an inherited
+ * member of `Object.prototype`. Read such tables with {@link own} when they may have been copied (a
+ * spread or `JSON.parse` gives an ordinary object again).
+ */
+export function table<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
 }
 
-/** An empty store state for the given identity. */
+/**
+ * The value of a table under a key, only when the table has it as its own property: `undefined` for
+ * `constructor` in a table without such a key, whatever the table's prototype.
+ */
+export function own<T>(record: Readonly<Record<string, T>> | undefined, key: string): T | undefined {
+  return record !== undefined && Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
+/** Empty platform ids (tables without prototype, see {@link table}). */
+export function emptyIds(): StoreIds {
+  return { items: table(), categories: table(), menus: table(), other: table() };
+}
+
+/** An empty store state for the given identity (tables without prototype, see {@link table}). */
 export function emptyStore(store: StoreIdentity): StoreState {
-  return { store, items: {}, categories: {}, menus: {}, unavailable: [] };
+  return { store, items: table(), categories: table(), menus: table(), unavailable: [] };
 }

@@ -162,6 +162,7 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
   try {
     result.project = await loadProject(request.config);
     const project = result.project;
+    for (const warning of project.warnings) hooks.onWarning?.(`Warning: ${warning}`);
     const saved =
       request.command === "apply" && request.planFile ? await readPlanFile(request.planFile) : undefined;
     const session = await openSession(project, {

@@ -5,13 +5,17 @@
  */
 
 import type { LoadedProject } from "./config/index.js";
+import { checkHolidayDates } from "./config/holidays.js";
 import { ConvergenceError, StalePlanError, UnsafePlanError, UsageError } from "./errors.js";
-import type { CurrentState, DesiredState } from "./model.js";
+import { clientKinds, kinds } from "./kinds/registry.js";
+import { address } from "./kinds/util.js";
+import type { KindName } from "./kinds/registry.js";
+import { own, type CurrentState, type DesiredState, type Ownership } from "./model.js";
 import { executePlan, type ApplyEvent, type OperationResult } from "./apply/execute.js";
 import { waitForPlan } from "./apply/verify.js";
 import { buildPlan } from "./plan/plan.js";
 import { checksum } from "./plan/checksum.js";
-import { isTargeted, matchStore, type Targeting } from "./plan/target.js";
+import { isTargeted, matchAddress, matchStore, type Targeting } from "./plan/target.js";
 import type { Plan } from "./plan/types.js";
 import { escapeTerminal } from "./render/escape.js";
 import { secretCollector, type SecretSink } from "./secrets.js";
@@ -83,12 +87,52 @@ export async function planProject(
 ): Promise<{ plan: Plan; current: CurrentState }> {
   const desired = scopeDesired(project.desired, options.targeting);
   const current = await fetchProjectState(project, session, options);
+  // A holiday date the platform does not have would be planned as nothing: refuse it before planning.
+  checkHolidayDates(project, desired, current);
   const plan = buildPlan(desired, current, {
     safety: project.safety,
     ownership: project.ownership,
     ...(isTargeted(options.targeting) ? { targeting: options.targeting } : {}),
   });
+  if (options.targeting && options.targeting.targets.length > 0) {
+    const unmatched = unmatchedTargets(options.targeting.targets, desired, current, project.ownership);
+    if (unmatched.length > 0)
+      throw new UsageError(
+        `no resource of the configuration or the platform matches --target ${unmatched.join(", ")}; ` +
+          `addresses look like store[bog-centro].item[BURGER-CLASSIC] or client.client_webhook[STORE_PROVISIONING_STATUS] (see carte plan)`,
+      );
+  }
   return { plan, current };
+}
+
+/**
+ * The `--target` patterns that name no resource: neither one the files describe nor one the platform
+ * has, in the stores and kinds planned, nor a store itself. A pattern that names a resource already in
+ * its planned state matches (it simply has no change).
+ */
+export function unmatchedTargets(
+  targets: readonly string[],
+  desired: DesiredState,
+  current: CurrentState,
+  ownership: Partial<Record<KindName, Ownership>>,
+): string[] {
+  const managed = (k: { name: string; defaultOwnership?: Ownership }): boolean =>
+    (ownership[k.name as KindName] ?? k.defaultOwnership ?? "full") !== "ignore";
+  const addresses: string[] = [];
+  for (const [key, want] of Object.entries(desired.stores)) {
+    addresses.push(`store[${key}]`);
+    const have = own(current.stores, key);
+    for (const kind of kinds.filter(managed))
+      for (const state of have ? [want, have] : [want]) {
+        const selected = kind.select(state) ?? {};
+        for (const [k, value] of Object.entries(selected))
+          addresses.push(address(key, kind.segment(value), k));
+      }
+  }
+  for (const kind of clientKinds.filter(managed))
+    for (const state of [desired.client ?? {}, current.client ?? { ids: {} }])
+      for (const k of Object.keys(kind.select(state) ?? {})) addresses.push(`client.${kind.name}[${k}]`);
+  return targets.filter((t) => !addresses.some((a) => matchAddress(t, a)));
 }
 
 /**

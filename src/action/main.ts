@@ -98,6 +98,7 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
           }
         : { ...base, command: "plan" };
     result = await runCarte(request, {
+      onWarning: (message) => core.warning(escapeTerminal(message)),
       onPlan: async (plan) => {
         core.setOutput("has-changes", String(plan.changes.length > 0));
         core.setOutput("summary", JSON.stringify(plan.summary));

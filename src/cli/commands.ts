@@ -4,11 +4,12 @@
  */
 
 import path from "node:path";
-import { loadProject } from "../config/index.js";
+import { loadProject, type LoadedProject } from "../config/index.js";
+import { EMBEDDED_HOLIDAYS, holidayDateProblems } from "../config/holidays.js";
 import { faultProblems } from "../emulator/faults.js";
 import { loadSeedFile, startEmulator } from "../emulator/index.js";
 import type { FaultOptions } from "../emulator/index.js";
-import { ExitCode, UsageError } from "../errors.js";
+import { ConfigError, ExitCode, UsageError } from "../errors.js";
 import { writePlanFile } from "../plan/file.js";
 import type { Plan } from "../plan/types.js";
 import type { SegmentName } from "../kinds/registry.js";
@@ -19,7 +20,7 @@ import { renderText } from "../render/text.js";
 import { runCarte, type RunHooks } from "../run.js";
 import { escapeLines, escapeTerminal } from "../render/escape.js";
 import { discardingSink, lostSecretsMessage, resolveSecretSink } from "../secrets.js";
-import { useColor, type CliIo } from "./io.js";
+import { printWarnings, useColor, type CliIo } from "./io.js";
 import { createProgress, progressMode, type Progress } from "./progress.js";
 
 /** Options shared by `carte plan` and `carte apply`. */
@@ -173,12 +174,24 @@ async function confirmApply(io: CliIo): Promise<boolean> {
   return answer.trim() === "yes";
 }
 
+/** Loads the project and prints its warnings (they are repeated on every run, on standard error). */
+async function load(config: string, io: CliIo): Promise<LoadedProject> {
+  const project = await loadProject(config);
+  printWarnings(project.warnings, io);
+  return project;
+}
+
 /** `carte validate`. */
 export async function runValidate(
   opts: { config: string; color: boolean | undefined },
   io: CliIo,
 ): Promise<number> {
-  const project = await loadProject(opts.config);
+  const project = await load(opts.config, io);
+  // The embedded emulator's holidays are known offline; a real platform's are known only once read.
+  if (!project.platform) {
+    const problems = holidayDateProblems(project, () => EMBEDDED_HOLIDAYS);
+    if (problems.length > 0) throw new ConfigError(problems);
+  }
   const stores = Object.keys(project.desired.stores).length;
   io.out(
     `The configuration is valid: ${stores} store${stores === 1 ? "" : "s"}, ${project.files.length} files.\n`,

@@ -32,7 +32,7 @@ import type { FinanceKind } from "../finance/types.js";
 import type { DesiredState } from "../model.js";
 import { escapeTerminal } from "../render/escape.js";
 import { openSession } from "../session.js";
-import type { CliIo } from "./io.js";
+import { printWarnings, type CliIo } from "./io.js";
 import { progressMode } from "./progress.js";
 
 const DATE_FIELDS = ["expected_execution_date", "confirmed_payment_date"] as const;
@@ -144,6 +144,7 @@ export async function runFinanceExport(opts: FinanceExportCommand, io: CliIo): P
   }
   const format = opts.format ?? formatFromOut(opts.out) ?? "table";
   const project = await loadProject(opts.config);
+  printWarnings(project.warnings, io);
   query.stores = storesOf(project.desired, opts.stores);
   const progress = pageProgress(io, opts.quiet, `reading ${opts.kind}`);
   const session = await openSession(project, { env: io.env });
@@ -196,6 +197,7 @@ export async function runFinanceReconcile(opts: FinanceReconcileCommand, io: Cli
   const query: FinanceQuery = { stores: [], from: opts.from, to: opts.to, dateField: opts.dateField };
   checkQuery(query);
   const project = await loadProject(opts.config);
+  printWarnings(project.warnings, io);
   query.stores = storesOf(project.desired, opts.stores);
   const progress = pageProgress(io, opts.quiet, "reading finance");
   const session = await openSession(project, { env: io.env });

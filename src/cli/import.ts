@@ -24,7 +24,7 @@ import { emptyStore, type StoreIdentity } from "../model.js";
 import { DEFAULT_SAFETY } from "../plan/safety.js";
 import { escapeTerminal } from "../render/escape.js";
 import { openSession } from "../session.js";
-import type { CliIo } from "./io.js";
+import { printWarnings, type CliIo } from "./io.js";
 
 /** Options of `carte import`. */
 export interface ImportCommand {
@@ -50,6 +50,7 @@ function bareProject(configPath: string): LoadedProject {
     safety: DEFAULT_SAFETY,
     desired: { stores: {} },
     files: [],
+    warnings: [],
   };
 }
 
@@ -59,8 +60,11 @@ export async function runImport(opts: ImportCommand, io: CliIo): Promise<number>
     throw new UsageError("--parallelism must be a whole number from 1 to 64");
   }
   let project: LoadedProject;
-  if (existsSync(opts.config)) project = await loadProject(opts.config);
-  else if (opts.configGiven) throw new UsageError(`the project file ${opts.config} does not exist`);
+  if (existsSync(opts.config)) {
+    // The project may have no store or catalog files yet: that is what import is for.
+    project = await loadProject(opts.config, { allowUnmatchedPatterns: true });
+    printWarnings(project.warnings, io);
+  } else if (opts.configGiven) throw new UsageError(`the project file ${opts.config} does not exist`);
   else project = bareProject(opts.config);
 
   const identities: StoreIdentity[] = resolveStoreArgs(

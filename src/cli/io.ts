@@ -10,7 +10,7 @@ import {
   exitCodeFor,
 } from "../errors.js";
 import { renderError } from "../render/error.js";
-import { escapeLines } from "../render/escape.js";
+import { escapeLines, escapeTerminal } from "../render/escape.js";
 
 /** Streams and facts the CLI needs. */
 export interface CliIo {
@@ -36,6 +36,11 @@ export function useColor(flag: boolean | undefined, io: CliIo): boolean {
   if (flag !== undefined) return flag;
   if (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== "") return false;
   return io.stdoutIsTTY;
+}
+
+/** Prints warnings of the loaded project on standard error, one `Warning: …` line each, escaped. */
+export function printWarnings(warnings: readonly string[] | undefined, io: CliIo): void {
+  for (const w of warnings ?? []) io.err(`Warning: ${escapeTerminal(w)}\n`);
 }
 
 /**

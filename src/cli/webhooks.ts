@@ -19,7 +19,7 @@ import { resetSecret } from "../platform/webhooks.js";
 import { eventSecret, prepareEvents, resolveSecretSink } from "../secrets.js";
 import { escapeTerminal } from "../render/escape.js";
 import { openSession } from "../session.js";
-import type { CliIo } from "./io.js";
+import { printWarnings, type CliIo } from "./io.js";
 
 /** Options of `carte webhooks rotate-secret`. */
 export interface RotateSecretCommand {
@@ -31,6 +31,7 @@ export interface RotateSecretCommand {
 /** `carte webhooks rotate-secret EVENT`. */
 export async function runRotateSecret(opts: RotateSecretCommand, io: CliIo): Promise<number> {
   const project = await loadProject(opts.config);
+  printWarnings(project.warnings, io);
   const sink = resolveSecretSink({
     file: opts.secretsFile,
     configured: project.secretsFile,

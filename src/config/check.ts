@@ -10,7 +10,7 @@
 
 import { basename, extname } from "node:path";
 import type { ConfigProblem } from "../errors.js";
-import { isRecord, list, Reporter, where } from "./report.js";
+import { bare, isRecord, list, quote, Reporter, where } from "./report.js";
 import type { Site } from "./report.js";
 import { checkSchedules } from "./settings.js";
 import { toPointer } from "./yaml.js";
@@ -84,7 +84,7 @@ export function checkCatalog(parsed: YamlFile, problems: ConfigProblem[]): Catal
     if (first) {
       r.at(
         segments,
-        `duplicate SKU "${sku}": already used by ${a(first.kind)} at ${where(first.site)}; SKUs must be unique in a catalog`,
+        `duplicate SKU ${quote(sku)}: already used by ${a(first.kind)} at ${where(first.site)}; SKUs must be unique in a catalog`,
       );
       return;
     }
@@ -117,13 +117,13 @@ export function checkCatalog(parsed: YamlFile, problems: ConfigProblem[]): Catal
       const at = ["items", i, "modifier_groups", k];
       const def = index.skus.get(ref);
       if (!def)
-        r.at(at, `unknown modifier group "${ref}": define it under modifier_groups, or remove it here`);
+        r.at(at, `unknown modifier group ${quote(ref)}: define it under modifier_groups, or remove it here`);
       else if (def.kind !== "modifier group")
         r.at(
           at,
-          `"${ref}" is ${a(def.kind)}, not a modifier group: an item's modifier_groups lists groups only`,
+          `${quote(ref)} is ${a(def.kind)}, not a modifier group: an item's modifier_groups lists groups only`,
         );
-      else if (seen.has(ref)) r.at(at, `modifier group "${ref}" is listed twice for this item`);
+      else if (seen.has(ref)) r.at(at, `modifier group ${quote(ref)} is listed twice for this item`);
       seen.add(ref);
     });
   });
@@ -142,23 +142,23 @@ export function checkCatalog(parsed: YamlFile, problems: ConfigProblem[]): Catal
         if (!def)
           r.at(
             at,
-            `unknown option "${option}": write it in full ({sku, title, price}) here or in another group of this catalog`,
+            `unknown option ${quote(option)}: write it in full ({sku, title, price}) here or in another group of this catalog`,
           );
         else if (def.kind === "item")
           r.at(
             at,
-            `"${option}" is an item of items:, not an option: write the option in full ({sku, title, price}) with its own SKU`,
+            `${quote(option)} is an item of items:, not an option: write the option in full ({sku, title, price}) with its own SKU`,
           );
         else if (def.kind === "modifier group" && typeof group.sku === "string")
           groupRefs.push({ from: group.sku, to: option, at });
         else if (def.kind === "modifier group")
-          r.at(at, `"${option}" is a modifier group: a group's options must be options, not groups`);
+          r.at(at, `${quote(option)} is a modifier group: a group's options must be options, not groups`);
       } else if (isRecord(option)) {
         if (typeof option.sku === "string") sku = option.sku;
         checkPrice(r, [...at, "price"], option.price);
       }
       if (sku === undefined) return;
-      if (options.includes(sku)) r.at(at, `option "${sku}" is listed twice in this group`);
+      if (options.includes(sku)) r.at(at, `option ${quote(sku)} is listed twice in this group`);
       else options.push(sku);
     });
     const { min, max } = group;
@@ -188,7 +188,7 @@ export function checkCatalog(parsed: YamlFile, problems: ConfigProblem[]): Catal
       ref.at,
       cycle
         ? `modifier groups form a cycle: ${cycle.join(" → ")}; a group's options must be options, not groups`
-        : `"${ref.to}" is a modifier group: a group's options must be options, not groups`,
+        : `${quote(ref.to)} is a modifier group: a group's options must be options, not groups`,
     );
   }
 
@@ -196,7 +196,7 @@ export function checkCatalog(parsed: YamlFile, problems: ConfigProblem[]): Catal
   items.forEach((item, i) => {
     if (!isRecord(item)) return;
     const name = typeof item.sku === "string" ? item.sku : `#${i + 1}`;
-    checkSchedules(parsed, ["items", i, "schedules"], item.schedules, `item ${name}`, problems);
+    checkSchedules(parsed, ["items", i, "schedules"], item.schedules, `item ${bare(name)}`, problems);
     if (!isRecord(item.option_prices)) return;
     const offered = new Set(
       list(item.modifier_groups).flatMap((g) =>
@@ -209,19 +209,19 @@ export function checkCatalog(parsed: YamlFile, problems: ConfigProblem[]): Catal
       if (!def)
         r.at(
           at,
-          `unknown option "${sku}": option_prices lists options of this item's modifier groups`,
+          `unknown option ${quote(sku)}: option_prices lists options of this item's modifier groups`,
           "key",
         );
       else if (def.kind !== "option")
         r.at(
           at,
-          `"${sku}" is ${a(def.kind)}, not an option: option_prices lists options of this item's modifier groups`,
+          `${quote(sku)} is ${a(def.kind)}, not an option: option_prices lists options of this item's modifier groups`,
           "key",
         );
       else if (!offered.has(sku))
         r.at(
           at,
-          `option "${sku}" is not offered by any modifier group of ${name}: add its group to the item's modifier_groups, or remove it here`,
+          `option ${quote(sku)} is not offered by any modifier group of ${bare(name)}: add its group to the item's modifier_groups, or remove it here`,
           "key",
         );
       checkPrice(r, at, price);
@@ -237,13 +237,19 @@ export function checkCatalog(parsed: YamlFile, problems: ConfigProblem[]): Catal
       if (first)
         r.at(
           ["categories", c, "sku"],
-          `duplicate category "${category.sku}": already defined at ${where(first)}`,
+          `duplicate category ${quote(category.sku)}: already defined at ${where(first)}`,
         );
       else categoryFirst.set(category.sku, { parsed, pointer: toPointer(["categories", c, "sku"]) });
       index.categories.add(category.sku);
     }
     const title = typeof category.sku === "string" ? category.sku : `#${c + 1}`;
-    checkSchedules(parsed, ["categories", c, "schedules"], category.schedules, `category ${title}`, problems);
+    checkSchedules(
+      parsed,
+      ["categories", c, "schedules"],
+      category.schedules,
+      `category ${bare(title)}`,
+      problems,
+    );
     const seen = new Set<string>();
     list(category.items).forEach((ref, k) => {
       if (typeof ref !== "string") return;
@@ -252,10 +258,10 @@ export function checkCatalog(parsed: YamlFile, problems: ConfigProblem[]): Catal
       if (!def)
         r.at(
           at,
-          `unknown item "${ref}" in category ${title}: add it under items:, or remove it from the category`,
+          `unknown item ${quote(ref)} in category ${bare(title)}: add it under items:, or remove it from the category`,
         );
-      else if (def.kind !== "item") r.at(at, `"${ref}" is ${a(def.kind)}, categories hold only items`);
-      else if (seen.has(ref)) r.at(at, `item "${ref}" is listed twice in category ${title}`);
+      else if (def.kind !== "item") r.at(at, `${quote(ref)} is ${a(def.kind)}, categories hold only items`);
+      else if (seen.has(ref)) r.at(at, `item ${quote(ref)} is listed twice in category ${bare(title)}`);
       seen.add(ref);
     });
   });
@@ -269,7 +275,7 @@ export function checkCatalog(parsed: YamlFile, problems: ConfigProblem[]): Catal
       if (first)
         r.at(
           ["menus", m, "type"],
-          `duplicate menu type "${menu.type}": already used at ${where(first)}; each menu of a catalog needs its own type`,
+          `duplicate menu type ${quote(menu.type)}: already used at ${where(first)}; each menu of a catalog needs its own type`,
         );
       else menuFirst.set(menu.type, { parsed, pointer: toPointer(["menus", m, "type"]) });
     }
@@ -284,10 +290,10 @@ export function checkCatalog(parsed: YamlFile, problems: ConfigProblem[]): Catal
         r.at(
           at,
           def
-            ? `"${sku}" is ${a(def.kind)}, menus hold only categories`
-            : `unknown category "${sku}": define it under categories, or remove it from the menu`,
+            ? `${quote(sku)} is ${a(def.kind)}, menus hold only categories`
+            : `unknown category ${quote(sku)}: define it under categories, or remove it from the menu`,
         );
-      } else if (seen.has(sku)) r.at(at, `category "${sku}" is listed twice in this menu`);
+      } else if (seen.has(sku)) r.at(at, `category ${quote(sku)} is listed twice in this menu`);
       seen.add(sku);
     });
   });
@@ -340,7 +346,7 @@ export function checkCatalogNames(
     }
     const r = new Reporter(catalog.site.parsed, problems);
     const message =
-      `duplicate catalog name "${catalog.name}": ${first.site.parsed.file} already has it; ` +
+      `duplicate catalog name ${quote(catalog.name)}: ${first.site.parsed.file} already has it; ` +
       `give one of them a different name: (the default name is the file name)`;
     if (catalog.site.pointer === "") r.file(message);
     else r.at(["name"], message);
@@ -402,7 +408,7 @@ export function checkStore(
     if (first)
       r.at(
         ["store", "integration_id"],
-        `duplicate integration_id "${store.integration_id}": already used by the store at ${where(first)}`,
+        `duplicate integration_id ${quote(store.integration_id)}: already used by the store at ${where(first)}`,
       );
     else registry.integrationIds.set(store.integration_id, { parsed, pointer: "/store/integration_id" });
   }
@@ -415,8 +421,8 @@ export function checkStore(
     r.at(
       ["catalog"],
       known.length === 0
-        ? `unknown catalog "${data.catalog}": no catalog files were found (see catalogs: in carte.yaml)`
-        : `unknown catalog "${data.catalog}" (known: ${known.join(", ")})`,
+        ? `unknown catalog ${quote(data.catalog)}: no catalog files were found (see catalogs: in carte.yaml)`
+        : `unknown catalog ${quote(data.catalog)} (known: ${known.map((k) => bare(k)).join(", ")})`,
     );
     return;
   }
@@ -431,7 +437,7 @@ export function checkStore(
     if (known(sku) === undefined)
       r.at(
         ["overrides", "exclude", k],
-        `unknown SKU "${sku}": catalog ${catalog.name} has no such item, option, group or category`,
+        `unknown SKU ${quote(sku)}: catalog ${bare(catalog.name)} has no such item, option, group or category`,
       );
     excluded.add(sku);
   });
@@ -441,13 +447,17 @@ export function checkStore(
       const at = ["overrides", "prices", sku];
       const kind = known(sku);
       if (kind === undefined)
-        r.at(at, `unknown SKU "${sku}": catalog ${catalog.name} has no item or option with this SKU`, "key");
+        r.at(
+          at,
+          `unknown SKU ${quote(sku)}: catalog ${bare(catalog.name)} has no item or option with this SKU`,
+          "key",
+        );
       else if (kind === "modifier group" || kind === "category")
-        r.at(at, `"${sku}" is ${an(kind)}, which has no price: prices are for items and options`, "key");
+        r.at(at, `${quote(sku)} is ${an(kind)}, which has no price: prices are for items and options`, "key");
       else if (excluded.has(sku))
         r.at(
           at,
-          `"${sku}" is excluded from this store (overrides.exclude), so it cannot have a price here`,
+          `${quote(sku)} is excluded from this store (overrides.exclude), so it cannot have a price here`,
           "key",
         );
       checkPrice(r, at, price);
@@ -462,7 +472,7 @@ export function checkStore(
     if (remaining < needed && remaining < group.options.length) {
       r.at(
         ["overrides", "exclude"],
-        `excluding options leaves modifier group "${sku}" with ${remaining} option${remaining === 1 ? "" : "s"}, ` +
+        `excluding options leaves modifier group ${quote(sku)} with ${remaining} option${remaining === 1 ? "" : "s"}, ` +
           `but it needs at least ${needed}: exclude the group too, or keep more of its options`,
       );
     }
@@ -482,19 +492,19 @@ export function checkStore(
       if (kind === undefined)
         r.at(
           at,
-          `unknown SKU "${sku}": catalog ${catalog.name} has no ${allowed.slice(0, -1).join(", ")} or ${allowed.at(-1)} with this SKU`,
+          `unknown SKU ${quote(sku)}: catalog ${bare(catalog.name)} has no ${allowed.slice(0, -1).join(", ")} or ${allowed.at(-1)} with this SKU`,
           "key",
         );
       else if (!allowed.includes(kind))
         r.at(
           at,
-          `"${sku}" is ${an(kind)}, which has no ${what}: ${key} are for ${allowed.map((k) => `${k}s`).join(" and ")}`,
+          `${quote(sku)} is ${an(kind)}, which has no ${what}: ${key} are for ${allowed.map((k) => `${k}s`).join(" and ")}`,
           "key",
         );
       else if (excluded.has(sku))
         r.at(
           at,
-          `"${sku}" is excluded from this store (overrides.exclude), so it cannot have a ${what} here`,
+          `${quote(sku)} is excluded from this store (overrides.exclude), so it cannot have a ${what} here`,
           "key",
         );
     }
@@ -512,13 +522,19 @@ export function checkStore(
       const at = ["availability", key, k];
       const kind = known(sku);
       if (kind === undefined)
-        r.at(at, `unknown SKU "${sku}": catalog ${catalog.name} has no item or option with this SKU`);
+        r.at(
+          at,
+          `unknown SKU ${quote(sku)}: catalog ${bare(catalog.name)} has no item or option with this SKU`,
+        );
       else if (kind === "modifier group" || kind === "category")
-        r.at(at, `"${sku}" is ${an(kind)}: only items and options can be ${verb}`);
+        r.at(at, `${quote(sku)} is ${an(kind)}: only items and options can be ${verb}`);
       else if (excluded.has(sku))
-        r.at(at, `"${sku}" is excluded from this store (overrides.exclude), so it cannot be ${verb} here`);
+        r.at(
+          at,
+          `${quote(sku)} is excluded from this store (overrides.exclude), so it cannot be ${verb} here`,
+        );
       else if (key === "available" && off.has(sku))
-        r.at(at, `"${sku}" is listed as both unavailable and available: keep it in one list`);
+        r.at(at, `${quote(sku)} is listed as both unavailable and available: keep it in one list`);
     });
   }
 }
@@ -548,7 +564,7 @@ export function checkGroupNames(
     }
     const r = new Reporter(parsed, problems);
     const message =
-      `duplicate group name "${name}": ${first.file} already has it; ` +
+      `duplicate group name ${quote(name)}: ${first.file} already has it; ` +
       `give one of them a different name: (the default name is the file name)`;
     if (isRecord(parsed.data) && typeof parsed.data.name === "string") r.at(["name"], message);
     else r.file(message);
@@ -568,7 +584,7 @@ export function checkStoreGroup(
   new Reporter(parsed, problems).at(
     ["group"],
     known.length === 0
-      ? `unknown group "${data.group}": no group files were found (see groups: in carte.yaml)`
-      : `unknown group "${data.group}" (known: ${known.join(", ")})`,
+      ? `unknown group ${quote(data.group)}: no group files were found (see groups: in carte.yaml)`
+      : `unknown group ${quote(data.group)} (known: ${known.map((k) => bare(k)).join(", ")})`,
   );
 }

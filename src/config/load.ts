@@ -8,7 +8,7 @@
 import type { KindName } from "../kinds/registry.js";
 import type { Ownership } from "../model.js";
 import { DEFAULT_SAFETY, type SafetyPolicy } from "../plan/safety.js";
-import { access, readFile } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { dirname, relative, resolve } from "node:path";
 import { ConfigError, InternalError } from "../errors.js";
 import type { ConfigProblem } from "../errors.js";
@@ -17,16 +17,20 @@ import type { DesiredState } from "../model.js";
 import { checkCatalog, checkCatalogNames, checkGroupNames, checkStore, checkStoreGroup } from "./check.js";
 import type { CatalogIndex, StoreRegistry } from "./check.js";
 import { globFiles, hasMagic } from "./glob.js";
-import { dedupeProblems, isRecord, report } from "./report.js";
+import { insideProject, outsideMessage, patternStaysInside } from "./paths.js";
+import { DEFAULT_MAX_FILE_BYTES, readConfigFile } from "./read.js";
+import { MAX_PROBLEMS } from "./report.js";
+import { addProblem, bare, dedupeProblems, isRecord, quote, report, wasTruncated } from "./report.js";
+import type { Site } from "./report.js";
 import { resolveDesired } from "./resolve.js";
 import type { ResolvableStore } from "./resolve.js";
 import { settingsSections } from "../kinds/registry.js";
-import { mergeSettings, readClient, readSettings } from "./settings.js";
+import { isLoopbackHost, mergeSettings, readClient, readSettings, urlShapeProblem } from "./settings.js";
 import type { SettingsLayer } from "./settings.js";
 import { validateFile } from "./validate.js";
 import type { FileKind } from "./validate.js";
-import { locate, parseYaml, toPointer } from "./yaml.js";
-import type { YamlFile } from "./yaml.js";
+import { DEFAULT_PARSE_LIMITS, locate, parseYaml, toPointer } from "./yaml.js";
+import type { ParseLimits, YamlFile } from "./yaml.js";
 
 /**
  * Starting pace against a configured platform, in requests per second. The platform publishes no
@@ -69,7 +73,38 @@ export interface LoadedProject {
    * order they were first named), relative to the working directory.
    */
   files: string[];
+  /**
+   * Warnings every command that loads the project prints on each run (e.g. a plain-http platform
+   * address allowed by `allow_insecure_http`). Never contain a secret.
+   */
+  warnings: string[];
+  /**
+   * Where each store's `holidays:` dates are written, by store key then `MM-DD`: the layer that gives the
+   * date last (the store file, its group, carte.yaml's defaults or a file they include). Used to report
+   * a date the platform does not treat as a holiday where it is written (src/config/holidays.ts).
+   */
+  holidaySites?: ReadonlyMap<string, ReadonlyMap<string, HolidaySite>>;
 }
+
+/** Where a holiday date is written: `file:line:col` of its key. */
+export interface HolidaySite {
+  file: string;
+  line: number;
+  col: number;
+  pointer: string;
+}
+
+/** The bounds every file is read within (carte.yaml `limits:`, defaults filled). */
+export interface FileLimits extends ParseLimits {
+  /** Largest file, in bytes (`limits.max_file_bytes`, default {@link DEFAULT_MAX_FILE_BYTES}). */
+  maxFileBytes: number;
+}
+
+/** The default bounds: carte.yaml itself is always read within them. */
+export const DEFAULT_FILE_LIMITS: FileLimits = {
+  ...DEFAULT_PARSE_LIMITS,
+  maxFileBytes: DEFAULT_MAX_FILE_BYTES,
+};
 
 /** A file read and parsed. */
 interface ReadFile {
@@ -82,39 +117,43 @@ function display(absolute: string): string {
   return rel === "" ? absolute : rel;
 }
 
+/**
+ * Reads, parses and validates one file that is known to lie inside the project, within the limits.
+ * A file that cannot be read (missing, not a regular file, too large, not UTF-8) gives one problem and
+ * an empty document; its content is never quoted.
+ */
 async function readAndValidate(
   absolute: string,
   kind: FileKind,
   problems: ConfigProblem[],
+  limits: FileLimits,
 ): Promise<ReadFile> {
   const file = display(absolute);
-  let text: string;
-  try {
-    text = await readFile(absolute, "utf8");
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why =
-      code === "ENOENT" ? "the file does not exist" : `cannot read the file (${code ?? String(err)})`;
-    problems.push({ file, line: 0, col: 0, pointer: "", message: why });
+  const read = await readConfigFile(absolute, limits.maxFileBytes);
+  if (!read.ok) {
+    addProblem(problems, { file, line: read.line, col: read.col, pointer: "", message: read.message });
     return { parsed: parseYaml(file, "").parsed };
   }
-  const { parsed, problems: syntax } = parseYaml(file, text);
-  problems.push(...syntax);
+  const { parsed, problems: syntax } = parseYaml(file, read.text, limits);
+  for (const p of syntax) addProblem(problems, p);
   // Validating the half-read value of a file with syntax errors would only add noise.
   const invalid = syntax.length > 0 ? [] : validateFile(parsed, kind);
-  problems.push(...invalid);
+  for (const p of invalid) addProblem(problems, p);
   return { parsed };
 }
 
 /**
- * Expands the `stores:` or `catalogs:` entry of carte.yaml into absolute file paths, in order, without
- * duplicates. A pattern that matches nothing is fine; a plain file name that does not exist is a problem.
+ * Expands the `stores:`, `catalogs:` or `groups:` entry of carte.yaml into absolute file paths, in
+ * order, without duplicates. Reported at the entry: a pattern that could match outside the project
+ * folder (absolute, or climbing with `..`; nothing is listed), a match that leads outside through a
+ * symbolic link (left out), a plain file name that does not exist, and a pattern that matches nothing.
  */
 async function expand(
   project: YamlFile,
   key: "stores" | "catalogs" | "groups",
   root: string,
   problems: ConfigProblem[],
+  allowUnmatched: boolean,
 ): Promise<string[]> {
   const value = (project.data as Record<string, unknown> | null)?.[key];
   const entries: { pattern: string; segments: (string | number)[] }[] =
@@ -126,40 +165,138 @@ async function expand(
   const out: string[] = [];
   for (const { pattern, segments } of entries) {
     if (pattern === "") continue; // the schema reports it
-    const files = await globFiles(pattern, root);
-    if (files.length === 0 && !hasMagic(pattern)) {
-      const pointer = toPointer(segments);
-      const { line, col } = locate(project, pointer);
-      problems.push({
-        file: project.file,
-        line,
-        col,
-        pointer,
-        message: `${key}: file "${pattern}" does not exist (looked for ${display(resolve(root, pattern))})`,
-      });
+    const site: Site = { parsed: project, pointer: toPointer(segments) };
+    if (!patternStaysInside(root, pattern)) {
+      report(problems, site, outsideMessage(key, quote(pattern), "path"));
+      continue;
     }
-    for (const f of files) if (!out.includes(f)) out.push(f);
+    const files = await globFiles(pattern, root);
+    if (files.length === 0 && allowUnmatched && hasMagic(pattern)) continue;
+    if (files.length === 0) {
+      report(
+        problems,
+        site,
+        hasMagic(pattern)
+          ? `${key}: pattern ${quote(pattern)} matches no file (looked in ${bare(display(root), 200)}); fix the pattern, or remove it`
+          : `${key}: file ${quote(pattern)} does not exist (looked for ${bare(display(resolve(root, pattern)), 200)})`,
+      );
+      continue;
+    }
+    const outside: string[] = [];
+    for (const f of files) {
+      // A match whose links cannot be resolved (a loop) is left out like one that leads outside.
+      const where = await insideProject(root, f).catch(() => undefined);
+      if (!where?.inside) outside.push(f);
+      else if (!out.includes(f)) out.push(f);
+    }
+    if (outside.length > 0) {
+      const named = outside.slice(0, 3).map((f) => quote(relative(root, f), 120));
+      report(
+        problems,
+        site,
+        outsideMessage(
+          key,
+          `${quote(pattern)} matches ${named.join(", ")}${outside.length > 3 ? ` and ${outside.length - 3} more` : ""}, which`,
+          "link",
+        ),
+      );
+    }
   }
   return out;
+}
+
+/** Reads carte.yaml `limits:`, keeping the defaults for anything missing or invalid (the schema says why). */
+function limitsOf(data: Record<string, unknown>): FileLimits {
+  const limits = field(data, "limits");
+  const bytes = field(limits, "max_file_bytes");
+  const nodes = field(limits, "max_file_nodes");
+  const valid = (v: unknown, max: number): v is number =>
+    typeof v === "number" && Number.isSafeInteger(v) && v >= 1 && v <= max;
+  return {
+    ...DEFAULT_FILE_LIMITS,
+    ...(valid(bytes, MAX_FILE_BYTES_LIMIT) ? { maxFileBytes: bytes } : {}),
+    ...(valid(nodes, MAX_FILE_NODES_LIMIT) ? { maxNodes: nodes } : {}),
+  };
+}
+
+/** The most `limits.max_file_bytes` may be (64 MiB); the schema says so too. */
+export const MAX_FILE_BYTES_LIMIT = 64 * 1024 * 1024;
+
+/** The most `limits.max_file_nodes` may be; the schema says so too. */
+export const MAX_FILE_NODES_LIMIT = 1_000_000;
+
+/**
+ * Checks `platform.base_url`: an absolute address with a host and no credentials; https, or http to
+ * this machine, or http anywhere when `allow_insecure_http: true` (then a warning on every run, since
+ * the client secret would travel unencrypted).
+ *
+ * @returns the warnings to print.
+ */
+function checkPlatform(project: YamlFile, problems: ConfigProblem[]): string[] {
+  const platform = field(project.data, "platform");
+  const url = field(platform, "base_url");
+  if (typeof url !== "string" || !/^https?:\/\//i.test(url)) return []; // the schema says how to write it
+  const site = (key: string): Site => ({ parsed: project, pointer: toPointer(["platform", key]) });
+  const shape = urlShapeProblem(url, "platform address");
+  if (shape) {
+    report(problems, site("base_url"), shape);
+    return [];
+  }
+  const parsed = new URL(url);
+  if (parsed.protocol === "https:" || isLoopbackHost(parsed.hostname)) return [];
+  if (field(platform, "allow_insecure_http") === true)
+    return [
+      `platform.base_url ${quote(url, 120)} is plain http to another machine (allowed by allow_insecure_http in ${project.file}): ` +
+        `the client secret and every token travel unencrypted`,
+    ];
+  report(
+    problems,
+    site("base_url"),
+    `platform address ${quote(url, 120)} must start with https:// (the client secret would travel unencrypted); ` +
+      `http:// is accepted for localhost and 127.0.0.1, or anywhere with allow_insecure_http: true under platform:`,
+  );
+  return [];
 }
 
 /**
  * Loads a carte project.
  *
  * @param configPath - path of carte.yaml, absolute or relative to the working directory.
+ * @param options - `allowUnmatchedPatterns`: a `stores:`, `catalogs:` or `groups:` pattern that matches
+ *   no file is an empty set instead of a problem (for `carte import` into a project that has no files
+ *   yet); by default it is a problem, located at the pattern.
  * @returns the project with its desired state.
  * @throws {@link ConfigError} with every problem of every file (YAML syntax, schema, references between
  *   files, duplicates), each located as `file:line:col` with file names relative to the working
  *   directory. Nothing else is thrown for bad input.
  */
-export async function loadProject(configPath: string): Promise<LoadedProject> {
+export async function loadProject(
+  configPath: string,
+  options: { allowUnmatchedPatterns?: boolean } = {},
+): Promise<LoadedProject> {
+  const allowUnmatched = options.allowUnmatchedPatterns === true;
   // The kinds' settings sections (hours, holidays, webhooks…), from the registry.
   const sections = settingsSections();
   const configFile = resolve(configPath);
   const root = dirname(configFile);
   const problems: ConfigProblem[] = [];
 
-  const project = await readAndValidate(configFile, "project", problems);
+  // carte.yaml itself may be a link: it must lead inside the project too.
+  const self = await insideProject(root, configFile).catch(() => undefined);
+  if (!self?.inside)
+    throw new ConfigError([
+      {
+        file: display(configFile),
+        line: 0,
+        col: 0,
+        pointer: "",
+        message: self
+          ? "carte.yaml leads outside its folder through a symbolic link; it was not read"
+          : "cannot resolve where carte.yaml leads (a loop of symbolic links?); it was not read",
+      },
+    ]);
+  // carte.yaml is read within the default limits: the limits it sets apply to the other files.
+  const project = await readAndValidate(configFile, "project", problems, DEFAULT_FILE_LIMITS);
   const projectData = project.parsed.data;
   if (projectData === null || typeof projectData !== "object" || Array.isArray(projectData)) {
     if (problems.length === 0)
@@ -173,16 +310,19 @@ export async function loadProject(configPath: string): Promise<LoadedProject> {
     throw new ConfigError(problems);
   }
 
-  const catalogPaths = await expand(project.parsed, "catalogs", root, problems);
-  const groupPaths = await expand(project.parsed, "groups", root, problems);
-  const storePaths = await expand(project.parsed, "stores", root, problems);
+  const limits = limitsOf(projectData as Record<string, unknown>);
+  const warnings = checkPlatform(project.parsed, problems);
+  const catalogPaths = await expand(project.parsed, "catalogs", root, problems, allowUnmatched);
+  const groupPaths = await expand(project.parsed, "groups", root, problems, allowUnmatched);
+  const storePaths = await expand(project.parsed, "stores", root, problems, allowUnmatched);
 
   const catalogFiles: ReadFile[] = [];
-  for (const path of catalogPaths) catalogFiles.push(await readAndValidate(path, "catalog", problems));
+  for (const path of catalogPaths)
+    catalogFiles.push(await readAndValidate(path, "catalog", problems, limits));
   const groupFiles: ReadFile[] = [];
-  for (const path of groupPaths) groupFiles.push(await readAndValidate(path, "group", problems));
+  for (const path of groupPaths) groupFiles.push(await readAndValidate(path, "group", problems, limits));
   const storeFiles: ReadFile[] = [];
-  for (const path of storePaths) storeFiles.push(await readAndValidate(path, "store", problems));
+  for (const path of storePaths) storeFiles.push(await readAndValidate(path, "store", problems, limits));
 
   // Rules between SKUs and files, on every file that could be parsed.
   const indexes: CatalogIndex[] = catalogFiles.map((c) => checkCatalog(c.parsed, problems));
@@ -212,18 +352,28 @@ export async function loadProject(configPath: string): Promise<LoadedProject> {
     checkStoreGroup(s.parsed, groups, problems);
     return readSettings(s.parsed, [], s.parsed.data, problems, sections);
   });
-  const includes = await readIncludes([chainLayer, ...groupLayers.values(), ...storeLayers], root, problems);
+  const includes = await readIncludes(
+    [chainLayer, ...groupLayers.values(), ...storeLayers],
+    root,
+    problems,
+    limits,
+  );
+  const holidaySites = new Map<string, Map<string, HolidaySite>>();
   const settingsOf = storeLayers.map((layer, i) => {
     const group = field(storeFiles[i]?.parsed.data, "group");
     const groupLayer = typeof group === "string" ? groupLayers.get(group) : undefined;
     const layers = [chainLayer, ...(groupLayer ? [groupLayer] : []), layer].flatMap((l) =>
       withIncludes(l, includes, root, new Set()),
     );
+    const key = field(field(storeFiles[i]?.parsed.data, "store"), "integration_id");
+    if (typeof key === "string") holidaySites.set(key, holidaySitesOf(layers));
     return mergeSettings(layers, problems, sections);
   });
   const client = readClient(project.parsed, field(projectData, "client"), problems);
+  const secretsFile = await checkSecretsFile(project.parsed, root, problems);
 
-  if (problems.length > 0) throw new ConfigError(dedupeProblems(problems));
+  if (problems.length > 0)
+    throw new ConfigError(withTruncation(dedupeProblems(problems), problems, project.parsed));
 
   const catalogByName = new Map<string, CatalogFile>();
   indexes.forEach((index, i) => {
@@ -259,11 +409,77 @@ export async function loadProject(configPath: string): Promise<LoadedProject> {
       protected: config.safety?.protected ?? DEFAULT_SAFETY.protected,
     },
     desired: resolveDesired(resolvable, client),
-    ...(config.secrets_file === undefined ? {} : { secretsFile: resolve(root, config.secrets_file) }),
+    ...(secretsFile === undefined ? {} : { secretsFile }),
     files: [project, ...catalogFiles, ...groupFiles, ...storeFiles, ...includes.values()].map(
       (f) => f.parsed.file,
     ),
+    warnings,
+    holidaySites,
   };
+}
+
+/** Where each holiday date of a store is written: the last layer that names it. */
+function holidaySitesOf(layers: readonly SettingsLayer[]): Map<string, HolidaySite> {
+  const sites = new Map<string, HolidaySite>();
+  for (const layer of layers)
+    // The holidays section's layer value (src/kinds/holidays.ts): `MM-DD` → slots and the key's site.
+    for (const [date, entry] of Object.entries(
+      (layer.sections.get("holidays") ?? {}) as Record<
+        string,
+        { site: { parsed: YamlFile; pointer: string } }
+      >,
+    )) {
+      const { line, col } = locate(entry.site.parsed, entry.site.pointer, "key");
+      sites.set(date, { file: entry.site.parsed.file, line, col, pointer: entry.site.pointer });
+    }
+  return sites;
+}
+
+/**
+ * Checks `secrets_file:` (relative to carte.yaml): it must lie inside the project, links resolved (it
+ * need not exist yet).
+ *
+ * @returns its absolute path, or `undefined` when not set or refused.
+ */
+async function checkSecretsFile(
+  project: YamlFile,
+  root: string,
+  problems: ConfigProblem[],
+): Promise<string | undefined> {
+  const written = field(project.data, "secrets_file");
+  if (typeof written !== "string" || written === "") return undefined;
+  const site: Site = { parsed: project, pointer: "/secrets_file" };
+  let where;
+  try {
+    where = await insideProject(root, written);
+  } catch (err) {
+    report(problems, site, `secrets_file: cannot check where it leads (${errorCode(err)})`);
+    return undefined;
+  }
+  if (!where.inside) {
+    report(problems, site, outsideMessage("secrets_file", quote(written), where.why));
+    return undefined;
+  }
+  return resolve(root, written);
+}
+
+function errorCode(err: unknown): string {
+  return (err as NodeJS.ErrnoException).code ?? "error";
+}
+
+/** The problems, with a last one saying that more were left out when the list was full. */
+function withTruncation(shown: ConfigProblem[], all: ConfigProblem[], project: YamlFile): ConfigProblem[] {
+  if (!wasTruncated(all)) return shown;
+  return [
+    ...shown,
+    {
+      file: project.file,
+      line: 0,
+      col: 0,
+      pointer: "",
+      message: `only the first ${MAX_PROBLEMS} problems are shown: fix them and run carte again to see the rest`,
+    },
+  ];
 }
 
 function field(data: unknown, key: string): unknown {
@@ -284,6 +500,7 @@ async function readIncludes(
   layers: readonly SettingsLayer[],
   root: string,
   problems: ConfigProblem[],
+  limits: FileLimits,
 ): Promise<Map<string, IncludedFile>> {
   const files = new Map<string, IncludedFile>();
   const missing = new Set<string>();
@@ -293,16 +510,32 @@ async function readIncludes(
     for (const inc of layer.includes) {
       const absolute = resolve(root, inc.path);
       if (files.has(absolute)) continue;
-      if (missing.has(absolute) || !(await exists(absolute))) {
+      // Never open, nor even test for, a file outside the project.
+      let where;
+      try {
+        where = await insideProject(root, inc.path);
+      } catch (err) {
+        report(
+          problems,
+          inc.site,
+          `include: cannot check where ${quote(inc.path)} leads (${errorCode(err)})`,
+        );
+        continue;
+      }
+      if (!where.inside) {
+        report(problems, inc.site, outsideMessage("include", quote(inc.path), where.why));
+        continue;
+      }
+      if (missing.has(absolute) || !(await isPresent(absolute))) {
         missing.add(absolute);
         report(
           problems,
           inc.site,
-          `include: file "${inc.path}" does not exist (looked for ${display(absolute)}); paths are relative to the folder of carte.yaml`,
+          `include: file ${quote(inc.path)} does not exist (looked for ${bare(display(absolute), 200)}); paths are relative to the folder of carte.yaml`,
         );
         continue;
       }
-      const read = await readAndValidate(absolute, "settings", problems);
+      const read = await readAndValidate(absolute, "settings", problems, limits);
       const included: IncludedFile = {
         ...read,
         layer: readSettings(read.parsed, [], read.parsed.data, problems, settingsSections()),
@@ -341,9 +574,10 @@ async function readIncludes(
   return files;
 }
 
-async function exists(path: string): Promise<boolean> {
+/** Whether something exists at a path (links followed); what it is, readConfigFile judges. */
+async function isPresent(path: string): Promise<boolean> {
   try {
-    await access(path);
+    await stat(path);
     return true;
   } catch {
     return false;

@@ -4,8 +4,46 @@
  */
 
 import type { ConfigProblem } from "../errors.js";
-import { locate, toPointer } from "./yaml.js";
+import { locate, MAX_PROBLEMS, toPointer } from "./yaml.js";
 import type { YamlFile } from "./yaml.js";
+
+export { bare, quote, QUOTE_MAX } from "./quote.js";
+
+export { MAX_PROBLEMS } from "./yaml.js";
+
+/** Keys of the problems already collected in each list, to keep each problem once. */
+const seen = new WeakMap<ConfigProblem[], Set<string>>();
+/** Lists that reached `MAX_PROBLEMS` and left problems out. */
+const truncated = new WeakSet<ConfigProblem[]>();
+
+function keyOf(p: { file: string; line: number; col: number; pointer: string; message: string }): string {
+  return `${p.file}\0${p.line}\0${p.col}\0${p.pointer}\0${p.message}`;
+}
+
+/** Whether a list has room for one more problem; when not, it is marked as truncated. */
+function hasRoom(problems: ConfigProblem[]): boolean {
+  if (problems.length < MAX_PROBLEMS) return true;
+  truncated.add(problems);
+  return false;
+}
+
+/**
+ * Adds a problem to a list unless the same problem (place and message) is already there, or the list
+ * holds `MAX_PROBLEMS` problems (then the list is marked as truncated, see {@link wasTruncated}).
+ */
+export function addProblem(problems: ConfigProblem[], problem: ConfigProblem): void {
+  let keys = seen.get(problems);
+  if (!keys) seen.set(problems, (keys = new Set(problems.map(keyOf))));
+  const key = keyOf(problem);
+  if (keys.has(key) || !hasRoom(problems)) return;
+  keys.add(key);
+  problems.push(problem);
+}
+
+/** Whether problems were left out of a list because it was full. */
+export function wasTruncated(problems: ConfigProblem[]): boolean {
+  return truncated.has(problems);
+}
 
 /** A place in a file: the parsed file and a JSON pointer into it. */
 export interface Site {
@@ -33,14 +71,15 @@ export class Reporter {
 
   /** A problem at the value (or, with `target: "key"`, the key) named by pointer segments. */
   at(segments: readonly (string | number)[], message: string, target: "value" | "key" = "value"): void {
+    if (!hasRoom(this.problems)) return;
     const pointer = toPointer(segments);
     const { line, col } = locate(this.parsed, pointer, target);
-    this.problems.push({ file: this.parsed.file, line, col, pointer, message });
+    addProblem(this.problems, { file: this.parsed.file, line, col, pointer, message });
   }
 
   /** A whole-file problem (line 0). */
   file(message: string): void {
-    this.problems.push({ file: this.parsed.file, line: 0, col: 0, pointer: "", message });
+    addProblem(this.problems, { file: this.parsed.file, line: 0, col: 0, pointer: "", message });
   }
 
   /** A site of this file. */
@@ -60,8 +99,9 @@ export function report(
   message: string,
   target: "value" | "key" = "value",
 ): void {
+  if (!hasRoom(problems)) return;
   const { line, col } = locate(site.parsed, site.pointer, target);
-  problems.push({ file: site.parsed.file, line, col, pointer: site.pointer, message });
+  addProblem(problems, { file: site.parsed.file, line, col, pointer: site.pointer, message });
 }
 
 /** Removes repeated problems (same place, same message), keeping the first; a merged setting inherited by

@@ -6,6 +6,7 @@
  */
 
 import type { CatalogFile, InlineOption, StoreFile } from "../generated/config.js";
+import { own, table } from "../model.js";
 import type {
   ClientState,
   CategoryResource,
@@ -63,13 +64,17 @@ export function resolveStore({ store, catalog, settings }: ResolvableStore): Sto
   const descriptions = store.overrides?.descriptions ?? {};
   const images = store.overrides?.images ?? {};
   const keep = (sku: string): boolean => !excluded.has(sku);
-  const priceOf = (sku: string, price: number): number => prices[sku] ?? price;
-  const titleOf = (sku: string, title: string): string => titles[sku] ?? title;
+  // The override tables come from YAML mappings: read only their own keys, so that a SKU such as
+  // `constructor` or `toString` is not taken for a member of Object.prototype.
+  const priceOf = (sku: string, price: number): number => own(prices, sku) ?? price;
+  const titleOf = (sku: string, title: string): string => own(titles, sku) ?? title;
   const descriptionOf = (sku: string, description: string | undefined): string =>
-    descriptions[sku] ?? description ?? "";
-  const imagesOf = (sku: string, list: string[] | undefined): string[] => [...(images[sku] ?? list ?? [])];
+    own(descriptions, sku) ?? description ?? "";
+  const imagesOf = (sku: string, list: string[] | undefined): string[] => [
+    ...(own(images, sku) ?? list ?? []),
+  ];
 
-  const items: Record<string, ItemResource> = {};
+  const items = table<ItemResource>();
   for (const item of catalog.items ?? []) {
     if (!keep(item.sku)) continue;
     items[item.sku] = {
@@ -108,7 +113,7 @@ export function resolveStore({ store, catalog, settings }: ResolvableStore): Sto
 
   for (const group of catalog.modifier_groups ?? []) {
     for (const option of group.options) {
-      if (typeof option === "string" || !offered.has(option.sku) || items[option.sku]) continue;
+      if (typeof option === "string" || !offered.has(option.sku) || own(items, option.sku)) continue;
       items[option.sku] = {
         sku: option.sku,
         type: "ITEM",
@@ -126,29 +131,31 @@ export function resolveStore({ store, catalog, settings }: ResolvableStore): Sto
 
   // Prices of options inside a parent item, on the option, keyed by the parent (sorted).
   for (const item of [...(catalog.items ?? [])].sort((a, b) => byCodePoint(a.sku, b.sku))) {
-    const parent = items[item.sku];
+    const parent = own(items, item.sku);
     if (!parent) continue;
     for (const [sku, price] of Object.entries(item.option_prices ?? {}).sort(([a], [b]) =>
       byCodePoint(a, b),
     )) {
-      const option = items[sku];
-      if (!option || !parent.children.some((g) => items[g]?.children.includes(sku))) continue;
-      option.priceInParent = { ...option.priceInParent, [item.sku]: price };
+      const option = own(items, sku);
+      if (!option || !parent.children.some((g) => own(items, g)?.children.includes(sku))) continue;
+      const inParent = option.priceInParent ?? table<number>();
+      inParent[item.sku] = price;
+      option.priceInParent = inParent;
     }
   }
 
-  const categories: Record<string, CategoryResource> = {};
+  const categories = table<CategoryResource>();
   for (const category of catalog.categories ?? []) {
     if (!keep(category.sku)) continue;
     categories[category.sku] = {
       sku: category.sku,
       title: titleOf(category.sku, category.title),
-      items: category.items.filter((sku) => keep(sku) && items[sku] !== undefined),
+      items: category.items.filter((sku) => keep(sku) && own(items, sku) !== undefined),
       ...schedulesOf(category.schedules),
     };
   }
 
-  const menus: Record<string, MenuResource> = {};
+  const menus = table<MenuResource>();
   for (const menu of catalog.menus ?? []) {
     menus[menu.type] = {
       type: menu.type,
@@ -158,7 +165,7 @@ export function resolveStore({ store, catalog, settings }: ResolvableStore): Sto
             ? { sku: entry, active: true }
             : { sku: entry.sku, active: entry.active ?? true },
         )
-        .filter((entry) => categories[entry.sku] !== undefined),
+        .filter((entry) => own(categories, entry.sku) !== undefined),
     };
   }
 
@@ -196,7 +203,7 @@ function schedulesOf(written: readonly { days: string; slots: readonly string[] 
  * with the client-level settings when carte.yaml has any.
  */
 export function resolveDesired(stores: readonly ResolvableStore[], client?: ClientState): DesiredState {
-  const desired: DesiredState = { stores: {} };
+  const desired: DesiredState = { stores: table() };
   for (const s of stores) {
     const state = resolveStore(s);
     desired.stores[state.store.key] = state;

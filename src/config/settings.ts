@@ -21,7 +21,7 @@ import type { ConfigProblem } from "../errors.js";
 import { WEEKDAYS } from "../model.js";
 import type { ClientState, Slot, StoreSettings, Weekday } from "../model.js";
 import type { ConfigSection, SectionContext } from "../kinds/types.js";
-import { isRecord, list, report, siteOf, where } from "./report.js";
+import { isRecord, list, quote, report, siteOf, where } from "./report.js";
 import type { Site } from "./report.js";
 import {
   compareSlots,
@@ -102,7 +102,7 @@ export function readSlots(
     const result = parseSlot(text);
     if (!result.ok) return report(problems, site, result.error);
     if (!overnight.allowed && crossesMidnight(result.value))
-      return report(problems, site, `slot "${text}" runs past midnight: ${overnight.why}`);
+      return report(problems, site, `slot ${quote(text)} runs past midnight: ${overnight.why}`);
     out.push({ text, slot: result.value, site });
   });
   return out;
@@ -123,12 +123,12 @@ export function checkOverlaps(pieces: Piece[], problems: ConfigProblem[]): void 
   let latest: Piece | undefined;
   for (const piece of sorted) {
     if (latest && piece.slot.start < latest.slot.end) {
-      const earlier = `"${latest.entry.text}" at ${where(latest.entry.site)}${latest.carried ? ", which runs past midnight into the next day" : ""}`;
+      const earlier = `${quote(latest.entry.text)} at ${where(latest.entry.site)}${latest.carried ? ", which runs past midnight into the next day" : ""}`;
       const self = piece.carried ? `, which runs past midnight into the next day,` : "";
       report(
         problems,
         piece.entry.site,
-        `slot "${piece.entry.text}"${self} overlaps slot ${earlier}: slots of one day must not overlap`,
+        `slot ${quote(piece.entry.text)}${self} overlaps slot ${earlier}: slots of one day must not overlap`,
       );
     }
     if (!latest || piece.slot.end > latest.slot.end) latest = piece;
@@ -163,21 +163,50 @@ export function datePieces(slots: SlotEntry[]): Piece[] {
   });
 }
 
+/** Whether a host name names this machine: `localhost`, an address of 127.0.0.0/8, or `[::1]`. */
+export function isLoopbackHost(hostname: string): boolean {
+  return hostname === "localhost" || hostname === "[::1]" || /^127(\.\d{1,3}){3}$/.test(hostname);
+}
+
 /**
- * Why a webhook address is not acceptable, or `undefined` when it is: https, or http to this machine
- * (`localhost`, `127.0.0.1`, `[::1]`, for testing). Text that is not an address is left to the schema.
+ * Why an address of the platform or of a webhook is not acceptable as written, or `undefined` when it
+ * is: an absolute address with a host, without spaces or control characters, without a user name or
+ * password (credentials never live in the files). Whether http is allowed is the caller's rule.
+ *
+ * @param what - how the message names the value, e.g. `webhook address`.
  */
-export function webhookUrlProblem(url: string): string | undefined {
+export function urlShapeProblem(url: string, what: string): string | undefined {
+  // The URL parser silently drops tabs and line breaks, so check the text as written.
+  // eslint-disable-next-line no-control-regex -- control characters are what is looked for
+  if (/[\s\u0000-\u001f\u007f-\u009f]/.test(url))
+    return `${what} ${quote(url)} contains spaces or control characters: write the address alone`;
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    return undefined; // not an address at all: the schema says so
+    return `${what} ${quote(url)} is not a full address: write it as https://host/path, e.g. https://hooks.example.com/orders`;
   }
+  if (parsed.hostname === "")
+    return `${what} ${quote(url)} has no host: write it as https://host/path, e.g. https://hooks.example.com/orders`;
+  if (parsed.username !== "" || parsed.password !== "")
+    return `${what} must not carry a user name or password (credentials never go in the files)`;
+  return undefined;
+}
+
+/**
+ * Why a webhook address is not acceptable, or `undefined` when it is: an absolute https address with a
+ * host and no credentials (see {@link urlShapeProblem}), or http to this machine (`localhost`,
+ * `127.0.0.1`, `[::1]`, for testing). Text that does not start with `http://` or `https://` is left to
+ * the schema, which says how to write it.
+ */
+export function webhookUrlProblem(url: string): string | undefined {
+  if (!/^https?:\/\//i.test(url)) return undefined;
+  const shape = urlShapeProblem(url, "webhook address");
+  if (shape) return shape;
+  const parsed = new URL(url);
   if (parsed.protocol === "https:") return undefined;
-  const local = ["localhost", "127.0.0.1", "[::1]"].includes(parsed.hostname);
-  if (parsed.protocol === "http:" && local) return undefined;
-  return `webhook address "${url}" must start with https:// (http:// is accepted only for localhost and 127.0.0.1)`;
+  if (parsed.protocol === "http:" && isLoopbackHost(parsed.hostname)) return undefined;
+  return `webhook address ${quote(url)} must start with https:// (http:// is accepted only for localhost and 127.0.0.1)`;
 }
 
 /**
@@ -328,7 +357,7 @@ export function checkSchedules(
           report(
             problems,
             s.site,
-            `slot "${s.text}" runs past midnight on hol: the day after a holiday is not known, end it at 24:00`,
+            `slot ${quote(s.text)} runs past midnight on hol: the day after a holiday is not known, end it at 24:00`,
           );
       }
       (perDay[day] ??= []).push(...slots);

@@ -14,6 +14,7 @@
 import { canonicalSchedules } from "../kinds/schedules.js";
 import { WEEKDAYS } from "../model.js";
 import type { Schedule, Slot, Weekday } from "../model.js";
+import { quote } from "./quote.js";
 
 /** A day a schedule can name: a weekday, or `hol` for the platform's holidays. */
 export type ScheduleDay = Weekday | "hol";
@@ -50,10 +51,10 @@ export function formatMinutes(minutes: number): string {
 }
 
 function checkTime(hours: number, minutes: number, text: string, isEnd: boolean): string | undefined {
-  if (minutes > 59) return `"${text}" is not a time of day: minutes go from 00 to 59`;
+  if (minutes > 59) return `${quote(text)} is not a time of day: minutes go from 00 to 59`;
   if (hours === 24 && minutes === 0 && isEnd) return undefined;
   if (hours > 23)
-    return `"${text}" is not a time of day: hours go from 00 to 23 (24:00 only as the end of a slot)`;
+    return `${quote(text)} is not a time of day: hours go from 00 to 23 (24:00 only as the end of a slot)`;
   return undefined;
 }
 
@@ -66,14 +67,14 @@ function checkTime(hours: number, minutes: number, text: string, isEnd: boolean)
  */
 export function parseSlot(text: string): Parsed<MinuteSlot> {
   const m = SLOT_PATTERN.exec(text);
-  if (!m) return fail(`"${text}" is not a slot: write start-end in 24-hour time, e.g. 11:00-15:00`);
+  if (!m) return fail(`${quote(text)} is not a slot: write start-end in 24-hour time, e.g. 11:00-15:00`);
   const [sh, sm, eh, em] = [m[1], m[2], m[3], m[4]].map(Number) as [number, number, number, number];
   const [startText, endText] = text.split("-") as [string, string];
   const bad = checkTime(sh, sm, startText, false) ?? checkTime(eh, em, endText, true);
   if (bad) return fail(bad);
   const start = sh * 60 + sm;
   const end = eh * 60 + em;
-  if (start === end) return fail(`slot "${text}" is empty: its start and end are the same time`);
+  if (start === end) return fail(`slot ${quote(text)} is empty: its start and end are the same time`);
   return ok({ start, end });
 }
 
@@ -101,16 +102,8 @@ export function nextWeekday(day: Weekday): Weekday {
   return WEEKDAYS[(WEEKDAYS.indexOf(day) + 1) % WEEKDAYS.length] ?? "mon";
 }
 
-const DAY_NAMES: Record<string, ScheduleDay> = {
-  mon: "mon",
-  tue: "tue",
-  wed: "wed",
-  thu: "thu",
-  fri: "fri",
-  sat: "sat",
-  sun: "sun",
-  hol: "hol",
-};
+/** Day names as written, to days. A Map: a key such as `constructor` or `__proto__` names no day. */
+const DAY_NAMES: ReadonlyMap<string, ScheduleDay> = new Map(SCHEDULE_DAYS.map((d) => [d, d]));
 
 /**
  * Parses a day spec: comma-separated parts, each a day (`mon`), a range (`mon-fri`; `fri-mon` wraps
@@ -125,31 +118,35 @@ export function parseDays(spec: string, allowHolidays: boolean): Parsed<Schedule
   const known = allowHolidays ? "mon, tue, wed, thu, fri, sat, sun, hol or daily" : "mon … sun or daily";
   for (const raw of parts) {
     const part = raw.trim();
-    if (part === "") return fail(`days "${spec}" has an empty part: write e.g. mon-fri or sat,sun`);
+    if (part === "") return fail(`days ${quote(spec)} has an empty part: write e.g. mon-fri or sat,sun`);
     let named: ScheduleDay[];
     if (part === "daily") named = [...WEEKDAYS];
     else if (part.includes("-")) {
       const [a = "", b = "", ...rest] = part.split("-").map((s) => s.trim());
-      const from = DAY_NAMES[a];
-      const to = DAY_NAMES[b];
+      const from = DAY_NAMES.get(a);
+      const to = DAY_NAMES.get(b);
       if (rest.length > 0 || from === undefined || to === undefined) {
-        const unknown = [a, b, ...rest].find((d) => DAY_NAMES[d] === undefined) ?? part;
-        return fail(`days "${spec}": "${unknown}" is not a day (use ${known})`);
+        const unknown = [a, b, ...rest].find((d) => !DAY_NAMES.has(d)) ?? part;
+        return fail(`days ${quote(spec)}: ${quote(unknown)} is not a day (use ${known})`);
       }
       if (from === "hol" || to === "hol")
-        return fail(`days "${spec}": hol cannot be part of a range, write it on its own (e.g. mon-fri,hol)`);
+        return fail(
+          `days ${quote(spec)}: hol cannot be part of a range, write it on its own (e.g. mon-fri,hol)`,
+        );
       const i = WEEKDAYS.indexOf(from);
       const n = ((WEEKDAYS.indexOf(to) - i + 7) % 7) + 1;
       named = Array.from({ length: n }, (_, k) => WEEKDAYS[(i + k) % 7] as Weekday);
     } else {
-      const day = DAY_NAMES[part];
-      if (day === undefined) return fail(`days "${spec}": "${part}" is not a day (use ${known})`);
+      const day = DAY_NAMES.get(part);
+      if (day === undefined) return fail(`days ${quote(spec)}: ${quote(part)} is not a day (use ${known})`);
       named = [day];
     }
     for (const day of named) {
       if (day === "hol" && !allowHolidays)
-        return fail(`days "${spec}": hol is not a day of regular hours; write holiday hours under holidays:`);
-      if (days.has(day)) return fail(`days "${spec}" names ${day} twice`);
+        return fail(
+          `days ${quote(spec)}: hol is not a day of regular hours; write holiday hours under holidays:`,
+        );
+      if (days.has(day)) return fail(`days ${quote(spec)} names ${day} twice`);
       days.add(day);
     }
   }
@@ -159,13 +156,15 @@ export function parseDays(spec: string, allowHolidays: boolean): Parsed<Schedule
 /** A holiday or special-day date `MM-DD`: a real day of some year (29 February included). */
 export function parseMonthDay(text: string): Parsed<{ month: number; day: number }> {
   const m = /^([0-9]{2})-([0-9]{2})$/.exec(text);
-  if (!m) return fail(`"${text}" is not a date: write MM-DD, e.g. 12-25 for 25 December`);
+  if (!m) return fail(`${quote(text)} is not a date: write MM-DD, e.g. 12-25 for 25 December`);
   const month = Number(m[1]);
   const day = Number(m[2]);
-  if (month < 1 || month > 12) return fail(`"${text}" is not a date: the month (MM) goes from 01 to 12`);
+  if (month < 1 || month > 12) return fail(`${quote(text)} is not a date: the month (MM) goes from 01 to 12`);
   const days = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 31;
   if (day < 1 || day > days)
-    return fail(`"${text}" is not a date: month ${m[1]} has days 01 to ${String(days).padStart(2, "0")}`);
+    return fail(
+      `${quote(text)} is not a date: month ${m[1]} has days 01 to ${String(days).padStart(2, "0")}`,
+    );
   return ok({ month, day });
 }
 

@@ -8,7 +8,8 @@ import { Ajv } from "ajv";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import addFormatsModule from "ajv-formats";
 import type { ConfigProblem } from "../errors.js";
-import { locate, pointerSegments } from "./yaml.js";
+import { quote } from "./report.js";
+import { locate, MAX_PROBLEMS, pointerSegments } from "./yaml.js";
 import type { YamlFile } from "./yaml.js";
 
 /**
@@ -74,8 +75,9 @@ function getValidators(): Record<FileKind, ValidateFunction> {
 /**
  * Validates a parsed file against the schema of its kind.
  *
- * @returns one located problem per violation (empty when the file is valid). Alternatives (a SKU or an
- *   inline option, a number or a text id) are reported once, as the alternative the value was closest to.
+ * @returns one located problem per violation (empty when the file is valid), at most
+ *   `MAX_PROBLEMS + 1`. Alternatives (a SKU or an inline option, a number or a text id) are reported
+ *   once, as the alternative the value was closest to.
  */
 export function validateFile(parsed: YamlFile, kind: FileKind): ConfigProblem[] {
   const validate = getValidators()[kind];
@@ -84,6 +86,8 @@ export function validateFile(parsed: YamlFile, kind: FileKind): ConfigProblem[] 
   const problems: ConfigProblem[] = [];
   const seen = new Set<string>();
   for (const error of errors) {
+    // One more than the load keeps, so that it knows some were left out.
+    if (problems.length > MAX_PROBLEMS) break;
     const problem = toProblem(parsed, kind, error);
     const key = `${problem.pointer}\0${problem.message}`;
     if (seen.has(key)) continue;
@@ -146,10 +150,7 @@ const TYPE_NAMES: Record<string, string> = {
 /** Describes a value for a message: `"abc"`, `12.5`, `a list`, `nothing`. */
 export function describeValue(value: unknown): string {
   if (value === null || value === undefined) return "nothing";
-  if (typeof value === "string") {
-    const shown = value.length > 60 ? `${value.slice(0, 57)}...` : value;
-    return JSON.stringify(shown);
-  }
+  if (typeof value === "string") return quote(value);
   if (typeof value === "number" || typeof value === "boolean") return String(value);
   if (Array.isArray(value)) return "a list";
   if (typeof value === "object") return "a mapping";
@@ -201,7 +202,7 @@ function toProblem(parsed: YamlFile, kind: FileKind, e: ErrorObject): ConfigProb
       const where = at === "" ? "" : ` in ${name}`;
       return problem(
         `${at}/${escapeSegment(key)}`,
-        `unknown key "${key}"${where} (allowed: ${allowed.join(", ")})`,
+        `unknown key ${quote(key)}${where} (allowed: ${allowed.join(", ")})`,
         "key",
       );
     }
@@ -218,7 +219,7 @@ function toProblem(parsed: YamlFile, kind: FileKind, e: ErrorObject): ConfigProb
         line,
         col,
         pointer: `${at}/${escapeSegment(key)}`,
-        message: `missing required key "${key}": add ${key}${where}${hint}`,
+        message: `missing required key ${quote(key)}: add ${key}${where}${hint}`,
       };
     }
     case "type": {

@@ -5,8 +5,9 @@
  */
 
 import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
-import type { Document, Node as YamlNode } from "yaml";
+import type { Document, Node as YamlNode, Pair, YAMLMap } from "yaml";
 import type { ConfigProblem } from "../errors.js";
+import { quote } from "./quote.js";
 
 /** A parsed YAML file: its plain value and what is needed to locate pointers inside it. */
 export interface YamlFile {
@@ -27,39 +28,253 @@ export interface Position {
 }
 
 /**
- * Parses YAML text keeping positions.
+ * Bounds on what one file may make the parser build, so that a hostile file is refused quickly and in
+ * little memory (docs/security.md, "Hostile files"). The yaml library needs about 1 KB of memory and
+ * 5–10 µs per node, so the node bound, checked on the text before parsing, is what bounds the cost.
+ */
+export interface ParseLimits {
+  /** Most YAML nodes (keys, values, list entries), as counted by {@link countNodes}. */
+  maxNodes: number;
+  /** Deepest nesting of mappings and lists. */
+  maxDepth: number;
+  /** Most alias expansions (`*name`) when building the value (the yaml library's `maxAliasCount`). */
+  maxAliasCount: number;
+}
+
+/** Default of `limits.max_file_nodes` in carte.yaml: about 10,000 catalog items; parsing the most it allows takes about 1.5 s and 150 MB. */
+export const DEFAULT_MAX_NODES = 100_000;
+
+/** Deepest nesting of mappings and lists in a file; carte's files need fewer than 10 levels. */
+export const MAX_DEPTH = 64;
+
+/** Most alias expansions when building a file's value. */
+export const MAX_ALIAS_COUNT = 1000;
+
+/**
+ * The most distinct problems collected for one load (src/config/report.ts `addProblem`). A hostile or
+ * broken file can hold a hundred thousand mistakes; past this many, further problems are neither
+ * located nor kept, and the report says that only the first ones are shown.
+ */
+export const MAX_PROBLEMS = 1000;
+
+/** The default bounds of {@link ParseLimits}. */
+export const DEFAULT_PARSE_LIMITS: ParseLimits = {
+  maxNodes: DEFAULT_MAX_NODES,
+  maxDepth: MAX_DEPTH,
+  maxAliasCount: MAX_ALIAS_COUNT,
+};
+
+/**
+ * Characters YAML does not allow in a stream (YAML 1.2 §5.1 `c-printable`): C0 controls other than tab,
+ * line feed and carriage return, DEL, C1 controls other than NEL, lone surrogates, U+FFFE and U+FFFF.
+ * Escapes written inside double quotes (`"\e"`) are not concerned.
+ */
+/* eslint-disable no-control-regex -- these are the characters to find */
+const NON_PRINTABLE =
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u0084\u0086-\u009f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+/* eslint-enable no-control-regex */
+
+/**
+ * Counts, without parsing, the marks that start a YAML node: `,`, `[`, `{`, line breaks, and `-`, `:`
+ * or `?` followed by a space, a tab or a line break. Every node of a document needs one of them near it
+ * (at most about three nodes per mark), so the count bounds the work the parser will do. Stops counting
+ * once past `limit`.
+ *
+ * @returns the count (at most `limit + 1`) and, when it went past `limit`, the offset where it did.
+ */
+export function countNodes(text: string, limit: number): { count: number; overAt?: number } {
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    let mark = c === 44 || c === 91 || c === 123 || c === 10;
+    if (!mark && (c === 45 || c === 58 || c === 63)) {
+      const next = text.charCodeAt(i + 1);
+      mark = Number.isNaN(next) || next === 32 || next === 9 || next === 10 || next === 13;
+    }
+    if (mark && ++count > limit) return { count, overAt: i };
+  }
+  return { count };
+}
+
+/**
+ * Parses YAML text keeping positions, within bounds.
+ *
+ * Problems found, each located:
+ * - control characters YAML does not allow (nothing is parsed);
+ * - YAML syntax errors, duplicate keys included (checked here in linear time: the yaml library's own
+ *   check compares each key with every key before it, which a file of 100,000 keys turns into minutes);
+ * - more nodes than `limits.maxNodes` (nothing is parsed), nesting deeper than `limits.maxDepth`, more
+ *   alias expansions than `limits.maxAliasCount` (the value is not built);
+ * - numbers that are not finite (`.nan`, `.inf`, `1e400`) or too large to be exact (beyond 2^53 − 1,
+ *   which JavaScript would silently round).
  *
  * @param file - the path shown in problems.
  * @param text - the file's content.
- * @returns the parsed file, and one located problem per YAML syntax error (duplicate keys included).
- *   When there are syntax errors, `data` is whatever the parser could recover and should not be trusted.
+ * @returns the parsed file, and the problems. When there are problems, `data` is whatever could be
+ *   recovered (possibly `null`) and should not be trusted.
  */
-export function parseYaml(file: string, text: string): { parsed: YamlFile; problems: ConfigProblem[] } {
+export function parseYaml(
+  file: string,
+  text: string,
+  limits: ParseLimits = DEFAULT_PARSE_LIMITS,
+): { parsed: YamlFile; problems: ConfigProblem[] } {
   const lineCounter = new LineCounter();
+  const refuse = (offset: number, message: string) => {
+    // Count the lines up to the offset, without parsing.
+    const lines = new LineCounter();
+    lines.addNewLine(0);
+    for (let i = text.indexOf("\n"); i !== -1 && i < offset; i = text.indexOf("\n", i + 1))
+      lines.addNewLine(i + 1);
+    const { line, col } = offsetPosition(lines, offset);
+    return {
+      parsed: { file, data: null, doc: parseDocument("", { lineCounter }), lineCounter },
+      problems: [{ file, line, col, pointer: "", message }],
+    };
+  };
+  const control = NON_PRINTABLE.exec(text);
+  if (control)
+    return refuse(
+      control.index,
+      `the file contains the control character U+${control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}, ` +
+        `which YAML does not allow: remove it (write "\\e", "\\0"… inside double quotes if it is meant)`,
+    );
+  const nodes = countNodes(text, limits.maxNodes);
+  if (nodes.overAt !== undefined)
+    return refuse(
+      nodes.overAt,
+      `the file holds more than ${limits.maxNodes} YAML nodes (keys, values, list entries) by here; ` +
+        `it was not read: split it, or raise limits.max_file_nodes in carte.yaml`,
+    );
   const doc = parseDocument(text, {
     lineCounter,
     prettyErrors: false,
-    uniqueKeys: true,
+    uniqueKeys: false, // checked in walk(), in linear time
     keepSourceTokens: false,
+    logLevel: "silent", // the library must not print: its warnings are not problems here
   });
-  const problems: ConfigProblem[] = doc.errors.map((err) => {
-    const { line, col } = offsetPosition(lineCounter, err.pos[0]);
-    return { file, line, col, pointer: "", message: `YAML syntax error: ${yamlMessage(err.message)}` };
-  });
+  const at = (offset: number, message: string): ConfigProblem => {
+    const { line, col } = offsetPosition(lineCounter, offset);
+    return { file, line, col, pointer: "", message };
+  };
+  const problems: ConfigProblem[] = doc.errors.map((err) =>
+    at(
+      err.pos[0],
+      /call stack/i.test(err.message)
+        ? `the file nests mappings and lists more than ${limits.maxDepth} levels deep`
+        : `YAML syntax error: ${yamlMessage(err.message)}`,
+    ),
+  );
+  const walked = walk(doc, text, limits.maxDepth);
+  for (const p of walked.problems) problems.push(at(p.offset, p.message));
   let data: unknown = null;
-  try {
-    data = doc.toJS({ maxAliasCount: 1000 }) as unknown;
-  } catch (err) {
-    // toJS throws on e.g. alias loops; the parse errors (if any) already say why.
-    problems.push({
-      file,
-      line: 0,
-      col: 0,
-      pointer: "",
-      message: `cannot read the YAML document: ${err instanceof Error ? err.message : String(err)}`,
-    });
+  if (!walked.tooDeep && !problems.some((p) => p.message.startsWith("the file nests"))) {
+    try {
+      data = doc.toJS({ maxAliasCount: limits.maxAliasCount }) as unknown;
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      problems.push(
+        /alias count/i.test(message)
+          ? at(
+              walked.firstAlias ?? 0,
+              `the file expands its aliases (*name) more than ${limits.maxAliasCount} times: write the values out, or use fewer aliases`,
+            )
+          : at(walked.firstAlias ?? 0, `cannot read the YAML document: ${yamlMessage(message)}`),
+      );
+    }
   }
   return { parsed: { file, data, doc, lineCounter }, problems };
+}
+
+/** A problem found by {@link walk}, at a character offset. */
+interface WalkProblem {
+  offset: number;
+  message: string;
+}
+
+/**
+ * Visits every node of a document without recursion: reports duplicate keys of a mapping, numbers that
+ * are not finite or not exact (except integer ids, which checkStore asks to quote), and the first node
+ * nested deeper than `maxDepth` (whose children are not visited). Also returns where the first alias is, to locate alias problems.
+ */
+function walk(
+  doc: Document.Parsed,
+  text: string,
+  maxDepth: number,
+): { problems: WalkProblem[]; tooDeep: boolean; firstAlias?: number } {
+  const problems: WalkProblem[] = [];
+  let tooDeep = false;
+  let firstAlias: number | undefined;
+  // `id` marks the value of an `id:` key: store ids are judged by checkStore, which asks for quotes.
+  const stack: { node: unknown; depth: number; id?: boolean }[] = [{ node: doc.contents, depth: 0 }];
+  while (stack.length > 0) {
+    const { node, depth, id } = stack.pop()!;
+    if (node === null || typeof node !== "object") continue;
+    const offset = (node as YamlNode).range?.[0] ?? 0;
+    if (isAlias(node)) {
+      if (firstAlias === undefined || offset < firstAlias) firstAlias = offset;
+      continue;
+    }
+    if (isScalar(node)) {
+      const problem = numberProblem(node.value, text, node.range, id === true);
+      if (problem && problems.length <= MAX_PROBLEMS) problems.push({ offset, message: problem });
+      continue;
+    }
+    if (!isMap(node) && !isSeq(node)) continue;
+    if (depth >= maxDepth) {
+      if (!tooDeep)
+        problems.push({
+          offset,
+          message: `the file nests mappings and lists more than ${maxDepth} levels deep`,
+        });
+      tooDeep = true;
+      continue;
+    }
+    const keys = isMap(node) ? new Set<string>() : undefined;
+    for (let i = node.items.length - 1; i >= 0; i--) {
+      const item: unknown = node.items[i];
+      if (isPair(item)) {
+        const id = isScalar(item.key) && item.key.value === "id";
+        stack.push({ node: item.value, depth: depth + 1, id }, { node: item.key, depth: depth + 1 });
+      } else stack.push({ node: item, depth: depth + 1 });
+    }
+    if (keys) {
+      for (const pair of node.items) {
+        if (!isPair(pair) || !isScalar(pair.key)) continue;
+        const value: unknown = pair.key.value;
+        const key = `${typeof value}:${String(value)}`;
+        if (keys.has(key)) {
+          if (problems.length <= MAX_PROBLEMS)
+            problems.push({
+              offset: pair.key.range?.[0] ?? 0,
+              message: "YAML syntax error: Map keys must be unique",
+            });
+        } else keys.add(key);
+      }
+    }
+  }
+  return { problems, tooDeep, ...(firstAlias === undefined ? {} : { firstAlias }) };
+}
+
+/**
+ * Why a scalar's number cannot be used, or `undefined`: not finite (`.nan`, `.inf`, `1e400`), or beyond
+ * ±(2^53 − 1), where JavaScript numbers stop being exact (`9007199254740993` would silently become
+ * `9007199254740992`).
+ */
+function numberProblem(
+  value: unknown,
+  text: string,
+  range: readonly number[] | null | undefined,
+  isId: boolean,
+): string | undefined {
+  if (typeof value !== "number") return undefined;
+  const written = range ? quote(text.slice(range[0], range[1]).trim()) : String(value);
+  if (!Number.isFinite(value)) return `${written} is not a finite number: write a number such as 24900`;
+  if (Math.abs(value) > Number.MAX_SAFE_INTEGER && !(isId && Number.isInteger(value)))
+    return (
+      `number ${written} is too large to be read exactly (more than 2^53 − 1 = ${Number.MAX_SAFE_INTEGER}): ` +
+      `write an id in quotes, and keep prices and quantities below it`
+    );
+  return undefined;
 }
 
 /** Keeps the first line of a parser message and drops the parser's own "at line x" suffix. */
@@ -106,7 +321,7 @@ export function locate(parsed: YamlFile, pointer: string, target: "value" | "key
     const last = i === segments.length - 1;
     node = resolveAlias(doc, node);
     if (isMap(node)) {
-      const pair = node.items.find((p) => isPair(p) && scalarKey(p.key) === segment);
+      const pair = pairsOf(node).get(segment);
       if (!pair) return position;
       const keyPos = nodePosition(lineCounter, pair.key);
       if (last && target === "key" && keyPos) return keyPos;
@@ -125,6 +340,23 @@ export function locate(parsed: YamlFile, pointer: string, target: "value" | "key
     }
   }
   return position;
+}
+
+/** The pairs of each mapping by scalar key (the first of each key), built once per mapping. */
+const pairIndex = new WeakMap<YAMLMap, Map<string, Pair>>();
+
+/** The pairs of a mapping by key, so that locating many problems in a large file stays linear. */
+function pairsOf(map: YAMLMap): Map<string, Pair> {
+  let index = pairIndex.get(map);
+  if (!index) {
+    index = new Map();
+    for (const p of map.items) {
+      const key = isPair(p) ? scalarKey(p.key) : undefined;
+      if (key !== undefined && !index.has(key)) index.set(key, p);
+    }
+    pairIndex.set(map, index);
+  }
+  return index;
 }
 
 function resolveAlias(doc: Document.Parsed, node: unknown): unknown {

@@ -237,6 +237,12 @@ export interface ProjectFile {
      */
     base_url: string;
     /**
+     * Allow plain http.
+     *
+     * Accept a base_url that starts with http:// and names another machine. The client secret and every token would then travel unencrypted, so carte refuses such an address unless this is true, and warns on every run when it is. http:// to localhost or 127.0.0.1 is always accepted. Default false.
+     */
+    allow_insecure_http?: boolean;
+    /**
      * Most requests per second.
      *
      * The pace carte starts at when it talks to the platform. carte slows down by itself when the platform answers 'too many requests' (429) and speeds up again slowly. Default 50.
@@ -280,6 +286,25 @@ export interface ProjectFile {
      * How long the emulator waits before a change it accepted becomes visible, like the real platform does. Default 50.
      */
     apply_delay_ms?: number;
+  };
+  /**
+   * Limits on the files.
+   *
+   * How large a file carte reads. A file beyond a limit is refused, located, before it is parsed, so that a file from a pull request cannot exhaust the machine. carte.yaml itself is always read within the defaults.
+   */
+  limits?: {
+    /**
+     * Largest file, in bytes.
+     *
+     * Files larger than this are refused without being read. Default 8388608 (8 MiB); at most 67108864 (64 MiB).
+     */
+    max_file_bytes?: number;
+    /**
+     * Most YAML nodes in a file.
+     *
+     * Files with more keys, values and list entries than this are refused before they are parsed (parsing takes about 1 KB of memory per node). Default 100000, about 10000 catalog items; at most 1000000.
+     */
+    max_file_nodes?: number;
   };
   /**
    * Safety guards.

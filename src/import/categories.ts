@@ -7,7 +7,7 @@
 
 import type { CatalogFile } from "../generated/config.js";
 import { address, jsonEqual } from "../kinds/util.js";
-import type { CategoryResource, ItemResource, StoreState } from "../model.js";
+import { table, type CategoryResource, type ItemResource, type StoreState } from "../model.js";
 import { optionSkus, plainItemSkus } from "./items.js";
 import { categoryOrder, chosenOf } from "./order.js";
 import { schedulesText } from "./schedules.js";
@@ -70,7 +70,7 @@ export const categoriesCatalog: CatalogPart<CategoryResource> = {
     if (categories.length > 0) catalog.categories = categories;
   },
   overrides(state, catalog) {
-    const titles: Record<string, string> = {};
+    const titles = table<string>();
     for (const c of catalog.categories ?? []) {
       const mine = state.categories[c.sku];
       if (mine && mine.title !== c.title) titles[c.sku] = mine.title;

@@ -27,7 +27,7 @@ import type { CatalogFile, StoreFile } from "../generated/config.js";
 import { resolveStore } from "../config/resolve.js";
 import { kindNamed } from "../kinds/registry.js";
 import { jsonEqual } from "../kinds/util.js";
-import type { StoreState } from "../model.js";
+import { table, type StoreState } from "../model.js";
 import { importParts } from "./registry.js";
 import type { CatalogContext, CatalogPart, ImportPart } from "./types.js";
 import { byCodePoint, sortRecord } from "./util.js";
@@ -70,10 +70,10 @@ export function buildCatalog(
   members: readonly StoreState[],
   parts: readonly ImportPart[] = importParts,
 ): CatalogFile {
-  const chosen: CatalogContext["chosen"] = {};
+  const chosen: CatalogContext["chosen"] = table();
   const sellers = members.map((s) => seller(s, parts));
   for (const part of catalogParts(parts)) {
-    const out: Record<string, unknown> = {};
+    const out = table<unknown>();
     const all = members.map((s) => part.resources(s));
     const keys = [...new Set(all.flatMap((r) => Object.keys(r)))].sort(byCodePoint);
     for (const key of keys) {
@@ -138,7 +138,7 @@ export function storeFileFor(
 ): StoreFile {
   const sells = seller(state, parts);
   const exclude = catalogSkus(catalog).filter((sku) => !sells(sku));
-  const found: Record<string, Record<string, unknown>> = {};
+  const found = table<Record<string, unknown>>();
   for (const part of catalogParts(parts)) {
     for (const [key, values] of Object.entries(part.overrides?.(state, catalog) ?? {}))
       found[key] = { ...found[key], ...values };

@@ -16,7 +16,7 @@
 import type { CatalogFile, CatalogItem, InlineOption, ModifierGroup } from "../generated/config.js";
 import { hasAtMostTwoDecimals } from "../config/check.js";
 import { jsonEqual, address } from "../kinds/util.js";
-import type { ItemResource, StoreState } from "../model.js";
+import { own, table, type ItemResource, type StoreState } from "../model.js";
 import { chosenOf, groupOrder, itemOrder } from "./order.js";
 import { schedulesText } from "./schedules.js";
 import type { CatalogContext, CatalogPart, KindImportPart, Note } from "./types.js";
@@ -94,7 +94,7 @@ export function sanitizeItems(state: StoreState, note: Note): void {
       delete r.schedules;
     }
     if (r.priceInParent !== undefined) {
-      const kept: Record<string, number> = {};
+      const kept = table<number>();
       for (const [parent, price] of Object.entries(r.priceInParent)) {
         const p = items[parent];
         const offers =
@@ -227,9 +227,9 @@ export const itemsCatalog: CatalogPart<ItemResource> = {
     const items: CatalogItem[] = itemSkus.map((sku) => {
       const def = defs[sku]!;
       const offered = def.children.filter((c) => offeredBy.has(c));
-      const optionPrices: Record<string, number> = {};
+      const optionPrices = table<number>();
       for (const o of offered.flatMap((g) => offeredBy.get(g)!)) {
-        const price = defs[o]?.priceInParent?.[sku];
+        const price = own(own(defs, o)?.priceInParent, sku);
         if (price !== undefined) optionPrices[o] = price;
       }
       return {
@@ -252,10 +252,10 @@ export const itemsCatalog: CatalogPart<ItemResource> = {
       base.set(g.sku, { title: g.title });
       for (const o of g.options) if (typeof o !== "string") base.set(o.sku, o);
     }
-    const prices: Record<string, number> = {};
-    const titles: Record<string, string> = {};
-    const descriptions: Record<string, string> = {};
-    const images: Record<string, string[]> = {};
+    const prices = table<number>();
+    const titles = table<string>();
+    const descriptions = table<string>();
+    const images = table<string[]>();
     for (const [sku, r] of Object.entries(state.items)) {
       const b = base.get(sku);
       if (!b) continue;

@@ -21,7 +21,7 @@ import { WEEKDAYS, type Slot, type Weekday } from "../model.js";
 import type { RegularHours } from "../generated/platform.js";
 import { getRegularHours } from "../platform/utils.js";
 import type { ConfigProblem } from "../errors.js";
-import { report, where } from "../config/report.js";
+import { quote, report, where } from "../config/report.js";
 import { hoursOf, readSlots, type DayEntry } from "../config/settings.js";
 import { parseDays } from "../config/slots.js";
 import { hoursPart } from "../import/settings.js";
@@ -112,7 +112,7 @@ const hoursSection: ConfigSection<HoursLayer> = {
         report(
           problems,
           keySite,
-          `"${spec}" names ${repeated.join(", ")} again, already given by "${first}" at ${where(ctx.at("hours", first))}: each day may be named by one key only`,
+          `${quote(spec)} names ${repeated.join(", ")} again, already given by ${quote(first)} at ${where(ctx.at("hours", first))}: each day may be named by one key only`,
           "key",
         );
     }

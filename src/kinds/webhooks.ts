@@ -37,7 +37,7 @@
 
 import type { WebhookSetting } from "../model.js";
 import type { ConfigProblem } from "../errors.js";
-import { report, type Site } from "../config/report.js";
+import { quote, report, type Site } from "../config/report.js";
 import { CLIENT_EVENTS, STORE_EVENTS, sortedRecord, webhookUrlProblem } from "../config/settings.js";
 import { webhooksPart } from "../import/settings.js";
 import {
@@ -206,7 +206,7 @@ const webhooksSection: ConfigSection<WebhooksLayer> = {
         report(
           problems,
           site,
-          `unknown webhook event "${event}" (events: ${STORE_EVENTS.join(", ")})`,
+          `unknown webhook event ${quote(event)} (events: ${STORE_EVENTS.join(", ")})`,
           "key",
         );
         continue;

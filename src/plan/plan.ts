@@ -7,7 +7,7 @@ import { clientKinds as clientRegistry, kinds as registry } from "../kinds/regis
 import type { KindName, SegmentName } from "../kinds/registry.js";
 import type { AttributeDiff, ChangeAction, ClientKind, ResourceKind, Write } from "../kinds/types.js";
 import { address, jsonEqual } from "../kinds/util.js";
-import { emptyIds, emptyStore, type CurrentState, type DesiredState, type Ownership } from "../model.js";
+import { emptyIds, emptyStore, own, type CurrentState, type DesiredState, type Ownership } from "../model.js";
 import { batchWrites, type PlacedWrite } from "./batch.js";
 import { checksum } from "./checksum.js";
 import { DEFAULT_SAFETY, evaluateSafety, type SafetyPolicy } from "./safety.js";
@@ -147,7 +147,7 @@ export function buildPlan(desired: DesiredState, current: CurrentState, options:
     const want = desired.stores[storeKey]!;
     // schedulesVia is a setting of the files, not platform state: both sides are compared alike.
     const have = {
-      ...(current.stores[storeKey] ?? { ...emptyStore(want.store), ids: emptyIds() }),
+      ...(own(current.stores, storeKey) ?? { ...emptyStore(want.store), ids: emptyIds() }),
       ...(want.schedulesVia ? { schedulesVia: want.schedulesVia } : {}),
     };
     const ctx = { desired: want, ids: have.ids };
@@ -159,7 +159,7 @@ export function buildPlan(desired: DesiredState, current: CurrentState, options:
       if (d === undefined) continue;
       const c = kind.select(have) ?? {};
       for (const key of keysOf(c, d)) {
-        const cmp = compare(kind, c[key], d[key], ownership);
+        const cmp = compare(kind, own(c, key), own(d, key), ownership);
         if (!cmp) continue;
         const segment = kind.segment((cmp.after ?? cmp.before)!);
         record(
@@ -188,7 +188,7 @@ export function buildPlan(desired: DesiredState, current: CurrentState, options:
     if (d === undefined) continue;
     const c = kind.select(haveClient) ?? {};
     for (const key of keysOf(c, d)) {
-      const cmp = compare(kind, c[key], d[key], ownership);
+      const cmp = compare(kind, own(c, key), own(d, key), ownership);
       if (!cmp) continue;
       record(
         { address: `client.${kind.name}[${key}]`, store: "", storeId: "", kind: kind.name, key },
@@ -202,7 +202,7 @@ export function buildPlan(desired: DesiredState, current: CurrentState, options:
   const operations = batchWrites(changes.flatMap((c) => writesOf.get(c) ?? []));
   const count = (a: ChangeAction) => changes.filter((c) => c.action === a).length;
   const scopeCurrent = {
-    ...Object.fromEntries(storeKeys.map((k) => [k, current.stores[k] ?? null])),
+    ...Object.fromEntries(storeKeys.map((k) => [k, own(current.stores, k) ?? null])),
     ...(current.client ? { "": current.client } : {}),
   };
   const plan: Plan = {

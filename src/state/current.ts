@@ -19,6 +19,7 @@ import type { KindName } from "../kinds/registry.js";
 import {
   emptyIds,
   emptyStore,
+  table,
   type ClientState,
   type CurrentState,
   type DesiredState,
@@ -126,7 +127,7 @@ export async function fetchCurrent(
       for (const [key, value] of values) (snapshots.get(key) as Record<string, unknown>)[part] = value;
     }),
   );
-  const out: CurrentState = { stores: {} };
+  const out: CurrentState = { stores: table() };
   for (const r of requests) out.stores[r.store.key] = normalizeSnapshot(r.store, snapshots.get(r.store.key)!);
 
   const clientKinds = options.clientKinds ?? [];

@@ -12,7 +12,9 @@ import { startEmulator, type RunningEmulator } from "../../src/emulator/index.js
 import { carte } from "../helpers/project.js";
 import { CATALOG, problemsOf, shown, storeYaml, writeProject } from "./helpers.js";
 
-const PROJECT = "version: 1\nstores: stores/*.yaml\ncatalogs: catalogs/*.yaml\ngroups: groups/*.yaml\n";
+// No groups: line (a pattern that matches nothing is an error); a comment keeps the line numbers.
+const PROJECT =
+  "version: 1\nstores: stores/*.yaml\ncatalogs: catalogs/*.yaml\n# groups: only in cases with group files\n";
 
 /** A store file `stores/a.yaml` (id 1, integration id `a`) with extra lines. */
 const store = (extra: string): Record<string, string> => ({ "stores/a.yaml": storeYaml(1, "a", extra) });
@@ -352,7 +354,11 @@ const CASES: Case[] = [
   },
   {
     rule: "duplicate group name",
-    files: { "groups/a.yaml": "name: bogota\n", "groups/b.yaml": "name: bogota\n" },
+    files: {
+      "carte.yaml": PROJECT + "groups: groups/*.yaml\n",
+      "groups/a.yaml": "name: bogota\n",
+      "groups/b.yaml": "name: bogota\n",
+    },
     problems: [
       'groups/b.yaml:1:7: duplicate group name "bogota": groups/a.yaml already has it; give one of them a different name: (the default name is the file name)',
     ],

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadProject } from "../../src/config/index.js";
 import { globFiles, hasMagic } from "../../src/config/glob.js";
-import { CATALOG, PROJECT, storeYaml, writeProject } from "./helpers.js";
+import { CATALOG, PROJECT, problemsOf, shown, storeYaml, writeProject } from "./helpers.js";
 
 describe("globFiles", () => {
   it("matches * within one folder, sorted, files only, no hidden files", async () => {
@@ -85,9 +85,10 @@ describe("file patterns of carte.yaml", () => {
     expect(project.files).toHaveLength(4);
   });
 
-  it("treats a pattern that matches nothing as an empty set of stores", async () => {
+  it("refuses a pattern that matches nothing, located at the pattern (not an empty set of stores)", async () => {
     const dir = await writeProject({ "carte.yaml": PROJECT, "catalogs/burgers.yaml": CATALOG });
-    const project = await loadProject(join(dir, "carte.yaml"));
-    expect(project.desired.stores).toEqual({});
+    expect(await problemsOf(loadProject(join(dir, "carte.yaml")))).toEqual([
+      `${shown(dir, "carte.yaml")}:2:9: stores: pattern "stores/*.yaml" matches no file (looked in ${shown(dir, "")}); fix the pattern, or remove it`,
+    ]);
   });
 });

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { loadProject } from "../../src/config/index.js";
 import { CATALOG, storeYaml, writeProject } from "./helpers.js";
 
-const PROJECT = "version: 1\nstores: stores/*.yaml\ncatalogs: catalogs/*.yaml\ngroups: groups/*.yaml\n";
+const PROJECT = "version: 1\nstores: stores/*.yaml\ncatalogs: catalogs/*.yaml\n";
 
 async function load(files: Record<string, string>) {
   const dir = await writeProject({ "carte.yaml": PROJECT, "catalogs/burgers.yaml": CATALOG, ...files });
@@ -25,7 +25,9 @@ describe("store settings", () => {
   it("inherits chain → group → store: hours replaced day by day, unnamed days closed", async () => {
     const { project } = await load({
       "carte.yaml":
-        PROJECT + 'defaults:\n  hours:\n    mon-fri: ["11:00-22:00"]\n  open: true\n  schedules_via: utils\n',
+        PROJECT +
+        "groups: groups/*.yaml\n" +
+        'defaults:\n  hours:\n    mon-fri: ["11:00-22:00"]\n  open: true\n  schedules_via: utils\n',
       "groups/north.yaml": 'name: north\ndefaults:\n  hours:\n    sat: ["12:00-23:00"]\n  open: false\n',
       "stores/a.yaml": storeYaml(
         1,

@@ -24,14 +24,13 @@ async function applied() {
 }
 
 describe("safety guards", () => {
-  it("a stores: pattern that matches nothing trips no_stores: exit 3, no call", async () => {
+  it("a stores: pattern that matches nothing is a located configuration error: exit 1, no call", async () => {
     const { config, emu } = await applied();
     edit(config, /^stores: .*$/m, "stores: store/*.yaml");
-    for (const cmd of [["plan"], ["apply", "--auto-approve"]]) {
+    for (const cmd of [["validate"], ["plan"], ["apply", "--auto-approve"]]) {
       const run = await carte([...cmd, "-c", config]);
-      expect(run.code).toBe(3);
-      expect(run.err).toContain("Refused by safety guard no_stores");
-      expect(run.err).toContain("--force --reason");
+      expect(run.code).toBe(1);
+      expect(run.err).toMatch(/carte\.yaml:\d+:9: stores: pattern "store\/\*\.yaml" matches no file/);
     }
     expect(writes(emu.requests)).toEqual([]);
   });

@@ -14,7 +14,7 @@ import type { Plan } from "../../src/plan/types.js";
 import { getHolidays, getRegularHours, getSpecialDays } from "../../src/platform/utils.js";
 import type { Session } from "../../src/session.js";
 import type { Slot, StoreState } from "../../src/model.js";
-import { PlanningError } from "../../src/errors.js";
+import { ConfigError } from "../../src/errors.js";
 import { applyPlan, planProject } from "../../src/workflow.js";
 import { exampleSession } from "../helpers/session.js";
 
@@ -196,8 +196,10 @@ describe("holidays", () => {
     const fx = await applied();
     fx.store.holidays = { "04-01": [slot("10:00", "12:00")] };
     const planning = planProject(fx.project, fx.session);
-    await expect(planning).rejects.toThrow(PlanningError);
-    await expect(planning).rejects.toThrow(/store\[bog-centro\]\.holiday\[04-01\]: 04-01 is not a holiday/);
+    await expect(planning).rejects.toThrow(ConfigError);
+    await expect(planning).rejects.toThrow(
+      /holiday 04-01 is not a holiday of store bog-centro on the platform/,
+    );
     expect(writes(fx.emu)).toEqual([]);
   });
 });

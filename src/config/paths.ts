@@ -1,0 +1,85 @@
+/**
+ * Files stay inside the project: every path the configuration names (`include:`, `stores:`,
+ * `catalogs:`, `groups:`, `secrets_file:`) must lie under the folder of carte.yaml once symbolic links
+ * are resolved. A pull request controls the files, so a path such as `../../proc/self/environ` or a
+ * link to `/etc/passwd` must be refused before the file is opened (docs/security.md, "Hostile files").
+ */
+
+import { realpath } from "node:fs/promises";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+
+/** Where a path leads, and whether that is inside the project folder. */
+export type Containment =
+  | { inside: true; /** The path with every symbolic link resolved. */ real: string }
+  | {
+      inside: false;
+      /** `path`: the path as written leaves the folder; `link`: a symbolic link on the way leads out. */
+      why: "path" | "link";
+    };
+
+/** Whether `child` is `parent` or lies under it (both absolute and normalized). */
+function isUnder(parent: string, child: string): boolean {
+  const rel = relative(parent, child);
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+}
+
+/**
+ * The real path of a file that may not exist yet: the real path of its deepest existing ancestor,
+ * followed by the rest of the path as written.
+ */
+async function realPathOf(path: string): Promise<string> {
+  const rest: string[] = [];
+  let current = path;
+  for (;;) {
+    try {
+      return join(await realpath(current), ...rest.reverse());
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== "ENOENT" && code !== "ENOTDIR") throw err;
+      const parent = dirname(current);
+      if (parent === current) return path;
+      rest.push(basename(current));
+      current = parent;
+    }
+  }
+}
+
+/**
+ * Whether a path lies inside the project folder, symbolic links resolved.
+ *
+ * @param root - the folder of carte.yaml (absolute).
+ * @param path - the path to check, absolute or relative to `root`; it need not exist (a secrets file
+ *   that carte will create): then its deepest existing folder is resolved.
+ * @returns `inside: true` with the real path, or why not: the path as written leaves the folder
+ *   (`..`, an absolute path elsewhere), or a symbolic link on the way leads out.
+ * @throws the file system's error when a folder on the way cannot be read (e.g. EACCES, ELOOP).
+ */
+export async function insideProject(root: string, path: string): Promise<Containment> {
+  const absolute = resolve(root, path);
+  if (!isUnder(resolve(root), absolute)) return { inside: false, why: "path" };
+  const realRoot = await realPathOf(resolve(root));
+  const real = await realPathOf(absolute);
+  return isUnder(realRoot, real) ? { inside: true, real } : { inside: false, why: "link" };
+}
+
+/**
+ * Whether a file pattern of carte.yaml (`stores/*.yaml`) can only match inside the project: not
+ * absolute, and its part before the first `*`, `?` or `[` does not climb out with `..`. Matches are
+ * checked one by one with {@link insideProject} as well, for links that lead out.
+ */
+export function patternStaysInside(root: string, pattern: string): boolean {
+  if (isAbsolute(pattern)) return false;
+  const segments = pattern.split(/[\\/]+/);
+  const firstMagic = segments.findIndex((s) => /[*?[]/.test(s));
+  const fixed = firstMagic === -1 ? segments : segments.slice(0, firstMagic);
+  // `**` and other magic segments never climb: only `..` written in the fixed part can.
+  if (segments.slice(firstMagic === -1 ? segments.length : firstMagic).includes("..")) return false;
+  return isUnder(resolve(root), resolve(root, ...fixed));
+}
+
+/** How a refused path is explained, the same way for every key that names files. */
+export function outsideMessage(key: string, written: string, why: "path" | "link"): string {
+  return why === "link"
+    ? `${key}: ${written} leads outside the project folder through a symbolic link; files named in the configuration must be inside the folder of carte.yaml`
+    : `${key}: ${written} is outside the project folder; files named in the configuration must be inside the folder of carte.yaml (write paths relative to it, without ..)`;
+}
