@@ -9,6 +9,7 @@ import type { KindName } from "../kinds/registry.js";
 import type { Ownership } from "../model.js";
 import { DEFAULT_SAFETY, type SafetyPolicy } from "../plan/safety.js";
 import { access, readFile } from "node:fs/promises";
+import type { GlobFs } from "./glob.js";
 import { dirname, relative, resolve } from "node:path";
 import { ConfigError, InternalError } from "../errors.js";
 import type { ConfigProblem } from "../errors.js";
@@ -71,6 +72,21 @@ export interface LoadedProject {
   files: string[];
 }
 
+/**
+ * Where {@link loadProject} reads the files from. Default: the file system. src/gitops/git.ts reads them
+ * from a git commit instead (`carte plan --base REF`), with the same absolute paths as the work tree.
+ */
+export interface ProjectSource {
+  /** Reads a file as UTF-8; rejects with an error whose `code` is `ENOENT` when there is none. */
+  readFile(absolute: string): Promise<string>;
+  /** Resolves when the file exists, rejects otherwise. */
+  access(absolute: string): Promise<void>;
+  /** The file system the `stores:`/`catalogs:`/`groups:` patterns are matched on (tinyglobby's `fs`). */
+  globFs?: GlobFs;
+}
+
+const fileSystem: ProjectSource = { readFile: (p) => readFile(p, "utf8"), access: (p) => access(p) };
+
 /** A file read and parsed. */
 interface ReadFile {
   parsed: YamlFile;
@@ -86,11 +102,12 @@ async function readAndValidate(
   absolute: string,
   kind: FileKind,
   problems: ConfigProblem[],
+  source: ProjectSource,
 ): Promise<ReadFile> {
   const file = display(absolute);
   let text: string;
   try {
-    text = await readFile(absolute, "utf8");
+    text = await source.readFile(absolute);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const why =
@@ -115,6 +132,7 @@ async function expand(
   key: "stores" | "catalogs" | "groups",
   root: string,
   problems: ConfigProblem[],
+  source: ProjectSource,
 ): Promise<string[]> {
   const value = (project.data as Record<string, unknown> | null)?.[key];
   const entries: { pattern: string; segments: (string | number)[] }[] =
@@ -126,7 +144,7 @@ async function expand(
   const out: string[] = [];
   for (const { pattern, segments } of entries) {
     if (pattern === "") continue; // the schema reports it
-    const files = await globFiles(pattern, root);
+    const files = await globFiles(pattern, root, source.globFs);
     if (files.length === 0 && !hasMagic(pattern)) {
       const pointer = toPointer(segments);
       const { line, col } = locate(project, pointer);
@@ -147,19 +165,23 @@ async function expand(
  * Loads a carte project.
  *
  * @param configPath - path of carte.yaml, absolute or relative to the working directory.
+ * @param source - where the files are read from; default the file system.
  * @returns the project with its desired state.
  * @throws {@link ConfigError} with every problem of every file (YAML syntax, schema, references between
  *   files, duplicates), each located as `file:line:col` with file names relative to the working
  *   directory. Nothing else is thrown for bad input.
  */
-export async function loadProject(configPath: string): Promise<LoadedProject> {
+export async function loadProject(
+  configPath: string,
+  source: ProjectSource = fileSystem,
+): Promise<LoadedProject> {
   // The kinds' settings sections (hours, holidays, webhooks…), from the registry.
   const sections = settingsSections();
   const configFile = resolve(configPath);
   const root = dirname(configFile);
   const problems: ConfigProblem[] = [];
 
-  const project = await readAndValidate(configFile, "project", problems);
+  const project = await readAndValidate(configFile, "project", problems, source);
   const projectData = project.parsed.data;
   if (projectData === null || typeof projectData !== "object" || Array.isArray(projectData)) {
     if (problems.length === 0)
@@ -173,16 +195,17 @@ export async function loadProject(configPath: string): Promise<LoadedProject> {
     throw new ConfigError(problems);
   }
 
-  const catalogPaths = await expand(project.parsed, "catalogs", root, problems);
-  const groupPaths = await expand(project.parsed, "groups", root, problems);
-  const storePaths = await expand(project.parsed, "stores", root, problems);
+  const catalogPaths = await expand(project.parsed, "catalogs", root, problems, source);
+  const groupPaths = await expand(project.parsed, "groups", root, problems, source);
+  const storePaths = await expand(project.parsed, "stores", root, problems, source);
 
   const catalogFiles: ReadFile[] = [];
-  for (const path of catalogPaths) catalogFiles.push(await readAndValidate(path, "catalog", problems));
+  for (const path of catalogPaths)
+    catalogFiles.push(await readAndValidate(path, "catalog", problems, source));
   const groupFiles: ReadFile[] = [];
-  for (const path of groupPaths) groupFiles.push(await readAndValidate(path, "group", problems));
+  for (const path of groupPaths) groupFiles.push(await readAndValidate(path, "group", problems, source));
   const storeFiles: ReadFile[] = [];
-  for (const path of storePaths) storeFiles.push(await readAndValidate(path, "store", problems));
+  for (const path of storePaths) storeFiles.push(await readAndValidate(path, "store", problems, source));
 
   // Rules between SKUs and files, on every file that could be parsed.
   const indexes: CatalogIndex[] = catalogFiles.map((c) => checkCatalog(c.parsed, problems));
@@ -212,7 +235,12 @@ export async function loadProject(configPath: string): Promise<LoadedProject> {
     checkStoreGroup(s.parsed, groups, problems);
     return readSettings(s.parsed, [], s.parsed.data, problems, sections);
   });
-  const includes = await readIncludes([chainLayer, ...groupLayers.values(), ...storeLayers], root, problems);
+  const includes = await readIncludes(
+    [chainLayer, ...groupLayers.values(), ...storeLayers],
+    root,
+    problems,
+    source,
+  );
   const settingsOf = storeLayers.map((layer, i) => {
     const group = field(storeFiles[i]?.parsed.data, "group");
     const groupLayer = typeof group === "string" ? groupLayers.get(group) : undefined;
@@ -284,6 +312,7 @@ async function readIncludes(
   layers: readonly SettingsLayer[],
   root: string,
   problems: ConfigProblem[],
+  source: ProjectSource,
 ): Promise<Map<string, IncludedFile>> {
   const files = new Map<string, IncludedFile>();
   const missing = new Set<string>();
@@ -293,7 +322,7 @@ async function readIncludes(
     for (const inc of layer.includes) {
       const absolute = resolve(root, inc.path);
       if (files.has(absolute)) continue;
-      if (missing.has(absolute) || !(await exists(absolute))) {
+      if (missing.has(absolute) || !(await exists(absolute, source))) {
         missing.add(absolute);
         report(
           problems,
@@ -302,7 +331,7 @@ async function readIncludes(
         );
         continue;
       }
-      const read = await readAndValidate(absolute, "settings", problems);
+      const read = await readAndValidate(absolute, "settings", problems, source);
       const included: IncludedFile = {
         ...read,
         layer: readSettings(read.parsed, [], read.parsed.data, problems, settingsSections()),
@@ -341,9 +370,9 @@ async function readIncludes(
   return files;
 }
 
-async function exists(path: string): Promise<boolean> {
+async function exists(path: string, source: ProjectSource): Promise<boolean> {
   try {
-    await access(path);
+    await source.access(path);
     return true;
   } catch {
     return false;
