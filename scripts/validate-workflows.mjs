@@ -2,8 +2,9 @@
 // parser for workflow and action files (@actions/workflow-parser, from actions/languageservices, the
 // parser behind GitHub's VS Code extension; it knows the node24 runtime). The workflows are the files
 // of docs/workflows/ and the YAML blocks of docs/github-action.md and README.md that start with a
-// `# .github/workflows/` line. Also checks that every `with:` of a step that uses carte names an input
-// action.yml declares. Exit code 1 with one line per problem.
+// `# .github/workflows/` line. Also checks that docs/github-action.md shows every file of
+// docs/workflows/ whole, and that every `with:` of a step that uses carte names an input action.yml
+// declares. Exit code 1 with one line per problem.
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -44,6 +45,13 @@ for (const f of readdirSync(folder)
   .filter((f) => /\.ya?ml$/.test(f))
   .sort()) {
   workflows.push([`docs/workflows/${f}`, readFileSync(path.join(folder, f), "utf8")]);
+}
+// docs/github-action.md shows each file of docs/workflows/ whole: the two never disagree.
+const guide = readFileSync(path.join(root, "docs", "github-action.md"), "utf8");
+for (const [name, text] of workflows) {
+  if (!guide.includes("```yaml\n" + text + "```")) {
+    problems.push(`docs/github-action.md does not show ${name} as it is (a yaml block with the whole file)`);
+  }
 }
 for (const doc of ["docs/github-action.md", "README.md"]) {
   const text = readFileSync(path.join(root, doc), "utf8");
