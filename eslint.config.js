@@ -4,7 +4,17 @@ import globals from "globals";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "dist-action/**", "node_modules/**", "coverage/**", "src/generated/**", ".carte/**", "**/.carte/**"] },
+  {
+    ignores: [
+      "dist/**",
+      "dist-action/**",
+      "node_modules/**",
+      "coverage/**",
+      "src/generated/**",
+      ".carte/**",
+      "**/.carte/**",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
