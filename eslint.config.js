@@ -5,6 +5,8 @@ import tseslint from "typescript-eslint";
 
 export default tseslint.config(
   { ignores: ["dist/**", "node_modules/**", "coverage/**", "src/generated/**", ".carte/**", "**/.carte/**"] },
+  // The Action's bundle (npm run build:action): generated.
+  { ignores: ["dist-action/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -9,8 +9,12 @@
  */
 
 import { loadProject, type LoadedProject } from "./config/index.js";
+import { compareWithBase, type BaseSplit } from "./gitops/base.js";
+import { planOnly } from "./gitops/reviewed.js";
+import { allowEmptyShard, shardProject, type Shard } from "./gitops/shard.js";
 import type { ApplyEvent } from "./apply/execute.js";
 import { ExitCode, StalePlanError, exitCodeFor } from "./errors.js";
+import type { CurrentState } from "./model.js";
 import type { RetryInfo } from "./platform/client.js";
 import { readPlanFile } from "./plan/file.js";
 import { isEmptyPlan } from "./plan/plan.js";
@@ -49,6 +53,11 @@ interface RequestBase {
    * and carte.yaml `secrets_file:`; used to warn of secrets an earlier run never saved (src/secrets.ts).
    */
   secretsFile?: string | undefined;
+  /**
+   * `--shard K/N`: only the stores of shard K of N, and the client-level settings on shard 1 only
+   * (src/gitops/shard.ts). A shard without stores is not refused by the `no_stores` guard.
+   */
+  shard?: Shard | undefined;
 }
 
 /** `carte plan`: plan only, no write. */
@@ -56,6 +65,12 @@ export interface PlanRequest extends RequestBase {
   command: "plan";
   /** `--detailed-exitcode`: exit code {@link ExitCode.changes} (2) when the plan has changes. */
   detailedExitCode?: boolean;
+  /**
+   * `--base REF`: also plan the files of this git ref against the same live read and split the plan's
+   * changes into the branch's own and those already different on the platform ({@link RunResult.base},
+   * src/gitops/base.ts).
+   */
+  base?: string | undefined;
 }
 
 /** `carte apply`: plan (or check a saved plan), then apply and verify. */
@@ -78,6 +93,12 @@ export interface ApplyRequest extends RequestBase {
   convergenceTimeoutMs?: number;
   /** Longest wait before an unsettled asynchronous create is taken as not made, in milliseconds. */
   settleMs?: number;
+  /**
+   * Apply part of a fresh plan only (the GitHub Action's reviewed plan, src/gitops/reviewed.ts): called
+   * with the fresh plan before the guards judge it; returns the addresses to apply, or `undefined` for
+   * all. The plan is rebuilt from the same live read for those addresses alone.
+   */
+  only?: (plan: Plan) => string[] | undefined;
 }
 
 /** A run of the shared path. */
@@ -103,7 +124,7 @@ export interface RunHooks {
    * once per run that gets that far, before any write and before {@link confirm}, also when a guard
    * refuses the plan (the run then ends with an `UnsafePlanError`).
    */
-  onPlan?: (plan: Plan, info: { saved: boolean }) => void | Promise<void>;
+  onPlan?: (plan: Plan, info: { saved: boolean; base?: BaseSplit | undefined }) => void | Promise<void>;
   /**
    * `carte apply` without `--auto-approve`: asked before a fresh plan with changes is applied. Resolve
    * `false` to cancel (nothing is applied; exit code 1, {@link RunResult.cancelled}); throw to end the
@@ -118,6 +139,8 @@ export interface RunResult {
   project?: LoadedProject;
   /** The plan, once planning (or reading and checking the saved plan) succeeded. */
   plan?: Plan;
+  /** With {@link PlanRequest.base}: the plan's changes split against the base. */
+  base?: BaseSplit;
   /** The apply's outcome, when calls were made (an apply of a plan with changes that was not refused). */
   report?: ApplyReport;
   /** How long the apply took (calls and verification), in milliseconds, with {@link report}. */
@@ -160,7 +183,8 @@ function runOptions(request: RunRequest, hooks: RunHooks): RunOptions {
 export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promise<RunResult> {
   const result: RunResult = { exitCode: ExitCode.ok };
   try {
-    result.project = await loadProject(request.config);
+    const loaded = await loadProject(request.config);
+    result.project = request.shard ? shardProject(loaded, request.shard) : loaded;
     const project = result.project;
     for (const warning of project.warnings) hooks.onWarning?.(`Warning: ${warning}`);
     const saved =
@@ -192,8 +216,17 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
         }
       }
       const fromFile = plan !== undefined;
-      plan ??= (await planProject(project, session, options)).plan;
+      let current: CurrentState | undefined;
+      if (!plan) ({ plan, current } = await planProject(project, session, options));
+      if (request.shard) allowEmptyShard(plan, loaded);
+      if (request.command === "apply" && request.only && current) {
+        const keep = request.only(plan);
+        if (keep) plan = planOnly(project, current, plan, keep);
+      }
       result.plan = plan;
+      if (request.command === "plan" && request.base && current) {
+        result.base = await compareWithBase(project, plan, current, request.base, { shard: request.shard });
+      }
 
       // Judge, show, then enforce: a refused plan is still shown, and nothing is written.
       let refusal: unknown;
@@ -202,7 +235,7 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
       } catch (err) {
         refusal = err;
       }
-      await hooks.onPlan?.(plan, { saved: fromFile });
+      await hooks.onPlan?.(plan, { saved: fromFile, base: result.base });
       if (refusal) throw refusal;
 
       if (request.command === "plan") {

@@ -14,7 +14,10 @@ import { writePlanFile } from "../plan/file.js";
 import type { Plan } from "../plan/types.js";
 import type { SegmentName } from "../kinds/registry.js";
 import { renderJson } from "../render/json.js";
-import { renderMarkdown } from "../render/markdown.js";
+import { renderMarkdown, renderPlanComment } from "../render/markdown.js";
+import { renderSplitText } from "../render/split.js";
+import type { BaseSplit } from "../gitops/base.js";
+import type { Shard } from "../gitops/shard.js";
 import { renderReport, renderReportJson } from "../render/report.js";
 import { renderText } from "../render/text.js";
 import { runCarte, type RunHooks } from "../run.js";
@@ -34,6 +37,8 @@ export interface RunCommand {
   targets: string[];
   /** `--force --reason`: apply a plan that trips safety guards, recording why. */
   force: { reason: string } | undefined;
+  /** `--shard K/N`: only this shard's stores (src/gitops/shard.ts). */
+  shard?: Shard | undefined;
 }
 
 /** Options of `carte plan`. */
@@ -41,6 +46,8 @@ export interface PlanCommand extends RunCommand {
   format: "text" | "json" | "markdown";
   out: string | undefined;
   detailedExitcode: boolean;
+  /** `--base REF`: split the changes against the files of this git ref (src/gitops/base.ts). */
+  base?: string | undefined;
 }
 
 /** The shared path's request fields and progress hooks common to `plan` and `apply`. */
@@ -51,6 +58,7 @@ function runRequest(opts: RunCommand, io: CliIo) {
     parallelism: opts.parallelism,
     targeting: { stores: opts.stores, kinds: opts.kinds, targets: opts.targets },
     force: opts.force,
+    shard: opts.shard,
   };
 }
 
@@ -63,10 +71,11 @@ function progressHooks(progress: Progress, io: CliIo): RunHooks {
   };
 }
 
-function render(plan: Plan, format: PlanCommand["format"], color: boolean): string {
-  if (format === "json") return renderJson(plan);
-  if (format === "markdown") return renderMarkdown(plan);
-  return renderText(plan, { color });
+function render(plan: Plan, format: PlanCommand["format"], color: boolean, base?: BaseSplit): string {
+  if (format === "json") return base ? JSON.stringify({ ...plan, base }, null, 2) + "\n" : renderJson(plan);
+  if (format === "markdown")
+    return base ? renderPlanComment(plan, { split: base, subject: "branch" }) : renderMarkdown(plan);
+  return renderText(plan, { color }) + (base ? renderSplitText(plan, base, { color }) : "");
 }
 
 /** `carte plan`: the shared path (src/run.ts) with `command: "plan"`, rendered in the chosen format. */
@@ -74,12 +83,12 @@ export async function runPlan(opts: PlanCommand, io: CliIo): Promise<number> {
   const progress = createProgress(io, progressMode(io, { quiet: opts.quiet, json: opts.format !== "text" }));
   try {
     const result = await runCarte(
-      { ...runRequest(opts, io), command: "plan", detailedExitCode: opts.detailedExitcode },
+      { ...runRequest(opts, io), command: "plan", detailedExitCode: opts.detailedExitcode, base: opts.base },
       {
         ...progressHooks(progress, io),
-        onPlan: (plan) => {
+        onPlan: (plan, info) => {
           progress.stop();
-          io.out(render(plan, opts.format, useColor(opts.color, io)));
+          io.out(render(plan, opts.format, useColor(opts.color, io), info.base));
         },
       },
     );

@@ -17,6 +17,7 @@ import { importCommand } from "./import.js";
 import { webhooksCommand } from "./webhooks.js";
 import { DEFAULT_MAX_BODY_BYTES } from "../emulator/index.js";
 import { UsageError } from "../errors.js";
+import { parseShard } from "../gitops/shard.js";
 import { SEGMENT_NAMES, type SegmentName } from "../kinds/registry.js";
 import { reportError, type CliIo } from "./io.js";
 
@@ -58,6 +59,10 @@ function runFlags<T>(y: Argv<T>) {
       type: "string",
       describe: "Why the guards are overridden; recorded in the plan and the output",
     })
+    .option("shard", {
+      type: "string",
+      describe: "Only shard K of N (K/N): stores split by rendezvous hashing, client settings on shard 1",
+    })
     .option("parallelism", { type: "number", default: 8, describe: "Stores read and calls made at once" })
     .option("quiet", { alias: "q", type: "boolean", default: false, describe: "No progress output" })
     .check((a) => {
@@ -66,6 +71,7 @@ function runFlags<T>(y: Argv<T>) {
       if (!(Number.isInteger(a.parallelism) && a.parallelism >= 1 && a.parallelism <= 64)) {
         throw new Error("--parallelism must be a whole number from 1 to 64");
       }
+      if (a.shard !== undefined) parseShard(String(a.shard));
       return true;
     });
 }
@@ -80,6 +86,7 @@ function runCommand(a: {
   target: string[];
   force: boolean;
   reason: string | undefined;
+  shard?: string | undefined;
 }): RunCommand {
   return {
     config: a.config,
@@ -90,6 +97,7 @@ function runCommand(a: {
     kinds: a.kind,
     targets: a.target,
     force: a.force && a.reason ? { reason: a.reason } : undefined,
+    shard: a.shard !== undefined ? parseShard(String(a.shard)) : undefined,
   };
 }
 
@@ -120,6 +128,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
           })
           .option("json", { type: "boolean", default: false, describe: "Same as --format json" })
           .option("out", { type: "string", describe: "Save the plan to FILE for `carte apply FILE`" })
+          .option("base", {
+            type: "string",
+            describe:
+              "Also plan the files of this git ref (read with git, no checkout) and show this branch's changes apart from what already differs on the platform",
+          })
           .option("detailed-exitcode", {
             type: "boolean",
             default: false,
@@ -132,6 +145,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
             format: args.json ? "json" : args.format,
             out: args.out,
             detailedExitcode: args["detailed-exitcode"],
+            base: args.base,
           },
           io,
         );

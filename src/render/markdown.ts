@@ -99,3 +99,310 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
   if (shownSections < stores.length) out += cutNote(shownSections, stores.length, "store section");
   return out;
 }
+
+// ── The GitHub Action's comments ─────────────────────────────────────────────────────────────────────
+
+/** Text from the files or the inputs, shown as plain text in Markdown (src/render/escape.ts). */
+const escapeMd = (s: string) => escapeMarkdown(s);
+/** A value in `<code>`, escaped, on one line (src/render/escape.ts). */
+const code = (s: string) => `<code>${escapeMarkdown(s)}</code>`;
+
+/** Where and when a comment was made: the commit, the workflow run and the time. */
+export interface CommentContext {
+  /** The commit the run is for (a pull request's head commit). */
+  commit?: string | undefined;
+  /** Link to the commit. */
+  commitUrl?: string | undefined;
+  /** Link to the workflow run. */
+  runUrl?: string | undefined;
+  /** When the comment was made. */
+  at?: Date | undefined;
+}
+
+/** The line that says which commit, which run and when: `Commit abc1234 · workflow run · 2025-… UTC`. */
+export function contextLine(ctx: CommentContext | undefined): string {
+  if (!ctx) return "";
+  const parts: string[] = [];
+  if (ctx.commit) {
+    const short = code(ctx.commit.slice(0, 7));
+    parts.push(`Commit ${ctx.commitUrl ? `[${short}](${encodeURI(ctx.commitUrl)})` : short}`);
+  }
+  if (ctx.runUrl) parts.push(`[workflow run](${encodeURI(ctx.runUrl)})`);
+  if (ctx.at) parts.push(`${ctx.at.toISOString().slice(0, 16).replace("T", " ")} UTC`);
+  return parts.join(" · ");
+}
+
+/** The split of a plan against a base, as src/gitops/base.ts computes it (addresses of the plan's changes). */
+export interface SplitView {
+  /** The base's ref and commit. */
+  ref: string;
+  sha: string;
+  /** Addresses of this branch's changes. */
+  changes: string[];
+  /** Addresses of the changes already different on the platform. */
+  drift: string[];
+  /** Addresses the base would change that this branch leaves as they are. */
+  settled: string[];
+  /** Why the base could not be planned, if it could not. */
+  unavailable?: string | undefined;
+}
+
+/** Options of {@link renderPlanComment}. */
+export interface PlanCommentOptions {
+  /** Heading. Default "carte plan". */
+  title?: string;
+  context?: CommentContext;
+  /** The split against the base; without it, one list of changes. */
+  split?: SplitView | undefined;
+  /** What the branch is called in headings: "pull request" (default) or "branch". */
+  subject?: string;
+  /** How to go past the safety guards, e.g. "set the Action's `force-reason` input". */
+  forceHint?: string;
+  /** Hidden lines appended at the end (the reviewed plan's record); counted in the size. */
+  footer?: string;
+  /** Most characters of the result. Default 60 000, safely under {@link GITHUB_COMMENT_LIMIT}. */
+  maxChars?: number;
+  /** Where the full plan can be read when the comment is cut. */
+  fullPlanAt?: string;
+}
+
+/** `N to create, N to update, N to delete in N stores`, for a set of changes. */
+function countsOf(changes: readonly ResourceChange[]): string {
+  const n = (a: ResourceChange["action"]) => changes.filter((c) => c.action === a).length;
+  const stores = new Set(changes.map((c) => c.store).filter((k) => k !== "")).size;
+  const client = changes.some((c) => c.store === "") ? " and the client settings" : "";
+  return `${n("create")} to create, ${n("update")} to update, ${n("delete")} to delete in ${plural(stores, "store")}${client}`;
+}
+
+/**
+ * A table of stores and one collapsed section per store for `changes`, within `budget` characters;
+ * what does not fit is counted in a note pointing at `where`.
+ */
+function changeList(plan: Plan, changes: ResourceChange[], budget: number, where: string): string {
+  const byStore = changesByStore(changes);
+  const clientSection = byStore.has("") ? [{ key: "", name: "client settings", storeId: "" }] : [];
+  const stores = [...plan.stores, ...clientSection].filter((s) => byStore.has(s.key));
+  const cutNote = (shown: number, total: number, what: string) =>
+    `\n_${plural(total - shown, what)} not shown to keep this comment short; the full plan is in ${where}._\n`;
+  const reserve = cutNote(0, 10_000_000, "store section").length * 2 + 2;
+  let out = "";
+  const rows = stores.map((s) => {
+    const list = byStore.get(s.key)!;
+    const n = (a: ResourceChange["action"]) => list.filter((c) => c.action === a).length;
+    return `| ${code(s.key || "client")} ${escapeMarkdown(s.name)} | ${n("create")} | ${n("update")} | ${n("delete")} |`;
+  });
+  let shownRows = 0;
+  for (const row of ["| store | create | update | delete |", "| --- | ---: | ---: | ---: |", ...rows]) {
+    if (out.length + row.length + 1 > (budget - reserve) / 2) break;
+    out += row + "\n";
+    shownRows++;
+  }
+  shownRows -= 2;
+  if (shownRows < rows.length) out += cutNote(Math.max(0, shownRows), rows.length, "store row");
+  out += "\n";
+  let shown = 0;
+  for (const s of stores) {
+    const section = storeSection(s.name, s.key, byStore.get(s.key)!);
+    if (out.length + section.length > budget - reserve) break;
+    out += section;
+    shown++;
+  }
+  if (shown < stores.length) out += cutNote(shown, stores.length, "store section");
+  // A blank line ends the last HTML block: what follows is Markdown again.
+  return out + "\n";
+}
+
+/** The safety verdict as a callout: the guards that refuse the plan and how to go past them. */
+function safetyBlock(plan: Plan, forceHint: string | undefined): string {
+  if (plan.safety.ok) return "";
+  const lines = plan.safety.override
+    ? [`> [!WARNING]`, `> Safety guards overridden, reason: ${escapeMd(plan.safety.override.reason)}`]
+    : [
+        `> [!CAUTION]`,
+        `> **Refused by the safety guards**: nothing is applied while they refuse the plan.` +
+          (forceHint ? ` If it is intended, ${forceHint}, or adjust \`safety:\` in carte.yaml.` : ""),
+      ];
+  for (const v of plan.safety.violations) lines.push(`> - ${code(v.guard)}: ${escapeMd(v.message)}`);
+  return lines.join("\n") + "\n\n";
+}
+
+/**
+ * The plan comment of the GitHub Action (and `carte plan --format markdown --base REF`): the heading,
+ * the commit, run and time; the counts first; the safety verdict; then either one list of changes or,
+ * with a split, "This pull request changes" and "Already different on the platform", each with its
+ * counts, a table of stores and one collapsed section per store. At most `maxChars` characters, the
+ * footer included. Pure.
+ */
+export function renderPlanComment(plan: Plan, options: PlanCommentOptions = {}): string {
+  const max = Math.min(options.maxChars ?? 60_000, GITHUB_COMMENT_LIMIT);
+  const where = options.fullPlanAt ?? "the output of `carte plan`";
+  const subject = options.subject ?? "pull request";
+  const footer = options.footer ? `\n${options.footer}\n` : "";
+  const context = contextLine(options.context);
+  let out = `### ${escapeMd(options.title ?? "carte plan")}\n\n${context ? `${context}\n\n` : ""}`;
+  out +=
+    plan.changes.length === 0
+      ? `**No changes.** The platform matches the configuration.\n\n`
+      : `**Plan: ${countsOf(plan.changes)}.**\n\n`;
+  out += safetyBlock(plan, options.forceHint);
+  if (plan.targeting) out += `> ${escapeMd(notes(plan)[0] ?? "")}\n\n`;
+
+  const budget = () => max - out.length - footer.length;
+  const split = options.split;
+  if (!split) {
+    if (plan.changes.length > 0) out += changeList(plan, plan.changes, budget(), where);
+    return out + footer;
+  }
+  const at = (list: string[]) => {
+    const set = new Set(list);
+    return plan.changes.filter((c) => set.has(c.address));
+  };
+  const own = at(split.changes);
+  const drift = at(split.drift);
+  const base = `${code(split.ref)}${/^[0-9a-f]{7,}$/.test(split.sha) ? ` (${code(split.sha.slice(0, 7))})` : ""}`;
+  if (split.unavailable) out += `> Not compared with the base ${base}: ${escapeMd(split.unavailable)}.\n\n`;
+
+  out += `#### This ${subject} changes: ${own.length === 0 ? "nothing" : countsOf(own)}\n\n`;
+  if (own.length > 0) {
+    // This part matters most: it gets the room it needs, the drift what is left.
+    out += changeList(plan, own, budget() - (drift.length > 0 ? 2_000 : 0), where);
+  } else if (split.unavailable === undefined) {
+    out += `_The base's files would make the same changes._\n\n`;
+  }
+  if (drift.length > 0) {
+    out += `#### Already different on the platform: ${countsOf(drift)}\n\n`;
+    out +=
+      `_The files of the base ${base} would make these changes too: edits made on the platform, ` +
+      `or changes merged but not applied yet. Applying this ${subject} applies them as well._\n\n`;
+    out += changeList(plan, drift, budget(), where);
+  }
+  if (split.settled.length > 0) {
+    const shown = split.settled.slice(0, 20).map(code).join(", ");
+    const more = split.settled.length > 20 ? `, and ${split.settled.length - 20} more` : "";
+    const line = `_This ${subject} leaves ${plural(split.settled.length, "resource")} as they are on the platform, which the base's files would change: ${shown}${more}._\n\n`;
+    if (line.length < budget()) out += line;
+  }
+  return out + footer;
+}
+
+/** One located configuration problem, as {@link renderProblemsComment} lists it. */
+export interface ProblemView {
+  file: string;
+  line: number;
+  col: number;
+  message: string;
+}
+
+/**
+ * The comment that replaces the plan when the files do not load: the heading, the commit, run and
+ * time, and the problems, each `file:line:col`, within `maxChars` (default 60 000). Pure.
+ */
+export function renderProblemsComment(
+  problems: readonly ProblemView[],
+  options: { title?: string; context?: CommentContext; maxChars?: number } = {},
+): string {
+  const max = Math.min(options.maxChars ?? 60_000, GITHUB_COMMENT_LIMIT);
+  const context = contextLine(options.context);
+  let out =
+    `### ${escapeMd(options.title ?? "carte plan")}\n\n${context ? `${context}\n\n` : ""}` +
+    `**The files have ${plural(problems.length, "configuration problem")}**: nothing was planned. ` +
+    `Each is annotated on its file.\n\n`;
+  let shown = 0;
+  for (const p of problems) {
+    const where = p.line > 0 ? `${p.file}:${p.line}:${p.col}` : p.file;
+    const line = `- ${code(where)}: ${escapeMd(p.message)}\n`;
+    if (out.length + line.length + 80 > max) break;
+    out += line;
+    shown++;
+  }
+  if (shown < problems.length) out += `\n_${problems.length - shown} more in the job summary._\n`;
+  return out;
+}
+
+/**
+ * The comment that replaces the plan when a run fails for another reason (the platform, git, an
+ * input): the heading, the commit, run and time, the exit code and the message. Pure.
+ */
+export function renderFailureComment(
+  message: string,
+  exitCode: number,
+  options: { title?: string; context?: CommentContext; maxChars?: number } = {},
+): string {
+  const max = Math.min(options.maxChars ?? 60_000, GITHUB_COMMENT_LIMIT);
+  const context = contextLine(options.context);
+  const head = `### ${escapeMd(options.title ?? "carte plan")}\n\n${context ? `${context}\n\n` : ""}**Failed with exit code ${exitCode}**; no plan to show.\n\n`;
+  const body = fenceSafe(
+    message.length > max - head.length - 40
+      ? message.slice(0, max - head.length - 60) + "\n… (cut)"
+      : message,
+  );
+  return `${head}\`\`\`text\n${body}\n\`\`\`\n`;
+}
+
+/**
+ * The body of the drift issue (`command: drift`): the heading, the commit, run and time, the counts,
+ * what to do, and the changes per store (collapsed), within `maxChars` (default 60 000). Pure.
+ */
+export function renderDriftIssue(
+  plan: Plan,
+  options: { context?: CommentContext; maxChars?: number; fullPlanAt?: string } = {},
+): string {
+  const max = Math.min(options.maxChars ?? 60_000, GITHUB_COMMENT_LIMIT);
+  const context = contextLine(options.context);
+  let out =
+    `### carte drift\n\n${context ? `${context}\n\n` : ""}` +
+    `**The platform differs from the files: ${countsOf(plan.changes)}.**\n\n` +
+    `Either apply the files (run the workflow with \`command: apply\`), or change the files to match ` +
+    `the platform in a pull request. This issue is updated by every drift check and closed when the ` +
+    `platform matches the files again.\n\n`;
+  out += safetyBlock(plan, undefined);
+  out += changeList(plan, plan.changes, max - out.length, options.fullPlanAt ?? "the job summary of the run");
+  return out;
+}
+
+/** What {@link renderApplyComment} shows. */
+export interface ApplyCommentInput {
+  /** The fresh plan, every change (for the refused changes' stores). */
+  plan?: Plan | undefined;
+  /** The apply's report, rendered (src/render/report.ts `renderReportMarkdown`). */
+  report?: string | undefined;
+  /** Whether a plan with changes was applied (false: nothing to do). */
+  applied: boolean;
+  /** Changes not applied because they were not reviewed. */
+  refused: ResourceChange[];
+  /** Why they count as not reviewed (no record found, a different commit…), one sentence. */
+  refusedWhy?: string | undefined;
+  /** The rendered error that ended the run, if any, with the exit code. */
+  error?: { message: string; exitCode: number } | undefined;
+  context?: CommentContext;
+  title?: string;
+  maxChars?: number;
+}
+
+/**
+ * The comment of an apply on merge (on the merged pull request): the heading, the commit, run and time,
+ * the outcome of the apply, the changes refused because they were not reviewed and how to apply them,
+ * and the error that ended the run, within `maxChars` (default 60 000). Pure.
+ */
+export function renderApplyComment(input: ApplyCommentInput): string {
+  const max = Math.min(input.maxChars ?? 60_000, GITHUB_COMMENT_LIMIT);
+  const context = contextLine(input.context);
+  let out = `### ${escapeMd(input.title ?? "carte apply")}\n\n${context ? `${context}\n\n` : ""}`;
+  if (input.report) out += input.report + "\n";
+  else if (!input.error && !input.applied) out += `**Nothing to apply** of what was reviewed.\n\n`;
+  if (input.refused.length > 0) {
+    out +=
+      `> [!CAUTION]\n> **Not applied: ${plural(input.refused.length, "change")} that the plan reviewed on the pull request did not show** ` +
+      `(${countsOf(input.refused)}). ${input.refusedWhy ? escapeMd(input.refusedWhy) + " " : ""}` +
+      `They are drift that appeared since the review, or a change merged meanwhile. Review them in a pull request, ` +
+      `or apply everything with the guards by running the workflow with \`command: apply\` (workflow_dispatch), ` +
+      `or set \`apply-unreviewed: true\`.\n\n`;
+    if (input.plan)
+      out += changeList(input.plan, input.refused, max - out.length - 2_000, "the job summary of the run");
+  }
+  if (input.error) {
+    const body = fenceSafe(input.error.message.slice(0, Math.max(200, max - out.length - 200)));
+    out += `**Failed with exit code ${input.error.exitCode}:**\n\n\`\`\`text\n${body}\n\`\`\`\n`;
+  }
+  return out;
+}

@@ -24,6 +24,7 @@ import {
 interface Comment {
   id: number;
   body: string;
+  user: { login: string };
 }
 
 /** A fake of the three GitHub endpoints the Action uses; records every request. */
@@ -51,7 +52,12 @@ async function fakeGitHub(): Promise<{
       const url = new URL(req.url ?? "/", "http://x");
       if (req.method === "GET" && /\/issues\/7\/comments$/.test(url.pathname)) return send(200, comments);
       if (req.method === "POST" && /\/issues\/7\/comments$/.test(url.pathname)) {
-        const c = { id: next++, body: (JSON.parse(raw) as { body: string }).body };
+        const c = {
+          id: next++,
+          body: (JSON.parse(raw) as { body: string }).body,
+          // GitHub writes the token's login on the comment; carte finds only its own comments again.
+          user: { login: "github-actions[bot]" },
+        };
         comments.push(c);
         return send(201, c);
       }
@@ -181,7 +187,8 @@ describe("GitHub Action", () => {
     const before = readFileSync(summaryFile, "utf8").length;
     const { code, stdout } = await captured();
     expect(code).toBe(1);
-    expect(stepOutputs(files.output)).toEqual({ exitcode: "1" });
+    // Outputs are set on every path (issue 12): no plan, no changes.
+    expect(stepOutputs(files.output)).toEqual({ "has-changes": "false", summary: "null", exitcode: "1" });
     const summary = summarySince(before);
     expect(summary).toContain("carte plan");
     expect(summary).toContain("Failed with exit code 1");
@@ -191,14 +198,20 @@ describe("GitHub Action", () => {
     expect(stdout).toMatch(/^::error::.*configuration problem/m);
     expect(process.exitCode).toBe(1);
     expect(fx.emu.requests).toEqual([]);
-    expect(gh.calls).toEqual([]);
+    // The pull request's comment is replaced by the problems (issue 12), so that reviewers never read
+    // an old plan as the current one.
+    expect(gh.calls).toEqual([
+      "GET /repos/chain/menus/issues/7/comments?per_page=100&page=1",
+      "POST /repos/chain/menus/issues/7/comments",
+    ]);
+    expect(gh.comments[0]!.body).toContain("**The files have 1 configuration problem**");
 
     // A bad input is the same kind of failure: exitcode 1 and the cause in the summary.
     process.env.INPUT_COMMAND = "destroy";
     const bad = await captured();
     expect(bad.code).toBe(1);
     expect(stepOutputs(files.output).exitcode).toBe("1");
-    expect(summarySince(before)).toContain("input command must be plan or apply, got destroy");
+    expect(summarySince(before)).toContain("input command must be plan, apply, drift or report, got destroy");
   });
 
   it("Action secrets test: every webhook secret an apply gets is saved to the secrets file and masked step outputs, nowhere else", async () => {
@@ -252,16 +265,16 @@ describe("GitHub Action", () => {
   });
 
   it("action.yml declares the secrets-file input and one masked output per webhook event", () => {
+    // A JavaScript action (issue 12): the runner passes every input as INPUT_<NAME> and takes every
+    // output the bundle sets; no step maps them.
     const spec = parse(readFileSync(path.join(repoRoot, "action.yml"), "utf8")) as {
       inputs: Record<string, unknown>;
-      outputs: Record<string, { value: string }>;
-      runs: { steps: { id?: string; env?: Record<string, string> }[] };
+      outputs: Record<string, { description: string }>;
+      runs: { using: string; main: string };
     };
     expect(spec.inputs).toHaveProperty("secrets-file");
-    const step = spec.runs.steps.find((s) => s.id === "carte")!;
-    expect(step.env!["INPUT_SECRETS-FILE"]).toBe("${{ inputs.secrets-file }}");
+    expect(spec.runs).toEqual({ using: "node24", main: "dist-action/index.js" });
     const declared = Object.keys(spec.outputs).filter((k) => k.startsWith("webhook_secret_"));
     expect(declared.sort()).toEqual(STORE_WEBHOOK_EVENTS.map((e) => `webhook_secret_${e}`).sort());
-    for (const k of declared) expect(spec.outputs[k]!.value).toBe(`\${{ steps.carte.outputs.${k} }}`);
   });
 });

@@ -1,0 +1,130 @@
+/**
+ * A change apart from drift (`carte plan --base REF`, the Action on a pull request): the base's files
+ * (read from git, src/gitops/git.ts) and the head's files are planned against the same live read, and
+ * every change of the head's plan is put on one side:
+ *
+ * - **this change** (`changes`): the base's files would not make it, or would make it differently; it
+ *   is what the branch (the pull request) adds;
+ * - **already different on the platform** (`drift`): the base's files would make the very same change
+ *   (same action, same state before and after): edits made on the platform by hand, or changes merged
+ *   but not applied. Applying the head applies them too.
+ *
+ * Changes the base's files would make but the head's would not are `settled`: the branch brings the
+ * files in line with the platform there.
+ */
+
+import { realpath } from "node:fs/promises";
+import path from "node:path";
+import { loadProject, type LoadedProject } from "../config/index.js";
+import { ConfigError } from "../errors.js";
+import type { CurrentState } from "../model.js";
+import { canonicalJson } from "../plan/checksum.js";
+import { buildPlan } from "../plan/plan.js";
+import { inTarget } from "../plan/target.js";
+import type { Plan, ResourceChange } from "../plan/types.js";
+import { clientReadKinds, readRequests } from "../state/current.js";
+import { materializeCommit, resolveCommit } from "./git.js";
+import { shardProject, type Shard } from "./shard.js";
+
+/** How a plan's changes split against a base (see the module comment). Addresses in plan order. */
+export interface BaseSplit {
+  /** The base as named (`--base REF`, the pull request's base branch). */
+  ref: string;
+  /** The commit the ref resolved to. */
+  sha: string;
+  /** Addresses of the changes this branch makes: the base's files would not make them. */
+  changes: string[];
+  /** Addresses of the changes the base's files would make too, identically: drift or unapplied changes. */
+  drift: string[];
+  /** Addresses the base's files would change but this branch leaves as they are on the platform. */
+  settled: string[];
+  /**
+   * Why the base's files could not be planned (they do not load: e.g. the branch adds carte, or the
+   * base is broken); every change then counts as this branch's.
+   */
+  unavailable?: string;
+}
+
+/** The identity of a change for the comparison: the action and the states before and after. */
+const sameChange = (c: ResourceChange) => canonicalJson([c.action, c.before, c.after]);
+
+/**
+ * Splits a plan's changes into this branch's and those already different on the platform, by planning
+ * the base's files against `current`, the same live read the plan was made from, store by store with
+ * the kinds that read covered (so that the base is never compared with a part of a store that was not
+ * read).
+ *
+ * @param project the head's project as planned (already limited to a shard, when sharded).
+ * @param plan the head's plan.
+ * @param current the live state the plan was computed from.
+ * @param ref a git ref of the repository that holds carte.yaml.
+ * @throws {@link UsageError} when the ref names no commit or git cannot be run; a base whose files do
+ *   not load is not an error (see {@link BaseSplit.unavailable}).
+ */
+export async function compareWithBase(
+  project: LoadedProject,
+  plan: Plan,
+  current: CurrentState,
+  ref: string,
+  options: { shard?: Shard | undefined } = {},
+): Promise<BaseSplit> {
+  const configFile = await realpath(project.configFile);
+  const commit = await resolveCommit(ref, project.root);
+  const tree = await materializeCommit(commit);
+  let base: LoadedProject;
+  try {
+    base = await loadProject(path.join(tree.dir, path.relative(commit.toplevel, configFile)));
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    const n = err.problems.length;
+    return {
+      ref,
+      sha: commit.sha,
+      changes: plan.changes.map((c) => c.address),
+      drift: [],
+      settled: [],
+      unavailable: `the base's files do not load (${n} configuration problem${n === 1 ? "" : "s"}, e.g. ${err.problems[0]?.message ?? "?"})`,
+    };
+  } finally {
+    await tree.close();
+  }
+  if (options.shard) base = shardProject(base, options.shard);
+
+  const inScope = new Set(plan.stores.map((s) => s.key));
+  const head = {
+    stores: Object.fromEntries(Object.entries(project.desired.stores).filter(([k]) => inScope.has(k))),
+    ...(project.desired.client ? { client: project.desired.client } : {}),
+  };
+  const kindsOf = new Map(readRequests(head, project.ownership).map((r) => [r.store.key, r.kinds]));
+  const baseChanges: ResourceChange[] = [];
+  for (const key of inScope) {
+    const want = base.desired.stores[key];
+    if (!want) continue; // a store the branch adds: every change there is its own
+    const partial = buildPlan({ stores: { [key]: want } }, current, {
+      kinds: kindsOf.get(key) ?? [],
+      clientKinds: [],
+      ownership: base.ownership,
+    });
+    baseChanges.push(...partial.changes);
+  }
+  const clientKinds = clientReadKinds(head, project.ownership);
+  if (clientKinds.length > 0) {
+    const partial = buildPlan({ stores: {}, client: base.desired.client ?? {} }, current, {
+      kinds: [],
+      clientKinds,
+      ownership: base.ownership,
+    });
+    baseChanges.push(...partial.changes);
+  }
+  const targeted = plan.targeting;
+  const relevant = targeted ? baseChanges.filter((c) => inTarget(targeted, c)) : baseChanges;
+
+  const baseByAddress = new Map(relevant.map((c) => [c.address, sameChange(c)]));
+  const headAddresses = new Set(plan.changes.map((c) => c.address));
+  const split: BaseSplit = { ref, sha: commit.sha, changes: [], drift: [], settled: [] };
+  for (const c of plan.changes) {
+    (baseByAddress.get(c.address) === sameChange(c) ? split.drift : split.changes).push(c.address);
+  }
+  split.settled = relevant.filter((c) => !headAddresses.has(c.address)).map((c) => c.address);
+  return split;
+}

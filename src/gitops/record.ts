@@ -1,0 +1,165 @@
+/**
+ * Run records: what a plan or drift run of the Action found, as JSON, for a later job to show. Each
+ * shard of a matrix writes one (input `plan-out`), the workflow uploads it as an artifact, and the
+ * `report` command merges the downloaded records into the one comment (or drift issue) a single job
+ * would have written. A record holds no secret: the plan, the split, the located configuration
+ * problems or the rendered error.
+ */
+
+import { readFile, writeFile } from "node:fs/promises";
+import type { ConfigProblem } from "../errors.js";
+import { UsageError } from "../errors.js";
+import { PLAN_FORMAT_VERSION, type Plan } from "../plan/types.js";
+import type { BaseSplit } from "./base.js";
+import { mergePlans, type Shard } from "./shard.js";
+
+/** Version of the record format. */
+export const RECORD_VERSION = 1;
+
+/** One run's record. */
+export interface RunRecord {
+  carte: "run-record";
+  version: typeof RECORD_VERSION;
+  /** The command that made it. */
+  command: "plan" | "drift";
+  /** The shard, or null for an unsharded run. */
+  shard: Shard | null;
+  /** The commit planned (a pull request's head commit), when known. */
+  commit: string | null;
+  /** The run's exit code (0, 1, 2 drift found, 3 refused by a guard). */
+  exitCode: number;
+  /** The plan, when one was made (also when a guard refused it). */
+  plan: Plan | null;
+  /** The split against the base, when compared. */
+  split: BaseSplit | null;
+  /** The configuration problems, when the files did not load. */
+  problems: ConfigProblem[] | null;
+  /** The rendered error of any other failure. */
+  error: string | null;
+}
+
+/** Writes a record as JSON. */
+export async function writeRecord(file: string, record: RunRecord): Promise<void> {
+  await writeFile(file, JSON.stringify(record) + "\n", "utf8");
+}
+
+/** Reads and checks a record. Throws {@link UsageError} naming the file when it is not one. */
+export async function readRecord(file: string): Promise<RunRecord> {
+  let data: unknown;
+  try {
+    data = JSON.parse(await readFile(file, "utf8"));
+  } catch (err) {
+    throw new UsageError(`${file} is not a readable carte run record: ${(err as Error).message}`);
+  }
+  const r = data as Partial<RunRecord> | null;
+  const ok =
+    !!r &&
+    r.carte === "run-record" &&
+    r.version === RECORD_VERSION &&
+    (r.command === "plan" || r.command === "drift") &&
+    typeof r.exitCode === "number" &&
+    (r.plan === null || (typeof r.plan === "object" && r.plan?.formatVersion === PLAN_FORMAT_VERSION)) &&
+    (r.shard === null ||
+      (typeof r.shard === "object" && Number.isInteger(r.shard?.index) && Number.isInteger(r.shard?.count)));
+  if (!ok) throw new UsageError(`${file} is not a carte run record of version ${RECORD_VERSION}`);
+  return r as RunRecord;
+}
+
+/** Records merged: one run's outcome as one job would have had it. */
+export interface MergedRecords {
+  command: "plan" | "drift";
+  commit: string | null;
+  /** The worst exit code: 1 (an error) over 3 (refused) over 2 (drift) over 0. */
+  exitCode: number;
+  /** The merged plan, when every shard made one. */
+  plan: Plan | null;
+  split: BaseSplit | null;
+  /** The configuration problems (the same in every shard: the files are loaded whole), deduplicated. */
+  problems: ConfigProblem[] | null;
+  /** Other errors, each prefixed with its shard. */
+  errors: string[];
+}
+
+const worst = (codes: number[]) => {
+  for (const c of [1, 3, 2]) if (codes.includes(c)) return c;
+  return codes.find((c) => c !== 0) ?? 0;
+};
+
+/** The order of store keys in a merged plan, for addresses (`store[KEY]…`; client addresses last). */
+function byPlanOrder(addresses: string[], plan: Plan | null): string[] {
+  const rank = new Map((plan?.stores ?? []).map((s, i) => [s.key, i]));
+  const storeOf = (a: string) => /^store\[([^\]]*)\]/.exec(a)?.[1];
+  return addresses
+    .map((a, i) => ({ a, i, r: rank.get(storeOf(a) ?? "") ?? Number.MAX_SAFE_INTEGER }))
+    .sort((x, y) => x.r - y.r || x.i - y.i)
+    .map((x) => x.a);
+}
+
+/**
+ * Merges the records of one run's shards. Throws {@link UsageError} when there are none, when they
+ * mix commands, shard counts or commits, or when a shard is missing or repeated, naming the shards.
+ */
+export function mergeRecords(records: RunRecord[]): MergedRecords {
+  if (records.length === 0)
+    throw new UsageError("no run record to report: check the plans input and the artifacts");
+  const first = records[0]!;
+  const count = first.shard?.count ?? 1;
+  for (const r of records) {
+    if (r.command !== first.command) throw new UsageError("the run records mix plan and drift runs");
+    if ((r.shard?.count ?? 1) !== count)
+      throw new UsageError("the run records come from different shard counts");
+    if (r.commit !== first.commit) {
+      throw new UsageError(`the run records are of different commits (${first.commit} and ${r.commit})`);
+    }
+  }
+  const seen = records.map((r) => r.shard?.index ?? 1);
+  const missing = Array.from({ length: count }, (_, i) => i + 1).filter((k) => !seen.includes(k));
+  const repeated = seen.filter((k, i) => seen.indexOf(k) !== i);
+  if (missing.length > 0 || repeated.length > 0) {
+    throw new UsageError(
+      `the run records do not hold each of the ${count} shards once` +
+        (missing.length ? `; missing: ${missing.map((k) => `${k}/${count}`).join(", ")}` : "") +
+        (repeated.length ? `; repeated: ${repeated.map((k) => `${k}/${count}`).join(", ")}` : ""),
+    );
+  }
+  const sorted = [...records].sort((a, b) => (a.shard?.index ?? 1) - (b.shard?.index ?? 1));
+  const plans = sorted.map((r) => r.plan);
+  const plan = plans.every((p): p is Plan => p !== null) ? mergePlans(plans) : null;
+  const splits = sorted.map((r) => r.split);
+  let split: BaseSplit | null = null;
+  if (plan && splits.every((s): s is BaseSplit => s !== null)) {
+    const s0 = splits[0]!;
+    split = {
+      ref: s0.ref,
+      sha: s0.sha,
+      changes: byPlanOrder(
+        splits.flatMap((s) => s.changes),
+        plan,
+      ),
+      drift: byPlanOrder(
+        splits.flatMap((s) => s.drift),
+        plan,
+      ),
+      settled: byPlanOrder(
+        splits.flatMap((s) => s.settled),
+        plan,
+      ),
+      ...(splits.find((s) => s.unavailable)
+        ? { unavailable: splits.find((s) => s.unavailable)!.unavailable! }
+        : {}),
+    };
+  }
+  const problemRecord = sorted.find((r) => r.problems && r.problems.length > 0);
+  const errors = sorted
+    .filter((r) => r.error)
+    .map((r) => (r.shard ? `shard ${r.shard.index}/${r.shard.count}: ${r.error}` : r.error!));
+  return {
+    command: first.command,
+    commit: first.commit,
+    exitCode: worst(sorted.map((r) => r.exitCode)),
+    plan,
+    split,
+    problems: problemRecord?.problems ?? null,
+    errors,
+  };
+}

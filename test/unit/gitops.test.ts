@@ -1,0 +1,203 @@
+/** The pure parts of GitOps: sharding, merging shards' plans, reviewed-plan records, the comment's size. */
+
+import { describe, expect, it } from "vitest";
+import { buildPlan } from "../../src/plan/plan.js";
+import type { Plan } from "../../src/plan/types.js";
+import { mergePlans, parseShard, shardDesired, shardOf } from "../../src/gitops/shard.js";
+import {
+  MAX_LISTED,
+  changeDigest,
+  decodeReviewed,
+  encodeReviewed,
+  judgeReviewed,
+  reviewedRecord,
+} from "../../src/gitops/reviewed.js";
+import { GITHUB_COMMENT_LIMIT, renderPlanComment } from "../../src/render/markdown.js";
+import { current, desired, item, store } from "../helpers/builders.js";
+
+const keys = (n: number, prefix = "store") => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
+
+describe("sharding", () => {
+  it("puts each store on one shard, evenly, and moves no store when others are added", () => {
+    const before = new Map(keys(2000).map((k) => [k, shardOf(k, 4)]));
+    const counts = [0, 0, 0, 0];
+    for (const s of before.values()) counts[s - 1]!++;
+    for (const c of counts) expect(c).toBeGreaterThan(400); // 500 each on average
+    // Adding 500 stores moves none of the 2000.
+    const after = new Map([...keys(2000), ...keys(500, "new")].map((k) => [k, shardOf(k, 4)]));
+    for (const [k, s] of before) expect(after.get(k)).toBe(s);
+  });
+
+  it("going from N to N+1 shards moves only the stores the new shard wins", () => {
+    let moved = 0;
+    for (const k of keys(2000)) {
+      const was = shardOf(k, 4);
+      const now = shardOf(k, 5);
+      if (now !== was) {
+        expect(now).toBe(5);
+        moved++;
+      }
+    }
+    expect(moved).toBeGreaterThan(300); // about 1/5 of 2000
+    expect(moved).toBeLessThan(500);
+  });
+
+  it("keeps the client-level settings on shard 1 only", () => {
+    const d = { ...desired(store("a", "1"), store("b", "2")), client: { webhooks: { X: { url: "u" } } } };
+    expect(shardDesired(d, { index: 1, count: 3 }).client).toEqual(d.client);
+    expect(shardDesired(d, { index: 2, count: 3 }).client).toBeUndefined();
+    expect(shardDesired(d, { index: 3, count: 3 }).client).toBeUndefined();
+  });
+
+  it("parses K/N and refuses anything else, naming the flag", () => {
+    expect(parseShard("2/4")).toEqual({ index: 2, count: 4 });
+    for (const bad of ["0/2", "3/2", "2", "a/b", "1/300", "-1/2"]) {
+      expect(() => parseShard(bad, "input shard")).toThrow(/input shard must be K\/N/);
+    }
+  });
+
+  it("merges the shards' plans into the plan one job makes", () => {
+    const stores = keys(12).map((k, i) =>
+      store(k, String(100 + i), (s) => {
+        s.items = { A: item("A", 100 + i), B: item("B", 200) };
+      }),
+    );
+    const want = keys(12).map((k, i) =>
+      store(k, String(100 + i), (s) => {
+        s.items = { A: item("A", 100 + i + (i % 3 === 0 ? 1 : 0)), C: item("C", 5) };
+      }),
+    );
+    const d = {
+      ...desired(...want),
+      client: { webhooks: { STORE_PROVISIONING_STATUS: { url: "https://x" } } },
+    };
+    const c = {
+      ...current(...stores),
+      client: { webhooks: {}, ids: { client_webhook: { clientId: "cid" } } },
+    };
+    const whole = buildPlan(d, c);
+    const parts = [1, 2, 3].map((index) => buildPlan(shardDesired(d, { index, count: 3 }), c));
+    expect(parts.every((p) => p.stores.length > 0)).toBe(true);
+    const merged = mergePlans(parts);
+    expect(merged.stores).toEqual(whole.stores);
+    expect(merged.changes).toEqual(whole.changes);
+    expect({ ...merged.summary, operations: 0 }).toEqual({ ...whole.summary, operations: 0 });
+    expect(merged.safety).toEqual(whole.safety);
+    // The same comment, the footer included.
+    const footer = (p: Plan) => encodeReviewed(reviewedRecord(p, "abc1234"));
+    expect(renderPlanComment(merged, { footer: footer(merged) })).toBe(
+      renderPlanComment(whole, { footer: footer(whole) }),
+    );
+    expect(() => mergePlans([parts[0]!, parts[0]!])).toThrow(/in two shards' plans/);
+  });
+});
+
+describe("reviewed plan records", () => {
+  const before = desired(store("s", "1", (s) => (s.items = { A: item("A", 100), B: item("B", 200) })));
+  const base = current(store("s", "1", (s) => (s.items = { A: item("A", 90), B: item("B", 200) })));
+
+  it("round-trips through the comment and judges a fresh plan change by change", () => {
+    const reviewed = buildPlan(before, base);
+    const record = reviewedRecord(reviewed, "0123456789abcdef0123456789abcdef01234567");
+    const line = encodeReviewed(record);
+    expect(line).toMatch(
+      /^<!-- carte-reviewed v1 head=0123456789abcdef0123456789abcdef01234567 n=1 all=\S+ changes=\S+ -->$/,
+    );
+    const decoded = decodeReviewed(`text\n${line}\n`)!;
+    expect(decoded.count).toBe(1);
+    expect([...decoded.changes!]).toEqual([changeDigest(reviewed.changes[0]!)]);
+
+    // Later: B drifted on the platform, A is what was reviewed.
+    const later = current(store("s", "1", (s) => (s.items = { A: item("A", 90), B: item("B", 250) })));
+    const fresh = buildPlan(before, later);
+    const verdict = judgeReviewed(fresh, decoded);
+    expect(verdict.reviewed).toEqual(["store[s].item[A]"]);
+    expect(verdict.unreviewed.map((c) => c.address)).toEqual(["store[s].item[B]"]);
+
+    // A resource that moved on the platform since the review is not the reviewed change.
+    const moved = current(store("s", "1", (s) => (s.items = { A: item("A", 95), B: item("B", 200) })));
+    expect(judgeReviewed(buildPlan(before, moved), decoded).reviewed).toEqual([]);
+  });
+
+  it("keeps one digest for plans too large to list, and applies them only whole", () => {
+    const many = desired(
+      store("s", "1", (s) => {
+        for (let i = 0; i <= MAX_LISTED; i++) s.items[`I${i}`] = item(`I${i}`, i);
+      }),
+    );
+    const plan = buildPlan(many, current());
+    const record = decodeReviewed(encodeReviewed(reviewedRecord(plan, "abcdef0")))!;
+    expect(record.changes).toBeUndefined();
+    expect(judgeReviewed(plan, record).unreviewed).toEqual([]);
+    const other = buildPlan(
+      desired(
+        store("s", "1", (s) => {
+          for (let i = 0; i <= MAX_LISTED; i++) s.items[`I${i}`] = item(`I${i}`, i + 1);
+        }),
+      ),
+      current(),
+    );
+    expect(judgeReviewed(other, record).reviewed).toEqual([]);
+  });
+
+  it("reads nothing from a malformed or absent record", () => {
+    expect(decodeReviewed("no record")).toBeUndefined();
+    expect(
+      decodeReviewed(`<!-- carte-reviewed v1 head=abcdef0 n=2 all=${"A".repeat(43)} changes=AAAA -->`),
+    ).toBeUndefined();
+    const plan = buildPlan(before, base);
+    expect(judgeReviewed(plan, undefined).unreviewed).toHaveLength(1);
+  });
+});
+
+describe("the plan comment", () => {
+  it("stays under GitHub's limit with a split and the record, and keeps the record whole", () => {
+    const stores = Array.from({ length: 120 }, (_, i) =>
+      store(`store-${String(i).padStart(3, "0")}`, String(900_000 + i), (s) => {
+        for (let j = 0; j < 60; j++)
+          s.items[`ITEM-${j}`] = item(`ITEM-${j}`, 1000 + j, { title: `Item ${j}` });
+      }),
+    );
+    const plan = buildPlan(desired(...stores), { stores: {} });
+    const half = plan.changes.length / 2;
+    const split = {
+      ref: "main",
+      sha: "0123456789abcdef",
+      changes: plan.changes.slice(0, half).map((c) => c.address),
+      drift: plan.changes.slice(half).map((c) => c.address),
+      settled: [],
+    };
+    const footer = encodeReviewed(reviewedRecord(plan, "abcdef0"));
+    const md = renderPlanComment(plan, { split, footer, fullPlanAt: "the job summary" });
+    expect(md.length).toBeLessThan(GITHUB_COMMENT_LIMIT);
+    expect(md.endsWith(`${footer}\n`)).toBe(true);
+    expect(md).toContain("#### This pull request changes: 3600 to create");
+    expect(md).toContain("#### Already different on the platform: 3600 to create");
+    expect(md).toMatch(
+      /store sections? not shown to keep this comment short; the full plan is in the job summary/,
+    );
+    expect(md.split("<details>").length).toBe(md.split("</details>").length);
+  });
+
+  it("escapes what the files and inputs say", () => {
+    const s = store("x", "1", (st) => {
+      st.store.name = "<img src=x> @everyone **bold**";
+      st.items = { A: item("A", 1) };
+    });
+    const plan = buildPlan(desired(s), { stores: {} });
+    const md = renderPlanComment(plan, {
+      split: {
+        ref: "<script>",
+        sha: "",
+        changes: ["store[x].item[A]"],
+        drift: [],
+        settled: [],
+        unavailable: "the base's files do not load (<b>bad</b>)",
+      },
+    });
+    expect(md).not.toContain("<img");
+    expect(md).not.toContain("<script>");
+    expect(md).not.toContain("<b>");
+    expect(md).toContain("<code>&lt;script&gt;</code>");
+  });
+});
