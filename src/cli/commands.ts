@@ -16,6 +16,7 @@ import { renderJson } from "../render/json.js";
 import { renderMarkdown } from "../render/markdown.js";
 import { renderReport, renderReportJson } from "../render/report.js";
 import { renderText } from "../render/text.js";
+import { describeHolder } from "../lock.js";
 import { runCarte, type RunHooks } from "../run.js";
 import { discardingSink, resolveSecretSink } from "../secrets.js";
 import { useColor, type CliIo } from "./io.js";
@@ -27,6 +28,8 @@ export interface RunCommand {
   color: boolean | undefined;
   quiet: boolean;
   parallelism: number;
+  /** `--timeout`: the longest the run may take, in milliseconds (src/run.ts `runTimeoutMs`). */
+  timeoutMs: number;
   stores: string[];
   kinds: SegmentName[];
   targets: string[];
@@ -47,6 +50,7 @@ function runRequest(opts: RunCommand, io: CliIo) {
     config: opts.config,
     env: io.env,
     parallelism: opts.parallelism,
+    runTimeoutMs: opts.timeoutMs,
     targeting: { stores: opts.stores, kinds: opts.kinds, targets: opts.targets },
     force: opts.force,
   };
@@ -131,6 +135,11 @@ export async function runApply(opts: ApplyCommand, io: CliIo): Promise<number> {
         onReplan: (stale) =>
           io.err(
             `The saved plan is stale (${stale.message.split(";")[0]}); planning again as --replan asks.\n`,
+          ),
+        onLockWait: (holder) =>
+          io.err(
+            `Waiting for another carte apply of the same stores to end (${describeHolder(holder)}); ` +
+              `--timeout bounds the wait.\n`,
           ),
         onPlan: (plan) => {
           progress.stop();
