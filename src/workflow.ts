@@ -304,6 +304,8 @@ export async function applyPlan(
         if (seen === "present") {
           r.status = "ok";
           r.message = `the answer was lost; the platform showed the change ${Date.now() - started} ms after the apply began`;
+        } else if (seen !== "absent") {
+          r.message = `${r.message}; outcome unknown: ${seen === "partial" ? "the platform showed part of it" : seen}`;
         } else {
           r.message = `${r.message}; the platform still did not show it when the apply ended: the next plan shows whether it arrived`;
         }

@@ -298,7 +298,7 @@ async function runOne(
         seen = await options.settle(op, sync ? 0 : settleMs);
       } catch (readErr) {
         return failed(
-          `${describe(last)}; a read to settle whether it was made failed too: ${describe(readErr)}`,
+          `${describe(last)}; outcome unknown: a read to settle whether it was made failed too: ${describe(readErr)}`,
         );
       }
       if (seen === "present") {

@@ -29,7 +29,8 @@ export interface VerifyOptions {
   /**
    * Changes whose stores are checked for duplicates: a duplicate of a resource of one of these changes
    * (same store and kind, the key it copies being a change's key) is reported in
-   * {@link VerifyResult.duplicates}, and the wait goes on while one remains. Default none.
+   * {@link VerifyResult.duplicates} as the read that ends the wait shows them (the plan's removals of
+   * duplicates are changes: the wait goes on while they do not show). Default none.
    */
   duplicates?: ResourceChange[];
 }
@@ -128,7 +129,9 @@ export async function waitForPlan(
     pending = pending.filter((ch) => !shows(current, ch, plan));
     const duplicates = duplicatesAmong(current, dupScope);
     const waitedMs = Date.now() - started;
-    if ((pending.length === 0 && duplicates.length === 0) || waitedMs >= timeoutMs) {
+    // Once every change shows, a duplicate left is not one this apply is removing (its removals are
+    // changes): waiting longer would not make it go.
+    if (pending.length === 0 || waitedMs >= timeoutMs) {
       return { pending: pending.map((c) => c.address), duplicates, waitedMs };
     }
     await new Promise((r) => setTimeout(r, Math.min(interval, Math.max(0, timeoutMs - waitedMs))));
