@@ -156,8 +156,13 @@ const figures = {};
 if (wanted.has("seeded")) {
   const t0 = Date.now();
   const trials = [];
-  for (const rate of [0.1, 0.2, 0.3])
-    for (let i = 0; i < 20; i++) trials.push({ rate, seed: Math.round(rate * 1000) + i });
+  // BENCH_SEEDS=101,205 runs only those seeds (to look into one).
+  for (const rate of [0.1, 0.2, 0.3]) {
+    for (let i = 0; i < 20; i++) {
+      const seed = Math.round(rate * 1000) + i;
+      if (!only || only.has(seed)) trials.push({ rate, seed });
+    }
+  }
   const details = [];
   const runs = await pool(
     trials.map(({ rate, seed }) => async () => {
