@@ -8,6 +8,7 @@
  * - {@link PlanningError}: a configured value the platform cannot take, found while planning.
  * - {@link MoneyError}: a money amount of the platform that cannot be converted exactly (finance).
  * - {@link ConvergenceError}, {@link UsageError}: an apply the platform did not show; a misused command.
+ * - {@link LockError}: another apply of the same stores holds the lock on this machine.
  * - anything else is a bug in carte ({@link InternalError}).
  *
  * {@link exitCodeFor} is the one mapping of these to exit codes, used by the CLI and the GitHub Action
@@ -169,15 +170,39 @@ export class MoneyError extends Error {
 export class ConvergenceError extends Error {
   /** Addresses of the resources that never showed their planned state. */
   readonly pending: string[];
-  constructor(pending: string[], waitedMs: number) {
+  /** Addresses of the duplicates the platform still showed (issue 11: never exit 0 with one). */
+  readonly duplicates: string[];
+  constructor(pending: string[], waitedMs: number, duplicates: string[] = []) {
+    const list = (xs: string[]) => `${xs.slice(0, 10).join(", ")}${xs.length > 10 ? ", …" : ""}`;
+    const parts = [
+      ...(pending.length > 0 ? [`did not show ${pending.length} change(s): ${list(pending)}`] : []),
+      ...(duplicates.length > 0
+        ? [`still shows ${duplicates.length} duplicate(s): ${list(duplicates)}`]
+        : []),
+    ];
     super(
-      `the platform accepted the writes but did not show ${pending.length} change(s) after ${Math.round(
-        waitedMs / 1000,
-      )} s: ${pending.slice(0, 10).join(", ")}${pending.length > 10 ? ", …" : ""}. ` +
-        `Run \`carte plan\` in a few minutes to see whether they arrived.`,
+      `the platform accepted the writes but after ${Math.round(waitedMs / 1000)} s ${parts.join("; and ")}. ` +
+        (duplicates.length > 0
+          ? "Run `carte apply` again: the plan removes the duplicates."
+          : "Run `carte plan` in a few minutes to see whether they arrived."),
     );
     this.name = "ConvergenceError";
     this.pending = pending;
+    this.duplicates = duplicates;
+  }
+}
+
+/**
+ * Another `carte apply` on this machine holds the lock of some of the stores (src/lock.ts), and it was
+ * not released within the wait. Nothing was read or written.
+ */
+export class LockError extends Error {
+  /** Keys of the stores (or `@client`) whose lock could not be taken. */
+  readonly locked: string[];
+  constructor(locked: string[], message: string) {
+    super(message);
+    this.name = "LockError";
+    this.locked = locked;
   }
 }
 

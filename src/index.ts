@@ -68,7 +68,7 @@ export type { Targeting } from "./plan/target.js";
  * {@link applyPlan}: makes the plan's calls in order, hands webhook secrets to the given sink, then
  * waits until the platform shows the changes; returns an {@link ApplyReport}.
  */
-export { applyPlan } from "./workflow.js";
+export { applyPlan, isComplete, storeGuard } from "./workflow.js";
 export type { ApplyReport } from "./workflow.js";
 export type { ApplyEvent, OperationResult } from "./apply/execute.js";
 /** Where webhook secrets returned by calls go (src/secrets.ts). */
@@ -106,6 +106,7 @@ export {
   ConvergenceError,
   ExitCode,
   InternalError,
+  LockError,
   MoneyError,
   PlanningError,
   StalePlanError,

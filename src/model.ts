@@ -117,6 +117,11 @@ export interface WebhookSetting {
   url: string;
   /** `ENABLE` (true) or `DISABLE` (false) on the platform. */
   enabled: boolean;
+  /**
+   * Current side only: how many times the platform lists the store on the event, when more than once
+   * (a duplicate; the plan removes the store and adds it back once, src/kinds/webhooks.ts).
+   */
+  copies?: number;
 }
 
 /**

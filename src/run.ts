@@ -8,6 +8,7 @@
  * before any write, the confirmation, progress) comes through {@link RunHooks}.
  */
 
+import path from "node:path";
 import { loadProject, type LoadedProject } from "./config/index.js";
 import { compareWithBase, type BaseSplit } from "./gitops/base.js";
 import { planOnly } from "./gitops/reviewed.js";
@@ -15,7 +16,8 @@ import { allowEmptyShard, shardProject, type Shard } from "./gitops/shard.js";
 import type { ApplyEvent } from "./apply/execute.js";
 import { ExitCode, StalePlanError, exitCodeFor } from "./errors.js";
 import type { CurrentState } from "./model.js";
-import type { RetryInfo } from "./platform/client.js";
+import { CLIENT_LOCK, acquireApplyLock, type ApplyLock, type LockHolder } from "./lock.js";
+import type { ClientOptions, RetryInfo } from "./platform/client.js";
 import { readPlanFile } from "./plan/file.js";
 import { isEmptyPlan } from "./plan/plan.js";
 import type { Targeting } from "./plan/target.js";
@@ -26,10 +28,16 @@ import {
   applyPlan,
   checkSavedPlan,
   enforceSafety,
+  isComplete,
   planProject,
+  scopeDesired,
+  storeGuard,
   type ApplyReport,
   type RunOptions,
 } from "./workflow.js";
+
+/** Default of {@link RequestBase.runTimeoutMs}: 15 minutes. */
+export const DEFAULT_RUN_TIMEOUT_MS = 15 * 60_000;
 
 /** What a run is asked to do; common to {@link PlanRequest} and {@link ApplyRequest}. */
 interface RequestBase {
@@ -58,6 +66,20 @@ interface RequestBase {
    * (src/gitops/shard.ts). A shard without stores is not refused by the `no_stores` guard.
    */
   shard?: Shard | undefined;
+  /**
+   * `--timeout`: the longest a run may take, in milliseconds, from its start: reads, retries and the
+   * waits the platform asks for (429/503 `Retry-After`, which use up no attempt), the wait for another
+   * apply's lock, and the wait for the platform to show the changes. Default 15 minutes.
+   */
+  runTimeoutMs?: number;
+  /**
+   * Settings of the platform client's retries (tests and benchmarks tune them; defaults otherwise):
+   * backoff base and cap, the cap of one `Retry-After` wait, the client-side rate limit, jitter source.
+   */
+  client?: Pick<
+    ClientOptions,
+    "baseDelayMs" | "maxDelayMs" | "maxRetryAfterMs" | "maxAttempts" | "requestsPerSecond" | "random"
+  >;
 }
 
 /** `carte plan`: plan only, no write. */
@@ -91,7 +113,10 @@ export interface ApplyRequest extends RequestBase {
   secrets: (project: LoadedProject) => SecretSink;
   /** Longest wait for the platform to show accepted writes, in milliseconds. Default 60 000. */
   convergenceTimeoutMs?: number;
-  /** Longest wait before an unsettled asynchronous create is taken as not made, in milliseconds. */
+  /**
+   * Longest wait for an asynchronous call whose answer was lost to show its effect before it is reported
+   * unsettled (never made again), in milliseconds. Default 5 000.
+   */
   settleMs?: number;
   /**
    * Apply part of a fresh plan only (the GitHub Action's reviewed plan, src/gitops/reviewed.ts): called
@@ -99,6 +124,11 @@ export interface ApplyRequest extends RequestBase {
    * all. The plan is rebuilt from the same live read for those addresses alone.
    */
   only?: (plan: Plan) => string[] | undefined;
+  /**
+   * Longest wait for the lock of the stores when another apply on this machine holds it (src/lock.ts),
+   * in milliseconds. Default: until the run's time limit ({@link RequestBase.runTimeoutMs}).
+   */
+  lockWaitMs?: number;
 }
 
 /** A run of the shared path. */
@@ -119,6 +149,8 @@ export interface RunHooks {
   onWarning?: (message: string) => void;
   /** A saved plan is stale and `replan` asks to plan again; called before planning again. */
   onReplan?: (stale: StalePlanError) => void;
+  /** Another apply on this machine holds the lock of some of the stores: this run waits for it. */
+  onLockWait?: (holder: LockHolder | undefined) => void;
   /**
    * The plan is made and judged by the safety guards (an override by `force` is recorded in it). Called
    * once per run that gets that far, before any write and before {@link confirm}, also when a guard
@@ -153,8 +185,9 @@ export interface RunResult {
    */
   lostSecrets?: string[];
   /**
-   * 0 success or no changes; 1 error, a declined confirmation, or an apply where a call failed or was
-   * skipped; 2 changes pending with `detailedExitCode`; 3 refused by a safety guard.
+   * 0 success or no changes; 1 error, a declined confirmation, or an apply that left something undone
+   * (a call failed or was skipped, a store was refused, a change not shown, a duplicate left, a webhook
+   * secret made but not kept); 2 changes pending with `detailedExitCode`; 3 refused by a safety guard.
    */
   exitCode: number;
   /** Why the run ended early (`exitCode` is `exitCodeFor(error)`); never holds a secret. */
@@ -182,20 +215,35 @@ function runOptions(request: RunRequest, hooks: RunHooks): RunOptions {
  */
 export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promise<RunResult> {
   const result: RunResult = { exitCode: ExitCode.ok };
+  const deadline = Date.now() + (request.runTimeoutMs ?? DEFAULT_RUN_TIMEOUT_MS);
+  let lock: ApplyLock | undefined;
   try {
     const loaded = await loadProject(request.config);
     result.project = request.shard ? shardProject(loaded, request.shard) : loaded;
     const project = result.project;
     for (const warning of project.warnings) hooks.onWarning?.(`Warning: ${warning}`);
+    // A saved plan is read, and its digest checked, before anything else: an edited plan makes no call.
     const saved =
       request.command === "apply" && request.planFile ? await readPlanFile(request.planFile) : undefined;
+    if (request.command === "apply") {
+      // One apply at a time per store on this machine, from the first read to the verification.
+      const scope = scopeDesired(project.desired, saved?.targeting ?? request.targeting);
+      lock = await acquireApplyLock({
+        dir: path.join(project.root, ".carte", "locks"),
+        names: [...Object.keys(scope.stores), ...(project.desired.client ? [CLIENT_LOCK] : [])],
+        waitMs: Math.max(0, Math.min(request.lockWaitMs ?? Infinity, deadline - Date.now())),
+        ...(hooks.onLockWait ? { onWait: hooks.onLockWait } : {}),
+      });
+    }
     const session = await openSession(project, {
       env: request.env ?? process.env,
       ...(request.timeoutMs ? { timeoutMs: request.timeoutMs } : {}),
       ...(hooks.onRetry ? { onRetry: hooks.onRetry } : {}),
+      ...(request.client ? { client: request.client } : {}),
     });
+    session.client.setDeadline(deadline);
     try {
-      const options = runOptions(request, hooks);
+      const options: RunOptions = { ...runOptions(request, hooks), deadline };
       const env = request.env ?? process.env;
       const secretsFile = secretsFileName({
         file: request.secretsFile,
@@ -253,13 +301,19 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
       // apply is refused (src/secrets.ts prepareSecretSink); afterwards, secrets made but not kept.
       const prepared = await prepareSecretSink(plan, request.secrets(project));
       const started = Date.now();
-      const report = await applyPlan(plan, session, { ...options, secrets: prepared.sink });
+      const guard = storeGuard(plan, project, session, options);
+      const report = await applyPlan(plan, session, {
+        ...options,
+        secrets: prepared.sink,
+        ...(guard ? { beforeStore: guard } : {}),
+      });
       result.report = report;
       result.applyMs = Date.now() - started;
       const lost = await prepared.finish(report.operations);
       if (lost.length > 0) result.lostSecrets = lost;
-      result.exitCode =
-        report.failed > 0 || report.skipped > 0 || lost.length > 0 ? ExitCode.error : ExitCode.ok;
+      // Never 0 while something is left: a failed or skipped call, a refused store, a change not shown,
+      // a duplicate, a secret made but not kept.
+      result.exitCode = isComplete(report) && lost.length === 0 ? ExitCode.ok : ExitCode.error;
       return result;
     } finally {
       await session.close();
@@ -268,5 +322,7 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
     result.error = err;
     result.exitCode = exitCodeFor(err);
     return result;
+  } finally {
+    await lock?.release();
   }
 }

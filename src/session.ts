@@ -10,7 +10,7 @@ import path from "node:path";
 import type { LoadedProject } from "./config/index.js";
 import { startEmulator, type RunningEmulator } from "./emulator/index.js";
 import { ConfigError } from "./errors.js";
-import { PlatformClient, type RetryInfo } from "./platform/client.js";
+import { PlatformClient, type ClientOptions, type RetryInfo } from "./platform/client.js";
 
 /** Client id and secret used against the embedded emulator when the environment sets none. */
 export const EMBEDDED_CREDENTIALS = { clientId: "carte-local", clientSecret: "carte-local-secret" } as const;
@@ -70,6 +70,11 @@ export interface SessionOptions {
   timeoutMs?: number;
   /** Called before each retry of a call (progress output). */
   onRetry?: (info: RetryInfo) => void;
+  /** Retry and pacing settings of the client (tests and benchmarks); the defaults otherwise. */
+  client?: Pick<
+    ClientOptions,
+    "baseDelayMs" | "maxDelayMs" | "maxRetryAfterMs" | "maxAttempts" | "requestsPerSecond" | "random"
+  >;
 }
 
 /**
@@ -98,6 +103,7 @@ export async function openSession(project: LoadedProject, options: SessionOption
       requestsPerSecond: project.platform.requestsPerSecond,
       ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.onRetry ? { onRetry: options.onRetry } : {}),
+      ...options.client,
     });
     return { client, emulator: undefined, stateFile: undefined, close: () => client.close() };
   }
@@ -150,6 +156,7 @@ export async function openSession(project: LoadedProject, options: SessionOption
     // The embedded emulator runs in this process: no need to pace the calls.
     requestsPerSecond: Infinity,
     ...(options.onRetry ? { onRetry: options.onRetry } : {}),
+    ...options.client,
   });
   return {
     client,

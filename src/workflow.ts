@@ -11,10 +11,15 @@ import { clientKinds, kinds } from "./kinds/registry.js";
 import { address } from "./kinds/util.js";
 import type { KindName } from "./kinds/registry.js";
 import { own, type CurrentState, type DesiredState, type Ownership } from "./model.js";
-import { executePlan, type ApplyEvent, type OperationResult } from "./apply/execute.js";
+import { executePlanFully, type ApplyEvent, type OperationResult } from "./apply/execute.js";
+import { settleEffect } from "./apply/settle.js";
 import { waitForPlan } from "./apply/verify.js";
 import { buildPlan } from "./plan/plan.js";
 import { checksum } from "./plan/checksum.js";
+import { clientDigest, storeDigest } from "./plan/digest.js";
+import { findEndpoint, isSynchronous } from "./plan/endpoints.js";
+import type { Operation } from "./plan/types.js";
+import { resetSecret } from "./platform/webhooks.js";
 import { isTargeted, matchAddress, matchStore, type Targeting } from "./plan/target.js";
 import type { Plan } from "./plan/types.js";
 import { escapeTerminal } from "./render/escape.js";
@@ -40,6 +45,16 @@ export interface RunOptions {
    * dropped unseen; the shared path (src/run.ts) always gives one.
    */
   secrets?: SecretSink;
+  /**
+   * Called just before a store's first write; rejects to refuse the store (see {@link storeGuard}).
+   * Absent: no check.
+   */
+  beforeStore?: (store: string) => Promise<void>;
+  /**
+   * Epoch ms after which the apply stops waiting for the platform (the run's `--timeout`): the waits
+   * for accepted writes end there at the latest.
+   */
+  deadline?: number;
 }
 
 /**
@@ -102,6 +117,12 @@ export async function planProject(
           `addresses look like store[bog-centro].item[BURGER-CLASSIC] or client.client_webhook[STORE_PROVISIONING_STATUS] (see carte plan)`,
       );
   }
+  // The digest of each store as read (and of the client-level state, under ""), checked again just
+  // before the store's first write.
+  plan.checksums.stores = {
+    ...Object.fromEntries(plan.stores.map((s) => [s.key, storeDigest(own(current.stores, s.key))])),
+    ...(current.client ? { "": clientDigest(current.client) } : {}),
+  };
   return { plan, current };
 }
 
@@ -133,6 +154,51 @@ export function unmatchedTargets(
     for (const state of [desired.client ?? {}, current.client ?? { ids: {} }])
       for (const k of Object.keys(kind.select(state) ?? {})) addresses.push(`client.${kind.name}[${k}]`);
   return targets.filter((t) => !addresses.some((a) => matchAddress(t, a)));
+}
+
+/**
+ * The optimistic check of an apply (issue 11, item 3): a function that reads one store (`""`: the
+ * client-level resources) as planning read it and rejects when its digest differs from the plan's
+ * `checksums.stores[store]`, so that the
+ * executor writes nothing to a store that another apply (on another machine, which the lock of
+ * src/run.ts cannot reach) or a person changed since the plan was made. `undefined` when the plan
+ * carries no store digests.
+ */
+export function storeGuard(
+  plan: Plan,
+  project: LoadedProject,
+  session: Session,
+  options: RunOptions = {},
+): ((store: string) => Promise<void>) | undefined {
+  const digests = plan.checksums.stores;
+  if (!digests) return undefined;
+  const desired = scopeDesired(project.desired, plan.targeting ?? options.targeting);
+  const requests = readRequests(desired, project.ownership);
+  const clientReads = clientReadKinds(desired, project.ownership);
+  return async (store) => {
+    const expected = own(digests, store);
+    if (expected === undefined) return;
+    if (store === "") {
+      // The client-level resources (client webhooks).
+      const current = await fetchCurrent(session.client, [], { parallelism: 1, clientKinds: clientReads });
+      if (clientDigest(current.client) !== expected) {
+        throw new Error(
+          "the client-level settings changed on the platform since the plan was made, so none of their " +
+            "calls was made; run `carte plan` again and review it",
+        );
+      }
+      return;
+    }
+    const request = requests.find((r) => r.store.key === store);
+    if (!request) return;
+    const current = await fetchCurrent(session.client, [request], { parallelism: options.parallelism ?? 8 });
+    if (storeDigest(own(current.stores, store)) !== expected) {
+      throw new Error(
+        "the store changed on the platform since the plan was made (another apply, or an edit), so none " +
+          "of its calls was made; run `carte plan` again and review it",
+      );
+    }
+  };
 }
 
 /**
@@ -189,51 +255,138 @@ export interface ApplyReport {
   skipped: number;
   /** Addresses the platform did not show in their planned state within the wait. */
   pending: string[];
+  /**
+   * Duplicates the platform still shows among the resources the plan changed (two menus of one type,
+   * two identical slots…), as addresses: the apply failed to leave exactly one. Always set by
+   * {@link applyPlan}.
+   */
+  duplicates?: string[];
+  /**
+   * Stores refused just before their first write (their state no longer matched the plan), with why.
+   * Always set by {@link applyPlan}.
+   */
+  refused?: { store: string; reason: string }[];
   /** How long carte waited for the platform to show the changes, in milliseconds. */
   waitedMs: number;
 }
 
+/** Whether an apply did everything it planned: every call made, shown, no duplicate left. */
+export function isComplete(report: ApplyReport): boolean {
+  return (
+    report.failed === 0 &&
+    report.skipped === 0 &&
+    (report.refused ?? []).length === 0 &&
+    report.pending.length === 0 &&
+    (report.duplicates ?? []).length === 0
+  );
+}
+
 /**
- * Makes the plan's calls, then waits until the platform shows every change whose calls succeeded.
- * Failed calls are reported in the result, never thrown. Throws {@link ConvergenceError} only when
- * every call succeeded but the platform did not show the result within the wait.
+ * Makes the plan's calls, then waits until the platform shows every change whose calls succeeded and
+ * no duplicate among the resources the plan changed. A call whose answer was lost is settled by
+ * reading its own effect (src/apply/settle.ts); an asynchronous create left unsettled is watched until
+ * its effect shows or the wait ends, so that the next plan does not make it again. Failed calls are
+ * reported in the result, never thrown. Throws {@link ConvergenceError} only when every call succeeded
+ * but the platform did not show the result, or still showed a duplicate, within the wait.
  */
 export async function applyPlan(
   plan: Plan,
   session: Session,
   options: RunOptions = {},
 ): Promise<ApplyReport> {
-  const results = await executePlan(plan, session.client, {
+  const client = session.client;
+  const collector = options.secrets ? secretCollector(options.secrets) : undefined;
+  const started = Date.now();
+  const { results, refused } = await executePlanFully(plan, client, {
     parallelism: options.parallelism ?? 8,
     ...(options.settleMs !== undefined ? { settleMs: options.settleMs } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
-    ...(options.secrets ? { onResponse: secretCollector(options.secrets) } : {}),
-    // One read of the operation's resources: does the platform show them in their planned state?
-    recheck: async (op, waitMs) => {
-      const addresses = new Set(op.addresses);
-      const changes = plan.changes.filter((c) => addresses.has(c.address));
-      const r = await waitForPlan(plan, changes, session.client, { timeoutMs: waitMs });
-      return r.pending.length === 0;
+    ...(collector ? { onResponse: collector } : {}),
+    ...(options.beforeStore ? { beforeStore: options.beforeStore } : {}),
+    settle: (op, waitMs) => settleEffect(plan, op, client, waitMs),
+    // The secret of a create whose answer was lost: rotated, and kept like an answer's.
+    recoverSecret: async (op) => {
+      const event = String(op.params?.event ?? "");
+      const answer = await resetSecret(client, event);
+      if (collector) await collector(op, answer);
+      return options.secrets ? options.secrets.where(event) : "nowhere (no secrets sink was given)";
     },
   });
+  const waitMs = Math.max(
+    0,
+    Math.min(options.convergenceTimeoutMs ?? 60_000, (options.deadline ?? Infinity) - Date.now()),
+  );
+  const until = Date.now() + waitMs;
+
+  // Asynchronous creates whose answer was lost and which were not made again: wait for them, so that
+  // the apply ends with the platform settled (a next plan made while one is still pending would create
+  // it again). So too for the asynchronous calls that succeeded in stores where another call failed:
+  // the verification below leaves those stores out, yet the next plan must not run ahead of them.
+  const opOf = new Map(plan.operations.map((o) => [o.id, o]));
+  const failedStores = new Set(
+    results.filter((r) => r.status !== "ok").flatMap((r) => opOf.get(r.id)?.stores ?? []),
+  );
+  for (const r of refused) failedStores.add(r.store);
+  const asynchronous = (op: Operation) => {
+    const spec = findEndpoint(op.endpoint);
+    return spec !== undefined && !isSynchronous(spec);
+  };
+  await Promise.all(
+    results
+      .filter(
+        (r) =>
+          r.unsettled ||
+          (r.status === "ok" &&
+            asynchronous(opOf.get(r.id)!) &&
+            opOf.get(r.id)!.stores.some((s) => failedStores.has(s))),
+      )
+      .map(async (r) => {
+        const op = opOf.get(r.id)!;
+        const seen = await settleEffect(plan, op, client, Math.max(0, until - Date.now())).catch(
+          (err: unknown) => `unknown (${err instanceof Error ? err.message : String(err)})`,
+        );
+        if (!r.unsettled) return;
+        delete r.unsettled;
+        if (seen === "present") {
+          r.status = "ok";
+          r.message = `the answer was lost; the platform showed the change ${Date.now() - started} ms after the apply began`;
+        } else if (seen !== "absent") {
+          r.message = `${r.message}; outcome unknown: ${seen === "partial" ? "the platform showed part of it" : seen}`;
+        } else {
+          r.message = `${r.message}; the platform still did not show it when the apply ended: the next plan shows whether it arrived`;
+        }
+      }),
+  );
+
   // Verify what the successful calls carried, except in stores where some call failed or was skipped:
-  // their state is unknown until the next plan, which shows what is left.
+  // their state is unknown until the next plan, which shows what is left. Duplicates are looked for in
+  // every store the plan changed.
   const okIds = new Set(results.filter((r) => r.status === "ok").map((r) => r.id));
   const troubled = new Set(plan.operations.filter((o) => !okIds.has(o.id)).flatMap((o) => o.stores));
+  for (const r of refused) troubled.add(r.store);
   const applied = new Set(plan.operations.filter((o) => okIds.has(o.id)).flatMap((o) => o.addresses));
   const toVerify = plan.changes.filter((c) => applied.has(c.address) && !troubled.has(c.store));
-  const verify = await waitForPlan(plan, toVerify, session.client, {
-    timeoutMs: options.convergenceTimeoutMs ?? 60_000,
+  const verify = await waitForPlan(plan, toVerify, client, {
+    timeoutMs: Math.max(0, until - Date.now()),
     parallelism: options.parallelism ?? 8,
+    duplicates: plan.changes.filter((c) => c.store !== ""),
   });
   const report: ApplyReport = {
     operations: results,
     failed: results.filter((r) => r.status === "failed").length,
     skipped: results.filter((r) => r.status === "skipped").length,
     pending: verify.pending,
+    duplicates: verify.duplicates,
+    refused,
     waitedMs: verify.waitedMs,
   };
-  if (report.failed === 0 && report.pending.length > 0)
-    throw new ConvergenceError(report.pending, verify.waitedMs);
+  if (
+    report.failed === 0 &&
+    report.skipped === 0 &&
+    refused.length === 0 &&
+    (report.pending.length > 0 || verify.duplicates.length > 0)
+  ) {
+    throw new ConvergenceError(report.pending, verify.waitedMs, verify.duplicates);
+  }
   return report;
 }

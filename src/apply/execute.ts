@@ -3,6 +3,17 @@
  * stage. An operation whose store had a failed operation in an earlier stage is skipped (it may depend
  * on what failed); independent operations go on. Never throws for a failed call: the result says what
  * happened to each operation.
+ *
+ * Exactly once (issue 11):
+ * - a call whose answer was lost (no answer, or 500/502/504) is settled by reading whether ITS OWN
+ *   effect shows (src/apply/settle.ts, `EndpointSpec.effect`), never by the final state of its address;
+ *   a create is made again only when a read proves it did not happen: at once for synchronous endpoints,
+ *   never for asynchronous ones (the platform may still be processing it: the call is reported
+ *   `unsettled` and the apply keeps watching it, src/workflow.ts);
+ * - a secret-bearing create whose answer was lost is not sent again once a read shows it: its secret is
+ *   rotated with `reset-secret` and kept (`recoverSecret`), and the result says it was rotated;
+ * - just before a store's first write, `beforeStore` may refuse the store (its state no longer matches
+ *   the plan): its operations are then not made.
  */
 
 import pLimit from "p-limit";
@@ -10,6 +21,7 @@ import { ApiError } from "../errors.js";
 import type { PlatformClient } from "../platform/client.js";
 import type { Operation, Plan } from "../plan/types.js";
 import { endpoint, Endpoints, findEndpoint, isSynchronous } from "../plan/endpoints.js";
+import type { Settled } from "./settle.js";
 
 /** What happened to one operation. */
 export interface OperationResult {
@@ -17,10 +29,15 @@ export interface OperationResult {
   method: string;
   path: string;
   status: "ok" | "failed" | "skipped";
-  /** The platform's message, or why it was skipped. Never contains a token. */
+  /** The platform's message, or why it was skipped or how it was settled. Never contains a secret. */
   message?: string;
   /** Wall time of the call in milliseconds. */
   durationMs: number;
+  /**
+   * Set on a failed asynchronous create whose answer was lost and whose effect no read showed within
+   * the settle window: it was not sent again (it may still be processing); the apply keeps watching it.
+   */
+  unsettled?: true;
 }
 
 /** Events for progress reporting. */
@@ -41,18 +58,31 @@ export interface ExecuteOptions {
    */
   onResponse?: (op: Operation, body: unknown) => Promise<void> | void;
   /**
-   * Reads the platform and tells whether the changes of an operation show (used to settle a failed
-   * call that may not be repeated blindly; see `synchronous` in src/plan/endpoints.ts).
+   * Reads the platform and tells whether the operation's own effect shows (src/apply/settle.ts),
+   * waiting up to `waitMs` for it to show (asynchronous endpoints). Used to settle a call whose answer
+   * was lost. Absent: such a call fails.
    */
-  recheck?: (op: Operation, waitMs: number) => Promise<boolean>;
+  settle?: (op: Operation, waitMs: number) => Promise<Settled>;
   /**
-   * How long a read may wait for an asynchronous endpoint to show an unsettled create before carte
-   * concludes it did not happen, in milliseconds. Default 5 000.
+   * For a secret-bearing call whose answer was lost and whose effect a read shows: gets the secret anew
+   * (`PUT /webhook/{event}/reset-secret`) and keeps it; returns where it went (for the report, never the
+   * secret). Absent: such a call fails, saying the secret was lost.
+   */
+  recoverSecret?: (op: Operation) => Promise<string>;
+  /**
+   * Called once per store, just before its first write; rejects to refuse the store (its state no longer
+   * matches the plan's checksum for it): the store's operations are then not made. The rejection's
+   * message says why.
+   */
+  beforeStore?: (store: string) => Promise<void>;
+  /**
+   * How long a read may wait for an asynchronous endpoint to show a call whose answer was lost before
+   * carte reports it unsettled, in milliseconds. Default 5 000.
    */
   settleMs?: number;
 }
 
-/** How many times an unsettled create is read and made again at most. */
+/** How many times a call whose answer was lost is read and made again at most. */
 const SETTLE_ROUNDS = 2;
 
 /**
@@ -66,11 +96,15 @@ function chainOf(op: Operation): string {
   return kind ? `store_schedule:${kind}` : chain;
 }
 
-/** Failed chains per store: `store\u0000chain`. */
+/** Failed chains per store: `store\u0000chain`; `store\u0000*` for a refused store. */
 class Failures {
   private readonly keys = new Set<string>();
   add(op: Operation): void {
     for (const s of op.stores) this.keys.add(`${s}\u0000${chainOf(op)}`);
+  }
+  /** Every later call of the store is skipped. */
+  refuse(store: string): void {
+    this.keys.add(`${store}\u0000*`);
   }
   /** The stores of the operation whose calls it depends on failed. */
   blocking(op: Operation): string[] {
@@ -83,22 +117,69 @@ class Failures {
   }
 }
 
+/** The refusals of `beforeStore`, asked once per store. */
+class StoreGuard {
+  private readonly asked = new Map<string, Promise<string | undefined>>();
+  /** Stores refused, with why. */
+  readonly refused = new Map<string, string>();
+  constructor(private readonly check: ((store: string) => Promise<void>) | undefined) {}
+  /** The stores of `stores` that are refused (asking for each store not asked yet). */
+  async refusedAmong(stores: readonly string[]): Promise<string[]> {
+    const check = this.check;
+    if (!check) return [];
+    const answers = await Promise.all(
+      stores.map((s) => {
+        let p = this.asked.get(s);
+        if (!p) {
+          p = check(s).then(
+            () => undefined,
+            (err: unknown) => describe(err),
+          );
+          this.asked.set(s, p);
+        }
+        return p.then((why) => {
+          if (why !== undefined) this.refused.set(s, why);
+          return why === undefined ? [] : [s];
+        });
+      }),
+    );
+    return answers.flat();
+  }
+}
+
+/** The result of {@link executePlan}: one result per operation, and the stores refused before any write. */
+export interface ExecuteResult {
+  results: OperationResult[];
+  /** Stores `beforeStore` refused, with why: none of their operations was made. */
+  refused: { store: string; reason: string }[];
+}
+
 /** Runs every operation of the plan. */
 export async function executePlan(
   plan: Plan,
   client: PlatformClient,
   options: ExecuteOptions = {},
 ): Promise<OperationResult[]> {
+  return (await executePlanFully(plan, client, options)).results;
+}
+
+/** Runs every operation of the plan; also says which stores were refused before their first write. */
+export async function executePlanFully(
+  plan: Plan,
+  client: PlatformClient,
+  options: ExecuteOptions = {},
+): Promise<ExecuteResult> {
   const limit = pLimit(options.parallelism ?? 8);
   const total = plan.operations.length;
   options.onEvent?.({ type: "start", total });
   const failures = new Failures();
+  const guard = new StoreGuard(options.beforeStore);
   const results: OperationResult[] = [];
   const stages = [...new Set(plan.operations.map((o) => o.stage))].sort((a, b) => a - b);
   for (const stage of stages) {
     const ops = plan.operations.filter((o) => o.stage === stage);
     const stageResults = await Promise.all(
-      ops.map((op) => limit(() => runOne(op, client, failures, options))),
+      ops.map((op) => limit(() => runOne(op, client, failures, guard, options))),
     );
     for (const r of stageResults) {
       results.push(r.result);
@@ -106,32 +187,52 @@ export async function executePlan(
       options.onEvent?.({ type: "operation", result: r.result, done: results.length, total });
     }
   }
-  return results;
+  return { results, refused: [...guard.refused].map(([store, reason]) => ({ store, reason })) };
 }
 
-/** A failure that leaves open whether the platform made the change: no answer, or a server error. */
+/**
+ * A failure that leaves open whether the platform made the change: no answer, or a server error that
+ * does not prove the request was refused (500, 502, 504; 429 and 503 say nothing was done, RFC 6585 §4,
+ * RFC 9110 §15.6.4).
+ */
 function unsettled(err: unknown): boolean {
-  return err instanceof ApiError && (err.status === 0 || err.status >= 500);
+  return (
+    err instanceof ApiError &&
+    (err.status === 0 || err.status === 500 || err.status === 502 || err.status === 504)
+  );
+}
+
+/** The operation with some stores left out (a client-scoped call carries one part per store). */
+function without(op: Operation, stores: readonly string[]): Operation {
+  const parts = (op.parts ?? []).filter((p) => !stores.includes(p.store));
+  const spec = endpoint(op.endpoint);
+  const body = spec.body(
+    parts.map((p) => p.element),
+    op.params ?? {},
+  );
+  const kept = new Set(parts.map((p) => p.store));
+  return {
+    ...op,
+    body,
+    parts,
+    stores: op.stores.filter((s) => !stores.includes(s)),
+    // The addresses of the stores left out are not this call's any more.
+    addresses: op.addresses.filter((a) => [...kept].some((s) => a.startsWith(`store[${s}].`))),
+  };
 }
 
 async function runOne(
   op: Operation,
   client: PlatformClient,
   failures: Failures,
+  guard: StoreGuard,
   options: ExecuteOptions,
 ): Promise<{ op: Operation; result: OperationResult }> {
   const base = { id: op.id, method: op.method, path: op.path };
   const blocked = failures.blocking(op);
   if (blocked.length > 0 && op.parts && blocked.length < op.stores.length) {
     // A call for several stores goes on for the stores whose earlier calls succeeded.
-    const parts = op.parts.filter((p) => !blocked.includes(p.store));
-    const spec = endpoint(op.endpoint);
-    const body = spec.body(
-      parts.map((p) => p.element),
-      op.params ?? {},
-    );
-    const rest = { ...op, body, parts, stores: op.stores.filter((s) => !blocked.includes(s)) };
-    const { result } = await runOne(rest, client, failures, options);
+    const { result } = await runOne(without(op, blocked), client, failures, guard, options);
     const note = `entries of ${blocked.join(", ")} skipped: an earlier call for them failed`;
     return { op, result: { ...result, message: result.message ? `${result.message}; ${note}` : note } };
   }
@@ -146,58 +247,111 @@ async function runOne(
       },
     };
   }
+  // The optimistic check of each store just before its first write (a store checked once is not read
+  // again); `""` stands for the client-level resources.
+  const clientLevel = op.stores.length === 0 && op.addresses.some((a) => a.startsWith("client."));
+  const refused = await guard.refusedAmong(clientLevel ? [""] : op.stores);
+  if (refused.length > 0) {
+    for (const s of refused) failures.refuse(s);
+    const why = refused.map((s) => `${s || "client"}: ${guard.refused.get(s)}`).join("; ");
+    if (op.parts && !clientLevel && refused.length < op.stores.length) {
+      const { result } = await runOne(without(op, refused), client, failures, guard, options);
+      const note = `entries of ${refused.join(", ")} left out: ${why}`;
+      return { op, result: { ...result, message: result.message ? `${result.message}; ${note}` : note } };
+    }
+    return { op, result: { ...base, status: "failed", message: `refused: ${why}`, durationMs: 0 } };
+  }
+
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
+  const spec = findEndpoint(op.endpoint);
   const attempt = async () => {
     const body = await client.call(op.method, op.path, op.body, { idempotent: op.idempotent });
     // Some calls answer 2xx with per-element failures in the body (src/plan/endpoints.ts `check`).
-    const problem = Endpoints[op.endpoint]?.check?.(body, op.parts ?? []);
+    const problem = spec?.check?.(body, op.parts ?? []);
     if (problem !== undefined) throw new Error(`${op.method} ${op.path}: ${problem}`);
     if (options.onResponse) await options.onResponse(op, body);
   };
+  const ok = (message?: string) => ({
+    op,
+    result: { ...base, status: "ok" as const, ...(message ? { message } : {}), durationMs: elapsed() },
+  });
+  const failed = (message: string, extra: { unsettled?: true } = {}) => ({
+    op,
+    result: { ...base, status: "failed" as const, message, durationMs: elapsed(), ...extra },
+  });
   try {
     await attempt();
-    return { op, result: { ...base, status: "ok", durationMs: elapsed() } };
+    return ok();
   } catch (err) {
-    // A call that may not be repeated blindly (a create): settle it by reading. The platform shows the
-    // change (only the answer was lost), or it does not, and then the call provably did not happen and
-    // is made once more. Synchronous endpoints are read at once; asynchronous ones are given time to
-    // process accepted writes first (`settleMs`).
+    // The answer was lost: settle by reading whether THIS call's effect shows. Synchronous endpoints
+    // are read at once; asynchronous ones are given `settleMs` to show accepted writes.
     let last = err;
-    for (
-      let round = 0;
-      round < SETTLE_ROUNDS && !op.idempotent && options.recheck && unsettled(last);
-      round++
-    ) {
+    const sync = spec !== undefined && isSynchronous(spec);
+    const settleMs = options.settleMs ?? 5000;
+    // A 404 to an idempotent call may answer a repetition of an attempt whose answer was lost (a delete
+    // that already happened): a read tells.
+    const gone = (e: unknown) => op.idempotent && e instanceof ApiError && e.status === 404;
+    for (let round = 0; round < SETTLE_ROUNDS && options.settle && (unsettled(last) || gone(last)); round++) {
+      let seen: Settled;
       try {
-        const spec = findEndpoint(op.endpoint);
-        const waitMs = spec && isSynchronous(spec) ? 0 : (options.settleMs ?? 5000);
-        if (await options.recheck(op, waitMs)) {
-          return {
-            op,
-            result: {
-              ...base,
-              status: "ok",
-              message: "the answer was lost, and a read shows the change was made",
-              durationMs: elapsed(),
-            },
-          };
+        seen = await options.settle(op, sync ? 0 : settleMs);
+      } catch (readErr) {
+        return failed(
+          `${describe(last)}; outcome unknown: a read to settle whether it was made failed too: ${describe(readErr)}`,
+        );
+      }
+      if (seen === "present") {
+        if (gone(last)) {
+          return ok(
+            "the platform answered 404, and a read shows the change was made (by an earlier attempt)",
+          );
         }
+        if (!spec?.secret) return ok("the answer was lost, and a read shows the change was made");
+        // The answer carried the event's secret: get a new one rather than make the call again.
+        if (!options.recoverSecret) {
+          return failed(
+            `the answer was lost with the webhook's secret; a read shows the change was made; ` +
+              `rotate the secret to get one`,
+          );
+        }
+        try {
+          const where = await options.recoverSecret(op);
+          return ok(
+            `the answer was lost with the webhook's secret; a read shows the change was made, so the ` +
+              `secret was rotated (PUT reset-secret) and the new one kept in ${where}`,
+          );
+        } catch (rotateErr) {
+          return failed(
+            `the answer was lost with the webhook's secret; a read shows the change was made, but ` +
+              `rotating the secret failed: ${describe(rotateErr)}`,
+          );
+        }
+      }
+      if ((seen === "partial" || seen === "unknown") && gone(last)) return failed(describe(last));
+      if (seen === "partial" || seen === "unknown") {
+        return failed(
+          `${describe(last)}; outcome unknown: ${seen === "partial" ? "a read shows part of the call's effect" : "no read can tell whether this call was made"}; the next plan shows what is left`,
+        );
+      }
+      // Absent. A 404 is the platform's answer to this very call: final.
+      if (gone(last)) return failed(describe(last));
+      // Asynchronous creates may still be processing: never sent again blindly.
+      if (!sync && !op.idempotent) {
+        return failed(
+          `${describe(last)}; the platform does not show the change after ${settleMs} ms, and the call was ` +
+            `not made again: the platform may still be processing it`,
+          { unsettled: true },
+        );
+      }
+      try {
         await attempt();
-        return {
-          op,
-          result: {
-            ...base,
-            status: "ok",
-            message: "made again after a read showed it had not happened",
-            durationMs: elapsed(),
-          },
-        };
+        return ok("made again after a read showed it had not happened");
       } catch (again) {
         last = again;
       }
     }
-    return { op, result: { ...base, status: "failed", message: describe(last), durationMs: elapsed() } };
+    return failed(describe(last));
   }
 }
 

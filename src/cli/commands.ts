@@ -20,6 +20,7 @@ import type { BaseSplit } from "../gitops/base.js";
 import type { Shard } from "../gitops/shard.js";
 import { renderReport, renderReportJson } from "../render/report.js";
 import { renderText } from "../render/text.js";
+import { describeHolder } from "../lock.js";
 import { runCarte, type RunHooks } from "../run.js";
 import { escapeLines, escapeTerminal } from "../render/escape.js";
 import { discardingSink, lostSecretsMessage, resolveSecretSink } from "../secrets.js";
@@ -32,6 +33,8 @@ export interface RunCommand {
   color: boolean | undefined;
   quiet: boolean;
   parallelism: number;
+  /** `--timeout`: the longest the run may take, in milliseconds (src/run.ts `runTimeoutMs`). */
+  timeoutMs: number;
   stores: string[];
   kinds: SegmentName[];
   targets: string[];
@@ -56,6 +59,7 @@ function runRequest(opts: RunCommand, io: CliIo) {
     config: opts.config,
     env: io.env,
     parallelism: opts.parallelism,
+    runTimeoutMs: opts.timeoutMs,
     targeting: { stores: opts.stores, kinds: opts.kinds, targets: opts.targets },
     force: opts.force,
     shard: opts.shard,
@@ -150,6 +154,11 @@ export async function runApply(opts: ApplyCommand, io: CliIo): Promise<number> {
             escapeTerminal(
               `The saved plan is stale (${stale.message.split(";")[0]}); planning again as --replan asks.`,
             ) + "\n",
+          ),
+        onLockWait: (holder) =>
+          io.err(
+            `Waiting for another carte apply of the same stores to end (${describeHolder(holder)}); ` +
+              `--timeout bounds the wait.\n`,
           ),
         onPlan: (plan) => {
           progress.stop();

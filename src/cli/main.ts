@@ -64,10 +64,19 @@ function runFlags<T>(y: Argv<T>) {
       describe: "Only shard K of N (K/N): stores split by rendezvous hashing, client settings on shard 1",
     })
     .option("parallelism", { type: "number", default: 8, describe: "Stores read and calls made at once" })
+    .option("timeout", {
+      type: "string",
+      default: "15m",
+      describe:
+        "Longest the run may take, retries and the waits the platform asks for included (e.g. 90s, 15m, 1h)",
+    })
     .option("quiet", { alias: "q", type: "boolean", default: false, describe: "No progress output" })
     .check((a) => {
       if (a.force && !(typeof a.reason === "string" && a.reason.trim()))
         throw new Error('--force needs --reason "why"');
+      if (parseDuration(a.timeout) === undefined) {
+        throw new Error("--timeout must be a duration such as 90s, 15m or 1h (a bare number is seconds)");
+      }
       if (!(Number.isInteger(a.parallelism) && a.parallelism >= 1 && a.parallelism <= 64)) {
         throw new Error("--parallelism must be a whole number from 1 to 64");
       }
@@ -76,11 +85,24 @@ function runFlags<T>(y: Argv<T>) {
     });
 }
 
+/**
+ * A duration of `--timeout` in milliseconds: `90s`, `15m`, `1h`, `500ms`, or a bare number of seconds;
+ * undefined when it is not one (or not above zero).
+ */
+export function parseDuration(text: string): number | undefined {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(text);
+  if (!m) return undefined;
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? "s") as "ms" | "s" | "m" | "h"];
+  const ms = Math.round(Number(m[1]) * unit);
+  return ms > 0 ? ms : undefined;
+}
+
 function runCommand(a: {
   config: string;
   color: boolean | undefined;
   quiet: boolean;
   parallelism: number;
+  timeout: string;
   store: string[];
   kind: SegmentName[];
   target: string[];
@@ -93,6 +115,7 @@ function runCommand(a: {
     color: a.color,
     quiet: a.quiet,
     parallelism: a.parallelism,
+    timeoutMs: parseDuration(a.timeout)!,
     stores: a.store,
     kinds: a.kind,
     targets: a.target,

@@ -1,21 +1,30 @@
 /**
  * Fault injection of the emulator (DESIGN "Testing: fault tests"; platform notes "Errors" and "Limits":
  * 429, 500 and 502 are seen, integrators must keep a 98 % success rate): latency with jitter, 5xx
- * answers, dropped connections, rate limiting with `Retry-After`, and slow answers past a client's
- * timeout, globally or per route (path prefix).
+ * answers, dropped connections, rate limiting with `Retry-After`, slow answers past a client's timeout,
+ * lost answers (the request IS processed, then the connection is dropped or the answer withheld), and
+ * accepted asynchronous writes held pending longer than usual, globally or per route (path prefix).
  *
- * Reproducible: every faultable request draws exactly four numbers from a PRNG seeded with `faultSeed`
+ * Reproducible: every faultable request draws exactly five numbers from a PRNG seeded with `faultSeed`
  * (mulberry32), in arrival order, whatever the outcome; so the same settings and the same request
  * sequence give the same decisions. Rate limiting depends on the clock (a token bucket per client) and
  * is therefore not part of that promise. Changing the settings (`setFaults`, `PUT /__emulator/faults`)
  * reseeds the PRNG.
  *
  * Order of a decision: rate limit (429 `{"message": "Too many requests"}` with `Retry-After: <seconds>`)
- * → fault (`faultRate`: 500/502/503 `{message}` or a dropped connection, chosen evenly among
- * `faultKinds`) → pass. Every outcome waits `latencyMs` + a uniform jitter in [0, `jitterMs`] before it
- * is answered. Faulted requests (429, 5xx, drop) never reach the handler, so they change nothing. A slow
- * request (`slowMs`, for a share `slowRate` of the calls) IS processed at once and only its answer is
- * held back: like a server that committed a write and answered after the client gave up.
+ * → fault (`faultRate`: 500/502/503 `{message}`, a dropped connection, or a lost answer, chosen evenly
+ * among `faultKinds`) → pass. Every outcome waits `latencyMs` + a uniform jitter in [0, `jitterMs`]
+ * before it is answered. Refused requests (429, 5xx, `drop`) never reach the handler, so they change
+ * nothing. Lost answers reach it: `lost` processes the request, then destroys the connection without an
+ * answer; `hold` processes it, then withholds the answer for `holdMs` or until the client gives up
+ * (like a server that committed a write and answered after the client's timeout). A slow request
+ * (`slowMs`, for a share `slowRate` of the calls) is processed at once and only its answer is held back.
+ *
+ * Pending writes (`pendingMs`, for a share `pendingRate` of the requests): the asynchronous writes a
+ * request makes (store menu and availability APIs, src/emulator/state.ts `accept`) become visible to
+ * reads `pendingMs` after acceptance instead of `applyDelayMs`: longer than a client's settle window,
+ * like a platform whose processing queue is backed up. Later writes of the same store wait behind them
+ * (each store's writes are applied in acceptance order).
  *
  * The control endpoints (`/__emulator/`) are never faulted. Token logins are, unless `includeLogin` is
  * false.
@@ -25,10 +34,12 @@ import { mulberry32 } from "./prng.js";
 import type { Random } from "./prng.js";
 
 /**
- * A kind of injected failure: an HTTP status, or `drop` (the connection is destroyed, no answer).
- * `429` here is a random refusal with `Retry-After: 1`, apart from the per-client budget of `rateLimit`.
+ * A kind of injected failure: an HTTP status, or `drop` (the connection is destroyed, no answer, nothing
+ * done). `429` here is a random refusal with `Retry-After: 1`, apart from the per-client budget of
+ * `rateLimit`. Lost answers: `lost` (the request is processed, then the connection is destroyed without
+ * an answer) and `hold` (processed, the answer withheld for `holdMs` or until the client disconnects).
  */
-export type FaultKind = "500" | "502" | "503" | "429" | "drop";
+export type FaultKind = "500" | "502" | "503" | "429" | "drop" | "lost" | "hold";
 
 /** The faults of a set of requests. Every field is optional; absent means off. */
 export interface FaultRule {
@@ -46,6 +57,15 @@ export interface FaultRule {
   slowMs?: number;
   /** Share (0..1) of calls that are slow when `slowMs` is set; default 1. */
   slowRate?: number;
+  /** How long a `hold` fault withholds the answer, ms, unless the client disconnects first. Default 120 000. */
+  holdMs?: number;
+  /**
+   * Visibility delay, ms, of the asynchronous writes of a share `pendingRate` of the requests, instead of
+   * the emulator's `applyDelayMs`: choose more than the client's settle window.
+   */
+  pendingMs?: number;
+  /** Share (0..1) of requests whose asynchronous writes are held `pendingMs`; default 1. */
+  pendingRate?: number;
 }
 
 /** A rule for the requests whose path starts with `prefix` (and of `method`, when given). */
@@ -75,14 +95,32 @@ export interface FaultDecision {
   delayMs: number;
   /** For `pass`: hold the answer back this long after handling, ms. */
   slowMs: number;
+  /** For `hold`: withhold the answer this long after handling (or until the client disconnects), ms. */
+  holdMs?: number;
+  /** For requests that are handled: delay of visibility of their asynchronous writes, ms; 0: usual. */
+  pendingMs?: number;
   /** For `429`: the `Retry-After` value, seconds. */
   retryAfter?: number;
 }
 
 /** The kinds drawn when `faultKinds` is not set. */
 const KINDS: FaultKind[] = ["500", "502", "503", "drop"];
-const ALL_KINDS: FaultKind[] = [...KINDS, "429"];
-const RULE_KEYS = ["latencyMs", "jitterMs", "faultRate", "faultKinds", "rateLimit", "slowMs", "slowRate"];
+const ALL_KINDS: FaultKind[] = [...KINDS, "429", "lost", "hold"];
+const RULE_KEYS = [
+  "latencyMs",
+  "jitterMs",
+  "faultRate",
+  "faultKinds",
+  "rateLimit",
+  "slowMs",
+  "slowRate",
+  "holdMs",
+  "pendingMs",
+  "pendingRate",
+];
+
+/** Default of {@link FaultRule.holdMs}. */
+const DEFAULT_HOLD_MS = 120_000;
 
 /** Problems of fault options (for the control API and the CLI); empty when valid. */
 export function faultProblems(value: unknown): string[] {
@@ -93,13 +131,13 @@ export function faultProblems(value: unknown): string[] {
     for (const k of Object.keys(r)) {
       if (!RULE_KEYS.includes(k) && !extra.includes(k)) out.push(`${at}${k}: unknown option`);
     }
-    for (const k of ["latencyMs", "jitterMs", "slowMs", "rateLimit"]) {
+    for (const k of ["latencyMs", "jitterMs", "slowMs", "rateLimit", "holdMs", "pendingMs"]) {
       const v = r[k];
       if (v !== undefined && (typeof v !== "number" || !Number.isFinite(v) || v < 0)) {
         out.push(`${at}${k}: must be a number ≥ 0`);
       }
     }
-    for (const k of ["faultRate", "slowRate"]) {
+    for (const k of ["faultRate", "slowRate", "pendingRate"]) {
       const v = r[k];
       if (v !== undefined && (typeof v !== "number" || !(v >= 0 && v <= 1))) {
         out.push(`${at}${k}: must be a number from 0 to 1`);
@@ -172,7 +210,7 @@ export class FaultInjector {
     this.rnd = mulberry32(o.faultSeed ?? 1);
     this.buckets = new Map();
     const on = (r: FaultRule): boolean =>
-      Boolean(r.latencyMs || r.jitterMs || r.faultRate || r.rateLimit || r.slowMs);
+      Boolean(r.latencyMs || r.jitterMs || r.faultRate || r.rateLimit || r.slowMs || r.pendingMs);
     this.active = on(o) || (o.routes ?? []).some(on);
   }
 
@@ -195,23 +233,29 @@ export class FaultInjector {
         }
       }
     }
-    // Always four draws, whatever the outcome: the sequence stays aligned with the requests.
+    // Always five draws, whatever the outcome: the sequence stays aligned with the requests.
     const rFault = this.rnd();
     const rKind = this.rnd();
     const rJitter = this.rnd();
     const rSlow = this.rnd();
+    const rPending = this.rnd();
     const delayMs = (rule.latencyMs ?? 0) + Math.floor(rJitter * ((rule.jitterMs ?? 0) + 1));
     if (rule.rateLimit) {
       const retryAfter = this.take(`${budget}|${key}`, rule.rateLimit, now);
       if (retryAfter > 0) return { kind: "429", delayMs, slowMs: 0, retryAfter };
     }
+    const pendingMs = rule.pendingMs && rPending < (rule.pendingRate ?? 1) ? rule.pendingMs : 0;
+    const pending = pendingMs > 0 ? { pendingMs } : {};
     if (rule.faultRate && rFault < rule.faultRate) {
       const kinds = rule.faultKinds ?? KINDS;
       const kind = kinds[Math.floor(rKind * kinds.length)]!;
+      if (kind === "lost") return { kind, delayMs, slowMs: 0, ...pending };
+      if (kind === "hold")
+        return { kind, delayMs, slowMs: 0, holdMs: rule.holdMs ?? DEFAULT_HOLD_MS, ...pending };
       return { kind, delayMs, slowMs: 0, ...(kind === "429" ? { retryAfter: 1 } : {}) };
     }
     const slow = rule.slowMs && rSlow < (rule.slowRate ?? 1) ? rule.slowMs : 0;
-    return { kind: "pass", delayMs, slowMs: slow };
+    return { kind: "pass", delayMs, slowMs: slow, ...pending };
   }
 
   /** Token bucket of `limit` requests per second: 0 when allowed, else the seconds to wait (≥ 1). */

@@ -51,7 +51,11 @@ export interface RecordedRequest {
   status: number;
   /** Arrival time, ms since the epoch. */
   at: number;
-  /** Set when an injected fault answered instead of the handler (`drop`: no answer, status 0). */
+  /**
+   * Set when an injected fault answered instead of the handler (`drop`: no answer, status 0), or when
+   * the handler's answer was lost (`lost`, `hold`: processed, `status` is the handler's, the client got
+   * no answer).
+   */
   fault?: string;
 }
 
@@ -292,9 +296,9 @@ function callerKey(req: IncomingMessage): string {
   return typeof h === "string" ? h : `ip:${req.socket.remoteAddress ?? ""}`;
 }
 
-/** The answer of an injected fault, or undefined for `pass`. */
+/** The answer of an injected fault, or undefined when the handler answers (or nobody does). */
 function faultReply(d: FaultDecision): Reply | undefined {
-  if (d.kind === "pass" || d.kind === "drop") return undefined;
+  if (d.kind === "pass" || d.kind === "drop" || d.kind === "lost" || d.kind === "hold") return undefined;
   if (d.kind === "429") {
     return {
       status: 429,
@@ -340,6 +344,21 @@ function route(
     reply = { status: e.status, body: e.body };
   }
   return r.headers ? { ...reply, headers: { ...r.headers, ...reply.headers } } : reply;
+}
+
+/** Resolves after `ms`, or as soon as the client closes the connection. */
+function untilClosed(req: IncomingMessage, ms: number): Promise<void> {
+  if (req.socket.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      req.socket.off("close", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    timer.unref();
+    req.socket.once("close", done);
+  });
 }
 
 async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -408,7 +427,15 @@ async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerRespons
       fault = decision.kind;
       reply = injected;
     } else if (malformed) throw badShape("Malformed JSON body");
-    else reply = route(deps, req, method, path, query, body);
+    else {
+      const pendingMs = decision?.pendingMs ?? 0;
+      reply =
+        pendingMs > 0
+          ? deps.state.withApplyDelay(pendingMs, () => route(deps, req, method, path, query, body))
+          : route(deps, req, method, path, query, body);
+      // A lost answer: the request was processed; its answer never arrives.
+      if (decision?.kind === "lost" || decision?.kind === "hold") fault = decision.kind;
+    }
   } catch (e) {
     if (e instanceof HttpError) reply = { status: e.status, body: e.body };
     else {
@@ -425,6 +452,12 @@ async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerRespons
     at,
     ...(fault ? { fault } : {}),
   });
+  if (fault === "lost") {
+    req.socket.destroy();
+    deps.log?.(`${method} ${path} ${reply.status}, answer lost (injected fault)`);
+    return;
+  }
+  if (fault === "hold") await untilClosed(req, decision?.holdMs ?? 0);
   if (decision && decision.slowMs > 0) await sleep(decision.slowMs);
   if (req.socket.destroyed) return; // the client gave up (slow answer past its timeout)
   send(res, reply);

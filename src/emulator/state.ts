@@ -226,10 +226,14 @@ export class EmulatorState {
   private nextId = 1;
   private readonly queue: PendingWrite[] = [];
   private timer: NodeJS.Timeout | undefined;
+  /** When {@link timer} fires (epoch ms). */
+  private timerAt = 0;
   private idleWaiters: (() => void)[] = [];
   private persisting: Promise<void> | undefined;
   private dirty = false;
   private readonly parts = new Map<string, StatePart>();
+  /** Visibility delay of the writes accepted inside {@link withApplyDelay}, ms. */
+  private delayOverride: number | undefined;
   /** Part snapshots read from the state file whose part is not registered yet. */
   private loadedParts: Record<string, unknown> = {};
 
@@ -369,17 +373,33 @@ export class EmulatorState {
 
   /**
    * Accepts a write: applies it to the projected catalog now and to the visible one after
-   * `applyDelayMs`, in acceptance order.
+   * `applyDelayMs` (or the delay of {@link withApplyDelay}), in acceptance order within its store: a
+   * write is never visible before an earlier write of the same store.
    */
   accept(store: StoreRec, write: CatalogWrite, kind?: string): void {
     write(store.projected);
-    if (this.opts.applyDelayMs <= 0 && this.queue.length === 0) {
+    const delay = this.delayOverride ?? this.opts.applyDelayMs;
+    if (delay <= 0 && !this.queue.some((w) => w.store === store)) {
       this.applyVisible(store, write, kind);
       this.requestPersist();
       return;
     }
-    this.queue.push({ dueAt: Date.now() + this.opts.applyDelayMs, store, write, kind });
-    this.schedule();
+    this.queue.push({ dueAt: Date.now() + delay, store, write, kind });
+    this.schedule(true);
+  }
+
+  /**
+   * Runs `fn` (a request's handler) with the writes it accepts held pending `ms` before they become
+   * visible, instead of `applyDelayMs` (fault injection: faults.ts `pendingMs`).
+   */
+  withApplyDelay<T>(ms: number, fn: () => T): T {
+    const before = this.delayOverride;
+    this.delayOverride = ms;
+    try {
+      return fn();
+    } finally {
+      this.delayOverride = before;
+    }
   }
 
   private applyVisible(store: StoreRec, write: CatalogWrite, kind: string | undefined): void {
@@ -388,27 +408,50 @@ export class EmulatorState {
     this.onApplied?.(store, kind);
   }
 
-  private schedule(): void {
-    if (this.timer !== undefined) return;
-    const head = this.queue[0];
-    if (!head) return;
+  /**
+   * Arms the timer for the earliest write that can become visible: the first pending write of each
+   * store (a later one waits for it). `again`: re-arm when a new write may be due earlier.
+   */
+  private schedule(again = false): void {
+    if (this.timer !== undefined && !again) return;
+    const firsts = new Map<StoreRec, number>();
+    for (const w of this.queue) if (!firsts.has(w.store)) firsts.set(w.store, w.dueAt);
+    if (firsts.size === 0) return;
+    let next = Infinity;
+    for (const at of firsts.values()) next = Math.min(next, at);
+    if (this.timer !== undefined) {
+      if (this.timerAt <= next) return;
+      clearTimeout(this.timer);
+    }
+    this.timerAt = next;
     this.timer = setTimeout(
       () => {
         this.timer = undefined;
         this.flush(Date.now() + 1);
       },
-      Math.max(0, head.dueAt - Date.now()),
+      Math.max(0, next - Date.now()),
     );
   }
 
-  /** Applies every pending write due at `until` (all of them with `Infinity`). */
+  /**
+   * Applies every pending write due at `until` (all of them with `Infinity`) whose store has no earlier
+   * write still pending, in acceptance order.
+   */
   private flush(until: number): void {
     let applied = 0;
-    while (this.queue.length > 0 && this.queue[0]!.dueAt <= until) {
-      const w = this.queue.shift()!;
-      this.applyVisible(w.store, w.write, w.kind);
-      applied++;
+    const waiting = new Set<StoreRec>();
+    const rest: PendingWrite[] = [];
+    // Taken out first: a write accepted while these are applied goes behind them.
+    for (const w of this.queue.splice(0)) {
+      if (w.dueAt <= until && !waiting.has(w.store)) {
+        this.applyVisible(w.store, w.write, w.kind);
+        applied++;
+      } else {
+        waiting.add(w.store);
+        rest.push(w);
+      }
     }
+    this.queue.unshift(...rest);
     if (applied > 0) this.requestPersist();
     if (this.queue.length === 0) {
       const waiters = this.idleWaiters;

@@ -165,5 +165,7 @@ export function planOnly(
   }
   // The limit is the review, not a --target of the user's: the plan says what it applies.
   delete limited.targeting;
+  // The same live read: the digests each store is checked against before its first write still hold.
+  if (plan.checksums.stores) limited.checksums.stores = plan.checksums.stores;
   return limited;
 }

@@ -42,15 +42,19 @@ import { holidaysPart } from "../import/settings.js";
 import {
   SLOT_ENDPOINTS,
   dateKey,
+  duplicateSlotKeys,
+  fromUtilsTime,
   fromWireSlot,
   matchSlots,
   plainSlots,
   slotDeletesAndUpdates,
+  slotsShown,
   sortSlots,
   toUtilsTime,
   type IdSlot,
 } from "./slots.js";
 import {
+  effectOf,
   partOf,
   perStoreRead,
   type ConfigSection,
@@ -85,6 +89,11 @@ export function slotBody(s: Slot): SlotBody {
   return { startsTime: toUtilsTime(s.start), endsTime: toUtilsTime(s.end) };
 }
 
+/** A slot of the body form of the holiday and special day calls in carte's form. */
+export function fromSlotBody(b: SlotBody): Slot {
+  return { start: fromUtilsTime(b.startsTime), end: fromUtilsTime(b.endsTime) };
+}
+
 /** `GET /store/schedule/{storeId}/holiday` of each store (spec §4.5). */
 const holidaysRead = perStoreRead<SpecialDays>("holidays", (client, s) => getHolidays(client, s.storeId));
 
@@ -98,6 +107,13 @@ const slotsCreate: EndpointSpec = {
   scope: "store",
   body: (elements) => elements,
   idempotent: () => false,
+  effect(body, params, state) {
+    const wanted = (body as SlotBody[]).map(fromSlotBody);
+    const day = Object.values((state.ids.other.holiday ?? {}) as Record<string, HolidayIds>).find(
+      (d) => d.dayId === Number(params.holidayDayId),
+    );
+    return effectOf(slotsShown(day?.slots ?? [], wanted), wanted.length);
+  },
 };
 
 /**
@@ -165,6 +181,7 @@ export const holidays: ResourceKind<HolidayHours, "holiday"> = {
     );
   },
   segment: () => "holiday",
+  duplicates: (state) => duplicateSlotKeys(state.holidays),
   read(snapshot, into, ids) {
     const wire = partOf(snapshot, holidaysRead)!;
     const byDate: Record<string, HolidayIds> = {};

@@ -133,10 +133,23 @@ export const items: ResourceKind<ItemResource, "item", "modifier_group"> = {
     const skuById = new Map<number, string>();
     for (const w of wire.items) if (w.id !== undefined) skuById.set(w.id, w.sku);
     const skuOf = (id: number | undefined) => (id === undefined ? undefined : skuById.get(id));
-    for (const w of [...wire.items].sort((a, b) => a.sku.localeCompare(b.sku))) {
-      into.items[w.sku] = fromWireItem(w, skuOf);
-      if (w.id !== undefined) ids.items[w.sku] = w.id;
+    const sorted = [...wire.items].sort(
+      (a, b) => a.sku.localeCompare(b.sku) || (a.id ?? Infinity) - (b.id ?? Infinity),
+    );
+    for (const w of sorted) {
+      // A second item with a SKU already read (the lowest id keeps the SKU) is a duplicate: read under
+      // `SKU#id`, the plan deletes it by id.
+      const key = into.items[w.sku] && w.id !== undefined ? `${w.sku}#${w.id}` : w.sku;
+      into.items[key] = fromWireItem(w, skuOf);
+      if (w.id !== undefined) ids.items[key] = w.id;
     }
+  },
+  duplicates(state) {
+    return Object.fromEntries(
+      Object.entries(state.items)
+        .filter(([key, item]) => key !== item.sku)
+        .map(([key, item]) => [key, item.sku]),
+    );
   },
   writes(action, key, _before, after, ctx) {
     if (action === "delete") {

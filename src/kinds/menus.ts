@@ -9,7 +9,14 @@ import type { MenuResource } from "../model.js";
 import type { WireMenu } from "../platform/wire.js";
 import { menusPart } from "../import/menus.js";
 import { storeMenuRead } from "./reads.js";
-import { partOf, type AttributeDiff, type EndpointSpec, type ResourceKind } from "./types.js";
+import {
+  effectOf,
+  partOf,
+  type AttributeDiff,
+  type EndpointSpec,
+  type ReadState,
+  type ResourceKind,
+} from "./types.js";
 import { byIndex, jsonEqual } from "./util.js";
 
 /** A menu's categories as a reviewer reads them: `["BURGERS", "DESSERTS (inactive)"]`. */
@@ -26,6 +33,18 @@ export function toWireMenu(r: MenuResource, id: number | undefined): WireMenu {
   };
 }
 
+/** Whether the store shows what one `POST /menu` element writes. */
+function shows(state: ReadState, m: WireMenu): boolean {
+  const categories = byIndex(m.categories).map((c) => ({ sku: c.sku ?? "", active: c.is_category_active }));
+  if (m.id === undefined) {
+    // A create: the plan creates a menu only for a type the store had none of.
+    return Object.values(state.menus).some((r) => r.type === m.menu_type);
+  }
+  const key = Object.keys(state.ids.menus).find((k) => state.ids.menus[k] === m.id);
+  const now = key === undefined ? undefined : state.menus[key];
+  return now !== undefined && now.type === m.menu_type && jsonEqual(now.categories, categories);
+}
+
 /** `POST /menu` (spec §4.4): creates a menu sent without id, updates one with; after its categories. */
 const upsert: EndpointSpec = {
   name: "menus.upsert",
@@ -33,6 +52,10 @@ const upsert: EndpointSpec = {
   route: "POST /restaurants/menu/v1/stores/{storeId}/menu",
   scope: "store",
   body: (elements) => elements,
+  effect(body, _params, state) {
+    const list = body as WireMenu[];
+    return effectOf(list.filter((m) => shows(state, m)).length, list.length);
+  },
 };
 
 /** `DELETE /menu` with a bare array of menu ids (spec §4.4); the first of the deletes. */
@@ -42,6 +65,11 @@ const remove: EndpointSpec = {
   route: "DELETE /restaurants/menu/v1/stores/{storeId}/menu",
   scope: "store",
   body: (elements) => elements,
+  effect(body, _params, state) {
+    const ids = new Set(Object.values(state.ids.menus));
+    const list = body as number[];
+    return effectOf(list.filter((id) => !ids.has(id)).length, list.length);
+  },
 };
 
 /** The menus kind. */
@@ -52,6 +80,14 @@ export const menus: ResourceKind<MenuResource, "menu"> = {
   importPart: menusPart,
   select: (state) => state.menus,
   segment: () => "menu",
+  // A second menu of a type is read under `TYPE#id`.
+  duplicates(state) {
+    return Object.fromEntries(
+      Object.entries(state.menus)
+        .filter(([key, m]) => key !== m.type)
+        .map(([key, m]) => [key, m.type]),
+    );
+  },
   diff(before, after): AttributeDiff[] {
     const out: AttributeDiff[] = [];
     if (before.type !== after.type) out.push({ attribute: "type", before: before.type, after: after.type });

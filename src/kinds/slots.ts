@@ -29,7 +29,7 @@
  */
 
 import type { Slot } from "../model.js";
-import type { EndpointParams, EndpointSpec, Write } from "./types.js";
+import { effectOf, type EndpointParams, type EndpointSpec, type ReadState, type Write } from "./types.js";
 
 /** A slot as it exists on the platform, with its id (`storeScheduleId`). */
 export interface IdSlot extends Slot {
@@ -52,6 +52,66 @@ export function fromUtilsTime(t: string): string {
 /** Slots in canonical order: by start, then end. */
 export function sortSlots<T extends Slot>(slots: readonly T[]): T[] {
   return [...slots].sort((a, b) => a.start.localeCompare(b.start) || a.end.localeCompare(b.end));
+}
+
+/** Whether a list of slots holds two equal ones (a duplicate on the platform). */
+export function hasEqualSlots(slots: readonly Slot[]): boolean {
+  const seen = new Set<string>();
+  for (const s of slots) {
+    const k = `${s.start}-${s.end}`;
+    if (seen.has(k)) return true;
+    seen.add(k);
+  }
+  return false;
+}
+
+/**
+ * The keys of a kind's resources whose slot lists hold two equal slots, each mapped to itself (see
+ * `ResourceKind.duplicates`): the plan's update of that resource deletes the extra slot by id.
+ */
+export function duplicateSlotKeys(
+  byKey: Readonly<Record<string, readonly Slot[]>> | undefined,
+): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(byKey ?? {})
+      .filter(([, slots]) => hasEqualSlots(slots))
+      .map(([k]) => [k, k]),
+  );
+}
+
+/**
+ * The slot with a platform id among the slots a read found, whatever kind keeps it: regular hours
+ * (`ids.other.store_hours[day]`), holidays and special days (`ids.other.holiday|special_day[date].slots`).
+ */
+export function slotById(state: ReadState, id: number): IdSlot | undefined {
+  const o = state.ids.other;
+  const lists: (readonly IdSlot[])[] = [
+    ...Object.values((o.store_hours ?? {}) as Record<string, IdSlot[]>),
+    ...Object.values((o.holiday ?? {}) as Record<string, { slots: IdSlot[] }>).map((d) => d.slots),
+    ...Object.values((o.special_day ?? {}) as Record<string, { slots: IdSlot[] }>).map((d) => d.slots),
+  ];
+  for (const list of lists) {
+    const found = list.find((s) => s.id === id);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
+ * How many of `wanted` a day's slots show, each slot counted once (a created slot never equals one the
+ * day kept: equal slots are kept, not created, src/kinds/slots.ts `matchSlots`).
+ */
+export function slotsShown(have: readonly Slot[], wanted: readonly Slot[]): number {
+  const free = [...have];
+  let shown = 0;
+  for (const w of wanted) {
+    const i = free.findIndex((s) => s.start === w.start && s.end === w.end);
+    if (i >= 0) {
+      free.splice(i, 1);
+      shown++;
+    }
+  }
+  return shown;
 }
 
 /** A canonical slot list without ids. */
@@ -185,6 +245,7 @@ const slotDelete: EndpointSpec = {
   maxElements: 1,
   // A repeated delete answers 404 for the slot it already removed; the next plan shows the truth.
   idempotent: always,
+  effect: (_body, params, state) => (slotById(state, Number(params.slotId)) ? "absent" : "present"),
 };
 
 /** `PUT /store/schedule/{storeId}/{storeScheduleId}` (spec §4.5): stage 12 frees time, 13 the others. */
@@ -200,6 +261,14 @@ function slotPut(name: "utils.slot.shrink" | "utils.slot.update", stage: number)
     body: only,
     maxElements: 1,
     idempotent: always,
+    effect(body, params, state) {
+      const b = body as SlotUpdateBody;
+      const now = slotById(state, Number(params.slotId));
+      return effectOf(
+        now && now.start === fromUtilsTime(b.starts_time) && now.end === fromUtilsTime(b.ends_time) ? 1 : 0,
+        1,
+      );
+    },
   };
 }
 

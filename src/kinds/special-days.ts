@@ -37,22 +37,26 @@ import {
 } from "../config/settings.js";
 import { monthDayKey, parseMonthDay } from "../config/slots.js";
 import { specialDaysPart } from "../import/settings.js";
-import { slotBody, type SlotBody } from "./holidays.js";
+import { fromSlotBody, slotBody, type SlotBody } from "./holidays.js";
 import {
   SLOT_ENDPOINTS,
   dateKey,
+  duplicateSlotKeys,
   fromWireSlot,
   matchSlots,
   plainSlots,
   slotDeletesAndUpdates,
+  slotsShown,
   sortSlots,
   type IdSlot,
 } from "./slots.js";
 import {
+  effectOf,
   partOf,
   perStoreRead,
   type ConfigSection,
   type EndpointSpec,
+  type ReadState,
   type ResourceKind,
   type SectionContext,
   type Write,
@@ -72,6 +76,13 @@ interface SpecialIds {
   slots: IdSlot[];
 }
 
+/** The special day with a platform id, as read. */
+function dayById(state: ReadState, id: number): SpecialIds | undefined {
+  return Object.values((state.ids.other.special_day ?? {}) as Record<string, SpecialIds>).find(
+    (d) => d.id === id,
+  );
+}
+
 /** `GET /store/schedule/{storeId}/special` of each store (spec §4.5). */
 const specialRead = perStoreRead<SpecialDays>("special", (client, s) => getSpecialDays(client, s.storeId));
 
@@ -86,6 +97,7 @@ const dayDelete: EndpointSpec = {
   body: () => undefined,
   maxElements: 1,
   idempotent: () => true,
+  effect: (_body, params, state) => (dayById(state, Number(params.specialDayId)) ? "absent" : "present"),
 };
 /** `POST /store/schedule/{storeId}/special` (spec §4.5): a special day with its slots. */
 const dayCreate: EndpointSpec = {
@@ -99,6 +111,15 @@ const dayCreate: EndpointSpec = {
   maxElements: 1,
   // Repeated after a lost answer, the second create is refused (one special day per date).
   idempotent: () => false,
+  // Its effect: a special day of that date and name (the plan creates one only where the date has none,
+  // or after deleting the day of another name).
+  effect(body, _params, state) {
+    const b = body as SpecialDayBody;
+    const made = Object.values(state.specialDays ?? {}).some(
+      (d) => d.month === b.month && d.day === b.day && d.name === b.name,
+    );
+    return made ? "present" : "absent";
+  },
 };
 /** `POST /store/schedule/{storeId}/special/{specialDayId}` (spec §4.5): new slots of a special day. */
 const slotsCreate: EndpointSpec = {
@@ -110,6 +131,13 @@ const slotsCreate: EndpointSpec = {
   scope: "store",
   body: (elements) => elements,
   idempotent: () => false,
+  effect(body, params, state) {
+    const wanted = (body as SlotBody[]).map(fromSlotBody);
+    return effectOf(
+      slotsShown(dayById(state, Number(params.specialDayId))?.slots ?? [], wanted),
+      wanted.length,
+    );
+  },
 };
 
 function canonical(d: SpecialDay): SpecialDay {
@@ -191,9 +219,12 @@ export const specialDays: ResourceKind<SpecialDay, "special_day"> = {
   defaultOwnership: "full",
   select(state) {
     if (state.specialDays === undefined) return undefined;
-    // Keyed by the date itself, as the platform's days are read, whatever key the files used.
+    // Keyed by the date itself, as the platform's days are read, whatever key the files used; a second
+    // day of a date on the platform keeps its key `MM-DD#id` (a duplicate, deleted by the plan).
     const out: Record<string, SpecialDay> = {};
-    for (const d of Object.values(state.specialDays)) out[dateKey(d.month, d.day)] = canonical(d);
+    for (const [key, d] of Object.entries(state.specialDays)) {
+      out[key.includes("#") ? key : dateKey(d.month, d.day)] = canonical(d);
+    }
     return Object.fromEntries(
       Object.keys(out)
         .sort()
@@ -201,13 +232,27 @@ export const specialDays: ResourceKind<SpecialDay, "special_day"> = {
     );
   },
   segment: () => "special_day",
+  duplicates(state) {
+    const days = state.specialDays ?? {};
+    return {
+      ...duplicateSlotKeys(Object.fromEntries(Object.entries(days).map(([k, d]) => [k, d.slots]))),
+      ...Object.fromEntries(
+        Object.entries(days)
+          .filter(([key]) => key.includes("#"))
+          .map(([key, d]) => [key, dateKey(d.month, d.day)]),
+      ),
+    };
+  },
   read(snapshot, into, ids) {
     const wire = partOf(snapshot, specialRead)!;
     const days: Record<string, SpecialDay> = {};
     const byDate: Record<string, SpecialIds> = {};
-    for (const d of wire.storeSpecialScheduleDays ?? []) {
-      const key = dateKey(d.month, d.day);
-      if (byDate[key]) continue; // the platform keeps one special day per date
+    const list = [...(wire.storeSpecialScheduleDays ?? [])].sort((a, b) => a.id - b.id);
+    for (const d of list) {
+      // The platform keeps one special day per date; a second one (the higher id) is a duplicate.
+      const key = byDate[dateKey(d.month, d.day)]
+        ? `${dateKey(d.month, d.day)}#${d.id}`
+        : dateKey(d.month, d.day);
       const slots = sortSlots((d.storeSchedules ?? []).map(fromWireSlot));
       days[key] = { name: d.name, month: d.month, day: d.day, slots: plainSlots(slots) };
       byDate[key] = { id: d.id, slots };

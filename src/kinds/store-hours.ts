@@ -27,15 +27,19 @@ import { parseDays } from "../config/slots.js";
 import { hoursPart } from "../import/settings.js";
 import {
   SLOT_ENDPOINTS,
+  duplicateSlotKeys,
+  fromUtilsTime,
   fromWireSlot,
   matchSlots,
   plainSlots,
   slotDeletesAndUpdates,
+  slotsShown,
   sortSlots,
   toUtilsTime,
   type IdSlot,
 } from "./slots.js";
 import {
+  effectOf,
   partOf,
   perStoreRead,
   type ConfigSection,
@@ -73,6 +77,12 @@ const create: EndpointSpec = {
   maxElements: 1,
   // A create: repeated after a lost answer it would add the slot twice.
   idempotent: () => false,
+  // Its effect: the day shows the slot (several creates of one day run in the same stage).
+  effect(body, _params, state) {
+    const b = body as RegularSlotBody;
+    const slot = { start: fromUtilsTime(b.starts_time), end: fromUtilsTime(b.ends_time) };
+    return effectOf(slotsShown(state.hours?.[b.day] ?? [], [slot]), 1);
+  },
 };
 
 /** The days one layer writes under `hours:`, each with its slots and the site of the key naming it. */
@@ -144,6 +154,7 @@ export const storeHours: ResourceKind<DayHours, "store_hours"> = {
     return Object.fromEntries(WEEKDAYS.map((day) => [day, { day, slots: plainSlots(hours[day] ?? []) }]));
   },
   segment: () => "store_hours",
+  duplicates: (state) => duplicateSlotKeys(state.hours),
   read(snapshot, into, ids) {
     const wire = partOf(snapshot, hoursRead)!;
     const byDay: HoursIds = {};

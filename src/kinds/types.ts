@@ -90,6 +90,20 @@ export function perStoreRead<T>(
 /** Values a write gives its endpoint besides its element (see `Write.params`). */
 export type EndpointParams = Record<string, string | number>;
 
+/** A store's state as a read of the platform gives it: normalized, with the platform ids. */
+export type ReadState = StoreState & { ids: StoreIds };
+
+/**
+ * What a fresh read shows of one call's effect ({@link EndpointSpec.effect}): `present` (every element's
+ * effect shows), `absent` (none does) or `partial` (some do).
+ */
+export type Effect = "present" | "absent" | "partial";
+
+/** The {@link Effect} of a call from how many of its elements show their effect. */
+export function effectOf(shown: number, total: number): Effect {
+  return shown === 0 ? "absent" : shown >= total ? "present" : "partial";
+}
+
 /**
  * An API call the planner may make, declared by the kind that writes through it. The planner batches
  * the kinds' writes into calls of these endpoints (src/plan/batch.ts) and orders the calls by `stage`;
@@ -160,9 +174,24 @@ export interface EndpointSpec {
   /**
    * For calls whose answer carries a secret (`POST /webhook` answers the event's signing secret, spec
    * §4.7): picks it out of the answer, so that the executor hands it to the secrets sink and nowhere
-   * else. Absent: the answer holds no secret.
+   * else. Absent: the answer holds no secret. A secret-bearing call whose answer was lost is never sent
+   * again blindly: the executor settles it by reading and, when its effect shows, gets the secret anew
+   * with `PUT /webhook/{event}/reset-secret` (the secret is rotated, and the report says so).
    */
   secret?(response: unknown): { event: string; secret: string } | undefined;
+  /**
+   * Whether the effect of ONE call shows in a fresh read of the store it writes: the slot it created,
+   * the store it added to a webhook, the slot it deleted. Used to settle a call whose answer was lost
+   * (src/apply/settle.ts): several calls of a plan can change one address (the creates of one day's
+   * slots; a webhook create followed by a change of status), so the address's final planned state
+   * cannot tell whether this call happened. `body` and `params` are the call's (for a client-scoped
+   * call, the body of one store's part alone, evaluated against that store); `state` is the store as
+   * read now, by the kinds that list this endpoint. Pure.
+   *
+   * Absent: the executor settles by the planned final state of the call's addresses, and only when no
+   * other call of the plan changes them; otherwise the outcome is reported unknown.
+   */
+  effect?(body: unknown, params: EndpointParams, state: ReadState): Effect;
 }
 
 /**
@@ -273,9 +302,21 @@ export interface ResourceKind<R, N extends string = string, S extends string = N
   select(state: StoreState, ownership?: Ownership): Record<string, R> | undefined;
   /**
    * Reads this kind's resources from a store's snapshot into a normalized current state: canonical
-   * values, ids moved to `ids`. Called only when the snapshot holds the parts in `reads`.
+   * values, ids moved to `ids`. Called only when the snapshot holds the parts in `reads`. Duplicates on
+   * the platform (two menus of one type, two items with one SKU, two identical slots, a store listed
+   * twice on a webhook) are kept in the state, so that the comparison sees them as drift: an extra
+   * copy under a key of its own (`TYPE#id`), or inside the resource it copies; see {@link duplicates}.
    */
   read(snapshot: StoreSnapshot, into: StoreState, ids: StoreIds): void;
+  /**
+   * The duplicates a read found in a store's current state: the key of each resource that is an extra
+   * copy or holds extra copies, mapped to the key of the resource it copies (its own key when it holds
+   * its copies, e.g. a day with two identical slots). The plan removes the extras, even under
+   * `additive` ownership when the copied resource is one the files manage (src/plan/plan.ts); the
+   * verification after an apply fails while one remains (src/apply/verify.ts). Absent: the kind has
+   * none. Pure.
+   */
+  duplicates?(state: StoreState): Record<string, string>;
   /** Address segment of a resource, e.g. `item` or `modifier_group`. */
   segment(resource: R): N | S;
   /**

@@ -50,9 +50,11 @@ import { canonicalDays } from "./schedules.js";
 import { fromUtilsTime, matchBy, overlap, toUtilsTime } from "./slots.js";
 import { storeMenuRead } from "./reads.js";
 import {
+  effectOf,
   partOf,
   type EndpointParams,
   type EndpointSpec,
+  type ReadState,
   type ResourceKind,
   type StoreRead,
   type Write,
@@ -245,9 +247,26 @@ interface ScheduleRoutes {
   delete: RouteName;
 }
 
+/** The details of the corridor or product a call names, as read now (ids of the kind `prefix`). */
+function detailsOf(prefix: string, params: EndpointParams, state: ReadState): Detail[] {
+  const owner = Number(params.productId ?? params.corridorId);
+  const stash = (state.ids.other[prefix] ?? {}) as Record<string, ScheduleIds>;
+  return Object.values(stash).find((s) => s.ownerId === owner)?.details ?? [];
+}
+
+/** Whether a detail as sent (`days`, `HH:mm:ss` times) equals one in carte's form. */
+function sameDetail(d: Detail, sent: DetailInput): boolean {
+  return (
+    d.days === canonicalDays(sent.days) &&
+    d.start === fromUtilsTime(sent.starts_time) &&
+    d.end === fromUtilsTime(sent.ends_time)
+  );
+}
+
 /**
  * The three calls of a corridor or product schedule (spec §4.5): delete one detail, update details
- * (one PUT), create details (one POST), at stages `first` to `first + 2`.
+ * (one PUT), create details (one POST), at stages `first` to `first + 2`. Each says how a fresh read
+ * shows its own effect (the detail gone; the details as sent, by id; the new details there).
  */
 function scheduleEndpoints(prefix: string, first: number, routes: ScheduleRoutes): EndpointSpec[] {
   return [
@@ -260,6 +279,10 @@ function scheduleEndpoints(prefix: string, first: number, routes: ScheduleRoutes
       pathParams: (storeId, p) => ({ storeId, ...p, corridorProductScheduleId: p.scheduleId! }),
       body: () => undefined,
       maxElements: 1,
+      effect: (_b, params, state) =>
+        detailsOf(prefix, params, state).some((d) => d.id === Number(params.scheduleId))
+          ? "absent"
+          : "present",
     },
     {
       chain: "catalog",
@@ -268,6 +291,12 @@ function scheduleEndpoints(prefix: string, first: number, routes: ScheduleRoutes
       route: routes.update,
       scope: "store",
       body: (elements) => ({ schedule_details: elements }),
+      effect(body, params, state) {
+        const sent = (body as { schedule_details: DetailUpdate[] }).schedule_details;
+        const now = detailsOf(prefix, params, state);
+        const shown = sent.filter((u) => now.some((d) => d.id === u.id && sameDetail(d, u))).length;
+        return effectOf(shown, sent.length);
+      },
     },
     {
       chain: "catalog",
@@ -277,6 +306,20 @@ function scheduleEndpoints(prefix: string, first: number, routes: ScheduleRoutes
       scope: "store",
       body: (elements) => ({ schedule_details: elements }),
       // Each POST appends details: repeated after a lost answer it would add them twice (the route says so).
+      // Its effect: the new details are there (equal details are kept, never created, `detailWrites`).
+      effect(body, params, state) {
+        const sent = (body as { schedule_details: DetailInput[] }).schedule_details;
+        const free = [...detailsOf(prefix, params, state)];
+        let shown = 0;
+        for (const d of sent) {
+          const i = free.findIndex((x) => sameDetail(x, d));
+          if (i >= 0) {
+            free.splice(i, 1);
+            shown++;
+          }
+        }
+        return effectOf(shown, sent.length);
+      },
     },
   ];
 }

@@ -26,7 +26,16 @@
  * change-status in a later stage.
  *
  * Stages (src/plan/endpoints.ts order: after the menus, availability and other store settings):
- * 30 create, 31 add-stores, 32 change-url, 33 change-status, 34 remove-stores. add-stores runs before
+ * 29 remove a duplicated store, 30 create, 31 add-stores, 32 change-url, 33 change-status,
+ * 34 remove-stores.
+ *
+ * Duplicates: a store the platform lists more than once on an event (in one configuration or in two
+ * configurations of the event) is read with `copies: N`, so the comparison sees drift; the plan takes
+ * the store off the event (`remove-stores`, stage 29) and adds it back once (`add-stores`, or `POST
+ * /webhook` when no other store stays on the event), with its status.
+ *
+ * Settling a lost answer (src/apply/settle.ts): each endpoint says how a fresh read shows its own
+ * effect for one store (`effect`): listed, with the URL, with the status, or gone. add-stores runs before
  * remove-stores because removing an event's last store drops the event (docs/platform-api.md §3.8),
  * after which add-stores would answer 404.
  *
@@ -49,8 +58,10 @@ import {
 import {
   partOf,
   type ConfigSection,
+  type Effect,
   type EndpointParams,
   type EndpointSpec,
+  type ReadState,
   type ResourceKind,
   type StoreRead,
   type Write,
@@ -63,10 +74,17 @@ export const WebhookEndpoint = {
   changeUrl: "webhook.change-url",
   changeStatus: "webhook.change-status",
   removeStores: "webhook.remove-stores",
+  dedupe: "webhook.remove-duplicated",
 } as const;
 
 /** Key of `ids.other` under which the reader keeps the client's configured events (event → true). */
 export const EVENTS_IDS = "webhook";
+
+/**
+ * Key of `ids.other` under which the reader keeps the events that some store is listed on exactly once
+ * (event → true): such an event stays configured after its duplicated stores are taken off it.
+ */
+export const KEEPS_IDS = "webhook_keeps";
 
 /** Element of `create` and `add-stores`: a store and its URL. */
 export interface StoreUrl {
@@ -94,6 +112,13 @@ export function groupByUrl(elements: readonly StoreUrl[]): { url: string; stores
 const event = (params: EndpointParams) => String(params.event);
 const always = () => true;
 
+/** The store's webhook of the call's event, as read now. */
+const hookOf = (state: ReadState, params: EndpointParams) => state.webhooks?.[event(params)];
+
+/** The effect of a call that takes the store off the event: it is not listed any more. */
+const goneEffect = (_body: unknown, params: EndpointParams, state: ReadState): Effect =>
+  hookOf(state, params) === undefined ? "present" : "absent";
+
 /** `POST /webhook` (spec §4.7): the event's first configuration; answers its secret. */
 const create: EndpointSpec = {
   chain: "webhooks",
@@ -107,6 +132,8 @@ const create: EndpointSpec = {
   // A create: repeating it after a lost answer may be refused or may make another configuration.
   idempotent: () => false,
   secret: eventSecret,
+  // Its effect for one store: the store is listed on the event.
+  effect: (_body, params, state) => (hookOf(state, params) ? "present" : "absent"),
 };
 /** `PUT /webhook/{event}/add-stores` (spec §4.7). */
 const addStores: EndpointSpec = {
@@ -120,6 +147,10 @@ const addStores: EndpointSpec = {
   body: (elements) => groupByUrl(elements as StoreUrl[]),
   maxElements: Infinity,
   idempotent: always,
+  effect(body, params, state) {
+    const url = (body as { url: string }[])[0]?.url;
+    return hookOf(state, params)?.url === url ? "present" : "absent";
+  },
 };
 /** `PUT /webhook/{event}/change-url` (spec §4.7). */
 const changeUrl: EndpointSpec = {
@@ -133,6 +164,8 @@ const changeUrl: EndpointSpec = {
   body: (elements, params) => ({ url: String(params.url), stores: elements as string[] }),
   maxElements: Infinity,
   idempotent: always,
+  effect: (_body, params, state) =>
+    hookOf(state, params)?.url === String(params.url) ? "present" : "absent",
 };
 /** `PUT /webhook/{event}/change-status` (spec §4.7). */
 const changeStatus: EndpointSpec = {
@@ -153,6 +186,10 @@ const changeStatus: EndpointSpec = {
   },
   maxElements: Infinity,
   idempotent: always,
+  effect(body, params, state) {
+    const enable = ((body as ChangeStatusBody).stores.enable ?? []).length > 0;
+    return hookOf(state, params)?.enabled === enable ? "present" : "absent";
+  },
 };
 /** `DELETE /webhook/{event}/remove-stores` (spec §4.7). */
 const removeStores: EndpointSpec = {
@@ -167,6 +204,16 @@ const removeStores: EndpointSpec = {
   maxElements: Infinity,
   // Repeating it after a lost answer changes nothing more (the platform may answer 404 then).
   idempotent: always,
+  effect: goneEffect,
+};
+/**
+ * `DELETE /webhook/{event}/remove-stores` (spec §4.7) for a store the platform lists more than once:
+ * before the creates, so that the store is added back once in the same plan.
+ */
+const removeDuplicated: EndpointSpec = {
+  ...removeStores,
+  name: WebhookEndpoint.dedupe,
+  stage: 29,
 };
 
 /** One `GET /webhook` for every store that reads webhooks (spec §4.7: the client's whole configuration). */
@@ -264,20 +311,42 @@ export const webhooks: ResourceKind<WebhookSetting, "webhook"> = {
   name: "webhook",
   summary: "per-store webhooks by event: URL and whether enabled",
   reads: [webhooksRead],
-  endpoints: [create, addStores, changeUrl, changeStatus, removeStores],
+  endpoints: [removeDuplicated, create, addStores, changeUrl, changeStatus, removeStores],
   importPart: webhooksPart,
   config: webhooksSection as ConfigSection<unknown>,
   defaultOwnership: "additive",
   select: (state) => state.webhooks,
   segment: () => "webhook",
+  duplicates(state) {
+    return Object.fromEntries(
+      Object.entries(state.webhooks ?? {})
+        .filter(([, hook]) => (hook.copies ?? 1) > 1)
+        .map(([event]) => [event, event]),
+    );
+  },
   read(snapshot, into, ids) {
     const list = partOf(snapshot, webhooksRead) ?? [];
     const mine: Record<string, WebhookSetting> = {};
     const events: Record<string, true> = {};
+    // Per event, how many times each store is listed (an event may appear in several configurations).
+    const listed = new Map<string, Map<string, number>>();
     for (const cfg of list) {
       if (cfg.stores.length > 0) events[cfg.event] = true;
-      const entry = cfg.stores.find((s) => String(s.store_id) === into.store.storeId);
-      if (entry) mine[cfg.event] = { url: entry.url, enabled: entry.state === "ENABLE" };
+      let counts = listed.get(cfg.event);
+      if (!counts) listed.set(cfg.event, (counts = new Map()));
+      for (const s of cfg.stores) {
+        const id = String(s.store_id);
+        counts.set(id, (counts.get(id) ?? 0) + 1);
+        if (id === into.store.storeId && !mine[cfg.event]) {
+          mine[cfg.event] = { url: s.url, enabled: s.state === "ENABLE" };
+        }
+      }
+    }
+    const keeps: Record<string, true> = {};
+    for (const [ev, counts] of listed) {
+      const copies = counts.get(into.store.storeId) ?? 0;
+      if (copies > 1) mine[ev] = { ...mine[ev]!, copies };
+      if ([...counts.values()].some((n) => n === 1)) keeps[ev] = true;
     }
     into.webhooks = Object.fromEntries(
       Object.keys(mine)
@@ -285,6 +354,7 @@ export const webhooks: ResourceKind<WebhookSetting, "webhook"> = {
         .map((k) => [k, mine[k]!]),
     );
     ids.other[EVENTS_IDS] = events;
+    ids.other[KEEPS_IDS] = keeps;
   },
   writes(action, key, before, after, ctx) {
     const store = ctx.desired.store.storeId;
@@ -292,6 +362,21 @@ export const webhooks: ResourceKind<WebhookSetting, "webhook"> = {
       return [{ endpoint: WebhookEndpoint.removeStores, element: store, params: { event: key } }];
     }
     const out: Write[] = [];
+    if (action === "update" && (before!.copies ?? 1) > 1) {
+      // Listed more than once: off the event, then back once (the event stays configured when another
+      // store is listed on it once; else it is created anew), with its status.
+      const keeps = ctx.ids.other[KEEPS_IDS]?.[key] === true;
+      out.push(
+        { endpoint: WebhookEndpoint.dedupe, element: store, params: { event: key } },
+        {
+          endpoint: keeps ? WebhookEndpoint.addStores : WebhookEndpoint.create,
+          element: { store, url: after!.url } satisfies StoreUrl,
+          params: { event: key },
+        },
+      );
+      if (!after!.enabled) out.push(status(store, key, false));
+      return out;
+    }
     if (action === "create") {
       const exists = ctx.ids.other[EVENTS_IDS]?.[key] === true;
       const element: StoreUrl = { store, url: after!.url };

@@ -74,7 +74,9 @@ export function batchWrites(writes: PlacedWrite[]): Operation[] {
         addresses: part.map((w) => w.address),
         ...(spec.scope === "client"
           ? { params: first.params, parts: part.map((w) => ({ store: w.store, element: w.element })) }
-          : {}),
+          : Object.keys(first.params).length > 0
+            ? { params: first.params }
+            : {}),
       });
     }
   }

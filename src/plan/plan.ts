@@ -158,8 +158,14 @@ export function buildPlan(desired: DesiredState, current: CurrentState, options:
       const d = kind.select(want, ownership);
       if (d === undefined) continue;
       const c = kind.select(have) ?? {};
+      // A duplicate of a resource the files manage goes, whatever the ownership (issue 11, item 2).
+      const copies = kind.duplicates?.(have) ?? {};
+      const owned = (key: string): boolean => {
+        const original = own(copies, key);
+        return original !== undefined && own(d, original) !== undefined;
+      };
       for (const key of keysOf(c, d)) {
-        const cmp = compare(kind, own(c, key), own(d, key), ownership);
+        const cmp = compare(kind, own(c, key), own(d, key), owned(key) ? "full" : ownership);
         if (!cmp) continue;
         const segment = kind.segment((cmp.after ?? cmp.before)!);
         record(

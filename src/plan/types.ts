@@ -49,8 +49,12 @@ export interface Operation {
   idempotent: boolean;
   /** Addresses of the resources this call changes. */
   addresses: string[];
-  /** Client-scoped calls: the params and the element of each store, so that a store can be left out. */
+  /**
+   * The writes' params (the ids and names in the path: `slotId`, `event`…), when there are any: what a
+   * read needs to settle the call when its answer is lost (src/apply/settle.ts).
+   */
   params?: EndpointParams;
+  /** Client-scoped calls: the element of each store, so that a store can be left out. */
   parts?: { store: string; element: unknown }[];
 }
 
@@ -84,10 +88,19 @@ export interface Plan {
   /** API calls in execution order. */
   operations: Operation[];
   summary: PlanSummary;
-  /** Checksums of the current state read from the platform and of the desired state, for stale-plan checks. */
-  checksums: { current: string; desired: string };
+  /**
+   * Checksums of the current state read from the platform and of the desired state, for stale-plan
+   * checks; `stores`: the digest of each store's current state (src/plan/digest.ts `storeDigest`),
+   * checked just before the store's first write.
+   */
+  checksums: { current: string; desired: string; stores?: Record<string, string> };
   /** Present when the plan was limited with `--store`, `--kind` or `--target`. */
   targeting?: Targeting;
   /** The safety guards' verdict; a plan that is not `ok` is applied only with an override. */
   safety: SafetyVerdict;
+  /**
+   * Saved and printed plans: `sha256:<hex>` of the plan's canonical JSON without this field
+   * (src/plan/digest.ts). `carte apply FILE` refuses a plan whose content does not match it.
+   */
+  digest?: string;
 }

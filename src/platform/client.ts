@@ -69,7 +69,10 @@ export interface ClientOptions {
    * rate limiter's schedule (a frozen clock therefore also freezes the limiter). Default `Date.now`.
    */
   now?: () => number;
-  /** Attempts per call, the first included. Default 5. 1 turns retries off. */
+  /**
+   * Attempts per call, the first included. Default 5. 1 turns retries off. A wait the server asked for
+   * (429 or 503 with `Retry-After`) is not an attempt: such waits are bounded by {@link deadline}.
+   */
   maxAttempts?: number;
   /** Base of the exponential backoff in ms (attempt n waits up to base · 2^(n-1), full jitter). Default 200. */
   baseDelayMs?: number;
@@ -93,7 +96,28 @@ export interface ClientOptions {
   random?: () => number;
   /** Sleeps for a number of ms (retry delays, rate limit waits). Injectable for tests. Default a timer. */
   sleep?: Sleep;
+  /**
+   * The time (epoch ms, on {@link now}'s clock) after which no call is tried again and no wait begins:
+   * the overall time limit of a run (`--timeout`), set by src/run.ts. Default: none, and then each call
+   * gives up waiting {@link DEFAULT_CALL_DEADLINE_MS} after it started. See {@link PlatformClient.setDeadline}.
+   */
+  deadline?: number;
 }
+
+/**
+ * How long one call may go on waiting and retrying when the client has no {@link ClientOptions.deadline}:
+ * 15 minutes, the default `--timeout` of a run.
+ */
+export const DEFAULT_CALL_DEADLINE_MS = 15 * 60_000;
+
+/**
+ * A 401 renews the token when the call's last renewal is older than this (platform notes
+ * "Authentication": renew once on 401; a wait longer than a token's life may need another renewal).
+ */
+export const RENEW_AGAIN_AFTER_MS = 60_000;
+
+/** The shortest wait after a `Retry-After` (a date in the past or `0` would otherwise spin). */
+const MIN_ASKED_WAIT_MS = 100;
 
 /** Per-call options of {@link PlatformClient.request} and {@link PlatformClient.call}. */
 export interface CallOptions {
@@ -151,6 +175,7 @@ export class PlatformClient {
   private readonly random: () => number;
   private readonly sleep: Sleep;
   private readonly tokens = new Map<TokenSurface, Promise<CachedToken>>();
+  private deadlineAt: number | undefined;
   /** Values never to show in an error: the client secret and every token issued to this client. */
   private readonly secrets = new Set<string>();
 
@@ -175,12 +200,27 @@ export class PlatformClient {
     this.onRetry = opts.onRetry;
     this.random = opts.random ?? Math.random;
     this.sleep = opts.sleep ?? realSleep;
+    this.deadlineAt = opts.deadline;
     this.rateLimiter = new AdaptiveRateLimiter({
       requestsPerSecond: opts.requestsPerSecond ?? 20,
       ...(opts.minRequestsPerSecond === undefined ? {} : { minRequestsPerSecond: opts.minRequestsPerSecond }),
       now: this.now,
       sleep: this.sleep,
     });
+  }
+
+  /**
+   * Sets (or, with `undefined`, clears) the time, in epoch ms on the client's clock, after which no call
+   * is tried again and no wait begins (see {@link ClientOptions.deadline}). A call cut short by it fails
+   * with an {@link ApiError} whose message says that the time limit was reached.
+   */
+  setDeadline(at: number | undefined): void {
+    this.deadlineAt = at;
+  }
+
+  /** The deadline set by {@link setDeadline} or the options, if any (epoch ms). */
+  get deadline(): number | undefined {
+    return this.deadlineAt;
   }
 
   /** Closes the client's own connections. */
@@ -201,7 +241,7 @@ export class PlatformClient {
     body?: unknown,
     headers: Record<string, string> = {},
   ): Promise<RawResponse> {
-    const out = await this.exchange(method, path, body, headers);
+    const out = await this.exchange(method, path, body, this.deadlineAt ?? Infinity, async () => headers);
     if (!out.ok) throw out.error;
     return out.res;
   }
@@ -213,8 +253,9 @@ export class PlatformClient {
    * `options.idempotent` says otherwise.
    *
    * Retries (see {@link CallOptions.idempotent}) with exponential backoff and full jitter, or after the
-   * server's `Retry-After` on 429 and 503, up to `maxAttempts` attempts in all. On 401 the token is
-   * renewed and the call repeated, once per call whatever the number of attempts.
+   * server's `Retry-After` on 429 and 503, up to `maxAttempts` failed attempts in all; waits the server
+   * asked for do not count, and the client's deadline bounds them. On 401 the token is renewed and the
+   * call repeated, unless the call renewed it less than a minute before ({@link RENEW_AGAIN_AFTER_MS}).
    * @throws ApiError for a non-2xx answer (the last status the platform answered) or when no answer
    *   arrived (status 0).
    * @throws InternalError when a path parameter of the route is missing.
@@ -250,7 +291,12 @@ export class PlatformClient {
     return this.send<T>(method, path + queryString(options.query), body, routeSpec(name).surface, idempotent);
   }
 
-  /** One protected call with retries and one token renewal on 401; the body of a 2xx answer. */
+  /**
+   * One protected call with retries; the body of a 2xx answer. The token is taken for each attempt
+   * after the rate limiter's wait (a long wait may outlive a token). On 401 the token is renewed and the
+   * call repeated when the call has not renewed it within the last {@link RENEW_AGAIN_AFTER_MS}
+   * (platform notes "Authentication": renew on 401; a second 401 right after a renewal is final).
+   */
   private async send<T>(
     method: string,
     path: string,
@@ -258,38 +304,43 @@ export class PlatformClient {
     surface: Surface,
     idempotent: boolean,
   ): Promise<T> {
-    let renewed = false;
-    const res = await this.withRetries(method, path, idempotent, async () => {
-      if (surface === "none") return this.exchange(method, path, body, {});
-      let token = await this.token(surface);
-      let out = await this.exchange(method, path, body, { "x-authorization": `Bearer ${token}` });
-      if (out.ok && out.res.status === 401 && !renewed) {
-        // Platform notes "Authentication": renew once on a 401 (the token may have been revoked or
-        // expired early). A second 401 is final.
-        renewed = true;
-        await this.dropToken(surface, token);
-        token = await this.token(surface);
-        out = await this.exchange(method, path, body, { "x-authorization": `Bearer ${token}` });
+    let renewedAt = Number.NEGATIVE_INFINITY;
+    const res = await this.withRetries(method, path, idempotent, async (deadline) => {
+      if (surface === "none") return this.exchange(method, path, body, deadline, async () => ({}));
+      for (;;) {
+        let used: string | undefined;
+        const out = await this.exchange(method, path, body, deadline, async () => {
+          used = await this.token(surface);
+          return { "x-authorization": `Bearer ${used}` };
+        });
+        if (!out.ok || out.res.status !== 401 || used === undefined) return out;
+        if (this.now() - renewedAt < RENEW_AGAIN_AFTER_MS) return out;
+        renewedAt = this.now();
+        await this.dropToken(surface, used);
       }
-      return out;
     });
     if (res.status < 200 || res.status > 299) throw this.toError(method, path, res);
     return res.body as T;
   }
 
   /**
-   * Runs `attempt` until it yields a final outcome or `maxAttempts` is reached. Returns the last
-   * response (of any status); throws the last transport error. Errors thrown by `attempt` itself (a
-   * failed token login, which has its own retries) end the call at once.
+   * Runs `attempt` until it yields a final outcome, `maxAttempts` failed attempts are reached, or the
+   * deadline (the client's, else {@link DEFAULT_CALL_DEADLINE_MS} from now) would pass before the next
+   * attempt. A wait the server asked for (429 or 503 with `Retry-After`) is not a failed attempt: it is
+   * honoured (capped at `maxRetryAfterMs`, at least 100 ms) for as long as the deadline allows. Returns
+   * the last response (of any status); throws the last transport error, or an {@link ApiError} saying
+   * that the time limit was reached. Errors thrown by `attempt` itself (a failed token login, which has
+   * its own retries) end the call at once.
    */
   private async withRetries(
     method: string,
     path: string,
     idempotent: boolean,
-    attempt: () => Promise<Outcome>,
+    attempt: (deadline: number) => Promise<Outcome>,
   ): Promise<RawResponse> {
-    for (let n = 1; ; n++) {
-      const out = await attempt();
+    const deadline = this.deadlineAt ?? this.now() + DEFAULT_CALL_DEADLINE_MS;
+    for (let n = 1; ;) {
+      const out = await attempt(deadline);
       let status = 0;
       let retryAfterMs: number | undefined;
       if (out.ok) {
@@ -299,11 +350,15 @@ export class PlatformClient {
       } else if (!out.retryable(idempotent)) {
         throw out.error;
       }
-      if (n >= this.retryPolicy.maxAttempts) {
+      // Waiting is not failing: a wait the server asked for does not use up an attempt.
+      const asked = out.ok && (status === 429 || status === 503) && retryAfterMs !== undefined;
+      if (!asked && n >= this.retryPolicy.maxAttempts) {
         if (out.ok) return out.res;
         throw out.error;
       }
-      const delayMs = retryDelay(n, status, retryAfterMs, this.retryPolicy, this.random);
+      let delayMs = retryDelay(n, status, retryAfterMs, this.retryPolicy, this.random);
+      if (asked) delayMs = Math.max(delayMs, MIN_ASKED_WAIT_MS);
+      if (this.now() + delayMs >= deadline) throw this.deadlineError(method, path, out);
       this.onRetry?.({
         method,
         path,
@@ -313,20 +368,41 @@ export class PlatformClient {
         reason: out.ok ? `HTTP ${status}` : out.reason,
       });
       await this.sleep(delayMs);
+      if (!asked) n++;
     }
   }
 
+  /** The error of a call cut short by the deadline: its last outcome, and why it was not tried again. */
+  private deadlineError(method: string, path: string, out: Outcome): ApiError {
+    const last = out.ok ? this.toError(method, path, out.res) : out.error;
+    return new ApiError({
+      method,
+      path,
+      status: last.status,
+      platformMessage:
+        `${last.platformMessage ?? `HTTP ${last.status}`}; not tried again: ` +
+        `the time limit of the run (--timeout) is reached`,
+      ...(last.platformType === undefined ? {} : { platformType: last.platformType }),
+    });
+  }
+
   /**
-   * One HTTP exchange: waits for a rate-limit slot, sends, reads the whole body, and feeds the
-   * limiter (429 lowers the rate, `Retry-After` pauses the client, 2xx lets the rate recover).
+   * One HTTP exchange: waits for a rate-limit slot, THEN takes the headers (the token: a long wait may
+   * outlive the one held before it), sends, reads the whole body, and feeds the limiter (429 lowers the
+   * rate, `Retry-After` pauses the client, 2xx lets the rate recover). The attempt's timeout is the
+   * client's `timeoutMs`, shortened to what is left before `deadline`. Errors of `headers` (a failed
+   * login) propagate.
    */
   private async exchange(
     method: string,
     path: string,
     body: unknown,
-    headers: Record<string, string>,
+    deadline: number,
+    headers: () => Promise<Record<string, string>>,
   ): Promise<Outcome> {
     await this.rateLimiter.acquire();
+    const extra = await headers();
+    const timeoutMs = Math.max(1, Math.min(this.timeoutMs, deadline - this.now()));
     let status: number;
     let resHeaders: RawResponse["headers"];
     let text: string;
@@ -337,17 +413,17 @@ export class PlatformClient {
         headers: {
           accept: "application/json",
           ...(body === undefined ? {} : { "content-type": "application/json" }),
-          ...headers,
+          ...extra,
         },
         body: body === undefined ? undefined : JSON.stringify(body),
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
       });
       status = res.statusCode;
       resHeaders = res.headers;
       text = await res.body.text();
     } catch (cause) {
-      return this.transportFailure(method, path, cause);
+      return this.transportFailure(method, path, cause, timeoutMs);
     }
     let parsed: unknown = undefined;
     if (text.length > 0) {
@@ -368,12 +444,12 @@ export class PlatformClient {
   }
 
   /** Turns an error of undici or the network into an outcome with a clear, secret-free message. */
-  private transportFailure(method: string, path: string, cause: unknown): Outcome {
+  private transportFailure(method: string, path: string, cause: unknown, timeoutMs: number): Outcome {
     const kind = classifyTransportError(cause);
     let reason: string;
     if (kind.timeout) {
       reason =
-        `timed out after ${this.timeoutMs} ms waiting for the response ` +
+        `timed out after ${timeoutMs} ms waiting for the response ` +
         (kind.code === "UND_ERR_BODY_TIMEOUT" ? "body" : "headers");
     } else {
       const msg = cause instanceof Error ? cause.message : String(cause);
@@ -384,7 +460,7 @@ export class PlatformClient {
       ok: false,
       error: new ApiError({ method, path, status: 0, platformMessage: reason, cause }),
       retryable: (idempotent) => isRetryableTransportError(kind, idempotent),
-      reason: kind.timeout ? `timed out after ${this.timeoutMs} ms` : (kind.code ?? "network error"),
+      reason: kind.timeout ? `timed out after ${timeoutMs} ms` : (kind.code ?? "network error"),
     };
   }
 
@@ -436,7 +512,9 @@ export class PlatformClient {
   private async login(surface: TokenSurface): Promise<CachedToken> {
     const path = routePath(LOGIN_ROUTES[surface]);
     const creds = { client_id: this.clientId, client_secret: this.clientSecret };
-    const res = await this.withRetries("POST", path, true, () => this.exchange("POST", path, creds, {}));
+    const res = await this.withRetries("POST", path, true, (deadline) =>
+      this.exchange("POST", path, creds, deadline, async () => ({})),
+    );
     if (res.status < 200 || res.status > 299) throw this.toError("POST", path, res);
     const body = res.body as Partial<TokenResponse> | undefined;
     if (!body || typeof body.access_token !== "string" || typeof body.expires_in !== "number") {

@@ -7,7 +7,7 @@
 
 import type { Plan } from "../plan/types.js";
 import { escapeMarkdown, escapeTerminal, jsonSafe } from "./escape.js";
-import type { ApplyReport } from "../workflow.js";
+import { isComplete, type ApplyReport } from "../workflow.js";
 
 /** The API calls of a report that succeeded. */
 function succeeded(report: ApplyReport): number {
@@ -25,7 +25,7 @@ export function renderReport(plan: Plan, report: ApplyReport, ms: number): strin
   const s = plan.summary;
   const lines: string[] = [];
   const done = succeeded(report);
-  if (report.failed === 0 && report.skipped === 0) {
+  if (isComplete(report)) {
     lines.push(
       `\nApply complete: ${s.create} created, ${s.update} updated, ${s.delete} deleted; ` +
         `${done} API call${done === 1 ? "" : "s"} in ${(ms / 1000).toFixed(1)} s. The platform shows every change.`,
@@ -35,8 +35,13 @@ export function renderReport(plan: Plan, report: ApplyReport, ms: number): strin
     for (const o of report.operations.filter((x) => x.status !== "ok")) {
       lines.push(escapeTerminal(`  ${o.status}: ${o.method} ${o.path}${o.message ? `: ${o.message}` : ""}`));
     }
+    for (const r of report.refused ?? [])
+      lines.push(escapeTerminal(`  refused store ${r.store}: ${r.reason}`));
     if (report.pending.length > 0) {
       lines.push(escapeTerminal(`  not yet shown by the platform: ${report.pending.join(", ")}`));
+    }
+    if ((report.duplicates ?? []).length > 0) {
+      lines.push(escapeTerminal(`  duplicates still on the platform: ${report.duplicates!.join(", ")}`));
     }
     lines.push("Run `carte apply` again once the cause is fixed: it applies only what is left.");
   }
@@ -72,7 +77,7 @@ export function renderReportMarkdown(
   const done = succeeded(report);
   const calls = `${done} API call${done === 1 ? "" : "s"}`;
   const lines: string[] = [];
-  if (report.failed === 0 && report.skipped === 0) {
+  if (isComplete(report)) {
     lines.push(
       `**Apply complete**: ${s.create} created, ${s.update} updated, ${s.delete} deleted. ` +
         `Applied ${calls}. The platform shows every change.`,
@@ -93,6 +98,15 @@ export function renderReportMarkdown(
       );
     }
     if (troubled.length > max) lines.push("", `_${troubled.length - max} more not shown._`);
+    for (const r of report.refused ?? []) {
+      lines.push("", `Refused store <code>${cell(r.store)}</code>: ${cell(r.reason)}`);
+    }
+    if ((report.duplicates ?? []).length > 0) {
+      lines.push(
+        "",
+        `Duplicates still on the platform: ${report.duplicates!.map((p) => `<code>${cell(p)}</code>`).join(", ")}`,
+      );
+    }
     if (report.pending.length > 0) {
       lines.push(
         "",

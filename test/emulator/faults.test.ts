@@ -154,6 +154,58 @@ describe("emulator: faults", () => {
     expect(items.map((i) => i.sku)).toEqual(["CHEESE"]); // the write happened
   });
 
+  it("loses the answer of a processed write: the connection drops, or the answer is withheld", async () => {
+    const emu = await emulator({
+      includeLogin: false,
+      routes: [{ prefix: MENU(), method: "POST", faultRate: 1, faultKinds: ["lost"] }],
+    });
+    const token = await login(emu);
+    const post = (sku: string, timeoutMs = 5000) =>
+      fetch(`${emu.url}${MENU()}/items`, {
+        method: "POST",
+        headers: { "x-authorization": `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify([item(sku)]),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    await expect(post("CHEESE")).rejects.toThrow();
+    emu.setFaults({
+      includeLogin: false,
+      routes: [{ prefix: MENU(), method: "POST", faultRate: 1, faultKinds: ["hold"], holdMs: 60_000 }],
+    });
+    const t0 = Date.now();
+    await expect(post("BACON", 300)).rejects.toThrow();
+    expect(Date.now() - t0).toBeLessThan(5000);
+    await emu.idle();
+    const items = (await call(emu, "GET", `${MENU()}/items`, { token })).body as { sku: string }[];
+    // Both writes happened, and the emulator recorded them as processed with a lost answer.
+    expect(items.map((i) => i.sku).sort()).toEqual(["BACON", "CHEESE"]);
+    const posts = emu.requests.filter((r) => r.method === "POST" && r.path.endsWith("/items"));
+    expect(posts.map((r) => [r.status, r.fault])).toEqual([
+      [200, "lost"],
+      [200, "hold"],
+    ]);
+  });
+
+  it("holds the asynchronous writes of a request pending longer, in order within the store", async () => {
+    const emu = await emulator({
+      includeLogin: false,
+      routes: [{ prefix: MENU(), method: "POST", pendingMs: 700 }],
+    });
+    const token = await login(emu);
+    const skus = async () =>
+      ((await call(emu, "GET", `${MENU()}/items`, { token })).body as { sku: string }[]).map((i) => i.sku);
+    const t0 = Date.now();
+    expect((await call(emu, "POST", `${MENU()}/items`, { token, body: [item("CHEESE")] })).status).toBe(200);
+    // A later write (not held) of the same store waits behind the held one.
+    emu.setFaults(undefined);
+    expect((await call(emu, "POST", `${MENU()}/items`, { token, body: [item("BACON")] })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 250));
+    expect(await skus()).toEqual([]);
+    await emu.idle();
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(650);
+    expect((await skus()).sort()).toEqual(["BACON", "CHEESE"]);
+  });
+
   it("decides deterministically without a server", () => {
     const run = (): string[] => {
       const f = new FaultInjector({

@@ -360,6 +360,92 @@ describe("PlatformClient retries", () => {
     expect(srv.logins).toBe(3);
   });
 
+  it("does not count waits the server asked for as attempts (429 and 503 with Retry-After)", async () => {
+    const srv = await scripted();
+    const { t, opts } = fakeTime();
+    for (let i = 0; i < 4; i++) srv.steps.push({ status: 429, headers: { "retry-after": "1" } });
+    srv.steps.push({ status: 503, headers: { "retry-after": "2" } }, { status: 500 }, { status: 200 });
+    const client = makeClient(srv.url, { ...opts, maxAttempts: 2 });
+    // Five asked waits, then the 500 is the first failed attempt of two (backoff: half of 200 ms).
+    await expect(client.call("POST", PATH, [{ sku: "A" }], { idempotent: true })).resolves.toEqual({});
+    expect(srv.calls).toHaveLength(7);
+    expect(t.sleeps).toEqual([1000, 1000, 1000, 1000, 2000, 100]);
+
+    // Without Retry-After a 429 is an ordinary failed attempt.
+    srv.steps.push({ status: 429 }, { status: 429 }, { status: 200 });
+    const err = await client.call("GET", PATH).catch((e: unknown) => e);
+    expect((err as ApiError).status).toBe(429);
+  });
+
+  it("stops waiting at the deadline and says so", async () => {
+    const srv = await scripted();
+    const { t, opts } = fakeTime();
+    for (let i = 0; i < 50; i++) srv.steps.push({ status: 429, headers: { "retry-after": "1" } });
+    const client = makeClient(srv.url, { ...opts, deadline: t.now + 3500 });
+    const err = await client.call("GET", PATH).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).status).toBe(429);
+    expect((err as ApiError).message).toContain("time limit of the run (--timeout) is reached");
+    expect(t.sleeps).toEqual([1000, 1000, 1000]);
+    expect(srv.calls).toHaveLength(4);
+
+    // Without a deadline of the client, one call waits at most 15 minutes.
+    srv.steps.length = 0;
+    for (let i = 0; i < 2000; i++) srv.steps.push({ status: 429, headers: { "retry-after": "60" } });
+    const other = makeClient(srv.url, opts);
+    const start = t.now;
+    const late = await other.call("GET", PATH).catch((e: unknown) => e);
+    expect((late as ApiError).status).toBe(429);
+    expect(t.now - start).toBeLessThanOrEqual(15 * 60_000);
+    expect(t.now - start).toBeGreaterThanOrEqual(14 * 60_000);
+  });
+
+  it("takes the token after the rate limiter's wait, so that a long wait does not send an expired one", async () => {
+    const srv = await scripted();
+    const { opts } = fakeTime();
+    let second: Promise<unknown> | undefined;
+    const client = makeClient(srv.url, {
+      ...opts,
+      requestsPerSecond: 1000,
+      onRetry: () => {
+        // Starts while the first call waits for Retry-After: its slot comes after the pause.
+        second ??= client.call("GET", PATH + "?second");
+      },
+    });
+    // A token that must be renewed 10 s after it was issued (expires_in 20: renewal at half its life).
+    srv.loginSteps.push({
+      status: 200,
+      body: { access_token: `${TOKEN_PREFIX}1`, token_type: "Bearer", expires_in: 20 },
+    });
+    await client.token("integrations");
+    srv.steps.push({ status: 429, headers: { "retry-after": "15" } });
+    await client.call("GET", PATH);
+    await second;
+    const later = srv.calls.find((c) => c.path.endsWith("?second"));
+    expect(later?.token).toBe(`${TOKEN_PREFIX}2`);
+    expect(srv.logins).toBe(2);
+  });
+
+  it("renews the token on a 401 again when its last renewal is more than a minute old", async () => {
+    const srv = await scripted();
+    const { opts } = fakeTime();
+    const client = makeClient(srv.url, { ...opts, maxRetryAfterMs: 120_000 });
+    srv.steps.push(
+      { status: 401, body: { message: "Invalid token" } },
+      { status: 429, headers: { "retry-after": "61" } },
+      { status: 401, body: { message: "Invalid token" } },
+      { status: 200, body: { ok: true } },
+    );
+    await expect(client.call("GET", PATH)).resolves.toEqual({ ok: true });
+    expect(srv.logins).toBe(3);
+    expect(srv.calls.map((c) => c.token)).toEqual([
+      `${TOKEN_PREFIX}1`,
+      `${TOKEN_PREFIX}2`,
+      `${TOKEN_PREFIX}2`,
+      `${TOKEN_PREFIX}3`,
+    ]);
+  });
+
   it("renews the token once on 401 and does not renew again on a later attempt", async () => {
     const srv = await scripted();
     const { opts } = fakeTime();

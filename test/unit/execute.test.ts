@@ -76,9 +76,9 @@ describe("executePlan", () => {
       plan([op("hours", "store_hours.create", 14, { idempotent: false })]),
       client,
       {
-        recheck: async (o) => {
+        settle: async (o) => {
           rechecked.push(o.id);
-          return false;
+          return "absent";
         },
       },
     );
@@ -96,26 +96,96 @@ describe("executePlan", () => {
       plan([op("hours", "store_hours.create", 14, { idempotent: false })]),
       client,
       {
-        recheck: async () => true,
+        settle: async () => "present",
       },
     );
     expect(client.calls).toEqual(["POST /hours"]);
     expect(results[0]!.status).toBe("ok");
   });
 
-  it("gives an asynchronous create (menu API) time to show before making it again", async () => {
+  it("gives an asynchronous create (menu API) time to show, and never makes it again blindly", async () => {
     const client = scripted({ "/menu": [dropped()] });
     const waits: number[] = [];
     const results = await executePlan(plan([op("menu", "menus.upsert", 3, { idempotent: false })]), client, {
       settleMs: 1234,
-      recheck: async (_o, waitMs) => {
+      settle: async (_o, waitMs) => {
         waits.push(waitMs);
-        return false;
+        return "absent";
       },
     });
     expect(waits).toEqual([1234]);
-    expect(client.calls).toEqual(["POST /menu", "POST /menu"]);
-    expect(results[0]!.status).toBe("ok");
+    // Not shown after the settle window: it may still be processing, so it is not sent again.
+    expect(client.calls).toEqual(["POST /menu"]);
+    expect(results[0]).toMatchObject({ status: "failed", unsettled: true });
+  });
+
+  it("rotates the secret of a webhook create whose answer was lost once a read shows it made", async () => {
+    const client = scripted({ "/hook": [dropped()] });
+    const rotated: string[] = [];
+    const results = await executePlan(
+      plan([
+        op("hook", "webhook.create", 30, {
+          idempotent: false,
+          stores: ["s1"],
+          params: { event: "NEW_ORDER" },
+          parts: [{ store: "s1", element: { store: "1", url: "https://h.example/x" } }],
+        }),
+      ]),
+      client,
+      {
+        settle: async () => "present",
+        recoverSecret: async (o) => {
+          rotated.push(String(o.params?.event));
+          return "secrets.json";
+        },
+      },
+    );
+    expect(client.calls).toEqual(["POST /hook"]);
+    expect(rotated).toEqual(["NEW_ORDER"]);
+    expect(results[0]).toMatchObject({
+      status: "ok",
+      message: expect.stringContaining("secret was rotated"),
+    });
+  });
+
+  it("reports a lost answer it cannot settle as failed with an unknown outcome, without making it again", async () => {
+    const client = scripted({ "/hours": [dropped()] });
+    const results = await executePlan(
+      plan([op("hours", "store_hours.create", 14, { idempotent: false })]),
+      client,
+      { settle: async () => "partial" },
+    );
+    expect(client.calls).toHaveLength(1);
+    expect(results[0]).toMatchObject({
+      status: "failed",
+      message: expect.stringContaining("outcome unknown"),
+    });
+  });
+
+  it("refuses a store whose state changed before its first write, and only that store", async () => {
+    const client = scripted({});
+    const asked: string[] = [];
+    const p = plan([
+      op("a1", "items.upsert", 1, { stores: ["a"] }),
+      op("b1", "items.upsert", 1, { stores: ["b"] }),
+      op("a2", "menus.upsert", 3, { stores: ["a"] }),
+      op("b2", "menus.upsert", 3, { stores: ["b"] }),
+    ]);
+    const results = await executePlan(p, client, {
+      beforeStore: async (s) => {
+        asked.push(s);
+        if (s === "b") throw new Error("the store changed");
+      },
+    });
+    expect(asked.sort()).toEqual(["a", "b"]);
+    expect(Object.fromEntries(results.map((r) => [r.id, r.status]))).toEqual({
+      a1: "ok",
+      b1: "failed",
+      a2: "ok",
+      b2: "skipped",
+    });
+    expect(client.calls).toEqual(["POST /a1", "POST /a2"]);
+    expect(results.find((r) => r.id === "b1")?.message).toContain("refused: b: the store changed");
   });
 
   it("gives up after two rounds of reading and making again", async () => {
@@ -124,7 +194,7 @@ describe("executePlan", () => {
       plan([op("hours", "store_hours.create", 14, { idempotent: false })]),
       client,
       {
-        recheck: async () => false,
+        settle: async () => "absent",
       },
     );
     expect(client.calls).toHaveLength(3);
@@ -141,7 +211,10 @@ describe("executePlan", () => {
       plan([op("hours", "store_hours.create", 14, { idempotent: false })]),
       client,
       {
-        recheck: async () => (asked = true),
+        settle: async () => {
+          asked = true;
+          return "present";
+        },
       },
     );
     expect(asked).toBe(false);

@@ -1,0 +1,175 @@
+/**
+ * Audits of what the emulator received against what carte planned and reported (issue 11, item 6), for
+ * the fault suite (test/faults) and the fault benchmark (scripts/bench-faults.mjs). The emulator records
+ * every request, with the status its handler answered even when the client never got the answer
+ * (`fault: "lost" | "hold"`, src/emulator/server.ts), so it knows what was really processed:
+ *
+ * - {@link acceptedTwice}: creates the platform accepted more than once, by what they create (a menu of a
+ *   type in a store, a slot of a day, a store on a webhook event…): each is a duplicate or a secret lost;
+ * - {@link writesOutside}: writes that no operation of the plans carries;
+ * - {@link reportMismatches}: operations the apply report names wrongly: reported `ok` but never
+ *   processed, `skipped` but sent, `failed` but processed (unless the report says the outcome is
+ *   unknown).
+ *
+ * Not part of the emulator's server: nothing here runs while it serves.
+ */
+
+import type { OperationResult } from "../apply/execute.js";
+import { canonicalJson } from "../plan/checksum.js";
+import { endpoint } from "../plan/endpoints.js";
+import type { Operation, Plan } from "../plan/types.js";
+import { routeIdempotent, routeOfPath } from "../platform/routes.js";
+import type { RecordedRequest } from "./server.js";
+
+/** Whether the platform processed a recorded request: its handler answered 2xx (lost answers included). */
+export function processed(r: RecordedRequest): boolean {
+  return (
+    r.status >= 200 && r.status <= 299 && (r.fault === undefined || r.fault === "lost" || r.fault === "hold")
+  );
+}
+
+/**
+ * Whether a recorded request may change the platform: not a GET, not a token login, and not one of the
+ * reads the platform makes with POST (store status, item status; platform notes "Availability").
+ */
+export function isWriteRequest(r: RecordedRequest): boolean {
+  if (r.method === "GET" || r.path.includes("/token/login/")) return false;
+  return !(r.method === "POST" && (r.path.endsWith("/availability/stores") || r.path.endsWith("/status")));
+}
+
+/** The path of a recorded request with its query string, as an operation writes it. */
+function fullPath(r: RecordedRequest): string {
+  return r.query ? `${r.path}?${r.query}` : r.path;
+}
+
+/**
+ * What a create request makes, one key per element: `POST /menu` elements without an id, the slots of
+ * the slot creates, the details of the schedule creates, each store of `POST /webhook`. Empty for a
+ * request that creates nothing (an idempotent call by its route).
+ */
+export function createdBy(r: RecordedRequest): string[] {
+  const route = routeOfPath(r.method, r.path);
+  if (route === undefined || routeIdempotent(route, r.body)) return [];
+  const body = r.body as unknown;
+  let elements: unknown[];
+  if (route === "POST /api/v2/restaurants-integrations-public-api/webhook") {
+    const b = body as { event?: string; data?: { stores?: string[] }[] };
+    return (b.data ?? []).flatMap((d) => (d.stores ?? []).map((s) => `${r.path} ${b.event} ${s}`));
+  } else if (Array.isArray(body)) {
+    elements = body.filter((e) => (e as { id?: unknown } | null)?.id === undefined);
+  } else if (body && typeof body === "object" && "schedule_details" in body) {
+    elements = (body as { schedule_details: unknown[] }).schedule_details;
+  } else {
+    elements = [body];
+  }
+  return elements.map((e) => `${r.path} ${canonicalJson(e)}`);
+}
+
+/** What the platform accepted more than once, by {@link createdBy} key, with the count. */
+export function acceptedTwice(requests: readonly RecordedRequest[]): { key: string; count: number }[] {
+  const counts = new Map<string, number>();
+  for (const r of requests) {
+    if (!processed(r)) continue;
+    for (const key of createdBy(r)) counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return [...counts]
+    .filter(([, n]) => n > 1)
+    .map(([key, count]) => ({ key, count }))
+    .sort((a, b) => a.key.localeCompare(b.key));
+}
+
+/** Every subset of a list (for the calls that serve several stores: up to 2^8 subsets). */
+function subsets<T>(list: readonly T[]): T[][] {
+  if (list.length > 8) return [[...list]];
+  const out: T[][] = [];
+  for (let mask = 1; mask < 1 << list.length; mask++) out.push(list.filter((_, i) => mask & (1 << i)));
+  return out;
+}
+
+/**
+ * The bodies an operation may be sent with, as canonical JSON: its own, or, for a call serving several
+ * stores, the body of any subset of its stores (a store whose earlier call failed is left out).
+ */
+export function bodiesOf(op: Operation): Set<string | undefined> {
+  const out = new Set<string | undefined>([canonicalJson(op.body)]);
+  if (op.parts && op.parts.length > 1) {
+    const spec = endpoint(op.endpoint);
+    const stores = [...new Set(op.parts.map((p) => p.store))];
+    for (const keep of subsets(stores)) {
+      const parts = op.parts.filter((p) => keep.includes(p.store));
+      out.add(
+        canonicalJson(
+          spec.body(
+            parts.map((p) => p.element),
+            op.params ?? {},
+          ),
+        ),
+      );
+    }
+  }
+  return out;
+}
+
+/** Whether a recorded request is a sending of the operation. */
+export function sends(op: Operation, r: RecordedRequest, bodies = bodiesOf(op)): boolean {
+  return r.method === op.method && fullPath(r) === op.path && bodies.has(canonicalJson(r.body));
+}
+
+/**
+ * The writes among `requests` that no operation of the plans carries. A `reset-secret` of an event the
+ * plans create a webhook for is allowed (a create whose answer was lost has its secret rotated).
+ */
+export function writesOutside(
+  plans: readonly Plan[],
+  requests: readonly RecordedRequest[],
+): RecordedRequest[] {
+  const ops = plans.flatMap((p) => p.operations).map((op) => ({ op, bodies: bodiesOf(op) }));
+  const created = new Set(
+    plans.flatMap((p) =>
+      p.operations.filter((o) => o.endpoint === "webhook.create").map((o) => o.params?.event),
+    ),
+  );
+  return requests.filter((r) => {
+    if (!isWriteRequest(r)) return false;
+    if (ops.some(({ op, bodies }) => sends(op, r, bodies))) return false;
+    const reset = /\/webhook\/([^/]+)\/reset-secret$/.exec(r.path);
+    return !(r.method === "PUT" && reset && created.has(decodeURIComponent(reset[1]!)));
+  });
+}
+
+/**
+ * The operations whose result in an apply report does not match what the platform received in
+ * `requests` (the requests of that apply): `ok` never processed, `skipped` sent, `failed` processed
+ * (allowed when the result says the outcome is unknown, or that the call was made but rotating its
+ * secret failed). One line per mismatch.
+ */
+export function reportMismatches(
+  plan: Plan,
+  results: readonly OperationResult[],
+  requests: readonly RecordedRequest[],
+): string[] {
+  const out: string[] = [];
+  for (const result of results) {
+    const op = plan.operations.find((o) => o.id === result.id);
+    if (!op) {
+      out.push(`${result.id}: not an operation of the plan`);
+      continue;
+    }
+    const bodies = bodiesOf(op);
+    const sent = requests.filter((r) => sends(op, r, bodies));
+    const made = sent.some(processed);
+    const msg = result.message ?? "";
+    if (result.status === "skipped" && sent.length > 0) out.push(`${op.id}: reported skipped, but sent`);
+    if (result.status === "ok" && !made)
+      out.push(`${op.id}: reported ok, but the platform never processed it`);
+    if (
+      result.status === "failed" &&
+      made &&
+      !msg.includes("outcome unknown") &&
+      !msg.includes("rotating the secret failed")
+    ) {
+      out.push(`${op.id}: reported failed (${msg}), but the platform processed it`);
+    }
+  }
+  return out;
+}
