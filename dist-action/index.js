@@ -114,17 +114,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path8) {
-      const ctrl = callVisitor(key, node, visitor, path8);
+    function visit_(key, node, visitor, path10) {
+      const ctrl = callVisitor(key, node, visitor, path10);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path8, ctrl);
-        return visit_(key, ctrl, visitor, path8);
+        replaceNode(key, path10, ctrl);
+        return visit_(key, ctrl, visitor, path10);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path8 = Object.freeze(path8.concat(node));
+          path10 = Object.freeze(path10.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = visit_(i, node.items[i], visitor, path8);
+            const ci = visit_(i, node.items[i], visitor, path10);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -135,13 +135,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path8 = Object.freeze(path8.concat(node));
-          const ck = visit_("key", node.key, visitor, path8);
+          path10 = Object.freeze(path10.concat(node));
+          const ck = visit_("key", node.key, visitor, path10);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path8);
+          const cv = visit_("value", node.value, visitor, path10);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -162,17 +162,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path8) {
-      const ctrl = await callVisitor(key, node, visitor, path8);
+    async function visitAsync_(key, node, visitor, path10) {
+      const ctrl = await callVisitor(key, node, visitor, path10);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path8, ctrl);
-        return visitAsync_(key, ctrl, visitor, path8);
+        replaceNode(key, path10, ctrl);
+        return visitAsync_(key, ctrl, visitor, path10);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path8 = Object.freeze(path8.concat(node));
+          path10 = Object.freeze(path10.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = await visitAsync_(i, node.items[i], visitor, path8);
+            const ci = await visitAsync_(i, node.items[i], visitor, path10);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -183,13 +183,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path8 = Object.freeze(path8.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path8);
+          path10 = Object.freeze(path10.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path10);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path8);
+          const cv = await visitAsync_("value", node.value, visitor, path10);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -216,23 +216,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path8) {
+    function callVisitor(key, node, visitor, path10) {
       if (typeof visitor === "function")
-        return visitor(key, node, path8);
+        return visitor(key, node, path10);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path8);
+        return visitor.Map?.(key, node, path10);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path8);
+        return visitor.Seq?.(key, node, path10);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path8);
+        return visitor.Pair?.(key, node, path10);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path8);
+        return visitor.Scalar?.(key, node, path10);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path8);
+        return visitor.Alias?.(key, node, path10);
       return void 0;
     }
-    function replaceNode(key, path8, node) {
-      const parent = path8[path8.length - 1];
+    function replaceNode(key, path10, node) {
+      const parent = path10[path10.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -844,10 +844,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node2 = require_Node();
-    function collectionFromPath(schema, path8, value) {
+    function collectionFromPath(schema, path10, value) {
       let v = value;
-      for (let i = path8.length - 1; i >= 0; --i) {
-        const k = path8[i];
+      for (let i = path10.length - 1; i >= 0; --i) {
+        const k = path10[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a2 = [];
           a2[k] = v;
@@ -866,7 +866,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path8) => path8 == null || typeof path8 === "object" && !!path8[Symbol.iterator]().next().done;
+    var isEmptyPath = (path10) => path10 == null || typeof path10 === "object" && !!path10[Symbol.iterator]().next().done;
     var Collection = class extends Node2.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -896,11 +896,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path8, value) {
-        if (isEmptyPath(path8))
+      addIn(path10, value) {
+        if (isEmptyPath(path10))
           this.add(value);
         else {
-          const [key, ...rest] = path8;
+          const [key, ...rest] = path10;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value);
@@ -914,8 +914,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path8) {
-        const [key, ...rest] = path8;
+      deleteIn(path10) {
+        const [key, ...rest] = path10;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -929,8 +929,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path8, keepScalar) {
-        const [key, ...rest] = path8;
+      getIn(path10, keepScalar) {
+        const [key, ...rest] = path10;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -948,8 +948,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path8) {
-        const [key, ...rest] = path8;
+      hasIn(path10) {
+        const [key, ...rest] = path10;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -959,8 +959,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path8, value) {
-        const [key, ...rest] = path8;
+      setIn(path10, value) {
+        const [key, ...rest] = path10;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -3475,9 +3475,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path8, value) {
+      addIn(path10, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path8, value);
+          this.contents.addIn(path10, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -3552,14 +3552,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path8) {
-        if (Collection.isEmptyPath(path8)) {
+      deleteIn(path10) {
+        if (Collection.isEmptyPath(path10)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path8) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path10) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -3574,10 +3574,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path8, keepScalar) {
-        if (Collection.isEmptyPath(path8))
+      getIn(path10, keepScalar) {
+        if (Collection.isEmptyPath(path10))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path8, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path10, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -3588,10 +3588,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path8) {
-        if (Collection.isEmptyPath(path8))
+      hasIn(path10) {
+        if (Collection.isEmptyPath(path10))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path8) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path10) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -3608,13 +3608,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path8, value) {
-        if (Collection.isEmptyPath(path8)) {
+      setIn(path10, value) {
+        if (Collection.isEmptyPath(path10)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path8), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path10), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path8, value);
+          this.contents.setIn(path10, value);
         }
       }
       /**
@@ -5575,9 +5575,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path8) => {
+    visit.itemAtPath = (cst, path10) => {
       let item = cst;
-      for (const [field3, index] of path8) {
+      for (const [field3, index] of path10) {
         const tok = item?.[field3];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -5586,23 +5586,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path8) => {
-      const parent = visit.itemAtPath(cst, path8.slice(0, -1));
-      const field3 = path8[path8.length - 1][0];
+    visit.parentCollection = (cst, path10) => {
+      const parent = visit.itemAtPath(cst, path10.slice(0, -1));
+      const field3 = path10[path10.length - 1][0];
       const coll = parent?.[field3];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path8, item, visitor) {
-      let ctrl = visitor(item, path8);
+    function _visit(path10, item, visitor) {
+      let ctrl = visitor(item, path10);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field3 of ["key", "value"]) {
         const token = item[field3];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path8.concat([[field3, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path10.concat([[field3, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -5613,10 +5613,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field3 === "key")
-            ctrl = ctrl(item, path8);
+            ctrl = ctrl(item, path10);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path8) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path10) : ctrl;
     }
     exports.visit = visit;
   }
@@ -8406,14 +8406,14 @@ var require_util = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path8 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path10 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path8 && path8[0] !== "/") {
-          path8 = `/${path8}`;
+        if (path10 && path10[0] !== "/") {
+          path10 = `/${path10}`;
         }
-        return new URL(`${origin}${path8}`);
+        return new URL(`${origin}${path10}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -8864,39 +8864,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path8, origin }
+          request: { method, path: path10, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path8);
+        debuglog("sending request to %s %s/%s", method, origin, path10);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path8, origin },
+          request: { method, path: path10, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path8,
+          path10,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path8, origin }
+          request: { method, path: path10, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path8);
+        debuglog("trailers received from %s %s/%s", method, origin, path10);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path8, origin },
+          request: { method, path: path10, origin },
           error: error2
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path8,
+          path10,
           error2.message
         );
       });
@@ -8945,9 +8945,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path8, origin }
+            request: { method, path: path10, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path8);
+          debuglog("sending request to %s %s/%s", method, origin, path10);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -9010,7 +9010,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path8,
+        path: path10,
         method,
         body,
         headers,
@@ -9025,11 +9025,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler) {
-        if (typeof path8 !== "string") {
+        if (typeof path10 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path8[0] !== "/" && !(path8.startsWith("http://") || path8.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path10[0] !== "/" && !(path10.startsWith("http://") || path10.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path8)) {
+        } else if (invalidPathRegex.test(path10)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -9095,7 +9095,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path8, query) : path8;
+        this.path = query ? buildURL(path10, query) : path10;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -9909,14 +9909,14 @@ var require_connect = __commonJS({
       const sessionCache = new SessionCache(maxCachedSessions == null ? 100 : maxCachedSessions);
       timeout = timeout == null ? 1e4 : timeout;
       allowH2 = allowH2 != null ? allowH2 : false;
-      return function connect({ hostname, host, protocol, port, servername, localAddress, httpSocket }, callback2) {
+      return function connect({ hostname: hostname2, host, protocol, port, servername, localAddress, httpSocket }, callback2) {
         let socket;
         if (protocol === "https:") {
           if (!tls) {
             tls = __require("node:tls");
           }
           servername = servername || options.servername || util.getServerName(host) || null;
-          const sessionKey = servername || hostname;
+          const sessionKey = servername || hostname2;
           assert(sessionKey);
           const session = customSession || sessionCache.get(sessionKey) || null;
           port = port || 443;
@@ -9932,7 +9932,7 @@ var require_connect = __commonJS({
             socket: httpSocket,
             // upgrade socket connection
             port,
-            host: hostname
+            host: hostname2
           });
           socket.on("session", function(session2) {
             sessionCache.set(sessionKey, session2);
@@ -9946,14 +9946,14 @@ var require_connect = __commonJS({
             ...options,
             localAddress,
             port,
-            host: hostname
+            host: hostname2
           });
         }
         if (options.keepAlive == null || options.keepAlive) {
           const keepAliveInitialDelay = options.keepAliveInitialDelay === void 0 ? 6e4 : options.keepAliveInitialDelay;
           socket.setKeepAlive(true, keepAliveInitialDelay);
         }
-        const clearConnectTimeout = setupConnectTimeout(new WeakRef(socket), { timeout, hostname, port });
+        const clearConnectTimeout = setupConnectTimeout(new WeakRef(socket), { timeout, hostname: hostname2, port });
         socket.setNoDelay(true).once(protocol === "https:" ? "secureConnect" : "connect", function() {
           queueMicrotask(clearConnectTimeout);
           if (callback2) {
@@ -13788,7 +13788,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request4) {
-      const { method, path: path8, host, upgrade, blocking, reset } = request4;
+      const { method, path: path10, host, upgrade, blocking, reset } = request4;
       let { body, headers, contentLength } = request4;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -13869,7 +13869,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path8} HTTP/1.1\r
+      let header = `${method} ${path10} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -14398,7 +14398,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client, request4) {
       const session = client[kHTTP2Session];
-      const { method, path: path8, host, upgrade, expectContinue, signal, headers: reqHeaders } = request4;
+      const { method, path: path10, host, upgrade, expectContinue, signal, headers: reqHeaders } = request4;
       let { body } = request4;
       if (upgrade) {
         util.errorRequest(client, request4, new Error("Upgrade not supported for H2"));
@@ -14421,8 +14421,8 @@ var require_client_h2 = __commonJS({
         }
       }
       let stream;
-      const { hostname, port } = client[kUrl];
-      headers[HTTP2_HEADER_AUTHORITY] = host || `${hostname}${port ? `:${port}` : ""}`;
+      const { hostname: hostname2, port } = client[kUrl];
+      headers[HTTP2_HEADER_AUTHORITY] = host || `${hostname2}${port ? `:${port}` : ""}`;
       headers[HTTP2_HEADER_METHOD] = method;
       const abort = (error2) => {
         if (request4.aborted) {
@@ -14495,7 +14495,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path8;
+      headers[HTTP2_HEADER_PATH] = path10;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -14848,9 +14848,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path8 = search ? `${pathname}${search}` : pathname;
+        const path10 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path8;
+        this.opts.path = path10;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -15262,20 +15262,20 @@ var require_client = __commonJS({
     async function connect(client) {
       assert(!client[kConnecting]);
       assert(!client[kHTTPContext]);
-      let { host, hostname, protocol, port } = client[kUrl];
-      if (hostname[0] === "[") {
-        const idx = hostname.indexOf("]");
+      let { host, hostname: hostname2, protocol, port } = client[kUrl];
+      if (hostname2[0] === "[") {
+        const idx = hostname2.indexOf("]");
         assert(idx !== -1);
-        const ip = hostname.substring(1, idx);
+        const ip = hostname2.substring(1, idx);
         assert(net.isIP(ip));
-        hostname = ip;
+        hostname2 = ip;
       }
       client[kConnecting] = true;
       if (channels.beforeConnect.hasSubscribers) {
         channels.beforeConnect.publish({
           connectParams: {
             host,
-            hostname,
+            hostname: hostname2,
             protocol,
             port,
             version: client[kHTTPContext]?.version,
@@ -15289,7 +15289,7 @@ var require_client = __commonJS({
         const socket = await new Promise((resolve7, reject) => {
           client[kConnector]({
             host,
-            hostname,
+            hostname: hostname2,
             protocol,
             port,
             servername: client[kServerName],
@@ -15322,7 +15322,7 @@ var require_client = __commonJS({
           channels.connected.publish({
             connectParams: {
               host,
-              hostname,
+              hostname: hostname2,
               protocol,
               port,
               version: client[kHTTPContext]?.version,
@@ -15343,7 +15343,7 @@ var require_client = __commonJS({
           channels.connectError.publish({
             connectParams: {
               host,
-              hostname,
+              hostname: hostname2,
               protocol,
               port,
               version: client[kHTTPContext]?.version,
@@ -16089,10 +16089,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path8 = "/",
+          path: path10 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path8;
+        opts.path = origin + path10;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -16318,10 +16318,10 @@ var require_env_http_proxy_agent = __commonJS({
         }
       }
       #getProxyAgentForUrl(url) {
-        let { protocol, host: hostname, port } = url;
-        hostname = hostname.replace(/:\d*$/, "").toLowerCase();
+        let { protocol, host: hostname2, port } = url;
+        hostname2 = hostname2.replace(/:\d*$/, "").toLowerCase();
         port = Number.parseInt(port, 10) || DEFAULT_PORTS[protocol] || 0;
-        if (!this.#shouldProxy(hostname, port)) {
+        if (!this.#shouldProxy(hostname2, port)) {
           return this[kNoProxyAgent];
         }
         if (protocol === "https:") {
@@ -16329,7 +16329,7 @@ var require_env_http_proxy_agent = __commonJS({
         }
         return this[kHttpProxyAgent];
       }
-      #shouldProxy(hostname, port) {
+      #shouldProxy(hostname2, port) {
         if (this.#noProxyChanged) {
           this.#parseNoProxy();
         }
@@ -16345,11 +16345,11 @@ var require_env_http_proxy_agent = __commonJS({
             continue;
           }
           if (!/^[.*]/.test(entry.hostname)) {
-            if (hostname === entry.hostname) {
+            if (hostname2 === entry.hostname) {
               return false;
             }
           } else {
-            if (hostname.endsWith(entry.hostname.replace(/^\*/, ""))) {
+            if (hostname2.endsWith(entry.hostname.replace(/^\*/, ""))) {
               return false;
             }
           }
@@ -18064,20 +18064,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path8) {
-      if (typeof path8 !== "string") {
-        return path8;
+    function safeUrl(path10) {
+      if (typeof path10 !== "string") {
+        return path10;
       }
-      const pathSegments = path8.split("?");
+      const pathSegments = path10.split("?");
       if (pathSegments.length !== 2) {
-        return path8;
+        return path10;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path8, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path8);
+    function matchKey(mockDispatch2, { path: path10, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path10);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -18099,7 +18099,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path8 }) => matchValue(safeUrl(path8), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path10 }) => matchValue(safeUrl(path10), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -18137,9 +18137,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path8, method, body, headers, query } = opts;
+      const { path: path10, method, body, headers, query } = opts;
       return {
-        path: path8,
+        path: path10,
         method,
         body,
         headers,
@@ -18602,10 +18602,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path8, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path10, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path8,
+            Path: path10,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -23484,9 +23484,9 @@ var require_util6 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path8) {
-      for (let i = 0; i < path8.length; ++i) {
-        const code3 = path8.charCodeAt(i);
+    function validateCookiePath(path10) {
+      for (let i = 0; i < path10.length; ++i) {
+        const code3 = path10.charCodeAt(i);
         if (code3 < 32 || // exclude CTLs (0-31)
         code3 > 126 || // exclude DEL and non-ascii
         code3 === 59) {
@@ -26406,11 +26406,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path8 = opts.path;
+          let path10 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path8 = `/${path8}`;
+            path10 = `/${path10}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path8);
+          url = new URL(util.parseOrigin(url).origin + path10);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -26736,8 +26736,8 @@ var require_utils2 = __commonJS({
       }
       return output;
     };
-    exports.basename = (path8, { windows } = {}) => {
-      const segs = path8.split(windows ? /[\\/]/ : "/");
+    exports.basename = (path10, { windows } = {}) => {
+      const segs = path10.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -31486,8 +31486,8 @@ var require_utils3 = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path8) {
-      let input = path8;
+    function removeDotSegments(path10) {
+      let input = path10;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -31561,11 +31561,11 @@ var require_utils3 = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path8) {
-      if (path8 === "" || path8[0] === "/") {
-        return removeDotSegments(path8);
+    function removeDotSegmentsRelative(path10) {
+      if (path10 === "" || path10[0] === "/") {
+        return removeDotSegments(path10);
       }
-      const segments2 = path8.split("/");
+      const segments2 = path10.split("/");
       const last = segments2.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -31928,8 +31928,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path8 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path8 && path8 !== "/" ? path8 : void 0;
+        const path10 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path10 && path10 !== "/" ? path10 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -35479,6 +35479,1583 @@ var require_dist2 = __commonJS({
   }
 });
 
+// node_modules/graceful-fs/polyfills.js
+var require_polyfills = __commonJS({
+  "node_modules/graceful-fs/polyfills.js"(exports, module) {
+    var constants4 = __require("constants");
+    var origCwd = process.cwd;
+    var cwd = null;
+    var platform2 = process.env.GRACEFUL_FS_PLATFORM || process.platform;
+    process.cwd = function() {
+      if (!cwd)
+        cwd = origCwd.call(process);
+      return cwd;
+    };
+    try {
+      process.cwd();
+    } catch (er) {
+    }
+    if (typeof process.chdir === "function") {
+      chdir = process.chdir;
+      process.chdir = function(d) {
+        cwd = null;
+        chdir.call(process, d);
+      };
+      if (Object.setPrototypeOf) Object.setPrototypeOf(process.chdir, chdir);
+    }
+    var chdir;
+    module.exports = patch;
+    function patch(fs3) {
+      if (constants4.hasOwnProperty("O_SYMLINK") && process.version.match(/^v0\.6\.[0-2]|^v0\.5\./)) {
+        patchLchmod(fs3);
+      }
+      if (!fs3.lutimes) {
+        patchLutimes(fs3);
+      }
+      fs3.chown = chownFix(fs3.chown);
+      fs3.fchown = chownFix(fs3.fchown);
+      fs3.lchown = chownFix(fs3.lchown);
+      fs3.chmod = chmodFix(fs3.chmod);
+      fs3.fchmod = chmodFix(fs3.fchmod);
+      fs3.lchmod = chmodFix(fs3.lchmod);
+      fs3.chownSync = chownFixSync(fs3.chownSync);
+      fs3.fchownSync = chownFixSync(fs3.fchownSync);
+      fs3.lchownSync = chownFixSync(fs3.lchownSync);
+      fs3.chmodSync = chmodFixSync(fs3.chmodSync);
+      fs3.fchmodSync = chmodFixSync(fs3.fchmodSync);
+      fs3.lchmodSync = chmodFixSync(fs3.lchmodSync);
+      fs3.stat = statFix(fs3.stat);
+      fs3.fstat = statFix(fs3.fstat);
+      fs3.lstat = statFix(fs3.lstat);
+      fs3.statSync = statFixSync(fs3.statSync);
+      fs3.fstatSync = statFixSync(fs3.fstatSync);
+      fs3.lstatSync = statFixSync(fs3.lstatSync);
+      if (fs3.chmod && !fs3.lchmod) {
+        fs3.lchmod = function(path10, mode, cb) {
+          if (cb) process.nextTick(cb);
+        };
+        fs3.lchmodSync = function() {
+        };
+      }
+      if (fs3.chown && !fs3.lchown) {
+        fs3.lchown = function(path10, uid, gid, cb) {
+          if (cb) process.nextTick(cb);
+        };
+        fs3.lchownSync = function() {
+        };
+      }
+      if (platform2 === "win32") {
+        fs3.rename = typeof fs3.rename !== "function" ? fs3.rename : (function(fs$rename) {
+          function rename3(from, to, cb) {
+            var start = Date.now();
+            var backoff = 0;
+            fs$rename(from, to, function CB(er) {
+              if (er && (er.code === "EACCES" || er.code === "EPERM" || er.code === "EBUSY") && Date.now() - start < 6e4) {
+                setTimeout(function() {
+                  fs3.stat(to, function(stater, st) {
+                    if (stater && stater.code === "ENOENT")
+                      fs$rename(from, to, CB);
+                    else
+                      cb(er);
+                  });
+                }, backoff);
+                if (backoff < 100)
+                  backoff += 10;
+                return;
+              }
+              if (cb) cb(er);
+            });
+          }
+          if (Object.setPrototypeOf) Object.setPrototypeOf(rename3, fs$rename);
+          return rename3;
+        })(fs3.rename);
+      }
+      fs3.read = typeof fs3.read !== "function" ? fs3.read : (function(fs$read) {
+        function read2(fd, buffer, offset, length, position, callback_) {
+          var callback2;
+          if (callback_ && typeof callback_ === "function") {
+            var eagCounter = 0;
+            callback2 = function(er, _, __) {
+              if (er && er.code === "EAGAIN" && eagCounter < 10) {
+                eagCounter++;
+                return fs$read.call(fs3, fd, buffer, offset, length, position, callback2);
+              }
+              callback_.apply(this, arguments);
+            };
+          }
+          return fs$read.call(fs3, fd, buffer, offset, length, position, callback2);
+        }
+        if (Object.setPrototypeOf) Object.setPrototypeOf(read2, fs$read);
+        return read2;
+      })(fs3.read);
+      fs3.readSync = typeof fs3.readSync !== "function" ? fs3.readSync : /* @__PURE__ */ (function(fs$readSync) {
+        return function(fd, buffer, offset, length, position) {
+          var eagCounter = 0;
+          while (true) {
+            try {
+              return fs$readSync.call(fs3, fd, buffer, offset, length, position);
+            } catch (er) {
+              if (er.code === "EAGAIN" && eagCounter < 10) {
+                eagCounter++;
+                continue;
+              }
+              throw er;
+            }
+          }
+        };
+      })(fs3.readSync);
+      function patchLchmod(fs4) {
+        fs4.lchmod = function(path10, mode, callback2) {
+          fs4.open(
+            path10,
+            constants4.O_WRONLY | constants4.O_SYMLINK,
+            mode,
+            function(err, fd) {
+              if (err) {
+                if (callback2) callback2(err);
+                return;
+              }
+              fs4.fchmod(fd, mode, function(err2) {
+                fs4.close(fd, function(err22) {
+                  if (callback2) callback2(err2 || err22);
+                });
+              });
+            }
+          );
+        };
+        fs4.lchmodSync = function(path10, mode) {
+          var fd = fs4.openSync(path10, constants4.O_WRONLY | constants4.O_SYMLINK, mode);
+          var threw = true;
+          var ret;
+          try {
+            ret = fs4.fchmodSync(fd, mode);
+            threw = false;
+          } finally {
+            if (threw) {
+              try {
+                fs4.closeSync(fd);
+              } catch (er) {
+              }
+            } else {
+              fs4.closeSync(fd);
+            }
+          }
+          return ret;
+        };
+      }
+      function patchLutimes(fs4) {
+        if (constants4.hasOwnProperty("O_SYMLINK") && fs4.futimes) {
+          fs4.lutimes = function(path10, at, mt, cb) {
+            fs4.open(path10, constants4.O_SYMLINK, function(er, fd) {
+              if (er) {
+                if (cb) cb(er);
+                return;
+              }
+              fs4.futimes(fd, at, mt, function(er2) {
+                fs4.close(fd, function(er22) {
+                  if (cb) cb(er2 || er22);
+                });
+              });
+            });
+          };
+          fs4.lutimesSync = function(path10, at, mt) {
+            var fd = fs4.openSync(path10, constants4.O_SYMLINK);
+            var ret;
+            var threw = true;
+            try {
+              ret = fs4.futimesSync(fd, at, mt);
+              threw = false;
+            } finally {
+              if (threw) {
+                try {
+                  fs4.closeSync(fd);
+                } catch (er) {
+                }
+              } else {
+                fs4.closeSync(fd);
+              }
+            }
+            return ret;
+          };
+        } else if (fs4.futimes) {
+          fs4.lutimes = function(_a, _b, _c, cb) {
+            if (cb) process.nextTick(cb);
+          };
+          fs4.lutimesSync = function() {
+          };
+        }
+      }
+      function chmodFix(orig) {
+        if (!orig) return orig;
+        return function(target, mode, cb) {
+          return orig.call(fs3, target, mode, function(er) {
+            if (chownErOk(er)) er = null;
+            if (cb) cb.apply(this, arguments);
+          });
+        };
+      }
+      function chmodFixSync(orig) {
+        if (!orig) return orig;
+        return function(target, mode) {
+          try {
+            return orig.call(fs3, target, mode);
+          } catch (er) {
+            if (!chownErOk(er)) throw er;
+          }
+        };
+      }
+      function chownFix(orig) {
+        if (!orig) return orig;
+        return function(target, uid, gid, cb) {
+          return orig.call(fs3, target, uid, gid, function(er) {
+            if (chownErOk(er)) er = null;
+            if (cb) cb.apply(this, arguments);
+          });
+        };
+      }
+      function chownFixSync(orig) {
+        if (!orig) return orig;
+        return function(target, uid, gid) {
+          try {
+            return orig.call(fs3, target, uid, gid);
+          } catch (er) {
+            if (!chownErOk(er)) throw er;
+          }
+        };
+      }
+      function statFix(orig) {
+        if (!orig) return orig;
+        return function(target, options, cb) {
+          if (typeof options === "function") {
+            cb = options;
+            options = null;
+          }
+          function callback2(er, stats) {
+            if (stats) {
+              if (stats.uid < 0) stats.uid += 4294967296;
+              if (stats.gid < 0) stats.gid += 4294967296;
+            }
+            if (cb) cb.apply(this, arguments);
+          }
+          return options ? orig.call(fs3, target, options, callback2) : orig.call(fs3, target, callback2);
+        };
+      }
+      function statFixSync(orig) {
+        if (!orig) return orig;
+        return function(target, options) {
+          var stats = options ? orig.call(fs3, target, options) : orig.call(fs3, target);
+          if (stats) {
+            if (stats.uid < 0) stats.uid += 4294967296;
+            if (stats.gid < 0) stats.gid += 4294967296;
+          }
+          return stats;
+        };
+      }
+      function chownErOk(er) {
+        if (!er)
+          return true;
+        if (er.code === "ENOSYS")
+          return true;
+        var nonroot = !process.getuid || process.getuid() !== 0;
+        if (nonroot) {
+          if (er.code === "EINVAL" || er.code === "EPERM")
+            return true;
+        }
+        return false;
+      }
+    }
+  }
+});
+
+// node_modules/graceful-fs/legacy-streams.js
+var require_legacy_streams = __commonJS({
+  "node_modules/graceful-fs/legacy-streams.js"(exports, module) {
+    var Stream = __require("stream").Stream;
+    module.exports = legacy;
+    function legacy(fs3) {
+      return {
+        ReadStream,
+        WriteStream
+      };
+      function ReadStream(path10, options) {
+        if (!(this instanceof ReadStream)) return new ReadStream(path10, options);
+        Stream.call(this);
+        var self = this;
+        this.path = path10;
+        this.fd = null;
+        this.readable = true;
+        this.paused = false;
+        this.flags = "r";
+        this.mode = 438;
+        this.bufferSize = 64 * 1024;
+        options = options || {};
+        var keys = Object.keys(options);
+        for (var index = 0, length = keys.length; index < length; index++) {
+          var key = keys[index];
+          this[key] = options[key];
+        }
+        if (this.encoding) this.setEncoding(this.encoding);
+        if (this.start !== void 0) {
+          if ("number" !== typeof this.start) {
+            throw TypeError("start must be a Number");
+          }
+          if (this.end === void 0) {
+            this.end = Infinity;
+          } else if ("number" !== typeof this.end) {
+            throw TypeError("end must be a Number");
+          }
+          if (this.start > this.end) {
+            throw new Error("start must be <= end");
+          }
+          this.pos = this.start;
+        }
+        if (this.fd !== null) {
+          process.nextTick(function() {
+            self._read();
+          });
+          return;
+        }
+        fs3.open(this.path, this.flags, this.mode, function(err, fd) {
+          if (err) {
+            self.emit("error", err);
+            self.readable = false;
+            return;
+          }
+          self.fd = fd;
+          self.emit("open", fd);
+          self._read();
+        });
+      }
+      function WriteStream(path10, options) {
+        if (!(this instanceof WriteStream)) return new WriteStream(path10, options);
+        Stream.call(this);
+        this.path = path10;
+        this.fd = null;
+        this.writable = true;
+        this.flags = "w";
+        this.encoding = "binary";
+        this.mode = 438;
+        this.bytesWritten = 0;
+        options = options || {};
+        var keys = Object.keys(options);
+        for (var index = 0, length = keys.length; index < length; index++) {
+          var key = keys[index];
+          this[key] = options[key];
+        }
+        if (this.start !== void 0) {
+          if ("number" !== typeof this.start) {
+            throw TypeError("start must be a Number");
+          }
+          if (this.start < 0) {
+            throw new Error("start must be >= zero");
+          }
+          this.pos = this.start;
+        }
+        this.busy = false;
+        this._queue = [];
+        if (this.fd === null) {
+          this._open = fs3.open;
+          this._queue.push([this._open, this.path, this.flags, this.mode, void 0]);
+          this.flush();
+        }
+      }
+    }
+  }
+});
+
+// node_modules/graceful-fs/clone.js
+var require_clone = __commonJS({
+  "node_modules/graceful-fs/clone.js"(exports, module) {
+    "use strict";
+    module.exports = clone;
+    var getPrototypeOf = Object.getPrototypeOf || function(obj) {
+      return obj.__proto__;
+    };
+    function clone(obj) {
+      if (obj === null || typeof obj !== "object")
+        return obj;
+      if (obj instanceof Object)
+        var copy = { __proto__: getPrototypeOf(obj) };
+      else
+        var copy = /* @__PURE__ */ Object.create(null);
+      Object.getOwnPropertyNames(obj).forEach(function(key) {
+        Object.defineProperty(copy, key, Object.getOwnPropertyDescriptor(obj, key));
+      });
+      return copy;
+    }
+  }
+});
+
+// node_modules/graceful-fs/graceful-fs.js
+var require_graceful_fs = __commonJS({
+  "node_modules/graceful-fs/graceful-fs.js"(exports, module) {
+    var fs3 = __require("fs");
+    var polyfills = require_polyfills();
+    var legacy = require_legacy_streams();
+    var clone = require_clone();
+    var util = __require("util");
+    var gracefulQueue;
+    var previousSymbol;
+    if (typeof Symbol === "function" && typeof Symbol.for === "function") {
+      gracefulQueue = /* @__PURE__ */ Symbol.for("graceful-fs.queue");
+      previousSymbol = /* @__PURE__ */ Symbol.for("graceful-fs.previous");
+    } else {
+      gracefulQueue = "___graceful-fs.queue";
+      previousSymbol = "___graceful-fs.previous";
+    }
+    function noop2() {
+    }
+    function publishQueue(context, queue2) {
+      Object.defineProperty(context, gracefulQueue, {
+        get: function() {
+          return queue2;
+        }
+      });
+    }
+    var debug2 = noop2;
+    if (util.debuglog)
+      debug2 = util.debuglog("gfs4");
+    else if (/\bgfs4\b/i.test(process.env.NODE_DEBUG || ""))
+      debug2 = function() {
+        var m = util.format.apply(util, arguments);
+        m = "GFS4: " + m.split(/\n/).join("\nGFS4: ");
+        console.error(m);
+      };
+    if (!fs3[gracefulQueue]) {
+      queue = global[gracefulQueue] || [];
+      publishQueue(fs3, queue);
+      fs3.close = (function(fs$close) {
+        function close(fd, cb) {
+          return fs$close.call(fs3, fd, function(err) {
+            if (!err) {
+              resetQueue();
+            }
+            if (typeof cb === "function")
+              cb.apply(this, arguments);
+          });
+        }
+        Object.defineProperty(close, previousSymbol, {
+          value: fs$close
+        });
+        return close;
+      })(fs3.close);
+      fs3.closeSync = (function(fs$closeSync) {
+        function closeSync(fd) {
+          fs$closeSync.apply(fs3, arguments);
+          resetQueue();
+        }
+        Object.defineProperty(closeSync, previousSymbol, {
+          value: fs$closeSync
+        });
+        return closeSync;
+      })(fs3.closeSync);
+      if (/\bgfs4\b/i.test(process.env.NODE_DEBUG || "")) {
+        process.on("exit", function() {
+          debug2(fs3[gracefulQueue]);
+          __require("assert").equal(fs3[gracefulQueue].length, 0);
+        });
+      }
+    }
+    var queue;
+    if (!global[gracefulQueue]) {
+      publishQueue(global, fs3[gracefulQueue]);
+    }
+    module.exports = patch(clone(fs3));
+    if (process.env.TEST_GRACEFUL_FS_GLOBAL_PATCH && !fs3.__patched) {
+      module.exports = patch(fs3);
+      fs3.__patched = true;
+    }
+    function patch(fs4) {
+      polyfills(fs4);
+      fs4.gracefulify = patch;
+      fs4.createReadStream = createReadStream;
+      fs4.createWriteStream = createWriteStream;
+      var fs$readFile = fs4.readFile;
+      fs4.readFile = readFile6;
+      function readFile6(path10, options, cb) {
+        if (typeof options === "function")
+          cb = options, options = null;
+        return go$readFile(path10, options, cb);
+        function go$readFile(path11, options2, cb2, startTime) {
+          return fs$readFile(path11, options2, function(err) {
+            if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
+              enqueue([go$readFile, [path11, options2, cb2], err, startTime || Date.now(), Date.now()]);
+            else {
+              if (typeof cb2 === "function")
+                cb2.apply(this, arguments);
+            }
+          });
+        }
+      }
+      var fs$writeFile = fs4.writeFile;
+      fs4.writeFile = writeFile5;
+      function writeFile5(path10, data, options, cb) {
+        if (typeof options === "function")
+          cb = options, options = null;
+        return go$writeFile(path10, data, options, cb);
+        function go$writeFile(path11, data2, options2, cb2, startTime) {
+          return fs$writeFile(path11, data2, options2, function(err) {
+            if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
+              enqueue([go$writeFile, [path11, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
+            else {
+              if (typeof cb2 === "function")
+                cb2.apply(this, arguments);
+            }
+          });
+        }
+      }
+      var fs$appendFile = fs4.appendFile;
+      if (fs$appendFile)
+        fs4.appendFile = appendFile3;
+      function appendFile3(path10, data, options, cb) {
+        if (typeof options === "function")
+          cb = options, options = null;
+        return go$appendFile(path10, data, options, cb);
+        function go$appendFile(path11, data2, options2, cb2, startTime) {
+          return fs$appendFile(path11, data2, options2, function(err) {
+            if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
+              enqueue([go$appendFile, [path11, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
+            else {
+              if (typeof cb2 === "function")
+                cb2.apply(this, arguments);
+            }
+          });
+        }
+      }
+      var fs$copyFile = fs4.copyFile;
+      if (fs$copyFile)
+        fs4.copyFile = copyFile2;
+      function copyFile2(src, dest, flags, cb) {
+        if (typeof flags === "function") {
+          cb = flags;
+          flags = 0;
+        }
+        return go$copyFile(src, dest, flags, cb);
+        function go$copyFile(src2, dest2, flags2, cb2, startTime) {
+          return fs$copyFile(src2, dest2, flags2, function(err) {
+            if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
+              enqueue([go$copyFile, [src2, dest2, flags2, cb2], err, startTime || Date.now(), Date.now()]);
+            else {
+              if (typeof cb2 === "function")
+                cb2.apply(this, arguments);
+            }
+          });
+        }
+      }
+      var fs$readdir = fs4.readdir;
+      fs4.readdir = readdir4;
+      var noReaddirOptionVersions = /^v[0-5]\./;
+      function readdir4(path10, options, cb) {
+        if (typeof options === "function")
+          cb = options, options = null;
+        var go$readdir = noReaddirOptionVersions.test(process.version) ? function go$readdir2(path11, options2, cb2, startTime) {
+          return fs$readdir(path11, fs$readdirCallback(
+            path11,
+            options2,
+            cb2,
+            startTime
+          ));
+        } : function go$readdir2(path11, options2, cb2, startTime) {
+          return fs$readdir(path11, options2, fs$readdirCallback(
+            path11,
+            options2,
+            cb2,
+            startTime
+          ));
+        };
+        return go$readdir(path10, options, cb);
+        function fs$readdirCallback(path11, options2, cb2, startTime) {
+          return function(err, files) {
+            if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
+              enqueue([
+                go$readdir,
+                [path11, options2, cb2],
+                err,
+                startTime || Date.now(),
+                Date.now()
+              ]);
+            else {
+              if (files && files.sort)
+                files.sort();
+              if (typeof cb2 === "function")
+                cb2.call(this, err, files);
+            }
+          };
+        }
+      }
+      if (process.version.substr(0, 4) === "v0.8") {
+        var legStreams = legacy(fs4);
+        ReadStream = legStreams.ReadStream;
+        WriteStream = legStreams.WriteStream;
+      }
+      var fs$ReadStream = fs4.ReadStream;
+      if (fs$ReadStream) {
+        ReadStream.prototype = Object.create(fs$ReadStream.prototype);
+        ReadStream.prototype.open = ReadStream$open;
+      }
+      var fs$WriteStream = fs4.WriteStream;
+      if (fs$WriteStream) {
+        WriteStream.prototype = Object.create(fs$WriteStream.prototype);
+        WriteStream.prototype.open = WriteStream$open;
+      }
+      Object.defineProperty(fs4, "ReadStream", {
+        get: function() {
+          return ReadStream;
+        },
+        set: function(val) {
+          ReadStream = val;
+        },
+        enumerable: true,
+        configurable: true
+      });
+      Object.defineProperty(fs4, "WriteStream", {
+        get: function() {
+          return WriteStream;
+        },
+        set: function(val) {
+          WriteStream = val;
+        },
+        enumerable: true,
+        configurable: true
+      });
+      var FileReadStream = ReadStream;
+      Object.defineProperty(fs4, "FileReadStream", {
+        get: function() {
+          return FileReadStream;
+        },
+        set: function(val) {
+          FileReadStream = val;
+        },
+        enumerable: true,
+        configurable: true
+      });
+      var FileWriteStream = WriteStream;
+      Object.defineProperty(fs4, "FileWriteStream", {
+        get: function() {
+          return FileWriteStream;
+        },
+        set: function(val) {
+          FileWriteStream = val;
+        },
+        enumerable: true,
+        configurable: true
+      });
+      function ReadStream(path10, options) {
+        if (this instanceof ReadStream)
+          return fs$ReadStream.apply(this, arguments), this;
+        else
+          return ReadStream.apply(Object.create(ReadStream.prototype), arguments);
+      }
+      function ReadStream$open() {
+        var that = this;
+        open4(that.path, that.flags, that.mode, function(err, fd) {
+          if (err) {
+            if (that.autoClose)
+              that.destroy();
+            that.emit("error", err);
+          } else {
+            that.fd = fd;
+            that.emit("open", fd);
+            that.read();
+          }
+        });
+      }
+      function WriteStream(path10, options) {
+        if (this instanceof WriteStream)
+          return fs$WriteStream.apply(this, arguments), this;
+        else
+          return WriteStream.apply(Object.create(WriteStream.prototype), arguments);
+      }
+      function WriteStream$open() {
+        var that = this;
+        open4(that.path, that.flags, that.mode, function(err, fd) {
+          if (err) {
+            that.destroy();
+            that.emit("error", err);
+          } else {
+            that.fd = fd;
+            that.emit("open", fd);
+          }
+        });
+      }
+      function createReadStream(path10, options) {
+        return new fs4.ReadStream(path10, options);
+      }
+      function createWriteStream(path10, options) {
+        return new fs4.WriteStream(path10, options);
+      }
+      var fs$open = fs4.open;
+      fs4.open = open4;
+      function open4(path10, flags, mode, cb) {
+        if (typeof mode === "function")
+          cb = mode, mode = null;
+        return go$open(path10, flags, mode, cb);
+        function go$open(path11, flags2, mode2, cb2, startTime) {
+          return fs$open(path11, flags2, mode2, function(err, fd) {
+            if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
+              enqueue([go$open, [path11, flags2, mode2, cb2], err, startTime || Date.now(), Date.now()]);
+            else {
+              if (typeof cb2 === "function")
+                cb2.apply(this, arguments);
+            }
+          });
+        }
+      }
+      return fs4;
+    }
+    function enqueue(elem) {
+      debug2("ENQUEUE", elem[0].name, elem[1]);
+      fs3[gracefulQueue].push(elem);
+      retry();
+    }
+    var retryTimer;
+    function resetQueue() {
+      var now = Date.now();
+      for (var i = 0; i < fs3[gracefulQueue].length; ++i) {
+        if (fs3[gracefulQueue][i].length > 2) {
+          fs3[gracefulQueue][i][3] = now;
+          fs3[gracefulQueue][i][4] = now;
+        }
+      }
+      retry();
+    }
+    function retry() {
+      clearTimeout(retryTimer);
+      retryTimer = void 0;
+      if (fs3[gracefulQueue].length === 0)
+        return;
+      var elem = fs3[gracefulQueue].shift();
+      var fn = elem[0];
+      var args = elem[1];
+      var err = elem[2];
+      var startTime = elem[3];
+      var lastTime = elem[4];
+      if (startTime === void 0) {
+        debug2("RETRY", fn.name, args);
+        fn.apply(null, args);
+      } else if (Date.now() - startTime >= 6e4) {
+        debug2("TIMEOUT", fn.name, args);
+        var cb = args.pop();
+        if (typeof cb === "function")
+          cb.call(null, err);
+      } else {
+        var sinceAttempt = Date.now() - lastTime;
+        var sinceStart = Math.max(lastTime - startTime, 1);
+        var desiredDelay = Math.min(sinceStart * 1.2, 100);
+        if (sinceAttempt >= desiredDelay) {
+          debug2("RETRY", fn.name, args);
+          fn.apply(null, args.concat([startTime]));
+        } else {
+          fs3[gracefulQueue].push(elem);
+        }
+      }
+      if (retryTimer === void 0) {
+        retryTimer = setTimeout(retry, 0);
+      }
+    }
+  }
+});
+
+// node_modules/retry/lib/retry_operation.js
+var require_retry_operation = __commonJS({
+  "node_modules/retry/lib/retry_operation.js"(exports, module) {
+    function RetryOperation(timeouts, options) {
+      if (typeof options === "boolean") {
+        options = { forever: options };
+      }
+      this._originalTimeouts = JSON.parse(JSON.stringify(timeouts));
+      this._timeouts = timeouts;
+      this._options = options || {};
+      this._maxRetryTime = options && options.maxRetryTime || Infinity;
+      this._fn = null;
+      this._errors = [];
+      this._attempts = 1;
+      this._operationTimeout = null;
+      this._operationTimeoutCb = null;
+      this._timeout = null;
+      this._operationStart = null;
+      if (this._options.forever) {
+        this._cachedTimeouts = this._timeouts.slice(0);
+      }
+    }
+    module.exports = RetryOperation;
+    RetryOperation.prototype.reset = function() {
+      this._attempts = 1;
+      this._timeouts = this._originalTimeouts;
+    };
+    RetryOperation.prototype.stop = function() {
+      if (this._timeout) {
+        clearTimeout(this._timeout);
+      }
+      this._timeouts = [];
+      this._cachedTimeouts = null;
+    };
+    RetryOperation.prototype.retry = function(err) {
+      if (this._timeout) {
+        clearTimeout(this._timeout);
+      }
+      if (!err) {
+        return false;
+      }
+      var currentTime = (/* @__PURE__ */ new Date()).getTime();
+      if (err && currentTime - this._operationStart >= this._maxRetryTime) {
+        this._errors.unshift(new Error("RetryOperation timeout occurred"));
+        return false;
+      }
+      this._errors.push(err);
+      var timeout = this._timeouts.shift();
+      if (timeout === void 0) {
+        if (this._cachedTimeouts) {
+          this._errors.splice(this._errors.length - 1, this._errors.length);
+          this._timeouts = this._cachedTimeouts.slice(0);
+          timeout = this._timeouts.shift();
+        } else {
+          return false;
+        }
+      }
+      var self = this;
+      var timer = setTimeout(function() {
+        self._attempts++;
+        if (self._operationTimeoutCb) {
+          self._timeout = setTimeout(function() {
+            self._operationTimeoutCb(self._attempts);
+          }, self._operationTimeout);
+          if (self._options.unref) {
+            self._timeout.unref();
+          }
+        }
+        self._fn(self._attempts);
+      }, timeout);
+      if (this._options.unref) {
+        timer.unref();
+      }
+      return true;
+    };
+    RetryOperation.prototype.attempt = function(fn, timeoutOps) {
+      this._fn = fn;
+      if (timeoutOps) {
+        if (timeoutOps.timeout) {
+          this._operationTimeout = timeoutOps.timeout;
+        }
+        if (timeoutOps.cb) {
+          this._operationTimeoutCb = timeoutOps.cb;
+        }
+      }
+      var self = this;
+      if (this._operationTimeoutCb) {
+        this._timeout = setTimeout(function() {
+          self._operationTimeoutCb();
+        }, self._operationTimeout);
+      }
+      this._operationStart = (/* @__PURE__ */ new Date()).getTime();
+      this._fn(this._attempts);
+    };
+    RetryOperation.prototype.try = function(fn) {
+      console.log("Using RetryOperation.try() is deprecated");
+      this.attempt(fn);
+    };
+    RetryOperation.prototype.start = function(fn) {
+      console.log("Using RetryOperation.start() is deprecated");
+      this.attempt(fn);
+    };
+    RetryOperation.prototype.start = RetryOperation.prototype.try;
+    RetryOperation.prototype.errors = function() {
+      return this._errors;
+    };
+    RetryOperation.prototype.attempts = function() {
+      return this._attempts;
+    };
+    RetryOperation.prototype.mainError = function() {
+      if (this._errors.length === 0) {
+        return null;
+      }
+      var counts = {};
+      var mainError = null;
+      var mainErrorCount = 0;
+      for (var i = 0; i < this._errors.length; i++) {
+        var error2 = this._errors[i];
+        var message = error2.message;
+        var count = (counts[message] || 0) + 1;
+        counts[message] = count;
+        if (count >= mainErrorCount) {
+          mainError = error2;
+          mainErrorCount = count;
+        }
+      }
+      return mainError;
+    };
+  }
+});
+
+// node_modules/retry/lib/retry.js
+var require_retry2 = __commonJS({
+  "node_modules/retry/lib/retry.js"(exports) {
+    var RetryOperation = require_retry_operation();
+    exports.operation = function(options) {
+      var timeouts = exports.timeouts(options);
+      return new RetryOperation(timeouts, {
+        forever: options && options.forever,
+        unref: options && options.unref,
+        maxRetryTime: options && options.maxRetryTime
+      });
+    };
+    exports.timeouts = function(options) {
+      if (options instanceof Array) {
+        return [].concat(options);
+      }
+      var opts = {
+        retries: 10,
+        factor: 2,
+        minTimeout: 1 * 1e3,
+        maxTimeout: Infinity,
+        randomize: false
+      };
+      for (var key in options) {
+        opts[key] = options[key];
+      }
+      if (opts.minTimeout > opts.maxTimeout) {
+        throw new Error("minTimeout is greater than maxTimeout");
+      }
+      var timeouts = [];
+      for (var i = 0; i < opts.retries; i++) {
+        timeouts.push(this.createTimeout(i, opts));
+      }
+      if (options && options.forever && !timeouts.length) {
+        timeouts.push(this.createTimeout(i, opts));
+      }
+      timeouts.sort(function(a2, b) {
+        return a2 - b;
+      });
+      return timeouts;
+    };
+    exports.createTimeout = function(attempt, opts) {
+      var random = opts.randomize ? Math.random() + 1 : 1;
+      var timeout = Math.round(random * opts.minTimeout * Math.pow(opts.factor, attempt));
+      timeout = Math.min(timeout, opts.maxTimeout);
+      return timeout;
+    };
+    exports.wrap = function(obj, options, methods) {
+      if (options instanceof Array) {
+        methods = options;
+        options = null;
+      }
+      if (!methods) {
+        methods = [];
+        for (var key in obj) {
+          if (typeof obj[key] === "function") {
+            methods.push(key);
+          }
+        }
+      }
+      for (var i = 0; i < methods.length; i++) {
+        var method = methods[i];
+        var original = obj[method];
+        obj[method] = function retryWrapper(original2) {
+          var op = exports.operation(options);
+          var args = Array.prototype.slice.call(arguments, 1);
+          var callback2 = args.pop();
+          args.push(function(err) {
+            if (op.retry(err)) {
+              return;
+            }
+            if (err) {
+              arguments[0] = op.mainError();
+            }
+            callback2.apply(this, arguments);
+          });
+          op.attempt(function() {
+            original2.apply(obj, args);
+          });
+        }.bind(obj, original);
+        obj[method].options = options;
+      }
+    };
+  }
+});
+
+// node_modules/retry/index.js
+var require_retry3 = __commonJS({
+  "node_modules/retry/index.js"(exports, module) {
+    module.exports = require_retry2();
+  }
+});
+
+// node_modules/signal-exit/signals.js
+var require_signals = __commonJS({
+  "node_modules/signal-exit/signals.js"(exports, module) {
+    module.exports = [
+      "SIGABRT",
+      "SIGALRM",
+      "SIGHUP",
+      "SIGINT",
+      "SIGTERM"
+    ];
+    if (process.platform !== "win32") {
+      module.exports.push(
+        "SIGVTALRM",
+        "SIGXCPU",
+        "SIGXFSZ",
+        "SIGUSR2",
+        "SIGTRAP",
+        "SIGSYS",
+        "SIGQUIT",
+        "SIGIOT"
+        // should detect profiler and enable/disable accordingly.
+        // see #21
+        // 'SIGPROF'
+      );
+    }
+    if (process.platform === "linux") {
+      module.exports.push(
+        "SIGIO",
+        "SIGPOLL",
+        "SIGPWR",
+        "SIGSTKFLT",
+        "SIGUNUSED"
+      );
+    }
+  }
+});
+
+// node_modules/signal-exit/index.js
+var require_signal_exit = __commonJS({
+  "node_modules/signal-exit/index.js"(exports, module) {
+    var process3 = global.process;
+    var processOk = function(process4) {
+      return process4 && typeof process4 === "object" && typeof process4.removeListener === "function" && typeof process4.emit === "function" && typeof process4.reallyExit === "function" && typeof process4.listeners === "function" && typeof process4.kill === "function" && typeof process4.pid === "number" && typeof process4.on === "function";
+    };
+    if (!processOk(process3)) {
+      module.exports = function() {
+        return function() {
+        };
+      };
+    } else {
+      assert = __require("assert");
+      signals = require_signals();
+      isWin2 = /^win/i.test(process3.platform);
+      EE = __require("events");
+      if (typeof EE !== "function") {
+        EE = EE.EventEmitter;
+      }
+      if (process3.__signal_exit_emitter__) {
+        emitter = process3.__signal_exit_emitter__;
+      } else {
+        emitter = process3.__signal_exit_emitter__ = new EE();
+        emitter.count = 0;
+        emitter.emitted = {};
+      }
+      if (!emitter.infinite) {
+        emitter.setMaxListeners(Infinity);
+        emitter.infinite = true;
+      }
+      module.exports = function(cb, opts) {
+        if (!processOk(global.process)) {
+          return function() {
+          };
+        }
+        assert.equal(typeof cb, "function", "a callback must be provided for exit handler");
+        if (loaded2 === false) {
+          load();
+        }
+        var ev = "exit";
+        if (opts && opts.alwaysLast) {
+          ev = "afterexit";
+        }
+        var remove5 = function() {
+          emitter.removeListener(ev, cb);
+          if (emitter.listeners("exit").length === 0 && emitter.listeners("afterexit").length === 0) {
+            unload();
+          }
+        };
+        emitter.on(ev, cb);
+        return remove5;
+      };
+      unload = function unload2() {
+        if (!loaded2 || !processOk(global.process)) {
+          return;
+        }
+        loaded2 = false;
+        signals.forEach(function(sig) {
+          try {
+            process3.removeListener(sig, sigListeners[sig]);
+          } catch (er) {
+          }
+        });
+        process3.emit = originalProcessEmit;
+        process3.reallyExit = originalProcessReallyExit;
+        emitter.count -= 1;
+      };
+      module.exports.unload = unload;
+      emit = function emit2(event2, code3, signal) {
+        if (emitter.emitted[event2]) {
+          return;
+        }
+        emitter.emitted[event2] = true;
+        emitter.emit(event2, code3, signal);
+      };
+      sigListeners = {};
+      signals.forEach(function(sig) {
+        sigListeners[sig] = function listener() {
+          if (!processOk(global.process)) {
+            return;
+          }
+          var listeners = process3.listeners(sig);
+          if (listeners.length === emitter.count) {
+            unload();
+            emit("exit", null, sig);
+            emit("afterexit", null, sig);
+            if (isWin2 && sig === "SIGHUP") {
+              sig = "SIGINT";
+            }
+            process3.kill(process3.pid, sig);
+          }
+        };
+      });
+      module.exports.signals = function() {
+        return signals;
+      };
+      loaded2 = false;
+      load = function load2() {
+        if (loaded2 || !processOk(global.process)) {
+          return;
+        }
+        loaded2 = true;
+        emitter.count += 1;
+        signals = signals.filter(function(sig) {
+          try {
+            process3.on(sig, sigListeners[sig]);
+            return true;
+          } catch (er) {
+            return false;
+          }
+        });
+        process3.emit = processEmit;
+        process3.reallyExit = processReallyExit;
+      };
+      module.exports.load = load;
+      originalProcessReallyExit = process3.reallyExit;
+      processReallyExit = function processReallyExit2(code3) {
+        if (!processOk(global.process)) {
+          return;
+        }
+        process3.exitCode = code3 || /* istanbul ignore next */
+        0;
+        emit("exit", process3.exitCode, null);
+        emit("afterexit", process3.exitCode, null);
+        originalProcessReallyExit.call(process3, process3.exitCode);
+      };
+      originalProcessEmit = process3.emit;
+      processEmit = function processEmit2(ev, arg) {
+        if (ev === "exit" && processOk(global.process)) {
+          if (arg !== void 0) {
+            process3.exitCode = arg;
+          }
+          var ret = originalProcessEmit.apply(this, arguments);
+          emit("exit", process3.exitCode, null);
+          emit("afterexit", process3.exitCode, null);
+          return ret;
+        } else {
+          return originalProcessEmit.apply(this, arguments);
+        }
+      };
+    }
+    var assert;
+    var signals;
+    var isWin2;
+    var EE;
+    var emitter;
+    var unload;
+    var emit;
+    var sigListeners;
+    var loaded2;
+    var load;
+    var originalProcessReallyExit;
+    var processReallyExit;
+    var originalProcessEmit;
+    var processEmit;
+  }
+});
+
+// node_modules/proper-lockfile/lib/mtime-precision.js
+var require_mtime_precision = __commonJS({
+  "node_modules/proper-lockfile/lib/mtime-precision.js"(exports, module) {
+    "use strict";
+    var cacheSymbol = /* @__PURE__ */ Symbol();
+    function probe(file, fs3, callback2) {
+      const cachedPrecision = fs3[cacheSymbol];
+      if (cachedPrecision) {
+        return fs3.stat(file, (err, stat4) => {
+          if (err) {
+            return callback2(err);
+          }
+          callback2(null, stat4.mtime, cachedPrecision);
+        });
+      }
+      const mtime = new Date(Math.ceil(Date.now() / 1e3) * 1e3 + 5);
+      fs3.utimes(file, mtime, mtime, (err) => {
+        if (err) {
+          return callback2(err);
+        }
+        fs3.stat(file, (err2, stat4) => {
+          if (err2) {
+            return callback2(err2);
+          }
+          const precision = stat4.mtime.getTime() % 1e3 === 0 ? "s" : "ms";
+          Object.defineProperty(fs3, cacheSymbol, { value: precision });
+          callback2(null, stat4.mtime, precision);
+        });
+      });
+    }
+    function getMtime(precision) {
+      let now = Date.now();
+      if (precision === "s") {
+        now = Math.ceil(now / 1e3) * 1e3;
+      }
+      return new Date(now);
+    }
+    module.exports.probe = probe;
+    module.exports.getMtime = getMtime;
+  }
+});
+
+// node_modules/proper-lockfile/lib/lockfile.js
+var require_lockfile = __commonJS({
+  "node_modules/proper-lockfile/lib/lockfile.js"(exports, module) {
+    "use strict";
+    var path10 = __require("path");
+    var fs3 = require_graceful_fs();
+    var retry = require_retry3();
+    var onExit = require_signal_exit();
+    var mtimePrecision = require_mtime_precision();
+    var locks = {};
+    function getLockFile(file, options) {
+      return options.lockfilePath || `${file}.lock`;
+    }
+    function resolveCanonicalPath(file, options, callback2) {
+      if (!options.realpath) {
+        return callback2(null, path10.resolve(file));
+      }
+      options.fs.realpath(file, callback2);
+    }
+    function acquireLock(file, options, callback2) {
+      const lockfilePath = getLockFile(file, options);
+      options.fs.mkdir(lockfilePath, (err) => {
+        if (!err) {
+          return mtimePrecision.probe(lockfilePath, options.fs, (err2, mtime, mtimePrecision2) => {
+            if (err2) {
+              options.fs.rmdir(lockfilePath, () => {
+              });
+              return callback2(err2);
+            }
+            callback2(null, mtime, mtimePrecision2);
+          });
+        }
+        if (err.code !== "EEXIST") {
+          return callback2(err);
+        }
+        if (options.stale <= 0) {
+          return callback2(Object.assign(new Error("Lock file is already being held"), { code: "ELOCKED", file }));
+        }
+        options.fs.stat(lockfilePath, (err2, stat4) => {
+          if (err2) {
+            if (err2.code === "ENOENT") {
+              return acquireLock(file, { ...options, stale: 0 }, callback2);
+            }
+            return callback2(err2);
+          }
+          if (!isLockStale(stat4, options)) {
+            return callback2(Object.assign(new Error("Lock file is already being held"), { code: "ELOCKED", file }));
+          }
+          removeLock(file, options, (err3) => {
+            if (err3) {
+              return callback2(err3);
+            }
+            acquireLock(file, { ...options, stale: 0 }, callback2);
+          });
+        });
+      });
+    }
+    function isLockStale(stat4, options) {
+      return stat4.mtime.getTime() < Date.now() - options.stale;
+    }
+    function removeLock(file, options, callback2) {
+      options.fs.rmdir(getLockFile(file, options), (err) => {
+        if (err && err.code !== "ENOENT") {
+          return callback2(err);
+        }
+        callback2();
+      });
+    }
+    function updateLock(file, options) {
+      const lock2 = locks[file];
+      if (lock2.updateTimeout) {
+        return;
+      }
+      lock2.updateDelay = lock2.updateDelay || options.update;
+      lock2.updateTimeout = setTimeout(() => {
+        lock2.updateTimeout = null;
+        options.fs.stat(lock2.lockfilePath, (err, stat4) => {
+          const isOverThreshold = lock2.lastUpdate + options.stale < Date.now();
+          if (err) {
+            if (err.code === "ENOENT" || isOverThreshold) {
+              return setLockAsCompromised(file, lock2, Object.assign(err, { code: "ECOMPROMISED" }));
+            }
+            lock2.updateDelay = 1e3;
+            return updateLock(file, options);
+          }
+          const isMtimeOurs = lock2.mtime.getTime() === stat4.mtime.getTime();
+          if (!isMtimeOurs) {
+            return setLockAsCompromised(
+              file,
+              lock2,
+              Object.assign(
+                new Error("Unable to update lock within the stale threshold"),
+                { code: "ECOMPROMISED" }
+              )
+            );
+          }
+          const mtime = mtimePrecision.getMtime(lock2.mtimePrecision);
+          options.fs.utimes(lock2.lockfilePath, mtime, mtime, (err2) => {
+            const isOverThreshold2 = lock2.lastUpdate + options.stale < Date.now();
+            if (lock2.released) {
+              return;
+            }
+            if (err2) {
+              if (err2.code === "ENOENT" || isOverThreshold2) {
+                return setLockAsCompromised(file, lock2, Object.assign(err2, { code: "ECOMPROMISED" }));
+              }
+              lock2.updateDelay = 1e3;
+              return updateLock(file, options);
+            }
+            lock2.mtime = mtime;
+            lock2.lastUpdate = Date.now();
+            lock2.updateDelay = null;
+            updateLock(file, options);
+          });
+        });
+      }, lock2.updateDelay);
+      if (lock2.updateTimeout.unref) {
+        lock2.updateTimeout.unref();
+      }
+    }
+    function setLockAsCompromised(file, lock2, err) {
+      lock2.released = true;
+      if (lock2.updateTimeout) {
+        clearTimeout(lock2.updateTimeout);
+      }
+      if (locks[file] === lock2) {
+        delete locks[file];
+      }
+      lock2.options.onCompromised(err);
+    }
+    function lock(file, options, callback2) {
+      options = {
+        stale: 1e4,
+        update: null,
+        realpath: true,
+        retries: 0,
+        fs: fs3,
+        onCompromised: (err) => {
+          throw err;
+        },
+        ...options
+      };
+      options.retries = options.retries || 0;
+      options.retries = typeof options.retries === "number" ? { retries: options.retries } : options.retries;
+      options.stale = Math.max(options.stale || 0, 2e3);
+      options.update = options.update == null ? options.stale / 2 : options.update || 0;
+      options.update = Math.max(Math.min(options.update, options.stale / 2), 1e3);
+      resolveCanonicalPath(file, options, (err, file2) => {
+        if (err) {
+          return callback2(err);
+        }
+        const operation = retry.operation(options.retries);
+        operation.attempt(() => {
+          acquireLock(file2, options, (err2, mtime, mtimePrecision2) => {
+            if (operation.retry(err2)) {
+              return;
+            }
+            if (err2) {
+              return callback2(operation.mainError());
+            }
+            const lock2 = locks[file2] = {
+              lockfilePath: getLockFile(file2, options),
+              mtime,
+              mtimePrecision: mtimePrecision2,
+              options,
+              lastUpdate: Date.now()
+            };
+            updateLock(file2, options);
+            callback2(null, (releasedCallback) => {
+              if (lock2.released) {
+                return releasedCallback && releasedCallback(Object.assign(new Error("Lock is already released"), { code: "ERELEASED" }));
+              }
+              unlock(file2, { ...options, realpath: false }, releasedCallback);
+            });
+          });
+        });
+      });
+    }
+    function unlock(file, options, callback2) {
+      options = {
+        fs: fs3,
+        realpath: true,
+        ...options
+      };
+      resolveCanonicalPath(file, options, (err, file2) => {
+        if (err) {
+          return callback2(err);
+        }
+        const lock2 = locks[file2];
+        if (!lock2) {
+          return callback2(Object.assign(new Error("Lock is not acquired/owned by you"), { code: "ENOTACQUIRED" }));
+        }
+        lock2.updateTimeout && clearTimeout(lock2.updateTimeout);
+        lock2.released = true;
+        delete locks[file2];
+        removeLock(file2, options, callback2);
+      });
+    }
+    function check(file, options, callback2) {
+      options = {
+        stale: 1e4,
+        realpath: true,
+        fs: fs3,
+        ...options
+      };
+      options.stale = Math.max(options.stale || 0, 2e3);
+      resolveCanonicalPath(file, options, (err, file2) => {
+        if (err) {
+          return callback2(err);
+        }
+        options.fs.stat(getLockFile(file2, options), (err2, stat4) => {
+          if (err2) {
+            return err2.code === "ENOENT" ? callback2(null, false) : callback2(err2);
+          }
+          return callback2(null, !isLockStale(stat4, options));
+        });
+      });
+    }
+    function getLocks() {
+      return locks;
+    }
+    onExit(() => {
+      for (const file in locks) {
+        const options = locks[file].options;
+        try {
+          options.fs.rmdirSync(getLockFile(file, options));
+        } catch (e) {
+        }
+      }
+    });
+    module.exports.lock = lock;
+    module.exports.unlock = unlock;
+    module.exports.check = check;
+    module.exports.getLocks = getLocks;
+  }
+});
+
+// node_modules/proper-lockfile/lib/adapter.js
+var require_adapter = __commonJS({
+  "node_modules/proper-lockfile/lib/adapter.js"(exports, module) {
+    "use strict";
+    var fs3 = require_graceful_fs();
+    function createSyncFs(fs4) {
+      const methods = ["mkdir", "realpath", "stat", "rmdir", "utimes"];
+      const newFs = { ...fs4 };
+      methods.forEach((method) => {
+        newFs[method] = (...args) => {
+          const callback2 = args.pop();
+          let ret;
+          try {
+            ret = fs4[`${method}Sync`](...args);
+          } catch (err) {
+            return callback2(err);
+          }
+          callback2(null, ret);
+        };
+      });
+      return newFs;
+    }
+    function toPromise(method) {
+      return (...args) => new Promise((resolve7, reject) => {
+        args.push((err, result) => {
+          if (err) {
+            reject(err);
+          } else {
+            resolve7(result);
+          }
+        });
+        method(...args);
+      });
+    }
+    function toSync(method) {
+      return (...args) => {
+        let err;
+        let result;
+        args.push((_err, _result) => {
+          err = _err;
+          result = _result;
+        });
+        method(...args);
+        if (err) {
+          throw err;
+        }
+        return result;
+      };
+    }
+    function toSyncOptions(options) {
+      options = { ...options };
+      options.fs = createSyncFs(options.fs || fs3);
+      if (typeof options.retries === "number" && options.retries > 0 || options.retries && typeof options.retries.retries === "number" && options.retries.retries > 0) {
+        throw Object.assign(new Error("Cannot use retries with the sync api"), { code: "ESYNC" });
+      }
+      return options;
+    }
+    module.exports = {
+      toPromise,
+      toSync,
+      toSyncOptions
+    };
+  }
+});
+
+// node_modules/proper-lockfile/index.js
+var require_proper_lockfile = __commonJS({
+  "node_modules/proper-lockfile/index.js"(exports, module) {
+    "use strict";
+    var lockfile2 = require_lockfile();
+    var { toPromise, toSync, toSyncOptions } = require_adapter();
+    async function lock(file, options) {
+      const release = await toPromise(lockfile2.lock)(file, options);
+      return toPromise(release);
+    }
+    function lockSync(file, options) {
+      const release = toSync(lockfile2.lock)(file, toSyncOptions(options));
+      return toSync(release);
+    }
+    function unlock(file, options) {
+      return toPromise(lockfile2.unlock)(file, options);
+    }
+    function unlockSync(file, options) {
+      return toSync(lockfile2.unlock)(file, toSyncOptions(options));
+    }
+    function check(file, options) {
+      return toPromise(lockfile2.check)(file, options);
+    }
+    function checkSync(file, options) {
+      return toSync(lockfile2.check)(file, toSyncOptions(options));
+    }
+    module.exports = lock;
+    module.exports.lock = lock;
+    module.exports.unlock = unlock;
+    module.exports.lockSync = lockSync;
+    module.exports.unlockSync = unlockSync;
+    module.exports.check = check;
+    module.exports.checkSync = checkSync;
+  }
+});
+
 // node_modules/undici/lib/core/symbols.js
 var require_symbols6 = __commonJS({
   "node_modules/undici/lib/core/symbols.js"(exports, module) {
@@ -36588,14 +38165,14 @@ var require_util10 = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path8 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path10 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path8 && path8[0] !== "/") {
-          path8 = `/${path8}`;
+        if (path10 && path10[0] !== "/") {
+          path10 = `/${path10}`;
         }
-        return new URL(`${origin}${path8}`);
+        return new URL(`${origin}${path10}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -37430,9 +39007,9 @@ var require_diagnostics2 = __commonJS({
         "undici:client:sendHeaders",
         (evt) => {
           const {
-            request: { method, path: path8, origin }
+            request: { method, path: path10, origin }
           } = evt;
-          debugLog("sending request to %s %s%s", method, origin, path8);
+          debugLog("sending request to %s %s%s", method, origin, path10);
         }
       );
     }
@@ -37450,14 +39027,14 @@ var require_diagnostics2 = __commonJS({
         "undici:request:headers",
         (evt) => {
           const {
-            request: { method, path: path8, origin },
+            request: { method, path: path10, origin },
             response: { statusCode }
           } = evt;
           debugLog(
             "received response to %s %s%s - HTTP %d",
             method,
             origin,
-            path8,
+            path10,
             statusCode
           );
         }
@@ -37466,23 +39043,23 @@ var require_diagnostics2 = __commonJS({
         "undici:request:trailers",
         (evt) => {
           const {
-            request: { method, path: path8, origin }
+            request: { method, path: path10, origin }
           } = evt;
-          debugLog("trailers received from %s %s%s", method, origin, path8);
+          debugLog("trailers received from %s %s%s", method, origin, path10);
         }
       );
       diagnosticsChannel.subscribe(
         "undici:request:error",
         (evt) => {
           const {
-            request: { method, path: path8, origin },
+            request: { method, path: path10, origin },
             error: error2
           } = evt;
           debugLog(
             "request to %s %s%s errored - %s",
             method,
             origin,
-            path8,
+            path10,
             error2.message
           );
         }
@@ -37597,7 +39174,7 @@ var require_request3 = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path8,
+        path: path10,
         method,
         body,
         headers,
@@ -37614,11 +39191,11 @@ var require_request3 = __commonJS({
         maxRedirections,
         typeOfService
       }, handler) {
-        if (typeof path8 !== "string") {
+        if (typeof path10 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path8[0] !== "/" && !(path8.startsWith("http://") || path8.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path10[0] !== "/" && !(path10.startsWith("http://") || path10.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path8)) {
+        } else if (invalidPathRegex.test(path10)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -37693,7 +39270,7 @@ var require_request3 = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? serializePathWithQuery(path8, query) : path8;
+        this.path = query ? serializePathWithQuery(path10, query) : path10;
         this.origin = origin;
         this.protocol = getProtocolFromUrlString(origin);
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
@@ -38387,14 +39964,14 @@ var require_connect2 = __commonJS({
       const sessionCache = new SessionCache(maxCachedSessions == null ? 100 : maxCachedSessions);
       timeout = timeout == null ? 1e4 : timeout;
       allowH2 = allowH2 != null ? allowH2 : false;
-      return function connect({ hostname, host, protocol, port, servername, localAddress, httpSocket }, callback2) {
+      return function connect({ hostname: hostname2, host, protocol, port, servername, localAddress, httpSocket }, callback2) {
         let socket;
         if (protocol === "https:") {
           if (!tls) {
             tls = __require("node:tls");
           }
           servername = servername || options.servername || util.getServerName(host) || null;
-          const sessionKey = servername || hostname;
+          const sessionKey = servername || hostname2;
           assert(sessionKey);
           const session = customSession || sessionCache.get(sessionKey) || null;
           port = port || 443;
@@ -38409,7 +39986,7 @@ var require_connect2 = __commonJS({
             socket: httpSocket,
             // upgrade socket connection
             port,
-            host: hostname
+            host: hostname2
           });
           socket.on("session", function(session2) {
             sessionCache.set(sessionKey, session2);
@@ -38423,7 +40000,7 @@ var require_connect2 = __commonJS({
             ...options,
             localAddress,
             port,
-            host: hostname
+            host: hostname2
           });
           if (useH2c === true) {
             socket.alpnProtocol = "h2";
@@ -38433,7 +40010,7 @@ var require_connect2 = __commonJS({
           const keepAliveInitialDelay = options.keepAliveInitialDelay === void 0 ? 6e4 : options.keepAliveInitialDelay;
           socket.setKeepAlive(true, keepAliveInitialDelay);
         }
-        const clearConnectTimeout = util.setupConnectTimeout(new WeakRef(socket), { timeout, hostname, port });
+        const clearConnectTimeout = util.setupConnectTimeout(new WeakRef(socket), { timeout, hostname: hostname2, port });
         socket.setNoDelay(true).once(protocol === "https:" ? "secureConnect" : "connect", function() {
           queueMicrotask(clearConnectTimeout);
           if (callback2) {
@@ -42937,7 +44514,7 @@ var require_client_h12 = __commonJS({
       }
     }
     function writeH1(client, request4) {
-      const { method, path: path8, host, upgrade, blocking, reset } = request4;
+      const { method, path: path10, host, upgrade, blocking, reset } = request4;
       let { body, headers, contentLength } = request4;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -43013,7 +44590,7 @@ var require_client_h12 = __commonJS({
         socket[kBlocking] = true;
       }
       setTypeOfService(socket, request4);
-      let header = `${method} ${path8} HTTP/1.1\r
+      let header = `${method} ${path10} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -43690,7 +45267,7 @@ var require_client_h22 = __commonJS({
       const headersTimeout = request4.headersTimeout ?? client[kHeadersTimeout];
       const bodyTimeout = request4.bodyTimeout ?? client[kBodyTimeout];
       const session = client[kHTTP2Session];
-      const { method, path: path8, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request4;
+      const { method, path: path10, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request4;
       let { body } = request4;
       if (upgrade != null && upgrade !== "websocket") {
         util.errorRequest(client, request4, new InvalidArgumentError(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
@@ -43723,8 +45300,8 @@ var require_client_h22 = __commonJS({
         }
       }
       let stream = null;
-      const { hostname, port } = client[kUrl];
-      headers[HTTP2_HEADER_AUTHORITY] = host || `${hostname}${port ? `:${port}` : ""}`;
+      const { hostname: hostname2, port } = client[kUrl];
+      headers[HTTP2_HEADER_AUTHORITY] = host || `${hostname2}${port ? `:${port}` : ""}`;
       headers[HTTP2_HEADER_METHOD] = method;
       const abort = (err) => {
         if (request4.aborted || request4.completed) {
@@ -43759,7 +45336,7 @@ var require_client_h22 = __commonJS({
           }
           headers[HTTP2_HEADER_METHOD] = "CONNECT";
           headers[HTTP2_HEADER_PROTOCOL] = "websocket";
-          headers[HTTP2_HEADER_PATH] = path8;
+          headers[HTTP2_HEADER_PATH] = path10;
           if (protocol === "ws:" || protocol === "wss:") {
             headers[HTTP2_HEADER_SCHEME] = protocol === "ws:" ? "http" : "https";
           } else {
@@ -43811,7 +45388,7 @@ var require_client_h22 = __commonJS({
         stream.setTimeout(headersTimeout);
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path8;
+      headers[HTTP2_HEADER_PATH] = path10;
       headers[HTTP2_HEADER_SCHEME] = protocol === "http:" ? "http" : "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -44461,20 +46038,20 @@ var require_client2 = __commonJS({
     function connect(client) {
       assert(!client[kConnecting]);
       assert(!client[kHTTPContext]);
-      let { host, hostname, protocol, port } = client[kUrl];
-      if (hostname[0] === "[") {
-        const idx = hostname.indexOf("]");
+      let { host, hostname: hostname2, protocol, port } = client[kUrl];
+      if (hostname2[0] === "[") {
+        const idx = hostname2.indexOf("]");
         assert(idx !== -1);
-        const ip = hostname.substring(1, idx);
+        const ip = hostname2.substring(1, idx);
         assert(net.isIPv6(ip));
-        hostname = ip;
+        hostname2 = ip;
       }
       client[kConnecting] = true;
       if (channels.beforeConnect.hasSubscribers) {
         channels.beforeConnect.publish({
           connectParams: {
             host,
-            hostname,
+            hostname: hostname2,
             protocol,
             port,
             version: client[kHTTPContext]?.version,
@@ -44487,14 +46064,14 @@ var require_client2 = __commonJS({
       try {
         client[kConnector]({
           host,
-          hostname,
+          hostname: hostname2,
           protocol,
           port,
           servername: client[kServerName],
           localAddress: client[kLocalAddress]
         }, (err, socket) => {
           if (err) {
-            handleConnectError(client, err, { host, hostname, protocol, port });
+            handleConnectError(client, err, { host, hostname: hostname2, protocol, port });
             client[kResume]();
             return;
           }
@@ -44508,7 +46085,7 @@ var require_client2 = __commonJS({
             client[kHTTPContext] = socket.alpnProtocol === "h2" ? connectH2(client, socket) : connectH1(client, socket);
           } catch (err2) {
             socket.destroy().on("error", noop2);
-            handleConnectError(client, err2, { host, hostname, protocol, port });
+            handleConnectError(client, err2, { host, hostname: hostname2, protocol, port });
             client[kResume]();
             return;
           }
@@ -44521,7 +46098,7 @@ var require_client2 = __commonJS({
             channels.connected.publish({
               connectParams: {
                 host,
-                hostname,
+                hostname: hostname2,
                 protocol,
                 port,
                 version: client[kHTTPContext]?.version,
@@ -44536,11 +46113,11 @@ var require_client2 = __commonJS({
           client[kResume]();
         });
       } catch (err) {
-        handleConnectError(client, err, { host, hostname, protocol, port });
+        handleConnectError(client, err, { host, hostname: hostname2, protocol, port });
         client[kResume]();
       }
     }
-    function handleConnectError(client, err, { host, hostname, protocol, port }) {
+    function handleConnectError(client, err, { host, hostname: hostname2, protocol, port }) {
       if (client.destroyed) {
         return;
       }
@@ -44549,7 +46126,7 @@ var require_client2 = __commonJS({
         channels.connectError.publish({
           connectParams: {
             host,
-            hostname,
+            hostname: hostname2,
             protocol,
             port,
             version: client[kHTTPContext]?.version,
@@ -46167,10 +47744,10 @@ var require_proxy_agent2 = __commonJS({
         };
         const {
           origin,
-          path: path8 = "/",
+          path: path10 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path8;
+        opts.path = origin + path10;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL(origin);
           headers.host = host;
@@ -46418,10 +47995,10 @@ var require_env_http_proxy_agent2 = __commonJS({
         ]);
       }
       #getProxyAgentForUrl(url) {
-        let { protocol, host: hostname, port } = url;
-        hostname = hostname.replace(/:\d*$/, "").toLowerCase();
+        let { protocol, host: hostname2, port } = url;
+        hostname2 = hostname2.replace(/:\d*$/, "").toLowerCase();
         port = Number.parseInt(port, 10) || DEFAULT_PORTS[protocol] || 0;
-        if (!this.#shouldProxy(hostname, port)) {
+        if (!this.#shouldProxy(hostname2, port)) {
           return this[kNoProxyAgent];
         }
         if (protocol === "https:") {
@@ -46429,7 +48006,7 @@ var require_env_http_proxy_agent2 = __commonJS({
         }
         return this[kHttpProxyAgent];
       }
-      #shouldProxy(hostname, port) {
+      #shouldProxy(hostname2, port) {
         if (this.#noProxyChanged) {
           this.#parseNoProxy();
         }
@@ -46444,10 +48021,10 @@ var require_env_http_proxy_agent2 = __commonJS({
           if (entry.port && entry.port !== port) {
             continue;
           }
-          if (hostname === entry.hostname) {
+          if (hostname2 === entry.hostname) {
             return false;
           }
-          if (hostname.slice(-(entry.hostname.length + 1)) === `.${entry.hostname}`) {
+          if (hostname2.slice(-(entry.hostname.length + 1)) === `.${entry.hostname}`) {
             return false;
           }
         }
@@ -48330,20 +49907,20 @@ var require_mock_utils2 = __commonJS({
       }
       return normalizedQp;
     }
-    function safeUrl(path8) {
-      if (typeof path8 !== "string") {
-        return path8;
+    function safeUrl(path10) {
+      if (typeof path10 !== "string") {
+        return path10;
       }
-      const pathSegments = path8.split("?", 3);
+      const pathSegments = path10.split("?", 3);
       if (pathSegments.length !== 2) {
-        return path8;
+        return path10;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path8, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path8);
+    function matchKey(mockDispatch2, { path: path10, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path10);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -48368,8 +49945,8 @@ var require_mock_utils2 = __commonJS({
       const basePath = key.query ? serializePathWithQuery(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
       const resolvedPathWithoutTrailingSlash = removeTrailingSlash(resolvedPath);
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path8, ignoreTrailingSlash }) => {
-        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path8)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path8), resolvedPath);
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path10, ignoreTrailingSlash }) => {
+        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path10)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path10), resolvedPath);
       });
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
@@ -48408,19 +49985,19 @@ var require_mock_utils2 = __commonJS({
         mockDispatches.splice(index, 1);
       }
     }
-    function removeTrailingSlash(path8) {
-      while (path8.endsWith("/")) {
-        path8 = path8.slice(0, -1);
+    function removeTrailingSlash(path10) {
+      while (path10.endsWith("/")) {
+        path10 = path10.slice(0, -1);
       }
-      if (path8.length === 0) {
-        path8 = "/";
+      if (path10.length === 0) {
+        path10 = "/";
       }
-      return path8;
+      return path10;
     }
     function buildKey(opts) {
-      const { path: path8, method, body, headers, query } = opts;
+      const { path: path10, method, body, headers, query } = opts;
       return {
-        path: path8,
+        path: path10,
         method,
         body,
         headers,
@@ -49110,10 +50687,10 @@ var require_pending_interceptors_formatter2 = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path8, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path10, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path8,
+            Path: path10,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -49195,9 +50772,9 @@ var require_mock_agent2 = __commonJS({
         const acceptNonStandardSearchParameters = this[kMockAgentAcceptsNonStandardSearchParameters];
         const dispatchOpts = { ...opts };
         if (acceptNonStandardSearchParameters && dispatchOpts.path) {
-          const [path8, searchParams] = dispatchOpts.path.split("?");
+          const [path10, searchParams] = dispatchOpts.path.split("?");
           const normalizedSearchParams = normalizeSearchParams(searchParams, acceptNonStandardSearchParameters);
-          dispatchOpts.path = `${path8}?${normalizedSearchParams}`;
+          dispatchOpts.path = `${path10}?${normalizedSearchParams}`;
         }
         return this[kAgent].dispatch(dispatchOpts, handler);
       }
@@ -49401,7 +50978,7 @@ var require_snapshot_utils = __commonJS({
 var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports, module) {
     "use strict";
-    var { writeFile: writeFile4, readFile: readFile5, mkdir: mkdir4 } = __require("node:fs/promises");
+    var { writeFile: writeFile5, readFile: readFile6, mkdir: mkdir5 } = __require("node:fs/promises");
     var { dirname: dirname4, resolve: resolve7 } = __require("node:path");
     var { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers");
     var { InvalidArgumentError, UndiciError } = require_errors4();
@@ -49598,12 +51175,12 @@ var require_snapshot_recorder = __commonJS({
        * @return {Promise<void>} - Resolves when snapshots are loaded
        */
       async loadSnapshots(filePath) {
-        const path8 = filePath || this.#snapshotPath;
-        if (!path8) {
+        const path10 = filePath || this.#snapshotPath;
+        if (!path10) {
           throw new InvalidArgumentError("Snapshot path is required");
         }
         try {
-          const data = await readFile5(resolve7(path8), "utf8");
+          const data = await readFile6(resolve7(path10), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -49617,7 +51194,7 @@ var require_snapshot_recorder = __commonJS({
           if (error2.code === "ENOENT") {
             this.#snapshots.clear();
           } else {
-            throw new UndiciError(`Failed to load snapshots from ${path8}`, { cause: error2 });
+            throw new UndiciError(`Failed to load snapshots from ${path10}`, { cause: error2 });
           }
         }
       }
@@ -49628,17 +51205,17 @@ var require_snapshot_recorder = __commonJS({
        * @returns {Promise<void>} - Resolves when snapshots are saved
        */
       async saveSnapshots(filePath) {
-        const path8 = filePath || this.#snapshotPath;
-        if (!path8) {
+        const path10 = filePath || this.#snapshotPath;
+        if (!path10) {
           throw new InvalidArgumentError("Snapshot path is required");
         }
-        const resolvedPath = resolve7(path8);
-        await mkdir4(dirname4(resolvedPath), { recursive: true });
+        const resolvedPath = resolve7(path10);
+        await mkdir5(dirname4(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot]) => ({
           hash,
           snapshot
         }));
-        await writeFile4(resolvedPath, JSON.stringify(data, null, 2), { flush: true });
+        await writeFile5(resolvedPath, JSON.stringify(data, null, 2), { flush: true });
       }
       /**
        * Clears all recorded snapshots
@@ -50273,15 +51850,15 @@ var require_redirect_handler2 = __commonJS({
           receivedAt: Date.now()
         });
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path8 = search ? `${pathname}${search}` : pathname;
-        const redirectUrlString = `${origin}${path8}`;
+        const path10 = search ? `${pathname}${search}` : pathname;
+        const redirectUrlString = `${origin}${path10}`;
         for (const historyUrl of this.history) {
           if (historyUrl.toString() === redirectUrlString) {
             throw new InvalidArgumentError(`Redirect loop detected. Cannot redirect to ${origin}. This typically happens when using a Client or Pool with cross-origin redirects. Use an Agent for cross-origin redirects.`);
           }
         }
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path8;
+        this.opts.path = path10;
         this.opts.origin = origin;
         this.opts.query = null;
       }
@@ -50452,7 +52029,7 @@ var require_response_error = __commonJS({
 });
 
 // node_modules/undici/lib/interceptor/retry.js
-var require_retry2 = __commonJS({
+var require_retry4 = __commonJS({
   "node_modules/undici/lib/interceptor/retry.js"(exports, module) {
     "use strict";
     var RetryHandler = require_retry_handler2();
@@ -50649,14 +52226,14 @@ var require_dns2 = __commonJS({
       get size() {
         return this.#records.size;
       }
-      get(hostname) {
-        return this.#records.get(hostname) ?? null;
+      get(hostname2) {
+        return this.#records.get(hostname2) ?? null;
       }
-      set(hostname, records) {
-        this.#records.set(hostname, records);
+      set(hostname2, records) {
+        this.#records.set(hostname2, records);
       }
-      delete(hostname) {
-        this.#records.delete(hostname);
+      delete(hostname2) {
+        this.#records.delete(hostname2);
       }
       // Delegate to storage decide can we do more lookups or not
       full() {
@@ -52098,10 +53675,10 @@ var require_cache_handler = __commonJS({
       }
       return locationUrl.pathname + locationUrl.search;
     }
-    function deleteCachedUri(store, cacheKey, path8) {
+    function deleteCachedUri(store, cacheKey, path10) {
       deleteCachedValue(store, {
         ...cacheKey,
-        path: path8
+        path: path10
       });
       for (let i = 0; i < util.safeHTTPMethods.length; i++) {
         const method = util.safeHTTPMethods[i];
@@ -52109,7 +53686,7 @@ var require_cache_handler = __commonJS({
           deleteCachedValue(store, {
             ...cacheKey,
             method,
-            path: path8
+            path: path10
           });
         }
       }
@@ -52120,9 +53697,9 @@ var require_cache_handler = __commonJS({
       }
       const values = Array.isArray(headerValue) ? headerValue : [headerValue];
       for (let i = 0; i < values.length; i++) {
-        const path8 = getSameOriginPath(cacheKey, values[i]);
-        if (path8 !== void 0) {
-          deleteCachedUri(store, cacheKey, path8);
+        const path10 = getSameOriginPath(cacheKey, values[i]);
+        if (path10 !== void 0) {
+          deleteCachedUri(store, cacheKey, path10);
         }
       }
     }
@@ -57610,11 +59187,11 @@ var require_fetch2 = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request4);
         const agent = fetchParams.controller.dispatcher;
-        const path8 = url.pathname + url.search;
+        const path10 = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
         return new Promise((resolve7, reject) => agent.dispatch(
           {
-            path: hasTrailingQuestionMark ? `${path8}?` : path8,
+            path: hasTrailingQuestionMark ? `${path10}?` : path10,
             origin: url.origin,
             method: request4.method,
             body: agent.isMockActive ? request4.body && (request4.body.source || request4.body.stream) : body,
@@ -58561,9 +60138,9 @@ var require_util13 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path8) {
-      for (let i = 0; i < path8.length; ++i) {
-        const code3 = path8.charCodeAt(i);
+    function validateCookiePath(path10) {
+      for (let i = 0; i < path10.length; ++i) {
+        const code3 = path10.charCodeAt(i);
         if (code3 < 32 || // exclude CTLs (0-31)
         code3 > 126 || // exclude DEL and non-ascii
         code3 === 59) {
@@ -61965,7 +63542,7 @@ var require_undici2 = __commonJS({
     module.exports.interceptors = {
       redirect: require_redirect2(),
       responseError: require_response_error(),
-      retry: require_retry2(),
+      retry: require_retry4(),
       dump: require_dump2(),
       dns: require_dns2(),
       cache: require_cache3(),
@@ -61999,11 +63576,11 @@ var require_undici2 = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path8 = opts.path;
+          let path10 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path8 = `/${path8}`;
+            path10 = `/${path10}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path8);
+          url = new URL(util.parseOrigin(url).origin + path10);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -62113,7 +63690,7 @@ ${captureLines}` : capture.stack;
 });
 
 // src/action/main.ts
-import path7 from "node:path";
+import path9 from "node:path";
 
 // src/render/escape.ts
 var TERMINAL_UNSAFE = (
@@ -62320,14 +63897,29 @@ var PlanningError = class extends Error {
 var ConvergenceError = class extends Error {
   /** Addresses of the resources that never showed their planned state. */
   pending;
-  constructor(pending, waitedMs) {
+  /** Addresses of the duplicates the platform still showed (issue 11: never exit 0 with one). */
+  duplicates;
+  constructor(pending, waitedMs, duplicates = []) {
+    const list2 = (xs) => `${xs.slice(0, 10).join(", ")}${xs.length > 10 ? ", …" : ""}`;
+    const parts2 = [
+      ...pending.length > 0 ? [`did not show ${pending.length} change(s): ${list2(pending)}`] : [],
+      ...duplicates.length > 0 ? [`still shows ${duplicates.length} duplicate(s): ${list2(duplicates)}`] : []
+    ];
     super(
-      `the platform accepted the writes but did not show ${pending.length} change(s) after ${Math.round(
-        waitedMs / 1e3
-      )} s: ${pending.slice(0, 10).join(", ")}${pending.length > 10 ? ", …" : ""}. Run \`carte plan\` in a few minutes to see whether they arrived.`
+      `the platform accepted the writes but after ${Math.round(waitedMs / 1e3)} s ${parts2.join("; and ")}. ` + (duplicates.length > 0 ? "Run `carte apply` again: the plan removes the duplicates." : "Run `carte plan` in a few minutes to see whether they arrived.")
     );
     this.name = "ConvergenceError";
     this.pending = pending;
+    this.duplicates = duplicates;
+  }
+};
+var LockError = class extends Error {
+  /** Keys of the stores (or `@client`) whose lock could not be taken. */
+  locked;
+  constructor(locked, message) {
+    super(message);
+    this.name = "LockError";
+    this.locked = locked;
   }
 };
 var UsageError = class extends Error {
@@ -62420,6 +64012,9 @@ function perStoreRead(name, fetch) {
       return new Map(entries);
     }
   };
+}
+function effectOf(shown, total) {
+  return shown === 0 ? "absent" : shown >= total ? "present" : "partial";
 }
 
 // src/kinds/reads.ts
@@ -63354,8 +64949,8 @@ var RouteMatcher = class {
     }
   }
   /** Every route whose template matches `path`, whatever its method, in the order given. */
-  matchPath(path8) {
-    const parts2 = path8.split("/").slice(1);
+  matchPath(path10) {
+    const parts2 = path10.split("/").slice(1);
     const out = [];
     for (const c of this.byLength.get(parts2.length) ?? []) {
       const params = {};
@@ -63382,17 +64977,17 @@ var RouteMatcher = class {
    * The first route of `method` whose template matches `path`; else the methods the path allows (for a
    * 405), or undefined when no template matches (404).
    */
-  match(method, path8) {
-    const all = this.matchPath(path8);
+  match(method, path10) {
+    const all = this.matchPath(path10);
     const hit = all.find((m) => m.method === method);
     if (hit) return hit;
     return all.length > 0 ? { allow: all.map((m) => m.method) } : void 0;
   }
 };
 var ALL = new RouteMatcher(ROUTE_NAMES.map((n) => [n, n]));
-function routeOfPath(method, path8) {
-  const q = path8.indexOf("?");
-  const all = ALL.matchPath(q >= 0 ? path8.slice(0, q) : path8);
+function routeOfPath(method, path10) {
+  const q = path10.indexOf("?");
+  const all = ALL.matchPath(q >= 0 ? path10.slice(0, q) : path10);
   return (all.find((m) => m.method === method) ?? all[0])?.name;
 }
 
@@ -63666,8 +65261,8 @@ function datePieces(slots) {
     return sameDay ? [{ slot: sameDay, entry, carried: false }] : [];
   });
 }
-function isLoopbackHost(hostname) {
-  return hostname === "localhost" || hostname === "[::1]" || /^127(\.\d{1,3}){3}$/.test(hostname);
+function isLoopbackHost(hostname2) {
+  return hostname2 === "localhost" || hostname2 === "[::1]" || /^127(\.\d{1,3}){3}$/.test(hostname2);
 }
 function urlShapeProblem(url, what) {
   if (/[\s\u0000-\u001f\u007f-\u009f]/.test(url))
@@ -63700,8 +65295,8 @@ function readSettings(parsed, base, data, problems, sections) {
   const include = settings.include;
   if (typeof include === "string") layer.includes.push({ path: include, site: at("include") });
   else
-    list(include).forEach((path8, i) => {
-      if (typeof path8 === "string") layer.includes.push({ path: path8, site: at("include", i) });
+    list(include).forEach((path10, i) => {
+      if (typeof path10 === "string") layer.includes.push({ path: path10, site: at("include", i) });
     });
   if (settings.schedules_via === "menu" || settings.schedules_via === "utils")
     layer.schedulesVia = settings.schedules_via;
@@ -64033,9 +65628,9 @@ function groupCycle(refs2, ref) {
   while (queue.length > 0) {
     const node = queue.shift();
     if (node === ref.from) {
-      const path8 = [];
-      for (let n = node; n != null; n = previous.get(n)) path8.unshift(n);
-      return [ref.from, ...path8];
+      const path10 = [];
+      for (let n = node; n != null; n = previous.get(n)) path10.unshift(n);
+      return [ref.from, ...path10];
     }
     for (const e of refs2)
       if (e.from === node && !previous.has(e.to)) {
@@ -64626,6 +66221,11 @@ var categories = {
 function listWebhooks(client, event2) {
   return event2 === void 0 ? client.request("GET /api/v2/restaurants-integrations-public-api/webhook", {}) : client.request("GET /api/v2/restaurants-integrations-public-api/webhook/{event}", { event: event2 });
 }
+function resetSecret(client, event2) {
+  return client.request("PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/reset-secret", {
+    event: event2
+  });
+}
 function listClientWebhooks(client, clientId2) {
   return client.request("GET /api/v2/restaurants-integrations-public-api/clients/{clientId}/webhooks", {
     clientId: clientId2
@@ -64825,6 +66425,45 @@ function fromUtilsTime(t) {
 function sortSlots(slots) {
   return [...slots].sort((a2, b) => a2.start.localeCompare(b.start) || a2.end.localeCompare(b.end));
 }
+function hasEqualSlots(slots) {
+  const seen2 = /* @__PURE__ */ new Set();
+  for (const s of slots) {
+    const k = `${s.start}-${s.end}`;
+    if (seen2.has(k)) return true;
+    seen2.add(k);
+  }
+  return false;
+}
+function duplicateSlotKeys(byKey) {
+  return Object.fromEntries(
+    Object.entries(byKey ?? {}).filter(([, slots]) => hasEqualSlots(slots)).map(([k]) => [k, k])
+  );
+}
+function slotById(state, id) {
+  const o = state.ids.other;
+  const lists = [
+    ...Object.values(o.store_hours ?? {}),
+    ...Object.values(o.holiday ?? {}).map((d) => d.slots),
+    ...Object.values(o.special_day ?? {}).map((d) => d.slots)
+  ];
+  for (const list2 of lists) {
+    const found = list2.find((s) => s.id === id);
+    if (found) return found;
+  }
+  return void 0;
+}
+function slotsShown(have, wanted) {
+  const free = [...have];
+  let shown = 0;
+  for (const w of wanted) {
+    const i = free.findIndex((s) => s.start === w.start && s.end === w.end);
+    if (i >= 0) {
+      free.splice(i, 1);
+      shown++;
+    }
+  }
+  return shown;
+}
 function plainSlots(slots) {
   return sortSlots(slots).map((s) => ({ start: s.start, end: s.end }));
 }
@@ -64904,7 +66543,8 @@ var slotDelete = {
   body: () => void 0,
   maxElements: 1,
   // A repeated delete answers 404 for the slot it already removed; the next plan shows the truth.
-  idempotent: always
+  idempotent: always,
+  effect: (_body, params, state) => slotById(state, Number(params.slotId)) ? "absent" : "present"
 };
 function slotPut(name, stage) {
   return {
@@ -64917,7 +66557,15 @@ function slotPut(name, stage) {
     pathParams: slotParams,
     body: only,
     maxElements: 1,
-    idempotent: always
+    idempotent: always,
+    effect(body, params, state) {
+      const b = body;
+      const now = slotById(state, Number(params.slotId));
+      return effectOf(
+        now && now.start === fromUtilsTime(b.starts_time) && now.end === fromUtilsTime(b.ends_time) ? 1 : 0,
+        1
+      );
+    }
   };
 }
 var SLOT_ENDPOINTS = [
@@ -64930,6 +66578,9 @@ var SLOT_ENDPOINTS = [
 function slotBody(s) {
   return { startsTime: toUtilsTime(s.start), endsTime: toUtilsTime(s.end) };
 }
+function fromSlotBody(b) {
+  return { start: fromUtilsTime(b.startsTime), end: fromUtilsTime(b.endsTime) };
+}
 var holidaysRead = perStoreRead("holidays", (client, s) => getHolidays(client, s.storeId));
 var slotsCreate = {
   chain: "store_schedule",
@@ -64939,7 +66590,14 @@ var slotsCreate = {
   route: "POST /api/rest-ops-utils/store/schedule/{storeId}/holiday/{holidayDayId}",
   scope: "store",
   body: (elements) => elements,
-  idempotent: () => false
+  idempotent: () => false,
+  effect(body, params, state) {
+    const wanted = body.map(fromSlotBody);
+    const day2 = Object.values(state.ids.other.holiday ?? {}).find(
+      (d) => d.dayId === Number(params.holidayDayId)
+    );
+    return effectOf(slotsShown(day2?.slots ?? [], wanted), wanted.length);
+  }
 };
 var holidaysSection = {
   key: "holidays",
@@ -64997,6 +66655,7 @@ var holidays = {
     );
   },
   segment: () => "holiday",
+  duplicates: (state) => duplicateSlotKeys(state.holidays),
   read(snapshot, into, ids) {
     const wire = partOf(snapshot, holidaysRead);
     const byDate2 = {};
@@ -65051,7 +66710,7 @@ function toWireItem(r) {
     item_type: r.type,
     title_info: { title: r.title },
     description_info: { description: r.description },
-    images_info: { images: r.images.map((path8, index) => ({ path: path8, index })) },
+    images_info: { images: r.images.map((path10, index) => ({ path: path10, index })) },
     items_info: { items: r.children.map((sku, index) => ({ sku, index })) },
     price_info: {
       price: r.price,
@@ -65127,10 +66786,19 @@ var items = {
     const skuById = /* @__PURE__ */ new Map();
     for (const w of wire.items) if (w.id !== void 0) skuById.set(w.id, w.sku);
     const skuOf = (id) => id === void 0 ? void 0 : skuById.get(id);
-    for (const w of [...wire.items].sort((a2, b) => a2.sku.localeCompare(b.sku))) {
-      into.items[w.sku] = fromWireItem(w, skuOf);
-      if (w.id !== void 0) ids.items[w.sku] = w.id;
+    const sorted = [...wire.items].sort(
+      (a2, b) => a2.sku.localeCompare(b.sku) || (a2.id ?? Infinity) - (b.id ?? Infinity)
+    );
+    for (const w of sorted) {
+      const key = into.items[w.sku] && w.id !== void 0 ? `${w.sku}#${w.id}` : w.sku;
+      into.items[key] = fromWireItem(w, skuOf);
+      if (w.id !== void 0) ids.items[key] = w.id;
     }
+  },
+  duplicates(state) {
+    return Object.fromEntries(
+      Object.entries(state.items).filter(([key, item]) => key !== item.sku).map(([key, item]) => [key, item.sku])
+    );
   },
   writes(action, key, _before, after, ctx) {
     if (action === "delete") {
@@ -65202,19 +66870,37 @@ function toWireMenu(r, id) {
     categories: r.categories.map((c, index) => ({ sku: c.sku, index, is_category_active: c.active }))
   };
 }
+function shows(state, m) {
+  const categories2 = byIndex(m.categories).map((c) => ({ sku: c.sku ?? "", active: c.is_category_active }));
+  if (m.id === void 0) {
+    return Object.values(state.menus).some((r) => r.type === m.menu_type);
+  }
+  const key = Object.keys(state.ids.menus).find((k) => state.ids.menus[k] === m.id);
+  const now = key === void 0 ? void 0 : state.menus[key];
+  return now !== void 0 && now.type === m.menu_type && jsonEqual(now.categories, categories2);
+}
 var upsert3 = {
   name: "menus.upsert",
   stage: 3,
   route: "POST /restaurants/menu/v1/stores/{storeId}/menu",
   scope: "store",
-  body: (elements) => elements
+  body: (elements) => elements,
+  effect(body, _params, state) {
+    const list2 = body;
+    return effectOf(list2.filter((m) => shows(state, m)).length, list2.length);
+  }
 };
 var remove4 = {
   name: "menus.delete",
   stage: 4,
   route: "DELETE /restaurants/menu/v1/stores/{storeId}/menu",
   scope: "store",
-  body: (elements) => elements
+  body: (elements) => elements,
+  effect(body, _params, state) {
+    const ids = new Set(Object.values(state.ids.menus));
+    const list2 = body;
+    return effectOf(list2.filter((id) => !ids.has(id)).length, list2.length);
+  }
 };
 var menus = {
   name: "menu",
@@ -65223,6 +66909,12 @@ var menus = {
   importPart: menusPart,
   select: (state) => state.menus,
   segment: () => "menu",
+  // A second menu of a type is read under `TYPE#id`.
+  duplicates(state) {
+    return Object.fromEntries(
+      Object.entries(state.menus).filter(([key, m]) => key !== m.type).map(([key, m]) => [key, m.type])
+    );
+  },
   diff(before, after) {
     const out = [];
     if (before.type !== after.type) out.push({ attribute: "type", before: before.type, after: after.type });
@@ -65258,6 +66950,11 @@ var menus = {
 };
 
 // src/kinds/special-days.ts
+function dayById(state, id) {
+  return Object.values(state.ids.other.special_day ?? {}).find(
+    (d) => d.id === id
+  );
+}
 var specialRead = perStoreRead("special", (client, s) => getSpecialDays(client, s.storeId));
 var dayDelete = {
   chain: "store_schedule",
@@ -65268,7 +66965,8 @@ var dayDelete = {
   scope: "store",
   body: () => void 0,
   maxElements: 1,
-  idempotent: () => true
+  idempotent: () => true,
+  effect: (_body, params, state) => dayById(state, Number(params.specialDayId)) ? "absent" : "present"
 };
 var dayCreate = {
   chain: "store_schedule",
@@ -65280,7 +66978,16 @@ var dayCreate = {
   body: (elements) => elements[0],
   maxElements: 1,
   // Repeated after a lost answer, the second create is refused (one special day per date).
-  idempotent: () => false
+  idempotent: () => false,
+  // Its effect: a special day of that date and name (the plan creates one only where the date has none,
+  // or after deleting the day of another name).
+  effect(body, _params, state) {
+    const b = body;
+    const made = Object.values(state.specialDays ?? {}).some(
+      (d) => d.month === b.month && d.day === b.day && d.name === b.name
+    );
+    return made ? "present" : "absent";
+  }
 };
 var slotsCreate2 = {
   chain: "store_schedule",
@@ -65290,7 +66997,14 @@ var slotsCreate2 = {
   route: "POST /api/rest-ops-utils/store/schedule/{storeId}/special/{specialDayId}",
   scope: "store",
   body: (elements) => elements,
-  idempotent: () => false
+  idempotent: () => false,
+  effect(body, params, state) {
+    const wanted = body.map(fromSlotBody);
+    return effectOf(
+      slotsShown(dayById(state, Number(params.specialDayId))?.slots ?? [], wanted),
+      wanted.length
+    );
+  }
 };
 function canonical(d) {
   return { name: d.name, month: d.month, day: d.day, slots: plainSlots(d.slots) };
@@ -65361,19 +67075,30 @@ var specialDays = {
   select(state) {
     if (state.specialDays === void 0) return void 0;
     const out = {};
-    for (const d of Object.values(state.specialDays)) out[dateKey(d.month, d.day)] = canonical(d);
+    for (const [key, d] of Object.entries(state.specialDays)) {
+      out[key.includes("#") ? key : dateKey(d.month, d.day)] = canonical(d);
+    }
     return Object.fromEntries(
       Object.keys(out).sort().map((k) => [k, out[k]])
     );
   },
   segment: () => "special_day",
+  duplicates(state) {
+    const days = state.specialDays ?? {};
+    return {
+      ...duplicateSlotKeys(Object.fromEntries(Object.entries(days).map(([k, d]) => [k, d.slots]))),
+      ...Object.fromEntries(
+        Object.entries(days).filter(([key]) => key.includes("#")).map(([key, d]) => [key, dateKey(d.month, d.day)])
+      )
+    };
+  },
   read(snapshot, into, ids) {
     const wire = partOf(snapshot, specialRead);
     const days = {};
     const byDate2 = {};
-    for (const d of wire.storeSpecialScheduleDays ?? []) {
-      const key = dateKey(d.month, d.day);
-      if (byDate2[key]) continue;
+    const list2 = [...wire.storeSpecialScheduleDays ?? []].sort((a2, b) => a2.id - b.id);
+    for (const d of list2) {
+      const key = byDate2[dateKey(d.month, d.day)] ? `${dateKey(d.month, d.day)}#${d.id}` : dateKey(d.month, d.day);
       const slots = sortSlots((d.storeSchedules ?? []).map(fromWireSlot));
       days[key] = { name: d.name, month: d.month, day: d.day, slots: plainSlots(slots) };
       byDate2[key] = { id: d.id, slots };
@@ -65514,7 +67239,13 @@ var create = {
   body: (elements) => elements[0],
   maxElements: 1,
   // A create: repeated after a lost answer it would add the slot twice.
-  idempotent: () => false
+  idempotent: () => false,
+  // Its effect: the day shows the slot (several creates of one day run in the same stage).
+  effect(body, _params, state) {
+    const b = body;
+    const slot = { start: fromUtilsTime(b.starts_time), end: fromUtilsTime(b.ends_time) };
+    return effectOf(slotsShown(state.hours?.[b.day] ?? [], [slot]), 1);
+  }
 };
 var hoursSection = {
   key: "hours",
@@ -65571,6 +67302,7 @@ var storeHours = {
     return Object.fromEntries(WEEKDAYS.map((day2) => [day2, { day: day2, slots: plainSlots(hours[day2] ?? []) }]));
   },
   segment: () => "store_hours",
+  duplicates: (state) => duplicateSlotKeys(state.hours),
   read(snapshot, into, ids) {
     const wire = partOf(snapshot, hoursRead);
     const byDay = {};
@@ -65701,6 +67433,14 @@ function detailWrites(prefix, old, next, params) {
     ...m.creates.map((d) => ({ endpoint: `${prefix}.create`, element: detailInput(d), params }))
   ];
 }
+function detailsOf(prefix, params, state) {
+  const owner = Number(params.productId ?? params.corridorId);
+  const stash = state.ids.other[prefix] ?? {};
+  return Object.values(stash).find((s) => s.ownerId === owner)?.details ?? [];
+}
+function sameDetail(d, sent) {
+  return d.days === canonicalDays(sent.days) && d.start === fromUtilsTime(sent.starts_time) && d.end === fromUtilsTime(sent.ends_time);
+}
 function scheduleEndpoints(prefix, first, routes2) {
   return [
     {
@@ -65711,7 +67451,8 @@ function scheduleEndpoints(prefix, first, routes2) {
       scope: "store",
       pathParams: (storeId, p) => ({ storeId, ...p, corridorProductScheduleId: p.scheduleId }),
       body: () => void 0,
-      maxElements: 1
+      maxElements: 1,
+      effect: (_b, params, state) => detailsOf(prefix, params, state).some((d) => d.id === Number(params.scheduleId)) ? "absent" : "present"
     },
     {
       chain: "catalog",
@@ -65719,7 +67460,13 @@ function scheduleEndpoints(prefix, first, routes2) {
       stage: first + 1,
       route: routes2.update,
       scope: "store",
-      body: (elements) => ({ schedule_details: elements })
+      body: (elements) => ({ schedule_details: elements }),
+      effect(body, params, state) {
+        const sent = body.schedule_details;
+        const now = detailsOf(prefix, params, state);
+        const shown = sent.filter((u) => now.some((d) => d.id === u.id && sameDetail(d, u))).length;
+        return effectOf(shown, sent.length);
+      }
     },
     {
       chain: "catalog",
@@ -65727,8 +67474,22 @@ function scheduleEndpoints(prefix, first, routes2) {
       stage: first + 2,
       route: routes2.create,
       scope: "store",
-      body: (elements) => ({ schedule_details: elements })
+      body: (elements) => ({ schedule_details: elements }),
       // Each POST appends details: repeated after a lost answer it would add them twice (the route says so).
+      // Its effect: the new details are there (equal details are kept, never created, `detailWrites`).
+      effect(body, params, state) {
+        const sent = body.schedule_details;
+        const free = [...detailsOf(prefix, params, state)];
+        let shown = 0;
+        for (const d of sent) {
+          const i = free.findIndex((x) => sameDetail(x, d));
+          if (i >= 0) {
+            free.splice(i, 1);
+            shown++;
+          }
+        }
+        return effectOf(shown, sent.length);
+      }
     }
   ];
 }
@@ -65826,9 +67587,11 @@ var WebhookEndpoint = {
   addStores: "webhook.add-stores",
   changeUrl: "webhook.change-url",
   changeStatus: "webhook.change-status",
-  removeStores: "webhook.remove-stores"
+  removeStores: "webhook.remove-stores",
+  dedupe: "webhook.remove-duplicated"
 };
 var EVENTS_IDS = "webhook";
+var KEEPS_IDS = "webhook_keeps";
 function groupByUrl(elements) {
   const byUrl = /* @__PURE__ */ new Map();
   for (const e of elements) {
@@ -65840,6 +67603,8 @@ function groupByUrl(elements) {
 }
 var event = (params) => String(params.event);
 var always2 = () => true;
+var hookOf = (state, params) => state.webhooks?.[event(params)];
+var goneEffect = (_body, params, state) => hookOf(state, params) === void 0 ? "present" : "absent";
 var create2 = {
   chain: "webhooks",
   synchronous: true,
@@ -65851,7 +67616,9 @@ var create2 = {
   maxElements: Infinity,
   // A create: repeating it after a lost answer may be refused or may make another configuration.
   idempotent: () => false,
-  secret: eventSecret
+  secret: eventSecret,
+  // Its effect for one store: the store is listed on the event.
+  effect: (_body, params, state) => hookOf(state, params) ? "present" : "absent"
 };
 var addStores = {
   chain: "webhooks",
@@ -65863,7 +67630,11 @@ var addStores = {
   pathParams: (_s, params) => ({ event: event(params) }),
   body: (elements) => groupByUrl(elements),
   maxElements: Infinity,
-  idempotent: always2
+  idempotent: always2,
+  effect(body, params, state) {
+    const url = body[0]?.url;
+    return hookOf(state, params)?.url === url ? "present" : "absent";
+  }
 };
 var changeUrl = {
   chain: "webhooks",
@@ -65875,7 +67646,8 @@ var changeUrl = {
   pathParams: (_s, params) => ({ event: event(params) }),
   body: (elements, params) => ({ url: String(params.url), stores: elements }),
   maxElements: Infinity,
-  idempotent: always2
+  idempotent: always2,
+  effect: (_body, params, state) => hookOf(state, params)?.url === String(params.url) ? "present" : "absent"
 };
 var changeStatus = {
   chain: "webhooks",
@@ -65894,7 +67666,11 @@ var changeStatus = {
     };
   },
   maxElements: Infinity,
-  idempotent: always2
+  idempotent: always2,
+  effect(body, params, state) {
+    const enable2 = (body.stores.enable ?? []).length > 0;
+    return hookOf(state, params)?.enabled === enable2 ? "present" : "absent";
+  }
 };
 var removeStores = {
   chain: "webhooks",
@@ -65907,7 +67683,13 @@ var removeStores = {
   body: (elements) => ({ stores: elements }),
   maxElements: Infinity,
   // Repeating it after a lost answer changes nothing more (the platform may answer 404 then).
-  idempotent: always2
+  idempotent: always2,
+  effect: goneEffect
+};
+var removeDuplicated = {
+  ...removeStores,
+  name: WebhookEndpoint.dedupe,
+  stage: 29
 };
 var webhooksRead = {
   name: "webhooks",
@@ -65988,25 +67770,45 @@ var webhooks = {
   name: "webhook",
   summary: "per-store webhooks by event: URL and whether enabled",
   reads: [webhooksRead],
-  endpoints: [create2, addStores, changeUrl, changeStatus, removeStores],
+  endpoints: [removeDuplicated, create2, addStores, changeUrl, changeStatus, removeStores],
   importPart: webhooksPart,
   config: webhooksSection,
   defaultOwnership: "additive",
   select: (state) => state.webhooks,
   segment: () => "webhook",
+  duplicates(state) {
+    return Object.fromEntries(
+      Object.entries(state.webhooks ?? {}).filter(([, hook]) => (hook.copies ?? 1) > 1).map(([event2]) => [event2, event2])
+    );
+  },
   read(snapshot, into, ids) {
     const list2 = partOf(snapshot, webhooksRead) ?? [];
     const mine = {};
     const events = {};
+    const listed = /* @__PURE__ */ new Map();
     for (const cfg of list2) {
       if (cfg.stores.length > 0) events[cfg.event] = true;
-      const entry = cfg.stores.find((s) => String(s.store_id) === into.store.storeId);
-      if (entry) mine[cfg.event] = { url: entry.url, enabled: entry.state === "ENABLE" };
+      let counts = listed.get(cfg.event);
+      if (!counts) listed.set(cfg.event, counts = /* @__PURE__ */ new Map());
+      for (const s of cfg.stores) {
+        const id = String(s.store_id);
+        counts.set(id, (counts.get(id) ?? 0) + 1);
+        if (id === into.store.storeId && !mine[cfg.event]) {
+          mine[cfg.event] = { url: s.url, enabled: s.state === "ENABLE" };
+        }
+      }
+    }
+    const keeps = {};
+    for (const [ev, counts] of listed) {
+      const copies = counts.get(into.store.storeId) ?? 0;
+      if (copies > 1) mine[ev] = { ...mine[ev], copies };
+      if ([...counts.values()].some((n) => n === 1)) keeps[ev] = true;
     }
     into.webhooks = Object.fromEntries(
       Object.keys(mine).sort().map((k) => [k, mine[k]])
     );
     ids.other[EVENTS_IDS] = events;
+    ids.other[KEEPS_IDS] = keeps;
   },
   writes(action, key, before, after, ctx) {
     const store = ctx.desired.store.storeId;
@@ -66014,6 +67816,19 @@ var webhooks = {
       return [{ endpoint: WebhookEndpoint.removeStores, element: store, params: { event: key } }];
     }
     const out = [];
+    if (action === "update" && (before.copies ?? 1) > 1) {
+      const keeps = ctx.ids.other[KEEPS_IDS]?.[key] === true;
+      out.push(
+        { endpoint: WebhookEndpoint.dedupe, element: store, params: { event: key } },
+        {
+          endpoint: keeps ? WebhookEndpoint.addStores : WebhookEndpoint.create,
+          element: { store, url: after.url },
+          params: { event: key }
+        }
+      );
+      if (!after.enabled) out.push(status(store, key, false));
+      return out;
+    }
     if (action === "create") {
       const exists2 = ctx.ids.other[EVENTS_IDS]?.[key] === true;
       const element = { store, url: after.url };
@@ -66107,13 +67922,13 @@ function isIdempotent(spec, elements, body) {
   return spec.idempotent ? spec.idempotent(elements) : routeIdempotent(spec.route, body);
 }
 function callOf(spec, storeId, params) {
-  const path8 = routePath(
+  const path10 = routePath(
     spec.route,
     spec.pathParams ? spec.pathParams(storeId, params) : { storeId, ...params }
   );
   const query = spec.query?.(params);
   const qs = query ? new URLSearchParams(Object.entries(query)).toString() : "";
-  return { method: routeMethod(spec.route), path: qs ? `${path8}?${qs}` : path8 };
+  return { method: routeMethod(spec.route), path: qs ? `${path10}?${qs}` : path10 };
 }
 
 // src/secrets.ts
@@ -66835,27 +68650,27 @@ import { createRequire } from "module";
 import { basename as basename2, dirname, normalize, relative, resolve, sep } from "path";
 import * as nativeFs from "fs";
 var __require2 = /* @__PURE__ */ createRequire(import.meta.url);
-function cleanPath(path8) {
-  let normalized = normalize(path8);
+function cleanPath(path10) {
+  let normalized = normalize(path10);
   if (normalized.length > 1 && normalized[normalized.length - 1] === sep) normalized = normalized.substring(0, normalized.length - 1);
   return normalized;
 }
 var SLASHES_REGEX = /[\\/]/g;
-function convertSlashes(path8, separator) {
-  return path8.replace(SLASHES_REGEX, separator);
+function convertSlashes(path10, separator) {
+  return path10.replace(SLASHES_REGEX, separator);
 }
 var WINDOWS_ROOT_DIR_REGEX = /^[a-z]:[\\/]$/i;
-function isRootDirectory(path8) {
-  return path8 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path8);
+function isRootDirectory(path10) {
+  return path10 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path10);
 }
-function normalizePath(path8, options) {
+function normalizePath(path10, options) {
   const { resolvePaths, normalizePath: normalizePath$1, pathSeparator } = options;
-  const pathNeedsCleaning = process.platform === "win32" && path8.includes("/") || path8.startsWith(".");
-  if (resolvePaths) path8 = resolve(path8);
-  if (normalizePath$1 || pathNeedsCleaning) path8 = cleanPath(path8);
-  if (path8 === ".") return "";
-  const needsSeperator = path8[path8.length - 1] !== pathSeparator;
-  return convertSlashes(needsSeperator ? path8 + pathSeparator : path8, pathSeparator);
+  const pathNeedsCleaning = process.platform === "win32" && path10.includes("/") || path10.startsWith(".");
+  if (resolvePaths) path10 = resolve(path10);
+  if (normalizePath$1 || pathNeedsCleaning) path10 = cleanPath(path10);
+  if (path10 === ".") return "";
+  const needsSeperator = path10[path10.length - 1] !== pathSeparator;
+  return convertSlashes(needsSeperator ? path10 + pathSeparator : path10, pathSeparator);
 }
 function joinPathWithBasePath(filename, directoryPath) {
   return directoryPath + filename;
@@ -66892,8 +68707,8 @@ var pushDirectory = (directoryPath, paths) => {
   paths.push(directoryPath || ".");
 };
 var pushDirectoryFilter = (directoryPath, paths, filters) => {
-  const path8 = directoryPath || ".";
-  if (filters.every((filter) => filter(path8, true))) paths.push(path8);
+  const path10 = directoryPath || ".";
+  if (filters.every((filter) => filter(path10, true))) paths.push(path10);
 };
 var empty$2 = () => {
 };
@@ -66945,26 +68760,26 @@ var empty = () => {
 function build$3(options) {
   return options.group ? groupFiles : empty;
 }
-var resolveSymlinksAsync = function(path8, state, callback$1) {
+var resolveSymlinksAsync = function(path10, state, callback$1) {
   const { queue, fs: fs3, options: { suppressErrors } } = state;
   queue.enqueue();
-  fs3.realpath(path8, (error2, resolvedPath) => {
+  fs3.realpath(path10, (error2, resolvedPath) => {
     if (error2) return queue.dequeue(suppressErrors ? null : error2, state);
     fs3.stat(resolvedPath, (error$1, stat4) => {
       if (error$1) return queue.dequeue(suppressErrors ? null : error$1, state);
-      if (stat4.isDirectory() && isRecursive(path8, resolvedPath, state)) return queue.dequeue(null, state);
+      if (stat4.isDirectory() && isRecursive(path10, resolvedPath, state)) return queue.dequeue(null, state);
       callback$1(stat4, resolvedPath);
       queue.dequeue(null, state);
     });
   });
 };
-var resolveSymlinks = function(path8, state, callback$1) {
+var resolveSymlinks = function(path10, state, callback$1) {
   const { queue, fs: fs3, options: { suppressErrors } } = state;
   queue.enqueue();
   try {
-    const resolvedPath = fs3.realpathSync(path8);
+    const resolvedPath = fs3.realpathSync(path10);
     const stat4 = fs3.statSync(resolvedPath);
-    if (stat4.isDirectory() && isRecursive(path8, resolvedPath, state)) return;
+    if (stat4.isDirectory() && isRecursive(path10, resolvedPath, state)) return;
     callback$1(stat4, resolvedPath);
   } catch (e) {
     if (!suppressErrors) throw e;
@@ -66974,9 +68789,9 @@ function build$2(options, isSynchronous2) {
   if (!options.resolveSymlinks || options.excludeSymlinks) return null;
   return isSynchronous2 ? resolveSymlinks : resolveSymlinksAsync;
 }
-function isRecursive(path8, resolved, state) {
+function isRecursive(path10, resolved, state) {
   if (state.options.useRealPaths) return isRecursiveUsingRealPaths(resolved, state);
-  let parent = dirname(path8);
+  let parent = dirname(path10);
   let depth = 1;
   while (parent !== state.root && depth < 2) {
     const resolvedPath = state.symlinks.get(parent);
@@ -66984,7 +68799,7 @@ function isRecursive(path8, resolved, state) {
     if (isSameRoot) depth++;
     else parent = dirname(parent);
   }
-  state.symlinks.set(path8, resolved);
+  state.symlinks.set(path10, resolved);
   return depth > 1;
 }
 function isRecursiveUsingRealPaths(resolved, state) {
@@ -67156,19 +68971,19 @@ var Walker = class {
         const filename = this.joinPath(entry.name, directoryPath);
         this.pushFile(filename, files, this.state.counts, filters);
       } else if (entry.isDirectory()) {
-        let path8 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
-        if (exclude && exclude(entry.name, path8)) continue;
-        this.pushDirectory(path8, paths, filters);
-        this.walkDirectory(this.state, path8, path8, depth - 1, this.walk);
+        let path10 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
+        if (exclude && exclude(entry.name, path10)) continue;
+        this.pushDirectory(path10, paths, filters);
+        this.walkDirectory(this.state, path10, path10, depth - 1, this.walk);
       } else if (this.resolveSymlink && entry.isSymbolicLink()) {
-        let path8 = joinPathWithBasePath(entry.name, directoryPath);
-        this.resolveSymlink(path8, this.state, (stat4, resolvedPath) => {
+        let path10 = joinPathWithBasePath(entry.name, directoryPath);
+        this.resolveSymlink(path10, this.state, (stat4, resolvedPath) => {
           if (stat4.isDirectory()) {
             resolvedPath = normalizePath(resolvedPath, this.state.options);
-            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path8 + pathSeparator)) return;
-            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path8 + pathSeparator, depth - 1, this.walk);
+            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path10 + pathSeparator)) return;
+            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path10 + pathSeparator, depth - 1, this.walk);
           } else {
-            resolvedPath = useRealPaths ? resolvedPath : path8;
+            resolvedPath = useRealPaths ? resolvedPath : path10;
             const filename = basename2(resolvedPath);
             const directoryPath$1 = normalizePath(dirname(resolvedPath), this.state.options);
             resolvedPath = this.joinPath(filename, directoryPath$1);
@@ -67334,7 +69149,7 @@ var Builder = class {
       isMatch = globFn(patterns, ...options);
       this.globCache[patterns.join("\0")] = isMatch;
     }
-    this.options.filters.push((path8) => isMatch(path8));
+    this.options.filters.push((path10) => isMatch(path10));
     return this;
   }
 };
@@ -67409,19 +69224,19 @@ function buildRelative(cwd, root) {
     return p[p.length - 1] === "/" && result !== "" ? `${result}/` : result || ".";
   };
 }
-function ensureNonDriveRelativePath(path8) {
-  return path8.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
+function ensureNonDriveRelativePath(path10) {
+  return path10.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
 }
 var splitPatternOptions = { parts: true };
-function splitPattern(path8) {
+function splitPattern(path10) {
   var _result$parts;
-  const result = import_picomatch.default.scan(path8, splitPatternOptions);
-  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path8];
+  const result = import_picomatch.default.scan(path10, splitPatternOptions);
+  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path10];
 }
 var POSIX_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}*?|]|^!|[!+@](?=\()|\\(?![()[\]{}!*+?@|]))/g;
 var WIN32_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}]|^!|[!+@](?=\())/g;
-var escapePosixPath = (path8) => path8.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
-var escapeWin32Path = (path8) => path8.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapePosixPath = (path10) => path10.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapeWin32Path = (path10) => path10.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
 var escapePath = isWin ? escapeWin32Path : escapePosixPath;
 function isDynamicPattern(pattern, options) {
   if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
@@ -67528,13 +69343,13 @@ function buildCrawler(options, patterns) {
   if (options.deep !== void 0) maxDepth = Math.round(options.deep - props.depthOffset);
   const crawler = new Builder({
     filters: [debug2 ? (p, isDirectory2) => {
-      const path8 = format(p, isDirectory2);
-      const matches = matcher(path8) && !ignore(path8);
-      if (matches) log(`matched ${path8}`);
+      const path10 = format(p, isDirectory2);
+      const matches = matcher(path10) && !ignore(path10);
+      if (matches) log(`matched ${path10}`);
       return matches;
     } : (p, isDirectory2) => {
-      const path8 = format(p, isDirectory2);
-      return matcher(path8) && !ignore(path8);
+      const path10 = format(p, isDirectory2);
+      return matcher(path10) && !ignore(path10);
     }],
     exclude: debug2 ? (_, p) => {
       const skipped = excludePredicate(_, p);
@@ -69075,7 +70890,7 @@ function batchWrites(writes) {
       counters.set(base, n);
       const elements = part.map((w) => w.element);
       const stores = [...new Set(part.map((w) => w.store))];
-      const { method, path: path8 } = callOf(spec, spec.scope === "store" ? first.storeId : "", first.params);
+      const { method, path: path10 } = callOf(spec, spec.scope === "store" ? first.storeId : "", first.params);
       const body = spec.body(elements, first.params);
       ops.push({
         id: totals.get(base) > 1 ? `${base}#${n}` : base,
@@ -69083,11 +70898,11 @@ function batchWrites(writes) {
         stage: spec.stage,
         stores: stores.filter((s) => s !== ""),
         method,
-        path: path8,
+        path: path10,
         body,
         idempotent: isIdempotent(spec, elements, body),
         addresses: part.map((w) => w.address),
-        ...spec.scope === "client" ? { params: first.params, parts: part.map((w) => ({ store: w.store, element: w.element })) } : {}
+        ...spec.scope === "client" ? { params: first.params, parts: part.map((w) => ({ store: w.store, element: w.element })) } : Object.keys(first.params).length > 0 ? { params: first.params } : {}
       });
     }
   }
@@ -69360,8 +71175,13 @@ function buildPlan(desired, current2, options = {}) {
       const d = kind.select(want, ownership);
       if (d === void 0) continue;
       const c = kind.select(have) ?? {};
+      const copies = kind.duplicates?.(have) ?? {};
+      const owned = (key) => {
+        const original = own(copies, key);
+        return original !== void 0 && own(d, original) !== void 0;
+      };
       for (const key of keysOf(c, d)) {
-        const cmp = compare(kind, own(c, key), own(d, key), ownership);
+        const cmp = compare(kind, own(c, key), own(d, key), owned(key) ? "full" : ownership);
         if (!cmp) continue;
         const segment2 = kind.segment(cmp.after ?? cmp.before);
         record(
@@ -69519,6 +71339,7 @@ function planOnly(project, current2, plan, keep) {
     );
   }
   delete limited2.targeting;
+  if (plan.checksums.stores) limited2.checksums.stores = plan.checksums.stores;
   return limited2;
 }
 
@@ -70385,6 +72206,1031 @@ ${body}
   return out;
 }
 
+// src/emulator/http.ts
+var HttpError = class extends Error {
+  status;
+  body;
+  constructor(status2, body) {
+    const msg = typeof body === "object" && body !== null && "message" in body ? String(body.message) : `HTTP ${status2}`;
+    super(msg);
+    this.name = "HttpError";
+    this.status = status2;
+    this.body = body;
+  }
+};
+function fail2(status2, message) {
+  return new HttpError(status2, { message });
+}
+function badShape(message) {
+  return fail2(400, message);
+}
+function menuRule(type, message) {
+  return new HttpError(400, { type, message });
+}
+function accepted() {
+  return { status: 200, body: { message: ACCEPTED_MESSAGE } };
+}
+function ok2(body) {
+  return { status: 200, body };
+}
+function isObj(v) {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+function isPosInt(v) {
+  return typeof v === "number" && Number.isSafeInteger(v) && v > 0;
+}
+
+// src/emulator/schedules.ts
+var WEEKDAYS2 = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
+var HOLIDAYS = [
+  { id: 101, name: "New Year's Day", month: 1, day: 1, cityId: null },
+  { id: 501, name: "Labour Day", month: 5, day: 1, cityId: null },
+  { id: 720, name: "Independence Day", month: 7, day: 20, cityId: null },
+  { id: 807, name: "Battle of Boyacá", month: 8, day: 7, cityId: null },
+  { id: 1208, name: "Immaculate Conception", month: 12, day: 8, cityId: null },
+  { id: 1225, name: "Christmas Day", month: 12, day: 25, cityId: null }
+];
+function emptyStoreUtils() {
+  return { regular: [], holidaySlots: {}, special: [], scheduleIds: {} };
+}
+var UTILS_PART = "utils";
+var parts = /* @__PURE__ */ new WeakMap();
+function registerUtilsPart(state) {
+  let data = parts.get(state);
+  if (data) return data;
+  const map = /* @__PURE__ */ new Map();
+  data = map;
+  parts.set(state, map);
+  const part = {
+    save: () => Object.fromEntries(map),
+    load: (snapshot) => {
+      if (!isObj(snapshot)) return;
+      for (const [key, v] of Object.entries(snapshot)) {
+        if (isObj(v)) map.set(key, { ...emptyStoreUtils(), ...v });
+      }
+    },
+    reset: () => map.clear()
+  };
+  state.registerPart(UTILS_PART, part);
+  return map;
+}
+function utilsOf(state, store) {
+  const map = registerUtilsPart(state);
+  let rec = map.get(store.key);
+  if (!rec) map.set(store.key, rec = emptyStoreUtils());
+  return rec;
+}
+var DAYS = /* @__PURE__ */ new Set([...WEEKDAYS2, "hol"]);
+function parseRange(start, end, at, names) {
+  const pre = at === "" ? "" : `${at}.`;
+  if (typeof start !== "string") throw badShape(`${pre}${names[0]} is required`);
+  if (typeof end !== "string") throw badShape(`${pre}${names[1]} is required`);
+  const s = start;
+  const e = end;
+  if (e <= s) {
+    throw badShape(
+      `${pre}${names[1]} (${e}) must be later than ${names[0]} (${s}); split ranges that cross midnight`
+    );
+  }
+  return { start: s, end: e };
+}
+function parseDays2(v, at) {
+  if (v.trim() === "") throw badShape(`${at} is required`);
+  const seen2 = /* @__PURE__ */ new Set();
+  for (const raw of v.split(",")) {
+    const d = raw.trim();
+    if (!DAYS.has(d)) throw badShape(`${at}: "${raw}" is not one of mon,tue,wed,thu,fri,sat,sun,hol`);
+    if (seen2.has(d)) throw badShape(`${at}: "${d}" is listed twice`);
+    seen2.add(d);
+  }
+  return [...seen2].join(",");
+}
+function toUtilsTime2(t) {
+  return t.length === 5 ? `${t}:00` : t;
+}
+function flatten(schedules2) {
+  const out = [];
+  for (const s of schedules2) {
+    const days = s.days_of_week.split(",").map((d) => d.trim()).join(",");
+    for (const p of s.time_periods) {
+      out.push({ days, starts_time: toUtilsTime2(p.start_time), ends_time: toUtilsTime2(p.end_time) });
+    }
+  }
+  return out;
+}
+function contentKeys(periods2) {
+  const count = /* @__PURE__ */ new Map();
+  return periods2.map((p) => {
+    const base = `${p.days}|${p.starts_time}|${p.ends_time}`;
+    const n = count.get(base) ?? 0;
+    count.set(base, n + 1);
+    return `${base}#${n}`;
+  });
+}
+function categoryOwner(id) {
+  return {
+    owner: `category:${id}`,
+    read: (cat) => cat.categories.get(id)?.schedules,
+    write: (cat, schedules2, now) => {
+      const rec = cat.categories.get(id);
+      if (rec) cat.categories.set(id, { ...rec, schedules: schedules2, last_updated: now });
+    }
+  };
+}
+function itemOwner(id) {
+  return {
+    owner: `item:${id}`,
+    read: (cat) => cat.items.get(id)?.schedules_info.schedules,
+    write: (cat, schedules2, now) => {
+      const rec = cat.items.get(id);
+      if (rec) {
+        cat.items.set(id, {
+          ...rec,
+          schedules_info: { ...rec.schedules_info, schedules: schedules2 },
+          last_updated: now
+        });
+      }
+    }
+  };
+}
+function detailsOf2(state, store, owner, schedules2) {
+  const periods2 = flatten(schedules2);
+  const ids = utilsOf(state, store).scheduleIds[owner] ??= {};
+  let added = false;
+  const out = contentKeys(periods2).map((k, i) => {
+    let id = ids[k];
+    if (id === void 0) {
+      ids[k] = id = state.allocateId();
+      added = true;
+    }
+    return { id, ...periods2[i] };
+  });
+  if (added) state.requestPersist();
+  return out;
+}
+function buildSchedules(details, at) {
+  const groups = /* @__PURE__ */ new Map();
+  details.forEach((d, i) => {
+    for (const [k, t] of [
+      ["starts_time", d.starts_time],
+      ["ends_time", d.ends_time]
+    ]) {
+      if (!t.endsWith(":00")) {
+        throw badShape(`${at}[${i}].${k} (${t}) must be on a whole minute (seconds 00)`);
+      }
+    }
+    let g = groups.get(d.days);
+    if (!g) groups.set(d.days, g = []);
+    g.push(d);
+  });
+  const ordered = [];
+  const schedules2 = [];
+  for (const [days, list2] of groups) {
+    if (list2.length > Limits.periodsPerSchedule) {
+      throw badShape(
+        `${at}: days "${days}" would have ${list2.length} time periods; the limit is ${Limits.periodsPerSchedule}`
+      );
+    }
+    ordered.push(...list2);
+    schedules2.push({
+      days_of_week: days,
+      time_periods: list2.map((d) => ({
+        start_time: d.starts_time.slice(0, 5),
+        end_time: d.ends_time.slice(0, 5)
+      }))
+    });
+  }
+  return { schedules: schedules2, details: ordered };
+}
+function rememberIds(state, store, owner, details) {
+  const ids = {};
+  contentKeys(details).forEach((k, i) => ids[k] = details[i].id);
+  utilsOf(state, store).scheduleIds[owner] = ids;
+  state.requestPersist();
+}
+function parseDetails(body, withId) {
+  const list2 = body.schedule_details;
+  return list2.map((d, i) => {
+    const at = `schedule_details[${i}]`;
+    const id = withId ? d.id : void 0;
+    const days = parseDays2(d.days, `${at}.days`);
+    const r = parseRange(d.starts_time, d.ends_time, at, ["starts_time", "ends_time"]);
+    return { id, period: { days, starts_time: r.start, ends_time: r.end }, at };
+  });
+}
+function unknownSchedule(id) {
+  throw fail2(404, `Schedule ${id} not found`);
+}
+
+// src/config/holidays.ts
+var EMBEDDED_HOLIDAYS = new Set(
+  HOLIDAYS.map((h) => monthDayKey(h.month, h.day))
+);
+function holidayDateProblems(project, platformHolidays, desired = project.desired) {
+  if (project.ownership.holiday === "ignore") return [];
+  const problems = [];
+  for (const [key, store] of Object.entries(desired.stores)) {
+    if (store.holidays === void 0) continue;
+    const known = platformHolidays(key);
+    if (known === void 0) continue;
+    const list2 = [...known].sort().join(", ") || "none";
+    for (const date of Object.keys(store.holidays)) {
+      if (known.has(date)) continue;
+      const site = project.holidaySites?.get(key)?.get(date);
+      problems.push({
+        file: site?.file ?? project.configFile,
+        line: site?.line ?? 0,
+        col: site?.col ?? 0,
+        pointer: site?.pointer ?? "",
+        message: `holiday ${date} is not a holiday of store ${bare(key)} on the platform (its holidays: ${list2}), so carte cannot set its hours or close it: write ${date} under special_days: instead (- { name: …, date: "${date}", slots: [] } closes the store that day)`
+      });
+    }
+  }
+  return problems;
+}
+function checkHolidayDates(project, desired, current2) {
+  const problems = holidayDateProblems(
+    project,
+    (key) => {
+      const holidays3 = own(current2.stores, key)?.holidays;
+      return holidays3 === void 0 ? void 0 : new Set(Object.keys(holidays3));
+    },
+    desired
+  );
+  if (problems.length > 0) throw new ConfigError(problems);
+}
+
+// node_modules/yocto-queue/index.js
+var Node = class {
+  value;
+  next;
+  constructor(value) {
+    this.value = value;
+  }
+};
+var Queue2 = class {
+  #head;
+  #tail;
+  #size;
+  constructor() {
+    this.clear();
+  }
+  enqueue(value) {
+    const node = new Node(value);
+    if (this.#head) {
+      this.#tail.next = node;
+      this.#tail = node;
+    } else {
+      this.#head = node;
+      this.#tail = node;
+    }
+    this.#size++;
+  }
+  dequeue() {
+    const current2 = this.#head;
+    if (!current2) {
+      return;
+    }
+    this.#head = this.#head.next;
+    this.#size--;
+    if (!this.#head) {
+      this.#tail = void 0;
+    }
+    return current2.value;
+  }
+  peek() {
+    if (!this.#head) {
+      return;
+    }
+    return this.#head.value;
+  }
+  clear() {
+    this.#head = void 0;
+    this.#tail = void 0;
+    this.#size = 0;
+  }
+  get size() {
+    return this.#size;
+  }
+  *[Symbol.iterator]() {
+    let current2 = this.#head;
+    while (current2) {
+      yield current2.value;
+      current2 = current2.next;
+    }
+  }
+  *drain() {
+    while (this.#head) {
+      yield this.dequeue();
+    }
+  }
+};
+
+// node_modules/p-limit/index.js
+function pLimit(concurrency) {
+  validateConcurrency(concurrency);
+  const queue = new Queue2();
+  let activeCount = 0;
+  const resumeNext = () => {
+    if (activeCount < concurrency && queue.size > 0) {
+      queue.dequeue()();
+      activeCount++;
+    }
+  };
+  const next = () => {
+    activeCount--;
+    resumeNext();
+  };
+  const run = async (function_, resolve7, arguments_) => {
+    const result = (async () => function_(...arguments_))();
+    resolve7(result);
+    try {
+      await result;
+    } catch {
+    }
+    next();
+  };
+  const enqueue = (function_, resolve7, arguments_) => {
+    new Promise((internalResolve) => {
+      queue.enqueue(internalResolve);
+    }).then(
+      run.bind(void 0, function_, resolve7, arguments_)
+    );
+    (async () => {
+      await Promise.resolve();
+      if (activeCount < concurrency) {
+        resumeNext();
+      }
+    })();
+  };
+  const generator = (function_, ...arguments_) => new Promise((resolve7) => {
+    enqueue(function_, resolve7, arguments_);
+  });
+  Object.defineProperties(generator, {
+    activeCount: {
+      get: () => activeCount
+    },
+    pendingCount: {
+      get: () => queue.size
+    },
+    clearQueue: {
+      value() {
+        queue.clear();
+      }
+    },
+    concurrency: {
+      get: () => concurrency,
+      set(newConcurrency) {
+        validateConcurrency(newConcurrency);
+        concurrency = newConcurrency;
+        queueMicrotask(() => {
+          while (activeCount < concurrency && queue.size > 0) {
+            resumeNext();
+          }
+        });
+      }
+    }
+  });
+  return generator;
+}
+function validateConcurrency(concurrency) {
+  if (!((Number.isInteger(concurrency) || concurrency === Number.POSITIVE_INFINITY) && concurrency > 0)) {
+    throw new TypeError("Expected `concurrency` to be a number from 1 and up");
+  }
+}
+
+// src/apply/execute.ts
+var SETTLE_ROUNDS = 2;
+function chainOf(op) {
+  const chain = Endpoints[op.endpoint]?.chain ?? "catalog";
+  if (chain !== "store_schedule") return chain;
+  const kind = /\.(\w+)\[[^\]]*\]$/.exec(op.addresses[0] ?? "")?.[1];
+  return kind ? `store_schedule:${kind}` : chain;
+}
+var Failures = class {
+  keys = /* @__PURE__ */ new Set();
+  add(op) {
+    for (const s of op.stores) this.keys.add(`${s}\0${chainOf(op)}`);
+  }
+  /** Every later call of the store is skipped. */
+  refuse(store) {
+    this.keys.add(`${store}\0*`);
+  }
+  /** The stores of the operation whose calls it depends on failed. */
+  blocking(op) {
+    const chain = chainOf(op);
+    return op.stores.filter(
+      (s) => chain === "*" ? [...this.keys].some((k) => k.startsWith(`${s}\0`)) : this.keys.has(`${s}\0${chain}`) || this.keys.has(`${s}\0*`)
+    );
+  }
+};
+var StoreGuard = class {
+  constructor(check) {
+    this.check = check;
+  }
+  check;
+  asked = /* @__PURE__ */ new Map();
+  /** Stores refused, with why. */
+  refused = /* @__PURE__ */ new Map();
+  /** The stores of `stores` that are refused (asking for each store not asked yet). */
+  async refusedAmong(stores) {
+    const check = this.check;
+    if (!check) return [];
+    const answers = await Promise.all(
+      stores.map((s) => {
+        let p = this.asked.get(s);
+        if (!p) {
+          p = check(s).then(
+            () => void 0,
+            (err) => describe(err)
+          );
+          this.asked.set(s, p);
+        }
+        return p.then((why) => {
+          if (why !== void 0) this.refused.set(s, why);
+          return why === void 0 ? [] : [s];
+        });
+      })
+    );
+    return answers.flat();
+  }
+};
+async function executePlanFully(plan, client, options = {}) {
+  const limit = pLimit(options.parallelism ?? 8);
+  const total = plan.operations.length;
+  options.onEvent?.({ type: "start", total });
+  const failures = new Failures();
+  const guard = new StoreGuard(options.beforeStore);
+  const results = [];
+  const stages = [...new Set(plan.operations.map((o) => o.stage))].sort((a2, b) => a2 - b);
+  for (const stage of stages) {
+    const ops = plan.operations.filter((o) => o.stage === stage);
+    const stageResults = await Promise.all(
+      ops.map((op) => limit(() => runOne(op, client, failures, guard, options)))
+    );
+    for (const r of stageResults) {
+      results.push(r.result);
+      if (r.result.status !== "ok") failures.add(r.op);
+      options.onEvent?.({ type: "operation", result: r.result, done: results.length, total });
+    }
+  }
+  return { results, refused: [...guard.refused].map(([store, reason]) => ({ store, reason })) };
+}
+function unsettled(err) {
+  return err instanceof ApiError && (err.status === 0 || err.status === 500 || err.status === 502 || err.status === 504);
+}
+function without(op, stores) {
+  const parts2 = (op.parts ?? []).filter((p) => !stores.includes(p.store));
+  const spec = endpoint(op.endpoint);
+  const body = spec.body(
+    parts2.map((p) => p.element),
+    op.params ?? {}
+  );
+  const kept = new Set(parts2.map((p) => p.store));
+  return {
+    ...op,
+    body,
+    parts: parts2,
+    stores: op.stores.filter((s) => !stores.includes(s)),
+    // The addresses of the stores left out are not this call's any more.
+    addresses: op.addresses.filter((a2) => [...kept].some((s) => a2.startsWith(`store[${s}].`)))
+  };
+}
+async function runOne(op, client, failures, guard, options) {
+  const base = { id: op.id, method: op.method, path: op.path };
+  const blocked = failures.blocking(op);
+  if (blocked.length > 0 && op.parts && blocked.length < op.stores.length) {
+    const { result } = await runOne(without(op, blocked), client, failures, guard, options);
+    const note = `entries of ${blocked.join(", ")} skipped: an earlier call for them failed`;
+    return { op, result: { ...result, message: result.message ? `${result.message}; ${note}` : note } };
+  }
+  if (blocked.length > 0) {
+    return {
+      op,
+      result: {
+        ...base,
+        status: "skipped",
+        message: `skipped: an earlier call for ${blocked.join(", ")} failed`,
+        durationMs: 0
+      }
+    };
+  }
+  const clientLevel = op.stores.length === 0 && op.addresses.some((a2) => a2.startsWith("client."));
+  const refused = await guard.refusedAmong(clientLevel ? [""] : op.stores);
+  if (refused.length > 0) {
+    for (const s of refused) failures.refuse(s);
+    const why = refused.map((s) => `${s || "client"}: ${guard.refused.get(s)}`).join("; ");
+    if (op.parts && !clientLevel && refused.length < op.stores.length) {
+      const { result } = await runOne(without(op, refused), client, failures, guard, options);
+      const note = `entries of ${refused.join(", ")} left out: ${why}`;
+      return { op, result: { ...result, message: result.message ? `${result.message}; ${note}` : note } };
+    }
+    return { op, result: { ...base, status: "failed", message: `refused: ${why}`, durationMs: 0 } };
+  }
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  const spec = findEndpoint(op.endpoint);
+  const attempt = async () => {
+    const body = await client.call(op.method, op.path, op.body, { idempotent: op.idempotent });
+    const problem = spec?.check?.(body, op.parts ?? []);
+    if (problem !== void 0) throw new Error(`${op.method} ${op.path}: ${problem}`);
+    if (options.onResponse) await options.onResponse(op, body);
+  };
+  const ok3 = (message) => ({
+    op,
+    result: { ...base, status: "ok", ...message ? { message } : {}, durationMs: elapsed() }
+  });
+  const failed = (message, extra = {}) => ({
+    op,
+    result: { ...base, status: "failed", message, durationMs: elapsed(), ...extra }
+  });
+  try {
+    await attempt();
+    return ok3();
+  } catch (err) {
+    let last = err;
+    const sync2 = spec !== void 0 && isSynchronous(spec);
+    const settleMs = options.settleMs ?? 5e3;
+    const gone = (e) => op.idempotent && e instanceof ApiError && e.status === 404;
+    for (let round = 0; round < SETTLE_ROUNDS && options.settle && (unsettled(last) || gone(last)); round++) {
+      let seen2;
+      try {
+        seen2 = await options.settle(op, sync2 ? 0 : settleMs);
+      } catch (readErr) {
+        return failed(
+          `${describe(last)}; outcome unknown: a read to settle whether it was made failed too: ${describe(readErr)}`
+        );
+      }
+      if (seen2 === "present") {
+        if (gone(last)) {
+          return ok3(
+            "the platform answered 404, and a read shows the change was made (by an earlier attempt)"
+          );
+        }
+        if (!spec?.secret) return ok3("the answer was lost, and a read shows the change was made");
+        if (!options.recoverSecret) {
+          return failed(
+            `the answer was lost with the webhook's secret; a read shows the change was made; rotate the secret to get one`
+          );
+        }
+        try {
+          const where2 = await options.recoverSecret(op);
+          return ok3(
+            `the answer was lost with the webhook's secret; a read shows the change was made, so the secret was rotated (PUT reset-secret) and the new one kept in ${where2}`
+          );
+        } catch (rotateErr) {
+          return failed(
+            `the answer was lost with the webhook's secret; a read shows the change was made, but rotating the secret failed: ${describe(rotateErr)}`
+          );
+        }
+      }
+      if ((seen2 === "partial" || seen2 === "unknown") && gone(last)) return failed(describe(last));
+      if (seen2 === "partial" || seen2 === "unknown") {
+        return failed(
+          `${describe(last)}; outcome unknown: ${seen2 === "partial" ? "a read shows part of the call's effect" : "no read can tell whether this call was made"}; the next plan shows what is left`
+        );
+      }
+      if (gone(last)) return failed(describe(last));
+      if (!sync2 && !op.idempotent) {
+        return failed(
+          `${describe(last)}; the platform does not show the change after ${settleMs} ms, and the call was not made again: the platform may still be processing it`,
+          { unsettled: true }
+        );
+      }
+      try {
+        await attempt();
+        return ok3("made again after a read showed it had not happened");
+      } catch (again) {
+        last = again;
+      }
+    }
+    return failed(describe(last));
+  }
+}
+function describe(err) {
+  return err instanceof ApiError ? err.message : err instanceof Error ? err.message : String(err);
+}
+
+// src/state/current.ts
+function normalizeSnapshot(identity, snapshot, kinds2 = kinds) {
+  const state = emptyStore(identity);
+  const ids = emptyIds();
+  for (const kind of kinds2) {
+    if (kind.reads.every((r) => snapshot[r.name] !== void 0)) kind.read(snapshot, state, ids);
+  }
+  return { ...state, ids };
+}
+function readRequests(desired, ownership = {}, kinds2 = kinds) {
+  return Object.values(desired.stores).map((s) => ({
+    store: s.store,
+    kinds: kinds2.filter((k) => {
+      const own2 = ownership[k.name] ?? k.defaultOwnership ?? "full";
+      return own2 !== "ignore" && k.select(s, own2) !== void 0;
+    })
+  }));
+}
+function clientReadKinds(desired, ownership = {}, kinds2 = clientKinds) {
+  return kinds2.filter(
+    (k) => (ownership[k.name] ?? k.defaultOwnership ?? "full") !== "ignore" && k.select(desired.client ?? {}) !== void 0
+  );
+}
+async function fetchCurrent(client, requests, options = {}) {
+  const limit = pLimit(options.parallelism ?? 8);
+  const reads = /* @__PURE__ */ new Map();
+  const storesByPart = /* @__PURE__ */ new Map();
+  for (const r of requests) {
+    for (const read2 of new Set(r.kinds.flatMap((k) => k.reads))) {
+      const known = reads.get(read2.name);
+      if (known && known !== read2) throw new Error(`two store reads are named ${read2.name}`);
+      reads.set(read2.name, read2);
+      const list2 = storesByPart.get(read2.name);
+      if (list2) {
+        if (!list2.includes(r.store)) list2.push(r.store);
+      } else storesByPart.set(read2.name, [r.store]);
+    }
+  }
+  const total = [...storesByPart.values()].reduce((n, l) => n + l.length, 0);
+  let done = 0;
+  const tick = () => options.onRead?.(++done, total);
+  const snapshots = new Map(requests.map((r) => [r.store.key, {}]));
+  await Promise.all(
+    [...storesByPart].map(async ([part, stores]) => {
+      const values = await reads.get(part).fetch(client, stores, limit, tick);
+      for (const [key, value] of values) snapshots.get(key)[part] = value;
+    })
+  );
+  const out = { stores: table() };
+  for (const r of requests) out.stores[r.store.key] = normalizeSnapshot(r.store, snapshots.get(r.store.key));
+  const clientKinds2 = options.clientKinds ?? [];
+  if (clientKinds2.length > 0) {
+    const snapshot = {};
+    const parts2 = [...new Set(clientKinds2.flatMap((k) => k.reads))];
+    await Promise.all(
+      parts2.map(async (p) => {
+        snapshot[p.name] = await limit(() => p.fetch(client));
+      })
+    );
+    const state = {};
+    const ids = {};
+    for (const k of clientKinds2) k.read(snapshot, state, ids);
+    out.client = { ...state, ids };
+  }
+  return out;
+}
+
+// src/apply/verify.ts
+function duplicatesAmong(current2, changes) {
+  const out = [];
+  const byStore = /* @__PURE__ */ new Map();
+  for (const c of changes) {
+    if (c.store === "") continue;
+    const list2 = byStore.get(c.store);
+    if (list2) list2.push(c);
+    else byStore.set(c.store, [c]);
+  }
+  for (const [store, list2] of byStore) {
+    const state = current2.stores[store];
+    if (!state) continue;
+    for (const kind of new Set(list2.map(kindOf))) {
+      const copies = kind.duplicates?.(state) ?? {};
+      const keys = new Set(list2.filter((c) => kindOf(c) === kind).map((c) => c.key));
+      const selected = kind.select(state) ?? {};
+      for (const [key, copied] of Object.entries(copies)) {
+        if (!keys.has(key) && !keys.has(copied)) continue;
+        const resource = selected[key];
+        out.push(address(store, resource === void 0 ? kind.name : kind.segment(resource), key));
+      }
+    }
+  }
+  return out.sort();
+}
+function kindOf(change) {
+  const kind = kindNamed(change.kind);
+  if (!kind) throw new Error(`no resource kind named ${change.kind}`);
+  return kind;
+}
+function clientKindOf(change) {
+  const kind = clientKinds.find((k) => k.name === change.kind);
+  if (!kind) throw new Error(`no client kind named ${change.kind}`);
+  return kind;
+}
+function shows2(current2, ch, plan) {
+  let now;
+  let initial;
+  if (ch.store === "") {
+    now = clientKindOf(ch).select(current2.client ?? {})?.[ch.key];
+  } else {
+    const read2 = current2.stores[ch.store];
+    if (!read2) return false;
+    const via = plan.stores.find((s) => s.key === ch.store)?.schedulesVia;
+    const store = via ? { ...read2, schedulesVia: via } : read2;
+    const kind = kindOf(ch);
+    now = kind.select(store)?.[ch.key];
+    if (now === void 0 && kind.initial && ch.after !== null) initial = kind.initial(ch.after);
+  }
+  if (ch.action === "delete") return now === void 0;
+  return jsonEqual(now ?? initial, ch.after);
+}
+async function waitForPlan(plan, changes, client, options = {}) {
+  const timeoutMs = options.timeoutMs ?? 6e4;
+  let interval = options.intervalMs ?? 100;
+  const started = Date.now();
+  const dupScope = options.duplicates ?? [];
+  const storeChanges = [...changes, ...dupScope].filter((c) => c.store !== "");
+  const requests = plan.stores.filter((s) => storeChanges.some((c) => c.store === s.key)).map((s) => ({
+    store: { key: s.key, storeId: s.storeId, integrationId: s.key, name: s.name },
+    kinds: [...new Set(storeChanges.filter((c) => c.store === s.key).map(kindOf))]
+  }));
+  const clientRead = [...new Set(changes.filter((c) => c.store === "").map(clientKindOf))];
+  let pending = changes;
+  for (; ; ) {
+    const current2 = await fetchCurrent(client, requests, {
+      parallelism: options.parallelism ?? 8,
+      clientKinds: clientRead
+    });
+    pending = pending.filter((ch) => !shows2(current2, ch, plan));
+    const duplicates = duplicatesAmong(current2, dupScope);
+    const waitedMs = Date.now() - started;
+    if (pending.length === 0 || waitedMs >= timeoutMs) {
+      return { pending: pending.map((c) => c.address), duplicates, waitedMs };
+    }
+    await new Promise((r) => setTimeout(r, Math.min(interval, Math.max(0, timeoutMs - waitedMs))));
+    interval = Math.min(interval * 2, 2e3);
+  }
+}
+
+// src/apply/settle.ts
+function kindsWriting(name) {
+  return kinds.filter((k) => k.endpoints.some((e) => e.name === name));
+}
+function storesOf(op) {
+  return op.parts ? [...new Set(op.parts.map((p) => p.store))] : op.stores;
+}
+function combine(effects) {
+  if (effects.every((e) => e === "present")) return "present";
+  if (effects.every((e) => e === "absent")) return "absent";
+  return "partial";
+}
+async function readEffect(plan, op, client) {
+  const spec = findEndpoint(op.endpoint);
+  const stores = storesOf(op);
+  const effect = spec?.effect;
+  const writers = kindsWriting(op.endpoint);
+  if (effect && writers.length > 0 && stores.length > 0) {
+    const requests = plan.stores.filter((s) => stores.includes(s.key)).map((s) => ({
+      store: { key: s.key, storeId: s.storeId, integrationId: s.key, name: s.name },
+      kinds: writers
+    }));
+    const current2 = await fetchCurrent(client, requests, { parallelism: 8 });
+    const params = op.params ?? {};
+    const stateOf = (store) => {
+      const read2 = current2.stores[store];
+      if (!read2) throw new Error(`the platform did not show store ${store}`);
+      const via = plan.stores.find((s) => s.key === store)?.schedulesVia;
+      return via ? { ...read2, schedulesVia: via } : read2;
+    };
+    if (op.parts) {
+      return combine(op.parts.map((p) => effect(spec.body([p.element], params), params, stateOf(p.store))));
+    }
+    return effect(op.body, params, stateOf(op.stores[0]));
+  }
+  const mine = new Set(op.addresses);
+  const shared = plan.operations.some((o) => o.id !== op.id && o.addresses.some((a2) => mine.has(a2)));
+  if (shared) return "unknown";
+  const changes = plan.changes.filter((c) => mine.has(c.address));
+  if (changes.length === 0) return "unknown";
+  const r = await waitForPlan(plan, changes, client, { timeoutMs: 0 });
+  return r.pending.length === 0 ? "present" : r.pending.length === changes.length ? "absent" : "partial";
+}
+async function settleEffect(plan, op, client, waitMs) {
+  const started = Date.now();
+  let pause = 100;
+  for (; ; ) {
+    const seen2 = await readEffect(plan, op, client);
+    const waited = Date.now() - started;
+    if (seen2 === "present" || seen2 === "unknown" || waited >= waitMs) return seen2;
+    await new Promise((r) => setTimeout(r, Math.min(pause, waitMs - waited)));
+    pause = Math.min(pause * 2, 1e3);
+  }
+}
+
+// src/plan/digest.ts
+import { createHash as createHash4 } from "node:crypto";
+function sha256(value) {
+  return "sha256:" + createHash4("sha256").update(canonicalJson(value)).digest("hex");
+}
+function planDigest2(plan) {
+  const { digest: _digest, ...rest } = plan;
+  return sha256(rest);
+}
+function hasValidDigest(plan) {
+  return typeof plan.digest === "string" && plan.digest === planDigest2(plan);
+}
+function storeDigest(state) {
+  if (!state) return sha256(null);
+  const { [EVENTS_IDS]: _events, [KEEPS_IDS]: _keeps, ...other } = state.ids.other;
+  return sha256({ ...state, ids: { ...state.ids, other } });
+}
+function clientDigest(state) {
+  return sha256(state ?? null);
+}
+
+// src/workflow.ts
+function scopeDesired(desired, targeting) {
+  if (!targeting || targeting.stores.length === 0) return desired;
+  const keys = Object.keys(desired.stores).filter((k) => targeting.stores.some((p) => matchStore(p, k)));
+  if (keys.length === 0) {
+    throw new UsageError(
+      `no store of the configuration matches --store ${targeting.stores.join(", ")}; known stores: ${Object.keys(desired.stores).join(", ")}`
+    );
+  }
+  return { stores: Object.fromEntries(keys.map((k) => [k, desired.stores[k]])) };
+}
+async function fetchProjectState(project, session, options = {}) {
+  const desired = scopeDesired(project.desired, options.targeting);
+  return fetchCurrent(session.client, readRequests(desired, project.ownership), {
+    parallelism: options.parallelism ?? 8,
+    clientKinds: clientReadKinds(desired, project.ownership),
+    onRead: (done, total) => options.onStoreRead?.(done, total)
+  });
+}
+async function planProject(project, session, options = {}) {
+  const desired = scopeDesired(project.desired, options.targeting);
+  const current2 = await fetchProjectState(project, session, options);
+  checkHolidayDates(project, desired, current2);
+  const plan = buildPlan(desired, current2, {
+    safety: project.safety,
+    ownership: project.ownership,
+    ...isTargeted(options.targeting) ? { targeting: options.targeting } : {}
+  });
+  if (options.targeting && options.targeting.targets.length > 0) {
+    const unmatched = unmatchedTargets(options.targeting.targets, desired, current2, project.ownership);
+    if (unmatched.length > 0)
+      throw new UsageError(
+        `no resource of the configuration or the platform matches --target ${unmatched.join(", ")}; addresses look like store[bog-centro].item[BURGER-CLASSIC] or client.client_webhook[STORE_PROVISIONING_STATUS] (see carte plan)`
+      );
+  }
+  plan.checksums.stores = {
+    ...Object.fromEntries(plan.stores.map((s) => [s.key, storeDigest(own(current2.stores, s.key))])),
+    ...current2.client ? { "": clientDigest(current2.client) } : {}
+  };
+  return { plan, current: current2 };
+}
+function unmatchedTargets(targets, desired, current2, ownership) {
+  const managed = (k) => (ownership[k.name] ?? k.defaultOwnership ?? "full") !== "ignore";
+  const addresses = [];
+  for (const [key, want] of Object.entries(desired.stores)) {
+    addresses.push(`store[${key}]`);
+    const have = own(current2.stores, key);
+    for (const kind of kinds.filter(managed))
+      for (const state of have ? [want, have] : [want]) {
+        const selected = kind.select(state) ?? {};
+        for (const [k, value] of Object.entries(selected))
+          addresses.push(address(key, kind.segment(value), k));
+      }
+  }
+  for (const kind of clientKinds.filter(managed))
+    for (const state of [desired.client ?? {}, current2.client ?? { ids: {} }])
+      for (const k of Object.keys(kind.select(state) ?? {})) addresses.push(`client.${kind.name}[${k}]`);
+  return targets.filter((t) => !addresses.some((a2) => matchAddress(t, a2)));
+}
+function storeGuard(plan, project, session, options = {}) {
+  const digests = plan.checksums.stores;
+  if (!digests) return void 0;
+  const desired = scopeDesired(project.desired, plan.targeting ?? options.targeting);
+  const requests = readRequests(desired, project.ownership);
+  const clientReads = clientReadKinds(desired, project.ownership);
+  return async (store) => {
+    const expected2 = own(digests, store);
+    if (expected2 === void 0) return;
+    if (store === "") {
+      const current3 = await fetchCurrent(session.client, [], { parallelism: 1, clientKinds: clientReads });
+      if (clientDigest(current3.client) !== expected2) {
+        throw new Error(
+          "the client-level settings changed on the platform since the plan was made, so none of their calls was made; run `carte plan` again and review it"
+        );
+      }
+      return;
+    }
+    const request4 = requests.find((r) => r.store.key === store);
+    if (!request4) return;
+    const current2 = await fetchCurrent(session.client, [request4], { parallelism: options.parallelism ?? 8 });
+    if (storeDigest(own(current2.stores, store)) !== expected2) {
+      throw new Error(
+        "the store changed on the platform since the plan was made (another apply, or an edit), so none of its calls was made; run `carte plan` again and review it"
+      );
+    }
+  };
+}
+function enforceSafety(plan, force) {
+  if (plan.safety.ok || plan.safety.override) return;
+  if (force) {
+    plan.safety.override = { reason: force.reason };
+    return;
+  }
+  const lines = plan.safety.violations.map((v) => escapeTerminal(`  - ${v.guard}: ${v.message}`));
+  throw new UnsafePlanError(
+    plan.safety.violations[0].guard,
+    `the plan trips ${lines.length} safety guard${lines.length === 1 ? "" : "s"}:
+${lines.join("\n")}
+Nothing was changed. If this is intended, run again with --force --reason "why" (the reason is recorded in the plan), or adjust safety: in carte.yaml.`
+  );
+}
+async function checkSavedPlan(saved, project, session, options = {}) {
+  const targeting = saved.targeting ?? options.targeting;
+  if (checksum(scopeDesired(project.desired, targeting)) !== saved.checksums.desired) {
+    throw new StalePlanError(
+      "the configuration changed since this plan was saved; run `carte plan --out FILE` again and review it"
+    );
+  }
+  const { plan } = await planProject(project, session, { ...options, ...targeting ? { targeting } : {} });
+  if (plan.checksums.current !== saved.checksums.current) {
+    throw new StalePlanError(
+      "the platform changed since this plan was saved (someone edited a store); run `carte plan --out FILE` again and review it"
+    );
+  }
+}
+function isComplete(report3) {
+  return report3.failed === 0 && report3.skipped === 0 && (report3.refused ?? []).length === 0 && report3.pending.length === 0 && (report3.duplicates ?? []).length === 0;
+}
+async function applyPlan(plan, session, options = {}) {
+  const client = session.client;
+  const collector = options.secrets ? secretCollector(options.secrets) : void 0;
+  const started = Date.now();
+  const { results, refused } = await executePlanFully(plan, client, {
+    parallelism: options.parallelism ?? 8,
+    ...options.settleMs !== void 0 ? { settleMs: options.settleMs } : {},
+    ...options.onEvent ? { onEvent: options.onEvent } : {},
+    ...collector ? { onResponse: collector } : {},
+    ...options.beforeStore ? { beforeStore: options.beforeStore } : {},
+    settle: (op, waitMs2) => settleEffect(plan, op, client, waitMs2),
+    // The secret of a create whose answer was lost: rotated, and kept like an answer's.
+    recoverSecret: async (op) => {
+      const event2 = String(op.params?.event ?? "");
+      const answer2 = await resetSecret(client, event2);
+      if (collector) await collector(op, answer2);
+      return options.secrets ? options.secrets.where(event2) : "nowhere (no secrets sink was given)";
+    }
+  });
+  const waitMs = Math.max(
+    0,
+    Math.min(options.convergenceTimeoutMs ?? 6e4, (options.deadline ?? Infinity) - Date.now())
+  );
+  const until = Date.now() + waitMs;
+  const opOf = new Map(plan.operations.map((o) => [o.id, o]));
+  const failedStores = new Set(
+    results.filter((r) => r.status !== "ok").flatMap((r) => opOf.get(r.id)?.stores ?? [])
+  );
+  for (const r of refused) failedStores.add(r.store);
+  const asynchronous = (op) => {
+    const spec = findEndpoint(op.endpoint);
+    return spec !== void 0 && !isSynchronous(spec);
+  };
+  await Promise.all(
+    results.filter(
+      (r) => r.unsettled || r.status === "ok" && asynchronous(opOf.get(r.id)) && opOf.get(r.id).stores.some((s) => failedStores.has(s))
+    ).map(async (r) => {
+      const op = opOf.get(r.id);
+      const seen2 = await settleEffect(plan, op, client, Math.max(0, until - Date.now())).catch(
+        (err) => `unknown (${err instanceof Error ? err.message : String(err)})`
+      );
+      if (!r.unsettled) return;
+      delete r.unsettled;
+      if (seen2 === "present") {
+        r.status = "ok";
+        r.message = `the answer was lost; the platform showed the change ${Date.now() - started} ms after the apply began`;
+      } else if (seen2 !== "absent") {
+        r.message = `${r.message}; outcome unknown: ${seen2 === "partial" ? "the platform showed part of it" : seen2}`;
+      } else {
+        r.message = `${r.message}; the platform still did not show it when the apply ended: the next plan shows whether it arrived`;
+      }
+    })
+  );
+  const okIds = new Set(results.filter((r) => r.status === "ok").map((r) => r.id));
+  const troubled = new Set(plan.operations.filter((o) => !okIds.has(o.id)).flatMap((o) => o.stores));
+  for (const r of refused) troubled.add(r.store);
+  const applied = new Set(plan.operations.filter((o) => okIds.has(o.id)).flatMap((o) => o.addresses));
+  const toVerify = plan.changes.filter((c) => applied.has(c.address) && !troubled.has(c.store));
+  const verify = await waitForPlan(plan, toVerify, client, {
+    timeoutMs: Math.max(0, until - Date.now()),
+    parallelism: options.parallelism ?? 8,
+    duplicates: plan.changes.filter((c) => c.store !== "")
+  });
+  const report3 = {
+    operations: results,
+    failed: results.filter((r) => r.status === "failed").length,
+    skipped: results.filter((r) => r.status === "skipped").length,
+    pending: verify.pending,
+    duplicates: verify.duplicates,
+    refused,
+    waitedMs: verify.waitedMs
+  };
+  if (report3.failed === 0 && report3.skipped === 0 && refused.length === 0 && (report3.pending.length > 0 || verify.duplicates.length > 0)) {
+    throw new ConvergenceError(report3.pending, verify.waitedMs, verify.duplicates);
+  }
+  return report3;
+}
+
 // src/render/report.ts
 function succeeded(report3) {
   return report3.operations.filter((o) => o.status === "ok").length;
@@ -70395,7 +73241,7 @@ function renderReportMarkdown(plan, report3, options = {}) {
   const done = succeeded(report3);
   const calls = `${done} API call${done === 1 ? "" : "s"}`;
   const lines = [];
-  if (report3.failed === 0 && report3.skipped === 0) {
+  if (isComplete(report3)) {
     lines.push(
       `**Apply complete**: ${s.create} created, ${s.update} updated, ${s.delete} deleted. Applied ${calls}. The platform shows every change.`
     );
@@ -70414,6 +73260,15 @@ function renderReportMarkdown(plan, report3, options = {}) {
       );
     }
     if (troubled.length > max) lines.push("", `_${troubled.length - max} more not shown._`);
+    for (const r of report3.refused ?? []) {
+      lines.push("", `Refused store <code>${cell(r.store)}</code>: ${cell(r.reason)}`);
+    }
+    if ((report3.duplicates ?? []).length > 0) {
+      lines.push(
+        "",
+        `Duplicates still on the platform: ${report3.duplicates.map((p) => `<code>${cell(p)}</code>`).join(", ")}`
+      );
+    }
     if (report3.pending.length > 0) {
       lines.push(
         "",
@@ -70427,6 +73282,9 @@ function renderReportMarkdown(plan, report3, options = {}) {
   }
   return lines.join("\n") + "\n";
 }
+
+// src/run.ts
+import path7 from "node:path";
 
 // src/config/load.ts
 import { stat as stat3 } from "node:fs/promises";
@@ -70457,9 +73315,9 @@ function isUnder(parent, child2) {
   const rel = relative2(parent, child2);
   return rel === "" || rel !== ".." && !rel.startsWith(`..${sep2}`) && !isAbsolute2(rel);
 }
-async function realPathOf(path8) {
+async function realPathOf(path10) {
   const rest = [];
-  let current2 = path8;
+  let current2 = path10;
   for (; ; ) {
     try {
       return join(await realpath3(current2), ...rest.reverse());
@@ -70467,14 +73325,14 @@ async function realPathOf(path8) {
       const code3 = err.code;
       if (code3 !== "ENOENT" && code3 !== "ENOTDIR") throw err;
       const parent = dirname2(current2);
-      if (parent === current2) return path8;
+      if (parent === current2) return path10;
       rest.push(basename3(current2));
       current2 = parent;
     }
   }
 }
-async function insideProject(root, path8) {
-  const absolute = resolve3(root, path8);
+async function insideProject(root, path10) {
+  const absolute = resolve3(root, path10);
   if (!isUnder(resolve3(root), absolute)) return { inside: false, why: "path" };
   const realRoot = await realPathOf(resolve3(root));
   const real = await realPathOf(absolute);
@@ -70496,11 +73354,11 @@ function outsideMessage(key, written, why) {
 import { constants as constants3 } from "node:fs";
 import { open as open3 } from "node:fs/promises";
 var DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024;
-async function readConfigFile(path8, maxBytes) {
+async function readConfigFile(path10, maxBytes) {
   const fail3 = (message, line = 0, col = 0) => ({ ok: false, line, col, message });
   let handle2;
   try {
-    handle2 = await open3(path8, constants3.O_RDONLY | constants3.O_NONBLOCK);
+    handle2 = await open3(path10, constants3.O_RDONLY | constants3.O_NONBLOCK);
   } catch (err) {
     const code3 = err.code;
     return fail3(code3 === "ENOENT" ? "the file does not exist" : `cannot read the file (${code3 ?? "error"})`);
@@ -71062,12 +73920,12 @@ async function loadProject(configPath, options = {}) {
   const groupPaths = await expand2(project.parsed, "groups", root, problems, allowUnmatched);
   const storePaths = await expand2(project.parsed, "stores", root, problems, allowUnmatched);
   const catalogFiles = [];
-  for (const path8 of catalogPaths)
-    catalogFiles.push(await readAndValidate(path8, "catalog", problems, limits));
+  for (const path10 of catalogPaths)
+    catalogFiles.push(await readAndValidate(path10, "catalog", problems, limits));
   const groupFiles2 = [];
-  for (const path8 of groupPaths) groupFiles2.push(await readAndValidate(path8, "group", problems, limits));
+  for (const path10 of groupPaths) groupFiles2.push(await readAndValidate(path10, "group", problems, limits));
   const storeFiles = [];
-  for (const path8 of storePaths) storeFiles.push(await readAndValidate(path8, "store", problems, limits));
+  for (const path10 of storePaths) storeFiles.push(await readAndValidate(path10, "store", problems, limits));
   const indexes = catalogFiles.map((c) => checkCatalog(c.parsed, problems));
   const catalogs = checkCatalogNames(indexes, problems);
   const registry = { ids: /* @__PURE__ */ new Map(), integrationIds: /* @__PURE__ */ new Map() };
@@ -71268,9 +74126,9 @@ async function readIncludes(layers, root, problems, limits) {
   for (const layer of layers) visit(layer);
   return files;
 }
-async function isPresent(path8) {
+async function isPresent(path10) {
   try {
-    await stat3(path8);
+    await stat3(path10);
     return true;
   } catch {
     return false;
@@ -71289,214 +74147,6 @@ function withIncludes(layer, files, root, seen2) {
 // src/gitops/base.ts
 import { realpath as realpath4 } from "node:fs/promises";
 import path4 from "node:path";
-
-// node_modules/yocto-queue/index.js
-var Node = class {
-  value;
-  next;
-  constructor(value) {
-    this.value = value;
-  }
-};
-var Queue2 = class {
-  #head;
-  #tail;
-  #size;
-  constructor() {
-    this.clear();
-  }
-  enqueue(value) {
-    const node = new Node(value);
-    if (this.#head) {
-      this.#tail.next = node;
-      this.#tail = node;
-    } else {
-      this.#head = node;
-      this.#tail = node;
-    }
-    this.#size++;
-  }
-  dequeue() {
-    const current2 = this.#head;
-    if (!current2) {
-      return;
-    }
-    this.#head = this.#head.next;
-    this.#size--;
-    if (!this.#head) {
-      this.#tail = void 0;
-    }
-    return current2.value;
-  }
-  peek() {
-    if (!this.#head) {
-      return;
-    }
-    return this.#head.value;
-  }
-  clear() {
-    this.#head = void 0;
-    this.#tail = void 0;
-    this.#size = 0;
-  }
-  get size() {
-    return this.#size;
-  }
-  *[Symbol.iterator]() {
-    let current2 = this.#head;
-    while (current2) {
-      yield current2.value;
-      current2 = current2.next;
-    }
-  }
-  *drain() {
-    while (this.#head) {
-      yield this.dequeue();
-    }
-  }
-};
-
-// node_modules/p-limit/index.js
-function pLimit(concurrency) {
-  validateConcurrency(concurrency);
-  const queue = new Queue2();
-  let activeCount = 0;
-  const resumeNext = () => {
-    if (activeCount < concurrency && queue.size > 0) {
-      queue.dequeue()();
-      activeCount++;
-    }
-  };
-  const next = () => {
-    activeCount--;
-    resumeNext();
-  };
-  const run = async (function_, resolve7, arguments_) => {
-    const result = (async () => function_(...arguments_))();
-    resolve7(result);
-    try {
-      await result;
-    } catch {
-    }
-    next();
-  };
-  const enqueue = (function_, resolve7, arguments_) => {
-    new Promise((internalResolve) => {
-      queue.enqueue(internalResolve);
-    }).then(
-      run.bind(void 0, function_, resolve7, arguments_)
-    );
-    (async () => {
-      await Promise.resolve();
-      if (activeCount < concurrency) {
-        resumeNext();
-      }
-    })();
-  };
-  const generator = (function_, ...arguments_) => new Promise((resolve7) => {
-    enqueue(function_, resolve7, arguments_);
-  });
-  Object.defineProperties(generator, {
-    activeCount: {
-      get: () => activeCount
-    },
-    pendingCount: {
-      get: () => queue.size
-    },
-    clearQueue: {
-      value() {
-        queue.clear();
-      }
-    },
-    concurrency: {
-      get: () => concurrency,
-      set(newConcurrency) {
-        validateConcurrency(newConcurrency);
-        concurrency = newConcurrency;
-        queueMicrotask(() => {
-          while (activeCount < concurrency && queue.size > 0) {
-            resumeNext();
-          }
-        });
-      }
-    }
-  });
-  return generator;
-}
-function validateConcurrency(concurrency) {
-  if (!((Number.isInteger(concurrency) || concurrency === Number.POSITIVE_INFINITY) && concurrency > 0)) {
-    throw new TypeError("Expected `concurrency` to be a number from 1 and up");
-  }
-}
-
-// src/state/current.ts
-function normalizeSnapshot(identity, snapshot, kinds2 = kinds) {
-  const state = emptyStore(identity);
-  const ids = emptyIds();
-  for (const kind of kinds2) {
-    if (kind.reads.every((r) => snapshot[r.name] !== void 0)) kind.read(snapshot, state, ids);
-  }
-  return { ...state, ids };
-}
-function readRequests(desired, ownership = {}, kinds2 = kinds) {
-  return Object.values(desired.stores).map((s) => ({
-    store: s.store,
-    kinds: kinds2.filter((k) => {
-      const own2 = ownership[k.name] ?? k.defaultOwnership ?? "full";
-      return own2 !== "ignore" && k.select(s, own2) !== void 0;
-    })
-  }));
-}
-function clientReadKinds(desired, ownership = {}, kinds2 = clientKinds) {
-  return kinds2.filter(
-    (k) => (ownership[k.name] ?? k.defaultOwnership ?? "full") !== "ignore" && k.select(desired.client ?? {}) !== void 0
-  );
-}
-async function fetchCurrent(client, requests, options = {}) {
-  const limit = pLimit(options.parallelism ?? 8);
-  const reads = /* @__PURE__ */ new Map();
-  const storesByPart = /* @__PURE__ */ new Map();
-  for (const r of requests) {
-    for (const read2 of new Set(r.kinds.flatMap((k) => k.reads))) {
-      const known = reads.get(read2.name);
-      if (known && known !== read2) throw new Error(`two store reads are named ${read2.name}`);
-      reads.set(read2.name, read2);
-      const list2 = storesByPart.get(read2.name);
-      if (list2) {
-        if (!list2.includes(r.store)) list2.push(r.store);
-      } else storesByPart.set(read2.name, [r.store]);
-    }
-  }
-  const total = [...storesByPart.values()].reduce((n, l) => n + l.length, 0);
-  let done = 0;
-  const tick = () => options.onRead?.(++done, total);
-  const snapshots = new Map(requests.map((r) => [r.store.key, {}]));
-  await Promise.all(
-    [...storesByPart].map(async ([part, stores]) => {
-      const values = await reads.get(part).fetch(client, stores, limit, tick);
-      for (const [key, value] of values) snapshots.get(key)[part] = value;
-    })
-  );
-  const out = { stores: table() };
-  for (const r of requests) out.stores[r.store.key] = normalizeSnapshot(r.store, snapshots.get(r.store.key));
-  const clientKinds2 = options.clientKinds ?? [];
-  if (clientKinds2.length > 0) {
-    const snapshot = {};
-    const parts2 = [...new Set(clientKinds2.flatMap((k) => k.reads))];
-    await Promise.all(
-      parts2.map(async (p) => {
-        snapshot[p.name] = await limit(() => p.fetch(client));
-      })
-    );
-    const state = {};
-    const ids = {};
-    for (const k of clientKinds2) k.read(snapshot, state, ids);
-    out.client = { ...state, ids };
-  }
-  return out;
-}
-
-// src/gitops/base.ts
 var sameChange = (c) => canonicalJson([c.action, c.before, c.after]);
 async function compareWithBase(project, plan, current2, ref, options = {}) {
   const configFile = await realpath4(project.configFile);
@@ -71558,12 +74208,110 @@ async function compareWithBase(project, plan, current2, ref, options = {}) {
   return split;
 }
 
+// src/lock.ts
+var import_proper_lockfile = __toESM(require_proper_lockfile(), 1);
+import { createHash as createHash5 } from "node:crypto";
+import { mkdir as mkdir4, readFile as readFile3, rm as rm5, writeFile as writeFile3 } from "node:fs/promises";
+import { hostname } from "node:os";
+import path5 from "node:path";
+var CLIENT_LOCK = "@client";
+var STALE_MS = 3e4;
+var UPDATE_MS = 1e4;
+function fileOf(dir, name) {
+  return path5.join(dir, createHash5("sha256").update(name).digest("hex").slice(0, 32));
+}
+async function holderOf(file) {
+  try {
+    const data = JSON.parse(await readFile3(`${file}.json`, "utf8"));
+    if (typeof data.pid !== "number" || typeof data.host !== "string" || typeof data.since !== "string") {
+      return void 0;
+    }
+    return { pid: data.pid, host: data.host, since: data.since, name: String(data.name ?? "") };
+  } catch {
+    return void 0;
+  }
+}
+function describeHolder(h) {
+  return h ? `process ${h.pid} on ${h.host}, since ${h.since}` : "another carte apply";
+}
+async function acquireApplyLock(opts) {
+  await mkdir4(opts.dir, { recursive: true });
+  const names = [...new Set(opts.names)].sort();
+  const held = [];
+  let compromised;
+  const releaseAll = async () => {
+    for (const h of held.splice(0).reverse()) {
+      await rm5(`${h.file}.json`, { force: true });
+      try {
+        await h.release();
+      } catch (err) {
+        if (err.code !== "ERELEASED" && err.code !== "ENOTACQUIRED")
+          throw err;
+      }
+    }
+  };
+  const started = Date.now();
+  let told = false;
+  for (const name of names) {
+    const file = fileOf(opts.dir, name);
+    for (; ; ) {
+      try {
+        const release = await import_proper_lockfile.default.lock(file, {
+          realpath: false,
+          lockfilePath: `${file}.lock`,
+          stale: STALE_MS,
+          update: UPDATE_MS,
+          onCompromised: (err) => {
+            compromised = err;
+          }
+        });
+        held.push({ file, release });
+        const holder = {
+          pid: process.pid,
+          host: hostname(),
+          since: (/* @__PURE__ */ new Date()).toISOString(),
+          name
+        };
+        await writeFile3(`${file}.json`, JSON.stringify(holder) + "\n", "utf8");
+        break;
+      } catch (err) {
+        if (err.code !== "ELOCKED") {
+          await releaseAll();
+          throw err;
+        }
+        const holder = await holderOf(file);
+        if (Date.now() - started >= opts.waitMs) {
+          await releaseAll();
+          const waited = Math.round((Date.now() - started) / 1e3);
+          throw new LockError(
+            [name],
+            `another carte apply is writing store ${name === CLIENT_LOCK ? "the client-level settings" : name} (${describeHolder(holder)}); waited ${waited} s for it to end. Nothing was read or written. Run again once it has ended (a lock whose process died goes stale after ${STALE_MS / 1e3} s).`
+          );
+        }
+        if (!told) {
+          told = true;
+          opts.onWait?.(holder);
+        }
+        await new Promise(
+          (r) => setTimeout(r, Math.min(opts.pollMs ?? 250, Math.max(1, opts.waitMs - (Date.now() - started))))
+        );
+      }
+    }
+  }
+  return {
+    release: releaseAll,
+    get compromised() {
+      return compromised;
+    }
+  };
+}
+
 // src/plan/file.ts
-import { readFile as readFile3, writeFile as writeFile3 } from "node:fs/promises";
+import { readFile as readFile4, writeFile as writeFile4 } from "node:fs/promises";
 async function readPlanFile(file) {
   let data;
   try {
-    data = JSON.parse(await readFile3(file, "utf8"));
+    data = JSON.parse(await readFile4(file, "utf8"));
   } catch (err) {
     throw new StalePlanError(`${file} is not a readable plan file: ${err.message}`);
   }
@@ -71573,12 +74321,17 @@ async function readPlanFile(file) {
       `${file} is not a carte plan of format version ${PLAN_FORMAT_VERSION}; run \`carte plan --out ${file}\` again`
     );
   }
+  if (!hasValidDigest(plan)) {
+    throw new StalePlanError(
+      `${file} was changed after carte saved it (its content does not match its digest), or it was not saved by carte plan --out; nothing was applied. Run \`carte plan --out ${file}\` again and review it`
+    );
+  }
   return plan;
 }
 
 // src/session.ts
 import { lstat as lstat3 } from "node:fs/promises";
-import path5 from "node:path";
+import path6 from "node:path";
 
 // src/emulator/index.ts
 var import_yaml8 = __toESM(require_dist(), 1);
@@ -71586,40 +74339,6 @@ var import_yaml8 = __toESM(require_dist(), 1);
 // src/emulator/events.ts
 var import_undici2 = __toESM(require_undici2(), 1);
 import { createHmac } from "node:crypto";
-
-// src/emulator/http.ts
-var HttpError = class extends Error {
-  status;
-  body;
-  constructor(status2, body) {
-    const msg = typeof body === "object" && body !== null && "message" in body ? String(body.message) : `HTTP ${status2}`;
-    super(msg);
-    this.name = "HttpError";
-    this.status = status2;
-    this.body = body;
-  }
-};
-function fail2(status2, message) {
-  return new HttpError(status2, { message });
-}
-function badShape(message) {
-  return fail2(400, message);
-}
-function menuRule(type, message) {
-  return new HttpError(400, { type, message });
-}
-function accepted() {
-  return { status: 200, body: { message: ACCEPTED_MESSAGE } };
-}
-function ok2(body) {
-  return { status: 200, body };
-}
-function isObj(v) {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-function isPosInt(v) {
-  return typeof v === "number" && Number.isSafeInteger(v) && v > 0;
-}
 
 // src/emulator/webhooks.ts
 import { randomBytes as randomBytes2 } from "node:crypto";
@@ -71870,7 +74589,7 @@ function removeStores2(ctx) {
   const removed = [...new Set(stores.map((s) => s.key))].sort(byStoreKey);
   return ok2({ stores: removed, message: REMOVED_MESSAGE });
 }
-function resetSecret(ctx) {
+function resetSecret2(ctx) {
   const event2 = storeEvent(ctx.params.event);
   const reg = webhooksOf(ctx.state);
   const cfg = configOf(ctx, event2);
@@ -71942,7 +74661,7 @@ var webhookRoutes = [
   },
   {
     route: "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/reset-secret",
-    handle: resetSecret
+    handle: resetSecret2
   },
   {
     route: "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/change-status",
@@ -72155,8 +74874,20 @@ function pick(rnd, list2) {
 
 // src/emulator/faults.ts
 var KINDS = ["500", "502", "503", "drop"];
-var ALL_KINDS = [...KINDS, "429"];
-var RULE_KEYS = ["latencyMs", "jitterMs", "faultRate", "faultKinds", "rateLimit", "slowMs", "slowRate"];
+var ALL_KINDS = [...KINDS, "429", "lost", "hold"];
+var RULE_KEYS = [
+  "latencyMs",
+  "jitterMs",
+  "faultRate",
+  "faultKinds",
+  "rateLimit",
+  "slowMs",
+  "slowRate",
+  "holdMs",
+  "pendingMs",
+  "pendingRate"
+];
+var DEFAULT_HOLD_MS = 12e4;
 function faultProblems(value) {
   const out = [];
   const isObj2 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -72164,13 +74895,13 @@ function faultProblems(value) {
     for (const k of Object.keys(r)) {
       if (!RULE_KEYS.includes(k) && !extra.includes(k)) out.push(`${at}${k}: unknown option`);
     }
-    for (const k of ["latencyMs", "jitterMs", "slowMs", "rateLimit"]) {
+    for (const k of ["latencyMs", "jitterMs", "slowMs", "rateLimit", "holdMs", "pendingMs"]) {
       const v = r[k];
       if (v !== void 0 && (typeof v !== "number" || !Number.isFinite(v) || v < 0)) {
         out.push(`${at}${k}: must be a number ≥ 0`);
       }
     }
-    for (const k of ["faultRate", "slowRate"]) {
+    for (const k of ["faultRate", "slowRate", "pendingRate"]) {
       const v = r[k];
       if (v !== void 0 && (typeof v !== "number" || !(v >= 0 && v <= 1))) {
         out.push(`${at}${k}: must be a number from 0 to 1`);
@@ -72226,14 +74957,14 @@ var FaultInjector = class {
     this.opts = o;
     this.rnd = mulberry32(o.faultSeed ?? 1);
     this.buckets = /* @__PURE__ */ new Map();
-    const on = (r) => Boolean(r.latencyMs || r.jitterMs || r.faultRate || r.rateLimit || r.slowMs);
+    const on = (r) => Boolean(r.latencyMs || r.jitterMs || r.faultRate || r.rateLimit || r.slowMs || r.pendingMs);
     this.active = on(o) || (o.routes ?? []).some(on);
   }
   /**
    * The decision for one request, in arrival order. `key` identifies the client for rate limiting.
    * `isLogin`: a token login (skipped when `includeLogin` is false).
    */
-  decide(method, path8, key, isLogin, now = Date.now()) {
+  decide(method, path10, key, isLogin, now = Date.now()) {
     if (isLogin && this.opts.includeLogin === false) return { kind: "pass", delayMs: 0, slowMs: 0 };
     let rule = this.opts;
     let budget = "*";
@@ -72241,7 +74972,7 @@ var FaultInjector = class {
     if (routes2) {
       for (let i = 0; i < routes2.length; i++) {
         const r = routes2[i];
-        if (path8.startsWith(r.prefix) && (r.method === void 0 || r.method.toUpperCase() === method)) {
+        if (path10.startsWith(r.prefix) && (r.method === void 0 || r.method.toUpperCase() === method)) {
           rule = { ...this.opts, ...r };
           budget = String(i);
           break;
@@ -72252,18 +74983,24 @@ var FaultInjector = class {
     const rKind = this.rnd();
     const rJitter = this.rnd();
     const rSlow = this.rnd();
+    const rPending = this.rnd();
     const delayMs = (rule.latencyMs ?? 0) + Math.floor(rJitter * ((rule.jitterMs ?? 0) + 1));
     if (rule.rateLimit) {
       const retryAfter = this.take(`${budget}|${key}`, rule.rateLimit, now);
       if (retryAfter > 0) return { kind: "429", delayMs, slowMs: 0, retryAfter };
     }
+    const pendingMs = rule.pendingMs && rPending < (rule.pendingRate ?? 1) ? rule.pendingMs : 0;
+    const pending = pendingMs > 0 ? { pendingMs } : {};
     if (rule.faultRate && rFault < rule.faultRate) {
       const kinds2 = rule.faultKinds ?? KINDS;
       const kind = kinds2[Math.floor(rKind * kinds2.length)];
+      if (kind === "lost") return { kind, delayMs, slowMs: 0, ...pending };
+      if (kind === "hold")
+        return { kind, delayMs, slowMs: 0, holdMs: rule.holdMs ?? DEFAULT_HOLD_MS, ...pending };
       return { kind, delayMs, slowMs: 0, ...kind === "429" ? { retryAfter: 1 } : {} };
     }
     const slow = rule.slowMs && rSlow < (rule.slowRate ?? 1) ? rule.slowMs : 0;
-    return { kind: "pass", delayMs, slowMs: slow };
+    return { kind: "pass", delayMs, slowMs: slow, ...pending };
   }
   /** Token bucket of `limit` requests per second: 0 when allowed, else the seconds to wait (≥ 1). */
   take(key, limit, now) {
@@ -72293,13 +75030,13 @@ function sleep(ms) {
 
 // src/emulator/state.ts
 import { randomBytes as randomBytes4 } from "node:crypto";
-import { lstat as lstat2, readFile as readFile4 } from "node:fs/promises";
+import { lstat as lstat2, readFile as readFile5 } from "node:fs/promises";
 
 // src/emulator/credentials.ts
 import {
   createCipheriv,
   createDecipheriv,
-  createHash as createHash4,
+  createHash as createHash6,
   randomBytes as randomBytes3,
   scryptSync,
   timingSafeEqual
@@ -72308,8 +75045,8 @@ var SCRYPT = { N: 16384, r: 8, p: 1 };
 var KEY_BYTES = 32;
 var PREFIX = "scrypt";
 var SEAL_PREFIX = "aes-256-gcm";
-function sha256(text) {
-  return createHash4("sha256").update(text, "utf8").digest();
+function sha2562(text) {
+  return createHash6("sha256").update(text, "utf8").digest();
 }
 function isSecretHash(value) {
   return typeof value === "string" && /^scrypt\$\d+\$\d+\$\d+\$[A-Za-z0-9_-]+\$[A-Za-z0-9_-]+$/.test(value);
@@ -72329,7 +75066,7 @@ var ClientSecret = class _ClientSecret {
   }
   /** A secret given in clear (a seed, a provisioning, or an old state file). */
   static fromSecret(secret) {
-    const s = new _ClientSecret(sha256(secret), void 0);
+    const s = new _ClientSecret(sha2562(secret), void 0);
     s.clear = secret;
     return s;
   }
@@ -72339,7 +75076,7 @@ var ClientSecret = class _ClientSecret {
   }
   /** Whether `candidate` is the secret. Constant time in the candidate's content. */
   matches(candidate) {
-    const digest2 = sha256(candidate);
+    const digest2 = sha2562(candidate);
     if (this.digest) return timingSafeEqual(digest2, this.digest);
     const ok3 = this.stored !== void 0 && verifyHash(candidate, this.stored);
     if (ok3) {
@@ -72472,10 +75209,14 @@ var EmulatorState = class {
   nextId = 1;
   queue = [];
   timer;
+  /** When {@link timer} fires (epoch ms). */
+  timerAt = 0;
   idleWaiters = [];
   persisting;
   dirty = false;
   parts = /* @__PURE__ */ new Map();
+  /** Visibility delay of the writes accepted inside {@link withApplyDelay}, ms. */
+  delayOverride;
   /** Part snapshots read from the state file whose part is not registered yet. */
   loadedParts = {};
   /**
@@ -72600,43 +75341,80 @@ var EmulatorState = class {
   // ---- asynchronous writes -------------------------------------------------------------------------
   /**
    * Accepts a write: applies it to the projected catalog now and to the visible one after
-   * `applyDelayMs`, in acceptance order.
+   * `applyDelayMs` (or the delay of {@link withApplyDelay}), in acceptance order within its store: a
+   * write is never visible before an earlier write of the same store.
    */
   accept(store, write, kind) {
     write(store.projected);
-    if (this.opts.applyDelayMs <= 0 && this.queue.length === 0) {
+    const delay = this.delayOverride ?? this.opts.applyDelayMs;
+    if (delay <= 0 && !this.queue.some((w) => w.store === store)) {
       this.applyVisible(store, write, kind);
       this.requestPersist();
       return;
     }
-    this.queue.push({ dueAt: Date.now() + this.opts.applyDelayMs, store, write, kind });
-    this.schedule();
+    this.queue.push({ dueAt: Date.now() + delay, store, write, kind });
+    this.schedule(true);
+  }
+  /**
+   * Runs `fn` (a request's handler) with the writes it accepts held pending `ms` before they become
+   * visible, instead of `applyDelayMs` (fault injection: faults.ts `pendingMs`).
+   */
+  withApplyDelay(ms, fn) {
+    const before = this.delayOverride;
+    this.delayOverride = ms;
+    try {
+      return fn();
+    } finally {
+      this.delayOverride = before;
+    }
   }
   applyVisible(store, write, kind) {
     write(store.visible);
     store.renderCache.clear();
     this.onApplied?.(store, kind);
   }
-  schedule() {
-    if (this.timer !== void 0) return;
-    const head = this.queue[0];
-    if (!head) return;
+  /**
+   * Arms the timer for the earliest write that can become visible: the first pending write of each
+   * store (a later one waits for it). `again`: re-arm when a new write may be due earlier.
+   */
+  schedule(again = false) {
+    if (this.timer !== void 0 && !again) return;
+    const firsts = /* @__PURE__ */ new Map();
+    for (const w of this.queue) if (!firsts.has(w.store)) firsts.set(w.store, w.dueAt);
+    if (firsts.size === 0) return;
+    let next = Infinity;
+    for (const at of firsts.values()) next = Math.min(next, at);
+    if (this.timer !== void 0) {
+      if (this.timerAt <= next) return;
+      clearTimeout(this.timer);
+    }
+    this.timerAt = next;
     this.timer = setTimeout(
       () => {
         this.timer = void 0;
         this.flush(Date.now() + 1);
       },
-      Math.max(0, head.dueAt - Date.now())
+      Math.max(0, next - Date.now())
     );
   }
-  /** Applies every pending write due at `until` (all of them with `Infinity`). */
+  /**
+   * Applies every pending write due at `until` (all of them with `Infinity`) whose store has no earlier
+   * write still pending, in acceptance order.
+   */
   flush(until) {
     let applied = 0;
-    while (this.queue.length > 0 && this.queue[0].dueAt <= until) {
-      const w = this.queue.shift();
-      this.applyVisible(w.store, w.write, w.kind);
-      applied++;
+    const waiting = /* @__PURE__ */ new Set();
+    const rest = [];
+    for (const w of this.queue.splice(0)) {
+      if (w.dueAt <= until && !waiting.has(w.store)) {
+        this.applyVisible(w.store, w.write, w.kind);
+        applied++;
+      } else {
+        waiting.add(w.store);
+        rest.push(w);
+      }
     }
+    this.queue.unshift(...rest);
     if (applied > 0) this.requestPersist();
     if (this.queue.length === 0) {
       const waiters = this.idleWaiters;
@@ -72694,7 +75472,7 @@ var EmulatorState = class {
           `emulator state file ${file} is not a regular file (a link or a folder); remove it to start afresh`
         );
       }
-      text = await readFile4(file, "utf8");
+      text = await readFile5(file, "utf8");
     } catch (e) {
       if (e.code === "ENOENT") return;
       throw e;
@@ -73219,7 +75997,7 @@ var financeRoutes = [
 ];
 
 // src/emulator/server.ts
-import { createHash as createHash5, timingSafeEqual as timingSafeEqual2 } from "node:crypto";
+import { createHash as createHash7, timingSafeEqual as timingSafeEqual2 } from "node:crypto";
 import { createServer } from "node:http";
 import { performance as performance2 } from "node:perf_hooks";
 
@@ -73374,8 +76152,8 @@ var handlers = {
     }
   }
 };
-async function handleControl(deps, method, path8, body) {
-  const what = path8.slice(CONTROL_PREFIX.length);
+async function handleControl(deps, method, path10, body) {
+  const what = path10.slice(CONTROL_PREFIX.length);
   const byMethod = Object.hasOwn(handlers, what) ? handlers[what] : void 0;
   if (!byMethod) return { status: 404, body: { message: "Not found" } };
   const h = Object.hasOwn(byMethod, method) ? byMethod[method] : void 0;
@@ -73514,7 +76292,7 @@ var RuleType = {
   /** A published limit (platform notes, "Limits") is exceeded. */
   limit: "limit_exceeded"
 };
-var DAYS = /* @__PURE__ */ new Set(["mon", "tue", "wed", "thu", "fri", "sat", "sun", "hol"]);
+var DAYS2 = /* @__PURE__ */ new Set(["mon", "tue", "wed", "thu", "fri", "sat", "sun", "hol"]);
 function limited(v, at, max) {
   if (v.length > max)
     throw menuRule(RuleType.limit, `${at} is ${v.length} characters long; the limit is ${max}`);
@@ -73531,7 +76309,7 @@ function schedules(list2, at) {
   return list2.map((s, i) => {
     const sat = `${at}[${i}]`;
     for (const d of s.days_of_week.split(",")) {
-      if (!DAYS.has(d.trim())) {
+      if (!DAYS2.has(d.trim())) {
         throw badShape(`${sat}.days_of_week: "${d}" is not one of mon,tue,wed,thu,fri,sat,sun,hol`);
       }
     }
@@ -74360,188 +77138,6 @@ var storeAvailabilityRoutes = [
   { route: ENABLE_SYNC2, handle: enableSync }
 ];
 
-// src/emulator/schedules.ts
-var WEEKDAYS2 = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
-var HOLIDAYS = [
-  { id: 101, name: "New Year's Day", month: 1, day: 1, cityId: null },
-  { id: 501, name: "Labour Day", month: 5, day: 1, cityId: null },
-  { id: 720, name: "Independence Day", month: 7, day: 20, cityId: null },
-  { id: 807, name: "Battle of Boyacá", month: 8, day: 7, cityId: null },
-  { id: 1208, name: "Immaculate Conception", month: 12, day: 8, cityId: null },
-  { id: 1225, name: "Christmas Day", month: 12, day: 25, cityId: null }
-];
-function emptyStoreUtils() {
-  return { regular: [], holidaySlots: {}, special: [], scheduleIds: {} };
-}
-var UTILS_PART = "utils";
-var parts = /* @__PURE__ */ new WeakMap();
-function registerUtilsPart(state) {
-  let data = parts.get(state);
-  if (data) return data;
-  const map = /* @__PURE__ */ new Map();
-  data = map;
-  parts.set(state, map);
-  const part = {
-    save: () => Object.fromEntries(map),
-    load: (snapshot) => {
-      if (!isObj(snapshot)) return;
-      for (const [key, v] of Object.entries(snapshot)) {
-        if (isObj(v)) map.set(key, { ...emptyStoreUtils(), ...v });
-      }
-    },
-    reset: () => map.clear()
-  };
-  state.registerPart(UTILS_PART, part);
-  return map;
-}
-function utilsOf(state, store) {
-  const map = registerUtilsPart(state);
-  let rec = map.get(store.key);
-  if (!rec) map.set(store.key, rec = emptyStoreUtils());
-  return rec;
-}
-var DAYS2 = /* @__PURE__ */ new Set([...WEEKDAYS2, "hol"]);
-function parseRange(start, end, at, names) {
-  const pre = at === "" ? "" : `${at}.`;
-  if (typeof start !== "string") throw badShape(`${pre}${names[0]} is required`);
-  if (typeof end !== "string") throw badShape(`${pre}${names[1]} is required`);
-  const s = start;
-  const e = end;
-  if (e <= s) {
-    throw badShape(
-      `${pre}${names[1]} (${e}) must be later than ${names[0]} (${s}); split ranges that cross midnight`
-    );
-  }
-  return { start: s, end: e };
-}
-function parseDays2(v, at) {
-  if (v.trim() === "") throw badShape(`${at} is required`);
-  const seen2 = /* @__PURE__ */ new Set();
-  for (const raw of v.split(",")) {
-    const d = raw.trim();
-    if (!DAYS2.has(d)) throw badShape(`${at}: "${raw}" is not one of mon,tue,wed,thu,fri,sat,sun,hol`);
-    if (seen2.has(d)) throw badShape(`${at}: "${d}" is listed twice`);
-    seen2.add(d);
-  }
-  return [...seen2].join(",");
-}
-function toUtilsTime2(t) {
-  return t.length === 5 ? `${t}:00` : t;
-}
-function flatten(schedules2) {
-  const out = [];
-  for (const s of schedules2) {
-    const days = s.days_of_week.split(",").map((d) => d.trim()).join(",");
-    for (const p of s.time_periods) {
-      out.push({ days, starts_time: toUtilsTime2(p.start_time), ends_time: toUtilsTime2(p.end_time) });
-    }
-  }
-  return out;
-}
-function contentKeys(periods2) {
-  const count = /* @__PURE__ */ new Map();
-  return periods2.map((p) => {
-    const base = `${p.days}|${p.starts_time}|${p.ends_time}`;
-    const n = count.get(base) ?? 0;
-    count.set(base, n + 1);
-    return `${base}#${n}`;
-  });
-}
-function categoryOwner(id) {
-  return {
-    owner: `category:${id}`,
-    read: (cat) => cat.categories.get(id)?.schedules,
-    write: (cat, schedules2, now) => {
-      const rec = cat.categories.get(id);
-      if (rec) cat.categories.set(id, { ...rec, schedules: schedules2, last_updated: now });
-    }
-  };
-}
-function itemOwner(id) {
-  return {
-    owner: `item:${id}`,
-    read: (cat) => cat.items.get(id)?.schedules_info.schedules,
-    write: (cat, schedules2, now) => {
-      const rec = cat.items.get(id);
-      if (rec) {
-        cat.items.set(id, {
-          ...rec,
-          schedules_info: { ...rec.schedules_info, schedules: schedules2 },
-          last_updated: now
-        });
-      }
-    }
-  };
-}
-function detailsOf(state, store, owner, schedules2) {
-  const periods2 = flatten(schedules2);
-  const ids = utilsOf(state, store).scheduleIds[owner] ??= {};
-  let added = false;
-  const out = contentKeys(periods2).map((k, i) => {
-    let id = ids[k];
-    if (id === void 0) {
-      ids[k] = id = state.allocateId();
-      added = true;
-    }
-    return { id, ...periods2[i] };
-  });
-  if (added) state.requestPersist();
-  return out;
-}
-function buildSchedules(details, at) {
-  const groups = /* @__PURE__ */ new Map();
-  details.forEach((d, i) => {
-    for (const [k, t] of [
-      ["starts_time", d.starts_time],
-      ["ends_time", d.ends_time]
-    ]) {
-      if (!t.endsWith(":00")) {
-        throw badShape(`${at}[${i}].${k} (${t}) must be on a whole minute (seconds 00)`);
-      }
-    }
-    let g = groups.get(d.days);
-    if (!g) groups.set(d.days, g = []);
-    g.push(d);
-  });
-  const ordered = [];
-  const schedules2 = [];
-  for (const [days, list2] of groups) {
-    if (list2.length > Limits.periodsPerSchedule) {
-      throw badShape(
-        `${at}: days "${days}" would have ${list2.length} time periods; the limit is ${Limits.periodsPerSchedule}`
-      );
-    }
-    ordered.push(...list2);
-    schedules2.push({
-      days_of_week: days,
-      time_periods: list2.map((d) => ({
-        start_time: d.starts_time.slice(0, 5),
-        end_time: d.ends_time.slice(0, 5)
-      }))
-    });
-  }
-  return { schedules: schedules2, details: ordered };
-}
-function rememberIds(state, store, owner, details) {
-  const ids = {};
-  contentKeys(details).forEach((k, i) => ids[k] = details[i].id);
-  utilsOf(state, store).scheduleIds[owner] = ids;
-  state.requestPersist();
-}
-function parseDetails(body, withId) {
-  const list2 = body.schedule_details;
-  return list2.map((d, i) => {
-    const at = `schedule_details[${i}]`;
-    const id = withId ? d.id : void 0;
-    const days = parseDays2(d.days, `${at}.days`);
-    const r = parseRange(d.starts_time, d.ends_time, at, ["starts_time", "ends_time"]);
-    return { id, period: { days, starts_time: r.start, ends_time: r.end }, at };
-  });
-}
-function unknownSchedule(id) {
-  throw fail2(404, `Schedule ${id} not found`);
-}
-
 // src/emulator/hours.ts
 function ctxOf(ctx) {
   const store = ctx.state.storeForClient(ctx.params.storeId, ctx.clientId);
@@ -74874,7 +77470,7 @@ function answer(t, details) {
   return { status: 200, body: { ...t.head, schedule_details: details } };
 }
 function current(ctx, scope, t, cat) {
-  return detailsOf(ctx.state, scope.store, t.owner.owner, t.owner.read(cat) ?? []);
+  return detailsOf2(ctx.state, scope.store, t.owner.owner, t.owner.read(cat) ?? []);
 }
 function commit(ctx, scope, t, details) {
   const built = buildSchedules(details, "schedule_details");
@@ -75163,25 +77759,25 @@ function expected(schema) {
   if (typeof s.pattern === "string") return `${typePhrase(s.type)} matching ${s.pattern}`;
   return typePhrase(s.type);
 }
-function missing(path8, schema) {
+function missing(path10, schema) {
   const s = resolve6(schema);
   const types = typeList(s?.type);
   if (s && types.length === 1 && types[0] === "array") {
-    if (typeof s.minItems === "number" && s.minItems >= 1) return `${path8} must be a non-empty array`;
+    if (typeof s.minItems === "number" && s.minItems >= 1) return `${path10} must be a non-empty array`;
     const items2 = resolve6(s.items);
     const of = typeList(items2?.type).map((t) => PLURAL[t] ?? t).join(" or ");
-    return `${path8} is required (an array${of === "" ? "" : ` of ${of}`})`;
+    return `${path10} is required (an array${of === "" ? "" : ` of ${of}`})`;
   }
-  if (types.length === 1 && types[0] === "boolean") return `${path8} must be a boolean`;
+  if (types.length === 1 && types[0] === "boolean") return `${path10} must be a boolean`;
   if (s && types.length === 1 && types[0] === "integer" && typeof s.minimum === "number" && s.minimum >= 1) {
-    return `${path8} is required (a positive integer)`;
+    return `${path10} is required (a positive integer)`;
   }
-  return `${path8} is required`;
+  return `${path10} is required`;
 }
 function child(pointer, name) {
   return `${pointer}/${name.replace(/~/g, "~0").replace(/\//g, "~1")}`;
 }
-function describe(e, names) {
+function describe2(e, names) {
   const subject = bodyPath(e.instancePath, names);
   const parent = e.parentSchema ?? {};
   const p = e.params;
@@ -75233,7 +77829,7 @@ function describe(e, names) {
 function validationMessage(errors, names = {}) {
   const last = errors.at(-1);
   if (!last) return "body is invalid";
-  if (last.keyword !== "anyOf") return describe(last, names);
+  if (last.keyword !== "anyOf") return describe2(last, names);
   const branches = Array.isArray(last.schema) ? last.schema : [];
   const requiredOnly = branches.every((b) => {
     const s = b;
@@ -75251,7 +77847,7 @@ function validationMessage(errors, names = {}) {
     if (e === last || e.keyword === "anyOf") continue;
     if (!deepest || depth(e) > depth(deepest)) deepest = e;
   }
-  if (deepest && depth(deepest) > depth(last)) return describe(deepest, names);
+  if (deepest && depth(deepest) > depth(last)) return describe2(deepest, names);
   return `${bodyPath(last.instancePath, names)} must be ${branches.map(expected).join(" or ")}`;
 }
 function checkBody(name, value, names = {}) {
@@ -75396,7 +77992,7 @@ function controlAllowed(deps, req) {
   if (deps.controlToken === void 0) return true;
   const given = req.headers[CONTROL_TOKEN_HEADER];
   if (typeof given !== "string") return false;
-  const digest2 = (s) => createHash5("sha256").update(s, "utf8").digest();
+  const digest2 = (s) => createHash7("sha256").update(s, "utf8").digest();
   return timingSafeEqual2(digest2(given), digest2(deps.controlToken));
 }
 function callerKey(req) {
@@ -75404,7 +78000,7 @@ function callerKey(req) {
   return typeof h === "string" ? h : `ip:${req.socket.remoteAddress ?? ""}`;
 }
 function faultReply(d) {
-  if (d.kind === "pass" || d.kind === "drop") return void 0;
+  if (d.kind === "pass" || d.kind === "drop" || d.kind === "lost" || d.kind === "hold") return void 0;
   if (d.kind === "429") {
     return {
       status: 429,
@@ -75414,8 +78010,8 @@ function faultReply(d) {
   }
   return { status: Number(d.kind), body: { message: faultMessage(d.kind) } };
 }
-function route(deps, req, method, path8, query, body) {
-  const m = table3.match(method, path8);
+function route(deps, req, method, path10, query, body) {
+  const m = table3.match(method, path10);
   if (!m) throw fail2(404, "Not found");
   if ("allow" in m) {
     return { status: 405, body: { message: "Method not allowed" }, headers: { allow: m.allow.join(", ") } };
@@ -75442,18 +78038,31 @@ function route(deps, req, method, path8, query, body) {
   }
   return r.headers ? { ...reply, headers: { ...r.headers, ...reply.headers } } : reply;
 }
+function untilClosed(req, ms) {
+  if (req.socket.destroyed) return Promise.resolve();
+  return new Promise((resolve7) => {
+    const done = () => {
+      clearTimeout(timer);
+      req.socket.off("close", done);
+      resolve7();
+    };
+    const timer = setTimeout(done, ms);
+    timer.unref();
+    req.socket.once("close", done);
+  });
+}
 async function handle(deps, req, res) {
   const started = performance2.now();
   const at = Date.now();
   const method = req.method ?? "GET";
   const url = req.url ?? "/";
   const q = url.indexOf("?");
-  let path8 = q >= 0 ? url.slice(0, q) : url;
-  if (path8.length > 1 && path8.endsWith("/")) path8 = path8.slice(0, -1);
+  let path10 = q >= 0 ? url.slice(0, q) : url;
+  if (path10.length > 1 && path10.endsWith("/")) path10 = path10.slice(0, -1);
   const query = q >= 0 ? url.slice(q + 1) : "";
-  const isLogin = path8 === LOGIN_INTEGRATIONS || path8 === LOGIN_UTILS;
-  const isControl = path8.startsWith(CONTROL_PREFIX);
-  const decision = !isControl && deps.faults?.active ? deps.faults.decide(method, path8, callerKey(req), isLogin) : void 0;
+  const isLogin = path10 === LOGIN_INTEGRATIONS || path10 === LOGIN_UTILS;
+  const isControl = path10.startsWith(CONTROL_PREFIX);
+  const decision = !isControl && deps.faults?.active ? deps.faults.decide(method, path10, callerKey(req), isLogin) : void 0;
   let reply;
   let recorded;
   let fault;
@@ -75461,9 +78070,9 @@ async function handle(deps, req, res) {
     const limit = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     const raw = await readBody(req, limit);
     if (raw === TOO_LARGE) {
-      if (!isControl) deps.requests.push({ method, path: path8, query, body: void 0, status: 413, at });
+      if (!isControl) deps.requests.push({ method, path: path10, query, body: void 0, status: 413, at });
       sendTooLarge(res, limit);
-      deps.log?.(`${method} ${path8} 413 ${(performance2.now() - started).toFixed(1)}ms`);
+      deps.log?.(`${method} ${path10} 413 ${(performance2.now() - started).toFixed(1)}ms`);
       return;
     }
     let body;
@@ -75479,15 +78088,15 @@ async function handle(deps, req, res) {
     if (isControl) {
       send(
         res,
-        !controlAllowed(deps, req) ? { status: 401, body: { message: "Invalid control token" } } : malformed ? { status: 400, body: { message: "Malformed JSON body" } } : await handleControl(deps, method, path8, body)
+        !controlAllowed(deps, req) ? { status: 401, body: { message: "Invalid control token" } } : malformed ? { status: 400, body: { message: "Malformed JSON body" } } : await handleControl(deps, method, path10, body)
       );
       return;
     }
     if (decision && decision.delayMs > 0) await sleep(decision.delayMs);
     if (decision?.kind === "drop") {
-      deps.requests.push({ method, path: path8, query, body: recorded, status: 0, at, fault: "drop" });
+      deps.requests.push({ method, path: path10, query, body: recorded, status: 0, at, fault: "drop" });
       req.socket.destroy();
-      deps.log?.(`${method} ${path8} dropped (injected fault) ${(performance2.now() - started).toFixed(1)}ms`);
+      deps.log?.(`${method} ${path10} dropped (injected fault) ${(performance2.now() - started).toFixed(1)}ms`);
       return;
     }
     const injected = decision && faultReply(decision);
@@ -75495,28 +78104,38 @@ async function handle(deps, req, res) {
       fault = decision.kind;
       reply = injected;
     } else if (malformed) throw badShape("Malformed JSON body");
-    else reply = route(deps, req, method, path8, query, body);
+    else {
+      const pendingMs = decision?.pendingMs ?? 0;
+      reply = pendingMs > 0 ? deps.state.withApplyDelay(pendingMs, () => route(deps, req, method, path10, query, body)) : route(deps, req, method, path10, query, body);
+      if (decision?.kind === "lost" || decision?.kind === "hold") fault = decision.kind;
+    }
   } catch (e) {
     if (e instanceof HttpError) reply = { status: e.status, body: e.body };
     else {
-      deps.log?.(`emulator: internal error on ${method} ${path8}: ${e.stack ?? String(e)}`);
+      deps.log?.(`emulator: internal error on ${method} ${path10}: ${e.stack ?? String(e)}`);
       reply = { status: 500, body: { message: "Internal server error" } };
     }
   }
   deps.requests.push({
     method,
-    path: path8,
+    path: path10,
     query,
     body: recorded,
     status: reply.status,
     at,
     ...fault ? { fault } : {}
   });
+  if (fault === "lost") {
+    req.socket.destroy();
+    deps.log?.(`${method} ${path10} ${reply.status}, answer lost (injected fault)`);
+    return;
+  }
+  if (fault === "hold") await untilClosed(req, decision?.holdMs ?? 0);
   if (decision && decision.slowMs > 0) await sleep(decision.slowMs);
   if (req.socket.destroyed) return;
   send(res, reply);
   deps.log?.(
-    `${method} ${path8} ${reply.status}${fault ? " (injected fault)" : ""} ${(performance2.now() - started).toFixed(1)}ms`
+    `${method} ${path10} ${reply.status}${fault ? " (injected fault)" : ""} ${(performance2.now() - started).toFixed(1)}ms`
   );
 }
 function createEmulatorServer(deps) {
@@ -75805,6 +78424,9 @@ var AdaptiveRateLimiter = class {
 };
 
 // src/platform/client.ts
+var DEFAULT_CALL_DEADLINE_MS = 15 * 6e4;
+var RENEW_AGAIN_AFTER_MS = 6e4;
+var MIN_ASKED_WAIT_MS = 100;
 var PlatformClient = class {
   baseUrl;
   /** The client's adaptive rate limiter (its current `rate` is useful in progress output and tests). */
@@ -75822,6 +78444,7 @@ var PlatformClient = class {
   random;
   sleep;
   tokens = /* @__PURE__ */ new Map();
+  deadlineAt;
   /** Values never to show in an error: the client secret and every token issued to this client. */
   secrets = /* @__PURE__ */ new Set();
   constructor(opts) {
@@ -75843,12 +78466,25 @@ var PlatformClient = class {
     this.onRetry = opts.onRetry;
     this.random = opts.random ?? Math.random;
     this.sleep = opts.sleep ?? realSleep;
+    this.deadlineAt = opts.deadline;
     this.rateLimiter = new AdaptiveRateLimiter({
       requestsPerSecond: opts.requestsPerSecond ?? 20,
       ...opts.minRequestsPerSecond === void 0 ? {} : { minRequestsPerSecond: opts.minRequestsPerSecond },
       now: this.now,
       sleep: this.sleep
     });
+  }
+  /**
+   * Sets (or, with `undefined`, clears) the time, in epoch ms on the client's clock, after which no call
+   * is tried again and no wait begins (see {@link ClientOptions.deadline}). A call cut short by it fails
+   * with an {@link ApiError} whose message says that the time limit was reached.
+   */
+  setDeadline(at) {
+    this.deadlineAt = at;
+  }
+  /** The deadline set by {@link setDeadline} or the options, if any (epoch ms). */
+  get deadline() {
+    return this.deadlineAt;
   }
   /** Closes the client's own connections. */
   async close() {
@@ -75860,8 +78496,8 @@ var PlatformClient = class {
    * whatever its status. Throws {@link ApiError} with status 0 when no response arrives (connection
    * refused or reset, timeout).
    */
-  async raw(method, path8, body, headers = {}) {
-    const out = await this.exchange(method, path8, body, headers);
+  async raw(method, path10, body, headers = {}) {
+    const out = await this.exchange(method, path10, body, this.deadlineAt ?? Infinity, async () => headers);
     if (!out.ok) throw out.error;
     return out.res;
   }
@@ -75872,16 +78508,17 @@ var PlatformClient = class {
    * `options.idempotent` says otherwise.
    *
    * Retries (see {@link CallOptions.idempotent}) with exponential backoff and full jitter, or after the
-   * server's `Retry-After` on 429 and 503, up to `maxAttempts` attempts in all. On 401 the token is
-   * renewed and the call repeated, once per call whatever the number of attempts.
+   * server's `Retry-After` on 429 and 503, up to `maxAttempts` failed attempts in all; waits the server
+   * asked for do not count, and the client's deadline bounds them. On 401 the token is renewed and the
+   * call repeated, unless the call renewed it less than a minute before ({@link RENEW_AGAIN_AFTER_MS}).
    * @throws ApiError for a non-2xx answer (the last status the platform answered) or when no answer
    *   arrived (status 0).
    * @throws InternalError when a path parameter of the route is missing.
    */
   async request(name, params, body, options = {}) {
-    const path8 = routePath(name, params) + queryString(options.query);
+    const path10 = routePath(name, params) + queryString(options.query);
     const idempotent = options.idempotent ?? routeIdempotent(name, body);
-    return this.send(routeMethod(name), path8, body, routeSpec(name).surface, idempotent);
+    return this.send(routeMethod(name), path10, body, routeSpec(name).surface, idempotent);
   }
   /**
    * Calls a concrete path (`/restaurants/…`, query string included) and returns the body of a 2xx
@@ -75892,42 +78529,54 @@ var PlatformClient = class {
    * @throws ApiError as {@link PlatformClient.request}.
    * @throws InternalError when no route of the table has this path (a bug of the caller).
    */
-  async call(method, path8, body, options = {}) {
-    const name = routeOfPath(method, path8);
+  async call(method, path10, body, options = {}) {
+    const name = routeOfPath(method, path10);
     if (name === void 0) {
       throw new InternalError(
-        `no route of the platform API (src/platform/routes.ts) matches ${method} ${path8}`
+        `no route of the platform API (src/platform/routes.ts) matches ${method} ${path10}`
       );
     }
     const idempotent = options.idempotent ?? isIdempotentMethod(method);
-    return this.send(method, path8 + queryString(options.query), body, routeSpec(name).surface, idempotent);
+    return this.send(method, path10 + queryString(options.query), body, routeSpec(name).surface, idempotent);
   }
-  /** One protected call with retries and one token renewal on 401; the body of a 2xx answer. */
-  async send(method, path8, body, surface, idempotent) {
-    let renewed = false;
-    const res = await this.withRetries(method, path8, idempotent, async () => {
-      if (surface === "none") return this.exchange(method, path8, body, {});
-      let token = await this.token(surface);
-      let out = await this.exchange(method, path8, body, { "x-authorization": `Bearer ${token}` });
-      if (out.ok && out.res.status === 401 && !renewed) {
-        renewed = true;
-        await this.dropToken(surface, token);
-        token = await this.token(surface);
-        out = await this.exchange(method, path8, body, { "x-authorization": `Bearer ${token}` });
+  /**
+   * One protected call with retries; the body of a 2xx answer. The token is taken for each attempt
+   * after the rate limiter's wait (a long wait may outlive a token). On 401 the token is renewed and the
+   * call repeated when the call has not renewed it within the last {@link RENEW_AGAIN_AFTER_MS}
+   * (platform notes "Authentication": renew on 401; a second 401 right after a renewal is final).
+   */
+  async send(method, path10, body, surface, idempotent) {
+    let renewedAt = Number.NEGATIVE_INFINITY;
+    const res = await this.withRetries(method, path10, idempotent, async (deadline) => {
+      if (surface === "none") return this.exchange(method, path10, body, deadline, async () => ({}));
+      for (; ; ) {
+        let used;
+        const out = await this.exchange(method, path10, body, deadline, async () => {
+          used = await this.token(surface);
+          return { "x-authorization": `Bearer ${used}` };
+        });
+        if (!out.ok || out.res.status !== 401 || used === void 0) return out;
+        if (this.now() - renewedAt < RENEW_AGAIN_AFTER_MS) return out;
+        renewedAt = this.now();
+        await this.dropToken(surface, used);
       }
-      return out;
     });
-    if (res.status < 200 || res.status > 299) throw this.toError(method, path8, res);
+    if (res.status < 200 || res.status > 299) throw this.toError(method, path10, res);
     return res.body;
   }
   /**
-   * Runs `attempt` until it yields a final outcome or `maxAttempts` is reached. Returns the last
-   * response (of any status); throws the last transport error. Errors thrown by `attempt` itself (a
-   * failed token login, which has its own retries) end the call at once.
+   * Runs `attempt` until it yields a final outcome, `maxAttempts` failed attempts are reached, or the
+   * deadline (the client's, else {@link DEFAULT_CALL_DEADLINE_MS} from now) would pass before the next
+   * attempt. A wait the server asked for (429 or 503 with `Retry-After`) is not a failed attempt: it is
+   * honoured (capped at `maxRetryAfterMs`, at least 100 ms) for as long as the deadline allows. Returns
+   * the last response (of any status); throws the last transport error, or an {@link ApiError} saying
+   * that the time limit was reached. Errors thrown by `attempt` itself (a failed token login, which has
+   * its own retries) end the call at once.
    */
-  async withRetries(method, path8, idempotent, attempt) {
-    for (let n = 1; ; n++) {
-      const out = await attempt();
+  async withRetries(method, path10, idempotent, attempt) {
+    const deadline = this.deadlineAt ?? this.now() + DEFAULT_CALL_DEADLINE_MS;
+    for (let n = 1; ; ) {
+      const out = await attempt(deadline);
       let status2 = 0;
       let retryAfterMs;
       if (out.ok) {
@@ -75937,49 +78586,69 @@ var PlatformClient = class {
       } else if (!out.retryable(idempotent)) {
         throw out.error;
       }
-      if (n >= this.retryPolicy.maxAttempts) {
+      const asked = out.ok && (status2 === 429 || status2 === 503) && retryAfterMs !== void 0;
+      if (!asked && n >= this.retryPolicy.maxAttempts) {
         if (out.ok) return out.res;
         throw out.error;
       }
-      const delayMs = retryDelay(n, status2, retryAfterMs, this.retryPolicy, this.random);
+      let delayMs = retryDelay(n, status2, retryAfterMs, this.retryPolicy, this.random);
+      if (asked) delayMs = Math.max(delayMs, MIN_ASKED_WAIT_MS);
+      if (this.now() + delayMs >= deadline) throw this.deadlineError(method, path10, out);
       this.onRetry?.({
         method,
-        path: path8,
+        path: path10,
         attempt: n,
         status: status2,
         delayMs,
         reason: out.ok ? `HTTP ${status2}` : out.reason
       });
       await this.sleep(delayMs);
+      if (!asked) n++;
     }
   }
+  /** The error of a call cut short by the deadline: its last outcome, and why it was not tried again. */
+  deadlineError(method, path10, out) {
+    const last = out.ok ? this.toError(method, path10, out.res) : out.error;
+    return new ApiError({
+      method,
+      path: path10,
+      status: last.status,
+      platformMessage: `${last.platformMessage ?? `HTTP ${last.status}`}; not tried again: the time limit of the run (--timeout) is reached`,
+      ...last.platformType === void 0 ? {} : { platformType: last.platformType }
+    });
+  }
   /**
-   * One HTTP exchange: waits for a rate-limit slot, sends, reads the whole body, and feeds the
-   * limiter (429 lowers the rate, `Retry-After` pauses the client, 2xx lets the rate recover).
+   * One HTTP exchange: waits for a rate-limit slot, THEN takes the headers (the token: a long wait may
+   * outlive the one held before it), sends, reads the whole body, and feeds the limiter (429 lowers the
+   * rate, `Retry-After` pauses the client, 2xx lets the rate recover). The attempt's timeout is the
+   * client's `timeoutMs`, shortened to what is left before `deadline`. Errors of `headers` (a failed
+   * login) propagate.
    */
-  async exchange(method, path8, body, headers) {
+  async exchange(method, path10, body, deadline, headers) {
     await this.rateLimiter.acquire();
+    const extra = await headers();
+    const timeoutMs = Math.max(1, Math.min(this.timeoutMs, deadline - this.now()));
     let status2;
     let resHeaders;
     let text;
     try {
-      const res = await (0, import_undici3.request)(this.baseUrl + path8, {
+      const res = await (0, import_undici3.request)(this.baseUrl + path10, {
         method,
         dispatcher: this.dispatcher,
         headers: {
           accept: "application/json",
           ...body === void 0 ? {} : { "content-type": "application/json" },
-          ...headers
+          ...extra
         },
         body: body === void 0 ? void 0 : JSON.stringify(body),
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs
       });
       status2 = res.statusCode;
       resHeaders = res.headers;
       text = await res.body.text();
     } catch (cause) {
-      return this.transportFailure(method, path8, cause);
+      return this.transportFailure(method, path10, cause, timeoutMs);
     }
     let parsed = void 0;
     if (text.length > 0) {
@@ -75999,11 +78668,11 @@ var PlatformClient = class {
     return { ok: true, res: { status: status2, headers: resHeaders, body: parsed } };
   }
   /** Turns an error of undici or the network into an outcome with a clear, secret-free message. */
-  transportFailure(method, path8, cause) {
+  transportFailure(method, path10, cause, timeoutMs) {
     const kind = classifyTransportError(cause);
     let reason;
     if (kind.timeout) {
-      reason = `timed out after ${this.timeoutMs} ms waiting for the response ` + (kind.code === "UND_ERR_BODY_TIMEOUT" ? "body" : "headers");
+      reason = `timed out after ${timeoutMs} ms waiting for the response ` + (kind.code === "UND_ERR_BODY_TIMEOUT" ? "body" : "headers");
     } else {
       const msg = cause instanceof Error ? cause.message : String(cause);
       reason = kind.code && !msg.includes(kind.code) ? `${kind.code}: ${msg}` : msg;
@@ -76011,16 +78680,16 @@ var PlatformClient = class {
     reason = redact(reason, [...this.secrets]);
     return {
       ok: false,
-      error: new ApiError({ method, path: path8, status: 0, platformMessage: reason, cause }),
+      error: new ApiError({ method, path: path10, status: 0, platformMessage: reason, cause }),
       retryable: (idempotent) => isRetryableTransportError(kind, idempotent),
-      reason: kind.timeout ? `timed out after ${this.timeoutMs} ms` : kind.code ?? "network error"
+      reason: kind.timeout ? `timed out after ${timeoutMs} ms` : kind.code ?? "network error"
     };
   }
-  toError(method, path8, res) {
+  toError(method, path10, res) {
     const { message, type } = platformMessage(res.body);
     return new ApiError({
       method,
-      path: path8,
+      path: path10,
       status: res.status,
       platformMessage: message === void 0 ? void 0 : redact(message, [...this.secrets]),
       platformType: type
@@ -76058,15 +78727,20 @@ var PlatformClient = class {
   }
   /** Logs in (spec §4.1). Retried as an idempotent call: a login has no effect beyond issuing a token. */
   async login(surface) {
-    const path8 = routePath(LOGIN_ROUTES[surface]);
+    const path10 = routePath(LOGIN_ROUTES[surface]);
     const creds = { client_id: this.clientId, client_secret: this.clientSecret };
-    const res = await this.withRetries("POST", path8, true, () => this.exchange("POST", path8, creds, {}));
-    if (res.status < 200 || res.status > 299) throw this.toError("POST", path8, res);
+    const res = await this.withRetries(
+      "POST",
+      path10,
+      true,
+      (deadline) => this.exchange("POST", path10, creds, deadline, async () => ({}))
+    );
+    if (res.status < 200 || res.status > 299) throw this.toError("POST", path10, res);
     const body = res.body;
     if (!body || typeof body.access_token !== "string" || typeof body.expires_in !== "number") {
       throw new ApiError({
         method: "POST",
-        path: path8,
+        path: path10,
         status: res.status,
         platformMessage: "malformed token response"
       });
@@ -76125,7 +78799,7 @@ async function checkStateFolder(dir) {
   if (info.isDirectory()) return;
   throw new ConfigError([
     {
-      file: path5.relative(process.cwd(), dir) || dir,
+      file: path6.relative(process.cwd(), dir) || dir,
       line: 0,
       col: 0,
       pointer: "",
@@ -76139,7 +78813,7 @@ async function openSession(project, options = {}) {
     if (!creds.clientId || !creds.clientSecret) {
       throw new ConfigError([
         {
-          file: path5.relative(process.cwd(), project.configFile) || project.configFile,
+          file: path6.relative(process.cwd(), project.configFile) || project.configFile,
           line: 0,
           col: 0,
           pointer: "/platform",
@@ -76153,14 +78827,15 @@ async function openSession(project, options = {}) {
       clientSecret: creds.clientSecret,
       requestsPerSecond: project.platform.requestsPerSecond,
       ...options.timeoutMs ? { timeoutMs: options.timeoutMs } : {},
-      ...options.onRetry ? { onRetry: options.onRetry } : {}
+      ...options.onRetry ? { onRetry: options.onRetry } : {},
+      ...options.client
     });
     return { client: client2, emulator: void 0, stateFile: void 0, close: () => client2.close() };
   }
   const clientId2 = creds.clientId ?? EMBEDDED_CREDENTIALS.clientId;
   const clientSecret = creds.clientSecret ?? EMBEDDED_CREDENTIALS.clientSecret;
-  const stateFile = path5.join(project.root, ".carte", "emulator-state.json");
-  await checkStateFolder(path5.dirname(stateFile));
+  const stateFile = path6.join(project.root, ".carte", "emulator-state.json");
+  await checkStateFolder(path6.dirname(stateFile));
   const emulator = await startEmulator({
     host: "127.0.0.1",
     port: 0,
@@ -76185,7 +78860,7 @@ async function openSession(project, options = {}) {
     await emulator.close();
     throw new ConfigError([
       {
-        file: path5.relative(process.cwd(), stateFile) || stateFile,
+        file: path6.relative(process.cwd(), stateFile) || stateFile,
         line: 0,
         col: 0,
         pointer: "",
@@ -76199,7 +78874,8 @@ async function openSession(project, options = {}) {
     clientSecret,
     // The embedded emulator runs in this process: no need to pace the calls.
     requestsPerSecond: Infinity,
-    ...options.onRetry ? { onRetry: options.onRetry } : {}
+    ...options.onRetry ? { onRetry: options.onRetry } : {},
+    ...options.client
   });
   return {
     client,
@@ -76212,335 +78888,8 @@ async function openSession(project, options = {}) {
   };
 }
 
-// src/config/holidays.ts
-var EMBEDDED_HOLIDAYS = new Set(
-  HOLIDAYS.map((h) => monthDayKey(h.month, h.day))
-);
-function holidayDateProblems(project, platformHolidays, desired = project.desired) {
-  if (project.ownership.holiday === "ignore") return [];
-  const problems = [];
-  for (const [key, store] of Object.entries(desired.stores)) {
-    if (store.holidays === void 0) continue;
-    const known = platformHolidays(key);
-    if (known === void 0) continue;
-    const list2 = [...known].sort().join(", ") || "none";
-    for (const date of Object.keys(store.holidays)) {
-      if (known.has(date)) continue;
-      const site = project.holidaySites?.get(key)?.get(date);
-      problems.push({
-        file: site?.file ?? project.configFile,
-        line: site?.line ?? 0,
-        col: site?.col ?? 0,
-        pointer: site?.pointer ?? "",
-        message: `holiday ${date} is not a holiday of store ${bare(key)} on the platform (its holidays: ${list2}), so carte cannot set its hours or close it: write ${date} under special_days: instead (- { name: …, date: "${date}", slots: [] } closes the store that day)`
-      });
-    }
-  }
-  return problems;
-}
-function checkHolidayDates(project, desired, current2) {
-  const problems = holidayDateProblems(
-    project,
-    (key) => {
-      const holidays3 = own(current2.stores, key)?.holidays;
-      return holidays3 === void 0 ? void 0 : new Set(Object.keys(holidays3));
-    },
-    desired
-  );
-  if (problems.length > 0) throw new ConfigError(problems);
-}
-
-// src/apply/execute.ts
-var SETTLE_ROUNDS = 2;
-function chainOf(op) {
-  const chain = Endpoints[op.endpoint]?.chain ?? "catalog";
-  if (chain !== "store_schedule") return chain;
-  const kind = /\.(\w+)\[[^\]]*\]$/.exec(op.addresses[0] ?? "")?.[1];
-  return kind ? `store_schedule:${kind}` : chain;
-}
-var Failures = class {
-  keys = /* @__PURE__ */ new Set();
-  add(op) {
-    for (const s of op.stores) this.keys.add(`${s}\0${chainOf(op)}`);
-  }
-  /** The stores of the operation whose calls it depends on failed. */
-  blocking(op) {
-    const chain = chainOf(op);
-    return op.stores.filter(
-      (s) => chain === "*" ? [...this.keys].some((k) => k.startsWith(`${s}\0`)) : this.keys.has(`${s}\0${chain}`) || this.keys.has(`${s}\0*`)
-    );
-  }
-};
-async function executePlan(plan, client, options = {}) {
-  const limit = pLimit(options.parallelism ?? 8);
-  const total = plan.operations.length;
-  options.onEvent?.({ type: "start", total });
-  const failures = new Failures();
-  const results = [];
-  const stages = [...new Set(plan.operations.map((o) => o.stage))].sort((a2, b) => a2 - b);
-  for (const stage of stages) {
-    const ops = plan.operations.filter((o) => o.stage === stage);
-    const stageResults = await Promise.all(
-      ops.map((op) => limit(() => runOne(op, client, failures, options)))
-    );
-    for (const r of stageResults) {
-      results.push(r.result);
-      if (r.result.status !== "ok") failures.add(r.op);
-      options.onEvent?.({ type: "operation", result: r.result, done: results.length, total });
-    }
-  }
-  return results;
-}
-function unsettled(err) {
-  return err instanceof ApiError && (err.status === 0 || err.status >= 500);
-}
-async function runOne(op, client, failures, options) {
-  const base = { id: op.id, method: op.method, path: op.path };
-  const blocked = failures.blocking(op);
-  if (blocked.length > 0 && op.parts && blocked.length < op.stores.length) {
-    const parts2 = op.parts.filter((p) => !blocked.includes(p.store));
-    const spec = endpoint(op.endpoint);
-    const body = spec.body(
-      parts2.map((p) => p.element),
-      op.params ?? {}
-    );
-    const rest = { ...op, body, parts: parts2, stores: op.stores.filter((s) => !blocked.includes(s)) };
-    const { result } = await runOne(rest, client, failures, options);
-    const note = `entries of ${blocked.join(", ")} skipped: an earlier call for them failed`;
-    return { op, result: { ...result, message: result.message ? `${result.message}; ${note}` : note } };
-  }
-  if (blocked.length > 0) {
-    return {
-      op,
-      result: {
-        ...base,
-        status: "skipped",
-        message: `skipped: an earlier call for ${blocked.join(", ")} failed`,
-        durationMs: 0
-      }
-    };
-  }
-  const started = performance.now();
-  const elapsed = () => Math.round(performance.now() - started);
-  const attempt = async () => {
-    const body = await client.call(op.method, op.path, op.body, { idempotent: op.idempotent });
-    const problem = Endpoints[op.endpoint]?.check?.(body, op.parts ?? []);
-    if (problem !== void 0) throw new Error(`${op.method} ${op.path}: ${problem}`);
-    if (options.onResponse) await options.onResponse(op, body);
-  };
-  try {
-    await attempt();
-    return { op, result: { ...base, status: "ok", durationMs: elapsed() } };
-  } catch (err) {
-    let last = err;
-    for (let round = 0; round < SETTLE_ROUNDS && !op.idempotent && options.recheck && unsettled(last); round++) {
-      try {
-        const spec = findEndpoint(op.endpoint);
-        const waitMs = spec && isSynchronous(spec) ? 0 : options.settleMs ?? 5e3;
-        if (await options.recheck(op, waitMs)) {
-          return {
-            op,
-            result: {
-              ...base,
-              status: "ok",
-              message: "the answer was lost, and a read shows the change was made",
-              durationMs: elapsed()
-            }
-          };
-        }
-        await attempt();
-        return {
-          op,
-          result: {
-            ...base,
-            status: "ok",
-            message: "made again after a read showed it had not happened",
-            durationMs: elapsed()
-          }
-        };
-      } catch (again) {
-        last = again;
-      }
-    }
-    return { op, result: { ...base, status: "failed", message: describe2(last), durationMs: elapsed() } };
-  }
-}
-function describe2(err) {
-  return err instanceof ApiError ? err.message : err instanceof Error ? err.message : String(err);
-}
-
-// src/apply/verify.ts
-function kindOf(change) {
-  const kind = kindNamed(change.kind);
-  if (!kind) throw new Error(`no resource kind named ${change.kind}`);
-  return kind;
-}
-function clientKindOf(change) {
-  const kind = clientKinds.find((k) => k.name === change.kind);
-  if (!kind) throw new Error(`no client kind named ${change.kind}`);
-  return kind;
-}
-function shows(current2, ch, plan) {
-  let now;
-  let initial;
-  if (ch.store === "") {
-    now = clientKindOf(ch).select(current2.client ?? {})?.[ch.key];
-  } else {
-    const read2 = current2.stores[ch.store];
-    if (!read2) return false;
-    const via = plan.stores.find((s) => s.key === ch.store)?.schedulesVia;
-    const store = via ? { ...read2, schedulesVia: via } : read2;
-    const kind = kindOf(ch);
-    now = kind.select(store)?.[ch.key];
-    if (now === void 0 && kind.initial && ch.after !== null) initial = kind.initial(ch.after);
-  }
-  if (ch.action === "delete") return now === void 0;
-  return jsonEqual(now ?? initial, ch.after);
-}
-async function waitForPlan(plan, changes, client, options = {}) {
-  const timeoutMs = options.timeoutMs ?? 6e4;
-  let interval = options.intervalMs ?? 100;
-  const started = Date.now();
-  const storeChanges = changes.filter((c) => c.store !== "");
-  const requests = plan.stores.filter((s) => storeChanges.some((c) => c.store === s.key)).map((s) => ({
-    store: { key: s.key, storeId: s.storeId, integrationId: s.key, name: s.name },
-    kinds: [...new Set(storeChanges.filter((c) => c.store === s.key).map(kindOf))]
-  }));
-  const clientRead = [...new Set(changes.filter((c) => c.store === "").map(clientKindOf))];
-  let pending = changes;
-  for (; ; ) {
-    const current2 = await fetchCurrent(client, requests, {
-      parallelism: options.parallelism ?? 8,
-      clientKinds: clientRead
-    });
-    pending = pending.filter((ch) => !shows(current2, ch, plan));
-    const waitedMs = Date.now() - started;
-    if (pending.length === 0 || waitedMs >= timeoutMs) {
-      return { pending: pending.map((c) => c.address), waitedMs };
-    }
-    await new Promise((r) => setTimeout(r, Math.min(interval, Math.max(0, timeoutMs - waitedMs))));
-    interval = Math.min(interval * 2, 2e3);
-  }
-}
-
-// src/workflow.ts
-function scopeDesired(desired, targeting) {
-  if (!targeting || targeting.stores.length === 0) return desired;
-  const keys = Object.keys(desired.stores).filter((k) => targeting.stores.some((p) => matchStore(p, k)));
-  if (keys.length === 0) {
-    throw new UsageError(
-      `no store of the configuration matches --store ${targeting.stores.join(", ")}; known stores: ${Object.keys(desired.stores).join(", ")}`
-    );
-  }
-  return { stores: Object.fromEntries(keys.map((k) => [k, desired.stores[k]])) };
-}
-async function fetchProjectState(project, session, options = {}) {
-  const desired = scopeDesired(project.desired, options.targeting);
-  return fetchCurrent(session.client, readRequests(desired, project.ownership), {
-    parallelism: options.parallelism ?? 8,
-    clientKinds: clientReadKinds(desired, project.ownership),
-    onRead: (done, total) => options.onStoreRead?.(done, total)
-  });
-}
-async function planProject(project, session, options = {}) {
-  const desired = scopeDesired(project.desired, options.targeting);
-  const current2 = await fetchProjectState(project, session, options);
-  checkHolidayDates(project, desired, current2);
-  const plan = buildPlan(desired, current2, {
-    safety: project.safety,
-    ownership: project.ownership,
-    ...isTargeted(options.targeting) ? { targeting: options.targeting } : {}
-  });
-  if (options.targeting && options.targeting.targets.length > 0) {
-    const unmatched = unmatchedTargets(options.targeting.targets, desired, current2, project.ownership);
-    if (unmatched.length > 0)
-      throw new UsageError(
-        `no resource of the configuration or the platform matches --target ${unmatched.join(", ")}; addresses look like store[bog-centro].item[BURGER-CLASSIC] or client.client_webhook[STORE_PROVISIONING_STATUS] (see carte plan)`
-      );
-  }
-  return { plan, current: current2 };
-}
-function unmatchedTargets(targets, desired, current2, ownership) {
-  const managed = (k) => (ownership[k.name] ?? k.defaultOwnership ?? "full") !== "ignore";
-  const addresses = [];
-  for (const [key, want] of Object.entries(desired.stores)) {
-    addresses.push(`store[${key}]`);
-    const have = own(current2.stores, key);
-    for (const kind of kinds.filter(managed))
-      for (const state of have ? [want, have] : [want]) {
-        const selected = kind.select(state) ?? {};
-        for (const [k, value] of Object.entries(selected))
-          addresses.push(address(key, kind.segment(value), k));
-      }
-  }
-  for (const kind of clientKinds.filter(managed))
-    for (const state of [desired.client ?? {}, current2.client ?? { ids: {} }])
-      for (const k of Object.keys(kind.select(state) ?? {})) addresses.push(`client.${kind.name}[${k}]`);
-  return targets.filter((t) => !addresses.some((a2) => matchAddress(t, a2)));
-}
-function enforceSafety(plan, force) {
-  if (plan.safety.ok || plan.safety.override) return;
-  if (force) {
-    plan.safety.override = { reason: force.reason };
-    return;
-  }
-  const lines = plan.safety.violations.map((v) => escapeTerminal(`  - ${v.guard}: ${v.message}`));
-  throw new UnsafePlanError(
-    plan.safety.violations[0].guard,
-    `the plan trips ${lines.length} safety guard${lines.length === 1 ? "" : "s"}:
-${lines.join("\n")}
-Nothing was changed. If this is intended, run again with --force --reason "why" (the reason is recorded in the plan), or adjust safety: in carte.yaml.`
-  );
-}
-async function checkSavedPlan(saved, project, session, options = {}) {
-  const targeting = saved.targeting ?? options.targeting;
-  if (checksum(scopeDesired(project.desired, targeting)) !== saved.checksums.desired) {
-    throw new StalePlanError(
-      "the configuration changed since this plan was saved; run `carte plan --out FILE` again and review it"
-    );
-  }
-  const { plan } = await planProject(project, session, { ...options, ...targeting ? { targeting } : {} });
-  if (plan.checksums.current !== saved.checksums.current) {
-    throw new StalePlanError(
-      "the platform changed since this plan was saved (someone edited a store); run `carte plan --out FILE` again and review it"
-    );
-  }
-}
-async function applyPlan(plan, session, options = {}) {
-  const results = await executePlan(plan, session.client, {
-    parallelism: options.parallelism ?? 8,
-    ...options.settleMs !== void 0 ? { settleMs: options.settleMs } : {},
-    ...options.onEvent ? { onEvent: options.onEvent } : {},
-    ...options.secrets ? { onResponse: secretCollector(options.secrets) } : {},
-    // One read of the operation's resources: does the platform show them in their planned state?
-    recheck: async (op, waitMs) => {
-      const addresses = new Set(op.addresses);
-      const changes = plan.changes.filter((c) => addresses.has(c.address));
-      const r = await waitForPlan(plan, changes, session.client, { timeoutMs: waitMs });
-      return r.pending.length === 0;
-    }
-  });
-  const okIds = new Set(results.filter((r) => r.status === "ok").map((r) => r.id));
-  const troubled = new Set(plan.operations.filter((o) => !okIds.has(o.id)).flatMap((o) => o.stores));
-  const applied = new Set(plan.operations.filter((o) => okIds.has(o.id)).flatMap((o) => o.addresses));
-  const toVerify = plan.changes.filter((c) => applied.has(c.address) && !troubled.has(c.store));
-  const verify = await waitForPlan(plan, toVerify, session.client, {
-    timeoutMs: options.convergenceTimeoutMs ?? 6e4,
-    parallelism: options.parallelism ?? 8
-  });
-  const report3 = {
-    operations: results,
-    failed: results.filter((r) => r.status === "failed").length,
-    skipped: results.filter((r) => r.status === "skipped").length,
-    pending: verify.pending,
-    waitedMs: verify.waitedMs
-  };
-  if (report3.failed === 0 && report3.pending.length > 0)
-    throw new ConvergenceError(report3.pending, verify.waitedMs);
-  return report3;
-}
-
 // src/run.ts
+var DEFAULT_RUN_TIMEOUT_MS = 15 * 6e4;
 function runOptions(request4, hooks) {
   return {
     ...request4.parallelism !== void 0 ? { parallelism: request4.parallelism } : {},
@@ -76553,19 +78902,32 @@ function runOptions(request4, hooks) {
 }
 async function runCarte(request4, hooks = {}) {
   const result = { exitCode: ExitCode.ok };
+  const deadline = Date.now() + (request4.runTimeoutMs ?? DEFAULT_RUN_TIMEOUT_MS);
+  let lock;
   try {
     const loaded2 = await loadProject(request4.config);
     result.project = request4.shard ? shardProject(loaded2, request4.shard) : loaded2;
     const project = result.project;
     for (const warning2 of project.warnings) hooks.onWarning?.(`Warning: ${warning2}`);
     const saved = request4.command === "apply" && request4.planFile ? await readPlanFile(request4.planFile) : void 0;
+    if (request4.command === "apply") {
+      const scope = scopeDesired(project.desired, saved?.targeting ?? request4.targeting);
+      lock = await acquireApplyLock({
+        dir: path7.join(project.root, ".carte", "locks"),
+        names: [...Object.keys(scope.stores), ...project.desired.client ? [CLIENT_LOCK] : []],
+        waitMs: Math.max(0, Math.min(request4.lockWaitMs ?? Infinity, deadline - Date.now())),
+        ...hooks.onLockWait ? { onWait: hooks.onLockWait } : {}
+      });
+    }
     const session = await openSession(project, {
       env: request4.env ?? process.env,
       ...request4.timeoutMs ? { timeoutMs: request4.timeoutMs } : {},
-      ...hooks.onRetry ? { onRetry: hooks.onRetry } : {}
+      ...hooks.onRetry ? { onRetry: hooks.onRetry } : {},
+      ...request4.client ? { client: request4.client } : {}
     });
+    session.client.setDeadline(deadline);
     try {
-      const options = runOptions(request4, hooks);
+      const options = { ...runOptions(request4, hooks), deadline };
       const env2 = request4.env ?? process.env;
       const secretsFile = secretsFileName({
         file: request4.secretsFile,
@@ -76615,12 +78977,17 @@ async function runCarte(request4, hooks = {}) {
       }
       const prepared = await prepareSecretSink(plan, request4.secrets(project));
       const started = Date.now();
-      const report3 = await applyPlan(plan, session, { ...options, secrets: prepared.sink });
+      const guard = storeGuard(plan, project, session, options);
+      const report3 = await applyPlan(plan, session, {
+        ...options,
+        secrets: prepared.sink,
+        ...guard ? { beforeStore: guard } : {}
+      });
       result.report = report3;
       result.applyMs = Date.now() - started;
       const lost = await prepared.finish(report3.operations);
       if (lost.length > 0) result.lostSecrets = lost;
-      result.exitCode = report3.failed > 0 || report3.skipped > 0 || lost.length > 0 ? ExitCode.error : ExitCode.ok;
+      result.exitCode = isComplete(report3) && lost.length === 0 ? ExitCode.ok : ExitCode.error;
       return result;
     } finally {
       await session.close();
@@ -76629,6 +78996,8 @@ async function runCarte(request4, hooks = {}) {
     result.error = err;
     result.exitCode = exitCodeFor(err);
     return result;
+  } finally {
+    await lock?.release();
   }
 }
 
@@ -76677,10 +79046,10 @@ function readContext(env2) {
 }
 
 // src/action/secrets.ts
-import path6 from "node:path";
+import path8 from "node:path";
 function actionSecretsFile(opts) {
   const name = opts.input || opts.env.CARTE_SECRETS_FILE || opts.configured;
-  return name ? secretsFileSink(path6.resolve(name), name) : void 0;
+  return name ? secretsFileSink(path8.resolve(name), name) : void 0;
 }
 function actionSecretSink(file) {
   return {
@@ -76763,7 +79132,7 @@ function gitHub(inputs, ctx) {
 }
 function annotate(problems, workspace) {
   for (const p of problems.slice(0, 50)) {
-    const file = path7.relative(workspace, path7.resolve(p.file)).split(path7.sep).join("/");
+    const file = path9.relative(workspace, path9.resolve(p.file)).split(path9.sep).join("/");
     error(p.message, {
       title: "carte configuration problem",
       file,
@@ -76775,7 +79144,7 @@ function annotate(problems, workspace) {
 function relativeProblems(problems, workspace) {
   return problems.map((p) => ({
     ...p,
-    file: path7.relative(workspace, path7.resolve(p.file)).split(path7.sep).join("/")
+    file: path9.relative(workspace, path9.resolve(p.file)).split(path9.sep).join("/")
   }));
 }
 async function resolveBase(inputs, ctx, dir) {
@@ -76856,7 +79225,7 @@ function failureOf(view) {
 }
 async function planCommand(inputs, ctx, env2) {
   const commit2 = ctx.pullRequest?.headSha ?? ctx.sha;
-  const base = await resolveBase(inputs, ctx, path7.dirname(path7.resolve(inputs.config)));
+  const base = await resolveBase(inputs, ctx, path9.dirname(path9.resolve(inputs.config)));
   const result = await runCarte({
     command: "plan",
     config: inputs.config,
