@@ -68104,7 +68104,7 @@ async function prepareSecretSink(plan, sink) {
         const r = byId.get(op.id);
         const event2 = eventOf(op);
         if (kept.has(event2) || unsaved.has(event2)) continue;
-        if (r?.status === "ok") lost.push(event2);
+        if (r?.status === "ok" || r?.secretLost) lost.push(event2);
         else release.push(event2);
       }
       if (release.length > 0) await sink.release?.(release).catch(() => void 0);
@@ -72770,7 +72770,8 @@ async function runOne(op, client, failures, guard, options) {
         if (!spec?.secret) return ok3("the answer was lost, and a read shows the change was made");
         if (!options.recoverSecret) {
           return failed(
-            `the answer was lost with the webhook's secret; a read shows the change was made; rotate the secret to get one`
+            `the answer was lost with the webhook's secret; a read shows the change was made; rotate the secret to get one`,
+            { secretLost: true }
           );
         }
         try {
@@ -72780,7 +72781,8 @@ async function runOne(op, client, failures, guard, options) {
           );
         } catch (rotateErr) {
           return failed(
-            `the answer was lost with the webhook's secret; a read shows the change was made, but rotating the secret failed: ${describe(rotateErr)}`
+            `the answer was lost with the webhook's secret; a read shows the change was made, but rotating the secret failed: ${describe(rotateErr)}`,
+            { secretLost: true }
           );
         }
       }
@@ -73191,7 +73193,8 @@ async function applyPlan(plan, session, options = {}) {
       (r) => r.unsettled || r.status === "ok" && asynchronous(opOf.get(r.id)) && opOf.get(r.id).stores.some((s) => failedStores.has(s))
     ).map(async (r) => {
       const op = opOf.get(r.id);
-      const seen2 = await settleEffect(plan, op, client, Math.max(0, until - Date.now())).catch(
+      const bound = r.unsettled ? until : Math.min(until, Date.now() + (options.settleMs ?? 5e3));
+      const seen2 = await settleEffect(plan, op, client, Math.max(0, bound - Date.now())).catch(
         (err) => `unknown (${err instanceof Error ? err.message : String(err)})`
       );
       if (!r.unsettled) return;
@@ -74235,7 +74238,7 @@ function describeHolder(h) {
   return h ? `process ${h.pid} on ${h.host}, since ${h.since}` : "another carte apply";
 }
 async function acquireApplyLock(opts) {
-  await mkdir4(opts.dir, { recursive: true });
+  await mkdir4(opts.dir, { recursive: true, mode: 448 });
   const names = [...new Set(opts.names)].sort();
   const held = [];
   let compromised;

@@ -94,7 +94,8 @@ export function describeHolder(h: LockHolder | undefined): string {
  * system's error when the folder cannot be written.
  */
 export async function acquireApplyLock(opts: ApplyLockOptions): Promise<ApplyLock> {
-  await mkdir(opts.dir, { recursive: true });
+  // `.carte` also holds the secrets file: folders this creates are the owner's alone, like its own.
+  await mkdir(opts.dir, { recursive: true, mode: 0o700 });
   const names = [...new Set(opts.names)].sort();
   const held: { file: string; release: () => Promise<void> }[] = [];
   let compromised: Error | undefined;

@@ -374,8 +374,8 @@ export interface PreparedSecrets {
   /**
    * After the calls, with their results: forgets the marker of the secret-bearing calls that failed
    * or were skipped (no secret was made), and returns the events whose call succeeded but whose
-   * secret never arrived (the answer was lost, or held none): lost secrets, to be rotated. Their
-   * marker stays. Events whose secret arrived but could not be kept are reported by the failed
+   * secret never arrived (the answer held none), or whose call failed with `secretLost` (the answer
+   * was lost and rotating the secret failed too): lost secrets, to be rotated. Their marker stays. Events whose secret arrived but could not be kept are reported by the failed
    * operation itself (its message names the event) and keep their marker too.
    */
   finish(results: readonly OperationResult[]): Promise<string[]>;
@@ -417,7 +417,8 @@ export async function prepareSecretSink(plan: Plan, sink: SecretSink): Promise<P
         const event = eventOf(op);
         // A failed save is in the failed call's message, and its marker stays.
         if (kept.has(event) || unsaved.has(event)) continue;
-        if (r?.status === "ok") lost.push(event);
+        // Made but never kept: an answer without its secret, or a lost answer whose rotation failed.
+        if (r?.status === "ok" || r?.secretLost) lost.push(event);
         else release.push(event);
       }
       if (release.length > 0) await sink.release?.(release).catch(() => undefined);

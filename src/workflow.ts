@@ -342,7 +342,11 @@ export async function applyPlan(
       )
       .map(async (r) => {
         const op = opOf.get(r.id)!;
-        const seen = await settleEffect(plan, op, client, Math.max(0, until - Date.now())).catch(
+        // A lost answer is waited for until the end of the wait for the platform; an accepted call in a
+        // failed store only for the settle window: its effect may never show (it can refer to a resource
+        // whose call failed), and the next plan reads the store anyway.
+        const bound = r.unsettled ? until : Math.min(until, Date.now() + (options.settleMs ?? 5_000));
+        const seen = await settleEffect(plan, op, client, Math.max(0, bound - Date.now())).catch(
           (err: unknown) => `unknown (${err instanceof Error ? err.message : String(err)})`,
         );
         if (!r.unsettled) return;

@@ -38,6 +38,12 @@ export interface OperationResult {
    * the settle window: it was not sent again (it may still be processing); the apply keeps watching it.
    */
   unsettled?: true;
+  /**
+   * Set on a failed secret-bearing create (spec §4.7 `POST /webhook`) whose effect a read shows but
+   * whose secret is lost: the answer never arrived and rotating the secret failed too. The secrets
+   * sink keeps its marker, so that the next run says how to rotate it (src/secrets.ts).
+   */
+  secretLost?: true;
 }
 
 /** Events for progress reporting. */
@@ -276,7 +282,7 @@ async function runOne(
     op,
     result: { ...base, status: "ok" as const, ...(message ? { message } : {}), durationMs: elapsed() },
   });
-  const failed = (message: string, extra: { unsettled?: true } = {}) => ({
+  const failed = (message: string, extra: { unsettled?: true; secretLost?: true } = {}) => ({
     op,
     result: { ...base, status: "failed" as const, message, durationMs: elapsed(), ...extra },
   });
@@ -313,6 +319,7 @@ async function runOne(
           return failed(
             `the answer was lost with the webhook's secret; a read shows the change was made; ` +
               `rotate the secret to get one`,
+            { secretLost: true },
           );
         }
         try {
@@ -325,6 +332,7 @@ async function runOne(
           return failed(
             `the answer was lost with the webhook's secret; a read shows the change was made, but ` +
               `rotating the secret failed: ${describe(rotateErr)}`,
+            { secretLost: true },
           );
         }
       }

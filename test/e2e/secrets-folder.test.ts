@@ -46,7 +46,8 @@ describe("the secrets folder", () => {
     expect(Object.keys(secrets)).toEqual(EXAMPLE_EVENTS);
     for (const e of EXAMPLE_EVENTS) expect(secrets[e]).toMatch(/^[0-9a-f]{48}$/);
     // Nothing else: no marker of pending secrets, no temporary file.
-    expect(readdirSync(folder)).toEqual(["webhook-secrets.json"]);
+    // Only the secrets file is left beside the apply locks' folder (src/lock.ts).
+    expect(readdirSync(folder).filter((f) => f !== "locks")).toEqual(["webhook-secrets.json"]);
     expect(r.err).not.toContain("Warning");
   });
 
@@ -80,21 +81,56 @@ describe("the secrets folder", () => {
     writeFileSync(path.join(folder, stale), '{"NEW_ORDER": "half-written');
     const r = await carte(["apply", "-c", fx.config, "--auto-approve"]);
     expect(r.code, r.err).toBe(0);
-    expect(readdirSync(folder)).toEqual(["webhook-secrets.json"]);
+    // Only the secrets file is left beside the apply locks' folder (src/lock.ts).
+    expect(readdirSync(folder).filter((f) => f !== "locks")).toEqual(["webhook-secrets.json"]);
   });
 
-  it("makes a lost secret an error, tells the next plan how to recover, and rotation clears it", async () => {
+  it("rotates and keeps the secret of a create whose answer was lost (issue 11)", async () => {
     const fx = await setup();
     expect((await carte(["apply", "-c", fx.config, "--auto-approve"])).code).toBe(0);
     const file = path.join(fx.dir, ".carte", "webhook-secrets.json");
     const before = readSecrets(file);
 
-    // The platform makes the PING webhook, but its answer (with the secret) never arrives: a proxy
-    // passes the create on and drops the connection instead of the answer.
+    // The platform makes the PING webhook, but its answer (with the secret) never arrives: a read shows
+    // the webhook, so carte does not create it again but rotates its secret and keeps the new one.
     edit(fx.config, LAST_HOOK, `${LAST_HOOK}    PING: https://hooks.example.com/ping\n`);
     const proxy = await answerLosingProxy(
       fx.emu.url,
       (method, url) => method === "POST" && url === `${V2}/webhook`,
+    );
+    edit(fx.config, `base_url: ${fx.emu.url}`, `base_url: ${proxy.url}`);
+    fx.emu.clearRequests();
+    const applied = await carte(["apply", "-c", fx.config, "--auto-approve"]);
+    await proxy.close();
+    edit(fx.config, `base_url: ${proxy.url}`, `base_url: ${fx.emu.url}`);
+    expect(applied.code, applied.out + applied.err).toBe(0);
+    expect(applied.out + applied.err).toContain("so the secret was rotated (PUT reset-secret)");
+    const after = readSecrets(file);
+    expect(after.PING).toMatch(/^[0-9a-f]{48}$/);
+    expect({ ...after, PING: undefined }).toEqual({ ...before, PING: undefined });
+    expect(existsSync(`${file}.pending`)).toBe(false);
+    // The create was sent once: the read settled it.
+    expect(fx.emu.requests.filter((r) => r.method === "POST" && r.path === `${V2}/webhook`)).toHaveLength(1);
+    const plan = await carte(["plan", "-c", fx.config, "--detailed-exitcode"]);
+    expect(plan.code, plan.out).toBe(0);
+    expect(plan.err).not.toContain("PING");
+  });
+
+  it("makes a lost secret an error when rotating fails too, tells the next plan how to recover, and rotation clears it", async () => {
+    const fx = await setup();
+    expect((await carte(["apply", "-c", fx.config, "--auto-approve"])).code).toBe(0);
+    const file = path.join(fx.dir, ".carte", "webhook-secrets.json");
+    const before = readSecrets(file);
+
+    // The platform makes the PING webhook, but its answer (with the secret) never arrives, and neither
+    // does the answer of the rotation carte then asks for: a proxy passes both on and drops the
+    // connection instead of the answer.
+    edit(fx.config, LAST_HOOK, `${LAST_HOOK}    PING: https://hooks.example.com/ping\n`);
+    const proxy = await answerLosingProxy(
+      fx.emu.url,
+      (method, url) =>
+        (method === "POST" && url === `${V2}/webhook`) ||
+        (method === "PUT" && url.startsWith(`${V2}/webhook/`) && url.endsWith("/reset-secret")),
     );
     edit(fx.config, `base_url: ${fx.emu.url}`, `base_url: ${proxy.url}`);
     const lost = await carte(["apply", "-c", fx.config, "--auto-approve"]);

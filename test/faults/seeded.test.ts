@@ -23,7 +23,7 @@ async function fx(): Promise<Fixture> {
 
 describe("apply under injected faults, seeded", () => {
   it("converges within two re-runs at 10, 20 and 30 % faults, a third of them lost answers, with every check after every apply", async () => {
-    const rates = [0.1, 0.2, 0.3, 0.1, 0.2, 0.3];
+    const rates = [0.1, 0.2, 0.3];
     const retries: RetryInfo[] = [];
     let lostAnswers = 0;
     let reruns = 0;

@@ -16,6 +16,7 @@ import { reportError, type CliIo } from "../../src/cli/io.js";
 import { ApiError, ConfigError } from "../../src/errors.js";
 import { enforceSafety } from "../../src/workflow.js";
 import { buildPlan } from "../../src/plan/plan.js";
+import { sealPlan } from "../../src/plan/digest.js";
 import type { Plan } from "../../src/plan/types.js";
 import { codeSpan, escapeHtml, escapeMarkdown, escapeTerminal, jsonSafe } from "../../src/render/escape.js";
 import { renderJson } from "../../src/render/json.js";
@@ -153,7 +154,7 @@ describe("output corpus: plans", () => {
         // JSON keeps the exact value, with every dangerous character as a \u escape.
         const json = renderJson(hostile);
         expect(json).not.toMatch(RAW_UNSAFE);
-        expect(JSON.stringify(JSON.parse(json))).toBe(JSON.stringify(hostile));
+        expect(JSON.stringify(JSON.parse(json))).toBe(JSON.stringify(sealPlan(hostile)));
       });
     }
   }
