@@ -51,6 +51,11 @@ export interface PlanRequest extends RequestBase {
   command: "plan";
   /** `--detailed-exitcode`: exit code {@link ExitCode.changes} (2) when the plan has changes. */
   detailedExitCode?: boolean;
+  /**
+   * Compute the plan's checksums (`RunOptions.checksums`): needed when the plan is saved (`--out`) or
+   * shown as JSON, not for the text or Markdown views. Default true.
+   */
+  checksums?: boolean;
 }
 
 /** `carte apply`: plan (or check a saved plan), then apply and verify. */
@@ -127,6 +132,9 @@ function runOptions(request: RunRequest, hooks: RunHooks): RunOptions {
   return {
     ...(request.parallelism !== undefined ? { parallelism: request.parallelism } : {}),
     ...(request.targeting ? { targeting: request.targeting } : {}),
+    ...(request.command === "plan" && request.checksums !== undefined
+      ? { checksums: request.checksums }
+      : {}),
     ...(hooks.onStoreRead ? { onStoreRead: hooks.onStoreRead } : {}),
     ...(hooks.onEvent ? { onEvent: hooks.onEvent } : {}),
     ...(request.command === "apply" && request.convergenceTimeoutMs !== undefined

@@ -9,13 +9,13 @@ import { ConvergenceError, StalePlanError, UnsafePlanError, UsageError } from ".
 import type { CurrentState, DesiredState } from "./model.js";
 import { executePlan, type ApplyEvent, type OperationResult } from "./apply/execute.js";
 import { waitForPlan } from "./apply/verify.js";
-import { buildPlan } from "./plan/plan.js";
-import { checksum } from "./plan/checksum.js";
+import { createPlanner } from "./plan/plan.js";
+import { desiredChecksum } from "./plan/checksum.js";
 import { isTargeted, matchStore, type Targeting } from "./plan/target.js";
-import type { Plan } from "./plan/types.js";
+import type { Plan, ResourceChange } from "./plan/types.js";
 import { secretCollector, type SecretSink } from "./secrets.js";
 import type { Session } from "./session.js";
-import { clientReadKinds, fetchCurrent, readRequests } from "./state/current.js";
+import { clientReadKinds, fetchCurrent, readCurrent, readRequests } from "./state/current.js";
 
 /** Options shared by planning and applying. */
 export interface RunOptions {
@@ -30,6 +30,12 @@ export interface RunOptions {
   onStoreRead?: (done: number, total: number) => void;
   /** Limit planning to some stores, kinds or addresses. */
   targeting?: Targeting;
+  /**
+   * Compute the plan's checksums (`checksums`, docs/plan-format.md), digesting each store as it is read.
+   * Needed to save the plan, show it as JSON or compare it with a saved plan; without them the plan's
+   * `checksums` cannot be read (an `InternalError`). Default true.
+   */
+  checksums?: boolean;
   /**
    * Where apply keeps the webhook secrets that calls return (src/secrets.ts). Without one they are
    * dropped unseen; the shared path (src/run.ts) always gives one.
@@ -71,23 +77,34 @@ export async function fetchProjectState(
 }
 
 /**
- * Reads the live state of the project's stores (those in scope, {@link fetchProjectState}) and computes
- * the plan (pure `buildPlan`), judged by the project's safety guards but not enforced
- * ({@link enforceSafety}).
+ * Reads the live state of the project's stores in scope (as {@link fetchProjectState}) and plans each
+ * store as soon as it is read (the pure planner, src/plan/plan.ts `createPlanner`), keeping no store's
+ * state once it is planned: memory holds the desired state and the plan. The plan is judged by the
+ * project's safety guards but not enforced ({@link enforceSafety}). Throws as {@link fetchProjectState}.
  */
 export async function planProject(
   project: LoadedProject,
   session: Session,
   options: RunOptions = {},
-): Promise<{ plan: Plan; current: CurrentState }> {
+): Promise<{ plan: Plan }> {
   const desired = scopeDesired(project.desired, options.targeting);
-  const current = await fetchProjectState(project, session, options);
-  const plan = buildPlan(desired, current, {
+  const planner = createPlanner(desired, {
     safety: project.safety,
     ownership: project.ownership,
     ...(isTargeted(options.targeting) ? { targeting: options.targeting } : {}),
+    checksums: options.checksums ?? true,
   });
-  return { plan, current };
+  const client = await readCurrent(
+    session.client,
+    readRequests(desired, project.ownership),
+    (key, state) => planner.addStore(key, state),
+    {
+      parallelism: options.parallelism ?? 8,
+      clientKinds: clientReadKinds(desired, project.ownership),
+      onRead: (done, total) => options.onStoreRead?.(done, total),
+    },
+  );
+  return { plan: planner.finish(client) };
 }
 
 /**
@@ -120,12 +137,16 @@ export async function checkSavedPlan(
   options: RunOptions = {},
 ): Promise<void> {
   const targeting = saved.targeting ?? options.targeting;
-  if (checksum(scopeDesired(project.desired, targeting)) !== saved.checksums.desired) {
+  if (desiredChecksum(scopeDesired(project.desired, targeting)) !== saved.checksums.desired) {
     throw new StalePlanError(
       "the configuration changed since this plan was saved; run `carte plan --out FILE` again and review it",
     );
   }
-  const { plan } = await planProject(project, session, { ...options, ...(targeting ? { targeting } : {}) });
+  const { plan } = await planProject(project, session, {
+    ...options,
+    ...(targeting ? { targeting } : {}),
+    checksums: true,
+  });
   if (plan.checksums.current !== saved.checksums.current) {
     throw new StalePlanError(
       "the platform changed since this plan was saved (someone edited a store); run `carte plan --out FILE` again and review it",
@@ -157,6 +178,8 @@ export async function applyPlan(
   session: Session,
   options: RunOptions = {},
 ): Promise<ApplyReport> {
+  // The plan's changes by address, made the first time a call must be settled by reading.
+  let byAddress: Map<string, ResourceChange> | undefined;
   const results = await executePlan(plan, session.client, {
     parallelism: options.parallelism ?? 8,
     ...(options.settleMs !== undefined ? { settleMs: options.settleMs } : {}),
@@ -164,8 +187,8 @@ export async function applyPlan(
     ...(options.secrets ? { onResponse: secretCollector(options.secrets) } : {}),
     // One read of the operation's resources: does the platform show them in their planned state?
     recheck: async (op, waitMs) => {
-      const addresses = new Set(op.addresses);
-      const changes = plan.changes.filter((c) => addresses.has(c.address));
+      byAddress ??= new Map(plan.changes.map((c) => [c.address, c]));
+      const changes = op.addresses.flatMap((a) => byAddress?.get(a) ?? []);
       const r = await waitForPlan(plan, changes, session.client, { timeoutMs: waitMs });
       return r.pending.length === 0;
     },

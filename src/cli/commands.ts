@@ -71,7 +71,13 @@ export async function runPlan(opts: PlanCommand, io: CliIo): Promise<number> {
   const progress = createProgress(io, progressMode(io, { quiet: opts.quiet, json: opts.format !== "text" }));
   try {
     const result = await runCarte(
-      { ...runRequest(opts, io), command: "plan", detailedExitCode: opts.detailedExitcode },
+      {
+        ...runRequest(opts, io),
+        command: "plan",
+        detailedExitCode: opts.detailedExitcode,
+        // Only a saved plan and the JSON view carry the checksums; the other views do without them.
+        checksums: opts.format === "json" || opts.out !== undefined,
+      },
       {
         ...progressHooks(progress),
         onPlan: (plan) => {

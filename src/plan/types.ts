@@ -74,6 +74,22 @@ export interface PlanStore {
   schedulesVia?: "menu" | "utils";
 }
 
+/**
+ * Checksums of the states a plan was computed from, for stale-plan checks (`carte apply FILE`) and
+ * docs/plan-format.md. Each is `sha256:<hex>` of canonical JSON (src/plan/checksum.ts).
+ */
+export interface PlanChecksums {
+  /** Of the current state of the stores in scope: the checksum of {@link PlanChecksums.stores} (and the client's). */
+  current: string;
+  /** Of the desired state in scope: the checksum of its stores' digests (and of its client-level settings). */
+  desired: string;
+  /**
+   * The digest of each store's normalised current state (platform ids included), by store key, as read
+   * for this plan. Absent in plans written before it existed.
+   */
+  stores?: Record<string, string>;
+}
+
 /** A complete plan. */
 export interface Plan {
   formatVersion: typeof PLAN_FORMAT_VERSION;
@@ -85,7 +101,7 @@ export interface Plan {
   operations: Operation[];
   summary: PlanSummary;
   /** Checksums of the current state read from the platform and of the desired state, for stale-plan checks. */
-  checksums: { current: string; desired: string };
+  checksums: PlanChecksums;
   /** Present when the plan was limited with `--store`, `--kind` or `--target`. */
   targeting?: Targeting;
   /** The safety guards' verdict; a plan that is not `ok` is applied only with an override. */

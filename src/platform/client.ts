@@ -110,6 +110,12 @@ export interface CallOptions {
    * carry `:`), values URI-encoded. Undefined values are left out.
    */
   query?: Record<string, string | number | undefined>;
+  /**
+   * Give the body of a 2xx answer as the text received, not parsed, so that the caller parses it after
+   * releasing its own concurrency slot (the reader: a 473 KB store menu is parsed while the next call is
+   * on its way). Answers of other statuses are parsed as usual for the error.
+   */
+  raw?: boolean;
 }
 
 interface CachedToken {
@@ -227,7 +233,7 @@ export class PlatformClient {
   ): Promise<T> {
     const path = routePath(name, params) + queryString(options.query);
     const idempotent = options.idempotent ?? routeIdempotent(name, body);
-    return this.send<T>(routeMethod(name), path, body, routeSpec(name).surface, idempotent);
+    return this.send<T>(routeMethod(name), path, body, routeSpec(name).surface, idempotent, options.raw);
   }
 
   /**
@@ -257,19 +263,20 @@ export class PlatformClient {
     body: unknown,
     surface: Surface,
     idempotent: boolean,
+    raw = false,
   ): Promise<T> {
     let renewed = false;
     const res = await this.withRetries(method, path, idempotent, async () => {
-      if (surface === "none") return this.exchange(method, path, body, {});
+      if (surface === "none") return this.exchange(method, path, body, {}, raw);
       let token = await this.token(surface);
-      let out = await this.exchange(method, path, body, { "x-authorization": `Bearer ${token}` });
+      let out = await this.exchange(method, path, body, { "x-authorization": `Bearer ${token}` }, raw);
       if (out.ok && out.res.status === 401 && !renewed) {
         // Platform notes "Authentication": renew once on a 401 (the token may have been revoked or
         // expired early). A second 401 is final.
         renewed = true;
         await this.dropToken(surface, token);
         token = await this.token(surface);
-        out = await this.exchange(method, path, body, { "x-authorization": `Bearer ${token}` });
+        out = await this.exchange(method, path, body, { "x-authorization": `Bearer ${token}` }, raw);
       }
       return out;
     });
@@ -318,13 +325,15 @@ export class PlatformClient {
 
   /**
    * One HTTP exchange: waits for a rate-limit slot, sends, reads the whole body, and feeds the
-   * limiter (429 lowers the rate, `Retry-After` pauses the client, 2xx lets the rate recover).
+   * limiter (429 lowers the rate, `Retry-After` pauses the client, 2xx lets the rate recover). With
+   * `raw`, the body of a 2xx answer is kept as text ({@link CallOptions.raw}).
    */
   private async exchange(
     method: string,
     path: string,
     body: unknown,
     headers: Record<string, string>,
+    raw = false,
   ): Promise<Outcome> {
     await this.rateLimiter.acquire();
     let status: number;
@@ -350,7 +359,8 @@ export class PlatformClient {
       return this.transportFailure(method, path, cause);
     }
     let parsed: unknown = undefined;
-    if (text.length > 0) {
+    if (raw && status >= 200 && status <= 299) parsed = text;
+    else if (text.length > 0) {
       try {
         parsed = JSON.parse(text);
       } catch {
