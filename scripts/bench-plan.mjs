@@ -345,6 +345,7 @@ async function carteChild() {
         summary: result.plan?.summary,
         textBytes: planOut?.length ?? 0,
         pending: result.report?.pending.length ?? 0,
+        verifyMs: result.report?.waitedMs,
         failed: result.report?.failed ?? 0,
         peakRssMiB: peakRssMiB(),
       });
@@ -528,10 +529,11 @@ async function main() {
     await emulator.ask({ type: "latency", ms: applyLatency });
     const empty = await run({ command: "apply" });
     const emptyCalls = await emulator.ask({ type: "take" });
+    if (process.env.CARTE_BENCH_ROUTES) console.log(emptyCalls.byRoute);
     if (empty.failed > 0 || empty.pending > 0) throw new Error("the apply from empty did not converge");
     const emptyFloor = (emptyCalls.writes * applyLatency) / parallelism;
     console.log(
-      `apply from empty          ${s(empty.applyMs)} for ${emptyCalls.writes} writes (plan ${empty.summary.operations} calls)` +
+      `apply from empty          ${s(empty.applyMs)} (verification ${s(empty.verifyMs)}) for ${emptyCalls.writes} writes (plan ${empty.summary.operations} calls)` +
         (applyLatency > 0
           ? `; writes × latency ÷ parallelism ${s(emptyFloor)}: ${x(empty.applyMs, emptyFloor)}`
           : " (latency 0: setup)") +

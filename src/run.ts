@@ -161,6 +161,7 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
       env: request.env ?? process.env,
       ...(request.timeoutMs ? { timeoutMs: request.timeoutMs } : {}),
       ...(hooks.onRetry ? { onRetry: hooks.onRetry } : {}),
+      ...(request.parallelism ? { connections: request.parallelism } : {}),
     });
     try {
       const options = runOptions(request, hooks);

@@ -41,6 +41,8 @@ export interface SessionOptions {
   timeoutMs?: number;
   /** Called before each retry of a call (progress output). */
   onRetry?: (info: RetryInfo) => void;
+  /** Calls the session will have in flight at once (`--parallelism`): its connections to the platform. */
+  connections?: number;
 }
 
 /**
@@ -69,6 +71,7 @@ export async function openSession(project: LoadedProject, options: SessionOption
       requestsPerSecond: project.platform.requestsPerSecond,
       ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.onRetry ? { onRetry: options.onRetry } : {}),
+      ...(options.connections ? { connections: options.connections } : {}),
     });
     return { client, emulator: undefined, stateFile: undefined, close: () => client.close() };
   }
@@ -102,6 +105,7 @@ export async function openSession(project: LoadedProject, options: SessionOption
     // The embedded emulator runs in this process: no need to pace the calls.
     requestsPerSecond: Infinity,
     ...(options.onRetry ? { onRetry: options.onRetry } : {}),
+    ...(options.connections ? { connections: options.connections } : {}),
   });
   return {
     client,

@@ -69,7 +69,7 @@ export async function runImport(opts: ImportCommand, io: CliIo): Promise<number>
   // The embedded emulator must know the stores to answer for them.
   const session = await openSession(
     { ...project, desired: { stores: Object.fromEntries(identities.map((s) => [s.key, emptyStore(s)])) } },
-    { env: io.env },
+    { env: io.env, connections: opts.parallelism },
   );
   let states;
   try {

@@ -22,7 +22,8 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   const bo = b as Record<string, unknown>;
   const ak = Object.keys(ao);
   if (ak.length !== Object.keys(bo).length) return false;
-  for (const k of ak) {
+  for (let i = 0; i < ak.length; i++) {
+    const k = ak[i]!;
     if (!Object.prototype.hasOwnProperty.call(bo, k) || !jsonEqual(ao[k], bo[k])) return false;
   }
   return true;

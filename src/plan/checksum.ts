@@ -18,6 +18,25 @@ import type { DesiredState, StoreState } from "../model.js";
 /** Characters gathered before they are handed to the hash (or the string being built). */
 const CHUNK = 1 << 16;
 
+/** Whether a key is an array index ("0", "1", … up to 2³² − 2), which objects list first, ascending. */
+function isIndex(key: string): boolean {
+  const n = Number(key);
+  return n >>> 0 === n && n !== 4294967295 && String(n) === key;
+}
+
+/**
+ * The keys of an object in canonical order: the order of an object rebuilt with its keys sorted, as
+ * carte's checksums have always been written. JavaScript lists array-index keys first, ascending by
+ * value, whatever the insertion order; the other keys then come sorted by UTF-16 code units.
+ */
+function canonicalKeys(o: object): string[] {
+  const keys = Object.keys(o);
+  let indexes = 0;
+  while (indexes < keys.length && isIndex(keys[indexes]!)) indexes++;
+  if (indexes === 0) return keys.sort();
+  return [...keys.slice(0, indexes), ...keys.slice(indexes).sort()];
+}
+
 /** Canonical JSON already written, pushed as is. */
 class Verbatim {
   constructor(readonly json: string) {}
@@ -87,7 +106,7 @@ class CanonicalWriter {
     const o = v as Record<string, unknown>;
     this.push("{");
     let first = true;
-    for (const k of Object.keys(o).sort()) {
+    for (const k of canonicalKeys(o)) {
       const item = o[k];
       if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
       this.push(first ? JSON.stringify(k) + ":" : "," + JSON.stringify(k) + ":");
@@ -100,8 +119,9 @@ class CanonicalWriter {
 }
 
 /**
- * JSON with object keys sorted at every level: the same value always gives the same text. Like
- * `JSON.stringify`, it gives `undefined` for a value JSON cannot show (`undefined`, a function).
+ * JSON with object keys sorted at every level (array-index keys first, see {@link canonicalKeys}): the
+ * same value always gives the same text. Like `JSON.stringify`, it gives `undefined` for a value JSON
+ * cannot show (`undefined`, a function).
  */
 export function canonicalJson(value: unknown): string {
   let out = "";

@@ -54,17 +54,38 @@ function createdAttributes(after: unknown): AttributeDiff[] {
   }));
 }
 
-/** The keys of both sides, sorted. */
-function keysOf(current: Record<string, unknown>, desired: Record<string, unknown>): string[] {
-  return [...new Set([...Object.keys(current), ...Object.keys(desired)])].sort();
-}
-
 /** One resource compared: the change it needs, or nothing. */
 interface Compared<R> {
   action: ChangeAction;
   before: R | undefined;
   after: R | undefined;
   diff: AttributeDiff[];
+}
+
+const hasOwn = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
+
+/**
+ * Compares every key of both sides of one kind (each once) and returns the changes, sorted by key.
+ * Keys are sorted only when they change something: a store without changes costs no sort.
+ */
+function compareAll<R>(
+  kind: Parameters<typeof compare<R>>[0],
+  current: Record<string, R>,
+  desired: Record<string, R>,
+  ownership: Ownership,
+): [string, Compared<R>][] {
+  const out: [string, Compared<R>][] = [];
+  for (const key in desired) {
+    if (!hasOwn(desired, key)) continue;
+    const cmp = compare(kind, hasOwn(current, key) ? current[key] : undefined, desired[key], ownership);
+    if (cmp) out.push([key, cmp]);
+  }
+  for (const key in current) {
+    if (!hasOwn(current, key) || hasOwn(desired, key)) continue;
+    const cmp = compare(kind, current[key], undefined, ownership);
+    if (cmp) out.push([key, cmp]);
+  }
+  return out.length > 1 ? out.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : out;
 }
 
 /**
@@ -246,9 +267,7 @@ export function createPlanner(desired: DesiredState, options: PlannerOptions = {
       const d = kind.select(want, ownership);
       if (d === undefined) continue;
       const c = kind.select(have) ?? {};
-      for (const key of keysOf(c, d)) {
-        const cmp = compare(kind, c[key], d[key], ownership);
-        if (!cmp) continue;
+      for (const [key, cmp] of compareAll(kind, c, d, ownership)) {
         const segment = kind.segment((cmp.after ?? cmp.before)!);
         record(
           {
@@ -288,9 +307,7 @@ export function createPlanner(desired: DesiredState, options: PlannerOptions = {
       const d = kind.select(wantClient);
       if (d === undefined) continue;
       const c = kind.select(haveClient) ?? {};
-      for (const key of keysOf(c, d)) {
-        const cmp = compare(kind, c[key], d[key], ownership);
-        if (!cmp) continue;
+      for (const [key, cmp] of compareAll(kind, c, d, ownership)) {
         record(
           { address: `client.${kind.name}[${key}]`, store: "", storeId: "", kind: kind.name, key },
           cmp,
@@ -305,15 +322,18 @@ export function createPlanner(desired: DesiredState, options: PlannerOptions = {
     const count = (a: ChangeAction) => changes.filter((c) => c.action === a).length;
     let checksums: PlanChecksums | (() => PlanChecksums) | undefined = given;
     if (memo) {
+      // By store key, whatever the order the stores came in.
+      const stores: Record<string, string> = {};
+      for (const k of storeKeys) stores[k] = currentDigests[k]!;
       const wantClient = desired.client === undefined ? undefined : checksum(desired.client);
       checksums = {
-        current: currentChecksum(currentDigests, client),
+        current: currentChecksum(stores, client),
         desired: checksum(
           wantClient === undefined
             ? { stores: desiredDigests }
             : { stores: desiredDigests, client: wantClient },
         ),
-        stores: currentDigests,
+        stores,
       };
     }
     const plan: Plan = {

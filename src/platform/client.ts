@@ -46,6 +46,12 @@ import type { TokenResponse, WireStoreMenu } from "./wire.js";
 
 export type { RetryInfo } from "./transport.js";
 
+/**
+ * Calls in flight at once when the caller does not say (`--parallelism`): measured in
+ * docs/performance.md. The platform's rate limit (`platform.requests_per_second`) stays the ceiling.
+ */
+export const DEFAULT_PARALLELISM = 8;
+
 /** Options of {@link PlatformClient}. Durations in milliseconds unless the name says seconds. */
 export interface ClientOptions {
   /** Base address of the platform, without a trailing slash, e.g. `https://example.test`. */
@@ -64,6 +70,12 @@ export interface ClientOptions {
   renewBeforeSeconds?: number;
   /** Injectable undici dispatcher (tests, proxies). Default: a keep-alive Agent owned by the client. */
   dispatcher?: Dispatcher;
+  /**
+   * Keep-alive connections to the platform at most, for the client's own Agent: the calls the caller
+   * has in flight at once (`--parallelism`), so that none waits for a connection. Default
+   * {@link DEFAULT_PARALLELISM}. Ignored with `dispatcher`.
+   */
+  connections?: number;
   /**
    * Clock in epoch milliseconds, injectable for tests. Drives token expiry, `Retry-After` dates and the
    * rate limiter's schedule (a frozen clock therefore also freezes the limiter). Default `Date.now`.
@@ -171,7 +183,11 @@ export class PlatformClient {
     this.ownsDispatcher = opts.dispatcher === undefined;
     this.dispatcher =
       opts.dispatcher ??
-      new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connections: 16 });
+      new Agent({
+        keepAliveTimeout: 10_000,
+        keepAliveMaxTimeout: 60_000,
+        connections: Math.max(1, Math.floor(opts.connections ?? DEFAULT_PARALLELISM)),
+      });
     this.retryPolicy = {
       maxAttempts: Math.max(1, Math.floor(opts.maxAttempts ?? DEFAULT_RETRY_POLICY.maxAttempts)),
       baseDelayMs: opts.baseDelayMs ?? DEFAULT_RETRY_POLICY.baseDelayMs,
