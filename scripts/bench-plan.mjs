@@ -212,7 +212,10 @@ function child(mode, message) {
   const proc = fork(self, ["--child", mode], {
     stdio: ["ignore", "inherit", "inherit", "ipc"],
     // CARTE_BENCH_PROFILE=DIR: every carte child writes a CPU profile there (node --cpu-prof).
-    execArgv: profile && mode === "carte" ? ["--cpu-prof", "--cpu-prof-dir", profile] : [],
+    execArgv:
+      profile && (mode === "carte" || process.env.CARTE_BENCH_PROFILE_ALL)
+        ? ["--cpu-prof", "--cpu-prof-dir", profile]
+        : [],
   });
   const next = () =>
     new Promise((resolve, reject) => {
@@ -306,7 +309,7 @@ async function carteChild() {
       let result;
       if (m.command === "plan") {
         // `carte plan` step by step (src/run.ts), to time the loading apart from reading and planning.
-        const project = await loadProject(m.config);
+        const project = await loadProject(m.config, { shareResources: true }); // as src/run.ts
         loadMs = performance.now() - started;
         const session = await openSession(project, { env });
         try {

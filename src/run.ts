@@ -132,9 +132,9 @@ function runOptions(request: RunRequest, hooks: RunHooks): RunOptions {
   return {
     ...(request.parallelism !== undefined ? { parallelism: request.parallelism } : {}),
     ...(request.targeting ? { targeting: request.targeting } : {}),
-    ...(request.command === "plan" && request.checksums !== undefined
-      ? { checksums: request.checksums }
-      : {}),
+    // Checksums are for saved plans (docs/plan-format.md): a plan to show or to apply at once does
+    // without them unless asked; checking a saved plan computes them (workflow.ts checkSavedPlan).
+    checksums: request.command === "plan" ? (request.checksums ?? true) : false,
     ...(hooks.onStoreRead ? { onStoreRead: hooks.onStoreRead } : {}),
     ...(hooks.onEvent ? { onEvent: hooks.onEvent } : {}),
     ...(request.command === "apply" && request.convergenceTimeoutMs !== undefined
@@ -153,7 +153,8 @@ function runOptions(request: RunRequest, hooks: RunHooks): RunOptions {
 export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promise<RunResult> {
   const result: RunResult = { exitCode: ExitCode.ok };
   try {
-    result.project = await loadProject(request.config);
+    // Read-only from here on: stores of a shared catalog share their resources (memory of a big chain).
+    result.project = await loadProject(request.config, { shareResources: true });
     const project = result.project;
     const saved =
       request.command === "apply" && request.planFile ? await readPlanFile(request.planFile) : undefined;

@@ -143,16 +143,28 @@ async function expand(
   return out;
 }
 
+/** Options of {@link loadProject}. */
+export interface LoadOptions {
+  /**
+   * Let the stores of one catalog share the resource objects they resolve alike (`resolveDesired`
+   * `share`): the desired state of a big chain then takes memory for what differs between stores only.
+   * The desired state must then be treated as read-only (a change to one store's shared resource would
+   * show in every store). Default false. The plan/apply path (src/run.ts) sets it.
+   */
+  shareResources?: boolean;
+}
+
 /**
  * Loads a carte project.
  *
  * @param configPath - path of carte.yaml, absolute or relative to the working directory.
+ * @param options - see {@link LoadOptions}.
  * @returns the project with its desired state.
  * @throws {@link ConfigError} with every problem of every file (YAML syntax, schema, references between
  *   files, duplicates), each located as `file:line:col` with file names relative to the working
  *   directory. Nothing else is thrown for bad input.
  */
-export async function loadProject(configPath: string): Promise<LoadedProject> {
+export async function loadProject(configPath: string, options: LoadOptions = {}): Promise<LoadedProject> {
   // The kinds' settings sections (hours, holidays, webhooks…), from the registry.
   const sections = settingsSections();
   const configFile = resolve(configPath);
@@ -258,7 +270,7 @@ export async function loadProject(configPath: string): Promise<LoadedProject> {
       minExisting: config.safety?.min_existing ?? DEFAULT_SAFETY.minExisting,
       protected: config.safety?.protected ?? DEFAULT_SAFETY.protected,
     },
-    desired: resolveDesired(resolvable, client),
+    desired: resolveDesired(resolvable, client, { share: options.shareResources ?? false }),
     ...(config.secrets_file === undefined ? {} : { secretsFile: resolve(root, config.secrets_file) }),
     files: [project, ...catalogFiles, ...groupFiles, ...storeFiles, ...includes.values()].map(
       (f) => f.parsed.file,

@@ -220,10 +220,14 @@ function share<R>(resources: Record<string, R>, pool: Pool<R>): void {
 
 /**
  * Builds the desired state of every store, keyed by integration id, in the order of the store files,
- * with the client-level settings when carte.yaml has any. Stores of one catalog share the resource
- * objects they resolve alike (never change a resolved resource in place).
+ * with the client-level settings when carte.yaml has any. With `share`, stores of one catalog share
+ * the resource objects they resolve alike: the result must then never be changed in place.
  */
-export function resolveDesired(stores: readonly ResolvableStore[], client?: ClientState): DesiredState {
+export function resolveDesired(
+  stores: readonly ResolvableStore[],
+  client?: ClientState,
+  options: { share?: boolean } = {},
+): DesiredState {
   const desired: DesiredState = { stores: {} };
   const pools = new Map<
     CatalogFile,
@@ -231,6 +235,8 @@ export function resolveDesired(stores: readonly ResolvableStore[], client?: Clie
   >();
   for (const s of stores) {
     const state = resolveStore(s);
+    desired.stores[state.store.key] = state;
+    if (!options.share) continue;
     let pool = pools.get(s.catalog);
     if (!pool) {
       pool = { items: new Map(), categories: new Map(), menus: new Map() };
@@ -239,7 +245,6 @@ export function resolveDesired(stores: readonly ResolvableStore[], client?: Clie
     share(state.items, pool.items);
     share(state.categories, pool.categories);
     share(state.menus, pool.menus);
-    desired.stores[state.store.key] = state;
   }
   if (client) desired.client = client;
   return desired;

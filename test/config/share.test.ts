@@ -34,7 +34,7 @@ describe("stores of one catalog", () => {
       storeFile(3),
       storeFile(4, { exclude: ["LARGE"] }),
     ];
-    const desired = resolveDesired(stores);
+    const desired = resolveDesired(stores, undefined, { share: true });
     const [a, b, c, d] = ["s1", "s2", "s3", "s4"].map((k) => desired.stores[k]!);
     // Each store is exactly what it resolves to alone.
     stores.forEach((s) => expect(desired.stores[s.store.store.integration_id]).toEqual(resolveStore(s)));
@@ -48,5 +48,11 @@ describe("stores of one catalog", () => {
     expect(c!.menus.DEFAULT).toBe(a!.menus.DEFAULT);
     expect(d!.items.SIZE).not.toBe(a!.items.SIZE);
     expect(d!.items.SIZE!.children).toEqual([]);
+  });
+
+  it("keep their own objects unless asked to share, so that one store can be changed alone", () => {
+    const desired = resolveDesired([storeFile(1), storeFile(2)]);
+    expect(desired.stores.s2!.items.BURGER).toEqual(desired.stores.s1!.items.BURGER);
+    expect(desired.stores.s2!.items.BURGER).not.toBe(desired.stores.s1!.items.BURGER);
   });
 });
