@@ -11,6 +11,8 @@
 //   --skip-apply-timing  make the stores from empty at latency 0 (setup only, not timed against the floor)
 //   --cli             also time `carte plan` end to end through the CLI, in its own process
 //   --generate-only DIR  only write the chain's files into DIR
+//   --rps N           carte's platform.requests_per_second (default 10000, its highest: not the limit here)
+//   --plan-only       stop after the no-change plan and the minimal reader
 // CARTE_BENCH_PROFILE=DIR in the environment: each carte run writes a CPU profile into DIR.
 //
 // What it does, each step in its own process, against one emulator in its own process:
@@ -108,7 +110,7 @@ function catalogYaml(shape, bump = new Set()) {
 }
 
 /** Writes the chain's files into `dir`; returns the seed of the emulator. */
-function writeChain(dir, stores, shape, emulatorUrl) {
+function writeChain(dir, stores, shape, emulatorUrl, rps = 10000) {
   for (const sub of ["stores", "catalogs", "groups", "shared"])
     mkdirSync(path.join(dir, sub), { recursive: true });
   writeFileSync(path.join(dir, "catalogs", "bench.yaml"), catalogYaml(shape));
@@ -143,8 +145,8 @@ function writeChain(dir, stores, shape, emulatorUrl) {
       "version: 1",
       "platform:",
       `  base_url: ${emulatorUrl}`,
-      // The emulator answers as fast as it can: carte's own pacing is not what is measured here.
-      "  requests_per_second: 10000",
+      // By default the emulator answers as fast as it can: carte's own pacing is not what is measured.
+      `  requests_per_second: ${rps}`,
       "stores: stores/*.yaml",
       "catalogs: catalogs/*.yaml",
       "groups: groups/*.yaml",
@@ -240,6 +242,36 @@ async function emulatorChild() {
   const { startEmulator } = await import(dist("emulator/index.js"));
   const { routeOfPath, routeSpec } = await import(dist("platform/routes.js"));
   let emu;
+  const empty = () => ({ logins: 0, reads: [], writes: 0, writeBytes: 0, catalogWriteBytes: 0, byRoute: {} });
+  let out = empty();
+  // The requests received so far, summed up and dropped: the emulator records every body it gets, and
+  // a thousand store menus kept would make its garbage collector, not carte, the thing measured.
+  const sum = () => {
+    for (const r of emu.requests) {
+      const name = routeOfPath(r.method, r.path);
+      const spec = name && routeSpec(name);
+      const key = name ?? `${r.method} ${r.path}`;
+      out.byRoute[key] = (out.byRoute[key] ?? 0) + 1;
+      if (!spec) continue;
+      if (spec.surface === "none") out.logins++;
+      else if (spec.synchronous === undefined) {
+        // The reads themselves, for the minimal reader.
+        out.reads.push({
+          method: r.method,
+          path: r.path + (r.query ? `?${r.query}` : ""),
+          body: r.body === undefined || r.body === "" ? undefined : JSON.stringify(r.body),
+        });
+      } else {
+        const bytes = r.body === undefined ? 0 : Buffer.byteLength(JSON.stringify(r.body));
+        out.writes++;
+        out.writeBytes += bytes;
+        if (/\/stores\/\{storeId\}\/(items|categories|menu|store-menu)$/.test(name))
+          out.catalogWriteBytes += bytes;
+      }
+    }
+    emu.clearRequests();
+  };
+  const timer = setInterval(() => emu && sum(), 250);
   process.on("message", async (m) => {
     try {
       if (m.type === "start") {
@@ -249,32 +281,12 @@ async function emulatorChild() {
         emu.setFaults(m.ms > 0 ? { latencyMs: m.ms } : undefined);
         process.send({ ok: true });
       } else if (m.type === "take") {
-        // The requests since the last take, by category; the reads themselves for the minimal reader.
-        const out = { logins: 0, reads: [], writes: 0, writeBytes: 0, catalogWriteBytes: 0, byRoute: {} };
-        for (const r of emu.requests) {
-          const name = routeOfPath(r.method, r.path);
-          const spec = name && routeSpec(name);
-          out.byRoute[name ?? `${r.method} ${r.path}`] =
-            (out.byRoute[name ?? `${r.method} ${r.path}`] ?? 0) + 1;
-          if (!spec) continue;
-          if (spec.surface === "none") out.logins++;
-          else if (spec.synchronous === undefined) {
-            out.reads.push({
-              method: r.method,
-              path: r.path + (r.query ? `?${r.query}` : ""),
-              body: r.body === undefined || r.body === "" ? undefined : JSON.stringify(r.body),
-            });
-          } else {
-            const bytes = r.body === undefined ? 0 : Buffer.byteLength(JSON.stringify(r.body));
-            out.writes++;
-            out.writeBytes += bytes;
-            if (/\/stores\/\{storeId\}\/(items|categories|menu|store-menu)$/.test(name))
-              out.catalogWriteBytes += bytes;
-          }
-        }
-        emu.clearRequests();
+        // The requests since the last take, by category.
+        sum();
         process.send(out);
+        out = empty();
       } else if (m.type === "close") {
+        clearInterval(timer);
         await emu.close();
         process.send({ ok: true });
         process.exit(0);
@@ -307,11 +319,12 @@ async function carteChild() {
       let planMs;
       let planOut;
       let result;
+      const stages = {};
       if (m.command === "plan") {
         // `carte plan` step by step (src/run.ts), to time the loading apart from reading and planning.
         const project = await loadProject(m.config, { shareResources: true }); // as src/run.ts
         loadMs = performance.now() - started;
-        const session = await openSession(project, { env });
+        const session = await openSession(project, { env, connections: m.parallelism });
         try {
           const { plan } = await planProject(project, session, {
             parallelism: m.parallelism,
@@ -334,9 +347,28 @@ async function carteChild() {
             secrets: () => discardingSink(() => {}),
             convergenceTimeoutMs: 600_000,
           },
-          { onPlan: () => void (planMs = performance.now() - started) },
+          {
+            onPlan: () => void (planMs = performance.now() - started),
+            // CARTE_BENCH_STAGES=1: when each endpoint's calls ran (first start to last end) and how long.
+            onEvent: (e) => {
+              if (!process.env.CARTE_BENCH_STAGES || e.type !== "operation") return;
+              const end = performance.now();
+              const key = e.result.id.replace(/^[^:]*:/, "").replace(/#\d+$/, "");
+              const st = (stages[key] ??= { calls: 0, first: Infinity, last: 0, ms: 0 });
+              st.calls++;
+              st.first = Math.min(st.first, end - e.result.durationMs);
+              st.last = Math.max(st.last, end);
+              st.ms += e.result.durationMs;
+            },
+          },
         );
         if (result.error) throw result.error;
+        for (const [k, st] of Object.entries(stages)) {
+          console.log(
+            `  ${k.padEnd(32)} ${String(st.calls).padStart(6)} calls, ${((st.last - st.first) / 1000).toFixed(2)} s wall, ` +
+              `${(st.ms / st.calls).toFixed(1)} ms a call`,
+          );
+        }
       }
       if (m.out) await writePlanFile(m.out, result.plan);
       reply({
@@ -493,6 +525,8 @@ async function main() {
       "skip-apply-timing": { type: "boolean", default: false },
       cli: { type: "boolean", default: false },
       "generate-only": { type: "string" },
+      rps: { type: "string", default: "10000" },
+      "plan-only": { type: "boolean", default: false },
     },
   });
   const stores = Number(values.stores);
@@ -521,7 +555,7 @@ async function main() {
   const emulator = child("emulator");
   try {
     // The seed must be known before the emulator starts; its address before the files are written.
-    const seed = writeChain(dir, stores, shape, "http://127.0.0.1:1");
+    const seed = writeChain(dir, stores, shape, "http://127.0.0.1:1", Number(values.rps));
     const { url } = await emulator.ask({ type: "start", seed, applyDelayMs: 20 });
     writeFileSync(config, readFileSync(config, "utf8").replace("http://127.0.0.1:1", url));
 
@@ -584,6 +618,8 @@ async function main() {
         `carte plan (CLI)          ${s(performance.now() - cliStart)} end to end, process start and loading included`,
       );
     }
+
+    if (values["plan-only"]) return;
 
     // 4. A 1 % change of the shared catalog: saved plan, then applied from the file.
     const bump = new Set(

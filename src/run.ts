@@ -40,7 +40,7 @@ interface RequestBase {
   targeting?: Targeting;
   /** `--force --reason`: go past the safety guards once; the reason is recorded in the plan. */
   force?: { reason: string } | undefined;
-  /** Stores read and calls made at once. Default 8. */
+  /** Stores read and calls made at once. Default `DEFAULT_PARALLELISM` (src/platform/client.ts). */
   parallelism?: number;
   /** Per-request timeout of the platform client, in milliseconds. */
   timeoutMs?: number;

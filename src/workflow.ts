@@ -12,6 +12,7 @@ import { waitForPlan } from "./apply/verify.js";
 import { createPlanner } from "./plan/plan.js";
 import { desiredChecksum } from "./plan/checksum.js";
 import { isTargeted, matchStore, type Targeting } from "./plan/target.js";
+import { DEFAULT_PARALLELISM } from "./platform/client.js";
 import type { Plan, ResourceChange } from "./plan/types.js";
 import { secretCollector, type SecretSink } from "./secrets.js";
 import type { Session } from "./session.js";
@@ -19,7 +20,7 @@ import { clientReadKinds, fetchCurrent, readCurrent, readRequests } from "./stat
 
 /** Options shared by planning and applying. */
 export interface RunOptions {
-  /** Stores read or written at once. Default 8. */
+  /** Stores read or written at once. Default {@link DEFAULT_PARALLELISM}. */
   parallelism?: number;
   /** Longest wait for the platform to show accepted writes, in milliseconds. Default 60 000. */
   convergenceTimeoutMs?: number;
@@ -70,7 +71,7 @@ export async function fetchProjectState(
 ): Promise<CurrentState> {
   const desired = scopeDesired(project.desired, options.targeting);
   return fetchCurrent(session.client, readRequests(desired, project.ownership), {
-    parallelism: options.parallelism ?? 8,
+    parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
     clientKinds: clientReadKinds(desired, project.ownership),
     onRead: (done, total) => options.onStoreRead?.(done, total),
   });
@@ -99,7 +100,7 @@ export async function planProject(
     readRequests(desired, project.ownership),
     (key, state) => planner.addStore(key, state),
     {
-      parallelism: options.parallelism ?? 8,
+      parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
       clientKinds: clientReadKinds(desired, project.ownership),
       onRead: (done, total) => options.onStoreRead?.(done, total),
     },
@@ -181,7 +182,7 @@ export async function applyPlan(
   // The plan's changes by address, made the first time a call must be settled by reading.
   let byAddress: Map<string, ResourceChange> | undefined;
   const results = await executePlan(plan, session.client, {
-    parallelism: options.parallelism ?? 8,
+    parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
     ...(options.settleMs !== undefined ? { settleMs: options.settleMs } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
     ...(options.secrets ? { onResponse: secretCollector(options.secrets) } : {}),
@@ -201,7 +202,7 @@ export async function applyPlan(
   const toVerify = plan.changes.filter((c) => applied.has(c.address) && !troubled.has(c.store));
   const verify = await waitForPlan(plan, toVerify, session.client, {
     timeoutMs: options.convergenceTimeoutMs ?? 60_000,
-    parallelism: options.parallelism ?? 8,
+    parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
   });
   const report: ApplyReport = {
     operations: results,

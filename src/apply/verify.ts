@@ -9,7 +9,7 @@ import { clientKinds, kindNamed } from "../kinds/registry.js";
 import type { ClientKind, ResourceKind } from "../kinds/types.js";
 import { jsonEqual } from "../kinds/util.js";
 import type { ClientState, StoreState } from "../model.js";
-import type { PlatformClient } from "../platform/client.js";
+import { DEFAULT_PARALLELISM, type PlatformClient } from "../platform/client.js";
 import type { Plan, ResourceChange } from "../plan/types.js";
 import { readCurrent, type ReadRequest } from "../state/current.js";
 
@@ -124,7 +124,7 @@ export async function waitForPlan(
         if (rest.length > 0) next.set(key, rest);
       },
       {
-        parallelism: options.parallelism ?? 8,
+        parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
         clientKinds: [...new Set(clientChanges.map(clientKindOf))],
       },
     );

@@ -22,6 +22,7 @@ import {
 } from "../import/index.js";
 import { emptyStore, type StoreIdentity } from "../model.js";
 import { DEFAULT_SAFETY } from "../plan/safety.js";
+import { DEFAULT_PARALLELISM } from "../platform/client.js";
 import { openSession } from "../session.js";
 import type { CliIo } from "./io.js";
 
@@ -163,7 +164,11 @@ export function importCommand(io: CliIo, setCode: (code: number) => void): Comma
           default: false,
           describe: "Write the files even when the live state holds something they cannot express",
         })
-        .option("parallelism", { type: "number", default: 8, describe: "Stores read at once" })
+        .option("parallelism", {
+          type: "number",
+          default: DEFAULT_PARALLELISM,
+          describe: "Stores read at once",
+        })
         .option("quiet", {
           alias: "q",
           type: "boolean",

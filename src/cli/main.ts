@@ -17,6 +17,7 @@ import { importCommand } from "./import.js";
 import { webhooksCommand } from "./webhooks.js";
 import { UsageError } from "../errors.js";
 import { SEGMENT_NAMES, type SegmentName } from "../kinds/registry.js";
+import { DEFAULT_PARALLELISM } from "../platform/client.js";
 import { reportError, type CliIo } from "./io.js";
 
 const EPILOGUE = `Exit codes:
@@ -57,7 +58,11 @@ function runFlags<T>(y: Argv<T>) {
       type: "string",
       describe: "Why the guards are overridden; recorded in the plan and the output",
     })
-    .option("parallelism", { type: "number", default: 8, describe: "Stores read and calls made at once" })
+    .option("parallelism", {
+      type: "number",
+      default: DEFAULT_PARALLELISM,
+      describe: "Stores read and calls made at once",
+    })
     .option("quiet", { alias: "q", type: "boolean", default: false, describe: "No progress output" })
     .check((a) => {
       if (a.force && !(typeof a.reason === "string" && a.reason.trim()))

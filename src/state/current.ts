@@ -27,7 +27,7 @@ import {
   type StoreIds,
   type StoreState,
 } from "../model.js";
-import type { PlatformClient } from "../platform/client.js";
+import { DEFAULT_PARALLELISM, type PlatformClient } from "../platform/client.js";
 
 /** What to read in one store: the kinds whose resources are wanted. */
 export interface ReadRequest {
@@ -86,7 +86,7 @@ export function clientReadKinds(
 
 /** Options of {@link fetchCurrent} and {@link readCurrent}. */
 export interface FetchOptions {
-  /** Calls in flight at once. Default 8. */
+  /** Calls in flight at once. Default {@link DEFAULT_PARALLELISM}. */
   parallelism?: number;
   /** Called as reads complete: `done` of `total` store reads. */
   onRead?: (done: number, total: number) => void;
@@ -198,7 +198,10 @@ export async function readCurrent(
   options: FetchOptions = {},
 ): Promise<CurrentState["client"]> {
   const places = new Map(requests.map((r, i) => [r.store.key, i]));
-  const limit = storeOrderedLimit(options.parallelism ?? 8, (key) => places.get(key) ?? requests.length);
+  const limit = storeOrderedLimit(
+    options.parallelism ?? DEFAULT_PARALLELISM,
+    (key) => places.get(key) ?? requests.length,
+  );
   // Reads by name: kinds that share a part share one read object (a second object of the same name
   // is a bug that would fetch the part twice).
   const reads = new Map<string, StoreRead>();
