@@ -317,6 +317,7 @@ async function carteChild() {
       const started = performance.now();
       let loadMs;
       let planMs;
+      let planCpuMs;
       let planOut;
       let result;
       const stages = {};
@@ -325,12 +326,15 @@ async function carteChild() {
         const project = await loadProject(m.config, { shareResources: true }); // as src/run.ts
         loadMs = performance.now() - started;
         const session = await openSession(project, { env, connections: m.parallelism });
+        const cpu = process.cpuUsage();
         try {
           const { plan } = await planProject(project, session, {
             parallelism: m.parallelism,
             checksums: m.out !== undefined,
           });
           planMs = performance.now() - started - loadMs;
+          const used = process.cpuUsage(cpu);
+          planCpuMs = (used.user + used.system) / 1000;
           planOut = renderText(plan, { color: false });
           result = { plan, exitCode: 0 };
         } finally {
@@ -375,6 +379,7 @@ async function carteChild() {
         loadMs,
         runMs: performance.now() - started,
         planMs,
+        planCpuMs,
         applyMs: result.applyMs,
         exitCode: result.exitCode,
         summary: result.plan?.summary,
@@ -416,6 +421,7 @@ async function readerChild() {
         return { value: text.length > 0 ? JSON.parse(text) : undefined, bytes: text.length };
       };
       const started = performance.now();
+      const cpu = process.cpuUsage();
       const creds = JSON.stringify({
         client_id: CREDENTIALS.CARTE_CLIENT_ID,
         client_secret: CREDENTIALS.CARTE_CLIENT_SECRET,
@@ -438,8 +444,9 @@ async function readerChild() {
       };
       await Promise.all(Array.from({ length: m.parallelism }, worker));
       const ms = performance.now() - started;
+      const used = process.cpuUsage(cpu);
       await agent.close();
-      reply({ ms, bytes, peakRssMiB: peakRssMiB() });
+      reply({ ms, cpuMs: (used.user + used.system) / 1000, bytes, peakRssMiB: peakRssMiB() });
     } catch (err) {
       reply({ error: String(err?.stack ?? err) });
     }
@@ -588,11 +595,11 @@ async function main() {
     await emulator.ask({ type: "take" });
     const bound = (planCalls.reads.length * latency) / parallelism;
     console.log(
-      `no-change plan            ${s(plan.planMs)} (load ${s(plan.loadMs)} apart); ${planCalls.reads.length} reads + ` +
+      `no-change plan            ${s(plan.planMs)} (CPU ${s(plan.planCpuMs)}; load ${s(plan.loadMs)} apart); ${planCalls.reads.length} reads + ` +
         `${planCalls.logins} logins (minimum ${minimumReads} + 2), ${planCalls.writes} writes; peak RSS ${plan.peakRssMiB.toFixed(0)} MiB`,
     );
     console.log(
-      `minimal reader            ${s(reader.ms)}; ${(reader.bytes / MiB).toFixed(0)} MiB of answers; peak RSS ${reader.peakRssMiB.toFixed(0)} MiB`,
+      `minimal reader            ${s(reader.ms)} (CPU ${s(reader.cpuMs)}); ${(reader.bytes / MiB).toFixed(0)} MiB of answers; peak RSS ${reader.peakRssMiB.toFixed(0)} MiB`,
     );
     console.log(
       `  carte ÷ reader ${x(plan.planMs, reader.ms)}; carte ÷ latency bound (${s(bound)}) ${x(plan.planMs, bound)}; ` +

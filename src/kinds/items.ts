@@ -151,6 +151,12 @@ export const items: ResourceKind<ItemResource, "item", "modifier_group"> = {
     }
     // The upsert replaces the whole item: send the full desired item, schedules included, even where
     // the comparison leaves them to the utils group.
-    return [{ endpoint: "items.upsert", element: toWireItem(ctx.desired.items[key] ?? after!) }];
+    const item = ctx.desired.items[key] ?? after!;
+    let element = ctx.elements?.get(item) as WireItem | undefined;
+    if (!element) {
+      element = toWireItem(item);
+      ctx.elements?.set(item, element);
+    }
+    return [{ endpoint: "items.upsert", element }];
   },
 };

@@ -251,6 +251,13 @@ export interface WriteContext {
   desired: StoreState;
   /** Platform ids of what exists in the store now (for updates by id and for deletes). */
   ids: StoreIds;
+  /**
+   * Elements already built in this plan, by the resource object they were built from: stores of a
+   * shared catalog hold the same desired objects, and one element can serve every store's call (a
+   * plan from empty of thousands of stores holds each catalog element once). Lives for one plan only,
+   * over states nothing changes meanwhile. Absent: build every element anew.
+   */
+  elements?: WeakMap<object, unknown>;
 }
 
 /** What every kind, store-level or client-level, declares about itself. */

@@ -47,6 +47,17 @@ export function diffAttributes(before: unknown, after: unknown): AttributeDiff[]
   return out;
 }
 
+/** The attributes of a created resource, built once per resource object of the plan (`created`). */
+function createdOnce(after: unknown, created: WeakMap<object, AttributeDiff[]> | undefined): AttributeDiff[] {
+  if (!created || after === null || typeof after !== "object") return createdAttributes(after);
+  let diff = created.get(after);
+  if (!diff) {
+    diff = createdAttributes(after);
+    created.set(after, diff);
+  }
+  return diff;
+}
+
 function createdAttributes(after: unknown): AttributeDiff[] {
   return Object.entries((after ?? {}) as Record<string, unknown>).map(([attribute, value]) => ({
     attribute,
@@ -73,16 +84,23 @@ function compareAll<R>(
   current: Record<string, R>,
   desired: Record<string, R>,
   ownership: Ownership,
+  created?: WeakMap<object, AttributeDiff[]>,
 ): [string, Compared<R>][] {
   const out: [string, Compared<R>][] = [];
   for (const key in desired) {
     if (!hasOwn(desired, key)) continue;
-    const cmp = compare(kind, hasOwn(current, key) ? current[key] : undefined, desired[key], ownership);
+    const cmp = compare(
+      kind,
+      hasOwn(current, key) ? current[key] : undefined,
+      desired[key],
+      ownership,
+      created,
+    );
     if (cmp) out.push([key, cmp]);
   }
   for (const key in current) {
     if (!hasOwn(current, key) || hasOwn(desired, key)) continue;
-    const cmp = compare(kind, current[key], undefined, ownership);
+    const cmp = compare(kind, current[key], undefined, ownership, created);
     if (cmp) out.push([key, cmp]);
   }
   return out.length > 1 ? out.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : out;
@@ -101,6 +119,7 @@ function compare<R>(
   have: R | undefined,
   want: R | undefined,
   ownership: Ownership,
+  created?: WeakMap<object, AttributeDiff[]>,
 ): Compared<R> | undefined {
   let before = have;
   let action: ChangeAction;
@@ -122,7 +141,7 @@ function compare<R>(
   }
   const diff =
     action === "create"
-      ? createdAttributes(want)
+      ? createdOnce(want, created)
       : action === "update"
         ? (kind.diff?.(before!, want!) ?? diffAttributes(before, want))
         : [];
@@ -193,6 +212,10 @@ export function createPlanner(desired: DesiredState, options: PlannerOptions = {
   const policy = options.safety ?? DEFAULT_SAFETY;
   const planned = new Map<string, PlannedStore>();
   const memo = options.checksums ? digestMemo() : undefined;
+  // What this plan builds from a desired resource object, built once: stores of a shared catalog hold
+  // the same objects, and a plan from empty then holds each created resource's diff and call element once.
+  const created = new WeakMap<object, AttributeDiff[]>();
+  const elements = new WeakMap<object, unknown>();
   const currentDigests: Record<string, string> = {};
   const desiredDigests: Record<string, string> = {};
 
@@ -259,7 +282,7 @@ export function createPlanner(desired: DesiredState, options: PlannerOptions = {
       ...(live ?? { ...emptyStore(want.store), ids: emptyIds() }),
       ...(want.schedulesVia ? { schedulesVia: want.schedulesVia } : {}),
     };
-    const ctx = { desired: want, ids: have.ids };
+    const ctx = { desired: want, ids: have.ids, elements };
     const { record, selected } = collector();
     for (const kind of kinds) {
       const ownership = ownershipOf(kind);
@@ -267,7 +290,7 @@ export function createPlanner(desired: DesiredState, options: PlannerOptions = {
       const d = kind.select(want, ownership);
       if (d === undefined) continue;
       const c = kind.select(have) ?? {};
-      for (const [key, cmp] of compareAll(kind, c, d, ownership)) {
+      for (const [key, cmp] of compareAll(kind, c, d, ownership, created)) {
         const segment = kind.segment((cmp.after ?? cmp.before)!);
         record(
           {
