@@ -214,10 +214,13 @@ function child(mode, message) {
   const proc = fork(self, ["--child", mode], {
     stdio: ["ignore", "inherit", "inherit", "ipc"],
     // CARTE_BENCH_PROFILE=DIR: every carte child writes a CPU profile there (node --cpu-prof).
-    execArgv:
-      profile && (mode === "carte" || process.env.CARTE_BENCH_PROFILE_ALL)
+    execArgv: [
+      ...(profile && (mode === "carte" || process.env.CARTE_BENCH_PROFILE_ALL)
         ? ["--cpu-prof", "--cpu-prof-dir", profile]
-        : [],
+        : []),
+      // The emulator keeps every store's catalog and rendered menu: thousands of stores need room.
+      ...(mode === "emulator" ? ["--max-old-space-size=16384"] : []),
+    ],
   });
   const next = () =>
     new Promise((resolve, reject) => {
