@@ -1,89 +1,674 @@
-// Benchmark: plan and apply for a chain of many stores against the emulator on loopback.
-// Usage: npm run bench:plan [-- STORES [REQUESTS_PER_SECOND]]
-//   default 300 stores sharing the example catalog, paced at 1000 requests/s so that carte itself is
-//   measured (a real platform is paced at 50/s by default: platform.requests_per_second).
-// Prints wall times, API calls and peak memory; stops by itself.
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+// Benchmark of plan and apply for a big chain, against the emulator in its own process (issue 15).
+//
+// Usage: npm run bench:plan -- [--stores N] [--entries M] [--latency MS] [--parallelism P]
+//                              [--planner R] [--skip-apply-timing] [--cli]
+//   --stores N        stores of the generated chain (default 100)
+//   --entries M       catalog entries per store: items, options, modifier groups and categories in the
+//                     proportions 324 : 232 : 40 : 20 of a 616-entry catalog, plus 2 menus (default 616)
+//   --latency MS      latency the emulator adds to every answer (default 20)
+//   --parallelism P   carte's --parallelism and the minimal reader's (default 8)
+//   --planner R       also time the pure planner on R resources (no I/O), e.g. 1000000
+//   --skip-apply-timing  make the stores from empty at latency 0 (setup only, not timed against the floor)
+//   --cli             also time `carte plan` end to end through the CLI, in its own process
+//   --generate-only DIR  only write the chain's files into DIR
+//   --rps N           carte's platform.requests_per_second (default 10000, its highest: not the limit here)
+//   --plan-only       stop after the no-change plan and the minimal reader
+// CARTE_BENCH_PROFILE=DIR in the environment: each carte run writes a CPU profile into DIR.
+//
+// What it does, each step in its own process, against one emulator in its own process:
+//   1. generates the chain: one shared catalog, 4 groups, N store files with hours, holidays, special
+//      days, webhooks and per-store overrides (prices, titles, items switched off);
+//   2. apply from empty (`carte apply --auto-approve`), timed against writes × latency ÷ parallelism;
+//   3. the no-change plan (`carte plan`), timed, then a minimal reader that makes exactly the reads carte
+//      made (same calls, same parallelism, `JSON.parse` of each answer and nothing else): carte's time
+//      as a ratio of the reader's and of the latency bound (reads × latency ÷ parallelism), its reads
+//      against the minimum, its peak RSS;
+//   4. a 1 % change (6 prices per 616 entries in the shared catalog): `carte plan --out` and
+//      `carte apply plan.json`, its writes against the minimum (one items upsert per store) and its
+//      bytes against a full store-menu upload (the catalog calls of the apply from empty);
+//   5. with --planner: the pure planner (`buildPlan`) on R resources, no change and 1 % changed.
+// Stops by itself; sends traffic only to 127.0.0.1.
+import { fork } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import { tmpdir, loadavg } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { loadProject } from "../dist/config/index.js";
-import { startEmulator } from "../dist/emulator/index.js";
-import { openSession } from "../dist/session.js";
-import { applyPlan, planProject } from "../dist/workflow.js";
+import { parseArgs } from "node:util";
 
-const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-const stores = Number(process.argv[2] ?? 300);
-const rps = Number(process.argv[3] ?? 1000);
-const dir = mkdtempSync(path.join(tmpdir(), "carte-bench-"));
-// The example chain's catalogs, groups, shared files and defaults, with many stores instead of three.
-for (const sub of ["catalogs", "groups", "shared"]) {
-  cpSync(path.join(root, "examples", "chain", sub), path.join(dir, sub), { recursive: true });
-}
-const template = readFileSync(path.join(root, "examples", "chain", "stores", "bog-centro.yaml"), "utf8");
-const seedStores = [];
-for (let i = 0; i < stores; i++) {
-  const key = `store-${String(i).padStart(4, "0")}`;
-  const id = String(1_000_000 + i);
-  const text = template
-    .replace(/^(\s*id:\s*).*$/m, `$1${id}`)
-    .replace(/^(\s*integration_id:\s*).*$/m, `$1${key}`)
-    .replace(/^(\s*name:\s*).*$/m, `$1Store ${i}`);
-  writeFileSync(path.join(dir, `${key}.yaml`), text);
-  seedStores.push({ id, integration_id: key, name: `Store ${i}` });
-}
-const env = { CARTE_CLIENT_ID: "bench", CARTE_CLIENT_SECRET: "bench-secret" };
-const emu = await startEmulator({
-  port: 0,
-  applyDelayMs: 20,
-  seed: {
-    clients: [{ client_id: env.CARTE_CLIENT_ID, client_secret: env.CARTE_CLIENT_SECRET, stores: seedStores }],
-  },
-});
-const example = readFileSync(path.join(root, "examples", "chain", "carte.yaml"), "utf8");
-writeFileSync(
-  path.join(dir, "carte.yaml"),
-  example
-    .replace(/^version: 1$/m, `version: 1\nplatform:\n  base_url: ${emu.url}\n  requests_per_second: ${rps}`)
-    .replace(/^stores: .*$/m, "stores: store-*.yaml")
-    .replace(/^emulator:\n( {2}.*\n)*/m, ""),
-);
+const self = fileURLToPath(import.meta.url);
+const root = path.dirname(path.dirname(self));
+const dist = (p) => path.join(root, "dist", p);
+const MiB = 1024 * 1024;
+const CREDENTIALS = { CARTE_CLIENT_ID: "bench", CARTE_CLIENT_SECRET: "bench-secret" };
 
-let peak = 0;
-const sample = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
-const time = async (label, fn) => {
-  const t = performance.now();
-  const out = await fn();
-  console.log(`${label.padEnd(34)} ${((performance.now() - t) / 1000).toFixed(2)} s`);
-  return out;
-};
-try {
-  const project = await time(`load ${stores} store files`, () => loadProject(path.join(dir, "carte.yaml")));
-  const session = await openSession(project, { env });
-  // Reads made with POST (store and item status) are not writes.
-  const isRead = (r) =>
-    r.method === "GET" ||
-    r.path.includes("/token/") ||
-    (r.method === "POST" && (r.path.endsWith("/availability/stores") || r.path.endsWith("/status")));
-  const calls = () => emu.requests.filter((r) => !isRead(r)).length;
-  const first = await time("plan from empty stores", () =>
-    planProject(project, session, { parallelism: 16 }),
+// ---------------------------------------------------------------------------------------- the chain
+
+/** Entries of a catalog of `m` entries, in the proportions of the 616-entry catalog. */
+function catalogShape(m) {
+  const categories = Math.max(1, Math.round((m * 20) / 616));
+  const groups = Math.max(1, Math.round((m * 40) / 616));
+  const options = Math.max(groups, Math.round((m * 232) / 616));
+  const items = Math.max(1, m - categories - groups - options);
+  return { items, options, groups, categories };
+}
+
+const pad = (n) => String(n).padStart(4, "0");
+const itemSku = (i) => `ITEM-${pad(i)}`;
+
+/** The shared catalog as YAML; `bump` SKUs get their price raised by 100 (the 1 % change). */
+function catalogYaml(shape, bump = new Set()) {
+  const lines = ["name: bench", "items:"];
+  for (let i = 0; i < shape.items; i++) {
+    const sku = itemSku(i);
+    const groups = [i % shape.groups, (i * 7 + 3) % shape.groups].filter((g, k, a) => a.indexOf(g) === k);
+    lines.push(
+      `  - sku: ${sku}`,
+      `    title: Item ${i} of the bench chain`,
+      `    description: A description of item ${i}, long enough to look like a real one on a menu.`,
+      `    price: ${10000 + (i % 50) * 500 + (bump.has(sku) ? 100 : 0)}`,
+      `    images: [img/item-${i}.jpg]`,
+      `    modifier_groups: [${groups.map((g) => `GROUP-${pad(g)}`).join(", ")}]`,
+    );
+  }
+  lines.push("modifier_groups:");
+  let option = 0;
+  for (let g = 0; g < shape.groups; g++) {
+    const count = Math.floor(shape.options / shape.groups) + (g < shape.options % shape.groups ? 1 : 0);
+    lines.push(
+      `  - sku: GROUP-${pad(g)}`,
+      `    title: Modifier group ${g}`,
+      "    min: 0",
+      `    max: ${Math.min(3, count)}`,
+      "    type: inclusive",
+      "    options:",
+    );
+    for (let k = 0; k < count; k++, option++) {
+      lines.push(
+        `      - { sku: OPTION-${pad(option)}, title: Option ${option}, price: ${(option % 5) * 1000} }`,
+      );
+    }
+  }
+  lines.push("categories:");
+  for (let c = 0; c < shape.categories; c++) {
+    const skus = [];
+    for (let i = c; i < shape.items; i += shape.categories) skus.push(itemSku(i));
+    lines.push(`  - sku: CAT-${pad(c)}`, `    title: Category ${c}`, `    items: [${skus.join(", ")}]`);
+  }
+  const all = Array.from({ length: shape.categories }, (_, c) => `CAT-${pad(c)}`);
+  const late = all.slice(0, Math.max(1, Math.ceil(all.length / 2)));
+  lines.push(
+    "menus:",
+    "  - type: DEFAULT",
+    `    categories: [${all.join(", ")}]`,
+    "  - type: LATE_NIGHT",
+    "    categories:",
+    ...late.map((sku, k) =>
+      k === late.length - 1 ? `      - { sku: ${sku}, active: false }` : `      - ${sku}`,
+    ),
   );
-  console.log(`  ${first.plan.summary.create} creates, ${first.plan.summary.operations} API calls planned`);
-  await time("apply from empty stores", () => applyPlan(first.plan, session, { parallelism: 16 }));
-  console.log(`  ${calls()} write calls made`);
-  emu.clearRequests();
-  const again = await time("plan with nothing to do", () =>
-    planProject(project, session, { parallelism: 16 }),
+  return lines.join("\n") + "\n";
+}
+
+/** Writes the chain's files into `dir`; returns the seed of the emulator. */
+function writeChain(dir, stores, shape, emulatorUrl, rps = 10000) {
+  for (const sub of ["stores", "catalogs", "groups", "shared"])
+    mkdirSync(path.join(dir, sub), { recursive: true });
+  writeFileSync(path.join(dir, "catalogs", "bench.yaml"), catalogYaml(shape));
+  writeFileSync(
+    path.join(dir, "shared", "holidays.yaml"),
+    [
+      "holidays:",
+      '  "01-01": []',
+      '  "12-25": ["12:00-20:00"]',
+      "special_days:",
+      '  - { name: Nochebuena, date: "12-24", slots: ["11:00-18:00"] }',
+      '  - { name: Nochevieja, date: "12-31", slots: ["11:00-18:00"] }',
+    ].join("\n") + "\n",
   );
+  for (let g = 0; g < 4; g++) {
+    writeFileSync(
+      path.join(dir, "groups", `region-${g}.yaml`),
+      [
+        `name: region-${g}`,
+        `description: Stores of region ${g}`,
+        "defaults:",
+        "  hours:",
+        `    sun: ["12:00-${20 + (g % 3)}:00"]`,
+        "  webhooks:",
+        `    MENU_REJECTED: http://127.0.0.1:9/hooks/region-${g}/menu-rejected`,
+      ].join("\n") + "\n",
+    );
+  }
+  writeFileSync(
+    path.join(dir, "carte.yaml"),
+    [
+      "version: 1",
+      "platform:",
+      `  base_url: ${emulatorUrl}`,
+      // By default the emulator answers as fast as it can: carte's own pacing is not what is measured.
+      `  requests_per_second: ${rps}`,
+      "stores: stores/*.yaml",
+      "catalogs: catalogs/*.yaml",
+      "groups: groups/*.yaml",
+      "defaults:",
+      "  include: shared/holidays.yaml",
+      "  hours:",
+      '    mon-thu: ["11:00-22:00"]',
+      '    fri,sat: ["11:00-23:00"]',
+      '    sun: ["12:00-21:00"]',
+      "  open: true",
+      "  webhooks:",
+      "    NEW_ORDER: http://127.0.0.1:9/hooks/new-order",
+      "    MENU_REJECTED: http://127.0.0.1:9/hooks/menu-rejected",
+      "client:",
+      "  webhooks:",
+      "    STORE_PROVISIONING_STATUS: http://127.0.0.1:9/hooks/provisioning",
+    ].join("\n") + "\n",
+  );
+  const seedStores = [];
+  for (let i = 0; i < stores; i++) {
+    const key = `store-${String(i).padStart(5, "0")}`;
+    const id = String(1_000_000 + i);
+    const a = (i * 13) % shape.items;
+    const b = (i * 29 + 5) % shape.items;
+    writeFileSync(
+      path.join(dir, "stores", `${key}.yaml`),
+      [
+        "store:",
+        `  id: ${id}`,
+        `  integration_id: ${key}`,
+        `  name: Store ${i}`,
+        "catalog: bench",
+        `group: region-${i % 4}`,
+        ...(i % 3 === 0 ? ["hours:", '  fri,sat: ["11:00-15:00", "18:00-02:00"]'] : []),
+        ...(i % 5 === 0 ? ["holidays:", '  "12-25": []'] : []),
+        "open: true",
+        "overrides:",
+        "  prices:",
+        `    ${itemSku(a)}: ${20000 + i}`,
+        `    ${itemSku(b)}: ${21000 + i}`,
+        "  titles:",
+        `    ${itemSku(a)}: Item ${a} of store ${i}`,
+        "availability:",
+        `  unavailable: [${itemSku((a + 1) % shape.items)}, OPTION-${pad(i % shape.options)}]`,
+      ].join("\n") + "\n",
+    );
+    seedStores.push({ id, integration_id: key, name: `Store ${i}` });
+  }
+  return {
+    clients: [
+      {
+        client_id: CREDENTIALS.CARTE_CLIENT_ID,
+        client_secret: CREDENTIALS.CARTE_CLIENT_SECRET,
+        stores: seedStores,
+      },
+    ],
+  };
+}
+
+// ---------------------------------------------------------------------------------------- children
+
+/** Starts a child of this script in `mode`; resolves its first message. */
+function child(mode, message) {
+  const profile = process.env.CARTE_BENCH_PROFILE;
+  const proc = fork(self, ["--child", mode], {
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+    // CARTE_BENCH_PROFILE=DIR: every carte child writes a CPU profile there (node --cpu-prof).
+    execArgv: [
+      ...(profile && (mode === "carte" || process.env.CARTE_BENCH_PROFILE_ALL)
+        ? ["--cpu-prof", "--cpu-prof-dir", profile]
+        : []),
+      // The emulator keeps every store's catalog and rendered menu: thousands of stores need room.
+      ...(mode === "emulator" ? ["--max-old-space-size=16384"] : []),
+    ],
+  });
+  const next = () =>
+    new Promise((resolve, reject) => {
+      const onExit = (code) => reject(new Error(`the ${mode} child stopped (exit code ${code})`));
+      proc.once("exit", onExit);
+      proc.once("message", (m) => {
+        proc.off("exit", onExit);
+        if (m && m.error) reject(new Error(`${mode}: ${m.error}`));
+        else resolve(m);
+      });
+    });
+  const ask = (m) => {
+    const answer = next();
+    proc.send(m);
+    return answer;
+  };
+  return { proc, ask, first: message === undefined ? undefined : ask(message) };
+}
+
+/** Child: the emulator, answering the parent's questions about the requests it received. */
+async function emulatorChild() {
+  const { startEmulator } = await import(dist("emulator/index.js"));
+  const { routeOfPath, routeSpec } = await import(dist("platform/routes.js"));
+  let emu;
+  const empty = () => ({ logins: 0, reads: [], writes: 0, writeBytes: 0, catalogWriteBytes: 0, byRoute: {} });
+  let out = empty();
+  // The requests received so far, summed up and dropped: the emulator records every body it gets, and
+  // a thousand store menus kept would make its garbage collector, not carte, the thing measured.
+  const sum = () => {
+    for (const r of emu.requests) {
+      const name = routeOfPath(r.method, r.path);
+      const spec = name && routeSpec(name);
+      const key = name ?? `${r.method} ${r.path}`;
+      out.byRoute[key] = (out.byRoute[key] ?? 0) + 1;
+      if (!spec) continue;
+      if (spec.surface === "none") out.logins++;
+      else if (spec.synchronous === undefined) {
+        // The reads themselves, for the minimal reader.
+        out.reads.push({
+          method: r.method,
+          path: r.path + (r.query ? `?${r.query}` : ""),
+          body: r.body === undefined || r.body === "" ? undefined : JSON.stringify(r.body),
+        });
+      } else {
+        const bytes = r.body === undefined ? 0 : Buffer.byteLength(JSON.stringify(r.body));
+        out.writes++;
+        out.writeBytes += bytes;
+        if (/\/stores\/\{storeId\}\/(items|categories|menu|store-menu)$/.test(name))
+          out.catalogWriteBytes += bytes;
+      }
+    }
+    emu.clearRequests();
+  };
+  const timer = setInterval(() => emu && sum(), 250);
+  process.on("message", async (m) => {
+    try {
+      if (m.type === "start") {
+        emu = await startEmulator({ port: 0, seed: m.seed, applyDelayMs: m.applyDelayMs });
+        process.send({ url: emu.url });
+      } else if (m.type === "latency") {
+        emu.setFaults(m.ms > 0 ? { latencyMs: m.ms } : undefined);
+        process.send({ ok: true });
+      } else if (m.type === "take") {
+        // The requests since the last take, by category.
+        sum();
+        process.send(out);
+        out = empty();
+      } else if (m.type === "close") {
+        clearInterval(timer);
+        await emu.close();
+        process.send({ ok: true });
+        process.exit(0);
+      }
+    } catch (err) {
+      process.send({ error: String(err?.stack ?? err) });
+    }
+  });
+}
+
+const peakRssMiB = () => process.resourceUsage().maxRSS / 1024;
+
+/** Sends the result to the parent, then ends the child. */
+const reply = (m) => process.send(m, () => process.exit(0));
+
+/** Child: one carte run (plan, plan --out, apply, apply FILE) through the library path the CLI uses. */
+async function carteChild() {
+  process.once("message", async (m) => {
+    try {
+      const { loadProject } = await import(dist("config/index.js"));
+      const { runCarte } = await import(dist("run.js"));
+      const { renderText } = await import(dist("render/text.js"));
+      const { writePlanFile } = await import(dist("plan/file.js"));
+      const { discardingSink } = await import(dist("secrets.js"));
+      const { openSession } = await import(dist("session.js"));
+      const { planProject } = await import(dist("workflow.js"));
+      const env = { ...process.env, ...CREDENTIALS };
+      const started = performance.now();
+      let loadMs;
+      let planMs;
+      let planCpuMs;
+      let planOut;
+      let result;
+      const stages = {};
+      if (m.command === "plan") {
+        // `carte plan` step by step (src/run.ts), to time the loading apart from reading and planning.
+        const project = await loadProject(m.config, { shareResources: true }); // as src/run.ts
+        loadMs = performance.now() - started;
+        const session = await openSession(project, { env, connections: m.parallelism });
+        const cpu = process.cpuUsage();
+        try {
+          const { plan } = await planProject(project, session, {
+            parallelism: m.parallelism,
+            checksums: m.out !== undefined,
+          });
+          planMs = performance.now() - started - loadMs;
+          const used = process.cpuUsage(cpu);
+          planCpuMs = (used.user + used.system) / 1000;
+          planOut = renderText(plan, { color: false });
+          result = { plan, exitCode: 0 };
+        } finally {
+          await session.close();
+        }
+      } else {
+        result = await runCarte(
+          {
+            command: m.command,
+            config: m.config,
+            env,
+            parallelism: m.parallelism,
+            ...(m.planFile ? { planFile: m.planFile } : {}),
+            secrets: () => discardingSink(() => {}),
+            convergenceTimeoutMs: 600_000,
+          },
+          {
+            onPlan: () => void (planMs = performance.now() - started),
+            // CARTE_BENCH_STAGES=1: when each endpoint's calls ran (first start to last end) and how long.
+            onEvent: (e) => {
+              if (!process.env.CARTE_BENCH_STAGES || e.type !== "operation") return;
+              const end = performance.now();
+              const key = e.result.id.replace(/^[^:]*:/, "").replace(/#\d+$/, "");
+              const st = (stages[key] ??= { calls: 0, first: Infinity, last: 0, ms: 0 });
+              st.calls++;
+              st.first = Math.min(st.first, end - e.result.durationMs);
+              st.last = Math.max(st.last, end);
+              st.ms += e.result.durationMs;
+            },
+          },
+        );
+        if (result.error) throw result.error;
+        for (const [k, st] of Object.entries(stages)) {
+          console.log(
+            `  ${k.padEnd(32)} ${String(st.calls).padStart(6)} calls, ${((st.last - st.first) / 1000).toFixed(2)} s wall, ` +
+              `${(st.ms / st.calls).toFixed(1)} ms a call`,
+          );
+        }
+      }
+      if (m.out) await writePlanFile(m.out, result.plan);
+      reply({
+        loadMs,
+        runMs: performance.now() - started,
+        planMs,
+        planCpuMs,
+        applyMs: result.applyMs,
+        exitCode: result.exitCode,
+        summary: result.plan?.summary,
+        textBytes: planOut?.length ?? 0,
+        pending: result.report?.pending.length ?? 0,
+        verifyMs: result.report?.waitedMs,
+        failed: result.report?.failed ?? 0,
+        peakRssMiB: peakRssMiB(),
+      });
+    } catch (err) {
+      reply({ error: String(err?.stack ?? err) });
+    }
+  });
+}
+
+/**
+ * Child: the simplest possible reader. Logs in to both surfaces, then makes the given reads with the
+ * same parallelism over keep-alive connections and `JSON.parse`s each answer; nothing else.
+ */
+async function readerChild() {
+  process.once("message", async (m) => {
+    try {
+      const { Agent, request } = await import("undici");
+      const agent = new Agent({ connections: m.parallelism, keepAliveTimeout: 10_000 });
+      const call = async (method, p, body, token) => {
+        const res = await request(m.url + p, {
+          method,
+          dispatcher: agent,
+          headers: {
+            accept: "application/json",
+            ...(body === undefined ? {} : { "content-type": "application/json" }),
+            ...(token ? { "x-authorization": `Bearer ${token}` } : {}),
+          },
+          body,
+        });
+        const text = await res.body.text();
+        if (res.statusCode < 200 || res.statusCode > 299)
+          throw new Error(`${method} ${p}: HTTP ${res.statusCode}`);
+        return { value: text.length > 0 ? JSON.parse(text) : undefined, bytes: text.length };
+      };
+      const started = performance.now();
+      const cpu = process.cpuUsage();
+      const creds = JSON.stringify({
+        client_id: CREDENTIALS.CARTE_CLIENT_ID,
+        client_secret: CREDENTIALS.CARTE_CLIENT_SECRET,
+      });
+      const [integrations, utils] = await Promise.all(
+        ["integrations", "utils"].map(
+          async (s) =>
+            (await call("POST", `/restaurants/auth/v1/token/login/${s}`, creds)).value.access_token,
+        ),
+      );
+      let next = 0;
+      let bytes = 0;
+      const worker = async () => {
+        while (next < m.reads.length) {
+          const r = m.reads[next++];
+          const token = r.path.startsWith("/api/rest-ops-utils") ? utils : integrations;
+          const answer = await call(r.method, r.path, r.body, token);
+          bytes += answer.bytes;
+        }
+      };
+      await Promise.all(Array.from({ length: m.parallelism }, worker));
+      const ms = performance.now() - started;
+      const used = process.cpuUsage(cpu);
+      await agent.close();
+      reply({ ms, cpuMs: (used.user + used.system) / 1000, bytes, peakRssMiB: peakRssMiB() });
+    } catch (err) {
+      reply({ error: String(err?.stack ?? err) });
+    }
+  });
+}
+
+/**
+ * Child: the pure planner on `resources` resources: the desired state of the generated chain's first
+ * store, copied into as many stores as it takes, against a current state equal to it (with ids), then
+ * with 1 % of the prices changed.
+ */
+async function plannerChild() {
+  process.once("message", async (m) => {
+    try {
+      const { loadProject } = await import(dist("config/index.js"));
+      const { buildPlan } = await import(dist("plan/plan.js"));
+      const { kinds } = await import(dist("kinds/registry.js"));
+      const project = await loadProject(m.config);
+      const first = Object.values(project.desired.stores)[0];
+      const perStore = kinds.reduce(
+        (n, k) => n + Object.keys(k.select(first, project.ownership[k.name]) ?? {}).length,
+        0,
+      );
+      const count = Math.ceil(m.resources / perStore);
+      const desired = { stores: {}, client: project.desired.client };
+      const current = { stores: {} };
+      for (let i = 0; i < count; i++) {
+        const key = `planner-${String(i).padStart(7, "0")}`;
+        const want = structuredClone(first);
+        want.store = { ...want.store, key, integrationId: key, storeId: String(5_000_000 + i) };
+        desired.stores[key] = want;
+        const have = structuredClone(want);
+        let id = 1;
+        have.ids = { items: {}, categories: {}, menus: {}, other: {} };
+        for (const sku of Object.keys(have.items)) have.ids.items[sku] = id++;
+        for (const sku of Object.keys(have.categories)) have.ids.categories[sku] = id++;
+        for (const t of Object.keys(have.menus)) have.ids.menus[t] = id++;
+        // Store settings read back from the platform hold slot ids; the plan does not need them to compare.
+        current.stores[key] = have;
+      }
+      current.client = { ...(project.desired.client ?? {}), ids: {} };
+      const options = { safety: project.safety, ownership: project.ownership };
+      const time = (fn) => {
+        const t = performance.now();
+        const out = fn();
+        return { ms: performance.now() - t, out };
+      };
+      const same = time(() => buildPlan(desired, current, options));
+      const skus = Object.keys(first.items).filter(
+        (s) => first.items[s].type === "ITEM" && first.items[s].price !== null,
+      );
+      const changed = skus.slice(0, Math.max(1, Math.round(perStore / 100)));
+      for (const s of Object.values(desired.stores))
+        for (const sku of changed) s.items[sku] = { ...s.items[sku], price: s.items[sku].price + 100 };
+      const diff = time(() => buildPlan(desired, current, options));
+      reply({
+        stores: count,
+        resources: count * perStore,
+        noChangeMs: same.ms,
+        changeMs: diff.ms,
+        changes: diff.out.changes.length,
+        peakRssMiB: peakRssMiB(),
+      });
+    } catch (err) {
+      reply({ error: String(err?.stack ?? err) });
+    }
+  });
+}
+
+// ---------------------------------------------------------------------------------------- the run
+
+const s = (ms) => `${(ms / 1000).toFixed(2)} s`;
+const x = (a, b) => `${(a / b).toFixed(2)}×`;
+
+async function main() {
+  const { values } = parseArgs({
+    options: {
+      stores: { type: "string", default: "100" },
+      entries: { type: "string", default: "616" },
+      latency: { type: "string", default: "20" },
+      parallelism: { type: "string", default: "8" },
+      planner: { type: "string", default: "0" },
+      "skip-apply-timing": { type: "boolean", default: false },
+      cli: { type: "boolean", default: false },
+      "generate-only": { type: "string" },
+      rps: { type: "string", default: "10000" },
+      "plan-only": { type: "boolean", default: false },
+    },
+  });
+  const stores = Number(values.stores);
+  const entries = Number(values.entries);
+  const latency = Number(values.latency);
+  const parallelism = Number(values.parallelism);
+  const plannerResources = Number(values.planner);
+  for (const [k, v] of Object.entries({ stores, entries, latency, parallelism, plannerResources })) {
+    if (!Number.isFinite(v) || v < 0) throw new Error(`--${k} must be a number`);
+  }
+  const shape = catalogShape(entries);
+  if (values["generate-only"]) {
+    writeChain(values["generate-only"], stores, shape, "http://127.0.0.1:1");
+    console.log(`wrote the chain to ${values["generate-only"]} (platform.base_url to be set)`);
+    return;
+  }
+  const dir = mkdtempSync(path.join(tmpdir(), "carte-bench-"));
+  const config = path.join(dir, "carte.yaml");
   console.log(
-    `  ${again.plan.changes.length} changes; ${emu.requests.filter(isRead).length} reads ` +
-      `(menu, hours, holidays and special days per store; store status 100 stores a call; webhooks once)`,
+    `carte bench: ${stores} stores × ${entries} catalog entries (${shape.items} items, ${shape.options} options, ` +
+      `${shape.groups} modifier groups, ${shape.categories} categories, 2 menus), latency ${latency} ms, ` +
+      `parallelism ${parallelism}; load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(" ")}`,
   );
-  await session.close();
-} finally {
-  clearInterval(sample);
-  console.log(`peak RSS ${(peak / 1024 / 1024).toFixed(0)} MiB`);
-  await emu.close();
-  rmSync(dir, { recursive: true, force: true });
+  const emulator = child("emulator");
+  try {
+    // The seed must be known before the emulator starts; its address before the files are written.
+    const seed = writeChain(dir, stores, shape, "http://127.0.0.1:1", Number(values.rps));
+    const { url } = await emulator.ask({ type: "start", seed, applyDelayMs: 20 });
+    writeFileSync(config, readFileSync(config, "utf8").replace("http://127.0.0.1:1", url));
+
+    const run = async (message) => child("carte", { config, parallelism, ...message }).first;
+
+    // 2. Apply from empty.
+    const applyLatency = values["skip-apply-timing"] ? 0 : latency;
+    await emulator.ask({ type: "latency", ms: applyLatency });
+    const empty = await run({ command: "apply" });
+    const emptyCalls = await emulator.ask({ type: "take" });
+    if (process.env.CARTE_BENCH_ROUTES) console.log(emptyCalls.byRoute);
+    if (empty.failed > 0 || empty.pending > 0) throw new Error("the apply from empty did not converge");
+    const emptyFloor = (emptyCalls.writes * applyLatency) / parallelism;
+    console.log(
+      `apply from empty          ${s(empty.applyMs)} (verification ${s(empty.verifyMs)}) for ${emptyCalls.writes} writes (plan ${empty.summary.operations} calls)` +
+        (applyLatency > 0
+          ? `; writes × latency ÷ parallelism ${s(emptyFloor)}: ${x(empty.applyMs, emptyFloor)}`
+          : " (latency 0: setup)") +
+        `; ${emptyCalls.reads.length} reads; peak RSS ${empty.peakRssMiB.toFixed(0)} MiB`,
+    );
+    await emulator.ask({ type: "latency", ms: latency });
+
+    // 3. No-change plan, then the minimal reader making the same reads.
+    const plan = await run({ command: "plan" });
+    const planCalls = await emulator.ask({ type: "take" });
+    if (plan.summary.create + plan.summary.update + plan.summary.delete !== 0)
+      throw new Error("the no-change plan has changes");
+    const minimumReads = stores * 4 + Math.ceil(stores / 100) + 2; // menu + 3 store schedule reads; status; 2 webhook lists
+    const reader = await child("reader", { url, parallelism, reads: planCalls.reads }).first;
+    await emulator.ask({ type: "take" });
+    const bound = (planCalls.reads.length * latency) / parallelism;
+    console.log(
+      `no-change plan            ${s(plan.planMs)} (CPU ${s(plan.planCpuMs)}; load ${s(plan.loadMs)} apart); ${planCalls.reads.length} reads + ` +
+        `${planCalls.logins} logins (minimum ${minimumReads} + 2), ${planCalls.writes} writes; peak RSS ${plan.peakRssMiB.toFixed(0)} MiB`,
+    );
+    console.log(
+      `minimal reader            ${s(reader.ms)} (CPU ${s(reader.cpuMs)}); ${(reader.bytes / MiB).toFixed(0)} MiB of answers; peak RSS ${reader.peakRssMiB.toFixed(0)} MiB`,
+    );
+    console.log(
+      `  carte ÷ reader ${x(plan.planMs, reader.ms)}; carte ÷ latency bound (${s(bound)}) ${x(plan.planMs, bound)}; ` +
+        `reader ÷ latency bound ${x(reader.ms, bound)}`,
+    );
+    if (values.cli) {
+      const cliStart = performance.now();
+      await new Promise((resolve, reject) => {
+        const proc = fork(
+          path.join(root, "bin", "carte.js"),
+          ["plan", "--config", config, "--quiet", "--parallelism", String(parallelism)],
+          {
+            stdio: ["ignore", "ignore", "inherit", "ipc"],
+            env: { ...process.env, ...CREDENTIALS },
+          },
+        );
+        proc.once("exit", (code) =>
+          code === 0 ? resolve() : reject(new Error(`carte plan exited ${code}`)),
+        );
+      });
+      await emulator.ask({ type: "take" });
+      console.log(
+        `carte plan (CLI)          ${s(performance.now() - cliStart)} end to end, process start and loading included`,
+      );
+    }
+
+    if (values["plan-only"]) return;
+
+    // 4. A 1 % change of the shared catalog: saved plan, then applied from the file.
+    const bump = new Set(
+      Array.from({ length: Math.max(1, Math.round(entries / 100)) }, (_, k) =>
+        itemSku((k * 37) % shape.items),
+      ),
+    );
+    writeFileSync(path.join(dir, "catalogs", "bench.yaml"), catalogYaml(shape, bump));
+    const planFile = path.join(dir, "plan.json");
+    const saved = await run({ command: "plan", out: planFile });
+    await emulator.ask({ type: "take" });
+    const applied = await run({ command: "apply", planFile });
+    const changeCalls = await emulator.ask({ type: "take" });
+    if (applied.failed > 0 || applied.pending > 0) throw new Error("the 1 % change did not converge");
+    console.log(
+      `1 % change (${bump.size} prices)    plan --out ${s(saved.planMs)}; apply FILE ${s(applied.runMs)} (calls and verification ` +
+        `${s(applied.applyMs)}); ${changeCalls.writes} writes (minimum ${stores}); ` +
+        `${(changeCalls.writeBytes / MiB).toFixed(2)} MiB = 1/${Math.round(emptyCalls.catalogWriteBytes / changeCalls.writeBytes)} ` +
+        `of a full store-menu upload (${(emptyCalls.catalogWriteBytes / MiB).toFixed(1)} MiB)`,
+    );
+
+    // 5. The pure planner.
+    if (plannerResources > 0) {
+      const p = await child("planner", { config, resources: plannerResources }).first;
+      console.log(
+        `pure planner              ${p.resources} resources (${p.stores} stores): no change ${s(p.noChangeMs)}, ` +
+          `1 % changed ${s(p.changeMs)} (${p.changes} changes); peak RSS ${p.peakRssMiB.toFixed(0)} MiB`,
+      );
+    }
+  } finally {
+    await emulator.ask({ type: "close" }).catch(() => emulator.proc.kill());
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const childMode = process.argv.indexOf("--child");
+if (childMode !== -1) {
+  const mode = process.argv[childMode + 1];
+  await { emulator: emulatorChild, carte: carteChild, reader: readerChild, planner: plannerChild }[mode]();
+} else {
+  await main();
 }

@@ -51,13 +51,15 @@ export type { PlatformClient, RetryInfo } from "./platform/client.js";
 
 /**
  * The steps of planning: {@link fetchProjectState} reads the live state of the project's stores,
- * {@link buildPlan} diffs it against the desired state (pure), {@link planProject} does both, and
- * {@link enforceSafety} refuses a plan that trips a safety guard.
+ * {@link buildPlan} diffs it against the desired state (pure), {@link planProject} does both store by
+ * store ({@link createPlanner}), and {@link enforceSafety} refuses a plan that trips a safety guard.
+ * {@link storeDigest} is the digest of one store's state in a plan's `checksums.stores`.
  */
 export { checkSavedPlan, enforceSafety, fetchProjectState, planProject, scopeDesired } from "./workflow.js";
 export type { RunOptions } from "./workflow.js";
-export { buildPlan, isEmptyPlan } from "./plan/plan.js";
-export type { PlanOptions } from "./plan/plan.js";
+export { buildPlan, createPlanner, isEmptyPlan, planChecksums } from "./plan/plan.js";
+export type { PlanOptions, PlannerOptions, StorePlanner } from "./plan/plan.js";
+export { storeDigest } from "./plan/checksum.js";
 /** Saved plan files (`carte plan --out`, docs/plan-format.md). */
 export { readPlanFile, writePlanFile } from "./plan/file.js";
 export type { Targeting } from "./plan/target.js";
@@ -120,6 +122,6 @@ export type { ConfigProblem, ExitCodeValue } from "./errors.js";
 // ---- the main types ----------------------------------------------------------------------------------
 
 /** The plan's data (docs/plan-format.md). */
-export type { Operation, Plan, PlanStore, PlanSummary, ResourceChange } from "./plan/types.js";
+export type { Operation, Plan, PlanChecksums, PlanStore, PlanSummary, ResourceChange } from "./plan/types.js";
 /** The desired state (from the files) and the current state (from the platform), compared by the planner. */
 export type { ClientState, CurrentState, DesiredState, StoreIdentity, StoreState } from "./model.js";

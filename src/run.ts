@@ -52,7 +52,7 @@ interface RequestBase {
   targeting?: Targeting;
   /** `--force --reason`: go past the safety guards once; the reason is recorded in the plan. */
   force?: { reason: string } | undefined;
-  /** Stores read and calls made at once. Default 8. */
+  /** Stores read and calls made at once. Default `DEFAULT_PARALLELISM` (src/platform/client.ts). */
   parallelism?: number;
   /** Per-request timeout of the platform client, in milliseconds. */
   timeoutMs?: number;
@@ -93,6 +93,11 @@ export interface PlanRequest extends RequestBase {
    * src/gitops/base.ts).
    */
   base?: string | undefined;
+  /**
+   * Compute the plan's checksums (`RunOptions.checksums`): needed when the plan is saved (`--out`) or
+   * shown as JSON, not for the text or Markdown views. Default true.
+   */
+  checksums?: boolean;
 }
 
 /** `carte apply`: plan (or check a saved plan), then apply and verify. */
@@ -198,6 +203,14 @@ function runOptions(request: RunRequest, hooks: RunHooks): RunOptions {
   return {
     ...(request.parallelism !== undefined ? { parallelism: request.parallelism } : {}),
     ...(request.targeting ? { targeting: request.targeting } : {}),
+    // Checksums are for saved plans (docs/plan-format.md) and for the apply, which checks each store's
+    // digest again just before its first write (workflow.ts storeGuard); a plan only shown does without.
+    checksums: request.command === "apply" || (request.checksums ?? true),
+    // The whole current state is kept only where a step needs it after planning: the comparison with
+    // the base ref, and the reviewed plan rebuilt from the same read. Otherwise stores stream through.
+    ...((request.command === "plan" && request.base) || (request.command === "apply" && request.only)
+      ? { keepCurrent: true }
+      : {}),
     ...(hooks.onStoreRead ? { onStoreRead: hooks.onStoreRead } : {}),
     ...(hooks.onEvent ? { onEvent: hooks.onEvent } : {}),
     ...(request.command === "apply" && request.convergenceTimeoutMs !== undefined
@@ -218,7 +231,8 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
   const deadline = Date.now() + (request.runTimeoutMs ?? DEFAULT_RUN_TIMEOUT_MS);
   let lock: ApplyLock | undefined;
   try {
-    const loaded = await loadProject(request.config);
+    // Read-only from here on: stores of a shared catalog share their resources (memory of a big chain).
+    const loaded = await loadProject(request.config, { shareResources: true });
     result.project = request.shard ? shardProject(loaded, request.shard) : loaded;
     const project = result.project;
     for (const warning of project.warnings) hooks.onWarning?.(`Warning: ${warning}`);
@@ -240,6 +254,7 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
       ...(request.timeoutMs ? { timeoutMs: request.timeoutMs } : {}),
       ...(hooks.onRetry ? { onRetry: hooks.onRetry } : {}),
       ...(request.client ? { client: request.client } : {}),
+      ...(request.parallelism ? { connections: request.parallelism } : {}),
     });
     session.client.setDeadline(deadline);
     try {

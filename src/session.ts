@@ -75,6 +75,8 @@ export interface SessionOptions {
     ClientOptions,
     "baseDelayMs" | "maxDelayMs" | "maxRetryAfterMs" | "maxAttempts" | "requestsPerSecond" | "random"
   >;
+  /** Calls the session will have in flight at once (`--parallelism`): its connections to the platform. */
+  connections?: number;
 }
 
 /**
@@ -104,6 +106,7 @@ export async function openSession(project: LoadedProject, options: SessionOption
       ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.onRetry ? { onRetry: options.onRetry } : {}),
       ...options.client,
+      ...(options.connections ? { connections: options.connections } : {}),
     });
     return { client, emulator: undefined, stateFile: undefined, close: () => client.close() };
   }
@@ -157,6 +160,7 @@ export async function openSession(project: LoadedProject, options: SessionOption
     requestsPerSecond: Infinity,
     ...(options.onRetry ? { onRetry: options.onRetry } : {}),
     ...options.client,
+    ...(options.connections ? { connections: options.connections } : {}),
   });
   return {
     client,

@@ -5,31 +5,32 @@
  */
 
 import type { LoadedProject } from "./config/index.js";
-import { checkHolidayDates } from "./config/holidays.js";
-import { ConvergenceError, StalePlanError, UnsafePlanError, UsageError } from "./errors.js";
+import { holidayDateProblems } from "./config/holidays.js";
+import { ConfigError, ConvergenceError, StalePlanError, UnsafePlanError, UsageError } from "./errors.js";
 import { clientKinds, kinds } from "./kinds/registry.js";
 import { address } from "./kinds/util.js";
 import type { KindName } from "./kinds/registry.js";
-import { own, type CurrentState, type DesiredState, type Ownership } from "./model.js";
+import { own, table, type CurrentState, type DesiredState, type Ownership } from "./model.js";
 import { executePlanFully, type ApplyEvent, type OperationResult } from "./apply/execute.js";
 import { settleEffect } from "./apply/settle.js";
 import { waitForPlan } from "./apply/verify.js";
-import { buildPlan } from "./plan/plan.js";
-import { checksum } from "./plan/checksum.js";
+import { createPlanner } from "./plan/plan.js";
+import { desiredChecksum } from "./plan/checksum.js";
 import { clientDigest, storeDigest } from "./plan/digest.js";
 import { findEndpoint, isSynchronous } from "./plan/endpoints.js";
 import type { Operation } from "./plan/types.js";
 import { resetSecret } from "./platform/webhooks.js";
 import { isTargeted, matchAddress, matchStore, type Targeting } from "./plan/target.js";
+import { DEFAULT_PARALLELISM } from "./platform/client.js";
 import type { Plan } from "./plan/types.js";
 import { escapeTerminal } from "./render/escape.js";
 import { secretCollector, type SecretSink } from "./secrets.js";
 import type { Session } from "./session.js";
-import { clientReadKinds, fetchCurrent, readRequests } from "./state/current.js";
+import { clientReadKinds, fetchCurrent, readCurrent, readRequests } from "./state/current.js";
 
 /** Options shared by planning and applying. */
 export interface RunOptions {
-  /** Stores read or written at once. Default 8. */
+  /** Stores read or written at once. Default {@link DEFAULT_PARALLELISM}. */
   parallelism?: number;
   /** Longest wait for the platform to show accepted writes, in milliseconds. Default 60 000. */
   convergenceTimeoutMs?: number;
@@ -40,6 +41,19 @@ export interface RunOptions {
   onStoreRead?: (done: number, total: number) => void;
   /** Limit planning to some stores, kinds or addresses. */
   targeting?: Targeting;
+  /**
+   * Compute the plan's checksums (`checksums`, docs/plan-format.md), digesting each store as it is read.
+   * Needed to save the plan, show it as JSON, compare it with a saved plan, or apply it (the check of
+   * each store before its first write, {@link storeGuard}); without them the plan's `checksums` cannot
+   * be read (an `InternalError`). Default true.
+   */
+  checksums?: boolean;
+  /**
+   * Keep the whole current state read for the plan and return it from {@link planProject} (the
+   * comparison with a base ref, a reviewed plan rebuilt from the same read). Default false: each store's
+   * state is dropped once it is planned, so memory holds the desired state and the plan only.
+   */
+  keepCurrent?: boolean;
   /**
    * Where apply keeps the webhook secrets that calls return (src/secrets.ts). Without one they are
    * dropped unseen; the shared path (src/run.ts) always gives one.
@@ -84,46 +98,69 @@ export async function fetchProjectState(
 ): Promise<CurrentState> {
   const desired = scopeDesired(project.desired, options.targeting);
   return fetchCurrent(session.client, readRequests(desired, project.ownership), {
-    parallelism: options.parallelism ?? 8,
+    parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
     clientKinds: clientReadKinds(desired, project.ownership),
     onRead: (done, total) => options.onStoreRead?.(done, total),
   });
 }
 
 /**
- * Reads the live state of the project's stores (those in scope, {@link fetchProjectState}) and computes
- * the plan (pure `buildPlan`), judged by the project's safety guards but not enforced
- * ({@link enforceSafety}).
+ * Reads the live state of the project's stores in scope (as {@link fetchProjectState}) and plans each
+ * store as soon as it is read (the pure planner, src/plan/plan.ts `createPlanner`), keeping no store's
+ * state once it is planned unless `keepCurrent`: memory holds the desired state and the plan. The plan
+ * is judged by the project's safety guards but not enforced ({@link enforceSafety}).
+ *
+ * @returns the plan, and with `keepCurrent` the current state it was computed from.
+ * @throws {@link ConfigError} when the files set hours or a closure on a date the store's holidays on
+ *   the platform do not contain (before anything is written); {@link UsageError} when `--store` or
+ *   `--target` patterns match nothing; `ApiError` when a read fails after its retries.
  */
 export async function planProject(
   project: LoadedProject,
   session: Session,
   options: RunOptions = {},
-): Promise<{ plan: Plan; current: CurrentState }> {
+): Promise<{ plan: Plan; current?: CurrentState }> {
   const desired = scopeDesired(project.desired, options.targeting);
-  const current = await fetchProjectState(project, session, options);
-  // A holiday date the platform does not have would be planned as nothing: refuse it before planning.
-  checkHolidayDates(project, desired, current);
-  const plan = buildPlan(desired, current, {
+  const planner = createPlanner(desired, {
     safety: project.safety,
     ownership: project.ownership,
     ...(isTargeted(options.targeting) ? { targeting: options.targeting } : {}),
+    checksums: options.checksums ?? true,
   });
-  if (options.targeting && options.targeting.targets.length > 0) {
-    const unmatched = unmatchedTargets(options.targeting.targets, desired, current, project.ownership);
+  const targets = options.targeting?.targets ?? [];
+  // What later steps need of each store, kept while the stores stream through the planner: the
+  // holiday dates it has, and the whole state only when asked for (or to match `--target` patterns).
+  const keep = options.keepCurrent === true || targets.length > 0;
+  const kept: CurrentState = { stores: table() };
+  const holidays = new Map<string, Set<string>>();
+  const client = await readCurrent(
+    session.client,
+    readRequests(desired, project.ownership),
+    (key, state) => {
+      if (state.holidays !== undefined) holidays.set(key, new Set(Object.keys(state.holidays)));
+      if (keep) kept.stores[key] = state;
+      planner.addStore(key, state);
+    },
+    {
+      parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
+      clientKinds: clientReadKinds(desired, project.ownership),
+      onRead: (done, total) => options.onStoreRead?.(done, total),
+    },
+  );
+  if (client) kept.client = client;
+  // A holiday date the platform does not have would be planned as nothing: refuse it before any write.
+  const problems = holidayDateProblems(project, (key) => holidays.get(key), desired);
+  if (problems.length > 0) throw new ConfigError(problems);
+  const plan = planner.finish(client);
+  if (targets.length > 0) {
+    const unmatched = unmatchedTargets(targets, desired, kept, project.ownership);
     if (unmatched.length > 0)
       throw new UsageError(
         `no resource of the configuration or the platform matches --target ${unmatched.join(", ")}; ` +
           `addresses look like store[bog-centro].item[BURGER-CLASSIC] or client.client_webhook[STORE_PROVISIONING_STATUS] (see carte plan)`,
       );
   }
-  // The digest of each store as read (and of the client-level state, under ""), checked again just
-  // before the store's first write.
-  plan.checksums.stores = {
-    ...Object.fromEntries(plan.stores.map((s) => [s.key, storeDigest(own(current.stores, s.key))])),
-    ...(current.client ? { "": clientDigest(current.client) } : {}),
-  };
-  return { plan, current };
+  return options.keepCurrent ? { plan, current: kept } : { plan };
 }
 
 /**
@@ -191,7 +228,9 @@ export function storeGuard(
     }
     const request = requests.find((r) => r.store.key === store);
     if (!request) return;
-    const current = await fetchCurrent(session.client, [request], { parallelism: options.parallelism ?? 8 });
+    const current = await fetchCurrent(session.client, [request], {
+      parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
+    });
     if (storeDigest(own(current.stores, store)) !== expected) {
       throw new Error(
         "the store changed on the platform since the plan was made (another apply, or an edit), so none " +
@@ -232,12 +271,16 @@ export async function checkSavedPlan(
   options: RunOptions = {},
 ): Promise<void> {
   const targeting = saved.targeting ?? options.targeting;
-  if (checksum(scopeDesired(project.desired, targeting)) !== saved.checksums.desired) {
+  if (desiredChecksum(scopeDesired(project.desired, targeting)) !== saved.checksums.desired) {
     throw new StalePlanError(
       "the configuration changed since this plan was saved; run `carte plan --out FILE` again and review it",
     );
   }
-  const { plan } = await planProject(project, session, { ...options, ...(targeting ? { targeting } : {}) });
+  const { plan } = await planProject(project, session, {
+    ...options,
+    ...(targeting ? { targeting } : {}),
+    checksums: true,
+  });
   if (plan.checksums.current !== saved.checksums.current) {
     throw new StalePlanError(
       "the platform changed since this plan was saved (someone edited a store); run `carte plan --out FILE` again and review it",
@@ -298,7 +341,7 @@ export async function applyPlan(
   const collector = options.secrets ? secretCollector(options.secrets) : undefined;
   const started = Date.now();
   const { results, refused } = await executePlanFully(plan, client, {
-    parallelism: options.parallelism ?? 8,
+    parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
     ...(options.settleMs !== undefined ? { settleMs: options.settleMs } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
     ...(collector ? { onResponse: collector } : {}),
@@ -372,7 +415,7 @@ export async function applyPlan(
   const toVerify = plan.changes.filter((c) => applied.has(c.address) && !troubled.has(c.store));
   const verify = await waitForPlan(plan, toVerify, client, {
     timeoutMs: Math.max(0, until - Date.now()),
-    parallelism: options.parallelism ?? 8,
+    parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
     duplicates: plan.changes.filter((c) => c.store !== ""),
   });
   const report: ApplyReport = {

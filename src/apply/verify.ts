@@ -13,10 +13,10 @@
 import { clientKinds, kindNamed } from "../kinds/registry.js";
 import type { ClientKind, ResourceKind } from "../kinds/types.js";
 import { address, jsonEqual } from "../kinds/util.js";
-import type { CurrentState } from "../model.js";
-import type { PlatformClient } from "../platform/client.js";
+import { own, type ClientState, type StoreState } from "../model.js";
+import { DEFAULT_PARALLELISM, type PlatformClient } from "../platform/client.js";
 import type { Plan, ResourceChange } from "../plan/types.js";
-import { fetchCurrent, type ReadRequest } from "../state/current.js";
+import { readCurrent, type ReadRequest } from "../state/current.js";
 
 /** Options of {@link waitForPlan}. */
 export interface VerifyOptions {
@@ -43,31 +43,51 @@ export interface VerifyResult {
   waitedMs: number;
 }
 
-/** The duplicates the current state shows among the resources of the given changes, as addresses. */
-export function duplicatesAmong(current: CurrentState, changes: readonly ResourceChange[]): string[] {
+/**
+ * The duplicates one store's current state shows among the resources of the given changes of that
+ * store, as addresses, sorted.
+ */
+export function duplicatesIn(
+  store: string,
+  state: StoreState,
+  changes: readonly ResourceChange[],
+  select: Selector = selector(state),
+): string[] {
   const out: string[] = [];
-  const byStore = new Map<string, ResourceChange[]>();
-  for (const c of changes) {
-    if (c.store === "") continue;
-    const list = byStore.get(c.store);
-    if (list) list.push(c);
-    else byStore.set(c.store, [c]);
-  }
-  for (const [store, list] of byStore) {
-    const state = current.stores[store];
-    if (!state) continue;
-    for (const kind of new Set(list.map(kindOf))) {
-      const copies = kind.duplicates?.(state) ?? {};
-      const keys = new Set(list.filter((c) => kindOf(c) === kind).map((c) => c.key));
-      const selected = kind.select(state) ?? {};
-      for (const [key, copied] of Object.entries(copies)) {
-        if (!keys.has(key) && !keys.has(copied)) continue;
-        const resource = selected[key];
-        out.push(address(store, resource === undefined ? kind.name : kind.segment(resource), key));
-      }
+  for (const kind of new Set(changes.map(kindOf))) {
+    const copies = kind.duplicates?.(state) ?? {};
+    const keys = new Set(changes.filter((c) => kindOf(c) === kind).map((c) => c.key));
+    const selected = select(kind) ?? {};
+    for (const [key, copied] of Object.entries(copies)) {
+      if (!keys.has(key) && !keys.has(copied)) continue;
+      const resource = own(selected, key);
+      out.push(address(store, resource === undefined ? kind.name : kind.segment(resource), key));
     }
   }
   return out.sort();
+}
+
+/** A kind's resources in one store's state, selected once per kind (`select` copies them). */
+export type Selector = (kind: ResourceKind<unknown>) => Record<string, unknown> | undefined;
+
+function selector(state: StoreState): Selector {
+  const selected = new Map<ResourceKind<unknown>, Record<string, unknown> | undefined>();
+  return (kind) => {
+    if (!selected.has(kind)) selected.set(kind, kind.select(state));
+    return selected.get(kind);
+  };
+}
+
+/** Groups store changes by store (client-level changes, store `""`, left out). */
+function byStore(changes: readonly ResourceChange[]): Map<string, ResourceChange[]> {
+  const out = new Map<string, ResourceChange[]>();
+  for (const c of changes) {
+    if (c.store === "") continue;
+    const list = out.get(c.store);
+    if (list) list.push(c);
+    else out.set(c.store, [c]);
+  }
+  return out;
 }
 
 function kindOf(change: ResourceChange): ResourceKind<unknown> {
@@ -82,26 +102,45 @@ function clientKindOf(change: ResourceChange): ClientKind<unknown> {
   return kind;
 }
 
-/** Whether the current state shows a change in its planned state. */
-function shows(current: CurrentState, ch: ResourceChange, plan: Plan): boolean {
-  let now: unknown;
-  let initial: unknown;
-  if (ch.store === "") {
-    now = clientKindOf(ch).select(current.client ?? {})?.[ch.key];
-  } else {
-    const read = current.stores[ch.store];
-    if (!read) return false;
-    const via = plan.stores.find((s) => s.key === ch.store)?.schedulesVia;
-    const store = via ? { ...read, schedulesVia: via } : read;
+/**
+ * Which of a store's changes its current state does not show yet. Each kind's resources are selected
+ * once for the store (not once per change).
+ */
+function stillPending(
+  state: StoreState,
+  changes: readonly ResourceChange[],
+  select: Selector = selector(state),
+): ResourceChange[] {
+  return changes.filter((ch) => {
     const kind = kindOf(ch);
-    now = kind.select(store)?.[ch.key];
-    if (now === undefined && kind.initial && ch.after !== null) initial = kind.initial(ch.after);
-  }
+    const now = own(select(kind), ch.key);
+    const initial =
+      now === undefined && kind.initial && ch.after !== null ? kind.initial(ch.after) : undefined;
+    return !shows(ch, now, initial);
+  });
+}
+
+/** Which client-level changes the client's current state does not show yet. */
+function clientPending(state: ClientState, changes: readonly ResourceChange[]): ResourceChange[] {
+  const selected = new Map<ClientKind<unknown>, Record<string, unknown> | undefined>();
+  return changes.filter((ch) => {
+    const kind = clientKindOf(ch);
+    if (!selected.has(kind)) selected.set(kind, kind.select(state));
+    return !shows(ch, own(selected.get(kind), ch.key), undefined);
+  });
+}
+
+/** Whether a resource as read (`now`, or `initial` when a dependent resource is not read) shows a change. */
+function shows(ch: ResourceChange, now: unknown, initial: unknown): boolean {
   if (ch.action === "delete") return now === undefined;
   return jsonEqual(now ?? initial, ch.after);
 }
 
-/** Polls the stores of the given changes until each shows its planned state or the time is up. */
+/**
+ * Polls the stores of the given changes until each shows its planned state or the time is up. The
+ * changes are indexed by store once; each round reads only the stores that still have changes to show
+ * (and only the kinds of those changes), and checks each store as soon as it is read.
+ */
 export async function waitForPlan(
   plan: Plan,
   changes: ResourceChange[],
@@ -111,28 +150,65 @@ export async function waitForPlan(
   const timeoutMs = options.timeoutMs ?? 60_000;
   let interval = options.intervalMs ?? 100;
   const started = Date.now();
-  const dupScope = options.duplicates ?? [];
-  const storeChanges = [...changes, ...dupScope].filter((c) => c.store !== "");
-  const requests: ReadRequest[] = plan.stores
-    .filter((s) => storeChanges.some((c) => c.store === s.key))
-    .map((s) => ({
-      store: { key: s.key, storeId: s.storeId, integrationId: s.key, name: s.name },
-      kinds: [...new Set(storeChanges.filter((c) => c.store === s.key).map(kindOf))],
-    }));
-  const clientRead = [...new Set(changes.filter((c) => c.store === "").map(clientKindOf))];
-  let pending = changes;
+  const planStores = new Map(plan.stores.map((s) => [s.key, s]));
+  // Changes by store, indexed once; those of a store outside the plan's scope can never show.
+  let pending = byStore(changes);
+  let clientChanges = changes.filter((c) => c.store === "");
+  // Stores checked for duplicates: each is read until its own changes show, and its duplicates are
+  // those of the read that showed them (or of its first read, when it has no change to wait for).
+  const dupScope = byStore(options.duplicates ?? []);
+  const dupUnread = new Set([...dupScope.keys()].filter((k) => planStores.has(k)));
+  const duplicates = new Map<string, string[]>();
+  const left = () => {
+    const still = new Set([...[...pending.values()].flat(), ...clientChanges]);
+    return changes.filter((c) => still.has(c));
+  };
   for (;;) {
-    const current = await fetchCurrent(client, requests, {
-      parallelism: options.parallelism ?? 8,
-      clientKinds: clientRead,
-    });
-    pending = pending.filter((ch) => !shows(current, ch, plan));
-    const duplicates = duplicatesAmong(current, dupScope);
+    const requests: ReadRequest[] = [];
+    for (const key of new Set([...pending.keys(), ...dupUnread])) {
+      const s = planStores.get(key);
+      if (!s) continue;
+      const kinds = [...(pending.get(key) ?? []), ...(dupScope.get(key) ?? [])].map(kindOf);
+      requests.push({
+        store: { key: s.key, storeId: s.storeId, integrationId: s.key, name: s.name },
+        kinds: [...new Set(kinds)],
+      });
+    }
+    const next = new Map<string, ResourceChange[]>();
+    for (const [key, list] of pending) if (!planStores.has(key)) next.set(key, list);
+    const clientState = await readCurrent(
+      client,
+      requests,
+      (key, state) => {
+        const via = planStores.get(key)?.schedulesVia;
+        const read = via ? { ...state, schedulesVia: via } : state;
+        const list = pending.get(key);
+        const select = selector(read);
+        const rest = list ? stillPending(read, list, select) : [];
+        if (rest.length > 0) next.set(key, rest);
+        const scope = dupScope.get(key);
+        if (scope) {
+          duplicates.set(key, duplicatesIn(key, read, scope, select));
+          if (rest.length === 0) dupUnread.delete(key);
+        }
+      },
+      {
+        parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
+        clientKinds: [...new Set(clientChanges.map(clientKindOf))],
+      },
+    );
+    if (clientChanges.length > 0) clientChanges = clientPending(clientState ?? {}, clientChanges);
+    pending = next;
     const waitedMs = Date.now() - started;
     // Once every change shows, a duplicate left is not one this apply is removing (its removals are
     // changes): waiting longer would not make it go.
-    if (pending.length === 0 || waitedMs >= timeoutMs) {
-      return { pending: pending.map((c) => c.address), duplicates, waitedMs };
+    if ((pending.size === 0 && clientChanges.length === 0) || waitedMs >= timeoutMs) {
+      return {
+        // In the order the changes were given.
+        pending: left().map((c) => c.address),
+        duplicates: [...duplicates.values()].flat().sort(),
+        waitedMs,
+      };
     }
     await new Promise((r) => setTimeout(r, Math.min(interval, Math.max(0, timeoutMs - waitedMs))));
     interval = Math.min(interval * 2, 2000);

@@ -87,7 +87,14 @@ export async function runPlan(opts: PlanCommand, io: CliIo): Promise<number> {
   const progress = createProgress(io, progressMode(io, { quiet: opts.quiet, json: opts.format !== "text" }));
   try {
     const result = await runCarte(
-      { ...runRequest(opts, io), command: "plan", detailedExitCode: opts.detailedExitcode, base: opts.base },
+      {
+        ...runRequest(opts, io),
+        command: "plan",
+        detailedExitCode: opts.detailedExitcode,
+        base: opts.base,
+        // Only a saved plan and the JSON view carry the checksums; the other views do without them.
+        checksums: opts.format === "json" || opts.out !== undefined,
+      },
       {
         ...progressHooks(progress, io),
         onPlan: (plan, info) => {

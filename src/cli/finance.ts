@@ -147,7 +147,7 @@ export async function runFinanceExport(opts: FinanceExportCommand, io: CliIo): P
   printWarnings(project.warnings, io);
   query.stores = storesOf(project.desired, opts.stores);
   const progress = pageProgress(io, opts.quiet, `reading ${opts.kind}`);
-  const session = await openSession(project, { env: io.env });
+  const session = await openSession(project, { env: io.env, connections: opts.parallelism });
   try {
     const reader = new FinanceReader(session.client, {
       pageSize: opts.pageSize,
@@ -200,7 +200,7 @@ export async function runFinanceReconcile(opts: FinanceReconcileCommand, io: Cli
   printWarnings(project.warnings, io);
   query.stores = storesOf(project.desired, opts.stores);
   const progress = pageProgress(io, opts.quiet, "reading finance");
-  const session = await openSession(project, { env: io.env });
+  const session = await openSession(project, { env: io.env, connections: opts.parallelism });
   try {
     const reader = new FinanceReader(session.client, {
       pageSize: opts.pageSize,

@@ -23,6 +23,7 @@ import {
 import { emptyStore, type StoreIdentity } from "../model.js";
 import { DEFAULT_SAFETY } from "../plan/safety.js";
 import { escapeTerminal } from "../render/escape.js";
+import { DEFAULT_PARALLELISM } from "../platform/client.js";
 import { openSession } from "../session.js";
 import { printWarnings, type CliIo } from "./io.js";
 
@@ -74,7 +75,7 @@ export async function runImport(opts: ImportCommand, io: CliIo): Promise<number>
   // The embedded emulator must know the stores to answer for them.
   const session = await openSession(
     { ...project, desired: { stores: Object.fromEntries(identities.map((s) => [s.key, emptyStore(s)])) } },
-    { env: io.env },
+    { env: io.env, connections: opts.parallelism },
   );
   let states;
   try {
@@ -176,7 +177,11 @@ export function importCommand(io: CliIo, setCode: (code: number) => void): Comma
           default: false,
           describe: "Write the files even when the live state holds something they cannot express",
         })
-        .option("parallelism", { type: "number", default: 8, describe: "Stores read at once" })
+        .option("parallelism", {
+          type: "number",
+          default: DEFAULT_PARALLELISM,
+          describe: "Stores read at once",
+        })
         .option("quiet", {
           alias: "q",
           type: "boolean",

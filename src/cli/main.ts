@@ -19,6 +19,7 @@ import { DEFAULT_MAX_BODY_BYTES } from "../emulator/index.js";
 import { UsageError } from "../errors.js";
 import { parseShard } from "../gitops/shard.js";
 import { SEGMENT_NAMES, type SegmentName } from "../kinds/registry.js";
+import { DEFAULT_PARALLELISM } from "../platform/client.js";
 import { reportError, type CliIo } from "./io.js";
 
 const EPILOGUE = `Exit codes:
@@ -63,7 +64,11 @@ function runFlags<T>(y: Argv<T>) {
       type: "string",
       describe: "Only shard K of N (K/N): stores split by rendezvous hashing, client settings on shard 1",
     })
-    .option("parallelism", { type: "number", default: 8, describe: "Stores read and calls made at once" })
+    .option("parallelism", {
+      type: "number",
+      default: DEFAULT_PARALLELISM,
+      describe: "Stores read and calls made at once",
+    })
     .option("timeout", {
       type: "string",
       default: "15m",

@@ -258,22 +258,34 @@ function checkPlatform(project: YamlFile, problems: ConfigProblem[]): string[] {
   return [];
 }
 
+/** Options of {@link loadProject}. */
+export interface LoadOptions {
+  /**
+   * Let the stores of one catalog share the resource objects they resolve alike (`resolveDesired`
+   * `share`): the desired state of a big chain then takes memory for what differs between stores only.
+   * The desired state must then be treated as read-only (a change to one store's shared resource would
+   * show in every store). Default false. The plan/apply path (src/run.ts) sets it.
+   */
+  shareResources?: boolean;
+  /**
+   * A `stores:`, `catalogs:` or `groups:` pattern that matches no file is an empty set instead of a
+   * problem (for `carte import` into a project that has no files yet); by default it is a problem,
+   * located at the pattern.
+   */
+  allowUnmatchedPatterns?: boolean;
+}
+
 /**
  * Loads a carte project.
  *
  * @param configPath - path of carte.yaml, absolute or relative to the working directory.
- * @param options - `allowUnmatchedPatterns`: a `stores:`, `catalogs:` or `groups:` pattern that matches
- *   no file is an empty set instead of a problem (for `carte import` into a project that has no files
- *   yet); by default it is a problem, located at the pattern.
+ * @param options - see {@link LoadOptions}.
  * @returns the project with its desired state.
  * @throws {@link ConfigError} with every problem of every file (YAML syntax, schema, references between
  *   files, duplicates), each located as `file:line:col` with file names relative to the working
  *   directory. Nothing else is thrown for bad input.
  */
-export async function loadProject(
-  configPath: string,
-  options: { allowUnmatchedPatterns?: boolean } = {},
-): Promise<LoadedProject> {
+export async function loadProject(configPath: string, options: LoadOptions = {}): Promise<LoadedProject> {
   const allowUnmatched = options.allowUnmatchedPatterns === true;
   // The kinds' settings sections (hours, holidays, webhooks…), from the registry.
   const sections = settingsSections();
@@ -408,7 +420,7 @@ export async function loadProject(
       minExisting: config.safety?.min_existing ?? DEFAULT_SAFETY.minExisting,
       protected: config.safety?.protected ?? DEFAULT_SAFETY.protected,
     },
-    desired: resolveDesired(resolvable, client),
+    desired: resolveDesired(resolvable, client, { share: options.shareResources ?? false }),
     ...(secretsFile === undefined ? {} : { secretsFile }),
     files: [project, ...catalogFiles, ...groupFiles, ...storeFiles, ...includes.values()].map(
       (f) => f.parsed.file,

@@ -15,6 +15,7 @@ import type {
   MenuResource,
   StoreState,
 } from "../model.js";
+import { jsonEqual } from "../kinds/util.js";
 import { storeIdOf } from "./check.js";
 import type { StoreSettings } from "./settings.js";
 import { toSchedules } from "./slots.js";
@@ -198,15 +199,59 @@ function schedulesOf(written: readonly { days: string; slots: readonly string[] 
   return schedules.length > 0 ? { schedules } : {};
 }
 
+/** Versions of a resource kept per SKU for sharing: a store's own prices make versions nobody shares. */
+const SHARED_VERSIONS = 4;
+
+/** Resources of one catalog already resolved for some store, by SKU, for {@link share}. */
+type Pool<R> = Map<string, R[]>;
+
+/**
+ * Replaces each resource of `resources` that equals one already resolved for another store of the same
+ * catalog by that object, so that the stores of a shared catalog hold one copy of what they have in
+ * common (memory flat in the number of stores; the planner's checksums write a shared resource once).
+ * Resolved resources are never changed afterwards.
+ */
+function share<R>(resources: Record<string, R>, pool: Pool<R>): void {
+  for (const key of Object.keys(resources)) {
+    const r = resources[key]!;
+    const versions = pool.get(key);
+    if (!versions) {
+      pool.set(key, [r]);
+      continue;
+    }
+    const same = versions.find((v) => jsonEqual(v, r));
+    if (same !== undefined) resources[key] = same;
+    else if (versions.length < SHARED_VERSIONS) versions.push(r);
+  }
+}
+
 /**
  * Builds the desired state of every store, keyed by integration id, in the order of the store files,
- * with the client-level settings when carte.yaml has any.
+ * with the client-level settings when carte.yaml has any. With `share`, stores of one catalog share
+ * the resource objects they resolve alike: the result must then never be changed in place.
  */
-export function resolveDesired(stores: readonly ResolvableStore[], client?: ClientState): DesiredState {
+export function resolveDesired(
+  stores: readonly ResolvableStore[],
+  client?: ClientState,
+  options: { share?: boolean } = {},
+): DesiredState {
   const desired: DesiredState = { stores: table() };
+  const pools = new Map<
+    CatalogFile,
+    { items: Pool<ItemResource>; categories: Pool<CategoryResource>; menus: Pool<MenuResource> }
+  >();
   for (const s of stores) {
     const state = resolveStore(s);
     desired.stores[state.store.key] = state;
+    if (!options.share) continue;
+    let pool = pools.get(s.catalog);
+    if (!pool) {
+      pool = { items: new Map(), categories: new Map(), menus: new Map() };
+      pools.set(s.catalog, pool);
+    }
+    share(state.items, pool.items);
+    share(state.categories, pool.categories);
+    share(state.menus, pool.menus);
   }
   if (client) desired.client = client;
   return desired;

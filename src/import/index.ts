@@ -90,7 +90,7 @@ export function importKinds(parts: readonly ImportPart[] = importParts): Resourc
 
 /** Options of {@link readLiveStores}. */
 export interface ReadOptions {
-  /** Calls in flight at once. Default 8. */
+  /** Calls in flight at once. Default `DEFAULT_PARALLELISM` (src/platform/client.ts). */
   parallelism?: number;
   /** Called as reads complete. */
   onRead?: (done: number, total: number) => void;

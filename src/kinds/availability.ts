@@ -36,12 +36,27 @@ function select(state: StoreState, ownership: Ownership = "full"): Record<string
   const off = new Set(state.unavailable);
   const on = new Set(state.available ?? []);
   const out: Record<string, AvailabilityResource> = {};
-  for (const [sku, item] of Object.entries(state.items)) {
-    if (item.type !== "ITEM") continue;
-    if (off.has(sku)) out[sku] = { sku, available: false };
-    else if (ownership === "full" || on.has(sku)) out[sku] = { sku, available: true };
+  for (const sku in state.items) {
+    if (state.items[sku]!.type !== "ITEM") continue;
+    if (off.has(sku)) out[sku] = resource(sku, false);
+    else if (ownership === "full" || on.has(sku)) out[sku] = resource(sku, true);
   }
   return out;
+}
+
+/**
+ * The availability resources of every SKU seen, frozen and shared by all stores: the planner selects
+ * one per ITEM of every store on both sides, and equal objects compare at once.
+ */
+const resources = new Map<string, readonly [AvailabilityResource, AvailabilityResource]>();
+
+function resource(sku: string, available: boolean): AvailabilityResource {
+  let pair = resources.get(sku);
+  if (!pair) {
+    pair = [Object.freeze({ sku, available: false }), Object.freeze({ sku, available: true })];
+    resources.set(sku, pair);
+  }
+  return pair[available ? 1 : 0];
 }
 
 /**

@@ -12,6 +12,12 @@ import { partOf, type EndpointSpec, type ResourceKind } from "./types.js";
 import { canonicalSchedules, fromWireSchedules, toWireSchedules } from "./schedules.js";
 import { byIndex } from "./util.js";
 
+/** Whether some item has schedules (a loop: the planner asks it for both sides of every store). */
+function anyScheduled(items: Record<string, ItemResource>): boolean {
+  for (const sku in items) if (items[sku]?.schedules) return true;
+  return false;
+}
+
 /**
  * The items of a store as compared by the planner: schedules in canonical order; for a store that writes
  * schedules through the utils group (`schedulesVia: "utils"`), schedules left out (the product-schedule
@@ -19,7 +25,7 @@ import { byIndex } from "./util.js";
  */
 function selectItems(state: StoreState): Record<string, ItemResource> {
   const viaUtils = state.schedulesVia === "utils";
-  if (!viaUtils && !Object.values(state.items).some((i) => i.schedules)) return state.items;
+  if (!viaUtils && !anyScheduled(state.items)) return state.items;
   const out: Record<string, ItemResource> = {};
   for (const [sku, item] of Object.entries(state.items)) {
     const { schedules, ...rest } = item;
@@ -158,6 +164,12 @@ export const items: ResourceKind<ItemResource, "item", "modifier_group"> = {
     }
     // The upsert replaces the whole item: send the full desired item, schedules included, even where
     // the comparison leaves them to the utils group.
-    return [{ endpoint: "items.upsert", element: toWireItem(ctx.desired.items[key] ?? after!) }];
+    const item = ctx.desired.items[key] ?? after!;
+    let element = ctx.elements?.get(item) as WireItem | undefined;
+    if (!element) {
+      element = toWireItem(item);
+      ctx.elements?.set(item, element);
+    }
+    return [{ endpoint: "items.upsert", element }];
   },
 };

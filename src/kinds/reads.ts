@@ -8,7 +8,18 @@
 import type { WireStoreMenu } from "../platform/wire.js";
 import { perStoreRead } from "./types.js";
 
-/** `GET /store-menu` of each store (spec §2.2 StoreMenu, §4.4). */
-export const storeMenuRead = perStoreRead<WireStoreMenu>("menu", (client, s) =>
-  client.getStoreMenu(s.storeId),
+/**
+ * `GET /store-menu` of each store (spec §2.2 StoreMenu, §4.4). The answer (hundreds of KB for a big
+ * catalog) is taken as text and parsed after the call's slot is released.
+ */
+export const storeMenuRead = perStoreRead<WireStoreMenu, string>(
+  "menu",
+  (client, s) =>
+    client.request<string>(
+      "GET /restaurants/menu/v1/stores/{storeId}/store-menu",
+      { storeId: s.storeId },
+      undefined,
+      { raw: true },
+    ),
+  (text) => JSON.parse(text) as WireStoreMenu,
 );

@@ -34,27 +34,23 @@ export const OPEN_KEY = "open";
 // Reads 100 stores per call (platform notes "Limits"), each batch under the reader's concurrency bound.
 const openRead: StoreRead<boolean> = {
   name: "open",
-  async fetch(client, stores, limit, done) {
-    const out = new Map<string, boolean>();
+  async fetch(client, stores, limit, deliver) {
     const batches: (typeof stores)[] = [];
     for (let i = 0; i < stores.length; i += MAX_STATUS_STORES)
       batches.push(stores.slice(i, i + MAX_STATUS_STORES));
     await Promise.all(
-      batches.map((batch) =>
-        limit(async () => {
-          const answer = await storesOpen(
-            client,
-            batch.map((s) => s.storeId),
-          );
-          for (const s of batch) {
-            const open = answer.get(s.storeId);
-            if (open !== undefined) out.set(s.key, open);
-            done(s.key);
-          }
-        }),
-      ),
+      batches.map(async (batch) => {
+        const answer = await limit(
+          () =>
+            storesOpen(
+              client,
+              batch.map((s) => s.storeId),
+            ),
+          batch[0]!.key,
+        );
+        for (const s of batch) deliver(s.key, answer.get(s.storeId));
+      }),
     );
-    return out;
   },
 };
 

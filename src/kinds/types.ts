@@ -13,8 +13,13 @@ import type { RouteName, RouteParams } from "../platform/routes.js";
 import type { Site } from "../config/report.js";
 import type { YamlFile } from "../config/yaml.js";
 
-/** Runs an async task under the reader's concurrency bound (p-limit). */
-export type Limit = <T>(fn: () => Promise<T>) => Promise<T>;
+/**
+ * Runs an async task under the reader's concurrency bound. `store` names the store the call is for
+ * (the first of a batch): the reader starts the calls of earlier stores first, so that stores finish
+ * one after another and each is normalised, planned and dropped while later ones are read. A call for
+ * no store in particular (one list for all stores) goes first.
+ */
+export type Limit = <T>(fn: () => Promise<T>, store?: string) => Promise<T>;
 
 /**
  * How one part of a store's live state is fetched from the platform. A kind lists the reads it needs
@@ -28,16 +33,18 @@ export interface StoreRead<T = unknown> {
   /** Unique name of the part: its key in a {@link StoreSnapshot}, e.g. `menu`, `hours`. */
   readonly name: string;
   /**
-   * Fetches the part for some stores. Returns the part of each store by store key; calls `done(key)`
-   * once per store as its part arrives (progress). Runs every call under `limit`. Throws the
+   * Fetches the part for some stores. Calls `deliver(key, value)` once per store as its part arrives
+   * (`undefined`: the platform has nothing for it), outside `limit`: the reader normalises a store as
+   * soon as its last part is delivered, and that work must not hold a slot. Runs every call under
+   * `limit`, naming the store it is for. Resolves once every store was delivered; throws the
    * {@link ApiError} of a failed call.
    */
   fetch(
     client: PlatformClient,
     stores: readonly StoreIdentity[],
     limit: Limit,
-    done: (key: string) => void,
-  ): Promise<Map<string, T>>;
+    deliver: (key: string, value: T | undefined) => void,
+  ): Promise<void>;
 }
 
 /** How one part of the client's live state (not tied to a store) is fetched. */
@@ -65,24 +72,34 @@ export function partOf<T>(
   return Object.hasOwn(snapshot, read.name) ? (snapshot[read.name] as T) : undefined;
 }
 
-/** A store read that makes one call per store. */
+/**
+ * A store read that makes one call per store. With `parse`, `fetch` gives the answer's text and `parse`
+ * turns it into the part after the call's slot is released (a big answer is parsed while the next
+ * call is already on its way).
+ */
 export function perStoreRead<T>(
   name: string,
   fetch: (client: PlatformClient, store: StoreIdentity) => Promise<T>,
+): StoreRead<T>;
+export function perStoreRead<T, W>(
+  name: string,
+  fetch: (client: PlatformClient, store: StoreIdentity) => Promise<W>,
+  parse: (answer: W) => T,
+): StoreRead<T>;
+export function perStoreRead<T, W>(
+  name: string,
+  fetch: (client: PlatformClient, store: StoreIdentity) => Promise<W>,
+  parse?: (answer: W) => T,
 ): StoreRead<T> {
   return {
     name,
-    async fetch(client, stores, limit, done) {
-      const entries = await Promise.all(
-        stores.map((s) =>
-          limit(async () => {
-            const value = await fetch(client, s);
-            done(s.key);
-            return [s.key, value] as const;
-          }),
-        ),
+    async fetch(client, stores, limit, deliver) {
+      await Promise.all(
+        stores.map(async (s) => {
+          const answer = await limit(() => fetch(client, s), s.key);
+          deliver(s.key, parse ? parse(answer) : (answer as unknown as T));
+        }),
       );
-      return new Map(entries);
     },
   };
 }
@@ -263,6 +280,13 @@ export interface WriteContext {
   desired: StoreState;
   /** Platform ids of what exists in the store now (for updates by id and for deletes). */
   ids: StoreIds;
+  /**
+   * Elements already built in this plan, by the resource object they were built from: stores of a
+   * shared catalog hold the same desired objects, and one element can serve every store's call (a
+   * plan from empty of thousands of stores holds each catalog element once). Lives for one plan only,
+   * over states nothing changes meanwhile. Absent: build every element anew.
+   */
+  elements?: WeakMap<object, unknown>;
 }
 
 /** What every kind, store-level or client-level, declares about itself. */

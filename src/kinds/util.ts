@@ -5,20 +5,28 @@ export function byIndex<T extends { index?: number }>(list: readonly T[] | undef
   return [...(list ?? [])].sort((a, b) => (a.index ?? Infinity) - (b.index ?? Infinity));
 }
 
-/** Deep equality of plain JSON values. */
+/** Deep equality of plain JSON values. (Loops, not callbacks: the planner calls it for every resource.) */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
+  const isArray = Array.isArray(a);
+  if (isArray !== Array.isArray(b)) return false;
+  if (isArray) {
+    const aa = a as unknown[];
     const bb = b as unknown[];
-    return a.length === bb.length && a.every((v, i) => jsonEqual(v, bb[i]));
+    if (aa.length !== bb.length) return false;
+    for (let i = 0; i < aa.length; i++) if (!jsonEqual(aa[i], bb[i])) return false;
+    return true;
   }
   const ao = a as Record<string, unknown>;
   const bo = b as Record<string, unknown>;
   const ak = Object.keys(ao);
   if (ak.length !== Object.keys(bo).length) return false;
-  return ak.every((k) => Object.prototype.hasOwnProperty.call(bo, k) && jsonEqual(ao[k], bo[k]));
+  for (let i = 0; i < ak.length; i++) {
+    const k = ak[i]!;
+    if (!Object.prototype.hasOwnProperty.call(bo, k) || !jsonEqual(ao[k], bo[k])) return false;
+  }
+  return true;
 }
 
 /** Address of a resource: `store[KEY].SEGMENT[KEY]`. */

@@ -139,16 +139,15 @@ export function canonicalUtilsSchedules(schedules: readonly Schedule[] | undefin
  */
 const utilsSchedulesRead: StoreRead<UtilsSchedulesSnapshot> = {
   name: "utilsSchedules",
-  async fetch(client, stores, limit, done) {
-    const out = new Map<string, UtilsSchedulesSnapshot>();
+  async fetch(client, stores, limit, deliver) {
     await Promise.all(
       stores.map(async (s) => {
-        const corridors = [...(await limit(() => getCorridors(client, s.storeId)))].sort(
+        const corridors = [...(await limit(() => getCorridors(client, s.storeId), s.key))].sort(
           (a, b) => a.id - b.id,
         );
         const [schedules, productLists] = await Promise.all([
-          Promise.all(corridors.map((c) => limit(() => getCorridorSchedule(client, c.id, s.storeId)))),
-          Promise.all(corridors.map((c) => limit(() => getProducts(client, c.id, s.storeId)))),
+          Promise.all(corridors.map((c) => limit(() => getCorridorSchedule(client, c.id, s.storeId), s.key))),
+          Promise.all(corridors.map((c) => limit(() => getProducts(client, c.id, s.storeId), s.key))),
         ]);
         // A product's schedule is the item's own: read it once, through the first corridor that lists it.
         const corridorOf = new Map<number, number>();
@@ -160,22 +159,24 @@ const utilsSchedulesRead: StoreRead<UtilsSchedulesSnapshot> = {
           [...corridorOf]
             .sort(([a], [b]) => a - b)
             .map(([id, corridorId]) =>
-              limit(async () => ({
-                id,
-                corridorId,
-                details: (await getProductSchedule(client, id, corridorId, s.storeId)).schedule_details ?? [],
-              })),
+              limit(
+                async () => ({
+                  id,
+                  corridorId,
+                  details:
+                    (await getProductSchedule(client, id, corridorId, s.storeId)).schedule_details ?? [],
+                }),
+                s.key,
+              ),
             ),
         );
         const snapshot: UtilsSchedulesSnapshot = {
           corridors: corridors.map((c, i) => ({ id: c.id, details: schedules[i]?.schedule_details ?? [] })),
           products,
         };
-        out.set(s.key, snapshot);
-        done(s.key);
+        deliver(s.key, snapshot);
       }),
     );
-    return out;
   },
 };
 

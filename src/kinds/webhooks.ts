@@ -219,10 +219,9 @@ const removeDuplicated: EndpointSpec = {
 /** One `GET /webhook` for every store that reads webhooks (spec §4.7: the client's whole configuration). */
 const webhooksRead: StoreRead<WebhookConfigList> = {
   name: "webhooks",
-  async fetch(client, stores, limit, done) {
+  async fetch(client, stores, limit, deliver) {
     const list = await limit(() => listWebhooks(client));
-    for (const s of stores) done(s.key);
-    return new Map(stores.map((s) => [s.key, list]));
+    for (const s of stores) deliver(s.key, list);
   },
 };
 

@@ -1,23 +1,220 @@
-/** Checksums of states, so that a saved plan can tell whether the world changed since it was made. */
+/**
+ * Checksums of states, so that a saved plan can tell whether the world changed since it was made
+ * (docs/plan-format.md `checksums`).
+ *
+ * Every checksum is a SHA-256 of canonical JSON: JSON with the keys of every object sorted, written
+ * straight into the hash in chunks, without building a sorted copy of the value or one string of it.
+ * A store's digest ({@link storeDigest}) is the checksum of its normalised state (client-wide webhook
+ * facts left out); the canonical text of
+ * a catalog resource (item, category, menu) object is kept for the run ({@link DigestMemo}), so that a
+ * resource shared by many stores is serialised once (the desired side resolves identical resources of
+ * a shared catalog to one object, and the streaming planner gives a live resource that equals its
+ * desired one that same object). The plan's `current` and `desired` checksums are checksums of the
+ * stores' digests, so that each store is digested on its own, as soon as it is read.
+ */
 
-import { createHash } from "node:crypto";
+import { createHash, type Hash } from "node:crypto";
+import { EVENTS_IDS, KEEPS_IDS } from "../kinds/webhooks.js";
+import type { DesiredState, StoreState } from "../model.js";
 
-/** JSON with object keys sorted at every level: the same value always gives the same text. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => {
-    if (v && typeof v === "object" && !Array.isArray(v)) {
-      const o = v as Record<string, unknown>;
-      return Object.fromEntries(
-        Object.keys(o)
-          .sort()
-          .map((k) => [k, o[k]]),
-      );
-    }
-    return v;
-  });
+/** Characters gathered before they are handed to the hash (or the string being built). */
+const CHUNK = 1 << 16;
+
+/** Whether a key is an array index ("0", "1", … up to 2³² − 2), which objects list first, ascending. */
+function isIndex(key: string): boolean {
+  const n = Number(key);
+  return n >>> 0 === n && n !== 4294967295 && String(n) === key;
 }
 
-/** `sha256:<hex>` of the canonical JSON of a value. */
+/**
+ * The keys of an object in canonical order: the order of an object rebuilt with its keys sorted, as
+ * carte's checksums have always been written. JavaScript lists array-index keys first, ascending by
+ * value, whatever the insertion order; the other keys then come sorted by UTF-16 code units.
+ */
+function canonicalKeys(o: object): string[] {
+  const keys = Object.keys(o);
+  let indexes = 0;
+  while (indexes < keys.length && isIndex(keys[indexes]!)) indexes++;
+  if (indexes === 0) return keys.sort();
+  return [...keys.slice(0, indexes), ...keys.slice(indexes).sort()];
+}
+
+/** Canonical JSON already written, pushed as is. */
+class Verbatim {
+  constructor(readonly json: string) {}
+}
+
+/** Writes the canonical JSON of values into `sink`, in chunks of about {@link CHUNK} characters. */
+class CanonicalWriter {
+  private buffer = "";
+
+  constructor(private readonly sink: (chunk: string) => void) {}
+
+  /** Flushes what is gathered. */
+  end(): void {
+    if (this.buffer.length > 0) this.sink(this.buffer);
+    this.buffer = "";
+  }
+
+  private push(text: string): void {
+    this.buffer += text;
+    if (this.buffer.length >= CHUNK) this.end();
+  }
+
+  /**
+   * Writes a value as `JSON.stringify` would after sorting the keys of every object. Returns false
+   * (and writes nothing) for a value JSON leaves out: `undefined`, a function, a symbol.
+   */
+  value(input: unknown, key: string): boolean {
+    let v = input;
+    if (v !== null && typeof v === "object" && typeof (v as { toJSON?: unknown }).toJSON === "function") {
+      v = (v as { toJSON(key: string): unknown }).toJSON(key);
+    }
+    switch (typeof v) {
+      case "string":
+        this.push(JSON.stringify(v));
+        return true;
+      case "number":
+        this.push(Number.isFinite(v) ? String(v) : "null");
+        return true;
+      case "boolean":
+        this.push(v ? "true" : "false");
+        return true;
+      case "bigint":
+        // As JSON.stringify: a BigInt has no JSON form.
+        throw new TypeError("Do not know how to serialize a BigInt");
+      case "object":
+        break;
+      default:
+        return false;
+    }
+    if (v === null) {
+      this.push("null");
+      return true;
+    }
+    if (v instanceof Verbatim) {
+      this.push(v.json);
+      return true;
+    }
+    if (Array.isArray(v)) {
+      this.push("[");
+      for (let i = 0; i < v.length; i++) {
+        if (i > 0) this.push(",");
+        if (!this.value(v[i], String(i))) this.push("null");
+      }
+      this.push("]");
+      return true;
+    }
+    const o = v as Record<string, unknown>;
+    this.push("{");
+    let first = true;
+    for (const k of canonicalKeys(o)) {
+      const item = o[k];
+      if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
+      this.push(first ? JSON.stringify(k) + ":" : "," + JSON.stringify(k) + ":");
+      first = false;
+      this.value(item, k);
+    }
+    this.push("}");
+    return true;
+  }
+}
+
+/**
+ * JSON with object keys sorted at every level (array-index keys first, see {@link canonicalKeys}): the
+ * same value always gives the same text. Like `JSON.stringify`, it gives `undefined` for a value JSON
+ * cannot show (`undefined`, a function).
+ */
+export function canonicalJson(value: unknown): string {
+  let out = "";
+  const writer = new CanonicalWriter((chunk) => (out += chunk));
+  if (!writer.value(value, "")) return undefined as unknown as string;
+  writer.end();
+  return out;
+}
+
+/** Feeds the canonical JSON of a value into a hash. */
+function hashInto(hash: Hash, value: unknown): void {
+  const writer = new CanonicalWriter((chunk) => hash.update(chunk, "utf8"));
+  if (!writer.value(value, "")) throw new TypeError("a checksum needs a JSON value");
+  writer.end();
+}
+
+/** `sha256:<hex>` of the canonical JSON of a value (a JSON value: not `undefined`). */
 export function checksum(value: unknown): string {
-  return "sha256:" + createHash("sha256").update(canonicalJson(value)).digest("hex");
+  const hash = createHash("sha256");
+  hashInto(hash, value);
+  return "sha256:" + hash.digest("hex");
+}
+
+/**
+ * The canonical JSON of resource objects already written in one run, by identity. Use one memo per run
+ * only, over states nothing changes while it lives (the planner never changes a state it was given).
+ */
+export type DigestMemo = WeakMap<object, Verbatim>;
+
+/** A new, empty {@link DigestMemo}. */
+export function digestMemo(): DigestMemo {
+  return new WeakMap();
+}
+
+/** The catalog fields of a store whose resources are memoised one by one. */
+const RESOURCE_FIELDS = ["items", "categories", "menus"] as const;
+
+function resourceJson(resource: unknown, memo: DigestMemo): unknown {
+  if (resource === null || typeof resource !== "object") return resource;
+  let text = memo.get(resource);
+  if (text === undefined) {
+    text = new Verbatim(canonicalJson(resource));
+    memo.set(resource, text);
+  }
+  return text;
+}
+
+/**
+ * The digest of one store's normalised state (the current side with its platform ids, or the desired
+ * side): `sha256:<hex>` of its canonical JSON, exactly {@link checksum} of the state. `null` (a store
+ * that was not read) has a digest too.
+ *
+ * @param memo - canonical JSON of resources already written in this run (see {@link DigestMemo}).
+ */
+export function storeDigest(state: StoreState | null | undefined, memo: DigestMemo = digestMemo()): string {
+  if (!state) return checksum(null);
+  const view: Record<string, unknown> = { ...state };
+  const ids = (state as { ids?: { other?: Record<string, unknown> } }).ids;
+  const other = ids?.other;
+  if (other && (Object.hasOwn(other, EVENTS_IDS) || Object.hasOwn(other, KEEPS_IDS))) {
+    // Facts of the whole client that every store's read carries (which webhook events exist,
+    // src/kinds/webhooks.ts): the apply itself changes them while other stores still wait for their
+    // first write (src/workflow.ts storeGuard), so a store's digest leaves them out.
+    const { [EVENTS_IDS]: _events, [KEEPS_IDS]: _keeps, ...rest } = other;
+    view.ids = { ...ids, other: rest };
+  }
+  for (const field of RESOURCE_FIELDS) {
+    const resources = state[field] as Record<string, unknown> | undefined;
+    if (!resources || typeof resources !== "object") continue;
+    const texts: Record<string, unknown> = {};
+    for (const key of Object.keys(resources)) texts[key] = resourceJson(resources[key], memo);
+    view[field] = texts;
+  }
+  return checksum(view);
+}
+
+/**
+ * The checksum of the current state of a plan's scope (`checksums.current`): the checksum of the
+ * stores' digests by store key, with the client-level state's checksum under the key `""` when the plan
+ * read one.
+ */
+export function currentChecksum(stores: Readonly<Record<string, string>>, client?: unknown): string {
+  return checksum(client === undefined ? stores : { ...stores, "": checksum(client) });
+}
+
+/**
+ * The checksum of a desired state (`checksums.desired`): the checksum of its stores' digests by store
+ * key, and of its client-level settings' checksum when it has some.
+ */
+export function desiredChecksum(desired: DesiredState, memo: DigestMemo = digestMemo()): string {
+  const stores: Record<string, string> = {};
+  for (const key of Object.keys(desired.stores)) stores[key] = storeDigest(desired.stores[key], memo);
+  return checksum(desired.client === undefined ? { stores } : { stores, client: checksum(desired.client) });
 }

@@ -7,12 +7,27 @@ import { clientKinds as clientRegistry, kinds as registry } from "../kinds/regis
 import type { KindName, SegmentName } from "../kinds/registry.js";
 import type { AttributeDiff, ChangeAction, ClientKind, ResourceKind, Write } from "../kinds/types.js";
 import { address, jsonEqual } from "../kinds/util.js";
-import { emptyIds, emptyStore, own, type CurrentState, type DesiredState, type Ownership } from "../model.js";
+import {
+  emptyIds,
+  emptyStore,
+  own,
+  table,
+  type CurrentState,
+  type DesiredState,
+  type Ownership,
+} from "../model.js";
 import { batchWrites, type PlacedWrite } from "./batch.js";
-import { checksum } from "./checksum.js";
-import { DEFAULT_SAFETY, evaluateSafety, type SafetyPolicy } from "./safety.js";
+import { InternalError } from "../errors.js";
+import { checksum, currentChecksum, desiredChecksum, digestMemo, storeDigest } from "./checksum.js";
+import {
+  DEFAULT_SAFETY,
+  safetyVerdict,
+  storeViolations,
+  type SafetyPolicy,
+  type SafetyViolation,
+} from "./safety.js";
 import { isTargeted, selectChanges, type Targeting } from "./target.js";
-import { PLAN_FORMAT_VERSION, type Plan, type ResourceChange } from "./types.js";
+import { PLAN_FORMAT_VERSION, type Plan, type PlanChecksums, type ResourceChange } from "./types.js";
 
 /** Options of {@link buildPlan}. */
 export interface PlanOptions {
@@ -40,16 +55,22 @@ export function diffAttributes(before: unknown, after: unknown): AttributeDiff[]
   return out;
 }
 
+/** The attributes of a created resource, built once per resource object of the plan (`created`). */
+function createdOnce(after: unknown, created: WeakMap<object, AttributeDiff[]> | undefined): AttributeDiff[] {
+  if (!created || after === null || typeof after !== "object") return createdAttributes(after);
+  let diff = created.get(after);
+  if (!diff) {
+    diff = createdAttributes(after);
+    created.set(after, diff);
+  }
+  return diff;
+}
+
 function createdAttributes(after: unknown): AttributeDiff[] {
   return Object.entries((after ?? {}) as Record<string, unknown>).map(([attribute, value]) => ({
     attribute,
     after: value,
   }));
-}
-
-/** The keys of both sides, sorted. */
-function keysOf(current: Record<string, unknown>, desired: Record<string, unknown>): string[] {
-  return [...new Set([...Object.keys(current), ...Object.keys(desired)])].sort();
 }
 
 /** One resource compared: the change it needs, or nothing. */
@@ -58,6 +79,40 @@ interface Compared<R> {
   before: R | undefined;
   after: R | undefined;
   diff: AttributeDiff[];
+}
+
+const hasOwn = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
+
+/**
+ * Compares every key of both sides of one kind (each once) and returns the changes, sorted by key.
+ * Keys are sorted only when they change something: a store without changes costs no sort.
+ */
+function compareAll<R>(
+  kind: Parameters<typeof compare<R>>[0],
+  current: Record<string, R>,
+  desired: Record<string, R>,
+  ownership: Ownership | ((key: string) => Ownership),
+  created?: WeakMap<object, AttributeDiff[]>,
+): [string, Compared<R>][] {
+  const out: [string, Compared<R>][] = [];
+  const ownershipOf = typeof ownership === "function" ? ownership : () => ownership;
+  for (const key in desired) {
+    if (!hasOwn(desired, key)) continue;
+    const cmp = compare(
+      kind,
+      hasOwn(current, key) ? current[key] : undefined,
+      desired[key],
+      ownershipOf(key),
+      created,
+    );
+    if (cmp) out.push([key, cmp]);
+  }
+  for (const key in current) {
+    if (!hasOwn(current, key) || hasOwn(desired, key)) continue;
+    const cmp = compare(kind, current[key], undefined, ownershipOf(key), created);
+    if (cmp) out.push([key, cmp]);
+  }
+  return out.length > 1 ? out.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : out;
 }
 
 /**
@@ -73,6 +128,7 @@ function compare<R>(
   have: R | undefined,
   want: R | undefined,
   ownership: Ownership,
+  created?: WeakMap<object, AttributeDiff[]>,
 ): Compared<R> | undefined {
   let before = have;
   let action: ChangeAction;
@@ -94,64 +150,149 @@ function compare<R>(
   }
   const diff =
     action === "create"
-      ? createdAttributes(want)
+      ? createdOnce(want, created)
       : action === "update"
         ? (kind.diff?.(before!, want!) ?? diffAttributes(before, want))
         : [];
   return { action, before, after: want, diff };
 }
 
+/** Options of {@link createPlanner}: those of {@link buildPlan}, and whether to digest the stores. */
+export interface PlannerOptions extends PlanOptions {
+  /**
+   * Digest each store's current and desired state as it is added (src/plan/checksum.ts), so that the
+   * plan carries its checksums (`checksums`, docs/plan-format.md) without keeping any store's state.
+   * Without it, the finished plan's `checksums` are those given to {@link StorePlanner.finish}.
+   */
+  checksums?: boolean;
+}
+
 /**
- * Computes the plan that makes the platform match the desired state, for every store of `desired`
- * and for the client-level resources it manages. Stores present only on the current side are out of
- * scope and never touched; kinds a store's files do not manage are left alone there.
+ * A plan made store by store: each store is compared, judged by the per-store safety guards and, when
+ * asked, digested as soon as its current state is added, and nothing of that state is kept, so that a
+ * reader can hand stores over as it reads them (src/workflow.ts). The plan is the same, byte for byte,
+ * whatever the order the stores are added in.
  */
-export function buildPlan(desired: DesiredState, current: CurrentState, options: PlanOptions = {}): Plan {
+export interface StorePlanner {
+  /**
+   * Plans one store of the desired state from its current state (`undefined`: nothing read, the store
+   * is planned as empty). A key the desired state does not name is ignored (out of scope). Each store
+   * is added at most once.
+   *
+   * @throws InternalError when the store was already added.
+   */
+  addStore(key: string, have: CurrentState["stores"][string] | undefined): void;
+  /**
+   * The plan, once the stores are added (a store of the desired state never added is planned as empty),
+   * with the client-level resources planned from `client`.
+   *
+   * @param checksums - the plan's checksums when the planner did not compute them: a value, or a function
+   *   that computes them the first time the plan's `checksums` are read.
+   */
+  finish(client: CurrentState["client"], checksums?: PlanChecksums | (() => PlanChecksums)): Plan;
+}
+
+/** What the planner keeps of one store once it is planned. */
+interface PlannedStore {
+  changes: ResourceChange[];
+  writes: PlacedWrite[];
+  violations: SafetyViolation[];
+}
+
+/** A live resource that equals its desired one becomes that object (shared text in the checksums). */
+function shareEqual<R>(have: Record<string, R>, want: Record<string, R>): Record<string, R> {
+  const out: Record<string, R> = {};
+  for (const key of Object.keys(have)) {
+    const w = want[key];
+    out[key] = w !== undefined && jsonEqual(have[key], w) ? w : have[key]!;
+  }
+  return out;
+}
+
+/**
+ * Starts a plan of `desired`, made store by store ({@link StorePlanner}). Pure: the states it is given
+ * are never changed.
+ */
+export function createPlanner(desired: DesiredState, options: PlannerOptions = {}): StorePlanner {
   const kinds = options.kinds ?? registry;
   const ownershipOf = (k: { name: string; defaultOwnership?: Ownership }): Ownership =>
     options.ownership?.[k.name as KindName] ?? k.defaultOwnership ?? "full";
-  let changes: ResourceChange[] = [];
-  const writesOf = new Map<ResourceChange, PlacedWrite[]>();
-  /** Records one change and the writes that carry it out. */
-  const record = (
-    at: { address: string; store: string; storeId: string; kind: string; key: string },
-    cmp: Compared<unknown>,
-    writes: Write[],
-  ) => {
-    const change: ResourceChange = {
-      address: at.address,
-      store: at.store,
-      kind: at.kind as SegmentName,
-      key: at.key,
-      action: cmp.action,
-      before: cmp.before ?? null,
-      after: cmp.after ?? null,
-      diff: cmp.diff,
-    };
-    changes.push(change);
-    writesOf.set(
-      change,
-      writes.map((w) => ({
-        store: at.store,
-        storeId: at.storeId,
-        endpoint: w.endpoint,
-        element: w.element,
-        params: w.params ?? {},
-        address: at.address,
-      })),
-    );
-  };
-  const storeKeys = Object.keys(desired.stores).sort();
+  const targeting = isTargeted(options.targeting) ? options.targeting : undefined;
+  const policy = options.safety ?? DEFAULT_SAFETY;
+  const planned = new Map<string, PlannedStore>();
+  const memo = options.checksums ? digestMemo() : undefined;
+  // What this plan builds from a desired resource object, built once: stores of a shared catalog hold
+  // the same objects, and a plan from empty then holds each created resource's diff and call element once.
+  const created = new WeakMap<object, AttributeDiff[]>();
+  const elements = new WeakMap<object, unknown>();
+  const currentDigests = table<string>();
+  const desiredDigests = table<string>();
 
-  for (const storeKey of storeKeys) {
-    const want = desired.stores[storeKey]!;
+  /** The changes of one scope (a store, or the client) and the writes that carry each out. */
+  const collector = () => {
+    const changes: ResourceChange[] = [];
+    const writesOf = new Map<ResourceChange, PlacedWrite[]>();
+    const record = (
+      at: { address: string; store: string; storeId: string; kind: string; key: string },
+      cmp: Compared<unknown>,
+      writes: Write[],
+    ) => {
+      const change: ResourceChange = {
+        address: at.address,
+        store: at.store,
+        kind: at.kind as SegmentName,
+        key: at.key,
+        action: cmp.action,
+        before: cmp.before ?? null,
+        after: cmp.after ?? null,
+        diff: cmp.diff,
+      };
+      changes.push(change);
+      writesOf.set(
+        change,
+        writes.map((w) => ({
+          store: at.store,
+          storeId: at.storeId,
+          endpoint: w.endpoint,
+          element: w.element,
+          params: w.params ?? {},
+          address: at.address,
+        })),
+      );
+    };
+    /** The changes inside the targeting (with what they cannot go without) and their writes. */
+    const selected = () => {
+      const kept = targeting ? selectChanges(changes, targeting) : changes;
+      return { changes: kept, writes: kept.flatMap((c) => writesOf.get(c) ?? []) };
+    };
+    return { record, selected };
+  };
+
+  const addStore: StorePlanner["addStore"] = (storeKey, read) => {
+    const want = desired.stores[storeKey];
+    if (!want) return;
+    if (planned.has(storeKey)) throw new InternalError(`store ${storeKey} was planned twice`);
+    let live = read;
+    if (memo) {
+      // Digested with the desired objects in place of the equal live ones: their text is written once.
+      if (read) {
+        live = {
+          ...read,
+          items: shareEqual(read.items, want.items),
+          categories: shareEqual(read.categories, want.categories),
+          menus: shareEqual(read.menus, want.menus),
+        };
+      }
+      desiredDigests[storeKey] = storeDigest(want, memo);
+      currentDigests[storeKey] = storeDigest(live ?? null, memo);
+    }
     // schedulesVia is a setting of the files, not platform state: both sides are compared alike.
     const have = {
-      ...(own(current.stores, storeKey) ?? { ...emptyStore(want.store), ids: emptyIds() }),
+      ...(live ?? { ...emptyStore(want.store), ids: emptyIds() }),
       ...(want.schedulesVia ? { schedulesVia: want.schedulesVia } : {}),
     };
-    const ctx = { desired: want, ids: have.ids };
-
+    const ctx = { desired: want, ids: have.ids, elements };
+    const { record, selected } = collector();
     for (const kind of kinds) {
       const ownership = ownershipOf(kind);
       if (ownership === "ignore") continue;
@@ -160,13 +301,11 @@ export function buildPlan(desired: DesiredState, current: CurrentState, options:
       const c = kind.select(have) ?? {};
       // A duplicate of a resource the files manage goes, whatever the ownership (issue 11, item 2).
       const copies = kind.duplicates?.(have) ?? {};
-      const owned = (key: string): boolean => {
+      const ownershipOfKey = (key: string): Ownership => {
         const original = own(copies, key);
-        return original !== undefined && own(d, original) !== undefined;
+        return original !== undefined && own(d, original) !== undefined ? "full" : ownership;
       };
-      for (const key of keysOf(c, d)) {
-        const cmp = compare(kind, own(c, key), own(d, key), owned(key) ? "full" : ownership);
-        if (!cmp) continue;
+      for (const [key, cmp] of compareAll(kind, c, d, ownershipOfKey, created)) {
         const segment = kind.segment((cmp.after ?? cmp.before)!);
         record(
           {
@@ -181,63 +320,167 @@ export function buildPlan(desired: DesiredState, current: CurrentState, options:
         );
       }
     }
-  }
+    const { changes, writes } = selected();
+    const judged = changes.filter((c) => c.kind !== "availability");
+    planned.set(storeKey, {
+      changes,
+      writes,
+      violations: read && judged.length > 0 ? storeViolations(storeKey, judged, read, policy) : [],
+    });
+  };
 
-  // Client-level resources, addressed client.KIND[KEY], with store "".
-  const clientKinds = options.clientKinds ?? clientRegistry;
-  const wantClient = desired.client ?? {};
-  const haveClient = current.client ?? { ids: {} };
-  for (const kind of clientKinds) {
-    const ownership = ownershipOf(kind);
-    if (ownership === "ignore") continue;
-    const d = kind.select(wantClient);
-    if (d === undefined) continue;
-    const c = kind.select(haveClient) ?? {};
-    for (const key of keysOf(c, d)) {
-      const cmp = compare(kind, own(c, key), own(d, key), ownership);
-      if (!cmp) continue;
-      record(
-        { address: `client.${kind.name}[${key}]`, store: "", storeId: "", kind: kind.name, key },
-        cmp,
-        kind.writes(cmp.action, key, cmp.before, cmp.after, haveClient.ids),
-      );
+  const finish: StorePlanner["finish"] = (client, given) => {
+    const haveClient = client ?? { ids: {} };
+    const storeKeys = Object.keys(desired.stores).sort();
+    for (const key of storeKeys) if (!planned.has(key)) addStore(key, undefined);
+    const stores = storeKeys.map((k) => planned.get(k)!);
+
+    // Client-level resources, addressed client.KIND[KEY], with store "".
+    const clientKinds = options.clientKinds ?? clientRegistry;
+    const wantClient = desired.client ?? {};
+    const { record, selected } = collector();
+    for (const kind of clientKinds) {
+      const ownership = ownershipOf(kind);
+      if (ownership === "ignore") continue;
+      const d = kind.select(wantClient);
+      if (d === undefined) continue;
+      const c = kind.select(haveClient) ?? {};
+      for (const [key, cmp] of compareAll(kind, c, d, ownership)) {
+        record(
+          { address: `client.${kind.name}[${key}]`, store: "", storeId: "", kind: kind.name, key },
+          cmp,
+          kind.writes(cmp.action, key, cmp.before, cmp.after, haveClient.ids),
+        );
+      }
     }
-  }
+    const clientPlan = selected();
 
-  if (isTargeted(options.targeting)) changes = selectChanges(changes, options.targeting);
-  const operations = batchWrites(changes.flatMap((c) => writesOf.get(c) ?? []));
-  const count = (a: ChangeAction) => changes.filter((c) => c.action === a).length;
-  const scopeCurrent = {
-    ...Object.fromEntries(storeKeys.map((k) => [k, own(current.stores, k) ?? null])),
-    ...(current.client ? { "": current.client } : {}),
-  };
-  const plan: Plan = {
-    formatVersion: PLAN_FORMAT_VERSION,
-    stores: storeKeys.map((k) => {
-      const want = desired.stores[k]!;
-      const s = want.store;
-      return {
-        key: k,
-        storeId: s.storeId,
-        name: s.name,
-        ...(want.schedulesVia ? { schedulesVia: want.schedulesVia } : {}),
+    const changes = [...stores.flatMap((s) => s.changes), ...clientPlan.changes];
+    const operations = batchWrites([...stores.flatMap((s) => s.writes), ...clientPlan.writes]);
+    const count = (a: ChangeAction) => changes.filter((c) => c.action === a).length;
+    let checksums: PlanChecksums | (() => PlanChecksums) | undefined = given;
+    if (memo) {
+      // By store key, whatever the order the stores came in.
+      const stores = table<string>();
+      for (const k of storeKeys) stores[k] = currentDigests[k]!;
+      const wantClient = desired.client === undefined ? undefined : checksum(desired.client);
+      checksums = {
+        current: currentChecksum(stores, client),
+        desired: checksum(
+          wantClient === undefined
+            ? { stores: desiredDigests }
+            : { stores: desiredDigests, client: wantClient },
+        ),
+        stores: withClient(stores, client),
       };
-    }),
-    changes,
-    operations,
-    summary: {
-      create: count("create"),
-      update: count("update"),
-      delete: count("delete"),
-      operations: operations.length,
-      stores: new Set(changes.map((c) => c.store).filter((k) => k !== "")).size,
-    },
-    checksums: { current: checksum(scopeCurrent), desired: checksum(desired) },
-    ...(isTargeted(options.targeting) ? { targeting: options.targeting } : {}),
-    safety: { ok: true, violations: [] },
+    }
+    const plan: Plan = {
+      formatVersion: PLAN_FORMAT_VERSION,
+      stores: storeKeys.map((k) => {
+        const want = desired.stores[k]!;
+        const s = want.store;
+        return {
+          key: k,
+          storeId: s.storeId,
+          name: s.name,
+          ...(want.schedulesVia ? { schedulesVia: want.schedulesVia } : {}),
+        };
+      }),
+      changes,
+      operations,
+      summary: {
+        create: count("create"),
+        update: count("update"),
+        delete: count("delete"),
+        operations: operations.length,
+        stores: new Set(changes.map((c) => c.store).filter((k) => k !== "")).size,
+      },
+      checksums: { current: "", desired: "" },
+      ...(targeting ? { targeting } : {}),
+      safety: { ok: true, violations: [] },
+    };
+    defineChecksums(plan, checksums);
+    plan.safety = safetyVerdict(
+      plan,
+      stores.flatMap((s) => s.violations),
+    );
+    return plan;
   };
-  plan.safety = evaluateSafety(plan, current, options.safety ?? DEFAULT_SAFETY);
-  return plan;
+
+  return { addStore, finish };
+}
+
+/**
+ * Sets the plan's `checksums` in place (its position among the fields is kept): a value as is; a
+ * function as a property computed the first time it is read (saving the plan, printing it as JSON,
+ * comparing it with a saved plan), then kept; nothing, as a property that refuses to be read.
+ */
+function defineChecksums(plan: Plan, checksums: PlanChecksums | (() => PlanChecksums) | undefined): void {
+  if (typeof checksums === "object") {
+    plan.checksums = checksums;
+    return;
+  }
+  let value: PlanChecksums | undefined;
+  Object.defineProperty(plan, "checksums", {
+    enumerable: true,
+    configurable: true,
+    get(): PlanChecksums {
+      if (value === undefined) {
+        if (!checksums) {
+          throw new InternalError(
+            "this plan was made without its checksums (RunOptions.checksums false): it cannot be saved or shown as JSON",
+          );
+        }
+        value = checksums();
+      }
+      return value;
+    },
+    set(v: PlanChecksums) {
+      value = v;
+    },
+  });
+}
+
+/**
+ * The stores' digests with, under `""`, the checksum of the client-level current state when one was
+ * read: `checksums.stores`, whose checksum is `checksums.current` ({@link currentChecksum}).
+ */
+function withClient(stores: Record<string, string>, client: unknown): Record<string, string> {
+  if (client === undefined) return stores;
+  const all = table<string>();
+  Object.assign(all, stores);
+  all[""] = checksum(client);
+  return all;
+}
+
+/**
+ * The checksums of a plan of `desired` against `current` (docs/plan-format.md): each store's digest in
+ * scope (the stores of `desired`), the checksum of those digests with the client's state, and the
+ * checksum of the desired state. Pure; the states are only read.
+ */
+export function planChecksums(desired: DesiredState, current: CurrentState): PlanChecksums {
+  const memo = digestMemo();
+  const stores = table<string>();
+  for (const key of Object.keys(desired.stores).sort())
+    stores[key] = storeDigest(own(current.stores, key) ?? null, memo);
+  return {
+    current: currentChecksum(stores, current.client),
+    desired: desiredChecksum(desired, memo),
+    stores: withClient(stores, current.client),
+  };
+}
+
+/**
+ * Computes the plan that makes the platform match the desired state, for every store of `desired`
+ * and for the client-level resources it manages. Stores present only on the current side are out of
+ * scope and never touched; kinds a store's files do not manage are left alone there. The plan's
+ * `checksums` ({@link planChecksums}) are computed the first time they are read, from the states given
+ * (which must not change meanwhile).
+ */
+export function buildPlan(desired: DesiredState, current: CurrentState, options: PlanOptions = {}): Plan {
+  const planner = createPlanner(desired, options);
+  for (const key of Object.keys(desired.stores).sort()) planner.addStore(key, own(current.stores, key));
+  return planner.finish(current.client, () => planChecksums(desired, current));
 }
 
 /** Whether a plan changes nothing. */

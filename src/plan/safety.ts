@@ -76,6 +76,27 @@ function pct(n: number, of: number): string {
 
 /** Evaluates every guard on a plan and the current state it was computed from. Pure. */
 export function evaluateSafety(plan: Plan, current: CurrentState, policy: SafetyPolicy): SafetyVerdict {
+  const byStore = new Map<string, ResourceChange[]>();
+  for (const c of plan.changes) {
+    if (c.kind === "availability") continue;
+    const list = byStore.get(c.store);
+    if (list) list.push(c);
+    else byStore.set(c.store, [c]);
+  }
+  const perStore: SafetyViolation[] = [];
+  for (const [store, changes] of byStore) {
+    const have = current.stores[store];
+    if (have) perStore.push(...storeViolations(store, changes, have, policy));
+  }
+  return safetyVerdict(plan, perStore);
+}
+
+/**
+ * The verdict on a plan given the violations of its stores ({@link storeViolations}, in the order of
+ * the stores in the plan): the plan-wide guards (`no_stores`, `closes_stores`) first, then the stores'.
+ * Pure. The planner judges each store as it plans it, so that it needs no store's state afterwards.
+ */
+export function safetyVerdict(plan: Plan, perStore: readonly SafetyViolation[]): SafetyVerdict {
   const violations: SafetyViolation[] = [];
   if (plan.stores.length === 0) {
     violations.push({
@@ -94,62 +115,66 @@ export function evaluateSafety(plan: Plan, current: CurrentState, policy: Safety
       message: `store[${c.store}]: the plan closes the store (it stops taking orders)`,
     });
   }
-  const byStore = new Map<string, ResourceChange[]>();
-  for (const c of plan.changes) {
-    if (c.kind === "availability") continue;
-    const list = byStore.get(c.store);
-    if (list) list.push(c);
-    else byStore.set(c.store, [c]);
-  }
-  for (const [store, changes] of byStore) {
-    const have = current.stores[store];
-    if (!have) continue;
-    const existing = countResources(have);
-    const counted = changes.filter((c) => CATALOG_KINDS.has(c.kind));
-    const deletes = counted.filter((c) => c.action === "delete").length;
-    const updates = counted.filter((c) => c.action === "update").length;
-    if (existing >= policy.minExisting && existing > 0) {
-      if ((deletes / existing) * 100 > policy.maxDeletePercent) {
-        violations.push({
-          guard: "max_delete_percent",
-          store,
-          message: `store[${store}]: the plan deletes ${deletes} of ${existing} resources (${pct(deletes, existing)}), more than max_delete_percent ${policy.maxDeletePercent} %`,
-        });
-      }
-      if ((updates / existing) * 100 > policy.maxUpdatePercent) {
-        violations.push({
-          guard: "max_update_percent",
-          store,
-          message: `store[${store}]: the plan changes ${updates} of ${existing} resources (${pct(updates, existing)}), more than max_update_percent ${policy.maxUpdatePercent} %`,
-        });
-      }
-    }
-    const itemsNow = Object.keys(have.items).length;
-    const itemDeletes = changes.filter(
-      (c) => (c.kind === "item" || c.kind === "modifier_group") && c.action === "delete",
-    ).length;
-    const itemCreates = changes.filter(
-      (c) => (c.kind === "item" || c.kind === "modifier_group") && c.action === "create",
-    ).length;
-    if (itemsNow > 0 && itemDeletes === itemsNow && itemCreates === 0) {
+  violations.push(...perStore);
+  return { ok: violations.length === 0, violations };
+}
+
+/**
+ * The per-store guards (`max_delete_percent`, `max_update_percent`, `empties_store`, `empties_menu`,
+ * `protected`) on one store's changes, availability changes left out, against its current state. Pure.
+ */
+export function storeViolations(
+  store: string,
+  changes: readonly ResourceChange[],
+  have: CurrentState["stores"][string],
+  policy: SafetyPolicy,
+): SafetyViolation[] {
+  const violations: SafetyViolation[] = [];
+  const existing = countResources(have);
+  const counted = changes.filter((c) => CATALOG_KINDS.has(c.kind));
+  const deletes = counted.filter((c) => c.action === "delete").length;
+  const updates = counted.filter((c) => c.action === "update").length;
+  if (existing >= policy.minExisting && existing > 0) {
+    if ((deletes / existing) * 100 > policy.maxDeletePercent) {
       violations.push({
-        guard: "empties_store",
+        guard: "max_delete_percent",
         store,
-        message: `store[${store}]: the plan deletes all ${itemsNow} items and modifier groups of the store (is its catalog empty?)`,
+        message: `store[${store}]: the plan deletes ${deletes} of ${existing} resources (${pct(deletes, existing)}), more than max_delete_percent ${policy.maxDeletePercent} %`,
       });
     }
-    violations.push(...emptiedMenus(store, changes, have));
-    for (const c of changes) {
-      if (c.action === "delete" && policy.protected.some((p) => matchAddress(p, c.address))) {
-        violations.push({
-          guard: "protected",
-          store,
-          message: `${c.address} is protected (safety.protected in carte.yaml) and the plan deletes it`,
-        });
-      }
+    if ((updates / existing) * 100 > policy.maxUpdatePercent) {
+      violations.push({
+        guard: "max_update_percent",
+        store,
+        message: `store[${store}]: the plan changes ${updates} of ${existing} resources (${pct(updates, existing)}), more than max_update_percent ${policy.maxUpdatePercent} %`,
+      });
     }
   }
-  return { ok: violations.length === 0, violations };
+  const itemsNow = Object.keys(have.items).length;
+  const itemDeletes = changes.filter(
+    (c) => (c.kind === "item" || c.kind === "modifier_group") && c.action === "delete",
+  ).length;
+  const itemCreates = changes.filter(
+    (c) => (c.kind === "item" || c.kind === "modifier_group") && c.action === "create",
+  ).length;
+  if (itemsNow > 0 && itemDeletes === itemsNow && itemCreates === 0) {
+    violations.push({
+      guard: "empties_store",
+      store,
+      message: `store[${store}]: the plan deletes all ${itemsNow} items and modifier groups of the store (is its catalog empty?)`,
+    });
+  }
+  violations.push(...emptiedMenus(store, [...changes], have));
+  for (const c of changes) {
+    if (c.action === "delete" && policy.protected.some((p) => matchAddress(p, c.address))) {
+      violations.push({
+        guard: "protected",
+        store,
+        message: `${c.address} is protected (safety.protected in carte.yaml) and the plan deletes it`,
+      });
+    }
+  }
+  return violations;
 }
 
 function emptiedMenus(

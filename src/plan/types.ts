@@ -78,6 +78,25 @@ export interface PlanStore {
   schedulesVia?: "menu" | "utils";
 }
 
+/**
+ * Checksums of the states a plan was computed from, for stale-plan checks (`carte apply FILE`) and
+ * docs/plan-format.md. Each is `sha256:<hex>` of canonical JSON (src/plan/checksum.ts).
+ */
+export interface PlanChecksums {
+  /** Of the current state of the stores in scope: the checksum of {@link PlanChecksums.stores}. */
+  current: string;
+  /** Of the desired state in scope: the checksum of its stores' digests (and of its client-level settings). */
+  desired: string;
+  /**
+   * The digest of each store's normalised current state (platform ids included; src/plan/checksum.ts
+   * `storeDigest`), by store key, as read for this plan, and under `""` the checksum of the client-level
+   * state when the plan read one. Just before a store's first write, the apply reads it again and
+   * refuses to write it when the digest differs (src/workflow.ts `storeGuard`). Absent in plans written
+   * before it existed.
+   */
+  stores?: Record<string, string>;
+}
+
 /** A complete plan. */
 export interface Plan {
   formatVersion: typeof PLAN_FORMAT_VERSION;
@@ -88,12 +107,8 @@ export interface Plan {
   /** API calls in execution order. */
   operations: Operation[];
   summary: PlanSummary;
-  /**
-   * Checksums of the current state read from the platform and of the desired state, for stale-plan
-   * checks; `stores`: the digest of each store's current state (src/plan/digest.ts `storeDigest`),
-   * checked just before the store's first write.
-   */
-  checksums: { current: string; desired: string; stores?: Record<string, string> };
+  /** Checksums of the current state read from the platform and of the desired state, for stale-plan checks. */
+  checksums: PlanChecksums;
   /** Present when the plan was limited with `--store`, `--kind` or `--target`. */
   targeting?: Targeting;
   /** The safety guards' verdict; a plan that is not `ok` is applied only with an override. */

@@ -46,6 +46,14 @@ import type { TokenResponse, WireStoreMenu } from "./wire.js";
 
 export type { RetryInfo } from "./transport.js";
 
+/**
+ * Calls in flight at once when the caller does not say (`--parallelism`, reads and writes of plan,
+ * apply and import). 16 keeps the default pace of 50 requests a second (`platform.requests_per_second`)
+ * busy up to 320 ms a call (16 ÷ 50 s), where 8 stops at 160 ms; more only holds more stores in memory
+ * at once. Measured in docs/performance.md. The rate limit stays the ceiling whatever the parallelism.
+ */
+export const DEFAULT_PARALLELISM = 16;
+
 /** Options of {@link PlatformClient}. Durations in milliseconds unless the name says seconds. */
 export interface ClientOptions {
   /** Base address of the platform, without a trailing slash, e.g. `https://example.test`. */
@@ -64,6 +72,12 @@ export interface ClientOptions {
   renewBeforeSeconds?: number;
   /** Injectable undici dispatcher (tests, proxies). Default: a keep-alive Agent owned by the client. */
   dispatcher?: Dispatcher;
+  /**
+   * Keep-alive connections to the platform at most, for the client's own Agent: the calls the caller
+   * has in flight at once (`--parallelism`), so that none waits for a connection. Default
+   * {@link DEFAULT_PARALLELISM}. Ignored with `dispatcher`.
+   */
+  connections?: number;
   /**
    * Clock in epoch milliseconds, injectable for tests. Drives token expiry, `Retry-After` dates and the
    * rate limiter's schedule (a frozen clock therefore also freezes the limiter). Default `Date.now`.
@@ -134,6 +148,12 @@ export interface CallOptions {
    * carry `:`), values URI-encoded. Undefined values are left out.
    */
   query?: Record<string, string | number | undefined>;
+  /**
+   * Give the body of a 2xx answer as the text received, not parsed, so that the caller parses it after
+   * releasing its own concurrency slot (the reader: a 473 KB store menu is parsed while the next call is
+   * on its way). Answers of other statuses are parsed as usual for the error.
+   */
+  raw?: boolean;
 }
 
 interface CachedToken {
@@ -190,7 +210,11 @@ export class PlatformClient {
     this.ownsDispatcher = opts.dispatcher === undefined;
     this.dispatcher =
       opts.dispatcher ??
-      new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connections: 16 });
+      new Agent({
+        keepAliveTimeout: 10_000,
+        keepAliveMaxTimeout: 60_000,
+        connections: Math.max(1, Math.floor(opts.connections ?? DEFAULT_PARALLELISM)),
+      });
     this.retryPolicy = {
       maxAttempts: Math.max(1, Math.floor(opts.maxAttempts ?? DEFAULT_RETRY_POLICY.maxAttempts)),
       baseDelayMs: opts.baseDelayMs ?? DEFAULT_RETRY_POLICY.baseDelayMs,
@@ -268,7 +292,7 @@ export class PlatformClient {
   ): Promise<T> {
     const path = routePath(name, params) + queryString(options.query);
     const idempotent = options.idempotent ?? routeIdempotent(name, body);
-    return this.send<T>(routeMethod(name), path, body, routeSpec(name).surface, idempotent);
+    return this.send<T>(routeMethod(name), path, body, routeSpec(name).surface, idempotent, options.raw);
   }
 
   /**
@@ -303,16 +327,24 @@ export class PlatformClient {
     body: unknown,
     surface: Surface,
     idempotent: boolean,
+    raw = false,
   ): Promise<T> {
     let renewedAt = Number.NEGATIVE_INFINITY;
     const res = await this.withRetries(method, path, idempotent, async (deadline) => {
-      if (surface === "none") return this.exchange(method, path, body, deadline, async () => ({}));
+      if (surface === "none") return this.exchange(method, path, body, deadline, async () => ({}), raw);
       for (;;) {
         let used: string | undefined;
-        const out = await this.exchange(method, path, body, deadline, async () => {
-          used = await this.token(surface);
-          return { "x-authorization": `Bearer ${used}` };
-        });
+        const out = await this.exchange(
+          method,
+          path,
+          body,
+          deadline,
+          async () => {
+            used = await this.token(surface);
+            return { "x-authorization": `Bearer ${used}` };
+          },
+          raw,
+        );
         if (!out.ok || out.res.status !== 401 || used === undefined) return out;
         if (this.now() - renewedAt < RENEW_AGAIN_AFTER_MS) return out;
         renewedAt = this.now();
@@ -391,7 +423,7 @@ export class PlatformClient {
    * outlive the one held before it), sends, reads the whole body, and feeds the limiter (429 lowers the
    * rate, `Retry-After` pauses the client, 2xx lets the rate recover). The attempt's timeout is the
    * client's `timeoutMs`, shortened to what is left before `deadline`. Errors of `headers` (a failed
-   * login) propagate.
+   * login) propagate. With `raw`, the body of a 2xx answer is kept as text ({@link CallOptions.raw}).
    */
   private async exchange(
     method: string,
@@ -399,6 +431,7 @@ export class PlatformClient {
     body: unknown,
     deadline: number,
     headers: () => Promise<Record<string, string>>,
+    raw = false,
   ): Promise<Outcome> {
     await this.rateLimiter.acquire();
     const extra = await headers();
@@ -426,7 +459,8 @@ export class PlatformClient {
       return this.transportFailure(method, path, cause, timeoutMs);
     }
     let parsed: unknown = undefined;
-    if (text.length > 0) {
+    if (raw && status >= 200 && status <= 299) parsed = text;
+    else if (text.length > 0) {
       try {
         parsed = JSON.parse(text);
       } catch {

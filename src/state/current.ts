@@ -5,12 +5,12 @@
  * and each kind normalizes its resources from the snapshot.
  */
 
-import pLimit from "p-limit";
 import { clientKinds as clientRegistry, kinds as registry } from "../kinds/registry.js";
 import type {
   ClientKind,
   ClientRead,
   ClientSnapshot,
+  Limit,
   ResourceKind,
   StoreRead,
   StoreSnapshot,
@@ -28,7 +28,7 @@ import {
   type StoreIds,
   type StoreState,
 } from "../model.js";
-import type { PlatformClient } from "../platform/client.js";
+import { DEFAULT_PARALLELISM, type PlatformClient } from "../platform/client.js";
 
 /** What to read in one store: the kinds whose resources are wanted. */
 export interface ReadRequest {
@@ -85,9 +85,9 @@ export function clientReadKinds(
   );
 }
 
-/** Options of {@link fetchCurrent}. */
+/** Options of {@link fetchCurrent} and {@link readCurrent}. */
 export interface FetchOptions {
-  /** Calls in flight at once. Default 8. */
+  /** Calls in flight at once. Default {@link DEFAULT_PARALLELISM}. */
   parallelism?: number;
   /** Called as reads complete: `done` of `total` store reads. */
   onRead?: (done: number, total: number) => void;
@@ -95,43 +95,155 @@ export interface FetchOptions {
   clientKinds?: readonly ClientKind<unknown>[];
 }
 
-/** Reads the live state the requests ask for. Throws the first {@link ApiError} met. */
-export async function fetchCurrent(
+/** A store's normalised current state, with its platform ids. */
+export type CurrentStore = CurrentState["stores"][string];
+
+/**
+ * A concurrency bound that starts waiting calls in the order of their stores (a call for no store
+ * first, then by the store's place in the requests, then in the order they came), so that the stores
+ * finish one after another instead of all at the end.
+ */
+function storeOrderedLimit(concurrency: number, place: (store: string) => number): Limit {
+  if (!(Number.isInteger(concurrency) && concurrency >= 1)) {
+    throw new TypeError(`parallelism must be a whole number of at least 1, got ${concurrency}`);
+  }
+  interface Waiting {
+    rank: number;
+    seq: number;
+    start: () => void;
+  }
+  const heap: Waiting[] = [];
+  const before = (a: Waiting, b: Waiting) => a.rank < b.rank || (a.rank === b.rank && a.seq < b.seq);
+  const push = (w: Waiting) => {
+    heap.push(w);
+    for (let i = heap.length - 1; i > 0;) {
+      const up = (i - 1) >> 1;
+      if (!before(heap[i]!, heap[up]!)) break;
+      [heap[i], heap[up]] = [heap[up]!, heap[i]!];
+      i = up;
+    }
+  };
+  const pop = (): Waiting | undefined => {
+    const top = heap[0];
+    const last = heap.pop();
+    if (heap.length > 0 && last) {
+      heap[0] = last;
+      for (let i = 0; ;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < heap.length && before(heap[l]!, heap[m]!)) m = l;
+        if (r < heap.length && before(heap[r]!, heap[m]!)) m = r;
+        if (m === i) break;
+        [heap[i], heap[m]] = [heap[m]!, heap[i]!];
+        i = m;
+      }
+    }
+    return top;
+  };
+  let active = 0;
+  let seq = 0;
+  const next = () => {
+    if (active >= concurrency) return;
+    const w = pop();
+    if (!w) return;
+    active++;
+    w.start();
+  };
+  return <T>(fn: () => Promise<T>, store?: string) =>
+    new Promise<T>((resolve, reject) => {
+      push({
+        rank: store === undefined ? -1 : place(store),
+        seq: seq++,
+        start: () => {
+          let call: Promise<T>;
+          try {
+            call = fn();
+          } catch (err) {
+            call = Promise.reject(err);
+          }
+          // The slot is released as soon as the call settles, before the caller's continuation runs.
+          call.then(
+            (value) => {
+              active--;
+              next();
+              resolve(value);
+            },
+            (err: unknown) => {
+              active--;
+              next();
+              reject(err);
+            },
+          );
+        },
+      });
+      next();
+    });
+}
+
+/**
+ * Reads the live state the requests ask for and hands each store over as soon as its reads are in:
+ * `onStore` gets the store's normalised state (the platform's answers are dropped then), so that only
+ * what `onStore` keeps stays in memory. Calls are made `parallelism` at a time, earlier stores first
+ * (the order of `requests`); each read is made once for the stores that need it, with the fewest calls
+ * the platform allows. `onStore` runs outside the concurrency bound, once per store, in the order the
+ * stores complete; an error it throws ends the read with that error. Resolves to the client-level
+ * state when `clientKinds` are given.
+ *
+ * @throws ApiError of the first read that failed (the other reads in flight are not waited for).
+ */
+export async function readCurrent(
   client: PlatformClient,
-  requests: ReadRequest[],
+  requests: readonly ReadRequest[],
+  onStore: (key: string, state: CurrentStore) => void,
   options: FetchOptions = {},
-): Promise<CurrentState> {
-  const limit = pLimit(options.parallelism ?? 8);
+): Promise<CurrentState["client"]> {
+  const places = new Map(requests.map((r, i) => [r.store.key, i]));
+  const limit = storeOrderedLimit(
+    options.parallelism ?? DEFAULT_PARALLELISM,
+    (key) => places.get(key) ?? requests.length,
+  );
   // Reads by name: kinds that share a part share one read object (a second object of the same name
   // is a bug that would fetch the part twice).
   const reads = new Map<string, StoreRead>();
   const storesByPart = new Map<string, StoreIdentity[]>();
+  /** Each store's snapshot while its parts come in, and how many are still missing. */
+  const pending = new Map<
+    string,
+    { store: StoreIdentity; snapshot: Record<string, unknown>; missing: number }
+  >();
+  // A store requested twice is read once, for the kinds of both requests.
+  const kindsOf = new Map<string, { store: StoreIdentity; kinds: Set<ResourceKind<unknown>> }>();
   for (const r of requests) {
-    for (const read of new Set(r.kinds.flatMap((k) => k.reads))) {
-      const known = reads.get(read.name);
-      if (known && known !== read) throw new Error(`two store reads are named ${read.name}`);
+    const known = kindsOf.get(r.store.key);
+    if (known) for (const k of r.kinds) known.kinds.add(k);
+    else kindsOf.set(r.store.key, { store: r.store, kinds: new Set(r.kinds) });
+  }
+  for (const [key, r] of kindsOf) {
+    const parts = new Set([...r.kinds].flatMap((k) => k.reads));
+    pending.set(key, { store: r.store, snapshot: {}, missing: parts.size });
+    for (const read of parts) {
+      const seen = reads.get(read.name);
+      if (seen && seen !== read) throw new Error(`two store reads are named ${read.name}`);
       reads.set(read.name, read);
       const list = storesByPart.get(read.name);
-      if (list) {
-        if (!list.includes(r.store)) list.push(r.store);
-      } else storesByPart.set(read.name, [r.store]);
+      if (list) list.push(r.store);
+      else storesByPart.set(read.name, [r.store]);
     }
   }
   const total = [...storesByPart.values()].reduce((n, l) => n + l.length, 0);
   let done = 0;
-  const tick = () => options.onRead?.(++done, total);
-  const snapshots = new Map<string, StoreSnapshot>(requests.map((r) => [r.store.key, {}]));
-  await Promise.all(
-    [...storesByPart].map(async ([part, stores]) => {
-      const values = await reads.get(part)!.fetch(client, stores, limit, tick);
-      for (const [key, value] of values) (snapshots.get(key) as Record<string, unknown>)[part] = value;
-    }),
-  );
-  const out: CurrentState = { stores: table() };
-  for (const r of requests) out.stores[r.store.key] = normalizeSnapshot(r.store, snapshots.get(r.store.key)!);
+  const complete = (key: string) => {
+    const entry = pending.get(key)!;
+    pending.delete(key);
+    onStore(key, normalizeSnapshot(entry.store, entry.snapshot));
+  };
+  // A store that needs no read (no managed kind reads anything) is complete at once.
+  for (const [key, entry] of [...pending]) if (entry.missing === 0) complete(key);
 
   const clientKinds = options.clientKinds ?? [];
-  if (clientKinds.length > 0) {
+  const clientState = (async () => {
+    if (clientKinds.length === 0) return undefined;
     const snapshot: ClientSnapshot = {};
     const parts: ClientRead[] = [...new Set(clientKinds.flatMap((k) => k.reads))];
     await Promise.all(
@@ -142,7 +254,41 @@ export async function fetchCurrent(
     const state: ClientState = {};
     const ids: Record<string, Record<string, unknown>> = {};
     for (const k of clientKinds) k.read(snapshot, state, ids);
-    out.client = { ...state, ids };
-  }
+    return { ...state, ids };
+  })();
+
+  await Promise.all([
+    ...[...storesByPart].map(([part, stores]) =>
+      reads.get(part)!.fetch(client, stores, limit, (key, value) => {
+        const entry = pending.get(key);
+        if (!entry || Object.hasOwn(entry.snapshot, part)) {
+          throw new Error(`the ${part} read delivered store ${key} twice or unasked`);
+        }
+        entry.snapshot[part] = value;
+        options.onRead?.(++done, total);
+        if (--entry.missing === 0) complete(key);
+      }),
+    ),
+    clientState,
+  ]);
+  if (pending.size > 0) throw new Error(`stores ${[...pending.keys()].join(", ")} were never read in full`);
+  return clientState;
+}
+
+/**
+ * Reads the live state the requests ask for ({@link readCurrent}) and keeps all of it. Throws the
+ * first {@link ApiError} met.
+ */
+export async function fetchCurrent(
+  client: PlatformClient,
+  requests: ReadRequest[],
+  options: FetchOptions = {},
+): Promise<CurrentState> {
+  const out: CurrentState = { stores: table() };
+  const stores = new Map<string, CurrentStore>();
+  const clientState = await readCurrent(client, requests, (key, state) => stores.set(key, state), options);
+  // In the order of the requests, whatever the order the stores completed in.
+  for (const r of requests) out.stores[r.store.key] = stores.get(r.store.key)!;
+  if (clientState) out.client = clientState;
   return out;
 }

@@ -1,0 +1,132 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { startEmulator, type RunningEmulator } from "../../src/emulator/index.js";
+import { items } from "../../src/kinds/items.js";
+import { storeHours } from "../../src/kinds/store-hours.js";
+import { perStoreRead, type ResourceKind } from "../../src/kinds/types.js";
+import { PlatformClient } from "../../src/platform/client.js";
+import type { StoreIdentity } from "../../src/model.js";
+import { fetchCurrent, readCurrent, type ReadRequest } from "../../src/state/current.js";
+import { applyPlan, planProject } from "../../src/workflow.js";
+import { exampleSession } from "../helpers/session.js";
+import { CLIENT_ID, CLIENT_SECRET } from "../helpers/project.js";
+
+const identity = (i: number): StoreIdentity => ({
+  key: `s${String(i).padStart(2, "0")}`,
+  storeId: String(700_000 + i),
+  integrationId: `s${String(i).padStart(2, "0")}`,
+  name: `Store ${i}`,
+});
+
+let emu: RunningEmulator | undefined;
+let client: PlatformClient | undefined;
+afterEach(async () => {
+  await client?.close();
+  await emu?.close();
+  emu = undefined;
+  client = undefined;
+});
+
+async function stores(n: number) {
+  const list = Array.from({ length: n }, (_, i) => identity(i));
+  emu = await startEmulator({
+    port: 0,
+    seed: {
+      clients: [
+        {
+          client_id: CLIENT_ID,
+          client_secret: CLIENT_SECRET,
+          stores: list.map((s) => ({ id: s.storeId, integration_id: s.integrationId, name: s.name })),
+        },
+      ],
+    },
+  });
+  client = new PlatformClient({
+    baseUrl: emu.url,
+    clientId: CLIENT_ID,
+    clientSecret: CLIENT_SECRET,
+    requestsPerSecond: Infinity,
+  });
+  return list;
+}
+
+/** Reads made so far, logins left out. */
+const readsSoFar = () => emu!.requests.filter((r) => !r.path.includes("/token/")).length;
+
+describe("the streaming reader", () => {
+  it("hands stores over one after another while later stores are still to be read", async () => {
+    const list = await stores(12);
+    const requests: ReadRequest[] = list.map((store) => ({
+      store,
+      kinds: [items, storeHours] as ResourceKind<unknown>[],
+    }));
+    const seen: { key: string; reads: number }[] = [];
+    await readCurrent(client!, requests, (key) => seen.push({ key, reads: readsSoFar() }), {
+      parallelism: 2,
+    });
+    expect(seen.map((s) => s.key).sort()).toEqual(list.map((s) => s.key));
+    // Two reads per store (menu, hours): a store is handed over before much more than its own and the
+    // earlier stores' reads were made, not after every store's menu (24 reads in all).
+    seen.forEach((s, i) => expect(s.reads).toBeLessThanOrEqual(2 * (i + 1) + 2));
+    expect(seen[0]!.reads).toBeLessThan(6);
+  });
+
+  it("starts the next call before it parses a big answer", async () => {
+    const events: string[] = [];
+    const read = perStoreRead<string, string>(
+      "fake",
+      async (_client, s) => {
+        events.push(`call ${s.key}`);
+        await new Promise((r) => setTimeout(r, 5));
+        return s.key;
+      },
+      (answer) => {
+        events.push(`parse ${answer}`);
+        return answer;
+      },
+    );
+    const kind = { name: "fake", reads: [read] } as unknown as ResourceKind<unknown>;
+    const list = [identity(1), identity(2), identity(3)];
+    await readCurrent(
+      {} as PlatformClient,
+      list.map((store) => ({ store, kinds: [kind] })),
+      () => {},
+      {
+        parallelism: 1,
+      },
+    );
+    expect(events).toEqual(["call s01", "call s02", "parse s01", "call s03", "parse s02", "parse s03"]);
+  });
+
+  it("reads a store asked twice once, for the kinds of both requests", async () => {
+    const [a] = await stores(1);
+    const state = await fetchCurrent(client!, [
+      { store: a!, kinds: [items] as ResourceKind<unknown>[] },
+      { store: a!, kinds: [storeHours] as ResourceKind<unknown>[] },
+    ]);
+    expect(Object.keys(state.stores)).toEqual([a!.key]);
+    expect(state.stores[a!.key]!.hours).toBeDefined();
+    expect(emu!.requests.filter((r) => r.path.endsWith("/store-menu"))).toHaveLength(1);
+  });
+});
+
+describe("verification after apply", () => {
+  it("selects each kind once per store read, not once per change, and re-reads only what is pending", async () => {
+    const ex = await exampleSession();
+    try {
+      const { plan } = await planProject(ex.project, ex.session);
+      const itemChanges = plan.changes.filter((c) => c.kind === "item" || c.kind === "modifier_group");
+      expect(itemChanges.length).toBeGreaterThan(50);
+      const select = vi.spyOn(items, "select");
+      ex.emu.clearRequests();
+      const report = await applyPlan(plan, ex.session);
+      expect(report.pending).toEqual([]);
+      // Three stores, each read at least once after the calls: a few selects, far fewer than changes.
+      const menuReads = ex.emu.requests.filter((r) => r.path.endsWith("/store-menu")).length;
+      expect(menuReads).toBeGreaterThanOrEqual(3);
+      expect(select.mock.calls.length).toBeLessThanOrEqual(menuReads);
+      select.mockRestore();
+    } finally {
+      await ex.close();
+    }
+  });
+});
