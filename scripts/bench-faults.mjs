@@ -109,9 +109,7 @@ async function audit(fx, result, requests) {
       outside: writesOutside(result.plan ? [result.plan] : [], requests).length,
       zeroWithWorkLeft: left > 0 && result.exitCode === 0 ? 1 : 0,
       mismatches:
-        result.plan && result.report
-          ? reportMismatches(result.plan, result.report.operations, requests).length
-          : 0,
+        result.plan && result.report ? reportMismatches(result.plan, result.report.operations, requests) : [],
       left,
     };
   } finally {
@@ -198,8 +196,9 @@ if (wanted.has("seeded")) {
           fx.emu.setFaults(undefined);
           const a = await audit(fx, result, requests);
           totals.applies++;
-          for (const k of ["duplicates", "acceptedTwice", "outside", "zeroWithWorkLeft", "mismatches"])
-            totals[k] += a[k];
+          for (const k of ["duplicates", "acceptedTwice", "outside", "zeroWithWorkLeft"]) totals[k] += a[k];
+          totals.mismatches += a.mismatches.length;
+          if (a.mismatches.length > 0) details.push({ rate, seed, run, mismatches: a.mismatches });
           left = a.left;
           if (left === 0) break;
         }
