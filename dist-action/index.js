@@ -73995,14 +73995,17 @@ async function planProject(project, session, options = {}) {
   const targets = options.targeting?.targets ?? [];
   const keep = options.keepCurrent === true || targets.length > 0;
   const kept = { stores: table() };
-  const holidays3 = /* @__PURE__ */ new Map();
+  const problems = [];
   const client = await readCurrent(
     session.client,
     readRequests(desired, project.ownership),
     (key, state) => {
-      if (state.holidays !== void 0) holidays3.set(key, new Set(Object.keys(state.holidays)));
       if (keep) kept.stores[key] = state;
-      planner.addStore(key, state);
+      const want = own(desired.stores, key);
+      const known = state.holidays === void 0 ? void 0 : new Set(Object.keys(state.holidays));
+      const found = want ? holidayDateProblems(project, () => known, { stores: { [key]: want } }) : [];
+      if (found.length > 0) problems.push(...found);
+      else planner.addStore(key, state);
     },
     {
       parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
@@ -74011,7 +74014,6 @@ async function planProject(project, session, options = {}) {
     }
   );
   if (client) kept.client = client;
-  const problems = holidayDateProblems(project, (key) => holidays3.get(key), desired);
   if (problems.length > 0) throw new ConfigError(problems);
   const plan = planner.finish(client);
   if (targets.length > 0) {

@@ -6,7 +6,14 @@
 
 import type { LoadedProject } from "./config/index.js";
 import { holidayDateProblems } from "./config/holidays.js";
-import { ConfigError, ConvergenceError, StalePlanError, UnsafePlanError, UsageError } from "./errors.js";
+import {
+  ConfigError,
+  ConvergenceError,
+  StalePlanError,
+  UnsafePlanError,
+  UsageError,
+  type ConfigProblem,
+} from "./errors.js";
 import { clientKinds, kinds } from "./kinds/registry.js";
 import { address } from "./kinds/util.js";
 import type { KindName } from "./kinds/registry.js";
@@ -132,14 +139,19 @@ export async function planProject(
   // holiday dates it has, and the whole state only when asked for (or to match `--target` patterns).
   const keep = options.keepCurrent === true || targets.length > 0;
   const kept: CurrentState = { stores: table() };
-  const holidays = new Map<string, Set<string>>();
+  const problems: ConfigProblem[] = [];
   const client = await readCurrent(
     session.client,
     readRequests(desired, project.ownership),
     (key, state) => {
-      if (state.holidays !== undefined) holidays.set(key, new Set(Object.keys(state.holidays)));
       if (keep) kept.stores[key] = state;
-      planner.addStore(key, state);
+      // A holiday date the platform does not have would be planned as nothing: refuse it, located in
+      // the files, before any write (the store is then not planned).
+      const want = own(desired.stores, key);
+      const known = state.holidays === undefined ? undefined : new Set(Object.keys(state.holidays));
+      const found = want ? holidayDateProblems(project, () => known, { stores: { [key]: want } }) : [];
+      if (found.length > 0) problems.push(...found);
+      else planner.addStore(key, state);
     },
     {
       parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
@@ -148,8 +160,6 @@ export async function planProject(
     },
   );
   if (client) kept.client = client;
-  // A holiday date the platform does not have would be planned as nothing: refuse it before any write.
-  const problems = holidayDateProblems(project, (key) => holidays.get(key), desired);
   if (problems.length > 0) throw new ConfigError(problems);
   const plan = planner.finish(client);
   if (targets.length > 0) {
