@@ -21,6 +21,9 @@ import { dedupeProblems, isRecord, report } from "./report.js";
 import { resolveDesired } from "./resolve.js";
 import type { ResolvableStore } from "./resolve.js";
 import { settingsSections } from "../kinds/registry.js";
+import { currencyOf, type Currency } from "../money.js";
+import { mergeOverrides, OverridesChecker, plainOverrides, readOverrides } from "./overrides.js";
+import type { MergedOverrides, OverridesLayer } from "./overrides.js";
 import { mergeSettings, readClient, readSettings } from "./settings.js";
 import type { SettingsLayer } from "./settings.js";
 import { validateFile } from "./validate.js";
@@ -54,6 +57,8 @@ export interface LoadedProject {
   ownership: Partial<Record<KindName, Ownership>>;
   /** Settings of the safety guards (carte.yaml `safety:`), defaults filled. */
   safety: SafetyPolicy;
+  /** The currency of every price (carte.yaml `currency:`); absent when it declares none. */
+  currency?: Currency;
   /**
    * The desired state of every store, keyed by integration id, in the order of the store files, and the
    * client-level settings (carte.yaml `client:`) when there are any.
@@ -184,8 +189,11 @@ export async function loadProject(configPath: string): Promise<LoadedProject> {
   const storeFiles: ReadFile[] = [];
   for (const path of storePaths) storeFiles.push(await readAndValidate(path, "store", problems));
 
+  // The currency of every price (carte.yaml `currency:`), before any price is read.
+  const currency = readCurrency(project.parsed, problems);
+
   // Rules between SKUs and files, on every file that could be parsed.
-  const indexes: CatalogIndex[] = catalogFiles.map((c) => checkCatalog(c.parsed, problems));
+  const indexes: CatalogIndex[] = catalogFiles.map((c) => checkCatalog(c.parsed, problems, currency));
   const catalogs = checkCatalogNames(indexes, problems);
   const registry: StoreRegistry = { ids: new Map(), integrationIds: new Map() };
   for (const s of storeFiles) checkStore(s.parsed, catalogs, registry, problems);
@@ -213,14 +221,35 @@ export async function loadProject(configPath: string): Promise<LoadedProject> {
     return readSettings(s.parsed, [], s.parsed.data, problems, sections);
   });
   const includes = await readIncludes([chainLayer, ...groupLayers.values(), ...storeLayers], root, problems);
+
+  // Catalog overrides and availability of every layer (carte.yaml, groups, stores, included files).
+  const overridesOf = new Map<SettingsLayer, OverridesLayer>();
+  const readLayerOverrides = (layer: SettingsLayer, parsed: YamlFile, base: (string | number)[]) => {
+    const data = base.length === 0 ? parsed.data : field(parsed.data, String(base[0]));
+    const o = readOverrides(parsed, base, data, problems, currency);
+    if (o) overridesOf.set(layer, o);
+  };
+  readLayerOverrides(chainLayer, project.parsed, ["defaults"]);
+  for (const [name, parsed] of groups) readLayerOverrides(groupLayers.get(name)!, parsed, ["defaults"]);
+  storeLayers.forEach((layer, i) => readLayerOverrides(layer, storeFiles[i]!.parsed, []));
+  for (const file of includes.values()) readLayerOverrides(file.layer, file.parsed, []);
+
+  const checker = new OverridesChecker(problems);
+  const mergedOverrides: MergedOverrides[] = [];
   const settingsOf = storeLayers.map((layer, i) => {
     const group = field(storeFiles[i]?.parsed.data, "group");
     const groupLayer = typeof group === "string" ? groupLayers.get(group) : undefined;
     const layers = [chainLayer, ...(groupLayer ? [groupLayer] : []), layer].flatMap((l) =>
       withIncludes(l, includes, root, new Set()),
     );
+    const merged = mergeOverrides(layers.flatMap((l) => overridesOf.get(l) ?? []));
+    mergedOverrides.push(merged);
+    const catalogName = field(storeFiles[i]?.parsed.data, "catalog");
+    const index = typeof catalogName === "string" ? catalogs.get(catalogName) : undefined;
+    if (index) checker.check(merged, index);
     return mergeSettings(layers, problems, sections);
   });
+  checker.finish();
   const client = readClient(project.parsed, field(projectData, "client"), problems);
 
   if (problems.length > 0) throw new ConfigError(dedupeProblems(problems));
@@ -237,7 +266,12 @@ export async function loadProject(configPath: string): Promise<LoadedProject> {
     // checkStore reported any unknown catalog, and problems stop us above.
     if (!catalog)
       throw new InternalError(`${s.parsed.file}: catalog ${store.catalog} vanished after the checks`);
-    return { store, catalog, settings: settingsOf[i] ?? {} };
+    return {
+      store,
+      catalog,
+      settings: settingsOf[i] ?? {},
+      overrides: plainOverrides(mergedOverrides[i]!),
+    };
   });
 
   const config = projectData as ProjectFile;
@@ -257,8 +291,10 @@ export async function loadProject(configPath: string): Promise<LoadedProject> {
       maxUpdatePercent: config.safety?.max_update_percent ?? DEFAULT_SAFETY.maxUpdatePercent,
       minExisting: config.safety?.min_existing ?? DEFAULT_SAFETY.minExisting,
       protected: config.safety?.protected ?? DEFAULT_SAFETY.protected,
+      maxPriceChangePercent: config.safety?.max_price_change_percent ?? DEFAULT_SAFETY.maxPriceChangePercent,
     },
-    desired: resolveDesired(resolvable, client),
+    ...(currency ? { currency } : {}),
+    desired: resolveDesired(resolvable, client, currency?.code),
     ...(config.secrets_file === undefined ? {} : { secretsFile: resolve(root, config.secrets_file) }),
     files: [project, ...catalogFiles, ...groupFiles, ...storeFiles, ...includes.values()].map(
       (f) => f.parsed.file,
@@ -267,7 +303,28 @@ export async function loadProject(configPath: string): Promise<LoadedProject> {
 }
 
 function field(data: unknown, key: string): unknown {
-  return isRecord(data) ? data[key] : undefined;
+  return isRecord(data) && Object.hasOwn(data, key) ? data[key] : undefined;
+}
+
+/**
+ * The currency carte.yaml declares (`currency:`), reporting a code that is not ISO 4217; `undefined`
+ * when it declares none (or a wrong one: the problem stops the load).
+ */
+function readCurrency(project: YamlFile, problems: ConfigProblem[]): Currency | undefined {
+  const code = field(project.data, "currency");
+  if (typeof code !== "string" || !/^[A-Z]{3}$/.test(code)) return undefined; // the schema reports it
+  const currency = currencyOf(code);
+  if (!currency) {
+    const { line, col } = locate(project, "/currency");
+    problems.push({
+      file: project.file,
+      line,
+      col,
+      pointer: "/currency",
+      message: `unknown currency "${code}": write an ISO 4217 code, for example COP, BRL or MXN`,
+    });
+  }
+  return currency;
 }
 
 /** A shared settings file named by `include:`, read and checked. */

@@ -33,15 +33,25 @@ export function itemOrder(ctx: CatalogContext, skus: Iterable<string>): string[]
   return orderKeys(skus, shown);
 }
 
-/** The given modifier group SKUs in the order the items (in `items` order) offer them. */
+/**
+ * The given modifier group SKUs in the order the items (in `items` order) offer them, each followed,
+ * depth first, by the groups its options offer (nested modifiers).
+ */
 export function groupOrder(
   ctx: CatalogContext,
   items: readonly string[],
   groups: Iterable<string>,
 ): string[] {
   const defs = chosenOf<ItemResource>(ctx, "items");
-  return orderKeys(
-    groups,
-    items.flatMap((sku) => defs[sku]?.children ?? []),
-  );
+  const shown: string[] = [];
+  const seen = new Set<string>();
+  const visit = (group: string): void => {
+    if (seen.has(group)) return;
+    seen.add(group);
+    shown.push(group);
+    for (const option of defs[group]?.children ?? [])
+      for (const next of defs[option]?.children ?? []) visit(next);
+  };
+  for (const sku of items) for (const group of defs[sku]?.children ?? []) visit(group);
+  return orderKeys(groups, shown);
 }

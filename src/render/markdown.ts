@@ -26,7 +26,12 @@ const escapeCell = (s: string) => escapeHtml(s).replace(/\|/g, "\\|");
 // A value can never close the fence: runs of backticks are broken up.
 const fenceSafe = (s: string) => s.replace(/`{3,}/g, (m) => m.split("").join("\u200b"));
 
-function storeSection(name: string, key: string, changes: ResourceChange[]): string {
+function storeSection(
+  name: string,
+  key: string,
+  changes: ResourceChange[],
+  currency: string | undefined,
+): string {
   const count = (a: ResourceChange["action"]) => changes.filter((c) => c.action === a).length;
   const lines = [
     `<details><summary><code>${escapeHtml(key || "client")}</code> ${escapeHtml(name)}: ` +
@@ -36,8 +41,8 @@ function storeSection(name: string, key: string, changes: ResourceChange[]): str
   ];
   const sign = { create: "+", update: "!", delete: "-" } as const;
   for (const ch of changes) {
-    const { head, attributes } = changeLines(ch);
-    lines.push(fenceSafe(`${sign[ch.action]} ${head}`));
+    const { head, within, attributes } = changeLines(ch, currency);
+    lines.push(fenceSafe(`${sign[ch.action]} ${head}${within ? `  ${within}` : ""}`));
     for (const a of attributes) {
       lines.push(
         fenceSafe(
@@ -88,7 +93,7 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
 
   let shownSections = 0;
   for (const s of stores) {
-    const section = storeSection(s.name, s.key, byStore.get(s.key)!);
+    const section = storeSection(s.name, s.key, byStore.get(s.key)!, plan.currency);
     if (out.length + section.length > budget) break;
     out += section;
     shownSections++;

@@ -16,7 +16,8 @@ function shop(n: number, build: (s: ReturnType<typeof store>) => void = () => {}
 
 describe("safety guards", () => {
   it("pass a small change", () => {
-    const plan = buildPlan(desired(shop(20, (s) => (s.items.I0!.price = 1))), current(shop(20)));
+    // A price moved by a fifth: within max_price_change_percent (50).
+    const plan = buildPlan(desired(shop(20, (s) => (s.items.I0!.price = 120))), current(shop(20)));
     expect(plan.safety).toEqual({ ok: true, violations: [] });
   });
 
