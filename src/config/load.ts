@@ -60,6 +60,11 @@ export interface LoadedProject {
   /** The currency of every price (carte.yaml `currency:`); absent when it declares none. */
   currency?: Currency;
   /**
+   * The catalogs by name, as written (what `carte import --merge` tries new stores against), and the
+   * file each is written in, relative to the working directory.
+   */
+  catalogs: ReadonlyMap<string, { catalog: CatalogFile; file: string }>;
+  /**
    * The desired state of every store, keyed by integration id, in the order of the store files, and the
    * client-level settings (carte.yaml `client:`) when there are any.
    */
@@ -255,10 +260,13 @@ export async function loadProject(configPath: string): Promise<LoadedProject> {
   if (problems.length > 0) throw new ConfigError(dedupeProblems(problems));
 
   const catalogByName = new Map<string, CatalogFile>();
+  const catalogsOut = new Map<string, { catalog: CatalogFile; file: string }>();
   indexes.forEach((index, i) => {
     const file = catalogFiles[i];
-    if (file && !catalogByName.has(index.name))
+    if (file && !catalogByName.has(index.name)) {
       catalogByName.set(index.name, file.parsed.data as CatalogFile);
+      catalogsOut.set(index.name, { catalog: file.parsed.data as CatalogFile, file: file.parsed.file });
+    }
   });
   const resolvable: ResolvableStore[] = storeFiles.map((s, i) => {
     const store = s.parsed.data as StoreFile;
@@ -294,6 +302,7 @@ export async function loadProject(configPath: string): Promise<LoadedProject> {
       maxPriceChangePercent: config.safety?.max_price_change_percent ?? DEFAULT_SAFETY.maxPriceChangePercent,
     },
     ...(currency ? { currency } : {}),
+    catalogs: catalogsOut,
     desired: resolveDesired(resolvable, client, currency?.code),
     ...(config.secrets_file === undefined ? {} : { secretsFile: resolve(root, config.secrets_file) }),
     files: [project, ...catalogFiles, ...groupFiles, ...storeFiles, ...includes.values()].map(
