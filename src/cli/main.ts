@@ -13,6 +13,7 @@ import yargs, { type Argv } from "yargs";
 import { hideBin } from "yargs/helpers";
 import { runApply, runEmulator, runPlan, runValidate, type RunCommand } from "./commands.js";
 import { financeCommand } from "./finance.js";
+import { explainCommand } from "./explain.js";
 import { importCommand } from "./import.js";
 import { webhooksCommand } from "./webhooks.js";
 import { UsageError } from "../errors.js";
@@ -254,8 +255,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     )
     .command(financeCommand(io, (c) => (code = c)))
     .command(importCommand(io, (c) => (code = c)))
+    .command(explainCommand(io, (c) => (code = c)))
     .command(webhooksCommand(io, (c) => (code = c)))
-    .demandCommand(1, "Name a command: plan, apply, validate, import, emulator, finance or webhooks.")
+    .demandCommand(
+      1,
+      "Name a command: plan, apply, validate, explain, import, emulator, finance or webhooks.",
+    )
     .strict()
     .epilogue(EPILOGUE)
     .help()

@@ -24,6 +24,7 @@ import { settingsSections } from "../kinds/registry.js";
 import { currencyOf, type Currency } from "../money.js";
 import { mergeOverrides, OverridesChecker, plainOverrides, readOverrides } from "./overrides.js";
 import type { MergedOverrides, OverridesLayer } from "./overrides.js";
+import type { StoreSources } from "./explain.js";
 import { mergeSettings, readClient, readSettings } from "./settings.js";
 import type { SettingsLayer } from "./settings.js";
 import { validateFile } from "./validate.js";
@@ -64,6 +65,11 @@ export interface LoadedProject {
    * file each is written in, relative to the working directory.
    */
   catalogs: ReadonlyMap<string, { catalog: CatalogFile; file: string }>;
+  /**
+   * With `{ explain: true }`: per store key, what `carte explain` needs to tell where each value comes
+   * from (src/config/explain.ts).
+   */
+  sources?: Map<string, StoreSources>;
   /**
    * The desired state of every store, keyed by integration id, in the order of the store files, and the
    * client-level settings (carte.yaml `client:`) when there are any.
@@ -157,12 +163,16 @@ async function expand(
  * Loads a carte project.
  *
  * @param configPath - path of carte.yaml, absolute or relative to the working directory.
+ * @param options - `explain`: keep, per store, where each catalog value comes from (`sources`).
  * @returns the project with its desired state.
  * @throws {@link ConfigError} with every problem of every file (YAML syntax, schema, references between
  *   files, duplicates), each located as `file:line:col` with file names relative to the working
  *   directory. Nothing else is thrown for bad input.
  */
-export async function loadProject(configPath: string): Promise<LoadedProject> {
+export async function loadProject(
+  configPath: string,
+  options: { explain?: boolean } = {},
+): Promise<LoadedProject> {
   // The kinds' settings sections (hours, holidays, webhooks…), from the registry.
   const sections = settingsSections();
   const configFile = resolve(configPath);
@@ -282,8 +292,26 @@ export async function loadProject(configPath: string): Promise<LoadedProject> {
     };
   });
 
+  let sources: Map<string, StoreSources> | undefined;
+  if (options.explain) {
+    sources = new Map();
+    const parsedByName = new Map<string, YamlFile>();
+    indexes.forEach((index, i) => {
+      if (!parsedByName.has(index.name)) parsedByName.set(index.name, catalogFiles[i]!.parsed);
+    });
+    storeFiles.forEach((s, i) => {
+      const store = s.parsed.data as StoreFile;
+      sources!.set(store.store.integration_id, {
+        storeFile: s.parsed,
+        catalog: { name: store.catalog, parsed: parsedByName.get(store.catalog)! },
+        overrides: mergedOverrides[i]!,
+      });
+    });
+  }
+
   const config = projectData as ProjectFile;
   return {
+    ...(sources ? { sources } : {}),
     configFile,
     root,
     platform: config.platform
