@@ -51,12 +51,13 @@ describe("the pizza chain (examples/pizza)", () => {
     const client = new PlatformClient({ baseUrl: emu.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
     try {
       const read = async (storeId: string) => {
-        const menu = await client.request(
+        // The raw answer of GET /store-menu (spec §4.4), as the platform sends it.
+        const menu = (await client.request(
           "GET /restaurants/menu/v1/stores/{storeId}/store-menu",
           { storeId },
           undefined,
-        );
-        const items = new Map(menu.items.map((i: WireItemRead) => [i.sku, i]));
+        )) as { items: WireItemRead[] };
+        const items = new Map(menu.items.map((i) => [i.sku, i]));
         const kids = (sku: string) =>
           [...(items.get(sku)?.items_info.items ?? [])].sort((a, b) => a.index - b.index).map((r) => r.sku);
         return { items, kids };
