@@ -183,6 +183,12 @@ export interface StoreState {
    */
   schedulesVia?: "menu" | "utils";
   /**
+   * Current side only: what the platform holds that carte's model does not (per-store `STORE` overrides
+   * of an item's blocks, a suspension with an end date…), by address segment and key (`item[PIZZA]`),
+   * in words. Planning ignores it; `carte import` lists it as what the files cannot express.
+   */
+  unread?: Record<string, string[]>;
+  /**
    * The state of kinds that keep it outside the fields above, by kind name: a kind added as one module
    * keeps its resources here (its config section writes the desired side, its `read` the current side).
    */

@@ -132,6 +132,10 @@ function cutNesting(
 export function sanitizeItems(state: StoreState, note: Note, ctx: ImportContext = {}): void {
   const at = (r: ItemResource) => address(state.store.key, segment(r), r.sku);
   const items = state.items;
+  // What the read found and the model does not hold (per-store overrides, a dated suspension).
+  for (const [key, what] of Object.entries(state.unread ?? {}))
+    for (const w of what) note(`store[${state.store.key}].${key}`, `${w} cannot be written in carte's files`);
+  delete state.unread;
   const drop = (sku: string) => {
     delete items[sku];
     for (const r of Object.values(items)) r.children = r.children.filter((c) => c !== sku);

@@ -160,6 +160,42 @@ export function nestedWithin(state: StoreState, sku: string): string[] | undefin
   return undefined;
 }
 
+/**
+ * What an item read from the platform holds that {@link fromWireItem} does not keep: override entries
+ * of its blocks other than an option's price inside a parent (`override_type: ITEM`), and a suspension
+ * with an end date. In words, for `carte import` to list (`StoreState.unread`).
+ */
+export function unreadOf(w: WireItem, skuOf: (id: number | undefined) => string | undefined): string[] {
+  const out: string[] = [];
+  const blocks = {
+    title_info: w.title_info,
+    description_info: w.description_info,
+    images_info: w.images_info,
+    items_info: w.items_info,
+    quantity_info: w.quantity_info,
+    schedules_info: w.schedules_info,
+    suspension_info: (w as { suspension_info?: { overrides?: { override_type?: string }[] } }).suspension_info,
+  };
+  for (const [name, block] of Object.entries(blocks)) {
+    const overrides = (block as { overrides?: { override_type?: string | null }[] } | undefined)?.overrides ?? [];
+    if (overrides.length > 0)
+      out.push(`${name}.overrides (${[...new Set(overrides.map((o) => o.override_type ?? "?"))].join(", ")})`);
+  }
+  const prices = (w.price_info?.overrides ?? []).filter(
+    (o) =>
+      !(
+        o.override_type === "ITEM" &&
+        typeof o.price === "number" &&
+        (o.override_sku ?? skuOf(o.override_id ?? undefined)) !== undefined
+      ),
+  );
+  if (prices.length > 0)
+    out.push(`price_info.overrides (${[...new Set(prices.map((o) => o.override_type ?? "?"))].join(", ")})`);
+  const until = (w as { suspension_info?: { suspend_until?: string | null } }).suspension_info?.suspend_until;
+  if (typeof until === "string" && until !== "") out.push(`a suspension until ${until}`);
+  return out;
+}
+
 /** `POST /items` (spec §4.4): upsert by id, else by SKU (platform notes "Store menu API"); asynchronous. */
 const upsert: EndpointSpec = {
   name: "items.upsert",
@@ -197,6 +233,10 @@ export const items: ResourceKind<ItemResource, "item", "modifier_group"> = {
     for (const w of [...wire.items].sort((a, b) => a.sku.localeCompare(b.sku))) {
       into.items[w.sku] = fromWireItem(w, skuOf);
       if (w.id !== undefined) ids.items[w.sku] = w.id;
+      const unread = unreadOf(w, skuOf);
+      if (unread.length > 0)
+        (into.unread ??= {})[`${w.item_type === "MODIFIER_GROUP" ? "modifier_group" : "item"}[${w.sku}]`] =
+          unread;
     }
   },
   writes(action, key, _before, after, ctx) {
