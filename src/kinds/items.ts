@@ -174,12 +174,16 @@ export function unreadOf(w: WireItem, skuOf: (id: number | undefined) => string 
     items_info: w.items_info,
     quantity_info: w.quantity_info,
     schedules_info: w.schedules_info,
-    suspension_info: (w as { suspension_info?: { overrides?: { override_type?: string }[] } }).suspension_info,
+    suspension_info: (w as { suspension_info?: { overrides?: { override_type?: string }[] } })
+      .suspension_info,
   };
   for (const [name, block] of Object.entries(blocks)) {
-    const overrides = (block as { overrides?: { override_type?: string | null }[] } | undefined)?.overrides ?? [];
+    const overrides =
+      (block as { overrides?: { override_type?: string | null }[] } | undefined)?.overrides ?? [];
     if (overrides.length > 0)
-      out.push(`${name}.overrides (${[...new Set(overrides.map((o) => o.override_type ?? "?"))].join(", ")})`);
+      out.push(
+        `${name}.overrides (${[...new Set(overrides.map((o) => o.override_type ?? "?"))].join(", ")})`,
+      );
   }
   const prices = (w.price_info?.overrides ?? []).filter(
     (o) =>
