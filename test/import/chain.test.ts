@@ -64,6 +64,8 @@ describe("carte import on the example chain", () => {
     ]);
     expect(parse(files["carte.yaml"]!)).toEqual({
       version: 1,
+      // The currency of the project read (examples/chain is in COP).
+      currency: "COP",
       platform: { base_url: fx.emu.url },
       stores: "stores/*.yaml",
       catalogs: "catalogs/*.yaml",
