@@ -23,7 +23,8 @@ import { reportError, type CliIo } from "./io.js";
 const EPILOGUE = `Exit codes:
   0  success, or no changes
   1  error
-  2  changes pending (plan --detailed-exitcode), or a discrepancy found (finance reconcile)
+  2  changes pending (plan --detailed-exitcode), a discrepancy found (finance reconcile), or
+     import could not write the live state exactly (what the files cannot express, --merge conflicts)
   3  refused by a safety guard
 
 Credentials come from CARTE_CLIENT_ID and CARTE_CLIENT_SECRET. Without a platform address in
