@@ -1,8 +1,9 @@
 /**
  * Semantic rules of the configuration: what JSON Schema cannot say (references between SKUs, unique
- * names across files, price precision, relations between items and modifier groups and their cycles,
- * option prices inside an item, schedules of categories and items, store overrides and availability,
- * groups). Store settings (hours, holidays, webhooks…) are checked in settings.ts. The checks run on
+ * names across files, prices as written in the project's currency, relations between items and
+ * modifier groups, their cycles and nesting depth, option prices inside an item or option, schedules of
+ * categories and items, groups). Store settings (hours, holidays, webhooks…) are checked in
+ * settings.ts; catalog overrides and availability of every layer in overrides.ts. The checks run on
  * every file, including files the schema rejected, so that the user sees every problem at once; they
  * therefore read the data defensively and only judge values that have the right shape (a wrong shape is
  * the schema's problem to report).
