@@ -117,6 +117,7 @@ export function buildPlan(desired: DesiredState, current: CurrentState, options:
     at: { address: string; store: string; storeId: string; kind: string; key: string },
     cmp: Compared<unknown>,
     writes: Write[],
+    within?: string[],
   ) => {
     const change: ResourceChange = {
       address: at.address,
@@ -127,6 +128,7 @@ export function buildPlan(desired: DesiredState, current: CurrentState, options:
       before: cmp.before ?? null,
       after: cmp.after ?? null,
       diff: cmp.diff,
+      ...(within ? { within } : {}),
     };
     changes.push(change);
     writesOf.set(
@@ -178,6 +180,7 @@ export function buildPlan(desired: DesiredState, current: CurrentState, options:
           },
           cmp,
           kind.writes(cmp.action, key, cmp.before, cmp.after, ctx),
+          kind.within?.(cmp.action === "delete" ? have : want, key),
         );
       }
     }
@@ -235,6 +238,7 @@ export function buildPlan(desired: DesiredState, current: CurrentState, options:
     checksums: { current: checksum(scopeCurrent), desired: checksum(desired) },
     ...(isTargeted(options.targeting) ? { targeting: options.targeting } : {}),
     safety: { ok: true, violations: [] },
+    ...(desired.currency !== undefined ? { currency: desired.currency } : {}),
   };
   plan.safety = evaluateSafety(plan, current, options.safety ?? DEFAULT_SAFETY);
   return plan;
