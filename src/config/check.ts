@@ -363,6 +363,25 @@ export function checkCatalog(parsed: YamlFile, problems: ConfigProblem[], curren
 /** Most levels of modifier groups under an item (platform notes "Limits"; docs/platform-api.md). */
 export const MAX_MODIFIER_DEPTH = Limits.modifierGroupDepth;
 
+/** The most SKUs a message names along a circle of groups; a longer one shows its two ends. */
+const CHAIN_SHOWN = 12;
+
+/**
+ * The `length` SKUs of a chain (`at(k)` the k-th) joined by arrows for a message, each escaped
+ * ({@link bare}); a long chain shows its two ends, so that the message stays short.
+ */
+function chainText(length: number, at: (k: number) => string): string {
+  const keys =
+    length <= CHAIN_SHOWN
+      ? [...Array(length).keys()]
+      : [
+          ...[...Array(CHAIN_SHOWN / 2).keys()],
+          -1,
+          ...[...Array(CHAIN_SHOWN / 2).keys()].map((k) => length - CHAIN_SHOWN / 2 + k),
+        ];
+  return keys.map((k) => (k < 0 ? `… ${length - CHAIN_SHOWN} more …` : bare(at(k)))).join(" → ");
+}
+
 /**
  * Reports nested modifier groups that go round in a circle (a group's option offers a group that leads
  * back to the first) and items whose groups nest deeper than {@link MAX_MODIFIER_DEPTH} levels: the
@@ -392,49 +411,86 @@ function checkNesting(
     r.at(at, message);
   };
 
-  // Cycles: depth-first over group → option → group, from every group.
+  // The edges group → option → group, in the order written.
+  const edgesOf = (group: string): { option: string; next: string }[] =>
+    optionsOf(group).flatMap((option) => groupsOf(option).map((next) => ({ option, next })));
+
+  // Cycles: depth-first over group → option → group, from every group. Iterative, with an explicit
+  // stack: a hostile catalog may chain thousands of groups, deeper than the call stack goes.
   const state = new Map<string, "visiting" | "done">();
   const path: string[] = [];
-  const visit = (group: string): void => {
-    state.set(group, "visiting");
-    path.push(group);
-    for (const option of optionsOf(group)) {
-      for (const next of groupsOf(option)) {
-        if (state.get(next) === "visiting") {
-          const from = path.indexOf(next);
-          const circle = path.slice(from).flatMap((g, i) => {
-            const via = i + from + 1 < path.length ? viaOption(path[i + from + 1]!, g) : option;
-            return [g, via];
-          });
-          once(
-            entryOf(option, next),
-            `modifier groups nest in a circle: ${[...circle, next].map((s) => bare(s)).join(" → ")}; an option cannot offer a group that leads back to it`,
-          );
-        } else if (!state.has(next)) visit(next);
+  const onPath = new Map<string, number>();
+  const visit = (root: string): void => {
+    const frames: { group: string; edges: { option: string; next: string }[]; i: number }[] = [];
+    const enter = (group: string) => {
+      state.set(group, "visiting");
+      onPath.set(group, path.length);
+      path.push(group);
+      frames.push({ group, edges: edgesOf(group), i: 0 });
+    };
+    enter(root);
+    while (frames.length > 0) {
+      const frame = frames.at(-1)!;
+      const edge = frame.edges[frame.i++];
+      if (!edge) {
+        frames.pop();
+        path.pop();
+        onPath.delete(frame.group);
+        state.set(frame.group, "done");
+        continue;
       }
+      const { option, next } = edge;
+      if (state.get(next) === "visiting") {
+        // The circle group, option, group… back to `next`; only the SKUs a message shows are looked up.
+        const from = onPath.get(next)!;
+        const length = 2 * (path.length - from) + 1;
+        const at = (k: number): string => {
+          if (k === length - 1) return next;
+          const g = path[from + Math.floor(k / 2)]!;
+          if (k % 2 === 0) return g;
+          const i = from + (k - 1) / 2 + 1;
+          return i < path.length ? viaOption(path[i]!, g) : option;
+        };
+        once(
+          entryOf(option, next),
+          `modifier groups nest in a circle: ${chainText(length, at)}; an option cannot offer a group that leads back to it`,
+        );
+      } else if (!state.has(next)) enter(next);
     }
-    path.pop();
-    state.set(group, "done");
   };
   const viaOption = (to: string, from: string): string =>
     optionsOf(from).find((o) => groupsOf(o).includes(to)) ?? "?";
   for (const group of index.groups.keys()) if (!state.has(group)) visit(group);
 
   // Depth: the levels of groups at and below each group (memoized, a circle cut where it closes), then
-  // from every item whose groups go too deep, one path down to the entry one level too deep.
+  // from every item whose groups go too deep, one path down to the entry one level too deep. Iterative
+  // like the cycles.
   const height = new Map<string, number>();
   const open = new Set<string>();
-  const heightOf = (group: string): number => {
-    const known = height.get(group);
+  const heightOf = (root: string): number => {
+    const known = height.get(root);
     if (known !== undefined) return known;
-    if (open.has(group)) return 0;
-    open.add(group);
-    let below = 0;
-    for (const option of optionsOf(group))
-      for (const next of groupsOf(option)) below = Math.max(below, heightOf(next));
-    open.delete(group);
-    height.set(group, below + 1);
-    return below + 1;
+    if (open.has(root)) return 0;
+    const frames: { group: string; edges: { option: string; next: string }[]; i: number }[] = [];
+    const enter = (group: string) => {
+      open.add(group);
+      frames.push({ group, edges: edgesOf(group), i: 0 });
+    };
+    enter(root);
+    while (frames.length > 0) {
+      const frame = frames.at(-1)!;
+      const edge = frame.edges[frame.i++];
+      if (edge) {
+        if (!height.has(edge.next) && !open.has(edge.next)) enter(edge.next);
+        continue;
+      }
+      // A group still open below is a circle, cut where it closes: it counts 0.
+      const below = frame.edges.reduce((m, e) => Math.max(m, height.get(e.next) ?? 0), 0);
+      frames.pop();
+      open.delete(frame.group);
+      height.set(frame.group, below + 1);
+    }
+    return height.get(root)!;
   };
   for (const item of items) {
     if (!isRecord(item) || typeof item.sku !== "string") continue;

@@ -450,24 +450,43 @@ function buildItems(
 function checkNesting(nodes: ReadonlyMap<string, { type: ItemType; children: string[] }>): void {
   const max = Limits.modifierGroupDepth;
   const height = new Map<string, number>();
-  const open: string[] = [];
-  const heightOf = (group: string): number => {
-    const known = height.get(group);
+  /** The groups the options of a group offer. */
+  const nextOf = (group: string): string[] =>
+    (nodes.get(group)?.children ?? []).flatMap((option) => nodes.get(option)?.children ?? []);
+  // Depth first with an explicit stack: a body may chain thousands of groups, deeper than the call
+  // stack goes. A group met again while it is open closes a circle.
+  const heightOf = (root: string): number => {
+    const known = height.get(root);
     if (known !== undefined) return known;
-    const from = open.indexOf(group);
-    if (from >= 0) {
-      throw menuRule(
-        RuleType.depth,
-        `modifier groups nest in a circle: ${[...open.slice(from), group].join(" → ")}`,
-      );
+    const path: string[] = [];
+    const onPath = new Map<string, number>();
+    const frames: { group: string; next: string[]; i: number }[] = [];
+    const enter = (group: string) => {
+      onPath.set(group, path.length);
+      path.push(group);
+      frames.push({ group, next: nextOf(group), i: 0 });
+    };
+    enter(root);
+    while (frames.length > 0) {
+      const frame = frames.at(-1)!;
+      const next = frame.next[frame.i++];
+      if (next !== undefined) {
+        if (height.has(next)) continue;
+        const from = onPath.get(next);
+        if (from !== undefined)
+          throw menuRule(
+            RuleType.depth,
+            `modifier groups nest in a circle: ${chainText([...path.slice(from), next])}`,
+          );
+        enter(next);
+        continue;
+      }
+      height.set(frame.group, 1 + frame.next.reduce((m, n) => Math.max(m, height.get(n) ?? 0), 0));
+      frames.pop();
+      path.pop();
+      onPath.delete(frame.group);
     }
-    open.push(group);
-    let below = 0;
-    for (const option of nodes.get(group)?.children ?? [])
-      for (const next of nodes.get(option)?.children ?? []) below = Math.max(below, heightOf(next));
-    open.pop();
-    height.set(group, below + 1);
-    return below + 1;
+    return height.get(root)!;
   };
   const offered = new Set<string>();
   for (const n of nodes.values()) if (n.type === "MODIFIER_GROUP") for (const c of n.children) offered.add(c);
@@ -477,8 +496,14 @@ function checkNesting(nodes: ReadonlyMap<string, { type: ItemType; children: str
     for (const top of n.children) {
       const levels = heightOf(top);
       if (levels <= max) continue;
+      // The deepest way down, named as far as one level past the limit.
       const path = [sku];
-      for (let group: string | undefined = top; group !== undefined;) {
+      let group: string | undefined = top;
+      for (let level = 1; group !== undefined; level++) {
+        if (level > max + 1) {
+          path.push("…");
+          break;
+        }
         path.push(group);
         let best: { option: string; next: string } | undefined;
         for (const option of nodes.get(group)?.children ?? [])
@@ -494,6 +519,16 @@ function checkNesting(nodes: ReadonlyMap<string, { type: ItemType; children: str
       );
     }
   }
+}
+
+/** The most SKUs a message names along a circle; a longer one shows its two ends. */
+const CHAIN_SHOWN = 12;
+
+/** SKUs joined by arrows, a long chain cut in the middle so that the message stays short. */
+function chainText(skus: readonly string[]): string {
+  if (skus.length <= CHAIN_SHOWN) return skus.join(" → ");
+  const half = CHAIN_SHOWN / 2;
+  return [...skus.slice(0, half), `… ${skus.length - CHAIN_SHOWN} more …`, ...skus.slice(-half)].join(" → ");
 }
 
 interface ItemLookup {

@@ -79,24 +79,40 @@ function cutNesting(
     option.children = option.children.filter((g) => g !== group);
     note(at(option), why);
   };
-  // Circles: depth-first over group → option → group.
+  // Circles: depth-first over group → option → group, with an explicit stack (the platform may chain
+  // thousands of groups, deeper than the call stack goes).
   const state = new Map<string, "open" | "done">();
-  const visit = (group: string): void => {
-    state.set(group, "open");
-    for (const o of own(items, group)?.children ?? []) {
-      const option = own(items, o);
-      if (!option) continue;
-      for (const next of [...option.children]) {
-        if (state.get(next) === "open")
-          cut(
-            option,
-            next,
-            `its modifier group ${next} leads back to it: a circle of modifier groups cannot be written`,
-          );
-        else if (!state.has(next)) visit(next);
+  const visit = (root: string): void => {
+    // The edges of a group as the walk reaches them (an option's children as they are then).
+    function* edges(group: string): Generator<{ option: ItemResource; next: string }> {
+      for (const o of own(items, group)?.children ?? []) {
+        const option = own(items, o);
+        if (!option) continue;
+        for (const next of [...option.children]) yield { option, next };
       }
     }
-    state.set(group, "done");
+    const frames = [{ group: root, edges: edges(root) }];
+    state.set(root, "open");
+    while (frames.length > 0) {
+      const frame = frames.at(-1)!;
+      const edge = frame.edges.next();
+      if (edge.done) {
+        state.set(frame.group, "done");
+        frames.pop();
+        continue;
+      }
+      const { option, next } = edge.value;
+      if (state.get(next) === "open")
+        cut(
+          option,
+          next,
+          `its modifier group ${next} leads back to it: a circle of modifier groups cannot be written`,
+        );
+      else if (!state.has(next)) {
+        state.set(next, "open");
+        frames.push({ group: next, edges: edges(next) });
+      }
+    }
   };
   for (const r of Object.values(items)) if (r.type === "MODIFIER_GROUP" && !state.has(r.sku)) visit(r.sku);
   // Depth, from every item no group offers.

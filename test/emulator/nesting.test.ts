@@ -97,4 +97,27 @@ describe("nested modifier groups", () => {
       message: "modifier groups nest in a circle: CG → CG",
     });
   });
+
+  it("refuses a body chaining 20,000 groups with a short message, not a failure of its own", async () => {
+    const deep = await call(emu, "POST", `${MENU()}/items`, { token, body: chain("D", 20_000) });
+    expect(deep.status).toBe(400);
+    expect(deep.body).toEqual({
+      type: "invalid_item_depth",
+      message:
+        'item "DTOP" nests modifier groups 20000 levels deep (DTOP → DG1 → DO1 → DG2 → DO2 → DG3 → DO3 → DG4 → DO4 → …); ' +
+        "the platform accepts at most 3",
+    });
+
+    const circle: object[] = [];
+    for (let i = 0; i < 20_000; i++)
+      circle.push(group(`EG${i}`, [`EO${i}`]), item(`EO${i}`, [`EG${(i + 1) % 20_000}`]));
+    const r = await call(emu, "POST", `${MENU()}/items`, { token, body: circle });
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({
+      type: "invalid_item_depth",
+      message:
+        "modifier groups nest in a circle: EG0 → EG1 → EG2 → EG3 → EG4 → EG5 → … 19989 more … → " +
+        "EG19995 → EG19996 → EG19997 → EG19998 → EG19999 → EG0",
+    });
+  });
 });

@@ -183,6 +183,26 @@ function expectRefused(
 /** A store file `stores/a.yaml` with extra lines. */
 const store = (extra: string): Files => ({ "stores/a.yaml": storeYaml(1, "a", extra) });
 
+/**
+ * A catalog `burgers` whose item TOP offers G0, whose option offers G1, and so on: `n` modifier groups
+ * nested in a chain (the last one offering G0 again when `circle`).
+ */
+function nestedChain(n: number, circle: boolean): string {
+  const lines = [
+    "items:",
+    "  - { sku: TOP, title: Top, price: 1, modifier_groups: [G0] }",
+    "modifier_groups:",
+  ];
+  for (let i = 0; i < n; i++) {
+    const next = i + 1 < n ? `G${i + 1}` : circle ? "G0" : undefined;
+    lines.push(
+      `  - { sku: G${i}, title: G, min: 0, max: 1, options: [{ sku: O${i}, title: O, price: 1` +
+        `${next ? `, modifier_groups: [${next}]` : ""} }] }`,
+    );
+  }
+  return lines.join("\n") + "\n";
+}
+
 /** One hostile configuration: its files, the command, and the located message it must produce. */
 interface Case {
   name: string;
@@ -559,6 +579,17 @@ const CASES: Case[] = [
       ),
     }),
     located: /stores\/a\.yaml:8:5: unknown SKU "X0"/,
+  },
+  {
+    name: "4,000 modifier groups nested in a chain: located, no stack overflow",
+    files: () => ({ "catalogs/burgers.yaml": nestedChain(4000, false) }),
+    located: /catalogs\/burgers\.yaml:6:\d+: modifier group "G3" nests 4 levels deep under item TOP/,
+  },
+  {
+    name: "a circle of 4,000 nested modifier groups: one short message",
+    files: () => ({ "catalogs/burgers.yaml": nestedChain(4000, true) }),
+    located:
+      /catalogs\/burgers\.yaml:4003:\d+: modifier groups nest in a circle: G0 → O0 → G1 → O1 → G2 → O2 → … 7989 more … → O3997 → G3998 → O3998 → G3999 → O3999 → G0; an option/,
   },
   {
     name: "a file at the node limit full of mistakes: the first 1000 problems, then a note",
