@@ -140,20 +140,28 @@ export function decimalsOf(currency: Currency | undefined): number {
 export function priceTextProblem(text: string, currency: Currency): string | undefined {
   const d = parsePriceText(text);
   if (!d)
-    return `price ${text} is not written as a plain decimal number: write digits with an optional decimal point, for example ${example(currency)}`;
+    return `price ${shown(text)} is not written as a plain decimal number: write digits with an optional decimal point, for example ${example(currency)}`;
   if (d.scale > currency.decimals) {
     const has = currency.decimals === 0 ? "none" : `at most ${currency.decimals}`;
     const grouped = currency.thousands === "." && /^\d{1,3}(\.\d{3})+$/.test(text.trim());
     const hint = grouped
-      ? `: if you meant ${text.trim().replace(/\./g, "")}, write it without the thousands separator`
+      ? `: if you meant ${shown(text.trim().replace(/\./g, ""))}, write it without the thousands separator`
       : currency.decimals === 0
         ? ": write whole amounts"
         : `: round it to ${currency.decimals} decimals`;
-    return `price ${text.trim()} has ${d.scale} decimal${d.scale === 1 ? "" : "s"}, but ${currency.code} prices have ${has}${hint}`;
+    return `price ${shown(text.trim())} has ${d.scale} decimal${d.scale === 1 ? "" : "s"}, but ${currency.code} prices have ${has}${hint}`;
   }
   if (d.significant > MAX_SIGNIFICANT_DIGITS)
-    return `price ${text.trim()} has more than ${MAX_SIGNIFICANT_DIGITS} significant digits, more than the platform's JSON number carries exactly`;
+    return `price ${shown(text.trim())} has more than ${MAX_SIGNIFICANT_DIGITS} significant digits, more than the platform's JSON number carries exactly`;
   return undefined;
+}
+
+/** Most characters of a price's text a message quotes (as src/config/quote.ts quotes values). */
+const PRICE_TEXT_SHOWN = 40;
+
+/** The text of a price for a message: a hostile file's 100,000-digit number is cut, marked `…`. */
+function shown(text: string): string {
+  return text.length > PRICE_TEXT_SHOWN ? `${text.slice(0, PRICE_TEXT_SHOWN)}…` : text;
 }
 
 /** An example price of the currency, as it is written in files: `24900`, `12.50`. */

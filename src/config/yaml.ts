@@ -389,7 +389,7 @@ export function scalarSource(parsed: YamlFile, pointer: string): string | undefi
   for (const segment of pointerSegments(pointer)) {
     node = resolveAlias(doc, node);
     if (isMap(node)) {
-      const pair = node.items.find((p) => isPair(p) && scalarKey(p.key) === segment);
+      const pair = pairsOf(node).get(segment);
       if (!pair) return undefined;
       node = pair.value;
     } else if (isSeq(node)) {

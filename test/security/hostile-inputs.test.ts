@@ -581,6 +581,27 @@ const CASES: Case[] = [
     located: /stores\/a\.yaml:8:5: unknown SKU "X0"/,
   },
   {
+    name: "20,000 prices read as written in a COP project stay fast",
+    files: () => ({
+      "carte.yaml": projectYaml("currency: COP\n"),
+      "stores/a.yaml": storeYaml(
+        1,
+        "a",
+        "overrides:\n  prices:\n" + Array.from({ length: 20_000 }, (_, i) => `    X${i}: 24.900\n`).join(""),
+      ),
+    }),
+    located: /stores\/a\.yaml:8:9: price 24\.900 has 3 decimals, but COP prices have none/,
+  },
+  {
+    name: "a price of 100,000 decimals in a COP project: the message quotes 40 characters",
+    files: () => ({
+      "carte.yaml": projectYaml("currency: COP\n"),
+      "catalogs/burgers.yaml": CATALOG.replace("price: 24900", `price: 0.${"0".repeat(100_000)}1`),
+    }),
+    located:
+      /catalogs\/burgers\.yaml:2:42: price 0\.0{38}… has 100001 decimals, but COP prices have none: write whole amounts$/m,
+  },
+  {
     name: "4,000 modifier groups nested in a chain: located, no stack overflow",
     files: () => ({ "catalogs/burgers.yaml": nestedChain(4000, false) }),
     located: /catalogs\/burgers\.yaml:6:\d+: modifier group "G3" nests 4 levels deep under item TOP/,
