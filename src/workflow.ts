@@ -297,7 +297,7 @@ export async function applyPlan(
   const client = session.client;
   const collector = options.secrets ? secretCollector(options.secrets) : undefined;
   const started = Date.now();
-  const { results, refused } = await executePlanFully(plan, client, {
+  const { results, refused, sent } = await executePlanFully(plan, client, {
     parallelism: options.parallelism ?? 8,
     ...(options.settleMs !== undefined ? { settleMs: options.settleMs } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
@@ -322,7 +322,9 @@ export async function applyPlan(
   // the apply ends with the platform settled (a next plan made while one is still pending would create
   // it again). So too for the asynchronous calls that succeeded in stores where another call failed:
   // the verification below leaves those stores out, yet the next plan must not run ahead of them.
+  // A call made without the entries of some stores is watched for the entries it carried.
   const opOf = new Map(plan.operations.map((o) => [o.id, o]));
+  const sentOf = (id: string): Operation => sent.get(id) ?? opOf.get(id)!;
   const failedStores = new Set(
     results.filter((r) => r.status !== "ok").flatMap((r) => opOf.get(r.id)?.stores ?? []),
   );
@@ -337,11 +339,11 @@ export async function applyPlan(
         (r) =>
           r.unsettled ||
           (r.status === "ok" &&
-            asynchronous(opOf.get(r.id)!) &&
-            opOf.get(r.id)!.stores.some((s) => failedStores.has(s))),
+            asynchronous(sentOf(r.id)) &&
+            sentOf(r.id).stores.some((s) => failedStores.has(s))),
       )
       .map(async (r) => {
-        const op = opOf.get(r.id)!;
+        const op = sentOf(r.id);
         const seen = await settleEffect(plan, op, client, Math.max(0, until - Date.now())).catch(
           (err: unknown) => `unknown (${err instanceof Error ? err.message : String(err)})`,
         );

@@ -152,6 +152,12 @@ export interface ExecuteResult {
   results: OperationResult[];
   /** Stores `beforeStore` refused, with why: none of their operations was made. */
   refused: { store: string; reason: string }[];
+  /**
+   * The calls as they were made, by operation id, where they differ from the plan's: a client-scoped
+   * call made without the entries of stores left out (an earlier call for them failed, or they were
+   * refused). What a read can show of such a call is the effect of the entries it carried.
+   */
+  sent: Map<string, Operation>;
 }
 
 /** Runs every operation of the plan. */
@@ -175,6 +181,7 @@ export async function executePlanFully(
   const failures = new Failures();
   const guard = new StoreGuard(options.beforeStore);
   const results: OperationResult[] = [];
+  const sent = new Map<string, Operation>();
   const stages = [...new Set(plan.operations.map((o) => o.stage))].sort((a, b) => a - b);
   for (const stage of stages) {
     const ops = plan.operations.filter((o) => o.stage === stage);
@@ -183,11 +190,12 @@ export async function executePlanFully(
     );
     for (const r of stageResults) {
       results.push(r.result);
+      if (r.sent) sent.set(r.op.id, r.sent);
       if (r.result.status !== "ok") failures.add(r.op);
       options.onEvent?.({ type: "operation", result: r.result, done: results.length, total });
     }
   }
-  return { results, refused: [...guard.refused].map(([store, reason]) => ({ store, reason })) };
+  return { results, refused: [...guard.refused].map(([store, reason]) => ({ store, reason })), sent };
 }
 
 /**
@@ -227,14 +235,19 @@ async function runOne(
   failures: Failures,
   guard: StoreGuard,
   options: ExecuteOptions,
-): Promise<{ op: Operation; result: OperationResult }> {
+): Promise<{ op: Operation; result: OperationResult; sent?: Operation }> {
   const base = { id: op.id, method: op.method, path: op.path };
   const blocked = failures.blocking(op);
   if (blocked.length > 0 && op.parts && blocked.length < op.stores.length) {
     // A call for several stores goes on for the stores whose earlier calls succeeded.
-    const { result } = await runOne(without(op, blocked), client, failures, guard, options);
+    const inner = await runOne(without(op, blocked), client, failures, guard, options);
+    const { result } = inner;
     const note = `entries of ${blocked.join(", ")} skipped: an earlier call for them failed`;
-    return { op, result: { ...result, message: result.message ? `${result.message}; ${note}` : note } };
+    return {
+      op,
+      sent: inner.sent ?? inner.op,
+      result: { ...result, message: result.message ? `${result.message}; ${note}` : note },
+    };
   }
   if (blocked.length > 0) {
     return {
@@ -255,9 +268,14 @@ async function runOne(
     for (const s of refused) failures.refuse(s);
     const why = refused.map((s) => `${s || "client"}: ${guard.refused.get(s)}`).join("; ");
     if (op.parts && !clientLevel && refused.length < op.stores.length) {
-      const { result } = await runOne(without(op, refused), client, failures, guard, options);
+      const inner = await runOne(without(op, refused), client, failures, guard, options);
+      const { result } = inner;
       const note = `entries of ${refused.join(", ")} left out: ${why}`;
-      return { op, result: { ...result, message: result.message ? `${result.message}; ${note}` : note } };
+      return {
+        op,
+        sent: inner.sent ?? inner.op,
+        result: { ...result, message: result.message ? `${result.message}; ${note}` : note },
+      };
     }
     return { op, result: { ...base, status: "failed", message: `refused: ${why}`, durationMs: 0 } };
   }
