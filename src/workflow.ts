@@ -58,7 +58,8 @@ export interface RunOptions {
 }
 
 /**
- * The desired state limited to the stores that `--store` patterns name. Throws {@link UsageError} when
+ * The desired state limited to the stores that `--store` patterns name (with the project's currency).
+ * Throws {@link UsageError} when
  * patterns are given and match no store.
  */
 export function scopeDesired(desired: DesiredState, targeting: Targeting | undefined): DesiredState {
@@ -69,7 +70,10 @@ export function scopeDesired(desired: DesiredState, targeting: Targeting | undef
       `no store of the configuration matches --store ${targeting.stores.join(", ")}; known stores: ${Object.keys(desired.stores).join(", ")}`,
     );
   }
-  return { stores: Object.fromEntries(keys.map((k) => [k, desired.stores[k]!])) };
+  return {
+    stores: Object.fromEntries(keys.map((k) => [k, desired.stores[k]!])),
+    ...(desired.currency !== undefined ? { currency: desired.currency } : {}),
+  };
 }
 
 /**
