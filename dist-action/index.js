@@ -71057,7 +71057,11 @@ function shardDesired(desired, shard) {
   const stores = Object.fromEntries(
     Object.entries(desired.stores).filter(([key]) => shardOf(key, shard.count) === shard.index)
   );
-  return shard.index === 1 && desired.client ? { stores, client: desired.client } : { stores };
+  return {
+    stores,
+    ...shard.index === 1 && desired.client ? { client: desired.client } : {},
+    ...desired.currency !== void 0 ? { currency: desired.currency } : {}
+  };
 }
 function shardProject(project, shard) {
   return { ...project, desired: shardDesired(project.desired, shard) };
@@ -71096,6 +71100,7 @@ function mergePlans(plans) {
   const violations = plans.flatMap((p) => p.safety.violations);
   const override = plans.find((p) => p.safety.override)?.safety.override;
   const targeting = plans.find((p) => p.targeting)?.targeting;
+  const currency = plans.find((p) => p.currency !== void 0)?.currency;
   return {
     formatVersion: PLAN_FORMAT_VERSION,
     stores,
@@ -71113,7 +71118,8 @@ function mergePlans(plans) {
       desired: checksum(plans.map((p) => p.checksums.desired))
     },
     ...targeting ? { targeting } : {},
-    safety: { ok: violations.length === 0, violations, ...override ? { override } : {} }
+    safety: { ok: violations.length === 0, violations, ...override ? { override } : {} },
+    ...currency !== void 0 ? { currency } : {}
   };
 }
 
@@ -71696,7 +71702,8 @@ function planOnly(project, current2, plan, keep) {
   const inScope = new Set(plan.stores.map((s) => s.key));
   const desired = {
     stores: Object.fromEntries(Object.entries(project.desired.stores).filter(([k]) => inScope.has(k))),
-    ...project.desired.client ? { client: project.desired.client } : {}
+    ...project.desired.client ? { client: project.desired.client } : {},
+    ...project.desired.currency !== void 0 ? { currency: project.desired.currency } : {}
   };
   if (wanted.size === 0) {
     return {
@@ -73447,7 +73454,10 @@ function scopeDesired(desired, targeting) {
       `no store of the configuration matches --store ${targeting.stores.join(", ")}; known stores: ${Object.keys(desired.stores).join(", ")}`
     );
   }
-  return { stores: Object.fromEntries(keys.map((k) => [k, desired.stores[k]])) };
+  return {
+    stores: Object.fromEntries(keys.map((k) => [k, desired.stores[k]])),
+    ...desired.currency !== void 0 ? { currency: desired.currency } : {}
+  };
 }
 async function fetchProjectState(project, session, options = {}) {
   const desired = scopeDesired(project.desired, options.targeting);
