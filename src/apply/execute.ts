@@ -38,6 +38,13 @@ export interface OperationResult {
    * the settle window: it was not sent again (it may still be processing); the apply keeps watching it.
    */
   unsettled?: true;
+  /**
+   * Set on a failed call whose answer was lost although the platform made it (`made`: a read shows its
+   * effect, e.g. a webhook create whose secret could then not be rotated) or may have made it
+   * (`unknown`: no read could tell). What its answer carried (a webhook's secret) never arrived. Absent
+   * on a failed call the platform refused: nothing was made.
+   */
+  lostAnswer?: "made" | "unknown";
 }
 
 /** Events for progress reporting. */
@@ -294,7 +301,7 @@ async function runOne(
     op,
     result: { ...base, status: "ok" as const, ...(message ? { message } : {}), durationMs: elapsed() },
   });
-  const failed = (message: string, extra: { unsettled?: true } = {}) => ({
+  const failed = (message: string, extra: Pick<OperationResult, "unsettled" | "lostAnswer"> = {}) => ({
     op,
     result: { ...base, status: "failed" as const, message, durationMs: elapsed(), ...extra },
   });
@@ -317,6 +324,7 @@ async function runOne(
       } catch (readErr) {
         return failed(
           `${describe(last)}; outcome unknown: a read to settle whether it was made failed too: ${describe(readErr)}`,
+          { lostAnswer: "unknown" },
         );
       }
       if (seen === "present") {
@@ -331,6 +339,7 @@ async function runOne(
           return failed(
             `the answer was lost with the webhook's secret; a read shows the change was made; ` +
               `rotate the secret to get one`,
+            { lostAnswer: "made" },
           );
         }
         try {
@@ -343,6 +352,7 @@ async function runOne(
           return failed(
             `the answer was lost with the webhook's secret; a read shows the change was made, but ` +
               `rotating the secret failed: ${describe(rotateErr)}`,
+            { lostAnswer: "made" },
           );
         }
       }
@@ -350,6 +360,7 @@ async function runOne(
       if (seen === "partial" || seen === "unknown") {
         return failed(
           `${describe(last)}; outcome unknown: ${seen === "partial" ? "a read shows part of the call's effect" : "no read can tell whether this call was made"}; the next plan shows what is left`,
+          { lostAnswer: "unknown" },
         );
       }
       // Absent. A 404 is the platform's answer to this very call: final.
@@ -359,7 +370,7 @@ async function runOne(
         return failed(
           `${describe(last)}; the platform does not show the change after ${settleMs} ms, and the call was ` +
             `not made again: the platform may still be processing it`,
-          { unsettled: true },
+          { unsettled: true, lostAnswer: "unknown" },
         );
       }
       try {
@@ -369,7 +380,8 @@ async function runOne(
         last = again;
       }
     }
-    return failed(describe(last));
+    // Out of rounds: an answer lost again leaves open whether the platform made the call.
+    return failed(describe(last), unsettled(last) ? { lostAnswer: "unknown" } : {});
   }
 }
 

@@ -93,11 +93,15 @@ describe("the secrets folder", () => {
     const before = readSecrets(file);
 
     // The platform makes the PING webhook, but its answer (with the secret) never arrives: a proxy
-    // passes the create on and drops the connection instead of the answer.
+    // passes the create on and drops the connection instead of the answer. Since issue 11 the apply
+    // then reads that the webhook was made and rotates its secret (PUT reset-secret) to keep a new one;
+    // the proxy loses those answers too, so that no secret of PING reaches carte.
     edit(fx.config, LAST_HOOK, `${LAST_HOOK}    PING: https://hooks.example.com/ping\n`);
     const proxy = await answerLosingProxy(
       fx.emu.url,
-      (method, url) => method === "POST" && url === `${V2}/webhook`,
+      (method, url) =>
+        (method === "POST" && url === `${V2}/webhook`) ||
+        (method === "PUT" && url === `${V2}/webhook/PING/reset-secret`),
     );
     edit(fx.config, `base_url: ${fx.emu.url}`, `base_url: ${proxy.url}`);
     const lost = await carte(["apply", "-c", fx.config, "--auto-approve"]);
