@@ -68455,8 +68455,8 @@ async function prepareSecretSink(plan, sink) {
         const r = byId.get(op.id);
         const event2 = eventOf(op);
         if (kept.has(event2) || unsaved.has(event2)) continue;
-        if (r?.status === "ok") lost.push(event2);
-        else release.push(event2);
+        if (r?.status === "ok" || r?.lostAnswer === "made") lost.push(event2);
+        else if (r?.lostAnswer !== "unknown") release.push(event2);
       }
       if (release.length > 0) await sink.release?.(release).catch(() => void 0);
       return [...new Set(lost)];
@@ -73168,7 +73168,8 @@ async function runOne(op, client, failures, guard, options) {
         seen2 = await options.settle(op, sync2 ? 0 : settleMs);
       } catch (readErr) {
         return failed(
-          `${describe(last)}; outcome unknown: a read to settle whether it was made failed too: ${describe(readErr)}`
+          `${describe(last)}; outcome unknown: a read to settle whether it was made failed too: ${describe(readErr)}`,
+          { lostAnswer: "unknown" }
         );
       }
       if (seen2 === "present") {
@@ -73180,7 +73181,8 @@ async function runOne(op, client, failures, guard, options) {
         if (!spec?.secret) return ok3("the answer was lost, and a read shows the change was made");
         if (!options.recoverSecret) {
           return failed(
-            `the answer was lost with the webhook's secret; a read shows the change was made; rotate the secret to get one`
+            `the answer was lost with the webhook's secret; a read shows the change was made; rotate the secret to get one`,
+            { lostAnswer: "made" }
           );
         }
         try {
@@ -73190,21 +73192,23 @@ async function runOne(op, client, failures, guard, options) {
           );
         } catch (rotateErr) {
           return failed(
-            `the answer was lost with the webhook's secret; a read shows the change was made, but rotating the secret failed: ${describe(rotateErr)}`
+            `the answer was lost with the webhook's secret; a read shows the change was made, but rotating the secret failed: ${describe(rotateErr)}`,
+            { lostAnswer: "made" }
           );
         }
       }
       if ((seen2 === "partial" || seen2 === "unknown") && gone(last)) return failed(describe(last));
       if (seen2 === "partial" || seen2 === "unknown") {
         return failed(
-          `${describe(last)}; outcome unknown: ${seen2 === "partial" ? "a read shows part of the call's effect" : "no read can tell whether this call was made"}; the next plan shows what is left`
+          `${describe(last)}; outcome unknown: ${seen2 === "partial" ? "a read shows part of the call's effect" : "no read can tell whether this call was made"}; the next plan shows what is left`,
+          { lostAnswer: "unknown" }
         );
       }
       if (gone(last)) return failed(describe(last));
       if (!sync2 && !op.idempotent) {
         return failed(
           `${describe(last)}; the platform does not show the change after ${settleMs} ms, and the call was not made again: the platform may still be processing it`,
-          { unsettled: true }
+          { unsettled: true, lostAnswer: "unknown" }
         );
       }
       try {
@@ -73214,7 +73218,7 @@ async function runOne(op, client, failures, guard, options) {
         last = again;
       }
     }
-    return failed(describe(last));
+    return failed(describe(last), unsettled(last) ? { lostAnswer: "unknown" } : {});
   }
 }
 function describe(err) {
@@ -75136,7 +75140,7 @@ function describeHolder(h) {
   return h ? `process ${h.pid} on ${h.host}, since ${h.since}` : "another carte apply";
 }
 async function acquireApplyLock(opts) {
-  await mkdir4(opts.dir, { recursive: true });
+  await mkdir4(opts.dir, { recursive: true, mode: PRIVATE_DIR_MODE });
   const names = [...new Set(opts.names)].sort();
   const held = [];
   let compromised;
