@@ -20,6 +20,7 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import path from "node:path";
 import lockfile from "proper-lockfile";
+import { PRIVATE_DIR_MODE } from "./atomic.js";
 import { LockError } from "./errors.js";
 
 /** The name of the lock of the client-level resources (client webhooks). */
@@ -94,8 +95,9 @@ export function describeHolder(h: LockHolder | undefined): string {
  * system's error when the folder cannot be written.
  */
 export async function acquireApplyLock(opts: ApplyLockOptions): Promise<ApplyLock> {
-  // `.carte` also holds the secrets file: folders this creates are the owner's alone, like its own.
-  await mkdir(opts.dir, { recursive: true, mode: 0o700 });
+  // `.carte/` also holds the embedded emulator's state and, often, the secrets file: created private
+  // (0700) like src/atomic.ts makes it, whoever comes first.
+  await mkdir(opts.dir, { recursive: true, mode: PRIVATE_DIR_MODE });
   const names = [...new Set(opts.names)].sort();
   const held: { file: string; release: () => Promise<void> }[] = [];
   let compromised: Error | undefined;

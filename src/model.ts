@@ -8,9 +8,23 @@
 import type { ModifiersType } from "./platform/wire.js";
 
 /**
+ * An image of an item (spec §2.2 `images_info.images` `{id, path, index, host}`): its path, or its path
+ * and the host the platform serves it from. Canonical: a plain path when the platform has no host for
+ * it (`host` absent, `null` or empty), so that files without hosts compare as before. The position is
+ * the image's `index`; the platform's image `id` is the platform's own, like an item id.
+ */
+export type ImageRef = string | { path: string; host: string };
+
+/** The path of an image. */
+export function imagePath(image: ImageRef): string {
+  return typeof image === "string" ? image : image.path;
+}
+
+/**
  * A catalog item or modifier group of one store, keyed by SKU. Prices are JSON numbers in the store's
- * currency exactly as the platform's `price_info.price` carries them (spec §2.2); carte never does
- * arithmetic on them, so no floating-point drift can enter.
+ * currency exactly as the platform's `price_info.price` carries them (spec §2.2): the number whose
+ * shortest text is the price as the files write it. carte never does floating-point arithmetic on them:
+ * comparisons, percentages and formatting go through src/money.ts, on exact decimals.
  */
 export interface ItemResource {
   sku: string;
@@ -21,9 +35,12 @@ export interface ItemResource {
   description: string;
   /** Price in the platform's price unit; `null` for modifier groups without a price. */
   price: number | null;
-  /** Image paths, in order. */
-  images: string[];
-  /** Ordered SKUs of related items: modifier groups of an ITEM, options of a MODIFIER_GROUP. */
+  /** Images, in order (see {@link ImageRef}). */
+  images: ImageRef[];
+  /**
+   * Ordered SKUs of related items: modifier groups of an ITEM (a product, or an option that offers
+   * nested modifier groups), options of a MODIFIER_GROUP.
+   */
   children: string[];
   /** Minimum options to choose; modifier groups only, `null` for items. */
   min: number | null;
@@ -37,8 +54,10 @@ export interface ItemResource {
    */
   schedules?: Schedule[];
   /**
-   * Price of this item (an option) when chosen inside the parent item named by the key (menu API
-   * `price_info.overrides` with `override_type: ITEM`, platform notes "Store menu API"); absent when none.
+   * Price of this item (an option) when chosen inside the parent item named by the key, at any level of
+   * nesting (the parent is a product or an option that offers this option through one of its groups;
+   * menu API `price_info.overrides` with `override_type: ITEM`, platform notes "Store menu API"); absent
+   * when none.
    */
   priceInParent?: Record<string, number>;
 }
@@ -169,6 +188,12 @@ export interface StoreState {
    */
   schedulesVia?: "menu" | "utils";
   /**
+   * Current side only: what the platform holds that carte's model does not (per-store `STORE` overrides
+   * of an item's blocks, a suspension with an end date…), by address segment and key (`item[PIZZA]`),
+   * in words. Planning ignores it; `carte import` lists it as what the files cannot express.
+   */
+  unread?: Record<string, string[]>;
+  /**
    * The state of kinds that keep it outside the fields above, by kind name: a kind added as one module
    * keeps its resources here (its config section writes the desired side, its `read` the current side).
    */
@@ -204,6 +229,11 @@ export interface StoreIds {
 /** The desired state: what the files say, per store key. */
 export interface DesiredState {
   stores: Record<string, StoreState>;
+  /**
+   * ISO 4217 code of the currency of every price (carte.yaml `currency:`), when the files declare
+   * one; plans carry it to show prices as people of the currency read them (src/money.ts).
+   */
+  currency?: string;
   /** Client-level settings, when the files manage any. */
   client?: ClientState;
 }

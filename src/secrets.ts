@@ -373,9 +373,10 @@ export interface PreparedSecrets {
   sink: SecretSink;
   /**
    * After the calls, with their results: forgets the marker of the secret-bearing calls that failed
-   * or were skipped (no secret was made), and returns the events whose call succeeded but whose
-   * secret never arrived (the answer held none), or whose call failed with `secretLost` (the answer
-   * was lost and rotating the secret failed too): lost secrets, to be rotated. Their marker stays. Events whose secret arrived but could not be kept are reported by the failed
+   * or were skipped (no secret was made), and returns the events whose call succeeded, or was made
+   * although it failed (`lostAnswer: "made"`), but whose secret never arrived (the answer was lost, or
+   * held none): lost secrets, to be rotated. Their marker stays, and so does that of a call that may
+   * have been made (`lostAnswer: "unknown"`). Events whose secret arrived but could not be kept are reported by the failed
    * operation itself (its message names the event) and keep their marker too.
    */
   finish(results: readonly OperationResult[]): Promise<string[]>;
@@ -417,9 +418,11 @@ export async function prepareSecretSink(plan: Plan, sink: SecretSink): Promise<P
         const event = eventOf(op);
         // A failed save is in the failed call's message, and its marker stays.
         if (kept.has(event) || unsaved.has(event)) continue;
-        // Made but never kept: an answer without its secret, or a lost answer whose rotation failed.
-        if (r?.status === "ok" || r?.secretLost) lost.push(event);
-        else release.push(event);
+        // A call whose answer was lost (issue 11) may be failed and made all the same: a read showed
+        // the webhook made, but rotating its secret failed. Its secret is lost like that of a call
+        // that succeeded. One that may have been made keeps its marker: the next plan says so.
+        if (r?.status === "ok" || r?.lostAnswer === "made") lost.push(event);
+        else if (r?.lostAnswer !== "unknown") release.push(event);
       }
       if (release.length > 0) await sink.release?.(release).catch(() => undefined);
       return [...new Set(lost)];

@@ -79,7 +79,8 @@ export interface RunOptions {
 }
 
 /**
- * The desired state limited to the stores that `--store` patterns name. Throws {@link UsageError} when
+ * The desired state limited to the stores that `--store` patterns name (with the project's currency).
+ * Throws {@link UsageError} when
  * patterns are given and match no store.
  */
 export function scopeDesired(desired: DesiredState, targeting: Targeting | undefined): DesiredState {
@@ -90,7 +91,10 @@ export function scopeDesired(desired: DesiredState, targeting: Targeting | undef
       `no store of the configuration matches --store ${targeting.stores.join(", ")}; known stores: ${Object.keys(desired.stores).join(", ")}`,
     );
   }
-  return { stores: Object.fromEntries(keys.map((k) => [k, desired.stores[k]!])) };
+  return {
+    stores: Object.fromEntries(keys.map((k) => [k, desired.stores[k]!])),
+    ...(desired.currency !== undefined ? { currency: desired.currency } : {}),
+  };
 }
 
 /**
@@ -350,7 +354,7 @@ export async function applyPlan(
   const client = session.client;
   const collector = options.secrets ? secretCollector(options.secrets) : undefined;
   const started = Date.now();
-  const { results, refused } = await executePlanFully(plan, client, {
+  const { results, refused, sent } = await executePlanFully(plan, client, {
     parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
     ...(options.settleMs !== undefined ? { settleMs: options.settleMs } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
@@ -375,7 +379,9 @@ export async function applyPlan(
   // the apply ends with the platform settled (a next plan made while one is still pending would create
   // it again). So too for the asynchronous calls that succeeded in stores where another call failed:
   // the verification below leaves those stores out, yet the next plan must not run ahead of them.
+  // A call made without the entries of some stores is watched for the entries it carried.
   const opOf = new Map(plan.operations.map((o) => [o.id, o]));
+  const sentOf = (id: string): Operation => sent.get(id) ?? opOf.get(id)!;
   const failedStores = new Set(
     results.filter((r) => r.status !== "ok").flatMap((r) => opOf.get(r.id)?.stores ?? []),
   );
@@ -390,11 +396,11 @@ export async function applyPlan(
         (r) =>
           r.unsettled ||
           (r.status === "ok" &&
-            asynchronous(opOf.get(r.id)!) &&
-            opOf.get(r.id)!.stores.some((s) => failedStores.has(s))),
+            asynchronous(sentOf(r.id)) &&
+            sentOf(r.id).stores.some((s) => failedStores.has(s))),
       )
       .map(async (r) => {
-        const op = opOf.get(r.id)!;
+        const op = sentOf(r.id);
         // A lost answer is waited for until the end of the wait for the platform; an accepted call in a
         // failed store only for the settle window: its effect may never show (it can refer to a resource
         // whose call failed), and the next plan reads the store anyway.

@@ -39,11 +39,12 @@ export interface OperationResult {
    */
   unsettled?: true;
   /**
-   * Set on a failed secret-bearing create (spec §4.7 `POST /webhook`) whose effect a read shows but
-   * whose secret is lost: the answer never arrived and rotating the secret failed too. The secrets
-   * sink keeps its marker, so that the next run says how to rotate it (src/secrets.ts).
+   * Set on a failed call whose answer was lost although the platform made it (`made`: a read shows its
+   * effect, e.g. a webhook create whose secret could then not be rotated) or may have made it
+   * (`unknown`: no read could tell). What its answer carried (a webhook's secret) never arrived. Absent
+   * on a failed call the platform refused: nothing was made.
    */
-  secretLost?: true;
+  lostAnswer?: "made" | "unknown";
 }
 
 /** Events for progress reporting. */
@@ -158,6 +159,12 @@ export interface ExecuteResult {
   results: OperationResult[];
   /** Stores `beforeStore` refused, with why: none of their operations was made. */
   refused: { store: string; reason: string }[];
+  /**
+   * The calls as they were made, by operation id, where they differ from the plan's: a client-scoped
+   * call made without the entries of stores left out (an earlier call for them failed, or they were
+   * refused). What a read can show of such a call is the effect of the entries it carried.
+   */
+  sent: Map<string, Operation>;
 }
 
 /** Runs every operation of the plan. */
@@ -181,6 +188,7 @@ export async function executePlanFully(
   const failures = new Failures();
   const guard = new StoreGuard(options.beforeStore);
   const results: OperationResult[] = [];
+  const sent = new Map<string, Operation>();
   const stages = [...new Set(plan.operations.map((o) => o.stage))].sort((a, b) => a - b);
   for (const stage of stages) {
     const ops = plan.operations.filter((o) => o.stage === stage);
@@ -189,11 +197,12 @@ export async function executePlanFully(
     );
     for (const r of stageResults) {
       results.push(r.result);
+      if (r.sent) sent.set(r.op.id, r.sent);
       if (r.result.status !== "ok") failures.add(r.op);
       options.onEvent?.({ type: "operation", result: r.result, done: results.length, total });
     }
   }
-  return { results, refused: [...guard.refused].map(([store, reason]) => ({ store, reason })) };
+  return { results, refused: [...guard.refused].map(([store, reason]) => ({ store, reason })), sent };
 }
 
 /**
@@ -233,14 +242,19 @@ async function runOne(
   failures: Failures,
   guard: StoreGuard,
   options: ExecuteOptions,
-): Promise<{ op: Operation; result: OperationResult }> {
+): Promise<{ op: Operation; result: OperationResult; sent?: Operation }> {
   const base = { id: op.id, method: op.method, path: op.path };
   const blocked = failures.blocking(op);
   if (blocked.length > 0 && op.parts && blocked.length < op.stores.length) {
     // A call for several stores goes on for the stores whose earlier calls succeeded.
-    const { result } = await runOne(without(op, blocked), client, failures, guard, options);
+    const inner = await runOne(without(op, blocked), client, failures, guard, options);
+    const { result } = inner;
     const note = `entries of ${blocked.join(", ")} skipped: an earlier call for them failed`;
-    return { op, result: { ...result, message: result.message ? `${result.message}; ${note}` : note } };
+    return {
+      op,
+      sent: inner.sent ?? inner.op,
+      result: { ...result, message: result.message ? `${result.message}; ${note}` : note },
+    };
   }
   if (blocked.length > 0) {
     return {
@@ -261,9 +275,14 @@ async function runOne(
     for (const s of refused) failures.refuse(s);
     const why = refused.map((s) => `${s || "client"}: ${guard.refused.get(s)}`).join("; ");
     if (op.parts && !clientLevel && refused.length < op.stores.length) {
-      const { result } = await runOne(without(op, refused), client, failures, guard, options);
+      const inner = await runOne(without(op, refused), client, failures, guard, options);
+      const { result } = inner;
       const note = `entries of ${refused.join(", ")} left out: ${why}`;
-      return { op, result: { ...result, message: result.message ? `${result.message}; ${note}` : note } };
+      return {
+        op,
+        sent: inner.sent ?? inner.op,
+        result: { ...result, message: result.message ? `${result.message}; ${note}` : note },
+      };
     }
     return { op, result: { ...base, status: "failed", message: `refused: ${why}`, durationMs: 0 } };
   }
@@ -282,7 +301,7 @@ async function runOne(
     op,
     result: { ...base, status: "ok" as const, ...(message ? { message } : {}), durationMs: elapsed() },
   });
-  const failed = (message: string, extra: { unsettled?: true; secretLost?: true } = {}) => ({
+  const failed = (message: string, extra: Pick<OperationResult, "unsettled" | "lostAnswer"> = {}) => ({
     op,
     result: { ...base, status: "failed" as const, message, durationMs: elapsed(), ...extra },
   });
@@ -305,6 +324,7 @@ async function runOne(
       } catch (readErr) {
         return failed(
           `${describe(last)}; outcome unknown: a read to settle whether it was made failed too: ${describe(readErr)}`,
+          { lostAnswer: "unknown" },
         );
       }
       if (seen === "present") {
@@ -319,7 +339,7 @@ async function runOne(
           return failed(
             `the answer was lost with the webhook's secret; a read shows the change was made; ` +
               `rotate the secret to get one`,
-            { secretLost: true },
+            { lostAnswer: "made" },
           );
         }
         try {
@@ -332,7 +352,7 @@ async function runOne(
           return failed(
             `the answer was lost with the webhook's secret; a read shows the change was made, but ` +
               `rotating the secret failed: ${describe(rotateErr)}`,
-            { secretLost: true },
+            { lostAnswer: "made" },
           );
         }
       }
@@ -340,6 +360,7 @@ async function runOne(
       if (seen === "partial" || seen === "unknown") {
         return failed(
           `${describe(last)}; outcome unknown: ${seen === "partial" ? "a read shows part of the call's effect" : "no read can tell whether this call was made"}; the next plan shows what is left`,
+          { lostAnswer: "unknown" },
         );
       }
       // Absent. A 404 is the platform's answer to this very call: final.
@@ -349,7 +370,7 @@ async function runOne(
         return failed(
           `${describe(last)}; the platform does not show the change after ${settleMs} ms, and the call was ` +
             `not made again: the platform may still be processing it`,
-          { unsettled: true },
+          { unsettled: true, lostAnswer: "unknown" },
         );
       }
       try {
@@ -359,7 +380,8 @@ async function runOne(
         last = again;
       }
     }
-    return failed(describe(last));
+    // Out of rounds: an answer lost again leaves open whether the platform made the call.
+    return failed(describe(last), unsettled(last) ? { lostAnswer: "unknown" } : {});
   }
 }
 

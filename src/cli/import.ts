@@ -1,9 +1,13 @@
 /**
- * `carte import --store ID... [--out DIR] [--lenient]`: writes the live state of stores as carte's
- * files (docs/import.md).
+ * `carte import --store ID... [--out DIR] [--lenient] [--merge]`: writes the live state of stores as
+ * carte's files (docs/import.md). It never overwrites a file: into a folder without carte.yaml it
+ * writes a project; into a project it refuses unless `--merge`, which adds only what the files do not
+ * manage yet and reports conflicts without touching them.
  *
- * Exit codes: 0 the files were written and give exactly the live state; 1 an error, or the live state
- * holds something the files cannot express (nothing written unless `--lenient`).
+ * Exit codes: 0 the files were written and give exactly the live state; 2 the live state holds
+ * something the files cannot express (nothing written unless `--lenient`), or `--merge` left stores as
+ * the project has them (conflicts); 1 an error (a file would be overwritten, a project without
+ * `--merge`, a platform error).
  */
 
 import { existsSync } from "node:fs";
@@ -14,6 +18,8 @@ import { DEFAULT_REQUESTS_PER_SECOND } from "../config/load.js";
 import { ExitCode, InternalError, UsageError } from "../errors.js";
 import {
   buildImport,
+  buildMerge,
+  clashingFiles,
   filesNotInProject,
   projectFor,
   readLiveStores,
@@ -35,6 +41,8 @@ export interface ImportCommand {
   stores: string[];
   out: string;
   lenient: boolean;
+  /** Add to the project of `--out` only what its files do not manage yet. */
+  merge: boolean;
   parallelism: number;
   quiet: boolean;
 }
@@ -50,6 +58,7 @@ function bareProject(configPath: string): LoadedProject {
     ownership: {},
     safety: DEFAULT_SAFETY,
     desired: { stores: {} },
+    catalogs: new Map(),
     files: [],
     warnings: [],
   };
@@ -68,6 +77,20 @@ export async function runImport(opts: ImportCommand, io: CliIo): Promise<number>
   } else if (opts.configGiven) throw new UsageError(`the project file ${opts.config} does not exist`);
   else project = bareProject(opts.config);
 
+  const outDir = path.resolve(opts.out);
+  const shown = path.relative(process.cwd(), outDir) || ".";
+  const configOut = path.join(outDir, "carte.yaml");
+  const intoProject = existsSync(configOut);
+  if (intoProject && !opts.merge) {
+    throw new UsageError(
+      `${path.join(shown, "carte.yaml")} exists: ${shown} is a carte project, and carte import never ` +
+        "overwrites its files. Import into an empty folder, or add --merge to add only the stores its files do not manage yet.",
+    );
+  }
+  // A project to merge into must load: its stores and catalogs are what the import must not touch. It
+  // may have no store or catalog files yet, like the project read above.
+  const target = intoProject ? await loadProject(configOut, { allowUnmatchedPatterns: true }) : undefined;
+
   const identities: StoreIdentity[] = resolveStoreArgs(
     opts.stores,
     Object.values(project.desired.stores).map((s) => s.store),
@@ -84,26 +107,35 @@ export async function runImport(opts: ImportCommand, io: CliIo): Promise<number>
     await session.close();
   }
 
-  const outDir = path.resolve(opts.out);
-  const configOut = path.join(outDir, "carte.yaml");
-  const writeProject = !existsSync(configOut);
-  const result = await buildImport(
-    states,
-    writeProject
-      ? projectFor(
+  const result = target
+    ? await buildMerge(states, target)
+    : await buildImport(
+        states,
+        projectFor(
           project.platform && {
             baseUrl: project.platform.baseUrl,
             ...(project.platform.requestsPerSecond === DEFAULT_REQUESTS_PER_SECOND
               ? {}
               : { requestsPerSecond: project.platform.requestsPerSecond }),
           },
-        )
-      : undefined,
-  );
+          project.currency?.code,
+        ),
+        undefined,
+        project.currency ? { currency: project.currency } : {},
+      );
   if (result.problems.length > 0) {
     throw new InternalError(
       `the imported files would not load back exactly:\n  ${result.problems.join("\n  ")}`,
     );
+  }
+  if (!target) {
+    const clashing = await clashingFiles(outDir, result.files);
+    if (clashing.length > 0) {
+      throw new UsageError(
+        `carte import never overwrites a file, and ${shown} already has ${clashing.length === 1 ? "this file" : "these files"} ` +
+          `with other content: ${clashing.join(", ")}. Import into an empty folder.`,
+      );
+    }
   }
   if (result.notes.length > 0) {
     // Addresses and reasons quote SKUs and titles of the live state: one escaped line each.
@@ -116,27 +148,43 @@ export async function runImport(opts: ImportCommand, io: CliIo): Promise<number>
       io.err(
         "Nothing was written. Run again with --lenient to write the rest; `carte plan` will then show these as changes.\n",
       );
-      return ExitCode.error;
+      return ExitCode.changes;
     }
+  }
+  if (result.conflicts.length > 0) {
+    // Addresses and reasons quote SKUs and titles of the live state: one escaped line each.
+    const lines = result.conflicts.map((n) => escapeTerminal(`  ${n.address}: ${n.reason}`));
+    io.err(
+      `Conflict${result.conflicts.length === 1 ? "" : "s"}: ${result.conflicts.length} ` +
+        `store${result.conflicts.length === 1 ? " was" : "s were"} left as the project has ${result.conflicts.length === 1 ? "it" : "them"}:\n${lines.join("\n")}\n`,
+    );
   }
 
   const written = await writeImport(outDir, result.files);
-  const shown = path.relative(process.cwd(), outDir) || ".";
   if (!opts.quiet) {
-    const n = identities.length;
-    const catalogs = result.catalogs.map((c) => `${c.name} (${c.stores.join(", ")})`).join("; ");
+    const n = states.length;
+    const catalogs = [
+      ...(result.reused ?? []).map((c) => `${c.name} (${c.stores.join(", ")}, existing)`),
+      ...result.catalogs.map((c) => `${c.name} (${c.stores.join(", ")})`),
+    ];
     io.out(
       escapeTerminal(
-        `Imported ${n} store${n === 1 ? "" : "s"} into ${result.catalogs.length} catalog` +
-          `${result.catalogs.length === 1 ? "" : "s"}: ${catalogs}.`,
+        target
+          ? `Merged ${plural(written.filter((w) => w.path.startsWith("stores/")).length, "new store")} of ${n} ` +
+              `into ${path.join(shown, "carte.yaml")}${catalogs.length > 0 ? `: ${catalogs.join("; ")}` : ""}.`
+          : `Imported ${n} store${n === 1 ? "" : "s"} into ${result.catalogs.length} catalog` +
+              `${result.catalogs.length === 1 ? "" : "s"}: ${catalogs.join("; ")}.`,
       ) + "\n",
     );
     for (const w of written)
       io.out(escapeTerminal(`  ${w.status.padEnd(9)} ${path.join(shown, w.path)}`) + "\n");
   }
-  if (!writeProject) {
+  if (target) {
+    io.err(
+      escapeTerminal(`${path.join(shown, "carte.yaml")} and every existing file were left as they are.`) +
+        "\n",
+    );
     const missing = await filesNotInProject(configOut, result.files);
-    io.err(escapeTerminal(`${path.join(shown, "carte.yaml")} exists and was left as it is.`) + "\n");
     if (missing.length > 0) {
       io.err(
         `Add these files to its stores: and catalogs: entries:\n${missing.map((f) => `${escapeTerminal(`  ${f.path}`)}\n`).join("")}`,
@@ -150,7 +198,11 @@ export async function runImport(opts: ImportCommand, io: CliIo): Promise<number>
       ) + "\n",
     );
   }
-  return ExitCode.ok;
+  return result.notes.length > 0 || result.conflicts.length > 0 ? ExitCode.changes : ExitCode.ok;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
 /** The yargs definition of `carte import`; `setCode` receives the exit code. */
@@ -177,6 +229,12 @@ export function importCommand(io: CliIo, setCode: (code: number) => void): Comma
           default: false,
           describe: "Write the files even when the live state holds something they cannot express",
         })
+        .option("merge", {
+          type: "boolean",
+          default: false,
+          describe:
+            "Into an existing project: add only the stores its files do not manage yet, never changing a file",
+        })
         .option("parallelism", {
           type: "number",
           default: DEFAULT_PARALLELISM,
@@ -194,6 +252,7 @@ export function importCommand(io: CliIo, setCode: (code: number) => void): Comma
         store: string[];
         out: string;
         lenient: boolean;
+        merge: boolean;
         parallelism: number;
         quiet: boolean;
       };
@@ -206,6 +265,7 @@ export function importCommand(io: CliIo, setCode: (code: number) => void): Comma
             stores: a.store,
             out: a.out,
             lenient: a.lenient,
+            merge: a.merge,
             parallelism: a.parallelism,
             quiet: a.quiet,
           },

@@ -13,6 +13,7 @@ import yargs, { type Argv } from "yargs";
 import { hideBin } from "yargs/helpers";
 import { runApply, runEmulator, runPlan, runValidate, type RunCommand } from "./commands.js";
 import { financeCommand } from "./finance.js";
+import { explainCommand } from "./explain.js";
 import { importCommand } from "./import.js";
 import { webhooksCommand } from "./webhooks.js";
 import { DEFAULT_MAX_BODY_BYTES } from "../emulator/index.js";
@@ -25,7 +26,8 @@ import { reportError, type CliIo } from "./io.js";
 const EPILOGUE = `Exit codes:
   0  success, or no changes
   1  error
-  2  changes pending (plan --detailed-exitcode), or a discrepancy found (finance reconcile)
+  2  changes pending (plan --detailed-exitcode), a discrepancy found (finance reconcile), or
+     import could not write the live state exactly (what the files cannot express, --merge conflicts)
   3  refused by a safety guard
 
 Credentials come from CARTE_CLIENT_ID and CARTE_CLIENT_SECRET. Without a platform address in
@@ -309,8 +311,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     )
     .command(financeCommand(io, (c) => (code = c)))
     .command(importCommand(io, (c) => (code = c)))
+    .command(explainCommand(io, (c) => (code = c)))
     .command(webhooksCommand(io, (c) => (code = c)))
-    .demandCommand(1, "Name a command: plan, apply, validate, import, emulator, finance or webhooks.")
+    .demandCommand(
+      1,
+      "Name a command: plan, apply, validate, explain, import, emulator, finance or webhooks.",
+    )
     .strict()
     .epilogue(EPILOGUE)
     .help()

@@ -1,8 +1,9 @@
 /**
  * Semantic rules of the configuration: what JSON Schema cannot say (references between SKUs, unique
- * names across files, price precision, relations between items and modifier groups and their cycles,
- * option prices inside an item, schedules of categories and items, store overrides and availability,
- * groups). Store settings (hours, holidays, webhooks…) are checked in settings.ts. The checks run on
+ * names across files, prices as written in the project's currency, relations between items and
+ * modifier groups, their cycles and nesting depth, option prices inside an item or option, schedules of
+ * categories and items, groups). Store settings (hours, holidays, webhooks…) are checked in
+ * settings.ts; catalog overrides and availability of every layer in overrides.ts. The checks run on
  * every file, including files the schema rejected, so that the user sees every problem at once; they
  * therefore read the data defensively and only judge values that have the right shape (a wrong shape is
  * the schema's problem to report).
@@ -13,7 +14,9 @@ import type { ConfigProblem } from "../errors.js";
 import { bare, isRecord, list, quote, Reporter, where } from "./report.js";
 import type { Site } from "./report.js";
 import { checkSchedules } from "./settings.js";
-import { toPointer } from "./yaml.js";
+import { type Currency, priceTextProblem } from "../money.js";
+import { Limits } from "../platform/wire.js";
+import { scalarSource, toPointer } from "./yaml.js";
 import type { YamlFile } from "./yaml.js";
 
 export { where } from "./report.js";
@@ -32,8 +35,10 @@ export interface CatalogIndex {
   skus: Map<string, { kind: SkuKind; site: Site }>;
   /** Category SKUs. */
   categories: Set<string>;
-  /** Modifier groups: their option SKUs (inline and referenced) and their `min`. */
-  groups: Map<string, { options: string[]; min: number }>;
+  /** Modifier groups: their option SKUs (inline and referenced), their `min` and `max`. */
+  groups: Map<string, { options: string[]; min: number; max: number }>;
+  /** Items and options written in full: the modifier groups they offer (nested for options). */
+  parents: Map<string, string[]>;
 }
 
 /** True when a price has at most 2 decimals. */
@@ -41,8 +46,25 @@ export function hasAtMostTwoDecimals(price: number): boolean {
   return Number(price.toFixed(2)) === price;
 }
 
-function checkPrice(r: Reporter, segments: (string | number)[], price: unknown): void {
-  if (typeof price === "number" && Number.isFinite(price) && !hasAtMostTwoDecimals(price)) {
+/**
+ * Checks a price as the file writes it. With a currency (carte.yaml `currency:`), the text of the value
+ * (`24.900`, not the number 24.9) must have at most the currency's decimals (src/money.ts); without one,
+ * the value at most 2 decimals.
+ */
+export function checkPrice(
+  r: Reporter,
+  segments: (string | number)[],
+  price: unknown,
+  currency?: Currency,
+): void {
+  if (typeof price !== "number" || !Number.isFinite(price)) return; // the schema reports it
+  if (currency) {
+    const text = scalarSource(r.parsed, toPointer(segments)) ?? String(price);
+    const why = priceTextProblem(text, currency);
+    if (why) r.at(segments, why);
+    return;
+  }
+  if (!hasAtMostTwoDecimals(price)) {
     r.at(
       segments,
       `price ${price} has more than 2 decimals: round it to at most 2, as the platform stores it`,
@@ -66,7 +88,7 @@ export function defaultCatalogName(file: string): string {
  * @param problems - receives the located problems.
  * @returns what the catalog defines, for checking the stores.
  */
-export function checkCatalog(parsed: YamlFile, problems: ConfigProblem[]): CatalogIndex {
+export function checkCatalog(parsed: YamlFile, problems: ConfigProblem[], currency?: Currency): CatalogIndex {
   const r = new Reporter(parsed, problems);
   const data = isRecord(parsed.data) ? parsed.data : {};
   const name = typeof data.name === "string" ? data.name : defaultCatalogName(parsed.file);
@@ -76,6 +98,7 @@ export function checkCatalog(parsed: YamlFile, problems: ConfigProblem[]): Catal
     skus: new Map(),
     categories: new Set(),
     groups: new Map(),
+    parents: new Map(),
   };
 
   const define = (sku: unknown, kind: SkuKind, segments: (string | number)[]): void => {
@@ -107,28 +130,42 @@ export function checkCatalog(parsed: YamlFile, problems: ConfigProblem[]): Catal
     });
   });
 
+  /** Checks the `modifier_groups` of an item or of an option written in full, and records them. */
+  const checkGroupsOf = (owner: "item" | "option", sku: unknown, refs: unknown, at: (string | number)[]) => {
+    const seen = new Set<string>();
+    list(refs).forEach((ref, k) => {
+      if (typeof ref !== "string") return;
+      const here = [...at, k];
+      const def = index.skus.get(ref);
+      if (!def)
+        r.at(
+          here,
+          `unknown modifier group ${quote(ref)}: define it under modifier_groups, or remove it here`,
+        );
+      else if (def.kind !== "modifier group")
+        r.at(
+          here,
+          `${quote(ref)} is ${a(def.kind)}, not a modifier group: an ${owner}'s modifier_groups lists groups only`,
+        );
+      else if (seen.has(ref)) r.at(here, `modifier group ${quote(ref)} is listed twice for this ${owner}`);
+      seen.add(ref);
+    });
+    if (typeof sku === "string" && !index.parents.has(sku))
+      index.parents.set(
+        sku,
+        [...seen].filter((g) => index.skus.get(g)?.kind === "modifier group"),
+      );
+  };
+
   // 2. Items: prices and their modifier groups.
   items.forEach((item, i) => {
     if (!isRecord(item)) return;
-    checkPrice(r, ["items", i, "price"], item.price);
-    const seen = new Set<string>();
-    list(item.modifier_groups).forEach((ref, k) => {
-      if (typeof ref !== "string") return;
-      const at = ["items", i, "modifier_groups", k];
-      const def = index.skus.get(ref);
-      if (!def)
-        r.at(at, `unknown modifier group ${quote(ref)}: define it under modifier_groups, or remove it here`);
-      else if (def.kind !== "modifier group")
-        r.at(
-          at,
-          `${quote(ref)} is ${a(def.kind)}, not a modifier group: an item's modifier_groups lists groups only`,
-        );
-      else if (seen.has(ref)) r.at(at, `modifier group ${quote(ref)} is listed twice for this item`);
-      seen.add(ref);
-    });
+    checkPrice(r, ["items", i, "price"], item.price, currency);
+    checkGroupsOf("item", item.sku, item.modifier_groups, ["items", i, "modifier_groups"]);
   });
 
   // 3. Modifier groups: options, min and max.
+  const optionDefs = new Map<string, { data: Record<string, unknown>; at: (string | number)[] }>();
   const groupRefs: { from: string; to: string; at: (string | number)[] }[] = [];
   groups.forEach((group, g) => {
     if (!isRecord(group)) return;
@@ -155,7 +192,9 @@ export function checkCatalog(parsed: YamlFile, problems: ConfigProblem[]): Catal
           r.at(at, `${quote(option)} is a modifier group: a group's options must be options, not groups`);
       } else if (isRecord(option)) {
         if (typeof option.sku === "string") sku = option.sku;
-        checkPrice(r, [...at, "price"], option.price);
+        checkPrice(r, [...at, "price"], option.price, currency);
+        if (typeof option.sku === "string" && !optionDefs.has(option.sku))
+          optionDefs.set(option.sku, { data: option, at });
       }
       if (sku === undefined) return;
       if (options.includes(sku)) r.at(at, `option ${quote(sku)} is listed twice in this group`);
@@ -177,7 +216,11 @@ export function checkCatalog(parsed: YamlFile, problems: ConfigProblem[]): Catal
         );
     }
     if (typeof group.sku === "string" && !index.groups.has(group.sku)) {
-      index.groups.set(group.sku, { options, min: typeof min === "number" ? min : 0 });
+      index.groups.set(group.sku, {
+        options,
+        min: typeof min === "number" ? min : 0,
+        max: typeof max === "number" ? max : options.length,
+      });
     }
   });
 
@@ -192,41 +235,57 @@ export function checkCatalog(parsed: YamlFile, problems: ConfigProblem[]): Catal
     );
   }
 
-  // 3b. Items: schedules, and prices of options inside the item.
-  items.forEach((item, i) => {
-    if (!isRecord(item)) return;
-    const name = typeof item.sku === "string" ? item.sku : `#${i + 1}`;
-    checkSchedules(parsed, ["items", i, "schedules"], item.schedules, `item ${bare(name)}`, problems);
-    if (!isRecord(item.option_prices)) return;
+  // 3a. Options written in full: the modifier groups they offer (nested modifiers).
+  for (const [sku, def] of optionDefs)
+    checkGroupsOf("option", sku, def.data.modifier_groups, [...def.at, "modifier_groups"]);
+
+  // 3b. Items: schedules; items and options: prices of options inside them.
+  const checkOptionPrices = (
+    owner: "item" | "option",
+    name: string,
+    data: Record<string, unknown>,
+    at: (string | number)[],
+  ) => {
+    if (!isRecord(data.option_prices)) return;
     const offered = new Set(
-      list(item.modifier_groups).flatMap((g) =>
+      list(data.modifier_groups).flatMap((g) =>
         typeof g === "string" ? (index.groups.get(g)?.options ?? []) : [],
       ),
     );
-    for (const [sku, price] of Object.entries(item.option_prices)) {
-      const at = ["items", i, "option_prices", sku];
+    for (const [sku, price] of Object.entries(data.option_prices)) {
+      const here = [...at, "option_prices", sku];
       const def = index.skus.get(sku);
       if (!def)
         r.at(
-          at,
-          `unknown option ${quote(sku)}: option_prices lists options of this item's modifier groups`,
+          here,
+          `unknown option ${quote(sku)}: option_prices lists options of this ${owner}'s modifier groups`,
           "key",
         );
       else if (def.kind !== "option")
         r.at(
-          at,
-          `${quote(sku)} is ${a(def.kind)}, not an option: option_prices lists options of this item's modifier groups`,
+          here,
+          `${quote(sku)} is ${a(def.kind)}, not an option: option_prices lists options of this ${owner}'s modifier groups`,
           "key",
         );
       else if (!offered.has(sku))
         r.at(
-          at,
-          `option ${quote(sku)} is not offered by any modifier group of ${bare(name)}: add its group to the item's modifier_groups, or remove it here`,
+          here,
+          `option ${quote(sku)} is not offered by any modifier group of ${bare(name)}: add its group to the ${owner}'s modifier_groups, or remove it here`,
           "key",
         );
-      checkPrice(r, at, price);
+      checkPrice(r, here, price, currency);
     }
+  };
+  items.forEach((item, i) => {
+    if (!isRecord(item)) return;
+    const name = typeof item.sku === "string" ? item.sku : `#${i + 1}`;
+    checkSchedules(parsed, ["items", i, "schedules"], item.schedules, `item ${bare(name)}`, problems);
+    checkOptionPrices("item", name, item, ["items", i]);
   });
+  for (const [sku, def] of optionDefs) checkOptionPrices("option", sku, def.data, def.at);
+
+  // 3c. Nesting: no option may lead back to a group that offers it; at most MAX_DEPTH levels of groups.
+  checkNesting(r, items, index, optionDefs);
 
   // 4. Categories.
   const categoryFirst = new Map<string, Site>();
@@ -301,6 +360,165 @@ export function checkCatalog(parsed: YamlFile, problems: ConfigProblem[]): Catal
   return index;
 }
 
+/** Most levels of modifier groups under an item (platform notes "Limits"; docs/platform-api.md). */
+export const MAX_MODIFIER_DEPTH = Limits.modifierGroupDepth;
+
+/** The most SKUs a message names along a circle of groups; a longer one shows its two ends. */
+const CHAIN_SHOWN = 12;
+
+/**
+ * The `length` SKUs of a chain (`at(k)` the k-th) joined by arrows for a message, each escaped
+ * ({@link bare}); a long chain shows its two ends, so that the message stays short.
+ */
+function chainText(length: number, at: (k: number) => string): string {
+  const keys =
+    length <= CHAIN_SHOWN
+      ? [...Array(length).keys()]
+      : [
+          ...[...Array(CHAIN_SHOWN / 2).keys()],
+          -1,
+          ...[...Array(CHAIN_SHOWN / 2).keys()].map((k) => length - CHAIN_SHOWN / 2 + k),
+        ];
+  return keys.map((k) => (k < 0 ? `… ${length - CHAIN_SHOWN} more …` : bare(at(k)))).join(" → ");
+}
+
+/**
+ * Reports nested modifier groups that go round in a circle (a group's option offers a group that leads
+ * back to the first) and items whose groups nest deeper than {@link MAX_MODIFIER_DEPTH} levels: the
+ * platform refuses both (`invalid_item_depth`). Each is reported once, at the option's `modifier_groups`
+ * entry that closes the circle or goes one level too deep.
+ */
+function checkNesting(
+  r: Reporter,
+  items: unknown[],
+  index: CatalogIndex,
+  optionDefs: ReadonlyMap<string, { at: (string | number)[] }>,
+): void {
+  const groupsOf = (sku: string): string[] => index.parents.get(sku) ?? [];
+  const optionsOf = (group: string): string[] => index.groups.get(group)?.options ?? [];
+  const entryOf = (option: string, group: string): (string | number)[] | undefined => {
+    const def = optionDefs.get(option);
+    const k = groupsOf(option).indexOf(group);
+    if (!def || k < 0) return undefined;
+    return [...def.at, "modifier_groups", k];
+  };
+  const reported = new Set<string>();
+  const once = (at: (string | number)[] | undefined, message: string) => {
+    if (!at) return;
+    const key = at.join("/");
+    if (reported.has(key)) return;
+    reported.add(key);
+    r.at(at, message);
+  };
+
+  // The edges group → option → group, in the order written.
+  const edgesOf = (group: string): { option: string; next: string }[] =>
+    optionsOf(group).flatMap((option) => groupsOf(option).map((next) => ({ option, next })));
+
+  // Cycles: depth-first over group → option → group, from every group. Iterative, with an explicit
+  // stack: a hostile catalog may chain thousands of groups, deeper than the call stack goes.
+  const state = new Map<string, "visiting" | "done">();
+  const path: string[] = [];
+  const onPath = new Map<string, number>();
+  const visit = (root: string): void => {
+    const frames: { group: string; edges: { option: string; next: string }[]; i: number }[] = [];
+    const enter = (group: string) => {
+      state.set(group, "visiting");
+      onPath.set(group, path.length);
+      path.push(group);
+      frames.push({ group, edges: edgesOf(group), i: 0 });
+    };
+    enter(root);
+    while (frames.length > 0) {
+      const frame = frames.at(-1)!;
+      const edge = frame.edges[frame.i++];
+      if (!edge) {
+        frames.pop();
+        path.pop();
+        onPath.delete(frame.group);
+        state.set(frame.group, "done");
+        continue;
+      }
+      const { option, next } = edge;
+      if (state.get(next) === "visiting") {
+        // The circle group, option, group… back to `next`; only the SKUs a message shows are looked up.
+        const from = onPath.get(next)!;
+        const length = 2 * (path.length - from) + 1;
+        const at = (k: number): string => {
+          if (k === length - 1) return next;
+          const g = path[from + Math.floor(k / 2)]!;
+          if (k % 2 === 0) return g;
+          const i = from + (k - 1) / 2 + 1;
+          return i < path.length ? viaOption(path[i]!, g) : option;
+        };
+        once(
+          entryOf(option, next),
+          `modifier groups nest in a circle: ${chainText(length, at)}; an option cannot offer a group that leads back to it`,
+        );
+      } else if (!state.has(next)) enter(next);
+    }
+  };
+  const viaOption = (to: string, from: string): string =>
+    optionsOf(from).find((o) => groupsOf(o).includes(to)) ?? "?";
+  for (const group of index.groups.keys()) if (!state.has(group)) visit(group);
+
+  // Depth: the levels of groups at and below each group (memoized, a circle cut where it closes), then
+  // from every item whose groups go too deep, one path down to the entry one level too deep. Iterative
+  // like the cycles.
+  const height = new Map<string, number>();
+  const open = new Set<string>();
+  const heightOf = (root: string): number => {
+    const known = height.get(root);
+    if (known !== undefined) return known;
+    if (open.has(root)) return 0;
+    const frames: { group: string; edges: { option: string; next: string }[]; i: number }[] = [];
+    const enter = (group: string) => {
+      open.add(group);
+      frames.push({ group, edges: edgesOf(group), i: 0 });
+    };
+    enter(root);
+    while (frames.length > 0) {
+      const frame = frames.at(-1)!;
+      const edge = frame.edges[frame.i++];
+      if (edge) {
+        if (!height.has(edge.next) && !open.has(edge.next)) enter(edge.next);
+        continue;
+      }
+      // A group still open below is a circle, cut where it closes: it counts 0.
+      const below = frame.edges.reduce((m, e) => Math.max(m, height.get(e.next) ?? 0), 0);
+      frames.pop();
+      open.delete(frame.group);
+      height.set(frame.group, below + 1);
+    }
+    return height.get(root)!;
+  };
+  for (const item of items) {
+    if (!isRecord(item) || typeof item.sku !== "string") continue;
+    for (const top of groupsOf(item.sku)) {
+      if (heightOf(top) <= MAX_MODIFIER_DEPTH) continue;
+      const trail: string[] = [item.sku];
+      let group = top;
+      for (let level = 1; level <= MAX_MODIFIER_DEPTH; level++) {
+        // An option of this group whose group reaches deepest.
+        let best: { option: string; next: string } | undefined;
+        for (const option of optionsOf(group))
+          for (const next of groupsOf(option))
+            if (!best || heightOf(next) > heightOf(best.next)) best = { option, next };
+        if (!best) break;
+        trail.push(group, best.option);
+        if (level === MAX_MODIFIER_DEPTH) {
+          once(
+            entryOf(best.option, best.next),
+            `modifier group ${quote(best.next)} nests ${level + 1} levels deep under item ${bare(item.sku)} ` +
+              `(${[...trail, best.next].map((s) => bare(s)).join(" → ")}); the platform accepts at most ${MAX_MODIFIER_DEPTH} levels of modifier groups`,
+          );
+        }
+        group = best.next;
+      }
+    }
+  }
+}
+
 /**
  * The cycle a reference between modifier groups closes, as group SKUs from its start back to it, or
  * `undefined` when following the references from its target never leads back.
@@ -372,7 +590,7 @@ export function storeIdOf(id: unknown): string | undefined {
 }
 
 /**
- * Checks one store file against the catalogs and the stores seen before it.
+ * Checks one store file's identity against the stores seen before it, and that its catalog exists.
  *
  * @param catalogs - catalogs by name (also those whose files have problems: their SKUs are known as far
  *   as they could be read, so that a store is not blamed for its catalog's mistakes).
@@ -426,117 +644,8 @@ export function checkStore(
     );
     return;
   }
-  const known = (sku: string): SkuKind | "category" | undefined =>
-    catalog.skus.get(sku)?.kind ?? (catalog.categories.has(sku) ? "category" : undefined);
-  const an = (kind: SkuKind | "category"): string => (kind === "category" ? "a category" : a(kind));
-
-  const overrides = isRecord(data.overrides) ? data.overrides : {};
-  const excluded = new Set<string>();
-  list(overrides.exclude).forEach((sku, k) => {
-    if (typeof sku !== "string") return;
-    if (known(sku) === undefined)
-      r.at(
-        ["overrides", "exclude", k],
-        `unknown SKU ${quote(sku)}: catalog ${bare(catalog.name)} has no such item, option, group or category`,
-      );
-    excluded.add(sku);
-  });
-
-  if (isRecord(overrides.prices)) {
-    for (const [sku, price] of Object.entries(overrides.prices)) {
-      const at = ["overrides", "prices", sku];
-      const kind = known(sku);
-      if (kind === undefined)
-        r.at(
-          at,
-          `unknown SKU ${quote(sku)}: catalog ${bare(catalog.name)} has no item or option with this SKU`,
-          "key",
-        );
-      else if (kind === "modifier group" || kind === "category")
-        r.at(at, `${quote(sku)} is ${an(kind)}, which has no price: prices are for items and options`, "key");
-      else if (excluded.has(sku))
-        r.at(
-          at,
-          `${quote(sku)} is excluded from this store (overrides.exclude), so it cannot have a price here`,
-          "key",
-        );
-      checkPrice(r, at, price);
-    }
-  }
-
-  // A group must keep enough options once exclusions are applied.
-  for (const [sku, group] of catalog.groups) {
-    if (excluded.has(sku)) continue;
-    const remaining = group.options.filter((o) => !excluded.has(o)).length;
-    const needed = Math.max(1, group.min);
-    if (remaining < needed && remaining < group.options.length) {
-      r.at(
-        ["overrides", "exclude"],
-        `excluding options leaves modifier group ${quote(sku)} with ${remaining} option${remaining === 1 ? "" : "s"}, ` +
-          `but it needs at least ${needed}: exclude the group too, or keep more of its options`,
-      );
-    }
-  }
-
-  // Titles, descriptions and images of this store.
-  const perSku = (
-    key: "titles" | "descriptions" | "images",
-    what: string,
-    allowed: (SkuKind | "category")[],
-  ) => {
-    const values = overrides[key];
-    if (!isRecord(values)) return;
-    for (const sku of Object.keys(values)) {
-      const at = ["overrides", key, sku];
-      const kind = known(sku);
-      if (kind === undefined)
-        r.at(
-          at,
-          `unknown SKU ${quote(sku)}: catalog ${bare(catalog.name)} has no ${allowed.slice(0, -1).join(", ")} or ${allowed.at(-1)} with this SKU`,
-          "key",
-        );
-      else if (!allowed.includes(kind))
-        r.at(
-          at,
-          `${quote(sku)} is ${an(kind)}, which has no ${what}: ${key} are for ${allowed.map((k) => `${k}s`).join(" and ")}`,
-          "key",
-        );
-      else if (excluded.has(sku))
-        r.at(
-          at,
-          `${quote(sku)} is excluded from this store (overrides.exclude), so it cannot have a ${what} here`,
-          "key",
-        );
-    }
-  };
-  perSku("titles", "title", ["item", "option", "modifier group", "category"]);
-  perSku("descriptions", "description", ["item", "option"]);
-  perSku("images", "image", ["item", "option"]);
-
-  const availability = isRecord(data.availability) ? data.availability : {};
-  const off = new Set(list(availability.unavailable).filter((s): s is string => typeof s === "string"));
-  for (const key of ["unavailable", "available"] as const) {
-    const verb = key === "unavailable" ? "switched off" : "switched on";
-    list(availability[key]).forEach((sku, k) => {
-      if (typeof sku !== "string") return;
-      const at = ["availability", key, k];
-      const kind = known(sku);
-      if (kind === undefined)
-        r.at(
-          at,
-          `unknown SKU ${quote(sku)}: catalog ${bare(catalog.name)} has no item or option with this SKU`,
-        );
-      else if (kind === "modifier group" || kind === "category")
-        r.at(at, `${quote(sku)} is ${an(kind)}: only items and options can be ${verb}`);
-      else if (excluded.has(sku))
-        r.at(
-          at,
-          `${quote(sku)} is excluded from this store (overrides.exclude), so it cannot be ${verb} here`,
-        );
-      else if (key === "available" && off.has(sku))
-        r.at(at, `${quote(sku)} is listed as both unavailable and available: keep it in one list`);
-    });
-  }
+  // The SKUs the store names (overrides, availability) are checked with those of the layers it
+  // inherits, once they are merged: src/config/overrides.ts.
 }
 
 /** A group file's name: its `name`, or the file name without extension. */

@@ -25,6 +25,10 @@ import type { Site } from "./report.js";
 import { resolveDesired } from "./resolve.js";
 import type { ResolvableStore } from "./resolve.js";
 import { settingsSections } from "../kinds/registry.js";
+import { currencyOf, type Currency } from "../money.js";
+import { mergeOverrides, OverridesChecker, plainOverrides, readOverrides } from "./overrides.js";
+import type { MergedOverrides, OverridesLayer } from "./overrides.js";
+import type { StoreSources } from "./explain.js";
 import { isLoopbackHost, mergeSettings, readClient, readSettings, urlShapeProblem } from "./settings.js";
 import type { SettingsLayer } from "./settings.js";
 import { validateFile } from "./validate.js";
@@ -58,6 +62,18 @@ export interface LoadedProject {
   ownership: Partial<Record<KindName, Ownership>>;
   /** Settings of the safety guards (carte.yaml `safety:`), defaults filled. */
   safety: SafetyPolicy;
+  /** The currency of every price (carte.yaml `currency:`); absent when it declares none. */
+  currency?: Currency;
+  /**
+   * The catalogs by name, as written (what `carte import --merge` tries new stores against), and the
+   * file each is written in, relative to the working directory.
+   */
+  catalogs: ReadonlyMap<string, { catalog: CatalogFile; file: string }>;
+  /**
+   * With `{ explain: true }`: per store key, what `carte explain` needs to tell where each value comes
+   * from (src/config/explain.ts).
+   */
+  sources?: Map<string, StoreSources>;
   /**
    * The desired state of every store, keyed by integration id, in the order of the store files, and the
    * client-level settings (carte.yaml `client:`) when there are any.
@@ -273,6 +289,8 @@ export interface LoadOptions {
    * located at the pattern.
    */
   allowUnmatchedPatterns?: boolean;
+  /** Keep, per store, where each catalog value comes from (`sources`, for `carte explain`). */
+  explain?: boolean;
 }
 
 /**
@@ -336,8 +354,11 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
   const storeFiles: ReadFile[] = [];
   for (const path of storePaths) storeFiles.push(await readAndValidate(path, "store", problems, limits));
 
+  // The currency of every price (carte.yaml `currency:`), before any price is read.
+  const currency = readCurrency(project.parsed, problems);
+
   // Rules between SKUs and files, on every file that could be parsed.
-  const indexes: CatalogIndex[] = catalogFiles.map((c) => checkCatalog(c.parsed, problems));
+  const indexes: CatalogIndex[] = catalogFiles.map((c) => checkCatalog(c.parsed, problems, currency));
   const catalogs = checkCatalogNames(indexes, problems);
   const registry: StoreRegistry = { ids: new Map(), integrationIds: new Map() };
   for (const s of storeFiles) checkStore(s.parsed, catalogs, registry, problems);
@@ -371,6 +392,21 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
     limits,
   );
   const holidaySites = new Map<string, Map<string, HolidaySite>>();
+
+  // Catalog overrides and availability of every layer (carte.yaml, groups, stores, included files).
+  const overridesOf = new Map<SettingsLayer, OverridesLayer>();
+  const readLayerOverrides = (layer: SettingsLayer, parsed: YamlFile, base: (string | number)[]) => {
+    const data = base.length === 0 ? parsed.data : field(parsed.data, String(base[0]));
+    const o = readOverrides(parsed, base, data, problems, currency);
+    if (o) overridesOf.set(layer, o);
+  };
+  readLayerOverrides(chainLayer, project.parsed, ["defaults"]);
+  for (const [name, parsed] of groups) readLayerOverrides(groupLayers.get(name)!, parsed, ["defaults"]);
+  storeLayers.forEach((layer, i) => readLayerOverrides(layer, storeFiles[i]!.parsed, []));
+  for (const file of includes.values()) readLayerOverrides(file.layer, file.parsed, []);
+
+  const checker = new OverridesChecker(problems);
+  const mergedOverrides: MergedOverrides[] = [];
   const settingsOf = storeLayers.map((layer, i) => {
     const group = field(storeFiles[i]?.parsed.data, "group");
     const groupLayer = typeof group === "string" ? groupLayers.get(group) : undefined;
@@ -379,8 +415,14 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
     );
     const key = field(field(storeFiles[i]?.parsed.data, "store"), "integration_id");
     if (typeof key === "string") holidaySites.set(key, holidaySitesOf(layers));
+    const merged = mergeOverrides(layers.flatMap((l) => overridesOf.get(l) ?? []));
+    mergedOverrides.push(merged);
+    const catalogName = field(storeFiles[i]?.parsed.data, "catalog");
+    const index = typeof catalogName === "string" ? catalogs.get(catalogName) : undefined;
+    if (index) checker.check(merged, index);
     return mergeSettings(layers, problems, sections);
   });
+  checker.finish();
   const client = readClient(project.parsed, field(projectData, "client"), problems);
   const secretsFile = await checkSecretsFile(project.parsed, root, problems);
 
@@ -388,10 +430,13 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
     throw new ConfigError(withTruncation(dedupeProblems(problems), problems, project.parsed));
 
   const catalogByName = new Map<string, CatalogFile>();
+  const catalogsOut = new Map<string, { catalog: CatalogFile; file: string }>();
   indexes.forEach((index, i) => {
     const file = catalogFiles[i];
-    if (file && !catalogByName.has(index.name))
+    if (file && !catalogByName.has(index.name)) {
       catalogByName.set(index.name, file.parsed.data as CatalogFile);
+      catalogsOut.set(index.name, { catalog: file.parsed.data as CatalogFile, file: file.parsed.file });
+    }
   });
   const resolvable: ResolvableStore[] = storeFiles.map((s, i) => {
     const store = s.parsed.data as StoreFile;
@@ -399,11 +444,34 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
     // checkStore reported any unknown catalog, and problems stop us above.
     if (!catalog)
       throw new InternalError(`${s.parsed.file}: catalog ${store.catalog} vanished after the checks`);
-    return { store, catalog, settings: settingsOf[i] ?? {} };
+    return {
+      store,
+      catalog,
+      settings: settingsOf[i] ?? {},
+      overrides: plainOverrides(mergedOverrides[i]!),
+    };
   });
+
+  let sources: Map<string, StoreSources> | undefined;
+  if (options.explain) {
+    sources = new Map();
+    const parsedByName = new Map<string, YamlFile>();
+    indexes.forEach((index, i) => {
+      if (!parsedByName.has(index.name)) parsedByName.set(index.name, catalogFiles[i]!.parsed);
+    });
+    storeFiles.forEach((s, i) => {
+      const store = s.parsed.data as StoreFile;
+      sources!.set(store.store.integration_id, {
+        storeFile: s.parsed,
+        catalog: { name: store.catalog, parsed: parsedByName.get(store.catalog)! },
+        overrides: mergedOverrides[i]!,
+      });
+    });
+  }
 
   const config = projectData as ProjectFile;
   return {
+    ...(sources ? { sources } : {}),
     configFile,
     root,
     platform: config.platform
@@ -419,8 +487,14 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
       maxUpdatePercent: config.safety?.max_update_percent ?? DEFAULT_SAFETY.maxUpdatePercent,
       minExisting: config.safety?.min_existing ?? DEFAULT_SAFETY.minExisting,
       protected: config.safety?.protected ?? DEFAULT_SAFETY.protected,
+      maxPriceChangePercent: config.safety?.max_price_change_percent ?? DEFAULT_SAFETY.maxPriceChangePercent,
     },
-    desired: resolveDesired(resolvable, client, { share: options.shareResources ?? false }),
+    ...(currency ? { currency } : {}),
+    catalogs: catalogsOut,
+    desired: resolveDesired(resolvable, client, {
+      share: options.shareResources ?? false,
+      ...(currency ? { currency: currency.code } : {}),
+    }),
     ...(secretsFile === undefined ? {} : { secretsFile }),
     files: [project, ...catalogFiles, ...groupFiles, ...storeFiles, ...includes.values()].map(
       (f) => f.parsed.file,
@@ -495,7 +569,25 @@ function withTruncation(shown: ConfigProblem[], all: ConfigProblem[], project: Y
 }
 
 function field(data: unknown, key: string): unknown {
-  return isRecord(data) ? data[key] : undefined;
+  return isRecord(data) && Object.hasOwn(data, key) ? data[key] : undefined;
+}
+
+/**
+ * The currency carte.yaml declares (`currency:`), reporting a code that is not ISO 4217; `undefined`
+ * when it declares none (or a wrong one: the problem stops the load).
+ */
+function readCurrency(project: YamlFile, problems: ConfigProblem[]): Currency | undefined {
+  const code = field(project.data, "currency");
+  if (typeof code !== "string" || !/^[A-Z]{3}$/.test(code)) return undefined; // the schema reports it
+  const currency = currencyOf(code);
+  if (!currency) {
+    report(
+      problems,
+      { parsed: project, pointer: "/currency" },
+      `unknown currency ${quote(code)}: write an ISO 4217 code, for example COP, BRL or MXN`,
+    );
+  }
+  return currency;
 }
 
 /** A shared settings file named by `include:`, read and checked. */

@@ -11,12 +11,15 @@ import type {
   ClientState,
   CategoryResource,
   DesiredState,
+  ImageRef,
   ItemResource,
   MenuResource,
   StoreState,
 } from "../model.js";
 import { jsonEqual } from "../kinds/util.js";
 import { storeIdOf } from "./check.js";
+import { imageRefs, overridesOfFile } from "./overrides.js";
+import type { StoreOverrides, WrittenSchedule } from "./overrides.js";
 import type { StoreSettings } from "./settings.js";
 import { toSchedules } from "./slots.js";
 
@@ -29,6 +32,11 @@ export interface ResolvableStore {
    * `mergeSettings` in settings.ts); absent: the store manages no settings.
    */
   settings?: StoreSettings;
+  /**
+   * The catalog overrides and availability merged from the same layers (src/config/overrides.ts);
+   * absent: those the store file writes itself.
+   */
+  overrides?: StoreOverrides;
 }
 
 function byCodePoint(a: string, b: string): number {
@@ -43,37 +51,40 @@ function optionSku(option: string | InlineOption): string {
  * Builds the desired state of one store.
  *
  * - Items of `items:` become ITEM resources whose children are their modifier groups; every option
- *   written in full becomes an ITEM resource without children; modifier groups become MODIFIER_GROUP
- *   resources (price `null`) whose children are their options. Record order: items, groups, options.
- * - Store prices replace catalog prices. An excluded SKU is removed with every reference to it
- *   (category items, item children, group options, menu categories); an option written in full is kept
- *   only while some remaining group offers it. A group's `max` is lowered to its remaining number of
- *   options when exclusions removed some (the checks guarantee at least `max(min, 1)` remain).
- * - Store titles, descriptions and images replace the catalog's.
+ *   written in full becomes an ITEM resource whose children are the modifier groups it offers itself
+ *   (nested modifiers, none for most options); modifier groups become MODIFIER_GROUP resources (price
+ *   `null`) whose children are their options. Record order: items, groups, options.
+ * - The overrides (merged from the layers, highest first: store > group > carte.yaml > catalog) replace
+ *   the catalog's prices, titles, descriptions, images, schedules and groups' `min`/`max`. An excluded
+ *   SKU is removed with every reference to it (category items, item and option children, group options,
+ *   menu categories); an option written in full is kept only while some remaining group offers it. A
+ *   group's `max` is lowered to its remaining number of options when exclusions removed some (the checks
+ *   guarantee at least `max(min, 1)` remain).
  * - `schedules` of items and categories are canonical (`toSchedules`), and present only when some are
- *   written; `option_prices` of an item become `priceInParent` of each option, keyed by the item's SKU,
- *   present only when some remain after exclusions.
- * - `unavailable` and `available` are sorted and without duplicates; `available` is present only when
- *   the store file writes it. Settings are copied as given, and only those that are defined.
+ *   written; `option_prices` of an item or of an option written in full (the catalog's, then the
+ *   overrides' `option_prices` of that parent, option by option) become `priceInParent` of each option,
+ *   keyed by the parent's SKU, present only when the parent still offers the option after exclusions.
+ * - `unavailable` and `available` are sorted and without duplicates, and name only items and options
+ *   of the catalog that are not excluded; `available` is present only when some layer writes it.
+ *   Settings are copied as given, and only those that are defined.
  *
  * @throws never for inputs that passed validation and the semantic checks.
  */
-export function resolveStore({ store, catalog, settings }: ResolvableStore): StoreState {
-  const excluded = new Set(store.overrides?.exclude ?? []);
-  const prices = store.overrides?.prices ?? {};
-  const titles = store.overrides?.titles ?? {};
-  const descriptions = store.overrides?.descriptions ?? {};
-  const images = store.overrides?.images ?? {};
+export function resolveStore({ store, catalog, settings, overrides }: ResolvableStore): StoreState {
+  const o = overrides ?? overridesOfFile(store);
+  const excluded = o.exclude;
   const keep = (sku: string): boolean => !excluded.has(sku);
-  // The override tables come from YAML mappings: read only their own keys, so that a SKU such as
-  // `constructor` or `toString` is not taken for a member of Object.prototype.
-  const priceOf = (sku: string, price: number): number => own(prices, sku) ?? price;
-  const titleOf = (sku: string, title: string): string => own(titles, sku) ?? title;
+  // The override tables are Maps (src/config/overrides.ts) and the tables built here have no
+  // prototype: a SKU such as `constructor` or `toString` is never taken for a member of Object.prototype.
+  const priceOf = (sku: string, price: number): number => o.prices.get(sku) ?? price;
+  const titleOf = (sku: string, title: string): string => o.titles.get(sku) ?? title;
   const descriptionOf = (sku: string, description: string | undefined): string =>
-    own(descriptions, sku) ?? description ?? "";
-  const imagesOf = (sku: string, list: string[] | undefined): string[] => [
-    ...(own(images, sku) ?? list ?? []),
+    o.descriptions.get(sku) ?? description ?? "";
+  const imagesOf = (sku: string, list: readonly unknown[] | undefined): ImageRef[] => [
+    ...(o.images.get(sku) ?? imageRefs(list ?? [])),
   ];
+  const schedulesFor = (sku: string, written: readonly WrittenSchedule[] | undefined) =>
+    schedulesOf(o.schedules.get(sku) ?? written);
 
   const items = table<ItemResource>();
   for (const item of catalog.items ?? []) {
@@ -89,7 +100,7 @@ export function resolveStore({ store, catalog, settings }: ResolvableStore): Sto
       min: null,
       max: null,
       modifiersType: null,
-      ...schedulesOf(item.schedules),
+      ...schedulesFor(item.sku, item.schedules),
     };
   }
 
@@ -97,7 +108,9 @@ export function resolveStore({ store, catalog, settings }: ResolvableStore): Sto
   for (const group of catalog.modifier_groups ?? []) {
     if (!keep(group.sku)) continue;
     const options = group.options.map(optionSku).filter(keep);
-    for (const o of options) offered.add(o);
+    for (const option of options) offered.add(option);
+    const limits = o.limits.get(group.sku);
+    const max = limits?.max ?? group.max;
     items[group.sku] = {
       sku: group.sku,
       type: "MODIFIER_GROUP",
@@ -106,12 +119,16 @@ export function resolveStore({ store, catalog, settings }: ResolvableStore): Sto
       price: null,
       images: [],
       children: options,
-      min: group.min,
-      max: options.length < group.options.length ? Math.min(group.max, options.length) : group.max,
+      min: limits?.min ?? group.min,
+      max: options.length < group.options.length ? Math.min(max, options.length) : max,
       modifiersType: group.type ?? null,
     };
   }
 
+  // Options written in full, and the parents of option prices: items, then options, by SKU.
+  const parents: { sku: string; optionPrices: Record<string, number | undefined> | undefined }[] = [
+    ...(catalog.items ?? []).map((i) => ({ sku: i.sku, optionPrices: i.option_prices })),
+  ];
   for (const group of catalog.modifier_groups ?? []) {
     for (const option of group.options) {
       if (typeof option === "string" || !offered.has(option.sku) || own(items, option.sku)) continue;
@@ -122,25 +139,31 @@ export function resolveStore({ store, catalog, settings }: ResolvableStore): Sto
         description: descriptionOf(option.sku, option.description),
         price: priceOf(option.sku, option.price),
         images: imagesOf(option.sku, option.images),
-        children: [],
+        children: (option.modifier_groups ?? []).filter((g) => keep(g) && own(items, g) !== undefined),
         min: null,
         max: null,
         modifiersType: null,
       };
+      parents.push({ sku: option.sku, optionPrices: option.option_prices });
     }
   }
 
-  // Prices of options inside a parent item, on the option, keyed by the parent (sorted).
-  for (const item of [...(catalog.items ?? [])].sort((a, b) => byCodePoint(a.sku, b.sku))) {
-    const parent = own(items, item.sku);
-    if (!parent) continue;
-    for (const [sku, price] of Object.entries(item.option_prices ?? {}).sort(([a], [b]) =>
-      byCodePoint(a, b),
-    )) {
+  // Prices of options inside a parent (item or option), on the option, keyed by the parent (sorted).
+  for (const { sku: parentSku, optionPrices } of parents.sort((a, b) => byCodePoint(a.sku, b.sku))) {
+    const parent = own(items, parentSku);
+    if (!parent || parent.type !== "ITEM") continue;
+    const prices = new Map(Object.entries(optionPrices ?? {}));
+    for (const [sku, price] of o.optionPrices.get(parentSku) ?? []) prices.set(sku, price);
+    for (const [sku, price] of [...prices].sort(([a], [b]) => byCodePoint(a, b))) {
       const option = own(items, sku);
-      if (!option || !parent.children.some((g) => own(items, g)?.children.includes(sku))) continue;
+      if (
+        price === undefined ||
+        !option ||
+        !parent.children.some((g) => own(items, g)?.children.includes(sku))
+      )
+        continue;
       const inParent = option.priceInParent ?? table<number>();
-      inParent[item.sku] = price;
+      inParent[parentSku] = price;
       option.priceInParent = inParent;
     }
   }
@@ -152,7 +175,7 @@ export function resolveStore({ store, catalog, settings }: ResolvableStore): Sto
       sku: category.sku,
       title: titleOf(category.sku, category.title),
       items: category.items.filter((sku) => keep(sku) && own(items, sku) !== undefined),
-      ...schedulesOf(category.schedules),
+      ...schedulesFor(category.sku, category.schedules),
     };
   }
 
@@ -170,8 +193,11 @@ export function resolveStore({ store, catalog, settings }: ResolvableStore): Sto
     };
   }
 
-  const unavailable = [...new Set(store.availability?.unavailable ?? [])].sort(byCodePoint);
-  const available = store.availability?.available;
+  // Availability names items and options of the catalog that the store sells (a lower layer may name a
+  // SKU another catalog has, or one a higher layer excludes).
+  const sellable = (sku: string): boolean => keep(sku) && catalogItemSkus(catalog).has(sku);
+  const unavailable = [...new Set(o.unavailable)].filter(sellable).sort(byCodePoint);
+  const available = o.available;
   const storeId = storeIdOf(store.store.id) ?? String(store.store.id);
   const state: StoreState = {
     store: {
@@ -185,10 +211,23 @@ export function resolveStore({ store, catalog, settings }: ResolvableStore): Sto
     menus,
     unavailable,
   };
-  if (available) state.available = [...new Set(available)].sort(byCodePoint);
+  if (available) state.available = [...new Set(available)].filter(sellable).sort(byCodePoint);
   for (const [key, value] of Object.entries(settings ?? {}) as [keyof StoreSettings, unknown][])
     if (value !== undefined) (state as unknown as Record<string, unknown>)[key] = value;
   return state;
+}
+
+const itemSkusCache = new WeakMap<CatalogFile, Set<string>>();
+
+/** SKUs of the items and options of a catalog (computed once per catalog). */
+function catalogItemSkus(catalog: CatalogFile): Set<string> {
+  let skus = itemSkusCache.get(catalog);
+  if (!skus) {
+    skus = new Set((catalog.items ?? []).map((i) => i.sku));
+    for (const g of catalog.modifier_groups ?? []) for (const opt of g.options) skus.add(optionSku(opt));
+    itemSkusCache.set(catalog, skus);
+  }
+  return skus;
 }
 
 /** `{ schedules }` when some are written, else nothing (absent means "always"). */
@@ -227,15 +266,17 @@ function share<R>(resources: Record<string, R>, pool: Pool<R>): void {
 
 /**
  * Builds the desired state of every store, keyed by integration id, in the order of the store files,
- * with the client-level settings when carte.yaml has any. With `share`, stores of one catalog share
- * the resource objects they resolve alike: the result must then never be changed in place.
+ * with the client-level settings when carte.yaml has any, and the currency it declares. With `share`,
+ * stores of one catalog share the resource objects they resolve alike: the result must then never be
+ * changed in place.
  */
 export function resolveDesired(
   stores: readonly ResolvableStore[],
   client?: ClientState,
-  options: { share?: boolean } = {},
+  options: { share?: boolean; currency?: string } = {},
 ): DesiredState {
   const desired: DesiredState = { stores: table() };
+  if (options.currency !== undefined) desired.currency = options.currency;
   const pools = new Map<
     CatalogFile,
     { items: Pool<ItemResource>; categories: Pool<CategoryResource>; menus: Pool<MenuResource> }

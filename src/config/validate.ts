@@ -57,16 +57,20 @@ function getValidators(): Record<FileKind, ValidateFunction> {
   if (!validators) {
     const ajv = new Ajv({ allErrors: true, strict: true, verbose: true });
     addFormats(ajv);
-    // The shared definitions first, so that the other schemas can refer to them by file name.
-    ajv.addSchema(readSchema("settings"));
-    const settings = ajv.getSchema(String(roots.settings?.$id));
-    if (!settings) throw new Error("schemas/config/settings.schema.json did not compile");
+    // Every schema first, so that each can refer to the others' definitions by file name (the settings
+    // schema holds the shared ones; its catalog overrides refer to the catalog's prices and images).
+    for (const kind of FILE_KINDS) ajv.addSchema(readSchema(kind));
+    const compiled = (kind: FileKind): ValidateFunction => {
+      const fn = ajv.getSchema(String(roots[kind]?.$id));
+      if (!fn) throw new Error(`schemas/config/${kind}.schema.json did not compile`);
+      return fn;
+    };
     validators = {
-      settings,
-      project: ajv.compile(readSchema("project")),
-      catalog: ajv.compile(readSchema("catalog")),
-      store: ajv.compile(readSchema("store")),
-      group: ajv.compile(readSchema("group")),
+      settings: compiled("settings"),
+      project: compiled("project"),
+      catalog: compiled("catalog"),
+      store: compiled("store"),
+      group: compiled("group"),
     };
   }
   return validators;

@@ -377,3 +377,30 @@ function nodePosition(lineCounter: LineCounter, node: unknown): Position | undef
   if (!range) return undefined;
   return offsetPosition(lineCounter, range[0]);
 }
+
+/**
+ * The source text of the scalar a JSON pointer names, exactly as the file writes it (`24.900`, where
+ * the parsed value is the number 24.9), or `undefined` when the pointer does not name a scalar. Used to
+ * read prices as written (src/money.ts).
+ */
+export function scalarSource(parsed: YamlFile, pointer: string): string | undefined {
+  const { doc } = parsed;
+  let node: unknown = doc.contents;
+  for (const segment of pointerSegments(pointer)) {
+    node = resolveAlias(doc, node);
+    if (isMap(node)) {
+      const pair = pairsOf(node).get(segment);
+      if (!pair) return undefined;
+      node = pair.value;
+    } else if (isSeq(node)) {
+      const index = Number(segment);
+      node = Number.isInteger(index) ? node.items[index] : undefined;
+    } else {
+      return undefined;
+    }
+  }
+  node = resolveAlias(doc, node);
+  if (!isScalar(node)) return undefined;
+  const source = (node as { source?: unknown }).source;
+  return typeof source === "string" ? source : undefined;
+}

@@ -41,7 +41,11 @@ import type { Catalog, CategoryRec, ItemRec, MenuRec, StoreRec } from "./state.j
 export const RuleType = {
   /** A reference to nothing, a duplicate SKU, a delete of something still used, an unknown id. */
   conflict: "item_data_conflict",
-  /** A relation other than ITEM → MODIFIER_GROUP, MODIFIER_GROUP → ITEM, or a category holding a group. */
+  /**
+   * A relation other than ITEM → MODIFIER_GROUP, MODIFIER_GROUP → ITEM, a category holding a group,
+   * modifier groups nested deeper than `Limits.modifierGroupDepth` levels under an item, or nested
+   * groups that lead back to themselves.
+   */
   depth: "invalid_item_depth",
   /** Missing `quantity_info.min_permitted`/`max_permitted` on a MODIFIER_GROUP, or min > max. */
   data: "invalid_item_data",
@@ -398,6 +402,19 @@ function buildItems(
     });
   }
 
+  // Nesting of the catalog as it will be: every item with its children, the batch over the store.
+  const nodes = new Map<string, { type: ItemType; children: string[] }>();
+  if (mode === "upsert")
+    for (const r of cat.items.values())
+      nodes.set(r.sku, { type: r.item_type, children: r.children.map((c) => itemSku(cat, c.id)) });
+  parsed.forEach((p, i) => {
+    const t = targets[i];
+    const old = t === undefined ? undefined : cat.items.get(t);
+    if (old && old.sku !== p.sku) nodes.delete(old.sku);
+    nodes.set(p.sku, { type: p.item_type, children: childRefs[i]!.map((c) => c.sku) });
+  });
+  checkNesting(nodes);
+
   const ids = targets.map((t) => t ?? ctx.state.allocateId());
   return parsed.map((p, i) => {
     const children = childRefs[i]!.map((c) => ({
@@ -422,6 +439,96 @@ function buildItems(
       available: true, // replaced by the stored value when the item exists (see upsertItems)
     };
   });
+}
+
+/**
+ * Refuses nested modifier groups the platform does not take (`invalid_item_depth`): groups more than
+ * `Limits.modifierGroupDepth` levels deep under an item that no group offers (ITEM → MODIFIER_GROUP →
+ * ITEM → MODIFIER_GROUP…, spec §2.2; the limit is carte's reading, docs/platform-api.md), and groups
+ * whose options lead back to them.
+ */
+function checkNesting(nodes: ReadonlyMap<string, { type: ItemType; children: string[] }>): void {
+  const max = Limits.modifierGroupDepth;
+  const height = new Map<string, number>();
+  /** The groups the options of a group offer. */
+  const nextOf = (group: string): string[] =>
+    (nodes.get(group)?.children ?? []).flatMap((option) => nodes.get(option)?.children ?? []);
+  // Depth first with an explicit stack: a body may chain thousands of groups, deeper than the call
+  // stack goes. A group met again while it is open closes a circle.
+  const heightOf = (root: string): number => {
+    const known = height.get(root);
+    if (known !== undefined) return known;
+    const path: string[] = [];
+    const onPath = new Map<string, number>();
+    const frames: { group: string; next: string[]; i: number }[] = [];
+    const enter = (group: string) => {
+      onPath.set(group, path.length);
+      path.push(group);
+      frames.push({ group, next: nextOf(group), i: 0 });
+    };
+    enter(root);
+    while (frames.length > 0) {
+      const frame = frames.at(-1)!;
+      const next = frame.next[frame.i++];
+      if (next !== undefined) {
+        if (height.has(next)) continue;
+        const from = onPath.get(next);
+        if (from !== undefined)
+          throw menuRule(
+            RuleType.depth,
+            `modifier groups nest in a circle: ${chainText([...path.slice(from), next])}`,
+          );
+        enter(next);
+        continue;
+      }
+      height.set(frame.group, 1 + frame.next.reduce((m, n) => Math.max(m, height.get(n) ?? 0), 0));
+      frames.pop();
+      path.pop();
+      onPath.delete(frame.group);
+    }
+    return height.get(root)!;
+  };
+  const offered = new Set<string>();
+  for (const n of nodes.values()) if (n.type === "MODIFIER_GROUP") for (const c of n.children) offered.add(c);
+  for (const [sku, n] of nodes) {
+    if (n.type === "MODIFIER_GROUP") heightOf(sku);
+    if (n.type !== "ITEM" || offered.has(sku)) continue;
+    for (const top of n.children) {
+      const levels = heightOf(top);
+      if (levels <= max) continue;
+      // The deepest way down, named as far as one level past the limit.
+      const path = [sku];
+      let group: string | undefined = top;
+      for (let level = 1; group !== undefined; level++) {
+        if (level > max + 1) {
+          path.push("…");
+          break;
+        }
+        path.push(group);
+        let best: { option: string; next: string } | undefined;
+        for (const option of nodes.get(group)?.children ?? [])
+          for (const next of nodes.get(option)?.children ?? [])
+            if (!best || heightOf(next) > heightOf(best.next)) best = { option, next };
+        if (best) path.push(best.option);
+        group = best?.next;
+      }
+      throw menuRule(
+        RuleType.depth,
+        `item "${sku}" nests modifier groups ${levels} levels deep (${path.join(" → ")}); ` +
+          `the platform accepts at most ${max}`,
+      );
+    }
+  }
+}
+
+/** The most SKUs a message names along a circle; a longer one shows its two ends. */
+const CHAIN_SHOWN = 12;
+
+/** SKUs joined by arrows, a long chain cut in the middle so that the message stays short. */
+function chainText(skus: readonly string[]): string {
+  if (skus.length <= CHAIN_SHOWN) return skus.join(" → ");
+  const half = CHAIN_SHOWN / 2;
+  return [...skus.slice(0, half), `… ${skus.length - CHAIN_SHOWN} more …`, ...skus.slice(-half)].join(" → ");
 }
 
 interface ItemLookup {

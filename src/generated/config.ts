@@ -89,12 +89,12 @@ export type SchedulesVia = "menu" | "utils";
  * This interface was referenced by `SettingsFile`'s JSON-Schema
  * via the `definition` "Schedules".
  */
-export type Schedules = Schedule[];
+export type Schedules = Schedule[] | undefined;
 
 /**
  * Store settings.
  *
- * Opening hours, holidays, special days, whether the store is open, webhooks and how schedules are written. The same keys are written at the top of a store file, under defaults: in carte.yaml and in a group file, and in a shared file named by include:. A store inherits from carte.yaml, then from its group, then writes only what differs. A setting nobody writes is not managed: carte leaves it as it is on the platform.
+ * Opening hours, holidays, special days, whether the store is open, webhooks, how schedules are written, differences from the catalog (overrides) and item availability. The same keys are written at the top of a store file, under defaults: in carte.yaml and in a group file, and in a shared file named by include:. A store inherits from carte.yaml, then from its group, then writes only what differs. A setting nobody writes is not managed: carte leaves it as it is on the platform.
  */
 export interface SettingsFile {
   include?: Include;
@@ -104,6 +104,8 @@ export interface SettingsFile {
   open?: Open;
   webhooks?: Webhooks;
   schedules_via?: SchedulesVia;
+  overrides?: CatalogOverrides;
+  availability?: Availability;
 }
 /**
  * Regular opening hours.
@@ -179,6 +181,117 @@ export interface WebhookTarget {
   enabled?: boolean;
 }
 /**
+ * Differences from the catalog.
+ *
+ * What the stores that inherit this do differently from their catalog: a city's price list, a region's exclusions. Written under defaults: in carte.yaml (every store), under defaults: of a group (its stores), in a shared file named by include:, or in a store file. For each SKU the store file wins over its group, the group over carte.yaml, and all of them over the catalog; exclusions add up. carte explain ADDRESS tells where each value comes from.
+ *
+ * This interface was referenced by `SettingsFile`'s JSON-Schema
+ * via the `definition` "CatalogOverrides".
+ */
+export interface CatalogOverrides {
+  /**
+   * Prices.
+   *
+   * Prices that differ from the catalog, by SKU of an item or option, for example BURGER-CLASSIC: 25900. Written as the currency of carte.yaml is written.
+   */
+  prices?: {
+    [k: string]: Price | undefined;
+  };
+  /**
+   * Option prices inside a parent.
+   *
+   * Prices of options when they are chosen inside a given item or option, by the parent's SKU and then the option's SKU, for example COMBO-CLASSIC: { CHEESE: 0 }. They replace the catalog's option_prices of that parent option by option.
+   */
+  option_prices?: {
+    /**
+     * Option prices inside this parent.
+     *
+     * Option SKU → price when chosen inside the parent.
+     */
+    [k: string]:
+      | {
+          [k: string]: Price | undefined;
+        }
+      | undefined;
+  };
+  /**
+   * Not sold here.
+   *
+   * SKUs of items, options, modifier groups or categories that these stores do not sell at all. They are removed from their menus. Exclusions of carte.yaml, the group and the store add up.
+   */
+  exclude?: string[];
+  /**
+   * Titles.
+   *
+   * Names guests see here instead of the catalog's, by SKU of an item, option, modifier group or category, for example BURGER-CLASSIC: Clásica de la casa.
+   */
+  titles?: {
+    /**
+     * Title here.
+     *
+     * The name guests see here.
+     */
+    [k: string]: string | undefined;
+  };
+  /**
+   * Descriptions.
+   *
+   * Descriptions guests see here instead of the catalog's, by SKU of an item or option. An empty text removes the description here.
+   */
+  descriptions?: {
+    /**
+     * Description here.
+     *
+     * The description guests see here.
+     */
+    [k: string]: string | undefined;
+  };
+  /**
+   * Images.
+   *
+   * Images guests see here instead of the catalog's, by SKU of an item or option: up to 3, in order. An empty list removes the images here.
+   */
+  images?: {
+    [k: string]: Images | undefined;
+  };
+  /**
+   * Schedules.
+   *
+   * When items and categories are offered here instead of the catalog's schedules, by SKU of an item or category. An empty list offers it whenever the store is open.
+   */
+  schedules?: {
+    [k: string]: Schedules | undefined;
+  };
+  /**
+   * Choices of modifier groups.
+   *
+   * min and max of modifier groups here instead of the catalog's, by SKU of a modifier group, for example EXTRAS: { max: 2 }. What a key does not write comes from below.
+   */
+  limits?: {
+    /**
+     * Choices of this group.
+     *
+     * The fewest and the most options a guest chooses in this group here.
+     */
+    [k: string]:
+      | {
+          /**
+           * Fewest choices.
+           *
+           * The fewest options a guest must choose: 0 makes the group optional.
+           */
+          min?: number;
+          /**
+           * Most choices.
+           *
+           * The most options a guest may choose: at least 1, and not more than the group's options.
+           */
+          max?: number;
+        }
+      | undefined;
+  };
+}
+/**
  * Schedule.
  *
  * Days and the slots in which a category or an item is offered, for example {days: mon-fri, slots: ["06:00-11:00"]}.
@@ -202,6 +315,28 @@ export interface Schedule {
    */
   slots: Slot[];
 }
+/**
+ * Item availability.
+ *
+ * Which items and options are switched off or on. Items not listed are left as staff set them during service, unless ownership: availability: full is set in carte.yaml (then every item not listed as unavailable is switched on). For each SKU the store file wins over its group and the group over carte.yaml.
+ *
+ * This interface was referenced by `SettingsFile`'s JSON-Schema
+ * via the `definition` "Availability".
+ */
+export interface Availability {
+  /**
+   * Switched off.
+   *
+   * SKUs of items or options that guests cannot order right now. Remove a SKU to switch it back on.
+   */
+  unavailable?: string[];
+  /**
+   * Switched on.
+   *
+   * SKUs of items or options that carte switches back on if staff switched them off.
+   */
+  available?: string[];
+}
 
 // ---- schemas/config/project.schema.json ----
 
@@ -224,6 +359,12 @@ export interface ProjectFile {
    * Version of the carte file format. Always 1 for now.
    */
   version: 1;
+  /**
+   * Currency of the prices.
+   *
+   * The ISO 4217 code of the currency every price of the project is in, for example COP or BRL. Prices are then written as the currency is written (24900 for COP, 12.50 for BRL): a price with more decimals than the currency has is refused (24.900 in COP), and plans show prices as people read them ($24.900, R$ 12,50). Without it, prices may have up to 2 decimals and plans show bare numbers.
+   */
+  currency?: string;
   /**
    * Delivery platform.
    *
@@ -324,6 +465,12 @@ export interface ProjectFile {
      * Refuse a plan that changes more than this share of the resources a store has now. Default 30.
      */
     max_update_percent?: number;
+    /**
+     * Largest price change, in percent.
+     *
+     * Refuse a plan that changes any price (of an item, an option, or an option inside a parent) by more than this share of its current price, for example a 10x typo. The items are named. Default 50.
+     */
+    max_price_change_percent?: number;
     /**
      * Smallest store the percentages apply to.
      *
@@ -441,17 +588,38 @@ export type Description = string;
 /**
  * Price.
  *
- * The price in the store's currency, written the way the platform shows it (for example 24900 for 24.900 Colombian pesos). At most 2 decimals.
+ * The price in the currency of carte.yaml (currency:), written as that currency is written: 24900 for 24.900 Colombian pesos, 12.50 for R$ 12,50. At most the currency's decimals (none for COP; 2 without a currency).
  */
 export type Price = number;
 /**
+ * Image.
+ *
+ * One image: its path (for example img/classic.jpg), or {path, host} when the platform keeps it on a given host.
+ */
+export type Image =
+  | string
+  | {
+      /**
+       * Image path.
+       *
+       * Path of the image on its host, for example img/classic.jpg.
+       */
+      path: string;
+      /**
+       * Image host.
+       *
+       * The host the platform serves the image from, for example https://images.example.com.
+       */
+      host: string;
+    };
+/**
  * Images.
  *
- * Up to 3 image paths, in the order guests see them.
+ * Up to 3 images, in the order guests see them: a path, or {path, host} for an image the platform serves from a host of its own.
  *
  * @maxItems 3
  */
-export type Images = string[];
+export type Images = Image[];
 
 /**
  * A catalog file.
@@ -558,7 +726,7 @@ export interface ModifierGroup {
 /**
  * Option.
  *
- * An option of a modifier group, written in full. Other groups of the catalog can reuse it by its SKU.
+ * An option of a modifier group, written in full. Other groups of the catalog can reuse it by its SKU. An option may offer modifier groups of its own (nested modifiers).
  */
 export interface InlineOption {
   sku: Sku;
@@ -566,6 +734,22 @@ export interface InlineOption {
   description?: Description;
   price: Price;
   images?: Images;
+  /**
+   * Modifier groups of the option.
+   *
+   * SKUs of modifier groups offered when guests choose this option, in order: a pizza size that then asks for a crust, a combo's drink that then asks for its size. Groups nest at most 3 levels deep under an item (the platform's limit).
+   *
+   * @maxItems 50
+   */
+  modifier_groups?: Sku[];
+  /**
+   * Option prices inside this option.
+   *
+   * Prices of the options of this option's modifier groups when they are chosen with this option, by option SKU, for example STUFFED-CRUST: 6000 inside a large size. Elsewhere they keep their own price.
+   */
+  option_prices?: {
+    [k: string]: Price;
+  };
 }
 /**
  * Category.
@@ -671,92 +855,8 @@ export interface StoreFile {
   open?: Open;
   webhooks?: Webhooks;
   schedules_via?: SchedulesVia;
-  /**
-   * Differences from the catalog.
-   *
-   * What this store does differently from its catalog.
-   */
-  overrides?: {
-    /**
-     * Store prices.
-     *
-     * Prices that differ in this store, by SKU of an item or option, for example BURGER-CLASSIC: 25900.
-     */
-    prices?: {
-      /**
-       * Price in this store.
-       *
-       * The price in the store's currency, written the way the platform shows it. At most 2 decimals.
-       */
-      [k: string]: number | undefined;
-    };
-    /**
-     * Not sold here.
-     *
-     * SKUs of items, options, modifier groups or categories that this store does not sell at all. They are removed from its menus.
-     */
-    exclude?: string[];
-    /**
-     * Store titles.
-     *
-     * Names guests see in this store instead of the catalog's, by SKU of an item, option, modifier group or category, for example BURGER-CLASSIC: Clásica de la casa.
-     */
-    titles?: {
-      /**
-       * Title in this store.
-       *
-       * The name guests see in this store.
-       */
-      [k: string]: string | undefined;
-    };
-    /**
-     * Store descriptions.
-     *
-     * Descriptions guests see in this store instead of the catalog's, by SKU of an item or option. An empty text removes the description here.
-     */
-    descriptions?: {
-      /**
-       * Description in this store.
-       *
-       * The description guests see in this store.
-       */
-      [k: string]: string | undefined;
-    };
-    /**
-     * Store images.
-     *
-     * Images guests see in this store instead of the catalog's, by SKU of an item or option: up to 3 paths, in order. An empty list removes the images here.
-     */
-    images?: {
-      /**
-       * Images in this store.
-       *
-       * Up to 3 image paths, in order.
-       *
-       * @maxItems 3
-       */
-      [k: string]: string[] | undefined;
-    };
-  };
-  /**
-   * Item availability.
-   *
-   * Which items and options are switched off or on in this store. Items not listed are left as staff set them during service, unless ownership: availability: full is set in carte.yaml (then every item not listed as unavailable is switched on).
-   */
-  availability?: {
-    /**
-     * Switched off.
-     *
-     * SKUs of items or options that guests cannot order right now. Remove a SKU to switch it back on.
-     */
-    unavailable?: string[];
-    /**
-     * Switched on.
-     *
-     * SKUs of items or options that carte switches back on if staff switched them off.
-     */
-    available?: string[];
-  };
+  overrides?: CatalogOverrides;
+  availability?: Availability;
 }
 
 // ---- schemas/config/group.schema.json ----

@@ -139,6 +139,7 @@ export function planOnly(
   const desired: DesiredState = {
     stores: Object.fromEntries(Object.entries(project.desired.stores).filter(([k]) => inScope.has(k))),
     ...(project.desired.client ? { client: project.desired.client } : {}),
+    ...(project.desired.currency !== undefined ? { currency: project.desired.currency } : {}),
   };
   if (wanted.size === 0) {
     return {

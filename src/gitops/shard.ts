@@ -63,12 +63,19 @@ export function shardOf(key: string, count: number): number {
   return best;
 }
 
-/** The part of a desired state a shard plans: its stores, and the client-level settings on shard 1. */
+/**
+ * The part of a desired state a shard plans: its stores, and the client-level settings on shard 1; the
+ * project's currency on every shard.
+ */
 export function shardDesired(desired: DesiredState, shard: Shard): DesiredState {
   const stores = Object.fromEntries(
     Object.entries(desired.stores).filter(([key]) => shardOf(key, shard.count) === shard.index),
   );
-  return shard.index === 1 && desired.client ? { stores, client: desired.client } : { stores };
+  return {
+    stores,
+    ...(shard.index === 1 && desired.client ? { client: desired.client } : {}),
+    ...(desired.currency !== undefined ? { currency: desired.currency } : {}),
+  };
 }
 
 /** A loaded project limited to one shard ({@link shardDesired}). */
@@ -93,7 +100,8 @@ export function allowEmptyShard(plan: Plan, project: LoadedProject): void {
  * stores sorted by key, each store's changes in the order its shard gave them, client-level changes
  * last, as one job orders them; counts summed; the safety verdicts joined. The operations are the
  * shards' own calls (each shard makes its own), in stage order; their number can exceed what one job
- * would make, since one job batches some calls across stores. Checksums are those of the shards' lists.
+ * would make, since one job batches some calls across stores. Checksums are those of the shards' lists;
+ * the currency is the project's.
  * Throws {@link UsageError} when the plans overlap (a store in two of them) or mix plan formats.
  */
 export function mergePlans(plans: Plan[]): Plan {
@@ -129,6 +137,8 @@ export function mergePlans(plans: Plan[]): Plan {
   const violations = plans.flatMap((p) => p.safety.violations);
   const override = plans.find((p) => p.safety.override)?.safety.override;
   const targeting = plans.find((p) => p.targeting)?.targeting;
+  // One project's shards: one currency.
+  const currency = plans.find((p) => p.currency !== undefined)?.currency;
   return {
     formatVersion: PLAN_FORMAT_VERSION,
     stores,
@@ -147,5 +157,6 @@ export function mergePlans(plans: Plan[]): Plan {
     },
     ...(targeting ? { targeting } : {}),
     safety: { ok: violations.length === 0, violations, ...(override ? { override } : {}) },
+    ...(currency !== undefined ? { currency } : {}),
   };
 }

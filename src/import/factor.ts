@@ -217,6 +217,7 @@ export function fitsExactly(
 export function factorStores(
   states: readonly StoreState[],
   parts: readonly ImportPart[] = importParts,
+  taken: ReadonlySet<string> = new Set(),
 ): Factoring {
   const sorted = [...states].sort((a, b) => byCodePoint(a.store.key, b.store.key));
   const groups: { members: StoreState[]; catalog: CatalogFile }[] = [];
@@ -240,7 +241,8 @@ export function factorStores(
     pending = pending.filter((s) => !taken.has(s));
   }
 
-  const used = new Set<string>();
+  // Catalog names already in use (an existing project's, for `carte import --merge`) are avoided.
+  const used = new Set<string>(taken);
   const named = (base: string) => {
     let name = base;
     for (let n = 2; used.has(name); n++) name = `${base}-${n}`;
@@ -248,12 +250,13 @@ export function factorStores(
     return name;
   };
   // Stores alone in a catalog lend it their integration id; shared catalogs are "shared", "shared-2"...
-  for (const g of groups) if (groups.length > 1 && g.members.length === 1) used.add(g.members[0]!.store.key);
+  const alone = (g: (typeof groups)[number]) =>
+    groups.length > 1 && g.members.length === 1 && !taken.has(g.members[0]!.store.key);
+  for (const g of groups) if (alone(g)) used.add(g.members[0]!.store.key);
   const catalogs: ImportedCatalog[] = [];
   const stores: ImportedStore[] = [];
   for (const g of groups) {
-    const alone = groups.length > 1 && g.members.length === 1;
-    const name = alone ? g.members[0]!.store.key : named("shared");
+    const name = alone(g) ? g.members[0]!.store.key : named("shared");
     catalogs.push({ name, catalog: { name, ...g.catalog }, stores: g.members.map((s) => s.store.key) });
     for (const s of g.members) stores.push({ state: s, file: storeFileFor(s, g.catalog, name, parts) });
   }

@@ -15,8 +15,6 @@
 
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { parse } from "yaml";
-import { globFiles } from "../config/glob.js";
 import { UsageError } from "../errors.js";
 import type { ProjectFile } from "../generated/config.js";
 import { kinds as registeredKinds } from "../kinds/registry.js";
@@ -28,7 +26,7 @@ import { factorStores, type ImportedCatalog } from "./factor.js";
 import { importParts } from "./registry.js";
 import { catalogText, projectText, storeText } from "./render.js";
 import { sanitizeStates, type ImportNote } from "./sanitize.js";
-import type { ImportPart } from "./types.js";
+import type { ImportContext, ImportPart } from "./types.js";
 import { verifyFiles, type ImportFile } from "./verify.js";
 
 export { factorStores } from "./factor.js";
@@ -37,6 +35,8 @@ export { sanitizeStates } from "./sanitize.js";
 export type { ImportNote } from "./sanitize.js";
 export type { ImportFile } from "./verify.js";
 export { importParts } from "./registry.js";
+export { buildMerge } from "./merge.js";
+export { filesNotInProject } from "./patterns.js";
 
 /** Platform store ids: positive decimal integers. */
 const STORE_ID = /^[1-9][0-9]*$/;
@@ -125,6 +125,13 @@ export interface ImportResult {
   catalogs: ImportedCatalog[];
   /** What the files cannot express (empty when the import is exact). */
   notes: ImportNote[];
+  /**
+   * `--merge`: stores left as the project's files have them (already managed there and different on
+   * the platform, or whose new files would clash with the project's). Empty for a fresh import.
+   */
+  conflicts: ImportNote[];
+  /** Catalogs of the project that new stores of `--merge` use, as they are. */
+  reused?: { name: string; stores: string[] }[];
   /** Problems of the written files; always empty unless carte import has a bug. */
   problems: string[];
 }
@@ -139,8 +146,9 @@ export async function buildImport(
   states: readonly StoreState[],
   project?: ProjectFile,
   parts: readonly ImportPart[] = importParts,
+  ctx: ImportContext = {},
 ): Promise<ImportResult> {
-  const { states: sanitized, notes } = sanitizeStates(states, parts);
+  const { states: sanitized, notes } = sanitizeStates(states, parts, ctx);
   const factoring = factorStores(sanitized, parts);
   const files: ImportFile[] = [
     ...(project ? [{ path: "carte.yaml", text: projectText(project), kind: "project" as const }] : []),
@@ -156,15 +164,26 @@ export async function buildImport(
     })),
   ];
   const byKey = Object.fromEntries(sanitized.map((s) => [s.store.key, s]));
-  return { files, catalogs: factoring.catalogs, notes, problems: await verifyFiles(files, byKey, parts) };
+  return {
+    files,
+    catalogs: factoring.catalogs,
+    notes,
+    conflicts: [],
+    problems: await verifyFiles(files, byKey, parts),
+  };
 }
 
-/** The carte.yaml of an import: the same platform as the one read, the files just written. */
+/**
+ * The carte.yaml of an import: the currency of the project read (when it declares one), the same
+ * platform as the one read, the files just written.
+ */
 export function projectFor(
   platform: { baseUrl: string; requestsPerSecond?: number } | undefined,
+  currency?: string,
 ): ProjectFile {
   return {
     version: 1,
+    ...(currency !== undefined ? { currency } : {}),
     ...(platform
       ? {
           platform: {
@@ -183,55 +202,47 @@ export function projectFor(
 /** What happened to one file. */
 export interface WrittenFile {
   path: string;
-  status: "created" | "updated" | "unchanged";
+  status: "created" | "unchanged";
 }
 
-/** Writes the files under `outDir` (folders created as needed), leaving identical files untouched. */
-export async function writeImport(outDir: string, files: readonly ImportFile[]): Promise<WrittenFile[]> {
-  const out: WrittenFile[] = [];
+/**
+ * The files that already exist under `outDir` with other content: `carte import` never overwrites a
+ * file, so it refuses to write any of them (identical files are fine: nothing to write).
+ */
+export async function clashingFiles(outDir: string, files: readonly ImportFile[]): Promise<string[]> {
+  const out: string[] = [];
   for (const f of files) {
-    const target = path.join(outDir, f.path);
-    let before: string | undefined;
-    try {
-      before = await readFile(target, "utf8");
-    } catch {
-      before = undefined;
-    }
-    if (before === f.text) {
-      out.push({ path: f.path, status: "unchanged" });
-      continue;
-    }
-    await mkdir(path.dirname(target), { recursive: true });
-    await writeFile(target, f.text);
-    out.push({ path: f.path, status: before === undefined ? "created" : "updated" });
+    const before = await readFile(path.join(outDir, f.path), "utf8").catch(() => undefined);
+    if (before !== undefined && before !== f.text) out.push(f.path);
   }
   return out;
 }
 
 /**
- * The written files that an existing carte.yaml does not pick up with its `stores:` and `catalogs:`
- * patterns (relative to the output folder). Unreadable patterns count as picking up nothing.
+ * Writes the files under `outDir` (folders created as needed), never overwriting one: an identical file
+ * is left as it is, any other existing file makes the write fail (`EEXIST`, checked again at the moment
+ * of writing, so that a file created meanwhile is not lost either).
+ *
+ * @throws {@link UsageError} naming a file that exists with other content.
  */
-export async function filesNotInProject(
-  configFile: string,
-  files: readonly ImportFile[],
-): Promise<ImportFile[]> {
-  const root = path.dirname(configFile);
-  let data: Record<string, unknown> = {};
-  try {
-    const parsed: unknown = parse(await readFile(configFile, "utf8"));
-    if (parsed && typeof parsed === "object") data = parsed as Record<string, unknown>;
-  } catch {
-    data = {};
-  }
-  const matched = new Set<string>();
-  for (const key of ["stores", "catalogs"]) {
-    const value = data[key];
-    const patterns = typeof value === "string" ? [value] : Array.isArray(value) ? value : [];
-    for (const p of patterns) {
-      if (typeof p !== "string" || p === "") continue;
-      for (const f of await globFiles(p, root)) matched.add(path.resolve(f));
+export async function writeImport(outDir: string, files: readonly ImportFile[]): Promise<WrittenFile[]> {
+  const out: WrittenFile[] = [];
+  for (const f of files) {
+    const target = path.join(outDir, f.path);
+    const before = await readFile(target, "utf8").catch(() => undefined);
+    if (before === f.text) {
+      out.push({ path: f.path, status: "unchanged" });
+      continue;
     }
+    await mkdir(path.dirname(target), { recursive: true });
+    try {
+      await writeFile(target, f.text, { flag: "wx" });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "EEXIST")
+        throw new UsageError(`${f.path} exists: carte import never overwrites a file`);
+      throw err;
+    }
+    out.push({ path: f.path, status: "created" });
   }
-  return files.filter((f) => f.kind !== "project" && !matched.has(path.resolve(root, f.path)));
+  return out;
 }

@@ -4,8 +4,9 @@
  * carte's catalog format (schemas/config/catalog.schema.json) knows three roles for the platform's two
  * item types: an item (an ITEM under `items:`, with its modifier groups), a modifier group, and an
  * option (an ITEM offered by a group, written in full inside the first group that offers it and by SKU
- * in the others). An ITEM offered by some group is imported as an option; everything else is an item.
- * What the format cannot say is dropped by {@link sanitizeItems} and reported.
+ * in the others, with the modifier groups it offers itself: nested modifiers). An ITEM offered by some
+ * group is imported as an option; everything else is an item. What the format cannot say is dropped by
+ * {@link sanitizeItems} and reported.
  *
  * Titles, descriptions, images and prices take the value most stores have; the others get store
  * overrides (`overrides.titles`, `descriptions`, `images`, `prices`). Relations, group limits, schedules
@@ -16,10 +17,12 @@
 import type { CatalogFile, CatalogItem, InlineOption, ModifierGroup } from "../generated/config.js";
 import { hasAtMostTwoDecimals } from "../config/check.js";
 import { jsonEqual, address } from "../kinds/util.js";
-import { own, table, type ItemResource, type StoreState } from "../model.js";
+import { own, table, type ImageRef, type ItemResource, type StoreState } from "../model.js";
+import { decimalOfNumber, type Currency } from "../money.js";
+import { Limits } from "../platform/wire.js";
 import { chosenOf, groupOrder, itemOrder } from "./order.js";
 import { schedulesText } from "./schedules.js";
-import type { CatalogContext, CatalogPart, KindImportPart, Note } from "./types.js";
+import type { CatalogContext, CatalogPart, ImportContext, KindImportPart, Note } from "./types.js";
 import { mostCommon, sortRecord, unique, writableSku } from "./util.js";
 
 /** Largest number of modifier groups of an item and of options of a group (platform notes, "Limits"). */
@@ -49,17 +52,106 @@ export function plainItemSkus(items: Record<string, ItemResource>): Set<string> 
   );
 }
 
+/** Whether a price can be written in the currency (at most its decimals; 2 without one). */
+function writablePrice(price: number, currency: Currency | undefined): boolean {
+  if (!currency) return hasAtMostTwoDecimals(price);
+  return decimalOfNumber(price).scale <= currency.decimals;
+}
+
+/** A price rounded to the currency's decimals (2 without one), for `--lenient` files. */
+function roundedPrice(price: number, currency: Currency | undefined): number {
+  return Number(price.toFixed(currency?.decimals ?? 2));
+}
+
+/**
+ * Cuts nested modifier groups that carte's files cannot hold, in place, noting each cut: a group that
+ * an option offers and that leads back to the option (a circle), and groups deeper than
+ * {@link Limits.modifierGroupDepth} levels under an item (the platform refuses both).
+ */
+function cutNesting(
+  items: Record<string, ItemResource>,
+  options: ReadonlySet<string>,
+  note: Note,
+  at: (r: ItemResource) => string,
+): void {
+  const max = Limits.modifierGroupDepth;
+  const cut = (option: ItemResource, group: string, why: string) => {
+    option.children = option.children.filter((g) => g !== group);
+    note(at(option), why);
+  };
+  // Circles: depth-first over group → option → group, with an explicit stack (the platform may chain
+  // thousands of groups, deeper than the call stack goes).
+  const state = new Map<string, "open" | "done">();
+  const visit = (root: string): void => {
+    // The edges of a group as the walk reaches them (an option's children as they are then).
+    function* edges(group: string): Generator<{ option: ItemResource; next: string }> {
+      for (const o of own(items, group)?.children ?? []) {
+        const option = own(items, o);
+        if (!option) continue;
+        for (const next of [...option.children]) yield { option, next };
+      }
+    }
+    const frames = [{ group: root, edges: edges(root) }];
+    state.set(root, "open");
+    while (frames.length > 0) {
+      const frame = frames.at(-1)!;
+      const edge = frame.edges.next();
+      if (edge.done) {
+        state.set(frame.group, "done");
+        frames.pop();
+        continue;
+      }
+      const { option, next } = edge.value;
+      if (state.get(next) === "open")
+        cut(
+          option,
+          next,
+          `its modifier group ${next} leads back to it: a circle of modifier groups cannot be written`,
+        );
+      else if (!state.has(next)) {
+        state.set(next, "open");
+        frames.push({ group: next, edges: edges(next) });
+      }
+    }
+  };
+  for (const r of Object.values(items)) if (r.type === "MODIFIER_GROUP" && !state.has(r.sku)) visit(r.sku);
+  // Depth, from every item no group offers.
+  const walk = (group: string, level: number): void => {
+    for (const o of own(items, group)?.children ?? []) {
+      const option = own(items, o);
+      if (!option) continue;
+      for (const next of [...option.children]) {
+        if (level + 1 > max)
+          cut(
+            option,
+            next,
+            `its modifier group ${next} is more than ${max} levels deep: the platform accepts at most ${max}`,
+          );
+        else walk(next, level + 1);
+      }
+    }
+  };
+  for (const r of Object.values(items))
+    if (r.type === "ITEM" && !options.has(r.sku)) for (const g of r.children) walk(g, 1);
+}
+
 /**
  * Makes a store's items expressible in a catalog, in place: SKUs the files cannot hold are dropped with
  * every reference to them; relations keep only ITEM → MODIFIER_GROUP → ITEM, without repeats, at most
- * 50; a group without options is dropped; an option has no modifier groups of its own; a group has no
- * price, description or images and valid `min`/`max`; an item has a price with at most 2 decimals, a
- * title and at most 3 images; only items have schedules (not options or groups); an option's price
- * inside a parent item needs a parent that offers it through one of its groups.
+ * 50; a group without options is dropped; nested modifier groups go at most
+ * {@link Limits.modifierGroupDepth} levels deep and never round in a circle; a group has no price,
+ * description or images and valid `min`/`max`; an item has a price with at most the currency's
+ * decimals, a title and at most 3 images; only items have schedules (not options or groups); an
+ * option's price inside a parent needs a parent (item or option) that offers it through one of its
+ * groups.
  */
-export function sanitizeItems(state: StoreState, note: Note): void {
+export function sanitizeItems(state: StoreState, note: Note, ctx: ImportContext = {}): void {
   const at = (r: ItemResource) => address(state.store.key, segment(r), r.sku);
   const items = state.items;
+  // What the read found and the model does not hold (per-store overrides, a dated suspension).
+  for (const [key, what] of Object.entries(state.unread ?? {}))
+    for (const w of what) note(`store[${state.store.key}].${key}`, `${w} cannot be written in carte's files`);
+  delete state.unread;
   const drop = (sku: string) => {
     delete items[sku];
     for (const r of Object.values(items)) r.children = r.children.filter((c) => c !== sku);
@@ -88,6 +180,7 @@ export function sanitizeItems(state: StoreState, note: Note): void {
     }
   }
   const options = optionSkus(items);
+  cutNesting(items, options, note, at);
   for (const r of Object.values(items)) {
     if (r.schedules !== undefined && (r.type === "MODIFIER_GROUP" || options.has(r.sku))) {
       note(at(r), "only items have schedules in carte's files, not options or modifier groups");
@@ -96,16 +189,15 @@ export function sanitizeItems(state: StoreState, note: Note): void {
     if (r.priceInParent !== undefined) {
       const kept = table<number>();
       for (const [parent, price] of Object.entries(r.priceInParent)) {
-        const p = items[parent];
-        const offers =
-          p?.type === "ITEM" &&
-          !options.has(parent) &&
-          p.children.some((g) => items[g]?.children.includes(r.sku));
-        if (offers && hasAtMostTwoDecimals(price)) kept[parent] = price;
+        const p = own(items, parent);
+        const offers = p?.type === "ITEM" && p.children.some((g) => own(items, g)?.children.includes(r.sku));
+        if (offers && writablePrice(price, ctx.currency)) kept[parent] = price;
         else
           note(
             at(r),
-            `its price inside ${parent} cannot be written (the item must offer it through a group)`,
+            offers
+              ? `its price ${String(price)} inside ${parent} has more decimals than ${ctx.currency?.code ?? "2"} allows`
+              : `its price inside ${parent} cannot be written (the parent must offer it through a group)`,
           );
       }
       if (Object.keys(kept).length > 0) r.priceInParent = kept;
@@ -127,12 +219,8 @@ export function sanitizeItems(state: StoreState, note: Note): void {
       }
       continue;
     }
-    if (options.has(r.sku) && r.children.length > 0) {
-      note(at(r), "an option offered by a modifier group cannot have modifier groups of its own");
-      r.children = [];
-    }
-    if (r.price === null || !hasAtMostTwoDecimals(r.price)) {
-      const price = r.price === null ? 0 : Number(r.price.toFixed(2));
+    if (r.price === null || !writablePrice(r.price, ctx.currency)) {
+      const price = r.price === null ? 0 : roundedPrice(r.price, ctx.currency);
       note(at(r), `the price ${String(r.price)} is written as ${price}`);
       r.price = price;
     }
@@ -200,13 +288,33 @@ export const itemsCatalog: CatalogPart<ItemResource> = {
     };
 
     const itemSkus = itemOrder(ctx, plainItemSkus(defs));
+    /** The groups a parent (item or option) offers, and the prices of their options inside it. */
+    const nested = (def: ItemResource, offeredBy: (g: string) => string[] | undefined) => {
+      const offered = def.children.filter((c) => offeredBy(c) !== undefined);
+      const optionPrices = table<number>();
+      for (const o of offered.flatMap((g) => offeredBy(g)!)) {
+        const price = own(own(defs, o)?.priceInParent, def.sku);
+        if (price !== undefined) optionPrices[o] = price;
+      }
+      return {
+        ...(offered.length > 0 ? { modifier_groups: offered } : {}),
+        ...(def.schedules?.length ? { schedules: schedulesText(def.schedules) } : {}),
+        ...(Object.keys(optionPrices).length > 0 ? { option_prices: sortRecord(optionPrices) } : {}),
+      };
+    };
+    const groupOptions = new Map<string, string[]>();
+    for (const sku of groupSkus) {
+      const opts = defs[sku]!.children.filter((c) => options.has(c));
+      // Only when stores disagree on what a SKU is; the stores that need the group fail verification.
+      if (opts.length > 0) groupOptions.set(sku, opts);
+    }
+    const offeredBy = (g: string) => groupOptions.get(g);
     const written = new Set<string>();
     const groups: ModifierGroup[] = [];
     for (const sku of groupOrder(ctx, itemSkus, groupSkus)) {
       const def = defs[sku]!;
-      const opts = def.children.filter((c) => options.has(c));
-      // Only when stores disagree on what a SKU is; the stores that need the group fail verification.
-      if (opts.length === 0) continue;
+      const opts = groupOptions.get(sku);
+      if (!opts) continue;
       const max = Math.min(Math.max(def.max ?? opts.length, 1), opts.length);
       groups.push({
         sku,
@@ -217,27 +325,13 @@ export const itemsCatalog: CatalogPart<ItemResource> = {
         options: opts.map((o): string | InlineOption => {
           if (written.has(o)) return o;
           written.add(o);
-          return describe(defs[o]!);
+          return { ...describe(defs[o]!), ...nested(defs[o]!, offeredBy) };
         }),
       });
     }
-    const offeredBy = new Map(
-      groups.map((g) => [g.sku, g.options.map((o) => (typeof o === "string" ? o : o.sku))]),
-    );
     const items: CatalogItem[] = itemSkus.map((sku) => {
       const def = defs[sku]!;
-      const offered = def.children.filter((c) => offeredBy.has(c));
-      const optionPrices = table<number>();
-      for (const o of offered.flatMap((g) => offeredBy.get(g)!)) {
-        const price = own(own(defs, o)?.priceInParent, sku);
-        if (price !== undefined) optionPrices[o] = price;
-      }
-      return {
-        ...describe(def),
-        ...(offered.length > 0 ? { modifier_groups: offered } : {}),
-        ...(def.schedules?.length ? { schedules: schedulesText(def.schedules) } : {}),
-        ...(Object.keys(optionPrices).length > 0 ? { option_prices: sortRecord(optionPrices) } : {}),
-      };
+      return { ...describe(def), ...nested(def, offeredBy) };
     });
     if (items.length > 0) catalog.items = items;
     if (groups.length > 0) catalog.modifier_groups = groups;
@@ -245,7 +339,7 @@ export const itemsCatalog: CatalogPart<ItemResource> = {
   overrides(state, catalog) {
     const base = new Map<
       string,
-      { title: string; description?: string; images?: string[]; price?: number }
+      { title: string; description?: string; images?: readonly unknown[]; price?: number }
     >();
     for (const i of catalog.items ?? []) base.set(i.sku, i);
     for (const g of catalog.modifier_groups ?? []) {
@@ -255,7 +349,7 @@ export const itemsCatalog: CatalogPart<ItemResource> = {
     const prices = table<number>();
     const titles = table<string>();
     const descriptions = table<string>();
-    const images = table<string[]>();
+    const images = table<ImageRef[]>();
     for (const [sku, r] of Object.entries(state.items)) {
       const b = base.get(sku);
       if (!b) continue;
@@ -263,7 +357,8 @@ export const itemsCatalog: CatalogPart<ItemResource> = {
       if (r.type !== "ITEM") continue;
       if (r.price !== null && r.price !== b.price) prices[sku] = r.price;
       if (r.description !== (b.description ?? "")) descriptions[sku] = r.description;
-      if (!jsonEqual(r.images, b.images ?? [])) images[sku] = [...r.images];
+      if (!jsonEqual(r.images, b.images ?? []))
+        images[sku] = r.images.map((i) => (typeof i === "string" ? i : { ...i }));
     }
     return { prices, titles, descriptions, images };
   },

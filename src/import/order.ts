@@ -5,7 +5,7 @@
  * only on the chosen definitions, so imports are deterministic.
  */
 
-import type { CategoryResource, ItemResource, MenuResource } from "../model.js";
+import { own, type CategoryResource, type ItemResource, type MenuResource } from "../model.js";
 import type { CatalogContext } from "./types.js";
 import { orderKeys } from "./util.js";
 
@@ -33,15 +33,25 @@ export function itemOrder(ctx: CatalogContext, skus: Iterable<string>): string[]
   return orderKeys(skus, shown);
 }
 
-/** The given modifier group SKUs in the order the items (in `items` order) offer them. */
+/**
+ * The given modifier group SKUs in the order the items (in `items` order) offer them, each followed,
+ * depth first, by the groups its options offer (nested modifiers).
+ */
 export function groupOrder(
   ctx: CatalogContext,
   items: readonly string[],
   groups: Iterable<string>,
 ): string[] {
   const defs = chosenOf<ItemResource>(ctx, "items");
-  return orderKeys(
-    groups,
-    items.flatMap((sku) => defs[sku]?.children ?? []),
-  );
+  const shown: string[] = [];
+  const seen = new Set<string>();
+  const visit = (group: string): void => {
+    if (seen.has(group)) return;
+    seen.add(group);
+    shown.push(group);
+    for (const option of own(defs, group)?.children ?? [])
+      for (const next of own(defs, option)?.children ?? []) visit(next);
+  };
+  for (const sku of items) for (const group of own(defs, sku)?.children ?? []) visit(group);
+  return orderKeys(groups, shown);
 }

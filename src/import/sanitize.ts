@@ -7,7 +7,7 @@
 
 import type { StoreState } from "../model.js";
 import { importParts } from "./registry.js";
-import type { ImportPart } from "./types.js";
+import type { ImportContext, ImportPart } from "./types.js";
 import { byCodePoint } from "./util.js";
 
 /** Something of a store's live state that the written files do not express. */
@@ -21,11 +21,13 @@ export interface ImportNote {
 export function sanitizeStates(
   states: readonly StoreState[],
   parts: readonly ImportPart[] = importParts,
+  ctx: ImportContext = {},
 ): { states: StoreState[]; notes: ImportNote[] } {
   const notes: ImportNote[] = [];
   const out = states.map((s) => {
     const copy = structuredClone(s);
-    for (const part of parts) part.sanitize?.(copy, (address, reason) => notes.push({ address, reason }));
+    for (const part of parts)
+      part.sanitize?.(copy, (address, reason) => notes.push({ address, reason }), ctx);
     return copy;
   });
   notes.sort((a, b) => byCodePoint(a.address, b.address) || byCodePoint(a.reason, b.reason));

@@ -9,9 +9,15 @@
 import type { CatalogFile } from "../generated/config.js";
 // Kind names are plain strings here: the registry (src/kinds/registry.ts) is the list of them.
 import type { StoreState } from "../model.js";
+import type { Currency } from "../money.js";
 
 /** Records something of a store's live state that carte's files cannot express. */
 export type Note = (address: string, reason: string) => void;
+
+/** What the files are written for: the project's currency (carte.yaml `currency:`), when known. */
+export interface ImportContext {
+  currency?: Currency;
+}
 
 /**
  * What the catalog writers of one group of stores share: the definition chosen for every resource of
@@ -74,7 +80,7 @@ export interface ImportPart {
    * Makes a store's state expressible in carte's files, in place, calling `note` for every loss. Parts
    * run in registry order; later parts see what earlier parts left.
    */
-  sanitize?(state: StoreState, note: Note): void;
+  sanitize?(state: StoreState, note: Note, ctx?: ImportContext): void;
   /** Set for a part that writes into shared catalogs. */
   readonly catalog?: CatalogPart<unknown>;
   /** Set for a part that writes sections of the store files. */

@@ -4,7 +4,7 @@
  * the type: `item[SKU]` or `modifier_group[SKU]`; a change of type is an update, not a delete and create.
  */
 
-import type { ItemResource, StoreState } from "../model.js";
+import type { ImageRef, ItemResource, StoreState } from "../model.js";
 import type { WireItem } from "../platform/wire.js";
 import { itemsPart } from "../import/items.js";
 import { storeMenuRead } from "./reads.js";
@@ -46,7 +46,13 @@ export function toWireItem(r: ItemResource): WireItem {
     item_type: r.type,
     title_info: { title: r.title },
     description_info: { description: r.description },
-    images_info: { images: r.images.map((path, index) => ({ path, index })) },
+    // The host of an image is sent back as read (spec §2.2 `{id, path, index, host}`); the platform's
+    // image id is its own and is not sent.
+    images_info: {
+      images: r.images.map((image, index) =>
+        typeof image === "string" ? { path: image, index } : { path: image.path, index, host: image.host },
+      ),
+    },
     items_info: { items: r.children.map((sku, index) => ({ sku, index })) },
     price_info: {
       price: r.price,
@@ -81,7 +87,9 @@ export function fromWireItem(
     title: w.title_info?.title ?? "",
     description: w.description_info?.description ?? "",
     price: w.price_info?.price ?? null,
-    images: byIndex(w.images_info?.images).map((i) => i.path),
+    images: byIndex(w.images_info?.images).map((i): ImageRef =>
+      typeof i.host === "string" && i.host !== "" ? { path: i.path, host: i.host } : i.path,
+    ),
     children: byIndex(w.items_info?.items)
       .map((ref) => ref.sku ?? skuOf(ref.id))
       .filter((s): s is string => s !== undefined),
@@ -103,6 +111,98 @@ export function fromWireItem(
         .map((k) => [k, inParent[k]!]),
     );
   }
+  return out;
+}
+
+/** Parents of each item of a store (groups of an option, items and options of a group), by SKU. */
+const parentsCache = new WeakMap<Record<string, ItemResource>, Map<string, string[]>>();
+
+function parentsOf(items: Record<string, ItemResource>): Map<string, string[]> {
+  let parents = parentsCache.get(items);
+  if (!parents) {
+    parents = new Map();
+    for (const r of Object.values(items).sort((a, b) => (a.sku < b.sku ? -1 : a.sku > b.sku ? 1 : 0)))
+      for (const c of r.children) {
+        const list = parents.get(c);
+        if (list) list.push(r.sku);
+        else parents.set(c, [r.sku]);
+      }
+    parentsCache.set(items, parents);
+  }
+  return parents;
+}
+
+/**
+ * The path from a top-level item down to the parent of a nested resource: an option of a group that an
+ * option offers, or such a group (`["PIZZA", "SIZE", "SIZE-L", "CRUST"]` for an option of the crust
+ * group of a large pizza). The shortest path, ties by SKU; `undefined` for items, their groups and
+ * their groups' options (not nested), and for what no item reaches.
+ */
+export function nestedWithin(state: StoreState, sku: string): string[] | undefined {
+  const parents = parentsOf(state.items);
+  // Breadth-first upwards, so that the first top-level item found is the nearest.
+  const previous = new Map<string, string | null>([[sku, null]]);
+  let frontier = [sku];
+  while (frontier.length > 0) {
+    const next: string[] = [];
+    for (const node of frontier) {
+      const up = parents.get(node);
+      if (!up) {
+        if (node === sku) return undefined;
+        const path: string[] = [];
+        for (let n = previous.get(node); n !== undefined && n !== null; n = previous.get(n)) path.push(n);
+        const within = [node, ...path.slice(0, -1)];
+        // item → group → option: one level; nested means at least item → group → option → group.
+        return within.length >= 3 ? within : undefined;
+      }
+      for (const p of up)
+        if (!previous.has(p)) {
+          previous.set(p, node);
+          next.push(p);
+        }
+    }
+    frontier = next;
+  }
+  return undefined;
+}
+
+/**
+ * What an item read from the platform holds that {@link fromWireItem} does not keep: override entries
+ * of its blocks other than an option's price inside a parent (`override_type: ITEM`), and a suspension
+ * with an end date. In words, for `carte import` to list (`StoreState.unread`).
+ */
+export function unreadOf(w: WireItem, skuOf: (id: number | undefined) => string | undefined): string[] {
+  const out: string[] = [];
+  const blocks = {
+    title_info: w.title_info,
+    description_info: w.description_info,
+    images_info: w.images_info,
+    items_info: w.items_info,
+    quantity_info: w.quantity_info,
+    schedules_info: w.schedules_info,
+    suspension_info: (w as { suspension_info?: { overrides?: { override_type?: string }[] } })
+      .suspension_info,
+  };
+  for (const [name, block] of Object.entries(blocks)) {
+    const overrides =
+      (block as { overrides?: { override_type?: string | null }[] } | undefined)?.overrides ?? [];
+    if (overrides.length > 0)
+      out.push(
+        `${name}.overrides (${[...new Set(overrides.map((o) => o.override_type ?? "?"))].join(", ")})`,
+      );
+  }
+  const prices = (w.price_info?.overrides ?? []).filter(
+    (o) =>
+      !(
+        o.override_type === "ITEM" &&
+        typeof o.price === "number" &&
+        (o.override_sku ?? skuOf(o.override_id ?? undefined)) !== undefined
+      ),
+  );
+  if (prices.length > 0)
+    out.push(`price_info.overrides (${[...new Set(prices.map((o) => o.override_type ?? "?"))].join(", ")})`);
+  const until = (w as { suspension_info?: { suspend_until?: string | null } }).suspension_info?.suspend_until;
+  if (typeof until === "string" && until !== "") out.push(`a suspension until ${until}`);
   return out;
 }
 
@@ -133,6 +233,7 @@ export const items: ResourceKind<ItemResource, "item", "modifier_group"> = {
   importPart: itemsPart,
   select: selectItems,
   segment: (r) => (r.type === "MODIFIER_GROUP" ? "modifier_group" : "item"),
+  within: nestedWithin,
   reads: [storeMenuRead],
   read(snapshot, into, ids) {
     const wire = partOf(snapshot, storeMenuRead)!;
@@ -148,6 +249,10 @@ export const items: ResourceKind<ItemResource, "item", "modifier_group"> = {
       const key = into.items[w.sku] && w.id !== undefined ? `${w.sku}#${w.id}` : w.sku;
       into.items[key] = fromWireItem(w, skuOf);
       if (w.id !== undefined) ids.items[key] = w.id;
+      const unread = unreadOf(w, skuOf);
+      if (unread.length > 0)
+        (into.unread ??= {})[`${w.item_type === "MODIFIER_GROUP" ? "modifier_group" : "item"}[${key}]`] =
+          unread;
     }
   },
   duplicates(state) {

@@ -344,6 +344,12 @@ export interface ResourceKind<R, N extends string = string, S extends string = N
   /** Address segment of a resource, e.g. `item` or `modifier_group`. */
   segment(resource: R): N | S;
   /**
+   * Where a resource sits, for people, when the kind nests its resources: the keys from a top-level
+   * resource down to its parent (`["PIZZA", "SIZE", "SIZE-L", "CRUST"]`), or `undefined`. Shown by the
+   * renderers beside the change (`ResourceChange.within`). Absent: the kind does not nest.
+   */
+  within?(state: StoreState, key: string): string[] | undefined;
+  /**
    * Compares two resources of the same key. Returns the attributes that differ (empty when equal).
    * The default in the planner compares every top-level attribute with deep equality.
    */

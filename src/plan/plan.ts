@@ -236,6 +236,7 @@ export function createPlanner(desired: DesiredState, options: PlannerOptions = {
       at: { address: string; store: string; storeId: string; kind: string; key: string },
       cmp: Compared<unknown>,
       writes: Write[],
+      within?: string[],
     ) => {
       const change: ResourceChange = {
         address: at.address,
@@ -246,6 +247,7 @@ export function createPlanner(desired: DesiredState, options: PlannerOptions = {
         before: cmp.before ?? null,
         after: cmp.after ?? null,
         diff: cmp.diff,
+        ...(within ? { within } : {}),
       };
       changes.push(change);
       writesOf.set(
@@ -317,6 +319,7 @@ export function createPlanner(desired: DesiredState, options: PlannerOptions = {
           },
           cmp,
           kind.writes(cmp.action, key, cmp.before, cmp.after, ctx),
+          kind.within?.(cmp.action === "delete" ? have : want, key),
         );
       }
     }
@@ -325,7 +328,8 @@ export function createPlanner(desired: DesiredState, options: PlannerOptions = {
     planned.set(storeKey, {
       changes,
       writes,
-      violations: read && judged.length > 0 ? storeViolations(storeKey, judged, read, policy) : [],
+      violations:
+        read && judged.length > 0 ? storeViolations(storeKey, judged, read, policy, desired.currency) : [],
     });
   };
 
@@ -398,6 +402,7 @@ export function createPlanner(desired: DesiredState, options: PlannerOptions = {
       checksums: { current: "", desired: "" },
       ...(targeting ? { targeting } : {}),
       safety: { ok: true, violations: [] },
+      ...(desired.currency !== undefined ? { currency: desired.currency } : {}),
     };
     defineChecksums(plan, checksums);
     plan.safety = safetyVerdict(

@@ -12,12 +12,22 @@
  * - `empties_menu`: a menu would be left with no category, or only with empty categories.
  * - `protected`: a resource matching a protected address pattern would be deleted.
  * - `closes_stores`: a store would be switched from open to closed (it stops taking orders).
+ * - `max_price_change_percent`: a price (of an item or option, or of an option inside a parent) would
+ *   change by more than the share of its current price (a 10× typo); the items are named. Computed on
+ *   exact decimals (src/money.ts).
  *
  * The percentages compare catalog changes (items, modifier groups, categories, menus) with the catalog
  * resources a store has; store settings (hours, webhooks, …) are not counted in them.
  */
 
-import type { MenuResource, CategoryResource, CurrentState } from "../model.js";
+import {
+  own,
+  type MenuResource,
+  type CategoryResource,
+  type CurrentState,
+  type ItemResource,
+} from "../model.js";
+import { currencyOf, formatPrice, priceChangeExceeds, priceChangeText } from "../money.js";
 import { matchAddress } from "./target.js";
 import type { Plan, ResourceChange } from "./types.js";
 
@@ -27,6 +37,8 @@ export interface SafetyPolicy {
   maxUpdatePercent: number;
   minExisting: number;
   protected: string[];
+  /** Largest change of one price, in percent of its current price (0 excluded). */
+  maxPriceChangePercent: number;
 }
 
 /** Defaults of {@link SafetyPolicy}, as documented in schemas/config/project.schema.json. */
@@ -35,6 +47,7 @@ export const DEFAULT_SAFETY: SafetyPolicy = {
   maxUpdatePercent: 30,
   minExisting: 10,
   protected: [],
+  maxPriceChangePercent: 50,
 };
 
 /** One tripped guard. */
@@ -46,7 +59,8 @@ export interface SafetyViolation {
     | "empties_store"
     | "empties_menu"
     | "protected"
-    | "closes_stores";
+    | "closes_stores"
+    | "max_price_change_percent";
   /** Store key, when the guard concerns one store. */
   store?: string;
   /** What tripped, with the numbers. */
@@ -121,13 +135,16 @@ export function safetyVerdict(plan: Plan, perStore: readonly SafetyViolation[]):
 
 /**
  * The per-store guards (`max_delete_percent`, `max_update_percent`, `empties_store`, `empties_menu`,
- * `protected`) on one store's changes, availability changes left out, against its current state. Pure.
+ * `protected`, `max_price_change_percent`) on one store's changes, availability changes left out,
+ * against its current state; `currency` (ISO 4217, carte.yaml `currency:`) formats the prices a
+ * message names. Pure.
  */
 export function storeViolations(
   store: string,
   changes: readonly ResourceChange[],
   have: CurrentState["stores"][string],
   policy: SafetyPolicy,
+  currency?: string,
 ): SafetyViolation[] {
   const violations: SafetyViolation[] = [];
   const existing = countResources(have);
@@ -165,6 +182,9 @@ export function storeViolations(
     });
   }
   violations.push(...emptiedMenus(store, [...changes], have));
+  const prices = priceJumps(changes, policy.maxPriceChangePercent, currency);
+  if (prices)
+    violations.push({ guard: "max_price_change_percent", store, message: `store[${store}]: ${prices}` });
   for (const c of changes) {
     if (c.action === "delete" && policy.protected.some((p) => matchAddress(p, c.address))) {
       violations.push({
@@ -215,4 +235,43 @@ function emptiedMenus(
     }
   }
   return out;
+}
+
+/** Most items a `max_price_change_percent` message names before it says how many more. */
+const PRICES_NAMED = 10;
+
+/**
+ * The prices of a store's item updates that change by more than `percent` % of the current price, as
+ * one sentence naming them (`item[PIZZA] $24.900 → $249.000 (+900 %)`), or `undefined` when none does.
+ * Prices inside a parent (`priceInParent`) count too. A price that was 0 is not judged.
+ */
+function priceJumps(
+  changes: readonly ResourceChange[],
+  percent: number,
+  code: string | undefined,
+): string | undefined {
+  const currency = code === undefined ? undefined : currencyOf(code);
+  const jumps: string[] = [];
+  const judge = (address: string, before: number | null | undefined, after: number | null | undefined) => {
+    if (typeof before !== "number" || typeof after !== "number" || before === after) return;
+    if (!priceChangeExceeds(before, after, percent)) return;
+    jumps.push(
+      `${address} ${formatPrice(before, currency)} → ${formatPrice(after, currency)} (${priceChangeText(before, after)})`,
+    );
+  };
+  for (const c of changes) {
+    if (c.kind !== "item" || c.action !== "update") continue;
+    const before = c.before as ItemResource;
+    const after = c.after as ItemResource;
+    judge(`item[${c.key}]`, before.price, after.price);
+    for (const [parent, price] of Object.entries(after.priceInParent ?? {}))
+      judge(`item[${c.key}] inside ${parent}`, own(before.priceInParent, parent), price);
+  }
+  if (jumps.length === 0) return undefined;
+  const named = jumps.slice(0, PRICES_NAMED).join(", ");
+  const more = jumps.length > PRICES_NAMED ? ` and ${jumps.length - PRICES_NAMED} more` : "";
+  return (
+    `the plan changes ${jumps.length} price${jumps.length === 1 ? "" : "s"} by more than ` +
+    `max_price_change_percent ${percent} %: ${named}${more}`
+  );
 }

@@ -29,6 +29,12 @@ export interface ResourceChange {
   after: unknown;
   /** Attributes that change (on update), or every attribute set (on create). Empty on delete. */
   diff: AttributeDiff[];
+  /**
+   * Where the resource sits, for people, when it is nested: the SKUs from an item down to its parent,
+   * e.g. `["PIZZA", "SIZE", "SIZE-L", "CRUST"]` for an option of the crust group of a large pizza
+   * (the first such path; src/kinds/types.ts `ResourceKind.within`). Absent for top-level resources.
+   */
+  within?: string[];
 }
 
 /** One API call of the plan. */
@@ -118,4 +124,10 @@ export interface Plan {
    * (src/plan/digest.ts). `carte apply FILE` refuses a plan whose content does not match it.
    */
   digest?: string;
+  /**
+   * ISO 4217 code of the currency of the prices (carte.yaml `currency:`), when the files declare one:
+   * renderers show prices formatted for it (`$24.900`, `R$ 12,50`). Prices in `before`/`after` stay the
+   * platform's JSON numbers.
+   */
+  currency?: string;
 }

@@ -110,6 +110,13 @@ export const Limits = {
   availabilityItemsPerCall:
     ROUTES["PUT /api/v2/restaurants-integrations-public-api/availability/stores/items"].maxElements,
   childrenPerItem: 50,
+  /**
+   * Levels of modifier groups under an item: an item's groups are level 1, the groups of one of their
+   * options level 2, and so on (ITEM → MODIFIER_GROUP → ITEM → MODIFIER_GROUP, spec §2.2). Deeper
+   * menus are refused with `invalid_item_depth`. The platform publishes no number; 3 is carte's
+   * reading (docs/platform-api.md, "Nested modifier groups"): size → crust → toppings.
+   */
+  modifierGroupDepth: 3,
   itemsPerCategory: 50,
   imagesPerItem: 3,
   /** Time periods (slots) of one schedule, per day or days group: the one copy of this limit. */

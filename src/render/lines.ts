@@ -3,6 +3,7 @@
  * (`item[BURGER]`) and one line per attribute shown. Pure formatting; the plan already holds the diff.
  */
 
+import { currencyOf, formatPrice, type Currency } from "../money.js";
 import type { ResourceChange } from "../plan/types.js";
 import { escapeTerminal } from "./escape.js";
 
@@ -23,6 +24,20 @@ function isBlank(v: unknown): boolean {
   return v === null || v === undefined || v === "" || (Array.isArray(v) && v.length === 0);
 }
 
+/**
+ * Formats the value of one attribute: prices (`price`, and `priceInParent` by parent) for the plan's
+ * currency (`$24.900`, `R$ 12,50`; the bare number without one), anything else by {@link formatValue}.
+ */
+export function formatAttribute(attribute: string, v: unknown, currency: Currency | undefined): string {
+  if (attribute === "price" && typeof v === "number") return formatPrice(v, currency);
+  if (attribute === "priceInParent" && v && typeof v === "object" && !Array.isArray(v)) {
+    return `{ ${Object.entries(v as Record<string, unknown>)
+      .map(([k, x]) => `${k}: ${typeof x === "number" ? formatPrice(x, currency) : formatValue(x)}`)
+      .join(", ")} }`;
+  }
+  return formatValue(v);
+}
+
 /** One attribute line: a padded label and the value (create) or the values before and after (update). */
 export interface AttributeLine {
   label: string;
@@ -31,10 +46,16 @@ export interface AttributeLine {
 }
 
 /**
- * The head and attribute lines of a change. Every part is escaped for a terminal
- * ({@link escapeTerminal}): SKUs, event names and values come from the files or the platform.
+ * The head and attribute lines of a change, and where a nested resource sits (`in PIZZA › SIZE ›
+ * SIZE-L › CRUST`). Prices are formatted for `currency` (the plan's `currency`, an ISO 4217 code).
+ * Every part is escaped for a terminal ({@link escapeTerminal}): SKUs, event names, values and the
+ * currency come from the files, the platform or a saved plan.
  */
-export function changeLines(ch: ResourceChange): { head: string; attributes: AttributeLine[] } {
+export function changeLines(
+  ch: ResourceChange,
+  currency?: string,
+): { head: string; within?: string; attributes: AttributeLine[] } {
+  const money = currency === undefined ? undefined : currencyOf(currency);
   // On create, the address already says the SKU and the type; blank defaults are noise.
   const shown =
     ch.action === "create"
@@ -43,10 +64,13 @@ export function changeLines(ch: ResourceChange): { head: string; attributes: Att
   const width = Math.max(0, ...shown.map((d) => d.attribute.length)) + 1;
   return {
     head: escapeTerminal(`${ch.kind}[${ch.key}]`),
+    ...(ch.within?.length ? { within: escapeTerminal(`in ${ch.within.join(" › ")}`) } : {}),
     attributes: shown.map((d) => ({
       label: escapeTerminal(`${d.attribute}:`.padEnd(width + 1)),
-      ...(ch.action === "create" ? {} : { before: escapeTerminal(formatValue(d.before)) }),
-      after: escapeTerminal(formatValue(d.after)),
+      ...(ch.action === "create"
+        ? {}
+        : { before: escapeTerminal(formatAttribute(d.attribute, d.before, money)) }),
+      after: escapeTerminal(formatAttribute(d.attribute, d.after, money)),
     })),
   };
 }

@@ -27,7 +27,12 @@ export interface MarkdownOptions {
 // up all the same.
 const fenceSafe = (s: string) => s.replace(/`{3,}/g, (m) => m.split("").join("\u200b"));
 
-function storeSection(name: string, key: string, changes: ResourceChange[]): string {
+function storeSection(
+  name: string,
+  key: string,
+  changes: ResourceChange[],
+  currency: string | undefined,
+): string {
   const count = (a: ResourceChange["action"]) => changes.filter((c) => c.action === a).length;
   const lines = [
     `<details><summary><code>${escapeMarkdown(key || "client")}</code> ${escapeMarkdown(name)}: ` +
@@ -37,8 +42,8 @@ function storeSection(name: string, key: string, changes: ResourceChange[]): str
   ];
   const sign = { create: "+", update: "!", delete: "-" } as const;
   for (const ch of changes) {
-    const { head, attributes } = changeLines(ch);
-    lines.push(fenceSafe(`${sign[ch.action]} ${head}`));
+    const { head, within, attributes } = changeLines(ch, currency);
+    lines.push(fenceSafe(`${sign[ch.action]} ${head}${within ? `  ${within}` : ""}`));
     for (const a of attributes) {
       lines.push(
         fenceSafe(
@@ -91,7 +96,7 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
 
   let shownSections = 0;
   for (const s of stores) {
-    const section = storeSection(s.name, s.key, byStore.get(s.key)!);
+    const section = storeSection(s.name, s.key, byStore.get(s.key)!, plan.currency);
     if (out.length + section.length > budget) break;
     out += section;
     shownSections++;
@@ -202,7 +207,7 @@ function changeList(plan: Plan, changes: ResourceChange[], budget: number, where
   out += "\n";
   let shown = 0;
   for (const s of stores) {
-    const section = storeSection(s.name, s.key, byStore.get(s.key)!);
+    const section = storeSection(s.name, s.key, byStore.get(s.key)!, plan.currency);
     if (out.length + section.length > budget - reserve) break;
     out += section;
     shown++;

@@ -79,8 +79,8 @@ export function renderText(plan: Plan, options: TextOptions): string {
             c.dim(escapeTerminal(`  ${store.name} (${store.storeId})`)),
     );
     for (const ch of list) {
-      const { head, attributes } = changeLines(ch);
-      lines.push(`  ${sign[ch.action]} ${head}`);
+      const { head, within, attributes } = changeLines(ch, plan.currency);
+      lines.push(`  ${sign[ch.action]} ${head}${within ? c.dim(`  ${within}`) : ""}`);
       for (const a of attributes) {
         if (a.before === undefined) lines.push(`      ${a.label}${a.after}`);
         else lines.push(`      ${a.label}${c.red(a.before)} → ${c.green(a.after)}`);

@@ -137,10 +137,10 @@ describe("the bundled Action on a pull request", () => {
       "#### Already different on the platform: 0 to create, 1 to update, 0 to delete in 1 store",
     );
     expect(own).toContain("item[BURGER-CLASSIC]");
-    expect(own).toContain("price: 25900 → 26900");
+    expect(own).toContain("price: $25.900 → $26.900");
     expect(own).not.toContain("BURGER-CARBON");
     expect(drift).toContain("item[BURGER-CARBON]");
-    expect(drift).toContain("price: 37900 → 36900");
+    expect(drift).toContain("price: $37.900 → $36.900");
     expect(drift).not.toContain("BURGER-CLASSIC");
     // The reviewed plan's record, for the merge.
     expect(decodeReviewed(body)).toMatchObject({ head: headSha, count: 2 });
@@ -348,7 +348,7 @@ describe("the bundled Action on a schedule", () => {
     expect(issue.body.startsWith(DRIFT_MARKER)).toBe(true);
     expect(issue.title).toBe("carte: the platform differs from the files (1 store)");
     expect(issue.body).toContain("<code>med-poblado</code>");
-    expect(issue.body).toContain("price: 37900 → 36900");
+    expect(issue.body).toContain("price: $37.900 → $36.900");
 
     // More drift: the same issue is updated.
     await staffEdit(
@@ -364,7 +364,7 @@ describe("the bundled Action on a schedule", () => {
     expect(gh.calls()).toEqual([`GET ${REPO}/issues`, `PATCH ${REPO}/issues/${issue.number}`]);
     expect(gh.issues).toHaveLength(1);
     expect(issue.title).toBe("carte: the platform differs from the files (2 stores)");
-    expect(issue.body).toContain("price: 27900 → 25900");
+    expect(issue.body).toContain("price: $27.900 → $25.900");
 
     // The platform matches again: a closing comment, then the issue is closed.
     await carte([

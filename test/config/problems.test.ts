@@ -255,6 +255,7 @@ availability:
       maxUpdatePercent: 30,
       minExisting: 10,
       protected: ["store[*].category[COMBOS]"],
+      maxPriceChangePercent: 50,
     });
   });
 });

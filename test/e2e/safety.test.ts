@@ -96,7 +96,8 @@ describe("saved plans", () => {
     const live = await client.getStoreMenu("900101");
     const item = live.items.find((i) => i.sku === sku)!;
     await client.request("POST /restaurants/menu/v1/stores/{storeId}/items", { storeId: "900101" }, [
-      { ...item, price_info: { price: 1 } },
+      // A small edit: restoring it stays within max_price_change_percent.
+      { ...item, price_info: { price: item.price_info!.price! + 100 } },
     ]);
     await emu.idle();
     await client.close();

@@ -118,3 +118,64 @@ describe("Markdown renderer", () => {
     expect(md.match(/```/g)).toHaveLength(2);
   });
 });
+
+/**
+ * A plan in a currency: prices of items, options and options inside a parent, formatted as people of
+ * the currency read them, and nested options shown where they sit.
+ */
+function currencyPlan(currency: "COP" | "BRL") {
+  const brl = currency === "BRL";
+  const base = (prices: { pizza: number; large: number; stuffed: number; inLarge: number }) =>
+    store("centro", "900301", (s) => {
+      s.store.name = "Brasa Centro";
+      s.items = {
+        PIZZA: item("PIZZA", prices.pizza, { title: "Pizza", children: ["SIZE"] }),
+        SIZE: group("SIZE", ["SIZE-M", "SIZE-L"], 1, 1),
+        "SIZE-M": item("SIZE-M", 0, { title: "Mediana", children: ["CRUST"] }),
+        "SIZE-L": item("SIZE-L", prices.large, { title: "Grande", children: ["CRUST"] }),
+        CRUST: group("CRUST", ["CRUST-THIN", "CRUST-STUFFED"], 1, 1),
+        "CRUST-THIN": item("CRUST-THIN", 0, { title: "Delgada" }),
+        "CRUST-STUFFED": item("CRUST-STUFFED", prices.stuffed, {
+          title: "Borde de queso",
+          priceInParent: { "SIZE-L": prices.inLarge },
+        }),
+      };
+      s.categories = { PIZZAS: { sku: "PIZZAS", title: "Pizzas", items: ["PIZZA"] } };
+      s.menus = { DEFAULT: { type: "DEFAULT", categories: [{ sku: "PIZZAS", active: true }] } };
+    });
+  const have = base(
+    brl
+      ? { pizza: 39.9, large: 12.5, stuffed: 8, inLarge: 10.25 }
+      : { pizza: 24900, large: 8000, stuffed: 5000, inLarge: 7000 },
+  );
+  const want = base(
+    brl
+      ? { pizza: 42.5, large: 12.5, stuffed: 8.9, inLarge: 11 }
+      : { pizza: 25900, large: 8000, stuffed: 5500, inLarge: 7500 },
+  );
+  want.items.EXTRA = item("EXTRA", brl ? 1234.5 : 1234500, { title: "Familiar" });
+  return buildPlan({ ...desired(want), currency }, current(have));
+}
+
+describe("prices in a currency", () => {
+  for (const currency of ["COP", "BRL"] as const) {
+    const name = currency.toLowerCase();
+    it(`formats ${currency} prices in the text plan`, async () => {
+      const plan = currencyPlan(currency);
+      expect(plan.currency).toBe(currency);
+      await expect(renderText(plan, { color: false })).toMatchFileSnapshot(`expected/plan-${name}.txt`);
+    });
+    it(`formats ${currency} prices in the Markdown plan`, async () => {
+      await expect(renderMarkdown(currencyPlan(currency))).toMatchFileSnapshot(`expected/plan-${name}.md`);
+    });
+  }
+
+  it("keeps the platform's numbers in the JSON plan", () => {
+    const json = JSON.parse(renderJson(currencyPlan("BRL"))) as {
+      currency: string;
+      changes: { key: string; after: { price: number } }[];
+    };
+    expect(json.currency).toBe("BRL");
+    expect(json.changes.find((c) => c.key === "PIZZA")?.after.price).toBe(42.5);
+  });
+});

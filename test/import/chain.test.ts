@@ -64,6 +64,8 @@ describe("carte import on the example chain", () => {
     ]);
     expect(parse(files["carte.yaml"]!)).toEqual({
       version: 1,
+      // The currency of the project read (examples/chain is in COP).
+      currency: "COP",
       platform: { base_url: fx.emu.url },
       stores: "stores/*.yaml",
       catalogs: "catalogs/*.yaml",
@@ -98,8 +100,11 @@ describe("carte import on the example chain", () => {
     const again = tempDir();
     expect((await carte([...args, "--out", again, "-q"])).code).toBe(0);
     expect(readTree(again)).toEqual(files);
-    const rerun = await carte([...args, "--out", out]);
+    // Into the imported project again: refused, and with --merge nothing to add (every store is managed).
+    expect((await carte([...args, "--out", out])).code).toBe(1);
+    const rerun = await carte([...args, "--out", out, "--merge"]);
+    expect(rerun.code).toBe(0);
     expect(rerun.out).not.toMatch(/created|updated/);
-    expect(rerun.err).toContain("carte.yaml exists and was left as it is");
+    expect(rerun.err).toContain("carte.yaml and every existing file were left as they are");
   });
 });

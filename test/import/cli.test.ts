@@ -128,13 +128,14 @@ describe("carte import", () => {
     const { config } = project();
     const out = tempDir();
     const strict = await carte(["import", "--store", "800002", "-c", config, "--out", out]);
-    expect(strict.code).toBe(1);
+    // Exit 2: the files would not give exactly the live state (docs/import.md).
+    expect(strict.code).toBe(2);
     expect(strict.err).toContain("store[store-800002].category[SIDES]: a category lists only items");
     expect(strict.err).toContain("Nothing was written");
     expect(existsSync(path.join(out, "carte.yaml"))).toBe(false);
 
     const lenient = await carte(["import", "--store", "800002", "-c", config, "--out", out, "--lenient"]);
-    expect(lenient.code).toBe(0);
+    expect(lenient.code).toBe(2);
     expect(lenient.err).toContain("Warning: carte's files cannot express 1 thing");
     const plan = await carte(["plan", "--detailed-exitcode", "-c", path.join(out, "carte.yaml")]);
     expect(plan.code).toBe(2);
@@ -148,12 +149,16 @@ describe("carte import", () => {
       path.join(out, "carte.yaml"),
       "version: 1\nstores: shops/*.yaml\ncatalogs: catalogs/*.yaml\n",
     );
-    const run = await carte(["import", "--store", "800001", "-c", config, "--out", out]);
+    // Into a project, only with --merge.
+    const refused = await carte(["import", "--store", "800001", "-c", config, "--out", out]);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain("carte import never overwrites its files");
+    const run = await carte(["import", "--store", "800001", "-c", config, "--out", out, "--merge"]);
     expect(run.code).toBe(0);
     expect(readFileSync(path.join(out, "carte.yaml"), "utf8")).toBe(
       "version: 1\nstores: shops/*.yaml\ncatalogs: catalogs/*.yaml\n",
     );
-    expect(run.err).toContain("carte.yaml exists and was left as it is");
+    expect(run.err).toContain("carte.yaml and every existing file were left as they are");
     expect(run.err).toContain(
       "Add these files to its stores: and catalogs: entries:\n  stores/store-800001.yaml\n",
     );
@@ -163,9 +168,9 @@ describe("carte import", () => {
     const dir = tempDir();
     const config = path.join(dir, "carte.yaml");
     writeFileSync(config, "version: 1\nstores: stores/*.yaml\ncatalogs: catalogs/*.yaml\n");
-    const run = await carte(["import", "--store", "123", "-c", config, "--out", dir]);
+    const run = await carte(["import", "--store", "123", "-c", config, "--out", dir, "--merge"]);
     expect(run.code).toBe(0);
-    expect(run.err).toContain("carte.yaml exists and was left as it is");
+    expect(run.err).toContain("carte.yaml and every existing file were left as they are");
     expect(run.err).not.toContain("Add these files");
     const plan = await carte(["plan", "--detailed-exitcode", "-c", config]);
     expect(plan.out).toContain("No changes");

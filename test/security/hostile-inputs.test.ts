@@ -183,6 +183,26 @@ function expectRefused(
 /** A store file `stores/a.yaml` with extra lines. */
 const store = (extra: string): Files => ({ "stores/a.yaml": storeYaml(1, "a", extra) });
 
+/**
+ * A catalog `burgers` whose item TOP offers G0, whose option offers G1, and so on: `n` modifier groups
+ * nested in a chain (the last one offering G0 again when `circle`).
+ */
+function nestedChain(n: number, circle: boolean): string {
+  const lines = [
+    "items:",
+    "  - { sku: TOP, title: Top, price: 1, modifier_groups: [G0] }",
+    "modifier_groups:",
+  ];
+  for (let i = 0; i < n; i++) {
+    const next = i + 1 < n ? `G${i + 1}` : circle ? "G0" : undefined;
+    lines.push(
+      `  - { sku: G${i}, title: G, min: 0, max: 1, options: [{ sku: O${i}, title: O, price: 1` +
+        `${next ? `, modifier_groups: [${next}]` : ""} }] }`,
+    );
+  }
+  return lines.join("\n") + "\n";
+}
+
 /** One hostile configuration: its files, the command, and the located message it must produce. */
 interface Case {
   name: string;
@@ -559,6 +579,38 @@ const CASES: Case[] = [
       ),
     }),
     located: /stores\/a\.yaml:8:5: unknown SKU "X0"/,
+  },
+  {
+    name: "20,000 prices read as written in a COP project stay fast",
+    files: () => ({
+      "carte.yaml": projectYaml("currency: COP\n"),
+      "stores/a.yaml": storeYaml(
+        1,
+        "a",
+        "overrides:\n  prices:\n" + Array.from({ length: 20_000 }, (_, i) => `    X${i}: 24.900\n`).join(""),
+      ),
+    }),
+    located: /stores\/a\.yaml:8:9: price 24\.900 has 3 decimals, but COP prices have none/,
+  },
+  {
+    name: "a price of 100,000 decimals in a COP project: the message quotes 40 characters",
+    files: () => ({
+      "carte.yaml": projectYaml("currency: COP\n"),
+      "catalogs/burgers.yaml": CATALOG.replace("price: 24900", `price: 0.${"0".repeat(100_000)}1`),
+    }),
+    located:
+      /catalogs\/burgers\.yaml:2:42: price 0\.0{38}… has 100001 decimals, but COP prices have none: write whole amounts$/m,
+  },
+  {
+    name: "4,000 modifier groups nested in a chain: located, no stack overflow",
+    files: () => ({ "catalogs/burgers.yaml": nestedChain(4000, false) }),
+    located: /catalogs\/burgers\.yaml:6:\d+: modifier group "G3" nests 4 levels deep under item TOP/,
+  },
+  {
+    name: "a circle of 4,000 nested modifier groups: one short message",
+    files: () => ({ "catalogs/burgers.yaml": nestedChain(4000, true) }),
+    located:
+      /catalogs\/burgers\.yaml:4003:\d+: modifier groups nest in a circle: G0 → O0 → G1 → O1 → G2 → O2 → … 7989 more … → O3997 → G3998 → O3998 → G3999 → O3999 → G0; an option/,
   },
   {
     name: "a file at the node limit full of mistakes: the first 1000 problems, then a note",

@@ -77,6 +77,15 @@ describe("hostile values through the commands", () => {
     expect(applied.out).toContain("Apply complete");
   });
 
+  it("explain shows them escaped, one line per value", async () => {
+    const { config } = hostileProject();
+    const r = await carte(["explain", "store[bog-centro].item[BURGER-CLASSIC]", "-c", config]);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).not.toMatch(RAW_UNSAFE);
+    expect(r.out).toMatch(/^ {2}title: +"<\/details> ``` @admin #1 \\u202e\\u0000 \| <img src=x>"$/m);
+    expect(r.out).toMatch(/^ {6}from \S*stores\/bog-centro\.yaml:\d+:\d+$/m);
+  });
+
   it("a configuration problem quoting a hostile value is escaped", async () => {
     const { config, dir } = hostileProject();
     edit(path.join(dir, "stores", "bog-centro.yaml"), "catalog: burgers", `catalog: "${FORGED_NAME}"`);

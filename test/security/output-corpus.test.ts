@@ -15,8 +15,8 @@ import { createProgress } from "../../src/cli/progress.js";
 import { reportError, type CliIo } from "../../src/cli/io.js";
 import { ApiError, ConfigError } from "../../src/errors.js";
 import { enforceSafety } from "../../src/workflow.js";
-import { buildPlan } from "../../src/plan/plan.js";
 import { sealPlan } from "../../src/plan/digest.js";
+import { buildPlan } from "../../src/plan/plan.js";
 import type { Plan } from "../../src/plan/types.js";
 import { codeSpan, escapeHtml, escapeMarkdown, escapeTerminal, jsonSafe } from "../../src/render/escape.js";
 import { renderJson } from "../../src/render/json.js";
@@ -151,7 +151,8 @@ describe("output corpus: plans", () => {
         expectInertText(renderText(hostile, { color: false }), renderText(benign, { color: false }));
         expectInertColoured(renderText(hostile, { color: true }), renderText(benign, { color: true }));
         expectInertMarkdown(renderMarkdown(hostile), renderMarkdown(benign));
-        // JSON keeps the exact value, with every dangerous character as a \u escape.
+        // JSON keeps the exact value, with every dangerous character as a \u escape; the JSON view is
+        // the plan sealed with its digest (issue 11), computed over those exact values.
         const json = renderJson(hostile);
         expect(json).not.toMatch(RAW_UNSAFE);
         expect(JSON.stringify(JSON.parse(json))).toBe(JSON.stringify(sealPlan(hostile)));

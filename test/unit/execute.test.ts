@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { executePlan } from "../../src/apply/execute.js";
+import { executePlan, executePlanFully } from "../../src/apply/execute.js";
 import { ApiError } from "../../src/errors.js";
 import type { Operation, Plan } from "../../src/plan/types.js";
 import type { PlatformClient } from "../../src/platform/client.js";
@@ -186,6 +186,36 @@ describe("executePlan", () => {
     });
     expect(client.calls).toEqual(["POST /a1", "POST /a2"]);
     expect(results.find((r) => r.id === "b1")?.message).toContain("refused: b: the store changed");
+  });
+
+  it("makes a call for several stores without the entries of a store that failed, and says what it sent", async () => {
+    const client = scripted({ "/a1": [new ApiError({ method: "POST", path: "/a1", status: 400 })] });
+    const toggle = (store: string) => ({
+      store,
+      element: { integrationId: store, sku: "FRIES", on: false },
+    });
+    const p = plan([
+      op("a1", "items.upsert", 1, { stores: ["a"] }),
+      op("avail", "availability.toggle", 7, {
+        method: "PUT",
+        stores: ["a", "b"],
+        parts: [toggle("a"), toggle("b")],
+        addresses: ["store[a].availability[FRIES]", "store[b].availability[FRIES]"],
+      }),
+    ]);
+    const { results, sent } = await executePlanFully(p, client);
+    expect(Object.fromEntries(results.map((r) => [r.id, r.status]))).toEqual({ a1: "failed", avail: "ok" });
+    expect(results.find((r) => r.id === "avail")?.message).toBe(
+      "entries of a skipped: an earlier call for them failed",
+    );
+    // What a read can show of the call is b's entry alone (the apply watches that, not a's).
+    expect(sent.get("avail")).toMatchObject({
+      stores: ["b"],
+      parts: [toggle("b")],
+      addresses: ["store[b].availability[FRIES]"],
+      body: [{ store_integration_id: "b", items: { turn_off: ["FRIES"] } }],
+    });
+    expect(sent.has("a1")).toBe(false);
   });
 
   it("gives up after two rounds of reading and making again", async () => {

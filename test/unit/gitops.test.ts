@@ -70,6 +70,7 @@ describe("sharding", () => {
     const d = {
       ...desired(...want),
       client: { webhooks: { STORE_PROVISIONING_STATUS: { url: "https://x" } } },
+      currency: "COP",
     };
     const c = {
       ...current(...stores),
@@ -83,6 +84,8 @@ describe("sharding", () => {
     expect(merged.changes).toEqual(whole.changes);
     expect({ ...merged.summary, operations: 0 }).toEqual({ ...whole.summary, operations: 0 });
     expect(merged.safety).toEqual(whole.safety);
+    // Every shard and the merge show prices in the project's currency, as one job does.
+    expect([whole, ...parts, merged].map((p) => p.currency)).toEqual(["COP", "COP", "COP", "COP", "COP"]);
     // The same comment, the footer included.
     const footer = (p: Plan) => encodeReviewed(reviewedRecord(p, "abc1234"));
     expect(renderPlanComment(merged, { footer: footer(merged) })).toBe(

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildPlan } from "../../src/plan/plan.js";
+import { scopeDesired } from "../../src/workflow.js";
 import { current, desired, group, item, store } from "../helpers/builders.js";
 
 function chain(price = 100) {
@@ -17,6 +18,14 @@ function chain(price = 100) {
 }
 
 describe("buildPlan", () => {
+  it("keeps the project's currency when --store limits the plan", () => {
+    const d = { ...desired(chain(200), store("med-poblado", "900201")), currency: "COP" };
+    const scoped = scopeDesired(d, { stores: ["bog-*"], kinds: [], targets: [] });
+    expect(Object.keys(scoped.stores)).toEqual(["bog-centro"]);
+    const plan = buildPlan(scoped, current(chain()));
+    expect(plan.currency).toBe("COP");
+  });
+
   it("plans nothing when desired and current are equal", () => {
     const s = chain();
     const plan = buildPlan(desired(s), current(s));

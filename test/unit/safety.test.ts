@@ -16,7 +16,8 @@ function shop(n: number, build: (s: ReturnType<typeof store>) => void = () => {}
 
 describe("safety guards", () => {
   it("pass a small change", () => {
-    const plan = buildPlan(desired(shop(20, (s) => (s.items.I0!.price = 1))), current(shop(20)));
+    // A price moved by a fifth: within max_price_change_percent (50).
+    const plan = buildPlan(desired(shop(20, (s) => (s.items.I0!.price = 120))), current(shop(20)));
     expect(plan.safety).toEqual({ ok: true, violations: [] });
   });
 
@@ -113,5 +114,44 @@ describe("targeting", () => {
     const all = buildPlan(desired(want), current(shop(3))).changes;
     const picked = selectChanges(all, { stores: [], kinds: ["item"], targets: [] });
     expect(picked.map((c) => c.address)).toEqual(["store[shop].item[I2]", "store[shop].category[ALL]"]);
+  });
+});
+
+describe("max_price_change_percent", () => {
+  it("refuses a 10× price and a price inside a parent cut by more than half, naming them in the currency", () => {
+    const want = shop(20, (s) => {
+      s.items.I0!.price = 1000;
+      s.items.I1!.priceInParent = { I2: 10 };
+      s.items.I3!.price = 150; // +45.6 %: within the default 50 %
+    });
+    const have = current(shop(20, (s) => (s.items.I1!.priceInParent = { I2: 30 })));
+    const plan = buildPlan({ ...desired(want), currency: "COP" }, have);
+    expect(plan.safety.violations).toEqual([
+      {
+        guard: "max_price_change_percent",
+        store: "shop",
+        message:
+          "store[shop]: the plan changes 2 prices by more than max_price_change_percent 50 %: " +
+          "item[I0] $100 → $1.000 (+900 %), item[I1] inside I2 $30 → $10 (-66.7 %)",
+      },
+    ]);
+  });
+
+  it("follows carte.yaml's share, and leaves prices that were 0 alone", () => {
+    const want = shop(20, (s) => {
+      s.items.I0!.price = 200;
+      s.items.I1!.price = 500;
+    });
+    const have = current(shop(20, (s) => (s.items.I1!.price = 0)));
+    const loose = buildPlan(desired(want), have, {
+      safety: { ...DEFAULT_SAFETY, maxPriceChangePercent: 100 },
+    });
+    expect(loose.safety.ok).toBe(true);
+    const strict = buildPlan(desired(want), have, {
+      safety: { ...DEFAULT_SAFETY, maxPriceChangePercent: 99 },
+    });
+    expect(strict.safety.violations.map((v) => v.message)).toEqual([
+      "store[shop]: the plan changes 1 price by more than max_price_change_percent 99 %: item[I0] 100 → 200 (+100 %)",
+    ]);
   });
 });

@@ -1,0 +1,117 @@
+/**
+ * `carte explain ADDRESS`: where each value of a store's catalog resource comes from, file and line —
+ * the catalog, or an override of carte.yaml `defaults:`, a group, an included file or the store file
+ * (precedence store > group > carte.yaml > catalog), with the values it overrides. No API call.
+ *
+ * `ADDRESS` is `store[KEY].SEGMENT[KEY]` with `item`, `modifier_group`, `category`, `menu` or
+ * `availability`; `*` and `?` match any store or key (`store[*].item[PIZZA-*]`).
+ *
+ * Exit codes: 0 something was explained; 1 the address names nothing, or the files have problems.
+ */
+
+import type { Argv, CommandModule } from "yargs";
+import { loadProject } from "../config/index.js";
+import { explainResource, type AttributeOrigin, type Explanation } from "../config/explain.js";
+import { ExitCode, UsageError } from "../errors.js";
+import type { StoreState } from "../model.js";
+import type { Currency } from "../money.js";
+import { matchAddress } from "../plan/target.js";
+import { escapeTerminal } from "../render/escape.js";
+import { formatAttribute } from "../render/lines.js";
+import type { CliIo } from "./io.js";
+
+const SEGMENTS = ["item", "modifier_group", "category", "menu", "availability"] as const;
+
+/** The keys of a segment's resources in a store. */
+function keysOf(state: StoreState, segment: string): string[] {
+  if (segment === "category") return Object.keys(state.categories);
+  if (segment === "menu") return Object.keys(state.menus);
+  const wanted = segment === "modifier_group" ? "MODIFIER_GROUP" : "ITEM";
+  return Object.values(state.items)
+    .filter((r) => r.type === wanted)
+    .map((r) => r.sku);
+}
+
+function format(attribute: string, value: unknown, currency: Currency | undefined): string {
+  const name = attribute.startsWith("priceInParent.") ? "price" : attribute;
+  return formatAttribute(name, value, currency);
+}
+
+/** The text of one explanation. */
+export function renderExplanation(e: Explanation, currency: Currency | undefined): string {
+  // Addresses, values and file names come from the files: each line is escaped for a terminal.
+  const lines = [e.address];
+  if (!e.attributes)
+    return [e.address, `  ${e.reason ?? "not found"}`].map((l) => escapeTerminal(l)).join("\n") + "\n";
+  const width = Math.max(...e.attributes.map((a) => a.attribute.length)) + 1;
+  const line = (a: AttributeOrigin) => {
+    const value = format(a.attribute, a.value, currency);
+    const [first, ...rest] = a.from;
+    lines.push(`  ${`${a.attribute}:`.padEnd(width + 1)} ${value}`);
+    lines.push(
+      `      ${
+        !first
+          ? "not written anywhere"
+          : first.value === undefined
+            ? `not written: the default, for the entry at ${first.at}`
+            : `from ${first.at}`
+      }`,
+    );
+    for (const r of rest) lines.push(`      overrides ${format(a.attribute, r.value, currency)} at ${r.at}`);
+    for (const r of a.removed ?? []) lines.push(`      less ${String(r.value)}, excluded at ${r.at}`);
+  };
+  e.attributes.forEach(line);
+  return lines.map((l) => escapeTerminal(l)).join("\n") + "\n";
+}
+
+/** `carte explain`. */
+export async function runExplain(opts: { config: string; address: string }, io: CliIo): Promise<number> {
+  const m = /^store\[([^\]]+)\]\.([a-z_]+)\[([^\]]+)\]$/.exec(opts.address.trim());
+  if (!m || !(SEGMENTS as readonly string[]).includes(m[2]!)) {
+    throw new UsageError(
+      `"${opts.address}" is not an address carte explain knows: write store[KEY].SEGMENT[KEY] with ` +
+        `${SEGMENTS.join(", ")}, for example store[bog-centro].item[BURGER-CLASSIC]`,
+    );
+  }
+  const [, storePattern, segment, keyPattern] = m as unknown as [string, string, string, string];
+  const project = await loadProject(opts.config, { explain: true });
+  const currency: Currency | undefined = project.currency;
+  const wildcard = /[*?]/.test(keyPattern);
+  const out: Explanation[] = [];
+  let stores = 0;
+  for (const [key, state] of Object.entries(project.desired.stores)) {
+    if (!matchAddress(`store[${storePattern}]`, `store[${key}]`)) continue;
+    stores++;
+    const sources = project.sources!.get(key)!;
+    const keys = wildcard
+      ? keysOf(state, segment)
+          .filter((k) => matchAddress(`${segment}[${keyPattern}]`, `${segment}[${k}]`))
+          .sort()
+      : [keyPattern];
+    for (const k of keys) out.push(explainResource(state, sources, segment, k));
+  }
+  if (stores === 0) throw new UsageError(`no store of ${opts.config} matches store[${storePattern}]`);
+  if (out.length === 0) {
+    io.err(escapeTerminal(`Nothing matches ${opts.address}.`) + "\n");
+    return ExitCode.error;
+  }
+  io.out(out.map((e) => renderExplanation(e, currency)).join("\n"));
+  return out.some((e) => e.attributes) ? ExitCode.ok : ExitCode.error;
+}
+
+/** The yargs definition of `carte explain`; `setCode` receives the exit code. */
+export function explainCommand(io: CliIo, setCode: (code: number) => void): CommandModule {
+  return {
+    command: "explain <address>",
+    describe: "Show where each value of a store's item, group, category or menu comes from (file:line)",
+    builder: (y: Argv) =>
+      y.positional("address", {
+        type: "string",
+        describe: "e.g. 'store[cali-norte].item[PIZZA-L]' (* and ? allowed)",
+      }),
+    handler: async (args) => {
+      const a = args as unknown as { config: string; address: string };
+      setCode(await runExplain({ config: a.config, address: a.address }, io));
+    },
+  };
+}

@@ -1,0 +1,614 @@
+/**
+ * Catalog overrides at every layer: `overrides:` (prices, option prices inside a parent, titles,
+ * descriptions, images, exclusions, schedules, min/max of modifier groups) and `availability:`, written
+ * under carte.yaml `defaults:`, under a group's `defaults:`, in a shared file named by `include:`, or
+ * in a store file. A store inherits them in the order of its settings layers (carte.yaml → group →
+ * store, each preceded by its includes); for each SKU (and key) the highest layer wins, exclusions add
+ * up (docs/configuration.md, "Overrides at every layer").
+ *
+ * This module reads one layer with its sites (checking prices and schedules where they are written),
+ * merges a store's layers keeping every value with its site (what `carte explain` shows), checks the
+ * merged overrides against the store's catalog, and gives src/config/resolve.ts the plain values.
+ * Tables keyed by SKU are `Map`s: SKUs are the files' own text (`__proto__` is a valid key here).
+ */
+
+import type { ConfigProblem } from "../errors.js";
+import type { StoreFile } from "../generated/config.js";
+import type { ImageRef } from "../model.js";
+import type { Currency } from "../money.js";
+import { checkPrice } from "./check.js";
+import type { CatalogIndex, SkuKind } from "./check.js";
+import { bare, isRecord, list, quote, Reporter, report, where } from "./report.js";
+import type { Site } from "./report.js";
+import { checkSchedules } from "./settings.js";
+import { toPointer } from "./yaml.js";
+import type { YamlFile } from "./yaml.js";
+
+/** Schedules as a file writes them (`{days, slots}`), before they are made canonical. */
+export interface WrittenSchedule {
+  days: string;
+  slots: string[];
+}
+
+/** One value written in a layer, and where. */
+export interface Entry<T> {
+  value: T;
+  site: Site;
+}
+
+/** min and max of a modifier group as one layer writes them. */
+export interface LimitsEntry {
+  min?: Entry<number>;
+  max?: Entry<number>;
+}
+
+/** What one layer writes under `overrides:` and `availability:`. */
+export interface OverridesLayer {
+  /** The settings object of the layer (the top of a store file, `defaults:` of carte.yaml…). */
+  site: Site;
+  /** Pointer segments of that settings object. */
+  base: readonly (string | number)[];
+  prices: Map<string, Entry<number>>;
+  /** Parent SKU → option SKU → price of the option inside that parent. */
+  optionPrices: Map<string, Map<string, Entry<number>>>;
+  titles: Map<string, Entry<string>>;
+  descriptions: Map<string, Entry<string>>;
+  images: Map<string, Entry<ImageRef[]>>;
+  schedules: Map<string, Entry<WrittenSchedule[]>>;
+  limits: Map<string, LimitsEntry>;
+  /** Excluded SKUs, in the order written. */
+  exclude: Entry<string>[];
+  unavailable: Entry<string>[];
+  /** `undefined` when the layer does not write `availability.available`. */
+  available: Entry<string>[] | undefined;
+}
+
+/** An image as the files write it: a path, or `{path, host}` (model {@link ImageRef}). */
+export function imageRef(value: unknown): ImageRef | undefined {
+  if (typeof value === "string") return value;
+  if (isRecord(value) && typeof value.path === "string" && typeof value.host === "string")
+    return { path: value.path, host: value.host };
+  return undefined;
+}
+
+/** The images of a list as the files write them (entries of the wrong shape left to the schema). */
+export function imageRefs(value: unknown): ImageRef[] {
+  return list(value).flatMap((v) => {
+    const ref = imageRef(v);
+    return ref === undefined ? [] : [ref];
+  });
+}
+
+function writtenSchedules(value: unknown): WrittenSchedule[] {
+  return list(value).flatMap((s) =>
+    isRecord(s) && typeof s.days === "string"
+      ? [{ days: s.days, slots: list(s.slots).filter((x): x is string => typeof x === "string") }]
+      : [],
+  );
+}
+
+/**
+ * Reads the catalog overrides and availability of one layer, checking what can be checked without
+ * knowing the store: prices as written (in the project's currency), schedules, and min ≤ max of one
+ * entry. `undefined` when the layer writes neither.
+ *
+ * @param base - pointer segments of the settings object in the file.
+ * @param data - the settings object.
+ */
+export function readOverrides(
+  parsed: YamlFile,
+  base: readonly (string | number)[],
+  data: unknown,
+  problems: ConfigProblem[],
+  currency: Currency | undefined,
+): OverridesLayer | undefined {
+  const settings = isRecord(data) ? data : {};
+  const has = (k: string) => Object.hasOwn(settings, k);
+  if (!has("overrides") && !has("availability")) return undefined;
+  const r = new Reporter(parsed, problems);
+  const at = (...segments: (string | number)[]): Site => r.site([...base, ...segments]);
+  const o = isRecord(settings.overrides) ? settings.overrides : {};
+  const a = isRecord(settings.availability) ? settings.availability : {};
+  const layer: OverridesLayer = {
+    site: at(),
+    base,
+    prices: new Map(),
+    optionPrices: new Map(),
+    titles: new Map(),
+    descriptions: new Map(),
+    images: new Map(),
+    schedules: new Map(),
+    limits: new Map(),
+    exclude: [],
+    unavailable: [],
+    available: undefined,
+  };
+  const entries = (key: string): [string, unknown][] =>
+    isRecord(o[key]) ? Object.entries(o[key] as Record<string, unknown>) : [];
+
+  for (const [sku, price] of entries("prices")) {
+    checkPrice(r, [...base, "overrides", "prices", sku], price, currency);
+    if (typeof price === "number")
+      layer.prices.set(sku, { value: price, site: at("overrides", "prices", sku) });
+  }
+  for (const [parent, prices] of entries("option_prices")) {
+    if (!isRecord(prices)) continue;
+    const inParent = new Map<string, Entry<number>>();
+    for (const [sku, price] of Object.entries(prices)) {
+      checkPrice(r, [...base, "overrides", "option_prices", parent, sku], price, currency);
+      if (typeof price === "number")
+        inParent.set(sku, { value: price, site: at("overrides", "option_prices", parent, sku) });
+    }
+    layer.optionPrices.set(parent, inParent);
+  }
+  for (const [sku, title] of entries("titles"))
+    if (typeof title === "string")
+      layer.titles.set(sku, { value: title, site: at("overrides", "titles", sku) });
+  for (const [sku, text] of entries("descriptions"))
+    if (typeof text === "string")
+      layer.descriptions.set(sku, { value: text, site: at("overrides", "descriptions", sku) });
+  for (const [sku, images] of entries("images"))
+    if (Array.isArray(images))
+      layer.images.set(sku, { value: imageRefs(images), site: at("overrides", "images", sku) });
+  for (const [sku, schedules] of entries("schedules")) {
+    if (!Array.isArray(schedules)) continue;
+    checkSchedules(
+      parsed,
+      [...base, "overrides", "schedules", sku],
+      schedules,
+      `schedules of ${bare(sku)}`,
+      problems,
+    );
+    layer.schedules.set(sku, { value: writtenSchedules(schedules), site: at("overrides", "schedules", sku) });
+  }
+  for (const [sku, limits] of entries("limits")) {
+    if (!isRecord(limits)) continue;
+    const entry: LimitsEntry = {};
+    if (typeof limits.min === "number")
+      entry.min = { value: limits.min, site: at("overrides", "limits", sku, "min") };
+    if (typeof limits.max === "number")
+      entry.max = { value: limits.max, site: at("overrides", "limits", sku, "max") };
+    if (entry.min && entry.max && entry.min.value > entry.max.value)
+      report(
+        problems,
+        entry.min.site,
+        `min (${entry.min.value}) is more than max (${entry.max.value}): lower min or raise max`,
+      );
+    layer.limits.set(sku, entry);
+  }
+  list(o.exclude).forEach((sku, k) => {
+    if (typeof sku === "string") layer.exclude.push({ value: sku, site: at("overrides", "exclude", k) });
+  });
+
+  list(a.unavailable).forEach((sku, k) => {
+    if (typeof sku === "string")
+      layer.unavailable.push({ value: sku, site: at("availability", "unavailable", k) });
+  });
+  if (Array.isArray(a.available)) {
+    const off = new Set(layer.unavailable.map((e) => e.value));
+    layer.available = [];
+    a.available.forEach((sku, k) => {
+      if (typeof sku !== "string") return;
+      const site = at("availability", "available", k);
+      if (off.has(sku))
+        report(
+          problems,
+          site,
+          `${quote(sku)} is listed as both unavailable and available: keep it in one list`,
+        );
+      layer.available!.push({ value: sku, site });
+    });
+  }
+  return layer;
+}
+
+/** A value of the merged overrides: the winning one, and those of the lower layers it hides. */
+export interface Layered<T> {
+  value: T;
+  site: Site;
+  /** Index of the winning layer among the store's layers (higher wins). */
+  level: number;
+  /** Values of lower layers, highest first. */
+  below: Entry<T>[];
+}
+
+/** A store's overrides merged from its layers, every value with its site. */
+export interface MergedOverrides {
+  /** The layers that write overrides, lowest first (their index is the `level` of their values). */
+  layers: readonly OverridesLayer[];
+  prices: Map<string, Layered<number>>;
+  optionPrices: Map<string, Map<string, Layered<number>>>;
+  titles: Map<string, Layered<string>>;
+  descriptions: Map<string, Layered<string>>;
+  images: Map<string, Layered<ImageRef[]>>;
+  schedules: Map<string, Layered<WrittenSchedule[]>>;
+  limits: Map<string, { min?: Layered<number>; max?: Layered<number> }>;
+  /** Excluded SKUs with every exclusion of them, lowest layer first. */
+  exclude: Map<string, (Entry<string> & { level: number })[]>;
+  /** SKU → whether it must be available (false: switched off), the highest layer winning. */
+  availability: Map<string, Layered<boolean>>;
+  /** Whether some layer writes `availability.available`. */
+  availableWritten: boolean;
+}
+
+function put<T>(into: Map<string, Layered<T>>, key: string, entry: Entry<T>, level: number): void {
+  const prev = into.get(key);
+  into.set(key, {
+    value: entry.value,
+    site: entry.site,
+    level,
+    below: prev ? [{ value: prev.value, site: prev.site }, ...prev.below] : [],
+  });
+}
+
+/** Merges the overrides of a store's layers, lowest first. */
+export function mergeOverrides(layers: readonly OverridesLayer[]): MergedOverrides {
+  const out: MergedOverrides = {
+    layers,
+    prices: new Map(),
+    optionPrices: new Map(),
+    titles: new Map(),
+    descriptions: new Map(),
+    images: new Map(),
+    schedules: new Map(),
+    limits: new Map(),
+    exclude: new Map(),
+    availability: new Map(),
+    availableWritten: false,
+  };
+  layers.forEach((layer, level) => {
+    for (const [sku, e] of layer.prices) put(out.prices, sku, e, level);
+    for (const [parent, prices] of layer.optionPrices) {
+      let inParent = out.optionPrices.get(parent);
+      if (!inParent) out.optionPrices.set(parent, (inParent = new Map()));
+      for (const [sku, e] of prices) put(inParent, sku, e, level);
+    }
+    for (const [sku, e] of layer.titles) put(out.titles, sku, e, level);
+    for (const [sku, e] of layer.descriptions) put(out.descriptions, sku, e, level);
+    for (const [sku, e] of layer.images) put(out.images, sku, e, level);
+    for (const [sku, e] of layer.schedules) put(out.schedules, sku, e, level);
+    for (const [sku, e] of layer.limits) {
+      const merged = out.limits.get(sku) ?? {};
+      const field = (k: "min" | "max") => {
+        const got = e[k];
+        if (!got) return;
+        const prev = merged[k];
+        merged[k] = {
+          value: got.value,
+          site: got.site,
+          level,
+          below: prev ? [{ value: prev.value, site: prev.site }, ...prev.below] : [],
+        };
+      };
+      field("min");
+      field("max");
+      out.limits.set(sku, merged);
+    }
+    for (const e of layer.exclude) {
+      const all = out.exclude.get(e.value) ?? [];
+      all.push({ ...e, level });
+      out.exclude.set(e.value, all);
+    }
+    for (const e of layer.unavailable) put(out.availability, e.value, { value: false, site: e.site }, level);
+    for (const e of layer.available ?? [])
+      put(out.availability, e.value, { value: true, site: e.site }, level);
+    if (layer.available) out.availableWritten = true;
+  });
+  return out;
+}
+
+/** The plain overrides of one store, as src/config/resolve.ts applies them. */
+export interface StoreOverrides {
+  prices: ReadonlyMap<string, number>;
+  optionPrices: ReadonlyMap<string, ReadonlyMap<string, number>>;
+  titles: ReadonlyMap<string, string>;
+  descriptions: ReadonlyMap<string, string>;
+  images: ReadonlyMap<string, ImageRef[]>;
+  schedules: ReadonlyMap<string, WrittenSchedule[]>;
+  limits: ReadonlyMap<string, { min?: number; max?: number }>;
+  exclude: ReadonlySet<string>;
+  unavailable: readonly string[];
+  /** Absent when no layer writes `availability.available`. */
+  available?: readonly string[];
+}
+
+function values<T>(map: ReadonlyMap<string, Layered<T>>): Map<string, T> {
+  return new Map([...map].map(([k, v]) => [k, v.value]));
+}
+
+/** The plain values of merged overrides. */
+export function plainOverrides(merged: MergedOverrides): StoreOverrides {
+  const availability = [...merged.availability];
+  return {
+    prices: values(merged.prices),
+    optionPrices: new Map([...merged.optionPrices].map(([p, m]) => [p, values(m)])),
+    titles: values(merged.titles),
+    descriptions: values(merged.descriptions),
+    images: values(merged.images),
+    schedules: values(merged.schedules),
+    limits: new Map(
+      [...merged.limits].map(([k, l]) => [
+        k,
+        {
+          ...(l.min ? { min: l.min.value } : {}),
+          ...(l.max ? { max: l.max.value } : {}),
+        },
+      ]),
+    ),
+    exclude: new Set(merged.exclude.keys()),
+    unavailable: availability.filter(([, v]) => !v.value).map(([k]) => k),
+    ...(merged.availableWritten
+      ? { available: availability.filter(([, v]) => v.value).map(([k]) => k) }
+      : {}),
+  };
+}
+
+function recordMap<T>(record: Record<string, T | undefined> | undefined): Map<string, T> {
+  const out = new Map<string, T>();
+  for (const [k, v] of Object.entries(record ?? {})) if (v !== undefined) out.set(k, v);
+  return out;
+}
+
+/**
+ * The overrides a store file writes itself, without layers or sites: what `carte import` resolves its
+ * written files with (src/import/factor.ts).
+ */
+export function overridesOfFile(store: StoreFile): StoreOverrides {
+  const o = store.overrides ?? {};
+  const available = store.availability?.available;
+  return {
+    prices: recordMap(o.prices),
+    optionPrices: new Map(Object.entries(o.option_prices ?? {}).map(([p, m]) => [p, recordMap(m)])),
+    titles: recordMap(o.titles),
+    descriptions: recordMap(o.descriptions),
+    images: new Map(Object.entries(o.images ?? {}).map(([k, v]) => [k, imageRefs(v)])),
+    schedules: new Map(Object.entries(o.schedules ?? {}).map(([k, v]) => [k, writtenSchedules(v)])),
+    limits: recordMap(o.limits),
+    exclude: new Set(o.exclude ?? []),
+    unavailable: store.availability?.unavailable ?? [],
+    ...(available ? { available } : {}),
+  };
+}
+
+function a(kind: SkuKind | "category"): string {
+  return kind === "item"
+    ? "an item"
+    : kind === "option"
+      ? "an option"
+      : kind === "category"
+        ? "a category"
+        : "a modifier group";
+}
+
+/** An unknown SKU written in a layer, with the catalogs of every store that inherits it. */
+interface Unknown {
+  site: Site;
+  sku: string;
+  /** What the catalogs lack, e.g. `no item or option with this SKU`. */
+  lacks: string;
+  catalogs: Set<string>;
+  known: boolean;
+  target: "value" | "key";
+}
+
+/**
+ * Checks the merged overrides of stores against their catalogs. A SKU a layer names must be of the
+ * right kind in the catalog of every store that inherits it; an unknown SKU is a problem when no store
+ * that inherits the entry knows it (a chain-wide price of a pizza is fine in the coffee stores, whose
+ * catalog has none). A value for a SKU excluded in the same or a lower layer is a problem; one excluded
+ * in a higher layer is dropped. Call {@link check} for every store, then {@link finish}.
+ */
+export class OverridesChecker {
+  private readonly unknowns = new Map<string, Unknown>();
+
+  constructor(private readonly problems: ConfigProblem[]) {}
+
+  /**
+   * Checks one store.
+   *
+   */
+  check(merged: MergedOverrides, catalog: CatalogIndex): void {
+    const known = (sku: string): SkuKind | "category" | undefined =>
+      catalog.skus.get(sku)?.kind ?? (catalog.categories.has(sku) ? "category" : undefined);
+    const excludedAt = (sku: string): (Entry<string> & { level: number }) | undefined =>
+      merged.exclude.get(sku)?.[0];
+
+    /**
+     * Whether `sku`, written at `site` of the layer at `level`, may carry what the entry says; reports
+     * what is wrong (an unknown SKU only once every store has been checked, see {@link finish}).
+     */
+    const judge = (
+      site: Site,
+      sku: string,
+      level: number,
+      allowed: readonly (SkuKind | "category")[],
+      lacks: string,
+      wrong: (kind: SkuKind | "category") => string,
+      excludedWhat: string | undefined,
+      target: "value" | "key",
+    ): boolean => {
+      const key = `${site.parsed.file}\0${site.pointer}`;
+      let u = this.unknowns.get(key);
+      if (!u) this.unknowns.set(key, (u = { site, sku, lacks, catalogs: new Set(), known: false, target }));
+      const kind = known(sku);
+      if (kind === undefined) {
+        u.catalogs.add(catalog.name);
+        return false;
+      }
+      u.known = true;
+      if (!allowed.includes(kind)) {
+        report(this.problems, site, wrong(kind), target);
+        return false;
+      }
+      const ex = excludedAt(sku);
+      if (excludedWhat !== undefined && ex && ex.level <= level) {
+        const here = ex.site.parsed === site.parsed;
+        report(
+          this.problems,
+          site,
+          here
+            ? `${quote(sku)} is excluded from this store (overrides.exclude), so it cannot ${excludedWhat} here`
+            : `${quote(sku)} is excluded at ${where(ex.site)}, so it cannot ${excludedWhat} here`,
+          target,
+        );
+        return false;
+      }
+      return true;
+    };
+
+    merged.layers.forEach((layer, level) => {
+      for (const e of layer.exclude)
+        judge(
+          e.site,
+          e.value,
+          level,
+          ["item", "option", "modifier group", "category"],
+          "no such item, option, group or category",
+          () => "",
+          undefined,
+          "value",
+        );
+      for (const [sku, e] of layer.prices)
+        judge(
+          e.site,
+          sku,
+          level,
+          ["item", "option"],
+          "no item or option with this SKU",
+          (kind) => `${quote(sku)} is ${a(kind)}, which has no price: prices are for items and options`,
+          "have a price",
+          "key",
+        );
+      for (const [parent, prices] of layer.optionPrices) {
+        const parentSite: Site = {
+          parsed: layer.site.parsed,
+          pointer: toPointer([...layer.base, "overrides", "option_prices", parent]),
+        };
+        const ok = judge(
+          parentSite,
+          parent,
+          level,
+          ["item", "option"],
+          "no item or option with this SKU",
+          (kind) =>
+            `${quote(parent)} is ${a(kind)}: option_prices are for items and options that offer options`,
+          "have option prices",
+          "key",
+        );
+        if (!ok) continue;
+        const offered = new Set(
+          (catalog.parents.get(parent) ?? []).flatMap((g) => catalog.groups.get(g)?.options ?? []),
+        );
+        for (const [sku, e] of prices) {
+          if (!offered.has(sku))
+            report(
+              this.problems,
+              e.site,
+              `option ${quote(sku)} is not offered by any modifier group of ${bare(parent)} in catalog ${bare(catalog.name)}`,
+              "key",
+            );
+        }
+      }
+      const perSku = <T>(
+        map: Map<string, Entry<T>>,
+        what: string,
+        plural: string,
+        allowed: (SkuKind | "category")[],
+      ) => {
+        const names = allowed.map((k) => (k === "modifier group" ? "modifier group" : k));
+        for (const [sku, e] of map)
+          judge(
+            e.site,
+            sku,
+            level,
+            allowed,
+            `no ${names.slice(0, -1).join(", ")}${names.length > 1 ? " or " : ""}${names.at(-1)} with this SKU`,
+            (kind) =>
+              `${quote(sku)} is ${a(kind)}, which has no ${what}: ${plural} are for ${allowed.map((k) => `${k}s`).join(" and ")}`,
+            `have a ${what}`,
+            "key",
+          );
+      };
+      perSku(layer.titles, "title", "titles", ["item", "option", "modifier group", "category"]);
+      perSku(layer.descriptions, "description", "descriptions", ["item", "option"]);
+      perSku(layer.images, "image", "images", ["item", "option"]);
+      perSku(layer.schedules, "schedule", "schedules", ["item", "category"]);
+      perSku(
+        new Map([...layer.limits].map(([k, v]) => [k, { value: v, site: siteAt(layer, "limits", k) }])),
+        "min or max",
+        "limits",
+        ["modifier group"],
+      );
+      for (const key of ["unavailable", "available"] as const) {
+        const verb = key === "unavailable" ? "switched off" : "switched on";
+        for (const e of layer[key] ?? [])
+          judge(
+            e.site,
+            e.value,
+            level,
+            ["item", "option"],
+            "no item or option with this SKU",
+            (kind) => `${quote(e.value)} is ${a(kind)}: only items and options can be ${verb}`,
+            `be ${verb}`,
+            "value",
+          );
+      }
+    });
+
+    // Modifier groups must keep enough options, and their limits fit their options.
+    for (const [sku, group] of catalog.groups) {
+      if (merged.exclude.has(sku)) continue;
+      const limits = merged.limits.get(sku);
+      const min = limits?.min?.value ?? group.min;
+      const gone = group.options.filter((o) => merged.exclude.has(o));
+      const remaining = group.options.length - gone.length;
+      const needed = Math.max(1, min);
+      if (remaining < needed && gone.length > 0) {
+        // At the exclusion list of the highest layer that excluded one of its options.
+        const last = gone
+          .map((o) => merged.exclude.get(o)!.at(-1)!)
+          .reduce((x, y) => (y.level > x.level ? y : x));
+        const layer = merged.layers[last.level]!;
+        report(
+          this.problems,
+          { parsed: layer.site.parsed, pointer: toPointer([...layer.base, "overrides", "exclude"]) },
+          `excluding options leaves modifier group ${quote(sku)} with ${remaining} option${remaining === 1 ? "" : "s"}, ` +
+            `but it needs at least ${needed}: exclude the group too, or keep more of its options`,
+        );
+      }
+      const max = limits?.max?.value ?? group.max;
+      if (limits?.min || limits?.max) {
+        const at = (limits.max ?? limits.min)!.site;
+        if (min > max)
+          report(
+            this.problems,
+            at,
+            `min (${min}) is more than max (${max}) of modifier group ${quote(sku)} here: lower min or raise max`,
+          );
+        else if (limits.max && max > group.options.length)
+          report(
+            this.problems,
+            limits.max.site,
+            `max (${max}) is more than the ${group.options.length} option${group.options.length === 1 ? "" : "s"} of modifier group ${quote(sku)}: lower max`,
+          );
+      }
+    }
+  }
+
+  /** Reports the SKUs that no store inheriting them knows. */
+  finish(): void {
+    for (const u of this.unknowns.values()) {
+      if (u.known) continue;
+      const catalogs = [...u.catalogs];
+      const who =
+        catalogs.length === 1
+          ? `catalog ${bare(catalogs[0]!)} has`
+          : `catalogs ${catalogs.map((c) => bare(c)).join(", ")} have`;
+      report(this.problems, u.site, `unknown SKU ${quote(u.sku)}: ${who} ${u.lacks}`, u.target);
+    }
+  }
+}
+
+function siteAt(layer: OverridesLayer, key: string, sku: string): Site {
+  return { parsed: layer.site.parsed, pointer: toPointer([...layer.base, "overrides", key, sku]) };
+}

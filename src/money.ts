@@ -1,0 +1,228 @@
+/**
+ * Prices of the store menu as exact decimals, in the currency carte.yaml declares (`currency:`, an
+ * ISO 4217 code).
+ *
+ * The platform carries an item's price as a JSON number in the store's currency, in its major unit, as
+ * the store shows it (spec §2.2 `price_info.price`: `24900` for 24.900 Colombian pesos, `12.5` for
+ * R$ 12,50; docs/platform-api.md, client assumption 6). carte keeps that number as the model's value,
+ * but never computes with it in floating point: every price is read from the **text** the file writes
+ * (so that `24.900` is seen as three decimals, not as the number 24.9), checked against the currency's
+ * decimals, and every comparison, percentage and formatted value is computed on an exact decimal, a
+ * `bigint` of units of the price's last decimal ({@link Decimal}). A number read back from the
+ * platform is turned into the same exact decimal from its shortest text (`String(24.9)` is `"24.9"`),
+ * which is the text the platform wrote for every price of at most {@link MAX_SIGNIFICANT_DIGITS}
+ * significant digits; carte refuses to write prices with more.
+ *
+ * The same approach as src/finance/money.ts (exact hundredths), generalised to the currency's decimals;
+ * no decimal library is needed for reading, comparing and formatting.
+ */
+
+/** How a currency's prices are written and shown. */
+export interface Currency {
+  /** ISO 4217 code, e.g. `COP`. */
+  code: string;
+  /** Decimals prices are written with in the country (`0` for COP: whole pesos). */
+  decimals: number;
+  /** Symbol shown before the amount, e.g. `$`, `R$`. */
+  symbol: string;
+  /** Whether a space separates the symbol and the amount (`R$ 12,50`, but `$24.900`). */
+  space: boolean;
+  /** Thousands separator. */
+  thousands: string;
+  /** Decimal separator. */
+  decimal: string;
+}
+
+/**
+ * The currencies of the countries the platform serves, written as their stores write them. COP is
+ * written in whole pesos (ISO 4217 gives it two minor digits, but no centavo is in use and the platform
+ * shows none); CLP has none in ISO 4217 either. Other ISO 4217 codes are accepted with their ISO minor
+ * digits and shown as `CODE 1,234.50`.
+ */
+const KNOWN: Readonly<Record<string, Omit<Currency, "code">>> = {
+  ARS: { decimals: 2, symbol: "$", space: true, thousands: ".", decimal: "," },
+  BRL: { decimals: 2, symbol: "R$", space: true, thousands: ".", decimal: "," },
+  CLP: { decimals: 0, symbol: "$", space: false, thousands: ".", decimal: "," },
+  COP: { decimals: 0, symbol: "$", space: false, thousands: ".", decimal: "," },
+  MXN: { decimals: 2, symbol: "$", space: false, thousands: ",", decimal: "." },
+  PEN: { decimals: 2, symbol: "S/", space: true, thousands: ",", decimal: "." },
+  USD: { decimals: 2, symbol: "$", space: false, thousands: ",", decimal: "." },
+  UYU: { decimals: 2, symbol: "$", space: true, thousands: ".", decimal: "," },
+};
+
+/** Most significant digits of a price: more cannot be carried exactly by a JSON number. */
+export const MAX_SIGNIFICANT_DIGITS = 15;
+
+/** Decimals allowed when carte.yaml declares no currency (the platform's published precision). */
+export const DEFAULT_DECIMALS = 2;
+
+let isoCodes: ReadonlySet<string> | undefined;
+
+/** ISO 4217 codes this Node.js knows (full ICU). */
+function knownCodes(): ReadonlySet<string> {
+  isoCodes ??= new Set(Intl.supportedValuesOf("currency"));
+  return isoCodes;
+}
+
+/**
+ * The currency of an ISO 4217 code, or `undefined` when the code is not one.
+ *
+ * @example currencyOf("COP") // { code: "COP", decimals: 0, symbol: "$", ... }
+ */
+export function currencyOf(code: string): Currency | undefined {
+  if (!/^[A-Z]{3}$/.test(code)) return undefined;
+  const known = Object.hasOwn(KNOWN, code) ? KNOWN[code] : undefined;
+  if (known) return { code, ...known };
+  if (!knownCodes().has(code)) return undefined;
+  const decimals = new Intl.NumberFormat("en", { style: "currency", currency: code }).resolvedOptions()
+    .maximumFractionDigits;
+  return { code, decimals: decimals ?? 2, symbol: code, space: true, thousands: ",", decimal: "." };
+}
+
+/** An exact decimal: `units / 10^scale`. Non-negative for prices. */
+export interface Decimal {
+  units: bigint;
+  /** Number of decimals written (trailing zeros included: `12.50` has scale 2). */
+  scale: number;
+  /** Significant digits written (leading zeros excluded). */
+  significant: number;
+}
+
+const PLAIN = /^([+-])?(\d+)(?:\.(\d+))?$/;
+const ANY = /^([+-])?(\d+)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
+
+/**
+ * Reads the text of a price as written in a file: plain decimal digits with an optional fraction
+ * (`24900`, `12.50`). `undefined` for anything else (`1e3`, `0x10`, `24_900`).
+ */
+export function parsePriceText(text: string): Decimal | undefined {
+  const m = PLAIN.exec(text.trim());
+  if (!m) return undefined;
+  return decimalOf(m[1] === "-", m[2]!, m[3] ?? "", 0);
+}
+
+/** The exact decimal of a JSON number, from its shortest text (see the module comment). */
+export function decimalOfNumber(value: number): Decimal {
+  const m = ANY.exec(String(value));
+  if (!m) throw new RangeError(`not a finite number: ${String(value)}`);
+  return decimalOf(m[1] === "-", m[2]!, m[3] ?? "", Number(m[4] ?? "0"));
+}
+
+function decimalOf(negative: boolean, whole: string, fraction: string, exponent: number): Decimal {
+  let digits = whole + fraction;
+  let scale = fraction.length - exponent;
+  if (scale < 0) {
+    digits += "0".repeat(-scale);
+    scale = 0;
+  }
+  const significant = digits.replace(/^0+/, "").length;
+  const units = BigInt(digits);
+  return { units: negative ? -units : units, scale, significant };
+}
+
+/** The decimal with exactly `scale` decimals (`scale` at least the decimal's own). */
+function rescale(d: Decimal, scale: number): bigint {
+  return d.units * 10n ** BigInt(scale - d.scale);
+}
+
+/** Decimals of a currency, or {@link DEFAULT_DECIMALS} without one. */
+export function decimalsOf(currency: Currency | undefined): number {
+  return currency?.decimals ?? DEFAULT_DECIMALS;
+}
+
+/**
+ * Why the text of a price cannot be written in the currency, or `undefined` when it can: not plain
+ * decimal digits, more decimals than the currency has (with a hint when the text reads like a thousands
+ * separator: `24.900` in COP), or more significant digits than a JSON number carries exactly.
+ *
+ * @param text - the price as the file writes it (the YAML scalar's source).
+ */
+export function priceTextProblem(text: string, currency: Currency): string | undefined {
+  const d = parsePriceText(text);
+  if (!d)
+    return `price ${shown(text)} is not written as a plain decimal number: write digits with an optional decimal point, for example ${example(currency)}`;
+  if (d.scale > currency.decimals) {
+    const has = currency.decimals === 0 ? "none" : `at most ${currency.decimals}`;
+    const grouped = currency.thousands === "." && /^\d{1,3}(\.\d{3})+$/.test(text.trim());
+    const hint = grouped
+      ? `: if you meant ${shown(text.trim().replace(/\./g, ""))}, write it without the thousands separator`
+      : currency.decimals === 0
+        ? ": write whole amounts"
+        : `: round it to ${currency.decimals} decimals`;
+    return `price ${shown(text.trim())} has ${d.scale} decimal${d.scale === 1 ? "" : "s"}, but ${currency.code} prices have ${has}${hint}`;
+  }
+  if (d.significant > MAX_SIGNIFICANT_DIGITS)
+    return `price ${shown(text.trim())} has more than ${MAX_SIGNIFICANT_DIGITS} significant digits, more than the platform's JSON number carries exactly`;
+  return undefined;
+}
+
+/** Most characters of a price's text a message quotes (as src/config/quote.ts quotes values). */
+const PRICE_TEXT_SHOWN = 40;
+
+/** The text of a price for a message: a hostile file's 100,000-digit number is cut, marked `…`. */
+function shown(text: string): string {
+  return text.length > PRICE_TEXT_SHOWN ? `${text.slice(0, PRICE_TEXT_SHOWN)}…` : text;
+}
+
+/** An example price of the currency, as it is written in files: `24900`, `12.50`. */
+function example(currency: Currency): string {
+  return currency.decimals === 0 ? "24900" : `12.${"5".padEnd(currency.decimals, "0")}`;
+}
+
+/** Groups the digits of a whole number by thousands. */
+function group(digits: string, separator: string): string {
+  return digits.replace(/\B(?=(\d{3})+(?!\d))/g, separator);
+}
+
+/**
+ * A price as people of the currency read it: `$24.900` (COP), `R$ 12,50` (BRL), `$1,234.50` (MXN).
+ * Shown with the currency's decimals, or with more when the value has more (never rounded). Without a
+ * currency, the number as the platform writes it (`24900`, `12.5`).
+ */
+export function formatPrice(value: number, currency: Currency | undefined): string {
+  if (!currency || !Number.isFinite(value)) return String(value);
+  const d = decimalOfNumber(value);
+  const scale = Math.max(d.scale, currency.decimals);
+  const units = rescale(d, scale);
+  const negative = units < 0n;
+  const digits = (negative ? -units : units).toString().padStart(scale + 1, "0");
+  const whole = digits.slice(0, digits.length - scale);
+  const fraction = digits.slice(digits.length - scale);
+  const amount = group(whole, currency.thousands) + (scale > 0 ? currency.decimal + fraction : "");
+  return `${negative ? "-" : ""}${currency.symbol}${currency.space ? " " : ""}${amount}`;
+}
+
+/**
+ * Whether a price change is larger than `percent` % of the old price, exactly (no floating point):
+ * `|after − before| × 100 > percent × before`. A price that was 0 has no share to change by: `false`.
+ */
+export function priceChangeExceeds(before: number, after: number, percent: number): boolean {
+  const b = decimalOfNumber(before);
+  const a = decimalOfNumber(after);
+  if (b.units <= 0n) return false;
+  const p = decimalOfNumber(percent);
+  const scale = Math.max(a.scale, b.scale);
+  const diff = rescale(a, scale) - rescale(b, scale);
+  const change = (diff < 0n ? -diff : diff) * 100n * 10n ** BigInt(p.scale);
+  return change > p.units * rescale(b, scale);
+}
+
+/**
+ * The change of a price in percent of the old price, rounded to one decimal for people (`+900 %`,
+ * `-12.5 %`). Display only: decisions use {@link priceChangeExceeds}.
+ */
+export function priceChangeText(before: number, after: number): string {
+  const b = decimalOfNumber(before);
+  const a = decimalOfNumber(after);
+  if (b.units === 0n) return "from 0";
+  const scale = Math.max(a.scale, b.scale);
+  // Tenths of a percent, rounded half away from zero.
+  const num = (rescale(a, scale) - rescale(b, scale)) * 1000n;
+  const den = rescale(b, scale);
+  const q = num / den;
+  const r = num % den;
+  const tenths = 2n * (r < 0n ? -r : r) >= den ? q + (num < 0n ? -1n : 1n) : q;
+  const abs = tenths < 0n ? -tenths : tenths;
+  const text = `${abs / 10n}${abs % 10n === 0n ? "" : `.${abs % 10n}`}`;
+  return `${tenths < 0n ? "-" : "+"}${text} %`;
+}
