@@ -8,7 +8,7 @@ var __getOwnPropNames = Object.getOwnPropertyNames;
 var __getProtoOf = Object.getPrototypeOf;
 var __hasOwnProp = Object.prototype.hasOwnProperty;
 var __require = /* @__PURE__ */ ((x) => typeof require !== "undefined" ? require : typeof Proxy !== "undefined" ? new Proxy(x, {
-  get: (a2, b) => (typeof require !== "undefined" ? require : a2)[b]
+  get: (a3, b) => (typeof require !== "undefined" ? require : a3)[b]
 }) : x)(function(x) {
   if (typeof require !== "undefined") return require.apply(this, arguments);
   throw Error('Dynamic require of "' + x + '" is not supported');
@@ -849,9 +849,9 @@ var require_Collection = __commonJS({
       for (let i = path10.length - 1; i >= 0; --i) {
         const k = path10[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
-          const a2 = [];
-          a2[k] = v;
-          v = a2;
+          const a3 = [];
+          a3[k] = v;
+          v = a3;
         } else {
           v = /* @__PURE__ */ new Map([[k, v]]);
         }
@@ -3294,7 +3294,7 @@ var require_Schema = __commonJS({
     var seq = require_seq();
     var string = require_string();
     var tags = require_tags();
-    var sortMapEntriesByKey = (a2, b) => a2.key < b.key ? -1 : a2.key > b.key ? 1 : 0;
+    var sortMapEntriesByKey = (a3, b) => a3.key < b.key ? -1 : a3.key > b.key ? 1 : 0;
     var Schema = class _Schema {
       constructor({ compat, customTags, merge: merge2, resolveKnownTags, schema, sortMapEntries, toStringDefaults }) {
         this.compat = Array.isArray(compat) ? tags.getTags(compat, "compat") : compat ? tags.getTags(null, compat) : null;
@@ -3974,7 +3974,7 @@ var require_util_map_includes = __commonJS({
       const { uniqueKeys } = ctx.options;
       if (uniqueKeys === false)
         return false;
-      const isEqual = typeof uniqueKeys === "function" ? uniqueKeys : (a2, b) => a2 === b || identity.isScalar(a2) && identity.isScalar(b) && a2.value === b.value;
+      const isEqual = typeof uniqueKeys === "function" ? uniqueKeys : (a3, b) => a3 === b || identity.isScalar(a3) && identity.isScalar(b) && a3.value === b.value;
       return items2.some((pair) => isEqual(pair.key, search));
     }
     exports.mapIncludes = mapIncludes;
@@ -11853,15 +11853,15 @@ var require_util2 = __commonJS({
             );
           }
           const index = this.#index;
-          const values = this.#target[kInternalIterator];
-          const len = values.length;
+          const values2 = this.#target[kInternalIterator];
+          const len = values2.length;
           if (index >= len) {
             return {
               value: void 0,
               done: true
             };
           }
-          const { [keyIndex]: key, [valueIndex]: value } = values[index];
+          const { [keyIndex]: key, [valueIndex]: value } = values2[index];
           this.#index = index + 1;
           let result;
           switch (this.#kind) {
@@ -11912,7 +11912,7 @@ var require_util2 = __commonJS({
           writable: true,
           enumerable: true,
           configurable: true,
-          value: function values() {
+          value: function values2() {
             webidl.brandCheck(this, object);
             return makeIterator(this, "value");
           }
@@ -12131,11 +12131,11 @@ var require_util2 = __commonJS({
       let charset = null;
       let essence = null;
       let mimeType = null;
-      const values = getDecodeSplit("content-type", headers);
-      if (values === null) {
+      const values2 = getDecodeSplit("content-type", headers);
+      if (values2 === null) {
         return "failure";
       }
-      for (const value of values) {
+      for (const value of values2) {
         const temporaryMimeType = parseMIMEType(value);
         if (temporaryMimeType === "failure" || temporaryMimeType.essence === "*/*") {
           continue;
@@ -12159,7 +12159,7 @@ var require_util2 = __commonJS({
     function gettingDecodingSplitting(value) {
       const input = value;
       const position = { position: 0 };
-      const values = [];
+      const values2 = [];
       let temporaryValue = "";
       while (position.position < input.length) {
         temporaryValue += collectASequenceOfCodePoints(
@@ -12182,10 +12182,10 @@ var require_util2 = __commonJS({
           }
         }
         temporaryValue = removeChars(temporaryValue, true, true, (char) => char === 9 || char === 32);
-        values.push(temporaryValue);
+        values2.push(temporaryValue);
         temporaryValue = "";
       }
-      return values;
+      return values2;
     }
     function getDecodeSplit(name, list2) {
       const value = list2.get(name, true);
@@ -12447,17 +12447,17 @@ var require_formdata = __commonJS({
         }
       }
       [nodeUtil.inspect.custom](depth, options) {
-        const state = this[kState].reduce((a2, b) => {
-          if (a2[b.name]) {
-            if (Array.isArray(a2[b.name])) {
-              a2[b.name].push(b.value);
+        const state = this[kState].reduce((a3, b) => {
+          if (a3[b.name]) {
+            if (Array.isArray(a3[b.name])) {
+              a3[b.name].push(b.value);
             } else {
-              a2[b.name] = [a2[b.name], b.value];
+              a3[b.name] = [a3[b.name], b.value];
             }
           } else {
-            a2[b.name] = b.value;
+            a3[b.name] = b.value;
           }
-          return a2;
+          return a3;
         }, { __proto__: null });
         options.depth ??= depth;
         options.colors ??= true;
@@ -15812,14 +15812,14 @@ var require_balanced_pool = __commonJS({
     var kWeight = /* @__PURE__ */ Symbol("kWeight");
     var kMaxWeightPerServer = /* @__PURE__ */ Symbol("kMaxWeightPerServer");
     var kErrorPenalty = /* @__PURE__ */ Symbol("kErrorPenalty");
-    function getGreatestCommonDivisor(a2, b) {
-      if (a2 === 0) return b;
+    function getGreatestCommonDivisor(a3, b) {
+      if (a3 === 0) return b;
       while (b !== 0) {
         const t = b;
-        b = a2 % b;
-        a2 = t;
+        b = a3 % b;
+        a3 = t;
       }
-      return a2;
+      return a3;
     }
     function defaultFactory(origin, opts) {
       return new Pool(origin, opts);
@@ -15898,7 +15898,7 @@ var require_balanced_pool = __commonJS({
         if (!dispatcher) {
           return;
         }
-        const allClientsBusy = this[kClients].map((pool) => pool[kNeedDrain]).reduce((a2, b) => a2 && b, true);
+        const allClientsBusy = this[kClients].map((pool) => pool[kNeedDrain]).reduce((a3, b) => a3 && b, true);
         if (allClientsBusy) {
           return;
         }
@@ -19328,8 +19328,8 @@ var require_headers = __commonJS({
       }
       return getHeadersList(headers).append(name, value, false);
     }
-    function compareHeaderName(a2, b) {
-      return a2[0] < b[0] ? -1 : 1;
+    function compareHeaderName(a3, b) {
+      return a3[0] < b[0] ? -1 : 1;
     }
     var HeadersList = class _HeadersList {
       /** @type {[string, string][]|null} */
@@ -22427,25 +22427,25 @@ var require_util4 = __commonJS({
       return new TextDecoder(encoding).decode(sliced);
     }
     function BOMSniffing(ioQueue) {
-      const [a2, b, c] = ioQueue;
-      if (a2 === 239 && b === 187 && c === 191) {
+      const [a3, b, c] = ioQueue;
+      if (a3 === 239 && b === 187 && c === 191) {
         return "UTF-8";
-      } else if (a2 === 254 && b === 255) {
+      } else if (a3 === 254 && b === 255) {
         return "UTF-16BE";
-      } else if (a2 === 255 && b === 254) {
+      } else if (a3 === 255 && b === 254) {
         return "UTF-16LE";
       }
       return null;
     }
     function combineByteSequences(sequences) {
-      const size = sequences.reduce((a2, b) => {
-        return a2 + b.byteLength;
+      const size = sequences.reduce((a3, b) => {
+        return a3 + b.byteLength;
       }, 0);
       let offset = 0;
-      return sequences.reduce((a2, b) => {
-        a2.set(b, offset);
+      return sequences.reduce((a3, b) => {
+        a3.set(b, offset);
         offset += b.byteLength;
-        return a2;
+        return a3;
       }, new Uint8Array(size));
     }
     module.exports = {
@@ -22739,14 +22739,14 @@ var require_util5 = __commonJS({
     }
     function getFieldValues(header) {
       assert(header !== null);
-      const values = [];
+      const values2 = [];
       for (let value of header.split(",")) {
         value = value.trim();
         if (isValidHeaderName(value)) {
-          values.push(value);
+          values2.push(value);
         }
       }
-      return values;
+      return values2;
     }
     module.exports = {
       urlEquals,
@@ -27192,16 +27192,16 @@ var require_parse2 = __commonJS({
       return value.replace(/\\(.)/g, "$1");
     };
     var hasRepeatedCharPrefixOverlap = (branches) => {
-      const values = branches.map(normalizeSimpleBranch).filter(Boolean);
-      for (let i = 0; i < values.length; i++) {
-        for (let j = i + 1; j < values.length; j++) {
-          const a2 = values[i];
-          const b = values[j];
-          const char = a2[0];
-          if (!char || a2 !== char.repeat(a2.length) || b !== char.repeat(b.length)) {
+      const values2 = branches.map(normalizeSimpleBranch).filter(Boolean);
+      for (let i = 0; i < values2.length; i++) {
+        for (let j = i + 1; j < values2.length; j++) {
+          const a3 = values2[i];
+          const b = values2[j];
+          const char = a3[0];
+          if (!char || a3 !== char.repeat(a3.length) || b !== char.repeat(b.length)) {
             continue;
           }
-          if (a2 === b || a2.startsWith(b) || b.startsWith(a2)) {
+          if (a3 === b || a3.startsWith(b) || b.startsWith(a3)) {
             return true;
           }
         }
@@ -32974,7 +32974,7 @@ var require_webidl2 = __commonJS({
       };
     };
     webidl.dictionaryConverter = function(converters) {
-      converters.sort((a2, b) => (a2.key > b.key) - (a2.key < b.key));
+      converters.sort((a3, b) => (a3.key > b.key) - (a3.key < b.key));
       return (dictionary, prefix, argument) => {
         const dict = {};
         if (dictionary != null && webidl.util.Type(dictionary) !== OBJECT) {
@@ -33645,15 +33645,15 @@ var require_util10 = __commonJS({
             );
           }
           const index = this.#index;
-          const values = kInternalIterator(this.#target);
-          const len = values.length;
+          const values2 = kInternalIterator(this.#target);
+          const len = values2.length;
           if (index >= len) {
             return {
               value: void 0,
               done: true
             };
           }
-          const { [keyIndex]: key, [valueIndex]: value } = values[index];
+          const { [keyIndex]: key, [valueIndex]: value } = values2[index];
           this.#index = index + 1;
           let result;
           switch (this.#kind) {
@@ -33704,7 +33704,7 @@ var require_util10 = __commonJS({
           writable: true,
           enumerable: true,
           configurable: true,
-          value: function values() {
+          value: function values2() {
             webidl.brandCheck(this, object);
             return makeIterator(this, "value");
           }
@@ -33915,11 +33915,11 @@ var require_util10 = __commonJS({
       let charset = null;
       let essence = null;
       let mimeType = null;
-      const values = getDecodeSplit("content-type", headers);
-      if (values === null) {
+      const values2 = getDecodeSplit("content-type", headers);
+      if (values2 === null) {
         return "failure";
       }
-      for (const value of values) {
+      for (const value of values2) {
         const temporaryMimeType = parseMIMEType(value);
         if (temporaryMimeType === "failure" || temporaryMimeType.essence === "*/*") {
           continue;
@@ -33943,7 +33943,7 @@ var require_util10 = __commonJS({
     function gettingDecodingSplitting(value) {
       const input = value;
       const position = { position: 0 };
-      const values = [];
+      const values2 = [];
       let temporaryValue = "";
       while (position.position < input.length) {
         temporaryValue += collectASequenceOfCodePoints(
@@ -33966,10 +33966,10 @@ var require_util10 = __commonJS({
           }
         }
         temporaryValue = removeChars(temporaryValue, true, true, (char) => char === 9 || char === 32);
-        values.push(temporaryValue);
+        values2.push(temporaryValue);
         temporaryValue = "";
       }
-      return values;
+      return values2;
     }
     function getDecodeSplit(name, list2) {
       const value = list2.get(name, true);
@@ -34146,17 +34146,17 @@ var require_formdata2 = __commonJS({
         }
       }
       [nodeUtil.inspect.custom](depth, options) {
-        const state = this.#state.reduce((a2, b) => {
-          if (a2[b.name]) {
-            if (Array.isArray(a2[b.name])) {
-              a2[b.name].push(b.value);
+        const state = this.#state.reduce((a3, b) => {
+          if (a3[b.name]) {
+            if (Array.isArray(a3[b.name])) {
+              a3[b.name].push(b.value);
             } else {
-              a2[b.name] = [a2[b.name], b.value];
+              a3[b.name] = [a3[b.name], b.value];
             }
           } else {
-            a2[b.name] = b.value;
+            a3[b.name] = b.value;
           }
-          return a2;
+          return a3;
         }, { __proto__: null });
         options.depth ??= depth;
         options.colors ??= true;
@@ -37811,14 +37811,14 @@ var require_balanced_pool2 = __commonJS({
     var kWeight = /* @__PURE__ */ Symbol("kWeight");
     var kMaxWeightPerServer = /* @__PURE__ */ Symbol("kMaxWeightPerServer");
     var kErrorPenalty = /* @__PURE__ */ Symbol("kErrorPenalty");
-    function getGreatestCommonDivisor(a2, b) {
-      if (a2 === 0) return b;
+    function getGreatestCommonDivisor(a3, b) {
+      if (a3 === 0) return b;
       while (b !== 0) {
         const t = b;
-        b = a2 % b;
-        a2 = t;
+        b = a3 % b;
+        a3 = t;
       }
-      return a2;
+      return a3;
     }
     function defaultFactory(origin, opts) {
       return new Pool(origin, opts);
@@ -37903,7 +37903,7 @@ var require_balanced_pool2 = __commonJS({
         if (!dispatcher) {
           return;
         }
-        const allClientsBusy = this[kClients].map((pool) => pool[kNeedDrain]).reduce((a2, b) => a2 && b, true);
+        const allClientsBusy = this[kClients].map((pool) => pool[kNeedDrain]).reduce((a3, b) => a3 && b, true);
         if (allClientsBusy) {
           return;
         }
@@ -41098,8 +41098,8 @@ var require_mock_utils2 = __commonJS({
           continue;
         }
         if (value.includes(",")) {
-          const values = value.split(",");
-          for (const v of values) {
+          const values2 = value.split(",");
+          for (const v of values2) {
             normalizedQp.append(key, v);
           }
           continue;
@@ -42237,9 +42237,9 @@ var require_snapshot_recorder = __commonJS({
       if (formattedRequest.headers && typeof formattedRequest.headers === "object") {
         const headerKeys = Object.keys(formattedRequest.headers).sort();
         for (const key of headerKeys) {
-          const values = Array.isArray(formattedRequest.headers[key]) ? formattedRequest.headers[key] : [formattedRequest.headers[key]];
+          const values2 = Array.isArray(formattedRequest.headers[key]) ? formattedRequest.headers[key] : [formattedRequest.headers[key]];
           parts2.push(key);
-          for (const value of values.sort()) {
+          for (const value of values2.sort()) {
             parts2.push(String(value));
           }
         }
@@ -43909,13 +43909,13 @@ var require_cache2 = __commonJS({
     function appendHeader(headers, key, val) {
       const headerName = key.toLowerCase();
       const current2 = headers[headerName];
-      const values = Array.isArray(val) ? val : [val];
+      const values2 = Array.isArray(val) ? val : [val];
       if (current2 === void 0) {
         headers[headerName] = Array.isArray(val) ? val.slice() : val;
       } else if (Array.isArray(current2)) {
-        current2.push(...values);
+        current2.push(...values2);
       } else {
-        headers[headerName] = [current2, ...values];
+        headers[headerName] = [current2, ...values2];
       }
     }
     function normalizeHeaders(opts) {
@@ -44175,10 +44175,10 @@ var require_cache2 = __commonJS({
       return output;
     }
     function splitVaryHeader(varyHeader) {
-      const values = Array.isArray(varyHeader) ? varyHeader : [varyHeader];
+      const values2 = Array.isArray(varyHeader) ? varyHeader : [varyHeader];
       const output = [];
-      for (let i = 0; i < values.length; i++) {
-        const parts2 = values[i].split(",");
+      for (let i = 0; i < values2.length; i++) {
+        const parts2 = values2[i].split(",");
         for (let j = 0; j < parts2.length; j++) {
           output.push(parts2[j]);
         }
@@ -44186,9 +44186,9 @@ var require_cache2 = __commonJS({
       return output;
     }
     function hasVaryStar(varyHeader) {
-      const values = splitVaryHeader(varyHeader);
-      for (let i = 0; i < values.length; i++) {
-        if (trimOWS(values[i]).indexOf("*") !== -1) {
+      const values2 = splitVaryHeader(varyHeader);
+      for (let i = 0; i < values2.length; i++) {
+        if (trimOWS(values2[i]).indexOf("*") !== -1) {
           return true;
         }
       }
@@ -44802,11 +44802,11 @@ var require_cache_handler = __commonJS({
     var { parseHttpDate } = require_date();
     function noop2() {
     }
-    function sameOrigin(a2, b) {
+    function sameOrigin(a3, b) {
       try {
-        return new URL(String(a2)).origin === new URL(String(b)).origin;
+        return new URL(String(a3)).origin === new URL(String(b)).origin;
       } catch {
-        return String(a2) === String(b);
+        return String(a3) === String(b);
       }
     }
     var HEURISTICALLY_CACHEABLE_STATUS_CODES = [
@@ -44849,9 +44849,9 @@ var require_cache_handler = __commonJS({
       }
     }
     function appendConnectionHeaderTokens(headersToRemove, connectionHeader) {
-      const values = Array.isArray(connectionHeader) ? connectionHeader : [connectionHeader];
-      for (let i = 0; i < values.length; i++) {
-        const tokens = values[i].split(",");
+      const values2 = Array.isArray(connectionHeader) ? connectionHeader : [connectionHeader];
+      for (let i = 0; i < values2.length; i++) {
+        const tokens = values2[i].split(",");
         for (let j = 0; j < tokens.length; j++) {
           headersToRemove.push(trimOWS(tokens[j]).toLowerCase());
         }
@@ -44896,9 +44896,9 @@ var require_cache_handler = __commonJS({
       if (headerValue === void 0) {
         return;
       }
-      const values = Array.isArray(headerValue) ? headerValue : [headerValue];
-      for (let i = 0; i < values.length; i++) {
-        const path10 = getSameOriginPath(cacheKey, values[i]);
+      const values2 = Array.isArray(headerValue) ? headerValue : [headerValue];
+      for (let i = 0; i < values2.length; i++) {
+        const path10 = getSameOriginPath(cacheKey, values2[i]);
         if (path10 !== void 0) {
           deleteCachedUri(store, cacheKey, path10);
         }
@@ -45880,9 +45880,9 @@ var require_cache3 = __commonJS({
       if (!pragma) {
         return false;
       }
-      const values = Array.isArray(pragma) ? pragma : [pragma];
-      for (let i = 0; i < values.length; i++) {
-        const value = values[i];
+      const values2 = Array.isArray(pragma) ? pragma : [pragma];
+      for (let i = 0; i < values2.length; i++) {
+        const value = values2[i];
         if (typeof value !== "string") {
           continue;
         }
@@ -47606,12 +47606,12 @@ var require_sqlite_cache_store = __commonJS({
       #findValue(key, canBeExpired = false) {
         const url = this.#makeValueUrl(key);
         const { headers, method } = key;
-        const values = this.#getValuesQuery.all(url, method);
-        if (values.length === 0) {
+        const values2 = this.#getValuesQuery.all(url, method);
+        if (values2.length === 0) {
           return void 0;
         }
         const now = Date.now();
-        for (const value of values) {
+        for (const value of values2) {
           if (now >= value.deleteAt && !canBeExpired) {
             continue;
           }
@@ -47750,8 +47750,8 @@ var require_headers2 = __commonJS({
       }
       return headersList.sortedMap = headers;
     }
-    function compareHeaderName(a2, b) {
-      return a2[0] < b[0] ? -1 : 1;
+    function compareHeaderName(a3, b) {
+      return a3[0] < b[0] ? -1 : 1;
     }
     var HeadersList = class _HeadersList {
       /** @type {[string, string][]|null} */
@@ -50590,14 +50590,14 @@ var require_util11 = __commonJS({
     }
     function getFieldValues(header) {
       assert(header !== null);
-      const values = [];
+      const values2 = [];
       for (let value of header.split(",")) {
         value = value.trim();
         if (isValidHeaderName(value)) {
-          values.push(value);
+          values2.push(value);
         }
       }
-      return values;
+      return values2;
     }
     module.exports = {
       urlEquals,
@@ -54993,22 +54993,22 @@ var require_code = __commonJS({
         i++;
       }
     }
-    function mergeExprItems(a2, b) {
+    function mergeExprItems(a3, b) {
       if (b === '""')
-        return a2;
-      if (a2 === '""')
+        return a3;
+      if (a3 === '""')
         return b;
-      if (typeof a2 == "string") {
-        if (b instanceof Name || a2[a2.length - 1] !== '"')
+      if (typeof a3 == "string") {
+        if (b instanceof Name || a3[a3.length - 1] !== '"')
           return;
         if (typeof b != "string")
-          return `${a2.slice(0, -1)}${b}"`;
+          return `${a3.slice(0, -1)}${b}"`;
         if (b[0] === '"')
-          return a2.slice(0, -1) + b.slice(1);
+          return a3.slice(0, -1) + b.slice(1);
         return;
       }
-      if (typeof b == "string" && b[0] === '"' && !(a2 instanceof Name))
-        return `"${a2}${b.slice(1)}`;
+      if (typeof b == "string" && b[0] === '"' && !(a3 instanceof Name))
+        return `"${a3}${b.slice(1)}`;
       return;
     }
     function strConcat(c1, c2) {
@@ -55145,24 +55145,24 @@ var require_scope = __commonJS({
           return;
         return vs.get(keyOrRef);
       }
-      scopeRefs(scopeName, values = this._values) {
-        return this._reduceValues(values, (name) => {
+      scopeRefs(scopeName, values2 = this._values) {
+        return this._reduceValues(values2, (name) => {
           if (name.scopePath === void 0)
             throw new Error(`CodeGen: name "${name}" has no value`);
           return (0, code_1._)`${scopeName}${name.scopePath}`;
         });
       }
-      scopeCode(values = this._values, usedValues, getCode) {
-        return this._reduceValues(values, (name) => {
+      scopeCode(values2 = this._values, usedValues, getCode) {
+        return this._reduceValues(values2, (name) => {
           if (name.value === void 0)
             throw new Error(`CodeGen: name "${name}" has no value`);
           return name.value.code;
         }, usedValues, getCode);
       }
-      _reduceValues(values, valueCode, usedValues = {}, getCode) {
+      _reduceValues(values2, valueCode, usedValues = {}, getCode) {
         let code3 = code_1.nil;
-        for (const prefix in values) {
-          const vs = values[prefix];
+        for (const prefix in values2) {
+          const vs = values2[prefix];
           if (!vs)
             continue;
           const nameSet = usedValues[prefix] = usedValues[prefix] || /* @__PURE__ */ new Map();
@@ -56326,12 +56326,12 @@ var require_applicability = __commonJS({
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.shouldUseRule = exports.shouldUseGroup = exports.schemaHasRulesForType = void 0;
     function schemaHasRulesForType({ schema, self }, type) {
-      const group = self.RULES.types[type];
-      return group && group !== true && shouldUseGroup(schema, group);
+      const group2 = self.RULES.types[type];
+      return group2 && group2 !== true && shouldUseGroup(schema, group2);
     }
     exports.schemaHasRulesForType = schemaHasRulesForType;
-    function shouldUseGroup(schema, group) {
-      return group.rules.some((rule) => shouldUseRule(schema, rule));
+    function shouldUseGroup(schema, group2) {
+      return group2.rules.some((rule) => shouldUseRule(schema, rule));
     }
     exports.shouldUseGroup = shouldUseGroup;
     function shouldUseRule(schema, rule) {
@@ -56901,33 +56901,33 @@ var require_subschema = __commonJS({
 var require_fast_deep_equal = __commonJS({
   "node_modules/fast-deep-equal/index.js"(exports, module) {
     "use strict";
-    module.exports = function equal(a2, b) {
-      if (a2 === b) return true;
-      if (a2 && b && typeof a2 == "object" && typeof b == "object") {
-        if (a2.constructor !== b.constructor) return false;
+    module.exports = function equal(a3, b) {
+      if (a3 === b) return true;
+      if (a3 && b && typeof a3 == "object" && typeof b == "object") {
+        if (a3.constructor !== b.constructor) return false;
         var length, i, keys;
-        if (Array.isArray(a2)) {
-          length = a2.length;
+        if (Array.isArray(a3)) {
+          length = a3.length;
           if (length != b.length) return false;
           for (i = length; i-- !== 0; )
-            if (!equal(a2[i], b[i])) return false;
+            if (!equal(a3[i], b[i])) return false;
           return true;
         }
-        if (a2.constructor === RegExp) return a2.source === b.source && a2.flags === b.flags;
-        if (a2.valueOf !== Object.prototype.valueOf) return a2.valueOf() === b.valueOf();
-        if (a2.toString !== Object.prototype.toString) return a2.toString() === b.toString();
-        keys = Object.keys(a2);
+        if (a3.constructor === RegExp) return a3.source === b.source && a3.flags === b.flags;
+        if (a3.valueOf !== Object.prototype.valueOf) return a3.valueOf() === b.valueOf();
+        if (a3.toString !== Object.prototype.toString) return a3.toString() === b.toString();
+        keys = Object.keys(a3);
         length = keys.length;
         if (length !== Object.keys(b).length) return false;
         for (i = length; i-- !== 0; )
           if (!Object.prototype.hasOwnProperty.call(b, keys[i])) return false;
         for (i = length; i-- !== 0; ) {
           var key = keys[i];
-          if (!equal(a2[key], b[key])) return false;
+          if (!equal(a3[key], b[key])) return false;
         }
         return true;
       }
-      return a2 !== a2 && b !== b;
+      return a3 !== a3 && b !== b;
     };
   }
 });
@@ -57361,36 +57361,36 @@ var require_validate = __commonJS({
       if (!opts.jtd)
         checkStrictTypes(it, types);
       gen.block(() => {
-        for (const group of RULES.rules)
-          groupKeywords(group);
+        for (const group2 of RULES.rules)
+          groupKeywords(group2);
         groupKeywords(RULES.post);
       });
-      function groupKeywords(group) {
-        if (!(0, applicability_1.shouldUseGroup)(schema, group))
+      function groupKeywords(group2) {
+        if (!(0, applicability_1.shouldUseGroup)(schema, group2))
           return;
-        if (group.type) {
-          gen.if((0, dataType_2.checkDataType)(group.type, data, opts.strictNumbers));
-          iterateKeywords(it, group);
-          if (types.length === 1 && types[0] === group.type && typeErrors) {
+        if (group2.type) {
+          gen.if((0, dataType_2.checkDataType)(group2.type, data, opts.strictNumbers));
+          iterateKeywords(it, group2);
+          if (types.length === 1 && types[0] === group2.type && typeErrors) {
             gen.else();
             (0, dataType_2.reportTypeError)(it);
           }
           gen.endIf();
         } else {
-          iterateKeywords(it, group);
+          iterateKeywords(it, group2);
         }
         if (!allErrors)
           gen.if((0, codegen_1._)`${names_1.default.errors} === ${errsCount || 0}`);
       }
     }
-    function iterateKeywords(it, group) {
+    function iterateKeywords(it, group2) {
       const { gen, schema, opts: { useDefaults } } = it;
       if (useDefaults)
-        (0, defaults_1.assignDefaults)(it, group.type);
+        (0, defaults_1.assignDefaults)(it, group2.type);
       gen.block(() => {
-        for (const rule of group.rules) {
+        for (const rule of group2.rules) {
           if ((0, applicability_1.shouldUseRule)(schema, rule)) {
-            keywordCode(it, rule.keyword, rule.definition, group.type);
+            keywordCode(it, rule.keyword, rule.definition, group2.type);
           }
         }
       });
@@ -59521,10 +59521,10 @@ var require_core = __commonJS({
         const { RULES } = this;
         delete RULES.keywords[keyword];
         delete RULES.all[keyword];
-        for (const group of RULES.rules) {
-          const i = group.rules.findIndex((rule) => rule.keyword === keyword);
+        for (const group2 of RULES.rules) {
+          const i = group2.rules.findIndex((rule) => rule.keyword === keyword);
           if (i >= 0)
-            group.rules.splice(i, 1);
+            group2.rules.splice(i, 1);
         }
         return this;
       }
@@ -61925,11 +61925,11 @@ var require_formats = __commonJS({
       if (!(t1 && t2))
         return void 0;
       const a1 = TIME.exec(t1);
-      const a2 = TIME.exec(t2);
-      if (!(a1 && a2))
+      const a22 = TIME.exec(t2);
+      if (!(a1 && a22))
         return void 0;
       t1 = a1[1] + a1[2] + a1[3];
-      t2 = a2[1] + a2[2] + a2[3];
+      t2 = a22[1] + a22[2] + a22[3];
       if (t1 > t2)
         return 1;
       if (t1 < t2)
@@ -63056,8 +63056,8 @@ var require_retry3 = __commonJS({
       if (options && options.forever && !timeouts.length) {
         timeouts.push(this.createTimeout(i, opts));
       }
-      timeouts.sort(function(a2, b) {
-        return a2 - b;
+      timeouts.sort(function(a3, b) {
+        return a3 - b;
       });
       return timeouts;
     };
@@ -63825,7 +63825,7 @@ function formatProblem(p) {
 }
 function sortProblems(problems) {
   return [...problems].sort(
-    (a2, b) => a2.file.localeCompare(b.file) || a2.line - b.line || a2.col - b.col || a2.message.localeCompare(b.message)
+    (a3, b) => a3.file.localeCompare(b.file) || a3.line - b.line || a3.col - b.col || a3.message.localeCompare(b.message)
   );
 }
 var ConfigError = class extends Error {
@@ -63944,8 +63944,8 @@ var SKU = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 function writableSku(sku) {
   return sku.length <= 500 && SKU.test(sku);
 }
-function byCodePoint(a2, b) {
-  return a2 < b ? -1 : a2 > b ? 1 : 0;
+function byCodePoint(a3, b) {
+  return a3 < b ? -1 : a3 > b ? 1 : 0;
 }
 function sortedKeys(record) {
   return Object.keys(record).sort(byCodePoint);
@@ -63956,10 +63956,10 @@ function sortRecord(record) {
 function unique(list2) {
   return [...new Set(list2)];
 }
-function mostCommon(values, key = (v) => JSON.stringify(v)) {
-  if (values.length === 0) throw new Error("mostCommon of an empty list");
+function mostCommon(values2, key = (v) => JSON.stringify(v)) {
+  if (values2.length === 0) throw new Error("mostCommon of an empty list");
   const counts = /* @__PURE__ */ new Map();
-  values.forEach((value, i) => {
+  values2.forEach((value, i) => {
     const k = key(value);
     const entry = counts.get(k);
     if (entry) entry.count++;
@@ -64009,8 +64009,8 @@ function perStoreRead(name, fetch, parse4) {
     }
   };
 }
-function effectOf(shown, total) {
-  return shown === 0 ? "absent" : shown >= total ? "present" : "partial";
+function effectOf(shown2, total) {
+  return shown2 === 0 ? "absent" : shown2 >= total ? "present" : "partial";
 }
 
 // src/kinds/reads.ts
@@ -64092,21 +64092,21 @@ var availability = {
 
 // src/kinds/util.ts
 function byIndex(list2) {
-  return [...list2 ?? []].sort((a2, b) => (a2.index ?? Infinity) - (b.index ?? Infinity));
+  return [...list2 ?? []].sort((a3, b) => (a3.index ?? Infinity) - (b.index ?? Infinity));
 }
-function jsonEqual(a2, b) {
-  if (a2 === b) return true;
-  if (a2 === null || b === null || typeof a2 !== "object" || typeof b !== "object") return false;
-  const isArray = Array.isArray(a2);
+function jsonEqual(a3, b) {
+  if (a3 === b) return true;
+  if (a3 === null || b === null || typeof a3 !== "object" || typeof b !== "object") return false;
+  const isArray = Array.isArray(a3);
   if (isArray !== Array.isArray(b)) return false;
   if (isArray) {
-    const aa = a2;
+    const aa = a3;
     const bb = b;
     if (aa.length !== bb.length) return false;
     for (let i = 0; i < aa.length; i++) if (!jsonEqual(aa[i], bb[i])) return false;
     return true;
   }
-  const ao = a2;
+  const ao = a3;
   const bo = b;
   const ak = Object.keys(ao);
   if (ak.length !== Object.keys(bo).length) return false;
@@ -64152,12 +64152,12 @@ function cut(text, max) {
   return chars.length > max ? { shown: chars.slice(0, max).join(""), cut: true } : { shown: text, cut: false };
 }
 function quote(value, max = QUOTE_MAX) {
-  const { shown, cut: wasCut } = cut(typeof value === "string" ? value : String(value), max);
-  return escapeInvisible(JSON.stringify(shown)) + (wasCut ? "…" : "");
+  const { shown: shown2, cut: wasCut } = cut(typeof value === "string" ? value : String(value), max);
+  return escapeInvisible(JSON.stringify(shown2)) + (wasCut ? "…" : "");
 }
 function bare(value, max = QUOTE_MAX) {
-  const { shown, cut: wasCut } = cut(value, max);
-  const escaped = escapeInvisible(shown.replace(/\\/g, "\\\\"));
+  const { shown: shown2, cut: wasCut } = cut(value, max);
+  const escaped = escapeInvisible(shown2.replace(/\\/g, "\\\\"));
   return escaped + (wasCut ? "…" : "");
 }
 
@@ -64379,6 +64379,27 @@ function nodePosition(lineCounter, node) {
   const range = node.range;
   if (!range) return void 0;
   return offsetPosition(lineCounter, range[0]);
+}
+function scalarSource(parsed, pointer) {
+  const { doc } = parsed;
+  let node = doc.contents;
+  for (const segment2 of pointerSegments(pointer)) {
+    node = resolveAlias(doc, node);
+    if ((0, import_yaml.isMap)(node)) {
+      const pair = pairsOf(node).get(segment2);
+      if (!pair) return void 0;
+      node = pair.value;
+    } else if ((0, import_yaml.isSeq)(node)) {
+      const index = Number(segment2);
+      node = Number.isInteger(index) ? node.items[index] : void 0;
+    } else {
+      return void 0;
+    }
+  }
+  node = resolveAlias(doc, node);
+  if (!(0, import_yaml.isScalar)(node)) return void 0;
+  const source = node.source;
+  return typeof source === "string" ? source : void 0;
 }
 
 // src/config/report.ts
@@ -65016,6 +65037,13 @@ var Limits = {
   /** Items turned on or off in one availability items call, in total across stores (the route's `maxElements`). */
   availabilityItemsPerCall: ROUTES["PUT /api/v2/restaurants-integrations-public-api/availability/stores/items"].maxElements,
   childrenPerItem: 50,
+  /**
+   * Levels of modifier groups under an item: an item's groups are level 1, the groups of one of their
+   * options level 2, and so on (ITEM → MODIFIER_GROUP → ITEM → MODIFIER_GROUP, spec §2.2). Deeper
+   * menus are refused with `invalid_item_depth`. The platform publishes no number; 3 is carte's
+   * reading (docs/platform-api.md, "Nested modifier groups"): size → crust → toppings.
+   */
+  modifierGroupDepth: 3,
   itemsPerCategory: 50,
   imagesPerItem: 3,
   /** Time periods (slots) of one schedule, per day or days group: the one copy of this limit. */
@@ -65046,15 +65074,15 @@ function canonicalDays(days) {
       days.split(",").map((d) => d.trim().toLowerCase()).filter(Boolean)
     )
   ];
-  return list2.sort((a2, b) => rank(a2) - rank(b) || a2.localeCompare(b)).join(",");
+  return list2.sort((a3, b) => rank(a3) - rank(b) || a3.localeCompare(b)).join(",");
 }
 function hhmm(time) {
   return time.length >= 5 ? time.slice(0, 5) : time;
 }
-var bySlot = (a2, b) => a2.start.localeCompare(b.start) || a2.end.localeCompare(b.end);
+var bySlot = (a3, b) => a3.start.localeCompare(b.start) || a3.end.localeCompare(b.end);
 var rank = (d) => DAY_ORDER.includes(d) ? DAY_ORDER.indexOf(d) : DAY_ORDER.length;
-function byDays(a2, b) {
-  const x = a2.split(",");
+function byDays(a3, b) {
+  const x = a3.split(",");
   const y = b.split(",");
   for (let i = 0; i < Math.min(x.length, y.length); i++) {
     const d = rank(x[i]) - rank(y[i]) || x[i].localeCompare(y[i]);
@@ -65073,16 +65101,16 @@ function canonicalSchedules(list2) {
     }
   }
   const groups = /* @__PURE__ */ new Map();
-  for (const day2 of [...perDay.keys()].sort((a2, b) => rank(a2) - rank(b) || a2.localeCompare(b))) {
+  for (const day2 of [...perDay.keys()].sort((a3, b) => rank(a3) - rank(b) || a3.localeCompare(b))) {
     const sorted = perDay.get(day2).sort(bySlot);
     const periods2 = sorted.filter((s, i) => i === 0 || bySlot(sorted[i - 1], s) !== 0);
     if (periods2.length === 0) continue;
     const key = JSON.stringify(periods2);
-    const group = groups.get(key);
-    if (group) group.days.push(day2);
+    const group2 = groups.get(key);
+    if (group2) group2.days.push(day2);
     else groups.set(key, { days: [day2], periods: periods2 });
   }
-  return [...groups.values()].map((g) => ({ days: g.days.join(","), periods: g.periods })).sort((a2, b) => byDays(a2.days, b.days) || bySlot(a2.periods[0], b.periods[0]));
+  return [...groups.values()].map((g) => ({ days: g.days.join(","), periods: g.periods })).sort((a3, b) => byDays(a3.days, b.days) || bySlot(a3.periods[0], b.periods[0]));
 }
 function fromWireSchedules(list2) {
   if (!list2 || list2.length === 0) return void 0;
@@ -65156,11 +65184,11 @@ function parseDays(spec, allowHolidays) {
     let named;
     if (part === "daily") named = [...WEEKDAYS];
     else if (part.includes("-")) {
-      const [a2 = "", b = "", ...rest] = part.split("-").map((s) => s.trim());
-      const from = DAY_NAMES.get(a2);
+      const [a3 = "", b = "", ...rest] = part.split("-").map((s) => s.trim());
+      const from = DAY_NAMES.get(a3);
       const to = DAY_NAMES.get(b);
       if (rest.length > 0 || from === void 0 || to === void 0) {
-        const unknown = [a2, b, ...rest].find((d) => !DAY_NAMES.has(d)) ?? part;
+        const unknown = [a3, b, ...rest].find((d) => !DAY_NAMES.has(d)) ?? part;
         return fail(`days ${quote(spec)}: ${quote(unknown)} is not a day (use ${known})`);
       }
       if (from === "hol" || to === "hol")
@@ -65202,8 +65230,8 @@ function parseMonthDay(text) {
 function monthDayKey(month, day2) {
   return `${String(month).padStart(2, "0")}-${String(day2).padStart(2, "0")}`;
 }
-function compareSlots(a2, b) {
-  return a2.start < b.start ? -1 : a2.start > b.start ? 1 : a2.end < b.end ? -1 : a2.end > b.end ? 1 : 0;
+function compareSlots(a3, b) {
+  return a3.start < b.start ? -1 : a3.start > b.start ? 1 : a3.end < b.end ? -1 : a3.end > b.end ? 1 : 0;
 }
 function toSchedules(entries) {
   const perDay = [];
@@ -65245,7 +65273,7 @@ var HOLIDAY_OVERNIGHT = {
   why: "end it at 24:00 here and give the next day its own slot from 00:00"
 };
 function checkOverlaps(pieces, problems) {
-  const sorted = [...pieces].sort((a2, b) => compareSlots(a2.slot, b.slot));
+  const sorted = [...pieces].sort((a3, b) => compareSlots(a3.slot, b.slot));
   let latest;
   for (const piece of sorted) {
     if (latest && piece.slot.start < latest.slot.end) {
@@ -65348,7 +65376,7 @@ function hoursOf(days, problems) {
   return hours;
 }
 function sortedRecord(record) {
-  return Object.fromEntries(Object.entries(record).sort(([a2], [b]) => a2 < b ? -1 : a2 > b ? 1 : 0));
+  return Object.fromEntries(Object.entries(record).sort(([a3], [b]) => a3 < b ? -1 : a3 > b ? 1 : 0));
 }
 function mergeSettings(layers, problems, sections) {
   const out = {};
@@ -65415,12 +65443,131 @@ function checkSchedules(parsed, segments2, value, owner, problems) {
     );
 }
 
+// src/money.ts
+var KNOWN = {
+  ARS: { decimals: 2, symbol: "$", space: true, thousands: ".", decimal: "," },
+  BRL: { decimals: 2, symbol: "R$", space: true, thousands: ".", decimal: "," },
+  CLP: { decimals: 0, symbol: "$", space: false, thousands: ".", decimal: "," },
+  COP: { decimals: 0, symbol: "$", space: false, thousands: ".", decimal: "," },
+  MXN: { decimals: 2, symbol: "$", space: false, thousands: ",", decimal: "." },
+  PEN: { decimals: 2, symbol: "S/", space: true, thousands: ",", decimal: "." },
+  USD: { decimals: 2, symbol: "$", space: false, thousands: ",", decimal: "." },
+  UYU: { decimals: 2, symbol: "$", space: true, thousands: ".", decimal: "," }
+};
+var MAX_SIGNIFICANT_DIGITS = 15;
+var isoCodes;
+function knownCodes() {
+  isoCodes ??= new Set(Intl.supportedValuesOf("currency"));
+  return isoCodes;
+}
+function currencyOf(code3) {
+  if (!/^[A-Z]{3}$/.test(code3)) return void 0;
+  const known = Object.hasOwn(KNOWN, code3) ? KNOWN[code3] : void 0;
+  if (known) return { code: code3, ...known };
+  if (!knownCodes().has(code3)) return void 0;
+  const decimals = new Intl.NumberFormat("en", { style: "currency", currency: code3 }).resolvedOptions().maximumFractionDigits;
+  return { code: code3, decimals: decimals ?? 2, symbol: code3, space: true, thousands: ",", decimal: "." };
+}
+var PLAIN = /^([+-])?(\d+)(?:\.(\d+))?$/;
+var ANY = /^([+-])?(\d+)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
+function parsePriceText(text) {
+  const m = PLAIN.exec(text.trim());
+  if (!m) return void 0;
+  return decimalOf(m[1] === "-", m[2], m[3] ?? "", 0);
+}
+function decimalOfNumber(value) {
+  const m = ANY.exec(String(value));
+  if (!m) throw new RangeError(`not a finite number: ${String(value)}`);
+  return decimalOf(m[1] === "-", m[2], m[3] ?? "", Number(m[4] ?? "0"));
+}
+function decimalOf(negative, whole, fraction, exponent) {
+  let digits = whole + fraction;
+  let scale = fraction.length - exponent;
+  if (scale < 0) {
+    digits += "0".repeat(-scale);
+    scale = 0;
+  }
+  const significant = digits.replace(/^0+/, "").length;
+  const units = BigInt(digits);
+  return { units: negative ? -units : units, scale, significant };
+}
+function rescale(d, scale) {
+  return d.units * 10n ** BigInt(scale - d.scale);
+}
+function priceTextProblem(text, currency) {
+  const d = parsePriceText(text);
+  if (!d)
+    return `price ${shown(text)} is not written as a plain decimal number: write digits with an optional decimal point, for example ${example(currency)}`;
+  if (d.scale > currency.decimals) {
+    const has = currency.decimals === 0 ? "none" : `at most ${currency.decimals}`;
+    const grouped = currency.thousands === "." && /^\d{1,3}(\.\d{3})+$/.test(text.trim());
+    const hint = grouped ? `: if you meant ${shown(text.trim().replace(/\./g, ""))}, write it without the thousands separator` : currency.decimals === 0 ? ": write whole amounts" : `: round it to ${currency.decimals} decimals`;
+    return `price ${shown(text.trim())} has ${d.scale} decimal${d.scale === 1 ? "" : "s"}, but ${currency.code} prices have ${has}${hint}`;
+  }
+  if (d.significant > MAX_SIGNIFICANT_DIGITS)
+    return `price ${shown(text.trim())} has more than ${MAX_SIGNIFICANT_DIGITS} significant digits, more than the platform's JSON number carries exactly`;
+  return void 0;
+}
+var PRICE_TEXT_SHOWN = 40;
+function shown(text) {
+  return text.length > PRICE_TEXT_SHOWN ? `${text.slice(0, PRICE_TEXT_SHOWN)}…` : text;
+}
+function example(currency) {
+  return currency.decimals === 0 ? "24900" : `12.${"5".padEnd(currency.decimals, "0")}`;
+}
+function group(digits, separator) {
+  return digits.replace(/\B(?=(\d{3})+(?!\d))/g, separator);
+}
+function formatPrice(value, currency) {
+  if (!currency || !Number.isFinite(value)) return String(value);
+  const d = decimalOfNumber(value);
+  const scale = Math.max(d.scale, currency.decimals);
+  const units = rescale(d, scale);
+  const negative = units < 0n;
+  const digits = (negative ? -units : units).toString().padStart(scale + 1, "0");
+  const whole = digits.slice(0, digits.length - scale);
+  const fraction = digits.slice(digits.length - scale);
+  const amount = group(whole, currency.thousands) + (scale > 0 ? currency.decimal + fraction : "");
+  return `${negative ? "-" : ""}${currency.symbol}${currency.space ? " " : ""}${amount}`;
+}
+function priceChangeExceeds(before, after, percent) {
+  const b = decimalOfNumber(before);
+  const a3 = decimalOfNumber(after);
+  if (b.units <= 0n) return false;
+  const p = decimalOfNumber(percent);
+  const scale = Math.max(a3.scale, b.scale);
+  const diff = rescale(a3, scale) - rescale(b, scale);
+  const change = (diff < 0n ? -diff : diff) * 100n * 10n ** BigInt(p.scale);
+  return change > p.units * rescale(b, scale);
+}
+function priceChangeText(before, after) {
+  const b = decimalOfNumber(before);
+  const a3 = decimalOfNumber(after);
+  if (b.units === 0n) return "from 0";
+  const scale = Math.max(a3.scale, b.scale);
+  const num = (rescale(a3, scale) - rescale(b, scale)) * 1000n;
+  const den = rescale(b, scale);
+  const q = num / den;
+  const r = num % den;
+  const tenths = 2n * (r < 0n ? -r : r) >= den ? q + (num < 0n ? -1n : 1n) : q;
+  const abs = tenths < 0n ? -tenths : tenths;
+  const text = `${abs / 10n}${abs % 10n === 0n ? "" : `.${abs % 10n}`}`;
+  return `${tenths < 0n ? "-" : "+"}${text} %`;
+}
+
 // src/config/check.ts
 function hasAtMostTwoDecimals(price) {
   return Number(price.toFixed(2)) === price;
 }
-function checkPrice(r, segments2, price) {
-  if (typeof price === "number" && Number.isFinite(price) && !hasAtMostTwoDecimals(price)) {
+function checkPrice(r, segments2, price, currency) {
+  if (typeof price !== "number" || !Number.isFinite(price)) return;
+  if (currency) {
+    const text = scalarSource(r.parsed, toPointer(segments2)) ?? String(price);
+    const why = priceTextProblem(text, currency);
+    if (why) r.at(segments2, why);
+    return;
+  }
+  if (!hasAtMostTwoDecimals(price)) {
     r.at(
       segments2,
       `price ${price} has more than 2 decimals: round it to at most 2, as the platform stores it`
@@ -65433,7 +65580,7 @@ function a(kind) {
 function defaultCatalogName(file) {
   return basename(file, extname(file));
 }
-function checkCatalog(parsed, problems) {
+function checkCatalog(parsed, problems, currency) {
   const r = new Reporter(parsed, problems);
   const data = isRecord(parsed.data) ? parsed.data : {};
   const name = typeof data.name === "string" ? data.name : defaultCatalogName(parsed.file);
@@ -65442,7 +65589,8 @@ function checkCatalog(parsed, problems) {
     site: { parsed, pointer: typeof data.name === "string" ? "/name" : "" },
     skus: /* @__PURE__ */ new Map(),
     categories: /* @__PURE__ */ new Set(),
-    groups: /* @__PURE__ */ new Map()
+    groups: /* @__PURE__ */ new Map(),
+    parents: /* @__PURE__ */ new Map()
   };
   const define = (sku, kind, segments2) => {
     if (typeof sku !== "string") return;
@@ -65461,39 +65609,51 @@ function checkCatalog(parsed, problems) {
   items2.forEach((item, i) => {
     if (isRecord(item)) define(item.sku, "item", ["items", i, "sku"]);
   });
-  groups.forEach((group, g) => {
-    if (isRecord(group)) define(group.sku, "modifier group", ["modifier_groups", g, "sku"]);
+  groups.forEach((group2, g) => {
+    if (isRecord(group2)) define(group2.sku, "modifier group", ["modifier_groups", g, "sku"]);
   });
-  groups.forEach((group, g) => {
-    if (!isRecord(group)) return;
-    list(group.options).forEach((option, o) => {
+  groups.forEach((group2, g) => {
+    if (!isRecord(group2)) return;
+    list(group2.options).forEach((option, o) => {
       if (isRecord(option)) define(option.sku, "option", ["modifier_groups", g, "options", o, "sku"]);
     });
   });
-  items2.forEach((item, i) => {
-    if (!isRecord(item)) return;
-    checkPrice(r, ["items", i, "price"], item.price);
+  const checkGroupsOf = (owner, sku, refs2, at) => {
     const seen2 = /* @__PURE__ */ new Set();
-    list(item.modifier_groups).forEach((ref, k) => {
+    list(refs2).forEach((ref, k) => {
       if (typeof ref !== "string") return;
-      const at = ["items", i, "modifier_groups", k];
+      const here = [...at, k];
       const def = index.skus.get(ref);
       if (!def)
-        r.at(at, `unknown modifier group ${quote(ref)}: define it under modifier_groups, or remove it here`);
+        r.at(
+          here,
+          `unknown modifier group ${quote(ref)}: define it under modifier_groups, or remove it here`
+        );
       else if (def.kind !== "modifier group")
         r.at(
-          at,
-          `${quote(ref)} is ${a(def.kind)}, not a modifier group: an item's modifier_groups lists groups only`
+          here,
+          `${quote(ref)} is ${a(def.kind)}, not a modifier group: an ${owner}'s modifier_groups lists groups only`
         );
-      else if (seen2.has(ref)) r.at(at, `modifier group ${quote(ref)} is listed twice for this item`);
+      else if (seen2.has(ref)) r.at(here, `modifier group ${quote(ref)} is listed twice for this ${owner}`);
       seen2.add(ref);
     });
+    if (typeof sku === "string" && !index.parents.has(sku))
+      index.parents.set(
+        sku,
+        [...seen2].filter((g) => index.skus.get(g)?.kind === "modifier group")
+      );
+  };
+  items2.forEach((item, i) => {
+    if (!isRecord(item)) return;
+    checkPrice(r, ["items", i, "price"], item.price, currency);
+    checkGroupsOf("item", item.sku, item.modifier_groups, ["items", i, "modifier_groups"]);
   });
+  const optionDefs = /* @__PURE__ */ new Map();
   const groupRefs = [];
-  groups.forEach((group, g) => {
-    if (!isRecord(group)) return;
+  groups.forEach((group2, g) => {
+    if (!isRecord(group2)) return;
     const options = [];
-    list(group.options).forEach((option, o) => {
+    list(group2.options).forEach((option, o) => {
       const at = ["modifier_groups", g, "options", o];
       let sku;
       if (typeof option === "string") {
@@ -65509,19 +65669,21 @@ function checkCatalog(parsed, problems) {
             at,
             `${quote(option)} is an item of items:, not an option: write the option in full ({sku, title, price}) with its own SKU`
           );
-        else if (def.kind === "modifier group" && typeof group.sku === "string")
-          groupRefs.push({ from: group.sku, to: option, at });
+        else if (def.kind === "modifier group" && typeof group2.sku === "string")
+          groupRefs.push({ from: group2.sku, to: option, at });
         else if (def.kind === "modifier group")
           r.at(at, `${quote(option)} is a modifier group: a group's options must be options, not groups`);
       } else if (isRecord(option)) {
         if (typeof option.sku === "string") sku = option.sku;
-        checkPrice(r, [...at, "price"], option.price);
+        checkPrice(r, [...at, "price"], option.price, currency);
+        if (typeof option.sku === "string" && !optionDefs.has(option.sku))
+          optionDefs.set(option.sku, { data: option, at });
       }
       if (sku === void 0) return;
       if (options.includes(sku)) r.at(at, `option ${quote(sku)} is listed twice in this group`);
       else options.push(sku);
     });
-    const { min, max } = group;
+    const { min, max } = group2;
     if (typeof min === "number" && typeof max === "number" && Number.isInteger(min) && Number.isInteger(max)) {
       if (min > max)
         r.at(["modifier_groups", g, "min"], `min (${min}) is more than max (${max}): lower min or raise max`);
@@ -65531,8 +65693,12 @@ function checkCatalog(parsed, problems) {
           `max (${max}) is more than the ${options.length} option${options.length === 1 ? "" : "s"} of the group: lower max or add options`
         );
     }
-    if (typeof group.sku === "string" && !index.groups.has(group.sku)) {
-      index.groups.set(group.sku, { options, min: typeof min === "number" ? min : 0 });
+    if (typeof group2.sku === "string" && !index.groups.has(group2.sku)) {
+      index.groups.set(group2.sku, {
+        options,
+        min: typeof min === "number" ? min : 0,
+        max: typeof max === "number" ? max : options.length
+      });
     }
   });
   for (const ref of groupRefs) {
@@ -65542,40 +65708,47 @@ function checkCatalog(parsed, problems) {
       cycle ? `modifier groups form a cycle: ${cycle.join(" → ")}; a group's options must be options, not groups` : `${quote(ref.to)} is a modifier group: a group's options must be options, not groups`
     );
   }
-  items2.forEach((item, i) => {
-    if (!isRecord(item)) return;
-    const name2 = typeof item.sku === "string" ? item.sku : `#${i + 1}`;
-    checkSchedules(parsed, ["items", i, "schedules"], item.schedules, `item ${bare(name2)}`, problems);
-    if (!isRecord(item.option_prices)) return;
+  for (const [sku, def] of optionDefs)
+    checkGroupsOf("option", sku, def.data.modifier_groups, [...def.at, "modifier_groups"]);
+  const checkOptionPrices = (owner, name2, data2, at) => {
+    if (!isRecord(data2.option_prices)) return;
     const offered = new Set(
-      list(item.modifier_groups).flatMap(
+      list(data2.modifier_groups).flatMap(
         (g) => typeof g === "string" ? index.groups.get(g)?.options ?? [] : []
       )
     );
-    for (const [sku, price] of Object.entries(item.option_prices)) {
-      const at = ["items", i, "option_prices", sku];
+    for (const [sku, price] of Object.entries(data2.option_prices)) {
+      const here = [...at, "option_prices", sku];
       const def = index.skus.get(sku);
       if (!def)
         r.at(
-          at,
-          `unknown option ${quote(sku)}: option_prices lists options of this item's modifier groups`,
+          here,
+          `unknown option ${quote(sku)}: option_prices lists options of this ${owner}'s modifier groups`,
           "key"
         );
       else if (def.kind !== "option")
         r.at(
-          at,
-          `${quote(sku)} is ${a(def.kind)}, not an option: option_prices lists options of this item's modifier groups`,
+          here,
+          `${quote(sku)} is ${a(def.kind)}, not an option: option_prices lists options of this ${owner}'s modifier groups`,
           "key"
         );
       else if (!offered.has(sku))
         r.at(
-          at,
-          `option ${quote(sku)} is not offered by any modifier group of ${bare(name2)}: add its group to the item's modifier_groups, or remove it here`,
+          here,
+          `option ${quote(sku)} is not offered by any modifier group of ${bare(name2)}: add its group to the ${owner}'s modifier_groups, or remove it here`,
           "key"
         );
-      checkPrice(r, at, price);
+      checkPrice(r, here, price, currency);
     }
+  };
+  items2.forEach((item, i) => {
+    if (!isRecord(item)) return;
+    const name2 = typeof item.sku === "string" ? item.sku : `#${i + 1}`;
+    checkSchedules(parsed, ["items", i, "schedules"], item.schedules, `item ${bare(name2)}`, problems);
+    checkOptionPrices("item", name2, item, ["items", i]);
   });
+  for (const [sku, def] of optionDefs) checkOptionPrices("option", sku, def.data, def.at);
+  checkNesting(r, items2, index, optionDefs);
   const categoryFirst = /* @__PURE__ */ new Map();
   list(data.categories).forEach((category, c) => {
     if (!isRecord(category)) return;
@@ -65640,6 +65813,126 @@ function checkCatalog(parsed, problems) {
     });
   });
   return index;
+}
+var MAX_MODIFIER_DEPTH = Limits.modifierGroupDepth;
+var CHAIN_SHOWN = 12;
+function chainText(length, at) {
+  const keys = length <= CHAIN_SHOWN ? [...Array(length).keys()] : [
+    ...[...Array(CHAIN_SHOWN / 2).keys()],
+    -1,
+    ...[...Array(CHAIN_SHOWN / 2).keys()].map((k) => length - CHAIN_SHOWN / 2 + k)
+  ];
+  return keys.map((k) => k < 0 ? `… ${length - CHAIN_SHOWN} more …` : bare(at(k))).join(" → ");
+}
+function checkNesting(r, items2, index, optionDefs) {
+  const groupsOf = (sku) => index.parents.get(sku) ?? [];
+  const optionsOf = (group2) => index.groups.get(group2)?.options ?? [];
+  const entryOf = (option, group2) => {
+    const def = optionDefs.get(option);
+    const k = groupsOf(option).indexOf(group2);
+    if (!def || k < 0) return void 0;
+    return [...def.at, "modifier_groups", k];
+  };
+  const reported = /* @__PURE__ */ new Set();
+  const once = (at, message) => {
+    if (!at) return;
+    const key = at.join("/");
+    if (reported.has(key)) return;
+    reported.add(key);
+    r.at(at, message);
+  };
+  const edgesOf = (group2) => optionsOf(group2).flatMap((option) => groupsOf(option).map((next) => ({ option, next })));
+  const state = /* @__PURE__ */ new Map();
+  const path10 = [];
+  const onPath = /* @__PURE__ */ new Map();
+  const visit = (root) => {
+    const frames = [];
+    const enter = (group2) => {
+      state.set(group2, "visiting");
+      onPath.set(group2, path10.length);
+      path10.push(group2);
+      frames.push({ group: group2, edges: edgesOf(group2), i: 0 });
+    };
+    enter(root);
+    while (frames.length > 0) {
+      const frame = frames.at(-1);
+      const edge = frame.edges[frame.i++];
+      if (!edge) {
+        frames.pop();
+        path10.pop();
+        onPath.delete(frame.group);
+        state.set(frame.group, "done");
+        continue;
+      }
+      const { option, next } = edge;
+      if (state.get(next) === "visiting") {
+        const from = onPath.get(next);
+        const length = 2 * (path10.length - from) + 1;
+        const at = (k) => {
+          if (k === length - 1) return next;
+          const g = path10[from + Math.floor(k / 2)];
+          if (k % 2 === 0) return g;
+          const i = from + (k - 1) / 2 + 1;
+          return i < path10.length ? viaOption(path10[i], g) : option;
+        };
+        once(
+          entryOf(option, next),
+          `modifier groups nest in a circle: ${chainText(length, at)}; an option cannot offer a group that leads back to it`
+        );
+      } else if (!state.has(next)) enter(next);
+    }
+  };
+  const viaOption = (to, from) => optionsOf(from).find((o) => groupsOf(o).includes(to)) ?? "?";
+  for (const group2 of index.groups.keys()) if (!state.has(group2)) visit(group2);
+  const height = /* @__PURE__ */ new Map();
+  const open4 = /* @__PURE__ */ new Set();
+  const heightOf = (root) => {
+    const known = height.get(root);
+    if (known !== void 0) return known;
+    if (open4.has(root)) return 0;
+    const frames = [];
+    const enter = (group2) => {
+      open4.add(group2);
+      frames.push({ group: group2, edges: edgesOf(group2), i: 0 });
+    };
+    enter(root);
+    while (frames.length > 0) {
+      const frame = frames.at(-1);
+      const edge = frame.edges[frame.i++];
+      if (edge) {
+        if (!height.has(edge.next) && !open4.has(edge.next)) enter(edge.next);
+        continue;
+      }
+      const below = frame.edges.reduce((m, e) => Math.max(m, height.get(e.next) ?? 0), 0);
+      frames.pop();
+      open4.delete(frame.group);
+      height.set(frame.group, below + 1);
+    }
+    return height.get(root);
+  };
+  for (const item of items2) {
+    if (!isRecord(item) || typeof item.sku !== "string") continue;
+    for (const top of groupsOf(item.sku)) {
+      if (heightOf(top) <= MAX_MODIFIER_DEPTH) continue;
+      const trail = [item.sku];
+      let group2 = top;
+      for (let level = 1; level <= MAX_MODIFIER_DEPTH; level++) {
+        let best;
+        for (const option of optionsOf(group2))
+          for (const next of groupsOf(option))
+            if (!best || heightOf(next) > heightOf(best.next)) best = { option, next };
+        if (!best) break;
+        trail.push(group2, best.option);
+        if (level === MAX_MODIFIER_DEPTH) {
+          once(
+            entryOf(best.option, best.next),
+            `modifier group ${quote(best.next)} nests ${level + 1} levels deep under item ${bare(item.sku)} (${[...trail, best.next].map((s) => bare(s)).join(" → ")}); the platform accepts at most ${MAX_MODIFIER_DEPTH} levels of modifier groups`
+          );
+        }
+        group2 = best.next;
+      }
+    }
+  }
 }
 function groupCycle(refs2, ref) {
   const previous = /* @__PURE__ */ new Map([[ref.to, null]]);
@@ -65708,110 +66001,12 @@ function checkStore(parsed, catalogs, registry, problems) {
   if (typeof data.catalog !== "string") return;
   const catalog = catalogs.get(data.catalog);
   if (!catalog) {
-    const known2 = [...catalogs.keys()];
+    const known = [...catalogs.keys()];
     r.at(
       ["catalog"],
-      known2.length === 0 ? `unknown catalog ${quote(data.catalog)}: no catalog files were found (see catalogs: in carte.yaml)` : `unknown catalog ${quote(data.catalog)} (known: ${known2.map((k) => bare(k)).join(", ")})`
+      known.length === 0 ? `unknown catalog ${quote(data.catalog)}: no catalog files were found (see catalogs: in carte.yaml)` : `unknown catalog ${quote(data.catalog)} (known: ${known.map((k) => bare(k)).join(", ")})`
     );
     return;
-  }
-  const known = (sku) => catalog.skus.get(sku)?.kind ?? (catalog.categories.has(sku) ? "category" : void 0);
-  const an = (kind) => kind === "category" ? "a category" : a(kind);
-  const overrides = isRecord(data.overrides) ? data.overrides : {};
-  const excluded = /* @__PURE__ */ new Set();
-  list(overrides.exclude).forEach((sku, k) => {
-    if (typeof sku !== "string") return;
-    if (known(sku) === void 0)
-      r.at(
-        ["overrides", "exclude", k],
-        `unknown SKU ${quote(sku)}: catalog ${bare(catalog.name)} has no such item, option, group or category`
-      );
-    excluded.add(sku);
-  });
-  if (isRecord(overrides.prices)) {
-    for (const [sku, price] of Object.entries(overrides.prices)) {
-      const at = ["overrides", "prices", sku];
-      const kind = known(sku);
-      if (kind === void 0)
-        r.at(
-          at,
-          `unknown SKU ${quote(sku)}: catalog ${bare(catalog.name)} has no item or option with this SKU`,
-          "key"
-        );
-      else if (kind === "modifier group" || kind === "category")
-        r.at(at, `${quote(sku)} is ${an(kind)}, which has no price: prices are for items and options`, "key");
-      else if (excluded.has(sku))
-        r.at(
-          at,
-          `${quote(sku)} is excluded from this store (overrides.exclude), so it cannot have a price here`,
-          "key"
-        );
-      checkPrice(r, at, price);
-    }
-  }
-  for (const [sku, group] of catalog.groups) {
-    if (excluded.has(sku)) continue;
-    const remaining = group.options.filter((o) => !excluded.has(o)).length;
-    const needed = Math.max(1, group.min);
-    if (remaining < needed && remaining < group.options.length) {
-      r.at(
-        ["overrides", "exclude"],
-        `excluding options leaves modifier group ${quote(sku)} with ${remaining} option${remaining === 1 ? "" : "s"}, but it needs at least ${needed}: exclude the group too, or keep more of its options`
-      );
-    }
-  }
-  const perSku = (key, what, allowed) => {
-    const values = overrides[key];
-    if (!isRecord(values)) return;
-    for (const sku of Object.keys(values)) {
-      const at = ["overrides", key, sku];
-      const kind = known(sku);
-      if (kind === void 0)
-        r.at(
-          at,
-          `unknown SKU ${quote(sku)}: catalog ${bare(catalog.name)} has no ${allowed.slice(0, -1).join(", ")} or ${allowed.at(-1)} with this SKU`,
-          "key"
-        );
-      else if (!allowed.includes(kind))
-        r.at(
-          at,
-          `${quote(sku)} is ${an(kind)}, which has no ${what}: ${key} are for ${allowed.map((k) => `${k}s`).join(" and ")}`,
-          "key"
-        );
-      else if (excluded.has(sku))
-        r.at(
-          at,
-          `${quote(sku)} is excluded from this store (overrides.exclude), so it cannot have a ${what} here`,
-          "key"
-        );
-    }
-  };
-  perSku("titles", "title", ["item", "option", "modifier group", "category"]);
-  perSku("descriptions", "description", ["item", "option"]);
-  perSku("images", "image", ["item", "option"]);
-  const availability2 = isRecord(data.availability) ? data.availability : {};
-  const off = new Set(list(availability2.unavailable).filter((s) => typeof s === "string"));
-  for (const key of ["unavailable", "available"]) {
-    const verb = key === "unavailable" ? "switched off" : "switched on";
-    list(availability2[key]).forEach((sku, k) => {
-      if (typeof sku !== "string") return;
-      const at = ["availability", key, k];
-      const kind = known(sku);
-      if (kind === void 0)
-        r.at(
-          at,
-          `unknown SKU ${quote(sku)}: catalog ${bare(catalog.name)} has no item or option with this SKU`
-        );
-      else if (kind === "modifier group" || kind === "category")
-        r.at(at, `${quote(sku)} is ${an(kind)}: only items and options can be ${verb}`);
-      else if (excluded.has(sku))
-        r.at(
-          at,
-          `${quote(sku)} is excluded from this store (overrides.exclude), so it cannot be ${verb} here`
-        );
-      else if (key === "available" && off.has(sku))
-        r.at(at, `${quote(sku)} is listed as both unavailable and available: keep it in one list`);
-    });
   }
 }
 function groupName(parsed) {
@@ -65853,20 +66048,27 @@ function menuOrder(ctx) {
 }
 function categoryOrder(ctx) {
   const menus2 = chosenOf(ctx, "menus");
-  const shown = menuOrder(ctx).flatMap((type) => menus2[type]?.categories.map((c) => c.sku) ?? []);
-  return orderKeys(Object.keys(chosenOf(ctx, "categories")), shown);
+  const shown2 = menuOrder(ctx).flatMap((type) => menus2[type]?.categories.map((c) => c.sku) ?? []);
+  return orderKeys(Object.keys(chosenOf(ctx, "categories")), shown2);
 }
 function itemOrder(ctx, skus) {
   const categories2 = chosenOf(ctx, "categories");
-  const shown = categoryOrder(ctx).flatMap((sku) => categories2[sku]?.items ?? []);
-  return orderKeys(skus, shown);
+  const shown2 = categoryOrder(ctx).flatMap((sku) => categories2[sku]?.items ?? []);
+  return orderKeys(skus, shown2);
 }
 function groupOrder(ctx, items2, groups) {
   const defs = chosenOf(ctx, "items");
-  return orderKeys(
-    groups,
-    items2.flatMap((sku) => defs[sku]?.children ?? [])
-  );
+  const shown2 = [];
+  const seen2 = /* @__PURE__ */ new Set();
+  const visit = (group2) => {
+    if (seen2.has(group2)) return;
+    seen2.add(group2);
+    shown2.push(group2);
+    for (const option of own(defs, group2)?.children ?? [])
+      for (const next of own(defs, option)?.children ?? []) visit(next);
+  };
+  for (const sku of items2) for (const group2 of own(defs, sku)?.children ?? []) visit(group2);
+  return orderKeys(groups, shown2);
 }
 
 // src/import/schedules.ts
@@ -65913,9 +66115,76 @@ function plainItemSkus(items2) {
     Object.values(items2).filter((r) => r.type === "ITEM" && !options.has(r.sku)).map((r) => r.sku)
   );
 }
-function sanitizeItems(state, note) {
+function writablePrice(price, currency) {
+  if (!currency) return hasAtMostTwoDecimals(price);
+  return decimalOfNumber(price).scale <= currency.decimals;
+}
+function roundedPrice(price, currency) {
+  return Number(price.toFixed(currency?.decimals ?? 2));
+}
+function cutNesting(items2, options, note, at) {
+  const max = Limits.modifierGroupDepth;
+  const cut2 = (option, group2, why) => {
+    option.children = option.children.filter((g) => g !== group2);
+    note(at(option), why);
+  };
+  const state = /* @__PURE__ */ new Map();
+  const visit = (root) => {
+    function* edges(group2) {
+      for (const o of own(items2, group2)?.children ?? []) {
+        const option = own(items2, o);
+        if (!option) continue;
+        for (const next of [...option.children]) yield { option, next };
+      }
+    }
+    const frames = [{ group: root, edges: edges(root) }];
+    state.set(root, "open");
+    while (frames.length > 0) {
+      const frame = frames.at(-1);
+      const edge = frame.edges.next();
+      if (edge.done) {
+        state.set(frame.group, "done");
+        frames.pop();
+        continue;
+      }
+      const { option, next } = edge.value;
+      if (state.get(next) === "open")
+        cut2(
+          option,
+          next,
+          `its modifier group ${next} leads back to it: a circle of modifier groups cannot be written`
+        );
+      else if (!state.has(next)) {
+        state.set(next, "open");
+        frames.push({ group: next, edges: edges(next) });
+      }
+    }
+  };
+  for (const r of Object.values(items2)) if (r.type === "MODIFIER_GROUP" && !state.has(r.sku)) visit(r.sku);
+  const walk2 = (group2, level) => {
+    for (const o of own(items2, group2)?.children ?? []) {
+      const option = own(items2, o);
+      if (!option) continue;
+      for (const next of [...option.children]) {
+        if (level + 1 > max)
+          cut2(
+            option,
+            next,
+            `its modifier group ${next} is more than ${max} levels deep: the platform accepts at most ${max}`
+          );
+        else walk2(next, level + 1);
+      }
+    }
+  };
+  for (const r of Object.values(items2))
+    if (r.type === "ITEM" && !options.has(r.sku)) for (const g of r.children) walk2(g, 1);
+}
+function sanitizeItems(state, note, ctx = {}) {
   const at = (r) => address(state.store.key, segment(r), r.sku);
   const items2 = state.items;
+  for (const [key, what] of Object.entries(state.unread ?? {}))
+    for (const w of what) note(`store[${state.store.key}].${key}`, `${w} cannot be written in carte's files`);
+  delete state.unread;
   const drop = (sku) => {
     delete items2[sku];
     for (const r of Object.values(items2)) r.children = r.children.filter((c) => c !== sku);
@@ -65944,6 +66213,7 @@ function sanitizeItems(state, note) {
     }
   }
   const options = optionSkus(items2);
+  cutNesting(items2, options, note, at);
   for (const r of Object.values(items2)) {
     if (r.schedules !== void 0 && (r.type === "MODIFIER_GROUP" || options.has(r.sku))) {
       note(at(r), "only items have schedules in carte's files, not options or modifier groups");
@@ -65952,13 +66222,13 @@ function sanitizeItems(state, note) {
     if (r.priceInParent !== void 0) {
       const kept = table();
       for (const [parent, price] of Object.entries(r.priceInParent)) {
-        const p = items2[parent];
-        const offers = p?.type === "ITEM" && !options.has(parent) && p.children.some((g) => items2[g]?.children.includes(r.sku));
-        if (offers && hasAtMostTwoDecimals(price)) kept[parent] = price;
+        const p = own(items2, parent);
+        const offers = p?.type === "ITEM" && p.children.some((g) => own(items2, g)?.children.includes(r.sku));
+        if (offers && writablePrice(price, ctx.currency)) kept[parent] = price;
         else
           note(
             at(r),
-            `its price inside ${parent} cannot be written (the item must offer it through a group)`
+            offers ? `its price ${String(price)} inside ${parent} has more decimals than ${ctx.currency?.code ?? "2"} allows` : `its price inside ${parent} cannot be written (the parent must offer it through a group)`
           );
       }
       if (Object.keys(kept).length > 0) r.priceInParent = kept;
@@ -65980,12 +66250,8 @@ function sanitizeItems(state, note) {
       }
       continue;
     }
-    if (options.has(r.sku) && r.children.length > 0) {
-      note(at(r), "an option offered by a modifier group cannot have modifier groups of its own");
-      r.children = [];
-    }
-    if (r.price === null || !hasAtMostTwoDecimals(r.price)) {
-      const price = r.price === null ? 0 : Number(r.price.toFixed(2));
+    if (r.price === null || !writablePrice(r.price, ctx.currency)) {
+      const price = r.price === null ? 0 : roundedPrice(r.price, ctx.currency);
       note(at(r), `the price ${String(r.price)} is written as ${price}`);
       r.price = price;
     }
@@ -66039,12 +66305,31 @@ var itemsCatalog = {
       };
     };
     const itemSkus = itemOrder(ctx, plainItemSkus(defs));
+    const nested = (def, offeredBy2) => {
+      const offered = def.children.filter((c) => offeredBy2(c) !== void 0);
+      const optionPrices = table();
+      for (const o of offered.flatMap((g) => offeredBy2(g))) {
+        const price = own(own(defs, o)?.priceInParent, def.sku);
+        if (price !== void 0) optionPrices[o] = price;
+      }
+      return {
+        ...offered.length > 0 ? { modifier_groups: offered } : {},
+        ...def.schedules?.length ? { schedules: schedulesText(def.schedules) } : {},
+        ...Object.keys(optionPrices).length > 0 ? { option_prices: sortRecord(optionPrices) } : {}
+      };
+    };
+    const groupOptions = /* @__PURE__ */ new Map();
+    for (const sku of groupSkus) {
+      const opts = defs[sku].children.filter((c) => options.has(c));
+      if (opts.length > 0) groupOptions.set(sku, opts);
+    }
+    const offeredBy = (g) => groupOptions.get(g);
     const written = /* @__PURE__ */ new Set();
     const groups = [];
     for (const sku of groupOrder(ctx, itemSkus, groupSkus)) {
       const def = defs[sku];
-      const opts = def.children.filter((c) => options.has(c));
-      if (opts.length === 0) continue;
+      const opts = groupOptions.get(sku);
+      if (!opts) continue;
       const max = Math.min(Math.max(def.max ?? opts.length, 1), opts.length);
       groups.push({
         sku,
@@ -66055,27 +66340,13 @@ var itemsCatalog = {
         options: opts.map((o) => {
           if (written.has(o)) return o;
           written.add(o);
-          return describe3(defs[o]);
+          return { ...describe3(defs[o]), ...nested(defs[o], offeredBy) };
         })
       });
     }
-    const offeredBy = new Map(
-      groups.map((g) => [g.sku, g.options.map((o) => typeof o === "string" ? o : o.sku)])
-    );
     const items2 = itemSkus.map((sku) => {
       const def = defs[sku];
-      const offered = def.children.filter((c) => offeredBy.has(c));
-      const optionPrices = table();
-      for (const o of offered.flatMap((g) => offeredBy.get(g))) {
-        const price = own(own(defs, o)?.priceInParent, sku);
-        if (price !== void 0) optionPrices[o] = price;
-      }
-      return {
-        ...describe3(def),
-        ...offered.length > 0 ? { modifier_groups: offered } : {},
-        ...def.schedules?.length ? { schedules: schedulesText(def.schedules) } : {},
-        ...Object.keys(optionPrices).length > 0 ? { option_prices: sortRecord(optionPrices) } : {}
-      };
+      return { ...describe3(def), ...nested(def, offeredBy) };
     });
     if (items2.length > 0) catalog.items = items2;
     if (groups.length > 0) catalog.modifier_groups = groups;
@@ -66098,7 +66369,8 @@ var itemsCatalog = {
       if (r.type !== "ITEM") continue;
       if (r.price !== null && r.price !== b.price) prices[sku] = r.price;
       if (r.description !== (b.description ?? "")) descriptions[sku] = r.description;
-      if (!jsonEqual(r.images, b.images ?? [])) images[sku] = [...r.images];
+      if (!jsonEqual(r.images, b.images ?? []))
+        images[sku] = r.images.map((i) => typeof i === "string" ? i : { ...i });
     }
     return { prices, titles, descriptions, images };
   }
@@ -66213,7 +66485,7 @@ var categories = {
     const wire = partOf(snapshot, storeMenuRead);
     const skuById = /* @__PURE__ */ new Map();
     for (const w of wire.items) if (w.id !== void 0) skuById.set(w.id, w.sku);
-    for (const c of [...wire.categories].sort((a2, b) => a2.sku.localeCompare(b.sku))) {
+    for (const c of [...wire.categories].sort((a3, b) => a3.sku.localeCompare(b.sku))) {
       const category = {
         sku: c.sku,
         title: c.title,
@@ -66306,7 +66578,7 @@ var clientWebhooks = {
   read(snapshot, into, ids) {
     const snap = partOf(snapshot, clientWebhooksRead);
     const hooks = {};
-    for (const h of [...snap.hooks].sort((a2, b) => a2.event.localeCompare(b.event))) {
+    for (const h of [...snap.hooks].sort((a3, b) => a3.event.localeCompare(b.event))) {
       hooks[h.event] = { url: h.url };
     }
     into.webhooks = hooks;
@@ -66394,7 +66666,7 @@ var specialDaysPart = {
     sections(state) {
       const days = Object.values(state.specialDays ?? {});
       if (days.length === 0) return void 0;
-      const list2 = days.map((d) => ({ name: d.name, date: `${pad(d.month)}-${pad(d.day)}`, slots: slotsText(d.slots) })).sort((a2, b) => byCodePoint(a2.date, b.date));
+      const list2 = days.map((d) => ({ name: d.name, date: `${pad(d.month)}-${pad(d.day)}`, slots: slotsText(d.slots) })).sort((a3, b) => byCodePoint(a3.date, b.date));
       return { special_days: list2 };
     }
   }
@@ -66442,7 +66714,7 @@ function fromUtilsTime(t) {
   return /^\d\d:\d\d:00$/.test(t) ? t.slice(0, 5) : t;
 }
 function sortSlots(slots) {
-  return [...slots].sort((a2, b) => a2.start.localeCompare(b.start) || a2.end.localeCompare(b.end));
+  return [...slots].sort((a3, b) => a3.start.localeCompare(b.start) || a3.end.localeCompare(b.end));
 }
 function hasEqualSlots(slots) {
   const seen2 = /* @__PURE__ */ new Set();
@@ -66473,15 +66745,15 @@ function slotById(state, id) {
 }
 function slotsShown(have, wanted) {
   const free = [...have];
-  let shown = 0;
+  let shown2 = 0;
   for (const w of wanted) {
     const i = free.findIndex((s) => s.start === w.start && s.end === w.end);
     if (i >= 0) {
       free.splice(i, 1);
-      shown++;
+      shown2++;
     }
   }
-  return shown;
+  return shown2;
 }
 function plainSlots(slots) {
   return sortSlots(slots).map((s) => ({ start: s.start, end: s.end }));
@@ -66496,8 +66768,8 @@ function minutes(t) {
   const [h, m] = t.split(":");
   return Number(h) * 60 + Number(m);
 }
-function overlap(a2, b) {
-  return Math.max(0, Math.min(minutes(a2.end), minutes(b.end)) - Math.max(minutes(a2.start), minutes(b.start)));
+function overlap(a3, b) {
+  return Math.max(0, Math.min(minutes(a3.end), minutes(b.end)) - Math.max(minutes(a3.start), minutes(b.start)));
 }
 function matchBy(old, next, equal, affinity2) {
   const freeOld = [...old];
@@ -66727,13 +66999,19 @@ function selectItems(state) {
   return out;
 }
 function toWireItem(r) {
-  const group = r.type === "MODIFIER_GROUP";
+  const group2 = r.type === "MODIFIER_GROUP";
   return {
     sku: r.sku,
     item_type: r.type,
     title_info: { title: r.title },
     description_info: { description: r.description },
-    images_info: { images: r.images.map((path10, index) => ({ path: path10, index })) },
+    // The host of an image is sent back as read (spec §2.2 `{id, path, index, host}`); the platform's
+    // image id is its own and is not sent.
+    images_info: {
+      images: r.images.map(
+        (image, index) => typeof image === "string" ? { path: image, index } : { path: image.path, index, host: image.host }
+      )
+    },
     items_info: { items: r.children.map((sku, index) => ({ sku, index })) },
     price_info: {
       price: r.price,
@@ -66745,27 +67023,29 @@ function toWireItem(r) {
       }))
     },
     quantity_info: {
-      min_permitted: group ? r.min : null,
-      max_permitted: group ? r.max : null,
-      modifiers_type: group ? r.modifiersType : null
+      min_permitted: group2 ? r.min : null,
+      max_permitted: group2 ? r.max : null,
+      modifiers_type: group2 ? r.modifiersType : null
     },
     schedules_info: { schedules: toWireSchedules(r.schedules) }
   };
 }
 function fromWireItem(w, skuOf) {
-  const group = w.item_type === "MODIFIER_GROUP";
+  const group2 = w.item_type === "MODIFIER_GROUP";
   const q = w.quantity_info;
   const out = {
     sku: w.sku,
-    type: group ? "MODIFIER_GROUP" : "ITEM",
+    type: group2 ? "MODIFIER_GROUP" : "ITEM",
     title: w.title_info?.title ?? "",
     description: w.description_info?.description ?? "",
     price: w.price_info?.price ?? null,
-    images: byIndex(w.images_info?.images).map((i) => i.path),
+    images: byIndex(w.images_info?.images).map(
+      (i) => typeof i.host === "string" && i.host !== "" ? { path: i.path, host: i.host } : i.path
+    ),
     children: byIndex(w.items_info?.items).map((ref) => ref.sku ?? skuOf(ref.id)).filter((s) => s !== void 0),
-    min: group ? q?.min_permitted ?? null : null,
-    max: group ? q?.max_permitted ?? null : null,
-    modifiersType: group ? q?.modifiers_type ?? null : null
+    min: group2 ? q?.min_permitted ?? null : null,
+    max: group2 ? q?.max_permitted ?? null : null,
+    modifiersType: group2 ? q?.modifiers_type ?? null : null
   };
   const schedules2 = fromWireSchedules(w.schedules_info?.schedules);
   if (schedules2) out.schedules = schedules2;
@@ -66779,6 +67059,73 @@ function fromWireItem(w, skuOf) {
       Object.keys(inParent).sort().map((k) => [k, inParent[k]])
     );
   }
+  return out;
+}
+var parentsCache = /* @__PURE__ */ new WeakMap();
+function parentsOf(items2) {
+  let parents = parentsCache.get(items2);
+  if (!parents) {
+    parents = /* @__PURE__ */ new Map();
+    for (const r of Object.values(items2).sort((a3, b) => a3.sku < b.sku ? -1 : a3.sku > b.sku ? 1 : 0))
+      for (const c of r.children) {
+        const list2 = parents.get(c);
+        if (list2) list2.push(r.sku);
+        else parents.set(c, [r.sku]);
+      }
+    parentsCache.set(items2, parents);
+  }
+  return parents;
+}
+function nestedWithin(state, sku) {
+  const parents = parentsOf(state.items);
+  const previous = /* @__PURE__ */ new Map([[sku, null]]);
+  let frontier = [sku];
+  while (frontier.length > 0) {
+    const next = [];
+    for (const node of frontier) {
+      const up = parents.get(node);
+      if (!up) {
+        if (node === sku) return void 0;
+        const path10 = [];
+        for (let n = previous.get(node); n !== void 0 && n !== null; n = previous.get(n)) path10.push(n);
+        const within = [node, ...path10.slice(0, -1)];
+        return within.length >= 3 ? within : void 0;
+      }
+      for (const p of up)
+        if (!previous.has(p)) {
+          previous.set(p, node);
+          next.push(p);
+        }
+    }
+    frontier = next;
+  }
+  return void 0;
+}
+function unreadOf(w, skuOf) {
+  const out = [];
+  const blocks = {
+    title_info: w.title_info,
+    description_info: w.description_info,
+    images_info: w.images_info,
+    items_info: w.items_info,
+    quantity_info: w.quantity_info,
+    schedules_info: w.schedules_info,
+    suspension_info: w.suspension_info
+  };
+  for (const [name, block] of Object.entries(blocks)) {
+    const overrides = block?.overrides ?? [];
+    if (overrides.length > 0)
+      out.push(
+        `${name}.overrides (${[...new Set(overrides.map((o) => o.override_type ?? "?"))].join(", ")})`
+      );
+  }
+  const prices = (w.price_info?.overrides ?? []).filter(
+    (o) => !(o.override_type === "ITEM" && typeof o.price === "number" && (o.override_sku ?? skuOf(o.override_id ?? void 0)) !== void 0)
+  );
+  if (prices.length > 0)
+    out.push(`price_info.overrides (${[...new Set(prices.map((o) => o.override_type ?? "?"))].join(", ")})`);
+  const until = w.suspension_info?.suspend_until;
+  if (typeof until === "string" && until !== "") out.push(`a suspension until ${until}`);
   return out;
 }
 var upsert2 = {
@@ -66803,6 +67150,7 @@ var items = {
   importPart: itemsPart,
   select: selectItems,
   segment: (r) => r.type === "MODIFIER_GROUP" ? "modifier_group" : "item",
+  within: nestedWithin,
   reads: [storeMenuRead],
   read(snapshot, into, ids) {
     const wire = partOf(snapshot, storeMenuRead);
@@ -66810,12 +67158,15 @@ var items = {
     for (const w of wire.items) if (w.id !== void 0) skuById.set(w.id, w.sku);
     const skuOf = (id) => id === void 0 ? void 0 : skuById.get(id);
     const sorted = [...wire.items].sort(
-      (a2, b) => a2.sku.localeCompare(b.sku) || (a2.id ?? Infinity) - (b.id ?? Infinity)
+      (a3, b) => a3.sku.localeCompare(b.sku) || (a3.id ?? Infinity) - (b.id ?? Infinity)
     );
     for (const w of sorted) {
       const key = into.items[w.sku] && w.id !== void 0 ? `${w.sku}#${w.id}` : w.sku;
       into.items[key] = fromWireItem(w, skuOf);
       if (w.id !== void 0) ids.items[key] = w.id;
+      const unread = unreadOf(w, skuOf);
+      if (unread.length > 0)
+        (into.unread ??= {})[`${w.item_type === "MODIFIER_GROUP" ? "modifier_group" : "item"}[${key}]`] = unread;
     }
   },
   duplicates(state) {
@@ -66957,7 +67308,7 @@ var menus = {
     const wire = partOf(snapshot, storeMenuRead);
     const skuById = /* @__PURE__ */ new Map();
     for (const c of wire.categories) if (c.id !== void 0) skuById.set(c.id, c.sku);
-    for (const m of [...wire.menus].sort((a2, b) => a2.id - b.id)) {
+    for (const m of [...wire.menus].sort((a3, b) => a3.id - b.id)) {
       const key = into.menus[m.menu_type] ? `${m.menu_type}#${m.id}` : m.menu_type;
       into.menus[key] = {
         type: m.menu_type,
@@ -67125,7 +67476,7 @@ var specialDays = {
     const wire = partOf(snapshot, specialRead);
     const days = {};
     const byDate2 = {};
-    const list2 = [...wire.storeSpecialScheduleDays ?? []].sort((a2, b) => a2.id - b.id);
+    const list2 = [...wire.storeSpecialScheduleDays ?? []].sort((a3, b) => a3.id - b.id);
     for (const d of list2) {
       const key = byDate2[dateKey(d.month, d.day)] ? `${dateKey(d.month, d.day)}#${d.id}` : dateKey(d.month, d.day);
       const slots = sortSlots((d.storeSchedules ?? []).map(fromWireSlot));
@@ -67365,7 +67716,7 @@ function fromWireDetails(list2) {
     end: fromUtilsTime(d.ends_time)
   }));
 }
-var byDetail = (a2, b) => a2.days.localeCompare(b.days) || a2.start.localeCompare(b.start) || a2.end.localeCompare(b.end);
+var byDetail = (a3, b) => a3.days.localeCompare(b.days) || a3.start.localeCompare(b.start) || a3.end.localeCompare(b.end);
 function toDetails(schedules2) {
   return schedules2.flatMap((s) => s.periods.map((p) => ({ days: canonicalDays(s.days), start: p.start, end: p.end }))).sort(byDetail);
 }
@@ -67390,7 +67741,7 @@ var utilsSchedulesRead = {
     await Promise.all(
       stores.map(async (s) => {
         const corridors = [...await limit(() => getCorridors(client, s.storeId), s.key)].sort(
-          (a2, b) => a2.id - b.id
+          (a3, b) => a3.id - b.id
         );
         const [schedules2, productLists] = await Promise.all([
           Promise.all(corridors.map((c) => limit(() => getCorridorSchedule(client, c.id, s.storeId), s.key))),
@@ -67402,7 +67753,7 @@ var utilsSchedulesRead = {
             if (!corridorOf2.has(p.product_id)) corridorOf2.set(p.product_id, c.id);
         });
         const products = await Promise.all(
-          [...corridorOf2].sort(([a2], [b]) => a2 - b).map(
+          [...corridorOf2].sort(([a3], [b]) => a3 - b).map(
             ([id, corridorId]) => limit(
               async () => ({
                 id,
@@ -67488,8 +67839,8 @@ function scheduleEndpoints(prefix, first, routes2) {
       effect(body, params, state) {
         const sent = body.schedule_details;
         const now = detailsOf(prefix, params, state);
-        const shown = sent.filter((u) => now.some((d) => d.id === u.id && sameDetail(d, u))).length;
-        return effectOf(shown, sent.length);
+        const shown2 = sent.filter((u) => now.some((d) => d.id === u.id && sameDetail(d, u))).length;
+        return effectOf(shown2, sent.length);
       }
     },
     {
@@ -67504,15 +67855,15 @@ function scheduleEndpoints(prefix, first, routes2) {
       effect(body, params, state) {
         const sent = body.schedule_details;
         const free = [...detailsOf(prefix, params, state)];
-        let shown = 0;
+        let shown2 = 0;
         for (const d of sent) {
           const i = free.findIndex((x) => sameDetail(x, d));
           if (i >= 0) {
             free.splice(i, 1);
-            shown++;
+            shown2++;
           }
         }
-        return effectOf(shown, sent.length);
+        return effectOf(shown2, sent.length);
       }
     }
   ];
@@ -68028,7 +68379,7 @@ async function writePending(file, pending) {
   const sorted = Object.fromEntries(events.map((e) => [e, pending[e]]));
   await writeFileAtomic(pendingFileOf(file), JSON.stringify(sorted, null, 2) + "\n");
 }
-function secretsFileSink(file, shown = file) {
+function secretsFileSink(file, shown2 = file) {
   let queue = Promise.resolve();
   const serial = (task) => {
     const next = queue.then(task);
@@ -68042,7 +68393,7 @@ function secretsFileSink(file, shown = file) {
     await writePending(file, pending);
   };
   return {
-    where: () => shown,
+    where: () => shown2,
     put(event2, secret) {
       return serial(async () => {
         await mergeSecret(file, event2, secret);
@@ -68056,7 +68407,7 @@ function secretsFileSink(file, shown = file) {
           await removeStaleTemps(file);
           await removeStaleTemps(pendingFileOf(file));
         } catch (err) {
-          throw new Error(`cannot create the folder of the secrets file ${shown} (${code(err)})`);
+          throw new Error(`cannot create the folder of the secrets file ${shown2} (${code(err)})`);
         }
         await readSecretsFile(file);
         const pending = await readPending(file);
@@ -68065,7 +68416,7 @@ function secretsFileSink(file, shown = file) {
         try {
           await writePending(file, pending);
         } catch (err) {
-          throw new Error(`cannot write in the folder of the secrets file ${shown} (${code(err)})`);
+          throw new Error(`cannot write in the folder of the secrets file ${shown2} (${code(err)})`);
         }
       });
     },
@@ -68127,8 +68478,8 @@ async function prepareSecretSink(plan, sink) {
         const r = byId.get(op.id);
         const event2 = eventOf(op);
         if (kept.has(event2) || unsaved.has(event2)) continue;
-        if (r?.status === "ok" || r?.secretLost) lost.push(event2);
-        else release.push(event2);
+        if (r?.status === "ok" || r?.lostAnswer === "made") lost.push(event2);
+        else if (r?.lostAnswer !== "unknown") release.push(event2);
       }
       if (release.length > 0) await sink.release?.(release).catch(() => void 0);
       return [...new Set(lost)];
@@ -68861,9 +69212,9 @@ function report2(error2, callback$1, output, suppressErrors) {
   else callback$1(null, output);
 }
 function build$1(options, isSynchronous2) {
-  const { onlyCounts, group, maxFiles } = options;
+  const { onlyCounts, group: group2, maxFiles } = options;
   if (onlyCounts) return isSynchronous2 ? onlyCountsSync : onlyCountsAsync;
-  else if (group) return isSynchronous2 ? groupsSync : groupsAsync;
+  else if (group2) return isSynchronous2 ? groupsSync : groupsAsync;
   else if (maxFiles) return isSynchronous2 ? limitFilesSync : limitFilesAsync;
   else return isSynchronous2 ? defaultSync : defaultAsync;
 }
@@ -69595,7 +69946,7 @@ function extractUrlVariableNames(url) {
   if (!matches) {
     return [];
   }
-  return matches.map(removeNonChars).reduce((a2, b) => a2.concat(b), []);
+  return matches.map(removeNonChars).reduce((a3, b) => a3.concat(b), []);
 }
 function omit(object, keysToOmit) {
   const result = { __proto__: null };
@@ -69705,14 +70056,14 @@ function expand(template, context) {
     function(_, expression, literal) {
       if (expression) {
         let operator = "";
-        const values = [];
+        const values2 = [];
         if (operators.indexOf(expression.charAt(0)) !== -1) {
           operator = expression.charAt(0);
           expression = expression.substr(1);
         }
         expression.split(/,/g).forEach(function(variable) {
           var tmp = /([^:\*]*)(?::(\d+)|(\*))?/.exec(variable);
-          values.push(getValues(context, operator, tmp[1], tmp[2] || tmp[3]));
+          values2.push(getValues(context, operator, tmp[1], tmp[2] || tmp[3]));
         });
         if (operator && operator !== "+") {
           var separator = ",";
@@ -69721,9 +70072,9 @@ function expand(template, context) {
           } else if (operator !== "#") {
             separator = operator;
           }
-          return (values.length !== 0 ? operator : "") + values.join(separator);
+          return (values2.length !== 0 ? operator : "") + values2.join(separator);
         } else {
-          return values.join(",");
+          return values2.join(",");
         }
       } else {
         return encodeReserved(literal);
@@ -70861,7 +71212,11 @@ function shardDesired(desired, shard) {
   const stores = Object.fromEntries(
     Object.entries(desired.stores).filter(([key]) => shardOf(key, shard.count) === shard.index)
   );
-  return shard.index === 1 && desired.client ? { stores, client: desired.client } : { stores };
+  return {
+    stores,
+    ...shard.index === 1 && desired.client ? { client: desired.client } : {},
+    ...desired.currency !== void 0 ? { currency: desired.currency } : {}
+  };
 }
 function shardProject(project, shard) {
   return { ...project, desired: shardDesired(project.desired, shard) };
@@ -70886,7 +71241,7 @@ function mergePlans(plans) {
     if (seen2.has(s.key)) throw new UsageError(`store ${s.key} is in two shards' plans: not one run's shards`);
     seen2.add(s.key);
   }
-  const stores = plans.flatMap((p) => p.stores).sort((a2, b) => a2.key < b.key ? -1 : a2.key > b.key ? 1 : 0);
+  const stores = plans.flatMap((p) => p.stores).sort((a3, b) => a3.key < b.key ? -1 : a3.key > b.key ? 1 : 0);
   const all = plans.flatMap((p) => p.changes);
   const byStore2 = /* @__PURE__ */ new Map();
   for (const c of all) {
@@ -70895,11 +71250,12 @@ function mergePlans(plans) {
     else byStore2.set(c.store, [c]);
   }
   const changes = [...stores.map((s) => s.key), ""].flatMap((k) => byStore2.get(k) ?? []);
-  const operations = plans.flatMap((p) => p.operations).map((op, i) => ({ op, i })).sort((a2, b) => a2.op.stage - b.op.stage || a2.i - b.i).map((x) => x.op);
+  const operations = plans.flatMap((p) => p.operations).map((op, i) => ({ op, i })).sort((a3, b) => a3.op.stage - b.op.stage || a3.i - b.i).map((x) => x.op);
   const sum = (k) => plans.reduce((n, p) => n + p.summary[k], 0);
   const violations = plans.flatMap((p) => p.safety.violations);
   const override = plans.find((p) => p.safety.override)?.safety.override;
   const targeting = plans.find((p) => p.targeting)?.targeting;
+  const currency = plans.find((p) => p.currency !== void 0)?.currency;
   return {
     formatVersion: PLAN_FORMAT_VERSION,
     stores,
@@ -70917,7 +71273,8 @@ function mergePlans(plans) {
       desired: checksum(plans.map((p) => p.checksums.desired))
     },
     ...targeting ? { targeting } : {},
-    safety: { ok: violations.length === 0, violations, ...override ? { override } : {} }
+    safety: { ok: violations.length === 0, violations, ...override ? { override } : {} },
+    ...currency !== void 0 ? { currency } : {}
   };
 }
 
@@ -70944,8 +71301,8 @@ var worst = (codes) => {
 };
 function byPlanOrder(addresses, plan) {
   const rank2 = new Map((plan?.stores ?? []).map((s, i) => [s.key, i]));
-  const storeOf2 = (a2) => /^store\[([^\]]*)\]/.exec(a2)?.[1];
-  return addresses.map((a2, i) => ({ a: a2, i, r: rank2.get(storeOf2(a2) ?? "") ?? Number.MAX_SAFE_INTEGER })).sort((x, y) => x.r - y.r || x.i - y.i).map((x) => x.a);
+  const storeOf2 = (a3) => /^store\[([^\]]*)\]/.exec(a3)?.[1];
+  return addresses.map((a3, i) => ({ a: a3, i, r: rank2.get(storeOf2(a3) ?? "") ?? Number.MAX_SAFE_INTEGER })).sort((x, y) => x.r - y.r || x.i - y.i).map((x) => x.a);
 }
 function mergeRecords(records) {
   if (records.length === 0)
@@ -70968,7 +71325,7 @@ function mergeRecords(records) {
       `the run records do not hold each of the ${count} shards once` + (missing2.length ? `; missing: ${missing2.map((k) => `${k}/${count}`).join(", ")}` : "") + (repeated.length ? `; repeated: ${repeated.map((k) => `${k}/${count}`).join(", ")}` : "")
     );
   }
-  const sorted = [...records].sort((a2, b) => (a2.shard?.index ?? 1) - (b.shard?.index ?? 1));
+  const sorted = [...records].sort((a3, b) => (a3.shard?.index ?? 1) - (b.shard?.index ?? 1));
   const plans = sorted.map((r) => r.plan);
   const plan = plans.every((p) => p !== null) ? mergePlans(plans) : null;
   const splits = sorted.map((r) => r.split);
@@ -71026,13 +71383,13 @@ function batchWrites(writes) {
     if (list2) list2.push(w);
     else groups.set(key, [w]);
   }
-  const sorted = [...groups.entries()].sort(([a2], [b]) => a2 < b ? -1 : a2 > b ? 1 : 0);
+  const sorted = [...groups.entries()].sort(([a3], [b]) => a3 < b ? -1 : a3 > b ? 1 : 0);
   const counters = /* @__PURE__ */ new Map();
   const totals = /* @__PURE__ */ new Map();
   const pieces = sorted.map(([, list2]) => {
     const first = list2[0];
     const spec = endpoint(first.endpoint);
-    const ordered = spec.scope === "client" ? [...list2].sort((a2, b) => a2.store.localeCompare(b.store) || a2.address.localeCompare(b.address)) : list2;
+    const ordered = spec.scope === "client" ? [...list2].sort((a3, b) => a3.store.localeCompare(b.store) || a3.address.localeCompare(b.address)) : list2;
     const base = spec.scope === "store" ? `${first.store}:${spec.name}` : spec.name;
     const parts2 = chunk(ordered, maxElementsOf(spec));
     totals.set(base, (totals.get(base) ?? 0) + parts2.length);
@@ -71061,7 +71418,7 @@ function batchWrites(writes) {
       });
     }
   }
-  return ops.sort((a2, b) => a2.stage - b.stage || a2.id.localeCompare(b.id, "en"));
+  return ops.sort((a3, b) => a3.stage - b.stage || a3.id.localeCompare(b.id, "en"));
 }
 
 // src/plan/target.ts
@@ -71131,7 +71488,8 @@ var DEFAULT_SAFETY = {
   maxDeletePercent: 30,
   maxUpdatePercent: 30,
   minExisting: 10,
-  protected: []
+  protected: [],
+  maxPriceChangePercent: 50
 };
 var CATALOG_KINDS = /* @__PURE__ */ new Set(["item", "modifier_group", "category", "menu"]);
 function countResources(store) {
@@ -71160,7 +71518,7 @@ function safetyVerdict(plan, perStore) {
   violations.push(...perStore);
   return { ok: violations.length === 0, violations };
 }
-function storeViolations(store, changes, have, policy) {
+function storeViolations(store, changes, have, policy, currency) {
   const violations = [];
   const existing = countResources(have);
   const counted2 = changes.filter((c) => CATALOG_KINDS.has(c.kind));
@@ -71197,6 +71555,9 @@ function storeViolations(store, changes, have, policy) {
     });
   }
   violations.push(...emptiedMenus(store, [...changes], have));
+  const prices = priceJumps(changes, policy.maxPriceChangePercent, currency);
+  if (prices)
+    violations.push({ guard: "max_price_change_percent", store, message: `store[${store}]: ${prices}` });
   for (const c of changes) {
     if (c.action === "delete" && policy.protected.some((p) => matchAddress(p, c.address))) {
       violations.push({
@@ -71241,15 +71602,39 @@ function emptiedMenus(store, changes, have) {
   }
   return out;
 }
+var PRICES_NAMED = 10;
+function priceJumps(changes, percent, code3) {
+  const currency = code3 === void 0 ? void 0 : currencyOf(code3);
+  const jumps = [];
+  const judge = (address2, before, after) => {
+    if (typeof before !== "number" || typeof after !== "number" || before === after) return;
+    if (!priceChangeExceeds(before, after, percent)) return;
+    jumps.push(
+      `${address2} ${formatPrice(before, currency)} → ${formatPrice(after, currency)} (${priceChangeText(before, after)})`
+    );
+  };
+  for (const c of changes) {
+    if (c.kind !== "item" || c.action !== "update") continue;
+    const before = c.before;
+    const after = c.after;
+    judge(`item[${c.key}]`, before.price, after.price);
+    for (const [parent, price] of Object.entries(after.priceInParent ?? {}))
+      judge(`item[${c.key}] inside ${parent}`, own(before.priceInParent, parent), price);
+  }
+  if (jumps.length === 0) return void 0;
+  const named = jumps.slice(0, PRICES_NAMED).join(", ");
+  const more = jumps.length > PRICES_NAMED ? ` and ${jumps.length - PRICES_NAMED} more` : "";
+  return `the plan changes ${jumps.length} price${jumps.length === 1 ? "" : "s"} by more than max_price_change_percent ${percent} %: ${named}${more}`;
+}
 
 // src/plan/plan.ts
 function diffAttributes(before, after) {
   const b = before ?? {};
-  const a2 = after ?? {};
-  const keys = [.../* @__PURE__ */ new Set([...Object.keys(b), ...Object.keys(a2)])];
+  const a3 = after ?? {};
+  const keys = [.../* @__PURE__ */ new Set([...Object.keys(b), ...Object.keys(a3)])];
   const out = [];
   for (const k of keys) {
-    if (!jsonEqual(b[k], a2[k])) out.push({ attribute: k, before: b[k], after: a2[k] });
+    if (!jsonEqual(b[k], a3[k])) out.push({ attribute: k, before: b[k], after: a3[k] });
   }
   return out;
 }
@@ -71288,7 +71673,7 @@ function compareAll(kind, current2, desired, ownership, created) {
     const cmp = compare(kind, current2[key], void 0, ownershipOf(key), created);
     if (cmp) out.push([key, cmp]);
   }
-  return out.length > 1 ? out.sort(([a2], [b]) => a2 < b ? -1 : a2 > b ? 1 : 0) : out;
+  return out.length > 1 ? out.sort(([a3], [b]) => a3 < b ? -1 : a3 > b ? 1 : 0) : out;
 }
 function compare(kind, have, want, ownership, created) {
   let before = have;
@@ -71331,7 +71716,7 @@ function createPlanner(desired, options = {}) {
   const collector = () => {
     const changes = [];
     const writesOf = /* @__PURE__ */ new Map();
-    const record = (at, cmp, writes) => {
+    const record = (at, cmp, writes, within) => {
       const change = {
         address: at.address,
         store: at.store,
@@ -71340,7 +71725,8 @@ function createPlanner(desired, options = {}) {
         action: cmp.action,
         before: cmp.before ?? null,
         after: cmp.after ?? null,
-        diff: cmp.diff
+        diff: cmp.diff,
+        ...within ? { within } : {}
       };
       changes.push(change);
       writesOf.set(
@@ -71406,7 +71792,8 @@ function createPlanner(desired, options = {}) {
             key
           },
           cmp,
-          kind.writes(cmp.action, key, cmp.before, cmp.after, ctx)
+          kind.writes(cmp.action, key, cmp.before, cmp.after, ctx),
+          kind.within?.(cmp.action === "delete" ? have : want, key)
         );
       }
     }
@@ -71415,7 +71802,7 @@ function createPlanner(desired, options = {}) {
     planned.set(storeKey2, {
       changes,
       writes,
-      violations: read2 && judged.length > 0 ? storeViolations(storeKey2, judged, read2, policy) : []
+      violations: read2 && judged.length > 0 ? storeViolations(storeKey2, judged, read2, policy, desired.currency) : []
     });
   };
   const finish = (client, given) => {
@@ -71443,7 +71830,7 @@ function createPlanner(desired, options = {}) {
     const clientPlan = selected();
     const changes = [...stores.flatMap((s) => s.changes), ...clientPlan.changes];
     const operations = batchWrites([...stores.flatMap((s) => s.writes), ...clientPlan.writes]);
-    const count = (a2) => changes.filter((c) => c.action === a2).length;
+    const count = (a3) => changes.filter((c) => c.action === a3).length;
     let checksums = given;
     if (memo) {
       const stores2 = table();
@@ -71480,7 +71867,8 @@ function createPlanner(desired, options = {}) {
       },
       checksums: { current: "", desired: "" },
       ...targeting ? { targeting } : {},
-      safety: { ok: true, violations: [] }
+      safety: { ok: true, violations: [] },
+      ...desired.currency !== void 0 ? { currency: desired.currency } : {}
     };
     defineChecksums(plan, checksums);
     plan.safety = safetyVerdict(
@@ -71601,7 +71989,8 @@ function planOnly(project, current2, plan, keep) {
   const inScope = new Set(plan.stores.map((s) => s.key));
   const desired = {
     stores: Object.fromEntries(Object.entries(project.desired.stores).filter(([k]) => inScope.has(k))),
-    ...project.desired.client ? { client: project.desired.client } : {}
+    ...project.desired.client ? { client: project.desired.client } : {},
+    ...project.desired.currency !== void 0 ? { currency: project.desired.currency } : {}
   };
   if (wanted.size === 0) {
     return {
@@ -71618,7 +72007,7 @@ function planOnly(project, current2, plan, keep) {
     targeting: { stores: [], kinds: [], targets: [...wanted] }
   });
   const extra = limited2.changes.filter((c) => !wanted.has(c.address)).map((c) => c.address);
-  const missing2 = [...wanted].filter((a2) => !limited2.changes.some((c) => c.address === a2));
+  const missing2 = [...wanted].filter((a3) => !limited2.changes.some((c) => c.address === a3));
   if (extra.length > 0 || missing2.length > 0) {
     throw new UnsafePlanError(
       "reviewed_plan",
@@ -71656,15 +72045,24 @@ function formatValue(v) {
 function isBlank(v) {
   return v === null || v === void 0 || v === "" || Array.isArray(v) && v.length === 0;
 }
-function changeLines(ch) {
-  const shown = ch.action === "create" ? ch.diff.filter((d) => !isBlank(d.after) && d.attribute !== "sku" && d.attribute !== "type") : ch.diff;
-  const width = Math.max(0, ...shown.map((d) => d.attribute.length)) + 1;
+function formatAttribute(attribute, v, currency) {
+  if (attribute === "price" && typeof v === "number") return formatPrice(v, currency);
+  if (attribute === "priceInParent" && v && typeof v === "object" && !Array.isArray(v)) {
+    return `{ ${Object.entries(v).map(([k, x]) => `${k}: ${typeof x === "number" ? formatPrice(x, currency) : formatValue(x)}`).join(", ")} }`;
+  }
+  return formatValue(v);
+}
+function changeLines(ch, currency) {
+  const money2 = currency === void 0 ? void 0 : currencyOf(currency);
+  const shown2 = ch.action === "create" ? ch.diff.filter((d) => !isBlank(d.after) && d.attribute !== "sku" && d.attribute !== "type") : ch.diff;
+  const width = Math.max(0, ...shown2.map((d) => d.attribute.length)) + 1;
   return {
     head: escapeTerminal(`${ch.kind}[${ch.key}]`),
-    attributes: shown.map((d) => ({
+    ...ch.within?.length ? { within: escapeTerminal(`in ${ch.within.join(" › ")}`) } : {},
+    attributes: shown2.map((d) => ({
       label: escapeTerminal(`${d.attribute}:`.padEnd(width + 1)),
-      ...ch.action === "create" ? {} : { before: escapeTerminal(formatValue(d.before)) },
-      after: escapeTerminal(formatValue(d.after))
+      ...ch.action === "create" ? {} : { before: escapeTerminal(formatAttribute(d.attribute, d.before, money2)) },
+      after: escapeTerminal(formatAttribute(d.attribute, d.after, money2))
     }))
   };
 }
@@ -71752,17 +72150,17 @@ var backgroundColorNames = Object.keys(styles.bgColor);
 var colorNames = [...foregroundColorNames, ...backgroundColorNames];
 function assembleStyles() {
   const codes = /* @__PURE__ */ new Map();
-  for (const [groupName2, group] of Object.entries(styles)) {
-    for (const [styleName, style] of Object.entries(group)) {
+  for (const [groupName2, group2] of Object.entries(styles)) {
+    for (const [styleName, style] of Object.entries(group2)) {
       styles[styleName] = {
         open: `\x1B[${style[0]}m`,
         close: `\x1B[${style[1]}m`
       };
-      group[styleName] = styles[styleName];
+      group2[styleName] = styles[styleName];
       codes.set(style[0], style[1]);
     }
     Object.defineProperty(styles, groupName2, {
-      value: group,
+      value: group2,
       enumerable: false
     });
   }
@@ -72225,11 +72623,11 @@ function renderText(plan, options) {
       store.key === "" ? c.bold("client") + c.dim("  settings of the integration, for all its stores") : c.bold(escapeTerminal(`store[${store.key}]`)) + c.dim(escapeTerminal(`  ${store.name} (${store.storeId})`))
     );
     for (const ch of list2) {
-      const { head, attributes } = changeLines(ch);
-      lines.push(`  ${sign[ch.action]} ${head}`);
-      for (const a2 of attributes) {
-        if (a2.before === void 0) lines.push(`      ${a2.label}${a2.after}`);
-        else lines.push(`      ${a2.label}${c.red(a2.before)} → ${c.green(a2.after)}`);
+      const { head, within, attributes } = changeLines(ch, plan.currency);
+      lines.push(`  ${sign[ch.action]} ${head}${within ? c.dim(`  ${within}`) : ""}`);
+      for (const a3 of attributes) {
+        if (a3.before === void 0) lines.push(`      ${a3.label}${a3.after}`);
+        else lines.push(`      ${a3.label}${c.red(a3.before)} → ${c.green(a3.after)}`);
       }
     }
     lines.push("");
@@ -72253,8 +72651,8 @@ function renderText(plan, options) {
 // src/render/markdown.ts
 var GITHUB_COMMENT_LIMIT = 65536;
 var fenceSafe = (s) => s.replace(/`{3,}/g, (m) => m.split("").join("​"));
-function storeSection(name, key, changes) {
-  const count = (a2) => changes.filter((c) => c.action === a2).length;
+function storeSection(name, key, changes, currency) {
+  const count = (a3) => changes.filter((c) => c.action === a3).length;
   const lines = [
     `<details><summary><code>${escapeMarkdown(key || "client")}</code> ${escapeMarkdown(name)}: +${count("create")} ~${count("update")} -${count("delete")}</summary>`,
     "",
@@ -72262,12 +72660,12 @@ function storeSection(name, key, changes) {
   ];
   const sign = { create: "+", update: "!", delete: "-" };
   for (const ch of changes) {
-    const { head, attributes } = changeLines(ch);
-    lines.push(fenceSafe(`${sign[ch.action]} ${head}`));
-    for (const a2 of attributes) {
+    const { head, within, attributes } = changeLines(ch, currency);
+    lines.push(fenceSafe(`${sign[ch.action]} ${head}${within ? `  ${within}` : ""}`));
+    for (const a3 of attributes) {
       lines.push(
         fenceSafe(
-          a2.before === void 0 ? `    ${a2.label}${a2.after}` : `    ${a2.label}${a2.before} → ${a2.after}`
+          a3.before === void 0 ? `    ${a3.label}${a3.after}` : `    ${a3.label}${a3.before} → ${a3.after}`
         )
       );
     }
@@ -72289,7 +72687,7 @@ function contextLine(ctx) {
   return parts2.join(" · ");
 }
 function countsOf(changes) {
-  const n = (a2) => changes.filter((c) => c.action === a2).length;
+  const n = (a3) => changes.filter((c) => c.action === a3).length;
   const stores = new Set(changes.map((c) => c.store).filter((k) => k !== "")).size;
   const client = changes.some((c) => c.store === "") ? " and the client settings" : "";
   return `${n("create")} to create, ${n("update")} to update, ${n("delete")} to delete in ${plural(stores, "store")}${client}`;
@@ -72298,14 +72696,14 @@ function changeList(plan, changes, budget, where2) {
   const byStore2 = changesByStore(changes);
   const clientSection = byStore2.has("") ? [{ key: "", name: "client settings", storeId: "" }] : [];
   const stores = [...plan.stores, ...clientSection].filter((s) => byStore2.has(s.key));
-  const cutNote = (shown2, total, what) => `
-_${plural(total - shown2, what)} not shown to keep this comment short; the full plan is in ${where2}._
+  const cutNote = (shown3, total, what) => `
+_${plural(total - shown3, what)} not shown to keep this comment short; the full plan is in ${where2}._
 `;
   const reserve = cutNote(0, 1e7, "store section").length * 2 + 2;
   let out = "";
   const rows = stores.map((s) => {
     const list2 = byStore2.get(s.key);
-    const n = (a2) => list2.filter((c) => c.action === a2).length;
+    const n = (a3) => list2.filter((c) => c.action === a3).length;
     return `| ${code2(s.key || "client")} ${escapeMarkdown(s.name)} | ${n("create")} | ${n("update")} | ${n("delete")} |`;
   });
   let shownRows = 0;
@@ -72317,14 +72715,14 @@ _${plural(total - shown2, what)} not shown to keep this comment short; the full 
   shownRows -= 2;
   if (shownRows < rows.length) out += cutNote(Math.max(0, shownRows), rows.length, "store row");
   out += "\n";
-  let shown = 0;
+  let shown2 = 0;
   for (const s of stores) {
-    const section = storeSection(s.name, s.key, byStore2.get(s.key));
+    const section = storeSection(s.name, s.key, byStore2.get(s.key), plan.currency);
     if (out.length + section.length > budget - reserve) break;
     out += section;
-    shown++;
+    shown2++;
   }
-  if (shown < stores.length) out += cutNote(shown, stores.length, "store section");
+  if (shown2 < stores.length) out += cutNote(shown2, stores.length, "store section");
   return out + "\n";
 }
 function safetyBlock(plan, forceHint) {
@@ -72394,9 +72792,9 @@ ${context ? `${context}
     out += changeList(plan, drift, budget(), where2);
   }
   if (split.settled.length > 0) {
-    const shown = split.settled.slice(0, 20).map(code2).join(", ");
+    const shown2 = split.settled.slice(0, 20).map(code2).join(", ");
     const more = split.settled.length > 20 ? `, and ${split.settled.length - 20} more` : "";
-    const line = `_This ${subject} leaves ${plural(split.settled.length, "resource")} as they are on the platform, which the base's files would change: ${shown}${more}._
+    const line = `_This ${subject} leaves ${plural(split.settled.length, "resource")} as they are on the platform, which the base's files would change: ${shown2}${more}._
 
 `;
     if (line.length < budget()) out += line;
@@ -72413,17 +72811,17 @@ ${context ? `${context}
 ` : ""}**The files have ${plural(problems.length, "configuration problem")}**: nothing was planned. Each is annotated on its file.
 
 `;
-  let shown = 0;
+  let shown2 = 0;
   for (const p of problems) {
     const where2 = p.line > 0 ? `${p.file}:${p.line}:${p.col}` : p.file;
     const line = `- ${code2(where2)}: ${escapeMd(p.message)}
 `;
     if (out.length + line.length + 80 > max) break;
     out += line;
-    shown++;
+    shown2++;
   }
-  if (shown < problems.length) out += `
-_${problems.length - shown} more in the job summary._
+  if (shown2 < problems.length) out += `
+_${problems.length - shown2} more in the job summary._
 `;
   return out;
 }
@@ -72938,7 +73336,8 @@ async function executePlanFully(plan, client, options = {}) {
   const failures = new Failures();
   const guard = new StoreGuard(options.beforeStore);
   const results = [];
-  const stages = [...new Set(plan.operations.map((o) => o.stage))].sort((a2, b) => a2 - b);
+  const sent = /* @__PURE__ */ new Map();
+  const stages = [...new Set(plan.operations.map((o) => o.stage))].sort((a3, b) => a3 - b);
   for (const stage of stages) {
     const ops = plan.operations.filter((o) => o.stage === stage);
     const stageResults = await Promise.all(
@@ -72946,11 +73345,12 @@ async function executePlanFully(plan, client, options = {}) {
     );
     for (const r of stageResults) {
       results.push(r.result);
+      if (r.sent) sent.set(r.op.id, r.sent);
       if (r.result.status !== "ok") failures.add(r.op);
       options.onEvent?.({ type: "operation", result: r.result, done: results.length, total });
     }
   }
-  return { results, refused: [...guard.refused].map(([store, reason]) => ({ store, reason })) };
+  return { results, refused: [...guard.refused].map(([store, reason]) => ({ store, reason })), sent };
 }
 function unsettled(err) {
   return err instanceof ApiError && (err.status === 0 || err.status === 500 || err.status === 502 || err.status === 504);
@@ -72969,16 +73369,21 @@ function without(op, stores) {
     parts: parts2,
     stores: op.stores.filter((s) => !stores.includes(s)),
     // The addresses of the stores left out are not this call's any more.
-    addresses: op.addresses.filter((a2) => [...kept].some((s) => a2.startsWith(`store[${s}].`)))
+    addresses: op.addresses.filter((a3) => [...kept].some((s) => a3.startsWith(`store[${s}].`)))
   };
 }
 async function runOne(op, client, failures, guard, options) {
   const base = { id: op.id, method: op.method, path: op.path };
   const blocked = failures.blocking(op);
   if (blocked.length > 0 && op.parts && blocked.length < op.stores.length) {
-    const { result } = await runOne(without(op, blocked), client, failures, guard, options);
+    const inner = await runOne(without(op, blocked), client, failures, guard, options);
+    const { result } = inner;
     const note = `entries of ${blocked.join(", ")} skipped: an earlier call for them failed`;
-    return { op, result: { ...result, message: result.message ? `${result.message}; ${note}` : note } };
+    return {
+      op,
+      sent: inner.sent ?? inner.op,
+      result: { ...result, message: result.message ? `${result.message}; ${note}` : note }
+    };
   }
   if (blocked.length > 0) {
     return {
@@ -72991,15 +73396,20 @@ async function runOne(op, client, failures, guard, options) {
       }
     };
   }
-  const clientLevel = op.stores.length === 0 && op.addresses.some((a2) => a2.startsWith("client."));
+  const clientLevel = op.stores.length === 0 && op.addresses.some((a3) => a3.startsWith("client."));
   const refused = await guard.refusedAmong(clientLevel ? [""] : op.stores);
   if (refused.length > 0) {
     for (const s of refused) failures.refuse(s);
     const why = refused.map((s) => `${s || "client"}: ${guard.refused.get(s)}`).join("; ");
     if (op.parts && !clientLevel && refused.length < op.stores.length) {
-      const { result } = await runOne(without(op, refused), client, failures, guard, options);
+      const inner = await runOne(without(op, refused), client, failures, guard, options);
+      const { result } = inner;
       const note = `entries of ${refused.join(", ")} left out: ${why}`;
-      return { op, result: { ...result, message: result.message ? `${result.message}; ${note}` : note } };
+      return {
+        op,
+        sent: inner.sent ?? inner.op,
+        result: { ...result, message: result.message ? `${result.message}; ${note}` : note }
+      };
     }
     return { op, result: { ...base, status: "failed", message: `refused: ${why}`, durationMs: 0 } };
   }
@@ -73034,7 +73444,8 @@ async function runOne(op, client, failures, guard, options) {
         seen2 = await options.settle(op, sync2 ? 0 : settleMs);
       } catch (readErr) {
         return failed(
-          `${describe(last)}; outcome unknown: a read to settle whether it was made failed too: ${describe(readErr)}`
+          `${describe(last)}; outcome unknown: a read to settle whether it was made failed too: ${describe(readErr)}`,
+          { lostAnswer: "unknown" }
         );
       }
       if (seen2 === "present") {
@@ -73047,7 +73458,7 @@ async function runOne(op, client, failures, guard, options) {
         if (!options.recoverSecret) {
           return failed(
             `the answer was lost with the webhook's secret; a read shows the change was made; rotate the secret to get one`,
-            { secretLost: true }
+            { lostAnswer: "made" }
           );
         }
         try {
@@ -73058,21 +73469,22 @@ async function runOne(op, client, failures, guard, options) {
         } catch (rotateErr) {
           return failed(
             `the answer was lost with the webhook's secret; a read shows the change was made, but rotating the secret failed: ${describe(rotateErr)}`,
-            { secretLost: true }
+            { lostAnswer: "made" }
           );
         }
       }
       if ((seen2 === "partial" || seen2 === "unknown") && gone(last)) return failed(describe(last));
       if (seen2 === "partial" || seen2 === "unknown") {
         return failed(
-          `${describe(last)}; outcome unknown: ${seen2 === "partial" ? "a read shows part of the call's effect" : "no read can tell whether this call was made"}; the next plan shows what is left`
+          `${describe(last)}; outcome unknown: ${seen2 === "partial" ? "a read shows part of the call's effect" : "no read can tell whether this call was made"}; the next plan shows what is left`,
+          { lostAnswer: "unknown" }
         );
       }
       if (gone(last)) return failed(describe(last));
       if (!sync2 && !op.idempotent) {
         return failed(
           `${describe(last)}; the platform does not show the change after ${settleMs} ms, and the call was not made again: the platform may still be processing it`,
-          { unsettled: true }
+          { unsettled: true, lostAnswer: "unknown" }
         );
       }
       try {
@@ -73082,7 +73494,7 @@ async function runOne(op, client, failures, guard, options) {
         last = again;
       }
     }
-    return failed(describe(last));
+    return failed(describe(last), unsettled(last) ? { lostAnswer: "unknown" } : {});
   }
 }
 function describe(err) {
@@ -73639,7 +74051,7 @@ function storeOrderedLimit(concurrency, place) {
     throw new TypeError(`parallelism must be a whole number of at least 1, got ${concurrency}`);
   }
   const heap = [];
-  const before = (a2, b) => a2.rank < b.rank || a2.rank === b.rank && a2.seq < b.seq;
+  const before = (a3, b) => a3.rank < b.rank || a3.rank === b.rank && a3.seq < b.seq;
   const push = (w) => {
     heap.push(w);
     for (let i = heap.length - 1; i > 0; ) {
@@ -73942,7 +74354,7 @@ async function readEffect(plan, op, client) {
     return effect(op.body, params, stateOf(op.stores[0]));
   }
   const mine = new Set(op.addresses);
-  const shared = plan.operations.some((o) => o.id !== op.id && o.addresses.some((a2) => mine.has(a2)));
+  const shared = plan.operations.some((o) => o.id !== op.id && o.addresses.some((a3) => mine.has(a3)));
   if (shared) return "unknown";
   const changes = plan.changes.filter((c) => mine.has(c.address));
   if (changes.length === 0) return "unknown";
@@ -73982,7 +74394,10 @@ function scopeDesired(desired, targeting) {
       `no store of the configuration matches --store ${targeting.stores.join(", ")}; known stores: ${Object.keys(desired.stores).join(", ")}`
     );
   }
-  return { stores: Object.fromEntries(keys.map((k) => [k, desired.stores[k]])) };
+  return {
+    stores: Object.fromEntries(keys.map((k) => [k, desired.stores[k]])),
+    ...desired.currency !== void 0 ? { currency: desired.currency } : {}
+  };
 }
 async function planProject(project, session, options = {}) {
   const desired = scopeDesired(project.desired, options.targeting);
@@ -74041,7 +74456,7 @@ function unmatchedTargets(targets, desired, current2, ownership) {
   for (const kind of clientKinds.filter(managed))
     for (const state of [desired.client ?? {}, current2.client ?? { ids: {} }])
       for (const k of Object.keys(kind.select(state) ?? {})) addresses.push(`client.${kind.name}[${k}]`);
-  return targets.filter((t) => !addresses.some((a2) => matchAddress(t, a2)));
+  return targets.filter((t) => !addresses.some((a3) => matchAddress(t, a3)));
 }
 function storeGuard(plan, project, session, options = {}) {
   const digests = plan.checksums.stores;
@@ -74112,7 +74527,7 @@ async function applyPlan(plan, session, options = {}) {
   const client = session.client;
   const collector = options.secrets ? secretCollector(options.secrets) : void 0;
   const started = Date.now();
-  const { results, refused } = await executePlanFully(plan, client, {
+  const { results, refused, sent } = await executePlanFully(plan, client, {
     parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
     ...options.settleMs !== void 0 ? { settleMs: options.settleMs } : {},
     ...options.onEvent ? { onEvent: options.onEvent } : {},
@@ -74133,6 +74548,7 @@ async function applyPlan(plan, session, options = {}) {
   );
   const until = Date.now() + waitMs;
   const opOf = new Map(plan.operations.map((o) => [o.id, o]));
+  const sentOf = (id) => sent.get(id) ?? opOf.get(id);
   const failedStores = new Set(
     results.filter((r) => r.status !== "ok").flatMap((r) => opOf.get(r.id)?.stores ?? [])
   );
@@ -74143,9 +74559,9 @@ async function applyPlan(plan, session, options = {}) {
   };
   await Promise.all(
     results.filter(
-      (r) => r.unsettled || r.status === "ok" && asynchronous(opOf.get(r.id)) && opOf.get(r.id).stores.some((s) => failedStores.has(s))
+      (r) => r.unsettled || r.status === "ok" && asynchronous(sentOf(r.id)) && sentOf(r.id).stores.some((s) => failedStores.has(s))
     ).map(async (r) => {
-      const op = opOf.get(r.id);
+      const op = sentOf(r.id);
       const bound = r.unsettled ? until : Math.min(until, Date.now() + (options.settleMs ?? 5e3));
       const seen2 = await settleEffect(plan, op, client, Math.max(0, bound - Date.now())).catch(
         (err) => `unknown (${err instanceof Error ? err.message : String(err)})`
@@ -74261,7 +74677,7 @@ async function globFiles(pattern, base, fs3) {
     followSymbolicLinks: true,
     ...fs3 ? { fs: fs3 } : {}
   });
-  return files.sort((a2, b) => a2 < b ? -1 : a2 > b ? 1 : 0);
+  return files.sort((a3, b) => a3 < b ? -1 : a3 > b ? 1 : 0);
 }
 
 // src/config/paths.ts
@@ -74385,26 +74801,431 @@ function invalidUtf8Position(bytes) {
   return { line, col };
 }
 
+// src/config/overrides.ts
+function imageRef(value) {
+  if (typeof value === "string") return value;
+  if (isRecord(value) && typeof value.path === "string" && typeof value.host === "string")
+    return { path: value.path, host: value.host };
+  return void 0;
+}
+function imageRefs(value) {
+  return list(value).flatMap((v) => {
+    const ref = imageRef(v);
+    return ref === void 0 ? [] : [ref];
+  });
+}
+function writtenSchedules(value) {
+  return list(value).flatMap(
+    (s) => isRecord(s) && typeof s.days === "string" ? [{ days: s.days, slots: list(s.slots).filter((x) => typeof x === "string") }] : []
+  );
+}
+function readOverrides(parsed, base, data, problems, currency) {
+  const settings = isRecord(data) ? data : {};
+  const has = (k) => Object.hasOwn(settings, k);
+  if (!has("overrides") && !has("availability")) return void 0;
+  const r = new Reporter(parsed, problems);
+  const at = (...segments2) => r.site([...base, ...segments2]);
+  const o = isRecord(settings.overrides) ? settings.overrides : {};
+  const a3 = isRecord(settings.availability) ? settings.availability : {};
+  const layer = {
+    site: at(),
+    base,
+    prices: /* @__PURE__ */ new Map(),
+    optionPrices: /* @__PURE__ */ new Map(),
+    titles: /* @__PURE__ */ new Map(),
+    descriptions: /* @__PURE__ */ new Map(),
+    images: /* @__PURE__ */ new Map(),
+    schedules: /* @__PURE__ */ new Map(),
+    limits: /* @__PURE__ */ new Map(),
+    exclude: [],
+    unavailable: [],
+    available: void 0
+  };
+  const entries = (key) => isRecord(o[key]) ? Object.entries(o[key]) : [];
+  for (const [sku, price] of entries("prices")) {
+    checkPrice(r, [...base, "overrides", "prices", sku], price, currency);
+    if (typeof price === "number")
+      layer.prices.set(sku, { value: price, site: at("overrides", "prices", sku) });
+  }
+  for (const [parent, prices] of entries("option_prices")) {
+    if (!isRecord(prices)) continue;
+    const inParent = /* @__PURE__ */ new Map();
+    for (const [sku, price] of Object.entries(prices)) {
+      checkPrice(r, [...base, "overrides", "option_prices", parent, sku], price, currency);
+      if (typeof price === "number")
+        inParent.set(sku, { value: price, site: at("overrides", "option_prices", parent, sku) });
+    }
+    layer.optionPrices.set(parent, inParent);
+  }
+  for (const [sku, title] of entries("titles"))
+    if (typeof title === "string")
+      layer.titles.set(sku, { value: title, site: at("overrides", "titles", sku) });
+  for (const [sku, text] of entries("descriptions"))
+    if (typeof text === "string")
+      layer.descriptions.set(sku, { value: text, site: at("overrides", "descriptions", sku) });
+  for (const [sku, images] of entries("images"))
+    if (Array.isArray(images))
+      layer.images.set(sku, { value: imageRefs(images), site: at("overrides", "images", sku) });
+  for (const [sku, schedules2] of entries("schedules")) {
+    if (!Array.isArray(schedules2)) continue;
+    checkSchedules(
+      parsed,
+      [...base, "overrides", "schedules", sku],
+      schedules2,
+      `schedules of ${bare(sku)}`,
+      problems
+    );
+    layer.schedules.set(sku, { value: writtenSchedules(schedules2), site: at("overrides", "schedules", sku) });
+  }
+  for (const [sku, limits] of entries("limits")) {
+    if (!isRecord(limits)) continue;
+    const entry = {};
+    if (typeof limits.min === "number")
+      entry.min = { value: limits.min, site: at("overrides", "limits", sku, "min") };
+    if (typeof limits.max === "number")
+      entry.max = { value: limits.max, site: at("overrides", "limits", sku, "max") };
+    if (entry.min && entry.max && entry.min.value > entry.max.value)
+      report(
+        problems,
+        entry.min.site,
+        `min (${entry.min.value}) is more than max (${entry.max.value}): lower min or raise max`
+      );
+    layer.limits.set(sku, entry);
+  }
+  list(o.exclude).forEach((sku, k) => {
+    if (typeof sku === "string") layer.exclude.push({ value: sku, site: at("overrides", "exclude", k) });
+  });
+  list(a3.unavailable).forEach((sku, k) => {
+    if (typeof sku === "string")
+      layer.unavailable.push({ value: sku, site: at("availability", "unavailable", k) });
+  });
+  if (Array.isArray(a3.available)) {
+    const off = new Set(layer.unavailable.map((e) => e.value));
+    layer.available = [];
+    a3.available.forEach((sku, k) => {
+      if (typeof sku !== "string") return;
+      const site = at("availability", "available", k);
+      if (off.has(sku))
+        report(
+          problems,
+          site,
+          `${quote(sku)} is listed as both unavailable and available: keep it in one list`
+        );
+      layer.available.push({ value: sku, site });
+    });
+  }
+  return layer;
+}
+function put2(into, key, entry, level) {
+  const prev = into.get(key);
+  into.set(key, {
+    value: entry.value,
+    site: entry.site,
+    level,
+    below: prev ? [{ value: prev.value, site: prev.site }, ...prev.below] : []
+  });
+}
+function mergeOverrides(layers) {
+  const out = {
+    layers,
+    prices: /* @__PURE__ */ new Map(),
+    optionPrices: /* @__PURE__ */ new Map(),
+    titles: /* @__PURE__ */ new Map(),
+    descriptions: /* @__PURE__ */ new Map(),
+    images: /* @__PURE__ */ new Map(),
+    schedules: /* @__PURE__ */ new Map(),
+    limits: /* @__PURE__ */ new Map(),
+    exclude: /* @__PURE__ */ new Map(),
+    availability: /* @__PURE__ */ new Map(),
+    availableWritten: false
+  };
+  layers.forEach((layer, level) => {
+    for (const [sku, e] of layer.prices) put2(out.prices, sku, e, level);
+    for (const [parent, prices] of layer.optionPrices) {
+      let inParent = out.optionPrices.get(parent);
+      if (!inParent) out.optionPrices.set(parent, inParent = /* @__PURE__ */ new Map());
+      for (const [sku, e] of prices) put2(inParent, sku, e, level);
+    }
+    for (const [sku, e] of layer.titles) put2(out.titles, sku, e, level);
+    for (const [sku, e] of layer.descriptions) put2(out.descriptions, sku, e, level);
+    for (const [sku, e] of layer.images) put2(out.images, sku, e, level);
+    for (const [sku, e] of layer.schedules) put2(out.schedules, sku, e, level);
+    for (const [sku, e] of layer.limits) {
+      const merged = out.limits.get(sku) ?? {};
+      const field3 = (k) => {
+        const got = e[k];
+        if (!got) return;
+        const prev = merged[k];
+        merged[k] = {
+          value: got.value,
+          site: got.site,
+          level,
+          below: prev ? [{ value: prev.value, site: prev.site }, ...prev.below] : []
+        };
+      };
+      field3("min");
+      field3("max");
+      out.limits.set(sku, merged);
+    }
+    for (const e of layer.exclude) {
+      const all = out.exclude.get(e.value) ?? [];
+      all.push({ ...e, level });
+      out.exclude.set(e.value, all);
+    }
+    for (const e of layer.unavailable) put2(out.availability, e.value, { value: false, site: e.site }, level);
+    for (const e of layer.available ?? [])
+      put2(out.availability, e.value, { value: true, site: e.site }, level);
+    if (layer.available) out.availableWritten = true;
+  });
+  return out;
+}
+function values(map) {
+  return new Map([...map].map(([k, v]) => [k, v.value]));
+}
+function plainOverrides(merged) {
+  const availability2 = [...merged.availability];
+  return {
+    prices: values(merged.prices),
+    optionPrices: new Map([...merged.optionPrices].map(([p, m]) => [p, values(m)])),
+    titles: values(merged.titles),
+    descriptions: values(merged.descriptions),
+    images: values(merged.images),
+    schedules: values(merged.schedules),
+    limits: new Map(
+      [...merged.limits].map(([k, l]) => [
+        k,
+        {
+          ...l.min ? { min: l.min.value } : {},
+          ...l.max ? { max: l.max.value } : {}
+        }
+      ])
+    ),
+    exclude: new Set(merged.exclude.keys()),
+    unavailable: availability2.filter(([, v]) => !v.value).map(([k]) => k),
+    ...merged.availableWritten ? { available: availability2.filter(([, v]) => v.value).map(([k]) => k) } : {}
+  };
+}
+function recordMap(record) {
+  const out = /* @__PURE__ */ new Map();
+  for (const [k, v] of Object.entries(record ?? {})) if (v !== void 0) out.set(k, v);
+  return out;
+}
+function overridesOfFile(store) {
+  const o = store.overrides ?? {};
+  const available = store.availability?.available;
+  return {
+    prices: recordMap(o.prices),
+    optionPrices: new Map(Object.entries(o.option_prices ?? {}).map(([p, m]) => [p, recordMap(m)])),
+    titles: recordMap(o.titles),
+    descriptions: recordMap(o.descriptions),
+    images: new Map(Object.entries(o.images ?? {}).map(([k, v]) => [k, imageRefs(v)])),
+    schedules: new Map(Object.entries(o.schedules ?? {}).map(([k, v]) => [k, writtenSchedules(v)])),
+    limits: recordMap(o.limits),
+    exclude: new Set(o.exclude ?? []),
+    unavailable: store.availability?.unavailable ?? [],
+    ...available ? { available } : {}
+  };
+}
+function a2(kind) {
+  return kind === "item" ? "an item" : kind === "option" ? "an option" : kind === "category" ? "a category" : "a modifier group";
+}
+var OverridesChecker = class {
+  constructor(problems) {
+    this.problems = problems;
+  }
+  problems;
+  unknowns = /* @__PURE__ */ new Map();
+  /**
+   * Checks one store.
+   *
+   */
+  check(merged, catalog) {
+    const known = (sku) => catalog.skus.get(sku)?.kind ?? (catalog.categories.has(sku) ? "category" : void 0);
+    const excludedAt = (sku) => merged.exclude.get(sku)?.[0];
+    const judge = (site, sku, level, allowed, lacks, wrong, excludedWhat, target) => {
+      const key = `${site.parsed.file}\0${site.pointer}`;
+      let u = this.unknowns.get(key);
+      if (!u) this.unknowns.set(key, u = { site, sku, lacks, catalogs: /* @__PURE__ */ new Set(), known: false, target });
+      const kind = known(sku);
+      if (kind === void 0) {
+        u.catalogs.add(catalog.name);
+        return false;
+      }
+      u.known = true;
+      if (!allowed.includes(kind)) {
+        report(this.problems, site, wrong(kind), target);
+        return false;
+      }
+      const ex = excludedAt(sku);
+      if (excludedWhat !== void 0 && ex && ex.level <= level) {
+        const here = ex.site.parsed === site.parsed;
+        report(
+          this.problems,
+          site,
+          here ? `${quote(sku)} is excluded from this store (overrides.exclude), so it cannot ${excludedWhat} here` : `${quote(sku)} is excluded at ${where(ex.site)}, so it cannot ${excludedWhat} here`,
+          target
+        );
+        return false;
+      }
+      return true;
+    };
+    merged.layers.forEach((layer, level) => {
+      for (const e of layer.exclude)
+        judge(
+          e.site,
+          e.value,
+          level,
+          ["item", "option", "modifier group", "category"],
+          "no such item, option, group or category",
+          () => "",
+          void 0,
+          "value"
+        );
+      for (const [sku, e] of layer.prices)
+        judge(
+          e.site,
+          sku,
+          level,
+          ["item", "option"],
+          "no item or option with this SKU",
+          (kind) => `${quote(sku)} is ${a2(kind)}, which has no price: prices are for items and options`,
+          "have a price",
+          "key"
+        );
+      for (const [parent, prices] of layer.optionPrices) {
+        const parentSite = {
+          parsed: layer.site.parsed,
+          pointer: toPointer([...layer.base, "overrides", "option_prices", parent])
+        };
+        const ok3 = judge(
+          parentSite,
+          parent,
+          level,
+          ["item", "option"],
+          "no item or option with this SKU",
+          (kind) => `${quote(parent)} is ${a2(kind)}: option_prices are for items and options that offer options`,
+          "have option prices",
+          "key"
+        );
+        if (!ok3) continue;
+        const offered = new Set(
+          (catalog.parents.get(parent) ?? []).flatMap((g) => catalog.groups.get(g)?.options ?? [])
+        );
+        for (const [sku, e] of prices) {
+          if (!offered.has(sku))
+            report(
+              this.problems,
+              e.site,
+              `option ${quote(sku)} is not offered by any modifier group of ${bare(parent)} in catalog ${bare(catalog.name)}`,
+              "key"
+            );
+        }
+      }
+      const perSku = (map, what, plural3, allowed) => {
+        const names = allowed.map((k) => k === "modifier group" ? "modifier group" : k);
+        for (const [sku, e] of map)
+          judge(
+            e.site,
+            sku,
+            level,
+            allowed,
+            `no ${names.slice(0, -1).join(", ")}${names.length > 1 ? " or " : ""}${names.at(-1)} with this SKU`,
+            (kind) => `${quote(sku)} is ${a2(kind)}, which has no ${what}: ${plural3} are for ${allowed.map((k) => `${k}s`).join(" and ")}`,
+            `have a ${what}`,
+            "key"
+          );
+      };
+      perSku(layer.titles, "title", "titles", ["item", "option", "modifier group", "category"]);
+      perSku(layer.descriptions, "description", "descriptions", ["item", "option"]);
+      perSku(layer.images, "image", "images", ["item", "option"]);
+      perSku(layer.schedules, "schedule", "schedules", ["item", "category"]);
+      perSku(
+        new Map([...layer.limits].map(([k, v]) => [k, { value: v, site: siteAt(layer, "limits", k) }])),
+        "min or max",
+        "limits",
+        ["modifier group"]
+      );
+      for (const key of ["unavailable", "available"]) {
+        const verb = key === "unavailable" ? "switched off" : "switched on";
+        for (const e of layer[key] ?? [])
+          judge(
+            e.site,
+            e.value,
+            level,
+            ["item", "option"],
+            "no item or option with this SKU",
+            (kind) => `${quote(e.value)} is ${a2(kind)}: only items and options can be ${verb}`,
+            `be ${verb}`,
+            "value"
+          );
+      }
+    });
+    for (const [sku, group2] of catalog.groups) {
+      if (merged.exclude.has(sku)) continue;
+      const limits = merged.limits.get(sku);
+      const min = limits?.min?.value ?? group2.min;
+      const gone = group2.options.filter((o) => merged.exclude.has(o));
+      const remaining = group2.options.length - gone.length;
+      const needed = Math.max(1, min);
+      if (remaining < needed && gone.length > 0) {
+        const last = gone.map((o) => merged.exclude.get(o).at(-1)).reduce((x, y) => y.level > x.level ? y : x);
+        const layer = merged.layers[last.level];
+        report(
+          this.problems,
+          { parsed: layer.site.parsed, pointer: toPointer([...layer.base, "overrides", "exclude"]) },
+          `excluding options leaves modifier group ${quote(sku)} with ${remaining} option${remaining === 1 ? "" : "s"}, but it needs at least ${needed}: exclude the group too, or keep more of its options`
+        );
+      }
+      const max = limits?.max?.value ?? group2.max;
+      if (limits?.min || limits?.max) {
+        const at = (limits.max ?? limits.min).site;
+        if (min > max)
+          report(
+            this.problems,
+            at,
+            `min (${min}) is more than max (${max}) of modifier group ${quote(sku)} here: lower min or raise max`
+          );
+        else if (limits.max && max > group2.options.length)
+          report(
+            this.problems,
+            limits.max.site,
+            `max (${max}) is more than the ${group2.options.length} option${group2.options.length === 1 ? "" : "s"} of modifier group ${quote(sku)}: lower max`
+          );
+      }
+    }
+  }
+  /** Reports the SKUs that no store inheriting them knows. */
+  finish() {
+    for (const u of this.unknowns.values()) {
+      if (u.known) continue;
+      const catalogs = [...u.catalogs];
+      const who = catalogs.length === 1 ? `catalog ${bare(catalogs[0])} has` : `catalogs ${catalogs.map((c) => bare(c)).join(", ")} have`;
+      report(this.problems, u.site, `unknown SKU ${quote(u.sku)}: ${who} ${u.lacks}`, u.target);
+    }
+  }
+};
+function siteAt(layer, key, sku) {
+  return { parsed: layer.site.parsed, pointer: toPointer([...layer.base, "overrides", key, sku]) };
+}
+
 // src/config/resolve.ts
-function byCodePoint2(a2, b) {
-  return a2 < b ? -1 : a2 > b ? 1 : 0;
+function byCodePoint2(a3, b) {
+  return a3 < b ? -1 : a3 > b ? 1 : 0;
 }
 function optionSku(option) {
   return typeof option === "string" ? option : option.sku;
 }
-function resolveStore({ store, catalog, settings }) {
-  const excluded = new Set(store.overrides?.exclude ?? []);
-  const prices = store.overrides?.prices ?? {};
-  const titles = store.overrides?.titles ?? {};
-  const descriptions = store.overrides?.descriptions ?? {};
-  const images = store.overrides?.images ?? {};
+function resolveStore({ store, catalog, settings, overrides }) {
+  const o = overrides ?? overridesOfFile(store);
+  const excluded = o.exclude;
   const keep = (sku) => !excluded.has(sku);
-  const priceOf = (sku, price) => own(prices, sku) ?? price;
-  const titleOf = (sku, title) => own(titles, sku) ?? title;
-  const descriptionOf = (sku, description) => own(descriptions, sku) ?? description ?? "";
+  const priceOf = (sku, price) => o.prices.get(sku) ?? price;
+  const titleOf = (sku, title) => o.titles.get(sku) ?? title;
+  const descriptionOf = (sku, description) => o.descriptions.get(sku) ?? description ?? "";
   const imagesOf = (sku, list2) => [
-    ...own(images, sku) ?? list2 ?? []
+    ...o.images.get(sku) ?? imageRefs(list2 ?? [])
   ];
+  const schedulesFor = (sku, written) => schedulesOf(o.schedules.get(sku) ?? written);
   const items2 = table();
   for (const item of catalog.items ?? []) {
     if (!keep(item.sku)) continue;
@@ -74419,29 +75240,34 @@ function resolveStore({ store, catalog, settings }) {
       min: null,
       max: null,
       modifiersType: null,
-      ...schedulesOf(item.schedules)
+      ...schedulesFor(item.sku, item.schedules)
     };
   }
   const offered = /* @__PURE__ */ new Set();
-  for (const group of catalog.modifier_groups ?? []) {
-    if (!keep(group.sku)) continue;
-    const options = group.options.map(optionSku).filter(keep);
-    for (const o of options) offered.add(o);
-    items2[group.sku] = {
-      sku: group.sku,
+  for (const group2 of catalog.modifier_groups ?? []) {
+    if (!keep(group2.sku)) continue;
+    const options = group2.options.map(optionSku).filter(keep);
+    for (const option of options) offered.add(option);
+    const limits = o.limits.get(group2.sku);
+    const max = limits?.max ?? group2.max;
+    items2[group2.sku] = {
+      sku: group2.sku,
       type: "MODIFIER_GROUP",
-      title: titleOf(group.sku, group.title),
+      title: titleOf(group2.sku, group2.title),
       description: "",
       price: null,
       images: [],
       children: options,
-      min: group.min,
-      max: options.length < group.options.length ? Math.min(group.max, options.length) : group.max,
-      modifiersType: group.type ?? null
+      min: limits?.min ?? group2.min,
+      max: options.length < group2.options.length ? Math.min(max, options.length) : max,
+      modifiersType: group2.type ?? null
     };
   }
-  for (const group of catalog.modifier_groups ?? []) {
-    for (const option of group.options) {
+  const parents = [
+    ...(catalog.items ?? []).map((i) => ({ sku: i.sku, optionPrices: i.option_prices }))
+  ];
+  for (const group2 of catalog.modifier_groups ?? []) {
+    for (const option of group2.options) {
       if (typeof option === "string" || !offered.has(option.sku) || own(items2, option.sku)) continue;
       items2[option.sku] = {
         sku: option.sku,
@@ -74450,23 +75276,25 @@ function resolveStore({ store, catalog, settings }) {
         description: descriptionOf(option.sku, option.description),
         price: priceOf(option.sku, option.price),
         images: imagesOf(option.sku, option.images),
-        children: [],
+        children: (option.modifier_groups ?? []).filter((g) => keep(g) && own(items2, g) !== void 0),
         min: null,
         max: null,
         modifiersType: null
       };
+      parents.push({ sku: option.sku, optionPrices: option.option_prices });
     }
   }
-  for (const item of [...catalog.items ?? []].sort((a2, b) => byCodePoint2(a2.sku, b.sku))) {
-    const parent = own(items2, item.sku);
-    if (!parent) continue;
-    for (const [sku, price] of Object.entries(item.option_prices ?? {}).sort(
-      ([a2], [b]) => byCodePoint2(a2, b)
-    )) {
+  for (const { sku: parentSku, optionPrices } of parents.sort((a3, b) => byCodePoint2(a3.sku, b.sku))) {
+    const parent = own(items2, parentSku);
+    if (!parent || parent.type !== "ITEM") continue;
+    const prices = new Map(Object.entries(optionPrices ?? {}));
+    for (const [sku, price] of o.optionPrices.get(parentSku) ?? []) prices.set(sku, price);
+    for (const [sku, price] of [...prices].sort(([a3], [b]) => byCodePoint2(a3, b))) {
       const option = own(items2, sku);
-      if (!option || !parent.children.some((g) => own(items2, g)?.children.includes(sku))) continue;
+      if (price === void 0 || !option || !parent.children.some((g) => own(items2, g)?.children.includes(sku)))
+        continue;
       const inParent = option.priceInParent ?? table();
-      inParent[item.sku] = price;
+      inParent[parentSku] = price;
       option.priceInParent = inParent;
     }
   }
@@ -74477,7 +75305,7 @@ function resolveStore({ store, catalog, settings }) {
       sku: category.sku,
       title: titleOf(category.sku, category.title),
       items: category.items.filter((sku) => keep(sku) && own(items2, sku) !== void 0),
-      ...schedulesOf(category.schedules)
+      ...schedulesFor(category.sku, category.schedules)
     };
   }
   const menus2 = table();
@@ -74489,8 +75317,9 @@ function resolveStore({ store, catalog, settings }) {
       ).filter((entry) => own(categories2, entry.sku) !== void 0)
     };
   }
-  const unavailable = [...new Set(store.availability?.unavailable ?? [])].sort(byCodePoint2);
-  const available = store.availability?.available;
+  const sellable = (sku) => keep(sku) && catalogItemSkus(catalog).has(sku);
+  const unavailable = [...new Set(o.unavailable)].filter(sellable).sort(byCodePoint2);
+  const available = o.available;
   const storeId = storeIdOf(store.store.id) ?? String(store.store.id);
   const state = {
     store: {
@@ -74504,10 +75333,20 @@ function resolveStore({ store, catalog, settings }) {
     menus: menus2,
     unavailable
   };
-  if (available) state.available = [...new Set(available)].sort(byCodePoint2);
+  if (available) state.available = [...new Set(available)].filter(sellable).sort(byCodePoint2);
   for (const [key, value] of Object.entries(settings ?? {}))
     if (value !== void 0) state[key] = value;
   return state;
+}
+var itemSkusCache = /* @__PURE__ */ new WeakMap();
+function catalogItemSkus(catalog) {
+  let skus = itemSkusCache.get(catalog);
+  if (!skus) {
+    skus = new Set((catalog.items ?? []).map((i) => i.sku));
+    for (const g of catalog.modifier_groups ?? []) for (const opt of g.options) skus.add(optionSku(opt));
+    itemSkusCache.set(catalog, skus);
+  }
+  return skus;
 }
 function schedulesOf(written) {
   const schedules2 = toSchedules(written ?? []);
@@ -74529,6 +75368,7 @@ function share(resources2, pool) {
 }
 function resolveDesired(stores, client, options = {}) {
   const desired = { stores: table() };
+  if (options.currency !== void 0) desired.currency = options.currency;
   const pools = /* @__PURE__ */ new Map();
   for (const s of stores) {
     const state = resolveStore(s);
@@ -74577,15 +75417,18 @@ function getValidators() {
   if (!validators) {
     const ajv = new import_ajv.Ajv({ allErrors: true, strict: true, verbose: true });
     addFormats(ajv);
-    ajv.addSchema(readSchema("settings"));
-    const settings = ajv.getSchema(String(roots.settings?.$id));
-    if (!settings) throw new Error("schemas/config/settings.schema.json did not compile");
+    for (const kind of FILE_KINDS) ajv.addSchema(readSchema(kind));
+    const compiled = (kind) => {
+      const fn = ajv.getSchema(String(roots[kind]?.$id));
+      if (!fn) throw new Error(`schemas/config/${kind}.schema.json did not compile`);
+      return fn;
+    };
     validators = {
-      settings,
-      project: ajv.compile(readSchema("project")),
-      catalog: ajv.compile(readSchema("catalog")),
-      store: ajv.compile(readSchema("store")),
-      group: ajv.compile(readSchema("group"))
+      settings: compiled("settings"),
+      project: compiled("project"),
+      catalog: compiled("catalog"),
+      store: compiled("store"),
+      group: compiled("group")
     };
   }
   return validators;
@@ -74714,8 +75557,8 @@ function toProblem(parsed, kind, e) {
     case "const":
       return problem(at, `${name} must be ${JSON.stringify(p.allowedValue)}, got ${got}`);
     case "enum": {
-      const values = p.allowedValues.map((v) => String(v)).join(", ");
-      return problem(at, `${name} must be one of: ${values}; got ${got}`);
+      const values2 = p.allowedValues.map((v) => String(v)).join(", ");
+      return problem(at, `${name} must be one of: ${values2}; got ${got}`);
     }
     case "minimum":
       return problem(at, `${name} must be at least ${String(p.limit)}, got ${got}`);
@@ -74906,7 +75749,8 @@ async function loadProject(configPath, options = {}) {
   for (const path10 of groupPaths) groupFiles2.push(await readAndValidate(path10, "group", problems, limits));
   const storeFiles = [];
   for (const path10 of storePaths) storeFiles.push(await readAndValidate(path10, "store", problems, limits));
-  const indexes = catalogFiles.map((c) => checkCatalog(c.parsed, problems));
+  const currency = readCurrency(project.parsed, problems);
+  const indexes = catalogFiles.map((c) => checkCatalog(c.parsed, problems, currency));
   const catalogs = checkCatalogNames(indexes, problems);
   const registry = { ids: /* @__PURE__ */ new Map(), integrationIds: /* @__PURE__ */ new Map() };
   for (const s of storeFiles) checkStore(s.parsed, catalogs, registry, problems);
@@ -74938,35 +75782,78 @@ async function loadProject(configPath, options = {}) {
     limits
   );
   const holidaySites = /* @__PURE__ */ new Map();
+  const overridesOf = /* @__PURE__ */ new Map();
+  const readLayerOverrides = (layer, parsed, base) => {
+    const data = base.length === 0 ? parsed.data : field(parsed.data, String(base[0]));
+    const o = readOverrides(parsed, base, data, problems, currency);
+    if (o) overridesOf.set(layer, o);
+  };
+  readLayerOverrides(chainLayer, project.parsed, ["defaults"]);
+  for (const [name, parsed] of groups) readLayerOverrides(groupLayers.get(name), parsed, ["defaults"]);
+  storeLayers.forEach((layer, i) => readLayerOverrides(layer, storeFiles[i].parsed, []));
+  for (const file of includes.values()) readLayerOverrides(file.layer, file.parsed, []);
+  const checker = new OverridesChecker(problems);
+  const mergedOverrides = [];
   const settingsOf = storeLayers.map((layer, i) => {
-    const group = field(storeFiles[i]?.parsed.data, "group");
-    const groupLayer = typeof group === "string" ? groupLayers.get(group) : void 0;
+    const group2 = field(storeFiles[i]?.parsed.data, "group");
+    const groupLayer = typeof group2 === "string" ? groupLayers.get(group2) : void 0;
     const layers = [chainLayer, ...groupLayer ? [groupLayer] : [], layer].flatMap(
       (l) => withIncludes(l, includes, root, /* @__PURE__ */ new Set())
     );
     const key = field(field(storeFiles[i]?.parsed.data, "store"), "integration_id");
     if (typeof key === "string") holidaySites.set(key, holidaySitesOf(layers));
+    const merged = mergeOverrides(layers.flatMap((l) => overridesOf.get(l) ?? []));
+    mergedOverrides.push(merged);
+    const catalogName = field(storeFiles[i]?.parsed.data, "catalog");
+    const index = typeof catalogName === "string" ? catalogs.get(catalogName) : void 0;
+    if (index) checker.check(merged, index);
     return mergeSettings(layers, problems, sections);
   });
+  checker.finish();
   const client = readClient(project.parsed, field(projectData, "client"), problems);
   const secretsFile = await checkSecretsFile(project.parsed, root, problems);
   if (problems.length > 0)
     throw new ConfigError(withTruncation(dedupeProblems(problems), problems, project.parsed));
   const catalogByName = /* @__PURE__ */ new Map();
+  const catalogsOut = /* @__PURE__ */ new Map();
   indexes.forEach((index, i) => {
     const file = catalogFiles[i];
-    if (file && !catalogByName.has(index.name))
+    if (file && !catalogByName.has(index.name)) {
       catalogByName.set(index.name, file.parsed.data);
+      catalogsOut.set(index.name, { catalog: file.parsed.data, file: file.parsed.file });
+    }
   });
   const resolvable = storeFiles.map((s, i) => {
     const store = s.parsed.data;
     const catalog = catalogByName.get(store.catalog);
     if (!catalog)
       throw new InternalError(`${s.parsed.file}: catalog ${store.catalog} vanished after the checks`);
-    return { store, catalog, settings: settingsOf[i] ?? {} };
+    return {
+      store,
+      catalog,
+      settings: settingsOf[i] ?? {},
+      overrides: plainOverrides(mergedOverrides[i])
+    };
   });
+  let sources;
+  if (options.explain) {
+    sources = /* @__PURE__ */ new Map();
+    const parsedByName = /* @__PURE__ */ new Map();
+    indexes.forEach((index, i) => {
+      if (!parsedByName.has(index.name)) parsedByName.set(index.name, catalogFiles[i].parsed);
+    });
+    storeFiles.forEach((s, i) => {
+      const store = s.parsed.data;
+      sources.set(store.store.integration_id, {
+        storeFile: s.parsed,
+        catalog: { name: store.catalog, parsed: parsedByName.get(store.catalog) },
+        overrides: mergedOverrides[i]
+      });
+    });
+  }
   const config = projectData;
   return {
+    ...sources ? { sources } : {},
     configFile,
     root,
     platform: config.platform ? {
@@ -74979,9 +75866,15 @@ async function loadProject(configPath, options = {}) {
       maxDeletePercent: config.safety?.max_delete_percent ?? DEFAULT_SAFETY.maxDeletePercent,
       maxUpdatePercent: config.safety?.max_update_percent ?? DEFAULT_SAFETY.maxUpdatePercent,
       minExisting: config.safety?.min_existing ?? DEFAULT_SAFETY.minExisting,
-      protected: config.safety?.protected ?? DEFAULT_SAFETY.protected
+      protected: config.safety?.protected ?? DEFAULT_SAFETY.protected,
+      maxPriceChangePercent: config.safety?.max_price_change_percent ?? DEFAULT_SAFETY.maxPriceChangePercent
     },
-    desired: resolveDesired(resolvable, client, { share: options.shareResources ?? false }),
+    ...currency ? { currency } : {},
+    catalogs: catalogsOut,
+    desired: resolveDesired(resolvable, client, {
+      share: options.shareResources ?? false,
+      ...currency ? { currency: currency.code } : {}
+    }),
     ...secretsFile === void 0 ? {} : { secretsFile },
     files: [project, ...catalogFiles, ...groupFiles2, ...storeFiles, ...includes.values()].map(
       (f) => f.parsed.file
@@ -75021,10 +75914,10 @@ async function checkSecretsFile(project, root, problems) {
 function errorCode2(err) {
   return err.code ?? "error";
 }
-function withTruncation(shown, all, project) {
-  if (!wasTruncated(all)) return shown;
+function withTruncation(shown2, all, project) {
+  if (!wasTruncated(all)) return shown2;
   return [
-    ...shown,
+    ...shown2,
     {
       file: project.file,
       line: 0,
@@ -75035,7 +75928,20 @@ function withTruncation(shown, all, project) {
   ];
 }
 function field(data, key) {
-  return isRecord(data) ? data[key] : void 0;
+  return isRecord(data) && Object.hasOwn(data, key) ? data[key] : void 0;
+}
+function readCurrency(project, problems) {
+  const code3 = field(project.data, "currency");
+  if (typeof code3 !== "string" || !/^[A-Z]{3}$/.test(code3)) return void 0;
+  const currency = currencyOf(code3);
+  if (!currency) {
+    report(
+      problems,
+      { parsed: project, pointer: "/currency" },
+      `unknown currency ${quote(code3)}: write an ISO 4217 code, for example COP, BRL or MXN`
+    );
+  }
+  return currency;
 }
 async function readIncludes(layers, root, problems, limits) {
   const files = /* @__PURE__ */ new Map();
@@ -75215,7 +76121,7 @@ function describeHolder(h) {
   return h ? `process ${h.pid} on ${h.host}, since ${h.since}` : "another carte apply";
 }
 async function acquireApplyLock(opts) {
-  await mkdir4(opts.dir, { recursive: true, mode: 448 });
+  await mkdir4(opts.dir, { recursive: true, mode: PRIVATE_DIR_MODE });
   const names = [...new Set(opts.names)].sort();
   const held = [];
   let compromised;
@@ -75314,7 +76220,7 @@ import { lstat as lstat3 } from "node:fs/promises";
 import path6 from "node:path";
 
 // src/emulator/index.ts
-var import_yaml8 = __toESM(require_dist(), 1);
+var import_yaml9 = __toESM(require_dist(), 1);
 
 // src/emulator/events.ts
 var import_undici3 = __toESM(require_undici2(), 1);
@@ -75325,8 +76231,8 @@ import { randomBytes as randomBytes2 } from "node:crypto";
 var STORE_EVENTS2 = STORE_WEBHOOK_EVENTS;
 var CLIENT_EVENTS2 = CLIENT_WEBHOOK_EVENTS;
 var REMOVED_MESSAGE = "Store settings removed successfully.";
-function byStoreKey(a2, b) {
-  return a2.length - b.length || (a2 < b ? -1 : a2 > b ? 1 : 0);
+function byStoreKey(a3, b) {
+  return a3.length - b.length || (a3 < b ? -1 : a3 > b ? 1 : 0);
 }
 function newSecret() {
   return randomBytes2(24).toString("hex");
@@ -75828,10 +76734,10 @@ function eventsOf(state) {
 
 // src/emulator/prng.ts
 function mulberry32(seed) {
-  let a2 = seed >>> 0;
+  let a3 = seed >>> 0;
   return () => {
-    a2 = a2 + 1831565813 >>> 0;
-    let t = a2;
+    a3 = a3 + 1831565813 >>> 0;
+    let t = a3;
     t = Math.imul(t ^ t >>> 15, t | 1);
     t ^= t + Math.imul(t ^ t >>> 7, t | 61);
     return ((t ^ t >>> 14) >>> 0) / 4294967296;
@@ -76829,7 +77735,7 @@ function generateLedger(store, cfg, discrepancies = []) {
       ledger.orders.push(e);
     }
   }
-  ledger.orders.sort((a2, b) => a2.id - b.id);
+  ledger.orders.sort((a3, b) => a3.id - b.id);
   return ledger;
 }
 var FinanceData = class {
@@ -77265,7 +78171,11 @@ var legacyRoutes = Object.keys(RESOURCES).flatMap((res) => [
 var RuleType = {
   /** A reference to nothing, a duplicate SKU, a delete of something still used, an unknown id. */
   conflict: "item_data_conflict",
-  /** A relation other than ITEM → MODIFIER_GROUP, MODIFIER_GROUP → ITEM, or a category holding a group. */
+  /**
+   * A relation other than ITEM → MODIFIER_GROUP, MODIFIER_GROUP → ITEM, a category holding a group,
+   * modifier groups nested deeper than `Limits.modifierGroupDepth` levels under an item, or nested
+   * groups that lead back to themselves.
+   */
   depth: "invalid_item_depth",
   /** Missing `quantity_info.min_permitted`/`max_permitted` on a MODIFIER_GROUP, or min > max. */
   data: "invalid_item_data",
@@ -77325,7 +78235,7 @@ function parseItem(v, at) {
     if (img.host !== void 0) out.host = img.host;
     return out;
   });
-  images.sort((a2, b) => a2.index - b.index);
+  images.sort((a3, b) => a3.index - b.index);
   const ii = v.items_info;
   const children = counted(
     refs(ii?.items, `${at}.items_info.items`),
@@ -77492,6 +78402,17 @@ function buildItems(ctx, store, parsed, mode, now) {
       }
     });
   }
+  const nodes = /* @__PURE__ */ new Map();
+  if (mode === "upsert")
+    for (const r of cat.items.values())
+      nodes.set(r.sku, { type: r.item_type, children: r.children.map((c) => itemSku(cat, c.id)) });
+  parsed.forEach((p, i) => {
+    const t = targets[i];
+    const old = t === void 0 ? void 0 : cat.items.get(t);
+    if (old && old.sku !== p.sku) nodes.delete(old.sku);
+    nodes.set(p.sku, { type: p.item_type, children: childRefs[i].map((c) => c.sku) });
+  });
+  checkNesting2(nodes);
   const ids = targets.map((t) => t ?? ctx.state.allocateId());
   return parsed.map((p, i) => {
     const children = childRefs[i].map((c) => ({
@@ -77517,6 +78438,79 @@ function buildItems(ctx, store, parsed, mode, now) {
       // replaced by the stored value when the item exists (see upsertItems)
     };
   });
+}
+function checkNesting2(nodes) {
+  const max = Limits.modifierGroupDepth;
+  const height = /* @__PURE__ */ new Map();
+  const nextOf = (group2) => (nodes.get(group2)?.children ?? []).flatMap((option) => nodes.get(option)?.children ?? []);
+  const heightOf = (root) => {
+    const known = height.get(root);
+    if (known !== void 0) return known;
+    const path10 = [];
+    const onPath = /* @__PURE__ */ new Map();
+    const frames = [];
+    const enter = (group2) => {
+      onPath.set(group2, path10.length);
+      path10.push(group2);
+      frames.push({ group: group2, next: nextOf(group2), i: 0 });
+    };
+    enter(root);
+    while (frames.length > 0) {
+      const frame = frames.at(-1);
+      const next = frame.next[frame.i++];
+      if (next !== void 0) {
+        if (height.has(next)) continue;
+        const from = onPath.get(next);
+        if (from !== void 0)
+          throw menuRule(
+            RuleType.depth,
+            `modifier groups nest in a circle: ${chainText2([...path10.slice(from), next])}`
+          );
+        enter(next);
+        continue;
+      }
+      height.set(frame.group, 1 + frame.next.reduce((m, n) => Math.max(m, height.get(n) ?? 0), 0));
+      frames.pop();
+      path10.pop();
+      onPath.delete(frame.group);
+    }
+    return height.get(root);
+  };
+  const offered = /* @__PURE__ */ new Set();
+  for (const n of nodes.values()) if (n.type === "MODIFIER_GROUP") for (const c of n.children) offered.add(c);
+  for (const [sku, n] of nodes) {
+    if (n.type === "MODIFIER_GROUP") heightOf(sku);
+    if (n.type !== "ITEM" || offered.has(sku)) continue;
+    for (const top of n.children) {
+      const levels = heightOf(top);
+      if (levels <= max) continue;
+      const path10 = [sku];
+      let group2 = top;
+      for (let level = 1; group2 !== void 0; level++) {
+        if (level > max + 1) {
+          path10.push("…");
+          break;
+        }
+        path10.push(group2);
+        let best;
+        for (const option of nodes.get(group2)?.children ?? [])
+          for (const next of nodes.get(option)?.children ?? [])
+            if (!best || heightOf(next) > heightOf(best.next)) best = { option, next };
+        if (best) path10.push(best.option);
+        group2 = best?.next;
+      }
+      throw menuRule(
+        RuleType.depth,
+        `item "${sku}" nests modifier groups ${levels} levels deep (${path10.join(" → ")}); the platform accepts at most ${max}`
+      );
+    }
+  }
+}
+var CHAIN_SHOWN2 = 12;
+function chainText2(skus) {
+  if (skus.length <= CHAIN_SHOWN2) return skus.join(" → ");
+  const half = CHAIN_SHOWN2 / 2;
+  return [...skus.slice(0, half), `… ${skus.length - CHAIN_SHOWN2} more …`, ...skus.slice(-half)].join(" → ");
 }
 function catalogItems(cat) {
   return {
@@ -77597,7 +78591,7 @@ function buildMenus(ctx, store, parsed, mode, categories2, where2, now) {
   }));
 }
 function sortByIndex(list2) {
-  return list2.map((v, i) => ({ v, i })).sort((a2, b) => a2.v.index - b.v.index || a2.i - b.i).map((x) => x.v);
+  return list2.map((v, i) => ({ v, i })).sort((a3, b) => a3.v.index - b.v.index || a3.i - b.i).map((x) => x.v);
 }
 function putItem(cat, rec) {
   const prev = cat.items.get(rec.id);
@@ -77691,7 +78685,7 @@ function renderStoreMenuMenu(store, cat, m) {
   };
 }
 function sortById(map) {
-  return [...map.values()].sort((a2, b) => a2.id - b.id);
+  return [...map.values()].sort((a3, b) => a3.id - b.id);
 }
 function cached(store, key, build2) {
   let json = store.renderCache.get(key);
@@ -78123,8 +79117,8 @@ function ctxOf(ctx) {
   const store = ctx.state.storeForClient(ctx.params.storeId, ctx.clientId);
   return { store, data: utilsOf(ctx.state, store) };
 }
-function bySlotStart(a2, b) {
-  return a2.startsTime < b.startsTime ? -1 : a2.startsTime > b.startsTime ? 1 : a2.id - b.id;
+function bySlotStart(a3, b) {
+  return a3.startsTime < b.startsTime ? -1 : a3.startsTime > b.startsTime ? 1 : a3.id - b.id;
 }
 function slotOut(s) {
   return { id: s.id, startsTime: s.startsTime, endsTime: s.endsTime };
@@ -78172,8 +79166,8 @@ function getRegular(ctx) {
   });
   return { status: 200, body: { storeScheduleDays: days } };
 }
-function byDate(a2, b) {
-  return a2.month - b.month || a2.day - b.day || a2.id - b.id;
+function byDate(a3, b) {
+  return a3.month - b.month || a3.day - b.day || a3.id - b.id;
 }
 function getHolidays2(ctx) {
   const { data } = ctxOf(ctx);
@@ -78396,7 +79390,7 @@ function wireSku(sku) {
 function listCorridors(via) {
   return (ctx) => {
     const scope = scopeOf(ctx, via);
-    const cats = [...scope.store.visible.categories.values()].sort((a2, b) => a2.id - b.id);
+    const cats = [...scope.store.visible.categories.values()].sort((a3, b) => a3.id - b.id);
     return {
       status: 200,
       body: cats.map((c) => ({ id: c.id, name: c.title, description: "", ...scopeField(scope, true) }))
@@ -78516,7 +79510,7 @@ function menuStatus(ctx) {
   const active = /* @__PURE__ */ new Set();
   for (const m of cat.menus.values())
     for (const c of m.categories) if (c.is_category_active) active.add(c.id);
-  const cats = [...cat.categories.values()].sort((a2, b) => a2.id - b.id);
+  const cats = [...cat.categories.values()].sort((a3, b) => a3.id - b.id);
   const products = [];
   const toppingsCategories = [];
   const seen2 = /* @__PURE__ */ new Set();
