@@ -73438,7 +73438,7 @@ async function runOne(op, client, failures, guard, options) {
     const sync2 = spec !== void 0 && isSynchronous(spec);
     const settleMs = options.settleMs ?? 5e3;
     const gone = (e) => op.idempotent && e instanceof ApiError && e.status === 404;
-    for (let round = 0; round < SETTLE_ROUNDS && options.settle && (unsettled(last) || gone(last)); round++) {
+    for (let round = 0; round <= SETTLE_ROUNDS && options.settle && (unsettled(last) || gone(last)); round++) {
       let seen2;
       try {
         seen2 = await options.settle(op, sync2 ? 0 : settleMs);
@@ -73485,6 +73485,11 @@ async function runOne(op, client, failures, guard, options) {
         return failed(
           `${describe(last)}; the platform does not show the change after ${settleMs} ms, and the call was not made again: the platform may still be processing it`,
           { unsettled: true, lostAnswer: "unknown" }
+        );
+      }
+      if (round === SETTLE_ROUNDS) {
+        return failed(
+          `${describe(last)}; a read shows it was not made, after it was made again ${SETTLE_ROUNDS} times`
         );
       }
       try {

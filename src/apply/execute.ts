@@ -89,7 +89,7 @@ export interface ExecuteOptions {
   settleMs?: number;
 }
 
-/** How many times a call whose answer was lost is read and made again at most. */
+/** How many times a call whose answer was lost is made again at most (each lost answer is settled by a read). */
 const SETTLE_ROUNDS = 2;
 
 /**
@@ -317,7 +317,12 @@ async function runOne(
     // A 404 to an idempotent call may answer a repetition of an attempt whose answer was lost (a delete
     // that already happened): a read tells.
     const gone = (e: unknown) => op.idempotent && e instanceof ApiError && e.status === 404;
-    for (let round = 0; round < SETTLE_ROUNDS && options.settle && (unsettled(last) || gone(last)); round++) {
+    // Every lost answer is settled by a read, also that of the last time the call was made again.
+    for (
+      let round = 0;
+      round <= SETTLE_ROUNDS && options.settle && (unsettled(last) || gone(last));
+      round++
+    ) {
       let seen: Settled;
       try {
         seen = await options.settle(op, sync ? 0 : settleMs);
@@ -371,6 +376,11 @@ async function runOne(
           `${describe(last)}; the platform does not show the change after ${settleMs} ms, and the call was ` +
             `not made again: the platform may still be processing it`,
           { unsettled: true, lostAnswer: "unknown" },
+        );
+      }
+      if (round === SETTLE_ROUNDS) {
+        return failed(
+          `${describe(last)}; a read shows it was not made, after it was made again ${SETTLE_ROUNDS} times`,
         );
       }
       try {

@@ -90,6 +90,32 @@ describe("executePlan", () => {
     });
   });
 
+  it("settles by a read also the answer lost the last time a call was made again (issue 11)", async () => {
+    // Three answers lost; the platform made only the third call. Every lost answer is read, the last
+    // one too: the call is reported made, never failed while the platform has it.
+    const client = scripted({ "/hours": [dropped(), dropped(), dropped()] });
+    const seen: string[] = ["absent", "absent", "present"];
+    const results = await executePlan(
+      plan([op("hours", "store_hours.create", 14, { idempotent: false })]),
+      client,
+      { settle: async () => seen.shift() as "absent" | "present" },
+    );
+    expect(client.calls).toEqual(["POST /hours", "POST /hours", "POST /hours"]);
+    expect(seen).toEqual([]);
+    expect(results[0]).toMatchObject({ status: "ok" });
+
+    // Never made: after the second repetition a read still shows nothing, and it is not sent again.
+    const never = scripted({ "/hours": [dropped(), dropped(), dropped()] });
+    const [result] = await executePlan(
+      plan([op("hours", "store_hours.create", 14, { idempotent: false })]),
+      never,
+      { settle: async () => "absent" },
+    );
+    expect(never.calls).toHaveLength(3);
+    expect(result).toMatchObject({ status: "failed" });
+    expect(result!.message).toContain("a read shows it was not made");
+  });
+
   it("does not repeat a create whose effect a read shows", async () => {
     const client = scripted({ "/hours": [dropped()] });
     const results = await executePlan(
