@@ -1,3 +1,5 @@
+import Big from "big.js";
+
 /**
  * Prices of the store menu as exact decimals, in the currency carte.yaml declares (`currency:`, an
  * ISO 4217 code).
@@ -7,14 +9,14 @@
  * R$ 12,50; docs/platform-api.md, client assumption 6). carte keeps that number as the model's value,
  * but never computes with it in floating point: every price is read from the **text** the file writes
  * (so that `24.900` is seen as three decimals, not as the number 24.9), checked against the currency's
- * decimals, and every comparison, percentage and formatted value is computed on an exact decimal, a
- * `bigint` of units of the price's last decimal ({@link Decimal}). A number read back from the
+ * decimals, and every comparison, percentage and formatted value is computed on an exact decimal
+ * (big.js, {@link Decimal}). A number read back from the
  * platform is turned into the same exact decimal from its shortest text (`String(24.9)` is `"24.9"`),
  * which is the text the platform wrote for every price of at most {@link MAX_SIGNIFICANT_DIGITS}
  * significant digits; carte refuses to write prices with more.
  *
- * The same approach as src/finance/money.ts (exact hundredths), generalised to the currency's decimals;
- * no decimal library is needed for reading, comparing and formatting.
+ * The arithmetic is big.js's (a small, dependency-free, long-maintained exact decimal library); carte's
+ * own code only reads the text of a price and formats it for the currency.
  */
 
 /** How a currency's prices are written and shown. */
@@ -79,17 +81,27 @@ export function currencyOf(code: string): Currency | undefined {
   return { code, decimals: decimals ?? 2, symbol: code, space: true, thousands: ",", decimal: "." };
 }
 
-/** An exact decimal: `units / 10^scale`. Non-negative for prices. */
+/**
+ * The decimal type prices are computed with: big.js, in strict mode so that it is only ever built from
+ * text (a JSON number's float is never read as a decimal), with enough decimals for a percentage's
+ * quotient. A constructor of its own, so that no other module's settings change it.
+ */
+const Exact = Big();
+Exact.strict = true;
+Exact.DP = 30;
+Exact.RM = Big.roundHalfUp;
+
+/** An exact decimal as written: its value and how it was written. Non-negative for prices. */
 export interface Decimal {
-  units: bigint;
+  /** The exact value (big.js). */
+  value: Big;
   /** Number of decimals written (trailing zeros included: `12.50` has scale 2). */
   scale: number;
-  /** Significant digits written (leading zeros excluded). */
+  /** Significant digits written (leading zeros excluded, trailing zeros of the whole part included). */
   significant: number;
 }
 
 const PLAIN = /^([+-])?(\d+)(?:\.(\d+))?$/;
-const ANY = /^([+-])?(\d+)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
 
 /**
  * Reads the text of a price as written in a file: plain decimal digits with an optional fraction
@@ -98,31 +110,25 @@ const ANY = /^([+-])?(\d+)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
 export function parsePriceText(text: string): Decimal | undefined {
   const m = PLAIN.exec(text.trim());
   if (!m) return undefined;
-  return decimalOf(m[1] === "-", m[2]!, m[3] ?? "", 0);
+  const whole = m[2]!;
+  const fraction = m[3] ?? "";
+  const value = new Exact(`${m[1] === "-" ? "-" : ""}${whole}${fraction ? `.${fraction}` : ""}`);
+  return { value, scale: fraction.length, significant: (whole + fraction).replace(/^0+/, "").length };
 }
 
-/** The exact decimal of a JSON number, from its shortest text (see the module comment). */
+/**
+ * The exact decimal of a JSON number, from its shortest text (see the module comment): `24.9` is
+ * read from `"24.9"`, `1e21` from `"1e+21"`.
+ *
+ * @throws RangeError for `NaN` and infinities.
+ */
 export function decimalOfNumber(value: number): Decimal {
-  const m = ANY.exec(String(value));
-  if (!m) throw new RangeError(`not a finite number: ${String(value)}`);
-  return decimalOf(m[1] === "-", m[2]!, m[3] ?? "", Number(m[4] ?? "0"));
-}
-
-function decimalOf(negative: boolean, whole: string, fraction: string, exponent: number): Decimal {
-  let digits = whole + fraction;
-  let scale = fraction.length - exponent;
-  if (scale < 0) {
-    digits += "0".repeat(-scale);
-    scale = 0;
-  }
-  const significant = digits.replace(/^0+/, "").length;
-  const units = BigInt(digits);
-  return { units: negative ? -units : units, scale, significant };
-}
-
-/** The decimal with exactly `scale` decimals (`scale` at least the decimal's own). */
-function rescale(d: Decimal, scale: number): bigint {
-  return d.units * 10n ** BigInt(scale - d.scale);
+  if (!Number.isFinite(value)) throw new RangeError(`not a finite number: ${String(value)}`);
+  const exact = new Exact(String(value));
+  const plain = exact.abs().toFixed();
+  const point = plain.indexOf(".");
+  const scale = point < 0 ? 0 : plain.length - point - 1;
+  return { value: exact, scale, significant: plain.replace(".", "").replace(/^0+/, "").length };
 }
 
 /** Decimals of a currency, or {@link DEFAULT_DECIMALS} without one. */
@@ -182,14 +188,10 @@ function group(digits: string, separator: string): string {
 export function formatPrice(value: number, currency: Currency | undefined): string {
   if (!currency || !Number.isFinite(value)) return String(value);
   const d = decimalOfNumber(value);
-  const scale = Math.max(d.scale, currency.decimals);
-  const units = rescale(d, scale);
-  const negative = units < 0n;
-  const digits = (negative ? -units : units).toString().padStart(scale + 1, "0");
-  const whole = digits.slice(0, digits.length - scale);
-  const fraction = digits.slice(digits.length - scale);
-  const amount = group(whole, currency.thousands) + (scale > 0 ? currency.decimal + fraction : "");
-  return `${negative ? "-" : ""}${currency.symbol}${currency.space ? " " : ""}${amount}`;
+  const fixed = d.value.abs().toFixed(Math.max(d.scale, currency.decimals));
+  const [whole = "0", fraction = ""] = fixed.split(".");
+  const amount = group(whole, currency.thousands) + (fraction ? currency.decimal + fraction : "");
+  return `${d.value.lt("0") ? "-" : ""}${currency.symbol}${currency.space ? " " : ""}${amount}`;
 }
 
 /**
@@ -197,32 +199,19 @@ export function formatPrice(value: number, currency: Currency | undefined): stri
  * `|after − before| × 100 > percent × before`. A price that was 0 has no share to change by: `false`.
  */
 export function priceChangeExceeds(before: number, after: number, percent: number): boolean {
-  const b = decimalOfNumber(before);
-  const a = decimalOfNumber(after);
-  if (b.units <= 0n) return false;
-  const p = decimalOfNumber(percent);
-  const scale = Math.max(a.scale, b.scale);
-  const diff = rescale(a, scale) - rescale(b, scale);
-  const change = (diff < 0n ? -diff : diff) * 100n * 10n ** BigInt(p.scale);
-  return change > p.units * rescale(b, scale);
+  const b = decimalOfNumber(before).value;
+  if (b.lte("0")) return false;
+  const change = decimalOfNumber(after).value.minus(b).abs().times("100");
+  return change.gt(decimalOfNumber(percent).value.times(b));
 }
 
 /**
- * The change of a price in percent of the old price, rounded to one decimal for people (`+900 %`,
- * `-12.5 %`). Display only: decisions use {@link priceChangeExceeds}.
+ * The change of a price in percent of the old price, rounded half away from zero to one decimal for
+ * people (`+900 %`, `-12.5 %`). Display only: decisions use {@link priceChangeExceeds}.
  */
 export function priceChangeText(before: number, after: number): string {
-  const b = decimalOfNumber(before);
-  const a = decimalOfNumber(after);
-  if (b.units === 0n) return "from 0";
-  const scale = Math.max(a.scale, b.scale);
-  // Tenths of a percent, rounded half away from zero.
-  const num = (rescale(a, scale) - rescale(b, scale)) * 1000n;
-  const den = rescale(b, scale);
-  const q = num / den;
-  const r = num % den;
-  const tenths = 2n * (r < 0n ? -r : r) >= den ? q + (num < 0n ? -1n : 1n) : q;
-  const abs = tenths < 0n ? -tenths : tenths;
-  const text = `${abs / 10n}${abs % 10n === 0n ? "" : `.${abs % 10n}`}`;
-  return `${tenths < 0n ? "-" : "+"}${text} %`;
+  const b = decimalOfNumber(before).value;
+  if (b.eq("0")) return "from 0";
+  const change = decimalOfNumber(after).value.minus(b).times("100").div(b).round(1, Big.roundHalfUp);
+  return `${change.lt("0") ? "-" : "+"}${change.abs().toString()} %`;
 }

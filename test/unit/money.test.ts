@@ -46,8 +46,10 @@ describe("formatPrice", () => {
 
 describe("price texts", () => {
   it("reads plain decimals exactly, trailing zeros counted", () => {
-    expect(parsePriceText("12.50")).toEqual({ units: 1250n, scale: 2, significant: 4 });
-    expect(parsePriceText("24900")).toEqual({ units: 24900n, scale: 0, significant: 5 });
+    expect(parsePriceText("12.50")).toMatchObject({ scale: 2, significant: 4 });
+    expect(parsePriceText("12.50")?.value.toString()).toBe("12.5");
+    expect(parsePriceText("24900")).toMatchObject({ scale: 0, significant: 5 });
+    expect(parsePriceText("24900")?.value.toFixed()).toBe("24900");
     expect(parsePriceText("1e3")).toBeUndefined();
     expect(parsePriceText("0x10")).toBeUndefined();
   });
@@ -91,5 +93,15 @@ describe("price changes", () => {
     expect(priceChangeText(24900, 249000)).toBe("+900 %");
     expect(priceChangeText(100, 87.5)).toBe("-12.5 %");
     expect(priceChangeText(3, 1)).toBe("-66.7 %");
+  });
+});
+
+describe("numbers the platform writes in exponent form", () => {
+  it("reads them exactly, never through the float's binary value", () => {
+    expect(formatPrice(1e-7, BRL)).toBe("R$ 0,0000001");
+    expect(formatPrice(1e21, COP)).toBe("$1.000.000.000.000.000.000.000");
+    expect(priceChangeExceeds(0.1, 0.15, 50)).toBe(false);
+    expect(priceChangeExceeds(0.1, 0.1500001, 50)).toBe(true);
+    expect(priceChangeText(3, 4)).toBe("+33.3 %");
   });
 });
