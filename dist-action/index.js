@@ -1507,7 +1507,7 @@ var require_stringify = __commonJS({
         props.push(doc.directives.tagString(tag));
       return props.join(" ");
     }
-    function stringify2(item, ctx, onComment, onChompKeep) {
+    function stringify3(item, ctx, onComment, onChompKeep) {
       if (identity.isPair(item))
         return item.toString(ctx, onComment, onChompKeep);
       if (identity.isAlias(item)) {
@@ -1536,7 +1536,7 @@ var require_stringify = __commonJS({
 ${ctx.indent}${str2}`;
     }
     exports.createStringifyContext = createStringifyContext;
-    exports.stringify = stringify2;
+    exports.stringify = stringify3;
   }
 });
 
@@ -1546,7 +1546,7 @@ var require_stringifyPair = __commonJS({
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
-    var stringify2 = require_stringify();
+    var stringify3 = require_stringify();
     var stringifyComment = require_stringifyComment();
     function stringifyPair({ key, value }, ctx, onComment, onChompKeep) {
       const { allNullValues, doc, indent, indentStep, options: { commentString, indentSeq, simpleKeys } } = ctx;
@@ -1568,7 +1568,7 @@ var require_stringifyPair = __commonJS({
       });
       let keyCommentDone = false;
       let chompKeep = false;
-      let str2 = stringify2.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
+      let str2 = stringify3.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
       if (!explicitKey && !ctx.inFlow && str2.length > 1024) {
         if (simpleKeys)
           throw new Error("With simple keys, single line scalar must not span more than 1024 characters");
@@ -1620,7 +1620,7 @@ ${indent}:`;
         ctx.indent = ctx.indent.substring(2);
       }
       let valueCommentDone = false;
-      const valueStr = stringify2.stringify(value, ctx, () => valueCommentDone = true, () => chompKeep = true);
+      const valueStr = stringify3.stringify(value, ctx, () => valueCommentDone = true, () => chompKeep = true);
       let ws = " ";
       if (keyComment || vsb || vcb) {
         ws = vsb ? "\n" : "";
@@ -1761,7 +1761,7 @@ var require_addPairToJSMap = __commonJS({
     "use strict";
     var log2 = require_log();
     var merge2 = require_merge();
-    var stringify2 = require_stringify();
+    var stringify3 = require_stringify();
     var identity = require_identity();
     var toJS = require_toJS();
     function addPairToJSMap(ctx, map, { key, value }) {
@@ -1797,7 +1797,7 @@ var require_addPairToJSMap = __commonJS({
       if (typeof jsKey !== "object")
         return String(jsKey);
       if (identity.isNode(key) && ctx?.doc) {
-        const strCtx = stringify2.createStringifyContext(ctx.doc, {});
+        const strCtx = stringify3.createStringifyContext(ctx.doc, {});
         strCtx.anchors = /* @__PURE__ */ new Set();
         for (const node of ctx.anchors.keys())
           strCtx.anchors.add(node.anchor);
@@ -1864,12 +1864,12 @@ var require_stringifyCollection = __commonJS({
   "node_modules/yaml/dist/stringify/stringifyCollection.js"(exports) {
     "use strict";
     var identity = require_identity();
-    var stringify2 = require_stringify();
+    var stringify3 = require_stringify();
     var stringifyComment = require_stringifyComment();
     function stringifyCollection(collection, ctx, options) {
       const flow = ctx.inFlow ?? collection.flow;
-      const stringify3 = flow ? stringifyFlowCollection : stringifyBlockCollection;
-      return stringify3(collection, ctx, options);
+      const stringify4 = flow ? stringifyFlowCollection : stringifyBlockCollection;
+      return stringify4(collection, ctx, options);
     }
     function stringifyBlockCollection({ comment, items: items2 }, ctx, { blockItemPrefix, flowChars, itemIndent, onChompKeep, onComment }) {
       const { indent, options: { commentString } } = ctx;
@@ -1894,7 +1894,7 @@ var require_stringifyCollection = __commonJS({
           }
         }
         chompKeep = false;
-        let str3 = stringify2.stringify(item, itemCtx, () => comment2 = null, () => chompKeep = true);
+        let str3 = stringify3.stringify(item, itemCtx, () => comment2 = null, () => chompKeep = true);
         if (comment2)
           str3 += stringifyComment.lineComment(str3, itemIndent, commentString(comment2));
         if (chompKeep && comment2)
@@ -1961,7 +1961,7 @@ ${indent}${line}` : "\n";
         }
         if (comment)
           reqNewline = true;
-        let str2 = stringify2.stringify(item, itemCtx, () => comment = null);
+        let str2 = stringify3.stringify(item, itemCtx, () => comment = null);
         reqNewline || (reqNewline = lines.length > linesAtValue || str2.includes("\n"));
         if (i < items2.length - 1) {
           str2 += ",";
@@ -3322,7 +3322,7 @@ var require_stringifyDocument = __commonJS({
   "node_modules/yaml/dist/stringify/stringifyDocument.js"(exports) {
     "use strict";
     var identity = require_identity();
-    var stringify2 = require_stringify();
+    var stringify3 = require_stringify();
     var stringifyComment = require_stringifyComment();
     function stringifyDocument(doc, options) {
       const lines = [];
@@ -3337,7 +3337,7 @@ var require_stringifyDocument = __commonJS({
       }
       if (hasDirectives)
         lines.push("---");
-      const ctx = stringify2.createStringifyContext(doc, options);
+      const ctx = stringify3.createStringifyContext(doc, options);
       const { commentString } = ctx.options;
       if (doc.commentBefore) {
         if (lines.length !== 1)
@@ -3359,7 +3359,7 @@ var require_stringifyDocument = __commonJS({
           contentComment = doc.contents.comment;
         }
         const onChompKeep = contentComment ? void 0 : () => chompKeep = true;
-        let body = stringify2.stringify(doc.contents, ctx, () => contentComment = null, onChompKeep);
+        let body = stringify3.stringify(doc.contents, ctx, () => contentComment = null, onChompKeep);
         if (contentComment)
           body += stringifyComment.lineComment(body, "", commentString(contentComment));
         if ((body[0] === "|" || body[0] === ">") && lines[lines.length - 1] === "---") {
@@ -3367,7 +3367,7 @@ var require_stringifyDocument = __commonJS({
         } else
           lines.push(body);
       } else {
-        lines.push(stringify2.stringify(doc.contents, ctx));
+        lines.push(stringify3.stringify(doc.contents, ctx));
       }
       if (doc.directives?.docEnd) {
         if (doc.comment) {
@@ -5503,7 +5503,7 @@ var require_cst_scalar = __commonJS({
 var require_cst_stringify = __commonJS({
   "node_modules/yaml/dist/parse/cst-stringify.js"(exports) {
     "use strict";
-    var stringify2 = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
+    var stringify3 = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
     function stringifyToken(token) {
       switch (token.type) {
         case "block-scalar": {
@@ -5556,7 +5556,7 @@ var require_cst_stringify = __commonJS({
         res += stringifyToken(value);
       return res;
     }
-    exports.stringify = stringify2;
+    exports.stringify = stringify3;
   }
 });
 
@@ -7267,7 +7267,7 @@ var require_public_api = __commonJS({
       }
       return doc;
     }
-    function parse4(src, reviver, options) {
+    function parse5(src, reviver, options) {
       let _reviver = void 0;
       if (typeof reviver === "function") {
         _reviver = reviver;
@@ -7286,7 +7286,7 @@ var require_public_api = __commonJS({
       }
       return doc.toJS(Object.assign({ reviver: _reviver }, options));
     }
-    function stringify2(value, replacer, options) {
+    function stringify3(value, replacer, options) {
       let _replacer = null;
       if (typeof replacer === "function" || Array.isArray(replacer)) {
         _replacer = replacer;
@@ -7308,10 +7308,10 @@ var require_public_api = __commonJS({
         return value.toString(options);
       return new Document.Document(value, _replacer, options).toString(options);
     }
-    exports.parse = parse4;
+    exports.parse = parse5;
     exports.parseAllDocuments = parseAllDocuments;
     exports.parseDocument = parseDocument2;
-    exports.stringify = stringify2;
+    exports.stringify = stringify3;
   }
 });
 
@@ -8301,7 +8301,7 @@ var require_util = __commonJS({
     var net = __require("node:net");
     var { Blob: Blob2 } = __require("node:buffer");
     var nodeUtil = __require("node:util");
-    var { stringify: stringify2 } = __require("node:querystring");
+    var { stringify: stringify3 } = __require("node:querystring");
     var { EventEmitter: EE } = __require("node:events");
     var { InvalidArgumentError } = require_errors2();
     var { headerNameLowerCasedRecord } = require_constants();
@@ -8361,7 +8361,7 @@ var require_util = __commonJS({
       if (url.includes("?") || url.includes("#")) {
         throw new Error('Query params cannot be passed when url already contains "?" or "#".');
       }
-      const stringified = stringify2(queryParams);
+      const stringified = stringify3(queryParams);
       if (stringified) {
         url += "?" + stringified;
       }
@@ -23568,7 +23568,7 @@ var require_util6 = __commonJS({
         throw new Error("Invalid cookie max-age");
       }
     }
-    function stringify2(cookie) {
+    function stringify3(cookie) {
       if (cookie.name.length === 0) {
         return null;
       }
@@ -23626,7 +23626,7 @@ var require_util6 = __commonJS({
       validateCookiePath,
       validateCookieValue,
       toIMFDate,
-      stringify: stringify2
+      stringify: stringify3
     };
   }
 });
@@ -23772,7 +23772,7 @@ var require_cookies = __commonJS({
   "node_modules/@actions/http-client/node_modules/undici/lib/web/cookies/index.js"(exports, module) {
     "use strict";
     var { parseSetCookie } = require_parse();
-    var { stringify: stringify2 } = require_util6();
+    var { stringify: stringify3 } = require_util6();
     var { webidl } = require_webidl();
     var { Headers: Headers2 } = require_headers();
     function getCookies(headers) {
@@ -23815,7 +23815,7 @@ var require_cookies = __commonJS({
       webidl.argumentLengthCheck(arguments, 2, "setCookie");
       webidl.brandCheck(headers, Headers2, { strict: false });
       cookie = webidl.converters.Cookie(cookie);
-      const str2 = stringify2(cookie);
+      const str2 = stringify3(cookie);
       if (str2) {
         headers.append("Set-Cookie", str2);
       }
@@ -27338,7 +27338,7 @@ var require_parse2 = __commonJS({
       }
       return { risky: false };
     };
-    var parse4 = (input, options) => {
+    var parse5 = (input, options) => {
       if (typeof input !== "string") {
         throw new TypeError("Expected a string");
       }
@@ -27508,7 +27508,7 @@ var require_parse2 = __commonJS({
             output = token.close = `)$))${extglobStar}`;
           }
           if (token.inner.includes("*") && (rest = remaining()) && /^\.[^\\/.]+$/.test(rest)) {
-            const expression = parse4(rest, { ...options, fastpaths: false }).output;
+            const expression = parse5(rest, { ...options, fastpaths: false }).output;
             output = token.close = `)${expression})${extglobStar})`;
           }
           if (token.prev.type === "bos") {
@@ -28031,7 +28031,7 @@ var require_parse2 = __commonJS({
       }
       return state;
     };
-    parse4.fastpaths = (input, options) => {
+    parse5.fastpaths = (input, options) => {
       const opts = { ...options };
       const max = typeof opts.maxLength === "number" ? Math.min(MAX_LENGTH, opts.maxLength) : MAX_LENGTH;
       const len = input.length;
@@ -28096,7 +28096,7 @@ var require_parse2 = __commonJS({
       }
       return source;
     };
-    module.exports = parse4;
+    module.exports = parse5;
   }
 });
 
@@ -28105,7 +28105,7 @@ var require_picomatch = __commonJS({
   "node_modules/picomatch/lib/picomatch.js"(exports, module) {
     "use strict";
     var scan = require_scan();
-    var parse4 = require_parse2();
+    var parse5 = require_parse2();
     var utils = require_utils2();
     var constants4 = require_constants6();
     var isObject = (val) => val && typeof val === "object" && !Array.isArray(val);
@@ -28193,7 +28193,7 @@ var require_picomatch = __commonJS({
     picomatch2.isMatch = (str2, patterns, options) => picomatch2(patterns, options)(str2);
     picomatch2.parse = (pattern, options) => {
       if (Array.isArray(pattern)) return pattern.map((p) => picomatch2.parse(p, options));
-      return parse4(pattern, { ...options, fastpaths: false });
+      return parse5(pattern, { ...options, fastpaths: false });
     };
     picomatch2.scan = (input, options) => scan(input, options);
     picomatch2.compileRe = (state, options, returnOutput = false, returnState = false) => {
@@ -28219,10 +28219,10 @@ var require_picomatch = __commonJS({
       }
       let parsed = { negated: false, fastpaths: true };
       if (options.fastpaths !== false && (input[0] === "." || input[0] === "*")) {
-        parsed.output = parse4.fastpaths(input, options);
+        parsed.output = parse5.fastpaths(input, options);
       }
       if (!parsed.output) {
-        parsed = parse4(input, options);
+        parsed = parse5(input, options);
       }
       return picomatch2.compileRe(parsed, options, returnOutput, returnState);
     };
@@ -29255,7 +29255,7 @@ var require_util9 = __commonJS({
     var { IncomingMessage } = __require("node:http");
     var stream = __require("node:stream");
     var net = __require("node:net");
-    var { stringify: stringify2 } = __require("node:querystring");
+    var { stringify: stringify3 } = __require("node:querystring");
     var { EventEmitter: EE } = __require("node:events");
     var timers = require_timers2();
     var { InvalidArgumentError, ConnectTimeoutError } = require_errors3();
@@ -29321,7 +29321,7 @@ var require_util9 = __commonJS({
       if (pathHasQueryOrFragment(url)) {
         throw new Error('Query params cannot be passed when url already contains "?" or "#".');
       }
-      const stringified = stringify2(queryParams);
+      const stringified = stringify3(queryParams);
       if (stringified) {
         url += "?" + stringified;
       }
@@ -32690,7 +32690,7 @@ var require_webidl2 = __commonJS({
     var assert = __require("node:assert");
     var { types, inspect } = __require("node:util");
     var { runtimeFeatures } = require_runtime_features();
-    var UNDEFINED = 1;
+    var UNDEFINED2 = 1;
     var BOOLEAN = 2;
     var STRING = 3;
     var SYMBOL = 4;
@@ -32759,7 +32759,7 @@ var require_webidl2 = __commonJS({
     webidl.util.Type = function(V) {
       switch (typeof V) {
         case "undefined":
-          return UNDEFINED;
+          return UNDEFINED2;
         case "boolean":
           return BOOLEAN;
         case "string":
@@ -32780,7 +32780,7 @@ var require_webidl2 = __commonJS({
       }
     };
     webidl.util.Types = {
-      UNDEFINED,
+      UNDEFINED: UNDEFINED2,
       BOOLEAN,
       STRING,
       SYMBOL,
@@ -32791,7 +32791,7 @@ var require_webidl2 = __commonJS({
     };
     webidl.util.TypeValueToString = function(o) {
       switch (webidl.util.Type(o)) {
-        case UNDEFINED:
+        case UNDEFINED2:
           return "Undefined";
         case BOOLEAN:
           return "Boolean";
@@ -51423,7 +51423,7 @@ var require_util12 = __commonJS({
         throw new Error("Invalid cookie max-age");
       }
     }
-    function stringify2(cookie) {
+    function stringify3(cookie) {
       if (cookie.name.length === 0) {
         return null;
       }
@@ -51485,7 +51485,7 @@ var require_util12 = __commonJS({
       validateCookiePath,
       validateCookieValue,
       toIMFDate,
-      stringify: stringify2
+      stringify: stringify3
     };
   }
 });
@@ -51632,7 +51632,7 @@ var require_cookies2 = __commonJS({
   "node_modules/undici/lib/web/cookies/index.js"(exports, module) {
     "use strict";
     var { parseSetCookie } = require_parse3();
-    var { stringify: stringify2 } = require_util12();
+    var { stringify: stringify3 } = require_util12();
     var { webidl } = require_webidl2();
     var { Headers: Headers2 } = require_headers2();
     var brandChecks = webidl.brandCheckMultiple([Headers2, globalThis.Headers].filter(Boolean));
@@ -51680,7 +51680,7 @@ var require_cookies2 = __commonJS({
       webidl.argumentLengthCheck(arguments, 2, "setCookie");
       brandChecks(headers);
       cookie = webidl.converters.Cookie(cookie);
-      const str2 = stringify2(cookie);
+      const str2 = stringify3(cookie);
       if (str2) {
         headers.append("set-cookie", str2, true);
       }
@@ -55018,10 +55018,10 @@ var require_code = __commonJS({
     function interpolate(x) {
       return typeof x == "number" || typeof x == "boolean" || x === null ? x : safeStringify(Array.isArray(x) ? x.join(",") : x);
     }
-    function stringify2(x) {
+    function stringify3(x) {
       return new _Code(safeStringify(x));
     }
-    exports.stringify = stringify2;
+    exports.stringify = stringify3;
     function safeStringify(x) {
       return JSON.stringify(x).replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
     }
@@ -58728,7 +58728,7 @@ var require_fast_uri = __commonJS({
         normalizeString(uri, options);
       } else if (typeof uri === "object") {
         uri = /** @type {T} */
-        parse4(serialize(uri, options), options);
+        parse5(serialize(uri, options), options);
       }
       return uri;
     }
@@ -58771,8 +58771,8 @@ var require_fast_uri = __commonJS({
     function resolveComponent(base, relative4, options, skipNormalization) {
       const target = {};
       if (!skipNormalization) {
-        base = parse4(serialize(base, options), options);
-        relative4 = parse4(serialize(relative4, options), options);
+        base = parse5(serialize(base, options), options);
+        relative4 = parse5(serialize(relative4, options), options);
       }
       options = options || {};
       if (!options.tolerant && relative4.scheme) {
@@ -59090,7 +59090,7 @@ var require_fast_uri = __commonJS({
       }
       return { parsed, malformedAuthorityOrPort, malformedPercentEncoding, malformedSchemeSpecific, malformedHost, malformedScheme };
     }
-    function parse4(uri, opts) {
+    function parse5(uri, opts) {
       return parseWithStatus(uri, opts).parsed;
     }
     function normalizeString(uri, opts) {
@@ -59127,7 +59127,7 @@ var require_fast_uri = __commonJS({
       resolveComponent,
       equal,
       serialize,
-      parse: parse4
+      parse: parse5
     };
     module.exports = fastUri;
     module.exports.default = fastUri;
@@ -63996,14 +63996,14 @@ var availabilityPart = {
 function partOf(snapshot, read2) {
   return Object.hasOwn(snapshot, read2.name) ? snapshot[read2.name] : void 0;
 }
-function perStoreRead(name, fetch, parse4) {
+function perStoreRead(name, fetch, parse5) {
   return {
     name,
     async fetch(client, stores, limit, deliver) {
       await Promise.all(
         stores.map(async (s) => {
           const answer2 = await limit(() => fetch(client, s), s.key);
-          deliver(s.key, parse4 ? parse4(answer2) : answer2);
+          deliver(s.key, parse5 ? parse5(answer2) : answer2);
         })
       );
     }
@@ -65443,6 +65443,494 @@ function checkSchedules(parsed, segments2, value, owner, problems) {
     );
 }
 
+// node_modules/big.js/big.mjs
+var DP = 20;
+var RM = 1;
+var MAX_DP = 1e6;
+var MAX_POWER = 1e6;
+var NE = -7;
+var PE = 21;
+var STRICT = false;
+var NAME = "[big.js] ";
+var INVALID = NAME + "Invalid ";
+var INVALID_DP = INVALID + "decimal places";
+var INVALID_RM = INVALID + "rounding mode";
+var DIV_BY_ZERO = NAME + "Division by zero";
+var P = {};
+var UNDEFINED = void 0;
+var NUMERIC = /^-?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i;
+function _Big_() {
+  function Big2(n) {
+    var x = this;
+    if (!(x instanceof Big2)) {
+      return n === UNDEFINED && arguments.length === 0 ? _Big_() : new Big2(n);
+    }
+    if (n instanceof Big2) {
+      x.s = n.s;
+      x.e = n.e;
+      x.c = n.c.slice();
+    } else {
+      if (typeof n !== "string") {
+        if (Big2.strict === true && typeof n !== "bigint") {
+          throw TypeError(INVALID + "value");
+        }
+        n = n === 0 && 1 / n < 0 ? "-0" : String(n);
+      }
+      parse(x, n);
+    }
+    x.constructor = Big2;
+  }
+  Big2.prototype = P;
+  Big2.DP = DP;
+  Big2.RM = RM;
+  Big2.NE = NE;
+  Big2.PE = PE;
+  Big2.strict = STRICT;
+  Big2.roundDown = 0;
+  Big2.roundHalfUp = 1;
+  Big2.roundHalfEven = 2;
+  Big2.roundUp = 3;
+  return Big2;
+}
+function parse(x, n) {
+  var e, i, nl;
+  if (!NUMERIC.test(n)) {
+    throw Error(INVALID + "number");
+  }
+  x.s = n.charAt(0) == "-" ? (n = n.slice(1), -1) : 1;
+  if ((e = n.indexOf(".")) > -1) n = n.replace(".", "");
+  if ((i = n.search(/e/i)) > 0) {
+    if (e < 0) e = i;
+    e += +n.slice(i + 1);
+    n = n.substring(0, i);
+  } else if (e < 0) {
+    e = n.length;
+  }
+  nl = n.length;
+  for (i = 0; i < nl && n.charAt(i) == "0"; ) ++i;
+  if (i == nl) {
+    x.c = [x.e = 0];
+  } else {
+    for (; nl > 0 && n.charAt(--nl) == "0"; ) ;
+    x.e = e - i - 1;
+    x.c = [];
+    for (e = 0; i <= nl; ) x.c[e++] = +n.charAt(i++);
+  }
+  return x;
+}
+function round(x, sd, rm6, more) {
+  var xc = x.c;
+  if (rm6 === UNDEFINED) rm6 = x.constructor.RM;
+  if (rm6 !== 0 && rm6 !== 1 && rm6 !== 2 && rm6 !== 3) {
+    throw Error(INVALID_RM);
+  }
+  if (sd < 1) {
+    more = rm6 === 3 && (more || !!xc[0]) || sd === 0 && (rm6 === 1 && xc[0] >= 5 || rm6 === 2 && (xc[0] > 5 || xc[0] === 5 && (more || xc[1] !== UNDEFINED)));
+    xc.length = 1;
+    if (more) {
+      x.e = x.e - sd + 1;
+      xc[0] = 1;
+    } else {
+      xc[0] = x.e = 0;
+    }
+  } else if (sd < xc.length) {
+    more = rm6 === 1 && xc[sd] >= 5 || rm6 === 2 && (xc[sd] > 5 || xc[sd] === 5 && (more || xc[sd + 1] !== UNDEFINED || xc[sd - 1] & 1)) || rm6 === 3 && (more || !!xc[0]);
+    xc.length = sd;
+    if (more) {
+      for (; ++xc[--sd] > 9; ) {
+        xc[sd] = 0;
+        if (sd === 0) {
+          ++x.e;
+          xc.unshift(1);
+          break;
+        }
+      }
+    }
+    for (sd = xc.length; !xc[--sd]; ) xc.pop();
+  }
+  return x;
+}
+function stringify(x, doExponential, isNonzero) {
+  var e = x.e, s = x.c.join(""), n = s.length;
+  if (doExponential) {
+    s = s.charAt(0) + (n > 1 ? "." + s.slice(1) : "") + (e < 0 ? "e" : "e+") + e;
+  } else if (e < 0) {
+    for (; ++e; ) s = "0" + s;
+    s = "0." + s;
+  } else if (e > 0) {
+    if (++e > n) {
+      for (e -= n; e--; ) s += "0";
+    } else if (e < n) {
+      s = s.slice(0, e) + "." + s.slice(e);
+    }
+  } else if (n > 1) {
+    s = s.charAt(0) + "." + s.slice(1);
+  }
+  return x.s < 0 && isNonzero ? "-" + s : s;
+}
+P.abs = function() {
+  var x = new this.constructor(this);
+  x.s = 1;
+  return x;
+};
+P.cmp = function(y) {
+  var isneg, x = this, xc = x.c, yc = (y = new x.constructor(y)).c, i = x.s, j = y.s, k = x.e, l = y.e;
+  if (!xc[0] || !yc[0]) return !xc[0] ? !yc[0] ? 0 : -j : i;
+  if (i != j) return i;
+  isneg = i < 0;
+  if (k != l) return k > l ^ isneg ? 1 : -1;
+  j = (k = xc.length) < (l = yc.length) ? k : l;
+  for (i = -1; ++i < j; ) {
+    if (xc[i] != yc[i]) return xc[i] > yc[i] ^ isneg ? 1 : -1;
+  }
+  return k == l ? 0 : k > l ^ isneg ? 1 : -1;
+};
+P.div = function(y) {
+  var x = this, Big2 = x.constructor, a3 = x.c, b = (y = new Big2(y)).c, k = x.s == y.s ? 1 : -1, dp = Big2.DP;
+  if (dp !== ~~dp || dp < 0 || dp > MAX_DP) {
+    throw Error(INVALID_DP);
+  }
+  if (!b[0]) {
+    throw Error(DIV_BY_ZERO);
+  }
+  if (!a3[0]) {
+    y.s = k;
+    y.c = [y.e = 0];
+    return y;
+  }
+  var bl, bt, n, cmp, ri, bz = b.slice(), ai = bl = b.length, al = a3.length, r = a3.slice(0, bl), rl = r.length, q = y, qc = q.c = [], qi = 0, p = dp + (q.e = x.e - y.e) + 1;
+  q.s = k;
+  k = p < 0 ? 0 : p;
+  bz.unshift(0);
+  for (; rl++ < bl; ) r.push(0);
+  do {
+    for (n = 0; n < 10; n++) {
+      if (bl != (rl = r.length)) {
+        cmp = bl > rl ? 1 : -1;
+      } else {
+        for (ri = -1, cmp = 0; ++ri < bl; ) {
+          if (b[ri] != r[ri]) {
+            cmp = b[ri] > r[ri] ? 1 : -1;
+            break;
+          }
+        }
+      }
+      if (cmp < 0) {
+        for (bt = rl == bl ? b : bz; rl; ) {
+          if (r[--rl] < bt[rl]) {
+            ri = rl;
+            for (; ri && !r[--ri]; ) r[ri] = 9;
+            --r[ri];
+            r[rl] += 10;
+          }
+          r[rl] -= bt[rl];
+        }
+        for (; !r[0]; ) r.shift();
+      } else {
+        break;
+      }
+    }
+    qc[qi++] = cmp ? n : ++n;
+    if (r[0] && cmp) r[rl] = a3[ai] || 0;
+    else r = [a3[ai]];
+  } while ((ai++ < al || r[0] !== UNDEFINED) && k--);
+  if (!qc[0] && qi != 1) {
+    qc.shift();
+    q.e--;
+    p--;
+  }
+  if (qi > p) round(q, p, Big2.RM, r[0] !== UNDEFINED);
+  return q;
+};
+P.eq = function(y) {
+  return this.cmp(y) === 0;
+};
+P.gt = function(y) {
+  return this.cmp(y) > 0;
+};
+P.gte = function(y) {
+  return this.cmp(y) > -1;
+};
+P.lt = function(y) {
+  return this.cmp(y) < 0;
+};
+P.lte = function(y) {
+  return this.cmp(y) < 1;
+};
+P.minus = P.sub = function(y) {
+  var i, j, t, xlty, x = this, Big2 = x.constructor, a3 = x.s, b = (y = new Big2(y)).s;
+  if (a3 != b) {
+    y.s = -b;
+    return x.plus(y);
+  }
+  var xc = x.c.slice(), xe = x.e, yc = y.c, ye = y.e;
+  if (!xc[0] || !yc[0]) {
+    if (yc[0]) {
+      y.s = -b;
+    } else if (xc[0]) {
+      y = new Big2(x);
+    } else {
+      y.s = 1;
+    }
+    return y;
+  }
+  if (a3 = xe - ye) {
+    if (xlty = a3 < 0) {
+      a3 = -a3;
+      t = xc;
+    } else {
+      ye = xe;
+      t = yc;
+    }
+    t.reverse();
+    for (b = a3; b--; ) t.push(0);
+    t.reverse();
+  } else {
+    j = ((xlty = xc.length < yc.length) ? xc : yc).length;
+    for (a3 = b = 0; b < j; b++) {
+      if (xc[b] != yc[b]) {
+        xlty = xc[b] < yc[b];
+        break;
+      }
+    }
+  }
+  if (xlty) {
+    t = xc;
+    xc = yc;
+    yc = t;
+    y.s = -y.s;
+  }
+  if ((b = (j = yc.length) - (i = xc.length)) > 0) for (; b--; ) xc[i++] = 0;
+  for (b = i; j > a3; ) {
+    if (xc[--j] < yc[j]) {
+      for (i = j; i && !xc[--i]; ) xc[i] = 9;
+      --xc[i];
+      xc[j] += 10;
+    }
+    xc[j] -= yc[j];
+  }
+  for (; xc[--b] === 0; ) xc.pop();
+  for (; xc[0] === 0; ) {
+    xc.shift();
+    --ye;
+  }
+  if (!xc[0]) {
+    y.s = 1;
+    xc = [ye = 0];
+  }
+  y.c = xc;
+  y.e = ye;
+  return y;
+};
+P.mod = function(y) {
+  var ygtx, x = this, Big2 = x.constructor, a3 = x.s, b = (y = new Big2(y)).s;
+  if (!y.c[0]) {
+    throw Error(DIV_BY_ZERO);
+  }
+  x.s = y.s = 1;
+  ygtx = y.cmp(x) == 1;
+  x.s = a3;
+  y.s = b;
+  if (ygtx) return new Big2(x);
+  a3 = Big2.DP;
+  b = Big2.RM;
+  Big2.DP = Big2.RM = 0;
+  x = x.div(y);
+  Big2.DP = a3;
+  Big2.RM = b;
+  return this.minus(x.times(y));
+};
+P.neg = function() {
+  var x = new this.constructor(this);
+  x.s = -x.s;
+  return x;
+};
+P.plus = P.add = function(y) {
+  var e, k, t, x = this, Big2 = x.constructor;
+  y = new Big2(y);
+  if (x.s != y.s) {
+    y.s = -y.s;
+    return x.minus(y);
+  }
+  var xe = x.e, xc = x.c, ye = y.e, yc = y.c;
+  if (!xc[0] || !yc[0]) {
+    if (!yc[0]) {
+      if (xc[0]) {
+        y = new Big2(x);
+      } else {
+        y.s = x.s;
+      }
+    }
+    return y;
+  }
+  xc = xc.slice();
+  if (e = xe - ye) {
+    if (e > 0) {
+      ye = xe;
+      t = yc;
+    } else {
+      e = -e;
+      t = xc;
+    }
+    t.reverse();
+    for (; e--; ) t.push(0);
+    t.reverse();
+  }
+  if (xc.length - yc.length < 0) {
+    t = yc;
+    yc = xc;
+    xc = t;
+  }
+  e = yc.length;
+  for (k = 0; e; xc[e] %= 10) k = (xc[--e] = xc[e] + yc[e] + k) / 10 | 0;
+  if (k) {
+    xc.unshift(k);
+    ++ye;
+  }
+  for (e = xc.length; xc[--e] === 0; ) xc.pop();
+  y.c = xc;
+  y.e = ye;
+  return y;
+};
+P.pow = function(n) {
+  var x = this, one = new x.constructor("1"), y = one, isneg = n < 0;
+  if (n !== ~~n || n < -MAX_POWER || n > MAX_POWER) {
+    throw Error(INVALID + "exponent");
+  }
+  if (isneg) n = -n;
+  for (; ; ) {
+    if (n & 1) y = y.times(x);
+    n >>= 1;
+    if (!n) break;
+    x = x.times(x);
+  }
+  return isneg ? one.div(y) : y;
+};
+P.prec = function(sd, rm6) {
+  if (sd !== ~~sd || sd < 1 || sd > MAX_DP) {
+    throw Error(INVALID + "precision");
+  }
+  return round(new this.constructor(this), sd, rm6);
+};
+P.round = function(dp, rm6) {
+  if (dp === UNDEFINED) dp = 0;
+  else if (dp !== ~~dp || dp < -MAX_DP || dp > MAX_DP) {
+    throw Error(INVALID_DP);
+  }
+  return round(new this.constructor(this), dp + this.e + 1, rm6);
+};
+P.sqrt = function() {
+  var r, c, t, x = this, Big2 = x.constructor, s = x.s, e = x.e, half = new Big2("0.5");
+  if (!x.c[0]) return new Big2(x);
+  if (s < 0) {
+    throw Error(NAME + "No square root");
+  }
+  s = Math.sqrt(+stringify(x, true, true));
+  if (s === 0 || s === 1 / 0) {
+    c = x.c.join("");
+    if (!(c.length + e & 1)) c += "0";
+    s = Math.sqrt(c);
+    e = ((e + 1) / 2 | 0) - (e < 0 || e & 1);
+    r = new Big2((s == 1 / 0 ? "5e" : (s = s.toExponential()).slice(0, s.indexOf("e") + 1)) + e);
+  } else {
+    r = new Big2(s + "");
+  }
+  e = r.e + (Big2.DP += 4);
+  do {
+    t = r;
+    r = half.times(t.plus(x.div(t)));
+  } while (t.c.slice(0, e).join("") !== r.c.slice(0, e).join(""));
+  return round(r, (Big2.DP -= 4) + r.e + 1, Big2.RM);
+};
+P.times = P.mul = function(y) {
+  var c, x = this, Big2 = x.constructor, xc = x.c, yc = (y = new Big2(y)).c, a3 = xc.length, b = yc.length, i = x.e, j = y.e;
+  y.s = x.s == y.s ? 1 : -1;
+  if (!xc[0] || !yc[0]) {
+    y.c = [y.e = 0];
+    return y;
+  }
+  y.e = i + j;
+  if (a3 < b) {
+    c = xc;
+    xc = yc;
+    yc = c;
+    j = a3;
+    a3 = b;
+    b = j;
+  }
+  for (c = new Array(j = a3 + b); j--; ) c[j] = 0;
+  for (i = b; i--; ) {
+    b = 0;
+    for (j = a3 + i; j > i; ) {
+      b = c[j] + yc[i] * xc[j - i - 1] + b;
+      c[j--] = b % 10;
+      b = b / 10 | 0;
+    }
+    c[j] = b;
+  }
+  if (b) ++y.e;
+  else c.shift();
+  for (i = c.length; !c[--i]; ) c.pop();
+  y.c = c;
+  return y;
+};
+P.toExponential = function(dp, rm6) {
+  var x = this, n = x.c[0];
+  if (dp !== UNDEFINED) {
+    if (dp !== ~~dp || dp < 0 || dp > MAX_DP) {
+      throw Error(INVALID_DP);
+    }
+    x = round(new x.constructor(x), ++dp, rm6);
+    for (; x.c.length < dp; ) x.c.push(0);
+  }
+  return stringify(x, true, !!n);
+};
+P.toFixed = function(dp, rm6) {
+  var x = this, n = x.c[0];
+  if (dp !== UNDEFINED) {
+    if (dp !== ~~dp || dp < 0 || dp > MAX_DP) {
+      throw Error(INVALID_DP);
+    }
+    x = round(new x.constructor(x), dp + x.e + 1, rm6);
+    for (dp = dp + x.e + 1; x.c.length < dp; ) x.c.push(0);
+  }
+  return stringify(x, false, !!n);
+};
+P.toJSON = P.toString = function() {
+  var x = this, Big2 = x.constructor;
+  return stringify(x, x.e <= Big2.NE || x.e >= Big2.PE, !!x.c[0]);
+};
+if (typeof Symbol !== "undefined") {
+  P[/* @__PURE__ */ Symbol.for("nodejs.util.inspect.custom")] = P.toJSON;
+}
+P.toNumber = function() {
+  var n = +stringify(this, true, true);
+  if (this.constructor.strict === true && !this.eq(n.toString())) {
+    throw Error(NAME + "Imprecise conversion");
+  }
+  return n;
+};
+P.toPrecision = function(sd, rm6) {
+  var x = this, Big2 = x.constructor, n = x.c[0];
+  if (sd !== UNDEFINED) {
+    if (sd !== ~~sd || sd < 1 || sd > MAX_DP) {
+      throw Error(INVALID + "precision");
+    }
+    x = round(new Big2(x), sd, rm6);
+    for (; x.c.length < sd; ) x.c.push(0);
+  }
+  return stringify(x, sd <= x.e || x.e <= Big2.NE || x.e >= Big2.PE, !!n);
+};
+P.valueOf = function() {
+  var x = this, Big2 = x.constructor;
+  if (Big2.strict === true) {
+    throw Error(NAME + "valueOf disallowed");
+  }
+  return stringify(x, x.e <= Big2.NE || x.e >= Big2.PE, true);
+};
+var Big = _Big_();
+var big_default = Big;
+
 // src/money.ts
 var KNOWN = {
   ARS: { decimals: 2, symbol: "$", space: true, thousands: ".", decimal: "," },
@@ -65468,31 +65956,26 @@ function currencyOf(code3) {
   const decimals = new Intl.NumberFormat("en", { style: "currency", currency: code3 }).resolvedOptions().maximumFractionDigits;
   return { code: code3, decimals: decimals ?? 2, symbol: code3, space: true, thousands: ",", decimal: "." };
 }
+var Exact = big_default();
+Exact.strict = true;
+Exact.DP = 30;
+Exact.RM = big_default.roundHalfUp;
 var PLAIN = /^([+-])?(\d+)(?:\.(\d+))?$/;
-var ANY = /^([+-])?(\d+)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
 function parsePriceText(text) {
   const m = PLAIN.exec(text.trim());
   if (!m) return void 0;
-  return decimalOf(m[1] === "-", m[2], m[3] ?? "", 0);
+  const whole = m[2];
+  const fraction = m[3] ?? "";
+  const value = new Exact(`${m[1] === "-" ? "-" : ""}${whole}${fraction ? `.${fraction}` : ""}`);
+  return { value, scale: fraction.length, significant: (whole + fraction).replace(/^0+/, "").length };
 }
 function decimalOfNumber(value) {
-  const m = ANY.exec(String(value));
-  if (!m) throw new RangeError(`not a finite number: ${String(value)}`);
-  return decimalOf(m[1] === "-", m[2], m[3] ?? "", Number(m[4] ?? "0"));
-}
-function decimalOf(negative, whole, fraction, exponent) {
-  let digits = whole + fraction;
-  let scale = fraction.length - exponent;
-  if (scale < 0) {
-    digits += "0".repeat(-scale);
-    scale = 0;
-  }
-  const significant = digits.replace(/^0+/, "").length;
-  const units = BigInt(digits);
-  return { units: negative ? -units : units, scale, significant };
-}
-function rescale(d, scale) {
-  return d.units * 10n ** BigInt(scale - d.scale);
+  if (!Number.isFinite(value)) throw new RangeError(`not a finite number: ${String(value)}`);
+  const exact = new Exact(String(value));
+  const plain = exact.abs().toFixed();
+  const point = plain.indexOf(".");
+  const scale = point < 0 ? 0 : plain.length - point - 1;
+  return { value: exact, scale, significant: plain.replace(".", "").replace(/^0+/, "").length };
 }
 function priceTextProblem(text, currency) {
   const d = parsePriceText(text);
@@ -65521,38 +66004,22 @@ function group(digits, separator) {
 function formatPrice(value, currency) {
   if (!currency || !Number.isFinite(value)) return String(value);
   const d = decimalOfNumber(value);
-  const scale = Math.max(d.scale, currency.decimals);
-  const units = rescale(d, scale);
-  const negative = units < 0n;
-  const digits = (negative ? -units : units).toString().padStart(scale + 1, "0");
-  const whole = digits.slice(0, digits.length - scale);
-  const fraction = digits.slice(digits.length - scale);
-  const amount = group(whole, currency.thousands) + (scale > 0 ? currency.decimal + fraction : "");
-  return `${negative ? "-" : ""}${currency.symbol}${currency.space ? " " : ""}${amount}`;
+  const fixed = d.value.abs().toFixed(Math.max(d.scale, currency.decimals));
+  const [whole = "0", fraction = ""] = fixed.split(".");
+  const amount = group(whole, currency.thousands) + (fraction ? currency.decimal + fraction : "");
+  return `${d.value.lt("0") ? "-" : ""}${currency.symbol}${currency.space ? " " : ""}${amount}`;
 }
 function priceChangeExceeds(before, after, percent) {
-  const b = decimalOfNumber(before);
-  const a3 = decimalOfNumber(after);
-  if (b.units <= 0n) return false;
-  const p = decimalOfNumber(percent);
-  const scale = Math.max(a3.scale, b.scale);
-  const diff = rescale(a3, scale) - rescale(b, scale);
-  const change = (diff < 0n ? -diff : diff) * 100n * 10n ** BigInt(p.scale);
-  return change > p.units * rescale(b, scale);
+  const b = decimalOfNumber(before).value;
+  if (b.lte("0")) return false;
+  const change = decimalOfNumber(after).value.minus(b).abs().times("100");
+  return change.gt(decimalOfNumber(percent).value.times(b));
 }
 function priceChangeText(before, after) {
-  const b = decimalOfNumber(before);
-  const a3 = decimalOfNumber(after);
-  if (b.units === 0n) return "from 0";
-  const scale = Math.max(a3.scale, b.scale);
-  const num = (rescale(a3, scale) - rescale(b, scale)) * 1000n;
-  const den = rescale(b, scale);
-  const q = num / den;
-  const r = num % den;
-  const tenths = 2n * (r < 0n ? -r : r) >= den ? q + (num < 0n ? -1n : 1n) : q;
-  const abs = tenths < 0n ? -tenths : tenths;
-  const text = `${abs / 10n}${abs % 10n === 0n ? "" : `.${abs % 10n}`}`;
-  return `${tenths < 0n ? "-" : "+"}${text} %`;
+  const b = decimalOfNumber(before).value;
+  if (b.eq("0")) return "from 0";
+  const change = decimalOfNumber(after).value.minus(b).times("100").div(b).round(1, big_default.roundHalfUp);
+  return `${change.lt("0") ? "-" : "+"}${change.abs().toString()} %`;
 }
 
 // src/config/check.ts
@@ -68678,13 +69145,13 @@ var HttpResponseRetryCodes = [
 // node_modules/@actions/core/lib/summary.js
 import { EOL as EOL3 } from "os";
 import { constants, promises } from "fs";
-var __awaiter = function(thisArg, _arguments, P, generator) {
+var __awaiter = function(thisArg, _arguments, P2, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve7) {
+    return value instanceof P2 ? value : new P2(function(resolve7) {
       resolve7(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve7, reject) {
+  return new (P2 || (P2 = Promise))(function(resolve7, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -70087,7 +70554,7 @@ function expand(template, context) {
     return template.replace(/\/$/, "");
   }
 }
-function parse2(options) {
+function parse3(options) {
   let method = options.method.toUpperCase();
   let url = (options.url || "/").replace(/:([a-z]\w+)/g, "{$1}");
   let headers = Object.assign({}, options.headers);
@@ -70151,7 +70618,7 @@ function parse2(options) {
   );
 }
 function endpointWithDefaults(defaults, route2, options) {
-  return parse2(merge(defaults, route2, options));
+  return parse3(merge(defaults, route2, options));
 }
 function withDefaults(oldDefaults, newDefaults) {
   const DEFAULTS2 = merge(oldDefaults, newDefaults);
@@ -70160,7 +70627,7 @@ function withDefaults(oldDefaults, newDefaults) {
     DEFAULTS: DEFAULTS2,
     defaults: withDefaults.bind(null, DEFAULTS2),
     merge: merge.bind(null, DEFAULTS2),
-    parse: parse2
+    parse: parse3
   });
 }
 var endpoint2 = withDefaults(null, DEFAULTS);
@@ -70206,7 +70673,7 @@ var NullObject = /* @__PURE__ */ (() => {
   C.prototype = /* @__PURE__ */ Object.create(null);
   return C;
 })();
-function parse3(header, options) {
+function parse4(header, options) {
   const stopFlags = SEMI_FLAG | (options?.comma === true ? COMMA_FLAG : 0);
   const len = header.length;
   let valueStart = options?.start ?? 0;
@@ -70842,7 +71309,7 @@ async function getResponseData(response) {
   if (!contentType) {
     return response.text().catch(noop);
   }
-  const mimetype = parse3(contentType);
+  const mimetype = parse4(contentType);
   if (isJSONResponse(mimetype)) {
     let text = "";
     try {
@@ -73438,7 +73905,7 @@ async function runOne(op, client, failures, guard, options) {
     const sync2 = spec !== void 0 && isSynchronous(spec);
     const settleMs = options.settleMs ?? 5e3;
     const gone = (e) => op.idempotent && e instanceof ApiError && e.status === 404;
-    for (let round = 0; round <= SETTLE_ROUNDS && options.settle && (unsettled(last) || gone(last)); round++) {
+    for (let round2 = 0; round2 <= SETTLE_ROUNDS && options.settle && (unsettled(last) || gone(last)); round2++) {
       let seen2;
       try {
         seen2 = await options.settle(op, sync2 ? 0 : settleMs);
@@ -73487,7 +73954,7 @@ async function runOne(op, client, failures, guard, options) {
           { unsettled: true, lostAnswer: "unknown" }
         );
       }
-      if (round === SETTLE_ROUNDS) {
+      if (round2 === SETTLE_ROUNDS) {
         return failed(
           `${describe(last)}; a read shows it was not made, after it was made again ${SETTLE_ROUNDS} times`
         );
@@ -78298,8 +78765,8 @@ function parseMenu(v, at) {
   }));
   return { at, id: v.id, menu_type, super_store_id: v.super_store_id ?? null, categories: categories2 };
 }
-function parseArray(body, what, parse4) {
-  return body.map((v, i) => parse4(v, `${what}[${i}]`));
+function parseArray(body, what, parse5) {
+  return body.map((v, i) => parse5(v, `${what}[${i}]`));
 }
 function distinctIds(ids) {
   return [...new Set(ids)];
