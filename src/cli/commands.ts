@@ -20,6 +20,7 @@ import type { BaseSplit } from "../gitops/base.js";
 import type { Shard } from "../gitops/shard.js";
 import { renderReport, renderReportJson } from "../render/report.js";
 import { renderText } from "../render/text.js";
+import { renderPlannedStagesText } from "../render/rollout.js";
 import { describeHolder } from "../lock.js";
 import { runCarte, type RunHooks } from "../run.js";
 import { escapeLines, escapeTerminal } from "../render/escape.js";
@@ -42,6 +43,8 @@ export interface RunCommand {
   force: { reason: string } | undefined;
   /** `--shard K/N`: only this shard's stores (src/gitops/shard.ts). */
   shard?: Shard | undefined;
+  /** `--stage NAME`: only this stage of carte.yaml `rollout:` (src/apply/rollout.ts). */
+  stage?: string | undefined;
 }
 
 /** Options of `carte plan`. */
@@ -63,6 +66,7 @@ function runRequest(opts: RunCommand, io: CliIo) {
     targeting: { stores: opts.stores, kinds: opts.kinds, targets: opts.targets },
     force: opts.force,
     shard: opts.shard,
+    stage: opts.stage,
   };
 }
 
@@ -100,6 +104,7 @@ export async function runPlan(opts: PlanCommand, io: CliIo): Promise<number> {
         onPlan: (plan, info) => {
           progress.stop();
           io.out(render(plan, opts.format, useColor(opts.color, io), info.base));
+          if (info.stages && opts.format === "text") io.out(`\n${renderPlannedStagesText(info.stages)}\n`);
         },
       },
     );
@@ -167,9 +172,10 @@ export async function runApply(opts: ApplyCommand, io: CliIo): Promise<number> {
             `Waiting for another carte apply of the same stores to end (${describeHolder(holder)}); ` +
               `--timeout bounds the wait.\n`,
           ),
-        onPlan: (plan) => {
+        onPlan: (plan, info) => {
           progress.stop();
           if (!opts.json) io.out(renderText(plan, { color }));
+          if (!opts.json && info.stages) io.out(`\n${renderPlannedStagesText(info.stages)}\n`);
         },
         ...(opts.autoApprove ? {} : { confirm: () => confirmApply(io) }),
       },
