@@ -173,6 +173,32 @@ describe("canary rollout", () => {
     expect(plan.code).toBe(0);
   });
 
+  it("a plan limited to reviewed changes stays limited in every stage", async () => {
+    const fx = await rolloutFixture();
+    fx.emu.clearRequests();
+    // As the Action's merge does: only what the review showed, here everything but med-poblado.
+    const result = await runCarte({
+      command: "apply",
+      config: fx.config,
+      env: { CARTE_CLIENT_ID: CLIENT_ID, CARTE_CLIENT_SECRET: CLIENT_SECRET },
+      secrets: () => secretsFileSink(path.join(fx.dir, "secrets.json")),
+      only: (plan) => plan.changes.filter((c) => c.store !== "med-poblado").map((c) => c.address),
+    });
+    expect(result.error).toBeUndefined();
+    expect(result.exitCode).toBe(0);
+    expect(result.report!.stages!.map((s) => [s.name, s.status, s.changes.stores])).toEqual([
+      ["canary", "applied", 1],
+      ["rest", "applied", 1],
+    ]);
+    const written = writes(fx.emu.requests);
+    expect(written.filter((r) => touches(r, REST[0]!)).length).toBeGreaterThan(0);
+    expect(written.filter((r) => touches(r, REST[1]!))).toEqual([]);
+    // What was left out is still to do.
+    const left = await carte(["plan", "--json", "-c", fx.config]);
+    const plan = JSON.parse(left.out) as { changes: { store: string }[] };
+    expect(new Set(plan.changes.map((c) => c.store))).toEqual(new Set(["med-poblado"]));
+  });
+
   it("--stage rest applies only the rest; plan --stage shows one stage", async () => {
     const fx = await rolloutFixture();
     const restPlan = await carte(["plan", "--stage", "rest", "--json", "-c", fx.config]);
