@@ -20,7 +20,8 @@ import type { BaseSplit } from "../gitops/base.js";
 import type { Shard } from "../gitops/shard.js";
 import { renderReport, renderReportJson } from "../render/report.js";
 import { renderText } from "../render/text.js";
-import { renderPlannedStagesText } from "../render/rollout.js";
+import { renderPlannedStagesText, renderStageScopeText } from "../render/rollout.js";
+import type { StageOutcome } from "../apply/rollout.js";
 import { describeHolder } from "../lock.js";
 import { runCarte, type RunHooks } from "../run.js";
 import { escapeLines, escapeTerminal } from "../render/escape.js";
@@ -86,6 +87,12 @@ function render(plan: Plan, format: PlanCommand["format"], color: boolean, base?
   return renderText(plan, { color }) + (base ? renderSplitText(plan, base, { color }) : "");
 }
 
+/** What the text views add after a plan of a rollout: its stages in order, or the one stage it covers. */
+function stagesText(plan: Plan, stages: StageOutcome[] | undefined): string {
+  const text = stages ? renderPlannedStagesText(stages) : renderStageScopeText(plan);
+  return text === undefined ? "" : `\n${text}\n`;
+}
+
 /** `carte plan`: the shared path (src/run.ts) with `command: "plan"`, rendered in the chosen format. */
 export async function runPlan(opts: PlanCommand, io: CliIo): Promise<number> {
   const progress = createProgress(io, progressMode(io, { quiet: opts.quiet, json: opts.format !== "text" }));
@@ -104,7 +111,7 @@ export async function runPlan(opts: PlanCommand, io: CliIo): Promise<number> {
         onPlan: (plan, info) => {
           progress.stop();
           io.out(render(plan, opts.format, useColor(opts.color, io), info.base));
-          if (info.stages && opts.format === "text") io.out(`\n${renderPlannedStagesText(info.stages)}\n`);
+          if (opts.format === "text") io.out(stagesText(plan, info.stages));
         },
       },
     );
@@ -175,7 +182,7 @@ export async function runApply(opts: ApplyCommand, io: CliIo): Promise<number> {
         onPlan: (plan, info) => {
           progress.stop();
           if (!opts.json) io.out(renderText(plan, { color }));
-          if (!opts.json && info.stages) io.out(`\n${renderPlannedStagesText(info.stages)}\n`);
+          if (!opts.json) io.out(stagesText(plan, info.stages));
         },
         ...(opts.autoApprove ? {} : { confirm: () => confirmApply(io) }),
       },

@@ -5,6 +5,7 @@
  */
 
 import type { StageCounts, StageOutcome } from "../apply/rollout.js";
+import type { Plan } from "../plan/types.js";
 import { escapeMarkdown, escapeTerminal } from "./escape.js";
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
@@ -88,4 +89,15 @@ export function renderStagesMarkdown(stages: readonly StageOutcome[]): string {
     );
   }
   return out.join("\n");
+}
+
+/**
+ * The line that says a plan covers one stage alone (`--stage`, {@link Plan.stage}); undefined for a
+ * plan of every stage. No trailing newline.
+ */
+export function renderStageScopeText(plan: Plan): string | undefined {
+  if (plan.stage === undefined) return undefined;
+  return escapeTerminal(
+    `This plan covers stage ${plan.stage} of rollout: in carte.yaml alone (${plural(plan.stores.length, "store")} in scope).`,
+  );
 }

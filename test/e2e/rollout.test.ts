@@ -97,7 +97,7 @@ describe("canary rollout", () => {
     for (const store of REST) expect(written.filter((r) => touches(r, store))).toEqual([]);
 
     const text = renderReport(result.plan!, report, result.applyMs ?? 0);
-    expect(text).toMatch(/^Stage canary \(1 store\): failed: /m);
+    expect(text).toMatch(/^Stage canary \(1 store\): failed \(its plan: \d+ to create, \d+ to update, \d+ to delete in 1 store\); \d+ API calls; what went wrong is listed below$/m);
     expect(text).toMatch(
       /^Stage rest \(2 stores\): not run: it would have changed \d+ to create, \d+ to update, \d+ to delete in 2 stores$/m,
     );
@@ -210,6 +210,9 @@ describe("canary rollout", () => {
     fx.emu.clearRequests();
     const run = await carte(["apply", "--auto-approve", "--stage", "rest", "-c", fx.config]);
     expect(run.code).toBe(0);
+    expect(run.out).toContain(
+      "This plan covers stage rest of rollout: in carte.yaml alone (2 stores in scope).",
+    );
     expect(run.out).toMatch(/^Stage rest \(2 stores\): applied: /m);
     expect(run.out).not.toContain("Stage canary");
     const written = writes(fx.emu.requests);
