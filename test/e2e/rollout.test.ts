@@ -97,7 +97,9 @@ describe("canary rollout", () => {
     for (const store of REST) expect(written.filter((r) => touches(r, store))).toEqual([]);
 
     const text = renderReport(result.plan!, report, result.applyMs ?? 0);
-    expect(text).toMatch(/^Stage canary \(1 store\): failed \(its plan: \d+ to create, \d+ to update, \d+ to delete in 1 store\); \d+ API calls; what went wrong is listed below$/m);
+    expect(text).toMatch(
+      /^Stage canary \(1 store\): failed \(its plan: \d+ to create, \d+ to update, \d+ to delete in 1 store\); \d+ API calls; what went wrong is listed below$/m,
+    );
     expect(text).toMatch(
       /^Stage rest \(2 stores\): not run: it would have changed \d+ to create, \d+ to update, \d+ to delete in 2 stores$/m,
     );
