@@ -9,9 +9,10 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RecordedRequest } from "../../src/emulator/index.js";
 import { renderReport, renderReportJson, renderReportMarkdown } from "../../src/render/report.js";
+import { PlatformClient } from "../../src/platform/client.js";
 import { runCarte } from "../../src/run.js";
 import { secretsFileSink } from "../../src/secrets.js";
-import { CLIENT_ID, CLIENT_SECRET, carte, exampleAgainstEmulator, writes } from "../helpers/project.js";
+import { CLIENT_ID, CLIENT_SECRET, carte, edit, exampleAgainstEmulator, writes } from "../helpers/project.js";
 
 const storeFiles = ["stores/bog-centro.yaml", "stores/bog-chapinero.yaml", "stores/med-poblado.yaml"];
 const CANARY = { id: "900101", key: "bog-centro" };
@@ -199,6 +200,67 @@ describe("canary rollout", () => {
     const left = await carte(["plan", "--json", "-c", fx.config]);
     const plan = JSON.parse(left.out) as { changes: { store: string }[] };
     expect(new Set(plan.changes.map((c) => c.store))).toEqual(new Set(["med-poblado"]));
+  });
+
+  it("each store of a later stage is checked against the plan that was shown: one changed since is refused", async () => {
+    const fx = await rolloutFixture();
+    expect((await carte(["apply", "--auto-approve", "-c", fx.config])).code).toBe(0);
+    // A change for every store: the title of an item of the shared catalog.
+    edit(
+      path.join(fx.dir, "catalogs/burgers.yaml"),
+      "title: Hamburguesa Doble",
+      "title: Hamburguesa Doble XL",
+    );
+    const staff = new PlatformClient({
+      baseUrl: fx.emu.url,
+      clientId: CLIENT_ID,
+      clientSecret: CLIENT_SECRET,
+      requestsPerSecond: Infinity,
+    });
+    fx.emu.clearRequests();
+    try {
+      const result = await runCarte(
+        {
+          command: "apply",
+          config: fx.config,
+          env: { CARTE_CLIENT_ID: CLIENT_ID, CARTE_CLIENT_SECRET: CLIENT_SECRET },
+          secrets: () => secretsFileSink(path.join(fx.dir, "secrets.json")),
+        },
+        {
+          // Once the plan is shown and confirmed, staff close med-poblado (before the canary is applied).
+          confirm: async () => {
+            await staff.call(
+              "PUT",
+              "/api/v2/restaurants-integrations-public-api/availability/stores/enable",
+              {
+                stores: [{ store_id: Number(REST[1]!.id), is_enabled: false }],
+              },
+            );
+            return true;
+          },
+        },
+      );
+      expect(result.error).toBeUndefined();
+      expect(result.exitCode).toBe(1);
+      const report = result.report!;
+      expect(report.stages!.map((s) => [s.name, s.status])).toEqual([
+        ["canary", "applied"],
+        ["rest", "failed"],
+      ]);
+      expect(report.refused).toEqual([
+        {
+          store: REST[1]!.key,
+          reason: expect.stringContaining("the store changed on the platform since the plan was made"),
+        },
+      ]);
+      // No write reached med-poblado; the canary and bog-chapinero got the new title.
+      const written = writes(fx.emu.requests).filter((r) => !r.path.endsWith("/availability/stores/enable"));
+      expect(written.filter((r) => touches(r, REST[1]!))).toEqual([]);
+      expect(written.filter((r) => touches(r, CANARY)).length).toBeGreaterThan(0);
+      expect(written.filter((r) => touches(r, REST[0]!)).length).toBeGreaterThan(0);
+    } finally {
+      await staff.close();
+    }
   });
 
   it("--stage rest applies only the rest; plan --stage shows one stage", async () => {
