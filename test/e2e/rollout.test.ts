@@ -9,6 +9,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RecordedRequest } from "../../src/emulator/index.js";
 import { renderReport, renderReportJson, renderReportMarkdown } from "../../src/render/report.js";
+import { CLIENT_LOCK, acquireApplyLock } from "../../src/lock.js";
 import { PlatformClient } from "../../src/platform/client.js";
 import { runCarte } from "../../src/run.js";
 import { secretsFileSink } from "../../src/secrets.js";
@@ -260,6 +261,36 @@ describe("canary rollout", () => {
       expect(written.filter((r) => touches(r, REST[0]!)).length).toBeGreaterThan(0);
     } finally {
       await staff.close();
+    }
+  });
+
+  it("--stage locks the stores of its stage only: the rest applies while another apply holds the canary", async () => {
+    const fx = await rolloutFixture();
+    // Another apply on this machine holds the canary store and the client-level settings.
+    const held = await acquireApplyLock({
+      dir: path.join(fx.dir, ".carte", "locks"),
+      names: [CANARY.key, CLIENT_LOCK],
+      waitMs: 0,
+    });
+    try {
+      const rest = await carte(["apply", "--auto-approve", "--stage", "rest", "-c", fx.config]);
+      expect(rest.code).toBe(0);
+      fx.emu.clearRequests();
+      const canary = await carte([
+        "apply",
+        "--auto-approve",
+        "--stage",
+        "canary",
+        "--timeout",
+        "1s",
+        "-c",
+        fx.config,
+      ]);
+      expect(canary.code).toBe(1);
+      expect(canary.err).toContain("Waiting for another carte apply of the same stores to end");
+      expect(writes(fx.emu.requests)).toEqual([]);
+    } finally {
+      await held.release();
     }
   });
 
