@@ -234,6 +234,10 @@ export async function runValidate(
   io.out(
     `The configuration is valid: ${stores} store${stores === 1 ? "" : "s"}, ${project.files.length} files.\n`,
   );
+  if (project.rollout) {
+    const stages = project.rollout.map((s) => `${s.name} (${s.stores.length})`).join(", then ");
+    io.out(escapeTerminal(`Rollout stages, in order, with their stores: ${stages}.`) + "\n");
+  }
   return ExitCode.ok;
 }
 

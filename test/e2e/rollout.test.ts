@@ -128,6 +128,8 @@ describe("canary rollout", () => {
 
   it("applies the canary stage, verified, before any write of the rest; the platform then matches", async () => {
     const fx = await rolloutFixture();
+    const valid = await carte(["validate", "-c", fx.config]);
+    expect(valid.out).toContain("Rollout stages, in order, with their stores: canary (1), then rest (2).");
     const planned = await carte(["plan", "-c", fx.config]);
     expect(planned.code).toBe(0);
     expect(planned.out).toContain("Rollout in 2 stages, in this order (carte.yaml rollout:):");
