@@ -402,15 +402,16 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
  */
 function stageOf(request: RunRequest, saved: Plan | undefined): string | undefined {
   if (!saved) return request.stage;
+  // A saved plan is carte's own file, but anyone may have written it: its stage is checked too.
+  if (saved.stage !== undefined && typeof saved.stage !== "string") {
+    throw new UsageError("the saved plan's stage is not a stage name; save the plan again");
+  }
   if (request.stage !== undefined && saved.stage !== request.stage) {
     throw new UsageError(
       saved.stage === undefined
         ? `--stage ${quote(request.stage, 60)}: the saved plan covers every stage; apply it without --stage, or save a plan of the stage with carte plan --stage ${quote(request.stage, 60)} --out FILE`
         : `--stage ${quote(request.stage, 60)}: the saved plan is of stage ${quote(saved.stage, 60)}`,
     );
-  }
-  if (saved.stage !== undefined && typeof saved.stage !== "string") {
-    throw new UsageError("the saved plan's stage is not a stage name; save the plan again");
   }
   return saved.stage;
 }
