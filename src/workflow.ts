@@ -526,8 +526,9 @@ export interface StagesResult {
  *
  * @returns the joined report (never a {@link ConvergenceError}: a stage that did not converge is
  *   `failed`), and the secrets lost.
- * @throws what planning the first stage with changes throws (nothing was written then); later
- *   stages' planning errors end the rollout as a `failed` stage carrying the message.
+ * @throws what planning the first stage with changes (or preparing the secrets sink for it) throws:
+ *   nothing was written then. Once a stage wrote, any error (planning a later stage, preparing its
+ *   sink, an error while its calls are made) ends the rollout as a `failed` stage carrying the message.
  */
 export async function applyStages(
   plan: Plan,
@@ -553,7 +554,18 @@ export async function applyStages(
       continue;
     }
     const scoped = stageProject(project, stage, i === 0);
+    const failed = (err: unknown) => {
+      outcomes.push({
+        ...base,
+        status: "failed",
+        changes: countChanges(planned),
+        error: err instanceof Error ? err.message : String(err),
+      });
+      stopped = true;
+    };
     let stagePlan: Plan;
+    let prepared: Awaited<ReturnType<typeof prepareSecretSink>>;
+    let guard: ((store: string) => Promise<void>) | undefined;
     try {
       const targeting = plan.targeting ?? options.targeting;
       const fresh = await planProject(scoped, session, {
@@ -572,26 +584,29 @@ export async function applyStages(
               planned.map((c) => c.address),
             )
           : fresh.plan;
+      // The digests of the plan that was shown: a store changed since is refused at its first write.
+      if (plan.checksums.stores) stagePlan.checksums.stores = plan.checksums.stores;
+      guard = storeGuard(stagePlan, scoped, session, options);
+      // Each stage proves, before its first call, that the sink can keep the secrets it will get.
+      prepared = await prepareSecretSink(stagePlan, options.sink);
     } catch (err) {
+      // Nothing of this stage was written; before any stage wrote, the run ends with the error itself.
       if (reports.length === 0) throw err;
-      outcomes.push({
-        ...base,
-        status: "failed",
-        changes: countChanges(planned),
-        error: err instanceof Error ? err.message : String(err),
-      });
-      stopped = true;
+      failed(err);
       continue;
     }
-    // The digests of the plan that was shown: a store changed since then is refused at its first write.
-    if (plan.checksums.stores) stagePlan.checksums.stores = plan.checksums.stores;
-    const guard = storeGuard(stagePlan, scoped, session, options);
-    const prepared = await prepareSecretSink(stagePlan, options.sink);
-    const report = await applyPlanReport(stagePlan, session, {
-      ...options,
-      secrets: prepared.sink,
-      ...(guard ? { beforeStore: guard } : {}),
-    });
+    let report: ApplyReport;
+    try {
+      report = await applyPlanReport(stagePlan, session, {
+        ...options,
+        secrets: prepared.sink,
+        ...(guard ? { beforeStore: guard } : {}),
+      });
+    } catch (err) {
+      // Some calls of the stage may have been made: the next plan shows what is left.
+      failed(err);
+      continue;
+    }
     const stageLost = await prepared.finish(report.operations);
     lost.push(...stageLost);
     reports.push(report);

@@ -26,7 +26,7 @@ export interface StageCounts {
  * What one stage of an apply did, or would have done:
  * - `applied`: its calls succeeded and the platform shows every change;
  * - `failed`: a call failed or was skipped, a store was refused, the platform did not show a change,
- *   a duplicate was left, a webhook secret was lost, or the stage could not be planned (`error`);
+ *   a duplicate was left, a webhook secret was lost, or an error ended it (`error`);
  *   the stages after it did not run;
  * - `not_run`: an earlier stage failed; `changes` says what it would have changed (as the plan showed);
  * - `unchanged`: the plan changes nothing in it (no call, no read).
@@ -40,7 +40,10 @@ export interface StageOutcome {
   changes: StageCounts;
   /** API calls the stage made or tried (applied, failed). */
   calls?: number;
-  /** Why a failed stage could not be planned (no call of it was made). Never holds a secret. */
+  /**
+   * Why a failed stage ended with an error rather than a report of its calls (it could not be planned,
+   * the secrets sink refused, or a read failed while its calls were made). Never holds a secret.
+   */
   error?: string;
 }
 

@@ -24,7 +24,7 @@ function verdict(s: StageOutcome): string {
       return `applied: ${counts(s.changes, true)}${calls}; the platform shows every change`;
     case "failed":
       return s.error !== undefined
-        ? `failed before any call of the stage: ${s.error}`
+        ? `failed: ${s.error}`
         : `failed (its plan: ${counts(s.changes, false)})${calls}; what went wrong is listed below`;
     case "not_run":
       return `not run: it would have changed ${counts(s.changes, false)}`;
