@@ -126,6 +126,49 @@ describe("canary rollout", () => {
     expect(plan.code).toBe(0);
   });
 
+  it("a later stage that cannot be read fails with the error; the stages before stay reported", async () => {
+    const fx = await rolloutFixture();
+    let armed = false;
+    const result = await runCarte(
+      {
+        command: "apply",
+        config: fx.config,
+        env: { CARTE_CLIENT_ID: CLIENT_ID, CARTE_CLIENT_SECRET: CLIENT_SECRET },
+        secrets: () => secretsFileSink(path.join(fx.dir, "secrets.json")),
+        client: { maxAttempts: 2, baseDelayMs: 5, maxDelayMs: 20 },
+      },
+      {
+        // Once the canary's calls begin, every read of bog-chapinero's items fails.
+        onEvent: (e) => {
+          if (e.type !== "operation" || armed) return;
+          armed = true;
+          fx.emu.setFaults({
+            routes: [
+              {
+                prefix: `/restaurants/menu/v1/stores/${REST[0]!.id}/`,
+                method: "GET",
+                faultRate: 1,
+                faultKinds: ["503"],
+              },
+            ],
+          });
+        },
+      },
+    );
+    expect(result.error).toBeUndefined();
+    expect(result.exitCode).toBe(1);
+    const stages = result.report!.stages!;
+    expect(stages.map((s) => [s.name, s.status])).toEqual([
+      ["canary", "applied"],
+      ["rest", "failed"],
+    ]);
+    expect(stages[1]!.error).toMatch(/503/);
+    expect(result.report!.operations.length).toBe(stages[0]!.calls);
+    const text = renderReport(result.plan!, result.report!, 0);
+    expect(text).toMatch(/^Stage rest \(2 stores\): failed: .*503/m);
+    expect(writes(fx.emu.requests).filter((r) => REST.some((s) => touches(r, s)))).toEqual([]);
+  });
+
   it("applies the canary stage, verified, before any write of the rest; the platform then matches", async () => {
     const fx = await rolloutFixture();
     const valid = await carte(["validate", "-c", fx.config]);
