@@ -72,6 +72,14 @@ export type { Targeting } from "./plan/target.js";
  */
 export { applyPlan, isComplete, storeGuard } from "./workflow.js";
 export type { ApplyReport } from "./workflow.js";
+/**
+ * {@link applyStages}: the canary rollout of carte.yaml `rollout:`, stage by stage, stopping at the
+ * first stage that fails (src/apply/rollout.ts has the stages' helpers).
+ */
+export { applyStages } from "./workflow.js";
+export type { StagesOptions, StagesResult } from "./workflow.js";
+export type { StageCounts, StageOutcome } from "./apply/rollout.js";
+export type { RolloutStage } from "./config/index.js";
 export type { ApplyEvent, OperationResult } from "./apply/execute.js";
 /** Where webhook secrets returned by calls go (src/secrets.ts). */
 export { discardingSink, secretsFileSink } from "./secrets.js";

@@ -14,7 +14,8 @@ import { compareWithBase, type BaseSplit } from "./gitops/base.js";
 import { planOnly } from "./gitops/reviewed.js";
 import { allowEmptyShard, shardProject, type Shard } from "./gitops/shard.js";
 import type { ApplyEvent } from "./apply/execute.js";
-import { ExitCode, StalePlanError, exitCodeFor } from "./errors.js";
+import { ExitCode, StalePlanError, UsageError, exitCodeFor } from "./errors.js";
+import { quote } from "./config/quote.js";
 import type { CurrentState } from "./model.js";
 import { CLIENT_LOCK, acquireApplyLock, type ApplyLock, type LockHolder } from "./lock.js";
 import type { ClientOptions, RetryInfo } from "./platform/client.js";
@@ -24,8 +25,10 @@ import type { Targeting } from "./plan/target.js";
 import type { Plan } from "./plan/types.js";
 import { lostSecretWarnings, prepareSecretSink, secretsFileName, type SecretSink } from "./secrets.js";
 import { openSession } from "./session.js";
+import { countChanges, findStage, plannedStages, stageProject, type StageOutcome } from "./apply/rollout.js";
 import {
   applyPlan,
+  applyStages,
   checkSavedPlan,
   enforceSafety,
   isComplete,
@@ -66,6 +69,14 @@ interface RequestBase {
    * (src/gitops/shard.ts). A shard without stores is not refused by the `no_stores` guard.
    */
   shard?: Shard | undefined;
+  /**
+   * `--stage NAME`: one stage of carte.yaml `rollout:` alone: its stores, and the client-level
+   * settings when it is the first stage (src/apply/rollout.ts). A `UsageError` when the project has
+   * no such stage. Without it, an apply of a project with `rollout:` goes stage by stage
+   * (src/workflow.ts `applyStages`). A plan made with it records the stage (`Plan.stage`), which
+   * `carte apply FILE` then applies alone.
+   */
+  stage?: string | undefined;
   /**
    * `--timeout`: the longest a run may take, in milliseconds, from its start: reads, retries and the
    * waits the platform asks for (429/503 `Retry-After`, which use up no attempt), the wait for another
@@ -161,7 +172,18 @@ export interface RunHooks {
    * once per run that gets that far, before any write and before {@link confirm}, also when a guard
    * refuses the plan (the run then ends with an `UnsafePlanError`).
    */
-  onPlan?: (plan: Plan, info: { saved: boolean; base?: BaseSplit | undefined }) => void | Promise<void>;
+  onPlan?: (
+    plan: Plan,
+    info: {
+      saved: boolean;
+      base?: BaseSplit | undefined;
+      /**
+       * With carte.yaml `rollout:` and no `--stage`: the plan split by stage, in the order the apply
+       * goes (src/apply/rollout.ts `plannedStages`).
+       */
+      stages?: StageOutcome[] | undefined;
+    },
+  ) => void | Promise<void>;
   /**
    * `carte apply` without `--auto-approve`: asked before a fresh plan with changes is applied. Resolve
    * `false` to cancel (nothing is applied; exit code 1, {@link RunResult.cancelled}); throw to end the
@@ -178,6 +200,8 @@ export interface RunResult {
   plan?: Plan;
   /** With {@link PlanRequest.base}: the plan's changes split against the base. */
   base?: BaseSplit;
+  /** The rollout stage the run was limited to (`--stage`, or the saved plan's). */
+  stage?: string;
   /** The apply's outcome, when calls were made (an apply of a plan with changes that was not refused). */
   report?: ApplyReport;
   /** How long the apply took (calls and verification), in milliseconds, with {@link report}. */
@@ -234,11 +258,18 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
     // Read-only from here on: stores of a shared catalog share their resources (memory of a big chain).
     const loaded = await loadProject(request.config, { shareResources: true });
     result.project = request.shard ? shardProject(loaded, request.shard) : loaded;
-    const project = result.project;
-    for (const warning of project.warnings) hooks.onWarning?.(`Warning: ${warning}`);
+    for (const warning of result.project.warnings) hooks.onWarning?.(`Warning: ${warning}`);
     // A saved plan is read, and its digest checked, before anything else: an edited plan makes no call.
     const saved =
       request.command === "apply" && request.planFile ? await readPlanFile(request.planFile) : undefined;
+    // One stage of the rollout alone: the project limited to it, from here on (lock, plan, apply).
+    const stage = stageOf(request, saved);
+    if (stage !== undefined) {
+      const { stage: picked, first } = findStage(result.project, stage);
+      result.project = stageProject(result.project, picked, first);
+      result.stage = stage;
+    }
+    const project = result.project;
     if (request.command === "apply") {
       // One apply at a time per store on this machine, from the first read to the verification.
       const scope = scopeDesired(project.desired, saved?.targeting ?? request.targeting);
@@ -282,6 +313,7 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
       let current: CurrentState | undefined;
       if (!plan) ({ plan, current } = await planProject(project, session, options));
       if (request.shard) allowEmptyShard(plan, loaded);
+      if (stage !== undefined && !fromFile) plan.stage = stage;
       if (request.command === "apply" && request.only && current) {
         const keep = request.only(plan);
         if (keep) plan = planOnly(project, current, plan, keep);
@@ -298,7 +330,13 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
       } catch (err) {
         refusal = err;
       }
-      await hooks.onPlan?.(plan, { saved: fromFile, base: result.base });
+      // Without --stage, the stages the apply goes through, and what each changes.
+      const stages = stage === undefined ? project.rollout : undefined;
+      await hooks.onPlan?.(plan, {
+        saved: fromFile,
+        base: result.base,
+        ...(stages ? { stages: plannedStages(plan, stages) } : {}),
+      });
       if (refusal) throw refusal;
 
       if (request.command === "plan") {
@@ -312,6 +350,21 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
         return result;
       }
 
+      if (stages) {
+        // Stage by stage, each verified before the next; the first stage not complete stops the rest.
+        const started = Date.now();
+        const staged = await applyStages(plan, project, stages, session, {
+          ...options,
+          sink: request.secrets(project),
+          ...(request.only ? { onlyPlanned: true } : {}),
+        });
+        result.report = staged.report;
+        result.applyMs = Date.now() - started;
+        if (staged.lostSecrets.length > 0) result.lostSecrets = staged.lostSecrets;
+        result.exitCode =
+          isComplete(staged.report) && staged.lostSecrets.length === 0 ? ExitCode.ok : ExitCode.error;
+        return result;
+      }
       // Before any call, the sink proves it can keep the secrets the plan's calls will return, or the
       // apply is refused (src/secrets.ts prepareSecretSink); afterwards, secrets made but not kept.
       const prepared = await prepareSecretSink(plan, request.secrets(project));
@@ -322,13 +375,14 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
         secrets: prepared.sink,
         ...(guard ? { beforeStore: guard } : {}),
       });
-      result.report = report;
+      result.report =
+        stage === undefined ? report : { ...report, stages: [stageOutcome(plan, stage, report)] };
       result.applyMs = Date.now() - started;
       const lost = await prepared.finish(report.operations);
       if (lost.length > 0) result.lostSecrets = lost;
       // Never 0 while something is left: a failed or skipped call, a refused store, a change not shown,
       // a duplicate, a secret made but not kept.
-      result.exitCode = isComplete(report) && lost.length === 0 ? ExitCode.ok : ExitCode.error;
+      result.exitCode = isComplete(result.report) && lost.length === 0 ? ExitCode.ok : ExitCode.error;
       return result;
     } finally {
       await session.close();
@@ -340,4 +394,35 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
   } finally {
     await lock?.release();
   }
+}
+
+/**
+ * The stage a run is limited to: `--stage`, or the one a saved plan was made for. Throws
+ * {@link UsageError} when they differ, or when `--stage` is given for a saved plan of every stage.
+ */
+function stageOf(request: RunRequest, saved: Plan | undefined): string | undefined {
+  if (!saved) return request.stage;
+  // A saved plan is carte's own file, but anyone may have written it: its stage is checked too.
+  if (saved.stage !== undefined && typeof saved.stage !== "string") {
+    throw new UsageError("the saved plan's stage is not a stage name; save the plan again");
+  }
+  if (request.stage !== undefined && saved.stage !== request.stage) {
+    throw new UsageError(
+      saved.stage === undefined
+        ? `--stage ${quote(request.stage, 60)}: the saved plan covers every stage; apply it without --stage, or save a plan of the stage with carte plan --stage ${quote(request.stage, 60)} --out FILE`
+        : `--stage ${quote(request.stage, 60)}: the saved plan is of stage ${quote(saved.stage, 60)}`,
+    );
+  }
+  return saved.stage;
+}
+
+/** What the one stage of a `--stage` apply did. */
+function stageOutcome(plan: Plan, name: string, report: ApplyReport): StageOutcome {
+  return {
+    name,
+    status: isComplete(report) ? "applied" : "failed",
+    stores: plan.stores.length,
+    changes: countChanges(plan.changes),
+    calls: report.operations.length,
+  };
 }

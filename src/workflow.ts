@@ -21,6 +21,15 @@ import { own, table, type CurrentState, type DesiredState, type Ownership } from
 import { executePlanFully, type ApplyEvent, type OperationResult } from "./apply/execute.js";
 import { settleEffect } from "./apply/settle.js";
 import { waitForPlan } from "./apply/verify.js";
+import {
+  changesByStage,
+  countChanges,
+  stageProject,
+  storesInScope,
+  type StageOutcome,
+} from "./apply/rollout.js";
+import type { RolloutStage } from "./config/rollout.js";
+import { planOnly } from "./gitops/reviewed.js";
 import { createPlanner } from "./plan/plan.js";
 import { desiredChecksum } from "./plan/checksum.js";
 import { clientDigest, storeDigest } from "./plan/digest.js";
@@ -31,7 +40,7 @@ import { isTargeted, matchAddress, matchStore, type Targeting } from "./plan/tar
 import { DEFAULT_PARALLELISM } from "./platform/client.js";
 import type { Plan } from "./plan/types.js";
 import { escapeTerminal } from "./render/escape.js";
-import { secretCollector, type SecretSink } from "./secrets.js";
+import { prepareSecretSink, secretCollector, type SecretSink } from "./secrets.js";
 import type { Session } from "./session.js";
 import { clientReadKinds, fetchCurrent, readCurrent, readRequests } from "./state/current.js";
 
@@ -76,6 +85,11 @@ export interface RunOptions {
    * for accepted writes end there at the latest.
    */
   deadline?: number;
+  /**
+   * Refuse `--target` patterns that name no resource ({@link unmatchedTargets}). Default true; the
+   * stages of a rollout plan part of the stores and leave the check to the plan of them all.
+   */
+  checkTargets?: boolean;
 }
 
 /**
@@ -166,7 +180,7 @@ export async function planProject(
   if (client) kept.client = client;
   if (problems.length > 0) throw new ConfigError(problems);
   const plan = planner.finish(client);
-  if (targets.length > 0) {
+  if (targets.length > 0 && options.checkTargets !== false) {
     const unmatched = unmatchedTargets(targets, desired, kept, project.ownership);
     if (unmatched.length > 0)
       throw new UsageError(
@@ -325,16 +339,25 @@ export interface ApplyReport {
   refused?: { store: string; reason: string }[];
   /** How long carte waited for the platform to show the changes, in milliseconds. */
   waitedMs: number;
+  /**
+   * With carte.yaml `rollout:` (or `--stage`): what each stage did, in order, or would have done when
+   * an earlier stage failed (src/apply/rollout.ts). The lists above hold every stage that ran.
+   */
+  stages?: StageOutcome[];
 }
 
-/** Whether an apply did everything it planned: every call made, shown, no duplicate left. */
+/**
+ * Whether an apply did everything it planned: every call made, shown, no duplicate left, no stage of a
+ * rollout failed.
+ */
 export function isComplete(report: ApplyReport): boolean {
   return (
     report.failed === 0 &&
     report.skipped === 0 &&
     (report.refused ?? []).length === 0 &&
     report.pending.length === 0 &&
-    (report.duplicates ?? []).length === 0
+    (report.duplicates ?? []).length === 0 &&
+    (report.stages ?? []).every((s) => s.status !== "failed")
   );
 }
 
@@ -347,6 +370,28 @@ export function isComplete(report: ApplyReport): boolean {
  * but the platform did not show the result, or still showed a duplicate, within the wait.
  */
 export async function applyPlan(
+  plan: Plan,
+  session: Session,
+  options: RunOptions = {},
+): Promise<ApplyReport> {
+  const report = await applyPlanReport(plan, session, options);
+  if (
+    report.failed === 0 &&
+    report.skipped === 0 &&
+    (report.refused ?? []).length === 0 &&
+    (report.pending.length > 0 || (report.duplicates ?? []).length > 0)
+  ) {
+    throw new ConvergenceError(report.pending, report.waitedMs, report.duplicates);
+  }
+  return report;
+}
+
+/**
+ * {@link applyPlan} without the {@link ConvergenceError}: the changes the platform did not show, and
+ * the duplicates it still shows, are in the report (`pending`, `duplicates`) whether or not a call
+ * failed. Used by the stages of a rollout, whose report names the stage that did not converge.
+ */
+export async function applyPlanReport(
   plan: Plan,
   session: Session,
   options: RunOptions = {},
@@ -443,13 +488,146 @@ export async function applyPlan(
     refused,
     waitedMs: verify.waitedMs,
   };
-  if (
-    report.failed === 0 &&
-    report.skipped === 0 &&
-    refused.length === 0 &&
-    (report.pending.length > 0 || verify.duplicates.length > 0)
-  ) {
-    throw new ConvergenceError(report.pending, verify.waitedMs, verify.duplicates);
-  }
   return report;
+}
+
+/** Options of {@link applyStages}. */
+export interface StagesOptions extends RunOptions {
+  /** Where the webhook secrets the calls return go; each stage proves it can keep its own first. */
+  sink: SecretSink;
+  /**
+   * Apply in each stage only the changes the (whole) plan shows, even when a fresh plan of the stage
+   * finds more: set when the plan was limited to reviewed changes (src/gitops/reviewed.ts).
+   */
+  onlyPlanned?: boolean;
+}
+
+/** What {@link applyStages} did. */
+export interface StagesResult {
+  /** Every stage's calls and verification joined, with {@link ApplyReport.stages}. */
+  report: ApplyReport;
+  /** Events whose webhook secret the platform made but that could not be kept (src/secrets.ts). */
+  lostSecrets: string[];
+}
+
+/**
+ * The canary rollout (issue 14, item 3): applies a plan stage by stage, in the order of carte.yaml
+ * `rollout:`, and stops at the first stage that is not complete ({@link isComplete}: a failed or
+ * skipped call, a refused store, a change the platform does not show, a duplicate) or that lost a
+ * webhook secret; the later stages are reported `not_run` with what they would have changed.
+ *
+ * Each stage with changes is planned again from a fresh read of its own stores (and, for the first
+ * stage, the client-level settings): what the earlier stages did is then known (a webhook event a
+ * canary store created is joined, not created again). The plan's own digests of each store
+ * (`checksums.stores`, as read for the plan that was shown and confirmed) guard every first write
+ * ({@link storeGuard}): a store that changed since that plan is refused, and the rollout stops there.
+ * The safety guards judged the whole plan before this is called; the lock of the run covers every
+ * stage.
+ *
+ * @returns the joined report (never a {@link ConvergenceError}: a stage that did not converge is
+ *   `failed`), and the secrets lost.
+ * @throws what planning the first stage with changes (or preparing the secrets sink for it) throws:
+ *   nothing was written then. Once a stage wrote, any error (planning a later stage, preparing its
+ *   sink, an error while its calls are made) ends the rollout as a `failed` stage carrying the message.
+ */
+export async function applyStages(
+  plan: Plan,
+  project: LoadedProject,
+  stages: readonly RolloutStage[],
+  session: Session,
+  options: StagesOptions,
+): Promise<StagesResult> {
+  const byStage = changesByStage(plan, stages);
+  const outcomes: StageOutcome[] = [];
+  const reports: ApplyReport[] = [];
+  const lost: string[] = [];
+  let stopped = false;
+  for (const [i, stage] of stages.entries()) {
+    const planned = byStage.get(stage.name) ?? [];
+    const base = { name: stage.name, stores: storesInScope(plan, stage) };
+    if (planned.length === 0) {
+      outcomes.push({ ...base, status: "unchanged", changes: countChanges([]) });
+      continue;
+    }
+    if (stopped) {
+      outcomes.push({ ...base, status: "not_run", changes: countChanges(planned) });
+      continue;
+    }
+    const scoped = stageProject(project, stage, i === 0);
+    const failed = (err: unknown) => {
+      outcomes.push({
+        ...base,
+        status: "failed",
+        changes: countChanges(planned),
+        error: err instanceof Error ? err.message : String(err),
+      });
+      stopped = true;
+    };
+    let stagePlan: Plan;
+    let prepared: Awaited<ReturnType<typeof prepareSecretSink>>;
+    let guard: ((store: string) => Promise<void>) | undefined;
+    try {
+      const targeting = plan.targeting ?? options.targeting;
+      const fresh = await planProject(scoped, session, {
+        ...options,
+        ...(targeting ? { targeting } : {}),
+        checksums: true,
+        checkTargets: false,
+        keepCurrent: options.onlyPlanned === true,
+      });
+      stagePlan =
+        options.onlyPlanned && fresh.current
+          ? planOnly(
+              scoped,
+              fresh.current,
+              fresh.plan,
+              planned.map((c) => c.address),
+            )
+          : fresh.plan;
+      // The digests of the plan that was shown: a store changed since is refused at its first write.
+      if (plan.checksums.stores) stagePlan.checksums.stores = plan.checksums.stores;
+      guard = storeGuard(stagePlan, scoped, session, options);
+      // Each stage proves, before its first call, that the sink can keep the secrets it will get.
+      prepared = await prepareSecretSink(stagePlan, options.sink);
+    } catch (err) {
+      // Nothing of this stage was written; before any stage wrote, the run ends with the error itself.
+      if (reports.length === 0) throw err;
+      failed(err);
+      continue;
+    }
+    let report: ApplyReport;
+    try {
+      report = await applyPlanReport(stagePlan, session, {
+        ...options,
+        secrets: prepared.sink,
+        ...(guard ? { beforeStore: guard } : {}),
+      });
+    } catch (err) {
+      // Some calls of the stage may have been made: the next plan shows what is left.
+      failed(err);
+      continue;
+    }
+    const stageLost = await prepared.finish(report.operations);
+    lost.push(...stageLost);
+    reports.push(report);
+    const complete = isComplete(report) && stageLost.length === 0;
+    outcomes.push({
+      ...base,
+      status: complete ? "applied" : "failed",
+      changes: countChanges(stagePlan.changes),
+      calls: report.operations.length,
+    });
+    if (!complete) stopped = true;
+  }
+  const report: ApplyReport = {
+    operations: reports.flatMap((r) => r.operations),
+    failed: reports.reduce((n, r) => n + r.failed, 0),
+    skipped: reports.reduce((n, r) => n + r.skipped, 0),
+    pending: reports.flatMap((r) => r.pending),
+    duplicates: reports.flatMap((r) => r.duplicates ?? []),
+    refused: reports.flatMap((r) => r.refused ?? []),
+    waitedMs: reports.reduce((n, r) => n + r.waitedMs, 0),
+    stages: outcomes,
+  };
+  return { report, lostSecrets: [...new Set(lost)] };
 }

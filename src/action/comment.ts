@@ -15,7 +15,12 @@ export const DRIFT_MARKER = "<!-- carte-drift -->";
 /** The label of the drift issue. */
 export const DRIFT_LABEL = "carte-drift";
 
-/** The merged pull request's apply comment; one per shard when the apply is sharded. */
-export function applyMarker(shard: Shard | undefined): string {
-  return shard ? `<!-- carte-apply ${shard.index}/${shard.count} -->` : "<!-- carte-apply -->";
+/**
+ * The merged pull request's apply comment; one per shard when the apply is sharded, and one per stage
+ * of a rollout applied with the `stage` input (a stage name is `[a-z][a-z0-9_-]*`, carte.yaml's schema;
+ * anything else is left out of the marker).
+ */
+export function applyMarker(shard: Shard | undefined, stage?: string): string {
+  const part = stage !== undefined && /^[a-z][a-z0-9_-]{0,39}$/.test(stage) ? ` stage=${stage}` : "";
+  return shard ? `<!-- carte-apply ${shard.index}/${shard.count}${part} -->` : `<!-- carte-apply${part} -->`;
 }

@@ -53,6 +53,7 @@ import {
 import { renderReportMarkdown } from "../render/report.js";
 import { renderText } from "../render/text.js";
 import { runCarte, type RunResult } from "../run.js";
+import { stagesNotRun } from "../render/rollout.js";
 import { COMMENT_MARKER, DRIFT_LABEL, DRIFT_MARKER, applyMarker } from "./comment.js";
 import { readContext, type ActionContext } from "./context.js";
 import { actionSecretSink, actionSecretsFile } from "./secrets.js";
@@ -75,6 +76,8 @@ export interface ActionInputs {
   applyUnreviewed: boolean;
   /** Input `shard`: `K/N`. */
   shard: Shard | undefined;
+  /** Input `stage`: one stage of carte.yaml `rollout:` alone (src/apply/rollout.ts); empty: every stage. */
+  stage: string | undefined;
   /** Input `plan-out`: where `plan` and `drift` write their run record (default with a shard). */
   planOut: string;
   /** Input `plans`: `report`'s run records, glob patterns one per line. */
@@ -108,6 +111,7 @@ export function readInputs(): ActionInputs {
     base: core.getInput("base").trim() || "auto",
     applyUnreviewed: bool("apply-unreviewed", false),
     shard: shard ? parseShard(shard, "input shard") : undefined,
+    stage: core.getInput("stage").trim() || undefined,
     planOut: core.getInput("plan-out").trim(),
     plans: core
       .getInput("plans")
@@ -321,6 +325,7 @@ async function planCommand(
     env,
     force: inputs.force,
     shard: inputs.shard,
+    stage: inputs.stage,
     base: base.ref,
   });
   const view = viewOf(result, commit, base.name);
@@ -378,6 +383,22 @@ async function findReviewed(
   return { pr: merged.number, record, ...(why ? { why } : {}) };
 }
 
+/** Whether a stage of a rollout failed (the stages after it did not run). */
+function stoppedRollout(result: RunResult): boolean {
+  return (result.report?.stages ?? []).some((s) => s.status === "failed");
+}
+
+/** What a failed rollout says in the Action's failure message: the failed stage and those not run. */
+function rolloutFailure(result: RunResult): string {
+  const stages = result.report?.stages ?? [];
+  const failed = stages.find((s) => s.status === "failed");
+  const notRun = stagesNotRun(stages);
+  return (
+    `stage ${failed?.name ?? "?"} failed${failed?.error ? `: ${failed.error}` : ""}` +
+    (notRun.length > 0 ? `; stages not run: ${notRun.join(", ")}` : "")
+  );
+}
+
 /** `command: apply`. */
 async function applyCommand(
   inputs: ActionInputs,
@@ -398,6 +419,7 @@ async function applyCommand(
       env,
       force: inputs.force,
       shard: inputs.shard,
+      stage: inputs.stage,
       secrets: (project) =>
         actionSecretSink(actionSecretsFile({ input: secretsInput, env, configured: project.secretsFile })),
       ...(reviewedOnly
@@ -430,11 +452,12 @@ async function applyCommand(
   let failure: string | undefined =
     result.error !== undefined
       ? describeError(result.error, result.plan)
-      : result.report && (result.report.failed > 0 || result.report.skipped > 0)
+      : result.report && (result.report.failed > 0 || result.report.skipped > 0 || stoppedRollout(result))
         ? escapeTerminal(
             `apply incomplete: ${result.report.operations
               .filter((o) => o.status !== "ok")
               .map((o) => `${o.status} ${o.method} ${o.path}${o.message ? `: ${o.message}` : ""}`)
+              .concat(stoppedRollout(result) ? [rolloutFailure(result)] : [])
               .join("; ")}`,
           )
         : result.lostSecrets
@@ -464,9 +487,22 @@ async function applyCommand(
         ? { error: { message: describeError(result.error, result.plan), exitCode: result.exitCode } }
         : {}),
       context: commentContext(ctx, ctx.sha),
-      ...(inputs.shard ? { title: `carte apply (shard ${inputs.shard.index}/${inputs.shard.count})` } : {}),
+      ...(inputs.shard || inputs.stage
+        ? {
+            title: `carte apply (${[
+              ...(inputs.shard ? [`shard ${inputs.shard.index}/${inputs.shard.count}`] : []),
+              ...(result.stage ? [`stage ${result.stage}`] : []),
+            ].join(", ")})`,
+          }
+        : {}),
     });
-    await upsertMarkedComment(gh, lookup.pr, applyMarker(inputs.shard), inputs.commentAuthor, body);
+    await upsertMarkedComment(
+      gh,
+      lookup.pr,
+      applyMarker(inputs.shard, result.stage),
+      inputs.commentAuthor,
+      body,
+    );
   }
   return { exitCode, plan: fresh ?? result.plan, failure };
 }
@@ -547,6 +583,7 @@ async function driftCommand(
     env,
     force: undefined,
     shard: inputs.shard,
+    stage: inputs.stage,
   });
   const view = viewOf(result, ctx.sha, undefined);
   if (view.problems) {

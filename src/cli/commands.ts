@@ -20,6 +20,8 @@ import type { BaseSplit } from "../gitops/base.js";
 import type { Shard } from "../gitops/shard.js";
 import { renderReport, renderReportJson } from "../render/report.js";
 import { renderText } from "../render/text.js";
+import { renderPlannedStagesText, renderStageScopeText } from "../render/rollout.js";
+import type { StageOutcome } from "../apply/rollout.js";
 import { describeHolder } from "../lock.js";
 import { runCarte, type RunHooks } from "../run.js";
 import { escapeLines, escapeTerminal } from "../render/escape.js";
@@ -42,6 +44,8 @@ export interface RunCommand {
   force: { reason: string } | undefined;
   /** `--shard K/N`: only this shard's stores (src/gitops/shard.ts). */
   shard?: Shard | undefined;
+  /** `--stage NAME`: only this stage of carte.yaml `rollout:` (src/apply/rollout.ts). */
+  stage?: string | undefined;
 }
 
 /** Options of `carte plan`. */
@@ -63,6 +67,7 @@ function runRequest(opts: RunCommand, io: CliIo) {
     targeting: { stores: opts.stores, kinds: opts.kinds, targets: opts.targets },
     force: opts.force,
     shard: opts.shard,
+    stage: opts.stage,
   };
 }
 
@@ -80,6 +85,12 @@ function render(plan: Plan, format: PlanCommand["format"], color: boolean, base?
   if (format === "markdown")
     return base ? renderPlanComment(plan, { split: base, subject: "branch" }) : renderMarkdown(plan);
   return renderText(plan, { color }) + (base ? renderSplitText(plan, base, { color }) : "");
+}
+
+/** What the text views add after a plan of a rollout: its stages in order, or the one stage it covers. */
+function stagesText(plan: Plan, stages: StageOutcome[] | undefined): string {
+  const text = stages ? renderPlannedStagesText(stages) : renderStageScopeText(plan);
+  return text === undefined ? "" : `\n${text}\n`;
 }
 
 /** `carte plan`: the shared path (src/run.ts) with `command: "plan"`, rendered in the chosen format. */
@@ -100,6 +111,7 @@ export async function runPlan(opts: PlanCommand, io: CliIo): Promise<number> {
         onPlan: (plan, info) => {
           progress.stop();
           io.out(render(plan, opts.format, useColor(opts.color, io), info.base));
+          if (opts.format === "text") io.out(stagesText(plan, info.stages));
         },
       },
     );
@@ -167,9 +179,10 @@ export async function runApply(opts: ApplyCommand, io: CliIo): Promise<number> {
             `Waiting for another carte apply of the same stores to end (${describeHolder(holder)}); ` +
               `--timeout bounds the wait.\n`,
           ),
-        onPlan: (plan) => {
+        onPlan: (plan, info) => {
           progress.stop();
           if (!opts.json) io.out(renderText(plan, { color }));
+          if (!opts.json) io.out(stagesText(plan, info.stages));
         },
         ...(opts.autoApprove ? {} : { confirm: () => confirmApply(io) }),
       },
@@ -221,6 +234,10 @@ export async function runValidate(
   io.out(
     `The configuration is valid: ${stores} store${stores === 1 ? "" : "s"}, ${project.files.length} files.\n`,
   );
+  if (project.rollout) {
+    const stages = project.rollout.map((s) => `${s.name} (${s.stores.length})`).join(", then ");
+    io.out(escapeTerminal(`Rollout stages, in order, with their stores: ${stages}.`) + "\n");
+  }
   return ExitCode.ok;
 }
 

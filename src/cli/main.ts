@@ -66,6 +66,10 @@ function runFlags<T>(y: Argv<T>) {
       type: "string",
       describe: "Only shard K of N (K/N): stores split by rendezvous hashing, client settings on shard 1",
     })
+    .option("stage", {
+      type: "string",
+      describe: "Only this stage of rollout: in carte.yaml (client settings go with the first stage)",
+    })
     .option("parallelism", {
       type: "number",
       default: DEFAULT_PARALLELISM,
@@ -116,6 +120,7 @@ function runCommand(a: {
   force: boolean;
   reason: string | undefined;
   shard?: string | undefined;
+  stage?: string | undefined;
 }): RunCommand {
   return {
     config: a.config,
@@ -128,6 +133,7 @@ function runCommand(a: {
     targets: a.target,
     force: a.force && a.reason ? { reason: a.reason } : undefined,
     shard: a.shard !== undefined ? parseShard(String(a.shard)) : undefined,
+    stage: a.stage,
   };
 }
 

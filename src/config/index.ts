@@ -6,6 +6,8 @@
 
 export { loadProject, DEFAULT_APPLY_DELAY_MS } from "./load.js";
 export type { LoadOptions, LoadedProject } from "./load.js";
+export { stageByStore } from "./rollout.js";
+export type { RolloutStage } from "./rollout.js";
 export { resolveDesired, resolveStore } from "./resolve.js";
 export type { ResolvableStore } from "./resolve.js";
 export { CLIENT_EVENTS, STORE_EVENTS, PERIODS_PER_SCHEDULE } from "./settings.js";

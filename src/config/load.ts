@@ -31,6 +31,7 @@ import type { MergedOverrides, OverridesLayer } from "./overrides.js";
 import type { StoreSources } from "./explain.js";
 import { isLoopbackHost, mergeSettings, readClient, readSettings, urlShapeProblem } from "./settings.js";
 import type { SettingsLayer } from "./settings.js";
+import { readRollout, type RolloutStage } from "./rollout.js";
 import { validateFile } from "./validate.js";
 import type { FileKind } from "./validate.js";
 import { DEFAULT_PARSE_LIMITS, locate, parseYaml, toPointer } from "./yaml.js";
@@ -100,6 +101,11 @@ export interface LoadedProject {
    * a date the platform does not treat as a holiday where it is written (src/config/holidays.ts).
    */
   holidaySites?: ReadonlyMap<string, ReadonlyMap<string, HolidaySite>>;
+  /**
+   * The stages of carte.yaml `rollout:` in order, each with its store keys (src/config/rollout.ts):
+   * every store of the files is in exactly one stage. Absent when carte.yaml has no `rollout:`.
+   */
+  rollout?: RolloutStage[];
 }
 
 /** Where a holiday date is written: `file:line:col` of its key. */
@@ -424,6 +430,15 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
   });
   checker.finish();
   const client = readClient(project.parsed, field(projectData, "client"), problems);
+  const rollout = await readRollout(
+    project.parsed,
+    root,
+    storeFiles.map((f, i) => {
+      const key = field(field(f.parsed.data, "store"), "integration_id");
+      return { path: storePaths[i]!, key: typeof key === "string" ? key : undefined };
+    }),
+    problems,
+  );
   const secretsFile = await checkSecretsFile(project.parsed, root, problems);
 
   if (problems.length > 0)
@@ -501,6 +516,7 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
     ),
     warnings,
     holidaySites,
+    ...(rollout ? { rollout } : {}),
   };
 }
 

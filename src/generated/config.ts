@@ -393,6 +393,19 @@ export interface ProjectFile {
   stores: FilePatterns;
   catalogs: FilePatterns;
   groups?: FilePatterns;
+  /**
+   * Canary rollout.
+   *
+   * Apply the stores in stages, in the order written here: each stage's changes are made and verified on the platform before the next stage starts, and carte apply stops at the first stage with a failed call or a change the platform does not show (exit 1), naming the stages that did not run and what they would have changed. Each stage is a store file pattern, or a list of patterns and file names, relative to carte.yaml, as in stores:; "*" alone means every store file. A store named by two stages belongs to the first. Every store must be in a stage (end with a stage such as rest: "*"). Client-level settings (client:) go with the first stage. carte apply --stage NAME and carte plan --stage NAME run one stage alone, for a pipeline that waits between stages. Example: {canary: [stores/bog-centro.yaml], rest: "*"}.
+   */
+  rollout?: {
+    /**
+     * Stores of the stage.
+     *
+     * One store file pattern such as stores/bog-*.yaml, "*" for every store, or a list of patterns and file names such as [stores/bog-centro.yaml].
+     */
+    [k: string]: (string | string[]) | undefined;
+  };
   defaults?: SettingsFile;
   /**
    * Integration-wide settings.

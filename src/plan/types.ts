@@ -117,6 +117,11 @@ export interface Plan {
   checksums: PlanChecksums;
   /** Present when the plan was limited with `--store`, `--kind` or `--target`. */
   targeting?: Targeting;
+  /**
+   * Present when the plan was limited to one stage of carte.yaml `rollout:` with `--stage`: the stage's
+   * name. `carte apply FILE` then applies that stage alone (src/run.ts).
+   */
+  stage?: string;
   /** The safety guards' verdict; a plan that is not `ok` is applied only with an override. */
   safety: SafetyVerdict;
   /**

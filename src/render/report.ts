@@ -8,6 +8,7 @@
 import type { Plan } from "../plan/types.js";
 import { escapeMarkdown, escapeTerminal, jsonSafe } from "./escape.js";
 import { isComplete, type ApplyReport } from "../workflow.js";
+import { renderStagesMarkdown, renderStagesText } from "./rollout.js";
 
 /** The API calls of a report that succeeded. */
 function succeeded(report: ApplyReport): number {
@@ -25,6 +26,8 @@ export function renderReport(plan: Plan, report: ApplyReport, ms: number): strin
   const s = plan.summary;
   const lines: string[] = [];
   const done = succeeded(report);
+  // A rollout (carte.yaml rollout:, --stage): what each stage did, in order, first.
+  if (report.stages && report.stages.length > 0) lines.push(`\n${renderStagesText(report.stages)}`);
   if (isComplete(report)) {
     lines.push(
       `\nApply complete: ${s.create} created, ${s.update} updated, ${s.delete} deleted; ` +
@@ -77,6 +80,8 @@ export function renderReportMarkdown(
   const done = succeeded(report);
   const calls = `${done} API call${done === 1 ? "" : "s"}`;
   const lines: string[] = [];
+  // A rollout (carte.yaml rollout:, --stage): a heading per stage, in order, first.
+  if (report.stages && report.stages.length > 0) lines.push(renderStagesMarkdown(report.stages));
   if (isComplete(report)) {
     lines.push(
       `**Apply complete**: ${s.create} created, ${s.update} updated, ${s.delete} deleted. ` +
@@ -123,7 +128,8 @@ export function renderReportMarkdown(
 
 /**
  * Renders the outcome of an apply as pretty-printed JSON (`carte apply --json`), ending with a newline:
- * `{summary, safety, operations, failed, skipped, pending, waitedMs}`; for a plan with no changes,
+ * `{summary, safety, operations, failed, skipped, pending, waitedMs}` (and `stages`, in order, for a
+ * rollout: src/apply/rollout.ts `StageOutcome`); for a plan with no changes,
  * where nothing was applied, `{summary, operations: [], pending: []}`.
  */
 export function renderReportJson(plan: Plan, report: ApplyReport | undefined): string {

@@ -180,6 +180,41 @@ describe("GitHub Action", () => {
     expect(readFileSync(files.output, "utf8")).toMatch(/has-changes<<.*\nfalse\n/);
   });
 
+  it("the stage input applies one stage of rollout: alone, with a stage heading in the job summary", async () => {
+    const { fx, files } = await setup();
+    writeFileSync(
+      fx.config,
+      readFileSync(fx.config, "utf8") + '\nrollout:\n  canary: [stores/bog-centro.yaml]\n  rest: "*"\n',
+    );
+    const touchesRest = (r: { path: string; body: unknown }) =>
+      /900102|900201|bog-chapinero|med-poblado/.test(r.path + JSON.stringify(r.body ?? null));
+    process.env.INPUT_COMMAND = "apply";
+    process.env.INPUT_STAGE = "canary";
+    fx.emu.clearRequests();
+    let from = readFileSync(summaryFile, "utf8").length;
+    expect(await runAction()).toBe(0);
+    expect(summarySince(from)).toContain("#### Stage canary (1 store)");
+    expect(summarySince(from)).not.toContain("Stage rest");
+    const canary = writes(fx.emu.requests);
+    expect(canary.length).toBeGreaterThan(0);
+    expect(canary.filter(touchesRest)).toEqual([]);
+
+    process.env.INPUT_STAGE = "rest";
+    fx.emu.clearRequests();
+    from = readFileSync(summaryFile, "utf8").length;
+    expect(await runAction()).toBe(0);
+    expect(summarySince(from)).toContain("#### Stage rest (2 stores)");
+    expect(writes(fx.emu.requests).filter(touchesRest).length).toBeGreaterThan(0);
+    expect(writes(fx.emu.requests).filter((r) => r.path.includes("/900101/"))).toEqual([]);
+
+    // Every stage applied: nothing left.
+    delete process.env.INPUT_STAGE;
+    process.env.INPUT_COMMAND = "plan";
+    process.env.INPUT_COMMENT = "false";
+    expect(await runAction()).toBe(0);
+    expect(stepOutputs(files.output)["has-changes"]).toBe("false");
+  });
+
   it("a configuration error sets exitcode 1, writes the located error to the job summary and fails the step", async () => {
     const { fx, files, gh } = await setup();
     edit(fx.config, /^version: 1$/m, "version: 1\nstorez: stores/*.yaml");
