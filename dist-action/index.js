@@ -9492,9 +9492,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback2) {
         if (callback2 === void 0) {
-          return new Promise((resolve7, reject) => {
+          return new Promise((resolve8, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve7(data);
+              return err ? reject(err) : resolve8(data);
             });
           });
         }
@@ -9532,12 +9532,12 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback2 === void 0) {
-          return new Promise((resolve7, reject) => {
+          return new Promise((resolve8, reject) => {
             this.destroy(err, (err2, data) => {
               return err2 ? (
                 /* istanbul ignore next: should never error */
                 reject(err2)
-              ) : resolve7(data);
+              ) : resolve8(data);
             });
           });
         }
@@ -11000,8 +11000,8 @@ var require_webidl = __commonJS({
       return new TypeError(`${message.header}: ${message.message}`);
     };
     webidl.errors.conversionFailed = function(context) {
-      const plural3 = context.types.length === 1 ? "" : " one of";
-      const message = `${context.argument} could not be converted to${plural3}: ${context.types.join(", ")}.`;
+      const plural4 = context.types.length === 1 ? "" : " one of";
+      const message = `${context.argument} could not be converted to${plural4}: ${context.types.join(", ")}.`;
       return webidl.errors.exception({
         header: context.prefix,
         message
@@ -11804,8 +11804,8 @@ var require_util2 = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise2 = new Promise((resolve7, reject) => {
-        res = resolve7;
+      const promise2 = new Promise((resolve8, reject) => {
+        res = resolve8;
         rej = reject;
       });
       return { promise: promise2, resolve: res, reject: rej };
@@ -14056,12 +14056,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve7, reject) => {
+      const waitForDrain = () => new Promise((resolve8, reject) => {
         assert(callback2 === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback2 = resolve7;
+          callback2 = resolve8;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -14731,12 +14731,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve7, reject) => {
+      const waitForDrain = () => new Promise((resolve8, reject) => {
         assert(callback2 === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback2 = resolve7;
+          callback2 = resolve8;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -15215,16 +15215,16 @@ var require_client = __commonJS({
         return this[kNeedDrain] < 2;
       }
       async [kClose]() {
-        return new Promise((resolve7) => {
+        return new Promise((resolve8) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve7;
+            this[kClosedResolve] = resolve8;
           } else {
-            resolve7(null);
+            resolve8(null);
           }
         });
       }
       async [kDestroy](err) {
-        return new Promise((resolve7) => {
+        return new Promise((resolve8) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request4 = requests[i];
@@ -15235,7 +15235,7 @@ var require_client = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve7(null);
+            resolve8(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback2);
@@ -15286,7 +15286,7 @@ var require_client = __commonJS({
         });
       }
       try {
-        const socket = await new Promise((resolve7, reject) => {
+        const socket = await new Promise((resolve8, reject) => {
           client[kConnector]({
             host,
             hostname: hostname2,
@@ -15298,7 +15298,7 @@ var require_client = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve7(socket2);
+              resolve8(socket2);
             }
           });
         });
@@ -15634,8 +15634,8 @@ var require_pool_base = __commonJS({
         if (this[kQueue].isEmpty()) {
           await Promise.all(this[kClients].map((c) => c.close()));
         } else {
-          await new Promise((resolve7) => {
-            this[kClosedResolve] = resolve7;
+          await new Promise((resolve8) => {
+            this[kClosedResolve] = resolve8;
           });
         }
       }
@@ -16904,7 +16904,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return null;
         }
-        return await new Promise((resolve7, reject) => {
+        return await new Promise((resolve8, reject) => {
           if (this[kContentLength] > limit) {
             this.destroy(new AbortError());
           }
@@ -16917,7 +16917,7 @@ var require_readable = __commonJS({
             if (signal?.aborted) {
               reject(signal.reason ?? new AbortError());
             } else {
-              resolve7(null);
+              resolve8(null);
             }
           }).on("error", noop2).on("data", function(chunk2) {
             limit -= chunk2.length;
@@ -16936,7 +16936,7 @@ var require_readable = __commonJS({
     }
     async function consume(stream, type) {
       assert(!stream[kConsume]);
-      return new Promise((resolve7, reject) => {
+      return new Promise((resolve8, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -16953,7 +16953,7 @@ var require_readable = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve: resolve7,
+              resolve: resolve8,
               reject,
               length: 0,
               body: []
@@ -17023,18 +17023,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2) {
-      const { type, body, resolve: resolve7, stream, length } = consume2;
+      const { type, body, resolve: resolve8, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve7(chunksDecode(body, length));
+          resolve8(chunksDecode(body, length));
         } else if (type === "json") {
-          resolve7(JSON.parse(chunksDecode(body, length)));
+          resolve8(JSON.parse(chunksDecode(body, length)));
         } else if (type === "arrayBuffer") {
-          resolve7(chunksConcat(body, length).buffer);
+          resolve8(chunksConcat(body, length).buffer);
         } else if (type === "blob") {
-          resolve7(new Blob(body, { type: stream[kContentType] }));
+          resolve8(new Blob(body, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve7(chunksConcat(body, length));
+          resolve8(chunksConcat(body, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -17291,9 +17291,9 @@ var require_api_request = __commonJS({
     };
     function request4(opts, callback2) {
       if (callback2 === void 0) {
-        return new Promise((resolve7, reject) => {
+        return new Promise((resolve8, reject) => {
           request4.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve7(data);
+            return err ? reject(err) : resolve8(data);
           });
         });
       }
@@ -17516,9 +17516,9 @@ var require_api_stream = __commonJS({
     };
     function stream(opts, factory, callback2) {
       if (callback2 === void 0) {
-        return new Promise((resolve7, reject) => {
+        return new Promise((resolve8, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve7(data);
+            return err ? reject(err) : resolve8(data);
           });
         });
       }
@@ -17803,9 +17803,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback2) {
       if (callback2 === void 0) {
-        return new Promise((resolve7, reject) => {
+        return new Promise((resolve8, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve7(data);
+            return err ? reject(err) : resolve8(data);
           });
         });
       }
@@ -17897,9 +17897,9 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback2) {
       if (callback2 === void 0) {
-        return new Promise((resolve7, reject) => {
+        return new Promise((resolve8, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve7(data);
+            return err ? reject(err) : resolve8(data);
           });
         });
       }
@@ -18564,9 +18564,9 @@ var require_pluralizer = __commonJS({
       this: "these"
     };
     module.exports = class Pluralizer {
-      constructor(singular, plural3) {
+      constructor(singular, plural4) {
         this.singular = singular;
-        this.plural = plural3;
+        this.plural = plural4;
       }
       pluralize(count) {
         const one = count === 1;
@@ -21762,7 +21762,7 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request4);
         const agent = fetchParams.controller.dispatcher;
-        return new Promise((resolve7, reject) => agent.dispatch(
+        return new Promise((resolve8, reject) => agent.dispatch(
           {
             path: url.pathname + url.search,
             origin: url.origin,
@@ -21838,7 +21838,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
-              resolve7({
+              resolve8({
                 status: status2,
                 statusText,
                 headersList,
@@ -21881,7 +21881,7 @@ var require_fetch = __commonJS({
               for (let i = 0; i < rawHeaders.length; i += 2) {
                 headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
               }
-              resolve7({
+              resolve8({
                 status: status2,
                 statusText: STATUS_CODES[status2],
                 headersList,
@@ -25622,8 +25622,8 @@ var require_util8 = __commonJS({
       return true;
     }
     function delay(ms) {
-      return new Promise((resolve7) => {
-        setTimeout(resolve7, ms).unref();
+      return new Promise((resolve8) => {
+        setTimeout(resolve8, ms).unref();
       });
     }
     module.exports = {
@@ -31003,9 +31003,9 @@ var require_dispatcher_base2 = __commonJS({
       }
       close(callback2) {
         if (callback2 === void 0) {
-          return new Promise((resolve7, reject) => {
+          return new Promise((resolve8, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve7(data);
+              return err ? reject(err) : resolve8(data);
             });
           });
         }
@@ -31043,9 +31043,9 @@ var require_dispatcher_base2 = __commonJS({
           err = null;
         }
         if (callback2 === void 0) {
-          return new Promise((resolve7, reject) => {
+          return new Promise((resolve8, reject) => {
             this.destroy(err, (err2, data) => {
-              return err2 ? reject(err2) : resolve7(data);
+              return err2 ? reject(err2) : resolve8(data);
             });
           });
         }
@@ -32709,8 +32709,8 @@ var require_webidl2 = __commonJS({
       return new TypeError(`${message.header}: ${message.message}`);
     };
     webidl.errors.conversionFailed = function(opts) {
-      const plural3 = opts.types.length === 1 ? "" : " one of";
-      const message = `${opts.argument} could not be converted to${plural3}: ${opts.types.join(", ")}.`;
+      const plural4 = opts.types.length === 1 ? "" : " one of";
+      const message = `${opts.argument} could not be converted to${plural4}: ${opts.types.join(", ")}.`;
       return webidl.errors.exception({
         header: opts.prefix,
         message
@@ -34551,8 +34551,8 @@ var require_promise = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise2 = new Promise((resolve7, reject) => {
-        res = resolve7;
+      const promise2 = new Promise((resolve8, reject) => {
+        res = resolve8;
         rej = reject;
       });
       return { promise: promise2, resolve: res, reject: rej };
@@ -35978,12 +35978,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve7, reject) => {
+      const waitForDrain = () => new Promise((resolve8, reject) => {
         assert(callback2 === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback2 = resolve7;
+          callback2 = resolve8;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -36867,12 +36867,12 @@ var require_client_h22 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve7, reject) => {
+      const waitForDrain = () => new Promise((resolve8, reject) => {
         assert(callback2 === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback2 = resolve7;
+          callback2 = resolve8;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -37189,16 +37189,16 @@ var require_client2 = __commonJS({
         return this[kNeedDrain] < 2;
       }
       [kClose]() {
-        return new Promise((resolve7) => {
+        return new Promise((resolve8) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve7;
+            this[kClosedResolve] = resolve8;
           } else {
-            resolve7(null);
+            resolve8(null);
           }
         });
       }
       [kDestroy](err) {
-        return new Promise((resolve7) => {
+        return new Promise((resolve8) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request4 = requests[i];
@@ -37211,7 +37211,7 @@ var require_client2 = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve7(null);
+            resolve8(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback2);
@@ -37618,8 +37618,8 @@ var require_pool_base2 = __commonJS({
           }
           return Promise.all(closeAll);
         } else {
-          return new Promise((resolve7) => {
-            this[kClosedResolve] = resolve7;
+          return new Promise((resolve8) => {
+            this[kClosedResolve] = resolve8;
           });
         }
       }
@@ -38741,7 +38741,7 @@ var require_socks5_proxy_agent = __commonJS({
         const proxyHost = this[kProxyUrl].hostname;
         const proxyPort = parseInt(this[kProxyUrl].port) || 1080;
         debug2("creating SOCKS5 connection to", proxyHost, proxyPort);
-        const socket = await new Promise((resolve7, reject) => {
+        const socket = await new Promise((resolve8, reject) => {
           this[kConnector]({
             hostname: proxyHost,
             host: proxyHost,
@@ -38751,7 +38751,7 @@ var require_socks5_proxy_agent = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve7(socket2);
+              resolve8(socket2);
             }
           });
         });
@@ -38761,14 +38761,14 @@ var require_socks5_proxy_agent = __commonJS({
           socket.destroy();
         });
         await socks5Client.handshake();
-        await new Promise((resolve7, reject) => {
+        await new Promise((resolve8, reject) => {
           const timeout = setTimeout(() => {
             reject(new Error("SOCKS5 authentication timeout"));
           }, 5e3);
           const onAuthenticated = () => {
             clearTimeout(timeout);
             socks5Client.removeListener("error", onError);
-            resolve7();
+            resolve8();
           };
           const onError = (err) => {
             clearTimeout(timeout);
@@ -38777,14 +38777,14 @@ var require_socks5_proxy_agent = __commonJS({
           };
           if (socks5Client.state === STATES.AUTHENTICATED) {
             clearTimeout(timeout);
-            resolve7();
+            resolve8();
           } else {
             socks5Client.once("authenticated", onAuthenticated);
             socks5Client.once("error", onError);
           }
         });
         await socks5Client.connect(targetHost, targetPort);
-        await new Promise((resolve7, reject) => {
+        await new Promise((resolve8, reject) => {
           const timeout = setTimeout(() => {
             reject(new Error("SOCKS5 connection timeout"));
           }, 5e3);
@@ -38792,7 +38792,7 @@ var require_socks5_proxy_agent = __commonJS({
             debug2("SOCKS5 tunnel established to", targetHost, targetPort, "via", info);
             clearTimeout(timeout);
             socks5Client.removeListener("error", onError);
-            resolve7();
+            resolve8();
           };
           const onError = (err) => {
             clearTimeout(timeout);
@@ -38835,8 +38835,8 @@ var require_socks5_proxy_agent = __commonJS({
                       socket,
                       servername: this[kRequestTls]?.servername || targetHost
                     });
-                    await new Promise((resolve7, reject) => {
-                      finalSocket.once("secureConnect", resolve7);
+                    await new Promise((resolve8, reject) => {
+                      finalSocket.once("secureConnect", resolve8);
                       finalSocket.once("error", reject);
                     });
                   }
@@ -39969,7 +39969,7 @@ var require_readable2 = __commonJS({
         if (this._readableState.closeEmitted) {
           return Promise.resolve(null);
         }
-        return new Promise((resolve7, reject) => {
+        return new Promise((resolve8, reject) => {
           if (this[kContentLength] && this[kContentLength] > limit || this[kBytesRead] > limit) {
             this.destroy(new AbortError());
           }
@@ -39983,11 +39983,11 @@ var require_readable2 = __commonJS({
               if (signal.aborted) {
                 reject(signal.reason ?? new AbortError());
               } else {
-                resolve7(null);
+                resolve8(null);
               }
             });
           } else {
-            this.on("close", resolve7);
+            this.on("close", resolve8);
           }
           this.on("error", noop2).on("data", () => {
             if (this[kBytesRead] > limit) {
@@ -40015,7 +40015,7 @@ var require_readable2 = __commonJS({
     }
     function consume(stream, type) {
       assert(!stream[kConsume]);
-      return new Promise((resolve7, reject) => {
+      return new Promise((resolve8, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -40030,7 +40030,7 @@ var require_readable2 = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve: resolve7,
+              resolve: resolve8,
               reject,
               length: 0,
               body: []
@@ -40104,18 +40104,18 @@ var require_readable2 = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2, encoding) {
-      const { type, body, resolve: resolve7, stream, length } = consume2;
+      const { type, body, resolve: resolve8, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve7(chunksDecode(body, length, encoding));
+          resolve8(chunksDecode(body, length, encoding));
         } else if (type === "json") {
-          resolve7(JSON.parse(chunksDecode(body, length, encoding)));
+          resolve8(JSON.parse(chunksDecode(body, length, encoding)));
         } else if (type === "arrayBuffer") {
-          resolve7(chunksConcat(body, length).buffer);
+          resolve8(chunksConcat(body, length).buffer);
         } else if (type === "blob") {
-          resolve7(new Blob(body, { type: stream[kContentType] }));
+          resolve8(new Blob(body, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve7(chunksConcat(body, length));
+          resolve8(chunksConcat(body, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -40305,9 +40305,9 @@ var require_api_request2 = __commonJS({
     };
     function request4(opts, callback2) {
       if (callback2 === void 0) {
-        return new Promise((resolve7, reject) => {
+        return new Promise((resolve8, reject) => {
           request4.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve7(data);
+            return err ? reject(err) : resolve8(data);
           });
         });
       }
@@ -40519,9 +40519,9 @@ var require_api_stream2 = __commonJS({
     };
     function stream(opts, factory, callback2) {
       if (callback2 === void 0) {
-        return new Promise((resolve7, reject) => {
+        return new Promise((resolve8, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve7(data);
+            return err ? reject(err) : resolve8(data);
           });
         });
       }
@@ -40809,9 +40809,9 @@ var require_api_upgrade2 = __commonJS({
     };
     function upgrade(opts, callback2) {
       if (callback2 === void 0) {
-        return new Promise((resolve7, reject) => {
+        return new Promise((resolve8, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve7(data);
+            return err ? reject(err) : resolve8(data);
           });
         });
       }
@@ -40904,9 +40904,9 @@ var require_api_connect2 = __commonJS({
     };
     function connect(opts, callback2) {
       if (callback2 === void 0) {
-        return new Promise((resolve7, reject) => {
+        return new Promise((resolve8, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve7(data);
+            return err ? reject(err) : resolve8(data);
           });
         });
       }
@@ -42180,7 +42180,7 @@ var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports, module) {
     "use strict";
     var { writeFile: writeFile5, readFile: readFile6, mkdir: mkdir5 } = __require("node:fs/promises");
-    var { dirname: dirname4, resolve: resolve7 } = __require("node:path");
+    var { dirname: dirname4, resolve: resolve8 } = __require("node:path");
     var { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers");
     var { InvalidArgumentError, UndiciError } = require_errors3();
     var { hashId, isUrlExcludedFactory, normalizeHeaders, createHeaderFilters } = require_snapshot_utils();
@@ -42381,7 +42381,7 @@ var require_snapshot_recorder = __commonJS({
           throw new InvalidArgumentError("Snapshot path is required");
         }
         try {
-          const data = await readFile6(resolve7(path10), "utf8");
+          const data = await readFile6(resolve8(path10), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -42410,7 +42410,7 @@ var require_snapshot_recorder = __commonJS({
         if (!path10) {
           throw new InvalidArgumentError("Snapshot path is required");
         }
-        const resolvedPath = resolve7(path10);
+        const resolvedPath = resolve8(path10);
         await mkdir5(dirname4(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot]) => ({
           hash,
@@ -50390,7 +50390,7 @@ var require_fetch2 = __commonJS({
         const agent = fetchParams.controller.dispatcher;
         const path10 = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
-        return new Promise((resolve7, reject) => agent.dispatch(
+        return new Promise((resolve8, reject) => agent.dispatch(
           {
             path: hasTrailingQuestionMark ? `${path10}?` : path10,
             origin: url.origin,
@@ -50478,7 +50478,7 @@ var require_fetch2 = __commonJS({
               }
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
-              resolve7({
+              resolve8({
                 status: status2,
                 statusText,
                 headersList,
@@ -50531,7 +50531,7 @@ var require_fetch2 = __commonJS({
                   headersList.append(headerName, String(value), true);
                 }
               }
-              resolve7({
+              resolve8({
                 status: status2,
                 statusText: STATUS_CODES[status2],
                 headersList,
@@ -50555,7 +50555,7 @@ var require_fetch2 = __commonJS({
                   headersList.append(nameStr, value.toString("latin1"), true);
                 }
               }
-              resolve7({
+              resolve8({
                 status: status2,
                 statusText: STATUS_CODES[status2],
                 headersList,
@@ -57841,7 +57841,7 @@ var require_compile = __commonJS({
       const schOrFunc = root.refs[ref];
       if (schOrFunc)
         return schOrFunc;
-      let _sch = resolve7.call(this, root, ref);
+      let _sch = resolve8.call(this, root, ref);
       if (_sch === void 0) {
         const schema = (_a = root.localRefs) === null || _a === void 0 ? void 0 : _a[ref];
         const { schemaId } = this.opts;
@@ -57868,7 +57868,7 @@ var require_compile = __commonJS({
     function sameSchemaEnv(s1, s2) {
       return s1.schema === s2.schema && s1.root === s2.root && s1.baseId === s2.baseId;
     }
-    function resolve7(root, ref) {
+    function resolve8(root, ref) {
       let sch;
       while (typeof (sch = this.refs[ref]) == "string")
         ref = sch;
@@ -58732,7 +58732,7 @@ var require_fast_uri = __commonJS({
       }
       return uri;
     }
-    function resolve7(baseURI, relativeURI, options) {
+    function resolve8(baseURI, relativeURI, options) {
       const schemelessOptions = options ? Object.assign({ scheme: "null" }, options) : { scheme: "null" };
       const {
         parsed: baseParsed,
@@ -59123,7 +59123,7 @@ var require_fast_uri = __commonJS({
     var fastUri = {
       SCHEMES,
       normalize: normalize2,
-      resolve: resolve7,
+      resolve: resolve8,
       resolveComponent,
       equal,
       serialize,
@@ -63002,14 +63002,14 @@ var require_retry_operation = __commonJS({
       if (this._errors.length === 0) {
         return null;
       }
-      var counts = {};
+      var counts2 = {};
       var mainError = null;
       var mainErrorCount = 0;
       for (var i = 0; i < this._errors.length; i++) {
         var error2 = this._errors[i];
         var message = error2.message;
-        var count = (counts[message] || 0) + 1;
-        counts[message] = count;
+        var count = (counts2[message] || 0) + 1;
+        counts2[message] = count;
         if (count >= mainErrorCount) {
           mainError = error2;
           mainErrorCount = count;
@@ -63611,12 +63611,12 @@ var require_adapter = __commonJS({
       return newFs;
     }
     function toPromise(method) {
-      return (...args) => new Promise((resolve7, reject) => {
+      return (...args) => new Promise((resolve8, reject) => {
         args.push((err, result) => {
           if (err) {
             reject(err);
           } else {
-            resolve7(result);
+            resolve8(result);
           }
         });
         method(...args);
@@ -63958,15 +63958,15 @@ function unique(list2) {
 }
 function mostCommon(values2, key = (v) => JSON.stringify(v)) {
   if (values2.length === 0) throw new Error("mostCommon of an empty list");
-  const counts = /* @__PURE__ */ new Map();
+  const counts2 = /* @__PURE__ */ new Map();
   values2.forEach((value, i) => {
     const k = key(value);
-    const entry = counts.get(k);
+    const entry = counts2.get(k);
     if (entry) entry.count++;
-    else counts.set(k, { value, count: 1, first: i });
+    else counts2.set(k, { value, count: 1, first: i });
   });
   let best;
-  for (const entry of counts.values()) {
+  for (const entry of counts2.values()) {
     if (!best || entry.count > best.count || entry.count === best.count && entry.first < best.first)
       best = entry;
   }
@@ -68629,21 +68629,21 @@ var webhooks = {
     const listed = /* @__PURE__ */ new Map();
     for (const cfg of list2) {
       if (cfg.stores.length > 0) events[cfg.event] = true;
-      let counts = listed.get(cfg.event);
-      if (!counts) listed.set(cfg.event, counts = /* @__PURE__ */ new Map());
+      let counts2 = listed.get(cfg.event);
+      if (!counts2) listed.set(cfg.event, counts2 = /* @__PURE__ */ new Map());
       for (const s of cfg.stores) {
         const id = String(s.store_id);
-        counts.set(id, (counts.get(id) ?? 0) + 1);
+        counts2.set(id, (counts2.get(id) ?? 0) + 1);
         if (id === into.store.storeId && !mine[cfg.event]) {
           mine[cfg.event] = { url: s.url, enabled: s.state === "ENABLE" };
         }
       }
     }
     const keeps = {};
-    for (const [ev, counts] of listed) {
-      const copies = counts.get(into.store.storeId) ?? 0;
+    for (const [ev, counts2] of listed) {
+      const copies = counts2.get(into.store.storeId) ?? 0;
       if (copies > 1) mine[ev] = { ...mine[ev], copies };
-      if ([...counts.values()].some((n) => n === 1)) keeps[ev] = true;
+      if ([...counts2.values()].some((n) => n === 1)) keeps[ev] = true;
     }
     into.webhooks = Object.fromEntries(
       Object.keys(mine).sort().map((k) => [k, mine[k]])
@@ -69147,11 +69147,11 @@ import { EOL as EOL3 } from "os";
 import { constants, promises } from "fs";
 var __awaiter = function(thisArg, _arguments, P2, generator) {
   function adopt(value) {
-    return value instanceof P2 ? value : new P2(function(resolve7) {
-      resolve7(value);
+    return value instanceof P2 ? value : new P2(function(resolve8) {
+      resolve8(value);
     });
   }
-  return new (P2 || (P2 = Promise))(function(resolve7, reject) {
+  return new (P2 || (P2 = Promise))(function(resolve8, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -69167,7 +69167,7 @@ var __awaiter = function(thisArg, _arguments, P2, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve7(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve8(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -69559,14 +69559,14 @@ function build$6(root, options) {
   if (relativePaths) return filters && filters.length ? pushDirectoryFilterWithRelativePath(root) : pushDirectoryWithRelativePath(root);
   return filters && filters.length ? pushDirectoryFilter : pushDirectory;
 }
-var pushFileFilterAndCount = (filename, _paths, counts, filters) => {
-  if (filters.every((filter) => filter(filename, false))) counts.files++;
+var pushFileFilterAndCount = (filename, _paths, counts2, filters) => {
+  if (filters.every((filter) => filter(filename, false))) counts2.files++;
 };
 var pushFileFilter = (filename, paths, _counts, filters) => {
   if (filters.every((filter) => filter(filename, false))) paths.push(filename);
 };
-var pushFileCount = (_filename, _paths, counts, _filters) => {
-  counts.files++;
+var pushFileCount = (_filename, _paths, counts2, _filters) => {
+  counts2.files++;
 };
 var pushFile = (filename, paths) => {
   paths.push(filename);
@@ -70263,7 +70263,7 @@ import { mkdtemp, rm as rm4 } from "node:fs/promises";
 import { tmpdir } from "node:os";
 async function materializeCommit(commit2) {
   const dir = await mkdtemp(path3.join(tmpdir(), "carte-base-"));
-  await new Promise((resolve7, reject) => {
+  await new Promise((resolve8, reject) => {
     const archive = spawn("git", ["archive", "--format=tar", commit2.sha], { cwd: commit2.toplevel });
     const tar = spawn("tar", ["-x", "-C", dir]);
     archive.stdout.pipe(tar.stdin);
@@ -70275,17 +70275,17 @@ async function materializeCommit(commit2) {
     archive.on("error", (e) => fail3(`git archive failed (${e.message})`));
     tar.on("error", (e) => fail3(`tar failed (${e.message})`));
     archive.on("close", (code3) => code3 !== 0 && fail3(`git archive exited ${code3}`));
-    tar.on("close", (code3) => code3 === 0 ? !failed && resolve7() : fail3(`tar exited ${code3}`));
+    tar.on("close", (code3) => code3 === 0 ? !failed && resolve8() : fail3(`tar exited ${code3}`));
   });
   return { dir, close: () => rm4(dir, { recursive: true, force: true }) };
 }
 function git(args, cwd) {
-  return new Promise((resolve7, reject) => {
+  return new Promise((resolve8, reject) => {
     execFile("git", args, { cwd, maxBuffer: 512 * 1024 * 1024, encoding: "utf8" }, (err, stdout, stderr) => {
       if (err) {
         const why = (stderr || err.message).trim().split("\n")[0] ?? "";
         reject(new UsageError(`git ${args[0]} failed: ${why}`));
-      } else resolve7(stdout);
+      } else resolve8(stdout);
     });
   });
 }
@@ -72444,12 +72444,12 @@ function judgeReviewed(plan, record) {
     return planDigest(plan.changes) === record.all ? { reviewed: plan.changes.map((c) => c.address), unreviewed: [] } : { reviewed: [], unreviewed: plan.changes };
   }
   const listed = record.changes;
-  const verdict = { reviewed: [], unreviewed: [] };
+  const verdict2 = { reviewed: [], unreviewed: [] };
   for (const c of plan.changes) {
-    if (listed.has(changeDigest(c))) verdict.reviewed.push(c.address);
-    else verdict.unreviewed.push(c);
+    if (listed.has(changeDigest(c))) verdict2.reviewed.push(c.address);
+    else verdict2.unreviewed.push(c);
   }
-  return verdict;
+  return verdict2;
 }
 function planOnly(project, current2, plan, keep) {
   const wanted = new Set(keep);
@@ -73682,20 +73682,20 @@ function pLimit(concurrency) {
     activeCount--;
     resumeNext();
   };
-  const run = async (function_, resolve7, arguments_) => {
+  const run = async (function_, resolve8, arguments_) => {
     const result = (async () => function_(...arguments_))();
-    resolve7(result);
+    resolve8(result);
     try {
       await result;
     } catch {
     }
     next();
   };
-  const enqueue = (function_, resolve7, arguments_) => {
+  const enqueue = (function_, resolve8, arguments_) => {
     new Promise((internalResolve) => {
       queue.enqueue(internalResolve);
     }).then(
-      run.bind(void 0, function_, resolve7, arguments_)
+      run.bind(void 0, function_, resolve8, arguments_)
     );
     (async () => {
       await Promise.resolve();
@@ -73704,8 +73704,8 @@ function pLimit(concurrency) {
       }
     })();
   };
-  const generator = (function_, ...arguments_) => new Promise((resolve7) => {
-    enqueue(function_, resolve7, arguments_);
+  const generator = (function_, ...arguments_) => new Promise((resolve8) => {
+    enqueue(function_, resolve8, arguments_);
   });
   Object.defineProperties(generator, {
     activeCount: {
@@ -73977,7 +73977,7 @@ function describe(err) {
 var import_undici2 = __toESM(require_undici2(), 1);
 
 // src/platform/transport.ts
-var realSleep = (ms) => new Promise((resolve7) => setTimeout(resolve7, ms));
+var realSleep = (ms) => new Promise((resolve8) => setTimeout(resolve8, ms));
 var DEFAULT_RETRY_POLICY = {
   maxAttempts: 5,
   baseDelayMs: 200,
@@ -74560,7 +74560,7 @@ function storeOrderedLimit(concurrency, place) {
     active++;
     w.start();
   };
-  return (fn, store) => new Promise((resolve7, reject) => {
+  return (fn, store) => new Promise((resolve8, reject) => {
     push({
       rank: store === void 0 ? -1 : place(store),
       seq: seq++,
@@ -74575,7 +74575,7 @@ function storeOrderedLimit(concurrency, place) {
           (value) => {
             active--;
             next();
-            resolve7(value);
+            resolve8(value);
           },
           (err) => {
             active--;
@@ -74845,6 +74845,74 @@ async function settleEffect(plan, op, client, waitMs) {
   }
 }
 
+// src/apply/rollout.ts
+function findStage(project, name) {
+  const stages = project.rollout;
+  if (!stages || stages.length === 0) {
+    throw new UsageError(
+      `--stage ${quote(name, 60)}: carte.yaml has no rollout: section, so there are no stages (docs/configuration.md, "Canary rollout")`
+    );
+  }
+  const i = stages.findIndex((s) => s.name === name);
+  if (i < 0) {
+    throw new UsageError(
+      `--stage ${quote(name, 60)}: no such stage in rollout: of carte.yaml; its stages are ${stages.map((s) => s.name).join(", ")}`
+    );
+  }
+  return { stage: stages[i], first: i === 0 };
+}
+function stageProject(project, stage, first) {
+  const keep = new Set(stage.stores);
+  const { client, ...rest } = project.desired;
+  return {
+    ...project,
+    desired: {
+      ...rest,
+      stores: Object.fromEntries(Object.entries(project.desired.stores).filter(([k]) => keep.has(k))),
+      ...first && client ? { client } : {}
+    }
+  };
+}
+function changesByStage(plan, stages) {
+  const out = new Map(stages.map((s) => [s.name, []]));
+  const stageOf2 = /* @__PURE__ */ new Map();
+  for (const s of stages) for (const k of s.stores) if (!stageOf2.has(k)) stageOf2.set(k, s.name);
+  const first = stages[0]?.name;
+  for (const c of plan.changes) {
+    const name = c.store === "" ? first : stageOf2.get(c.store);
+    const list2 = name === void 0 ? void 0 : out.get(name);
+    if (!list2) throw new InternalError(`store ${c.store} of the plan is in no stage of rollout:`);
+    list2.push(c);
+  }
+  return out;
+}
+function countChanges(changes) {
+  const counts2 = { create: 0, update: 0, delete: 0, stores: 0 };
+  const stores = /* @__PURE__ */ new Set();
+  for (const c of changes) {
+    counts2[c.action] += 1;
+    if (c.store !== "") stores.add(c.store);
+  }
+  counts2.stores = stores.size;
+  return counts2;
+}
+function storesInScope(plan, stage) {
+  const keys = new Set(plan.stores.map((s) => s.key));
+  return stage.stores.filter((k) => keys.has(k)).length;
+}
+function plannedStages(plan, stages) {
+  const byStage = changesByStage(plan, stages);
+  return stages.map((s) => {
+    const changes = byStage.get(s.name) ?? [];
+    return {
+      name: s.name,
+      status: changes.length === 0 ? "unchanged" : "not_run",
+      stores: storesInScope(plan, s),
+      changes: countChanges(changes)
+    };
+  });
+}
+
 // src/plan/digest.ts
 function planDigest2(plan) {
   const { digest: _digest, ...rest } = plan;
@@ -74903,7 +74971,7 @@ async function planProject(project, session, options = {}) {
   if (client) kept.client = client;
   if (problems.length > 0) throw new ConfigError(problems);
   const plan = planner.finish(client);
-  if (targets.length > 0) {
+  if (targets.length > 0 && options.checkTargets !== false) {
     const unmatched = unmatchedTargets(targets, desired, kept, project.ownership);
     if (unmatched.length > 0)
       throw new UsageError(
@@ -74993,9 +75061,16 @@ async function checkSavedPlan(saved, project, session, options = {}) {
   }
 }
 function isComplete(report3) {
-  return report3.failed === 0 && report3.skipped === 0 && (report3.refused ?? []).length === 0 && report3.pending.length === 0 && (report3.duplicates ?? []).length === 0;
+  return report3.failed === 0 && report3.skipped === 0 && (report3.refused ?? []).length === 0 && report3.pending.length === 0 && (report3.duplicates ?? []).length === 0 && (report3.stages ?? []).every((s) => s.status !== "failed");
 }
 async function applyPlan(plan, session, options = {}) {
+  const report3 = await applyPlanReport(plan, session, options);
+  if (report3.failed === 0 && report3.skipped === 0 && (report3.refused ?? []).length === 0 && (report3.pending.length > 0 || (report3.duplicates ?? []).length > 0)) {
+    throw new ConvergenceError(report3.pending, report3.waitedMs, report3.duplicates);
+  }
+  return report3;
+}
+async function applyPlanReport(plan, session, options = {}) {
   const client = session.client;
   const collector = options.secrets ? secretCollector(options.secrets) : void 0;
   const started = Date.now();
@@ -75069,10 +75144,133 @@ async function applyPlan(plan, session, options = {}) {
     refused,
     waitedMs: verify.waitedMs
   };
-  if (report3.failed === 0 && report3.skipped === 0 && refused.length === 0 && (report3.pending.length > 0 || verify.duplicates.length > 0)) {
-    throw new ConvergenceError(report3.pending, verify.waitedMs, verify.duplicates);
-  }
   return report3;
+}
+async function applyStages(plan, project, stages, session, options) {
+  const byStage = changesByStage(plan, stages);
+  const outcomes = [];
+  const reports = [];
+  const lost = [];
+  let stopped = false;
+  for (const [i, stage] of stages.entries()) {
+    const planned = byStage.get(stage.name) ?? [];
+    const base = { name: stage.name, stores: storesInScope(plan, stage) };
+    if (planned.length === 0) {
+      outcomes.push({ ...base, status: "unchanged", changes: countChanges([]) });
+      continue;
+    }
+    if (stopped) {
+      outcomes.push({ ...base, status: "not_run", changes: countChanges(planned) });
+      continue;
+    }
+    const scoped = stageProject(project, stage, i === 0);
+    const failed = (err) => {
+      outcomes.push({
+        ...base,
+        status: "failed",
+        changes: countChanges(planned),
+        error: err instanceof Error ? err.message : String(err)
+      });
+      stopped = true;
+    };
+    let stagePlan;
+    let prepared;
+    let guard;
+    try {
+      const targeting = plan.targeting ?? options.targeting;
+      const fresh = await planProject(scoped, session, {
+        ...options,
+        ...targeting ? { targeting } : {},
+        checksums: true,
+        checkTargets: false,
+        keepCurrent: options.onlyPlanned === true
+      });
+      stagePlan = options.onlyPlanned && fresh.current ? planOnly(
+        scoped,
+        fresh.current,
+        fresh.plan,
+        planned.map((c) => c.address)
+      ) : fresh.plan;
+      if (plan.checksums.stores) stagePlan.checksums.stores = plan.checksums.stores;
+      guard = storeGuard(stagePlan, scoped, session, options);
+      prepared = await prepareSecretSink(stagePlan, options.sink);
+    } catch (err) {
+      if (reports.length === 0) throw err;
+      failed(err);
+      continue;
+    }
+    let report4;
+    try {
+      report4 = await applyPlanReport(stagePlan, session, {
+        ...options,
+        secrets: prepared.sink,
+        ...guard ? { beforeStore: guard } : {}
+      });
+    } catch (err) {
+      failed(err);
+      continue;
+    }
+    const stageLost = await prepared.finish(report4.operations);
+    lost.push(...stageLost);
+    reports.push(report4);
+    const complete = isComplete(report4) && stageLost.length === 0;
+    outcomes.push({
+      ...base,
+      status: complete ? "applied" : "failed",
+      changes: countChanges(stagePlan.changes),
+      calls: report4.operations.length
+    });
+    if (!complete) stopped = true;
+  }
+  const report3 = {
+    operations: reports.flatMap((r) => r.operations),
+    failed: reports.reduce((n, r) => n + r.failed, 0),
+    skipped: reports.reduce((n, r) => n + r.skipped, 0),
+    pending: reports.flatMap((r) => r.pending),
+    duplicates: reports.flatMap((r) => r.duplicates ?? []),
+    refused: reports.flatMap((r) => r.refused ?? []),
+    waitedMs: reports.reduce((n, r) => n + r.waitedMs, 0),
+    stages: outcomes
+  };
+  return { report: report3, lostSecrets: [...new Set(lost)] };
+}
+
+// src/render/rollout.ts
+var plural2 = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+function counts(c, done) {
+  const [cr, up, de] = done ? ["created", "updated", "deleted"] : ["to create", "to update", "to delete"];
+  return `${c.create} ${cr}, ${c.update} ${up}, ${c.delete} ${de} in ${plural2(c.stores, "store")}`;
+}
+function verdict(s) {
+  const calls = s.calls === void 0 ? "" : `; ${plural2(s.calls, "API call")}`;
+  switch (s.status) {
+    case "applied":
+      return `applied: ${counts(s.changes, true)}${calls}; the platform shows every change`;
+    case "failed":
+      return s.error !== void 0 ? `failed: ${s.error}` : `failed (its plan: ${counts(s.changes, false)})${calls}; what went wrong is listed below`;
+    case "not_run":
+      return `not run: it would have changed ${counts(s.changes, false)}`;
+    case "unchanged":
+      return "no changes";
+  }
+}
+function heading(s) {
+  return `Stage ${s.name} (${plural2(s.stores, "store")})`;
+}
+function stagesNotRun(stages) {
+  return stages.filter((s) => s.status === "not_run").map((s) => s.name);
+}
+function renderStagesMarkdown(stages) {
+  const out = [];
+  for (const s of stages) out.push(`#### ${escapeMarkdown(heading(s))}`, "", escapeMarkdown(verdict(s)), "");
+  const skipped = stagesNotRun(stages);
+  if (skipped.length > 0) {
+    out.push(
+      `**The rollout stopped**: ${plural2(skipped.length, "stage")} did not run (${skipped.map((n) => `<code>${escapeMarkdown(n)}</code>`).join(", ")}).`,
+      ""
+    );
+  }
+  return out.join("\n");
 }
 
 // src/render/report.ts
@@ -75085,6 +75283,7 @@ function renderReportMarkdown(plan, report3, options = {}) {
   const done = succeeded(report3);
   const calls = `${done} API call${done === 1 ? "" : "s"}`;
   const lines = [];
+  if (report3.stages && report3.stages.length > 0) lines.push(renderStagesMarkdown(report3.stages));
   if (isComplete(report3)) {
     lines.push(
       `**Apply complete**: ${s.create} created, ${s.update} updated, ${s.delete} deleted. Applied ${calls}. The platform shows every change.`
@@ -75132,7 +75331,7 @@ import path7 from "node:path";
 
 // src/config/load.ts
 import { stat as stat3 } from "node:fs/promises";
-import { dirname as dirname3, relative as relative3, resolve as resolve4 } from "node:path";
+import { dirname as dirname3, relative as relative3, resolve as resolve5 } from "node:path";
 
 // src/config/glob.ts
 function hasMagic(pattern) {
@@ -75593,7 +75792,7 @@ var OverridesChecker = class {
             );
         }
       }
-      const perSku = (map, what, plural3, allowed) => {
+      const perSku = (map, what, plural4, allowed) => {
         const names = allowed.map((k) => k === "modifier group" ? "modifier group" : k);
         for (const [sku, e] of map)
           judge(
@@ -75602,7 +75801,7 @@ var OverridesChecker = class {
             level,
             allowed,
             `no ${names.slice(0, -1).join(", ")}${names.length > 1 ? " or " : ""}${names.at(-1)} with this SKU`,
-            (kind) => `${quote(sku)} is ${a2(kind)}, which has no ${what}: ${plural3} are for ${allowed.map((k) => `${k}s`).join(" and ")}`,
+            (kind) => `${quote(sku)} is ${a2(kind)}, which has no ${what}: ${plural4} are for ${allowed.map((k) => `${k}s`).join(" and ")}`,
             `have a ${what}`,
             "key"
           );
@@ -75859,6 +76058,92 @@ function resolveDesired(stores, client, options = {}) {
   return desired;
 }
 
+// src/config/rollout.ts
+import { resolve as resolve4 } from "node:path";
+var EVERY_STORE = "*";
+async function readRollout(project, root, storeFiles, problems) {
+  const data = project.data;
+  const value = isRecord(data) && Object.hasOwn(data, "rollout") ? data.rollout : void 0;
+  if (!isRecord(value)) return void 0;
+  const indexOf = new Map(storeFiles.map((f, i) => [f.path, i]));
+  const stageOf2 = /* @__PURE__ */ new Map();
+  const stages = [];
+  for (const [name, entry] of Object.entries(value)) {
+    if (!/^[a-z][a-z0-9_-]{0,39}$/.test(name)) return void 0;
+    const patterns = typeof entry === "string" ? [{ pattern: entry, segments: ["rollout", name] }] : Array.isArray(entry) ? entry.flatMap(
+      (p, i) => typeof p === "string" ? [{ pattern: p, segments: ["rollout", name, i] }] : []
+    ) : [];
+    const named = /* @__PURE__ */ new Set();
+    for (const { pattern, segments: segments2 } of patterns) {
+      if (pattern === "") continue;
+      const site = siteOf(project, segments2);
+      for (const i of await matchStores(
+        pattern,
+        root,
+        indexOf,
+        storeFiles.length,
+        (message) => report(problems, site, `rollout.${name}: ${message}`)
+      ))
+        named.add(i);
+    }
+    const own2 = [...named].filter((i) => !stageOf2.has(i)).sort((a3, b) => a3 - b);
+    for (const i of own2) stageOf2.set(i, name);
+    if (named.size > 0 && own2.length === 0) {
+      report(
+        problems,
+        siteOf(project, ["rollout", name]),
+        `rollout.${name}: every store this stage names is in an earlier stage (a store belongs to the first stage that names it), so the stage would be empty; remove it or name other stores`,
+        "key"
+      );
+    }
+    stages.push({
+      name,
+      stores: own2.flatMap((i) => {
+        const key = storeFiles[i].key;
+        return key === void 0 ? [] : [key];
+      })
+    });
+  }
+  const missing2 = storeFiles.filter((_, i) => !stageOf2.has(i));
+  if (stages.length > 0 && missing2.length > 0) {
+    const keys = missing2.map((f) => quote(f.key ?? f.path, 60));
+    report(
+      problems,
+      siteOf(project, ["rollout"]),
+      `rollout: ${missing2.length} store${missing2.length === 1 ? " is" : "s are"} in no stage (${keys.slice(0, 5).join(", ")}${keys.length > 5 ? `, and ${keys.length - 5} more` : ""}); every store must be in a stage: end the rollout with a stage such as rest: "*"`,
+      "key"
+    );
+  }
+  return stages;
+}
+async function matchStores(pattern, root, indexOf, count, fail3) {
+  if (pattern === EVERY_STORE) return Array.from({ length: count }, (_, i) => i);
+  if (!patternStaysInside(root, pattern)) {
+    fail3(outsideMessage("the pattern", quote(pattern), "path"));
+    return [];
+  }
+  if (!hasMagic(pattern)) {
+    const i = indexOf.get(resolve4(root, pattern));
+    if (i === void 0) {
+      fail3(
+        `${quote(pattern)} is not a store file of the project (the files stores: lists); name store files relative to carte.yaml, such as stores/bog-centro.yaml`
+      );
+      return [];
+    }
+    return [i];
+  }
+  const found = (await globFiles(pattern, root)).flatMap((f) => {
+    const i = indexOf.get(f);
+    return i === void 0 ? [] : [i];
+  });
+  if (found.length === 0) {
+    fail3(
+      `pattern ${quote(pattern)} matches no store file of the project (the files stores: lists); fix the pattern, or write "*" for every store`
+    );
+  }
+  return found;
+}
+
 // src/config/validate.ts
 var import_ajv = __toESM(require_ajv(), 1);
 var import_ajv_formats = __toESM(require_dist2(), 1);
@@ -75984,7 +76269,7 @@ function nameAt(pointer) {
   }
   return last;
 }
-function plural2(n, word) {
+function plural3(n, word) {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 function toProblem(parsed, kind, e) {
@@ -76039,11 +76324,11 @@ function toProblem(parsed, kind, e) {
     case "exclusiveMinimum":
       return problem(at, `${name} must be more than ${String(p.limit)}, got ${got}`);
     case "minLength":
-      return p.limit === 1 ? problem(at, `${name} must not be empty`) : problem(at, `${name} must be at least ${plural2(Number(p.limit), "character")} long`);
+      return p.limit === 1 ? problem(at, `${name} must not be empty`) : problem(at, `${name} must be at least ${plural3(Number(p.limit), "character")} long`);
     case "maxLength":
       return problem(
         at,
-        `${name} is ${plural2([...String(e.data)].length, "character")} long; at most ${String(p.limit)} are allowed`
+        `${name} is ${plural3([...String(e.data)].length, "character")} long; at most ${String(p.limit)} are allowed`
       );
     case "minItems":
       return problem(
@@ -76118,7 +76403,7 @@ async function expand2(project, key, root, problems, allowUnmatched) {
       report(
         problems,
         site,
-        hasMagic(pattern) ? `${key}: pattern ${quote(pattern)} matches no file (looked in ${bare(display(root), 200)}); fix the pattern, or remove it` : `${key}: file ${quote(pattern)} does not exist (looked for ${bare(display(resolve4(root, pattern)), 200)})`
+        hasMagic(pattern) ? `${key}: pattern ${quote(pattern)} matches no file (looked in ${bare(display(root), 200)}); fix the pattern, or remove it` : `${key}: file ${quote(pattern)} does not exist (looked for ${bare(display(resolve5(root, pattern)), 200)})`
       );
       continue;
     }
@@ -76182,7 +76467,7 @@ function checkPlatform(project, problems) {
 async function loadProject(configPath, options = {}) {
   const allowUnmatched = options.allowUnmatchedPatterns === true;
   const sections = settingsSections();
-  const configFile = resolve4(configPath);
+  const configFile = resolve5(configPath);
   const root = dirname3(configFile);
   const problems = [];
   const self = await insideProject(root, configFile).catch(() => void 0);
@@ -76283,6 +76568,15 @@ async function loadProject(configPath, options = {}) {
   });
   checker.finish();
   const client = readClient(project.parsed, field(projectData, "client"), problems);
+  const rollout = await readRollout(
+    project.parsed,
+    root,
+    storeFiles.map((f, i) => {
+      const key = field(field(f.parsed.data, "store"), "integration_id");
+      return { path: storePaths[i], key: typeof key === "string" ? key : void 0 };
+    }),
+    problems
+  );
   const secretsFile = await checkSecretsFile(project.parsed, root, problems);
   if (problems.length > 0)
     throw new ConfigError(withTruncation(dedupeProblems(problems), problems, project.parsed));
@@ -76352,7 +76646,8 @@ async function loadProject(configPath, options = {}) {
       (f) => f.parsed.file
     ),
     warnings,
-    holidaySites
+    holidaySites,
+    ...rollout ? { rollout } : {}
   };
 }
 function holidaySitesOf(layers) {
@@ -76381,7 +76676,7 @@ async function checkSecretsFile(project, root, problems) {
     report(problems, site, outsideMessage("secrets_file", quote(written), where2.why));
     return void 0;
   }
-  return resolve4(root, written);
+  return resolve5(root, written);
 }
 function errorCode2(err) {
   return err.code ?? "error";
@@ -76422,7 +76717,7 @@ async function readIncludes(layers, root, problems, limits) {
   while (pending.length > 0) {
     const layer = pending.shift();
     for (const inc of layer.includes) {
-      const absolute = resolve4(root, inc.path);
+      const absolute = resolve5(root, inc.path);
       if (files.has(absolute)) continue;
       let where2;
       try {
@@ -76461,7 +76756,7 @@ async function readIncludes(layers, root, problems, limits) {
   const stack = [];
   const visit = (layer) => {
     for (const inc of layer.includes) {
-      const absolute = resolve4(root, inc.path);
+      const absolute = resolve5(root, inc.path);
       const file = files.get(absolute);
       if (!file) continue;
       if (state.get(absolute) === "visiting") {
@@ -76494,7 +76789,7 @@ async function isPresent(path10) {
 }
 function withIncludes(layer, files, root, seen2) {
   const before = layer.includes.flatMap((inc) => {
-    const absolute = resolve4(root, inc.path);
+    const absolute = resolve5(root, inc.path);
     const file = files.get(absolute);
     if (!file || seen2.has(absolute)) return [];
     return withIncludes(file.layer, files, root, /* @__PURE__ */ new Set([...seen2, absolute]));
@@ -77383,7 +77678,7 @@ function faultMessage(kind) {
   return kind === "500" ? "Internal server error" : kind === "502" ? "Bad gateway" : "Service unavailable";
 }
 function sleep(ms) {
-  return new Promise((resolve7) => setTimeout(resolve7, ms).unref());
+  return new Promise((resolve8) => setTimeout(resolve8, ms).unref());
 }
 
 // src/emulator/state.ts
@@ -77784,7 +78079,7 @@ var EmulatorState = class {
   }
   /** Resolves once no accepted write is pending and the state file (if any) is written. */
   async idle() {
-    if (this.queue.length > 0) await new Promise((resolve7) => this.idleWaiters.push(resolve7));
+    if (this.queue.length > 0) await new Promise((resolve8) => this.idleWaiters.push(resolve8));
     await this.persisted();
   }
   /** Applies every pending write now and waits for persistence (used by close()). */
@@ -78408,7 +78703,7 @@ function toggleItems(by) {
       const store = ctx.state.storeByIntegrationId(entry.store_integration_id, ctx.clientId);
       if (!store) throw updateError();
       const cat = store.projected;
-      const resolve7 = (list2) => {
+      const resolve8 = (list2) => {
         if (list2 === void 0) return [];
         total += list2.length;
         if (total > Limits.availabilityItemsPerCall) throw updateError();
@@ -78418,7 +78713,7 @@ function toggleItems(by) {
           return id;
         });
       };
-      plan.push({ store, on: resolve7(entry.items.turn_on), off: resolve7(entry.items.turn_off) });
+      plan.push({ store, on: resolve8(entry.items.turn_on), off: resolve8(entry.items.turn_off) });
     }
     for (const p of plan) {
       ctx.state.accept(p.store, (cat) => {
@@ -78556,7 +78851,7 @@ function members(cat, res) {
   }
   return (it) => it.item_type === "ITEM" && ids.has(it.id);
 }
-function resolve5(cat, identity, isMember, v) {
+function resolve6(cat, identity, isMember, v) {
   const id = identity === "SKU" ? cat.itemSku.get(v) : /^\d{1,15}$/.test(v) ? Number(v) : void 0;
   const it = id === void 0 ? void 0 : cat.items.get(id);
   return it && isMember(it) ? it : void 0;
@@ -78569,7 +78864,7 @@ function patchStock(res) {
     const cat = store.projected;
     const isMember = members(cat, res);
     const ids = (list2) => list2.flatMap((v) => {
-      const it = resolve5(cat, identity, isMember, v);
+      const it = resolve6(cat, identity, isMember, v);
       return it ? [it.id] : [];
     });
     const onIds = ids(on);
@@ -78599,7 +78894,7 @@ function stockStatus(res) {
     const item_type = RESOURCES[res];
     const out = [];
     for (const v of new Set(asked)) {
-      const it = resolve5(cat, identity, isMember, v);
+      const it = resolve6(cat, identity, isMember, v);
       if (it) {
         out.push({
           item_id: it.id,
@@ -80188,17 +80483,17 @@ function typePhrase(t) {
   const list2 = typeList(t).map((x) => ARTICLE[x] ?? x);
   return list2.length <= 1 ? list2[0] ?? "valid" : `${list2.slice(0, -1).join(", ")} or ${list2.at(-1)}`;
 }
-function resolve6(schema) {
+function resolve7(schema) {
   if (schema === null || typeof schema !== "object") return void 0;
   const s = schema;
   if (typeof s.$ref === "string") {
     const name = s.$ref.split("/").pop() ?? "";
-    return resolve6(platformSchemas().definitions.get(name)?.schema);
+    return resolve7(platformSchemas().definitions.get(name)?.schema);
   }
   return s;
 }
 function expected(schema) {
-  const s = resolve6(schema);
+  const s = resolve7(schema);
   if (!s) return "valid";
   if (Array.isArray(s.enum)) return `one of ${s.enum.map(String).join(",")}`;
   if (Array.isArray(s.anyOf)) return s.anyOf.map(expected).join(" or ");
@@ -80206,11 +80501,11 @@ function expected(schema) {
   return typePhrase(s.type);
 }
 function missing(path10, schema) {
-  const s = resolve6(schema);
+  const s = resolve7(schema);
   const types = typeList(s?.type);
   if (s && types.length === 1 && types[0] === "array") {
     if (typeof s.minItems === "number" && s.minItems >= 1) return `${path10} must be a non-empty array`;
-    const items2 = resolve6(s.items);
+    const items2 = resolve7(s.items);
     const of = typeList(items2?.type).map((t) => PLURAL[t] ?? t).join(" or ");
     return `${path10} is required (an array${of === "" ? "" : ` of ${of}`})`;
   }
@@ -80388,7 +80683,7 @@ var TOO_LARGE = /* @__PURE__ */ Symbol("too large");
 function readBody(req, limit) {
   const announced = Number(req.headers["content-length"]);
   if (Number.isFinite(announced) && announced > limit) return Promise.resolve(TOO_LARGE);
-  return new Promise((resolve7, reject) => {
+  return new Promise((resolve8, reject) => {
     const chunks = [];
     let size = 0;
     const onData = (chunk2) => {
@@ -80397,13 +80692,13 @@ function readBody(req, limit) {
         req.off("data", onData);
         req.pause();
         chunks.length = 0;
-        resolve7(TOO_LARGE);
+        resolve8(TOO_LARGE);
         return;
       }
       chunks.push(chunk2);
     };
     req.on("data", onData);
-    req.on("end", () => resolve7(Buffer.concat(chunks).toString("utf8")));
+    req.on("end", () => resolve8(Buffer.concat(chunks).toString("utf8")));
     req.on("error", reject);
   });
 }
@@ -80486,11 +80781,11 @@ function route(deps, req, method, path10, query, body) {
 }
 function untilClosed(req, ms) {
   if (req.socket.destroyed) return Promise.resolve();
-  return new Promise((resolve7) => {
+  return new Promise((resolve8) => {
     const done = () => {
       clearTimeout(timer);
       req.socket.off("close", done);
-      resolve7();
+      resolve8();
     };
     const timer = setTimeout(done, ms);
     timer.unref();
@@ -80679,11 +80974,11 @@ async function startEmulator(opts = {}) {
     controlToken: opts.controlToken
   });
   const host = opts.host ?? "127.0.0.1";
-  await new Promise((resolve7, reject) => {
+  await new Promise((resolve8, reject) => {
     server.once("error", reject);
     server.listen(opts.port ?? 0, host, () => {
       server.off("error", reject);
-      resolve7();
+      resolve8();
     });
   });
   const port = server.address().port;
@@ -80706,7 +81001,7 @@ async function startEmulator(opts = {}) {
     },
     close: () => {
       closing ??= (async () => {
-        const stopped = new Promise((resolve7) => server.close(() => resolve7()));
+        const stopped = new Promise((resolve8) => server.close(() => resolve8()));
         server.closeIdleConnections();
         await state.drain();
         await events.close();
@@ -80852,9 +81147,15 @@ async function runCarte(request4, hooks = {}) {
   try {
     const loaded2 = await loadProject(request4.config, { shareResources: true });
     result.project = request4.shard ? shardProject(loaded2, request4.shard) : loaded2;
-    const project = result.project;
-    for (const warning2 of project.warnings) hooks.onWarning?.(`Warning: ${warning2}`);
+    for (const warning2 of result.project.warnings) hooks.onWarning?.(`Warning: ${warning2}`);
     const saved = request4.command === "apply" && request4.planFile ? await readPlanFile(request4.planFile) : void 0;
+    const stage = stageOf(request4, saved);
+    if (stage !== void 0) {
+      const { stage: picked, first } = findStage(result.project, stage);
+      result.project = stageProject(result.project, picked, first);
+      result.stage = stage;
+    }
+    const project = result.project;
     if (request4.command === "apply") {
       const scope = scopeDesired(project.desired, saved?.targeting ?? request4.targeting);
       lock = await acquireApplyLock({
@@ -80895,6 +81196,7 @@ async function runCarte(request4, hooks = {}) {
       let current2;
       if (!plan) ({ plan, current: current2 } = await planProject(project, session, options));
       if (request4.shard) allowEmptyShard(plan, loaded2);
+      if (stage !== void 0 && !fromFile) plan.stage = stage;
       if (request4.command === "apply" && request4.only && current2) {
         const keep = request4.only(plan);
         if (keep) plan = planOnly(project, current2, plan, keep);
@@ -80909,7 +81211,12 @@ async function runCarte(request4, hooks = {}) {
       } catch (err) {
         refusal = err;
       }
-      await hooks.onPlan?.(plan, { saved: fromFile, base: result.base });
+      const stages = stage === void 0 ? project.rollout : void 0;
+      await hooks.onPlan?.(plan, {
+        saved: fromFile,
+        base: result.base,
+        ...stages ? { stages: plannedStages(plan, stages) } : {}
+      });
       if (refusal) throw refusal;
       if (request4.command === "plan") {
         result.exitCode = request4.detailedExitCode && !isEmptyPlan(plan) ? ExitCode.changes : ExitCode.ok;
@@ -80921,6 +81228,19 @@ async function runCarte(request4, hooks = {}) {
         result.exitCode = ExitCode.error;
         return result;
       }
+      if (stages) {
+        const started2 = Date.now();
+        const staged = await applyStages(plan, project, stages, session, {
+          ...options,
+          sink: request4.secrets(project),
+          ...request4.only ? { onlyPlanned: true } : {}
+        });
+        result.report = staged.report;
+        result.applyMs = Date.now() - started2;
+        if (staged.lostSecrets.length > 0) result.lostSecrets = staged.lostSecrets;
+        result.exitCode = isComplete(staged.report) && staged.lostSecrets.length === 0 ? ExitCode.ok : ExitCode.error;
+        return result;
+      }
       const prepared = await prepareSecretSink(plan, request4.secrets(project));
       const started = Date.now();
       const guard = storeGuard(plan, project, session, options);
@@ -80929,11 +81249,11 @@ async function runCarte(request4, hooks = {}) {
         secrets: prepared.sink,
         ...guard ? { beforeStore: guard } : {}
       });
-      result.report = report3;
+      result.report = stage === void 0 ? report3 : { ...report3, stages: [stageOutcome(plan, stage, report3)] };
       result.applyMs = Date.now() - started;
       const lost = await prepared.finish(report3.operations);
       if (lost.length > 0) result.lostSecrets = lost;
-      result.exitCode = isComplete(report3) && lost.length === 0 ? ExitCode.ok : ExitCode.error;
+      result.exitCode = isComplete(result.report) && lost.length === 0 ? ExitCode.ok : ExitCode.error;
       return result;
     } finally {
       await session.close();
@@ -80946,13 +81266,35 @@ async function runCarte(request4, hooks = {}) {
     await lock?.release();
   }
 }
+function stageOf(request4, saved) {
+  if (!saved) return request4.stage;
+  if (saved.stage !== void 0 && typeof saved.stage !== "string") {
+    throw new UsageError("the saved plan's stage is not a stage name; save the plan again");
+  }
+  if (request4.stage !== void 0 && saved.stage !== request4.stage) {
+    throw new UsageError(
+      saved.stage === void 0 ? `--stage ${quote(request4.stage, 60)}: the saved plan covers every stage; apply it without --stage, or save a plan of the stage with carte plan --stage ${quote(request4.stage, 60)} --out FILE` : `--stage ${quote(request4.stage, 60)}: the saved plan is of stage ${quote(saved.stage, 60)}`
+    );
+  }
+  return saved.stage;
+}
+function stageOutcome(plan, name, report3) {
+  return {
+    name,
+    status: isComplete(report3) ? "applied" : "failed",
+    stores: plan.stores.length,
+    changes: countChanges(plan.changes),
+    calls: report3.operations.length
+  };
+}
 
 // src/action/comment.ts
 var COMMENT_MARKER = "<!-- carte-plan -->";
 var DRIFT_MARKER = "<!-- carte-drift -->";
 var DRIFT_LABEL = "carte-drift";
-function applyMarker(shard) {
-  return shard ? `<!-- carte-apply ${shard.index}/${shard.count} -->` : "<!-- carte-apply -->";
+function applyMarker(shard, stage) {
+  const part = stage !== void 0 && /^[a-z][a-z0-9_-]{0,39}$/.test(stage) ? ` stage=${stage}` : "";
+  return shard ? `<!-- carte-apply ${shard.index}/${shard.count}${part} -->` : `<!-- carte-apply${part} -->`;
 }
 
 // src/action/context.ts
@@ -81040,6 +81382,7 @@ function readInputs() {
     base: getInput("base").trim() || "auto",
     applyUnreviewed: bool("apply-unreviewed", false),
     shard: shard ? parseShard(shard, "input shard") : void 0,
+    stage: getInput("stage").trim() || void 0,
     planOut: getInput("plan-out").trim(),
     plans: getInput("plans").split("\n").map((l) => l.trim()).filter((l) => l !== ""),
     commentAuthor: getInput("comment-author").trim() || DEFAULT_BOT_LOGIN
@@ -81178,6 +81521,7 @@ async function planCommand(inputs, ctx, env2) {
     env: env2,
     force: inputs.force,
     shard: inputs.shard,
+    stage: inputs.stage,
     base: base.ref
   });
   const view = viewOf2(result, commit2, base.name);
@@ -81224,6 +81568,15 @@ async function findReviewed(gh, ctx, author) {
   const why = head && record.head !== head ? `The last plan on pull request #${merged.number} was made for commit ${record.head.slice(0, 7)}, not for its last commit ${head.slice(0, 7)}.` : void 0;
   return { pr: merged.number, record, ...why ? { why } : {} };
 }
+function stoppedRollout(result) {
+  return (result.report?.stages ?? []).some((s) => s.status === "failed");
+}
+function rolloutFailure(result) {
+  const stages = result.report?.stages ?? [];
+  const failed = stages.find((s) => s.status === "failed");
+  const notRun = stagesNotRun(stages);
+  return `stage ${failed?.name ?? "?"} failed${failed?.error ? `: ${failed.error}` : ""}` + (notRun.length > 0 ? `; stages not run: ${notRun.join(", ")}` : "");
+}
 async function applyCommand(inputs, ctx, env2) {
   const merge2 = ctx.eventName === "push";
   const reviewedOnly = merge2 && !inputs.applyUnreviewed;
@@ -81239,13 +81592,14 @@ async function applyCommand(inputs, ctx, env2) {
       env: env2,
       force: inputs.force,
       shard: inputs.shard,
+      stage: inputs.stage,
       secrets: (project) => actionSecretSink(actionSecretsFile({ input: secretsInput, env: env2, configured: project.secretsFile })),
       ...reviewedOnly ? {
         only: (plan) => {
           fresh = plan;
-          const verdict = judgeReviewed(plan, lookup.record);
-          refused = verdict.unreviewed;
-          return verdict.reviewed;
+          const verdict2 = judgeReviewed(plan, lookup.record);
+          refused = verdict2.unreviewed;
+          return verdict2.reviewed;
         }
       } : {}
     },
@@ -81263,8 +81617,8 @@ async function applyCommand(inputs, ctx, env2) {
   const report3 = result.plan && result.report ? renderReportMarkdown(result.plan, result.report) : void 0;
   if (report3) await summaryRaw(report3);
   let exitCode = result.exitCode;
-  let failure = result.error !== void 0 ? describeError(result.error, result.plan) : result.report && (result.report.failed > 0 || result.report.skipped > 0) ? escapeTerminal(
-    `apply incomplete: ${result.report.operations.filter((o) => o.status !== "ok").map((o) => `${o.status} ${o.method} ${o.path}${o.message ? `: ${o.message}` : ""}`).join("; ")}`
+  let failure = result.error !== void 0 ? describeError(result.error, result.plan) : result.report && (result.report.failed > 0 || result.report.skipped > 0 || stoppedRollout(result)) ? escapeTerminal(
+    `apply incomplete: ${result.report.operations.filter((o) => o.status !== "ok").map((o) => `${o.status} ${o.method} ${o.path}${o.message ? `: ${o.message}` : ""}`).concat(stoppedRollout(result) ? [rolloutFailure(result)] : []).join("; ")}`
   ) : result.lostSecrets ? escapeLines(lostSecretsMessage(result.lostSecrets)) : void 0;
   if (refused.length > 0) {
     const why = lookup.why ? ` ${lookup.why}` : "";
@@ -81283,9 +81637,20 @@ ${refusal}` : refusal;
       refusedWhy: lookup.why,
       ...result.error !== void 0 ? { error: { message: describeError(result.error, result.plan), exitCode: result.exitCode } } : {},
       context: commentContext(ctx, ctx.sha),
-      ...inputs.shard ? { title: `carte apply (shard ${inputs.shard.index}/${inputs.shard.count})` } : {}
+      ...inputs.shard || inputs.stage ? {
+        title: `carte apply (${[
+          ...inputs.shard ? [`shard ${inputs.shard.index}/${inputs.shard.count}`] : [],
+          ...result.stage ? [`stage ${result.stage}`] : []
+        ].join(", ")})`
+      } : {}
     });
-    await upsertMarkedComment(gh, lookup.pr, applyMarker(inputs.shard), inputs.commentAuthor, body);
+    await upsertMarkedComment(
+      gh,
+      lookup.pr,
+      applyMarker(inputs.shard, result.stage),
+      inputs.commentAuthor,
+      body
+    );
   }
   return { exitCode, plan: fresh ?? result.plan, failure };
 }
@@ -81343,7 +81708,8 @@ async function driftCommand(inputs, ctx, env2) {
     config: inputs.config,
     env: env2,
     force: void 0,
-    shard: inputs.shard
+    shard: inputs.shard,
+    stage: inputs.stage
   });
   const view = viewOf2(result, ctx.sha, void 0);
   if (view.problems) {
