@@ -73,17 +73,25 @@ describe("plan renderers", () => {
   });
 });
 
-/** A chain of 120 stores each getting 60 new items: a plan far larger than one comment. */
+/**
+ * A chain of 120 stores each changing the price of 15 of its 60 items (under the safety guards' 30 %),
+ * each store to its own prices (nothing is the same in two stores, so nothing is grouped): a plan far
+ * larger than one comment.
+ */
 function hugePlan() {
-  const stores = Array.from({ length: 120 }, (_, i) =>
-    store(`store-${String(i).padStart(3, "0")}`, String(900_000 + i), (s) => {
-      for (let j = 0; j < 60; j++) {
-        const sku = `ITEM-${String(j).padStart(2, "0")}`;
-        s.items[sku] = item(sku, 1000 + j, { title: `Item number ${j}`, description: "A fine item" });
-      }
-    }),
-  );
-  return buildPlan(desired(...stores), { stores: {} });
+  const chain = (raise: number) =>
+    Array.from({ length: 120 }, (_, i) =>
+      store(`store-${String(i).padStart(3, "0")}`, String(900_000 + i), (s) => {
+        for (let j = 0; j < 60; j++) {
+          const sku = `ITEM-${String(j).padStart(2, "0")}`;
+          s.items[sku] = item(sku, 1000 + j + (j < 15 ? raise * (i + 1) : 0), {
+            title: `Item number ${j}`,
+            description: "A fine item",
+          });
+        }
+      }),
+    );
+  return buildPlan(desired(...chain(1)), current(...chain(0)));
 }
 
 describe("Markdown renderer", () => {
@@ -98,7 +106,7 @@ describe("Markdown renderer", () => {
     expect(md.length).toBeLessThan(GITHUB_COMMENT_LIMIT);
     expect(md.length).toBeGreaterThan(30_000); // it uses the room it has
     expect(
-      md.startsWith("### carte plan\n\n**Plan: 7200 to create, 0 to update, 0 to delete in 120 stores"),
+      md.startsWith("### carte plan\n\n**Plan: 0 to create, 1800 to update, 0 to delete in 120 stores"),
     ).toBe(true);
     expect(md).toMatch(
       /_\d+ store sections not shown to keep this comment under 60,000 characters; the full plan is in the job summary\._/,
