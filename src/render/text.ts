@@ -172,7 +172,7 @@ export function renderText(plan: Plan, options: TextOptions): string {
   calls.forEach((l, i) => {
     lines.push(
       `  ${numbers[i]!.padStart(numberWidth)} ${escapeTerminal(l.method).padEnd(6)} ${paths[i]!.padEnd(pathWidth)}  ${c.dim(
-        escapeTerminal(`${l.stores.join(", ")}: ${plural(l.changes, "change")}`),
+        escapeTerminal(`${l.stores.join(", ") || "client"}: ${plural(l.changes, "change")}`),
       )}`,
     );
   });

@@ -632,6 +632,8 @@ interface Unit {
   store: string;
   /** Position of its change in its store, and of the unit in the change. */
   at: [number, number];
+  /** Order of its change among the kinds, then in its kind (see {@link Entry}). */
+  order: [number, string];
   /** What identifies the unit across stores (the title aside). */
   id: string;
   view: ChangeView;
@@ -641,15 +643,23 @@ function unitsOf(store: string, entries: Entry[]): Unit[] {
   const out: Unit[] = [];
   entries.forEach((e, i) => {
     const v = e.view;
-    const head = `${v.action}\u0000${v.head}\u0000${v.within ?? ""}\u0000${v.under ?? ""}`;
+    const head = `${v.action}\u0000${v.head}\u0000${v.summary ?? ""}\u0000${v.within ?? ""}\u0000${v.under ?? ""}`;
+    const order: [number, string] = [e.category, e.sort];
     if (v.action === "update" && v.details.length > 1) {
       v.details.forEach((d, j) =>
-        out.push({ store, at: [i, j], id: `${head}\u0000${detailText(d)}`, view: { ...v, details: [d] } }),
+        out.push({
+          store,
+          at: [i, j],
+          order,
+          id: `${head}\u0000${detailText(d)}`,
+          view: { ...v, details: [d] },
+        }),
       );
     } else {
       out.push({
         store,
         at: [i, 0],
+        order,
         id: `${head}\u0000${v.details.map(detailText).join("\u0000")}`,
         view: v,
       });
@@ -724,27 +734,33 @@ export function buildView(plan: Plan): PlanView {
   const isShared = (id: string) => (storesOf.get(id)?.length ?? 0) >= 2;
 
   // Shared units, joined into changes when they belong to one change and go to the same stores.
-  const shared: SharedChange[] = [];
+  const shared: (SharedChange & { order: [number, string] })[] = [];
   const seen = new Set<string>();
   for (const s of sections) {
     if (s.key === "") continue;
     const units = unitsByStore.get(s.key)!.filter((u) => isShared(u.id) && !seen.has(u.id));
     for (const u of units) seen.add(u.id);
-    const groups: { stores: string[]; units: Unit[] }[] = [];
+    // One change per change of this store and set of stores (a change's details may go to different sets).
+    const groups = new Map<string, { stores: string[]; units: Unit[] }>();
     for (const u of units) {
       const all = storesOf.get(u.id)!;
       const stores = all.map((x) => x.store);
       const titles = new Set(all.map((x) => x.view.title));
       const view: ChangeView = { ...u.view };
       if (titles.size !== 1) delete view.title;
-      const unit = { ...u, view };
-      const last = groups[groups.length - 1];
-      if (last && last.stores.join("\u0000") === stores.join("\u0000")) last.units.push(unit);
-      else groups.push({ stores, units: [unit] });
+      const key = `${u.at[0]}\u0000${stores.join("\u0000")}`;
+      const group = groups.get(key) ?? { stores, units: [] };
+      group.units.push({ ...u, view });
+      groups.set(key, group);
     }
-    for (const g of groups)
-      for (const change of joinUnits(g.units)) shared.push({ stores: g.stores, change });
+    for (const g of groups.values())
+      for (const change of joinUnits(g.units))
+        shared.push({ stores: g.stores, change, order: g.units[0]!.order });
   }
+  // In the order of the kinds, whichever store a change was first found in.
+  shared.sort(
+    (a, b) => a.order[0] - b.order[0] || (a.order[1] < b.order[1] ? -1 : a.order[1] > b.order[1] ? 1 : 0),
+  );
 
   const stores: StoreView[] = [];
   for (const s of sections) {
@@ -766,5 +782,5 @@ export function buildView(plan: Plan): PlanView {
       else if (c.within === undefined) c.within = c.under;
     });
   }
-  return { shared, stores };
+  return { shared: shared.map(({ stores, change }) => ({ stores, change })), stores };
 }
