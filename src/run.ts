@@ -23,7 +23,7 @@ import { isEmptyPlan } from "./plan/plan.js";
 import type { Targeting } from "./plan/target.js";
 import type { Plan } from "./plan/types.js";
 import { lostSecretWarnings, prepareSecretSink, secretsFileName, type SecretSink } from "./secrets.js";
-import { openSession } from "./session.js";
+import { openSession, runTarget, type RunTarget } from "./session.js";
 import {
   applyPlan,
   checkSavedPlan,
@@ -161,7 +161,10 @@ export interface RunHooks {
    * once per run that gets that far, before any write and before {@link confirm}, also when a guard
    * refuses the plan (the run then ends with an `UnsafePlanError`).
    */
-  onPlan?: (plan: Plan, info: { saved: boolean; base?: BaseSplit | undefined }) => void | Promise<void>;
+  onPlan?: (
+    plan: Plan,
+    info: { saved: boolean; base?: BaseSplit | undefined; target: RunTarget },
+  ) => void | Promise<void>;
   /**
    * `carte apply` without `--auto-approve`: asked before a fresh plan with changes is applied. Resolve
    * `false` to cancel (nothing is applied; exit code 1, {@link RunResult.cancelled}); throw to end the
@@ -174,6 +177,8 @@ export interface RunHooks {
 export interface RunResult {
   /** The loaded project, once loading succeeded. */
   project?: LoadedProject;
+  /** Where the run goes (the embedded emulator or the platform's host), once the project is loaded. */
+  target?: RunTarget;
   /** The plan, once planning (or reading and checking the saved plan) succeeded. */
   plan?: Plan;
   /** With {@link PlanRequest.base}: the plan's changes split against the base. */
@@ -235,6 +240,7 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
     const loaded = await loadProject(request.config, { shareResources: true });
     result.project = request.shard ? shardProject(loaded, request.shard) : loaded;
     const project = result.project;
+    result.target = runTarget(project);
     for (const warning of project.warnings) hooks.onWarning?.(`Warning: ${warning}`);
     // A saved plan is read, and its digest checked, before anything else: an edited plan makes no call.
     const saved =
@@ -298,7 +304,7 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
       } catch (err) {
         refusal = err;
       }
-      await hooks.onPlan?.(plan, { saved: fromFile, base: result.base });
+      await hooks.onPlan?.(plan, { saved: fromFile, base: result.base, target: result.target });
       if (refusal) throw refusal;
 
       if (request.command === "plan") {

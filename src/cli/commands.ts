@@ -22,6 +22,7 @@ import { renderReport, renderReportJson } from "../render/report.js";
 import { renderText } from "../render/text.js";
 import { describeHolder } from "../lock.js";
 import { runCarte, type RunHooks } from "../run.js";
+import { describeTarget } from "../session.js";
 import { escapeLines, escapeTerminal } from "../render/escape.js";
 import { discardingSink, lostSecretsMessage, resolveSecretSink } from "../secrets.js";
 import { printWarnings, useColor, type CliIo } from "./io.js";
@@ -75,11 +76,19 @@ function progressHooks(progress: Progress, io: CliIo): RunHooks {
   };
 }
 
-function render(plan: Plan, format: PlanCommand["format"], color: boolean, base?: BaseSplit): string {
+function render(
+  plan: Plan,
+  format: PlanCommand["format"],
+  color: boolean,
+  base?: BaseSplit,
+  target?: string,
+): string {
   if (format === "json") return base ? JSON.stringify({ ...plan, base }, null, 2) + "\n" : renderJson(plan);
   if (format === "markdown")
-    return base ? renderPlanComment(plan, { split: base, subject: "branch" }) : renderMarkdown(plan);
-  return renderText(plan, { color }) + (base ? renderSplitText(plan, base, { color }) : "");
+    return base
+      ? renderPlanComment(plan, { split: base, subject: "branch", target })
+      : renderMarkdown(plan, { target });
+  return renderText(plan, { color, target }) + (base ? renderSplitText(plan, base, { color }) : "");
 }
 
 /** `carte plan`: the shared path (src/run.ts) with `command: "plan"`, rendered in the chosen format. */
@@ -99,7 +108,7 @@ export async function runPlan(opts: PlanCommand, io: CliIo): Promise<number> {
         ...progressHooks(progress, io),
         onPlan: (plan, info) => {
           progress.stop();
-          io.out(render(plan, opts.format, useColor(opts.color, io), info.base));
+          io.out(render(plan, opts.format, useColor(opts.color, io), info.base, describeTarget(info.target)));
         },
       },
     );
@@ -167,9 +176,9 @@ export async function runApply(opts: ApplyCommand, io: CliIo): Promise<number> {
             `Waiting for another carte apply of the same stores to end (${describeHolder(holder)}); ` +
               `--timeout bounds the wait.\n`,
           ),
-        onPlan: (plan) => {
+        onPlan: (plan, info) => {
           progress.stop();
-          if (!opts.json) io.out(renderText(plan, { color }));
+          if (!opts.json) io.out(renderText(plan, { color, target: describeTarget(info.target) }));
         },
         ...(opts.autoApprove ? {} : { confirm: () => confirmApply(io) }),
       },
@@ -179,7 +188,10 @@ export async function runApply(opts: ApplyCommand, io: CliIo): Promise<number> {
     if (result.cancelled) io.err("Apply cancelled.\n");
     if (result.plan && !result.cancelled) {
       if (opts.json) io.out(renderReportJson(result.plan, result.report));
-      else if (result.report) io.out(renderReport(result.plan, result.report, result.applyMs ?? 0));
+      else if (result.report) {
+        const target = result.target && describeTarget(result.target);
+        io.out(renderReport(result.plan, result.report, result.applyMs ?? 0, target));
+      }
     }
     if (result.lostSecrets) io.err(`${escapeLines(`Error: ${lostSecretsMessage(result.lostSecrets)}`)}\n`);
     return result.exitCode;

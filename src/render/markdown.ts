@@ -8,7 +8,7 @@ import type { Plan, ResourceChange } from "../plan/types.js";
 import { codeSpan, escapeMarkdown, escapeTerminal } from "./escape.js";
 import { changesByStore, plural } from "./lines.js";
 import { buildView, detailText, headText, storesText, type ChangeView } from "./view.js";
-import { notes, summaryLine } from "./text.js";
+import { notes, summaryLine, targetLine } from "./text.js";
 
 /** GitHub's limit on the size of one issue or pull-request comment, in characters. */
 export const GITHUB_COMMENT_LIMIT = 65_536;
@@ -21,6 +21,8 @@ export interface MarkdownOptions {
   fullPlanAt?: string;
   /** Heading of the comment. Default "carte plan". */
   title?: string;
+  /** Where the run goes, in words (src/session.ts `describeTarget`), named under the heading. */
+  target?: string | undefined;
 }
 
 // Inside the ```diff fence the lines are already escaped for a terminal (lines.ts), so no value starts
@@ -98,7 +100,13 @@ function sectionsOf(plan: Plan, changes: ResourceChange[]): string[] {
 export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): string {
   const max = Math.min(options.maxChars ?? 60_000, GITHUB_COMMENT_LIMIT);
   const where = options.fullPlanAt ?? "the output of `carte plan`";
-  const head: string[] = [`### ${options.title ?? "carte plan"}`, "", `**${summaryLine(plan)}**`, ""];
+  const head: string[] = [
+    `### ${options.title ?? "carte plan"}`,
+    "",
+    ...(options.target === undefined ? [] : [escapeMarkdown(targetLine(options.target)), ""]),
+    `**${summaryLine(plan)}**`,
+    "",
+  ];
   for (const n of notes(plan)) {
     head.push(n.startsWith("  - ") ? `- ${escapeMarkdown(n.slice(4))}` : `> ${escapeMarkdown(n)}`);
   }
@@ -207,6 +215,8 @@ export interface PlanCommentOptions {
   maxChars?: number;
   /** Where the full plan can be read when the comment is cut. */
   fullPlanAt?: string;
+  /** Where the run goes, in words (src/session.ts `describeTarget`), named under the heading. */
+  target?: string | undefined;
 }
 
 /** `N to create, N to update, N to delete in N stores`, for a set of changes. */
@@ -283,6 +293,7 @@ export function renderPlanComment(plan: Plan, options: PlanCommentOptions = {}):
   const footer = options.footer ? `\n${options.footer}\n` : "";
   const context = contextLine(options.context);
   let out = `### ${escapeMd(options.title ?? "carte plan")}\n\n${context ? `${context}\n\n` : ""}`;
+  if (options.target !== undefined) out += `${escapeMd(targetLine(options.target))}\n\n`;
   out +=
     plan.changes.length === 0
       ? `**No changes.** The platform matches the configuration.\n\n`

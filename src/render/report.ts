@@ -20,15 +20,18 @@ function succeeded(report: ApplyReport): number {
  * addresses not yet shown. Starts with an empty line and ends with a newline.
  *
  * @param ms how long the apply took, in milliseconds (shown in seconds, one decimal).
+ * @param target where the run went, in words (src/session.ts `describeTarget`): the closing line names
+ *   it (`The embedded emulator (state in …) shows every change.`); absent: "The platform".
  */
-export function renderReport(plan: Plan, report: ApplyReport, ms: number): string {
+export function renderReport(plan: Plan, report: ApplyReport, ms: number, target?: string): string {
   const s = plan.summary;
   const lines: string[] = [];
   const done = succeeded(report);
   if (isComplete(report)) {
     lines.push(
       `\nApply complete: ${s.create} created, ${s.update} updated, ${s.delete} deleted; ` +
-        `${done} API call${done === 1 ? "" : "s"} in ${(ms / 1000).toFixed(1)} s. The platform shows every change.`,
+        `${done} API call${done === 1 ? "" : "s"} in ${(ms / 1000).toFixed(1)} s. ` +
+        escapeTerminal(`The ${target ?? "platform"} shows every change.`),
     );
   } else {
     lines.push(`\nApply incomplete: ${done} of ${report.operations.length} API calls succeeded.`);
@@ -60,6 +63,8 @@ const cell = (s: string) => escapeMarkdown(s);
 export interface ReportMarkdownOptions {
   /** Most calls listed in the table of failed and skipped calls. Default 100; the rest are counted. */
   maxRows?: number;
+  /** Where the run went, in words (src/session.ts `describeTarget`); absent: "the platform". */
+  target?: string | undefined;
 }
 
 /**
@@ -80,7 +85,7 @@ export function renderReportMarkdown(
   if (isComplete(report)) {
     lines.push(
       `**Apply complete**: ${s.create} created, ${s.update} updated, ${s.delete} deleted. ` +
-        `Applied ${calls}. The platform shows every change.`,
+        `Applied ${calls}. ${cell(`The ${options.target ?? "platform"} shows every change.`)}`,
     );
   } else {
     lines.push(
