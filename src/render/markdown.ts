@@ -69,7 +69,7 @@ function section(
  * the client settings, then one per store with what is left for it. Each is complete Markdown.
  */
 function sectionsOf(plan: Plan, changes: ResourceChange[]): string[] {
-  const view = buildView({ ...plan, changes });
+  const view = buildView(plan, changes);
   const out: string[] = [];
   const counts = (list: readonly ChangeView[]) => {
     const n = (a: ResourceChange["action"]) => list.filter((c) => c.action === a).length;

@@ -686,11 +686,14 @@ function joinUnits(units: Unit[]): ChangeView[] {
   return out;
 }
 
-/** Builds the presentation model of a plan (see the module's comment). Pure. */
-export function buildView(plan: Plan): PlanView {
+/**
+ * Builds the presentation model of a plan (see the module's comment), of all its changes or of `changes`
+ * (a part of them: this branch's own, the drift). Pure.
+ */
+export function buildView(plan: Plan, changes: readonly ResourceChange[] = plan.changes): PlanView {
   const money = plan.currency === undefined ? undefined : currencyOf(plan.currency);
   const byStore = new Map<string, ResourceChange[]>();
-  for (const ch of plan.changes) {
+  for (const ch of changes) {
     const list = byStore.get(ch.store);
     if (list) list.push(ch);
     else byStore.set(ch.store, [ch]);
