@@ -294,6 +294,7 @@ function recordOf(command: "plan" | "drift", shard: Shard | undefined, view: Pla
     split: view.split,
     problems: view.problems,
     error: view.errors.length > 0 ? view.errors.join("\n") : null,
+    ...(view.target !== undefined ? { target: view.target } : {}),
   };
 }
 
@@ -584,6 +585,7 @@ async function reportCommand(inputs: ActionInputs, ctx: ActionContext): Promise<
     errors: merged.errors,
     exitCode: merged.exitCode,
     commit: merged.commit ?? undefined,
+    ...(merged.target !== undefined ? { target: merged.target } : {}),
   };
   if (merged.command === "drift") return driftOutcome(view, inputs, ctx, false);
   await summarizePlan(view, ctx);
