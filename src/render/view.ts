@@ -272,7 +272,7 @@ function itemDetails(ch: ResourceChange, ctx: Context): Detail[] {
       case "type":
         if (!create) {
           const kind = (v: unknown) => (v === "MODIFIER_GROUP" ? "modifier group" : "item");
-          out.push({ label: "is now a", before: kind(before), after: kind(after) });
+          out.push({ label: "kind", before: kind(before), after: kind(after) });
         }
         break;
       case "price":
@@ -304,7 +304,12 @@ function itemDetails(ch: ResourceChange, ctx: Context): Detail[] {
         for (const step of diff(b, a)) {
           const parent = String(step.path[0]);
           const label = `price in ${parent}`;
-          if (step.type === "CREATE") out.push({ label, after: price(step.value) });
+          if (step.type === "CREATE")
+            out.push(
+              create
+                ? { label, after: price(step.value) }
+                : { label, before: "its own price", after: price(step.value) },
+            );
           else if (step.type === "REMOVE")
             out.push({ label, before: price(step.oldValue), after: `its own price` });
           else out.push({ label, before: price(step.oldValue), after: price(step.value) });
