@@ -9,7 +9,7 @@ import { Chalk } from "chalk";
 import type { Plan } from "../plan/types.js";
 import { escapeTerminal } from "./escape.js";
 import { plural } from "./lines.js";
-import { buildView, headText, storesText, type ChangeView } from "./view.js";
+import { buildView, callLines, headText, storesText, type ChangeView } from "./view.js";
 
 /** The one-line summary, e.g. `Plan: 3 to create, 1 to update, 0 to delete in 2 stores; 4 API calls.` */
 export function summaryLine(plan: Plan): string {
@@ -45,55 +45,6 @@ export function notes(plan: Plan): string[] {
     for (const v of plan.safety.violations) out.push(`  - ${v.guard}: ${v.message}`);
   }
   return out;
-}
-
-/** A line of the API calls of a plan: one call, or consecutive calls of one endpoint. */
-export interface CallLine {
-  /** 1-based numbers of the first and last call of the line. */
-  first: number;
-  last: number;
-  method: string;
-  /** The path; for several calls, the segments that differ as `*`. */
-  path: string;
-  /** Store keys the calls touch, in order, each once. */
-  stores: string[];
-  /** Changes the calls carry out. */
-  changes: number;
-}
-
-/** Above this many calls, consecutive calls of one endpoint are listed on one line. */
-export const MAX_CALLS_LISTED = 20;
-
-/**
- * The API calls of a plan as lines: one per call, or, when there are more than
- * {@link MAX_CALLS_LISTED}, one per run of consecutive calls of one endpoint (`POST
- * /stores/*\/items` for three stores). Raw text: each renderer escapes it.
- */
-export function callLines(plan: Plan): CallLine[] {
-  const out: (CallLine & { endpoint: string })[] = [];
-  const group = plan.operations.length > MAX_CALLS_LISTED;
-  plan.operations.forEach((op, i) => {
-    const last = out[out.length - 1];
-    if (group && last && last.endpoint === op.endpoint && last.method === op.method) {
-      const a = last.path.split("/");
-      const b = op.path.split("/");
-      last.path = a.length === b.length ? a.map((x, k) => (x === b[k] ? x : "*")).join("/") : last.path;
-      last.last = i + 1;
-      for (const s of op.stores) if (!last.stores.includes(s)) last.stores.push(s);
-      last.changes += op.addresses.length;
-      return;
-    }
-    out.push({
-      endpoint: op.endpoint,
-      first: i + 1,
-      last: i + 1,
-      method: op.method,
-      path: op.path,
-      stores: [...op.stores],
-      changes: op.addresses.length,
-    });
-  });
-  return out.map(({ endpoint: _endpoint, ...line }) => line);
 }
 
 /** Options of {@link renderText}. */

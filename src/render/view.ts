@@ -14,6 +14,7 @@
  *   paths that changed (microdiff); options come under their modifier group; hours in weekday order with
  *   slots as `11:00-22:00`; a holiday without slots as `closed on 12-25`; prices in the plan's currency.
  * - A store that gets many resources at once (a new store) shows its creates as counts per kind.
+ * - A long list of API calls ({@link callLines}) shows consecutive calls of one endpoint on one line.
  *
  * Every string of the model is raw: it holds SKUs, titles, URLs and names from the files or the
  * platform, and each renderer escapes it for its medium (src/render/escape.ts).
@@ -791,4 +792,55 @@ export function buildView(plan: Plan, changes: readonly ResourceChange[] = plan.
     });
   }
   return { shared: shared.map(({ stores, change }) => ({ stores, change })), stores };
+}
+
+// ── API calls ────────────────────────────────────────────────────────────────────────────────────────
+
+/** A line of the API calls of a plan: one call, or consecutive calls of one endpoint. */
+export interface CallLine {
+  /** 1-based numbers of the first and last call of the line. */
+  first: number;
+  last: number;
+  method: string;
+  /** The path; for several calls, the segments that differ as `*`. */
+  path: string;
+  /** Store keys the calls touch, in order, each once. */
+  stores: string[];
+  /** Changes the calls carry out. */
+  changes: number;
+}
+
+/** Above this many calls, consecutive calls of one endpoint are listed on one line. */
+export const MAX_CALLS_LISTED = 20;
+
+/**
+ * The API calls of a plan as lines: one per call, or, when there are more than
+ * {@link MAX_CALLS_LISTED}, one per run of consecutive calls of one endpoint (`POST
+ * /stores/*\/items` for three stores). Raw text: each renderer escapes it.
+ */
+export function callLines(plan: Plan): CallLine[] {
+  const out: (CallLine & { endpoint: string })[] = [];
+  const group = plan.operations.length > MAX_CALLS_LISTED;
+  plan.operations.forEach((op, i) => {
+    const last = out[out.length - 1];
+    if (group && last && last.endpoint === op.endpoint && last.method === op.method) {
+      const a = last.path.split("/");
+      const b = op.path.split("/");
+      last.path = a.length === b.length ? a.map((x, k) => (x === b[k] ? x : "*")).join("/") : last.path;
+      last.last = i + 1;
+      for (const s of op.stores) if (!last.stores.includes(s)) last.stores.push(s);
+      last.changes += op.addresses.length;
+      return;
+    }
+    out.push({
+      endpoint: op.endpoint,
+      first: i + 1,
+      last: i + 1,
+      method: op.method,
+      path: op.path,
+      stores: [...op.stores],
+      changes: op.addresses.length,
+    });
+  });
+  return out.map(({ endpoint: _endpoint, ...line }) => line);
 }

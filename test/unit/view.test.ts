@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { buildPlan } from "../../src/plan/plan.js";
 import type { Plan, ResourceChange } from "../../src/plan/types.js";
-import { buildView, daysText, detailText, headText, listMoves } from "../../src/render/view.js";
+import { buildView, callLines, daysText, detailText, headText, listMoves } from "../../src/render/view.js";
 import { current, desired, group, item, store } from "../helpers/builders.js";
 
 describe("list moves", () => {
@@ -86,5 +86,36 @@ describe("the view of a store's changes", () => {
       "settings.a.b: 1 → 2",
       "settings.c.1: 2",
     ]);
+  });
+});
+
+describe("the API calls", () => {
+  const chain = (n: number) => {
+    const stores = (price: number) =>
+      Array.from({ length: n }, (_, i) =>
+        store(`s-${String(i).padStart(2, "0")}`, String(900 + i), (s) => (s.items = { A: item("A", price) })),
+      );
+    return buildPlan(desired(...stores(2)), current(...stores(1)));
+  };
+
+  it("lists each call of a short plan", () => {
+    expect(callLines(chain(3)).map((l) => `${l.first}-${l.last} ${l.method} ${l.path}`)).toEqual([
+      "1-1 POST /restaurants/menu/v1/stores/900/items",
+      "2-2 POST /restaurants/menu/v1/stores/901/items",
+      "3-3 POST /restaurants/menu/v1/stores/902/items",
+    ]);
+  });
+
+  it("puts consecutive calls of one endpoint on one line in a long plan", () => {
+    const lines = callLines(chain(25));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      first: 1,
+      last: 25,
+      method: "POST",
+      path: "/restaurants/menu/v1/stores/*/items",
+      changes: 25,
+    });
+    expect(lines[0]!.stores).toHaveLength(25);
   });
 });
