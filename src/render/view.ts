@@ -286,8 +286,8 @@ function itemDetails(ch: ResourceChange, ctx: Context): Detail[] {
         out.push(
           ...listDetails(
             "images",
-            (before as unknown[] | undefined)?.map(imageText),
-            (after as unknown[] | undefined)?.map(imageText),
+            Array.isArray(before) ? before.map(imageText) : [],
+            Array.isArray(after) ? after.map(imageText) : [],
             create,
           ),
         );
@@ -597,7 +597,7 @@ function hoursView(changes: ResourceChange[]): Entry {
 function storeEntries(changes: ResourceChange[], ctx: Context): Entry[] {
   const entries: Entry[] = [];
   const hours = changes.filter((c) => c.kind === "store_hours");
-  const rest = changes.filter((c) => c.kind !== "store_hours");
+  let rest = changes.filter((c) => c.kind !== "store_hours");
   for (const action of ["create", "delete"] as const) {
     const mass = rest.filter((c) => c.action === action);
     if (mass.length <= MASS_CHANGE_THRESHOLD) continue;
@@ -619,10 +619,7 @@ function storeEntries(changes: ResourceChange[], ctx: Context): Entry[] {
         view: { action, head: `${g.keys.length} ${g.plural}: ${shown}${more}`, details: [] },
       });
       const done = new Set(g.keys);
-      for (let i = rest.length - 1; i >= 0; i--) {
-        const c = rest[i]!;
-        if (c.action === action && nounOf(c)[0] === one && done.has(c.key)) rest.splice(i, 1);
-      }
+      rest = rest.filter((c) => !(c.action === action && nounOf(c)[0] === one && done.has(c.key)));
     }
   }
   for (const c of rest) entries.push(changeView(c, ctx));
