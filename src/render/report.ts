@@ -21,7 +21,8 @@ function succeeded(report: ApplyReport): number {
  *
  * @param ms how long the apply took, in milliseconds (shown in seconds, one decimal).
  * @param target where the run went, in words (src/session.ts `describeTarget`): the closing line names
- *   it (`The embedded emulator (state in …) shows every change.`); absent: "The platform".
+ *   it (`The embedded emulator (state in …) shows every change.`, `Apply incomplete against the platform
+ *   at HOST: …`); absent: "The platform".
  */
 export function renderReport(plan: Plan, report: ApplyReport, ms: number, target?: string): string {
   const s = plan.summary;
@@ -34,7 +35,8 @@ export function renderReport(plan: Plan, report: ApplyReport, ms: number, target
         escapeTerminal(`The ${target ?? "platform"} shows every change.`),
     );
   } else {
-    lines.push(`\nApply incomplete: ${done} of ${report.operations.length} API calls succeeded.`);
+    const against = target === undefined ? "" : escapeTerminal(` against the ${target}`);
+    lines.push(`\nApply incomplete${against}: ${done} of ${report.operations.length} API calls succeeded.`);
     for (const o of report.operations.filter((x) => x.status !== "ok")) {
       lines.push(escapeTerminal(`  ${o.status}: ${o.method} ${o.path}${o.message ? `: ${o.message}` : ""}`));
     }
@@ -89,7 +91,8 @@ export function renderReportMarkdown(
     );
   } else {
     lines.push(
-      `**Apply incomplete**: Applied ${calls} of ${report.operations.length}; ` +
+      `**Apply incomplete**${options.target === undefined ? "" : ` against the ${cell(options.target)}`}: ` +
+        `Applied ${calls} of ${report.operations.length}; ` +
         `${report.failed} failed, ${report.skipped} skipped.`,
       "",
       "| status | call | message |",

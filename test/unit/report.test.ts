@@ -141,6 +141,12 @@ describe("where a run goes (issue 16, item 3)", () => {
     expect(renderReport(p, ok, 0, "platform at evil\u001b[2J")).toContain(
       "The platform at evil\\x1b[2J shows every change.",
     );
+    expect(renderReport(p, broken, 0, "platform at api.example.com")).toContain(
+      "\nApply incomplete against the platform at api.example.com: 1 of 3 API calls succeeded.\n",
+    );
+    expect(renderReportMarkdown(p, broken, { target: "platform at api.example.com" })).toContain(
+      "**Apply incomplete** against the platform at api.example.com: Applied 1 API call of 3",
+    );
     expect(renderReportMarkdown(p, ok, { target: "platform at api.example.com" })).toContain(
       "Applied 1 API call. The platform at api.example.com shows every change.",
     );
