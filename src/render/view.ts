@@ -784,8 +784,11 @@ export function buildView(plan: Plan, changes: readonly ResourceChange[] = plan.
         prev !== undefined &&
         ((prev.head === `modifier group ${c.under}` && prev.action !== "delete") ||
           (prev.nested && prev.under === c.under));
-      if (owner) c.nested = true;
-      else if (c.within === undefined) c.within = c.under;
+      if (owner) {
+        // Under its group's line, which says where the group sits: the option's path would repeat it.
+        c.nested = true;
+        delete c.within;
+      } else if (c.within === undefined) c.within = c.under;
     });
   }
   return { shared: shared.map(({ stores, change }) => ({ stores, change })), stores };
