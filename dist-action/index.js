@@ -64073,6 +64073,7 @@ var availability = {
   defaultOwnership: "additive",
   select,
   segment: () => "availability",
+  title: (state, key) => Object.hasOwn(state.items, key) ? state.items[key].title : void 0,
   // A new item is created available (platform notes, "Store menu API").
   initial: (after) => ({ sku: after.sku, available: true }),
   read(snapshot, into) {
@@ -65348,10 +65349,10 @@ function readSettings(parsed, base, data, problems, sections) {
   if (settings.schedules_via === "menu" || settings.schedules_via === "utils")
     layer.schedulesVia = settings.schedules_via;
   const ctx = { parsed, base, at };
-  for (const section of sections) {
-    if (!Object.hasOwn(settings, section.key)) continue;
-    const value = section.read(settings[section.key], ctx, problems);
-    if (value !== void 0) layer.sections.set(section.key, value);
+  for (const section2 of sections) {
+    if (!Object.hasOwn(settings, section2.key)) continue;
+    const value = section2.read(settings[section2.key], ctx, problems);
+    if (value !== void 0) layer.sections.set(section2.key, value);
   }
   return layer;
 }
@@ -65383,16 +65384,16 @@ function mergeSettings(layers, problems, sections) {
   for (const layer of layers) {
     if (layer.schedulesVia !== void 0) out.schedulesVia = layer.schedulesVia;
   }
-  for (const section of sections) {
+  for (const section2 of sections) {
     let merged;
     let seen2 = false;
     for (const layer of layers) {
-      if (!layer.sections.has(section.key)) continue;
-      const upper = layer.sections.get(section.key);
-      merged = seen2 && section.merge ? section.merge(merged, upper) : upper;
+      if (!layer.sections.has(section2.key)) continue;
+      const upper = layer.sections.get(section2.key);
+      merged = seen2 && section2.merge ? section2.merge(merged, upper) : upper;
       seen2 = true;
     }
-    if (seen2) section.resolve(merged, out, problems);
+    if (seen2) section2.resolve(merged, out, problems);
   }
   return out;
 }
@@ -65972,10 +65973,10 @@ function parsePriceText(text) {
 function decimalOfNumber(value) {
   if (!Number.isFinite(value)) throw new RangeError(`not a finite number: ${String(value)}`);
   const exact = new Exact(String(value));
-  const plain = exact.abs().toFixed();
-  const point = plain.indexOf(".");
-  const scale = point < 0 ? 0 : plain.length - point - 1;
-  return { value: exact, scale, significant: plain.replace(".", "").replace(/^0+/, "").length };
+  const plain2 = exact.abs().toFixed();
+  const point = plain2.indexOf(".");
+  const scale = point < 0 ? 0 : plain2.length - point - 1;
+  return { value: exact, scale, significant: plain2.replace(".", "").replace(/^0+/, "").length };
 }
 function priceTextProblem(text, currency) {
   const d = parsePriceText(text);
@@ -67543,6 +67544,11 @@ function parentsOf(items2) {
   }
   return parents;
 }
+function groupOf(state, sku) {
+  const typeOf = (k) => Object.hasOwn(state.items, k) ? state.items[k].type : void 0;
+  if (typeOf(sku) !== "ITEM") return void 0;
+  return parentsOf(state.items).get(sku)?.find((p) => typeOf(p) === "MODIFIER_GROUP");
+}
 function nestedWithin(state, sku) {
   const parents = parentsOf(state.items);
   const previous = /* @__PURE__ */ new Map([[sku, null]]);
@@ -67618,6 +67624,7 @@ var items = {
   select: selectItems,
   segment: (r) => r.type === "MODIFIER_GROUP" ? "modifier_group" : "item",
   within: nestedWithin,
+  group: groupOf,
   reads: [storeMenuRead],
   read(snapshot, into, ids) {
     const wire = partOf(snapshot, storeMenuRead);
@@ -68351,6 +68358,7 @@ function utilsScheduleKind(f) {
       return out;
     },
     segment: () => f.name,
+    title: (state, key) => Object.hasOwn(state[f.field], key) ? state[f.field][key].title : void 0,
     // A new owner is created with its schedules through the menu API; a deleted one takes them along.
     initial: (after) => after,
     read(snapshot, into, ids) {
@@ -71819,6 +71827,7 @@ function mergeRecords(records) {
   }
   const problemRecord = sorted.find((r) => r.problems && r.problems.length > 0);
   const errors = sorted.filter((r) => r.error).map((r) => r.shard ? `shard ${r.shard.index}/${r.shard.count}: ${r.error}` : r.error);
+  const target = sorted.map((r) => r.target).find((t) => typeof t === "string");
   return {
     command: first.command,
     commit: first.commit,
@@ -71826,7 +71835,8 @@ function mergeRecords(records) {
     plan,
     split,
     problems: problemRecord?.problems ?? null,
-    errors
+    errors,
+    ...target !== void 0 ? { target } : {}
   };
 }
 
@@ -72107,12 +72117,12 @@ function diffAttributes(before, after) {
 }
 function createdOnce(after, created) {
   if (!created || after === null || typeof after !== "object") return createdAttributes(after);
-  let diff = created.get(after);
-  if (!diff) {
-    diff = createdAttributes(after);
-    created.set(after, diff);
+  let diff2 = created.get(after);
+  if (!diff2) {
+    diff2 = createdAttributes(after);
+    created.set(after, diff2);
   }
-  return diff;
+  return diff2;
 }
 function createdAttributes(after) {
   return Object.entries(after ?? {}).map(([attribute, value]) => ({
@@ -72158,8 +72168,8 @@ function compare(kind, have, want, ownership, created) {
   if (ownership === "additive" && (kind.retreats ? kind.retreats(action, before, want) : action === "delete")) {
     return void 0;
   }
-  const diff = action === "create" ? createdOnce(want, created) : action === "update" ? kind.diff?.(before, want) ?? diffAttributes(before, want) : [];
-  return { action, before, after: want, diff };
+  const diff2 = action === "create" ? createdOnce(want, created) : action === "update" ? kind.diff?.(before, want) ?? diffAttributes(before, want) : [];
+  return { action, before, after: want, diff: diff2 };
 }
 function shareEqual(have, want) {
   const out = {};
@@ -72183,7 +72193,7 @@ function createPlanner(desired, options = {}) {
   const collector = () => {
     const changes = [];
     const writesOf = /* @__PURE__ */ new Map();
-    const record = (at, cmp, writes, within) => {
+    const record = (at, cmp, writes, within, group2, title) => {
       const change = {
         address: at.address,
         store: at.store,
@@ -72193,7 +72203,9 @@ function createPlanner(desired, options = {}) {
         before: cmp.before ?? null,
         after: cmp.after ?? null,
         diff: cmp.diff,
-        ...within ? { within } : {}
+        ...within ? { within } : {},
+        ...group2 !== void 0 ? { group: group2 } : {},
+        ...title ? { title } : {}
       };
       changes.push(change);
       writesOf.set(
@@ -72260,7 +72272,9 @@ function createPlanner(desired, options = {}) {
           },
           cmp,
           kind.writes(cmp.action, key, cmp.before, cmp.after, ctx),
-          kind.within?.(cmp.action === "delete" ? have : want, key)
+          kind.within?.(cmp.action === "delete" ? have : want, key),
+          kind.group?.(cmp.action === "delete" ? have : want, key),
+          kind.title?.(cmp.action === "delete" ? have : want, key)
         );
       }
     }
@@ -72500,39 +72514,6 @@ function renderError(err) {
 }
 
 // src/render/lines.ts
-function formatValue(v) {
-  if (v === void 0) return "(none)";
-  if (typeof v === "string") return JSON.stringify(v);
-  if (Array.isArray(v)) return `[${v.map(formatValue).join(", ")}]`;
-  if (v && typeof v === "object") {
-    return `{ ${Object.entries(v).map(([k, x]) => `${k}: ${formatValue(x)}`).join(", ")} }`;
-  }
-  return String(v);
-}
-function isBlank(v) {
-  return v === null || v === void 0 || v === "" || Array.isArray(v) && v.length === 0;
-}
-function formatAttribute(attribute, v, currency) {
-  if (attribute === "price" && typeof v === "number") return formatPrice(v, currency);
-  if (attribute === "priceInParent" && v && typeof v === "object" && !Array.isArray(v)) {
-    return `{ ${Object.entries(v).map(([k, x]) => `${k}: ${typeof x === "number" ? formatPrice(x, currency) : formatValue(x)}`).join(", ")} }`;
-  }
-  return formatValue(v);
-}
-function changeLines(ch, currency) {
-  const money2 = currency === void 0 ? void 0 : currencyOf(currency);
-  const shown2 = ch.action === "create" ? ch.diff.filter((d) => !isBlank(d.after) && d.attribute !== "sku" && d.attribute !== "type") : ch.diff;
-  const width = Math.max(0, ...shown2.map((d) => d.attribute.length)) + 1;
-  return {
-    head: escapeTerminal(`${ch.kind}[${ch.key}]`),
-    ...ch.within?.length ? { within: escapeTerminal(`in ${ch.within.join(" › ")}`) } : {},
-    attributes: shown2.map((d) => ({
-      label: escapeTerminal(`${d.attribute}:`.padEnd(width + 1)),
-      ...ch.action === "create" ? {} : { before: escapeTerminal(formatAttribute(d.attribute, d.before, money2)) },
-      after: escapeTerminal(formatAttribute(d.attribute, d.after, money2))
-    }))
-  };
-}
 function plural(n, word) {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
@@ -72544,6 +72525,639 @@ function changesByStore(changes) {
     else byStore2.set(ch.store, [ch]);
   }
   return byStore2;
+}
+
+// node_modules/microdiff/dist/index.js
+var richTypes = ["Date", "RegExp", "String", "Number"];
+var temporalTypes = Object.getOwnPropertyNames(globalThis.Temporal || {});
+function diff(obj, newObj, options = { cyclesFix: true }, _stack = []) {
+  let diffs = [];
+  const isObjArray = Array.isArray(obj);
+  for (const key in obj) {
+    const value = obj[key];
+    const path10 = isObjArray ? +key : key;
+    if (!(key in newObj)) {
+      diffs.push({
+        type: "REMOVE",
+        path: [path10],
+        oldValue: value
+      });
+      continue;
+    }
+    const newValue = newObj[key];
+    const areCompatibleObjects = typeof value === "object" && typeof newValue === "object" && Array.isArray(value) === Array.isArray(newValue);
+    const objConstructor = areCompatibleObjects && value ? Object.getPrototypeOf(value)?.constructor?.name : void 0;
+    if (value && newValue && areCompatibleObjects && !richTypes.includes(objConstructor) && !temporalTypes.includes(objConstructor) && (!options.cyclesFix || !_stack.includes(value))) {
+      if (options.cyclesFix) {
+        _stack.push(value);
+      }
+      const subDiffs = diff(value, newValue, options, _stack);
+      if (options.cyclesFix) {
+        _stack.pop();
+      }
+      for (const subDiff of subDiffs) {
+        subDiff.path.unshift(path10);
+        diffs.push(subDiff);
+      }
+    } else if (!(Object.is(value, newValue) || temporalTypes.includes(objConstructor) && String(value) === String(newValue) || richTypes.includes(objConstructor) && (isNaN(value) ? value + "" === newValue + "" : +value === +newValue))) {
+      diffs.push({
+        path: [path10],
+        type: "CHANGE",
+        value: newValue,
+        oldValue: value
+      });
+    }
+  }
+  const isNewObjArray = Array.isArray(newObj);
+  for (const key in newObj) {
+    if (!(key in obj)) {
+      diffs.push({
+        type: "CREATE",
+        path: [isNewObjArray ? +key : key],
+        value: newObj[key]
+      });
+    }
+  }
+  return diffs;
+}
+
+// src/render/view.ts
+var MAX_STORES_NAMED = 5;
+var MASS_CHANGE_THRESHOLD = 20;
+var MASS_KIND_MIN = 4;
+var MAX_KEYS_NAMED = 5;
+function detailText(d) {
+  if (d.before !== void 0) return `${d.label}: ${d.before} → ${d.after ?? "(none)"}`;
+  return d.after !== void 0 ? `${d.label}: ${d.after}` : d.label;
+}
+function headText(c) {
+  return `${c.head}${c.title ? ` (${c.title})` : ""}${c.summary !== void 0 ? `: ${c.summary}` : ""}`;
+}
+function storesText(stores) {
+  const named = stores.slice(0, MAX_STORES_NAMED).join(", ");
+  const more = stores.length > MAX_STORES_NAMED ? ` and ${stores.length - MAX_STORES_NAMED} more` : "";
+  return `in ${stores.length} stores: ${named}${more}`;
+}
+var isRecord2 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+var get = (r, key) => isRecord2(r) && Object.hasOwn(r, key) ? r[key] : void 0;
+function plain(v) {
+  if (v === void 0 || v === null) return "(none)";
+  if (typeof v === "string") return JSON.stringify(v);
+  if (Array.isArray(v)) return v.length === 0 ? "(none)" : v.map(plain).join(", ");
+  if (isRecord2(v)) {
+    return `{ ${Object.entries(v).map(([k, x]) => `${k}: ${plain(x)}`).join(", ")} }`;
+  }
+  return String(v);
+}
+var isSlot = (v) => isRecord2(v) && typeof v.start === "string" && typeof v.end === "string";
+function slotsText2(slots) {
+  if (!Array.isArray(slots)) return "(none)";
+  if (slots.length === 0) return "closed";
+  return slots.map((s) => isSlot(s) ? `${s.start}-${s.end}` : plain(s)).join(", ");
+}
+var DAY_ORDER2 = [...WEEKDAYS, "hol"];
+function daysText2(days) {
+  const idx = days.map((d) => DAY_ORDER2.indexOf(d));
+  if (idx.some((i2) => i2 < 0)) return days.join(",");
+  const out = [];
+  let i = 0;
+  while (i < days.length) {
+    let j = i;
+    while (j + 1 < days.length && idx[j + 1] === idx[j] + 1 && idx[j + 1] < 7) j++;
+    if (j - i >= 2) out.push(`${days[i]}-${days[j]}`);
+    else for (let k = i; k <= j; k++) out.push(days[k]);
+    i = j + 1;
+  }
+  return out.join(",");
+}
+function schedulesText2(v) {
+  if (!Array.isArray(v) || v.length === 0) return "always";
+  return v.map((s) => {
+    const days = get(s, "days");
+    return `${typeof days === "string" ? daysText2(days.split(",")) : plain(days)} ${slotsText2(get(s, "periods"))}`;
+  }).join("; ");
+}
+function imageText(v) {
+  const image = v;
+  if (typeof image === "string") return image;
+  return isRecord2(image) ? `${String(image.path)} (host ${String(image.host)})` : plain(v);
+}
+function listMoves(before, after) {
+  const n = before.length;
+  const m = after.length;
+  const lcs = Array.from({ length: n + 1 }, () => new Array(m + 1).fill(0));
+  for (let i = n - 1; i >= 0; i--)
+    for (let j = m - 1; j >= 0; j--)
+      lcs[i][j] = before[i] === after[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+  const kept = /* @__PURE__ */ new Set();
+  for (let i = 0, j = 0; i < n && j < m; ) {
+    if (before[i] === after[j]) {
+      kept.add(j);
+      i++;
+      j++;
+    } else if (lcs[i + 1][j] >= lcs[i][j + 1]) i++;
+    else j++;
+  }
+  const inAfter = new Set(after);
+  const inBefore = new Set(before);
+  const out = [];
+  for (const x of before) if (!inAfter.has(x)) out.push(`- ${x}`);
+  after.forEach((x, j) => {
+    if (!inBefore.has(x)) out.push(`+ ${x} at ${j + 1}`);
+    else if (!kept.has(j)) out.push(`${x} moved to ${j + 1}`);
+  });
+  return out;
+}
+var isBlank = (v) => v === null || v === void 0 || v === "" || Array.isArray(v) && v.length === 0;
+var strings = (v) => Array.isArray(v) ? v.map((x) => String(x)) : [];
+function listDetails(label, before, after, create3) {
+  const a3 = strings(after);
+  if (create3) return [{ label, after: a3.join(", ") }];
+  return listMoves(strings(before), a3).map((move) => ({ label, after: move }));
+}
+function pathDetails(label, before, after, show = plain) {
+  if (!isRecord2(before) && !Array.isArray(before))
+    return [{ label, before: show(before), after: show(after) }];
+  if (!isRecord2(after) && !Array.isArray(after)) return [{ label, before: show(before), after: show(after) }];
+  return diff(before, after).map((d) => {
+    const at = `${label}.${d.path.join(".")}`;
+    if (d.type === "CREATE") return { label: at, after: show(d.value) };
+    if (d.type === "REMOVE") return { label: at, before: show(d.oldValue), after: "(removed)" };
+    return { label: at, before: show(d.oldValue), after: show(d.value) };
+  });
+}
+function itemDetails(ch, ctx) {
+  const create3 = ch.action === "create";
+  const isGroup = get(ch.after ?? ch.before, "type") === "MODIFIER_GROUP";
+  const price = (v) => typeof v === "number" ? formatPrice(v, ctx.money) : plain(v);
+  const out = [];
+  for (const d of ch.diff) {
+    const { before, after } = d;
+    if (create3 && isBlank(after)) continue;
+    const value = (show, label) => create3 ? { label, after: show(after) } : { label, before: show(before), after: show(after) };
+    switch (d.attribute) {
+      case "sku":
+      case "title":
+        if (!create3 && d.attribute === "title") out.push(value(plain, "title"));
+        break;
+      case "type":
+        if (!create3) {
+          const kind = (v) => v === "MODIFIER_GROUP" ? "modifier group" : "item";
+          out.push({ label: "kind", before: kind(before), after: kind(after) });
+        }
+        break;
+      case "price":
+        out.push(value(price, "price"));
+        break;
+      case "children":
+        out.push(...listDetails(isGroup ? "options" : "modifier_groups", before, after, create3));
+        break;
+      case "images":
+        out.push(
+          ...listDetails(
+            "images",
+            Array.isArray(before) ? before.map(imageText) : [],
+            Array.isArray(after) ? after.map(imageText) : [],
+            create3
+          )
+        );
+        break;
+      case "modifiersType":
+        out.push(value((v) => typeof v === "string" ? v : "(none)", "type"));
+        break;
+      case "schedules":
+        out.push(value(schedulesText2, "schedules"));
+        break;
+      case "priceInParent": {
+        const b = isRecord2(before) ? before : {};
+        const a3 = isRecord2(after) ? after : {};
+        for (const step of diff(b, a3)) {
+          const parent = String(step.path[0]);
+          const label = `price in ${parent}`;
+          if (step.type === "CREATE")
+            out.push(
+              create3 ? { label, after: price(step.value) } : { label, before: "its own price", after: price(step.value) }
+            );
+          else if (step.type === "REMOVE")
+            out.push({ label, before: price(step.oldValue), after: `its own price` });
+          else out.push({ label, before: price(step.oldValue), after: price(step.value) });
+        }
+        break;
+      }
+      default:
+        out.push(...attributeDetails(d.attribute, before, after, create3));
+    }
+  }
+  return out;
+}
+function attributeDetails(attribute, before, after, create3) {
+  if (create3) return [{ label: attribute, after: plain(after) }];
+  if ((isRecord2(before) || Array.isArray(before)) && (isRecord2(after) || Array.isArray(after)))
+    return pathDetails(attribute, before, after);
+  return [{ label: attribute, before: plain(before), after: plain(after) }];
+}
+var ORDER = {
+  client: 0,
+  item: 1,
+  group: 2,
+  category: 3,
+  menu: 4,
+  availability: 5,
+  schedule: 6,
+  hours: 7,
+  holiday: 8,
+  special: 9,
+  open: 10,
+  webhook: 11,
+  other: 12
+};
+var NOUNS = {
+  item: ["item", "items"],
+  option: ["option", "options"],
+  modifier_group: ["modifier group", "modifier groups"],
+  category: ["category", "categories"],
+  menu: ["menu", "menus"],
+  availability: ["availability", "availabilities"],
+  webhook: ["webhook", "webhooks"],
+  client_webhook: ["client webhook", "client webhooks"],
+  special_day: ["special day", "special days"],
+  holiday: ["holiday", "holidays"],
+  corridor_schedule: ["schedule of category", "schedules of categories"],
+  product_schedule: ["schedule of item", "schedules of items"]
+};
+function nounOf(ch) {
+  if (ch.kind === "item" && ch.group !== void 0) return NOUNS.option;
+  return Object.hasOwn(NOUNS, ch.kind) ? NOUNS[ch.kind] : [ch.kind, `${ch.kind} changes`];
+}
+function titleOf(ch, ctx) {
+  const t = ch.title ?? get(ch.after, "title") ?? get(ch.before, "title");
+  if (typeof t === "string" && t !== "") return t;
+  return ctx.titles.get(ch.key);
+}
+function changeView(ch, ctx) {
+  const create3 = ch.action === "create";
+  const base = { action: ch.action, details: [] };
+  const within = ch.within?.length ? { within: ch.within.join(" › ") } : {};
+  const titled = (head) => {
+    const title = titleOf(ch, ctx);
+    return { ...base, head, ...title ? { title } : {}, ...within };
+  };
+  switch (ch.kind) {
+    case "item":
+    case "modifier_group": {
+      const view = titled(`${nounOf(ch)[0]} ${ch.key}`);
+      view.details = itemDetails(ch, ctx);
+      if (ch.kind === "modifier_group") return { category: ORDER.group, sort: `${ch.key}\0`, view };
+      if (ch.group !== void 0) {
+        view.under = ch.group;
+        return { category: ORDER.group, sort: `${ch.group}\0${ch.key}`, view };
+      }
+      return { category: ORDER.item, sort: ch.key, view };
+    }
+    case "category": {
+      const view = titled(`category ${ch.key}`);
+      for (const d of ch.diff) {
+        if (d.attribute === "sku" || d.attribute === "title" && create3 || create3 && isBlank(d.after))
+          continue;
+        if (d.attribute === "items") view.details.push(...listDetails("items", d.before, d.after, create3));
+        else if (d.attribute === "schedules")
+          view.details.push(
+            create3 ? { label: "schedules", after: schedulesText2(d.after) } : { label: "schedules", before: schedulesText2(d.before), after: schedulesText2(d.after) }
+          );
+        else view.details.push(...attributeDetails(d.attribute, d.before, d.after, create3));
+      }
+      return { category: ORDER.category, sort: ch.key, view };
+    }
+    case "menu": {
+      const view = { ...base, head: `menu ${ch.key}` };
+      const entries = (r) => (Array.isArray(get(r, "categories")) ? get(r, "categories") : []).map((c) => ({
+        sku: String(get(c, "sku")),
+        active: get(c, "active") !== false
+      }));
+      const b = entries(ch.before);
+      const a3 = entries(ch.after);
+      if (create3) {
+        view.details.push({
+          label: "categories",
+          after: a3.map((c) => c.active ? c.sku : `${c.sku} (inactive)`).join(", ")
+        });
+      } else if (ch.action === "update") {
+        view.details.push(
+          ...listDetails(
+            "categories",
+            b.map((c) => c.sku),
+            a3.map((c) => c.sku),
+            false
+          )
+        );
+        const was = new Map(b.map((c) => [c.sku, c.active]));
+        for (const c of a3) {
+          const before = was.get(c.sku);
+          if (before !== void 0 && before !== c.active)
+            view.details.push({
+              label: `categories: ${c.sku}`,
+              before: onOff(before),
+              after: onOff(c.active)
+            });
+        }
+      }
+      return { category: ORDER.menu, sort: ch.key, view };
+    }
+    case "availability": {
+      const on = get(ch.after, "available");
+      const view = titled(`item ${ch.key}`);
+      view.summary = on === false ? "switched off" : on === true ? "switched on" : "no longer managed";
+      return { category: ORDER.availability, sort: ch.key, view };
+    }
+    case "holiday": {
+      const before = get(ch.before, "slots");
+      const after = get(ch.after, "slots");
+      const view = ch.action === "delete" ? { ...base, head: `closed on ${ch.key}`, summary: `was open ${slotsText2(before)}` } : ch.action === "create" ? { ...base, head: `open again on ${ch.key}`, summary: slotsText2(after) } : { ...base, head: `hours on ${ch.key}`, summary: `${slotsText2(before)} → ${slotsText2(after)}` };
+      return { category: ORDER.holiday, sort: ch.key, view };
+    }
+    case "special_day": {
+      const name = get(ch.after ?? ch.before, "name");
+      const view = {
+        ...base,
+        head: `special day ${ch.key}`,
+        ...typeof name === "string" && name !== "" ? { title: name } : {}
+      };
+      if (ch.action === "create") view.summary = slotsText2(get(ch.after, "slots"));
+      else if (ch.action === "update") {
+        for (const d of ch.diff) {
+          if (d.attribute === "slots")
+            view.details.push({ label: "hours", before: slotsText2(d.before), after: slotsText2(d.after) });
+          else if (d.attribute === "name")
+            view.details.push({ label: "name", before: plain(d.before), after: plain(d.after) });
+          else if (d.attribute !== "month" && d.attribute !== "day")
+            view.details.push(...attributeDetails(d.attribute, d.before, d.after, false));
+        }
+      }
+      return { category: ORDER.special, sort: ch.key, view };
+    }
+    case "store_availability": {
+      const b = get(ch.before, "open");
+      const a3 = get(ch.after, "open");
+      const says = (v) => v === true ? "true (takes orders)" : v === false ? "false (takes no orders)" : plain(v);
+      const view = {
+        ...base,
+        head: "open",
+        summary: ch.action === "update" ? `${says(b)} → ${says(a3)}` : says(a3 ?? b)
+      };
+      return { category: ORDER.open, sort: ch.key, view };
+    }
+    case "webhook":
+    case "client_webhook": {
+      const view = { ...base, head: `${nounOf(ch)[0]} ${ch.key}` };
+      if (create3) {
+        const url = get(ch.after, "url");
+        view.summary = `${typeof url === "string" ? url : plain(url)}${get(ch.after, "enabled") === false ? " (disabled)" : ""}`;
+      }
+      for (const d of create3 ? [] : ch.diff) {
+        if (d.attribute === "enabled")
+          view.details.push(
+            create3 ? { label: "enabled", after: yesNo(d.after) } : { label: "enabled", before: yesNo(d.before), after: yesNo(d.after) }
+          );
+        else if (d.attribute === "copies")
+          view.details.push({ label: "listed", before: `${String(d.before)} times`, after: "once" });
+        else if (d.attribute === "url")
+          view.details.push(
+            create3 ? { label: "url", after: String(d.after) } : { label: "url", before: String(d.before), after: String(d.after) }
+          );
+        else view.details.push(...attributeDetails(d.attribute, d.before, d.after, create3));
+      }
+      return { category: ch.store === "" ? ORDER.client : ORDER.webhook, sort: ch.key, view };
+    }
+    case "corridor_schedule":
+    case "product_schedule": {
+      const view = titled(`${nounOf(ch)[0]} ${ch.key}`);
+      const show = (r) => schedulesText2(get(r, "schedules"));
+      view.details.push(
+        ch.action === "update" ? { label: "schedules", before: show(ch.before), after: show(ch.after) } : { label: "schedules", after: show(ch.after ?? ch.before) }
+      );
+      return { category: ORDER.schedule, sort: `${ch.kind}\0${ch.key}`, view };
+    }
+    default: {
+      const view = { ...base, head: `${ch.kind} ${ch.key}` };
+      for (const d of ch.diff) view.details.push(...attributeDetails(d.attribute, d.before, d.after, create3));
+      return { category: ORDER.other, sort: `${ch.kind}\0${ch.key}`, view };
+    }
+  }
+}
+var yesNo = (v) => v === true ? "yes" : v === false ? "no" : plain(v);
+var onOff = (active) => active ? "active" : "inactive";
+function hoursView(changes) {
+  const byDay = new Map(changes.map((c) => [c.key, c]));
+  const details = [];
+  let run;
+  const flush = () => {
+    if (!run) return;
+    const days = run.first === run.last ? run.first : `${run.first}-${run.last}`;
+    details.push({ label: days, before: run.before, after: run.after });
+    run = void 0;
+  };
+  for (const day2 of WEEKDAYS) {
+    const ch = byDay.get(day2);
+    if (!ch) {
+      flush();
+      continue;
+    }
+    const before = ch.before === null ? "(not managed)" : slotsText2(get(ch.before, "slots"));
+    const after = ch.after === null ? "(not managed)" : slotsText2(get(ch.after, "slots"));
+    if (run && run.before === before && run.after === after) run.last = day2;
+    else {
+      flush();
+      run = { first: day2, last: day2, before, after };
+    }
+  }
+  flush();
+  for (const ch of changes)
+    if (!WEEKDAYS.includes(ch.key))
+      details.push({
+        label: ch.key,
+        before: slotsText2(get(ch.before, "slots")),
+        after: slotsText2(get(ch.after, "slots"))
+      });
+  return { category: ORDER.hours, sort: "", view: { action: "update", head: "hours", details } };
+}
+function storeEntries(changes, ctx) {
+  const entries = [];
+  const hours = changes.filter((c) => c.kind === "store_hours");
+  let rest = changes.filter((c) => c.kind !== "store_hours");
+  for (const action of ["create", "delete"]) {
+    const mass = rest.filter((c) => c.action === action);
+    if (mass.length <= MASS_CHANGE_THRESHOLD) continue;
+    const byNoun = /* @__PURE__ */ new Map();
+    for (const c of mass) {
+      const [one, many] = nounOf(c);
+      const g = byNoun.get(one) ?? { plural: many, sample: c, keys: [] };
+      g.keys.push(c.key);
+      byNoun.set(one, g);
+    }
+    for (const [one, g] of byNoun) {
+      if (g.keys.length < MASS_KIND_MIN) continue;
+      const shown2 = g.keys.slice(0, MAX_KEYS_NAMED).join(", ");
+      const more = g.keys.length > MAX_KEYS_NAMED ? ` and ${g.keys.length - MAX_KEYS_NAMED} more` : "";
+      const first = changeView(g.sample, ctx);
+      entries.push({
+        category: first.category,
+        sort: first.sort,
+        view: { action, head: `${g.keys.length} ${g.plural}: ${shown2}${more}`, details: [] }
+      });
+      const done = new Set(g.keys);
+      rest = rest.filter((c) => !(c.action === action && nounOf(c)[0] === one && done.has(c.key)));
+    }
+  }
+  for (const c of rest) entries.push(changeView(c, ctx));
+  if (hours.length > 0) entries.push(hoursView(hours));
+  entries.sort((a3, b) => a3.category - b.category || (a3.sort < b.sort ? -1 : a3.sort > b.sort ? 1 : 0));
+  return entries;
+}
+function unitsOf(store, entries) {
+  const out = [];
+  entries.forEach((e, i) => {
+    const v = e.view;
+    const head = `${v.action}\0${v.head}\0${v.summary ?? ""}\0${v.within ?? ""}\0${v.under ?? ""}`;
+    const order = [e.category, e.sort];
+    if (v.action === "update" && v.details.length > 1) {
+      v.details.forEach(
+        (d, j) => out.push({
+          store,
+          at: [i, j],
+          order,
+          id: `${head}\0${detailText(d)}`,
+          view: { ...v, details: [d] }
+        })
+      );
+    } else {
+      out.push({
+        store,
+        at: [i, 0],
+        order,
+        id: `${head}\0${v.details.map(detailText).join("\0")}`,
+        view: v
+      });
+    }
+  });
+  return out;
+}
+function joinUnits(units) {
+  const out = [];
+  let last;
+  for (const u of units) {
+    if (last && last.at[0] === u.at[0] && last.view.head === u.view.head && last.view.action === u.view.action) {
+      out[out.length - 1].details.push(...u.view.details);
+    } else out.push({ ...u.view, details: [...u.view.details] });
+    last = u;
+  }
+  return out;
+}
+function buildView(plan, changes = plan.changes) {
+  const money2 = plan.currency === void 0 ? void 0 : currencyOf(plan.currency);
+  const byStore2 = /* @__PURE__ */ new Map();
+  for (const ch of changes) {
+    const list2 = byStore2.get(ch.store);
+    if (list2) list2.push(ch);
+    else byStore2.set(ch.store, [ch]);
+  }
+  const sections = [
+    { key: "", name: "", storeId: "" },
+    ...plan.stores.filter((s) => s.key !== ""),
+    // Changes of a store the plan's list leaves out (a hand-edited plan) are still shown.
+    ...[...byStore2.keys()].filter((k) => k !== "" && !plan.stores.some((s) => s.key === k)).map((key) => ({ key, name: "", storeId: "" }))
+  ].filter((s) => byStore2.has(s.key));
+  const unitsByStore = /* @__PURE__ */ new Map();
+  for (const s of sections) {
+    const changes2 = byStore2.get(s.key);
+    const titles = /* @__PURE__ */ new Map();
+    for (const c of changes2) {
+      const t = get(c.after, "title") ?? get(c.before, "title");
+      if (typeof t === "string" && t !== "" && (c.kind === "item" || c.kind === "modifier_group" || c.kind === "category"))
+        titles.set(c.key, t);
+    }
+    unitsByStore.set(s.key, unitsOf(s.key, storeEntries(changes2, { money: money2, titles })));
+  }
+  const storesOf2 = /* @__PURE__ */ new Map();
+  for (const s of sections) {
+    if (s.key === "") continue;
+    for (const u of unitsByStore.get(s.key)) {
+      const list2 = storesOf2.get(u.id);
+      if (list2) {
+        if (list2[list2.length - 1].store !== u.store) list2.push(u);
+      } else storesOf2.set(u.id, [u]);
+    }
+  }
+  const isShared = (id) => (storesOf2.get(id)?.length ?? 0) >= 2;
+  const shared = [];
+  const seen2 = /* @__PURE__ */ new Set();
+  for (const s of sections) {
+    if (s.key === "") continue;
+    const units = unitsByStore.get(s.key).filter((u) => isShared(u.id) && !seen2.has(u.id));
+    for (const u of units) seen2.add(u.id);
+    const groups = /* @__PURE__ */ new Map();
+    for (const u of units) {
+      const all = storesOf2.get(u.id);
+      const stores2 = all.map((x) => x.store);
+      const titles = new Set(all.map((x) => x.view.title));
+      const view = { ...u.view };
+      if (titles.size !== 1) delete view.title;
+      const key = `${u.at[0]}\0${stores2.join("\0")}`;
+      const group2 = groups.get(key) ?? { stores: stores2, units: [] };
+      group2.units.push({ ...u, view });
+      groups.set(key, group2);
+    }
+    for (const g of groups.values())
+      for (const change of joinUnits(g.units))
+        shared.push({ stores: g.stores, change, order: g.units[0].order });
+  }
+  shared.sort(
+    (a3, b) => a3.order[0] - b.order[0] || (a3.order[1] < b.order[1] ? -1 : a3.order[1] > b.order[1] ? 1 : 0)
+  );
+  const stores = [];
+  for (const s of sections) {
+    const left = unitsByStore.get(s.key).filter((u) => s.key === "" || !isShared(u.id));
+    if (left.length === 0) continue;
+    stores.push({ key: s.key, name: s.name, storeId: s.storeId, changes: joinUnits(left) });
+  }
+  for (const list2 of [shared.map((x) => x.change), ...stores.map((s) => s.changes)]) {
+    list2.forEach((c, i) => {
+      if (c.under === void 0) return;
+      const prev = list2[i - 1];
+      const owner = prev !== void 0 && (prev.head === `modifier group ${c.under}` && prev.action !== "delete" || prev.nested && prev.under === c.under);
+      if (owner) {
+        c.nested = true;
+        delete c.within;
+      } else if (c.within === void 0) c.within = c.under;
+    });
+  }
+  return { shared: shared.map(({ stores: stores2, change }) => ({ stores: stores2, change })), stores };
+}
+var MAX_CALLS_LISTED = 20;
+function callLines(plan) {
+  const out = [];
+  const group2 = plan.operations.length > MAX_CALLS_LISTED;
+  plan.operations.forEach((op, i) => {
+    const last = out[out.length - 1];
+    if (group2 && last && last.endpoint === op.endpoint && last.method === op.method) {
+      const a3 = last.path.split("/");
+      const b = op.path.split("/");
+      last.path = a3.length === b.length ? a3.map((x, k) => x === b[k] ? x : "*").join("/") : last.path;
+      last.last = i + 1;
+      for (const s of op.stores) if (!last.stores.includes(s)) last.stores.push(s);
+      last.changes += op.addresses.length;
+      return;
+    }
+    out.push({
+      endpoint: op.endpoint,
+      first: i + 1,
+      last: i + 1,
+      method: op.method,
+      path: op.path,
+      stores: [...op.stores],
+      changes: op.addresses.length
+    });
+  });
+  return out.map(({ endpoint: _endpoint, ...line }) => line);
 }
 
 // node_modules/chalk/source/vendor/ansi-styles/index.js
@@ -72919,7 +73533,7 @@ var Chalk = class {
   }
 };
 var chalkFactory = (options) => {
-  const chalk2 = (...strings) => strings.join(" ");
+  const chalk2 = (...strings2) => strings2.join(" ");
   applyOptions(chalk2, options);
   Object.setPrototypeOf(chalk2, createChalk.prototype);
   return chalk2;
@@ -73070,43 +73684,63 @@ function notes(plan) {
   }
   return out;
 }
+function targetLine(target) {
+  return `Target: ${target}`;
+}
 function renderText(plan, options) {
   const c = new Chalk({ level: options.color ? 1 : 0 });
+  const first = options.target === void 0 ? [] : [c.dim(escapeTerminal(targetLine(options.target)))];
   if (plan.changes.length === 0) {
-    return [c.green(summaryLine(plan)), ...notes(plan).map((n) => c.yellow(escapeTerminal(n)))].join("\n") + "\n";
+    return [...first, c.green(summaryLine(plan)), ...notes(plan).map((n) => c.yellow(escapeTerminal(n)))].join(
+      "\n"
+    ) + "\n";
   }
-  const sign = {
-    create: c.green("+"),
-    update: c.yellow("~"),
-    delete: c.red("-")
-  };
-  const lines = ["carte will perform the following actions:", ""];
-  const byStore2 = changesByStore(plan.changes);
-  const sections = [{ key: "", name: "", storeId: "" }, ...plan.stores];
-  for (const store of sections) {
-    const list2 = byStore2.get(store.key);
-    if (!list2) continue;
+  const sign = { create: c.green("+"), update: c.yellow("~"), delete: c.red("-") };
+  const lines = [...first, "carte will perform the following actions:", ""];
+  const change = (ch, suffix) => {
+    const pad2 = ch.nested ? "    " : "  ";
+    const where2 = [ch.within ? `in ${ch.within}` : "", suffix].filter((x) => x !== "").join("  ");
     lines.push(
-      store.key === "" ? c.bold("client") + c.dim("  settings of the integration, for all its stores") : c.bold(escapeTerminal(`store[${store.key}]`)) + c.dim(escapeTerminal(`  ${store.name} (${store.storeId})`))
+      `${pad2}${sign[ch.action]} ${escapeTerminal(headText(ch))}${where2 ? c.dim(`  ${escapeTerminal(where2)}`) : ""}`
     );
-    for (const ch of list2) {
-      const { head, within, attributes } = changeLines(ch, plan.currency);
-      lines.push(`  ${sign[ch.action]} ${head}${within ? c.dim(`  ${within}`) : ""}`);
-      for (const a3 of attributes) {
-        if (a3.before === void 0) lines.push(`      ${a3.label}${a3.after}`);
-        else lines.push(`      ${a3.label}${c.red(a3.before)} → ${c.green(a3.after)}`);
-      }
+    for (const d of ch.details) {
+      const label = escapeTerminal(d.label);
+      if (d.before !== void 0)
+        lines.push(
+          `${pad2}    ${label}: ${c.red(escapeTerminal(d.before))} → ${c.green(escapeTerminal(d.after ?? ""))}`
+        );
+      else lines.push(`${pad2}    ${d.after !== void 0 ? `${label}: ${escapeTerminal(d.after)}` : label}`);
     }
+  };
+  const view = buildView(plan);
+  const [client, stores] = view.stores[0]?.key === "" ? [view.stores[0], view.stores.slice(1)] : [void 0, view.stores];
+  if (client) {
+    lines.push(c.bold("client") + c.dim("  settings of the integration, for all its stores"));
+    for (const ch of client.changes) change(ch, "");
+    lines.push("");
+  }
+  if (view.shared.length > 0) {
+    lines.push(c.bold("the same in several stores"));
+    for (const s of view.shared) change(s.change, storesText(s.stores));
+    lines.push("");
+  }
+  for (const store of stores) {
+    lines.push(
+      c.bold(escapeTerminal(`store[${store.key}]`)) + (store.name || store.storeId ? c.dim(escapeTerminal(`  ${store.name} (${store.storeId})`)) : "")
+    );
+    for (const ch of store.changes) change(ch, "");
     lines.push("");
   }
   lines.push("API calls, in order:");
-  const paths = plan.operations.map((op) => escapeTerminal(op.path));
+  const calls = callLines(plan);
+  const paths = calls.map((l) => escapeTerminal(l.path));
+  const numbers = calls.map((l) => l.first === l.last ? `${l.first}.` : `${l.first}-${l.last}.`);
   const pathWidth = Math.max(...paths.map((p) => p.length));
-  plan.operations.forEach((op, i) => {
-    const n = op.addresses.length;
+  const numberWidth = Math.max(3, ...numbers.map((n) => n.length));
+  calls.forEach((l, i) => {
     lines.push(
-      `  ${String(i + 1).padStart(2)}. ${escapeTerminal(op.method).padEnd(6)} ${paths[i].padEnd(pathWidth)}  ${c.dim(
-        escapeTerminal(`${op.stores.join(", ")}: ${plural(n, "change")}`)
+      `  ${numbers[i].padStart(numberWidth)} ${escapeTerminal(l.method).padEnd(6)} ${paths[i].padEnd(pathWidth)}  ${c.dim(
+        escapeTerminal(`${l.stores.join(", ") || "client"}: ${plural(l.changes, "change")}`)
       )}`
     );
   });
@@ -73118,27 +73752,57 @@ function renderText(plan, options) {
 // src/render/markdown.ts
 var GITHUB_COMMENT_LIMIT = 65536;
 var fenceSafe = (s) => s.replace(/`{3,}/g, (m) => m.split("").join("​"));
-function storeSection(name, key, changes, currency) {
-  const count = (a3) => changes.filter((c) => c.action === a3).length;
-  const lines = [
-    `<details><summary><code>${escapeMarkdown(key || "client")}</code> ${escapeMarkdown(name)}: +${count("create")} ~${count("update")} -${count("delete")}</summary>`,
-    "",
-    "```diff"
-  ];
+function fenceLines(changes) {
   const sign = { create: "+", update: "!", delete: "-" };
-  for (const ch of changes) {
-    const { head, within, attributes } = changeLines(ch, currency);
-    lines.push(fenceSafe(`${sign[ch.action]} ${head}${within ? `  ${within}` : ""}`));
-    for (const a3 of attributes) {
-      lines.push(
-        fenceSafe(
-          a3.before === void 0 ? `    ${a3.label}${a3.after}` : `    ${a3.label}${a3.before} → ${a3.after}`
-        )
-      );
-    }
+  const lines = [];
+  for (const { change: ch, stores } of changes) {
+    const pad2 = ch.nested ? "  " : "";
+    const where2 = [ch.within ? `in ${ch.within}` : "", stores ? storesText(stores) : ""].filter((x) => x !== "").join("  ");
+    lines.push(
+      fenceSafe(escapeTerminal(`${pad2}${sign[ch.action]} ${headText(ch)}${where2 ? `  ${where2}` : ""}`))
+    );
+    for (const d of ch.details) lines.push(fenceSafe(escapeTerminal(`${pad2}    ${detailText(d)}`)));
   }
-  lines.push("```", "", "</details>", "");
-  return lines.join("\n");
+  return lines;
+}
+function section(summary2, changes) {
+  return [
+    `<details><summary>${summary2}</summary>`,
+    "",
+    "```diff",
+    ...fenceLines(changes),
+    "```",
+    "",
+    "</details>",
+    ""
+  ].join("\n");
+}
+function sectionsOf(plan, changes) {
+  const view = buildView(plan, changes);
+  const out = [];
+  const counts2 = (list2) => {
+    const n = (a3) => list2.filter((c) => c.action === a3).length;
+    return `+${n("create")} ~${n("update")} -${n("delete")}`;
+  };
+  const stores = view.stores.map((s) => ({
+    s,
+    text: section(
+      `<code>${escapeMarkdown(s.key || "client")}</code> ${escapeMarkdown(s.key === "" ? "client settings" : s.name)}: ${counts2(s.changes)}`,
+      s.changes.map((change) => ({ change }))
+    )
+  }));
+  const client = stores.filter((x) => x.s.key === "");
+  out.push(...client.map((x) => x.text));
+  if (view.shared.length > 0) {
+    out.push(
+      section(
+        `The same in several stores: ${counts2(view.shared.map((x) => x.change))}`,
+        view.shared.map((x) => ({ change: x.change, stores: x.stores }))
+      )
+    );
+  }
+  out.push(...stores.filter((x) => x.s.key !== "").map((x) => x.text));
+  return out;
 }
 var escapeMd = (s) => escapeMarkdown(s);
 var code2 = (s) => `<code>${escapeMarkdown(s)}</code>`;
@@ -73182,14 +73846,14 @@ _${plural(total - shown3, what)} not shown to keep this comment short; the full 
   shownRows -= 2;
   if (shownRows < rows.length) out += cutNote(Math.max(0, shownRows), rows.length, "store row");
   out += "\n";
+  const sections = sectionsOf(plan, changes);
   let shown2 = 0;
-  for (const s of stores) {
-    const section = storeSection(s.name, s.key, byStore2.get(s.key), plan.currency);
-    if (out.length + section.length > budget - reserve) break;
-    out += section;
+  for (const section2 of sections) {
+    if (out.length + section2.length > budget - reserve) break;
+    out += section2;
     shown2++;
   }
-  if (shown2 < stores.length) out += cutNote(shown2, stores.length, "store section");
+  if (shown2 < sections.length) out += cutNote(shown2, sections.length, "store section");
   return out + "\n";
 }
 function safetyBlock(plan, forceHint) {
@@ -73214,6 +73878,9 @@ ${options.footer}
 ${context ? `${context}
 
 ` : ""}`;
+  if (options.target !== void 0) out += `${escapeMd(targetLine(options.target))}
+
+`;
   out += plan.changes.length === 0 ? `**No changes.** The platform matches the configuration.
 
 ` : `**Plan: ${countsOf(plan.changes)}.**
@@ -75286,11 +75953,11 @@ function renderReportMarkdown(plan, report3, options = {}) {
   if (report3.stages && report3.stages.length > 0) lines.push(renderStagesMarkdown(report3.stages));
   if (isComplete(report3)) {
     lines.push(
-      `**Apply complete**: ${s.create} created, ${s.update} updated, ${s.delete} deleted. Applied ${calls}. The platform shows every change.`
+      `**Apply complete**: ${s.create} created, ${s.update} updated, ${s.delete} deleted. Applied ${calls}. ${cell(`The ${options.target ?? "platform"} shows every change.`)}`
     );
   } else {
     lines.push(
-      `**Apply incomplete**: Applied ${calls} of ${report3.operations.length}; ${report3.failed} failed, ${report3.skipped} skipped.`,
+      `**Apply incomplete**${options.target === void 0 ? "" : ` against the ${cell(options.target)}`}: Applied ${calls} of ${report3.operations.length}; ${report3.failed} failed, ${report3.skipped} skipped.`,
       "",
       "| status | call | message |",
       "| --- | --- | --- |"
@@ -75326,1668 +75993,12 @@ function renderReportMarkdown(plan, report3, options = {}) {
   return lines.join("\n") + "\n";
 }
 
-// src/run.ts
-import path7 from "node:path";
-
-// src/config/load.ts
-import { stat as stat3 } from "node:fs/promises";
-import { dirname as dirname3, relative as relative3, resolve as resolve5 } from "node:path";
-
-// src/config/glob.ts
-function hasMagic(pattern) {
-  return isDynamicPattern(pattern);
-}
-async function globFiles(pattern, base, fs3) {
-  const files = await glob(pattern, {
-    cwd: base,
-    // an absolute pattern names its own root; `base` need not exist then
-    absolute: true,
-    onlyFiles: true,
-    dot: false,
-    expandDirectories: false,
-    followSymbolicLinks: true,
-    ...fs3 ? { fs: fs3 } : {}
-  });
-  return files.sort((a3, b) => a3 < b ? -1 : a3 > b ? 1 : 0);
-}
-
-// src/config/paths.ts
-import { realpath as realpath3 } from "node:fs/promises";
-import { basename as basename3, dirname as dirname2, isAbsolute as isAbsolute2, join, relative as relative2, resolve as resolve3, sep as sep2 } from "node:path";
-function isUnder(parent, child2) {
-  const rel = relative2(parent, child2);
-  return rel === "" || rel !== ".." && !rel.startsWith(`..${sep2}`) && !isAbsolute2(rel);
-}
-async function realPathOf(path10) {
-  const rest = [];
-  let current2 = path10;
-  for (; ; ) {
-    try {
-      return join(await realpath3(current2), ...rest.reverse());
-    } catch (err) {
-      const code3 = err.code;
-      if (code3 !== "ENOENT" && code3 !== "ENOTDIR") throw err;
-      const parent = dirname2(current2);
-      if (parent === current2) return path10;
-      rest.push(basename3(current2));
-      current2 = parent;
-    }
-  }
-}
-async function insideProject(root, path10) {
-  const absolute = resolve3(root, path10);
-  if (!isUnder(resolve3(root), absolute)) return { inside: false, why: "path" };
-  const realRoot = await realPathOf(resolve3(root));
-  const real = await realPathOf(absolute);
-  return isUnder(realRoot, real) ? { inside: true, real } : { inside: false, why: "link" };
-}
-function patternStaysInside(root, pattern) {
-  if (isAbsolute2(pattern)) return false;
-  const segments2 = pattern.split(/[\\/]+/);
-  const firstMagic = segments2.findIndex((s) => /[*?[]/.test(s));
-  const fixed = firstMagic === -1 ? segments2 : segments2.slice(0, firstMagic);
-  if (segments2.slice(firstMagic === -1 ? segments2.length : firstMagic).includes("..")) return false;
-  return isUnder(resolve3(root), resolve3(root, ...fixed));
-}
-function outsideMessage(key, written, why) {
-  return why === "link" ? `${key}: ${written} leads outside the project folder through a symbolic link; files named in the configuration must be inside the folder of carte.yaml` : `${key}: ${written} is outside the project folder; files named in the configuration must be inside the folder of carte.yaml (write paths relative to it, without ..)`;
-}
-
-// src/config/read.ts
-import { constants as constants3 } from "node:fs";
-import { open as open3 } from "node:fs/promises";
-var DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024;
-async function readConfigFile(path10, maxBytes) {
-  const fail3 = (message, line = 0, col = 0) => ({ ok: false, line, col, message });
-  let handle2;
-  try {
-    handle2 = await open3(path10, constants3.O_RDONLY | constants3.O_NONBLOCK);
-  } catch (err) {
-    const code3 = err.code;
-    return fail3(code3 === "ENOENT" ? "the file does not exist" : `cannot read the file (${code3 ?? "error"})`);
-  }
-  try {
-    const stat4 = await handle2.stat();
-    if (!stat4.isFile()) return fail3("is not a regular file: name only regular files in the configuration");
-    if (stat4.size > maxBytes)
-      return fail3(
-        `the file is ${stat4.size} bytes, more than the limit of ${maxBytes}; it was not read (split it, or raise limits.max_file_bytes in carte.yaml)`
-      );
-    const buffer = Buffer.alloc(Math.min(stat4.size, maxBytes) + 1);
-    let length = 0;
-    for (; ; ) {
-      const { bytesRead } = await handle2.read(buffer, length, buffer.length - length, length);
-      if (bytesRead === 0) break;
-      length += bytesRead;
-      if (length === buffer.length) break;
-    }
-    if (length > maxBytes)
-      return fail3(`the file grew past the limit of ${maxBytes} bytes while being read; it was not read`);
-    const bytes = buffer.subarray(0, length);
-    try {
-      return { ok: true, text: new TextDecoder("utf-8", { fatal: true }).decode(bytes) };
-    } catch {
-      const { line, col } = invalidUtf8Position(bytes);
-      return fail3(
-        "the file is not valid UTF-8 text (Latin-1 or another encoding?): save it as UTF-8",
-        line,
-        col
-      );
-    }
-  } catch (err) {
-    const code3 = err.code;
-    return fail3(`cannot read the file (${code3 ?? "error"})`);
-  } finally {
-    await handle2.close();
-  }
-}
-function sequenceLength(bytes, i) {
-  const b = bytes[i];
-  if (b < 128) return 1;
-  const cont = (k, lo = 128, hi = 191) => {
-    const c = bytes[i + k];
-    return c !== void 0 && c >= lo && c <= hi;
-  };
-  if (b >= 194 && b <= 223) return cont(1) ? 2 : 0;
-  if (b === 224) return cont(1, 160) && cont(2) ? 3 : 0;
-  if (b >= 225 && b <= 236 || b === 238 || b === 239) return cont(1) && cont(2) ? 3 : 0;
-  if (b === 237) return cont(1, 128, 159) && cont(2) ? 3 : 0;
-  if (b === 240) return cont(1, 144) && cont(2) && cont(3) ? 4 : 0;
-  if (b >= 241 && b <= 243) return cont(1) && cont(2) && cont(3) ? 4 : 0;
-  if (b === 244) return cont(1, 128, 143) && cont(2) && cont(3) ? 4 : 0;
-  return 0;
-}
-function invalidUtf8Position(bytes) {
-  let line = 1;
-  let col = 1;
-  for (let i = 0; i < bytes.length; ) {
-    const n = sequenceLength(bytes, i);
-    if (n === 0) return { line, col };
-    if (bytes[i] === 10) {
-      line++;
-      col = 1;
-    } else if (!(i === 0 && n === 3 && bytes[0] === 239 && bytes[1] === 187 && bytes[2] === 191)) col++;
-    i += n;
-  }
-  return { line, col };
-}
-
-// src/config/overrides.ts
-function imageRef(value) {
-  if (typeof value === "string") return value;
-  if (isRecord(value) && typeof value.path === "string" && typeof value.host === "string")
-    return { path: value.path, host: value.host };
-  return void 0;
-}
-function imageRefs(value) {
-  return list(value).flatMap((v) => {
-    const ref = imageRef(v);
-    return ref === void 0 ? [] : [ref];
-  });
-}
-function writtenSchedules(value) {
-  return list(value).flatMap(
-    (s) => isRecord(s) && typeof s.days === "string" ? [{ days: s.days, slots: list(s.slots).filter((x) => typeof x === "string") }] : []
-  );
-}
-function readOverrides(parsed, base, data, problems, currency) {
-  const settings = isRecord(data) ? data : {};
-  const has = (k) => Object.hasOwn(settings, k);
-  if (!has("overrides") && !has("availability")) return void 0;
-  const r = new Reporter(parsed, problems);
-  const at = (...segments2) => r.site([...base, ...segments2]);
-  const o = isRecord(settings.overrides) ? settings.overrides : {};
-  const a3 = isRecord(settings.availability) ? settings.availability : {};
-  const layer = {
-    site: at(),
-    base,
-    prices: /* @__PURE__ */ new Map(),
-    optionPrices: /* @__PURE__ */ new Map(),
-    titles: /* @__PURE__ */ new Map(),
-    descriptions: /* @__PURE__ */ new Map(),
-    images: /* @__PURE__ */ new Map(),
-    schedules: /* @__PURE__ */ new Map(),
-    limits: /* @__PURE__ */ new Map(),
-    exclude: [],
-    unavailable: [],
-    available: void 0
-  };
-  const entries = (key) => isRecord(o[key]) ? Object.entries(o[key]) : [];
-  for (const [sku, price] of entries("prices")) {
-    checkPrice(r, [...base, "overrides", "prices", sku], price, currency);
-    if (typeof price === "number")
-      layer.prices.set(sku, { value: price, site: at("overrides", "prices", sku) });
-  }
-  for (const [parent, prices] of entries("option_prices")) {
-    if (!isRecord(prices)) continue;
-    const inParent = /* @__PURE__ */ new Map();
-    for (const [sku, price] of Object.entries(prices)) {
-      checkPrice(r, [...base, "overrides", "option_prices", parent, sku], price, currency);
-      if (typeof price === "number")
-        inParent.set(sku, { value: price, site: at("overrides", "option_prices", parent, sku) });
-    }
-    layer.optionPrices.set(parent, inParent);
-  }
-  for (const [sku, title] of entries("titles"))
-    if (typeof title === "string")
-      layer.titles.set(sku, { value: title, site: at("overrides", "titles", sku) });
-  for (const [sku, text] of entries("descriptions"))
-    if (typeof text === "string")
-      layer.descriptions.set(sku, { value: text, site: at("overrides", "descriptions", sku) });
-  for (const [sku, images] of entries("images"))
-    if (Array.isArray(images))
-      layer.images.set(sku, { value: imageRefs(images), site: at("overrides", "images", sku) });
-  for (const [sku, schedules2] of entries("schedules")) {
-    if (!Array.isArray(schedules2)) continue;
-    checkSchedules(
-      parsed,
-      [...base, "overrides", "schedules", sku],
-      schedules2,
-      `schedules of ${bare(sku)}`,
-      problems
-    );
-    layer.schedules.set(sku, { value: writtenSchedules(schedules2), site: at("overrides", "schedules", sku) });
-  }
-  for (const [sku, limits] of entries("limits")) {
-    if (!isRecord(limits)) continue;
-    const entry = {};
-    if (typeof limits.min === "number")
-      entry.min = { value: limits.min, site: at("overrides", "limits", sku, "min") };
-    if (typeof limits.max === "number")
-      entry.max = { value: limits.max, site: at("overrides", "limits", sku, "max") };
-    if (entry.min && entry.max && entry.min.value > entry.max.value)
-      report(
-        problems,
-        entry.min.site,
-        `min (${entry.min.value}) is more than max (${entry.max.value}): lower min or raise max`
-      );
-    layer.limits.set(sku, entry);
-  }
-  list(o.exclude).forEach((sku, k) => {
-    if (typeof sku === "string") layer.exclude.push({ value: sku, site: at("overrides", "exclude", k) });
-  });
-  list(a3.unavailable).forEach((sku, k) => {
-    if (typeof sku === "string")
-      layer.unavailable.push({ value: sku, site: at("availability", "unavailable", k) });
-  });
-  if (Array.isArray(a3.available)) {
-    const off = new Set(layer.unavailable.map((e) => e.value));
-    layer.available = [];
-    a3.available.forEach((sku, k) => {
-      if (typeof sku !== "string") return;
-      const site = at("availability", "available", k);
-      if (off.has(sku))
-        report(
-          problems,
-          site,
-          `${quote(sku)} is listed as both unavailable and available: keep it in one list`
-        );
-      layer.available.push({ value: sku, site });
-    });
-  }
-  return layer;
-}
-function put2(into, key, entry, level) {
-  const prev = into.get(key);
-  into.set(key, {
-    value: entry.value,
-    site: entry.site,
-    level,
-    below: prev ? [{ value: prev.value, site: prev.site }, ...prev.below] : []
-  });
-}
-function mergeOverrides(layers) {
-  const out = {
-    layers,
-    prices: /* @__PURE__ */ new Map(),
-    optionPrices: /* @__PURE__ */ new Map(),
-    titles: /* @__PURE__ */ new Map(),
-    descriptions: /* @__PURE__ */ new Map(),
-    images: /* @__PURE__ */ new Map(),
-    schedules: /* @__PURE__ */ new Map(),
-    limits: /* @__PURE__ */ new Map(),
-    exclude: /* @__PURE__ */ new Map(),
-    availability: /* @__PURE__ */ new Map(),
-    availableWritten: false
-  };
-  layers.forEach((layer, level) => {
-    for (const [sku, e] of layer.prices) put2(out.prices, sku, e, level);
-    for (const [parent, prices] of layer.optionPrices) {
-      let inParent = out.optionPrices.get(parent);
-      if (!inParent) out.optionPrices.set(parent, inParent = /* @__PURE__ */ new Map());
-      for (const [sku, e] of prices) put2(inParent, sku, e, level);
-    }
-    for (const [sku, e] of layer.titles) put2(out.titles, sku, e, level);
-    for (const [sku, e] of layer.descriptions) put2(out.descriptions, sku, e, level);
-    for (const [sku, e] of layer.images) put2(out.images, sku, e, level);
-    for (const [sku, e] of layer.schedules) put2(out.schedules, sku, e, level);
-    for (const [sku, e] of layer.limits) {
-      const merged = out.limits.get(sku) ?? {};
-      const field3 = (k) => {
-        const got = e[k];
-        if (!got) return;
-        const prev = merged[k];
-        merged[k] = {
-          value: got.value,
-          site: got.site,
-          level,
-          below: prev ? [{ value: prev.value, site: prev.site }, ...prev.below] : []
-        };
-      };
-      field3("min");
-      field3("max");
-      out.limits.set(sku, merged);
-    }
-    for (const e of layer.exclude) {
-      const all = out.exclude.get(e.value) ?? [];
-      all.push({ ...e, level });
-      out.exclude.set(e.value, all);
-    }
-    for (const e of layer.unavailable) put2(out.availability, e.value, { value: false, site: e.site }, level);
-    for (const e of layer.available ?? [])
-      put2(out.availability, e.value, { value: true, site: e.site }, level);
-    if (layer.available) out.availableWritten = true;
-  });
-  return out;
-}
-function values(map) {
-  return new Map([...map].map(([k, v]) => [k, v.value]));
-}
-function plainOverrides(merged) {
-  const availability2 = [...merged.availability];
-  return {
-    prices: values(merged.prices),
-    optionPrices: new Map([...merged.optionPrices].map(([p, m]) => [p, values(m)])),
-    titles: values(merged.titles),
-    descriptions: values(merged.descriptions),
-    images: values(merged.images),
-    schedules: values(merged.schedules),
-    limits: new Map(
-      [...merged.limits].map(([k, l]) => [
-        k,
-        {
-          ...l.min ? { min: l.min.value } : {},
-          ...l.max ? { max: l.max.value } : {}
-        }
-      ])
-    ),
-    exclude: new Set(merged.exclude.keys()),
-    unavailable: availability2.filter(([, v]) => !v.value).map(([k]) => k),
-    ...merged.availableWritten ? { available: availability2.filter(([, v]) => v.value).map(([k]) => k) } : {}
-  };
-}
-function recordMap(record) {
-  const out = /* @__PURE__ */ new Map();
-  for (const [k, v] of Object.entries(record ?? {})) if (v !== void 0) out.set(k, v);
-  return out;
-}
-function overridesOfFile(store) {
-  const o = store.overrides ?? {};
-  const available = store.availability?.available;
-  return {
-    prices: recordMap(o.prices),
-    optionPrices: new Map(Object.entries(o.option_prices ?? {}).map(([p, m]) => [p, recordMap(m)])),
-    titles: recordMap(o.titles),
-    descriptions: recordMap(o.descriptions),
-    images: new Map(Object.entries(o.images ?? {}).map(([k, v]) => [k, imageRefs(v)])),
-    schedules: new Map(Object.entries(o.schedules ?? {}).map(([k, v]) => [k, writtenSchedules(v)])),
-    limits: recordMap(o.limits),
-    exclude: new Set(o.exclude ?? []),
-    unavailable: store.availability?.unavailable ?? [],
-    ...available ? { available } : {}
-  };
-}
-function a2(kind) {
-  return kind === "item" ? "an item" : kind === "option" ? "an option" : kind === "category" ? "a category" : "a modifier group";
-}
-var OverridesChecker = class {
-  constructor(problems) {
-    this.problems = problems;
-  }
-  problems;
-  unknowns = /* @__PURE__ */ new Map();
-  /**
-   * Checks one store.
-   *
-   */
-  check(merged, catalog) {
-    const known = (sku) => catalog.skus.get(sku)?.kind ?? (catalog.categories.has(sku) ? "category" : void 0);
-    const excludedAt = (sku) => merged.exclude.get(sku)?.[0];
-    const judge = (site, sku, level, allowed, lacks, wrong, excludedWhat, target) => {
-      const key = `${site.parsed.file}\0${site.pointer}`;
-      let u = this.unknowns.get(key);
-      if (!u) this.unknowns.set(key, u = { site, sku, lacks, catalogs: /* @__PURE__ */ new Set(), known: false, target });
-      const kind = known(sku);
-      if (kind === void 0) {
-        u.catalogs.add(catalog.name);
-        return false;
-      }
-      u.known = true;
-      if (!allowed.includes(kind)) {
-        report(this.problems, site, wrong(kind), target);
-        return false;
-      }
-      const ex = excludedAt(sku);
-      if (excludedWhat !== void 0 && ex && ex.level <= level) {
-        const here = ex.site.parsed === site.parsed;
-        report(
-          this.problems,
-          site,
-          here ? `${quote(sku)} is excluded from this store (overrides.exclude), so it cannot ${excludedWhat} here` : `${quote(sku)} is excluded at ${where(ex.site)}, so it cannot ${excludedWhat} here`,
-          target
-        );
-        return false;
-      }
-      return true;
-    };
-    merged.layers.forEach((layer, level) => {
-      for (const e of layer.exclude)
-        judge(
-          e.site,
-          e.value,
-          level,
-          ["item", "option", "modifier group", "category"],
-          "no such item, option, group or category",
-          () => "",
-          void 0,
-          "value"
-        );
-      for (const [sku, e] of layer.prices)
-        judge(
-          e.site,
-          sku,
-          level,
-          ["item", "option"],
-          "no item or option with this SKU",
-          (kind) => `${quote(sku)} is ${a2(kind)}, which has no price: prices are for items and options`,
-          "have a price",
-          "key"
-        );
-      for (const [parent, prices] of layer.optionPrices) {
-        const parentSite = {
-          parsed: layer.site.parsed,
-          pointer: toPointer([...layer.base, "overrides", "option_prices", parent])
-        };
-        const ok3 = judge(
-          parentSite,
-          parent,
-          level,
-          ["item", "option"],
-          "no item or option with this SKU",
-          (kind) => `${quote(parent)} is ${a2(kind)}: option_prices are for items and options that offer options`,
-          "have option prices",
-          "key"
-        );
-        if (!ok3) continue;
-        const offered = new Set(
-          (catalog.parents.get(parent) ?? []).flatMap((g) => catalog.groups.get(g)?.options ?? [])
-        );
-        for (const [sku, e] of prices) {
-          if (!offered.has(sku))
-            report(
-              this.problems,
-              e.site,
-              `option ${quote(sku)} is not offered by any modifier group of ${bare(parent)} in catalog ${bare(catalog.name)}`,
-              "key"
-            );
-        }
-      }
-      const perSku = (map, what, plural4, allowed) => {
-        const names = allowed.map((k) => k === "modifier group" ? "modifier group" : k);
-        for (const [sku, e] of map)
-          judge(
-            e.site,
-            sku,
-            level,
-            allowed,
-            `no ${names.slice(0, -1).join(", ")}${names.length > 1 ? " or " : ""}${names.at(-1)} with this SKU`,
-            (kind) => `${quote(sku)} is ${a2(kind)}, which has no ${what}: ${plural4} are for ${allowed.map((k) => `${k}s`).join(" and ")}`,
-            `have a ${what}`,
-            "key"
-          );
-      };
-      perSku(layer.titles, "title", "titles", ["item", "option", "modifier group", "category"]);
-      perSku(layer.descriptions, "description", "descriptions", ["item", "option"]);
-      perSku(layer.images, "image", "images", ["item", "option"]);
-      perSku(layer.schedules, "schedule", "schedules", ["item", "category"]);
-      perSku(
-        new Map([...layer.limits].map(([k, v]) => [k, { value: v, site: siteAt(layer, "limits", k) }])),
-        "min or max",
-        "limits",
-        ["modifier group"]
-      );
-      for (const key of ["unavailable", "available"]) {
-        const verb = key === "unavailable" ? "switched off" : "switched on";
-        for (const e of layer[key] ?? [])
-          judge(
-            e.site,
-            e.value,
-            level,
-            ["item", "option"],
-            "no item or option with this SKU",
-            (kind) => `${quote(e.value)} is ${a2(kind)}: only items and options can be ${verb}`,
-            `be ${verb}`,
-            "value"
-          );
-      }
-    });
-    for (const [sku, group2] of catalog.groups) {
-      if (merged.exclude.has(sku)) continue;
-      const limits = merged.limits.get(sku);
-      const min = limits?.min?.value ?? group2.min;
-      const gone = group2.options.filter((o) => merged.exclude.has(o));
-      const remaining = group2.options.length - gone.length;
-      const needed = Math.max(1, min);
-      if (remaining < needed && gone.length > 0) {
-        const last = gone.map((o) => merged.exclude.get(o).at(-1)).reduce((x, y) => y.level > x.level ? y : x);
-        const layer = merged.layers[last.level];
-        report(
-          this.problems,
-          { parsed: layer.site.parsed, pointer: toPointer([...layer.base, "overrides", "exclude"]) },
-          `excluding options leaves modifier group ${quote(sku)} with ${remaining} option${remaining === 1 ? "" : "s"}, but it needs at least ${needed}: exclude the group too, or keep more of its options`
-        );
-      }
-      const max = limits?.max?.value ?? group2.max;
-      if (limits?.min || limits?.max) {
-        const at = (limits.max ?? limits.min).site;
-        if (min > max)
-          report(
-            this.problems,
-            at,
-            `min (${min}) is more than max (${max}) of modifier group ${quote(sku)} here: lower min or raise max`
-          );
-        else if (limits.max && max > group2.options.length)
-          report(
-            this.problems,
-            limits.max.site,
-            `max (${max}) is more than the ${group2.options.length} option${group2.options.length === 1 ? "" : "s"} of modifier group ${quote(sku)}: lower max`
-          );
-      }
-    }
-  }
-  /** Reports the SKUs that no store inheriting them knows. */
-  finish() {
-    for (const u of this.unknowns.values()) {
-      if (u.known) continue;
-      const catalogs = [...u.catalogs];
-      const who = catalogs.length === 1 ? `catalog ${bare(catalogs[0])} has` : `catalogs ${catalogs.map((c) => bare(c)).join(", ")} have`;
-      report(this.problems, u.site, `unknown SKU ${quote(u.sku)}: ${who} ${u.lacks}`, u.target);
-    }
-  }
-};
-function siteAt(layer, key, sku) {
-  return { parsed: layer.site.parsed, pointer: toPointer([...layer.base, "overrides", key, sku]) };
-}
-
-// src/config/resolve.ts
-function byCodePoint2(a3, b) {
-  return a3 < b ? -1 : a3 > b ? 1 : 0;
-}
-function optionSku(option) {
-  return typeof option === "string" ? option : option.sku;
-}
-function resolveStore({ store, catalog, settings, overrides }) {
-  const o = overrides ?? overridesOfFile(store);
-  const excluded = o.exclude;
-  const keep = (sku) => !excluded.has(sku);
-  const priceOf = (sku, price) => o.prices.get(sku) ?? price;
-  const titleOf = (sku, title) => o.titles.get(sku) ?? title;
-  const descriptionOf = (sku, description) => o.descriptions.get(sku) ?? description ?? "";
-  const imagesOf = (sku, list2) => [
-    ...o.images.get(sku) ?? imageRefs(list2 ?? [])
-  ];
-  const schedulesFor = (sku, written) => schedulesOf(o.schedules.get(sku) ?? written);
-  const items2 = table();
-  for (const item of catalog.items ?? []) {
-    if (!keep(item.sku)) continue;
-    items2[item.sku] = {
-      sku: item.sku,
-      type: "ITEM",
-      title: titleOf(item.sku, item.title),
-      description: descriptionOf(item.sku, item.description),
-      price: priceOf(item.sku, item.price),
-      images: imagesOf(item.sku, item.images),
-      children: (item.modifier_groups ?? []).filter(keep),
-      min: null,
-      max: null,
-      modifiersType: null,
-      ...schedulesFor(item.sku, item.schedules)
-    };
-  }
-  const offered = /* @__PURE__ */ new Set();
-  for (const group2 of catalog.modifier_groups ?? []) {
-    if (!keep(group2.sku)) continue;
-    const options = group2.options.map(optionSku).filter(keep);
-    for (const option of options) offered.add(option);
-    const limits = o.limits.get(group2.sku);
-    const max = limits?.max ?? group2.max;
-    items2[group2.sku] = {
-      sku: group2.sku,
-      type: "MODIFIER_GROUP",
-      title: titleOf(group2.sku, group2.title),
-      description: "",
-      price: null,
-      images: [],
-      children: options,
-      min: limits?.min ?? group2.min,
-      max: options.length < group2.options.length ? Math.min(max, options.length) : max,
-      modifiersType: group2.type ?? null
-    };
-  }
-  const parents = [
-    ...(catalog.items ?? []).map((i) => ({ sku: i.sku, optionPrices: i.option_prices }))
-  ];
-  for (const group2 of catalog.modifier_groups ?? []) {
-    for (const option of group2.options) {
-      if (typeof option === "string" || !offered.has(option.sku) || own(items2, option.sku)) continue;
-      items2[option.sku] = {
-        sku: option.sku,
-        type: "ITEM",
-        title: titleOf(option.sku, option.title),
-        description: descriptionOf(option.sku, option.description),
-        price: priceOf(option.sku, option.price),
-        images: imagesOf(option.sku, option.images),
-        children: (option.modifier_groups ?? []).filter((g) => keep(g) && own(items2, g) !== void 0),
-        min: null,
-        max: null,
-        modifiersType: null
-      };
-      parents.push({ sku: option.sku, optionPrices: option.option_prices });
-    }
-  }
-  for (const { sku: parentSku, optionPrices } of parents.sort((a3, b) => byCodePoint2(a3.sku, b.sku))) {
-    const parent = own(items2, parentSku);
-    if (!parent || parent.type !== "ITEM") continue;
-    const prices = new Map(Object.entries(optionPrices ?? {}));
-    for (const [sku, price] of o.optionPrices.get(parentSku) ?? []) prices.set(sku, price);
-    for (const [sku, price] of [...prices].sort(([a3], [b]) => byCodePoint2(a3, b))) {
-      const option = own(items2, sku);
-      if (price === void 0 || !option || !parent.children.some((g) => own(items2, g)?.children.includes(sku)))
-        continue;
-      const inParent = option.priceInParent ?? table();
-      inParent[parentSku] = price;
-      option.priceInParent = inParent;
-    }
-  }
-  const categories2 = table();
-  for (const category of catalog.categories ?? []) {
-    if (!keep(category.sku)) continue;
-    categories2[category.sku] = {
-      sku: category.sku,
-      title: titleOf(category.sku, category.title),
-      items: category.items.filter((sku) => keep(sku) && own(items2, sku) !== void 0),
-      ...schedulesFor(category.sku, category.schedules)
-    };
-  }
-  const menus2 = table();
-  for (const menu of catalog.menus ?? []) {
-    menus2[menu.type] = {
-      type: menu.type,
-      categories: menu.categories.map(
-        (entry) => typeof entry === "string" ? { sku: entry, active: true } : { sku: entry.sku, active: entry.active ?? true }
-      ).filter((entry) => own(categories2, entry.sku) !== void 0)
-    };
-  }
-  const sellable = (sku) => keep(sku) && catalogItemSkus(catalog).has(sku);
-  const unavailable = [...new Set(o.unavailable)].filter(sellable).sort(byCodePoint2);
-  const available = o.available;
-  const storeId = storeIdOf(store.store.id) ?? String(store.store.id);
-  const state = {
-    store: {
-      key: store.store.integration_id,
-      storeId,
-      integrationId: store.store.integration_id,
-      name: store.store.name
-    },
-    items: items2,
-    categories: categories2,
-    menus: menus2,
-    unavailable
-  };
-  if (available) state.available = [...new Set(available)].filter(sellable).sort(byCodePoint2);
-  for (const [key, value] of Object.entries(settings ?? {}))
-    if (value !== void 0) state[key] = value;
-  return state;
-}
-var itemSkusCache = /* @__PURE__ */ new WeakMap();
-function catalogItemSkus(catalog) {
-  let skus = itemSkusCache.get(catalog);
-  if (!skus) {
-    skus = new Set((catalog.items ?? []).map((i) => i.sku));
-    for (const g of catalog.modifier_groups ?? []) for (const opt of g.options) skus.add(optionSku(opt));
-    itemSkusCache.set(catalog, skus);
-  }
-  return skus;
-}
-function schedulesOf(written) {
-  const schedules2 = toSchedules(written ?? []);
-  return schedules2.length > 0 ? { schedules: schedules2 } : {};
-}
-var SHARED_VERSIONS = 4;
-function share(resources2, pool) {
-  for (const key of Object.keys(resources2)) {
-    const r = resources2[key];
-    const versions = pool.get(key);
-    if (!versions) {
-      pool.set(key, [r]);
-      continue;
-    }
-    const same = versions.find((v) => jsonEqual(v, r));
-    if (same !== void 0) resources2[key] = same;
-    else if (versions.length < SHARED_VERSIONS) versions.push(r);
-  }
-}
-function resolveDesired(stores, client, options = {}) {
-  const desired = { stores: table() };
-  if (options.currency !== void 0) desired.currency = options.currency;
-  const pools = /* @__PURE__ */ new Map();
-  for (const s of stores) {
-    const state = resolveStore(s);
-    desired.stores[state.store.key] = state;
-    if (!options.share) continue;
-    let pool = pools.get(s.catalog);
-    if (!pool) {
-      pool = { items: /* @__PURE__ */ new Map(), categories: /* @__PURE__ */ new Map(), menus: /* @__PURE__ */ new Map() };
-      pools.set(s.catalog, pool);
-    }
-    share(state.items, pool.items);
-    share(state.categories, pool.categories);
-    share(state.menus, pool.menus);
-  }
-  if (client) desired.client = client;
-  return desired;
-}
-
-// src/config/rollout.ts
-import { resolve as resolve4 } from "node:path";
-var EVERY_STORE = "*";
-async function readRollout(project, root, storeFiles, problems) {
-  const data = project.data;
-  const value = isRecord(data) && Object.hasOwn(data, "rollout") ? data.rollout : void 0;
-  if (!isRecord(value)) return void 0;
-  const indexOf = new Map(storeFiles.map((f, i) => [f.path, i]));
-  const stageOf2 = /* @__PURE__ */ new Map();
-  const stages = [];
-  for (const [name, entry] of Object.entries(value)) {
-    if (!/^[a-z][a-z0-9_-]{0,39}$/.test(name)) return void 0;
-    const patterns = typeof entry === "string" ? [{ pattern: entry, segments: ["rollout", name] }] : Array.isArray(entry) ? entry.flatMap(
-      (p, i) => typeof p === "string" ? [{ pattern: p, segments: ["rollout", name, i] }] : []
-    ) : [];
-    const named = /* @__PURE__ */ new Set();
-    for (const { pattern, segments: segments2 } of patterns) {
-      if (pattern === "") continue;
-      const site = siteOf(project, segments2);
-      for (const i of await matchStores(
-        pattern,
-        root,
-        indexOf,
-        storeFiles.length,
-        (message) => report(problems, site, `rollout.${name}: ${message}`)
-      ))
-        named.add(i);
-    }
-    const own2 = [...named].filter((i) => !stageOf2.has(i)).sort((a3, b) => a3 - b);
-    for (const i of own2) stageOf2.set(i, name);
-    if (named.size > 0 && own2.length === 0) {
-      report(
-        problems,
-        siteOf(project, ["rollout", name]),
-        `rollout.${name}: every store this stage names is in an earlier stage (a store belongs to the first stage that names it), so the stage would be empty; remove it or name other stores`,
-        "key"
-      );
-    }
-    stages.push({
-      name,
-      stores: own2.flatMap((i) => {
-        const key = storeFiles[i].key;
-        return key === void 0 ? [] : [key];
-      })
-    });
-  }
-  const missing2 = storeFiles.filter((_, i) => !stageOf2.has(i));
-  if (stages.length > 0 && missing2.length > 0) {
-    const keys = missing2.map((f) => quote(f.key ?? f.path, 60));
-    report(
-      problems,
-      siteOf(project, ["rollout"]),
-      `rollout: ${missing2.length} store${missing2.length === 1 ? " is" : "s are"} in no stage (${keys.slice(0, 5).join(", ")}${keys.length > 5 ? `, and ${keys.length - 5} more` : ""}); every store must be in a stage: end the rollout with a stage such as rest: "*"`,
-      "key"
-    );
-  }
-  return stages;
-}
-async function matchStores(pattern, root, indexOf, count, fail3) {
-  if (pattern === EVERY_STORE) return Array.from({ length: count }, (_, i) => i);
-  if (!patternStaysInside(root, pattern)) {
-    fail3(outsideMessage("the pattern", quote(pattern), "path"));
-    return [];
-  }
-  if (!hasMagic(pattern)) {
-    const i = indexOf.get(resolve4(root, pattern));
-    if (i === void 0) {
-      fail3(
-        `${quote(pattern)} is not a store file of the project (the files stores: lists); name store files relative to carte.yaml, such as stores/bog-centro.yaml`
-      );
-      return [];
-    }
-    return [i];
-  }
-  const found = (await globFiles(pattern, root)).flatMap((f) => {
-    const i = indexOf.get(f);
-    return i === void 0 ? [] : [i];
-  });
-  if (found.length === 0) {
-    fail3(
-      `pattern ${quote(pattern)} matches no store file of the project (the files stores: lists); fix the pattern, or write "*" for every store`
-    );
-  }
-  return found;
-}
-
-// src/config/validate.ts
-var import_ajv = __toESM(require_ajv(), 1);
-var import_ajv_formats = __toESM(require_dist2(), 1);
-import { readFileSync } from "node:fs";
-var FILE_KINDS = ["settings", "project", "catalog", "store", "group"];
-var addFormats = import_ajv_formats.default.default ?? import_ajv_formats.default;
-var validators;
-var roots = {};
-function readSchema(kind) {
-  const url = new URL(`../schemas/config/${kind}.schema.json`, import.meta.url);
-  const schema = JSON.parse(readFileSync(url, "utf8"));
-  roots[kind] = schema;
-  return schema;
-}
-function deref(kind, schema) {
-  if (schema === null || typeof schema !== "object") return void 0;
-  const ref = schema.$ref;
-  if (typeof ref !== "string") return schema;
-  const [file = "", fragment = ""] = ref.split("#");
-  const other = FILE_KINDS.find((k) => file === `${k}.schema.json`);
-  let node = file === "" ? roots[kind] : other ? roots[other] : void 0;
-  for (const segment2 of pointerSegments(fragment)) {
-    node = node !== null && typeof node === "object" ? node[segment2] : void 0;
-  }
-  return node !== null && typeof node === "object" ? node : void 0;
-}
-function getValidators() {
-  if (!validators) {
-    const ajv = new import_ajv.Ajv({ allErrors: true, strict: true, verbose: true });
-    addFormats(ajv);
-    for (const kind of FILE_KINDS) ajv.addSchema(readSchema(kind));
-    const compiled = (kind) => {
-      const fn = ajv.getSchema(String(roots[kind]?.$id));
-      if (!fn) throw new Error(`schemas/config/${kind}.schema.json did not compile`);
-      return fn;
-    };
-    validators = {
-      settings: compiled("settings"),
-      project: compiled("project"),
-      catalog: compiled("catalog"),
-      store: compiled("store"),
-      group: compiled("group")
-    };
-  }
-  return validators;
-}
-function validateFile(parsed, kind) {
-  const validate = getValidators()[kind];
-  if (validate(parsed.data)) return [];
-  const errors = simplify(validate.errors ?? []);
-  const problems = [];
-  const seen2 = /* @__PURE__ */ new Set();
-  for (const error2 of errors) {
-    if (problems.length > MAX_PROBLEMS) break;
-    const problem = toProblem(parsed, kind, error2);
-    const key = `${problem.pointer}\0${problem.message}`;
-    if (seen2.has(key)) continue;
-    seen2.add(key);
-    problems.push(problem);
-  }
-  return problems;
-}
-function simplify(errors) {
-  const result = [...errors];
-  for (let i = 0; i < result.length; i++) {
-    const alt = result[i];
-    if (!alt || alt.keyword !== "anyOf" && alt.keyword !== "oneOf") continue;
-    const at = alt.instancePath;
-    let start = i;
-    while (start > 0) {
-      const prev = result[start - 1];
-      if (!prev || prev.instancePath !== at && !prev.instancePath.startsWith(at + "/")) break;
-      start--;
-    }
-    const run = result.slice(start, i);
-    const typeErrors = run.filter((e) => e.keyword === "type" && e.instancePath === at);
-    const branches = Array.isArray(alt.schema) ? alt.schema.length : typeErrors.length + 1;
-    const replacement = typeErrors.length >= branches ? [
-      {
-        ...alt,
-        keyword: "type",
-        params: { type: typeErrors.map((e) => String(e.params.type)).join(",") }
-      }
-    ] : run.filter((e) => !typeErrors.includes(e));
-    result.splice(start, i - start + 1, ...replacement);
-    i = start + replacement.length - 1;
-  }
-  return result;
-}
-var TYPE_NAMES = {
-  string: "text",
-  number: "a number",
-  integer: "a whole number",
-  boolean: "true or false",
-  object: "a mapping (key: value lines)",
-  array: "a list",
-  null: "empty"
-};
-function describeValue(value) {
-  if (value === null || value === void 0) return "nothing";
-  if (typeof value === "string") return quote(value);
-  if (typeof value === "number" || typeof value === "boolean") return String(value);
-  if (Array.isArray(value)) return "a list";
-  if (typeof value === "object") return "a mapping";
-  return typeof value;
-}
-var PATTERN_HINTS = {
-  "^[A-Za-z0-9][A-Za-z0-9._-]*$": "use letters, digits, dots, dashes and underscores, starting with a letter or digit, e.g. BURGER-CLASSIC",
-  "^[a-z0-9][a-z0-9-]*$": "use lower case letters, digits and dashes, e.g. bog-centro",
-  "^[A-Z][A-Z0-9_]*$": "use capital letters, digits and underscores, starting with a letter, e.g. DEFAULT",
-  "^[1-9][0-9]*$": "use digits only, without a leading 0, e.g. 900123",
-  "^https?://": "write a full address starting with https://",
-  "^[0-9]{1,2}:[0-9]{2}-[0-9]{1,2}:[0-9]{2}$": "write a slot as start-end in 24-hour time, e.g. 11:00-15:00 (22:00-02:00 runs past midnight)",
-  "^[0-9]{2}-[0-9]{2}$": 'write a date as MM-DD in quotes, e.g. "12-24"'
-};
-function nameAt(pointer) {
-  const segments2 = pointerSegments(pointer);
-  const last = segments2[segments2.length - 1];
-  if (last === void 0) return "the file";
-  if (/^\d+$/.test(last)) {
-    const parent = segments2[segments2.length - 2];
-    return parent === void 0 ? `entry ${last}` : `${parent}[${last}]`;
-  }
-  return last;
-}
-function plural3(n, word) {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
-}
-function toProblem(parsed, kind, e) {
-  const problem = (pointer, message, target = "value") => {
-    const { line, col } = locate(parsed, pointer, target);
-    return { file: parsed.file, line, col, pointer, message };
-  };
-  const at = e.instancePath;
-  const name = nameAt(at);
-  const got = describeValue(e.data);
-  const p = e.params;
-  switch (e.keyword) {
-    case "additionalProperties": {
-      const key = String(p.additionalProperty);
-      const allowed = Object.keys(e.parentSchema?.properties ?? {});
-      const where2 = at === "" ? "" : ` in ${name}`;
-      return problem(
-        `${at}/${escapeSegment(key)}`,
-        `unknown key ${quote(key)}${where2} (allowed: ${allowed.join(", ")})`,
-        "key"
-      );
-    }
-    case "required": {
-      const key = String(p.missingProperty);
-      const schema = deref(kind, e.parentSchema?.properties?.[key]);
-      const description = schema?.description;
-      const hint = typeof description === "string" ? `: ${firstSentence(description)}` : "";
-      const where2 = at === "" ? "" : ` to ${name}`;
-      const { line, col } = locate(parsed, at);
-      return {
-        file: parsed.file,
-        line,
-        col,
-        pointer: `${at}/${escapeSegment(key)}`,
-        message: `missing required key ${quote(key)}: add ${key}${where2}${hint}`
-      };
-    }
-    case "type": {
-      const types = String(p.type).split(",").map((t) => TYPE_NAMES[t] ?? t);
-      return problem(at, `${name} must be ${[...new Set(types)].join(" or ")}, got ${got}`);
-    }
-    case "const":
-      return problem(at, `${name} must be ${JSON.stringify(p.allowedValue)}, got ${got}`);
-    case "enum": {
-      const values2 = p.allowedValues.map((v) => String(v)).join(", ");
-      return problem(at, `${name} must be one of: ${values2}; got ${got}`);
-    }
-    case "minimum":
-      return problem(at, `${name} must be at least ${String(p.limit)}, got ${got}`);
-    case "maximum":
-      return problem(at, `${name} must be at most ${String(p.limit)}, got ${got}`);
-    case "exclusiveMinimum":
-      return problem(at, `${name} must be more than ${String(p.limit)}, got ${got}`);
-    case "minLength":
-      return p.limit === 1 ? problem(at, `${name} must not be empty`) : problem(at, `${name} must be at least ${plural3(Number(p.limit), "character")} long`);
-    case "maxLength":
-      return problem(
-        at,
-        `${name} is ${plural3([...String(e.data)].length, "character")} long; at most ${String(p.limit)} are allowed`
-      );
-    case "minItems":
-      return problem(
-        at,
-        `${name} must list at least ${Number(p.limit) === 1 ? "1 entry" : `${String(p.limit)} entries`}`
-      );
-    case "maxItems":
-      return problem(
-        at,
-        `${name} has ${Array.isArray(e.data) ? e.data.length : "too many"} entries; at most ${String(p.limit)} are allowed`
-      );
-    case "pattern": {
-      const hint = PATTERN_HINTS[String(p.pattern)];
-      return problem(
-        at,
-        `${name} ${got} is not allowed here: ${hint ?? `it must match ${String(p.pattern)}`}`
-      );
-    }
-    case "format":
-      return p.format === "uri" ? problem(at, `${name} must be a full web address such as https://api.example.com, got ${got}`) : problem(at, `${name} must be a valid ${String(p.format)}, got ${got}`);
-    default:
-      return problem(at, `${name} ${e.message ?? "is not valid"}`);
-  }
-}
-function firstSentence(text) {
-  const end = text.search(/\.(\s|$)/);
-  const sentence = end === -1 ? text : text.slice(0, end);
-  return sentence.charAt(0).toLowerCase() + sentence.slice(1);
-}
-function escapeSegment(s) {
-  return s.replace(/~/g, "~0").replace(/\//g, "~1");
-}
-
-// src/config/load.ts
-var DEFAULT_REQUESTS_PER_SECOND = 50;
-var DEFAULT_APPLY_DELAY_MS = 50;
-var DEFAULT_FILE_LIMITS = {
-  ...DEFAULT_PARSE_LIMITS,
-  maxFileBytes: DEFAULT_MAX_FILE_BYTES
-};
-function display(absolute) {
-  const rel = relative3(process.cwd(), absolute);
-  return rel === "" ? absolute : rel;
-}
-async function readAndValidate(absolute, kind, problems, limits) {
-  const file = display(absolute);
-  const read2 = await readConfigFile(absolute, limits.maxFileBytes);
-  if (!read2.ok) {
-    addProblem(problems, { file, line: read2.line, col: read2.col, pointer: "", message: read2.message });
-    return { parsed: parseYaml(file, "").parsed };
-  }
-  const { parsed, problems: syntax } = parseYaml(file, read2.text, limits);
-  for (const p of syntax) addProblem(problems, p);
-  const invalid = syntax.length > 0 ? [] : validateFile(parsed, kind);
-  for (const p of invalid) addProblem(problems, p);
-  return { parsed };
-}
-async function expand2(project, key, root, problems, allowUnmatched) {
-  const value = project.data?.[key];
-  const entries = typeof value === "string" ? [{ pattern: value, segments: [key] }] : Array.isArray(value) ? value.flatMap((v, i) => typeof v === "string" ? [{ pattern: v, segments: [key, i] }] : []) : [];
-  const out = [];
-  for (const { pattern, segments: segments2 } of entries) {
-    if (pattern === "") continue;
-    const site = { parsed: project, pointer: toPointer(segments2) };
-    if (!patternStaysInside(root, pattern)) {
-      report(problems, site, outsideMessage(key, quote(pattern), "path"));
-      continue;
-    }
-    const files = await globFiles(pattern, root);
-    if (files.length === 0 && allowUnmatched && hasMagic(pattern)) continue;
-    if (files.length === 0) {
-      report(
-        problems,
-        site,
-        hasMagic(pattern) ? `${key}: pattern ${quote(pattern)} matches no file (looked in ${bare(display(root), 200)}); fix the pattern, or remove it` : `${key}: file ${quote(pattern)} does not exist (looked for ${bare(display(resolve5(root, pattern)), 200)})`
-      );
-      continue;
-    }
-    const outside = [];
-    for (const f of files) {
-      const where2 = await insideProject(root, f).catch(() => void 0);
-      if (!where2?.inside) outside.push(f);
-      else if (!out.includes(f)) out.push(f);
-    }
-    if (outside.length > 0) {
-      const named = outside.slice(0, 3).map((f) => quote(relative3(root, f), 120));
-      report(
-        problems,
-        site,
-        outsideMessage(
-          key,
-          `${quote(pattern)} matches ${named.join(", ")}${outside.length > 3 ? ` and ${outside.length - 3} more` : ""}, which`,
-          "link"
-        )
-      );
-    }
-  }
-  return out;
-}
-function limitsOf(data) {
-  const limits = field(data, "limits");
-  const bytes = field(limits, "max_file_bytes");
-  const nodes = field(limits, "max_file_nodes");
-  const valid = (v, max) => typeof v === "number" && Number.isSafeInteger(v) && v >= 1 && v <= max;
-  return {
-    ...DEFAULT_FILE_LIMITS,
-    ...valid(bytes, MAX_FILE_BYTES_LIMIT) ? { maxFileBytes: bytes } : {},
-    ...valid(nodes, MAX_FILE_NODES_LIMIT) ? { maxNodes: nodes } : {}
-  };
-}
-var MAX_FILE_BYTES_LIMIT = 64 * 1024 * 1024;
-var MAX_FILE_NODES_LIMIT = 1e6;
-function checkPlatform(project, problems) {
-  const platform2 = field(project.data, "platform");
-  const url = field(platform2, "base_url");
-  if (typeof url !== "string" || !/^https?:\/\//i.test(url)) return [];
-  const site = (key) => ({ parsed: project, pointer: toPointer(["platform", key]) });
-  const shape = urlShapeProblem(url, "platform address");
-  if (shape) {
-    report(problems, site("base_url"), shape);
-    return [];
-  }
-  const parsed = new URL(url);
-  if (parsed.protocol === "https:" || isLoopbackHost(parsed.hostname)) return [];
-  if (field(platform2, "allow_insecure_http") === true)
-    return [
-      `platform.base_url ${quote(url, 120)} is plain http to another machine (allowed by allow_insecure_http in ${project.file}): the client secret and every token travel unencrypted`
-    ];
-  report(
-    problems,
-    site("base_url"),
-    `platform address ${quote(url, 120)} must start with https:// (the client secret would travel unencrypted); http:// is accepted for localhost and 127.0.0.1, or anywhere with allow_insecure_http: true under platform:`
-  );
-  return [];
-}
-async function loadProject(configPath, options = {}) {
-  const allowUnmatched = options.allowUnmatchedPatterns === true;
-  const sections = settingsSections();
-  const configFile = resolve5(configPath);
-  const root = dirname3(configFile);
-  const problems = [];
-  const self = await insideProject(root, configFile).catch(() => void 0);
-  if (!self?.inside)
-    throw new ConfigError([
-      {
-        file: display(configFile),
-        line: 0,
-        col: 0,
-        pointer: "",
-        message: self ? "carte.yaml leads outside its folder through a symbolic link; it was not read" : "cannot resolve where carte.yaml leads (a loop of symbolic links?); it was not read"
-      }
-    ]);
-  const project = await readAndValidate(configFile, "project", problems, DEFAULT_FILE_LIMITS);
-  const projectData = project.parsed.data;
-  if (projectData === null || typeof projectData !== "object" || Array.isArray(projectData)) {
-    if (problems.length === 0)
-      problems.push({
-        file: project.parsed.file,
-        line: 1,
-        col: 1,
-        pointer: "",
-        message: "carte.yaml is empty"
-      });
-    throw new ConfigError(problems);
-  }
-  const limits = limitsOf(projectData);
-  const warnings = checkPlatform(project.parsed, problems);
-  const catalogPaths = await expand2(project.parsed, "catalogs", root, problems, allowUnmatched);
-  const groupPaths = await expand2(project.parsed, "groups", root, problems, allowUnmatched);
-  const storePaths = await expand2(project.parsed, "stores", root, problems, allowUnmatched);
-  const catalogFiles = [];
-  for (const path10 of catalogPaths)
-    catalogFiles.push(await readAndValidate(path10, "catalog", problems, limits));
-  const groupFiles2 = [];
-  for (const path10 of groupPaths) groupFiles2.push(await readAndValidate(path10, "group", problems, limits));
-  const storeFiles = [];
-  for (const path10 of storePaths) storeFiles.push(await readAndValidate(path10, "store", problems, limits));
-  const currency = readCurrency(project.parsed, problems);
-  const indexes = catalogFiles.map((c) => checkCatalog(c.parsed, problems, currency));
-  const catalogs = checkCatalogNames(indexes, problems);
-  const registry = { ids: /* @__PURE__ */ new Map(), integrationIds: /* @__PURE__ */ new Map() };
-  for (const s of storeFiles) checkStore(s.parsed, catalogs, registry, problems);
-  const chainLayer = readSettings(
-    project.parsed,
-    ["defaults"],
-    field(projectData, "defaults"),
-    problems,
-    sections
-  );
-  const groups = checkGroupNames(
-    groupFiles2.map((g) => g.parsed),
-    problems
-  );
-  const groupLayers = /* @__PURE__ */ new Map();
-  for (const [name, parsed] of groups)
-    groupLayers.set(
-      name,
-      readSettings(parsed, ["defaults"], field(parsed.data, "defaults"), problems, sections)
-    );
-  const storeLayers = storeFiles.map((s) => {
-    checkStoreGroup(s.parsed, groups, problems);
-    return readSettings(s.parsed, [], s.parsed.data, problems, sections);
-  });
-  const includes = await readIncludes(
-    [chainLayer, ...groupLayers.values(), ...storeLayers],
-    root,
-    problems,
-    limits
-  );
-  const holidaySites = /* @__PURE__ */ new Map();
-  const overridesOf = /* @__PURE__ */ new Map();
-  const readLayerOverrides = (layer, parsed, base) => {
-    const data = base.length === 0 ? parsed.data : field(parsed.data, String(base[0]));
-    const o = readOverrides(parsed, base, data, problems, currency);
-    if (o) overridesOf.set(layer, o);
-  };
-  readLayerOverrides(chainLayer, project.parsed, ["defaults"]);
-  for (const [name, parsed] of groups) readLayerOverrides(groupLayers.get(name), parsed, ["defaults"]);
-  storeLayers.forEach((layer, i) => readLayerOverrides(layer, storeFiles[i].parsed, []));
-  for (const file of includes.values()) readLayerOverrides(file.layer, file.parsed, []);
-  const checker = new OverridesChecker(problems);
-  const mergedOverrides = [];
-  const settingsOf = storeLayers.map((layer, i) => {
-    const group2 = field(storeFiles[i]?.parsed.data, "group");
-    const groupLayer = typeof group2 === "string" ? groupLayers.get(group2) : void 0;
-    const layers = [chainLayer, ...groupLayer ? [groupLayer] : [], layer].flatMap(
-      (l) => withIncludes(l, includes, root, /* @__PURE__ */ new Set())
-    );
-    const key = field(field(storeFiles[i]?.parsed.data, "store"), "integration_id");
-    if (typeof key === "string") holidaySites.set(key, holidaySitesOf(layers));
-    const merged = mergeOverrides(layers.flatMap((l) => overridesOf.get(l) ?? []));
-    mergedOverrides.push(merged);
-    const catalogName = field(storeFiles[i]?.parsed.data, "catalog");
-    const index = typeof catalogName === "string" ? catalogs.get(catalogName) : void 0;
-    if (index) checker.check(merged, index);
-    return mergeSettings(layers, problems, sections);
-  });
-  checker.finish();
-  const client = readClient(project.parsed, field(projectData, "client"), problems);
-  const rollout = await readRollout(
-    project.parsed,
-    root,
-    storeFiles.map((f, i) => {
-      const key = field(field(f.parsed.data, "store"), "integration_id");
-      return { path: storePaths[i], key: typeof key === "string" ? key : void 0 };
-    }),
-    problems
-  );
-  const secretsFile = await checkSecretsFile(project.parsed, root, problems);
-  if (problems.length > 0)
-    throw new ConfigError(withTruncation(dedupeProblems(problems), problems, project.parsed));
-  const catalogByName = /* @__PURE__ */ new Map();
-  const catalogsOut = /* @__PURE__ */ new Map();
-  indexes.forEach((index, i) => {
-    const file = catalogFiles[i];
-    if (file && !catalogByName.has(index.name)) {
-      catalogByName.set(index.name, file.parsed.data);
-      catalogsOut.set(index.name, { catalog: file.parsed.data, file: file.parsed.file });
-    }
-  });
-  const resolvable = storeFiles.map((s, i) => {
-    const store = s.parsed.data;
-    const catalog = catalogByName.get(store.catalog);
-    if (!catalog)
-      throw new InternalError(`${s.parsed.file}: catalog ${store.catalog} vanished after the checks`);
-    return {
-      store,
-      catalog,
-      settings: settingsOf[i] ?? {},
-      overrides: plainOverrides(mergedOverrides[i])
-    };
-  });
-  let sources;
-  if (options.explain) {
-    sources = /* @__PURE__ */ new Map();
-    const parsedByName = /* @__PURE__ */ new Map();
-    indexes.forEach((index, i) => {
-      if (!parsedByName.has(index.name)) parsedByName.set(index.name, catalogFiles[i].parsed);
-    });
-    storeFiles.forEach((s, i) => {
-      const store = s.parsed.data;
-      sources.set(store.store.integration_id, {
-        storeFile: s.parsed,
-        catalog: { name: store.catalog, parsed: parsedByName.get(store.catalog) },
-        overrides: mergedOverrides[i]
-      });
-    });
-  }
-  const config = projectData;
-  return {
-    ...sources ? { sources } : {},
-    configFile,
-    root,
-    platform: config.platform ? {
-      baseUrl: config.platform.base_url.replace(/\/+$/, ""),
-      requestsPerSecond: config.platform.requests_per_second ?? DEFAULT_REQUESTS_PER_SECOND
-    } : void 0,
-    emulator: { applyDelayMs: config.emulator?.apply_delay_ms ?? DEFAULT_APPLY_DELAY_MS },
-    ownership: config.ownership ?? {},
-    safety: {
-      maxDeletePercent: config.safety?.max_delete_percent ?? DEFAULT_SAFETY.maxDeletePercent,
-      maxUpdatePercent: config.safety?.max_update_percent ?? DEFAULT_SAFETY.maxUpdatePercent,
-      minExisting: config.safety?.min_existing ?? DEFAULT_SAFETY.minExisting,
-      protected: config.safety?.protected ?? DEFAULT_SAFETY.protected,
-      maxPriceChangePercent: config.safety?.max_price_change_percent ?? DEFAULT_SAFETY.maxPriceChangePercent
-    },
-    ...currency ? { currency } : {},
-    catalogs: catalogsOut,
-    desired: resolveDesired(resolvable, client, {
-      share: options.shareResources ?? false,
-      ...currency ? { currency: currency.code } : {}
-    }),
-    ...secretsFile === void 0 ? {} : { secretsFile },
-    files: [project, ...catalogFiles, ...groupFiles2, ...storeFiles, ...includes.values()].map(
-      (f) => f.parsed.file
-    ),
-    warnings,
-    holidaySites,
-    ...rollout ? { rollout } : {}
-  };
-}
-function holidaySitesOf(layers) {
-  const sites = /* @__PURE__ */ new Map();
-  for (const layer of layers)
-    for (const [date, entry] of Object.entries(
-      layer.sections.get("holidays") ?? {}
-    )) {
-      const { line, col } = locate(entry.site.parsed, entry.site.pointer, "key");
-      sites.set(date, { file: entry.site.parsed.file, line, col, pointer: entry.site.pointer });
-    }
-  return sites;
-}
-async function checkSecretsFile(project, root, problems) {
-  const written = field(project.data, "secrets_file");
-  if (typeof written !== "string" || written === "") return void 0;
-  const site = { parsed: project, pointer: "/secrets_file" };
-  let where2;
-  try {
-    where2 = await insideProject(root, written);
-  } catch (err) {
-    report(problems, site, `secrets_file: cannot check where it leads (${errorCode2(err)})`);
-    return void 0;
-  }
-  if (!where2.inside) {
-    report(problems, site, outsideMessage("secrets_file", quote(written), where2.why));
-    return void 0;
-  }
-  return resolve5(root, written);
-}
-function errorCode2(err) {
-  return err.code ?? "error";
-}
-function withTruncation(shown2, all, project) {
-  if (!wasTruncated(all)) return shown2;
-  return [
-    ...shown2,
-    {
-      file: project.file,
-      line: 0,
-      col: 0,
-      pointer: "",
-      message: `only the first ${MAX_PROBLEMS} problems are shown: fix them and run carte again to see the rest`
-    }
-  ];
-}
-function field(data, key) {
-  return isRecord(data) && Object.hasOwn(data, key) ? data[key] : void 0;
-}
-function readCurrency(project, problems) {
-  const code3 = field(project.data, "currency");
-  if (typeof code3 !== "string" || !/^[A-Z]{3}$/.test(code3)) return void 0;
-  const currency = currencyOf(code3);
-  if (!currency) {
-    report(
-      problems,
-      { parsed: project, pointer: "/currency" },
-      `unknown currency ${quote(code3)}: write an ISO 4217 code, for example COP, BRL or MXN`
-    );
-  }
-  return currency;
-}
-async function readIncludes(layers, root, problems, limits) {
-  const files = /* @__PURE__ */ new Map();
-  const missing2 = /* @__PURE__ */ new Set();
-  const pending = [...layers];
-  while (pending.length > 0) {
-    const layer = pending.shift();
-    for (const inc of layer.includes) {
-      const absolute = resolve5(root, inc.path);
-      if (files.has(absolute)) continue;
-      let where2;
-      try {
-        where2 = await insideProject(root, inc.path);
-      } catch (err) {
-        report(
-          problems,
-          inc.site,
-          `include: cannot check where ${quote(inc.path)} leads (${errorCode2(err)})`
-        );
-        continue;
-      }
-      if (!where2.inside) {
-        report(problems, inc.site, outsideMessage("include", quote(inc.path), where2.why));
-        continue;
-      }
-      if (missing2.has(absolute) || !await isPresent(absolute)) {
-        missing2.add(absolute);
-        report(
-          problems,
-          inc.site,
-          `include: file ${quote(inc.path)} does not exist (looked for ${bare(display(absolute), 200)}); paths are relative to the folder of carte.yaml`
-        );
-        continue;
-      }
-      const read2 = await readAndValidate(absolute, "settings", problems, limits);
-      const included = {
-        ...read2,
-        layer: readSettings(read2.parsed, [], read2.parsed.data, problems, settingsSections())
-      };
-      files.set(absolute, included);
-      pending.push(included.layer);
-    }
-  }
-  const state = /* @__PURE__ */ new Map();
-  const stack = [];
-  const visit = (layer) => {
-    for (const inc of layer.includes) {
-      const absolute = resolve5(root, inc.path);
-      const file = files.get(absolute);
-      if (!file) continue;
-      if (state.get(absolute) === "visiting") {
-        const cycle = [...stack.slice(stack.indexOf(absolute)), absolute].map((f) => relative3(root, f));
-        report(
-          problems,
-          inc.site,
-          `include cycle: ${cycle.join(" → ")}; a file must not include itself, directly or through others`
-        );
-        continue;
-      }
-      if (state.get(absolute) === "done") continue;
-      state.set(absolute, "visiting");
-      stack.push(absolute);
-      visit(file.layer);
-      stack.pop();
-      state.set(absolute, "done");
-    }
-  };
-  for (const layer of layers) visit(layer);
-  return files;
-}
-async function isPresent(path10) {
-  try {
-    await stat3(path10);
-    return true;
-  } catch {
-    return false;
-  }
-}
-function withIncludes(layer, files, root, seen2) {
-  const before = layer.includes.flatMap((inc) => {
-    const absolute = resolve5(root, inc.path);
-    const file = files.get(absolute);
-    if (!file || seen2.has(absolute)) return [];
-    return withIncludes(file.layer, files, root, /* @__PURE__ */ new Set([...seen2, absolute]));
-  });
-  return [...before, layer];
-}
-
-// src/gitops/base.ts
-import { realpath as realpath4 } from "node:fs/promises";
-import path4 from "node:path";
-var sameChange = (c) => canonicalJson([c.action, c.before, c.after]);
-async function compareWithBase(project, plan, current2, ref, options = {}) {
-  const configFile = await realpath4(project.configFile);
-  const commit2 = await resolveCommit(ref, project.root);
-  const tree = await materializeCommit(commit2);
-  let base;
-  try {
-    base = await loadProject(path4.join(tree.dir, path4.relative(commit2.toplevel, configFile)));
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    const n = err.problems.length;
-    return {
-      ref,
-      sha: commit2.sha,
-      changes: plan.changes.map((c) => c.address),
-      drift: [],
-      settled: [],
-      unavailable: `the base's files do not load (${n} configuration problem${n === 1 ? "" : "s"}, e.g. ${err.problems[0]?.message ?? "?"})`
-    };
-  } finally {
-    await tree.close();
-  }
-  if (options.shard) base = shardProject(base, options.shard);
-  const inScope = new Set(plan.stores.map((s) => s.key));
-  const head = {
-    stores: Object.fromEntries(Object.entries(project.desired.stores).filter(([k]) => inScope.has(k))),
-    ...project.desired.client ? { client: project.desired.client } : {}
-  };
-  const kindsOf = new Map(readRequests(head, project.ownership).map((r) => [r.store.key, r.kinds]));
-  const baseChanges = [];
-  for (const key of inScope) {
-    const want = base.desired.stores[key];
-    if (!want) continue;
-    const partial = buildPlan({ stores: { [key]: want } }, current2, {
-      kinds: kindsOf.get(key) ?? [],
-      clientKinds: [],
-      ownership: base.ownership
-    });
-    baseChanges.push(...partial.changes);
-  }
-  const clientKinds2 = clientReadKinds(head, project.ownership);
-  if (clientKinds2.length > 0) {
-    const partial = buildPlan({ stores: {}, client: base.desired.client ?? {} }, current2, {
-      kinds: [],
-      clientKinds: clientKinds2,
-      ownership: base.ownership
-    });
-    baseChanges.push(...partial.changes);
-  }
-  const targeted = plan.targeting;
-  const relevant = targeted ? baseChanges.filter((c) => inTarget(targeted, c)) : baseChanges;
-  const baseByAddress = new Map(relevant.map((c) => [c.address, sameChange(c)]));
-  const headAddresses = new Set(plan.changes.map((c) => c.address));
-  const split = { ref, sha: commit2.sha, changes: [], drift: [], settled: [] };
-  for (const c of plan.changes) {
-    (baseByAddress.get(c.address) === sameChange(c) ? split.drift : split.changes).push(c.address);
-  }
-  split.settled = relevant.filter((c) => !headAddresses.has(c.address)).map((c) => c.address);
-  return split;
-}
-
-// src/lock.ts
-var import_proper_lockfile = __toESM(require_proper_lockfile(), 1);
-import { createHash as createHash4 } from "node:crypto";
-import { mkdir as mkdir4, readFile as readFile3, rm as rm5, writeFile as writeFile3 } from "node:fs/promises";
-import { hostname } from "node:os";
-import path5 from "node:path";
-var CLIENT_LOCK = "@client";
-var STALE_MS = 3e4;
-var UPDATE_MS = 1e4;
-function fileOf(dir, name) {
-  return path5.join(dir, createHash4("sha256").update(name).digest("hex").slice(0, 32));
-}
-async function holderOf(file) {
-  try {
-    const data = JSON.parse(await readFile3(`${file}.json`, "utf8"));
-    if (typeof data.pid !== "number" || typeof data.host !== "string" || typeof data.since !== "string") {
-      return void 0;
-    }
-    return { pid: data.pid, host: data.host, since: data.since, name: String(data.name ?? "") };
-  } catch {
-    return void 0;
-  }
-}
-function describeHolder(h) {
-  return h ? `process ${h.pid} on ${h.host}, since ${h.since}` : "another carte apply";
-}
-async function acquireApplyLock(opts) {
-  await mkdir4(opts.dir, { recursive: true, mode: PRIVATE_DIR_MODE });
-  const names = [...new Set(opts.names)].sort();
-  const held = [];
-  let compromised;
-  const releaseAll = async () => {
-    for (const h of held.splice(0).reverse()) {
-      await rm5(`${h.file}.json`, { force: true });
-      try {
-        await h.release();
-      } catch (err) {
-        if (err.code !== "ERELEASED" && err.code !== "ENOTACQUIRED")
-          throw err;
-      }
-    }
-  };
-  const started = Date.now();
-  let told = false;
-  for (const name of names) {
-    const file = fileOf(opts.dir, name);
-    for (; ; ) {
-      try {
-        const release = await import_proper_lockfile.default.lock(file, {
-          realpath: false,
-          lockfilePath: `${file}.lock`,
-          stale: STALE_MS,
-          update: UPDATE_MS,
-          onCompromised: (err) => {
-            compromised = err;
-          }
-        });
-        held.push({ file, release });
-        const holder = {
-          pid: process.pid,
-          host: hostname(),
-          since: (/* @__PURE__ */ new Date()).toISOString(),
-          name
-        };
-        await writeFile3(`${file}.json`, JSON.stringify(holder) + "\n", "utf8");
-        break;
-      } catch (err) {
-        if (err.code !== "ELOCKED") {
-          await releaseAll();
-          throw err;
-        }
-        const holder = await holderOf(file);
-        if (Date.now() - started >= opts.waitMs) {
-          await releaseAll();
-          const waited = Math.round((Date.now() - started) / 1e3);
-          throw new LockError(
-            [name],
-            `another carte apply is writing store ${name === CLIENT_LOCK ? "the client-level settings" : name} (${describeHolder(holder)}); waited ${waited} s for it to end. Nothing was read or written. Run again once it has ended (a lock whose process died goes stale after ${STALE_MS / 1e3} s).`
-          );
-        }
-        if (!told) {
-          told = true;
-          opts.onWait?.(holder);
-        }
-        await new Promise(
-          (r) => setTimeout(r, Math.min(opts.pollMs ?? 250, Math.max(1, opts.waitMs - (Date.now() - started))))
-        );
-      }
-    }
-  }
-  return {
-    release: releaseAll,
-    get compromised() {
-      return compromised;
-    }
-  };
-}
-
-// src/plan/file.ts
-import { readFile as readFile4, writeFile as writeFile4 } from "node:fs/promises";
-async function readPlanFile(file) {
-  let data;
-  try {
-    data = JSON.parse(await readFile4(file, "utf8"));
-  } catch (err) {
-    throw new StalePlanError(`${file} is not a readable plan file: ${err.message}`);
-  }
-  const plan = data;
-  if (!plan || typeof plan !== "object" || plan.formatVersion !== PLAN_FORMAT_VERSION || !Array.isArray(plan.operations)) {
-    throw new StalePlanError(
-      `${file} is not a carte plan of format version ${PLAN_FORMAT_VERSION}; run \`carte plan --out ${file}\` again`
-    );
-  }
-  if (!hasValidDigest(plan)) {
-    throw new StalePlanError(
-      `${file} was changed after carte saved it (its content does not match its digest), or it was not saved by carte plan --out; nothing was applied. Run \`carte plan --out ${file}\` again and review it`
-    );
-  }
-  return plan;
-}
-
 // src/session.ts
 import { lstat as lstat3 } from "node:fs/promises";
-import path6 from "node:path";
+import path4 from "node:path";
 
 // src/emulator/index.ts
-var import_yaml9 = __toESM(require_dist(), 1);
+var import_yaml6 = __toESM(require_dist(), 1);
 
 // src/emulator/events.ts
 var import_undici3 = __toESM(require_undici2(), 1);
@@ -77683,13 +76694,13 @@ function sleep(ms) {
 
 // src/emulator/state.ts
 import { randomBytes as randomBytes4 } from "node:crypto";
-import { lstat as lstat2, readFile as readFile5 } from "node:fs/promises";
+import { lstat as lstat2, readFile as readFile3 } from "node:fs/promises";
 
 // src/emulator/credentials.ts
 import {
   createCipheriv,
   createDecipheriv,
-  createHash as createHash5,
+  createHash as createHash4,
   randomBytes as randomBytes3,
   scryptSync,
   timingSafeEqual
@@ -77699,7 +76710,7 @@ var KEY_BYTES = 32;
 var PREFIX = "scrypt";
 var SEAL_PREFIX = "aes-256-gcm";
 function sha256(text) {
-  return createHash5("sha256").update(text, "utf8").digest();
+  return createHash4("sha256").update(text, "utf8").digest();
 }
 function isSecretHash(value) {
   return typeof value === "string" && /^scrypt\$\d+\$\d+\$\d+\$[A-Za-z0-9_-]+\$[A-Za-z0-9_-]+$/.test(value);
@@ -78125,7 +77136,7 @@ var EmulatorState = class {
           `emulator state file ${file} is not a regular file (a link or a folder); remove it to start afresh`
         );
       }
-      text = await readFile5(file, "utf8");
+      text = await readFile3(file, "utf8");
     } catch (e) {
       if (e.code === "ENOENT") return;
       throw e;
@@ -78244,13 +77255,13 @@ function parseDay(s) {
   const t = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
   return new Date(t).toISOString().slice(0, 10) === s ? t : void 0;
 }
-var isRecord2 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+var isRecord3 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 function discrepancyProblems(value, at) {
   const out = [];
   if (!Array.isArray(value)) return [{ pointer: at, message: "must be an array" }];
   value.forEach((d, i) => {
     const p = `${at}/${i}`;
-    if (!isRecord2(d))
+    if (!isRecord3(d))
       return out.push({ pointer: p, message: "must be an object {store_id, payment_index, kind}" });
     const sid = d.store_id;
     if (typeof sid !== "string" && typeof sid !== "number" || storeKey(sid) === void 0) {
@@ -78270,7 +77281,7 @@ function discrepancyProblems(value, at) {
   return out;
 }
 function financeSeedProblems(value, at) {
-  if (!isRecord2(value)) return [{ pointer: at, message: "must be an object" }];
+  if (!isRecord3(value)) return [{ pointer: at, message: "must be an object" }];
   const out = [];
   const known = ["seed", "from", "to", "frequency", "orders_per_payment", "discrepancies"];
   for (const k of Object.keys(value)) {
@@ -78551,20 +77562,20 @@ function financeOf(state) {
   if (!f) finances.set(state, f = new FinanceData());
   return f;
 }
-var field2 = (e, f) => e[f];
+var field = (e, f) => e[f];
 var eqInt = (f) => (raw, name) => {
   if (!/^\d{1,15}$/.test(raw)) throw badShape(`${name} must be an integer`);
   const n = Number(raw);
-  return (e) => field2(e, f) === n;
+  return (e) => field(e, f) === n;
 };
 var eqStr = (f) => (raw, name) => {
   if (raw === "") throw badShape(`${name} must not be empty`);
-  return (e) => field2(e, f) === raw;
+  return (e) => field(e, f) === raw;
 };
 var dateCmp = (f, op) => (raw, name) => {
   if (parseDay(raw) === void 0) throw badShape(`${name} must be a date YYYY-MM-DD`);
   return (e) => {
-    const d = String(field2(e, f)).slice(0, 10);
+    const d = String(field(e, f)).slice(0, 10);
     return op === "gte" ? d >= raw : d <= raw;
   };
 };
@@ -78650,7 +77661,7 @@ var financeRoutes = [
 ];
 
 // src/emulator/server.ts
-import { createHash as createHash6, timingSafeEqual as timingSafeEqual2 } from "node:crypto";
+import { createHash as createHash5, timingSafeEqual as timingSafeEqual2 } from "node:crypto";
 import { createServer } from "node:http";
 import { performance as performance2 } from "node:perf_hooks";
 
@@ -78851,7 +77862,7 @@ function members(cat, res) {
   }
   return (it) => it.item_type === "ITEM" && ids.has(it.id);
 }
-function resolve6(cat, identity, isMember, v) {
+function resolve3(cat, identity, isMember, v) {
   const id = identity === "SKU" ? cat.itemSku.get(v) : /^\d{1,15}$/.test(v) ? Number(v) : void 0;
   const it = id === void 0 ? void 0 : cat.items.get(id);
   return it && isMember(it) ? it : void 0;
@@ -78864,7 +77875,7 @@ function patchStock(res) {
     const cat = store.projected;
     const isMember = members(cat, res);
     const ids = (list2) => list2.flatMap((v) => {
-      const it = resolve6(cat, identity, isMember, v);
+      const it = resolve3(cat, identity, isMember, v);
       return it ? [it.id] : [];
     });
     const onIds = ids(on);
@@ -78894,7 +77905,7 @@ function stockStatus(res) {
     const item_type = RESOURCES[res];
     const out = [];
     for (const v of new Set(asked)) {
-      const it = resolve6(cat, identity, isMember, v);
+      const it = resolve3(cat, identity, isMember, v);
       if (it) {
         out.push({
           item_id: it.id,
@@ -80386,10 +79397,10 @@ var routes = [
 var utilsRoutes = routes.map(deprecated);
 
 // src/emulator/validate.ts
-var import_ajv2 = __toESM(require_ajv(), 1);
-var import_ajv_formats2 = __toESM(require_dist2(), 1);
-import { readFileSync as readFileSync2 } from "node:fs";
-var addFormats2 = import_ajv_formats2.default.default ?? import_ajv_formats2.default;
+var import_ajv = __toESM(require_ajv(), 1);
+var import_ajv_formats = __toESM(require_dist2(), 1);
+import { readFileSync } from "node:fs";
+var addFormats = import_ajv_formats.default.default ?? import_ajv_formats.default;
 var PLATFORM_SCHEMA_FILES = [
   "common",
   "auth",
@@ -80407,19 +79418,19 @@ var TIME_FORMATS = {
 var loaded;
 function platformSchemas() {
   if (loaded) return loaded;
-  const ajv = new import_ajv2.Ajv({
+  const ajv = new import_ajv.Ajv({
     allErrors: false,
     strict: true,
     strictRequired: false,
     allowUnionTypes: true,
     verbose: true
   });
-  addFormats2(ajv);
+  addFormats(ajv);
   for (const [name, re] of Object.entries(TIME_FORMATS)) ajv.addFormat(name, re);
   const definitions = /* @__PURE__ */ new Map();
   for (const file of PLATFORM_SCHEMA_FILES) {
     const url = new URL(`../schemas/platform/${file}.schema.json`, import.meta.url);
-    const schema = JSON.parse(readFileSync2(url, "utf8"));
+    const schema = JSON.parse(readFileSync(url, "utf8"));
     ajv.addSchema(schema);
     for (const [name, def] of Object.entries(schema.definitions ?? {})) {
       definitions.set(name, { file, schema: def });
@@ -80483,17 +79494,17 @@ function typePhrase(t) {
   const list2 = typeList(t).map((x) => ARTICLE[x] ?? x);
   return list2.length <= 1 ? list2[0] ?? "valid" : `${list2.slice(0, -1).join(", ")} or ${list2.at(-1)}`;
 }
-function resolve7(schema) {
+function resolve4(schema) {
   if (schema === null || typeof schema !== "object") return void 0;
   const s = schema;
   if (typeof s.$ref === "string") {
     const name = s.$ref.split("/").pop() ?? "";
-    return resolve7(platformSchemas().definitions.get(name)?.schema);
+    return resolve4(platformSchemas().definitions.get(name)?.schema);
   }
   return s;
 }
 function expected(schema) {
-  const s = resolve7(schema);
+  const s = resolve4(schema);
   if (!s) return "valid";
   if (Array.isArray(s.enum)) return `one of ${s.enum.map(String).join(",")}`;
   if (Array.isArray(s.anyOf)) return s.anyOf.map(expected).join(" or ");
@@ -80501,11 +79512,11 @@ function expected(schema) {
   return typePhrase(s.type);
 }
 function missing(path10, schema) {
-  const s = resolve7(schema);
+  const s = resolve4(schema);
   const types = typeList(s?.type);
   if (s && types.length === 1 && types[0] === "array") {
     if (typeof s.minItems === "number" && s.minItems >= 1) return `${path10} must be a non-empty array`;
-    const items2 = resolve7(s.items);
+    const items2 = resolve4(s.items);
     const of = typeList(items2?.type).map((t) => PLURAL[t] ?? t).join(" or ");
     return `${path10} is required (an array${of === "" ? "" : ` of ${of}`})`;
   }
@@ -80733,7 +79744,7 @@ function controlAllowed(deps, req) {
   if (deps.controlToken === void 0) return true;
   const given = req.headers[CONTROL_TOKEN_HEADER];
   if (typeof given !== "string") return false;
-  const digest2 = (s) => createHash6("sha256").update(s, "utf8").digest();
+  const digest2 = (s) => createHash5("sha256").update(s, "utf8").digest();
   return timingSafeEqual2(digest2(given), digest2(deps.controlToken));
 }
 function callerKey(req) {
@@ -81015,6 +80026,24 @@ async function startEmulator(opts = {}) {
 
 // src/session.ts
 var EMBEDDED_CREDENTIALS = { clientId: "carte-local", clientSecret: "carte-local-secret" };
+function runTarget(project) {
+  if (project.platform) {
+    let host;
+    try {
+      host = new URL(project.platform.baseUrl).host;
+    } catch {
+      host = "(an invalid address)";
+    }
+    return { kind: "platform", host };
+  }
+  return { kind: "emulator", stateDir: path4.join(project.root, ".carte") };
+}
+function describeTarget(target, cwd = process.cwd()) {
+  if (target.kind === "platform") return `platform at ${target.host}`;
+  const relative4 = path4.relative(cwd, target.stateDir);
+  const shown2 = relative4 !== "" && !relative4.startsWith("..") && !path4.isAbsolute(relative4) ? relative4 : target.stateDir;
+  return `embedded emulator (state in ${shown2.split(path4.sep).join("/")})`;
+}
 function credentialsFromEnv(env2 = process.env) {
   return {
     ...env2.CARTE_CLIENT_ID ? { clientId: env2.CARTE_CLIENT_ID } : {},
@@ -81031,7 +80060,7 @@ async function checkStateFolder(dir) {
   if (info.isDirectory()) return;
   throw new ConfigError([
     {
-      file: path6.relative(process.cwd(), dir) || dir,
+      file: path4.relative(process.cwd(), dir) || dir,
       line: 0,
       col: 0,
       pointer: "",
@@ -81045,7 +80074,7 @@ async function openSession(project, options = {}) {
     if (!creds.clientId || !creds.clientSecret) {
       throw new ConfigError([
         {
-          file: path6.relative(process.cwd(), project.configFile) || project.configFile,
+          file: path4.relative(process.cwd(), project.configFile) || project.configFile,
           line: 0,
           col: 0,
           pointer: "/platform",
@@ -81067,8 +80096,8 @@ async function openSession(project, options = {}) {
   }
   const clientId2 = creds.clientId ?? EMBEDDED_CREDENTIALS.clientId;
   const clientSecret = creds.clientSecret ?? EMBEDDED_CREDENTIALS.clientSecret;
-  const stateFile = path6.join(project.root, ".carte", "emulator-state.json");
-  await checkStateFolder(path6.dirname(stateFile));
+  const stateFile = path4.join(project.root, ".carte", "emulator-state.json");
+  await checkStateFolder(path4.dirname(stateFile));
   const emulator = await startEmulator({
     host: "127.0.0.1",
     port: 0,
@@ -81093,7 +80122,7 @@ async function openSession(project, options = {}) {
     await emulator.close();
     throw new ConfigError([
       {
-        file: path6.relative(process.cwd(), stateFile) || stateFile,
+        file: path4.relative(process.cwd(), stateFile) || stateFile,
         line: 0,
         col: 0,
         pointer: "",
@@ -81123,6 +80152,1662 @@ async function openSession(project, options = {}) {
 }
 
 // src/run.ts
+import path7 from "node:path";
+
+// src/config/load.ts
+import { stat as stat3 } from "node:fs/promises";
+import { dirname as dirname3, relative as relative3, resolve as resolve7 } from "node:path";
+
+// src/config/glob.ts
+function hasMagic(pattern) {
+  return isDynamicPattern(pattern);
+}
+async function globFiles(pattern, base, fs3) {
+  const files = await glob(pattern, {
+    cwd: base,
+    // an absolute pattern names its own root; `base` need not exist then
+    absolute: true,
+    onlyFiles: true,
+    dot: false,
+    expandDirectories: false,
+    followSymbolicLinks: true,
+    ...fs3 ? { fs: fs3 } : {}
+  });
+  return files.sort((a3, b) => a3 < b ? -1 : a3 > b ? 1 : 0);
+}
+
+// src/config/paths.ts
+import { realpath as realpath3 } from "node:fs/promises";
+import { basename as basename3, dirname as dirname2, isAbsolute as isAbsolute2, join, relative as relative2, resolve as resolve5, sep as sep2 } from "node:path";
+function isUnder(parent, child2) {
+  const rel = relative2(parent, child2);
+  return rel === "" || rel !== ".." && !rel.startsWith(`..${sep2}`) && !isAbsolute2(rel);
+}
+async function realPathOf(path10) {
+  const rest = [];
+  let current2 = path10;
+  for (; ; ) {
+    try {
+      return join(await realpath3(current2), ...rest.reverse());
+    } catch (err) {
+      const code3 = err.code;
+      if (code3 !== "ENOENT" && code3 !== "ENOTDIR") throw err;
+      const parent = dirname2(current2);
+      if (parent === current2) return path10;
+      rest.push(basename3(current2));
+      current2 = parent;
+    }
+  }
+}
+async function insideProject(root, path10) {
+  const absolute = resolve5(root, path10);
+  if (!isUnder(resolve5(root), absolute)) return { inside: false, why: "path" };
+  const realRoot = await realPathOf(resolve5(root));
+  const real = await realPathOf(absolute);
+  return isUnder(realRoot, real) ? { inside: true, real } : { inside: false, why: "link" };
+}
+function patternStaysInside(root, pattern) {
+  if (isAbsolute2(pattern)) return false;
+  const segments2 = pattern.split(/[\\/]+/);
+  const firstMagic = segments2.findIndex((s) => /[*?[]/.test(s));
+  const fixed = firstMagic === -1 ? segments2 : segments2.slice(0, firstMagic);
+  if (segments2.slice(firstMagic === -1 ? segments2.length : firstMagic).includes("..")) return false;
+  return isUnder(resolve5(root), resolve5(root, ...fixed));
+}
+function outsideMessage(key, written, why) {
+  return why === "link" ? `${key}: ${written} leads outside the project folder through a symbolic link; files named in the configuration must be inside the folder of carte.yaml` : `${key}: ${written} is outside the project folder; files named in the configuration must be inside the folder of carte.yaml (write paths relative to it, without ..)`;
+}
+
+// src/config/read.ts
+import { constants as constants3 } from "node:fs";
+import { open as open3 } from "node:fs/promises";
+var DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024;
+async function readConfigFile(path10, maxBytes) {
+  const fail3 = (message, line = 0, col = 0) => ({ ok: false, line, col, message });
+  let handle2;
+  try {
+    handle2 = await open3(path10, constants3.O_RDONLY | constants3.O_NONBLOCK);
+  } catch (err) {
+    const code3 = err.code;
+    return fail3(code3 === "ENOENT" ? "the file does not exist" : `cannot read the file (${code3 ?? "error"})`);
+  }
+  try {
+    const stat4 = await handle2.stat();
+    if (!stat4.isFile()) return fail3("is not a regular file: name only regular files in the configuration");
+    if (stat4.size > maxBytes)
+      return fail3(
+        `the file is ${stat4.size} bytes, more than the limit of ${maxBytes}; it was not read (split it, or raise limits.max_file_bytes in carte.yaml)`
+      );
+    const buffer = Buffer.alloc(Math.min(stat4.size, maxBytes) + 1);
+    let length = 0;
+    for (; ; ) {
+      const { bytesRead } = await handle2.read(buffer, length, buffer.length - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+      if (length === buffer.length) break;
+    }
+    if (length > maxBytes)
+      return fail3(`the file grew past the limit of ${maxBytes} bytes while being read; it was not read`);
+    const bytes = buffer.subarray(0, length);
+    try {
+      return { ok: true, text: new TextDecoder("utf-8", { fatal: true }).decode(bytes) };
+    } catch {
+      const { line, col } = invalidUtf8Position(bytes);
+      return fail3(
+        "the file is not valid UTF-8 text (Latin-1 or another encoding?): save it as UTF-8",
+        line,
+        col
+      );
+    }
+  } catch (err) {
+    const code3 = err.code;
+    return fail3(`cannot read the file (${code3 ?? "error"})`);
+  } finally {
+    await handle2.close();
+  }
+}
+function sequenceLength(bytes, i) {
+  const b = bytes[i];
+  if (b < 128) return 1;
+  const cont = (k, lo = 128, hi = 191) => {
+    const c = bytes[i + k];
+    return c !== void 0 && c >= lo && c <= hi;
+  };
+  if (b >= 194 && b <= 223) return cont(1) ? 2 : 0;
+  if (b === 224) return cont(1, 160) && cont(2) ? 3 : 0;
+  if (b >= 225 && b <= 236 || b === 238 || b === 239) return cont(1) && cont(2) ? 3 : 0;
+  if (b === 237) return cont(1, 128, 159) && cont(2) ? 3 : 0;
+  if (b === 240) return cont(1, 144) && cont(2) && cont(3) ? 4 : 0;
+  if (b >= 241 && b <= 243) return cont(1) && cont(2) && cont(3) ? 4 : 0;
+  if (b === 244) return cont(1, 128, 143) && cont(2) && cont(3) ? 4 : 0;
+  return 0;
+}
+function invalidUtf8Position(bytes) {
+  let line = 1;
+  let col = 1;
+  for (let i = 0; i < bytes.length; ) {
+    const n = sequenceLength(bytes, i);
+    if (n === 0) return { line, col };
+    if (bytes[i] === 10) {
+      line++;
+      col = 1;
+    } else if (!(i === 0 && n === 3 && bytes[0] === 239 && bytes[1] === 187 && bytes[2] === 191)) col++;
+    i += n;
+  }
+  return { line, col };
+}
+
+// src/config/overrides.ts
+function imageRef(value) {
+  if (typeof value === "string") return value;
+  if (isRecord(value) && typeof value.path === "string" && typeof value.host === "string")
+    return { path: value.path, host: value.host };
+  return void 0;
+}
+function imageRefs(value) {
+  return list(value).flatMap((v) => {
+    const ref = imageRef(v);
+    return ref === void 0 ? [] : [ref];
+  });
+}
+function writtenSchedules(value) {
+  return list(value).flatMap(
+    (s) => isRecord(s) && typeof s.days === "string" ? [{ days: s.days, slots: list(s.slots).filter((x) => typeof x === "string") }] : []
+  );
+}
+function readOverrides(parsed, base, data, problems, currency) {
+  const settings = isRecord(data) ? data : {};
+  const has = (k) => Object.hasOwn(settings, k);
+  if (!has("overrides") && !has("availability")) return void 0;
+  const r = new Reporter(parsed, problems);
+  const at = (...segments2) => r.site([...base, ...segments2]);
+  const o = isRecord(settings.overrides) ? settings.overrides : {};
+  const a3 = isRecord(settings.availability) ? settings.availability : {};
+  const layer = {
+    site: at(),
+    base,
+    prices: /* @__PURE__ */ new Map(),
+    optionPrices: /* @__PURE__ */ new Map(),
+    titles: /* @__PURE__ */ new Map(),
+    descriptions: /* @__PURE__ */ new Map(),
+    images: /* @__PURE__ */ new Map(),
+    schedules: /* @__PURE__ */ new Map(),
+    limits: /* @__PURE__ */ new Map(),
+    exclude: [],
+    unavailable: [],
+    available: void 0
+  };
+  const entries = (key) => isRecord(o[key]) ? Object.entries(o[key]) : [];
+  for (const [sku, price] of entries("prices")) {
+    checkPrice(r, [...base, "overrides", "prices", sku], price, currency);
+    if (typeof price === "number")
+      layer.prices.set(sku, { value: price, site: at("overrides", "prices", sku) });
+  }
+  for (const [parent, prices] of entries("option_prices")) {
+    if (!isRecord(prices)) continue;
+    const inParent = /* @__PURE__ */ new Map();
+    for (const [sku, price] of Object.entries(prices)) {
+      checkPrice(r, [...base, "overrides", "option_prices", parent, sku], price, currency);
+      if (typeof price === "number")
+        inParent.set(sku, { value: price, site: at("overrides", "option_prices", parent, sku) });
+    }
+    layer.optionPrices.set(parent, inParent);
+  }
+  for (const [sku, title] of entries("titles"))
+    if (typeof title === "string")
+      layer.titles.set(sku, { value: title, site: at("overrides", "titles", sku) });
+  for (const [sku, text] of entries("descriptions"))
+    if (typeof text === "string")
+      layer.descriptions.set(sku, { value: text, site: at("overrides", "descriptions", sku) });
+  for (const [sku, images] of entries("images"))
+    if (Array.isArray(images))
+      layer.images.set(sku, { value: imageRefs(images), site: at("overrides", "images", sku) });
+  for (const [sku, schedules2] of entries("schedules")) {
+    if (!Array.isArray(schedules2)) continue;
+    checkSchedules(
+      parsed,
+      [...base, "overrides", "schedules", sku],
+      schedules2,
+      `schedules of ${bare(sku)}`,
+      problems
+    );
+    layer.schedules.set(sku, { value: writtenSchedules(schedules2), site: at("overrides", "schedules", sku) });
+  }
+  for (const [sku, limits] of entries("limits")) {
+    if (!isRecord(limits)) continue;
+    const entry = {};
+    if (typeof limits.min === "number")
+      entry.min = { value: limits.min, site: at("overrides", "limits", sku, "min") };
+    if (typeof limits.max === "number")
+      entry.max = { value: limits.max, site: at("overrides", "limits", sku, "max") };
+    if (entry.min && entry.max && entry.min.value > entry.max.value)
+      report(
+        problems,
+        entry.min.site,
+        `min (${entry.min.value}) is more than max (${entry.max.value}): lower min or raise max`
+      );
+    layer.limits.set(sku, entry);
+  }
+  list(o.exclude).forEach((sku, k) => {
+    if (typeof sku === "string") layer.exclude.push({ value: sku, site: at("overrides", "exclude", k) });
+  });
+  list(a3.unavailable).forEach((sku, k) => {
+    if (typeof sku === "string")
+      layer.unavailable.push({ value: sku, site: at("availability", "unavailable", k) });
+  });
+  if (Array.isArray(a3.available)) {
+    const off = new Set(layer.unavailable.map((e) => e.value));
+    layer.available = [];
+    a3.available.forEach((sku, k) => {
+      if (typeof sku !== "string") return;
+      const site = at("availability", "available", k);
+      if (off.has(sku))
+        report(
+          problems,
+          site,
+          `${quote(sku)} is listed as both unavailable and available: keep it in one list`
+        );
+      layer.available.push({ value: sku, site });
+    });
+  }
+  return layer;
+}
+function put2(into, key, entry, level) {
+  const prev = into.get(key);
+  into.set(key, {
+    value: entry.value,
+    site: entry.site,
+    level,
+    below: prev ? [{ value: prev.value, site: prev.site }, ...prev.below] : []
+  });
+}
+function mergeOverrides(layers) {
+  const out = {
+    layers,
+    prices: /* @__PURE__ */ new Map(),
+    optionPrices: /* @__PURE__ */ new Map(),
+    titles: /* @__PURE__ */ new Map(),
+    descriptions: /* @__PURE__ */ new Map(),
+    images: /* @__PURE__ */ new Map(),
+    schedules: /* @__PURE__ */ new Map(),
+    limits: /* @__PURE__ */ new Map(),
+    exclude: /* @__PURE__ */ new Map(),
+    availability: /* @__PURE__ */ new Map(),
+    availableWritten: false
+  };
+  layers.forEach((layer, level) => {
+    for (const [sku, e] of layer.prices) put2(out.prices, sku, e, level);
+    for (const [parent, prices] of layer.optionPrices) {
+      let inParent = out.optionPrices.get(parent);
+      if (!inParent) out.optionPrices.set(parent, inParent = /* @__PURE__ */ new Map());
+      for (const [sku, e] of prices) put2(inParent, sku, e, level);
+    }
+    for (const [sku, e] of layer.titles) put2(out.titles, sku, e, level);
+    for (const [sku, e] of layer.descriptions) put2(out.descriptions, sku, e, level);
+    for (const [sku, e] of layer.images) put2(out.images, sku, e, level);
+    for (const [sku, e] of layer.schedules) put2(out.schedules, sku, e, level);
+    for (const [sku, e] of layer.limits) {
+      const merged = out.limits.get(sku) ?? {};
+      const field3 = (k) => {
+        const got = e[k];
+        if (!got) return;
+        const prev = merged[k];
+        merged[k] = {
+          value: got.value,
+          site: got.site,
+          level,
+          below: prev ? [{ value: prev.value, site: prev.site }, ...prev.below] : []
+        };
+      };
+      field3("min");
+      field3("max");
+      out.limits.set(sku, merged);
+    }
+    for (const e of layer.exclude) {
+      const all = out.exclude.get(e.value) ?? [];
+      all.push({ ...e, level });
+      out.exclude.set(e.value, all);
+    }
+    for (const e of layer.unavailable) put2(out.availability, e.value, { value: false, site: e.site }, level);
+    for (const e of layer.available ?? [])
+      put2(out.availability, e.value, { value: true, site: e.site }, level);
+    if (layer.available) out.availableWritten = true;
+  });
+  return out;
+}
+function values(map) {
+  return new Map([...map].map(([k, v]) => [k, v.value]));
+}
+function plainOverrides(merged) {
+  const availability2 = [...merged.availability];
+  return {
+    prices: values(merged.prices),
+    optionPrices: new Map([...merged.optionPrices].map(([p, m]) => [p, values(m)])),
+    titles: values(merged.titles),
+    descriptions: values(merged.descriptions),
+    images: values(merged.images),
+    schedules: values(merged.schedules),
+    limits: new Map(
+      [...merged.limits].map(([k, l]) => [
+        k,
+        {
+          ...l.min ? { min: l.min.value } : {},
+          ...l.max ? { max: l.max.value } : {}
+        }
+      ])
+    ),
+    exclude: new Set(merged.exclude.keys()),
+    unavailable: availability2.filter(([, v]) => !v.value).map(([k]) => k),
+    ...merged.availableWritten ? { available: availability2.filter(([, v]) => v.value).map(([k]) => k) } : {}
+  };
+}
+function recordMap(record) {
+  const out = /* @__PURE__ */ new Map();
+  for (const [k, v] of Object.entries(record ?? {})) if (v !== void 0) out.set(k, v);
+  return out;
+}
+function overridesOfFile(store) {
+  const o = store.overrides ?? {};
+  const available = store.availability?.available;
+  return {
+    prices: recordMap(o.prices),
+    optionPrices: new Map(Object.entries(o.option_prices ?? {}).map(([p, m]) => [p, recordMap(m)])),
+    titles: recordMap(o.titles),
+    descriptions: recordMap(o.descriptions),
+    images: new Map(Object.entries(o.images ?? {}).map(([k, v]) => [k, imageRefs(v)])),
+    schedules: new Map(Object.entries(o.schedules ?? {}).map(([k, v]) => [k, writtenSchedules(v)])),
+    limits: recordMap(o.limits),
+    exclude: new Set(o.exclude ?? []),
+    unavailable: store.availability?.unavailable ?? [],
+    ...available ? { available } : {}
+  };
+}
+function a2(kind) {
+  return kind === "item" ? "an item" : kind === "option" ? "an option" : kind === "category" ? "a category" : "a modifier group";
+}
+var OverridesChecker = class {
+  constructor(problems) {
+    this.problems = problems;
+  }
+  problems;
+  unknowns = /* @__PURE__ */ new Map();
+  /**
+   * Checks one store.
+   *
+   */
+  check(merged, catalog) {
+    const known = (sku) => catalog.skus.get(sku)?.kind ?? (catalog.categories.has(sku) ? "category" : void 0);
+    const excludedAt = (sku) => merged.exclude.get(sku)?.[0];
+    const judge = (site, sku, level, allowed, lacks, wrong, excludedWhat, target) => {
+      const key = `${site.parsed.file}\0${site.pointer}`;
+      let u = this.unknowns.get(key);
+      if (!u) this.unknowns.set(key, u = { site, sku, lacks, catalogs: /* @__PURE__ */ new Set(), known: false, target });
+      const kind = known(sku);
+      if (kind === void 0) {
+        u.catalogs.add(catalog.name);
+        return false;
+      }
+      u.known = true;
+      if (!allowed.includes(kind)) {
+        report(this.problems, site, wrong(kind), target);
+        return false;
+      }
+      const ex = excludedAt(sku);
+      if (excludedWhat !== void 0 && ex && ex.level <= level) {
+        const here = ex.site.parsed === site.parsed;
+        report(
+          this.problems,
+          site,
+          here ? `${quote(sku)} is excluded from this store (overrides.exclude), so it cannot ${excludedWhat} here` : `${quote(sku)} is excluded at ${where(ex.site)}, so it cannot ${excludedWhat} here`,
+          target
+        );
+        return false;
+      }
+      return true;
+    };
+    merged.layers.forEach((layer, level) => {
+      for (const e of layer.exclude)
+        judge(
+          e.site,
+          e.value,
+          level,
+          ["item", "option", "modifier group", "category"],
+          "no such item, option, group or category",
+          () => "",
+          void 0,
+          "value"
+        );
+      for (const [sku, e] of layer.prices)
+        judge(
+          e.site,
+          sku,
+          level,
+          ["item", "option"],
+          "no item or option with this SKU",
+          (kind) => `${quote(sku)} is ${a2(kind)}, which has no price: prices are for items and options`,
+          "have a price",
+          "key"
+        );
+      for (const [parent, prices] of layer.optionPrices) {
+        const parentSite = {
+          parsed: layer.site.parsed,
+          pointer: toPointer([...layer.base, "overrides", "option_prices", parent])
+        };
+        const ok3 = judge(
+          parentSite,
+          parent,
+          level,
+          ["item", "option"],
+          "no item or option with this SKU",
+          (kind) => `${quote(parent)} is ${a2(kind)}: option_prices are for items and options that offer options`,
+          "have option prices",
+          "key"
+        );
+        if (!ok3) continue;
+        const offered = new Set(
+          (catalog.parents.get(parent) ?? []).flatMap((g) => catalog.groups.get(g)?.options ?? [])
+        );
+        for (const [sku, e] of prices) {
+          if (!offered.has(sku))
+            report(
+              this.problems,
+              e.site,
+              `option ${quote(sku)} is not offered by any modifier group of ${bare(parent)} in catalog ${bare(catalog.name)}`,
+              "key"
+            );
+        }
+      }
+      const perSku = (map, what, plural4, allowed) => {
+        const names = allowed.map((k) => k === "modifier group" ? "modifier group" : k);
+        for (const [sku, e] of map)
+          judge(
+            e.site,
+            sku,
+            level,
+            allowed,
+            `no ${names.slice(0, -1).join(", ")}${names.length > 1 ? " or " : ""}${names.at(-1)} with this SKU`,
+            (kind) => `${quote(sku)} is ${a2(kind)}, which has no ${what}: ${plural4} are for ${allowed.map((k) => `${k}s`).join(" and ")}`,
+            `have a ${what}`,
+            "key"
+          );
+      };
+      perSku(layer.titles, "title", "titles", ["item", "option", "modifier group", "category"]);
+      perSku(layer.descriptions, "description", "descriptions", ["item", "option"]);
+      perSku(layer.images, "image", "images", ["item", "option"]);
+      perSku(layer.schedules, "schedule", "schedules", ["item", "category"]);
+      perSku(
+        new Map([...layer.limits].map(([k, v]) => [k, { value: v, site: siteAt(layer, "limits", k) }])),
+        "min or max",
+        "limits",
+        ["modifier group"]
+      );
+      for (const key of ["unavailable", "available"]) {
+        const verb = key === "unavailable" ? "switched off" : "switched on";
+        for (const e of layer[key] ?? [])
+          judge(
+            e.site,
+            e.value,
+            level,
+            ["item", "option"],
+            "no item or option with this SKU",
+            (kind) => `${quote(e.value)} is ${a2(kind)}: only items and options can be ${verb}`,
+            `be ${verb}`,
+            "value"
+          );
+      }
+    });
+    for (const [sku, group2] of catalog.groups) {
+      if (merged.exclude.has(sku)) continue;
+      const limits = merged.limits.get(sku);
+      const min = limits?.min?.value ?? group2.min;
+      const gone = group2.options.filter((o) => merged.exclude.has(o));
+      const remaining = group2.options.length - gone.length;
+      const needed = Math.max(1, min);
+      if (remaining < needed && gone.length > 0) {
+        const last = gone.map((o) => merged.exclude.get(o).at(-1)).reduce((x, y) => y.level > x.level ? y : x);
+        const layer = merged.layers[last.level];
+        report(
+          this.problems,
+          { parsed: layer.site.parsed, pointer: toPointer([...layer.base, "overrides", "exclude"]) },
+          `excluding options leaves modifier group ${quote(sku)} with ${remaining} option${remaining === 1 ? "" : "s"}, but it needs at least ${needed}: exclude the group too, or keep more of its options`
+        );
+      }
+      const max = limits?.max?.value ?? group2.max;
+      if (limits?.min || limits?.max) {
+        const at = (limits.max ?? limits.min).site;
+        if (min > max)
+          report(
+            this.problems,
+            at,
+            `min (${min}) is more than max (${max}) of modifier group ${quote(sku)} here: lower min or raise max`
+          );
+        else if (limits.max && max > group2.options.length)
+          report(
+            this.problems,
+            limits.max.site,
+            `max (${max}) is more than the ${group2.options.length} option${group2.options.length === 1 ? "" : "s"} of modifier group ${quote(sku)}: lower max`
+          );
+      }
+    }
+  }
+  /** Reports the SKUs that no store inheriting them knows. */
+  finish() {
+    for (const u of this.unknowns.values()) {
+      if (u.known) continue;
+      const catalogs = [...u.catalogs];
+      const who = catalogs.length === 1 ? `catalog ${bare(catalogs[0])} has` : `catalogs ${catalogs.map((c) => bare(c)).join(", ")} have`;
+      report(this.problems, u.site, `unknown SKU ${quote(u.sku)}: ${who} ${u.lacks}`, u.target);
+    }
+  }
+};
+function siteAt(layer, key, sku) {
+  return { parsed: layer.site.parsed, pointer: toPointer([...layer.base, "overrides", key, sku]) };
+}
+
+// src/config/resolve.ts
+function byCodePoint2(a3, b) {
+  return a3 < b ? -1 : a3 > b ? 1 : 0;
+}
+function optionSku(option) {
+  return typeof option === "string" ? option : option.sku;
+}
+function resolveStore({ store, catalog, settings, overrides }) {
+  const o = overrides ?? overridesOfFile(store);
+  const excluded = o.exclude;
+  const keep = (sku) => !excluded.has(sku);
+  const priceOf = (sku, price) => o.prices.get(sku) ?? price;
+  const titleOf2 = (sku, title) => o.titles.get(sku) ?? title;
+  const descriptionOf = (sku, description) => o.descriptions.get(sku) ?? description ?? "";
+  const imagesOf = (sku, list2) => [
+    ...o.images.get(sku) ?? imageRefs(list2 ?? [])
+  ];
+  const schedulesFor = (sku, written) => schedulesOf(o.schedules.get(sku) ?? written);
+  const items2 = table();
+  for (const item of catalog.items ?? []) {
+    if (!keep(item.sku)) continue;
+    items2[item.sku] = {
+      sku: item.sku,
+      type: "ITEM",
+      title: titleOf2(item.sku, item.title),
+      description: descriptionOf(item.sku, item.description),
+      price: priceOf(item.sku, item.price),
+      images: imagesOf(item.sku, item.images),
+      children: (item.modifier_groups ?? []).filter(keep),
+      min: null,
+      max: null,
+      modifiersType: null,
+      ...schedulesFor(item.sku, item.schedules)
+    };
+  }
+  const offered = /* @__PURE__ */ new Set();
+  for (const group2 of catalog.modifier_groups ?? []) {
+    if (!keep(group2.sku)) continue;
+    const options = group2.options.map(optionSku).filter(keep);
+    for (const option of options) offered.add(option);
+    const limits = o.limits.get(group2.sku);
+    const max = limits?.max ?? group2.max;
+    items2[group2.sku] = {
+      sku: group2.sku,
+      type: "MODIFIER_GROUP",
+      title: titleOf2(group2.sku, group2.title),
+      description: "",
+      price: null,
+      images: [],
+      children: options,
+      min: limits?.min ?? group2.min,
+      max: options.length < group2.options.length ? Math.min(max, options.length) : max,
+      modifiersType: group2.type ?? null
+    };
+  }
+  const parents = [
+    ...(catalog.items ?? []).map((i) => ({ sku: i.sku, optionPrices: i.option_prices }))
+  ];
+  for (const group2 of catalog.modifier_groups ?? []) {
+    for (const option of group2.options) {
+      if (typeof option === "string" || !offered.has(option.sku) || own(items2, option.sku)) continue;
+      items2[option.sku] = {
+        sku: option.sku,
+        type: "ITEM",
+        title: titleOf2(option.sku, option.title),
+        description: descriptionOf(option.sku, option.description),
+        price: priceOf(option.sku, option.price),
+        images: imagesOf(option.sku, option.images),
+        children: (option.modifier_groups ?? []).filter((g) => keep(g) && own(items2, g) !== void 0),
+        min: null,
+        max: null,
+        modifiersType: null
+      };
+      parents.push({ sku: option.sku, optionPrices: option.option_prices });
+    }
+  }
+  for (const { sku: parentSku, optionPrices } of parents.sort((a3, b) => byCodePoint2(a3.sku, b.sku))) {
+    const parent = own(items2, parentSku);
+    if (!parent || parent.type !== "ITEM") continue;
+    const prices = new Map(Object.entries(optionPrices ?? {}));
+    for (const [sku, price] of o.optionPrices.get(parentSku) ?? []) prices.set(sku, price);
+    for (const [sku, price] of [...prices].sort(([a3], [b]) => byCodePoint2(a3, b))) {
+      const option = own(items2, sku);
+      if (price === void 0 || !option || !parent.children.some((g) => own(items2, g)?.children.includes(sku)))
+        continue;
+      const inParent = option.priceInParent ?? table();
+      inParent[parentSku] = price;
+      option.priceInParent = inParent;
+    }
+  }
+  const categories2 = table();
+  for (const category of catalog.categories ?? []) {
+    if (!keep(category.sku)) continue;
+    categories2[category.sku] = {
+      sku: category.sku,
+      title: titleOf2(category.sku, category.title),
+      items: category.items.filter((sku) => keep(sku) && own(items2, sku) !== void 0),
+      ...schedulesFor(category.sku, category.schedules)
+    };
+  }
+  const menus2 = table();
+  for (const menu of catalog.menus ?? []) {
+    menus2[menu.type] = {
+      type: menu.type,
+      categories: menu.categories.map(
+        (entry) => typeof entry === "string" ? { sku: entry, active: true } : { sku: entry.sku, active: entry.active ?? true }
+      ).filter((entry) => own(categories2, entry.sku) !== void 0)
+    };
+  }
+  const sellable = (sku) => keep(sku) && catalogItemSkus(catalog).has(sku);
+  const unavailable = [...new Set(o.unavailable)].filter(sellable).sort(byCodePoint2);
+  const available = o.available;
+  const storeId = storeIdOf(store.store.id) ?? String(store.store.id);
+  const state = {
+    store: {
+      key: store.store.integration_id,
+      storeId,
+      integrationId: store.store.integration_id,
+      name: store.store.name
+    },
+    items: items2,
+    categories: categories2,
+    menus: menus2,
+    unavailable
+  };
+  if (available) state.available = [...new Set(available)].filter(sellable).sort(byCodePoint2);
+  for (const [key, value] of Object.entries(settings ?? {}))
+    if (value !== void 0) state[key] = value;
+  return state;
+}
+var itemSkusCache = /* @__PURE__ */ new WeakMap();
+function catalogItemSkus(catalog) {
+  let skus = itemSkusCache.get(catalog);
+  if (!skus) {
+    skus = new Set((catalog.items ?? []).map((i) => i.sku));
+    for (const g of catalog.modifier_groups ?? []) for (const opt of g.options) skus.add(optionSku(opt));
+    itemSkusCache.set(catalog, skus);
+  }
+  return skus;
+}
+function schedulesOf(written) {
+  const schedules2 = toSchedules(written ?? []);
+  return schedules2.length > 0 ? { schedules: schedules2 } : {};
+}
+var SHARED_VERSIONS = 4;
+function share(resources2, pool) {
+  for (const key of Object.keys(resources2)) {
+    const r = resources2[key];
+    const versions = pool.get(key);
+    if (!versions) {
+      pool.set(key, [r]);
+      continue;
+    }
+    const same = versions.find((v) => jsonEqual(v, r));
+    if (same !== void 0) resources2[key] = same;
+    else if (versions.length < SHARED_VERSIONS) versions.push(r);
+  }
+}
+function resolveDesired(stores, client, options = {}) {
+  const desired = { stores: table() };
+  if (options.currency !== void 0) desired.currency = options.currency;
+  const pools = /* @__PURE__ */ new Map();
+  for (const s of stores) {
+    const state = resolveStore(s);
+    desired.stores[state.store.key] = state;
+    if (!options.share) continue;
+    let pool = pools.get(s.catalog);
+    if (!pool) {
+      pool = { items: /* @__PURE__ */ new Map(), categories: /* @__PURE__ */ new Map(), menus: /* @__PURE__ */ new Map() };
+      pools.set(s.catalog, pool);
+    }
+    share(state.items, pool.items);
+    share(state.categories, pool.categories);
+    share(state.menus, pool.menus);
+  }
+  if (client) desired.client = client;
+  return desired;
+}
+
+// src/config/rollout.ts
+import { resolve as resolve6 } from "node:path";
+var EVERY_STORE = "*";
+async function readRollout(project, root, storeFiles, problems) {
+  const data = project.data;
+  const value = isRecord(data) && Object.hasOwn(data, "rollout") ? data.rollout : void 0;
+  if (!isRecord(value)) return void 0;
+  const indexOf = new Map(storeFiles.map((f, i) => [f.path, i]));
+  const stageOf2 = /* @__PURE__ */ new Map();
+  const stages = [];
+  for (const [name, entry] of Object.entries(value)) {
+    if (!/^[a-z][a-z0-9_-]{0,39}$/.test(name)) return void 0;
+    const patterns = typeof entry === "string" ? [{ pattern: entry, segments: ["rollout", name] }] : Array.isArray(entry) ? entry.flatMap(
+      (p, i) => typeof p === "string" ? [{ pattern: p, segments: ["rollout", name, i] }] : []
+    ) : [];
+    const named = /* @__PURE__ */ new Set();
+    for (const { pattern, segments: segments2 } of patterns) {
+      if (pattern === "") continue;
+      const site = siteOf(project, segments2);
+      for (const i of await matchStores(
+        pattern,
+        root,
+        indexOf,
+        storeFiles.length,
+        (message) => report(problems, site, `rollout.${name}: ${message}`)
+      ))
+        named.add(i);
+    }
+    const own2 = [...named].filter((i) => !stageOf2.has(i)).sort((a3, b) => a3 - b);
+    for (const i of own2) stageOf2.set(i, name);
+    if (named.size > 0 && own2.length === 0) {
+      report(
+        problems,
+        siteOf(project, ["rollout", name]),
+        `rollout.${name}: every store this stage names is in an earlier stage (a store belongs to the first stage that names it), so the stage would be empty; remove it or name other stores`,
+        "key"
+      );
+    }
+    stages.push({
+      name,
+      stores: own2.flatMap((i) => {
+        const key = storeFiles[i].key;
+        return key === void 0 ? [] : [key];
+      })
+    });
+  }
+  const missing2 = storeFiles.filter((_, i) => !stageOf2.has(i));
+  if (stages.length > 0 && missing2.length > 0) {
+    const keys = missing2.map((f) => quote(f.key ?? f.path, 60));
+    report(
+      problems,
+      siteOf(project, ["rollout"]),
+      `rollout: ${missing2.length} store${missing2.length === 1 ? " is" : "s are"} in no stage (${keys.slice(0, 5).join(", ")}${keys.length > 5 ? `, and ${keys.length - 5} more` : ""}); every store must be in a stage: end the rollout with a stage such as rest: "*"`,
+      "key"
+    );
+  }
+  return stages;
+}
+async function matchStores(pattern, root, indexOf, count, fail3) {
+  if (pattern === EVERY_STORE) return Array.from({ length: count }, (_, i) => i);
+  if (!patternStaysInside(root, pattern)) {
+    fail3(outsideMessage("the pattern", quote(pattern), "path"));
+    return [];
+  }
+  if (!hasMagic(pattern)) {
+    const i = indexOf.get(resolve6(root, pattern));
+    if (i === void 0) {
+      fail3(
+        `${quote(pattern)} is not a store file of the project (the files stores: lists); name store files relative to carte.yaml, such as stores/bog-centro.yaml`
+      );
+      return [];
+    }
+    return [i];
+  }
+  const found = (await globFiles(pattern, root)).flatMap((f) => {
+    const i = indexOf.get(f);
+    return i === void 0 ? [] : [i];
+  });
+  if (found.length === 0) {
+    fail3(
+      `pattern ${quote(pattern)} matches no store file of the project (the files stores: lists); fix the pattern, or write "*" for every store`
+    );
+  }
+  return found;
+}
+
+// src/config/validate.ts
+var import_ajv2 = __toESM(require_ajv(), 1);
+var import_ajv_formats2 = __toESM(require_dist2(), 1);
+import { readFileSync as readFileSync2 } from "node:fs";
+var FILE_KINDS = ["settings", "project", "catalog", "store", "group"];
+var addFormats2 = import_ajv_formats2.default.default ?? import_ajv_formats2.default;
+var validators;
+var roots = {};
+function readSchema(kind) {
+  const url = new URL(`../schemas/config/${kind}.schema.json`, import.meta.url);
+  const schema = JSON.parse(readFileSync2(url, "utf8"));
+  roots[kind] = schema;
+  return schema;
+}
+function deref(kind, schema) {
+  if (schema === null || typeof schema !== "object") return void 0;
+  const ref = schema.$ref;
+  if (typeof ref !== "string") return schema;
+  const [file = "", fragment = ""] = ref.split("#");
+  const other = FILE_KINDS.find((k) => file === `${k}.schema.json`);
+  let node = file === "" ? roots[kind] : other ? roots[other] : void 0;
+  for (const segment2 of pointerSegments(fragment)) {
+    node = node !== null && typeof node === "object" ? node[segment2] : void 0;
+  }
+  return node !== null && typeof node === "object" ? node : void 0;
+}
+function getValidators() {
+  if (!validators) {
+    const ajv = new import_ajv2.Ajv({ allErrors: true, strict: true, verbose: true });
+    addFormats2(ajv);
+    for (const kind of FILE_KINDS) ajv.addSchema(readSchema(kind));
+    const compiled = (kind) => {
+      const fn = ajv.getSchema(String(roots[kind]?.$id));
+      if (!fn) throw new Error(`schemas/config/${kind}.schema.json did not compile`);
+      return fn;
+    };
+    validators = {
+      settings: compiled("settings"),
+      project: compiled("project"),
+      catalog: compiled("catalog"),
+      store: compiled("store"),
+      group: compiled("group")
+    };
+  }
+  return validators;
+}
+function validateFile(parsed, kind) {
+  const validate = getValidators()[kind];
+  if (validate(parsed.data)) return [];
+  const errors = simplify(validate.errors ?? []);
+  const problems = [];
+  const seen2 = /* @__PURE__ */ new Set();
+  for (const error2 of errors) {
+    if (problems.length > MAX_PROBLEMS) break;
+    const problem = toProblem(parsed, kind, error2);
+    const key = `${problem.pointer}\0${problem.message}`;
+    if (seen2.has(key)) continue;
+    seen2.add(key);
+    problems.push(problem);
+  }
+  return problems;
+}
+function simplify(errors) {
+  const result = [...errors];
+  for (let i = 0; i < result.length; i++) {
+    const alt = result[i];
+    if (!alt || alt.keyword !== "anyOf" && alt.keyword !== "oneOf") continue;
+    const at = alt.instancePath;
+    let start = i;
+    while (start > 0) {
+      const prev = result[start - 1];
+      if (!prev || prev.instancePath !== at && !prev.instancePath.startsWith(at + "/")) break;
+      start--;
+    }
+    const run = result.slice(start, i);
+    const typeErrors = run.filter((e) => e.keyword === "type" && e.instancePath === at);
+    const branches = Array.isArray(alt.schema) ? alt.schema.length : typeErrors.length + 1;
+    const replacement = typeErrors.length >= branches ? [
+      {
+        ...alt,
+        keyword: "type",
+        params: { type: typeErrors.map((e) => String(e.params.type)).join(",") }
+      }
+    ] : run.filter((e) => !typeErrors.includes(e));
+    result.splice(start, i - start + 1, ...replacement);
+    i = start + replacement.length - 1;
+  }
+  return result;
+}
+var TYPE_NAMES = {
+  string: "text",
+  number: "a number",
+  integer: "a whole number",
+  boolean: "true or false",
+  object: "a mapping (key: value lines)",
+  array: "a list",
+  null: "empty"
+};
+function describeValue(value) {
+  if (value === null || value === void 0) return "nothing";
+  if (typeof value === "string") return quote(value);
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "object") return "a mapping";
+  return typeof value;
+}
+var PATTERN_HINTS = {
+  "^[A-Za-z0-9][A-Za-z0-9._-]*$": "use letters, digits, dots, dashes and underscores, starting with a letter or digit, e.g. BURGER-CLASSIC",
+  "^[a-z0-9][a-z0-9-]*$": "use lower case letters, digits and dashes, e.g. bog-centro",
+  "^[A-Z][A-Z0-9_]*$": "use capital letters, digits and underscores, starting with a letter, e.g. DEFAULT",
+  "^[1-9][0-9]*$": "use digits only, without a leading 0, e.g. 900123",
+  "^https?://": "write a full address starting with https://",
+  "^[0-9]{1,2}:[0-9]{2}-[0-9]{1,2}:[0-9]{2}$": "write a slot as start-end in 24-hour time, e.g. 11:00-15:00 (22:00-02:00 runs past midnight)",
+  "^[0-9]{2}-[0-9]{2}$": 'write a date as MM-DD in quotes, e.g. "12-24"'
+};
+function nameAt(pointer) {
+  const segments2 = pointerSegments(pointer);
+  const last = segments2[segments2.length - 1];
+  if (last === void 0) return "the file";
+  if (/^\d+$/.test(last)) {
+    const parent = segments2[segments2.length - 2];
+    return parent === void 0 ? `entry ${last}` : `${parent}[${last}]`;
+  }
+  return last;
+}
+function plural3(n, word) {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+function toProblem(parsed, kind, e) {
+  const problem = (pointer, message, target = "value") => {
+    const { line, col } = locate(parsed, pointer, target);
+    return { file: parsed.file, line, col, pointer, message };
+  };
+  const at = e.instancePath;
+  const name = nameAt(at);
+  const got = describeValue(e.data);
+  const p = e.params;
+  switch (e.keyword) {
+    case "additionalProperties": {
+      const key = String(p.additionalProperty);
+      const allowed = Object.keys(e.parentSchema?.properties ?? {});
+      const where2 = at === "" ? "" : ` in ${name}`;
+      return problem(
+        `${at}/${escapeSegment(key)}`,
+        `unknown key ${quote(key)}${where2} (allowed: ${allowed.join(", ")})`,
+        "key"
+      );
+    }
+    case "required": {
+      const key = String(p.missingProperty);
+      const schema = deref(kind, e.parentSchema?.properties?.[key]);
+      const description = schema?.description;
+      const hint = typeof description === "string" ? `: ${firstSentence(description)}` : "";
+      const where2 = at === "" ? "" : ` to ${name}`;
+      const { line, col } = locate(parsed, at);
+      return {
+        file: parsed.file,
+        line,
+        col,
+        pointer: `${at}/${escapeSegment(key)}`,
+        message: `missing required key ${quote(key)}: add ${key}${where2}${hint}`
+      };
+    }
+    case "type": {
+      const types = String(p.type).split(",").map((t) => TYPE_NAMES[t] ?? t);
+      return problem(at, `${name} must be ${[...new Set(types)].join(" or ")}, got ${got}`);
+    }
+    case "const":
+      return problem(at, `${name} must be ${JSON.stringify(p.allowedValue)}, got ${got}`);
+    case "enum": {
+      const values2 = p.allowedValues.map((v) => String(v)).join(", ");
+      return problem(at, `${name} must be one of: ${values2}; got ${got}`);
+    }
+    case "minimum":
+      return problem(at, `${name} must be at least ${String(p.limit)}, got ${got}`);
+    case "maximum":
+      return problem(at, `${name} must be at most ${String(p.limit)}, got ${got}`);
+    case "exclusiveMinimum":
+      return problem(at, `${name} must be more than ${String(p.limit)}, got ${got}`);
+    case "minLength":
+      return p.limit === 1 ? problem(at, `${name} must not be empty`) : problem(at, `${name} must be at least ${plural3(Number(p.limit), "character")} long`);
+    case "maxLength":
+      return problem(
+        at,
+        `${name} is ${plural3([...String(e.data)].length, "character")} long; at most ${String(p.limit)} are allowed`
+      );
+    case "minItems":
+      return problem(
+        at,
+        `${name} must list at least ${Number(p.limit) === 1 ? "1 entry" : `${String(p.limit)} entries`}`
+      );
+    case "maxItems":
+      return problem(
+        at,
+        `${name} has ${Array.isArray(e.data) ? e.data.length : "too many"} entries; at most ${String(p.limit)} are allowed`
+      );
+    case "pattern": {
+      const hint = PATTERN_HINTS[String(p.pattern)];
+      return problem(
+        at,
+        `${name} ${got} is not allowed here: ${hint ?? `it must match ${String(p.pattern)}`}`
+      );
+    }
+    case "format":
+      return p.format === "uri" ? problem(at, `${name} must be a full web address such as https://api.example.com, got ${got}`) : problem(at, `${name} must be a valid ${String(p.format)}, got ${got}`);
+    default:
+      return problem(at, `${name} ${e.message ?? "is not valid"}`);
+  }
+}
+function firstSentence(text) {
+  const end = text.search(/\.(\s|$)/);
+  const sentence = end === -1 ? text : text.slice(0, end);
+  return sentence.charAt(0).toLowerCase() + sentence.slice(1);
+}
+function escapeSegment(s) {
+  return s.replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+// src/config/load.ts
+var DEFAULT_REQUESTS_PER_SECOND = 50;
+var DEFAULT_APPLY_DELAY_MS = 50;
+var DEFAULT_FILE_LIMITS = {
+  ...DEFAULT_PARSE_LIMITS,
+  maxFileBytes: DEFAULT_MAX_FILE_BYTES
+};
+function display(absolute) {
+  const rel = relative3(process.cwd(), absolute);
+  return rel === "" ? absolute : rel;
+}
+async function readAndValidate(absolute, kind, problems, limits) {
+  const file = display(absolute);
+  const read2 = await readConfigFile(absolute, limits.maxFileBytes);
+  if (!read2.ok) {
+    addProblem(problems, { file, line: read2.line, col: read2.col, pointer: "", message: read2.message });
+    return { parsed: parseYaml(file, "").parsed };
+  }
+  const { parsed, problems: syntax } = parseYaml(file, read2.text, limits);
+  for (const p of syntax) addProblem(problems, p);
+  const invalid = syntax.length > 0 ? [] : validateFile(parsed, kind);
+  for (const p of invalid) addProblem(problems, p);
+  return { parsed };
+}
+async function expand2(project, key, root, problems, allowUnmatched) {
+  const value = project.data?.[key];
+  const entries = typeof value === "string" ? [{ pattern: value, segments: [key] }] : Array.isArray(value) ? value.flatMap((v, i) => typeof v === "string" ? [{ pattern: v, segments: [key, i] }] : []) : [];
+  const out = [];
+  for (const { pattern, segments: segments2 } of entries) {
+    if (pattern === "") continue;
+    const site = { parsed: project, pointer: toPointer(segments2) };
+    if (!patternStaysInside(root, pattern)) {
+      report(problems, site, outsideMessage(key, quote(pattern), "path"));
+      continue;
+    }
+    const files = await globFiles(pattern, root);
+    if (files.length === 0 && allowUnmatched && hasMagic(pattern)) continue;
+    if (files.length === 0) {
+      report(
+        problems,
+        site,
+        hasMagic(pattern) ? `${key}: pattern ${quote(pattern)} matches no file (looked in ${bare(display(root), 200)}); fix the pattern, or remove it` : `${key}: file ${quote(pattern)} does not exist (looked for ${bare(display(resolve7(root, pattern)), 200)})`
+      );
+      continue;
+    }
+    const outside = [];
+    for (const f of files) {
+      const where2 = await insideProject(root, f).catch(() => void 0);
+      if (!where2?.inside) outside.push(f);
+      else if (!out.includes(f)) out.push(f);
+    }
+    if (outside.length > 0) {
+      const named = outside.slice(0, 3).map((f) => quote(relative3(root, f), 120));
+      report(
+        problems,
+        site,
+        outsideMessage(
+          key,
+          `${quote(pattern)} matches ${named.join(", ")}${outside.length > 3 ? ` and ${outside.length - 3} more` : ""}, which`,
+          "link"
+        )
+      );
+    }
+  }
+  return out;
+}
+function limitsOf(data) {
+  const limits = field2(data, "limits");
+  const bytes = field2(limits, "max_file_bytes");
+  const nodes = field2(limits, "max_file_nodes");
+  const valid = (v, max) => typeof v === "number" && Number.isSafeInteger(v) && v >= 1 && v <= max;
+  return {
+    ...DEFAULT_FILE_LIMITS,
+    ...valid(bytes, MAX_FILE_BYTES_LIMIT) ? { maxFileBytes: bytes } : {},
+    ...valid(nodes, MAX_FILE_NODES_LIMIT) ? { maxNodes: nodes } : {}
+  };
+}
+var MAX_FILE_BYTES_LIMIT = 64 * 1024 * 1024;
+var MAX_FILE_NODES_LIMIT = 1e6;
+function checkPlatform(project, problems) {
+  const platform2 = field2(project.data, "platform");
+  const url = field2(platform2, "base_url");
+  if (typeof url !== "string" || !/^https?:\/\//i.test(url)) return [];
+  const site = (key) => ({ parsed: project, pointer: toPointer(["platform", key]) });
+  const shape = urlShapeProblem(url, "platform address");
+  if (shape) {
+    report(problems, site("base_url"), shape);
+    return [];
+  }
+  const parsed = new URL(url);
+  if (parsed.protocol === "https:" || isLoopbackHost(parsed.hostname)) return [];
+  if (field2(platform2, "allow_insecure_http") === true)
+    return [
+      `platform.base_url ${quote(url, 120)} is plain http to another machine (allowed by allow_insecure_http in ${project.file}): the client secret and every token travel unencrypted`
+    ];
+  report(
+    problems,
+    site("base_url"),
+    `platform address ${quote(url, 120)} must start with https:// (the client secret would travel unencrypted); http:// is accepted for localhost and 127.0.0.1, or anywhere with allow_insecure_http: true under platform:`
+  );
+  return [];
+}
+async function loadProject(configPath, options = {}) {
+  const allowUnmatched = options.allowUnmatchedPatterns === true;
+  const sections = settingsSections();
+  const configFile = resolve7(configPath);
+  const root = dirname3(configFile);
+  const problems = [];
+  const self = await insideProject(root, configFile).catch(() => void 0);
+  if (!self?.inside)
+    throw new ConfigError([
+      {
+        file: display(configFile),
+        line: 0,
+        col: 0,
+        pointer: "",
+        message: self ? "carte.yaml leads outside its folder through a symbolic link; it was not read" : "cannot resolve where carte.yaml leads (a loop of symbolic links?); it was not read"
+      }
+    ]);
+  const project = await readAndValidate(configFile, "project", problems, DEFAULT_FILE_LIMITS);
+  const projectData = project.parsed.data;
+  if (projectData === null || typeof projectData !== "object" || Array.isArray(projectData)) {
+    if (problems.length === 0)
+      problems.push({
+        file: project.parsed.file,
+        line: 1,
+        col: 1,
+        pointer: "",
+        message: "carte.yaml is empty"
+      });
+    throw new ConfigError(problems);
+  }
+  const limits = limitsOf(projectData);
+  const warnings = checkPlatform(project.parsed, problems);
+  const catalogPaths = await expand2(project.parsed, "catalogs", root, problems, allowUnmatched);
+  const groupPaths = await expand2(project.parsed, "groups", root, problems, allowUnmatched);
+  const storePaths = await expand2(project.parsed, "stores", root, problems, allowUnmatched);
+  const catalogFiles = [];
+  for (const path10 of catalogPaths)
+    catalogFiles.push(await readAndValidate(path10, "catalog", problems, limits));
+  const groupFiles2 = [];
+  for (const path10 of groupPaths) groupFiles2.push(await readAndValidate(path10, "group", problems, limits));
+  const storeFiles = [];
+  for (const path10 of storePaths) storeFiles.push(await readAndValidate(path10, "store", problems, limits));
+  const currency = readCurrency(project.parsed, problems);
+  const indexes = catalogFiles.map((c) => checkCatalog(c.parsed, problems, currency));
+  const catalogs = checkCatalogNames(indexes, problems);
+  const registry = { ids: /* @__PURE__ */ new Map(), integrationIds: /* @__PURE__ */ new Map() };
+  for (const s of storeFiles) checkStore(s.parsed, catalogs, registry, problems);
+  const chainLayer = readSettings(
+    project.parsed,
+    ["defaults"],
+    field2(projectData, "defaults"),
+    problems,
+    sections
+  );
+  const groups = checkGroupNames(
+    groupFiles2.map((g) => g.parsed),
+    problems
+  );
+  const groupLayers = /* @__PURE__ */ new Map();
+  for (const [name, parsed] of groups)
+    groupLayers.set(
+      name,
+      readSettings(parsed, ["defaults"], field2(parsed.data, "defaults"), problems, sections)
+    );
+  const storeLayers = storeFiles.map((s) => {
+    checkStoreGroup(s.parsed, groups, problems);
+    return readSettings(s.parsed, [], s.parsed.data, problems, sections);
+  });
+  const includes = await readIncludes(
+    [chainLayer, ...groupLayers.values(), ...storeLayers],
+    root,
+    problems,
+    limits
+  );
+  const holidaySites = /* @__PURE__ */ new Map();
+  const overridesOf = /* @__PURE__ */ new Map();
+  const readLayerOverrides = (layer, parsed, base) => {
+    const data = base.length === 0 ? parsed.data : field2(parsed.data, String(base[0]));
+    const o = readOverrides(parsed, base, data, problems, currency);
+    if (o) overridesOf.set(layer, o);
+  };
+  readLayerOverrides(chainLayer, project.parsed, ["defaults"]);
+  for (const [name, parsed] of groups) readLayerOverrides(groupLayers.get(name), parsed, ["defaults"]);
+  storeLayers.forEach((layer, i) => readLayerOverrides(layer, storeFiles[i].parsed, []));
+  for (const file of includes.values()) readLayerOverrides(file.layer, file.parsed, []);
+  const checker = new OverridesChecker(problems);
+  const mergedOverrides = [];
+  const settingsOf = storeLayers.map((layer, i) => {
+    const group2 = field2(storeFiles[i]?.parsed.data, "group");
+    const groupLayer = typeof group2 === "string" ? groupLayers.get(group2) : void 0;
+    const layers = [chainLayer, ...groupLayer ? [groupLayer] : [], layer].flatMap(
+      (l) => withIncludes(l, includes, root, /* @__PURE__ */ new Set())
+    );
+    const key = field2(field2(storeFiles[i]?.parsed.data, "store"), "integration_id");
+    if (typeof key === "string") holidaySites.set(key, holidaySitesOf(layers));
+    const merged = mergeOverrides(layers.flatMap((l) => overridesOf.get(l) ?? []));
+    mergedOverrides.push(merged);
+    const catalogName = field2(storeFiles[i]?.parsed.data, "catalog");
+    const index = typeof catalogName === "string" ? catalogs.get(catalogName) : void 0;
+    if (index) checker.check(merged, index);
+    return mergeSettings(layers, problems, sections);
+  });
+  checker.finish();
+  const client = readClient(project.parsed, field2(projectData, "client"), problems);
+  const rollout = await readRollout(
+    project.parsed,
+    root,
+    storeFiles.map((f, i) => {
+      const key = field2(field2(f.parsed.data, "store"), "integration_id");
+      return { path: storePaths[i], key: typeof key === "string" ? key : void 0 };
+    }),
+    problems
+  );
+  const secretsFile = await checkSecretsFile(project.parsed, root, problems);
+  if (problems.length > 0)
+    throw new ConfigError(withTruncation(dedupeProblems(problems), problems, project.parsed));
+  const catalogByName = /* @__PURE__ */ new Map();
+  const catalogsOut = /* @__PURE__ */ new Map();
+  indexes.forEach((index, i) => {
+    const file = catalogFiles[i];
+    if (file && !catalogByName.has(index.name)) {
+      catalogByName.set(index.name, file.parsed.data);
+      catalogsOut.set(index.name, { catalog: file.parsed.data, file: file.parsed.file });
+    }
+  });
+  const resolvable = storeFiles.map((s, i) => {
+    const store = s.parsed.data;
+    const catalog = catalogByName.get(store.catalog);
+    if (!catalog)
+      throw new InternalError(`${s.parsed.file}: catalog ${store.catalog} vanished after the checks`);
+    return {
+      store,
+      catalog,
+      settings: settingsOf[i] ?? {},
+      overrides: plainOverrides(mergedOverrides[i])
+    };
+  });
+  let sources;
+  if (options.explain) {
+    sources = /* @__PURE__ */ new Map();
+    const parsedByName = /* @__PURE__ */ new Map();
+    indexes.forEach((index, i) => {
+      if (!parsedByName.has(index.name)) parsedByName.set(index.name, catalogFiles[i].parsed);
+    });
+    storeFiles.forEach((s, i) => {
+      const store = s.parsed.data;
+      sources.set(store.store.integration_id, {
+        storeFile: s.parsed,
+        catalog: { name: store.catalog, parsed: parsedByName.get(store.catalog) },
+        overrides: mergedOverrides[i]
+      });
+    });
+  }
+  const config = projectData;
+  return {
+    ...sources ? { sources } : {},
+    configFile,
+    root,
+    platform: config.platform ? {
+      baseUrl: config.platform.base_url.replace(/\/+$/, ""),
+      requestsPerSecond: config.platform.requests_per_second ?? DEFAULT_REQUESTS_PER_SECOND
+    } : void 0,
+    emulator: { applyDelayMs: config.emulator?.apply_delay_ms ?? DEFAULT_APPLY_DELAY_MS },
+    ownership: config.ownership ?? {},
+    safety: {
+      maxDeletePercent: config.safety?.max_delete_percent ?? DEFAULT_SAFETY.maxDeletePercent,
+      maxUpdatePercent: config.safety?.max_update_percent ?? DEFAULT_SAFETY.maxUpdatePercent,
+      minExisting: config.safety?.min_existing ?? DEFAULT_SAFETY.minExisting,
+      protected: config.safety?.protected ?? DEFAULT_SAFETY.protected,
+      maxPriceChangePercent: config.safety?.max_price_change_percent ?? DEFAULT_SAFETY.maxPriceChangePercent
+    },
+    ...currency ? { currency } : {},
+    catalogs: catalogsOut,
+    desired: resolveDesired(resolvable, client, {
+      share: options.shareResources ?? false,
+      ...currency ? { currency: currency.code } : {}
+    }),
+    ...secretsFile === void 0 ? {} : { secretsFile },
+    files: [project, ...catalogFiles, ...groupFiles2, ...storeFiles, ...includes.values()].map(
+      (f) => f.parsed.file
+    ),
+    warnings,
+    holidaySites,
+    ...rollout ? { rollout } : {}
+  };
+}
+function holidaySitesOf(layers) {
+  const sites = /* @__PURE__ */ new Map();
+  for (const layer of layers)
+    for (const [date, entry] of Object.entries(
+      layer.sections.get("holidays") ?? {}
+    )) {
+      const { line, col } = locate(entry.site.parsed, entry.site.pointer, "key");
+      sites.set(date, { file: entry.site.parsed.file, line, col, pointer: entry.site.pointer });
+    }
+  return sites;
+}
+async function checkSecretsFile(project, root, problems) {
+  const written = field2(project.data, "secrets_file");
+  if (typeof written !== "string" || written === "") return void 0;
+  const site = { parsed: project, pointer: "/secrets_file" };
+  let where2;
+  try {
+    where2 = await insideProject(root, written);
+  } catch (err) {
+    report(problems, site, `secrets_file: cannot check where it leads (${errorCode2(err)})`);
+    return void 0;
+  }
+  if (!where2.inside) {
+    report(problems, site, outsideMessage("secrets_file", quote(written), where2.why));
+    return void 0;
+  }
+  return resolve7(root, written);
+}
+function errorCode2(err) {
+  return err.code ?? "error";
+}
+function withTruncation(shown2, all, project) {
+  if (!wasTruncated(all)) return shown2;
+  return [
+    ...shown2,
+    {
+      file: project.file,
+      line: 0,
+      col: 0,
+      pointer: "",
+      message: `only the first ${MAX_PROBLEMS} problems are shown: fix them and run carte again to see the rest`
+    }
+  ];
+}
+function field2(data, key) {
+  return isRecord(data) && Object.hasOwn(data, key) ? data[key] : void 0;
+}
+function readCurrency(project, problems) {
+  const code3 = field2(project.data, "currency");
+  if (typeof code3 !== "string" || !/^[A-Z]{3}$/.test(code3)) return void 0;
+  const currency = currencyOf(code3);
+  if (!currency) {
+    report(
+      problems,
+      { parsed: project, pointer: "/currency" },
+      `unknown currency ${quote(code3)}: write an ISO 4217 code, for example COP, BRL or MXN`
+    );
+  }
+  return currency;
+}
+async function readIncludes(layers, root, problems, limits) {
+  const files = /* @__PURE__ */ new Map();
+  const missing2 = /* @__PURE__ */ new Set();
+  const pending = [...layers];
+  while (pending.length > 0) {
+    const layer = pending.shift();
+    for (const inc of layer.includes) {
+      const absolute = resolve7(root, inc.path);
+      if (files.has(absolute)) continue;
+      let where2;
+      try {
+        where2 = await insideProject(root, inc.path);
+      } catch (err) {
+        report(
+          problems,
+          inc.site,
+          `include: cannot check where ${quote(inc.path)} leads (${errorCode2(err)})`
+        );
+        continue;
+      }
+      if (!where2.inside) {
+        report(problems, inc.site, outsideMessage("include", quote(inc.path), where2.why));
+        continue;
+      }
+      if (missing2.has(absolute) || !await isPresent(absolute)) {
+        missing2.add(absolute);
+        report(
+          problems,
+          inc.site,
+          `include: file ${quote(inc.path)} does not exist (looked for ${bare(display(absolute), 200)}); paths are relative to the folder of carte.yaml`
+        );
+        continue;
+      }
+      const read2 = await readAndValidate(absolute, "settings", problems, limits);
+      const included = {
+        ...read2,
+        layer: readSettings(read2.parsed, [], read2.parsed.data, problems, settingsSections())
+      };
+      files.set(absolute, included);
+      pending.push(included.layer);
+    }
+  }
+  const state = /* @__PURE__ */ new Map();
+  const stack = [];
+  const visit = (layer) => {
+    for (const inc of layer.includes) {
+      const absolute = resolve7(root, inc.path);
+      const file = files.get(absolute);
+      if (!file) continue;
+      if (state.get(absolute) === "visiting") {
+        const cycle = [...stack.slice(stack.indexOf(absolute)), absolute].map((f) => relative3(root, f));
+        report(
+          problems,
+          inc.site,
+          `include cycle: ${cycle.join(" → ")}; a file must not include itself, directly or through others`
+        );
+        continue;
+      }
+      if (state.get(absolute) === "done") continue;
+      state.set(absolute, "visiting");
+      stack.push(absolute);
+      visit(file.layer);
+      stack.pop();
+      state.set(absolute, "done");
+    }
+  };
+  for (const layer of layers) visit(layer);
+  return files;
+}
+async function isPresent(path10) {
+  try {
+    await stat3(path10);
+    return true;
+  } catch {
+    return false;
+  }
+}
+function withIncludes(layer, files, root, seen2) {
+  const before = layer.includes.flatMap((inc) => {
+    const absolute = resolve7(root, inc.path);
+    const file = files.get(absolute);
+    if (!file || seen2.has(absolute)) return [];
+    return withIncludes(file.layer, files, root, /* @__PURE__ */ new Set([...seen2, absolute]));
+  });
+  return [...before, layer];
+}
+
+// src/gitops/base.ts
+import { realpath as realpath4 } from "node:fs/promises";
+import path5 from "node:path";
+var sameChange = (c) => canonicalJson([c.action, c.before, c.after]);
+async function compareWithBase(project, plan, current2, ref, options = {}) {
+  const configFile = await realpath4(project.configFile);
+  const commit2 = await resolveCommit(ref, project.root);
+  const tree = await materializeCommit(commit2);
+  let base;
+  try {
+    base = await loadProject(path5.join(tree.dir, path5.relative(commit2.toplevel, configFile)));
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    const n = err.problems.length;
+    return {
+      ref,
+      sha: commit2.sha,
+      changes: plan.changes.map((c) => c.address),
+      drift: [],
+      settled: [],
+      unavailable: `the base's files do not load (${n} configuration problem${n === 1 ? "" : "s"}, e.g. ${err.problems[0]?.message ?? "?"})`
+    };
+  } finally {
+    await tree.close();
+  }
+  if (options.shard) base = shardProject(base, options.shard);
+  const inScope = new Set(plan.stores.map((s) => s.key));
+  const head = {
+    stores: Object.fromEntries(Object.entries(project.desired.stores).filter(([k]) => inScope.has(k))),
+    ...project.desired.client ? { client: project.desired.client } : {}
+  };
+  const kindsOf = new Map(readRequests(head, project.ownership).map((r) => [r.store.key, r.kinds]));
+  const baseChanges = [];
+  for (const key of inScope) {
+    const want = base.desired.stores[key];
+    if (!want) continue;
+    const partial = buildPlan({ stores: { [key]: want } }, current2, {
+      kinds: kindsOf.get(key) ?? [],
+      clientKinds: [],
+      ownership: base.ownership
+    });
+    baseChanges.push(...partial.changes);
+  }
+  const clientKinds2 = clientReadKinds(head, project.ownership);
+  if (clientKinds2.length > 0) {
+    const partial = buildPlan({ stores: {}, client: base.desired.client ?? {} }, current2, {
+      kinds: [],
+      clientKinds: clientKinds2,
+      ownership: base.ownership
+    });
+    baseChanges.push(...partial.changes);
+  }
+  const targeted = plan.targeting;
+  const relevant = targeted ? baseChanges.filter((c) => inTarget(targeted, c)) : baseChanges;
+  const baseByAddress = new Map(relevant.map((c) => [c.address, sameChange(c)]));
+  const headAddresses = new Set(plan.changes.map((c) => c.address));
+  const split = { ref, sha: commit2.sha, changes: [], drift: [], settled: [] };
+  for (const c of plan.changes) {
+    (baseByAddress.get(c.address) === sameChange(c) ? split.drift : split.changes).push(c.address);
+  }
+  split.settled = relevant.filter((c) => !headAddresses.has(c.address)).map((c) => c.address);
+  return split;
+}
+
+// src/lock.ts
+var import_proper_lockfile = __toESM(require_proper_lockfile(), 1);
+import { createHash as createHash6 } from "node:crypto";
+import { mkdir as mkdir4, readFile as readFile4, rm as rm5, writeFile as writeFile3 } from "node:fs/promises";
+import { hostname } from "node:os";
+import path6 from "node:path";
+var CLIENT_LOCK = "@client";
+var STALE_MS = 3e4;
+var UPDATE_MS = 1e4;
+function fileOf(dir, name) {
+  return path6.join(dir, createHash6("sha256").update(name).digest("hex").slice(0, 32));
+}
+async function holderOf(file) {
+  try {
+    const data = JSON.parse(await readFile4(`${file}.json`, "utf8"));
+    if (typeof data.pid !== "number" || typeof data.host !== "string" || typeof data.since !== "string") {
+      return void 0;
+    }
+    return { pid: data.pid, host: data.host, since: data.since, name: String(data.name ?? "") };
+  } catch {
+    return void 0;
+  }
+}
+function describeHolder(h) {
+  return h ? `process ${h.pid} on ${h.host}, since ${h.since}` : "another carte apply";
+}
+async function acquireApplyLock(opts) {
+  await mkdir4(opts.dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  const names = [...new Set(opts.names)].sort();
+  const held = [];
+  let compromised;
+  const releaseAll = async () => {
+    for (const h of held.splice(0).reverse()) {
+      await rm5(`${h.file}.json`, { force: true });
+      try {
+        await h.release();
+      } catch (err) {
+        if (err.code !== "ERELEASED" && err.code !== "ENOTACQUIRED")
+          throw err;
+      }
+    }
+  };
+  const started = Date.now();
+  let told = false;
+  for (const name of names) {
+    const file = fileOf(opts.dir, name);
+    for (; ; ) {
+      try {
+        const release = await import_proper_lockfile.default.lock(file, {
+          realpath: false,
+          lockfilePath: `${file}.lock`,
+          stale: STALE_MS,
+          update: UPDATE_MS,
+          onCompromised: (err) => {
+            compromised = err;
+          }
+        });
+        held.push({ file, release });
+        const holder = {
+          pid: process.pid,
+          host: hostname(),
+          since: (/* @__PURE__ */ new Date()).toISOString(),
+          name
+        };
+        await writeFile3(`${file}.json`, JSON.stringify(holder) + "\n", "utf8");
+        break;
+      } catch (err) {
+        if (err.code !== "ELOCKED") {
+          await releaseAll();
+          throw err;
+        }
+        const holder = await holderOf(file);
+        if (Date.now() - started >= opts.waitMs) {
+          await releaseAll();
+          const waited = Math.round((Date.now() - started) / 1e3);
+          throw new LockError(
+            [name],
+            `another carte apply is writing store ${name === CLIENT_LOCK ? "the client-level settings" : name} (${describeHolder(holder)}); waited ${waited} s for it to end. Nothing was read or written. Run again once it has ended (a lock whose process died goes stale after ${STALE_MS / 1e3} s).`
+          );
+        }
+        if (!told) {
+          told = true;
+          opts.onWait?.(holder);
+        }
+        await new Promise(
+          (r) => setTimeout(r, Math.min(opts.pollMs ?? 250, Math.max(1, opts.waitMs - (Date.now() - started))))
+        );
+      }
+    }
+  }
+  return {
+    release: releaseAll,
+    get compromised() {
+      return compromised;
+    }
+  };
+}
+
+// src/plan/file.ts
+import { readFile as readFile5, writeFile as writeFile4 } from "node:fs/promises";
+async function readPlanFile(file) {
+  let data;
+  try {
+    data = JSON.parse(await readFile5(file, "utf8"));
+  } catch (err) {
+    throw new StalePlanError(`${file} is not a readable plan file: ${err.message}`);
+  }
+  const plan = data;
+  if (!plan || typeof plan !== "object" || plan.formatVersion !== PLAN_FORMAT_VERSION || !Array.isArray(plan.operations)) {
+    throw new StalePlanError(
+      `${file} is not a carte plan of format version ${PLAN_FORMAT_VERSION}; run \`carte plan --out ${file}\` again`
+    );
+  }
+  if (!hasValidDigest(plan)) {
+    throw new StalePlanError(
+      `${file} was changed after carte saved it (its content does not match its digest), or it was not saved by carte plan --out; nothing was applied. Run \`carte plan --out ${file}\` again and review it`
+    );
+  }
+  return plan;
+}
+
+// src/run.ts
 var DEFAULT_RUN_TIMEOUT_MS = 15 * 6e4;
 function runOptions(request4, hooks) {
   return {
@@ -81147,6 +81832,7 @@ async function runCarte(request4, hooks = {}) {
   try {
     const loaded2 = await loadProject(request4.config, { shareResources: true });
     result.project = request4.shard ? shardProject(loaded2, request4.shard) : loaded2;
+    result.target = runTarget(result.project);
     for (const warning2 of result.project.warnings) hooks.onWarning?.(`Warning: ${warning2}`);
     const saved = request4.command === "apply" && request4.planFile ? await readPlanFile(request4.planFile) : void 0;
     const stage = stageOf(request4, saved);
@@ -81215,6 +81901,7 @@ async function runCarte(request4, hooks = {}) {
       await hooks.onPlan?.(plan, {
         saved: fromFile,
         base: result.base,
+        target: result.target,
         ...stages ? { stages: plannedStages(plan, stages) } : {}
       });
       if (refusal) throw refusal;
@@ -81467,6 +82154,7 @@ function planCommentBody(view, ctx, withRecord) {
       split: view.split ?? void 0,
       forceHint: FORCE_HINT,
       fullPlanAt: "the job summary of this workflow run",
+      target: view.target,
       ...withRecord ? { footer: encodeReviewed(reviewedRecord(view.plan, view.commit ?? "unknown")) } : {}
     });
   }
@@ -81474,7 +82162,7 @@ function planCommentBody(view, ctx, withRecord) {
 }
 async function summarizePlan(view, ctx) {
   await summaryRaw(planCommentBody(view, ctx, false));
-  if (view.plan) await summaryCode(renderText(view.plan, { color: false }));
+  if (view.plan) await summaryCode(renderText(view.plan, { color: false, target: view.target }));
 }
 function viewOf2(result, commit2, baseName) {
   const problems = result.error instanceof ConfigError ? result.error.problems : null;
@@ -81485,7 +82173,8 @@ function viewOf2(result, commit2, baseName) {
     problems,
     errors: result.error !== void 0 && !problems ? [describeError(result.error, result.plan)] : [],
     exitCode: result.exitCode,
-    commit: commit2
+    commit: commit2,
+    ...result.target ? { target: describeTarget(result.target) } : {}
   };
 }
 function recordOf(command, shard, view) {
@@ -81499,7 +82188,8 @@ function recordOf(command, shard, view) {
     plan: view.plan,
     split: view.split,
     problems: view.problems,
-    error: view.errors.length > 0 ? view.errors.join("\n") : null
+    error: view.errors.length > 0 ? view.errors.join("\n") : null,
+    ...view.target !== void 0 ? { target: view.target } : {}
   };
 }
 async function maybeWriteRecord(inputs, record) {
@@ -81605,16 +82295,18 @@ async function applyCommand(inputs, ctx, env2) {
     },
     {
       onWarning: (message) => warning(escapeTerminal(message)),
-      onPlan: async (plan) => {
+      onPlan: async (plan, info) => {
         setOutput("has-changes", String(plan.changes.length > 0));
         setOutput("summary", JSON.stringify(plan.summary));
-        await summaryCode(renderText(plan, { color: false }));
+        await summaryCode(renderText(plan, { color: false, target: describeTarget(info.target) }));
       }
     }
   );
   const problems = result.error instanceof ConfigError ? relativeProblems(result.error.problems, ctx.workspace) : null;
   if (problems) annotate(problems, ctx.workspace);
-  const report3 = result.plan && result.report ? renderReportMarkdown(result.plan, result.report) : void 0;
+  const report3 = result.plan && result.report ? renderReportMarkdown(result.plan, result.report, {
+    target: result.target && describeTarget(result.target)
+  }) : void 0;
   if (report3) await summaryRaw(report3);
   let exitCode = result.exitCode;
   let failure = result.error !== void 0 ? describeError(result.error, result.plan) : result.report && (result.report.failed > 0 || result.report.skipped > 0 || stoppedRollout(result)) ? escapeTerminal(
@@ -81734,7 +82426,8 @@ async function reportCommand(inputs, ctx) {
     problems: merged.problems,
     errors: merged.errors,
     exitCode: merged.exitCode,
-    commit: merged.commit ?? void 0
+    commit: merged.commit ?? void 0,
+    ...merged.target !== void 0 ? { target: merged.target } : {}
   };
   if (merged.command === "drift") return driftOutcome(view, inputs, ctx, false);
   await summarizePlan(view, ctx);

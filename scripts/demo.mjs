@@ -29,4 +29,4 @@ if (code !== 0) {
   console.error(`\ndemo failed: the second plan was not empty (exit ${code})`);
   process.exit(1);
 }
-console.log("\nDemo complete: applied from scratch, and the second plan is empty.");
+// Success: the last line printed is the second plan's "No changes. The platform matches the configuration."

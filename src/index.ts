@@ -93,6 +93,12 @@ export type { TextOptions } from "./render/text.js";
 export { renderMarkdown, GITHUB_COMMENT_LIMIT } from "./render/markdown.js";
 export type { MarkdownOptions } from "./render/markdown.js";
 export { renderJson } from "./render/json.js";
+/** The plan for people: the presentation model the text and Markdown views lay out (src/render/view.ts). */
+export { buildView } from "./render/view.js";
+export type { ChangeView, Detail, PlanView, SharedChange, StoreView } from "./render/view.js";
+/** Where a run goes, in words, for the first line of a plan (`RunResult.target`). */
+export { describeTarget } from "./session.js";
+export type { RunTarget } from "./session.js";
 /** Views of an apply's outcome (text, Markdown, JSON) and the one wording of errors. */
 export { renderReport, renderReportJson, renderReportMarkdown } from "./render/report.js";
 export type { ReportMarkdownOptions } from "./render/report.js";

@@ -24,7 +24,7 @@ import { isEmptyPlan } from "./plan/plan.js";
 import type { Targeting } from "./plan/target.js";
 import type { Plan } from "./plan/types.js";
 import { lostSecretWarnings, prepareSecretSink, secretsFileName, type SecretSink } from "./secrets.js";
-import { openSession } from "./session.js";
+import { openSession, runTarget, type RunTarget } from "./session.js";
 import { countChanges, findStage, plannedStages, stageProject, type StageOutcome } from "./apply/rollout.js";
 import {
   applyPlan,
@@ -182,6 +182,8 @@ export interface RunHooks {
        * goes (src/apply/rollout.ts `plannedStages`).
        */
       stages?: StageOutcome[] | undefined;
+      /** Where the run goes (src/session.ts `runTarget`). */
+      target: RunTarget;
     },
   ) => void | Promise<void>;
   /**
@@ -196,6 +198,8 @@ export interface RunHooks {
 export interface RunResult {
   /** The loaded project, once loading succeeded. */
   project?: LoadedProject;
+  /** Where the run goes (the embedded emulator or the platform's host), once the project is loaded. */
+  target?: RunTarget;
   /** The plan, once planning (or reading and checking the saved plan) succeeded. */
   plan?: Plan;
   /** With {@link PlanRequest.base}: the plan's changes split against the base. */
@@ -258,6 +262,7 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
     // Read-only from here on: stores of a shared catalog share their resources (memory of a big chain).
     const loaded = await loadProject(request.config, { shareResources: true });
     result.project = request.shard ? shardProject(loaded, request.shard) : loaded;
+    result.target = runTarget(result.project);
     for (const warning of result.project.warnings) hooks.onWarning?.(`Warning: ${warning}`);
     // A saved plan is read, and its digest checked, before anything else: an edited plan makes no call.
     const saved =
@@ -335,6 +340,7 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
       await hooks.onPlan?.(plan, {
         saved: fromFile,
         base: result.base,
+        target: result.target,
         ...(stages ? { stages: plannedStages(plan, stages) } : {}),
       });
       if (refusal) throw refusal;

@@ -25,6 +25,40 @@ export interface Session {
   close(): Promise<void>;
 }
 
+/**
+ * Where a run goes (issue 16, item 3): the embedded emulator and the folder of its state, or the
+ * configured platform's host. Never the address's user name, password, path or query.
+ */
+export type RunTarget = { kind: "emulator"; stateDir: string } | { kind: "platform"; host: string };
+
+/** Where a loaded project's runs go (see {@link openSession}). Pure. */
+export function runTarget(project: LoadedProject): RunTarget {
+  if (project.platform) {
+    let host: string;
+    try {
+      // `host` is the host name and port only: no user name, password, path or query.
+      host = new URL(project.platform.baseUrl).host;
+    } catch {
+      host = "(an invalid address)";
+    }
+    return { kind: "platform", host };
+  }
+  return { kind: "emulator", stateDir: path.join(project.root, ".carte") };
+}
+
+/**
+ * A run's target in words, for the first line of a plan and the last of an apply: `embedded emulator
+ * (state in examples/chain/.carte)` (the folder relative to `cwd` when it is inside it) or `platform at
+ * api.example.com`. Raw text (the host and the folder come from the files): renderers escape it.
+ */
+export function describeTarget(target: RunTarget, cwd: string = process.cwd()): string {
+  if (target.kind === "platform") return `platform at ${target.host}`;
+  const relative = path.relative(cwd, target.stateDir);
+  const shown =
+    relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative) ? relative : target.stateDir;
+  return `embedded emulator (state in ${shown.split(path.sep).join("/")})`;
+}
+
 /** Credentials from the environment (`CARTE_CLIENT_ID`, `CARTE_CLIENT_SECRET`). */
 export function credentialsFromEnv(env: NodeJS.ProcessEnv = process.env): {
   clientId?: string;

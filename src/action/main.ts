@@ -51,6 +51,7 @@ import {
   type CommentContext,
 } from "../render/markdown.js";
 import { renderReportMarkdown } from "../render/report.js";
+import { describeTarget } from "../session.js";
 import { renderText } from "../render/text.js";
 import { runCarte, type RunResult } from "../run.js";
 import { stagesNotRun } from "../render/rollout.js";
@@ -242,6 +243,8 @@ interface PlanView {
   errors: string[];
   exitCode: number;
   commit: string | undefined;
+  /** Where the run went, in words (src/session.ts `describeTarget`). */
+  target?: string | undefined;
 }
 
 /** The plan comment's body for a view: the plan, the problems, or the failure. */
@@ -254,6 +257,7 @@ function planCommentBody(view: PlanView, ctx: ActionContext, withRecord: boolean
       split: view.split ?? undefined,
       forceHint: FORCE_HINT,
       fullPlanAt: "the job summary of this workflow run",
+      target: view.target,
       ...(withRecord ? { footer: encodeReviewed(reviewedRecord(view.plan, view.commit ?? "unknown")) } : {}),
     });
   }
@@ -263,7 +267,7 @@ function planCommentBody(view: PlanView, ctx: ActionContext, withRecord: boolean
 /** The job summary of a plan view: the comment's body first, then the full text plan. */
 async function summarizePlan(view: PlanView, ctx: ActionContext): Promise<void> {
   await summaryRaw(planCommentBody(view, ctx, false));
-  if (view.plan) await summaryCode(renderText(view.plan, { color: false }));
+  if (view.plan) await summaryCode(renderText(view.plan, { color: false, target: view.target }));
 }
 
 /** A run's result as a view (for the comment), with the split's base named as the user knows it. */
@@ -277,6 +281,7 @@ function viewOf(result: RunResult, commit: string | undefined, baseName: string 
     errors: result.error !== undefined && !problems ? [describeError(result.error, result.plan)] : [],
     exitCode: result.exitCode,
     commit,
+    ...(result.target ? { target: describeTarget(result.target) } : {}),
   };
 }
 
@@ -293,6 +298,7 @@ function recordOf(command: "plan" | "drift", shard: Shard | undefined, view: Pla
     split: view.split,
     problems: view.problems,
     error: view.errors.length > 0 ? view.errors.join("\n") : null,
+    ...(view.target !== undefined ? { target: view.target } : {}),
   };
 }
 
@@ -435,17 +441,22 @@ async function applyCommand(
     },
     {
       onWarning: (message) => core.warning(escapeTerminal(message)),
-      onPlan: async (plan) => {
+      onPlan: async (plan, info) => {
         core.setOutput("has-changes", String(plan.changes.length > 0));
         core.setOutput("summary", JSON.stringify(plan.summary));
-        await summaryCode(renderText(plan, { color: false }));
+        await summaryCode(renderText(plan, { color: false, target: describeTarget(info.target) }));
       },
     },
   );
   const problems =
     result.error instanceof ConfigError ? relativeProblems(result.error.problems, ctx.workspace) : null;
   if (problems) annotate(problems, ctx.workspace);
-  const report = result.plan && result.report ? renderReportMarkdown(result.plan, result.report) : undefined;
+  const report =
+    result.plan && result.report
+      ? renderReportMarkdown(result.plan, result.report, {
+          target: result.target && describeTarget(result.target),
+        })
+      : undefined;
   if (report) await summaryRaw(report);
 
   let exitCode = result.exitCode;
@@ -611,6 +622,7 @@ async function reportCommand(inputs: ActionInputs, ctx: ActionContext): Promise<
     errors: merged.errors,
     exitCode: merged.exitCode,
     commit: merged.commit ?? undefined,
+    ...(merged.target !== undefined ? { target: merged.target } : {}),
   };
   if (merged.command === "drift") return driftOutcome(view, inputs, ctx, false);
   await summarizePlan(view, ctx);

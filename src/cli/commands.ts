@@ -24,6 +24,7 @@ import { renderPlannedStagesText, renderStageScopeText } from "../render/rollout
 import type { StageOutcome } from "../apply/rollout.js";
 import { describeHolder } from "../lock.js";
 import { runCarte, type RunHooks } from "../run.js";
+import { describeTarget } from "../session.js";
 import { escapeLines, escapeTerminal } from "../render/escape.js";
 import { discardingSink, lostSecretsMessage, resolveSecretSink } from "../secrets.js";
 import { printWarnings, useColor, type CliIo } from "./io.js";
@@ -80,11 +81,19 @@ function progressHooks(progress: Progress, io: CliIo): RunHooks {
   };
 }
 
-function render(plan: Plan, format: PlanCommand["format"], color: boolean, base?: BaseSplit): string {
+function render(
+  plan: Plan,
+  format: PlanCommand["format"],
+  color: boolean,
+  base?: BaseSplit,
+  target?: string,
+): string {
   if (format === "json") return base ? JSON.stringify({ ...plan, base }, null, 2) + "\n" : renderJson(plan);
   if (format === "markdown")
-    return base ? renderPlanComment(plan, { split: base, subject: "branch" }) : renderMarkdown(plan);
-  return renderText(plan, { color }) + (base ? renderSplitText(plan, base, { color }) : "");
+    return base
+      ? renderPlanComment(plan, { split: base, subject: "branch", target })
+      : renderMarkdown(plan, { target });
+  return renderText(plan, { color, target }) + (base ? renderSplitText(plan, base, { color }) : "");
 }
 
 /** What the text views add after a plan of a rollout: its stages in order, or the one stage it covers. */
@@ -110,7 +119,7 @@ export async function runPlan(opts: PlanCommand, io: CliIo): Promise<number> {
         ...progressHooks(progress, io),
         onPlan: (plan, info) => {
           progress.stop();
-          io.out(render(plan, opts.format, useColor(opts.color, io), info.base));
+          io.out(render(plan, opts.format, useColor(opts.color, io), info.base, describeTarget(info.target)));
           if (opts.format === "text") io.out(stagesText(plan, info.stages));
         },
       },
@@ -181,7 +190,7 @@ export async function runApply(opts: ApplyCommand, io: CliIo): Promise<number> {
           ),
         onPlan: (plan, info) => {
           progress.stop();
-          if (!opts.json) io.out(renderText(plan, { color }));
+          if (!opts.json) io.out(renderText(plan, { color, target: describeTarget(info.target) }));
           if (!opts.json) io.out(stagesText(plan, info.stages));
         },
         ...(opts.autoApprove ? {} : { confirm: () => confirmApply(io) }),
@@ -192,7 +201,10 @@ export async function runApply(opts: ApplyCommand, io: CliIo): Promise<number> {
     if (result.cancelled) io.err("Apply cancelled.\n");
     if (result.plan && !result.cancelled) {
       if (opts.json) io.out(renderReportJson(result.plan, result.report));
-      else if (result.report) io.out(renderReport(result.plan, result.report, result.applyMs ?? 0));
+      else if (result.report) {
+        const target = result.target && describeTarget(result.target);
+        io.out(renderReport(result.plan, result.report, result.applyMs ?? 0, target));
+      }
     }
     if (result.lostSecrets) io.err(`${escapeLines(`Error: ${lostSecretsMessage(result.lostSecrets)}`)}\n`);
     return result.exitCode;

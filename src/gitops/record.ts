@@ -36,6 +36,11 @@ export interface RunRecord {
   problems: ConfigProblem[] | null;
   /** The rendered error of any other failure. */
   error: string | null;
+  /**
+   * Where the run went, in words (src/session.ts `describeTarget`), when known. Added within version 1:
+   * absent in older records.
+   */
+  target?: string;
 }
 
 /** Writes a record as JSON. */
@@ -78,6 +83,8 @@ export interface MergedRecords {
   problems: ConfigProblem[] | null;
   /** Other errors, each prefixed with its shard. */
   errors: string[];
+  /** Where the runs went (the first shard's record that says). */
+  target?: string;
 }
 
 const worst = (codes: number[]) => {
@@ -153,6 +160,7 @@ export function mergeRecords(records: RunRecord[]): MergedRecords {
   const errors = sorted
     .filter((r) => r.error)
     .map((r) => (r.shard ? `shard ${r.shard.index}/${r.shard.count}: ${r.error}` : r.error!));
+  const target = sorted.map((r) => r.target).find((t): t is string => typeof t === "string");
   return {
     command: first.command,
     commit: first.commit,
@@ -161,5 +169,6 @@ export function mergeRecords(records: RunRecord[]): MergedRecords {
     split,
     problems: problemRecord?.problems ?? null,
     errors,
+    ...(target !== undefined ? { target } : {}),
   };
 }

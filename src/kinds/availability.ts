@@ -92,6 +92,7 @@ export const availability: ResourceKind<AvailabilityResource, "availability"> = 
   defaultOwnership: "additive",
   select,
   segment: () => "availability",
+  title: (state, key) => (Object.hasOwn(state.items, key) ? state.items[key]!.title : undefined),
   // A new item is created available (platform notes, "Store menu API").
   initial: (after) => ({ sku: after.sku, available: true }),
   read(snapshot, into) {

@@ -133,6 +133,18 @@ function parentsOf(items: Record<string, ItemResource>): Map<string, string[]> {
 }
 
 /**
+ * The modifier group an option is listed under in the plan's views: the first, in SKU order, of the
+ * groups that offer it; `undefined` for an item no group offers, and for modifier groups.
+ */
+export function groupOf(state: StoreState, sku: string): string | undefined {
+  const typeOf = (k: string) => (Object.hasOwn(state.items, k) ? state.items[k]!.type : undefined);
+  if (typeOf(sku) !== "ITEM") return undefined;
+  return parentsOf(state.items)
+    .get(sku)
+    ?.find((p) => typeOf(p) === "MODIFIER_GROUP");
+}
+
+/**
  * The path from a top-level item down to the parent of a nested resource: an option of a group that an
  * option offers, or such a group (`["PIZZA", "SIZE", "SIZE-L", "CRUST"]` for an option of the crust
  * group of a large pizza). The shortest path, ties by SKU; `undefined` for items, their groups and
@@ -234,6 +246,7 @@ export const items: ResourceKind<ItemResource, "item", "modifier_group"> = {
   select: selectItems,
   segment: (r) => (r.type === "MODIFIER_GROUP" ? "modifier_group" : "item"),
   within: nestedWithin,
+  group: groupOf,
   reads: [storeMenuRead],
   read(snapshot, into, ids) {
     const wire = partOf(snapshot, storeMenuRead)!;

@@ -350,6 +350,17 @@ export interface ResourceKind<R, N extends string = string, S extends string = N
    */
   within?(state: StoreState, key: string): string[] | undefined;
   /**
+   * For people: the key of the resource a resource is listed under in the plan's views, when the kind
+   * groups them (an option under the first modifier group, in SKU order, that offers it), or
+   * `undefined`. Shown by the renderers (`ResourceChange.group`). Absent: the kind does not group.
+   */
+  group?(state: StoreState, key: string): string | undefined;
+  /**
+   * For people: the title of what a resource belongs to when the resource itself has none (the item of
+   * an availability), or `undefined`. Shown beside the key (`ResourceChange.title`). Absent: none.
+   */
+  title?(state: StoreState, key: string): string | undefined;
+  /**
    * Compares two resources of the same key. Returns the attributes that differ (empty when equal).
    * The default in the planner compares every top-level attribute with deep equality.
    */

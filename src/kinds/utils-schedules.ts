@@ -357,6 +357,7 @@ function utilsScheduleKind<N extends string>(f: Flavour<N>): ResourceKind<UtilsS
       return out;
     },
     segment: () => f.name,
+    title: (state, key) => (Object.hasOwn(state[f.field], key) ? state[f.field][key]!.title : undefined),
     // A new owner is created with its schedules through the menu API; a deleted one takes them along.
     initial: (after) => after,
     read(snapshot, into, ids) {

@@ -237,6 +237,8 @@ export function createPlanner(desired: DesiredState, options: PlannerOptions = {
       cmp: Compared<unknown>,
       writes: Write[],
       within?: string[],
+      group?: string,
+      title?: string,
     ) => {
       const change: ResourceChange = {
         address: at.address,
@@ -248,6 +250,8 @@ export function createPlanner(desired: DesiredState, options: PlannerOptions = {
         after: cmp.after ?? null,
         diff: cmp.diff,
         ...(within ? { within } : {}),
+        ...(group !== undefined ? { group } : {}),
+        ...(title ? { title } : {}),
       };
       changes.push(change);
       writesOf.set(
@@ -320,6 +324,8 @@ export function createPlanner(desired: DesiredState, options: PlannerOptions = {
           cmp,
           kind.writes(cmp.action, key, cmp.before, cmp.after, ctx),
           kind.within?.(cmp.action === "delete" ? have : want, key),
+          kind.group?.(cmp.action === "delete" ? have : want, key),
+          kind.title?.(cmp.action === "delete" ? have : want, key),
         );
       }
     }

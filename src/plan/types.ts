@@ -35,6 +35,18 @@ export interface ResourceChange {
    * (the first such path; src/kinds/types.ts `ResourceKind.within`). Absent for top-level resources.
    */
   within?: string[];
+  /**
+   * For an option (an item that a modifier group offers): the SKU of the modifier group it is shown
+   * under, the first in SKU order that offers it (src/kinds/types.ts `ResourceKind.group`). Absent for
+   * everything else. Added after version 1 was published; readers must not require it.
+   */
+  group?: string;
+  /**
+   * For people: the title of what the resource belongs to, when its `before`/`after` do not hold it (the
+   * item whose availability changes; src/kinds/types.ts `ResourceKind.title`). Added after version 1 was
+   * published; readers must not require it.
+   */
+  title?: string;
 }
 
 /** One API call of the plan. */

@@ -5,9 +5,10 @@
  */
 
 import type { Plan, ResourceChange } from "../plan/types.js";
-import { codeSpan, escapeMarkdown } from "./escape.js";
-import { changeLines, changesByStore, plural } from "./lines.js";
-import { notes, summaryLine } from "./text.js";
+import { codeSpan, escapeMarkdown, escapeTerminal } from "./escape.js";
+import { changesByStore, plural } from "./lines.js";
+import { buildView, detailText, headText, storesText, type ChangeView } from "./view.js";
+import { notes, summaryLine, targetLine } from "./text.js";
 
 /** GitHub's limit on the size of one issue or pull-request comment, in characters. */
 export const GITHUB_COMMENT_LIMIT = 65_536;
@@ -20,6 +21,8 @@ export interface MarkdownOptions {
   fullPlanAt?: string;
   /** Heading of the comment. Default "carte plan". */
   title?: string;
+  /** Where the run goes, in words (src/session.ts `describeTarget`), named under the heading. */
+  target?: string | undefined;
 }
 
 // Inside the ```diff fence the lines are already escaped for a terminal (lines.ts), so no value starts
@@ -27,40 +30,83 @@ export interface MarkdownOptions {
 // up all the same.
 const fenceSafe = (s: string) => s.replace(/`{3,}/g, (m) => m.split("").join("\u200b"));
 
-function storeSection(
-  name: string,
-  key: string,
-  changes: ResourceChange[],
-  currency: string | undefined,
+/** The lines of changes inside a ```diff fence: `+` create, `!` update, `-` delete (src/render/view.ts). */
+function fenceLines(changes: readonly { change: ChangeView; stores?: readonly string[] }[]): string[] {
+  const sign = { create: "+", update: "!", delete: "-" } as const;
+  const lines: string[] = [];
+  for (const { change: ch, stores } of changes) {
+    const pad = ch.nested ? "  " : "";
+    const where = [ch.within ? `in ${ch.within}` : "", stores ? storesText(stores) : ""]
+      .filter((x) => x !== "")
+      .join("  ");
+    lines.push(
+      fenceSafe(escapeTerminal(`${pad}${sign[ch.action]} ${headText(ch)}${where ? `  ${where}` : ""}`)),
+    );
+    for (const d of ch.details) lines.push(fenceSafe(escapeTerminal(`${pad}    ${detailText(d)}`)));
+  }
+  return lines;
+}
+
+/** A collapsible section: a summary line (already escaped) and the changes in a ```diff fence. */
+function section(
+  summary: string,
+  changes: readonly { change: ChangeView; stores?: readonly string[] }[],
 ): string {
-  const count = (a: ResourceChange["action"]) => changes.filter((c) => c.action === a).length;
-  const lines = [
-    `<details><summary><code>${escapeMarkdown(key || "client")}</code> ${escapeMarkdown(name)}: ` +
-      `+${count("create")} ~${count("update")} -${count("delete")}</summary>`,
+  return [
+    `<details><summary>${summary}</summary>`,
     "",
     "```diff",
-  ];
-  const sign = { create: "+", update: "!", delete: "-" } as const;
-  for (const ch of changes) {
-    const { head, within, attributes } = changeLines(ch, currency);
-    lines.push(fenceSafe(`${sign[ch.action]} ${head}${within ? `  ${within}` : ""}`));
-    for (const a of attributes) {
-      lines.push(
-        fenceSafe(
-          a.before === undefined ? `    ${a.label}${a.after}` : `    ${a.label}${a.before} → ${a.after}`,
-        ),
-      );
-    }
+    ...fenceLines(changes),
+    "```",
+    "",
+    "</details>",
+    "",
+  ].join("\n");
+}
+
+/**
+ * The sections of a set of changes, in order: the changes the same in several stores (one section),
+ * the client settings, then one per store with what is left for it. Each is complete Markdown.
+ */
+function sectionsOf(plan: Plan, changes: ResourceChange[]): string[] {
+  const view = buildView(plan, changes);
+  const out: string[] = [];
+  const counts = (list: readonly ChangeView[]) => {
+    const n = (a: ResourceChange["action"]) => list.filter((c) => c.action === a).length;
+    return `+${n("create")} ~${n("update")} -${n("delete")}`;
+  };
+  const stores = view.stores.map((s) => ({
+    s,
+    text: section(
+      `<code>${escapeMarkdown(s.key || "client")}</code> ${escapeMarkdown(s.key === "" ? "client settings" : s.name)}: ${counts(s.changes)}`,
+      s.changes.map((change) => ({ change })),
+    ),
+  }));
+  const client = stores.filter((x) => x.s.key === "");
+  out.push(...client.map((x) => x.text));
+  if (view.shared.length > 0) {
+    out.push(
+      section(
+        `The same in several stores: ${counts(view.shared.map((x) => x.change))}`,
+        view.shared.map((x) => ({ change: x.change, stores: x.stores })),
+      ),
+    );
   }
-  lines.push("```", "", "</details>", "");
-  return lines.join("\n");
+  out.push(...stores.filter((x) => x.s.key !== "").map((x) => x.text));
+  return out;
 }
 
 /** Renders a plan as a GitHub-flavoured Markdown comment of at most `maxChars` characters. */
 export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): string {
   const max = Math.min(options.maxChars ?? 60_000, GITHUB_COMMENT_LIMIT);
   const where = options.fullPlanAt ?? "the output of `carte plan`";
-  const head: string[] = [`### ${options.title ?? "carte plan"}`, "", `**${summaryLine(plan)}**`, ""];
+  const head: string[] = [
+    `### ${options.title ?? "carte plan"}`,
+    "",
+    ...(options.target === undefined ? [] : [escapeMarkdown(targetLine(options.target)), ""]),
+    `**${summaryLine(plan)}**`,
+    "",
+  ];
   for (const n of notes(plan)) {
     head.push(n.startsWith("  - ") ? `- ${escapeMarkdown(n.slice(4))}` : `> ${escapeMarkdown(n)}`);
   }
@@ -94,14 +140,14 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
   if (shownRows < rows.length) out += cutNote(Math.max(0, shownRows), rows.length, "store row");
   out += "\n";
 
+  const sections = sectionsOf(plan, plan.changes);
   let shownSections = 0;
-  for (const s of stores) {
-    const section = storeSection(s.name, s.key, byStore.get(s.key)!, plan.currency);
+  for (const section of sections) {
     if (out.length + section.length > budget) break;
     out += section;
     shownSections++;
   }
-  if (shownSections < stores.length) out += cutNote(shownSections, stores.length, "store section");
+  if (shownSections < sections.length) out += cutNote(shownSections, sections.length, "store section");
   return out;
 }
 
@@ -169,6 +215,8 @@ export interface PlanCommentOptions {
   maxChars?: number;
   /** Where the full plan can be read when the comment is cut. */
   fullPlanAt?: string;
+  /** Where the run goes, in words (src/session.ts `describeTarget`), named under the heading. */
+  target?: string | undefined;
 }
 
 /** `N to create, N to update, N to delete in N stores`, for a set of changes. */
@@ -205,14 +253,14 @@ function changeList(plan: Plan, changes: ResourceChange[], budget: number, where
   shownRows -= 2;
   if (shownRows < rows.length) out += cutNote(Math.max(0, shownRows), rows.length, "store row");
   out += "\n";
+  const sections = sectionsOf(plan, changes);
   let shown = 0;
-  for (const s of stores) {
-    const section = storeSection(s.name, s.key, byStore.get(s.key)!, plan.currency);
+  for (const section of sections) {
     if (out.length + section.length > budget - reserve) break;
     out += section;
     shown++;
   }
-  if (shown < stores.length) out += cutNote(shown, stores.length, "store section");
+  if (shown < sections.length) out += cutNote(shown, sections.length, "store section");
   // A blank line ends the last HTML block: what follows is Markdown again.
   return out + "\n";
 }
@@ -245,6 +293,7 @@ export function renderPlanComment(plan: Plan, options: PlanCommentOptions = {}):
   const footer = options.footer ? `\n${options.footer}\n` : "";
   const context = contextLine(options.context);
   let out = `### ${escapeMd(options.title ?? "carte plan")}\n\n${context ? `${context}\n\n` : ""}`;
+  if (options.target !== undefined) out += `${escapeMd(targetLine(options.target))}\n\n`;
   out +=
     plan.changes.length === 0
       ? `**No changes.** The platform matches the configuration.\n\n`

@@ -21,8 +21,11 @@ function succeeded(report: ApplyReport): number {
  * addresses not yet shown. Starts with an empty line and ends with a newline.
  *
  * @param ms how long the apply took, in milliseconds (shown in seconds, one decimal).
+ * @param target where the run went, in words (src/session.ts `describeTarget`): the closing line names
+ *   it (`The embedded emulator (state in …) shows every change.`, `Apply incomplete against the platform
+ *   at HOST: …`); absent: "The platform".
  */
-export function renderReport(plan: Plan, report: ApplyReport, ms: number): string {
+export function renderReport(plan: Plan, report: ApplyReport, ms: number, target?: string): string {
   const s = plan.summary;
   const lines: string[] = [];
   const done = succeeded(report);
@@ -31,10 +34,12 @@ export function renderReport(plan: Plan, report: ApplyReport, ms: number): strin
   if (isComplete(report)) {
     lines.push(
       `\nApply complete: ${s.create} created, ${s.update} updated, ${s.delete} deleted; ` +
-        `${done} API call${done === 1 ? "" : "s"} in ${(ms / 1000).toFixed(1)} s. The platform shows every change.`,
+        `${done} API call${done === 1 ? "" : "s"} in ${(ms / 1000).toFixed(1)} s. ` +
+        escapeTerminal(`The ${target ?? "platform"} shows every change.`),
     );
   } else {
-    lines.push(`\nApply incomplete: ${done} of ${report.operations.length} API calls succeeded.`);
+    const against = target === undefined ? "" : escapeTerminal(` against the ${target}`);
+    lines.push(`\nApply incomplete${against}: ${done} of ${report.operations.length} API calls succeeded.`);
     for (const o of report.operations.filter((x) => x.status !== "ok")) {
       lines.push(escapeTerminal(`  ${o.status}: ${o.method} ${o.path}${o.message ? `: ${o.message}` : ""}`));
     }
@@ -63,6 +68,8 @@ const cell = (s: string) => escapeMarkdown(s);
 export interface ReportMarkdownOptions {
   /** Most calls listed in the table of failed and skipped calls. Default 100; the rest are counted. */
   maxRows?: number;
+  /** Where the run went, in words (src/session.ts `describeTarget`); absent: "the platform". */
+  target?: string | undefined;
 }
 
 /**
@@ -85,11 +92,12 @@ export function renderReportMarkdown(
   if (isComplete(report)) {
     lines.push(
       `**Apply complete**: ${s.create} created, ${s.update} updated, ${s.delete} deleted. ` +
-        `Applied ${calls}. The platform shows every change.`,
+        `Applied ${calls}. ${cell(`The ${options.target ?? "platform"} shows every change.`)}`,
     );
   } else {
     lines.push(
-      `**Apply incomplete**: Applied ${calls} of ${report.operations.length}; ` +
+      `**Apply incomplete**${options.target === undefined ? "" : ` against the ${cell(options.target)}`}: ` +
+        `Applied ${calls} of ${report.operations.length}; ` +
         `${report.failed} failed, ${report.skipped} skipped.`,
       "",
       "| status | call | message |",

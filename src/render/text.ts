@@ -1,19 +1,15 @@
 /**
- * The human view of a plan: per store, `+` create, `~` update, `-` delete, attribute-level
- * before → after, the API calls in order, and a summary line. A pure function of the plan; colour is
+ * The human view of a plan: where the run goes, the changes the same in several stores once, then per
+ * store what is left (`+` create, `~` update, `-` delete, with what changes in the files' terms; see
+ * src/render/view.ts), the API calls in order, and a summary line. A pure function of the plan; colour is
  * injected (off when not a terminal or when `NO_COLOR` is set, decided by the CLI).
  */
 
 import { Chalk } from "chalk";
 import type { Plan } from "../plan/types.js";
 import { escapeTerminal } from "./escape.js";
-import { changeLines, changesByStore, plural } from "./lines.js";
-
-/** Options of {@link renderText}. */
-export interface TextOptions {
-  /** Use ANSI colours. */
-  color: boolean;
-}
+import { plural } from "./lines.js";
+import { buildView, callLines, headText, storesText, type ChangeView } from "./view.js";
 
 /** The one-line summary, e.g. `Plan: 3 to create, 1 to update, 0 to delete in 2 stores; 4 API calls.` */
 export function summaryLine(plan: Plan): string {
@@ -51,52 +47,83 @@ export function notes(plan: Plan): string[] {
   return out;
 }
 
-/** Renders a plan as text. */
+/** Options of {@link renderText}. */
+export interface TextOptions {
+  /** Use ANSI colours. */
+  color: boolean;
+  /**
+   * Where the run goes, named on the first line (src/session.ts `describeTarget`): `embedded emulator
+   * (state in examples/chain/.carte)` or the platform's host. Absent: no such line.
+   */
+  target?: string | undefined;
+}
+
+/** The first line naming where a run goes: `Target: embedded emulator (state in …)`. Raw text. */
+export function targetLine(target: string): string {
+  return `Target: ${target}`;
+}
+
+/** Renders a plan as text (the structure of src/render/view.ts). */
 export function renderText(plan: Plan, options: TextOptions): string {
   const c = new Chalk({ level: options.color ? 1 : 0 });
+  const first = options.target === undefined ? [] : [c.dim(escapeTerminal(targetLine(options.target)))];
   if (plan.changes.length === 0) {
     return (
-      [c.green(summaryLine(plan)), ...notes(plan).map((n) => c.yellow(escapeTerminal(n)))].join("\n") + "\n"
+      [...first, c.green(summaryLine(plan)), ...notes(plan).map((n) => c.yellow(escapeTerminal(n)))].join(
+        "\n",
+      ) + "\n"
     );
   }
 
-  const sign = {
-    create: c.green("+"),
-    update: c.yellow("~"),
-    delete: c.red("-"),
-  } as const;
-  const lines: string[] = ["carte will perform the following actions:", ""];
-  const byStore = changesByStore(plan.changes);
-  // Client-level changes (store key "") come first, under their own heading.
-  const sections = [{ key: "", name: "", storeId: "" }, ...plan.stores];
-  for (const store of sections) {
-    const list = byStore.get(store.key);
-    if (!list) continue;
+  const sign = { create: c.green("+"), update: c.yellow("~"), delete: c.red("-") } as const;
+  const lines: string[] = [...first, "carte will perform the following actions:", ""];
+  const change = (ch: ChangeView, suffix: string) => {
+    const pad = ch.nested ? "    " : "  ";
+    const where = [ch.within ? `in ${ch.within}` : "", suffix].filter((x) => x !== "").join("  ");
     lines.push(
-      store.key === ""
-        ? c.bold("client") + c.dim("  settings of the integration, for all its stores")
-        : c.bold(escapeTerminal(`store[${store.key}]`)) +
-            c.dim(escapeTerminal(`  ${store.name} (${store.storeId})`)),
+      `${pad}${sign[ch.action]} ${escapeTerminal(headText(ch))}${where ? c.dim(`  ${escapeTerminal(where)}`) : ""}`,
     );
-    for (const ch of list) {
-      const { head, within, attributes } = changeLines(ch, plan.currency);
-      lines.push(`  ${sign[ch.action]} ${head}${within ? c.dim(`  ${within}`) : ""}`);
-      for (const a of attributes) {
-        if (a.before === undefined) lines.push(`      ${a.label}${a.after}`);
-        else lines.push(`      ${a.label}${c.red(a.before)} → ${c.green(a.after)}`);
-      }
+    for (const d of ch.details) {
+      const label = escapeTerminal(d.label);
+      if (d.before !== undefined)
+        lines.push(
+          `${pad}    ${label}: ${c.red(escapeTerminal(d.before))} → ${c.green(escapeTerminal(d.after ?? ""))}`,
+        );
+      else lines.push(`${pad}    ${d.after !== undefined ? `${label}: ${escapeTerminal(d.after)}` : label}`);
     }
+  };
+  const view = buildView(plan);
+  const [client, stores] =
+    view.stores[0]?.key === "" ? [view.stores[0], view.stores.slice(1)] : [undefined, view.stores];
+  if (client) {
+    lines.push(c.bold("client") + c.dim("  settings of the integration, for all its stores"));
+    for (const ch of client.changes) change(ch, "");
+    lines.push("");
+  }
+  if (view.shared.length > 0) {
+    lines.push(c.bold("the same in several stores"));
+    for (const s of view.shared) change(s.change, storesText(s.stores));
+    lines.push("");
+  }
+  for (const store of stores) {
+    lines.push(
+      c.bold(escapeTerminal(`store[${store.key}]`)) +
+        (store.name || store.storeId ? c.dim(escapeTerminal(`  ${store.name} (${store.storeId})`)) : ""),
+    );
+    for (const ch of store.changes) change(ch, "");
     lines.push("");
   }
   lines.push("API calls, in order:");
   // Paths hold store ids and event names: escaped like every other value.
-  const paths = plan.operations.map((op) => escapeTerminal(op.path));
+  const calls = callLines(plan);
+  const paths = calls.map((l) => escapeTerminal(l.path));
+  const numbers = calls.map((l) => (l.first === l.last ? `${l.first}.` : `${l.first}-${l.last}.`));
   const pathWidth = Math.max(...paths.map((p) => p.length));
-  plan.operations.forEach((op, i) => {
-    const n = op.addresses.length;
+  const numberWidth = Math.max(3, ...numbers.map((n) => n.length));
+  calls.forEach((l, i) => {
     lines.push(
-      `  ${String(i + 1).padStart(2)}. ${escapeTerminal(op.method).padEnd(6)} ${paths[i]!.padEnd(pathWidth)}  ${c.dim(
-        escapeTerminal(`${op.stores.join(", ")}: ${plural(n, "change")}`),
+      `  ${numbers[i]!.padStart(numberWidth)} ${escapeTerminal(l.method).padEnd(6)} ${paths[i]!.padEnd(pathWidth)}  ${c.dim(
+        escapeTerminal(`${l.stores.join(", ") || "client"}: ${plural(l.changes, "change")}`),
       )}`,
     );
   });

@@ -136,10 +136,10 @@ describe("the bundled Action on a pull request", () => {
       body,
       "#### Already different on the platform: 0 to create, 1 to update, 0 to delete in 1 store",
     );
-    expect(own).toContain("item[BURGER-CLASSIC]");
+    expect(own).toContain("item BURGER-CLASSIC (");
     expect(own).toContain("price: $25.900 → $26.900");
     expect(own).not.toContain("BURGER-CARBON");
-    expect(drift).toContain("item[BURGER-CARBON]");
+    expect(drift).toContain("item BURGER-CARBON (");
     expect(drift).toContain("price: $37.900 → $36.900");
     expect(drift).not.toContain("BURGER-CLASSIC");
     // The reviewed plan's record, for the merge.
@@ -265,7 +265,7 @@ describe("the bundled Action on merge", () => {
     expect(applyComment.body).toContain(
       "**Not applied: 1 change that the plan reviewed on the pull request did not show**",
     );
-    expect(applyComment.body).toContain("item[EXTRA-BACON]");
+    expect(applyComment.body).toContain("option EXTRA-BACON (");
     expect(applyComment.body).toContain("`apply-unreviewed: true`");
     expect(merged.stdout).toMatch(
       /^::error::not applied: 1 change the reviewed plan did not show \(store\[med-poblado\]\.item\[EXTRA-BACON\]\)/m,

@@ -41,7 +41,8 @@ describe("the pizza chain (examples/pizza)", () => {
     const config = path.join(dir, "carte.yaml");
     const applied = await carte(["apply", "--auto-approve", "-q", "-c", config]);
     expect(applied.code).toBe(0);
-    expect(applied.out).toContain("The platform shows every change");
+    expect(applied.out).toContain("The embedded emulator (state in ");
+    expect(applied.out).toContain(" shows every change");
     const again = await carte(["plan", "--detailed-exitcode", "-c", config]);
     expect(again.out).toContain("No changes");
     expect(again.code).toBe(0);

@@ -3,6 +3,7 @@ import { buildPlan } from "../../src/plan/plan.js";
 import { renderJson } from "../../src/render/json.js";
 import { GITHUB_COMMENT_LIMIT, renderMarkdown } from "../../src/render/markdown.js";
 import { renderText } from "../../src/render/text.js";
+import type { StoreState } from "../../src/model.js";
 import { current, desired, group, item, store } from "../helpers/builders.js";
 
 /** A plan with every kind of change: create, update (attributes and availability), delete. */
@@ -73,17 +74,25 @@ describe("plan renderers", () => {
   });
 });
 
-/** A chain of 120 stores each getting 60 new items: a plan far larger than one comment. */
+/**
+ * A chain of 120 stores each changing the price of 15 of its 60 items (under the safety guards' 30 %),
+ * each store to its own prices (nothing is the same in two stores, so nothing is grouped): a plan far
+ * larger than one comment.
+ */
 function hugePlan() {
-  const stores = Array.from({ length: 120 }, (_, i) =>
-    store(`store-${String(i).padStart(3, "0")}`, String(900_000 + i), (s) => {
-      for (let j = 0; j < 60; j++) {
-        const sku = `ITEM-${String(j).padStart(2, "0")}`;
-        s.items[sku] = item(sku, 1000 + j, { title: `Item number ${j}`, description: "A fine item" });
-      }
-    }),
-  );
-  return buildPlan(desired(...stores), { stores: {} });
+  const chain = (raise: number) =>
+    Array.from({ length: 120 }, (_, i) =>
+      store(`store-${String(i).padStart(3, "0")}`, String(900_000 + i), (s) => {
+        for (let j = 0; j < 60; j++) {
+          const sku = `ITEM-${String(j).padStart(2, "0")}`;
+          s.items[sku] = item(sku, 1000 + j + (j < 15 ? raise * (i + 1) : 0), {
+            title: `Item number ${j}`,
+            description: "A fine item",
+          });
+        }
+      }),
+    );
+  return buildPlan(desired(...chain(1)), current(...chain(0)));
 }
 
 describe("Markdown renderer", () => {
@@ -98,7 +107,7 @@ describe("Markdown renderer", () => {
     expect(md.length).toBeLessThan(GITHUB_COMMENT_LIMIT);
     expect(md.length).toBeGreaterThan(30_000); // it uses the room it has
     expect(
-      md.startsWith("### carte plan\n\n**Plan: 7200 to create, 0 to update, 0 to delete in 120 stores"),
+      md.startsWith("### carte plan\n\n**Plan: 0 to create, 1800 to update, 0 to delete in 120 stores"),
     ).toBe(true);
     expect(md).toMatch(
       /_\d+ store sections not shown to keep this comment under 60,000 characters; the full plan is in the job summary\._/,
@@ -177,5 +186,171 @@ describe("prices in a currency", () => {
     };
     expect(json.currency).toBe("BRL");
     expect(json.changes.find((c) => c.key === "PIZZA")?.after.price).toBe(42.5);
+  });
+});
+
+// ── Plans for people (issue 16, item 2) ────────────────────────────────────────────────────────────────
+
+/** The current state of `stores` with the platform ids of their hours' and holidays' slots. */
+function withSlotIds(...stores: StoreState[]) {
+  const state = current(...stores);
+  let next = 1000;
+  for (const s of Object.values(state.stores)) {
+    const withIds = (slots: { start: string; end: string }[]) => slots.map((x) => ({ ...x, id: next++ }));
+    if (s.hours) {
+      s.ids.other.store_hours = Object.fromEntries(
+        Object.entries(s.hours).map(([day, slots]) => [day, withIds(slots)]),
+      );
+    }
+    if (s.holidays) {
+      s.ids.other.holiday = Object.fromEntries(
+        Object.entries(s.holidays).map(([date, slots]) => [
+          date,
+          { dayId: next++, name: date, slots: withIds(slots) },
+        ]),
+      );
+    }
+  }
+  return state;
+}
+
+/** Three stores of one chain: a catalog of burgers and options, hours and the platform's holidays. */
+function chainStore(key: string, id: string, edit: (s: StoreState) => void = () => {}): StoreState {
+  return store(key, id, (s) => {
+    s.store.name = `Carbón ${key}`;
+    s.items = {
+      "BURGER-CLASSIC": item("BURGER-CLASSIC", 24900, { title: "Clásica", children: ["EXTRAS"] }),
+      "BURGER-DOUBLE": item("BURGER-DOUBLE", 24900, { title: "Doble", children: ["EXTRAS"] }),
+      "BURGER-BBQ": item("BURGER-BBQ", 27900, { title: "BBQ" }),
+      "BURGER-VEGGIE": item("BURGER-VEGGIE", 22900, { title: "Veggie" }),
+      "SHAKE-GUANABANA": item("SHAKE-GUANABANA", 15900, { title: "Malteada de guanábana" }),
+      EXTRAS: { ...group("EXTRAS", ["EXTRA-CHEESE", "EXTRA-BACON"], 0, 3), title: "Adiciones" },
+      "EXTRA-CHEESE": item("EXTRA-CHEESE", 3000, { title: "Queso" }),
+      "EXTRA-BACON": item("EXTRA-BACON", 4500, { title: "Tocineta" }),
+    };
+    s.categories = {
+      BURGERS: {
+        sku: "BURGERS",
+        title: "Hamburguesas",
+        items: ["BURGER-CLASSIC", "BURGER-DOUBLE", "BURGER-BBQ", "BURGER-VEGGIE"],
+      },
+      SEASONAL: { sku: "SEASONAL", title: "Temporada", items: ["SHAKE-GUANABANA"] },
+    };
+    s.menus = {
+      DEFAULT: {
+        type: "DEFAULT",
+        categories: [
+          { sku: "BURGERS", active: true },
+          { sku: "SEASONAL", active: true },
+        ],
+      },
+    };
+    const day = ["11:00-22:00"].map((x) => ({ start: x.slice(0, 5), end: x.slice(6) }));
+    s.hours = { mon: day, tue: day, wed: day, thu: day, fri: day, sat: day, sun: [] };
+    s.holidays = { "01-01": [], "12-25": [{ start: "12:00", end: "20:00" }] };
+    edit(s);
+  });
+}
+
+const CHAIN = [
+  ["bog-centro", "900101"],
+  ["bog-chapinero", "900102"],
+  ["med-poblado", "900201"],
+] as const;
+
+/** A plan of the chain from `before` to `after`, applied to every store (`which` limits the edit). */
+function chainPlan(edit: (s: StoreState) => void, which: (key: string) => boolean = () => true) {
+  const have = CHAIN.map(([k, id]) => chainStore(k, id));
+  const want = CHAIN.map(([k, id]) => chainStore(k, id, which(k) ? edit : () => {}));
+  return buildPlan({ ...desired(...want), currency: "COP" }, withSlotIds(...have));
+}
+
+describe("plans for people", () => {
+  const cases: [string, () => ReturnType<typeof buildPlan>][] = [
+    [
+      // The same price change in every store, shown once; one store also renames an option.
+      "chain-price",
+      () => {
+        const have = CHAIN.map(([k, id]) => chainStore(k, id));
+        const want = CHAIN.map(([k, id]) =>
+          chainStore(k, id, (s) => {
+            s.items["BURGER-DOUBLE"]!.price = 26900;
+            if (k === "med-poblado") s.items["EXTRA-BACON"]!.title = "Tocineta ahumada";
+          }),
+        );
+        return buildPlan({ ...desired(...want), currency: "COP" }, withSlotIds(...have));
+      },
+    ],
+    [
+      // BURGER-BBQ moves to the top of BURGERS; BURGER-VEGGIE moves from BURGERS to SEASONAL.
+      "category-move",
+      () =>
+        chainPlan((s) => {
+          s.categories.BURGERS!.items = ["BURGER-BBQ", "BURGER-CLASSIC", "BURGER-DOUBLE"];
+          s.categories.SEASONAL!.items = ["SHAKE-GUANABANA", "BURGER-VEGGIE"];
+        }),
+    ],
+    [
+      // Later on Fridays and Saturdays everywhere, open on Sundays in one store.
+      "hours",
+      () =>
+        chainPlan((s) => {
+          const late = [{ start: "11:00", end: "23:30" }];
+          s.hours = { ...s.hours!, fri: late, sat: late };
+          if (s.store.key === "med-poblado") s.hours.sun = [{ start: "12:00", end: "20:00" }];
+        }),
+    ],
+    [
+      // Closed on Christmas in two stores; open again on New Year's Day in one.
+      "holiday",
+      () =>
+        chainPlan(
+          (s) => {
+            s.holidays = { ...s.holidays!, "12-25": [] };
+            if (s.store.key === "bog-centro") s.holidays["01-01"] = [{ start: "12:00", end: "18:00" }];
+          },
+          (k) => k !== "med-poblado",
+        ),
+    ],
+  ];
+  for (const [name, plan] of cases) {
+    it(`renders the ${name} plan as text`, async () => {
+      await expect(
+        renderText(plan(), { color: false, target: "embedded emulator (state in examples/chain/.carte)" }),
+      ).toMatchFileSnapshot(`expected/people-${name}.txt`);
+    });
+    it(`renders the ${name} plan as Markdown`, async () => {
+      await expect(renderMarkdown(plan(), { target: "platform at api.example.com" })).toMatchFileSnapshot(
+        `expected/people-${name}.md`,
+      );
+    });
+  }
+
+  it("names at most 5 stores beside a shared change, then counts the others", () => {
+    const stores = Array.from({ length: 8 }, (_, i) => chainStore(`s-${i}`, String(9000 + i)));
+    const want = stores.map((s) => {
+      const c = structuredClone(s);
+      c.items["BURGER-DOUBLE"]!.price = 26900;
+      return c;
+    });
+    const text = renderText(buildPlan({ ...desired(...want), currency: "COP" }, withSlotIds(...stores)), {
+      color: false,
+    });
+    expect(text).toContain(
+      "~ item BURGER-DOUBLE (Doble)  in 8 stores: s-0, s-1, s-2, s-3, s-4 and 3 more\n      price: $24.900 → $26.900\n",
+    );
+    expect(text).not.toContain("store[s-0]");
+  });
+
+  it("escapes titles from the files in the text and the Markdown", () => {
+    const have = [chainStore("a", "1")];
+    const want = [chainStore("a", "1", (s) => (s.items["BURGER-BBQ"]!.title = "\u001b[2J<b>@admin</b>```"))];
+    const plan = buildPlan(desired(...want), withSlotIds(...have));
+    const text = renderText(plan, { color: false });
+    expect(text).not.toContain("\u001b");
+    expect(text).toContain("\\x1b[2J");
+    const md = renderMarkdown(plan);
+    expect(md).not.toContain("\u001b");
+    expect(md.match(/```/g)).toHaveLength(2);
   });
 });

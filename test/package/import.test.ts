@@ -133,6 +133,8 @@ describe("the carte package", () => {
         "renderText",
         "renderMarkdown",
         "renderJson",
+        "buildView",
+        "describeTarget",
         "renderReport",
         "renderReportMarkdown",
         "startEmulator",

@@ -45,36 +45,51 @@ function listen(server: Server): Promise<string> {
 
 describe("hostile values through the commands", () => {
   it("plan text, plan Markdown and apply show them escaped", async () => {
-    const { config } = hostileProject();
+    const { config, dir } = hostileProject();
+    // From empty stores, the items are counted, not listed: the apply shows the hostile store name.
+    const applied = await carte(["apply", "-c", config, "--auto-approve"]);
+    expect(applied.code, applied.err).toBe(0);
+    expect(applied.out + applied.err).not.toMatch(RAW_UNSAFE);
+    expect(applied.out).toContain("Apply complete");
+    expect(applied.out).toContain(
+      "store[bog-centro]  \\x1b[2J\\x1b[1;1H\\x1b[32mNo changes\\x1b[0m\\x00\\u202eevil (900101)",
+    );
+
+    // A change of the hostile title is shown in full: beside the SKU and as the title's change.
+    edit(
+      path.join(dir, "stores", "bog-centro.yaml"),
+      `BURGER-CLASSIC: "${FORGED_TITLE}"`,
+      `BURGER-CLASSIC: "${FORGED_TITLE}2"`,
+    );
     const text = await carte(["plan", "-c", config]);
     expect(text.code, text.err).toBe(0);
     expect(text.out).not.toMatch(RAW_UNSAFE);
     expect(text.out).toContain(
       "store[bog-centro]  \\x1b[2J\\x1b[1;1H\\x1b[32mNo changes\\x1b[0m\\x00\\u202eevil (900101)",
     );
-    expect(text.out).toMatch(/^ {6}title: +"<\/details> ``` @admin #1 \\u202e\\u0000 \| <img src=x>"$/m);
+    expect(text.out).toMatch(
+      /^ {6}title: "<\/details> ``` @admin #1 \\u202e\\u0000 \| <img src=x>" → "<\/details> ``` @admin #1 \\u202e\\u0000 \| <img src=x>2"$/m,
+    );
+    expect(text.out).toMatch(
+      /^ {2}~ item BURGER-CLASSIC \(<\/details> ``` @admin #1 \\u202e\\x00 \| <img src=x>2\)$/m,
+    );
     expect(text.out).not.toContain("\nNo changes");
 
     const md = await carte(["plan", "-c", config, "--format", "markdown"]);
     expect(md.code, md.err).toBe(0);
     expect(md.out).not.toMatch(RAW_UNSAFE);
-    // Four sections (client settings and three stores), each a details element around one diff block.
+    // One section (the store), a details element around one diff block.
     const outside = md.out.replace(/^```diff\n[\s\S]*?^```$/gm, "");
-    expect(outside.split("<details>")).toHaveLength(5);
-    expect(outside.split("</details>")).toHaveLength(5);
-    expect(md.out.split("\n").filter((l) => l.startsWith("```"))).toHaveLength(2 * 4);
+    expect(outside.split("<details>")).toHaveLength(2);
+    expect(outside.split("</details>")).toHaveLength(2);
+    expect(md.out.split("\n").filter((l) => l.startsWith("```"))).toHaveLength(2);
     expect(md.out).toContain(
       "<code>bog-centro</code> &#92;x1b&#91;2J&#92;x1b&#91;1;1H&#92;x1b&#91;32mNo changes&#92;x1b&#91;0m&#92;x00&#92;u202eevil: ",
     );
     // The title is inside the diff block, where GitHub mentions no one; the block is not closed by it.
     expect(md.out).toContain(
-      '    title:       "</details> `\u200b`\u200b` @admin #1 \\u202e\\u0000 | <img src=x>"',
+      '    title: "</details> `\u200b`\u200b` @admin #1 \\u202e\\u0000 | <img src=x>" → ',
     );
-
-    const applied = await carte(["apply", "-c", config, "--auto-approve"]);
-    expect(applied.code, applied.err).toBe(0);
-    expect(applied.out + applied.err).not.toMatch(RAW_UNSAFE);
-    expect(applied.out).toContain("Apply complete");
   });
 
   it("explain shows them escaped, one line per value", async () => {

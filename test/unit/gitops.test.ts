@@ -155,10 +155,11 @@ describe("reviewed plan records", () => {
 
 describe("the plan comment", () => {
   it("stays under GitHub's limit with a split and the record, and keeps the record whole", () => {
+    // Items of each store's own (nothing is the same in two stores), few enough to be listed one by one.
     const stores = Array.from({ length: 120 }, (_, i) =>
       store(`store-${String(i).padStart(3, "0")}`, String(900_000 + i), (s) => {
-        for (let j = 0; j < 60; j++)
-          s.items[`ITEM-${j}`] = item(`ITEM-${j}`, 1000 + j, { title: `Item ${j}` });
+        for (let j = 0; j < 15; j++)
+          s.items[`S${i}-ITEM-${j}`] = item(`S${i}-ITEM-${j}`, 1000 + j, { title: `Item ${j}` });
       }),
     );
     const plan = buildPlan(desired(...stores), { stores: {} });
@@ -174,8 +175,8 @@ describe("the plan comment", () => {
     const md = renderPlanComment(plan, { split, footer, fullPlanAt: "the job summary" });
     expect(md.length).toBeLessThan(GITHUB_COMMENT_LIMIT);
     expect(md.endsWith(`${footer}\n`)).toBe(true);
-    expect(md).toContain("#### This pull request changes: 3600 to create");
-    expect(md).toContain("#### Already different on the platform: 3600 to create");
+    expect(md).toContain("#### This pull request changes: 900 to create");
+    expect(md).toContain("#### Already different on the platform: 900 to create");
     expect(md).toMatch(
       /store sections? not shown to keep this comment short; the full plan is in the job summary/,
     );

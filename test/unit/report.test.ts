@@ -1,9 +1,12 @@
 /** The apply report's views (src/render/report.ts): text as `carte apply` prints it, Markdown, JSON. */
 
+import path from "node:path";
 import { describe, expect, it } from "vitest";
+import type { LoadedProject } from "../../src/config/index.js";
 import { buildPlan } from "../../src/plan/plan.js";
 import type { Plan } from "../../src/plan/types.js";
 import { renderReport, renderReportJson, renderReportMarkdown } from "../../src/render/report.js";
+import { describeTarget, runTarget } from "../../src/session.js";
 import type { ApplyReport } from "../../src/workflow.js";
 import { current, desired, item, store } from "../helpers/builders.js";
 
@@ -107,5 +110,45 @@ describe("apply report", () => {
       operations: [],
       pending: [],
     });
+  });
+});
+
+describe("where a run goes (issue 16, item 3)", () => {
+  const project = (platform?: string) =>
+    ({
+      root: "/work/chain",
+      platform: platform === undefined ? undefined : { baseUrl: platform, requestsPerSecond: 10 },
+    }) as unknown as LoadedProject;
+
+  it("names the embedded emulator with its state folder, relative to the working directory", () => {
+    const target = runTarget(project());
+    expect(target).toEqual({ kind: "emulator", stateDir: path.join("/work/chain", ".carte") });
+    expect(describeTarget(target, "/work")).toBe("embedded emulator (state in chain/.carte)");
+    expect(describeTarget(target, "/elsewhere")).toBe("embedded emulator (state in /work/chain/.carte)");
+  });
+
+  it("names the platform by its host only: no user name, password, path or query", () => {
+    const target = runTarget(project("https://user:hunter2@api.example.com:8443/v1?token=abc"));
+    expect(target).toEqual({ kind: "platform", host: "api.example.com:8443" });
+    expect(describeTarget(target)).toBe("platform at api.example.com:8443");
+  });
+
+  it("says the target shows every change at the end of an apply, escaped", () => {
+    const p = plan();
+    expect(renderReport(p, ok, 300, "embedded emulator (state in examples/chain/.carte)")).toContain(
+      "in 0.3 s. The embedded emulator (state in examples/chain/.carte) shows every change.\n",
+    );
+    expect(renderReport(p, ok, 0, "platform at evil\u001b[2J")).toContain(
+      "The platform at evil\\x1b[2J shows every change.",
+    );
+    expect(renderReport(p, broken, 0, "platform at api.example.com")).toContain(
+      "\nApply incomplete against the platform at api.example.com: 1 of 3 API calls succeeded.\n",
+    );
+    expect(renderReportMarkdown(p, broken, { target: "platform at api.example.com" })).toContain(
+      "**Apply incomplete** against the platform at api.example.com: Applied 1 API call of 3",
+    );
+    expect(renderReportMarkdown(p, ok, { target: "platform at api.example.com" })).toContain(
+      "Applied 1 API call. The platform at api.example.com shows every change.",
+    );
   });
 });
