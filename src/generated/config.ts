@@ -318,7 +318,7 @@ export interface Schedule {
 /**
  * Item availability.
  *
- * Which items and options are switched off or on. Items not listed are left as staff set them during service, unless ownership: availability: full is set in carte.yaml (then every item not listed as unavailable is switched on). For each SKU the store file wins over its group and the group over carte.yaml.
+ * Which items and options are switched off or on. carte marks the items it switches off on the platform (suspension_info.suspend_reason "carte"): an item carte switched off is switched back on once no file lists it as unavailable; an item staff switched off during service (no marker) stays off, and the plan lists it as information. With ownership: availability: full in carte.yaml every item not listed as unavailable is switched on. For each SKU the store file wins over its group and the group over carte.yaml.
  *
  * This interface was referenced by `SettingsFile`'s JSON-Schema
  * via the `definition` "Availability".
@@ -327,13 +327,13 @@ export interface Availability {
   /**
    * Switched off.
    *
-   * SKUs of items or options that guests cannot order right now. Remove a SKU to switch it back on.
+   * SKUs of items or options that guests cannot order right now; carte switches them off and marks them as its own. Remove a SKU to switch it back on: carte switches on the items it switched off, and leaves off an item that staff had switched off (the plan says so).
    */
   unavailable?: string[];
   /**
    * Switched on.
    *
-   * SKUs of items or options that carte switches back on if staff switched them off.
+   * SKUs of items or options that carte switches on whoever switched them off (staff during service included).
    */
   available?: string[];
 }

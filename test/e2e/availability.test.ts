@@ -1,0 +1,115 @@
+/**
+ * Issue 14 end to end against the emulator: item availability that knows who switched what off (carte's
+ * marker in `suspension_info.suspend_reason`), and time-bound states (`until:`, dated special days).
+ */
+
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { PlatformClient } from "../../src/platform/client.js";
+import type { Item } from "../../src/generated/platform.js";
+import { CLIENT_ID, CLIENT_SECRET, carte, edit, exampleAgainstEmulator } from "../helpers/project.js";
+
+const STORE_ID = "900101";
+const TOGGLE = "/api/v2/restaurants-integrations-public-api/availability/stores/items";
+
+let cleanup: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await cleanup?.();
+  cleanup = undefined;
+});
+
+async function setup() {
+  const fx = await exampleAgainstEmulator(
+    ["bog-centro", "bog-chapinero", "med-poblado"].map((s) => path.join("stores", `${s}.yaml`)),
+  );
+  const client = new PlatformClient({
+    baseUrl: fx.emu.url,
+    clientId: CLIENT_ID,
+    clientSecret: CLIENT_SECRET,
+  });
+  cleanup = async () => {
+    await client.close();
+    await fx.close();
+  };
+  return { ...fx, client, store: path.join(fx.dir, "stores", "bog-centro.yaml") };
+}
+
+async function applyClean(config: string, env: NodeJS.ProcessEnv = {}) {
+  const applied = await carte(["apply", "--auto-approve", "-c", config], env);
+  expect(applied.err).not.toMatch(/failed|skipped/);
+  expect(applied.code).toBe(0);
+  return applied;
+}
+
+/** The items of bog-centro as the platform shows them, by SKU. */
+async function items(client: PlatformClient): Promise<Map<string, Item>> {
+  const menu = await client.getStoreMenu(STORE_ID);
+  return new Map(menu.items.map((i) => [i.sku, i as Item]));
+}
+
+/** Waits until the platform shows `sku` switched off (staff's raw call is applied asynchronously). */
+async function untilOff(client: PlatformClient, sku: string): Promise<Item> {
+  for (let i = 0; i < 100; i++) {
+    const it = (await items(client)).get(sku);
+    if (it?.suspension_info.is_available === false) return it;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`${sku} was never switched off`);
+}
+
+describe("availability that knows who switched what off", () => {
+  it("turns back on only the item carte switched off; the staff's stays off and the plan says so", async () => {
+    const { config, client, store } = await setup();
+    await applyClean(config);
+    // carte switched off the store file's two items, with its marker.
+    const first = await items(client);
+    expect(first.get("SHAKE-AREQUIPE")!.suspension_info).toMatchObject({
+      is_available: false,
+      suspend_reason: "carte",
+      suspend_until: null,
+    });
+
+    // Staff switch SIDE-FRIES off during service, with a raw call and no marker.
+    await client.call("PUT", TOGGLE, [
+      { store_integration_id: "bog-centro", items: { turn_off: ["SIDE-FRIES"] } },
+    ]);
+    const staff = await untilOff(client, "SIDE-FRIES");
+    expect(staff.suspension_info.suspend_reason).toBeNull();
+
+    // The staff's item alone changes nothing, but the plan tells about it.
+    const quiet = await carte(["plan", "--detailed-exitcode", "-c", config]);
+    expect(quiet.code).toBe(0);
+    expect(quiet.out).toContain(
+      "Note: store[bog-centro]: 1 item switched off outside the files stays off: SIDE-FRIES",
+    );
+
+    // Un-86: SHAKE-AREQUIPE leaves `unavailable:`.
+    edit(store, "unavailable: [EXTRA-AVOCADO, SHAKE-AREQUIPE]", "unavailable: [EXTRA-AVOCADO]");
+    const plan = await carte(["plan", "--detailed-exitcode", "-c", config]);
+    expect(plan.code).toBe(2);
+    expect(plan.out).toMatch(/~ availability\[SHAKE-AREQUIPE\]\n\s+state: off → on/);
+    expect(plan.out).not.toMatch(/availability\[SIDE-FRIES\]/);
+    expect(plan.out).toContain("1 item switched off outside the files stays off: SIDE-FRIES");
+    expect(plan.out).toContain("Plan: 0 to create, 1 to update, 0 to delete");
+    await applyClean(config);
+
+    const after = await items(client);
+    expect(after.get("SHAKE-AREQUIPE")!.suspension_info).toMatchObject({
+      is_available: true,
+      suspend_reason: null,
+    });
+    expect(after.get("SIDE-FRIES")!.suspension_info.is_available).toBe(false);
+    expect(after.get("EXTRA-AVOCADO")!.suspension_info).toMatchObject({
+      is_available: false,
+      suspend_reason: "carte",
+    });
+
+    // `available:` still forces the staff's item on.
+    edit(store, "unavailable: [EXTRA-AVOCADO]", "unavailable: [EXTRA-AVOCADO]\n  available: [SIDE-FRIES]");
+    await applyClean(config);
+    expect((await items(client)).get("SIDE-FRIES")!.suspension_info.is_available).toBe(true);
+    expect((await carte(["plan", "--detailed-exitcode", "-c", config])).code).toBe(0);
+    expect(readFileSync(config, "utf8")).not.toContain(CLIENT_SECRET);
+  });
+});
