@@ -12,6 +12,7 @@
  * Tables keyed by SKU are `Map`s: SKUs are the files' own text (`__proto__` is a valid key here).
  */
 
+import { parseInstant } from "./time.js";
 import type { ConfigProblem } from "../errors.js";
 import type { StoreFile } from "../generated/config.js";
 import type { ImageRef } from "../model.js";
@@ -58,9 +59,15 @@ export interface OverridesLayer {
   limits: Map<string, LimitsEntry>;
   /** Excluded SKUs, in the order written. */
   exclude: Entry<string>[];
-  unavailable: Entry<string>[];
+  /** Switched-off SKUs, with `until` (ISO 8601 with offset) when the entry gives one that has not passed. */
+  unavailable: (Entry<string> & { until?: string })[];
   /** `undefined` when the layer does not write `availability.available`. */
   available: Entry<string>[] | undefined;
+  /**
+   * `unavailable:` entries whose `until` has passed at the run's clock: ignored (not in `unavailable`),
+   * each warned about once per store that inherits it (src/config/load.ts).
+   */
+  expired: { sku: string; until: string; site: Site }[];
 }
 
 /** An image as the files write it: a path, or `{path, host}` (model {@link ImageRef}). */
@@ -101,6 +108,7 @@ export function readOverrides(
   data: unknown,
   problems: ConfigProblem[],
   currency: Currency | undefined,
+  now: Date = new Date(),
 ): OverridesLayer | undefined {
   const settings = isRecord(data) ? data : {};
   const has = (k: string) => Object.hasOwn(settings, k);
@@ -122,6 +130,7 @@ export function readOverrides(
     exclude: [],
     unavailable: [],
     available: undefined,
+    expired: [],
   };
   const entries = (key: string): [string, unknown][] =>
     isRecord(o[key]) ? Object.entries(o[key] as Record<string, unknown>) : [];
@@ -180,9 +189,15 @@ export function readOverrides(
     if (typeof sku === "string") layer.exclude.push({ value: sku, site: at("overrides", "exclude", k) });
   });
 
-  list(a.unavailable).forEach((sku, k) => {
-    if (typeof sku === "string")
-      layer.unavailable.push({ value: sku, site: at("availability", "unavailable", k) });
+  list(a.unavailable).forEach((entry, k) => {
+    const site = at("availability", "unavailable", k);
+    if (typeof entry === "string") return void layer.unavailable.push({ value: entry, site });
+    if (!isRecord(entry) || typeof entry.sku !== "string" || typeof entry.until !== "string") return;
+    const until = parseInstant(entry.until);
+    if (!until.ok) return report(problems, at("availability", "unavailable", k, "until"), until.error);
+    // A time that has passed: the platform switched the item back on then; the entry is ignored.
+    if (until.ms <= now.getTime()) return void layer.expired.push({ sku: entry.sku, until: entry.until, site });
+    layer.unavailable.push({ value: entry.sku, site, until: entry.until });
   });
   if (Array.isArray(a.available)) {
     const off = new Set(layer.unavailable.map((e) => e.value));
@@ -227,6 +242,8 @@ export interface MergedOverrides {
   exclude: Map<string, (Entry<string> & { level: number })[]>;
   /** SKU → whether it must be available (false: switched off), the highest layer winning. */
   availability: Map<string, Layered<boolean>>;
+  /** SKU → the `until` of the winning `unavailable:` entry, when it gives one. */
+  until: Map<string, string>;
   /** Whether some layer writes `availability.available`. */
   availableWritten: boolean;
 }
@@ -254,6 +271,7 @@ export function mergeOverrides(layers: readonly OverridesLayer[]): MergedOverrid
     limits: new Map(),
     exclude: new Map(),
     availability: new Map(),
+    until: new Map(),
     availableWritten: false,
   };
   layers.forEach((layer, level) => {
@@ -289,9 +307,15 @@ export function mergeOverrides(layers: readonly OverridesLayer[]): MergedOverrid
       all.push({ ...e, level });
       out.exclude.set(e.value, all);
     }
-    for (const e of layer.unavailable) put(out.availability, e.value, { value: false, site: e.site }, level);
-    for (const e of layer.available ?? [])
+    for (const e of layer.unavailable) {
+      put(out.availability, e.value, { value: false, site: e.site }, level);
+      if (e.until !== undefined) out.until.set(e.value, e.until);
+      else out.until.delete(e.value);
+    }
+    for (const e of layer.available ?? []) {
       put(out.availability, e.value, { value: true, site: e.site }, level);
+      out.until.delete(e.value);
+    }
     if (layer.available) out.availableWritten = true;
   });
   return out;
@@ -308,6 +332,8 @@ export interface StoreOverrides {
   limits: ReadonlyMap<string, { min?: number; max?: number }>;
   exclude: ReadonlySet<string>;
   unavailable: readonly string[];
+  /** SKU of `unavailable` → until when (ISO 8601 with offset); absent when no entry gives a time. */
+  until?: ReadonlyMap<string, string>;
   /** Absent when no layer writes `availability.available`. */
   available?: readonly string[];
 }
@@ -337,6 +363,7 @@ export function plainOverrides(merged: MergedOverrides): StoreOverrides {
     ),
     exclude: new Set(merged.exclude.keys()),
     unavailable: availability.filter(([, v]) => !v.value).map(([k]) => k),
+    ...(merged.until.size > 0 ? { until: new Map(merged.until) } : {}),
     ...(merged.availableWritten
       ? { available: availability.filter(([, v]) => v.value).map(([k]) => k) }
       : {}),
@@ -365,9 +392,17 @@ export function overridesOfFile(store: StoreFile): StoreOverrides {
     schedules: new Map(Object.entries(o.schedules ?? {}).map(([k, v]) => [k, writtenSchedules(v)])),
     limits: recordMap(o.limits),
     exclude: new Set(o.exclude ?? []),
-    unavailable: store.availability?.unavailable ?? [],
+    unavailable: (store.availability?.unavailable ?? []).map((e) => (typeof e === "string" ? e : e.sku)),
+    ...(untilOf(store) ? { until: untilOf(store) } : {}),
     ...(available ? { available } : {}),
   };
+}
+
+/** The `until` of the `unavailable:` entries of a store file that give one. */
+function untilOf(store: StoreFile): Map<string, string> | undefined {
+  const out = new Map<string, string>();
+  for (const e of store.availability?.unavailable ?? []) if (typeof e !== "string") out.set(e.sku, e.until);
+  return out.size > 0 ? out : undefined;
 }
 
 function a(kind: SkuKind | "category"): string {

@@ -15,6 +15,7 @@ import type {
   ItemResource,
   MenuResource,
   StoreState,
+  Suspension,
 } from "../model.js";
 import { jsonEqual } from "../kinds/util.js";
 import { storeIdOf } from "./check.js";
@@ -212,6 +213,11 @@ export function resolveStore({ store, catalog, settings, overrides }: Resolvable
     unavailable,
   };
   if (available) state.available = [...new Set(available)].filter(sellable).sort(byCodePoint);
+  // Items switched off until a time (`until:`), as the platform's suspend_until (src/kinds/availability.ts).
+  for (const sku of unavailable) {
+    const until = o.until?.get(sku);
+    if (until !== undefined) (state.suspensions ??= table<Suspension>())[sku] = { until };
+  }
   for (const [key, value] of Object.entries(settings ?? {}) as [keyof StoreSettings, unknown][])
     if (value !== undefined) (state as unknown as Record<string, unknown>)[key] = value;
   return state;

@@ -329,7 +329,23 @@ export interface Availability {
    *
    * SKUs of items or options that guests cannot order right now; carte switches them off and marks them as its own. Remove a SKU to switch it back on: carte switches on the items it switched off, and leaves off an item that staff had switched off (the plan says so).
    */
-  unavailable?: string[];
+  unavailable?: (
+    | string
+    | {
+        /**
+         * SKU.
+         *
+         * SKU of an item or option of the catalog.
+         */
+        sku: string;
+        /**
+         * Until.
+         *
+         * ISO 8601 date and time with its offset, for example 2026-11-25T18:00:00-05:00 (18:00 in Bogotá).
+         */
+        until: string;
+      }
+  )[];
   /**
    * Switched on.
    *

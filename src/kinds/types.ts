@@ -12,6 +12,7 @@ import type { PlatformClient } from "../platform/client.js";
 import type { RouteName, RouteParams } from "../platform/routes.js";
 import type { Site } from "../config/report.js";
 import type { YamlFile } from "../config/yaml.js";
+import type { TimeContext } from "../config/time.js";
 
 /**
  * Runs an async task under the reader's concurrency bound. `store` names the store the call is for
@@ -222,6 +223,8 @@ export interface SectionContext {
   base: readonly (string | number)[];
   /** The site of a value inside the settings object. */
   at(...segments: (string | number)[]): Site;
+  /** The run's clock and its warnings, for time-bound entries (a special day's full date). */
+  time: TimeContext;
 }
 
 /**

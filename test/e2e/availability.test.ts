@@ -113,3 +113,41 @@ describe("availability that knows who switched what off", () => {
     expect(readFileSync(config, "utf8")).not.toContain(CLIENT_SECRET);
   });
 });
+
+describe("time-bound states", () => {
+  it("switches an item off until a time (suspend_until); a time that has passed is ignored with a warning", async () => {
+    const { config, client, store } = await setup();
+    const now = { CARTE_NOW: "2026-11-25T12:00:00-05:00" };
+    await applyClean(config, now);
+    edit(
+      store,
+      "unavailable: [EXTRA-AVOCADO, SHAKE-AREQUIPE]",
+      "unavailable:\n    - EXTRA-AVOCADO\n    - SHAKE-AREQUIPE\n    - { sku: SIDE-CASCOS, until: 2099-11-25T18:00:00-05:00 }\n" +
+        "    - { sku: SIDE-FRIES, until: 2026-11-25T11:00:00-05:00 }",
+    );
+    const plan = await carte(["plan", "-c", config], now);
+    expect(plan.code).toBe(0);
+    expect(plan.out).toContain("Plan: 0 to create, 1 to update, 0 to delete");
+    expect(plan.out).toMatch(
+      /~ availability\[SIDE-CASCOS\]\n\s+state: on → off until 18:00 \(2099-11-25T18:00:00-05:00\)/,
+    );
+    expect(plan.out).not.toContain("SIDE-FRIES");
+    const warning =
+      /Warning: .*stores\/bog-centro\.yaml:\d+:\d+: "SIDE-FRIES" is switched off until "2026-11-25T11:00:00-05:00", which has passed: the entry is ignored \(store "bog-centro"\)/;
+    expect(plan.err).toMatch(warning);
+    // validate lists it too.
+    const validate = await carte(["validate", "-c", config], now);
+    expect(validate.code).toBe(0);
+    expect(validate.err).toMatch(warning);
+
+    await applyClean(config, now);
+    const live = await items(client);
+    expect(live.get("SIDE-CASCOS")!.suspension_info).toMatchObject({
+      is_available: false,
+      suspend_reason: "carte",
+      suspend_until: "2099-11-25T18:00:00-05:00",
+    });
+    expect(live.get("SIDE-FRIES")!.suspension_info.is_available).toBe(true);
+    expect((await carte(["plan", "--detailed-exitcode", "-c", config], now)).code).toBe(0);
+  });
+});

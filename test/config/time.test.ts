@@ -1,0 +1,77 @@
+/**
+ * Time-bound entries of the files (issue 14, item 2), judged against an injected clock: `until:` of a
+ * switched-off item, special days with a full date, prices `from:` a date.
+ */
+
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadProject } from "../../src/config/index.js";
+import { dayOver, parseInstant, withinAYear } from "../../src/config/time.js";
+import { CATALOG, problemsOf, shown, storeYaml, writeProject } from "./helpers.js";
+
+const PROJECT = "version: 1\nstores: stores/*.yaml\ncatalogs: catalogs/*.yaml\ngroups: groups/*.yaml\n";
+const NOW = new Date("2026-11-25T12:00:00-05:00");
+
+async function load(files: Record<string, string>, now = NOW) {
+  const dir = await writeProject({
+    "carte.yaml": PROJECT,
+    "catalogs/burgers.yaml": CATALOG,
+    "groups/north.yaml": "name: north\n",
+    ...files,
+  });
+  return { dir, project: await loadProject(join(dir, "carte.yaml"), { now }) };
+}
+
+describe("until: of a switched-off item", () => {
+  it("keeps a time in the future as the item's suspend_until, and ignores a past one with a warning", async () => {
+    const { dir, project } = await load({
+      "groups/north.yaml":
+        "name: north\ndefaults:\n  availability:\n    unavailable:\n      - { sku: CHEESE, until: 2026-11-24T18:00:00-05:00 }\n",
+      "stores/a.yaml": storeYaml(
+        1,
+        "a",
+        "group: north\navailability:\n  unavailable:\n    - BACON\n    - { sku: FRIES, until: 2026-11-25T18:00:00-05:00 }\n    - { sku: BURGER, until: 2026-11-25T11:59:00-05:00 }\n",
+      ),
+      "stores/b.yaml": storeYaml(2, "b", "group: north\n"),
+    });
+    const a = project.desired.stores.a!;
+    expect(a.unavailable).toEqual(["BACON", "FRIES"]);
+    expect(a.suspensions).toEqual({ FRIES: { until: "2026-11-25T18:00:00-05:00" } });
+    expect(project.desired.stores.b!.unavailable).toEqual([]);
+    expect(project.warnings).toEqual([
+      `${shown(dir, "groups/north.yaml")}:5:9: "CHEESE" is switched off until "2026-11-24T18:00:00-05:00", which has passed: the entry is ignored (stores "a", "b"); remove it`,
+      `${shown(dir, "stores/a.yaml")}:11:7: "BURGER" is switched off until "2026-11-25T11:59:00-05:00", which has passed: the entry is ignored (store "a"); remove it`,
+    ]);
+  });
+
+  it("refuses a time without an offset or an impossible one, where it is written", async () => {
+    const problems = await problemsOf(
+      load({
+        "stores/a.yaml": storeYaml(
+          1,
+          "a",
+          "availability:\n  unavailable:\n    - { sku: FRIES, until: 2026-11-25T18:00:00 }\n    - { sku: BACON, until: 2026-02-30T18:00:00Z }\n",
+        ),
+      }),
+    );
+    expect(problems.join("\n")).toMatch(/stores\/a\.yaml:9:/);
+    expect(problems.join("\n")).toContain('"2026-02-30T18:00:00Z" is not a date and time with an offset');
+  });
+});
+
+describe("the clock's rules", () => {
+  it("parses times with offsets only", () => {
+    expect(parseInstant("2026-11-25T18:00:00-05:00")).toEqual({ ok: true, ms: Date.UTC(2026, 10, 25, 23) });
+    expect(parseInstant("2026-11-25T18:00Z")).toEqual({ ok: true, ms: Date.UTC(2026, 10, 25, 18) });
+    expect(parseInstant("2026-11-25 18:00").ok).toBe(false);
+    expect(parseInstant("2026-11-25T24:00:00Z").ok).toBe(false);
+  });
+
+  it("ends a day once it has ended everywhere, and applies a date within the year before it", () => {
+    const eve = { year: 2026, month: 12, day: 24 };
+    expect(dayOver(eve, new Date("2026-12-25T11:59:00Z"))).toBe(false);
+    expect(dayOver(eve, new Date("2026-12-25T12:00:00Z"))).toBe(true);
+    expect(withinAYear(eve, new Date("2026-11-25T00:00:00Z"))).toBe(true);
+    expect(withinAYear({ year: 2027, month: 12, day: 24 }, new Date("2026-11-25T00:00:00Z"))).toBe(false);
+  });
+});
