@@ -132,7 +132,7 @@ export interface Holidays {
 /**
  * Special day.
  *
- * A named day of the year with its own hours.
+ * A named day of the year, or of one year, with its own hours.
  *
  * This interface was referenced by `SettingsFile`'s JSON-Schema
  * via the `definition` "SpecialDay".
@@ -147,7 +147,7 @@ export interface SpecialDay {
   /**
    * Date.
    *
-   * Month and day, MM-DD, for example "12-24". Write it in quotes.
+   * Month and day, MM-DD, for example "12-24" (every year; write it in quotes), or a full date YYYY-MM-DD, for example 2026-12-24 (that year only: carte puts it on the platform within the year before it and removes it by the first run after it; once it has passed, it is ignored with a warning, and carte validate lists it).
    */
   date: string;
   slots: Slots | undefined;

@@ -59,6 +59,50 @@ describe("until: of a switched-off item", () => {
   });
 });
 
+describe("special days with a full date", () => {
+  const files = {
+    "stores/a.yaml": storeYaml(
+      1,
+      "a",
+      'special_days:\n  - { name: Nochebuena, date: 2026-12-24, slots: ["10:00-16:00"] }\n' +
+        '  - { name: Cierre, date: 2027-12-31, slots: [] }\n  - { name: Aniversario, date: "03-15", slots: [] }\n',
+    ),
+  };
+
+  it("puts a day on the platform within the year before it, by month and day", async () => {
+    const { project } = await load(files);
+    expect(project.desired.stores.a!.specialDays).toEqual({
+      "03-15": { name: "Aniversario", month: 3, day: 15, slots: [] },
+      "12-24": { name: "Nochebuena", month: 12, day: 24, slots: [{ start: "10:00", end: "16:00" }] },
+    });
+    expect(project.warnings).toEqual([]);
+  });
+
+  it("leaves a day out once it has ended everywhere, with a warning", async () => {
+    const { dir, project } = await load(files, new Date("2026-12-25T12:00:00Z"));
+    expect(Object.keys(project.desired.stores.a!.specialDays!)).toEqual(["03-15"]);
+    expect(project.warnings).toEqual([
+      `${shown(dir, "stores/a.yaml")}:7:31: special day "Nochebuena" of 2026-12-24 has passed: it is ignored, and removed from the platform where it is still there; remove it from the file`,
+    ]);
+    // Still on the platform until the day has ended in every time zone.
+    const late = await load(files, new Date("2026-12-25T11:00:00Z"));
+    expect(Object.keys(late.project.desired.stores.a!.specialDays!)).toEqual(["03-15", "12-24"]);
+  });
+
+  it("refuses a month and day written twice, with and without the year", async () => {
+    const problems = await problemsOf(
+      load({
+        "stores/a.yaml": storeYaml(
+          1,
+          "a",
+          'special_days:\n  - { name: A, date: 2026-12-24, slots: [] }\n  - { name: B, date: "12-24", slots: [] }\n',
+        ),
+      }),
+    );
+    expect(problems.join("\n")).toContain("special day 12-24 is already written at");
+  });
+});
+
 describe("the clock's rules", () => {
   it("parses times with offsets only", () => {
     expect(parseInstant("2026-11-25T18:00:00-05:00")).toEqual({ ok: true, ms: Date.UTC(2026, 10, 25, 23) });

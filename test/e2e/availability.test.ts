@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { PlatformClient } from "../../src/platform/client.js";
+import { getSpecialDays } from "../../src/platform/utils.js";
 import type { Item } from "../../src/generated/platform.js";
 import { CLIENT_ID, CLIENT_SECRET, carte, edit, exampleAgainstEmulator } from "../helpers/project.js";
 
@@ -149,5 +150,39 @@ describe("time-bound states", () => {
     });
     expect(live.get("SIDE-FRIES")!.suspension_info.is_available).toBe(true);
     expect((await carte(["plan", "--detailed-exitcode", "-c", config], now)).code).toBe(0);
+  });
+
+  it("creates a special day of one year before its date and removes it after (the clock injected)", async () => {
+    const { config, client, store } = await setup();
+    edit(
+      store,
+      "open: true\n",
+      'open: true\nspecial_days:\n  - { name: Inventario, date: 2026-12-28, slots: ["08:00-12:00"] }\n',
+    );
+    const days = async () =>
+      ((await getSpecialDays(client, STORE_ID)).storeSpecialScheduleDays ?? [])
+        .map((d) => `${d.month}-${d.day} ${d.name}`)
+        .sort();
+
+    const before = { CARTE_NOW: "2026-12-01T09:00:00-05:00" };
+    await applyClean(config, before);
+    expect(await days()).toContain("12-28 Inventario");
+    expect((await carte(["plan", "--detailed-exitcode", "-c", config], before)).code).toBe(0);
+
+    // The day has ended everywhere: the first run after it removes it, and says why.
+    const after = { CARTE_NOW: "2026-12-29T08:00:00-05:00" };
+    const plan = await carte(["plan", "--detailed-exitcode", "-c", config], after);
+    expect(plan.code).toBe(2);
+    expect(plan.out).toMatch(/- special_day\[12-28\]/);
+    expect(plan.out).toContain("Plan: 0 to create, 0 to update, 1 to delete");
+    expect(plan.err).toMatch(
+      /stores\/bog-centro\.yaml:\d+:\d+: special day "Inventario" of 2026-12-28 has passed/,
+    );
+    await applyClean(config, after);
+    const left = await days();
+    expect(left.some((d) => d.startsWith("12-28"))).toBe(false);
+    // The chain's yearly days stay.
+    expect(left).toContain("12-24 Nochebuena");
+    expect((await carte(["plan", "--detailed-exitcode", "-c", config], after)).code).toBe(0);
   });
 });
