@@ -193,6 +193,12 @@ export interface StoreState {
    * has details. See {@link Suspension}.
    */
   suspensions?: Record<string, Suspension>;
+  /**
+   * Desired side only: prices the files set from a date still ahead at the run's clock (`{price, from}`
+   * overrides), by SKU, that would change the item's price. Not applied: the plan lists them as upcoming
+   * information (src/kinds/items.ts `info`). Absent when none.
+   */
+  upcomingPrices?: Record<string, { price: number; from: string }>;
   /*
    * Store settings. Each is optional: `undefined` means the files do not manage it for this store, and
    * carte neither reads nor changes it there.

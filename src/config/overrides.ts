@@ -12,7 +12,7 @@
  * Tables keyed by SKU are `Map`s: SKUs are the files' own text (`__proto__` is a valid key here).
  */
 
-import { parseInstant } from "./time.js";
+import { parseInstant, startOf } from "./time.js";
 import type { ConfigProblem } from "../errors.js";
 import type { StoreFile } from "../generated/config.js";
 import type { ImageRef } from "../model.js";
@@ -50,6 +50,8 @@ export interface OverridesLayer {
   /** Pointer segments of that settings object. */
   base: readonly (string | number)[];
   prices: Map<string, Entry<number>>;
+  /** Prices `{price, from}` whose `from` is still ahead at the run's clock: upcoming, not applied. */
+  upcoming: Map<string, Entry<number> & { from: string }>;
   /** Parent SKU → option SKU → price of the option inside that parent. */
   optionPrices: Map<string, Map<string, Entry<number>>>;
   titles: Map<string, Entry<string>>;
@@ -121,6 +123,7 @@ export function readOverrides(
     site: at(),
     base,
     prices: new Map(),
+    upcoming: new Map(),
     optionPrices: new Map(),
     titles: new Map(),
     descriptions: new Map(),
@@ -135,10 +138,27 @@ export function readOverrides(
   const entries = (key: string): [string, unknown][] =>
     isRecord(o[key]) ? Object.entries(o[key] as Record<string, unknown>) : [];
 
-  for (const [sku, price] of entries("prices")) {
-    checkPrice(r, [...base, "overrides", "prices", sku], price, currency);
-    if (typeof price === "number")
-      layer.prices.set(sku, { value: price, site: at("overrides", "prices", sku) });
+  for (const [sku, written] of entries("prices")) {
+    const site = at("overrides", "prices", sku);
+    if (isRecord(written)) {
+      // A price from a date (issue 14): applied from `from` on, upcoming before.
+      checkPrice(r, [...base, "overrides", "prices", sku, "price"], written.price, currency);
+      if (typeof written.price !== "number" || typeof written.from !== "string") continue;
+      const start = startOf(written.from);
+      if (start === undefined) {
+        report(
+          problems,
+          at("overrides", "prices", sku, "from"),
+          `${quote(written.from)} is not a date: write YYYY-MM-DD, or a date and time with its offset`,
+        );
+        continue;
+      }
+      if (start <= now.getTime()) layer.prices.set(sku, { value: written.price, site });
+      else layer.upcoming.set(sku, { value: written.price, site, from: written.from });
+      continue;
+    }
+    checkPrice(r, [...base, "overrides", "prices", sku], written, currency);
+    if (typeof written === "number") layer.prices.set(sku, { value: written, site });
   }
   for (const [parent, prices] of entries("option_prices")) {
     if (!isRecord(prices)) continue;
@@ -196,7 +216,8 @@ export function readOverrides(
     const until = parseInstant(entry.until);
     if (!until.ok) return report(problems, at("availability", "unavailable", k, "until"), until.error);
     // A time that has passed: the platform switched the item back on then; the entry is ignored.
-    if (until.ms <= now.getTime()) return void layer.expired.push({ sku: entry.sku, until: entry.until, site });
+    if (until.ms <= now.getTime())
+      return void layer.expired.push({ sku: entry.sku, until: entry.until, site });
     layer.unavailable.push({ value: entry.sku, site, until: entry.until });
   });
   if (Array.isArray(a.available)) {
@@ -232,6 +253,11 @@ export interface MergedOverrides {
   /** The layers that write overrides, lowest first (their index is the `level` of their values). */
   layers: readonly OverridesLayer[];
   prices: Map<string, Layered<number>>;
+  /**
+   * Prices of the highest layer that writes them with a `from` still ahead, unless a higher layer writes
+   * a price of the same SKU: what the plan shows as upcoming.
+   */
+  upcoming: Map<string, Entry<number> & { from: string }>;
   optionPrices: Map<string, Map<string, Layered<number>>>;
   titles: Map<string, Layered<string>>;
   descriptions: Map<string, Layered<string>>;
@@ -263,6 +289,7 @@ export function mergeOverrides(layers: readonly OverridesLayer[]): MergedOverrid
   const out: MergedOverrides = {
     layers,
     prices: new Map(),
+    upcoming: new Map(),
     optionPrices: new Map(),
     titles: new Map(),
     descriptions: new Map(),
@@ -275,7 +302,11 @@ export function mergeOverrides(layers: readonly OverridesLayer[]): MergedOverrid
     availableWritten: false,
   };
   layers.forEach((layer, level) => {
-    for (const [sku, e] of layer.prices) put(out.prices, sku, e, level);
+    for (const [sku, e] of layer.prices) {
+      put(out.prices, sku, e, level);
+      out.upcoming.delete(sku);
+    }
+    for (const [sku, e] of layer.upcoming) out.upcoming.set(sku, e);
     for (const [parent, prices] of layer.optionPrices) {
       let inParent = out.optionPrices.get(parent);
       if (!inParent) out.optionPrices.set(parent, (inParent = new Map()));
@@ -324,6 +355,8 @@ export function mergeOverrides(layers: readonly OverridesLayer[]): MergedOverrid
 /** The plain overrides of one store, as src/config/resolve.ts applies them. */
 export interface StoreOverrides {
   prices: ReadonlyMap<string, number>;
+  /** Prices from a date still ahead, by SKU: shown as upcoming, not applied. Absent when none. */
+  upcoming?: ReadonlyMap<string, { price: number; from: string }>;
   optionPrices: ReadonlyMap<string, ReadonlyMap<string, number>>;
   titles: ReadonlyMap<string, string>;
   descriptions: ReadonlyMap<string, string>;
@@ -347,6 +380,9 @@ export function plainOverrides(merged: MergedOverrides): StoreOverrides {
   const availability = [...merged.availability];
   return {
     prices: values(merged.prices),
+    ...(merged.upcoming.size > 0
+      ? { upcoming: new Map([...merged.upcoming].map(([k, e]) => [k, { price: e.value, from: e.from }])) }
+      : {}),
     optionPrices: new Map([...merged.optionPrices].map(([p, m]) => [p, values(m)])),
     titles: values(merged.titles),
     descriptions: values(merged.descriptions),
@@ -384,7 +420,14 @@ export function overridesOfFile(store: StoreFile): StoreOverrides {
   const o = store.overrides ?? {};
   const available = store.availability?.available;
   return {
-    prices: recordMap(o.prices),
+    // carte import writes plain prices; a price from a date counts as its price here.
+    prices: new Map(
+      Object.entries(o.prices ?? {}).flatMap(([k, v]) =>
+        v === undefined
+          ? []
+          : [[k, typeof v === "number" ? v : (v as { price: number }).price] as [string, number]],
+      ),
+    ),
     optionPrices: new Map(Object.entries(o.option_prices ?? {}).map(([p, m]) => [p, recordMap(m)])),
     titles: recordMap(o.titles),
     descriptions: recordMap(o.descriptions),

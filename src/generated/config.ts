@@ -192,10 +192,23 @@ export interface CatalogOverrides {
   /**
    * Prices.
    *
-   * Prices that differ from the catalog, by SKU of an item or option, for example BURGER-CLASSIC: 25900. Written as the currency of carte.yaml is written.
+   * Prices that differ from the catalog, by SKU of an item or option, for example BURGER-CLASSIC: 25900. Written as the currency of carte.yaml is written. A price may start at a date: BURGER-CLASSIC: { price: 26900, from: 2026-12-01 }.
    */
   prices?: {
-    [k: string]: Price | undefined;
+    [k: string]:
+      | (
+          | Price
+          | {
+              price: Price;
+              /**
+               * From.
+               *
+               * A date, 2026-12-01 (from 00:00 UTC), or a date and time with its offset, 2026-12-01T00:00:00-05:00 (the store's own midnight).
+               */
+              from: string;
+            }
+        )
+      | undefined;
   };
   /**
    * Option prices inside a parent.

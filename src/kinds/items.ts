@@ -4,7 +4,7 @@
  * the type: `item[SKU]` or `modifier_group[SKU]`; a change of type is an update, not a delete and create.
  */
 
-import type { ImageRef, ItemResource, StoreState } from "../model.js";
+import { own, type ImageRef, type ItemResource, type StoreState } from "../model.js";
 import type { WireItem } from "../platform/wire.js";
 import { itemsPart } from "../import/items.js";
 import { storeMenuRead } from "./reads.js";
@@ -234,6 +234,22 @@ export const items: ResourceKind<ItemResource, "item", "modifier_group"> = {
   select: selectItems,
   segment: (r) => (r.type === "MODIFIER_GROUP" ? "modifier_group" : "item"),
   within: nestedWithin,
+  // Prices from a date still ahead (issue 14): information, not changes, until that date.
+  info(desired, current) {
+    const upcoming = desired.upcomingPrices;
+    if (!upcoming) return [];
+    return Object.keys(upcoming)
+      .sort()
+      .map((sku) => {
+        const next = upcoming[sku]!;
+        const now = own(current.items, sku)?.price;
+        return (
+          `upcoming price of ${sku}: ${next.price} from ${next.from}` +
+          (now === undefined || now === null ? "" : ` (now ${now})`) +
+          "; a run from that date changes it"
+        );
+      });
+  },
   reads: [storeMenuRead],
   read(snapshot, into, ids) {
     const wire = partOf(snapshot, storeMenuRead)!;

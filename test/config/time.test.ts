@@ -7,6 +7,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadProject } from "../../src/config/index.js";
 import { dayOver, parseInstant, withinAYear } from "../../src/config/time.js";
+import { buildPlan } from "../../src/plan/plan.js";
+import { current } from "../helpers/builders.js";
 import { CATALOG, problemsOf, shown, storeYaml, writeProject } from "./helpers.js";
 
 const PROJECT = "version: 1\nstores: stores/*.yaml\ncatalogs: catalogs/*.yaml\ngroups: groups/*.yaml\n";
@@ -100,6 +102,79 @@ describe("special days with a full date", () => {
       }),
     );
     expect(problems.join("\n")).toContain("special day 12-24 is already written at");
+  });
+});
+
+describe("prices from a date", () => {
+  const files = {
+    "groups/north.yaml":
+      "name: north\ndefaults:\n  overrides:\n    prices:\n      FRIES: { price: 9900, from: 2026-12-01 }\n",
+    "stores/a.yaml": storeYaml(
+      1,
+      "a",
+      "group: north\noverrides:\n  prices:\n    BURGER: { price: 26900, from: 2026-12-01T00:00:00-05:00 }\n",
+    ),
+    "stores/b.yaml": storeYaml(2, "b", "group: north\noverrides:\n  prices:\n    FRIES: 9500\n"),
+  };
+
+  it("before the date: the lower price holds, and the store lists the new one as upcoming", async () => {
+    const { project } = await load(files);
+    const { a, b } = project.desired.stores;
+    expect(a!.items.BURGER!.price).toBe(24900);
+    expect(a!.items.FRIES!.price).toBe(8900);
+    expect(a!.upcomingPrices).toEqual({
+      BURGER: { price: 26900, from: "2026-12-01T00:00:00-05:00" },
+      FRIES: { price: 9900, from: "2026-12-01" },
+    });
+    // The store's own price hides the group's upcoming one.
+    expect(b!.items.FRIES!.price).toBe(9500);
+    expect(b!.upcomingPrices).toBeUndefined();
+    const plan = buildPlan(project.desired, current(a!, b!));
+    expect(plan.changes).toEqual([]);
+    expect(plan.info).toEqual([
+      {
+        store: "a",
+        kind: "item",
+        message:
+          "upcoming price of BURGER: 26900 from 2026-12-01T00:00:00-05:00 (now 24900); a run from that date changes it",
+      },
+      {
+        store: "a",
+        kind: "item",
+        message: "upcoming price of FRIES: 9900 from 2026-12-01 (now 8900); a run from that date changes it",
+      },
+    ]);
+  });
+
+  it("from the date: the price holds and the plan changes it", async () => {
+    const before = (await load(files)).project.desired.stores.a!;
+    const { project } = await load(files, new Date("2026-12-01T05:00:00Z"));
+    const a = project.desired.stores.a!;
+    expect(a.items.BURGER!.price).toBe(26900);
+    expect(a.items.FRIES!.price).toBe(9900);
+    expect(a.upcomingPrices).toBeUndefined();
+    const plan = buildPlan({ stores: { a } }, current(before));
+    expect(plan.changes.map((c) => `${c.address} ${JSON.stringify(c.diff)}`)).toEqual([
+      'store[a].item[BURGER] [{"attribute":"price","before":24900,"after":26900}]',
+      'store[a].item[FRIES] [{"attribute":"price","before":8900,"after":9900}]',
+    ]);
+    expect(plan.info).toBeUndefined();
+    // Between 00:00 UTC and the store's own midnight, only the bare date has started.
+    const between = (await load(files, new Date("2026-12-01T03:00:00Z"))).project.desired.stores.a!;
+    expect([between.items.BURGER!.price, between.items.FRIES!.price]).toEqual([24900, 9900]);
+  });
+
+  it("refuses a from: that is not a date", async () => {
+    const problems = await problemsOf(
+      load({
+        "stores/a.yaml": storeYaml(
+          1,
+          "a",
+          "overrides:\n  prices:\n    FRIES: { price: 9900, from: 2026-02-30 }\n",
+        ),
+      }),
+    );
+    expect(problems.join("\n")).toContain('"2026-02-30" is not a date');
   });
 });
 
