@@ -225,8 +225,11 @@ export const availability: ResourceKind<AvailabilityResource, "availability"> = 
     for (const w of off) {
       const info = w.suspension_info as { suspend_until?: string | null; suspend_reason?: string | null };
       const byCarte = info.suspend_reason === CARTE_SUSPEND_REASON;
+      // Kept as the platform sends it (carte sends it as the files write it), bounded.
       const until =
-        typeof info.suspend_until === "string" && info.suspend_until !== "" ? info.suspend_until : undefined;
+        typeof info.suspend_until === "string" && info.suspend_until !== ""
+          ? info.suspend_until.slice(0, 64)
+          : undefined;
       if (!byCarte && until === undefined) continue;
       (into.suspensions ??= Object.create(null) as Record<string, never>)[w.sku] = {
         ...(until !== undefined ? { until } : {}),

@@ -168,8 +168,8 @@ export function nestedWithin(state: StoreState, sku: string): string[] | undefin
 
 /**
  * What an item read from the platform holds that {@link fromWireItem} does not keep: override entries
- * of its blocks other than an option's price inside a parent (`override_type: ITEM`), and a suspension
- * with an end date. In words, for `carte import` to list (`StoreState.unread`).
+ * of its blocks other than an option's price inside a parent (`override_type: ITEM`). In words, for
+ * `carte import` to list (`StoreState.unread`).
  */
 export function unreadOf(w: WireItem, skuOf: (id: number | undefined) => string | undefined): string[] {
   const out: string[] = [];
@@ -201,8 +201,7 @@ export function unreadOf(w: WireItem, skuOf: (id: number | undefined) => string 
   );
   if (prices.length > 0)
     out.push(`price_info.overrides (${[...new Set(prices.map((o) => o.override_type ?? "?"))].join(", ")})`);
-  const until = (w as { suspension_info?: { suspend_until?: string | null } }).suspension_info?.suspend_until;
-  if (typeof until === "string" && until !== "") out.push(`a suspension until ${until}`);
+  // A suspension with an end date is read by the availability kind (`until:` in the files).
   return out;
 }
 

@@ -6,6 +6,7 @@
 
 import { describe, expect, it } from "vitest";
 import type { StoreState } from "../../src/model.js";
+import { availabilityStore } from "../../src/import/availability.js";
 import { buildPlan } from "../../src/plan/plan.js";
 import { renderText } from "../../src/render/text.js";
 import { current, desired, item, store } from "../helpers/builders.js";
@@ -114,5 +115,13 @@ describe("item availability and carte's marker", () => {
       "store[a].availability[COLA] off, switched off outside the files → off until 18:00 (2026-11-25T18:00:00-05:00)",
     ]);
     expect(plan.operations.map((o) => o.endpoint)).toEqual(["availability.mark"]);
+  });
+
+  it("is imported with until: when the platform switches the item back on at a time", () => {
+    const state = live();
+    state.suspensions = { ...state.suspensions, COLA: { until: "2099-01-01T18:00:00-05:00" } };
+    expect(availabilityStore.sections(state)).toEqual({
+      availability: { unavailable: [{ sku: "COLA", until: "2099-01-01T18:00:00-05:00" }, "FRIES"] },
+    });
   });
 });
