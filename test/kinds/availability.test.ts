@@ -5,6 +5,7 @@
  */
 
 import { describe, expect, it } from "vitest";
+import type { CatalogFile } from "../../src/generated/config.js";
 import type { StoreState } from "../../src/model.js";
 import { availabilityStore } from "../../src/import/availability.js";
 import { buildPlan } from "../../src/plan/plan.js";
@@ -120,7 +121,7 @@ describe("item availability and carte's marker", () => {
   it("is imported with until: when the platform switches the item back on at a time", () => {
     const state = live();
     state.suspensions = { ...state.suspensions, COLA: { until: "2099-01-01T18:00:00-05:00" } };
-    expect(availabilityStore.sections(state)).toEqual({
+    expect(availabilityStore.sections(state, { items: [] } as unknown as CatalogFile)).toEqual({
       availability: { unavailable: [{ sku: "COLA", until: "2099-01-01T18:00:00-05:00" }, "FRIES"] },
     });
   });
