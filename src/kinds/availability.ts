@@ -115,7 +115,7 @@ function info(desired: StoreState, current: StoreState, ownership: Ownership): s
   return [
     `${staff.length} ${staff.length === 1 ? "item" : "items"} switched off outside the files ` +
       `${staff.length === 1 ? "stays" : "stay"} off: ${shown}${more} ` +
-      "(list a SKU under availability.available to switch it on, or under unavailable to let carte manage it)",
+      "(list a SKU under availability.available to switch it on)",
   ];
 }
 

@@ -136,6 +136,12 @@ describe("time-bound states", () => {
     const warning =
       /Warning: .*stores\/bog-centro\.yaml:\d+:\d+: "SIDE-FRIES" is switched off until "2026-11-25T11:00:00-05:00", which has passed: the entry is ignored \(store "bog-centro"\)/;
     expect(plan.err).toMatch(warning);
+    const explained = await carte(
+      ["explain", "store[bog-centro].availability[SIDE-CASCOS]", "-c", config],
+      now,
+    );
+    expect(explained.code).toBe(0);
+    expect(explained.out).toMatch(/until.*2099-11-25T18:00:00-05:00/);
     // validate lists it too.
     const validate = await carte(["validate", "-c", config], now);
     expect(validate.code).toBe(0);
