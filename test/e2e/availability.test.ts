@@ -184,6 +184,9 @@ describe("time-bound states", () => {
     expect(plan.err).toMatch(
       /stores\/bog-centro\.yaml:\d+:\d+: special day "Inventario" of 2026-12-28 has passed/,
     );
+    const validate = await carte(["validate", "-c", config], after);
+    expect(validate.code).toBe(0);
+    expect(validate.err).toMatch(/Warning: .*special day "Inventario" of 2026-12-28 has passed/);
     await applyClean(config, after);
     const left = await days();
     expect(left.some((d) => d.startsWith("12-28"))).toBe(false);
