@@ -1847,8 +1847,8 @@ var require_Pair = __commonJS({
         return new _Pair(key, value);
       }
       toJSON(_, ctx) {
-        const pair = ctx?.mapAsMap ? /* @__PURE__ */ new Map() : {};
-        return addPairToJSMap.addPairToJSMap(ctx, pair, this);
+        const pair2 = ctx?.mapAsMap ? /* @__PURE__ */ new Map() : {};
+        return addPairToJSMap.addPairToJSMap(ctx, pair2, this);
       }
       toString(ctx, onComment, onChompKeep) {
         return ctx?.doc ? stringifyPair.stringifyPair(this, ctx, onComment, onChompKeep) : JSON.stringify(this);
@@ -2073,14 +2073,14 @@ var require_YAMLMap = __commonJS({
        * @param overwrite - If not set `true`, using a key that is already in the
        *   collection will throw. Otherwise, overwrites the previous value.
        */
-      add(pair, overwrite) {
+      add(pair2, overwrite) {
         let _pair;
-        if (identity.isPair(pair))
-          _pair = pair;
-        else if (!pair || typeof pair !== "object" || !("key" in pair)) {
-          _pair = new Pair.Pair(pair, pair?.value);
+        if (identity.isPair(pair2))
+          _pair = pair2;
+        else if (!pair2 || typeof pair2 !== "object" || !("key" in pair2)) {
+          _pair = new Pair.Pair(pair2, pair2?.value);
         } else
-          _pair = new Pair.Pair(pair.key, pair.value);
+          _pair = new Pair.Pair(pair2.key, pair2.value);
         const prev = findPair(this.items, _pair.key);
         const sortEntries = this.schema?.sortMapEntries;
         if (prev) {
@@ -2671,16 +2671,16 @@ var require_pairs = __commonJS({
           else if (identity.isMap(item)) {
             if (item.items.length > 1)
               onError("Each pair must have its own sequence indicator");
-            const pair = item.items[0] || new Pair.Pair(new Scalar.Scalar(null));
+            const pair2 = item.items[0] || new Pair.Pair(new Scalar.Scalar(null));
             if (item.commentBefore)
-              pair.key.commentBefore = pair.key.commentBefore ? `${item.commentBefore}
-${pair.key.commentBefore}` : item.commentBefore;
+              pair2.key.commentBefore = pair2.key.commentBefore ? `${item.commentBefore}
+${pair2.key.commentBefore}` : item.commentBefore;
             if (item.comment) {
-              const cn = pair.value ?? pair.key;
+              const cn = pair2.value ?? pair2.key;
               cn.comment = cn.comment ? `${item.comment}
 ${cn.comment}` : item.comment;
             }
-            item = pair;
+            item = pair2;
           }
           seq.items[i] = identity.isPair(item) ? item : new Pair.Pair(item);
         }
@@ -2761,13 +2761,13 @@ var require_omap = __commonJS({
         const map = /* @__PURE__ */ new Map();
         if (ctx?.onCreate)
           ctx.onCreate(map);
-        for (const pair of this.items) {
+        for (const pair2 of this.items) {
           let key, value;
-          if (identity.isPair(pair)) {
-            key = toJS.toJS(pair.key, "", ctx);
-            value = toJS.toJS(pair.value, key, ctx);
+          if (identity.isPair(pair2)) {
+            key = toJS.toJS(pair2.key, "", ctx);
+            value = toJS.toJS(pair2.value, key, ctx);
           } else {
-            key = toJS.toJS(pair, "", ctx);
+            key = toJS.toJS(pair2, "", ctx);
           }
           if (map.has(key))
             throw new Error("Ordered maps must not include duplicate keys");
@@ -2983,24 +2983,24 @@ var require_set = __commonJS({
         this.tag = _YAMLSet.tag;
       }
       add(key) {
-        let pair;
+        let pair2;
         if (identity.isPair(key))
-          pair = key;
+          pair2 = key;
         else if (key && typeof key === "object" && "key" in key && "value" in key && key.value === null)
-          pair = new Pair.Pair(key.key, null);
+          pair2 = new Pair.Pair(key.key, null);
         else
-          pair = new Pair.Pair(key, null);
-        const prev = YAMLMap.findPair(this.items, pair.key);
+          pair2 = new Pair.Pair(key, null);
+        const prev = YAMLMap.findPair(this.items, pair2.key);
         if (!prev)
-          this.items.push(pair);
+          this.items.push(pair2);
       }
       /**
        * If `keepPair` is `true`, returns the Pair matching `key`.
        * Otherwise, returns the value of that Pair's key.
        */
       get(key, keepPair) {
-        const pair = YAMLMap.findPair(this.items, key);
-        return !keepPair && identity.isPair(pair) ? identity.isScalar(pair.key) ? pair.key.value : pair.key : pair;
+        const pair2 = YAMLMap.findPair(this.items, key);
+        return !keepPair && identity.isPair(pair2) ? identity.isScalar(pair2.key) ? pair2.key.value : pair2.key : pair2;
       }
       set(key, value) {
         if (typeof value !== "boolean")
@@ -3975,7 +3975,7 @@ var require_util_map_includes = __commonJS({
       if (uniqueKeys === false)
         return false;
       const isEqual = typeof uniqueKeys === "function" ? uniqueKeys : (a3, b) => a3 === b || identity.isScalar(a3) && identity.isScalar(b) && a3.value === b.value;
-      return items2.some((pair) => isEqual(pair.key, search));
+      return items2.some((pair2) => isEqual(pair2.key, search));
     }
     exports.mapIncludes = mapIncludes;
   }
@@ -4061,10 +4061,10 @@ var require_resolve_block_map = __commonJS({
           if (ctx.schema.compat)
             utilFlowIndentCheck.flowIndentCheck(bm.indent, value, onError);
           offset = valueNode.range[2];
-          const pair = new Pair.Pair(keyNode, valueNode);
+          const pair2 = new Pair.Pair(keyNode, valueNode);
           if (ctx.options.keepSourceTokens)
-            pair.srcToken = collItem;
-          map.items.push(pair);
+            pair2.srcToken = collItem;
+          map.items.push(pair2);
         } else {
           if (implicitKey)
             onError(keyNode.range, "MISSING_CHAR", "Implicit map keys need to be followed by map values");
@@ -4074,10 +4074,10 @@ var require_resolve_block_map = __commonJS({
             else
               keyNode.comment = valueProps.comment;
           }
-          const pair = new Pair.Pair(keyNode);
+          const pair2 = new Pair.Pair(keyNode);
           if (ctx.options.keepSourceTokens)
-            pair.srcToken = collItem;
-          map.items.push(pair);
+            pair2.srcToken = collItem;
+          map.items.push(pair2);
         }
       }
       if (commentEnd && commentEnd < offset)
@@ -4328,18 +4328,18 @@ var require_resolve_flow_collection = __commonJS({
             else
               keyNode.comment = valueProps.comment;
           }
-          const pair = new Pair.Pair(keyNode, valueNode);
+          const pair2 = new Pair.Pair(keyNode, valueNode);
           if (ctx.options.keepSourceTokens)
-            pair.srcToken = collItem;
+            pair2.srcToken = collItem;
           if (isMap2) {
             const map = coll;
             if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
               onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
-            map.items.push(pair);
+            map.items.push(pair2);
           } else {
             const map = new YAMLMap.YAMLMap(ctx.schema);
             map.flow = true;
-            map.items.push(pair);
+            map.items.push(pair2);
             const endRange = (valueNode ?? keyNode).range;
             map.range = [keyNode.range[0], endRange[1], endRange[2]];
             coll.items.push(map);
@@ -12387,22 +12387,22 @@ var require_formdata = __commonJS({
         name = webidl.converters.USVString(name, prefix, "name");
         value = isBlobLike(value) ? webidl.converters.Blob(value, prefix, "value", { strict: false }) : webidl.converters.USVString(value, prefix, "value");
         filename = arguments.length === 3 ? webidl.converters.USVString(filename, prefix, "filename") : void 0;
-        const entry = makeEntry(name, value, filename);
-        this[kState].push(entry);
+        const entry2 = makeEntry(name, value, filename);
+        this[kState].push(entry2);
       }
       delete(name) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.delete";
         webidl.argumentLengthCheck(arguments, 1, prefix);
         name = webidl.converters.USVString(name, prefix, "name");
-        this[kState] = this[kState].filter((entry) => entry.name !== name);
+        this[kState] = this[kState].filter((entry2) => entry2.name !== name);
       }
       get(name) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.get";
         webidl.argumentLengthCheck(arguments, 1, prefix);
         name = webidl.converters.USVString(name, prefix, "name");
-        const idx = this[kState].findIndex((entry) => entry.name === name);
+        const idx = this[kState].findIndex((entry2) => entry2.name === name);
         if (idx === -1) {
           return null;
         }
@@ -12413,14 +12413,14 @@ var require_formdata = __commonJS({
         const prefix = "FormData.getAll";
         webidl.argumentLengthCheck(arguments, 1, prefix);
         name = webidl.converters.USVString(name, prefix, "name");
-        return this[kState].filter((entry) => entry.name === name).map((entry) => entry.value);
+        return this[kState].filter((entry2) => entry2.name === name).map((entry2) => entry2.value);
       }
       has(name) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.has";
         webidl.argumentLengthCheck(arguments, 1, prefix);
         name = webidl.converters.USVString(name, prefix, "name");
-        return this[kState].findIndex((entry) => entry.name === name) !== -1;
+        return this[kState].findIndex((entry2) => entry2.name === name) !== -1;
       }
       set(name, value, filename = void 0) {
         webidl.brandCheck(this, _FormData);
@@ -12434,16 +12434,16 @@ var require_formdata = __commonJS({
         name = webidl.converters.USVString(name, prefix, "name");
         value = isBlobLike(value) ? webidl.converters.Blob(value, prefix, "name", { strict: false }) : webidl.converters.USVString(value, prefix, "name");
         filename = arguments.length === 3 ? webidl.converters.USVString(filename, prefix, "name") : void 0;
-        const entry = makeEntry(name, value, filename);
-        const idx = this[kState].findIndex((entry2) => entry2.name === name);
+        const entry2 = makeEntry(name, value, filename);
+        const idx = this[kState].findIndex((entry3) => entry3.name === name);
         if (idx !== -1) {
           this[kState] = [
             ...this[kState].slice(0, idx),
-            entry,
-            ...this[kState].slice(idx + 1).filter((entry2) => entry2.name !== name)
+            entry2,
+            ...this[kState].slice(idx + 1).filter((entry3) => entry3.name !== name)
           ];
         } else {
-          this[kState].push(entry);
+          this[kState].push(entry2);
         }
       }
       [nodeUtil.inspect.custom](depth, options) {
@@ -16340,16 +16340,16 @@ var require_env_http_proxy_agent = __commonJS({
           return false;
         }
         for (let i = 0; i < this.#noProxyEntries.length; i++) {
-          const entry = this.#noProxyEntries[i];
-          if (entry.port && entry.port !== port) {
+          const entry2 = this.#noProxyEntries[i];
+          if (entry2.port && entry2.port !== port) {
             continue;
           }
-          if (!/^[.*]/.test(entry.hostname)) {
-            if (hostname2 === entry.hostname) {
+          if (!/^[.*]/.test(entry2.hostname)) {
+            if (hostname2 === entry2.hostname) {
               return false;
             }
           } else {
-            if (hostname2.endsWith(entry.hostname.replace(/^\*/, ""))) {
+            if (hostname2.endsWith(entry2.hostname.replace(/^\*/, ""))) {
               return false;
             }
           }
@@ -16361,13 +16361,13 @@ var require_env_http_proxy_agent = __commonJS({
         const noProxySplit = noProxyValue.split(/[,\s]/);
         const noProxyEntries = [];
         for (let i = 0; i < noProxySplit.length; i++) {
-          const entry = noProxySplit[i];
-          if (!entry) {
+          const entry2 = noProxySplit[i];
+          if (!entry2) {
             continue;
           }
-          const parsed = entry.match(/^(.+):(\d+)$/);
+          const parsed = entry2.match(/^(.+):(\d+)$/);
           noProxyEntries.push({
-            hostname: (parsed ? parsed[1] : entry).toLowerCase(),
+            hostname: (parsed ? parsed[1] : entry2).toLowerCase(),
             port: parsed ? Number.parseInt(parsed[2], 10) : 0
           });
         }
@@ -23809,7 +23809,7 @@ var require_cookies = __commonJS({
       if (!cookies) {
         return [];
       }
-      return cookies.map((pair) => parseSetCookie(pair));
+      return cookies.map((pair2) => parseSetCookie(pair2));
     }
     function setCookie(headers, cookie) {
       webidl.argumentLengthCheck(arguments, 2, "setCookie");
@@ -24357,8 +24357,8 @@ var require_util7 = __commonJS({
       const position = { position: 0 };
       const extensionList = /* @__PURE__ */ new Map();
       while (position.position < extensions.length) {
-        const pair = collectASequenceOfCodePointsFast(";", extensions, position);
-        const [name, value = ""] = pair.split("=");
+        const pair2 = collectASequenceOfCodePointsFast(";", extensions, position);
+        const [name, value = ""] = pair2.split("=");
         extensionList.set(
           removeHTTPWhitespace(name, true, false),
           removeHTTPWhitespace(value, false, true)
@@ -29518,8 +29518,8 @@ var require_util9 = __commonJS({
       const rawHeaders = [];
       for (const [name, value] of Object.entries(headers)) {
         if (Array.isArray(value)) {
-          for (const entry of value) {
-            rawHeaders.push(Buffer.from(name, "latin1"), Buffer.from(`${entry}`, "latin1"));
+          for (const entry2 of value) {
+            rawHeaders.push(Buffer.from(name, "latin1"), Buffer.from(`${entry2}`, "latin1"));
           }
         } else {
           rawHeaders.push(Buffer.from(name, "latin1"), Buffer.from(`${value}`, "latin1"));
@@ -34085,22 +34085,22 @@ var require_formdata2 = __commonJS({
         } else {
           value = webidl.converters.USVString(value);
         }
-        const entry = makeEntry(name, value, filename);
-        this.#state.push(entry);
+        const entry2 = makeEntry(name, value, filename);
+        this.#state.push(entry2);
       }
       delete(name) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.delete";
         webidl.argumentLengthCheck(arguments, 1, prefix);
         name = webidl.converters.USVString(name);
-        this.#state = this.#state.filter((entry) => entry.name !== name);
+        this.#state = this.#state.filter((entry2) => entry2.name !== name);
       }
       get(name) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.get";
         webidl.argumentLengthCheck(arguments, 1, prefix);
         name = webidl.converters.USVString(name);
-        const idx = this.#state.findIndex((entry) => entry.name === name);
+        const idx = this.#state.findIndex((entry2) => entry2.name === name);
         if (idx === -1) {
           return null;
         }
@@ -34111,14 +34111,14 @@ var require_formdata2 = __commonJS({
         const prefix = "FormData.getAll";
         webidl.argumentLengthCheck(arguments, 1, prefix);
         name = webidl.converters.USVString(name);
-        return this.#state.filter((entry) => entry.name === name).map((entry) => entry.value);
+        return this.#state.filter((entry2) => entry2.name === name).map((entry2) => entry2.value);
       }
       has(name) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.has";
         webidl.argumentLengthCheck(arguments, 1, prefix);
         name = webidl.converters.USVString(name);
-        return this.#state.findIndex((entry) => entry.name === name) !== -1;
+        return this.#state.findIndex((entry2) => entry2.name === name) !== -1;
       }
       set(name, value, filename = void 0) {
         webidl.brandCheck(this, _FormData);
@@ -34133,16 +34133,16 @@ var require_formdata2 = __commonJS({
         } else {
           value = webidl.converters.USVString(value);
         }
-        const entry = makeEntry(name, value, filename);
-        const idx = this.#state.findIndex((entry2) => entry2.name === name);
+        const entry2 = makeEntry(name, value, filename);
+        const idx = this.#state.findIndex((entry3) => entry3.name === name);
         if (idx !== -1) {
           this.#state = [
             ...this.#state.slice(0, idx),
-            entry,
-            ...this.#state.slice(idx + 1).filter((entry2) => entry2.name !== name)
+            entry2,
+            ...this.#state.slice(idx + 1).filter((entry3) => entry3.name !== name)
           ];
         } else {
-          this.#state.push(entry);
+          this.#state.push(entry2);
         }
       }
       [nodeUtil.inspect.custom](depth, options) {
@@ -38788,8 +38788,8 @@ var require_socks5_proxy_agent = __commonJS({
           const timeout = setTimeout(() => {
             reject(new Error("SOCKS5 connection timeout"));
           }, 5e3);
-          const onConnected = (info) => {
-            debug2("SOCKS5 tunnel established to", targetHost, targetPort, "via", info);
+          const onConnected = (info2) => {
+            debug2("SOCKS5 tunnel established to", targetHost, targetPort, "via", info2);
             clearTimeout(timeout);
             socks5Client.removeListener("error", onError);
             resolve8();
@@ -39218,14 +39218,14 @@ var require_env_http_proxy_agent2 = __commonJS({
           return false;
         }
         for (let i = 0; i < this.#noProxyEntries.length; i++) {
-          const entry = this.#noProxyEntries[i];
-          if (entry.port && entry.port !== port) {
+          const entry2 = this.#noProxyEntries[i];
+          if (entry2.port && entry2.port !== port) {
             continue;
           }
-          if (hostname2 === entry.hostname) {
+          if (hostname2 === entry2.hostname) {
             return false;
           }
-          if (hostname2.slice(-(entry.hostname.length + 1)) === `.${entry.hostname}`) {
+          if (hostname2.slice(-(entry2.hostname.length + 1)) === `.${entry2.hostname}`) {
             return false;
           }
         }
@@ -39236,14 +39236,14 @@ var require_env_http_proxy_agent2 = __commonJS({
         const noProxySplit = noProxyValue.split(/[,\s]/);
         const noProxyEntries = [];
         for (let i = 0; i < noProxySplit.length; i++) {
-          const entry = noProxySplit[i];
-          if (!entry) {
+          const entry2 = noProxySplit[i];
+          if (!entry2) {
             continue;
           }
-          const parsed = entry.match(/^(.+):(\d+)$/);
+          const parsed = entry2.match(/^(.+):(\d+)$/);
           noProxyEntries.push({
             // strip leading dot or asterisk with dot
-            hostname: (parsed ? parsed[1] : entry).replace(/^\*?\./, "").toLowerCase(),
+            hostname: (parsed ? parsed[1] : entry2).replace(/^\*?\./, "").toLowerCase(),
             port: parsed ? Number.parseInt(parsed[2], 10) : 0
           });
         }
@@ -45602,18 +45602,18 @@ var require_memory_cache_store = __commonJS({
         const topLevelKey = `${key.origin}:${key.path}`;
         const now = Date.now();
         const entries = this.#entries.get(topLevelKey);
-        const entry = entries ? findEntry(key, entries, now) : null;
-        return entry == null ? void 0 : {
-          statusMessage: entry.statusMessage,
-          statusCode: entry.statusCode,
-          headers: entry.headers,
-          body: entry.body,
-          vary: entry.vary ? entry.vary : void 0,
-          etag: entry.etag,
-          cacheControlDirectives: entry.cacheControlDirectives,
-          cachedAt: entry.cachedAt,
-          staleAt: entry.staleAt,
-          deleteAt: entry.deleteAt
+        const entry2 = entries ? findEntry(key, entries, now) : null;
+        return entry2 == null ? void 0 : {
+          statusMessage: entry2.statusMessage,
+          statusCode: entry2.statusCode,
+          headers: entry2.headers,
+          body: entry2.body,
+          vary: entry2.vary ? entry2.vary : void 0,
+          etag: entry2.etag,
+          cacheControlDirectives: entry2.cacheControlDirectives,
+          cachedAt: entry2.cachedAt,
+          staleAt: entry2.staleAt,
+          deleteAt: entry2.deleteAt
         };
       }
       /**
@@ -45626,17 +45626,17 @@ var require_memory_cache_store = __commonJS({
         assertCacheValue(val);
         const topLevelKey = `${key.origin}:${key.path}`;
         const store = this;
-        const entry = { ...key, ...val, body: [], size: 0 };
+        const entry2 = { ...key, ...val, body: [], size: 0 };
         return new Writable({
           write(chunk2, encoding, callback2) {
             if (typeof chunk2 === "string") {
               chunk2 = Buffer.from(chunk2, encoding);
             }
-            entry.size += chunk2.byteLength;
-            if (entry.size >= store.#maxEntrySize) {
+            entry2.size += chunk2.byteLength;
+            if (entry2.size >= store.#maxEntrySize) {
               this.destroy();
             } else {
-              entry.body.push(chunk2);
+              entry2.body.push(chunk2);
             }
             callback2(null);
           },
@@ -45649,13 +45649,13 @@ var require_memory_cache_store = __commonJS({
             const previousEntry = findEntry(key, entries, Date.now());
             if (previousEntry) {
               const index = entries.indexOf(previousEntry);
-              entries.splice(index, 1, entry);
+              entries.splice(index, 1, entry2);
               store.#size -= previousEntry.size;
             } else {
-              entries.push(entry);
+              entries.push(entry2);
               store.#count += 1;
             }
-            store.#size += entry.size;
+            store.#size += entry2.size;
             if (store.#size > store.#maxSize || store.#count > store.#maxCount) {
               if (!store.#hasEmittedMaxSizeEvent) {
                 store.emit("maxSizeExceeded", {
@@ -45667,8 +45667,8 @@ var require_memory_cache_store = __commonJS({
                 store.#hasEmittedMaxSizeEvent = true;
               }
               for (const [key2, entries2] of store.#entries) {
-                for (const entry2 of entries2.splice(0, entries2.length / 2)) {
-                  store.#size -= entry2.size;
+                for (const entry3 of entries2.splice(0, entries2.length / 2)) {
+                  store.#size -= entry3.size;
                   store.#count -= 1;
                 }
                 if (entries2.length === 0) {
@@ -45691,8 +45691,8 @@ var require_memory_cache_store = __commonJS({
           throw new TypeError(`expected key to be object, got ${typeof key}`);
         }
         const topLevelKey = `${key.origin}:${key.path}`;
-        for (const entry of this.#entries.get(topLevelKey) ?? []) {
-          this.#size -= entry.size;
+        for (const entry2 of this.#entries.get(topLevelKey) ?? []) {
+          this.#size -= entry2.size;
           this.#count -= 1;
         }
         this.#entries.delete(topLevelKey);
@@ -45700,18 +45700,18 @@ var require_memory_cache_store = __commonJS({
     };
     function findEntry(key, entries, now) {
       for (let i = 0; i < entries.length; i++) {
-        const entry = entries[i];
-        if (entry.deleteAt > now && entry.method === key.method && varyMatches(key, entry)) {
-          return entry;
+        const entry2 = entries[i];
+        if (entry2.deleteAt > now && entry2.method === key.method && varyMatches(key, entry2)) {
+          return entry2;
         }
       }
     }
-    function varyMatches(key, entry) {
-      if (entry.vary == null) {
+    function varyMatches(key, entry2) {
+      if (entry2.vary == null) {
         return true;
       }
-      for (const headerName in entry.vary) {
-        if (Object.hasOwn(entry.vary, headerName) && !headerValueEquals(key.headers?.[headerName], entry.vary[headerName])) {
+      for (const headerName in entry2.vary) {
+        if (Object.hasOwn(entry2.vary, headerName) && !headerValueEquals(key.headers?.[headerName], entry2.vary[headerName])) {
           return false;
         }
       }
@@ -50524,8 +50524,8 @@ var require_fetch2 = __commonJS({
                 }
                 const headerName = name.toLowerCase();
                 if (Array.isArray(value)) {
-                  for (const entry of value) {
-                    headersList.append(headerName, String(entry), true);
+                  for (const entry2 of value) {
+                    headersList.append(headerName, String(entry2), true);
                   }
                 } else {
                   headersList.append(headerName, String(value), true);
@@ -51670,7 +51670,7 @@ var require_cookies2 = __commonJS({
       if (!cookies) {
         return [];
       }
-      return cookies.map((pair) => parseSetCookie(pair));
+      return cookies.map((pair2) => parseSetCookie(pair2));
     }
     function parseCookie(cookie) {
       cookie = webidl.converters.DOMString(cookie);
@@ -52172,8 +52172,8 @@ var require_util13 = __commonJS({
       const position = { position: 0 };
       const extensionList = /* @__PURE__ */ new Map();
       while (position.position < extensions.length) {
-        const pair = collectASequenceOfCodePointsFast(";", extensions, position);
-        const [name, value = ""] = pair.split("=", 2);
+        const pair2 = collectASequenceOfCodePointsFast(";", extensions, position);
+        const [name, value = ""] = pair2.split("=", 2);
         extensionList.set(
           removeHTTPWhitespace(name, true, false),
           removeHTTPWhitespace(value, false, true)
@@ -61870,10 +61870,10 @@ var require_formats = __commonJS({
     function isLeapYear(year) {
       return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
     }
-    var DATE = /^(\d\d\d\d)-(\d\d)-(\d\d)$/;
+    var DATE2 = /^(\d\d\d\d)-(\d\d)-(\d\d)$/;
     var DAYS3 = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
     function date(str2) {
-      const matches = DATE.exec(str2);
+      const matches = DATE2.exec(str2);
       if (!matches)
         return false;
       const year = +matches[1];
@@ -63939,189 +63939,8 @@ function exitCodeFor(err) {
   return ExitCode.error;
 }
 
-// src/import/util.ts
-var SKU = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-function writableSku(sku) {
-  return sku.length <= 500 && SKU.test(sku);
-}
-function byCodePoint(a3, b) {
-  return a3 < b ? -1 : a3 > b ? 1 : 0;
-}
-function sortedKeys(record) {
-  return Object.keys(record).sort(byCodePoint);
-}
-function sortRecord(record) {
-  return Object.fromEntries(sortedKeys(record).map((k) => [k, record[k]]));
-}
-function unique(list2) {
-  return [...new Set(list2)];
-}
-function mostCommon(values2, key = (v) => JSON.stringify(v)) {
-  if (values2.length === 0) throw new Error("mostCommon of an empty list");
-  const counts2 = /* @__PURE__ */ new Map();
-  values2.forEach((value, i) => {
-    const k = key(value);
-    const entry = counts2.get(k);
-    if (entry) entry.count++;
-    else counts2.set(k, { value, count: 1, first: i });
-  });
-  let best;
-  for (const entry of counts2.values()) {
-    if (!best || entry.count > best.count || entry.count === best.count && entry.first < best.first)
-      best = entry;
-  }
-  return best.value;
-}
-function orderKeys(keys, preferred) {
-  const all = new Set(keys);
-  const head = unique(preferred.filter((k) => all.has(k)));
-  const seen2 = new Set(head);
-  return [...head, ...[...all].filter((k) => !seen2.has(k)).sort(byCodePoint)];
-}
-
-// src/import/availability.ts
-function sanitizeAvailability(state, _note) {
-  state.unavailable = state.unavailable.filter((sku) => state.items[sku]?.type === "ITEM").sort(byCodePoint);
-}
-var availabilityStore = {
-  name: "availability",
-  sections: (state) => state.unavailable.length > 0 ? { availability: { unavailable: [...state.unavailable] } } : void 0
-};
-var availabilityPart = {
-  sanitize: sanitizeAvailability,
-  store: availabilityStore
-};
-
-// src/kinds/types.ts
-function partOf(snapshot, read2) {
-  return Object.hasOwn(snapshot, read2.name) ? snapshot[read2.name] : void 0;
-}
-function perStoreRead(name, fetch, parse5) {
-  return {
-    name,
-    async fetch(client, stores, limit, deliver) {
-      await Promise.all(
-        stores.map(async (s) => {
-          const answer2 = await limit(() => fetch(client, s), s.key);
-          deliver(s.key, parse5 ? parse5(answer2) : answer2);
-        })
-      );
-    }
-  };
-}
-function effectOf(shown2, total) {
-  return shown2 === 0 ? "absent" : shown2 >= total ? "present" : "partial";
-}
-
-// src/kinds/reads.ts
-var storeMenuRead = perStoreRead(
-  "menu",
-  (client, s) => client.request(
-    "GET /restaurants/menu/v1/stores/{storeId}/store-menu",
-    { storeId: s.storeId },
-    void 0,
-    { raw: true }
-  ),
-  (text) => JSON.parse(text)
-);
-
-// src/kinds/availability.ts
-function select(state, ownership = "full") {
-  const off = new Set(state.unavailable);
-  const on = new Set(state.available ?? []);
-  const out = {};
-  for (const sku in state.items) {
-    if (state.items[sku].type !== "ITEM") continue;
-    if (off.has(sku)) out[sku] = resource(sku, false);
-    else if (ownership === "full" || on.has(sku)) out[sku] = resource(sku, true);
-  }
-  return out;
-}
-var resources = /* @__PURE__ */ new Map();
-function resource(sku, available) {
-  let pair = resources.get(sku);
-  if (!pair) {
-    pair = [Object.freeze({ sku, available: false }), Object.freeze({ sku, available: true })];
-    resources.set(sku, pair);
-  }
-  return pair[available ? 1 : 0];
-}
-var toggle = {
-  name: "availability.toggle",
-  stage: 7,
-  route: "PUT /api/v2/restaurants-integrations-public-api/availability/stores/items",
-  scope: "client",
-  body: (elements) => {
-    const entries = [];
-    for (const t of elements) {
-      let entry = entries.find((e) => e.store_integration_id === t.integrationId);
-      if (!entry) {
-        entry = { store_integration_id: t.integrationId, items: {} };
-        entries.push(entry);
-      }
-      (t.on ? entry.items.turn_on ??= [] : entry.items.turn_off ??= []).push(t.sku);
-    }
-    return entries;
-  }
-};
-var availability = {
-  name: "availability",
-  summary: "whether each item of a store is switched on or off (availability v2)",
-  endpoints: [toggle],
-  importPart: availabilityPart,
-  reads: [storeMenuRead],
-  defaultOwnership: "additive",
-  select,
-  segment: () => "availability",
-  title: (state, key) => Object.hasOwn(state.items, key) ? state.items[key].title : void 0,
-  // A new item is created available (platform notes, "Store menu API").
-  initial: (after) => ({ sku: after.sku, available: true }),
-  read(snapshot, into) {
-    const wire = partOf(snapshot, storeMenuRead);
-    into.unavailable = wire.items.filter((w) => w.item_type !== "MODIFIER_GROUP" && w.suspension_info?.is_available === false).map((w) => w.sku).sort();
-  },
-  writes(action, key, _before, after, ctx) {
-    if (action === "delete" || !after) return [];
-    const toggle2 = {
-      integrationId: ctx.desired.store.integrationId,
-      sku: key,
-      on: after.available
-    };
-    return [{ endpoint: "availability.toggle", element: toggle2 }];
-  }
-};
-
-// src/kinds/util.ts
-function byIndex(list2) {
-  return [...list2 ?? []].sort((a3, b) => (a3.index ?? Infinity) - (b.index ?? Infinity));
-}
-function jsonEqual(a3, b) {
-  if (a3 === b) return true;
-  if (a3 === null || b === null || typeof a3 !== "object" || typeof b !== "object") return false;
-  const isArray = Array.isArray(a3);
-  if (isArray !== Array.isArray(b)) return false;
-  if (isArray) {
-    const aa = a3;
-    const bb = b;
-    if (aa.length !== bb.length) return false;
-    for (let i = 0; i < aa.length; i++) if (!jsonEqual(aa[i], bb[i])) return false;
-    return true;
-  }
-  const ao = a3;
-  const bo = b;
-  const ak = Object.keys(ao);
-  if (ak.length !== Object.keys(bo).length) return false;
-  for (let i = 0; i < ak.length; i++) {
-    const k = ak[i];
-    if (!Object.prototype.hasOwnProperty.call(bo, k) || !jsonEqual(ao[k], bo[k])) return false;
-  }
-  return true;
-}
-function address(store, segment2, key) {
-  return `store[${store}].${segment2}[${key}]`;
-}
-
 // src/model.ts
+var CARTE_SUSPEND_REASON = "carte";
 var WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
 function table() {
   return /* @__PURE__ */ Object.create(null);
@@ -64135,12 +63954,6 @@ function emptyIds() {
 function emptyStore(store) {
   return { store, items: table(), categories: table(), menus: table(), unavailable: [] };
 }
-
-// src/config/check.ts
-import { basename, extname } from "node:path";
-
-// src/config/yaml.ts
-var import_yaml = __toESM(require_dist(), 1);
 
 // src/config/quote.ts
 var QUOTE_MAX = 40;
@@ -64163,6 +63976,7 @@ function bare(value, max = QUOTE_MAX) {
 }
 
 // src/config/yaml.ts
+var import_yaml = __toESM(require_dist(), 1);
 var DEFAULT_MAX_NODES = 1e5;
 var MAX_DEPTH = 64;
 var MAX_ALIAS_COUNT = 1e3;
@@ -64177,12 +63991,12 @@ function countNodes(text, limit) {
   let count = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    let mark = c === 44 || c === 91 || c === 123 || c === 10;
-    if (!mark && (c === 45 || c === 58 || c === 63)) {
+    let mark2 = c === 44 || c === 91 || c === 123 || c === 10;
+    if (!mark2 && (c === 45 || c === 58 || c === 63)) {
       const next = text.charCodeAt(i + 1);
-      mark = Number.isNaN(next) || next === 32 || next === 9 || next === 10 || next === 13;
+      mark2 = Number.isNaN(next) || next === 32 || next === 9 || next === 10 || next === 13;
     }
-    if (mark && ++count > limit) return { count, overAt: i };
+    if (mark2 && ++count > limit) return { count, overAt: i };
   }
   return { count };
 }
@@ -64285,14 +64099,14 @@ function walk(doc, text, maxDepth) {
       } else stack.push({ node: item, depth: depth + 1 });
     }
     if (keys) {
-      for (const pair of node.items) {
-        if (!(0, import_yaml.isPair)(pair) || !(0, import_yaml.isScalar)(pair.key)) continue;
-        const value = pair.key.value;
+      for (const pair2 of node.items) {
+        if (!(0, import_yaml.isPair)(pair2) || !(0, import_yaml.isScalar)(pair2.key)) continue;
+        const value = pair2.key.value;
         const key = `${typeof value}:${String(value)}`;
         if (keys.has(key)) {
           if (problems.length <= MAX_PROBLEMS)
             problems.push({
-              offset: pair.key.range?.[0] ?? 0,
+              offset: pair2.key.range?.[0] ?? 0,
               message: "YAML syntax error: Map keys must be unique"
             });
         } else keys.add(key);
@@ -64334,13 +64148,13 @@ function locate(parsed, pointer, target = "value") {
     const last = i === segments2.length - 1;
     node = resolveAlias(doc, node);
     if ((0, import_yaml.isMap)(node)) {
-      const pair = pairsOf(node).get(segment2);
-      if (!pair) return position;
-      const keyPos = nodePosition(lineCounter, pair.key);
+      const pair2 = pairsOf(node).get(segment2);
+      if (!pair2) return position;
+      const keyPos = nodePosition(lineCounter, pair2.key);
       if (last && target === "key" && keyPos) return keyPos;
-      const valuePos = nodePosition(lineCounter, pair.value);
+      const valuePos = nodePosition(lineCounter, pair2.value);
       position = valuePos ?? keyPos ?? position;
-      node = pair.value;
+      node = pair2.value;
     } else if ((0, import_yaml.isSeq)(node)) {
       const index = Number(segment2);
       const item = Number.isInteger(index) ? node.items[index] : void 0;
@@ -64387,9 +64201,9 @@ function scalarSource(parsed, pointer) {
   for (const segment2 of pointerSegments(pointer)) {
     node = resolveAlias(doc, node);
     if ((0, import_yaml.isMap)(node)) {
-      const pair = pairsOf(node).get(segment2);
-      if (!pair) return void 0;
-      node = pair.value;
+      const pair2 = pairsOf(node).get(segment2);
+      if (!pair2) return void 0;
+      node = pair2.value;
     } else if ((0, import_yaml.isSeq)(node)) {
       const index = Number(segment2);
       node = Number.isInteger(index) ? node.items[index] : void 0;
@@ -64475,6 +64289,124 @@ function isRecord(v) {
 function list(v) {
   return Array.isArray(v) ? v : [];
 }
+
+// src/config/time.ts
+var TimeContext = class {
+  constructor(now = /* @__PURE__ */ new Date()) {
+    this.now = now;
+  }
+  now;
+  /** Warnings, `file:line:col: message`, each once, in the order given. */
+  warnings = [];
+  seen = /* @__PURE__ */ new Set();
+  /** Records a warning at a site of a file (once per site and message). */
+  warn(site, message) {
+    const text = `${where(site)}: ${message}`;
+    if (this.seen.has(text)) return;
+    this.seen.add(text);
+    this.warnings.push(text);
+  }
+};
+var INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+var DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+var HOUR = 36e5;
+var DAY = 24 * HOUR;
+function validDate(year, month, day2) {
+  if (month < 1 || month > 12 || day2 < 1) return false;
+  return day2 <= new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+function parseInstant(text) {
+  const m = INSTANT.exec(text);
+  const bad = {
+    ok: false,
+    error: `${quote(text)} is not a date and time with an offset: write e.g. 2026-11-25T18:00:00-05:00`
+  };
+  if (!m) return bad;
+  const [year, month, day2, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6] ?? "0"].map(Number);
+  if (!validDate(year, month, day2) || hour > 23 || minute > 59 || second > 59) return bad;
+  const offset = m[7];
+  if (offset !== "Z" && (Number(offset.slice(1, 3)) > 14 || Number(offset.slice(4)) > 59)) return bad;
+  const ms = Date.parse(text);
+  return Number.isFinite(ms) ? { ok: true, ms } : bad;
+}
+function parseCalendarDate(text) {
+  const m = DATE.exec(text);
+  if (!m) return void 0;
+  const [year, month, day2] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  return validDate(year, month, day2) ? { year, month, day: day2 } : void 0;
+}
+function dayOver(date, now) {
+  return now.getTime() >= Date.UTC(date.year, date.month - 1, date.day + 1) + 12 * HOUR;
+}
+function withinAYear(date, now) {
+  return Date.UTC(date.year, date.month - 1, date.day) - now.getTime() < 365 * DAY - 14 * HOUR;
+}
+function startOf(text) {
+  const date = parseCalendarDate(text);
+  if (date) return Date.UTC(date.year, date.month - 1, date.day);
+  const instant = parseInstant(text);
+  return instant.ok ? instant.ms : void 0;
+}
+
+// src/import/util.ts
+var SKU = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+function writableSku(sku) {
+  return sku.length <= 500 && SKU.test(sku);
+}
+function byCodePoint(a3, b) {
+  return a3 < b ? -1 : a3 > b ? 1 : 0;
+}
+function sortedKeys(record) {
+  return Object.keys(record).sort(byCodePoint);
+}
+function sortRecord(record) {
+  return Object.fromEntries(sortedKeys(record).map((k) => [k, record[k]]));
+}
+function unique(list2) {
+  return [...new Set(list2)];
+}
+function mostCommon(values2, key = (v) => JSON.stringify(v)) {
+  if (values2.length === 0) throw new Error("mostCommon of an empty list");
+  const counts2 = /* @__PURE__ */ new Map();
+  values2.forEach((value, i) => {
+    const k = key(value);
+    const entry2 = counts2.get(k);
+    if (entry2) entry2.count++;
+    else counts2.set(k, { value, count: 1, first: i });
+  });
+  let best;
+  for (const entry2 of counts2.values()) {
+    if (!best || entry2.count > best.count || entry2.count === best.count && entry2.first < best.first)
+      best = entry2;
+  }
+  return best.value;
+}
+function orderKeys(keys, preferred) {
+  const all = new Set(keys);
+  const head = unique(preferred.filter((k) => all.has(k)));
+  const seen2 = new Set(head);
+  return [...head, ...[...all].filter((k) => !seen2.has(k)).sort(byCodePoint)];
+}
+
+// src/import/availability.ts
+function sanitizeAvailability(state, _note) {
+  state.unavailable = state.unavailable.filter((sku) => state.items[sku]?.type === "ITEM").sort(byCodePoint);
+}
+function entry(state, sku) {
+  const until = own(state.suspensions, sku)?.until;
+  return until !== void 0 && parseInstant(until).ok ? { sku, until } : sku;
+}
+var availabilityStore = {
+  name: "availability",
+  sections: (state) => state.unavailable.length > 0 ? { availability: { unavailable: state.unavailable.map((sku) => entry(state, sku)) } } : void 0
+};
+var availabilityPart = {
+  sanitize: sanitizeAvailability,
+  store: availabilityStore
+};
+
+// src/config/check.ts
+import { basename, extname } from "node:path";
 
 // src/platform/routes.ts
 function everyMenuHasId(menus2) {
@@ -65236,10 +65168,10 @@ function compareSlots(a3, b) {
 }
 function toSchedules(entries) {
   const perDay = [];
-  for (const entry of entries) {
-    const days = parseDays(entry.days, true);
+  for (const entry2 of entries) {
+    const days = parseDays(entry2.days, true);
     if (!days.ok) continue;
-    for (const text of entry.slots) {
+    for (const text of entry2.slots) {
       const slot = parseSlot(text);
       if (!slot.ok) continue;
       const { sameDay, nextDay } = splitSlot(slot.value);
@@ -65292,10 +65224,10 @@ function checkOverlaps(pieces, problems) {
 function splitWeek(days) {
   const out = Object.fromEntries(SCHEDULE_DAYS.map((d) => [d, []]));
   for (const day2 of SCHEDULE_DAYS) {
-    for (const entry of days[day2] ?? []) {
-      const { sameDay, nextDay } = splitSlot(entry.slot);
-      if (sameDay) out[day2].push({ slot: sameDay, entry, carried: false });
-      if (nextDay && day2 !== "hol") out[nextWeekday(day2)].push({ slot: nextDay, entry, carried: true });
+    for (const entry2 of days[day2] ?? []) {
+      const { sameDay, nextDay } = splitSlot(entry2.slot);
+      if (sameDay) out[day2].push({ slot: sameDay, entry: entry2, carried: false });
+      if (nextDay && day2 !== "hol") out[nextWeekday(day2)].push({ slot: nextDay, entry: entry2, carried: true });
     }
   }
   return out;
@@ -65304,9 +65236,9 @@ function sortedSlots(pieces) {
   return pieces.map((p) => p.slot).sort(compareSlots);
 }
 function datePieces(slots) {
-  return slots.flatMap((entry) => {
-    const { sameDay } = splitSlot(entry.slot);
-    return sameDay ? [{ slot: sameDay, entry, carried: false }] : [];
+  return slots.flatMap((entry2) => {
+    const { sameDay } = splitSlot(entry2.slot);
+    return sameDay ? [{ slot: sameDay, entry: entry2, carried: false }] : [];
   });
 }
 function isLoopbackHost(hostname2) {
@@ -65336,7 +65268,7 @@ function webhookUrlProblem(url) {
   if (parsed.protocol === "http:" && isLoopbackHost(parsed.hostname)) return void 0;
   return `webhook address ${quote(url)} must start with https:// (http:// is accepted only for localhost and 127.0.0.1)`;
 }
-function readSettings(parsed, base, data, problems, sections) {
+function readSettings(parsed, base, data, problems, sections, time = new TimeContext()) {
   const at = (...segments2) => siteOf(parsed, [...base, ...segments2]);
   const layer = { site: at(), includes: [], sections: /* @__PURE__ */ new Map() };
   const settings = isRecord(data) ? data : {};
@@ -65348,7 +65280,7 @@ function readSettings(parsed, base, data, problems, sections) {
     });
   if (settings.schedules_via === "menu" || settings.schedules_via === "utils")
     layer.schedulesVia = settings.schedules_via;
-  const ctx = { parsed, base, at };
+  const ctx = { parsed, base, at, time };
   for (const section2 of sections) {
     if (!Object.hasOwn(settings, section2.key)) continue;
     const value = section2.read(settings[section2.key], ctx, problems);
@@ -65412,11 +65344,11 @@ function readClient(parsed, data, problems) {
 function checkSchedules(parsed, segments2, value, owner, problems) {
   if (!Array.isArray(value)) return;
   const perDay = {};
-  value.forEach((entry, i) => {
-    if (!isRecord(entry) || typeof entry.days !== "string") return;
-    const days = parseDays(entry.days, true);
+  value.forEach((entry2, i) => {
+    if (!isRecord(entry2) || typeof entry2.days !== "string") return;
+    const days = parseDays(entry2.days, true);
     if (!days.ok) return report(problems, siteOf(parsed, [...segments2, i, "days"]), days.error);
-    const slots = readSlots(parsed, [...segments2, i, "slots"], entry.slots, problems, { allowed: true });
+    const slots = readSlots(parsed, [...segments2, i, "slots"], entry2.slots, problems, { allowed: true });
     for (const day2 of days.value) {
       for (const s of slots) {
         if (day2 === "hol" && crossesMidnight(s.slot))
@@ -66266,10 +66198,10 @@ function checkCatalog(parsed, problems, currency) {
       else menuFirst.set(menu.type, { parsed, pointer: toPointer(["menus", m, "type"]) });
     }
     const seen2 = /* @__PURE__ */ new Set();
-    list(menu.categories).forEach((entry, k) => {
-      const sku = typeof entry === "string" ? entry : isRecord(entry) ? entry.sku : void 0;
+    list(menu.categories).forEach((entry2, k) => {
+      const sku = typeof entry2 === "string" ? entry2 : isRecord(entry2) ? entry2.sku : void 0;
       if (typeof sku !== "string") return;
-      const at = typeof entry === "string" ? ["menus", m, "categories", k] : ["menus", m, "categories", k, "sku"];
+      const at = typeof entry2 === "string" ? ["menus", m, "categories", k] : ["menus", m, "categories", k, "sku"];
       if (!index.categories.has(sku)) {
         const def = index.skus.get(sku);
         r.at(
@@ -66505,6 +66437,36 @@ function checkStoreGroup(parsed, groups, problems) {
     ["group"],
     known.length === 0 ? `unknown group ${quote(data.group)}: no group files were found (see groups: in carte.yaml)` : `unknown group ${quote(data.group)} (known: ${known.map((k) => bare(k)).join(", ")})`
   );
+}
+
+// src/kinds/util.ts
+function byIndex(list2) {
+  return [...list2 ?? []].sort((a3, b) => (a3.index ?? Infinity) - (b.index ?? Infinity));
+}
+function jsonEqual(a3, b) {
+  if (a3 === b) return true;
+  if (a3 === null || b === null || typeof a3 !== "object" || typeof b !== "object") return false;
+  const isArray = Array.isArray(a3);
+  if (isArray !== Array.isArray(b)) return false;
+  if (isArray) {
+    const aa = a3;
+    const bb = b;
+    if (aa.length !== bb.length) return false;
+    for (let i = 0; i < aa.length; i++) if (!jsonEqual(aa[i], bb[i])) return false;
+    return true;
+  }
+  const ao = a3;
+  const bo = b;
+  const ak = Object.keys(ao);
+  if (ak.length !== Object.keys(bo).length) return false;
+  for (let i = 0; i < ak.length; i++) {
+    const k = ak[i];
+    if (!Object.prototype.hasOwnProperty.call(bo, k) || !jsonEqual(ao[k], bo[k])) return false;
+  }
+  return true;
+}
+function address(store, segment2, key) {
+  return `store[${store}].${segment2}[${key}]`;
 }
 
 // src/import/order.ts
@@ -66848,6 +66810,408 @@ var itemsPart = {
   catalog: itemsCatalog
 };
 
+// src/kinds/types.ts
+function partOf(snapshot, read2) {
+  return Object.hasOwn(snapshot, read2.name) ? snapshot[read2.name] : void 0;
+}
+function perStoreRead(name, fetch, parse5) {
+  return {
+    name,
+    async fetch(client, stores, limit, deliver) {
+      await Promise.all(
+        stores.map(async (s) => {
+          const answer2 = await limit(() => fetch(client, s), s.key);
+          deliver(s.key, parse5 ? parse5(answer2) : answer2);
+        })
+      );
+    }
+  };
+}
+function effectOf(shown2, total) {
+  return shown2 === 0 ? "absent" : shown2 >= total ? "present" : "partial";
+}
+
+// src/kinds/reads.ts
+var storeMenuRead = perStoreRead(
+  "menu",
+  (client, s) => client.request(
+    "GET /restaurants/menu/v1/stores/{storeId}/store-menu",
+    { storeId: s.storeId },
+    void 0,
+    { raw: true }
+  ),
+  (text) => JSON.parse(text)
+);
+
+// src/kinds/items.ts
+function anyScheduled(items2) {
+  for (const sku in items2) if (items2[sku]?.schedules) return true;
+  return false;
+}
+function selectItems(state) {
+  const viaUtils = state.schedulesVia === "utils";
+  if (!viaUtils && !anyScheduled(state.items)) return state.items;
+  const out = {};
+  for (const [sku, item] of Object.entries(state.items)) {
+    const { schedules: schedules2, ...rest } = item;
+    out[sku] = viaUtils || !schedules2?.length ? rest : { ...rest, schedules: canonicalSchedules(schedules2) };
+  }
+  return out;
+}
+function toWireItem(r) {
+  const group2 = r.type === "MODIFIER_GROUP";
+  return {
+    sku: r.sku,
+    item_type: r.type,
+    title_info: { title: r.title },
+    description_info: { description: r.description },
+    // The host of an image is sent back as read (spec §2.2 `{id, path, index, host}`); the platform's
+    // image id is its own and is not sent.
+    images_info: {
+      images: r.images.map(
+        (image, index) => typeof image === "string" ? { path: image, index } : { path: image.path, index, host: image.host }
+      )
+    },
+    items_info: { items: r.children.map((sku, index) => ({ sku, index })) },
+    price_info: {
+      price: r.price,
+      // The price of this option inside a given parent item (platform notes: override_type ITEM).
+      overrides: Object.keys(r.priceInParent ?? {}).sort().map((parent) => ({
+        override_type: "ITEM",
+        override_sku: parent,
+        price: r.priceInParent[parent]
+      }))
+    },
+    quantity_info: {
+      min_permitted: group2 ? r.min : null,
+      max_permitted: group2 ? r.max : null,
+      modifiers_type: group2 ? r.modifiersType : null
+    },
+    schedules_info: { schedules: toWireSchedules(r.schedules) }
+  };
+}
+function fromWireItem(w, skuOf) {
+  const group2 = w.item_type === "MODIFIER_GROUP";
+  const q = w.quantity_info;
+  const out = {
+    sku: w.sku,
+    type: group2 ? "MODIFIER_GROUP" : "ITEM",
+    title: w.title_info?.title ?? "",
+    description: w.description_info?.description ?? "",
+    price: w.price_info?.price ?? null,
+    images: byIndex(w.images_info?.images).map(
+      (i) => typeof i.host === "string" && i.host !== "" ? { path: i.path, host: i.host } : i.path
+    ),
+    children: byIndex(w.items_info?.items).map((ref) => ref.sku ?? skuOf(ref.id)).filter((s) => s !== void 0),
+    min: group2 ? q?.min_permitted ?? null : null,
+    max: group2 ? q?.max_permitted ?? null : null,
+    modifiersType: group2 ? q?.modifiers_type ?? null : null
+  };
+  const schedules2 = fromWireSchedules(w.schedules_info?.schedules);
+  if (schedules2) out.schedules = schedules2;
+  const inParent = {};
+  for (const o of w.price_info?.overrides ?? []) {
+    const parent = o.override_sku ?? skuOf(o.override_id ?? void 0);
+    if (o.override_type === "ITEM" && parent && typeof o.price === "number") inParent[parent] = o.price;
+  }
+  if (Object.keys(inParent).length > 0) {
+    out.priceInParent = Object.fromEntries(
+      Object.keys(inParent).sort().map((k) => [k, inParent[k]])
+    );
+  }
+  return out;
+}
+var parentsCache = /* @__PURE__ */ new WeakMap();
+function parentsOf(items2) {
+  let parents = parentsCache.get(items2);
+  if (!parents) {
+    parents = /* @__PURE__ */ new Map();
+    for (const r of Object.values(items2).sort((a3, b) => a3.sku < b.sku ? -1 : a3.sku > b.sku ? 1 : 0))
+      for (const c of r.children) {
+        const list2 = parents.get(c);
+        if (list2) list2.push(r.sku);
+        else parents.set(c, [r.sku]);
+      }
+    parentsCache.set(items2, parents);
+  }
+  return parents;
+}
+function groupOf(state, sku) {
+  const typeOf = (k) => Object.hasOwn(state.items, k) ? state.items[k].type : void 0;
+  if (typeOf(sku) !== "ITEM") return void 0;
+  return parentsOf(state.items).get(sku)?.find((p) => typeOf(p) === "MODIFIER_GROUP");
+}
+function nestedWithin(state, sku) {
+  const parents = parentsOf(state.items);
+  const previous = /* @__PURE__ */ new Map([[sku, null]]);
+  let frontier = [sku];
+  while (frontier.length > 0) {
+    const next = [];
+    for (const node of frontier) {
+      const up = parents.get(node);
+      if (!up) {
+        if (node === sku) return void 0;
+        const path10 = [];
+        for (let n = previous.get(node); n !== void 0 && n !== null; n = previous.get(n)) path10.push(n);
+        const within = [node, ...path10.slice(0, -1)];
+        return within.length >= 3 ? within : void 0;
+      }
+      for (const p of up)
+        if (!previous.has(p)) {
+          previous.set(p, node);
+          next.push(p);
+        }
+    }
+    frontier = next;
+  }
+  return void 0;
+}
+function unreadOf(w, skuOf) {
+  const out = [];
+  const blocks = {
+    title_info: w.title_info,
+    description_info: w.description_info,
+    images_info: w.images_info,
+    items_info: w.items_info,
+    quantity_info: w.quantity_info,
+    schedules_info: w.schedules_info,
+    suspension_info: w.suspension_info
+  };
+  for (const [name, block] of Object.entries(blocks)) {
+    const overrides = block?.overrides ?? [];
+    if (overrides.length > 0)
+      out.push(
+        `${name}.overrides (${[...new Set(overrides.map((o) => o.override_type ?? "?"))].join(", ")})`
+      );
+  }
+  const prices = (w.price_info?.overrides ?? []).filter(
+    (o) => !(o.override_type === "ITEM" && typeof o.price === "number" && (o.override_sku ?? skuOf(o.override_id ?? void 0)) !== void 0)
+  );
+  if (prices.length > 0)
+    out.push(`price_info.overrides (${[...new Set(prices.map((o) => o.override_type ?? "?"))].join(", ")})`);
+  return out;
+}
+var upsert = {
+  name: "items.upsert",
+  stage: 1,
+  route: "POST /restaurants/menu/v1/stores/{storeId}/items",
+  scope: "store",
+  body: (elements) => elements
+};
+var remove = {
+  name: "items.delete",
+  stage: 6,
+  route: "DELETE /restaurants/menu/v1/stores/{storeId}/items",
+  scope: "store",
+  body: (elements) => elements
+};
+var items = {
+  name: "item",
+  summary: "items (products and options) and modifier groups of the store menu, by SKU",
+  segments: ["modifier_group"],
+  endpoints: [upsert, remove],
+  importPart: itemsPart,
+  select: selectItems,
+  segment: (r) => r.type === "MODIFIER_GROUP" ? "modifier_group" : "item",
+  within: nestedWithin,
+  group: groupOf,
+  // Prices from a date still ahead (issue 14): information, not changes, until that date.
+  info(desired, current2) {
+    const upcoming = desired.upcomingPrices;
+    if (!upcoming) return [];
+    return Object.keys(upcoming).sort().map((sku) => {
+      const next = upcoming[sku];
+      const now = own(current2.items, sku)?.price;
+      return `upcoming price of ${sku}: ${next.price} from ${next.from}` + (now === void 0 || now === null ? "" : ` (now ${now})`) + "; a run from that date changes it";
+    });
+  },
+  reads: [storeMenuRead],
+  read(snapshot, into, ids) {
+    const wire = partOf(snapshot, storeMenuRead);
+    const skuById = /* @__PURE__ */ new Map();
+    for (const w of wire.items) if (w.id !== void 0) skuById.set(w.id, w.sku);
+    const skuOf = (id) => id === void 0 ? void 0 : skuById.get(id);
+    const sorted = [...wire.items].sort(
+      (a3, b) => a3.sku.localeCompare(b.sku) || (a3.id ?? Infinity) - (b.id ?? Infinity)
+    );
+    for (const w of sorted) {
+      const key = into.items[w.sku] && w.id !== void 0 ? `${w.sku}#${w.id}` : w.sku;
+      into.items[key] = fromWireItem(w, skuOf);
+      if (w.id !== void 0) ids.items[key] = w.id;
+      const unread = unreadOf(w, skuOf);
+      if (unread.length > 0)
+        (into.unread ??= {})[`${w.item_type === "MODIFIER_GROUP" ? "modifier_group" : "item"}[${key}]`] = unread;
+    }
+  },
+  duplicates(state) {
+    return Object.fromEntries(
+      Object.entries(state.items).filter(([key, item]) => key !== item.sku).map(([key, item]) => [key, item.sku])
+    );
+  },
+  writes(action, key, _before, after, ctx) {
+    if (action === "delete") {
+      const id = ctx.ids.items[key];
+      return id === void 0 ? [] : [{ endpoint: "items.delete", element: id }];
+    }
+    const item = ctx.desired.items[key] ?? after;
+    let element = ctx.elements?.get(item);
+    if (!element) {
+      element = toWireItem(item);
+      ctx.elements?.set(item, element);
+    }
+    return [{ endpoint: "items.upsert", element }];
+  }
+};
+
+// src/kinds/availability.ts
+function select(state, ownership, current2) {
+  const desired = ownership !== void 0;
+  const off = new Set(state.unavailable);
+  const on = new Set(state.available ?? []);
+  const out = {};
+  for (const sku in state.items) {
+    if (state.items[sku].type !== "ITEM") continue;
+    if (off.has(sku)) {
+      const until = own(state.suspensions, sku)?.until;
+      out[sku] = offResource(sku, desired ? !alreadyOff(current2, sku, until) : ownMark(state, sku), until);
+    } else if (!desired || ownership === "full" || on.has(sku) || switchedOffByCarte(current2, sku)) {
+      out[sku] = resource(sku, true);
+    }
+  }
+  return out;
+}
+function ownMark(state, sku) {
+  return own(state.suspensions, sku)?.byCarte === true;
+}
+function alreadyOff(current2, sku, until) {
+  return current2 !== void 0 && current2.unavailable.includes(sku) && !ownMark(current2, sku) && own(current2.suspensions, sku)?.until === until;
+}
+function switchedOffByCarte(current2, sku) {
+  return current2 !== void 0 && own(current2.suspensions, sku)?.byCarte === true && current2.unavailable.includes(sku);
+}
+function info(desired, current2, ownership) {
+  if (ownership !== "additive") return [];
+  const named = /* @__PURE__ */ new Set([...desired.unavailable, ...desired.available ?? []]);
+  const staff = current2.unavailable.filter(
+    (sku) => !named.has(sku) && own(current2.suspensions, sku)?.byCarte !== true && own(desired.items, sku)?.type === "ITEM"
+  );
+  if (staff.length === 0) return [];
+  const shown2 = staff.slice(0, 20).join(", ");
+  const more = staff.length > 20 ? ` and ${staff.length - 20} more` : "";
+  return [
+    `${staff.length} ${staff.length === 1 ? "item" : "items"} switched off outside the files ${staff.length === 1 ? "stays" : "stay"} off: ${shown2}${more} (list a SKU under availability.available to switch it on)`
+  ];
+}
+var resources = /* @__PURE__ */ new Map();
+function pair(sku) {
+  let p = resources.get(sku);
+  if (!p) {
+    p = [
+      Object.freeze({ sku, available: false }),
+      Object.freeze({ sku, available: true }),
+      Object.freeze({ sku, available: false, byCarte: true })
+    ];
+    resources.set(sku, p);
+  }
+  return p;
+}
+function resource(sku, available) {
+  return pair(sku)[available ? 1 : 0];
+}
+function offResource(sku, byCarte, until) {
+  if (until === void 0) return pair(sku)[byCarte ? 2 : 0];
+  return byCarte ? { sku, available: false, byCarte: true, until } : { sku, available: false, until };
+}
+function availabilityState(r) {
+  if (r.available) return "on";
+  const time = r.until === void 0 ? void 0 : /T(\d{2}:\d{2})/.exec(r.until)?.[1];
+  const until = r.until === void 0 ? "" : ` until ${time ?? r.until} (${r.until})`;
+  return `off${until}${r.byCarte ? "" : ", switched off outside the files"}`;
+}
+var toggle = {
+  name: "availability.toggle",
+  stage: 7,
+  route: "PUT /api/v2/restaurants-integrations-public-api/availability/stores/items",
+  scope: "client",
+  body: (elements) => {
+    const entries = [];
+    for (const t of elements) {
+      let entry2 = entries.find((e) => e.store_integration_id === t.integrationId);
+      if (!entry2) {
+        entry2 = { store_integration_id: t.integrationId, items: {} };
+        entries.push(entry2);
+      }
+      (t.on ? entry2.items.turn_on ??= [] : entry2.items.turn_off ??= []).push(t.sku);
+    }
+    return entries;
+  }
+};
+var mark = {
+  name: "availability.mark",
+  stage: 8,
+  route: "POST /restaurants/menu/v1/stores/{storeId}/items",
+  scope: "store",
+  body: (elements) => elements
+};
+var availability = {
+  name: "availability",
+  summary: "whether each item of a store is switched on or off (availability v2)",
+  endpoints: [toggle, mark],
+  importPart: availabilityPart,
+  reads: [storeMenuRead],
+  defaultOwnership: "additive",
+  select,
+  info,
+  segment: () => "availability",
+  title: (state, key) => Object.hasOwn(state.items, key) ? state.items[key].title : void 0,
+  // A new item is created available (platform notes, "Store menu API").
+  initial: (after) => ({ sku: after.sku, available: true }),
+  diff(before, after) {
+    return [{ attribute: "state", before: availabilityState(before), after: availabilityState(after) }];
+  },
+  read(snapshot, into) {
+    const wire = partOf(snapshot, storeMenuRead);
+    const off = wire.items.filter(
+      (w) => w.item_type !== "MODIFIER_GROUP" && w.suspension_info?.is_available === false
+    );
+    into.unavailable = off.map((w) => w.sku).sort();
+    for (const w of off) {
+      const info2 = w.suspension_info;
+      const byCarte = info2.suspend_reason === CARTE_SUSPEND_REASON;
+      const until = typeof info2.suspend_until === "string" && info2.suspend_until !== "" ? info2.suspend_until.slice(0, 64) : void 0;
+      if (!byCarte && until === void 0) continue;
+      (into.suspensions ??= /* @__PURE__ */ Object.create(null))[w.sku] = {
+        ...until !== void 0 ? { until } : {},
+        ...byCarte ? { byCarte } : {}
+      };
+    }
+  },
+  writes(action, key, before, after, ctx) {
+    if (action === "delete" || !after) return [];
+    const toggle2 = (on) => ({
+      integrationId: ctx.desired.store.integrationId,
+      sku: key,
+      on
+    });
+    if (after.available) return [{ endpoint: "availability.toggle", element: toggle2(true) }];
+    const out = before?.available === false ? [] : [{ endpoint: "availability.toggle", element: toggle2(false) }];
+    const item = own(ctx.desired.items, key);
+    if (item) {
+      const wire = ctx.elements?.get(item) ?? toWireItem(item);
+      const element = {
+        ...wire,
+        suspension_info: {
+          is_available: false,
+          suspend_reason: CARTE_SUSPEND_REASON,
+          suspend_until: after.until ?? null
+        }
+      };
+      out.push({ endpoint: "availability.mark", element });
+    }
+    return out;
+  }
+};
+
 // src/import/categories.ts
 var MAX_ITEMS = 50;
 function sanitizeCategories(state, note) {
@@ -66927,14 +67291,14 @@ function selectCategories(state) {
   }
   return out;
 }
-var upsert = {
+var upsert2 = {
   name: "categories.upsert",
   stage: 2,
   route: "POST /restaurants/menu/v1/stores/{storeId}/categories",
   scope: "store",
   body: (elements) => elements
 };
-var remove = {
+var remove2 = {
   name: "categories.delete",
   stage: 5,
   route: "DELETE /restaurants/menu/v1/stores/{storeId}/categories",
@@ -66944,7 +67308,7 @@ var remove = {
 var categories = {
   name: "category",
   summary: "categories of the store menu: title, ordered items, schedules",
-  endpoints: [upsert, remove],
+  endpoints: [upsert2, remove2],
   importPart: categoriesPart,
   select: selectCategories,
   segment: () => "category",
@@ -67016,7 +67380,7 @@ var put = {
   // Creates or replaces the event's webhook: repeating it gives the same configuration.
   idempotent: () => true
 };
-var remove2 = {
+var remove3 = {
   chain: "webhooks",
   synchronous: true,
   name: ClientWebhookEndpoint.delete,
@@ -67040,7 +67404,7 @@ var clientWebhooks = {
   name: "client_webhook",
   summary: "integration-wide webhooks (STORE_PROVISIONING_STATUS), in carte.yaml client:",
   reads: [clientWebhooksRead],
-  endpoints: [put, remove2],
+  endpoints: [put, remove3],
   defaultOwnership: "additive",
   select: (state) => state.webhooks,
   read(snapshot, into, ids) {
@@ -67387,7 +67751,7 @@ var holidaysSection = {
   resolve(merged, into) {
     into.holidays = sortedRecord(
       Object.fromEntries(
-        Object.entries(merged).map(([date, entry]) => [date, sortedSlots(datePieces(entry.slots))])
+        Object.entries(merged).map(([date, entry2]) => [date, sortedSlots(datePieces(entry2.slots))])
       )
     );
   }
@@ -67448,218 +67812,6 @@ var holidays = {
         params: { holidayDayId: day2.dayId }
       }))
     ];
-  }
-};
-
-// src/kinds/items.ts
-function anyScheduled(items2) {
-  for (const sku in items2) if (items2[sku]?.schedules) return true;
-  return false;
-}
-function selectItems(state) {
-  const viaUtils = state.schedulesVia === "utils";
-  if (!viaUtils && !anyScheduled(state.items)) return state.items;
-  const out = {};
-  for (const [sku, item] of Object.entries(state.items)) {
-    const { schedules: schedules2, ...rest } = item;
-    out[sku] = viaUtils || !schedules2?.length ? rest : { ...rest, schedules: canonicalSchedules(schedules2) };
-  }
-  return out;
-}
-function toWireItem(r) {
-  const group2 = r.type === "MODIFIER_GROUP";
-  return {
-    sku: r.sku,
-    item_type: r.type,
-    title_info: { title: r.title },
-    description_info: { description: r.description },
-    // The host of an image is sent back as read (spec §2.2 `{id, path, index, host}`); the platform's
-    // image id is its own and is not sent.
-    images_info: {
-      images: r.images.map(
-        (image, index) => typeof image === "string" ? { path: image, index } : { path: image.path, index, host: image.host }
-      )
-    },
-    items_info: { items: r.children.map((sku, index) => ({ sku, index })) },
-    price_info: {
-      price: r.price,
-      // The price of this option inside a given parent item (platform notes: override_type ITEM).
-      overrides: Object.keys(r.priceInParent ?? {}).sort().map((parent) => ({
-        override_type: "ITEM",
-        override_sku: parent,
-        price: r.priceInParent[parent]
-      }))
-    },
-    quantity_info: {
-      min_permitted: group2 ? r.min : null,
-      max_permitted: group2 ? r.max : null,
-      modifiers_type: group2 ? r.modifiersType : null
-    },
-    schedules_info: { schedules: toWireSchedules(r.schedules) }
-  };
-}
-function fromWireItem(w, skuOf) {
-  const group2 = w.item_type === "MODIFIER_GROUP";
-  const q = w.quantity_info;
-  const out = {
-    sku: w.sku,
-    type: group2 ? "MODIFIER_GROUP" : "ITEM",
-    title: w.title_info?.title ?? "",
-    description: w.description_info?.description ?? "",
-    price: w.price_info?.price ?? null,
-    images: byIndex(w.images_info?.images).map(
-      (i) => typeof i.host === "string" && i.host !== "" ? { path: i.path, host: i.host } : i.path
-    ),
-    children: byIndex(w.items_info?.items).map((ref) => ref.sku ?? skuOf(ref.id)).filter((s) => s !== void 0),
-    min: group2 ? q?.min_permitted ?? null : null,
-    max: group2 ? q?.max_permitted ?? null : null,
-    modifiersType: group2 ? q?.modifiers_type ?? null : null
-  };
-  const schedules2 = fromWireSchedules(w.schedules_info?.schedules);
-  if (schedules2) out.schedules = schedules2;
-  const inParent = {};
-  for (const o of w.price_info?.overrides ?? []) {
-    const parent = o.override_sku ?? skuOf(o.override_id ?? void 0);
-    if (o.override_type === "ITEM" && parent && typeof o.price === "number") inParent[parent] = o.price;
-  }
-  if (Object.keys(inParent).length > 0) {
-    out.priceInParent = Object.fromEntries(
-      Object.keys(inParent).sort().map((k) => [k, inParent[k]])
-    );
-  }
-  return out;
-}
-var parentsCache = /* @__PURE__ */ new WeakMap();
-function parentsOf(items2) {
-  let parents = parentsCache.get(items2);
-  if (!parents) {
-    parents = /* @__PURE__ */ new Map();
-    for (const r of Object.values(items2).sort((a3, b) => a3.sku < b.sku ? -1 : a3.sku > b.sku ? 1 : 0))
-      for (const c of r.children) {
-        const list2 = parents.get(c);
-        if (list2) list2.push(r.sku);
-        else parents.set(c, [r.sku]);
-      }
-    parentsCache.set(items2, parents);
-  }
-  return parents;
-}
-function groupOf(state, sku) {
-  const typeOf = (k) => Object.hasOwn(state.items, k) ? state.items[k].type : void 0;
-  if (typeOf(sku) !== "ITEM") return void 0;
-  return parentsOf(state.items).get(sku)?.find((p) => typeOf(p) === "MODIFIER_GROUP");
-}
-function nestedWithin(state, sku) {
-  const parents = parentsOf(state.items);
-  const previous = /* @__PURE__ */ new Map([[sku, null]]);
-  let frontier = [sku];
-  while (frontier.length > 0) {
-    const next = [];
-    for (const node of frontier) {
-      const up = parents.get(node);
-      if (!up) {
-        if (node === sku) return void 0;
-        const path10 = [];
-        for (let n = previous.get(node); n !== void 0 && n !== null; n = previous.get(n)) path10.push(n);
-        const within = [node, ...path10.slice(0, -1)];
-        return within.length >= 3 ? within : void 0;
-      }
-      for (const p of up)
-        if (!previous.has(p)) {
-          previous.set(p, node);
-          next.push(p);
-        }
-    }
-    frontier = next;
-  }
-  return void 0;
-}
-function unreadOf(w, skuOf) {
-  const out = [];
-  const blocks = {
-    title_info: w.title_info,
-    description_info: w.description_info,
-    images_info: w.images_info,
-    items_info: w.items_info,
-    quantity_info: w.quantity_info,
-    schedules_info: w.schedules_info,
-    suspension_info: w.suspension_info
-  };
-  for (const [name, block] of Object.entries(blocks)) {
-    const overrides = block?.overrides ?? [];
-    if (overrides.length > 0)
-      out.push(
-        `${name}.overrides (${[...new Set(overrides.map((o) => o.override_type ?? "?"))].join(", ")})`
-      );
-  }
-  const prices = (w.price_info?.overrides ?? []).filter(
-    (o) => !(o.override_type === "ITEM" && typeof o.price === "number" && (o.override_sku ?? skuOf(o.override_id ?? void 0)) !== void 0)
-  );
-  if (prices.length > 0)
-    out.push(`price_info.overrides (${[...new Set(prices.map((o) => o.override_type ?? "?"))].join(", ")})`);
-  const until = w.suspension_info?.suspend_until;
-  if (typeof until === "string" && until !== "") out.push(`a suspension until ${until}`);
-  return out;
-}
-var upsert2 = {
-  name: "items.upsert",
-  stage: 1,
-  route: "POST /restaurants/menu/v1/stores/{storeId}/items",
-  scope: "store",
-  body: (elements) => elements
-};
-var remove3 = {
-  name: "items.delete",
-  stage: 6,
-  route: "DELETE /restaurants/menu/v1/stores/{storeId}/items",
-  scope: "store",
-  body: (elements) => elements
-};
-var items = {
-  name: "item",
-  summary: "items (products and options) and modifier groups of the store menu, by SKU",
-  segments: ["modifier_group"],
-  endpoints: [upsert2, remove3],
-  importPart: itemsPart,
-  select: selectItems,
-  segment: (r) => r.type === "MODIFIER_GROUP" ? "modifier_group" : "item",
-  within: nestedWithin,
-  group: groupOf,
-  reads: [storeMenuRead],
-  read(snapshot, into, ids) {
-    const wire = partOf(snapshot, storeMenuRead);
-    const skuById = /* @__PURE__ */ new Map();
-    for (const w of wire.items) if (w.id !== void 0) skuById.set(w.id, w.sku);
-    const skuOf = (id) => id === void 0 ? void 0 : skuById.get(id);
-    const sorted = [...wire.items].sort(
-      (a3, b) => a3.sku.localeCompare(b.sku) || (a3.id ?? Infinity) - (b.id ?? Infinity)
-    );
-    for (const w of sorted) {
-      const key = into.items[w.sku] && w.id !== void 0 ? `${w.sku}#${w.id}` : w.sku;
-      into.items[key] = fromWireItem(w, skuOf);
-      if (w.id !== void 0) ids.items[key] = w.id;
-      const unread = unreadOf(w, skuOf);
-      if (unread.length > 0)
-        (into.unread ??= {})[`${w.item_type === "MODIFIER_GROUP" ? "modifier_group" : "item"}[${key}]`] = unread;
-    }
-  },
-  duplicates(state) {
-    return Object.fromEntries(
-      Object.entries(state.items).filter(([key, item]) => key !== item.sku).map(([key, item]) => [key, item.sku])
-    );
-  },
-  writes(action, key, _before, after, ctx) {
-    if (action === "delete") {
-      const id = ctx.ids.items[key];
-      return id === void 0 ? [] : [{ endpoint: "items.delete", element: id }];
-    }
-    const item = ctx.desired.items[key] ?? after;
-    let element = ctx.elements?.get(item);
-    if (!element) {
-      element = toWireItem(item);
-      ctx.elements?.set(item, element);
-    }
-    return [{ endpoint: "items.upsert", element }];
   }
 };
 
@@ -67877,13 +68029,26 @@ var specialDaysSection = {
   read(value, ctx, problems) {
     if (!Array.isArray(value)) return void 0;
     const out = {};
-    value.forEach((entry, i) => {
-      if (typeof entry !== "object" || entry === null) return;
-      const e = entry;
+    value.forEach((entry2, i) => {
+      if (typeof entry2 !== "object" || entry2 === null) return;
+      const e = entry2;
       if (typeof e.date !== "string" || typeof e.name !== "string") return;
       const site = ctx.at("special_days", i, "date");
-      if (!/^[0-9]{2}-[0-9]{2}$/.test(e.date)) return;
-      const parsedDate = parseMonthDay(e.date);
+      let text = e.date;
+      if (/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/.test(text)) {
+        const full = parseCalendarDate(text);
+        if (!full)
+          return report(problems, site, `special day ${quote(text)} is not a date: write YYYY-MM-DD`);
+        if (dayOver(full, ctx.time.now))
+          return ctx.time.warn(
+            site,
+            `special day ${quote(e.name)} of ${text} has passed: it is ignored, and removed from the platform where it is still there; remove it from the file`
+          );
+        if (!withinAYear(full, ctx.time.now)) return;
+        text = text.slice(5);
+      }
+      if (!/^[0-9]{2}-[0-9]{2}$/.test(text)) return;
+      const parsedDate = parseMonthDay(text);
       if (!parsedDate.ok) return report(problems, site, `special day ${parsedDate.error}`);
       const key = monthDayKey(parsedDate.value.month, parsedDate.value.day);
       const first = out[key];
@@ -68381,10 +68546,10 @@ function utilsScheduleKind(f) {
       ids.other[f.name] = stash;
     },
     writes(_action, key, _before, after, ctx) {
-      const info = ctx.ids.other[f.name]?.[key];
-      if (!info || !after) return [];
-      if (!jsonEqual(viewOf(ctx.desired, f.field, key), info.view)) return [];
-      return detailWrites(f.name, info.details, toDetails(after.schedules), f.params(info, key, ctx));
+      const info2 = ctx.ids.other[f.name]?.[key];
+      if (!info2 || !after) return [];
+      if (!jsonEqual(viewOf(ctx.desired, f.field, key), info2.view)) return [];
+      return detailWrites(f.name, info2.details, toDetails(after.schedules), f.params(info2, key, ctx));
     }
   };
 }
@@ -69815,21 +69980,21 @@ var Walker = class {
     if (controller.aborted || signal && signal.aborted || maxFiles && paths.length > maxFiles) return;
     const files = this.getArray(this.state.paths);
     for (let i = 0; i < entries.length; ++i) {
-      const entry = entries[i];
-      if (entry.isFile() || entry.isSymbolicLink() && !resolveSymlinks$1 && !excludeSymlinks) {
-        const filename = this.joinPath(entry.name, directoryPath);
+      const entry2 = entries[i];
+      if (entry2.isFile() || entry2.isSymbolicLink() && !resolveSymlinks$1 && !excludeSymlinks) {
+        const filename = this.joinPath(entry2.name, directoryPath);
         this.pushFile(filename, files, this.state.counts, filters);
-      } else if (entry.isDirectory()) {
-        let path10 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
-        if (exclude && exclude(entry.name, path10)) continue;
+      } else if (entry2.isDirectory()) {
+        let path10 = joinDirectoryPath(entry2.name, directoryPath, this.state.options.pathSeparator);
+        if (exclude && exclude(entry2.name, path10)) continue;
         this.pushDirectory(path10, paths, filters);
         this.walkDirectory(this.state, path10, path10, depth - 1, this.walk);
-      } else if (this.resolveSymlink && entry.isSymbolicLink()) {
-        let path10 = joinPathWithBasePath(entry.name, directoryPath);
+      } else if (this.resolveSymlink && entry2.isSymbolicLink()) {
+        let path10 = joinPathWithBasePath(entry2.name, directoryPath);
         this.resolveSymlink(path10, this.state, (stat4, resolvedPath) => {
           if (stat4.isDirectory()) {
             resolvedPath = normalizePath(resolvedPath, this.state.options);
-            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path10 + pathSeparator)) return;
+            if (exclude && exclude(entry2.name, useRealPaths ? resolvedPath : path10 + pathSeparator)) return;
             this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path10 + pathSeparator, depth - 1, this.walk);
           } else {
             resolvedPath = useRealPaths ? resolvedPath : path10;
@@ -71731,6 +71896,7 @@ function mergePlans(plans) {
   const override = plans.find((p) => p.safety.override)?.safety.override;
   const targeting = plans.find((p) => p.targeting)?.targeting;
   const currency = plans.find((p) => p.currency !== void 0)?.currency;
+  const info2 = plans.flatMap((p) => p.info ?? []).sort((a3, b) => a3.store < b.store ? -1 : a3.store > b.store ? 1 : 0);
   return {
     formatVersion: PLAN_FORMAT_VERSION,
     stores,
@@ -71749,7 +71915,8 @@ function mergePlans(plans) {
     },
     ...targeting ? { targeting } : {},
     safety: { ok: violations.length === 0, violations, ...override ? { override } : {} },
-    ...currency !== void 0 ? { currency } : {}
+    ...currency !== void 0 ? { currency } : {},
+    ...info2.length > 0 ? { info: info2 } : {}
   };
 }
 
@@ -72249,12 +72416,17 @@ function createPlanner(desired, options = {}) {
     };
     const ctx = { desired: want, ids: have.ids, elements };
     const { record, selected } = collector();
+    const info2 = [];
+    const storeInTarget = !targeting || targeting.stores.length === 0 || targeting.stores.some((p) => matchStore(p, storeKey2));
     for (const kind of kinds2) {
       const ownership = ownershipOf(kind);
       if (ownership === "ignore") continue;
-      const d = kind.select(want, ownership);
+      const d = kind.select(want, ownership, have);
       if (d === void 0) continue;
       const c = kind.select(have) ?? {};
+      if (kind.info && storeInTarget && (!targeting || targeting.kinds.length === 0 || targeting.kinds.includes(kind.name)))
+        for (const message of kind.info(want, have, ownership))
+          info2.push({ store: storeKey2, kind: kind.name, message });
       const copies = kind.duplicates?.(have) ?? {};
       const ownershipOfKey = (key) => {
         const original = own(copies, key);
@@ -72282,6 +72454,7 @@ function createPlanner(desired, options = {}) {
     const judged = changes.filter((c) => c.kind !== "availability");
     planned.set(storeKey2, {
       changes,
+      info: info2,
       writes,
       violations: read2 && judged.length > 0 ? storeViolations(storeKey2, judged, read2, policy, desired.currency) : []
     });
@@ -72310,6 +72483,7 @@ function createPlanner(desired, options = {}) {
     }
     const clientPlan = selected();
     const changes = [...stores.flatMap((s) => s.changes), ...clientPlan.changes];
+    const info2 = stores.flatMap((s) => s.info);
     const operations = batchWrites([...stores.flatMap((s) => s.writes), ...clientPlan.writes]);
     const count = (a3) => changes.filter((c) => c.action === a3).length;
     let checksums = given;
@@ -72349,7 +72523,8 @@ function createPlanner(desired, options = {}) {
       checksums: { current: "", desired: "" },
       ...targeting ? { targeting } : {},
       safety: { ok: true, violations: [] },
-      ...desired.currency !== void 0 ? { currency: desired.currency } : {}
+      ...desired.currency !== void 0 ? { currency: desired.currency } : {},
+      ...info2.length > 0 ? { info: info2 } : {}
     };
     defineChecksums(plan, checksums);
     plan.safety = safetyVerdict(
@@ -72866,7 +73041,9 @@ function changeView(ch, ctx) {
     case "availability": {
       const on = get(ch.after, "available");
       const view = titled(`item ${ch.key}`);
-      view.summary = on === false ? "switched off" : on === true ? "switched on" : "no longer managed";
+      const state = ch.diff?.find((d) => d.attribute === "state")?.after;
+      const words = typeof state === "string" && state.startsWith("off ") ? state.slice(3) : "";
+      view.summary = on === false ? `switched off${words}` : on === true ? "switched on" : "no longer managed";
       return { category: ORDER.availability, sort: ch.key, view };
     }
     case "holiday": {
@@ -73682,6 +73859,7 @@ function notes(plan) {
     );
     for (const v of plan.safety.violations) out.push(`  - ${v.guard}: ${v.message}`);
   }
+  for (const i of plan.info ?? []) out.push(`Note: store[${i.store}]: ${i.message}`);
   return out;
 }
 function targetLine(target) {
@@ -73804,6 +73982,15 @@ function sectionsOf(plan, changes) {
   out.push(...stores.filter((x) => x.s.key !== "").map((x) => x.text));
   return out;
 }
+function infoBlock(plan) {
+  const info2 = plan.info ?? [];
+  if (info2.length === 0) return "";
+  const lines = info2.slice(0, 20).map((i) => `> ${escapeMd(`store[${i.store}]: ${i.message}`)}`);
+  if (info2.length > 20) lines.push(`> … and ${info2.length - 20} more stores (see \`carte plan\`)`);
+  return `${lines.join("\n")}
+
+`;
+}
 var escapeMd = (s) => escapeMarkdown(s);
 var code2 = (s) => `<code>${escapeMarkdown(s)}</code>`;
 function contextLine(ctx) {
@@ -73890,6 +74077,7 @@ ${context ? `${context}
   if (plan.targeting) out += `> ${escapeMd(notes(plan)[0] ?? "")}
 
 `;
+  out += infoBlock(plan);
   const budget = () => max - out.length - footer.length;
   const split = options.split;
   if (!split) {
@@ -75285,11 +75473,11 @@ async function readCurrent(client, requests, onStore, options = {}) {
   const total = [...storesByPart.values()].reduce((n, l) => n + l.length, 0);
   let done = 0;
   const complete = (key) => {
-    const entry = pending.get(key);
+    const entry2 = pending.get(key);
     pending.delete(key);
-    onStore(key, normalizeSnapshot(entry.store, entry.snapshot));
+    onStore(key, normalizeSnapshot(entry2.store, entry2.snapshot));
   };
-  for (const [key, entry] of [...pending]) if (entry.missing === 0) complete(key);
+  for (const [key, entry2] of [...pending]) if (entry2.missing === 0) complete(key);
   const clientKinds2 = options.clientKinds ?? [];
   const clientState = (async () => {
     if (clientKinds2.length === 0) return void 0;
@@ -75308,13 +75496,13 @@ async function readCurrent(client, requests, onStore, options = {}) {
   await Promise.all([
     ...[...storesByPart].map(
       ([part, stores]) => reads.get(part).fetch(client, stores, limit, (key, value) => {
-        const entry = pending.get(key);
-        if (!entry || Object.hasOwn(entry.snapshot, part)) {
+        const entry2 = pending.get(key);
+        if (!entry2 || Object.hasOwn(entry2.snapshot, part)) {
           throw new Error(`the ${part} read delivered store ${key} twice or unasked`);
         }
-        entry.snapshot[part] = value;
+        entry2.snapshot[part] = value;
         options.onRead?.(++done, total);
-        if (--entry.missing === 0) complete(key);
+        if (--entry2.missing === 0) complete(key);
       })
     ),
     clientState
@@ -76829,6 +77017,27 @@ function verifyHash(candidate, stored) {
 }
 
 // src/emulator/state.ts
+function availableAt(r, now = Date.now()) {
+  if (r.available) return true;
+  if (typeof r.suspend_until !== "string") return false;
+  const until = Date.parse(r.suspend_until);
+  return Number.isFinite(until) && until <= now;
+}
+function toggled(r, available) {
+  if (r.available === available && r.suspend_until == null && r.suspend_reason == null) return void 0;
+  const { suspend_until: _until, suspend_reason: _reason, ...rest } = r;
+  return { ...rest, available };
+}
+function keepSuspension(rec, prev, sent) {
+  const until = sent ? sent.until : prev?.suspend_until ?? null;
+  const reason = sent ? sent.reason : prev?.suspend_reason ?? null;
+  const out = { ...rec, available: prev ? prev.available : rec.available };
+  if (until !== null) out.suspend_until = until;
+  else delete out.suspend_until;
+  if (reason !== null) out.suspend_reason = reason;
+  else delete out.suspend_reason;
+  return out;
+}
 function emptyCatalog() {
   return {
     items: /* @__PURE__ */ new Map(),
@@ -77130,8 +77339,8 @@ var EmulatorState = class {
     if (!file) return;
     let text;
     try {
-      const info = await lstat2(file);
-      if (!info.isFile()) {
+      const info2 = await lstat2(file);
+      if (!info2.isFile()) {
         throw new Error(
           `emulator state file ${file} is not a regular file (a link or a folder); remove it to start afresh`
         );
@@ -77247,7 +77456,7 @@ var FINANCE_DEFAULTS = {
 var PAGE_SIZE_DEFAULT = 10;
 var PAGE_SIZE_MAX = 100;
 var MAX_PAYMENTS = 1e3;
-var DAY = 864e5;
+var DAY2 = 864e5;
 var DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 function parseDay(s) {
   const m = DATE_RE.exec(s);
@@ -77310,7 +77519,7 @@ function financeSeedProblems(value, at) {
     const from = parseDay(value.from ?? FINANCE_DEFAULTS.from);
     const to = parseDay(value.to ?? FINANCE_DEFAULTS.to);
     if (from > to) out.push({ pointer: `${at}/from`, message: "must not be after `to`" });
-    else if ((to - from) / DAY > MAX_PAYMENTS * 7) {
+    else if ((to - from) / DAY2 > MAX_PAYMENTS * 7) {
       out.push({ pointer: `${at}/to`, message: `the period is too long (at most ${MAX_PAYMENTS * 7} days)` });
     }
   }
@@ -77384,8 +77593,8 @@ function periods(from, to, frequency) {
     if (frequency === "monthly") {
       const d = new Date(start);
       next = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate());
-    } else next = start + (frequency === "weekly" ? 7 : 14) * DAY;
-    out.push([start, Math.min(next - DAY, to)]);
+    } else next = start + (frequency === "weekly" ? 7 : 14) * DAY2;
+    out.push([start, Math.min(next - DAY2, to)]);
     start = next;
   }
   return out;
@@ -77422,7 +77631,7 @@ function generateLedger(store, cfg, discrepancies = []) {
       units: String(randInt(rnd, 1, 3))
     }))
   });
-  const orderAt = (start, end) => start + randInt(rnd, 0, Math.round((end - start) / DAY)) * DAY + randInt(rnd, 10 * 3600, 22 * 3600) * 1e3;
+  const orderAt = (start, end) => start + randInt(rnd, 0, Math.round((end - start) / DAY2)) * DAY2 + randInt(rnd, 10 * 3600, 22 * 3600) * 1e3;
   const order = (paymentId, start, end) => {
     const total = randInt(rnd, 1500, 9e4);
     const commission = Math.round(total * 0.18);
@@ -77480,14 +77689,14 @@ function generateLedger(store, cfg, discrepancies = []) {
       }
     }
     ledger.orders.push(...orders);
-    const execution = end + 4 * DAY + 12 * 3600 * 1e3;
+    const execution = end + 4 * DAY2 + 12 * 3600 * 1e3;
     ledger.payments.push({
       id: paymentId,
       status: "PAID",
       period_date_start: dateTime(start),
-      period_date_end: dateTime(end + DAY - 1e3),
+      period_date_end: dateTime(end + DAY2 - 1e3),
       expected_execution_date: dateTime(execution),
-      confirmed_payment_date: dateTime(execution + randInt(rnd, 0, 1) * DAY + 3 * 3600 * 1e3),
+      confirmed_payment_date: dateTime(execution + randInt(rnd, 0, 1) * DAY2 + 3 * 3600 * 1e3),
       total_amount: money(cents),
       payment_reference: `PAY-${store.key}-${day(start).replaceAll("-", "")}`,
       frequecy_type: freqType,
@@ -77508,7 +77717,7 @@ function generateLedger(store, cfg, discrepancies = []) {
       if (i >= 0) ledger.orders.splice(i, 1);
     } else {
       const start = Date.parse(p.period_date_start);
-      const end = Date.parse(p.period_date_end) - DAY + 1e3;
+      const end = Date.parse(p.period_date_end) - DAY2 + 1e3;
       const [e] = order(prefix * 1e4, start, end);
       ledger.orders.push(e);
     }
@@ -77678,7 +77887,7 @@ function statusStore(ctx, id) {
   return ctx.state.storeForClient(id, ctx.clientId);
 }
 function statusOf(r) {
-  return { item_id: r.id, item_type: "ITEM", stock_out_state: r.available ? "AVAILABLE" : "UNAVAILABLE" };
+  return { item_id: r.id, item_type: "ITEM", stock_out_state: availableAt(r) ? "AVAILABLE" : "UNAVAILABLE" };
 }
 function itemStatus(by) {
   return (ctx) => {
@@ -77710,8 +77919,8 @@ function toggleItems(by) {
     const body = ctx.body;
     let total = 0;
     const plan = [];
-    for (const entry of body) {
-      const store = ctx.state.storeByIntegrationId(entry.store_integration_id, ctx.clientId);
+    for (const entry2 of body) {
+      const store = ctx.state.storeByIntegrationId(entry2.store_integration_id, ctx.clientId);
       if (!store) throw updateError();
       const cat = store.projected;
       const resolve8 = (list2) => {
@@ -77724,13 +77933,14 @@ function toggleItems(by) {
           return id;
         });
       };
-      plan.push({ store, on: resolve8(entry.items.turn_on), off: resolve8(entry.items.turn_off) });
+      plan.push({ store, on: resolve8(entry2.items.turn_on), off: resolve8(entry2.items.turn_off) });
     }
     for (const p of plan) {
       ctx.state.accept(p.store, (cat) => {
         const set = (id, available) => {
           const rec = cat.items.get(id);
-          if (rec && rec.available !== available) cat.items.set(id, { ...rec, available });
+          const next = rec && toggled(rec, available);
+          if (next) cat.items.set(id, next);
         };
         for (const id of p.on) set(id, true);
         for (const id of p.off) set(id, false);
@@ -77885,7 +78095,8 @@ function patchStock(res) {
       (c) => {
         const set = (id, available) => {
           const rec = c.items.get(id);
-          if (rec && rec.available !== available) c.items.set(id, { ...rec, available });
+          const next = rec && toggled(rec, available);
+          if (next) c.items.set(id, next);
         };
         for (const id of onIds) set(id, true);
         for (const id of offIds) set(id, false);
@@ -77911,7 +78122,7 @@ function stockStatus(res) {
           item_id: it.id,
           item_sku: it.sku,
           item_type,
-          stock_out_state: it.available ? "AVAILABLE" : "UNAVAILABLE"
+          stock_out_state: availableAt(it) ? "AVAILABLE" : "UNAVAILABLE"
         });
       } else {
         const id = identity === "PLATFORM" && /^\d{1,15}$/.test(v) ? Number(v) : null;
@@ -78034,8 +78245,21 @@ function parseItem(v, at) {
     throw menuRule(RuleType.data, `${qat}.min_permitted (${min}) is greater than max_permitted (${max})`);
   }
   const s = v.schedules_info;
+  const si = v.suspension_info;
+  let suspension;
+  if (si) {
+    const until = si.suspend_until ?? null;
+    if (until !== null && !Number.isFinite(Date.parse(until)))
+      throw menuRule(RuleType.data, `${at}.suspension_info.suspend_until is not a date and time`);
+    const reason = si.suspend_reason ?? null;
+    suspension = {
+      until: until === null ? null : limited(until, `${at}.suspension_info.suspend_until`, 64),
+      reason: reason === null ? null : limited(reason, `${at}.suspension_info.suspend_reason`, Limits.titleLength)
+    };
+  }
   return {
     at,
+    suspension,
     id: v.id,
     sku,
     item_type: v.item_type,
@@ -78212,8 +78436,10 @@ function buildItems(ctx, store, parsed, mode, now) {
       price_info: p.price_info,
       quantity_info: p.quantity_info,
       schedules_info: p.schedules_info,
-      available: true
+      available: true,
       // replaced by the stored value when the item exists (see upsertItems)
+      ...p.suspension?.until ? { suspend_until: p.suspension.until } : {},
+      ...p.suspension?.reason ? { suspend_reason: p.suspension.reason } : {}
     };
   });
 }
@@ -78371,10 +78597,10 @@ function buildMenus(ctx, store, parsed, mode, categories2, where2, now) {
 function sortByIndex(list2) {
   return list2.map((v, i) => ({ v, i })).sort((a3, b) => a3.v.index - b.v.index || a3.i - b.i).map((x) => x.v);
 }
-function putItem(cat, rec) {
+function putItem(cat, rec, sent) {
   const prev = cat.items.get(rec.id);
   if (prev && prev.sku !== rec.sku && cat.itemSku.get(prev.sku) === rec.id) cat.itemSku.delete(prev.sku);
-  cat.items.set(rec.id, prev ? { ...rec, available: prev.available } : rec);
+  cat.items.set(rec.id, keepSuspension(rec, prev, sent));
   cat.itemSku.set(rec.sku, rec.id);
 }
 function putCategory(cat, rec) {
@@ -78403,7 +78629,13 @@ function renderItem(store, cat, r) {
     },
     price_info: r.price_info,
     quantity_info: r.quantity_info,
-    suspension_info: { suspend_until: null, suspend_reason: null, is_available: r.available, overrides: [] },
+    // A suspension whose time has passed is over (availableAt): the item reads as switched on.
+    suspension_info: availableAt(r) ? { suspend_until: null, suspend_reason: null, is_available: true, overrides: [] } : {
+      suspend_until: r.suspend_until ?? null,
+      suspend_reason: r.suspend_reason ?? null,
+      is_available: false,
+      overrides: []
+    },
     schedules_info: r.schedules_info
   };
 }
@@ -78545,10 +78777,7 @@ function postStoreMenu(ctx) {
     store,
     (cat) => {
       const next = catalogFrom(
-        items2.map((r) => {
-          const prev = cat.items.get(r.id);
-          return prev ? { ...r, available: prev.available } : r;
-        }),
+        items2.map((r, i) => keepSuspension(r, cat.items.get(r.id), pItems[i].suspension)),
         cats,
         menus2
       );
@@ -78697,7 +78926,7 @@ function postItems(ctx) {
   ctx.state.accept(
     store,
     (c) => {
-      for (const r of recs) putItem(c, r);
+      recs.forEach((r, i) => putItem(c, r, parsed[i].suspension));
     },
     "items"
   );
@@ -79300,7 +79529,7 @@ function menuStatus(ctx) {
         name: it.title_info.title,
         description: it.description_info.description ?? "",
         active: active.has(c.id),
-        isAvailable: it.available,
+        isAvailable: availableAt(it),
         corridorId: c.id
       });
       for (const ref of it.children) {
@@ -79314,7 +79543,14 @@ function menuStatus(ctx) {
           productId: it.id,
           toppings: g.children.flatMap((o) => {
             const t = cat.items.get(o.id);
-            return t ? [{ id: t.id, sku: wireSku(t.sku), description: t.title_info.title, activated: t.available }] : [];
+            return t ? [
+              {
+                id: t.id,
+                sku: wireSku(t.sku),
+                description: t.title_info.title,
+                activated: availableAt(t)
+              }
+            ] : [];
           })
         });
       }
@@ -80051,13 +80287,13 @@ function credentialsFromEnv(env2 = process.env) {
   };
 }
 async function checkStateFolder(dir) {
-  let info;
+  let info2;
   try {
-    info = await lstat3(dir);
+    info2 = await lstat3(dir);
   } catch {
     return;
   }
-  if (info.isDirectory()) return;
+  if (info2.isDirectory()) return;
   throw new ConfigError([
     {
       file: path4.relative(process.cwd(), dir) || dir,
@@ -80315,7 +80551,7 @@ function writtenSchedules(value) {
     (s) => isRecord(s) && typeof s.days === "string" ? [{ days: s.days, slots: list(s.slots).filter((x) => typeof x === "string") }] : []
   );
 }
-function readOverrides(parsed, base, data, problems, currency) {
+function readOverrides(parsed, base, data, problems, currency, now = /* @__PURE__ */ new Date()) {
   const settings = isRecord(data) ? data : {};
   const has = (k) => Object.hasOwn(settings, k);
   if (!has("overrides") && !has("availability")) return void 0;
@@ -80327,6 +80563,7 @@ function readOverrides(parsed, base, data, problems, currency) {
     site: at(),
     base,
     prices: /* @__PURE__ */ new Map(),
+    upcoming: /* @__PURE__ */ new Map(),
     optionPrices: /* @__PURE__ */ new Map(),
     titles: /* @__PURE__ */ new Map(),
     descriptions: /* @__PURE__ */ new Map(),
@@ -80335,13 +80572,30 @@ function readOverrides(parsed, base, data, problems, currency) {
     limits: /* @__PURE__ */ new Map(),
     exclude: [],
     unavailable: [],
-    available: void 0
+    available: void 0,
+    expired: []
   };
   const entries = (key) => isRecord(o[key]) ? Object.entries(o[key]) : [];
-  for (const [sku, price] of entries("prices")) {
-    checkPrice(r, [...base, "overrides", "prices", sku], price, currency);
-    if (typeof price === "number")
-      layer.prices.set(sku, { value: price, site: at("overrides", "prices", sku) });
+  for (const [sku, written] of entries("prices")) {
+    const site = at("overrides", "prices", sku);
+    if (isRecord(written)) {
+      checkPrice(r, [...base, "overrides", "prices", sku, "price"], written.price, currency);
+      if (typeof written.price !== "number" || typeof written.from !== "string") continue;
+      const start = startOf(written.from);
+      if (start === void 0) {
+        report(
+          problems,
+          at("overrides", "prices", sku, "from"),
+          `${quote(written.from)} is not a date: write YYYY-MM-DD, or a date and time with its offset`
+        );
+        continue;
+      }
+      if (start <= now.getTime()) layer.prices.set(sku, { value: written.price, site });
+      else layer.upcoming.set(sku, { value: written.price, site, from: written.from });
+      continue;
+    }
+    checkPrice(r, [...base, "overrides", "prices", sku], written, currency);
+    if (typeof written === "number") layer.prices.set(sku, { value: written, site });
   }
   for (const [parent, prices] of entries("option_prices")) {
     if (!isRecord(prices)) continue;
@@ -80375,25 +80629,31 @@ function readOverrides(parsed, base, data, problems, currency) {
   }
   for (const [sku, limits] of entries("limits")) {
     if (!isRecord(limits)) continue;
-    const entry = {};
+    const entry2 = {};
     if (typeof limits.min === "number")
-      entry.min = { value: limits.min, site: at("overrides", "limits", sku, "min") };
+      entry2.min = { value: limits.min, site: at("overrides", "limits", sku, "min") };
     if (typeof limits.max === "number")
-      entry.max = { value: limits.max, site: at("overrides", "limits", sku, "max") };
-    if (entry.min && entry.max && entry.min.value > entry.max.value)
+      entry2.max = { value: limits.max, site: at("overrides", "limits", sku, "max") };
+    if (entry2.min && entry2.max && entry2.min.value > entry2.max.value)
       report(
         problems,
-        entry.min.site,
-        `min (${entry.min.value}) is more than max (${entry.max.value}): lower min or raise max`
+        entry2.min.site,
+        `min (${entry2.min.value}) is more than max (${entry2.max.value}): lower min or raise max`
       );
-    layer.limits.set(sku, entry);
+    layer.limits.set(sku, entry2);
   }
   list(o.exclude).forEach((sku, k) => {
     if (typeof sku === "string") layer.exclude.push({ value: sku, site: at("overrides", "exclude", k) });
   });
-  list(a3.unavailable).forEach((sku, k) => {
-    if (typeof sku === "string")
-      layer.unavailable.push({ value: sku, site: at("availability", "unavailable", k) });
+  list(a3.unavailable).forEach((entry2, k) => {
+    const site = at("availability", "unavailable", k);
+    if (typeof entry2 === "string") return void layer.unavailable.push({ value: entry2, site });
+    if (!isRecord(entry2) || typeof entry2.sku !== "string" || typeof entry2.until !== "string") return;
+    const until = parseInstant(entry2.until);
+    if (!until.ok) return report(problems, at("availability", "unavailable", k, "until"), until.error);
+    if (until.ms <= now.getTime())
+      return void layer.expired.push({ sku: entry2.sku, until: entry2.until, site });
+    layer.unavailable.push({ value: entry2.sku, site, until: entry2.until });
   });
   if (Array.isArray(a3.available)) {
     const off = new Set(layer.unavailable.map((e) => e.value));
@@ -80412,11 +80672,11 @@ function readOverrides(parsed, base, data, problems, currency) {
   }
   return layer;
 }
-function put2(into, key, entry, level) {
+function put2(into, key, entry2, level) {
   const prev = into.get(key);
   into.set(key, {
-    value: entry.value,
-    site: entry.site,
+    value: entry2.value,
+    site: entry2.site,
     level,
     below: prev ? [{ value: prev.value, site: prev.site }, ...prev.below] : []
   });
@@ -80425,6 +80685,7 @@ function mergeOverrides(layers) {
   const out = {
     layers,
     prices: /* @__PURE__ */ new Map(),
+    upcoming: /* @__PURE__ */ new Map(),
     optionPrices: /* @__PURE__ */ new Map(),
     titles: /* @__PURE__ */ new Map(),
     descriptions: /* @__PURE__ */ new Map(),
@@ -80433,10 +80694,15 @@ function mergeOverrides(layers) {
     limits: /* @__PURE__ */ new Map(),
     exclude: /* @__PURE__ */ new Map(),
     availability: /* @__PURE__ */ new Map(),
+    until: /* @__PURE__ */ new Map(),
     availableWritten: false
   };
   layers.forEach((layer, level) => {
-    for (const [sku, e] of layer.prices) put2(out.prices, sku, e, level);
+    for (const [sku, e] of layer.prices) {
+      put2(out.prices, sku, e, level);
+      out.upcoming.delete(sku);
+    }
+    for (const [sku, e] of layer.upcoming) out.upcoming.set(sku, e);
     for (const [parent, prices] of layer.optionPrices) {
       let inParent = out.optionPrices.get(parent);
       if (!inParent) out.optionPrices.set(parent, inParent = /* @__PURE__ */ new Map());
@@ -80468,9 +80734,15 @@ function mergeOverrides(layers) {
       all.push({ ...e, level });
       out.exclude.set(e.value, all);
     }
-    for (const e of layer.unavailable) put2(out.availability, e.value, { value: false, site: e.site }, level);
-    for (const e of layer.available ?? [])
+    for (const e of layer.unavailable) {
+      put2(out.availability, e.value, { value: false, site: e.site }, level);
+      if (e.until !== void 0) out.until.set(e.value, e.until);
+      else out.until.delete(e.value);
+    }
+    for (const e of layer.available ?? []) {
       put2(out.availability, e.value, { value: true, site: e.site }, level);
+      out.until.delete(e.value);
+    }
     if (layer.available) out.availableWritten = true;
   });
   return out;
@@ -80482,6 +80754,7 @@ function plainOverrides(merged) {
   const availability2 = [...merged.availability];
   return {
     prices: values(merged.prices),
+    ...merged.upcoming.size > 0 ? { upcoming: new Map([...merged.upcoming].map(([k, e]) => [k, { price: e.value, from: e.from }])) } : {},
     optionPrices: new Map([...merged.optionPrices].map(([p, m]) => [p, values(m)])),
     titles: values(merged.titles),
     descriptions: values(merged.descriptions),
@@ -80498,6 +80771,7 @@ function plainOverrides(merged) {
     ),
     exclude: new Set(merged.exclude.keys()),
     unavailable: availability2.filter(([, v]) => !v.value).map(([k]) => k),
+    ...merged.until.size > 0 ? { until: new Map(merged.until) } : {},
     ...merged.availableWritten ? { available: availability2.filter(([, v]) => v.value).map(([k]) => k) } : {}
   };
 }
@@ -80510,7 +80784,12 @@ function overridesOfFile(store) {
   const o = store.overrides ?? {};
   const available = store.availability?.available;
   return {
-    prices: recordMap(o.prices),
+    // carte import writes plain prices; a price from a date counts as its price here.
+    prices: new Map(
+      Object.entries(o.prices ?? {}).flatMap(
+        ([k, v]) => v === void 0 ? [] : [[k, typeof v === "number" ? v : v.price]]
+      )
+    ),
     optionPrices: new Map(Object.entries(o.option_prices ?? {}).map(([p, m]) => [p, recordMap(m)])),
     titles: recordMap(o.titles),
     descriptions: recordMap(o.descriptions),
@@ -80518,9 +80797,15 @@ function overridesOfFile(store) {
     schedules: new Map(Object.entries(o.schedules ?? {}).map(([k, v]) => [k, writtenSchedules(v)])),
     limits: recordMap(o.limits),
     exclude: new Set(o.exclude ?? []),
-    unavailable: store.availability?.unavailable ?? [],
+    unavailable: (store.availability?.unavailable ?? []).map((e) => typeof e === "string" ? e : e.sku),
+    ...untilOf(store) ? { until: untilOf(store) } : {},
     ...available ? { available } : {}
   };
+}
+function untilOf(store) {
+  const out = /* @__PURE__ */ new Map();
+  for (const e of store.availability?.unavailable ?? []) if (typeof e !== "string") out.set(e.sku, e.until);
+  return out.size > 0 ? out : void 0;
 }
 function a2(kind) {
   return kind === "item" ? "an item" : kind === "option" ? "an option" : kind === "category" ? "a category" : "a modifier group";
@@ -80809,8 +81094,8 @@ function resolveStore({ store, catalog, settings, overrides }) {
     menus2[menu.type] = {
       type: menu.type,
       categories: menu.categories.map(
-        (entry) => typeof entry === "string" ? { sku: entry, active: true } : { sku: entry.sku, active: entry.active ?? true }
-      ).filter((entry) => own(categories2, entry.sku) !== void 0)
+        (entry2) => typeof entry2 === "string" ? { sku: entry2, active: true } : { sku: entry2.sku, active: entry2.active ?? true }
+      ).filter((entry2) => own(categories2, entry2.sku) !== void 0)
     };
   }
   const sellable = (sku) => keep(sku) && catalogItemSkus(catalog).has(sku);
@@ -80830,6 +81115,14 @@ function resolveStore({ store, catalog, settings, overrides }) {
     unavailable
   };
   if (available) state.available = [...new Set(available)].filter(sellable).sort(byCodePoint2);
+  for (const [sku, next] of o.upcoming ?? []) {
+    const item = own(items2, sku);
+    if (item && item.price !== next.price) (state.upcomingPrices ??= table())[sku] = next;
+  }
+  for (const sku of unavailable) {
+    const until = o.until?.get(sku);
+    if (until !== void 0) (state.suspensions ??= table())[sku] = { until };
+  }
   for (const [key, value] of Object.entries(settings ?? {}))
     if (value !== void 0) state[key] = value;
   return state;
@@ -80893,9 +81186,9 @@ async function readRollout(project, root, storeFiles, problems) {
   const indexOf = new Map(storeFiles.map((f, i) => [f.path, i]));
   const stageOf2 = /* @__PURE__ */ new Map();
   const stages = [];
-  for (const [name, entry] of Object.entries(value)) {
+  for (const [name, entry2] of Object.entries(value)) {
     if (!/^[a-z][a-z0-9_-]{0,39}$/.test(name)) return void 0;
-    const patterns = typeof entry === "string" ? [{ pattern: entry, segments: ["rollout", name] }] : Array.isArray(entry) ? entry.flatMap(
+    const patterns = typeof entry2 === "string" ? [{ pattern: entry2, segments: ["rollout", name] }] : Array.isArray(entry2) ? entry2.flatMap(
       (p, i) => typeof p === "string" ? [{ pattern: p, segments: ["rollout", name, i] }] : []
     ) : [];
     const named = /* @__PURE__ */ new Set();
@@ -81032,29 +81325,29 @@ function validateFile(parsed, kind) {
   return problems;
 }
 function simplify(errors) {
-  const result = [...errors];
-  for (let i = 0; i < result.length; i++) {
-    const alt = result[i];
-    if (!alt || alt.keyword !== "anyOf" && alt.keyword !== "oneOf") continue;
+  const result = [];
+  for (const alt of errors) {
+    if (alt.keyword !== "anyOf" && alt.keyword !== "oneOf") {
+      result.push(alt);
+      continue;
+    }
     const at = alt.instancePath;
-    let start = i;
+    let start = result.length;
     while (start > 0) {
       const prev = result[start - 1];
-      if (!prev || prev.instancePath !== at && !prev.instancePath.startsWith(at + "/")) break;
+      if (prev.instancePath !== at && !prev.instancePath.startsWith(at + "/")) break;
       start--;
     }
-    const run = result.slice(start, i);
+    const run = result.splice(start);
     const typeErrors = run.filter((e) => e.keyword === "type" && e.instancePath === at);
     const branches = Array.isArray(alt.schema) ? alt.schema.length : typeErrors.length + 1;
-    const replacement = typeErrors.length >= branches ? [
-      {
+    if (typeErrors.length >= branches)
+      result.push({
         ...alt,
         keyword: "type",
         params: { type: typeErrors.map((e) => String(e.params.type)).join(",") }
-      }
-    ] : run.filter((e) => !typeErrors.includes(e));
-    result.splice(start, i - start + 1, ...replacement);
-    i = start + replacement.length - 1;
+      });
+    else for (const e of run) if (!typeErrors.includes(e)) result.push(e);
   }
   return result;
 }
@@ -81321,6 +81614,7 @@ async function loadProject(configPath, options = {}) {
   }
   const limits = limitsOf(projectData);
   const warnings = checkPlatform(project.parsed, problems);
+  const time = new TimeContext(options.now);
   const catalogPaths = await expand2(project.parsed, "catalogs", root, problems, allowUnmatched);
   const groupPaths = await expand2(project.parsed, "groups", root, problems, allowUnmatched);
   const storePaths = await expand2(project.parsed, "stores", root, problems, allowUnmatched);
@@ -81341,7 +81635,8 @@ async function loadProject(configPath, options = {}) {
     ["defaults"],
     field2(projectData, "defaults"),
     problems,
-    sections
+    sections,
+    time
   );
   const groups = checkGroupNames(
     groupFiles2.map((g) => g.parsed),
@@ -81351,23 +81646,24 @@ async function loadProject(configPath, options = {}) {
   for (const [name, parsed] of groups)
     groupLayers.set(
       name,
-      readSettings(parsed, ["defaults"], field2(parsed.data, "defaults"), problems, sections)
+      readSettings(parsed, ["defaults"], field2(parsed.data, "defaults"), problems, sections, time)
     );
   const storeLayers = storeFiles.map((s) => {
     checkStoreGroup(s.parsed, groups, problems);
-    return readSettings(s.parsed, [], s.parsed.data, problems, sections);
+    return readSettings(s.parsed, [], s.parsed.data, problems, sections, time);
   });
   const includes = await readIncludes(
     [chainLayer, ...groupLayers.values(), ...storeLayers],
     root,
     problems,
-    limits
+    limits,
+    time
   );
   const holidaySites = /* @__PURE__ */ new Map();
   const overridesOf = /* @__PURE__ */ new Map();
   const readLayerOverrides = (layer, parsed, base) => {
     const data = base.length === 0 ? parsed.data : field2(parsed.data, String(base[0]));
-    const o = readOverrides(parsed, base, data, problems, currency);
+    const o = readOverrides(parsed, base, data, problems, currency, time.now);
     if (o) overridesOf.set(layer, o);
   };
   readLayerOverrides(chainLayer, project.parsed, ["defaults"]);
@@ -81376,6 +81672,7 @@ async function loadProject(configPath, options = {}) {
   for (const file of includes.values()) readLayerOverrides(file.layer, file.parsed, []);
   const checker = new OverridesChecker(problems);
   const mergedOverrides = [];
+  const expired = /* @__PURE__ */ new Map();
   const settingsOf = storeLayers.map((layer, i) => {
     const group2 = field2(storeFiles[i]?.parsed.data, "group");
     const groupLayer = typeof group2 === "string" ? groupLayers.get(group2) : void 0;
@@ -81385,6 +81682,12 @@ async function loadProject(configPath, options = {}) {
     const key = field2(field2(storeFiles[i]?.parsed.data, "store"), "integration_id");
     if (typeof key === "string") holidaySites.set(key, holidaySitesOf(layers));
     const merged = mergeOverrides(layers.flatMap((l) => overridesOf.get(l) ?? []));
+    for (const l of layers)
+      for (const e of overridesOf.get(l)?.expired ?? []) {
+        const stores = expired.get(e) ?? [];
+        if (typeof key === "string" && !stores.includes(key)) stores.push(key);
+        expired.set(e, stores);
+      }
     mergedOverrides.push(merged);
     const catalogName = field2(storeFiles[i]?.parsed.data, "catalog");
     const index = typeof catalogName === "string" ? catalogs.get(catalogName) : void 0;
@@ -81392,6 +81695,11 @@ async function loadProject(configPath, options = {}) {
     return mergeSettings(layers, problems, sections);
   });
   checker.finish();
+  for (const [e, stores] of expired)
+    time.warn(
+      e.site,
+      `${quote(e.sku)} is switched off until ${quote(e.until)}, which has passed: the entry is ignored (${stores.length === 1 ? "store" : "stores"} ${stores.map((s) => quote(s)).join(", ") || "none"}); remove it`
+    );
   const client = readClient(project.parsed, field2(projectData, "client"), problems);
   const rollout = await readRollout(
     project.parsed,
@@ -81470,7 +81778,7 @@ async function loadProject(configPath, options = {}) {
     files: [project, ...catalogFiles, ...groupFiles2, ...storeFiles, ...includes.values()].map(
       (f) => f.parsed.file
     ),
-    warnings,
+    warnings: [...warnings, ...time.warnings],
     holidaySites,
     ...rollout ? { rollout } : {}
   };
@@ -81478,11 +81786,11 @@ async function loadProject(configPath, options = {}) {
 function holidaySitesOf(layers) {
   const sites = /* @__PURE__ */ new Map();
   for (const layer of layers)
-    for (const [date, entry] of Object.entries(
+    for (const [date, entry2] of Object.entries(
       layer.sections.get("holidays") ?? {}
     )) {
-      const { line, col } = locate(entry.site.parsed, entry.site.pointer, "key");
-      sites.set(date, { file: entry.site.parsed.file, line, col, pointer: entry.site.pointer });
+      const { line, col } = locate(entry2.site.parsed, entry2.site.pointer, "key");
+      sites.set(date, { file: entry2.site.parsed.file, line, col, pointer: entry2.site.pointer });
     }
   return sites;
 }
@@ -81535,7 +81843,7 @@ function readCurrency(project, problems) {
   }
   return currency;
 }
-async function readIncludes(layers, root, problems, limits) {
+async function readIncludes(layers, root, problems, limits, time) {
   const files = /* @__PURE__ */ new Map();
   const missing2 = /* @__PURE__ */ new Set();
   const pending = [...layers];
@@ -81571,7 +81879,7 @@ async function readIncludes(layers, root, problems, limits) {
       const read2 = await readAndValidate(absolute, "settings", problems, limits);
       const included = {
         ...read2,
-        layer: readSettings(read2.parsed, [], read2.parsed.data, problems, settingsSections())
+        layer: readSettings(read2.parsed, [], read2.parsed.data, problems, settingsSections(), time)
       };
       files.set(absolute, included);
       pending.push(included.layer);
@@ -81830,7 +82138,10 @@ async function runCarte(request4, hooks = {}) {
   const deadline = Date.now() + (request4.runTimeoutMs ?? DEFAULT_RUN_TIMEOUT_MS);
   let lock;
   try {
-    const loaded2 = await loadProject(request4.config, { shareResources: true });
+    const loaded2 = await loadProject(request4.config, {
+      shareResources: true,
+      ...request4.now ? { now: request4.now } : {}
+    });
     result.project = request4.shard ? shardProject(loaded2, request4.shard) : loaded2;
     result.target = runTarget(result.project);
     for (const warning2 of result.project.warnings) hooks.onWarning?.(`Warning: ${warning2}`);
@@ -82295,10 +82606,10 @@ async function applyCommand(inputs, ctx, env2) {
     },
     {
       onWarning: (message) => warning(escapeTerminal(message)),
-      onPlan: async (plan, info) => {
+      onPlan: async (plan, info2) => {
         setOutput("has-changes", String(plan.changes.length > 0));
         setOutput("summary", JSON.stringify(plan.summary));
-        await summaryCode(renderText(plan, { color: false, target: describeTarget(info.target) }));
+        await summaryCode(renderText(plan, { color: false, target: describeTarget(info2.target) }));
       }
     }
   );

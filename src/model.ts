@@ -96,6 +96,25 @@ export interface StoreIdentity {
   name: string;
 }
 
+/**
+ * The details of one switched-off item (src/kinds/availability.ts): when the platform switches it back on
+ * (`suspension_info.suspend_until`, ISO 8601 with offset, as carte writes it) and, on the current side,
+ * whether carte switched it off (`suspension_info.suspend_reason` is carte's marker,
+ * {@link CARTE_SUSPEND_REASON}).
+ */
+export interface Suspension {
+  /** ISO 8601 date and time with offset, e.g. `2026-11-25T18:00:00-05:00`. */
+  until?: string;
+  /** Current side: carte switched the item off (its marker is on the platform). */
+  byCarte?: boolean;
+}
+
+/**
+ * The `suspension_info.suspend_reason` carte writes on the items it switches off, so that a later run
+ * tells them from items staff switched off (docs/platform-api.md, "Who switched an item off").
+ */
+export const CARTE_SUSPEND_REASON = "carte";
+
 /** A day of the week as the platform writes it (spec §2.5, §2.6). */
 export type Weekday = "mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun";
 
@@ -168,6 +187,18 @@ export interface StoreState {
    * availability only these are turned back on; under `full` every ITEM not in `unavailable` is.
    */
   available?: string[];
+  /**
+   * Details of switched-off items (SKUs of `unavailable`), by SKU; a SKU without an entry is switched off
+   * until switched on again, by whoever (current side) or by carte (desired side). Absent when no item
+   * has details. See {@link Suspension}.
+   */
+  suspensions?: Record<string, Suspension>;
+  /**
+   * Desired side only: prices the files set from a date still ahead at the run's clock (`{price, from}`
+   * overrides), by SKU, that would change the item's price. Not applied: the plan lists them as upcoming
+   * information (src/kinds/items.ts `info`). Absent when none.
+   */
+  upcomingPrices?: Record<string, { price: number; from: string }>;
   /*
    * Store settings. Each is optional: `undefined` means the files do not manage it for this store, and
    * carte neither reads nor changes it there.

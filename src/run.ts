@@ -53,6 +53,11 @@ interface RequestBase {
   env?: NodeJS.ProcessEnv;
   /** Limit the plan to some stores, kinds or addresses (`--store`, `--kind`, `--target`). */
   targeting?: Targeting;
+  /**
+   * The run's clock: time-bound entries of the files (`until:`, dated special days, prices `from:`) are
+   * judged against it (src/config/time.ts). Default: the real time. The CLI takes it from `CARTE_NOW`.
+   */
+  now?: Date | undefined;
   /** `--force --reason`: go past the safety guards once; the reason is recorded in the plan. */
   force?: { reason: string } | undefined;
   /** Stores read and calls made at once. Default `DEFAULT_PARALLELISM` (src/platform/client.ts). */
@@ -260,7 +265,10 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
   let lock: ApplyLock | undefined;
   try {
     // Read-only from here on: stores of a shared catalog share their resources (memory of a big chain).
-    const loaded = await loadProject(request.config, { shareResources: true });
+    const loaded = await loadProject(request.config, {
+      shareResources: true,
+      ...(request.now ? { now: request.now } : {}),
+    });
     result.project = request.shard ? shardProject(loaded, request.shard) : loaded;
     result.target = runTarget(result.project);
     for (const warning of result.project.warnings) hooks.onWarning?.(`Warning: ${warning}`);

@@ -3,6 +3,7 @@
  * `apply` go through the path they share with the GitHub Action (src/run.ts).
  */
 
+import { clockFromEnv } from "../config/time.js";
 import path from "node:path";
 import { loadProject, type LoadedProject } from "../config/index.js";
 import { EMBEDDED_HOLIDAYS, holidayDateProblems } from "../config/holidays.js";
@@ -63,6 +64,7 @@ function runRequest(opts: RunCommand, io: CliIo) {
   return {
     config: opts.config,
     env: io.env,
+    now: clockFromEnv(io.env),
     parallelism: opts.parallelism,
     runTimeoutMs: opts.timeoutMs,
     targeting: { stores: opts.stores, kinds: opts.kinds, targets: opts.targets },
@@ -226,7 +228,8 @@ async function confirmApply(io: CliIo): Promise<boolean> {
 
 /** Loads the project and prints its warnings (they are repeated on every run, on standard error). */
 async function load(config: string, io: CliIo): Promise<LoadedProject> {
-  const project = await loadProject(config);
+  const now = clockFromEnv(io.env);
+  const project = await loadProject(config, now ? { now } : {});
   printWarnings(project.warnings, io);
   return project;
 }

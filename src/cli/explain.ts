@@ -19,6 +19,7 @@ import { matchAddress } from "../plan/target.js";
 import { escapeTerminal } from "../render/escape.js";
 import { formatAttribute } from "../render/lines.js";
 import type { CliIo } from "./io.js";
+import { clockFromEnv } from "../config/time.js";
 
 const SEGMENTS = ["item", "modifier_group", "category", "menu", "availability"] as const;
 
@@ -74,7 +75,8 @@ export async function runExplain(opts: { config: string; address: string }, io: 
     );
   }
   const [, storePattern, segment, keyPattern] = m as unknown as [string, string, string, string];
-  const project = await loadProject(opts.config, { explain: true });
+  const now = clockFromEnv(io.env);
+  const project = await loadProject(opts.config, { explain: true, ...(now ? { now } : {}) });
   const currency: Currency | undefined = project.currency;
   const wildcard = /[*?]/.test(keyPattern);
   const out: Explanation[] = [];

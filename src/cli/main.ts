@@ -31,7 +31,8 @@ const EPILOGUE = `Exit codes:
   3  refused by a safety guard
 
 Credentials come from CARTE_CLIENT_ID and CARTE_CLIENT_SECRET. Without a platform address in
-carte.yaml, carte runs against its embedded emulator.`;
+carte.yaml, carte runs against its embedded emulator. CARTE_NOW (an ISO 8601 time with offset) sets
+the clock time-bound entries are judged against (until:, dated special days, prices from:).`;
 
 /** `--kind` choices: every address segment of the registered kinds (src/kinds/registry.ts). */
 const KINDS = SEGMENT_NAMES;

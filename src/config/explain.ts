@@ -160,9 +160,19 @@ export function explainResource(
         attributes: [
           {
             attribute: "available",
-            value: value ?? "(not managed: as staff set it)",
+            value: value ?? "(not managed: on if carte switched it off, else as staff set it)",
             from: a ? [a, ...a.below].map((e) => ({ at: siteText(e.site), value: e.value })) : [],
           },
+          // Switched off until a time (`until:`), from the winning entry.
+          ...(own(state.suspensions, key)?.until !== undefined
+            ? [
+                {
+                  attribute: "until",
+                  value: own(state.suspensions, key)!.until!,
+                  from: a ? [{ at: siteText(a.site), value: own(state.suspensions, key)!.until! }] : [],
+                },
+              ]
+            : []),
         ],
       };
     }

@@ -5,6 +5,7 @@
  * of every file is collected before anything is thrown.
  */
 
+import { TimeContext } from "./time.js";
 import type { KindName } from "../kinds/registry.js";
 import type { Ownership } from "../model.js";
 import { DEFAULT_SAFETY, type SafetyPolicy } from "../plan/safety.js";
@@ -297,6 +298,11 @@ export interface LoadOptions {
   allowUnmatchedPatterns?: boolean;
   /** Keep, per store, where each catalog value comes from (`sources`, for `carte explain`). */
   explain?: boolean;
+  /**
+   * The run's clock: time-bound entries (`until:`, a special day's full date, a price's `from:`) are
+   * judged against it (src/config/time.ts). Default: the real time.
+   */
+  now?: Date;
 }
 
 /**
@@ -348,6 +354,7 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
 
   const limits = limitsOf(projectData as Record<string, unknown>);
   const warnings = checkPlatform(project.parsed, problems);
+  const time = new TimeContext(options.now);
   const catalogPaths = await expand(project.parsed, "catalogs", root, problems, allowUnmatched);
   const groupPaths = await expand(project.parsed, "groups", root, problems, allowUnmatched);
   const storePaths = await expand(project.parsed, "stores", root, problems, allowUnmatched);
@@ -376,6 +383,7 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
     field(projectData, "defaults"),
     problems,
     sections,
+    time,
   );
   const groups = checkGroupNames(
     groupFiles.map((g) => g.parsed),
@@ -385,17 +393,18 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
   for (const [name, parsed] of groups)
     groupLayers.set(
       name,
-      readSettings(parsed, ["defaults"], field(parsed.data, "defaults"), problems, sections),
+      readSettings(parsed, ["defaults"], field(parsed.data, "defaults"), problems, sections, time),
     );
   const storeLayers = storeFiles.map((s) => {
     checkStoreGroup(s.parsed, groups, problems);
-    return readSettings(s.parsed, [], s.parsed.data, problems, sections);
+    return readSettings(s.parsed, [], s.parsed.data, problems, sections, time);
   });
   const includes = await readIncludes(
     [chainLayer, ...groupLayers.values(), ...storeLayers],
     root,
     problems,
     limits,
+    time,
   );
   const holidaySites = new Map<string, Map<string, HolidaySite>>();
 
@@ -403,7 +412,7 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
   const overridesOf = new Map<SettingsLayer, OverridesLayer>();
   const readLayerOverrides = (layer: SettingsLayer, parsed: YamlFile, base: (string | number)[]) => {
     const data = base.length === 0 ? parsed.data : field(parsed.data, String(base[0]));
-    const o = readOverrides(parsed, base, data, problems, currency);
+    const o = readOverrides(parsed, base, data, problems, currency, time.now);
     if (o) overridesOf.set(layer, o);
   };
   readLayerOverrides(chainLayer, project.parsed, ["defaults"]);
@@ -413,6 +422,8 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
 
   const checker = new OverridesChecker(problems);
   const mergedOverrides: MergedOverrides[] = [];
+  // Entries switched off `until:` a time that has passed, with the stores that inherit each.
+  const expired = new Map<OverridesLayer["expired"][number], string[]>();
   const settingsOf = storeLayers.map((layer, i) => {
     const group = field(storeFiles[i]?.parsed.data, "group");
     const groupLayer = typeof group === "string" ? groupLayers.get(group) : undefined;
@@ -422,6 +433,12 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
     const key = field(field(storeFiles[i]?.parsed.data, "store"), "integration_id");
     if (typeof key === "string") holidaySites.set(key, holidaySitesOf(layers));
     const merged = mergeOverrides(layers.flatMap((l) => overridesOf.get(l) ?? []));
+    for (const l of layers)
+      for (const e of overridesOf.get(l)?.expired ?? []) {
+        const stores = expired.get(e) ?? [];
+        if (typeof key === "string" && !stores.includes(key)) stores.push(key);
+        expired.set(e, stores);
+      }
     mergedOverrides.push(merged);
     const catalogName = field(storeFiles[i]?.parsed.data, "catalog");
     const index = typeof catalogName === "string" ? catalogs.get(catalogName) : undefined;
@@ -429,6 +446,12 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
     return mergeSettings(layers, problems, sections);
   });
   checker.finish();
+  for (const [e, stores] of expired)
+    time.warn(
+      e.site,
+      `${quote(e.sku)} is switched off until ${quote(e.until)}, which has passed: the entry is ignored ` +
+        `(${stores.length === 1 ? "store" : "stores"} ${stores.map((s) => quote(s)).join(", ") || "none"}); remove it`,
+    );
   const client = readClient(project.parsed, field(projectData, "client"), problems);
   const rollout = await readRollout(
     project.parsed,
@@ -514,7 +537,7 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
     files: [project, ...catalogFiles, ...groupFiles, ...storeFiles, ...includes.values()].map(
       (f) => f.parsed.file,
     ),
-    warnings,
+    warnings: [...warnings, ...time.warnings],
     holidaySites,
     ...(rollout ? { rollout } : {}),
   };
@@ -621,6 +644,7 @@ async function readIncludes(
   root: string,
   problems: ConfigProblem[],
   limits: FileLimits,
+  time: TimeContext,
 ): Promise<Map<string, IncludedFile>> {
   const files = new Map<string, IncludedFile>();
   const missing = new Set<string>();
@@ -658,7 +682,7 @@ async function readIncludes(
       const read = await readAndValidate(absolute, "settings", problems, limits);
       const included: IncludedFile = {
         ...read,
-        layer: readSettings(read.parsed, [], read.parsed.data, problems, settingsSections()),
+        layer: readSettings(read.parsed, [], read.parsed.data, problems, settingsSections(), time),
       };
       files.set(absolute, included);
       pending.push(included.layer);

@@ -12,6 +12,7 @@
  * Tables keyed by SKU are `Map`s: SKUs are the files' own text (`__proto__` is a valid key here).
  */
 
+import { parseInstant, startOf } from "./time.js";
 import type { ConfigProblem } from "../errors.js";
 import type { StoreFile } from "../generated/config.js";
 import type { ImageRef } from "../model.js";
@@ -49,6 +50,8 @@ export interface OverridesLayer {
   /** Pointer segments of that settings object. */
   base: readonly (string | number)[];
   prices: Map<string, Entry<number>>;
+  /** Prices `{price, from}` whose `from` is still ahead at the run's clock: upcoming, not applied. */
+  upcoming: Map<string, Entry<number> & { from: string }>;
   /** Parent SKU → option SKU → price of the option inside that parent. */
   optionPrices: Map<string, Map<string, Entry<number>>>;
   titles: Map<string, Entry<string>>;
@@ -58,9 +61,15 @@ export interface OverridesLayer {
   limits: Map<string, LimitsEntry>;
   /** Excluded SKUs, in the order written. */
   exclude: Entry<string>[];
-  unavailable: Entry<string>[];
+  /** Switched-off SKUs, with `until` (ISO 8601 with offset) when the entry gives one that has not passed. */
+  unavailable: (Entry<string> & { until?: string })[];
   /** `undefined` when the layer does not write `availability.available`. */
   available: Entry<string>[] | undefined;
+  /**
+   * `unavailable:` entries whose `until` has passed at the run's clock: ignored (not in `unavailable`),
+   * each warned about once per store that inherits it (src/config/load.ts).
+   */
+  expired: { sku: string; until: string; site: Site }[];
 }
 
 /** An image as the files write it: a path, or `{path, host}` (model {@link ImageRef}). */
@@ -101,6 +110,7 @@ export function readOverrides(
   data: unknown,
   problems: ConfigProblem[],
   currency: Currency | undefined,
+  now: Date = new Date(),
 ): OverridesLayer | undefined {
   const settings = isRecord(data) ? data : {};
   const has = (k: string) => Object.hasOwn(settings, k);
@@ -113,6 +123,7 @@ export function readOverrides(
     site: at(),
     base,
     prices: new Map(),
+    upcoming: new Map(),
     optionPrices: new Map(),
     titles: new Map(),
     descriptions: new Map(),
@@ -122,14 +133,32 @@ export function readOverrides(
     exclude: [],
     unavailable: [],
     available: undefined,
+    expired: [],
   };
   const entries = (key: string): [string, unknown][] =>
     isRecord(o[key]) ? Object.entries(o[key] as Record<string, unknown>) : [];
 
-  for (const [sku, price] of entries("prices")) {
-    checkPrice(r, [...base, "overrides", "prices", sku], price, currency);
-    if (typeof price === "number")
-      layer.prices.set(sku, { value: price, site: at("overrides", "prices", sku) });
+  for (const [sku, written] of entries("prices")) {
+    const site = at("overrides", "prices", sku);
+    if (isRecord(written)) {
+      // A price from a date (issue 14): applied from `from` on, upcoming before.
+      checkPrice(r, [...base, "overrides", "prices", sku, "price"], written.price, currency);
+      if (typeof written.price !== "number" || typeof written.from !== "string") continue;
+      const start = startOf(written.from);
+      if (start === undefined) {
+        report(
+          problems,
+          at("overrides", "prices", sku, "from"),
+          `${quote(written.from)} is not a date: write YYYY-MM-DD, or a date and time with its offset`,
+        );
+        continue;
+      }
+      if (start <= now.getTime()) layer.prices.set(sku, { value: written.price, site });
+      else layer.upcoming.set(sku, { value: written.price, site, from: written.from });
+      continue;
+    }
+    checkPrice(r, [...base, "overrides", "prices", sku], written, currency);
+    if (typeof written === "number") layer.prices.set(sku, { value: written, site });
   }
   for (const [parent, prices] of entries("option_prices")) {
     if (!isRecord(prices)) continue;
@@ -180,9 +209,16 @@ export function readOverrides(
     if (typeof sku === "string") layer.exclude.push({ value: sku, site: at("overrides", "exclude", k) });
   });
 
-  list(a.unavailable).forEach((sku, k) => {
-    if (typeof sku === "string")
-      layer.unavailable.push({ value: sku, site: at("availability", "unavailable", k) });
+  list(a.unavailable).forEach((entry, k) => {
+    const site = at("availability", "unavailable", k);
+    if (typeof entry === "string") return void layer.unavailable.push({ value: entry, site });
+    if (!isRecord(entry) || typeof entry.sku !== "string" || typeof entry.until !== "string") return;
+    const until = parseInstant(entry.until);
+    if (!until.ok) return report(problems, at("availability", "unavailable", k, "until"), until.error);
+    // A time that has passed: the platform switched the item back on then; the entry is ignored.
+    if (until.ms <= now.getTime())
+      return void layer.expired.push({ sku: entry.sku, until: entry.until, site });
+    layer.unavailable.push({ value: entry.sku, site, until: entry.until });
   });
   if (Array.isArray(a.available)) {
     const off = new Set(layer.unavailable.map((e) => e.value));
@@ -217,6 +253,11 @@ export interface MergedOverrides {
   /** The layers that write overrides, lowest first (their index is the `level` of their values). */
   layers: readonly OverridesLayer[];
   prices: Map<string, Layered<number>>;
+  /**
+   * Prices of the highest layer that writes them with a `from` still ahead, unless a higher layer writes
+   * a price of the same SKU: what the plan shows as upcoming.
+   */
+  upcoming: Map<string, Entry<number> & { from: string }>;
   optionPrices: Map<string, Map<string, Layered<number>>>;
   titles: Map<string, Layered<string>>;
   descriptions: Map<string, Layered<string>>;
@@ -227,6 +268,8 @@ export interface MergedOverrides {
   exclude: Map<string, (Entry<string> & { level: number })[]>;
   /** SKU → whether it must be available (false: switched off), the highest layer winning. */
   availability: Map<string, Layered<boolean>>;
+  /** SKU → the `until` of the winning `unavailable:` entry, when it gives one. */
+  until: Map<string, string>;
   /** Whether some layer writes `availability.available`. */
   availableWritten: boolean;
 }
@@ -246,6 +289,7 @@ export function mergeOverrides(layers: readonly OverridesLayer[]): MergedOverrid
   const out: MergedOverrides = {
     layers,
     prices: new Map(),
+    upcoming: new Map(),
     optionPrices: new Map(),
     titles: new Map(),
     descriptions: new Map(),
@@ -254,10 +298,15 @@ export function mergeOverrides(layers: readonly OverridesLayer[]): MergedOverrid
     limits: new Map(),
     exclude: new Map(),
     availability: new Map(),
+    until: new Map(),
     availableWritten: false,
   };
   layers.forEach((layer, level) => {
-    for (const [sku, e] of layer.prices) put(out.prices, sku, e, level);
+    for (const [sku, e] of layer.prices) {
+      put(out.prices, sku, e, level);
+      out.upcoming.delete(sku);
+    }
+    for (const [sku, e] of layer.upcoming) out.upcoming.set(sku, e);
     for (const [parent, prices] of layer.optionPrices) {
       let inParent = out.optionPrices.get(parent);
       if (!inParent) out.optionPrices.set(parent, (inParent = new Map()));
@@ -289,9 +338,15 @@ export function mergeOverrides(layers: readonly OverridesLayer[]): MergedOverrid
       all.push({ ...e, level });
       out.exclude.set(e.value, all);
     }
-    for (const e of layer.unavailable) put(out.availability, e.value, { value: false, site: e.site }, level);
-    for (const e of layer.available ?? [])
+    for (const e of layer.unavailable) {
+      put(out.availability, e.value, { value: false, site: e.site }, level);
+      if (e.until !== undefined) out.until.set(e.value, e.until);
+      else out.until.delete(e.value);
+    }
+    for (const e of layer.available ?? []) {
       put(out.availability, e.value, { value: true, site: e.site }, level);
+      out.until.delete(e.value);
+    }
     if (layer.available) out.availableWritten = true;
   });
   return out;
@@ -300,6 +355,8 @@ export function mergeOverrides(layers: readonly OverridesLayer[]): MergedOverrid
 /** The plain overrides of one store, as src/config/resolve.ts applies them. */
 export interface StoreOverrides {
   prices: ReadonlyMap<string, number>;
+  /** Prices from a date still ahead, by SKU: shown as upcoming, not applied. Absent when none. */
+  upcoming?: ReadonlyMap<string, { price: number; from: string }>;
   optionPrices: ReadonlyMap<string, ReadonlyMap<string, number>>;
   titles: ReadonlyMap<string, string>;
   descriptions: ReadonlyMap<string, string>;
@@ -308,6 +365,8 @@ export interface StoreOverrides {
   limits: ReadonlyMap<string, { min?: number; max?: number }>;
   exclude: ReadonlySet<string>;
   unavailable: readonly string[];
+  /** SKU of `unavailable` → until when (ISO 8601 with offset); absent when no entry gives a time. */
+  until?: ReadonlyMap<string, string>;
   /** Absent when no layer writes `availability.available`. */
   available?: readonly string[];
 }
@@ -321,6 +380,9 @@ export function plainOverrides(merged: MergedOverrides): StoreOverrides {
   const availability = [...merged.availability];
   return {
     prices: values(merged.prices),
+    ...(merged.upcoming.size > 0
+      ? { upcoming: new Map([...merged.upcoming].map(([k, e]) => [k, { price: e.value, from: e.from }])) }
+      : {}),
     optionPrices: new Map([...merged.optionPrices].map(([p, m]) => [p, values(m)])),
     titles: values(merged.titles),
     descriptions: values(merged.descriptions),
@@ -337,6 +399,7 @@ export function plainOverrides(merged: MergedOverrides): StoreOverrides {
     ),
     exclude: new Set(merged.exclude.keys()),
     unavailable: availability.filter(([, v]) => !v.value).map(([k]) => k),
+    ...(merged.until.size > 0 ? { until: new Map(merged.until) } : {}),
     ...(merged.availableWritten
       ? { available: availability.filter(([, v]) => v.value).map(([k]) => k) }
       : {}),
@@ -357,7 +420,14 @@ export function overridesOfFile(store: StoreFile): StoreOverrides {
   const o = store.overrides ?? {};
   const available = store.availability?.available;
   return {
-    prices: recordMap(o.prices),
+    // carte import writes plain prices; a price from a date counts as its price here.
+    prices: new Map(
+      Object.entries(o.prices ?? {}).flatMap(([k, v]) =>
+        v === undefined
+          ? []
+          : [[k, typeof v === "number" ? v : (v as { price: number }).price] as [string, number]],
+      ),
+    ),
     optionPrices: new Map(Object.entries(o.option_prices ?? {}).map(([p, m]) => [p, recordMap(m)])),
     titles: recordMap(o.titles),
     descriptions: recordMap(o.descriptions),
@@ -365,9 +435,17 @@ export function overridesOfFile(store: StoreFile): StoreOverrides {
     schedules: new Map(Object.entries(o.schedules ?? {}).map(([k, v]) => [k, writtenSchedules(v)])),
     limits: recordMap(o.limits),
     exclude: new Set(o.exclude ?? []),
-    unavailable: store.availability?.unavailable ?? [],
+    unavailable: (store.availability?.unavailable ?? []).map((e) => (typeof e === "string" ? e : e.sku)),
+    ...(untilOf(store) ? { until: untilOf(store) } : {}),
     ...(available ? { available } : {}),
   };
+}
+
+/** The `until` of the `unavailable:` entries of a store file that give one. */
+function untilOf(store: StoreFile): Map<string, string> | undefined {
+  const out = new Map<string, string>();
+  for (const e of store.availability?.unavailable ?? []) if (typeof e !== "string") out.set(e.sku, e.until);
+  return out.size > 0 ? out : undefined;
 }
 
 function a(kind: SkuKind | "category"): string {

@@ -15,6 +15,7 @@ import type {
   ItemResource,
   MenuResource,
   StoreState,
+  Suspension,
 } from "../model.js";
 import { jsonEqual } from "../kinds/util.js";
 import { storeIdOf } from "./check.js";
@@ -212,6 +213,16 @@ export function resolveStore({ store, catalog, settings, overrides }: Resolvable
     unavailable,
   };
   if (available) state.available = [...new Set(available)].filter(sellable).sort(byCodePoint);
+  // Prices from a date still ahead (issue 14): information for the plan, not applied yet.
+  for (const [sku, next] of o.upcoming ?? []) {
+    const item = own(items, sku);
+    if (item && item.price !== next.price) (state.upcomingPrices ??= table())[sku] = next;
+  }
+  // Items switched off until a time (`until:`), as the platform's suspend_until (src/kinds/availability.ts).
+  for (const sku of unavailable) {
+    const until = o.until?.get(sku);
+    if (until !== undefined) (state.suspensions ??= table<Suspension>())[sku] = { until };
+  }
   for (const [key, value] of Object.entries(settings ?? {}) as [keyof StoreSettings, unknown][])
     if (value !== undefined) (state as unknown as Record<string, unknown>)[key] = value;
   return state;

@@ -16,6 +16,7 @@
  * A setting no layer writes stays `undefined` in the model: carte does not manage it in that store.
  */
 
+import { TimeContext } from "./time.js";
 import { CLIENT_WEBHOOK_EVENTS, Limits, STORE_WEBHOOK_EVENTS } from "../platform/wire.js";
 import type { ConfigProblem } from "../errors.js";
 import { WEEKDAYS } from "../model.js";
@@ -223,6 +224,7 @@ export function readSettings(
   data: unknown,
   problems: ConfigProblem[],
   sections: readonly ConfigSection<unknown>[],
+  time: TimeContext = new TimeContext(),
 ): SettingsLayer {
   const at = (...segments: (string | number)[]): Site => siteOf(parsed, [...base, ...segments]);
   const layer: SettingsLayer = { site: at(), includes: [], sections: new Map() };
@@ -239,7 +241,7 @@ export function readSettings(
     layer.schedulesVia = settings.schedules_via;
 
   // Each kind's section (hours, holidays, special days, open, webhooks…): src/kinds, `config`.
-  const ctx: SectionContext = { parsed, base, at };
+  const ctx: SectionContext = { parsed, base, at, time };
   for (const section of sections) {
     if (!Object.hasOwn(settings, section.key)) continue;
     const value = section.read(settings[section.key], ctx, problems);

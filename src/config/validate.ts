@@ -111,32 +111,31 @@ export function validateFile(parsed: YamlFile, kind: FileKind): ConfigProblem[] 
  * referenced definition). The schemas put nothing but `anyOf` on such values, so the run is exact.
  */
 function simplify(errors: ErrorObject[]): ErrorObject[] {
-  const result = [...errors];
-  for (let i = 0; i < result.length; i++) {
-    const alt = result[i];
-    if (!alt || (alt.keyword !== "anyOf" && alt.keyword !== "oneOf")) continue;
+  // One pass: the alternatives' errors are the tail of what is kept so far when their `anyOf` comes,
+  // so each is replaced at the end of the list (a file with thousands of alternatives stays linear).
+  const result: ErrorObject[] = [];
+  for (const alt of errors) {
+    if (alt.keyword !== "anyOf" && alt.keyword !== "oneOf") {
+      result.push(alt);
+      continue;
+    }
     const at = alt.instancePath;
-    let start = i;
+    let start = result.length;
     while (start > 0) {
-      const prev = result[start - 1];
-      if (!prev || (prev.instancePath !== at && !prev.instancePath.startsWith(at + "/"))) break;
+      const prev = result[start - 1]!;
+      if (prev.instancePath !== at && !prev.instancePath.startsWith(at + "/")) break;
       start--;
     }
-    const run = result.slice(start, i);
+    const run = result.splice(start);
     const typeErrors = run.filter((e) => e.keyword === "type" && e.instancePath === at);
     const branches = Array.isArray(alt.schema) ? alt.schema.length : typeErrors.length + 1;
-    const replacement: ErrorObject[] =
-      typeErrors.length >= branches
-        ? [
-            {
-              ...alt,
-              keyword: "type",
-              params: { type: typeErrors.map((e) => String(e.params.type)).join(",") },
-            },
-          ]
-        : run.filter((e) => !typeErrors.includes(e));
-    result.splice(start, i - start + 1, ...replacement);
-    i = start + replacement.length - 1;
+    if (typeErrors.length >= branches)
+      result.push({
+        ...alt,
+        keyword: "type",
+        params: { type: typeErrors.map((e) => String(e.params.type)).join(",") },
+      });
+    else for (const e of run) if (!typeErrors.includes(e)) result.push(e);
   }
   return result;
 }

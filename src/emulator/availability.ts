@@ -9,7 +9,7 @@ import type { ItemStatusRequest, StoreItemsToggle, StoreItemsTogglePlatform } fr
 import type { ItemStatus } from "../platform/wire.js";
 import { HttpError, accepted, badShape, fail, isPosInt } from "./http.js";
 import type { Reply, Route, RouteContext } from "./http.js";
-import type { ItemRec, StoreRec } from "./state.js";
+import { availableAt, toggled, type ItemRec, type StoreRec } from "./state.js";
 
 /**
  * The one failure answer of `PUT /availability/stores/items[/platform]`: 400 with an ARRAY body
@@ -34,7 +34,7 @@ function statusStore(ctx: RouteContext, id: string): StoreRec {
 }
 
 function statusOf(r: ItemRec): ItemStatus {
-  return { item_id: r.id, item_type: "ITEM", stock_out_state: r.available ? "AVAILABLE" : "UNAVAILABLE" };
+  return { item_id: r.id, item_type: "ITEM", stock_out_state: availableAt(r) ? "AVAILABLE" : "UNAVAILABLE" };
 }
 
 /**
@@ -76,7 +76,7 @@ function itemStatus(by: "sku" | "id") {
  * shape checked by server.ts against the route's schema). Stores are looked up by integration id among
  * the client's stores. Validated against the projected catalog (unknown store or item, more than 100
  * items in all: the one failure answer); applied after the delay; `turn_off` wins over `turn_on` for the
- * same item.
+ * same item. Either list clears the item's `suspend_until` and `suspend_reason` (state.ts `toggled`).
  */
 function toggleItems(by: "sku" | "id") {
   return (ctx: RouteContext): Reply => {
@@ -103,7 +103,8 @@ function toggleItems(by: "sku" | "id") {
       ctx.state.accept(p.store, (cat) => {
         const set = (id: number, available: boolean): void => {
           const rec = cat.items.get(id);
-          if (rec && rec.available !== available) cat.items.set(id, { ...rec, available });
+          const next = rec && toggled(rec, available);
+          if (next) cat.items.set(id, next);
         };
         for (const id of p.on) set(id, true);
         for (const id of p.off) set(id, false);

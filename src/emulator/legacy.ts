@@ -30,7 +30,7 @@ import type { StockPatch, StockStatus } from "../generated/platform.js";
 import type { RouteName } from "../platform/routes.js";
 import { badShape } from "./http.js";
 import type { Reply, Route, RouteContext } from "./http.js";
-import type { Catalog, ItemRec } from "./state.js";
+import { availableAt, toggled, type Catalog, type ItemRec } from "./state.js";
 
 /** The answer text of the stock PATCH: the accepted message WITHOUT its final period (platform notes). */
 export const STOCK_ACCEPTED_MESSAGE = "Your request has been accepted";
@@ -102,7 +102,8 @@ function patchStock(res: Resource) {
       (c) => {
         const set = (id: number, available: boolean): void => {
           const rec = c.items.get(id);
-          if (rec && rec.available !== available) c.items.set(id, { ...rec, available });
+          const next = rec && toggled(rec, available);
+          if (next) c.items.set(id, next);
         };
         for (const id of onIds) set(id, true);
         for (const id of offIds) set(id, false);
@@ -131,7 +132,7 @@ function stockStatus(res: Resource) {
           item_id: it.id,
           item_sku: it.sku,
           item_type,
-          stock_out_state: it.available ? "AVAILABLE" : "UNAVAILABLE",
+          stock_out_state: availableAt(it) ? "AVAILABLE" : "UNAVAILABLE",
         });
       } else {
         const id = identity === "PLATFORM" && /^\d{1,15}$/.test(v) ? Number(v) : null;

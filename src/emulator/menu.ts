@@ -30,7 +30,7 @@ import type {
 } from "../generated/platform.js";
 import { accepted, badShape, fail, isPosInt, menuRule } from "./http.js";
 import type { Reply, Route, RouteContext } from "./http.js";
-import { catalogFrom } from "./state.js";
+import { availableAt, catalogFrom, keepSuspension } from "./state.js";
 import type { Catalog, CategoryRec, ItemRec, MenuRec, StoreRec } from "./state.js";
 
 /**
@@ -134,6 +134,8 @@ interface ParsedItem {
   price_info: ItemRec["price_info"];
   quantity_info: ItemRec["quantity_info"];
   schedules_info: ItemRec["schedules_info"];
+  /** `suspension_info.suspend_until` / `suspend_reason` when the element sends `suspension_info`. */
+  suspension: { until: string | null; reason: string | null } | undefined;
 }
 
 /** One `POST /items` element (spec §2.2 Item, platform notes "Store menu API" and "Limits"). */
@@ -182,8 +184,22 @@ function parseItem(v: ItemUpsert, at: string): ParsedItem {
   }
 
   const s = v.schedules_info;
+  const si = v.suspension_info;
+  let suspension: ParsedItem["suspension"];
+  if (si) {
+    const until = si.suspend_until ?? null;
+    if (until !== null && !Number.isFinite(Date.parse(until)))
+      throw menuRule(RuleType.data, `${at}.suspension_info.suspend_until is not a date and time`);
+    const reason = si.suspend_reason ?? null;
+    suspension = {
+      until: until === null ? null : limited(until, `${at}.suspension_info.suspend_until`, 64),
+      reason:
+        reason === null ? null : limited(reason, `${at}.suspension_info.suspend_reason`, Limits.titleLength),
+    };
+  }
   return {
     at,
+    suspension,
     id: v.id,
     sku,
     item_type: v.item_type,
@@ -437,6 +453,8 @@ function buildItems(
       quantity_info: p.quantity_info,
       schedules_info: p.schedules_info,
       available: true, // replaced by the stored value when the item exists (see upsertItems)
+      ...(p.suspension?.until ? { suspend_until: p.suspension.until } : {}),
+      ...(p.suspension?.reason ? { suspend_reason: p.suspension.reason } : {}),
     };
   });
 }
@@ -649,11 +667,14 @@ function sortByIndex<T extends { index: number }>(list: T[]): T[] {
 
 // ---- writes applied to a catalog -------------------------------------------------------------------
 
-/** Upserts never change availability (platform notes: a turned-off item is not turned back on). */
-function putItem(cat: Catalog, rec: ItemRec): void {
+/**
+ * Upserts never change availability (platform notes: a turned-off item is not turned back on); they
+ * change `suspend_until` / `suspend_reason` only when they send `suspension_info` (`sent`).
+ */
+function putItem(cat: Catalog, rec: ItemRec, sent: ParsedItem["suspension"]): void {
   const prev = cat.items.get(rec.id);
   if (prev && prev.sku !== rec.sku && cat.itemSku.get(prev.sku) === rec.id) cat.itemSku.delete(prev.sku);
-  cat.items.set(rec.id, prev ? { ...rec, available: prev.available } : rec);
+  cat.items.set(rec.id, keepSuspension(rec, prev, sent));
   cat.itemSku.set(rec.sku, rec.id);
 }
 
@@ -688,7 +709,15 @@ export function renderItem(store: StoreRec, cat: Catalog, r: ItemRec): Item {
     },
     price_info: r.price_info,
     quantity_info: r.quantity_info,
-    suspension_info: { suspend_until: null, suspend_reason: null, is_available: r.available, overrides: [] },
+    // A suspension whose time has passed is over (availableAt): the item reads as switched on.
+    suspension_info: availableAt(r)
+      ? { suspend_until: null, suspend_reason: null, is_available: true, overrides: [] }
+      : {
+          suspend_until: r.suspend_until ?? null,
+          suspend_reason: r.suspend_reason ?? null,
+          is_available: false,
+          overrides: [],
+        },
     schedules_info: r.schedules_info,
   };
 }
@@ -861,10 +890,7 @@ function postStoreMenu(ctx: RouteContext): Reply {
     store,
     (cat) => {
       const next = catalogFrom(
-        items.map((r) => {
-          const prev = cat.items.get(r.id);
-          return prev ? { ...r, available: prev.available } : r;
-        }),
+        items.map((r, i) => keepSuspension(r, cat.items.get(r.id), pItems[i]!.suspension)),
         cats,
         menus,
       );
@@ -1025,7 +1051,7 @@ function postItems(ctx: RouteContext): Reply {
   ctx.state.accept(
     store,
     (c) => {
-      for (const r of recs) putItem(c, r);
+      recs.forEach((r, i) => putItem(c, r, parsed[i]!.suspension));
     },
     "items",
   );

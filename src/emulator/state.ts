@@ -49,6 +49,57 @@ export interface ItemRec {
   schedules_info: { schedules: WireSchedule[]; overrides: WireOverride[] };
   /** `suspension_info.is_available`. Upserts never change it; availability writes do. */
   available: boolean;
+  /**
+   * `suspension_info.suspend_until` and `suspend_reason` as last written by an upsert that carried
+   * `suspension_info` (kept as sent; absent or null: none). An upsert without `suspension_info` keeps
+   * them; switching the item on or off through an availability call clears both (docs/platform-api.md,
+   * "Who switched an item off").
+   */
+  suspend_until?: string | null;
+  suspend_reason?: string | null;
+}
+
+/**
+ * Whether an item is available at `now` (ms since the epoch): switched on, or switched off with a
+ * `suspend_until` that has passed (platform notes "Store menu API": `suspend_until: null` with
+ * `is_available: false` means suspended until turned on again, so a time ends the suspension).
+ */
+export function availableAt(r: ItemRec, now: number = Date.now()): boolean {
+  if (r.available) return true;
+  if (typeof r.suspend_until !== "string") return false;
+  const until = Date.parse(r.suspend_until);
+  return Number.isFinite(until) && until <= now;
+}
+
+/**
+ * An item switched on or off by an availability call (v2 toggles, legacy stock PATCH): either call ends
+ * the details of an earlier suspension, `suspend_until` and `suspend_reason` become null (an upsert that
+ * sends `suspension_info` sets them again). `undefined` when nothing changes.
+ */
+export function toggled(r: ItemRec, available: boolean): ItemRec | undefined {
+  if (r.available === available && r.suspend_until == null && r.suspend_reason == null) return undefined;
+  const { suspend_until: _until, suspend_reason: _reason, ...rest } = r;
+  return { ...rest, available };
+}
+
+/**
+ * A stored item with its suspension carried over from `prev` (the stored record of the same id): an
+ * upsert never changes availability, and changes `suspend_until` / `suspend_reason` only when it sends
+ * `suspension_info` (`sent`).
+ */
+export function keepSuspension(
+  rec: ItemRec,
+  prev: ItemRec | undefined,
+  sent: { until: string | null; reason: string | null } | undefined,
+): ItemRec {
+  const until = sent ? sent.until : (prev?.suspend_until ?? null);
+  const reason = sent ? sent.reason : (prev?.suspend_reason ?? null);
+  const out: ItemRec = { ...rec, available: prev ? prev.available : rec.available };
+  if (until !== null) out.suspend_until = until;
+  else delete out.suspend_until;
+  if (reason !== null) out.suspend_reason = reason;
+  else delete out.suspend_reason;
+  return out;
 }
 
 /** A category as stored (spec §2.2 Category). Its `menus` are derived from the menus when read. */

@@ -38,6 +38,7 @@ import {
   unknownSchedule,
 } from "./schedules.js";
 import type { ScheduleDetail, ScheduleOwner } from "./schedules.js";
+import { availableAt } from "./state.js";
 import type { Catalog, CatalogWrite, EmulatorState, ItemRec, StoreRec } from "./state.js";
 
 /**
@@ -330,7 +331,7 @@ function menuStatus(ctx: RouteContext): Reply {
         name: it.title_info.title,
         description: it.description_info.description ?? "",
         active: active.has(c.id),
-        isAvailable: it.available,
+        isAvailable: availableAt(it),
         corridorId: c.id,
       });
       for (const ref of it.children) {
@@ -345,7 +346,14 @@ function menuStatus(ctx: RouteContext): Reply {
           toppings: g.children.flatMap((o) => {
             const t = cat.items.get(o.id);
             return t
-              ? [{ id: t.id, sku: wireSku(t.sku), description: t.title_info.title, activated: t.available }]
+              ? [
+                  {
+                    id: t.id,
+                    sku: wireSku(t.sku),
+                    description: t.title_info.title,
+                    activated: availableAt(t),
+                  },
+                ]
               : [];
           }),
         });

@@ -132,7 +132,7 @@ export interface Holidays {
 /**
  * Special day.
  *
- * A named day of the year with its own hours.
+ * A named day of the year, or of one year, with its own hours.
  *
  * This interface was referenced by `SettingsFile`'s JSON-Schema
  * via the `definition` "SpecialDay".
@@ -147,7 +147,7 @@ export interface SpecialDay {
   /**
    * Date.
    *
-   * Month and day, MM-DD, for example "12-24". Write it in quotes.
+   * Month and day, MM-DD, for example "12-24" (every year; write it in quotes), or a full date YYYY-MM-DD, for example 2026-12-24 (that year only: carte puts it on the platform within the year before it and removes it by the first run after it; once it has passed, it is ignored with a warning, and carte validate lists it).
    */
   date: string;
   slots: Slots | undefined;
@@ -192,10 +192,23 @@ export interface CatalogOverrides {
   /**
    * Prices.
    *
-   * Prices that differ from the catalog, by SKU of an item or option, for example BURGER-CLASSIC: 25900. Written as the currency of carte.yaml is written.
+   * Prices that differ from the catalog, by SKU of an item or option, for example BURGER-CLASSIC: 25900. Written as the currency of carte.yaml is written. A price may start at a date: BURGER-CLASSIC: { price: 26900, from: 2026-12-01 }.
    */
   prices?: {
-    [k: string]: Price | undefined;
+    [k: string]:
+      | (
+          | Price
+          | {
+              price: Price;
+              /**
+               * From.
+               *
+               * A date, 2026-12-01 (from 00:00 UTC), or a date and time with its offset, 2026-12-01T00:00:00-05:00 (the store's own midnight).
+               */
+              from: string;
+            }
+        )
+      | undefined;
   };
   /**
    * Option prices inside a parent.
@@ -318,7 +331,7 @@ export interface Schedule {
 /**
  * Item availability.
  *
- * Which items and options are switched off or on. Items not listed are left as staff set them during service, unless ownership: availability: full is set in carte.yaml (then every item not listed as unavailable is switched on). For each SKU the store file wins over its group and the group over carte.yaml.
+ * Which items and options are switched off or on. carte marks the items it switches off on the platform (suspension_info.suspend_reason "carte"): an item carte switched off is switched back on once no file lists it as unavailable; an item staff switched off during service (no marker) stays off, and the plan lists it as information. With ownership: availability: full in carte.yaml every item not listed as unavailable is switched on. For each SKU the store file wins over its group and the group over carte.yaml.
  *
  * This interface was referenced by `SettingsFile`'s JSON-Schema
  * via the `definition` "Availability".
@@ -327,13 +340,29 @@ export interface Availability {
   /**
    * Switched off.
    *
-   * SKUs of items or options that guests cannot order right now. Remove a SKU to switch it back on.
+   * SKUs of items or options that guests cannot order right now; carte switches them off and marks them as its own. Remove a SKU to switch it back on: carte switches on the items it switched off, and leaves off an item that staff had switched off (the plan says so).
    */
-  unavailable?: string[];
+  unavailable?: (
+    | string
+    | {
+        /**
+         * SKU.
+         *
+         * SKU of an item or option of the catalog.
+         */
+        sku: string;
+        /**
+         * Until.
+         *
+         * ISO 8601 date and time with its offset, for example 2026-11-25T18:00:00-05:00 (18:00 in Bogotá).
+         */
+        until: string;
+      }
+  )[];
   /**
    * Switched on.
    *
-   * SKUs of items or options that carte switches back on if staff switched them off.
+   * SKUs of items or options that carte switches on whoever switched them off (staff during service included).
    */
   available?: string[];
 }

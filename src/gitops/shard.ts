@@ -101,7 +101,7 @@ export function allowEmptyShard(plan: Plan, project: LoadedProject): void {
  * last, as one job orders them; counts summed; the safety verdicts joined. The operations are the
  * shards' own calls (each shard makes its own), in stage order; their number can exceed what one job
  * would make, since one job batches some calls across stores. Checksums are those of the shards' lists;
- * the currency is the project's.
+ * the currency is the project's; the information about stores (`info`) is joined, by store.
  * Throws {@link UsageError} when the plans overlap (a store in two of them) or mix plan formats.
  */
 export function mergePlans(plans: Plan[]): Plan {
@@ -139,6 +139,10 @@ export function mergePlans(plans: Plan[]): Plan {
   const targeting = plans.find((p) => p.targeting)?.targeting;
   // One project's shards: one currency.
   const currency = plans.find((p) => p.currency !== undefined)?.currency;
+  // Information about stores (items staff switched off, upcoming prices), by store as the changes.
+  const info = plans
+    .flatMap((p) => p.info ?? [])
+    .sort((a, b) => (a.store < b.store ? -1 : a.store > b.store ? 1 : 0));
   return {
     formatVersion: PLAN_FORMAT_VERSION,
     stores,
@@ -158,5 +162,6 @@ export function mergePlans(plans: Plan[]): Plan {
     ...(targeting ? { targeting } : {}),
     safety: { ok: violations.length === 0, violations, ...(override ? { override } : {}) },
     ...(currency !== undefined ? { currency } : {}),
+    ...(info.length > 0 ? { info } : {}),
   };
 }

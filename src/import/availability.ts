@@ -4,7 +4,8 @@
  * creates them, and the default `additive` ownership leaves unlisted items alone.
  */
 
-import type { StoreState } from "../model.js";
+import { own, type StoreState } from "../model.js";
+import { parseInstant } from "../config/time.js";
 import type { KindImportPart, Note, StorePart } from "./types.js";
 import { byCodePoint } from "./util.js";
 
@@ -15,11 +16,22 @@ export function sanitizeAvailability(state: StoreState, _note: Note): void {
   state.unavailable = state.unavailable.filter((sku) => state.items[sku]?.type === "ITEM").sort(byCodePoint);
 }
 
+/**
+ * An `unavailable:` entry: the SKU, or `{sku, until}` when the platform switches the item back on at a
+ * time (`suspension_info.suspend_until`) that is written as the files take it (ISO 8601 with offset).
+ */
+function entry(state: StoreState, sku: string): string | { sku: string; until: string } {
+  const until = own(state.suspensions, sku)?.until;
+  return until !== undefined && parseInstant(until).ok ? { sku, until } : sku;
+}
+
 /** The store part of item availability. */
 export const availabilityStore: StorePart = {
   name: "availability",
   sections: (state) =>
-    state.unavailable.length > 0 ? { availability: { unavailable: [...state.unavailable] } } : undefined,
+    state.unavailable.length > 0
+      ? { availability: { unavailable: state.unavailable.map((sku) => entry(state, sku)) } }
+      : undefined,
 };
 
 /** The import part of the `availability` kind. */

@@ -1,23 +1,34 @@
 /**
- * Item availability: whether an ITEM of a store is switched on or off. Read from the items'
- * `suspension_info.is_available` (spec §2.2) in the store menu that planning reads anyway; written
- * with availability v2 `PUT /availability/stores/items` (spec §4.3), batched across stores by the
- * planner, at most 100 items per call (platform notes, "Limits").
+ * Item availability: whether an ITEM of a store is switched on or off, and who switched it off. Read
+ * from the items' `suspension_info` (spec §2.2: `is_available`, `suspend_until`, `suspend_reason`) in
+ * the store menu that planning reads anyway; switched on or off with availability v2
+ * `PUT /availability/stores/items` (spec §4.3), batched across stores by the planner, at most 100 items
+ * per call (platform notes, "Limits"). An item carte switches off then gets carte's marker
+ * (`suspend_reason: "carte"`, and `suspend_until` when the files give `until:`) through an upsert of the
+ * item with its `suspension_info` (docs/platform-api.md, "Who switched an item off"), so that a later
+ * run, without local state, turns back on the items it switched off and leaves alone those staff did.
  *
  * Every ITEM has an availability resource; a new item starts available on the platform, so only an item
  * that must be off, or whose state differs, yields a change.
  */
 
-import type { Ownership, StoreState } from "../model.js";
+import { CARTE_SUSPEND_REASON, own, type Ownership, type StoreState } from "../model.js";
 import { availabilityPart } from "../import/availability.js";
-import type { StoreItemsToggle } from "../platform/wire.js";
+import type { StoreItemsToggle, WireItem } from "../platform/wire.js";
+import { toWireItem } from "./items.js";
 import { storeMenuRead } from "./reads.js";
-import { partOf, type EndpointSpec, type ResourceKind } from "./types.js";
+import { partOf, type AttributeDiff, type EndpointSpec, type ResourceKind, type Write } from "./types.js";
 
-/** The normalized availability of one item. */
+/**
+ * The normalized availability of one item. Off: `byCarte` when carte switched it off (its marker is on
+ * the platform; on the desired side, whenever carte writes the item off), `until` when the platform
+ * switches it back on at that time (ISO 8601 with offset).
+ */
 export interface AvailabilityResource {
   sku: string;
   available: boolean;
+  byCarte?: true;
+  until?: string;
 }
 
 /** An availability toggle for the batcher: one SKU of one store, on or off. */
@@ -28,35 +39,127 @@ export interface AvailabilityToggle {
 }
 
 /**
- * Under `full` ownership every ITEM is wanted on unless listed unavailable; under `additive` (the
- * default) only the items the files name are: listed unavailable → off, listed available → on, and an
- * item that staff switched off during service stays off.
+ * The desired side (`ownership` given): a SKU listed unavailable is wanted off, marked as carte's
+ * unless it is already off without the marker and with the same end time ({@link alreadyOff}); under
+ * `full` ownership every other ITEM is wanted on; under `additive` (the default) only the items
+ * listed available, and those carte switched off itself (its marker is on the platform, `current`),
+ * are wanted on. An item staff switched off (no marker) stays off ({@link info} lists them).
+ *
+ * The current side (no `ownership`): every ITEM as read.
  */
-function select(state: StoreState, ownership: Ownership = "full"): Record<string, AvailabilityResource> {
+function select(
+  state: StoreState,
+  ownership?: Ownership,
+  current?: StoreState,
+): Record<string, AvailabilityResource> {
+  const desired = ownership !== undefined;
   const off = new Set(state.unavailable);
   const on = new Set(state.available ?? []);
   const out: Record<string, AvailabilityResource> = {};
   for (const sku in state.items) {
     if (state.items[sku]!.type !== "ITEM") continue;
-    if (off.has(sku)) out[sku] = resource(sku, false);
-    else if (ownership === "full" || on.has(sku)) out[sku] = resource(sku, true);
+    if (off.has(sku)) {
+      const until = own(state.suspensions, sku)?.until;
+      out[sku] = offResource(sku, desired ? !alreadyOff(current, sku, until) : ownMark(state, sku), until);
+    } else if (!desired || ownership === "full" || on.has(sku) || switchedOffByCarte(current, sku)) {
+      out[sku] = resource(sku, true);
+    }
   }
   return out;
 }
 
+/** Whether the current side shows carte's marker on `sku`. */
+function ownMark(state: StoreState, sku: string): boolean {
+  return own(state.suspensions, sku)?.byCarte === true;
+}
+
+/**
+ * Whether an item the files want off is already off on the platform without carte's marker and with the
+ * same end time: it stays as it is (no change, no marker), so that files written by `carte import` plan
+ * nothing; removing it from `unavailable:` later leaves it off, since carte did not switch it off.
+ */
+function alreadyOff(current: StoreState | undefined, sku: string, until: string | undefined): boolean {
+  return (
+    current !== undefined &&
+    current.unavailable.includes(sku) &&
+    !ownMark(current, sku) &&
+    own(current.suspensions, sku)?.until === until
+  );
+}
+
+function switchedOffByCarte(current: StoreState | undefined, sku: string): boolean {
+  return (
+    current !== undefined &&
+    own(current.suspensions, sku)?.byCarte === true &&
+    current.unavailable.includes(sku)
+  );
+}
+
+/**
+ * Under `additive` ownership: the items of the store switched off on the platform by someone else than
+ * carte (no marker) that the files leave alone, so they stay off. One sentence naming how many and
+ * which (the first 20).
+ */
+function info(desired: StoreState, current: StoreState, ownership: Ownership): string[] {
+  if (ownership !== "additive") return [];
+  const named = new Set([...desired.unavailable, ...(desired.available ?? [])]);
+  const staff = current.unavailable.filter(
+    (sku) =>
+      !named.has(sku) &&
+      own(current.suspensions, sku)?.byCarte !== true &&
+      own(desired.items, sku)?.type === "ITEM",
+  );
+  if (staff.length === 0) return [];
+  const shown = staff.slice(0, 20).join(", ");
+  const more = staff.length > 20 ? ` and ${staff.length - 20} more` : "";
+  return [
+    `${staff.length} ${staff.length === 1 ? "item" : "items"} switched off outside the files ` +
+      `${staff.length === 1 ? "stays" : "stay"} off: ${shown}${more} ` +
+      "(list a SKU under availability.available to switch it on)",
+  ];
+}
+
 /**
  * The availability resources of every SKU seen, frozen and shared by all stores: the planner selects
- * one per ITEM of every store on both sides, and equal objects compare at once.
+ * one per ITEM of every store on both sides, and equal objects compare at once. Off with a time is made
+ * anew.
  */
-const resources = new Map<string, readonly [AvailabilityResource, AvailabilityResource]>();
+const resources = new Map<
+  string,
+  readonly [AvailabilityResource, AvailabilityResource, AvailabilityResource]
+>();
+
+function pair(sku: string): readonly [AvailabilityResource, AvailabilityResource, AvailabilityResource] {
+  let p = resources.get(sku);
+  if (!p) {
+    p = [
+      Object.freeze({ sku, available: false }),
+      Object.freeze({ sku, available: true }),
+      Object.freeze({ sku, available: false, byCarte: true as const }),
+    ];
+    resources.set(sku, p);
+  }
+  return p;
+}
 
 function resource(sku: string, available: boolean): AvailabilityResource {
-  let pair = resources.get(sku);
-  if (!pair) {
-    pair = [Object.freeze({ sku, available: false }), Object.freeze({ sku, available: true })];
-    resources.set(sku, pair);
-  }
-  return pair[available ? 1 : 0];
+  return pair(sku)[available ? 1 : 0];
+}
+
+function offResource(sku: string, byCarte: boolean, until: string | undefined): AvailabilityResource {
+  if (until === undefined) return pair(sku)[byCarte ? 2 : 0];
+  return byCarte ? { sku, available: false, byCarte: true, until } : { sku, available: false, until };
+}
+
+/**
+ * The state of an item for people: `on`, `off`, `off until 18:00 (2026-11-25T18:00:00-05:00)`, and
+ * whether it was switched off outside the files.
+ */
+export function availabilityState(r: AvailabilityResource): string {
+  if (r.available) return "on";
+  const time = r.until === undefined ? undefined : /T(\d{2}:\d{2})/.exec(r.until)?.[1];
+  const until = r.until === undefined ? "" : ` until ${time ?? r.until} (${r.until})`;
+  return `off${until}${r.byCarte ? "" : ", switched off outside the files"}`;
 }
 
 /**
@@ -82,34 +185,84 @@ const toggle: EndpointSpec = {
   },
 };
 
+/**
+ * carte's marker on an item it switches off: `POST /items` (spec §4.4) with the whole item as the files
+ * describe it and its `suspension_info` `{is_available: false, suspend_reason: "carte", suspend_until}`.
+ * The platform keeps `suspend_until` and `suspend_reason` as sent and never changes availability through
+ * an upsert; a toggle clears both, so the marker goes after the toggles (docs/platform-api.md, "Who
+ * switched an item off").
+ */
+const mark: EndpointSpec = {
+  name: "availability.mark",
+  stage: 8,
+  route: "POST /restaurants/menu/v1/stores/{storeId}/items",
+  scope: "store",
+  body: (elements) => elements,
+};
+
 /** The item availability kind. */
 export const availability: ResourceKind<AvailabilityResource, "availability"> = {
   name: "availability",
   summary: "whether each item of a store is switched on or off (availability v2)",
-  endpoints: [toggle],
+  endpoints: [toggle, mark],
   importPart: availabilityPart,
   reads: [storeMenuRead],
   defaultOwnership: "additive",
   select,
+  info,
   segment: () => "availability",
   title: (state, key) => (Object.hasOwn(state.items, key) ? state.items[key]!.title : undefined),
   // A new item is created available (platform notes, "Store menu API").
   initial: (after) => ({ sku: after.sku, available: true }),
+  diff(before, after): AttributeDiff[] {
+    return [{ attribute: "state", before: availabilityState(before), after: availabilityState(after) }];
+  },
   read(snapshot, into) {
     const wire = partOf(snapshot, storeMenuRead)!;
-    into.unavailable = wire.items
-      .filter((w) => w.item_type !== "MODIFIER_GROUP" && w.suspension_info?.is_available === false)
-      .map((w) => w.sku)
-      .sort();
+    const off = wire.items.filter(
+      (w) => w.item_type !== "MODIFIER_GROUP" && w.suspension_info?.is_available === false,
+    );
+    into.unavailable = off.map((w) => w.sku).sort();
+    for (const w of off) {
+      const info = w.suspension_info as { suspend_until?: string | null; suspend_reason?: string | null };
+      const byCarte = info.suspend_reason === CARTE_SUSPEND_REASON;
+      // Kept as the platform sends it (carte sends it as the files write it), bounded.
+      const until =
+        typeof info.suspend_until === "string" && info.suspend_until !== ""
+          ? info.suspend_until.slice(0, 64)
+          : undefined;
+      if (!byCarte && until === undefined) continue;
+      (into.suspensions ??= Object.create(null) as Record<string, never>)[w.sku] = {
+        ...(until !== undefined ? { until } : {}),
+        ...(byCarte ? { byCarte } : {}),
+      };
+    }
   },
-  writes(action, key, _before, after, ctx) {
+  writes(action, key, before, after, ctx) {
     // Deleting an item removes its availability with it; nothing to call.
     if (action === "delete" || !after) return [];
-    const toggle: AvailabilityToggle = {
+    const toggle = (on: boolean): AvailabilityToggle => ({
       integrationId: ctx.desired.store.integrationId,
       sku: key,
-      on: after.available,
-    };
-    return [{ endpoint: "availability.toggle", element: toggle }];
+      on,
+    });
+    // On: the toggle ends the suspension and its marker on the platform.
+    if (after.available) return [{ endpoint: "availability.toggle", element: toggle(true) }];
+    const out: Write[] =
+      before?.available === false ? [] : [{ endpoint: "availability.toggle", element: toggle(false) }];
+    const item = own(ctx.desired.items, key);
+    if (item) {
+      const wire = (ctx.elements?.get(item) as WireItem | undefined) ?? toWireItem(item);
+      const element: WireItem = {
+        ...wire,
+        suspension_info: {
+          is_available: false,
+          suspend_reason: CARTE_SUSPEND_REASON,
+          suspend_until: after.until ?? null,
+        },
+      };
+      out.push({ endpoint: "availability.mark", element });
+    }
+    return out;
   },
 };

@@ -4,7 +4,7 @@
  * the type: `item[SKU]` or `modifier_group[SKU]`; a change of type is an update, not a delete and create.
  */
 
-import type { ImageRef, ItemResource, StoreState } from "../model.js";
+import { own, type ImageRef, type ItemResource, type StoreState } from "../model.js";
 import type { WireItem } from "../platform/wire.js";
 import { itemsPart } from "../import/items.js";
 import { storeMenuRead } from "./reads.js";
@@ -180,8 +180,8 @@ export function nestedWithin(state: StoreState, sku: string): string[] | undefin
 
 /**
  * What an item read from the platform holds that {@link fromWireItem} does not keep: override entries
- * of its blocks other than an option's price inside a parent (`override_type: ITEM`), and a suspension
- * with an end date. In words, for `carte import` to list (`StoreState.unread`).
+ * of its blocks other than an option's price inside a parent (`override_type: ITEM`). In words, for
+ * `carte import` to list (`StoreState.unread`).
  */
 export function unreadOf(w: WireItem, skuOf: (id: number | undefined) => string | undefined): string[] {
   const out: string[] = [];
@@ -213,8 +213,7 @@ export function unreadOf(w: WireItem, skuOf: (id: number | undefined) => string 
   );
   if (prices.length > 0)
     out.push(`price_info.overrides (${[...new Set(prices.map((o) => o.override_type ?? "?"))].join(", ")})`);
-  const until = (w as { suspension_info?: { suspend_until?: string | null } }).suspension_info?.suspend_until;
-  if (typeof until === "string" && until !== "") out.push(`a suspension until ${until}`);
+  // A suspension with an end date is read by the availability kind (`until:` in the files).
   return out;
 }
 
@@ -247,6 +246,22 @@ export const items: ResourceKind<ItemResource, "item", "modifier_group"> = {
   segment: (r) => (r.type === "MODIFIER_GROUP" ? "modifier_group" : "item"),
   within: nestedWithin,
   group: groupOf,
+  // Prices from a date still ahead (issue 14): information, not changes, until that date.
+  info(desired, current) {
+    const upcoming = desired.upcomingPrices;
+    if (!upcoming) return [];
+    return Object.keys(upcoming)
+      .sort()
+      .map((sku) => {
+        const next = upcoming[sku]!;
+        const now = own(current.items, sku)?.price;
+        return (
+          `upcoming price of ${sku}: ${next.price} from ${next.from}` +
+          (now === undefined || now === null ? "" : ` (now ${now})`) +
+          "; a run from that date changes it"
+        );
+      });
+  },
   reads: [storeMenuRead],
   read(snapshot, into, ids) {
     const wire = partOf(snapshot, storeMenuRead)!;

@@ -36,6 +36,8 @@ import {
   type DayEntry,
 } from "../config/settings.js";
 import { monthDayKey, parseMonthDay } from "../config/slots.js";
+import { quote } from "../config/quote.js";
+import { dayOver, parseCalendarDate, withinAYear } from "../config/time.js";
 import { specialDaysPart } from "../import/settings.js";
 import { fromSlotBody, slotBody, type SlotBody } from "./holidays.js";
 import {
@@ -159,7 +161,10 @@ type SpecialLayer = Record<string, DayEntry & { name: string; month: number; day
 
 /**
  * `special_days:` of a settings layer: a list of `{name, date: MM-DD, slots}`, each date once; slots stay
- * within their date. Merged date by date.
+ * within their date. Merged date by date. A full date (`2026-12-24`, one year only) is kept as its
+ * `MM-DD` within the year before it (the platform repeats special days every year), left out when it is
+ * further ahead, and left out with a warning once it is over (src/config/time.ts `dayOver`): the plan then
+ * removes it from the platform.
  */
 const specialDaysSection: ConfigSection<SpecialLayer> = {
   key: "special_days",
@@ -171,8 +176,23 @@ const specialDaysSection: ConfigSection<SpecialLayer> = {
       const e = entry as { date?: unknown; name?: unknown; slots?: unknown };
       if (typeof e.date !== "string" || typeof e.name !== "string") return;
       const site = ctx.at("special_days", i, "date");
-      if (!/^[0-9]{2}-[0-9]{2}$/.test(e.date)) return; // the schema says how to write it
-      const parsedDate = parseMonthDay(e.date);
+      let text = e.date;
+      if (/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/.test(text)) {
+        // A day of one year (issue 14): on the platform only within the year before it, gone after it.
+        const full = parseCalendarDate(text);
+        if (!full)
+          return report(problems, site, `special day ${quote(text)} is not a date: write YYYY-MM-DD`);
+        if (dayOver(full, ctx.time.now))
+          return ctx.time.warn(
+            site,
+            `special day ${quote(e.name)} of ${text} has passed: it is ignored, and removed from the platform ` +
+              "where it is still there; remove it from the file",
+          );
+        if (!withinAYear(full, ctx.time.now)) return;
+        text = text.slice(5);
+      }
+      if (!/^[0-9]{2}-[0-9]{2}$/.test(text)) return; // the schema says how to write it
+      const parsedDate = parseMonthDay(text);
       if (!parsedDate.ok) return report(problems, site, `special day ${parsedDate.error}`);
       const key = monthDayKey(parsedDate.value.month, parsedDate.value.day);
       const first = out[key];

@@ -12,6 +12,7 @@ import type { PlatformClient } from "../platform/client.js";
 import type { RouteName, RouteParams } from "../platform/routes.js";
 import type { Site } from "../config/report.js";
 import type { YamlFile } from "../config/yaml.js";
+import type { TimeContext } from "../config/time.js";
 
 /**
  * Runs an async task under the reader's concurrency bound. `store` names the store the call is for
@@ -222,6 +223,8 @@ export interface SectionContext {
   base: readonly (string | number)[];
   /** The site of a value inside the settings object. */
   at(...segments: (string | number)[]): Site;
+  /** The run's clock and its warnings, for time-bound entries (a special day's full date). */
+  time: TimeContext;
 }
 
 /**
@@ -321,9 +324,17 @@ export interface ResourceKind<R, N extends string = string, S extends string = N
   /**
    * Resources of this kind in a store, by key (SKU, menu type, day…); `undefined` when the files do not
    * manage this kind in the store (then carte neither reads nor changes it there). `ownership` is given
-   * on the desired side, for kinds whose desired resources depend on it (item availability).
+   * on the desired side, for kinds whose desired resources depend on it (item availability), with the
+   * store's `current` state when the planner has it: a kind may want a resource only because of what the
+   * platform holds (item availability turns back on the items carte itself switched off). Pure.
    */
-  select(state: StoreState, ownership?: Ownership): Record<string, R> | undefined;
+  select(state: StoreState, ownership?: Ownership, current?: StoreState): Record<string, R> | undefined;
+  /**
+   * What a plan should tell people about a store without changing anything (items staff switched off
+   * that the files leave alone), from the desired and current states and the kind's ownership: one
+   * sentence each, raw text (renderers escape it). Absent: the kind has nothing to say. Pure.
+   */
+  info?(desired: StoreState, current: StoreState, ownership: Ownership): string[];
   /**
    * Reads this kind's resources from a store's snapshot into a normalized current state: canonical
    * values, ids moved to `ids`. Called only when the snapshot holds the parts in `reads`. Duplicates on

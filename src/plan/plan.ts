@@ -26,8 +26,14 @@ import {
   type SafetyPolicy,
   type SafetyViolation,
 } from "./safety.js";
-import { isTargeted, selectChanges, type Targeting } from "./target.js";
-import { PLAN_FORMAT_VERSION, type Plan, type PlanChecksums, type ResourceChange } from "./types.js";
+import { isTargeted, matchStore, selectChanges, type Targeting } from "./target.js";
+import {
+  PLAN_FORMAT_VERSION,
+  type Plan,
+  type PlanChecksums,
+  type PlanInfo,
+  type ResourceChange,
+} from "./types.js";
 
 /** Options of {@link buildPlan}. */
 export interface PlanOptions {
@@ -195,6 +201,7 @@ export interface StorePlanner {
 /** What the planner keeps of one store once it is planned. */
 interface PlannedStore {
   changes: ResourceChange[];
+  info: PlanInfo[];
   writes: PlacedWrite[];
   violations: SafetyViolation[];
 }
@@ -299,12 +306,22 @@ export function createPlanner(desired: DesiredState, options: PlannerOptions = {
     };
     const ctx = { desired: want, ids: have.ids, elements };
     const { record, selected } = collector();
+    const info: PlanInfo[] = [];
+    const storeInTarget =
+      !targeting || targeting.stores.length === 0 || targeting.stores.some((p) => matchStore(p, storeKey));
     for (const kind of kinds) {
       const ownership = ownershipOf(kind);
       if (ownership === "ignore") continue;
-      const d = kind.select(want, ownership);
+      const d = kind.select(want, ownership, have);
       if (d === undefined) continue;
       const c = kind.select(have) ?? {};
+      if (
+        kind.info &&
+        storeInTarget &&
+        (!targeting || targeting.kinds.length === 0 || targeting.kinds.includes(kind.name as SegmentName))
+      )
+        for (const message of kind.info(want, have, ownership))
+          info.push({ store: storeKey, kind: kind.name, message });
       // A duplicate of a resource the files manage goes, whatever the ownership (issue 11, item 2).
       const copies = kind.duplicates?.(have) ?? {};
       const ownershipOfKey = (key: string): Ownership => {
@@ -333,6 +350,7 @@ export function createPlanner(desired: DesiredState, options: PlannerOptions = {
     const judged = changes.filter((c) => c.kind !== "availability");
     planned.set(storeKey, {
       changes,
+      info,
       writes,
       violations:
         read && judged.length > 0 ? storeViolations(storeKey, judged, read, policy, desired.currency) : [],
@@ -366,6 +384,7 @@ export function createPlanner(desired: DesiredState, options: PlannerOptions = {
     const clientPlan = selected();
 
     const changes = [...stores.flatMap((s) => s.changes), ...clientPlan.changes];
+    const info = stores.flatMap((s) => s.info);
     const operations = batchWrites([...stores.flatMap((s) => s.writes), ...clientPlan.writes]);
     const count = (a: ChangeAction) => changes.filter((c) => c.action === a).length;
     let checksums: PlanChecksums | (() => PlanChecksums) | undefined = given;
@@ -409,6 +428,7 @@ export function createPlanner(desired: DesiredState, options: PlannerOptions = {
       ...(targeting ? { targeting } : {}),
       safety: { ok: true, violations: [] },
       ...(desired.currency !== undefined ? { currency: desired.currency } : {}),
+      ...(info.length > 0 ? { info } : {}),
     };
     defineChecksums(plan, checksums);
     plan.safety = safetyVerdict(

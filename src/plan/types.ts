@@ -115,6 +115,20 @@ export interface PlanChecksums {
   stores?: Record<string, string>;
 }
 
+/**
+ * Something a plan tells people about a store without changing it (src/kinds/types.ts
+ * `ResourceKind.info`): e.g. items staff switched off that the files leave alone. Not a change: an
+ * apply does nothing about it.
+ */
+export interface PlanInfo {
+  /** Store key. */
+  store: string;
+  /** Name of the kind that says it. */
+  kind: string;
+  /** One sentence, raw text (SKUs from the platform): renderers escape it. */
+  message: string;
+}
+
 /** A complete plan. */
 export interface Plan {
   formatVersion: typeof PLAN_FORMAT_VERSION;
@@ -147,4 +161,6 @@ export interface Plan {
    * platform's JSON numbers.
    */
   currency?: string;
+  /** Information about the stores that is not a change (see {@link PlanInfo}); absent when none. */
+  info?: PlanInfo[];
 }

@@ -96,6 +96,15 @@ function sectionsOf(plan: Plan, changes: ResourceChange[]): string[] {
   return out;
 }
 
+/** The plan's information about stores (`Plan.info`, not changes), at most 20 lines, as a quote. */
+function infoBlock(plan: Plan): string {
+  const info = plan.info ?? [];
+  if (info.length === 0) return "";
+  const lines = info.slice(0, 20).map((i) => `> ${escapeMd(`store[${i.store}]: ${i.message}`)}`);
+  if (info.length > 20) lines.push(`> … and ${info.length - 20} more stores (see \`carte plan\`)`);
+  return `${lines.join("\n")}\n\n`;
+}
+
 /** Renders a plan as a GitHub-flavoured Markdown comment of at most `maxChars` characters. */
 export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): string {
   const max = Math.min(options.maxChars ?? 60_000, GITHUB_COMMENT_LIMIT);
@@ -300,6 +309,7 @@ export function renderPlanComment(plan: Plan, options: PlanCommentOptions = {}):
       : `**Plan: ${countsOf(plan.changes)}.**\n\n`;
   out += safetyBlock(plan, options.forceHint);
   if (plan.targeting) out += `> ${escapeMd(notes(plan)[0] ?? "")}\n\n`;
+  out += infoBlock(plan);
 
   const budget = () => max - out.length - footer.length;
   const split = options.split;

@@ -22,7 +22,8 @@ export function summaryLine(plan: Plan): string {
 }
 
 /**
- * Warnings that go with a plan: targeting, tripped guards and their override. Raw text (patterns,
+ * Warnings that go with a plan: targeting, tripped guards and their override, and the plan's
+ * information about stores (`Plan.info`, not changes). Raw text (patterns,
  * addresses and the override reason are untrusted): each renderer escapes them for its medium.
  */
 export function notes(plan: Plan): string[] {
@@ -44,6 +45,8 @@ export function notes(plan: Plan): string[] {
     );
     for (const v of plan.safety.violations) out.push(`  - ${v.guard}: ${v.message}`);
   }
+  // Information that is not a change (items staff switched off that the files leave alone).
+  for (const i of plan.info ?? []) out.push(`Note: store[${i.store}]: ${i.message}`);
   return out;
 }
 

@@ -454,7 +454,11 @@ function changeView(ch: ResourceChange, ctx: Context): Entry {
     case "availability": {
       const on = get(ch.after, "available");
       const view = titled(`item ${ch.key}`);
-      view.summary = on === false ? "switched off" : on === true ? "switched on" : "no longer managed";
+      // The kind's words for the new state (`off until 18:00 (…)`, src/kinds/availability.ts).
+      const state = ch.diff?.find((d) => d.attribute === "state")?.after;
+      const words = typeof state === "string" && state.startsWith("off ") ? state.slice(3) : "";
+      view.summary =
+        on === false ? `switched off${words}` : on === true ? "switched on" : "no longer managed";
       return { category: ORDER.availability, sort: ch.key, view };
     }
     case "holiday": {

@@ -170,9 +170,10 @@ describe("GitHub Action", () => {
     const { fx, files } = await setup();
     process.env.INPUT_COMMAND = "apply";
     expect(await runAction()).toBe(0);
-    // 48: the example's menus, availability, hours, holidays, special days, store availability and
-    // webhooks of three stores, and the client-level webhook.
-    expect(readFileSync(files.summary, "utf8")).toContain("Applied 48 API calls.");
+    // 51: the example's menus, availability (a toggle, and carte's marker in each store), hours,
+    // holidays, special days, store availability and webhooks of three stores, and the client-level
+    // webhook.
+    expect(readFileSync(files.summary, "utf8")).toContain("Applied 51 API calls.");
     fx.emu.clearRequests();
     process.env.INPUT_COMMAND = "plan";
     process.env.INPUT_COMMENT = "false";

@@ -162,7 +162,7 @@ describe("the example chain against the emulator", () => {
     }
   });
 
-  it("switching an item off in three stores makes a single availability call", async () => {
+  it("switching an item off in three stores makes a single availability call, then marks it per store", async () => {
     const { dir, config, emu } = await setup();
     await applyClean(config);
     const project = await loadProject(config);
@@ -181,7 +181,14 @@ describe("the example chain against the emulator", () => {
     emu.clearRequests();
     await applyClean(config);
     const calls = writes(emu.requests);
-    expect(calls).toHaveLength(1);
+    // One toggle for the three stores, then carte's marker on the item in each store (issue 14).
+    expect(calls.map((c) => `${c.method} ${c.path}`)).toEqual([
+      "PUT /api/v2/restaurants-integrations-public-api/availability/stores/items",
+      ...stores
+        .map((s) => s.store.storeId)
+        .sort()
+        .map((id) => `POST /restaurants/menu/v1/stores/${id}/items`),
+    ]);
     expect(calls[0]!.method).toBe("PUT");
     expect(calls[0]!.path).toBe("/api/v2/restaurants-integrations-public-api/availability/stores/items");
     const body = calls[0]!.body as { store_integration_id: string; items: { turn_off: string[] } }[];

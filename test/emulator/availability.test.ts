@@ -66,6 +66,69 @@ describe("emulator: availability v2", () => {
     expect(cola).toMatchObject({ title_info: { title: "Cola 2" }, suspension_info: { is_available: false } });
   });
 
+  it("keeps suspend_reason and suspend_until an upsert sends, and a toggle clears them", async () => {
+    const mark = { is_available: false, suspend_reason: "carte", suspend_until: "2099-01-01T18:00:00-05:00" };
+    await toggle([{ store_integration_id: "bog-centro", items: { turn_off: ["COLA"] } }]);
+    await call(emu, "POST", `${MENU()}/items`, { token, body: [item("COLA", { suspension_info: mark })] });
+    await emu.idle();
+    expect((await items())[0]!.suspension_info).toEqual({ ...mark, overrides: [] });
+
+    // An upsert without suspension_info keeps them.
+    await call(emu, "POST", `${MENU()}/items`, {
+      token,
+      body: [item("COLA", { title_info: { title: "Cola 2" } })],
+    });
+    await emu.idle();
+    expect((await items())[0]!.suspension_info).toEqual({ ...mark, overrides: [] });
+
+    // Switching the item off again (staff's call) ends the marker; so does switching it on.
+    await toggle([{ store_integration_id: "bog-centro", items: { turn_off: ["COLA"] } }]);
+    await emu.idle();
+    expect((await items())[0]!.suspension_info).toEqual({
+      is_available: false,
+      suspend_reason: null,
+      suspend_until: null,
+      overrides: [],
+    });
+  });
+
+  it("switches an item back on once its suspend_until has passed", async () => {
+    await toggle([{ store_integration_id: "bog-centro", items: { turn_off: ["COLA", "WATER"] } }]);
+    const until = (ms: number) => ({
+      is_available: false,
+      suspend_reason: "carte",
+      suspend_until: new Date(Date.now() + ms).toISOString(),
+    });
+    await call(emu, "POST", `${MENU()}/items`, {
+      token,
+      body: [
+        item("COLA", { suspension_info: until(-1000) }),
+        item("WATER", { suspension_info: until(3_600_000) }),
+      ],
+    });
+    await emu.idle();
+    const [cola, water] = await items();
+    expect(cola!.suspension_info).toMatchObject({
+      is_available: true,
+      suspend_reason: null,
+      suspend_until: null,
+    });
+    expect(water!.suspension_info).toMatchObject({ is_available: false, suspend_reason: "carte" });
+    const status = await call(emu, "POST", `${AV2}/items/status`, {
+      token,
+      body: { store_id: String(STORE), item_ids: ["COLA"] },
+    });
+    expect(status.body).toEqual([{ item_id: cola!.id, item_type: "ITEM", stock_out_state: "AVAILABLE" }]);
+  });
+
+  it("refuses a suspend_until that is not a date and time", async () => {
+    const r = await call(emu, "POST", `${MENU()}/items`, {
+      token,
+      body: [item("COLA", { suspension_info: { is_available: false, suspend_until: "tomorrow" } })],
+    });
+    expect(r.status).toBe(400);
+  });
+
   it("refuses more than 100 items, unknown stores and unknown skus with an array body", async () => {
     const many = Array.from({ length: 101 }, () => "COLA");
     const error = [{ message: "Error updating items" }];

@@ -60,6 +60,8 @@ describe("sharding", () => {
     const stores = keys(12).map((k, i) =>
       store(k, String(100 + i), (s) => {
         s.items = { A: item("A", 100 + i), B: item("B", 200) };
+        // Staff switched A off in some stores: the plans say so (information, not a change).
+        if (i % 4 === 0) s.unavailable = ["A"];
       }),
     );
     const want = keys(12).map((k, i) =>
@@ -84,6 +86,8 @@ describe("sharding", () => {
     expect(merged.changes).toEqual(whole.changes);
     expect({ ...merged.summary, operations: 0 }).toEqual({ ...whole.summary, operations: 0 });
     expect(merged.safety).toEqual(whole.safety);
+    expect(whole.info?.map((i) => i.store)).toEqual(["store-0", "store-4", "store-8"]);
+    expect(merged.info).toEqual(whole.info);
     // Every shard and the merge show prices in the project's currency, as one job does.
     expect([whole, ...parts, merged].map((p) => p.currency)).toEqual(["COP", "COP", "COP", "COP", "COP"]);
     // The same comment, the footer included.

@@ -98,7 +98,13 @@ describe("buildPlan", () => {
       }),
     );
     const plan = buildPlan(desired(...want), current(...have));
-    expect(plan.operations).toHaveLength(1);
+    // One toggle for every store, then carte's marker on the item in each store (its own upsert).
+    expect(plan.operations.map((o) => `${o.endpoint} ${o.stores.join(",")}`)).toEqual([
+      "availability.toggle a,b,c",
+      "availability.mark a",
+      "availability.mark b",
+      "availability.mark c",
+    ]);
     expect(plan.operations[0]!.body).toEqual([
       { store_integration_id: "a", items: { turn_off: ["FRIES"] } },
       { store_integration_id: "b", items: { turn_off: ["FRIES"] } },
@@ -137,7 +143,11 @@ describe("buildPlan", () => {
       "create store[a].item[FRIES]",
       "update store[a].availability[COLA]",
     ]);
-    expect(plan.operations.map((o) => o.endpoint)).toEqual(["items.upsert", "availability.toggle"]);
+    expect(plan.operations.map((o) => o.endpoint)).toEqual([
+      "items.upsert",
+      "availability.toggle",
+      "availability.mark",
+    ]);
   });
 
   it("is deterministic, and its checksums follow the states", () => {

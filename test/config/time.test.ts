@@ -1,0 +1,196 @@
+/**
+ * Time-bound entries of the files (issue 14, item 2), judged against an injected clock: `until:` of a
+ * switched-off item, special days with a full date, prices `from:` a date.
+ */
+
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadProject } from "../../src/config/index.js";
+import { dayOver, parseInstant, withinAYear } from "../../src/config/time.js";
+import { buildPlan } from "../../src/plan/plan.js";
+import { current } from "../helpers/builders.js";
+import { CATALOG, problemsOf, shown, storeYaml, writeProject } from "./helpers.js";
+
+const PROJECT = "version: 1\nstores: stores/*.yaml\ncatalogs: catalogs/*.yaml\ngroups: groups/*.yaml\n";
+const NOW = new Date("2026-11-25T12:00:00-05:00");
+
+async function load(files: Record<string, string>, now = NOW) {
+  const dir = await writeProject({
+    "carte.yaml": PROJECT,
+    "catalogs/burgers.yaml": CATALOG,
+    "groups/north.yaml": "name: north\n",
+    ...files,
+  });
+  return { dir, project: await loadProject(join(dir, "carte.yaml"), { now }) };
+}
+
+describe("until: of a switched-off item", () => {
+  it("keeps a time in the future as the item's suspend_until, and ignores a past one with a warning", async () => {
+    const { dir, project } = await load({
+      "groups/north.yaml":
+        "name: north\ndefaults:\n  availability:\n    unavailable:\n      - { sku: CHEESE, until: 2026-11-24T18:00:00-05:00 }\n",
+      "stores/a.yaml": storeYaml(
+        1,
+        "a",
+        "group: north\navailability:\n  unavailable:\n    - BACON\n    - { sku: FRIES, until: 2026-11-25T18:00:00-05:00 }\n    - { sku: BURGER, until: 2026-11-25T11:59:00-05:00 }\n",
+      ),
+      "stores/b.yaml": storeYaml(2, "b", "group: north\n"),
+    });
+    const a = project.desired.stores.a!;
+    expect(a.unavailable).toEqual(["BACON", "FRIES"]);
+    expect(a.suspensions).toEqual({ FRIES: { until: "2026-11-25T18:00:00-05:00" } });
+    expect(project.desired.stores.b!.unavailable).toEqual([]);
+    expect(project.warnings).toEqual([
+      `${shown(dir, "groups/north.yaml")}:5:9: "CHEESE" is switched off until "2026-11-24T18:00:00-05:00", which has passed: the entry is ignored (stores "a", "b"); remove it`,
+      `${shown(dir, "stores/a.yaml")}:11:7: "BURGER" is switched off until "2026-11-25T11:59:00-05:00", which has passed: the entry is ignored (store "a"); remove it`,
+    ]);
+  });
+
+  it("refuses a time without an offset or an impossible one, where it is written", async () => {
+    const problems = await problemsOf(
+      load({
+        "stores/a.yaml": storeYaml(
+          1,
+          "a",
+          "availability:\n  unavailable:\n    - { sku: FRIES, until: 2026-11-25T18:00:00 }\n    - { sku: BACON, until: 2026-02-30T18:00:00Z }\n",
+        ),
+      }),
+    );
+    expect(problems.join("\n")).toMatch(/stores\/a\.yaml:9:/);
+    expect(problems.join("\n")).toContain('"2026-02-30T18:00:00Z" is not a date and time with an offset');
+  });
+});
+
+describe("special days with a full date", () => {
+  const files = {
+    "stores/a.yaml": storeYaml(
+      1,
+      "a",
+      'special_days:\n  - { name: Nochebuena, date: 2026-12-24, slots: ["10:00-16:00"] }\n' +
+        '  - { name: Cierre, date: 2027-12-31, slots: [] }\n  - { name: Aniversario, date: "03-15", slots: [] }\n',
+    ),
+  };
+
+  it("puts a day on the platform within the year before it, by month and day", async () => {
+    const { project } = await load(files);
+    expect(project.desired.stores.a!.specialDays).toEqual({
+      "03-15": { name: "Aniversario", month: 3, day: 15, slots: [] },
+      "12-24": { name: "Nochebuena", month: 12, day: 24, slots: [{ start: "10:00", end: "16:00" }] },
+    });
+    expect(project.warnings).toEqual([]);
+  });
+
+  it("leaves a day out once it has ended everywhere, with a warning", async () => {
+    const { dir, project } = await load(files, new Date("2026-12-25T12:00:00Z"));
+    expect(Object.keys(project.desired.stores.a!.specialDays!)).toEqual(["03-15"]);
+    expect(project.warnings).toEqual([
+      `${shown(dir, "stores/a.yaml")}:7:31: special day "Nochebuena" of 2026-12-24 has passed: it is ignored, and removed from the platform where it is still there; remove it from the file`,
+    ]);
+    // Still on the platform until the day has ended in every time zone.
+    const late = await load(files, new Date("2026-12-25T11:00:00Z"));
+    expect(Object.keys(late.project.desired.stores.a!.specialDays!)).toEqual(["03-15", "12-24"]);
+  });
+
+  it("refuses a month and day written twice, with and without the year", async () => {
+    const problems = await problemsOf(
+      load({
+        "stores/a.yaml": storeYaml(
+          1,
+          "a",
+          'special_days:\n  - { name: A, date: 2026-12-24, slots: [] }\n  - { name: B, date: "12-24", slots: [] }\n',
+        ),
+      }),
+    );
+    expect(problems.join("\n")).toContain("special day 12-24 is already written at");
+  });
+});
+
+describe("prices from a date", () => {
+  const files = {
+    "groups/north.yaml":
+      "name: north\ndefaults:\n  overrides:\n    prices:\n      FRIES: { price: 9900, from: 2026-12-01 }\n",
+    "stores/a.yaml": storeYaml(
+      1,
+      "a",
+      "group: north\noverrides:\n  prices:\n    BURGER: { price: 26900, from: 2026-12-01T00:00:00-05:00 }\n",
+    ),
+    "stores/b.yaml": storeYaml(2, "b", "group: north\noverrides:\n  prices:\n    FRIES: 9500\n"),
+  };
+
+  it("before the date: the lower price holds, and the store lists the new one as upcoming", async () => {
+    const { project } = await load(files);
+    const { a, b } = project.desired.stores;
+    expect(a!.items.BURGER!.price).toBe(24900);
+    expect(a!.items.FRIES!.price).toBe(8900);
+    expect(a!.upcomingPrices).toEqual({
+      BURGER: { price: 26900, from: "2026-12-01T00:00:00-05:00" },
+      FRIES: { price: 9900, from: "2026-12-01" },
+    });
+    // The store's own price hides the group's upcoming one.
+    expect(b!.items.FRIES!.price).toBe(9500);
+    expect(b!.upcomingPrices).toBeUndefined();
+    const plan = buildPlan(project.desired, current(a!, b!));
+    expect(plan.changes).toEqual([]);
+    expect(plan.info).toEqual([
+      {
+        store: "a",
+        kind: "item",
+        message:
+          "upcoming price of BURGER: 26900 from 2026-12-01T00:00:00-05:00 (now 24900); a run from that date changes it",
+      },
+      {
+        store: "a",
+        kind: "item",
+        message: "upcoming price of FRIES: 9900 from 2026-12-01 (now 8900); a run from that date changes it",
+      },
+    ]);
+  });
+
+  it("from the date: the price holds and the plan changes it", async () => {
+    const before = (await load(files)).project.desired.stores.a!;
+    const { project } = await load(files, new Date("2026-12-01T05:00:00Z"));
+    const a = project.desired.stores.a!;
+    expect(a.items.BURGER!.price).toBe(26900);
+    expect(a.items.FRIES!.price).toBe(9900);
+    expect(a.upcomingPrices).toBeUndefined();
+    const plan = buildPlan({ stores: { a } }, current(before));
+    expect(plan.changes.map((c) => `${c.address} ${JSON.stringify(c.diff)}`)).toEqual([
+      'store[a].item[BURGER] [{"attribute":"price","before":24900,"after":26900}]',
+      'store[a].item[FRIES] [{"attribute":"price","before":8900,"after":9900}]',
+    ]);
+    expect(plan.info).toBeUndefined();
+    // Between 00:00 UTC and the store's own midnight, only the bare date has started.
+    const between = (await load(files, new Date("2026-12-01T03:00:00Z"))).project.desired.stores.a!;
+    expect([between.items.BURGER!.price, between.items.FRIES!.price]).toEqual([24900, 9900]);
+  });
+
+  it("refuses a from: that is not a date", async () => {
+    const problems = await problemsOf(
+      load({
+        "stores/a.yaml": storeYaml(
+          1,
+          "a",
+          "overrides:\n  prices:\n    FRIES: { price: 9900, from: 2026-02-30 }\n",
+        ),
+      }),
+    );
+    expect(problems.join("\n")).toContain('"2026-02-30" is not a date');
+  });
+});
+
+describe("the clock's rules", () => {
+  it("parses times with offsets only", () => {
+    expect(parseInstant("2026-11-25T18:00:00-05:00")).toEqual({ ok: true, ms: Date.UTC(2026, 10, 25, 23) });
+    expect(parseInstant("2026-11-25T18:00Z")).toEqual({ ok: true, ms: Date.UTC(2026, 10, 25, 18) });
+    expect(parseInstant("2026-11-25 18:00").ok).toBe(false);
+    expect(parseInstant("2026-11-25T24:00:00Z").ok).toBe(false);
+  });
+
+  it("ends a day once it has ended everywhere, and applies a date within the year before it", () => {
+    const eve = { year: 2026, month: 12, day: 24 };
+    expect(dayOver(eve, new Date("2026-12-25T11:59:00Z"))).toBe(false);
+    expect(dayOver(eve, new Date("2026-12-25T12:00:00Z"))).toBe(true);
+    expect(withinAYear(eve, new Date("2026-11-25T00:00:00Z"))).toBe(true);
+    expect(withinAYear({ year: 2027, month: 12, day: 24 }, new Date("2026-11-25T00:00:00Z"))).toBe(false);
+  });
+});
