@@ -75,7 +75,8 @@ function progressHooks(progress: Progress, io: CliIo): RunHooks {
   };
 }
 
-function render(plan: Plan, format: PlanCommand["format"], color: boolean, base?: BaseSplit): string {
+/** A plan in the chosen format (with `--base`, this branch's changes apart from drift). */
+export function render(plan: Plan, format: PlanCommand["format"], color: boolean, base?: BaseSplit): string {
   if (format === "json") return base ? JSON.stringify({ ...plan, base }, null, 2) + "\n" : renderJson(plan);
   if (format === "markdown")
     return base ? renderPlanComment(plan, { split: base, subject: "branch" }) : renderMarkdown(plan);

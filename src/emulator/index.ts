@@ -124,6 +124,12 @@ export interface RunningEmulator {
    * webhook; `payload` replaces the default one. Resolves once the deliveries finished.
    */
   trigger(event: string, storeId: string | number, payload?: unknown): Promise<DeliveryRecord[]>;
+  /**
+   * The stores the emulator gives a client, in the order they were provisioned (what the platform's
+   * onboarding knows; the API lists no stores, spec §4). Used by `carte status` against the embedded
+   * emulator to find stores no file names.
+   */
+  clientStores(clientId: string): SeedStore[];
   /** Stops the server; pending writes are applied and state persisted first. */
   close(): Promise<void>;
 }
@@ -252,6 +258,11 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     deliveries: events.deliveries,
     trigger: (event, storeId, payload) => events.trigger(event, { storeId }, payload),
     idle: () => state.idle(),
+    clientStores: (clientId) =>
+      [...(state.clients.get(clientId)?.stores ?? [])].flatMap((key) => {
+        const s = state.stores.get(key);
+        return s ? [{ id: s.key, integration_id: s.integration_id, name: s.name }] : [];
+      }),
     clearRequests: () => {
       requests.length = 0;
     },
