@@ -24,6 +24,7 @@ import { parseShard } from "../gitops/shard.js";
 import { SEGMENT_NAMES, type SegmentName } from "../kinds/registry.js";
 import { DEFAULT_PARALLELISM } from "../platform/client.js";
 import { reportError, type CliIo } from "./io.js";
+import { escapeLines } from "../render/escape.js";
 
 const EPILOGUE = `Exit codes:
   0  success, or no changes
@@ -382,6 +383,12 @@ function isMain(): boolean {
 }
 
 if (isMain()) {
+  // No Node warning reaches the user (issue 16): what carte finds wrong is reported as a problem of
+  // its own; a warning of Node or of a library is shown only with --debug.
+  process.removeAllListeners("warning");
+  process.on("warning", (w) => {
+    if (process.argv.includes("--debug")) process.stderr.write(`${escapeLines(String(w.stack ?? w))}\n`);
+  });
   const io: CliIo = {
     out: (s) => void process.stdout.write(s),
     err: (s) => void process.stderr.write(s),
