@@ -177,3 +177,33 @@ describe("carte status", () => {
     expect(r.out).toContain("1 managed, 2 unmanaged, 1 missing.");
   });
 });
+
+describe("carte emulator --seed", () => {
+  it("ships an example seed that serves the example chain's stores", async () => {
+    const { loadSeedFile } = await import("../../src/emulator/index.js");
+    const seed = await loadSeedFile(path.join(repoRoot, "examples", "emulator-seed.yaml"));
+    const chain = seed.clients.find((c) => c.client_id === "carbon-burgers")!;
+    expect(chain.stores.map((s) => String(s.id))).toEqual(["900101", "900102", "900201"]);
+    expect(seed.finance?.discrepancies).toHaveLength(1);
+  });
+
+  it("reports a missing or broken seed file located and in words, never a raw ENOENT", async () => {
+    const dir = tempDir();
+    const missing = await carte(["emulator", "--port", "0", "--seed", path.join(dir, "seed.yaml")]);
+    expect(missing.code).toBe(1);
+    expect(missing.err).toMatch(/seed\.yaml: the seed file does not exist \(examples\/emulator-seed\.yaml/);
+    expect(missing.err).not.toContain("ENOENT");
+
+    const bad = path.join(dir, "bad.yaml");
+    writeFileSync(bad, "clients:\n  - client_id: x\n    stores: [{id: 0, integration_id: a, name: A}]\n");
+    const shape = await carte(["emulator", "--port", "0", "--seed", bad]);
+    expect(shape.code).toBe(1);
+    expect(shape.err).toMatch(/bad\.yaml:2:5: \/clients\/0\/client_secret: must be a non-empty string/);
+    expect(shape.err).toMatch(/bad\.yaml:3:19: \/clients\/0\/stores\/0\/id: must be a positive integer/);
+
+    writeFileSync(bad, "clients:\n  - client_id: x\n  stores: {\n");
+    const syntax = await carte(["emulator", "--port", "0", "--seed", bad]);
+    expect(syntax.code).toBe(1);
+    expect(syntax.err).toMatch(/bad\.yaml:3:1: YAML syntax error/);
+  });
+});
