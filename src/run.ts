@@ -24,6 +24,7 @@ import type { Targeting } from "./plan/target.js";
 import type { Plan } from "./plan/types.js";
 import { lostSecretWarnings, prepareSecretSink, secretsFileName, type SecretSink } from "./secrets.js";
 import { openSession } from "./session.js";
+import { unmanagedEmbeddedStores, unmanagedStoresNote } from "./status.js";
 import {
   applyPlan,
   checkSavedPlan,
@@ -287,6 +288,9 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
         if (keep) plan = planOnly(project, current, plan, keep);
       }
       result.plan = plan;
+      // Information: stores of the platform no file names (a deleted store file) are left alone.
+      const unmanaged = unmanagedStoresNote(unmanagedEmbeddedStores(loaded, session));
+      if (unmanaged) hooks.onWarning?.(unmanaged);
       if (request.command === "plan" && request.base && current) {
         result.base = await compareWithBase(project, plan, current, request.base, { shard: request.shard });
       }

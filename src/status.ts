@@ -136,3 +136,34 @@ export async function projectStatus(
 function byNumber(a: string, b: string): number {
   return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 }
+
+/**
+ * The stores the embedded emulator gives the client that no store file of the project names (a store
+ * whose file was deleted): what a plan mentions as information, at no cost (no call). Empty against a
+ * configured platform, where `carte status` finds them through the webhook configurations.
+ */
+export function unmanagedEmbeddedStores(
+  project: LoadedProject,
+  session: Session,
+): { storeId: string; integrationId: string; name: string }[] {
+  if (!session.emulator || session.clientId === undefined) return [];
+  const named = new Set(Object.values(project.desired.stores).map((s) => s.store.storeId));
+  return session.emulator
+    .clientStores(session.clientId)
+    .filter((s) => !named.has(String(s.id)))
+    .map((s) => ({ storeId: String(s.id), integrationId: s.integration_id, name: s.name }));
+}
+
+/** The note a plan prints about {@link unmanagedEmbeddedStores}, or undefined when there are none. */
+export function unmanagedStoresNote(
+  stores: readonly { storeId: string; integrationId: string; name: string }[],
+): string | undefined {
+  if (stores.length === 0) return undefined;
+  const shown = stores.slice(0, 5).map((s) => `${s.storeId} (${s.integrationId}, ${s.name})`);
+  const more = stores.length > 5 ? ` and ${stores.length - 5} more` : "";
+  return (
+    `Note: the platform has ${stores.length === 1 ? "a store" : `${stores.length} stores`} that no file manages: ` +
+    `${shown.join(", ")}${more}. carte leaves ${stores.length === 1 ? "it" : "them"} as ${stores.length === 1 ? "it is" : "they are"}; ` +
+    "carte status lists every store and the file that manages it."
+  );
+}

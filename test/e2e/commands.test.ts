@@ -149,6 +149,13 @@ describe("carte status", () => {
     expect(after.code, after.err).toBe(0);
     expect(after.out).toMatch(/unmanaged\s+900102\s+bog-chapinero\s+.*no file manages it/);
     expect(after.out).toContain("2 managed, 1 unmanaged, 0 missing.");
+    // The plan mentions it as information, and plans nothing for it.
+    const plan = await carte(["plan", "-c", config]);
+    expect(plan.code, plan.err).toBe(0);
+    expect(plan.err).toContain(
+      "Note: the platform has a store that no file manages: 900102 (bog-chapinero, Bogotá Chapinero). carte leaves it as it is;",
+    );
+    expect(plan.out).not.toContain("bog-chapinero");
     const json = JSON.parse((await carte(["status", "-c", config, "--json"])).out) as {
       stores: { storeId: string; state: string; seenIn?: string[] }[];
     };
