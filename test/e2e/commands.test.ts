@@ -214,3 +214,57 @@ describe("carte emulator --seed", () => {
     expect(syntax.err).toMatch(/bad\.yaml:3:1: YAML syntax error/);
   });
 });
+
+describe("did you mean, in addresses", () => {
+  it("explain, --target and --store name the closest store, kind or key", async () => {
+    const dir = copyExample();
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const config = path.join(dir, "carte.yaml");
+    const sku = await carte(["explain", "-c", config, "store[bog-centro].item[BURGER-CLASIC]"]);
+    expect(sku.code).toBe(1);
+    expect(sku.out).toContain("(did you mean item[BURGER-CLASSIC]?)");
+    const store = await carte(["explain", "-c", config, "store[bog-centr].item[BURGER-CLASSIC]"]);
+    expect(store.err).toContain("(did you mean store[bog-centro]?)");
+    const kind = await carte(["explain", "-c", config, "store[bog-centro].itme[BURGER-CLASSIC]"]);
+    expect(kind.err).toContain("did you mean store[bog-centro].item[BURGER-CLASSIC]?");
+
+    const target = await carte(["plan", "-c", config, "--target", "store[bog-centro].item[BURGER-CLASIC]"]);
+    expect(target.code).toBe(1);
+    expect(target.err).toContain('(did you mean "store[bog-centro].item[BURGER-CLASSIC]"?)');
+    const s = await carte(["plan", "-c", config, "--store", "bog-chapinerro"]);
+    expect(s.code).toBe(1);
+    expect(s.err).toContain('--store bog-chapinerro (did you mean "bog-chapinero"?)');
+  });
+});
+
+describe("output for CI logs and machines", () => {
+  it("--json and --quiet print nothing but the result on standard output", async () => {
+    const dir = copyExample();
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const config = path.join(dir, "carte.yaml");
+    const plan = await carte(["plan", "-c", config, "--json"]);
+    expect(plan.code, plan.err).toBe(0);
+    expect(() => JSON.parse(plan.out)).not.toThrow();
+    expect(plan.err).not.toContain("reading the platform");
+    const applied = await carte(["apply", "-c", config, "--auto-approve", "--json"]);
+    expect(applied.code, applied.err).toBe(0);
+    expect(() => JSON.parse(applied.out)).not.toThrow();
+    expect(applied.err).not.toMatch(/reading the platform|applying calls/);
+    const quiet = await carte(["plan", "-c", config, "--quiet"]);
+    expect(quiet.code).toBe(0);
+    expect(quiet.err).toBe("");
+    expect(quiet.out.trim().split("\n").at(-1)).toMatch(/^No changes/);
+  });
+
+  it("outside a terminal, progress lines are few and never repeat", async () => {
+    const dir = copyExample();
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const config = path.join(dir, "carte.yaml");
+    const applied = await carte(["apply", "-c", config, "--auto-approve"]);
+    expect(applied.code, applied.err).toBe(0);
+    const progress = applied.err.split("\n").filter((l) => /^(reading the platform|applying calls)/.test(l));
+    expect(progress.length).toBeGreaterThan(0);
+    expect(progress.length).toBeLessThanOrEqual(20);
+    expect(new Set(progress).size).toBe(progress.length);
+  });
+});
