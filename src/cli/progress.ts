@@ -29,16 +29,17 @@ export function progressMode(io: CliIo, opts: { quiet: boolean; json: boolean })
   return "lines";
 }
 
-/** Plain progress lines at most every {@link LINE_STEP_PERCENT} % of the work, or every {@link LINE_INTERVAL_MS}. */
+/** Plain progress lines come at most every {@link LINE_STEP_PERCENT} % of the work ... */
 export const LINE_STEP_PERCENT = 10;
-/** ... or when this many milliseconds passed since the last line (and the count moved). */
+/** ... and at most every this many milliseconds (but the last line): a fast run prints only its end. */
 export const LINE_INTERVAL_MS = 5000;
 
 /**
  * A counter for plain-line progress (CI logs): given `done` of `total`, the line to print now, or
- * undefined. A line is due when the count has advanced by {@link LINE_STEP_PERCENT} % of the total
- * since the last line, when {@link LINE_INTERVAL_MS} passed since it, or at the end; the same line is
- * never printed twice (a count that did not move prints nothing).
+ * undefined. A line is due at the end, or when the count has advanced by {@link LINE_STEP_PERCENT} %
+ * of the total since the last line and {@link LINE_INTERVAL_MS} have passed since it: at most eleven
+ * lines a phase, never more than one every 5 s, and a run of a few seconds prints only its end. The
+ * same line is never printed twice (a count that did not move prints nothing).
  *
  * @param now - the clock, in milliseconds.
  */
@@ -58,8 +59,7 @@ export function throttledCount(
     }
     const step = Math.max(1, (total * LINE_STEP_PERCENT) / 100);
     const t = now();
-    const due =
-      done >= total || done - lastDone >= step || (done > lastDone && t - lastAt >= LINE_INTERVAL_MS);
+    const due = done >= total || (done - lastDone >= step && t - lastAt >= LINE_INTERVAL_MS);
     const text = line(done, total);
     if (!due || text === lastLine) return undefined;
     lastDone = done;
