@@ -92,8 +92,9 @@ export function createProgress(io: CliIo, mode: ProgressMode, now: () => number 
       apply(e) {
         if (e.type !== "operation") return;
         const r = e.result;
-        // A failed call is worth its own line (the platform's message, escaped); the others only count.
-        if (r.status === "failed") {
+        // A failed call, or one that says something (a lost answer settled, a secret rotated), is worth
+        // its own line (the message escaped); the others only count.
+        if (r.status === "failed" || r.message) {
           io.err(
             escapeTerminal(
               `[${e.done}/${e.total}] ${r.method} ${r.path} ${r.status}${r.message ? `: ${r.message}` : ""}`,

@@ -94,6 +94,19 @@ describe("progress lines outside a terminal", () => {
     expect(lines.filter((l) => l.startsWith("[")).length).toBe(1);
   });
 
+  it("give a call that says something (a lost answer settled) its own line", () => {
+    const { io, lines } = ciIo();
+    const p = createProgress(io, "lines", () => 0);
+    const settled = {
+      type: "operation",
+      done: 1,
+      total: 2,
+      result: { method: "POST", path: "/webhook", status: "ok", message: "answer lost; settled" },
+    } as unknown as ApplyEvent;
+    p.apply(settled);
+    expect(lines).toEqual(["[1/2] POST /webhook ok: answer lost; settled"]);
+  });
+
   it("print nothing with --quiet or --json", () => {
     const { io, lines } = ciIo();
     const p = createProgress(io, "none");
