@@ -38,3 +38,17 @@ describe("configuration problems suggest the name meant", () => {
     expect(text).toContain('unknown SKU "BACNO" (did you mean "BACON"?)');
   });
 });
+
+describe("schema problems suggest the key or value meant", () => {
+  it("for an unknown key, an unknown ownership kind and a value outside a list", async () => {
+    const dir = await writeProject({
+      "carte.yaml": PROJECT + "ownership:\n  availabilty: full\n",
+      "catalogs/burgers.yaml": CATALOG.replace("type: inclusive", "type: inclusiv"),
+      "stores/a.yaml": storeYaml(1, "a").replace("catalog: burgers", "catalgo: burgers"),
+    });
+    const text = (await problemsOf(loadProject(join(dir, "carte.yaml")))).join("\n");
+    expect(text).toContain('unknown key "catalgo" (did you mean "catalog"?)');
+    expect(text).toContain('unknown key "availabilty" (did you mean "availability"?)');
+    expect(text).toMatch(/got "inclusiv" \(did you mean "inclusive"\?\)/);
+  });
+});
