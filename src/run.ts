@@ -22,9 +22,9 @@ import { readPlanFile } from "./plan/file.js";
 import { isEmptyPlan } from "./plan/plan.js";
 import type { Targeting } from "./plan/target.js";
 import type { Plan } from "./plan/types.js";
+import { unmanagedEmbeddedStores, unmanagedStoresNote } from "./status.js";
 import { lostSecretWarnings, prepareSecretSink, secretsFileName, type SecretSink } from "./secrets.js";
 import { openSession } from "./session.js";
-import { unmanagedEmbeddedStores, unmanagedStoresNote } from "./status.js";
 import {
   applyPlan,
   checkSavedPlan,

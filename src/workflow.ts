@@ -171,17 +171,21 @@ export async function planProject(
   if (problems.length > 0) throw new ConfigError(problems);
   const plan = planner.finish(client);
   if (targets.length > 0) {
-    const known = knownAddresses(desired, kept, project.ownership);
-    const unmatched = targets.filter((t) => !known.some((a) => matchAddress(t, a)));
+    const unmatched = unmatchedTargets(targets, desired, kept, project.ownership);
     if (unmatched.length > 0)
       throw new UsageError(
-        `no resource of the configuration or the platform matches --target ${unmatched
-          .map((t) => t + (/[*?]/.test(t) ? "" : didYouMean(t, known, (a) => quote(a, 200))))
-          .join(", ")}; ` +
+        `no resource of the configuration or the platform matches --target ${withSuggestions(unmatched, knownAddresses(desired, kept, project.ownership))}; ` +
           `addresses look like store[bog-centro].item[BURGER-CLASSIC] or client.client_webhook[STORE_PROVISIONING_STATUS] (see carte plan)`,
       );
   }
   return options.keepCurrent ? { plan, current: kept } : { plan };
+}
+
+/** Patterns joined for a message, each without a wildcard followed by the closest known address. */
+function withSuggestions(patterns: readonly string[], known: readonly string[]): string {
+  return patterns
+    .map((t) => t + (/[*?]/.test(t) ? "" : didYouMean(t, known, (a) => quote(a, 200))))
+    .join(", ");
 }
 
 /**
