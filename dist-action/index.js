@@ -19451,24 +19451,24 @@ var require_headers = __commonJS({
       // https://fetch.spec.whatwg.org/#convert-header-names-to-a-sorted-lowercase-set
       toSortedArray() {
         const size = this[kHeadersMap].size;
-        const array = new Array(size);
+        const array2 = new Array(size);
         if (size <= 32) {
           if (size === 0) {
-            return array;
+            return array2;
           }
           const iterator = this[kHeadersMap][Symbol.iterator]();
           const firstValue = iterator.next().value;
-          array[0] = [firstValue[0], firstValue[1].value];
+          array2[0] = [firstValue[0], firstValue[1].value];
           assert(firstValue[1].value !== null);
           for (let i = 1, j = 0, right = 0, left = 0, pivot = 0, x, value; i < size; ++i) {
             value = iterator.next().value;
-            x = array[i] = [value[0], value[1].value];
+            x = array2[i] = [value[0], value[1].value];
             assert(x[1] !== null);
             left = 0;
             right = i;
             while (left < right) {
               pivot = left + (right - left >> 1);
-              if (array[pivot][0] <= x[0]) {
+              if (array2[pivot][0] <= x[0]) {
                 left = pivot + 1;
               } else {
                 right = pivot;
@@ -19477,22 +19477,22 @@ var require_headers = __commonJS({
             if (i !== pivot) {
               j = i;
               while (j > left) {
-                array[j] = array[--j];
+                array2[j] = array2[--j];
               }
-              array[left] = x;
+              array2[left] = x;
             }
           }
           if (!iterator.next().done) {
             throw new TypeError("Unreachable");
           }
-          return array;
+          return array2;
         } else {
           let i = 0;
           for (const { 0: name, 1: { value } } of this[kHeadersMap]) {
-            array[i++] = [name, value];
+            array2[i++] = [name, value];
             assert(value !== null);
           }
-          return array.sort(compareHeaderName);
+          return array2.sort(compareHeaderName);
         }
       }
     };
@@ -43786,9 +43786,9 @@ var require_cache2 = __commonJS({
     function trimOWS(value) {
       return value.replace(/^[\t ]+|[\t ]+$/g, "");
     }
-    function arrayIncludes(array, value) {
-      for (let i = 0; i < array.length; i++) {
-        if (array[i] === value) {
+    function arrayIncludes(array2, value) {
+      for (let i = 0; i < array2.length; i++) {
+        if (array2[i] === value) {
           return true;
         }
       }
@@ -44831,9 +44831,9 @@ var require_cache_handler = __commonJS({
     function trimOWS(value) {
       return value.replace(/^[\t ]+|[\t ]+$/g, "");
     }
-    function arrayIncludes(array, value) {
-      for (let i = 0; i < array.length; i++) {
-        if (array[i] === value) {
+    function arrayIncludes(array2, value) {
+      for (let i = 0; i < array2.length; i++) {
+        if (array2[i] === value) {
           return true;
         }
       }
@@ -45867,9 +45867,9 @@ var require_cache3 = __commonJS({
     function trimOWS(value) {
       return value.replace(/^[\t ]+|[\t ]+$/g, "");
     }
-    function arrayIncludes(array, value) {
-      for (let i = 0; i < array.length; i++) {
-        if (array[i] === value) {
+    function arrayIncludes(array2, value) {
+      for (let i = 0; i < array2.length; i++) {
+        if (array2[i] === value) {
           return true;
         }
       }
@@ -47875,24 +47875,24 @@ var require_headers2 = __commonJS({
       // https://fetch.spec.whatwg.org/#convert-header-names-to-a-sorted-lowercase-set
       toSortedArray() {
         const size = this.headersMap.size;
-        const array = new Array(size);
+        const array2 = new Array(size);
         if (size <= 32) {
           if (size === 0) {
-            return array;
+            return array2;
           }
           const iterator = this.headersMap[Symbol.iterator]();
           const firstValue = iterator.next().value;
-          array[0] = [firstValue[0], firstValue[1].value];
+          array2[0] = [firstValue[0], firstValue[1].value];
           assert(firstValue[1].value !== null);
           for (let i = 1, j = 0, right = 0, left = 0, pivot = 0, x, value; i < size; ++i) {
             value = iterator.next().value;
-            x = array[i] = [value[0], value[1].value];
+            x = array2[i] = [value[0], value[1].value];
             assert(x[1] !== null);
             left = 0;
             right = i;
             while (left < right) {
               pivot = left + (right - left >> 1);
-              if (array[pivot][0] <= x[0]) {
+              if (array2[pivot][0] <= x[0]) {
                 left = pivot + 1;
               } else {
                 right = pivot;
@@ -47901,22 +47901,22 @@ var require_headers2 = __commonJS({
             if (i !== pivot) {
               j = i;
               while (j > left) {
-                array[j] = array[--j];
+                array2[j] = array2[--j];
               }
-              array[left] = x;
+              array2[left] = x;
             }
           }
           if (!iterator.next().done) {
             throw new TypeError("Unreachable");
           }
-          return array;
+          return array2;
         } else {
           let i = 0;
           for (const { 0: name, 1: { value } } of this.headersMap) {
-            array[i++] = [name, value];
+            array2[i++] = [name, value];
             assert(value !== null);
           }
-          return array.sort(compareHeaderName);
+          return array2.sort(compareHeaderName);
         }
       }
     };
@@ -63317,11 +63317,11 @@ var require_mtime_precision = __commonJS({
     function probe(file, fs3, callback2) {
       const cachedPrecision = fs3[cacheSymbol];
       if (cachedPrecision) {
-        return fs3.stat(file, (err, stat4) => {
+        return fs3.stat(file, (err, stat5) => {
           if (err) {
             return callback2(err);
           }
-          callback2(null, stat4.mtime, cachedPrecision);
+          callback2(null, stat5.mtime, cachedPrecision);
         });
       }
       const mtime = new Date(Math.ceil(Date.now() / 1e3) * 1e3 + 5);
@@ -63329,13 +63329,13 @@ var require_mtime_precision = __commonJS({
         if (err) {
           return callback2(err);
         }
-        fs3.stat(file, (err2, stat4) => {
+        fs3.stat(file, (err2, stat5) => {
           if (err2) {
             return callback2(err2);
           }
-          const precision = stat4.mtime.getTime() % 1e3 === 0 ? "s" : "ms";
+          const precision = stat5.mtime.getTime() % 1e3 === 0 ? "s" : "ms";
           Object.defineProperty(fs3, cacheSymbol, { value: precision });
-          callback2(null, stat4.mtime, precision);
+          callback2(null, stat5.mtime, precision);
         });
       });
     }
@@ -63389,14 +63389,14 @@ var require_lockfile = __commonJS({
         if (options.stale <= 0) {
           return callback2(Object.assign(new Error("Lock file is already being held"), { code: "ELOCKED", file }));
         }
-        options.fs.stat(lockfilePath, (err2, stat4) => {
+        options.fs.stat(lockfilePath, (err2, stat5) => {
           if (err2) {
             if (err2.code === "ENOENT") {
               return acquireLock(file, { ...options, stale: 0 }, callback2);
             }
             return callback2(err2);
           }
-          if (!isLockStale(stat4, options)) {
+          if (!isLockStale(stat5, options)) {
             return callback2(Object.assign(new Error("Lock file is already being held"), { code: "ELOCKED", file }));
           }
           removeLock(file, options, (err3) => {
@@ -63408,8 +63408,8 @@ var require_lockfile = __commonJS({
         });
       });
     }
-    function isLockStale(stat4, options) {
-      return stat4.mtime.getTime() < Date.now() - options.stale;
+    function isLockStale(stat5, options) {
+      return stat5.mtime.getTime() < Date.now() - options.stale;
     }
     function removeLock(file, options, callback2) {
       options.fs.rmdir(getLockFile(file, options), (err) => {
@@ -63427,7 +63427,7 @@ var require_lockfile = __commonJS({
       lock2.updateDelay = lock2.updateDelay || options.update;
       lock2.updateTimeout = setTimeout(() => {
         lock2.updateTimeout = null;
-        options.fs.stat(lock2.lockfilePath, (err, stat4) => {
+        options.fs.stat(lock2.lockfilePath, (err, stat5) => {
           const isOverThreshold = lock2.lastUpdate + options.stale < Date.now();
           if (err) {
             if (err.code === "ENOENT" || isOverThreshold) {
@@ -63436,7 +63436,7 @@ var require_lockfile = __commonJS({
             lock2.updateDelay = 1e3;
             return updateLock(file, options);
           }
-          const isMtimeOurs = lock2.mtime.getTime() === stat4.mtime.getTime();
+          const isMtimeOurs = lock2.mtime.getTime() === stat5.mtime.getTime();
           if (!isMtimeOurs) {
             return setLockAsCompromised(
               file,
@@ -63561,11 +63561,11 @@ var require_lockfile = __commonJS({
         if (err) {
           return callback2(err);
         }
-        options.fs.stat(getLockFile(file2, options), (err2, stat4) => {
+        options.fs.stat(getLockFile(file2, options), (err2, stat5) => {
           if (err2) {
             return err2.code === "ENOENT" ? callback2(null, false) : callback2(err2);
           }
-          return callback2(null, !isLockStale(stat4, options));
+          return callback2(null, !isLockStale(stat5, options));
         });
       });
     }
@@ -63825,7 +63825,7 @@ function formatProblem(p) {
 }
 function sortProblems(problems) {
   return [...problems].sort(
-    (a3, b) => a3.file.localeCompare(b.file) || a3.line - b.line || a3.col - b.col || a3.message.localeCompare(b.message)
+    (a3, b) => a3.file.localeCompare(b.file) || Number(a3.summary === true) - Number(b.summary === true) || a3.line - b.line || a3.col - b.col || a3.message.localeCompare(b.message)
   );
 }
 var ConfigError = class extends Error {
@@ -64100,6 +64100,14 @@ function walk(doc, text, maxDepth) {
     }
     if (keys) {
       for (const pair2 of node.items) {
+        if ((0, import_yaml.isPair)(pair2) && ((0, import_yaml.isMap)(pair2.key) || (0, import_yaml.isSeq)(pair2.key))) {
+          if (problems.length <= MAX_PROBLEMS)
+            problems.push({
+              offset: pair2.key.range?.[0] ?? 0,
+              message: "YAML syntax error: a key is a list or a mapping here, not a name: check the indentation of this line and the ones above"
+            });
+          continue;
+        }
         if (!(0, import_yaml.isPair)(pair2) || !(0, import_yaml.isScalar)(pair2.key)) continue;
         const value = pair2.key.value;
         const key = `${typeof value}:${String(value)}`;
@@ -64404,6 +64412,109 @@ var availabilityPart = {
   sanitize: sanitizeAvailability,
   store: availabilityStore
 };
+
+// node_modules/leven/index.js
+var array = [];
+var characterCodeCache = [];
+function leven(first, second, options) {
+  if (first === second) {
+    return 0;
+  }
+  const maxDistance = options?.maxDistance;
+  const swap = first;
+  if (first.length > second.length) {
+    first = second;
+    second = swap;
+  }
+  let firstLength = first.length;
+  let secondLength = second.length;
+  while (firstLength > 0 && first.charCodeAt(~-firstLength) === second.charCodeAt(~-secondLength)) {
+    firstLength--;
+    secondLength--;
+  }
+  let start = 0;
+  while (start < firstLength && first.charCodeAt(start) === second.charCodeAt(start)) {
+    start++;
+  }
+  firstLength -= start;
+  secondLength -= start;
+  if (maxDistance !== void 0 && secondLength - firstLength > maxDistance) {
+    return maxDistance;
+  }
+  if (firstLength === 0) {
+    return maxDistance !== void 0 && secondLength > maxDistance ? maxDistance : secondLength;
+  }
+  let bCharacterCode;
+  let result;
+  let temporary;
+  let temporary2;
+  let index = 0;
+  let index2 = 0;
+  while (index < firstLength) {
+    characterCodeCache[index] = first.charCodeAt(start + index);
+    array[index] = ++index;
+  }
+  while (index2 < secondLength) {
+    bCharacterCode = second.charCodeAt(start + index2);
+    temporary = index2++;
+    result = index2;
+    for (index = 0; index < firstLength; index++) {
+      temporary2 = bCharacterCode === characterCodeCache[index] ? temporary : temporary + 1;
+      temporary = array[index];
+      result = array[index] = temporary > result ? temporary2 > result ? result + 1 : temporary2 : temporary2 > temporary ? temporary + 1 : temporary2;
+    }
+    if (maxDistance !== void 0) {
+      let rowMinimum = result;
+      for (index = 0; index < firstLength; index++) {
+        if (array[index] < rowMinimum) {
+          rowMinimum = array[index];
+        }
+      }
+      if (rowMinimum > maxDistance) {
+        return maxDistance;
+      }
+    }
+  }
+  array.length = firstLength;
+  characterCodeCache.length = firstLength;
+  return maxDistance !== void 0 && result > maxDistance ? maxDistance : result;
+}
+
+// src/suggest.ts
+var SUGGEST_MAX_LENGTH = 200;
+var SUGGEST_MAX_CANDIDATES = 2e4;
+function maxDistanceFor(length) {
+  if (length < 4) return 1;
+  return Math.max(2, Math.min(4, Math.floor(length / 3)));
+}
+function closest(wanted, candidates) {
+  if (wanted.length === 0 || wanted.length > SUGGEST_MAX_LENGTH) return void 0;
+  const target = wanted.toLowerCase();
+  const limit = maxDistanceFor(wanted.length);
+  let best;
+  let bestDistance = limit + 1;
+  let seen2 = 0;
+  for (const c of candidates) {
+    if (++seen2 > SUGGEST_MAX_CANDIDATES) return void 0;
+    if (c === wanted) return void 0;
+    if (c.length > SUGGEST_MAX_LENGTH || Math.abs(c.length - wanted.length) > limit) continue;
+    const d = leven(target, c.toLowerCase(), { maxDistance: bestDistance });
+    if (d < bestDistance) {
+      best = c;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+function didYouMean(wanted, candidates, show) {
+  const best = closest(wanted, candidates);
+  return best === void 0 ? "" : ` (did you mean ${show(best)}?)`;
+}
+var SUGGEST_BUDGET = 200;
+function suggester(budget = SUGGEST_BUDGET) {
+  let left = budget;
+  return (wanted, candidates, show) => left-- > 0 ? didYouMean(wanted, candidates, show) : "";
+}
 
 // src/config/check.ts
 import { basename, extname } from "node:path";
@@ -65992,6 +66103,14 @@ function checkCatalog(parsed, problems, currency) {
     groups: /* @__PURE__ */ new Map(),
     parents: /* @__PURE__ */ new Map()
   };
+  const byKind = /* @__PURE__ */ new Map();
+  const kindsOf = (kind) => {
+    let skus = byKind.get(kind);
+    if (!skus)
+      byKind.set(kind, skus = [...index.skus].flatMap(([sku, d]) => d.kind === kind ? [sku] : []));
+    return skus;
+  };
+  const didYouMean2 = suggester();
   const define = (sku, kind, segments2) => {
     if (typeof sku !== "string") return;
     const first = index.skus.get(sku);
@@ -66027,7 +66146,7 @@ function checkCatalog(parsed, problems, currency) {
       if (!def)
         r.at(
           here,
-          `unknown modifier group ${quote(ref)}: define it under modifier_groups, or remove it here`
+          `unknown modifier group ${quote(ref)}${didYouMean2(ref, kindsOf("modifier group"), quote)}: define it under modifier_groups, or remove it here`
         );
       else if (def.kind !== "modifier group")
         r.at(
@@ -66062,7 +66181,7 @@ function checkCatalog(parsed, problems, currency) {
         if (!def)
           r.at(
             at,
-            `unknown option ${quote(option)}: write it in full ({sku, title, price}) here or in another group of this catalog`
+            `unknown option ${quote(option)}${didYouMean2(option, kindsOf("option"), quote)}: write it in full ({sku, title, price}) here or in another group of this catalog`
           );
         else if (def.kind === "item")
           r.at(
@@ -66123,7 +66242,7 @@ function checkCatalog(parsed, problems, currency) {
       if (!def)
         r.at(
           here,
-          `unknown option ${quote(sku)}: option_prices lists options of this ${owner}'s modifier groups`,
+          `unknown option ${quote(sku)}${didYouMean2(sku, kindsOf("option"), quote)}: option_prices lists options of this ${owner}'s modifier groups`,
           "key"
         );
       else if (def.kind !== "option")
@@ -66178,7 +66297,7 @@ function checkCatalog(parsed, problems, currency) {
       if (!def)
         r.at(
           at,
-          `unknown item ${quote(ref)} in category ${bare(title)}: add it under items:, or remove it from the category`
+          `unknown item ${quote(ref)}${didYouMean2(ref, kindsOf("item"), quote)} in category ${bare(title)}: add it under items:, or remove it from the category`
         );
       else if (def.kind !== "item") r.at(at, `${quote(ref)} is ${a(def.kind)}, categories hold only items`);
       else if (seen2.has(ref)) r.at(at, `item ${quote(ref)} is listed twice in category ${bare(title)}`);
@@ -66206,7 +66325,7 @@ function checkCatalog(parsed, problems, currency) {
         const def = index.skus.get(sku);
         r.at(
           at,
-          def ? `${quote(sku)} is ${a(def.kind)}, menus hold only categories` : `unknown category ${quote(sku)}: define it under categories, or remove it from the menu`
+          def ? `${quote(sku)} is ${a(def.kind)}, menus hold only categories` : `unknown category ${quote(sku)}${didYouMean2(sku, index.categories, quote)}: define it under categories, or remove it from the menu`
         );
       } else if (seen2.has(sku)) r.at(at, `category ${quote(sku)} is listed twice in this menu`);
       seen2.add(sku);
@@ -66404,7 +66523,7 @@ function checkStore(parsed, catalogs, registry, problems) {
     const known = [...catalogs.keys()];
     r.at(
       ["catalog"],
-      known.length === 0 ? `unknown catalog ${quote(data.catalog)}: no catalog files were found (see catalogs: in carte.yaml)` : `unknown catalog ${quote(data.catalog)} (known: ${known.map((k) => bare(k)).join(", ")})`
+      known.length === 0 ? `unknown catalog ${quote(data.catalog)}: no catalog files were found (see catalogs: in carte.yaml)` : `unknown catalog ${quote(data.catalog)}${didYouMean(data.catalog, known, quote)} (known: ${known.map((k) => bare(k)).join(", ")})`
     );
     return;
   }
@@ -66435,7 +66554,7 @@ function checkStoreGroup(parsed, groups, problems) {
   const known = [...groups.keys()];
   new Reporter(parsed, problems).at(
     ["group"],
-    known.length === 0 ? `unknown group ${quote(data.group)}: no group files were found (see groups: in carte.yaml)` : `unknown group ${quote(data.group)} (known: ${known.map((k) => bare(k)).join(", ")})`
+    known.length === 0 ? `unknown group ${quote(data.group)}: no group files were found (see groups: in carte.yaml)` : `unknown group ${quote(data.group)}${didYouMean(data.group, known, quote)} (known: ${known.map((k) => bare(k)).join(", ")})`
   );
 }
 
@@ -68733,7 +68852,7 @@ var webhooksSection = {
         report(
           problems,
           site,
-          `unknown webhook event ${quote(event2)} (events: ${STORE_EVENTS.join(", ")})`,
+          `unknown webhook event ${quote(event2)}${didYouMean(event2, STORE_EVENTS, quote)} (events: ${STORE_EVENTS.join(", ")})`,
           "key"
         );
         continue;
@@ -68970,7 +69089,7 @@ async function readSecretsFile(file) {
   if (text.trim() === "") return {};
   let parsed;
   try {
-    parsed = isYamlFile(file) ? (0, import_yaml5.parse)(text) : JSON.parse(text);
+    parsed = isYamlFile(file) ? (0, import_yaml5.parse)(text, { logLevel: "silent" }) : JSON.parse(text);
   } catch {
     parsed = void 0;
   }
@@ -69779,10 +69898,10 @@ var resolveSymlinksAsync = function(path10, state, callback$1) {
   queue.enqueue();
   fs3.realpath(path10, (error2, resolvedPath) => {
     if (error2) return queue.dequeue(suppressErrors ? null : error2, state);
-    fs3.stat(resolvedPath, (error$1, stat4) => {
+    fs3.stat(resolvedPath, (error$1, stat5) => {
       if (error$1) return queue.dequeue(suppressErrors ? null : error$1, state);
-      if (stat4.isDirectory() && isRecursive(path10, resolvedPath, state)) return queue.dequeue(null, state);
-      callback$1(stat4, resolvedPath);
+      if (stat5.isDirectory() && isRecursive(path10, resolvedPath, state)) return queue.dequeue(null, state);
+      callback$1(stat5, resolvedPath);
       queue.dequeue(null, state);
     });
   });
@@ -69792,9 +69911,9 @@ var resolveSymlinks = function(path10, state, callback$1) {
   queue.enqueue();
   try {
     const resolvedPath = fs3.realpathSync(path10);
-    const stat4 = fs3.statSync(resolvedPath);
-    if (stat4.isDirectory() && isRecursive(path10, resolvedPath, state)) return;
-    callback$1(stat4, resolvedPath);
+    const stat5 = fs3.statSync(resolvedPath);
+    if (stat5.isDirectory() && isRecursive(path10, resolvedPath, state)) return;
+    callback$1(stat5, resolvedPath);
   } catch (e) {
     if (!suppressErrors) throw e;
   }
@@ -69991,8 +70110,8 @@ var Walker = class {
         this.walkDirectory(this.state, path10, path10, depth - 1, this.walk);
       } else if (this.resolveSymlink && entry2.isSymbolicLink()) {
         let path10 = joinPathWithBasePath(entry2.name, directoryPath);
-        this.resolveSymlink(path10, this.state, (stat4, resolvedPath) => {
-          if (stat4.isDirectory()) {
+        this.resolveSymlink(path10, this.state, (stat5, resolvedPath) => {
+          if (stat5.isDirectory()) {
             resolvedPath = normalizePath(resolvedPath, this.state.options);
             if (exclude && exclude(entry2.name, useRealPaths ? resolvedPath : path10 + pathSeparator)) return;
             this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path10 + pathSeparator, depth - 1, this.walk);
@@ -75786,7 +75905,7 @@ function scopeDesired(desired, targeting) {
   const keys = Object.keys(desired.stores).filter((k) => targeting.stores.some((p) => matchStore(p, k)));
   if (keys.length === 0) {
     throw new UsageError(
-      `no store of the configuration matches --store ${targeting.stores.join(", ")}; known stores: ${Object.keys(desired.stores).join(", ")}`
+      `no store of the configuration matches --store ${targeting.stores.map((p) => p + (/[*?]/.test(p) ? "" : didYouMean(p, Object.keys(desired.stores), quote))).join(", ")}; known stores: ${Object.keys(desired.stores).join(", ")}`
     );
   }
   return {
@@ -75830,12 +75949,19 @@ async function planProject(project, session, options = {}) {
     const unmatched = unmatchedTargets(targets, desired, kept, project.ownership);
     if (unmatched.length > 0)
       throw new UsageError(
-        `no resource of the configuration or the platform matches --target ${unmatched.join(", ")}; addresses look like store[bog-centro].item[BURGER-CLASSIC] or client.client_webhook[STORE_PROVISIONING_STATUS] (see carte plan)`
+        `no resource of the configuration or the platform matches --target ${withSuggestions(unmatched, knownAddresses(desired, kept, project.ownership))}; addresses look like store[bog-centro].item[BURGER-CLASSIC] or client.client_webhook[STORE_PROVISIONING_STATUS] (see carte plan)`
       );
   }
   return options.keepCurrent ? { plan, current: kept } : { plan };
 }
+function withSuggestions(patterns, known) {
+  return patterns.map((t) => t + (/[*?]/.test(t) ? "" : didYouMean(t, known, (a3) => quote(a3, 200)))).join(", ");
+}
 function unmatchedTargets(targets, desired, current2, ownership) {
+  const addresses = knownAddresses(desired, current2, ownership);
+  return targets.filter((t) => !addresses.some((a3) => matchAddress(t, a3)));
+}
+function knownAddresses(desired, current2, ownership) {
   const managed = (k) => (ownership[k.name] ?? k.defaultOwnership ?? "full") !== "ignore";
   const addresses = [];
   for (const [key, want] of Object.entries(desired.stores)) {
@@ -75851,7 +75977,7 @@ function unmatchedTargets(targets, desired, current2, ownership) {
   for (const kind of clientKinds.filter(managed))
     for (const state of [desired.client ?? {}, current2.client ?? { ids: {} }])
       for (const k of Object.keys(kind.select(state) ?? {})) addresses.push(`client.${kind.name}[${k}]`);
-  return targets.filter((t) => !addresses.some((a3) => matchAddress(t, a3)));
+  return [...new Set(addresses)];
 }
 function storeGuard(plan, project, session, options = {}) {
   const digests = plan.checksums.stores;
@@ -76185,8 +76311,84 @@ function renderReportMarkdown(plan, report3, options = {}) {
 import { lstat as lstat3 } from "node:fs/promises";
 import path4 from "node:path";
 
-// src/emulator/index.ts
-var import_yaml6 = __toESM(require_dist(), 1);
+// src/config/read.ts
+import { constants as constants3 } from "node:fs";
+import { open as open3 } from "node:fs/promises";
+var DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024;
+async function readConfigFile(path10, maxBytes) {
+  const fail3 = (message, line = 0, col = 0) => ({ ok: false, line, col, message });
+  let handle2;
+  try {
+    handle2 = await open3(path10, constants3.O_RDONLY | constants3.O_NONBLOCK);
+  } catch (err) {
+    const code3 = err.code;
+    return fail3(code3 === "ENOENT" ? "the file does not exist" : `cannot read the file (${code3 ?? "error"})`);
+  }
+  try {
+    const stat5 = await handle2.stat();
+    if (!stat5.isFile()) return fail3("is not a regular file: name only regular files in the configuration");
+    if (stat5.size > maxBytes)
+      return fail3(
+        `the file is ${stat5.size} bytes, more than the limit of ${maxBytes}; it was not read (split it, or raise limits.max_file_bytes in carte.yaml)`
+      );
+    const buffer = Buffer.alloc(Math.min(stat5.size, maxBytes) + 1);
+    let length = 0;
+    for (; ; ) {
+      const { bytesRead } = await handle2.read(buffer, length, buffer.length - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+      if (length === buffer.length) break;
+    }
+    if (length > maxBytes)
+      return fail3(`the file grew past the limit of ${maxBytes} bytes while being read; it was not read`);
+    const bytes = buffer.subarray(0, length);
+    try {
+      return { ok: true, text: new TextDecoder("utf-8", { fatal: true }).decode(bytes) };
+    } catch {
+      const { line, col } = invalidUtf8Position(bytes);
+      return fail3(
+        "the file is not valid UTF-8 text (Latin-1 or another encoding?): save it as UTF-8",
+        line,
+        col
+      );
+    }
+  } catch (err) {
+    const code3 = err.code;
+    return fail3(`cannot read the file (${code3 ?? "error"})`);
+  } finally {
+    await handle2.close();
+  }
+}
+function sequenceLength(bytes, i) {
+  const b = bytes[i];
+  if (b < 128) return 1;
+  const cont = (k, lo = 128, hi = 191) => {
+    const c = bytes[i + k];
+    return c !== void 0 && c >= lo && c <= hi;
+  };
+  if (b >= 194 && b <= 223) return cont(1) ? 2 : 0;
+  if (b === 224) return cont(1, 160) && cont(2) ? 3 : 0;
+  if (b >= 225 && b <= 236 || b === 238 || b === 239) return cont(1) && cont(2) ? 3 : 0;
+  if (b === 237) return cont(1, 128, 159) && cont(2) ? 3 : 0;
+  if (b === 240) return cont(1, 144) && cont(2) && cont(3) ? 4 : 0;
+  if (b >= 241 && b <= 243) return cont(1) && cont(2) && cont(3) ? 4 : 0;
+  if (b === 244) return cont(1, 128, 143) && cont(2) && cont(3) ? 4 : 0;
+  return 0;
+}
+function invalidUtf8Position(bytes) {
+  let line = 1;
+  let col = 1;
+  for (let i = 0; i < bytes.length; ) {
+    const n = sequenceLength(bytes, i);
+    if (n === 0) return { line, col };
+    if (bytes[i] === 10) {
+      line++;
+      col = 1;
+    } else if (!(i === 0 && n === 3 && bytes[0] === 239 && bytes[1] === 187 && bytes[2] === 191)) col++;
+    i += n;
+  }
+  return { line, col };
+}
 
 // src/emulator/events.ts
 var import_undici3 = __toESM(require_undici2(), 1);
@@ -80141,10 +80343,11 @@ function createEmulatorServer(deps) {
 }
 
 // src/emulator/index.ts
-function checkSeed(value, file) {
+function checkSeed(value, file, parsed) {
   const problems = [];
   const problem = (pointer, message) => {
-    problems.push({ file, line: 0, col: 0, pointer, message: `${pointer || "/"}: ${message}` });
+    const { line, col } = parsed ? locate(parsed, pointer) : { line: 0, col: 0 };
+    problems.push({ file, line, col, pointer, message: `${pointer || "/"}: ${message}` });
   };
   const isObj2 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
   if (!isObj2(value) || !Array.isArray(value.clients)) {
@@ -80189,6 +80392,7 @@ function checkSeed(value, file) {
   if (problems.length > 0) throw new ConfigError(problems);
   return value;
 }
+var MAX_SEED_BYTES = 8 * 1024 * 1024;
 async function startEmulator(opts = {}) {
   if (opts.maxBodyBytes !== void 0 && !(Number.isSafeInteger(opts.maxBodyBytes) && opts.maxBodyBytes > 0)) {
     throw new Error("maxBodyBytes must be a positive whole number of bytes");
@@ -80243,6 +80447,10 @@ async function startEmulator(opts = {}) {
     deliveries: events.deliveries,
     trigger: (event2, storeId, payload) => events.trigger(event2, { storeId }, payload),
     idle: () => state.idle(),
+    clientStores: (clientId2) => [...state.clients.get(clientId2)?.stores ?? []].flatMap((key) => {
+      const s = state.stores.get(key);
+      return s ? [{ id: s.key, integration_id: s.integration_id, name: s.name }] : [];
+    }),
     clearRequests: () => {
       requests.length = 0;
     },
@@ -80328,7 +80536,13 @@ async function openSession(project, options = {}) {
       ...options.client,
       ...options.connections ? { connections: options.connections } : {}
     });
-    return { client: client2, emulator: void 0, stateFile: void 0, close: () => client2.close() };
+    return {
+      client: client2,
+      emulator: void 0,
+      stateFile: void 0,
+      clientId: creds.clientId,
+      close: () => client2.close()
+    };
   }
   const clientId2 = creds.clientId ?? EMBEDDED_CREDENTIALS.clientId;
   const clientSecret = creds.clientSecret ?? EMBEDDED_CREDENTIALS.clientSecret;
@@ -80380,6 +80594,7 @@ async function openSession(project, options = {}) {
     client,
     emulator,
     stateFile,
+    clientId: clientId2,
     close: async () => {
       await client.close();
       await emulator.close();
@@ -80452,85 +80667,6 @@ function patternStaysInside(root, pattern) {
 }
 function outsideMessage(key, written, why) {
   return why === "link" ? `${key}: ${written} leads outside the project folder through a symbolic link; files named in the configuration must be inside the folder of carte.yaml` : `${key}: ${written} is outside the project folder; files named in the configuration must be inside the folder of carte.yaml (write paths relative to it, without ..)`;
-}
-
-// src/config/read.ts
-import { constants as constants3 } from "node:fs";
-import { open as open3 } from "node:fs/promises";
-var DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024;
-async function readConfigFile(path10, maxBytes) {
-  const fail3 = (message, line = 0, col = 0) => ({ ok: false, line, col, message });
-  let handle2;
-  try {
-    handle2 = await open3(path10, constants3.O_RDONLY | constants3.O_NONBLOCK);
-  } catch (err) {
-    const code3 = err.code;
-    return fail3(code3 === "ENOENT" ? "the file does not exist" : `cannot read the file (${code3 ?? "error"})`);
-  }
-  try {
-    const stat4 = await handle2.stat();
-    if (!stat4.isFile()) return fail3("is not a regular file: name only regular files in the configuration");
-    if (stat4.size > maxBytes)
-      return fail3(
-        `the file is ${stat4.size} bytes, more than the limit of ${maxBytes}; it was not read (split it, or raise limits.max_file_bytes in carte.yaml)`
-      );
-    const buffer = Buffer.alloc(Math.min(stat4.size, maxBytes) + 1);
-    let length = 0;
-    for (; ; ) {
-      const { bytesRead } = await handle2.read(buffer, length, buffer.length - length, length);
-      if (bytesRead === 0) break;
-      length += bytesRead;
-      if (length === buffer.length) break;
-    }
-    if (length > maxBytes)
-      return fail3(`the file grew past the limit of ${maxBytes} bytes while being read; it was not read`);
-    const bytes = buffer.subarray(0, length);
-    try {
-      return { ok: true, text: new TextDecoder("utf-8", { fatal: true }).decode(bytes) };
-    } catch {
-      const { line, col } = invalidUtf8Position(bytes);
-      return fail3(
-        "the file is not valid UTF-8 text (Latin-1 or another encoding?): save it as UTF-8",
-        line,
-        col
-      );
-    }
-  } catch (err) {
-    const code3 = err.code;
-    return fail3(`cannot read the file (${code3 ?? "error"})`);
-  } finally {
-    await handle2.close();
-  }
-}
-function sequenceLength(bytes, i) {
-  const b = bytes[i];
-  if (b < 128) return 1;
-  const cont = (k, lo = 128, hi = 191) => {
-    const c = bytes[i + k];
-    return c !== void 0 && c >= lo && c <= hi;
-  };
-  if (b >= 194 && b <= 223) return cont(1) ? 2 : 0;
-  if (b === 224) return cont(1, 160) && cont(2) ? 3 : 0;
-  if (b >= 225 && b <= 236 || b === 238 || b === 239) return cont(1) && cont(2) ? 3 : 0;
-  if (b === 237) return cont(1, 128, 159) && cont(2) ? 3 : 0;
-  if (b === 240) return cont(1, 144) && cont(2) && cont(3) ? 4 : 0;
-  if (b >= 241 && b <= 243) return cont(1) && cont(2) && cont(3) ? 4 : 0;
-  if (b === 244) return cont(1, 128, 143) && cont(2) && cont(3) ? 4 : 0;
-  return 0;
-}
-function invalidUtf8Position(bytes) {
-  let line = 1;
-  let col = 1;
-  for (let i = 0; i < bytes.length; ) {
-    const n = sequenceLength(bytes, i);
-    if (n === 0) return { line, col };
-    if (bytes[i] === 10) {
-      line++;
-      col = 1;
-    } else if (!(i === 0 && n === 3 && bytes[0] === 239 && bytes[1] === 187 && bytes[2] === 191)) col++;
-    i += n;
-  }
-  return { line, col };
 }
 
 // src/config/overrides.ts
@@ -80826,10 +80962,15 @@ var OverridesChecker = class {
     const judge = (site, sku, level, allowed, lacks, wrong, excludedWhat, target) => {
       const key = `${site.parsed.file}\0${site.pointer}`;
       let u = this.unknowns.get(key);
-      if (!u) this.unknowns.set(key, u = { site, sku, lacks, catalogs: /* @__PURE__ */ new Set(), known: false, target });
+      if (!u)
+        this.unknowns.set(
+          key,
+          u = { site, sku, lacks, catalogs: /* @__PURE__ */ new Set(), indexes: /* @__PURE__ */ new Set(), known: false, target }
+        );
       const kind = known(sku);
       if (kind === void 0) {
         u.catalogs.add(catalog.name);
+        u.indexes.add(catalog);
         return false;
       }
       u.known = true;
@@ -80977,11 +81118,26 @@ var OverridesChecker = class {
   }
   /** Reports the SKUs that no store inheriting them knows. */
   finish() {
+    const didYouMean2 = suggester();
     for (const u of this.unknowns.values()) {
       if (u.known) continue;
       const catalogs = [...u.catalogs];
       const who = catalogs.length === 1 ? `catalog ${bare(catalogs[0])} has` : `catalogs ${catalogs.map((c) => bare(c)).join(", ")} have`;
-      report(this.problems, u.site, `unknown SKU ${quote(u.sku)}: ${who} ${u.lacks}`, u.target);
+      const indexes = u.indexes;
+      const names = {
+        *[Symbol.iterator]() {
+          for (const index of indexes) {
+            yield* index.skus.keys();
+            yield* index.categories;
+          }
+        }
+      };
+      report(
+        this.problems,
+        u.site,
+        `unknown SKU ${quote(u.sku)}${didYouMean2(u.sku, names, quote)}: ${who} ${u.lacks}`,
+        u.target
+      );
     }
   }
 };
@@ -81406,7 +81562,7 @@ function toProblem(parsed, kind, e) {
       const where2 = at === "" ? "" : ` in ${name}`;
       return problem(
         `${at}/${escapeSegment(key)}`,
-        `unknown key ${quote(key)}${where2} (allowed: ${allowed.join(", ")})`,
+        `unknown key ${quote(key)}${didYouMean(key, allowed, quote)}${where2} (allowed: ${allowed.join(", ")})`,
         "key"
       );
     }
@@ -81432,8 +81588,9 @@ function toProblem(parsed, kind, e) {
     case "const":
       return problem(at, `${name} must be ${JSON.stringify(p.allowedValue)}, got ${got}`);
     case "enum": {
-      const values2 = p.allowedValues.map((v) => String(v)).join(", ");
-      return problem(at, `${name} must be one of: ${values2}; got ${got}`);
+      const allowed = p.allowedValues.map((v) => String(v));
+      const hint = typeof e.data === "string" ? didYouMean(e.data, allowed, quote) : "";
+      return problem(at, `${name} must be one of: ${allowed.join(", ")}; got ${got}${hint}`);
     }
     case "minimum":
       return problem(at, `${name} must be at least ${String(p.limit)}, got ${got}`);
@@ -81491,18 +81648,50 @@ function display(absolute) {
   const rel = relative3(process.cwd(), absolute);
   return rel === "" ? absolute : rel;
 }
-async function readAndValidate(absolute, kind, problems, limits) {
+async function readAndValidate(absolute, kind, problems, limits, reading) {
   const file = display(absolute);
   const read2 = await readConfigFile(absolute, limits.maxFileBytes);
   if (!read2.ok) {
-    addProblem(problems, { file, line: read2.line, col: read2.col, pointer: "", message: read2.message });
+    const p = { file, line: read2.line, col: read2.col, pointer: "", message: read2.message };
+    reading.ofFiles.add(p);
+    addProblem(problems, p);
     return { parsed: parseYaml(file, "").parsed };
   }
   const { parsed, problems: syntax } = parseYaml(file, read2.text, limits);
-  for (const p of syntax) addProblem(problems, p);
+  if (syntax.length > 0) reading.broken.add(file);
+  for (const p of syntax) {
+    reading.ofFiles.add(p);
+    addProblem(problems, p);
+  }
   const invalid = syntax.length > 0 ? [] : validateFile(parsed, kind);
-  for (const p of invalid) addProblem(problems, p);
+  for (const p of invalid) {
+    reading.ofFiles.add(p);
+    addProblem(problems, p);
+  }
   return { parsed };
+}
+function withoutKnockOn(problems, reading) {
+  if (reading.broken.size === 0) return problems;
+  const kept = [];
+  const skipped = /* @__PURE__ */ new Map();
+  for (const p of problems) {
+    if (reading.ofFiles.has(p)) kept.push(p);
+    else skipped.set(p.file, (skipped.get(p.file) ?? 0) + 1);
+  }
+  const broken = [...reading.broken];
+  const named = broken.length === 1 ? `the syntax of ${broken[0]}` : `the syntax of ${broken.join(", ")}`;
+  for (const [file, count] of skipped) {
+    const until = reading.broken.has(file) && broken.length === 1 ? "its syntax" : named;
+    kept.push({
+      file,
+      line: 0,
+      col: 0,
+      pointer: "",
+      message: `${count} check${count === 1 ? "" : "s"} of this file skipped until ${until} is fixed`,
+      summary: true
+    });
+  }
+  return kept;
 }
 async function expand2(project, key, root, problems, allowUnmatched) {
   const value = project.data?.[key];
@@ -81599,7 +81788,8 @@ async function loadProject(configPath, options = {}) {
         message: self ? "carte.yaml leads outside its folder through a symbolic link; it was not read" : "cannot resolve where carte.yaml leads (a loop of symbolic links?); it was not read"
       }
     ]);
-  const project = await readAndValidate(configFile, "project", problems, DEFAULT_FILE_LIMITS);
+  const reading = { ofFiles: /* @__PURE__ */ new Set(), broken: /* @__PURE__ */ new Set() };
+  const project = await readAndValidate(configFile, "project", problems, DEFAULT_FILE_LIMITS, reading);
   const projectData = project.parsed.data;
   if (projectData === null || typeof projectData !== "object" || Array.isArray(projectData)) {
     if (problems.length === 0)
@@ -81620,11 +81810,13 @@ async function loadProject(configPath, options = {}) {
   const storePaths = await expand2(project.parsed, "stores", root, problems, allowUnmatched);
   const catalogFiles = [];
   for (const path10 of catalogPaths)
-    catalogFiles.push(await readAndValidate(path10, "catalog", problems, limits));
+    catalogFiles.push(await readAndValidate(path10, "catalog", problems, limits, reading));
   const groupFiles2 = [];
-  for (const path10 of groupPaths) groupFiles2.push(await readAndValidate(path10, "group", problems, limits));
+  for (const path10 of groupPaths)
+    groupFiles2.push(await readAndValidate(path10, "group", problems, limits, reading));
   const storeFiles = [];
-  for (const path10 of storePaths) storeFiles.push(await readAndValidate(path10, "store", problems, limits));
+  for (const path10 of storePaths)
+    storeFiles.push(await readAndValidate(path10, "store", problems, limits, reading));
   const currency = readCurrency(project.parsed, problems);
   const indexes = catalogFiles.map((c) => checkCatalog(c.parsed, problems, currency));
   const catalogs = checkCatalogNames(indexes, problems);
@@ -81657,7 +81849,8 @@ async function loadProject(configPath, options = {}) {
     root,
     problems,
     limits,
-    time
+    time,
+    reading
   );
   const holidaySites = /* @__PURE__ */ new Map();
   const overridesOf = /* @__PURE__ */ new Map();
@@ -81712,7 +81905,9 @@ async function loadProject(configPath, options = {}) {
   );
   const secretsFile = await checkSecretsFile(project.parsed, root, problems);
   if (problems.length > 0)
-    throw new ConfigError(withTruncation(dedupeProblems(problems), problems, project.parsed));
+    throw new ConfigError(
+      withTruncation(withoutKnockOn(dedupeProblems(problems), reading), problems, project.parsed)
+    );
   const catalogByName = /* @__PURE__ */ new Map();
   const catalogsOut = /* @__PURE__ */ new Map();
   indexes.forEach((index, i) => {
@@ -81843,7 +82038,7 @@ function readCurrency(project, problems) {
   }
   return currency;
 }
-async function readIncludes(layers, root, problems, limits, time) {
+async function readIncludes(layers, root, problems, limits, time, reading) {
   const files = /* @__PURE__ */ new Map();
   const missing2 = /* @__PURE__ */ new Set();
   const pending = [...layers];
@@ -81876,7 +82071,7 @@ async function readIncludes(layers, root, problems, limits, time) {
         );
         continue;
       }
-      const read2 = await readAndValidate(absolute, "settings", problems, limits);
+      const read2 = await readAndValidate(absolute, "settings", problems, limits, reading);
       const included = {
         ...read2,
         layer: readSettings(read2.parsed, [], read2.parsed.data, problems, settingsSections(), time)
@@ -82093,7 +82288,8 @@ async function acquireApplyLock(opts) {
 }
 
 // src/plan/file.ts
-import { readFile as readFile5, writeFile as writeFile4 } from "node:fs/promises";
+import { readFile as readFile5, stat as stat4, writeFile as writeFile4 } from "node:fs/promises";
+var MAX_SHOWN_PLAN_BYTES = 256 * 1024 * 1024;
 async function readPlanFile(file) {
   let data;
   try {
@@ -82113,6 +82309,19 @@ async function readPlanFile(file) {
     );
   }
   return plan;
+}
+
+// src/status.ts
+function unmanagedEmbeddedStores(project, session) {
+  if (!session.emulator || session.clientId === void 0) return [];
+  const named = new Set(Object.values(project.desired.stores).map((s) => s.store.storeId));
+  return session.emulator.clientStores(session.clientId).filter((s) => !named.has(String(s.id))).map((s) => ({ storeId: String(s.id), integrationId: s.integration_id, name: s.name }));
+}
+function unmanagedStoresNote(stores) {
+  if (stores.length === 0) return void 0;
+  const shown2 = stores.slice(0, 5).map((s) => `${s.storeId} (${s.integrationId}, ${s.name})`);
+  const more = stores.length > 5 ? ` and ${stores.length - 5} more` : "";
+  return `Note: the platform has ${stores.length === 1 ? "a store" : `${stores.length} stores`} that no file manages: ${shown2.join(", ")}${more}. carte leaves ${stores.length === 1 ? "it" : "them"} as ${stores.length === 1 ? "it is" : "they are"}; carte status lists every store and the file that manages it.`;
 }
 
 // src/run.ts
@@ -82199,6 +82408,8 @@ async function runCarte(request4, hooks = {}) {
         if (keep) plan = planOnly(project, current2, plan, keep);
       }
       result.plan = plan;
+      const unmanaged = unmanagedStoresNote(unmanagedEmbeddedStores(loaded2, session));
+      if (unmanaged) hooks.onWarning?.(unmanaged);
       if (request4.command === "plan" && request4.base && current2) {
         result.base = await compareWithBase(project, plan, current2, request4.base, { shard: request4.shard });
       }

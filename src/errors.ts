@@ -44,6 +44,8 @@ export interface ConfigProblem {
   pointer: string;
   /** What is wrong and, where useful, what to do. */
   message: string;
+  /** A summary of the file (e.g. checks skipped until its syntax is fixed): shown after its other problems. */
+  summary?: boolean;
 }
 
 /** Formats a problem the way compilers do: `file:line:col: message`. */
@@ -56,7 +58,11 @@ export function formatProblem(p: ConfigProblem): string {
 export function sortProblems(problems: ConfigProblem[]): ConfigProblem[] {
   return [...problems].sort(
     (a, b) =>
-      a.file.localeCompare(b.file) || a.line - b.line || a.col - b.col || a.message.localeCompare(b.message),
+      a.file.localeCompare(b.file) ||
+      Number(a.summary === true) - Number(b.summary === true) ||
+      a.line - b.line ||
+      a.col - b.col ||
+      a.message.localeCompare(b.message),
   );
 }
 

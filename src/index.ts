@@ -60,8 +60,17 @@ export type { RunOptions } from "./workflow.js";
 export { buildPlan, createPlanner, isEmptyPlan, planChecksums } from "./plan/plan.js";
 export type { PlanOptions, PlannerOptions, StorePlanner } from "./plan/plan.js";
 export { storeDigest } from "./plan/checksum.js";
-/** Saved plan files (`carte plan --out`, docs/plan-format.md). */
-export { readPlanFile, writePlanFile } from "./plan/file.js";
+/**
+ * Saved plan files (`carte plan --out`, docs/plan-format.md); {@link readPlanToShow} reads one to show
+ * it (`carte show`), telling whether it still matches its digest.
+ */
+export { readPlanFile, readPlanToShow, writePlanFile } from "./plan/file.js";
+/** `carte status`: the client's stores on the platform and the file managing each. */
+export { projectStatus } from "./status.js";
+export type { ProjectStatus, StoreStatus } from "./status.js";
+/** `carte init`: a minimal project whose files point editors at carte's schemas. */
+export { initProject } from "./init.js";
+export type { InitResult } from "./init.js";
 export type { Targeting } from "./plan/target.js";
 
 // ---- applying ----------------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ import { readPlanFile } from "./plan/file.js";
 import { isEmptyPlan } from "./plan/plan.js";
 import type { Targeting } from "./plan/target.js";
 import type { Plan } from "./plan/types.js";
+import { unmanagedEmbeddedStores, unmanagedStoresNote } from "./status.js";
 import { lostSecretWarnings, prepareSecretSink, secretsFileName, type SecretSink } from "./secrets.js";
 import { openSession, runTarget, type RunTarget } from "./session.js";
 import { countChanges, findStage, plannedStages, stageProject, type StageOutcome } from "./apply/rollout.js";
@@ -332,6 +333,9 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
         if (keep) plan = planOnly(project, current, plan, keep);
       }
       result.plan = plan;
+      // Information: stores of the platform no file names (a deleted store file) are left alone.
+      const unmanaged = unmanagedStoresNote(unmanagedEmbeddedStores(loaded, session));
+      if (unmanaged) hooks.onWarning?.(unmanaged);
       if (request.command === "plan" && request.base && current) {
         result.base = await compareWithBase(project, plan, current, request.base, { shard: request.shard });
       }

@@ -102,7 +102,8 @@ export async function readSecretsFile(file: string): Promise<Record<string, stri
   if (text.trim() === "") return {};
   let parsed: unknown;
   try {
-    parsed = isYamlFile(file) ? parse(text) : JSON.parse(text);
+    // logLevel silent: the yaml library prints no Node warning (a list used as a key fails the check below).
+    parsed = isYamlFile(file) ? parse(text, { logLevel: "silent" }) : JSON.parse(text);
   } catch {
     // The parser's message quotes the text: never show it.
     parsed = undefined;

@@ -22,6 +22,8 @@ export interface Session {
   emulator: RunningEmulator | undefined;
   /** Where the embedded emulator keeps its state, when it runs. */
   stateFile: string | undefined;
+  /** The client id the session logs in with (never the secret); set by {@link openSession}. */
+  clientId?: string;
   close(): Promise<void>;
 }
 
@@ -142,7 +144,13 @@ export async function openSession(project: LoadedProject, options: SessionOption
       ...options.client,
       ...(options.connections ? { connections: options.connections } : {}),
     });
-    return { client, emulator: undefined, stateFile: undefined, close: () => client.close() };
+    return {
+      client,
+      emulator: undefined,
+      stateFile: undefined,
+      clientId: creds.clientId,
+      close: () => client.close(),
+    };
   }
 
   const clientId = creds.clientId ?? EMBEDDED_CREDENTIALS.clientId;
@@ -200,6 +208,7 @@ export async function openSession(project: LoadedProject, options: SessionOption
     client,
     emulator,
     stateFile,
+    clientId,
     close: async () => {
       await client.close();
       await emulator.close();

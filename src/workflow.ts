@@ -4,6 +4,8 @@
  * callers render the results.
  */
 
+import { didYouMean } from "./suggest.js";
+import { quote } from "./config/quote.js";
 import type { LoadedProject } from "./config/index.js";
 import { holidayDateProblems } from "./config/holidays.js";
 import {
@@ -102,7 +104,9 @@ export function scopeDesired(desired: DesiredState, targeting: Targeting | undef
   const keys = Object.keys(desired.stores).filter((k) => targeting.stores.some((p) => matchStore(p, k)));
   if (keys.length === 0) {
     throw new UsageError(
-      `no store of the configuration matches --store ${targeting.stores.join(", ")}; known stores: ${Object.keys(desired.stores).join(", ")}`,
+      `no store of the configuration matches --store ${targeting.stores
+        .map((p) => p + (/[*?]/.test(p) ? "" : didYouMean(p, Object.keys(desired.stores), quote)))
+        .join(", ")}; known stores: ${Object.keys(desired.stores).join(", ")}`,
     );
   }
   return {
@@ -184,11 +188,18 @@ export async function planProject(
     const unmatched = unmatchedTargets(targets, desired, kept, project.ownership);
     if (unmatched.length > 0)
       throw new UsageError(
-        `no resource of the configuration or the platform matches --target ${unmatched.join(", ")}; ` +
+        `no resource of the configuration or the platform matches --target ${withSuggestions(unmatched, knownAddresses(desired, kept, project.ownership))}; ` +
           `addresses look like store[bog-centro].item[BURGER-CLASSIC] or client.client_webhook[STORE_PROVISIONING_STATUS] (see carte plan)`,
       );
   }
   return options.keepCurrent ? { plan, current: kept } : { plan };
+}
+
+/** Patterns joined for a message, each without a wildcard followed by the closest known address. */
+function withSuggestions(patterns: readonly string[], known: readonly string[]): string {
+  return patterns
+    .map((t) => t + (/[*?]/.test(t) ? "" : didYouMean(t, known, (a) => quote(a, 200))))
+    .join(", ");
 }
 
 /**
@@ -198,6 +209,19 @@ export async function planProject(
  */
 export function unmatchedTargets(
   targets: readonly string[],
+  desired: DesiredState,
+  current: CurrentState,
+  ownership: Partial<Record<KindName, Ownership>>,
+): string[] {
+  const addresses = knownAddresses(desired, current, ownership);
+  return targets.filter((t) => !addresses.some((a) => matchAddress(t, a)));
+}
+
+/**
+ * Every address `--target` may name: the stores, and the resources the files describe or the platform
+ * has, in the stores and kinds planned (what "did you mean" compares a misspelled address with).
+ */
+export function knownAddresses(
   desired: DesiredState,
   current: CurrentState,
   ownership: Partial<Record<KindName, Ownership>>,
@@ -218,7 +242,7 @@ export function unmatchedTargets(
   for (const kind of clientKinds.filter(managed))
     for (const state of [desired.client ?? {}, current.client ?? { ids: {} }])
       for (const k of Object.keys(kind.select(state) ?? {})) addresses.push(`client.${kind.name}[${k}]`);
-  return targets.filter((t) => !addresses.some((a) => matchAddress(t, a)));
+  return [...new Set(addresses)];
 }
 
 /**

@@ -83,7 +83,8 @@ function progressHooks(progress: Progress, io: CliIo): RunHooks {
   };
 }
 
-function render(
+/** A plan in the chosen format (with `--base`, this branch's changes apart from drift). */
+export function render(
   plan: Plan,
   format: PlanCommand["format"],
   color: boolean,

@@ -13,6 +13,7 @@ import type { Argv, CommandModule } from "yargs";
 import { loadProject } from "../config/index.js";
 import { explainResource, type AttributeOrigin, type Explanation } from "../config/explain.js";
 import { ExitCode, UsageError } from "../errors.js";
+import { closest, didYouMean } from "../suggest.js";
 import type { StoreState } from "../model.js";
 import type { Currency } from "../money.js";
 import { matchAddress } from "../plan/target.js";
@@ -69,9 +70,11 @@ export function renderExplanation(e: Explanation, currency: Currency | undefined
 export async function runExplain(opts: { config: string; address: string }, io: CliIo): Promise<number> {
   const m = /^store\[([^\]]+)\]\.([a-z_]+)\[([^\]]+)\]$/.exec(opts.address.trim());
   if (!m || !(SEGMENTS as readonly string[]).includes(m[2]!)) {
+    const kind = m ? closest(m[2]!, SEGMENTS) : undefined;
     throw new UsageError(
       `"${opts.address}" is not an address carte explain knows: write store[KEY].SEGMENT[KEY] with ` +
-        `${SEGMENTS.join(", ")}, for example store[bog-centro].item[BURGER-CLASSIC]`,
+        `${SEGMENTS.join(", ")}, for example store[bog-centro].item[BURGER-CLASSIC]` +
+        (kind ? `; did you mean ${opts.address.trim().replace(`.${m![2]}[`, `.${kind}[`)}?` : ""),
     );
   }
   const [, storePattern, segment, keyPattern] = m as unknown as [string, string, string, string];
@@ -90,9 +93,21 @@ export async function runExplain(opts: { config: string; address: string }, io: 
           .filter((k) => matchAddress(`${segment}[${keyPattern}]`, `${segment}[${k}]`))
           .sort()
       : [keyPattern];
-    for (const k of keys) out.push(explainResource(state, sources, segment, k));
+    for (const k of keys) {
+      const e = explainResource(state, sources, segment, k);
+      // A key the store does not have: the closest one it has, if any.
+      if (!e.attributes && !wildcard && e.reason)
+        e.reason += didYouMean(k, keysOf(state, segment), (x) => `${segment}[${x}]`);
+      out.push(e);
+    }
   }
-  if (stores === 0) throw new UsageError(`no store of ${opts.config} matches store[${storePattern}]`);
+  if (stores === 0)
+    throw new UsageError(
+      `no store of ${opts.config} matches store[${storePattern}]` +
+        (/[*?]/.test(storePattern)
+          ? ""
+          : didYouMean(storePattern, Object.keys(project.desired.stores), (x) => `store[${x}]`)),
+    );
   if (out.length === 0) {
     io.err(escapeTerminal(`Nothing matches ${opts.address}.`) + "\n");
     return ExitCode.error;

@@ -6,7 +6,7 @@
  * 3 refused by a safety guard.
  */
 
-import { realpathSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import { createInterface } from "node:readline/promises";
 import { fileURLToPath } from "node:url";
 import yargs, { type Argv } from "yargs";
@@ -16,12 +16,15 @@ import { financeCommand } from "./finance.js";
 import { explainCommand } from "./explain.js";
 import { importCommand } from "./import.js";
 import { webhooksCommand } from "./webhooks.js";
+import { projectCommands } from "./project.js";
 import { DEFAULT_MAX_BODY_BYTES } from "../emulator/index.js";
 import { UsageError } from "../errors.js";
+import { didYouMean } from "../suggest.js";
 import { parseShard } from "../gitops/shard.js";
 import { SEGMENT_NAMES, type SegmentName } from "../kinds/registry.js";
 import { DEFAULT_PARALLELISM } from "../platform/client.js";
 import { reportError, type CliIo } from "./io.js";
+import { escapeLines } from "../render/escape.js";
 
 const EPILOGUE = `Exit codes:
   0  success, or no changes
@@ -33,6 +36,36 @@ const EPILOGUE = `Exit codes:
 Credentials come from CARTE_CLIENT_ID and CARTE_CLIENT_SECRET. Without a platform address in
 carte.yaml, carte runs against its embedded emulator. CARTE_NOW (an ISO 8601 time with offset) sets
 the clock time-bound entries are judged against (until:, dated special days, prices from:).`;
+
+/** carte's version, from its package.json (`carte --version`). */
+export const VERSION: string = (
+  JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
+).version;
+
+/**
+ * A yargs "Invalid values" message (a value outside an option's choices) with the closest choice
+ * suggested: `Given: "itme", Choices: "item", …` gains `; did you mean "item"?`.
+ */
+function withChoiceSuggestion(msg: string): string {
+  const m = /Given: "([^"]*)", Choices: (.*)$/m.exec(msg);
+  if (!m) return msg;
+  const choices = [...m[2]!.matchAll(/"([^"]*)"/g)].map((c) => c[1]!);
+  const hint = didYouMean(m[1]!, choices, (c) => JSON.stringify(c));
+  return hint ? `${msg}${hint}` : msg;
+}
+
+/**
+ * yargs' message of a misuse, on one line, with a suggestion where one helps: an unknown command
+ * (yargs' `recommendCommands`) is named, a value outside an option's choices gets the closest choice.
+ */
+function usageMessage(msg: string, argv: readonly string[]): string {
+  let text = withChoiceSuggestion(msg);
+  if (/^Did you mean /.test(text)) {
+    const command = argv.find((a) => !a.startsWith("-"));
+    if (command !== undefined) text = `unknown command ${JSON.stringify(command)}. ${text}`;
+  }
+  return text.replace(/\s*\n\s*/g, " ");
+}
 
 /** `--kind` choices: every address segment of the registered kinds (src/kinds/registry.ts). */
 const KINDS = SEGMENT_NAMES;
@@ -320,18 +353,21 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .command(importCommand(io, (c) => (code = c)))
     .command(explainCommand(io, (c) => (code = c)))
     .command(webhooksCommand(io, (c) => (code = c)))
+    .command(projectCommands(io, (c) => (code = c)))
+    .completion("completion", "Print a bash/zsh completion script: carte completion >> ~/.bashrc")
     .demandCommand(
       1,
-      "Name a command: plan, apply, validate, explain, import, emulator, finance or webhooks.",
+      "Name a command: plan, apply, validate, show, status, explain, import, init, emulator, finance, webhooks or completion.",
     )
+    .recommendCommands()
     .strict()
     .epilogue(EPILOGUE)
     .help()
-    .version(false)
+    .version(VERSION)
     .wrap(Math.min(110, io.columns ?? 100))
     .exitProcess(false)
     .fail((msg, err) => {
-      throw err ?? new UsageError(msg);
+      throw err ?? new UsageError(usageMessage(msg, argv));
     });
   try {
     await parser.parseAsync();
@@ -354,6 +390,12 @@ function isMain(): boolean {
 }
 
 if (isMain()) {
+  // No Node warning reaches the user (issue 16): what carte finds wrong is reported as a problem of
+  // its own; a warning of Node or of a library is shown only with --debug.
+  process.removeAllListeners("warning");
+  process.on("warning", (w) => {
+    if (process.argv.includes("--debug")) process.stderr.write(`${escapeLines(String(w.stack ?? w))}\n`);
+  });
   const io: CliIo = {
     out: (s) => void process.stdout.write(s),
     err: (s) => void process.stderr.write(s),

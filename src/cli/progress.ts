@@ -29,8 +29,52 @@ export function progressMode(io: CliIo, opts: { quiet: boolean; json: boolean })
   return "lines";
 }
 
-/** Creates the progress reporter for a mode. */
-export function createProgress(io: CliIo, mode: ProgressMode): Progress {
+/** Plain progress lines come at most every {@link LINE_STEP_PERCENT} % of the work ... */
+export const LINE_STEP_PERCENT = 10;
+/** ... and at most every this many milliseconds (but the last line): a fast run prints only its end. */
+export const LINE_INTERVAL_MS = 5000;
+
+/**
+ * A counter for plain-line progress (CI logs): given `done` of `total`, the line to print now, or
+ * undefined. A line is due at the end, or when the count has advanced by {@link LINE_STEP_PERCENT} %
+ * of the total since the last line and {@link LINE_INTERVAL_MS} have passed since it: at most eleven
+ * lines a phase, never more than one every 5 s, and a run of a few seconds prints only its end. The
+ * same line is never printed twice (a count that did not move prints nothing).
+ *
+ * @param now - the clock, in milliseconds.
+ */
+export function throttledCount(
+  now: () => number,
+  line: (done: number, total: number) => string,
+): (done: number, total: number) => string | undefined {
+  let lastDone = 0;
+  let lastTotal = -1;
+  let lastAt = now();
+  let lastLine = "";
+  return (done, total) => {
+    if (total !== lastTotal) {
+      // A new phase (another total): counts start again.
+      lastTotal = total;
+      lastDone = 0;
+    }
+    const step = Math.max(1, (total * LINE_STEP_PERCENT) / 100);
+    const t = now();
+    const due = done >= total || (done - lastDone >= step && t - lastAt >= LINE_INTERVAL_MS);
+    const text = line(done, total);
+    if (!due || text === lastLine) return undefined;
+    lastDone = done;
+    lastAt = t;
+    lastLine = text;
+    return text;
+  };
+}
+
+/**
+ * Creates the progress reporter for a mode.
+ *
+ * @param now - the clock of plain-line mode, in milliseconds (tests pass their own).
+ */
+export function createProgress(io: CliIo, mode: ProgressMode, now: () => number = Date.now): Progress {
   if (mode === "none") return { storeRead() {}, apply() {}, retry() {}, stop() {} };
   // Paths and the platform's messages are untrusted: every line is escaped for a terminal.
   const retryLine = (r: RetryInfo) =>
@@ -38,24 +82,27 @@ export function createProgress(io: CliIo, mode: ProgressMode): Progress {
       `retrying ${r.method} ${r.path} (attempt ${r.attempt + 1}) in ${r.delayMs} ms after ${r.reason}`,
     ) + "\n";
   if (mode === "lines") {
-    let lastReadLine = 0;
+    const reads = throttledCount(now, (done, total) => `reading the platform: ${done}/${total} reads`);
+    const calls = throttledCount(now, (done, total) => `applying calls: ${done}/${total} made`);
     return {
       storeRead(done, total) {
-        // At most about ten lines for the reads of a large chain.
-        const step = Math.max(1, Math.ceil(total / 10));
-        if (done === total || done - lastReadLine >= step) {
-          lastReadLine = done;
-          io.err(`reading the platform: ${done}/${total} reads\n`);
-        }
+        const line = reads(done, total);
+        if (line) io.err(line + "\n");
       },
       apply(e) {
         if (e.type !== "operation") return;
         const r = e.result;
-        io.err(
-          escapeTerminal(
-            `[${e.done}/${e.total}] ${r.method} ${r.path} ${r.status}${r.message ? `: ${r.message}` : ""}`,
-          ) + "\n",
-        );
+        // A failed call, or one that says something (a lost answer settled, a secret rotated), is worth
+        // its own line (the message escaped); the others only count.
+        if (r.status === "failed" || r.message) {
+          io.err(
+            escapeTerminal(
+              `[${e.done}/${e.total}] ${r.method} ${r.path} ${r.status}${r.message ? `: ${r.message}` : ""}`,
+            ) + "\n",
+          );
+        }
+        const line = calls(e.done, e.total);
+        if (line) io.err(line + "\n");
       },
       retry(r) {
         io.err(retryLine(r));

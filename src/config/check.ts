@@ -9,6 +9,7 @@
  * the schema's problem to report).
  */
 
+import { didYouMean, suggester } from "../suggest.js";
 import { basename, extname } from "node:path";
 import type { ConfigProblem } from "../errors.js";
 import { bare, isRecord, list, quote, Reporter, where } from "./report.js";
@@ -101,6 +102,16 @@ export function checkCatalog(parsed: YamlFile, problems: ConfigProblem[], curren
     parents: new Map(),
   };
 
+  /** The SKUs of one kind (what "did you mean" compares a misspelled SKU with), listed once. */
+  const byKind = new Map<SkuKind, string[]>();
+  const kindsOf = (kind: SkuKind): string[] => {
+    let skus = byKind.get(kind);
+    if (!skus)
+      byKind.set(kind, (skus = [...index.skus].flatMap(([sku, d]) => (d.kind === kind ? [sku] : []))));
+    return skus;
+  };
+  const didYouMean = suggester();
+
   const define = (sku: unknown, kind: SkuKind, segments: (string | number)[]): void => {
     if (typeof sku !== "string") return;
     const first = index.skus.get(sku);
@@ -140,7 +151,7 @@ export function checkCatalog(parsed: YamlFile, problems: ConfigProblem[], curren
       if (!def)
         r.at(
           here,
-          `unknown modifier group ${quote(ref)}: define it under modifier_groups, or remove it here`,
+          `unknown modifier group ${quote(ref)}${didYouMean(ref, kindsOf("modifier group"), quote)}: define it under modifier_groups, or remove it here`,
         );
       else if (def.kind !== "modifier group")
         r.at(
@@ -179,7 +190,7 @@ export function checkCatalog(parsed: YamlFile, problems: ConfigProblem[], curren
         if (!def)
           r.at(
             at,
-            `unknown option ${quote(option)}: write it in full ({sku, title, price}) here or in another group of this catalog`,
+            `unknown option ${quote(option)}${didYouMean(option, kindsOf("option"), quote)}: write it in full ({sku, title, price}) here or in another group of this catalog`,
           );
         else if (def.kind === "item")
           r.at(
@@ -258,7 +269,7 @@ export function checkCatalog(parsed: YamlFile, problems: ConfigProblem[], curren
       if (!def)
         r.at(
           here,
-          `unknown option ${quote(sku)}: option_prices lists options of this ${owner}'s modifier groups`,
+          `unknown option ${quote(sku)}${didYouMean(sku, kindsOf("option"), quote)}: option_prices lists options of this ${owner}'s modifier groups`,
           "key",
         );
       else if (def.kind !== "option")
@@ -317,7 +328,7 @@ export function checkCatalog(parsed: YamlFile, problems: ConfigProblem[], curren
       if (!def)
         r.at(
           at,
-          `unknown item ${quote(ref)} in category ${bare(title)}: add it under items:, or remove it from the category`,
+          `unknown item ${quote(ref)}${didYouMean(ref, kindsOf("item"), quote)} in category ${bare(title)}: add it under items:, or remove it from the category`,
         );
       else if (def.kind !== "item") r.at(at, `${quote(ref)} is ${a(def.kind)}, categories hold only items`);
       else if (seen.has(ref)) r.at(at, `item ${quote(ref)} is listed twice in category ${bare(title)}`);
@@ -350,7 +361,7 @@ export function checkCatalog(parsed: YamlFile, problems: ConfigProblem[], curren
           at,
           def
             ? `${quote(sku)} is ${a(def.kind)}, menus hold only categories`
-            : `unknown category ${quote(sku)}: define it under categories, or remove it from the menu`,
+            : `unknown category ${quote(sku)}${didYouMean(sku, index.categories, quote)}: define it under categories, or remove it from the menu`,
         );
       } else if (seen.has(sku)) r.at(at, `category ${quote(sku)} is listed twice in this menu`);
       seen.add(sku);
@@ -640,7 +651,7 @@ export function checkStore(
       ["catalog"],
       known.length === 0
         ? `unknown catalog ${quote(data.catalog)}: no catalog files were found (see catalogs: in carte.yaml)`
-        : `unknown catalog ${quote(data.catalog)} (known: ${known.map((k) => bare(k)).join(", ")})`,
+        : `unknown catalog ${quote(data.catalog)}${didYouMean(data.catalog, known, quote)} (known: ${known.map((k) => bare(k)).join(", ")})`,
     );
     return;
   }
@@ -694,6 +705,6 @@ export function checkStoreGroup(
     ["group"],
     known.length === 0
       ? `unknown group ${quote(data.group)}: no group files were found (see groups: in carte.yaml)`
-      : `unknown group ${quote(data.group)} (known: ${known.map((k) => bare(k)).join(", ")})`,
+      : `unknown group ${quote(data.group)}${didYouMean(data.group, known, quote)} (known: ${known.map((k) => bare(k)).join(", ")})`,
   );
 }

@@ -150,19 +150,70 @@ async function readAndValidate(
   kind: FileKind,
   problems: ConfigProblem[],
   limits: FileLimits,
+  reading: FileReading,
 ): Promise<ReadFile> {
   const file = display(absolute);
   const read = await readConfigFile(absolute, limits.maxFileBytes);
   if (!read.ok) {
-    addProblem(problems, { file, line: read.line, col: read.col, pointer: "", message: read.message });
+    const p = { file, line: read.line, col: read.col, pointer: "", message: read.message };
+    reading.ofFiles.add(p);
+    addProblem(problems, p);
     return { parsed: parseYaml(file, "").parsed };
   }
   const { parsed, problems: syntax } = parseYaml(file, read.text, limits);
-  for (const p of syntax) addProblem(problems, p);
+  if (syntax.length > 0) reading.broken.add(file);
+  for (const p of syntax) {
+    reading.ofFiles.add(p);
+    addProblem(problems, p);
+  }
   // Validating the half-read value of a file with syntax errors would only add noise.
   const invalid = syntax.length > 0 ? [] : validateFile(parsed, kind);
-  for (const p of invalid) addProblem(problems, p);
+  for (const p of invalid) {
+    reading.ofFiles.add(p);
+    addProblem(problems, p);
+  }
   return { parsed };
+}
+
+/**
+ * What reading the files found, apart from the checks between values and files: the problems of each
+ * file on its own (unreadable, YAML syntax, schema), and the files with syntax errors.
+ */
+interface FileReading {
+  ofFiles: Set<ConfigProblem>;
+  /** Files (as shown) with YAML syntax errors: their value is only what the parser could recover. */
+  broken: Set<string>;
+}
+
+/**
+ * The problems to report. When a file has YAML syntax errors, the checks between values and files ran
+ * on what the parser recovered of it, so what they found may only follow from the syntax errors (an
+ * indentation slip loses items, and every category and store naming them reports an unknown SKU): those
+ * problems are left out, and each file they concern gets one line saying how many were, so that the
+ * syntax errors are fixed first.
+ */
+function withoutKnockOn(problems: ConfigProblem[], reading: FileReading): ConfigProblem[] {
+  if (reading.broken.size === 0) return problems;
+  const kept: ConfigProblem[] = [];
+  const skipped = new Map<string, number>();
+  for (const p of problems) {
+    if (reading.ofFiles.has(p)) kept.push(p);
+    else skipped.set(p.file, (skipped.get(p.file) ?? 0) + 1);
+  }
+  const broken = [...reading.broken];
+  const named = broken.length === 1 ? `the syntax of ${broken[0]!}` : `the syntax of ${broken.join(", ")}`;
+  for (const [file, count] of skipped) {
+    const until = reading.broken.has(file) && broken.length === 1 ? "its syntax" : named;
+    kept.push({
+      file,
+      line: 0,
+      col: 0,
+      pointer: "",
+      message: `${count} check${count === 1 ? "" : "s"} of this file skipped until ${until} is fixed`,
+      summary: true,
+    });
+  }
+  return kept;
 }
 
 /**
@@ -338,7 +389,8 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
       },
     ]);
   // carte.yaml is read within the default limits: the limits it sets apply to the other files.
-  const project = await readAndValidate(configFile, "project", problems, DEFAULT_FILE_LIMITS);
+  const reading: FileReading = { ofFiles: new Set(), broken: new Set() };
+  const project = await readAndValidate(configFile, "project", problems, DEFAULT_FILE_LIMITS, reading);
   const projectData = project.parsed.data;
   if (projectData === null || typeof projectData !== "object" || Array.isArray(projectData)) {
     if (problems.length === 0)
@@ -361,11 +413,13 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
 
   const catalogFiles: ReadFile[] = [];
   for (const path of catalogPaths)
-    catalogFiles.push(await readAndValidate(path, "catalog", problems, limits));
+    catalogFiles.push(await readAndValidate(path, "catalog", problems, limits, reading));
   const groupFiles: ReadFile[] = [];
-  for (const path of groupPaths) groupFiles.push(await readAndValidate(path, "group", problems, limits));
+  for (const path of groupPaths)
+    groupFiles.push(await readAndValidate(path, "group", problems, limits, reading));
   const storeFiles: ReadFile[] = [];
-  for (const path of storePaths) storeFiles.push(await readAndValidate(path, "store", problems, limits));
+  for (const path of storePaths)
+    storeFiles.push(await readAndValidate(path, "store", problems, limits, reading));
 
   // The currency of every price (carte.yaml `currency:`), before any price is read.
   const currency = readCurrency(project.parsed, problems);
@@ -405,6 +459,7 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
     problems,
     limits,
     time,
+    reading,
   );
   const holidaySites = new Map<string, Map<string, HolidaySite>>();
 
@@ -465,7 +520,9 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
   const secretsFile = await checkSecretsFile(project.parsed, root, problems);
 
   if (problems.length > 0)
-    throw new ConfigError(withTruncation(dedupeProblems(problems), problems, project.parsed));
+    throw new ConfigError(
+      withTruncation(withoutKnockOn(dedupeProblems(problems), reading), problems, project.parsed),
+    );
 
   const catalogByName = new Map<string, CatalogFile>();
   const catalogsOut = new Map<string, { catalog: CatalogFile; file: string }>();
@@ -645,6 +702,7 @@ async function readIncludes(
   problems: ConfigProblem[],
   limits: FileLimits,
   time: TimeContext,
+  reading: FileReading,
 ): Promise<Map<string, IncludedFile>> {
   const files = new Map<string, IncludedFile>();
   const missing = new Set<string>();
@@ -679,7 +737,7 @@ async function readIncludes(
         );
         continue;
       }
-      const read = await readAndValidate(absolute, "settings", problems, limits);
+      const read = await readAndValidate(absolute, "settings", problems, limits, reading);
       const included: IncludedFile = {
         ...read,
         layer: readSettings(read.parsed, [], read.parsed.data, problems, settingsSections(), time),

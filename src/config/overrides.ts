@@ -13,6 +13,7 @@
  */
 
 import { parseInstant, startOf } from "./time.js";
+import { suggester } from "../suggest.js";
 import type { ConfigProblem } from "../errors.js";
 import type { StoreFile } from "../generated/config.js";
 import type { ImageRef } from "../model.js";
@@ -465,6 +466,8 @@ interface Unknown {
   /** What the catalogs lack, e.g. `no item or option with this SKU`. */
   lacks: string;
   catalogs: Set<string>;
+  /** The catalogs' indexes, for "did you mean". */
+  indexes: Set<CatalogIndex>;
   known: boolean;
   target: "value" | "key";
 }
@@ -507,10 +510,15 @@ export class OverridesChecker {
     ): boolean => {
       const key = `${site.parsed.file}\0${site.pointer}`;
       let u = this.unknowns.get(key);
-      if (!u) this.unknowns.set(key, (u = { site, sku, lacks, catalogs: new Set(), known: false, target }));
+      if (!u)
+        this.unknowns.set(
+          key,
+          (u = { site, sku, lacks, catalogs: new Set(), indexes: new Set(), known: false, target }),
+        );
       const kind = known(sku);
       if (kind === undefined) {
         u.catalogs.add(catalog.name);
+        u.indexes.add(catalog);
         return false;
       }
       u.known = true;
@@ -675,6 +683,7 @@ export class OverridesChecker {
 
   /** Reports the SKUs that no store inheriting them knows. */
   finish(): void {
+    const didYouMean = suggester();
     for (const u of this.unknowns.values()) {
       if (u.known) continue;
       const catalogs = [...u.catalogs];
@@ -682,7 +691,22 @@ export class OverridesChecker {
         catalogs.length === 1
           ? `catalog ${bare(catalogs[0]!)} has`
           : `catalogs ${catalogs.map((c) => bare(c)).join(", ")} have`;
-      report(this.problems, u.site, `unknown SKU ${quote(u.sku)}: ${who} ${u.lacks}`, u.target);
+      // Listed only when a suggestion is still to be made (the suggester's budget).
+      const indexes = u.indexes;
+      const names = {
+        *[Symbol.iterator]() {
+          for (const index of indexes) {
+            yield* index.skus.keys();
+            yield* index.categories;
+          }
+        },
+      };
+      report(
+        this.problems,
+        u.site,
+        `unknown SKU ${quote(u.sku)}${didYouMean(u.sku, names, quote)}: ${who} ${u.lacks}`,
+        u.target,
+      );
     }
   }
 }

@@ -3,6 +3,7 @@
  * translation of ajv's errors into located problems written for the person who edits the files.
  */
 
+import { didYouMean } from "../suggest.js";
 import { readFileSync } from "node:fs";
 import { Ajv } from "ajv";
 import type { ErrorObject, ValidateFunction } from "ajv";
@@ -205,7 +206,7 @@ function toProblem(parsed: YamlFile, kind: FileKind, e: ErrorObject): ConfigProb
       const where = at === "" ? "" : ` in ${name}`;
       return problem(
         `${at}/${escapeSegment(key)}`,
-        `unknown key ${quote(key)}${where} (allowed: ${allowed.join(", ")})`,
+        `unknown key ${quote(key)}${didYouMean(key, allowed, quote)}${where} (allowed: ${allowed.join(", ")})`,
         "key",
       );
     }
@@ -234,8 +235,9 @@ function toProblem(parsed: YamlFile, kind: FileKind, e: ErrorObject): ConfigProb
     case "const":
       return problem(at, `${name} must be ${JSON.stringify(p.allowedValue)}, got ${got}`);
     case "enum": {
-      const values = (p.allowedValues as unknown[]).map((v) => String(v)).join(", ");
-      return problem(at, `${name} must be one of: ${values}; got ${got}`);
+      const allowed = (p.allowedValues as unknown[]).map((v) => String(v));
+      const hint = typeof e.data === "string" ? didYouMean(e.data, allowed, quote) : "";
+      return problem(at, `${name} must be one of: ${allowed.join(", ")}; got ${got}${hint}`);
     }
     case "minimum":
       return problem(at, `${name} must be at least ${String(p.limit)}, got ${got}`);

@@ -239,6 +239,17 @@ function walk(
     }
     if (keys) {
       for (const pair of node.items) {
+        if (isPair(pair) && (isMap(pair.key) || isSeq(pair.key))) {
+          // The yaml library would turn such a key into text, with a Node warning; it is nearly always
+          // an indentation slip (a list or mapping written where a key was meant).
+          if (problems.length <= MAX_PROBLEMS)
+            problems.push({
+              offset: (pair.key as YamlNode).range?.[0] ?? 0,
+              message:
+                "YAML syntax error: a key is a list or a mapping here, not a name: check the indentation of this line and the ones above",
+            });
+          continue;
+        }
         if (!isPair(pair) || !isScalar(pair.key)) continue;
         const value: unknown = pair.key.value;
         const key = `${typeof value}:${String(value)}`;

@@ -13,10 +13,12 @@
  * the emulator's assumptions.
  */
 
-import { readFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
+import { relative } from "node:path";
 
-import { parse as parseYaml } from "yaml";
+import { readConfigFile } from "../config/read.js";
+import { locate, parseYaml as parseConfigYaml } from "../config/yaml.js";
+import type { YamlFile } from "../config/yaml.js";
 
 import { ConfigError } from "../errors.js";
 import type { ConfigProblem } from "../errors.js";
@@ -124,15 +126,25 @@ export interface RunningEmulator {
    * webhook; `payload` replaces the default one. Resolves once the deliveries finished.
    */
   trigger(event: string, storeId: string | number, payload?: unknown): Promise<DeliveryRecord[]>;
+  /**
+   * The stores the emulator gives a client, in the order they were provisioned (what the platform's
+   * onboarding knows; the API lists no stores, spec §4). Used by `carte status` against the embedded
+   * emulator to find stores no file names.
+   */
+  clientStores(clientId: string): SeedStore[];
   /** Stops the server; pending writes are applied and state persisted first. */
   close(): Promise<void>;
 }
 
-/** Checks the shape of a seed and lists every problem. */
-function checkSeed(value: unknown, file: string): Seed {
+/**
+ * Checks the shape of a seed and lists every problem; with the parsed file, each is located
+ * (`file:line:col`).
+ */
+function checkSeed(value: unknown, file: string, parsed?: YamlFile): Seed {
   const problems: ConfigProblem[] = [];
   const problem = (pointer: string, message: string): void => {
-    problems.push({ file, line: 0, col: 0, pointer, message: `${pointer || "/"}: ${message}` });
+    const { line, col } = parsed ? locate(parsed, pointer) : { line: 0, col: 0 };
+    problems.push({ file, line, col, pointer, message: `${pointer || "/"}: ${message}` });
   };
   const isObj = (v: unknown): v is Record<string, unknown> =>
     typeof v === "object" && v !== null && !Array.isArray(v);
@@ -180,16 +192,38 @@ function checkSeed(value: unknown, file: string): Seed {
   return value as unknown as Seed;
 }
 
-/** Reads a seed file, YAML or JSON. Throws a {@link ConfigError} naming the file on a bad shape. */
-export async function loadSeedFile(path: string): Promise<Seed> {
-  const text = await readFile(path, "utf8");
-  let value: unknown;
-  try {
-    value = parseYaml(text);
-  } catch (e) {
-    throw new ConfigError([{ file: path, line: 0, col: 0, pointer: "", message: (e as Error).message }]);
+/** Largest seed file read, in bytes. */
+export const MAX_SEED_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Reads a seed file, YAML or JSON (docs/emulator.md, "Seed file"), within the bounds of configuration
+ * files (size, nodes, depth; src/config/yaml.ts).
+ *
+ * @param path - the file, absolute or relative to the working directory.
+ * @param shown - the name problems give the file (default: `path` relative to the working directory).
+ * @throws {@link ConfigError} with every problem located (`file:line:col`): a file that does not exist
+ *   or cannot be read, YAML syntax errors, and a seed of the wrong shape.
+ */
+export async function loadSeedFile(path: string, shown?: string): Promise<Seed> {
+  const file = shown ?? (relative(process.cwd(), path) || path);
+  const read = await readConfigFile(path, MAX_SEED_BYTES);
+  if (!read.ok) {
+    throw new ConfigError([
+      {
+        file,
+        line: read.line,
+        col: read.col,
+        pointer: "",
+        message:
+          read.message === "the file does not exist"
+            ? "the seed file does not exist (examples/emulator-seed.yaml is one to start from; docs/emulator.md describes the format)"
+            : read.message,
+      },
+    ]);
   }
-  return checkSeed(value, path);
+  const { parsed, problems } = parseConfigYaml(file, read.text);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return checkSeed(parsed.data, file, parsed);
 }
 
 /** Starts an emulator. Resolves once it listens. */
@@ -252,6 +286,11 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     deliveries: events.deliveries,
     trigger: (event, storeId, payload) => events.trigger(event, { storeId }, payload),
     idle: () => state.idle(),
+    clientStores: (clientId) =>
+      [...(state.clients.get(clientId)?.stores ?? [])].flatMap((key) => {
+        const s = state.stores.get(key);
+        return s ? [{ id: s.key, integration_id: s.integration_id, name: s.name }] : [];
+      }),
     clearRequests: () => {
       requests.length = 0;
     },

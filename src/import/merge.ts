@@ -217,7 +217,7 @@ async function verifyMerged(
     const config = at(target.configFile);
     const missing = await filesNotInProject(config, files);
     if (missing.length > 0) {
-      const doc = parseDocument(await readFile(config, "utf8"));
+      const doc = parseDocument(await readFile(config, "utf8"), { logLevel: "silent" });
       for (const key of ["stores", "catalogs"] as const) {
         const add = missing.filter((f) => f.kind === key.slice(0, -1)).map((f) => f.path);
         if (add.length === 0) continue;

@@ -17,7 +17,8 @@ export async function filesNotInProject(
   const root = path.dirname(configFile);
   let data: Record<string, unknown> = {};
   try {
-    const parsed: unknown = parse(await readFile(configFile, "utf8"));
+    // logLevel silent: no Node warning reaches the user (loadProject reports such keys, located).
+    const parsed: unknown = parse(await readFile(configFile, "utf8"), { logLevel: "silent" });
     if (parsed && typeof parsed === "object") data = parsed as Record<string, unknown>;
   } catch {
     data = {};

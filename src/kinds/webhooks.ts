@@ -44,6 +44,7 @@
  * sink and nowhere else.
  */
 
+import { didYouMean } from "../suggest.js";
 import type { WebhookSetting } from "../model.js";
 import type { ConfigProblem } from "../errors.js";
 import { quote, report, type Site } from "../config/report.js";
@@ -252,7 +253,7 @@ const webhooksSection: ConfigSection<WebhooksLayer> = {
         report(
           problems,
           site,
-          `unknown webhook event ${quote(event)} (events: ${STORE_EVENTS.join(", ")})`,
+          `unknown webhook event ${quote(event)}${didYouMean(event, STORE_EVENTS, quote)} (events: ${STORE_EVENTS.join(", ")})`,
           "key",
         );
         continue;

@@ -375,7 +375,7 @@ const CASES: Case[] = [
     rule: "unknown event",
     files: store("webhooks:\n  NEW_ORDERS: https://orders.example.com/new\n"),
     problems: [
-      'stores/a.yaml:7:3: unknown webhook event "NEW_ORDERS" (events: NEW_ORDER, NEW_ORDER_SCHEDULED, NEW_ORDER_SCHEDULED_CANCELLED, ORDER_EVENT_CANCEL, ORDER_OTHER_EVENT, MENU_APPROVED, MENU_REJECTED, PING, STORE_CONNECTIVITY, ORDER_RT_TRACKING)',
+      'stores/a.yaml:7:3: unknown webhook event "NEW_ORDERS" (did you mean "NEW_ORDER"?) (events: NEW_ORDER, NEW_ORDER_SCHEDULED, NEW_ORDER_SCHEDULED_CANCELLED, ORDER_EVENT_CANCEL, ORDER_OTHER_EVENT, MENU_APPROVED, MENU_REJECTED, PING, STORE_CONNECTIVITY, ORDER_RT_TRACKING)',
     ],
   },
   {

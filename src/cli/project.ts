@@ -1,0 +1,127 @@
+/**
+ * The commands around a project that plan and apply do not cover: `carte show FILE` (a saved plan,
+ * rendered without calling the platform), `carte init [DIR]` (a minimal project) and `carte status`
+ * (the client's stores on the platform and the file managing each). Thin adapters over
+ * src/plan/file.ts, src/init.ts and src/status.ts.
+ */
+
+import path from "node:path";
+import type { Argv, CommandModule } from "yargs";
+import { loadProject } from "../config/index.js";
+import { ExitCode } from "../errors.js";
+import { initProject } from "../init.js";
+import { readPlanToShow } from "../plan/file.js";
+import { escapeTerminal } from "../render/escape.js";
+import { renderStatusJson, renderStatusText } from "../render/status.js";
+import { openSession } from "../session.js";
+import { projectStatus } from "../status.js";
+import { render } from "./commands.js";
+import { printWarnings, useColor, type CliIo } from "./io.js";
+
+/** `carte show FILE`: a saved plan in text, Markdown or JSON; a warning when its digest does not match. */
+export async function runShow(
+  opts: { file: string; format: "text" | "json" | "markdown"; color: boolean | undefined },
+  io: CliIo,
+): Promise<number> {
+  const { plan, digestMatches } = await readPlanToShow(opts.file);
+  if (!digestMatches) {
+    io.err(
+      escapeTerminal(
+        `Warning: ${opts.file} does not match its digest: it was changed after carte saved it, or not saved by ` +
+          "carte plan --out. It is shown as it is now; carte apply would refuse it.",
+      ) + "\n",
+    );
+  }
+  io.out(render(plan, opts.format, useColor(opts.color, io)));
+  return ExitCode.ok;
+}
+
+/** `carte init [DIR]`. */
+export async function runInit(opts: { dir: string }, io: CliIo): Promise<number> {
+  const result = await initProject(opts.dir);
+  const shown = path.relative(process.cwd(), result.dir) || ".";
+  for (const f of result.written) io.out(escapeTerminal(`  created  ${path.join(shown, f)}`) + "\n");
+  for (const f of result.kept) io.out(escapeTerminal(`  kept     ${path.join(shown, f)} (exists)`) + "\n");
+  const config = path.join(shown, "carte.yaml");
+  io.out(
+    escapeTerminal(
+      `Next: carte validate -c ${config}, then carte plan -c ${config} (against the embedded emulator until ` +
+        "carte.yaml names a platform).",
+    ) + "\n",
+  );
+  return ExitCode.ok;
+}
+
+/** `carte status`: the stores of the client on the platform, and which file manages each. */
+export async function runStatus(
+  opts: { config: string; json: boolean; timeoutMs?: number },
+  io: CliIo,
+): Promise<number> {
+  const project = await loadProject(opts.config, { explain: true });
+  printWarnings(project.warnings, io);
+  const files = new Map<string, string>();
+  for (const [key, s] of project.sources ?? []) files.set(key, s.storeFile.file);
+  const session = await openSession(project, { env: io.env });
+  try {
+    const status = await projectStatus(project, session, files);
+    if (opts.json) io.out(renderStatusJson(status));
+    else {
+      const target = project.platform
+        ? `the platform at ${new URL(project.platform.baseUrl).host}`
+        : `the embedded emulator (state in ${path.relative(process.cwd(), path.join(project.root, ".carte")) || ".carte"})`;
+      io.out(renderStatusText(status, target));
+    }
+    return status.stores.some((s) => s.state === "missing") ? ExitCode.error : ExitCode.ok;
+  } finally {
+    await session.close();
+  }
+}
+
+/** The yargs definitions of `show`, `init` and `status`; `setCode` receives the exit code. */
+export function projectCommands(io: CliIo, setCode: (code: number) => void): CommandModule[] {
+  return [
+    {
+      command: "show <planfile>",
+      describe:
+        "Show a saved plan (carte plan --out) in text, Markdown or JSON, without calling the platform",
+      builder: (y: Argv) =>
+        y
+          .positional("planfile", { type: "string", describe: "A plan saved with `carte plan --out`" })
+          .option("format", {
+            choices: ["text", "json", "markdown"] as const,
+            default: "text" as const,
+            describe: "text for people, json for machines (docs/plan-format.md), markdown for pull requests",
+          })
+          .option("json", { type: "boolean", default: false, describe: "Same as --format json" }),
+      handler: async (args) => {
+        const a = args as unknown as {
+          planfile: string;
+          format: "text" | "json" | "markdown";
+          json: boolean;
+          color: boolean | undefined;
+        };
+        setCode(await runShow({ file: a.planfile, format: a.json ? "json" : a.format, color: a.color }, io));
+      },
+    },
+    {
+      command: "init [dir]",
+      describe: "Write a minimal project (carte.yaml, a catalog, a store) that editors validate as you type",
+      builder: (y: Argv) =>
+        y.positional("dir", { type: "string", default: ".", describe: "Folder of the new project" }),
+      handler: async (args) => {
+        setCode(await runInit({ dir: (args as unknown as { dir: string }).dir }, io));
+      },
+    },
+    {
+      command: "status",
+      describe:
+        "List the client's stores on the platform and the file that manages each (unmanaged, missing)",
+      builder: (y: Argv) =>
+        y.option("json", { type: "boolean", default: false, describe: "Print the status as JSON" }),
+      handler: async (args) => {
+        const a = args as unknown as { config: string; json: boolean };
+        setCode(await runStatus({ config: a.config, json: a.json }, io));
+      },
+    },
+  ];
+}
