@@ -64330,7 +64330,9 @@ function parseInstant(text) {
     error: `${quote(text)} is not a date and time with an offset: write e.g. 2026-11-25T18:00:00-05:00`
   };
   if (!m) return bad;
-  const [year, month, day2, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6] ?? "0"].map(Number);
+  const [year, month, day2, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6] ?? "0"].map(
+    Number
+  );
   if (!validDate(year, month, day2) || hour > 23 || minute > 59 || second > 59) return bad;
   const offset = m[7];
   if (offset !== "Z" && (Number(offset.slice(1, 3)) > 14 || Number(offset.slice(4)) > 59)) return bad;

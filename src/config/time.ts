@@ -63,14 +63,9 @@ export function parseInstant(text: string): { ok: true; ms: number } | { ok: fal
     error: `${quote(text)} is not a date and time with an offset: write e.g. 2026-11-25T18:00:00-05:00`,
   };
   if (!m) return bad;
-  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6] ?? "0"].map(Number) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
+  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6] ?? "0"].map(
+    Number,
+  ) as [number, number, number, number, number, number];
   if (!validDate(year, month, day) || hour > 23 || minute > 59 || second > 59) return bad;
   const offset = m[7]!;
   if (offset !== "Z" && (Number(offset.slice(1, 3)) > 14 || Number(offset.slice(4)) > 59)) return bad;
