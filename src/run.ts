@@ -10,11 +10,12 @@
 
 import path from "node:path";
 import { loadProject, type LoadedProject } from "./config/index.js";
-import { compareWithBase, type BaseSplit } from "./gitops/base.js";
+import { compareWithBase, loadBase, type BaseSplit, type LoadedBase } from "./gitops/base.js";
+import { changeScope } from "./gitops/scope.js";
 import { planOnly } from "./gitops/reviewed.js";
 import { allowEmptyShard, shardProject, type Shard } from "./gitops/shard.js";
 import type { ApplyEvent } from "./apply/execute.js";
-import { ExitCode, StalePlanError, exitCodeFor } from "./errors.js";
+import { ExitCode, StalePlanError, UsageError, exitCodeFor } from "./errors.js";
 import type { CurrentState } from "./model.js";
 import { CLIENT_LOCK, acquireApplyLock, type ApplyLock, type LockHolder } from "./lock.js";
 import type { ClientOptions, RetryInfo } from "./platform/client.js";
@@ -93,6 +94,13 @@ export interface PlanRequest extends RequestBase {
    * src/gitops/base.ts).
    */
   base?: string | undefined;
+  /**
+   * `--scope changed` (with {@link base}): read and plan only the stores, and the kinds of each store,
+   * that the difference between the base's files and these can touch (src/gitops/scope.ts); the plan
+   * carries the scope (`targeting.scope`) and its first line says so. `all` (default): every store.
+   * When the base's files do not load, the plan is not scoped (a warning says so).
+   */
+  scope?: "all" | "changed" | undefined;
   /**
    * Compute the plan's checksums (`RunOptions.checksums`): needed when the plan is saved (`--out`) or
    * shown as JSON, not for the text or Markdown views. Default true.
@@ -249,6 +257,25 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
         ...(hooks.onLockWait ? { onWait: hooks.onLockWait } : {}),
       });
     }
+    // `--scope changed`: the base's files are loaded once, for the scope and for the split.
+    let targeting = request.targeting;
+    let base: LoadedBase | undefined;
+    if (request.command === "plan" && request.scope === "changed") {
+      if (!request.base) {
+        throw new UsageError(
+          "--scope changed needs --base REF: the commit whose files the changes are measured from",
+        );
+      }
+      base = await loadBase(project, request.base, { shard: request.shard });
+      if (base.project) {
+        const scope = changeScope(base.project, project, { ref: request.base, sha: base.sha });
+        targeting = { ...(targeting ?? { stores: [], kinds: [], targets: [] }), scope };
+      } else {
+        hooks.onWarning?.(
+          `Warning: the plan is not scoped to the changes since ${request.base}: ${base.unavailable}; every store is read`,
+        );
+      }
+    }
     const session = await openSession(project, {
       env: request.env ?? process.env,
       ...(request.timeoutMs ? { timeoutMs: request.timeoutMs } : {}),
@@ -258,7 +285,11 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
     });
     session.client.setDeadline(deadline);
     try {
-      const options: RunOptions = { ...runOptions(request, hooks), deadline };
+      const options: RunOptions = {
+        ...runOptions(request, hooks),
+        ...(targeting ? { targeting } : {}),
+        deadline,
+      };
       const env = request.env ?? process.env;
       const secretsFile = secretsFileName({
         file: request.secretsFile,
@@ -288,7 +319,9 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
       }
       result.plan = plan;
       if (request.command === "plan" && request.base && current) {
-        result.base = await compareWithBase(project, plan, current, request.base, { shard: request.shard });
+        result.base = await compareWithBase(project, plan, current, base ?? request.base, {
+          shard: request.shard,
+        });
       }
 
       // Judge, show, then enforce: a refused plan is still shown, and nothing is written.

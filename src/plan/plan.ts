@@ -26,14 +26,18 @@ import {
   type SafetyPolicy,
   type SafetyViolation,
 } from "./safety.js";
-import { isTargeted, selectChanges, type Targeting } from "./target.js";
+import { isFiltering, isTargeted, scopedKinds, selectChanges, type Targeting } from "./target.js";
 import { PLAN_FORMAT_VERSION, type Plan, type PlanChecksums, type ResourceChange } from "./types.js";
 
 /** Options of {@link buildPlan}. */
 export interface PlanOptions {
   /** Resource kinds to plan; default every registered kind. */
   kinds?: readonly ResourceKind<unknown>[];
-  /** Limit the plan to some stores, kinds or addresses (plus what they cannot go without). */
+  /**
+   * Limit the plan to some stores, kinds or addresses (plus what they cannot go without); with a change
+   * scope (`targeting.scope`), each store is planned for the kinds the scope lists there only, and the
+   * client-level kinds for those of `scope.client`.
+   */
   targeting?: Targeting;
   /** Settings of the safety guards; default {@link DEFAULT_SAFETY}. */
   safety?: SafetyPolicy;
@@ -218,6 +222,8 @@ export function createPlanner(desired: DesiredState, options: PlannerOptions = {
   const ownershipOf = (k: { name: string; defaultOwnership?: Ownership }): Ownership =>
     options.ownership?.[k.name as KindName] ?? k.defaultOwnership ?? "full";
   const targeting = isTargeted(options.targeting) ? options.targeting : undefined;
+  const filtering = targeting && isFiltering(targeting) ? targeting : undefined;
+  const scoped = scopedKinds(targeting);
   const policy = options.safety ?? DEFAULT_SAFETY;
   const planned = new Map<string, PlannedStore>();
   const memo = options.checksums ? digestMemo() : undefined;
@@ -264,7 +270,7 @@ export function createPlanner(desired: DesiredState, options: PlannerOptions = {
     };
     /** The changes inside the targeting (with what they cannot go without) and their writes. */
     const selected = () => {
-      const kept = targeting ? selectChanges(changes, targeting) : changes;
+      const kept = filtering ? selectChanges(changes, filtering) : changes;
       return { changes: kept, writes: kept.flatMap((c) => writesOf.get(c) ?? []) };
     };
     return { record, selected };
@@ -295,7 +301,9 @@ export function createPlanner(desired: DesiredState, options: PlannerOptions = {
     };
     const ctx = { desired: want, ids: have.ids, elements };
     const { record, selected } = collector();
+    const inScope = scoped?.get(storeKey);
     for (const kind of kinds) {
+      if (scoped && !inScope?.has(kind.name)) continue;
       const ownership = ownershipOf(kind);
       if (ownership === "ignore") continue;
       const d = kind.select(want, ownership);
@@ -344,6 +352,7 @@ export function createPlanner(desired: DesiredState, options: PlannerOptions = {
     const wantClient = desired.client ?? {};
     const { record, selected } = collector();
     for (const kind of clientKinds) {
+      if (targeting?.scope && !targeting.scope.client.includes(kind.name as KindName)) continue;
       const ownership = ownershipOf(kind);
       if (ownership === "ignore") continue;
       const d = kind.select(wantClient);

@@ -8,6 +8,8 @@ import type { Plan, ResourceChange } from "../plan/types.js";
 import { codeSpan, escapeMarkdown } from "./escape.js";
 import { changeLines, changesByStore, plural } from "./lines.js";
 import { notes, summaryLine } from "./text.js";
+import { scopeLine, scopeNotes } from "./scope.js";
+import { isFiltering } from "../plan/target.js";
 
 /** GitHub's limit on the size of one issue or pull-request comment, in characters. */
 export const GITHUB_COMMENT_LIMIT = 65_536;
@@ -61,6 +63,8 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
   const max = Math.min(options.maxChars ?? 60_000, GITHUB_COMMENT_LIMIT);
   const where = options.fullPlanAt ?? "the output of `carte plan`";
   const head: string[] = [`### ${options.title ?? "carte plan"}`, "", `**${summaryLine(plan)}**`, ""];
+  const scoped = scopeLine(plan);
+  if (scoped !== undefined) head.splice(2, 0, `> ${escapeMarkdown(scoped)}`, "");
   for (const n of notes(plan)) {
     head.push(n.startsWith("  - ") ? `- ${escapeMarkdown(n.slice(4))}` : `> ${escapeMarkdown(n)}`);
   }
@@ -245,12 +249,15 @@ export function renderPlanComment(plan: Plan, options: PlanCommentOptions = {}):
   const footer = options.footer ? `\n${options.footer}\n` : "";
   const context = contextLine(options.context);
   let out = `### ${escapeMd(options.title ?? "carte plan")}\n\n${context ? `${context}\n\n` : ""}`;
+  const scoped = scopeLine(plan);
+  if (scoped !== undefined) out += `> ${escapeMd(scoped)}\n\n`;
   out +=
     plan.changes.length === 0
       ? `**No changes.** The platform matches the configuration.\n\n`
       : `**Plan: ${countsOf(plan.changes)}.**\n\n`;
   out += safetyBlock(plan, options.forceHint);
-  if (plan.targeting) out += `> ${escapeMd(notes(plan)[0] ?? "")}\n\n`;
+  if (plan.targeting && isFiltering(plan.targeting)) out += `> ${escapeMd(notes(plan)[0] ?? "")}\n\n`;
+  for (const n of scopeNotes(plan)) out += `> ${escapeMd(n)}\n\n`;
 
   const budget = () => max - out.length - footer.length;
   const split = options.split;

@@ -8,6 +8,8 @@ import { Chalk } from "chalk";
 import type { Plan } from "../plan/types.js";
 import { escapeTerminal } from "./escape.js";
 import { changeLines, changesByStore, plural } from "./lines.js";
+import { scopeLine, scopeNotes } from "./scope.js";
+import { isFiltering } from "../plan/target.js";
 
 /** Options of {@link renderText}. */
 export interface TextOptions {
@@ -31,7 +33,7 @@ export function summaryLine(plan: Plan): string {
  */
 export function notes(plan: Plan): string[] {
   const out: string[] = [];
-  if (plan.targeting) {
+  if (plan.targeting && isFiltering(plan.targeting)) {
     const t = plan.targeting;
     const parts = [
       ...t.stores.map((x) => `--store ${x}`),
@@ -48,11 +50,18 @@ export function notes(plan: Plan): string[] {
     );
     for (const v of plan.safety.violations) out.push(`  - ${v.guard}: ${v.message}`);
   }
+  out.push(...scopeNotes(plan));
   return out;
 }
 
-/** Renders a plan as text. */
+/** Renders a plan as text; a change-scoped plan's first line says what was read (src/render/scope.ts). */
 export function renderText(plan: Plan, options: TextOptions): string {
+  const scoped = scopeLine(plan);
+  const body = renderPlanText(plan, options);
+  return scoped === undefined ? body : `${new Chalk({ level: options.color ? 1 : 0 }).bold(escapeTerminal(scoped))}\n${body}`;
+}
+
+function renderPlanText(plan: Plan, options: TextOptions): string {
   const c = new Chalk({ level: options.color ? 1 : 0 });
   if (plan.changes.length === 0) {
     return (

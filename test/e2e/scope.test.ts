@@ -1,0 +1,152 @@
+/**
+ * `carte plan --scope changed --base REF` against the emulator: only the stores, and the parts of each
+ * store, that the files' difference from the base can touch are read (the emulator's record of the
+ * requests), the plan's first line says so, and a saved scoped plan applies those stores and kinds
+ * alone.
+ */
+
+import { rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { RecordedRequest } from "../../src/emulator/index.js";
+import type { Plan } from "../../src/plan/types.js";
+import { carte, edit, exampleAgainstEmulator, writes } from "../helpers/project.js";
+import { commitAll } from "../action/harness.js";
+
+const STORES = ["stores/bog-centro.yaml", "stores/bog-chapinero.yaml", "stores/med-poblado.yaml"];
+const IDS = { "bog-centro": "900101", "bog-chapinero": "900102", "med-poblado": "900201" };
+
+let cleanup: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await cleanup?.();
+  cleanup = undefined;
+});
+
+/** The example chain applied and committed on main. */
+async function chain() {
+  const fx = await exampleAgainstEmulator(STORES);
+  cleanup = fx.close;
+  const secrets = ["--secrets-file", path.join(fx.dir, "s.json")];
+  expect((await carte(["apply", "--auto-approve", "-q", "-c", fx.config, ...secrets])).code).toBe(0);
+  const baseSha = commitAll(fx.dir, "the chain");
+  return { ...fx, baseSha, secrets };
+}
+
+/** The reads a run made, as `METHOD path`, logins left out, sorted. */
+const reads = (requests: RecordedRequest[]) =>
+  requests
+    .filter((r) => !r.path.includes("/token/login/"))
+    .map((r) => `${r.method} ${r.path}`)
+    .sort();
+
+const menuRead = (store: keyof typeof IDS) => `GET /restaurants/menu/v1/stores/${IDS[store]}/store-menu`;
+
+describe("carte plan --scope changed", () => {
+  it("reads only the menu of the store whose price changed, and says so on its first line", async () => {
+    const fx = await chain();
+    edit(path.join(fx.dir, "stores/bog-centro.yaml"), "BURGER-CLASSIC: 25900", "BURGER-CLASSIC: 26900");
+    fx.emu.clearRequests();
+    const text = await carte(["plan", "-q", "--no-color", "-c", fx.config, "--base", "main", "--scope", "changed"]);
+    expect(text.code, text.err).toBe(0);
+    expect(text.out.split("\n")[0]).toBe("Plan scoped to the changes since main: 1 of 3 stores read (menu).");
+    expect(text.out).toContain("  ~ store[bog-centro].item[BURGER-CLASSIC]");
+    expect(text.out).toContain("Plan: 0 to create, 1 to update, 0 to delete in 1 store; 1 API call.");
+    expect(reads(fx.emu.requests)).toEqual([menuRead("bog-centro")]);
+
+    // The JSON plan carries the scope; Markdown says it under its title.
+    const json = await carte(["plan", "--json", "-q", "-c", fx.config, "--base", "main", "--scope", "changed"]);
+    const plan = JSON.parse(json.out) as Plan;
+    expect(plan.targeting?.scope).toEqual({
+      base: "main",
+      sha: fx.baseSha,
+      of: 3,
+      stores: [{ store: "bog-centro", kinds: ["item"] }],
+      client: [],
+      removed: [],
+      reads: ["menu"],
+    });
+    expect(plan.stores.map((s) => s.key)).toEqual(["bog-centro"]);
+    const md = await carte(["plan", "--format", "markdown", "-q", "-c", fx.config, "--base", "main", "--scope", "changed"]);
+    expect(md.out.split("\n").slice(0, 3)).toEqual([
+      "### carte plan",
+      "",
+      "> Plan scoped to the changes since main: 1 of 3 stores read (menu).",
+    ]);
+
+    // Without --scope the same plan reads everything: every store's menu among many other reads.
+    fx.emu.clearRequests();
+    expect((await carte(["plan", "-q", "-c", fx.config, "--base", "main"])).code).toBe(0);
+    const full = reads(fx.emu.requests);
+    for (const key of Object.keys(IDS) as (keyof typeof IDS)[]) expect(full).toContain(menuRead(key));
+    expect(full.length).toBeGreaterThan(10);
+  });
+
+  it("applies a saved scoped plan to its stores and kinds alone, checked by the same reads", async () => {
+    const fx = await chain();
+    edit(path.join(fx.dir, "stores/bog-centro.yaml"), "BURGER-CLASSIC: 25900", "BURGER-CLASSIC: 26900");
+    // Drift elsewhere (a store's hours changed in the files and not applied) is outside the scope.
+    const file = path.join(fx.dir, "plan.json");
+    const saved = await carte(["plan", "-q", "-c", fx.config, "--base", "main", "--scope", "changed", "--out", file]);
+    expect(saved.code, saved.err).toBe(0);
+    fx.emu.clearRequests();
+    const applied = await carte(["apply", "-q", "--no-color", "-c", fx.config, file, ...fx.secrets]);
+    expect(applied.code, applied.err).toBe(0);
+    expect(applied.out.split("\n")[0]).toBe("Plan scoped to the changes since main: 1 of 3 stores read (menu).");
+    // The check of the saved plan and of the store before its write read bog-centro's menu only.
+    const made = fx.emu.requests.filter((r) => !r.path.includes("/token/login/"));
+    const storeIds = new Set(made.map((r) => /\/stores\/(\d+)\//.exec(r.path)?.[1]).filter(Boolean));
+    expect([...storeIds]).toEqual([IDS["bog-centro"]]);
+    expect(writes(fx.emu.requests).map((r) => `${r.method} ${r.path}`)).toEqual([
+      `POST /restaurants/menu/v1/stores/${IDS["bog-centro"]}/items`,
+    ]);
+    const after = await carte(["plan", "--json", "-q", "-c", fx.config]);
+    expect((JSON.parse(after.out) as Plan).changes).toEqual([]);
+  });
+
+  it("reads the stores a group's defaults reach, for the kinds they change", async () => {
+    const fx = await chain();
+    edit(path.join(fx.dir, "groups/bogota.yaml"), 'sun: ["12:00-20:00"]', 'sun: ["10:00-20:00"]');
+    fx.emu.clearRequests();
+    const text = await carte(["plan", "-q", "--no-color", "-c", fx.config, "--base", "main", "--scope", "changed"]);
+    expect(text.code, text.err).toBe(0);
+    expect(text.out.split("\n")[0]).toBe("Plan scoped to the changes since main: 2 of 3 stores read (hours).");
+    expect(reads(fx.emu.requests)).toEqual(
+      [IDS["bog-centro"], IDS["bog-chapinero"]].map((id) => `GET /v1/stores/${id}/schedules`).sort(),
+    );
+  });
+
+  it("reads a store whose file was deleted, shows what the platform keeps there, and changes nothing", async () => {
+    const fx = await chain();
+    rmSync(path.join(fx.dir, "stores/med-poblado.yaml"));
+    fx.emu.clearRequests();
+    const text = await carte(["plan", "-q", "--no-color", "-c", fx.config, "--base", "main", "--scope", "changed"]);
+    expect(text.code, text.err).toBe(0);
+    expect(text.out.split("\n")[0]).toMatch(
+      /^Plan scoped to the changes since main: 0 of 2 stores read \(menu, .*\), 1 store no longer in the files\.$/,
+    );
+    expect(text.out).toMatch(
+      /store\[med-poblado\] \(Medellín El Poblado, 900201\) is no longer in the files: carte stops managing it and changes nothing there; the platform keeps \d+ items, /,
+    );
+    expect(text.out).toContain("No changes.");
+    expect(writes(fx.emu.requests)).toEqual([]);
+    expect(reads(fx.emu.requests)).toContain(menuRead("med-poblado"));
+    expect(reads(fx.emu.requests).every((r) => r.includes(`/${IDS["med-poblado"]}/`) || r.includes("status"))).toBe(
+      true,
+    );
+  });
+
+  it("reads nothing when the files make no difference, and needs --base", async () => {
+    const fx = await chain();
+    writeFileSync(path.join(fx.dir, "README.txt"), "not a carte file\n");
+    fx.emu.clearRequests();
+    const text = await carte(["plan", "-q", "--no-color", "-c", fx.config, "--base", "main", "--scope", "changed"]);
+    expect(text.code, text.err).toBe(0);
+    expect(text.out.split("\n")[0]).toBe(
+      "Plan scoped to the changes since main: 0 of 3 stores read: the files make no difference to any store.",
+    );
+    expect(reads(fx.emu.requests)).toEqual([]);
+    const bad = await carte(["plan", "-q", "-c", fx.config, "--scope", "changed"]);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain("--scope changed needs --base REF");
+  });
+});
