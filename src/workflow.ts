@@ -210,15 +210,18 @@ export async function planProject(
 
 /**
  * How many resources of the given kinds a store's read state holds, by address segment (`item`,
- * `modifier_group`, `menu`…), segments with none left out.
+ * `modifier_group`, `menu`…), segments with none left out, and resources that go with another one
+ * (`ResourceKind.initial`: item availability) not counted.
  */
 function resourceCounts(state: CurrentStore, of: readonly ResourceKind<unknown>[]): Record<string, number> {
   const counts = table<number>();
-  for (const kind of of)
+  for (const kind of of) {
+    if (kind.initial) continue; // resources that exist alongside others (item availability)
     for (const value of Object.values(kind.select(state) ?? {})) {
       const segment = kind.segment(value);
       counts[segment] = (own(counts, segment) ?? 0) + 1;
     }
+  }
   return counts;
 }
 

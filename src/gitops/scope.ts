@@ -61,13 +61,15 @@ function memoEqual(): (a: unknown, b: unknown) => boolean {
   return equal;
 }
 
-const ownershipOf = (
-  side: ScopeSide,
-  kind: { name: string; defaultOwnership?: Ownership },
-): Ownership => side.ownership[kind.name as KindName] ?? kind.defaultOwnership ?? "full";
+const ownershipOf = (side: ScopeSide, kind: { name: string; defaultOwnership?: Ownership }): Ownership =>
+  side.ownership[kind.name as KindName] ?? kind.defaultOwnership ?? "full";
 
 /** The kinds the files manage in a store: not ignored, and selected by the store's desired state. */
-function managedKinds(side: ScopeSide, want: StoreState, kinds: readonly ResourceKind<unknown>[]): KindName[] {
+function managedKinds(
+  side: ScopeSide,
+  want: StoreState,
+  kinds: readonly ResourceKind<unknown>[],
+): KindName[] {
   return kinds
     .filter((k) => {
       const own = ownershipOf(side, k);
@@ -166,10 +168,7 @@ export function changeScope(base: ScopeSide, head: ScopeSide, options: ChangeSco
  * The names of the reads (parts of a store's live state, `StoreRead.name`: `menu`, `hours`…) the
  * scope makes, over all its stores, in registry order: what the plan's first line lists.
  */
-export function scopeReads(
-  scope: ChangeScope,
-  kinds: readonly ResourceKind<unknown>[] = registry,
-): string[] {
+export function scopeReads(scope: ChangeScope, kinds: readonly ResourceKind<unknown>[] = registry): string[] {
   const wanted = new Set<string>([
     ...scope.stores.flatMap((s) => s.kinds),
     ...scope.removed.flatMap((s) => s.kinds),

@@ -62,7 +62,13 @@ export interface ChangeScope {
    * managing them and never changes them; the scoped plan reads what the base managed there and shows
    * what the platform keeps (`left`: resources per address segment, filled in by the read).
    */
-  removed: { store: string; storeId: string; name: string; kinds: KindName[]; left?: Record<string, number> }[];
+  removed: {
+    store: string;
+    storeId: string;
+    name: string;
+    kinds: KindName[];
+    left?: Record<string, number>;
+  }[];
   /**
    * The parts of a store's live state read over all the stores above (`StoreRead.name`: `menu`,
    * `hours`, `holidays`…), in registry order: what the plan's first line lists.

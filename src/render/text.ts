@@ -58,7 +58,9 @@ export function notes(plan: Plan): string[] {
 export function renderText(plan: Plan, options: TextOptions): string {
   const scoped = scopeLine(plan);
   const body = renderPlanText(plan, options);
-  return scoped === undefined ? body : `${new Chalk({ level: options.color ? 1 : 0 }).bold(escapeTerminal(scoped))}\n${body}`;
+  return scoped === undefined
+    ? body
+    : `${new Chalk({ level: options.color ? 1 : 0 }).bold(escapeTerminal(scoped))}\n${body}`;
 }
 
 function renderPlanText(plan: Plan, options: TextOptions): string {

@@ -46,7 +46,17 @@ describe("carte plan --scope changed", () => {
     const fx = await chain();
     edit(path.join(fx.dir, "stores/bog-centro.yaml"), "BURGER-CLASSIC: 25900", "BURGER-CLASSIC: 26900");
     fx.emu.clearRequests();
-    const text = await carte(["plan", "-q", "--no-color", "-c", fx.config, "--base", "main", "--scope", "changed"]);
+    const text = await carte([
+      "plan",
+      "-q",
+      "--no-color",
+      "-c",
+      fx.config,
+      "--base",
+      "main",
+      "--scope",
+      "changed",
+    ]);
     expect(text.code, text.err).toBe(0);
     expect(text.out.split("\n")[0]).toBe("Plan scoped to the changes since main: 1 of 3 stores read (menu).");
     expect(text.out).toContain("  ~ store[bog-centro].item[BURGER-CLASSIC]");
@@ -54,7 +64,17 @@ describe("carte plan --scope changed", () => {
     expect(reads(fx.emu.requests)).toEqual([menuRead("bog-centro")]);
 
     // The JSON plan carries the scope; Markdown says it under its title.
-    const json = await carte(["plan", "--json", "-q", "-c", fx.config, "--base", "main", "--scope", "changed"]);
+    const json = await carte([
+      "plan",
+      "--json",
+      "-q",
+      "-c",
+      fx.config,
+      "--base",
+      "main",
+      "--scope",
+      "changed",
+    ]);
     const plan = JSON.parse(json.out) as Plan;
     expect(plan.targeting?.scope).toEqual({
       base: "main",
@@ -66,7 +86,18 @@ describe("carte plan --scope changed", () => {
       reads: ["menu"],
     });
     expect(plan.stores.map((s) => s.key)).toEqual(["bog-centro"]);
-    const md = await carte(["plan", "--format", "markdown", "-q", "-c", fx.config, "--base", "main", "--scope", "changed"]);
+    const md = await carte([
+      "plan",
+      "--format",
+      "markdown",
+      "-q",
+      "-c",
+      fx.config,
+      "--base",
+      "main",
+      "--scope",
+      "changed",
+    ]);
     expect(md.out.split("\n").slice(0, 3)).toEqual([
       "### carte plan",
       "",
@@ -84,14 +115,32 @@ describe("carte plan --scope changed", () => {
   it("applies a saved scoped plan to its stores and kinds alone, checked by the same reads", async () => {
     const fx = await chain();
     edit(path.join(fx.dir, "stores/bog-centro.yaml"), "BURGER-CLASSIC: 25900", "BURGER-CLASSIC: 26900");
-    // Drift elsewhere (a store's hours changed in the files and not applied) is outside the scope.
+    // Drift elsewhere (staff changed a price of another store on the platform) is outside the scope.
+    const poblado = path.join(fx.dir, "stores/med-poblado.yaml");
+    edit(poblado, "BURGER-CARBON: 36900", "BURGER-CARBON: 37900");
+    const staff = ["--target", "store[med-poblado].item[BURGER-CARBON]", ...fx.secrets];
+    expect((await carte(["apply", "--auto-approve", "-q", "-c", fx.config, ...staff])).code).toBe(0);
+    edit(poblado, "BURGER-CARBON: 37900", "BURGER-CARBON: 36900");
     const file = path.join(fx.dir, "plan.json");
-    const saved = await carte(["plan", "-q", "-c", fx.config, "--base", "main", "--scope", "changed", "--out", file]);
+    const saved = await carte([
+      "plan",
+      "-q",
+      "-c",
+      fx.config,
+      "--base",
+      "main",
+      "--scope",
+      "changed",
+      "--out",
+      file,
+    ]);
     expect(saved.code, saved.err).toBe(0);
     fx.emu.clearRequests();
     const applied = await carte(["apply", "-q", "--no-color", "-c", fx.config, file, ...fx.secrets]);
     expect(applied.code, applied.err).toBe(0);
-    expect(applied.out.split("\n")[0]).toBe("Plan scoped to the changes since main: 1 of 3 stores read (menu).");
+    expect(applied.out.split("\n")[0]).toBe(
+      "Plan scoped to the changes since main: 1 of 3 stores read (menu).",
+    );
     // The check of the saved plan and of the store before its write read bog-centro's menu only.
     const made = fx.emu.requests.filter((r) => !r.path.includes("/token/login/"));
     const storeIds = new Set(made.map((r) => /\/stores\/(\d+)\//.exec(r.path)?.[1]).filter(Boolean));
@@ -99,19 +148,36 @@ describe("carte plan --scope changed", () => {
     expect(writes(fx.emu.requests).map((r) => `${r.method} ${r.path}`)).toEqual([
       `POST /restaurants/menu/v1/stores/${IDS["bog-centro"]}/items`,
     ]);
+    // The full plan still shows the drift the scoped apply left alone, and nothing of bog-centro.
     const after = await carte(["plan", "--json", "-q", "-c", fx.config]);
-    expect((JSON.parse(after.out) as Plan).changes).toEqual([]);
+    expect((JSON.parse(after.out) as Plan).changes.map((c) => c.address)).toEqual([
+      "store[med-poblado].item[BURGER-CARBON]",
+    ]);
   });
 
   it("reads the stores a group's defaults reach, for the kinds they change", async () => {
     const fx = await chain();
     edit(path.join(fx.dir, "groups/bogota.yaml"), 'sun: ["12:00-20:00"]', 'sun: ["10:00-20:00"]');
     fx.emu.clearRequests();
-    const text = await carte(["plan", "-q", "--no-color", "-c", fx.config, "--base", "main", "--scope", "changed"]);
+    const text = await carte([
+      "plan",
+      "-q",
+      "--no-color",
+      "-c",
+      fx.config,
+      "--base",
+      "main",
+      "--scope",
+      "changed",
+    ]);
     expect(text.code, text.err).toBe(0);
-    expect(text.out.split("\n")[0]).toBe("Plan scoped to the changes since main: 2 of 3 stores read (hours).");
+    expect(text.out.split("\n")[0]).toBe(
+      "Plan scoped to the changes since main: 2 of 3 stores read (hours).",
+    );
     expect(reads(fx.emu.requests)).toEqual(
-      [IDS["bog-centro"], IDS["bog-chapinero"]].map((id) => `GET /v1/stores/${id}/schedules`).sort(),
+      [IDS["bog-centro"], IDS["bog-chapinero"]]
+        .map((id) => `GET /api/rest-ops-utils/store/schedule/${id}`)
+        .sort(),
     );
   });
 
@@ -119,27 +185,52 @@ describe("carte plan --scope changed", () => {
     const fx = await chain();
     rmSync(path.join(fx.dir, "stores/med-poblado.yaml"));
     fx.emu.clearRequests();
-    const text = await carte(["plan", "-q", "--no-color", "-c", fx.config, "--base", "main", "--scope", "changed"]);
+    const text = await carte([
+      "plan",
+      "-q",
+      "--no-color",
+      "-c",
+      fx.config,
+      "--base",
+      "main",
+      "--scope",
+      "changed",
+    ]);
     expect(text.code, text.err).toBe(0);
     expect(text.out.split("\n")[0]).toMatch(
       /^Plan scoped to the changes since main: 0 of 2 stores read \(menu, .*\), 1 store no longer in the files\.$/,
     );
     expect(text.out).toMatch(
-      /store\[med-poblado\] \(Medellín El Poblado, 900201\) is no longer in the files: carte stops managing it and changes nothing there; the platform keeps \d+ items, /,
+      /store\[med-poblado\] \(Medellín El Poblado, 900201\) is no longer in the files: carte stops managing it and changes nothing there; the platform keeps 78 items, 9 modifier groups, 9 categories, 2 menus, 2 webhooks, 7 days of hours, 1 holiday, 2 special days, 1 open\/closed setting\.\n/,
     );
     expect(text.out).toContain("No changes.");
     expect(writes(fx.emu.requests)).toEqual([]);
-    expect(reads(fx.emu.requests)).toContain(menuRead("med-poblado"));
-    expect(reads(fx.emu.requests).every((r) => r.includes(`/${IDS["med-poblado"]}/`) || r.includes("status"))).toBe(
-      true,
-    );
+    // What the base managed there, read once: its menu, hours, holidays, special days, webhooks, status.
+    expect(reads(fx.emu.requests)).toEqual([
+      "GET /api/rest-ops-utils/store/schedule/900201",
+      "GET /api/rest-ops-utils/store/schedule/900201/holiday",
+      "GET /api/rest-ops-utils/store/schedule/900201/special",
+      "GET /api/v2/restaurants-integrations-public-api/webhook",
+      menuRead("med-poblado"),
+      "POST /api/v2/restaurants-integrations-public-api/availability/stores",
+    ]);
   });
 
   it("reads nothing when the files make no difference, and needs --base", async () => {
     const fx = await chain();
     writeFileSync(path.join(fx.dir, "README.txt"), "not a carte file\n");
     fx.emu.clearRequests();
-    const text = await carte(["plan", "-q", "--no-color", "-c", fx.config, "--base", "main", "--scope", "changed"]);
+    const text = await carte([
+      "plan",
+      "-q",
+      "--no-color",
+      "-c",
+      fx.config,
+      "--base",
+      "main",
+      "--scope",
+      "changed",
+    ]);
     expect(text.code, text.err).toBe(0);
     expect(text.out.split("\n")[0]).toBe(
       "Plan scoped to the changes since main: 0 of 3 stores read: the files make no difference to any store.",
