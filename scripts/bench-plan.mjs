@@ -391,7 +391,8 @@ async function carteChild() {
         applyMs: result.applyMs,
         exitCode: result.exitCode,
         summary: result.plan?.summary,
-        firstLine: m.base && result.plan ? renderText(result.plan, { color: false }).split("\n")[0] : undefined,
+        firstLine:
+          m.base && result.plan ? renderText(result.plan, { color: false }).split("\n")[0] : undefined,
         textBytes: planOut?.length ?? 0,
         pending: result.report?.pending.length ?? 0,
         verifyMs: result.report?.waitedMs,

@@ -10,8 +10,8 @@
 
 import path from "node:path";
 import { loadProject, type LoadedProject } from "./config/index.js";
-import { compareWithBase, loadBase, type BaseSplit, type LoadedBase } from "./gitops/base.js";
-import { changeScope } from "./gitops/scope.js";
+import { compareWithBase, type BaseSplit, type LoadedBase } from "./gitops/base.js";
+import { loadChangeScope } from "./gitops/scope.js";
 import { planOnly } from "./gitops/reviewed.js";
 import { allowEmptyShard, shardProject, type Shard } from "./gitops/shard.js";
 import type { ApplyEvent } from "./apply/execute.js";
@@ -239,8 +239,30 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
   const deadline = Date.now() + (request.runTimeoutMs ?? DEFAULT_RUN_TIMEOUT_MS);
   let lock: ApplyLock | undefined;
   try {
-    // Read-only from here on: stores of a shared catalog share their resources (memory of a big chain).
-    const loaded = await loadProject(request.config, { shareResources: true });
+    // `--scope changed`: the base's files are loaded once, for the scope and for the split, and the
+    // head's stores resolved only where the files differ (src/gitops/scope.ts).
+    let targeting = request.targeting;
+    let base: LoadedBase | undefined;
+    let loaded: LoadedProject;
+    if (request.command === "plan" && request.scope === "changed") {
+      if (!request.base) {
+        throw new UsageError(
+          "--scope changed needs --base REF: the commit whose files the changes are measured from",
+        );
+      }
+      const scoped = await loadChangeScope(request.config, request.base, { shard: request.shard });
+      ({ project: loaded, base } = scoped);
+      if (scoped.scope) {
+        targeting = { ...(targeting ?? { stores: [], kinds: [], targets: [] }), scope: scoped.scope };
+      } else {
+        hooks.onWarning?.(
+          `Warning: the plan is not scoped to the changes since ${request.base}: ${base.unavailable ?? "?"}; every store is read`,
+        );
+      }
+    } else {
+      // Read-only from here on: stores of a shared catalog share their resources (memory of a big chain).
+      loaded = await loadProject(request.config, { shareResources: true });
+    }
     result.project = request.shard ? shardProject(loaded, request.shard) : loaded;
     const project = result.project;
     for (const warning of project.warnings) hooks.onWarning?.(`Warning: ${warning}`);
@@ -256,25 +278,6 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
         waitMs: Math.max(0, Math.min(request.lockWaitMs ?? Infinity, deadline - Date.now())),
         ...(hooks.onLockWait ? { onWait: hooks.onLockWait } : {}),
       });
-    }
-    // `--scope changed`: the base's files are loaded once, for the scope and for the split.
-    let targeting = request.targeting;
-    let base: LoadedBase | undefined;
-    if (request.command === "plan" && request.scope === "changed") {
-      if (!request.base) {
-        throw new UsageError(
-          "--scope changed needs --base REF: the commit whose files the changes are measured from",
-        );
-      }
-      base = await loadBase(project, request.base, { shard: request.shard });
-      if (base.project) {
-        const scope = changeScope(base.project, project, { ref: request.base, sha: base.sha });
-        targeting = { ...(targeting ?? { stores: [], kinds: [], targets: [] }), scope };
-      } else {
-        hooks.onWarning?.(
-          `Warning: the plan is not scoped to the changes since ${request.base}: ${base.unavailable}; every store is read`,
-        );
-      }
     }
     const session = await openSession(project, {
       env: request.env ?? process.env,

@@ -91,7 +91,7 @@ export function scopeDesired(desired: DesiredState, targeting: Targeting | undef
   let keys = Object.keys(desired.stores);
   if (targeting.stores.length > 0) {
     keys = keys.filter((k) => targeting.stores.some((p) => matchStore(p, k)));
-    if (keys.length === 0) {
+    if (keys.length === 0 && !scope) {
       throw new UsageError(
         `no store of the configuration matches --store ${targeting.stores.join(", ")}; known stores: ${Object.keys(desired.stores).join(", ")}`,
       );

@@ -52,6 +52,12 @@ export interface LoadedProject {
   /** Absolute path of the folder of carte.yaml; file patterns are relative to it. */
   root: string;
   /**
+   * Present after a scoped load (`LoadOptions.stores`): `desired` then holds only the stores resolved.
+   * `stores`: how many store files the `stores:` patterns match (what the files describe); `files`:
+   * the absolute paths of the store files resolved, in the order of `desired`.
+   */
+  partial?: { stores: number; files: string[] };
+  /**
    * The platform to talk to, `base_url` without trailing slashes; `undefined` when carte.yaml has no
    * `platform:` section, meaning carte runs its embedded emulator.
    */
@@ -291,6 +297,19 @@ export interface LoadOptions {
   allowUnmatchedPatterns?: boolean;
   /** Keep, per store, where each catalog value comes from (`sources`, for `carte explain`). */
   explain?: boolean;
+  /**
+   * A scoped load (`carte plan --scope changed`, src/gitops/scope.ts): `read` says which store files
+   * (absolute paths the `stores:` patterns match) are read and checked at all (default every one);
+   * `resolve` which of the stores read are resolved into `desired`, given the absolute paths of every
+   * file the store's desired state comes from (carte.yaml, its catalog, its group, its store file and
+   * the files they include). Every file but the store files left out is read and checked as usual.
+   * The project then says how many stores the files describe and where the resolved ones are written
+   * ({@link LoadedProject.partial}).
+   */
+  stores?: {
+    read?: (file: string) => boolean;
+    resolve?: (files: ReadonlySet<string>) => boolean;
+  };
 }
 
 /**
@@ -344,7 +363,9 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
   const warnings = checkPlatform(project.parsed, problems);
   const catalogPaths = await expand(project.parsed, "catalogs", root, problems, allowUnmatched);
   const groupPaths = await expand(project.parsed, "groups", root, problems, allowUnmatched);
-  const storePaths = await expand(project.parsed, "stores", root, problems, allowUnmatched);
+  const allStorePaths = await expand(project.parsed, "stores", root, problems, allowUnmatched);
+  const readStore = options.stores?.read;
+  const storePaths = readStore ? allStorePaths.filter((f) => readStore(f)) : allStorePaths;
 
   const catalogFiles: ReadFile[] = [];
   for (const path of catalogPaths)
@@ -407,12 +428,29 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
 
   const checker = new OverridesChecker(problems);
   const mergedOverrides: MergedOverrides[] = [];
+  // With `options.stores.resolve`: the files each store's desired state comes from.
+  const catalogPathOf = new Map<string, string>();
+  indexes.forEach((index, i) => {
+    if (!catalogPathOf.has(index.name)) catalogPathOf.set(index.name, catalogPaths[i]!);
+  });
+  const sourcesOf: Set<string>[] = [];
   const settingsOf = storeLayers.map((layer, i) => {
     const group = field(storeFiles[i]?.parsed.data, "group");
     const groupLayer = typeof group === "string" ? groupLayers.get(group) : undefined;
     const layers = [chainLayer, ...(groupLayer ? [groupLayer] : []), layer].flatMap((l) =>
       withIncludes(l, includes, root, new Set()),
     );
+    if (options.stores?.resolve) {
+      const catalog = catalogPathOf.get(String(field(storeFiles[i]?.parsed.data, "catalog")));
+      sourcesOf.push(
+        new Set([
+          configFile,
+          storePaths[i]!,
+          ...(catalog ? [catalog] : []),
+          ...layers.map((l) => resolve(l.site.parsed.file)),
+        ]),
+      );
+    }
     const key = field(field(storeFiles[i]?.parsed.data, "store"), "integration_id");
     if (typeof key === "string") holidaySites.set(key, holidaySitesOf(layers));
     const merged = mergeOverrides(layers.flatMap((l) => overridesOf.get(l) ?? []));
@@ -438,7 +476,9 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
       catalogsOut.set(index.name, { catalog: file.parsed.data as CatalogFile, file: file.parsed.file });
     }
   });
-  const resolvable: ResolvableStore[] = storeFiles.map((s, i) => {
+  const resolveOnly = options.stores?.resolve;
+  const resolved = resolveOnly ? storeFiles.flatMap((_, i) => (resolveOnly(sourcesOf[i]!) ? [i] : [])) : [];
+  const all: ResolvableStore[] = storeFiles.map((s, i) => {
     const store = s.parsed.data as StoreFile;
     const catalog = catalogByName.get(store.catalog);
     // checkStore reported any unknown catalog, and problems stop us above.
@@ -451,6 +491,7 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
       overrides: plainOverrides(mergedOverrides[i]!),
     };
   });
+  const resolvable = resolveOnly ? resolved.map((i) => all[i]!) : all;
 
   let sources: Map<string, StoreSources> | undefined;
   if (options.explain) {
@@ -499,6 +540,14 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
     files: [project, ...catalogFiles, ...groupFiles, ...storeFiles, ...includes.values()].map(
       (f) => f.parsed.file,
     ),
+    ...(options.stores
+      ? {
+          partial: {
+            stores: allStorePaths.length,
+            files: resolveOnly ? resolved.map((i) => storePaths[i]!) : storePaths,
+          },
+        }
+      : {}),
     warnings,
     holidaySites,
   };

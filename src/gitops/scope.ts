@@ -9,10 +9,17 @@
  * read nor planned: drift there is left to the full plan (the scheduled drift check).
  */
 
+import { realpath } from "node:fs/promises";
+import path from "node:path";
+import { loadProject, type LoadedProject } from "../config/index.js";
+import { ConfigError } from "../errors.js";
 import { clientKinds as clientRegistry, kinds as registry, type KindName } from "../kinds/registry.js";
 import type { ClientKind, ResourceKind } from "../kinds/types.js";
 import type { DesiredState, Ownership, StoreState } from "../model.js";
 import type { ChangeScope } from "../plan/target.js";
+import type { LoadedBase } from "./base.js";
+import { changedFiles, materializeCommit, resolveCommit } from "./git.js";
+import { shardProject, type Shard } from "./shard.js";
 
 /** One side of the comparison: a project's desired state and ownership (src/config `LoadedProject`). */
 export interface ScopeSide {
@@ -87,6 +94,8 @@ export interface ChangeScopeOptions {
   kinds?: readonly ResourceKind<unknown>[];
   /** Client-level kinds to compare; default every registered one. */
   clientKinds?: readonly ClientKind<unknown>[];
+  /** How many stores the head's files describe; default the stores of `head.desired`. */
+  of?: number;
 }
 
 /**
@@ -154,7 +163,7 @@ export function changeScope(base: ScopeSide, head: ScopeSide, options: ChangeSco
   const scope: ChangeScope = {
     base: options.ref,
     sha: options.sha,
-    of: Object.keys(head.desired.stores).length,
+    of: options.of ?? Object.keys(head.desired.stores).length,
     stores,
     client,
     removed,
@@ -176,4 +185,89 @@ export function scopeReads(scope: ChangeScope, kinds: readonly ResourceKind<unkn
   const names = new Set<string>();
   for (const kind of kinds) if (wanted.has(kind.name)) for (const read of kind.reads) names.add(read.name);
   return [...names];
+}
+
+/** What {@link loadChangeScope} gives: the head's project, the base's, and the scope between them. */
+export interface ScopedLoad {
+  /**
+   * The head's project (the work tree), every file read and checked; with a scope, `desired` holds only
+   * the stores whose files differ from the base's (the candidates of the scope; `partial` set).
+   */
+  project: LoadedProject;
+  /** The base as loaded (its store files: those of the candidates and the changed ones only). */
+  base: LoadedBase;
+  /** `undefined` when the base's files do not load (`base.unavailable`): then nothing is scoped. */
+  scope: ChangeScope | undefined;
+}
+
+/**
+ * Loads the head's files and the base's as far as the scope needs, and computes the scope
+ * ({@link changeScope}). git names the files that differ between the work tree and the base commit
+ * ({@link changedFiles}); a store can only differ when one of the files its desired state comes from
+ * (carte.yaml, its catalog, its group, its store file, the files they include) is among them, so only
+ * those stores are resolved in the head and read in the base (with the changed store files, for the
+ * stores whose file was deleted). A changed carte.yaml can reach every store: everything is loaded.
+ * Every file of the head is still read and checked, as for any plan.
+ *
+ * @param configPath carte.yaml of the work tree.
+ * @param ref the base, a git ref of the repository that holds carte.yaml.
+ * @throws {@link ConfigError} when the head's files do not load; {@link UsageError} when the ref names
+ *   no commit or git cannot be run. A base whose files do not load is not an error: the head is then
+ *   loaded in full, and `scope` is `undefined`.
+ */
+export async function loadChangeScope(
+  configPath: string,
+  ref: string,
+  options: { shard?: Shard | undefined } = {},
+): Promise<ScopedLoad> {
+  const configFile = path.resolve(configPath);
+  const root = path.dirname(configFile);
+  const realConfig = await realpath(configFile);
+  const realRoot = path.dirname(realConfig);
+  const commit = await resolveCommit(ref, root);
+  // Paths relative to the project folder: git names them under the real top folder, the loader under
+  // the folder of carte.yaml as given.
+  const changed = new Set(
+    (await changedFiles(commit))
+      .map((f) => path.relative(realRoot, f))
+      .filter((f) => f !== "" && !f.startsWith("..") && !path.isAbsolute(f)),
+  );
+  const everything = changed.has(path.basename(realConfig));
+  const touched = (files: ReadonlySet<string>) => {
+    for (const f of files) if (changed.has(path.relative(root, f))) return true;
+    return false;
+  };
+  const head = await loadProject(configFile, {
+    shareResources: true,
+    stores: { resolve: everything ? () => true : touched },
+  });
+
+  const tree = await materializeCommit(commit);
+  let base: LoadedProject;
+  try {
+    const baseConfig = path.join(tree.dir, path.relative(commit.toplevel, realConfig));
+    const baseRoot = path.dirname(baseConfig);
+    const wanted = new Set([...changed, ...(head.partial?.files ?? []).map((f) => path.relative(root, f))]);
+    base = await loadProject(baseConfig, {
+      shareResources: true,
+      ...(everything ? {} : { stores: { read: (f: string) => wanted.has(path.relative(baseRoot, f)) } }),
+    });
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    const n = err.problems.length;
+    const unavailable = `the base's files do not load (${n} configuration problem${n === 1 ? "" : "s"}, e.g. ${err.problems[0]?.message ?? "?"})`;
+    // Nothing can be scoped: the head in full, for a full plan.
+    const full = await loadProject(configFile, { shareResources: true });
+    return { project: full, base: { ref, sha: commit.sha, unavailable }, scope: undefined };
+  } finally {
+    await tree.close();
+  }
+  if (options.shard) base = shardProject(base, options.shard);
+  const sharded = options.shard ? shardProject(head, options.shard) : head;
+  const scope = changeScope(base, sharded, {
+    ref,
+    sha: commit.sha,
+    of: head.partial?.stores ?? Object.keys(head.desired.stores).length,
+  });
+  return { project: head, base: { ref, sha: commit.sha, project: base }, scope };
 }
