@@ -18,7 +18,8 @@ import { checkCatalog, checkCatalogNames, checkGroupNames, checkStore, checkStor
 import type { CatalogIndex, StoreRegistry } from "./check.js";
 import { globFiles, hasMagic } from "./glob.js";
 import { insideProject, outsideMessage, patternStaysInside } from "./paths.js";
-import { DEFAULT_MAX_FILE_BYTES, readConfigFile } from "./read.js";
+import { DEFAULT_MAX_FILE_BYTES, readConfigFile, type ReadResult } from "./read.js";
+import pLimit from "p-limit";
 import { MAX_PROBLEMS } from "./report.js";
 import { addProblem, bare, dedupeProblems, isRecord, quote, report, wasTruncated } from "./report.js";
 import type { Site } from "./report.js";
@@ -149,9 +150,10 @@ async function readAndValidate(
   kind: FileKind,
   problems: ConfigProblem[],
   limits: FileLimits,
+  ahead?: Promise<ReadResult>,
 ): Promise<ReadFile> {
   const file = display(absolute);
-  const read = await readConfigFile(absolute, limits.maxFileBytes);
+  const read = await (ahead ?? readConfigFile(absolute, limits.maxFileBytes));
   if (!read.ok) {
     addProblem(problems, { file, line: read.line, col: read.col, pointer: "", message: read.message });
     return { parsed: parseYaml(file, "").parsed };
@@ -372,8 +374,12 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
     catalogFiles.push(await readAndValidate(path, "catalog", problems, limits));
   const groupFiles: ReadFile[] = [];
   for (const path of groupPaths) groupFiles.push(await readAndValidate(path, "group", problems, limits));
+  // Store files are many and small: read 16 at a time ahead of the parser, parsed and checked in order.
+  const readLimit = pLimit(16);
+  const storeReads = storePaths.map((path) => readLimit(() => readConfigFile(path, limits.maxFileBytes)));
   const storeFiles: ReadFile[] = [];
-  for (const path of storePaths) storeFiles.push(await readAndValidate(path, "store", problems, limits));
+  for (const [i, path] of storePaths.entries())
+    storeFiles.push(await readAndValidate(path, "store", problems, limits, storeReads[i]));
 
   // The currency of every price (carte.yaml `currency:`), before any price is read.
   const currency = readCurrency(project.parsed, problems);

@@ -237,12 +237,19 @@ export async function loadChangeScope(
     for (const f of files) if (changed.has(path.relative(root, f))) return true;
     return false;
   };
-  const head = await loadProject(configFile, {
-    shareResources: true,
-    stores: { resolve: everything ? () => true : touched },
-  });
-
-  const tree = await materializeCommit(commit);
+  // The base's files are written out (git archive, in other processes) while the head loads.
+  const writing = materializeCommit(commit);
+  let head: LoadedProject;
+  try {
+    head = await loadProject(configFile, {
+      shareResources: true,
+      stores: { resolve: everything ? () => true : touched },
+    });
+  } catch (err) {
+    await (await writing).close();
+    throw err;
+  }
+  const tree = await writing;
   let base: LoadedProject;
   try {
     const baseConfig = path.join(tree.dir, path.relative(commit.toplevel, realConfig));
