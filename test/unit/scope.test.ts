@@ -8,9 +8,10 @@ import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadProject } from "../../src/config/index.js";
-import { changeScope } from "../../src/gitops/scope.js";
+import { changeScope, loadChangeScope } from "../../src/gitops/scope.js";
 import type { ChangeScope } from "../../src/plan/target.js";
 import { copyExample, edit } from "../helpers/project.js";
+import { commitAll, git } from "../action/harness.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -196,5 +197,49 @@ describe("changeScope", () => {
     expect(scope.client).toEqual([]);
     expect(scope.removed).toEqual([]);
     expect(scope.reads).toEqual([]);
+  });
+});
+
+describe("loadChangeScope", () => {
+  it("resolves in the head, and reads in the base, only the stores the files git names can reach", async () => {
+    const dir = chain();
+    commitAll(dir, "the chain");
+    edit(path.join(dir, "catalogs/salads.yaml"), "price: 18900", "price: 19900");
+    rmSync(path.join(dir, "stores/med-poblado.yaml"));
+    const loaded = await loadChangeScope(path.join(dir, "carte.yaml"), "main");
+    // Every head file is read and checked; only cal-norte (the salads catalog) is resolved.
+    expect(Object.keys(loaded.project.desired.stores)).toEqual(["cal-norte"]);
+    expect(loaded.project.partial).toEqual({ stores: 3, files: [path.join(dir, "stores/cal-norte.yaml")] });
+    expect(Object.keys(loaded.base.project!.desired.stores).sort()).toEqual(["cal-norte", "med-poblado"]);
+    expect(loaded.scope).toMatchObject({
+      base: "main",
+      sha: git(dir, "rev-parse", "HEAD"),
+      of: 3,
+      stores: [{ store: "cal-norte", kinds: ["item"] }],
+      removed: [{ store: "med-poblado", storeId: "900201" }],
+    });
+  });
+
+  it("a changed carte.yaml reaches every store; a base that does not load scopes nothing", async () => {
+    const dir = chain();
+    commitAll(dir, "the chain");
+    edit(path.join(dir, "carte.yaml"), "hooks/new-order", "hooks/new-order-v2");
+    const all = await loadChangeScope(path.join(dir, "carte.yaml"), "main");
+    expect(Object.keys(all.project.desired.stores)).toHaveLength(4);
+    expect(all.scope?.stores.map((s) => s.kinds)).toEqual([
+      ["webhook"],
+      ["webhook"],
+      ["webhook"],
+      ["webhook"],
+    ]);
+
+    edit(path.join(dir, "carte.yaml"), /^version: 1$/m, "version: 1\nstorez: x");
+    git(dir, "commit", "-qam", "broken");
+    edit(path.join(dir, "carte.yaml"), "storez: x\n", "");
+    const broken = await loadChangeScope(path.join(dir, "carte.yaml"), "main");
+    expect(broken.scope).toBeUndefined();
+    expect(broken.base.unavailable).toMatch(/^the base's files do not load \(1 configuration problem/);
+    expect(Object.keys(broken.project.desired.stores)).toHaveLength(4);
+    expect(broken.project.partial).toBeUndefined();
   });
 });
