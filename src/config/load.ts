@@ -207,12 +207,20 @@ async function expand(
       continue;
     }
     const outside: string[] = [];
-    for (const f of files) {
+    // Checked 16 at a time (a chain has thousands of store files), kept in the order of the matches.
+    const limit = pLimit(16);
+    const wheres = await Promise.all(
       // A match whose links cannot be resolved (a loop) is left out like one that leads outside.
-      const where = await insideProject(root, f).catch(() => undefined);
-      if (!where?.inside) outside.push(f);
-      else if (!out.includes(f)) out.push(f);
-    }
+      files.map((f) => limit(() => insideProject(root, f).catch(() => undefined))),
+    );
+    const seen = new Set(out);
+    files.forEach((f, i) => {
+      if (!wheres[i]?.inside) outside.push(f);
+      else if (!seen.has(f)) {
+        seen.add(f);
+        out.push(f);
+      }
+    });
     if (outside.length > 0) {
       const named = outside.slice(0, 3).map((f) => quote(relative(root, f), 120));
       report(
