@@ -106,6 +106,15 @@ export async function changedFiles(commit: GitCommit): Promise<string[]> {
   return [...split(tracked), ...split(untracked)].map((p) => path.join(commit.toplevel, p));
 }
 
+/** Every file of `commit`'s tree, as absolute paths under the work tree's top folder (`git ls-tree`). */
+export async function commitFiles(commit: GitCommit): Promise<string[]> {
+  const out = await git(["ls-tree", "-r", "-z", "--name-only", commit.sha], commit.toplevel);
+  return out
+    .split("\0")
+    .filter((p) => p !== "")
+    .map((p) => path.join(commit.toplevel, p));
+}
+
 /**
  * Fetches one commit from `origin` (depth 1, no tags), for a shallow clone that lacks the base of a pull
  * request. Throws {@link UsageError} with git's message when the fetch fails.

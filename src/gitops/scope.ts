@@ -18,7 +18,7 @@ import type { ClientKind, ResourceKind } from "../kinds/types.js";
 import type { DesiredState, Ownership, StoreState } from "../model.js";
 import type { ChangeScope } from "../plan/target.js";
 import type { LoadedBase } from "./base.js";
-import { changedFiles, materializeCommit, resolveCommit } from "./git.js";
+import { changedFiles, commitFiles, materializeCommit, resolveCommit } from "./git.js";
 import { shardProject, type Shard } from "./shard.js";
 
 /** One side of the comparison: a project's desired state and ownership (src/config `LoadedProject`). */
@@ -203,7 +203,7 @@ export interface ScopedLoad {
 /**
  * Loads the head's files and the base's as far as the scope needs, and computes the scope
  * ({@link changeScope}). git names the files that differ between the work tree and the base commit
- * ({@link changedFiles}); a store can only differ when one of the files its desired state comes from
+ * ({@link changedFiles}), and any file the base commit does not have counts as changed; a store can only differ when one of the files its desired state comes from
  * (carte.yaml, its catalog, its group, its store file, the files they include) is among them, so only
  * those stores are resolved in the head and read in the base (with the changed store files, for the
  * stores whose file was deleted). A changed carte.yaml can reach every store: everything is loaded.
@@ -227,14 +227,20 @@ export async function loadChangeScope(
   const commit = await resolveCommit(ref, root);
   // Paths relative to the project folder: git names them under the real top folder, the loader under
   // the folder of carte.yaml as given.
-  const changed = new Set(
-    (await changedFiles(commit))
-      .map((f) => path.relative(realRoot, f))
-      .filter((f) => f !== "" && !f.startsWith("..") && !path.isAbsolute(f)),
-  );
+  const inProject = (files: string[]) =>
+    new Set(
+      files
+        .map((f) => path.relative(realRoot, f))
+        .filter((f) => f !== "" && !f.startsWith("..") && !path.isAbsolute(f)),
+    );
+  const [changed, inBase] = (await Promise.all([changedFiles(commit), commitFiles(commit)])).map(
+    inProject,
+  ) as [Set<string>, Set<string>];
   const everything = changed.has(path.basename(realConfig));
+  // A file the base does not have counts as changed too (one git ignores is not among git's changes).
+  const differs = (rel: string) => changed.has(rel) || !inBase.has(rel);
   const touched = (files: ReadonlySet<string>) => {
-    for (const f of files) if (changed.has(path.relative(root, f))) return true;
+    for (const f of files) if (differs(path.relative(root, f))) return true;
     return false;
   };
   // The base's files are written out (git archive, in other processes) while the head loads.

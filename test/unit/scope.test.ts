@@ -220,6 +220,20 @@ describe("loadChangeScope", () => {
     });
   });
 
+  it("counts a file the base does not have as changed, even one git ignores", async () => {
+    const dir = chain();
+    commitAll(dir, "the chain");
+    writeFileSync(path.join(dir, ".gitignore"), ".carte/\n*.json\nstores/cal-sur.yaml\n");
+    writeFileSync(
+      path.join(dir, "stores/cal-sur.yaml"),
+      "store:\n  id: 900302\n  integration_id: cal-sur\n  name: Cali Sur\ncatalog: salads\n",
+    );
+    const loaded = await loadChangeScope(path.join(dir, "carte.yaml"), "main");
+    expect(Object.keys(loaded.project.desired.stores)).toEqual(["cal-sur"]);
+    expect(loaded.scope?.stores.map((s) => s.store)).toEqual(["cal-sur"]);
+    expect(loaded.scope?.stores[0]!.kinds).toContain("menu");
+  });
+
   it("a changed carte.yaml reaches every store; a base that does not load scopes nothing", async () => {
     const dir = chain();
     commitAll(dir, "the chain");
