@@ -9,6 +9,7 @@
  * read nor planned: drift there is left to the full plan (the scheduled drift check).
  */
 
+import { realpathSync } from "node:fs";
 import { realpath } from "node:fs/promises";
 import path from "node:path";
 import { loadProject, type LoadedProject } from "../config/index.js";
@@ -239,8 +240,22 @@ export async function loadChangeScope(
   const everything = changed.has(path.basename(realConfig));
   // A file the base does not have counts as changed too (one git ignores is not among git's changes).
   const differs = (rel: string) => changed.has(rel) || !inBase.has(rel);
+  // Where a file leads, for a file that is a symbolic link to another (git sees the target change).
+  const real = new Map<string, string>();
+  const realOf = (f: string) => {
+    let r = real.get(f);
+    if (r === undefined) {
+      try {
+        r = path.relative(realRoot, realpathSync.native(f));
+      } catch {
+        r = path.relative(root, f); // gone since it was read: its own path stands for it
+      }
+      real.set(f, r);
+    }
+    return r;
+  };
   const touched = (files: ReadonlySet<string>) => {
-    for (const f of files) if (differs(path.relative(root, f))) return true;
+    for (const f of files) if (differs(path.relative(root, f)) || differs(realOf(f))) return true;
     return false;
   };
   // The base's files are written out (git archive, in other processes) while the head loads.

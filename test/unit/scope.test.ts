@@ -4,7 +4,7 @@
  * changed --base REF` loads the base's and the work tree's.
  */
 
-import { rmSync, writeFileSync } from "node:fs";
+import { renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadProject } from "../../src/config/index.js";
@@ -232,6 +232,16 @@ describe("loadChangeScope", () => {
     expect(Object.keys(loaded.project.desired.stores)).toEqual(["cal-sur"]);
     expect(loaded.scope?.stores.map((s) => s.store)).toEqual(["cal-sur"]);
     expect(loaded.scope?.stores[0]!.kinds).toContain("menu");
+  });
+
+  it("follows a store file that is a link to another file: a change of its target reaches it", async () => {
+    const dir = chain();
+    renameSync(path.join(dir, "stores/cal-norte.yaml"), path.join(dir, "cal-norte.yaml"));
+    symlinkSync("../cal-norte.yaml", path.join(dir, "stores/cal-norte.yaml"));
+    commitAll(dir, "the chain");
+    edit(path.join(dir, "cal-norte.yaml"), /$/, "overrides:\n  prices:\n    SALAD-GREEN: 17900\n");
+    const loaded = await loadChangeScope(path.join(dir, "carte.yaml"), "main");
+    expect(loaded.scope?.stores).toEqual([{ store: "cal-norte", kinds: ["item"] }]);
   });
 
   it("a changed carte.yaml reaches every store; a base that does not load scopes nothing", async () => {
