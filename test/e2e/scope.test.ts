@@ -5,7 +5,7 @@
  * alone.
  */
 
-import { rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RecordedRequest } from "../../src/emulator/index.js";
@@ -153,6 +153,51 @@ describe("carte plan --scope changed", () => {
     expect((JSON.parse(after.out) as Plan).changes.map((c) => c.address)).toEqual([
       "store[med-poblado].item[BURGER-CARBON]",
     ]);
+  });
+
+  it("refuses a saved scoped plan when what it read changed on the platform, and only then", async () => {
+    const fx = await chain();
+    const centro = path.join(fx.dir, "stores/bog-centro.yaml");
+    edit(centro, "BURGER-CLASSIC: 25900", "BURGER-CLASSIC: 26900");
+    const file = path.join(fx.dir, "plan.json");
+    const saved = await carte([
+      "plan",
+      "-q",
+      "-c",
+      fx.config,
+      "--base",
+      "main",
+      "--scope",
+      "changed",
+      "--out",
+      file,
+    ]);
+    expect(saved.code, saved.err).toBe(0);
+    // Staff change bog-centro's Sunday hours on the platform: a part the scoped plan did not read.
+    const text = readFileSync(centro, "utf8");
+    edit(centro, /^hours:$/m, 'hours:\n  sun: ["13:00-20:00"]');
+    const hours = ["--target", "store[bog-centro].store_hours[sun]", ...fx.secrets];
+    expect((await carte(["apply", "--auto-approve", "-q", "-c", fx.config, ...hours])).code).toBe(0);
+    writeFileSync(centro, text);
+    // Its checksums cover the menu only: still applicable.
+    const applied = await carte(["apply", "-q", "-c", fx.config, file, ...fx.secrets]);
+    expect(applied.code, applied.err).toBe(0);
+
+    // Saved again; then staff change a price of that menu: the plan is stale, nothing is written.
+    edit(centro, "BURGER-CLASSIC: 26900", "BURGER-CLASSIC: 27900");
+    expect(
+      (await carte(["plan", "-q", "-c", fx.config, "--base", "main", "--scope", "changed", "--out", file]))
+        .code,
+    ).toBe(0);
+    edit(centro, "COMBO-CLASSIC: 35900", "COMBO-CLASSIC: 36900");
+    const combo = ["--target", "store[bog-centro].item[COMBO-CLASSIC]", ...fx.secrets];
+    expect((await carte(["apply", "--auto-approve", "-q", "-c", fx.config, ...combo])).code).toBe(0);
+    edit(centro, "COMBO-CLASSIC: 36900", "COMBO-CLASSIC: 35900");
+    fx.emu.clearRequests();
+    const stale = await carte(["apply", "-q", "-c", fx.config, file, ...fx.secrets]);
+    expect(stale.code).toBe(1);
+    expect(stale.err).toContain("the platform changed since this plan was saved");
+    expect(writes(fx.emu.requests)).toEqual([]);
   });
 
   it("reads the stores a group's defaults reach, for the kinds they change", async () => {
