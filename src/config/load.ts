@@ -143,7 +143,8 @@ function display(absolute: string): string {
 /**
  * Reads, parses and validates one file that is known to lie inside the project, within the limits.
  * A file that cannot be read (missing, not a regular file, too large, not UTF-8) gives one problem and
- * an empty document; its content is never quoted.
+ * an empty document; its content is never quoted. `ahead`: the file's read already under way (store
+ * files are read ahead of the parser), else it is read now.
  */
 async function readAndValidate(
   absolute: string,
