@@ -114,17 +114,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path10) {
-      const ctrl = callVisitor(key, node, visitor, path10);
+    function visit_(key, node, visitor, path11) {
+      const ctrl = callVisitor(key, node, visitor, path11);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path10, ctrl);
-        return visit_(key, ctrl, visitor, path10);
+        replaceNode(key, path11, ctrl);
+        return visit_(key, ctrl, visitor, path11);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path10 = Object.freeze(path10.concat(node));
+          path11 = Object.freeze(path11.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = visit_(i, node.items[i], visitor, path10);
+            const ci = visit_(i, node.items[i], visitor, path11);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -135,13 +135,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path10 = Object.freeze(path10.concat(node));
-          const ck = visit_("key", node.key, visitor, path10);
+          path11 = Object.freeze(path11.concat(node));
+          const ck = visit_("key", node.key, visitor, path11);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path10);
+          const cv = visit_("value", node.value, visitor, path11);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -162,17 +162,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path10) {
-      const ctrl = await callVisitor(key, node, visitor, path10);
+    async function visitAsync_(key, node, visitor, path11) {
+      const ctrl = await callVisitor(key, node, visitor, path11);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path10, ctrl);
-        return visitAsync_(key, ctrl, visitor, path10);
+        replaceNode(key, path11, ctrl);
+        return visitAsync_(key, ctrl, visitor, path11);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path10 = Object.freeze(path10.concat(node));
+          path11 = Object.freeze(path11.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = await visitAsync_(i, node.items[i], visitor, path10);
+            const ci = await visitAsync_(i, node.items[i], visitor, path11);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -183,13 +183,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path10 = Object.freeze(path10.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path10);
+          path11 = Object.freeze(path11.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path11);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path10);
+          const cv = await visitAsync_("value", node.value, visitor, path11);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -216,23 +216,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path10) {
+    function callVisitor(key, node, visitor, path11) {
       if (typeof visitor === "function")
-        return visitor(key, node, path10);
+        return visitor(key, node, path11);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path10);
+        return visitor.Map?.(key, node, path11);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path10);
+        return visitor.Seq?.(key, node, path11);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path10);
+        return visitor.Pair?.(key, node, path11);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path10);
+        return visitor.Scalar?.(key, node, path11);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path10);
+        return visitor.Alias?.(key, node, path11);
       return void 0;
     }
-    function replaceNode(key, path10, node) {
-      const parent = path10[path10.length - 1];
+    function replaceNode(key, path11, node) {
+      const parent = path11[path11.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -605,8 +605,8 @@ var require_Node = __commonJS({
         };
         const res = toJS.toJS(this, "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count);
+          for (const { count: count2, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count2);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
     };
@@ -714,13 +714,13 @@ var require_Alias = __commonJS({
         const anchor = anchors2 && source && anchors2.get(source);
         return anchor ? anchor.count * anchor.aliasCount : 0;
       } else if (identity.isCollection(node)) {
-        let count = 0;
+        let count2 = 0;
         for (const item of node.items) {
           const c = getAliasCount(doc, item, anchors2);
-          if (c > count)
-            count = c;
+          if (c > count2)
+            count2 = c;
         }
-        return count;
+        return count2;
       } else if (identity.isPair(node)) {
         const kc = getAliasCount(doc, node.key, anchors2);
         const vc = getAliasCount(doc, node.value, anchors2);
@@ -844,10 +844,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node2 = require_Node();
-    function collectionFromPath(schema, path10, value) {
+    function collectionFromPath(schema, path11, value) {
       let v = value;
-      for (let i = path10.length - 1; i >= 0; --i) {
-        const k = path10[i];
+      for (let i = path11.length - 1; i >= 0; --i) {
+        const k = path11[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a3 = [];
           a3[k] = v;
@@ -866,7 +866,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path10) => path10 == null || typeof path10 === "object" && !!path10[Symbol.iterator]().next().done;
+    var isEmptyPath = (path11) => path11 == null || typeof path11 === "object" && !!path11[Symbol.iterator]().next().done;
     var Collection = class extends Node2.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -896,11 +896,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path10, value) {
-        if (isEmptyPath(path10))
+      addIn(path11, value) {
+        if (isEmptyPath(path11))
           this.add(value);
         else {
-          const [key, ...rest] = path10;
+          const [key, ...rest] = path11;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value);
@@ -914,8 +914,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path10) {
-        const [key, ...rest] = path10;
+      deleteIn(path11) {
+        const [key, ...rest] = path11;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -929,8 +929,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path10, keepScalar) {
-        const [key, ...rest] = path10;
+      getIn(path11, keepScalar) {
+        const [key, ...rest] = path11;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -948,8 +948,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path10) {
-        const [key, ...rest] = path10;
+      hasIn(path11) {
+        const [key, ...rest] = path11;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -959,8 +959,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path10, value) {
-        const [key, ...rest] = path10;
+      setIn(path11, value) {
+        const [key, ...rest] = path11;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -3475,9 +3475,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path10, value) {
+      addIn(path11, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path10, value);
+          this.contents.addIn(path11, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -3552,14 +3552,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path10) {
-        if (Collection.isEmptyPath(path10)) {
+      deleteIn(path11) {
+        if (Collection.isEmptyPath(path11)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path10) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path11) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -3574,10 +3574,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path10, keepScalar) {
-        if (Collection.isEmptyPath(path10))
+      getIn(path11, keepScalar) {
+        if (Collection.isEmptyPath(path11))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path10, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path11, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -3588,10 +3588,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path10) {
-        if (Collection.isEmptyPath(path10))
+      hasIn(path11) {
+        if (Collection.isEmptyPath(path11))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path10) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path11) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -3608,13 +3608,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path10, value) {
-        if (Collection.isEmptyPath(path10)) {
+      setIn(path11, value) {
+        if (Collection.isEmptyPath(path11)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path10), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path11), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path10, value);
+          this.contents.setIn(path11, value);
         }
       }
       /**
@@ -3673,8 +3673,8 @@ var require_Document = __commonJS({
         };
         const res = toJS.toJS(this.contents, jsonArg ?? "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count);
+          for (const { count: count2, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count2);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
       /**
@@ -3751,12 +3751,12 @@ var require_errors = __commonJS({
         lineStr = prev + lineStr;
       }
       if (/[^ ]/.test(lineStr)) {
-        let count = 1;
+        let count2 = 1;
         const end = error2.linePos[1];
         if (end?.line === line && end.col > col) {
-          count = Math.max(1, Math.min(end.col - col, 80 - ci));
+          count2 = Math.max(1, Math.min(end.col - col, 80 - ci));
         }
-        const pointer = " ".repeat(ci) + "^".repeat(count);
+        const pointer = " ".repeat(ci) + "^".repeat(count2);
         error2.message += `:
 
 ${lineStr}
@@ -5575,9 +5575,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path10) => {
+    visit.itemAtPath = (cst, path11) => {
       let item = cst;
-      for (const [field3, index] of path10) {
+      for (const [field3, index] of path11) {
         const tok = item?.[field3];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -5586,23 +5586,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path10) => {
-      const parent = visit.itemAtPath(cst, path10.slice(0, -1));
-      const field3 = path10[path10.length - 1][0];
+    visit.parentCollection = (cst, path11) => {
+      const parent = visit.itemAtPath(cst, path11.slice(0, -1));
+      const field3 = path11[path11.length - 1][0];
       const coll = parent?.[field3];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path10, item, visitor) {
-      let ctrl = visitor(item, path10);
+    function _visit(path11, item, visitor) {
+      let ctrl = visitor(item, path11);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field3 of ["key", "value"]) {
         const token = item[field3];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path10.concat([[field3, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path11.concat([[field3, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -5613,10 +5613,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field3 === "key")
-            ctrl = ctrl(item, path10);
+            ctrl = ctrl(item, path11);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path10) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path11) : ctrl;
     }
     exports.visit = visit;
   }
@@ -8406,14 +8406,14 @@ var require_util = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path10 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path11 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path10 && path10[0] !== "/") {
-          path10 = `/${path10}`;
+        if (path11 && path11[0] !== "/") {
+          path11 = `/${path11}`;
         }
-        return new URL(`${origin}${path10}`);
+        return new URL(`${origin}${path11}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -8864,39 +8864,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path10, origin }
+          request: { method, path: path11, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path10);
+        debuglog("sending request to %s %s/%s", method, origin, path11);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path10, origin },
+          request: { method, path: path11, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path10,
+          path11,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path10, origin }
+          request: { method, path: path11, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path10);
+        debuglog("trailers received from %s %s/%s", method, origin, path11);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path10, origin },
+          request: { method, path: path11, origin },
           error: error2
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path10,
+          path11,
           error2.message
         );
       });
@@ -8945,9 +8945,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path10, origin }
+            request: { method, path: path11, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path10);
+          debuglog("sending request to %s %s/%s", method, origin, path11);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -9010,7 +9010,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path10,
+        path: path11,
         method,
         body,
         headers,
@@ -9025,11 +9025,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler) {
-        if (typeof path10 !== "string") {
+        if (typeof path11 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path10[0] !== "/" && !(path10.startsWith("http://") || path10.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path11[0] !== "/" && !(path11.startsWith("http://") || path11.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path10)) {
+        } else if (invalidPathRegex.test(path11)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -9095,7 +9095,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path10, query) : path10;
+        this.path = query ? buildURL(path11, query) : path11;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -13788,7 +13788,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request4) {
-      const { method, path: path10, host, upgrade, blocking, reset } = request4;
+      const { method, path: path11, host, upgrade, blocking, reset } = request4;
       let { body, headers, contentLength } = request4;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -13869,7 +13869,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path10} HTTP/1.1\r
+      let header = `${method} ${path11} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -14398,7 +14398,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client, request4) {
       const session = client[kHTTP2Session];
-      const { method, path: path10, host, upgrade, expectContinue, signal, headers: reqHeaders } = request4;
+      const { method, path: path11, host, upgrade, expectContinue, signal, headers: reqHeaders } = request4;
       let { body } = request4;
       if (upgrade) {
         util.errorRequest(client, request4, new Error("Upgrade not supported for H2"));
@@ -14495,7 +14495,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path10;
+      headers[HTTP2_HEADER_PATH] = path11;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -14848,9 +14848,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path10 = search ? `${pathname}${search}` : pathname;
+        const path11 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path10;
+        this.opts.path = path11;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -16089,10 +16089,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path10 = "/",
+          path: path11 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path10;
+        opts.path = origin + path11;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -18064,20 +18064,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path10) {
-      if (typeof path10 !== "string") {
-        return path10;
+    function safeUrl(path11) {
+      if (typeof path11 !== "string") {
+        return path11;
       }
-      const pathSegments = path10.split("?");
+      const pathSegments = path11.split("?");
       if (pathSegments.length !== 2) {
-        return path10;
+        return path11;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path10, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path10);
+    function matchKey(mockDispatch2, { path: path11, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path11);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -18099,7 +18099,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path10 }) => matchValue(safeUrl(path10), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path11 }) => matchValue(safeUrl(path11), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -18137,9 +18137,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path10, method, body, headers, query } = opts;
+      const { path: path11, method, body, headers, query } = opts;
       return {
-        path: path10,
+        path: path11,
         method,
         body,
         headers,
@@ -18568,11 +18568,11 @@ var require_pluralizer = __commonJS({
         this.singular = singular;
         this.plural = plural4;
       }
-      pluralize(count) {
-        const one = count === 1;
+      pluralize(count2) {
+        const one = count2 === 1;
         const keys = one ? singulars : plurals;
         const noun = one ? this.singular : this.plural;
-        return { ...keys, count, noun };
+        return { ...keys, count: count2, noun };
       }
     };
   }
@@ -18602,10 +18602,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path10, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path11, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path10,
+            Path: path11,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -23484,9 +23484,9 @@ var require_util6 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path10) {
-      for (let i = 0; i < path10.length; ++i) {
-        const code3 = path10.charCodeAt(i);
+    function validateCookiePath(path11) {
+      for (let i = 0; i < path11.length; ++i) {
+        const code3 = path11.charCodeAt(i);
         if (code3 < 32 || // exclude CTLs (0-31)
         code3 > 126 || // exclude DEL and non-ascii
         code3 === 59) {
@@ -25991,15 +25991,15 @@ ${value}`;
           pos = 0;
         }
       }
-      discardLeadingBytes(count) {
-        while (count > 0 && this.lineChunkIndex < this.chunks.length) {
+      discardLeadingBytes(count2) {
+        while (count2 > 0 && this.lineChunkIndex < this.chunks.length) {
           const chunk2 = this.chunks[this.lineChunkIndex];
           const remaining = chunk2.length - this.linePos;
-          if (count < remaining) {
-            this.linePos += count;
-            count = 0;
+          if (count2 < remaining) {
+            this.linePos += count2;
+            count2 = 0;
           } else {
-            count -= remaining;
+            count2 -= remaining;
             this.lineChunkIndex++;
             this.linePos = 0;
           }
@@ -26406,11 +26406,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path10 = opts.path;
+          let path11 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path10 = `/${path10}`;
+            path11 = `/${path11}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path10);
+          url = new URL(util.parseOrigin(url).origin + path11);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -26736,8 +26736,8 @@ var require_utils2 = __commonJS({
       }
       return output;
     };
-    exports.basename = (path10, { windows } = {}) => {
-      const segs = path10.split(windows ? /[\\/]/ : "/");
+    exports.basename = (path11, { windows } = {}) => {
+      const segs = path11.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -27417,13 +27417,13 @@ var require_parse2 = __commonJS({
         consume(token.value);
       };
       const negate = () => {
-        let count = 1;
+        let count2 = 1;
         while (peek() === "!" && (peek(2) !== "(" || peek(3) === "?")) {
           advance();
           state.start++;
-          count++;
+          count2++;
         }
-        if (count % 2 === 0) {
+        if (count2 % 2 === 0) {
           return false;
         }
         state.negated = true;
@@ -29366,14 +29366,14 @@ var require_util9 = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path10 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path11 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path10 && path10[0] !== "/") {
-          path10 = `/${path10}`;
+        if (path11 && path11[0] !== "/") {
+          path11 = `/${path11}`;
         }
-        return new URL(`${origin}${path10}`);
+        return new URL(`${origin}${path11}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -30208,9 +30208,9 @@ var require_diagnostics2 = __commonJS({
         "undici:client:sendHeaders",
         (evt) => {
           const {
-            request: { method, path: path10, origin }
+            request: { method, path: path11, origin }
           } = evt;
-          debugLog("sending request to %s %s%s", method, origin, path10);
+          debugLog("sending request to %s %s%s", method, origin, path11);
         }
       );
     }
@@ -30228,14 +30228,14 @@ var require_diagnostics2 = __commonJS({
         "undici:request:headers",
         (evt) => {
           const {
-            request: { method, path: path10, origin },
+            request: { method, path: path11, origin },
             response: { statusCode }
           } = evt;
           debugLog(
             "received response to %s %s%s - HTTP %d",
             method,
             origin,
-            path10,
+            path11,
             statusCode
           );
         }
@@ -30244,23 +30244,23 @@ var require_diagnostics2 = __commonJS({
         "undici:request:trailers",
         (evt) => {
           const {
-            request: { method, path: path10, origin }
+            request: { method, path: path11, origin }
           } = evt;
-          debugLog("trailers received from %s %s%s", method, origin, path10);
+          debugLog("trailers received from %s %s%s", method, origin, path11);
         }
       );
       diagnosticsChannel.subscribe(
         "undici:request:error",
         (evt) => {
           const {
-            request: { method, path: path10, origin },
+            request: { method, path: path11, origin },
             error: error2
           } = evt;
           debugLog(
             "request to %s %s%s errored - %s",
             method,
             origin,
-            path10,
+            path11,
             error2.message
           );
         }
@@ -30375,7 +30375,7 @@ var require_request3 = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path10,
+        path: path11,
         method,
         body,
         headers,
@@ -30392,11 +30392,11 @@ var require_request3 = __commonJS({
         maxRedirections,
         typeOfService
       }, handler) {
-        if (typeof path10 !== "string") {
+        if (typeof path11 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path10[0] !== "/" && !(path10.startsWith("http://") || path10.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path11[0] !== "/" && !(path11.startsWith("http://") || path11.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path10)) {
+        } else if (invalidPathRegex.test(path11)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -30471,7 +30471,7 @@ var require_request3 = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? serializePathWithQuery(path10, query) : path10;
+        this.path = query ? serializePathWithQuery(path11, query) : path11;
         this.origin = origin;
         this.protocol = getProtocolFromUrlString(origin);
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
@@ -35715,7 +35715,7 @@ var require_client_h12 = __commonJS({
       }
     }
     function writeH1(client, request4) {
-      const { method, path: path10, host, upgrade, blocking, reset } = request4;
+      const { method, path: path11, host, upgrade, blocking, reset } = request4;
       let { body, headers, contentLength } = request4;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -35791,7 +35791,7 @@ var require_client_h12 = __commonJS({
         socket[kBlocking] = true;
       }
       setTypeOfService(socket, request4);
-      let header = `${method} ${path10} HTTP/1.1\r
+      let header = `${method} ${path11} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -36468,7 +36468,7 @@ var require_client_h22 = __commonJS({
       const headersTimeout = request4.headersTimeout ?? client[kHeadersTimeout];
       const bodyTimeout = request4.bodyTimeout ?? client[kBodyTimeout];
       const session = client[kHTTP2Session];
-      const { method, path: path10, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request4;
+      const { method, path: path11, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request4;
       let { body } = request4;
       if (upgrade != null && upgrade !== "websocket") {
         util.errorRequest(client, request4, new InvalidArgumentError(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
@@ -36537,7 +36537,7 @@ var require_client_h22 = __commonJS({
           }
           headers[HTTP2_HEADER_METHOD] = "CONNECT";
           headers[HTTP2_HEADER_PROTOCOL] = "websocket";
-          headers[HTTP2_HEADER_PATH] = path10;
+          headers[HTTP2_HEADER_PATH] = path11;
           if (protocol === "ws:" || protocol === "wss:") {
             headers[HTTP2_HEADER_SCHEME] = protocol === "ws:" ? "http" : "https";
           } else {
@@ -36589,7 +36589,7 @@ var require_client_h22 = __commonJS({
         stream.setTimeout(headersTimeout);
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path10;
+      headers[HTTP2_HEADER_PATH] = path11;
       headers[HTTP2_HEADER_SCHEME] = protocol === "http:" ? "http" : "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -38945,10 +38945,10 @@ var require_proxy_agent2 = __commonJS({
         };
         const {
           origin,
-          path: path10 = "/",
+          path: path11 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path10;
+        opts.path = origin + path11;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL(origin);
           headers.host = host;
@@ -41108,20 +41108,20 @@ var require_mock_utils2 = __commonJS({
       }
       return normalizedQp;
     }
-    function safeUrl(path10) {
-      if (typeof path10 !== "string") {
-        return path10;
+    function safeUrl(path11) {
+      if (typeof path11 !== "string") {
+        return path11;
       }
-      const pathSegments = path10.split("?", 3);
+      const pathSegments = path11.split("?", 3);
       if (pathSegments.length !== 2) {
-        return path10;
+        return path11;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path10, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path10);
+    function matchKey(mockDispatch2, { path: path11, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path11);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -41146,8 +41146,8 @@ var require_mock_utils2 = __commonJS({
       const basePath = key.query ? serializePathWithQuery(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
       const resolvedPathWithoutTrailingSlash = removeTrailingSlash(resolvedPath);
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path10, ignoreTrailingSlash }) => {
-        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path10)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path10), resolvedPath);
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path11, ignoreTrailingSlash }) => {
+        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path11)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path11), resolvedPath);
       });
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
@@ -41186,19 +41186,19 @@ var require_mock_utils2 = __commonJS({
         mockDispatches.splice(index, 1);
       }
     }
-    function removeTrailingSlash(path10) {
-      while (path10.endsWith("/")) {
-        path10 = path10.slice(0, -1);
+    function removeTrailingSlash(path11) {
+      while (path11.endsWith("/")) {
+        path11 = path11.slice(0, -1);
       }
-      if (path10.length === 0) {
-        path10 = "/";
+      if (path11.length === 0) {
+        path11 = "/";
       }
-      return path10;
+      return path11;
     }
     function buildKey(opts) {
-      const { path: path10, method, body, headers, query } = opts;
+      const { path: path11, method, body, headers, query } = opts;
       return {
-        path: path10,
+        path: path11,
         method,
         body,
         headers,
@@ -41888,10 +41888,10 @@ var require_pending_interceptors_formatter2 = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path10, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path11, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path10,
+            Path: path11,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -41973,9 +41973,9 @@ var require_mock_agent2 = __commonJS({
         const acceptNonStandardSearchParameters = this[kMockAgentAcceptsNonStandardSearchParameters];
         const dispatchOpts = { ...opts };
         if (acceptNonStandardSearchParameters && dispatchOpts.path) {
-          const [path10, searchParams] = dispatchOpts.path.split("?");
+          const [path11, searchParams] = dispatchOpts.path.split("?");
           const normalizedSearchParams = normalizeSearchParams(searchParams, acceptNonStandardSearchParameters);
-          dispatchOpts.path = `${path10}?${normalizedSearchParams}`;
+          dispatchOpts.path = `${path11}?${normalizedSearchParams}`;
         }
         return this[kAgent].dispatch(dispatchOpts, handler);
       }
@@ -42376,12 +42376,12 @@ var require_snapshot_recorder = __commonJS({
        * @return {Promise<void>} - Resolves when snapshots are loaded
        */
       async loadSnapshots(filePath) {
-        const path10 = filePath || this.#snapshotPath;
-        if (!path10) {
+        const path11 = filePath || this.#snapshotPath;
+        if (!path11) {
           throw new InvalidArgumentError("Snapshot path is required");
         }
         try {
-          const data = await readFile6(resolve8(path10), "utf8");
+          const data = await readFile6(resolve8(path11), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -42395,7 +42395,7 @@ var require_snapshot_recorder = __commonJS({
           if (error2.code === "ENOENT") {
             this.#snapshots.clear();
           } else {
-            throw new UndiciError(`Failed to load snapshots from ${path10}`, { cause: error2 });
+            throw new UndiciError(`Failed to load snapshots from ${path11}`, { cause: error2 });
           }
         }
       }
@@ -42406,11 +42406,11 @@ var require_snapshot_recorder = __commonJS({
        * @returns {Promise<void>} - Resolves when snapshots are saved
        */
       async saveSnapshots(filePath) {
-        const path10 = filePath || this.#snapshotPath;
-        if (!path10) {
+        const path11 = filePath || this.#snapshotPath;
+        if (!path11) {
           throw new InvalidArgumentError("Snapshot path is required");
         }
-        const resolvedPath = resolve8(path10);
+        const resolvedPath = resolve8(path11);
         await mkdir5(dirname4(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot]) => ({
           hash,
@@ -43051,15 +43051,15 @@ var require_redirect_handler2 = __commonJS({
           receivedAt: Date.now()
         });
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path10 = search ? `${pathname}${search}` : pathname;
-        const redirectUrlString = `${origin}${path10}`;
+        const path11 = search ? `${pathname}${search}` : pathname;
+        const redirectUrlString = `${origin}${path11}`;
         for (const historyUrl of this.history) {
           if (historyUrl.toString() === redirectUrlString) {
             throw new InvalidArgumentError(`Redirect loop detected. Cannot redirect to ${origin}. This typically happens when using a Client or Pool with cross-origin redirects. Use an Agent for cross-origin redirects.`);
           }
         }
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path10;
+        this.opts.path = path11;
         this.opts.origin = origin;
         this.opts.query = null;
       }
@@ -44876,10 +44876,10 @@ var require_cache_handler = __commonJS({
       }
       return locationUrl.pathname + locationUrl.search;
     }
-    function deleteCachedUri(store, cacheKey, path10) {
+    function deleteCachedUri(store, cacheKey, path11) {
       deleteCachedValue(store, {
         ...cacheKey,
-        path: path10
+        path: path11
       });
       for (let i = 0; i < util.safeHTTPMethods.length; i++) {
         const method = util.safeHTTPMethods[i];
@@ -44887,7 +44887,7 @@ var require_cache_handler = __commonJS({
           deleteCachedValue(store, {
             ...cacheKey,
             method,
-            path: path10
+            path: path11
           });
         }
       }
@@ -44898,9 +44898,9 @@ var require_cache_handler = __commonJS({
       }
       const values2 = Array.isArray(headerValue) ? headerValue : [headerValue];
       for (let i = 0; i < values2.length; i++) {
-        const path10 = getSameOriginPath(cacheKey, values2[i]);
-        if (path10 !== void 0) {
-          deleteCachedUri(store, cacheKey, path10);
+        const path11 = getSameOriginPath(cacheKey, values2[i]);
+        if (path11 !== void 0) {
+          deleteCachedUri(store, cacheKey, path11);
         }
       }
     }
@@ -50388,11 +50388,11 @@ var require_fetch2 = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request4);
         const agent = fetchParams.controller.dispatcher;
-        const path10 = url.pathname + url.search;
+        const path11 = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
         return new Promise((resolve8, reject) => agent.dispatch(
           {
-            path: hasTrailingQuestionMark ? `${path10}?` : path10,
+            path: hasTrailingQuestionMark ? `${path11}?` : path11,
             origin: url.origin,
             method: request4.method,
             body: agent.isMockActive ? request4.body && (request4.body.source || request4.body.stream) : body,
@@ -51339,9 +51339,9 @@ var require_util12 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path10) {
-      for (let i = 0; i < path10.length; ++i) {
-        const code3 = path10.charCodeAt(i);
+    function validateCookiePath(path11) {
+      for (let i = 0; i < path11.length; ++i) {
+        const code3 = path11.charCodeAt(i);
         if (code3 < 32 || // exclude CTLs (0-31)
         code3 > 126 || // exclude DEL and non-ascii
         code3 === 59) {
@@ -54327,15 +54327,15 @@ ${value}`;
           pos = 0;
         }
       }
-      discardLeadingBytes(count) {
-        while (count > 0 && this.lineChunkIndex < this.chunks.length) {
+      discardLeadingBytes(count2) {
+        while (count2 > 0 && this.lineChunkIndex < this.chunks.length) {
           const chunk2 = this.chunks[this.lineChunkIndex];
           const remaining = chunk2.length - this.linePos;
-          if (count < remaining) {
-            this.linePos += count;
-            count = 0;
+          if (count2 < remaining) {
+            this.linePos += count2;
+            count2 = 0;
           } else {
-            count -= remaining;
+            count2 -= remaining;
             this.lineChunkIndex++;
             this.linePos = 0;
           }
@@ -54777,11 +54777,11 @@ var require_undici2 = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path10 = opts.path;
+          let path11 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path10 = `/${path10}`;
+            path11 = `/${path11}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path10);
+          url = new URL(util.parseOrigin(url).origin + path11);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -57077,20 +57077,20 @@ var require_resolve = __commonJS({
       return false;
     }
     function countKeys(schema) {
-      let count = 0;
+      let count2 = 0;
       for (const key in schema) {
         if (key === "$ref")
           return Infinity;
-        count++;
+        count2++;
         if (SIMPLE_INLINED.has(key))
           continue;
         if (typeof schema[key] == "object") {
-          (0, util_1.eachItem)(schema[key], (sch) => count += countKeys(sch));
+          (0, util_1.eachItem)(schema[key], (sch) => count2 += countKeys(sch));
         }
-        if (count === Infinity)
+        if (count2 === Infinity)
           return Infinity;
       }
-      return count;
+      return count2;
     }
     function getFullPath(resolver, id = "", normalize2) {
       if (normalize2 !== false)
@@ -58119,8 +58119,8 @@ var require_utils4 = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path10) {
-      let input = path10;
+    function removeDotSegments(path11) {
+      let input = path11;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -58194,11 +58194,11 @@ var require_utils4 = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path10) {
-      if (path10 === "" || path10[0] === "/") {
-        return removeDotSegments(path10);
+    function removeDotSegmentsRelative(path11) {
+      if (path11 === "" || path11[0] === "/") {
+        return removeDotSegments(path11);
       }
-      const segments2 = path10.split("/");
+      const segments2 = path11.split("/");
       const last = segments2.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -58561,8 +58561,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path10 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path10 && path10 !== "/" ? path10 : void 0;
+        const path11 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path11 && path11 !== "/" ? path11 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -60628,8 +60628,8 @@ var require_contains = __commonJS({
         cxt.result(valid, () => cxt.reset());
         function validateItemsWithCount() {
           const schValid = gen.name("_valid");
-          const count = gen.let("count", 0);
-          validateItems(schValid, () => gen.if(schValid, () => checkLimits(count)));
+          const count2 = gen.let("count", 0);
+          validateItems(schValid, () => gen.if(schValid, () => checkLimits(count2)));
         }
         function validateItems(_valid, block) {
           gen.forRange("i", 0, len, (i) => {
@@ -60642,16 +60642,16 @@ var require_contains = __commonJS({
             block();
           });
         }
-        function checkLimits(count) {
-          gen.code((0, codegen_1._)`${count}++`);
+        function checkLimits(count2) {
+          gen.code((0, codegen_1._)`${count2}++`);
           if (max === void 0) {
-            gen.if((0, codegen_1._)`${count} >= ${min}`, () => gen.assign(valid, true).break());
+            gen.if((0, codegen_1._)`${count2} >= ${min}`, () => gen.assign(valid, true).break());
           } else {
-            gen.if((0, codegen_1._)`${count} > ${max}`, () => gen.assign(valid, false).break());
+            gen.if((0, codegen_1._)`${count2} > ${max}`, () => gen.assign(valid, false).break());
             if (min === 1)
               gen.assign(valid, true);
             else
-              gen.if((0, codegen_1._)`${count} >= ${min}`, () => gen.assign(valid, true));
+              gen.if((0, codegen_1._)`${count2} >= ${min}`, () => gen.assign(valid, true));
           }
         }
       }
@@ -62164,14 +62164,14 @@ var require_polyfills = __commonJS({
       fs3.fstatSync = statFixSync(fs3.fstatSync);
       fs3.lstatSync = statFixSync(fs3.lstatSync);
       if (fs3.chmod && !fs3.lchmod) {
-        fs3.lchmod = function(path10, mode, cb) {
+        fs3.lchmod = function(path11, mode, cb) {
           if (cb) process.nextTick(cb);
         };
         fs3.lchmodSync = function() {
         };
       }
       if (fs3.chown && !fs3.lchown) {
-        fs3.lchown = function(path10, uid, gid, cb) {
+        fs3.lchown = function(path11, uid, gid, cb) {
           if (cb) process.nextTick(cb);
         };
         fs3.lchownSync = function() {
@@ -62238,9 +62238,9 @@ var require_polyfills = __commonJS({
         };
       })(fs3.readSync);
       function patchLchmod(fs4) {
-        fs4.lchmod = function(path10, mode, callback2) {
+        fs4.lchmod = function(path11, mode, callback2) {
           fs4.open(
-            path10,
+            path11,
             constants4.O_WRONLY | constants4.O_SYMLINK,
             mode,
             function(err, fd) {
@@ -62256,8 +62256,8 @@ var require_polyfills = __commonJS({
             }
           );
         };
-        fs4.lchmodSync = function(path10, mode) {
-          var fd = fs4.openSync(path10, constants4.O_WRONLY | constants4.O_SYMLINK, mode);
+        fs4.lchmodSync = function(path11, mode) {
+          var fd = fs4.openSync(path11, constants4.O_WRONLY | constants4.O_SYMLINK, mode);
           var threw = true;
           var ret;
           try {
@@ -62278,8 +62278,8 @@ var require_polyfills = __commonJS({
       }
       function patchLutimes(fs4) {
         if (constants4.hasOwnProperty("O_SYMLINK") && fs4.futimes) {
-          fs4.lutimes = function(path10, at, mt, cb) {
-            fs4.open(path10, constants4.O_SYMLINK, function(er, fd) {
+          fs4.lutimes = function(path11, at, mt, cb) {
+            fs4.open(path11, constants4.O_SYMLINK, function(er, fd) {
               if (er) {
                 if (cb) cb(er);
                 return;
@@ -62291,8 +62291,8 @@ var require_polyfills = __commonJS({
               });
             });
           };
-          fs4.lutimesSync = function(path10, at, mt) {
-            var fd = fs4.openSync(path10, constants4.O_SYMLINK);
+          fs4.lutimesSync = function(path11, at, mt) {
+            var fd = fs4.openSync(path11, constants4.O_SYMLINK);
             var ret;
             var threw = true;
             try {
@@ -62410,11 +62410,11 @@ var require_legacy_streams = __commonJS({
         ReadStream,
         WriteStream
       };
-      function ReadStream(path10, options) {
-        if (!(this instanceof ReadStream)) return new ReadStream(path10, options);
+      function ReadStream(path11, options) {
+        if (!(this instanceof ReadStream)) return new ReadStream(path11, options);
         Stream.call(this);
         var self = this;
-        this.path = path10;
+        this.path = path11;
         this.fd = null;
         this.readable = true;
         this.paused = false;
@@ -62459,10 +62459,10 @@ var require_legacy_streams = __commonJS({
           self._read();
         });
       }
-      function WriteStream(path10, options) {
-        if (!(this instanceof WriteStream)) return new WriteStream(path10, options);
+      function WriteStream(path11, options) {
+        if (!(this instanceof WriteStream)) return new WriteStream(path11, options);
         Stream.call(this);
-        this.path = path10;
+        this.path = path11;
         this.fd = null;
         this.writable = true;
         this.flags = "w";
@@ -62605,14 +62605,14 @@ var require_graceful_fs = __commonJS({
       fs4.createWriteStream = createWriteStream;
       var fs$readFile = fs4.readFile;
       fs4.readFile = readFile6;
-      function readFile6(path10, options, cb) {
+      function readFile6(path11, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        return go$readFile(path10, options, cb);
-        function go$readFile(path11, options2, cb2, startTime) {
-          return fs$readFile(path11, options2, function(err) {
+        return go$readFile(path11, options, cb);
+        function go$readFile(path12, options2, cb2, startTime) {
+          return fs$readFile(path12, options2, function(err) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$readFile, [path11, options2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$readFile, [path12, options2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -62622,14 +62622,14 @@ var require_graceful_fs = __commonJS({
       }
       var fs$writeFile = fs4.writeFile;
       fs4.writeFile = writeFile5;
-      function writeFile5(path10, data, options, cb) {
+      function writeFile5(path11, data, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        return go$writeFile(path10, data, options, cb);
-        function go$writeFile(path11, data2, options2, cb2, startTime) {
-          return fs$writeFile(path11, data2, options2, function(err) {
+        return go$writeFile(path11, data, options, cb);
+        function go$writeFile(path12, data2, options2, cb2, startTime) {
+          return fs$writeFile(path12, data2, options2, function(err) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$writeFile, [path11, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$writeFile, [path12, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -62640,14 +62640,14 @@ var require_graceful_fs = __commonJS({
       var fs$appendFile = fs4.appendFile;
       if (fs$appendFile)
         fs4.appendFile = appendFile3;
-      function appendFile3(path10, data, options, cb) {
+      function appendFile3(path11, data, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        return go$appendFile(path10, data, options, cb);
-        function go$appendFile(path11, data2, options2, cb2, startTime) {
-          return fs$appendFile(path11, data2, options2, function(err) {
+        return go$appendFile(path11, data, options, cb);
+        function go$appendFile(path12, data2, options2, cb2, startTime) {
+          return fs$appendFile(path12, data2, options2, function(err) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$appendFile, [path11, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$appendFile, [path12, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -62678,31 +62678,31 @@ var require_graceful_fs = __commonJS({
       var fs$readdir = fs4.readdir;
       fs4.readdir = readdir4;
       var noReaddirOptionVersions = /^v[0-5]\./;
-      function readdir4(path10, options, cb) {
+      function readdir4(path11, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        var go$readdir = noReaddirOptionVersions.test(process.version) ? function go$readdir2(path11, options2, cb2, startTime) {
-          return fs$readdir(path11, fs$readdirCallback(
-            path11,
+        var go$readdir = noReaddirOptionVersions.test(process.version) ? function go$readdir2(path12, options2, cb2, startTime) {
+          return fs$readdir(path12, fs$readdirCallback(
+            path12,
             options2,
             cb2,
             startTime
           ));
-        } : function go$readdir2(path11, options2, cb2, startTime) {
-          return fs$readdir(path11, options2, fs$readdirCallback(
-            path11,
+        } : function go$readdir2(path12, options2, cb2, startTime) {
+          return fs$readdir(path12, options2, fs$readdirCallback(
+            path12,
             options2,
             cb2,
             startTime
           ));
         };
-        return go$readdir(path10, options, cb);
-        function fs$readdirCallback(path11, options2, cb2, startTime) {
+        return go$readdir(path11, options, cb);
+        function fs$readdirCallback(path12, options2, cb2, startTime) {
           return function(err, files) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
               enqueue([
                 go$readdir,
-                [path11, options2, cb2],
+                [path12, options2, cb2],
                 err,
                 startTime || Date.now(),
                 Date.now()
@@ -62773,7 +62773,7 @@ var require_graceful_fs = __commonJS({
         enumerable: true,
         configurable: true
       });
-      function ReadStream(path10, options) {
+      function ReadStream(path11, options) {
         if (this instanceof ReadStream)
           return fs$ReadStream.apply(this, arguments), this;
         else
@@ -62793,7 +62793,7 @@ var require_graceful_fs = __commonJS({
           }
         });
       }
-      function WriteStream(path10, options) {
+      function WriteStream(path11, options) {
         if (this instanceof WriteStream)
           return fs$WriteStream.apply(this, arguments), this;
         else
@@ -62811,22 +62811,22 @@ var require_graceful_fs = __commonJS({
           }
         });
       }
-      function createReadStream(path10, options) {
-        return new fs4.ReadStream(path10, options);
+      function createReadStream(path11, options) {
+        return new fs4.ReadStream(path11, options);
       }
-      function createWriteStream(path10, options) {
-        return new fs4.WriteStream(path10, options);
+      function createWriteStream(path11, options) {
+        return new fs4.WriteStream(path11, options);
       }
       var fs$open = fs4.open;
       fs4.open = open4;
-      function open4(path10, flags, mode, cb) {
+      function open4(path11, flags, mode, cb) {
         if (typeof mode === "function")
           cb = mode, mode = null;
-        return go$open(path10, flags, mode, cb);
-        function go$open(path11, flags2, mode2, cb2, startTime) {
-          return fs$open(path11, flags2, mode2, function(err, fd) {
+        return go$open(path11, flags, mode, cb);
+        function go$open(path12, flags2, mode2, cb2, startTime) {
+          return fs$open(path12, flags2, mode2, function(err, fd) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$open, [path11, flags2, mode2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$open, [path12, flags2, mode2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -63008,11 +63008,11 @@ var require_retry_operation = __commonJS({
       for (var i = 0; i < this._errors.length; i++) {
         var error2 = this._errors[i];
         var message = error2.message;
-        var count = (counts2[message] || 0) + 1;
-        counts2[message] = count;
-        if (count >= mainErrorCount) {
+        var count2 = (counts2[message] || 0) + 1;
+        counts2[message] = count2;
+        if (count2 >= mainErrorCount) {
           mainError = error2;
-          mainErrorCount = count;
+          mainErrorCount = count2;
         }
       }
       return mainError;
@@ -63355,7 +63355,7 @@ var require_mtime_precision = __commonJS({
 var require_lockfile = __commonJS({
   "node_modules/proper-lockfile/lib/lockfile.js"(exports, module) {
     "use strict";
-    var path10 = __require("path");
+    var path11 = __require("path");
     var fs3 = require_graceful_fs();
     var retry = require_retry4();
     var onExit = require_signal_exit();
@@ -63366,7 +63366,7 @@ var require_lockfile = __commonJS({
     }
     function resolveCanonicalPath(file, options, callback2) {
       if (!options.realpath) {
-        return callback2(null, path10.resolve(file));
+        return callback2(null, path11.resolve(file));
       }
       options.fs.realpath(file, callback2);
     }
@@ -63690,7 +63690,7 @@ var require_proper_lockfile = __commonJS({
 });
 
 // src/action/main.ts
-import path9 from "node:path";
+import path10 from "node:path";
 
 // src/render/escape.ts
 var TERMINAL_UNSAFE = (
@@ -63988,7 +63988,7 @@ var DEFAULT_PARSE_LIMITS = {
 };
 var NON_PRINTABLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u0084\u0086-\u009f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 function countNodes(text, limit) {
-  let count = 0;
+  let count2 = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     let mark2 = c === 44 || c === 91 || c === 123 || c === 10;
@@ -63996,9 +63996,9 @@ function countNodes(text, limit) {
       const next = text.charCodeAt(i + 1);
       mark2 = Number.isNaN(next) || next === 32 || next === 9 || next === 10 || next === 13;
     }
-    if (mark2 && ++count > limit) return { count, overAt: i };
+    if (mark2 && ++count2 > limit) return { count: count2, overAt: i };
   }
-  return { count };
+  return { count: count2 };
 }
 function parseYaml(file, text, limits = DEFAULT_PARSE_LIMITS) {
   const lineCounter = new import_yaml.LineCounter();
@@ -65035,8 +65035,8 @@ var RouteMatcher = class {
     }
   }
   /** Every route whose template matches `path`, whatever its method, in the order given. */
-  matchPath(path10) {
-    const parts2 = path10.split("/").slice(1);
+  matchPath(path11) {
+    const parts2 = path11.split("/").slice(1);
     const out = [];
     for (const c of this.byLength.get(parts2.length) ?? []) {
       const params = {};
@@ -65063,17 +65063,17 @@ var RouteMatcher = class {
    * The first route of `method` whose template matches `path`; else the methods the path allows (for a
    * 405), or undefined when no template matches (404).
    */
-  match(method, path10) {
-    const all = this.matchPath(path10);
+  match(method, path11) {
+    const all = this.matchPath(path11);
     const hit = all.find((m) => m.method === method);
     if (hit) return hit;
     return all.length > 0 ? { allow: all.map((m) => m.method) } : void 0;
   }
 };
 var ALL = new RouteMatcher(ROUTE_NAMES.map((n) => [n, n]));
-function routeOfPath(method, path10) {
-  const q = path10.indexOf("?");
-  const all = ALL.matchPath(q >= 0 ? path10.slice(0, q) : path10);
+function routeOfPath(method, path11) {
+  const q = path11.indexOf("?");
+  const all = ALL.matchPath(q >= 0 ? path11.slice(0, q) : path11);
   return (all.find((m) => m.method === method) ?? all[0])?.name;
 }
 
@@ -65388,8 +65388,8 @@ function readSettings(parsed, base, data, problems, sections, time = new TimeCon
   const include = settings.include;
   if (typeof include === "string") layer.includes.push({ path: include, site: at("include") });
   else
-    list(include).forEach((path10, i) => {
-      if (typeof path10 === "string") layer.includes.push({ path: path10, site: at("include", i) });
+    list(include).forEach((path11, i) => {
+      if (typeof path11 === "string") layer.includes.push({ path: path11, site: at("include", i) });
     });
   if (settings.schedules_via === "menu" || settings.schedules_via === "utils")
     layer.schedulesVia = settings.schedules_via;
@@ -65401,12 +65401,12 @@ function readSettings(parsed, base, data, problems, sections, time = new TimeCon
   }
   return layer;
 }
-function checkSlotCount(count, day2, site, problems) {
-  if (count > PERIODS_PER_SCHEDULE)
+function checkSlotCount(count2, day2, site, problems) {
+  if (count2 > PERIODS_PER_SCHEDULE)
     report(
       problems,
       site,
-      `${day2} has ${count} slots; the platform allows at most ${PERIODS_PER_SCHEDULE} a day`,
+      `${day2} has ${count2} slots; the platform allows at most ${PERIODS_PER_SCHEDULE} a day`,
       "key"
     );
 }
@@ -65478,14 +65478,14 @@ function checkSchedules(parsed, segments2, value, owner, problems) {
   const crowded = /* @__PURE__ */ new Map();
   for (const day2 of SCHEDULE_DAYS) {
     checkOverlaps(pieces[day2], problems);
-    const count = pieces[day2].length;
-    if (count > PERIODS_PER_SCHEDULE) crowded.set(count, [...crowded.get(count) ?? [], day2]);
+    const count2 = pieces[day2].length;
+    if (count2 > PERIODS_PER_SCHEDULE) crowded.set(count2, [...crowded.get(count2) ?? [], day2]);
   }
-  for (const [count, days] of crowded)
+  for (const [count2, days] of crowded)
     report(
       problems,
       siteOf(parsed, segments2),
-      `${owner} has ${count} slots on ${days.join(", ")}; the platform allows at most ${PERIODS_PER_SCHEDULE} a day`
+      `${owner} has ${count2} slots on ${days.join(", ")}; the platform allows at most ${PERIODS_PER_SCHEDULE} a day`
     );
 }
 
@@ -66364,14 +66364,14 @@ function checkNesting(r, items2, index, optionDefs) {
   };
   const edgesOf = (group2) => optionsOf(group2).flatMap((option) => groupsOf(option).map((next) => ({ option, next })));
   const state = /* @__PURE__ */ new Map();
-  const path10 = [];
+  const path11 = [];
   const onPath = /* @__PURE__ */ new Map();
   const visit = (root) => {
     const frames = [];
     const enter = (group2) => {
       state.set(group2, "visiting");
-      onPath.set(group2, path10.length);
-      path10.push(group2);
+      onPath.set(group2, path11.length);
+      path11.push(group2);
       frames.push({ group: group2, edges: edgesOf(group2), i: 0 });
     };
     enter(root);
@@ -66380,7 +66380,7 @@ function checkNesting(r, items2, index, optionDefs) {
       const edge = frame.edges[frame.i++];
       if (!edge) {
         frames.pop();
-        path10.pop();
+        path11.pop();
         onPath.delete(frame.group);
         state.set(frame.group, "done");
         continue;
@@ -66388,13 +66388,13 @@ function checkNesting(r, items2, index, optionDefs) {
       const { option, next } = edge;
       if (state.get(next) === "visiting") {
         const from = onPath.get(next);
-        const length = 2 * (path10.length - from) + 1;
+        const length = 2 * (path11.length - from) + 1;
         const at = (k) => {
           if (k === length - 1) return next;
-          const g = path10[from + Math.floor(k / 2)];
+          const g = path11[from + Math.floor(k / 2)];
           if (k % 2 === 0) return g;
           const i = from + (k - 1) / 2 + 1;
-          return i < path10.length ? viaOption(path10[i], g) : option;
+          return i < path11.length ? viaOption(path11[i], g) : option;
         };
         once(
           entryOf(option, next),
@@ -66461,9 +66461,9 @@ function groupCycle(refs2, ref) {
   while (queue.length > 0) {
     const node = queue.shift();
     if (node === ref.from) {
-      const path10 = [];
-      for (let n = node; n != null; n = previous.get(n)) path10.unshift(n);
-      return [ref.from, ...path10];
+      const path11 = [];
+      for (let n = node; n != null; n = previous.get(n)) path11.unshift(n);
+      return [ref.from, ...path11];
     }
     for (const e of refs2)
       if (e.from === node && !previous.has(e.to)) {
@@ -67072,9 +67072,9 @@ function nestedWithin(state, sku) {
       const up = parents.get(node);
       if (!up) {
         if (node === sku) return void 0;
-        const path10 = [];
-        for (let n = previous.get(node); n !== void 0 && n !== null; n = previous.get(n)) path10.push(n);
-        const within = [node, ...path10.slice(0, -1)];
+        const path11 = [];
+        for (let n = previous.get(node); n !== void 0 && n !== null; n = previous.get(n)) path11.push(n);
+        const within = [node, ...path11.slice(0, -1)];
         return within.length >= 3 ? within : void 0;
       }
       for (const p of up)
@@ -69057,13 +69057,13 @@ function isIdempotent(spec, elements, body) {
   return spec.idempotent ? spec.idempotent(elements) : routeIdempotent(spec.route, body);
 }
 function callOf(spec, storeId, params) {
-  const path10 = routePath(
+  const path11 = routePath(
     spec.route,
     spec.pathParams ? spec.pathParams(storeId, params) : { storeId, ...params }
   );
   const query = spec.query?.(params);
   const qs = query ? new URLSearchParams(Object.entries(query)).toString() : "";
-  return { method: routeMethod(spec.route), path: qs ? `${path10}?${qs}` : path10 };
+  return { method: routeMethod(spec.route), path: qs ? `${path11}?${qs}` : path11 };
 }
 
 // src/secrets.ts
@@ -69785,27 +69785,27 @@ import { createRequire } from "module";
 import { basename as basename2, dirname, normalize, relative, resolve, sep } from "path";
 import * as nativeFs from "fs";
 var __require2 = /* @__PURE__ */ createRequire(import.meta.url);
-function cleanPath(path10) {
-  let normalized = normalize(path10);
+function cleanPath(path11) {
+  let normalized = normalize(path11);
   if (normalized.length > 1 && normalized[normalized.length - 1] === sep) normalized = normalized.substring(0, normalized.length - 1);
   return normalized;
 }
 var SLASHES_REGEX = /[\\/]/g;
-function convertSlashes(path10, separator) {
-  return path10.replace(SLASHES_REGEX, separator);
+function convertSlashes(path11, separator) {
+  return path11.replace(SLASHES_REGEX, separator);
 }
 var WINDOWS_ROOT_DIR_REGEX = /^[a-z]:[\\/]$/i;
-function isRootDirectory(path10) {
-  return path10 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path10);
+function isRootDirectory(path11) {
+  return path11 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path11);
 }
-function normalizePath(path10, options) {
+function normalizePath(path11, options) {
   const { resolvePaths, normalizePath: normalizePath$1, pathSeparator } = options;
-  const pathNeedsCleaning = process.platform === "win32" && path10.includes("/") || path10.startsWith(".");
-  if (resolvePaths) path10 = resolve(path10);
-  if (normalizePath$1 || pathNeedsCleaning) path10 = cleanPath(path10);
-  if (path10 === ".") return "";
-  const needsSeperator = path10[path10.length - 1] !== pathSeparator;
-  return convertSlashes(needsSeperator ? path10 + pathSeparator : path10, pathSeparator);
+  const pathNeedsCleaning = process.platform === "win32" && path11.includes("/") || path11.startsWith(".");
+  if (resolvePaths) path11 = resolve(path11);
+  if (normalizePath$1 || pathNeedsCleaning) path11 = cleanPath(path11);
+  if (path11 === ".") return "";
+  const needsSeperator = path11[path11.length - 1] !== pathSeparator;
+  return convertSlashes(needsSeperator ? path11 + pathSeparator : path11, pathSeparator);
 }
 function joinPathWithBasePath(filename, directoryPath) {
   return directoryPath + filename;
@@ -69842,8 +69842,8 @@ var pushDirectory = (directoryPath, paths) => {
   paths.push(directoryPath || ".");
 };
 var pushDirectoryFilter = (directoryPath, paths, filters) => {
-  const path10 = directoryPath || ".";
-  if (filters.every((filter) => filter(path10, true))) paths.push(path10);
+  const path11 = directoryPath || ".";
+  if (filters.every((filter) => filter(path11, true))) paths.push(path11);
 };
 var empty$2 = () => {
 };
@@ -69895,26 +69895,26 @@ var empty = () => {
 function build$3(options) {
   return options.group ? groupFiles : empty;
 }
-var resolveSymlinksAsync = function(path10, state, callback$1) {
+var resolveSymlinksAsync = function(path11, state, callback$1) {
   const { queue, fs: fs3, options: { suppressErrors } } = state;
   queue.enqueue();
-  fs3.realpath(path10, (error2, resolvedPath) => {
+  fs3.realpath(path11, (error2, resolvedPath) => {
     if (error2) return queue.dequeue(suppressErrors ? null : error2, state);
     fs3.stat(resolvedPath, (error$1, stat5) => {
       if (error$1) return queue.dequeue(suppressErrors ? null : error$1, state);
-      if (stat5.isDirectory() && isRecursive(path10, resolvedPath, state)) return queue.dequeue(null, state);
+      if (stat5.isDirectory() && isRecursive(path11, resolvedPath, state)) return queue.dequeue(null, state);
       callback$1(stat5, resolvedPath);
       queue.dequeue(null, state);
     });
   });
 };
-var resolveSymlinks = function(path10, state, callback$1) {
+var resolveSymlinks = function(path11, state, callback$1) {
   const { queue, fs: fs3, options: { suppressErrors } } = state;
   queue.enqueue();
   try {
-    const resolvedPath = fs3.realpathSync(path10);
+    const resolvedPath = fs3.realpathSync(path11);
     const stat5 = fs3.statSync(resolvedPath);
-    if (stat5.isDirectory() && isRecursive(path10, resolvedPath, state)) return;
+    if (stat5.isDirectory() && isRecursive(path11, resolvedPath, state)) return;
     callback$1(stat5, resolvedPath);
   } catch (e) {
     if (!suppressErrors) throw e;
@@ -69924,9 +69924,9 @@ function build$2(options, isSynchronous2) {
   if (!options.resolveSymlinks || options.excludeSymlinks) return null;
   return isSynchronous2 ? resolveSymlinks : resolveSymlinksAsync;
 }
-function isRecursive(path10, resolved, state) {
+function isRecursive(path11, resolved, state) {
   if (state.options.useRealPaths) return isRecursiveUsingRealPaths(resolved, state);
-  let parent = dirname(path10);
+  let parent = dirname(path11);
   let depth = 1;
   while (parent !== state.root && depth < 2) {
     const resolvedPath = state.symlinks.get(parent);
@@ -69934,7 +69934,7 @@ function isRecursive(path10, resolved, state) {
     if (isSameRoot) depth++;
     else parent = dirname(parent);
   }
-  state.symlinks.set(path10, resolved);
+  state.symlinks.set(path11, resolved);
   return depth > 1;
 }
 function isRecursiveUsingRealPaths(resolved, state) {
@@ -70106,19 +70106,19 @@ var Walker = class {
         const filename = this.joinPath(entry2.name, directoryPath);
         this.pushFile(filename, files, this.state.counts, filters);
       } else if (entry2.isDirectory()) {
-        let path10 = joinDirectoryPath(entry2.name, directoryPath, this.state.options.pathSeparator);
-        if (exclude && exclude(entry2.name, path10)) continue;
-        this.pushDirectory(path10, paths, filters);
-        this.walkDirectory(this.state, path10, path10, depth - 1, this.walk);
+        let path11 = joinDirectoryPath(entry2.name, directoryPath, this.state.options.pathSeparator);
+        if (exclude && exclude(entry2.name, path11)) continue;
+        this.pushDirectory(path11, paths, filters);
+        this.walkDirectory(this.state, path11, path11, depth - 1, this.walk);
       } else if (this.resolveSymlink && entry2.isSymbolicLink()) {
-        let path10 = joinPathWithBasePath(entry2.name, directoryPath);
-        this.resolveSymlink(path10, this.state, (stat5, resolvedPath) => {
+        let path11 = joinPathWithBasePath(entry2.name, directoryPath);
+        this.resolveSymlink(path11, this.state, (stat5, resolvedPath) => {
           if (stat5.isDirectory()) {
             resolvedPath = normalizePath(resolvedPath, this.state.options);
-            if (exclude && exclude(entry2.name, useRealPaths ? resolvedPath : path10 + pathSeparator)) return;
-            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path10 + pathSeparator, depth - 1, this.walk);
+            if (exclude && exclude(entry2.name, useRealPaths ? resolvedPath : path11 + pathSeparator)) return;
+            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path11 + pathSeparator, depth - 1, this.walk);
           } else {
-            resolvedPath = useRealPaths ? resolvedPath : path10;
+            resolvedPath = useRealPaths ? resolvedPath : path11;
             const filename = basename2(resolvedPath);
             const directoryPath$1 = normalizePath(dirname(resolvedPath), this.state.options);
             resolvedPath = this.joinPath(filename, directoryPath$1);
@@ -70284,7 +70284,7 @@ var Builder = class {
       isMatch = globFn(patterns, ...options);
       this.globCache[patterns.join("\0")] = isMatch;
     }
-    this.options.filters.push((path10) => isMatch(path10));
+    this.options.filters.push((path11) => isMatch(path11));
     return this;
   }
 };
@@ -70359,19 +70359,19 @@ function buildRelative(cwd, root) {
     return p[p.length - 1] === "/" && result !== "" ? `${result}/` : result || ".";
   };
 }
-function ensureNonDriveRelativePath(path10) {
-  return path10.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
+function ensureNonDriveRelativePath(path11) {
+  return path11.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
 }
 var splitPatternOptions = { parts: true };
-function splitPattern(path10) {
+function splitPattern(path11) {
   var _result$parts;
-  const result = import_picomatch.default.scan(path10, splitPatternOptions);
-  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path10];
+  const result = import_picomatch.default.scan(path11, splitPatternOptions);
+  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path11];
 }
 var POSIX_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}*?|]|^!|[!+@](?=\()|\\(?![()[\]{}!*+?@|]))/g;
 var WIN32_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}]|^!|[!+@](?=\())/g;
-var escapePosixPath = (path10) => path10.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
-var escapeWin32Path = (path10) => path10.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapePosixPath = (path11) => path11.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapeWin32Path = (path11) => path11.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
 var escapePath = isWin ? escapeWin32Path : escapePosixPath;
 function isDynamicPattern(pattern, options) {
   if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
@@ -70478,13 +70478,13 @@ function buildCrawler(options, patterns) {
   if (options.deep !== void 0) maxDepth = Math.round(options.deep - props.depthOffset);
   const crawler = new Builder({
     filters: [debug2 ? (p, isDirectory2) => {
-      const path10 = format(p, isDirectory2);
-      const matches = matcher(path10) && !ignore(path10);
-      if (matches) log(`matched ${path10}`);
+      const path11 = format(p, isDirectory2);
+      const matches = matcher(path11) && !ignore(path11);
+      if (matches) log(`matched ${path11}`);
       return matches;
     } : (p, isDirectory2) => {
-      const path10 = format(p, isDirectory2);
-      return matcher(path10) && !ignore(path10);
+      const path11 = format(p, isDirectory2);
+      return matcher(path11) && !ignore(path11);
     }],
     exclude: debug2 ? (_, p) => {
       const skipped = excludePredicate(_, p);
@@ -70597,6 +70597,18 @@ async function resolveCommit(ref, cwd) {
     );
   }
   return { toplevel: await realpath2(top), sha, ref };
+}
+async function changedFiles(commit2) {
+  const split = (out) => out.split("\0").filter((p) => p !== "");
+  const [tracked, untracked] = await Promise.all([
+    git(["diff", "--name-only", "--no-renames", "-z", commit2.sha, "--"], commit2.toplevel),
+    git(["ls-files", "--others", "--exclude-standard", "-z"], commit2.toplevel)
+  ]);
+  return [...split(tracked), ...split(untracked)].map((p) => path3.join(commit2.toplevel, p));
+}
+async function commitFiles(commit2) {
+  const out = await git(["ls-tree", "-r", "-z", "--name-only", commit2.sha], commit2.toplevel);
+  return out.split("\0").filter((p) => p !== "").map((p) => path3.join(commit2.toplevel, p));
 }
 async function fetchCommit(sha, cwd) {
   await git(["fetch", "--no-tags", "--quiet", "--depth=1", "origin", sha], cwd);
@@ -71946,21 +71958,21 @@ var MAX_SHARDS = 256;
 function parseShard(text, what = "--shard") {
   const m = /^\s*(\d{1,3})\s*\/\s*(\d{1,3})\s*$/.exec(text);
   const index = m ? Number(m[1]) : NaN;
-  const count = m ? Number(m[2]) : NaN;
-  if (!m || index < 1 || count < 1 || index > count || count > MAX_SHARDS) {
+  const count2 = m ? Number(m[2]) : NaN;
+  if (!m || index < 1 || count2 < 1 || index > count2 || count2 > MAX_SHARDS) {
     throw new UsageError(
       `${what} must be K/N with 1 ≤ K ≤ N ≤ ${MAX_SHARDS} (e.g. 2/4), got ${JSON.stringify(text)}`
     );
   }
-  return { index, count };
+  return { index, count: count2 };
 }
 function weight(key, shard) {
   return createHash2("sha256").update(`carte:${key}:${shard}`).digest().readBigUInt64BE(0);
 }
-function shardOf(key, count) {
+function shardOf(key, count2) {
   let best = 1;
   let bestWeight = -1n;
-  for (let i = 1; i <= count; i++) {
+  for (let i = 1; i <= count2; i++) {
     const w = weight(key, i);
     if (w > bestWeight) {
       best = i;
@@ -72015,7 +72027,18 @@ function mergePlans(plans) {
   const sum = (k) => plans.reduce((n, p) => n + p.summary[k], 0);
   const violations = plans.flatMap((p) => p.safety.violations);
   const override = plans.find((p) => p.safety.override)?.safety.override;
-  const targeting = plans.find((p) => p.targeting)?.targeting;
+  const found = plans.find((p) => p.targeting)?.targeting;
+  const scopes = plans.flatMap((p) => p.targeting?.scope ? [p.targeting.scope] : []);
+  const targeting = found && scopes.length > 0 ? {
+    ...found,
+    scope: {
+      ...scopes[0],
+      stores: scopes.flatMap((s) => s.stores).sort((a3, b) => a3.store < b.store ? -1 : a3.store > b.store ? 1 : 0),
+      client: [...new Set(scopes.flatMap((s) => s.client))],
+      removed: scopes.flatMap((s) => s.removed).sort((a3, b) => a3.store < b.store ? -1 : a3.store > b.store ? 1 : 0),
+      reads: [...new Set(scopes.flatMap((s) => s.reads))]
+    }
+  } : found;
   const currency = plans.find((p) => p.currency !== void 0)?.currency;
   const info2 = plans.flatMap((p) => p.info ?? []).sort((a3, b) => a3.store < b.store ? -1 : a3.store > b.store ? 1 : 0);
   return {
@@ -72071,21 +72094,21 @@ function mergeRecords(records) {
   if (records.length === 0)
     throw new UsageError("no run record to report: check the plans input and the artifacts");
   const first = records[0];
-  const count = first.shard?.count ?? 1;
+  const count2 = first.shard?.count ?? 1;
   for (const r of records) {
     if (r.command !== first.command) throw new UsageError("the run records mix plan and drift runs");
-    if ((r.shard?.count ?? 1) !== count)
+    if ((r.shard?.count ?? 1) !== count2)
       throw new UsageError("the run records come from different shard counts");
     if (r.commit !== first.commit) {
       throw new UsageError(`the run records are of different commits (${first.commit} and ${r.commit})`);
     }
   }
   const seen2 = records.map((r) => r.shard?.index ?? 1);
-  const missing2 = Array.from({ length: count }, (_, i) => i + 1).filter((k) => !seen2.includes(k));
+  const missing2 = Array.from({ length: count2 }, (_, i) => i + 1).filter((k) => !seen2.includes(k));
   const repeated = seen2.filter((k, i) => seen2.indexOf(k) !== i);
   if (missing2.length > 0 || repeated.length > 0) {
     throw new UsageError(
-      `the run records do not hold each of the ${count} shards once` + (missing2.length ? `; missing: ${missing2.map((k) => `${k}/${count}`).join(", ")}` : "") + (repeated.length ? `; repeated: ${repeated.map((k) => `${k}/${count}`).join(", ")}` : "")
+      `the run records do not hold each of the ${count2} shards once` + (missing2.length ? `; missing: ${missing2.map((k) => `${k}/${count2}`).join(", ")}` : "") + (repeated.length ? `; repeated: ${repeated.map((k) => `${k}/${count2}`).join(", ")}` : "")
     );
   }
   const sorted = [...records].sort((a3, b) => (a3.shard?.index ?? 1) - (b.shard?.index ?? 1));
@@ -72167,7 +72190,7 @@ function batchWrites(writes) {
       counters.set(base, n);
       const elements = part.map((w) => w.element);
       const stores = [...new Set(part.map((w) => w.store))];
-      const { method, path: path10 } = callOf(spec, spec.scope === "store" ? first.storeId : "", first.params);
+      const { method, path: path11 } = callOf(spec, spec.scope === "store" ? first.storeId : "", first.params);
       const body = spec.body(elements, first.params);
       ops.push({
         id: totals.get(base) > 1 ? `${base}#${n}` : base,
@@ -72175,7 +72198,7 @@ function batchWrites(writes) {
         stage: spec.stage,
         stores: stores.filter((s) => s !== ""),
         method,
-        path: path10,
+        path: path11,
         body,
         idempotent: isIdempotent(spec, elements, body),
         addresses: part.map((w) => w.address),
@@ -72209,7 +72232,14 @@ function matchStore(pattern, key) {
   return matchAddress(`store[${pattern}]`, `store[${key}]`);
 }
 function isTargeted(t) {
+  return !!t && (isFiltering(t) || t.scope !== void 0);
+}
+function isFiltering(t) {
   return !!t && (t.stores.length > 0 || t.kinds.length > 0 || t.targets.length > 0);
+}
+function scopedKinds(t) {
+  if (!t?.scope) return void 0;
+  return new Map(t.scope.stores.map((s) => [s.store, new Set(s.kinds)]));
 }
 function inTarget(t, change) {
   if (t.stores.length > 0 && !t.stores.some((p) => matchStore(p, change.store))) return false;
@@ -72265,7 +72295,7 @@ function pct(n, of) {
 }
 function safetyVerdict(plan, perStore) {
   const violations = [];
-  if (plan.stores.length === 0) {
+  if (plan.stores.length === 0 && (plan.targeting?.scope?.of ?? 0) === 0) {
     violations.push({
       guard: "no_stores",
       message: "the configuration names no store: check the stores: pattern in carte.yaml and that the store files exist"
@@ -72421,21 +72451,21 @@ function createdAttributes(after) {
 var hasOwn = (o, key) => Object.prototype.hasOwnProperty.call(o, key);
 function compareAll(kind, current2, desired, ownership, created) {
   const out = [];
-  const ownershipOf = typeof ownership === "function" ? ownership : () => ownership;
+  const ownershipOf2 = typeof ownership === "function" ? ownership : () => ownership;
   for (const key in desired) {
     if (!hasOwn(desired, key)) continue;
     const cmp = compare(
       kind,
       hasOwn(current2, key) ? current2[key] : void 0,
       desired[key],
-      ownershipOf(key),
+      ownershipOf2(key),
       created
     );
     if (cmp) out.push([key, cmp]);
   }
   for (const key in current2) {
     if (!hasOwn(current2, key) || hasOwn(desired, key)) continue;
-    const cmp = compare(kind, current2[key], void 0, ownershipOf(key), created);
+    const cmp = compare(kind, current2[key], void 0, ownershipOf2(key), created);
     if (cmp) out.push([key, cmp]);
   }
   return out.length > 1 ? out.sort(([a3], [b]) => a3 < b ? -1 : a3 > b ? 1 : 0) : out;
@@ -72469,8 +72499,10 @@ function shareEqual(have, want) {
 }
 function createPlanner(desired, options = {}) {
   const kinds2 = options.kinds ?? kinds;
-  const ownershipOf = (k) => options.ownership?.[k.name] ?? k.defaultOwnership ?? "full";
+  const ownershipOf2 = (k) => options.ownership?.[k.name] ?? k.defaultOwnership ?? "full";
   const targeting = isTargeted(options.targeting) ? options.targeting : void 0;
+  const filtering = targeting && isFiltering(targeting) ? targeting : void 0;
+  const scoped = scopedKinds(targeting);
   const policy = options.safety ?? DEFAULT_SAFETY;
   const planned = /* @__PURE__ */ new Map();
   const memo = options.checksums ? digestMemo() : void 0;
@@ -72509,7 +72541,7 @@ function createPlanner(desired, options = {}) {
       );
     };
     const selected = () => {
-      const kept = targeting ? selectChanges(changes, targeting) : changes;
+      const kept = filtering ? selectChanges(changes, filtering) : changes;
       return { changes: kept, writes: kept.flatMap((c) => writesOf.get(c) ?? []) };
     };
     return { record, selected };
@@ -72539,8 +72571,10 @@ function createPlanner(desired, options = {}) {
     const { record, selected } = collector();
     const info2 = [];
     const storeInTarget = !targeting || targeting.stores.length === 0 || targeting.stores.some((p) => matchStore(p, storeKey2));
+    const inScope = scoped?.get(storeKey2);
     for (const kind of kinds2) {
-      const ownership = ownershipOf(kind);
+      if (scoped && !inScope?.has(kind.name)) continue;
+      const ownership = ownershipOf2(kind);
       if (ownership === "ignore") continue;
       const d = kind.select(want, ownership, have);
       if (d === void 0) continue;
@@ -72589,7 +72623,8 @@ function createPlanner(desired, options = {}) {
     const wantClient = desired.client ?? {};
     const { record, selected } = collector();
     for (const kind of clientKinds2) {
-      const ownership = ownershipOf(kind);
+      if (targeting?.scope && !targeting.scope.client.includes(kind.name)) continue;
+      const ownership = ownershipOf2(kind);
       if (ownership === "ignore") continue;
       const d = kind.select(wantClient);
       if (d === void 0) continue;
@@ -72606,7 +72641,7 @@ function createPlanner(desired, options = {}) {
     const changes = [...stores.flatMap((s) => s.changes), ...clientPlan.changes];
     const info2 = stores.flatMap((s) => s.info);
     const operations = batchWrites([...stores.flatMap((s) => s.writes), ...clientPlan.writes]);
-    const count = (a3) => changes.filter((c) => c.action === a3).length;
+    const count2 = (a3) => changes.filter((c) => c.action === a3).length;
     let checksums = given;
     if (memo) {
       const stores2 = table();
@@ -72635,9 +72670,9 @@ function createPlanner(desired, options = {}) {
       changes,
       operations,
       summary: {
-        create: count("create"),
-        update: count("update"),
-        delete: count("delete"),
+        create: count2("create"),
+        update: count2("update"),
+        delete: count2("delete"),
         operations: operations.length,
         stores: new Set(changes.map((c) => c.store).filter((k) => k !== "")).size
       },
@@ -72831,11 +72866,11 @@ function diff(obj, newObj, options = { cyclesFix: true }, _stack = []) {
   const isObjArray = Array.isArray(obj);
   for (const key in obj) {
     const value = obj[key];
-    const path10 = isObjArray ? +key : key;
+    const path11 = isObjArray ? +key : key;
     if (!(key in newObj)) {
       diffs.push({
         type: "REMOVE",
-        path: [path10],
+        path: [path11],
         oldValue: value
       });
       continue;
@@ -72852,12 +72887,12 @@ function diff(obj, newObj, options = { cyclesFix: true }, _stack = []) {
         _stack.pop();
       }
       for (const subDiff of subDiffs) {
-        subDiff.path.unshift(path10);
+        subDiff.path.unshift(path11);
         diffs.push(subDiff);
       }
     } else if (!(Object.is(value, newValue) || temporalTypes.includes(objConstructor) && String(value) === String(newValue) || richTypes.includes(objConstructor) && (isNaN(value) ? value + "" === newValue + "" : +value === +newValue))) {
       diffs.push({
-        path: [path10],
+        path: [path11],
         type: "CHANGE",
         value: newValue,
         oldValue: value
@@ -73957,6 +73992,54 @@ Object.defineProperties(createChalk.prototype, styles2);
 var chalk = createChalk();
 var chalkStderr = createChalk({ level: stderrColor ? stderrColor.level : 0 });
 
+// src/render/scope.ts
+var segmentWords = /* @__PURE__ */ new Map([
+  ["item", ["item", "items"]],
+  ["modifier_group", ["modifier group", "modifier groups"]],
+  ["category", ["category", "categories"]],
+  ["menu", ["menu", "menus"]],
+  ["availability", ["item availability", "item availabilities"]],
+  ["webhook", ["webhook", "webhooks"]],
+  ["store_hours", ["day of hours", "days of hours"]],
+  ["holiday", ["holiday", "holidays"]],
+  ["special_day", ["special day", "special days"]],
+  ["corridor_schedule", ["category schedule", "category schedules"]],
+  ["product_schedule", ["item schedule", "item schedules"]],
+  ["store_availability", ["open/closed setting", "open/closed settings"]]
+]);
+function count(segment2, n) {
+  const words = segmentWords.get(segment2);
+  return words ? `${n} ${words[n === 1 ? 0 : 1]}` : `${segment2} × ${n}`;
+}
+function scopeLine(plan) {
+  const scope = plan.targeting?.scope;
+  if (!scope) return void 0;
+  const n = scope.stores.length;
+  let line = `Plan scoped to the changes since ${scope.base}: ${n} of ${plural(scope.of, "store")} read`;
+  if (scope.reads.length > 0) line += ` (${scope.reads.join(", ")})`;
+  if (scope.removed.length > 0) line += `, ${plural(scope.removed.length, "store")} no longer in the files`;
+  if (scope.client.length > 0) line += `, the client-level settings`;
+  if (n === 0 && scope.removed.length === 0 && scope.client.length === 0) {
+    line += `: the files make no difference to any store`;
+  }
+  return `${line}.`;
+}
+function scopeNotes(plan) {
+  const scope = plan.targeting?.scope;
+  if (!scope) return [];
+  const out = [];
+  for (const r of scope.removed) {
+    const left = Object.entries(r.left ?? {}).filter(([, n]) => n > 0).map(([segment2, n]) => count(segment2, n));
+    out.push(
+      `store[${r.store}] (${r.name}, ${r.storeId}) is no longer in the files: carte stops managing it and changes nothing there; the platform keeps ${left.length > 0 ? left.join(", ") : "nothing carte managed"}.`
+    );
+  }
+  out.push(
+    `Only what the files changed since ${scope.base} was read and planned; drift elsewhere shows in a full plan (carte plan without --scope, the scheduled drift check).`
+  );
+  return out;
+}
+
 // src/render/text.ts
 function summaryLine(plan) {
   const s = plan.summary;
@@ -73965,7 +74048,7 @@ function summaryLine(plan) {
 }
 function notes(plan) {
   const out = [];
-  if (plan.targeting) {
+  if (plan.targeting && isFiltering(plan.targeting)) {
     const t = plan.targeting;
     const parts2 = [
       ...t.stores.map((x) => `--store ${x}`),
@@ -73981,6 +74064,7 @@ function notes(plan) {
     for (const v of plan.safety.violations) out.push(`  - ${v.guard}: ${v.message}`);
   }
   for (const i of plan.info ?? []) out.push(`Note: store[${i.store}]: ${i.message}`);
+  out.push(...scopeNotes(plan));
   return out;
 }
 function targetLine(target) {
@@ -73988,7 +74072,11 @@ function targetLine(target) {
 }
 function renderText(plan, options) {
   const c = new Chalk({ level: options.color ? 1 : 0 });
-  const first = options.target === void 0 ? [] : [c.dim(escapeTerminal(targetLine(options.target)))];
+  const scoped = scopeLine(plan);
+  const first = [
+    ...options.target === void 0 ? [] : [c.dim(escapeTerminal(targetLine(options.target)))],
+    ...scoped === void 0 ? [] : [c.bold(escapeTerminal(scoped))]
+  ];
   if (plan.changes.length === 0) {
     return [...first, c.green(summaryLine(plan)), ...notes(plan).map((n) => c.yellow(escapeTerminal(n)))].join(
       "\n"
@@ -74189,16 +74277,23 @@ ${context ? `${context}
   if (options.target !== void 0) out += `${escapeMd(targetLine(options.target))}
 
 `;
+  const scoped = scopeLine(plan);
+  if (scoped !== void 0) out += `> ${escapeMd(scoped)}
+
+`;
   out += plan.changes.length === 0 ? `**No changes.** The platform matches the configuration.
 
 ` : `**Plan: ${countsOf(plan.changes)}.**
 
 `;
   out += safetyBlock(plan, options.forceHint);
-  if (plan.targeting) out += `> ${escapeMd(notes(plan)[0] ?? "")}
+  if (plan.targeting && isFiltering(plan.targeting)) out += `> ${escapeMd(notes(plan)[0] ?? "")}
 
 `;
   out += infoBlock(plan);
+  for (const n of scopeNotes(plan)) out += `> ${escapeMd(n)}
+
+`;
   const budget = () => max - out.length - footer.length;
   const split = options.split;
   if (!split) {
@@ -74447,11 +74542,11 @@ function flatten(schedules2) {
   return out;
 }
 function contentKeys(periods2) {
-  const count = /* @__PURE__ */ new Map();
+  const count2 = /* @__PURE__ */ new Map();
   return periods2.map((p) => {
     const base = `${p.days}|${p.starts_time}|${p.ends_time}`;
-    const n = count.get(base) ?? 0;
-    count.set(base, n + 1);
+    const n = count2.get(base) ?? 0;
+    count2.set(base, n + 1);
     return `${base}#${n}`;
   });
 }
@@ -75178,8 +75273,8 @@ var PlatformClient = class {
    * whatever its status. Throws {@link ApiError} with status 0 when no response arrives (connection
    * refused or reset, timeout).
    */
-  async raw(method, path10, body, headers = {}) {
-    const out = await this.exchange(method, path10, body, this.deadlineAt ?? Infinity, async () => headers);
+  async raw(method, path11, body, headers = {}) {
+    const out = await this.exchange(method, path11, body, this.deadlineAt ?? Infinity, async () => headers);
     if (!out.ok) throw out.error;
     return out.res;
   }
@@ -75198,9 +75293,9 @@ var PlatformClient = class {
    * @throws InternalError when a path parameter of the route is missing.
    */
   async request(name, params, body, options = {}) {
-    const path10 = routePath(name, params) + queryString(options.query);
+    const path11 = routePath(name, params) + queryString(options.query);
     const idempotent = options.idempotent ?? routeIdempotent(name, body);
-    return this.send(routeMethod(name), path10, body, routeSpec(name).surface, idempotent, options.raw);
+    return this.send(routeMethod(name), path11, body, routeSpec(name).surface, idempotent, options.raw);
   }
   /**
    * Calls a concrete path (`/restaurants/…`, query string included) and returns the body of a 2xx
@@ -75211,15 +75306,15 @@ var PlatformClient = class {
    * @throws ApiError as {@link PlatformClient.request}.
    * @throws InternalError when no route of the table has this path (a bug of the caller).
    */
-  async call(method, path10, body, options = {}) {
-    const name = routeOfPath(method, path10);
+  async call(method, path11, body, options = {}) {
+    const name = routeOfPath(method, path11);
     if (name === void 0) {
       throw new InternalError(
-        `no route of the platform API (src/platform/routes.ts) matches ${method} ${path10}`
+        `no route of the platform API (src/platform/routes.ts) matches ${method} ${path11}`
       );
     }
     const idempotent = options.idempotent ?? isIdempotentMethod(method);
-    return this.send(method, path10 + queryString(options.query), body, routeSpec(name).surface, idempotent);
+    return this.send(method, path11 + queryString(options.query), body, routeSpec(name).surface, idempotent);
   }
   /**
    * One protected call with retries; the body of a 2xx answer. The token is taken for each attempt
@@ -75227,15 +75322,15 @@ var PlatformClient = class {
    * call repeated when the call has not renewed it within the last {@link RENEW_AGAIN_AFTER_MS}
    * (platform notes "Authentication": renew on 401; a second 401 right after a renewal is final).
    */
-  async send(method, path10, body, surface, idempotent, raw = false) {
+  async send(method, path11, body, surface, idempotent, raw = false) {
     let renewedAt = Number.NEGATIVE_INFINITY;
-    const res = await this.withRetries(method, path10, idempotent, async (deadline) => {
-      if (surface === "none") return this.exchange(method, path10, body, deadline, async () => ({}), raw);
+    const res = await this.withRetries(method, path11, idempotent, async (deadline) => {
+      if (surface === "none") return this.exchange(method, path11, body, deadline, async () => ({}), raw);
       for (; ; ) {
         let used;
         const out = await this.exchange(
           method,
-          path10,
+          path11,
           body,
           deadline,
           async () => {
@@ -75250,7 +75345,7 @@ var PlatformClient = class {
         await this.dropToken(surface, used);
       }
     });
-    if (res.status < 200 || res.status > 299) throw this.toError(method, path10, res);
+    if (res.status < 200 || res.status > 299) throw this.toError(method, path11, res);
     return res.body;
   }
   /**
@@ -75262,7 +75357,7 @@ var PlatformClient = class {
    * that the time limit was reached. Errors thrown by `attempt` itself (a failed token login, which has
    * its own retries) end the call at once.
    */
-  async withRetries(method, path10, idempotent, attempt) {
+  async withRetries(method, path11, idempotent, attempt) {
     const deadline = this.deadlineAt ?? this.now() + DEFAULT_CALL_DEADLINE_MS;
     for (let n = 1; ; ) {
       const out = await attempt(deadline);
@@ -75282,10 +75377,10 @@ var PlatformClient = class {
       }
       let delayMs = retryDelay(n, status2, retryAfterMs, this.retryPolicy, this.random);
       if (asked) delayMs = Math.max(delayMs, MIN_ASKED_WAIT_MS);
-      if (this.now() + delayMs >= deadline) throw this.deadlineError(method, path10, out);
+      if (this.now() + delayMs >= deadline) throw this.deadlineError(method, path11, out);
       this.onRetry?.({
         method,
-        path: path10,
+        path: path11,
         attempt: n,
         status: status2,
         delayMs,
@@ -75296,11 +75391,11 @@ var PlatformClient = class {
     }
   }
   /** The error of a call cut short by the deadline: its last outcome, and why it was not tried again. */
-  deadlineError(method, path10, out) {
-    const last = out.ok ? this.toError(method, path10, out.res) : out.error;
+  deadlineError(method, path11, out) {
+    const last = out.ok ? this.toError(method, path11, out.res) : out.error;
     return new ApiError({
       method,
-      path: path10,
+      path: path11,
       status: last.status,
       platformMessage: `${last.platformMessage ?? `HTTP ${last.status}`}; not tried again: the time limit of the run (--timeout) is reached`,
       ...last.platformType === void 0 ? {} : { platformType: last.platformType }
@@ -75313,7 +75408,7 @@ var PlatformClient = class {
    * client's `timeoutMs`, shortened to what is left before `deadline`. Errors of `headers` (a failed
    * login) propagate. With `raw`, the body of a 2xx answer is kept as text ({@link CallOptions.raw}).
    */
-  async exchange(method, path10, body, deadline, headers, raw = false) {
+  async exchange(method, path11, body, deadline, headers, raw = false) {
     await this.rateLimiter.acquire();
     const extra = await headers();
     const timeoutMs = Math.max(1, Math.min(this.timeoutMs, deadline - this.now()));
@@ -75321,7 +75416,7 @@ var PlatformClient = class {
     let resHeaders;
     let text;
     try {
-      const res = await (0, import_undici2.request)(this.baseUrl + path10, {
+      const res = await (0, import_undici2.request)(this.baseUrl + path11, {
         method,
         dispatcher: this.dispatcher,
         headers: {
@@ -75337,7 +75432,7 @@ var PlatformClient = class {
       resHeaders = res.headers;
       text = await res.body.text();
     } catch (cause) {
-      return this.transportFailure(method, path10, cause, timeoutMs);
+      return this.transportFailure(method, path11, cause, timeoutMs);
     }
     let parsed = void 0;
     if (raw && status2 >= 200 && status2 <= 299) parsed = text;
@@ -75358,7 +75453,7 @@ var PlatformClient = class {
     return { ok: true, res: { status: status2, headers: resHeaders, body: parsed } };
   }
   /** Turns an error of undici or the network into an outcome with a clear, secret-free message. */
-  transportFailure(method, path10, cause, timeoutMs) {
+  transportFailure(method, path11, cause, timeoutMs) {
     const kind = classifyTransportError(cause);
     let reason;
     if (kind.timeout) {
@@ -75370,16 +75465,16 @@ var PlatformClient = class {
     reason = redact(reason, [...this.secrets]);
     return {
       ok: false,
-      error: new ApiError({ method, path: path10, status: 0, platformMessage: reason, cause }),
+      error: new ApiError({ method, path: path11, status: 0, platformMessage: reason, cause }),
       retryable: (idempotent) => isRetryableTransportError(kind, idempotent),
       reason: kind.timeout ? `timed out after ${timeoutMs} ms` : kind.code ?? "network error"
     };
   }
-  toError(method, path10, res) {
+  toError(method, path11, res) {
     const { message, type } = platformMessage(res.body);
     return new ApiError({
       method,
-      path: path10,
+      path: path11,
       status: res.status,
       platformMessage: message === void 0 ? void 0 : redact(message, [...this.secrets]),
       platformType: type
@@ -75417,20 +75512,20 @@ var PlatformClient = class {
   }
   /** Logs in (spec §4.1). Retried as an idempotent call: a login has no effect beyond issuing a token. */
   async login(surface) {
-    const path10 = routePath(LOGIN_ROUTES[surface]);
+    const path11 = routePath(LOGIN_ROUTES[surface]);
     const creds = { client_id: this.clientId, client_secret: this.clientSecret };
     const res = await this.withRetries(
       "POST",
-      path10,
+      path11,
       true,
-      (deadline) => this.exchange("POST", path10, creds, deadline, async () => ({}))
+      (deadline) => this.exchange("POST", path11, creds, deadline, async () => ({}))
     );
-    if (res.status < 200 || res.status > 299) throw this.toError("POST", path10, res);
+    if (res.status < 200 || res.status > 299) throw this.toError("POST", path11, res);
     const body = res.body;
     if (!body || typeof body.access_token !== "string" || typeof body.expires_in !== "number") {
       throw new ApiError({
         method: "POST",
-        path: path10,
+        path: path11,
         status: res.status,
         platformMessage: "malformed token response"
       });
@@ -75488,6 +75583,24 @@ function readRequests(desired, ownership = {}, kinds2 = kinds) {
       return own2 !== "ignore" && k.select(s, own2) !== void 0;
     })
   }));
+}
+function projectReads(desired, ownership = {}, targeting) {
+  const scoped = scopedKinds(targeting);
+  const requests = readRequests(desired, ownership);
+  const clientKinds2 = clientReadKinds(desired, ownership);
+  const scope = targeting?.scope;
+  if (!scoped || !scope) return { requests, clientKinds: clientKinds2, removed: [] };
+  return {
+    requests: requests.map((r) => ({
+      store: r.store,
+      kinds: r.kinds.filter((k) => scoped.get(r.store.key)?.has(k.name) === true)
+    })),
+    clientKinds: clientKinds2.filter((k) => scope.client.includes(k.name)),
+    removed: scope.removed.map((r) => ({
+      store: { key: r.store, storeId: r.storeId, integrationId: r.store, name: r.name },
+      kinds: kinds.filter((k) => r.kinds.includes(k.name))
+    }))
+  };
 }
 function clientReadKinds(desired, ownership = {}, kinds2 = clientKinds) {
   return kinds2.filter(
@@ -75903,16 +76016,25 @@ function clientDigest(state) {
 
 // src/workflow.ts
 function scopeDesired(desired, targeting) {
-  if (!targeting || targeting.stores.length === 0) return desired;
-  const keys = Object.keys(desired.stores).filter((k) => targeting.stores.some((p) => matchStore(p, k)));
-  if (keys.length === 0) {
-    throw new UsageError(
-      `no store of the configuration matches --store ${targeting.stores.map((p) => p + (/[*?]/.test(p) ? "" : didYouMean(p, Object.keys(desired.stores), quote))).join(", ")}; known stores: ${Object.keys(desired.stores).join(", ")}`
-    );
+  const scope = targeting?.scope;
+  if (!targeting || targeting.stores.length === 0 && !scope) return desired;
+  let keys = Object.keys(desired.stores);
+  if (targeting.stores.length > 0) {
+    keys = keys.filter((k) => targeting.stores.some((p) => matchStore(p, k)));
+    if (keys.length === 0 && !scope) {
+      throw new UsageError(
+        `no store of the configuration matches --store ${targeting.stores.map((p) => p + (/[*?]/.test(p) ? "" : didYouMean(p, Object.keys(desired.stores), quote))).join(", ")}; known stores: ${Object.keys(desired.stores).join(", ")}`
+      );
+    }
+  }
+  if (scope) {
+    const inScope = new Set(scope.stores.map((s) => s.store));
+    keys = keys.filter((k) => inScope.has(k));
   }
   return {
     stores: Object.fromEntries(keys.map((k) => [k, desired.stores[k]])),
-    ...desired.currency !== void 0 ? { currency: desired.currency } : {}
+    ...desired.currency !== void 0 ? { currency: desired.currency } : {},
+    ...scope && scope.client.length > 0 && desired.client && targeting.stores.length === 0 ? { client: desired.client } : {}
   };
 }
 async function planProject(project, session, options = {}) {
@@ -75927,10 +76049,18 @@ async function planProject(project, session, options = {}) {
   const keep = options.keepCurrent === true || targets.length > 0;
   const kept = { stores: table() };
   const problems = [];
+  const reads = projectReads(desired, project.ownership, options.targeting);
+  const removed = new Map(reads.removed.map((r) => [r.store.key, r.kinds]));
+  const left = /* @__PURE__ */ new Map();
   const client = await readCurrent(
     session.client,
-    readRequests(desired, project.ownership),
+    [...reads.requests, ...reads.removed],
     (key, state) => {
+      const removedKinds = removed.get(key);
+      if (removedKinds) {
+        left.set(key, resourceCounts(state, removedKinds));
+        return;
+      }
       if (keep) kept.stores[key] = state;
       const want = own(desired.stores, key);
       const known = state.holidays === void 0 ? void 0 : new Set(Object.keys(state.holidays));
@@ -75940,13 +76070,20 @@ async function planProject(project, session, options = {}) {
     },
     {
       parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
-      clientKinds: clientReadKinds(desired, project.ownership),
+      clientKinds: reads.clientKinds,
       onRead: (done, total) => options.onStoreRead?.(done, total)
     }
   );
   if (client) kept.client = client;
   if (problems.length > 0) throw new ConfigError(problems);
   const plan = planner.finish(client);
+  const scope = plan.targeting?.scope;
+  if (plan.targeting && scope && scope.removed.length > 0) {
+    plan.targeting = {
+      ...plan.targeting,
+      scope: { ...scope, removed: scope.removed.map((r) => ({ ...r, left: left.get(r.store) ?? {} })) }
+    };
+  }
   if (targets.length > 0 && options.checkTargets !== false) {
     const unmatched = unmatchedTargets(targets, desired, kept, project.ownership);
     if (unmatched.length > 0)
@@ -75958,6 +76095,17 @@ async function planProject(project, session, options = {}) {
 }
 function withSuggestions(patterns, known) {
   return patterns.map((t) => t + (/[*?]/.test(t) ? "" : didYouMean(t, known, (a3) => quote(a3, 200)))).join(", ");
+}
+function resourceCounts(state, of) {
+  const counts2 = table();
+  for (const kind of of) {
+    if (kind.initial) continue;
+    for (const value of Object.values(kind.select(state) ?? {})) {
+      const segment2 = kind.segment(value);
+      counts2[segment2] = (own(counts2, segment2) ?? 0) + 1;
+    }
+  }
+  return counts2;
 }
 function unmatchedTargets(targets, desired, current2, ownership) {
   const addresses = knownAddresses(desired, current2, ownership);
@@ -75984,9 +76132,9 @@ function knownAddresses(desired, current2, ownership) {
 function storeGuard(plan, project, session, options = {}) {
   const digests = plan.checksums.stores;
   if (!digests) return void 0;
-  const desired = scopeDesired(project.desired, plan.targeting ?? options.targeting);
-  const requests = readRequests(desired, project.ownership);
-  const clientReads = clientReadKinds(desired, project.ownership);
+  const targeting = plan.targeting ?? options.targeting;
+  const desired = scopeDesired(project.desired, targeting);
+  const { requests, clientKinds: clientReads } = projectReads(desired, project.ownership, targeting);
   return async (store) => {
     const expected2 = own(digests, store);
     if (expected2 === void 0) return;
@@ -76317,11 +76465,11 @@ import path4 from "node:path";
 import { constants as constants3 } from "node:fs";
 import { open as open3 } from "node:fs/promises";
 var DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024;
-async function readConfigFile(path10, maxBytes) {
+async function readConfigFile(path11, maxBytes) {
   const fail3 = (message, line = 0, col = 0) => ({ ok: false, line, col, message });
   let handle2;
   try {
-    handle2 = await open3(path10, constants3.O_RDONLY | constants3.O_NONBLOCK);
+    handle2 = await open3(path11, constants3.O_RDONLY | constants3.O_NONBLOCK);
   } catch (err) {
     const code3 = err.code;
     return fail3(code3 === "ENOENT" ? "the file does not exist" : `cannot read the file (${code3 ?? "error"})`);
@@ -77020,7 +77168,7 @@ var FaultInjector = class {
    * The decision for one request, in arrival order. `key` identifies the client for rate limiting.
    * `isLogin`: a token login (skipped when `includeLogin` is false).
    */
-  decide(method, path10, key, isLogin, now = Date.now()) {
+  decide(method, path11, key, isLogin, now = Date.now()) {
     if (isLogin && this.opts.includeLogin === false) return { kind: "pass", delayMs: 0, slowMs: 0 };
     let rule = this.opts;
     let budget = "*";
@@ -77028,7 +77176,7 @@ var FaultInjector = class {
     if (routes2) {
       for (let i = 0; i < routes2.length; i++) {
         const r = routes2[i];
-        if (path10.startsWith(r.prefix) && (r.method === void 0 || r.method.toUpperCase() === method)) {
+        if (path11.startsWith(r.prefix) && (r.method === void 0 || r.method.toUpperCase() === method)) {
           rule = { ...this.opts, ...r };
           budget = String(i);
           break;
@@ -78230,8 +78378,8 @@ var handlers = {
     }
   }
 };
-async function handleControl(deps, method, path10, body) {
-  const what = path10.slice(CONTROL_PREFIX.length);
+async function handleControl(deps, method, path11, body) {
+  const what = path11.slice(CONTROL_PREFIX.length);
   const byMethod = Object.hasOwn(handlers, what) ? handlers[what] : void 0;
   if (!byMethod) return { status: 404, body: { message: "Not found" } };
   const h = Object.hasOwn(byMethod, method) ? byMethod[method] : void 0;
@@ -78654,12 +78802,12 @@ function checkNesting2(nodes) {
   const heightOf = (root) => {
     const known = height.get(root);
     if (known !== void 0) return known;
-    const path10 = [];
+    const path11 = [];
     const onPath = /* @__PURE__ */ new Map();
     const frames = [];
     const enter = (group2) => {
-      onPath.set(group2, path10.length);
-      path10.push(group2);
+      onPath.set(group2, path11.length);
+      path11.push(group2);
       frames.push({ group: group2, next: nextOf(group2), i: 0 });
     };
     enter(root);
@@ -78672,14 +78820,14 @@ function checkNesting2(nodes) {
         if (from !== void 0)
           throw menuRule(
             RuleType.depth,
-            `modifier groups nest in a circle: ${chainText2([...path10.slice(from), next])}`
+            `modifier groups nest in a circle: ${chainText2([...path11.slice(from), next])}`
           );
         enter(next);
         continue;
       }
       height.set(frame.group, 1 + frame.next.reduce((m, n) => Math.max(m, height.get(n) ?? 0), 0));
       frames.pop();
-      path10.pop();
+      path11.pop();
       onPath.delete(frame.group);
     }
     return height.get(root);
@@ -78692,24 +78840,24 @@ function checkNesting2(nodes) {
     for (const top of n.children) {
       const levels = heightOf(top);
       if (levels <= max) continue;
-      const path10 = [sku];
+      const path11 = [sku];
       let group2 = top;
       for (let level = 1; group2 !== void 0; level++) {
         if (level > max + 1) {
-          path10.push("…");
+          path11.push("…");
           break;
         }
-        path10.push(group2);
+        path11.push(group2);
         let best;
         for (const option of nodes.get(group2)?.children ?? [])
           for (const next of nodes.get(option)?.children ?? [])
             if (!best || heightOf(next) > heightOf(best.next)) best = { option, next };
-        if (best) path10.push(best.option);
+        if (best) path11.push(best.option);
         group2 = best?.next;
       }
       throw menuRule(
         RuleType.depth,
-        `item "${sku}" nests modifier groups ${levels} levels deep (${path10.join(" → ")}); the platform accepts at most ${max}`
+        `item "${sku}" nests modifier groups ${levels} levels deep (${path11.join(" → ")}); the platform accepts at most ${max}`
       );
     }
   }
@@ -79357,9 +79505,9 @@ function parseSlot2(v, at) {
   );
   return { startsTime: r.start, endsTime: r.end };
 }
-function checkSlotCount2(count, what) {
-  if (count > Limits.periodsPerSchedule) {
-    throw badShape(`${what} would have ${count} time slots; the limit is ${Limits.periodsPerSchedule}`);
+function checkSlotCount2(count2, what) {
+  if (count2 > Limits.periodsPerSchedule) {
+    throw badShape(`${what} would have ${count2} time slots; the limit is ${Limits.periodsPerSchedule}`);
   }
 }
 function pathNum(ctx, name) {
@@ -79951,20 +80099,20 @@ function expected(schema) {
   if (typeof s.pattern === "string") return `${typePhrase(s.type)} matching ${s.pattern}`;
   return typePhrase(s.type);
 }
-function missing(path10, schema) {
+function missing(path11, schema) {
   const s = resolve4(schema);
   const types = typeList(s?.type);
   if (s && types.length === 1 && types[0] === "array") {
-    if (typeof s.minItems === "number" && s.minItems >= 1) return `${path10} must be a non-empty array`;
+    if (typeof s.minItems === "number" && s.minItems >= 1) return `${path11} must be a non-empty array`;
     const items2 = resolve4(s.items);
     const of = typeList(items2?.type).map((t) => PLURAL[t] ?? t).join(" or ");
-    return `${path10} is required (an array${of === "" ? "" : ` of ${of}`})`;
+    return `${path11} is required (an array${of === "" ? "" : ` of ${of}`})`;
   }
-  if (types.length === 1 && types[0] === "boolean") return `${path10} must be a boolean`;
+  if (types.length === 1 && types[0] === "boolean") return `${path11} must be a boolean`;
   if (s && types.length === 1 && types[0] === "integer" && typeof s.minimum === "number" && s.minimum >= 1) {
-    return `${path10} is required (a positive integer)`;
+    return `${path11} is required (a positive integer)`;
   }
-  return `${path10} is required`;
+  return `${path11} is required`;
 }
 function child(pointer, name) {
   return `${pointer}/${name.replace(/~/g, "~0").replace(/\//g, "~1")}`;
@@ -80202,8 +80350,8 @@ function faultReply(d) {
   }
   return { status: Number(d.kind), body: { message: faultMessage(d.kind) } };
 }
-function route(deps, req, method, path10, query, body) {
-  const m = table3.match(method, path10);
+function route(deps, req, method, path11, query, body) {
+  const m = table3.match(method, path11);
   if (!m) throw fail2(404, "Not found");
   if ("allow" in m) {
     return { status: 405, body: { message: "Method not allowed" }, headers: { allow: m.allow.join(", ") } };
@@ -80249,12 +80397,12 @@ async function handle(deps, req, res) {
   const method = req.method ?? "GET";
   const url = req.url ?? "/";
   const q = url.indexOf("?");
-  let path10 = q >= 0 ? url.slice(0, q) : url;
-  if (path10.length > 1 && path10.endsWith("/")) path10 = path10.slice(0, -1);
+  let path11 = q >= 0 ? url.slice(0, q) : url;
+  if (path11.length > 1 && path11.endsWith("/")) path11 = path11.slice(0, -1);
   const query = q >= 0 ? url.slice(q + 1) : "";
-  const isLogin = path10 === LOGIN_INTEGRATIONS || path10 === LOGIN_UTILS;
-  const isControl = path10.startsWith(CONTROL_PREFIX);
-  const decision = !isControl && deps.faults?.active ? deps.faults.decide(method, path10, callerKey(req), isLogin) : void 0;
+  const isLogin = path11 === LOGIN_INTEGRATIONS || path11 === LOGIN_UTILS;
+  const isControl = path11.startsWith(CONTROL_PREFIX);
+  const decision = !isControl && deps.faults?.active ? deps.faults.decide(method, path11, callerKey(req), isLogin) : void 0;
   let reply;
   let recorded;
   let fault;
@@ -80262,9 +80410,9 @@ async function handle(deps, req, res) {
     const limit = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     const raw = await readBody(req, limit);
     if (raw === TOO_LARGE) {
-      if (!isControl) deps.requests.push({ method, path: path10, query, body: void 0, status: 413, at });
+      if (!isControl) deps.requests.push({ method, path: path11, query, body: void 0, status: 413, at });
       sendTooLarge(res, limit);
-      deps.log?.(`${method} ${path10} 413 ${(performance2.now() - started).toFixed(1)}ms`);
+      deps.log?.(`${method} ${path11} 413 ${(performance2.now() - started).toFixed(1)}ms`);
       return;
     }
     let body;
@@ -80280,15 +80428,15 @@ async function handle(deps, req, res) {
     if (isControl) {
       send(
         res,
-        !controlAllowed(deps, req) ? { status: 401, body: { message: "Invalid control token" } } : malformed ? { status: 400, body: { message: "Malformed JSON body" } } : await handleControl(deps, method, path10, body)
+        !controlAllowed(deps, req) ? { status: 401, body: { message: "Invalid control token" } } : malformed ? { status: 400, body: { message: "Malformed JSON body" } } : await handleControl(deps, method, path11, body)
       );
       return;
     }
     if (decision && decision.delayMs > 0) await sleep(decision.delayMs);
     if (decision?.kind === "drop") {
-      deps.requests.push({ method, path: path10, query, body: recorded, status: 0, at, fault: "drop" });
+      deps.requests.push({ method, path: path11, query, body: recorded, status: 0, at, fault: "drop" });
       req.socket.destroy();
-      deps.log?.(`${method} ${path10} dropped (injected fault) ${(performance2.now() - started).toFixed(1)}ms`);
+      deps.log?.(`${method} ${path11} dropped (injected fault) ${(performance2.now() - started).toFixed(1)}ms`);
       return;
     }
     const injected = decision && faultReply(decision);
@@ -80298,19 +80446,19 @@ async function handle(deps, req, res) {
     } else if (malformed) throw badShape("Malformed JSON body");
     else {
       const pendingMs = decision?.pendingMs ?? 0;
-      reply = pendingMs > 0 ? deps.state.withApplyDelay(pendingMs, () => route(deps, req, method, path10, query, body)) : route(deps, req, method, path10, query, body);
+      reply = pendingMs > 0 ? deps.state.withApplyDelay(pendingMs, () => route(deps, req, method, path11, query, body)) : route(deps, req, method, path11, query, body);
       if (decision?.kind === "lost" || decision?.kind === "hold") fault = decision.kind;
     }
   } catch (e) {
     if (e instanceof HttpError) reply = { status: e.status, body: e.body };
     else {
-      deps.log?.(`emulator: internal error on ${method} ${path10}: ${e.stack ?? String(e)}`);
+      deps.log?.(`emulator: internal error on ${method} ${path11}: ${e.stack ?? String(e)}`);
       reply = { status: 500, body: { message: "Internal server error" } };
     }
   }
   deps.requests.push({
     method,
-    path: path10,
+    path: path11,
     query,
     body: recorded,
     status: reply.status,
@@ -80319,7 +80467,7 @@ async function handle(deps, req, res) {
   });
   if (fault === "lost") {
     req.socket.destroy();
-    deps.log?.(`${method} ${path10} ${reply.status}, answer lost (injected fault)`);
+    deps.log?.(`${method} ${path11} ${reply.status}, answer lost (injected fault)`);
     return;
   }
   if (fault === "hold") await untilClosed(req, decision?.holdMs ?? 0);
@@ -80327,7 +80475,7 @@ async function handle(deps, req, res) {
   if (req.socket.destroyed) return;
   send(res, reply);
   deps.log?.(
-    `${method} ${path10} ${reply.status}${fault ? " (injected fault)" : ""} ${(performance2.now() - started).toFixed(1)}ms`
+    `${method} ${path11} ${reply.status}${fault ? " (injected fault)" : ""} ${(performance2.now() - started).toFixed(1)}ms`
   );
 }
 function createEmulatorServer(deps) {
@@ -80605,7 +80753,7 @@ async function openSession(project, options = {}) {
 }
 
 // src/run.ts
-import path7 from "node:path";
+import path8 from "node:path";
 
 // src/config/load.ts
 import { stat as stat3 } from "node:fs/promises";
@@ -80636,9 +80784,9 @@ function isUnder(parent, child2) {
   const rel = relative2(parent, child2);
   return rel === "" || rel !== ".." && !rel.startsWith(`..${sep2}`) && !isAbsolute2(rel);
 }
-async function realPathOf(path10) {
+async function realPathOf(path11) {
   const rest = [];
-  let current2 = path10;
+  let current2 = path11;
   for (; ; ) {
     try {
       return join(await realpath3(current2), ...rest.reverse());
@@ -80646,14 +80794,14 @@ async function realPathOf(path10) {
       const code3 = err.code;
       if (code3 !== "ENOENT" && code3 !== "ENOTDIR") throw err;
       const parent = dirname2(current2);
-      if (parent === current2) return path10;
+      if (parent === current2) return path11;
       rest.push(basename3(current2));
       current2 = parent;
     }
   }
 }
-async function insideProject(root, path10) {
-  const absolute = resolve5(root, path10);
+async function insideProject(root, path11) {
+  const absolute = resolve5(root, path11);
   if (!isUnder(resolve5(root), absolute)) return { inside: false, why: "path" };
   const realRoot = await realPathOf(resolve5(root));
   const real = await realPathOf(absolute);
@@ -81392,8 +81540,8 @@ async function readRollout(project, root, storeFiles, problems) {
   }
   return stages;
 }
-async function matchStores(pattern, root, indexOf, count, fail3) {
-  if (pattern === EVERY_STORE) return Array.from({ length: count }, (_, i) => i);
+async function matchStores(pattern, root, indexOf, count2, fail3) {
+  if (pattern === EVERY_STORE) return Array.from({ length: count2 }, (_, i) => i);
   if (!patternStaysInside(root, pattern)) {
     fail3(outsideMessage("the pattern", quote(pattern), "path"));
     return [];
@@ -81650,9 +81798,9 @@ function display(absolute) {
   const rel = relative3(process.cwd(), absolute);
   return rel === "" ? absolute : rel;
 }
-async function readAndValidate(absolute, kind, problems, limits, reading) {
+async function readAndValidate(absolute, kind, problems, limits, reading, ahead) {
   const file = display(absolute);
-  const read2 = await readConfigFile(absolute, limits.maxFileBytes);
+  const read2 = await (ahead ?? readConfigFile(absolute, limits.maxFileBytes));
   if (!read2.ok) {
     const p = { file, line: read2.line, col: read2.col, pointer: "", message: read2.message };
     reading.ofFiles.add(p);
@@ -81682,14 +81830,14 @@ function withoutKnockOn(problems, reading) {
   }
   const broken = [...reading.broken];
   const named = broken.length === 1 ? `the syntax of ${broken[0]}` : `the syntax of ${broken.join(", ")}`;
-  for (const [file, count] of skipped) {
+  for (const [file, count2] of skipped) {
     const until = reading.broken.has(file) && broken.length === 1 ? "its syntax" : named;
     kept.push({
       file,
       line: 0,
       col: 0,
       pointer: "",
-      message: `${count} check${count === 1 ? "" : "s"} of this file skipped until ${until} is fixed`,
+      message: `${count2} check${count2 === 1 ? "" : "s"} of this file skipped until ${until} is fixed`,
       summary: true
     });
   }
@@ -81717,11 +81865,19 @@ async function expand2(project, key, root, problems, allowUnmatched) {
       continue;
     }
     const outside = [];
-    for (const f of files) {
-      const where2 = await insideProject(root, f).catch(() => void 0);
-      if (!where2?.inside) outside.push(f);
-      else if (!out.includes(f)) out.push(f);
-    }
+    const limit = pLimit(16);
+    const wheres = await Promise.all(
+      // A match whose links cannot be resolved (a loop) is left out like one that leads outside.
+      files.map((f) => limit(() => insideProject(root, f).catch(() => void 0)))
+    );
+    const seen2 = new Set(out);
+    files.forEach((f, i) => {
+      if (!wheres[i]?.inside) outside.push(f);
+      else if (!seen2.has(f)) {
+        seen2.add(f);
+        out.push(f);
+      }
+    });
     if (outside.length > 0) {
       const named = outside.slice(0, 3).map((f) => quote(relative3(root, f), 120));
       report(
@@ -81809,16 +81965,20 @@ async function loadProject(configPath, options = {}) {
   const time = new TimeContext(options.now);
   const catalogPaths = await expand2(project.parsed, "catalogs", root, problems, allowUnmatched);
   const groupPaths = await expand2(project.parsed, "groups", root, problems, allowUnmatched);
-  const storePaths = await expand2(project.parsed, "stores", root, problems, allowUnmatched);
+  const allStorePaths = await expand2(project.parsed, "stores", root, problems, allowUnmatched);
+  const readStore = options.stores?.read;
+  const storePaths = readStore ? allStorePaths.filter((f) => readStore(f)) : allStorePaths;
   const catalogFiles = [];
-  for (const path10 of catalogPaths)
-    catalogFiles.push(await readAndValidate(path10, "catalog", problems, limits, reading));
+  for (const path11 of catalogPaths)
+    catalogFiles.push(await readAndValidate(path11, "catalog", problems, limits, reading));
   const groupFiles2 = [];
-  for (const path10 of groupPaths)
-    groupFiles2.push(await readAndValidate(path10, "group", problems, limits, reading));
+  for (const path11 of groupPaths)
+    groupFiles2.push(await readAndValidate(path11, "group", problems, limits, reading));
+  const readLimit = pLimit(16);
+  const storeReads = storePaths.map((path11) => readLimit(() => readConfigFile(path11, limits.maxFileBytes)));
   const storeFiles = [];
-  for (const path10 of storePaths)
-    storeFiles.push(await readAndValidate(path10, "store", problems, limits, reading));
+  for (const [i, path11] of storePaths.entries())
+    storeFiles.push(await readAndValidate(path11, "store", problems, limits, reading, storeReads[i]));
   const currency = readCurrency(project.parsed, problems);
   const indexes = catalogFiles.map((c) => checkCatalog(c.parsed, problems, currency));
   const catalogs = checkCatalogNames(indexes, problems);
@@ -81868,12 +82028,28 @@ async function loadProject(configPath, options = {}) {
   const checker = new OverridesChecker(problems);
   const mergedOverrides = [];
   const expired = /* @__PURE__ */ new Map();
+  const catalogPathOf = /* @__PURE__ */ new Map();
+  indexes.forEach((index, i) => {
+    if (!catalogPathOf.has(index.name)) catalogPathOf.set(index.name, catalogPaths[i]);
+  });
+  const sourcesOf = [];
   const settingsOf = storeLayers.map((layer, i) => {
     const group2 = field2(storeFiles[i]?.parsed.data, "group");
     const groupLayer = typeof group2 === "string" ? groupLayers.get(group2) : void 0;
     const layers = [chainLayer, ...groupLayer ? [groupLayer] : [], layer].flatMap(
       (l) => withIncludes(l, includes, root, /* @__PURE__ */ new Set())
     );
+    if (options.stores?.resolve) {
+      const catalog = catalogPathOf.get(String(field2(storeFiles[i]?.parsed.data, "catalog")));
+      sourcesOf.push(
+        /* @__PURE__ */ new Set([
+          configFile,
+          storePaths[i],
+          ...catalog ? [catalog] : [],
+          ...layers.map((l) => resolve7(l.site.parsed.file))
+        ])
+      );
+    }
     const key = field2(field2(storeFiles[i]?.parsed.data, "store"), "integration_id");
     if (typeof key === "string") holidaySites.set(key, holidaySitesOf(layers));
     const merged = mergeOverrides(layers.flatMap((l) => overridesOf.get(l) ?? []));
@@ -81919,7 +82095,9 @@ async function loadProject(configPath, options = {}) {
       catalogsOut.set(index.name, { catalog: file.parsed.data, file: file.parsed.file });
     }
   });
-  const resolvable = storeFiles.map((s, i) => {
+  const resolveOnly = options.stores?.resolve;
+  const resolved = resolveOnly ? storeFiles.flatMap((_, i) => resolveOnly(sourcesOf[i]) ? [i] : []) : [];
+  const all = storeFiles.map((s, i) => {
     const store = s.parsed.data;
     const catalog = catalogByName.get(store.catalog);
     if (!catalog)
@@ -81931,6 +82109,7 @@ async function loadProject(configPath, options = {}) {
       overrides: plainOverrides(mergedOverrides[i])
     };
   });
+  const resolvable = resolveOnly ? resolved.map((i) => all[i]) : all;
   let sources;
   if (options.explain) {
     sources = /* @__PURE__ */ new Map();
@@ -81975,6 +82154,12 @@ async function loadProject(configPath, options = {}) {
     files: [project, ...catalogFiles, ...groupFiles2, ...storeFiles, ...includes.values()].map(
       (f) => f.parsed.file
     ),
+    ...options.stores ? {
+      partial: {
+        stores: allStorePaths.length,
+        files: resolveOnly ? resolved.map((i) => storePaths[i]) : storePaths
+      }
+    } : {},
     warnings: [...warnings, ...time.warnings],
     holidaySites,
     ...rollout ? { rollout } : {}
@@ -82109,9 +82294,9 @@ async function readIncludes(layers, root, problems, limits, time, reading) {
   for (const layer of layers) visit(layer);
   return files;
 }
-async function isPresent(path10) {
+async function isPresent(path11) {
   try {
-    await stat3(path10);
+    await stat3(path11);
     return true;
   } catch {
     return false;
@@ -82130,35 +82315,49 @@ function withIncludes(layer, files, root, seen2) {
 // src/gitops/base.ts
 import { realpath as realpath4 } from "node:fs/promises";
 import path5 from "node:path";
-var sameChange = (c) => canonicalJson([c.action, c.before, c.after]);
-async function compareWithBase(project, plan, current2, ref, options = {}) {
+async function loadBase(project, ref, options = {}) {
   const configFile = await realpath4(project.configFile);
   const commit2 = await resolveCommit(ref, project.root);
   const tree = await materializeCommit(commit2);
   let base;
   try {
-    base = await loadProject(path5.join(tree.dir, path5.relative(commit2.toplevel, configFile)));
+    base = await loadProject(path5.join(tree.dir, path5.relative(commit2.toplevel, configFile)), {
+      shareResources: true
+    });
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     const n = err.problems.length;
     return {
       ref,
       sha: commit2.sha,
-      changes: plan.changes.map((c) => c.address),
-      drift: [],
-      settled: [],
       unavailable: `the base's files do not load (${n} configuration problem${n === 1 ? "" : "s"}, e.g. ${err.problems[0]?.message ?? "?"})`
     };
   } finally {
     await tree.close();
   }
-  if (options.shard) base = shardProject(base, options.shard);
+  return { ref, sha: commit2.sha, project: options.shard ? shardProject(base, options.shard) : base };
+}
+var sameChange = (c) => canonicalJson([c.action, c.before, c.after]);
+async function compareWithBase(project, plan, current2, ref, options = {}) {
+  const loaded2 = typeof ref === "string" ? await loadBase(project, ref, options) : ref;
+  if (loaded2.unavailable !== void 0) {
+    return {
+      ref: loaded2.ref,
+      sha: loaded2.sha,
+      changes: plan.changes.map((c) => c.address),
+      drift: [],
+      settled: [],
+      unavailable: loaded2.unavailable
+    };
+  }
+  const base = loaded2.project;
   const inScope = new Set(plan.stores.map((s) => s.key));
   const head = {
     stores: Object.fromEntries(Object.entries(project.desired.stores).filter(([k]) => inScope.has(k))),
     ...project.desired.client ? { client: project.desired.client } : {}
   };
-  const kindsOf = new Map(readRequests(head, project.ownership).map((r) => [r.store.key, r.kinds]));
+  const reads = projectReads(head, project.ownership, plan.targeting);
+  const kindsOf = new Map(reads.requests.map((r) => [r.store.key, r.kinds]));
   const baseChanges = [];
   for (const key of inScope) {
     const want = base.desired.stores[key];
@@ -82170,7 +82369,7 @@ async function compareWithBase(project, plan, current2, ref, options = {}) {
     });
     baseChanges.push(...partial.changes);
   }
-  const clientKinds2 = clientReadKinds(head, project.ownership);
+  const clientKinds2 = reads.clientKinds;
   if (clientKinds2.length > 0) {
     const partial = buildPlan({ stores: {}, client: base.desired.client ?? {} }, current2, {
       kinds: [],
@@ -82183,7 +82382,7 @@ async function compareWithBase(project, plan, current2, ref, options = {}) {
   const relevant = targeted ? baseChanges.filter((c) => inTarget(targeted, c)) : baseChanges;
   const baseByAddress = new Map(relevant.map((c) => [c.address, sameChange(c)]));
   const headAddresses = new Set(plan.changes.map((c) => c.address));
-  const split = { ref, sha: commit2.sha, changes: [], drift: [], settled: [] };
+  const split = { ref: loaded2.ref, sha: loaded2.sha, changes: [], drift: [], settled: [] };
   for (const c of plan.changes) {
     (baseByAddress.get(c.address) === sameChange(c) ? split.drift : split.changes).push(c.address);
   }
@@ -82191,17 +82390,196 @@ async function compareWithBase(project, plan, current2, ref, options = {}) {
   return split;
 }
 
+// src/gitops/scope.ts
+import { realpathSync as realpathSync2 } from "node:fs";
+import { realpath as realpath5 } from "node:fs/promises";
+import path6 from "node:path";
+function memoEqual() {
+  const seen2 = /* @__PURE__ */ new WeakMap();
+  const equal = (a3, b) => {
+    if (a3 === b) return true;
+    if (a3 === null || b === null || typeof a3 !== "object" || typeof b !== "object") return false;
+    let row = seen2.get(a3);
+    const known = row?.get(b);
+    if (known !== void 0) return known;
+    let result;
+    if (Array.isArray(a3) || Array.isArray(b)) {
+      result = Array.isArray(a3) && Array.isArray(b) && a3.length === b.length && a3.every((v, i) => equal(v, b[i]));
+    } else {
+      const ka = Object.keys(a3);
+      const kb = Object.keys(b);
+      result = ka.length === kb.length && ka.every(
+        (k) => Object.hasOwn(b, k) && equal(a3[k], b[k])
+      );
+    }
+    if (!row) {
+      row = /* @__PURE__ */ new WeakMap();
+      seen2.set(a3, row);
+    }
+    row.set(b, result);
+    return result;
+  };
+  return equal;
+}
+var ownershipOf = (side, kind) => side.ownership[kind.name] ?? kind.defaultOwnership ?? "full";
+function managedKinds(side, want, kinds2) {
+  return kinds2.filter((k) => {
+    const own2 = ownershipOf(side, k);
+    return own2 !== "ignore" && k.select(want, own2) !== void 0;
+  }).map((k) => k.name);
+}
+function changeScope(base, head, options) {
+  const kinds2 = options.kinds ?? kinds;
+  const equal = memoEqual();
+  const stores = [];
+  const currencyChanged = base.desired.currency !== head.desired.currency;
+  for (const key of Object.keys(head.desired.stores).sort()) {
+    const want = head.desired.stores[key];
+    const before = Object.hasOwn(base.desired.stores, key) ? base.desired.stores[key] : void 0;
+    let changed2;
+    if (!before || currencyChanged || before.store.storeId !== want.store.storeId || before.schedulesVia !== want.schedulesVia) {
+      changed2 = managedKinds(head, want, kinds2);
+    } else {
+      changed2 = [];
+      for (const kind of kinds2) {
+        const own2 = ownershipOf(head, kind);
+        if (own2 === "ignore") continue;
+        const after = kind.select(want, own2);
+        if (after === void 0) continue;
+        const ownBefore = ownershipOf(base, kind);
+        const was = ownBefore === "ignore" ? void 0 : kind.select(before, ownBefore);
+        if (was === void 0 || ownBefore !== own2 || !equal(was, after)) changed2.push(kind.name);
+      }
+    }
+    if (changed2.length > 0) stores.push({ store: key, kinds: changed2 });
+  }
+  const client = [];
+  for (const kind of options.clientKinds ?? clientKinds) {
+    const own2 = ownershipOf(head, kind);
+    if (own2 === "ignore") continue;
+    const after = kind.select(head.desired.client ?? {});
+    if (after === void 0) continue;
+    const ownBefore = ownershipOf(base, kind);
+    const was = ownBefore === "ignore" ? void 0 : kind.select(base.desired.client ?? {});
+    if (was === void 0 || ownBefore !== own2 || !equal(was, after)) client.push(kind.name);
+  }
+  const removed = [];
+  for (const key of Object.keys(base.desired.stores).sort()) {
+    if (Object.hasOwn(head.desired.stores, key)) continue;
+    const was = base.desired.stores[key];
+    removed.push({
+      store: key,
+      storeId: was.store.storeId,
+      name: was.store.name,
+      kinds: managedKinds(base, was, kinds2)
+    });
+  }
+  const scope = {
+    base: options.ref,
+    sha: options.sha,
+    of: options.of ?? Object.keys(head.desired.stores).length,
+    stores,
+    client,
+    removed,
+    reads: []
+  };
+  scope.reads = scopeReads(scope, kinds2);
+  return scope;
+}
+function scopeReads(scope, kinds2 = kinds) {
+  const wanted = /* @__PURE__ */ new Set([
+    ...scope.stores.flatMap((s) => s.kinds),
+    ...scope.removed.flatMap((s) => s.kinds)
+  ]);
+  const names = /* @__PURE__ */ new Set();
+  for (const kind of kinds2) if (wanted.has(kind.name)) for (const read2 of kind.reads) names.add(read2.name);
+  return [...names];
+}
+async function loadChangeScope(configPath, ref, options = {}) {
+  const clock = options.now ? { now: options.now } : {};
+  const configFile = path6.resolve(configPath);
+  const root = path6.dirname(configFile);
+  const realConfig = await realpath5(configFile);
+  const realRoot = path6.dirname(realConfig);
+  const commit2 = await resolveCommit(ref, root);
+  const inProject = (files) => new Set(
+    files.map((f) => path6.relative(realRoot, f)).filter((f) => f !== "" && !f.startsWith("..") && !path6.isAbsolute(f))
+  );
+  const [changed2, inBase] = (await Promise.all([changedFiles(commit2), commitFiles(commit2)])).map(
+    inProject
+  );
+  const everything = changed2.has(path6.basename(realConfig));
+  const differs = (rel) => changed2.has(rel) || !inBase.has(rel);
+  const real = /* @__PURE__ */ new Map();
+  const realOf = (f) => {
+    let r = real.get(f);
+    if (r === void 0) {
+      try {
+        r = path6.relative(realRoot, realpathSync2.native(f));
+      } catch {
+        r = path6.relative(root, f);
+      }
+      real.set(f, r);
+    }
+    return r;
+  };
+  const touched = (files) => {
+    for (const f of files) if (differs(path6.relative(root, f)) || differs(realOf(f))) return true;
+    return false;
+  };
+  const writing = materializeCommit(commit2);
+  let head;
+  try {
+    head = await loadProject(configFile, {
+      ...clock,
+      shareResources: true,
+      stores: { resolve: everything ? () => true : touched }
+    });
+  } catch (err) {
+    await (await writing).close();
+    throw err;
+  }
+  const tree = await writing;
+  let base;
+  try {
+    const baseConfig = path6.join(tree.dir, path6.relative(commit2.toplevel, realConfig));
+    const baseRoot = path6.dirname(baseConfig);
+    const wanted = /* @__PURE__ */ new Set([...changed2, ...(head.partial?.files ?? []).map((f) => path6.relative(root, f))]);
+    base = await loadProject(baseConfig, {
+      ...clock,
+      shareResources: true,
+      ...everything ? {} : { stores: { read: (f) => wanted.has(path6.relative(baseRoot, f)) } }
+    });
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    const n = err.problems.length;
+    const unavailable = `the base's files do not load (${n} configuration problem${n === 1 ? "" : "s"}, e.g. ${err.problems[0]?.message ?? "?"})`;
+    const full = await loadProject(configFile, { ...clock, shareResources: true });
+    return { project: full, base: { ref, sha: commit2.sha, unavailable }, scope: void 0 };
+  } finally {
+    await tree.close();
+  }
+  if (options.shard) base = shardProject(base, options.shard);
+  const sharded = options.shard ? shardProject(head, options.shard) : head;
+  const scope = changeScope(base, sharded, {
+    ref,
+    sha: commit2.sha,
+    of: head.partial?.stores ?? Object.keys(head.desired.stores).length
+  });
+  return { project: head, base: { ref, sha: commit2.sha, project: base }, scope };
+}
+
 // src/lock.ts
 var import_proper_lockfile = __toESM(require_proper_lockfile(), 1);
 import { createHash as createHash6 } from "node:crypto";
 import { mkdir as mkdir4, readFile as readFile4, rm as rm5, writeFile as writeFile3 } from "node:fs/promises";
 import { hostname } from "node:os";
-import path6 from "node:path";
+import path7 from "node:path";
 var CLIENT_LOCK = "@client";
 var STALE_MS = 3e4;
 var UPDATE_MS = 1e4;
 function fileOf(dir, name) {
-  return path6.join(dir, createHash6("sha256").update(name).digest("hex").slice(0, 32));
+  return path7.join(dir, createHash6("sha256").update(name).digest("hex").slice(0, 32));
 }
 async function holderOf(file) {
   try {
@@ -82349,10 +82727,33 @@ async function runCarte(request4, hooks = {}) {
   const deadline = Date.now() + (request4.runTimeoutMs ?? DEFAULT_RUN_TIMEOUT_MS);
   let lock;
   try {
-    const loaded2 = await loadProject(request4.config, {
-      shareResources: true,
-      ...request4.now ? { now: request4.now } : {}
-    });
+    let targeting = request4.targeting;
+    let base;
+    let loaded2;
+    if (request4.command === "plan" && request4.scope === "changed") {
+      if (!request4.base) {
+        throw new UsageError(
+          "--scope changed needs --base REF: the commit whose files the changes are measured from"
+        );
+      }
+      const scoped = await loadChangeScope(request4.config, request4.base, {
+        shard: request4.shard,
+        now: request4.now
+      });
+      ({ project: loaded2, base } = scoped);
+      if (scoped.scope) {
+        targeting = { ...targeting ?? { stores: [], kinds: [], targets: [] }, scope: scoped.scope };
+      } else {
+        hooks.onWarning?.(
+          `Warning: the plan is not scoped to the changes since ${request4.base}: ${base.unavailable ?? "?"}; every store is read`
+        );
+      }
+    } else {
+      loaded2 = await loadProject(request4.config, {
+        shareResources: true,
+        ...request4.now ? { now: request4.now } : {}
+      });
+    }
     result.project = request4.shard ? shardProject(loaded2, request4.shard) : loaded2;
     result.target = runTarget(result.project);
     for (const warning2 of result.project.warnings) hooks.onWarning?.(`Warning: ${warning2}`);
@@ -82367,7 +82768,7 @@ async function runCarte(request4, hooks = {}) {
     if (request4.command === "apply") {
       const scope = scopeDesired(project.desired, saved?.targeting ?? request4.targeting);
       lock = await acquireApplyLock({
-        dir: path7.join(project.root, ".carte", "locks"),
+        dir: path8.join(project.root, ".carte", "locks"),
         names: [...Object.keys(scope.stores), ...project.desired.client ? [CLIENT_LOCK] : []],
         waitMs: Math.max(0, Math.min(request4.lockWaitMs ?? Infinity, deadline - Date.now())),
         ...hooks.onLockWait ? { onWait: hooks.onLockWait } : {}
@@ -82382,7 +82783,11 @@ async function runCarte(request4, hooks = {}) {
     });
     session.client.setDeadline(deadline);
     try {
-      const options = { ...runOptions(request4, hooks), deadline };
+      const options = {
+        ...runOptions(request4, hooks),
+        ...targeting ? { targeting } : {},
+        deadline
+      };
       const env2 = request4.env ?? process.env;
       const secretsFile = secretsFileName({
         file: request4.secretsFile,
@@ -82413,7 +82818,9 @@ async function runCarte(request4, hooks = {}) {
       const unmanaged = unmanagedStoresNote(unmanagedEmbeddedStores(loaded2, session));
       if (unmanaged) hooks.onWarning?.(unmanaged);
       if (request4.command === "plan" && request4.base && current2) {
-        result.base = await compareWithBase(project, plan, current2, request4.base, { shard: request4.shard });
+        result.base = await compareWithBase(project, plan, current2, base ?? request4.base, {
+          shard: request4.shard
+        });
       }
       let refusal;
       try {
@@ -82545,10 +82952,10 @@ function readContext(env2) {
 }
 
 // src/action/secrets.ts
-import path8 from "node:path";
+import path9 from "node:path";
 function actionSecretsFile(opts) {
   const name = opts.input || opts.env.CARTE_SECRETS_FILE || opts.configured;
-  return name ? secretsFileSink(path8.resolve(name), name) : void 0;
+  return name ? secretsFileSink(path9.resolve(name), name) : void 0;
 }
 function actionSecretSink(file) {
   return {
@@ -82583,6 +82990,9 @@ function readInputs() {
   };
   const reason = getInput("force-reason");
   const shard = getInput("shard").trim();
+  const scope = getInput("scope").trim().toLowerCase() || "all";
+  if (scope !== "all" && scope !== "changed")
+    throw new Error(`input scope must be all or changed, got ${scope}`);
   return {
     command,
     config: getInput("config") || "carte.yaml",
@@ -82596,7 +83006,8 @@ function readInputs() {
     stage: getInput("stage").trim() || void 0,
     planOut: getInput("plan-out").trim(),
     plans: getInput("plans").split("\n").map((l) => l.trim()).filter((l) => l !== ""),
-    commentAuthor: getInput("comment-author").trim() || DEFAULT_BOT_LOGIN
+    commentAuthor: getInput("comment-author").trim() || DEFAULT_BOT_LOGIN,
+    scope
   };
 }
 var SUMMARY_PLAN_CHARS = 9e5;
@@ -82632,7 +83043,7 @@ function gitHub(inputs, ctx) {
 }
 function annotate(problems, workspace) {
   for (const p of problems.slice(0, 50)) {
-    const file = path9.relative(workspace, path9.resolve(p.file)).split(path9.sep).join("/");
+    const file = path10.relative(workspace, path10.resolve(p.file)).split(path10.sep).join("/");
     error(p.message, {
       title: "carte configuration problem",
       file,
@@ -82644,7 +83055,7 @@ function annotate(problems, workspace) {
 function relativeProblems(problems, workspace) {
   return problems.map((p) => ({
     ...p,
-    file: path9.relative(workspace, path9.resolve(p.file)).split(path9.sep).join("/")
+    file: path10.relative(workspace, path10.resolve(p.file)).split(path10.sep).join("/")
   }));
 }
 async function resolveBase(inputs, ctx, dir) {
@@ -82728,16 +83139,30 @@ function failureOf(view) {
 }
 async function planCommand(inputs, ctx, env2) {
   const commit2 = ctx.pullRequest?.headSha ?? ctx.sha;
-  const base = await resolveBase(inputs, ctx, path9.dirname(path9.resolve(inputs.config)));
-  const result = await runCarte({
-    command: "plan",
-    config: inputs.config,
-    env: env2,
-    force: inputs.force,
-    shard: inputs.shard,
-    stage: inputs.stage,
-    base: base.ref
-  });
+  const base = await resolveBase(inputs, ctx, path10.dirname(path10.resolve(inputs.config)));
+  const scoped = inputs.scope === "changed" && base.ref !== void 0;
+  if (inputs.scope === "changed" && !scoped) {
+    warning(
+      escapeTerminal(
+        `input scope is changed, but there is no base to compare with (${base.unavailable ?? "input base is none, or this is not a pull request"}): every store is read`
+      )
+    );
+  }
+  const result = await runCarte(
+    {
+      command: "plan",
+      config: inputs.config,
+      env: env2,
+      force: inputs.force,
+      shard: inputs.shard,
+      stage: inputs.stage,
+      base: base.ref,
+      ...scoped ? { scope: "changed" } : {}
+    },
+    { onWarning: (message) => warning(escapeTerminal(message)) }
+  );
+  const scope = result.plan?.targeting?.scope;
+  if (scope && base.name) scope.base = base.name;
   const view = viewOf2(result, commit2, base.name);
   if (view.problems) view.problems = relativeProblems(view.problems, ctx.workspace);
   if (!view.split && base.unavailable && view.plan) {

@@ -13,6 +13,9 @@
 //   --generate-only DIR  only write the chain's files into DIR
 //   --rps N           carte's platform.requests_per_second (default 10000, its highest: not the limit here)
 //   --plan-only       stop after the no-change plan and the minimal reader
+//   --scope-changed   after the apply from empty, only a change-scoped plan: the chain committed to git,
+//                     one store's price changed, `carte plan --scope changed --base HEAD`: its reads
+//                     (against the minimum: that store's menu) and its time, loading both commits included
 // CARTE_BENCH_PROFILE=DIR in the environment: each carte run writes a CPU profile into DIR.
 //
 // What it does, each step in its own process, against one emulator in its own process:
@@ -28,7 +31,7 @@
 //      bytes against a full store-menu upload (the catalog calls of the apply from empty);
 //   5. with --planner: the pure planner (`buildPlan`) on R resources, no change and 1 % changed.
 // Stops by itself; sends traffic only to 127.0.0.1.
-import { fork } from "node:child_process";
+import { execFileSync, fork } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir, loadavg } from "node:os";
 import path from "node:path";
@@ -324,7 +327,7 @@ async function carteChild() {
       let planOut;
       let result;
       const stages = {};
-      if (m.command === "plan") {
+      if (m.command === "plan" && !m.base) {
         // `carte plan` step by step (src/run.ts), to time the loading apart from reading and planning.
         const project = await loadProject(m.config, { shareResources: true }); // as src/run.ts
         loadMs = performance.now() - started;
@@ -344,6 +347,7 @@ async function carteChild() {
           await session.close();
         }
       } else {
+        const cpu = process.cpuUsage();
         result = await runCarte(
           {
             command: m.command,
@@ -351,11 +355,13 @@ async function carteChild() {
             env,
             parallelism: m.parallelism,
             ...(m.planFile ? { planFile: m.planFile } : {}),
+            ...(m.base ? { base: m.base, scope: m.scope, checksums: false } : {}),
             secrets: () => discardingSink(() => {}),
             convergenceTimeoutMs: 600_000,
           },
           {
             onPlan: () => void (planMs = performance.now() - started),
+            onWarning: (w) => console.log(`  ${w}`),
             // CARTE_BENCH_STAGES=1: when each endpoint's calls ran (first start to last end) and how long.
             onEvent: (e) => {
               if (!process.env.CARTE_BENCH_STAGES || e.type !== "operation") return;
@@ -369,6 +375,8 @@ async function carteChild() {
             },
           },
         );
+        const used = process.cpuUsage(cpu);
+        planCpuMs = (used.user + used.system) / 1000;
         if (result.error) throw result.error;
         for (const [k, st] of Object.entries(stages)) {
           console.log(
@@ -386,6 +394,8 @@ async function carteChild() {
         applyMs: result.applyMs,
         exitCode: result.exitCode,
         summary: result.plan?.summary,
+        firstLine:
+          m.base && result.plan ? renderText(result.plan, { color: false }).split("\n")[0] : undefined,
         textBytes: planOut?.length ?? 0,
         pending: result.report?.pending.length ?? 0,
         verifyMs: result.report?.waitedMs,
@@ -537,6 +547,7 @@ async function main() {
       "generate-only": { type: "string" },
       rps: { type: "string", default: "10000" },
       "plan-only": { type: "boolean", default: false },
+      "scope-changed": { type: "boolean", default: false },
     },
   });
   const stores = Number(values.stores);
@@ -587,6 +598,36 @@ async function main() {
         `; ${emptyCalls.reads.length} reads; peak RSS ${empty.peakRssMiB.toFixed(0)} MiB`,
     );
     await emulator.ask({ type: "latency", ms: latency });
+
+    if (values["scope-changed"]) {
+      // The chain committed, then one price of one store changed in the work tree.
+      const git = (...args) =>
+        execFileSync("git", ["-c", "user.name=bench", "-c", "user.email=bench@example.com", ...args], {
+          cwd: dir,
+        });
+      git("init", "-q", "-b", "main");
+      git("add", "-A");
+      git("commit", "-q", "-m", "the chain");
+      const storeFile = path.join(dir, "stores", "store-00000.yaml");
+      const text = readFileSync(storeFile, "utf8");
+      const changed = text.replace(/^( {4}ITEM-\d{4}: )20000$/m, "$120100");
+      if (changed === text) throw new Error("no price to change in store-00000.yaml");
+      writeFileSync(storeFile, changed);
+      // Three runs: on a shared machine one run's time says little.
+      for (let k = 0; k < 3; k++) {
+        const scoped = await run({ command: "plan", base: "HEAD", scope: "changed" });
+        const calls = await emulator.ask({ type: "take" });
+        const changes = scoped.summary.create + scoped.summary.update + scoped.summary.delete;
+        if (k === 0) console.log(`  ${scoped.firstLine}`);
+        console.log(
+          `scoped plan (1 price)     ${s(scoped.runMs)} end to end, CPU ${s(scoped.planCpuMs)} (both commits loaded); ` +
+            `${calls.reads.length} reads (minimum 1: the store's menu) + ${calls.logins} logins, ` +
+            `${calls.writes} writes; ${changes} change; peak RSS ${scoped.peakRssMiB.toFixed(0)} MiB; load average ${loadavg()[0].toFixed(1)}`,
+        );
+        if (process.env.CARTE_BENCH_ROUTES) console.log(calls.byRoute);
+      }
+      return;
+    }
 
     // 3. No-change plan, then the minimal reader making the same reads.
     const plan = await run({ command: "plan" });

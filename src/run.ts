@@ -10,7 +10,8 @@
 
 import path from "node:path";
 import { loadProject, type LoadedProject } from "./config/index.js";
-import { compareWithBase, type BaseSplit } from "./gitops/base.js";
+import { compareWithBase, type BaseSplit, type LoadedBase } from "./gitops/base.js";
+import { loadChangeScope } from "./gitops/scope.js";
 import { planOnly } from "./gitops/reviewed.js";
 import { allowEmptyShard, shardProject, type Shard } from "./gitops/shard.js";
 import type { ApplyEvent } from "./apply/execute.js";
@@ -110,6 +111,13 @@ export interface PlanRequest extends RequestBase {
    * src/gitops/base.ts).
    */
   base?: string | undefined;
+  /**
+   * `--scope changed` (with {@link base}): read and plan only the stores, and the kinds of each store,
+   * that the difference between the base's files and these can touch (src/gitops/scope.ts); the plan
+   * carries the scope (`targeting.scope`) and its first line says so. `all` (default): every store.
+   * When the base's files do not load, the plan is not scoped (a warning says so).
+   */
+  scope?: "all" | "changed" | undefined;
   /**
    * Compute the plan's checksums (`RunOptions.checksums`): needed when the plan is saved (`--out`) or
    * shown as JSON, not for the text or Markdown views. Default true.
@@ -265,11 +273,36 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
   const deadline = Date.now() + (request.runTimeoutMs ?? DEFAULT_RUN_TIMEOUT_MS);
   let lock: ApplyLock | undefined;
   try {
-    // Read-only from here on: stores of a shared catalog share their resources (memory of a big chain).
-    const loaded = await loadProject(request.config, {
-      shareResources: true,
-      ...(request.now ? { now: request.now } : {}),
-    });
+    // `--scope changed`: the base's files are loaded once, for the scope and for the split, and the
+    // head's stores resolved only where the files differ (src/gitops/scope.ts).
+    let targeting = request.targeting;
+    let base: LoadedBase | undefined;
+    let loaded: LoadedProject;
+    if (request.command === "plan" && request.scope === "changed") {
+      if (!request.base) {
+        throw new UsageError(
+          "--scope changed needs --base REF: the commit whose files the changes are measured from",
+        );
+      }
+      const scoped = await loadChangeScope(request.config, request.base, {
+        shard: request.shard,
+        now: request.now,
+      });
+      ({ project: loaded, base } = scoped);
+      if (scoped.scope) {
+        targeting = { ...(targeting ?? { stores: [], kinds: [], targets: [] }), scope: scoped.scope };
+      } else {
+        hooks.onWarning?.(
+          `Warning: the plan is not scoped to the changes since ${request.base}: ${base.unavailable ?? "?"}; every store is read`,
+        );
+      }
+    } else {
+      // Read-only from here on: stores of a shared catalog share their resources (memory of a big chain).
+      loaded = await loadProject(request.config, {
+        shareResources: true,
+        ...(request.now ? { now: request.now } : {}),
+      });
+    }
     result.project = request.shard ? shardProject(loaded, request.shard) : loaded;
     result.target = runTarget(result.project);
     for (const warning of result.project.warnings) hooks.onWarning?.(`Warning: ${warning}`);
@@ -303,7 +336,11 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
     });
     session.client.setDeadline(deadline);
     try {
-      const options: RunOptions = { ...runOptions(request, hooks), deadline };
+      const options: RunOptions = {
+        ...runOptions(request, hooks),
+        ...(targeting ? { targeting } : {}),
+        deadline,
+      };
       const env = request.env ?? process.env;
       const secretsFile = secretsFileName({
         file: request.secretsFile,
@@ -337,7 +374,9 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
       const unmanaged = unmanagedStoresNote(unmanagedEmbeddedStores(loaded, session));
       if (unmanaged) hooks.onWarning?.(unmanaged);
       if (request.command === "plan" && request.base && current) {
-        result.base = await compareWithBase(project, plan, current, request.base, { shard: request.shard });
+        result.base = await compareWithBase(project, plan, current, base ?? request.base, {
+          shard: request.shard,
+        });
       }
 
       // Judge, show, then enforce: a refused plan is still shown, and nothing is written.

@@ -44,7 +44,8 @@ import type { Plan } from "./plan/types.js";
 import { escapeTerminal } from "./render/escape.js";
 import { prepareSecretSink, secretCollector, type SecretSink } from "./secrets.js";
 import type { Session } from "./session.js";
-import { clientReadKinds, fetchCurrent, readCurrent, readRequests } from "./state/current.js";
+import { fetchCurrent, projectReads, readCurrent, type CurrentStore } from "./state/current.js";
+import type { ResourceKind } from "./kinds/types.js";
 
 /** Options shared by planning and applying. */
 export interface RunOptions {
@@ -95,23 +96,35 @@ export interface RunOptions {
 }
 
 /**
- * The desired state limited to the stores that `--store` patterns name (with the project's currency).
- * Throws {@link UsageError} when
- * patterns are given and match no store.
+ * The desired state limited to the stores that `--store` patterns name (with the project's currency),
+ * and with a change scope (`targeting.scope`, `carte plan --scope changed`) to the stores it lists,
+ * with the client-level settings only when the scope lists client-level kinds. Throws
+ * {@link UsageError} when patterns are given and match no store (a change scope may list none).
  */
 export function scopeDesired(desired: DesiredState, targeting: Targeting | undefined): DesiredState {
-  if (!targeting || targeting.stores.length === 0) return desired;
-  const keys = Object.keys(desired.stores).filter((k) => targeting.stores.some((p) => matchStore(p, k)));
-  if (keys.length === 0) {
-    throw new UsageError(
-      `no store of the configuration matches --store ${targeting.stores
-        .map((p) => p + (/[*?]/.test(p) ? "" : didYouMean(p, Object.keys(desired.stores), quote)))
-        .join(", ")}; known stores: ${Object.keys(desired.stores).join(", ")}`,
-    );
+  const scope = targeting?.scope;
+  if (!targeting || (targeting.stores.length === 0 && !scope)) return desired;
+  let keys = Object.keys(desired.stores);
+  if (targeting.stores.length > 0) {
+    keys = keys.filter((k) => targeting.stores.some((p) => matchStore(p, k)));
+    if (keys.length === 0 && !scope) {
+      throw new UsageError(
+        `no store of the configuration matches --store ${targeting.stores
+          .map((p) => p + (/[*?]/.test(p) ? "" : didYouMean(p, Object.keys(desired.stores), quote)))
+          .join(", ")}; known stores: ${Object.keys(desired.stores).join(", ")}`,
+      );
+    }
+  }
+  if (scope) {
+    const inScope = new Set(scope.stores.map((s) => s.store));
+    keys = keys.filter((k) => inScope.has(k));
   }
   return {
     stores: Object.fromEntries(keys.map((k) => [k, desired.stores[k]!])),
     ...(desired.currency !== undefined ? { currency: desired.currency } : {}),
+    ...(scope && scope.client.length > 0 && desired.client && targeting.stores.length === 0
+      ? { client: desired.client }
+      : {}),
   };
 }
 
@@ -126,9 +139,10 @@ export async function fetchProjectState(
   options: RunOptions = {},
 ): Promise<CurrentState> {
   const desired = scopeDesired(project.desired, options.targeting);
-  return fetchCurrent(session.client, readRequests(desired, project.ownership), {
+  const reads = projectReads(desired, project.ownership, options.targeting);
+  return fetchCurrent(session.client, reads.requests, {
     parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
-    clientKinds: clientReadKinds(desired, project.ownership),
+    clientKinds: reads.clientKinds,
     onRead: (done, total) => options.onStoreRead?.(done, total),
   });
 }
@@ -162,10 +176,19 @@ export async function planProject(
   const keep = options.keepCurrent === true || targets.length > 0;
   const kept: CurrentState = { stores: table() };
   const problems: ConfigProblem[] = [];
+  const reads = projectReads(desired, project.ownership, options.targeting);
+  // Stores a change scope lists as removed from the files: read to show what the platform keeps there.
+  const removed = new Map(reads.removed.map((r) => [r.store.key, r.kinds]));
+  const left = new Map<string, Record<string, number>>();
   const client = await readCurrent(
     session.client,
-    readRequests(desired, project.ownership),
+    [...reads.requests, ...reads.removed],
     (key, state) => {
+      const removedKinds = removed.get(key);
+      if (removedKinds) {
+        left.set(key, resourceCounts(state, removedKinds));
+        return;
+      }
       if (keep) kept.stores[key] = state;
       // A holiday date the platform does not have would be planned as nothing: refuse it, located in
       // the files, before any write (the store is then not planned).
@@ -177,13 +200,21 @@ export async function planProject(
     },
     {
       parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
-      clientKinds: clientReadKinds(desired, project.ownership),
+      clientKinds: reads.clientKinds,
       onRead: (done, total) => options.onStoreRead?.(done, total),
     },
   );
   if (client) kept.client = client;
   if (problems.length > 0) throw new ConfigError(problems);
   const plan = planner.finish(client);
+  const scope = plan.targeting?.scope;
+  if (plan.targeting && scope && scope.removed.length > 0) {
+    // A copy: the targeting given (a saved plan's) is left as it is.
+    plan.targeting = {
+      ...plan.targeting,
+      scope: { ...scope, removed: scope.removed.map((r) => ({ ...r, left: left.get(r.store) ?? {} })) },
+    };
+  }
   if (targets.length > 0 && options.checkTargets !== false) {
     const unmatched = unmatchedTargets(targets, desired, kept, project.ownership);
     if (unmatched.length > 0)
@@ -200,6 +231,23 @@ function withSuggestions(patterns: readonly string[], known: readonly string[]):
   return patterns
     .map((t) => t + (/[*?]/.test(t) ? "" : didYouMean(t, known, (a) => quote(a, 200))))
     .join(", ");
+}
+
+/**
+ * How many resources of the given kinds a store's read state holds, by address segment (`item`,
+ * `modifier_group`, `menu`…), segments with none left out, and resources that go with another one
+ * (`ResourceKind.initial`: item availability) not counted.
+ */
+function resourceCounts(state: CurrentStore, of: readonly ResourceKind<unknown>[]): Record<string, number> {
+  const counts = table<number>();
+  for (const kind of of) {
+    if (kind.initial) continue; // resources that exist alongside others (item availability)
+    for (const value of Object.values(kind.select(state) ?? {})) {
+      const segment = kind.segment(value);
+      counts[segment] = (own(counts, segment) ?? 0) + 1;
+    }
+  }
+  return counts;
 }
 
 /**
@@ -261,9 +309,9 @@ export function storeGuard(
 ): ((store: string) => Promise<void>) | undefined {
   const digests = plan.checksums.stores;
   if (!digests) return undefined;
-  const desired = scopeDesired(project.desired, plan.targeting ?? options.targeting);
-  const requests = readRequests(desired, project.ownership);
-  const clientReads = clientReadKinds(desired, project.ownership);
+  const targeting = plan.targeting ?? options.targeting;
+  const desired = scopeDesired(project.desired, targeting);
+  const { requests, clientKinds: clientReads } = projectReads(desired, project.ownership, targeting);
   return async (store) => {
     const expected = own(digests, store);
     if (expected === undefined) return;

@@ -85,6 +85,11 @@ export interface ActionInputs {
   plans: string[];
   /** Input `comment-author`: the login whose comments and issues are carte's. */
   commentAuthor: string;
+  /**
+   * Input `scope` of `plan`: `all` (default) or `changed`: read and plan only what the pull request's
+   * files can touch (src/gitops/scope.ts), when there is a base to compare with.
+   */
+  scope: "all" | "changed";
 }
 
 const COMMANDS: readonly ActionCommand[] = ["plan", "apply", "drift", "report"];
@@ -102,6 +107,9 @@ export function readInputs(): ActionInputs {
   };
   const reason = core.getInput("force-reason");
   const shard = core.getInput("shard").trim();
+  const scope = core.getInput("scope").trim().toLowerCase() || "all";
+  if (scope !== "all" && scope !== "changed")
+    throw new Error(`input scope must be all or changed, got ${scope}`);
   return {
     command: command as ActionCommand,
     config: core.getInput("config") || "carte.yaml",
@@ -120,6 +128,7 @@ export function readInputs(): ActionInputs {
       .map((l) => l.trim())
       .filter((l) => l !== ""),
     commentAuthor: core.getInput("comment-author").trim() || DEFAULT_BOT_LOGIN,
+    scope,
   };
 }
 
@@ -325,15 +334,31 @@ async function planCommand(
 ): Promise<Outcome> {
   const commit = ctx.pullRequest?.headSha ?? ctx.sha;
   const base = await resolveBase(inputs, ctx, path.dirname(path.resolve(inputs.config)));
-  const result = await runCarte({
-    command: "plan",
-    config: inputs.config,
-    env,
-    force: inputs.force,
-    shard: inputs.shard,
-    stage: inputs.stage,
-    base: base.ref,
-  });
+  // `scope: changed` needs a base; without one the plan reads everything, and says why.
+  const scoped = inputs.scope === "changed" && base.ref !== undefined;
+  if (inputs.scope === "changed" && !scoped) {
+    core.warning(
+      escapeTerminal(
+        `input scope is changed, but there is no base to compare with (${base.unavailable ?? "input base is none, or this is not a pull request"}): every store is read`,
+      ),
+    );
+  }
+  const result = await runCarte(
+    {
+      command: "plan",
+      config: inputs.config,
+      env,
+      force: inputs.force,
+      shard: inputs.shard,
+      stage: inputs.stage,
+      base: base.ref,
+      ...(scoped ? { scope: "changed" as const } : {}),
+    },
+    { onWarning: (message) => core.warning(escapeTerminal(message)) },
+  );
+  // The scope names the base as the user knows it (the base branch), its commit apart.
+  const scope = result.plan?.targeting?.scope;
+  if (scope && base.name) scope.base = base.name;
   const view = viewOf(result, commit, base.name);
   if (view.problems) view.problems = relativeProblems(view.problems, ctx.workspace);
   if (!view.split && base.unavailable && view.plan) {

@@ -57,6 +57,8 @@ export interface PlanCommand extends RunCommand {
   detailedExitcode: boolean;
   /** `--base REF`: split the changes against the files of this git ref (src/gitops/base.ts). */
   base?: string | undefined;
+  /** `--scope changed`: only what the difference from `base` can touch (src/gitops/scope.ts). */
+  scope?: "all" | "changed" | undefined;
 }
 
 /** The shared path's request fields and progress hooks common to `plan` and `apply`. */
@@ -115,6 +117,7 @@ export async function runPlan(opts: PlanCommand, io: CliIo): Promise<number> {
         command: "plan",
         detailedExitCode: opts.detailedExitcode,
         base: opts.base,
+        scope: opts.scope,
         // Only a saved plan and the JSON view carry the checksums; the other views do without them.
         checksums: opts.format === "json" || opts.out !== undefined,
       },

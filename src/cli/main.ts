@@ -203,6 +203,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
             describe:
               "Also plan the files of this git ref (read with git, no checkout) and show this branch's changes apart from what already differs on the platform",
           })
+          .option("scope", {
+            choices: ["all", "changed"] as const,
+            default: "all" as const,
+            describe:
+              "changed (needs --base REF): read and plan only the stores, and the parts of each, that the files' difference from the base can touch",
+          })
           .option("detailed-exitcode", {
             type: "boolean",
             default: false,
@@ -216,6 +222,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
             out: args.out,
             detailedExitcode: args["detailed-exitcode"],
             base: args.base,
+            scope: args.scope,
           },
           io,
         );

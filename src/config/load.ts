@@ -19,7 +19,8 @@ import { checkCatalog, checkCatalogNames, checkGroupNames, checkStore, checkStor
 import type { CatalogIndex, StoreRegistry } from "./check.js";
 import { globFiles, hasMagic } from "./glob.js";
 import { insideProject, outsideMessage, patternStaysInside } from "./paths.js";
-import { DEFAULT_MAX_FILE_BYTES, readConfigFile } from "./read.js";
+import { DEFAULT_MAX_FILE_BYTES, readConfigFile, type ReadResult } from "./read.js";
+import pLimit from "p-limit";
 import { MAX_PROBLEMS } from "./report.js";
 import { addProblem, bare, dedupeProblems, isRecord, quote, report, wasTruncated } from "./report.js";
 import type { Site } from "./report.js";
@@ -53,6 +54,12 @@ export interface LoadedProject {
   configFile: string;
   /** Absolute path of the folder of carte.yaml; file patterns are relative to it. */
   root: string;
+  /**
+   * Present after a scoped load (`LoadOptions.stores`): `desired` then holds only the stores resolved.
+   * `stores`: how many store files the `stores:` patterns match (what the files describe); `files`:
+   * the absolute paths of the store files resolved, in the order of `desired`.
+   */
+  partial?: { stores: number; files: string[] };
   /**
    * The platform to talk to, `base_url` without trailing slashes; `undefined` when carte.yaml has no
    * `platform:` section, meaning carte runs its embedded emulator.
@@ -143,7 +150,8 @@ function display(absolute: string): string {
 /**
  * Reads, parses and validates one file that is known to lie inside the project, within the limits.
  * A file that cannot be read (missing, not a regular file, too large, not UTF-8) gives one problem and
- * an empty document; its content is never quoted.
+ * an empty document; its content is never quoted. `ahead`: the file's read already under way (store
+ * files are read ahead of the parser), else it is read now.
  */
 async function readAndValidate(
   absolute: string,
@@ -151,9 +159,10 @@ async function readAndValidate(
   problems: ConfigProblem[],
   limits: FileLimits,
   reading: FileReading,
+  ahead?: Promise<ReadResult>,
 ): Promise<ReadFile> {
   const file = display(absolute);
-  const read = await readConfigFile(absolute, limits.maxFileBytes);
+  const read = await (ahead ?? readConfigFile(absolute, limits.maxFileBytes));
   if (!read.ok) {
     const p = { file, line: read.line, col: read.col, pointer: "", message: read.message };
     reading.ofFiles.add(p);
@@ -257,12 +266,20 @@ async function expand(
       continue;
     }
     const outside: string[] = [];
-    for (const f of files) {
+    // Checked 16 at a time (a chain has thousands of store files), kept in the order of the matches.
+    const limit = pLimit(16);
+    const wheres = await Promise.all(
       // A match whose links cannot be resolved (a loop) is left out like one that leads outside.
-      const where = await insideProject(root, f).catch(() => undefined);
-      if (!where?.inside) outside.push(f);
-      else if (!out.includes(f)) out.push(f);
-    }
+      files.map((f) => limit(() => insideProject(root, f).catch(() => undefined))),
+    );
+    const seen = new Set(out);
+    files.forEach((f, i) => {
+      if (!wheres[i]?.inside) outside.push(f);
+      else if (!seen.has(f)) {
+        seen.add(f);
+        out.push(f);
+      }
+    });
     if (outside.length > 0) {
       const named = outside.slice(0, 3).map((f) => quote(relative(root, f), 120));
       report(
@@ -354,6 +371,19 @@ export interface LoadOptions {
    * judged against it (src/config/time.ts). Default: the real time.
    */
   now?: Date;
+  /**
+   * A scoped load (`carte plan --scope changed`, src/gitops/scope.ts): `read` says which store files
+   * (absolute paths the `stores:` patterns match) are read and checked at all (default every one);
+   * `resolve` which of the stores read are resolved into `desired`, given the absolute paths of every
+   * file the store's desired state comes from (carte.yaml, its catalog, its group, its store file and
+   * the files they include). Every file but the store files left out is read and checked as usual.
+   * The project then says how many stores the files describe and where the resolved ones are written
+   * ({@link LoadedProject.partial}).
+   */
+  stores?: {
+    read?: (file: string) => boolean;
+    resolve?: (files: ReadonlySet<string>) => boolean;
+  };
 }
 
 /**
@@ -409,7 +439,9 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
   const time = new TimeContext(options.now);
   const catalogPaths = await expand(project.parsed, "catalogs", root, problems, allowUnmatched);
   const groupPaths = await expand(project.parsed, "groups", root, problems, allowUnmatched);
-  const storePaths = await expand(project.parsed, "stores", root, problems, allowUnmatched);
+  const allStorePaths = await expand(project.parsed, "stores", root, problems, allowUnmatched);
+  const readStore = options.stores?.read;
+  const storePaths = readStore ? allStorePaths.filter((f) => readStore(f)) : allStorePaths;
 
   const catalogFiles: ReadFile[] = [];
   for (const path of catalogPaths)
@@ -417,9 +449,12 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
   const groupFiles: ReadFile[] = [];
   for (const path of groupPaths)
     groupFiles.push(await readAndValidate(path, "group", problems, limits, reading));
+  // Store files are many and small: read 16 at a time ahead of the parser, parsed and checked in order.
+  const readLimit = pLimit(16);
+  const storeReads = storePaths.map((path) => readLimit(() => readConfigFile(path, limits.maxFileBytes)));
   const storeFiles: ReadFile[] = [];
-  for (const path of storePaths)
-    storeFiles.push(await readAndValidate(path, "store", problems, limits, reading));
+  for (const [i, path] of storePaths.entries())
+    storeFiles.push(await readAndValidate(path, "store", problems, limits, reading, storeReads[i]));
 
   // The currency of every price (carte.yaml `currency:`), before any price is read.
   const currency = readCurrency(project.parsed, problems);
@@ -479,12 +514,29 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
   const mergedOverrides: MergedOverrides[] = [];
   // Entries switched off `until:` a time that has passed, with the stores that inherit each.
   const expired = new Map<OverridesLayer["expired"][number], string[]>();
+  // With `options.stores.resolve`: the files each store's desired state comes from.
+  const catalogPathOf = new Map<string, string>();
+  indexes.forEach((index, i) => {
+    if (!catalogPathOf.has(index.name)) catalogPathOf.set(index.name, catalogPaths[i]!);
+  });
+  const sourcesOf: Set<string>[] = [];
   const settingsOf = storeLayers.map((layer, i) => {
     const group = field(storeFiles[i]?.parsed.data, "group");
     const groupLayer = typeof group === "string" ? groupLayers.get(group) : undefined;
     const layers = [chainLayer, ...(groupLayer ? [groupLayer] : []), layer].flatMap((l) =>
       withIncludes(l, includes, root, new Set()),
     );
+    if (options.stores?.resolve) {
+      const catalog = catalogPathOf.get(String(field(storeFiles[i]?.parsed.data, "catalog")));
+      sourcesOf.push(
+        new Set([
+          configFile,
+          storePaths[i]!,
+          ...(catalog ? [catalog] : []),
+          ...layers.map((l) => resolve(l.site.parsed.file)),
+        ]),
+      );
+    }
     const key = field(field(storeFiles[i]?.parsed.data, "store"), "integration_id");
     if (typeof key === "string") holidaySites.set(key, holidaySitesOf(layers));
     const merged = mergeOverrides(layers.flatMap((l) => overridesOf.get(l) ?? []));
@@ -533,7 +585,9 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
       catalogsOut.set(index.name, { catalog: file.parsed.data as CatalogFile, file: file.parsed.file });
     }
   });
-  const resolvable: ResolvableStore[] = storeFiles.map((s, i) => {
+  const resolveOnly = options.stores?.resolve;
+  const resolved = resolveOnly ? storeFiles.flatMap((_, i) => (resolveOnly(sourcesOf[i]!) ? [i] : [])) : [];
+  const all: ResolvableStore[] = storeFiles.map((s, i) => {
     const store = s.parsed.data as StoreFile;
     const catalog = catalogByName.get(store.catalog);
     // checkStore reported any unknown catalog, and problems stop us above.
@@ -546,6 +600,7 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
       overrides: plainOverrides(mergedOverrides[i]!),
     };
   });
+  const resolvable = resolveOnly ? resolved.map((i) => all[i]!) : all;
 
   let sources: Map<string, StoreSources> | undefined;
   if (options.explain) {
@@ -594,6 +649,14 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
     files: [project, ...catalogFiles, ...groupFiles, ...storeFiles, ...includes.values()].map(
       (f) => f.parsed.file,
     ),
+    ...(options.stores
+      ? {
+          partial: {
+            stores: allStorePaths.length,
+            files: resolveOnly ? resolved.map((i) => storePaths[i]!) : storePaths,
+          },
+        }
+      : {}),
     warnings: [...warnings, ...time.warnings],
     holidaySites,
     ...(rollout ? { rollout } : {}),

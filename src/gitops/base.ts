@@ -22,7 +22,7 @@ import { canonicalJson } from "../plan/checksum.js";
 import { buildPlan } from "../plan/plan.js";
 import { inTarget } from "../plan/target.js";
 import type { Plan, ResourceChange } from "../plan/types.js";
-import { clientReadKinds, readRequests } from "../state/current.js";
+import { projectReads } from "../state/current.js";
 import { materializeCommit, resolveCommit } from "./git.js";
 import { shardProject, type Shard } from "./shard.js";
 
@@ -45,6 +45,45 @@ export interface BaseSplit {
   unavailable?: string;
 }
 
+/** The base's project as loaded from its commit, or why it could not be. */
+export type LoadedBase =
+  | { ref: string; sha: string; project: LoadedProject; unavailable?: undefined }
+  | { ref: string; sha: string; project?: undefined; unavailable: string };
+
+/**
+ * Loads the files of a git ref as a project (read with git, no checkout; src/gitops/git.ts), limited to
+ * the shard when one is given. A base whose files do not load is not an error: `unavailable` says why.
+ *
+ * @param project the head's project (its carte.yaml names the same file in the base's commit).
+ * @throws {@link UsageError} when the ref names no commit or git cannot be run.
+ */
+export async function loadBase(
+  project: LoadedProject,
+  ref: string,
+  options: { shard?: Shard | undefined } = {},
+): Promise<LoadedBase> {
+  const configFile = await realpath(project.configFile);
+  const commit = await resolveCommit(ref, project.root);
+  const tree = await materializeCommit(commit);
+  let base: LoadedProject;
+  try {
+    base = await loadProject(path.join(tree.dir, path.relative(commit.toplevel, configFile)), {
+      shareResources: true,
+    });
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    const n = err.problems.length;
+    return {
+      ref,
+      sha: commit.sha,
+      unavailable: `the base's files do not load (${n} configuration problem${n === 1 ? "" : "s"}, e.g. ${err.problems[0]?.message ?? "?"})`,
+    };
+  } finally {
+    await tree.close();
+  }
+  return { ref, sha: commit.sha, project: options.shard ? shardProject(base, options.shard) : base };
+}
+
 /** The identity of a change for the comparison: the action and the states before and after. */
 const sameChange = (c: ResourceChange) => canonicalJson([c.action, c.before, c.after]);
 
@@ -57,7 +96,8 @@ const sameChange = (c: ResourceChange) => canonicalJson([c.action, c.before, c.a
  * @param project the head's project as planned (already limited to a shard, when sharded).
  * @param plan the head's plan.
  * @param current the live state the plan was computed from.
- * @param ref a git ref of the repository that holds carte.yaml.
+ * @param ref a git ref of the repository that holds carte.yaml, or the base already loaded
+ *   ({@link loadBase}: `carte plan --scope changed` loads it once for the scope and the split).
  * @throws {@link UsageError} when the ref names no commit or git cannot be run; a base whose files do
  *   not load is not an error (see {@link BaseSplit.unavailable}).
  */
@@ -65,37 +105,30 @@ export async function compareWithBase(
   project: LoadedProject,
   plan: Plan,
   current: CurrentState,
-  ref: string,
+  ref: string | LoadedBase,
   options: { shard?: Shard | undefined } = {},
 ): Promise<BaseSplit> {
-  const configFile = await realpath(project.configFile);
-  const commit = await resolveCommit(ref, project.root);
-  const tree = await materializeCommit(commit);
-  let base: LoadedProject;
-  try {
-    base = await loadProject(path.join(tree.dir, path.relative(commit.toplevel, configFile)));
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    const n = err.problems.length;
+  const loaded = typeof ref === "string" ? await loadBase(project, ref, options) : ref;
+  if (loaded.unavailable !== undefined) {
     return {
-      ref,
-      sha: commit.sha,
+      ref: loaded.ref,
+      sha: loaded.sha,
       changes: plan.changes.map((c) => c.address),
       drift: [],
       settled: [],
-      unavailable: `the base's files do not load (${n} configuration problem${n === 1 ? "" : "s"}, e.g. ${err.problems[0]?.message ?? "?"})`,
+      unavailable: loaded.unavailable,
     };
-  } finally {
-    await tree.close();
   }
-  if (options.shard) base = shardProject(base, options.shard);
+  const base = loaded.project;
 
   const inScope = new Set(plan.stores.map((s) => s.key));
   const head = {
     stores: Object.fromEntries(Object.entries(project.desired.stores).filter(([k]) => inScope.has(k))),
     ...(project.desired.client ? { client: project.desired.client } : {}),
   };
-  const kindsOf = new Map(readRequests(head, project.ownership).map((r) => [r.store.key, r.kinds]));
+  // The kinds the plan read in each store (with a change scope, those it lists there).
+  const reads = projectReads(head, project.ownership, plan.targeting);
+  const kindsOf = new Map(reads.requests.map((r) => [r.store.key, r.kinds]));
   const baseChanges: ResourceChange[] = [];
   for (const key of inScope) {
     const want = base.desired.stores[key];
@@ -107,7 +140,7 @@ export async function compareWithBase(
     });
     baseChanges.push(...partial.changes);
   }
-  const clientKinds = clientReadKinds(head, project.ownership);
+  const clientKinds = reads.clientKinds;
   if (clientKinds.length > 0) {
     const partial = buildPlan({ stores: {}, client: base.desired.client ?? {} }, current, {
       kinds: [],
@@ -121,7 +154,7 @@ export async function compareWithBase(
 
   const baseByAddress = new Map(relevant.map((c) => [c.address, sameChange(c)]));
   const headAddresses = new Set(plan.changes.map((c) => c.address));
-  const split: BaseSplit = { ref, sha: commit.sha, changes: [], drift: [], settled: [] };
+  const split: BaseSplit = { ref: loaded.ref, sha: loaded.sha, changes: [], drift: [], settled: [] };
   for (const c of plan.changes) {
     (baseByAddress.get(c.address) === sameChange(c) ? split.drift : split.changes).push(c.address);
   }

@@ -92,6 +92,30 @@ export async function resolveCommit(ref: string, cwd: string): Promise<GitCommit
 }
 
 /**
+ * The files of the work tree that differ from `commit` (`carte plan --scope changed`): changed, added
+ * or deleted tracked files (`git diff --name-only --no-renames`, a rename as its two paths) and
+ * untracked files git does not ignore, as absolute paths under the work tree's top folder. Throws
+ * {@link UsageError} with git's message when git fails.
+ */
+export async function changedFiles(commit: GitCommit): Promise<string[]> {
+  const split = (out: string) => out.split("\0").filter((p) => p !== "");
+  const [tracked, untracked] = await Promise.all([
+    git(["diff", "--name-only", "--no-renames", "-z", commit.sha, "--"], commit.toplevel),
+    git(["ls-files", "--others", "--exclude-standard", "-z"], commit.toplevel),
+  ]);
+  return [...split(tracked), ...split(untracked)].map((p) => path.join(commit.toplevel, p));
+}
+
+/** Every file of `commit`'s tree, as absolute paths under the work tree's top folder (`git ls-tree`). */
+export async function commitFiles(commit: GitCommit): Promise<string[]> {
+  const out = await git(["ls-tree", "-r", "-z", "--name-only", commit.sha], commit.toplevel);
+  return out
+    .split("\0")
+    .filter((p) => p !== "")
+    .map((p) => path.join(commit.toplevel, p));
+}
+
+/**
  * Fetches one commit from `origin` (depth 1, no tags), for a shallow clone that lacks the base of a pull
  * request. Throws {@link UsageError} with git's message when the fetch fails.
  */

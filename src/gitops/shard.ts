@@ -136,7 +136,26 @@ export function mergePlans(plans: Plan[]): Plan {
     plans.reduce((n, p) => n + p.summary[k], 0);
   const violations = plans.flatMap((p) => p.safety.violations);
   const override = plans.find((p) => p.safety.override)?.safety.override;
-  const targeting = plans.find((p) => p.targeting)?.targeting;
+  const found = plans.find((p) => p.targeting)?.targeting;
+  // Change-scoped shards (`--scope changed`): one scope, the stores and reads of every shard's.
+  const scopes = plans.flatMap((p) => (p.targeting?.scope ? [p.targeting.scope] : []));
+  const targeting =
+    found && scopes.length > 0
+      ? {
+          ...found,
+          scope: {
+            ...scopes[0]!,
+            stores: scopes
+              .flatMap((s) => s.stores)
+              .sort((a, b) => (a.store < b.store ? -1 : a.store > b.store ? 1 : 0)),
+            client: [...new Set(scopes.flatMap((s) => s.client))],
+            removed: scopes
+              .flatMap((s) => s.removed)
+              .sort((a, b) => (a.store < b.store ? -1 : a.store > b.store ? 1 : 0)),
+            reads: [...new Set(scopes.flatMap((s) => s.reads))],
+          },
+        }
+      : found;
   // One project's shards: one currency.
   const currency = plans.find((p) => p.currency !== undefined)?.currency;
   // Information about stores (items staff switched off, upcoming prices), by store as the changes.

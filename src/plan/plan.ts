@@ -26,7 +26,7 @@ import {
   type SafetyPolicy,
   type SafetyViolation,
 } from "./safety.js";
-import { isTargeted, matchStore, selectChanges, type Targeting } from "./target.js";
+import { isFiltering, isTargeted, matchStore, scopedKinds, selectChanges, type Targeting } from "./target.js";
 import {
   PLAN_FORMAT_VERSION,
   type Plan,
@@ -39,7 +39,11 @@ import {
 export interface PlanOptions {
   /** Resource kinds to plan; default every registered kind. */
   kinds?: readonly ResourceKind<unknown>[];
-  /** Limit the plan to some stores, kinds or addresses (plus what they cannot go without). */
+  /**
+   * Limit the plan to some stores, kinds or addresses (plus what they cannot go without); with a change
+   * scope (`targeting.scope`), each store is planned for the kinds the scope lists there only, and the
+   * client-level kinds for those of `scope.client`.
+   */
   targeting?: Targeting;
   /** Settings of the safety guards; default {@link DEFAULT_SAFETY}. */
   safety?: SafetyPolicy;
@@ -225,6 +229,8 @@ export function createPlanner(desired: DesiredState, options: PlannerOptions = {
   const ownershipOf = (k: { name: string; defaultOwnership?: Ownership }): Ownership =>
     options.ownership?.[k.name as KindName] ?? k.defaultOwnership ?? "full";
   const targeting = isTargeted(options.targeting) ? options.targeting : undefined;
+  const filtering = targeting && isFiltering(targeting) ? targeting : undefined;
+  const scoped = scopedKinds(targeting);
   const policy = options.safety ?? DEFAULT_SAFETY;
   const planned = new Map<string, PlannedStore>();
   const memo = options.checksums ? digestMemo() : undefined;
@@ -275,7 +281,7 @@ export function createPlanner(desired: DesiredState, options: PlannerOptions = {
     };
     /** The changes inside the targeting (with what they cannot go without) and their writes. */
     const selected = () => {
-      const kept = targeting ? selectChanges(changes, targeting) : changes;
+      const kept = filtering ? selectChanges(changes, filtering) : changes;
       return { changes: kept, writes: kept.flatMap((c) => writesOf.get(c) ?? []) };
     };
     return { record, selected };
@@ -309,7 +315,9 @@ export function createPlanner(desired: DesiredState, options: PlannerOptions = {
     const info: PlanInfo[] = [];
     const storeInTarget =
       !targeting || targeting.stores.length === 0 || targeting.stores.some((p) => matchStore(p, storeKey));
+    const inScope = scoped?.get(storeKey);
     for (const kind of kinds) {
+      if (scoped && !inScope?.has(kind.name)) continue;
       const ownership = ownershipOf(kind);
       if (ownership === "ignore") continue;
       const d = kind.select(want, ownership, have);
@@ -368,6 +376,7 @@ export function createPlanner(desired: DesiredState, options: PlannerOptions = {
     const wantClient = desired.client ?? {};
     const { record, selected } = collector();
     for (const kind of clientKinds) {
+      if (targeting?.scope && !targeting.scope.client.includes(kind.name as KindName)) continue;
       const ownership = ownershipOf(kind);
       if (ownership === "ignore") continue;
       const d = kind.select(wantClient);

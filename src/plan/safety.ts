@@ -112,7 +112,8 @@ export function evaluateSafety(plan: Plan, current: CurrentState, policy: Safety
  */
 export function safetyVerdict(plan: Plan, perStore: readonly SafetyViolation[]): SafetyVerdict {
   const violations: SafetyViolation[] = [];
-  if (plan.stores.length === 0) {
+  // A change scope may leave every store out (no store's files changed): the files still name stores.
+  if (plan.stores.length === 0 && (plan.targeting?.scope?.of ?? 0) === 0) {
     violations.push({
       guard: "no_stores",
       message:

@@ -9,6 +9,8 @@ import { codeSpan, escapeMarkdown, escapeTerminal } from "./escape.js";
 import { changesByStore, plural } from "./lines.js";
 import { buildView, detailText, headText, storesText, type ChangeView } from "./view.js";
 import { notes, summaryLine, targetLine } from "./text.js";
+import { scopeLine, scopeNotes } from "./scope.js";
+import { isFiltering } from "../plan/target.js";
 
 /** GitHub's limit on the size of one issue or pull-request comment, in characters. */
 export const GITHUB_COMMENT_LIMIT = 65_536;
@@ -116,6 +118,9 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
     `**${summaryLine(plan)}**`,
     "",
   ];
+  const scoped = scopeLine(plan);
+  if (scoped !== undefined)
+    head.splice(options.target === undefined ? 2 : 4, 0, `> ${escapeMarkdown(scoped)}`, "");
   for (const n of notes(plan)) {
     head.push(n.startsWith("  - ") ? `- ${escapeMarkdown(n.slice(4))}` : `> ${escapeMarkdown(n)}`);
   }
@@ -303,13 +308,16 @@ export function renderPlanComment(plan: Plan, options: PlanCommentOptions = {}):
   const context = contextLine(options.context);
   let out = `### ${escapeMd(options.title ?? "carte plan")}\n\n${context ? `${context}\n\n` : ""}`;
   if (options.target !== undefined) out += `${escapeMd(targetLine(options.target))}\n\n`;
+  const scoped = scopeLine(plan);
+  if (scoped !== undefined) out += `> ${escapeMd(scoped)}\n\n`;
   out +=
     plan.changes.length === 0
       ? `**No changes.** The platform matches the configuration.\n\n`
       : `**Plan: ${countsOf(plan.changes)}.**\n\n`;
   out += safetyBlock(plan, options.forceHint);
-  if (plan.targeting) out += `> ${escapeMd(notes(plan)[0] ?? "")}\n\n`;
+  if (plan.targeting && isFiltering(plan.targeting)) out += `> ${escapeMd(notes(plan)[0] ?? "")}\n\n`;
   out += infoBlock(plan);
+  for (const n of scopeNotes(plan)) out += `> ${escapeMd(n)}\n\n`;
 
   const budget = () => max - out.length - footer.length;
   const split = options.split;

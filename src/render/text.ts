@@ -10,6 +10,8 @@ import type { Plan } from "../plan/types.js";
 import { escapeTerminal } from "./escape.js";
 import { plural } from "./lines.js";
 import { buildView, callLines, headText, storesText, type ChangeView } from "./view.js";
+import { scopeLine, scopeNotes } from "./scope.js";
+import { isFiltering } from "../plan/target.js";
 
 /** The one-line summary, e.g. `Plan: 3 to create, 1 to update, 0 to delete in 2 stores; 4 API calls.` */
 export function summaryLine(plan: Plan): string {
@@ -28,7 +30,7 @@ export function summaryLine(plan: Plan): string {
  */
 export function notes(plan: Plan): string[] {
   const out: string[] = [];
-  if (plan.targeting) {
+  if (plan.targeting && isFiltering(plan.targeting)) {
     const t = plan.targeting;
     const parts = [
       ...t.stores.map((x) => `--store ${x}`),
@@ -47,6 +49,7 @@ export function notes(plan: Plan): string[] {
   }
   // Information that is not a change (items staff switched off that the files leave alone).
   for (const i of plan.info ?? []) out.push(`Note: store[${i.store}]: ${i.message}`);
+  out.push(...scopeNotes(plan));
   return out;
 }
 
@@ -66,10 +69,17 @@ export function targetLine(target: string): string {
   return `Target: ${target}`;
 }
 
-/** Renders a plan as text (the structure of src/render/view.ts). */
+/**
+ * Renders a plan as text (the structure of src/render/view.ts): the target first, then, for a
+ * change-scoped plan, what was read (src/render/scope.ts).
+ */
 export function renderText(plan: Plan, options: TextOptions): string {
   const c = new Chalk({ level: options.color ? 1 : 0 });
-  const first = options.target === undefined ? [] : [c.dim(escapeTerminal(targetLine(options.target)))];
+  const scoped = scopeLine(plan);
+  const first = [
+    ...(options.target === undefined ? [] : [c.dim(escapeTerminal(targetLine(options.target)))]),
+    ...(scoped === undefined ? [] : [c.bold(escapeTerminal(scoped))]),
+  ];
   if (plan.changes.length === 0) {
     return (
       [...first, c.green(summaryLine(plan)), ...notes(plan).map((n) => c.yellow(escapeTerminal(n)))].join(

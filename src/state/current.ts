@@ -29,6 +29,7 @@ import {
   type StoreState,
 } from "../model.js";
 import { DEFAULT_PARALLELISM, type PlatformClient } from "../platform/client.js";
+import { scopedKinds, type Targeting } from "../plan/target.js";
 
 /** What to read in one store: the kinds whose resources are wanted. */
 export interface ReadRequest {
@@ -70,6 +71,37 @@ export function readRequests(
       return own !== "ignore" && k.select(s, own) !== undefined;
     }),
   }));
+}
+
+/**
+ * The reads of a plan ("project reads"): {@link readRequests} and {@link clientReadKinds} of `desired`,
+ * limited by a change scope when there is one (src/plan/target.ts `ChangeScope`, `carte plan --scope
+ * changed`): each store then reads the parts of the kinds the scope lists there only (a price change
+ * in one store: that store's menu), and the client-level kinds only those of `scope.client`. `desired`
+ * is already limited to the stores in scope (src/workflow.ts `scopeDesired`). Stores the scope lists as
+ * removed are read too, with their base identity and the kinds the base managed there (`removed`).
+ */
+export function projectReads(
+  desired: DesiredState,
+  ownership: Partial<Record<KindName, Ownership>> = {},
+  targeting?: Targeting,
+): { requests: ReadRequest[]; clientKinds: ClientKind<unknown>[]; removed: ReadRequest[] } {
+  const scoped = scopedKinds(targeting);
+  const requests = readRequests(desired, ownership);
+  const clientKinds = clientReadKinds(desired, ownership);
+  const scope = targeting?.scope;
+  if (!scoped || !scope) return { requests, clientKinds, removed: [] };
+  return {
+    requests: requests.map((r) => ({
+      store: r.store,
+      kinds: r.kinds.filter((k) => scoped.get(r.store.key)?.has(k.name) === true),
+    })),
+    clientKinds: clientKinds.filter((k) => scope.client.includes(k.name as KindName)),
+    removed: scope.removed.map((r) => ({
+      store: { key: r.store, storeId: r.storeId, integrationId: r.store, name: r.name },
+      kinds: registry.filter((k) => r.kinds.includes(k.name as KindName)),
+    })),
+  };
 }
 
 /** The client-level kinds the files manage. */

@@ -10,6 +10,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { runAction } from "../../src/action/main.js";
+import { commitAll } from "./harness.js";
 import { COMMENT_MARKER } from "../../src/action/comment.js";
 import { STORE_WEBHOOK_EVENTS } from "../../src/platform/wire.js";
 import {
@@ -164,6 +165,27 @@ describe("GitHub Action", () => {
     expect(gh.calls.filter((c) => c.startsWith("PATCH"))).toHaveLength(1);
     expect(gh.tokens.every((t) => t === "token ghs_faketoken123456")).toBe(true);
     for (const c of gh.comments) expect(c.body).not.toContain(CLIENT_SECRET);
+  });
+
+  it("input scope changed: reads only what the pull request's files touch, and the comment says so first", async () => {
+    const { fx, gh } = await setup();
+    commitAll(fx.dir, "the chain");
+    edit(path.join(fx.dir, "stores/bog-centro.yaml"), "BURGER-CLASSIC: 25900", "BURGER-CLASSIC: 26900");
+    Object.assign(process.env, { INPUT_COMMAND: "plan", INPUT_BASE: "main", INPUT_SCOPE: "changed" });
+    fx.emu.clearRequests();
+    expect(await runAction()).toBe(0);
+    const reads = fx.emu.requests.filter((r) => !r.path.includes("/token/login/"));
+    expect(reads.map((r) => `${r.method} ${r.path}`)).toEqual([
+      "GET /restaurants/menu/v1/stores/900101/store-menu",
+    ]);
+    const body = gh.comments[0]!.body;
+    expect(body).toContain("> Plan scoped to the changes since main: 1 of 3 stores read (menu).\n");
+    expect(body.indexOf("Plan scoped")).toBeLessThan(body.indexOf("**Plan: "));
+
+    process.env.INPUT_SCOPE = "some";
+    const bad = await captured();
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toContain("input scope must be all or changed, got some");
   });
 
   it("applies on merge and reports no changes afterwards", async () => {

@@ -13,6 +13,8 @@ import {
   reviewedRecord,
 } from "../../src/gitops/reviewed.js";
 import { GITHUB_COMMENT_LIMIT, renderPlanComment } from "../../src/render/markdown.js";
+import { renderText } from "../../src/render/text.js";
+import type { ChangeScope } from "../../src/plan/target.js";
 import { current, desired, item, store } from "../helpers/builders.js";
 
 const keys = (n: number, prefix = "store") => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
@@ -96,6 +98,31 @@ describe("sharding", () => {
       renderPlanComment(whole, { footer: footer(whole) }),
     );
     expect(() => mergePlans([parts[0]!, parts[0]!])).toThrow(/in two shards' plans/);
+  });
+});
+
+describe("change-scoped shards", () => {
+  it("merges the shards' scopes into one: every shard's stores and reads, one first line", () => {
+    const scope = (stores: string[], reads: string[]): ChangeScope => ({
+      base: "main",
+      sha: "f".repeat(40),
+      of: 4,
+      stores: stores.map((k) => ({ store: k, kinds: ["item"] })),
+      client: [],
+      removed: [],
+      reads,
+    });
+    const d = desired(store("a", "1"), store("b", "2"), store("c", "3"), store("d", "4"));
+    const plan = (keys: string[], reads: string[]) =>
+      buildPlan({ stores: Object.fromEntries(keys.map((k) => [k, d.stores[k]!])) }, current(), {
+        targeting: { stores: [], kinds: [], targets: [], scope: scope(keys, reads) },
+      });
+    const merged = mergePlans([plan(["c"], ["menu"]), plan(["a"], ["menu", "hours"])]);
+    expect(merged.targeting?.scope?.stores.map((s) => s.store)).toEqual(["a", "c"]);
+    expect(merged.targeting?.scope?.reads).toEqual(["menu", "hours"]);
+    expect(renderText(merged, { color: false }).split("\n")[0]).toBe(
+      "Plan scoped to the changes since main: 2 of 4 stores read (menu, hours).",
+    );
   });
 });
 

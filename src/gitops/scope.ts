@@ -1,0 +1,305 @@
+/**
+ * Change-scoped plans (`carte plan --scope changed --base REF`, issue 15 item 5): which stores, and which
+ * kinds of each store, the difference between the base's files and the head's can touch. The answer
+ * comes from the two desired states, not from the list of changed files: each store's resolved desired
+ * state is compared kind by kind (`ResourceKind.select`), so that any layout gives the right scope: a
+ * price in one store file touches that store's items; a shared catalog touches the stores that use
+ * it; carte.yaml `defaults:`, a group's `defaults:` or an included file touch the stores they reach;
+ * `ownership:` touches the kind in every store. What the files' difference cannot touch is neither
+ * read nor planned: drift there is left to the full plan (the scheduled drift check).
+ */
+
+import { realpathSync } from "node:fs";
+import { realpath } from "node:fs/promises";
+import path from "node:path";
+import { loadProject, type LoadedProject } from "../config/index.js";
+import { ConfigError } from "../errors.js";
+import { clientKinds as clientRegistry, kinds as registry, type KindName } from "../kinds/registry.js";
+import type { ClientKind, ResourceKind } from "../kinds/types.js";
+import type { DesiredState, Ownership, StoreState } from "../model.js";
+import type { ChangeScope } from "../plan/target.js";
+import type { LoadedBase } from "./base.js";
+import { changedFiles, commitFiles, materializeCommit, resolveCommit } from "./git.js";
+import { shardProject, type Shard } from "./shard.js";
+
+/** One side of the comparison: a project's desired state and ownership (src/config `LoadedProject`). */
+export interface ScopeSide {
+  desired: DesiredState;
+  ownership: Partial<Record<KindName, Ownership>>;
+}
+
+/**
+ * Deep equality of plain JSON values that remembers the pairs of objects it compared: the stores of a
+ * shared catalog hold the same resource objects (the loader's `shareResources`), so a thousand stores
+ * compare each catalog entry once.
+ */
+function memoEqual(): (a: unknown, b: unknown) => boolean {
+  const seen = new WeakMap<object, WeakMap<object, boolean>>();
+  const equal = (a: unknown, b: unknown): boolean => {
+    if (a === b) return true;
+    if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return false;
+    let row = seen.get(a);
+    const known = row?.get(b);
+    if (known !== undefined) return known;
+    let result: boolean;
+    if (Array.isArray(a) || Array.isArray(b)) {
+      result =
+        Array.isArray(a) &&
+        Array.isArray(b) &&
+        a.length === b.length &&
+        a.every((v, i) => equal(v, (b as unknown[])[i]));
+    } else {
+      const ka = Object.keys(a);
+      const kb = Object.keys(b);
+      result =
+        ka.length === kb.length &&
+        ka.every(
+          (k) =>
+            Object.hasOwn(b, k) &&
+            equal((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
+        );
+    }
+    if (!row) {
+      row = new WeakMap();
+      seen.set(a, row);
+    }
+    row.set(b, result);
+    return result;
+  };
+  return equal;
+}
+
+const ownershipOf = (side: ScopeSide, kind: { name: string; defaultOwnership?: Ownership }): Ownership =>
+  side.ownership[kind.name as KindName] ?? kind.defaultOwnership ?? "full";
+
+/** The kinds the files manage in a store: not ignored, and selected by the store's desired state. */
+function managedKinds(
+  side: ScopeSide,
+  want: StoreState,
+  kinds: readonly ResourceKind<unknown>[],
+): KindName[] {
+  return kinds
+    .filter((k) => {
+      const own = ownershipOf(side, k);
+      return own !== "ignore" && k.select(want, own) !== undefined;
+    })
+    .map((k) => k.name as KindName);
+}
+
+/** Options of {@link changeScope}. */
+export interface ChangeScopeOptions {
+  /** The base as named and the commit it resolved to, recorded in the scope. */
+  ref: string;
+  sha: string;
+  /** Store kinds to compare; default every registered kind. */
+  kinds?: readonly ResourceKind<unknown>[];
+  /** Client-level kinds to compare; default every registered one. */
+  clientKinds?: readonly ClientKind<unknown>[];
+  /** How many stores the head's files describe; default the stores of `head.desired`. */
+  of?: number;
+}
+
+/**
+ * The change scope of the head's files against the base's: per store of the head, the kinds whose
+ * desired resources or ownership differ from the base's (every managed kind of a store the base does
+ * not have, or whose platform store id or `schedules_via` changed); the client-level kinds whose
+ * desired state differs; and the stores the base has and the head no longer does (`removed`, with the
+ * kinds the base managed there). A store whose files make no difference is not in the scope. Pure.
+ */
+export function changeScope(base: ScopeSide, head: ScopeSide, options: ChangeScopeOptions): ChangeScope {
+  const kinds = options.kinds ?? registry;
+  const equal = memoEqual();
+  const stores: ChangeScope["stores"] = [];
+  const currencyChanged = base.desired.currency !== head.desired.currency;
+  for (const key of Object.keys(head.desired.stores).sort()) {
+    const want = head.desired.stores[key]!;
+    const before = Object.hasOwn(base.desired.stores, key) ? base.desired.stores[key] : undefined;
+    let changed: KindName[];
+    if (
+      !before ||
+      currencyChanged ||
+      before.store.storeId !== want.store.storeId ||
+      before.schedulesVia !== want.schedulesVia
+    ) {
+      // A new store, another platform store, another currency or another schedules API: all of it.
+      changed = managedKinds(head, want, kinds);
+    } else {
+      changed = [];
+      for (const kind of kinds) {
+        const own = ownershipOf(head, kind);
+        if (own === "ignore") continue;
+        const after = kind.select(want, own);
+        if (after === undefined) continue; // not managed in the head: never read nor planned there
+        const ownBefore = ownershipOf(base, kind);
+        const was = ownBefore === "ignore" ? undefined : kind.select(before, ownBefore);
+        if (was === undefined || ownBefore !== own || !equal(was, after)) changed.push(kind.name as KindName);
+      }
+    }
+    if (changed.length > 0) stores.push({ store: key, kinds: changed });
+  }
+
+  const client: KindName[] = [];
+  for (const kind of options.clientKinds ?? clientRegistry) {
+    const own = ownershipOf(head, kind);
+    if (own === "ignore") continue;
+    const after = kind.select(head.desired.client ?? {});
+    if (after === undefined) continue;
+    const ownBefore = ownershipOf(base, kind);
+    const was = ownBefore === "ignore" ? undefined : kind.select(base.desired.client ?? {});
+    if (was === undefined || ownBefore !== own || !equal(was, after)) client.push(kind.name as KindName);
+  }
+
+  const removed: ChangeScope["removed"] = [];
+  for (const key of Object.keys(base.desired.stores).sort()) {
+    if (Object.hasOwn(head.desired.stores, key)) continue;
+    const was = base.desired.stores[key]!;
+    removed.push({
+      store: key,
+      storeId: was.store.storeId,
+      name: was.store.name,
+      kinds: managedKinds(base, was, kinds),
+    });
+  }
+
+  const scope: ChangeScope = {
+    base: options.ref,
+    sha: options.sha,
+    of: options.of ?? Object.keys(head.desired.stores).length,
+    stores,
+    client,
+    removed,
+    reads: [],
+  };
+  scope.reads = scopeReads(scope, kinds);
+  return scope;
+}
+
+/**
+ * The names of the reads (parts of a store's live state, `StoreRead.name`: `menu`, `hours`…) the
+ * scope makes, over all its stores, in registry order: what the plan's first line lists.
+ */
+export function scopeReads(scope: ChangeScope, kinds: readonly ResourceKind<unknown>[] = registry): string[] {
+  const wanted = new Set<string>([
+    ...scope.stores.flatMap((s) => s.kinds),
+    ...scope.removed.flatMap((s) => s.kinds),
+  ]);
+  const names = new Set<string>();
+  for (const kind of kinds) if (wanted.has(kind.name)) for (const read of kind.reads) names.add(read.name);
+  return [...names];
+}
+
+/** What {@link loadChangeScope} gives: the head's project, the base's, and the scope between them. */
+export interface ScopedLoad {
+  /**
+   * The head's project (the work tree), every file read and checked; with a scope, `desired` holds only
+   * the stores whose files differ from the base's (the candidates of the scope; `partial` set).
+   */
+  project: LoadedProject;
+  /** The base as loaded (its store files: those of the candidates and the changed ones only). */
+  base: LoadedBase;
+  /** `undefined` when the base's files do not load (`base.unavailable`): then nothing is scoped. */
+  scope: ChangeScope | undefined;
+}
+
+/**
+ * Loads the head's files and the base's as far as the scope needs, and computes the scope
+ * ({@link changeScope}). git names the files that differ between the work tree and the base commit
+ * ({@link changedFiles}), and any file the base commit does not have counts as changed; a store can only differ when one of the files its desired state comes from
+ * (carte.yaml, its catalog, its group, its store file, the files they include) is among them, so only
+ * those stores are resolved in the head and read in the base (with the changed store files, for the
+ * stores whose file was deleted). A changed carte.yaml can reach every store: everything is loaded.
+ * Every file of the head is still read and checked, as for any plan.
+ *
+ * @param configPath carte.yaml of the work tree.
+ * @param ref the base, a git ref of the repository that holds carte.yaml.
+ * @throws {@link ConfigError} when the head's files do not load; {@link UsageError} when the ref names
+ *   no commit or git cannot be run. A base whose files do not load is not an error: the head is then
+ *   loaded in full, and `scope` is `undefined`.
+ */
+export async function loadChangeScope(
+  configPath: string,
+  ref: string,
+  options: { shard?: Shard | undefined; now?: Date | undefined } = {},
+): Promise<ScopedLoad> {
+  // The run's clock for time-bound entries, on both sides alike (src/config/time.ts).
+  const clock = options.now ? { now: options.now } : {};
+  const configFile = path.resolve(configPath);
+  const root = path.dirname(configFile);
+  const realConfig = await realpath(configFile);
+  const realRoot = path.dirname(realConfig);
+  const commit = await resolveCommit(ref, root);
+  // Paths relative to the project folder: git names them under the real top folder, the loader under
+  // the folder of carte.yaml as given.
+  const inProject = (files: string[]) =>
+    new Set(
+      files
+        .map((f) => path.relative(realRoot, f))
+        .filter((f) => f !== "" && !f.startsWith("..") && !path.isAbsolute(f)),
+    );
+  const [changed, inBase] = (await Promise.all([changedFiles(commit), commitFiles(commit)])).map(
+    inProject,
+  ) as [Set<string>, Set<string>];
+  const everything = changed.has(path.basename(realConfig));
+  // A file the base does not have counts as changed too (one git ignores is not among git's changes).
+  const differs = (rel: string) => changed.has(rel) || !inBase.has(rel);
+  // Where a file leads, for a file that is a symbolic link to another (git sees the target change).
+  const real = new Map<string, string>();
+  const realOf = (f: string) => {
+    let r = real.get(f);
+    if (r === undefined) {
+      try {
+        r = path.relative(realRoot, realpathSync.native(f));
+      } catch {
+        r = path.relative(root, f); // gone since it was read: its own path stands for it
+      }
+      real.set(f, r);
+    }
+    return r;
+  };
+  const touched = (files: ReadonlySet<string>) => {
+    for (const f of files) if (differs(path.relative(root, f)) || differs(realOf(f))) return true;
+    return false;
+  };
+  // The base's files are written out (git archive, in other processes) while the head loads.
+  const writing = materializeCommit(commit);
+  let head: LoadedProject;
+  try {
+    head = await loadProject(configFile, {
+      ...clock,
+      shareResources: true,
+      stores: { resolve: everything ? () => true : touched },
+    });
+  } catch (err) {
+    await (await writing).close();
+    throw err;
+  }
+  const tree = await writing;
+  let base: LoadedProject;
+  try {
+    const baseConfig = path.join(tree.dir, path.relative(commit.toplevel, realConfig));
+    const baseRoot = path.dirname(baseConfig);
+    const wanted = new Set([...changed, ...(head.partial?.files ?? []).map((f) => path.relative(root, f))]);
+    base = await loadProject(baseConfig, {
+      ...clock,
+      shareResources: true,
+      ...(everything ? {} : { stores: { read: (f: string) => wanted.has(path.relative(baseRoot, f)) } }),
+    });
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    const n = err.problems.length;
+    const unavailable = `the base's files do not load (${n} configuration problem${n === 1 ? "" : "s"}, e.g. ${err.problems[0]?.message ?? "?"})`;
+    // Nothing can be scoped: the head in full, for a full plan.
+    const full = await loadProject(configFile, { ...clock, shareResources: true });
+    return { project: full, base: { ref, sha: commit.sha, unavailable }, scope: undefined };
+  } finally {
+    await tree.close();
+  }
+  if (options.shard) base = shardProject(base, options.shard);
+  const sharded = options.shard ? shardProject(head, options.shard) : head;
+  const scope = changeScope(base, sharded, {
+    ref,
+    sha: commit.sha,
+    of: head.partial?.stores ?? Object.keys(head.desired.stores).length,
+  });
+  return { project: head, base: { ref, sha: commit.sha, project: base }, scope };
+}

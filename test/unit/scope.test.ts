@@ -1,0 +1,269 @@
+/**
+ * Which stores, and which kinds of each, a difference between two versions of the files touches
+ * (src/gitops/scope.ts `changeScope`): both versions are loaded from real files, as `carte plan --scope
+ * changed --base REF` loads the base's and the work tree's.
+ */
+
+import { renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { loadProject } from "../../src/config/index.js";
+import { changeScope, loadChangeScope } from "../../src/gitops/scope.js";
+import type { ChangeScope } from "../../src/plan/target.js";
+import { copyExample, edit } from "../helpers/project.js";
+import { commitAll, git } from "../action/harness.js";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** The example chain plus a store of its own catalog (Cali), so that a catalog is shared by some stores only. */
+function chain(): string {
+  const dir = copyExample();
+  dirs.push(dir);
+  writeFileSync(
+    path.join(dir, "catalogs/salads.yaml"),
+    [
+      "name: salads",
+      "items:",
+      "  - { sku: SALAD-GREEN, title: Ensalada verde, price: 18900 }",
+      "categories:",
+      "  - { sku: SALADS, title: Ensaladas, items: [SALAD-GREEN] }",
+      "menus:",
+      "  - { type: DEFAULT, categories: [SALADS] }",
+    ].join("\n") + "\n",
+  );
+  writeFileSync(
+    path.join(dir, "stores/cal-norte.yaml"),
+    ["store:", "  id: 900301", "  integration_id: cal-norte", "  name: Cali Norte", "catalog: salads"].join(
+      "\n",
+    ) + "\n",
+  );
+  return dir;
+}
+
+/** The scope of the files after `change` against the files before it. */
+async function scopeOf(change: (dir: string) => void): Promise<ChangeScope> {
+  const dir = chain();
+  const config = path.join(dir, "carte.yaml");
+  const base = await loadProject(config, { shareResources: true });
+  change(dir);
+  const head = await loadProject(config, { shareResources: true });
+  return changeScope(base, head, { ref: "main", sha: "0".repeat(40) });
+}
+
+const stores = (scope: ChangeScope) => Object.fromEntries(scope.stores.map((s) => [s.store, s.kinds]));
+
+describe("changeScope", () => {
+  it("a price in one store file: that store's items, its menu read", async () => {
+    const scope = await scopeOf((dir) =>
+      edit(path.join(dir, "stores/bog-centro.yaml"), "BURGER-CLASSIC: 25900", "BURGER-CLASSIC: 26900"),
+    );
+    expect(scope).toEqual({
+      base: "main",
+      sha: "0".repeat(40),
+      of: 4,
+      stores: [{ store: "bog-centro", kinds: ["item"] }],
+      client: [],
+      removed: [],
+      reads: ["menu"],
+    });
+  });
+
+  it("a shared catalog: the items of every store that uses it, and of no other", async () => {
+    const scope = await scopeOf((dir) =>
+      edit(path.join(dir, "catalogs/burgers.yaml"), /price: 12900/, "price: 13900"),
+    );
+    expect(stores(scope)).toEqual({
+      "bog-centro": ["item"],
+      "bog-chapinero": ["item"],
+      "med-poblado": ["item"],
+    });
+    expect(scope.reads).toEqual(["menu"]);
+  });
+
+  it("a new item in a catalog: the items and categories of its stores", async () => {
+    const scope = await scopeOf((dir) => {
+      edit(
+        path.join(dir, "catalogs/salads.yaml"),
+        "categories:",
+        "  - { sku: SALAD-CAESAR, title: Ensalada César, price: 21900 }\ncategories:",
+      );
+      edit(
+        path.join(dir, "catalogs/salads.yaml"),
+        "items: [SALAD-GREEN]",
+        "items: [SALAD-GREEN, SALAD-CAESAR]",
+      );
+    });
+    expect(stores(scope)).toEqual({ "cal-norte": ["item", "category"] });
+  });
+
+  it("a group's defaults: the stores of the group, for the kind they set", async () => {
+    const scope = await scopeOf((dir) =>
+      edit(path.join(dir, "groups/bogota.yaml"), 'sun: ["12:00-20:00"]', 'sun: ["10:00-20:00"]'),
+    );
+    expect(stores(scope)).toEqual({ "bog-centro": ["store_hours"], "bog-chapinero": ["store_hours"] });
+    expect(scope.reads).toEqual(["hours"]);
+  });
+
+  it("carte.yaml defaults and ownership: every store they reach; client settings apart", async () => {
+    const hooks = await scopeOf((dir) =>
+      edit(path.join(dir, "carte.yaml"), "hooks/new-order", "hooks/new-order-v2"),
+    );
+    expect(stores(hooks)).toEqual({
+      "bog-centro": ["webhook"],
+      "bog-chapinero": ["webhook"],
+      "cal-norte": ["webhook"],
+      "med-poblado": ["webhook"],
+    });
+    expect(hooks.client).toEqual([]);
+
+    const ownership = await scopeOf((dir) =>
+      edit(path.join(dir, "carte.yaml"), /^emulator:/m, "ownership:\n  category: additive\nemulator:"),
+    );
+    expect(ownership.stores.map((s) => s.kinds)).toEqual([
+      ["category"],
+      ["category"],
+      ["category"],
+      ["category"],
+    ]);
+
+    const client = await scopeOf((dir) =>
+      edit(path.join(dir, "carte.yaml"), "hooks/provisioning", "hooks/prov-2"),
+    );
+    expect(client.stores).toEqual([]);
+    expect(client.client).toEqual(["client_webhook"]);
+  });
+
+  it("a deleted store file: the store is listed as removed, with what the base managed there", async () => {
+    const scope = await scopeOf((dir) => rmSync(path.join(dir, "stores/med-poblado.yaml")));
+    expect(scope.stores).toEqual([]);
+    expect(scope.of).toBe(3);
+    expect(scope.removed).toEqual([
+      {
+        store: "med-poblado",
+        storeId: "900201",
+        name: "Medellín El Poblado",
+        kinds: [
+          "item",
+          "category",
+          "menu",
+          "availability",
+          "webhook",
+          "store_hours",
+          "holiday",
+          "special_day",
+          "store_availability",
+        ],
+      },
+    ]);
+    expect(scope.reads).toEqual(["menu", "webhooks", "hours", "holidays", "special", "open"]);
+  });
+
+  it("a new store file: every kind it manages; a moved store (another platform id) too", async () => {
+    const added = await scopeOf((dir) =>
+      writeFileSync(
+        path.join(dir, "stores/cal-sur.yaml"),
+        "store:\n  id: 900302\n  integration_id: cal-sur\n  name: Cali Sur\ncatalog: salads\n",
+      ),
+    );
+    expect(stores(added)).toEqual({
+      "cal-sur": [
+        "item",
+        "category",
+        "menu",
+        "availability",
+        "webhook",
+        "store_hours",
+        "holiday",
+        "special_day",
+        "store_availability",
+      ],
+    });
+    const moved = await scopeOf((dir) =>
+      edit(path.join(dir, "stores/cal-norte.yaml"), "id: 900301", "id: 900309"),
+    );
+    expect(moved.stores.map((s) => s.store)).toEqual(["cal-norte"]);
+    expect(moved.stores[0]!.kinds).toContain("menu");
+  });
+
+  it("no difference (a comment, a file moved): nothing", async () => {
+    const scope = await scopeOf((dir) => {
+      edit(path.join(dir, "stores/bog-centro.yaml"), /^store:/m, "# a comment\nstore:");
+      writeFileSync(path.join(dir, "notes.txt"), "not a carte file\n");
+    });
+    expect(scope.stores).toEqual([]);
+    expect(scope.client).toEqual([]);
+    expect(scope.removed).toEqual([]);
+    expect(scope.reads).toEqual([]);
+  });
+});
+
+describe("loadChangeScope", () => {
+  it("resolves in the head, and reads in the base, only the stores the files git names can reach", async () => {
+    const dir = chain();
+    commitAll(dir, "the chain");
+    edit(path.join(dir, "catalogs/salads.yaml"), "price: 18900", "price: 19900");
+    rmSync(path.join(dir, "stores/med-poblado.yaml"));
+    const loaded = await loadChangeScope(path.join(dir, "carte.yaml"), "main");
+    // Every head file is read and checked; only cal-norte (the salads catalog) is resolved.
+    expect(Object.keys(loaded.project.desired.stores)).toEqual(["cal-norte"]);
+    expect(loaded.project.partial).toEqual({ stores: 3, files: [path.join(dir, "stores/cal-norte.yaml")] });
+    expect(Object.keys(loaded.base.project!.desired.stores).sort()).toEqual(["cal-norte", "med-poblado"]);
+    expect(loaded.scope).toMatchObject({
+      base: "main",
+      sha: git(dir, "rev-parse", "HEAD"),
+      of: 3,
+      stores: [{ store: "cal-norte", kinds: ["item"] }],
+      removed: [{ store: "med-poblado", storeId: "900201" }],
+    });
+  });
+
+  it("counts a file the base does not have as changed, even one git ignores", async () => {
+    const dir = chain();
+    commitAll(dir, "the chain");
+    writeFileSync(path.join(dir, ".gitignore"), ".carte/\n*.json\nstores/cal-sur.yaml\n");
+    writeFileSync(
+      path.join(dir, "stores/cal-sur.yaml"),
+      "store:\n  id: 900302\n  integration_id: cal-sur\n  name: Cali Sur\ncatalog: salads\n",
+    );
+    const loaded = await loadChangeScope(path.join(dir, "carte.yaml"), "main");
+    expect(Object.keys(loaded.project.desired.stores)).toEqual(["cal-sur"]);
+    expect(loaded.scope?.stores.map((s) => s.store)).toEqual(["cal-sur"]);
+    expect(loaded.scope?.stores[0]!.kinds).toContain("menu");
+  });
+
+  it("follows a store file that is a link to another file: a change of its target reaches it", async () => {
+    const dir = chain();
+    renameSync(path.join(dir, "stores/cal-norte.yaml"), path.join(dir, "cal-norte.yaml"));
+    symlinkSync("../cal-norte.yaml", path.join(dir, "stores/cal-norte.yaml"));
+    commitAll(dir, "the chain");
+    edit(path.join(dir, "cal-norte.yaml"), /$/, "overrides:\n  prices:\n    SALAD-GREEN: 17900\n");
+    const loaded = await loadChangeScope(path.join(dir, "carte.yaml"), "main");
+    expect(loaded.scope?.stores).toEqual([{ store: "cal-norte", kinds: ["item"] }]);
+  });
+
+  it("a changed carte.yaml reaches every store; a base that does not load scopes nothing", async () => {
+    const dir = chain();
+    commitAll(dir, "the chain");
+    edit(path.join(dir, "carte.yaml"), "hooks/new-order", "hooks/new-order-v2");
+    const all = await loadChangeScope(path.join(dir, "carte.yaml"), "main");
+    expect(Object.keys(all.project.desired.stores)).toHaveLength(4);
+    expect(all.scope?.stores.map((s) => s.kinds)).toEqual([
+      ["webhook"],
+      ["webhook"],
+      ["webhook"],
+      ["webhook"],
+    ]);
+
+    edit(path.join(dir, "carte.yaml"), /^version: 1$/m, "version: 1\nstorez: x");
+    git(dir, "commit", "-qam", "broken");
+    edit(path.join(dir, "carte.yaml"), "storez: x\n", "");
+    const broken = await loadChangeScope(path.join(dir, "carte.yaml"), "main");
+    expect(broken.scope).toBeUndefined();
+    expect(broken.base.unavailable).toMatch(/^the base's files do not load \(1 configuration problem/);
+    expect(Object.keys(broken.project.desired.stores)).toHaveLength(4);
+    expect(broken.project.partial).toBeUndefined();
+  });
+});
