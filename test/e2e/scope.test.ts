@@ -58,8 +58,10 @@ describe("carte plan --scope changed", () => {
       "changed",
     ]);
     expect(text.code, text.err).toBe(0);
-    expect(text.out.split("\n")[0]).toBe("Plan scoped to the changes since main: 1 of 3 stores read (menu).");
-    expect(text.out).toContain("  ~ store[bog-centro].item[BURGER-CLASSIC]");
+    // The target first (issue 16), then the scope (issue 15).
+    expect(text.out.split("\n")[0]).toMatch(/^Target: platform at 127\.0\.0\.1:\d+$/);
+    expect(text.out.split("\n")[1]).toBe("Plan scoped to the changes since main: 1 of 3 stores read (menu).");
+    expect(text.out).toMatch(/store\[bog-centro\].*\n\s+~ item BURGER-CLASSIC /);
     expect(text.out).toContain("Plan: 0 to create, 1 to update, 0 to delete in 1 store; 1 API call.");
     expect(reads(fx.emu.requests)).toEqual([menuRead("bog-centro")]);
 
@@ -98,8 +100,10 @@ describe("carte plan --scope changed", () => {
       "--scope",
       "changed",
     ]);
-    expect(md.out.split("\n").slice(0, 3)).toEqual([
+    expect(md.out.split("\n").slice(0, 5)).toEqual([
       "### carte plan",
+      "",
+      expect.stringMatching(/^Target: platform at 127\.0\.0\.1:\d+$/),
       "",
       "> Plan scoped to the changes since main: 1 of 3 stores read (menu).",
     ]);
@@ -138,7 +142,7 @@ describe("carte plan --scope changed", () => {
     fx.emu.clearRequests();
     const applied = await carte(["apply", "-q", "--no-color", "-c", fx.config, file, ...fx.secrets]);
     expect(applied.code, applied.err).toBe(0);
-    expect(applied.out.split("\n")[0]).toBe(
+    expect(applied.out.split("\n")[1]).toBe(
       "Plan scoped to the changes since main: 1 of 3 stores read (menu).",
     );
     // The check of the saved plan and of the store before its write read bog-centro's menu only.
@@ -216,7 +220,7 @@ describe("carte plan --scope changed", () => {
       "changed",
     ]);
     expect(text.code, text.err).toBe(0);
-    expect(text.out.split("\n")[0]).toBe(
+    expect(text.out.split("\n")[1]).toBe(
       "Plan scoped to the changes since main: 2 of 3 stores read (hours).",
     );
     expect(reads(fx.emu.requests)).toEqual(
@@ -242,7 +246,7 @@ describe("carte plan --scope changed", () => {
       "changed",
     ]);
     expect(text.code, text.err).toBe(0);
-    expect(text.out.split("\n")[0]).toMatch(
+    expect(text.out.split("\n")[1]).toMatch(
       /^Plan scoped to the changes since main: 0 of 2 stores read \(menu, .*\), 1 store no longer in the files\.$/,
     );
     expect(text.out).toMatch(
@@ -277,7 +281,7 @@ describe("carte plan --scope changed", () => {
       "changed",
     ]);
     expect(text.code, text.err).toBe(0);
-    expect(text.out.split("\n")[0]).toBe(
+    expect(text.out.split("\n")[1]).toBe(
       "Plan scoped to the changes since main: 0 of 3 stores read: the files make no difference to any store.",
     );
     expect(reads(fx.emu.requests)).toEqual([]);
