@@ -1,6 +1,6 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
@@ -91,7 +91,8 @@ describe("loadSeedFile", () => {
     const err = await loadSeedFile(bad).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConfigError);
     const msg = (err as Error).message;
-    expect(msg).toContain(bad);
+    // Named as the user gave it: relative to the working directory.
+    expect(msg).toContain(`${relative(process.cwd(), bad)}:2:5: /clients/0/client_secret`);
     expect(msg).toContain("/clients/0/client_secret");
     expect(msg).toContain("/clients/0/stores/0/id");
     expect(msg).toContain("/clients/0/stores/0/integration_id");
