@@ -22,7 +22,7 @@ import type { KindName } from "./kinds/registry.js";
 import { own, table, type CurrentState, type DesiredState, type Ownership } from "./model.js";
 import { executePlanFully, type ApplyEvent, type OperationResult } from "./apply/execute.js";
 import { settleEffect } from "./apply/settle.js";
-import { EarlyVerifier, waitForPlan } from "./apply/verify.js";
+import { waitForPlan } from "./apply/verify.js";
 import {
   changesByStage,
   countChanges,
@@ -45,8 +45,7 @@ import { escapeTerminal } from "./render/escape.js";
 import { prepareSecretSink, secretCollector, type SecretSink } from "./secrets.js";
 import type { Session } from "./session.js";
 import { fetchCurrent, projectReads, readCurrent, type CurrentStore } from "./state/current.js";
-import type { Limit, ResourceKind } from "./kinds/types.js";
-import pLimit from "p-limit";
+import type { ResourceKind } from "./kinds/types.js";
 
 /** Options shared by planning and applying. */
 export interface RunOptions {
@@ -472,16 +471,8 @@ export async function applyPlanReport(
   const client = session.client;
   const collector = options.secrets ? secretCollector(options.secrets) : undefined;
   const started = Date.now();
-  // One bound for the calls and the reads that verify each store's parts as soon as their calls are
-  // made (the store menu while the later stages run): `--parallelism` calls in flight in all.
-  const bound = pLimit(options.parallelism ?? DEFAULT_PARALLELISM);
-  const limit: Limit = (fn) => bound(fn);
-  const duplicateScope = plan.changes.filter((c) => c.store !== "");
-  const early = new EarlyVerifier(plan, client, { limit, duplicates: duplicateScope });
   const { results, refused, sent } = await executePlanFully(plan, client, {
     parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
-    limit,
-    afterStage: (done) => early.afterStage(done),
     ...(options.settleMs !== undefined ? { settleMs: options.settleMs } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
     ...(collector ? { onResponse: collector } : {}),
@@ -555,14 +546,10 @@ export async function applyPlanReport(
   for (const r of refused) troubled.add(r.store);
   const applied = new Set(plan.operations.filter((o) => okIds.has(o.id)).flatMap((o) => o.addresses));
   const toVerify = plan.changes.filter((c) => applied.has(c.address) && !troubled.has(c.store));
-  // What the early reads showed counts for the stores verified here only (a store where a call failed
-  // is read after the apply, as a whole).
-  const shown = new Map([...(await early.shown())].filter(([store]) => !troubled.has(store)));
   const verify = await waitForPlan(plan, toVerify, client, {
     timeoutMs: Math.max(0, until - Date.now()),
     parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
-    duplicates: duplicateScope,
-    shown,
+    duplicates: plan.changes.filter((c) => c.store !== ""),
   });
   const report: ApplyReport = {
     operations: results,

@@ -18,7 +18,6 @@
 
 import pLimit from "p-limit";
 import { ApiError } from "../errors.js";
-import type { Limit } from "../kinds/types.js";
 import type { PlatformClient } from "../platform/client.js";
 import type { Operation, Plan } from "../plan/types.js";
 import { endpoint, Endpoints, findEndpoint, isSynchronous } from "../plan/endpoints.js";
@@ -88,26 +87,6 @@ export interface ExecuteOptions {
    * carte reports it unsettled, in milliseconds. Default 5 000.
    */
   settleMs?: number;
-  /**
-   * The concurrency bound the calls run under, to share it with other work (the early verification
-   * reads of src/apply/verify.ts `EarlyVerifier`): then `parallelism` is that bound's business. Default
-   * a bound of `parallelism` for the calls alone.
-   */
-  limit?: Limit;
-  /**
-   * Called after each stage, before the next one starts, with what each of the stage's operations did
-   * and the call as made (`sent`: the operation itself, or without the entries of stores left out).
-   * Must not throw.
-   */
-  afterStage?: (done: readonly StageDone[]) => void;
-}
-
-/** One operation of a finished stage, for {@link ExecuteOptions.afterStage}. */
-export interface StageDone {
-  op: Operation;
-  result: OperationResult;
-  /** The call as it was made (the operation without the entries of stores left out, if any). */
-  sent: Operation;
 }
 
 /** How many times a call whose answer was lost is made again at most (each lost answer is settled by a read). */
@@ -203,12 +182,7 @@ export async function executePlanFully(
   client: PlatformClient,
   options: ExecuteOptions = {},
 ): Promise<ExecuteResult> {
-  const limit: Limit =
-    options.limit ??
-    (() => {
-      const bound = pLimit(options.parallelism ?? 8);
-      return (fn) => bound(fn);
-    })();
+  const limit = pLimit(options.parallelism ?? 8);
   const total = plan.operations.length;
   options.onEvent?.({ type: "start", total });
   const failures = new Failures();
@@ -219,7 +193,7 @@ export async function executePlanFully(
   for (const stage of stages) {
     const ops = plan.operations.filter((o) => o.stage === stage);
     const stageResults = await Promise.all(
-      ops.map((op) => limit(() => runOne(op, client, failures, guard, options), op.stores[0])),
+      ops.map((op) => limit(() => runOne(op, client, failures, guard, options))),
     );
     for (const r of stageResults) {
       results.push(r.result);
@@ -227,7 +201,6 @@ export async function executePlanFully(
       if (r.result.status !== "ok") failures.add(r.op);
       options.onEvent?.({ type: "operation", result: r.result, done: results.length, total });
     }
-    options.afterStage?.(stageResults.map((r) => ({ op: r.op, result: r.result, sent: r.sent ?? r.op })));
   }
   return { results, refused: [...guard.refused].map(([store, reason]) => ({ store, reason })), sent };
 }

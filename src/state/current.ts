@@ -125,12 +125,6 @@ export interface FetchOptions {
   onRead?: (done: number, total: number) => void;
   /** Client-level kinds to read. Default none. */
   clientKinds?: readonly ClientKind<unknown>[];
-  /**
-   * A concurrency bound shared with other work (the executor's, for the early verification of
-   * src/apply/verify.ts): the reads run under it instead of a bound of their own (`parallelism` is
-   * then that bound's business).
-   */
-  limit?: Limit;
 }
 
 /** A store's normalised current state, with its platform ids. */
@@ -237,12 +231,10 @@ export async function readCurrent(
   options: FetchOptions = {},
 ): Promise<CurrentState["client"]> {
   const places = new Map(requests.map((r, i) => [r.store.key, i]));
-  const limit =
-    options.limit ??
-    storeOrderedLimit(
-      options.parallelism ?? DEFAULT_PARALLELISM,
-      (key) => places.get(key) ?? requests.length,
-    );
+  const limit = storeOrderedLimit(
+    options.parallelism ?? DEFAULT_PARALLELISM,
+    (key) => places.get(key) ?? requests.length,
+  );
   // Reads by name: kinds that share a part share one read object (a second object of the same name
   // is a bug that would fetch the part twice).
   const reads = new Map<string, StoreRead>();
