@@ -64415,6 +64415,585 @@ var availabilityPart = {
   store: availabilityStore
 };
 
+// node_modules/big.js/big.mjs
+var DP = 20;
+var RM = 1;
+var MAX_DP = 1e6;
+var MAX_POWER = 1e6;
+var NE = -7;
+var PE = 21;
+var STRICT = false;
+var NAME = "[big.js] ";
+var INVALID = NAME + "Invalid ";
+var INVALID_DP = INVALID + "decimal places";
+var INVALID_RM = INVALID + "rounding mode";
+var DIV_BY_ZERO = NAME + "Division by zero";
+var P = {};
+var UNDEFINED = void 0;
+var NUMERIC = /^-?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i;
+function _Big_() {
+  function Big2(n) {
+    var x = this;
+    if (!(x instanceof Big2)) {
+      return n === UNDEFINED && arguments.length === 0 ? _Big_() : new Big2(n);
+    }
+    if (n instanceof Big2) {
+      x.s = n.s;
+      x.e = n.e;
+      x.c = n.c.slice();
+    } else {
+      if (typeof n !== "string") {
+        if (Big2.strict === true && typeof n !== "bigint") {
+          throw TypeError(INVALID + "value");
+        }
+        n = n === 0 && 1 / n < 0 ? "-0" : String(n);
+      }
+      parse(x, n);
+    }
+    x.constructor = Big2;
+  }
+  Big2.prototype = P;
+  Big2.DP = DP;
+  Big2.RM = RM;
+  Big2.NE = NE;
+  Big2.PE = PE;
+  Big2.strict = STRICT;
+  Big2.roundDown = 0;
+  Big2.roundHalfUp = 1;
+  Big2.roundHalfEven = 2;
+  Big2.roundUp = 3;
+  return Big2;
+}
+function parse(x, n) {
+  var e, i, nl;
+  if (!NUMERIC.test(n)) {
+    throw Error(INVALID + "number");
+  }
+  x.s = n.charAt(0) == "-" ? (n = n.slice(1), -1) : 1;
+  if ((e = n.indexOf(".")) > -1) n = n.replace(".", "");
+  if ((i = n.search(/e/i)) > 0) {
+    if (e < 0) e = i;
+    e += +n.slice(i + 1);
+    n = n.substring(0, i);
+  } else if (e < 0) {
+    e = n.length;
+  }
+  nl = n.length;
+  for (i = 0; i < nl && n.charAt(i) == "0"; ) ++i;
+  if (i == nl) {
+    x.c = [x.e = 0];
+  } else {
+    for (; nl > 0 && n.charAt(--nl) == "0"; ) ;
+    x.e = e - i - 1;
+    x.c = [];
+    for (e = 0; i <= nl; ) x.c[e++] = +n.charAt(i++);
+  }
+  return x;
+}
+function round(x, sd, rm6, more) {
+  var xc = x.c;
+  if (rm6 === UNDEFINED) rm6 = x.constructor.RM;
+  if (rm6 !== 0 && rm6 !== 1 && rm6 !== 2 && rm6 !== 3) {
+    throw Error(INVALID_RM);
+  }
+  if (sd < 1) {
+    more = rm6 === 3 && (more || !!xc[0]) || sd === 0 && (rm6 === 1 && xc[0] >= 5 || rm6 === 2 && (xc[0] > 5 || xc[0] === 5 && (more || xc[1] !== UNDEFINED)));
+    xc.length = 1;
+    if (more) {
+      x.e = x.e - sd + 1;
+      xc[0] = 1;
+    } else {
+      xc[0] = x.e = 0;
+    }
+  } else if (sd < xc.length) {
+    more = rm6 === 1 && xc[sd] >= 5 || rm6 === 2 && (xc[sd] > 5 || xc[sd] === 5 && (more || xc[sd + 1] !== UNDEFINED || xc[sd - 1] & 1)) || rm6 === 3 && (more || !!xc[0]);
+    xc.length = sd;
+    if (more) {
+      for (; ++xc[--sd] > 9; ) {
+        xc[sd] = 0;
+        if (sd === 0) {
+          ++x.e;
+          xc.unshift(1);
+          break;
+        }
+      }
+    }
+    for (sd = xc.length; !xc[--sd]; ) xc.pop();
+  }
+  return x;
+}
+function stringify(x, doExponential, isNonzero) {
+  var e = x.e, s = x.c.join(""), n = s.length;
+  if (doExponential) {
+    s = s.charAt(0) + (n > 1 ? "." + s.slice(1) : "") + (e < 0 ? "e" : "e+") + e;
+  } else if (e < 0) {
+    for (; ++e; ) s = "0" + s;
+    s = "0." + s;
+  } else if (e > 0) {
+    if (++e > n) {
+      for (e -= n; e--; ) s += "0";
+    } else if (e < n) {
+      s = s.slice(0, e) + "." + s.slice(e);
+    }
+  } else if (n > 1) {
+    s = s.charAt(0) + "." + s.slice(1);
+  }
+  return x.s < 0 && isNonzero ? "-" + s : s;
+}
+P.abs = function() {
+  var x = new this.constructor(this);
+  x.s = 1;
+  return x;
+};
+P.cmp = function(y) {
+  var isneg, x = this, xc = x.c, yc = (y = new x.constructor(y)).c, i = x.s, j = y.s, k = x.e, l = y.e;
+  if (!xc[0] || !yc[0]) return !xc[0] ? !yc[0] ? 0 : -j : i;
+  if (i != j) return i;
+  isneg = i < 0;
+  if (k != l) return k > l ^ isneg ? 1 : -1;
+  j = (k = xc.length) < (l = yc.length) ? k : l;
+  for (i = -1; ++i < j; ) {
+    if (xc[i] != yc[i]) return xc[i] > yc[i] ^ isneg ? 1 : -1;
+  }
+  return k == l ? 0 : k > l ^ isneg ? 1 : -1;
+};
+P.div = function(y) {
+  var x = this, Big2 = x.constructor, a3 = x.c, b = (y = new Big2(y)).c, k = x.s == y.s ? 1 : -1, dp = Big2.DP;
+  if (dp !== ~~dp || dp < 0 || dp > MAX_DP) {
+    throw Error(INVALID_DP);
+  }
+  if (!b[0]) {
+    throw Error(DIV_BY_ZERO);
+  }
+  if (!a3[0]) {
+    y.s = k;
+    y.c = [y.e = 0];
+    return y;
+  }
+  var bl, bt, n, cmp, ri, bz = b.slice(), ai = bl = b.length, al = a3.length, r = a3.slice(0, bl), rl = r.length, q = y, qc = q.c = [], qi = 0, p = dp + (q.e = x.e - y.e) + 1;
+  q.s = k;
+  k = p < 0 ? 0 : p;
+  bz.unshift(0);
+  for (; rl++ < bl; ) r.push(0);
+  do {
+    for (n = 0; n < 10; n++) {
+      if (bl != (rl = r.length)) {
+        cmp = bl > rl ? 1 : -1;
+      } else {
+        for (ri = -1, cmp = 0; ++ri < bl; ) {
+          if (b[ri] != r[ri]) {
+            cmp = b[ri] > r[ri] ? 1 : -1;
+            break;
+          }
+        }
+      }
+      if (cmp < 0) {
+        for (bt = rl == bl ? b : bz; rl; ) {
+          if (r[--rl] < bt[rl]) {
+            ri = rl;
+            for (; ri && !r[--ri]; ) r[ri] = 9;
+            --r[ri];
+            r[rl] += 10;
+          }
+          r[rl] -= bt[rl];
+        }
+        for (; !r[0]; ) r.shift();
+      } else {
+        break;
+      }
+    }
+    qc[qi++] = cmp ? n : ++n;
+    if (r[0] && cmp) r[rl] = a3[ai] || 0;
+    else r = [a3[ai]];
+  } while ((ai++ < al || r[0] !== UNDEFINED) && k--);
+  if (!qc[0] && qi != 1) {
+    qc.shift();
+    q.e--;
+    p--;
+  }
+  if (qi > p) round(q, p, Big2.RM, r[0] !== UNDEFINED);
+  return q;
+};
+P.eq = function(y) {
+  return this.cmp(y) === 0;
+};
+P.gt = function(y) {
+  return this.cmp(y) > 0;
+};
+P.gte = function(y) {
+  return this.cmp(y) > -1;
+};
+P.lt = function(y) {
+  return this.cmp(y) < 0;
+};
+P.lte = function(y) {
+  return this.cmp(y) < 1;
+};
+P.minus = P.sub = function(y) {
+  var i, j, t, xlty, x = this, Big2 = x.constructor, a3 = x.s, b = (y = new Big2(y)).s;
+  if (a3 != b) {
+    y.s = -b;
+    return x.plus(y);
+  }
+  var xc = x.c.slice(), xe = x.e, yc = y.c, ye = y.e;
+  if (!xc[0] || !yc[0]) {
+    if (yc[0]) {
+      y.s = -b;
+    } else if (xc[0]) {
+      y = new Big2(x);
+    } else {
+      y.s = 1;
+    }
+    return y;
+  }
+  if (a3 = xe - ye) {
+    if (xlty = a3 < 0) {
+      a3 = -a3;
+      t = xc;
+    } else {
+      ye = xe;
+      t = yc;
+    }
+    t.reverse();
+    for (b = a3; b--; ) t.push(0);
+    t.reverse();
+  } else {
+    j = ((xlty = xc.length < yc.length) ? xc : yc).length;
+    for (a3 = b = 0; b < j; b++) {
+      if (xc[b] != yc[b]) {
+        xlty = xc[b] < yc[b];
+        break;
+      }
+    }
+  }
+  if (xlty) {
+    t = xc;
+    xc = yc;
+    yc = t;
+    y.s = -y.s;
+  }
+  if ((b = (j = yc.length) - (i = xc.length)) > 0) for (; b--; ) xc[i++] = 0;
+  for (b = i; j > a3; ) {
+    if (xc[--j] < yc[j]) {
+      for (i = j; i && !xc[--i]; ) xc[i] = 9;
+      --xc[i];
+      xc[j] += 10;
+    }
+    xc[j] -= yc[j];
+  }
+  for (; xc[--b] === 0; ) xc.pop();
+  for (; xc[0] === 0; ) {
+    xc.shift();
+    --ye;
+  }
+  if (!xc[0]) {
+    y.s = 1;
+    xc = [ye = 0];
+  }
+  y.c = xc;
+  y.e = ye;
+  return y;
+};
+P.mod = function(y) {
+  var ygtx, x = this, Big2 = x.constructor, a3 = x.s, b = (y = new Big2(y)).s;
+  if (!y.c[0]) {
+    throw Error(DIV_BY_ZERO);
+  }
+  x.s = y.s = 1;
+  ygtx = y.cmp(x) == 1;
+  x.s = a3;
+  y.s = b;
+  if (ygtx) return new Big2(x);
+  a3 = Big2.DP;
+  b = Big2.RM;
+  Big2.DP = Big2.RM = 0;
+  x = x.div(y);
+  Big2.DP = a3;
+  Big2.RM = b;
+  return this.minus(x.times(y));
+};
+P.neg = function() {
+  var x = new this.constructor(this);
+  x.s = -x.s;
+  return x;
+};
+P.plus = P.add = function(y) {
+  var e, k, t, x = this, Big2 = x.constructor;
+  y = new Big2(y);
+  if (x.s != y.s) {
+    y.s = -y.s;
+    return x.minus(y);
+  }
+  var xe = x.e, xc = x.c, ye = y.e, yc = y.c;
+  if (!xc[0] || !yc[0]) {
+    if (!yc[0]) {
+      if (xc[0]) {
+        y = new Big2(x);
+      } else {
+        y.s = x.s;
+      }
+    }
+    return y;
+  }
+  xc = xc.slice();
+  if (e = xe - ye) {
+    if (e > 0) {
+      ye = xe;
+      t = yc;
+    } else {
+      e = -e;
+      t = xc;
+    }
+    t.reverse();
+    for (; e--; ) t.push(0);
+    t.reverse();
+  }
+  if (xc.length - yc.length < 0) {
+    t = yc;
+    yc = xc;
+    xc = t;
+  }
+  e = yc.length;
+  for (k = 0; e; xc[e] %= 10) k = (xc[--e] = xc[e] + yc[e] + k) / 10 | 0;
+  if (k) {
+    xc.unshift(k);
+    ++ye;
+  }
+  for (e = xc.length; xc[--e] === 0; ) xc.pop();
+  y.c = xc;
+  y.e = ye;
+  return y;
+};
+P.pow = function(n) {
+  var x = this, one = new x.constructor("1"), y = one, isneg = n < 0;
+  if (n !== ~~n || n < -MAX_POWER || n > MAX_POWER) {
+    throw Error(INVALID + "exponent");
+  }
+  if (isneg) n = -n;
+  for (; ; ) {
+    if (n & 1) y = y.times(x);
+    n >>= 1;
+    if (!n) break;
+    x = x.times(x);
+  }
+  return isneg ? one.div(y) : y;
+};
+P.prec = function(sd, rm6) {
+  if (sd !== ~~sd || sd < 1 || sd > MAX_DP) {
+    throw Error(INVALID + "precision");
+  }
+  return round(new this.constructor(this), sd, rm6);
+};
+P.round = function(dp, rm6) {
+  if (dp === UNDEFINED) dp = 0;
+  else if (dp !== ~~dp || dp < -MAX_DP || dp > MAX_DP) {
+    throw Error(INVALID_DP);
+  }
+  return round(new this.constructor(this), dp + this.e + 1, rm6);
+};
+P.sqrt = function() {
+  var r, c, t, x = this, Big2 = x.constructor, s = x.s, e = x.e, half = new Big2("0.5");
+  if (!x.c[0]) return new Big2(x);
+  if (s < 0) {
+    throw Error(NAME + "No square root");
+  }
+  s = Math.sqrt(+stringify(x, true, true));
+  if (s === 0 || s === 1 / 0) {
+    c = x.c.join("");
+    if (!(c.length + e & 1)) c += "0";
+    s = Math.sqrt(c);
+    e = ((e + 1) / 2 | 0) - (e < 0 || e & 1);
+    r = new Big2((s == 1 / 0 ? "5e" : (s = s.toExponential()).slice(0, s.indexOf("e") + 1)) + e);
+  } else {
+    r = new Big2(s + "");
+  }
+  e = r.e + (Big2.DP += 4);
+  do {
+    t = r;
+    r = half.times(t.plus(x.div(t)));
+  } while (t.c.slice(0, e).join("") !== r.c.slice(0, e).join(""));
+  return round(r, (Big2.DP -= 4) + r.e + 1, Big2.RM);
+};
+P.times = P.mul = function(y) {
+  var c, x = this, Big2 = x.constructor, xc = x.c, yc = (y = new Big2(y)).c, a3 = xc.length, b = yc.length, i = x.e, j = y.e;
+  y.s = x.s == y.s ? 1 : -1;
+  if (!xc[0] || !yc[0]) {
+    y.c = [y.e = 0];
+    return y;
+  }
+  y.e = i + j;
+  if (a3 < b) {
+    c = xc;
+    xc = yc;
+    yc = c;
+    j = a3;
+    a3 = b;
+    b = j;
+  }
+  for (c = new Array(j = a3 + b); j--; ) c[j] = 0;
+  for (i = b; i--; ) {
+    b = 0;
+    for (j = a3 + i; j > i; ) {
+      b = c[j] + yc[i] * xc[j - i - 1] + b;
+      c[j--] = b % 10;
+      b = b / 10 | 0;
+    }
+    c[j] = b;
+  }
+  if (b) ++y.e;
+  else c.shift();
+  for (i = c.length; !c[--i]; ) c.pop();
+  y.c = c;
+  return y;
+};
+P.toExponential = function(dp, rm6) {
+  var x = this, n = x.c[0];
+  if (dp !== UNDEFINED) {
+    if (dp !== ~~dp || dp < 0 || dp > MAX_DP) {
+      throw Error(INVALID_DP);
+    }
+    x = round(new x.constructor(x), ++dp, rm6);
+    for (; x.c.length < dp; ) x.c.push(0);
+  }
+  return stringify(x, true, !!n);
+};
+P.toFixed = function(dp, rm6) {
+  var x = this, n = x.c[0];
+  if (dp !== UNDEFINED) {
+    if (dp !== ~~dp || dp < 0 || dp > MAX_DP) {
+      throw Error(INVALID_DP);
+    }
+    x = round(new x.constructor(x), dp + x.e + 1, rm6);
+    for (dp = dp + x.e + 1; x.c.length < dp; ) x.c.push(0);
+  }
+  return stringify(x, false, !!n);
+};
+P.toJSON = P.toString = function() {
+  var x = this, Big2 = x.constructor;
+  return stringify(x, x.e <= Big2.NE || x.e >= Big2.PE, !!x.c[0]);
+};
+if (typeof Symbol !== "undefined") {
+  P[/* @__PURE__ */ Symbol.for("nodejs.util.inspect.custom")] = P.toJSON;
+}
+P.toNumber = function() {
+  var n = +stringify(this, true, true);
+  if (this.constructor.strict === true && !this.eq(n.toString())) {
+    throw Error(NAME + "Imprecise conversion");
+  }
+  return n;
+};
+P.toPrecision = function(sd, rm6) {
+  var x = this, Big2 = x.constructor, n = x.c[0];
+  if (sd !== UNDEFINED) {
+    if (sd !== ~~sd || sd < 1 || sd > MAX_DP) {
+      throw Error(INVALID + "precision");
+    }
+    x = round(new Big2(x), sd, rm6);
+    for (; x.c.length < sd; ) x.c.push(0);
+  }
+  return stringify(x, sd <= x.e || x.e <= Big2.NE || x.e >= Big2.PE, !!n);
+};
+P.valueOf = function() {
+  var x = this, Big2 = x.constructor;
+  if (Big2.strict === true) {
+    throw Error(NAME + "valueOf disallowed");
+  }
+  return stringify(x, x.e <= Big2.NE || x.e >= Big2.PE, true);
+};
+var Big = _Big_();
+var big_default = Big;
+
+// src/money.ts
+var KNOWN = {
+  ARS: { decimals: 2, symbol: "$", space: true, thousands: ".", decimal: "," },
+  BRL: { decimals: 2, symbol: "R$", space: true, thousands: ".", decimal: "," },
+  CLP: { decimals: 0, symbol: "$", space: false, thousands: ".", decimal: "," },
+  COP: { decimals: 0, symbol: "$", space: false, thousands: ".", decimal: "," },
+  MXN: { decimals: 2, symbol: "$", space: false, thousands: ",", decimal: "." },
+  PEN: { decimals: 2, symbol: "S/", space: true, thousands: ",", decimal: "." },
+  USD: { decimals: 2, symbol: "$", space: false, thousands: ",", decimal: "." },
+  UYU: { decimals: 2, symbol: "$", space: true, thousands: ".", decimal: "," }
+};
+var MAX_SIGNIFICANT_DIGITS = 15;
+var isoCodes;
+function knownCodes() {
+  isoCodes ??= new Set(Intl.supportedValuesOf("currency"));
+  return isoCodes;
+}
+function currencyOf(code3) {
+  if (!/^[A-Z]{3}$/.test(code3)) return void 0;
+  const known = Object.hasOwn(KNOWN, code3) ? KNOWN[code3] : void 0;
+  if (known) return { code: code3, ...known };
+  if (!knownCodes().has(code3)) return void 0;
+  const decimals = new Intl.NumberFormat("en", { style: "currency", currency: code3 }).resolvedOptions().maximumFractionDigits;
+  return { code: code3, decimals: decimals ?? 2, symbol: code3, space: true, thousands: ",", decimal: "." };
+}
+var Exact = big_default();
+Exact.strict = true;
+Exact.DP = 30;
+Exact.RM = big_default.roundHalfUp;
+var PLAIN = /^([+-])?(\d+)(?:\.(\d+))?$/;
+function parsePriceText(text) {
+  const m = PLAIN.exec(text.trim());
+  if (!m) return void 0;
+  const whole = m[2];
+  const fraction = m[3] ?? "";
+  const value = new Exact(`${m[1] === "-" ? "-" : ""}${whole}${fraction ? `.${fraction}` : ""}`);
+  return { value, scale: fraction.length, significant: (whole + fraction).replace(/^0+/, "").length };
+}
+function decimalOfNumber(value) {
+  if (!Number.isFinite(value)) throw new RangeError(`not a finite number: ${String(value)}`);
+  const exact = new Exact(String(value));
+  const plain2 = exact.abs().toFixed();
+  const point = plain2.indexOf(".");
+  const scale = point < 0 ? 0 : plain2.length - point - 1;
+  return { value: exact, scale, significant: plain2.replace(".", "").replace(/^0+/, "").length };
+}
+function priceTextProblem(text, currency) {
+  const d = parsePriceText(text);
+  if (!d)
+    return `price ${shown(text)} is not written as a plain decimal number: write digits with an optional decimal point, for example ${example(currency)}`;
+  if (d.scale > currency.decimals) {
+    const has = currency.decimals === 0 ? "none" : `at most ${currency.decimals}`;
+    const grouped = currency.thousands === "." && /^\d{1,3}(\.\d{3})+$/.test(text.trim());
+    const hint = grouped ? `: if you meant ${shown(text.trim().replace(/\./g, ""))}, write it without the thousands separator` : currency.decimals === 0 ? ": write whole amounts" : `: round it to ${currency.decimals} decimals`;
+    return `price ${shown(text.trim())} has ${d.scale} decimal${d.scale === 1 ? "" : "s"}, but ${currency.code} prices have ${has}${hint}`;
+  }
+  if (d.significant > MAX_SIGNIFICANT_DIGITS)
+    return `price ${shown(text.trim())} has more than ${MAX_SIGNIFICANT_DIGITS} significant digits, more than the platform's JSON number carries exactly`;
+  return void 0;
+}
+var PRICE_TEXT_SHOWN = 40;
+function shown(text) {
+  return text.length > PRICE_TEXT_SHOWN ? `${text.slice(0, PRICE_TEXT_SHOWN)}…` : text;
+}
+function example(currency) {
+  return currency.decimals === 0 ? "24900" : `12.${"5".padEnd(currency.decimals, "0")}`;
+}
+function group(digits, separator) {
+  return digits.replace(/\B(?=(\d{3})+(?!\d))/g, separator);
+}
+function formatPrice(value, currency) {
+  if (!currency || !Number.isFinite(value)) return String(value);
+  const d = decimalOfNumber(value);
+  const fixed = d.value.abs().toFixed(Math.max(d.scale, currency.decimals));
+  const [whole = "0", fraction = ""] = fixed.split(".");
+  const amount = group(whole, currency.thousands) + (fraction ? currency.decimal + fraction : "");
+  return `${d.value.lt("0") ? "-" : ""}${currency.symbol}${currency.space ? " " : ""}${amount}`;
+}
+function priceChangeExceeds(before, after, percent) {
+  const b = decimalOfNumber(before).value;
+  if (b.lte("0")) return false;
+  const change = decimalOfNumber(after).value.minus(b).abs().times("100");
+  return change.gt(decimalOfNumber(percent).value.times(b));
+}
+function priceChangeText(before, after) {
+  const b = decimalOfNumber(before).value;
+  if (b.eq("0")) return "from 0";
+  const change = decimalOfNumber(after).value.minus(b).times("100").div(b).round(1, big_default.roundHalfUp);
+  return `${change.lt("0") ? "-" : "+"}${change.abs().toString()} %`;
+}
+
 // node_modules/leven/index.js
 var array = [];
 var characterCodeCache = [];
@@ -65489,585 +66068,6 @@ function checkSchedules(parsed, segments2, value, owner, problems) {
     );
 }
 
-// node_modules/big.js/big.mjs
-var DP = 20;
-var RM = 1;
-var MAX_DP = 1e6;
-var MAX_POWER = 1e6;
-var NE = -7;
-var PE = 21;
-var STRICT = false;
-var NAME = "[big.js] ";
-var INVALID = NAME + "Invalid ";
-var INVALID_DP = INVALID + "decimal places";
-var INVALID_RM = INVALID + "rounding mode";
-var DIV_BY_ZERO = NAME + "Division by zero";
-var P = {};
-var UNDEFINED = void 0;
-var NUMERIC = /^-?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i;
-function _Big_() {
-  function Big2(n) {
-    var x = this;
-    if (!(x instanceof Big2)) {
-      return n === UNDEFINED && arguments.length === 0 ? _Big_() : new Big2(n);
-    }
-    if (n instanceof Big2) {
-      x.s = n.s;
-      x.e = n.e;
-      x.c = n.c.slice();
-    } else {
-      if (typeof n !== "string") {
-        if (Big2.strict === true && typeof n !== "bigint") {
-          throw TypeError(INVALID + "value");
-        }
-        n = n === 0 && 1 / n < 0 ? "-0" : String(n);
-      }
-      parse(x, n);
-    }
-    x.constructor = Big2;
-  }
-  Big2.prototype = P;
-  Big2.DP = DP;
-  Big2.RM = RM;
-  Big2.NE = NE;
-  Big2.PE = PE;
-  Big2.strict = STRICT;
-  Big2.roundDown = 0;
-  Big2.roundHalfUp = 1;
-  Big2.roundHalfEven = 2;
-  Big2.roundUp = 3;
-  return Big2;
-}
-function parse(x, n) {
-  var e, i, nl;
-  if (!NUMERIC.test(n)) {
-    throw Error(INVALID + "number");
-  }
-  x.s = n.charAt(0) == "-" ? (n = n.slice(1), -1) : 1;
-  if ((e = n.indexOf(".")) > -1) n = n.replace(".", "");
-  if ((i = n.search(/e/i)) > 0) {
-    if (e < 0) e = i;
-    e += +n.slice(i + 1);
-    n = n.substring(0, i);
-  } else if (e < 0) {
-    e = n.length;
-  }
-  nl = n.length;
-  for (i = 0; i < nl && n.charAt(i) == "0"; ) ++i;
-  if (i == nl) {
-    x.c = [x.e = 0];
-  } else {
-    for (; nl > 0 && n.charAt(--nl) == "0"; ) ;
-    x.e = e - i - 1;
-    x.c = [];
-    for (e = 0; i <= nl; ) x.c[e++] = +n.charAt(i++);
-  }
-  return x;
-}
-function round(x, sd, rm6, more) {
-  var xc = x.c;
-  if (rm6 === UNDEFINED) rm6 = x.constructor.RM;
-  if (rm6 !== 0 && rm6 !== 1 && rm6 !== 2 && rm6 !== 3) {
-    throw Error(INVALID_RM);
-  }
-  if (sd < 1) {
-    more = rm6 === 3 && (more || !!xc[0]) || sd === 0 && (rm6 === 1 && xc[0] >= 5 || rm6 === 2 && (xc[0] > 5 || xc[0] === 5 && (more || xc[1] !== UNDEFINED)));
-    xc.length = 1;
-    if (more) {
-      x.e = x.e - sd + 1;
-      xc[0] = 1;
-    } else {
-      xc[0] = x.e = 0;
-    }
-  } else if (sd < xc.length) {
-    more = rm6 === 1 && xc[sd] >= 5 || rm6 === 2 && (xc[sd] > 5 || xc[sd] === 5 && (more || xc[sd + 1] !== UNDEFINED || xc[sd - 1] & 1)) || rm6 === 3 && (more || !!xc[0]);
-    xc.length = sd;
-    if (more) {
-      for (; ++xc[--sd] > 9; ) {
-        xc[sd] = 0;
-        if (sd === 0) {
-          ++x.e;
-          xc.unshift(1);
-          break;
-        }
-      }
-    }
-    for (sd = xc.length; !xc[--sd]; ) xc.pop();
-  }
-  return x;
-}
-function stringify(x, doExponential, isNonzero) {
-  var e = x.e, s = x.c.join(""), n = s.length;
-  if (doExponential) {
-    s = s.charAt(0) + (n > 1 ? "." + s.slice(1) : "") + (e < 0 ? "e" : "e+") + e;
-  } else if (e < 0) {
-    for (; ++e; ) s = "0" + s;
-    s = "0." + s;
-  } else if (e > 0) {
-    if (++e > n) {
-      for (e -= n; e--; ) s += "0";
-    } else if (e < n) {
-      s = s.slice(0, e) + "." + s.slice(e);
-    }
-  } else if (n > 1) {
-    s = s.charAt(0) + "." + s.slice(1);
-  }
-  return x.s < 0 && isNonzero ? "-" + s : s;
-}
-P.abs = function() {
-  var x = new this.constructor(this);
-  x.s = 1;
-  return x;
-};
-P.cmp = function(y) {
-  var isneg, x = this, xc = x.c, yc = (y = new x.constructor(y)).c, i = x.s, j = y.s, k = x.e, l = y.e;
-  if (!xc[0] || !yc[0]) return !xc[0] ? !yc[0] ? 0 : -j : i;
-  if (i != j) return i;
-  isneg = i < 0;
-  if (k != l) return k > l ^ isneg ? 1 : -1;
-  j = (k = xc.length) < (l = yc.length) ? k : l;
-  for (i = -1; ++i < j; ) {
-    if (xc[i] != yc[i]) return xc[i] > yc[i] ^ isneg ? 1 : -1;
-  }
-  return k == l ? 0 : k > l ^ isneg ? 1 : -1;
-};
-P.div = function(y) {
-  var x = this, Big2 = x.constructor, a3 = x.c, b = (y = new Big2(y)).c, k = x.s == y.s ? 1 : -1, dp = Big2.DP;
-  if (dp !== ~~dp || dp < 0 || dp > MAX_DP) {
-    throw Error(INVALID_DP);
-  }
-  if (!b[0]) {
-    throw Error(DIV_BY_ZERO);
-  }
-  if (!a3[0]) {
-    y.s = k;
-    y.c = [y.e = 0];
-    return y;
-  }
-  var bl, bt, n, cmp, ri, bz = b.slice(), ai = bl = b.length, al = a3.length, r = a3.slice(0, bl), rl = r.length, q = y, qc = q.c = [], qi = 0, p = dp + (q.e = x.e - y.e) + 1;
-  q.s = k;
-  k = p < 0 ? 0 : p;
-  bz.unshift(0);
-  for (; rl++ < bl; ) r.push(0);
-  do {
-    for (n = 0; n < 10; n++) {
-      if (bl != (rl = r.length)) {
-        cmp = bl > rl ? 1 : -1;
-      } else {
-        for (ri = -1, cmp = 0; ++ri < bl; ) {
-          if (b[ri] != r[ri]) {
-            cmp = b[ri] > r[ri] ? 1 : -1;
-            break;
-          }
-        }
-      }
-      if (cmp < 0) {
-        for (bt = rl == bl ? b : bz; rl; ) {
-          if (r[--rl] < bt[rl]) {
-            ri = rl;
-            for (; ri && !r[--ri]; ) r[ri] = 9;
-            --r[ri];
-            r[rl] += 10;
-          }
-          r[rl] -= bt[rl];
-        }
-        for (; !r[0]; ) r.shift();
-      } else {
-        break;
-      }
-    }
-    qc[qi++] = cmp ? n : ++n;
-    if (r[0] && cmp) r[rl] = a3[ai] || 0;
-    else r = [a3[ai]];
-  } while ((ai++ < al || r[0] !== UNDEFINED) && k--);
-  if (!qc[0] && qi != 1) {
-    qc.shift();
-    q.e--;
-    p--;
-  }
-  if (qi > p) round(q, p, Big2.RM, r[0] !== UNDEFINED);
-  return q;
-};
-P.eq = function(y) {
-  return this.cmp(y) === 0;
-};
-P.gt = function(y) {
-  return this.cmp(y) > 0;
-};
-P.gte = function(y) {
-  return this.cmp(y) > -1;
-};
-P.lt = function(y) {
-  return this.cmp(y) < 0;
-};
-P.lte = function(y) {
-  return this.cmp(y) < 1;
-};
-P.minus = P.sub = function(y) {
-  var i, j, t, xlty, x = this, Big2 = x.constructor, a3 = x.s, b = (y = new Big2(y)).s;
-  if (a3 != b) {
-    y.s = -b;
-    return x.plus(y);
-  }
-  var xc = x.c.slice(), xe = x.e, yc = y.c, ye = y.e;
-  if (!xc[0] || !yc[0]) {
-    if (yc[0]) {
-      y.s = -b;
-    } else if (xc[0]) {
-      y = new Big2(x);
-    } else {
-      y.s = 1;
-    }
-    return y;
-  }
-  if (a3 = xe - ye) {
-    if (xlty = a3 < 0) {
-      a3 = -a3;
-      t = xc;
-    } else {
-      ye = xe;
-      t = yc;
-    }
-    t.reverse();
-    for (b = a3; b--; ) t.push(0);
-    t.reverse();
-  } else {
-    j = ((xlty = xc.length < yc.length) ? xc : yc).length;
-    for (a3 = b = 0; b < j; b++) {
-      if (xc[b] != yc[b]) {
-        xlty = xc[b] < yc[b];
-        break;
-      }
-    }
-  }
-  if (xlty) {
-    t = xc;
-    xc = yc;
-    yc = t;
-    y.s = -y.s;
-  }
-  if ((b = (j = yc.length) - (i = xc.length)) > 0) for (; b--; ) xc[i++] = 0;
-  for (b = i; j > a3; ) {
-    if (xc[--j] < yc[j]) {
-      for (i = j; i && !xc[--i]; ) xc[i] = 9;
-      --xc[i];
-      xc[j] += 10;
-    }
-    xc[j] -= yc[j];
-  }
-  for (; xc[--b] === 0; ) xc.pop();
-  for (; xc[0] === 0; ) {
-    xc.shift();
-    --ye;
-  }
-  if (!xc[0]) {
-    y.s = 1;
-    xc = [ye = 0];
-  }
-  y.c = xc;
-  y.e = ye;
-  return y;
-};
-P.mod = function(y) {
-  var ygtx, x = this, Big2 = x.constructor, a3 = x.s, b = (y = new Big2(y)).s;
-  if (!y.c[0]) {
-    throw Error(DIV_BY_ZERO);
-  }
-  x.s = y.s = 1;
-  ygtx = y.cmp(x) == 1;
-  x.s = a3;
-  y.s = b;
-  if (ygtx) return new Big2(x);
-  a3 = Big2.DP;
-  b = Big2.RM;
-  Big2.DP = Big2.RM = 0;
-  x = x.div(y);
-  Big2.DP = a3;
-  Big2.RM = b;
-  return this.minus(x.times(y));
-};
-P.neg = function() {
-  var x = new this.constructor(this);
-  x.s = -x.s;
-  return x;
-};
-P.plus = P.add = function(y) {
-  var e, k, t, x = this, Big2 = x.constructor;
-  y = new Big2(y);
-  if (x.s != y.s) {
-    y.s = -y.s;
-    return x.minus(y);
-  }
-  var xe = x.e, xc = x.c, ye = y.e, yc = y.c;
-  if (!xc[0] || !yc[0]) {
-    if (!yc[0]) {
-      if (xc[0]) {
-        y = new Big2(x);
-      } else {
-        y.s = x.s;
-      }
-    }
-    return y;
-  }
-  xc = xc.slice();
-  if (e = xe - ye) {
-    if (e > 0) {
-      ye = xe;
-      t = yc;
-    } else {
-      e = -e;
-      t = xc;
-    }
-    t.reverse();
-    for (; e--; ) t.push(0);
-    t.reverse();
-  }
-  if (xc.length - yc.length < 0) {
-    t = yc;
-    yc = xc;
-    xc = t;
-  }
-  e = yc.length;
-  for (k = 0; e; xc[e] %= 10) k = (xc[--e] = xc[e] + yc[e] + k) / 10 | 0;
-  if (k) {
-    xc.unshift(k);
-    ++ye;
-  }
-  for (e = xc.length; xc[--e] === 0; ) xc.pop();
-  y.c = xc;
-  y.e = ye;
-  return y;
-};
-P.pow = function(n) {
-  var x = this, one = new x.constructor("1"), y = one, isneg = n < 0;
-  if (n !== ~~n || n < -MAX_POWER || n > MAX_POWER) {
-    throw Error(INVALID + "exponent");
-  }
-  if (isneg) n = -n;
-  for (; ; ) {
-    if (n & 1) y = y.times(x);
-    n >>= 1;
-    if (!n) break;
-    x = x.times(x);
-  }
-  return isneg ? one.div(y) : y;
-};
-P.prec = function(sd, rm6) {
-  if (sd !== ~~sd || sd < 1 || sd > MAX_DP) {
-    throw Error(INVALID + "precision");
-  }
-  return round(new this.constructor(this), sd, rm6);
-};
-P.round = function(dp, rm6) {
-  if (dp === UNDEFINED) dp = 0;
-  else if (dp !== ~~dp || dp < -MAX_DP || dp > MAX_DP) {
-    throw Error(INVALID_DP);
-  }
-  return round(new this.constructor(this), dp + this.e + 1, rm6);
-};
-P.sqrt = function() {
-  var r, c, t, x = this, Big2 = x.constructor, s = x.s, e = x.e, half = new Big2("0.5");
-  if (!x.c[0]) return new Big2(x);
-  if (s < 0) {
-    throw Error(NAME + "No square root");
-  }
-  s = Math.sqrt(+stringify(x, true, true));
-  if (s === 0 || s === 1 / 0) {
-    c = x.c.join("");
-    if (!(c.length + e & 1)) c += "0";
-    s = Math.sqrt(c);
-    e = ((e + 1) / 2 | 0) - (e < 0 || e & 1);
-    r = new Big2((s == 1 / 0 ? "5e" : (s = s.toExponential()).slice(0, s.indexOf("e") + 1)) + e);
-  } else {
-    r = new Big2(s + "");
-  }
-  e = r.e + (Big2.DP += 4);
-  do {
-    t = r;
-    r = half.times(t.plus(x.div(t)));
-  } while (t.c.slice(0, e).join("") !== r.c.slice(0, e).join(""));
-  return round(r, (Big2.DP -= 4) + r.e + 1, Big2.RM);
-};
-P.times = P.mul = function(y) {
-  var c, x = this, Big2 = x.constructor, xc = x.c, yc = (y = new Big2(y)).c, a3 = xc.length, b = yc.length, i = x.e, j = y.e;
-  y.s = x.s == y.s ? 1 : -1;
-  if (!xc[0] || !yc[0]) {
-    y.c = [y.e = 0];
-    return y;
-  }
-  y.e = i + j;
-  if (a3 < b) {
-    c = xc;
-    xc = yc;
-    yc = c;
-    j = a3;
-    a3 = b;
-    b = j;
-  }
-  for (c = new Array(j = a3 + b); j--; ) c[j] = 0;
-  for (i = b; i--; ) {
-    b = 0;
-    for (j = a3 + i; j > i; ) {
-      b = c[j] + yc[i] * xc[j - i - 1] + b;
-      c[j--] = b % 10;
-      b = b / 10 | 0;
-    }
-    c[j] = b;
-  }
-  if (b) ++y.e;
-  else c.shift();
-  for (i = c.length; !c[--i]; ) c.pop();
-  y.c = c;
-  return y;
-};
-P.toExponential = function(dp, rm6) {
-  var x = this, n = x.c[0];
-  if (dp !== UNDEFINED) {
-    if (dp !== ~~dp || dp < 0 || dp > MAX_DP) {
-      throw Error(INVALID_DP);
-    }
-    x = round(new x.constructor(x), ++dp, rm6);
-    for (; x.c.length < dp; ) x.c.push(0);
-  }
-  return stringify(x, true, !!n);
-};
-P.toFixed = function(dp, rm6) {
-  var x = this, n = x.c[0];
-  if (dp !== UNDEFINED) {
-    if (dp !== ~~dp || dp < 0 || dp > MAX_DP) {
-      throw Error(INVALID_DP);
-    }
-    x = round(new x.constructor(x), dp + x.e + 1, rm6);
-    for (dp = dp + x.e + 1; x.c.length < dp; ) x.c.push(0);
-  }
-  return stringify(x, false, !!n);
-};
-P.toJSON = P.toString = function() {
-  var x = this, Big2 = x.constructor;
-  return stringify(x, x.e <= Big2.NE || x.e >= Big2.PE, !!x.c[0]);
-};
-if (typeof Symbol !== "undefined") {
-  P[/* @__PURE__ */ Symbol.for("nodejs.util.inspect.custom")] = P.toJSON;
-}
-P.toNumber = function() {
-  var n = +stringify(this, true, true);
-  if (this.constructor.strict === true && !this.eq(n.toString())) {
-    throw Error(NAME + "Imprecise conversion");
-  }
-  return n;
-};
-P.toPrecision = function(sd, rm6) {
-  var x = this, Big2 = x.constructor, n = x.c[0];
-  if (sd !== UNDEFINED) {
-    if (sd !== ~~sd || sd < 1 || sd > MAX_DP) {
-      throw Error(INVALID + "precision");
-    }
-    x = round(new Big2(x), sd, rm6);
-    for (; x.c.length < sd; ) x.c.push(0);
-  }
-  return stringify(x, sd <= x.e || x.e <= Big2.NE || x.e >= Big2.PE, !!n);
-};
-P.valueOf = function() {
-  var x = this, Big2 = x.constructor;
-  if (Big2.strict === true) {
-    throw Error(NAME + "valueOf disallowed");
-  }
-  return stringify(x, x.e <= Big2.NE || x.e >= Big2.PE, true);
-};
-var Big = _Big_();
-var big_default = Big;
-
-// src/money.ts
-var KNOWN = {
-  ARS: { decimals: 2, symbol: "$", space: true, thousands: ".", decimal: "," },
-  BRL: { decimals: 2, symbol: "R$", space: true, thousands: ".", decimal: "," },
-  CLP: { decimals: 0, symbol: "$", space: false, thousands: ".", decimal: "," },
-  COP: { decimals: 0, symbol: "$", space: false, thousands: ".", decimal: "," },
-  MXN: { decimals: 2, symbol: "$", space: false, thousands: ",", decimal: "." },
-  PEN: { decimals: 2, symbol: "S/", space: true, thousands: ",", decimal: "." },
-  USD: { decimals: 2, symbol: "$", space: false, thousands: ",", decimal: "." },
-  UYU: { decimals: 2, symbol: "$", space: true, thousands: ".", decimal: "," }
-};
-var MAX_SIGNIFICANT_DIGITS = 15;
-var isoCodes;
-function knownCodes() {
-  isoCodes ??= new Set(Intl.supportedValuesOf("currency"));
-  return isoCodes;
-}
-function currencyOf(code3) {
-  if (!/^[A-Z]{3}$/.test(code3)) return void 0;
-  const known = Object.hasOwn(KNOWN, code3) ? KNOWN[code3] : void 0;
-  if (known) return { code: code3, ...known };
-  if (!knownCodes().has(code3)) return void 0;
-  const decimals = new Intl.NumberFormat("en", { style: "currency", currency: code3 }).resolvedOptions().maximumFractionDigits;
-  return { code: code3, decimals: decimals ?? 2, symbol: code3, space: true, thousands: ",", decimal: "." };
-}
-var Exact = big_default();
-Exact.strict = true;
-Exact.DP = 30;
-Exact.RM = big_default.roundHalfUp;
-var PLAIN = /^([+-])?(\d+)(?:\.(\d+))?$/;
-function parsePriceText(text) {
-  const m = PLAIN.exec(text.trim());
-  if (!m) return void 0;
-  const whole = m[2];
-  const fraction = m[3] ?? "";
-  const value = new Exact(`${m[1] === "-" ? "-" : ""}${whole}${fraction ? `.${fraction}` : ""}`);
-  return { value, scale: fraction.length, significant: (whole + fraction).replace(/^0+/, "").length };
-}
-function decimalOfNumber(value) {
-  if (!Number.isFinite(value)) throw new RangeError(`not a finite number: ${String(value)}`);
-  const exact = new Exact(String(value));
-  const plain2 = exact.abs().toFixed();
-  const point = plain2.indexOf(".");
-  const scale = point < 0 ? 0 : plain2.length - point - 1;
-  return { value: exact, scale, significant: plain2.replace(".", "").replace(/^0+/, "").length };
-}
-function priceTextProblem(text, currency) {
-  const d = parsePriceText(text);
-  if (!d)
-    return `price ${shown(text)} is not written as a plain decimal number: write digits with an optional decimal point, for example ${example(currency)}`;
-  if (d.scale > currency.decimals) {
-    const has = currency.decimals === 0 ? "none" : `at most ${currency.decimals}`;
-    const grouped = currency.thousands === "." && /^\d{1,3}(\.\d{3})+$/.test(text.trim());
-    const hint = grouped ? `: if you meant ${shown(text.trim().replace(/\./g, ""))}, write it without the thousands separator` : currency.decimals === 0 ? ": write whole amounts" : `: round it to ${currency.decimals} decimals`;
-    return `price ${shown(text.trim())} has ${d.scale} decimal${d.scale === 1 ? "" : "s"}, but ${currency.code} prices have ${has}${hint}`;
-  }
-  if (d.significant > MAX_SIGNIFICANT_DIGITS)
-    return `price ${shown(text.trim())} has more than ${MAX_SIGNIFICANT_DIGITS} significant digits, more than the platform's JSON number carries exactly`;
-  return void 0;
-}
-var PRICE_TEXT_SHOWN = 40;
-function shown(text) {
-  return text.length > PRICE_TEXT_SHOWN ? `${text.slice(0, PRICE_TEXT_SHOWN)}…` : text;
-}
-function example(currency) {
-  return currency.decimals === 0 ? "24900" : `12.${"5".padEnd(currency.decimals, "0")}`;
-}
-function group(digits, separator) {
-  return digits.replace(/\B(?=(\d{3})+(?!\d))/g, separator);
-}
-function formatPrice(value, currency) {
-  if (!currency || !Number.isFinite(value)) return String(value);
-  const d = decimalOfNumber(value);
-  const fixed = d.value.abs().toFixed(Math.max(d.scale, currency.decimals));
-  const [whole = "0", fraction = ""] = fixed.split(".");
-  const amount = group(whole, currency.thousands) + (fraction ? currency.decimal + fraction : "");
-  return `${d.value.lt("0") ? "-" : ""}${currency.symbol}${currency.space ? " " : ""}${amount}`;
-}
-function priceChangeExceeds(before, after, percent) {
-  const b = decimalOfNumber(before).value;
-  if (b.lte("0")) return false;
-  const change = decimalOfNumber(after).value.minus(b).abs().times("100");
-  return change.gt(decimalOfNumber(percent).value.times(b));
-}
-function priceChangeText(before, after) {
-  const b = decimalOfNumber(before).value;
-  if (b.eq("0")) return "from 0";
-  const change = decimalOfNumber(after).value.minus(b).times("100").div(b).round(1, big_default.roundHalfUp);
-  return `${change.lt("0") ? "-" : "+"}${change.abs().toString()} %`;
-}
-
 // src/config/check.ts
 function hasAtMostTwoDecimals(price) {
   return Number(price.toFixed(2)) === price;
@@ -67137,13 +67137,14 @@ var items = {
   within: nestedWithin,
   group: groupOf,
   // Prices from a date still ahead (issue 14): information, not changes, until that date.
-  info(desired, current2) {
+  info(desired, current2, _ownership, code3) {
     const upcoming = desired.upcomingPrices;
     if (!upcoming) return [];
+    const currency = code3 === void 0 ? void 0 : currencyOf(code3);
     return Object.keys(upcoming).sort().map((sku) => {
       const next = upcoming[sku];
       const now = own(current2.items, sku)?.price;
-      return `upcoming price of ${sku}: ${next.price} from ${next.from}` + (now === void 0 || now === null ? "" : ` (now ${now})`) + "; a run from that date changes it";
+      return `upcoming price of ${sku}: ${formatPrice(next.price, currency)} from ${next.from}` + (now === void 0 || now === null ? "" : ` (now ${formatPrice(now, currency)})`) + "; a run from that date changes it";
     });
   },
   reads: [storeMenuRead],
@@ -72580,7 +72581,7 @@ function createPlanner(desired, options = {}) {
       if (d === void 0) continue;
       const c = kind.select(have) ?? {};
       if (kind.info && storeInTarget && (!targeting || targeting.kinds.length === 0 || targeting.kinds.includes(kind.name)))
-        for (const message of kind.info(want, have, ownership))
+        for (const message of kind.info(want, have, ownership, desired.currency))
           info2.push({ store: storeKey2, kind: kind.name, message });
       const copies = kind.duplicates?.(have) ?? {};
       const ownershipOfKey = (key) => {

@@ -5,6 +5,7 @@
  */
 
 import { own, type ImageRef, type ItemResource, type StoreState } from "../model.js";
+import { currencyOf, formatPrice } from "../money.js";
 import type { WireItem } from "../platform/wire.js";
 import { itemsPart } from "../import/items.js";
 import { storeMenuRead } from "./reads.js";
@@ -247,17 +248,18 @@ export const items: ResourceKind<ItemResource, "item", "modifier_group"> = {
   within: nestedWithin,
   group: groupOf,
   // Prices from a date still ahead (issue 14): information, not changes, until that date.
-  info(desired, current) {
+  info(desired, current, _ownership, code) {
     const upcoming = desired.upcomingPrices;
     if (!upcoming) return [];
+    const currency = code === undefined ? undefined : currencyOf(code);
     return Object.keys(upcoming)
       .sort()
       .map((sku) => {
         const next = upcoming[sku]!;
         const now = own(current.items, sku)?.price;
         return (
-          `upcoming price of ${sku}: ${next.price} from ${next.from}` +
-          (now === undefined || now === null ? "" : ` (now ${now})`) +
+          `upcoming price of ${sku}: ${formatPrice(next.price, currency)} from ${next.from}` +
+          (now === undefined || now === null ? "" : ` (now ${formatPrice(now, currency)})`) +
           "; a run from that date changes it"
         );
       });

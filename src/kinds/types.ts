@@ -332,9 +332,11 @@ export interface ResourceKind<R, N extends string = string, S extends string = N
   /**
    * What a plan should tell people about a store without changing anything (items staff switched off
    * that the files leave alone), from the desired and current states and the kind's ownership: one
-   * sentence each, raw text (renderers escape it). Absent: the kind has nothing to say. Pure.
+   * sentence each, raw text (renderers escape it). `currency`: the ISO 4217 code of the project's
+   * prices (carte.yaml `currency:`), to write prices as people of the currency read them. Absent: the
+   * kind has nothing to say. Pure.
    */
-  info?(desired: StoreState, current: StoreState, ownership: Ownership): string[];
+  info?(desired: StoreState, current: StoreState, ownership: Ownership, currency?: string): string[];
   /**
    * Reads this kind's resources from a store's snapshot into a normalized current state: canonical
    * values, ids moved to `ids`. Called only when the snapshot holds the parts in `reads`. Duplicates on

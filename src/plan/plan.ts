@@ -328,7 +328,7 @@ export function createPlanner(desired: DesiredState, options: PlannerOptions = {
         storeInTarget &&
         (!targeting || targeting.kinds.length === 0 || targeting.kinds.includes(kind.name as SegmentName))
       )
-        for (const message of kind.info(want, have, ownership))
+        for (const message of kind.info(want, have, ownership, desired.currency))
           info.push({ store: storeKey, kind: kind.name, message });
       // A duplicate of a resource the files manage goes, whatever the ownership (issue 11, item 2).
       const copies = kind.duplicates?.(have) ?? {};

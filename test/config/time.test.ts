@@ -146,6 +146,16 @@ describe("prices from a date", () => {
     ]);
   });
 
+  it("writes the upcoming prices as people of the project's currency read them", async () => {
+    const { project } = await load(files);
+    const { a, b } = project.desired.stores;
+    const plan = buildPlan({ ...project.desired, currency: "COP" }, current(a!, b!));
+    expect(plan.info?.map((i) => i.message)).toEqual([
+      "upcoming price of BURGER: $26.900 from 2026-12-01T00:00:00-05:00 (now $24.900); a run from that date changes it",
+      "upcoming price of FRIES: $9.900 from 2026-12-01 (now $8.900); a run from that date changes it",
+    ]);
+  });
+
   it("from the date: the price holds and the plan changes it", async () => {
     const before = (await load(files)).project.desired.stores.a!;
     const { project } = await load(files, new Date("2026-12-01T05:00:00Z"));
