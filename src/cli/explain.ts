@@ -19,6 +19,7 @@ import type { Currency } from "../money.js";
 import { matchAddress } from "../plan/target.js";
 import { escapeTerminal } from "../render/escape.js";
 import { formatAttribute } from "../render/lines.js";
+import { attributeLabel } from "../render/view.js";
 import type { CliIo } from "./io.js";
 import { clockFromEnv } from "../config/time.js";
 
@@ -45,11 +46,14 @@ export function renderExplanation(e: Explanation, currency: Currency | undefined
   const lines = [e.address];
   if (!e.attributes)
     return [e.address, `  ${e.reason ?? "not found"}`].map((l) => escapeTerminal(l)).join("\n") + "\n";
-  const width = Math.max(...e.attributes.map((a) => a.attribute.length)) + 1;
+  // The files' names of the attributes, not the platform's (src/render/view.ts).
+  const isGroup = e.address.includes(".modifier_group[");
+  const label = (a: AttributeOrigin) => attributeLabel(a.attribute, isGroup);
+  const width = Math.max(...e.attributes.map((a) => label(a).length)) + 1;
   const line = (a: AttributeOrigin) => {
     const value = format(a.attribute, a.value, currency);
     const [first, ...rest] = a.from;
-    lines.push(`  ${`${a.attribute}:`.padEnd(width + 1)} ${value}`);
+    lines.push(`  ${`${label(a)}:`.padEnd(width + 1)} ${value}`);
     lines.push(
       `      ${
         !first

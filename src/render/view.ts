@@ -694,6 +694,18 @@ function joinUnits(units: Unit[]): ChangeView[] {
 }
 
 /**
+ * The files' name of a model attribute of an item or modifier group, for people (the platform's names
+ * stay in `--json`): `children` → `modifier_groups` (of an item) or `options` (of a group),
+ * `modifiersType` → `type`, `priceInParent.PARENT` → `price in PARENT`; any other name as it is.
+ */
+export function attributeLabel(attribute: string, isGroup: boolean): string {
+  if (attribute === "children") return isGroup ? "options" : "modifier_groups";
+  if (attribute === "modifiersType") return "type";
+  if (attribute.startsWith("priceInParent.")) return `price in ${attribute.slice("priceInParent.".length)}`;
+  return attribute;
+}
+
+/**
  * Builds the presentation model of a plan (see the module's comment), of all its changes or of `changes`
  * (a part of them: this branch's own, the drift). Pure.
  */

@@ -88,7 +88,10 @@ describe("a group price list", () => {
     const explained = await carte(["explain", "store[cali-2].item[PIZZA-PEPPERONI]", "-c", config]);
     expect(explained.code).toBe(0);
     const shownGroup = path.relative(process.cwd(), group);
-    expect(explained.out).toContain(`  price:        $30.900\n      from ${shownGroup}:${line}:24\n`);
+    expect(explained.out).toContain(`  price:            $30.900\n      from ${shownGroup}:${line}:24\n`);
+    // The files' names, not the platform's (issue 16).
+    expect(explained.out).toMatch(/\n  modifier_groups: +\[/);
+    expect(explained.out).not.toContain("children");
     expect(explained.out).toMatch(/overrides \$27\.900 at .*catalogs\/shared\.yaml:16:12/);
     // The store's own price wins over the group's, which it hides.
     const own = await carte(["explain", "store[cali-6].item[PIZZA-MARGHERITA]", "-c", config]);
