@@ -72056,7 +72056,14 @@ function mergePlans(plans) {
     },
     checksums: {
       current: checksum(plans.map((p) => p.checksums.current)),
-      desired: checksum(plans.map((p) => p.checksums.desired))
+      desired: checksum(plans.map((p) => p.checksums.desired)),
+      // Each store's digest, from the one shard that planned it (the client's, `""`, from shard 1), so
+      // that an apply of the merged plan still checks each store before its first write.
+      ...plans.every((p) => p.checksums.stores !== void 0) ? {
+        stores: Object.fromEntries(
+          plans.flatMap((p) => Object.entries(p.checksums.stores)).sort(([a3], [b]) => a3 < b ? -1 : a3 > b ? 1 : 0)
+        )
+      } : {}
     },
     ...targeting ? { targeting } : {},
     safety: { ok: violations.length === 0, violations, ...override ? { override } : {} },

@@ -177,6 +177,17 @@ export function mergePlans(plans: Plan[]): Plan {
     checksums: {
       current: checksum(plans.map((p) => p.checksums.current)),
       desired: checksum(plans.map((p) => p.checksums.desired)),
+      // Each store's digest, from the one shard that planned it (the client's, `""`, from shard 1), so
+      // that an apply of the merged plan still checks each store before its first write.
+      ...(plans.every((p) => p.checksums.stores !== undefined)
+        ? {
+            stores: Object.fromEntries(
+              plans
+                .flatMap((p) => Object.entries(p.checksums.stores!))
+                .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+            ),
+          }
+        : {}),
     },
     ...(targeting ? { targeting } : {}),
     safety: { ok: violations.length === 0, violations, ...(override ? { override } : {}) },

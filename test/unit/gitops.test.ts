@@ -85,6 +85,10 @@ describe("sharding", () => {
     expect(parts.every((p) => p.stores.length > 0)).toBe(true);
     const merged = mergePlans(parts);
     expect(merged.stores).toEqual(whole.stores);
+    // Every store keeps its digest for the check before its first write, the client's too.
+    const digests = whole.checksums.stores!;
+    expect(Object.keys(digests)).toHaveLength(13);
+    expect(merged.checksums.stores).toEqual(digests);
     expect(merged.changes).toEqual(whole.changes);
     expect({ ...merged.summary, operations: 0 }).toEqual({ ...whole.summary, operations: 0 });
     expect(merged.safety).toEqual(whole.safety);
