@@ -82330,6 +82330,8 @@ async function loadBase(project, ref, options = {}) {
   let base;
   try {
     base = await loadProject(path5.join(tree.dir, path5.relative(commit2.toplevel, configFile)), {
+      // The run's clock, as the head's (time-bound entries, src/config/time.ts).
+      ...options.now ? { now: options.now } : {},
       shareResources: true
     });
   } catch (err) {
@@ -82827,7 +82829,8 @@ async function runCarte(request4, hooks = {}) {
       if (unmanaged) hooks.onWarning?.(unmanaged);
       if (request4.command === "plan" && request4.base && current2) {
         result.base = await compareWithBase(project, plan, current2, base ?? request4.base, {
-          shard: request4.shard
+          shard: request4.shard,
+          now: request4.now
         });
       }
       let refusal;

@@ -376,6 +376,7 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
       if (request.command === "plan" && request.base && current) {
         result.base = await compareWithBase(project, plan, current, base ?? request.base, {
           shard: request.shard,
+          now: request.now,
         });
       }
 

@@ -60,7 +60,7 @@ export type LoadedBase =
 export async function loadBase(
   project: LoadedProject,
   ref: string,
-  options: { shard?: Shard | undefined } = {},
+  options: { shard?: Shard | undefined; now?: Date | undefined } = {},
 ): Promise<LoadedBase> {
   const configFile = await realpath(project.configFile);
   const commit = await resolveCommit(ref, project.root);
@@ -68,6 +68,8 @@ export async function loadBase(
   let base: LoadedProject;
   try {
     base = await loadProject(path.join(tree.dir, path.relative(commit.toplevel, configFile)), {
+      // The run's clock, as the head's (time-bound entries, src/config/time.ts).
+      ...(options.now ? { now: options.now } : {}),
       shareResources: true,
     });
   } catch (err) {
@@ -106,7 +108,7 @@ export async function compareWithBase(
   plan: Plan,
   current: CurrentState,
   ref: string | LoadedBase,
-  options: { shard?: Shard | undefined } = {},
+  options: { shard?: Shard | undefined; now?: Date | undefined } = {},
 ): Promise<BaseSplit> {
   const loaded = typeof ref === "string" ? await loadBase(project, ref, options) : ref;
   if (loaded.unavailable !== undefined) {

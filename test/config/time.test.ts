@@ -8,7 +8,9 @@ import { describe, expect, it } from "vitest";
 import { loadProject } from "../../src/config/index.js";
 import { dayOver, parseInstant, withinAYear } from "../../src/config/time.js";
 import { buildPlan } from "../../src/plan/plan.js";
+import { loadBase } from "../../src/gitops/base.js";
 import { current } from "../helpers/builders.js";
+import { commitAll } from "../action/harness.js";
 import { CATALOG, problemsOf, shown, storeYaml, writeProject } from "./helpers.js";
 
 const PROJECT = "version: 1\nstores: stores/*.yaml\ncatalogs: catalogs/*.yaml\ngroups: groups/*.yaml\n";
@@ -202,5 +204,26 @@ describe("the clock's rules", () => {
     expect(dayOver(eve, new Date("2026-12-25T12:00:00Z"))).toBe(true);
     expect(withinAYear(eve, new Date("2026-11-25T00:00:00Z"))).toBe(true);
     expect(withinAYear({ year: 2027, month: 12, day: 24 }, new Date("2026-11-25T00:00:00Z"))).toBe(false);
+  });
+});
+
+describe("the base of carte plan --base", () => {
+  it("is judged against the run's clock, as the head", async () => {
+    const { dir, project } = await load({
+      "stores/a.yaml": storeYaml(
+        1,
+        "a",
+        "availability:\n  unavailable:\n    - { sku: FRIES, until: 2026-11-25T18:00:00-05:00 }\n",
+      ),
+    });
+    commitAll(dir, "the chain");
+    const later = new Date("2026-11-26T12:00:00-05:00");
+    const [atNow, atLater] = await Promise.all([
+      loadBase(project, "HEAD", { now: NOW }),
+      loadBase(project, "HEAD", { now: later }),
+    ]);
+    expect(atNow.project?.desired.stores.a!.unavailable).toEqual(["FRIES"]);
+    // A day later the entry has expired in the base as in the head: no difference to show as the branch's.
+    expect(atLater.project?.desired.stores.a!.unavailable).toEqual([]);
   });
 });
