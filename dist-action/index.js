@@ -73025,6 +73025,9 @@ function pathDetails(label, before, after, show = plain) {
     return { label: at, before: show(d.oldValue), after: show(d.value) };
   });
 }
+function valueDetail(label, show, before, after, create3) {
+  return create3 ? { label, after: show(after) } : { label, before: show(before), after: show(after) };
+}
 function itemDetails(ch, ctx) {
   const create3 = ch.action === "create";
   const isGroup = get(ch.after ?? ch.before, "type") === "MODIFIER_GROUP";
@@ -73033,7 +73036,7 @@ function itemDetails(ch, ctx) {
   for (const d of ch.diff) {
     const { before, after } = d;
     if (create3 && isBlank(after)) continue;
-    const value = (show, label) => create3 ? { label, after: show(after) } : { label, before: show(before), after: show(after) };
+    const value = (show, label) => valueDetail(label, show, before, after, create3);
     switch (d.attribute) {
       case "sku":
       case "title":
@@ -73160,9 +73163,7 @@ function changeView(ch, ctx) {
           continue;
         if (d.attribute === "items") view.details.push(...listDetails("items", d.before, d.after, create3));
         else if (d.attribute === "schedules")
-          view.details.push(
-            create3 ? { label: "schedules", after: schedulesText2(d.after) } : { label: "schedules", before: schedulesText2(d.before), after: schedulesText2(d.after) }
-          );
+          view.details.push(valueDetail("schedules", schedulesText2, d.before, d.after, create3));
         else view.details.push(...attributeDetails(d.attribute, d.before, d.after, create3));
       }
       return { category: ORDER.category, sort: ch.key, view };
@@ -73256,15 +73257,11 @@ function changeView(ch, ctx) {
       }
       for (const d of create3 ? [] : ch.diff) {
         if (d.attribute === "enabled")
-          view.details.push(
-            create3 ? { label: "enabled", after: yesNo(d.after) } : { label: "enabled", before: yesNo(d.before), after: yesNo(d.after) }
-          );
+          view.details.push(valueDetail("enabled", yesNo, d.before, d.after, create3));
         else if (d.attribute === "copies")
           view.details.push({ label: "listed", before: `${String(d.before)} times`, after: "once" });
         else if (d.attribute === "url")
-          view.details.push(
-            create3 ? { label: "url", after: String(d.after) } : { label: "url", before: String(d.before), after: String(d.after) }
-          );
+          view.details.push(valueDetail("url", String, d.before, d.after, create3));
         else view.details.push(...attributeDetails(d.attribute, d.before, d.after, create3));
       }
       return { category: ch.store === "" ? ORDER.client : ORDER.webhook, sort: ch.key, view };
@@ -76031,7 +76028,7 @@ function scopeDesired(desired, targeting) {
     keys = keys.filter((k) => targeting.stores.some((p) => matchStore(p, k)));
     if (keys.length === 0 && !scope) {
       throw new UsageError(
-        `no store of the configuration matches --store ${targeting.stores.map((p) => p + (/[*?]/.test(p) ? "" : didYouMean(p, Object.keys(desired.stores), quote))).join(", ")}; known stores: ${Object.keys(desired.stores).join(", ")}`
+        `no store of the configuration matches --store ${withSuggestions(targeting.stores, Object.keys(desired.stores), quote)}; known stores: ${Object.keys(desired.stores).join(", ")}`
       );
     }
   }
@@ -76096,13 +76093,13 @@ async function planProject(project, session, options = {}) {
     const unmatched = unmatchedTargets(targets, desired, kept, project.ownership);
     if (unmatched.length > 0)
       throw new UsageError(
-        `no resource of the configuration or the platform matches --target ${withSuggestions(unmatched, knownAddresses(desired, kept, project.ownership))}; addresses look like store[bog-centro].item[BURGER-CLASSIC] or client.client_webhook[STORE_PROVISIONING_STATUS] (see carte plan)`
+        `no resource of the configuration or the platform matches --target ${withSuggestions(unmatched, knownAddresses(desired, kept, project.ownership), (a3) => quote(a3, 200))}; addresses look like store[bog-centro].item[BURGER-CLASSIC] or client.client_webhook[STORE_PROVISIONING_STATUS] (see carte plan)`
       );
   }
   return options.keepCurrent ? { plan, current: kept } : { plan };
 }
-function withSuggestions(patterns, known) {
-  return patterns.map((t) => t + (/[*?]/.test(t) ? "" : didYouMean(t, known, (a3) => quote(a3, 200)))).join(", ");
+function withSuggestions(patterns, known, show) {
+  return patterns.map((t) => t + (/[*?]/.test(t) ? "" : didYouMean(t, known, show))).join(", ");
 }
 function resourceCounts(state, of) {
   const counts2 = table();

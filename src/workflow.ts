@@ -109,9 +109,7 @@ export function scopeDesired(desired: DesiredState, targeting: Targeting | undef
     keys = keys.filter((k) => targeting.stores.some((p) => matchStore(p, k)));
     if (keys.length === 0 && !scope) {
       throw new UsageError(
-        `no store of the configuration matches --store ${targeting.stores
-          .map((p) => p + (/[*?]/.test(p) ? "" : didYouMean(p, Object.keys(desired.stores), quote)))
-          .join(", ")}; known stores: ${Object.keys(desired.stores).join(", ")}`,
+        `no store of the configuration matches --store ${withSuggestions(targeting.stores, Object.keys(desired.stores), quote)}; known stores: ${Object.keys(desired.stores).join(", ")}`,
       );
     }
   }
@@ -219,18 +217,23 @@ export async function planProject(
     const unmatched = unmatchedTargets(targets, desired, kept, project.ownership);
     if (unmatched.length > 0)
       throw new UsageError(
-        `no resource of the configuration or the platform matches --target ${withSuggestions(unmatched, knownAddresses(desired, kept, project.ownership))}; ` +
+        `no resource of the configuration or the platform matches --target ${withSuggestions(unmatched, knownAddresses(desired, kept, project.ownership), (a) => quote(a, 200))}; ` +
           `addresses look like store[bog-centro].item[BURGER-CLASSIC] or client.client_webhook[STORE_PROVISIONING_STATUS] (see carte plan)`,
       );
   }
   return options.keepCurrent ? { plan, current: kept } : { plan };
 }
 
-/** Patterns joined for a message, each without a wildcard followed by the closest known address. */
-function withSuggestions(patterns: readonly string[], known: readonly string[]): string {
-  return patterns
-    .map((t) => t + (/[*?]/.test(t) ? "" : didYouMean(t, known, (a) => quote(a, 200))))
-    .join(", ");
+/**
+ * Patterns joined for a message, each without a wildcard followed by the closest known name, shown by
+ * `show` (`--store` keys, `--target` addresses).
+ */
+function withSuggestions(
+  patterns: readonly string[],
+  known: readonly string[],
+  show: (name: string) => string,
+): string {
+  return patterns.map((t) => t + (/[*?]/.test(t) ? "" : didYouMean(t, known, show))).join(", ");
 }
 
 /**

@@ -13,7 +13,7 @@ import { initProject } from "../init.js";
 import { readPlanToShow } from "../plan/file.js";
 import { escapeTerminal } from "../render/escape.js";
 import { renderStatusJson, renderStatusText } from "../render/status.js";
-import { openSession } from "../session.js";
+import { describeTarget, openSession, runTarget } from "../session.js";
 import { projectStatus } from "../status.js";
 import { render } from "./commands.js";
 import { printWarnings, useColor, type CliIo } from "./io.js";
@@ -66,10 +66,7 @@ export async function runStatus(
     const status = await projectStatus(project, session, files);
     if (opts.json) io.out(renderStatusJson(status));
     else {
-      const target = project.platform
-        ? `the platform at ${new URL(project.platform.baseUrl).host}`
-        : `the embedded emulator (state in ${path.relative(process.cwd(), path.join(project.root, ".carte")) || ".carte"})`;
-      io.out(renderStatusText(status, target));
+      io.out(renderStatusText(status, `the ${describeTarget(runTarget(project))}`));
     }
     return status.stores.some((s) => s.state === "missing") ? ExitCode.error : ExitCode.ok;
   } finally {

@@ -111,20 +111,20 @@ function infoBlock(plan: Plan): string {
 export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): string {
   const max = Math.min(options.maxChars ?? 60_000, GITHUB_COMMENT_LIMIT);
   const where = options.fullPlanAt ?? "the output of `carte plan`";
+  const scoped = scopeLine(plan);
   const head: string[] = [
     `### ${options.title ?? "carte plan"}`,
     "",
     ...(options.target === undefined ? [] : [escapeMarkdown(targetLine(options.target)), ""]),
+    ...(scoped === undefined ? [] : [`> ${escapeMarkdown(scoped)}`, ""]),
     `**${summaryLine(plan)}**`,
     "",
   ];
-  const scoped = scopeLine(plan);
-  if (scoped !== undefined)
-    head.splice(options.target === undefined ? 2 : 4, 0, `> ${escapeMarkdown(scoped)}`, "");
-  for (const n of notes(plan)) {
+  const noted = notes(plan);
+  for (const n of noted) {
     head.push(n.startsWith("  - ") ? `- ${escapeMarkdown(n.slice(4))}` : `> ${escapeMarkdown(n)}`);
   }
-  if (notes(plan).length) head.push("");
+  if (noted.length) head.push("");
   if (plan.changes.length === 0) return head.join("\n");
 
   const byStore = changesByStore(plan.changes);

@@ -253,6 +253,17 @@ interface Context {
   titles: Map<string, string>;
 }
 
+/** One attribute shown by `show`: its new value for a create, old → new otherwise. */
+function valueDetail(
+  label: string,
+  show: (v: unknown) => string,
+  before: unknown,
+  after: unknown,
+  create: boolean,
+): Detail {
+  return create ? { label, after: show(after) } : { label, before: show(before), after: show(after) };
+}
+
 /** An attribute of an item or modifier group, in the files' terms. */
 function itemDetails(ch: ResourceChange, ctx: Context): Detail[] {
   const create = ch.action === "create";
@@ -263,7 +274,7 @@ function itemDetails(ch: ResourceChange, ctx: Context): Detail[] {
     const { before, after } = d;
     if (create && isBlank(after)) continue;
     const value = (show: (v: unknown) => string, label: string): Detail =>
-      create ? { label, after: show(after) } : { label, before: show(before), after: show(after) };
+      valueDetail(label, show, before, after, create);
     switch (d.attribute) {
       case "sku":
       case "title":
@@ -406,11 +417,7 @@ function changeView(ch: ResourceChange, ctx: Context): Entry {
           continue;
         if (d.attribute === "items") view.details.push(...listDetails("items", d.before, d.after, create));
         else if (d.attribute === "schedules")
-          view.details.push(
-            create
-              ? { label: "schedules", after: schedulesText(d.after) }
-              : { label: "schedules", before: schedulesText(d.before), after: schedulesText(d.after) },
-          );
+          view.details.push(valueDetail("schedules", schedulesText, d.before, d.after, create));
         else view.details.push(...attributeDetails(d.attribute, d.before, d.after, create));
       }
       return { category: ORDER.category, sort: ch.key, view };
@@ -514,19 +521,11 @@ function changeView(ch: ResourceChange, ctx: Context): Entry {
       }
       for (const d of create ? [] : ch.diff) {
         if (d.attribute === "enabled")
-          view.details.push(
-            create
-              ? { label: "enabled", after: yesNo(d.after) }
-              : { label: "enabled", before: yesNo(d.before), after: yesNo(d.after) },
-          );
+          view.details.push(valueDetail("enabled", yesNo, d.before, d.after, create));
         else if (d.attribute === "copies")
           view.details.push({ label: "listed", before: `${String(d.before)} times`, after: "once" });
         else if (d.attribute === "url")
-          view.details.push(
-            create
-              ? { label: "url", after: String(d.after) }
-              : { label: "url", before: String(d.before), after: String(d.after) },
-          );
+          view.details.push(valueDetail("url", String, d.before, d.after, create));
         else view.details.push(...attributeDetails(d.attribute, d.before, d.after, create));
       }
       return { category: ch.store === "" ? ORDER.client : ORDER.webhook, sort: ch.key, view };
