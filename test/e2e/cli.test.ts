@@ -5,7 +5,14 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/main.js";
 import type { CliIo } from "../../src/cli/io.js";
-import { CLIENT_ID, CLIENT_SECRET, exampleAgainstEmulator, repoRoot, writes } from "../helpers/project.js";
+import {
+  CLIENT_ID,
+  CLIENT_SECRET,
+  exampleAgainstEmulator,
+  listeningUrl,
+  repoRoot,
+  writes,
+} from "../helpers/project.js";
 
 let cleanup: (() => Promise<void>) | undefined;
 afterEach(async () => {
@@ -69,15 +76,7 @@ describe("the carte binary", () => {
         stdio: ["ignore", "pipe", "pipe"],
       },
     );
-    const url = await new Promise<string>((resolve, reject) => {
-      let err = "";
-      child.stderr.on("data", (d: Buffer) => {
-        err += d.toString();
-        const m = /listening on (http:\/\/\S+)/.exec(err);
-        if (m) resolve(m[1]!);
-      });
-      child.on("exit", (code) => reject(new Error(`exited ${code}: ${err}`)));
-    });
+    const url = await listeningUrl(child, "the binary");
     const res = await fetch(`${url}/restaurants/auth/v1/token/login/integrations`, {
       method: "POST",
       headers: { "content-type": "application/json" },

@@ -10,7 +10,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { repoRoot } from "../helpers/project.js";
+import { listeningUrl, repoRoot } from "../helpers/project.js";
 
 /** The commands of the README's ```sh blocks, in order, one per line. */
 export function readmeCommands(readme: string): string[] {
@@ -66,15 +66,7 @@ async function tryEmulator(dir: string, args: string[]): Promise<void> {
     env: env(),
     stdio: ["ignore", "pipe", "pipe"],
   });
-  const url = await new Promise<string>((resolve, reject) => {
-    let err = "";
-    child.stderr.on("data", (d: Buffer) => {
-      err += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(err);
-      if (m) resolve(m[1]!);
-    });
-    child.on("exit", (code) => reject(new Error(`carte emulator exited ${code}: ${err}`)));
-  });
+  const url = await listeningUrl(child);
   const res = await fetch(`${url}/restaurants/auth/v1/token/login/integrations`, {
     method: "POST",
     headers: { "content-type": "application/json" },

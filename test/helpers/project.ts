@@ -3,6 +3,7 @@
  * started on port 0, and an in-process CLI whose output is captured.
  */
 
+import type { ChildProcess } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -101,3 +102,19 @@ export function isWrite(r: RecordedRequest): boolean {
 
 /** The requests of a recording that may change the platform. */
 export const writes = (reqs: RecordedRequest[]): RecordedRequest[] => reqs.filter(isWrite);
+
+/**
+ * The address a `carte emulator` child process serves, from its "listening on URL" line on stderr;
+ * rejects with its stderr when it exits first.
+ */
+export function listeningUrl(child: ChildProcess, name = "carte emulator"): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    let err = "";
+    child.stderr?.on("data", (d: Buffer) => {
+      err += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(err);
+      if (m) resolve(m[1]!);
+    });
+    child.on("exit", (code) => reject(new Error(`${name} exited ${code}: ${err}`)));
+  });
+}
