@@ -67209,13 +67209,13 @@ function alreadyOff(current2, sku, until) {
   return current2 !== void 0 && current2.unavailable.includes(sku) && !ownMark(current2, sku) && own(current2.suspensions, sku)?.until === until;
 }
 function switchedOffByCarte(current2, sku) {
-  return current2 !== void 0 && own(current2.suspensions, sku)?.byCarte === true && current2.unavailable.includes(sku);
+  return current2 !== void 0 && ownMark(current2, sku) && current2.unavailable.includes(sku);
 }
 function info(desired, current2, ownership) {
   if (ownership !== "additive") return [];
   const named = /* @__PURE__ */ new Set([...desired.unavailable, ...desired.available ?? []]);
   const staff = current2.unavailable.filter(
-    (sku) => !named.has(sku) && own(current2.suspensions, sku)?.byCarte !== true && own(desired.items, sku)?.type === "ITEM"
+    (sku) => !named.has(sku) && !ownMark(current2, sku) && own(desired.items, sku)?.type === "ITEM"
   );
   if (staff.length === 0) return [];
   const shown2 = staff.slice(0, 20).join(", ");

@@ -87,12 +87,9 @@ function alreadyOff(current: StoreState | undefined, sku: string, until: string 
   );
 }
 
+/** Whether the platform shows `sku` off with carte's marker: carte switched it off. */
 function switchedOffByCarte(current: StoreState | undefined, sku: string): boolean {
-  return (
-    current !== undefined &&
-    own(current.suspensions, sku)?.byCarte === true &&
-    current.unavailable.includes(sku)
-  );
+  return current !== undefined && ownMark(current, sku) && current.unavailable.includes(sku);
 }
 
 /**
@@ -104,10 +101,7 @@ function info(desired: StoreState, current: StoreState, ownership: Ownership): s
   if (ownership !== "additive") return [];
   const named = new Set([...desired.unavailable, ...(desired.available ?? [])]);
   const staff = current.unavailable.filter(
-    (sku) =>
-      !named.has(sku) &&
-      own(current.suspensions, sku)?.byCarte !== true &&
-      own(desired.items, sku)?.type === "ITEM",
+    (sku) => !named.has(sku) && !ownMark(current, sku) && own(desired.items, sku)?.type === "ITEM",
   );
   if (staff.length === 0) return [];
   const shown = staff.slice(0, 20).join(", ");
