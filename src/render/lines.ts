@@ -20,19 +20,11 @@ export function formatValue(v: unknown): string {
 }
 
 /**
- * Formats the value of one attribute: prices (`price`, and `priceInParent` by parent) for the plan's
- * currency (`$24.900`, `R$ 12,50`; the bare number without one), an item's availability `state` as its
- * words, anything else by {@link formatValue}.
+ * Formats the value of one attribute for `carte explain`: a price (`price`) for the plan's currency
+ * (`$24.900`, `R$ 12,50`; the bare number without one), anything else by {@link formatValue}.
  */
 export function formatAttribute(attribute: string, v: unknown, currency: Currency | undefined): string {
   if (attribute === "price" && typeof v === "number") return formatPrice(v, currency);
-  // An item's availability in words (`on`, `off until 18:00 (…)`, src/kinds/availability.ts).
-  if (attribute === "state" && typeof v === "string") return v;
-  if (attribute === "priceInParent" && v && typeof v === "object" && !Array.isArray(v)) {
-    return `{ ${Object.entries(v as Record<string, unknown>)
-      .map(([k, x]) => `${k}: ${typeof x === "number" ? formatPrice(x, currency) : formatValue(x)}`)
-      .join(", ")} }`;
-  }
   return formatValue(v);
 }
 
