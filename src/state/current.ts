@@ -29,6 +29,7 @@ import {
   type StoreState,
 } from "../model.js";
 import { DEFAULT_PARALLELISM, type PlatformClient } from "../platform/client.js";
+import { storeOrderedLimit } from "../platform/limit.js";
 import { scopedKinds, type Targeting } from "../plan/target.js";
 
 /** What to read in one store: the kinds whose resources are wanted. */
@@ -129,89 +130,6 @@ export interface FetchOptions {
 
 /** A store's normalised current state, with its platform ids. */
 export type CurrentStore = CurrentState["stores"][string];
-
-/**
- * A concurrency bound that starts waiting calls in the order of their stores (a call for no store
- * first, then by the store's place in the requests, then in the order they came), so that the stores
- * finish one after another instead of all at the end.
- */
-function storeOrderedLimit(concurrency: number, place: (store: string) => number): Limit {
-  if (!(Number.isInteger(concurrency) && concurrency >= 1)) {
-    throw new TypeError(`parallelism must be a whole number of at least 1, got ${concurrency}`);
-  }
-  interface Waiting {
-    rank: number;
-    seq: number;
-    start: () => void;
-  }
-  const heap: Waiting[] = [];
-  const before = (a: Waiting, b: Waiting) => a.rank < b.rank || (a.rank === b.rank && a.seq < b.seq);
-  const push = (w: Waiting) => {
-    heap.push(w);
-    for (let i = heap.length - 1; i > 0;) {
-      const up = (i - 1) >> 1;
-      if (!before(heap[i]!, heap[up]!)) break;
-      [heap[i], heap[up]] = [heap[up]!, heap[i]!];
-      i = up;
-    }
-  };
-  const pop = (): Waiting | undefined => {
-    const top = heap[0];
-    const last = heap.pop();
-    if (heap.length > 0 && last) {
-      heap[0] = last;
-      for (let i = 0; ;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < heap.length && before(heap[l]!, heap[m]!)) m = l;
-        if (r < heap.length && before(heap[r]!, heap[m]!)) m = r;
-        if (m === i) break;
-        [heap[i], heap[m]] = [heap[m]!, heap[i]!];
-        i = m;
-      }
-    }
-    return top;
-  };
-  let active = 0;
-  let seq = 0;
-  const next = () => {
-    if (active >= concurrency) return;
-    const w = pop();
-    if (!w) return;
-    active++;
-    w.start();
-  };
-  return <T>(fn: () => Promise<T>, store?: string) =>
-    new Promise<T>((resolve, reject) => {
-      push({
-        rank: store === undefined ? -1 : place(store),
-        seq: seq++,
-        start: () => {
-          let call: Promise<T>;
-          try {
-            call = fn();
-          } catch (err) {
-            call = Promise.reject(err);
-          }
-          // The slot is released as soon as the call settles, before the caller's continuation runs.
-          call.then(
-            (value) => {
-              active--;
-              next();
-              resolve(value);
-            },
-            (err: unknown) => {
-              active--;
-              next();
-              reject(err);
-            },
-          );
-        },
-      });
-      next();
-    });
-}
 
 /**
  * Reads the live state the requests ask for and hands each store over as soon as its reads are in:
