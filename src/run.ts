@@ -8,6 +8,7 @@
  * before any write, the confirmation, progress) comes through {@link RunHooks}.
  */
 
+import { DEFAULT_PARALLELISM } from "./platform/client.js";
 import path from "node:path";
 import { loadProject, type LoadedProject } from "./config/index.js";
 import { compareWithBase, type BaseSplit, type LoadedBase } from "./gitops/base.js";
@@ -36,6 +37,7 @@ import {
   isComplete,
   planProject,
   scopeDesired,
+  checkReads,
   storeGuard,
   type ApplyReport,
   type RunOptions,
@@ -259,6 +261,9 @@ function runOptions(request: RunRequest, hooks: RunHooks): RunOptions {
       ? { convergenceTimeoutMs: request.convergenceTimeoutMs }
       : {}),
     ...(request.command === "apply" && request.settleMs !== undefined ? { settleMs: request.settleMs } : {}),
+    // The reads that check an apply (before each store's first write, and the verification of each
+    // store once its calls ended) share one bound beside the calls'.
+    ...(request.command === "apply" ? { checks: checkReads(request.parallelism) } : {}),
   };
 }
 
@@ -332,7 +337,8 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
       ...(request.timeoutMs ? { timeoutMs: request.timeoutMs } : {}),
       ...(hooks.onRetry ? { onRetry: hooks.onRetry } : {}),
       ...(request.client ? { client: request.client } : {}),
-      ...(request.parallelism ? { connections: request.parallelism } : {}),
+      // An apply reads to check its calls beside making them (RunOptions.checks): twice the connections.
+      connections: (request.parallelism ?? DEFAULT_PARALLELISM) * (request.command === "apply" ? 2 : 1),
     });
     session.client.setDeadline(deadline);
     try {

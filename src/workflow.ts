@@ -22,7 +22,7 @@ import type { KindName } from "./kinds/registry.js";
 import { own, table, type CurrentState, type DesiredState, type Ownership } from "./model.js";
 import { executePlanFully, type ApplyEvent, type OperationResult } from "./apply/execute.js";
 import { settleEffect } from "./apply/settle.js";
-import { waitForPlan } from "./apply/verify.js";
+import { verifyRequest, verifyState, waitForPlan } from "./apply/verify.js";
 import {
   changesByStage,
   countChanges,
@@ -36,7 +36,7 @@ import { createPlanner } from "./plan/plan.js";
 import { desiredChecksum } from "./plan/checksum.js";
 import { clientDigest, storeDigest } from "./plan/digest.js";
 import { findEndpoint, isSynchronous } from "./plan/endpoints.js";
-import type { Operation } from "./plan/types.js";
+import type { Operation, ResourceChange } from "./plan/types.js";
 import { resetSecret } from "./platform/webhooks.js";
 import { isTargeted, matchAddress, matchStore, type Targeting } from "./plan/target.js";
 import { DEFAULT_PARALLELISM } from "./platform/client.js";
@@ -44,8 +44,9 @@ import type { Plan } from "./plan/types.js";
 import { escapeTerminal } from "./render/escape.js";
 import { prepareSecretSink, secretCollector, type SecretSink } from "./secrets.js";
 import type { Session } from "./session.js";
-import { fetchCurrent, projectReads, readCurrent, type CurrentStore } from "./state/current.js";
-import type { ResourceKind } from "./kinds/types.js";
+import { fetchCurrent, projectReads, readCurrent, storeBatcher, type CurrentStore } from "./state/current.js";
+import type { Limit, ResourceKind } from "./kinds/types.js";
+import { storeOrderedLimit } from "./platform/limit.js";
 
 /** Options shared by planning and applying. */
 export interface RunOptions {
@@ -83,6 +84,13 @@ export interface RunOptions {
    * Absent: no check.
    */
   beforeStore?: (store: string) => Promise<void>;
+  /**
+   * The bound of the reads that check an apply, beside the `parallelism` slots of its calls: the read
+   * of a store before its first write ({@link storeGuard}; these go first) and the verification of each
+   * store once its calls ended ({@link applyPlanReport}). One bound of `parallelism` reads for both,
+   * made by {@link checkReads}; absent, each makes its own.
+   */
+  checks?: Limit;
   /**
    * Epoch ms after which the apply stops waiting for the platform (the run's `--timeout`): the waits
    * for accepted writes end there at the latest.
@@ -297,6 +305,17 @@ export function knownAddresses(
 }
 
 /**
+ * The bound of the reads that check an apply ({@link RunOptions.checks}): `parallelism` reads at once
+ * (default {@link DEFAULT_PARALLELISM}), the checks before a first write (no store named) first, then
+ * the verification reads in the order of `stores`. The session needs `parallelism` connections for
+ * them beside the calls' (src/run.ts opens twice `parallelism` for an apply).
+ */
+export function checkReads(parallelism: number = DEFAULT_PARALLELISM, stores: readonly string[] = []): Limit {
+  const places = new Map(stores.map((s, i) => [s, i]));
+  return storeOrderedLimit(parallelism, (key) => places.get(key) ?? places.size);
+}
+
+/**
  * The optimistic check of an apply (issue 11, item 3): a function that reads one store (`""`: the
  * client-level resources) as planning read it and rejects when its digest differs from the plan's
  * `checksums.stores[store]`, so that the
@@ -315,12 +334,18 @@ export function storeGuard(
   const targeting = plan.targeting ?? options.targeting;
   const desired = scopeDesired(project.desired, targeting);
   const { requests, clientKinds: clientReads } = projectReads(desired, project.ownership, targeting);
+  const byKey = new Map(requests.map((r) => [r.store.key, r]));
+  // Ahead of the verification reads sharing the bound: a store's check holds up its calls. Stores
+  // checked at the same moment (the executor reads them ahead, src/apply/execute.ts) share one read.
+  const lane = options.checks ?? checkReads(options.parallelism);
+  const limit: Limit = (fn) => lane(fn);
+  const readStore = storeBatcher(session.client, { limit });
   return async (store) => {
     const expected = own(digests, store);
     if (expected === undefined) return;
     if (store === "") {
       // The client-level resources (client webhooks).
-      const current = await fetchCurrent(session.client, [], { parallelism: 1, clientKinds: clientReads });
+      const current = await fetchCurrent(session.client, [], { limit, clientKinds: clientReads });
       if (clientDigest(current.client) !== expected) {
         throw new Error(
           "the client-level settings changed on the platform since the plan was made, so none of their " +
@@ -329,12 +354,9 @@ export function storeGuard(
       }
       return;
     }
-    const request = requests.find((r) => r.store.key === store);
+    const request = byKey.get(store);
     if (!request) return;
-    const current = await fetchCurrent(session.client, [request], {
-      parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
-    });
-    if (storeDigest(own(current.stores, store)) !== expected) {
+    if (storeDigest(await readStore(request)) !== expected) {
       throw new Error(
         "the store changed on the platform since the plan was made (another apply, or an edit), so none " +
           "of its calls was made; run `carte plan` again and review it",
@@ -474,8 +496,20 @@ export async function applyPlanReport(
   const client = session.client;
   const collector = options.secrets ? secretCollector(options.secrets) : undefined;
   const started = Date.now();
+  // Each store whose calls all succeeded is verified as soon as its last call ended, while the calls of
+  // later stores go on: the reads have a bound of their own (`checks`) beside the calls'. A store its
+  // read does not show complete yet (an asynchronous write still processing) is left to the wait after
+  // the last call.
+  const checks =
+    options.checks ??
+    checkReads(
+      options.parallelism,
+      plan.stores.map((s) => s.key),
+    );
+  const early = earlyVerification(plan, client, checks);
   const { results, refused, sent } = await executePlanFully(plan, client, {
     parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
+    onStoreDone: early.storeDone,
     ...(options.settleMs !== undefined ? { settleMs: options.settleMs } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
     ...(collector ? { onResponse: collector } : {}),
@@ -547,24 +581,83 @@ export async function applyPlanReport(
   const okIds = new Set(results.filter((r) => r.status === "ok").map((r) => r.id));
   const troubled = new Set(plan.operations.filter((o) => !okIds.has(o.id)).flatMap((o) => o.stores));
   for (const r of refused) troubled.add(r.store);
-  const applied = new Set(plan.operations.filter((o) => okIds.has(o.id)).flatMap((o) => o.addresses));
-  const toVerify = plan.changes.filter((c) => applied.has(c.address) && !troubled.has(c.store));
+  const shown = await early.results();
+  // The addresses the successful calls carried, of the stores still to verify (client-level too).
+  const left = (store: string) => !troubled.has(store) && !shown.has(store);
+  const applied = new Set(
+    plan.operations
+      .filter((o) => okIds.has(o.id) && (o.stores.length === 0 || o.stores.some(left)))
+      .flatMap((o) => o.addresses),
+  );
+  const toVerify = plan.changes.filter((c) => left(c.store) && applied.has(c.address));
   const verify = await waitForPlan(plan, toVerify, client, {
     timeoutMs: Math.max(0, until - Date.now()),
-    parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
-    duplicates: plan.changes.filter((c) => c.store !== ""),
+    limit: checks,
+    duplicates: plan.changes.filter((c) => c.store !== "" && !shown.has(c.store)),
   });
   const report: ApplyReport = {
     operations: results,
     failed: results.filter((r) => r.status === "failed").length,
     skipped: results.filter((r) => r.status === "skipped").length,
     pending: verify.pending,
-    duplicates: verify.duplicates,
+    duplicates: [...verify.duplicates, ...[...shown.values()].flat()].sort(),
     refused,
     waitedMs: verify.waitedMs,
   };
   return report;
 }
+
+/**
+ * The verification of each store as soon as its calls ended ({@link applyPlanReport}): `storeDone`
+ * (the executor's `onStoreDone`) reads a store whose calls all succeeded once, within `checks`, stores
+ * ending within {@link EARLY_BATCH_MS} of each other in one batch (src/state/current.ts
+ * `storeBatcher`); `results` waits for those reads and gives, per store whose read showed every change
+ * of the plan, the duplicates that read showed (as {@link waitForPlan} would). A store not shown
+ * complete, or whose read failed, is not in the result: the wait after the last call reads it again,
+ * and reports what it still does not show or the error.
+ */
+function earlyVerification(
+  plan: Plan,
+  client: Session["client"],
+  checks: Limit,
+): { storeDone: (store: string, clean: boolean) => void; results: () => Promise<Map<string, string[]>> } {
+  const changes = new Map<string, ResourceChange[]>();
+  for (const c of plan.changes) {
+    if (c.store === "") continue;
+    const list = changes.get(c.store);
+    if (list) list.push(c);
+    else changes.set(c.store, [c]);
+  }
+  const entries = new Map(plan.stores.map((s) => [s.key, s]));
+  const readStore = storeBatcher(client, { limit: checks, windowMs: EARLY_BATCH_MS });
+  const reads: Promise<[string, string[]] | undefined>[] = [];
+  return {
+    storeDone: (store, clean) => {
+      const entry = entries.get(store);
+      const own = changes.get(store);
+      if (!clean || !entry || !own) return;
+      reads.push(
+        readStore(verifyRequest(entry, own)).then(
+          (state): [string, string[]] | undefined => {
+            // Every change of the store: one no call carried (none is expected) keeps the store for
+            // the wait after the last call, which verifies only what the calls carried.
+            const seen = verifyState(entry, state, own, own);
+            return seen.pending.length === 0 ? [store, seen.duplicates] : undefined;
+          },
+          // Not lost: the store is read again by the wait after the last call, which reports the error.
+          () => undefined,
+        ),
+      );
+    },
+    results: async () => new Map((await Promise.all(reads)).filter((r) => r !== undefined)),
+  };
+}
+
+/**
+ * How long the verification of a store whose calls ended waits for others to end, in milliseconds,
+ * so that their reads are one batch (one webhook list, one store status call per 100 stores).
+ */
+const EARLY_BATCH_MS = 20;
 
 /** Options of {@link applyStages}. */
 export interface StagesOptions extends RunOptions {

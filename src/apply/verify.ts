@@ -11,12 +11,12 @@
  */
 
 import { clientKinds, kindNamed } from "../kinds/registry.js";
-import type { ClientKind, ResourceKind } from "../kinds/types.js";
+import type { ClientKind, Limit, ResourceKind } from "../kinds/types.js";
 import { address, jsonEqual } from "../kinds/util.js";
 import { own, type ClientState, type StoreState } from "../model.js";
 import { DEFAULT_PARALLELISM, type PlatformClient } from "../platform/client.js";
 import type { Plan, ResourceChange } from "../plan/types.js";
-import { readCurrent, type ReadRequest } from "../state/current.js";
+import { readCurrent, type CurrentStore, type ReadRequest } from "../state/current.js";
 
 /** Options of {@link waitForPlan}. */
 export interface VerifyOptions {
@@ -26,6 +26,8 @@ export interface VerifyOptions {
   intervalMs?: number;
   /** Calls in flight at once. */
   parallelism?: number;
+  /** A bound shared with other reads, used instead of one of `parallelism` calls. */
+  limit?: Limit;
   /**
    * Changes whose stores are checked for duplicates: a duplicate of a resource of one of these changes
    * (same store and kind, the key it copies being a change's key) is reported in
@@ -136,13 +138,42 @@ function shows(ch: ResourceChange, now: unknown, initial: unknown): boolean {
   return jsonEqual(now ?? initial, ch.after);
 }
 
+/** A store of a plan (`Plan.stores`). */
+type PlanStore = Plan["stores"][number];
+
+/** The read that verifies some changes of one store (and looks for duplicates among them). */
+export function verifyRequest(store: PlanStore, changes: readonly ResourceChange[]): ReadRequest {
+  return {
+    store: { key: store.key, storeId: store.storeId, integrationId: store.key, name: store.name },
+    kinds: [...new Set(changes.map(kindOf))],
+  };
+}
+
+/**
+ * What one store's current state, read by {@link verifyRequest}, shows: the changes it does not show
+ * yet, and the duplicates among the resources of `duplicateScope` (addresses, sorted).
+ */
+export function verifyState(
+  store: PlanStore,
+  state: CurrentStore,
+  changes: readonly ResourceChange[],
+  duplicateScope: readonly ResourceChange[],
+): { pending: ResourceChange[]; duplicates: string[] } {
+  const read = store.schedulesVia ? { ...state, schedulesVia: store.schedulesVia } : state;
+  const select = selector(read);
+  return {
+    pending: changes.length > 0 ? stillPending(read, changes, select) : [],
+    duplicates: duplicateScope.length > 0 ? duplicatesIn(store.key, read, duplicateScope, select) : [],
+  };
+}
+
 /**
  * Polls the stores of the given changes until each shows its planned state or the time is up. The
  * changes are indexed by store once; each round reads only the stores that still have changes to show
  * (and only the kinds of those changes), and checks each store as soon as it is read.
  */
 export async function waitForPlan(
-  plan: Plan,
+  plan: Pick<Plan, "stores">,
   changes: ResourceChange[],
   client: PlatformClient,
   options: VerifyOptions = {},
@@ -167,12 +198,7 @@ export async function waitForPlan(
     const requests: ReadRequest[] = [];
     for (const key of new Set([...pending.keys(), ...dupUnread])) {
       const s = planStores.get(key);
-      if (!s) continue;
-      const kinds = [...(pending.get(key) ?? []), ...(dupScope.get(key) ?? [])].map(kindOf);
-      requests.push({
-        store: { key: s.key, storeId: s.storeId, integrationId: s.key, name: s.name },
-        kinds: [...new Set(kinds)],
-      });
+      if (s) requests.push(verifyRequest(s, [...(pending.get(key) ?? []), ...(dupScope.get(key) ?? [])]));
     }
     const next = new Map<string, ResourceChange[]>();
     for (const [key, list] of pending) if (!planStores.has(key)) next.set(key, list);
@@ -180,20 +206,17 @@ export async function waitForPlan(
       client,
       requests,
       (key, state) => {
-        const via = planStores.get(key)?.schedulesVia;
-        const read = via ? { ...state, schedulesVia: via } : state;
-        const list = pending.get(key);
-        const select = selector(read);
-        const rest = list ? stillPending(read, list, select) : [];
-        if (rest.length > 0) next.set(key, rest);
         const scope = dupScope.get(key);
+        const seen = verifyState(planStores.get(key)!, state, pending.get(key) ?? [], scope ?? []);
+        if (seen.pending.length > 0) next.set(key, seen.pending);
         if (scope) {
-          duplicates.set(key, duplicatesIn(key, read, scope, select));
-          if (rest.length === 0) dupUnread.delete(key);
+          duplicates.set(key, seen.duplicates);
+          if (seen.pending.length === 0) dupUnread.delete(key);
         }
       },
       {
         parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
+        ...(options.limit ? { limit: options.limit } : {}),
         clientKinds: [...new Set(clientChanges.map(clientKindOf))],
       },
     );

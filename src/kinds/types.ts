@@ -135,7 +135,9 @@ export interface EndpointSpec {
   /** Unique name, e.g. `items.upsert`. Two kinds may list the same spec object (shared slot calls). */
   name: string;
   /**
-   * Stage of the plan, 1-based; every call of a stage runs before any call of a later stage. Creates
+   * Stage of the plan, 1-based; a call runs after every call of an earlier stage for the same store
+   * and `chain` (a `*` call: every chain of its stores; a call for no store: every earlier call, and
+   * every later call after it), while other stores go on (src/apply/execute.ts). Creates
    * and updates come before the resources that reference them (items → categories → menus), deletes
    * after every upsert and in reverse order; store settings follow; opening or closing a store is last.
    * docs/architecture.md has the table of stages.

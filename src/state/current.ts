@@ -5,6 +5,7 @@
  * and each kind normalizes its resources from the snapshot.
  */
 
+import DataLoader from "dataloader";
 import { clientKinds as clientRegistry, kinds as registry } from "../kinds/registry.js";
 import type {
   ClientKind,
@@ -126,6 +127,11 @@ export interface FetchOptions {
   onRead?: (done: number, total: number) => void;
   /** Client-level kinds to read. Default none. */
   clientKinds?: readonly ClientKind<unknown>[];
+  /**
+   * A bound shared with other reads (an apply's checks, src/workflow.ts), used instead of one of
+   * `parallelism` calls for this read alone.
+   */
+  limit?: Limit;
 }
 
 /** A store's normalised current state, with its platform ids. */
@@ -149,10 +155,12 @@ export async function readCurrent(
   options: FetchOptions = {},
 ): Promise<CurrentState["client"]> {
   const places = new Map(requests.map((r, i) => [r.store.key, i]));
-  const limit = storeOrderedLimit(
-    options.parallelism ?? DEFAULT_PARALLELISM,
-    (key) => places.get(key) ?? requests.length,
-  );
+  const limit =
+    options.limit ??
+    storeOrderedLimit(
+      options.parallelism ?? DEFAULT_PARALLELISM,
+      (key) => places.get(key) ?? requests.length,
+    );
   // Reads by name: kinds that share a part share one read object (a second object of the same name
   // is a bug that would fetch the part twice).
   const reads = new Map<string, StoreRead>();
@@ -241,4 +249,65 @@ export async function fetchCurrent(
   for (const r of requests) out.stores[r.store.key] = stores.get(r.store.key)!;
   if (clientState) out.client = clientState;
   return out;
+}
+
+/** Options of {@link storeBatcher}. */
+export interface BatcherOptions {
+  /** The bound of the batch's calls (shared with other reads). */
+  limit: Limit;
+  /** How long a batch collects the stores asked, in milliseconds, from the first. Default 0 (a tick). */
+  windowMs?: number;
+  /**
+   * Most stores in one batch (default 16): a batch's stores get their states when the whole batch is
+   * read, so stores asked together are read in batches of this size, one after another.
+   */
+  maxBatch?: number;
+}
+
+/**
+ * Reads stores for callers that ask for one store at a time (an apply's checks: src/workflow.ts
+ * `storeGuard` and the verification of each store), batching the stores asked within `windowMs` into
+ * one {@link fetchCurrent}: a read that serves every store at once (the webhook list, spec §4.7) or up
+ * to 100 (store status, platform notes "Limits") is made once for the batch, not once per store; the
+ * per-store reads are the same. Every call of a batch starts after each of its stores was asked. When
+ * a batch's read fails, its stores are read one by one, so that a store gets its own read's error.
+ * Batching by dataloader (graphql/dataloader): its per-tick batch scheduling, without its cache.
+ *
+ * @returns a function resolving to the store's normalised current state; rejects with the
+ *   {@link ApiError} of its read.
+ */
+export function storeBatcher(
+  client: PlatformClient,
+  options: BatcherOptions,
+): (request: ReadRequest) => Promise<CurrentStore> {
+  const { limit } = options;
+  const read = async (requests: readonly ReadRequest[]) => {
+    const got = await fetchCurrent(client, [...requests], { limit });
+    return requests.map((r) => got.stores[r.store.key]!);
+  };
+  const windowMs = options.windowMs ?? 0;
+  const loader = new DataLoader<ReadRequest, CurrentStore>(
+    async (requests) => {
+      try {
+        return await read(requests);
+      } catch (err) {
+        if (requests.length === 1) return [err instanceof Error ? err : new Error(String(err))];
+        // One store's failed read must not fail the others: each is read on its own.
+        return Promise.all(
+          requests.map((r) =>
+            read([r]).then(
+              ([state]) => state!,
+              (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
+            ),
+          ),
+        );
+      }
+    },
+    {
+      cache: false,
+      maxBatchSize: options.maxBatch ?? 16,
+      batchScheduleFn: (run) => setTimeout(run, windowMs),
+    },
+  );
+  return (request) => loader.load(request);
 }

@@ -290,3 +290,196 @@ describe("executePlan", () => {
     expect(results.map((r) => r.status)).toEqual(["failed", "ok"]);
   });
 });
+
+describe("executePlan: order", () => {
+  /** A client whose calls wait until released, and which logs when each starts and ends. */
+  function gated() {
+    const log: string[] = [];
+    const waiting = new Map<string, () => void>();
+    const started = new Map<string, () => void>();
+    const startedP = new Map<string, Promise<void>>();
+    const whenStarted = (path: string) => {
+      let p = startedP.get(path);
+      if (!p) {
+        p = new Promise<void>((r) => started.set(path, r));
+        startedP.set(path, p);
+      }
+      return p;
+    };
+    const client = {
+      call: async (_method: string, path: string) => {
+        log.push(`start ${path}`);
+        void whenStarted(path);
+        started.get(path)?.();
+        await new Promise<void>((r) => waiting.set(path, r));
+        log.push(`end ${path}`);
+        return { message: "ok" };
+      },
+    } as unknown as PlatformClient;
+    const release = async (path: string) => {
+      await whenStarted(path);
+      waiting.get(path)!();
+    };
+    return { client, log, release, whenStarted };
+  }
+  const two = (operations: Operation[]): Plan => ({
+    ...plan(operations),
+    stores: [
+      { key: "s1", storeId: "1", name: "One" },
+      { key: "s2", storeId: "2", name: "Two" },
+    ],
+  });
+  const of = (store: string, id: string, endpoint: string, stage: number, extra: Partial<Operation> = {}) =>
+    op(`${store}-${id}`, endpoint, stage, {
+      stores: [store],
+      path: `/${store}/${id}`,
+      addresses: [`store[${store}].x[${id}]`],
+      ...extra,
+    });
+
+  it("keeps each store's stages in order, without making one store wait for another's", async () => {
+    const { client, log, release, whenStarted } = gated();
+    const run = executePlan(
+      two([
+        of("s1", "items", "items.upsert", 1),
+        of("s2", "items", "items.upsert", 1),
+        of("s1", "menu", "menus.upsert", 3),
+        of("s2", "menu", "menus.upsert", 3),
+      ]),
+      client,
+    );
+    // s2's menu is made while s1's items are still in flight: no stage waits for every store.
+    await release("/s2/items");
+    await release("/s2/menu");
+    expect(log).not.toContain("start /s1/menu");
+    await release("/s1/items");
+    await whenStarted("/s1/menu");
+    await release("/s1/menu");
+    await run;
+    expect(log.indexOf("end /s2/menu")).toBeLessThan(log.indexOf("end /s1/items"));
+    expect(log.indexOf("start /s1/menu")).toBeGreaterThan(log.indexOf("end /s1/items"));
+  });
+
+  it("makes a client-level call after every earlier call, and every later call after it", async () => {
+    const { client, log, release } = gated();
+    const run = executePlan(
+      two([
+        of("s1", "items", "items.upsert", 1),
+        of("s2", "items", "items.upsert", 1),
+        op("client", "client_webhook.put", 35, {
+          stores: [],
+          path: "/client",
+          addresses: ["client.webhooks[x]"],
+        }),
+        of("s2", "open", "store_availability.enable", 50),
+      ]),
+      client,
+    );
+    await release("/s2/items");
+    await new Promise((r) => setTimeout(r, 20));
+    expect(log).not.toContain("start /client");
+    await release("/s1/items");
+    await release("/client");
+    await release("/s2/open");
+    await run;
+    expect(log.indexOf("start /client")).toBeGreaterThan(log.indexOf("end /s1/items"));
+    expect(log.indexOf("start /s2/open")).toBeGreaterThan(log.indexOf("end /client"));
+  });
+
+  it("opens a store after every chain of that store, and only that store", async () => {
+    const { client, log, release, whenStarted } = gated();
+    const run = executePlan(
+      two([
+        of("s1", "hours", "store_hours.create", 14, { addresses: ["store[s1].store_hours[mon]"] }),
+        of("s2", "hours", "store_hours.create", 14, { addresses: ["store[s2].store_hours[mon]"] }),
+        of("s1", "hook", "webhook.change-url", 32),
+        of("s1", "open", "store_availability.enable", 50),
+      ]),
+      client,
+    );
+    await release("/s1/hook");
+    await release("/s1/hours");
+    await whenStarted("/s1/open");
+    expect(log).not.toContain("end /s2/hours");
+    await release("/s1/open");
+    await release("/s2/hours");
+    await run;
+    expect(log.indexOf("start /s1/open")).toBeGreaterThan(log.indexOf("end /s1/hours"));
+    expect(log.indexOf("start /s1/open")).toBeGreaterThan(log.indexOf("end /s1/hook"));
+  });
+
+  it("checks a store before its first write without holding a call slot", async () => {
+    const { client, release, whenStarted } = gated();
+    // With one slot, s1's check waits for s2's call: a check holding the slot would never end.
+    const run = executePlanFully(
+      two([of("s1", "items", "items.upsert", 1), of("s2", "items", "items.upsert", 1)]),
+      client,
+      {
+        parallelism: 1,
+        beforeStore: async (s) => {
+          if (s === "s1") await whenStarted("/s2/items");
+        },
+      },
+    );
+    await release("/s2/items");
+    await release("/s1/items");
+    const { results } = await run;
+    expect(results.map((r) => r.status)).toEqual(["ok", "ok"]);
+  });
+
+  it("checks each store once, before its first call", async () => {
+    const log: string[] = [];
+    const client = {
+      call: async (_m: string, path: string) => {
+        log.push(`call ${path}`);
+        await new Promise((r) => setTimeout(r, 2));
+        return { message: "ok" };
+      },
+    } as unknown as PlatformClient;
+    const stores = ["s1", "s2", "s3", "s4", "s5", "s6"];
+    const operations = stores.flatMap((s) => [
+      of(s, "items", "items.upsert", 1),
+      of(s, "categories", "categories.upsert", 2),
+      of(s, "menus", "menus.upsert", 3),
+    ]);
+    const checked: string[] = [];
+    await executePlan(
+      { ...plan(operations), stores: stores.map((k, i) => ({ key: k, storeId: `${i + 1}`, name: k })) },
+      client,
+      {
+        parallelism: 1,
+        beforeStore: async (s) => {
+          log.push(`check ${s}`);
+          checked.push(s);
+          await new Promise((r) => setTimeout(r, 5));
+          log.push(`checked ${s}`);
+        },
+      },
+    );
+    expect([...checked].sort()).toEqual(stores);
+    for (const s of stores) {
+      expect(log.indexOf(`checked ${s}`)).toBeLessThan(log.indexOf(`call /${s}/items`));
+    }
+  });
+
+  it("tells when each store's last call ended, and whether all of them succeeded", async () => {
+    const client = scripted({
+      "/s2/menu": [new ApiError({ method: "POST", path: "/s2/menu", status: 400 })],
+    });
+    const done: [string, boolean][] = [];
+    await executePlan(
+      two([
+        of("s1", "items", "items.upsert", 1),
+        of("s2", "items", "items.upsert", 1),
+        of("s1", "menu", "menus.upsert", 3),
+        of("s2", "menu", "menus.upsert", 3),
+      ]),
+      client,
+      { onStoreDone: (s, clean) => done.push([s, clean]) },
+    );
+    expect(done.sort()).toEqual([
+      ["s1", true],
+      ["s2", false],
+    ]);
+  });
+});
