@@ -13,6 +13,7 @@
 //   --generate-only DIR  only write the chain's files into DIR
 //   --rps N           carte's platform.requests_per_second (default 10000, its highest: not the limit here)
 //   --plan-only       stop after the no-change plan and the minimal reader
+//   --apply-only      stop after the apply from empty
 //   --scope-changed   after the apply from empty, only a change-scoped plan: the chain committed to git,
 //                     one store's price changed, `carte plan --scope changed --base HEAD`: its reads
 //                     (against the minimum: that store's menu) and its time, loading both commits included
@@ -268,7 +269,9 @@ async function emulatorChild() {
           body: r.body === undefined || r.body === "" ? undefined : JSON.stringify(r.body),
         });
       } else {
-        const bytes = r.body === undefined ? 0 : Buffer.byteLength(JSON.stringify(r.body));
+        // As received: re-serialising every body here would make this bookkeeping, in the emulator's
+        // process, part of what is measured.
+        const bytes = r.bytes;
         out.writes++;
         out.writeBytes += bytes;
         if (/\/stores\/\{storeId\}\/(items|categories|menu|store-menu)$/.test(name))
@@ -278,6 +281,7 @@ async function emulatorChild() {
     emu.clearRequests();
   };
   const timer = setInterval(() => emu && sum(), 250);
+  let cpuMark = process.cpuUsage();
   process.on("message", async (m) => {
     try {
       if (m.type === "start") {
@@ -285,11 +289,16 @@ async function emulatorChild() {
         process.send({ url: emu.url });
       } else if (m.type === "latency") {
         emu.setFaults(m.ms > 0 ? { latencyMs: m.ms } : undefined);
+        sum();
+        out = empty();
+        cpuMark = process.cpuUsage();
         process.send({ ok: true });
       } else if (m.type === "take") {
-        // The requests since the last take, by category.
+        // The requests since the last take, by category, and the emulator's CPU time meanwhile.
         sum();
-        process.send(out);
+        const used = process.cpuUsage(cpuMark);
+        cpuMark = process.cpuUsage();
+        process.send({ ...out, cpuMs: (used.user + used.system) / 1000 });
         out = empty();
       } else if (m.type === "close") {
         clearInterval(timer);
@@ -372,12 +381,30 @@ async function carteChild() {
               st.first = Math.min(st.first, end - e.result.durationMs);
               st.last = Math.max(st.last, end);
               st.ms += e.result.durationMs;
+              (stages[""] ??= []).push([end - e.result.durationMs, end]);
             },
           },
         );
         const used = process.cpuUsage(cpu);
         planCpuMs = (used.user + used.system) / 1000;
         if (result.error) throw result.error;
+        // Calls in flight, on average, in each tenth of the apply (CARTE_BENCH_STAGES=1).
+        const spans = stages[""] ?? [];
+        delete stages[""];
+        if (spans.length > 0) {
+          const t0 = Math.min(...spans.map((x) => x[0]));
+          const t1 = Math.max(...spans.map((x) => x[1]));
+          const step = (t1 - t0) / 10;
+          const busy = Array.from({ length: 10 }, (_, i) => {
+            const [a, b] = [t0 + i * step, t0 + (i + 1) * step];
+            return (
+              spans.reduce((n, [s0, s1]) => n + Math.max(0, Math.min(b, s1) - Math.max(a, s0)), 0) / step
+            );
+          });
+          console.log(
+            `  calls in flight by tenth of the calls' ${s(t1 - t0)}: ${busy.map((b) => b.toFixed(1)).join(" ")}`,
+          );
+        }
         for (const [k, st] of Object.entries(stages)) {
           console.log(
             `  ${k.padEnd(32)} ${String(st.calls).padStart(6)} calls, ${((st.last - st.first) / 1000).toFixed(2)} s wall, ` +
@@ -547,6 +574,7 @@ async function main() {
       "generate-only": { type: "string" },
       rps: { type: "string", default: "10000" },
       "plan-only": { type: "boolean", default: false },
+      "apply-only": { type: "boolean", default: false },
       "scope-changed": { type: "boolean", default: false },
     },
   });
@@ -595,8 +623,10 @@ async function main() {
         (applyLatency > 0
           ? `; writes × latency ÷ parallelism ${s(emptyFloor)}: ${x(empty.applyMs, emptyFloor)}`
           : " (latency 0: setup)") +
-        `; ${emptyCalls.reads.length} reads; peak RSS ${empty.peakRssMiB.toFixed(0)} MiB`,
+        `; ${emptyCalls.reads.length} reads; CPU carte ${s(empty.planCpuMs)} (the whole run), emulator ${s(emptyCalls.cpuMs)}` +
+        `; peak RSS ${empty.peakRssMiB.toFixed(0)} MiB`,
     );
+    if (values["apply-only"]) return;
     await emulator.ask({ type: "latency", ms: latency });
 
     if (values["scope-changed"]) {

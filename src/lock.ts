@@ -11,7 +11,7 @@
  * locks' mtime every 10 s; a lock not refreshed for 30 s (its process was killed) is stale and taken
  * over. A JSON file next to each lock says who holds it (process id, host, since when), for the message
  * of a refusal. Runners of a CI service do not share a disk: there, the per-store check of the plan's
- * checksum just before a store's first write (src/workflow.ts `storeGuard`) and the workflow's
+ * checksum before a store's first write (src/workflow.ts `storeGuard`) and the workflow's
  * `concurrency:` setting (docs/reliability.md) take over.
  */
 

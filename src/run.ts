@@ -248,7 +248,7 @@ function runOptions(request: RunRequest, hooks: RunHooks): RunOptions {
     ...(request.parallelism !== undefined ? { parallelism: request.parallelism } : {}),
     ...(request.targeting ? { targeting: request.targeting } : {}),
     // Checksums are for saved plans (docs/plan-format.md) and for the apply, which checks each store's
-    // digest again just before its first write (workflow.ts storeGuard); a plan only shown does without.
+    // digest again before its first write (workflow.ts storeGuard); a plan only shown does without.
     checksums: request.command === "apply" || (request.checksums ?? true),
     // The whole current state is kept only where a step needs it after planning: the comparison with
     // the base ref, and the reviewed plan rebuilt from the same read. Otherwise stores stream through.

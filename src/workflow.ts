@@ -80,7 +80,8 @@ export interface RunOptions {
    */
   secrets?: SecretSink;
   /**
-   * Called just before a store's first write; rejects to refuse the store (see {@link storeGuard}).
+   * Called before a store's first write, when that call is ready; rejects to refuse the store (see
+   * {@link storeGuard}).
    * Absent: no check.
    */
   beforeStore?: (store: string) => Promise<void>;
@@ -430,7 +431,7 @@ export interface ApplyReport {
    */
   duplicates?: string[];
   /**
-   * Stores refused just before their first write (their state no longer matched the plan), with why.
+   * Stores refused before their first write (their state no longer matched the plan), with why.
    * Always set by {@link applyPlan}.
    */
   refused?: { store: string; reason: string }[];
@@ -638,7 +639,10 @@ function earlyVerification(
       if (!clean || !entry || !own) return;
       reads.push(
         readStore(verifyRequest(entry, own)).then(
-          (state): [string, string[]] | undefined => {
+          async (state): Promise<[string, string[]] | undefined> => {
+            // The stores of a batch arrive at once: one store a turn of the event loop, so that
+            // the answers of the calls in flight are not held up behind all of them.
+            await new Promise((resolve) => setImmediate(resolve));
             // Every change of the store: one no call carried (none is expected) keeps the store for
             // the wait after the last call, which verifies only what the calls carried.
             const seen = verifyState(entry, state, own, own);

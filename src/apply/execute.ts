@@ -13,7 +13,7 @@
  *   `unsettled` and the apply keeps watching it, src/workflow.ts);
  * - a secret-bearing create whose answer was lost is not sent again once a read shows it: its secret is
  *   rotated with `reset-secret` and kept (`recoverSecret`), and the result says it was rotated;
- * - just before a store's first write, `beforeStore` may refuse the store (its state no longer matches
+ * - before a store's first write, `beforeStore` may refuse the store (its state no longer matches
  *   the plan): its operations are then not made.
  */
 
@@ -78,9 +78,9 @@ export interface ExecuteOptions {
    */
   recoverSecret?: (op: Operation) => Promise<string>;
   /**
-   * Called once per store, just before its first write; rejects to refuse the store (its state no longer
-   * matches the plan's checksum for it): the store's operations are then not made. The rejection's
-   * message says why.
+   * Called once per store, before its first write (when that call is ready, before it waits for a
+   * slot); rejects to refuse the store (its state no longer matches the plan's checksum for it): the
+   * store's operations are then not made. The rejection's message says why.
    */
   beforeStore?: (store: string) => Promise<void>;
   /**

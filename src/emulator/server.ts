@@ -48,6 +48,8 @@ export interface RecordedRequest {
   query: string;
   /** Parsed JSON body; for logins `{client_id}` only; the raw text when it was not JSON. */
   body: unknown;
+  /** Size of the body as received, in bytes (0 when empty or too large). */
+  bytes: number;
   status: number;
   /** Arrival time, ms since the epoch. */
   at: number;
@@ -378,12 +380,14 @@ async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerRespons
 
   let reply: Reply;
   let recorded: unknown;
+  let bytes = 0;
   let fault: string | undefined;
   try {
     const limit = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     const raw = await readBody(req, limit);
+    if (raw !== TOO_LARGE) bytes = Buffer.byteLength(raw);
     if (raw === TOO_LARGE) {
-      if (!isControl) deps.requests.push({ method, path, query, body: undefined, status: 413, at });
+      if (!isControl) deps.requests.push({ method, path, query, body: undefined, bytes: 0, status: 413, at });
       sendTooLarge(res, limit);
       deps.log?.(`${method} ${path} 413 ${(performance.now() - started).toFixed(1)}ms`);
       return;
@@ -417,7 +421,7 @@ async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerRespons
     }
     if (decision && decision.delayMs > 0) await sleep(decision.delayMs);
     if (decision?.kind === "drop") {
-      deps.requests.push({ method, path, query, body: recorded, status: 0, at, fault: "drop" });
+      deps.requests.push({ method, path, query, body: recorded, bytes, status: 0, at, fault: "drop" });
       req.socket.destroy();
       deps.log?.(`${method} ${path} dropped (injected fault) ${(performance.now() - started).toFixed(1)}ms`);
       return;
@@ -448,6 +452,7 @@ async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerRespons
     path,
     query,
     body: recorded,
+    bytes,
     status: reply.status,
     at,
     ...(fault ? { fault } : {}),
