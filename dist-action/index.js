@@ -28257,6 +28257,249 @@ var require_picomatch2 = __commonJS({
   }
 });
 
+// node_modules/dataloader/index.js
+var require_dataloader = __commonJS({
+  "node_modules/dataloader/index.js"(exports, module) {
+    "use strict";
+    var DataLoader2 = /* @__PURE__ */ (function() {
+      function DataLoader3(batchLoadFn, options) {
+        if (typeof batchLoadFn !== "function") {
+          throw new TypeError("DataLoader must be constructed with a function which accepts " + ("Array<key> and returns Promise<Array<value>>, but got: " + batchLoadFn + "."));
+        }
+        this._batchLoadFn = batchLoadFn;
+        this._maxBatchSize = getValidMaxBatchSize(options);
+        this._batchScheduleFn = getValidBatchScheduleFn(options);
+        this._cacheKeyFn = getValidCacheKeyFn(options);
+        this._cacheMap = getValidCacheMap(options);
+        this._batch = null;
+        this.name = getValidName(options);
+      }
+      var _proto = DataLoader3.prototype;
+      _proto.load = function load(key) {
+        if (key === null || key === void 0) {
+          throw new TypeError("The loader.load() function must be called with a value, " + ("but got: " + String(key) + "."));
+        }
+        var batch = getCurrentBatch(this);
+        var cacheMap = this._cacheMap;
+        var cacheKey;
+        if (cacheMap) {
+          cacheKey = this._cacheKeyFn(key);
+          var cachedPromise = cacheMap.get(cacheKey);
+          if (cachedPromise) {
+            var cacheHits = batch.cacheHits || (batch.cacheHits = []);
+            return new Promise(function(resolve8) {
+              cacheHits.push(function() {
+                resolve8(cachedPromise);
+              });
+            });
+          }
+        }
+        batch.keys.push(key);
+        var promise2 = new Promise(function(resolve8, reject) {
+          batch.callbacks.push({
+            resolve: resolve8,
+            reject
+          });
+        });
+        if (cacheMap) {
+          cacheMap.set(cacheKey, promise2);
+        }
+        return promise2;
+      };
+      _proto.loadMany = function loadMany(keys) {
+        if (!isArrayLike(keys)) {
+          throw new TypeError("The loader.loadMany() function must be called with Array<key> " + ("but got: " + keys + "."));
+        }
+        var loadPromises = [];
+        for (var i = 0; i < keys.length; i++) {
+          loadPromises.push(this.load(keys[i])["catch"](function(error2) {
+            return error2;
+          }));
+        }
+        return Promise.all(loadPromises);
+      };
+      _proto.clear = function clear(key) {
+        var cacheMap = this._cacheMap;
+        if (cacheMap) {
+          var cacheKey = this._cacheKeyFn(key);
+          cacheMap["delete"](cacheKey);
+        }
+        return this;
+      };
+      _proto.clearAll = function clearAll() {
+        var cacheMap = this._cacheMap;
+        if (cacheMap) {
+          cacheMap.clear();
+        }
+        return this;
+      };
+      _proto.prime = function prime(key, value) {
+        var cacheMap = this._cacheMap;
+        if (cacheMap) {
+          var cacheKey = this._cacheKeyFn(key);
+          if (cacheMap.get(cacheKey) === void 0) {
+            var promise2;
+            if (value instanceof Error) {
+              promise2 = Promise.reject(value);
+              promise2["catch"](function() {
+              });
+            } else {
+              promise2 = Promise.resolve(value);
+            }
+            cacheMap.set(cacheKey, promise2);
+          }
+        }
+        return this;
+      };
+      return DataLoader3;
+    })();
+    var enqueuePostPromiseJob = typeof process === "object" && typeof process.nextTick === "function" ? function(fn) {
+      if (!resolvedPromise) {
+        resolvedPromise = Promise.resolve();
+      }
+      resolvedPromise.then(function() {
+        process.nextTick(fn);
+      });
+    } : typeof setImmediate === "function" ? function(fn) {
+      setImmediate(fn);
+    } : function(fn) {
+      setTimeout(fn);
+    };
+    var resolvedPromise;
+    function getCurrentBatch(loader) {
+      var existingBatch = loader._batch;
+      if (existingBatch !== null && !existingBatch.hasDispatched && existingBatch.keys.length < loader._maxBatchSize) {
+        return existingBatch;
+      }
+      var newBatch = {
+        hasDispatched: false,
+        keys: [],
+        callbacks: []
+      };
+      loader._batch = newBatch;
+      loader._batchScheduleFn(function() {
+        dispatchBatch(loader, newBatch);
+      });
+      return newBatch;
+    }
+    function dispatchBatch(loader, batch) {
+      batch.hasDispatched = true;
+      if (batch.keys.length === 0) {
+        resolveCacheHits(batch);
+        return;
+      }
+      var batchPromise;
+      try {
+        batchPromise = loader._batchLoadFn(batch.keys);
+      } catch (e) {
+        return failedDispatch(loader, batch, new TypeError("DataLoader must be constructed with a function which accepts Array<key> and returns Promise<Array<value>>, but the function " + ("errored synchronously: " + String(e) + ".")));
+      }
+      if (!batchPromise || typeof batchPromise.then !== "function") {
+        return failedDispatch(loader, batch, new TypeError("DataLoader must be constructed with a function which accepts Array<key> and returns Promise<Array<value>>, but the function did " + ("not return a Promise: " + String(batchPromise) + ".")));
+      }
+      batchPromise.then(function(values2) {
+        if (!isArrayLike(values2)) {
+          throw new TypeError("DataLoader must be constructed with a function which accepts Array<key> and returns Promise<Array<value>>, but the function did " + ("not return a Promise of an Array: " + String(values2) + "."));
+        }
+        if (values2.length !== batch.keys.length) {
+          throw new TypeError("DataLoader must be constructed with a function which accepts Array<key> and returns Promise<Array<value>>, but the function did not return a Promise of an Array of the same length as the Array of keys." + ("\n\nKeys:\n" + String(batch.keys)) + ("\n\nValues:\n" + String(values2)));
+        }
+        resolveCacheHits(batch);
+        for (var i = 0; i < batch.callbacks.length; i++) {
+          var _value = values2[i];
+          if (_value instanceof Error) {
+            batch.callbacks[i].reject(_value);
+          } else {
+            batch.callbacks[i].resolve(_value);
+          }
+        }
+      })["catch"](function(error2) {
+        failedDispatch(loader, batch, error2);
+      });
+    }
+    function failedDispatch(loader, batch, error2) {
+      resolveCacheHits(batch);
+      for (var i = 0; i < batch.keys.length; i++) {
+        loader.clear(batch.keys[i]);
+        batch.callbacks[i].reject(error2);
+      }
+    }
+    function resolveCacheHits(batch) {
+      if (batch.cacheHits) {
+        for (var i = 0; i < batch.cacheHits.length; i++) {
+          batch.cacheHits[i]();
+        }
+      }
+    }
+    function getValidMaxBatchSize(options) {
+      var shouldBatch = !options || options.batch !== false;
+      if (!shouldBatch) {
+        return 1;
+      }
+      var maxBatchSize = options && options.maxBatchSize;
+      if (maxBatchSize === void 0) {
+        return Infinity;
+      }
+      if (typeof maxBatchSize !== "number" || maxBatchSize < 1) {
+        throw new TypeError("maxBatchSize must be a positive number: " + maxBatchSize);
+      }
+      return maxBatchSize;
+    }
+    function getValidBatchScheduleFn(options) {
+      var batchScheduleFn = options && options.batchScheduleFn;
+      if (batchScheduleFn === void 0) {
+        return enqueuePostPromiseJob;
+      }
+      if (typeof batchScheduleFn !== "function") {
+        throw new TypeError("batchScheduleFn must be a function: " + batchScheduleFn);
+      }
+      return batchScheduleFn;
+    }
+    function getValidCacheKeyFn(options) {
+      var cacheKeyFn = options && options.cacheKeyFn;
+      if (cacheKeyFn === void 0) {
+        return function(key) {
+          return key;
+        };
+      }
+      if (typeof cacheKeyFn !== "function") {
+        throw new TypeError("cacheKeyFn must be a function: " + cacheKeyFn);
+      }
+      return cacheKeyFn;
+    }
+    function getValidCacheMap(options) {
+      var shouldCache = !options || options.cache !== false;
+      if (!shouldCache) {
+        return null;
+      }
+      var cacheMap = options && options.cacheMap;
+      if (cacheMap === void 0) {
+        return /* @__PURE__ */ new Map();
+      }
+      if (cacheMap !== null) {
+        var cacheFunctions = ["get", "set", "delete", "clear"];
+        var missingFunctions = cacheFunctions.filter(function(fnName) {
+          return cacheMap && typeof cacheMap[fnName] !== "function";
+        });
+        if (missingFunctions.length !== 0) {
+          throw new TypeError("Custom cacheMap missing methods: " + missingFunctions.join(", "));
+        }
+      }
+      return cacheMap;
+    }
+    function getValidName(options) {
+      if (options && options.name) {
+        return options.name;
+      }
+      return null;
+    }
+    function isArrayLike(x) {
+      return typeof x === "object" && x !== null && typeof x.length === "number" && (x.length === 0 || x.length > 0 && Object.prototype.hasOwnProperty.call(x, x.length - 1));
+    }
+    module.exports = DataLoader2;
+  }
+});
+
 // node_modules/undici/lib/core/symbols.js
 var require_symbols6 = __commonJS({
   "node_modules/undici/lib/core/symbols.js"(exports, module) {
@@ -74677,143 +74920,76 @@ function holidayDateProblems(project, platformHolidays, desired = project.desire
   return problems;
 }
 
-// node_modules/yocto-queue/index.js
-var Node = class {
-  value;
-  next;
-  constructor(value) {
-    this.value = value;
+// src/platform/limit.ts
+function storeOrderedLimit(concurrency, place) {
+  if (!(Number.isInteger(concurrency) && concurrency >= 1)) {
+    throw new TypeError(`parallelism must be a whole number of at least 1, got ${concurrency}`);
   }
-};
-var Queue2 = class {
-  #head;
-  #tail;
-  #size;
-  constructor() {
-    this.clear();
-  }
-  enqueue(value) {
-    const node = new Node(value);
-    if (this.#head) {
-      this.#tail.next = node;
-      this.#tail = node;
-    } else {
-      this.#head = node;
-      this.#tail = node;
-    }
-    this.#size++;
-  }
-  dequeue() {
-    const current2 = this.#head;
-    if (!current2) {
-      return;
-    }
-    this.#head = this.#head.next;
-    this.#size--;
-    if (!this.#head) {
-      this.#tail = void 0;
-    }
-    return current2.value;
-  }
-  peek() {
-    if (!this.#head) {
-      return;
-    }
-    return this.#head.value;
-  }
-  clear() {
-    this.#head = void 0;
-    this.#tail = void 0;
-    this.#size = 0;
-  }
-  get size() {
-    return this.#size;
-  }
-  *[Symbol.iterator]() {
-    let current2 = this.#head;
-    while (current2) {
-      yield current2.value;
-      current2 = current2.next;
-    }
-  }
-  *drain() {
-    while (this.#head) {
-      yield this.dequeue();
-    }
-  }
-};
-
-// node_modules/p-limit/index.js
-function pLimit(concurrency) {
-  validateConcurrency(concurrency);
-  const queue = new Queue2();
-  let activeCount = 0;
-  const resumeNext = () => {
-    if (activeCount < concurrency && queue.size > 0) {
-      queue.dequeue()();
-      activeCount++;
+  const heap = [];
+  const before = (a3, b) => a3.rank < b.rank || a3.rank === b.rank && a3.seq < b.seq;
+  const push = (w) => {
+    heap.push(w);
+    for (let i = heap.length - 1; i > 0; ) {
+      const up = i - 1 >> 1;
+      if (!before(heap[i], heap[up])) break;
+      [heap[i], heap[up]] = [heap[up], heap[i]];
+      i = up;
     }
   };
+  const pop = () => {
+    const top = heap[0];
+    const last = heap.pop();
+    if (heap.length > 0 && last) {
+      heap[0] = last;
+      for (let i = 0; ; ) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < heap.length && before(heap[l], heap[m])) m = l;
+        if (r < heap.length && before(heap[r], heap[m])) m = r;
+        if (m === i) break;
+        [heap[i], heap[m]] = [heap[m], heap[i]];
+        i = m;
+      }
+    }
+    return top;
+  };
+  let active = 0;
+  let seq = 0;
   const next = () => {
-    activeCount--;
-    resumeNext();
+    if (active >= concurrency) return;
+    const w = pop();
+    if (!w) return;
+    active++;
+    w.start();
   };
-  const run = async (function_, resolve8, arguments_) => {
-    const result = (async () => function_(...arguments_))();
-    resolve8(result);
-    try {
-      await result;
-    } catch {
-    }
-    next();
-  };
-  const enqueue = (function_, resolve8, arguments_) => {
-    new Promise((internalResolve) => {
-      queue.enqueue(internalResolve);
-    }).then(
-      run.bind(void 0, function_, resolve8, arguments_)
-    );
-    (async () => {
-      await Promise.resolve();
-      if (activeCount < concurrency) {
-        resumeNext();
-      }
-    })();
-  };
-  const generator = (function_, ...arguments_) => new Promise((resolve8) => {
-    enqueue(function_, resolve8, arguments_);
-  });
-  Object.defineProperties(generator, {
-    activeCount: {
-      get: () => activeCount
-    },
-    pendingCount: {
-      get: () => queue.size
-    },
-    clearQueue: {
-      value() {
-        queue.clear();
-      }
-    },
-    concurrency: {
-      get: () => concurrency,
-      set(newConcurrency) {
-        validateConcurrency(newConcurrency);
-        concurrency = newConcurrency;
-        queueMicrotask(() => {
-          while (activeCount < concurrency && queue.size > 0) {
-            resumeNext();
+  return (fn, store) => new Promise((resolve8, reject) => {
+    push({
+      rank: store === void 0 ? -1 : place(store),
+      seq: seq++,
+      start: () => {
+        let call;
+        try {
+          call = fn();
+        } catch (err) {
+          call = Promise.reject(err);
+        }
+        call.then(
+          (value) => {
+            active--;
+            next();
+            resolve8(value);
+          },
+          (err) => {
+            active--;
+            next();
+            reject(err);
           }
-        });
+        );
       }
-    }
+    });
+    next();
   });
-  return generator;
-}
-function validateConcurrency(concurrency) {
-  if (!((Number.isInteger(concurrency) || concurrency === Number.POSITIVE_INFINITY) && concurrency > 0)) {
-    throw new TypeError("Expected `concurrency` to be a number from 1 and up");
-  }
 }
 
 // src/apply/execute.ts
@@ -74872,27 +75048,104 @@ var StoreGuard = class {
     return answers.flat();
   }
 };
+function dependencyGates(ops) {
+  class Gate {
+    stage = -Infinity;
+    earlier = Promise.resolve();
+    current = [];
+    /** What an operation of `stage` (never lower than the last asked) waits for. */
+    before(stage) {
+      if (stage > this.stage) {
+        if (this.current.length > 0) this.earlier = Promise.all([this.earlier, ...this.current]);
+        this.current = [];
+        this.stage = stage;
+      }
+      return this.earlier;
+    }
+    add(done) {
+      this.current.push(done);
+    }
+  }
+  const chainsOf = /* @__PURE__ */ new Map();
+  for (const op of ops) {
+    for (const s of op.stores) {
+      const set = chainsOf.get(s) ?? /* @__PURE__ */ new Set();
+      set.add(chainOf(op));
+      chainsOf.set(s, set);
+    }
+  }
+  const gates = /* @__PURE__ */ new Map();
+  const gate = (key) => {
+    let g = gates.get(key);
+    if (!g) gates.set(key, g = new Gate());
+    return g;
+  };
+  const everything = new Gate();
+  const clientLevel = new Gate();
+  const keysOf = (op) => {
+    const chain = chainOf(op);
+    return op.stores.flatMap(
+      (s) => chain === "*" ? [...chainsOf.get(s) ?? []].map((c) => `${s}\0${c}`) : [`${s}\0${chain}`]
+    );
+  };
+  return {
+    before: (op) => {
+      const first = clientLevel.before(op.stage);
+      const all = everything.before(op.stage);
+      const prior = op.stores.length === 0 ? [first, all] : [first, ...keysOf(op).map((k) => gate(k).before(op.stage))];
+      return Promise.all(prior).then(() => void 0);
+    },
+    register: (op, done) => {
+      for (const k of keysOf(op)) gate(k).add(done);
+      everything.add(done);
+      if (op.stores.length === 0) clientLevel.add(done);
+    }
+  };
+}
 async function executePlanFully(plan, client, options = {}) {
-  const limit = pLimit(options.parallelism ?? 8);
+  const parallelism = options.parallelism ?? 8;
+  const places = new Map(plan.stores.map((s, i) => [s.key, i]));
+  const limit = storeOrderedLimit(parallelism, (key) => places.get(key) ?? places.size);
   const total = plan.operations.length;
   options.onEvent?.({ type: "start", total });
   const failures = new Failures();
   const guard = new StoreGuard(options.beforeStore);
-  const results = [];
   const sent = /* @__PURE__ */ new Map();
-  const stages = [...new Set(plan.operations.map((o) => o.stage))].sort((a3, b) => a3 - b);
-  for (const stage of stages) {
-    const ops = plan.operations.filter((o) => o.stage === stage);
-    const stageResults = await Promise.all(
-      ops.map((op) => limit(() => runOne(op, client, failures, guard, options)))
-    );
-    for (const r of stageResults) {
-      results.push(r.result);
+  const ops = [...plan.operations].sort((a3, b) => a3.stage - b.stage);
+  const left = /* @__PURE__ */ new Map();
+  for (const op of ops) for (const s of op.stores) left.set(s, (left.get(s) ?? 0) + 1);
+  const gates = dependencyGates(ops);
+  const troubled = /* @__PURE__ */ new Set();
+  let done = 0;
+  const running2 = ops.map((op) => {
+    const ready = gates.before(op);
+    const run = (async () => {
+      await ready;
+      const r = await runOne(
+        op,
+        client,
+        failures,
+        guard,
+        options,
+        (fn) => limit(fn, op.stores.length === 0 ? void 0 : op.stores[0])
+      );
       if (r.sent) sent.set(r.op.id, r.sent);
-      if (r.result.status !== "ok") failures.add(r.op);
-      options.onEvent?.({ type: "operation", result: r.result, done: results.length, total });
-    }
-  }
+      if (r.result.status !== "ok") {
+        failures.add(r.op);
+        for (const s of op.stores) troubled.add(s);
+      }
+      options.onEvent?.({ type: "operation", result: r.result, done: ++done, total });
+      for (const s of op.stores) {
+        const n = left.get(s) - 1;
+        left.set(s, n);
+        if (n === 0) options.onStoreDone?.(s, !troubled.has(s));
+      }
+      return r.result;
+    })();
+    gates.register(op, run);
+    return run;
+  });
+  const results = await Promise.all(running2);
   return { results, refused: [...guard.refused].map(([store, reason]) => ({ store, reason })), sent };
 }
 function unsettled(err) {
@@ -74915,11 +75168,11 @@ function without(op, stores) {
     addresses: op.addresses.filter((a3) => [...kept].some((s) => a3.startsWith(`store[${s}].`)))
   };
 }
-async function runOne(op, client, failures, guard, options) {
+async function runOne(op, client, failures, guard, options, slot) {
   const base = { id: op.id, method: op.method, path: op.path };
   const blocked = failures.blocking(op);
   if (blocked.length > 0 && op.parts && blocked.length < op.stores.length) {
-    const inner = await runOne(without(op, blocked), client, failures, guard, options);
+    const inner = await runOne(without(op, blocked), client, failures, guard, options, slot);
     const { result } = inner;
     const note = `entries of ${blocked.join(", ")} skipped: an earlier call for them failed`;
     return {
@@ -74945,7 +75198,7 @@ async function runOne(op, client, failures, guard, options) {
     for (const s of refused) failures.refuse(s);
     const why = refused.map((s) => `${s || "client"}: ${guard.refused.get(s)}`).join("; ");
     if (op.parts && !clientLevel && refused.length < op.stores.length) {
-      const inner = await runOne(without(op, refused), client, failures, guard, options);
+      const inner = await runOne(without(op, refused), client, failures, guard, options, slot);
       const { result } = inner;
       const note = `entries of ${refused.join(", ")} left out: ${why}`;
       return {
@@ -74956,98 +75209,104 @@ async function runOne(op, client, failures, guard, options) {
     }
     return { op, result: { ...base, status: "failed", message: `refused: ${why}`, durationMs: 0 } };
   }
-  const started = performance.now();
-  const elapsed = () => Math.round(performance.now() - started);
-  const spec = findEndpoint(op.endpoint);
-  const attempt = async () => {
-    const body = await client.call(op.method, op.path, op.body, { idempotent: op.idempotent });
-    const problem = spec?.check?.(body, op.parts ?? []);
-    if (problem !== void 0) throw new Error(`${op.method} ${op.path}: ${problem}`);
-    if (options.onResponse) await options.onResponse(op, body);
-  };
-  const ok3 = (message) => ({
-    op,
-    result: { ...base, status: "ok", ...message ? { message } : {}, durationMs: elapsed() }
-  });
-  const failed = (message, extra = {}) => ({
-    op,
-    result: { ...base, status: "failed", message, durationMs: elapsed(), ...extra }
-  });
-  try {
-    await attempt();
-    return ok3();
-  } catch (err) {
-    let last = err;
-    const sync2 = spec !== void 0 && isSynchronous(spec);
-    const settleMs = options.settleMs ?? 5e3;
-    const gone = (e) => op.idempotent && e instanceof ApiError && e.status === 404;
-    for (let round2 = 0; round2 <= SETTLE_ROUNDS && options.settle && (unsettled(last) || gone(last)); round2++) {
-      let seen2;
-      try {
-        seen2 = await options.settle(op, sync2 ? 0 : settleMs);
-      } catch (readErr) {
-        return failed(
-          `${describe(last)}; outcome unknown: a read to settle whether it was made failed too: ${describe(readErr)}`,
-          { lostAnswer: "unknown" }
-        );
-      }
-      if (seen2 === "present") {
-        if (gone(last)) {
-          return ok3(
-            "the platform answered 404, and a read shows the change was made (by an earlier attempt)"
+  return slot(call);
+  async function call() {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    const spec = findEndpoint(op.endpoint);
+    const attempt = async () => {
+      const body = await client.call(op.method, op.path, op.body, { idempotent: op.idempotent });
+      const problem = spec?.check?.(body, op.parts ?? []);
+      if (problem !== void 0) throw new Error(`${op.method} ${op.path}: ${problem}`);
+      if (options.onResponse) await options.onResponse(op, body);
+    };
+    const ok3 = (message) => ({
+      op,
+      result: { ...base, status: "ok", ...message ? { message } : {}, durationMs: elapsed() }
+    });
+    const failed = (message, extra = {}) => ({
+      op,
+      result: { ...base, status: "failed", message, durationMs: elapsed(), ...extra }
+    });
+    try {
+      await attempt();
+      return ok3();
+    } catch (err) {
+      let last = err;
+      const sync2 = spec !== void 0 && isSynchronous(spec);
+      const settleMs = options.settleMs ?? 5e3;
+      const gone = (e) => op.idempotent && e instanceof ApiError && e.status === 404;
+      for (let round2 = 0; round2 <= SETTLE_ROUNDS && options.settle && (unsettled(last) || gone(last)); round2++) {
+        let seen2;
+        try {
+          seen2 = await options.settle(op, sync2 ? 0 : settleMs);
+        } catch (readErr) {
+          return failed(
+            `${describe(last)}; outcome unknown: a read to settle whether it was made failed too: ${describe(readErr)}`,
+            { lostAnswer: "unknown" }
           );
         }
-        if (!spec?.secret) return ok3("the answer was lost, and a read shows the change was made");
-        if (!options.recoverSecret) {
+        if (seen2 === "present") {
+          if (gone(last)) {
+            return ok3(
+              "the platform answered 404, and a read shows the change was made (by an earlier attempt)"
+            );
+          }
+          if (!spec?.secret) return ok3("the answer was lost, and a read shows the change was made");
+          if (!options.recoverSecret) {
+            return failed(
+              `the answer was lost with the webhook's secret; a read shows the change was made; rotate the secret to get one`,
+              { lostAnswer: "made" }
+            );
+          }
+          try {
+            const where2 = await options.recoverSecret(op);
+            return ok3(
+              `the answer was lost with the webhook's secret; a read shows the change was made, so the secret was rotated (PUT reset-secret) and the new one kept in ${where2}`
+            );
+          } catch (rotateErr) {
+            return failed(
+              `the answer was lost with the webhook's secret; a read shows the change was made, but rotating the secret failed: ${describe(rotateErr)}`,
+              { lostAnswer: "made" }
+            );
+          }
+        }
+        if ((seen2 === "partial" || seen2 === "unknown") && gone(last)) return failed(describe(last));
+        if (seen2 === "partial" || seen2 === "unknown") {
           return failed(
-            `the answer was lost with the webhook's secret; a read shows the change was made; rotate the secret to get one`,
-            { lostAnswer: "made" }
+            `${describe(last)}; outcome unknown: ${seen2 === "partial" ? "a read shows part of the call's effect" : "no read can tell whether this call was made"}; the next plan shows what is left`,
+            { lostAnswer: "unknown" }
+          );
+        }
+        if (gone(last)) return failed(describe(last));
+        if (!sync2 && !op.idempotent) {
+          return failed(
+            `${describe(last)}; the platform does not show the change after ${settleMs} ms, and the call was not made again: the platform may still be processing it`,
+            { unsettled: true, lostAnswer: "unknown" }
+          );
+        }
+        if (round2 === SETTLE_ROUNDS) {
+          return failed(
+            `${describe(last)}; a read shows it was not made, after it was made again ${SETTLE_ROUNDS} times`
           );
         }
         try {
-          const where2 = await options.recoverSecret(op);
-          return ok3(
-            `the answer was lost with the webhook's secret; a read shows the change was made, so the secret was rotated (PUT reset-secret) and the new one kept in ${where2}`
-          );
-        } catch (rotateErr) {
-          return failed(
-            `the answer was lost with the webhook's secret; a read shows the change was made, but rotating the secret failed: ${describe(rotateErr)}`,
-            { lostAnswer: "made" }
-          );
+          await attempt();
+          return ok3("made again after a read showed it had not happened");
+        } catch (again) {
+          last = again;
         }
       }
-      if ((seen2 === "partial" || seen2 === "unknown") && gone(last)) return failed(describe(last));
-      if (seen2 === "partial" || seen2 === "unknown") {
-        return failed(
-          `${describe(last)}; outcome unknown: ${seen2 === "partial" ? "a read shows part of the call's effect" : "no read can tell whether this call was made"}; the next plan shows what is left`,
-          { lostAnswer: "unknown" }
-        );
-      }
-      if (gone(last)) return failed(describe(last));
-      if (!sync2 && !op.idempotent) {
-        return failed(
-          `${describe(last)}; the platform does not show the change after ${settleMs} ms, and the call was not made again: the platform may still be processing it`,
-          { unsettled: true, lostAnswer: "unknown" }
-        );
-      }
-      if (round2 === SETTLE_ROUNDS) {
-        return failed(
-          `${describe(last)}; a read shows it was not made, after it was made again ${SETTLE_ROUNDS} times`
-        );
-      }
-      try {
-        await attempt();
-        return ok3("made again after a read showed it had not happened");
-      } catch (again) {
-        last = again;
-      }
+      return failed(describe(last), unsettled(last) ? { lostAnswer: "unknown" } : {});
     }
-    return failed(describe(last), unsettled(last) ? { lostAnswer: "unknown" } : {});
   }
 }
 function describe(err) {
   return err instanceof ApiError ? err.message : err instanceof Error ? err.message : String(err);
 }
+
+// src/state/current.ts
+var import_dataloader = __toESM(require_dataloader(), 1);
 
 // src/platform/client.ts
 var import_undici2 = __toESM(require_undici2(), 1);
@@ -75612,79 +75871,9 @@ function clientReadKinds(desired, ownership = {}, kinds2 = clientKinds) {
     (k) => (ownership[k.name] ?? k.defaultOwnership ?? "full") !== "ignore" && k.select(desired.client ?? {}) !== void 0
   );
 }
-function storeOrderedLimit(concurrency, place) {
-  if (!(Number.isInteger(concurrency) && concurrency >= 1)) {
-    throw new TypeError(`parallelism must be a whole number of at least 1, got ${concurrency}`);
-  }
-  const heap = [];
-  const before = (a3, b) => a3.rank < b.rank || a3.rank === b.rank && a3.seq < b.seq;
-  const push = (w) => {
-    heap.push(w);
-    for (let i = heap.length - 1; i > 0; ) {
-      const up = i - 1 >> 1;
-      if (!before(heap[i], heap[up])) break;
-      [heap[i], heap[up]] = [heap[up], heap[i]];
-      i = up;
-    }
-  };
-  const pop = () => {
-    const top = heap[0];
-    const last = heap.pop();
-    if (heap.length > 0 && last) {
-      heap[0] = last;
-      for (let i = 0; ; ) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < heap.length && before(heap[l], heap[m])) m = l;
-        if (r < heap.length && before(heap[r], heap[m])) m = r;
-        if (m === i) break;
-        [heap[i], heap[m]] = [heap[m], heap[i]];
-        i = m;
-      }
-    }
-    return top;
-  };
-  let active = 0;
-  let seq = 0;
-  const next = () => {
-    if (active >= concurrency) return;
-    const w = pop();
-    if (!w) return;
-    active++;
-    w.start();
-  };
-  return (fn, store) => new Promise((resolve8, reject) => {
-    push({
-      rank: store === void 0 ? -1 : place(store),
-      seq: seq++,
-      start: () => {
-        let call;
-        try {
-          call = fn();
-        } catch (err) {
-          call = Promise.reject(err);
-        }
-        call.then(
-          (value) => {
-            active--;
-            next();
-            resolve8(value);
-          },
-          (err) => {
-            active--;
-            next();
-            reject(err);
-          }
-        );
-      }
-    });
-    next();
-  });
-}
 async function readCurrent(client, requests, onStore, options = {}) {
   const places = new Map(requests.map((r, i) => [r.store.key, i]));
-  const limit = storeOrderedLimit(
+  const limit = options.limit ?? storeOrderedLimit(
     options.parallelism ?? DEFAULT_PARALLELISM,
     (key) => places.get(key) ?? requests.length
   );
@@ -75757,6 +75946,37 @@ async function fetchCurrent(client, requests, options = {}) {
   if (clientState) out.client = clientState;
   return out;
 }
+function storeBatcher(client, options) {
+  const { limit } = options;
+  const read2 = async (requests) => {
+    const got = await fetchCurrent(client, [...requests], { limit });
+    return requests.map((r) => got.stores[r.store.key]);
+  };
+  const windowMs = options.windowMs ?? 0;
+  const loader = new import_dataloader.default(
+    async (requests) => {
+      try {
+        return await read2(requests);
+      } catch (err) {
+        if (requests.length === 1) return [err instanceof Error ? err : new Error(String(err))];
+        return Promise.all(
+          requests.map(
+            (r) => read2([r]).then(
+              ([state]) => state,
+              (e) => e instanceof Error ? e : new Error(String(e))
+            )
+          )
+        );
+      }
+    },
+    {
+      cache: false,
+      maxBatchSize: options.maxBatch ?? 16,
+      batchScheduleFn: (run) => setTimeout(run, windowMs)
+    }
+  );
+  return (request4) => loader.load(request4);
+}
 
 // src/apply/verify.ts
 function duplicatesIn(store, state, changes, select2 = selector(state)) {
@@ -75820,6 +76040,20 @@ function shows2(ch, now, initial) {
   if (ch.action === "delete") return now === void 0;
   return jsonEqual(now ?? initial, ch.after);
 }
+function verifyRequest(store, changes) {
+  return {
+    store: { key: store.key, storeId: store.storeId, integrationId: store.key, name: store.name },
+    kinds: [...new Set(changes.map(kindOf))]
+  };
+}
+function verifyState(store, state, changes, duplicateScope) {
+  const read2 = store.schedulesVia ? { ...state, schedulesVia: store.schedulesVia } : state;
+  const select2 = selector(read2);
+  return {
+    pending: changes.length > 0 ? stillPending(read2, changes, select2) : [],
+    duplicates: duplicateScope.length > 0 ? duplicatesIn(store.key, read2, duplicateScope, select2) : []
+  };
+}
 async function waitForPlan(plan, changes, client, options = {}) {
   const timeoutMs = options.timeoutMs ?? 6e4;
   let interval = options.intervalMs ?? 100;
@@ -75838,12 +76072,7 @@ async function waitForPlan(plan, changes, client, options = {}) {
     const requests = [];
     for (const key of /* @__PURE__ */ new Set([...pending.keys(), ...dupUnread])) {
       const s = planStores.get(key);
-      if (!s) continue;
-      const kinds2 = [...pending.get(key) ?? [], ...dupScope.get(key) ?? []].map(kindOf);
-      requests.push({
-        store: { key: s.key, storeId: s.storeId, integrationId: s.key, name: s.name },
-        kinds: [...new Set(kinds2)]
-      });
+      if (s) requests.push(verifyRequest(s, [...pending.get(key) ?? [], ...dupScope.get(key) ?? []]));
     }
     const next = /* @__PURE__ */ new Map();
     for (const [key, list2] of pending) if (!planStores.has(key)) next.set(key, list2);
@@ -75851,20 +76080,17 @@ async function waitForPlan(plan, changes, client, options = {}) {
       client,
       requests,
       (key, state) => {
-        const via = planStores.get(key)?.schedulesVia;
-        const read2 = via ? { ...state, schedulesVia: via } : state;
-        const list2 = pending.get(key);
-        const select2 = selector(read2);
-        const rest = list2 ? stillPending(read2, list2, select2) : [];
-        if (rest.length > 0) next.set(key, rest);
         const scope = dupScope.get(key);
+        const seen2 = verifyState(planStores.get(key), state, pending.get(key) ?? [], scope ?? []);
+        if (seen2.pending.length > 0) next.set(key, seen2.pending);
         if (scope) {
-          duplicates.set(key, duplicatesIn(key, read2, scope, select2));
-          if (rest.length === 0) dupUnread.delete(key);
+          duplicates.set(key, seen2.duplicates);
+          if (seen2.pending.length === 0) dupUnread.delete(key);
         }
       },
       {
         parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
+        ...options.limit ? { limit: options.limit } : {},
         clientKinds: [...new Set(clientChanges.map(clientKindOf))]
       }
     );
@@ -76134,30 +76360,35 @@ function knownAddresses(desired, current2, ownership) {
       for (const k of Object.keys(kind.select(state) ?? {})) addresses.push(`client.${kind.name}[${k}]`);
   return [...new Set(addresses)];
 }
+function checkReads(parallelism = DEFAULT_PARALLELISM, stores = []) {
+  const places = new Map(stores.map((s, i) => [s, i]));
+  return storeOrderedLimit(parallelism, (key) => places.get(key) ?? places.size);
+}
 function storeGuard(plan, project, session, options = {}) {
   const digests = plan.checksums.stores;
   if (!digests) return void 0;
   const targeting = plan.targeting ?? options.targeting;
   const desired = scopeDesired(project.desired, targeting);
   const { requests, clientKinds: clientReads } = projectReads(desired, project.ownership, targeting);
+  const byKey = new Map(requests.map((r) => [r.store.key, r]));
+  const lane = options.checks ?? checkReads(options.parallelism);
+  const limit = (fn) => lane(fn);
+  const readStore = storeBatcher(session.client, { limit });
   return async (store) => {
     const expected2 = own(digests, store);
     if (expected2 === void 0) return;
     if (store === "") {
-      const current3 = await fetchCurrent(session.client, [], { parallelism: 1, clientKinds: clientReads });
-      if (clientDigest(current3.client) !== expected2) {
+      const current2 = await fetchCurrent(session.client, [], { limit, clientKinds: clientReads });
+      if (clientDigest(current2.client) !== expected2) {
         throw new Error(
           "the client-level settings changed on the platform since the plan was made, so none of their calls was made; run `carte plan` again and review it"
         );
       }
       return;
     }
-    const request4 = requests.find((r) => r.store.key === store);
+    const request4 = byKey.get(store);
     if (!request4) return;
-    const current2 = await fetchCurrent(session.client, [request4], {
-      parallelism: options.parallelism ?? DEFAULT_PARALLELISM
-    });
-    if (storeDigest(own(current2.stores, store)) !== expected2) {
+    if (storeDigest(await readStore(request4)) !== expected2) {
       throw new Error(
         "the store changed on the platform since the plan was made (another apply, or an edit), so none of its calls was made; run `carte plan` again and review it"
       );
@@ -76210,8 +76441,14 @@ async function applyPlanReport(plan, session, options = {}) {
   const client = session.client;
   const collector = options.secrets ? secretCollector(options.secrets) : void 0;
   const started = Date.now();
+  const checks = options.checks ?? checkReads(
+    options.parallelism,
+    plan.stores.map((s) => s.key)
+  );
+  const early = earlyVerification(plan, client, checks);
   const { results, refused, sent } = await executePlanFully(plan, client, {
     parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
+    onStoreDone: early.storeDone,
     ...options.settleMs !== void 0 ? { settleMs: options.settleMs } : {},
     ...options.onEvent ? { onEvent: options.onEvent } : {},
     ...collector ? { onResponse: collector } : {},
@@ -76264,24 +76501,60 @@ async function applyPlanReport(plan, session, options = {}) {
   const okIds = new Set(results.filter((r) => r.status === "ok").map((r) => r.id));
   const troubled = new Set(plan.operations.filter((o) => !okIds.has(o.id)).flatMap((o) => o.stores));
   for (const r of refused) troubled.add(r.store);
-  const applied = new Set(plan.operations.filter((o) => okIds.has(o.id)).flatMap((o) => o.addresses));
-  const toVerify = plan.changes.filter((c) => applied.has(c.address) && !troubled.has(c.store));
+  const shown2 = await early.results();
+  const left = (store) => !troubled.has(store) && !shown2.has(store);
+  const applied = new Set(
+    plan.operations.filter((o) => okIds.has(o.id) && (o.stores.length === 0 || o.stores.some(left))).flatMap((o) => o.addresses)
+  );
+  const toVerify = plan.changes.filter((c) => left(c.store) && applied.has(c.address));
   const verify = await waitForPlan(plan, toVerify, client, {
     timeoutMs: Math.max(0, until - Date.now()),
-    parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
-    duplicates: plan.changes.filter((c) => c.store !== "")
+    limit: checks,
+    duplicates: plan.changes.filter((c) => c.store !== "" && !shown2.has(c.store))
   });
   const report3 = {
     operations: results,
     failed: results.filter((r) => r.status === "failed").length,
     skipped: results.filter((r) => r.status === "skipped").length,
     pending: verify.pending,
-    duplicates: verify.duplicates,
+    duplicates: [...verify.duplicates, ...[...shown2.values()].flat()].sort(),
     refused,
     waitedMs: verify.waitedMs
   };
   return report3;
 }
+function earlyVerification(plan, client, checks) {
+  const changes = /* @__PURE__ */ new Map();
+  for (const c of plan.changes) {
+    if (c.store === "") continue;
+    const list2 = changes.get(c.store);
+    if (list2) list2.push(c);
+    else changes.set(c.store, [c]);
+  }
+  const entries = new Map(plan.stores.map((s) => [s.key, s]));
+  const readStore = storeBatcher(client, { limit: checks, windowMs: EARLY_BATCH_MS });
+  const reads = [];
+  return {
+    storeDone: (store, clean) => {
+      const entry2 = entries.get(store);
+      const own2 = changes.get(store);
+      if (!clean || !entry2 || !own2) return;
+      reads.push(
+        readStore(verifyRequest(entry2, own2)).then(
+          async (state) => {
+            await new Promise((resolve8) => setImmediate(resolve8));
+            const seen2 = verifyState(entry2, state, own2, own2);
+            return seen2.pending.length === 0 ? [store, seen2.duplicates] : void 0;
+          },
+          // Not lost: the store is read again by the wait after the last call, which reports the error.
+          () => void 0
+        )
+      );
+    },
+    results: async () => new Map((await Promise.all(reads)).filter((r) => r !== void 0))
+  };
+}
+var EARLY_BATCH_MS = 20;
 async function applyStages(plan, project, stages, session, options) {
   const byStage = changesByStage(plan, stages);
   const outcomes = [];
@@ -80410,12 +80683,14 @@ async function handle(deps, req, res) {
   const decision = !isControl && deps.faults?.active ? deps.faults.decide(method, path11, callerKey(req), isLogin) : void 0;
   let reply;
   let recorded;
+  let bytes = 0;
   let fault;
   try {
     const limit = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     const raw = await readBody(req, limit);
+    if (raw !== TOO_LARGE) bytes = Buffer.byteLength(raw);
     if (raw === TOO_LARGE) {
-      if (!isControl) deps.requests.push({ method, path: path11, query, body: void 0, status: 413, at });
+      if (!isControl) deps.requests.push({ method, path: path11, query, body: void 0, bytes: 0, status: 413, at });
       sendTooLarge(res, limit);
       deps.log?.(`${method} ${path11} 413 ${(performance2.now() - started).toFixed(1)}ms`);
       return;
@@ -80439,7 +80714,7 @@ async function handle(deps, req, res) {
     }
     if (decision && decision.delayMs > 0) await sleep(decision.delayMs);
     if (decision?.kind === "drop") {
-      deps.requests.push({ method, path: path11, query, body: recorded, status: 0, at, fault: "drop" });
+      deps.requests.push({ method, path: path11, query, body: recorded, bytes, status: 0, at, fault: "drop" });
       req.socket.destroy();
       deps.log?.(`${method} ${path11} dropped (injected fault) ${(performance2.now() - started).toFixed(1)}ms`);
       return;
@@ -80466,6 +80741,7 @@ async function handle(deps, req, res) {
     path: path11,
     query,
     body: recorded,
+    bytes,
     status: reply.status,
     at,
     ...fault ? { fault } : {}
@@ -80822,6 +81098,145 @@ function patternStaysInside(root, pattern) {
 }
 function outsideMessage(key, written, why) {
   return why === "link" ? `${key}: ${written} leads outside the project folder through a symbolic link; files named in the configuration must be inside the folder of carte.yaml` : `${key}: ${written} is outside the project folder; files named in the configuration must be inside the folder of carte.yaml (write paths relative to it, without ..)`;
+}
+
+// node_modules/yocto-queue/index.js
+var Node = class {
+  value;
+  next;
+  constructor(value) {
+    this.value = value;
+  }
+};
+var Queue2 = class {
+  #head;
+  #tail;
+  #size;
+  constructor() {
+    this.clear();
+  }
+  enqueue(value) {
+    const node = new Node(value);
+    if (this.#head) {
+      this.#tail.next = node;
+      this.#tail = node;
+    } else {
+      this.#head = node;
+      this.#tail = node;
+    }
+    this.#size++;
+  }
+  dequeue() {
+    const current2 = this.#head;
+    if (!current2) {
+      return;
+    }
+    this.#head = this.#head.next;
+    this.#size--;
+    if (!this.#head) {
+      this.#tail = void 0;
+    }
+    return current2.value;
+  }
+  peek() {
+    if (!this.#head) {
+      return;
+    }
+    return this.#head.value;
+  }
+  clear() {
+    this.#head = void 0;
+    this.#tail = void 0;
+    this.#size = 0;
+  }
+  get size() {
+    return this.#size;
+  }
+  *[Symbol.iterator]() {
+    let current2 = this.#head;
+    while (current2) {
+      yield current2.value;
+      current2 = current2.next;
+    }
+  }
+  *drain() {
+    while (this.#head) {
+      yield this.dequeue();
+    }
+  }
+};
+
+// node_modules/p-limit/index.js
+function pLimit(concurrency) {
+  validateConcurrency(concurrency);
+  const queue = new Queue2();
+  let activeCount = 0;
+  const resumeNext = () => {
+    if (activeCount < concurrency && queue.size > 0) {
+      queue.dequeue()();
+      activeCount++;
+    }
+  };
+  const next = () => {
+    activeCount--;
+    resumeNext();
+  };
+  const run = async (function_, resolve8, arguments_) => {
+    const result = (async () => function_(...arguments_))();
+    resolve8(result);
+    try {
+      await result;
+    } catch {
+    }
+    next();
+  };
+  const enqueue = (function_, resolve8, arguments_) => {
+    new Promise((internalResolve) => {
+      queue.enqueue(internalResolve);
+    }).then(
+      run.bind(void 0, function_, resolve8, arguments_)
+    );
+    (async () => {
+      await Promise.resolve();
+      if (activeCount < concurrency) {
+        resumeNext();
+      }
+    })();
+  };
+  const generator = (function_, ...arguments_) => new Promise((resolve8) => {
+    enqueue(function_, resolve8, arguments_);
+  });
+  Object.defineProperties(generator, {
+    activeCount: {
+      get: () => activeCount
+    },
+    pendingCount: {
+      get: () => queue.size
+    },
+    clearQueue: {
+      value() {
+        queue.clear();
+      }
+    },
+    concurrency: {
+      get: () => concurrency,
+      set(newConcurrency) {
+        validateConcurrency(newConcurrency);
+        concurrency = newConcurrency;
+        queueMicrotask(() => {
+          while (activeCount < concurrency && queue.size > 0) {
+            resumeNext();
+          }
+        });
+      }
+    }
+  });
+  return generator;
+}
+function validateConcurrency(concurrency) {
+  if (!((Number.isInteger(concurrency) || concurrency === Number.POSITIVE_INFINITY) && concurrency > 0)) {
+    throw new TypeError("Expected `concurrency` to be a number from 1 and up");
+  }
 }
 
 // src/config/overrides.ts
@@ -82718,7 +83133,7 @@ function runOptions(request4, hooks) {
     ...request4.parallelism !== void 0 ? { parallelism: request4.parallelism } : {},
     ...request4.targeting ? { targeting: request4.targeting } : {},
     // Checksums are for saved plans (docs/plan-format.md) and for the apply, which checks each store's
-    // digest again just before its first write (workflow.ts storeGuard); a plan only shown does without.
+    // digest again before its first write (workflow.ts storeGuard); a plan only shown does without.
     checksums: request4.command === "apply" || (request4.checksums ?? true),
     // The whole current state is kept only where a step needs it after planning: the comparison with
     // the base ref, and the reviewed plan rebuilt from the same read. Otherwise stores stream through.
@@ -82726,7 +83141,10 @@ function runOptions(request4, hooks) {
     ...hooks.onStoreRead ? { onStoreRead: hooks.onStoreRead } : {},
     ...hooks.onEvent ? { onEvent: hooks.onEvent } : {},
     ...request4.command === "apply" && request4.convergenceTimeoutMs !== void 0 ? { convergenceTimeoutMs: request4.convergenceTimeoutMs } : {},
-    ...request4.command === "apply" && request4.settleMs !== void 0 ? { settleMs: request4.settleMs } : {}
+    ...request4.command === "apply" && request4.settleMs !== void 0 ? { settleMs: request4.settleMs } : {},
+    // The reads that check an apply (before each store's first write, and the verification of each
+    // store once its calls ended) share one bound beside the calls'.
+    ...request4.command === "apply" ? { checks: checkReads(request4.parallelism) } : {}
   };
 }
 async function runCarte(request4, hooks = {}) {
@@ -82786,7 +83204,8 @@ async function runCarte(request4, hooks = {}) {
       ...request4.timeoutMs ? { timeoutMs: request4.timeoutMs } : {},
       ...hooks.onRetry ? { onRetry: hooks.onRetry } : {},
       ...request4.client ? { client: request4.client } : {},
-      ...request4.parallelism ? { connections: request4.parallelism } : {}
+      // An apply reads to check its calls beside making them (RunOptions.checks): twice the connections.
+      connections: (request4.parallelism ?? DEFAULT_PARALLELISM) * (request4.command === "apply" ? 2 : 1)
     });
     session.client.setDeadline(deadline);
     try {
