@@ -337,17 +337,13 @@ describe("executePlan: order", () => {
       ...extra,
     });
 
+  /** Items then menu, in each of the two stores. */
+  const itemsThenMenu = () =>
+    ["s1", "s2"].flatMap((s) => [of(s, "items", "items.upsert", 1), of(s, "menu", "menus.upsert", 3)]);
+
   it("keeps each store's stages in order, without making one store wait for another's", async () => {
     const { client, log, release, whenStarted } = gated();
-    const run = executePlan(
-      two([
-        of("s1", "items", "items.upsert", 1),
-        of("s2", "items", "items.upsert", 1),
-        of("s1", "menu", "menus.upsert", 3),
-        of("s2", "menu", "menus.upsert", 3),
-      ]),
-      client,
-    );
+    const run = executePlan(two(itemsThenMenu()), client);
     // s2's menu is made while s1's items are still in flight: no stage waits for every store.
     await release("/s2/items");
     await release("/s2/menu");
@@ -467,16 +463,7 @@ describe("executePlan: order", () => {
       "/s2/menu": [new ApiError({ method: "POST", path: "/s2/menu", status: 400 })],
     });
     const done: [string, boolean][] = [];
-    await executePlan(
-      two([
-        of("s1", "items", "items.upsert", 1),
-        of("s2", "items", "items.upsert", 1),
-        of("s1", "menu", "menus.upsert", 3),
-        of("s2", "menu", "menus.upsert", 3),
-      ]),
-      client,
-      { onStoreDone: (s, clean) => done.push([s, clean]) },
-    );
+    await executePlan(two(itemsThenMenu()), client, { onStoreDone: (s, clean) => done.push([s, clean]) });
     expect(done.sort()).toEqual([
       ["s1", true],
       ["s2", false],
