@@ -107,6 +107,12 @@ export class ApiError extends Error {
   readonly platformMessage: string | undefined;
   /** The platform's error type (`type` of a menu validation error, platform notes "Errors"). */
   readonly platformType: string | undefined;
+  /**
+   * Set when an earlier attempt of the same call got no usable answer (no response, or 500, 502, 504):
+   * the platform may have made the change although this last answer refuses it, so that only a read
+   * can tell (src/apply/execute.ts settles such a call by its effect).
+   */
+  readonly earlierAnswerLost: boolean;
 
   constructor(init: {
     method: string;
@@ -114,6 +120,7 @@ export class ApiError extends Error {
     status: number;
     platformMessage?: string | undefined;
     platformType?: string | undefined;
+    earlierAnswerLost?: boolean;
     cause?: unknown;
   }) {
     const detail = init.platformMessage ? `: ${init.platformMessage}` : "";
@@ -125,6 +132,7 @@ export class ApiError extends Error {
     this.status = init.status;
     this.platformMessage = init.platformMessage === undefined ? undefined : redact(init.platformMessage);
     this.platformType = init.platformType;
+    this.earlierAnswerLost = init.earlierAnswerLost === true;
   }
 }
 

@@ -316,12 +316,18 @@ export async function executePlanFully(
 /**
  * A failure that leaves open whether the platform made the change: no answer, or a server error that
  * does not prove the request was refused (500, 502, 504; 429 and 503 say nothing was done, RFC 6585 §4,
- * RFC 9110 §15.6.4).
+ * RFC 9110 §15.6.4), or any refusal after an attempt of the same call that got no such answer
+ * (`ApiError.earlierAnswerLost`, src/platform/client.ts).
  */
 function unsettled(err: unknown): boolean {
   return (
     err instanceof ApiError &&
-    (err.status === 0 || err.status === 500 || err.status === 502 || err.status === 504)
+    (err.status === 0 ||
+      err.status === 500 ||
+      err.status === 502 ||
+      err.status === 504 ||
+      // A refusal after an attempt whose answer was lost: that attempt may have made the change.
+      err.earlierAnswerLost)
   );
 }
 

@@ -156,6 +156,12 @@ export interface CallOptions {
   raw?: boolean;
 }
 
+/**
+ * Statuses that do not prove whether the platform made the change (RFC 9110 §15.6: a server or gateway
+ * failure; 503 and 429 say it was not, RFC 9110 §15.6.4, RFC 6585 §4).
+ */
+const UNDETERMINED_STATUSES = new Set([500, 502, 504]);
+
 interface CachedToken {
   value: string;
   /** Epoch milliseconds after which the token must be renewed. */
@@ -330,7 +336,11 @@ export class PlatformClient {
     raw = false,
   ): Promise<T> {
     let renewedAt = Number.NEGATIVE_INFINITY;
-    const res = await this.withRetries(method, path, idempotent, async (deadline) => {
+    // Whether an attempt before the last got no usable answer (no response; 500, 502, 504): then a
+    // refusal by the last does not prove that nothing was made.
+    let lost = false;
+    let lostBefore = false;
+    const once = async (deadline: number): Promise<Outcome> => {
       if (surface === "none") return this.exchange(method, path, body, deadline, async () => ({}), raw);
       for (;;) {
         let used: string | undefined;
@@ -350,8 +360,14 @@ export class PlatformClient {
         renewedAt = this.now();
         await this.dropToken(surface, used);
       }
+    };
+    const res = await this.withRetries(method, path, idempotent, async (deadline) => {
+      lostBefore = lost;
+      const out = await once(deadline);
+      if (out.ok ? UNDETERMINED_STATUSES.has(out.res.status) : out.error.status === 0) lost = true;
+      return out;
     });
-    if (res.status < 200 || res.status > 299) throw this.toError(method, path, res);
+    if (res.status < 200 || res.status > 299) throw this.toError(method, path, res, lostBefore);
     return res.body as T;
   }
 
@@ -498,7 +514,7 @@ export class PlatformClient {
     };
   }
 
-  private toError(method: string, path: string, res: RawResponse): ApiError {
+  private toError(method: string, path: string, res: RawResponse, earlierAnswerLost = false): ApiError {
     const { message, type } = platformMessage(res.body);
     return new ApiError({
       method,
@@ -506,6 +522,7 @@ export class PlatformClient {
       status: res.status,
       platformMessage: message === undefined ? undefined : redact(message, [...this.secrets]),
       platformType: type,
+      ...(earlierAnswerLost ? { earlierAnswerLost } : {}),
     });
   }
 

@@ -1,3 +1,5 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { startEmulator, type RunningEmulator } from "../../src/emulator/index.js";
 import { ApiError } from "../../src/errors.js";
@@ -86,6 +88,50 @@ describe("PlatformClient", () => {
     expect((denied as ApiError).status).toBe(401);
     expect((denied as ApiError).message).toContain("/token/login/integrations");
     expect(JSON.stringify(denied) + String(denied)).not.toContain(SECRET);
+  });
+
+  it("says when a refusal follows an attempt whose answer was lost (the change may have been made)", async () => {
+    // Logins answer; then each call's answers follow the script: "drop" (no answer) or a status.
+    const serve = async (script: (string | number)[]): Promise<[Server, string]> => {
+      const server = createServer((req, res) => {
+        if (req.url?.includes("/token/login/")) {
+          res.setHeader("content-type", "application/json");
+          res.end(JSON.stringify({ access_token: "t", expires_in: 3600 }));
+          return;
+        }
+        const next = script.shift() ?? 503;
+        if (next === "drop") {
+          req.socket.destroy();
+          return;
+        }
+        res.statusCode = Number(next);
+        res.setHeader("content-type", "application/json");
+        res.end(JSON.stringify({ message: "Service unavailable" }));
+      });
+      await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+      return [server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`];
+    };
+    const attempt = async (script: (string | number)[]) => {
+      const [server, baseUrl] = await serve(script);
+      const c = new PlatformClient({
+        baseUrl,
+        clientId: "c1",
+        clientSecret: SECRET,
+        maxAttempts: 2,
+        baseDelayMs: 1,
+      });
+      try {
+        return (await c.request(ITEMS, { storeId: "100" }).catch((e: unknown) => e)) as ApiError;
+      } finally {
+        await c.close();
+        await new Promise((r) => server.close(r));
+      }
+    };
+    const afterLoss = await attempt(["drop", 503]);
+    expect(afterLoss).toBeInstanceOf(ApiError);
+    expect([afterLoss.status, afterLoss.earlierAnswerLost]).toEqual([503, true]);
+    const refused = await attempt([503, 503]);
+    expect([refused.status, refused.earlierAnswerLost]).toEqual([503, false]);
   });
 
   it("reports a connection failure as ApiError with status 0", async () => {

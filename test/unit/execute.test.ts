@@ -244,6 +244,28 @@ describe("executePlan", () => {
     expect(sent.has("a1")).toBe(false);
   });
 
+  it("settles by reading a call refused after an attempt whose answer was lost", async () => {
+    const refusedAfterLoss = new ApiError({
+      method: "PUT",
+      path: "/hook",
+      status: 503,
+      platformMessage: "Service unavailable",
+      earlierAnswerLost: true,
+    });
+    const client = scripted({ "/hook": [refusedAfterLoss] });
+    const read: string[] = [];
+    const results = await executePlan(plan([op("hook", "webhook.change-status", 33)]), client, {
+      settle: async (o) => {
+        read.push(o.id);
+        return "present";
+      },
+    });
+    expect(read).toEqual(["hook"]);
+    expect(results.map((r) => [r.status, r.message])).toEqual([
+      ["ok", "the answer was lost, and a read shows the change was made"],
+    ]);
+  });
+
   it("gives up after two rounds of reading and making again", async () => {
     const client = scripted({ "/hours": [dropped(), dropped(), dropped()] });
     const results = await executePlan(
