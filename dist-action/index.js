@@ -64101,6 +64101,12 @@ var ApiError = class extends Error {
   platformMessage;
   /** The platform's error type (`type` of a menu validation error, platform notes "Errors"). */
   platformType;
+  /**
+   * Set when an earlier attempt of the same call got no usable answer (no response, or 500, 502, 504):
+   * the platform may have made the change although this last answer refuses it, so that only a read
+   * can tell (src/apply/execute.ts settles such a call by its effect).
+   */
+  earlierAnswerLost;
   constructor(init) {
     const detail = init.platformMessage ? `: ${init.platformMessage}` : "";
     const status2 = init.status === 0 ? "no response" : `HTTP ${init.status}`;
@@ -64111,6 +64117,7 @@ var ApiError = class extends Error {
     this.status = init.status;
     this.platformMessage = init.platformMessage === void 0 ? void 0 : redact(init.platformMessage);
     this.platformType = init.platformType;
+    this.earlierAnswerLost = init.earlierAnswerLost === true;
   }
 };
 var UnsafePlanError = class extends Error {
@@ -75149,7 +75156,8 @@ async function executePlanFully(plan, client, options = {}) {
   return { results, refused: [...guard.refused].map(([store, reason]) => ({ store, reason })), sent };
 }
 function unsettled(err) {
-  return err instanceof ApiError && (err.status === 0 || err.status === 500 || err.status === 502 || err.status === 504);
+  return err instanceof ApiError && (err.status === 0 || err.status === 500 || err.status === 502 || err.status === 504 || // A refusal after an attempt whose answer was lost: that attempt may have made the change.
+  err.earlierAnswerLost);
 }
 function without(op, stores) {
   const parts2 = (op.parts ?? []).filter((p) => !stores.includes(p.store));
@@ -75464,6 +75472,7 @@ var DEFAULT_PARALLELISM = 16;
 var DEFAULT_CALL_DEADLINE_MS = 15 * 6e4;
 var RENEW_AGAIN_AFTER_MS = 6e4;
 var MIN_ASKED_WAIT_MS = 100;
+var UNDETERMINED_STATUSES = /* @__PURE__ */ new Set([500, 502, 504]);
 var PlatformClient = class {
   baseUrl;
   /** The client's adaptive rate limiter (its current `rate` is useful in progress output and tests). */
@@ -75588,7 +75597,9 @@ var PlatformClient = class {
    */
   async send(method, path11, body, surface, idempotent, raw = false) {
     let renewedAt = Number.NEGATIVE_INFINITY;
-    const res = await this.withRetries(method, path11, idempotent, async (deadline) => {
+    let lost = false;
+    let lostBefore = false;
+    const once = async (deadline) => {
       if (surface === "none") return this.exchange(method, path11, body, deadline, async () => ({}), raw);
       for (; ; ) {
         let used;
@@ -75608,8 +75619,14 @@ var PlatformClient = class {
         renewedAt = this.now();
         await this.dropToken(surface, used);
       }
+    };
+    const res = await this.withRetries(method, path11, idempotent, async (deadline) => {
+      lostBefore = lost;
+      const out = await once(deadline);
+      if (out.ok ? UNDETERMINED_STATUSES.has(out.res.status) : out.error.status === 0) lost = true;
+      return out;
     });
-    if (res.status < 200 || res.status > 299) throw this.toError(method, path11, res);
+    if (res.status < 200 || res.status > 299) throw this.toError(method, path11, res, lostBefore);
     return res.body;
   }
   /**
@@ -75734,14 +75751,15 @@ var PlatformClient = class {
       reason: kind.timeout ? `timed out after ${timeoutMs} ms` : kind.code ?? "network error"
     };
   }
-  toError(method, path11, res) {
+  toError(method, path11, res, earlierAnswerLost = false) {
     const { message, type } = platformMessage(res.body);
     return new ApiError({
       method,
       path: path11,
       status: res.status,
       platformMessage: message === void 0 ? void 0 : redact(message, [...this.secrets]),
-      platformType: type
+      platformType: type,
+      ...earlierAnswerLost ? { earlierAnswerLost } : {}
     });
   }
   /** Returns a valid token of the surface, logging in when none is cached or it is about to expire. */
