@@ -64205,6 +64205,19 @@ function emptyStore(store) {
   return { store, items: table(), categories: table(), menus: table(), unavailable: [] };
 }
 
+// src/calendar.ts
+var DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+function validDate(year, month, day2) {
+  if (month < 1 || month > 12 || day2 < 1) return false;
+  return day2 <= new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+function parseCalendarDate(text) {
+  const m = DATE.exec(text);
+  if (!m) return void 0;
+  const [year, month, day2] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  return validDate(year, month, day2) ? { year, month, day: day2 } : void 0;
+}
+
 // src/config/quote.ts
 var QUOTE_MAX = 40;
 var INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb]/g;
@@ -64566,13 +64579,8 @@ var TimeContext = class {
   }
 };
 var INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
-var DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 var HOUR = 36e5;
 var DAY = 24 * HOUR;
-function validDate(year, month, day2) {
-  if (month < 1 || month > 12 || day2 < 1) return false;
-  return day2 <= new Date(Date.UTC(year, month, 0)).getUTCDate();
-}
 function parseInstant(text) {
   const m = INSTANT.exec(text);
   const bad = {
@@ -64588,12 +64596,6 @@ function parseInstant(text) {
   if (offset !== "Z" && (Number(offset.slice(1, 3)) > 14 || Number(offset.slice(4)) > 59)) return bad;
   const ms = Date.parse(text);
   return Number.isFinite(ms) ? { ok: true, ms } : bad;
-}
-function parseCalendarDate(text) {
-  const m = DATE.exec(text);
-  if (!m) return void 0;
-  const [year, month, day2] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  return validDate(year, month, day2) ? { year, month, day: day2 } : void 0;
 }
 function dayOver(date, now) {
   return now.getTime() >= Date.UTC(date.year, date.month - 1, date.day + 1) + 12 * HOUR;

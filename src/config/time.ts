@@ -10,6 +10,7 @@
  * time with offset, `2026-12-01T00:00:00-05:00`, for the store's own midnight).
  */
 
+import { parseCalendarDate, validDate, type CalendarDate } from "../calendar.js";
 import { UsageError } from "../errors.js";
 import { quote } from "./quote.js";
 import { where, type Site } from "./report.js";
@@ -35,22 +36,9 @@ export class TimeContext {
   }
 }
 
-/** A calendar date as written, `YYYY-MM-DD`. */
-export interface CalendarDate {
-  year: number;
-  month: number;
-  day: number;
-}
-
 const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-
-function validDate(year: number, month: number, day: number): boolean {
-  if (month < 1 || month > 12 || day < 1) return false;
-  return day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
-}
 
 /**
  * The instant of an ISO 8601 date and time with an offset (`2026-11-25T18:00:00-05:00`, `…Z`), in ms
@@ -71,14 +59,6 @@ export function parseInstant(text: string): { ok: true; ms: number } | { ok: fal
   if (offset !== "Z" && (Number(offset.slice(1, 3)) > 14 || Number(offset.slice(4)) > 59)) return bad;
   const ms = Date.parse(text);
   return Number.isFinite(ms) ? { ok: true, ms } : bad;
-}
-
-/** A `YYYY-MM-DD` date, or `undefined` when the text is not a valid one. */
-export function parseCalendarDate(text: string): CalendarDate | undefined {
-  const m = DATE.exec(text);
-  if (!m) return undefined;
-  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  return validDate(year, month, day) ? { year, month, day } : undefined;
 }
 
 /** Whether a day is over at `now`: it has ended in every time zone (12:00 UTC of the next day). */

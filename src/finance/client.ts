@@ -18,7 +18,7 @@ import { routePath } from "../platform/routes.js";
 import pLimit, { type LimitFunction } from "p-limit";
 import { ApiError, UsageError } from "../errors.js";
 import type { PlatformClient } from "../platform/client.js";
-import { isDay } from "./dates.js";
+import { isDay } from "../calendar.js";
 import {
   FINANCE_ROUTE,
   FINANCE_SEGMENT,

@@ -4,15 +4,7 @@
  * in UTC (docs/finance.md, "Dates").
  */
 
-const DAY_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-/** Whether `s` is a real calendar day written `YYYY-MM-DD` (`2025-02-30` is not). */
-export function isDay(s: string): boolean {
-  const m = DAY_RE.exec(s);
-  if (!m) return false;
-  const t = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
-  return new Date(t).toISOString().slice(0, 10) === s;
-}
+import { isDay } from "../calendar.js";
 
 const ZONED = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})$/i;
 const UNZONED = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)$/;

@@ -5,7 +5,8 @@
  */
 
 import { UsageError } from "../errors.js";
-import { dayOf, isDay } from "./dates.js";
+import { isDay } from "../calendar.js";
+import { dayOf } from "./dates.js";
 import { isPaymentId, type FinanceFiltersOf, type FinanceReader } from "./client.js";
 import { normalizeReads, type FinanceRecord } from "./export.js";
 import {

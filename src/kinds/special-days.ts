@@ -37,7 +37,8 @@ import {
 } from "../config/settings.js";
 import { monthDayKey, parseMonthDay } from "../config/slots.js";
 import { quote } from "../config/quote.js";
-import { dayOver, parseCalendarDate, withinAYear } from "../config/time.js";
+import { parseCalendarDate } from "../calendar.js";
+import { dayOver, withinAYear } from "../config/time.js";
 import { specialDaysPart } from "../import/settings.js";
 import { fromSlotBody, slotBody, type SlotBody } from "./holidays.js";
 import {
