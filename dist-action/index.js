@@ -74393,6 +74393,52 @@ function renderText(plan, options) {
   return lines.join("\n") + "\n";
 }
 
+// src/render/rollout.ts
+var plural2 = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+function counts(c, done) {
+  const [cr, up, de] = done ? ["created", "updated", "deleted"] : ["to create", "to update", "to delete"];
+  return `${c.create} ${cr}, ${c.update} ${up}, ${c.delete} ${de} in ${plural2(c.stores, "store")}`;
+}
+function verdict(s) {
+  const calls = s.calls === void 0 ? "" : `; ${plural2(s.calls, "API call")}`;
+  switch (s.status) {
+    case "applied":
+      return `applied: ${counts(s.changes, true)}${calls}; the platform shows every change`;
+    case "failed":
+      return s.error !== void 0 ? `failed: ${s.error}` : `failed (its plan: ${counts(s.changes, false)})${calls}; what went wrong is listed below`;
+    case "not_run":
+      return `not run: it would have changed ${counts(s.changes, false)}`;
+    case "unchanged":
+      return "no changes";
+  }
+}
+function heading(s) {
+  return `Stage ${s.name} (${plural2(s.stores, "store")})`;
+}
+function stagesNotRun(stages) {
+  return stages.filter((s) => s.status === "not_run").map((s) => s.name);
+}
+function renderPlannedStagesMarkdown(stages) {
+  const out = [`Rollout in ${plural2(stages.length, "stage")}, in this order (carte.yaml \`rollout:\`):`, ""];
+  for (const s of stages) {
+    const what = s.status === "unchanged" ? "no changes" : counts(s.changes, false);
+    out.push(`1. ${escapeMarkdown(`${heading(s)}: ${what}`)}`);
+  }
+  return out.join("\n") + "\n";
+}
+function renderStagesMarkdown(stages) {
+  const out = [];
+  for (const s of stages) out.push(`#### ${escapeMarkdown(heading(s))}`, "", escapeMarkdown(verdict(s)), "");
+  const skipped = stagesNotRun(stages);
+  if (skipped.length > 0) {
+    out.push(
+      `**The rollout stopped**: ${plural2(skipped.length, "stage")} did not run (${skipped.map((n) => `<code>${escapeMarkdown(n)}</code>`).join(", ")}).`,
+      ""
+    );
+  }
+  return out.join("\n");
+}
+
 // src/render/markdown.ts
 var GITHUB_COMMENT_LIMIT = 65536;
 var fenceSafe = (s) => s.replace(/`{3,}/g, (m) => m.split("").join("​"));
@@ -74543,6 +74589,10 @@ ${context ? `${context}
 ` : `**Plan: ${countsOf(plan.changes)}.**
 
 `;
+  if (options.stages && options.stages.length > 0 && plan.changes.length > 0) {
+    out += `${renderPlannedStagesMarkdown(options.stages)}
+`;
+  }
   out += safetyBlock(plan, options.forceHint);
   if (plan.targeting && isFiltering(plan.targeting)) out += `> ${escapeMd(notes(plan)[0] ?? "")}
 
@@ -76662,44 +76712,6 @@ async function applyStages(plan, project, stages, session, options) {
     stages: outcomes
   };
   return { report: report3, lostSecrets: [...new Set(lost)] };
-}
-
-// src/render/rollout.ts
-var plural2 = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-function counts(c, done) {
-  const [cr, up, de] = done ? ["created", "updated", "deleted"] : ["to create", "to update", "to delete"];
-  return `${c.create} ${cr}, ${c.update} ${up}, ${c.delete} ${de} in ${plural2(c.stores, "store")}`;
-}
-function verdict(s) {
-  const calls = s.calls === void 0 ? "" : `; ${plural2(s.calls, "API call")}`;
-  switch (s.status) {
-    case "applied":
-      return `applied: ${counts(s.changes, true)}${calls}; the platform shows every change`;
-    case "failed":
-      return s.error !== void 0 ? `failed: ${s.error}` : `failed (its plan: ${counts(s.changes, false)})${calls}; what went wrong is listed below`;
-    case "not_run":
-      return `not run: it would have changed ${counts(s.changes, false)}`;
-    case "unchanged":
-      return "no changes";
-  }
-}
-function heading(s) {
-  return `Stage ${s.name} (${plural2(s.stores, "store")})`;
-}
-function stagesNotRun(stages) {
-  return stages.filter((s) => s.status === "not_run").map((s) => s.name);
-}
-function renderStagesMarkdown(stages) {
-  const out = [];
-  for (const s of stages) out.push(`#### ${escapeMarkdown(heading(s))}`, "", escapeMarkdown(verdict(s)), "");
-  const skipped = stagesNotRun(stages);
-  if (skipped.length > 0) {
-    out.push(
-      `**The rollout stopped**: ${plural2(skipped.length, "stage")} did not run (${skipped.map((n) => `<code>${escapeMarkdown(n)}</code>`).join(", ")}).`,
-      ""
-    );
-  }
-  return out.join("\n");
 }
 
 // src/render/report.ts
@@ -83276,11 +83288,12 @@ async function runCarte(request4, hooks = {}) {
         refusal = err;
       }
       const stages = stage === void 0 ? project.rollout : void 0;
+      if (stages) result.plannedStages = plannedStages(plan, stages);
       await hooks.onPlan?.(plan, {
         saved: fromFile,
         base: result.base,
         target: result.target,
-        ...stages ? { stages: plannedStages(plan, stages) } : {}
+        ...result.plannedStages ? { stages: result.plannedStages } : {}
       });
       if (refusal) throw refusal;
       if (request4.command === "plan") {
@@ -83537,6 +83550,7 @@ function planCommentBody(view, ctx, withRecord) {
       forceHint: FORCE_HINT,
       fullPlanAt: "the job summary of this workflow run",
       target: view.target,
+      stages: view.stages,
       ...withRecord ? { footer: encodeReviewed(reviewedRecord(view.plan, view.commit ?? "unknown")) } : {}
     });
   }
@@ -83556,7 +83570,8 @@ function viewOf2(result, commit2, baseName) {
     errors: result.error !== void 0 && !problems ? [describeError(result.error, result.plan)] : [],
     exitCode: result.exitCode,
     commit: commit2,
-    ...result.target ? { target: describeTarget(result.target) } : {}
+    ...result.target ? { target: describeTarget(result.target) } : {},
+    ...result.plannedStages ? { stages: result.plannedStages } : {}
   };
 }
 function recordOf(command, shard, view) {

@@ -222,6 +222,11 @@ export interface RunResult {
   base?: BaseSplit;
   /** The rollout stage the run was limited to (`--stage`, or the saved plan's). */
   stage?: string;
+  /**
+   * Without a stage, for a project with `rollout:`: the stages the plan goes through, in order, and
+   * what each would change (src/apply/rollout.ts `plannedStages`), as `onPlan` gets them.
+   */
+  plannedStages?: StageOutcome[];
   /** The apply's outcome, when calls were made (an apply of a plan with changes that was not refused). */
   report?: ApplyReport;
   /** How long the apply took (calls and verification), in milliseconds, with {@link report}. */
@@ -395,11 +400,12 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
       }
       // Without --stage, the stages the apply goes through, and what each changes.
       const stages = stage === undefined ? project.rollout : undefined;
+      if (stages) result.plannedStages = plannedStages(plan, stages);
       await hooks.onPlan?.(plan, {
         saved: fromFile,
         base: result.base,
         target: result.target,
-        ...(stages ? { stages: plannedStages(plan, stages) } : {}),
+        ...(result.plannedStages ? { stages: result.plannedStages } : {}),
       });
       if (refusal) throw refusal;
 

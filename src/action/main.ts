@@ -55,6 +55,7 @@ import { describeTarget } from "../session.js";
 import { renderText } from "../render/text.js";
 import { runCarte, type RunResult } from "../run.js";
 import { stagesNotRun } from "../render/rollout.js";
+import type { StageOutcome } from "../apply/rollout.js";
 import { COMMENT_MARKER, DRIFT_LABEL, DRIFT_MARKER, applyMarker } from "./comment.js";
 import { readContext, type ActionContext } from "./context.js";
 import { actionSecretSink, actionSecretsFile } from "./secrets.js";
@@ -254,6 +255,8 @@ interface PlanView {
   commit: string | undefined;
   /** Where the run went, in words (src/session.ts `describeTarget`). */
   target?: string | undefined;
+  /** The rollout's stages and what each would change (`RunResult.plannedStages`). */
+  stages?: StageOutcome[] | undefined;
 }
 
 /** The plan comment's body for a view: the plan, the problems, or the failure. */
@@ -267,6 +270,7 @@ function planCommentBody(view: PlanView, ctx: ActionContext, withRecord: boolean
       forceHint: FORCE_HINT,
       fullPlanAt: "the job summary of this workflow run",
       target: view.target,
+      stages: view.stages,
       ...(withRecord ? { footer: encodeReviewed(reviewedRecord(view.plan, view.commit ?? "unknown")) } : {}),
     });
   }
@@ -291,6 +295,7 @@ function viewOf(result: RunResult, commit: string | undefined, baseName: string 
     exitCode: result.exitCode,
     commit,
     ...(result.target ? { target: describeTarget(result.target) } : {}),
+    ...(result.plannedStages ? { stages: result.plannedStages } : {}),
   };
 }
 

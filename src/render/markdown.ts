@@ -11,6 +11,8 @@ import { buildView, detailText, headText, storesText, type ChangeView } from "./
 import { notes, summaryLine, targetLine } from "./text.js";
 import { scopeLine, scopeNotes } from "./scope.js";
 import { isFiltering } from "../plan/target.js";
+import type { StageOutcome } from "../apply/rollout.js";
+import { renderPlannedStagesMarkdown } from "./rollout.js";
 
 /** GitHub's limit on the size of one issue or pull-request comment, in characters. */
 export const GITHUB_COMMENT_LIMIT = 65_536;
@@ -25,6 +27,8 @@ export interface MarkdownOptions {
   title?: string;
   /** Where the run goes, in words (src/session.ts `describeTarget`), named under the heading. */
   target?: string | undefined;
+  /** The rollout's stages and what each would change (`RunResult.plannedStages`), under the counts. */
+  stages?: readonly StageOutcome[] | undefined;
 }
 
 // Inside the ```diff fence the lines are already escaped for a terminal (lines.ts), so no value starts
@@ -231,6 +235,8 @@ export interface PlanCommentOptions {
   fullPlanAt?: string;
   /** Where the run goes, in words (src/session.ts `describeTarget`), named under the heading. */
   target?: string | undefined;
+  /** The rollout's stages and what each would change (`RunResult.plannedStages`), under the counts. */
+  stages?: readonly StageOutcome[] | undefined;
 }
 
 /** `N to create, N to update, N to delete in N stores`, for a set of changes. */
@@ -314,6 +320,9 @@ export function renderPlanComment(plan: Plan, options: PlanCommentOptions = {}):
     plan.changes.length === 0
       ? `**No changes.** The platform matches the configuration.\n\n`
       : `**Plan: ${countsOf(plan.changes)}.**\n\n`;
+  if (options.stages && options.stages.length > 0 && plan.changes.length > 0) {
+    out += `${renderPlannedStagesMarkdown(options.stages)}\n`;
+  }
   out += safetyBlock(plan, options.forceHint);
   if (plan.targeting && isFiltering(plan.targeting)) out += `> ${escapeMd(notes(plan)[0] ?? "")}\n\n`;
   out += infoBlock(plan);

@@ -77,6 +77,19 @@ export function renderPlannedStagesText(stages: readonly StageOutcome[]): string
   return lines.join("\n");
 }
 
+/**
+ * The stages of a plan (before any call) as Markdown, for the plan comment: the order, then one item
+ * per stage with what it would change. Ends with a newline.
+ */
+export function renderPlannedStagesMarkdown(stages: readonly StageOutcome[]): string {
+  const out = [`Rollout in ${plural(stages.length, "stage")}, in this order (carte.yaml \`rollout:\`):`, ""];
+  for (const s of stages) {
+    const what = s.status === "unchanged" ? "no changes" : counts(s.changes, false);
+    out.push(`1. ${escapeMarkdown(`${heading(s)}: ${what}`)}`);
+  }
+  return out.join("\n") + "\n";
+}
+
 /** The stages of an apply report as Markdown: a heading per stage and its verdict. Ends with a newline. */
 export function renderStagesMarkdown(stages: readonly StageOutcome[]): string {
   const out: string[] = [];

@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RecordedRequest } from "../../src/emulator/index.js";
+import { renderPlanComment } from "../../src/render/markdown.js";
 import { renderReport, renderReportJson, renderReportMarkdown } from "../../src/render/report.js";
 import { CLIENT_LOCK, acquireApplyLock } from "../../src/lock.js";
 import { PlatformClient } from "../../src/platform/client.js";
@@ -124,6 +125,27 @@ describe("canary rollout", () => {
     expect(again.out).toMatch(/^Stage rest \(2 stores\): applied: /m);
     const plan = await carte(["plan", "--detailed-exitcode", "-c", fx.config]);
     expect(plan.code).toBe(0);
+  });
+
+  it("the plan comment of a pull request lists the stages in order, with what each would change", async () => {
+    const fx = await rolloutFixture();
+    const result = await runCarte({
+      command: "plan",
+      config: fx.config,
+      env: { CARTE_CLIENT_ID: CLIENT_ID, CARTE_CLIENT_SECRET: CLIENT_SECRET },
+      secrets: () => secretsFileSink(path.join(fx.dir, "secrets.json")),
+    });
+    expect(result.exitCode).toBe(0);
+    expect(result.plannedStages?.map((s) => s.name)).toEqual(["canary", "rest"]);
+    const comment = renderPlanComment(result.plan!, { stages: result.plannedStages });
+    expect(comment).toContain("Rollout in 2 stages, in this order (carte.yaml `rollout:`):");
+    expect(comment).toMatch(
+      /^1\. Stage canary \(1 store\): \d+ to create, \d+ to update, \d+ to delete in 1 store$/m,
+    );
+    expect(comment).toMatch(
+      /^1\. Stage rest \(2 stores\): \d+ to create, \d+ to update, \d+ to delete in 2 stores$/m,
+    );
+    expect(comment.indexOf("Stage canary")).toBeLessThan(comment.indexOf("Stage rest"));
   });
 
   it("a later stage that cannot be read fails with the error; the stages before stay reported", async () => {
