@@ -133,7 +133,6 @@ describe("canary rollout", () => {
       command: "plan",
       config: fx.config,
       env: { CARTE_CLIENT_ID: CLIENT_ID, CARTE_CLIENT_SECRET: CLIENT_SECRET },
-      secrets: () => secretsFileSink(path.join(fx.dir, "secrets.json")),
     });
     expect(result.exitCode).toBe(0);
     expect(result.plannedStages?.map((s) => s.name)).toEqual(["canary", "rest"]);
