@@ -73117,6 +73117,12 @@ function changesByStore(changes) {
   }
   return byStore2;
 }
+function countsOf(changes) {
+  const n = (a3) => changes.filter((c) => c.action === a3).length;
+  const stores = new Set(changes.map((c) => c.store).filter((k) => k !== "")).size;
+  const client = changes.some((c) => c.store === "") ? " and the client settings" : "";
+  return `${n("create")} to create, ${n("update")} to update, ${n("delete")} to delete in ${plural(stores, "store")}${client}`;
+}
 
 // node_modules/microdiff/dist/index.js
 var richTypes = ["Date", "RegExp", "String", "Number"];
@@ -74515,12 +74521,6 @@ function contextLine(ctx) {
   if (ctx.runUrl) parts2.push(`[workflow run](${encodeURI(ctx.runUrl)})`);
   if (ctx.at) parts2.push(`${ctx.at.toISOString().slice(0, 16).replace("T", " ")} UTC`);
   return parts2.join(" · ");
-}
-function countsOf(changes) {
-  const n = (a3) => changes.filter((c) => c.action === a3).length;
-  const stores = new Set(changes.map((c) => c.store).filter((k) => k !== "")).size;
-  const client = changes.some((c) => c.store === "") ? " and the client settings" : "";
-  return `${n("create")} to create, ${n("update")} to update, ${n("delete")} to delete in ${plural(stores, "store")}${client}`;
 }
 function changeList(plan, changes, budget, where2) {
   const byStore2 = changesByStore(changes);

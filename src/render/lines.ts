@@ -43,3 +43,11 @@ export function changesByStore(changes: ResourceChange[]): Map<string, ResourceC
   }
   return byStore;
 }
+
+/** `N to create, N to update, N to delete in N stores` (and the client settings), for a set of changes. */
+export function countsOf(changes: readonly ResourceChange[]): string {
+  const n = (a: ResourceChange["action"]) => changes.filter((c) => c.action === a).length;
+  const stores = new Set(changes.map((c) => c.store).filter((k) => k !== "")).size;
+  const client = changes.some((c) => c.store === "") ? " and the client settings" : "";
+  return `${n("create")} to create, ${n("update")} to update, ${n("delete")} to delete in ${plural(stores, "store")}${client}`;
+}

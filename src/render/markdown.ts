@@ -6,7 +6,7 @@
 
 import type { Plan, ResourceChange } from "../plan/types.js";
 import { codeSpan, escapeMarkdown, escapeTerminal } from "./escape.js";
-import { changesByStore, plural } from "./lines.js";
+import { changesByStore, countsOf, plural } from "./lines.js";
 import { buildView, detailText, headText, storesText, type ChangeView } from "./view.js";
 import { notes, summaryLine, targetLine } from "./text.js";
 import { scopeLine, scopeNotes } from "./scope.js";
@@ -237,14 +237,6 @@ export interface PlanCommentOptions {
   target?: string | undefined;
   /** The rollout's stages and what each would change (`RunResult.plannedStages`), under the counts. */
   stages?: readonly StageOutcome[] | undefined;
-}
-
-/** `N to create, N to update, N to delete in N stores`, for a set of changes. */
-function countsOf(changes: readonly ResourceChange[]): string {
-  const n = (a: ResourceChange["action"]) => changes.filter((c) => c.action === a).length;
-  const stores = new Set(changes.map((c) => c.store).filter((k) => k !== "")).size;
-  const client = changes.some((c) => c.store === "") ? " and the client settings" : "";
-  return `${n("create")} to create, ${n("update")} to update, ${n("delete")} to delete in ${plural(stores, "store")}${client}`;
 }
 
 /**

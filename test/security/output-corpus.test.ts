@@ -21,6 +21,7 @@ import type { Plan } from "../../src/plan/types.js";
 import { codeSpan, escapeHtml, escapeMarkdown, escapeTerminal, jsonSafe } from "../../src/render/escape.js";
 import { renderJson } from "../../src/render/json.js";
 import { renderMarkdown } from "../../src/render/markdown.js";
+import { renderSplitText } from "../../src/render/split.js";
 import { renderText } from "../../src/render/text.js";
 import { current, desired, item, store } from "../helpers/builders.js";
 
@@ -151,6 +152,21 @@ describe("output corpus: plans", () => {
         expectInertText(renderText(hostile, { color: false }), renderText(benign, { color: false }));
         expectInertColoured(renderText(hostile, { color: true }), renderText(benign, { color: true }));
         expectInertMarkdown(renderMarkdown(hostile), renderMarkdown(benign));
+        // `plan --base`: the split names the addresses, the ref and why the base was not planned.
+        const split = (plan: Plan, text: string) =>
+          renderSplitText(
+            plan,
+            {
+              ref: text,
+              sha: "abc1234",
+              changes: plan.changes.map((c) => c.address),
+              drift: [],
+              settled: plan.changes.map((c) => c.address),
+              unavailable: text,
+            },
+            { color: false },
+          );
+        expectInertText(split(hostile, value), split(benign, BENIGN));
         // JSON keeps the exact value, with every dangerous character as a \u escape; the JSON view is
         // the plan sealed with its digest (issue 11), computed over those exact values.
         const json = renderJson(hostile);
