@@ -8,7 +8,6 @@
  * before any write, the confirmation, progress) comes through {@link RunHooks}.
  */
 
-import { DEFAULT_PARALLELISM } from "./platform/client.js";
 import path from "node:path";
 import { loadProject, type LoadedProject } from "./config/index.js";
 import { compareWithBase, type BaseSplit, type LoadedBase } from "./gitops/base.js";
@@ -20,7 +19,7 @@ import { ExitCode, StalePlanError, UsageError, exitCodeFor } from "./errors.js";
 import { quote } from "./config/quote.js";
 import type { CurrentState } from "./model.js";
 import { CLIENT_LOCK, acquireApplyLock, type ApplyLock, type LockHolder } from "./lock.js";
-import type { ClientOptions, RetryInfo } from "./platform/client.js";
+import { DEFAULT_PARALLELISM, type ClientOptions, type RetryInfo } from "./platform/client.js";
 import { readPlanFile } from "./plan/file.js";
 import { isEmptyPlan } from "./plan/plan.js";
 import type { Targeting } from "./plan/target.js";

@@ -22,7 +22,7 @@ import type { KindName } from "./kinds/registry.js";
 import { own, table, type CurrentState, type DesiredState, type Ownership } from "./model.js";
 import { executePlanFully, type ApplyEvent, type OperationResult } from "./apply/execute.js";
 import { settleEffect } from "./apply/settle.js";
-import { verifyRequest, verifyState, waitForPlan } from "./apply/verify.js";
+import { byStore, verifyRequest, verifyState, waitForPlan } from "./apply/verify.js";
 import {
   changesByStage,
   countChanges,
@@ -36,7 +36,7 @@ import { createPlanner } from "./plan/plan.js";
 import { desiredChecksum } from "./plan/checksum.js";
 import { clientDigest, storeDigest } from "./plan/digest.js";
 import { findEndpoint, isSynchronous } from "./plan/endpoints.js";
-import type { Operation, ResourceChange } from "./plan/types.js";
+import type { Operation } from "./plan/types.js";
 import { resetSecret } from "./platform/webhooks.js";
 import { isTargeted, matchAddress, matchStore, type Targeting } from "./plan/target.js";
 import { DEFAULT_PARALLELISM } from "./platform/client.js";
@@ -337,7 +337,8 @@ export function storeGuard(
   const { requests, clientKinds: clientReads } = projectReads(desired, project.ownership, targeting);
   const byKey = new Map(requests.map((r) => [r.store.key, r]));
   // Ahead of the verification reads sharing the bound: a store's check holds up its calls. Stores
-  // checked at the same moment (the executor reads them ahead, src/apply/execute.ts) share one read.
+  // checked at the same moment (their first calls became ready together, src/apply/execute.ts) share
+  // one read.
   const lane = options.checks ?? checkReads(options.parallelism);
   const limit: Limit = (fn) => lane(fn);
   const readStore = storeBatcher(session.client, { limit });
@@ -622,13 +623,7 @@ function earlyVerification(
   client: Session["client"],
   checks: Limit,
 ): { storeDone: (store: string, clean: boolean) => void; results: () => Promise<Map<string, string[]>> } {
-  const changes = new Map<string, ResourceChange[]>();
-  for (const c of plan.changes) {
-    if (c.store === "") continue;
-    const list = changes.get(c.store);
-    if (list) list.push(c);
-    else changes.set(c.store, [c]);
-  }
+  const changes = byStore(plan.changes);
   const entries = new Map(plan.stores.map((s) => [s.key, s]));
   const readStore = storeBatcher(client, { limit: checks, windowMs: EARLY_BATCH_MS });
   const reads: Promise<[string, string[]] | undefined>[] = [];

@@ -81,7 +81,7 @@ function selector(state: StoreState): Selector {
 }
 
 /** Groups store changes by store (client-level changes, store `""`, left out). */
-function byStore(changes: readonly ResourceChange[]): Map<string, ResourceChange[]> {
+export function byStore(changes: readonly ResourceChange[]): Map<string, ResourceChange[]> {
   const out = new Map<string, ResourceChange[]>();
   for (const c of changes) {
     if (c.store === "") continue;
