@@ -39,6 +39,10 @@ const reads = (requests: RecordedRequest[]) =>
     .map((r) => `${r.method} ${r.path}`)
     .sort();
 
+/** `carte plan -q --base main --scope changed` of the chain, with more arguments. */
+const scopedPlan = (fx: { config: string }, args: string[] = []) =>
+  carte(["plan", "-q", "-c", fx.config, "--base", "main", "--scope", "changed", ...args]);
+
 const menuRead = (store: keyof typeof IDS) => `GET /restaurants/menu/v1/stores/${IDS[store]}/store-menu`;
 
 describe("carte plan --scope changed", () => {
@@ -46,17 +50,7 @@ describe("carte plan --scope changed", () => {
     const fx = await chain();
     edit(path.join(fx.dir, "stores/bog-centro.yaml"), "BURGER-CLASSIC: 25900", "BURGER-CLASSIC: 26900");
     fx.emu.clearRequests();
-    const text = await carte([
-      "plan",
-      "-q",
-      "--no-color",
-      "-c",
-      fx.config,
-      "--base",
-      "main",
-      "--scope",
-      "changed",
-    ]);
+    const text = await scopedPlan(fx, ["--no-color"]);
     expect(text.code, text.err).toBe(0);
     // The target first (issue 16), then the scope (issue 15).
     expect(text.out.split("\n")[0]).toMatch(/^Target: platform at 127\.0\.0\.1:\d+$/);
@@ -66,17 +60,7 @@ describe("carte plan --scope changed", () => {
     expect(reads(fx.emu.requests)).toEqual([menuRead("bog-centro")]);
 
     // The JSON plan carries the scope; Markdown says it under its title.
-    const json = await carte([
-      "plan",
-      "--json",
-      "-q",
-      "-c",
-      fx.config,
-      "--base",
-      "main",
-      "--scope",
-      "changed",
-    ]);
+    const json = await scopedPlan(fx, ["--json"]);
     const plan = JSON.parse(json.out) as Plan;
     expect(plan.targeting?.scope).toEqual({
       base: "main",
@@ -88,18 +72,7 @@ describe("carte plan --scope changed", () => {
       reads: ["menu"],
     });
     expect(plan.stores.map((s) => s.key)).toEqual(["bog-centro"]);
-    const md = await carte([
-      "plan",
-      "--format",
-      "markdown",
-      "-q",
-      "-c",
-      fx.config,
-      "--base",
-      "main",
-      "--scope",
-      "changed",
-    ]);
+    const md = await scopedPlan(fx, ["--format", "markdown"]);
     expect(md.out.split("\n").slice(0, 5)).toEqual([
       "### carte plan",
       "",
@@ -126,18 +99,7 @@ describe("carte plan --scope changed", () => {
     expect((await carte(["apply", "--auto-approve", "-q", "-c", fx.config, ...staff])).code).toBe(0);
     edit(poblado, "BURGER-CARBON: 37900", "BURGER-CARBON: 36900");
     const file = path.join(fx.dir, "plan.json");
-    const saved = await carte([
-      "plan",
-      "-q",
-      "-c",
-      fx.config,
-      "--base",
-      "main",
-      "--scope",
-      "changed",
-      "--out",
-      file,
-    ]);
+    const saved = await scopedPlan(fx, ["--out", file]);
     expect(saved.code, saved.err).toBe(0);
     fx.emu.clearRequests();
     const applied = await carte(["apply", "-q", "--no-color", "-c", fx.config, file, ...fx.secrets]);
@@ -164,18 +126,7 @@ describe("carte plan --scope changed", () => {
     const centro = path.join(fx.dir, "stores/bog-centro.yaml");
     edit(centro, "BURGER-CLASSIC: 25900", "BURGER-CLASSIC: 26900");
     const file = path.join(fx.dir, "plan.json");
-    const saved = await carte([
-      "plan",
-      "-q",
-      "-c",
-      fx.config,
-      "--base",
-      "main",
-      "--scope",
-      "changed",
-      "--out",
-      file,
-    ]);
+    const saved = await scopedPlan(fx, ["--out", file]);
     expect(saved.code, saved.err).toBe(0);
     // Staff change bog-centro's Sunday hours on the platform: a part the scoped plan did not read.
     const text = readFileSync(centro, "utf8");
@@ -189,10 +140,7 @@ describe("carte plan --scope changed", () => {
 
     // Saved again; then staff change a price of that menu: the plan is stale, nothing is written.
     edit(centro, "BURGER-CLASSIC: 26900", "BURGER-CLASSIC: 27900");
-    expect(
-      (await carte(["plan", "-q", "-c", fx.config, "--base", "main", "--scope", "changed", "--out", file]))
-        .code,
-    ).toBe(0);
+    expect((await scopedPlan(fx, ["--out", file])).code).toBe(0);
     edit(centro, "COMBO-CLASSIC: 35900", "COMBO-CLASSIC: 36900");
     const combo = ["--target", "store[bog-centro].item[COMBO-CLASSIC]", ...fx.secrets];
     expect((await carte(["apply", "--auto-approve", "-q", "-c", fx.config, ...combo])).code).toBe(0);
@@ -208,17 +156,7 @@ describe("carte plan --scope changed", () => {
     const fx = await chain();
     edit(path.join(fx.dir, "groups/bogota.yaml"), 'sun: ["12:00-20:00"]', 'sun: ["10:00-20:00"]');
     fx.emu.clearRequests();
-    const text = await carte([
-      "plan",
-      "-q",
-      "--no-color",
-      "-c",
-      fx.config,
-      "--base",
-      "main",
-      "--scope",
-      "changed",
-    ]);
+    const text = await scopedPlan(fx, ["--no-color"]);
     expect(text.code, text.err).toBe(0);
     expect(text.out.split("\n")[1]).toBe(
       "Plan scoped to the changes since main: 2 of 3 stores read (hours).",
@@ -234,17 +172,7 @@ describe("carte plan --scope changed", () => {
     const fx = await chain();
     rmSync(path.join(fx.dir, "stores/med-poblado.yaml"));
     fx.emu.clearRequests();
-    const text = await carte([
-      "plan",
-      "-q",
-      "--no-color",
-      "-c",
-      fx.config,
-      "--base",
-      "main",
-      "--scope",
-      "changed",
-    ]);
+    const text = await scopedPlan(fx, ["--no-color"]);
     expect(text.code, text.err).toBe(0);
     expect(text.out.split("\n")[1]).toMatch(
       /^Plan scoped to the changes since main: 0 of 2 stores read \(menu, .*\), 1 store no longer in the files\.$/,
@@ -269,17 +197,7 @@ describe("carte plan --scope changed", () => {
     const fx = await chain();
     writeFileSync(path.join(fx.dir, "README.txt"), "not a carte file\n");
     fx.emu.clearRequests();
-    const text = await carte([
-      "plan",
-      "-q",
-      "--no-color",
-      "-c",
-      fx.config,
-      "--base",
-      "main",
-      "--scope",
-      "changed",
-    ]);
+    const text = await scopedPlan(fx, ["--no-color"]);
     expect(text.code, text.err).toBe(0);
     expect(text.out.split("\n")[1]).toBe(
       "Plan scoped to the changes since main: 0 of 3 stores read: the files make no difference to any store.",
