@@ -76594,13 +76594,7 @@ async function applyPlanReport(plan, session, options = {}) {
   return report3;
 }
 function earlyVerification(plan, client, checks) {
-  const changes = /* @__PURE__ */ new Map();
-  for (const c of plan.changes) {
-    if (c.store === "") continue;
-    const list2 = changes.get(c.store);
-    if (list2) list2.push(c);
-    else changes.set(c.store, [c]);
-  }
+  const changes = byStore(plan.changes);
   const entries = new Map(plan.stores.map((s) => [s.key, s]));
   const readStore = storeBatcher(client, { limit: checks, windowMs: EARLY_BATCH_MS });
   const reads = [];

@@ -11,7 +11,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { CLIENT_ID, CLIENT_SECRET, repoRoot } from "../helpers/project.js";
+import { expect } from "vitest";
+import { CLIENT_ID, CLIENT_SECRET, carte, exampleAgainstEmulator, repoRoot } from "../helpers/project.js";
 
 /** The login of the workflow's token, as GitHub writes it on the bot's comments. */
 export const BOT = "github-actions[bot]";
@@ -254,6 +255,18 @@ export function commitAll(dir: string, message: string): string {
   git(dir, "add", "-A");
   git(dir, "commit", "-q", "--allow-empty", "-m", message);
   return git(dir, "rev-parse", "HEAD");
+}
+
+/**
+ * The example chain with these store files, applied to a fresh emulator (webhook secrets in `s.json`)
+ * and committed on main: the base of `--base main`. The caller closes it (`close`).
+ */
+export async function committedChain(storeFiles: string[]) {
+  const fx = await exampleAgainstEmulator(storeFiles);
+  const secrets = ["--secrets-file", path.join(fx.dir, "s.json")];
+  expect((await carte(["apply", "--auto-approve", "-q", "-c", fx.config, ...secrets])).code).toBe(0);
+  const baseSha = commitAll(fx.dir, "the chain");
+  return { ...fx, baseSha, secrets };
 }
 
 function readSafe(file: string): string | undefined {

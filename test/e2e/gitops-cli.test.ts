@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Plan } from "../../src/plan/types.js";
 import type { BaseSplit } from "../../src/gitops/base.js";
 import { carte, edit, exampleAgainstEmulator, writes } from "../helpers/project.js";
-import { commitAll, git } from "../action/harness.js";
+import { committedChain, git } from "../action/harness.js";
 
 const STORES = ["stores/bog-centro.yaml", "stores/bog-chapinero.yaml", "stores/med-poblado.yaml"];
 
@@ -18,18 +18,15 @@ afterEach(async () => {
 
 /** The example chain applied, committed on main; staff then change a price on the platform. */
 async function chain() {
-  const fx = await exampleAgainstEmulator(STORES);
+  const fx = await committedChain(STORES);
   cleanup = fx.close;
-  const secrets = ["--secrets-file", path.join(fx.dir, "s.json")];
-  expect((await carte(["apply", "--auto-approve", "-q", "-c", fx.config, ...secrets])).code).toBe(0);
-  const baseSha = commitAll(fx.dir, "the chain");
   const file = path.join(fx.dir, "stores/med-poblado.yaml");
   const text = readFileSync(file, "utf8");
   edit(file, "BURGER-CARBON: 36900", "BURGER-CARBON: 37900");
   const staff = ["--target", "store[med-poblado].item[BURGER-CARBON]"];
   expect((await carte(["apply", "--auto-approve", "-q", "-c", fx.config, ...staff])).code).toBe(0);
   writeFileSync(file, text);
-  return { ...fx, baseSha, secrets };
+  return fx;
 }
 
 describe("carte plan --base", () => {

@@ -10,8 +10,8 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RecordedRequest } from "../../src/emulator/index.js";
 import type { Plan } from "../../src/plan/types.js";
-import { carte, edit, exampleAgainstEmulator, writes } from "../helpers/project.js";
-import { commitAll } from "../action/harness.js";
+import { carte, edit, writes } from "../helpers/project.js";
+import { committedChain } from "../action/harness.js";
 
 const STORES = ["stores/bog-centro.yaml", "stores/bog-chapinero.yaml", "stores/med-poblado.yaml"];
 const IDS = { "bog-centro": "900101", "bog-chapinero": "900102", "med-poblado": "900201" };
@@ -24,12 +24,9 @@ afterEach(async () => {
 
 /** The example chain applied and committed on main. */
 async function chain() {
-  const fx = await exampleAgainstEmulator(STORES);
+  const fx = await committedChain(STORES);
   cleanup = fx.close;
-  const secrets = ["--secrets-file", path.join(fx.dir, "s.json")];
-  expect((await carte(["apply", "--auto-approve", "-q", "-c", fx.config, ...secrets])).code).toBe(0);
-  const baseSha = commitAll(fx.dir, "the chain");
-  return { ...fx, baseSha, secrets };
+  return fx;
 }
 
 /** The reads a run made, as `METHOD path`, logins left out, sorted. */

@@ -13,6 +13,19 @@ import type { ChangeScope } from "../../src/plan/target.js";
 import { copyExample, edit } from "../helpers/project.js";
 import { commitAll, git } from "../action/harness.js";
 
+/** Every kind a store file of the example manages, in the registry's order. */
+const EVERY_STORE_KIND = [
+  "item",
+  "category",
+  "menu",
+  "availability",
+  "webhook",
+  "store_hours",
+  "holiday",
+  "special_day",
+  "store_availability",
+];
+
 const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
@@ -145,17 +158,7 @@ describe("changeScope", () => {
         store: "med-poblado",
         storeId: "900201",
         name: "Medellín El Poblado",
-        kinds: [
-          "item",
-          "category",
-          "menu",
-          "availability",
-          "webhook",
-          "store_hours",
-          "holiday",
-          "special_day",
-          "store_availability",
-        ],
+        kinds: EVERY_STORE_KIND,
       },
     ]);
     expect(scope.reads).toEqual(["menu", "webhooks", "hours", "holidays", "special", "open"]);
@@ -169,17 +172,7 @@ describe("changeScope", () => {
       ),
     );
     expect(stores(added)).toEqual({
-      "cal-sur": [
-        "item",
-        "category",
-        "menu",
-        "availability",
-        "webhook",
-        "store_hours",
-        "holiday",
-        "special_day",
-        "store_availability",
-      ],
+      "cal-sur": EVERY_STORE_KIND,
     });
     const moved = await scopeOf((dir) =>
       edit(path.join(dir, "stores/cal-norte.yaml"), "id: 900301", "id: 900309"),
