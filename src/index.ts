@@ -1,10 +1,10 @@
 /**
  * carte as a library: the public API that package.json's `main`, `types` and `exports` promise
- * (`import { runCarte, renderText } from "carte"`). The `carte` command and the GitHub Action are thin
+ * (`import { runCarte, renderText } from "@carte-oss/carte"`). The `carte` command and the GitHub Action are thin
  * adapters over the same calls.
  *
  * ```ts
- * import { ExitCode, renderText, runCarte } from "carte";
+ * import { ExitCode, renderText, runCarte } from "@carte-oss/carte";
  *
  * const result = await runCarte({ command: "plan", config: "carte.yaml", detailedExitCode: true });
  * if (result.error) throw result.error;                // ConfigError, ApiError, UnsafePlanError, …

@@ -1,6 +1,6 @@
 /**
- * Issue 9 item 6: the built package works by its name. A consumer folder whose node_modules/carte is a
- * link to this repository imports `carte` (resolved through package.json `exports` to dist/index.js,
+ * The built package works by its name. A consumer folder whose node_modules/@carte-oss/carte is a
+ * link to this repository imports `@carte-oss/carte` (resolved through package.json `exports` to dist/index.js,
  * built by `npm run build`), loads a copy of examples/chain, plans against the embedded emulator,
  * renders the plan as text, applies it, plans "No changes" and checks the exit codes, in a separate
  * Node process. A second check imports `carte` from the repository itself (a package self-reference).
@@ -41,7 +41,7 @@ function node(args: string[], cwd: string): Promise<{ code: number | null; out: 
 
 /** What the consumer does with the package; prints one JSON line of facts. */
 const CONSUMER = `
-import * as carte from "carte";
+import * as carte from "@carte-oss/carte";
 import { readFileSync } from "node:fs";
 const {
   ConfigError, ExitCode, UnsafePlanError, exitCodeFor, loadProject, renderReport, renderText, runCarte,
@@ -98,7 +98,7 @@ describe("the carte package", () => {
       types: string;
       exports: { ".": { types: string; default: string } };
     };
-    expect(pkg.name).toBe("carte");
+    expect(pkg.name).toBe("@carte-oss/carte");
     for (const file of [pkg.main, pkg.types, pkg.exports["."].default, pkg.exports["."].types]) {
       expect(existsSync(path.join(repoRoot, file)), `${file} (run npm run build)`).toBe(true);
     }
@@ -111,8 +111,8 @@ describe("the carte package", () => {
       rmSync(consumer, { recursive: true, force: true });
       rmSync(project, { recursive: true, force: true });
     };
-    mkdirSync(path.join(consumer, "node_modules"));
-    symlinkSync(repoRoot, path.join(consumer, "node_modules", "carte"), "dir");
+    mkdirSync(path.join(consumer, "node_modules", "@carte-oss"), { recursive: true });
+    symlinkSync(repoRoot, path.join(consumer, "node_modules", "@carte-oss", "carte"), "dir");
     writeFileSync(path.join(consumer, "package.json"), JSON.stringify({ type: "module", private: true }));
     writeFileSync(path.join(consumer, "consumer.mjs"), CONSUMER);
     const secrets = path.join(project, "webhook-secrets.json");
@@ -170,7 +170,7 @@ describe("the carte package", () => {
       [
         "--input-type=module",
         "-e",
-        'const m = await import("carte"); console.log(typeof m.runCarte, typeof m.ExitCode.unsafe)',
+        'const m = await import("@carte-oss/carte"); console.log(typeof m.runCarte, typeof m.ExitCode.unsafe)',
       ],
       repoRoot,
     );
