@@ -6,7 +6,7 @@
  * 3 refused by a safety guard.
  */
 
-import { readFileSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { createInterface } from "node:readline/promises";
 import { fileURLToPath } from "node:url";
 import yargs, { type Argv } from "yargs";
@@ -19,6 +19,7 @@ import { webhooksCommand } from "./webhooks.js";
 import { projectCommands } from "./project.js";
 import { DEFAULT_MAX_BODY_BYTES } from "../emulator/index.js";
 import { UsageError } from "../errors.js";
+import { carteVersion } from "../config/version.js";
 import { didYouMean } from "../suggest.js";
 import { parseShard } from "../gitops/shard.js";
 import { SEGMENT_NAMES, type SegmentName } from "../kinds/registry.js";
@@ -38,9 +39,7 @@ carte.yaml, carte runs against its embedded emulator. CARTE_NOW (an ISO 8601 tim
 the clock time-bound entries are judged against (until:, dated special days, prices from:).`;
 
 /** carte's version, from its package.json (`carte --version`). */
-export const VERSION: string = (
-  JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
-).version;
+export const VERSION: string = carteVersion();
 
 /**
  * A yargs "Invalid values" message (a value outside an option's choices) with the closest choice

@@ -35,6 +35,7 @@ import { isLoopbackHost, mergeSettings, readClient, readSettings, urlShapeProble
 import type { SettingsLayer } from "./settings.js";
 import { readRollout, type RolloutStage } from "./rollout.js";
 import { validateFile } from "./validate.js";
+import { requiredVersionProblem } from "./version.js";
 import type { FileKind } from "./validate.js";
 import { DEFAULT_PARSE_LIMITS, locate, parseYaml, toPointer } from "./yaml.js";
 import type { ParseLimits, YamlFile } from "./yaml.js";
@@ -151,7 +152,10 @@ function display(absolute: string): string {
  * Reads, parses and validates one file that is known to lie inside the project, within the limits.
  * A file that cannot be read (missing, not a regular file, too large, not UTF-8) gives one problem and
  * an empty document; its content is never quoted. `ahead`: the file's read already under way (store
- * files are read ahead of the parser), else it is read now.
+ * files are read ahead of the parser), else it is read now. `first`: a check run once the file parsed
+ * without syntax errors and before the schema; a problem it returns is thrown alone.
+ *
+ * @throws {@link ConfigError} with the problem `first` returned.
  */
 async function readAndValidate(
   absolute: string,
@@ -160,6 +164,7 @@ async function readAndValidate(
   limits: FileLimits,
   reading: FileReading,
   ahead?: Promise<ReadResult>,
+  first?: (parsed: YamlFile) => ConfigProblem | undefined,
 ): Promise<ReadFile> {
   const file = display(absolute);
   const read = await (ahead ?? readConfigFile(absolute, limits.maxFileBytes));
@@ -175,6 +180,10 @@ async function readAndValidate(
     reading.ofFiles.add(p);
     addProblem(problems, p);
   }
+  // A check that must pass before the file means anything (carte.yaml's required_version): its
+  // problem is the only one reported.
+  const refused = syntax.length > 0 ? undefined : first?.(parsed);
+  if (refused) throw new ConfigError([refused]);
   // Validating the half-read value of a file with syntax errors would only add noise.
   const invalid = syntax.length > 0 ? [] : validateFile(parsed, kind);
   for (const p of invalid) {
@@ -420,7 +429,16 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
     ]);
   // carte.yaml is read within the default limits: the limits it sets apply to the other files.
   const reading: FileReading = { ofFiles: new Set(), broken: new Set() };
-  const project = await readAndValidate(configFile, "project", problems, DEFAULT_FILE_LIMITS, reading);
+  // required_version first: a project written for another carte is refused before anything else.
+  const project = await readAndValidate(
+    configFile,
+    "project",
+    problems,
+    DEFAULT_FILE_LIMITS,
+    reading,
+    undefined,
+    (parsed) => requiredVersionProblem(parsed),
+  );
   const projectData = project.parsed.data;
   if (projectData === null || typeof projectData !== "object" || Array.isArray(projectData)) {
     if (problems.length === 0)

@@ -389,6 +389,12 @@ export interface ProjectFile {
    */
   version: 1;
   /**
+   * Versions of carte this project needs.
+   *
+   * The versions of carte allowed to read this project, as a semver range in npm's syntax, for example ">=1.2 <2" or "^1.2" (like Terraform's required_version). Any other version refuses the project before reading anything else, naming its own version and this range, so that an older carte never plans files written for a newer one. Pin the installed version in package.json too (npm install --save-dev --save-exact @carte-oss/carte@1.2.3).
+   */
+  required_version?: string;
+  /**
    * Currency of the prices.
    *
    * The ISO 4217 code of the currency every price of the project is in, for example COP or BRL. Prices are then written as the currency is written (24900 for COP, 12.50 for BRL): a price with more decimals than the currency has is refused (24.900 in COP), and plans show prices as people read them ($24.900, R$ 12,50). Without it, prices may have up to 2 decimals and plans show bare numbers.
