@@ -1,18 +1,20 @@
 /**
- * `carte init [DIR]`: a minimal project that `carte validate` accepts — carte.yaml, one catalog and
- * one store — each file starting with a `# yaml-language-server: $schema=…` line that points at carte's
- * own schemas (schemas/config/), so that editors with the YAML language server validate and complete
- * the files as they are typed. Existing files are never overwritten.
+ * `carte init [DIR] [--currency CODE]`: a minimal project that `carte validate` accepts and that a
+ * chain can commit as it is — carte.yaml, one catalog, one store and a `.gitignore` that keeps what
+ * carte writes for this machine only (the embedded emulator's state and locks in `.carte/`, webhook
+ * secrets, saved plans) out of git. Existing files are never overwritten.
+ *
+ * Each YAML file starts with a `# yaml-language-server: $schema=…` line, so that editors with the YAML
+ * language server validate and complete it as it is typed. The line is a path relative to the file,
+ * into the carte package installed in the chain's repository (`node_modules/@carte-oss/carte/schemas/
+ * config/`): the same on every clone of the repository, never a path of the machine that ran `init`.
  */
 
-import { mkdir, writeFile } from "node:fs/promises";
+import { lstat, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { carteManifest } from "./config/version.js";
 import { UsageError } from "./errors.js";
-import { lstat } from "node:fs/promises";
-
-/** The folder of carte's configuration schemas, in this installation (a checkout or node_modules/carte). */
-export const CONFIG_SCHEMAS_DIR = fileURLToPath(new URL("../schemas/config/", import.meta.url));
+import { currencyOf, decimalsOf, type Currency } from "./money.js";
 
 /** What {@link initProject} did, paths relative to the project folder. */
 export interface InitResult {
@@ -22,26 +24,108 @@ export interface InitResult {
   written: string[];
   /** Files that existed already and were left as they were. */
   kept: string[];
+  /**
+   * The folder whose `node_modules` the schema lines lead into (absolute), when carte is not
+   * installed there yet: the files validate in an editor once it is (`npm install --save-dev`).
+   */
+  installIn?: string;
+}
+
+/** Options of {@link initProject}. */
+export interface InitOptions {
+  /** ISO 4217 code of the project's prices (carte.yaml `currency:`); default `USD`. */
+  currency?: string;
 }
 
 /**
- * The `$schema` reference of a file at `file` to the schema `schema` (e.g. `store.schema.json`):
- * relative to the file's folder, with forward slashes, or a `file://` address when no relative path
- * leads there (another drive).
+ * Where the schema lines of a project in `root` lead: the folder of carte's configuration schemas
+ * as it will be found on every clone of the repository.
+ *
+ * Going up from `root`, the first folder with a package.json is where npm installs carte (`npm install
+ * --save-dev` there puts it in its node_modules); a repository root (`.git`) without one is where the
+ * README's install step creates it. Without either, the project folder itself. In carte's own
+ * repository (the package.json is carte's), the schemas are its own `schemas/config/`.
+ *
+ * @returns the schemas folder (absolute) and the folder carte is to be installed in (absent in
+ *   carte's own repository).
  */
-export function schemaReference(file: string, schema: string): string {
-  const target = path.join(CONFIG_SCHEMAS_DIR, schema);
-  const rel = path.relative(path.dirname(file), target);
-  if (path.isAbsolute(rel)) return new URL(`file://${target}`).href;
-  return rel.split(path.sep).join("/");
+export async function schemaHome(root: string): Promise<{ schemas: string; installIn?: string }> {
+  const { name } = carteManifest();
+  const installed = (dir: string) => path.join(dir, "node_modules", ...name.split("/"), "schemas", "config");
+  for (let dir = root; ; dir = path.dirname(dir)) {
+    const manifest = await readManifestName(path.join(dir, "package.json"));
+    if (manifest === name) return { schemas: path.join(dir, "schemas", "config") };
+    if (manifest !== undefined) return { schemas: installed(dir), installIn: dir };
+    if (await exists(path.join(dir, ".git"))) return { schemas: installed(dir), installIn: dir };
+    if (path.dirname(dir) === dir) return { schemas: installed(root), installIn: root };
+  }
 }
 
-/** The files of a new project: relative path → schema file name and content (after the schema line). */
-const FILES: readonly { file: string; schema: string; text: string }[] = [
-  {
-    file: "carte.yaml",
-    schema: "project.schema.json",
-    text: `# The project file of carte (docs/configuration.md lists every key).
+/** The `name` of a package.json, `""` for one without a name, `undefined` when there is none. */
+async function readManifestName(file: string): Promise<string | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch {
+    return undefined;
+  }
+  try {
+    const data = JSON.parse(text) as unknown;
+    if (data !== null && typeof data === "object" && Object.hasOwn(data, "name")) {
+      const value = (data as Record<string, unknown>).name;
+      return typeof value === "string" ? value : "";
+    }
+  } catch {
+    // A package.json that is not JSON still marks where npm installs.
+  }
+  return "";
+}
+
+async function exists(file: string): Promise<boolean> {
+  return lstat(file).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * The `$schema` reference of a file at `file` (absolute) to `schema` (e.g. `store.schema.json`) in
+ * `schemas`: relative to the file's folder, with forward slashes.
+ */
+export function schemaReference(file: string, schemas: string, schema: string): string {
+  return path.relative(path.dirname(file), path.join(schemas, schema)).split(path.sep).join("/");
+}
+
+/** A price of 10 and a half in the currency, written as its prices are written (`10.50`, `10500`). */
+function samplePrice(currency: Currency): string {
+  const decimals = decimalsOf(currency);
+  return decimals === 0 ? "10500" : `10.${"5".padEnd(decimals, "0")}`;
+}
+
+/**
+ * The `.gitignore` of a new project: what carte writes that belongs to one machine, never to the
+ * repository. `carte import` writes the same one into a project it creates.
+ */
+export const GITIGNORE = `# Written by carte: what it keeps on this machine only, out of git.
+# The embedded emulator's state and carte's locks (and a secrets file kept there).
+.carte/
+# Webhook signing secrets (secrets_file: in carte.yaml, --secrets-file, CARTE_SECRETS_FILE).
+*secrets.json
+*secrets.yaml
+# Plans saved with carte plan --out: the platform at one moment, for one review.
+plan.json
+*.plan.json
+node_modules/
+`;
+
+/** The files of a new project: relative path, schema file name (YAML files) and content. */
+function projectFiles(currency: Currency): { file: string; schema?: string; text: string }[] {
+  const price = samplePrice(currency);
+  return [
+    {
+      file: "carte.yaml",
+      schema: "project.schema.json",
+      text: `# The project file of carte (docs/configuration.md lists every key).
 #
 # No \`platform:\` section: carte runs its embedded emulator (state in .carte/ next to this file), so
 # \`carte plan\` and \`carte apply\` are safe to try. To manage real stores, add
@@ -49,22 +133,22 @@ const FILES: readonly { file: string; schema: string; text: string }[] = [
 #     base_url: https://<the address your account manager gave you>
 # and set CARTE_CLIENT_ID and CARTE_CLIENT_SECRET in the environment (never in this file).
 version: 1
-# ISO 4217: prices are written as the currency is written (12.50 for USD).
-currency: USD
+# ISO 4217: prices are written as the currency is written (${price} for ${currency.code}).
+currency: ${currency.code}
 stores: stores/*.yaml
 catalogs: catalogs/*.yaml
 `,
-  },
-  {
-    file: "catalogs/main.yaml",
-    schema: "catalog.schema.json",
-    text: `# A catalog: items, modifier groups, categories (ordered items) and menus (ordered categories).
+    },
+    {
+      file: "catalogs/main.yaml",
+      schema: "catalog.schema.json",
+      text: `# A catalog: items, modifier groups, categories (ordered items) and menus (ordered categories).
 name: main
 
 items:
   - sku: FIRST-ITEM
     title: First item
-    price: 10.50
+    price: ${price}
 
 categories:
   - sku: MAIN
@@ -75,11 +159,11 @@ menus:
   - type: DEFAULT
     categories: [MAIN]
 `,
-  },
-  {
-    file: "stores/first-store.yaml",
-    schema: "store.schema.json",
-    text: `# A store: who it is on the platform, the catalog it sells, and what differs from that catalog here.
+    },
+    {
+      file: "stores/first-store.yaml",
+      schema: "store.schema.json",
+      text: `# A store: who it is on the platform, the catalog it sells, and what differs from that catalog here.
 store:
   id: 1
   integration_id: first-store
@@ -90,32 +174,54 @@ catalog: main
 hours:
   mon-sun: ["09:00-21:00"]
 `,
-  },
-];
+    },
+    { file: ".gitignore", text: GITIGNORE },
+  ];
+}
+
+/**
+ * The currency of `--currency`: an ISO 4217 code, in any case.
+ *
+ * @throws {@link UsageError} when the code is not one.
+ */
+export function initCurrency(code: string): Currency {
+  const currency = currencyOf(code.toUpperCase());
+  if (!currency) {
+    throw new UsageError(
+      `--currency ${code.slice(0, 20)} is not an ISO 4217 currency code; write the code of the prices ` +
+        "the stores show, such as COP, BRL, MXN or USD",
+    );
+  }
+  return currency;
+}
 
 /**
  * Writes a minimal project into `dir` (created when missing), keeping any file that exists.
  *
  * @throws {@link UsageError} when `dir` already holds a carte.yaml (a project is there: nothing is
- *   written) or is not a folder.
+ *   written) or is not a folder, or when the currency is not an ISO 4217 code.
  */
-export async function initProject(dir: string): Promise<InitResult> {
+export async function initProject(dir: string, options: InitOptions = {}): Promise<InitResult> {
+  const currency = initCurrency(options.currency ?? "USD");
   const root = path.resolve(dir);
   const info = await lstat(root).catch((err: NodeJS.ErrnoException) => {
     if (err.code === "ENOENT") return undefined;
     throw err;
   });
   if (info && !info.isDirectory()) throw new UsageError(`${dir} exists and is not a folder`);
-  if (info && (await lstat(path.join(root, "carte.yaml")).catch(() => undefined))) {
+  if (info && (await exists(path.join(root, "carte.yaml")))) {
     throw new UsageError(
       `${path.join(dir, "carte.yaml")} exists: a project is there already, and carte init never overwrites a file`,
     );
   }
+  const home = await schemaHome(root);
   const result: InitResult = { dir: root, written: [], kept: [] };
-  for (const f of FILES) {
+  for (const f of projectFiles(currency)) {
     const target = path.join(root, f.file);
     await mkdir(path.dirname(target), { recursive: true });
-    const text = `# yaml-language-server: $schema=${schemaReference(target, f.schema)}\n${f.text}`;
+    const text = f.schema
+      ? `# yaml-language-server: $schema=${schemaReference(target, home.schemas, f.schema)}\n${f.text}`
+      : f.text;
     try {
       // wx: fails on anything already at the path, a link included; nothing is overwritten.
       await writeFile(target, text, { flag: "wx" });
@@ -125,5 +231,6 @@ export async function initProject(dir: string): Promise<InitResult> {
       result.kept.push(f.file);
     }
   }
+  if (home.installIn !== undefined && !(await exists(home.schemas))) result.installIn = home.installIn;
   return result;
 }

@@ -8,6 +8,7 @@
 import path from "node:path";
 import type { Argv, CommandModule } from "yargs";
 import { loadProject } from "../config/index.js";
+import { carteManifest } from "../config/version.js";
 import { ExitCode } from "../errors.js";
 import { initProject } from "../init.js";
 import { readPlanToShow } from "../plan/file.js";
@@ -36,12 +37,21 @@ export async function runShow(
   return ExitCode.ok;
 }
 
-/** `carte init [DIR]`. */
-export async function runInit(opts: { dir: string }, io: CliIo): Promise<number> {
-  const result = await initProject(opts.dir);
+/** `carte init [DIR] [--currency CODE]`. */
+export async function runInit(opts: { dir: string; currency?: string }, io: CliIo): Promise<number> {
+  const result = await initProject(opts.dir, opts.currency === undefined ? {} : { currency: opts.currency });
   const shown = path.relative(process.cwd(), result.dir) || ".";
   for (const f of result.written) io.out(escapeTerminal(`  created  ${path.join(shown, f)}`) + "\n");
   for (const f of result.kept) io.out(escapeTerminal(`  kept     ${path.join(shown, f)} (exists)`) + "\n");
+  if (result.installIn !== undefined) {
+    const where = path.relative(process.cwd(), result.installIn) || ".";
+    io.out(
+      escapeTerminal(
+        `Editors validate the files against carte's schemas once carte is installed in ${where} ` +
+          `(npm install --save-dev ${carteManifest().name}).`,
+      ) + "\n",
+    );
+  }
   const config = path.join(shown, "carte.yaml");
   io.out(
     escapeTerminal(
@@ -102,11 +112,19 @@ export function projectCommands(io: CliIo, setCode: (code: number) => void): Com
     },
     {
       command: "init [dir]",
-      describe: "Write a minimal project (carte.yaml, a catalog, a store) that editors validate as you type",
+      describe: "Write a minimal project (carte.yaml, a catalog, a store, .gitignore) that editors validate",
       builder: (y: Argv) =>
-        y.positional("dir", { type: "string", default: ".", describe: "Folder of the new project" }),
+        y
+          .positional("dir", { type: "string", default: ".", describe: "Folder of the new project" })
+          .option("currency", {
+            type: "string",
+            describe: "ISO 4217 code of the prices, e.g. COP, BRL, MXN (default USD)",
+          }),
       handler: async (args) => {
-        setCode(await runInit({ dir: (args as unknown as { dir: string }).dir }, io));
+        const a = args as unknown as { dir: string; currency?: string };
+        setCode(
+          await runInit({ dir: a.dir, ...(a.currency === undefined ? {} : { currency: a.currency }) }, io),
+        );
       },
     },
     {

@@ -16,18 +16,27 @@ import type { ConfigProblem } from "../errors.js";
 import { locate, toPointer, type YamlFile } from "./yaml.js";
 import { quote } from "./quote.js";
 
-let installed: string | undefined;
+let manifest: { name: string; version: string } | undefined;
 
 /**
- * The version of this installation of carte, from its package.json (`carte --version`). The file is
- * two folders up from src/config and dist/config; the Action's bundle (scripts/build-action.mjs)
- * rewrites the path for dist-action/.
+ * The name and version of this installation of carte, from its package.json (`@carte-oss/carte`,
+ * `carte --version`). The file is two folders up from src/config and dist/config; the Action's bundle
+ * (scripts/build-action.mjs) rewrites the path for dist-action/.
  */
+export function carteManifest(): { name: string; version: string } {
+  if (!manifest) {
+    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+      name: string;
+      version: string;
+    };
+    manifest = { name: pkg.name, version: pkg.version };
+  }
+  return manifest;
+}
+
+/** The version of this installation of carte (see {@link carteManifest}). */
 export function carteVersion(): string {
-  installed ??= (
-    JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
-  ).version;
-  return installed;
+  return carteManifest().version;
 }
 
 /**
@@ -61,7 +70,7 @@ export function requiredVersionProblem(
   if (semver.satisfies(version, range)) return undefined;
   return problem(
     `this project needs carte ${quote(range, 60)} (required_version), but carte ${version} is installed: ` +
-      `install a version in that range (npm install --save-dev @carte-oss/carte@${quote(range, 60)}), ` +
+      `install a version in that range (npm install --save-dev ${carteManifest().name}@${quote(range, 60)}), ` +
       `or change required_version after reading the changelog of the versions in between`,
   );
 }

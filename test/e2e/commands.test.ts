@@ -1,7 +1,7 @@
-/** The commands an infra user reaches for: --version, show, init, status, completion, and misspelt commands. */
+/** The commands an infra user reaches for: --version, show, status, completion, and misspelt commands (init: init.test.ts). */
 
 import { spawnSync } from "node:child_process";
-import { readFileSync, rmSync, unlinkSync, writeFileSync, mkdtempSync, existsSync } from "node:fs";
+import { readFileSync, rmSync, unlinkSync, writeFileSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -91,45 +91,6 @@ describe("carte show", () => {
     const missing = await carte(["show", path.join(fx.dir, "nothing.json")]);
     expect(missing.code).toBe(1);
     expect(missing.err).toContain("is not a readable plan file");
-  });
-});
-
-describe("carte init", () => {
-  it("writes a project that validates and points editors at the schemas, and never overwrites", async () => {
-    const dir = path.join(tempDir(), "menu");
-    const r = await carte(["init", dir]);
-    expect(r.code, r.err).toBe(0);
-    for (const [file, schema] of [
-      ["carte.yaml", "project"],
-      ["catalogs/main.yaml", "catalog"],
-      ["stores/first-store.yaml", "store"],
-    ] as const) {
-      const first = readFileSync(path.join(dir, file), "utf8").split("\n")[0]!;
-      const m = /^# yaml-language-server: \$schema=(.+)$/.exec(first);
-      expect(m, file).not.toBeNull();
-      // The reference leads to carte's own schema, relative to the file.
-      const target = path.resolve(path.dirname(path.join(dir, file)), m![1]!);
-      expect(target).toBe(path.join(repoRoot, "schemas", "config", `${schema}.schema.json`));
-    }
-    const valid = await carte(["validate", "-c", path.join(dir, "carte.yaml")]);
-    expect(valid.code, valid.err).toBe(0);
-    expect(valid.out).toContain("The configuration is valid: 1 store");
-
-    // A second init refuses: a project is there, and nothing is written.
-    writeFileSync(path.join(dir, "carte.yaml"), "# mine\n");
-    const again = await carte(["init", dir]);
-    expect(again.code).toBe(1);
-    expect(again.err).toContain("never overwrites");
-    expect(readFileSync(path.join(dir, "carte.yaml"), "utf8")).toBe("# mine\n");
-
-    // Without carte.yaml, files that exist are kept as they are.
-    unlinkSync(path.join(dir, "carte.yaml"));
-    writeFileSync(path.join(dir, "catalogs", "main.yaml"), "name: main\n# mine\n");
-    const kept = await carte(["init", dir]);
-    expect(kept.code).toBe(0);
-    expect(kept.out).toMatch(/kept\s+.*catalogs\/main\.yaml/);
-    expect(readFileSync(path.join(dir, "catalogs", "main.yaml"), "utf8")).toBe("name: main\n# mine\n");
-    expect(existsSync(path.join(dir, "carte.yaml"))).toBe(true);
   });
 });
 

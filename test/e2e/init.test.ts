@@ -1,0 +1,181 @@
+/**
+ * `carte init`: a project a chain can commit as it is. It validates, its currency is the one asked
+ * for, `git add -A` stages none of what carte writes for one machine (emulator state, secrets, saved
+ * plans), and its schema lines lead into the carte package installed in the repository, so that an
+ * editor on another clone reports a wrong key at its line. Existing files are never overwritten.
+ */
+
+import { execFileSync } from "node:child_process";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { schemaHome } from "../../src/init.js";
+import { editorDiagnostics } from "../helpers/editor.js";
+import { carte, repoRoot } from "../helpers/project.js";
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
+
+/** A chain's repository: a temporary folder with a package.json, as `npm init` leaves it. */
+function chainRepository(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), "carte-chain-"));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "my-chain", private: true }));
+  return dir;
+}
+
+const YAML_FILES = [
+  ["carte.yaml", "project"],
+  ["catalogs/main.yaml", "catalog"],
+  ["stores/first-store.yaml", "store"],
+] as const;
+
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd, encoding: "utf8" });
+
+describe("carte init", () => {
+  it("writes a project that validates, and never overwrites", async () => {
+    const dir = path.join(chainRepository(), "menu");
+    const r = await carte(["init", dir]);
+    expect(r.code, r.err).toBe(0);
+    for (const f of [...YAML_FILES.map(([f]) => f), ".gitignore"])
+      expect(r.out).toMatch(new RegExp(`created\\s+.*${f.replace(".", "\\.")}\\n`));
+    const valid = await carte(["validate", "-c", path.join(dir, "carte.yaml")]);
+    expect(valid.code, valid.err).toBe(0);
+    expect(valid.out).toContain("The configuration is valid: 1 store");
+    expect(readFileSync(path.join(dir, "carte.yaml"), "utf8")).toMatch(/^currency: USD$/m);
+
+    // A second init refuses: a project is there, and nothing is written.
+    writeFileSync(path.join(dir, "carte.yaml"), "# mine\n");
+    const again = await carte(["init", dir]);
+    expect(again.code).toBe(1);
+    expect(again.err).toContain("never overwrites");
+    expect(readFileSync(path.join(dir, "carte.yaml"), "utf8")).toBe("# mine\n");
+
+    // Without carte.yaml, files that exist are kept as they are.
+    unlinkSync(path.join(dir, "carte.yaml"));
+    writeFileSync(path.join(dir, "catalogs", "main.yaml"), "name: main\n# mine\n");
+    writeFileSync(path.join(dir, ".gitignore"), "mine/\n");
+    const kept = await carte(["init", dir]);
+    expect(kept.code).toBe(0);
+    expect(kept.out).toMatch(/kept\s+.*catalogs\/main\.yaml/);
+    expect(kept.out).toMatch(/kept\s+.*\.gitignore/);
+    expect(readFileSync(path.join(dir, "catalogs", "main.yaml"), "utf8")).toBe("name: main\n# mine\n");
+    expect(readFileSync(path.join(dir, ".gitignore"), "utf8")).toBe("mine/\n");
+    expect(existsSync(path.join(dir, "carte.yaml"))).toBe(true);
+  });
+
+  it("writes the currency asked for, with a sample price written as that currency writes prices", async () => {
+    const repo = chainRepository();
+    const cop = await carte(["init", path.join(repo, "cop"), "--currency", "COP"]);
+    expect(cop.code, cop.err).toBe(0);
+    expect(readFileSync(path.join(repo, "cop", "carte.yaml"), "utf8")).toMatch(/^currency: COP$/m);
+    // COP is written in whole pesos: a price with decimals would be refused.
+    expect(readFileSync(path.join(repo, "cop", "catalogs", "main.yaml"), "utf8")).toMatch(
+      /^ {4}price: 10500$/m,
+    );
+    const brl = await carte(["init", path.join(repo, "brl"), "--currency", "brl"]);
+    expect(brl.code, brl.err).toBe(0);
+    expect(readFileSync(path.join(repo, "brl", "carte.yaml"), "utf8")).toMatch(/^currency: BRL$/m);
+    expect(readFileSync(path.join(repo, "brl", "catalogs", "main.yaml"), "utf8")).toMatch(
+      /^ {4}price: 10\.50$/m,
+    );
+    for (const d of ["cop", "brl"]) {
+      const valid = await carte(["validate", "-c", path.join(repo, d, "carte.yaml")]);
+      expect(valid.code, `${d}: ${valid.err}`).toBe(0);
+    }
+
+    const bad = await carte(["init", path.join(repo, "bad"), "--currency", "XYZ"]);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain("--currency XYZ is not an ISO 4217 currency code");
+    expect(existsSync(path.join(repo, "bad"))).toBe(false);
+  });
+
+  it("keeps the emulator's state, secrets and saved plans out of git add -A", async () => {
+    const repo = chainRepository();
+    git(repo, "init", "-q");
+    const r = await carte(["init", repo]);
+    expect(r.code, r.err).toBe(0);
+    const config = path.join(repo, "carte.yaml");
+    // What a chain's first session leaves behind: saved plans, the embedded emulator's state, secrets.
+    const plan = await carte(["plan", "-c", config, "--out", path.join(repo, "plan.json")]);
+    expect(plan.code, plan.err).toBe(0);
+    cpSync(path.join(repo, "plan.json"), path.join(repo, "menu.plan.json"));
+    expect(existsSync(path.join(repo, ".carte", "emulator-state.json"))).toBe(true);
+    writeFileSync(path.join(repo, "secrets.json"), "{}");
+    writeFileSync(path.join(repo, "webhook-secrets.json"), "{}");
+    writeFileSync(path.join(repo, "webhook-secrets.yaml"), "{}");
+    mkdirSync(path.join(repo, "node_modules"));
+    writeFileSync(path.join(repo, "node_modules", "x.js"), "");
+
+    git(repo, "add", "-A");
+    const staged = git(repo, "diff", "--cached", "--name-only").trim().split("\n").sort();
+    expect(staged).toEqual([
+      ".gitignore",
+      "carte.yaml",
+      "catalogs/main.yaml",
+      "package.json",
+      "stores/first-store.yaml",
+    ]);
+  });
+
+  it("points the schema lines into the installed package, so that another clone's editor reports a wrong key at its line", async () => {
+    const repo = chainRepository();
+    const dir = path.join(repo, "menu");
+    const r = await carte(["init", dir]);
+    expect(r.code, r.err).toBe(0);
+    // carte is not installed in the repository yet: init says where it should be.
+    expect(r.out).toContain("once carte is installed in");
+    expect(r.out).toContain("npm install --save-dev @carte-oss/carte");
+    for (const [file, schema] of YAML_FILES) {
+      const text = readFileSync(path.join(dir, file), "utf8");
+      const depth = file.split("/").length; // menu/ and any folder below it
+      expect(text.split("\n")[0], file).toBe(
+        `# yaml-language-server: $schema=${"../".repeat(depth)}node_modules/@carte-oss/carte/schemas/config/${schema}.schema.json`,
+      );
+      // Nothing of the machine that ran init: no absolute path.
+      for (const local of [repo, repoRoot, tmpdir()]) expect(text, file).not.toContain(local);
+    }
+
+    // Another machine: the repository cloned elsewhere, carte installed there (a link to this package).
+    const clone = chainRepository();
+    cpSync(dir, path.join(clone, "menu"), { recursive: true });
+    mkdirSync(path.join(clone, "node_modules", "@carte-oss"), { recursive: true });
+    symlinkSync(repoRoot, path.join(clone, "node_modules", "@carte-oss", "carte"), "dir");
+    rmSync(repo, { recursive: true, force: true });
+
+    const installed = path.join(clone, "node_modules", "@carte-oss", "carte", "schemas", "config");
+    for (const [file, schema] of YAML_FILES) {
+      const report = await editorDiagnostics(path.join(clone, "menu", file));
+      expect(report.problems, file).toEqual([]);
+      expect(report.schemasRead[0], file).toBe(path.join(installed, `${schema}.schema.json`));
+    }
+    const store = path.join(clone, "menu", "stores", "first-store.yaml");
+    const lines = readFileSync(store, "utf8").split("\n");
+    const at = lines.indexOf("catalog: main");
+    lines.splice(at + 1, 0, "catalogue: main");
+    writeFileSync(store, lines.join("\n"));
+    const report = await editorDiagnostics(store);
+    expect(report.problems).toEqual([{ line: at + 2, message: "Property catalogue is not allowed." }]);
+    expect(report.schemasRead.every((f) => f.startsWith(installed + path.sep))).toBe(true);
+  });
+
+  it("points the schema lines at carte's own schemas inside carte's repository", async () => {
+    expect(await schemaHome(path.join(repoRoot, "my-menu"))).toEqual({
+      schemas: path.join(repoRoot, "schemas", "config"),
+    });
+  });
+});
