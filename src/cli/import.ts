@@ -24,13 +24,20 @@ import {
   projectFor,
   readLiveStores,
   resolveStoreArgs,
+  writeGitignore,
   writeImport,
 } from "../import/index.js";
+import {
+  copyEmulatorState,
+  EMULATOR_STATE,
+  samePlatform,
+  stateCopy as plannedStateCopy,
+} from "../import/state.js";
 import { emptyStore, type StoreIdentity } from "../model.js";
 import { DEFAULT_SAFETY } from "../plan/safety.js";
 import { escapeTerminal } from "../render/escape.js";
 import { DEFAULT_PARALLELISM } from "../platform/client.js";
-import { openSession } from "../session.js";
+import { describeTarget, openSession, runTarget } from "../session.js";
 import { printWarnings, type CliIo } from "./io.js";
 
 /** Options of `carte import`. */
@@ -128,8 +135,16 @@ export async function runImport(opts: ImportCommand, io: CliIo): Promise<number>
       `the imported files would not load back exactly:\n  ${result.problems.join("\n  ")}`,
     );
   }
+  // The platform the project of --out plans against must be the one read (src/import/state.ts): from
+  // the embedded emulator of another folder, its state is copied along; a new project gets it always,
+  // a project merged into when it has no state of its own yet.
+  const fromEmbedded = project.platform === undefined && path.resolve(project.root) !== outDir;
+  const stateCopy =
+    fromEmbedded && !(target && target.platform) ? await plannedStateCopy(project.root, outDir) : undefined;
+  const copyState = stateCopy !== undefined && (!target || stateCopy !== "clash");
   if (!target) {
     const clashing = await clashingFiles(outDir, result.files);
+    if (stateCopy === "clash") clashing.push(EMULATOR_STATE.split(path.sep).join("/"));
     if (clashing.length > 0) {
       throw new UsageError(
         `carte import never overwrites a file, and ${shown} already has ${clashing.length === 1 ? "this file" : "these files"} ` +
@@ -161,6 +176,13 @@ export async function runImport(opts: ImportCommand, io: CliIo): Promise<number>
   }
 
   const written = await writeImport(outDir, result.files);
+  if (copyState) {
+    const status = await copyEmulatorState(project.root, outDir);
+    written.push({ path: EMULATOR_STATE.split(path.sep).join("/"), status });
+  }
+  // A new project gets the .gitignore of carte init: the copied state and secrets stay out of git.
+  const gitignore = target ? undefined : await writeGitignore(outDir);
+  if (gitignore) written.push({ path: ".gitignore", status: gitignore });
   if (!opts.quiet) {
     const n = states.length;
     const catalogs = [
@@ -191,10 +213,23 @@ export async function runImport(opts: ImportCommand, io: CliIo): Promise<number>
       );
     }
   }
+  // Whether `carte plan` of the written project compares its files with the platform they were read from.
+  const planTarget = target ?? { ...project, root: outDir };
+  const samePlatformRead = copyState || samePlatform(project, planTarget);
+  if (!samePlatformRead) {
+    io.err(
+      escapeTerminal(
+        `Note: ${path.join(shown, "carte.yaml")} plans against the ${describeTarget(runTarget(planTarget))}, ` +
+          `not the ${describeTarget(runTarget(project))} these stores were read from: carte plan there ` +
+          "compares the files with that platform.",
+      ) + "\n",
+    );
+  }
   if (!opts.quiet) {
     io.out(
       escapeTerminal(
-        `Check it with: carte plan -c ${path.join(shown, "carte.yaml")} (it should show no changes)`,
+        `Check it with: carte plan -c ${path.join(shown, "carte.yaml")}` +
+          (samePlatformRead ? " (it should show no changes)" : ""),
       ) + "\n",
     );
   }

@@ -16,6 +16,7 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { UsageError } from "../errors.js";
+import { GITIGNORE } from "../init.js";
 import type { ProjectFile } from "../generated/config.js";
 import { kinds as registeredKinds } from "../kinds/registry.js";
 import type { ResourceKind } from "../kinds/types.js";
@@ -199,10 +200,28 @@ export function projectFor(
   };
 }
 
-/** What happened to one file. */
+/** What happened to one file: written, already there as it would be, or there with other content. */
 export interface WrittenFile {
   path: string;
-  status: "created" | "unchanged";
+  status: "created" | "unchanged" | "kept";
+}
+
+/**
+ * Writes carte init's `.gitignore` into a project folder that has none (src/init.ts {@link GITIGNORE}):
+ * the embedded emulator's state, secrets files and saved plans stay out of git.
+ *
+ * @returns `"created"`, `"unchanged"`, or `"kept"` when the folder has a `.gitignore` of its own (left
+ *   as it is).
+ */
+export async function writeGitignore(outDir: string): Promise<WrittenFile["status"]> {
+  const target = path.join(outDir, ".gitignore");
+  try {
+    await writeFile(target, GITIGNORE, { flag: "wx" });
+    return "created";
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    return (await readFile(target, "utf8").catch(() => undefined)) === GITIGNORE ? "unchanged" : "kept";
+  }
 }
 
 /**

@@ -56,6 +56,7 @@ describe("carte import on the example chain", () => {
     // carte.yaml points at the same platform; one catalog; the store files are the example's own.
     const files = readTree(out);
     expect(Object.keys(files).sort()).toEqual([
+      ".gitignore",
       "carte.yaml",
       "catalogs/shared.yaml",
       "stores/bog-centro.yaml",

@@ -1,14 +1,24 @@
 /**
  * `carte import` as a command: store identities, what it refuses and why, `--lenient`, an existing
- * carte.yaml, and the embedded emulator.
+ * carte.yaml, and the embedded emulator, whose state an imported project takes along.
  */
 
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { startEmulator, type RunningEmulator } from "../../src/emulator/index.js";
+import { GITIGNORE } from "../../src/init.js";
 import { toWireCategory } from "../../src/kinds/categories.js";
 import { toWireItem } from "../../src/kinds/items.js";
 import { PlatformClient } from "../../src/platform/client.js";
@@ -175,5 +185,104 @@ describe("carte import", () => {
     const plan = await carte(["plan", "--detailed-exitcode", "-c", config]);
     expect(plan.out).toContain("No changes");
     expect(plan.code).toBe(0);
+  });
+});
+
+describe("carte import from the embedded emulator", () => {
+  /** A project on the embedded emulator, with one store applied; returns its carte.yaml. */
+  async function applied(): Promise<string> {
+    const dir = tempDir();
+    writeFileSync(
+      path.join(dir, "carte.yaml"),
+      "version: 1\nemulator: { apply_delay_ms: 0 }\nstores: stores/*.yaml\ncatalogs: catalogs/*.yaml\n",
+    );
+    mkdirSync(path.join(dir, "catalogs"));
+    mkdirSync(path.join(dir, "stores"));
+    writeFileSync(
+      path.join(dir, "catalogs", "main.yaml"),
+      "name: main\nitems:\n  - { sku: FRIES, title: Fries, price: 8900 }\n" +
+        "categories:\n  - { sku: SIDES, title: Sides, items: [FRIES] }\nmenus:\n  - { type: DEFAULT, categories: [SIDES] }\n",
+    );
+    writeFileSync(
+      path.join(dir, "stores", "a.yaml"),
+      "store: { id: 700001, integration_id: a, name: A }\ncatalog: main\n",
+    );
+    const config = path.join(dir, "carte.yaml");
+    const r = await carte(["apply", "-c", config, "--auto-approve", "-q"]);
+    expect(r.code, r.err).toBe(0);
+    return config;
+  }
+
+  const state = (dir: string) => path.join(dir, ".carte", "emulator-state.json");
+
+  it("gives a new project a copy of the emulator's state, so that it plans against what was read: no changes", async () => {
+    const config = await applied();
+    const out = path.join(tempDir(), "imported");
+    const run = await carte(["import", "--store", "700001", "-c", config, "--out", out]);
+    expect(run.code, run.err).toBe(0);
+    expect(run.out).toMatch(/created\s+\S*imported\/\.carte\/emulator-state\.json\n/);
+    expect(run.out).toContain("(it should show no changes)");
+    // No platform: section (the embedded emulator), its state the one read, private; a .gitignore for it.
+    expect(parse(readFileSync(path.join(out, "carte.yaml"), "utf8"))).not.toHaveProperty("platform");
+    expect(readFileSync(state(out), "utf8")).toBe(readFileSync(state(path.dirname(config)), "utf8"));
+    expect(statSync(state(out)).mode & 0o777).toBe(0o600);
+    expect(statSync(path.dirname(state(out))).mode & 0o777).toBe(0o700);
+    expect(readFileSync(path.join(out, ".gitignore"), "utf8")).toBe(GITIGNORE);
+
+    const plan = await carte(["plan", "--detailed-exitcode", "-c", path.join(out, "carte.yaml")]);
+    expect(plan.out).toContain("No changes");
+    expect(plan.code).toBe(0);
+  });
+
+  it("never overwrites another state, nor writes through a link in place of .carte", async () => {
+    const config = await applied();
+    const other = tempDir();
+    mkdirSync(path.join(other, ".carte"));
+    writeFileSync(state(other), '{"formatVersion":1}');
+    const refused = await carte(["import", "--store", "700001", "-c", config, "--out", other]);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain(".carte/emulator-state.json");
+    expect(refused.err).toContain("never overwrites");
+    expect(existsSync(path.join(other, "carte.yaml"))).toBe(false);
+    expect(readFileSync(state(other), "utf8")).toBe('{"formatVersion":1}');
+
+    const linked = tempDir();
+    const elsewhere = tempDir();
+    symlinkSync(elsewhere, path.join(linked, ".carte"), "dir");
+    const link = await carte(["import", "--store", "700001", "-c", config, "--out", linked]);
+    expect(link.code).toBe(1);
+    expect(link.err).toContain("is a link or a file");
+    expect(existsSync(path.join(elsewhere, "emulator-state.json"))).toBe(false);
+    expect(existsSync(path.join(linked, "carte.yaml"))).toBe(false);
+  });
+
+  it("merges into a project without a state of its own by copying the state, and says when the project plans elsewhere", async () => {
+    const config = await applied();
+    const fresh = tempDir();
+    writeFileSync(
+      path.join(fresh, "carte.yaml"),
+      "version: 1\nstores: stores/*.yaml\ncatalogs: catalogs/*.yaml\n",
+    );
+    const merged = await carte(["import", "--store", "700001", "-c", config, "--out", fresh, "--merge"]);
+    expect(merged.code, merged.err).toBe(0);
+    expect(merged.out).toContain("(it should show no changes)");
+    const plan = await carte(["plan", "--detailed-exitcode", "-c", path.join(fresh, "carte.yaml")]);
+    expect(plan.out).toContain("No changes");
+    expect(plan.code).toBe(0);
+
+    // A project whose embedded emulator has a state of its own keeps it: the import says so.
+    const own = tempDir();
+    writeFileSync(
+      path.join(own, "carte.yaml"),
+      "version: 1\nstores: stores/*.yaml\ncatalogs: catalogs/*.yaml\n",
+    );
+    mkdirSync(path.join(own, ".carte"));
+    writeFileSync(state(own), readFileSync(state(fresh), "utf8").replace('"name":"A"', '"name":"Z"'));
+    const noted = await carte(["import", "--store", "700001", "-c", config, "--out", own, "--merge"]);
+    expect(noted.code, noted.err).toBe(0);
+    expect(noted.err).toMatch(
+      /Note: \S+carte\.yaml plans against the embedded emulator \(state in \S+\), not the embedded emulator/,
+    );
+    expect(noted.out).toMatch(/Check it with: carte plan -c \S+carte\.yaml\n$/);
   });
 });

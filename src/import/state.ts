@@ -1,0 +1,108 @@
+/**
+ * The platform an imported project plans against. A project read from a platform address gets the
+ * same `platform:` in its carte.yaml (src/import/index.ts `projectFor`). The embedded emulator has no
+ * address: it keeps its state in `.carte/emulator-state.json` next to the carte.yaml that runs it, and
+ * carte.yaml cannot point at another project's folder (every path stays inside the project,
+ * docs/security.md). So an import from the embedded emulator copies that state into the new project's
+ * own `.carte/`: the new project starts from the platform exactly as its files were read, and `carte
+ * plan` there shows no changes. From then on the two emulators are separate (docs/import.md).
+ */
+
+import { lstat, mkdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "../atomic.js";
+import { UsageError } from "../errors.js";
+import type { LoadedProject } from "../config/index.js";
+
+/** Where the embedded emulator of a project keeps its state (src/session.ts), relative to its folder. */
+export const EMULATOR_STATE = path.join(".carte", "emulator-state.json");
+
+/**
+ * Whether two projects plan against the same platform: the same address, or the embedded emulator of
+ * the same folder.
+ */
+export function samePlatform(a: LoadedProject, b: LoadedProject): boolean {
+  if (a.platform || b.platform) return a.platform?.baseUrl === b.platform?.baseUrl;
+  return path.resolve(a.root) === path.resolve(b.root);
+}
+
+/** The state file's text, or `undefined` when there is none; a link or a folder in its place is refused. */
+async function readState(file: string): Promise<string | undefined> {
+  let info;
+  try {
+    info = await lstat(file);
+  } catch {
+    return undefined;
+  }
+  if (!info.isFile()) {
+    throw new UsageError(
+      `${path.relative(process.cwd(), file) || file} is not a regular file (a link or a folder): ` +
+        "the embedded emulator's state is never read or written through one; remove it",
+    );
+  }
+  return readFile(file, "utf8");
+}
+
+/**
+ * What copying the embedded emulator's state of `from` (a project folder) into `to` would do:
+ * `"create"`, `"unchanged"` (the same state is there), or `"clash"` (another state is there, which
+ * carte import never overwrites).
+ *
+ * @throws {@link UsageError} when `from` has no state (nothing was read) or a state path is a link.
+ */
+export async function stateCopy(from: string, to: string): Promise<"create" | "unchanged" | "clash"> {
+  const source = await readState(path.join(from, EMULATOR_STATE));
+  if (source === undefined) {
+    throw new UsageError(
+      `the embedded emulator kept no state in ${path.relative(process.cwd(), path.join(from, EMULATOR_STATE))}`,
+    );
+  }
+  await checkStateFolder(to);
+  const there = await readState(path.join(to, EMULATOR_STATE));
+  if (there === undefined) return "create";
+  return there === source ? "unchanged" : "clash";
+}
+
+/** The folder `.carte` of `to` must be a real folder when it exists: a link would lead the copy elsewhere. */
+async function checkStateFolder(to: string): Promise<void> {
+  const dir = path.join(to, path.dirname(EMULATOR_STATE));
+  const info = await lstat(dir).catch(() => undefined);
+  if (info && !info.isDirectory()) {
+    throw new UsageError(
+      `${path.relative(process.cwd(), dir) || dir} is a link or a file; the embedded emulator keeps its ` +
+        "state in a folder there: remove it (carte creates the folder)",
+    );
+  }
+}
+
+/**
+ * Copies the embedded emulator's state of project folder `from` into project folder `to`: mode 0600
+ * in a 0700 folder (it holds the client secret as a salted hash, and sealed webhook secrets), never
+ * over an existing file.
+ *
+ * @returns `"created"`, or `"unchanged"` when the same state is there already.
+ * @throws {@link UsageError} when another state is there, or a state path is a link.
+ */
+export async function copyEmulatorState(from: string, to: string): Promise<"created" | "unchanged"> {
+  const copy = await stateCopy(from, to);
+  if (copy === "unchanged") return "unchanged";
+  const target = path.join(to, EMULATOR_STATE);
+  if (copy === "clash") {
+    throw new UsageError(
+      `${path.relative(process.cwd(), target)} exists with another state: carte import never overwrites a file`,
+    );
+  }
+  const text = (await readState(path.join(from, EMULATOR_STATE)))!;
+  await mkdir(path.dirname(target), { recursive: true, mode: PRIVATE_DIR_MODE });
+  try {
+    // wx: nothing created meanwhile is overwritten either.
+    await writeFile(target, text, { flag: "wx", mode: PRIVATE_FILE_MODE });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EEXIST")
+      throw new UsageError(
+        `${path.relative(process.cwd(), target)} exists: carte import never overwrites a file`,
+      );
+    throw err;
+  }
+  return "created";
+}
