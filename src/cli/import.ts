@@ -27,12 +27,7 @@ import {
   writeGitignore,
   writeImport,
 } from "../import/index.js";
-import {
-  copyEmulatorState,
-  EMULATOR_STATE,
-  samePlatform,
-  stateCopy as plannedStateCopy,
-} from "../import/state.js";
+import { copyEmulatorState, EMULATOR_STATE, samePlatform, stateCopyPlan } from "../import/state.js";
 import { emptyStore, type StoreIdentity } from "../model.js";
 import { DEFAULT_SAFETY } from "../plan/safety.js";
 import { escapeTerminal } from "../render/escape.js";
@@ -139,12 +134,11 @@ export async function runImport(opts: ImportCommand, io: CliIo): Promise<number>
   // the embedded emulator of another folder, its state is copied along; a new project gets it always,
   // a project merged into when it has no state of its own yet.
   const fromEmbedded = project.platform === undefined && path.resolve(project.root) !== outDir;
-  const stateCopy =
-    fromEmbedded && !(target && target.platform) ? await plannedStateCopy(project.root, outDir) : undefined;
-  const copyState = stateCopy !== undefined && (!target || stateCopy !== "clash");
+  const statePlan = fromEmbedded && !target?.platform ? await stateCopyPlan(project.root, outDir) : undefined;
+  const copyState = statePlan === "create" || statePlan === "unchanged";
   if (!target) {
     const clashing = await clashingFiles(outDir, result.files);
-    if (stateCopy === "clash") clashing.push(EMULATOR_STATE.split(path.sep).join("/"));
+    if (statePlan === "clash") clashing.push(EMULATOR_STATE);
     if (clashing.length > 0) {
       throw new UsageError(
         `carte import never overwrites a file, and ${shown} already has ${clashing.length === 1 ? "this file" : "these files"} ` +
@@ -178,7 +172,7 @@ export async function runImport(opts: ImportCommand, io: CliIo): Promise<number>
   const written = await writeImport(outDir, result.files);
   if (copyState) {
     const status = await copyEmulatorState(project.root, outDir);
-    written.push({ path: EMULATOR_STATE.split(path.sep).join("/"), status });
+    written.push({ path: EMULATOR_STATE, status });
   }
   // A new project gets the .gitignore of carte init: the copied state and secrets stay out of git.
   const gitignore = target ? undefined : await writeGitignore(outDir);

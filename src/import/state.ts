@@ -15,7 +15,7 @@ import { UsageError } from "../errors.js";
 import type { LoadedProject } from "../config/index.js";
 
 /** Where the embedded emulator of a project keeps its state (src/session.ts), relative to its folder. */
-export const EMULATOR_STATE = path.join(".carte", "emulator-state.json");
+export const EMULATOR_STATE = ".carte/emulator-state.json";
 
 /**
  * Whether two projects plan against the same platform: the same address, or the embedded emulator of
@@ -50,7 +50,7 @@ async function readState(file: string): Promise<string | undefined> {
  *
  * @throws {@link UsageError} when `from` has no state (nothing was read) or a state path is a link.
  */
-export async function stateCopy(from: string, to: string): Promise<"create" | "unchanged" | "clash"> {
+export async function stateCopyPlan(from: string, to: string): Promise<"create" | "unchanged" | "clash"> {
   const source = await readState(path.join(from, EMULATOR_STATE));
   if (source === undefined) {
     throw new UsageError(
@@ -84,7 +84,7 @@ async function checkStateFolder(to: string): Promise<void> {
  * @throws {@link UsageError} when another state is there, or a state path is a link.
  */
 export async function copyEmulatorState(from: string, to: string): Promise<"created" | "unchanged"> {
-  const copy = await stateCopy(from, to);
+  const copy = await stateCopyPlan(from, to);
   if (copy === "unchanged") return "unchanged";
   const target = path.join(to, EMULATOR_STATE);
   if (copy === "clash") {
