@@ -1,6 +1,8 @@
 /**
- * The README works as written (issue 16): every command of its ```sh blocks runs, in order, from the
- * root of a fresh copy of the repository (its git-tracked files), with the built `bin/carte.js`.
+ * The README works as written: every command of its ```sh blocks runs, in order, from the root of a
+ * fresh copy of the repository (its git-tracked files), with the built `bin/carte.js`. The Install
+ * section's commands run in a chain's repository instead, from the packed package
+ * (test/package/install.test.ts).
  * Lines that install (`npm ci …`) are skipped; `carte emulator` serves until stopped, so it is started,
  * asked for a token with the seed's credentials and stopped.
  */
@@ -11,18 +13,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { listeningUrl, repoRoot } from "../helpers/project.js";
-
-/** The commands of the README's ```sh blocks, in order, one per line. */
-export function readmeCommands(readme: string): string[] {
-  const out: string[] = [];
-  for (const block of readme.matchAll(/^```sh\n([\s\S]*?)^```$/gm))
-    for (const line of block[1]!.split("\n")) {
-      const command = line.trim();
-      if (command === "" || command.startsWith("#") || command.startsWith("npm ci")) continue;
-      out.push(command);
-    }
-  return out;
-}
+import { readmeCommands } from "../helpers/readme.js";
 
 let copy: string | undefined;
 afterAll(() => {
