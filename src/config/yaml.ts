@@ -103,6 +103,8 @@ export function countNodes(text: string, limit: number): { count: number; overAt
  * - control characters YAML does not allow (nothing is parsed);
  * - YAML syntax errors, duplicate keys included (checked here in linear time: the yaml library's own
  *   check compares each key with every key before it, which a file of 100,000 keys turns into minutes);
+ * - a second YAML document (`---` after the first one's content), located at its start: only the first
+ *   document would be read, so whatever follows would be ignored without a word;
  * - more nodes than `limits.maxNodes` (nothing is parsed), nesting deeper than `limits.maxDepth`, more
  *   alias expansions than `limits.maxAliasCount` (the value is not built);
  * - numbers that are not finite (`.nan`, `.inf`, `1e400`) or too large to be exact (beyond 2^53 − 1,
@@ -150,7 +152,9 @@ export function parseYaml(
     prettyErrors: false,
     uniqueKeys: false, // checked in walk(), in linear time
     keepSourceTokens: false,
-    logLevel: "silent", // the library must not print: its warnings are not problems here
+    // "error", not "silent": the library then reports a second document (MULTIPLE_DOCS), which it
+    // drops without a word when silent; it prints only at "warn" and "debug", and must not print.
+    logLevel: "error",
   });
   const at = (offset: number, message: string): ConfigProblem => {
     const { line, col } = offsetPosition(lineCounter, offset);
@@ -159,9 +163,11 @@ export function parseYaml(
   const problems: ConfigProblem[] = doc.errors.map((err) =>
     at(
       err.pos[0],
-      /call stack/i.test(err.message)
-        ? `the file nests mappings and lists more than ${limits.maxDepth} levels deep`
-        : `YAML syntax error: ${yamlMessage(err.message)}`,
+      err.code === "MULTIPLE_DOCS"
+        ? secondDocumentMessage(text, err.pos[0], offsetPosition(lineCounter, err.pos[0]).line)
+        : /call stack/i.test(err.message)
+          ? `the file nests mappings and lists more than ${limits.maxDepth} levels deep`
+          : `YAML syntax error: ${yamlMessage(err.message)}`,
     ),
   );
   const walked = walk(doc, text, limits.maxDepth);
@@ -286,6 +292,24 @@ function numberProblem(
       `write an id in quotes, and keep prices and quantities below it`
     );
   return undefined;
+}
+
+/**
+ * What to say of a second document in a file (a `---` after the first document's content, as left by
+ * pasting two files together, or content after a `...` end marker): carte reads only the first
+ * document, so the rest would be silently ignored.
+ *
+ * @param text - the file's content.
+ * @param offset - where the second document starts (its `---`, or its first character after `...`).
+ * @param line - the 1-based line of `offset`.
+ */
+function secondDocumentMessage(text: string, offset: number, line: number): string {
+  const marker = text.startsWith("---", offset) ? "---" : "...";
+  const where = marker === "---" ? `line ${line}` : `line ${line}, after the end marker \`...\``;
+  return (
+    `a carte file holds one YAML document; this second document (${where}) would be ignored: ` +
+    `remove the \`${marker}\` or move it to its own file`
+  );
 }
 
 /** Keeps the first line of a parser message and drops the parser's own "at line x" suffix. */
