@@ -169,14 +169,15 @@ async function readAndValidate(
     addProblem(problems, p);
     return { parsed: parseYaml(file, "").parsed };
   }
-  const { parsed, problems: syntax } = parseYaml(file, read.text, limits);
-  if (syntax.length > 0) reading.broken.add(file);
+  const { parsed, problems: syntax, recovered } = parseYaml(file, read.text, limits);
+  if (recovered) reading.broken.add(file);
   for (const p of syntax) {
     reading.ofFiles.add(p);
     addProblem(problems, p);
   }
-  // Validating the half-read value of a file with syntax errors would only add noise.
-  const invalid = syntax.length > 0 ? [] : validateFile(parsed, kind);
+  // Validating the half-read value of a file with syntax errors would only add noise. A second
+  // document alone leaves the first whole: it is checked as usual.
+  const invalid = recovered ? [] : validateFile(parsed, kind);
   for (const p of invalid) {
     reading.ofFiles.add(p);
     addProblem(problems, p);

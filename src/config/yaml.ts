@@ -112,14 +112,15 @@ export function countNodes(text: string, limit: number): { count: number; overAt
  *
  * @param file - the path shown in problems.
  * @param text - the file's content.
- * @returns the parsed file, and the problems. When there are problems, `data` is whatever could be
- *   recovered (possibly `null`) and should not be trusted.
+ * @returns the parsed file, the problems, and whether `data` is only what the parser could recover
+ *   (possibly `null`), not to be trusted: so whenever there are problems, except a second document
+ *   alone, after which the first one is whole.
  */
 export function parseYaml(
   file: string,
   text: string,
   limits: ParseLimits = DEFAULT_PARSE_LIMITS,
-): { parsed: YamlFile; problems: ConfigProblem[] } {
+): { parsed: YamlFile; problems: ConfigProblem[]; recovered: boolean } {
   const lineCounter = new LineCounter();
   const refuse = (offset: number, message: string) => {
     // Count the lines up to the offset, without parsing.
@@ -131,6 +132,7 @@ export function parseYaml(
     return {
       parsed: { file, data: null, doc: parseDocument("", { lineCounter }), lineCounter },
       problems: [{ file, line, col, pointer: "", message }],
+      recovered: true,
     };
   };
   const control = NON_PRINTABLE.exec(text);
@@ -160,14 +162,15 @@ export function parseYaml(
     const { line, col } = offsetPosition(lineCounter, offset);
     return { file, line, col, pointer: "", message };
   };
-  const problems: ConfigProblem[] = doc.errors.map((err) =>
+  // The library composes the second document only to report it, and stops there: the first is whole.
+  const errors = doc.errors.filter((err) => err.code !== "MULTIPLE_DOCS");
+  const second = doc.errors.find((err) => err.code === "MULTIPLE_DOCS");
+  const problems: ConfigProblem[] = errors.map((err) =>
     at(
       err.pos[0],
-      err.code === "MULTIPLE_DOCS"
-        ? secondDocumentMessage(text, err.pos[0], offsetPosition(lineCounter, err.pos[0]).line)
-        : /call stack/i.test(err.message)
-          ? `the file nests mappings and lists more than ${limits.maxDepth} levels deep`
-          : `YAML syntax error: ${yamlMessage(err.message)}`,
+      /call stack/i.test(err.message)
+        ? `the file nests mappings and lists more than ${limits.maxDepth} levels deep`
+        : `YAML syntax error: ${yamlMessage(err.message)}`,
     ),
   );
   const walked = walk(doc, text, limits.maxDepth);
@@ -188,7 +191,15 @@ export function parseYaml(
       );
     }
   }
-  return { parsed: { file, data, doc, lineCounter }, problems };
+  const recovered = problems.length > 0;
+  if (second)
+    problems.push(
+      at(
+        second.pos[0],
+        secondDocumentMessage(text, second.pos[0], offsetPosition(lineCounter, second.pos[0]).line),
+      ),
+    );
+  return { parsed: { file, data, doc, lineCounter }, problems, recovered };
 }
 
 /** A problem found by {@link walk}, at a character offset. */

@@ -218,11 +218,12 @@ availability:
     ]);
   });
 
-  it("refuses a second YAML document in carte.yaml and in a group file, at its start", async () => {
+  it("refuses a second YAML document in carte.yaml and in a group file, at its start, and checks the first", async () => {
     const { dir, problems } = await load(
       valid({
         "carte.yaml": PROJECT + "groups: groups/*.yaml\n---\nstores: other/*.yaml\n",
         "groups/north.yaml": "name: north\n# the south group\n--- \nname: south\n",
+        "stores/a.yaml": storeYaml(900101, "bog-centro").replace("burgers", "pizza"),
       }),
     );
     const second = (line: number) =>
@@ -231,6 +232,8 @@ availability:
     expect(problems).toEqual([
       `${shown(dir, "carte.yaml")}:5:1: ${second(5)}`,
       `${shown(dir, "groups/north.yaml")}:3:1: ${second(3)}`,
+      // The first documents are whole: the checks between files still run on them.
+      `${shown(dir, "stores/a.yaml")}:5:10: unknown catalog "pizza" (known: burgers)`,
     ]);
   });
 
