@@ -230,19 +230,24 @@ export function githubOutputName(event: string): string {
 }
 
 /**
- * The GitHub Actions sink: masks the secret (`::add-mask::` on standard output, before anything else
- * can print it), then keeps it in `file` when given, else in the step output
- * `webhook_secret_<EVENT>` appended to `$GITHUB_OUTPUT`.
+ * The GitHub Actions sink, of the CLI in a job and of the Action: masks the secret (`::add-mask::` on
+ * standard output, before anything else can print it), then keeps it in `file` when given, and only
+ * there, else in the step output `webhook_secret_<EVENT>` of `$GITHUB_OUTPUT`.
  */
 export function githubActionsSink(opts: {
   /** Writes to standard output, where the runner reads workflow commands. */
   out: (text: string) => void;
   /** `$GITHUB_OUTPUT`. */
   outputFile: string | undefined;
-  /** A secrets file named by the user, which takes precedence over the step output. */
+  /** A secrets file named by the user: the secret goes there instead of the step output. */
   file?: SecretSink | undefined;
+  /**
+   * Sets a step output in `outputFile` (the Action's `core.setOutput`, which writes every output of the
+   * step the same way); default: `name=value` appended to it.
+   */
+  setOutput?: ((name: string, value: string) => void) | undefined;
 }): SecretSink {
-  const { out, outputFile, file } = opts;
+  const { out, outputFile, file, setOutput } = opts;
   return {
     where: (event) => (file ? file.where(event) : `the step output ${githubOutputName(event)}`),
     async put(event, secret) {
@@ -259,7 +264,8 @@ export function githubActionsSink(opts: {
         );
       }
       try {
-        await appendFile(outputFile, `${githubOutputName(event)}=${secret}\n`, { mode: 0o600 });
+        if (setOutput) setOutput(githubOutputName(event), secret);
+        else await appendFile(outputFile, `${githubOutputName(event)}=${secret}\n`, { mode: 0o600 });
       } catch (err) {
         throw new Error(`cannot write the step output file $GITHUB_OUTPUT (${code(err)})`);
       }

@@ -18,8 +18,8 @@
  *   issue) a single job would have written.
  *
  * Outputs, set on every run whatever happens: `exitcode`, `has-changes`, `summary` (JSON counts, `null`
- * when no plan was made), `plan-file` (the run record written, if any), and `webhook_secret_<EVENT>`
- * (masked) for each webhook secret an apply got.
+ * when no plan was made), `plan-file` (the run record written, if any), and, when no secrets file is
+ * named, `webhook_secret_<EVENT>` (masked) for each webhook secret an apply got.
  */
 
 import path from "node:path";
@@ -457,7 +457,10 @@ async function applyCommand(
       shard: inputs.shard,
       stage: inputs.stage,
       secrets: (project) =>
-        actionSecretSink(actionSecretsFile({ input: secretsInput, env, configured: project.secretsFile })),
+        actionSecretSink(
+          actionSecretsFile({ input: secretsInput, env, configured: project.secretsFile }),
+          env,
+        ),
       ...(reviewedOnly
         ? {
             only: (plan: Plan) => {

@@ -169,14 +169,15 @@ async function readAndValidate(
     addProblem(problems, p);
     return { parsed: parseYaml(file, "").parsed };
   }
-  const { parsed, problems: syntax } = parseYaml(file, read.text, limits);
-  if (syntax.length > 0) reading.broken.add(file);
+  const { parsed, problems: syntax, recovered } = parseYaml(file, read.text, limits);
+  if (recovered) reading.broken.add(file);
   for (const p of syntax) {
     reading.ofFiles.add(p);
     addProblem(problems, p);
   }
-  // Validating the half-read value of a file with syntax errors would only add noise.
-  const invalid = syntax.length > 0 ? [] : validateFile(parsed, kind);
+  // Validating the half-read value of a file with syntax errors would only add noise. A second
+  // document alone leaves the first whole: it is checked as usual.
+  const invalid = recovered ? [] : validateFile(parsed, kind);
   for (const p of invalid) {
     reading.ofFiles.add(p);
     addProblem(problems, p);
@@ -756,8 +757,10 @@ interface IncludedFile extends ReadFile {
 
 /**
  * Reads every settings file the layers include, and the files those include, each once (keyed by
- * absolute path, in the order first named). Reports, at the `include:` entry: files that do not exist,
- * and include cycles (the entry that closes a cycle, once per cycle).
+ * absolute path, in the order first named). Reports, at the `include:` entry that names it: a path
+ * outside the project, a file that does not exist (a pattern, which `include:` does not expand, said
+ * so), a folder, a file that cannot be read (not a regular file, too large); and include cycles (the
+ * entry that closes a cycle, once per cycle). Problems inside a file that was read are located in it.
  */
 async function readIncludes(
   layers: readonly SettingsLayer[],
@@ -768,39 +771,67 @@ async function readIncludes(
   reading: FileReading,
 ): Promise<Map<string, IncludedFile>> {
   const files = new Map<string, IncludedFile>();
-  const missing = new Set<string>();
+  // Why a file was not read, by absolute path, so that every entry naming it reports it alike.
+  const refused = new Map<string, string>();
   const pending = [...layers];
   while (pending.length > 0) {
     const layer = pending.shift()!;
     for (const inc of layer.includes) {
+      if (inc.path === "") continue; // the schema reports it
       const absolute = resolve(root, inc.path);
       if (files.has(absolute)) continue;
+      const known = refused.get(absolute);
+      if (known !== undefined) {
+        report(problems, inc.site, known);
+        continue;
+      }
+      const refuse = (message: string): void => {
+        refused.set(absolute, message);
+        report(problems, inc.site, message);
+      };
       // Never open, nor even test for, a file outside the project.
       let where;
       try {
         where = await insideProject(root, inc.path);
       } catch (err) {
-        report(
-          problems,
-          inc.site,
-          `include: cannot check where ${quote(inc.path)} leads (${errorCode(err)})`,
-        );
+        refuse(`include: cannot check where ${quote(inc.path)} leads (${errorCode(err)})`);
         continue;
       }
       if (!where.inside) {
-        report(problems, inc.site, outsideMessage("include", quote(inc.path), where.why));
+        refuse(outsideMessage("include", quote(inc.path), where.why));
         continue;
       }
-      if (missing.has(absolute) || !(await isPresent(absolute))) {
-        missing.add(absolute);
-        report(
-          problems,
-          inc.site,
-          `include: file ${quote(inc.path)} does not exist (looked for ${bare(display(absolute), 200)}); paths are relative to the folder of carte.yaml`,
+      const kind = await entryKind(absolute);
+      if (kind === "missing") {
+        refuse(
+          hasMagic(inc.path)
+            ? `include: no file is named ${quote(inc.path)}; include: does not expand patterns: list each file (paths relative to the folder of carte.yaml)`
+            : `include: file ${quote(inc.path)} does not exist (looked for ${bare(display(absolute), 200)}); paths are relative to the folder of carte.yaml`,
         );
         continue;
       }
-      const read = await readAndValidate(absolute, "settings", problems, limits, reading);
+      if (kind === "folder") {
+        refuse(
+          `include: ${quote(inc.path)} is a folder, not a file: list the settings files in it to include, one path per entry`,
+        );
+        continue;
+      }
+      // A file that cannot be read at all (not a regular file, too large) is reported at the entry
+      // that names it; a problem at a place inside the file (not UTF-8) is reported there.
+      const text = await readConfigFile(absolute, limits.maxFileBytes);
+      if (!text.ok && text.line === 0) {
+        const sep = text.message.startsWith("is ") ? " " : ": "; // "… is not a regular file"
+        refuse(`include: ${quote(inc.path)}${sep}${text.message}`);
+        continue;
+      }
+      const read = await readAndValidate(
+        absolute,
+        "settings",
+        problems,
+        limits,
+        reading,
+        Promise.resolve(text),
+      );
       const included: IncludedFile = {
         ...read,
         layer: readSettings(read.parsed, [], read.parsed.data, problems, settingsSections(), time),
@@ -839,13 +870,15 @@ async function readIncludes(
   return files;
 }
 
-/** Whether something exists at a path (links followed); what it is, readConfigFile judges. */
-async function isPresent(path: string): Promise<boolean> {
+/**
+ * What is at a path, links followed: nothing (or a dangling link, or a path through a file), a
+ * folder, or something else, which readConfigFile judges.
+ */
+async function entryKind(path: string): Promise<"missing" | "folder" | "other"> {
   try {
-    await stat(path);
-    return true;
+    return (await stat(path)).isDirectory() ? "folder" : "other";
   } catch {
-    return false;
+    return "missing";
   }
 }
 
