@@ -154,6 +154,16 @@ describe("apply FILE carries out the fresh plan only", () => {
     expect((JSON.parse(left.out) as Plan).changes.map((c) => c.address)).toEqual([
       `store[bog-centro].item[${sku}]`,
     ]);
+
+    // --replan plans again instead of refusing, and applies what the files say, nothing of the file.
+    fx.emu.clearRequests();
+    const replanned = await carte(["apply", file, "--replan", "--auto-approve", "-c", fx.config]);
+    expect(replanned.code, replanned.err).toBe(0);
+    expect(replanned.err).toContain("The saved plan is stale (the saved plan's changes are not those");
+    expect(forged()).toEqual([]);
+    expect(writes(fx.emu.requests).map((r) => `${r.method} ${r.path}`)).toEqual([
+      "POST /restaurants/menu/v1/stores/900101/items",
+    ]);
   });
 
   it("never makes a call only the file holds: an extra operation alone is ignored, the fresh plan applied", async () => {
