@@ -130,8 +130,10 @@ export interface PlanRequest extends RequestBase {
 export interface ApplyRequest extends RequestBase {
   command: "apply";
   /**
-   * A plan saved by `carte plan --out FILE`. It is applied only when neither the files nor the platform
-   * changed since (else {@link StalePlanError}), and without {@link RunHooks.confirm}: it was reviewed.
+   * A plan saved by `carte plan --out FILE`. Its operations are never carried out: the run plans afresh
+   * and applies the fresh plan, without {@link RunHooks.confirm} (it was reviewed), only when neither the
+   * files nor the platform changed since and its changes are the saved plan's (else
+   * {@link StalePlanError}); the safety guards judge the fresh plan (`force` as without a file).
    */
   planFile?: string | undefined;
   /** With {@link planFile}: when it is stale, plan afresh (and confirm) instead of refusing. */
@@ -315,7 +317,8 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
     result.project = request.shard ? shardProject(loaded, request.shard) : loaded;
     result.target = runTarget(result.project);
     for (const warning of result.project.warnings) hooks.onWarning?.(`Warning: ${warning}`);
-    // A saved plan is read, and its digest checked, before anything else: an edited plan makes no call.
+    // A saved plan is read within bounds, and its digest checked, before anything else: a plan edited
+    // by accident makes no call. Its operations are never carried out (checkSavedPlan below).
     const saved =
       request.command === "apply" && request.planFile ? await readPlanFile(request.planFile) : undefined;
     // One stage of the rollout alone: the project limited to it, from here on (lock, plan, apply).
@@ -359,12 +362,12 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
       });
       for (const warning of await lostSecretWarnings(secretsFile)) hooks.onWarning?.(warning);
 
-      // A saved plan is used only while it still fits; else refused, or replaced when asked.
+      // A saved plan is applied as the fresh plan that makes exactly its changes, judged by the guards
+      // like any plan; when none does, refused, or replaced when asked (--replan).
       let plan: Plan | undefined;
       if (saved) {
         try {
-          await checkSavedPlan(saved, project, session, options);
-          plan = saved;
+          plan = await checkSavedPlan(saved, project, session, options);
         } catch (err) {
           if (!(err instanceof StalePlanError) || !(request.command === "apply" && request.replan)) throw err;
           hooks.onReplan?.(err);
@@ -374,7 +377,7 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
       let current: CurrentState | undefined;
       if (!plan) ({ plan, current } = await planProject(project, session, options));
       if (request.shard) allowEmptyShard(plan, loaded);
-      if (stage !== undefined && !fromFile) plan.stage = stage;
+      if (stage !== undefined) plan.stage = stage;
       if (request.command === "apply" && request.only && current) {
         const keep = request.only(plan);
         if (keep) plan = planOnly(project, current, plan, keep);

@@ -34,6 +34,7 @@ import type { RolloutStage } from "./config/rollout.js";
 import { planOnly } from "./gitops/reviewed.js";
 import { createPlanner } from "./plan/plan.js";
 import { desiredChecksum } from "./plan/checksum.js";
+import { changeDifferences, describeDifferences } from "./plan/compare.js";
 import { clientDigest, storeDigest } from "./plan/digest.js";
 import { findEndpoint, isSynchronous } from "./plan/endpoints.js";
 import type { Operation } from "./plan/types.js";
@@ -388,15 +389,24 @@ export function enforceSafety(plan: Plan, force: { reason: string } | undefined)
 }
 
 /**
- * Refuses a saved plan that no longer fits: the files changed since it was made, or the platform did.
- * Throws {@link StalePlanError}.
+ * Plans afresh for a saved plan (`carte apply FILE`) and returns the fresh plan, the one to carry out,
+ * when it makes exactly the saved plan's changes; else refuses. The saved plan's operations are never
+ * used: a plan file with a valid digest may still have been written by someone else (docs/security.md,
+ * "Saved plans"), so what it holds is only compared, change by change ({@link changeDifferences}:
+ * addresses, actions, the states before and after). The fresh plan is planned for the saved plan's
+ * targeting (its stores, kinds and change scope) and is judged by the safety guards like any plan
+ * ({@link enforceSafety}, called by the caller); the saved plan's verdict and override count for nothing.
+ *
+ * @throws {@link StalePlanError} when the files changed since the plan was saved (before any read), when
+ *   the platform did, or when the fresh plan's changes are not the saved plan's (the message names the
+ *   first addresses that differ and how); what {@link planProject} throws.
  */
 export async function checkSavedPlan(
   saved: Plan,
   project: LoadedProject,
   session: Session,
   options: RunOptions = {},
-): Promise<void> {
+): Promise<Plan> {
   const targeting = saved.targeting ?? options.targeting;
   if (desiredChecksum(scopeDesired(project.desired, targeting)) !== saved.checksums.desired) {
     throw new StalePlanError(
@@ -408,11 +418,22 @@ export async function checkSavedPlan(
     ...(targeting ? { targeting } : {}),
     checksums: true,
   });
+  const differences = changeDifferences(saved.changes, plan.changes);
+  const listed = differences.length > 0 ? `; ${describeDifferences(differences)}` : "";
   if (plan.checksums.current !== saved.checksums.current) {
     throw new StalePlanError(
-      "the platform changed since this plan was saved (someone edited a store); run `carte plan --out FILE` again and review it",
+      `the platform changed since this plan was saved (someone edited a store)${listed}; nothing was applied. ` +
+        "Run `carte plan --out FILE` again and review it",
     );
   }
+  if (differences.length > 0) {
+    throw new StalePlanError(
+      "the saved plan's changes are not those a fresh plan makes from the same files and platform state " +
+        `(edited after carte saved it, or saved by another version of carte)${listed}; nothing was applied. ` +
+        "Run `carte plan --out FILE` again and review it",
+    );
+  }
+  return plan;
 }
 
 /** The outcome of an apply (rendered by src/render/report.ts). */
