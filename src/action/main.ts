@@ -457,7 +457,14 @@ async function applyCommand(
       shard: inputs.shard,
       stage: inputs.stage,
       secrets: (project) =>
-        actionSecretSink(actionSecretsFile({ input: secretsInput, env, configured: project.secretsFile })),
+        actionSecretSink(
+          actionSecretsFile({
+            input: secretsInput,
+            env,
+            configured: project.secretsFile,
+            projectRoot: project.root,
+          }),
+        ),
       ...(reviewedOnly
         ? {
             only: (plan: Plan) => {
