@@ -90,6 +90,15 @@ function fileOf(dir: string, name: string): string {
 }
 
 /**
+ * Where the lock of `name` (a store key or {@link CLIENT_LOCK}) lives in the locks folder `dir`: the
+ * folder proper-lockfile makes while an apply holds it, and the JSON file naming its holder.
+ */
+export function lockPaths(dir: string, name: string): { lock: string; holder: string } {
+  const file = fileOf(dir, name);
+  return { lock: `${file}.lock`, holder: `${file}.json` };
+}
+
+/**
  * proper-lockfile's file system calls, made not to follow links: a lock is a folder carte makes, so
  * its time is read and set on the folder itself (a link in its place is refused before, see
  * {@link checkLockPlace}).

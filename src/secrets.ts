@@ -29,10 +29,11 @@
  * file contents (a JSON or YAML parse error quotes the text it failed on, so those are swallowed).
  */
 
-import { appendFile, readFile } from "node:fs/promises";
+import { appendFile, lstat, readFile } from "node:fs/promises";
 import path from "node:path";
 import { parse, stringify } from "yaml";
 import {
+  checkWritable,
   ensureFolder,
   PRIVATE_DIR_MODE,
   removeFile,
@@ -129,6 +130,9 @@ export async function readSecretsFile(file: string): Promise<Record<string, stri
 
 /** Merges one secret into a secrets file: read, set, write atomically (0600, folder 0700). */
 async function mergeSecret(file: string, root: string, event: string, secret: string): Promise<void> {
+  const target: WriteTarget = { root, purpose: `save the secret of the ${event} webhook to` };
+  // A link in its place is refused before it is read: its content would be merged into the file.
+  await checkWritable(file, target);
   const map = await readSecretsFile(file);
   map[event] = secret;
   const sorted = Object.fromEntries(
@@ -138,7 +142,7 @@ async function mergeSecret(file: string, root: string, event: string, secret: st
   );
   const text = isYamlFile(file) ? stringify(sorted) : JSON.stringify(sorted, null, 2) + "\n";
   // The error names the file, the cause in words and the event, never the secret.
-  await writeFileAtomic(file, text, { root, purpose: `save the secret of the ${event} webhook to` });
+  await writeFileAtomic(file, text, target);
 }
 
 // ---- the marker of secrets on their way --------------------------------------------------------------
@@ -154,6 +158,9 @@ export function pendingFileOf(file: string): string {
 /** Reads the marker of a secrets file; a missing or unreadable marker is empty. */
 export async function readPending(file: string): Promise<Record<string, string>> {
   try {
+    // A link in its place is never read (its target's keys would be printed as events); writing the
+    // marker refuses it, naming it.
+    if (!(await lstat(pendingFileOf(file))).isFile()) return {};
     const parsed = JSON.parse(await readFile(pendingFileOf(file), "utf8")) as unknown;
     if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return {};
     const out: Record<string, string> = Object.create(null) as Record<string, string>;
@@ -222,6 +229,10 @@ export function secretsFileSink(
         });
         await removeStaleTemps(file);
         await removeStaleTemps(pendingFileOf(file));
+        // Links in place of the file or its marker are refused before either is read.
+        const target: WriteTarget = { root, purpose: "keep webhook secrets in" };
+        await checkWritable(file, target);
+        await checkWritable(pendingFileOf(file), target);
         // A file that cannot be read or merged would fail every save after the secrets were made.
         await readSecretsFile(file);
         const pending = await readPending(file);

@@ -18,7 +18,7 @@ import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseDocument } from "yaml";
-import { writeFileAtomic } from "../atomic.js";
+import { writeFailure, writeFileAtomic } from "../atomic.js";
 import { loadProject, type LoadedProject } from "../config/load.js";
 import { ConfigError, formatProblem } from "../errors.js";
 import { kindNamed } from "../kinds/registry.js";
@@ -198,7 +198,10 @@ async function verifyMerged(
 ): Promise<{ problems: string[]; differing: Map<string, string[]> }> {
   const differing = new Map<string, string[]>();
   if (files.length === 0) return { problems: [], differing };
-  const dir = await mkdtemp(path.join(tmpdir(), "carte-import-merge-"));
+  const scratchDir = path.join(tmpdir(), "carte-import-merge-");
+  const dir = await mkdtemp(scratchDir).catch((err: unknown) => {
+    throw writeFailure(scratchDir, { root: tmpdir(), purpose: "make a scratch folder" }, err);
+  });
   try {
     // The project's files keep their places relative to the folder that holds all of them.
     const sources = target.files.map((f) => path.resolve(f));

@@ -8,7 +8,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { writeFileAtomic } from "../atomic.js";
+import { writeFailure, writeFileAtomic } from "../atomic.js";
 import { loadProject } from "../config/load.js";
 import { ConfigError, formatProblem } from "../errors.js";
 import type { FileKind } from "../config/validate.js";
@@ -39,7 +39,10 @@ export async function verifyFiles(
   states: Record<string, StoreState>,
   parts: readonly ImportPart[] = importParts,
 ): Promise<string[]> {
-  const dir = await mkdtemp(path.join(tmpdir(), "carte-import-check-"));
+  const scratchDir = path.join(tmpdir(), "carte-import-check-");
+  const dir = await mkdtemp(scratchDir).catch((err: unknown) => {
+    throw writeFailure(scratchDir, { root: tmpdir(), purpose: "make a scratch folder" }, err);
+  });
   try {
     const all = files.some((f) => f.kind === "project")
       ? files
