@@ -9,6 +9,7 @@
  * - {@link MoneyError}: a money amount of the platform that cannot be converted exactly (finance).
  * - {@link ConvergenceError}, {@link UsageError}: an apply the platform did not show; a misused command.
  * - {@link LockError}: another apply of the same stores holds the lock on this machine.
+ * - {@link FileWriteError}: a file carte writes was refused (a link on its way) or could not be written.
  * - anything else is a bug in carte ({@link InternalError}).
  *
  * {@link exitCodeFor} is the one mapping of these to exit codes, used by the CLI and the GitHub Action
@@ -217,6 +218,44 @@ export class LockError extends Error {
     super(message);
     this.name = "LockError";
     this.locked = locked;
+  }
+}
+
+/**
+ * A file carte was to write was refused or could not be written (src/atomic.ts): a symbolic link on
+ * the way or at the file (`.carte/locks` committed as a link out of the project), a file where a folder
+ * should be, a folder or FIFO where the file should be, a path outside the folder it must stay in, or
+ * the file system's failure (ENOSPC, EACCES…). The message names the file, what carte was doing and,
+ * for a refusal, the path at fault and where a link leads: `could not save the plan to plan.json: no
+ * space left on device (ENOSPC)`. Exit code 1.
+ */
+export class FileWriteError extends Error {
+  /** The file carte was writing (or the folder it was making), as shown in the message. */
+  readonly file: string;
+  /** The path at fault, as shown: the link, the file in a folder's place, or `file` itself. */
+  readonly at: string;
+  /**
+   * Why: `link` a symbolic link on the way or at the file, `not-folder` something else where a folder
+   * should be, `not-file` something other than a regular file at the file, `outside` the path leaves
+   * the folder it must stay in, `io` the file system failed (see `code`).
+   */
+  readonly reason: "link" | "not-folder" | "not-file" | "outside" | "io";
+  /** The file system's error code (`ENOSPC`, `EACCES`…) when `reason` is `io`. */
+  readonly code: string | undefined;
+  constructor(init: {
+    file: string;
+    at: string;
+    reason: FileWriteError["reason"];
+    message: string;
+    code?: string;
+    cause?: unknown;
+  }) {
+    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = "FileWriteError";
+    this.file = init.file;
+    this.at = init.at;
+    this.reason = init.reason;
+    this.code = init.code;
   }
 }
 

@@ -5,11 +5,18 @@
  * the files as they are typed. Existing files are never overwritten.
  */
 
-import { mkdir, writeFile } from "node:fs/promises";
+import { lstat } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import {
+  checkWritable,
+  SHARED_DIR_MODE,
+  SHARED_FILE_MODE,
+  writeFailure,
+  writeFileAtomic,
+  type WriteTarget,
+} from "./atomic.js";
 import { UsageError } from "./errors.js";
-import { lstat } from "node:fs/promises";
 
 /** The folder of carte's configuration schemas, in this installation (a checkout or node_modules/carte). */
 export const CONFIG_SCHEMAS_DIR = fileURLToPath(new URL("../schemas/config/", import.meta.url));
@@ -98,12 +105,15 @@ hours:
  *
  * @throws {@link UsageError} when `dir` already holds a carte.yaml (a project is there: nothing is
  *   written) or is not a folder.
+ * @throws `FileWriteError` (src/errors.ts) when a file or a folder on the way is a link or not what it should
+ *   be (nothing is written then), or a file cannot be written (naming it and the cause).
  */
 export async function initProject(dir: string): Promise<InitResult> {
   const root = path.resolve(dir);
+  const target: WriteTarget = { root, purpose: "write the new project's file" };
   const info = await lstat(root).catch((err: NodeJS.ErrnoException) => {
     if (err.code === "ENOENT") return undefined;
-    throw err;
+    throw writeFailure(root, { ...target, purpose: "make the project folder" }, err);
   });
   if (info && !info.isDirectory()) throw new UsageError(`${dir} exists and is not a folder`);
   if (info && (await lstat(path.join(root, "carte.yaml")).catch(() => undefined))) {
@@ -112,18 +122,20 @@ export async function initProject(dir: string): Promise<InitResult> {
     );
   }
   const result: InitResult = { dir: root, written: [], kept: [] };
+  // A link in place of a file or a folder (`catalogs -> /elsewhere`) refuses the whole project before
+  // its first file is written.
+  for (const f of FILES) await checkWritable(path.join(root, f.file), target);
   for (const f of FILES) {
-    const target = path.join(root, f.file);
-    await mkdir(path.dirname(target), { recursive: true });
-    const text = `# yaml-language-server: $schema=${schemaReference(target, f.schema)}\n${f.text}`;
-    try {
-      // wx: fails on anything already at the path, a link included; nothing is overwritten.
-      await writeFile(target, text, { flag: "wx" });
-      result.written.push(f.file);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-      result.kept.push(f.file);
-    }
+    const file = path.join(root, f.file);
+    const text = `# yaml-language-server: $schema=${schemaReference(file, f.schema)}\n${f.text}`;
+    // Never overwritten: a file there (made meanwhile too) is kept as it is; never through a link.
+    const written = await writeFileAtomic(file, text, {
+      ...target,
+      overwrite: false,
+      mode: SHARED_FILE_MODE,
+      dirMode: SHARED_DIR_MODE,
+    });
+    (written ? result.written : result.kept).push(f.file);
   }
   return result;
 }

@@ -9,7 +9,9 @@
  *   event → secret, JSON, or
  *   YAML when the name ends in `.yaml`/`.yml`; its folder created 0700 when missing, the file created
  *   with mode 0600 and merged atomically (src/atomic.ts: a temporary 0600 file in the same folder,
- *   fsync, rename; temporary files of killed runs are removed by the next write);
+ *   fsync, rename; temporary files of killed runs are removed by the next write), never through a
+ *   link: a link in place of the file or of a folder on its way under the project folder (or the
+ *   working directory) is refused;
  * - in a GitHub Actions job (`GITHUB_ACTIONS=true`): `::add-mask::<secret>` is printed to standard
  *   output first, so that the runner masks it in every later log line, then the secret goes to the
  *   secrets file when one is named, else to the step output `webhook_secret_<EVENT>` (`$GITHUB_OUTPUT`).
@@ -27,10 +29,19 @@
  * file contents (a JSON or YAML parse error quotes the text it failed on, so those are swallowed).
  */
 
-import { appendFile, mkdir, readFile, rm } from "node:fs/promises";
+import { appendFile, lstat, readFile } from "node:fs/promises";
 import path from "node:path";
 import { parse, stringify } from "yaml";
-import { PRIVATE_DIR_MODE, removeStaleTemps, writeFileAtomic } from "./atomic.js";
+import {
+  checkWritable,
+  ensureFolder,
+  PRIVATE_DIR_MODE,
+  removeFile,
+  removeStaleTemps,
+  rootFor,
+  writeFileAtomic,
+  type WriteTarget,
+} from "./atomic.js";
 import { ConfigError } from "./errors.js";
 import type { OperationResult } from "./apply/execute.js";
 import { Endpoints } from "./plan/endpoints.js";
@@ -118,7 +129,10 @@ export async function readSecretsFile(file: string): Promise<Record<string, stri
 }
 
 /** Merges one secret into a secrets file: read, set, write atomically (0600, folder 0700). */
-async function mergeSecret(file: string, event: string, secret: string): Promise<void> {
+async function mergeSecret(file: string, root: string, event: string, secret: string): Promise<void> {
+  const target: WriteTarget = { root, purpose: `save the secret of the ${event} webhook to` };
+  // A link in its place is refused before it is read: its content would be merged into the file.
+  await checkWritable(file, target);
   const map = await readSecretsFile(file);
   map[event] = secret;
   const sorted = Object.fromEntries(
@@ -127,11 +141,8 @@ async function mergeSecret(file: string, event: string, secret: string): Promise
       .map((k) => [k, map[k]!]),
   );
   const text = isYamlFile(file) ? stringify(sorted) : JSON.stringify(sorted, null, 2) + "\n";
-  try {
-    await writeFileAtomic(file, text);
-  } catch (err) {
-    throw new Error(`cannot write the secrets file ${file} (${code(err)})`);
-  }
+  // The error names the file, the cause in words and the event, never the secret.
+  await writeFileAtomic(file, text, target);
 }
 
 // ---- the marker of secrets on their way --------------------------------------------------------------
@@ -147,6 +158,9 @@ export function pendingFileOf(file: string): string {
 /** Reads the marker of a secrets file; a missing or unreadable marker is empty. */
 export async function readPending(file: string): Promise<Record<string, string>> {
   try {
+    // A link in its place is never read (its target's keys would be printed as events); writing the
+    // marker refuses it, naming it.
+    if (!(await lstat(pendingFileOf(file))).isFile()) return {};
     const parsed = JSON.parse(await readFile(pendingFileOf(file), "utf8")) as unknown;
     if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return {};
     const out: Record<string, string> = Object.create(null) as Record<string, string>;
@@ -159,21 +173,31 @@ export async function readPending(file: string): Promise<Record<string, string>>
   }
 }
 
-async function writePending(file: string, pending: Record<string, string>): Promise<void> {
+async function writePending(file: string, root: string, pending: Record<string, string>): Promise<void> {
   const events = Object.keys(pending).sort();
+  const target: WriteTarget = { root, purpose: "note the webhook secrets on their way in" };
   if (events.length === 0) {
-    await rm(pendingFileOf(file), { force: true });
+    await removeFile(pendingFileOf(file), target);
     return;
   }
   const sorted = Object.fromEntries(events.map((e) => [e, pending[e]!]));
-  await writeFileAtomic(pendingFileOf(file), JSON.stringify(sorted, null, 2) + "\n");
+  await writeFileAtomic(pendingFileOf(file), JSON.stringify(sorted, null, 2) + "\n", target);
 }
 
 /**
  * A secrets file sink. Writes are serialized, so that secrets returned by concurrent calls are all
  * kept (each write is a read-merge-rename of the whole file), and so are the updates of its marker.
+ *
+ * @param file - the secrets file (absolute, or relative to the working directory).
+ * @param shown - its name in messages.
+ * @param root - the folder it must stay under, every folder below it a real one, never a link
+ *   (src/atomic.ts); default {@link rootFor} of the file (the working directory when it holds it).
  */
-export function secretsFileSink(file: string, shown: string = file): SecretSink {
+export function secretsFileSink(
+  file: string,
+  shown: string = file,
+  root: string = rootFor(file),
+): SecretSink {
   let queue: Promise<void> = Promise.resolve();
   const serial = (task: () => Promise<void>): Promise<void> => {
     const next = queue.then(task);
@@ -184,38 +208,39 @@ export function secretsFileSink(file: string, shown: string = file): SecretSink 
     const pending = await readPending(file);
     if (!events.some((e) => e in pending)) return;
     for (const e of events) delete pending[e];
-    await writePending(file, pending);
+    await writePending(file, root, pending);
   };
   return {
     where: () => shown,
     put(event, secret) {
       return serial(async () => {
-        await mergeSecret(file, event, secret);
+        await mergeSecret(file, root, event, secret);
         // The secret is kept: its marker goes. Should that fail, the marker only says too much.
         await unmark([event]).catch(() => undefined);
       });
     },
     prepare(events) {
       return serial(async () => {
-        try {
-          await mkdir(path.dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE });
-          await removeStaleTemps(file);
-          await removeStaleTemps(pendingFileOf(file));
-        } catch (err) {
-          throw new Error(`cannot create the folder of the secrets file ${shown} (${code(err)})`);
-        }
+        // Its folders real ones under the root (0700 when made), never a link: src/atomic.ts.
+        await ensureFolder(path.dirname(path.resolve(file)), {
+          root,
+          purpose: "make the folder of the secrets file",
+          dirMode: PRIVATE_DIR_MODE,
+        });
+        await removeStaleTemps(file);
+        await removeStaleTemps(pendingFileOf(file));
+        // Links in place of the file or its marker are refused before either is read.
+        const target: WriteTarget = { root, purpose: "keep webhook secrets in" };
+        await checkWritable(file, target);
+        await checkWritable(pendingFileOf(file), target);
         // A file that cannot be read or merged would fail every save after the secrets were made.
         await readSecretsFile(file);
         const pending = await readPending(file);
         const now = new Date().toISOString();
         for (const e of events) pending[e] = now;
-        try {
-          // Writing the marker beside the file proves what a save needs: a new file in the folder,
-          // renamed over an old one.
-          await writePending(file, pending);
-        } catch (err) {
-          throw new Error(`cannot write in the folder of the secrets file ${shown} (${code(err)})`);
-        }
+        // Writing the marker beside the file proves what a save needs: a new file in the folder,
+        // renamed over an old one.
+        await writePending(file, root, pending);
       });
     },
     release(events) {
@@ -306,6 +331,8 @@ export interface SecretSinkOptions {
   file?: string | undefined;
   /** carte.yaml `secrets_file:` (absolute, `LoadedProject.secretsFile`); used when neither above is set. */
   configured?: string | undefined;
+  /** The project folder (`LoadedProject.root`): a secrets file inside it stays under it ({@link rootFor}). */
+  projectRoot?: string | undefined;
   env: NodeJS.ProcessEnv;
   /** Standard output (for `::add-mask::` in GitHub Actions). */
   out: (text: string) => void;
@@ -318,7 +345,9 @@ export interface SecretSinkOptions {
  */
 export function resolveSecretSink(opts: SecretSinkOptions): SecretSink | undefined {
   const name = secretsFileName(opts);
-  const file = name ? secretsFileSink(path.resolve(name), name) : undefined;
+  const file = name
+    ? secretsFileSink(path.resolve(name), name, rootFor(path.resolve(name), opts.projectRoot))
+    : undefined;
   if (opts.env.GITHUB_ACTIONS === "true") {
     return githubActionsSink({ out: opts.out, outputFile: opts.env.GITHUB_OUTPUT || undefined, file });
   }

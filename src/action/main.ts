@@ -458,7 +458,12 @@ async function applyCommand(
       stage: inputs.stage,
       secrets: (project) =>
         actionSecretSink(
-          actionSecretsFile({ input: secretsInput, env, configured: project.secretsFile }),
+          actionSecretsFile({
+            input: secretsInput,
+            env,
+            configured: project.secretsFile,
+            projectRoot: project.root,
+          }),
           env,
         ),
       ...(reviewedOnly

@@ -9,6 +9,7 @@
 
 import path from "node:path";
 import * as core from "@actions/core";
+import { rootFor } from "../atomic.js";
 import { githubActionsSink, secretsFileSink, type SecretSink } from "../secrets.js";
 
 /**
@@ -20,9 +21,13 @@ export function actionSecretsFile(opts: {
   input: string;
   env: NodeJS.ProcessEnv;
   configured: string | undefined;
+  /** The project folder: a secrets file inside it stays under it (src/atomic.ts `rootFor`). */
+  projectRoot?: string | undefined;
 }): SecretSink | undefined {
   const name = opts.input || opts.env.CARTE_SECRETS_FILE || opts.configured;
-  return name ? secretsFileSink(path.resolve(name), name) : undefined;
+  return name
+    ? secretsFileSink(path.resolve(name), name, rootFor(path.resolve(name), opts.projectRoot))
+    : undefined;
 }
 
 /**

@@ -177,6 +177,7 @@ export async function runApply(opts: ApplyCommand, io: CliIo): Promise<number> {
           resolveSecretSink({
             file: opts.secretsFile,
             configured: project.secretsFile,
+            projectRoot: project.root,
             env: io.env,
             out: io.out,
           }) ?? discardingSink((message) => io.err(escapeTerminal(message) + "\n")),

@@ -15,7 +15,7 @@
 import { randomBytes } from "node:crypto";
 import { lstat, readFile } from "node:fs/promises";
 
-import { writeFileAtomic } from "../atomic.js";
+import { rootFor, writeFileAtomic } from "../atomic.js";
 
 import type { ItemType, ModifiersType, WireImage, WireOverride, WireSchedule } from "../platform/wire.js";
 import { ClientSecret, isSecretHash } from "./credentials.js";
@@ -211,6 +211,8 @@ export interface StateOptions {
   applyDelayMs: number;
   tokenTtlSeconds: number;
   stateFile?: string | undefined;
+  /** The folder the state file must stay under (src/atomic.ts); default {@link rootFor} of the file. */
+  stateRoot?: string | undefined;
   log?: ((line: string) => void) | undefined;
 }
 
@@ -659,9 +661,12 @@ export class EmulatorState {
     try {
       while (this.dirty) {
         this.dirty = false;
-        // Private (0600 in a 0700 folder when created), atomic, no temporary file left by a kill:
-        // src/atomic.ts. Client secrets are in it as salted hashes only.
-        await writeFileAtomic(file, this.serialize());
+        // Private (0600 in a 0700 folder when created), atomic, never through a link, no temporary
+        // file left by a kill: src/atomic.ts. Client secrets are in it as salted hashes only.
+        await writeFileAtomic(file, this.serialize(), {
+          root: this.opts.stateRoot ?? rootFor(file),
+          purpose: "save the emulator's state to",
+        });
       }
     } catch (e) {
       this.opts.log?.(`emulator: could not write state file ${file}: ${(e as Error).message}`);

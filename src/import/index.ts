@@ -13,8 +13,15 @@
  * Each kind contributes through its part in src/import/registry.ts.
  */
 
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
+import {
+  checkWritable,
+  SHARED_DIR_MODE,
+  SHARED_FILE_MODE,
+  writeFileAtomic,
+  type WriteTarget,
+} from "../atomic.js";
 import { UsageError } from "../errors.js";
 import type { ProjectFile } from "../generated/config.js";
 import { kinds as registeredKinds } from "../kinds/registry.js";
@@ -212,36 +219,49 @@ export interface WrittenFile {
 export async function clashingFiles(outDir: string, files: readonly ImportFile[]): Promise<string[]> {
   const out: string[] = [];
   for (const f of files) {
+    // A link on the way is refused here already, before any file is read or written.
+    if (!(await checkWritable(path.join(outDir, f.path), importTarget(outDir)))) continue;
     const before = await readFile(path.join(outDir, f.path), "utf8").catch(() => undefined);
     if (before !== undefined && before !== f.text) out.push(f.path);
   }
   return out;
 }
 
+/** Where imported files go: under the `--out` folder (the project's, for `--merge`). */
+function importTarget(outDir: string): WriteTarget {
+  return { root: outDir, purpose: "write the imported file" };
+}
+
 /**
  * Writes the files under `outDir` (folders created as needed), never overwriting one: an identical file
- * is left as it is, any other existing file makes the write fail (`EEXIST`, checked again at the moment
- * of writing, so that a file created meanwhile is not lost either).
+ * is left as it is, any other existing file makes the write fail (checked again at the moment of
+ * writing, so that a file created meanwhile is not lost either). Each file is written atomically and
+ * never through a link (src/atomic.ts): a link in place of a file or of a folder under `outDir`
+ * (`catalogs -> /elsewhere`) refuses the import before its first file is written.
  *
  * @throws {@link UsageError} naming a file that exists with other content.
+ * @throws `FileWriteError` (src/errors.ts) naming a link or a file in a folder's place, or a file that could not
+ *   be written and the cause.
  */
 export async function writeImport(outDir: string, files: readonly ImportFile[]): Promise<WrittenFile[]> {
+  const target = importTarget(outDir);
+  const existing = new Set<string>();
+  for (const f of files) if (await checkWritable(path.join(outDir, f.path), target)) existing.add(f.path);
   const out: WrittenFile[] = [];
   for (const f of files) {
-    const target = path.join(outDir, f.path);
-    const before = await readFile(target, "utf8").catch(() => undefined);
+    const file = path.join(outDir, f.path);
+    const before = existing.has(f.path) ? await readFile(file, "utf8").catch(() => undefined) : undefined;
     if (before === f.text) {
       out.push({ path: f.path, status: "unchanged" });
       continue;
     }
-    await mkdir(path.dirname(target), { recursive: true });
-    try {
-      await writeFile(target, f.text, { flag: "wx" });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "EEXIST")
-        throw new UsageError(`${f.path} exists: carte import never overwrites a file`);
-      throw err;
-    }
+    const written = await writeFileAtomic(file, f.text, {
+      ...target,
+      overwrite: false,
+      mode: SHARED_FILE_MODE,
+      dirMode: SHARED_DIR_MODE,
+    });
+    if (!written) throw new UsageError(`${f.path} exists: carte import never overwrites a file`);
     out.push({ path: f.path, status: "created" });
   }
   return out;

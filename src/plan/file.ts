@@ -12,15 +12,29 @@
  */
 
 import { constants } from "node:fs";
-import { open, stat, writeFile } from "node:fs/promises";
+import { open, stat } from "node:fs/promises";
+import { rootFor, SHARED_FILE_MODE, writeFileAtomic } from "../atomic.js";
 import { StalePlanError, UsageError } from "../errors.js";
 import { SEGMENT_NAMES, isKindName } from "../kinds/registry.js";
 import { hasValidDigest, sealPlan } from "./digest.js";
 import { PLAN_FORMAT_VERSION, type Plan } from "./types.js";
 
-/** Writes a plan file, sealed with its digest. */
-export async function writePlanFile(file: string, plan: Plan): Promise<void> {
-  await writeFile(file, JSON.stringify(sealPlan(plan), null, 2) + "\n", "utf8");
+/**
+ * Writes a plan file, sealed with its digest, atomically and never through a link (src/atomic.ts): a
+ * full disk or a kill leaves the old file or the new one; the file is readable by others as files
+ * usually are (as the umask lets them), since it holds no secret.
+ *
+ * @param root - the folder the file must stay under; default {@link rootFor} of the file (the working
+ *   directory when it holds it).
+ * @throws `FileWriteError` (src/errors.ts) naming the file: a link in its place or on its way, or the file
+ *   system's error (`could not save the plan to plan.json: no space left on device (ENOSPC)`).
+ */
+export async function writePlanFile(file: string, plan: Plan, root: string = rootFor(file)): Promise<void> {
+  await writeFileAtomic(file, JSON.stringify(sealPlan(plan), null, 2) + "\n", {
+    root,
+    purpose: "save the plan to",
+    mode: SHARED_FILE_MODE,
+  });
 }
 
 /**

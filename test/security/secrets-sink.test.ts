@@ -129,7 +129,7 @@ describe("atomic writes", () => {
     const other = ".other.json.carte-tmp-99999999-cccccccccccc";
     for (const n of [dead, live, other]) writeFileSync(path.join(dir, n), "partial");
     expect(await removeStaleTemps(file)).toEqual([dead]);
-    await writeFileAtomic(file, "{}\n");
+    await writeFileAtomic(file, "{}\n", { root: dir, purpose: "write" });
     expect(readdirSync(dir).sort()).toEqual([live, other, "state.json"].sort());
     expect(readFileSync(file, "utf8")).toBe("{}\n");
     expect(statSync(file).mode & 0o777).toBe(0o600);
