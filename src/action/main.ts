@@ -29,7 +29,7 @@ import * as core from "@actions/core";
 import { glob } from "tinyglobby";
 import { ConfigError, ExitCode, UnsafePlanError, exitCodeFor, type ConfigProblem } from "../errors.js";
 import type { BaseSplit } from "../gitops/base.js";
-import { fetchCommit, findRepository, resolveCommit } from "../gitops/git.js";
+import { fetchCommit, findRepository, resolveCommit, type GitRepository } from "../gitops/git.js";
 import { DEFAULT_BOT_LOGIN, GitHubRepo, isCartes, upsertMarkedComment } from "../gitops/github.js";
 import { mergeRecords, readRecord, writeRecord, type RunRecord } from "../gitops/record.js";
 import {
@@ -230,7 +230,7 @@ async function resolveBase(
   const ref = v === "auto" ? ctx.pullRequest?.baseSha : v;
   if (!ref) return {};
   const name = v === "auto" ? (ctx.pullRequest?.baseRef ?? ref) : v;
-  let repo;
+  let repo: GitRepository;
   try {
     repo = await findRepository(dir, { workspace: ctx.workspace });
   } catch (err) {

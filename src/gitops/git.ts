@@ -16,9 +16,15 @@ import { askGit, runGit, spawnGit, type GitRepository } from "./safe-git.js";
 
 export { findRepository, type GitRepository } from "./safe-git.js";
 
+/** A program that could not be started, in words (no raw `spawn tar ENOENT`). */
+const cannotRun = (program: string, e: NodeJS.ErrnoException) =>
+  e.code === "ENOENT"
+    ? `${program} cannot be run (is it installed, and on PATH?)`
+    : `${program} could not be started (${e.code ?? "?"})`;
+
 /** How a child process ended: its exit code, or the error that kept it from running. */
 function ended(child: ChildProcess) {
-  return new Promise<{ code: number | null; error?: Error }>((resolve) => {
+  return new Promise<{ code: number | null; error?: NodeJS.ErrnoException }>((resolve) => {
     child.on("error", (error) => resolve({ code: null, error }));
     child.on("close", (code) => resolve({ code }));
   });
@@ -52,8 +58,8 @@ export async function materializeCommit(commit: GitCommit): Promise<{ dir: strin
     archive.stdout.pipe(tar.stdin);
     const [git, untar] = await Promise.all([ended(archive), ended(tar)]);
     const first = (text: string) => text.trim().split("\n")[0] ?? "";
-    if (git.error) throw new UsageError(`--base ${commit.ref}: git archive failed (${git.error.message})`);
-    if (untar.error) throw new UsageError(`--base ${commit.ref}: tar failed (${untar.error.message})`);
+    if (git.error) throw new UsageError(`--base ${commit.ref}: ${cannotRun("git", git.error)}`);
+    if (untar.error) throw new UsageError(`--base ${commit.ref}: ${cannotRun("tar", untar.error)}`);
     if (git.code !== 0 && !stopped) {
       throw new UsageError(
         `--base ${commit.ref}: git archive exited ${git.code ?? "on a signal"}${said ? `: ${first(said)}` : ""}`,

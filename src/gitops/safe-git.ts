@@ -18,7 +18,7 @@
  * Nothing else in src/ spawns git (eslint.config.js refuses it outside this module).
  */
 
-import { execFile, spawn, type ChildProcessByStdio } from "node:child_process";
+import { execFile, spawn, type ChildProcessByStdio, type ExecFileException } from "node:child_process";
 import { lstat, realpath } from "node:fs/promises";
 import path from "node:path";
 import type { Readable, Writable } from "node:stream";
@@ -101,8 +101,15 @@ export function gitInvocation(repo: GitRepository, args: readonly string[]): Git
   };
 }
 
-/** The first line of what git said, or of the error. */
-const firstLine = (stderr: string, err: Error) => (stderr || err.message).trim().split("\n")[0] ?? "";
+/** Why a git command failed, in a line: the first of what git said, else what kept it from running. */
+function why(err: ExecFileException, stderr: string): string {
+  const said = stderr.trim().split("\n")[0];
+  if (said) return said;
+  if (err.code === "ENOENT") return "git cannot be run (is it installed, and on PATH?)";
+  if (err.code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER") return "its output passed 512 MiB";
+  if (typeof err.code === "number") return `exit code ${err.code}`;
+  return err.signal ? `stopped by ${err.signal}` : "it could not be run";
+}
 
 /**
  * Runs one git command; `name` (`rev-parse`, `fetch`…) names it in the error. With `no`, an exit code 1
@@ -117,7 +124,7 @@ function exec(call: GitInvocation, name: string, no?: "exit 1 is no"): Promise<s
       (err, stdout, stderr) => {
         if (!err) resolve(stdout);
         else if (no && err.code === 1) resolve(undefined);
-        else reject(new UsageError(`git ${name} failed: ${firstLine(stderr, err)}`));
+        else reject(new UsageError(`git ${name} failed: ${why(err, stderr)}`));
       },
     );
   });

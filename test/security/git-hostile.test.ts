@@ -317,6 +317,18 @@ describe("the git command", () => {
     );
     expect(readdirSync(marks)).toEqual([]);
   });
+
+  it("says so in words when git cannot be run", async () => {
+    const path0 = process.env.PATH;
+    process.env.PATH = path.join(root, "no-programs-here");
+    try {
+      await expect(findRepository(path.join(root, "work", PROJECT_DIR))).rejects.toThrow(
+        "git rev-parse failed: git cannot be run (is it installed, and on PATH?)",
+      );
+    } finally {
+      process.env.PATH = path0;
+    }
+  });
 });
 
 describe("a base commit whose files cannot be written out", () => {
