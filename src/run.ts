@@ -120,6 +120,12 @@ export interface PlanRequest extends RequestBase {
    */
   scope?: "all" | "changed" | undefined;
   /**
+   * The top of the search for the git repository of {@link base} (src/gitops/safe-git.ts
+   * `findRepository`): the Action's workspace (`GITHUB_WORKSPACE`). The search never goes above it
+   * when carte.yaml is inside it. Default: up to the root.
+   */
+  workspace?: string | undefined;
+  /**
    * Compute the plan's checksums (`RunOptions.checksums`): needed when the plan is saved (`--out`) or
    * shown as JSON, not for the text or Markdown views. Default true.
    */
@@ -298,6 +304,7 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
       const scoped = await loadChangeScope(request.config, request.base, {
         shard: request.shard,
         now: request.now,
+        workspace: request.workspace,
       });
       ({ project: loaded, base } = scoped);
       if (scoped.scope) {
@@ -390,6 +397,7 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
         result.base = await compareWithBase(project, plan, current, base ?? request.base, {
           shard: request.shard,
           now: request.now,
+          workspace: request.workspace,
         });
       }
 

@@ -29,7 +29,7 @@ import * as core from "@actions/core";
 import { glob } from "tinyglobby";
 import { ConfigError, ExitCode, UnsafePlanError, exitCodeFor, type ConfigProblem } from "../errors.js";
 import type { BaseSplit } from "../gitops/base.js";
-import { fetchCommit, resolveCommit } from "../gitops/git.js";
+import { fetchCommit, findRepository, resolveCommit, type GitRepository } from "../gitops/git.js";
 import { DEFAULT_BOT_LOGIN, GitHubRepo, isCartes, upsertMarkedComment } from "../gitops/github.js";
 import { mergeRecords, readRecord, writeRecord, type RunRecord } from "../gitops/record.js";
 import {
@@ -215,7 +215,9 @@ function relativeProblems(problems: readonly ConfigProblem[], workspace: string)
 
 /**
  * The base to compare a pull request's plan with: input `base` (`auto`: the pull request's base
- * commit; `none`: no comparison). A commit missing from a shallow clone is fetched from `origin`.
+ * commit; `none`: no comparison). A commit missing from a shallow clone is fetched from `origin`, in
+ * the repository that holds `dir` (the folder of carte.yaml), found no higher than the workspace and
+ * never among the pull request's folders (src/gitops/safe-git.ts).
  * Returns the ref to plan and the name to show, or why there is none.
  */
 async function resolveBase(
@@ -228,14 +230,20 @@ async function resolveBase(
   const ref = v === "auto" ? ctx.pullRequest?.baseSha : v;
   if (!ref) return {};
   const name = v === "auto" ? (ctx.pullRequest?.baseRef ?? ref) : v;
+  let repo: GitRepository;
   try {
-    await resolveCommit(ref, dir);
+    repo = await findRepository(dir, { workspace: ctx.workspace });
+  } catch (err) {
+    return { name, unavailable: `the base could not be read (${(err as Error).message})` };
+  }
+  try {
+    await resolveCommit(ref, repo);
     return { ref, name };
   } catch (err) {
     if (/^[0-9a-f]{40}$/.test(ref)) {
       try {
-        await fetchCommit(ref, dir);
-        await resolveCommit(ref, dir);
+        await fetchCommit(ref, repo);
+        await resolveCommit(ref, repo);
         return { ref, name };
       } catch (again) {
         return { name, unavailable: `the base commit could not be read (${(again as Error).message})` };
@@ -357,6 +365,7 @@ async function planCommand(
       shard: inputs.shard,
       stage: inputs.stage,
       base: base.ref,
+      workspace: ctx.workspace,
       ...(scoped ? { scope: "changed" as const } : {}),
     },
     { onWarning: (message) => core.warning(escapeTerminal(message)) },
