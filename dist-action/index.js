@@ -114,17 +114,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path11) {
-      const ctrl = callVisitor(key, node, visitor, path11);
+    function visit_(key, node, visitor, path12) {
+      const ctrl = callVisitor(key, node, visitor, path12);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path11, ctrl);
-        return visit_(key, ctrl, visitor, path11);
+        replaceNode(key, path12, ctrl);
+        return visit_(key, ctrl, visitor, path12);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path11 = Object.freeze(path11.concat(node));
+          path12 = Object.freeze(path12.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = visit_(i, node.items[i], visitor, path11);
+            const ci = visit_(i, node.items[i], visitor, path12);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -135,13 +135,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path11 = Object.freeze(path11.concat(node));
-          const ck = visit_("key", node.key, visitor, path11);
+          path12 = Object.freeze(path12.concat(node));
+          const ck = visit_("key", node.key, visitor, path12);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path11);
+          const cv = visit_("value", node.value, visitor, path12);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -162,17 +162,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path11) {
-      const ctrl = await callVisitor(key, node, visitor, path11);
+    async function visitAsync_(key, node, visitor, path12) {
+      const ctrl = await callVisitor(key, node, visitor, path12);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path11, ctrl);
-        return visitAsync_(key, ctrl, visitor, path11);
+        replaceNode(key, path12, ctrl);
+        return visitAsync_(key, ctrl, visitor, path12);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path11 = Object.freeze(path11.concat(node));
+          path12 = Object.freeze(path12.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = await visitAsync_(i, node.items[i], visitor, path11);
+            const ci = await visitAsync_(i, node.items[i], visitor, path12);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -183,13 +183,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path11 = Object.freeze(path11.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path11);
+          path12 = Object.freeze(path12.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path12);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path11);
+          const cv = await visitAsync_("value", node.value, visitor, path12);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -216,23 +216,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path11) {
+    function callVisitor(key, node, visitor, path12) {
       if (typeof visitor === "function")
-        return visitor(key, node, path11);
+        return visitor(key, node, path12);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path11);
+        return visitor.Map?.(key, node, path12);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path11);
+        return visitor.Seq?.(key, node, path12);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path11);
+        return visitor.Pair?.(key, node, path12);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path11);
+        return visitor.Scalar?.(key, node, path12);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path11);
+        return visitor.Alias?.(key, node, path12);
       return void 0;
     }
-    function replaceNode(key, path11, node) {
-      const parent = path11[path11.length - 1];
+    function replaceNode(key, path12, node) {
+      const parent = path12[path12.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -844,10 +844,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node2 = require_Node();
-    function collectionFromPath(schema, path11, value) {
+    function collectionFromPath(schema, path12, value) {
       let v = value;
-      for (let i = path11.length - 1; i >= 0; --i) {
-        const k = path11[i];
+      for (let i = path12.length - 1; i >= 0; --i) {
+        const k = path12[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a3 = [];
           a3[k] = v;
@@ -866,7 +866,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path11) => path11 == null || typeof path11 === "object" && !!path11[Symbol.iterator]().next().done;
+    var isEmptyPath = (path12) => path12 == null || typeof path12 === "object" && !!path12[Symbol.iterator]().next().done;
     var Collection = class extends Node2.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -896,11 +896,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path11, value) {
-        if (isEmptyPath(path11))
+      addIn(path12, value) {
+        if (isEmptyPath(path12))
           this.add(value);
         else {
-          const [key, ...rest] = path11;
+          const [key, ...rest] = path12;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value);
@@ -914,8 +914,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path11) {
-        const [key, ...rest] = path11;
+      deleteIn(path12) {
+        const [key, ...rest] = path12;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -929,8 +929,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path11, keepScalar) {
-        const [key, ...rest] = path11;
+      getIn(path12, keepScalar) {
+        const [key, ...rest] = path12;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -948,8 +948,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path11) {
-        const [key, ...rest] = path11;
+      hasIn(path12) {
+        const [key, ...rest] = path12;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -959,8 +959,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path11, value) {
-        const [key, ...rest] = path11;
+      setIn(path12, value) {
+        const [key, ...rest] = path12;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -3475,9 +3475,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path11, value) {
+      addIn(path12, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path11, value);
+          this.contents.addIn(path12, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -3552,14 +3552,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path11) {
-        if (Collection.isEmptyPath(path11)) {
+      deleteIn(path12) {
+        if (Collection.isEmptyPath(path12)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path11) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path12) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -3574,10 +3574,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path11, keepScalar) {
-        if (Collection.isEmptyPath(path11))
+      getIn(path12, keepScalar) {
+        if (Collection.isEmptyPath(path12))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path11, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path12, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -3588,10 +3588,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path11) {
-        if (Collection.isEmptyPath(path11))
+      hasIn(path12) {
+        if (Collection.isEmptyPath(path12))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path11) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path12) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -3608,13 +3608,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path11, value) {
-        if (Collection.isEmptyPath(path11)) {
+      setIn(path12, value) {
+        if (Collection.isEmptyPath(path12)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path11), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path12), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path11, value);
+          this.contents.setIn(path12, value);
         }
       }
       /**
@@ -5575,9 +5575,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path11) => {
+    visit.itemAtPath = (cst, path12) => {
       let item = cst;
-      for (const [field3, index] of path11) {
+      for (const [field3, index] of path12) {
         const tok = item?.[field3];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -5586,23 +5586,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path11) => {
-      const parent = visit.itemAtPath(cst, path11.slice(0, -1));
-      const field3 = path11[path11.length - 1][0];
+    visit.parentCollection = (cst, path12) => {
+      const parent = visit.itemAtPath(cst, path12.slice(0, -1));
+      const field3 = path12[path12.length - 1][0];
       const coll = parent?.[field3];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path11, item, visitor) {
-      let ctrl = visitor(item, path11);
+    function _visit(path12, item, visitor) {
+      let ctrl = visitor(item, path12);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field3 of ["key", "value"]) {
         const token = item[field3];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path11.concat([[field3, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path12.concat([[field3, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -5613,10 +5613,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field3 === "key")
-            ctrl = ctrl(item, path11);
+            ctrl = ctrl(item, path12);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path11) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path12) : ctrl;
     }
     exports.visit = visit;
   }
@@ -6918,14 +6918,14 @@ var require_parser = __commonJS({
             case "scalar":
             case "single-quoted-scalar":
             case "double-quoted-scalar": {
-              const fs3 = this.flowScalar(this.type);
+              const fs4 = this.flowScalar(this.type);
               if (atNextItem || it.value) {
-                map.items.push({ start, key: fs3, sep: [] });
+                map.items.push({ start, key: fs4, sep: [] });
                 this.onKeyLine = true;
               } else if (it.sep) {
-                this.stack.push(fs3);
+                this.stack.push(fs4);
               } else {
-                Object.assign(it, { key: fs3, sep: [] });
+                Object.assign(it, { key: fs4, sep: [] });
                 this.onKeyLine = true;
               }
               return;
@@ -7053,13 +7053,13 @@ var require_parser = __commonJS({
             case "scalar":
             case "single-quoted-scalar":
             case "double-quoted-scalar": {
-              const fs3 = this.flowScalar(this.type);
+              const fs4 = this.flowScalar(this.type);
               if (!it || it.value)
-                fc.items.push({ start: [], key: fs3, sep: [] });
+                fc.items.push({ start: [], key: fs4, sep: [] });
               else if (it.sep)
-                this.stack.push(fs3);
+                this.stack.push(fs4);
               else
-                Object.assign(it, { key: fs3, sep: [] });
+                Object.assign(it, { key: fs4, sep: [] });
               return;
             }
             case "flow-map-end":
@@ -8406,14 +8406,14 @@ var require_util = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path11 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path12 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path11 && path11[0] !== "/") {
-          path11 = `/${path11}`;
+        if (path12 && path12[0] !== "/") {
+          path12 = `/${path12}`;
         }
-        return new URL(`${origin}${path11}`);
+        return new URL(`${origin}${path12}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -8864,39 +8864,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path11, origin }
+          request: { method, path: path12, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path11);
+        debuglog("sending request to %s %s/%s", method, origin, path12);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path11, origin },
+          request: { method, path: path12, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path11,
+          path12,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path11, origin }
+          request: { method, path: path12, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path11);
+        debuglog("trailers received from %s %s/%s", method, origin, path12);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path11, origin },
+          request: { method, path: path12, origin },
           error: error2
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path11,
+          path12,
           error2.message
         );
       });
@@ -8945,9 +8945,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path11, origin }
+            request: { method, path: path12, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path11);
+          debuglog("sending request to %s %s/%s", method, origin, path12);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -9010,7 +9010,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path11,
+        path: path12,
         method,
         body,
         headers,
@@ -9025,11 +9025,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler) {
-        if (typeof path11 !== "string") {
+        if (typeof path12 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path11[0] !== "/" && !(path11.startsWith("http://") || path11.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path12[0] !== "/" && !(path12.startsWith("http://") || path12.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path11)) {
+        } else if (invalidPathRegex.test(path12)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -9095,7 +9095,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path11, query) : path11;
+        this.path = query ? buildURL(path12, query) : path12;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -13117,7 +13117,7 @@ var require_client_h1 = __commonJS({
       kResume,
       kHTTPContext
     } = require_symbols();
-    var constants4 = require_constants2();
+    var constants6 = require_constants2();
     var EMPTY_BUF = Buffer.alloc(0);
     var FastBuffer = Buffer[Symbol.species];
     var addListener = util.addListener;
@@ -13192,7 +13192,7 @@ var require_client_h1 = __commonJS({
       constructor(client, socket, { exports: exports2 }) {
         assert(Number.isFinite(client[kMaxHeadersSize]) && client[kMaxHeadersSize] > 0);
         this.llhttp = exports2;
-        this.ptr = this.llhttp.llhttp_alloc(constants4.TYPE.RESPONSE);
+        this.ptr = this.llhttp.llhttp_alloc(constants6.TYPE.RESPONSE);
         this.client = client;
         this.socket = socket;
         this.timeout = null;
@@ -13287,11 +13287,11 @@ var require_client_h1 = __commonJS({
             currentBufferRef = null;
           }
           const offset = llhttp.llhttp_get_error_pos(this.ptr) - currentBufferPtr;
-          if (ret !== constants4.ERROR.OK) {
+          if (ret !== constants6.ERROR.OK) {
             const body = data.subarray(offset);
-            if (ret === constants4.ERROR.PAUSED_UPGRADE) {
+            if (ret === constants6.ERROR.PAUSED_UPGRADE) {
               this.onUpgrade(body);
-            } else if (ret === constants4.ERROR.PAUSED) {
+            } else if (ret === constants6.ERROR.PAUSED) {
               this.paused = true;
               socket.unshift(body);
             } else {
@@ -13314,10 +13314,10 @@ var require_client_h1 = __commonJS({
         } finally {
           currentParser = null;
         }
-        if (ret === constants4.ERROR.OK) {
+        if (ret === constants6.ERROR.OK) {
           return null;
         }
-        if (ret === constants4.ERROR.PAUSED || ret === constants4.ERROR.PAUSED_UPGRADE) {
+        if (ret === constants6.ERROR.PAUSED || ret === constants6.ERROR.PAUSED_UPGRADE) {
           this.paused = true;
           return null;
         }
@@ -13334,7 +13334,7 @@ var require_client_h1 = __commonJS({
           const len = new Uint8Array(llhttp.memory.buffer, ptr).indexOf(0);
           message = "Response does not match the HTTP/1.1 protocol (" + Buffer.from(llhttp.memory.buffer, ptr, len).toString() + ")";
         }
-        return new HTTPParserError(message, constants4.ERROR[ret], data);
+        return new HTTPParserError(message, constants6.ERROR[ret], data);
       }
       destroy() {
         assert(this.ptr != null);
@@ -13514,7 +13514,7 @@ var require_client_h1 = __commonJS({
           socket[kBlocking] = false;
           client[kResume]();
         }
-        return pause ? constants4.ERROR.PAUSED : 0;
+        return pause ? constants6.ERROR.PAUSED : 0;
       }
       onBody(buf) {
         const { client, socket, statusCode, maxResponseSize } = this;
@@ -13536,7 +13536,7 @@ var require_client_h1 = __commonJS({
         }
         this.bytesRead += buf.length;
         if (request4.onData(buf) === false) {
-          return constants4.ERROR.PAUSED;
+          return constants6.ERROR.PAUSED;
         }
       }
       onMessageComplete() {
@@ -13572,13 +13572,13 @@ var require_client_h1 = __commonJS({
         if (socket[kWriting]) {
           assert(client[kRunning] === 0);
           util.destroy(socket, new InformationalError("reset"));
-          return constants4.ERROR.PAUSED;
+          return constants6.ERROR.PAUSED;
         } else if (!shouldKeepAlive) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants4.ERROR.PAUSED;
+          return constants6.ERROR.PAUSED;
         } else if (socket[kReset] && client[kRunning] === 0) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants4.ERROR.PAUSED;
+          return constants6.ERROR.PAUSED;
         } else if (client[kPipelining] == null || client[kPipelining] === 1) {
           setImmediate(() => client[kResume]());
         } else {
@@ -13788,7 +13788,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request4) {
-      const { method, path: path11, host, upgrade, blocking, reset } = request4;
+      const { method, path: path12, host, upgrade, blocking, reset } = request4;
       let { body, headers, contentLength } = request4;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -13869,7 +13869,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path11} HTTP/1.1\r
+      let header = `${method} ${path12} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -14398,7 +14398,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client, request4) {
       const session = client[kHTTP2Session];
-      const { method, path: path11, host, upgrade, expectContinue, signal, headers: reqHeaders } = request4;
+      const { method, path: path12, host, upgrade, expectContinue, signal, headers: reqHeaders } = request4;
       let { body } = request4;
       if (upgrade) {
         util.errorRequest(client, request4, new Error("Upgrade not supported for H2"));
@@ -14495,7 +14495,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path11;
+      headers[HTTP2_HEADER_PATH] = path12;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -14848,9 +14848,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path11 = search ? `${pathname}${search}` : pathname;
+        const path12 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path11;
+        this.opts.path = path12;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -16089,10 +16089,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path11 = "/",
+          path: path12 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path11;
+        opts.path = origin + path12;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -18064,20 +18064,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path11) {
-      if (typeof path11 !== "string") {
-        return path11;
+    function safeUrl(path12) {
+      if (typeof path12 !== "string") {
+        return path12;
       }
-      const pathSegments = path11.split("?");
+      const pathSegments = path12.split("?");
       if (pathSegments.length !== 2) {
-        return path11;
+        return path12;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path11, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path11);
+    function matchKey(mockDispatch2, { path: path12, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path12);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -18099,7 +18099,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path11 }) => matchValue(safeUrl(path11), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path12 }) => matchValue(safeUrl(path12), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -18137,9 +18137,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path11, method, body, headers, query } = opts;
+      const { path: path12, method, body, headers, query } = opts;
       return {
-        path: path11,
+        path: path12,
         method,
         body,
         headers,
@@ -18602,10 +18602,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path11, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path12, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path11,
+            Path: path12,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -19366,12 +19366,12 @@ var require_headers = __commonJS({
       append(name, value, isLowerCase) {
         this[kHeadersSortedMap] = null;
         const lowercaseName = isLowerCase ? name : name.toLowerCase();
-        const exists2 = this[kHeadersMap].get(lowercaseName);
-        if (exists2) {
+        const exists3 = this[kHeadersMap].get(lowercaseName);
+        if (exists3) {
           const delimiter = lowercaseName === "cookie" ? "; " : ", ";
           this[kHeadersMap].set(lowercaseName, {
-            name: exists2.name,
-            value: `${exists2.value}${delimiter}${value}`
+            name: exists3.name,
+            value: `${exists3.value}${delimiter}${value}`
           });
         } else {
           this[kHeadersMap].set(lowercaseName, { name, value });
@@ -23484,9 +23484,9 @@ var require_util6 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path11) {
-      for (let i = 0; i < path11.length; ++i) {
-        const code3 = path11.charCodeAt(i);
+    function validateCookiePath(path12) {
+      for (let i = 0; i < path12.length; ++i) {
+        const code3 = path12.charCodeAt(i);
         if (code3 < 32 || // exclude CTLs (0-31)
         code3 > 126 || // exclude DEL and non-ascii
         code3 === 59) {
@@ -26102,10 +26102,10 @@ var require_eventsource = __commonJS({
           lastEventId: "",
           reconnectionTime: defaultReconnectionTime
         };
-        const settings = environmentSettingsObject;
+        const settings2 = environmentSettingsObject;
         let urlRecord;
         try {
-          urlRecord = new URL(url, settings.settingsObject.baseUrl);
+          urlRecord = new URL(url, settings2.settingsObject.baseUrl);
           this.#state.origin = urlRecord.origin;
         } catch (e) {
           throw new DOMException(e, "SyntaxError");
@@ -26406,11 +26406,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path11 = opts.path;
+          let path12 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path11 = `/${path11}`;
+            path12 = `/${path12}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path11);
+          url = new URL(util.parseOrigin(url).origin + path12);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -26736,8 +26736,8 @@ var require_utils2 = __commonJS({
       }
       return output;
     };
-    exports.basename = (path11, { windows } = {}) => {
-      const segs = path11.split(windows ? /[\\/]/ : "/");
+    exports.basename = (path12, { windows } = {}) => {
+      const segs = path12.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -27089,7 +27089,7 @@ var require_scan = __commonJS({
 var require_parse2 = __commonJS({
   "node_modules/picomatch/lib/parse.js"(exports, module) {
     "use strict";
-    var constants4 = require_constants6();
+    var constants6 = require_constants6();
     var utils = require_utils2();
     var {
       MAX_LENGTH,
@@ -27097,7 +27097,7 @@ var require_parse2 = __commonJS({
       REGEX_NON_SPECIAL_CHARS,
       REGEX_SPECIAL_CHARS_BACKREF,
       REPLACEMENTS
-    } = constants4;
+    } = constants6;
     var expandRange = (args, options) => {
       if (typeof options.expandRange === "function") {
         return options.expandRange(...args, options);
@@ -27306,7 +27306,7 @@ var require_parse2 = __commonJS({
       if (options.maxExtglobRecursion === false) {
         return { risky: false };
       }
-      const max = typeof options.maxExtglobRecursion === "number" ? options.maxExtglobRecursion : constants4.DEFAULT_MAX_EXTGLOB_RECURSION;
+      const max = typeof options.maxExtglobRecursion === "number" ? options.maxExtglobRecursion : constants6.DEFAULT_MAX_EXTGLOB_RECURSION;
       const branches = splitTopLevel(body).map((branch) => branch.trim());
       if (branches.length > 1) {
         if (branches.some((branch) => branch === "") || branches.some((branch) => /^[*?]+$/.test(branch)) || hasRepeatedCharPrefixOverlap(branches)) {
@@ -27352,8 +27352,8 @@ var require_parse2 = __commonJS({
       const bos = { type: "bos", value: "", output: opts.prepend || "" };
       const tokens = [bos];
       const capture = opts.capture ? "" : "?:";
-      const PLATFORM_CHARS = constants4.globChars(opts.windows);
-      const EXTGLOB_CHARS = constants4.extglobChars(PLATFORM_CHARS);
+      const PLATFORM_CHARS = constants6.globChars(opts.windows);
+      const EXTGLOB_CHARS = constants6.extglobChars(PLATFORM_CHARS);
       const {
         DOT_LITERAL,
         PLUS_LITERAL,
@@ -27482,16 +27482,16 @@ var require_parse2 = __commonJS({
         const analysis = analyzeRepeatedExtglob(body, opts);
         if ((token.type === "plus" || token.type === "star") && analysis.risky) {
           const safeOutput = analysis.safeOutput ? (token.output ? "" : ONE_CHAR) + (opts.capture ? `(${analysis.safeOutput})` : analysis.safeOutput) : void 0;
-          const open4 = tokens[token.tokensIndex];
-          open4.type = "text";
-          open4.value = literal;
-          open4.output = safeOutput || utils.escapeRegex(literal);
+          const open5 = tokens[token.tokensIndex];
+          open5.type = "text";
+          open5.value = literal;
+          open5.output = safeOutput || utils.escapeRegex(literal);
           for (let i = token.tokensIndex + 1; i < tokens.length; i++) {
             tokens[i].value = "";
             tokens[i].output = "";
             delete tokens[i].suffix;
           }
-          state.output = token.output + open4.output;
+          state.output = token.output + open5.output;
           state.backtrack = true;
           push({ type: "paren", extglob: true, value, output: "" });
           decrement("parens");
@@ -27711,15 +27711,15 @@ var require_parse2 = __commonJS({
         }
         if (value === "{" && opts.nobrace !== true) {
           increment("braces");
-          const open4 = {
+          const open5 = {
             type: "brace",
             value,
             output: "(",
             outputIndex: state.output.length,
             tokensIndex: state.tokens.length
           };
-          braces.push(open4);
-          push(open4);
+          braces.push(open5);
+          push(open5);
           continue;
         }
         if (value === "}") {
@@ -28049,7 +28049,7 @@ var require_parse2 = __commonJS({
         NO_DOTS_SLASH,
         STAR,
         START_ANCHOR
-      } = constants4.globChars(opts.windows);
+      } = constants6.globChars(opts.windows);
       const nodot = opts.dot ? NO_DOTS : NO_DOT;
       const slashDot = opts.dot ? NO_DOTS_SLASH : NO_DOT;
       const capture = opts.capture ? "" : "?:";
@@ -28107,7 +28107,7 @@ var require_picomatch = __commonJS({
     var scan = require_scan();
     var parse5 = require_parse2();
     var utils = require_utils2();
-    var constants4 = require_constants6();
+    var constants6 = require_constants6();
     var isObject = (val) => val && typeof val === "object" && !Array.isArray(val);
     var picomatch2 = (glob2, options, returnState = false) => {
       if (Array.isArray(glob2)) {
@@ -28235,7 +28235,7 @@ var require_picomatch = __commonJS({
         return /$^/;
       }
     };
-    picomatch2.constants = constants4;
+    picomatch2.constants = constants6;
     module.exports = picomatch2;
   }
 });
@@ -29609,14 +29609,14 @@ var require_util9 = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path11 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path12 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path11 && path11[0] !== "/") {
-          path11 = `/${path11}`;
+        if (path12 && path12[0] !== "/") {
+          path12 = `/${path12}`;
         }
-        return new URL(`${origin}${path11}`);
+        return new URL(`${origin}${path12}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -30451,9 +30451,9 @@ var require_diagnostics2 = __commonJS({
         "undici:client:sendHeaders",
         (evt) => {
           const {
-            request: { method, path: path11, origin }
+            request: { method, path: path12, origin }
           } = evt;
-          debugLog("sending request to %s %s%s", method, origin, path11);
+          debugLog("sending request to %s %s%s", method, origin, path12);
         }
       );
     }
@@ -30471,14 +30471,14 @@ var require_diagnostics2 = __commonJS({
         "undici:request:headers",
         (evt) => {
           const {
-            request: { method, path: path11, origin },
+            request: { method, path: path12, origin },
             response: { statusCode }
           } = evt;
           debugLog(
             "received response to %s %s%s - HTTP %d",
             method,
             origin,
-            path11,
+            path12,
             statusCode
           );
         }
@@ -30487,23 +30487,23 @@ var require_diagnostics2 = __commonJS({
         "undici:request:trailers",
         (evt) => {
           const {
-            request: { method, path: path11, origin }
+            request: { method, path: path12, origin }
           } = evt;
-          debugLog("trailers received from %s %s%s", method, origin, path11);
+          debugLog("trailers received from %s %s%s", method, origin, path12);
         }
       );
       diagnosticsChannel.subscribe(
         "undici:request:error",
         (evt) => {
           const {
-            request: { method, path: path11, origin },
+            request: { method, path: path12, origin },
             error: error2
           } = evt;
           debugLog(
             "request to %s %s%s errored - %s",
             method,
             origin,
-            path11,
+            path12,
             error2.message
           );
         }
@@ -30618,7 +30618,7 @@ var require_request3 = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path11,
+        path: path12,
         method,
         body,
         headers,
@@ -30635,11 +30635,11 @@ var require_request3 = __commonJS({
         maxRedirections,
         typeOfService
       }, handler) {
-        if (typeof path11 !== "string") {
+        if (typeof path12 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path11[0] !== "/" && !(path11.startsWith("http://") || path11.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path12[0] !== "/" && !(path12.startsWith("http://") || path12.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path11)) {
+        } else if (invalidPathRegex.test(path12)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -30714,7 +30714,7 @@ var require_request3 = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? serializePathWithQuery(path11, query) : path11;
+        this.path = query ? serializePathWithQuery(path12, query) : path12;
         this.origin = origin;
         this.protocol = getProtocolFromUrlString(origin);
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
@@ -35144,7 +35144,7 @@ var require_client_h12 = __commonJS({
       kHTTPContext,
       kClosed
     } = require_symbols6();
-    var constants4 = require_constants8();
+    var constants6 = require_constants8();
     var EMPTY_BUF = Buffer.alloc(0);
     var FastBuffer = Buffer[Symbol.species];
     var removeAllListeners = util.removeAllListeners;
@@ -35280,7 +35280,7 @@ var require_client_h12 = __commonJS({
          */
       constructor(client, socket, { exports: exports2 }) {
         this.llhttp = exports2;
-        this.ptr = this.llhttp.llhttp_alloc(constants4.TYPE.RESPONSE);
+        this.ptr = this.llhttp.llhttp_alloc(constants6.TYPE.RESPONSE);
         this.client = client;
         this.socket = socket;
         this.timeout = null;
@@ -35376,11 +35376,11 @@ var require_client_h12 = __commonJS({
             currentParser = null;
             currentBufferRef = null;
           }
-          if (ret !== constants4.ERROR.OK) {
+          if (ret !== constants6.ERROR.OK) {
             const data = chunk2.subarray(llhttp.llhttp_get_error_pos(this.ptr) - currentBufferPtr);
-            if (ret === constants4.ERROR.PAUSED_UPGRADE) {
+            if (ret === constants6.ERROR.PAUSED_UPGRADE) {
               this.onUpgrade(data);
-            } else if (ret === constants4.ERROR.PAUSED) {
+            } else if (ret === constants6.ERROR.PAUSED) {
               this.paused = true;
               socket.unshift(data);
             } else {
@@ -35403,10 +35403,10 @@ var require_client_h12 = __commonJS({
         } finally {
           currentParser = null;
         }
-        if (ret === constants4.ERROR.OK) {
+        if (ret === constants6.ERROR.OK) {
           return null;
         }
-        if (ret === constants4.ERROR.PAUSED || ret === constants4.ERROR.PAUSED_UPGRADE) {
+        if (ret === constants6.ERROR.PAUSED || ret === constants6.ERROR.PAUSED_UPGRADE) {
           this.paused = true;
           return null;
         }
@@ -35423,7 +35423,7 @@ var require_client_h12 = __commonJS({
           const len = new Uint8Array(llhttp.memory.buffer, ptr).indexOf(0);
           message = "Response does not match the HTTP/1.1 protocol (" + Buffer.from(llhttp.memory.buffer, ptr, len).toString() + ")";
         }
-        return new HTTPParserError(message, constants4.ERROR[ret], data);
+        return new HTTPParserError(message, constants6.ERROR[ret], data);
       }
       destroy() {
         assert(currentParser === null);
@@ -35634,7 +35634,7 @@ var require_client_h12 = __commonJS({
           socket[kBlocking] = false;
           client[kResume]();
         }
-        return pause ? constants4.ERROR.PAUSED : 0;
+        return pause ? constants6.ERROR.PAUSED : 0;
       }
       /**
        * @param {Buffer} buf
@@ -35660,7 +35660,7 @@ var require_client_h12 = __commonJS({
         }
         this.bytesRead += buf.length;
         if (request4.onData(buf) === false) {
-          return constants4.ERROR.PAUSED;
+          return constants6.ERROR.PAUSED;
         }
         return 0;
       }
@@ -35700,13 +35700,13 @@ var require_client_h12 = __commonJS({
         if (socket[kWriting]) {
           assert(client[kRunning] === 0);
           util.destroy(socket, new InformationalError("reset"));
-          return constants4.ERROR.PAUSED;
+          return constants6.ERROR.PAUSED;
         } else if (!shouldKeepAlive) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants4.ERROR.PAUSED;
+          return constants6.ERROR.PAUSED;
         } else if (socket[kReset] && client[kRunning] === 0) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants4.ERROR.PAUSED;
+          return constants6.ERROR.PAUSED;
         } else if (client[kPipelining] == null || client[kPipelining] === 1) {
           setImmediate(client[kResume]);
         } else {
@@ -35958,7 +35958,7 @@ var require_client_h12 = __commonJS({
       }
     }
     function writeH1(client, request4) {
-      const { method, path: path11, host, upgrade, blocking, reset } = request4;
+      const { method, path: path12, host, upgrade, blocking, reset } = request4;
       let { body, headers, contentLength } = request4;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -36034,7 +36034,7 @@ var require_client_h12 = __commonJS({
         socket[kBlocking] = true;
       }
       setTypeOfService(socket, request4);
-      let header = `${method} ${path11} HTTP/1.1\r
+      let header = `${method} ${path12} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -36573,15 +36573,15 @@ var require_client_h22 = __commonJS({
       } catch {
       }
     }
-    function onHttp2RemoteSettings(settings) {
-      this[kClient][kMaxConcurrentStreams] = settings.maxConcurrentStreams ?? this[kClient][kMaxConcurrentStreams];
-      if (this[kRemoteSettings] === true && this[kEnableConnectProtocol] === true && settings.enableConnectProtocol === false) {
+    function onHttp2RemoteSettings(settings2) {
+      this[kClient][kMaxConcurrentStreams] = settings2.maxConcurrentStreams ?? this[kClient][kMaxConcurrentStreams];
+      if (this[kRemoteSettings] === true && this[kEnableConnectProtocol] === true && settings2.enableConnectProtocol === false) {
         const err = new InformationalError("HTTP/2: Server disabled extended CONNECT protocol against RFC-8441");
         this[kSocket][kError] = err;
         this[kClient][kOnError](err);
         return;
       }
-      this[kEnableConnectProtocol] = settings.enableConnectProtocol ?? this[kEnableConnectProtocol];
+      this[kEnableConnectProtocol] = settings2.enableConnectProtocol ?? this[kEnableConnectProtocol];
       this[kRemoteSettings] = true;
       this[kClient][kResume]();
     }
@@ -36711,7 +36711,7 @@ var require_client_h22 = __commonJS({
       const headersTimeout = request4.headersTimeout ?? client[kHeadersTimeout];
       const bodyTimeout = request4.bodyTimeout ?? client[kBodyTimeout];
       const session = client[kHTTP2Session];
-      const { method, path: path11, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request4;
+      const { method, path: path12, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request4;
       let { body } = request4;
       if (upgrade != null && upgrade !== "websocket") {
         util.errorRequest(client, request4, new InvalidArgumentError(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
@@ -36780,7 +36780,7 @@ var require_client_h22 = __commonJS({
           }
           headers[HTTP2_HEADER_METHOD] = "CONNECT";
           headers[HTTP2_HEADER_PROTOCOL] = "websocket";
-          headers[HTTP2_HEADER_PATH] = path11;
+          headers[HTTP2_HEADER_PATH] = path12;
           if (protocol === "ws:" || protocol === "wss:") {
             headers[HTTP2_HEADER_SCHEME] = protocol === "ws:" ? "http" : "https";
           } else {
@@ -36832,7 +36832,7 @@ var require_client_h22 = __commonJS({
         stream.setTimeout(headersTimeout);
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path11;
+      headers[HTTP2_HEADER_PATH] = path12;
       headers[HTTP2_HEADER_SCHEME] = protocol === "http:" ? "http" : "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -39188,10 +39188,10 @@ var require_proxy_agent2 = __commonJS({
         };
         const {
           origin,
-          path: path11 = "/",
+          path: path12 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path11;
+        opts.path = origin + path12;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL(origin);
           headers.host = host;
@@ -41351,20 +41351,20 @@ var require_mock_utils2 = __commonJS({
       }
       return normalizedQp;
     }
-    function safeUrl(path11) {
-      if (typeof path11 !== "string") {
-        return path11;
+    function safeUrl(path12) {
+      if (typeof path12 !== "string") {
+        return path12;
       }
-      const pathSegments = path11.split("?", 3);
+      const pathSegments = path12.split("?", 3);
       if (pathSegments.length !== 2) {
-        return path11;
+        return path12;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path11, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path11);
+    function matchKey(mockDispatch2, { path: path12, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path12);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -41389,8 +41389,8 @@ var require_mock_utils2 = __commonJS({
       const basePath = key.query ? serializePathWithQuery(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
       const resolvedPathWithoutTrailingSlash = removeTrailingSlash(resolvedPath);
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path11, ignoreTrailingSlash }) => {
-        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path11)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path11), resolvedPath);
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path12, ignoreTrailingSlash }) => {
+        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path12)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path12), resolvedPath);
       });
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
@@ -41429,19 +41429,19 @@ var require_mock_utils2 = __commonJS({
         mockDispatches.splice(index, 1);
       }
     }
-    function removeTrailingSlash(path11) {
-      while (path11.endsWith("/")) {
-        path11 = path11.slice(0, -1);
+    function removeTrailingSlash(path12) {
+      while (path12.endsWith("/")) {
+        path12 = path12.slice(0, -1);
       }
-      if (path11.length === 0) {
-        path11 = "/";
+      if (path12.length === 0) {
+        path12 = "/";
       }
-      return path11;
+      return path12;
     }
     function buildKey(opts) {
-      const { path: path11, method, body, headers, query } = opts;
+      const { path: path12, method, body, headers, query } = opts;
       return {
-        path: path11,
+        path: path12,
         method,
         body,
         headers,
@@ -42131,10 +42131,10 @@ var require_pending_interceptors_formatter2 = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path11, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path12, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path11,
+            Path: path12,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -42216,9 +42216,9 @@ var require_mock_agent2 = __commonJS({
         const acceptNonStandardSearchParameters = this[kMockAgentAcceptsNonStandardSearchParameters];
         const dispatchOpts = { ...opts };
         if (acceptNonStandardSearchParameters && dispatchOpts.path) {
-          const [path11, searchParams] = dispatchOpts.path.split("?");
+          const [path12, searchParams] = dispatchOpts.path.split("?");
           const normalizedSearchParams = normalizeSearchParams(searchParams, acceptNonStandardSearchParameters);
-          dispatchOpts.path = `${path11}?${normalizedSearchParams}`;
+          dispatchOpts.path = `${path12}?${normalizedSearchParams}`;
         }
         return this[kAgent].dispatch(dispatchOpts, handler);
       }
@@ -42422,7 +42422,7 @@ var require_snapshot_utils = __commonJS({
 var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports, module) {
     "use strict";
-    var { writeFile: writeFile5, readFile: readFile6, mkdir: mkdir5 } = __require("node:fs/promises");
+    var { writeFile: writeFile2, readFile: readFile5, mkdir: mkdir3 } = __require("node:fs/promises");
     var { dirname: dirname4, resolve: resolve8 } = __require("node:path");
     var { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers");
     var { InvalidArgumentError, UndiciError } = require_errors3();
@@ -42619,12 +42619,12 @@ var require_snapshot_recorder = __commonJS({
        * @return {Promise<void>} - Resolves when snapshots are loaded
        */
       async loadSnapshots(filePath) {
-        const path11 = filePath || this.#snapshotPath;
-        if (!path11) {
+        const path12 = filePath || this.#snapshotPath;
+        if (!path12) {
           throw new InvalidArgumentError("Snapshot path is required");
         }
         try {
-          const data = await readFile6(resolve8(path11), "utf8");
+          const data = await readFile5(resolve8(path12), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -42638,7 +42638,7 @@ var require_snapshot_recorder = __commonJS({
           if (error2.code === "ENOENT") {
             this.#snapshots.clear();
           } else {
-            throw new UndiciError(`Failed to load snapshots from ${path11}`, { cause: error2 });
+            throw new UndiciError(`Failed to load snapshots from ${path12}`, { cause: error2 });
           }
         }
       }
@@ -42649,17 +42649,17 @@ var require_snapshot_recorder = __commonJS({
        * @returns {Promise<void>} - Resolves when snapshots are saved
        */
       async saveSnapshots(filePath) {
-        const path11 = filePath || this.#snapshotPath;
-        if (!path11) {
+        const path12 = filePath || this.#snapshotPath;
+        if (!path12) {
           throw new InvalidArgumentError("Snapshot path is required");
         }
-        const resolvedPath = resolve8(path11);
-        await mkdir5(dirname4(resolvedPath), { recursive: true });
+        const resolvedPath = resolve8(path12);
+        await mkdir3(dirname4(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot]) => ({
           hash,
           snapshot
         }));
-        await writeFile5(resolvedPath, JSON.stringify(data, null, 2), { flush: true });
+        await writeFile2(resolvedPath, JSON.stringify(data, null, 2), { flush: true });
       }
       /**
        * Clears all recorded snapshots
@@ -43294,15 +43294,15 @@ var require_redirect_handler2 = __commonJS({
           receivedAt: Date.now()
         });
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path11 = search ? `${pathname}${search}` : pathname;
-        const redirectUrlString = `${origin}${path11}`;
+        const path12 = search ? `${pathname}${search}` : pathname;
+        const redirectUrlString = `${origin}${path12}`;
         for (const historyUrl of this.history) {
           if (historyUrl.toString() === redirectUrlString) {
             throw new InvalidArgumentError(`Redirect loop detected. Cannot redirect to ${origin}. This typically happens when using a Client or Pool with cross-origin redirects. Use an Agent for cross-origin redirects.`);
           }
         }
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path11;
+        this.opts.path = path12;
         this.opts.origin = origin;
         this.opts.query = null;
       }
@@ -45119,10 +45119,10 @@ var require_cache_handler = __commonJS({
       }
       return locationUrl.pathname + locationUrl.search;
     }
-    function deleteCachedUri(store, cacheKey, path11) {
+    function deleteCachedUri(store, cacheKey, path12) {
       deleteCachedValue(store, {
         ...cacheKey,
-        path: path11
+        path: path12
       });
       for (let i = 0; i < util.safeHTTPMethods.length; i++) {
         const method = util.safeHTTPMethods[i];
@@ -45130,7 +45130,7 @@ var require_cache_handler = __commonJS({
           deleteCachedValue(store, {
             ...cacheKey,
             method,
-            path: path11
+            path: path12
           });
         }
       }
@@ -45141,9 +45141,9 @@ var require_cache_handler = __commonJS({
       }
       const values2 = Array.isArray(headerValue) ? headerValue : [headerValue];
       for (let i = 0; i < values2.length; i++) {
-        const path11 = getSameOriginPath(cacheKey, values2[i]);
-        if (path11 !== void 0) {
-          deleteCachedUri(store, cacheKey, path11);
+        const path12 = getSameOriginPath(cacheKey, values2[i]);
+        if (path12 !== void 0) {
+          deleteCachedUri(store, cacheKey, path12);
         }
       }
     }
@@ -48033,12 +48033,12 @@ var require_headers2 = __commonJS({
       append(name, value, isLowerCase) {
         this.sortedMap = null;
         const lowercaseName = isLowerCase ? name : name.toLowerCase();
-        const exists2 = this.headersMap.get(lowercaseName);
-        if (exists2) {
+        const exists3 = this.headersMap.get(lowercaseName);
+        if (exists3) {
           const delimiter = lowercaseName === "cookie" ? "; " : ", ";
           this.headersMap.set(lowercaseName, {
-            name: exists2.name,
-            value: `${exists2.value}${delimiter}${value}`
+            name: exists3.name,
+            value: `${exists3.value}${delimiter}${value}`
           });
         } else {
           this.headersMap.set(lowercaseName, { name, value });
@@ -50631,11 +50631,11 @@ var require_fetch2 = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request4);
         const agent = fetchParams.controller.dispatcher;
-        const path11 = url.pathname + url.search;
+        const path12 = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
         return new Promise((resolve8, reject) => agent.dispatch(
           {
-            path: hasTrailingQuestionMark ? `${path11}?` : path11,
+            path: hasTrailingQuestionMark ? `${path12}?` : path12,
             origin: url.origin,
             method: request4.method,
             body: agent.isMockActive ? request4.body && (request4.body.source || request4.body.stream) : body,
@@ -51582,9 +51582,9 @@ var require_util12 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path11) {
-      for (let i = 0; i < path11.length; ++i) {
-        const code3 = path11.charCodeAt(i);
+    function validateCookiePath(path12) {
+      for (let i = 0; i < path12.length; ++i) {
+        const code3 = path12.charCodeAt(i);
         if (code3 < 32 || // exclude CTLs (0-31)
         code3 > 126 || // exclude DEL and non-ascii
         code3 === 59) {
@@ -54683,10 +54683,10 @@ var require_eventsource2 = __commonJS({
           lastEventId: "",
           reconnectionTime: eventSourceInitDict.node.reconnectionTime
         };
-        const settings = environmentSettingsObject;
+        const settings2 = environmentSettingsObject;
         let urlRecord;
         try {
-          urlRecord = new URL(url, settings.settingsObject.baseUrl);
+          urlRecord = new URL(url, settings2.settingsObject.baseUrl);
           this.#state.origin = urlRecord.origin;
         } catch (e) {
           throw new DOMException(e, "SyntaxError");
@@ -55020,11 +55020,11 @@ var require_undici2 = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path11 = opts.path;
+          let path12 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path11 = `/${path11}`;
+            path12 = `/${path12}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path11);
+          url = new URL(util.parseOrigin(url).origin + path12);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -55510,11 +55510,11 @@ var require_codegen = __commonJS({
         const rhs = this.rhs === void 0 ? "" : ` = ${this.rhs}`;
         return `${varKind} ${this.name}${rhs};` + _n;
       }
-      optimizeNames(names, constants4) {
+      optimizeNames(names, constants6) {
         if (!names[this.name.str])
           return;
         if (this.rhs)
-          this.rhs = optimizeExpr(this.rhs, names, constants4);
+          this.rhs = optimizeExpr(this.rhs, names, constants6);
         return this;
       }
       get names() {
@@ -55531,10 +55531,10 @@ var require_codegen = __commonJS({
       render({ _n }) {
         return `${this.lhs} = ${this.rhs};` + _n;
       }
-      optimizeNames(names, constants4) {
+      optimizeNames(names, constants6) {
         if (this.lhs instanceof code_1.Name && !names[this.lhs.str] && !this.sideEffects)
           return;
-        this.rhs = optimizeExpr(this.rhs, names, constants4);
+        this.rhs = optimizeExpr(this.rhs, names, constants6);
         return this;
       }
       get names() {
@@ -55595,8 +55595,8 @@ var require_codegen = __commonJS({
       optimizeNodes() {
         return `${this.code}` ? this : void 0;
       }
-      optimizeNames(names, constants4) {
-        this.code = optimizeExpr(this.code, names, constants4);
+      optimizeNames(names, constants6) {
+        this.code = optimizeExpr(this.code, names, constants6);
         return this;
       }
       get names() {
@@ -55625,12 +55625,12 @@ var require_codegen = __commonJS({
         }
         return nodes.length > 0 ? this : void 0;
       }
-      optimizeNames(names, constants4) {
+      optimizeNames(names, constants6) {
         const { nodes } = this;
         let i = nodes.length;
         while (i--) {
           const n = nodes[i];
-          if (n.optimizeNames(names, constants4))
+          if (n.optimizeNames(names, constants6))
             continue;
           subtractNames(names, n.names);
           nodes.splice(i, 1);
@@ -55683,12 +55683,12 @@ var require_codegen = __commonJS({
           return void 0;
         return this;
       }
-      optimizeNames(names, constants4) {
+      optimizeNames(names, constants6) {
         var _a;
-        this.else = (_a = this.else) === null || _a === void 0 ? void 0 : _a.optimizeNames(names, constants4);
-        if (!(super.optimizeNames(names, constants4) || this.else))
+        this.else = (_a = this.else) === null || _a === void 0 ? void 0 : _a.optimizeNames(names, constants6);
+        if (!(super.optimizeNames(names, constants6) || this.else))
           return;
-        this.condition = optimizeExpr(this.condition, names, constants4);
+        this.condition = optimizeExpr(this.condition, names, constants6);
         return this;
       }
       get names() {
@@ -55711,10 +55711,10 @@ var require_codegen = __commonJS({
       render(opts) {
         return `for(${this.iteration})` + super.render(opts);
       }
-      optimizeNames(names, constants4) {
-        if (!super.optimizeNames(names, constants4))
+      optimizeNames(names, constants6) {
+        if (!super.optimizeNames(names, constants6))
           return;
-        this.iteration = optimizeExpr(this.iteration, names, constants4);
+        this.iteration = optimizeExpr(this.iteration, names, constants6);
         return this;
       }
       get names() {
@@ -55750,10 +55750,10 @@ var require_codegen = __commonJS({
       render(opts) {
         return `for(${this.varKind} ${this.name} ${this.loop} ${this.iterable})` + super.render(opts);
       }
-      optimizeNames(names, constants4) {
-        if (!super.optimizeNames(names, constants4))
+      optimizeNames(names, constants6) {
+        if (!super.optimizeNames(names, constants6))
           return;
-        this.iterable = optimizeExpr(this.iterable, names, constants4);
+        this.iterable = optimizeExpr(this.iterable, names, constants6);
         return this;
       }
       get names() {
@@ -55795,11 +55795,11 @@ var require_codegen = __commonJS({
         (_b = this.finally) === null || _b === void 0 ? void 0 : _b.optimizeNodes();
         return this;
       }
-      optimizeNames(names, constants4) {
+      optimizeNames(names, constants6) {
         var _a, _b;
-        super.optimizeNames(names, constants4);
-        (_a = this.catch) === null || _a === void 0 ? void 0 : _a.optimizeNames(names, constants4);
-        (_b = this.finally) === null || _b === void 0 ? void 0 : _b.optimizeNames(names, constants4);
+        super.optimizeNames(names, constants6);
+        (_a = this.catch) === null || _a === void 0 ? void 0 : _a.optimizeNames(names, constants6);
+        (_b = this.finally) === null || _b === void 0 ? void 0 : _b.optimizeNames(names, constants6);
         return this;
       }
       get names() {
@@ -56100,7 +56100,7 @@ var require_codegen = __commonJS({
     function addExprNames(names, from) {
       return from instanceof code_1._CodeOrName ? addNames(names, from.names) : names;
     }
-    function optimizeExpr(expr, names, constants4) {
+    function optimizeExpr(expr, names, constants6) {
       if (expr instanceof code_1.Name)
         return replaceName(expr);
       if (!canOptimize(expr))
@@ -56115,14 +56115,14 @@ var require_codegen = __commonJS({
         return items2;
       }, []));
       function replaceName(n) {
-        const c = constants4[n.str];
+        const c = constants6[n.str];
         if (c === void 0 || names[n.str] !== 1)
           return n;
         delete names[n.str];
         return c;
       }
       function canOptimize(e) {
-        return e instanceof code_1._Code && e._items.some((c) => c instanceof code_1.Name && names[c.str] === 1 && constants4[c.str] !== void 0);
+        return e instanceof code_1._Code && e._items.some((c) => c instanceof code_1.Name && names[c.str] === 1 && constants6[c.str] !== void 0);
       }
     }
     function subtractNames(names, from) {
@@ -58362,8 +58362,8 @@ var require_utils4 = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path11) {
-      let input = path11;
+    function removeDotSegments(path12) {
+      let input = path12;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -58437,11 +58437,11 @@ var require_utils4 = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path11) {
-      if (path11 === "" || path11[0] === "/") {
-        return removeDotSegments(path11);
+    function removeDotSegmentsRelative(path12) {
+      if (path12 === "" || path12[0] === "/") {
+        return removeDotSegments(path12);
       }
-      const segments2 = path11.split("/");
+      const segments2 = path12.split("/");
       const last = segments2.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -58804,8 +58804,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path11 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path11 && path11 !== "/" ? path11 : void 0;
+        const path12 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path12 && path12 !== "/" ? path12 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -62342,12 +62342,12 @@ var require_dist2 = __commonJS({
         throw new Error(`Unknown format "${name}"`);
       return f;
     };
-    function addFormats3(ajv, list2, fs3, exportName) {
+    function addFormats3(ajv, list2, fs4, exportName) {
       var _a;
       var _b;
       (_a = (_b = ajv.opts.code).formats) !== null && _a !== void 0 ? _a : _b.formats = (0, codegen_1._)`require("ajv-formats/dist/formats").${exportName}`;
       for (const f of list2)
-        ajv.addFormat(f, fs3[f]);
+        ajv.addFormat(f, fs4[f]);
     }
     module.exports = exports = formatsPlugin;
     Object.defineProperty(exports, "__esModule", { value: true });
@@ -62358,7 +62358,7 @@ var require_dist2 = __commonJS({
 // node_modules/graceful-fs/polyfills.js
 var require_polyfills = __commonJS({
   "node_modules/graceful-fs/polyfills.js"(exports, module) {
-    var constants4 = __require("constants");
+    var constants6 = __require("constants");
     var origCwd = process.cwd;
     var cwd = null;
     var platform2 = process.env.GRACEFUL_FS_PLATFORM || process.platform;
@@ -62381,54 +62381,54 @@ var require_polyfills = __commonJS({
     }
     var chdir;
     module.exports = patch;
-    function patch(fs3) {
-      if (constants4.hasOwnProperty("O_SYMLINK") && process.version.match(/^v0\.6\.[0-2]|^v0\.5\./)) {
-        patchLchmod(fs3);
+    function patch(fs4) {
+      if (constants6.hasOwnProperty("O_SYMLINK") && process.version.match(/^v0\.6\.[0-2]|^v0\.5\./)) {
+        patchLchmod(fs4);
       }
-      if (!fs3.lutimes) {
-        patchLutimes(fs3);
+      if (!fs4.lutimes) {
+        patchLutimes(fs4);
       }
-      fs3.chown = chownFix(fs3.chown);
-      fs3.fchown = chownFix(fs3.fchown);
-      fs3.lchown = chownFix(fs3.lchown);
-      fs3.chmod = chmodFix(fs3.chmod);
-      fs3.fchmod = chmodFix(fs3.fchmod);
-      fs3.lchmod = chmodFix(fs3.lchmod);
-      fs3.chownSync = chownFixSync(fs3.chownSync);
-      fs3.fchownSync = chownFixSync(fs3.fchownSync);
-      fs3.lchownSync = chownFixSync(fs3.lchownSync);
-      fs3.chmodSync = chmodFixSync(fs3.chmodSync);
-      fs3.fchmodSync = chmodFixSync(fs3.fchmodSync);
-      fs3.lchmodSync = chmodFixSync(fs3.lchmodSync);
-      fs3.stat = statFix(fs3.stat);
-      fs3.fstat = statFix(fs3.fstat);
-      fs3.lstat = statFix(fs3.lstat);
-      fs3.statSync = statFixSync(fs3.statSync);
-      fs3.fstatSync = statFixSync(fs3.fstatSync);
-      fs3.lstatSync = statFixSync(fs3.lstatSync);
-      if (fs3.chmod && !fs3.lchmod) {
-        fs3.lchmod = function(path11, mode, cb) {
+      fs4.chown = chownFix(fs4.chown);
+      fs4.fchown = chownFix(fs4.fchown);
+      fs4.lchown = chownFix(fs4.lchown);
+      fs4.chmod = chmodFix(fs4.chmod);
+      fs4.fchmod = chmodFix(fs4.fchmod);
+      fs4.lchmod = chmodFix(fs4.lchmod);
+      fs4.chownSync = chownFixSync(fs4.chownSync);
+      fs4.fchownSync = chownFixSync(fs4.fchownSync);
+      fs4.lchownSync = chownFixSync(fs4.lchownSync);
+      fs4.chmodSync = chmodFixSync(fs4.chmodSync);
+      fs4.fchmodSync = chmodFixSync(fs4.fchmodSync);
+      fs4.lchmodSync = chmodFixSync(fs4.lchmodSync);
+      fs4.stat = statFix(fs4.stat);
+      fs4.fstat = statFix(fs4.fstat);
+      fs4.lstat = statFix(fs4.lstat);
+      fs4.statSync = statFixSync(fs4.statSync);
+      fs4.fstatSync = statFixSync(fs4.fstatSync);
+      fs4.lstatSync = statFixSync(fs4.lstatSync);
+      if (fs4.chmod && !fs4.lchmod) {
+        fs4.lchmod = function(path12, mode, cb) {
           if (cb) process.nextTick(cb);
         };
-        fs3.lchmodSync = function() {
+        fs4.lchmodSync = function() {
         };
       }
-      if (fs3.chown && !fs3.lchown) {
-        fs3.lchown = function(path11, uid, gid, cb) {
+      if (fs4.chown && !fs4.lchown) {
+        fs4.lchown = function(path12, uid, gid, cb) {
           if (cb) process.nextTick(cb);
         };
-        fs3.lchownSync = function() {
+        fs4.lchownSync = function() {
         };
       }
       if (platform2 === "win32") {
-        fs3.rename = typeof fs3.rename !== "function" ? fs3.rename : (function(fs$rename) {
+        fs4.rename = typeof fs4.rename !== "function" ? fs4.rename : (function(fs$rename) {
           function rename3(from, to, cb) {
             var start = Date.now();
             var backoff = 0;
             fs$rename(from, to, function CB(er) {
               if (er && (er.code === "EACCES" || er.code === "EPERM" || er.code === "EBUSY") && Date.now() - start < 6e4) {
                 setTimeout(function() {
-                  fs3.stat(to, function(stater, st) {
+                  fs4.stat(to, function(stater, st) {
                     if (stater && stater.code === "ENOENT")
                       fs$rename(from, to, CB);
                     else
@@ -62444,9 +62444,9 @@ var require_polyfills = __commonJS({
           }
           if (Object.setPrototypeOf) Object.setPrototypeOf(rename3, fs$rename);
           return rename3;
-        })(fs3.rename);
+        })(fs4.rename);
       }
-      fs3.read = typeof fs3.read !== "function" ? fs3.read : (function(fs$read) {
+      fs4.read = typeof fs4.read !== "function" ? fs4.read : (function(fs$read) {
         function read2(fd, buffer, offset, length, position, callback_) {
           var callback2;
           if (callback_ && typeof callback_ === "function") {
@@ -62454,22 +62454,22 @@ var require_polyfills = __commonJS({
             callback2 = function(er, _, __) {
               if (er && er.code === "EAGAIN" && eagCounter < 10) {
                 eagCounter++;
-                return fs$read.call(fs3, fd, buffer, offset, length, position, callback2);
+                return fs$read.call(fs4, fd, buffer, offset, length, position, callback2);
               }
               callback_.apply(this, arguments);
             };
           }
-          return fs$read.call(fs3, fd, buffer, offset, length, position, callback2);
+          return fs$read.call(fs4, fd, buffer, offset, length, position, callback2);
         }
         if (Object.setPrototypeOf) Object.setPrototypeOf(read2, fs$read);
         return read2;
-      })(fs3.read);
-      fs3.readSync = typeof fs3.readSync !== "function" ? fs3.readSync : /* @__PURE__ */ (function(fs$readSync) {
+      })(fs4.read);
+      fs4.readSync = typeof fs4.readSync !== "function" ? fs4.readSync : /* @__PURE__ */ (function(fs$readSync) {
         return function(fd, buffer, offset, length, position) {
           var eagCounter = 0;
           while (true) {
             try {
-              return fs$readSync.call(fs3, fd, buffer, offset, length, position);
+              return fs$readSync.call(fs4, fd, buffer, offset, length, position);
             } catch (er) {
               if (er.code === "EAGAIN" && eagCounter < 10) {
                 eagCounter++;
@@ -62479,92 +62479,92 @@ var require_polyfills = __commonJS({
             }
           }
         };
-      })(fs3.readSync);
-      function patchLchmod(fs4) {
-        fs4.lchmod = function(path11, mode, callback2) {
-          fs4.open(
-            path11,
-            constants4.O_WRONLY | constants4.O_SYMLINK,
+      })(fs4.readSync);
+      function patchLchmod(fs5) {
+        fs5.lchmod = function(path12, mode, callback2) {
+          fs5.open(
+            path12,
+            constants6.O_WRONLY | constants6.O_SYMLINK,
             mode,
             function(err, fd) {
               if (err) {
                 if (callback2) callback2(err);
                 return;
               }
-              fs4.fchmod(fd, mode, function(err2) {
-                fs4.close(fd, function(err22) {
+              fs5.fchmod(fd, mode, function(err2) {
+                fs5.close(fd, function(err22) {
                   if (callback2) callback2(err2 || err22);
                 });
               });
             }
           );
         };
-        fs4.lchmodSync = function(path11, mode) {
-          var fd = fs4.openSync(path11, constants4.O_WRONLY | constants4.O_SYMLINK, mode);
+        fs5.lchmodSync = function(path12, mode) {
+          var fd = fs5.openSync(path12, constants6.O_WRONLY | constants6.O_SYMLINK, mode);
           var threw = true;
           var ret;
           try {
-            ret = fs4.fchmodSync(fd, mode);
+            ret = fs5.fchmodSync(fd, mode);
             threw = false;
           } finally {
             if (threw) {
               try {
-                fs4.closeSync(fd);
+                fs5.closeSync(fd);
               } catch (er) {
               }
             } else {
-              fs4.closeSync(fd);
+              fs5.closeSync(fd);
             }
           }
           return ret;
         };
       }
-      function patchLutimes(fs4) {
-        if (constants4.hasOwnProperty("O_SYMLINK") && fs4.futimes) {
-          fs4.lutimes = function(path11, at, mt, cb) {
-            fs4.open(path11, constants4.O_SYMLINK, function(er, fd) {
+      function patchLutimes(fs5) {
+        if (constants6.hasOwnProperty("O_SYMLINK") && fs5.futimes) {
+          fs5.lutimes = function(path12, at, mt, cb) {
+            fs5.open(path12, constants6.O_SYMLINK, function(er, fd) {
               if (er) {
                 if (cb) cb(er);
                 return;
               }
-              fs4.futimes(fd, at, mt, function(er2) {
-                fs4.close(fd, function(er22) {
+              fs5.futimes(fd, at, mt, function(er2) {
+                fs5.close(fd, function(er22) {
                   if (cb) cb(er2 || er22);
                 });
               });
             });
           };
-          fs4.lutimesSync = function(path11, at, mt) {
-            var fd = fs4.openSync(path11, constants4.O_SYMLINK);
+          fs5.lutimesSync = function(path12, at, mt) {
+            var fd = fs5.openSync(path12, constants6.O_SYMLINK);
             var ret;
             var threw = true;
             try {
-              ret = fs4.futimesSync(fd, at, mt);
+              ret = fs5.futimesSync(fd, at, mt);
               threw = false;
             } finally {
               if (threw) {
                 try {
-                  fs4.closeSync(fd);
+                  fs5.closeSync(fd);
                 } catch (er) {
                 }
               } else {
-                fs4.closeSync(fd);
+                fs5.closeSync(fd);
               }
             }
             return ret;
           };
-        } else if (fs4.futimes) {
-          fs4.lutimes = function(_a, _b, _c, cb) {
+        } else if (fs5.futimes) {
+          fs5.lutimes = function(_a, _b, _c, cb) {
             if (cb) process.nextTick(cb);
           };
-          fs4.lutimesSync = function() {
+          fs5.lutimesSync = function() {
           };
         }
       }
       function chmodFix(orig) {
         if (!orig) return orig;
         return function(target, mode, cb) {
-          return orig.call(fs3, target, mode, function(er) {
+          return orig.call(fs4, target, mode, function(er) {
             if (chownErOk(er)) er = null;
             if (cb) cb.apply(this, arguments);
           });
@@ -62574,7 +62574,7 @@ var require_polyfills = __commonJS({
         if (!orig) return orig;
         return function(target, mode) {
           try {
-            return orig.call(fs3, target, mode);
+            return orig.call(fs4, target, mode);
           } catch (er) {
             if (!chownErOk(er)) throw er;
           }
@@ -62583,7 +62583,7 @@ var require_polyfills = __commonJS({
       function chownFix(orig) {
         if (!orig) return orig;
         return function(target, uid, gid, cb) {
-          return orig.call(fs3, target, uid, gid, function(er) {
+          return orig.call(fs4, target, uid, gid, function(er) {
             if (chownErOk(er)) er = null;
             if (cb) cb.apply(this, arguments);
           });
@@ -62593,7 +62593,7 @@ var require_polyfills = __commonJS({
         if (!orig) return orig;
         return function(target, uid, gid) {
           try {
-            return orig.call(fs3, target, uid, gid);
+            return orig.call(fs4, target, uid, gid);
           } catch (er) {
             if (!chownErOk(er)) throw er;
           }
@@ -62613,13 +62613,13 @@ var require_polyfills = __commonJS({
             }
             if (cb) cb.apply(this, arguments);
           }
-          return options ? orig.call(fs3, target, options, callback2) : orig.call(fs3, target, callback2);
+          return options ? orig.call(fs4, target, options, callback2) : orig.call(fs4, target, callback2);
         };
       }
       function statFixSync(orig) {
         if (!orig) return orig;
         return function(target, options) {
-          var stats = options ? orig.call(fs3, target, options) : orig.call(fs3, target);
+          var stats = options ? orig.call(fs4, target, options) : orig.call(fs4, target);
           if (stats) {
             if (stats.uid < 0) stats.uid += 4294967296;
             if (stats.gid < 0) stats.gid += 4294967296;
@@ -62648,16 +62648,16 @@ var require_legacy_streams = __commonJS({
   "node_modules/graceful-fs/legacy-streams.js"(exports, module) {
     var Stream = __require("stream").Stream;
     module.exports = legacy;
-    function legacy(fs3) {
+    function legacy(fs4) {
       return {
         ReadStream,
         WriteStream
       };
-      function ReadStream(path11, options) {
-        if (!(this instanceof ReadStream)) return new ReadStream(path11, options);
+      function ReadStream(path12, options) {
+        if (!(this instanceof ReadStream)) return new ReadStream(path12, options);
         Stream.call(this);
         var self = this;
-        this.path = path11;
+        this.path = path12;
         this.fd = null;
         this.readable = true;
         this.paused = false;
@@ -62691,7 +62691,7 @@ var require_legacy_streams = __commonJS({
           });
           return;
         }
-        fs3.open(this.path, this.flags, this.mode, function(err, fd) {
+        fs4.open(this.path, this.flags, this.mode, function(err, fd) {
           if (err) {
             self.emit("error", err);
             self.readable = false;
@@ -62702,10 +62702,10 @@ var require_legacy_streams = __commonJS({
           self._read();
         });
       }
-      function WriteStream(path11, options) {
-        if (!(this instanceof WriteStream)) return new WriteStream(path11, options);
+      function WriteStream(path12, options) {
+        if (!(this instanceof WriteStream)) return new WriteStream(path12, options);
         Stream.call(this);
-        this.path = path11;
+        this.path = path12;
         this.fd = null;
         this.writable = true;
         this.flags = "w";
@@ -62730,7 +62730,7 @@ var require_legacy_streams = __commonJS({
         this.busy = false;
         this._queue = [];
         if (this.fd === null) {
-          this._open = fs3.open;
+          this._open = fs4.open;
           this._queue.push([this._open, this.path, this.flags, this.mode, void 0]);
           this.flush();
         }
@@ -62765,7 +62765,7 @@ var require_clone = __commonJS({
 // node_modules/graceful-fs/graceful-fs.js
 var require_graceful_fs = __commonJS({
   "node_modules/graceful-fs/graceful-fs.js"(exports, module) {
-    var fs3 = __require("fs");
+    var fs4 = __require("fs");
     var polyfills = require_polyfills();
     var legacy = require_legacy_streams();
     var clone = require_clone();
@@ -62797,12 +62797,12 @@ var require_graceful_fs = __commonJS({
         m = "GFS4: " + m.split(/\n/).join("\nGFS4: ");
         console.error(m);
       };
-    if (!fs3[gracefulQueue]) {
+    if (!fs4[gracefulQueue]) {
       queue = global[gracefulQueue] || [];
-      publishQueue(fs3, queue);
-      fs3.close = (function(fs$close) {
+      publishQueue(fs4, queue);
+      fs4.close = (function(fs$close) {
         function close(fd, cb) {
-          return fs$close.call(fs3, fd, function(err) {
+          return fs$close.call(fs4, fd, function(err) {
             if (!err) {
               resetQueue();
             }
@@ -62814,48 +62814,48 @@ var require_graceful_fs = __commonJS({
           value: fs$close
         });
         return close;
-      })(fs3.close);
-      fs3.closeSync = (function(fs$closeSync) {
+      })(fs4.close);
+      fs4.closeSync = (function(fs$closeSync) {
         function closeSync(fd) {
-          fs$closeSync.apply(fs3, arguments);
+          fs$closeSync.apply(fs4, arguments);
           resetQueue();
         }
         Object.defineProperty(closeSync, previousSymbol, {
           value: fs$closeSync
         });
         return closeSync;
-      })(fs3.closeSync);
+      })(fs4.closeSync);
       if (/\bgfs4\b/i.test(process.env.NODE_DEBUG || "")) {
         process.on("exit", function() {
-          debug2(fs3[gracefulQueue]);
-          __require("assert").equal(fs3[gracefulQueue].length, 0);
+          debug2(fs4[gracefulQueue]);
+          __require("assert").equal(fs4[gracefulQueue].length, 0);
         });
       }
     }
     var queue;
     if (!global[gracefulQueue]) {
-      publishQueue(global, fs3[gracefulQueue]);
+      publishQueue(global, fs4[gracefulQueue]);
     }
-    module.exports = patch(clone(fs3));
-    if (process.env.TEST_GRACEFUL_FS_GLOBAL_PATCH && !fs3.__patched) {
-      module.exports = patch(fs3);
-      fs3.__patched = true;
+    module.exports = patch(clone(fs4));
+    if (process.env.TEST_GRACEFUL_FS_GLOBAL_PATCH && !fs4.__patched) {
+      module.exports = patch(fs4);
+      fs4.__patched = true;
     }
-    function patch(fs4) {
-      polyfills(fs4);
-      fs4.gracefulify = patch;
-      fs4.createReadStream = createReadStream;
-      fs4.createWriteStream = createWriteStream;
-      var fs$readFile = fs4.readFile;
-      fs4.readFile = readFile6;
-      function readFile6(path11, options, cb) {
+    function patch(fs5) {
+      polyfills(fs5);
+      fs5.gracefulify = patch;
+      fs5.createReadStream = createReadStream;
+      fs5.createWriteStream = createWriteStream;
+      var fs$readFile = fs5.readFile;
+      fs5.readFile = readFile5;
+      function readFile5(path12, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        return go$readFile(path11, options, cb);
-        function go$readFile(path12, options2, cb2, startTime) {
-          return fs$readFile(path12, options2, function(err) {
+        return go$readFile(path12, options, cb);
+        function go$readFile(path13, options2, cb2, startTime) {
+          return fs$readFile(path13, options2, function(err) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$readFile, [path12, options2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$readFile, [path13, options2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -62863,16 +62863,16 @@ var require_graceful_fs = __commonJS({
           });
         }
       }
-      var fs$writeFile = fs4.writeFile;
-      fs4.writeFile = writeFile5;
-      function writeFile5(path11, data, options, cb) {
+      var fs$writeFile = fs5.writeFile;
+      fs5.writeFile = writeFile2;
+      function writeFile2(path12, data, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        return go$writeFile(path11, data, options, cb);
-        function go$writeFile(path12, data2, options2, cb2, startTime) {
-          return fs$writeFile(path12, data2, options2, function(err) {
+        return go$writeFile(path12, data, options, cb);
+        function go$writeFile(path13, data2, options2, cb2, startTime) {
+          return fs$writeFile(path13, data2, options2, function(err) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$writeFile, [path12, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$writeFile, [path13, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -62880,17 +62880,17 @@ var require_graceful_fs = __commonJS({
           });
         }
       }
-      var fs$appendFile = fs4.appendFile;
+      var fs$appendFile = fs5.appendFile;
       if (fs$appendFile)
-        fs4.appendFile = appendFile3;
-      function appendFile3(path11, data, options, cb) {
+        fs5.appendFile = appendFile3;
+      function appendFile3(path12, data, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        return go$appendFile(path11, data, options, cb);
-        function go$appendFile(path12, data2, options2, cb2, startTime) {
-          return fs$appendFile(path12, data2, options2, function(err) {
+        return go$appendFile(path12, data, options, cb);
+        function go$appendFile(path13, data2, options2, cb2, startTime) {
+          return fs$appendFile(path13, data2, options2, function(err) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$appendFile, [path12, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$appendFile, [path13, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -62898,9 +62898,9 @@ var require_graceful_fs = __commonJS({
           });
         }
       }
-      var fs$copyFile = fs4.copyFile;
+      var fs$copyFile = fs5.copyFile;
       if (fs$copyFile)
-        fs4.copyFile = copyFile2;
+        fs5.copyFile = copyFile2;
       function copyFile2(src, dest, flags, cb) {
         if (typeof flags === "function") {
           cb = flags;
@@ -62918,34 +62918,34 @@ var require_graceful_fs = __commonJS({
           });
         }
       }
-      var fs$readdir = fs4.readdir;
-      fs4.readdir = readdir4;
+      var fs$readdir = fs5.readdir;
+      fs5.readdir = readdir5;
       var noReaddirOptionVersions = /^v[0-5]\./;
-      function readdir4(path11, options, cb) {
+      function readdir5(path12, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        var go$readdir = noReaddirOptionVersions.test(process.version) ? function go$readdir2(path12, options2, cb2, startTime) {
-          return fs$readdir(path12, fs$readdirCallback(
-            path12,
+        var go$readdir = noReaddirOptionVersions.test(process.version) ? function go$readdir2(path13, options2, cb2, startTime) {
+          return fs$readdir(path13, fs$readdirCallback(
+            path13,
             options2,
             cb2,
             startTime
           ));
-        } : function go$readdir2(path12, options2, cb2, startTime) {
-          return fs$readdir(path12, options2, fs$readdirCallback(
-            path12,
+        } : function go$readdir2(path13, options2, cb2, startTime) {
+          return fs$readdir(path13, options2, fs$readdirCallback(
+            path13,
             options2,
             cb2,
             startTime
           ));
         };
-        return go$readdir(path11, options, cb);
-        function fs$readdirCallback(path12, options2, cb2, startTime) {
+        return go$readdir(path12, options, cb);
+        function fs$readdirCallback(path13, options2, cb2, startTime) {
           return function(err, files) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
               enqueue([
                 go$readdir,
-                [path12, options2, cb2],
+                [path13, options2, cb2],
                 err,
                 startTime || Date.now(),
                 Date.now()
@@ -62960,21 +62960,21 @@ var require_graceful_fs = __commonJS({
         }
       }
       if (process.version.substr(0, 4) === "v0.8") {
-        var legStreams = legacy(fs4);
+        var legStreams = legacy(fs5);
         ReadStream = legStreams.ReadStream;
         WriteStream = legStreams.WriteStream;
       }
-      var fs$ReadStream = fs4.ReadStream;
+      var fs$ReadStream = fs5.ReadStream;
       if (fs$ReadStream) {
         ReadStream.prototype = Object.create(fs$ReadStream.prototype);
         ReadStream.prototype.open = ReadStream$open;
       }
-      var fs$WriteStream = fs4.WriteStream;
+      var fs$WriteStream = fs5.WriteStream;
       if (fs$WriteStream) {
         WriteStream.prototype = Object.create(fs$WriteStream.prototype);
         WriteStream.prototype.open = WriteStream$open;
       }
-      Object.defineProperty(fs4, "ReadStream", {
+      Object.defineProperty(fs5, "ReadStream", {
         get: function() {
           return ReadStream;
         },
@@ -62984,7 +62984,7 @@ var require_graceful_fs = __commonJS({
         enumerable: true,
         configurable: true
       });
-      Object.defineProperty(fs4, "WriteStream", {
+      Object.defineProperty(fs5, "WriteStream", {
         get: function() {
           return WriteStream;
         },
@@ -62995,7 +62995,7 @@ var require_graceful_fs = __commonJS({
         configurable: true
       });
       var FileReadStream = ReadStream;
-      Object.defineProperty(fs4, "FileReadStream", {
+      Object.defineProperty(fs5, "FileReadStream", {
         get: function() {
           return FileReadStream;
         },
@@ -63006,7 +63006,7 @@ var require_graceful_fs = __commonJS({
         configurable: true
       });
       var FileWriteStream = WriteStream;
-      Object.defineProperty(fs4, "FileWriteStream", {
+      Object.defineProperty(fs5, "FileWriteStream", {
         get: function() {
           return FileWriteStream;
         },
@@ -63016,7 +63016,7 @@ var require_graceful_fs = __commonJS({
         enumerable: true,
         configurable: true
       });
-      function ReadStream(path11, options) {
+      function ReadStream(path12, options) {
         if (this instanceof ReadStream)
           return fs$ReadStream.apply(this, arguments), this;
         else
@@ -63024,7 +63024,7 @@ var require_graceful_fs = __commonJS({
       }
       function ReadStream$open() {
         var that = this;
-        open4(that.path, that.flags, that.mode, function(err, fd) {
+        open5(that.path, that.flags, that.mode, function(err, fd) {
           if (err) {
             if (that.autoClose)
               that.destroy();
@@ -63036,7 +63036,7 @@ var require_graceful_fs = __commonJS({
           }
         });
       }
-      function WriteStream(path11, options) {
+      function WriteStream(path12, options) {
         if (this instanceof WriteStream)
           return fs$WriteStream.apply(this, arguments), this;
         else
@@ -63044,7 +63044,7 @@ var require_graceful_fs = __commonJS({
       }
       function WriteStream$open() {
         var that = this;
-        open4(that.path, that.flags, that.mode, function(err, fd) {
+        open5(that.path, that.flags, that.mode, function(err, fd) {
           if (err) {
             that.destroy();
             that.emit("error", err);
@@ -63054,22 +63054,22 @@ var require_graceful_fs = __commonJS({
           }
         });
       }
-      function createReadStream(path11, options) {
-        return new fs4.ReadStream(path11, options);
+      function createReadStream(path12, options) {
+        return new fs5.ReadStream(path12, options);
       }
-      function createWriteStream(path11, options) {
-        return new fs4.WriteStream(path11, options);
+      function createWriteStream(path12, options) {
+        return new fs5.WriteStream(path12, options);
       }
-      var fs$open = fs4.open;
-      fs4.open = open4;
-      function open4(path11, flags, mode, cb) {
+      var fs$open = fs5.open;
+      fs5.open = open5;
+      function open5(path12, flags, mode, cb) {
         if (typeof mode === "function")
           cb = mode, mode = null;
-        return go$open(path11, flags, mode, cb);
-        function go$open(path12, flags2, mode2, cb2, startTime) {
-          return fs$open(path12, flags2, mode2, function(err, fd) {
+        return go$open(path12, flags, mode, cb);
+        function go$open(path13, flags2, mode2, cb2, startTime) {
+          return fs$open(path13, flags2, mode2, function(err, fd) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$open, [path12, flags2, mode2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$open, [path13, flags2, mode2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -63077,20 +63077,20 @@ var require_graceful_fs = __commonJS({
           });
         }
       }
-      return fs4;
+      return fs5;
     }
     function enqueue(elem) {
       debug2("ENQUEUE", elem[0].name, elem[1]);
-      fs3[gracefulQueue].push(elem);
+      fs4[gracefulQueue].push(elem);
       retry();
     }
     var retryTimer;
     function resetQueue() {
       var now = Date.now();
-      for (var i = 0; i < fs3[gracefulQueue].length; ++i) {
-        if (fs3[gracefulQueue][i].length > 2) {
-          fs3[gracefulQueue][i][3] = now;
-          fs3[gracefulQueue][i][4] = now;
+      for (var i = 0; i < fs4[gracefulQueue].length; ++i) {
+        if (fs4[gracefulQueue][i].length > 2) {
+          fs4[gracefulQueue][i][3] = now;
+          fs4[gracefulQueue][i][4] = now;
         }
       }
       retry();
@@ -63098,9 +63098,9 @@ var require_graceful_fs = __commonJS({
     function retry() {
       clearTimeout(retryTimer);
       retryTimer = void 0;
-      if (fs3[gracefulQueue].length === 0)
+      if (fs4[gracefulQueue].length === 0)
         return;
-      var elem = fs3[gracefulQueue].shift();
+      var elem = fs4[gracefulQueue].shift();
       var fn = elem[0];
       var args = elem[1];
       var err = elem[2];
@@ -63122,7 +63122,7 @@ var require_graceful_fs = __commonJS({
           debug2("RETRY", fn.name, args);
           fn.apply(null, args.concat([startTime]));
         } else {
-          fs3[gracefulQueue].push(elem);
+          fs4[gracefulQueue].push(elem);
         }
       }
       if (retryTimer === void 0) {
@@ -63557,28 +63557,28 @@ var require_mtime_precision = __commonJS({
   "node_modules/proper-lockfile/lib/mtime-precision.js"(exports, module) {
     "use strict";
     var cacheSymbol = /* @__PURE__ */ Symbol();
-    function probe(file, fs3, callback2) {
-      const cachedPrecision = fs3[cacheSymbol];
+    function probe(file, fs4, callback2) {
+      const cachedPrecision = fs4[cacheSymbol];
       if (cachedPrecision) {
-        return fs3.stat(file, (err, stat5) => {
+        return fs4.stat(file, (err, stat6) => {
           if (err) {
             return callback2(err);
           }
-          callback2(null, stat5.mtime, cachedPrecision);
+          callback2(null, stat6.mtime, cachedPrecision);
         });
       }
       const mtime = new Date(Math.ceil(Date.now() / 1e3) * 1e3 + 5);
-      fs3.utimes(file, mtime, mtime, (err) => {
+      fs4.utimes(file, mtime, mtime, (err) => {
         if (err) {
           return callback2(err);
         }
-        fs3.stat(file, (err2, stat5) => {
+        fs4.stat(file, (err2, stat6) => {
           if (err2) {
             return callback2(err2);
           }
-          const precision = stat5.mtime.getTime() % 1e3 === 0 ? "s" : "ms";
-          Object.defineProperty(fs3, cacheSymbol, { value: precision });
-          callback2(null, stat5.mtime, precision);
+          const precision = stat6.mtime.getTime() % 1e3 === 0 ? "s" : "ms";
+          Object.defineProperty(fs4, cacheSymbol, { value: precision });
+          callback2(null, stat6.mtime, precision);
         });
       });
     }
@@ -63598,8 +63598,8 @@ var require_mtime_precision = __commonJS({
 var require_lockfile = __commonJS({
   "node_modules/proper-lockfile/lib/lockfile.js"(exports, module) {
     "use strict";
-    var path11 = __require("path");
-    var fs3 = require_graceful_fs();
+    var path12 = __require("path");
+    var fs4 = require_graceful_fs();
     var retry = require_retry4();
     var onExit = require_signal_exit();
     var mtimePrecision = require_mtime_precision();
@@ -63609,7 +63609,7 @@ var require_lockfile = __commonJS({
     }
     function resolveCanonicalPath(file, options, callback2) {
       if (!options.realpath) {
-        return callback2(null, path11.resolve(file));
+        return callback2(null, path12.resolve(file));
       }
       options.fs.realpath(file, callback2);
     }
@@ -63632,14 +63632,14 @@ var require_lockfile = __commonJS({
         if (options.stale <= 0) {
           return callback2(Object.assign(new Error("Lock file is already being held"), { code: "ELOCKED", file }));
         }
-        options.fs.stat(lockfilePath, (err2, stat5) => {
+        options.fs.stat(lockfilePath, (err2, stat6) => {
           if (err2) {
             if (err2.code === "ENOENT") {
               return acquireLock(file, { ...options, stale: 0 }, callback2);
             }
             return callback2(err2);
           }
-          if (!isLockStale(stat5, options)) {
+          if (!isLockStale(stat6, options)) {
             return callback2(Object.assign(new Error("Lock file is already being held"), { code: "ELOCKED", file }));
           }
           removeLock(file, options, (err3) => {
@@ -63651,8 +63651,8 @@ var require_lockfile = __commonJS({
         });
       });
     }
-    function isLockStale(stat5, options) {
-      return stat5.mtime.getTime() < Date.now() - options.stale;
+    function isLockStale(stat6, options) {
+      return stat6.mtime.getTime() < Date.now() - options.stale;
     }
     function removeLock(file, options, callback2) {
       options.fs.rmdir(getLockFile(file, options), (err) => {
@@ -63670,7 +63670,7 @@ var require_lockfile = __commonJS({
       lock2.updateDelay = lock2.updateDelay || options.update;
       lock2.updateTimeout = setTimeout(() => {
         lock2.updateTimeout = null;
-        options.fs.stat(lock2.lockfilePath, (err, stat5) => {
+        options.fs.stat(lock2.lockfilePath, (err, stat6) => {
           const isOverThreshold = lock2.lastUpdate + options.stale < Date.now();
           if (err) {
             if (err.code === "ENOENT" || isOverThreshold) {
@@ -63679,7 +63679,7 @@ var require_lockfile = __commonJS({
             lock2.updateDelay = 1e3;
             return updateLock(file, options);
           }
-          const isMtimeOurs = lock2.mtime.getTime() === stat5.mtime.getTime();
+          const isMtimeOurs = lock2.mtime.getTime() === stat6.mtime.getTime();
           if (!isMtimeOurs) {
             return setLockAsCompromised(
               file,
@@ -63730,7 +63730,7 @@ var require_lockfile = __commonJS({
         update: null,
         realpath: true,
         retries: 0,
-        fs: fs3,
+        fs: fs4,
         onCompromised: (err) => {
           throw err;
         },
@@ -63774,7 +63774,7 @@ var require_lockfile = __commonJS({
     }
     function unlock(file, options, callback2) {
       options = {
-        fs: fs3,
+        fs: fs4,
         realpath: true,
         ...options
       };
@@ -63796,7 +63796,7 @@ var require_lockfile = __commonJS({
       options = {
         stale: 1e4,
         realpath: true,
-        fs: fs3,
+        fs: fs4,
         ...options
       };
       options.stale = Math.max(options.stale || 0, 2e3);
@@ -63804,11 +63804,11 @@ var require_lockfile = __commonJS({
         if (err) {
           return callback2(err);
         }
-        options.fs.stat(getLockFile(file2, options), (err2, stat5) => {
+        options.fs.stat(getLockFile(file2, options), (err2, stat6) => {
           if (err2) {
             return err2.code === "ENOENT" ? callback2(null, false) : callback2(err2);
           }
-          return callback2(null, !isLockStale(stat5, options));
+          return callback2(null, !isLockStale(stat6, options));
         });
       });
     }
@@ -63835,16 +63835,16 @@ var require_lockfile = __commonJS({
 var require_adapter = __commonJS({
   "node_modules/proper-lockfile/lib/adapter.js"(exports, module) {
     "use strict";
-    var fs3 = require_graceful_fs();
-    function createSyncFs(fs4) {
+    var fs4 = require_graceful_fs();
+    function createSyncFs(fs5) {
       const methods = ["mkdir", "realpath", "stat", "rmdir", "utimes"];
-      const newFs = { ...fs4 };
+      const newFs = { ...fs5 };
       methods.forEach((method) => {
         newFs[method] = (...args) => {
           const callback2 = args.pop();
           let ret;
           try {
-            ret = fs4[`${method}Sync`](...args);
+            ret = fs5[`${method}Sync`](...args);
           } catch (err) {
             return callback2(err);
           }
@@ -63882,7 +63882,7 @@ var require_adapter = __commonJS({
     }
     function toSyncOptions(options) {
       options = { ...options };
-      options.fs = createSyncFs(options.fs || fs3);
+      options.fs = createSyncFs(options.fs || fs4);
       if (typeof options.retries === "number" && options.retries > 0 || options.retries && typeof options.retries.retries === "number" && options.retries.retries > 0) {
         throw Object.assign(new Error("Cannot use retries with the sync api"), { code: "ESYNC" });
       }
@@ -63933,7 +63933,7 @@ var require_proper_lockfile = __commonJS({
 });
 
 // src/action/main.ts
-import path10 from "node:path";
+import path11 from "node:path";
 
 // src/render/escape.ts
 var TERMINAL_UNSAFE = (
@@ -63980,74 +63980,14 @@ function escapeHtml(text) {
 
 // src/secrets.ts
 var import_yaml5 = __toESM(require_dist(), 1);
-import { appendFile, mkdir as mkdir2, readFile, rm as rm2 } from "node:fs/promises";
+import { appendFile, lstat as lstat2, readFile } from "node:fs/promises";
 import path2 from "node:path";
 
 // src/atomic.ts
 import { randomBytes } from "node:crypto";
-import { mkdir, open, readdir, rename, rm } from "node:fs/promises";
+import { constants } from "node:fs";
+import { link, lstat, mkdir, open, readdir, readlink, rename, rm, stat, unlink } from "node:fs/promises";
 import path from "node:path";
-var PRIVATE_FILE_MODE = 384;
-var PRIVATE_DIR_MODE = 448;
-var TEMP_MARK = ".carte-tmp-";
-function tempPrefix(file) {
-  return `.${path.basename(file)}${TEMP_MARK}`;
-}
-function running(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err.code === "EPERM";
-  }
-}
-async function removeStaleTemps(file) {
-  const dir = path.dirname(file);
-  const prefix = tempPrefix(file);
-  let names;
-  try {
-    names = await readdir(dir);
-  } catch {
-    return [];
-  }
-  const removed = [];
-  for (const name of names) {
-    if (!name.startsWith(prefix)) continue;
-    const pid = Number(/^(\d+)-/.exec(name.slice(prefix.length))?.[1]);
-    if (!Number.isInteger(pid) || pid === process.pid || running(pid)) continue;
-    await rm(path.join(dir, name), { force: true });
-    removed.push(name);
-  }
-  return removed;
-}
-async function writeFileAtomic(file, data, options = {}) {
-  const dir = path.dirname(file);
-  await mkdir(dir, { recursive: true, mode: options.dirMode ?? PRIVATE_DIR_MODE });
-  await removeStaleTemps(file);
-  const tmp = path.join(dir, `${tempPrefix(file)}${process.pid}-${randomBytes(6).toString("hex")}`);
-  const handle2 = await open(tmp, "wx", options.mode ?? PRIVATE_FILE_MODE);
-  try {
-    try {
-      await handle2.writeFile(data, "utf8");
-      await handle2.sync();
-    } finally {
-      await handle2.close();
-    }
-    await rename(tmp, file);
-  } catch (err) {
-    await rm(tmp, { force: true });
-    throw err;
-  }
-  try {
-    const d = await open(dir, "r");
-    try {
-      await d.sync();
-    } finally {
-      await d.close();
-    }
-  } catch {
-  }
-}
 
 // src/errors.ts
 var ExitCode = {
@@ -64172,6 +64112,28 @@ var LockError = class extends Error {
     this.locked = locked;
   }
 };
+var FileWriteError = class extends Error {
+  /** The file carte was writing (or the folder it was making), as shown in the message. */
+  file;
+  /** The path at fault, as shown: the link, the file in a folder's place, or `file` itself. */
+  at;
+  /**
+   * Why: `link` a symbolic link on the way or at the file, `not-folder` something else where a folder
+   * should be, `not-file` something other than a regular file at the file, `outside` the path leaves
+   * the folder it must stay in, `io` the file system failed (see `code`).
+   */
+  reason;
+  /** The file system's error code (`ENOSPC`, `EACCES`…) when `reason` is `io`. */
+  code;
+  constructor(init) {
+    super(init.message, init.cause === void 0 ? void 0 : { cause: init.cause });
+    this.name = "FileWriteError";
+    this.file = init.file;
+    this.at = init.at;
+    this.reason = init.reason;
+    this.code = init.code;
+  }
+};
 var UsageError = class extends Error {
   constructor(message) {
     super(message);
@@ -64187,6 +64149,319 @@ var InternalError = class extends Error {
 function exitCodeFor(err) {
   if (err instanceof UnsafePlanError) return ExitCode.unsafe;
   return ExitCode.error;
+}
+
+// src/atomic.ts
+var PRIVATE_FILE_MODE = 384;
+var PRIVATE_DIR_MODE = 448;
+var SHARED_FILE_MODE = 438;
+var TEMP_MARK = ".carte-tmp-";
+function shownPath(p) {
+  const absolute = path.resolve(p);
+  const rel = path.relative(process.cwd(), absolute);
+  return rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel) ? rel : absolute;
+}
+function isUnder(parent, child2) {
+  const rel = path.relative(parent, child2);
+  return rel === "" || rel !== ".." && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel);
+}
+function rootFor(file, projectRoot) {
+  const absolute = path.resolve(file);
+  const holders = [projectRoot, process.cwd()].filter((r) => r !== void 0).map((r) => path.resolve(r)).filter((r) => r !== absolute && isUnder(r, absolute)).sort((a3, b) => b.length - a3.length);
+  return holders[0] ?? path.dirname(absolute);
+}
+var CODE_WORDS = /* @__PURE__ */ new Map([
+  ["ENOSPC", "no space left on device"],
+  ["EDQUOT", "disk quota exceeded"],
+  ["EFBIG", "file too large"],
+  ["EACCES", "permission denied"],
+  ["EPERM", "operation not permitted"],
+  ["EROFS", "read-only file system"],
+  ["EIO", "input/output error"],
+  ["EMFILE", "too many open files"],
+  ["ENFILE", "too many open files in the system"],
+  ["ENAMETOOLONG", "file name too long"],
+  ["EBUSY", "resource busy"],
+  ["ELOOP", "too many levels of symbolic links"],
+  ["ENOTDIR", "a part of the path is not a folder"],
+  ["ENOENT", "a folder on the way does not exist (removed meanwhile?)"],
+  ["EISDIR", "it is a folder"],
+  ["EEXIST", "it exists already"],
+  ["ENOTEMPTY", "the folder is not empty"],
+  ["ETXTBSY", "the file is busy"]
+]);
+function describeFsError(err) {
+  const code3 = err?.code;
+  if (typeof code3 !== "string") return err instanceof Error ? err.message : String(err);
+  const words = CODE_WORDS.get(code3);
+  if (words) return `${words} (${code3})`;
+  const m = /^[A-Z0-9_]+: ([^,]+)/.exec(err instanceof Error ? err.message : "");
+  return m ? `${m[1]} (${code3})` : `file system error ${code3}`;
+}
+function codeOf(err) {
+  const c = err?.code;
+  return typeof c === "string" ? c : void 0;
+}
+async function lstatOrNone(p) {
+  try {
+    return await lstat(p);
+  } catch (err) {
+    if (codeOf(err) === "ENOENT") return void 0;
+    throw err;
+  }
+}
+async function linkTarget(p) {
+  try {
+    const to = await readlink(p);
+    return to.length > 200 ? `${to.slice(0, 200)}…` : to;
+  } catch {
+    return "somewhere carte cannot read";
+  }
+}
+function kindOf(info2) {
+  if (info2.isDirectory()) return "a folder";
+  if (info2.isFile()) return "a file";
+  if (info2.isFIFO()) return "a FIFO";
+  return "a special file";
+}
+function failure(file, target, reason, detail, init = {}) {
+  return new FileWriteError({
+    file: shownPath(file),
+    at: shownPath(init.at ?? file),
+    reason,
+    message: `could not ${target.purpose} ${shownPath(file)}: ${detail}`,
+    ...init.code ? { code: init.code } : {},
+    ...init.cause ? { cause: init.cause } : {}
+  });
+}
+async function linkRefusal(file, at, target) {
+  return failure(
+    file,
+    target,
+    "link",
+    `refusing to write through a symbolic link: ${shownPath(at)} is a link to ${await linkTarget(at)}; remove it (carte writes only into real folders and files)`,
+    { at }
+  );
+}
+function foldersBelow(root, dir) {
+  if (!isUnder(root, dir)) return void 0;
+  const rel = path.relative(root, dir);
+  const out = [];
+  let current2 = root;
+  for (const part of rel === "" ? [] : rel.split(path.sep)) {
+    current2 = path.join(current2, part);
+    out.push(current2);
+  }
+  return out;
+}
+async function realFolder(dir, file, target, create3, mode) {
+  let info2 = await lstatOrNone(dir);
+  if (!info2) {
+    if (!create3) return false;
+    try {
+      await mkdir(dir, { mode });
+    } catch (err) {
+      if (codeOf(err) !== "EEXIST") throw err;
+    }
+    info2 = await lstat(dir);
+  }
+  if (info2.isSymbolicLink()) throw await linkRefusal(file, dir, target);
+  if (!info2.isDirectory()) {
+    throw failure(
+      file,
+      target,
+      "not-folder",
+      `${shownPath(dir)} is ${kindOf(info2)}, not a folder; remove it or move it away`,
+      { at: dir }
+    );
+  }
+  return true;
+}
+function writeFailure(file, target, err, after = "") {
+  if (err instanceof FileWriteError) return err;
+  const code3 = codeOf(err);
+  return failure(file, target, "io", `${describeFsError(err)}${after}`, {
+    ...code3 ? { code: code3 } : {},
+    cause: err
+  });
+}
+async function readyRoot(root, file, target, create3, mode) {
+  const info2 = await stat(root).catch((err) => {
+    if (codeOf(err) === "ENOENT") return void 0;
+    throw err;
+  });
+  if (info2 && !info2.isDirectory()) {
+    throw failure(file, target, "not-folder", `${shownPath(root)} is ${kindOf(info2)}, not a folder`, {
+      at: root
+    });
+  }
+  if (info2) return true;
+  if (!create3) return false;
+  await mkdir(root, { recursive: true, mode });
+  return true;
+}
+async function ensureFolder(dir, target) {
+  const mode = target.dirMode ?? PRIVATE_DIR_MODE;
+  const root = path.resolve(target.root);
+  const absolute = path.resolve(dir);
+  const folders = foldersBelow(root, absolute);
+  if (!folders) throw outside(absolute, root, target);
+  try {
+    await readyRoot(root, absolute, target, true, mode);
+    for (const f of folders) await realFolder(f, absolute, target, true, mode);
+  } catch (err) {
+    throw writeFailure(absolute, target, err);
+  }
+}
+function outside(file, root, target) {
+  return failure(file, target, "outside", `it is outside ${shownPath(root)}, where carte writes`);
+}
+async function checkWritable(file, target) {
+  const root = path.resolve(target.root);
+  const absolute = path.resolve(file);
+  const folders = foldersBelow(root, path.dirname(absolute));
+  if (!folders || absolute === root) throw outside(absolute, root, target);
+  try {
+    if (!await readyRoot(root, absolute, target, false, PRIVATE_DIR_MODE)) return false;
+    for (const f of folders) {
+      if (!await realFolder(f, absolute, target, false, PRIVATE_DIR_MODE)) return false;
+    }
+    return await regularOrNone(absolute, target);
+  } catch (err) {
+    throw writeFailure(absolute, target, err);
+  }
+}
+async function regularOrNone(file, target) {
+  const info2 = await lstatOrNone(file);
+  if (!info2) return false;
+  if (info2.isSymbolicLink()) throw await linkRefusal(file, file, target);
+  if (!info2.isFile()) {
+    throw failure(
+      file,
+      target,
+      "not-file",
+      `${shownPath(file)} is ${kindOf(info2)}, not a regular file; remove it or move it away`
+    );
+  }
+  return true;
+}
+function tempPrefix(file) {
+  return `.${path.basename(file)}${TEMP_MARK}`;
+}
+function running(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return codeOf(err) === "EPERM";
+  }
+}
+async function removeStaleTemps(file) {
+  const dir = path.dirname(file);
+  const prefix = tempPrefix(file);
+  let names;
+  try {
+    names = await readdir(dir);
+  } catch {
+    return [];
+  }
+  const removed = [];
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number(/^(\d+)-/.exec(name.slice(prefix.length))?.[1]);
+    if (!Number.isInteger(pid) || pid === process.pid || running(pid)) continue;
+    await unlink(path.join(dir, name)).catch(() => void 0);
+    removed.push(name);
+  }
+  return removed;
+}
+var TEMP_FLAGS = constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | (constants.O_NOFOLLOW ?? 0);
+var NO_HARD_LINKS = /* @__PURE__ */ new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS", "EXDEV"]);
+async function writeFileAtomic(file, data, options) {
+  const absolute = path.resolve(file);
+  const dir = path.dirname(absolute);
+  const overwrite = options.overwrite ?? true;
+  const durable = options.durable ?? true;
+  if (absolute === path.resolve(options.root)) throw outside(absolute, path.resolve(options.root), options);
+  await ensureFolder(dir, { ...options, root: options.root });
+  let tmp;
+  try {
+    if (await regularOrNone(absolute, options) && !overwrite) return false;
+    await removeStaleTemps(absolute);
+    tmp = path.join(dir, `${tempPrefix(absolute)}${process.pid}-${randomBytes(6).toString("hex")}`);
+    const handle2 = await open(tmp, TEMP_FLAGS, options.mode ?? PRIVATE_FILE_MODE);
+    try {
+      await handle2.writeFile(data, typeof data === "string" ? "utf8" : void 0);
+      if (durable) await handle2.sync();
+    } finally {
+      await handle2.close();
+    }
+    if (overwrite) {
+      await rename(tmp, absolute);
+      tmp = void 0;
+    } else if (!await linkIntoPlace(tmp, absolute, options)) {
+      return false;
+    }
+  } catch (err) {
+    const left = overwrite ? `; ${shownPath(absolute)} is as it was` : "";
+    throw writeFailure(
+      absolute,
+      options,
+      err,
+      await lstatOrNone(absolute).catch(() => void 0) ? left : ""
+    );
+  } finally {
+    if (tmp !== void 0) await unlink(tmp).catch(() => void 0);
+  }
+  if (durable) await syncFolder(dir);
+  return true;
+}
+async function linkIntoPlace(tmp, file, target) {
+  try {
+    await link(tmp, file);
+    return true;
+  } catch (err) {
+    const code3 = codeOf(err);
+    if (code3 === "EEXIST") {
+      if (await regularOrNone(file, target)) return false;
+      throw err;
+    }
+    if (!code3 || !NO_HARD_LINKS.has(code3)) throw err;
+  }
+  if (await regularOrNone(file, target)) return false;
+  await rename(tmp, file);
+  return true;
+}
+async function syncFolder(dir) {
+  try {
+    const d = await open(dir, constants.O_RDONLY | (constants.O_DIRECTORY ?? 0));
+    try {
+      await d.sync();
+    } finally {
+      await d.close();
+    }
+  } catch {
+  }
+}
+async function removeFile(file, target) {
+  const absolute = path.resolve(file);
+  const root = path.resolve(target.root);
+  const folders = foldersBelow(root, path.dirname(absolute));
+  if (!folders || absolute === root) throw outside(absolute, root, target);
+  try {
+    if (!await readyRoot(root, absolute, target, false, PRIVATE_DIR_MODE)) return;
+    for (const f of folders) {
+      if (!await realFolder(f, absolute, target, false, PRIVATE_DIR_MODE)) return;
+    }
+    const info2 = await lstatOrNone(absolute);
+    if (!info2) return;
+    if (info2.isDirectory()) {
+      throw failure(absolute, target, "not-file", `${shownPath(absolute)} is a folder, not a file`);
+    }
+    await rm(absolute, { force: true });
+  } catch (err) {
+    throw writeFailure(absolute, target, err);
+  }
 }
 
 // src/model.ts
@@ -64273,7 +64548,8 @@ function parseYaml(file, text, limits = DEFAULT_PARSE_LIMITS) {
     const { line, col } = offsetPosition(lines, offset);
     return {
       parsed: { file, data: null, doc: (0, import_yaml.parseDocument)("", { lineCounter }), lineCounter },
-      problems: [{ file, line, col, pointer: "", message }]
+      problems: [{ file, line, col, pointer: "", message }],
+      recovered: true
     };
   };
   const control = NON_PRINTABLE.exec(text);
@@ -64294,14 +64570,17 @@ function parseYaml(file, text, limits = DEFAULT_PARSE_LIMITS) {
     uniqueKeys: false,
     // checked in walk(), in linear time
     keepSourceTokens: false,
-    logLevel: "silent"
-    // the library must not print: its warnings are not problems here
+    // "error", not "silent": the library then reports a second document (MULTIPLE_DOCS), which it
+    // drops without a word when silent; it prints only at "warn" and "debug", and must not print.
+    logLevel: "error"
   });
   const at = (offset, message) => {
     const { line, col } = offsetPosition(lineCounter, offset);
     return { file, line, col, pointer: "", message };
   };
-  const problems = doc.errors.map(
+  const errors = doc.errors.filter((err) => err.code !== "MULTIPLE_DOCS");
+  const second = doc.errors.find((err) => err.code === "MULTIPLE_DOCS");
+  const problems = errors.map(
     (err) => at(
       err.pos[0],
       /call stack/i.test(err.message) ? `the file nests mappings and lists more than ${limits.maxDepth} levels deep` : `YAML syntax error: ${yamlMessage(err.message)}`
@@ -64323,7 +64602,15 @@ function parseYaml(file, text, limits = DEFAULT_PARSE_LIMITS) {
       );
     }
   }
-  return { parsed: { file, data, doc, lineCounter }, problems };
+  const recovered = problems.length > 0;
+  if (second)
+    problems.push(
+      at(
+        second.pos[0],
+        secondDocumentMessage(text, second.pos[0], offsetPosition(lineCounter, second.pos[0]).line)
+      )
+    );
+  return { parsed: { file, data, doc, lineCounter }, problems, recovered };
 }
 function walk(doc, text, maxDepth) {
   const problems = [];
@@ -64393,6 +64680,11 @@ function numberProblem(value, text, range, isId) {
   if (Math.abs(value) > Number.MAX_SAFE_INTEGER && !(isId && Number.isInteger(value)))
     return `number ${written} is too large to be read exactly (more than 2^53 − 1 = ${Number.MAX_SAFE_INTEGER}): write an id in quotes, and keep prices and quantities below it`;
   return void 0;
+}
+function secondDocumentMessage(text, offset, line) {
+  const marker = text.startsWith("---", offset) ? "---" : "...";
+  const where2 = marker === "---" ? `line ${line}` : `line ${line}, after the end marker \`...\``;
+  return `a carte file holds one YAML document; this second document (${where2}) would be ignored: remove the \`${marker}\` or move it to its own file`;
 }
 function yamlMessage(message) {
   const first = message.split("\n")[0] ?? message;
@@ -64652,7 +64944,14 @@ function orderKeys(keys, preferred) {
 
 // src/import/availability.ts
 function sanitizeAvailability(state, _note) {
-  state.unavailable = state.unavailable.filter((sku) => state.items[sku]?.type === "ITEM").sort(byCodePoint);
+  state.unavailable = state.unavailable.filter((sku) => own(state.items, sku)?.type === "ITEM" && own(state.suspensions, sku)?.byCarte === true).sort(byCodePoint);
+  if (state.suspensions === void 0) return;
+  const kept = /* @__PURE__ */ Object.create(null);
+  for (const sku of state.unavailable) {
+    const s = own(state.suspensions, sku);
+    if (s !== void 0) kept[sku] = s;
+  }
+  state.suspensions = kept;
 }
 function entry(state, sku) {
   const until = own(state.suspensions, sku)?.until;
@@ -64742,14 +65041,14 @@ function parse(x, n) {
   }
   return x;
 }
-function round(x, sd, rm6, more) {
+function round(x, sd, rm4, more) {
   var xc = x.c;
-  if (rm6 === UNDEFINED) rm6 = x.constructor.RM;
-  if (rm6 !== 0 && rm6 !== 1 && rm6 !== 2 && rm6 !== 3) {
+  if (rm4 === UNDEFINED) rm4 = x.constructor.RM;
+  if (rm4 !== 0 && rm4 !== 1 && rm4 !== 2 && rm4 !== 3) {
     throw Error(INVALID_RM);
   }
   if (sd < 1) {
-    more = rm6 === 3 && (more || !!xc[0]) || sd === 0 && (rm6 === 1 && xc[0] >= 5 || rm6 === 2 && (xc[0] > 5 || xc[0] === 5 && (more || xc[1] !== UNDEFINED)));
+    more = rm4 === 3 && (more || !!xc[0]) || sd === 0 && (rm4 === 1 && xc[0] >= 5 || rm4 === 2 && (xc[0] > 5 || xc[0] === 5 && (more || xc[1] !== UNDEFINED)));
     xc.length = 1;
     if (more) {
       x.e = x.e - sd + 1;
@@ -64758,7 +65057,7 @@ function round(x, sd, rm6, more) {
       xc[0] = x.e = 0;
     }
   } else if (sd < xc.length) {
-    more = rm6 === 1 && xc[sd] >= 5 || rm6 === 2 && (xc[sd] > 5 || xc[sd] === 5 && (more || xc[sd + 1] !== UNDEFINED || xc[sd - 1] & 1)) || rm6 === 3 && (more || !!xc[0]);
+    more = rm4 === 1 && xc[sd] >= 5 || rm4 === 2 && (xc[sd] > 5 || xc[sd] === 5 && (more || xc[sd + 1] !== UNDEFINED || xc[sd - 1] & 1)) || rm4 === 3 && (more || !!xc[0]);
     xc.length = sd;
     if (more) {
       for (; ++xc[--sd] > 9; ) {
@@ -65030,18 +65329,18 @@ P.pow = function(n) {
   }
   return isneg ? one.div(y) : y;
 };
-P.prec = function(sd, rm6) {
+P.prec = function(sd, rm4) {
   if (sd !== ~~sd || sd < 1 || sd > MAX_DP) {
     throw Error(INVALID + "precision");
   }
-  return round(new this.constructor(this), sd, rm6);
+  return round(new this.constructor(this), sd, rm4);
 };
-P.round = function(dp, rm6) {
+P.round = function(dp, rm4) {
   if (dp === UNDEFINED) dp = 0;
   else if (dp !== ~~dp || dp < -MAX_DP || dp > MAX_DP) {
     throw Error(INVALID_DP);
   }
-  return round(new this.constructor(this), dp + this.e + 1, rm6);
+  return round(new this.constructor(this), dp + this.e + 1, rm4);
 };
 P.sqrt = function() {
   var r, c, t, x = this, Big2 = x.constructor, s = x.s, e = x.e, half = new Big2("0.5");
@@ -65098,24 +65397,24 @@ P.times = P.mul = function(y) {
   y.c = c;
   return y;
 };
-P.toExponential = function(dp, rm6) {
+P.toExponential = function(dp, rm4) {
   var x = this, n = x.c[0];
   if (dp !== UNDEFINED) {
     if (dp !== ~~dp || dp < 0 || dp > MAX_DP) {
       throw Error(INVALID_DP);
     }
-    x = round(new x.constructor(x), ++dp, rm6);
+    x = round(new x.constructor(x), ++dp, rm4);
     for (; x.c.length < dp; ) x.c.push(0);
   }
   return stringify(x, true, !!n);
 };
-P.toFixed = function(dp, rm6) {
+P.toFixed = function(dp, rm4) {
   var x = this, n = x.c[0];
   if (dp !== UNDEFINED) {
     if (dp !== ~~dp || dp < 0 || dp > MAX_DP) {
       throw Error(INVALID_DP);
     }
-    x = round(new x.constructor(x), dp + x.e + 1, rm6);
+    x = round(new x.constructor(x), dp + x.e + 1, rm4);
     for (dp = dp + x.e + 1; x.c.length < dp; ) x.c.push(0);
   }
   return stringify(x, false, !!n);
@@ -65134,13 +65433,13 @@ P.toNumber = function() {
   }
   return n;
 };
-P.toPrecision = function(sd, rm6) {
+P.toPrecision = function(sd, rm4) {
   var x = this, Big2 = x.constructor, n = x.c[0];
   if (sd !== UNDEFINED) {
     if (sd !== ~~sd || sd < 1 || sd > MAX_DP) {
       throw Error(INVALID + "precision");
     }
-    x = round(new Big2(x), sd, rm6);
+    x = round(new Big2(x), sd, rm4);
     for (; x.c.length < sd; ) x.c.push(0);
   }
   return stringify(x, sd <= x.e || x.e <= Big2.NE || x.e >= Big2.PE, !!n);
@@ -65866,8 +66165,8 @@ var RouteMatcher = class {
     }
   }
   /** Every route whose template matches `path`, whatever its method, in the order given. */
-  matchPath(path11) {
-    const parts2 = path11.split("/").slice(1);
+  matchPath(path12) {
+    const parts2 = path12.split("/").slice(1);
     const out = [];
     for (const c of this.byLength.get(parts2.length) ?? []) {
       const params = {};
@@ -65894,17 +66193,17 @@ var RouteMatcher = class {
    * The first route of `method` whose template matches `path`; else the methods the path allows (for a
    * 405), or undefined when no template matches (404).
    */
-  match(method, path11) {
-    const all = this.matchPath(path11);
+  match(method, path12) {
+    const all = this.matchPath(path12);
     const hit = all.find((m) => m.method === method);
     if (hit) return hit;
     return all.length > 0 ? { allow: all.map((m) => m.method) } : void 0;
   }
 };
 var ALL = new RouteMatcher(ROUTE_NAMES.map((n) => [n, n]));
-function routeOfPath(method, path11) {
-  const q = path11.indexOf("?");
-  const all = ALL.matchPath(q >= 0 ? path11.slice(0, q) : path11);
+function routeOfPath(method, path12) {
+  const q = path12.indexOf("?");
+  const all = ALL.matchPath(q >= 0 ? path12.slice(0, q) : path12);
   return (all.find((m) => m.method === method) ?? all[0])?.name;
 }
 
@@ -66215,19 +66514,19 @@ function webhookUrlProblem(url) {
 function readSettings(parsed, base, data, problems, sections, time = new TimeContext()) {
   const at = (...segments2) => siteOf(parsed, [...base, ...segments2]);
   const layer = { site: at(), includes: [], sections: /* @__PURE__ */ new Map() };
-  const settings = isRecord(data) ? data : {};
-  const include = settings.include;
+  const settings2 = isRecord(data) ? data : {};
+  const include = settings2.include;
   if (typeof include === "string") layer.includes.push({ path: include, site: at("include") });
   else
-    list(include).forEach((path11, i) => {
-      if (typeof path11 === "string") layer.includes.push({ path: path11, site: at("include", i) });
+    list(include).forEach((path12, i) => {
+      if (typeof path12 === "string") layer.includes.push({ path: path12, site: at("include", i) });
     });
-  if (settings.schedules_via === "menu" || settings.schedules_via === "utils")
-    layer.schedulesVia = settings.schedules_via;
+  if (settings2.schedules_via === "menu" || settings2.schedules_via === "utils")
+    layer.schedulesVia = settings2.schedules_via;
   const ctx = { parsed, base, at, time };
   for (const section2 of sections) {
-    if (!Object.hasOwn(settings, section2.key)) continue;
-    const value = section2.read(settings[section2.key], ctx, problems);
+    if (!Object.hasOwn(settings2, section2.key)) continue;
+    const value = section2.read(settings2[section2.key], ctx, problems);
     if (value !== void 0) layer.sections.set(section2.key, value);
   }
   return layer;
@@ -66279,8 +66578,8 @@ function readClient(parsed, data, problems) {
   const webhooks2 = {};
   for (const [event2, url] of Object.entries(client.webhooks)) {
     if (!CLIENT_EVENTS.includes(event2) || typeof url !== "string") continue;
-    const why = webhookUrlProblem(url);
-    if (why) report(problems, siteOf(parsed, ["client", "webhooks", event2]), why);
+    const why2 = webhookUrlProblem(url);
+    if (why2) report(problems, siteOf(parsed, ["client", "webhooks", event2]), why2);
     webhooks2[event2] = { url };
   }
   return { webhooks: sortedRecord(webhooks2) };
@@ -66328,8 +66627,8 @@ function checkPrice(r, segments2, price, currency) {
   if (typeof price !== "number" || !Number.isFinite(price)) return;
   if (currency) {
     const text = scalarSource(r.parsed, toPointer(segments2)) ?? String(price);
-    const why = priceTextProblem(text, currency);
-    if (why) r.at(segments2, why);
+    const why2 = priceTextProblem(text, currency);
+    if (why2) r.at(segments2, why2);
     return;
   }
   if (!hasAtMostTwoDecimals(price)) {
@@ -66616,14 +66915,14 @@ function checkNesting(r, items2, index, optionDefs) {
   };
   const edgesOf = (group2) => optionsOf(group2).flatMap((option) => groupsOf(option).map((next) => ({ option, next })));
   const state = /* @__PURE__ */ new Map();
-  const path11 = [];
+  const path12 = [];
   const onPath = /* @__PURE__ */ new Map();
   const visit = (root) => {
     const frames = [];
     const enter = (group2) => {
       state.set(group2, "visiting");
-      onPath.set(group2, path11.length);
-      path11.push(group2);
+      onPath.set(group2, path12.length);
+      path12.push(group2);
       frames.push({ group: group2, edges: edgesOf(group2), i: 0 });
     };
     enter(root);
@@ -66632,7 +66931,7 @@ function checkNesting(r, items2, index, optionDefs) {
       const edge = frame.edges[frame.i++];
       if (!edge) {
         frames.pop();
-        path11.pop();
+        path12.pop();
         onPath.delete(frame.group);
         state.set(frame.group, "done");
         continue;
@@ -66640,13 +66939,13 @@ function checkNesting(r, items2, index, optionDefs) {
       const { option, next } = edge;
       if (state.get(next) === "visiting") {
         const from = onPath.get(next);
-        const length = 2 * (path11.length - from) + 1;
+        const length = 2 * (path12.length - from) + 1;
         const at = (k) => {
           if (k === length - 1) return next;
-          const g = path11[from + Math.floor(k / 2)];
+          const g = path12[from + Math.floor(k / 2)];
           if (k % 2 === 0) return g;
           const i = from + (k - 1) / 2 + 1;
-          return i < path11.length ? viaOption(path11[i], g) : option;
+          return i < path12.length ? viaOption(path12[i], g) : option;
         };
         once(
           entryOf(option, next),
@@ -66658,14 +66957,14 @@ function checkNesting(r, items2, index, optionDefs) {
   const viaOption = (to, from) => optionsOf(from).find((o) => groupsOf(o).includes(to)) ?? "?";
   for (const group2 of index.groups.keys()) if (!state.has(group2)) visit(group2);
   const height = /* @__PURE__ */ new Map();
-  const open4 = /* @__PURE__ */ new Set();
+  const open5 = /* @__PURE__ */ new Set();
   const heightOf = (root) => {
     const known = height.get(root);
     if (known !== void 0) return known;
-    if (open4.has(root)) return 0;
+    if (open5.has(root)) return 0;
     const frames = [];
     const enter = (group2) => {
-      open4.add(group2);
+      open5.add(group2);
       frames.push({ group: group2, edges: edgesOf(group2), i: 0 });
     };
     enter(root);
@@ -66673,12 +66972,12 @@ function checkNesting(r, items2, index, optionDefs) {
       const frame = frames.at(-1);
       const edge = frame.edges[frame.i++];
       if (edge) {
-        if (!height.has(edge.next) && !open4.has(edge.next)) enter(edge.next);
+        if (!height.has(edge.next) && !open5.has(edge.next)) enter(edge.next);
         continue;
       }
       const below = frame.edges.reduce((m, e) => Math.max(m, height.get(e.next) ?? 0), 0);
       frames.pop();
-      open4.delete(frame.group);
+      open5.delete(frame.group);
       height.set(frame.group, below + 1);
     }
     return height.get(root);
@@ -66713,9 +67012,9 @@ function groupCycle(refs2, ref) {
   while (queue.length > 0) {
     const node = queue.shift();
     if (node === ref.from) {
-      const path11 = [];
-      for (let n = node; n != null; n = previous.get(n)) path11.unshift(n);
-      return [ref.from, ...path11];
+      const path12 = [];
+      for (let n = node; n != null; n = previous.get(n)) path12.unshift(n);
+      return [ref.from, ...path12];
     }
     for (const e of refs2)
       if (e.from === node && !previous.has(e.to)) {
@@ -66927,9 +67226,9 @@ function roundedPrice(price, currency) {
 }
 function cutNesting(items2, options, note, at) {
   const max = Limits.modifierGroupDepth;
-  const cut2 = (option, group2, why) => {
+  const cut2 = (option, group2, why2) => {
     option.children = option.children.filter((g) => g !== group2);
-    note(at(option), why);
+    note(at(option), why2);
   };
   const state = /* @__PURE__ */ new Map();
   const visit = (root) => {
@@ -67324,9 +67623,9 @@ function nestedWithin(state, sku) {
       const up = parents.get(node);
       if (!up) {
         if (node === sku) return void 0;
-        const path11 = [];
-        for (let n = previous.get(node); n !== void 0 && n !== null; n = previous.get(n)) path11.push(n);
-        const within = [node, ...path11.slice(0, -1)];
+        const path12 = [];
+        for (let n = previous.get(node); n !== void 0 && n !== null; n = previous.get(n)) path12.push(n);
+        const within = [node, ...path12.slice(0, -1)];
         return within.length >= 3 ? within : void 0;
       }
       for (const p of up)
@@ -67447,7 +67746,7 @@ function select(state, ownership, current2) {
     if (state.items[sku].type !== "ITEM") continue;
     if (off.has(sku)) {
       const until = own(state.suspensions, sku)?.until;
-      out[sku] = offResource(sku, desired ? !alreadyOff(current2, sku, until) : ownMark(state, sku), until);
+      out[sku] = offResource(sku, desired || ownMark(state, sku), until);
     } else if (!desired || ownership === "full" || on.has(sku) || switchedOffByCarte(current2, sku)) {
       out[sku] = resource(sku, true);
     }
@@ -67456,9 +67755,6 @@ function select(state, ownership, current2) {
 }
 function ownMark(state, sku) {
   return own(state.suspensions, sku)?.byCarte === true;
-}
-function alreadyOff(current2, sku, until) {
-  return current2 !== void 0 && current2.unavailable.includes(sku) && !ownMark(current2, sku) && own(current2.suspensions, sku)?.until === until;
 }
 function switchedOffByCarte(current2, sku) {
   return current2 !== void 0 && ownMark(current2, sku) && current2.unavailable.includes(sku);
@@ -67886,9 +68182,9 @@ var openPart = {
 function sanitizeWebhooks(state, note) {
   if (!state.webhooks) return;
   for (const [event2, hook] of Object.entries(state.webhooks)) {
-    const why = !STORE_EVENTS.includes(event2) ? `unknown event ${event2}` : webhookUrlProblem(hook.url);
-    if (why) {
-      note(address(state.store.key, "webhook", event2), why);
+    const why2 = !STORE_EVENTS.includes(event2) ? `unknown event ${event2}` : webhookUrlProblem(hook.url);
+    if (why2) {
+      note(address(state.store.key, "webhook", event2), why2);
       delete state.webhooks[event2];
     }
   }
@@ -68532,7 +68828,7 @@ async function storesOpen(client, storeIds) {
   }
   const answer2 = await client.request(STATUS, {}, storeIds);
   const out = /* @__PURE__ */ new Map();
-  for (const [id, open4] of Object.entries(answer2 ?? {})) if (typeof open4 === "boolean") out.set(id, open4);
+  for (const [id, open5] of Object.entries(answer2 ?? {})) if (typeof open5 === "boolean") out.set(id, open5);
   return out;
 }
 function failedEnableResults(answer2) {
@@ -68603,8 +68899,8 @@ var storeAvailability = {
   select: (state) => state.open === void 0 ? void 0 : { [OPEN_KEY]: { open: state.open } },
   segment: () => "store_availability",
   read(snapshot, into) {
-    const open4 = partOf(snapshot, openRead);
-    if (typeof open4 === "boolean") into.open = open4;
+    const open5 = partOf(snapshot, openRead);
+    if (typeof open5 === "boolean") into.open = open5;
   },
   writes(action, _key, _before, after, ctx) {
     if (action === "delete" || !after) return [];
@@ -69117,8 +69413,8 @@ var webhooksSection = {
       const hook = { site };
       if (typeof given.url === "string") {
         hook.url = given.url;
-        const why = webhookUrlProblem(given.url);
-        if (why) report(problems, typeof target === "string" ? site : ctx.at("webhooks", event2, "url"), why);
+        const why2 = webhookUrlProblem(given.url);
+        if (why2) report(problems, typeof target === "string" ? site : ctx.at("webhooks", event2, "url"), why2);
       }
       if (typeof given.enabled === "boolean") hook.enabled = given.enabled;
       out[event2] = hook;
@@ -69138,7 +69434,7 @@ var webhooksSection = {
     return out;
   },
   resolve(merged, into, problems) {
-    const settings = {};
+    const settings2 = {};
     for (const [event2, hook] of Object.entries(merged)) {
       if (hook.url === void 0) {
         report(
@@ -69149,9 +69445,9 @@ var webhooksSection = {
         );
         continue;
       }
-      settings[event2] = { url: hook.url, enabled: hook.enabled ?? true };
+      settings2[event2] = { url: hook.url, enabled: hook.enabled ?? true };
     }
-    into.webhooks = sortedRecord(settings);
+    into.webhooks = sortedRecord(settings2);
   }
 };
 var webhooks = {
@@ -69218,10 +69514,10 @@ var webhooks = {
       return out;
     }
     if (action === "create") {
-      const exists2 = ctx.ids.other[EVENTS_IDS]?.[key] === true;
+      const exists3 = ctx.ids.other[EVENTS_IDS]?.[key] === true;
       const element = { store, url: after.url };
       out.push({
-        endpoint: exists2 ? WebhookEndpoint.addStores : WebhookEndpoint.create,
+        endpoint: exists3 ? WebhookEndpoint.addStores : WebhookEndpoint.create,
         element,
         params: { event: key }
       });
@@ -69268,6 +69564,9 @@ var SEGMENT_NAMES = [
   ),
   ...clientLevelKinds.map((k) => k.name)
 ];
+function isKindName(name) {
+  return KIND_NAMES.includes(name);
+}
 function kindNamed(name) {
   return kinds.find((k) => k.name === name || (k.segments ?? []).includes(name));
 }
@@ -69310,13 +69609,13 @@ function isIdempotent(spec, elements, body) {
   return spec.idempotent ? spec.idempotent(elements) : routeIdempotent(spec.route, body);
 }
 function callOf(spec, storeId, params) {
-  const path11 = routePath(
+  const path12 = routePath(
     spec.route,
     spec.pathParams ? spec.pathParams(storeId, params) : { storeId, ...params }
   );
   const query = spec.query?.(params);
   const qs = query ? new URLSearchParams(Object.entries(query)).toString() : "";
-  return { method: routeMethod(spec.route), path: qs ? `${path11}?${qs}` : path11 };
+  return { method: routeMethod(spec.route), path: qs ? `${path12}?${qs}` : path12 };
 }
 
 // src/secrets.ts
@@ -69355,24 +69654,23 @@ async function readSecretsFile(file) {
   }
   return parsed;
 }
-async function mergeSecret(file, event2, secret) {
+async function mergeSecret(file, root, event2, secret) {
+  const target = { root, purpose: `save the secret of the ${event2} webhook to` };
+  await checkWritable(file, target);
   const map = await readSecretsFile(file);
   map[event2] = secret;
   const sorted = Object.fromEntries(
     Object.keys(map).sort().map((k) => [k, map[k]])
   );
   const text = isYamlFile(file) ? (0, import_yaml5.stringify)(sorted) : JSON.stringify(sorted, null, 2) + "\n";
-  try {
-    await writeFileAtomic(file, text);
-  } catch (err) {
-    throw new Error(`cannot write the secrets file ${file} (${code(err)})`);
-  }
+  await writeFileAtomic(file, text, target);
 }
 function pendingFileOf(file) {
   return `${file}.pending`;
 }
 async function readPending(file) {
   try {
+    if (!(await lstat2(pendingFileOf(file))).isFile()) return {};
     const parsed = JSON.parse(await readFile(pendingFileOf(file), "utf8"));
     if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return {};
     const out = /* @__PURE__ */ Object.create(null);
@@ -69384,16 +69682,17 @@ async function readPending(file) {
     return {};
   }
 }
-async function writePending(file, pending) {
+async function writePending(file, root, pending) {
   const events = Object.keys(pending).sort();
+  const target = { root, purpose: "note the webhook secrets on their way in" };
   if (events.length === 0) {
-    await rm2(pendingFileOf(file), { force: true });
+    await removeFile(pendingFileOf(file), target);
     return;
   }
   const sorted = Object.fromEntries(events.map((e) => [e, pending[e]]));
-  await writeFileAtomic(pendingFileOf(file), JSON.stringify(sorted, null, 2) + "\n");
+  await writeFileAtomic(pendingFileOf(file), JSON.stringify(sorted, null, 2) + "\n", target);
 }
-function secretsFileSink(file, shown2 = file) {
+function secretsFileSink(file, shown2 = file, root = rootFor(file)) {
   let queue = Promise.resolve();
   const serial = (task) => {
     const next = queue.then(task);
@@ -69404,34 +69703,33 @@ function secretsFileSink(file, shown2 = file) {
     const pending = await readPending(file);
     if (!events.some((e) => e in pending)) return;
     for (const e of events) delete pending[e];
-    await writePending(file, pending);
+    await writePending(file, root, pending);
   };
   return {
     where: () => shown2,
     put(event2, secret) {
       return serial(async () => {
-        await mergeSecret(file, event2, secret);
+        await mergeSecret(file, root, event2, secret);
         await unmark([event2]).catch(() => void 0);
       });
     },
     prepare(events) {
       return serial(async () => {
-        try {
-          await mkdir2(path2.dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE });
-          await removeStaleTemps(file);
-          await removeStaleTemps(pendingFileOf(file));
-        } catch (err) {
-          throw new Error(`cannot create the folder of the secrets file ${shown2} (${code(err)})`);
-        }
+        await ensureFolder(path2.dirname(path2.resolve(file)), {
+          root,
+          purpose: "make the folder of the secrets file",
+          dirMode: PRIVATE_DIR_MODE
+        });
+        await removeStaleTemps(file);
+        await removeStaleTemps(pendingFileOf(file));
+        const target = { root, purpose: "keep webhook secrets in" };
+        await checkWritable(file, target);
+        await checkWritable(pendingFileOf(file), target);
         await readSecretsFile(file);
         const pending = await readPending(file);
         const now = (/* @__PURE__ */ new Date()).toISOString();
         for (const e of events) pending[e] = now;
-        try {
-          await writePending(file, pending);
-        } catch (err) {
-          throw new Error(`cannot write in the folder of the secrets file ${shown2} (${code(err)})`);
-        }
+        await writePending(file, root, pending);
       });
     },
     release(events) {
@@ -69441,6 +69739,48 @@ function secretsFileSink(file, shown2 = file) {
 }
 function githubOutputName(event2) {
   return `webhook_secret_${event2}`;
+}
+function githubActionsSink(opts) {
+  const { out, outputFile, file, setOutput: setOutput2 } = opts;
+  return {
+    where: (event2) => file ? file.where(event2) : `the step output ${githubOutputName(event2)}`,
+    async put(event2, secret) {
+      if (/[\r\n]/.test(secret) || !/^[A-Za-z0-9_.-]+$/.test(event2)) {
+        throw new Error("the platform's answer holds a line break or an unusual event name; it was not kept");
+      }
+      out(`::add-mask::${secret}
+`);
+      if (file) return file.put(event2, secret);
+      if (!outputFile) {
+        throw new Error(
+          "GITHUB_OUTPUT is not set, so the secret has nowhere to go; name a secrets file (--secrets-file FILE)"
+        );
+      }
+      try {
+        if (setOutput2) setOutput2(githubOutputName(event2), secret);
+        else await appendFile(outputFile, `${githubOutputName(event2)}=${secret}
+`, { mode: 384 });
+      } catch (err) {
+        throw new Error(`cannot write the step output file $GITHUB_OUTPUT (${code(err)})`);
+      }
+    },
+    async prepare(events) {
+      if (file) return file.prepare?.(events);
+      if (!outputFile) {
+        throw new Error(
+          "GITHUB_OUTPUT is not set, so a secret would have nowhere to go; name a secrets file (--secrets-file FILE)"
+        );
+      }
+      try {
+        await appendFile(outputFile, "", { mode: 384 });
+      } catch (err) {
+        throw new Error(`cannot write the step output file $GITHUB_OUTPUT (${code(err)})`);
+      }
+    },
+    async release(events) {
+      await file?.release?.(events);
+    }
+  };
 }
 function isSecretBearing(name) {
   return Endpoints[name]?.secret !== void 0;
@@ -69452,9 +69792,9 @@ function secretCollector(sink) {
     try {
       await sink.put(found.event, found.secret);
     } catch (err) {
-      const why = (err instanceof Error ? err.message : String(err)).split(found.secret).join("[REDACTED]");
+      const why2 = (err instanceof Error ? err.message : String(err)).split(found.secret).join("[REDACTED]");
       throw new Error(
-        `the call succeeded, but the secret of the ${found.event} webhook could not be kept: ${why}. Fix the cause, then get a new secret with: ${rotateHint(found.event)}`
+        `the call succeeded, but the secret of the ${found.event} webhook could not be kept: ${why2}. Fix the cause, then get a new secret with: ${rotateHint(found.event)}`
       );
     }
   };
@@ -69691,7 +70031,7 @@ var HttpResponseRetryCodes = [
 
 // node_modules/@actions/core/lib/summary.js
 import { EOL as EOL3 } from "os";
-import { constants, promises } from "fs";
+import { constants as constants2, promises } from "fs";
 var __awaiter = function(thisArg, _arguments, P2, generator) {
   function adopt(value) {
     return value instanceof P2 ? value : new P2(function(resolve8) {
@@ -69741,7 +70081,7 @@ var Summary = class {
         throw new Error(`Unable to find environment variable for $${SUMMARY_ENV_VAR}. Check if your runtime environment supports job summaries.`);
       }
       try {
-        yield access(pathFromEnv, constants.R_OK | constants.W_OK);
+        yield access(pathFromEnv, constants2.R_OK | constants2.W_OK);
       } catch (_a) {
         throw new Error(`Unable to access summary file: '${pathFromEnv}'. Check if the file has correct read/write permissions.`);
       }
@@ -69979,7 +70319,7 @@ import os3 from "os";
 
 // node_modules/@actions/io/lib/io-util.js
 import * as fs2 from "fs";
-var { chmod, copyFile, lstat, mkdir: mkdir3, open: open2, readdir: readdir2, rename: rename2, rm: rm3, rmdir, stat, symlink, unlink } = fs2.promises;
+var { chmod, copyFile, lstat: lstat3, mkdir: mkdir2, open: open2, readdir: readdir2, rename: rename2, rm: rm2, rmdir, stat: stat2, symlink, unlink: unlink2 } = fs2.promises;
 var IS_WINDOWS = process.platform === "win32";
 var READONLY = fs2.constants.O_RDONLY;
 
@@ -70029,7 +70369,7 @@ function warning(message, properties = {}) {
 }
 
 // node_modules/tinyglobby/dist/index.mjs
-import { readdir as readdir3, readdirSync, realpath, realpathSync, stat as stat2, statSync } from "fs";
+import { readdir as readdir3, readdirSync, realpath, realpathSync, stat as stat3, statSync } from "fs";
 import { isAbsolute, posix, resolve as resolve2 } from "path";
 import { fileURLToPath } from "url";
 
@@ -70038,27 +70378,27 @@ import { createRequire } from "module";
 import { basename as basename2, dirname, normalize, relative, resolve, sep } from "path";
 import * as nativeFs from "fs";
 var __require2 = /* @__PURE__ */ createRequire(import.meta.url);
-function cleanPath(path11) {
-  let normalized = normalize(path11);
+function cleanPath(path12) {
+  let normalized = normalize(path12);
   if (normalized.length > 1 && normalized[normalized.length - 1] === sep) normalized = normalized.substring(0, normalized.length - 1);
   return normalized;
 }
 var SLASHES_REGEX = /[\\/]/g;
-function convertSlashes(path11, separator) {
-  return path11.replace(SLASHES_REGEX, separator);
+function convertSlashes(path12, separator) {
+  return path12.replace(SLASHES_REGEX, separator);
 }
 var WINDOWS_ROOT_DIR_REGEX = /^[a-z]:[\\/]$/i;
-function isRootDirectory(path11) {
-  return path11 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path11);
+function isRootDirectory(path12) {
+  return path12 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path12);
 }
-function normalizePath(path11, options) {
+function normalizePath(path12, options) {
   const { resolvePaths, normalizePath: normalizePath$1, pathSeparator } = options;
-  const pathNeedsCleaning = process.platform === "win32" && path11.includes("/") || path11.startsWith(".");
-  if (resolvePaths) path11 = resolve(path11);
-  if (normalizePath$1 || pathNeedsCleaning) path11 = cleanPath(path11);
-  if (path11 === ".") return "";
-  const needsSeperator = path11[path11.length - 1] !== pathSeparator;
-  return convertSlashes(needsSeperator ? path11 + pathSeparator : path11, pathSeparator);
+  const pathNeedsCleaning = process.platform === "win32" && path12.includes("/") || path12.startsWith(".");
+  if (resolvePaths) path12 = resolve(path12);
+  if (normalizePath$1 || pathNeedsCleaning) path12 = cleanPath(path12);
+  if (path12 === ".") return "";
+  const needsSeperator = path12[path12.length - 1] !== pathSeparator;
+  return convertSlashes(needsSeperator ? path12 + pathSeparator : path12, pathSeparator);
 }
 function joinPathWithBasePath(filename, directoryPath) {
   return directoryPath + filename;
@@ -70095,8 +70435,8 @@ var pushDirectory = (directoryPath, paths) => {
   paths.push(directoryPath || ".");
 };
 var pushDirectoryFilter = (directoryPath, paths, filters) => {
-  const path11 = directoryPath || ".";
-  if (filters.every((filter) => filter(path11, true))) paths.push(path11);
+  const path12 = directoryPath || ".";
+  if (filters.every((filter) => filter(path12, true))) paths.push(path12);
 };
 var empty$2 = () => {
 };
@@ -70148,27 +70488,27 @@ var empty = () => {
 function build$3(options) {
   return options.group ? groupFiles : empty;
 }
-var resolveSymlinksAsync = function(path11, state, callback$1) {
-  const { queue, fs: fs3, options: { suppressErrors } } = state;
+var resolveSymlinksAsync = function(path12, state, callback$1) {
+  const { queue, fs: fs4, options: { suppressErrors } } = state;
   queue.enqueue();
-  fs3.realpath(path11, (error2, resolvedPath) => {
+  fs4.realpath(path12, (error2, resolvedPath) => {
     if (error2) return queue.dequeue(suppressErrors ? null : error2, state);
-    fs3.stat(resolvedPath, (error$1, stat5) => {
+    fs4.stat(resolvedPath, (error$1, stat6) => {
       if (error$1) return queue.dequeue(suppressErrors ? null : error$1, state);
-      if (stat5.isDirectory() && isRecursive(path11, resolvedPath, state)) return queue.dequeue(null, state);
-      callback$1(stat5, resolvedPath);
+      if (stat6.isDirectory() && isRecursive(path12, resolvedPath, state)) return queue.dequeue(null, state);
+      callback$1(stat6, resolvedPath);
       queue.dequeue(null, state);
     });
   });
 };
-var resolveSymlinks = function(path11, state, callback$1) {
-  const { queue, fs: fs3, options: { suppressErrors } } = state;
+var resolveSymlinks = function(path12, state, callback$1) {
+  const { queue, fs: fs4, options: { suppressErrors } } = state;
   queue.enqueue();
   try {
-    const resolvedPath = fs3.realpathSync(path11);
-    const stat5 = fs3.statSync(resolvedPath);
-    if (stat5.isDirectory() && isRecursive(path11, resolvedPath, state)) return;
-    callback$1(stat5, resolvedPath);
+    const resolvedPath = fs4.realpathSync(path12);
+    const stat6 = fs4.statSync(resolvedPath);
+    if (stat6.isDirectory() && isRecursive(path12, resolvedPath, state)) return;
+    callback$1(stat6, resolvedPath);
   } catch (e) {
     if (!suppressErrors) throw e;
   }
@@ -70177,9 +70517,9 @@ function build$2(options, isSynchronous2) {
   if (!options.resolveSymlinks || options.excludeSymlinks) return null;
   return isSynchronous2 ? resolveSymlinks : resolveSymlinksAsync;
 }
-function isRecursive(path11, resolved, state) {
+function isRecursive(path12, resolved, state) {
   if (state.options.useRealPaths) return isRecursiveUsingRealPaths(resolved, state);
-  let parent = dirname(path11);
+  let parent = dirname(path12);
   let depth = 1;
   while (parent !== state.root && depth < 2) {
     const resolvedPath = state.symlinks.get(parent);
@@ -70187,7 +70527,7 @@ function isRecursive(path11, resolved, state) {
     if (isSameRoot) depth++;
     else parent = dirname(parent);
   }
-  state.symlinks.set(path11, resolved);
+  state.symlinks.set(path12, resolved);
   return depth > 1;
 }
 function isRecursiveUsingRealPaths(resolved, state) {
@@ -70236,22 +70576,22 @@ var readdirOpts = { withFileTypes: true };
 var walkAsync = (state, crawlPath, directoryPath, currentDepth, callback$1) => {
   state.queue.enqueue();
   if (currentDepth < 0) return state.queue.dequeue(null, state);
-  const { fs: fs3 } = state;
+  const { fs: fs4 } = state;
   state.visited.push(crawlPath);
   state.counts.directories++;
-  fs3.readdir(crawlPath || ".", readdirOpts, (error2, entries = []) => {
+  fs4.readdir(crawlPath || ".", readdirOpts, (error2, entries = []) => {
     callback$1(entries, directoryPath, currentDepth);
     state.queue.dequeue(state.options.suppressErrors ? null : error2, state);
   });
 };
 var walkSync = (state, crawlPath, directoryPath, currentDepth, callback$1) => {
-  const { fs: fs3 } = state;
+  const { fs: fs4 } = state;
   if (currentDepth < 0) return;
   state.visited.push(crawlPath);
   state.counts.directories++;
   let entries = [];
   try {
-    entries = fs3.readdirSync(crawlPath || ".", readdirOpts);
+    entries = fs4.readdirSync(crawlPath || ".", readdirOpts);
   } catch (e) {
     if (!state.options.suppressErrors) throw e;
   }
@@ -70359,19 +70699,19 @@ var Walker = class {
         const filename = this.joinPath(entry2.name, directoryPath);
         this.pushFile(filename, files, this.state.counts, filters);
       } else if (entry2.isDirectory()) {
-        let path11 = joinDirectoryPath(entry2.name, directoryPath, this.state.options.pathSeparator);
-        if (exclude && exclude(entry2.name, path11)) continue;
-        this.pushDirectory(path11, paths, filters);
-        this.walkDirectory(this.state, path11, path11, depth - 1, this.walk);
+        let path12 = joinDirectoryPath(entry2.name, directoryPath, this.state.options.pathSeparator);
+        if (exclude && exclude(entry2.name, path12)) continue;
+        this.pushDirectory(path12, paths, filters);
+        this.walkDirectory(this.state, path12, path12, depth - 1, this.walk);
       } else if (this.resolveSymlink && entry2.isSymbolicLink()) {
-        let path11 = joinPathWithBasePath(entry2.name, directoryPath);
-        this.resolveSymlink(path11, this.state, (stat5, resolvedPath) => {
-          if (stat5.isDirectory()) {
+        let path12 = joinPathWithBasePath(entry2.name, directoryPath);
+        this.resolveSymlink(path12, this.state, (stat6, resolvedPath) => {
+          if (stat6.isDirectory()) {
             resolvedPath = normalizePath(resolvedPath, this.state.options);
-            if (exclude && exclude(entry2.name, useRealPaths ? resolvedPath : path11 + pathSeparator)) return;
-            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path11 + pathSeparator, depth - 1, this.walk);
+            if (exclude && exclude(entry2.name, useRealPaths ? resolvedPath : path12 + pathSeparator)) return;
+            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path12 + pathSeparator, depth - 1, this.walk);
           } else {
-            resolvedPath = useRealPaths ? resolvedPath : path11;
+            resolvedPath = useRealPaths ? resolvedPath : path12;
             const filename = basename2(resolvedPath);
             const directoryPath$1 = normalizePath(dirname(resolvedPath), this.state.options);
             resolvedPath = this.joinPath(filename, directoryPath$1);
@@ -70537,7 +70877,7 @@ var Builder = class {
       isMatch = globFn(patterns, ...options);
       this.globCache[patterns.join("\0")] = isMatch;
     }
-    this.options.filters.push((path11) => isMatch(path11));
+    this.options.filters.push((path12) => isMatch(path12));
     return this;
   }
 };
@@ -70612,19 +70952,19 @@ function buildRelative(cwd, root) {
     return p[p.length - 1] === "/" && result !== "" ? `${result}/` : result || ".";
   };
 }
-function ensureNonDriveRelativePath(path11) {
-  return path11.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
+function ensureNonDriveRelativePath(path12) {
+  return path12.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
 }
 var splitPatternOptions = { parts: true };
-function splitPattern(path11) {
+function splitPattern(path12) {
   var _result$parts;
-  const result = import_picomatch.default.scan(path11, splitPatternOptions);
-  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path11];
+  const result = import_picomatch.default.scan(path12, splitPatternOptions);
+  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path12];
 }
 var POSIX_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}*?|]|^!|[!+@](?=\()|\\(?![()[\]{}!*+?@|]))/g;
 var WIN32_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}]|^!|[!+@](?=\())/g;
-var escapePosixPath = (path11) => path11.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
-var escapeWin32Path = (path11) => path11.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapePosixPath = (path12) => path12.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapeWin32Path = (path12) => path12.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
 var escapePath = isWin ? escapeWin32Path : escapePosixPath;
 function isDynamicPattern(pattern, options) {
   if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
@@ -70731,13 +71071,13 @@ function buildCrawler(options, patterns) {
   if (options.deep !== void 0) maxDepth = Math.round(options.deep - props.depthOffset);
   const crawler = new Builder({
     filters: [debug2 ? (p, isDirectory2) => {
-      const path11 = format(p, isDirectory2);
-      const matches = matcher(path11) && !ignore(path11);
-      if (matches) log(`matched ${path11}`);
+      const path12 = format(p, isDirectory2);
+      const matches = matcher(path12) && !ignore(path12);
+      if (matches) log(`matched ${path12}`);
       return matches;
     } : (p, isDirectory2) => {
-      const path11 = format(p, isDirectory2);
-      return matcher(path11) && !ignore(path11);
+      const path12 = format(p, isDirectory2);
+      return matcher(path12) && !ignore(path12);
     }],
     exclude: debug2 ? (_, p) => {
       const skipped = excludePredicate(_, p);
@@ -70783,7 +71123,7 @@ function getOptions(options) {
     readdirSync: opts.fs.readdirSync || readdirSync,
     realpath: opts.fs.realpath || realpath,
     realpathSync: opts.fs.realpathSync || realpathSync,
-    stat: opts.fs.stat || stat2,
+    stat: opts.fs.stat || stat3,
     statSync: opts.fs.statSync || statSync
   });
   if (opts.debug) log("globbing with options:", opts);
@@ -70803,68 +71143,235 @@ async function glob(globInput, options) {
 }
 
 // src/gitops/git.ts
-import { execFile, spawn } from "node:child_process";
-import { realpath as realpath2 } from "node:fs/promises";
-import path3 from "node:path";
-import { mkdtemp, rm as rm4 } from "node:fs/promises";
+import { spawn as spawn2 } from "node:child_process";
+import { mkdtemp, rm as rm3 } from "node:fs/promises";
 import { tmpdir } from "node:os";
-async function materializeCommit(commit2) {
-  const dir = await mkdtemp(path3.join(tmpdir(), "carte-base-"));
-  await new Promise((resolve8, reject) => {
-    const archive = spawn("git", ["archive", "--format=tar", commit2.sha], { cwd: commit2.toplevel });
-    const tar = spawn("tar", ["-x", "-C", dir]);
-    archive.stdout.pipe(tar.stdin);
-    let failed = false;
-    const fail3 = (why) => {
-      if (!failed) reject(new UsageError(`--base ${commit2.ref}: ${why}`));
-      failed = true;
-    };
-    archive.on("error", (e) => fail3(`git archive failed (${e.message})`));
-    tar.on("error", (e) => fail3(`tar failed (${e.message})`));
-    archive.on("close", (code3) => code3 !== 0 && fail3(`git archive exited ${code3}`));
-    tar.on("close", (code3) => code3 === 0 ? !failed && resolve8() : fail3(`tar exited ${code3}`));
-  });
-  return { dir, close: () => rm4(dir, { recursive: true, force: true }) };
+import path4 from "node:path";
+
+// src/gitops/safe-git.ts
+import { execFile, spawn } from "node:child_process";
+import { lstat as lstat4, realpath as realpath2 } from "node:fs/promises";
+import path3 from "node:path";
+var SAFE_SETTINGS = [
+  "safe.bareRepository=explicit",
+  "core.hooksPath=/dev/null",
+  "core.fsmonitor=false",
+  "protocol.allow=never",
+  "protocol.https.allow=always",
+  "protocol.ssh.allow=always",
+  "protocol.file.allow=never",
+  "protocol.ext.allow=never",
+  "protocol.git.allow=never",
+  "protocol.http.allow=never"
+];
+var REDIRECTS = [
+  "GIT_DIR",
+  "GIT_WORK_TREE",
+  "GIT_INDEX_FILE",
+  "GIT_OBJECT_DIRECTORY",
+  "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+  "GIT_COMMON_DIR",
+  "GIT_NAMESPACE"
+];
+function safeEnv(top) {
+  const env2 = { ...process.env };
+  for (const name of REDIRECTS) delete env2[name];
+  env2.GIT_CEILING_DIRECTORIES = path3.dirname(top);
+  env2.GIT_CONFIG_NOSYSTEM = "1";
+  env2.GIT_TERMINAL_PROMPT = "0";
+  return env2;
 }
-function git(args, cwd) {
+var settings = () => SAFE_SETTINGS.flatMap((s) => ["-c", s]);
+function gitInvocation(repo, args) {
+  const env2 = safeEnv(repo.top);
+  env2.GIT_DIR = repo.gitDir;
+  env2.GIT_WORK_TREE = repo.top;
+  return {
+    args: [`--git-dir=${repo.gitDir}`, `--work-tree=${repo.top}`, ...settings(), ...args],
+    cwd: repo.top,
+    env: env2
+  };
+}
+function why(err, stderr) {
+  const said = stderr.trim().split("\n")[0];
+  if (said) return said;
+  if (err.code === "ENOENT") return "git cannot be run (is it installed, and on PATH?)";
+  if (err.code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER") return "its output passed 512 MiB";
+  if (typeof err.code === "number") return `exit code ${err.code}`;
+  return err.signal ? `stopped by ${err.signal}` : "it could not be run";
+}
+function exec(call, name, no) {
   return new Promise((resolve8, reject) => {
-    execFile("git", args, { cwd, maxBuffer: 512 * 1024 * 1024, encoding: "utf8" }, (err, stdout, stderr) => {
-      if (err) {
-        const why = (stderr || err.message).trim().split("\n")[0] ?? "";
-        reject(new UsageError(`git ${args[0]} failed: ${why}`));
-      } else resolve8(stdout);
-    });
+    execFile(
+      "git",
+      call.args,
+      { cwd: call.cwd, env: call.env, maxBuffer: 512 * 1024 * 1024, encoding: "utf8" },
+      (err, stdout, stderr) => {
+        if (!err) resolve8(stdout);
+        else if (no && err.code === 1) resolve8(void 0);
+        else reject(new UsageError(`git ${name} failed: ${why(err, stderr)}`));
+      }
+    );
   });
 }
-async function resolveCommit(ref, cwd) {
-  const top = (await git(["rev-parse", "--show-toplevel"], cwd)).trim();
-  let sha;
+async function runGit(repo, args) {
+  return await exec(gitInvocation(repo, args), args[0] ?? "");
+}
+function askGit(repo, args) {
+  return exec(gitInvocation(repo, args), args[0] ?? "", "exit 1 is no");
+}
+function spawnGit(repo, args) {
+  const call = gitInvocation(repo, args);
+  return spawn("git", call.args, { cwd: call.cwd, env: call.env, stdio: ["pipe", "pipe", "pipe"] });
+}
+var inside = (dir, top) => {
+  const rel = path3.relative(top, dir);
+  return rel === "" || !rel.startsWith("..") && !path3.isAbsolute(rel);
+};
+async function findRepository(start, options = {}) {
+  let from;
   try {
-    sha = (await git(["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`], cwd)).trim();
+    from = await realpath2(start);
   } catch {
-    sha = "";
+    throw new UsageError(`cannot find the git repository of ${start}: the folder cannot be read`);
   }
+  let top;
+  if (options.workspace !== void 0) {
+    try {
+      const ws = await realpath2(options.workspace);
+      if (inside(from, ws)) top = ws;
+    } catch {
+    }
+  }
+  let dir = from;
+  for (; ; ) {
+    if (await exists2(path3.join(dir, ".git"))) break;
+    const parent = path3.dirname(dir);
+    if (dir === top || parent === dir) {
+      throw new UsageError(
+        `${start} is not in a git repository: no .git in it or in a folder above it${top ? ` up to ${top}` : ""}`
+      );
+    }
+    dir = parent;
+  }
+  const out = await exec(
+    {
+      args: [...settings(), "rev-parse", "--absolute-git-dir", "--show-toplevel"],
+      cwd: dir,
+      env: safeEnv(dir)
+    },
+    "rev-parse"
+  );
+  const [gitDir, shown2] = out.split("\n");
+  if (!gitDir || !shown2) {
+    throw new UsageError(`${dir} is not the top folder of a git work tree (git names none)`);
+  }
+  const real = await realpath2(shown2);
+  if (!inside(from, real)) {
+    throw new UsageError(`${start} is outside the work tree of the git repository at ${gitDir}`);
+  }
+  return { top: real, gitDir };
+}
+async function exists2(file) {
+  try {
+    await lstat4(file);
+    return true;
+  } catch (err) {
+    const code3 = err.code;
+    if (code3 === "ENOENT" || code3 === "ENOTDIR") return false;
+    throw new UsageError(`cannot look for the git repository: ${file} cannot be read (${code3 ?? "?"})`);
+  }
+}
+
+// src/gitops/git.ts
+var cannotRun = (program, e) => e.code === "ENOENT" ? `${program} cannot be run (is it installed, and on PATH?)` : `${program} could not be started (${e.code ?? "?"})`;
+function ended(child2) {
+  return new Promise((resolve8) => {
+    child2.on("error", (error2) => resolve8({ code: null, error: error2 }));
+    child2.on("close", (code3) => resolve8({ code: code3 }));
+  });
+}
+async function materializeCommit(commit2) {
+  const dir = await mkdtemp(path4.join(tmpdir(), "carte-base-"));
+  const close = () => rm3(dir, { recursive: true, force: true });
+  try {
+    const archive = spawnGit(commit2.repo, ["archive", "--format=tar", commit2.sha]);
+    const tar = spawn2("tar", ["-x", "-C", dir], { stdio: ["pipe", "ignore", "pipe"] });
+    let said = "";
+    archive.stderr.on("data", (d) => said = (said + d.toString("utf8")).slice(0, 4096));
+    let tarSaid = "";
+    tar.stderr.on("data", (d) => tarSaid = (tarSaid + d.toString("utf8")).slice(0, 4096));
+    let stopped = false;
+    tar.stdin.on("error", () => {
+      stopped = true;
+      archive.kill();
+    });
+    archive.stdout.pipe(tar.stdin);
+    const [git, untar] = await Promise.all([ended(archive), ended(tar)]);
+    const first = (text) => text.trim().split("\n")[0] ?? "";
+    if (git.error) throw new UsageError(`--base ${commit2.ref}: ${cannotRun("git", git.error)}`);
+    if (untar.error) throw new UsageError(`--base ${commit2.ref}: ${cannotRun("tar", untar.error)}`);
+    if (git.code !== 0 && !stopped) {
+      throw new UsageError(
+        `--base ${commit2.ref}: git archive exited ${git.code ?? "on a signal"}${said ? `: ${first(said)}` : ""}`
+      );
+    }
+    if (untar.code !== 0) {
+      throw new UsageError(
+        `--base ${commit2.ref}: the commit's files could not be written out (tar exited ${untar.code ?? "on a signal"}${tarSaid ? `: ${first(tarSaid)}` : ""})`
+      );
+    }
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  return { dir, close };
+}
+async function resolveCommit(ref, repo) {
+  const sha = (await askGit(repo, ["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`]))?.trim() ?? "";
   if (!/^[0-9a-f]{40,64}$/.test(sha)) {
     throw new UsageError(
-      `--base ${ref}: no such commit in the repository at ${top} (in a shallow clone, fetch it first: git fetch origin ${ref})`
+      `--base ${ref}: no such commit in the repository at ${repo.top} (in a shallow clone, fetch it first: git fetch origin ${ref})`
     );
   }
-  return { toplevel: await realpath2(top), sha, ref };
+  return { repo, sha, ref };
 }
 async function changedFiles(commit2) {
   const split = (out) => out.split("\0").filter((p) => p !== "");
   const [tracked, untracked] = await Promise.all([
-    git(["diff", "--name-only", "--no-renames", "-z", commit2.sha, "--"], commit2.toplevel),
-    git(["ls-files", "--others", "--exclude-standard", "-z"], commit2.toplevel)
+    runGit(commit2.repo, [
+      "diff",
+      "--name-only",
+      "--no-renames",
+      "--no-ext-diff",
+      "--no-textconv",
+      "--ignore-submodules=all",
+      "-z",
+      commit2.sha,
+      "--"
+    ]),
+    runGit(commit2.repo, ["ls-files", "--others", "--exclude-standard", "-z"])
   ]);
-  return [...split(tracked), ...split(untracked)].map((p) => path3.join(commit2.toplevel, p));
+  return [...split(tracked), ...split(untracked)].map((p) => path4.join(commit2.repo.top, p));
 }
 async function commitFiles(commit2) {
-  const out = await git(["ls-tree", "-r", "-z", "--name-only", commit2.sha], commit2.toplevel);
-  return out.split("\0").filter((p) => p !== "").map((p) => path3.join(commit2.toplevel, p));
+  const out = await runGit(commit2.repo, ["ls-tree", "-r", "-z", "--name-only", commit2.sha]);
+  return out.split("\0").filter((p) => p !== "").map((p) => path4.join(commit2.repo.top, p));
 }
-async function fetchCommit(sha, cwd) {
-  await git(["fetch", "--no-tags", "--quiet", "--depth=1", "origin", sha], cwd);
+async function fetchCommit(sha, repo) {
+  if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(sha)) {
+    throw new UsageError(`cannot fetch ${sha}: only a full commit id is fetched`);
+  }
+  await runGit(repo, [
+    "fetch",
+    "--no-tags",
+    "--quiet",
+    "--depth=1",
+    "--no-recurse-submodules",
+    "--upload-pack=git-upload-pack",
+    "origin",
+    sha
+  ]);
 }
 
 // node_modules/universal-user-agent/index.js
@@ -72049,7 +72556,7 @@ ${body}`;
 }
 
 // src/gitops/record.ts
-import { readFile as readFile2, writeFile as writeFile2 } from "node:fs/promises";
+import { readFile as readFile2 } from "node:fs/promises";
 
 // src/plan/types.ts
 var PLAN_FORMAT_VERSION = 1;
@@ -72327,7 +72834,11 @@ function mergePlans(plans) {
 // src/gitops/record.ts
 var RECORD_VERSION = 1;
 async function writeRecord(file, record) {
-  await writeFile2(file, JSON.stringify(record) + "\n", "utf8");
+  await writeFileAtomic(file, JSON.stringify(record) + "\n", {
+    root: rootFor(file),
+    purpose: "save the run record to",
+    mode: SHARED_FILE_MODE
+  });
 }
 async function readRecord(file) {
   let data;
@@ -72450,7 +72961,7 @@ function batchWrites(writes) {
       counters.set(base, n);
       const elements = part.map((w) => w.element);
       const stores = [...new Set(part.map((w) => w.store))];
-      const { method, path: path11 } = callOf(spec, spec.scope === "store" ? first.storeId : "", first.params);
+      const { method, path: path12 } = callOf(spec, spec.scope === "store" ? first.storeId : "", first.params);
       const body = spec.body(elements, first.params);
       ops.push({
         id: totals.get(base) > 1 ? `${base}#${n}` : base,
@@ -72458,7 +72969,7 @@ function batchWrites(writes) {
         stage: spec.stage,
         stores: stores.filter((s) => s !== ""),
         method,
-        path: path11,
+        path: path12,
         body,
         idempotent: isIdempotent(spec, elements, body),
         addresses: part.map((w) => w.address),
@@ -73132,11 +73643,11 @@ function diff(obj, newObj, options = { cyclesFix: true }, _stack = []) {
   const isObjArray = Array.isArray(obj);
   for (const key in obj) {
     const value = obj[key];
-    const path11 = isObjArray ? +key : key;
+    const path12 = isObjArray ? +key : key;
     if (!(key in newObj)) {
       diffs.push({
         type: "REMOVE",
-        path: [path11],
+        path: [path12],
         oldValue: value
       });
       continue;
@@ -73153,12 +73664,12 @@ function diff(obj, newObj, options = { cyclesFix: true }, _stack = []) {
         _stack.pop();
       }
       for (const subDiff of subDiffs) {
-        subDiff.path.unshift(path11);
+        subDiff.path.unshift(path12);
         diffs.push(subDiff);
       }
     } else if (!(Object.is(value, newValue) || temporalTypes.includes(objConstructor) && String(value) === String(newValue) || richTypes.includes(objConstructor) && (isNaN(value) ? value + "" === newValue + "" : +value === +newValue))) {
       diffs.push({
-        path: [path11],
+        path: [path12],
         type: "CHANGE",
         value: newValue,
         oldValue: value
@@ -74204,18 +74715,18 @@ var proto = Object.defineProperties(() => {
     }
   }
 });
-var createStyler = (open4, close, parent) => {
+var createStyler = (open5, close, parent) => {
   let openAll;
   let closeAll;
   if (parent === void 0) {
-    openAll = open4;
+    openAll = open5;
     closeAll = close;
   } else {
-    openAll = parent.openAll + open4;
+    openAll = parent.openAll + open5;
     closeAll = close + parent.closeAll;
   }
   return {
-    open: open4,
+    open: open5,
     close,
     openAll,
     closeAll,
@@ -75098,9 +75609,9 @@ var StoreGuard = class {
           );
           this.asked.set(s, p);
         }
-        return p.then((why) => {
-          if (why !== void 0) this.refused.set(s, why);
-          return why === void 0 ? [] : [s];
+        return p.then((why2) => {
+          if (why2 !== void 0) this.refused.set(s, why2);
+          return why2 === void 0 ? [] : [s];
         });
       })
     );
@@ -75256,18 +75767,18 @@ async function runOne(op, client, failures, guard, options, slot) {
   const refused = await guard.refusedAmong(clientLevel ? [""] : op.stores);
   if (refused.length > 0) {
     for (const s of refused) failures.refuse(s);
-    const why = refused.map((s) => `${s || "client"}: ${guard.refused.get(s)}`).join("; ");
+    const why2 = refused.map((s) => `${s || "client"}: ${guard.refused.get(s)}`).join("; ");
     if (op.parts && !clientLevel && refused.length < op.stores.length) {
       const inner = await runOne(without(op, refused), client, failures, guard, options, slot);
       const { result } = inner;
-      const note = `entries of ${refused.join(", ")} left out: ${why}`;
+      const note = `entries of ${refused.join(", ")} left out: ${why2}`;
       return {
         op,
         sent: inner.sent ?? inner.op,
         result: { ...result, message: result.message ? `${result.message}; ${note}` : note }
       };
     }
-    return { op, result: { ...base, status: "failed", message: `refused: ${why}`, durationMs: 0 } };
+    return { op, result: { ...base, status: "failed", message: `refused: ${why2}`, durationMs: 0 } };
   }
   return slot(call);
   async function call() {
@@ -75598,8 +76109,8 @@ var PlatformClient = class {
    * whatever its status. Throws {@link ApiError} with status 0 when no response arrives (connection
    * refused or reset, timeout).
    */
-  async raw(method, path11, body, headers = {}) {
-    const out = await this.exchange(method, path11, body, this.deadlineAt ?? Infinity, async () => headers);
+  async raw(method, path12, body, headers = {}) {
+    const out = await this.exchange(method, path12, body, this.deadlineAt ?? Infinity, async () => headers);
     if (!out.ok) throw out.error;
     return out.res;
   }
@@ -75618,9 +76129,9 @@ var PlatformClient = class {
    * @throws InternalError when a path parameter of the route is missing.
    */
   async request(name, params, body, options = {}) {
-    const path11 = routePath(name, params) + queryString(options.query);
+    const path12 = routePath(name, params) + queryString(options.query);
     const idempotent = options.idempotent ?? routeIdempotent(name, body);
-    return this.send(routeMethod(name), path11, body, routeSpec(name).surface, idempotent, options.raw);
+    return this.send(routeMethod(name), path12, body, routeSpec(name).surface, idempotent, options.raw);
   }
   /**
    * Calls a concrete path (`/restaurants/…`, query string included) and returns the body of a 2xx
@@ -75631,15 +76142,15 @@ var PlatformClient = class {
    * @throws ApiError as {@link PlatformClient.request}.
    * @throws InternalError when no route of the table has this path (a bug of the caller).
    */
-  async call(method, path11, body, options = {}) {
-    const name = routeOfPath(method, path11);
+  async call(method, path12, body, options = {}) {
+    const name = routeOfPath(method, path12);
     if (name === void 0) {
       throw new InternalError(
-        `no route of the platform API (src/platform/routes.ts) matches ${method} ${path11}`
+        `no route of the platform API (src/platform/routes.ts) matches ${method} ${path12}`
       );
     }
     const idempotent = options.idempotent ?? isIdempotentMethod(method);
-    return this.send(method, path11 + queryString(options.query), body, routeSpec(name).surface, idempotent);
+    return this.send(method, path12 + queryString(options.query), body, routeSpec(name).surface, idempotent);
   }
   /**
    * One protected call with retries; the body of a 2xx answer. The token is taken for each attempt
@@ -75647,17 +76158,17 @@ var PlatformClient = class {
    * call repeated when the call has not renewed it within the last {@link RENEW_AGAIN_AFTER_MS}
    * (platform notes "Authentication": renew on 401; a second 401 right after a renewal is final).
    */
-  async send(method, path11, body, surface, idempotent, raw = false) {
+  async send(method, path12, body, surface, idempotent, raw = false) {
     let renewedAt = Number.NEGATIVE_INFINITY;
     let lost = false;
     let lostBefore = false;
     const once = async (deadline) => {
-      if (surface === "none") return this.exchange(method, path11, body, deadline, async () => ({}), raw);
+      if (surface === "none") return this.exchange(method, path12, body, deadline, async () => ({}), raw);
       for (; ; ) {
         let used;
         const out = await this.exchange(
           method,
-          path11,
+          path12,
           body,
           deadline,
           async () => {
@@ -75672,13 +76183,13 @@ var PlatformClient = class {
         await this.dropToken(surface, used);
       }
     };
-    const res = await this.withRetries(method, path11, idempotent, async (deadline) => {
+    const res = await this.withRetries(method, path12, idempotent, async (deadline) => {
       lostBefore = lost;
       const out = await once(deadline);
       if (out.ok ? UNDETERMINED_STATUSES.has(out.res.status) : out.error.status === 0) lost = true;
       return out;
     });
-    if (res.status < 200 || res.status > 299) throw this.toError(method, path11, res, lostBefore);
+    if (res.status < 200 || res.status > 299) throw this.toError(method, path12, res, lostBefore);
     return res.body;
   }
   /**
@@ -75690,7 +76201,7 @@ var PlatformClient = class {
    * that the time limit was reached. Errors thrown by `attempt` itself (a failed token login, which has
    * its own retries) end the call at once.
    */
-  async withRetries(method, path11, idempotent, attempt) {
+  async withRetries(method, path12, idempotent, attempt) {
     const deadline = this.deadlineAt ?? this.now() + DEFAULT_CALL_DEADLINE_MS;
     for (let n = 1; ; ) {
       const out = await attempt(deadline);
@@ -75710,10 +76221,10 @@ var PlatformClient = class {
       }
       let delayMs = retryDelay(n, status2, retryAfterMs, this.retryPolicy, this.random);
       if (asked) delayMs = Math.max(delayMs, MIN_ASKED_WAIT_MS);
-      if (this.now() + delayMs >= deadline) throw this.deadlineError(method, path11, out);
+      if (this.now() + delayMs >= deadline) throw this.deadlineError(method, path12, out);
       this.onRetry?.({
         method,
-        path: path11,
+        path: path12,
         attempt: n,
         status: status2,
         delayMs,
@@ -75724,11 +76235,11 @@ var PlatformClient = class {
     }
   }
   /** The error of a call cut short by the deadline: its last outcome, and why it was not tried again. */
-  deadlineError(method, path11, out) {
-    const last = out.ok ? this.toError(method, path11, out.res) : out.error;
+  deadlineError(method, path12, out) {
+    const last = out.ok ? this.toError(method, path12, out.res) : out.error;
     return new ApiError({
       method,
-      path: path11,
+      path: path12,
       status: last.status,
       platformMessage: `${last.platformMessage ?? `HTTP ${last.status}`}; not tried again: the time limit of the run (--timeout) is reached`,
       ...last.platformType === void 0 ? {} : { platformType: last.platformType }
@@ -75741,7 +76252,7 @@ var PlatformClient = class {
    * client's `timeoutMs`, shortened to what is left before `deadline`. Errors of `headers` (a failed
    * login) propagate. With `raw`, the body of a 2xx answer is kept as text ({@link CallOptions.raw}).
    */
-  async exchange(method, path11, body, deadline, headers, raw = false) {
+  async exchange(method, path12, body, deadline, headers, raw = false) {
     await this.rateLimiter.acquire();
     const extra = await headers();
     const timeoutMs = Math.max(1, Math.min(this.timeoutMs, deadline - this.now()));
@@ -75749,7 +76260,7 @@ var PlatformClient = class {
     let resHeaders;
     let text;
     try {
-      const res = await (0, import_undici2.request)(this.baseUrl + path11, {
+      const res = await (0, import_undici2.request)(this.baseUrl + path12, {
         method,
         dispatcher: this.dispatcher,
         headers: {
@@ -75765,7 +76276,7 @@ var PlatformClient = class {
       resHeaders = res.headers;
       text = await res.body.text();
     } catch (cause) {
-      return this.transportFailure(method, path11, cause, timeoutMs);
+      return this.transportFailure(method, path12, cause, timeoutMs);
     }
     let parsed = void 0;
     if (raw && status2 >= 200 && status2 <= 299) parsed = text;
@@ -75786,7 +76297,7 @@ var PlatformClient = class {
     return { ok: true, res: { status: status2, headers: resHeaders, body: parsed } };
   }
   /** Turns an error of undici or the network into an outcome with a clear, secret-free message. */
-  transportFailure(method, path11, cause, timeoutMs) {
+  transportFailure(method, path12, cause, timeoutMs) {
     const kind = classifyTransportError(cause);
     let reason;
     if (kind.timeout) {
@@ -75798,16 +76309,16 @@ var PlatformClient = class {
     reason = redact(reason, [...this.secrets]);
     return {
       ok: false,
-      error: new ApiError({ method, path: path11, status: 0, platformMessage: reason, cause }),
+      error: new ApiError({ method, path: path12, status: 0, platformMessage: reason, cause }),
       retryable: (idempotent) => isRetryableTransportError(kind, idempotent),
       reason: kind.timeout ? `timed out after ${timeoutMs} ms` : kind.code ?? "network error"
     };
   }
-  toError(method, path11, res, earlierAnswerLost = false) {
+  toError(method, path12, res, earlierAnswerLost = false) {
     const { message, type } = platformMessage(res.body);
     return new ApiError({
       method,
-      path: path11,
+      path: path12,
       status: res.status,
       platformMessage: message === void 0 ? void 0 : redact(message, [...this.secrets]),
       platformType: type,
@@ -75846,20 +76357,20 @@ var PlatformClient = class {
   }
   /** Logs in (spec §4.1). Retried as an idempotent call: a login has no effect beyond issuing a token. */
   async login(surface) {
-    const path11 = routePath(LOGIN_ROUTES[surface]);
+    const path12 = routePath(LOGIN_ROUTES[surface]);
     const creds = { client_id: this.clientId, client_secret: this.clientSecret };
     const res = await this.withRetries(
       "POST",
-      path11,
+      path12,
       true,
-      (deadline) => this.exchange("POST", path11, creds, deadline, async () => ({}))
+      (deadline) => this.exchange("POST", path12, creds, deadline, async () => ({}))
     );
-    if (res.status < 200 || res.status > 299) throw this.toError("POST", path11, res);
+    if (res.status < 200 || res.status > 299) throw this.toError("POST", path12, res);
     const body = res.body;
     if (!body || typeof body.access_token !== "string" || typeof body.expires_in !== "number") {
       throw new ApiError({
         method: "POST",
-        path: path11,
+        path: path12,
         status: res.status,
         platformMessage: "malformed token response"
       });
@@ -76051,9 +76562,9 @@ function storeBatcher(client, options) {
 // src/apply/verify.ts
 function duplicatesIn(store, state, changes, select2 = selector(state)) {
   const out = [];
-  for (const kind of new Set(changes.map(kindOf))) {
+  for (const kind of new Set(changes.map(kindOf2))) {
     const copies = kind.duplicates?.(state) ?? {};
-    const keys = new Set(changes.filter((c) => kindOf(c) === kind).map((c) => c.key));
+    const keys = new Set(changes.filter((c) => kindOf2(c) === kind).map((c) => c.key));
     const selected = select2(kind) ?? {};
     for (const [key, copied] of Object.entries(copies)) {
       if (!keys.has(key) && !keys.has(copied)) continue;
@@ -76080,7 +76591,7 @@ function byStore(changes) {
   }
   return out;
 }
-function kindOf(change) {
+function kindOf2(change) {
   const kind = kindNamed(change.kind);
   if (!kind) throw new Error(`no resource kind named ${change.kind}`);
   return kind;
@@ -76092,7 +76603,7 @@ function clientKindOf(change) {
 }
 function stillPending(state, changes, select2 = selector(state)) {
   return changes.filter((ch) => {
-    const kind = kindOf(ch);
+    const kind = kindOf2(ch);
     const now = own(select2(kind), ch.key);
     const initial = now === void 0 && kind.initial && ch.after !== null ? kind.initial(ch.after) : void 0;
     return !shows2(ch, now, initial);
@@ -76113,7 +76624,7 @@ function shows2(ch, now, initial) {
 function verifyRequest(store, changes) {
   return {
     store: { key: store.key, storeId: store.storeId, integrationId: store.key, name: store.name },
-    kinds: [...new Set(changes.map(kindOf))]
+    kinds: [...new Set(changes.map(kindOf2))]
   };
 }
 function verifyState(store, state, changes, duplicateScope) {
@@ -76301,6 +76812,60 @@ function plannedStages(plan, stages) {
       changes: countChanges(changes)
     };
   });
+}
+
+// src/plan/compare.ts
+function changeDigest2(c) {
+  return checksum({
+    address: c.address,
+    store: c.store,
+    kind: c.kind,
+    key: c.key,
+    action: c.action,
+    before: c.before ?? null,
+    after: c.after ?? null,
+    diff: c.diff,
+    within: c.within ?? null
+  });
+}
+function changeDifferences(saved, fresh) {
+  const now = /* @__PURE__ */ new Map();
+  for (const c of fresh) now.set(c.address, { store: c.store, digest: changeDigest2(c) });
+  const differences = [];
+  const seen2 = /* @__PURE__ */ new Set();
+  for (const c of saved) {
+    if (seen2.has(c.address)) {
+      differences.push({ address: c.address, store: c.store, how: "repeated" });
+      continue;
+    }
+    seen2.add(c.address);
+    const match = now.get(c.address);
+    if (!match) differences.push({ address: c.address, store: c.store, how: "saved" });
+    else if (match.digest !== changeDigest2(c))
+      differences.push({ address: c.address, store: c.store, how: "different" });
+  }
+  for (const [address2, { store }] of now) {
+    if (!seen2.has(address2)) differences.push({ address: address2, store, how: "fresh" });
+  }
+  return differences;
+}
+var SHOWN_DIFFERENCES = 5;
+var HOW = {
+  saved: "only in the saved plan",
+  fresh: "only in a fresh plan",
+  different: "not the same change",
+  repeated: "listed twice in the saved plan"
+};
+function describeDifferences(differences) {
+  const n = differences.length;
+  const shown2 = differences.slice(0, SHOWN_DIFFERENCES).map((d) => `${quote(d.address, 120)} ${HOW[d.how]}`);
+  let text = `${n} change${n === 1 ? "" : "s"} differ${n === 1 ? "s" : ""}: ${shown2.join(", ")}`;
+  if (n > SHOWN_DIFFERENCES) {
+    const stores = [...new Set(differences.slice(SHOWN_DIFFERENCES).map((d) => d.store))];
+    const named = stores.slice(0, 5).map((s) => s === "" ? "client-level" : quote(s, 60));
+    text += `, and ${n - SHOWN_DIFFERENCES} more in ${stores.length} store${stores.length === 1 ? "" : "s"} (${named.join(", ")}${stores.length > named.length ? ", …" : ""})`;
+  }
+  return text;
 }
 
 // src/plan/digest.ts
@@ -76491,11 +77056,19 @@ async function checkSavedPlan(saved, project, session, options = {}) {
     ...targeting ? { targeting } : {},
     checksums: true
   });
+  const differences = changeDifferences(saved.changes, plan.changes);
+  const listed = differences.length > 0 ? `; ${describeDifferences(differences)}` : "";
   if (plan.checksums.current !== saved.checksums.current) {
     throw new StalePlanError(
-      "the platform changed since this plan was saved (someone edited a store); run `carte plan --out FILE` again and review it"
+      `the platform changed since this plan was saved (someone edited a store)${listed}; nothing was applied. Run \`carte plan --out FILE\` again and review it`
     );
   }
+  if (differences.length > 0) {
+    throw new StalePlanError(
+      `the saved plan's changes are not those a fresh plan makes from the same files and platform state (edited after carte saved it, or saved by another version of carte)${listed}; nothing was applied. Run \`carte plan --out FILE\` again and review it`
+    );
+  }
+  return plan;
 }
 function isComplete(report3) {
   return report3.failed === 0 && report3.skipped === 0 && (report3.refused ?? []).length === 0 && report3.pending.length === 0 && (report3.duplicates ?? []).length === 0 && (report3.stages ?? []).every((s) => s.status !== "failed");
@@ -76762,30 +77335,29 @@ function renderReportMarkdown(plan, report3, options = {}) {
 }
 
 // src/session.ts
-import { lstat as lstat3 } from "node:fs/promises";
-import path4 from "node:path";
+import path5 from "node:path";
 
 // src/config/read.ts
-import { constants as constants3 } from "node:fs";
+import { constants as constants4 } from "node:fs";
 import { open as open3 } from "node:fs/promises";
 var DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024;
-async function readConfigFile(path11, maxBytes) {
+async function readConfigFile(path12, maxBytes) {
   const fail3 = (message, line = 0, col = 0) => ({ ok: false, line, col, message });
   let handle2;
   try {
-    handle2 = await open3(path11, constants3.O_RDONLY | constants3.O_NONBLOCK);
+    handle2 = await open3(path12, constants4.O_RDONLY | constants4.O_NONBLOCK);
   } catch (err) {
     const code3 = err.code;
     return fail3(code3 === "ENOENT" ? "the file does not exist" : `cannot read the file (${code3 ?? "error"})`);
   }
   try {
-    const stat5 = await handle2.stat();
-    if (!stat5.isFile()) return fail3("is not a regular file: name only regular files in the configuration");
-    if (stat5.size > maxBytes)
+    const stat6 = await handle2.stat();
+    if (!stat6.isFile()) return fail3("is not a regular file: name only regular files in the configuration");
+    if (stat6.size > maxBytes)
       return fail3(
-        `the file is ${stat5.size} bytes, more than the limit of ${maxBytes}; it was not read (split it, or raise limits.max_file_bytes in carte.yaml)`
+        `the file is ${stat6.size} bytes, more than the limit of ${maxBytes}; it was not read (split it, or raise limits.max_file_bytes in carte.yaml)`
       );
-    const buffer = Buffer.alloc(Math.min(stat5.size, maxBytes) + 1);
+    const buffer = Buffer.alloc(Math.min(stat6.size, maxBytes) + 1);
     let length = 0;
     for (; ; ) {
       const { bytesRead } = await handle2.read(buffer, length, buffer.length - length, length);
@@ -76873,15 +77445,15 @@ var WebhookRegistry = class {
   unseal(clientId2) {
     const secret = this.state.clients.get(clientId2)?.secret;
     if (!secret?.known) return;
-    const open4 = (sealed) => {
+    const open5 = (sealed) => {
       if (!sealed) return void 0;
       return secret.open(sealed.value) ?? newSecret();
     };
     for (const cfg of this.events.get(clientId2)?.values() ?? []) {
-      if (cfg.secret === "") cfg.secret = open4(cfg.sealed) ?? newSecret();
+      if (cfg.secret === "") cfg.secret = open5(cfg.sealed) ?? newSecret();
     }
     for (const hook of this.clientHooks.get(clientId2)?.values() ?? []) {
-      if (hook.secret === "") hook.secret = open4(hook.sealed) ?? null;
+      if (hook.secret === "") hook.secret = open5(hook.sealed) ?? null;
     }
   }
   /** A secret as the state file keeps it: sealed with the client's secret, never in clear. */
@@ -77472,7 +78044,7 @@ var FaultInjector = class {
    * The decision for one request, in arrival order. `key` identifies the client for rate limiting.
    * `isLogin`: a token login (skipped when `includeLogin` is false).
    */
-  decide(method, path11, key, isLogin, now = Date.now()) {
+  decide(method, path12, key, isLogin, now = Date.now()) {
     if (isLogin && this.opts.includeLogin === false) return { kind: "pass", delayMs: 0, slowMs: 0 };
     let rule = this.opts;
     let budget = "*";
@@ -77480,7 +78052,7 @@ var FaultInjector = class {
     if (routes2) {
       for (let i = 0; i < routes2.length; i++) {
         const r = routes2[i];
-        if (path11.startsWith(r.prefix) && (r.method === void 0 || r.method.toUpperCase() === method)) {
+        if (path12.startsWith(r.prefix) && (r.method === void 0 || r.method.toUpperCase() === method)) {
           rule = { ...this.opts, ...r };
           budget = String(i);
           break;
@@ -77538,7 +78110,7 @@ function sleep(ms) {
 
 // src/emulator/state.ts
 import { randomBytes as randomBytes4 } from "node:crypto";
-import { lstat as lstat2, readFile as readFile3 } from "node:fs/promises";
+import { lstat as lstat5, readFile as readFile3 } from "node:fs/promises";
 
 // src/emulator/credentials.ts
 import {
@@ -77995,7 +78567,7 @@ var EmulatorState = class {
     if (!file) return;
     let text;
     try {
-      const info2 = await lstat2(file);
+      const info2 = await lstat5(file);
       if (!info2.isFile()) {
         throw new Error(
           `emulator state file ${file} is not a regular file (a link or a folder); remove it to start afresh`
@@ -78087,7 +78659,10 @@ var EmulatorState = class {
     try {
       while (this.dirty) {
         this.dirty = false;
-        await writeFileAtomic(file, this.serialize());
+        await writeFileAtomic(file, this.serialize(), {
+          root: this.opts.stateRoot ?? rootFor(file),
+          purpose: "save the emulator's state to"
+        });
       }
     } catch (e) {
       this.opts.log?.(`emulator: could not write state file ${file}: ${e.message}`);
@@ -78682,8 +79257,8 @@ var handlers = {
     }
   }
 };
-async function handleControl(deps, method, path11, body) {
-  const what = path11.slice(CONTROL_PREFIX.length);
+async function handleControl(deps, method, path12, body) {
+  const what = path12.slice(CONTROL_PREFIX.length);
   const byMethod = Object.hasOwn(handlers, what) ? handlers[what] : void 0;
   if (!byMethod) return { status: 404, body: { message: "Not found" } };
   const h = Object.hasOwn(byMethod, method) ? byMethod[method] : void 0;
@@ -79106,12 +79681,12 @@ function checkNesting2(nodes) {
   const heightOf = (root) => {
     const known = height.get(root);
     if (known !== void 0) return known;
-    const path11 = [];
+    const path12 = [];
     const onPath = /* @__PURE__ */ new Map();
     const frames = [];
     const enter = (group2) => {
-      onPath.set(group2, path11.length);
-      path11.push(group2);
+      onPath.set(group2, path12.length);
+      path12.push(group2);
       frames.push({ group: group2, next: nextOf(group2), i: 0 });
     };
     enter(root);
@@ -79124,14 +79699,14 @@ function checkNesting2(nodes) {
         if (from !== void 0)
           throw menuRule(
             RuleType.depth,
-            `modifier groups nest in a circle: ${chainText2([...path11.slice(from), next])}`
+            `modifier groups nest in a circle: ${chainText2([...path12.slice(from), next])}`
           );
         enter(next);
         continue;
       }
       height.set(frame.group, 1 + frame.next.reduce((m, n) => Math.max(m, height.get(n) ?? 0), 0));
       frames.pop();
-      path11.pop();
+      path12.pop();
       onPath.delete(frame.group);
     }
     return height.get(root);
@@ -79144,24 +79719,24 @@ function checkNesting2(nodes) {
     for (const top of n.children) {
       const levels = heightOf(top);
       if (levels <= max) continue;
-      const path11 = [sku];
+      const path12 = [sku];
       let group2 = top;
       for (let level = 1; group2 !== void 0; level++) {
         if (level > max + 1) {
-          path11.push("…");
+          path12.push("…");
           break;
         }
-        path11.push(group2);
+        path12.push(group2);
         let best;
         for (const option of nodes.get(group2)?.children ?? [])
           for (const next of nodes.get(option)?.children ?? [])
             if (!best || heightOf(next) > heightOf(best.next)) best = { option, next };
-        if (best) path11.push(best.option);
+        if (best) path12.push(best.option);
         group2 = best?.next;
       }
       throw menuRule(
         RuleType.depth,
-        `item "${sku}" nests modifier groups ${levels} levels deep (${path11.join(" → ")}); the platform accepts at most ${max}`
+        `item "${sku}" nests modifier groups ${levels} levels deep (${path12.join(" → ")}); the platform accepts at most ${max}`
       );
     }
   }
@@ -80403,20 +80978,20 @@ function expected(schema) {
   if (typeof s.pattern === "string") return `${typePhrase(s.type)} matching ${s.pattern}`;
   return typePhrase(s.type);
 }
-function missing(path11, schema) {
+function missing(path12, schema) {
   const s = resolve4(schema);
   const types = typeList(s?.type);
   if (s && types.length === 1 && types[0] === "array") {
-    if (typeof s.minItems === "number" && s.minItems >= 1) return `${path11} must be a non-empty array`;
+    if (typeof s.minItems === "number" && s.minItems >= 1) return `${path12} must be a non-empty array`;
     const items2 = resolve4(s.items);
     const of = typeList(items2?.type).map((t) => PLURAL[t] ?? t).join(" or ");
-    return `${path11} is required (an array${of === "" ? "" : ` of ${of}`})`;
+    return `${path12} is required (an array${of === "" ? "" : ` of ${of}`})`;
   }
-  if (types.length === 1 && types[0] === "boolean") return `${path11} must be a boolean`;
+  if (types.length === 1 && types[0] === "boolean") return `${path12} must be a boolean`;
   if (s && types.length === 1 && types[0] === "integer" && typeof s.minimum === "number" && s.minimum >= 1) {
-    return `${path11} is required (a positive integer)`;
+    return `${path12} is required (a positive integer)`;
   }
-  return `${path11} is required`;
+  return `${path12} is required`;
 }
 function child(pointer, name) {
   return `${pointer}/${name.replace(/~/g, "~0").replace(/\//g, "~1")}`;
@@ -80654,8 +81229,8 @@ function faultReply(d) {
   }
   return { status: Number(d.kind), body: { message: faultMessage(d.kind) } };
 }
-function route(deps, req, method, path11, query, body) {
-  const m = table3.match(method, path11);
+function route(deps, req, method, path12, query, body) {
+  const m = table3.match(method, path12);
   if (!m) throw fail2(404, "Not found");
   if ("allow" in m) {
     return { status: 405, body: { message: "Method not allowed" }, headers: { allow: m.allow.join(", ") } };
@@ -80701,12 +81276,12 @@ async function handle(deps, req, res) {
   const method = req.method ?? "GET";
   const url = req.url ?? "/";
   const q = url.indexOf("?");
-  let path11 = q >= 0 ? url.slice(0, q) : url;
-  if (path11.length > 1 && path11.endsWith("/")) path11 = path11.slice(0, -1);
+  let path12 = q >= 0 ? url.slice(0, q) : url;
+  if (path12.length > 1 && path12.endsWith("/")) path12 = path12.slice(0, -1);
   const query = q >= 0 ? url.slice(q + 1) : "";
-  const isLogin = path11 === LOGIN_INTEGRATIONS || path11 === LOGIN_UTILS;
-  const isControl = path11.startsWith(CONTROL_PREFIX);
-  const decision = !isControl && deps.faults?.active ? deps.faults.decide(method, path11, callerKey(req), isLogin) : void 0;
+  const isLogin = path12 === LOGIN_INTEGRATIONS || path12 === LOGIN_UTILS;
+  const isControl = path12.startsWith(CONTROL_PREFIX);
+  const decision = !isControl && deps.faults?.active ? deps.faults.decide(method, path12, callerKey(req), isLogin) : void 0;
   let reply;
   let recorded;
   let bytes = 0;
@@ -80716,9 +81291,9 @@ async function handle(deps, req, res) {
     const raw = await readBody(req, limit);
     if (raw !== TOO_LARGE) bytes = Buffer.byteLength(raw);
     if (raw === TOO_LARGE) {
-      if (!isControl) deps.requests.push({ method, path: path11, query, body: void 0, bytes: 0, status: 413, at });
+      if (!isControl) deps.requests.push({ method, path: path12, query, body: void 0, bytes: 0, status: 413, at });
       sendTooLarge(res, limit);
-      deps.log?.(`${method} ${path11} 413 ${(performance2.now() - started).toFixed(1)}ms`);
+      deps.log?.(`${method} ${path12} 413 ${(performance2.now() - started).toFixed(1)}ms`);
       return;
     }
     let body;
@@ -80734,15 +81309,15 @@ async function handle(deps, req, res) {
     if (isControl) {
       send(
         res,
-        !controlAllowed(deps, req) ? { status: 401, body: { message: "Invalid control token" } } : malformed ? { status: 400, body: { message: "Malformed JSON body" } } : await handleControl(deps, method, path11, body)
+        !controlAllowed(deps, req) ? { status: 401, body: { message: "Invalid control token" } } : malformed ? { status: 400, body: { message: "Malformed JSON body" } } : await handleControl(deps, method, path12, body)
       );
       return;
     }
     if (decision && decision.delayMs > 0) await sleep(decision.delayMs);
     if (decision?.kind === "drop") {
-      deps.requests.push({ method, path: path11, query, body: recorded, bytes, status: 0, at, fault: "drop" });
+      deps.requests.push({ method, path: path12, query, body: recorded, bytes, status: 0, at, fault: "drop" });
       req.socket.destroy();
-      deps.log?.(`${method} ${path11} dropped (injected fault) ${(performance2.now() - started).toFixed(1)}ms`);
+      deps.log?.(`${method} ${path12} dropped (injected fault) ${(performance2.now() - started).toFixed(1)}ms`);
       return;
     }
     const injected = decision && faultReply(decision);
@@ -80752,19 +81327,19 @@ async function handle(deps, req, res) {
     } else if (malformed) throw badShape("Malformed JSON body");
     else {
       const pendingMs = decision?.pendingMs ?? 0;
-      reply = pendingMs > 0 ? deps.state.withApplyDelay(pendingMs, () => route(deps, req, method, path11, query, body)) : route(deps, req, method, path11, query, body);
+      reply = pendingMs > 0 ? deps.state.withApplyDelay(pendingMs, () => route(deps, req, method, path12, query, body)) : route(deps, req, method, path12, query, body);
       if (decision?.kind === "lost" || decision?.kind === "hold") fault = decision.kind;
     }
   } catch (e) {
     if (e instanceof HttpError) reply = { status: e.status, body: e.body };
     else {
-      deps.log?.(`emulator: internal error on ${method} ${path11}: ${e.stack ?? String(e)}`);
+      deps.log?.(`emulator: internal error on ${method} ${path12}: ${e.stack ?? String(e)}`);
       reply = { status: 500, body: { message: "Internal server error" } };
     }
   }
   deps.requests.push({
     method,
-    path: path11,
+    path: path12,
     query,
     body: recorded,
     bytes,
@@ -80774,7 +81349,7 @@ async function handle(deps, req, res) {
   });
   if (fault === "lost") {
     req.socket.destroy();
-    deps.log?.(`${method} ${path11} ${reply.status}, answer lost (injected fault)`);
+    deps.log?.(`${method} ${path12} ${reply.status}, answer lost (injected fault)`);
     return;
   }
   if (fault === "hold") await untilClosed(req, decision?.holdMs ?? 0);
@@ -80782,7 +81357,7 @@ async function handle(deps, req, res) {
   if (req.socket.destroyed) return;
   send(res, reply);
   deps.log?.(
-    `${method} ${path11} ${reply.status}${fault ? " (injected fault)" : ""} ${(performance2.now() - started).toFixed(1)}ms`
+    `${method} ${path12} ${reply.status}${fault ? " (injected fault)" : ""} ${(performance2.now() - started).toFixed(1)}ms`
   );
 }
 function createEmulatorServer(deps) {
@@ -80861,6 +81436,7 @@ async function startEmulator(opts = {}) {
     applyDelayMs: opts.applyDelayMs ?? 200,
     tokenTtlSeconds: opts.tokenTtlSeconds ?? 604800,
     stateFile: opts.stateFile,
+    stateRoot: opts.stateRoot,
     log: opts.log
   });
   const events = attachEvents(state, { timeoutMs: opts.webhookTimeoutMs, log: opts.log });
@@ -80937,13 +81513,13 @@ function runTarget(project) {
     }
     return { kind: "platform", host };
   }
-  return { kind: "emulator", stateDir: path4.join(project.root, ".carte") };
+  return { kind: "emulator", stateDir: path5.join(project.root, ".carte") };
 }
 function describeTarget(target, cwd = process.cwd()) {
   if (target.kind === "platform") return `platform at ${target.host}`;
-  const relative4 = path4.relative(cwd, target.stateDir);
-  const shown2 = relative4 !== "" && !relative4.startsWith("..") && !path4.isAbsolute(relative4) ? relative4 : target.stateDir;
-  return `embedded emulator (state in ${shown2.split(path4.sep).join("/")})`;
+  const relative4 = path5.relative(cwd, target.stateDir);
+  const shown2 = relative4 !== "" && !relative4.startsWith("..") && !path5.isAbsolute(relative4) ? relative4 : target.stateDir;
+  return `embedded emulator (state in ${shown2.split(path5.sep).join("/")})`;
 }
 function credentialsFromEnv(env2 = process.env) {
   return {
@@ -80951,31 +81527,13 @@ function credentialsFromEnv(env2 = process.env) {
     ...env2.CARTE_CLIENT_SECRET ? { clientSecret: env2.CARTE_CLIENT_SECRET } : {}
   };
 }
-async function checkStateFolder(dir) {
-  let info2;
-  try {
-    info2 = await lstat3(dir);
-  } catch {
-    return;
-  }
-  if (info2.isDirectory()) return;
-  throw new ConfigError([
-    {
-      file: path4.relative(process.cwd(), dir) || dir,
-      line: 0,
-      col: 0,
-      pointer: "",
-      message: "the embedded emulator keeps its state in this folder, but it is a link or a file; remove it (carte creates the folder)"
-    }
-  ]);
-}
 async function openSession(project, options = {}) {
   const creds = credentialsFromEnv(options.env);
   if (project.platform) {
     if (!creds.clientId || !creds.clientSecret) {
       throw new ConfigError([
         {
-          file: path4.relative(process.cwd(), project.configFile) || project.configFile,
+          file: path5.relative(process.cwd(), project.configFile) || project.configFile,
           line: 0,
           col: 0,
           pointer: "/platform",
@@ -81003,12 +81561,14 @@ async function openSession(project, options = {}) {
   }
   const clientId2 = creds.clientId ?? EMBEDDED_CREDENTIALS.clientId;
   const clientSecret = creds.clientSecret ?? EMBEDDED_CREDENTIALS.clientSecret;
-  const stateFile = path4.join(project.root, ".carte", "emulator-state.json");
-  await checkStateFolder(path4.dirname(stateFile));
+  const stateFile = path5.join(project.root, ".carte", "emulator-state.json");
+  const stateTarget = { root: project.root, purpose: "keep the embedded emulator's state in" };
+  await checkWritable(stateFile, stateTarget);
   const emulator = await startEmulator({
     host: "127.0.0.1",
     port: 0,
     stateFile,
+    stateRoot: stateTarget.root,
     applyDelayMs: project.emulator.applyDelayMs
   });
   try {
@@ -81029,7 +81589,7 @@ async function openSession(project, options = {}) {
     await emulator.close();
     throw new ConfigError([
       {
-        file: path4.relative(process.cwd(), stateFile) || stateFile,
+        file: path5.relative(process.cwd(), stateFile) || stateFile,
         line: 0,
         col: 0,
         pointer: "",
@@ -81060,17 +81620,17 @@ async function openSession(project, options = {}) {
 }
 
 // src/run.ts
-import path8 from "node:path";
+import path9 from "node:path";
 
 // src/config/load.ts
-import { stat as stat3 } from "node:fs/promises";
+import { stat as stat4 } from "node:fs/promises";
 import { dirname as dirname3, relative as relative3, resolve as resolve7 } from "node:path";
 
 // src/config/glob.ts
 function hasMagic(pattern) {
   return isDynamicPattern(pattern);
 }
-async function globFiles(pattern, base, fs3) {
+async function globFiles(pattern, base, fs4) {
   const files = await glob(pattern, {
     cwd: base,
     // an absolute pattern names its own root; `base` need not exist then
@@ -81079,7 +81639,7 @@ async function globFiles(pattern, base, fs3) {
     dot: false,
     expandDirectories: false,
     followSymbolicLinks: true,
-    ...fs3 ? { fs: fs3 } : {}
+    ...fs4 ? { fs: fs4 } : {}
   });
   return files.sort((a3, b) => a3 < b ? -1 : a3 > b ? 1 : 0);
 }
@@ -81087,13 +81647,13 @@ async function globFiles(pattern, base, fs3) {
 // src/config/paths.ts
 import { realpath as realpath3 } from "node:fs/promises";
 import { basename as basename3, dirname as dirname2, isAbsolute as isAbsolute2, join, relative as relative2, resolve as resolve5, sep as sep2 } from "node:path";
-function isUnder(parent, child2) {
+function isUnder2(parent, child2) {
   const rel = relative2(parent, child2);
   return rel === "" || rel !== ".." && !rel.startsWith(`..${sep2}`) && !isAbsolute2(rel);
 }
-async function realPathOf(path11) {
+async function realPathOf(path12) {
   const rest = [];
-  let current2 = path11;
+  let current2 = path12;
   for (; ; ) {
     try {
       return join(await realpath3(current2), ...rest.reverse());
@@ -81101,18 +81661,18 @@ async function realPathOf(path11) {
       const code3 = err.code;
       if (code3 !== "ENOENT" && code3 !== "ENOTDIR") throw err;
       const parent = dirname2(current2);
-      if (parent === current2) return path11;
+      if (parent === current2) return path12;
       rest.push(basename3(current2));
       current2 = parent;
     }
   }
 }
-async function insideProject(root, path11) {
-  const absolute = resolve5(root, path11);
-  if (!isUnder(resolve5(root), absolute)) return { inside: false, why: "path" };
+async function insideProject(root, path12) {
+  const absolute = resolve5(root, path12);
+  if (!isUnder2(resolve5(root), absolute)) return { inside: false, why: "path" };
   const realRoot = await realPathOf(resolve5(root));
   const real = await realPathOf(absolute);
-  return isUnder(realRoot, real) ? { inside: true, real } : { inside: false, why: "link" };
+  return isUnder2(realRoot, real) ? { inside: true, real } : { inside: false, why: "link" };
 }
 function patternStaysInside(root, pattern) {
   if (isAbsolute2(pattern)) return false;
@@ -81120,10 +81680,10 @@ function patternStaysInside(root, pattern) {
   const firstMagic = segments2.findIndex((s) => /[*?[]/.test(s));
   const fixed = firstMagic === -1 ? segments2 : segments2.slice(0, firstMagic);
   if (segments2.slice(firstMagic === -1 ? segments2.length : firstMagic).includes("..")) return false;
-  return isUnder(resolve5(root), resolve5(root, ...fixed));
+  return isUnder2(resolve5(root), resolve5(root, ...fixed));
 }
-function outsideMessage(key, written, why) {
-  return why === "link" ? `${key}: ${written} leads outside the project folder through a symbolic link; files named in the configuration must be inside the folder of carte.yaml` : `${key}: ${written} is outside the project folder; files named in the configuration must be inside the folder of carte.yaml (write paths relative to it, without ..)`;
+function outsideMessage(key, written, why2) {
+  return why2 === "link" ? `${key}: ${written} leads outside the project folder through a symbolic link; files named in the configuration must be inside the folder of carte.yaml` : `${key}: ${written} is outside the project folder; files named in the configuration must be inside the folder of carte.yaml (write paths relative to it, without ..)`;
 }
 
 // node_modules/yocto-queue/index.js
@@ -81284,13 +81844,13 @@ function writtenSchedules(value) {
   );
 }
 function readOverrides(parsed, base, data, problems, currency, now = /* @__PURE__ */ new Date()) {
-  const settings = isRecord(data) ? data : {};
-  const has = (k) => Object.hasOwn(settings, k);
+  const settings2 = isRecord(data) ? data : {};
+  const has = (k) => Object.hasOwn(settings2, k);
   if (!has("overrides") && !has("availability")) return void 0;
   const r = new Reporter(parsed, problems);
   const at = (...segments2) => r.site([...base, ...segments2]);
-  const o = isRecord(settings.overrides) ? settings.overrides : {};
-  const a3 = isRecord(settings.availability) ? settings.availability : {};
+  const o = isRecord(settings2.overrides) ? settings2.overrides : {};
+  const a3 = isRecord(settings2.availability) ? settings2.availability : {};
   const layer = {
     site: at(),
     base,
@@ -81748,7 +82308,7 @@ function byCodePoint2(a3, b) {
 function optionSku(option) {
   return typeof option === "string" ? option : option.sku;
 }
-function resolveStore({ store, catalog, settings, overrides }) {
+function resolveStore({ store, catalog, settings: settings2, overrides }) {
   const o = overrides ?? overridesOfFile(store);
   const excluded = o.exclude;
   const keep = (sku) => !excluded.has(sku);
@@ -81875,7 +82435,7 @@ function resolveStore({ store, catalog, settings, overrides }) {
     const until = o.until?.get(sku);
     if (until !== void 0) (state.suspensions ??= table())[sku] = { until };
   }
-  for (const [key, value] of Object.entries(settings ?? {}))
+  for (const [key, value] of Object.entries(settings2 ?? {}))
     if (value !== void 0) state[key] = value;
   return state;
 }
@@ -82253,13 +82813,13 @@ async function readAndValidate(absolute, kind, problems, limits, reading, ahead)
     addProblem(problems, p);
     return { parsed: parseYaml(file, "").parsed };
   }
-  const { parsed, problems: syntax } = parseYaml(file, read2.text, limits);
-  if (syntax.length > 0) reading.broken.add(file);
+  const { parsed, problems: syntax, recovered } = parseYaml(file, read2.text, limits);
+  if (recovered) reading.broken.add(file);
   for (const p of syntax) {
     reading.ofFiles.add(p);
     addProblem(problems, p);
   }
-  const invalid = syntax.length > 0 ? [] : validateFile(parsed, kind);
+  const invalid = recovered ? [] : validateFile(parsed, kind);
   for (const p of invalid) {
     reading.ofFiles.add(p);
     addProblem(problems, p);
@@ -82310,7 +82870,7 @@ async function expand2(project, key, root, problems, allowUnmatched) {
       );
       continue;
     }
-    const outside = [];
+    const outside2 = [];
     const limit = pLimit(16);
     const wheres = await Promise.all(
       // A match whose links cannot be resolved (a loop) is left out like one that leads outside.
@@ -82318,20 +82878,20 @@ async function expand2(project, key, root, problems, allowUnmatched) {
     );
     const seen2 = new Set(out);
     files.forEach((f, i) => {
-      if (!wheres[i]?.inside) outside.push(f);
+      if (!wheres[i]?.inside) outside2.push(f);
       else if (!seen2.has(f)) {
         seen2.add(f);
         out.push(f);
       }
     });
-    if (outside.length > 0) {
-      const named = outside.slice(0, 3).map((f) => quote(relative3(root, f), 120));
+    if (outside2.length > 0) {
+      const named = outside2.slice(0, 3).map((f) => quote(relative3(root, f), 120));
       report(
         problems,
         site,
         outsideMessage(
           key,
-          `${quote(pattern)} matches ${named.join(", ")}${outside.length > 3 ? ` and ${outside.length - 3} more` : ""}, which`,
+          `${quote(pattern)} matches ${named.join(", ")}${outside2.length > 3 ? ` and ${outside2.length - 3} more` : ""}, which`,
           "link"
         )
       );
@@ -82415,16 +82975,16 @@ async function loadProject(configPath, options = {}) {
   const readStore = options.stores?.read;
   const storePaths = readStore ? allStorePaths.filter((f) => readStore(f)) : allStorePaths;
   const catalogFiles = [];
-  for (const path11 of catalogPaths)
-    catalogFiles.push(await readAndValidate(path11, "catalog", problems, limits, reading));
+  for (const path12 of catalogPaths)
+    catalogFiles.push(await readAndValidate(path12, "catalog", problems, limits, reading));
   const groupFiles2 = [];
-  for (const path11 of groupPaths)
-    groupFiles2.push(await readAndValidate(path11, "group", problems, limits, reading));
+  for (const path12 of groupPaths)
+    groupFiles2.push(await readAndValidate(path12, "group", problems, limits, reading));
   const readLimit = pLimit(16);
-  const storeReads = storePaths.map((path11) => readLimit(() => readConfigFile(path11, limits.maxFileBytes)));
+  const storeReads = storePaths.map((path12) => readLimit(() => readConfigFile(path12, limits.maxFileBytes)));
   const storeFiles = [];
-  for (const [i, path11] of storePaths.entries())
-    storeFiles.push(await readAndValidate(path11, "store", problems, limits, reading, storeReads[i]));
+  for (const [i, path12] of storePaths.entries())
+    storeFiles.push(await readAndValidate(path12, "store", problems, limits, reading, storeReads[i]));
   const currency = readCurrency(project.parsed, problems);
   const indexes = catalogFiles.map((c) => checkCatalog(c.parsed, problems, currency));
   const catalogs = checkCatalogNames(indexes, problems);
@@ -82673,38 +83233,61 @@ function readCurrency(project, problems) {
 }
 async function readIncludes(layers, root, problems, limits, time, reading) {
   const files = /* @__PURE__ */ new Map();
-  const missing2 = /* @__PURE__ */ new Set();
+  const refused = /* @__PURE__ */ new Map();
   const pending = [...layers];
   while (pending.length > 0) {
     const layer = pending.shift();
     for (const inc of layer.includes) {
+      if (inc.path === "") continue;
       const absolute = resolve7(root, inc.path);
       if (files.has(absolute)) continue;
+      const known = refused.get(absolute);
+      if (known !== void 0) {
+        report(problems, inc.site, known);
+        continue;
+      }
+      const refuse = (message) => {
+        refused.set(absolute, message);
+        report(problems, inc.site, message);
+      };
       let where2;
       try {
         where2 = await insideProject(root, inc.path);
       } catch (err) {
-        report(
-          problems,
-          inc.site,
-          `include: cannot check where ${quote(inc.path)} leads (${errorCode2(err)})`
-        );
+        refuse(`include: cannot check where ${quote(inc.path)} leads (${errorCode2(err)})`);
         continue;
       }
       if (!where2.inside) {
-        report(problems, inc.site, outsideMessage("include", quote(inc.path), where2.why));
+        refuse(outsideMessage("include", quote(inc.path), where2.why));
         continue;
       }
-      if (missing2.has(absolute) || !await isPresent(absolute)) {
-        missing2.add(absolute);
-        report(
-          problems,
-          inc.site,
-          `include: file ${quote(inc.path)} does not exist (looked for ${bare(display(absolute), 200)}); paths are relative to the folder of carte.yaml`
+      const kind = await entryKind(absolute);
+      if (kind === "missing") {
+        refuse(
+          hasMagic(inc.path) ? `include: no file is named ${quote(inc.path)}; include: does not expand patterns: list each file (paths relative to the folder of carte.yaml)` : `include: file ${quote(inc.path)} does not exist (looked for ${bare(display(absolute), 200)}); paths are relative to the folder of carte.yaml`
         );
         continue;
       }
-      const read2 = await readAndValidate(absolute, "settings", problems, limits, reading);
+      if (kind === "folder") {
+        refuse(
+          `include: ${quote(inc.path)} is a folder, not a file: list the settings files in it to include, one path per entry`
+        );
+        continue;
+      }
+      const text = await readConfigFile(absolute, limits.maxFileBytes);
+      if (!text.ok && text.line === 0) {
+        const sep3 = text.message.startsWith("is ") ? " " : ": ";
+        refuse(`include: ${quote(inc.path)}${sep3}${text.message}`);
+        continue;
+      }
+      const read2 = await readAndValidate(
+        absolute,
+        "settings",
+        problems,
+        limits,
+        reading,
+        Promise.resolve(text)
+      );
       const included = {
         ...read2,
         layer: readSettings(read2.parsed, [], read2.parsed.data, problems, settingsSections(), time)
@@ -82740,12 +83323,11 @@ async function readIncludes(layers, root, problems, limits, time, reading) {
   for (const layer of layers) visit(layer);
   return files;
 }
-async function isPresent(path11) {
+async function entryKind(path12) {
   try {
-    await stat3(path11);
-    return true;
+    return (await stat4(path12)).isDirectory() ? "folder" : "other";
   } catch {
-    return false;
+    return "missing";
   }
 }
 function withIncludes(layer, files, root, seen2) {
@@ -82760,14 +83342,15 @@ function withIncludes(layer, files, root, seen2) {
 
 // src/gitops/base.ts
 import { realpath as realpath4 } from "node:fs/promises";
-import path5 from "node:path";
+import path6 from "node:path";
 async function loadBase(project, ref, options = {}) {
   const configFile = await realpath4(project.configFile);
-  const commit2 = await resolveCommit(ref, project.root);
+  const repo = await findRepository(project.root, { workspace: options.workspace });
+  const commit2 = await resolveCommit(ref, repo);
   const tree = await materializeCommit(commit2);
   let base;
   try {
-    base = await loadProject(path5.join(tree.dir, path5.relative(commit2.toplevel, configFile)), {
+    base = await loadProject(path6.join(tree.dir, path6.relative(repo.top, configFile)), {
       // The run's clock, as the head's (time-bound entries, src/config/time.ts).
       ...options.now ? { now: options.now } : {},
       shareResources: true
@@ -82841,7 +83424,7 @@ async function compareWithBase(project, plan, current2, ref, options = {}) {
 // src/gitops/scope.ts
 import { realpathSync as realpathSync2 } from "node:fs";
 import { realpath as realpath5 } from "node:fs/promises";
-import path6 from "node:path";
+import path7 from "node:path";
 function memoEqual() {
   const seen2 = /* @__PURE__ */ new WeakMap();
   const equal = (a3, b) => {
@@ -82945,37 +83528,40 @@ function scopeReads(scope, kinds2 = kinds) {
 }
 async function loadChangeScope(configPath, ref, options = {}) {
   const clock = options.now ? { now: options.now } : {};
-  const configFile = path6.resolve(configPath);
-  const root = path6.dirname(configFile);
+  const configFile = path7.resolve(configPath);
+  const root = path7.dirname(configFile);
   const realConfig = await realpath5(configFile);
-  const realRoot = path6.dirname(realConfig);
-  const commit2 = await resolveCommit(ref, root);
+  const realRoot = path7.dirname(realConfig);
+  const commit2 = await resolveCommit(ref, await findRepository(root, { workspace: options.workspace }));
   const inProject = (files) => new Set(
-    files.map((f) => path6.relative(realRoot, f)).filter((f) => f !== "" && !f.startsWith("..") && !path6.isAbsolute(f))
+    files.map((f) => path7.relative(realRoot, f)).filter((f) => f !== "" && !f.startsWith("..") && !path7.isAbsolute(f))
   );
   const [changed2, inBase] = (await Promise.all([changedFiles(commit2), commitFiles(commit2)])).map(
     inProject
   );
-  const everything = changed2.has(path6.basename(realConfig));
+  const everything = changed2.has(path7.basename(realConfig));
   const differs = (rel) => changed2.has(rel) || !inBase.has(rel);
   const real = /* @__PURE__ */ new Map();
   const realOf = (f) => {
     let r = real.get(f);
     if (r === void 0) {
       try {
-        r = path6.relative(realRoot, realpathSync2.native(f));
+        r = path7.relative(realRoot, realpathSync2.native(f));
       } catch {
-        r = path6.relative(root, f);
+        r = path7.relative(root, f);
       }
       real.set(f, r);
     }
     return r;
   };
   const touched = (files) => {
-    for (const f of files) if (differs(path6.relative(root, f)) || differs(realOf(f))) return true;
+    for (const f of files) if (differs(path7.relative(root, f)) || differs(realOf(f))) return true;
     return false;
   };
-  const writing = materializeCommit(commit2);
+  const writing = materializeCommit(commit2).then(
+    (tree2) => ({ tree: tree2, error: void 0 }),
+    (error2) => ({ tree: void 0, error: error2 })
+  );
   let head;
   try {
     head = await loadProject(configFile, {
@@ -82984,19 +83570,21 @@ async function loadChangeScope(configPath, ref, options = {}) {
       stores: { resolve: everything ? () => true : touched }
     });
   } catch (err) {
-    await (await writing).close();
+    await (await writing).tree?.close();
     throw err;
   }
-  const tree = await writing;
+  const written = await writing;
+  if (!written.tree) throw written.error;
+  const tree = written.tree;
   let base;
   try {
-    const baseConfig = path6.join(tree.dir, path6.relative(commit2.toplevel, realConfig));
-    const baseRoot = path6.dirname(baseConfig);
-    const wanted = /* @__PURE__ */ new Set([...changed2, ...(head.partial?.files ?? []).map((f) => path6.relative(root, f))]);
+    const baseConfig = path7.join(tree.dir, path7.relative(commit2.repo.top, realConfig));
+    const baseRoot = path7.dirname(baseConfig);
+    const wanted = /* @__PURE__ */ new Set([...changed2, ...(head.partial?.files ?? []).map((f) => path7.relative(root, f))]);
     base = await loadProject(baseConfig, {
       ...clock,
       shareResources: true,
-      ...everything ? {} : { stores: { read: (f) => wanted.has(path6.relative(baseRoot, f)) } }
+      ...everything ? {} : { stores: { read: (f) => wanted.has(path7.relative(baseRoot, f)) } }
     });
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
@@ -83020,14 +83608,47 @@ async function loadChangeScope(configPath, ref, options = {}) {
 // src/lock.ts
 var import_proper_lockfile = __toESM(require_proper_lockfile(), 1);
 import { createHash as createHash6 } from "node:crypto";
-import { mkdir as mkdir4, readFile as readFile4, rm as rm5, writeFile as writeFile3 } from "node:fs/promises";
+import fs3 from "node:fs";
+import { lstat as lstat6, readdir as readdir4, readFile as readFile4 } from "node:fs/promises";
 import { hostname } from "node:os";
-import path7 from "node:path";
+import path8 from "node:path";
 var CLIENT_LOCK = "@client";
 var STALE_MS = 3e4;
 var UPDATE_MS = 1e4;
 function fileOf(dir, name) {
-  return path7.join(dir, createHash6("sha256").update(name).digest("hex").slice(0, 32));
+  return path8.join(dir, createHash6("sha256").update(name).digest("hex").slice(0, 32));
+}
+var LOCK_FS = { ...fs3, stat: fs3.lstat, utimes: fs3.lutimes };
+async function checkLockPlace(file, name, target) {
+  const lockPath = `${file}.lock`;
+  const info2 = await lstat6(lockPath).catch((err) => {
+    if (err.code === "ENOENT") return void 0;
+    throw writeFailure(lockPath, target, err);
+  });
+  const refuse = (why2, reason) => new FileWriteError({
+    file: shownPath(lockPath),
+    at: shownPath(lockPath),
+    reason,
+    message: `could not ${target.purpose} ${shownPath(lockPath)} (the lock of ${lockTitle(name)}): ${why2}; remove it (a lock is an empty folder carte makes while an apply runs)`
+  });
+  if (info2?.isSymbolicLink()) {
+    const to = await fs3.promises.readlink(lockPath).catch(() => "somewhere carte cannot read");
+    throw refuse(
+      `it is a symbolic link to ${to.length > 200 ? `${to.slice(0, 200)}…` : to}, not a lock`,
+      "link"
+    );
+  }
+  if (info2 && !info2.isDirectory()) throw refuse("it is a file, not a lock folder", "not-folder");
+  const inside2 = info2 ? await readdir4(lockPath).catch((err) => {
+    throw writeFailure(lockPath, target, err);
+  }) : [];
+  if (inside2.length > 0) {
+    throw refuse("it is a folder holding files, not a lock carte made", "not-folder");
+  }
+  await checkWritable(`${file}.json`, target);
+}
+function lockTitle(name) {
+  return name === CLIENT_LOCK ? "the client-level settings" : `store ${name}`;
 }
 async function holderOf(file) {
   try {
@@ -83044,13 +83665,21 @@ function describeHolder(h) {
   return h ? `process ${h.pid} on ${h.host}, since ${h.since}` : "another carte apply";
 }
 async function acquireApplyLock(opts) {
-  await mkdir4(opts.dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  const target = {
+    root: opts.root ?? path8.dirname(path8.dirname(path8.resolve(opts.dir))),
+    purpose: "take the apply lock at"
+  };
+  await ensureFolder(opts.dir, {
+    ...target,
+    purpose: "make the folder of the apply locks",
+    dirMode: PRIVATE_DIR_MODE
+  });
   const names = [...new Set(opts.names)].sort();
   const held = [];
   let compromised;
   const releaseAll = async () => {
     for (const h of held.splice(0).reverse()) {
-      await rm5(`${h.file}.json`, { force: true });
+      await removeFile(`${h.file}.json`, { ...target, purpose: "remove the holder of the apply lock" });
       try {
         await h.release();
       } catch (err) {
@@ -83065,7 +83694,14 @@ async function acquireApplyLock(opts) {
     const file = fileOf(opts.dir, name);
     for (; ; ) {
       try {
+        await checkLockPlace(file, name, target);
+      } catch (err) {
+        await releaseAll();
+        throw err;
+      }
+      try {
         const release = await import_proper_lockfile.default.lock(file, {
+          fs: LOCK_FS,
           realpath: false,
           lockfilePath: `${file}.lock`,
           stale: STALE_MS,
@@ -83081,12 +83717,15 @@ async function acquireApplyLock(opts) {
           since: (/* @__PURE__ */ new Date()).toISOString(),
           name
         };
-        await writeFile3(`${file}.json`, JSON.stringify(holder) + "\n", "utf8");
+        await writeFileAtomic(`${file}.json`, JSON.stringify(holder) + "\n", {
+          ...target,
+          purpose: "write who holds the apply lock to"
+        });
         break;
       } catch (err) {
         if (err.code !== "ELOCKED") {
           await releaseAll();
-          throw err;
+          throw writeFailure(`${file}.lock`, target, err);
         }
         const holder = await holderOf(file);
         if (Date.now() - started >= opts.waitMs) {
@@ -83094,7 +83733,7 @@ async function acquireApplyLock(opts) {
           const waited = Math.round((Date.now() - started) / 1e3);
           throw new LockError(
             [name],
-            `another carte apply is writing store ${name === CLIENT_LOCK ? "the client-level settings" : name} (${describeHolder(holder)}); waited ${waited} s for it to end. Nothing was read or written. Run again once it has ended (a lock whose process died goes stale after ${STALE_MS / 1e3} s).`
+            `another carte apply is writing ${lockTitle(name)} (${describeHolder(holder)}); waited ${waited} s for it to end. Nothing was read or written. Run again once it has ended (a lock whose process died goes stale after ${STALE_MS / 1e3} s).`
           );
         }
         if (!told) {
@@ -83116,21 +83755,177 @@ async function acquireApplyLock(opts) {
 }
 
 // src/plan/file.ts
-import { readFile as readFile5, stat as stat4, writeFile as writeFile4 } from "node:fs/promises";
-var MAX_SHOWN_PLAN_BYTES = 256 * 1024 * 1024;
-async function readPlanFile(file) {
-  let data;
-  try {
-    data = JSON.parse(await readFile5(file, "utf8"));
-  } catch (err) {
-    throw new StalePlanError(`${file} is not a readable plan file: ${err.message}`);
+import { constants as constants5 } from "node:fs";
+import { open as open4, stat as stat5 } from "node:fs/promises";
+var MAX_PLAN_FILE_BYTES = 64 * 1024 * 1024;
+var MAX_PLAN_DEPTH = 100;
+function lineCol(text, index) {
+  let line = 1;
+  let start = 0;
+  for (let i = text.indexOf("\n"); i !== -1 && i < index; i = text.indexOf("\n", i + 1)) {
+    line++;
+    start = i + 1;
   }
-  const plan = data;
-  if (!plan || typeof plan !== "object" || plan.formatVersion !== PLAN_FORMAT_VERSION || !Array.isArray(plan.operations)) {
+  return { line, col: index - start + 1 };
+}
+function tooDeepAt(text, max) {
+  let depth = 0;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      for (i++; i < n; i++) {
+        const s = text.charCodeAt(i);
+        if (s === 92) i++;
+        else if (s === 34) break;
+      }
+    } else if (c === 123 || c === 91) {
+      if (++depth > max) return i;
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return -1;
+}
+function ioProblem(file, err) {
+  const code3 = err.code;
+  if (code3 === "ENOENT") return new UsageError(`${file}: no such file`);
+  if (code3 === "EACCES" || code3 === "EPERM") return new UsageError(`${file}: permission denied`);
+  if (code3 === "ENOTDIR") return new UsageError(`${file}: no such file (a part of the path is not a folder)`);
+  return new UsageError(`${file} cannot be read (${code3 ?? "error"})`);
+}
+function notRegular(file) {
+  return new UsageError(
+    `${file} is not a regular file (a folder, a FIFO or a device): name a plan saved by carte plan --out`
+  );
+}
+function tooLarge(file, size) {
+  return new UsageError(
+    `${file} is ${size} bytes, more than the ${MAX_PLAN_FILE_BYTES / 1024 / 1024} MiB a plan file may hold; it was not read (save smaller plans: per stage with --stage, or per store with --store)`
+  );
+}
+async function readPlanJson(file) {
+  let info2;
+  try {
+    info2 = await stat5(file);
+  } catch (err) {
+    throw ioProblem(file, err);
+  }
+  if (!info2.isFile()) throw notRegular(file);
+  if (info2.size > MAX_PLAN_FILE_BYTES) throw tooLarge(file, info2.size);
+  let handle2;
+  try {
+    handle2 = await open4(file, constants5.O_RDONLY | constants5.O_NONBLOCK);
+  } catch (err) {
+    throw ioProblem(file, err);
+  }
+  let bytes;
+  try {
+    const opened = await handle2.stat();
+    if (!opened.isFile()) throw notRegular(file);
+    if (opened.size > MAX_PLAN_FILE_BYTES) throw tooLarge(file, opened.size);
+    const buffer = Buffer.alloc(Math.min(opened.size, MAX_PLAN_FILE_BYTES) + 1);
+    let length = 0;
+    for (; ; ) {
+      const { bytesRead } = await handle2.read(buffer, length, buffer.length - length, length);
+      if (bytesRead === 0 || (length += bytesRead) === buffer.length) break;
+    }
+    if (length > MAX_PLAN_FILE_BYTES) throw tooLarge(file, length);
+    bytes = buffer.subarray(0, length);
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw ioProblem(file, err);
+  } finally {
+    await handle2.close();
+  }
+  let text;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new UsageError(`${file} is not a carte plan (not UTF-8 text)`);
+  }
+  const deep = tooDeepAt(text, MAX_PLAN_DEPTH);
+  if (deep !== -1) {
+    const { line, col } = lineCol(text, deep);
+    throw new UsageError(
+      `${file} is not a carte plan (nested deeper than ${MAX_PLAN_DEPTH} levels at line ${line}, column ${col})`
+    );
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : "";
+    const at = /at position (\d+)/.exec(message);
+    const lc = /\(line (\d+) column (\d+)\)/.exec(message);
+    const where2 = lc ? `: line ${lc[1]}, column ${lc[2]}` : at ? (({ line, col }) => `: line ${line}, column ${col}`)(lineCol(text, Number(at[1]))) : /end of JSON input/.test(message) ? ": it ends too early" : "";
+    throw new UsageError(`${file} is not a carte plan (not JSON${where2})`);
+  }
+}
+function planShapeProblem(plan) {
+  const isObj2 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+  const str2 = (v) => typeof v === "string";
+  if (!Array.isArray(plan.stores) || !plan.stores.every((s) => isObj2(s) && str2(s.key) && str2(s.name)))
+    return "stores must be a list of {key, storeId, name}";
+  if (!Array.isArray(plan.changes) || !plan.changes.every(
+    (c) => isObj2(c) && str2(c.address) && str2(c.store) && str2(c.kind) && str2(c.key) && (c.action === "create" || c.action === "update" || c.action === "delete") && Array.isArray(c.diff) && c.diff.every((d) => isObj2(d) && str2(d.attribute)) && (c.within === void 0 || Array.isArray(c.within) && c.within.every(str2))
+  ))
+    return "changes must be a list of {address, store, kind, key, action, diff}";
+  if (!Array.isArray(plan.operations) || !plan.operations.every((o) => isObj2(o) && str2(o.method) && str2(o.path) && Array.isArray(o.stores)))
+    return "operations must be a list of {method, path, stores}";
+  const summary2 = plan.summary;
+  if (!isObj2(summary2) || !["create", "update", "delete", "operations", "stores"].every((k) => typeof summary2[k] === "number"))
+    return "summary must hold the counts create, update, delete, operations and stores";
+  const safety = plan.safety;
+  if (!isObj2(safety) || typeof safety.ok !== "boolean" || !Array.isArray(safety.violations))
+    return "safety must be {ok, violations}";
+  if (!safety.violations.every((v) => isObj2(v) && str2(v.guard) && str2(v.message)))
+    return "safety.violations must be a list of {guard, message}";
+  if (safety.override !== void 0 && !(isObj2(safety.override) && str2(safety.override.reason)))
+    return "safety.override must be {reason}";
+  const t = plan.targeting;
+  if (t !== void 0 && !(isObj2(t) && [t.stores, t.kinds, t.targets].every((l) => Array.isArray(l) && l.every(str2))))
+    return "targeting must be {stores, kinds, targets}";
+  if (t !== void 0 && !t.kinds.every((k) => SEGMENT_NAMES.includes(k)))
+    return "targeting.kinds must name address segments (item, menu, …)";
+  if (t !== void 0 && t.scope !== void 0) {
+    const problem = scopeShapeProblem(t.scope);
+    if (problem) return `targeting.scope ${problem}`;
+  }
+  const sums = plan.checksums;
+  if (!isObj2(sums) || !str2(sums.current) || !str2(sums.desired) || sums.stores !== void 0 && !(isObj2(sums.stores) && Object.values(sums.stores).every(str2)))
+    return "checksums must be {current, desired, stores}";
+  if (plan.stage !== void 0 && !str2(plan.stage)) return "stage must be a string";
+  if (plan.currency !== void 0 && !str2(plan.currency)) return "currency must be a string";
+  if (plan.info !== void 0 && !(Array.isArray(plan.info) && plan.info.every((i) => isObj2(i) && str2(i.store) && str2(i.kind) && str2(i.message))))
+    return "info must be a list of {store, kind, message}";
+  return void 0;
+}
+function scopeShapeProblem(scope) {
+  const isObj2 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+  const str2 = (v) => typeof v === "string";
+  const kindList = (v) => Array.isArray(v) && v.every((k) => str2(k) && isKindName(k));
+  if (!isObj2(scope) || !str2(scope.base) || !str2(scope.sha) || typeof scope.of !== "number")
+    return "must be {base, sha, of, stores, client, removed, reads}";
+  if (!Array.isArray(scope.stores) || !scope.stores.every((s) => isObj2(s) && str2(s.store) && kindList(s.kinds)))
+    return "stores must be a list of {store, kinds}";
+  if (!kindList(scope.client)) return "client must be a list of kinds";
+  if (!Array.isArray(scope.removed) || !scope.removed.every(
+    (r) => isObj2(r) && str2(r.store) && str2(r.storeId) && str2(r.name) && kindList(r.kinds)
+  ))
+    return "removed must be a list of {store, storeId, name, kinds}";
+  if (!Array.isArray(scope.reads) || !scope.reads.every(str2)) return "reads must be a list of names";
+  return void 0;
+}
+function isPlanObject(data) {
+  return typeof data === "object" && data !== null && !Array.isArray(data) && data.formatVersion === PLAN_FORMAT_VERSION;
+}
+async function readPlanFile(file) {
+  const plan = await readPlanJson(file);
+  if (!isPlanObject(plan)) {
     throw new StalePlanError(
       `${file} is not a carte plan of format version ${PLAN_FORMAT_VERSION}; run \`carte plan --out ${file}\` again`
     );
   }
+  const problem = planShapeProblem(plan);
+  if (problem) throw new StalePlanError(`${file} is not a plan carte can apply: ${problem}`);
   if (!hasValidDigest(plan)) {
     throw new StalePlanError(
       `${file} was changed after carte saved it (its content does not match its digest), or it was not saved by carte plan --out; nothing was applied. Run \`carte plan --out ${file}\` again and review it`
@@ -83189,7 +83984,8 @@ async function runCarte(request4, hooks = {}) {
       }
       const scoped = await loadChangeScope(request4.config, request4.base, {
         shard: request4.shard,
-        now: request4.now
+        now: request4.now,
+        workspace: request4.workspace
       });
       ({ project: loaded2, base } = scoped);
       if (scoped.scope) {
@@ -83219,7 +84015,7 @@ async function runCarte(request4, hooks = {}) {
     if (request4.command === "apply") {
       const scope = scopeDesired(project.desired, saved?.targeting ?? request4.targeting);
       lock = await acquireApplyLock({
-        dir: path8.join(project.root, ".carte", "locks"),
+        dir: path9.join(project.root, ".carte", "locks"),
         names: [...Object.keys(scope.stores), ...project.desired.client ? [CLIENT_LOCK] : []],
         waitMs: Math.max(0, Math.min(request4.lockWaitMs ?? Infinity, deadline - Date.now())),
         ...hooks.onLockWait ? { onWait: hooks.onLockWait } : {}
@@ -83250,8 +84046,7 @@ async function runCarte(request4, hooks = {}) {
       let plan;
       if (saved) {
         try {
-          await checkSavedPlan(saved, project, session, options);
-          plan = saved;
+          plan = await checkSavedPlan(saved, project, session, options);
         } catch (err) {
           if (!(err instanceof StalePlanError) || !(request4.command === "apply" && request4.replan)) throw err;
           hooks.onReplan?.(err);
@@ -83261,7 +84056,7 @@ async function runCarte(request4, hooks = {}) {
       let current2;
       if (!plan) ({ plan, current: current2 } = await planProject(project, session, options));
       if (request4.shard) allowEmptyShard(plan, loaded2);
-      if (stage !== void 0 && !fromFile) plan.stage = stage;
+      if (stage !== void 0) plan.stage = stage;
       if (request4.command === "apply" && request4.only && current2) {
         const keep = request4.only(plan);
         if (keep) plan = planOnly(project, current2, plan, keep);
@@ -83272,7 +84067,8 @@ async function runCarte(request4, hooks = {}) {
       if (request4.command === "plan" && request4.base && current2) {
         result.base = await compareWithBase(project, plan, current2, base ?? request4.base, {
           shard: request4.shard,
-          now: request4.now
+          now: request4.now,
+          workspace: request4.workspace
         });
       }
       let refusal;
@@ -83406,28 +84202,18 @@ function readContext(env2) {
 }
 
 // src/action/secrets.ts
-import path9 from "node:path";
+import path10 from "node:path";
 function actionSecretsFile(opts) {
   const name = opts.input || opts.env.CARTE_SECRETS_FILE || opts.configured;
-  return name ? secretsFileSink(path9.resolve(name), name) : void 0;
+  return name ? secretsFileSink(path10.resolve(name), name, rootFor(path10.resolve(name), opts.projectRoot)) : void 0;
 }
-function actionSecretSink(file) {
-  return {
-    where: (event2) => `the step output ${githubOutputName(event2)}${file ? ` and ${file.where(event2)}` : ""}`,
-    async put(event2, secret) {
-      setSecret(secret);
-      setOutput(githubOutputName(event2), secret);
-      if (!file) return;
-      try {
-        await file.put(event2, secret);
-      } catch (err) {
-        const why = err instanceof Error ? err.message : String(err);
-        throw new Error(
-          `${why}; the secret is in the step output ${githubOutputName(event2)} of this run only`
-        );
-      }
-    }
-  };
+function actionSecretSink(file, env2, out = (text) => void process.stdout.write(text)) {
+  return githubActionsSink({
+    out,
+    outputFile: env2.GITHUB_OUTPUT || void 0,
+    file,
+    setOutput: (name, value) => setOutput(name, value)
+  });
 }
 
 // src/action/main.ts
@@ -83497,7 +84283,7 @@ function gitHub(inputs, ctx) {
 }
 function annotate(problems, workspace) {
   for (const p of problems.slice(0, 50)) {
-    const file = path10.relative(workspace, path10.resolve(p.file)).split(path10.sep).join("/");
+    const file = path11.relative(workspace, path11.resolve(p.file)).split(path11.sep).join("/");
     error(p.message, {
       title: "carte configuration problem",
       file,
@@ -83509,7 +84295,7 @@ function annotate(problems, workspace) {
 function relativeProblems(problems, workspace) {
   return problems.map((p) => ({
     ...p,
-    file: path10.relative(workspace, path10.resolve(p.file)).split(path10.sep).join("/")
+    file: path11.relative(workspace, path11.resolve(p.file)).split(path11.sep).join("/")
   }));
 }
 async function resolveBase(inputs, ctx, dir) {
@@ -83518,14 +84304,20 @@ async function resolveBase(inputs, ctx, dir) {
   const ref = v === "auto" ? ctx.pullRequest?.baseSha : v;
   if (!ref) return {};
   const name = v === "auto" ? ctx.pullRequest?.baseRef ?? ref : v;
+  let repo;
   try {
-    await resolveCommit(ref, dir);
+    repo = await findRepository(dir, { workspace: ctx.workspace });
+  } catch (err) {
+    return { name, unavailable: `the base could not be read (${err.message})` };
+  }
+  try {
+    await resolveCommit(ref, repo);
     return { ref, name };
   } catch (err) {
     if (/^[0-9a-f]{40}$/.test(ref)) {
       try {
-        await fetchCommit(ref, dir);
-        await resolveCommit(ref, dir);
+        await fetchCommit(ref, repo);
+        await resolveCommit(ref, repo);
         return { ref, name };
       } catch (again) {
         return { name, unavailable: `the base commit could not be read (${again.message})` };
@@ -83595,7 +84387,7 @@ function failureOf(view) {
 }
 async function planCommand(inputs, ctx, env2) {
   const commit2 = ctx.pullRequest?.headSha ?? ctx.sha;
-  const base = await resolveBase(inputs, ctx, path10.dirname(path10.resolve(inputs.config)));
+  const base = await resolveBase(inputs, ctx, path11.dirname(path11.resolve(inputs.config)));
   const scoped = inputs.scope === "changed" && base.ref !== void 0;
   if (inputs.scope === "changed" && !scoped) {
     warning(
@@ -83613,6 +84405,7 @@ async function planCommand(inputs, ctx, env2) {
       shard: inputs.shard,
       stage: inputs.stage,
       base: base.ref,
+      workspace: ctx.workspace,
       ...scoped ? { scope: "changed" } : {}
     },
     { onWarning: (message) => warning(escapeTerminal(message)) }
@@ -83660,8 +84453,8 @@ async function findReviewed(gh, ctx, author) {
   if (!record)
     return { pr: merged.number, why: `Pull request #${merged.number} has no plan from carte to go by.` };
   const head = merged.head?.sha;
-  const why = head && record.head !== head ? `The last plan on pull request #${merged.number} was made for commit ${record.head.slice(0, 7)}, not for its last commit ${head.slice(0, 7)}.` : void 0;
-  return { pr: merged.number, record, ...why ? { why } : {} };
+  const why2 = head && record.head !== head ? `The last plan on pull request #${merged.number} was made for commit ${record.head.slice(0, 7)}, not for its last commit ${head.slice(0, 7)}.` : void 0;
+  return { pr: merged.number, record, ...why2 ? { why: why2 } : {} };
 }
 function stoppedRollout(result) {
   return (result.report?.stages ?? []).some((s) => s.status === "failed");
@@ -83688,7 +84481,15 @@ async function applyCommand(inputs, ctx, env2) {
       force: inputs.force,
       shard: inputs.shard,
       stage: inputs.stage,
-      secrets: (project) => actionSecretSink(actionSecretsFile({ input: secretsInput, env: env2, configured: project.secretsFile })),
+      secrets: (project) => actionSecretSink(
+        actionSecretsFile({
+          input: secretsInput,
+          env: env2,
+          configured: project.secretsFile,
+          projectRoot: project.root
+        }),
+        env2
+      ),
       ...reviewedOnly ? {
         only: (plan) => {
           fresh = plan;
@@ -83714,14 +84515,14 @@ async function applyCommand(inputs, ctx, env2) {
   }) : void 0;
   if (report3) await summaryRaw(report3);
   let exitCode = result.exitCode;
-  let failure = result.error !== void 0 ? describeError(result.error, result.plan) : result.report && (result.report.failed > 0 || result.report.skipped > 0 || stoppedRollout(result)) ? escapeTerminal(
+  let failure2 = result.error !== void 0 ? describeError(result.error, result.plan) : result.report && (result.report.failed > 0 || result.report.skipped > 0 || stoppedRollout(result)) ? escapeTerminal(
     `apply incomplete: ${result.report.operations.filter((o) => o.status !== "ok").map((o) => `${o.status} ${o.method} ${o.path}${o.message ? `: ${o.message}` : ""}`).concat(stoppedRollout(result) ? [rolloutFailure(result)] : []).join("; ")}`
   ) : result.lostSecrets ? escapeLines(lostSecretsMessage(result.lostSecrets)) : void 0;
   if (refused.length > 0) {
-    const why = lookup.why ? ` ${lookup.why}` : "";
-    const refusal = `not applied: ${refused.length} change${refused.length === 1 ? "" : "s"} the reviewed plan did not show (${refused.slice(0, 10).map((c) => c.address).join(", ")}${refused.length > 10 ? ", …" : ""}).${why} Review them in a pull request, run the workflow with command: apply (workflow_dispatch), or set apply-unreviewed: true.`;
+    const why2 = lookup.why ? ` ${lookup.why}` : "";
+    const refusal = `not applied: ${refused.length} change${refused.length === 1 ? "" : "s"} the reviewed plan did not show (${refused.slice(0, 10).map((c) => c.address).join(", ")}${refused.length > 10 ? ", …" : ""}).${why2} Review them in a pull request, run the workflow with command: apply (workflow_dispatch), or set apply-unreviewed: true.`;
     if (exitCode === ExitCode.ok) exitCode = ExitCode.unsafe;
-    failure = failure ? `${failure}
+    failure2 = failure2 ? `${failure2}
 ${refusal}` : refusal;
     await summaryRaw(`**Refused by the reviewed-plan check:** ${escapeHtml(refusal)}`);
   }
@@ -83749,11 +84550,11 @@ ${refusal}` : refusal;
       body
     );
   }
-  return { exitCode, plan: fresh ?? result.plan, failure };
+  return { exitCode, plan: fresh ?? result.plan, failure: failure2 };
 }
 async function syncDriftIssue(gh, plan, ctx, author) {
-  const open4 = (await gh.openIssues(DRIFT_LABEL)).filter((i) => isCartes(i, DRIFT_MARKER, author));
-  const issue2 = open4[0];
+  const open5 = (await gh.openIssues(DRIFT_LABEL)).filter((i) => isCartes(i, DRIFT_MARKER, author));
+  const issue2 = open5[0];
   const context = commentContext(ctx, ctx.sha);
   if (plan.changes.length > 0) {
     const stores = plan.summary.stores;
@@ -83776,13 +84577,13 @@ ${renderDriftIssue(plan, { context })}`;
   }
 }
 async function driftOutcome(view, inputs, ctx, sharded) {
-  const failure = failureOf(view);
+  const failure2 = failureOf(view);
   if (view.plan) await summaryRaw(renderDriftSummary(view.plan, ctx));
-  if (failure !== void 0 || !view.plan) {
+  if (failure2 !== void 0 || !view.plan) {
     return {
       exitCode: view.exitCode || ExitCode.error,
       plan: view.plan ?? void 0,
-      failure: failure ?? "no plan"
+      failure: failure2 ?? "no plan"
     };
   }
   const gh = gitHub(inputs, ctx);
