@@ -14,16 +14,21 @@
  * success rate of at least 98 %), "Store menu API" (POST upserts by id, else by SKU).
  */
 
+import { setMaxListeners } from "node:events";
 import { Agent, request, type Dispatcher } from "undici";
 import { ApiError, InternalError, redact } from "../errors.js";
 import {
   AdaptiveRateLimiter,
+  ByteBudget,
   DEFAULT_RETRY_POLICY,
+  MIB,
   classifyTransportError,
+  formatBytes,
   isIdempotentMethod,
   isRetryableStatus,
   isRetryableTransportError,
   parseRetryAfter,
+  readCapped,
   realSleep,
   retryDelay,
   type RetryInfo,
@@ -31,7 +36,10 @@ import {
   type Sleep,
 } from "./transport.js";
 import {
+  DEFAULT_ANSWER_BYTES,
   LOGIN_ROUTES,
+  matchRoute,
+  routeMaxResponseBytes,
   routeIdempotent,
   routeMethod,
   routeOfPath,
@@ -61,11 +69,12 @@ export interface ClientOptions {
   clientId: string;
   clientSecret: string;
   /**
-   * Per-attempt timeout in ms: undici's `headersTimeout` (until the response headers arrive) and
-   * `bodyTimeout` (the longest silence while the body streams in). An idempotent call that times out is
-   * retried; any other fails with an {@link ApiError} of status 0, "timed out after N ms". undici checks
-   * these on a coarse clock (`setFastTimeout`, about 1 s resolution), so they fire up to ~1 s late.
-   * Default 30 000.
+   * Idle timeout of an attempt in ms: undici's `headersTimeout` (until the response headers arrive) and
+   * `bodyTimeout` (the longest silence between two chunks of the body). An idempotent call that times
+   * out is retried; any other fails with an {@link ApiError} of status 0, "timed out after N ms". undici
+   * checks these on a coarse clock (`setFastTimeout`, about 1 s resolution), so they fire up to ~1 s
+   * late. An answer that never falls silent (a byte a second) is ended by the call's deadline
+   * ({@link deadline}) instead. Default 30 000.
    */
   timeoutMs?: number;
   /** Renew a token this many seconds before it expires. Default 300 (platform notes "Authentication"). */
@@ -111,12 +120,27 @@ export interface ClientOptions {
   /** Sleeps for a number of ms (retry delays, rate limit waits). Injectable for tests. Default a timer. */
   sleep?: Sleep;
   /**
-   * The time (epoch ms, on {@link now}'s clock) after which no call is tried again and no wait begins:
-   * the overall time limit of a run (`--timeout`), set by src/run.ts. Default: none, and then each call
-   * gives up waiting {@link DEFAULT_CALL_DEADLINE_MS} after it started. See {@link PlatformClient.setDeadline}.
+   * The time (epoch ms, on {@link now}'s clock) by which every call ends: no attempt, wait or answer
+   * goes past it. The overall time limit of a run (`--timeout`), set by src/run.ts. Default: none, and
+   * then each call ends {@link DEFAULT_CALL_DEADLINE_MS} after it started. See
+   * {@link PlatformClient.setDeadline}.
    */
   deadline?: number;
+  /**
+   * The most bytes of answers the client holds while they are received, all calls in flight together
+   * (each answer is also bounded by its route's cap, routes.ts `maxResponseBytes`). An answer that
+   * would pass it is cut off and its call fails. Default {@link DEFAULT_MAX_BUFFERED_BYTES}.
+   */
+  maxBufferedBytes?: number;
 }
+
+/**
+ * Default of {@link ClientOptions.maxBufferedBytes}: 128 MiB, eight store catalogs at their cap or
+ * more than 250 real ones (473 KB each in docs/performance.md); with the largest answer's parse (about
+ * 35 times its bytes for the worst JSON), it keeps a run under 1 GB (docs/platform-api.md "Bounds of an
+ * answer").
+ */
+export const DEFAULT_MAX_BUFFERED_BYTES = 128 * MIB;
 
 /**
  * How long one call may go on waiting and retrying when the client has no {@link ClientOptions.deadline}:
@@ -132,6 +156,12 @@ export const RENEW_AGAIN_AFTER_MS = 60_000;
 
 /** The shortest wait after a `Retry-After` (a date in the past or `0` would otherwise spin). */
 const MIN_ASKED_WAIT_MS = 100;
+
+/** The longest timer Node keeps (a longer one fires at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Why a call ended when the client was closed under it. */
+const CLOSED = "the client was closed (the run ended)";
 
 /** Per-call options of {@link PlatformClient.request} and {@link PlatformClient.call}. */
 export interface CallOptions {
@@ -167,6 +197,9 @@ interface CachedToken {
   /** Epoch milliseconds after which the token must be renewed. */
   renewAt: number;
 }
+
+/** What the time limit says in errors: the flag that sets it. */
+const TIME_LIMIT = "the time limit of the run (--timeout)";
 
 /** A completed HTTP exchange. */
 export interface RawResponse {
@@ -204,6 +237,10 @@ export class PlatformClient {
   private deadlineAt: number | undefined;
   /** Values never to show in an error: the client secret and every token issued to this client. */
   private readonly secrets = new Set<string>();
+  /** The bytes of the answers being received, all calls together ({@link ClientOptions.maxBufferedBytes}). */
+  private readonly buffered: ByteBudget;
+  /** Aborted by {@link close}: ends the calls still in flight and the waits of the client. */
+  private readonly closing = new AbortController();
 
   constructor(opts: ClientOptions) {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, "");
@@ -231,6 +268,9 @@ export class PlatformClient {
     this.random = opts.random ?? Math.random;
     this.sleep = opts.sleep ?? realSleep;
     this.deadlineAt = opts.deadline;
+    this.buffered = new ByteBudget(opts.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES);
+    // Every call in flight or waiting listens for the close: as many listeners as calls, not a leak.
+    setMaxListeners(0, this.closing.signal);
     this.rateLimiter = new AdaptiveRateLimiter({
       requestsPerSecond: opts.requestsPerSecond ?? 20,
       ...(opts.minRequestsPerSecond === undefined ? {} : { minRequestsPerSecond: opts.minRequestsPerSecond }),
@@ -240,9 +280,9 @@ export class PlatformClient {
   }
 
   /**
-   * Sets (or, with `undefined`, clears) the time, in epoch ms on the client's clock, after which no call
-   * is tried again and no wait begins (see {@link ClientOptions.deadline}). A call cut short by it fails
-   * with an {@link ApiError} whose message says that the time limit was reached.
+   * Sets (or, with `undefined`, clears) the time, in epoch ms on the client's clock, by which every call
+   * ends (see {@link ClientOptions.deadline}): a call cut short by it, or whose next wait would pass it,
+   * fails with an {@link ApiError} whose message says that the time limit is reached.
    */
   setDeadline(at: number | undefined): void {
     this.deadlineAt = at;
@@ -253,8 +293,13 @@ export class PlatformClient {
     return this.deadlineAt;
   }
 
-  /** Closes the client's own connections. */
+  /**
+   * Ends the calls of the client still in flight or waiting (they fail with an {@link ApiError} "the
+   * client was closed"), so that an answer still streaming in or a pending wait does not keep the process
+   * up after a run ended, and closes the client's own connections.
+   */
   async close(): Promise<void> {
+    this.closing.abort();
     if (this.ownsDispatcher) await this.dispatcher.close();
   }
 
@@ -271,7 +316,7 @@ export class PlatformClient {
     body?: unknown,
     headers: Record<string, string> = {},
   ): Promise<RawResponse> {
-    const out = await this.exchange(method, path, body, this.deadlineAt ?? Infinity, async () => headers);
+    const out = await this.exchange(method, path, body, this.callDeadline(), async () => headers);
     if (!out.ok) throw out.error;
     return out.res;
   }
@@ -372,13 +417,26 @@ export class PlatformClient {
   }
 
   /**
+   * The deadline of a call that starts now (epoch ms on the client's clock): the client's deadline (the
+   * run's `--timeout`), and at most {@link DEFAULT_CALL_DEADLINE_MS} from now.
+   */
+  private callDeadline(): number {
+    return Math.min(this.deadlineAt ?? Number.POSITIVE_INFINITY, this.now() + DEFAULT_CALL_DEADLINE_MS);
+  }
+
+  /** Which limit a call's deadline is, for its errors. */
+  private limitOf(deadline: number): string {
+    return deadline === this.deadlineAt ? TIME_LIMIT : "the 15-minute limit of one call";
+  }
+
+  /**
    * Runs `attempt` until it yields a final outcome, `maxAttempts` failed attempts are reached, or the
-   * deadline (the client's, else {@link DEFAULT_CALL_DEADLINE_MS} from now) would pass before the next
-   * attempt. A wait the server asked for (429 or 503 with `Retry-After`) is not a failed attempt: it is
-   * honoured (capped at `maxRetryAfterMs`, at least 100 ms) for as long as the deadline allows. Returns
-   * the last response (of any status); throws the last transport error, or an {@link ApiError} saying
-   * that the time limit was reached. Errors thrown by `attempt` itself (a failed token login, which has
-   * its own retries) end the call at once.
+   * call's deadline ({@link callDeadline}) would pass before the next attempt. A wait the server asked
+   * for (429 or 503 with `Retry-After`) is not a failed attempt: it is honoured (capped at
+   * `maxRetryAfterMs`, at least 100 ms) when it ends before the deadline; one that would end after it
+   * fails the call at once, naming the `Retry-After`. Returns the last response (of any status); throws
+   * the last transport error, or an {@link ApiError} saying that the time limit is reached. Errors
+   * thrown by `attempt` itself (a failed token login, which has its own retries) end the call at once.
    */
   private async withRetries(
     method: string,
@@ -386,7 +444,7 @@ export class PlatformClient {
     idempotent: boolean,
     attempt: (deadline: number) => Promise<Outcome>,
   ): Promise<RawResponse> {
-    const deadline = this.deadlineAt ?? this.now() + DEFAULT_CALL_DEADLINE_MS;
+    const deadline = this.callDeadline();
     for (let n = 1; ;) {
       const out = await attempt(deadline);
       let status = 0;
@@ -406,7 +464,9 @@ export class PlatformClient {
       }
       let delayMs = retryDelay(n, status, retryAfterMs, this.retryPolicy, this.random);
       if (asked) delayMs = Math.max(delayMs, MIN_ASKED_WAIT_MS);
-      if (this.now() + delayMs >= deadline) throw this.deadlineError(method, path, out);
+      if (this.now() + delayMs >= deadline) {
+        throw this.deadlineError(method, path, out, deadline, asked ? retryAfterMs : undefined);
+      }
       this.onRetry?.({
         method,
         path,
@@ -415,31 +475,56 @@ export class PlatformClient {
         delayMs,
         reason: out.ok ? `HTTP ${status}` : out.reason,
       });
-      await this.sleep(delayMs);
+      try {
+        await this.sleep(delayMs, this.closing.signal);
+      } catch (cause) {
+        throw new ApiError({ method, path, status, platformMessage: CLOSED, cause });
+      }
       if (!asked) n++;
     }
   }
 
-  /** The error of a call cut short by the deadline: its last outcome, and why it was not tried again. */
-  private deadlineError(method: string, path: string, out: Outcome): ApiError {
+  /**
+   * The error of a call whose next wait would pass its deadline: its last outcome, the wait the platform
+   * asked for (`retryAfterMs`, when it did), and the time that was left.
+   */
+  private deadlineError(
+    method: string,
+    path: string,
+    out: Outcome,
+    deadline: number,
+    retryAfterMs: number | undefined,
+  ): ApiError {
     const last = out.ok ? this.toError(method, path, out.res) : out.error;
+    const before =
+      retryAfterMs === undefined
+        ? "before the next attempt"
+        : `before the wait the platform asked for ends (Retry-After: ${duration(retryAfterMs)})`;
     return new ApiError({
       method,
       path,
       status: last.status,
       platformMessage:
-        `${last.platformMessage ?? `HTTP ${last.status}`}; not tried again: ` +
-        `the time limit of the run (--timeout) is reached`,
+        `${last.platformMessage ?? `HTTP ${last.status}`}; not tried again: ${this.limitOf(deadline)} ` +
+        `is reached in ${duration(Math.max(0, deadline - this.now()))}, ${before}`,
       ...(last.platformType === undefined ? {} : { platformType: last.platformType }),
+      cause: last,
     });
   }
 
   /**
    * One HTTP exchange: waits for a rate-limit slot, THEN takes the headers (the token: a long wait may
-   * outlive the one held before it), sends, reads the whole body, and feeds the limiter (429 lowers the
-   * rate, `Retry-After` pauses the client, 2xx lets the rate recover). The attempt's timeout is the
-   * client's `timeoutMs`, shortened to what is left before `deadline`. Errors of `headers` (a failed
-   * login) propagate. With `raw`, the body of a 2xx answer is kept as text ({@link CallOptions.raw}).
+   * outlive the one held before it), sends, reads the body within its route's cap, and feeds the limiter
+   * (429 lowers the rate, `Retry-After` pauses the client, 2xx lets the rate recover). Bounds:
+   * - time: undici's `headersTimeout` and `bodyTimeout` (the idle timeout, the client's `timeoutMs`,
+   *   shortened to what is left before `deadline`), and a signal that aborts the exchange at `deadline`
+   *   however the answer trickles in, or when the client is closed; a slot of the limiter that would
+   *   come after `deadline` fails the call without sending it;
+   * - size: the route's `maxResponseBytes` (a larger `content-length` is refused before the body is
+   *   read) and the client's budget of bytes being received ({@link ClientOptions.maxBufferedBytes}),
+   *   counted as the chunks arrive (transport.ts {@link readCapped}).
+   * Errors of `headers` (a failed login) propagate. With `raw`, the body of a 2xx answer is kept as
+   * text ({@link CallOptions.raw}).
    */
   private async exchange(
     method: string,
@@ -449,9 +534,43 @@ export class PlatformClient {
     headers: () => Promise<Record<string, string>>,
     raw = false,
   ): Promise<Outcome> {
-    await this.rateLimiter.acquire();
+    const route = matchRoute(method, path);
+    const store = route?.params.storeId ?? route?.params.store_id;
+    if (this.closing.signal.aborted) return this.stopped(method, path, `not sent: ${CLOSED}`);
+    if (deadline <= this.now()) {
+      return this.stopped(method, path, `not sent: ${this.limitOf(deadline)} is reached`);
+    }
+    let slot: boolean;
+    try {
+      slot = await this.rateLimiter.acquire(deadline, this.closing.signal);
+    } catch (cause) {
+      return this.stopped(method, path, `not sent: ${CLOSED}`, 0, cause);
+    }
+    if (!slot) {
+      const pause = this.rateLimiter.pauseAt();
+      return this.stopped(
+        method,
+        path,
+        `not sent: ${this.limitOf(deadline)} is reached in ${duration(Math.max(0, deadline - this.now()))}, ` +
+          `before ${pause ? `the client may send again (${pause.reason})` : "the rate limit lets the call go"}`,
+      );
+    }
     const extra = await headers();
-    const timeoutMs = Math.max(1, Math.min(this.timeoutMs, deadline - this.now()));
+    const started = this.now();
+    const left = deadline - started;
+    if (left <= 0) return this.stopped(method, path, `not sent: ${this.limitOf(deadline)} is reached`);
+    const timeoutMs = Math.max(1, Math.min(this.timeoutMs, left));
+    const cap = route ? routeMaxResponseBytes(route.name) : DEFAULT_ANSWER_BYTES;
+    // The exchange ends at the deadline, or when the client is closed; the controller is the call's own
+    // (a signal combined with one that lives as long as the client would be kept by it).
+    const ended = new AbortController();
+    const onClose = () => ended.abort(this.closing.signal.reason);
+    this.closing.signal.addEventListener("abort", onClose, { once: true });
+    const signal = AbortSignal.any([
+      AbortSignal.timeout(Math.min(Math.ceil(left), MAX_TIMER_MS)),
+      ended.signal,
+    ]);
+    let phase: "headers" | "body" = "headers";
     let status: number;
     let resHeaders: RawResponse["headers"];
     let text: string;
@@ -467,12 +586,46 @@ export class PlatformClient {
         body: body === undefined ? undefined : JSON.stringify(body),
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
+        signal,
       });
+      phase = "body";
       status = res.statusCode;
       resHeaders = res.headers;
-      text = await res.body.text();
+      const declared = Number(res.headers["content-length"]);
+      const read =
+        declared > cap
+          ? ({ ok: false, over: "route", received: 0 } as const)
+          : await readCapped(res.body, cap, this.buffered);
+      if (!read.ok) {
+        res.body.destroy();
+        const answer = `the answer${store === undefined ? "" : ` for store ${store}`} (HTTP ${status})`;
+        const message =
+          read.over === "route"
+            ? `${answer} is larger than ${formatBytes(cap)}, the most carte reads from ` +
+              `${route?.name ?? `${method} ${path}`} (docs/platform-api.md "Bounds of an answer"); ` +
+              `reading stopped after ${formatBytes(read.received)}`
+            : `the answers being received at once hold more than ${formatBytes(this.buffered.limit)}; ` +
+              `reading ${answer} stopped after ${formatBytes(read.received)} ` +
+              `(fewer calls at once: --parallelism)`;
+        // A 2xx answer cut off leaves open what the call did, as a lost answer does (status 0): the
+        // executor then settles a write by its effect (src/apply/execute.ts).
+        return this.stopped(method, path, message, status >= 200 && status <= 299 ? 0 : status);
+      }
+      text = read.bytes.toString("utf8");
     } catch (cause) {
+      if (signal.aborted) {
+        const why = this.closing.signal.aborted ? CLOSED : `${this.limitOf(deadline)} is reached`;
+        return this.stopped(
+          method,
+          path,
+          `${why} while waiting for the response ${phase} (after ${duration(this.now() - started)})`,
+          0,
+          cause,
+        );
+      }
       return this.transportFailure(method, path, cause, timeoutMs);
+    } finally {
+      this.closing.signal.removeEventListener("abort", onClose);
     }
     let parsed: unknown = undefined;
     if (raw && status >= 200 && status <= 299) parsed = text;
@@ -486,11 +639,27 @@ export class PlatformClient {
     if (status === 429) this.rateLimiter.onThrottled();
     if (status === 429 || status === 503) {
       const wait = parseRetryAfter(resHeaders["retry-after"], this.now());
-      if (wait !== undefined) this.rateLimiter.pauseFor(Math.min(wait, this.retryPolicy.maxRetryAfterMs));
+      if (wait !== undefined) {
+        this.rateLimiter.pauseFor(
+          Math.min(wait, this.retryPolicy.maxRetryAfterMs),
+          `${method} ${path} was answered ${status} with Retry-After: ${duration(wait)}`,
+        );
+      }
     } else if (status >= 200 && status <= 299) {
       this.rateLimiter.onSuccess();
     }
     return { ok: true, res: { status, headers: resHeaders, body: parsed } };
+  }
+
+  /** An outcome that ends the call at once (not retried): its reason, redacted, as an {@link ApiError}. */
+  private stopped(method: string, path: string, message: string, status = 0, cause?: unknown): Outcome {
+    const reason = redact(message, [...this.secrets]);
+    return {
+      ok: false,
+      error: new ApiError({ method, path, status, platformMessage: reason, cause }),
+      retryable: () => false,
+      reason,
+    };
   }
 
   /** Turns an error of undici or the network into an outcome with a clear, secret-free message. */
@@ -528,15 +697,19 @@ export class PlatformClient {
 
   /** Returns a valid token of the surface, logging in when none is cached or it is about to expire. */
   async token(surface: TokenSurface): Promise<string> {
-    const cached = this.tokens.get(surface);
-    if (cached) {
+    for (let cached = this.tokens.get(surface); cached; cached = this.tokens.get(surface)) {
       try {
         const t = await cached;
         if (this.now() < t.renewAt) return t.value;
       } catch {
         // A failed login is not cached: fall through and try again.
       }
-      if (this.tokens.get(surface) === cached) this.tokens.delete(surface);
+      // While this call waited, another may have started the next login: share it rather than log in
+      // once more.
+      if (this.tokens.get(surface) === cached) {
+        this.tokens.delete(surface);
+        break;
+      }
     }
     const pending = this.login(surface);
     this.tokens.set(surface, pending);
@@ -589,6 +762,11 @@ export class PlatformClient {
   getStoreMenu(storeId: string): Promise<WireStoreMenu> {
     return this.request("GET /restaurants/menu/v1/stores/{storeId}/store-menu", { storeId });
   }
+}
+
+/** A duration for a message: `250 ms`, `17 s`, `99999999 s`. */
+function duration(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${Math.round(ms / 1000)} s`;
 }
 
 /** `?k=v&…` of {@link CallOptions.query}, or "" when there is none. */

@@ -5,12 +5,15 @@ import { ApiError } from "../../src/errors.js";
 import { PlatformClient, type ClientOptions, type RetryInfo } from "../../src/platform/client.js";
 import {
   AdaptiveRateLimiter,
+  ByteBudget,
   backoffDelay,
   classifyTransportError,
   isIdempotentMethod,
   isRetryableStatus,
   isRetryableTransportError,
+  formatBytes,
   parseRetryAfter,
+  readCapped,
 } from "../../src/platform/transport.js";
 
 // ------------------------------------------------------------------ a scripted platform on port 0
@@ -578,9 +581,77 @@ describe("adaptive rate limit", () => {
       expect(clock.waits).toEqual([2000, 2100]);
     });
 
+    it("refuses at once, taking no slot, a wait that would pass the deadline, and says who paused", async () => {
+      const { l, clock } = limiter({ burst: 1 });
+      l.pauseFor(60_000, "GET /x was answered 429 with Retry-After: 99999999 s");
+      await expect(l.acquire(30_000)).resolves.toBe(false);
+      expect(clock.waits).toEqual([]);
+      expect(l.pauseAt()?.reason).toBe("GET /x was answered 429 with Retry-After: 99999999 s");
+      // The refused call took no slot: the next one gets the first after the pause.
+      await expect(l.acquire(90_000)).resolves.toBe(true);
+      expect(clock.waits).toEqual([60_000]);
+      clock.now = 60_001;
+      expect(l.pauseAt()).toBeUndefined();
+    });
+
     it("rejects a rate that is not positive", () => {
       expect(() => new AdaptiveRateLimiter({ requestsPerSecond: 0 })).toThrow(RangeError);
     });
+  });
+});
+
+// ------------------------------------------------------------------ size of an answer
+
+describe("readCapped", () => {
+  const KIB = 1024;
+  /** `count` chunks of `size` bytes, recording how many were pulled and whether the source was closed. */
+  function source(count: number, size: number) {
+    const seen = { pulled: 0, closed: false };
+    async function* chunks() {
+      try {
+        for (let i = 0; i < count; i++) {
+          seen.pulled++;
+          yield new Uint8Array(size).fill(0x61);
+        }
+      } finally {
+        seen.closed = true;
+      }
+    }
+    return { seen, chunks: chunks() };
+  }
+
+  it("returns the whole body when it fits, and gives the bytes back to the budget", async () => {
+    const { chunks } = source(4, 16 * KIB);
+    const budget = new ByteBudget(1024 * KIB);
+    const read = await readCapped(chunks, 64 * KIB, budget);
+    expect(read.ok && read.bytes.length).toBe(64 * KIB);
+    expect(budget.used).toBe(0);
+  });
+
+  it("stops at the chunk that would pass the cap, keeping at most the cap, and closes the source", async () => {
+    const { seen, chunks } = source(Number.MAX_SAFE_INTEGER, 16 * KIB);
+    const read = await readCapped(chunks, 100 * KIB);
+    expect(read).toEqual({ ok: false, over: "route", received: 96 * KIB });
+    // Six chunks kept (96 KiB), the seventh pulled and dropped: the cap plus one chunk at most was read.
+    expect(seen.pulled).toBe(7);
+    expect(seen.closed).toBe(true);
+  });
+
+  it("stops when the client's budget is spent by other answers", async () => {
+    const budget = new ByteBudget(64 * KIB);
+    expect(budget.take(40 * KIB)).toBe(true);
+    const { seen, chunks } = source(Number.MAX_SAFE_INTEGER, 16 * KIB);
+    const read = await readCapped(chunks, 1024 * KIB, budget);
+    expect(read).toEqual({ ok: false, over: "client", received: 16 * KIB });
+    expect(seen.closed).toBe(true);
+    expect(budget.used).toBe(40 * KIB);
+  });
+
+  it("names sizes for messages", () => {
+    expect(formatBytes(16 * 1024 * KIB)).toBe("16 MiB");
+    expect(formatBytes(1536 * KIB)).toBe("1.5 MiB");
+    expect(formatBytes(990 * KIB)).toBe("990 KiB");
+    expect(formatBytes(0)).toBe("0 bytes");
   });
 });
 
