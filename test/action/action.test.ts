@@ -253,7 +253,16 @@ describe("GitHub Action", () => {
     // The located problem: carte.yaml, the line of the unknown key, column 1.
     const line = readFileSync(fx.config, "utf8").split("\n").indexOf("storez: stores/*.yaml") + 1;
     expect(summary).toContain(`carte.yaml:${line}:1: unknown key "storez"`);
-    expect(stdout).toMatch(/^::error::.*configuration problem/m);
+    // One annotation per problem, at its file and line; none unlocated repeating them, and the log
+    // lists them once more as plain lines.
+    expect(stdout.match(/^::error.*$/gm)).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^::error title=carte configuration problem,file=[^,]*carte\\.yaml,line=${line},col=1::unknown key "storez"`,
+        ),
+      ),
+    ]);
+    expect(stdout).toContain(`carte.yaml:${line}:1: unknown key "storez"`);
     expect(process.exitCode).toBe(1);
     expect(fx.emu.requests).toEqual([]);
     // The pull request's comment is replaced by the problems (issue 12), so that reviewers never read
