@@ -536,14 +536,17 @@ async function planCommand(
 }
 
 /** The merged pull request of a push, its comments (read once), and its reviewed plan or why there is none. */
-type ReviewLookup = RecordReading & { pr?: number; comments?: IssueComment[] };
+export type ReviewLookup = RecordReading & { pr?: number; comments?: IssueComment[] };
 
 /**
  * The reviewed plan of the pull request a push merged (src/gitops/reviewed.ts `findReviewed`), bound to
  * that pull request as GitHub says it: its number, its head commit, and its base branch, which must be
- * the branch this push updated. Or why there is none.
+ * the branch this push updated (`GITHUB_REF`). Or why there is none, in one sentence. Two calls: the
+ * pull requests of the pushed commit, and the merged one's comments (returned, for the apply comment).
+ *
+ * @throws octokit's error when a call fails.
  */
-async function reviewedPlanOf(
+export async function reviewedPlanOf(
   gh: GitHubRepo | undefined,
   ctx: ActionContext,
   inputs: ActionInputs,

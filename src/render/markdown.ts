@@ -309,7 +309,10 @@ function changeList(plan: Plan, changes: ResourceChange[], budget: number, where
   return out + "\n";
 }
 
-/** The safety verdict as a callout: the guards that refuse the plan and how to go past them. */
+/**
+ * The safety verdict as a callout: the guards that refuse the plan (at most 20 of their refusals) and how
+ * to go past them.
+ */
 function safetyBlock(plan: Plan, forceHint: string | undefined): string {
   if (plan.safety.ok) return "";
   const lines = plan.safety.override
@@ -319,7 +322,12 @@ function safetyBlock(plan: Plan, forceHint: string | undefined): string {
         `> **Refused by the safety guards**: nothing is applied while they refuse the plan.` +
           (forceHint ? ` If it is intended, ${forceHint}, or adjust \`safety:\` in carte.yaml.` : ""),
       ];
-  for (const v of plan.safety.violations) lines.push(`> - ${code(v.guard)}: ${escapeMd(v.message)}`);
+  // At most 20, like the notes: a guard tripped in every store of a large chain must not push the
+  // comment past GitHub's limit (the job summary's text plan lists them all).
+  const shown = plan.safety.violations.slice(0, 20);
+  for (const v of shown) lines.push(`> - ${code(v.guard)}: ${escapeMd(v.message)}`);
+  const more = plan.safety.violations.length - shown.length;
+  if (more > 0) lines.push(`> - and ${plural(more, "more refusal")}`);
   return lines.join("\n") + "\n\n";
 }
 

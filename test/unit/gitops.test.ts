@@ -15,7 +15,7 @@ import {
   type ReviewedRecord,
 } from "../../src/gitops/reviewed.js";
 import { COMMENT_MARKER } from "../../src/action/comment.js";
-import { GITHUB_COMMENT_LIMIT, renderPlanComment } from "../../src/render/markdown.js";
+import { GITHUB_COMMENT_LIMIT, renderMarkdown, renderPlanComment } from "../../src/render/markdown.js";
 import { renderText } from "../../src/render/text.js";
 import type { ChangeScope } from "../../src/plan/target.js";
 import { current, desired, item, store } from "../helpers/builders.js";
@@ -231,6 +231,32 @@ describe("the plan comment", () => {
       /store sections? not shown to keep this comment short; the full plan is in the job summary/,
     );
     expect(md.split("<details>").length).toBe(md.split("</details>").length);
+  });
+
+  it("names the section it leaves out: the changes the same in several stores, then the stores", () => {
+    // 25 stores where the same 100 prices change (one shared section, too large to fit), and one of
+    // each store's own.
+    const chainAt = (shared: number, own: number) =>
+      Array.from({ length: 25 }, (_, i) =>
+        store(`store-${i}`, String(900_000 + i), (s) => {
+          for (let j = 0; j < 100; j++) s.items[`SHARED-${j}`] = item(`SHARED-${j}`, shared + j);
+          s.items[`OWN-${i}`] = item(`OWN-${i}`, own + i);
+        }),
+      );
+    const plan = buildPlan(desired(...chainAt(1001, 500)), current(...chainAt(1000, 400)));
+    // Every store trips max_update_percent: the comment lists 20 refusals and counts the rest.
+    expect(plan.safety.violations).toHaveLength(25);
+    const md = renderPlanComment(plan, { maxChars: 6_000, fullPlanAt: "the job summary" });
+    expect(md.length).toBeLessThanOrEqual(6_000);
+    expect(md).toContain("> - and 5 more refusals\n");
+    expect(md).not.toContain("<summary>The same in several stores");
+    expect(md).toContain(
+      '_The "same in several stores" section and 25 store sections not shown to keep this comment short; the full plan is in the job summary._',
+    );
+    const cli = renderMarkdown(plan, { maxChars: 6_000 });
+    expect(cli).toMatch(
+      /_The "same in several stores" section and 25 store sections not shown to keep this comment under 6,000 characters/,
+    );
   });
 
   it("escapes what the files and inputs say", () => {
