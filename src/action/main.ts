@@ -65,7 +65,7 @@ import {
 } from "../render/markdown.js";
 import { renderReport, renderReportMarkdown } from "../render/report.js";
 import { describeTarget } from "../session.js";
-import { renderText, renderTextParts } from "../render/text.js";
+import { joinTextParts, renderTextParts, type TextPart } from "../render/text.js";
 import { runCarte, type RunResult } from "../run.js";
 import { stagesNotRun } from "../render/rollout.js";
 import type { StageOutcome } from "../apply/rollout.js";
@@ -226,10 +226,11 @@ class JobSummary {
 /**
  * The text plan in the run log, each line escaped for the log (`escapeLog`): what is said first, each
  * section of changes and the API calls in a collapsible group named by its heading, then the summary
- * line and the notes.
+ * line and the notes. Returns the parts, for the job summary.
  */
-function logPlan(plan: Plan, target: string | undefined): void {
-  for (const part of renderTextParts(plan, { color: false, target, overriddenBy: OVERRIDDEN_BY })) {
+function logPlan(plan: Plan, target: string | undefined): TextPart[] {
+  const parts = renderTextParts(plan, { color: false, target, overriddenBy: OVERRIDDEN_BY });
+  for (const part of parts) {
     if (part.group === undefined) {
       for (const line of part.lines) core.info(escapeLog(line));
       continue;
@@ -238,6 +239,12 @@ function logPlan(plan: Plan, target: string | undefined): void {
     for (const line of part.lines.slice(1)) core.info(escapeLog(line));
     core.endGroup();
   }
+  return parts;
+}
+
+/** A plan in the run log ({@link logPlan}) and, as the same text, in the job summary. */
+async function showPlan(plan: Plan, target: string | undefined, summary: JobSummary): Promise<void> {
+  await summary.code(joinTextParts(logPlan(plan, target)));
 }
 
 /** What a command ends with; the outputs and the step's status come from it. */
@@ -410,12 +417,7 @@ function planCommentBody(
  */
 async function summarizePlan(view: PlanView, ctx: ActionContext, summary: JobSummary): Promise<void> {
   await summary.titled(planCommentBody(view, ctx, { title: summary.title }));
-  if (view.plan) {
-    logPlan(view.plan, view.target);
-    await summary.code(
-      renderText(view.plan, { color: false, target: view.target, overriddenBy: OVERRIDDEN_BY }),
-    );
-  }
+  if (view.plan) await showPlan(view.plan, view.target, summary);
 }
 
 /** A run's result as a view (for the comment), with the split's base named as the user knows it. */
@@ -641,11 +643,7 @@ async function applyCommand(
     {
       onWarning: (message) => core.warning(escapeTerminal(message)),
       // The outputs are the run's, set once at its end (runAction), from the fresh plan.
-      onPlan: async (plan, info) => {
-        const target = describeTarget(info.target);
-        logPlan(plan, target);
-        await summary.code(renderText(plan, { color: false, target, overriddenBy: OVERRIDDEN_BY }));
-      },
+      onPlan: (plan, info) => showPlan(plan, describeTarget(info.target), summary),
     },
   );
   const problems =
@@ -759,8 +757,8 @@ async function driftOutcome(
 ): Promise<Outcome> {
   const failure = failureOf(view);
   if (view.plan) {
-    logPlan(view.plan, view.target);
     await summary.titled(renderDriftSummary(view.plan, ctx, summary.title));
+    logPlan(view.plan, view.target);
   }
   if (failure !== undefined || !view.plan) {
     return {

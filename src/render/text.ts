@@ -164,9 +164,10 @@ export function renderTextParts(plan: Plan, options: TextOptions): TextPart[] {
  * change-scoped plan, what was read (src/render/scope.ts).
  */
 export function renderText(plan: Plan, options: TextOptions): string {
-  return (
-    renderTextParts(plan, options)
-      .map((p) => p.lines.join("\n"))
-      .join("\n\n") + "\n"
-  );
+  return joinTextParts(renderTextParts(plan, options));
+}
+
+/** The text of {@link renderTextParts}' parts: an empty line between two, a line feed at the end. */
+export function joinTextParts(parts: readonly TextPart[]): string {
+  return parts.map((p) => p.lines.join("\n")).join("\n\n") + "\n";
 }
