@@ -27,8 +27,7 @@
  * of it is what was reviewed.
  */
 
-import { createHmac, hkdfSync, timingSafeEqual } from "node:crypto";
-import { createHash } from "node:crypto";
+import { createHash, createHmac, hkdfSync, timingSafeEqual } from "node:crypto";
 import type { LoadedProject } from "../config/index.js";
 import { UnsafePlanError, UsageError } from "../errors.js";
 import type { CurrentState, DesiredState } from "../model.js";
@@ -164,9 +163,12 @@ export function encodeReviewed(plan: Plan, binding: ReviewBinding, key: ReviewKe
   return `<!-- ${RECORD_MARKER} v2 ${fields} mac=${mac(fields, binding, key).toString("base64url")} -->`;
 }
 
-/** The one format of a record's line, whole. */
+/**
+ * The one format of a record's line, whole ({@link RECORD_MARKER} spelt out): numbers without leading
+ * zeros, a full lowercase head commit, base64url digests; `fields` is what the MAC covers.
+ */
 const RECORD_LINE =
-  /^<!-- carte-reviewed v2 (pr=([1-9]\d{0,8}) head=([0-9a-f]{40}|[0-9a-f]{64}) n=(0|[1-9]\d{0,8}) all=([A-Za-z0-9_-]{43})(?: changes=([A-Za-z0-9_-]*))?) mac=([A-Za-z0-9_-]{43}) -->$/;
+  /^<!-- carte-reviewed v2 (?<fields>pr=(?<pr>[1-9]\d{0,8}) head=(?<head>[0-9a-f]{40}|[0-9a-f]{64}) n=(?<n>0|[1-9]\d{0,8}) all=(?<all>[A-Za-z0-9_-]{43})(?: changes=(?<list>[A-Za-z0-9_-]*))?) mac=(?<mac>[A-Za-z0-9_-]{43}) -->$/;
 
 /** base64url text that is the one encoding of its bytes (no other spelling of the same bytes passes). */
 function canonical(text: string, bytes: number): Buffer | undefined {
@@ -212,21 +214,25 @@ export function readReviewed(
       "carte's comment has no reviewed-plan record in its last line, or more than one HTML comment.",
     );
   }
-  const m = RECORD_LINE.exec(line);
-  if (!m)
+  const m = RECORD_LINE.exec(line)?.groups;
+  if (!m) {
     return none(
-      "The reviewed-plan record in carte's comment is not in the format this version of carte writes.",
+      "The reviewed-plan record in carte's comment is not in the format this version of carte writes: " +
+        "plan the pull request again.",
     );
-  const [, fields, pr, head, n, all, list, sig] = m as unknown as [
-    string,
-    string,
-    string,
-    string,
-    string,
-    string,
-    string | undefined,
-    string,
-  ];
+  }
+  // The groups the pattern always sets (`list` is optional).
+  const {
+    fields,
+    pr,
+    head,
+    n,
+    all,
+    list,
+    mac: sig,
+  } = m as {
+    [group in "fields" | "pr" | "head" | "n" | "all" | "mac"]: string;
+  } & { list?: string };
   const record: ReviewedRecord = { pullRequest: Number(pr), head, count: Number(n), all };
   if (record.pullRequest !== binding.pullRequest)
     return none(
