@@ -1,5 +1,5 @@
 /**
- * The one place where untrusted text is made safe to show (issue 10, item 2). Store names, SKUs,
+ * The one place where untrusted text is made safe to show. Store names, SKUs,
  * catalog names, titles, event names, file names and every message of the platform come from files a
  * pull request controls or from a remote service: printed raw, a store named
  * `"\e[2J\e[1;1H\e[32mNo changes\e[0m"` clears a reviewer's terminal and forges the plan, and a title

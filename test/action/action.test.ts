@@ -245,7 +245,7 @@ describe("GitHub Action", () => {
     const before = readFileSync(summaryFile, "utf8").length;
     const { code, stdout } = await captured();
     expect(code).toBe(1);
-    // Outputs are set on every path (issue 12): no plan, no changes.
+    // Outputs are set on every path: no plan, no changes.
     expect(stepOutputs(files.output)).toEqual({ "has-changes": "false", summary: "null", exitcode: "1" });
     const summary = summarySince(before);
     expect(summary).toContain("carte plan");
@@ -265,7 +265,7 @@ describe("GitHub Action", () => {
     expect(stdout).toContain(`carte.yaml:${line}:1: unknown key "storez"`);
     expect(process.exitCode).toBe(1);
     expect(fx.emu.requests).toEqual([]);
-    // The pull request's comment is replaced by the problems (issue 12), so that reviewers never read
+    // The pull request's comment is replaced by the problems, so that reviewers never read
     // an old plan as the current one.
     expect(gh.calls).toEqual([
       "GET /repos/chain/menus/issues/7/comments?per_page=100&page=1",
@@ -284,7 +284,7 @@ describe("GitHub Action", () => {
   it("Action secrets test: every webhook secret an apply gets is saved to the secrets file and masked step outputs, nowhere else", async () => {
     const { fx, files } = await setup();
     const secretsFile = path.join(fx.dir, "secrets", "webhook-secrets.yaml");
-    // The folder exists: creating it is the secrets module's business (issue 10), not the Action's.
+    // The folder exists: creating it is the secrets module's business, not the Action's.
     mkdirSync(path.dirname(secretsFile));
     process.env.INPUT_COMMAND = "apply";
     process.env["INPUT_SECRETS-FILE"] = secretsFile;
@@ -332,7 +332,7 @@ describe("GitHub Action", () => {
   });
 
   it("action.yml declares the secrets-file input and one masked output per webhook event", () => {
-    // A JavaScript action (issue 12): the runner passes every input as INPUT_<NAME> and takes every
+    // A JavaScript action: the runner passes every input as INPUT_<NAME> and takes every
     // output the bundle sets; no step maps them.
     const spec = parse(readFileSync(path.join(repoRoot, "action.yml"), "utf8")) as {
       inputs: Record<string, unknown>;
