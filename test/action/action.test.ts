@@ -246,7 +246,7 @@ describe("GitHub Action", () => {
     const before = readFileSync(summaryFile, "utf8").length;
     const { code, stdout } = await captured();
     expect(code).toBe(1);
-    // Outputs are set on every path (issue 12): no plan, no changes.
+    // Outputs are set on every path: no plan, no changes.
     expect(stepOutputs(files.output)).toEqual({ "has-changes": "false", summary: "null", exitcode: "1" });
     const summary = summarySince(before);
     expect(summary).toContain("carte plan");
@@ -254,10 +254,19 @@ describe("GitHub Action", () => {
     // The located problem: carte.yaml, the line of the unknown key, column 1.
     const line = readFileSync(fx.config, "utf8").split("\n").indexOf("storez: stores/*.yaml") + 1;
     expect(summary).toContain(`carte.yaml:${line}:1: unknown key "storez"`);
-    expect(stdout).toMatch(/^::error::.*configuration problem/m);
+    // One annotation per problem, at its file and line; none unlocated repeating them, and the log
+    // lists them once more as plain lines.
+    expect(stdout.match(/^::error.*$/gm)).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^::error title=carte configuration problem,file=[^,]*carte\\.yaml,line=${line},col=1::unknown key "storez"`,
+        ),
+      ),
+    ]);
+    expect(stdout).toContain(`carte.yaml:${line}:1: unknown key "storez"`);
     expect(process.exitCode).toBe(1);
     expect(fx.emu.requests).toEqual([]);
-    // The pull request's comment is replaced by the problems (issue 12), so that reviewers never read
+    // The pull request's comment is replaced by the problems, so that reviewers never read
     // an old plan as the current one.
     expect(gh.calls).toEqual([
       "GET /repos/chain/menus/issues/7/comments?per_page=100&page=1",
@@ -340,7 +349,7 @@ describe("GitHub Action", () => {
   });
 
   it("action.yml declares the secrets-file input and one masked output per webhook event", () => {
-    // A JavaScript action (issue 12): the runner passes every input as INPUT_<NAME> and takes every
+    // A JavaScript action: the runner passes every input as INPUT_<NAME> and takes every
     // output the bundle sets; no step maps them.
     const spec = parse(readFileSync(path.join(repoRoot, "action.yml"), "utf8")) as {
       inputs: Record<string, unknown>;
