@@ -9712,9 +9712,9 @@ var require_timers = __commonJS({
        * before the specified function or code is executed.
        * @param {*} arg
        */
-      constructor(callback2, delay, arg) {
+      constructor(callback2, delay2, arg) {
         this._onTimeout = callback2;
-        this._idleTimeout = delay;
+        this._idleTimeout = delay2;
         this._timerArg = arg;
         this.refresh();
       }
@@ -9759,8 +9759,8 @@ var require_timers = __commonJS({
        * when the timer expires.
        * @returns {NodeJS.Timeout|FastTimer}
        */
-      setTimeout(callback2, delay, arg) {
-        return delay <= RESOLUTION_MS ? setTimeout(callback2, delay, arg) : new FastTimer(callback2, delay, arg);
+      setTimeout(callback2, delay2, arg) {
+        return delay2 <= RESOLUTION_MS ? setTimeout(callback2, delay2, arg) : new FastTimer(callback2, delay2, arg);
       },
       /**
        * The clearTimeout method cancels an instantiated Timer previously created
@@ -9786,8 +9786,8 @@ var require_timers = __commonJS({
        * when the timer expires.
        * @returns {FastTimer}
        */
-      setFastTimeout(callback2, delay, arg) {
-        return new FastTimer(callback2, delay, arg);
+      setFastTimeout(callback2, delay2, arg) {
+        return new FastTimer(callback2, delay2, arg);
       },
       /**
        * The clearTimeout method cancels an instantiated FastTimer previously
@@ -9813,8 +9813,8 @@ var require_timers = __commonJS({
        * @deprecated
        * @param {number} [delay=0] The delay in milliseconds to add to the now value.
        */
-      tick(delay = 0) {
-        fastNow += delay - RESOLUTION_MS + 1;
+      tick(delay2 = 0) {
+        fastNow += delay2 - RESOLUTION_MS + 1;
         onTick();
         onTick();
       },
@@ -13213,21 +13213,21 @@ var require_client_h1 = __commonJS({
         this.connection = "";
         this.maxResponseSize = client[kMaxResponseSize];
       }
-      setTimeout(delay, type) {
-        if (delay !== this.timeoutValue || type & USE_FAST_TIMER ^ this.timeoutType & USE_FAST_TIMER) {
+      setTimeout(delay2, type) {
+        if (delay2 !== this.timeoutValue || type & USE_FAST_TIMER ^ this.timeoutType & USE_FAST_TIMER) {
           if (this.timeout) {
             timers.clearTimeout(this.timeout);
             this.timeout = null;
           }
-          if (delay) {
+          if (delay2) {
             if (type & USE_FAST_TIMER) {
-              this.timeout = timers.setFastTimeout(onParserTimeout, delay, new WeakRef(this));
+              this.timeout = timers.setFastTimeout(onParserTimeout, delay2, new WeakRef(this));
             } else {
-              this.timeout = setTimeout(onParserTimeout, delay, new WeakRef(this));
+              this.timeout = setTimeout(onParserTimeout, delay2, new WeakRef(this));
               this.timeout.unref();
             }
           }
-          this.timeoutValue = delay;
+          this.timeoutValue = delay2;
         } else if (this.timeout) {
           if (this.timeout.refresh) {
             this.timeout.refresh();
@@ -18180,7 +18180,7 @@ var require_mock_utils = __commonJS({
       if (mockDispatch2.data.callback) {
         mockDispatch2.data = { ...mockDispatch2.data, ...mockDispatch2.data.callback(opts) };
       }
-      const { data: { statusCode, data, headers, trailers, error: error2 }, delay, persist } = mockDispatch2;
+      const { data: { statusCode, data, headers, trailers, error: error2 }, delay: delay2, persist } = mockDispatch2;
       const { timesInvoked, times } = mockDispatch2;
       mockDispatch2.consumed = !persist && timesInvoked >= times;
       mockDispatch2.pending = timesInvoked < times;
@@ -18189,10 +18189,10 @@ var require_mock_utils = __commonJS({
         handler.onError(error2);
         return true;
       }
-      if (typeof delay === "number" && delay > 0) {
+      if (typeof delay2 === "number" && delay2 > 0) {
         setTimeout(() => {
           handleReply(this[kDispatches]);
-        }, delay);
+        }, delay2);
       } else {
         handleReply(this[kDispatches]);
       }
@@ -20172,7 +20172,7 @@ var require_request2 = __commonJS({
     var { URLSerializer } = require_data_url();
     var { kConstruct } = require_symbols();
     var assert = __require("node:assert");
-    var { getMaxListeners, setMaxListeners, getEventListeners, defaultMaxListeners } = __require("node:events");
+    var { getMaxListeners, setMaxListeners: setMaxListeners2, getEventListeners, defaultMaxListeners } = __require("node:events");
     var kAbortController = /* @__PURE__ */ Symbol("abortController");
     var requestFinalizer = new FinalizationRegistry2(({ signal, abort }) => {
       signal.removeEventListener("abort", abort);
@@ -20405,9 +20405,9 @@ var require_request2 = __commonJS({
             const abort = buildAbort(acRef);
             try {
               if (typeof getMaxListeners === "function" && getMaxListeners(signal) === defaultMaxListeners) {
-                setMaxListeners(1500, signal);
+                setMaxListeners2(1500, signal);
               } else if (getEventListeners(signal, "abort").length >= defaultMaxListeners) {
-                setMaxListeners(1500, signal);
+                setMaxListeners2(1500, signal);
               }
             } catch {
             }
@@ -25621,7 +25621,7 @@ var require_util8 = __commonJS({
       }
       return true;
     }
-    function delay(ms) {
+    function delay2(ms) {
       return new Promise((resolve8) => {
         setTimeout(resolve8, ms).unref();
       });
@@ -25629,7 +25629,7 @@ var require_util8 = __commonJS({
     module.exports = {
       isValidLastEventId,
       isASCIINumber,
-      delay
+      delay: delay2
     };
   }
 });
@@ -26051,7 +26051,7 @@ var require_eventsource = __commonJS({
     var { parseMIMEType } = require_data_url();
     var { createFastMessageEvent } = require_events();
     var { isNetworkError } = require_response();
-    var { delay } = require_util8();
+    var { delay: delay2 } = require_util8();
     var { kEnumerableProperty } = require_util();
     var { environmentSettingsObject } = require_util2();
     var { getGlobalDispatcher } = require_global2();
@@ -26059,7 +26059,7 @@ var require_eventsource = __commonJS({
     var defaultReconnectionTime = 3e3;
     var CONNECTING = 0;
     var OPEN = 1;
-    var CLOSED = 2;
+    var CLOSED2 = 2;
     var ANONYMOUS = "anonymous";
     var USE_CREDENTIALS = "use-credentials";
     var EventSource = class _EventSource extends EventTarget {
@@ -26157,7 +26157,7 @@ var require_eventsource = __commonJS({
         return this.#withCredentials;
       }
       #connect() {
-        if (this.#readyState === CLOSED) return;
+        if (this.#readyState === CLOSED2) return;
         this.#readyState = CONNECTING;
         const fetchParams = {
           request: this.#request,
@@ -26221,10 +26221,10 @@ var require_eventsource = __commonJS({
        * @returns {Promise<void>}
        */
       async #reconnect() {
-        if (this.#readyState === CLOSED) return;
+        if (this.#readyState === CLOSED2) return;
         this.#readyState = CONNECTING;
         this.dispatchEvent(new Event("error"));
-        await delay(this.#state.reconnectionTime);
+        await delay2(this.#state.reconnectionTime);
         if (this.#readyState !== CONNECTING) return;
         if (this.#state.lastEventId.length) {
           this.#request.headersList.set("last-event-id", this.#state.lastEventId, true);
@@ -26237,8 +26237,8 @@ var require_eventsource = __commonJS({
        */
       close() {
         webidl.brandCheck(this, _EventSource);
-        if (this.#readyState === CLOSED) return;
-        this.#readyState = CLOSED;
+        if (this.#readyState === CLOSED2) return;
+        this.#readyState = CLOSED2;
         this.#controller.abort();
         this.#request = null;
       }
@@ -26304,7 +26304,7 @@ var require_eventsource = __commonJS({
         __proto__: null,
         configurable: false,
         enumerable: true,
-        value: CLOSED,
+        value: CLOSED2,
         writable: false
       }
     };
@@ -28682,9 +28682,9 @@ var require_timers2 = __commonJS({
        * before the specified function or code is executed.
        * @param {*} arg
        */
-      constructor(callback2, delay, arg) {
+      constructor(callback2, delay2, arg) {
         this._onTimeout = callback2;
-        this._idleTimeout = delay;
+        this._idleTimeout = delay2;
         this._timerArg = arg;
         this.refresh();
       }
@@ -28729,8 +28729,8 @@ var require_timers2 = __commonJS({
        * when the timer expires.
        * @returns {NodeJS.Timeout|FastTimer}
        */
-      setTimeout(callback2, delay, arg) {
-        return delay <= RESOLUTION_MS ? setTimeout(callback2, delay, arg) : new FastTimer(callback2, delay, arg);
+      setTimeout(callback2, delay2, arg) {
+        return delay2 <= RESOLUTION_MS ? setTimeout(callback2, delay2, arg) : new FastTimer(callback2, delay2, arg);
       },
       /**
        * The clearTimeout method cancels an instantiated Timer previously created
@@ -28756,8 +28756,8 @@ var require_timers2 = __commonJS({
        * when the timer expires.
        * @returns {FastTimer}
        */
-      setFastTimeout(callback2, delay, arg) {
-        return new FastTimer(callback2, delay, arg);
+      setFastTimeout(callback2, delay2, arg) {
+        return new FastTimer(callback2, delay2, arg);
       },
       /**
        * The clearTimeout method cancels an instantiated FastTimer previously
@@ -28783,8 +28783,8 @@ var require_timers2 = __commonJS({
        * @deprecated
        * @param {number} [delay=0] The delay in milliseconds to add to the now value.
        */
-      tick(delay = 0) {
-        fastNow += delay - RESOLUTION_MS + 1;
+      tick(delay2 = 0) {
+        fastNow += delay2 - RESOLUTION_MS + 1;
         onTick();
         onTick();
       },
@@ -35302,21 +35302,21 @@ var require_client_h12 = __commonJS({
         this.connection = "";
         this.maxResponseSize = client[kMaxResponseSize];
       }
-      setTimeout(delay, type) {
-        if (delay !== this.timeoutValue || type & USE_FAST_TIMER ^ this.timeoutType & USE_FAST_TIMER) {
+      setTimeout(delay2, type) {
+        if (delay2 !== this.timeoutValue || type & USE_FAST_TIMER ^ this.timeoutType & USE_FAST_TIMER) {
           if (this.timeout) {
             timers.clearTimeout(this.timeout);
             this.timeout = null;
           }
-          if (delay) {
+          if (delay2) {
             if (type & USE_FAST_TIMER) {
-              this.timeout = timers.setFastTimeout(onParserTimeout, delay, this.timeoutWeakRef);
+              this.timeout = timers.setFastTimeout(onParserTimeout, delay2, this.timeoutWeakRef);
             } else {
-              this.timeout = setTimeout(onParserTimeout, delay, this.timeoutWeakRef);
+              this.timeout = setTimeout(onParserTimeout, delay2, this.timeoutWeakRef);
               this.timeout?.unref();
             }
           }
-          this.timeoutValue = delay;
+          this.timeoutValue = delay2;
         } else if (this.timeout) {
           if (this.timeout.refresh) {
             this.timeout.refresh();
@@ -36593,7 +36593,7 @@ var require_client_h22 = __commonJS({
         return;
       }
       session.ping(onPing.bind(session));
-      function onPing(err, duration) {
+      function onPing(err, duration2) {
         const client = this[kClient];
         const socket = this[kClient];
         if (err != null) {
@@ -36601,7 +36601,7 @@ var require_client_h22 = __commonJS({
           socket[kError] = error2;
           client[kOnError](error2);
         } else {
-          client.emit("ping", duration);
+          client.emit("ping", duration2);
         }
       }
     }
@@ -39031,8 +39031,8 @@ var require_socks5_proxy_agent = __commonJS({
           const timeout = setTimeout(() => {
             reject(new Error("SOCKS5 connection timeout"));
           }, 5e3);
-          const onConnected = (info2) => {
-            debug2("SOCKS5 tunnel established to", targetHost, targetPort, "via", info2);
+          const onConnected = (info3) => {
+            debug2("SOCKS5 tunnel established to", targetHost, targetPort, "via", info3);
             clearTimeout(timeout);
             socks5Client.removeListener("error", onError);
             resolve8();
@@ -41482,7 +41482,7 @@ var require_mock_utils2 = __commonJS({
       if (mockDispatch2.data.callback) {
         mockDispatch2.data = { ...mockDispatch2.data, ...mockDispatch2.data.callback(opts) };
       }
-      const { data: { statusCode, data, headers, trailers, error: error2 }, delay, persist } = mockDispatch2;
+      const { data: { statusCode, data, headers, trailers, error: error2 }, delay: delay2, persist } = mockDispatch2;
       const { timesInvoked, times } = mockDispatch2;
       mockDispatch2.consumed = !persist && timesInvoked >= times;
       mockDispatch2.pending = timesInvoked < times;
@@ -41505,11 +41505,11 @@ var require_mock_utils2 = __commonJS({
         handler.onError(err);
       }
       handler.onConnect?.(abort, null);
-      if (typeof delay === "number" && delay > 0) {
+      if (typeof delay2 === "number" && delay2 > 0) {
         timer = setTimeout(() => {
           timer = null;
           handleReply(this[kDispatches]);
-        }, delay);
+        }, delay2);
       } else {
         handleReply(this[kDispatches]);
       }
@@ -48809,7 +48809,7 @@ var require_request4 = __commonJS({
     var { URLSerializer } = require_data_url2();
     var { kConstruct } = require_symbols6();
     var assert = __require("node:assert");
-    var { getMaxListeners, setMaxListeners, defaultMaxListeners } = __require("node:events");
+    var { getMaxListeners, setMaxListeners: setMaxListeners2, defaultMaxListeners } = __require("node:events");
     var kAbortController = /* @__PURE__ */ Symbol("abortController");
     var requestFinalizer = new FinalizationRegistry(({ signal, abort }) => {
       signal.removeEventListener("abort", abort);
@@ -49049,7 +49049,7 @@ var require_request4 = __commonJS({
             const acRef = new WeakRef(ac);
             const abort = buildAbort(acRef);
             if (abortSignalHasEventHandlerLeakWarning && getMaxListeners(signal) === defaultMaxListeners) {
-              setMaxListeners(1500, signal);
+              setMaxListeners2(1500, signal);
             }
             util.addAbortListener(signal, abort);
             requestFinalizer.register(ac, { signal, abort }, abort);
@@ -54637,7 +54637,7 @@ var require_eventsource2 = __commonJS({
     var defaultReconnectionTime = 3e3;
     var CONNECTING = 0;
     var OPEN = 1;
-    var CLOSED = 2;
+    var CLOSED2 = 2;
     var ANONYMOUS = "anonymous";
     var USE_CREDENTIALS = "use-credentials";
     var EventSource = class _EventSource extends EventTarget {
@@ -54738,7 +54738,7 @@ var require_eventsource2 = __commonJS({
         return this.#withCredentials;
       }
       #connect() {
-        if (this.#readyState === CLOSED) return;
+        if (this.#readyState === CLOSED2) return;
         this.#readyState = CONNECTING;
         const fetchParams = {
           request: this.#request,
@@ -54800,7 +54800,7 @@ var require_eventsource2 = __commonJS({
        * @returns {void}
        */
       #reconnect() {
-        if (this.#readyState === CLOSED) return;
+        if (this.#readyState === CLOSED2) return;
         this.#readyState = CONNECTING;
         this.dispatchEvent(new Event("error"));
         setTimeout(() => {
@@ -54817,8 +54817,8 @@ var require_eventsource2 = __commonJS({
        */
       close() {
         webidl.brandCheck(this, _EventSource);
-        if (this.#readyState === CLOSED) return;
-        this.#readyState = CLOSED;
+        if (this.#readyState === CLOSED2) return;
+        this.#readyState = CLOSED2;
         this.#controller.abort();
         this.#request = null;
       }
@@ -54887,7 +54887,7 @@ var require_eventsource2 = __commonJS({
         __proto__: null,
         configurable: false,
         enumerable: true,
-        value: CLOSED,
+        value: CLOSED2,
         writable: false
       }
     };
@@ -63932,10 +63932,23 @@ var require_proper_lockfile = __commonJS({
   }
 });
 
+// src/action/index.ts
+import { realpathSync as realpathSync3 } from "node:fs";
+import { fileURLToPath as fileURLToPath2 } from "node:url";
+
 // src/action/main.ts
 import path11 from "node:path";
 
 // src/render/escape.ts
+var RECORD_MARKER = "carte-reviewed";
+var RECORD_MARKER_ANY_CASE = /carte-reviewed/gi;
+var ZWSP = "​";
+function breakMarkers(text, medium) {
+  if (medium === "markdown") {
+    return text.replace(RECORD_MARKER_ANY_CASE, (m) => `${m.slice(0, 5)}&#45;${m.slice(6)}`);
+  }
+  return text.replace(/<!--/g, `<!${ZWSP}--`).replace(/--(!?)>/g, `-${ZWSP}-$1>`).replace(RECORD_MARKER_ANY_CASE, (m) => `${m.slice(0, 5)}${ZWSP}${m.slice(5)}`);
+}
 var TERMINAL_UNSAFE = (
   // eslint-disable-next-line no-control-regex -- matching control characters is the point
   /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
@@ -63972,10 +63985,22 @@ var MARKDOWN_REFS = {
   "#": "#&#8203;"
 };
 function escapeMarkdown(text) {
-  return escapeTerminal(text).replace(/[&<>\\`*_~[\]|$@#]/g, (ch) => MARKDOWN_REFS[ch]);
+  return breakMarkers(
+    escapeTerminal(text).replace(/[&<>\\`*_~[\]|$@#]/g, (ch) => MARKDOWN_REFS[ch]),
+    "markdown"
+  );
+}
+function escapeFence(text) {
+  const lines = escapeTerminal(text, { keepNewlines: true }).replace(/`{3,}/g, (m) => m.split("").join(ZWSP));
+  return breakMarkers(lines, "fence");
 }
 function escapeHtml(text) {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  return breakMarkers(text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;"), "markdown");
+}
+var COMMAND_LINE = new RegExp("^((?:[^\\S\\n]|\\p{Default_Ignorable_Code_Point})*):(?=\\p{Default_Ignorable_Code_Point}*:)", "gmu");
+var OLD_COMMAND = new RegExp("#(\\p{Default_Ignorable_Code_Point}*)#(\\p{Default_Ignorable_Code_Point}*)\\[", "gu");
+function escapeLog(text) {
+  return escapeTerminal(text, { keepNewlines: true }).replace(COMMAND_LINE, "$1\\x3a").replace(OLD_COMMAND, "#$1\\x23$2[");
 }
 
 // src/secrets.ts
@@ -64218,10 +64243,10 @@ async function linkTarget(p) {
     return "somewhere carte cannot read";
   }
 }
-function kindOf(info2) {
-  if (info2.isDirectory()) return "a folder";
-  if (info2.isFile()) return "a file";
-  if (info2.isFIFO()) return "a FIFO";
+function kindOf(info3) {
+  if (info3.isDirectory()) return "a folder";
+  if (info3.isFile()) return "a file";
+  if (info3.isFIFO()) return "a FIFO";
   return "a special file";
 }
 function failure(file, target, reason, detail, init = {}) {
@@ -64255,23 +64280,23 @@ function foldersBelow(root, dir) {
   return out;
 }
 async function realFolder(dir, file, target, create3, mode) {
-  let info2 = await lstatOrNone(dir);
-  if (!info2) {
+  let info3 = await lstatOrNone(dir);
+  if (!info3) {
     if (!create3) return false;
     try {
       await mkdir(dir, { mode });
     } catch (err) {
       if (codeOf(err) !== "EEXIST") throw err;
     }
-    info2 = await lstat(dir);
+    info3 = await lstat(dir);
   }
-  if (info2.isSymbolicLink()) throw await linkRefusal(file, dir, target);
-  if (!info2.isDirectory()) {
+  if (info3.isSymbolicLink()) throw await linkRefusal(file, dir, target);
+  if (!info3.isDirectory()) {
     throw failure(
       file,
       target,
       "not-folder",
-      `${shownPath(dir)} is ${kindOf(info2)}, not a folder; remove it or move it away`,
+      `${shownPath(dir)} is ${kindOf(info3)}, not a folder; remove it or move it away`,
       { at: dir }
     );
   }
@@ -64286,16 +64311,16 @@ function writeFailure(file, target, err, after = "") {
   });
 }
 async function readyRoot(root, file, target, create3, mode) {
-  const info2 = await stat(root).catch((err) => {
+  const info3 = await stat(root).catch((err) => {
     if (codeOf(err) === "ENOENT") return void 0;
     throw err;
   });
-  if (info2 && !info2.isDirectory()) {
-    throw failure(file, target, "not-folder", `${shownPath(root)} is ${kindOf(info2)}, not a folder`, {
+  if (info3 && !info3.isDirectory()) {
+    throw failure(file, target, "not-folder", `${shownPath(root)} is ${kindOf(info3)}, not a folder`, {
       at: root
     });
   }
-  if (info2) return true;
+  if (info3) return true;
   if (!create3) return false;
   await mkdir(root, { recursive: true, mode });
   return true;
@@ -64332,15 +64357,15 @@ async function checkWritable(file, target) {
   }
 }
 async function regularOrNone(file, target) {
-  const info2 = await lstatOrNone(file);
-  if (!info2) return false;
-  if (info2.isSymbolicLink()) throw await linkRefusal(file, file, target);
-  if (!info2.isFile()) {
+  const info3 = await lstatOrNone(file);
+  if (!info3) return false;
+  if (info3.isSymbolicLink()) throw await linkRefusal(file, file, target);
+  if (!info3.isFile()) {
     throw failure(
       file,
       target,
       "not-file",
-      `${shownPath(file)} is ${kindOf(info2)}, not a regular file; remove it or move it away`
+      `${shownPath(file)} is ${kindOf(info3)}, not a regular file; remove it or move it away`
     );
   }
   return true;
@@ -64453,9 +64478,9 @@ async function removeFile(file, target) {
     for (const f of folders) {
       if (!await realFolder(f, absolute, target, false, PRIVATE_DIR_MODE)) return;
     }
-    const info2 = await lstatOrNone(absolute);
-    if (!info2) return;
-    if (info2.isDirectory()) {
+    const info3 = await lstatOrNone(absolute);
+    if (!info3) return;
+    if (info3.isDirectory()) {
       throw failure(absolute, target, "not-file", `${shownPath(absolute)} is a folder, not a file`);
     }
     await rm(absolute, { force: true });
@@ -65652,6 +65677,10 @@ function suggester(budget = SUGGEST_BUDGET) {
 import { basename, extname } from "node:path";
 
 // src/platform/routes.ts
+var MIB = 1024 * 1024;
+var DEFAULT_ANSWER_BYTES = 1 * MIB;
+var READ_ANSWER_BYTES = 8 * MIB;
+var STORE_MENU_ANSWER_BYTES = 16 * MIB;
 function everyMenuHasId(menus2) {
   return Array.isArray(menus2) && menus2.every((m) => typeof m?.id === "number");
 }
@@ -65693,6 +65722,7 @@ var ROUTES = {
     idempotent: true,
     request: "ProductsStockStatusRequest",
     response: "StockStatusList",
+    maxResponseBytes: READ_ANSWER_BYTES,
     spec: "§4.2"
   },
   "PATCH /restaurants/menu/v1/stores/{storeId}/toppings/{identityType}/stock": {
@@ -65708,6 +65738,7 @@ var ROUTES = {
     idempotent: true,
     request: "ToppingsStockStatusRequest",
     response: "StockStatusList",
+    maxResponseBytes: READ_ANSWER_BYTES,
     spec: "§4.2"
   },
   "PATCH /restaurants/menu/v1/stores/{storeId}/items/{identityType}/stock": {
@@ -65723,6 +65754,7 @@ var ROUTES = {
     idempotent: true,
     request: "ItemsStockStatusRequest",
     response: "StockStatusList",
+    maxResponseBytes: READ_ANSWER_BYTES,
     spec: "§4.2"
   },
   // ---- §4.3 availability v2: status reads are POSTs (idempotent); toggles set states, asynchronously.
@@ -65731,6 +65763,7 @@ var ROUTES = {
     idempotent: true,
     request: "ItemStatusRequest",
     response: "ItemStatusList",
+    maxResponseBytes: READ_ANSWER_BYTES,
     spec: "§4.3"
   },
   "POST /api/v2/restaurants-integrations-public-api/availability/items/platform/status": {
@@ -65738,6 +65771,7 @@ var ROUTES = {
     idempotent: true,
     request: "ItemStatusRequest",
     response: "ItemStatusList",
+    maxResponseBytes: READ_ANSWER_BYTES,
     spec: "§4.3"
   },
   /** Items turned on or off: at most 100 in total across the stores of one call (platform notes "Limits"). */
@@ -65799,6 +65833,7 @@ var ROUTES = {
     surface: "integrations",
     idempotent: true,
     response: "StoreMenu",
+    maxResponseBytes: STORE_MENU_ANSWER_BYTES,
     spec: "§4.4"
   },
   "POST /restaurants/menu/v1/stores/{storeId}/store-menu": {
@@ -65813,6 +65848,7 @@ var ROUTES = {
     surface: "integrations",
     idempotent: true,
     response: "MenuList",
+    maxResponseBytes: READ_ANSWER_BYTES,
     spec: "§4.4"
   },
   /** Idempotent only when every menu carries its id: a menu without one is created by each call. */
@@ -65836,12 +65872,14 @@ var ROUTES = {
     surface: "integrations",
     idempotent: true,
     response: "Menu",
+    maxResponseBytes: READ_ANSWER_BYTES,
     spec: "§4.4"
   },
   "GET /restaurants/menu/v1/stores/{storeId}/categories": {
     surface: "integrations",
     idempotent: true,
     response: "CategoryList",
+    maxResponseBytes: READ_ANSWER_BYTES,
     spec: "§4.4"
   },
   "POST /restaurants/menu/v1/stores/{storeId}/categories": {
@@ -65864,12 +65902,14 @@ var ROUTES = {
     surface: "integrations",
     idempotent: true,
     response: "Category",
+    maxResponseBytes: READ_ANSWER_BYTES,
     spec: "§4.4"
   },
   "GET /restaurants/menu/v1/stores/{storeId}/items": {
     surface: "integrations",
     idempotent: true,
     response: "ItemList",
+    maxResponseBytes: READ_ANSWER_BYTES,
     spec: "§4.4"
   },
   "POST /restaurants/menu/v1/stores/{storeId}/items": {
@@ -65892,6 +65932,7 @@ var ROUTES = {
     surface: "integrations",
     idempotent: true,
     response: "Item",
+    maxResponseBytes: READ_ANSWER_BYTES,
     spec: "§4.4"
   },
   /** Named in spec §4.4 but part of the utils group (utils token). */
@@ -65905,11 +65946,13 @@ var ROUTES = {
   // synchronous (spec: "with generated ids"); a POST appends details, hence not idempotent.
   "GET /api/rest-ops-utils/corridor/store/{storeId}": {
     ...utilsRead,
-    response: "CorridorByStoreList"
+    response: "CorridorByStoreList",
+    maxResponseBytes: READ_ANSWER_BYTES
   },
   "GET /api/rest-ops-utils/corridor/schedule/{corridorId}/store/{storeId}": {
     ...utilsRead,
-    response: "CorridorScheduleByStore"
+    response: "CorridorScheduleByStore",
+    maxResponseBytes: READ_ANSWER_BYTES
   },
   "POST /api/rest-ops-utils/corridor/schedule/{corridorId}/store/{storeId}": {
     ...utilsCreate,
@@ -65926,11 +65969,13 @@ var ROUTES = {
   },
   "GET /api/rest-ops-utils/corridor/integration/{integrationId}": {
     ...utilsRead,
-    response: "CorridorByIntegrationList"
+    response: "CorridorByIntegrationList",
+    maxResponseBytes: READ_ANSWER_BYTES
   },
   "GET /api/rest-ops-utils/corridor/schedule/{corridorId}/integration/{integrationId}": {
     ...utilsRead,
-    response: "CorridorScheduleByIntegration"
+    response: "CorridorScheduleByIntegration",
+    maxResponseBytes: READ_ANSWER_BYTES
   },
   "POST /api/rest-ops-utils/corridor/schedule/{corridorId}/integration/{integrationId}": {
     ...utilsCreate,
@@ -65946,11 +65991,13 @@ var ROUTES = {
   // ---- §4.5 product schedules by product id.
   "GET /api/rest-ops-utils/product/corridor/{corridorId}/store/{storeId}": {
     ...utilsRead,
-    response: "ProductByStoreList"
+    response: "ProductByStoreList",
+    maxResponseBytes: READ_ANSWER_BYTES
   },
   "GET /api/rest-ops-utils/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}": {
     ...utilsRead,
-    response: "ProductScheduleByStore"
+    response: "ProductScheduleByStore",
+    maxResponseBytes: READ_ANSWER_BYTES
   },
   "POST /api/rest-ops-utils/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}": {
     ...utilsCreate,
@@ -65966,11 +66013,13 @@ var ROUTES = {
   // ---- §4.5 product schedules by SKU.
   "GET /api/rest-ops-utils/sku/corridor/{corridorId}/integration/{integrationId}": {
     ...utilsRead,
-    response: "ProductBySkuList"
+    response: "ProductBySkuList",
+    maxResponseBytes: READ_ANSWER_BYTES
   },
   "GET /api/rest-ops-utils/sku/schedule/{sku}/corridor/{corridorId}/integration/{integrationId}": {
     ...utilsRead,
-    response: "ProductScheduleBySku"
+    response: "ProductScheduleBySku",
+    maxResponseBytes: READ_ANSWER_BYTES
   },
   "POST /api/rest-ops-utils/sku/schedule/{sku}/corridor/{corridorId}/integration/{integrationId}": {
     ...utilsCreate,
@@ -65990,11 +66039,13 @@ var ROUTES = {
   },
   "GET /api/rest-ops-utils/store/schedule/{storeId}/holiday": {
     ...utilsRead,
-    response: "SpecialDays"
+    response: "SpecialDays",
+    maxResponseBytes: READ_ANSWER_BYTES
   },
   "GET /api/rest-ops-utils/store/schedule/{storeId}/special": {
     ...utilsRead,
-    response: "SpecialDays"
+    response: "SpecialDays",
+    maxResponseBytes: READ_ANSWER_BYTES
   },
   "POST /api/rest-ops-utils/store/schedule/{storeId}": {
     ...utilsCreate,
@@ -66032,6 +66083,7 @@ var ROUTES = {
     surface: "integrations",
     idempotent: true,
     response: "PaymentPage",
+    maxResponseBytes: READ_ANSWER_BYTES,
     query: "PaymentsQuery",
     spec: "§4.6"
   },
@@ -66039,6 +66091,7 @@ var ROUTES = {
     surface: "integrations",
     idempotent: true,
     response: "OrderPage",
+    maxResponseBytes: READ_ANSWER_BYTES,
     query: "OrdersQuery",
     spec: "§4.6"
   },
@@ -66046,6 +66099,7 @@ var ROUTES = {
     surface: "integrations",
     idempotent: true,
     response: "OrderAdjustmentPage",
+    maxResponseBytes: READ_ANSWER_BYTES,
     query: "OrdersQuery",
     spec: "§4.6"
   },
@@ -66053,6 +66107,7 @@ var ROUTES = {
     surface: "integrations",
     idempotent: true,
     response: "ChargedCancellationPage",
+    maxResponseBytes: READ_ANSWER_BYTES,
     query: "ChargedCancellationsQuery",
     spec: "§4.6"
   },
@@ -66063,12 +66118,14 @@ var ROUTES = {
     surface: "integrations",
     idempotent: true,
     response: "WebhookConfigList",
+    maxResponseBytes: READ_ANSWER_BYTES,
     spec: "§4.7"
   },
   "GET /api/v2/restaurants-integrations-public-api/webhook/{event}": {
     surface: "integrations",
     idempotent: true,
     response: "WebhookConfigList",
+    maxResponseBytes: READ_ANSWER_BYTES,
     spec: "§4.7"
   },
   "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/add-stores": {
@@ -66116,6 +66173,7 @@ var ROUTES = {
     surface: "integrations",
     idempotent: true,
     response: "ClientWebhookList",
+    maxResponseBytes: READ_ANSWER_BYTES,
     spec: "§4.7"
   }
 };
@@ -66136,6 +66194,10 @@ function routeSpec(name) {
 function routeIdempotent(name, body) {
   const i = routeSpec(name).idempotent;
   return typeof i === "function" ? i(body) : i;
+}
+function routeMaxResponseBytes(name) {
+  const spec = routeSpec(name);
+  return spec.maxResponseBytes ?? DEFAULT_ANSWER_BYTES;
 }
 function routePath(name, params = {}) {
   return routeTemplate(name).replace(/\{([^}]+)\}/g, (_, key) => {
@@ -66202,9 +66264,12 @@ var RouteMatcher = class {
 };
 var ALL = new RouteMatcher(ROUTE_NAMES.map((n) => [n, n]));
 function routeOfPath(method, path12) {
+  return matchRoute(method, path12)?.name;
+}
+function matchRoute(method, path12) {
   const q = path12.indexOf("?");
   const all = ALL.matchPath(q >= 0 ? path12.slice(0, q) : path12);
-  return (all.find((m) => m.method === method) ?? all[0])?.name;
+  return all.find((m) => m.method === method) ?? all[0];
 }
 
 // src/platform/wire.ts
@@ -67846,9 +67911,9 @@ var availability = {
     );
     into.unavailable = off.map((w) => w.sku).sort();
     for (const w of off) {
-      const info2 = w.suspension_info;
-      const byCarte = info2.suspend_reason === CARTE_SUSPEND_REASON;
-      const until = typeof info2.suspend_until === "string" && info2.suspend_until !== "" ? info2.suspend_until.slice(0, 64) : void 0;
+      const info3 = w.suspension_info;
+      const byCarte = info3.suspend_reason === CARTE_SUSPEND_REASON;
+      const until = typeof info3.suspend_until === "string" && info3.suspend_until !== "" ? info3.suspend_until.slice(0, 64) : void 0;
       if (!byCarte && until === void 0) continue;
       (into.suspensions ??= /* @__PURE__ */ Object.create(null))[w.sku] = {
         ...until !== void 0 ? { until } : {},
@@ -69216,10 +69281,10 @@ function utilsScheduleKind(f) {
       ids.other[f.name] = stash;
     },
     writes(_action, key, _before, after, ctx) {
-      const info2 = ctx.ids.other[f.name]?.[key];
-      if (!info2 || !after) return [];
-      if (!jsonEqual(viewOf(ctx.desired, f.field, key), info2.view)) return [];
-      return detailWrites(f.name, info2.details, toDetails(after.schedules), f.params(info2, key, ctx));
+      const info3 = ctx.ids.other[f.name]?.[key];
+      if (!info3 || !after) return [];
+      if (!jsonEqual(viewOf(ctx.desired, f.field, key), info3.view)) return [];
+      return detailWrites(f.name, info3.details, toDetails(after.schedules), f.params(info3, key, ctx));
     }
   };
 }
@@ -69903,6 +69968,9 @@ function issueCommand(command, properties, message) {
   const cmd = new Command(command, properties, message);
   process.stdout.write(cmd.toString() + os.EOL);
 }
+function issue(name, message = "") {
+  issueCommand(name, {}, message);
+}
 var CMD_STRING = "::";
 var Command = class {
   constructor(command, properties, message) {
@@ -70366,6 +70434,15 @@ function error(message, properties = {}) {
 }
 function warning(message, properties = {}) {
   issueCommand("warning", toCommandProperties(properties), message instanceof Error ? message.toString() : message);
+}
+function info2(message) {
+  process.stdout.write(message + os4.EOL);
+}
+function startGroup(name) {
+  issue("group", name);
+}
+function endGroup() {
+  issue("endgroup");
 }
 
 // node_modules/tinyglobby/dist/index.mjs
@@ -72544,10 +72621,10 @@ var GitHubRepo = class {
 function isCartes(item, marker, author) {
   return item.user?.login === author && (item.body ?? "").startsWith(marker);
 }
-async function upsertMarkedComment(gh, issue2, marker, author, body) {
+async function upsertMarkedComment(gh, issue2, marker, author, body, known) {
   const text = `${marker}
 ${body}`;
-  const mine = (await gh.comments(issue2)).find((c) => isCartes(c, marker, author));
+  const mine = (known ?? await gh.comments(issue2)).find((c) => isCartes(c, marker, author));
   if (mine) {
     await gh.updateComment(mine.id, text);
     return { updated: true, id: mine.id };
@@ -72800,7 +72877,7 @@ function mergePlans(plans) {
     }
   } : found;
   const currency = plans.find((p) => p.currency !== void 0)?.currency;
-  const info2 = plans.flatMap((p) => p.info ?? []).sort((a3, b) => a3.store < b.store ? -1 : a3.store > b.store ? 1 : 0);
+  const info3 = plans.flatMap((p) => p.info ?? []).sort((a3, b) => a3.store < b.store ? -1 : a3.store > b.store ? 1 : 0);
   return {
     formatVersion: PLAN_FORMAT_VERSION,
     stores,
@@ -72827,7 +72904,7 @@ function mergePlans(plans) {
     ...targeting ? { targeting } : {},
     safety: { ok: violations.length === 0, violations, ...override ? { override } : {} },
     ...currency !== void 0 ? { currency } : {},
-    ...info2.length > 0 ? { info: info2 } : {}
+    ...info3.length > 0 ? { info: info3 } : {}
   };
 }
 
@@ -72923,7 +73000,7 @@ function mergeRecords(records) {
 }
 
 // src/gitops/reviewed.ts
-import { createHash as createHash3 } from "node:crypto";
+import { createHash as createHash3, createHmac, hkdfSync, timingSafeEqual } from "node:crypto";
 
 // src/plan/batch.ts
 function chunk(list2, size) {
@@ -73340,7 +73417,7 @@ function createPlanner(desired, options = {}) {
     };
     const ctx = { desired: want, ids: have.ids, elements };
     const { record, selected } = collector();
-    const info2 = [];
+    const info3 = [];
     const storeInTarget = !targeting || targeting.stores.length === 0 || targeting.stores.some((p) => matchStore(p, storeKey2));
     const inScope = scoped?.get(storeKey2);
     for (const kind of kinds2) {
@@ -73352,7 +73429,7 @@ function createPlanner(desired, options = {}) {
       const c = kind.select(have) ?? {};
       if (kind.info && storeInTarget && (!targeting || targeting.kinds.length === 0 || targeting.kinds.includes(kind.name)))
         for (const message of kind.info(want, have, ownership, desired.currency))
-          info2.push({ store: storeKey2, kind: kind.name, message });
+          info3.push({ store: storeKey2, kind: kind.name, message });
       const copies = kind.duplicates?.(have) ?? {};
       const ownershipOfKey = (key) => {
         const original = own(copies, key);
@@ -73380,7 +73457,7 @@ function createPlanner(desired, options = {}) {
     const judged = changes.filter((c) => c.kind !== "availability");
     planned.set(storeKey2, {
       changes,
-      info: info2,
+      info: info3,
       writes,
       violations: read2 && judged.length > 0 ? storeViolations(storeKey2, judged, read2, policy, desired.currency) : []
     });
@@ -73410,7 +73487,7 @@ function createPlanner(desired, options = {}) {
     }
     const clientPlan = selected();
     const changes = [...stores.flatMap((s) => s.changes), ...clientPlan.changes];
-    const info2 = stores.flatMap((s) => s.info);
+    const info3 = stores.flatMap((s) => s.info);
     const operations = batchWrites([...stores.flatMap((s) => s.writes), ...clientPlan.writes]);
     const count2 = (a3) => changes.filter((c) => c.action === a3).length;
     let checksums = given;
@@ -73451,7 +73528,7 @@ function createPlanner(desired, options = {}) {
       ...targeting ? { targeting } : {},
       safety: { ok: true, violations: [] },
       ...desired.currency !== void 0 ? { currency: desired.currency } : {},
-      ...info2.length > 0 ? { info: info2 } : {}
+      ...info3.length > 0 ? { info: info3 } : {}
     };
     defineChecksums(plan, checksums);
     plan.safety = safetyVerdict(
@@ -73517,6 +73594,15 @@ function isEmptyPlan(plan) {
 // src/gitops/reviewed.ts
 var DIGEST_BYTES = 9;
 var MAX_LISTED = 2e3;
+var MIN_KEY_CHARS = 32;
+function reviewKey(secret) {
+  if (secret.length < MIN_KEY_CHARS) {
+    throw new UsageError(
+      `the review key (input review-key or CARTE_REVIEW_KEY) has ${secret.length} characters; use a random secret of at least ${MIN_KEY_CHARS} (e.g. the output of: openssl rand -base64 32)`
+    );
+  }
+  return { bytes: Buffer.from(hkdfSync("sha256", secret, "", "carte reviewed-plan record v2", 32)) };
+}
 var digest = (text, bytes) => createHash3("sha256").update(text).digest().subarray(0, bytes).toString("base64url");
 function changeDigest(c) {
   return digest(canonicalJson([c.address, c.action, c.before, c.after]), DIGEST_BYTES);
@@ -73524,35 +73610,101 @@ function changeDigest(c) {
 function planDigest(changes) {
   return digest(changes.map(changeDigest).sort().join("\n"), 32);
 }
-function reviewedRecord(plan, head) {
-  return {
+var HEAD = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+function completeBinding(b) {
+  return typeof b.repository === "string" && /^[^/\s]+\/[^/\s]+$/.test(b.repository) && Number.isSafeInteger(b.pullRequest) && (b.pullRequest ?? 0) > 0 && (b.pullRequest ?? 0) < 1e9 && typeof b.head === "string" && HEAD.test(b.head) && typeof b.base === "string" && b.base !== "";
+}
+function mac(fields, binding, key) {
+  const message = JSON.stringify([
+    RECORD_MARKER,
+    2,
+    binding.repository,
+    binding.pullRequest,
+    binding.head,
+    binding.base,
+    fields
+  ]);
+  return createHmac("sha256", key.bytes).update(message, "utf8").digest();
+}
+function encodeReviewed(plan, binding, key) {
+  if (!completeBinding(binding))
+    throw new UsageError("a reviewed-plan record needs the repository, pull request, head commit and base");
+  const list2 = plan.changes.length <= MAX_LISTED ? ` changes=${Buffer.concat(plan.changes.map((c) => Buffer.from(changeDigest(c), "base64url"))).toString("base64url")}` : "";
+  const count2 = plan.changes.length;
+  const fields = `pr=${binding.pullRequest} head=${binding.head} n=${count2} all=${planDigest(plan.changes)}${list2}`;
+  return `<!-- ${RECORD_MARKER} v2 ${fields} mac=${mac(fields, binding, key).toString("base64url")} -->`;
+}
+var RECORD_LINE = /^<!-- carte-reviewed v2 (?<fields>pr=(?<pr>[1-9]\d{0,8}) head=(?<head>[0-9a-f]{40}|[0-9a-f]{64}) n=(?<n>0|[1-9]\d{0,8}) all=(?<all>[A-Za-z0-9_-]{43})(?: changes=(?<list>[A-Za-z0-9_-]*))?) mac=(?<mac>[A-Za-z0-9_-]{43}) -->$/;
+function canonical2(text, bytes) {
+  const raw = Buffer.from(text, "base64url");
+  return raw.length === bytes && raw.toString("base64url") === text ? raw : void 0;
+}
+function readReviewed(body, marker, binding, key) {
+  const none = (why2) => ({ why: why2 });
+  if (!key) {
+    return none(
+      "No review key is configured (input review-key or CARTE_REVIEW_KEY), so no reviewed plan can be verified."
+    );
+  }
+  const text = body.replace(/\r\n/g, "\n");
+  if (!text.startsWith(`${marker}
+`)) return none("carte's comment does not start with its marker.");
+  const rest = text.slice(marker.length + 1).replace(/\n$/, "");
+  const lineStart = rest.lastIndexOf("\n") + 1;
+  const line = rest.slice(lineStart);
+  if (rest.indexOf("<!--") !== lineStart || rest.indexOf("<!--", lineStart + 1) >= 0 || rest.indexOf("-->") !== rest.length - 3 || rest.indexOf("--!>") >= 0) {
+    return none(
+      "carte's comment has no reviewed-plan record in its last line, or more than one HTML comment."
+    );
+  }
+  const m = RECORD_LINE.exec(line)?.groups;
+  if (!m) {
+    return none(
+      "The reviewed-plan record in carte's comment is not in the format this version of carte writes: plan the pull request again."
+    );
+  }
+  const {
+    fields,
+    pr,
     head,
-    count: plan.changes.length,
-    all: planDigest(plan.changes),
-    ...plan.changes.length <= MAX_LISTED ? { changes: new Set(plan.changes.map(changeDigest)) } : {}
-  };
-}
-function encodeReviewed(record) {
-  const head = /^[0-9a-f]{7,64}$/.test(record.head) ? record.head : "unknown";
-  const list2 = record.changes ? ` changes=${Buffer.concat([...record.changes].map((d) => Buffer.from(d, "base64url"))).toString("base64url")}` : "";
-  return `<!-- carte-reviewed v1 head=${head} n=${record.count} all=${record.all}${list2} -->`;
-}
-function decodeReviewed(body) {
-  const m = /<!-- carte-reviewed v1 head=([0-9a-f]{7,64}|unknown) n=(\d{1,9}) all=([A-Za-z0-9_-]{43})(?: changes=([A-Za-z0-9_-]*))? -->/.exec(
-    body
-  );
-  if (!m) return void 0;
-  const record = { head: m[1], count: Number(m[2]), all: m[3] };
-  if (m[4] !== void 0) {
-    const bytes = Buffer.from(m[4], "base64url");
-    if (bytes.length !== record.count * DIGEST_BYTES) return void 0;
+    n,
+    all,
+    list: list2,
+    mac: sig
+  } = m;
+  const record = { pullRequest: Number(pr), head, count: Number(n), all };
+  if (record.pullRequest !== binding.pullRequest)
+    return none(
+      `The reviewed-plan record was made for pull request #${record.pullRequest}, not #${binding.pullRequest}.`
+    );
+  if (record.head !== binding.head) {
+    return none(
+      `The last plan on pull request #${binding.pullRequest} was made for commit ${record.head.slice(0, 7)}, not for its last commit ${binding.head.slice(0, 7)}.`
+    );
+  }
+  const given = canonical2(sig, 32);
+  if (!canonical2(all, 32) || !given || !timingSafeEqual(given, mac(fields, binding, key))) {
+    return none(
+      "The reviewed-plan record's signature does not verify: it was not written by carte for this pull request (repository, number, head commit, base branch) with this workflow's review key."
+    );
+  }
+  if (list2 !== void 0) {
+    const bytes = canonical2(list2, record.count * DIGEST_BYTES);
+    if (!bytes) return none("The reviewed-plan record's list of changes does not match its count.");
     const changes = /* @__PURE__ */ new Set();
     for (let i = 0; i < bytes.length; i += DIGEST_BYTES) {
       changes.add(bytes.subarray(i, i + DIGEST_BYTES).toString("base64url"));
     }
+    if (changes.size !== record.count) return none("The reviewed-plan record lists a change twice.");
     record.changes = changes;
   }
-  return record;
+  return { record };
+}
+function findReviewed(comments, options) {
+  const mine = comments.find((c) => isCartes(c, options.marker, options.author));
+  if (!mine?.body)
+    return { why: `Pull request #${options.binding.pullRequest} has no plan from carte to go by.` };
+  return readReviewed(mine.body, options.marker, options.binding, options.key);
 }
 function judgeReviewed(plan, record) {
   if (!record) return { reviewed: [], unreviewed: plan.changes };
@@ -74056,12 +74208,12 @@ var onOff = (active) => active ? "active" : "inactive";
 function hoursView(changes) {
   const byDay = new Map(changes.map((c) => [c.key, c]));
   const details = [];
-  let run;
+  let run2;
   const flush = () => {
-    if (!run) return;
-    const days = run.first === run.last ? run.first : `${run.first}-${run.last}`;
-    details.push({ label: days, before: run.before, after: run.after });
-    run = void 0;
+    if (!run2) return;
+    const days = run2.first === run2.last ? run2.first : `${run2.first}-${run2.last}`;
+    details.push({ label: days, before: run2.before, after: run2.after });
+    run2 = void 0;
   };
   for (const day2 of WEEKDAYS) {
     const ch = byDay.get(day2);
@@ -74071,10 +74223,10 @@ function hoursView(changes) {
     }
     const before = ch.before === null ? "(not managed)" : slotsText2(get(ch.before, "slots"));
     const after = ch.after === null ? "(not managed)" : slotsText2(get(ch.after, "slots"));
-    if (run && run.before === before && run.after === after) run.last = day2;
+    if (run2 && run2.before === before && run2.after === after) run2.last = day2;
     else {
       flush();
-      run = { first: day2, last: day2, before, after };
+      run2 = { first: day2, last: day2, before, after };
     }
   }
   flush();
@@ -74820,7 +74972,7 @@ function summaryLine(plan) {
   if (plan.changes.length === 0) return "No changes. The platform matches the configuration.";
   return `Plan: ${s.create} to create, ${s.update} to update, ${s.delete} to delete in ${plural(s.stores, "store")}; ${plural(s.operations, "API call")}.`;
 }
-function notes(plan) {
+function notes(plan, overriddenBy = "--force") {
   const out = [];
   if (plan.targeting && isFiltering(plan.targeting)) {
     const t = plan.targeting;
@@ -74833,7 +74985,7 @@ function notes(plan) {
   }
   if (!plan.safety.ok) {
     out.push(
-      plan.safety.override ? `Safety guards overridden with --force, reason: ${plan.safety.override.reason}` : "Safety guards refuse this plan:"
+      plan.safety.override ? `Safety guards overridden with ${overriddenBy}, reason: ${plan.safety.override.reason}` : "Safety guards refuse this plan:"
     );
     for (const v of plan.safety.violations) out.push(`  - ${v.guard}: ${v.message}`);
   }
@@ -74844,21 +74996,24 @@ function notes(plan) {
 function targetLine(target) {
   return `Target: ${target}`;
 }
-function renderText(plan, options) {
+function renderTextParts(plan, options) {
   const c = new Chalk({ level: options.color ? 1 : 0 });
   const scoped = scopeLine(plan);
   const first = [
     ...options.target === void 0 ? [] : [c.dim(escapeTerminal(targetLine(options.target)))],
     ...scoped === void 0 ? [] : [c.bold(escapeTerminal(scoped))]
   ];
-  if (plan.changes.length === 0) {
-    return [...first, c.green(summaryLine(plan)), ...notes(plan).map((n) => c.yellow(escapeTerminal(n)))].join(
-      "\n"
-    ) + "\n";
-  }
+  const noted = notes(plan, options.overriddenBy).map((n) => c.yellow(escapeTerminal(n)));
+  if (plan.changes.length === 0) return [{ lines: [...first, c.green(summaryLine(plan)), ...noted] }];
   const sign = { create: c.green("+"), update: c.yellow("~"), delete: c.red("-") };
-  const lines = [...first, "carte will perform the following actions:", ""];
-  const change = (ch, suffix) => {
+  const parts2 = [{ lines: [...first, "carte will perform the following actions:"] }];
+  const section2 = (heading2, more = "") => {
+    const part = { lines: [c.bold(heading2) + (more ? c.dim(more) : "")], group: heading2 + more };
+    parts2.push(part);
+    return part;
+  };
+  const change = (into, ch, suffix) => {
+    const lines = into.lines;
     const pad2 = ch.nested ? "    " : "  ";
     const where2 = [ch.within ? `in ${ch.within}` : "", suffix].filter((x) => x !== "").join("  ");
     lines.push(
@@ -74876,38 +75031,38 @@ function renderText(plan, options) {
   const view = buildView(plan);
   const [client, stores] = view.stores[0]?.key === "" ? [view.stores[0], view.stores.slice(1)] : [void 0, view.stores];
   if (client) {
-    lines.push(c.bold("client") + c.dim("  settings of the integration, for all its stores"));
-    for (const ch of client.changes) change(ch, "");
-    lines.push("");
+    const part = section2("client", "  settings of the integration, for all its stores");
+    for (const ch of client.changes) change(part, ch, "");
   }
   if (view.shared.length > 0) {
-    lines.push(c.bold("the same in several stores"));
-    for (const s of view.shared) change(s.change, storesText(s.stores));
-    lines.push("");
+    const part = section2("the same in several stores");
+    for (const s of view.shared) change(part, s.change, storesText(s.stores));
   }
   for (const store of stores) {
-    lines.push(
-      c.bold(escapeTerminal(`store[${store.key}]`)) + (store.name || store.storeId ? c.dim(escapeTerminal(`  ${store.name} (${store.storeId})`)) : "")
+    const part = section2(
+      escapeTerminal(`store[${store.key}]`),
+      store.name || store.storeId ? escapeTerminal(`  ${store.name} (${store.storeId})`) : ""
     );
-    for (const ch of store.changes) change(ch, "");
-    lines.push("");
+    for (const ch of store.changes) change(part, ch, "");
   }
-  lines.push("API calls, in order:");
   const calls = callLines(plan);
   const paths = calls.map((l) => escapeTerminal(l.path));
   const numbers = calls.map((l) => l.first === l.last ? `${l.first}.` : `${l.first}-${l.last}.`);
   const pathWidth = Math.max(...paths.map((p) => p.length));
   const numberWidth = Math.max(3, ...numbers.map((n) => n.length));
+  const api = { lines: ["API calls, in order:"], group: "API calls, in order:" };
   calls.forEach((l, i) => {
-    lines.push(
+    api.lines.push(
       `  ${numbers[i].padStart(numberWidth)} ${escapeTerminal(l.method).padEnd(6)} ${paths[i].padEnd(pathWidth)}  ${c.dim(
         escapeTerminal(`${l.stores.join(", ") || "client"}: ${plural(l.changes, "change")}`)
       )}`
     );
   });
-  lines.push("", c.bold(summaryLine(plan)));
-  lines.push(...notes(plan).map((n) => c.yellow(escapeTerminal(n))));
-  return lines.join("\n") + "\n";
+  parts2.push(api, { lines: [c.bold(summaryLine(plan)), ...noted] });
+  return parts2;
+}
+function joinTextParts(parts2) {
+  return parts2.map((p) => p.lines.join("\n")).join("\n\n") + "\n";
 }
 
 // src/render/rollout.ts
@@ -74935,6 +75090,18 @@ function heading(s) {
 function stagesNotRun(stages) {
   return stages.filter((s) => s.status === "not_run").map((s) => s.name);
 }
+function renderStagesText(stages) {
+  const lines = stages.map((s) => escapeTerminal(`${heading(s)}: ${verdict(s)}`));
+  const skipped = stagesNotRun(stages);
+  if (skipped.length > 0) {
+    lines.push(
+      escapeTerminal(
+        `The rollout stopped: ${plural2(skipped.length, "stage")} did not run (${skipped.join(", ")}). Fix the cause and run the apply again: it goes on where it stopped.`
+      )
+    );
+  }
+  return lines.join("\n");
+}
 function renderPlannedStagesMarkdown(stages) {
   const out = [`Rollout in ${plural2(stages.length, "stage")}, in this order (carte.yaml \`rollout:\`):`, ""];
   for (const s of stages) {
@@ -74958,7 +75125,6 @@ function renderStagesMarkdown(stages) {
 
 // src/render/markdown.ts
 var GITHUB_COMMENT_LIMIT = 65536;
-var fenceSafe = (s) => s.replace(/`{3,}/g, (m) => m.split("").join("​"));
 function fenceLines(changes) {
   const sign = { create: "+", update: "!", delete: "-" };
   const lines = [];
@@ -74966,9 +75132,9 @@ function fenceLines(changes) {
     const pad2 = ch.nested ? "  " : "";
     const where2 = [ch.within ? `in ${ch.within}` : "", stores ? storesText(stores) : ""].filter((x) => x !== "").join("  ");
     lines.push(
-      fenceSafe(escapeTerminal(`${pad2}${sign[ch.action]} ${headText(ch)}${where2 ? `  ${where2}` : ""}`))
+      escapeFence(escapeTerminal(`${pad2}${sign[ch.action]} ${headText(ch)}${where2 ? `  ${where2}` : ""}`))
     );
-    for (const d of ch.details) lines.push(fenceSafe(escapeTerminal(`${pad2}    ${detailText(d)}`)));
+    for (const d of ch.details) lines.push(escapeFence(escapeTerminal(`${pad2}    ${detailText(d)}`)));
   }
   return lines;
 }
@@ -74998,24 +75164,40 @@ function sectionsOf(plan, changes) {
       s.changes.map((change) => ({ change }))
     )
   }));
-  const client = stores.filter((x) => x.s.key === "");
-  out.push(...client.map((x) => x.text));
+  out.push(...stores.filter((x) => x.s.key === "").map((x) => ({ kind: "client", text: x.text })));
   if (view.shared.length > 0) {
-    out.push(
-      section(
+    out.push({
+      kind: "shared",
+      text: section(
         `The same in several stores: ${counts2(view.shared.map((x) => x.change))}`,
         view.shared.map((x) => ({ change: x.change, stores: x.stores }))
       )
-    );
+    });
   }
-  out.push(...stores.filter((x) => x.s.key !== "").map((x) => x.text));
+  out.push(...stores.filter((x) => x.s.key !== "").map((x) => ({ kind: "store", text: x.text })));
   return out;
 }
+function leftOut(cut2) {
+  const parts2 = [];
+  if (cut2.client) parts2.push("the client settings section");
+  if (cut2.shared) parts2.push('the "same in several stores" section');
+  if (cut2.stores > 0) parts2.push(plural(cut2.stores, "store section"));
+  const text = parts2.length > 1 ? `${parts2.slice(0, -1).join(", ")} and ${parts2.at(-1)}` : parts2[0] ?? "";
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+function leftOutOf(sections) {
+  return leftOut({
+    client: sections.some((s) => s.kind === "client"),
+    shared: sections.some((s) => s.kind === "shared"),
+    stores: sections.filter((s) => s.kind === "store").length
+  });
+}
+var LONGEST_LEFT_OUT = leftOut({ client: true, shared: true, stores: 1e7 });
 function infoBlock(plan) {
-  const info2 = plan.info ?? [];
-  if (info2.length === 0) return "";
-  const lines = info2.slice(0, 20).map((i) => `> ${escapeMd(`store[${i.store}]: ${i.message}`)}`);
-  if (info2.length > 20) lines.push(`> … and ${info2.length - 20} more stores (see \`carte plan\`)`);
+  const info3 = plan.info ?? [];
+  if (info3.length === 0) return "";
+  const lines = info3.slice(0, 20).map((i) => `> ${escapeMd(`store[${i.store}]: ${i.message}`)}`);
+  if (info3.length > 20) lines.push(`> … and ${info3.length - 20} more stores (see \`carte plan\`)`);
   return `${lines.join("\n")}
 
 `;
@@ -75037,10 +75219,10 @@ function changeList(plan, changes, budget, where2) {
   const byStore2 = changesByStore(changes);
   const clientSection = byStore2.has("") ? [{ key: "", name: "client settings", storeId: "" }] : [];
   const stores = [...plan.stores, ...clientSection].filter((s) => byStore2.has(s.key));
-  const cutNote = (shown3, total, what) => `
-_${plural(total - shown3, what)} not shown to keep this comment short; the full plan is in ${where2}._
+  const cutNote = (what) => `
+_${what} not shown to keep this comment short; the full plan is in ${where2}._
 `;
-  const reserve = cutNote(0, 1e7, "store section").length * 2 + 2;
+  const reserve = cutNote(LONGEST_LEFT_OUT).length * 2 + 2;
   let out = "";
   const rows = stores.map((s) => {
     const list2 = byStore2.get(s.key);
@@ -75054,16 +75236,16 @@ _${plural(total - shown3, what)} not shown to keep this comment short; the full 
     shownRows++;
   }
   shownRows -= 2;
-  if (shownRows < rows.length) out += cutNote(Math.max(0, shownRows), rows.length, "store row");
+  if (shownRows < rows.length) out += cutNote(plural(rows.length - Math.max(0, shownRows), "store row"));
   out += "\n";
   const sections = sectionsOf(plan, changes);
   let shown2 = 0;
   for (const section2 of sections) {
-    if (out.length + section2.length > budget - reserve) break;
-    out += section2;
+    if (out.length + section2.text.length > budget - reserve) break;
+    out += section2.text;
     shown2++;
   }
-  if (shown2 < sections.length) out += cutNote(shown2, sections.length, "store section");
+  if (shown2 < sections.length) out += cutNote(leftOutOf(sections.slice(shown2)));
   return out + "\n";
 }
 function safetyBlock(plan, forceHint) {
@@ -75072,7 +75254,10 @@ function safetyBlock(plan, forceHint) {
     `> [!CAUTION]`,
     `> **Refused by the safety guards**: nothing is applied while they refuse the plan.` + (forceHint ? ` If it is intended, ${forceHint}, or adjust \`safety:\` in carte.yaml.` : "")
   ];
-  for (const v of plan.safety.violations) lines.push(`> - ${code2(v.guard)}: ${escapeMd(v.message)}`);
+  const shown2 = plan.safety.violations.slice(0, 20);
+  for (const v of shown2) lines.push(`> - ${code2(v.guard)}: ${escapeMd(v.message)}`);
+  const more = plan.safety.violations.length - shown2.length;
+  if (more > 0) lines.push(`> - and ${plural(more, "more refusal")}`);
   return lines.join("\n") + "\n\n";
 }
 function renderPlanComment(plan, options = {}) {
@@ -75081,6 +75266,8 @@ function renderPlanComment(plan, options = {}) {
   const subject = options.subject ?? "pull request";
   const footer = options.footer ? `
 ${options.footer}
+` : options.noRecord ? `> [!NOTE]
+> No reviewed-plan record: ${escapeMd(options.noRecord)} The merge applies none of this plan.
 ` : "";
   const context = contextLine(options.context);
   let out = `### ${escapeMd(options.title ?? "carte plan")}
@@ -75191,7 +75378,7 @@ ${context ? `${context}
 ` : ""}**Failed with exit code ${exitCode}**; no plan to show.
 
 `;
-  const body = fenceSafe(
+  const body = escapeFence(
     message.length > max - head.length - 40 ? message.slice(0, max - head.length - 60) + "\n… (cut)" : message
   );
   return `${head}\`\`\`text
@@ -75202,7 +75389,7 @@ ${body}
 function renderDriftIssue(plan, options = {}) {
   const max = Math.min(options.maxChars ?? 6e4, GITHUB_COMMENT_LIMIT);
   const context = contextLine(options.context);
-  let out = `### carte drift
+  let out = `### ${escapeMd(options.title ?? "carte drift")}
 
 ${context ? `${context}
 
@@ -75236,7 +75423,7 @@ ${context ? `${context}
       out += changeList(input.plan, input.refused, max - out.length - 2e3, "the job summary of the run");
   }
   if (input.error) {
-    const body = fenceSafe(input.error.message.slice(0, Math.max(200, max - out.length - 200)));
+    const body = escapeFence(input.error.message.slice(0, Math.max(200, max - out.length - 200)));
     out += `**Failed with exit code ${input.error.exitCode}:**
 
 \`\`\`text
@@ -75689,7 +75876,7 @@ async function executePlanFully(plan, client, options = {}) {
   let done = 0;
   const running2 = ops.map((op) => {
     const ready = gates.before(op);
-    const run = (async () => {
+    const run2 = (async () => {
       await ready;
       const r = await runOne(
         op,
@@ -75712,8 +75899,8 @@ async function executePlanFully(plan, client, options = {}) {
       }
       return r.result;
     })();
-    gates.register(op, run);
-    return run;
+    gates.register(op, run2);
+    return run2;
   });
   const results = await Promise.all(running2);
   return { results, refused: [...guard.refused].map(([store, reason]) => ({ store, reason })), sent };
@@ -75881,9 +76068,11 @@ var import_dataloader = __toESM(require_dataloader(), 1);
 
 // src/platform/client.ts
 var import_undici2 = __toESM(require_undici2(), 1);
+import { setMaxListeners } from "node:events";
 
 // src/platform/transport.ts
-var realSleep = (ms) => new Promise((resolve8) => setTimeout(resolve8, ms));
+import { setTimeout as delay } from "node:timers/promises";
+var realSleep = (ms, signal) => delay(ms, void 0, signal ? { signal } : {});
 var DEFAULT_RETRY_POLICY = {
   maxAttempts: 5,
   baseDelayMs: 200,
@@ -75977,6 +76166,8 @@ var AdaptiveRateLimiter = class {
   /** Theoretical arrival time of the next request (ms on the limiter's clock). */
   tat = Number.NEGATIVE_INFINITY;
   lastDecreaseAt = Number.NEGATIVE_INFINITY;
+  /** The latest {@link pauseFor}: when it ends and who asked. */
+  pause;
   constructor(opts) {
     if (!(opts.requestsPerSecond > 0)) throw new RangeError("requestsPerSecond must be a positive number");
     this.maxRate = opts.requestsPerSecond;
@@ -76001,13 +76192,26 @@ var AdaptiveRateLimiter = class {
   get toleranceMs() {
     return (this.burst - 1) * this.intervalMs;
   }
-  /** Waits for the next slot. Slots are handed out in call order. */
-  acquire() {
+  /**
+   * Waits for the next slot and resolves `true` when it has come. Slots are handed out in call order.
+   * When the slot would come at or after `deadline` (ms on the limiter's clock), resolves `false` at once
+   * and takes no slot: a caller never sleeps past its deadline, and a pause the platform asked for
+   * ({@link pauseFor}) that outlasts it fails the call now. `signal` ends the wait early (rejecting).
+   */
+  acquire(deadline = Number.POSITIVE_INFINITY, signal) {
     const t = this.now();
     const tat = Math.max(this.tat, t);
     const wait = tat - this.toleranceMs - t;
+    if (wait > 0 && t + wait >= deadline) return Promise.resolve(false);
     this.tat = tat + this.intervalMs;
-    return wait > 0 ? this.sleep(Math.ceil(wait)) : Promise.resolve();
+    return wait > 0 ? this.sleep(Math.ceil(wait), signal).then(() => true) : Promise.resolve(true);
+  }
+  /**
+   * Why the requests are held, while a {@link pauseFor} lasts: its `reason` and the time it ends (ms on
+   * the limiter's clock). Undefined when no pause holds them at `at`.
+   */
+  pauseAt(at = this.now()) {
+    return this.pause !== void 0 && at < this.pause.until ? this.pause : void 0;
   }
   /** A call succeeded: regain rate slowly (additive increase). */
   onSuccess() {
@@ -76023,19 +76227,72 @@ var AdaptiveRateLimiter = class {
     }
     this.tat = Math.max(this.tat, t + this.toleranceMs);
   }
-  /** Holds every request for `ms` milliseconds (a `Retry-After` on 429 or 503), then resumes without a burst. */
-  pauseFor(ms) {
+  /**
+   * Holds every request for `ms` milliseconds (a `Retry-After` on 429 or 503), then resumes without a
+   * burst. `reason` says who asked, for the error of a call the pause would carry past its deadline.
+   */
+  pauseFor(ms, reason = "the platform asked to wait (Retry-After)") {
     if (!(ms > 0)) return;
-    this.tat = Math.max(this.tat, this.now() + ms + this.toleranceMs);
+    const until = this.now() + ms;
+    this.tat = Math.max(this.tat, until + this.toleranceMs);
+    if (this.pause === void 0 || until >= this.pause.until) this.pause = { until, reason };
   }
 };
+var MIB2 = 1024 * 1024;
+var ByteBudget = class {
+  /** `limit`: the most bytes held at once. */
+  constructor(limit) {
+    this.limit = limit;
+  }
+  limit;
+  held = 0;
+  /** Bytes held now. */
+  get used() {
+    return this.held;
+  }
+  /** Takes `n` bytes when they fit under the limit; `false`, taking nothing, when they do not. */
+  take(n) {
+    if (this.held + n > this.limit) return false;
+    this.held += n;
+    return true;
+  }
+  /** Gives back `n` bytes taken before. */
+  release(n) {
+    this.held = Math.max(0, this.held - n);
+  }
+};
+async function readCapped(chunks, cap, budget) {
+  const parts2 = [];
+  let received = 0;
+  try {
+    for await (const chunk2 of chunks) {
+      if (received + chunk2.length > cap) return { ok: false, over: "route", received };
+      if (budget && !budget.take(chunk2.length)) return { ok: false, over: "client", received };
+      received += chunk2.length;
+      parts2.push(chunk2);
+    }
+    return { ok: true, bytes: Buffer.concat(parts2, received) };
+  } finally {
+    budget?.release(received);
+  }
+}
+function formatBytes(n) {
+  if (n >= MIB2 && n % MIB2 === 0) return `${n / MIB2} MiB`;
+  if (n >= MIB2) return `${(n / MIB2).toFixed(1)} MiB`;
+  if (n >= 1024) return `${Math.round(n / 1024)} KiB`;
+  return `${n} bytes`;
+}
 
 // src/platform/client.ts
 var DEFAULT_PARALLELISM = 16;
+var DEFAULT_MAX_BUFFERED_BYTES = 128 * MIB2;
 var DEFAULT_CALL_DEADLINE_MS = 15 * 6e4;
 var RENEW_AGAIN_AFTER_MS = 6e4;
 var MIN_ASKED_WAIT_MS = 100;
+var MAX_TIMER_MS = 2 ** 31 - 1;
+var CLOSED = "the client was closed (the run ended)";
 var UNDETERMINED_STATUSES = /* @__PURE__ */ new Set([500, 502, 504]);
+var TIME_LIMIT = "the time limit of the run (--timeout)";
 var PlatformClient = class {
   baseUrl;
   /** The client's adaptive rate limiter (its current `rate` is useful in progress output and tests). */
@@ -76056,6 +76313,10 @@ var PlatformClient = class {
   deadlineAt;
   /** Values never to show in an error: the client secret and every token issued to this client. */
   secrets = /* @__PURE__ */ new Set();
+  /** The bytes of the answers being received, all calls together ({@link ClientOptions.maxBufferedBytes}). */
+  buffered;
+  /** Aborted by {@link close}: ends the calls still in flight and the waits of the client. */
+  closing = new AbortController();
   constructor(opts) {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, "");
     this.clientId = opts.clientId;
@@ -76080,6 +76341,8 @@ var PlatformClient = class {
     this.random = opts.random ?? Math.random;
     this.sleep = opts.sleep ?? realSleep;
     this.deadlineAt = opts.deadline;
+    this.buffered = new ByteBudget(opts.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES);
+    setMaxListeners(0, this.closing.signal);
     this.rateLimiter = new AdaptiveRateLimiter({
       requestsPerSecond: opts.requestsPerSecond ?? 20,
       ...opts.minRequestsPerSecond === void 0 ? {} : { minRequestsPerSecond: opts.minRequestsPerSecond },
@@ -76088,9 +76351,9 @@ var PlatformClient = class {
     });
   }
   /**
-   * Sets (or, with `undefined`, clears) the time, in epoch ms on the client's clock, after which no call
-   * is tried again and no wait begins (see {@link ClientOptions.deadline}). A call cut short by it fails
-   * with an {@link ApiError} whose message says that the time limit was reached.
+   * Sets (or, with `undefined`, clears) the time, in epoch ms on the client's clock, by which every call
+   * ends (see {@link ClientOptions.deadline}): a call cut short by it, or whose next wait would pass it,
+   * fails with an {@link ApiError} whose message says that the time limit is reached.
    */
   setDeadline(at) {
     this.deadlineAt = at;
@@ -76099,8 +76362,13 @@ var PlatformClient = class {
   get deadline() {
     return this.deadlineAt;
   }
-  /** Closes the client's own connections. */
+  /**
+   * Ends the calls of the client still in flight or waiting (they fail with an {@link ApiError} "the
+   * client was closed"), so that an answer still streaming in or a pending wait does not keep the process
+   * up after a run ended, and closes the client's own connections.
+   */
   async close() {
+    this.closing.abort();
     if (this.ownsDispatcher) await this.dispatcher.close();
   }
   // ---------------------------------------------------------------- transport
@@ -76110,7 +76378,7 @@ var PlatformClient = class {
    * refused or reset, timeout).
    */
   async raw(method, path12, body, headers = {}) {
-    const out = await this.exchange(method, path12, body, this.deadlineAt ?? Infinity, async () => headers);
+    const out = await this.exchange(method, path12, body, this.callDeadline(), async () => headers);
     if (!out.ok) throw out.error;
     return out.res;
   }
@@ -76193,16 +76461,27 @@ var PlatformClient = class {
     return res.body;
   }
   /**
+   * The deadline of a call that starts now (epoch ms on the client's clock): the client's deadline (the
+   * run's `--timeout`), and at most {@link DEFAULT_CALL_DEADLINE_MS} from now.
+   */
+  callDeadline() {
+    return Math.min(this.deadlineAt ?? Number.POSITIVE_INFINITY, this.now() + DEFAULT_CALL_DEADLINE_MS);
+  }
+  /** Which limit a call's deadline is, for its errors. */
+  limitOf(deadline) {
+    return deadline === this.deadlineAt ? TIME_LIMIT : "the 15-minute limit of one call";
+  }
+  /**
    * Runs `attempt` until it yields a final outcome, `maxAttempts` failed attempts are reached, or the
-   * deadline (the client's, else {@link DEFAULT_CALL_DEADLINE_MS} from now) would pass before the next
-   * attempt. A wait the server asked for (429 or 503 with `Retry-After`) is not a failed attempt: it is
-   * honoured (capped at `maxRetryAfterMs`, at least 100 ms) for as long as the deadline allows. Returns
-   * the last response (of any status); throws the last transport error, or an {@link ApiError} saying
-   * that the time limit was reached. Errors thrown by `attempt` itself (a failed token login, which has
-   * its own retries) end the call at once.
+   * call's deadline ({@link callDeadline}) would pass before the next attempt. A wait the server asked
+   * for (429 or 503 with `Retry-After`) is not a failed attempt: it is honoured (capped at
+   * `maxRetryAfterMs`, at least 100 ms) when it ends before the deadline; one that would end after it
+   * fails the call at once, naming the `Retry-After`. Returns the last response (of any status); throws
+   * the last transport error, or an {@link ApiError} saying that the time limit is reached. Errors
+   * thrown by `attempt` itself (a failed token login, which has its own retries) end the call at once.
    */
   async withRetries(method, path12, idempotent, attempt) {
-    const deadline = this.deadlineAt ?? this.now() + DEFAULT_CALL_DEADLINE_MS;
+    const deadline = this.callDeadline();
     for (let n = 1; ; ) {
       const out = await attempt(deadline);
       let status2 = 0;
@@ -76221,7 +76500,9 @@ var PlatformClient = class {
       }
       let delayMs = retryDelay(n, status2, retryAfterMs, this.retryPolicy, this.random);
       if (asked) delayMs = Math.max(delayMs, MIN_ASKED_WAIT_MS);
-      if (this.now() + delayMs >= deadline) throw this.deadlineError(method, path12, out);
+      if (this.now() + delayMs >= deadline) {
+        throw this.deadlineError(method, path12, out, deadline, asked ? retryAfterMs : void 0);
+      }
       this.onRetry?.({
         method,
         path: path12,
@@ -76230,32 +76511,79 @@ var PlatformClient = class {
         delayMs,
         reason: out.ok ? `HTTP ${status2}` : out.reason
       });
-      await this.sleep(delayMs);
+      try {
+        await this.sleep(delayMs, this.closing.signal);
+      } catch (cause) {
+        throw new ApiError({ method, path: path12, status: status2, platformMessage: CLOSED, cause });
+      }
       if (!asked) n++;
     }
   }
-  /** The error of a call cut short by the deadline: its last outcome, and why it was not tried again. */
-  deadlineError(method, path12, out) {
+  /**
+   * The error of a call whose next wait would pass its deadline: its last outcome, the wait the platform
+   * asked for (`retryAfterMs`, when it did), and the time that was left.
+   */
+  deadlineError(method, path12, out, deadline, retryAfterMs) {
     const last = out.ok ? this.toError(method, path12, out.res) : out.error;
+    const before = retryAfterMs === void 0 ? "before the next attempt" : `before the wait the platform asked for ends (Retry-After: ${duration(retryAfterMs)})`;
     return new ApiError({
       method,
       path: path12,
       status: last.status,
-      platformMessage: `${last.platformMessage ?? `HTTP ${last.status}`}; not tried again: the time limit of the run (--timeout) is reached`,
-      ...last.platformType === void 0 ? {} : { platformType: last.platformType }
+      platformMessage: `${last.platformMessage ?? `HTTP ${last.status}`}; not tried again: ${this.limitOf(deadline)} is reached in ${duration(Math.max(0, deadline - this.now()))}, ${before}`,
+      ...last.platformType === void 0 ? {} : { platformType: last.platformType },
+      cause: last
     });
   }
   /**
    * One HTTP exchange: waits for a rate-limit slot, THEN takes the headers (the token: a long wait may
-   * outlive the one held before it), sends, reads the whole body, and feeds the limiter (429 lowers the
-   * rate, `Retry-After` pauses the client, 2xx lets the rate recover). The attempt's timeout is the
-   * client's `timeoutMs`, shortened to what is left before `deadline`. Errors of `headers` (a failed
-   * login) propagate. With `raw`, the body of a 2xx answer is kept as text ({@link CallOptions.raw}).
+   * outlive the one held before it), sends, reads the body within its route's cap, and feeds the limiter
+   * (429 lowers the rate, `Retry-After` pauses the client, 2xx lets the rate recover). Bounds:
+   * - time: undici's `headersTimeout` and `bodyTimeout` (the idle timeout, the client's `timeoutMs`,
+   *   shortened to what is left before `deadline`), and a signal that aborts the exchange at `deadline`
+   *   however the answer trickles in, or when the client is closed; a slot of the limiter that would
+   *   come after `deadline` fails the call without sending it;
+   * - size: the route's `maxResponseBytes` (a larger `content-length` is refused before the body is
+   *   read) and the client's budget of bytes being received ({@link ClientOptions.maxBufferedBytes}),
+   *   counted as the chunks arrive (transport.ts {@link readCapped}).
+   * Errors of `headers` (a failed login) propagate. With `raw`, the body of a 2xx answer is kept as
+   * text ({@link CallOptions.raw}).
    */
   async exchange(method, path12, body, deadline, headers, raw = false) {
-    await this.rateLimiter.acquire();
+    const route2 = matchRoute(method, path12);
+    const store = route2?.params.storeId ?? route2?.params.store_id;
+    if (this.closing.signal.aborted) return this.stopped(method, path12, `not sent: ${CLOSED}`);
+    if (deadline <= this.now()) {
+      return this.stopped(method, path12, `not sent: ${this.limitOf(deadline)} is reached`);
+    }
+    let slot;
+    try {
+      slot = await this.rateLimiter.acquire(deadline, this.closing.signal);
+    } catch (cause) {
+      return this.stopped(method, path12, `not sent: ${CLOSED}`, 0, cause);
+    }
+    if (!slot) {
+      const pause = this.rateLimiter.pauseAt();
+      return this.stopped(
+        method,
+        path12,
+        `not sent: ${this.limitOf(deadline)} is reached in ${duration(Math.max(0, deadline - this.now()))}, before ${pause ? `the client may send again (${pause.reason})` : "the rate limit lets the call go"}`
+      );
+    }
     const extra = await headers();
-    const timeoutMs = Math.max(1, Math.min(this.timeoutMs, deadline - this.now()));
+    const started = this.now();
+    const left = deadline - started;
+    if (left <= 0) return this.stopped(method, path12, `not sent: ${this.limitOf(deadline)} is reached`);
+    const timeoutMs = Math.max(1, Math.min(this.timeoutMs, left));
+    const cap = route2 ? routeMaxResponseBytes(route2.name) : DEFAULT_ANSWER_BYTES;
+    const ended2 = new AbortController();
+    const onClose = () => ended2.abort(this.closing.signal.reason);
+    this.closing.signal.addEventListener("abort", onClose, { once: true });
+    const signal = AbortSignal.any([
+      AbortSignal.timeout(Math.min(Math.ceil(left), MAX_TIMER_MS)),
+      ended2.signal
+    ]);
+    let phase = "headers";
     let status2;
     let resHeaders;
     let text;
@@ -76270,13 +76598,35 @@ var PlatformClient = class {
         },
         body: body === void 0 ? void 0 : JSON.stringify(body),
         headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs
+        bodyTimeout: timeoutMs,
+        signal
       });
+      phase = "body";
       status2 = res.statusCode;
       resHeaders = res.headers;
-      text = await res.body.text();
+      const declared = Number(res.headers["content-length"]);
+      const read2 = declared > cap ? { ok: false, over: "route", received: 0 } : await readCapped(res.body, cap, this.buffered);
+      if (!read2.ok) {
+        res.body.destroy();
+        const answer2 = `the answer${store === void 0 ? "" : ` for store ${store}`} (HTTP ${status2})`;
+        const message = read2.over === "route" ? `${answer2} is larger than ${formatBytes(cap)}, the most carte reads from ${route2?.name ?? `${method} ${path12}`} (docs/platform-api.md "Bounds of an answer"); reading stopped after ${formatBytes(read2.received)}` : `the answers being received at once hold more than ${formatBytes(this.buffered.limit)}; reading ${answer2} stopped after ${formatBytes(read2.received)} (fewer calls at once: --parallelism)`;
+        return this.stopped(method, path12, message, status2 >= 200 && status2 <= 299 ? 0 : status2);
+      }
+      text = read2.bytes.toString("utf8");
     } catch (cause) {
+      if (signal.aborted) {
+        const why2 = this.closing.signal.aborted ? CLOSED : `${this.limitOf(deadline)} is reached`;
+        return this.stopped(
+          method,
+          path12,
+          `${why2} while waiting for the response ${phase} (after ${duration(this.now() - started)})`,
+          0,
+          cause
+        );
+      }
       return this.transportFailure(method, path12, cause, timeoutMs);
+    } finally {
+      this.closing.signal.removeEventListener("abort", onClose);
     }
     let parsed = void 0;
     if (raw && status2 >= 200 && status2 <= 299) parsed = text;
@@ -76290,11 +76640,26 @@ var PlatformClient = class {
     if (status2 === 429) this.rateLimiter.onThrottled();
     if (status2 === 429 || status2 === 503) {
       const wait = parseRetryAfter(resHeaders["retry-after"], this.now());
-      if (wait !== void 0) this.rateLimiter.pauseFor(Math.min(wait, this.retryPolicy.maxRetryAfterMs));
+      if (wait !== void 0) {
+        this.rateLimiter.pauseFor(
+          Math.min(wait, this.retryPolicy.maxRetryAfterMs),
+          `${method} ${path12} was answered ${status2} with Retry-After: ${duration(wait)}`
+        );
+      }
     } else if (status2 >= 200 && status2 <= 299) {
       this.rateLimiter.onSuccess();
     }
     return { ok: true, res: { status: status2, headers: resHeaders, body: parsed } };
+  }
+  /** An outcome that ends the call at once (not retried): its reason, redacted, as an {@link ApiError}. */
+  stopped(method, path12, message, status2 = 0, cause) {
+    const reason = redact(message, [...this.secrets]);
+    return {
+      ok: false,
+      error: new ApiError({ method, path: path12, status: status2, platformMessage: reason, cause }),
+      retryable: () => false,
+      reason
+    };
   }
   /** Turns an error of undici or the network into an outcome with a clear, secret-free message. */
   transportFailure(method, path12, cause, timeoutMs) {
@@ -76327,14 +76692,16 @@ var PlatformClient = class {
   }
   /** Returns a valid token of the surface, logging in when none is cached or it is about to expire. */
   async token(surface) {
-    const cached2 = this.tokens.get(surface);
-    if (cached2) {
+    for (let cached2 = this.tokens.get(surface); cached2; cached2 = this.tokens.get(surface)) {
       try {
         const t = await cached2;
         if (this.now() < t.renewAt) return t.value;
       } catch {
       }
-      if (this.tokens.get(surface) === cached2) this.tokens.delete(surface);
+      if (this.tokens.get(surface) === cached2) {
+        this.tokens.delete(surface);
+        break;
+      }
     }
     const pending = this.login(surface);
     this.tokens.set(surface, pending);
@@ -76386,6 +76753,9 @@ var PlatformClient = class {
     return this.request("GET /restaurants/menu/v1/stores/{storeId}/store-menu", { storeId });
   }
 };
+function duration(ms) {
+  return ms < 1e3 ? `${Math.round(ms)} ms` : `${Math.round(ms / 1e3)} s`;
+}
 function queryString(query) {
   if (!query) return "";
   const parts2 = Object.entries(query).flatMap(
@@ -76553,7 +76923,7 @@ function storeBatcher(client, options) {
     {
       cache: false,
       maxBatchSize: options.maxBatch ?? 16,
-      batchScheduleFn: (run) => setTimeout(run, windowMs)
+      batchScheduleFn: (run2) => setTimeout(run2, windowMs)
     }
   );
   return (request4) => loader.load(request4);
@@ -77285,6 +77655,38 @@ async function applyStages(plan, project, stages, session, options) {
 function succeeded(report3) {
   return report3.operations.filter((o) => o.status === "ok").length;
 }
+function renderReport(plan, report3, ms, target) {
+  const s = plan.summary;
+  const lines = [];
+  const done = succeeded(report3);
+  if (report3.stages && report3.stages.length > 0) lines.push(`
+${renderStagesText(report3.stages)}`);
+  if (isComplete(report3)) {
+    lines.push(
+      `
+Apply complete: ${s.create} created, ${s.update} updated, ${s.delete} deleted; ${done} API call${done === 1 ? "" : "s"} in ${(ms / 1e3).toFixed(1)} s. ` + escapeTerminal(`The ${target ?? "platform"} shows every change.`)
+    );
+  } else {
+    const against = target === void 0 ? "" : escapeTerminal(` against the ${target}`);
+    lines.push(`
+Apply incomplete${against}: ${done} of ${report3.operations.length} API calls succeeded.`);
+    for (const o of report3.operations.filter((x) => x.status !== "ok")) {
+      lines.push(escapeTerminal(`  ${o.status}: ${o.method} ${o.path}${o.message ? `: ${o.message}` : ""}`));
+    }
+    for (const r of report3.refused ?? [])
+      lines.push(escapeTerminal(`  refused store ${r.store}: ${r.reason}`));
+    if (report3.pending.length > 0) {
+      lines.push(escapeTerminal(`  not yet shown by the platform: ${report3.pending.join(", ")}`));
+    }
+    if ((report3.duplicates ?? []).length > 0) {
+      lines.push(escapeTerminal(`  duplicates still on the platform: ${report3.duplicates.join(", ")}`));
+    }
+    lines.push("Run `carte apply` again once the cause is fixed: it applies only what is left.");
+  }
+  if (plan.safety.override)
+    lines.push(escapeTerminal(`Safety guards were overridden, reason: ${plan.safety.override.reason}`));
+  return lines.join("\n") + "\n";
+}
 var cell = (s) => escapeMarkdown(s);
 function renderReportMarkdown(plan, report3, options = {}) {
   const s = plan.summary;
@@ -77418,7 +77820,7 @@ function invalidUtf8Position(bytes) {
 
 // src/emulator/events.ts
 var import_undici3 = __toESM(require_undici2(), 1);
-import { createHmac } from "node:crypto";
+import { createHmac as createHmac2 } from "node:crypto";
 
 // src/emulator/webhooks.ts
 import { randomBytes as randomBytes2 } from "node:crypto";
@@ -77766,7 +78168,7 @@ var SIGNATURE_HEADER = "Platform-Signature";
 var MENU_APPROVED_MESSAGE = "Menu Approved";
 var MENU_KINDS = /* @__PURE__ */ new Set(["store-menu", "menu", "categories", "items"]);
 function signature(secret, t, body) {
-  return createHmac("sha256", secret).update(`${t}.${body}`).digest("hex");
+  return createHmac2("sha256", secret).update(`${t}.${body}`).digest("hex");
 }
 function signatureHeader(secret, t, body) {
   return `t=${t},sign=${signature(secret, t, body)}`;
@@ -78119,7 +78521,7 @@ import {
   createHash as createHash4,
   randomBytes as randomBytes3,
   scryptSync,
-  timingSafeEqual
+  timingSafeEqual as timingSafeEqual2
 } from "node:crypto";
 var SCRYPT = { N: 16384, r: 8, p: 1 };
 var KEY_BYTES = 32;
@@ -78157,7 +78559,7 @@ var ClientSecret = class _ClientSecret {
   /** Whether `candidate` is the secret. Constant time in the candidate's content. */
   matches(candidate) {
     const digest2 = sha256(candidate);
-    if (this.digest) return timingSafeEqual(digest2, this.digest);
+    if (this.digest) return timingSafeEqual2(digest2, this.digest);
     const ok3 = this.stored !== void 0 && verifyHash(candidate, this.stored);
     if (ok3) {
       this.digest = digest2;
@@ -78241,7 +78643,7 @@ function verifyHash(candidate, stored) {
   const key = Buffer.from(parts2[5], "base64url");
   if (key.length !== KEY_BYTES) return false;
   const got = scryptSync(candidate, salt, KEY_BYTES, { N, r, p, maxmem: 256 * N * r + 1024 * 1024 });
-  return timingSafeEqual(got, key);
+  return timingSafeEqual2(got, key);
 }
 
 // src/emulator/state.ts
@@ -78447,13 +78849,13 @@ var EmulatorState = class {
    */
   accept(store, write, kind) {
     write(store.projected);
-    const delay = this.delayOverride ?? this.opts.applyDelayMs;
-    if (delay <= 0 && !this.queue.some((w) => w.store === store)) {
+    const delay2 = this.delayOverride ?? this.opts.applyDelayMs;
+    if (delay2 <= 0 && !this.queue.some((w) => w.store === store)) {
       this.applyVisible(store, write, kind);
       this.requestPersist();
       return;
     }
-    this.queue.push({ dueAt: Date.now() + delay, store, write, kind });
+    this.queue.push({ dueAt: Date.now() + delay2, store, write, kind });
     this.schedule(true);
   }
   /**
@@ -78567,8 +78969,8 @@ var EmulatorState = class {
     if (!file) return;
     let text;
     try {
-      const info2 = await lstat5(file);
-      if (!info2.isFile()) {
+      const info3 = await lstat5(file);
+      if (!info3.isFile()) {
         throw new Error(
           `emulator state file ${file} is not a regular file (a link or a folder); remove it to start afresh`
         );
@@ -79101,7 +79503,7 @@ var financeRoutes = [
 ];
 
 // src/emulator/server.ts
-import { createHash as createHash5, timingSafeEqual as timingSafeEqual2 } from "node:crypto";
+import { createHash as createHash5, timingSafeEqual as timingSafeEqual3 } from "node:crypto";
 import { createServer } from "node:http";
 import { performance as performance2 } from "node:perf_hooks";
 
@@ -81212,7 +81614,7 @@ function controlAllowed(deps, req) {
   const given = req.headers[CONTROL_TOKEN_HEADER];
   if (typeof given !== "string") return false;
   const digest2 = (s) => createHash5("sha256").update(s, "utf8").digest();
-  return timingSafeEqual2(digest2(given), digest2(deps.controlToken));
+  return timingSafeEqual3(digest2(given), digest2(deps.controlToken));
 }
 function callerKey(req) {
   const h = req.headers["x-authorization"];
@@ -81767,7 +82169,7 @@ function pLimit(concurrency) {
     activeCount--;
     resumeNext();
   };
-  const run = async (function_, resolve8, arguments_) => {
+  const run2 = async (function_, resolve8, arguments_) => {
     const result = (async () => function_(...arguments_))();
     resolve8(result);
     try {
@@ -81780,7 +82182,7 @@ function pLimit(concurrency) {
     new Promise((internalResolve) => {
       queue.enqueue(internalResolve);
     }).then(
-      run.bind(void 0, function_, resolve8, arguments_)
+      run2.bind(void 0, function_, resolve8, arguments_)
     );
     (async () => {
       await Promise.resolve();
@@ -82650,8 +83052,8 @@ function simplify(errors) {
       if (prev.instancePath !== at && !prev.instancePath.startsWith(at + "/")) break;
       start--;
     }
-    const run = result.splice(start);
-    const typeErrors = run.filter((e) => e.keyword === "type" && e.instancePath === at);
+    const run2 = result.splice(start);
+    const typeErrors = run2.filter((e) => e.keyword === "type" && e.instancePath === at);
     const branches = Array.isArray(alt.schema) ? alt.schema.length : typeErrors.length + 1;
     if (typeErrors.length >= branches)
       result.push({
@@ -82659,7 +83061,7 @@ function simplify(errors) {
         keyword: "type",
         params: { type: typeErrors.map((e) => String(e.params.type)).join(",") }
       });
-    else for (const e of run) if (!typeErrors.includes(e)) result.push(e);
+    else for (const e of run2) if (!typeErrors.includes(e)) result.push(e);
   }
   return result;
 }
@@ -83621,7 +84023,7 @@ function fileOf(dir, name) {
 var LOCK_FS = { ...fs3, stat: fs3.lstat, utimes: fs3.lutimes };
 async function checkLockPlace(file, name, target) {
   const lockPath = `${file}.lock`;
-  const info2 = await lstat6(lockPath).catch((err) => {
+  const info3 = await lstat6(lockPath).catch((err) => {
     if (err.code === "ENOENT") return void 0;
     throw writeFailure(lockPath, target, err);
   });
@@ -83631,15 +84033,15 @@ async function checkLockPlace(file, name, target) {
     reason,
     message: `could not ${target.purpose} ${shownPath(lockPath)} (the lock of ${lockTitle(name)}): ${why2}; remove it (a lock is an empty folder carte makes while an apply runs)`
   });
-  if (info2?.isSymbolicLink()) {
+  if (info3?.isSymbolicLink()) {
     const to = await fs3.promises.readlink(lockPath).catch(() => "somewhere carte cannot read");
     throw refuse(
       `it is a symbolic link to ${to.length > 200 ? `${to.slice(0, 200)}…` : to}, not a lock`,
       "link"
     );
   }
-  if (info2 && !info2.isDirectory()) throw refuse("it is a file, not a lock folder", "not-folder");
-  const inside2 = info2 ? await readdir4(lockPath).catch((err) => {
+  if (info3 && !info3.isDirectory()) throw refuse("it is a file, not a lock folder", "not-folder");
+  const inside2 = info3 ? await readdir4(lockPath).catch((err) => {
     throw writeFailure(lockPath, target, err);
   }) : [];
   if (inside2.length > 0) {
@@ -83803,14 +84205,14 @@ function tooLarge(file, size) {
   );
 }
 async function readPlanJson(file) {
-  let info2;
+  let info3;
   try {
-    info2 = await stat5(file);
+    info3 = await stat5(file);
   } catch (err) {
     throw ioProblem(file, err);
   }
-  if (!info2.isFile()) throw notRegular(file);
-  if (info2.size > MAX_PLAN_FILE_BYTES) throw tooLarge(file, info2.size);
+  if (!info3.isFile()) throw notRegular(file);
+  if (info3.size > MAX_PLAN_FILE_BYTES) throw tooLarge(file, info3.size);
   let handle2;
   try {
     handle2 = await open4(file, constants5.O_RDONLY | constants5.O_NONBLOCK);
@@ -84188,6 +84590,7 @@ function readContext(env2) {
     apiUrl: (env2.GITHUB_API_URL || "https://api.github.com").replace(/\/+$/, ""),
     serverUrl,
     sha: str(env2.GITHUB_SHA),
+    ref: str(env2.GITHUB_REF),
     workspace: env2.GITHUB_WORKSPACE || process.cwd(),
     runUrl,
     ...pr && typeof pr.number === "number" ? {
@@ -84218,7 +84621,10 @@ function actionSecretSink(file, env2, out = (text) => void process.stdout.write(
 
 // src/action/main.ts
 var COMMANDS = ["plan", "apply", "drift", "report"];
-function readInputs() {
+function reviewSecret(env2) {
+  return getInput("review-key") || env2.CARTE_REVIEW_KEY || "";
+}
+function readInputs(env2 = process.env) {
   const command = getInput("command") || "plan";
   if (!COMMANDS.includes(command))
     throw new Error(`input command must be plan, apply, drift or report, got ${command}`);
@@ -84247,11 +84653,13 @@ function readInputs() {
     planOut: getInput("plan-out").trim(),
     plans: getInput("plans").split("\n").map((l) => l.trim()).filter((l) => l !== ""),
     commentAuthor: getInput("comment-author").trim() || DEFAULT_BOT_LOGIN,
-    scope
+    scope,
+    reviewKey: reviewSecret(env2) ? reviewKey(reviewSecret(env2)) : void 0
   };
 }
 var SUMMARY_PLAN_CHARS = 9e5;
 var FORCE_HINT = "set the Action's `force-reason` input (it is recorded in the plan)";
+var OVERRIDDEN_BY = "the force-reason input";
 function describeError(err, plan) {
   if (!(err instanceof UnsafePlanError) || !plan || plan.safety.violations.length === 0)
     return renderError(err);
@@ -84262,12 +84670,51 @@ function describeError(err, plan) {
 ${lines.join("\n")}
 Nothing was changed. If this is intended, ${FORCE_HINT}, or adjust safety: in carte.yaml.`;
 }
-async function summaryCode(text) {
-  const cut2 = text.length > SUMMARY_PLAN_CHARS ? text.slice(0, SUMMARY_PLAN_CHARS) + "\n… (cut)" : text;
-  await summary.addCodeBlock(escapeHtml(cut2), "text").write();
+var JobSummary = class {
+  /** @param title the heading, e.g. `carte plan (shard 1/2)`. */
+  constructor(title) {
+    this.title = title;
+  }
+  title;
+  headed = false;
+  /** Markdown that starts with `### {title}` (rendered with {@link title}). */
+  async titled(markdown) {
+    this.headed = true;
+    await summary.addRaw(markdown, true).write();
+  }
+  /** Markdown, under the heading. */
+  async raw(markdown) {
+    await this.head();
+    await summary.addRaw(markdown, true).write();
+  }
+  /** A block of text, HTML-escaped inside `<pre><code>`, under the heading. */
+  async code(text) {
+    await this.head();
+    const cut2 = text.length > SUMMARY_PLAN_CHARS ? text.slice(0, SUMMARY_PLAN_CHARS) + "\n… (cut)" : text;
+    await summary.addCodeBlock(escapeHtml(cut2), "text").write();
+  }
+  async head() {
+    if (this.headed) return;
+    this.headed = true;
+    await summary.addRaw(`### ${escapeMarkdown(this.title)}
+`, true).write();
+  }
+};
+function logPlan(plan, target) {
+  const parts2 = renderTextParts(plan, { color: false, target, overriddenBy: OVERRIDDEN_BY });
+  for (const part of parts2) {
+    if (part.group === void 0) {
+      for (const line of part.lines) info2(escapeLog(line));
+      continue;
+    }
+    startGroup(escapeLog(part.group));
+    for (const line of part.lines.slice(1)) info2(escapeLog(line));
+    endGroup();
+  }
+  return parts2;
 }
-async function summaryRaw(markdown) {
-  await summary.addRaw(markdown, true).write();
+async function showPlan(plan, target, summary2) {
+  await summary2.code(joinTextParts(logPlan(plan, target)));
 }
 function commentContext(ctx, commit2) {
   return {
@@ -84326,25 +84773,52 @@ async function resolveBase(inputs, ctx, dir) {
     return { name, unavailable: `the base could not be read (${err.message})` };
   }
 }
-function planCommentBody(view, ctx, withRecord) {
+function planBinding(ctx) {
+  return {
+    repository: ctx.repository,
+    pullRequest: ctx.pullRequest?.number,
+    head: ctx.pullRequest?.headSha,
+    base: ctx.pullRequest?.baseRef
+  };
+}
+function recordOfPlan(plan, commit2, ctx, key) {
+  if (!key) return { noRecord: "no review key is set (input review-key or CARTE_REVIEW_KEY)." };
+  const binding = planBinding(ctx);
+  if (!completeBinding(binding)) {
+    return { noRecord: "this run has no pull request (number, head commit and base branch) to sign it for." };
+  }
+  if (commit2 !== binding.head) {
+    return {
+      noRecord: `the plan was made for commit ${(commit2 ?? "unknown").slice(0, 7)}, not the pull request's head ${binding.head.slice(0, 7)}.`
+    };
+  }
+  return { footer: encodeReviewed(plan, binding, key) };
+}
+function planCommentBody(view, ctx, options = {}) {
   const context = commentContext(ctx, view.commit);
-  if (view.problems && view.problems.length > 0) return renderProblemsComment(view.problems, { context });
+  const title = options.title;
+  if (view.problems && view.problems.length > 0)
+    return renderProblemsComment(view.problems, { context, ...title ? { title } : {} });
   if (view.plan && (view.errors.length === 0 || view.exitCode === ExitCode.unsafe)) {
     return renderPlanComment(view.plan, {
+      ...title ? { title } : {},
       context,
       split: view.split ?? void 0,
       forceHint: FORCE_HINT,
       fullPlanAt: "the job summary of this workflow run",
       target: view.target,
       stages: view.stages,
-      ...withRecord ? { footer: encodeReviewed(reviewedRecord(view.plan, view.commit ?? "unknown")) } : {}
+      ...options.record ? recordOfPlan(view.plan, view.commit, ctx, options.record.key) : {}
     });
   }
-  return renderFailureComment(view.errors.join("\n\n") || "unknown error", view.exitCode, { context });
+  return renderFailureComment(view.errors.join("\n\n") || "unknown error", view.exitCode, {
+    context,
+    ...title ? { title } : {}
+  });
 }
-async function summarizePlan(view, ctx) {
-  await summaryRaw(planCommentBody(view, ctx, false));
-  if (view.plan) await summaryCode(renderText(view.plan, { color: false, target: view.target }));
+async function summarizePlan(view, ctx, summary2) {
+  await summary2.titled(planCommentBody(view, ctx, { title: summary2.title }));
+  if (view.plan) await showPlan(view.plan, view.target, summary2);
 }
 function viewOf2(result, commit2, baseName) {
   const problems = result.error instanceof ConfigError ? result.error.problems : null;
@@ -84385,7 +84859,7 @@ function failureOf(view) {
   if (view.problems && view.problems.length > 0) return renderError(new ConfigError(view.problems));
   return view.errors.length > 0 ? view.errors.join("\n") : void 0;
 }
-async function planCommand(inputs, ctx, env2) {
+async function planCommand(inputs, ctx, env2, summary2) {
   const commit2 = ctx.pullRequest?.headSha ?? ctx.sha;
   const base = await resolveBase(inputs, ctx, path11.dirname(path11.resolve(inputs.config)));
   const scoped = inputs.scope === "changed" && base.ref !== void 0;
@@ -84426,7 +84900,7 @@ async function planCommand(inputs, ctx, env2) {
   }
   if (view.problems) annotate(view.problems, ctx.workspace);
   const recordFile = await maybeWriteRecord(inputs, recordOf("plan", inputs.shard, view));
-  await summarizePlan(view, ctx);
+  await summarizePlan(view, ctx, summary2);
   const gh = gitHub(inputs, ctx);
   if (inputs.comment && !inputs.shard && ctx.pullRequest && gh) {
     await upsertMarkedComment(
@@ -84434,12 +84908,18 @@ async function planCommand(inputs, ctx, env2) {
       ctx.pullRequest.number,
       COMMENT_MARKER,
       inputs.commentAuthor,
-      planCommentBody(view, ctx, true)
+      planCommentBody(view, ctx, { record: { key: inputs.reviewKey } })
     );
   }
-  return { exitCode: view.exitCode, plan: view.plan ?? void 0, failure: failureOf(view), recordFile };
+  return {
+    exitCode: view.exitCode,
+    plan: view.plan ?? void 0,
+    failure: failureOf(view),
+    recordFile,
+    annotated: !!view.problems?.length
+  };
 }
-async function findReviewed(gh, ctx, author) {
+async function reviewedPlanOf(gh, ctx, inputs) {
   if (!gh || !ctx.sha) return { why: "No GitHub token or commit to find the reviewed plan with." };
   const pulls = await gh.pullsOfCommit(ctx.sha);
   const merged = pulls.find((p) => p.merged_at);
@@ -84448,13 +84928,32 @@ async function findReviewed(gh, ctx, author) {
       why: `Commit ${ctx.sha.slice(0, 7)} did not come from a merged pull request, so no plan of it was reviewed.`
     };
   }
-  const comment = (await gh.comments(merged.number)).find((c) => isCartes(c, COMMENT_MARKER, author));
-  const record = comment?.body ? decodeReviewed(comment.body) : void 0;
-  if (!record)
-    return { pr: merged.number, why: `Pull request #${merged.number} has no plan from carte to go by.` };
-  const head = merged.head?.sha;
-  const why2 = head && record.head !== head ? `The last plan on pull request #${merged.number} was made for commit ${record.head.slice(0, 7)}, not for its last commit ${head.slice(0, 7)}.` : void 0;
-  return { pr: merged.number, record, ...why2 ? { why: why2 } : {} };
+  const pr = merged.number;
+  const comments = await gh.comments(pr);
+  const base = merged.base?.ref;
+  const pushed = ctx.ref?.startsWith("refs/heads/") ? ctx.ref.slice("refs/heads/".length) : void 0;
+  if (pushed !== void 0 && base !== void 0 && pushed !== base) {
+    return {
+      pr,
+      comments,
+      why: `Pull request #${pr} was merged into ${base}, not into ${pushed}, the branch this push updated.`
+    };
+  }
+  const binding = { repository: ctx.repository, pullRequest: pr, head: merged.head?.sha, base };
+  if (!completeBinding(binding)) {
+    return {
+      pr,
+      comments,
+      why: `GitHub did not say the head commit and base branch of pull request #${pr}.`
+    };
+  }
+  const reading = findReviewed(comments, {
+    marker: COMMENT_MARKER,
+    author: inputs.commentAuthor,
+    binding,
+    key: inputs.reviewKey
+  });
+  return { pr, comments, ...reading };
 }
 function stoppedRollout(result) {
   return (result.report?.stages ?? []).some((s) => s.status === "failed");
@@ -84465,11 +84964,11 @@ function rolloutFailure(result) {
   const notRun = stagesNotRun(stages);
   return `stage ${failed?.name ?? "?"} failed${failed?.error ? `: ${failed.error}` : ""}` + (notRun.length > 0 ? `; stages not run: ${notRun.join(", ")}` : "");
 }
-async function applyCommand(inputs, ctx, env2) {
+async function applyCommand(inputs, ctx, env2, summary2) {
   const merge2 = ctx.eventName === "push";
   const reviewedOnly = merge2 && !inputs.applyUnreviewed;
   const gh = gitHub(inputs, ctx);
-  const lookup = merge2 ? await findReviewed(gh, ctx, inputs.commentAuthor) : {};
+  const lookup = merge2 ? await reviewedPlanOf(gh, ctx, inputs) : {};
   let fresh;
   let refused = [];
   const secretsInput = inputs.secretsFile;
@@ -84501,19 +85000,18 @@ async function applyCommand(inputs, ctx, env2) {
     },
     {
       onWarning: (message) => warning(escapeTerminal(message)),
-      onPlan: async (plan, info2) => {
-        setOutput("has-changes", String(plan.changes.length > 0));
-        setOutput("summary", JSON.stringify(plan.summary));
-        await summaryCode(renderText(plan, { color: false, target: describeTarget(info2.target) }));
-      }
+      // The outputs are the run's, set once at its end (runAction), from the fresh plan.
+      onPlan: (plan, info3) => showPlan(plan, describeTarget(info3.target), summary2)
     }
   );
   const problems = result.error instanceof ConfigError ? relativeProblems(result.error.problems, ctx.workspace) : null;
   if (problems) annotate(problems, ctx.workspace);
-  const report3 = result.plan && result.report ? renderReportMarkdown(result.plan, result.report, {
-    target: result.target && describeTarget(result.target)
-  }) : void 0;
-  if (report3) await summaryRaw(report3);
+  const target = result.target && describeTarget(result.target);
+  const report3 = result.plan && result.report ? renderReportMarkdown(result.plan, result.report, { target }) : void 0;
+  if (result.plan && result.report) {
+    info2(escapeLog(renderReport(result.plan, result.report, result.applyMs ?? 0, target)));
+  }
+  if (report3) await summary2.raw(report3);
   let exitCode = result.exitCode;
   let failure2 = result.error !== void 0 ? describeError(result.error, result.plan) : result.report && (result.report.failed > 0 || result.report.skipped > 0 || stoppedRollout(result)) ? escapeTerminal(
     `apply incomplete: ${result.report.operations.filter((o) => o.status !== "ok").map((o) => `${o.status} ${o.method} ${o.path}${o.message ? `: ${o.message}` : ""}`).concat(stoppedRollout(result) ? [rolloutFailure(result)] : []).join("; ")}`
@@ -84524,7 +85022,7 @@ async function applyCommand(inputs, ctx, env2) {
     if (exitCode === ExitCode.ok) exitCode = ExitCode.unsafe;
     failure2 = failure2 ? `${failure2}
 ${refusal}` : refusal;
-    await summaryRaw(`**Refused by the reviewed-plan check:** ${escapeHtml(refusal)}`);
+    await summary2.raw(`**Refused by the reviewed-plan check:** ${escapeMarkdown(refusal)}`);
   }
   if (inputs.comment && gh && lookup.pr !== void 0) {
     const body = renderApplyComment({
@@ -84547,10 +85045,11 @@ ${refusal}` : refusal;
       lookup.pr,
       applyMarker(inputs.shard, result.stage),
       inputs.commentAuthor,
-      body
+      body,
+      lookup.comments
     );
   }
-  return { exitCode, plan: fresh ?? result.plan, failure: failure2 };
+  return { exitCode, plan: fresh ?? result.plan, failure: failure2, annotated: problems !== null };
 }
 async function syncDriftIssue(gh, plan, ctx, author) {
   const open5 = (await gh.openIssues(DRIFT_LABEL)).filter((i) => isCartes(i, DRIFT_MARKER, author));
@@ -84576,14 +85075,18 @@ ${renderDriftIssue(plan, { context })}`;
     await gh.updateIssue(issue2.number, { state: "closed", state_reason: "completed" });
   }
 }
-async function driftOutcome(view, inputs, ctx, sharded) {
+async function driftOutcome(view, inputs, ctx, sharded, summary2) {
   const failure2 = failureOf(view);
-  if (view.plan) await summaryRaw(renderDriftSummary(view.plan, ctx));
+  if (view.plan) {
+    await summary2.titled(renderDriftSummary(view.plan, ctx, summary2.title));
+    logPlan(view.plan, view.target);
+  }
   if (failure2 !== void 0 || !view.plan) {
     return {
       exitCode: view.exitCode || ExitCode.error,
       plan: view.plan ?? void 0,
-      failure: failure2 ?? "no plan"
+      failure: failure2 ?? "no plan",
+      annotated: !!view.problems?.length
     };
   }
   const gh = gitHub(inputs, ctx);
@@ -84597,10 +85100,13 @@ async function driftOutcome(view, inputs, ctx, sharded) {
     warning(`drift: ${view.plan.changes.length} change(s) would make the platform match the files`);
   return { exitCode: drift ? ExitCode.changes : ExitCode.ok, plan: view.plan };
 }
-function renderDriftSummary(plan, ctx) {
-  return plan.changes.length === 0 ? "**No drift**: the platform matches the files.\n" : renderDriftIssue(plan, { context: commentContext(ctx, ctx.sha) });
+function renderDriftSummary(plan, ctx, title) {
+  return plan.changes.length === 0 ? `### ${escapeMarkdown(title)}
+
+**No drift**: the platform matches the files.
+` : renderDriftIssue(plan, { title, context: commentContext(ctx, ctx.sha) });
 }
-async function driftCommand(inputs, ctx, env2) {
+async function driftCommand(inputs, ctx, env2, summary2) {
   const result = await runCarte({
     command: "plan",
     config: inputs.config,
@@ -84617,10 +85123,10 @@ async function driftCommand(inputs, ctx, env2) {
   if (view.plan && view.exitCode === ExitCode.ok && view.plan.changes.length > 0)
     view.exitCode = ExitCode.changes;
   const recordFile = await maybeWriteRecord(inputs, recordOf("drift", inputs.shard, view));
-  const out = await driftOutcome(view, inputs, ctx, inputs.shard !== void 0);
+  const out = await driftOutcome(view, inputs, ctx, inputs.shard !== void 0, summary2);
   return { ...out, recordFile };
 }
-async function reportCommand(inputs, ctx) {
+async function reportCommand(inputs, ctx, summary2) {
   if (inputs.plans.length === 0)
     throw new Error("command report needs the input plans (the run records' paths)");
   const files = (await glob(inputs.plans, { cwd: process.cwd(), absolute: true, onlyFiles: true })).sort();
@@ -84635,8 +85141,8 @@ async function reportCommand(inputs, ctx) {
     commit: merged.commit ?? void 0,
     ...merged.target !== void 0 ? { target: merged.target } : {}
   };
-  if (merged.command === "drift") return driftOutcome(view, inputs, ctx, false);
-  await summarizePlan(view, ctx);
+  if (merged.command === "drift") return driftOutcome(view, inputs, ctx, false, summary2);
+  await summarizePlan(view, ctx, summary2);
   const gh = gitHub(inputs, ctx);
   if (inputs.comment && ctx.pullRequest && gh) {
     await upsertMarkedComment(
@@ -84644,38 +85150,39 @@ async function reportCommand(inputs, ctx) {
       ctx.pullRequest.number,
       COMMENT_MARKER,
       inputs.commentAuthor,
-      planCommentBody(view, ctx, true)
+      planCommentBody(view, ctx, { record: { key: inputs.reviewKey } })
     );
   }
   return { exitCode: view.exitCode, plan: view.plan ?? void 0, failure: failureOf(view) };
 }
 async function runAction(env2 = process.env) {
   if (env2.CARTE_CLIENT_SECRET) setSecret(env2.CARTE_CLIENT_SECRET);
+  if (reviewSecret(env2)) setSecret(reviewSecret(env2));
   const ctx = readContext(env2);
   let outcome = { exitCode: ExitCode.ok };
+  let summary2 = new JobSummary("carte");
   try {
-    let inputs;
     try {
-      inputs = readInputs();
+      const inputs = readInputs(env2);
       const shard = inputs.shard ? ` (shard ${inputs.shard.index}/${inputs.shard.count})` : "";
-      await summary.addHeading(`carte ${inputs.command}${shard}`, 3).write();
-      if (inputs.command === "plan") outcome = await planCommand(inputs, ctx, env2);
-      else if (inputs.command === "apply") outcome = await applyCommand(inputs, ctx, env2);
-      else if (inputs.command === "drift") outcome = await driftCommand(inputs, ctx, env2);
-      else outcome = await reportCommand(inputs, ctx);
+      summary2 = new JobSummary(`carte ${inputs.command}${shard}`);
+      if (inputs.command === "plan") outcome = await planCommand(inputs, ctx, env2, summary2);
+      else if (inputs.command === "apply") outcome = await applyCommand(inputs, ctx, env2, summary2);
+      else if (inputs.command === "drift") outcome = await driftCommand(inputs, ctx, env2, summary2);
+      else outcome = await reportCommand(inputs, ctx, summary2);
     } catch (err) {
       outcome = { ...outcome, exitCode: exitCodeFor(err) || ExitCode.error, failure: renderError(err) };
-      if (!inputs) await summary.addHeading("carte", 3).write();
     }
     if (outcome.failure !== void 0) {
-      await summaryRaw(`**Failed with exit code ${outcome.exitCode}:**`);
-      await summaryCode(outcome.failure);
+      await summary2.raw(`**Failed with exit code ${outcome.exitCode}:**`);
+      await summary2.code(outcome.failure);
     }
   } catch (err) {
     outcome = {
       ...outcome,
       exitCode: outcome.exitCode === ExitCode.ok ? ExitCode.error : outcome.exitCode,
-      failure: outcome.failure ?? renderError(err)
+      failure: outcome.failure ?? renderError(err),
+      annotated: false
     };
   }
   const plan = outcome.plan;
@@ -84683,21 +85190,40 @@ async function runAction(env2 = process.env) {
   setOutput("summary", plan ? JSON.stringify(plan.summary) : "null");
   if (outcome.recordFile) setOutput("plan-file", outcome.recordFile);
   setOutput("exitcode", String(outcome.exitCode));
-  if (outcome.failure !== void 0) setFailed(outcome.failure);
+  if (outcome.failure !== void 0) {
+    if (outcome.annotated) {
+      info2(escapeLog(outcome.failure));
+      process.exitCode = ExitCode2.Failure;
+    } else setFailed(outcome.failure);
+  }
   return outcome.exitCode;
+}
+async function run() {
+  try {
+    process.exitCode = await runAction();
+  } catch (err) {
+    process.stderr.write(
+      `carte action: ${escapeTerminal(err instanceof Error ? err.message : String(err))}
+`
+    );
+    process.exitCode = ExitCode.error;
+  }
 }
 
 // src/action/index.ts
-runAction().then(
-  (code3) => {
-    process.exitCode = code3;
-  },
-  (err) => {
-    process.stderr.write(`carte action: ${err instanceof Error ? err.message : String(err)}
-`);
-    process.exitCode = 1;
+function isProgram() {
+  const started = process.argv[1];
+  if (!started) return false;
+  try {
+    return realpathSync3(started) === realpathSync3(fileURLToPath2(import.meta.url));
+  } catch {
+    return false;
   }
-);
+}
+if (isProgram()) void run();
+export {
+  run
+};
 /*! Bundled license information:
 
 undici/lib/web/fetch/body.js:
