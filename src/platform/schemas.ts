@@ -269,9 +269,9 @@ function answerProblem(e: ErrorObject, quote: boolean): string {
 }
 
 /**
- * ajv's errors as problems, in the order met. The errors of the branches of an `anyOf` that failed as a
- * whole (with `allErrors`, they come right before it, at its place in the answer or below) give way to
- * the `anyOf` itself, said as what its branches accept.
+ * ajv's errors as problems, in the order met, the first at each place of the answer only. The errors of
+ * the branches of an `anyOf` that failed as a whole (with `allErrors`, they come right before it, at its
+ * place in the answer or below) give way to the `anyOf` itself, said as what its branches accept.
  */
 function problemsOf(errors: readonly ErrorObject[], quote: boolean): string[] {
   const kept: ErrorObject[] = [];
@@ -283,7 +283,16 @@ function problemsOf(errors: readonly ErrorObject[], quote: boolean): string[] {
     }
     kept.push(e);
   }
-  return [...new Set(kept.map((e) => answerProblem(e, quote)))];
+  // One problem per place: a value of the wrong type fails its `enum` or `format` too.
+  const places = new Set<string>();
+  const out: string[] = [];
+  for (const e of kept) {
+    const problem = answerProblem(e, quote);
+    const place = problem.slice(0, problem.indexOf(": "));
+    if (!places.has(place)) out.push(problem);
+    places.add(place);
+  }
+  return out;
 }
 
 /**
