@@ -727,7 +727,7 @@ function jsonFault(err: unknown, text: string): string {
   const at = /at position (\d+)/.exec(message);
   const position = at ? Number(at[1]) : undefined;
   if (/end of JSON input/i.test(message) || (position !== undefined && position >= text.length)) {
-    return "it ends before its JSON value does (cut short)";
+    return "it is cut short, ending inside its JSON value";
   }
   return position === undefined
     ? "it is not valid JSON"

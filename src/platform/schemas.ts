@@ -231,8 +231,9 @@ export function shownValue(value: unknown): string {
   }
 }
 
+/** The place of a problem: a JSON pointer into the answer (RFC 6901), `top level` for the answer itself. */
 function pointerOf(instancePath: string): string {
-  return instancePath === "" ? "(the answer itself)" : instancePath;
+  return instancePath === "" ? "top level" : instancePath;
 }
 
 /** One ajv error as `POINTER: expected …, got …` (without the value when `quote` is false). */

@@ -350,6 +350,23 @@ describe("malformed platform answers", () => {
   });
 });
 
+describe("a malformed answer to a write", () => {
+  it("is settled by a read, like a lost answer: the platform took the call", async () => {
+    const dir = project();
+    const config = path.join(dir, "carte.yaml");
+    const applied = await carte(["apply", "--auto-approve", "-c", config]);
+    expect(applied.code, applied.err).toBe(0);
+    const catalog = path.join(dir, "catalogs", "burgers.yaml");
+    writeFileSync(catalog, readFileSync(catalog, "utf8").replace("price: 8900", "price: 9900"));
+    const route = "POST /restaurants/menu/v1/stores/{storeId}/items" as const;
+    const run = await runForging(route, HTML, ["apply", "--auto-approve", "--json", "-c", config]);
+    expect(run.code, run.err + run.out).toBe(0);
+    expect(run.out).toContain("a read shows the change was made");
+    const again = await carte(["plan", "--detailed-exitcode", "-c", config]);
+    expect(again.code, again.out).toBe(0);
+  });
+});
+
 describe("SKUs named like members of Object.prototype, from the platform", () => {
   it("plan, plan --json, apply and import treat __proto__, constructor and toString as data", async () => {
     // The platform's extra items are most of the store: deleting them is the point here.
