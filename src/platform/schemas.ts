@@ -252,6 +252,10 @@ function answerProblem(e: ErrorObject, quote: boolean): string {
       return `${pointerOf(e.instancePath)}: expected ${typePhrase(p.type)}, ${got}`;
     case "enum":
       return `${pointerOf(e.instancePath)}: expected one of ${(p.allowedValues as unknown[]).map(String).join(", ")}, ${got}`;
+    case "additionalProperties": {
+      const prop = String(p.additionalProperty);
+      return `${e.instancePath}/${prop.replace(/~/g, "~0").replace(/\//g, "~1")}: not a field the schema names`;
+    }
     case "anyOf":
       return `${pointerOf(e.instancePath)}: expected ${(e.schema as unknown[]).map(expectedOf).join(" or ")}, ${got}`;
     case "format": {
@@ -296,19 +300,30 @@ function problemsOf(errors: readonly ErrorObject[], quote: boolean): string[] {
   return out;
 }
 
+/** Options of {@link answerProblems}. */
+export interface AnswerCheck {
+  /** Show the values that are wrong (default true); false for an answer that carries a secret. */
+  quote?: boolean;
+  /**
+   * Check against the schemas as written ({@link platformSchemas}: a field they do not name is a
+   * problem, the first problem only) instead of the client's open reading: for a side that must send
+   * exactly what the spec describes (an emulator checking its own answers).
+   */
+  asWritten?: boolean;
+}
+
 /**
  * Checks a platform answer against a definition of schemas/platform/, read open (see the module
- * comment). Returns the problems, each `JSON-pointer: expected …, got …` (empty when the answer
- * matches), in the order met; the caller lists the first {@link MAX_LISTED_PROBLEMS}. With
- * `quote: false` (an answer that carries a secret) no value of the answer is shown.
+ * comment) unless `asWritten`. Returns the problems, each `JSON-pointer: expected …, got …` (empty
+ * when the answer matches), in the order met; the caller lists the first {@link MAX_LISTED_PROBLEMS}.
  * @throws Error for a definition name the schemas do not have (a bug of the route table).
  */
 export function answerProblems(
   name: PlatformSchemaName,
   value: unknown,
-  options: { quote?: boolean } = {},
+  options: AnswerCheck = {},
 ): string[] {
-  const validate = answerSchemas().validator(name);
+  const validate = (options.asWritten ? platformSchemas() : answerSchemas()).validator(name);
   if (validate(value)) return [];
   return problemsOf(validate.errors ?? [], options.quote !== false);
 }
