@@ -7,6 +7,9 @@
  * Calls are named by their route (routes.ts): `client.request("GET /restaurants/menu/v1/stores/{storeId}/store-menu",
  * { storeId })` takes the path, the token surface and the idempotency from the route table. The typed calls
  * of each API group (utils.ts, stores.ts, webhooks.ts) are thin functions over {@link PlatformClient.request}.
+ * No answer is used unread: every 2xx answer goes through {@link PlatformClient.decode}, which checks it
+ * against its route's response schema (schemas.ts) and turns a malformed one into a
+ * {@link MalformedAnswerError} naming the call and the store.
  *
  * Sources: platform-spec.md §4.1 (token login), §4.3 (availability v2), §4.4 (store menu API),
  * §5 (authentication: `x-authorization` header), §7 (errors); platform-notes.md "Authentication"
