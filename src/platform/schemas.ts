@@ -213,7 +213,7 @@ const QUOTED_CHARS = 40;
  * A value of an answer as a problem shows it: short scalars as JSON (a string cut at 40 characters),
  * arrays and objects by their kind only, so that no more of the platform's answer is echoed than helps.
  */
-export function shownValue(value: unknown): string {
+function shownValue(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return `an array of ${value.length}`;
   switch (typeof value) {
@@ -236,6 +236,11 @@ function pointerOf(instancePath: string): string {
   return instancePath === "" ? "top level" : instancePath;
 }
 
+/** The JSON pointer of a field of the value at `instancePath` (`~` and `/` escaped, RFC 6901 §3). */
+function fieldPointer(instancePath: string, field: string): string {
+  return `${instancePath}/${field.replace(/~/g, "~0").replace(/\//g, "~1")}`;
+}
+
 /** One ajv error as `POINTER: expected …, got …` (without the value when `quote` is false). */
 function answerProblem(e: ErrorObject, quote: boolean): string {
   const p = e.params as Record<string, unknown>;
@@ -244,18 +249,15 @@ function answerProblem(e: ErrorObject, quote: boolean): string {
     case "required": {
       const prop = String(p.missingProperty);
       const props = ((e.parentSchema ?? {}) as Schema).properties as Record<string, unknown> | undefined;
-      const child = `${e.instancePath}/${prop.replace(/~/g, "~0").replace(/\//g, "~1")}`;
       const what = props && Object.hasOwn(props, prop) ? expectedOf(props[prop]) : "a value";
-      return `${child}: missing (expected ${what})`;
+      return `${fieldPointer(e.instancePath, prop)}: missing (expected ${what})`;
     }
     case "type":
       return `${pointerOf(e.instancePath)}: expected ${typePhrase(p.type)}, ${got}`;
     case "enum":
       return `${pointerOf(e.instancePath)}: expected one of ${(p.allowedValues as unknown[]).map(String).join(", ")}, ${got}`;
-    case "additionalProperties": {
-      const prop = String(p.additionalProperty);
-      return `${e.instancePath}/${prop.replace(/~/g, "~0").replace(/\//g, "~1")}: not a field the schema names`;
-    }
+    case "additionalProperties":
+      return `${fieldPointer(e.instancePath, String(p.additionalProperty))}: not a field the schema names`;
     case "anyOf":
       return `${pointerOf(e.instancePath)}: expected ${(e.schema as unknown[]).map(expectedOf).join(" or ")}, ${got}`;
     case "format": {
