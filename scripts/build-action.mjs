@@ -16,12 +16,12 @@ const outfile = path.join(root, "dist-action", "index.js");
 
 /**
  * The schema loaders find schemas/ relative to their own module (`../../schemas/…` from src/config/ and
- * src/emulator/). In the bundle every module is dist-action/index.js, one folder below the root.
+ * src/platform/). In the bundle every module is dist-action/index.js, one folder below the root.
  */
 const schemaPaths = {
   name: "schema-paths",
   setup(build) {
-    build.onLoad({ filter: /[\\/]src[\\/](config|emulator)[\\/]validate\.ts$/ }, (args) => {
+    build.onLoad({ filter: /[\\/]src[\\/](config[\\/]validate|platform[\\/]schemas)\.ts$/ }, (args) => {
       const source = readFileSync(args.path, "utf8");
       const rewritten = source.replaceAll("`../../schemas/", "`../schemas/");
       if (rewritten === source) {

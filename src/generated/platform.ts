@@ -117,6 +117,7 @@ export interface MenuSchemas {
   ItemUpsert: ItemUpsert;
   Item: Item;
   CategoryItemRef: CategoryItemRef;
+  CategoryItemRefRead: CategoryItemRefRead;
   CategoryMenuRef: CategoryMenuRef;
   CategoryUpsert: CategoryUpsert;
   Category: Category;
@@ -161,7 +162,7 @@ export interface Schedule {
   time_periods: TimePeriod[];
 }
 /**
- * Image of an item (spec §2.2 `images_info.images`).
+ * Image of an item (spec §2.2 `images_info.images`: `{id, path, index, host}`). As sent, only `path` and `index` are needed. As read, the spec lists `id` and `host` too. Accepted for now, a known gap between the emulator and the spec: the emulator answers images without `id` and `host`, so they stay optional in answers.
  */
 export interface Image {
   id?: number;
@@ -178,7 +179,7 @@ export interface ItemRef {
   index: number;
 }
 /**
- * Reference to a related item as read: `{id, sku, index}` (spec §2.2).
+ * Reference to a related item as read in `items_info.items`: `{id, sku, index}` (spec §2.2).
  */
 export interface ItemRefRead {
   id: number;
@@ -238,6 +239,9 @@ export interface Item {
   id: number;
   sku: string;
   storeId: number;
+  /**
+   * ISO 8601 timestamp (spec §2.2). carte never reads it, so its form is not checked: a timestamp without a zone must not stop a plan.
+   */
   last_updated: string;
   item_type: ItemType;
   title_info: {
@@ -245,6 +249,9 @@ export interface Item {
     overrides: Overrides;
   };
   description_info: {
+    /**
+     * A string (spec §2.2). Accepted for now, a known gap between the emulator and the spec: the emulator answers null for an item written without a description (carte reads null as "").
+     */
     description: string | null;
     overrides: Overrides;
   };
@@ -257,6 +264,9 @@ export interface Item {
     overrides: Overrides;
   };
   price_info: {
+    /**
+     * A number (spec §2.2). Accepted for now, a known gap between the emulator and the spec: the emulator answers null for modifier groups, which have no price of their own (carte reads null as no price).
+     */
     price: number | null;
     overrides: Overrides;
   };
@@ -289,7 +299,18 @@ export interface CategoryItemRef {
   storeId?: number;
 }
 /**
- * A menu that holds a category, as read in `Category.menus` (spec §2.2; derived from the menus).
+ * Reference from a category to one of its ITEMs as read (spec §2.2 Category `items`: id, sku, index, menuId, menu_type, storeId; platform notes: `{id, sku, index, menu_type}`). carte reads `id`, `sku` and `index`. Accepted for now, a known gap between the emulator and the spec: the emulator answers `{id, sku, index}` only, so `menuId`, `menu_type` and `storeId` stay optional.
+ */
+export interface CategoryItemRefRead {
+  id: number;
+  sku: string;
+  index: number;
+  menuId?: number;
+  menu_type?: string;
+  storeId?: number;
+}
+/**
+ * A menu that holds a category, as read in `Category.menus` (spec §2.2: id, index, is_category_active, menu_type, storeId; derived from the menus). Accepted for now, a known gap between the emulator and the spec: the emulator leaves `storeId` out, so it stays optional.
  */
 export interface CategoryMenuRef {
   id: number;
@@ -319,8 +340,11 @@ export interface Category {
   sku: string;
   storeId: number;
   title: string;
+  /**
+   * ISO 8601 timestamp (spec §2.2). carte never reads it, so its form is not checked: a timestamp without a zone must not stop a plan.
+   */
   last_updated: string;
-  items: ItemRefRead[];
+  items: CategoryItemRefRead[];
   menus: CategoryMenuRef[];
   schedules: Schedule[];
 }
@@ -335,7 +359,7 @@ export interface MenuCategoryRef {
   storeId?: number;
 }
 /**
- * Reference from a menu to a category as read (spec §2.2): id, sku, index, is_category_active (and storeId inside the store menu, optional).
+ * Reference from a menu to a category as read (spec §2.2): id, sku, index, is_category_active; inside the store menu also storeId. Accepted for now, a known gap between the emulator and the spec: the emulator leaves `storeId` out of the store menu's references, so it stays optional.
  */
 export interface MenuCategory {
   id: number;
@@ -361,6 +385,9 @@ export interface MenuUpsert {
 export interface Menu {
   id: number;
   store_id: number;
+  /**
+   * The linked super store (spec §2.2: uint64). Accepted for now, a known gap between the emulator and the spec: the emulator answers null for a menu of no super store.
+   */
   super_store_id: number | null;
   menu_type: string;
   categories: MenuCategory[];
@@ -371,6 +398,9 @@ export interface Menu {
 export interface StoreMenuMenu {
   id: number;
   storeId: number;
+  /**
+   * The linked super store (spec §2.2: uint64). Accepted for now, a known gap between the emulator and the spec: the emulator answers null for a menu of no super store.
+   */
   super_store_id: number | null;
   menu_type: string;
   categories: MenuCategory[];
@@ -510,7 +540,7 @@ export interface ItemsStockStatusRequest {
   items: string[];
 }
 /**
- * Stock status record of the legacy API (spec §2.3). `item_type` is the resource asked; an unknown identifier answers `UNKNOWN` with `item_id` / `item_sku` null where not known.
+ * Stock status record of the legacy API (spec §2.3: item_id integer, item_sku string). `item_type` is the resource asked. Accepted for now, a known gap between the emulator and the spec: the emulator answers an unknown identifier with `UNKNOWN` and `item_id` / `item_sku` null where not known, so both accept null.
  */
 export interface StockStatus {
   item_id: number | null;

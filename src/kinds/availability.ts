@@ -12,7 +12,7 @@
  * that must be off, or whose state differs, yields a change.
  */
 
-import { CARTE_SUSPEND_REASON, own, type Ownership, type StoreState } from "../model.js";
+import { CARTE_SUSPEND_REASON, own, table, type Ownership, type StoreState } from "../model.js";
 import { availabilityPart } from "../import/availability.js";
 import type { StoreItemsToggle, WireItem } from "../platform/wire.js";
 import { toWireItem } from "./items.js";
@@ -59,7 +59,7 @@ function select(
   const desired = ownership !== undefined;
   const off = new Set(state.unavailable);
   const on = new Set(state.available ?? []);
-  const out: Record<string, AvailabilityResource> = {};
+  const out = table<AvailabilityResource>();
   for (const sku in state.items) {
     if (state.items[sku]!.type !== "ITEM") continue;
     if (off.has(sku)) {

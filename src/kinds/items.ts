@@ -4,7 +4,7 @@
  * the type: `item[SKU]` or `modifier_group[SKU]`; a change of type is an update, not a delete and create.
  */
 
-import { own, type ImageRef, type ItemResource, type StoreState } from "../model.js";
+import { own, table, type ImageRef, type ItemResource, type StoreState } from "../model.js";
 import { currencyOf, formatPrice } from "../money.js";
 import type { WireItem } from "../platform/wire.js";
 import { itemsPart } from "../import/items.js";
@@ -27,7 +27,7 @@ function anyScheduled(items: Record<string, ItemResource>): boolean {
 function selectItems(state: StoreState): Record<string, ItemResource> {
   const viaUtils = state.schedulesVia === "utils";
   if (!viaUtils && !anyScheduled(state.items)) return state.items;
-  const out: Record<string, ItemResource> = {};
+  const out = table<ItemResource>();
   for (const [sku, item] of Object.entries(state.items)) {
     const { schedules, ...rest } = item;
     out[sku] = viaUtils || !schedules?.length ? rest : { ...rest, schedules: canonicalSchedules(schedules) };
@@ -100,7 +100,7 @@ export function fromWireItem(
   };
   const schedules = fromWireSchedules(w.schedules_info?.schedules);
   if (schedules) out.schedules = schedules;
-  const inParent: Record<string, number> = {};
+  const inParent = table<number>();
   for (const o of w.price_info?.overrides ?? []) {
     const parent = o.override_sku ?? skuOf(o.override_id ?? undefined);
     if (o.override_type === "ITEM" && parent && typeof o.price === "number") inParent[parent] = o.price;

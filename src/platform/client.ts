@@ -7,6 +7,9 @@
  * Calls are named by their route (routes.ts): `client.request("GET /restaurants/menu/v1/stores/{storeId}/store-menu",
  * { storeId })` takes the path, the token surface and the idempotency from the route table. The typed calls
  * of each API group (utils.ts, stores.ts, webhooks.ts) are thin functions over {@link PlatformClient.request}.
+ * No answer is used unread: every 2xx answer goes through {@link PlatformClient.decode}, which checks it
+ * against its route's response schema (schemas.ts) and turns a malformed one into a
+ * {@link MalformedAnswerError} naming the call and the store.
  *
  * Sources: platform-spec.md §4.1 (token login), §4.3 (availability v2), §4.4 (store menu API),
  * §5 (authentication: `x-authorization` header), §7 (errors); platform-notes.md "Authentication"
@@ -16,7 +19,7 @@
 
 import { setMaxListeners } from "node:events";
 import { Agent, request, type Dispatcher } from "undici";
-import { ApiError, InternalError, redact } from "../errors.js";
+import { ApiError, InternalError, MalformedAnswerError, redact } from "../errors.js";
 import {
   AdaptiveRateLimiter,
   ByteBudget,
@@ -35,6 +38,7 @@ import {
   type RetryPolicy,
   type Sleep,
 } from "./transport.js";
+import { answerProblems, answerSchemas, MAX_LISTED_PROBLEMS } from "./schemas.js";
 import {
   DEFAULT_ANSWER_BYTES,
   LOGIN_ROUTES,
@@ -42,7 +46,6 @@ import {
   routeMaxResponseBytes,
   routeIdempotent,
   routeMethod,
-  routeOfPath,
   routePath,
   routeSpec,
   type RouteName,
@@ -178,12 +181,29 @@ export interface CallOptions {
    * carry `:`), values URI-encoded. Undefined values are left out.
    */
   query?: Record<string, string | number | undefined>;
+}
+
+/**
+ * A 2xx answer as received, not yet read: what {@link PlatformClient.fetchAnswer} gives, so that the
+ * caller reads it with {@link PlatformClient.decode} after releasing its own concurrency slot (the
+ * reader: a 473 KB store menu is parsed and checked while the next call is on its way).
+ */
+export interface RawAnswer {
   /**
-   * Give the body of a 2xx answer as the text received, not parsed, so that the caller parses it after
-   * releasing its own concurrency slot (the reader: a 473 KB store menu is parsed while the next call is
-   * on its way). Answers of other statuses are parsed as usual for the error.
+   * The route the call addressed, when its method and path are a row of the route table (routes.ts):
+   * its `response` names the schema the body must match.
    */
-  raw?: boolean;
+  readonly route: RouteName | undefined;
+  readonly method: string;
+  /** Path of the call, query string included. */
+  readonly path: string;
+  /** The platform store id of the path (`{storeId}`, `{store_id}`), when the route has one. */
+  readonly storeId: string | undefined;
+  readonly status: number;
+  /** The `content-type` header, when the platform sent one. */
+  readonly contentType: string | undefined;
+  /** The body as received (UTF-8). */
+  readonly text: string;
 }
 
 /**
@@ -205,7 +225,13 @@ const TIME_LIMIT = "the time limit of the run (--timeout)";
 export interface RawResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
+  /**
+   * The body parsed as JSON, or its text when it is not JSON; undefined when empty. Left unparsed
+   * (undefined) for a 2xx answer of {@link PlatformClient.request}, which reads {@link text}.
+   */
   body: unknown;
+  /** The body as received. */
+  text: string;
 }
 
 /** One attempt: a response of any status, or no response with the reason. */
@@ -318,7 +344,7 @@ export class PlatformClient {
   ): Promise<RawResponse> {
     const out = await this.exchange(method, path, body, this.callDeadline(), async () => headers);
     if (!out.ok) throw out.error;
-    return out.res;
+    return { ...out.res, body: parseLoosely(out.res.text) };
   }
 
   /**
@@ -331,8 +357,12 @@ export class PlatformClient {
    * server's `Retry-After` on 429 and 503, up to `maxAttempts` failed attempts in all; waits the server
    * asked for do not count, and the client's deadline bounds them. On 401 the token is renewed and the
    * call repeated, unless the call renewed it less than a minute before ({@link RENEW_AGAIN_AFTER_MS}).
+   *
+   * The answer is read by {@link decode}: checked against the route's response schema before it is
+   * returned; a route without one (204) gives undefined.
    * @throws ApiError for a non-2xx answer (the last status the platform answered) or when no answer
    *   arrived (status 0).
+   * @throws MalformedAnswerError (an ApiError) for a 2xx answer that is not JSON or not of the route's shape.
    * @throws InternalError when a path parameter of the route is missing.
    */
   async request<T>(
@@ -341,9 +371,72 @@ export class PlatformClient {
     body?: unknown,
     options: CallOptions = {},
   ): Promise<T> {
+    return this.decode<T>(await this.fetchAnswer(name, params, body, options));
+  }
+
+  /**
+   * Calls a route like {@link request} and gives its 2xx answer as received, to be read with
+   * {@link decode} later (see {@link RawAnswer}).
+   * @throws ApiError, InternalError as {@link request}.
+   */
+  async fetchAnswer(
+    name: RouteName,
+    params: RouteParams,
+    body?: unknown,
+    options: CallOptions = {},
+  ): Promise<RawAnswer> {
     const path = routePath(name, params) + queryString(options.query);
     const idempotent = options.idempotent ?? routeIdempotent(name, body);
-    return this.send<T>(routeMethod(name), path, body, routeSpec(name).surface, idempotent, options.raw);
+    const storeId = params.storeId ?? params.store_id;
+    const surface = routeSpec(name).surface;
+    return this.send(routeMethod(name), path, body, surface, idempotent, name, storeId?.toString());
+  }
+
+  /**
+   * Reads a 2xx answer (platform-spec.md §4 conventions: bodies are JSON): the body parsed and checked
+   * against the response schema of its route (schemas/platform/, read open: src/platform/schemas.ts).
+   * An answer whose route has no response schema (204) gives undefined, whatever its body.
+   * @throws MalformedAnswerError when the content type is not JSON, the body is empty or not JSON, or
+   *   the value does not match the schema: the message names the call, its store, and the first
+   *   problems (`/items/3/sku: expected a string, got null`), quoting at most a short escaped excerpt
+   *   (nothing of an answer that carries a secret, {@link RouteSpec.secret}).
+   */
+  decode<T>(answer: RawAnswer): T {
+    const spec = answer.route === undefined ? undefined : routeSpec(answer.route);
+    if (spec?.response === undefined) return undefined as T;
+    const quote = spec.secret !== true;
+    const fail = (problem: string) =>
+      new MalformedAnswerError({
+        method: answer.method,
+        path: answer.path,
+        status: answer.status,
+        route: answer.route!,
+        storeId: answer.storeId,
+        problem: redact(problem, [...this.secrets]),
+      });
+    const { text, contentType } = answer;
+    const starts = quote ? `; it starts ${excerpt(text)}` : "";
+    if (contentType !== undefined && !isJsonType(contentType)) {
+      throw fail(`is not JSON: its content type is ${JSON.stringify(contentType.slice(0, 80))}${starts}`);
+    }
+    if (text.trim() === "") throw fail("is not JSON: the body is empty");
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      throw fail(`is not JSON: ${jsonFault(err, text)}${starts}`);
+    }
+    const problems = answerProblems(spec.response, value, { quote });
+    if (problems.length > 0) {
+      const file = answerSchemas().definitions.get(spec.response)?.file;
+      const more = problems.length - MAX_LISTED_PROBLEMS;
+      throw fail(
+        `does not have the shape of a ${spec.response} (schemas/platform/${file}.schema.json): ` +
+          problems.slice(0, MAX_LISTED_PROBLEMS).join("; ") +
+          (more > 0 ? `; and ${more} more problem${more === 1 ? "" : "s"}` : ""),
+      );
+    }
+    return value as T;
   }
 
   /**
@@ -356,50 +449,56 @@ export class PlatformClient {
    * @throws InternalError when no route of the table has this path (a bug of the caller).
    */
   async call<T>(method: string, path: string, body?: unknown, options: CallOptions = {}): Promise<T> {
-    const name = routeOfPath(method, path);
-    if (name === undefined) {
+    const match = matchRoute(method, path);
+    if (match === undefined) {
       throw new InternalError(
         `no route of the platform API (src/platform/routes.ts) matches ${method} ${path}`,
       );
     }
     const idempotent = options.idempotent ?? isIdempotentMethod(method);
-    return this.send<T>(method, path + queryString(options.query), body, routeSpec(name).surface, idempotent);
+    // A path whose route has another method: its surface is the path's, and no schema describes the answer.
+    const route = match.method === method.toUpperCase() ? match.name : undefined;
+    const answer = await this.send(
+      method,
+      path + queryString(options.query),
+      body,
+      routeSpec(match.name).surface,
+      idempotent,
+      route,
+      match.params.storeId ?? match.params.store_id,
+    );
+    return this.decode<T>(answer);
   }
 
   /**
-   * One protected call with retries; the body of a 2xx answer. The token is taken for each attempt
-   * after the rate limiter's wait (a long wait may outlive a token). On 401 the token is renewed and the
-   * call repeated when the call has not renewed it within the last {@link RENEW_AGAIN_AFTER_MS}
-   * (platform notes "Authentication": renew on 401; a second 401 right after a renewal is final).
+   * One protected call with retries; the 2xx answer as received, for {@link decode}. The token is taken
+   * for each attempt after the rate limiter's wait (a long wait may outlive a token). On 401 the token is
+   * renewed and the call repeated when the call has not renewed it within the last
+   * {@link RENEW_AGAIN_AFTER_MS} (platform notes "Authentication": renew on 401; a second 401 right after
+   * a renewal is final). `route` and `storeId` are only carried into the answer.
    */
-  private async send<T>(
+  private async send(
     method: string,
     path: string,
     body: unknown,
     surface: Surface,
     idempotent: boolean,
-    raw = false,
-  ): Promise<T> {
+    route: RouteName | undefined,
+    storeId: string | undefined,
+  ): Promise<RawAnswer> {
     let renewedAt = Number.NEGATIVE_INFINITY;
     // Whether an attempt before the last got no usable answer (no response; 500, 502, 504): then a
     // refusal by the last does not prove that nothing was made.
     let lost = false;
     let lostBefore = false;
     const once = async (deadline: number): Promise<Outcome> => {
-      if (surface === "none") return this.exchange(method, path, body, deadline, async () => ({}), raw);
+      if (surface === "none") return this.exchange(method, path, body, deadline, async () => ({}));
       for (;;) {
         let used: string | undefined;
-        const out = await this.exchange(
-          method,
-          path,
-          body,
-          deadline,
-          async () => {
-            used = await this.token(surface);
-            return { "x-authorization": `Bearer ${used}` };
-          },
-          raw,
-        );
+        const out = await this.exchange(method, path, body, deadline, async () => {
+          used = await this.token(surface);
+          return { "x-authorization": `Bearer ${used}` };
+        });
         if (!out.ok || out.res.status !== 401 || used === undefined) return out;
         if (this.now() - renewedAt < RENEW_AGAIN_AFTER_MS) return out;
         renewedAt = this.now();
@@ -413,7 +512,7 @@ export class PlatformClient {
       return out;
     });
     if (res.status < 200 || res.status > 299) throw this.toError(method, path, res, lostBefore);
-    return res.body as T;
+    return answerOf(method, path, res, route, storeId);
   }
 
   /**
@@ -523,8 +622,8 @@ export class PlatformClient {
    * - size: the route's `maxResponseBytes` (a larger `content-length` is refused before the body is
    *   read) and the client's budget of bytes being received ({@link ClientOptions.maxBufferedBytes}),
    *   counted as the chunks arrive (transport.ts {@link readCapped}).
-   * Errors of `headers` (a failed login) propagate. With `raw`, the body of a 2xx answer is kept as
-   * text ({@link CallOptions.raw}).
+   * Errors of `headers` (a failed login) propagate. The body of a 2xx answer is kept as text only, for
+   * {@link decode}; that of another status is parsed for the error.
    */
   private async exchange(
     method: string,
@@ -532,7 +631,6 @@ export class PlatformClient {
     body: unknown,
     deadline: number,
     headers: () => Promise<Record<string, string>>,
-    raw = false,
   ): Promise<Outcome> {
     const route = matchRoute(method, path);
     const store = route?.params.storeId ?? route?.params.store_id;
@@ -559,17 +657,22 @@ export class PlatformClient {
     const started = this.now();
     const left = deadline - started;
     if (left <= 0) return this.stopped(method, path, `not sent: ${this.limitOf(deadline)} is reached`);
-    const timeoutMs = Math.max(1, Math.min(this.timeoutMs, left));
+    // The idle timeout, unless the deadline comes first: then undici's timers are set past it, so that
+    // the deadline's own timer ends the call and the error says which limit was reached.
+    const timeoutMs = this.timeoutMs < left ? this.timeoutMs : Math.ceil(left) + 1000;
     const cap = route ? routeMaxResponseBytes(route.name) : DEFAULT_ANSWER_BYTES;
     // The exchange ends at the deadline, or when the client is closed; the controller is the call's own
     // (a signal combined with one that lives as long as the client would be kept by it).
+    // A plain timer, not `AbortSignal.timeout` combined with `AbortSignal.any`: Node may collect such
+    // a combined signal's sources while the request still waits on it, and then the deadline never fires.
     const ended = new AbortController();
     const onClose = () => ended.abort(this.closing.signal.reason);
     this.closing.signal.addEventListener("abort", onClose, { once: true });
-    const signal = AbortSignal.any([
-      AbortSignal.timeout(Math.min(Math.ceil(left), MAX_TIMER_MS)),
-      ended.signal,
-    ]);
+    const timer = setTimeout(
+      () => ended.abort(new Error("the call's deadline is reached")),
+      Math.min(Math.ceil(left), MAX_TIMER_MS),
+    );
+    const signal = ended.signal;
     let phase: "headers" | "body" = "headers";
     let status: number;
     let resHeaders: RawResponse["headers"];
@@ -625,17 +728,10 @@ export class PlatformClient {
       }
       return this.transportFailure(method, path, cause, timeoutMs);
     } finally {
+      clearTimeout(timer);
       this.closing.signal.removeEventListener("abort", onClose);
     }
-    let parsed: unknown = undefined;
-    if (raw && status >= 200 && status <= 299) parsed = text;
-    else if (text.length > 0) {
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        parsed = text;
-      }
-    }
+    const parsed = status >= 200 && status <= 299 ? undefined : parseLoosely(text);
     if (status === 429) this.rateLimiter.onThrottled();
     if (status === 429 || status === 503) {
       const wait = parseRetryAfter(resHeaders["retry-after"], this.now());
@@ -648,7 +744,7 @@ export class PlatformClient {
     } else if (status >= 200 && status <= 299) {
       this.rateLimiter.onSuccess();
     }
-    return { ok: true, res: { status, headers: resHeaders, body: parsed } };
+    return { ok: true, res: { status, headers: resHeaders, body: parsed, text } };
   }
 
   /** An outcome that ends the call at once (not retried): its reason, redacted, as an {@link ApiError}. */
@@ -734,21 +830,15 @@ export class PlatformClient {
 
   /** Logs in (spec §4.1). Retried as an idempotent call: a login has no effect beyond issuing a token. */
   private async login(surface: TokenSurface): Promise<CachedToken> {
-    const path = routePath(LOGIN_ROUTES[surface]);
+    const route = LOGIN_ROUTES[surface];
+    const path = routePath(route);
     const creds = { client_id: this.clientId, client_secret: this.clientSecret };
     const res = await this.withRetries("POST", path, true, (deadline) =>
       this.exchange("POST", path, creds, deadline, async () => ({})),
     );
     if (res.status < 200 || res.status > 299) throw this.toError("POST", path, res);
-    const body = res.body as Partial<TokenResponse> | undefined;
-    if (!body || typeof body.access_token !== "string" || typeof body.expires_in !== "number") {
-      throw new ApiError({
-        method: "POST",
-        path,
-        status: res.status,
-        platformMessage: "malformed token response",
-      });
-    }
+    // The route is marked `secret`: a malformed answer is described without quoting it.
+    const body = this.decode<TokenResponse>(answerOf("POST", path, res, route, undefined));
     this.secrets.add(body.access_token);
     const lifetimeMs = body.expires_in * 1000;
     // Renew shortly before expiry; for very short-lived tokens, at half their life.
@@ -767,6 +857,66 @@ export class PlatformClient {
 /** A duration for a message: `250 ms`, `17 s`, `99999999 s`. */
 function duration(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${Math.round(ms / 1000)} s`;
+}
+
+/** A 2xx answer of {@link PlatformClient.send} or a login as a {@link RawAnswer}. */
+function answerOf(
+  method: string,
+  path: string,
+  res: RawResponse,
+  route: RouteName | undefined,
+  storeId: string | undefined,
+): RawAnswer {
+  const type = res.headers["content-type"];
+  return {
+    route,
+    method,
+    path,
+    storeId,
+    status: res.status,
+    contentType: Array.isArray(type) ? type[0] : type,
+    text: res.text,
+  };
+}
+
+/** A body as JSON when it parses, else its text; undefined when empty (error bodies, {@link PlatformClient.raw}). */
+function parseLoosely(text: string): unknown {
+  if (text.length === 0) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+/** Whether a `content-type` is JSON: `application/json` or a `+json` type, parameters aside (RFC 8259 §11, RFC 6839 §3.1). */
+function isJsonType(contentType: string): boolean {
+  return /^\s*application\/(?:[\w.+-]*\+)?json\s*(?:;|$)/i.test(contentType);
+}
+
+/** Characters of a body quoted in a message about it at most. */
+const EXCERPT_CHARS = 60;
+
+/** The start of a body as a JSON string (escaped, one line), cut at {@link EXCERPT_CHARS}, with its length. */
+function excerpt(text: string): string {
+  const cut = text.length > EXCERPT_CHARS;
+  return `${JSON.stringify(text.slice(0, EXCERPT_CHARS))}${cut ? "…" : ""} (${text.length} characters)`;
+}
+
+/**
+ * Why a body is not JSON, in carte's words (the parser's own message may quote the body and varies
+ * with Node's version): where it stops, from the position the parser reports.
+ */
+function jsonFault(err: unknown, text: string): string {
+  const message = err instanceof Error ? err.message : "";
+  const at = /at position (\d+)/.exec(message);
+  const position = at ? Number(at[1]) : undefined;
+  if (/end of JSON input/i.test(message) || (position !== undefined && position >= text.length)) {
+    return "it is cut short, ending inside its JSON value";
+  }
+  return position === undefined
+    ? "it is not valid JSON"
+    : `it is not valid JSON from character ${position + 1}`;
 }
 
 /** `?k=v&…` of {@link CallOptions.query}, or "" when there is none. */

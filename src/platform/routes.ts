@@ -15,7 +15,11 @@
  * - `idempotent`: whether sending the call twice has the same outcome as sending it once, so that a call
  *   whose answer was lost may be repeated (a function of the body where that depends on the body);
  * - `request`, `response`, `query`: names of definitions of schemas/platform/ (`PlatformSchemaName`);
- *   `response` absent: the answer has no body (204);
+ *   `response` absent: the answer has no body (204). The client checks every 2xx answer against its
+ *   `response` before using it (`PlatformClient.decode`, src/platform/schemas.ts), and the emulator
+ *   and the conformance suite hold the emulator's answers to the same definition;
+ * - `secret`: the answer carries a secret (a token, a webhook secret), so that a malformed one is
+ *   described without quoting any of it;
  * - `maxElements`: the most elements one call may carry (platform notes "Limits"), where published;
  * - `synchronous` (writes only): whether the platform applies the write before it answers (utils,
  *   webhooks, the synchronous store call), rather than accepting it for later processing;
@@ -53,8 +57,16 @@ export interface RouteSpec {
   readonly idempotent: boolean | ((body: unknown) => boolean);
   /** Definition of schemas/platform/ of the request body; absent: no body. */
   readonly request?: PlatformSchemaName;
-  /** Definition of schemas/platform/ of a 2xx answer's body; absent: no body (204). */
+  /**
+   * Definition of schemas/platform/ of a 2xx answer's body; absent: no body (204). Every answer is
+   * checked against it before use (`PlatformClient.decode`).
+   */
   readonly response?: PlatformSchemaName;
+  /**
+   * The answer carries a secret (an access token, a webhook secret): a malformed answer is described by
+   * where it is wrong only, never quoted (no excerpt, no value).
+   */
+  readonly secret?: true;
   /** Definition of schemas/platform/ listing the query parameters (finance reads, spec §4.6). */
   readonly query?: PlatformSchemaName;
   /** Most elements one call may carry (platform notes "Limits"); absent: no published limit. */
@@ -126,6 +138,7 @@ export const ROUTES = {
     idempotent: true,
     request: "TokenRequest",
     response: "TokenResponse",
+    secret: true,
     spec: "§4.1",
   },
   "POST /restaurants/auth/v1/token/login/utils": {
@@ -133,6 +146,7 @@ export const ROUTES = {
     idempotent: true,
     request: "TokenRequest",
     response: "TokenResponse",
+    secret: true,
     spec: "§4.1",
   },
 
@@ -583,6 +597,7 @@ export const ROUTES = {
     idempotent: false,
     request: "WebhookCreate",
     response: "WebhookWithSecret",
+    secret: true,
   },
   "DELETE /api/v2/restaurants-integrations-public-api/webhook/{event}/remove-stores": {
     ...hookWrite,
@@ -592,6 +607,7 @@ export const ROUTES = {
   "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/reset-secret": {
     ...hookWrite,
     response: "WebhookWithSecret",
+    secret: true,
   },
   "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/change-status": {
     ...hookWrite,
@@ -763,20 +779,18 @@ export class RouteMatcher<T> {
 const ALL = new RouteMatcher(ROUTE_NAMES.map((n) => [n, n] as const));
 
 /**
- * The route a concrete call addresses (`path` may carry a query string): the route of that method when
- * there is one, else the first route of another method on the same path (same group, same surface).
- * Undefined when no route of the table has this path.
- */
-export function routeOfPath(method: string, path: string): RouteName | undefined {
-  return matchRoute(method, path)?.name;
-}
-
-/**
- * Like {@link routeOfPath}, with the call's decoded path parameters (`storeId`, `store_id`, …): what
- * an error about the call names besides its path.
+ * The route a concrete call addresses (`path` may carry a query string), with the path's parameters:
+ * the route of that method when there is one, else the first route of another method on the same path
+ * (same group, same surface; its `method` then differs from the call's). Undefined when no route of the
+ * table has this path.
  */
 export function matchRoute(method: string, path: string): PathMatch<RouteName> | undefined {
   const q = path.indexOf("?");
   const all = ALL.matchPath(q >= 0 ? path.slice(0, q) : path);
   return all.find((m) => m.method === method) ?? all[0];
+}
+
+/** The name of the route {@link matchRoute} finds for a concrete call. */
+export function routeOfPath(method: string, path: string): RouteName | undefined {
+  return matchRoute(method, path)?.name;
 }

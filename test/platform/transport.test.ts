@@ -40,7 +40,10 @@ interface Scripted {
   /** Non-login requests, in arrival order. */
   calls: Recorded[];
   logins: number;
-  /** Answers for the next non-login requests; when empty, 200 `{}`. */
+  /**
+   * Answers for the next non-login requests; when empty, 200 with a body of the route's shape: `[]` for
+   * a GET (a list), the accepted-write message otherwise.
+   */
   steps: Step[];
   /** Answers for the next logins; when empty, a fresh token. */
   loginSteps: Step[];
@@ -129,7 +132,7 @@ async function scripted(): Promise<Scripted> {
       body,
       token: typeof auth === "string" ? auth.replace(/^Bearer /, "") : undefined,
     });
-    answer(res, s.steps.shift() ?? { status: 200 }, () => ({}));
+    answer(res, s.steps.shift() ?? { status: 200 }, () => (req.method === "GET" ? [] : ACCEPTED));
   };
 
   await s.listen();
@@ -169,15 +172,35 @@ function makeClient(url: string, opts: Partial<ClientOptions>): PlatformClient {
 
 const PATH = "/restaurants/menu/v1/stores/100/items";
 
+/** The answer of an accepted write (`Message`, spec §7.3). */
+const ACCEPTED = { message: "Your request has been accepted." };
+
+/** An item of `GET /items` (`ItemList`, spec §2.2): every block present. */
+const ITEM_A = {
+  id: 1,
+  sku: "A",
+  storeId: 100,
+  last_updated: "2025-01-01T00:00:00Z",
+  item_type: "ITEM",
+  title_info: { title: "A", overrides: [] },
+  description_info: { description: "", overrides: [] },
+  images_info: { images: [], overrides: [] },
+  items_info: { items: [], overrides: [] },
+  price_info: { price: 10, overrides: [] },
+  quantity_info: { min_permitted: null, max_permitted: null, modifiers_type: null, overrides: [] },
+  suspension_info: { suspend_until: null, suspend_reason: null, is_available: true, overrides: [] },
+  schedules_info: { schedules: [], overrides: [] },
+};
+
 // ------------------------------------------------------------------ retries through a real server
 
 describe("PlatformClient retries", () => {
   it("retries a GET after 503, 503 and returns the 200, with exponential full-jitter delays", async () => {
     const srv = await scripted();
     const { t, opts } = fakeTime();
-    srv.steps.push({ status: 503 }, { status: 503 }, { status: 200, body: [{ sku: "A" }] });
+    srv.steps.push({ status: 503 }, { status: 503 }, { status: 200, body: [ITEM_A] });
     const client = makeClient(srv.url, opts);
-    await expect(client.call("GET", PATH)).resolves.toEqual([{ sku: "A" }]);
+    await expect(client.call("GET", PATH)).resolves.toEqual([ITEM_A]);
     expect(srv.calls).toHaveLength(3);
     // random() = 0.5: half of 200 ms, then half of 400 ms.
     expect(t.sleeps).toEqual([100, 200]);
@@ -297,8 +320,8 @@ describe("PlatformClient retries", () => {
     // undici's timers are coarse (about 1 s resolution), so the slow answers come much later still.
     const client = makeClient(srv.url, { ...opts, timeoutMs: 100 });
 
-    srv.steps.push({ delayMs: 10_000, status: 200 }, { status: 200, body: { ok: 1 } });
-    await expect(client.call("GET", PATH)).resolves.toEqual({ ok: 1 });
+    srv.steps.push({ delayMs: 10_000, status: 200 }, { status: 200, body: [ITEM_A] });
+    await expect(client.call("GET", PATH)).resolves.toEqual([ITEM_A]);
     expect(t.retries[0]).toMatchObject({ status: 0, reason: "timed out after 100 ms" });
 
     srv.steps.push({ delayMs: 10_000, status: 200 });
@@ -370,7 +393,7 @@ describe("PlatformClient retries", () => {
     srv.steps.push({ status: 503, headers: { "retry-after": "2" } }, { status: 500 }, { status: 200 });
     const client = makeClient(srv.url, { ...opts, maxAttempts: 2 });
     // Five asked waits, then the 500 is the first failed attempt of two (backoff: half of 200 ms).
-    await expect(client.call("POST", PATH, [{ sku: "A" }], { idempotent: true })).resolves.toEqual({});
+    await expect(client.call("POST", PATH, [{ sku: "A" }], { idempotent: true })).resolves.toEqual(ACCEPTED);
     expect(srv.calls).toHaveLength(7);
     expect(t.sleeps).toEqual([1000, 1000, 1000, 1000, 2000, 100]);
 
@@ -437,9 +460,9 @@ describe("PlatformClient retries", () => {
       { status: 401, body: { message: "Invalid token" } },
       { status: 429, headers: { "retry-after": "61" } },
       { status: 401, body: { message: "Invalid token" } },
-      { status: 200, body: { ok: true } },
+      { status: 200, body: [ITEM_A] },
     );
-    await expect(client.call("GET", PATH)).resolves.toEqual({ ok: true });
+    await expect(client.call("GET", PATH)).resolves.toEqual([ITEM_A]);
     expect(srv.logins).toBe(3);
     expect(srv.calls.map((c) => c.token)).toEqual([
       `${TOKEN_PREFIX}1`,
