@@ -9492,9 +9492,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback2) {
         if (callback2 === void 0) {
-          return new Promise((resolve8, reject) => {
+          return new Promise((resolve7, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve8(data);
+              return err ? reject(err) : resolve7(data);
             });
           });
         }
@@ -9532,12 +9532,12 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback2 === void 0) {
-          return new Promise((resolve8, reject) => {
+          return new Promise((resolve7, reject) => {
             this.destroy(err, (err2, data) => {
               return err2 ? (
                 /* istanbul ignore next: should never error */
                 reject(err2)
-              ) : resolve8(data);
+              ) : resolve7(data);
             });
           });
         }
@@ -11804,8 +11804,8 @@ var require_util2 = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise2 = new Promise((resolve8, reject) => {
-        res = resolve8;
+      const promise2 = new Promise((resolve7, reject) => {
+        res = resolve7;
         rej = reject;
       });
       return { promise: promise2, resolve: res, reject: rej };
@@ -14056,12 +14056,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve8, reject) => {
+      const waitForDrain = () => new Promise((resolve7, reject) => {
         assert(callback2 === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback2 = resolve8;
+          callback2 = resolve7;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -14731,12 +14731,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve8, reject) => {
+      const waitForDrain = () => new Promise((resolve7, reject) => {
         assert(callback2 === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback2 = resolve8;
+          callback2 = resolve7;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -15215,16 +15215,16 @@ var require_client = __commonJS({
         return this[kNeedDrain] < 2;
       }
       async [kClose]() {
-        return new Promise((resolve8) => {
+        return new Promise((resolve7) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve8;
+            this[kClosedResolve] = resolve7;
           } else {
-            resolve8(null);
+            resolve7(null);
           }
         });
       }
       async [kDestroy](err) {
-        return new Promise((resolve8) => {
+        return new Promise((resolve7) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request4 = requests[i];
@@ -15235,7 +15235,7 @@ var require_client = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve8(null);
+            resolve7(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback2);
@@ -15286,7 +15286,7 @@ var require_client = __commonJS({
         });
       }
       try {
-        const socket = await new Promise((resolve8, reject) => {
+        const socket = await new Promise((resolve7, reject) => {
           client[kConnector]({
             host,
             hostname: hostname2,
@@ -15298,7 +15298,7 @@ var require_client = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve8(socket2);
+              resolve7(socket2);
             }
           });
         });
@@ -15634,8 +15634,8 @@ var require_pool_base = __commonJS({
         if (this[kQueue].isEmpty()) {
           await Promise.all(this[kClients].map((c) => c.close()));
         } else {
-          await new Promise((resolve8) => {
-            this[kClosedResolve] = resolve8;
+          await new Promise((resolve7) => {
+            this[kClosedResolve] = resolve7;
           });
         }
       }
@@ -16904,7 +16904,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return null;
         }
-        return await new Promise((resolve8, reject) => {
+        return await new Promise((resolve7, reject) => {
           if (this[kContentLength] > limit) {
             this.destroy(new AbortError());
           }
@@ -16917,7 +16917,7 @@ var require_readable = __commonJS({
             if (signal?.aborted) {
               reject(signal.reason ?? new AbortError());
             } else {
-              resolve8(null);
+              resolve7(null);
             }
           }).on("error", noop2).on("data", function(chunk2) {
             limit -= chunk2.length;
@@ -16936,7 +16936,7 @@ var require_readable = __commonJS({
     }
     async function consume(stream, type) {
       assert(!stream[kConsume]);
-      return new Promise((resolve8, reject) => {
+      return new Promise((resolve7, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -16953,7 +16953,7 @@ var require_readable = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve: resolve8,
+              resolve: resolve7,
               reject,
               length: 0,
               body: []
@@ -17023,18 +17023,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2) {
-      const { type, body, resolve: resolve8, stream, length } = consume2;
+      const { type, body, resolve: resolve7, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve8(chunksDecode(body, length));
+          resolve7(chunksDecode(body, length));
         } else if (type === "json") {
-          resolve8(JSON.parse(chunksDecode(body, length)));
+          resolve7(JSON.parse(chunksDecode(body, length)));
         } else if (type === "arrayBuffer") {
-          resolve8(chunksConcat(body, length).buffer);
+          resolve7(chunksConcat(body, length).buffer);
         } else if (type === "blob") {
-          resolve8(new Blob(body, { type: stream[kContentType] }));
+          resolve7(new Blob(body, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve8(chunksConcat(body, length));
+          resolve7(chunksConcat(body, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -17291,9 +17291,9 @@ var require_api_request = __commonJS({
     };
     function request4(opts, callback2) {
       if (callback2 === void 0) {
-        return new Promise((resolve8, reject) => {
+        return new Promise((resolve7, reject) => {
           request4.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve8(data);
+            return err ? reject(err) : resolve7(data);
           });
         });
       }
@@ -17516,9 +17516,9 @@ var require_api_stream = __commonJS({
     };
     function stream(opts, factory, callback2) {
       if (callback2 === void 0) {
-        return new Promise((resolve8, reject) => {
+        return new Promise((resolve7, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve8(data);
+            return err ? reject(err) : resolve7(data);
           });
         });
       }
@@ -17803,9 +17803,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback2) {
       if (callback2 === void 0) {
-        return new Promise((resolve8, reject) => {
+        return new Promise((resolve7, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve8(data);
+            return err ? reject(err) : resolve7(data);
           });
         });
       }
@@ -17897,9 +17897,9 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback2) {
       if (callback2 === void 0) {
-        return new Promise((resolve8, reject) => {
+        return new Promise((resolve7, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve8(data);
+            return err ? reject(err) : resolve7(data);
           });
         });
       }
@@ -21762,7 +21762,7 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request4);
         const agent = fetchParams.controller.dispatcher;
-        return new Promise((resolve8, reject) => agent.dispatch(
+        return new Promise((resolve7, reject) => agent.dispatch(
           {
             path: url.pathname + url.search,
             origin: url.origin,
@@ -21838,7 +21838,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
-              resolve8({
+              resolve7({
                 status: status2,
                 statusText,
                 headersList,
@@ -21881,7 +21881,7 @@ var require_fetch = __commonJS({
               for (let i = 0; i < rawHeaders.length; i += 2) {
                 headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
               }
-              resolve8({
+              resolve7({
                 status: status2,
                 statusText: STATUS_CODES[status2],
                 headersList,
@@ -25622,8 +25622,8 @@ var require_util8 = __commonJS({
       return true;
     }
     function delay2(ms) {
-      return new Promise((resolve8) => {
-        setTimeout(resolve8, ms).unref();
+      return new Promise((resolve7) => {
+        setTimeout(resolve7, ms).unref();
       });
     }
     module.exports = {
@@ -27482,16 +27482,16 @@ var require_parse2 = __commonJS({
         const analysis = analyzeRepeatedExtglob(body, opts);
         if ((token.type === "plus" || token.type === "star") && analysis.risky) {
           const safeOutput = analysis.safeOutput ? (token.output ? "" : ONE_CHAR) + (opts.capture ? `(${analysis.safeOutput})` : analysis.safeOutput) : void 0;
-          const open5 = tokens[token.tokensIndex];
-          open5.type = "text";
-          open5.value = literal;
-          open5.output = safeOutput || utils.escapeRegex(literal);
+          const open6 = tokens[token.tokensIndex];
+          open6.type = "text";
+          open6.value = literal;
+          open6.output = safeOutput || utils.escapeRegex(literal);
           for (let i = token.tokensIndex + 1; i < tokens.length; i++) {
             tokens[i].value = "";
             tokens[i].output = "";
             delete tokens[i].suffix;
           }
-          state.output = token.output + open5.output;
+          state.output = token.output + open6.output;
           state.backtrack = true;
           push({ type: "paren", extglob: true, value, output: "" });
           decrement("parens");
@@ -27711,15 +27711,15 @@ var require_parse2 = __commonJS({
         }
         if (value === "{" && opts.nobrace !== true) {
           increment("braces");
-          const open5 = {
+          const open6 = {
             type: "brace",
             value,
             output: "(",
             outputIndex: state.output.length,
             tokensIndex: state.tokens.length
           };
-          braces.push(open5);
-          push(open5);
+          braces.push(open6);
+          push(open6);
           continue;
         }
         if (value === "}") {
@@ -28287,17 +28287,17 @@ var require_dataloader = __commonJS({
           var cachedPromise = cacheMap.get(cacheKey);
           if (cachedPromise) {
             var cacheHits = batch.cacheHits || (batch.cacheHits = []);
-            return new Promise(function(resolve8) {
+            return new Promise(function(resolve7) {
               cacheHits.push(function() {
-                resolve8(cachedPromise);
+                resolve7(cachedPromise);
               });
             });
           }
         }
         batch.keys.push(key);
-        var promise2 = new Promise(function(resolve8, reject) {
+        var promise2 = new Promise(function(resolve7, reject) {
           batch.callbacks.push({
-            resolve: resolve8,
+            resolve: resolve7,
             reject
           });
         });
@@ -31246,9 +31246,9 @@ var require_dispatcher_base2 = __commonJS({
       }
       close(callback2) {
         if (callback2 === void 0) {
-          return new Promise((resolve8, reject) => {
+          return new Promise((resolve7, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve8(data);
+              return err ? reject(err) : resolve7(data);
             });
           });
         }
@@ -31286,9 +31286,9 @@ var require_dispatcher_base2 = __commonJS({
           err = null;
         }
         if (callback2 === void 0) {
-          return new Promise((resolve8, reject) => {
+          return new Promise((resolve7, reject) => {
             this.destroy(err, (err2, data) => {
-              return err2 ? reject(err2) : resolve8(data);
+              return err2 ? reject(err2) : resolve7(data);
             });
           });
         }
@@ -34794,8 +34794,8 @@ var require_promise = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise2 = new Promise((resolve8, reject) => {
-        res = resolve8;
+      const promise2 = new Promise((resolve7, reject) => {
+        res = resolve7;
         rej = reject;
       });
       return { promise: promise2, resolve: res, reject: rej };
@@ -36221,12 +36221,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve8, reject) => {
+      const waitForDrain = () => new Promise((resolve7, reject) => {
         assert(callback2 === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback2 = resolve8;
+          callback2 = resolve7;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -37110,12 +37110,12 @@ var require_client_h22 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve8, reject) => {
+      const waitForDrain = () => new Promise((resolve7, reject) => {
         assert(callback2 === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback2 = resolve8;
+          callback2 = resolve7;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -37432,16 +37432,16 @@ var require_client2 = __commonJS({
         return this[kNeedDrain] < 2;
       }
       [kClose]() {
-        return new Promise((resolve8) => {
+        return new Promise((resolve7) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve8;
+            this[kClosedResolve] = resolve7;
           } else {
-            resolve8(null);
+            resolve7(null);
           }
         });
       }
       [kDestroy](err) {
-        return new Promise((resolve8) => {
+        return new Promise((resolve7) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request4 = requests[i];
@@ -37454,7 +37454,7 @@ var require_client2 = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve8(null);
+            resolve7(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback2);
@@ -37861,8 +37861,8 @@ var require_pool_base2 = __commonJS({
           }
           return Promise.all(closeAll);
         } else {
-          return new Promise((resolve8) => {
-            this[kClosedResolve] = resolve8;
+          return new Promise((resolve7) => {
+            this[kClosedResolve] = resolve7;
           });
         }
       }
@@ -38984,7 +38984,7 @@ var require_socks5_proxy_agent = __commonJS({
         const proxyHost = this[kProxyUrl].hostname;
         const proxyPort = parseInt(this[kProxyUrl].port) || 1080;
         debug2("creating SOCKS5 connection to", proxyHost, proxyPort);
-        const socket = await new Promise((resolve8, reject) => {
+        const socket = await new Promise((resolve7, reject) => {
           this[kConnector]({
             hostname: proxyHost,
             host: proxyHost,
@@ -38994,7 +38994,7 @@ var require_socks5_proxy_agent = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve8(socket2);
+              resolve7(socket2);
             }
           });
         });
@@ -39004,14 +39004,14 @@ var require_socks5_proxy_agent = __commonJS({
           socket.destroy();
         });
         await socks5Client.handshake();
-        await new Promise((resolve8, reject) => {
+        await new Promise((resolve7, reject) => {
           const timeout = setTimeout(() => {
             reject(new Error("SOCKS5 authentication timeout"));
           }, 5e3);
           const onAuthenticated = () => {
             clearTimeout(timeout);
             socks5Client.removeListener("error", onError);
-            resolve8();
+            resolve7();
           };
           const onError = (err) => {
             clearTimeout(timeout);
@@ -39020,14 +39020,14 @@ var require_socks5_proxy_agent = __commonJS({
           };
           if (socks5Client.state === STATES.AUTHENTICATED) {
             clearTimeout(timeout);
-            resolve8();
+            resolve7();
           } else {
             socks5Client.once("authenticated", onAuthenticated);
             socks5Client.once("error", onError);
           }
         });
         await socks5Client.connect(targetHost, targetPort);
-        await new Promise((resolve8, reject) => {
+        await new Promise((resolve7, reject) => {
           const timeout = setTimeout(() => {
             reject(new Error("SOCKS5 connection timeout"));
           }, 5e3);
@@ -39035,7 +39035,7 @@ var require_socks5_proxy_agent = __commonJS({
             debug2("SOCKS5 tunnel established to", targetHost, targetPort, "via", info3);
             clearTimeout(timeout);
             socks5Client.removeListener("error", onError);
-            resolve8();
+            resolve7();
           };
           const onError = (err) => {
             clearTimeout(timeout);
@@ -39078,8 +39078,8 @@ var require_socks5_proxy_agent = __commonJS({
                       socket,
                       servername: this[kRequestTls]?.servername || targetHost
                     });
-                    await new Promise((resolve8, reject) => {
-                      finalSocket.once("secureConnect", resolve8);
+                    await new Promise((resolve7, reject) => {
+                      finalSocket.once("secureConnect", resolve7);
                       finalSocket.once("error", reject);
                     });
                   }
@@ -40212,7 +40212,7 @@ var require_readable2 = __commonJS({
         if (this._readableState.closeEmitted) {
           return Promise.resolve(null);
         }
-        return new Promise((resolve8, reject) => {
+        return new Promise((resolve7, reject) => {
           if (this[kContentLength] && this[kContentLength] > limit || this[kBytesRead] > limit) {
             this.destroy(new AbortError());
           }
@@ -40226,11 +40226,11 @@ var require_readable2 = __commonJS({
               if (signal.aborted) {
                 reject(signal.reason ?? new AbortError());
               } else {
-                resolve8(null);
+                resolve7(null);
               }
             });
           } else {
-            this.on("close", resolve8);
+            this.on("close", resolve7);
           }
           this.on("error", noop2).on("data", () => {
             if (this[kBytesRead] > limit) {
@@ -40258,7 +40258,7 @@ var require_readable2 = __commonJS({
     }
     function consume(stream, type) {
       assert(!stream[kConsume]);
-      return new Promise((resolve8, reject) => {
+      return new Promise((resolve7, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -40273,7 +40273,7 @@ var require_readable2 = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve: resolve8,
+              resolve: resolve7,
               reject,
               length: 0,
               body: []
@@ -40347,18 +40347,18 @@ var require_readable2 = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2, encoding) {
-      const { type, body, resolve: resolve8, stream, length } = consume2;
+      const { type, body, resolve: resolve7, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve8(chunksDecode(body, length, encoding));
+          resolve7(chunksDecode(body, length, encoding));
         } else if (type === "json") {
-          resolve8(JSON.parse(chunksDecode(body, length, encoding)));
+          resolve7(JSON.parse(chunksDecode(body, length, encoding)));
         } else if (type === "arrayBuffer") {
-          resolve8(chunksConcat(body, length).buffer);
+          resolve7(chunksConcat(body, length).buffer);
         } else if (type === "blob") {
-          resolve8(new Blob(body, { type: stream[kContentType] }));
+          resolve7(new Blob(body, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve8(chunksConcat(body, length));
+          resolve7(chunksConcat(body, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -40548,9 +40548,9 @@ var require_api_request2 = __commonJS({
     };
     function request4(opts, callback2) {
       if (callback2 === void 0) {
-        return new Promise((resolve8, reject) => {
+        return new Promise((resolve7, reject) => {
           request4.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve8(data);
+            return err ? reject(err) : resolve7(data);
           });
         });
       }
@@ -40762,9 +40762,9 @@ var require_api_stream2 = __commonJS({
     };
     function stream(opts, factory, callback2) {
       if (callback2 === void 0) {
-        return new Promise((resolve8, reject) => {
+        return new Promise((resolve7, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve8(data);
+            return err ? reject(err) : resolve7(data);
           });
         });
       }
@@ -41052,9 +41052,9 @@ var require_api_upgrade2 = __commonJS({
     };
     function upgrade(opts, callback2) {
       if (callback2 === void 0) {
-        return new Promise((resolve8, reject) => {
+        return new Promise((resolve7, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve8(data);
+            return err ? reject(err) : resolve7(data);
           });
         });
       }
@@ -41147,9 +41147,9 @@ var require_api_connect2 = __commonJS({
     };
     function connect(opts, callback2) {
       if (callback2 === void 0) {
-        return new Promise((resolve8, reject) => {
+        return new Promise((resolve7, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve8(data);
+            return err ? reject(err) : resolve7(data);
           });
         });
       }
@@ -42423,7 +42423,7 @@ var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports, module) {
     "use strict";
     var { writeFile: writeFile2, readFile: readFile5, mkdir: mkdir3 } = __require("node:fs/promises");
-    var { dirname: dirname4, resolve: resolve8 } = __require("node:path");
+    var { dirname: dirname4, resolve: resolve7 } = __require("node:path");
     var { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers");
     var { InvalidArgumentError, UndiciError } = require_errors3();
     var { hashId, isUrlExcludedFactory, normalizeHeaders, createHeaderFilters } = require_snapshot_utils();
@@ -42624,7 +42624,7 @@ var require_snapshot_recorder = __commonJS({
           throw new InvalidArgumentError("Snapshot path is required");
         }
         try {
-          const data = await readFile5(resolve8(path12), "utf8");
+          const data = await readFile5(resolve7(path12), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -42653,7 +42653,7 @@ var require_snapshot_recorder = __commonJS({
         if (!path12) {
           throw new InvalidArgumentError("Snapshot path is required");
         }
-        const resolvedPath = resolve8(path12);
+        const resolvedPath = resolve7(path12);
         await mkdir3(dirname4(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot]) => ({
           hash,
@@ -50633,7 +50633,7 @@ var require_fetch2 = __commonJS({
         const agent = fetchParams.controller.dispatcher;
         const path12 = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
-        return new Promise((resolve8, reject) => agent.dispatch(
+        return new Promise((resolve7, reject) => agent.dispatch(
           {
             path: hasTrailingQuestionMark ? `${path12}?` : path12,
             origin: url.origin,
@@ -50721,7 +50721,7 @@ var require_fetch2 = __commonJS({
               }
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
-              resolve8({
+              resolve7({
                 status: status2,
                 statusText,
                 headersList,
@@ -50774,7 +50774,7 @@ var require_fetch2 = __commonJS({
                   headersList.append(headerName, String(value), true);
                 }
               }
-              resolve8({
+              resolve7({
                 status: status2,
                 statusText: STATUS_CODES[status2],
                 headersList,
@@ -50798,7 +50798,7 @@ var require_fetch2 = __commonJS({
                   headersList.append(nameStr, value.toString("latin1"), true);
                 }
               }
-              resolve8({
+              resolve7({
                 status: status2,
                 statusText: STATUS_CODES[status2],
                 headersList,
@@ -58084,7 +58084,7 @@ var require_compile = __commonJS({
       const schOrFunc = root.refs[ref];
       if (schOrFunc)
         return schOrFunc;
-      let _sch = resolve8.call(this, root, ref);
+      let _sch = resolve7.call(this, root, ref);
       if (_sch === void 0) {
         const schema = (_a = root.localRefs) === null || _a === void 0 ? void 0 : _a[ref];
         const { schemaId } = this.opts;
@@ -58111,13 +58111,13 @@ var require_compile = __commonJS({
     function sameSchemaEnv(s1, s2) {
       return s1.schema === s2.schema && s1.root === s2.root && s1.baseId === s2.baseId;
     }
-    function resolve8(root, ref) {
+    function resolve7(root, ref) {
       let sch;
       while (typeof (sch = this.refs[ref]) == "string")
         ref = sch;
-      return sch || this.schemas[ref] || resolveSchema.call(this, root, ref);
+      return sch || this.schemas[ref] || resolveSchema2.call(this, root, ref);
     }
-    function resolveSchema(root, ref) {
+    function resolveSchema2(root, ref) {
       const p = this.opts.uriResolver.parse(ref);
       const refPath = (0, resolve_1._getFullPath)(this.opts.uriResolver, p);
       let baseId = (0, resolve_1.getFullPath)(this.opts.uriResolver, root.baseId, void 0);
@@ -58127,7 +58127,7 @@ var require_compile = __commonJS({
       const id = (0, resolve_1.normalizeId)(refPath);
       const schOrRef = this.refs[id] || this.schemas[id];
       if (typeof schOrRef == "string") {
-        const sch = resolveSchema.call(this, root, schOrRef);
+        const sch = resolveSchema2.call(this, root, schOrRef);
         if (typeof (sch === null || sch === void 0 ? void 0 : sch.schema) !== "object")
           return;
         return getJsonPointer.call(this, p, sch);
@@ -58146,7 +58146,7 @@ var require_compile = __commonJS({
       }
       return getJsonPointer.call(this, p, schOrRef);
     }
-    exports.resolveSchema = resolveSchema;
+    exports.resolveSchema = resolveSchema2;
     var PREVENT_SCOPE_CHANGE = /* @__PURE__ */ new Set([
       "properties",
       "patternProperties",
@@ -58173,7 +58173,7 @@ var require_compile = __commonJS({
       let env2;
       if (typeof schema != "boolean" && schema.$ref && !(0, util_1.schemaHasRulesButRef)(schema, this.RULES)) {
         const $ref = (0, resolve_1.resolveUrl)(this.opts.uriResolver, baseId, schema.$ref);
-        env2 = resolveSchema.call(this, root, $ref);
+        env2 = resolveSchema2.call(this, root, $ref);
       }
       const { schemaId } = this.opts;
       env2 = env2 || new SchemaEnv({ schema, schemaId, root, baseId });
@@ -58975,7 +58975,7 @@ var require_fast_uri = __commonJS({
       }
       return uri;
     }
-    function resolve8(baseURI, relativeURI, options) {
+    function resolve7(baseURI, relativeURI, options) {
       const schemelessOptions = options ? Object.assign({ scheme: "null" }, options) : { scheme: "null" };
       const {
         parsed: baseParsed,
@@ -59366,7 +59366,7 @@ var require_fast_uri = __commonJS({
     var fastUri = {
       SCHEMES,
       normalize: normalize2,
-      resolve: resolve8,
+      resolve: resolve7,
       resolveComponent,
       equal,
       serialize,
@@ -62941,7 +62941,7 @@ var require_graceful_fs = __commonJS({
         };
         return go$readdir(path12, options, cb);
         function fs$readdirCallback(path13, options2, cb2, startTime) {
-          return function(err, files) {
+          return function(err, files2) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
               enqueue([
                 go$readdir,
@@ -62951,10 +62951,10 @@ var require_graceful_fs = __commonJS({
                 Date.now()
               ]);
             else {
-              if (files && files.sort)
-                files.sort();
+              if (files2 && files2.sort)
+                files2.sort();
               if (typeof cb2 === "function")
-                cb2.call(this, err, files);
+                cb2.call(this, err, files2);
             }
           };
         }
@@ -63024,7 +63024,7 @@ var require_graceful_fs = __commonJS({
       }
       function ReadStream$open() {
         var that = this;
-        open5(that.path, that.flags, that.mode, function(err, fd) {
+        open6(that.path, that.flags, that.mode, function(err, fd) {
           if (err) {
             if (that.autoClose)
               that.destroy();
@@ -63044,7 +63044,7 @@ var require_graceful_fs = __commonJS({
       }
       function WriteStream$open() {
         var that = this;
-        open5(that.path, that.flags, that.mode, function(err, fd) {
+        open6(that.path, that.flags, that.mode, function(err, fd) {
           if (err) {
             that.destroy();
             that.emit("error", err);
@@ -63061,8 +63061,8 @@ var require_graceful_fs = __commonJS({
         return new fs5.WriteStream(path12, options);
       }
       var fs$open = fs5.open;
-      fs5.open = open5;
-      function open5(path12, flags, mode, cb) {
+      fs5.open = open6;
+      function open6(path12, flags, mode, cb) {
         if (typeof mode === "function")
           cb = mode, mode = null;
         return go$open(path12, flags, mode, cb);
@@ -63430,7 +63430,7 @@ var require_signal_exit = __commonJS({
           };
         }
         assert.equal(typeof cb, "function", "a callback must be provided for exit handler");
-        if (loaded2 === false) {
+        if (loaded === false) {
           load();
         }
         var ev = "exit";
@@ -63447,10 +63447,10 @@ var require_signal_exit = __commonJS({
         return remove5;
       };
       unload = function unload2() {
-        if (!loaded2 || !processOk(global.process)) {
+        if (!loaded || !processOk(global.process)) {
           return;
         }
-        loaded2 = false;
+        loaded = false;
         signals.forEach(function(sig) {
           try {
             process3.removeListener(sig, sigListeners[sig]);
@@ -63490,12 +63490,12 @@ var require_signal_exit = __commonJS({
       module.exports.signals = function() {
         return signals;
       };
-      loaded2 = false;
+      loaded = false;
       load = function load2() {
-        if (loaded2 || !processOk(global.process)) {
+        if (loaded || !processOk(global.process)) {
           return;
         }
-        loaded2 = true;
+        loaded = true;
         emitter.count += 1;
         signals = signals.filter(function(sig) {
           try {
@@ -63543,7 +63543,7 @@ var require_signal_exit = __commonJS({
     var unload;
     var emit;
     var sigListeners;
-    var loaded2;
+    var loaded;
     var load;
     var originalProcessReallyExit;
     var processReallyExit;
@@ -63854,12 +63854,12 @@ var require_adapter = __commonJS({
       return newFs;
     }
     function toPromise(method) {
-      return (...args) => new Promise((resolve8, reject) => {
+      return (...args) => new Promise((resolve7, reject) => {
         args.push((err, result) => {
           if (err) {
             reject(err);
           } else {
-            resolve8(result);
+            resolve7(result);
           }
         });
         method(...args);
@@ -64083,6 +64083,38 @@ var ApiError = class extends Error {
     this.platformMessage = init.platformMessage === void 0 ? void 0 : redact(init.platformMessage);
     this.platformType = init.platformType;
     this.earlierAnswerLost = init.earlierAnswerLost === true;
+  }
+};
+var MalformedAnswerError = class _MalformedAnswerError extends ApiError {
+  /** The route of the call, as the route table names it (`GET /restaurants/menu/v1/stores/{storeId}/store-menu`). */
+  route;
+  /** The platform store id of the call's path, when its route has one (`storeId`, `store_id`). */
+  storeId;
+  /** The store's key in the files (`bog-centro`), when the caller knows it (the reader, src/state). */
+  store;
+  /** What is wrong, as the message says it after the call: `is not JSON: …`, `does not have the shape …`. */
+  problem;
+  constructor(init) {
+    super({ method: init.method, path: init.path, status: init.status, platformMessage: init.problem });
+    this.name = "MalformedAnswerError";
+    this.route = init.route;
+    this.storeId = init.storeId;
+    this.store = init.store;
+    this.problem = init.problem;
+    const store = init.store !== void 0 ? ` for store ${init.store}${init.storeId === void 0 ? "" : ` (${init.storeId})`}` : init.storeId !== void 0 ? ` for store ${init.storeId}` : "";
+    this.message = redact(`the platform's answer to ${init.method} ${init.path}${store} ${init.problem}`);
+  }
+  /** The same error naming the store by its key in the files as well (`bog-centro (900101)`). */
+  withStore(store) {
+    return new _MalformedAnswerError({
+      method: this.method,
+      path: this.path,
+      status: this.status,
+      route: this.route,
+      problem: this.problem,
+      storeId: this.storeId,
+      store
+    });
   }
 };
 var UnsafePlanError = class extends Error {
@@ -65699,6 +65731,7 @@ var ROUTES = {
     idempotent: true,
     request: "TokenRequest",
     response: "TokenResponse",
+    secret: true,
     spec: "§4.1"
   },
   "POST /restaurants/auth/v1/token/login/utils": {
@@ -65706,6 +65739,7 @@ var ROUTES = {
     idempotent: true,
     request: "TokenRequest",
     response: "TokenResponse",
+    secret: true,
     spec: "§4.1"
   },
   // ---- §4.2 legacy bulk availability: a PATCH sets states (idempotent), applied asynchronously (§3).
@@ -66143,7 +66177,8 @@ var ROUTES = {
     ...hookWrite,
     idempotent: false,
     request: "WebhookCreate",
-    response: "WebhookWithSecret"
+    response: "WebhookWithSecret",
+    secret: true
   },
   "DELETE /api/v2/restaurants-integrations-public-api/webhook/{event}/remove-stores": {
     ...hookWrite,
@@ -66152,7 +66187,8 @@ var ROUTES = {
   },
   "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/reset-secret": {
     ...hookWrite,
-    response: "WebhookWithSecret"
+    response: "WebhookWithSecret",
+    secret: true
   },
   "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/change-status": {
     ...hookWrite,
@@ -66263,9 +66299,6 @@ var RouteMatcher = class {
   }
 };
 var ALL = new RouteMatcher(ROUTE_NAMES.map((n) => [n, n]));
-function routeOfPath(method, path12) {
-  return matchRoute(method, path12)?.name;
-}
 function matchRoute(method, path12) {
   const q = path12.indexOf("?");
   const all = ALL.matchPath(q >= 0 ? path12.slice(0, q) : path12);
@@ -67022,14 +67055,14 @@ function checkNesting(r, items2, index, optionDefs) {
   const viaOption = (to, from) => optionsOf(from).find((o) => groupsOf(o).includes(to)) ?? "?";
   for (const group2 of index.groups.keys()) if (!state.has(group2)) visit(group2);
   const height = /* @__PURE__ */ new Map();
-  const open5 = /* @__PURE__ */ new Set();
+  const open6 = /* @__PURE__ */ new Set();
   const heightOf = (root) => {
     const known = height.get(root);
     if (known !== void 0) return known;
-    if (open5.has(root)) return 0;
+    if (open6.has(root)) return 0;
     const frames = [];
     const enter = (group2) => {
-      open5.add(group2);
+      open6.add(group2);
       frames.push({ group: group2, edges: edgesOf(group2), i: 0 });
     };
     enter(root);
@@ -67037,12 +67070,12 @@ function checkNesting(r, items2, index, optionDefs) {
       const frame = frames.at(-1);
       const edge = frame.edges[frame.i++];
       if (edge) {
-        if (!height.has(edge.next) && !open5.has(edge.next)) enter(edge.next);
+        if (!height.has(edge.next) && !open6.has(edge.next)) enter(edge.next);
         continue;
       }
       const below = frame.edges.reduce((m, e) => Math.max(m, height.get(e.next) ?? 0), 0);
       frames.pop();
-      open5.delete(frame.group);
+      open6.delete(frame.group);
       height.set(frame.group, below + 1);
     }
     return height.get(root);
@@ -67558,7 +67591,7 @@ function perStoreRead(name, fetch, parse5) {
       await Promise.all(
         stores.map(async (s) => {
           const answer2 = await limit(() => fetch(client, s), s.key);
-          deliver(s.key, parse5 ? parse5(answer2) : answer2);
+          deliver(s.key, parse5 ? parse5(answer2, client) : answer2);
         })
       );
     }
@@ -67571,13 +67604,8 @@ function effectOf(shown2, total) {
 // src/kinds/reads.ts
 var storeMenuRead = perStoreRead(
   "menu",
-  (client, s) => client.request(
-    "GET /restaurants/menu/v1/stores/{storeId}/store-menu",
-    { storeId: s.storeId },
-    void 0,
-    { raw: true }
-  ),
-  (text) => JSON.parse(text)
+  (client, s) => client.fetchAnswer("GET /restaurants/menu/v1/stores/{storeId}/store-menu", { storeId: s.storeId }),
+  (answer2, client) => client.decode(answer2)
 );
 
 // src/kinds/items.ts
@@ -67588,7 +67616,7 @@ function anyScheduled(items2) {
 function selectItems(state) {
   const viaUtils = state.schedulesVia === "utils";
   if (!viaUtils && !anyScheduled(state.items)) return state.items;
-  const out = {};
+  const out = table();
   for (const [sku, item] of Object.entries(state.items)) {
     const { schedules: schedules2, ...rest } = item;
     out[sku] = viaUtils || !schedules2?.length ? rest : { ...rest, schedules: canonicalSchedules(schedules2) };
@@ -67646,7 +67674,7 @@ function fromWireItem(w, skuOf) {
   };
   const schedules2 = fromWireSchedules(w.schedules_info?.schedules);
   if (schedules2) out.schedules = schedules2;
-  const inParent = {};
+  const inParent = table();
   for (const o of w.price_info?.overrides ?? []) {
     const parent = o.override_sku ?? skuOf(o.override_id ?? void 0);
     if (o.override_type === "ITEM" && parent && typeof o.price === "number") inParent[parent] = o.price;
@@ -67806,7 +67834,7 @@ function select(state, ownership, current2) {
   const desired = ownership !== void 0;
   const off = new Set(state.unavailable);
   const on = new Set(state.available ?? []);
-  const out = {};
+  const out = table();
   for (const sku in state.items) {
     if (state.items[sku].type !== "ITEM") continue;
     if (off.has(sku)) {
@@ -68019,7 +68047,7 @@ function toWireCategory(r) {
 function selectCategories(state) {
   const viaUtils = state.schedulesVia === "utils";
   if (!viaUtils && !Object.values(state.categories).some((c) => c.schedules)) return state.categories;
-  const out = {};
+  const out = table();
   for (const [sku, c] of Object.entries(state.categories)) {
     const { schedules: schedules2, ...rest } = c;
     out[sku] = viaUtils || !schedules2?.length ? rest : { ...rest, schedules: canonicalSchedules(schedules2) };
@@ -68144,7 +68172,7 @@ var clientWebhooks = {
   select: (state) => state.webhooks,
   read(snapshot, into, ids) {
     const snap = partOf(snapshot, clientWebhooksRead);
-    const hooks = {};
+    const hooks = table();
     for (const h of [...snap.hooks].sort((a3, b) => a3.event.localeCompare(b.event))) {
       hooks[h.event] = { url: h.url };
     }
@@ -68893,7 +68921,7 @@ async function storesOpen(client, storeIds) {
   }
   const answer2 = await client.request(STATUS, {}, storeIds);
   const out = /* @__PURE__ */ new Map();
-  for (const [id, open5] of Object.entries(answer2 ?? {})) if (typeof open5 === "boolean") out.set(id, open5);
+  for (const [id, open6] of Object.entries(answer2 ?? {})) if (typeof open6 === "boolean") out.set(id, open6);
   return out;
 }
 function failedEnableResults(answer2) {
@@ -68964,8 +68992,8 @@ var storeAvailability = {
   select: (state) => state.open === void 0 ? void 0 : { [OPEN_KEY]: { open: state.open } },
   segment: () => "store_availability",
   read(snapshot, into) {
-    const open5 = partOf(snapshot, openRead);
-    if (typeof open5 === "boolean") into.open = open5;
+    const open6 = partOf(snapshot, openRead);
+    if (typeof open6 === "boolean") into.open = open6;
   },
   writes(action, _key, _before, after, ctx) {
     if (action === "delete" || !after) return [];
@@ -69251,7 +69279,7 @@ function utilsScheduleKind(f) {
     defaultOwnership: "full",
     select(state) {
       if (state.schedulesVia !== "utils") return void 0;
-      const out = {};
+      const out = table();
       for (const sku of f.owners(state).sort()) {
         out[sku] = { schedules: canonicalUtilsSchedules(state[f.field][sku]?.schedules) };
       }
@@ -69267,7 +69295,7 @@ function utilsScheduleKind(f) {
       for (const w of f.field === "categories" ? menu.categories : menu.items) {
         if (w.id !== void 0) skuOf.set(w.id, w.sku);
       }
-      const stash = {};
+      const stash = table();
       for (const e of f.entries(partOf(snapshot, utilsSchedulesRead))) {
         const sku = skuOf.get(e.id);
         const owner = sku === void 0 ? void 0 : into[f.field][sku];
@@ -69499,7 +69527,7 @@ var webhooksSection = {
     return out;
   },
   resolve(merged, into, problems) {
-    const settings2 = {};
+    const settings2 = table();
     for (const [event2, hook] of Object.entries(merged)) {
       if (hook.url === void 0) {
         report(
@@ -69532,8 +69560,8 @@ var webhooks = {
   },
   read(snapshot, into, ids) {
     const list2 = partOf(snapshot, webhooksRead) ?? [];
-    const mine = {};
-    const events = {};
+    const mine = table();
+    const events = table();
     const listed = /* @__PURE__ */ new Map();
     for (const cfg of list2) {
       if (cfg.stores.length > 0) events[cfg.event] = true;
@@ -69547,7 +69575,7 @@ var webhooks = {
         }
       }
     }
-    const keeps = {};
+    const keeps = table();
     for (const [ev, counts2] of listed) {
       const copies = counts2.get(into.store.storeId) ?? 0;
       if (copies > 1) mine[ev] = { ...mine[ev], copies };
@@ -70102,11 +70130,11 @@ import { EOL as EOL3 } from "os";
 import { constants as constants2, promises } from "fs";
 var __awaiter = function(thisArg, _arguments, P2, generator) {
   function adopt(value) {
-    return value instanceof P2 ? value : new P2(function(resolve8) {
-      resolve8(value);
+    return value instanceof P2 ? value : new P2(function(resolve7) {
+      resolve7(value);
     });
   }
-  return new (P2 || (P2 = Promise))(function(resolve8, reject) {
+  return new (P2 || (P2 = Promise))(function(resolve7, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -70122,7 +70150,7 @@ var __awaiter = function(thisArg, _arguments, P2, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve8(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve7(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -70553,10 +70581,10 @@ var getArrayGroup = () => {
 function build$4(options) {
   return options.group ? getArrayGroup : getArray;
 }
-var groupFiles = (groups, directory, files) => {
+var groupFiles = (groups, directory, files2) => {
   groups.push({
     directory,
-    files,
+    files: files2,
     dir: directory
   });
 };
@@ -70769,12 +70797,12 @@ var Walker = class {
   walk = (entries, directoryPath, depth) => {
     const { paths, options: { filters, resolveSymlinks: resolveSymlinks$1, excludeSymlinks, exclude, maxFiles, signal, useRealPaths, pathSeparator }, controller } = this.state;
     if (controller.aborted || signal && signal.aborted || maxFiles && paths.length > maxFiles) return;
-    const files = this.getArray(this.state.paths);
+    const files2 = this.getArray(this.state.paths);
     for (let i = 0; i < entries.length; ++i) {
       const entry2 = entries[i];
       if (entry2.isFile() || entry2.isSymbolicLink() && !resolveSymlinks$1 && !excludeSymlinks) {
         const filename = this.joinPath(entry2.name, directoryPath);
-        this.pushFile(filename, files, this.state.counts, filters);
+        this.pushFile(filename, files2, this.state.counts, filters);
       } else if (entry2.isDirectory()) {
         let path12 = joinDirectoryPath(entry2.name, directoryPath, this.state.options.pathSeparator);
         if (exclude && exclude(entry2.name, path12)) continue;
@@ -70792,12 +70820,12 @@ var Walker = class {
             const filename = basename2(resolvedPath);
             const directoryPath$1 = normalizePath(dirname(resolvedPath), this.state.options);
             resolvedPath = this.joinPath(filename, directoryPath$1);
-            this.pushFile(resolvedPath, files, this.state.counts, filters);
+            this.pushFile(resolvedPath, files2, this.state.counts, filters);
           }
         });
       }
     }
-    this.groupFiles(this.state.groups, directoryPath, files);
+    this.groupFiles(this.state.groups, directoryPath, files2);
   };
 };
 function promise(root, options) {
@@ -71278,14 +71306,14 @@ function why(err, stderr) {
   return err.signal ? `stopped by ${err.signal}` : "it could not be run";
 }
 function exec(call, name, no) {
-  return new Promise((resolve8, reject) => {
+  return new Promise((resolve7, reject) => {
     execFile(
       "git",
       call.args,
       { cwd: call.cwd, env: call.env, maxBuffer: 512 * 1024 * 1024, encoding: "utf8" },
       (err, stdout, stderr) => {
-        if (!err) resolve8(stdout);
-        else if (no && err.code === 1) resolve8(void 0);
+        if (!err) resolve7(stdout);
+        else if (no && err.code === 1) resolve7(void 0);
         else reject(new UsageError(`git ${name} failed: ${why(err, stderr)}`));
       }
     );
@@ -71363,9 +71391,9 @@ async function exists2(file) {
 // src/gitops/git.ts
 var cannotRun = (program, e) => e.code === "ENOENT" ? `${program} cannot be run (is it installed, and on PATH?)` : `${program} could not be started (${e.code ?? "?"})`;
 function ended(child2) {
-  return new Promise((resolve8) => {
-    child2.on("error", (error2) => resolve8({ code: null, error: error2 }));
-    child2.on("close", (code3) => resolve8({ code: code3 }));
+  return new Promise((resolve7) => {
+    child2.on("error", (error2) => resolve7({ code: null, error: error2 }));
+    child2.on("close", (code3) => resolve7({ code: code3 }));
   });
 }
 async function materializeCommit(commit2) {
@@ -72775,7 +72803,7 @@ function storeDigest(state, memo = digestMemo()) {
   for (const field3 of RESOURCE_FIELDS) {
     const resources2 = state[field3];
     if (!resources2 || typeof resources2 !== "object") continue;
-    const texts = {};
+    const texts = table();
     for (const key of Object.keys(resources2)) texts[key] = resourceJson(resources2[key], memo);
     view[field3] = texts;
   }
@@ -72785,7 +72813,7 @@ function currentChecksum(stores, client) {
   return checksum(client === void 0 ? stores : { ...stores, "": checksum(client) });
 }
 function desiredChecksum(desired, memo = digestMemo()) {
-  const stores = {};
+  const stores = table();
   for (const key of Object.keys(desired.stores)) stores[key] = storeDigest(desired.stores[key], memo);
   return checksum(desired.client === void 0 ? { stores } : { stores, client: checksum(desired.client) });
 }
@@ -73338,9 +73366,9 @@ function compare(kind, have, want, ownership, created) {
   return { action, before, after: want, diff: diff2 };
 }
 function shareEqual(have, want) {
-  const out = {};
+  const out = table();
   for (const key of Object.keys(have)) {
-    const w = want[key];
+    const w = own(want, key);
     out[key] = w !== void 0 && jsonEqual(have[key], w) ? w : have[key];
   }
   return out;
@@ -74867,18 +74895,18 @@ var proto = Object.defineProperties(() => {
     }
   }
 });
-var createStyler = (open5, close, parent) => {
+var createStyler = (open6, close, parent) => {
   let openAll;
   let closeAll;
   if (parent === void 0) {
-    openAll = open5;
+    openAll = open6;
     closeAll = close;
   } else {
-    openAll = parent.openAll + open5;
+    openAll = parent.openAll + open6;
     closeAll = close + parent.closeAll;
   }
   return {
-    open: open5,
+    open: open6,
     close,
     openAll,
     closeAll,
@@ -75720,7 +75748,7 @@ function storeOrderedLimit(concurrency, place) {
     active++;
     w.start();
   };
-  return (fn, store) => new Promise((resolve8, reject) => {
+  return (fn, store) => new Promise((resolve7, reject) => {
     push({
       rank: store === void 0 ? -1 : place(store),
       seq: seq++,
@@ -75735,7 +75763,7 @@ function storeOrderedLimit(concurrency, place) {
           (value) => {
             active--;
             next();
-            resolve8(value);
+            resolve7(value);
           },
           (err) => {
             active--;
@@ -75906,7 +75934,7 @@ async function executePlanFully(plan, client, options = {}) {
   return { results, refused: [...guard.refused].map(([store, reason]) => ({ store, reason })), sent };
 }
 function unsettled(err) {
-  return err instanceof ApiError && (err.status === 0 || err.status === 500 || err.status === 502 || err.status === 504 || // A refusal after an attempt whose answer was lost: that attempt may have made the change.
+  return err instanceof ApiError && (err instanceof MalformedAnswerError || err.status === 0 || err.status === 500 || err.status === 502 || err.status === 504 || // A refusal after an attempt whose answer was lost: that attempt may have made the change.
   err.earlierAnswerLost);
 }
 function without(op, stores) {
@@ -76283,6 +76311,201 @@ function formatBytes(n) {
   return `${n} bytes`;
 }
 
+// src/platform/schemas.ts
+var import_ajv = __toESM(require_ajv(), 1);
+var import_ajv_formats = __toESM(require_dist2(), 1);
+import { readFileSync } from "node:fs";
+var addFormats = import_ajv_formats.default.default ?? import_ajv_formats.default;
+var PLATFORM_SCHEMA_FILES = [
+  "common",
+  "auth",
+  "menu",
+  "availability",
+  "utils",
+  "finance",
+  "webhooks"
+];
+var PLATFORM_SCHEMA_BASE = "https://carte.dev/schemas/platform/";
+var TIME_FORMATS = {
+  "time-hh-mm": /^([01]\d|2[0-3]):[0-5]\d$/,
+  "time-hh-mm-ss": /^([01]\d|2[0-3]):[0-5]\d:[0-5]\d$/
+};
+var files;
+function schemaFiles() {
+  if (files) return files;
+  const out = /* @__PURE__ */ new Map();
+  for (const file of PLATFORM_SCHEMA_FILES) {
+    const url = new URL(`../schemas/platform/${file}.schema.json`, import.meta.url);
+    out.set(file, JSON.parse(readFileSync(url, "utf8")));
+  }
+  return files = out;
+}
+function definitionsOf(all) {
+  const out = /* @__PURE__ */ new Map();
+  for (const [file, schema] of all) {
+    for (const [name, def] of Object.entries(schema.definitions ?? {})) {
+      out.set(name, { file, schema: def });
+    }
+  }
+  return out;
+}
+function compileSet(allErrors, shape) {
+  const ajv = new import_ajv.Ajv({
+    allErrors,
+    strict: true,
+    strictRequired: false,
+    allowUnionTypes: true,
+    verbose: true
+  });
+  addFormats(ajv);
+  for (const [name, re] of Object.entries(TIME_FORMATS)) ajv.addFormat(name, re);
+  const all = schemaFiles();
+  for (const schema of all.values()) ajv.addSchema(shape(schema));
+  const definitions = definitionsOf(all);
+  const cache2 = /* @__PURE__ */ new Map();
+  return {
+    ajv,
+    definitions,
+    validator(name) {
+      let v = cache2.get(name);
+      if (!v) {
+        const def = definitions.get(name);
+        if (!def) throw new Error(`schemas/platform/ has no definition ${name}`);
+        v = ajv.getSchema(`${PLATFORM_SCHEMA_BASE}${def.file}.schema.json#/definitions/${name}`);
+        if (!v) throw new Error(`ajv could not compile definition ${name}`);
+        cache2.set(name, v);
+      }
+      return v;
+    }
+  };
+}
+var asWritten;
+function platformSchemas() {
+  return asWritten ??= compileSet(false, (s) => s);
+}
+function opened(node) {
+  if (Array.isArray(node)) return node.map(opened);
+  if (node === null || typeof node !== "object") return node;
+  return Object.fromEntries(
+    Object.entries(node).flatMap(
+      ([key, value]) => key === "additionalProperties" && value === false ? [] : [[key, opened(value)]]
+    )
+  );
+}
+var open3;
+function answerSchemas() {
+  return open3 ??= compileSet(true, (s) => opened(s));
+}
+var ARTICLE = {
+  string: "a string",
+  integer: "an integer",
+  number: "a number",
+  boolean: "a boolean",
+  array: "an array",
+  object: "an object",
+  null: "null"
+};
+function typeList(t) {
+  if (Array.isArray(t)) return t.map(String);
+  if (typeof t === "string") return t.split(",");
+  return [];
+}
+function typePhrase(t) {
+  const list2 = typeList(t).map((x) => Object.hasOwn(ARTICLE, x) ? ARTICLE[x] : x);
+  return list2.length <= 1 ? list2[0] ?? "valid" : `${list2.slice(0, -1).join(", ")} or ${list2.at(-1)}`;
+}
+function resolveSchema(schema) {
+  if (schema === null || typeof schema !== "object") return void 0;
+  const s = schema;
+  if (typeof s.$ref === "string") {
+    const name = s.$ref.split("/").pop() ?? "";
+    return resolveSchema(platformSchemas().definitions.get(name)?.schema);
+  }
+  return s;
+}
+function expectedOf(schema) {
+  const s = resolveSchema(schema);
+  if (!s) return "valid";
+  if (Array.isArray(s.enum)) return `one of ${s.enum.map(String).join(",")}`;
+  if (Array.isArray(s.anyOf)) return s.anyOf.map(expectedOf).join(" or ");
+  if (typeof s.pattern === "string") return `${typePhrase(s.type)} matching ${s.pattern}`;
+  return typePhrase(s.type);
+}
+var MAX_LISTED_PROBLEMS = 3;
+var QUOTED_CHARS = 40;
+function shownValue(value) {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return `an array of ${value.length}`;
+  switch (typeof value) {
+    case "string":
+      return value.length > QUOTED_CHARS ? `${JSON.stringify(value.slice(0, QUOTED_CHARS))}…` : JSON.stringify(value);
+    case "number":
+    case "boolean":
+      return String(value);
+    case "object":
+      return "an object";
+    default:
+      return typeof value;
+  }
+}
+function pointerOf(instancePath) {
+  return instancePath === "" ? "top level" : instancePath;
+}
+function fieldPointer(instancePath, field3) {
+  return `${instancePath}/${field3.replace(/~/g, "~0").replace(/\//g, "~1")}`;
+}
+function answerProblem(e, quote2) {
+  const p = e.params;
+  const got = quote2 ? `got ${shownValue(e.data)}` : "got something else";
+  switch (e.keyword) {
+    case "required": {
+      const prop = String(p.missingProperty);
+      const props = (e.parentSchema ?? {}).properties;
+      const what = props && Object.hasOwn(props, prop) ? expectedOf(props[prop]) : "a value";
+      return `${fieldPointer(e.instancePath, prop)}: missing (expected ${what})`;
+    }
+    case "type":
+      return `${pointerOf(e.instancePath)}: expected ${typePhrase(p.type)}, ${got}`;
+    case "enum":
+      return `${pointerOf(e.instancePath)}: expected one of ${p.allowedValues.map(String).join(", ")}, ${got}`;
+    case "additionalProperties":
+      return `${fieldPointer(e.instancePath, String(p.additionalProperty))}: not a field the schema names`;
+    case "anyOf":
+      return `${pointerOf(e.instancePath)}: expected ${e.schema.map(expectedOf).join(" or ")}, ${got}`;
+    case "format": {
+      const format = String(p.format);
+      const what = format === "time-hh-mm-ss" ? "a time HH:mm:ss" : format === "time-hh-mm" ? "a time HH:MM" : `a ${format}`;
+      return `${pointerOf(e.instancePath)}: expected ${what}, ${got}`;
+    }
+    default:
+      return `${pointerOf(e.instancePath)}: ${e.message ?? "is invalid"}, ${got}`;
+  }
+}
+function problemsOf(errors, quote2) {
+  const kept = [];
+  for (const e of errors) {
+    if (e.keyword === "anyOf") {
+      const under = (x) => x.instancePath === e.instancePath || x.instancePath.startsWith(`${e.instancePath}/`);
+      while (kept.length > 0 && under(kept.at(-1))) kept.pop();
+    }
+    kept.push(e);
+  }
+  const places = /* @__PURE__ */ new Set();
+  const out = [];
+  for (const e of kept) {
+    const problem = answerProblem(e, quote2);
+    const place = problem.slice(0, problem.indexOf(": "));
+    if (!places.has(place)) out.push(problem);
+    places.add(place);
+  }
+  return out;
+}
+function answerProblems(name, value, options = {}) {
+  const validate = (options.asWritten ? platformSchemas() : answerSchemas()).validator(name);
+  if (validate(value)) return [];
+  return problemsOf(validate.errors ?? [], options.quote !== false);
+}
+
 // src/platform/client.ts
 var DEFAULT_PARALLELISM = 16;
 var DEFAULT_MAX_BUFFERED_BYTES = 128 * MIB2;
@@ -76380,7 +76603,7 @@ var PlatformClient = class {
   async raw(method, path12, body, headers = {}) {
     const out = await this.exchange(method, path12, body, this.callDeadline(), async () => headers);
     if (!out.ok) throw out.error;
-    return out.res;
+    return { ...out.res, body: parseLoosely(out.res.text) };
   }
   /**
    * Calls a route of the platform (routes.ts) and returns the body of a 2xx answer: the path is the
@@ -76392,14 +76615,71 @@ var PlatformClient = class {
    * server's `Retry-After` on 429 and 503, up to `maxAttempts` failed attempts in all; waits the server
    * asked for do not count, and the client's deadline bounds them. On 401 the token is renewed and the
    * call repeated, unless the call renewed it less than a minute before ({@link RENEW_AGAIN_AFTER_MS}).
+   *
+   * The answer is read by {@link decode}: checked against the route's response schema before it is
+   * returned; a route without one (204) gives undefined.
    * @throws ApiError for a non-2xx answer (the last status the platform answered) or when no answer
    *   arrived (status 0).
+   * @throws MalformedAnswerError (an ApiError) for a 2xx answer that is not JSON or not of the route's shape.
    * @throws InternalError when a path parameter of the route is missing.
    */
   async request(name, params, body, options = {}) {
+    return this.decode(await this.fetchAnswer(name, params, body, options));
+  }
+  /**
+   * Calls a route like {@link request} and gives its 2xx answer as received, to be read with
+   * {@link decode} later (see {@link RawAnswer}).
+   * @throws ApiError, InternalError as {@link request}.
+   */
+  async fetchAnswer(name, params, body, options = {}) {
     const path12 = routePath(name, params) + queryString(options.query);
     const idempotent = options.idempotent ?? routeIdempotent(name, body);
-    return this.send(routeMethod(name), path12, body, routeSpec(name).surface, idempotent, options.raw);
+    const storeId = params.storeId ?? params.store_id;
+    const surface = routeSpec(name).surface;
+    return this.send(routeMethod(name), path12, body, surface, idempotent, name, storeId?.toString());
+  }
+  /**
+   * Reads a 2xx answer (platform-spec.md §4 conventions: bodies are JSON): the body parsed and checked
+   * against the response schema of its route (schemas/platform/, read open: src/platform/schemas.ts).
+   * An answer whose route has no response schema (204) gives undefined, whatever its body.
+   * @throws MalformedAnswerError when the content type is not JSON, the body is empty or not JSON, or
+   *   the value does not match the schema: the message names the call, its store, and the first
+   *   problems (`/items/3/sku: expected a string, got null`), quoting at most a short escaped excerpt
+   *   (nothing of an answer that carries a secret, {@link RouteSpec.secret}).
+   */
+  decode(answer2) {
+    const spec = answer2.route === void 0 ? void 0 : routeSpec(answer2.route);
+    if (spec?.response === void 0) return void 0;
+    const quote2 = spec.secret !== true;
+    const fail3 = (problem) => new MalformedAnswerError({
+      method: answer2.method,
+      path: answer2.path,
+      status: answer2.status,
+      route: answer2.route,
+      storeId: answer2.storeId,
+      problem: redact(problem, [...this.secrets])
+    });
+    const { text, contentType } = answer2;
+    const starts = quote2 ? `; it starts ${excerpt(text)}` : "";
+    if (contentType !== void 0 && !isJsonType(contentType)) {
+      throw fail3(`is not JSON: its content type is ${JSON.stringify(contentType.slice(0, 80))}${starts}`);
+    }
+    if (text.trim() === "") throw fail3("is not JSON: the body is empty");
+    let value;
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      throw fail3(`is not JSON: ${jsonFault(err, text)}${starts}`);
+    }
+    const problems = answerProblems(spec.response, value, { quote: quote2 });
+    if (problems.length > 0) {
+      const file = answerSchemas().definitions.get(spec.response)?.file;
+      const more = problems.length - MAX_LISTED_PROBLEMS;
+      throw fail3(
+        `does not have the shape of a ${spec.response} (schemas/platform/${file}.schema.json): ` + problems.slice(0, MAX_LISTED_PROBLEMS).join("; ") + (more > 0 ? `; and ${more} more problem${more === 1 ? "" : "s"}` : "")
+      );
+    }
+    return value;
   }
   /**
    * Calls a concrete path (`/restaurants/…`, query string included) and returns the body of a 2xx
@@ -76411,40 +76691,44 @@ var PlatformClient = class {
    * @throws InternalError when no route of the table has this path (a bug of the caller).
    */
   async call(method, path12, body, options = {}) {
-    const name = routeOfPath(method, path12);
-    if (name === void 0) {
+    const match = matchRoute(method, path12);
+    if (match === void 0) {
       throw new InternalError(
         `no route of the platform API (src/platform/routes.ts) matches ${method} ${path12}`
       );
     }
     const idempotent = options.idempotent ?? isIdempotentMethod(method);
-    return this.send(method, path12 + queryString(options.query), body, routeSpec(name).surface, idempotent);
+    const route2 = match.method === method.toUpperCase() ? match.name : void 0;
+    const answer2 = await this.send(
+      method,
+      path12 + queryString(options.query),
+      body,
+      routeSpec(match.name).surface,
+      idempotent,
+      route2,
+      match.params.storeId ?? match.params.store_id
+    );
+    return this.decode(answer2);
   }
   /**
-   * One protected call with retries; the body of a 2xx answer. The token is taken for each attempt
-   * after the rate limiter's wait (a long wait may outlive a token). On 401 the token is renewed and the
-   * call repeated when the call has not renewed it within the last {@link RENEW_AGAIN_AFTER_MS}
-   * (platform notes "Authentication": renew on 401; a second 401 right after a renewal is final).
+   * One protected call with retries; the 2xx answer as received, for {@link decode}. The token is taken
+   * for each attempt after the rate limiter's wait (a long wait may outlive a token). On 401 the token is
+   * renewed and the call repeated when the call has not renewed it within the last
+   * {@link RENEW_AGAIN_AFTER_MS} (platform notes "Authentication": renew on 401; a second 401 right after
+   * a renewal is final). `route` and `storeId` are only carried into the answer.
    */
-  async send(method, path12, body, surface, idempotent, raw = false) {
+  async send(method, path12, body, surface, idempotent, route2, storeId) {
     let renewedAt = Number.NEGATIVE_INFINITY;
     let lost = false;
     let lostBefore = false;
     const once = async (deadline) => {
-      if (surface === "none") return this.exchange(method, path12, body, deadline, async () => ({}), raw);
+      if (surface === "none") return this.exchange(method, path12, body, deadline, async () => ({}));
       for (; ; ) {
         let used;
-        const out = await this.exchange(
-          method,
-          path12,
-          body,
-          deadline,
-          async () => {
-            used = await this.token(surface);
-            return { "x-authorization": `Bearer ${used}` };
-          },
-          raw
-        );
+        const out = await this.exchange(method, path12, body, deadline, async () => {
+          used = await this.token(surface);
+          return { "x-authorization": `Bearer ${used}` };
+        });
         if (!out.ok || out.res.status !== 401 || used === void 0) return out;
         if (this.now() - renewedAt < RENEW_AGAIN_AFTER_MS) return out;
         renewedAt = this.now();
@@ -76458,7 +76742,7 @@ var PlatformClient = class {
       return out;
     });
     if (res.status < 200 || res.status > 299) throw this.toError(method, path12, res, lostBefore);
-    return res.body;
+    return answerOf(method, path12, res, route2, storeId);
   }
   /**
    * The deadline of a call that starts now (epoch ms on the client's clock): the client's deadline (the
@@ -76546,10 +76830,10 @@ var PlatformClient = class {
    * - size: the route's `maxResponseBytes` (a larger `content-length` is refused before the body is
    *   read) and the client's budget of bytes being received ({@link ClientOptions.maxBufferedBytes}),
    *   counted as the chunks arrive (transport.ts {@link readCapped}).
-   * Errors of `headers` (a failed login) propagate. With `raw`, the body of a 2xx answer is kept as
-   * text ({@link CallOptions.raw}).
+   * Errors of `headers` (a failed login) propagate. The body of a 2xx answer is kept as text only, for
+   * {@link decode}; that of another status is parsed for the error.
    */
-  async exchange(method, path12, body, deadline, headers, raw = false) {
+  async exchange(method, path12, body, deadline, headers) {
     const route2 = matchRoute(method, path12);
     const store = route2?.params.storeId ?? route2?.params.store_id;
     if (this.closing.signal.aborted) return this.stopped(method, path12, `not sent: ${CLOSED}`);
@@ -76574,15 +76858,16 @@ var PlatformClient = class {
     const started = this.now();
     const left = deadline - started;
     if (left <= 0) return this.stopped(method, path12, `not sent: ${this.limitOf(deadline)} is reached`);
-    const timeoutMs = Math.max(1, Math.min(this.timeoutMs, left));
+    const timeoutMs = this.timeoutMs < left ? this.timeoutMs : Math.ceil(left) + 1e3;
     const cap = route2 ? routeMaxResponseBytes(route2.name) : DEFAULT_ANSWER_BYTES;
     const ended2 = new AbortController();
     const onClose = () => ended2.abort(this.closing.signal.reason);
     this.closing.signal.addEventListener("abort", onClose, { once: true });
-    const signal = AbortSignal.any([
-      AbortSignal.timeout(Math.min(Math.ceil(left), MAX_TIMER_MS)),
-      ended2.signal
-    ]);
+    const timer = setTimeout(
+      () => ended2.abort(new Error("the call's deadline is reached")),
+      Math.min(Math.ceil(left), MAX_TIMER_MS)
+    );
+    const signal = ended2.signal;
     let phase = "headers";
     let status2;
     let resHeaders;
@@ -76626,17 +76911,10 @@ var PlatformClient = class {
       }
       return this.transportFailure(method, path12, cause, timeoutMs);
     } finally {
+      clearTimeout(timer);
       this.closing.signal.removeEventListener("abort", onClose);
     }
-    let parsed = void 0;
-    if (raw && status2 >= 200 && status2 <= 299) parsed = text;
-    else if (text.length > 0) {
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        parsed = text;
-      }
-    }
+    const parsed = status2 >= 200 && status2 <= 299 ? void 0 : parseLoosely(text);
     if (status2 === 429) this.rateLimiter.onThrottled();
     if (status2 === 429 || status2 === 503) {
       const wait = parseRetryAfter(resHeaders["retry-after"], this.now());
@@ -76649,7 +76927,7 @@ var PlatformClient = class {
     } else if (status2 >= 200 && status2 <= 299) {
       this.rateLimiter.onSuccess();
     }
-    return { ok: true, res: { status: status2, headers: resHeaders, body: parsed } };
+    return { ok: true, res: { status: status2, headers: resHeaders, body: parsed, text } };
   }
   /** An outcome that ends the call at once (not retried): its reason, redacted, as an {@link ApiError}. */
   stopped(method, path12, message, status2 = 0, cause) {
@@ -76724,7 +77002,8 @@ var PlatformClient = class {
   }
   /** Logs in (spec §4.1). Retried as an idempotent call: a login has no effect beyond issuing a token. */
   async login(surface) {
-    const path12 = routePath(LOGIN_ROUTES[surface]);
+    const route2 = LOGIN_ROUTES[surface];
+    const path12 = routePath(route2);
     const creds = { client_id: this.clientId, client_secret: this.clientSecret };
     const res = await this.withRetries(
       "POST",
@@ -76733,15 +77012,7 @@ var PlatformClient = class {
       (deadline) => this.exchange("POST", path12, creds, deadline, async () => ({}))
     );
     if (res.status < 200 || res.status > 299) throw this.toError("POST", path12, res);
-    const body = res.body;
-    if (!body || typeof body.access_token !== "string" || typeof body.expires_in !== "number") {
-      throw new ApiError({
-        method: "POST",
-        path: path12,
-        status: res.status,
-        platformMessage: "malformed token response"
-      });
-    }
+    const body = this.decode(answerOf("POST", path12, res, route2, void 0));
     this.secrets.add(body.access_token);
     const lifetimeMs = body.expires_in * 1e3;
     const margin = Math.min(this.renewBeforeMs, lifetimeMs / 2);
@@ -76755,6 +77026,43 @@ var PlatformClient = class {
 };
 function duration(ms) {
   return ms < 1e3 ? `${Math.round(ms)} ms` : `${Math.round(ms / 1e3)} s`;
+}
+function answerOf(method, path12, res, route2, storeId) {
+  const type = res.headers["content-type"];
+  return {
+    route: route2,
+    method,
+    path: path12,
+    storeId,
+    status: res.status,
+    contentType: Array.isArray(type) ? type[0] : type,
+    text: res.text
+  };
+}
+function parseLoosely(text) {
+  if (text.length === 0) return void 0;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+function isJsonType(contentType) {
+  return /^\s*application\/(?:[\w.+-]*\+)?json\s*(?:;|$)/i.test(contentType);
+}
+var EXCERPT_CHARS = 60;
+function excerpt(text) {
+  const cut2 = text.length > EXCERPT_CHARS;
+  return `${JSON.stringify(text.slice(0, EXCERPT_CHARS))}${cut2 ? "…" : ""} (${text.length} characters)`;
+}
+function jsonFault(err, text) {
+  const message = err instanceof Error ? err.message : "";
+  const at = /at position (\d+)/.exec(message);
+  const position = at ? Number(at[1]) : void 0;
+  if (/end of JSON input/i.test(message) || position !== void 0 && position >= text.length) {
+    return "it is cut short, ending inside its JSON value";
+  }
+  return position === void 0 ? "it is not valid JSON" : `it is not valid JSON from character ${position + 1}`;
 }
 function queryString(query) {
   if (!query) return "";
@@ -76882,12 +77190,21 @@ async function readCurrent(client, requests, onStore, options = {}) {
         entry2.snapshot[part] = value;
         options.onRead?.(++done, total);
         if (--entry2.missing === 0) complete(key);
+      }).catch((err) => {
+        throw namingStore(err, stores);
       })
     ),
     clientState
   ]);
   if (pending.size > 0) throw new Error(`stores ${[...pending.keys()].join(", ")} were never read in full`);
   return clientState;
+}
+function namingStore(err, stores) {
+  if (!(err instanceof MalformedAnswerError) || err.store !== void 0 || err.storeId === void 0) {
+    return err;
+  }
+  const store = stores.find((s) => s.storeId === err.storeId);
+  return store === void 0 ? err : err.withStore(store.key);
 }
 async function fetchCurrent(client, requests, options = {}) {
   const out = { stores: table() };
@@ -77380,11 +77697,11 @@ function storeGuard(plan, project, session, options = {}) {
   const limit = (fn) => lane(fn);
   const readStore = storeBatcher(session.client, { limit });
   return async (store) => {
-    const expected2 = own(digests, store);
-    if (expected2 === void 0) return;
+    const expected = own(digests, store);
+    if (expected === void 0) return;
     if (store === "") {
       const current2 = await fetchCurrent(session.client, [], { limit, clientKinds: clientReads });
-      if (clientDigest(current2.client) !== expected2) {
+      if (clientDigest(current2.client) !== expected) {
         throw new Error(
           "the client-level settings changed on the platform since the plan was made, so none of their calls was made; run `carte plan` again and review it"
         );
@@ -77393,7 +77710,7 @@ function storeGuard(plan, project, session, options = {}) {
     }
     const request4 = byKey.get(store);
     if (!request4) return;
-    if (storeDigest(await readStore(request4)) !== expected2) {
+    if (storeDigest(await readStore(request4)) !== expected) {
       throw new Error(
         "the store changed on the platform since the plan was made (another apply, or an edit), so none of its calls was made; run `carte plan` again and review it"
       );
@@ -77549,7 +77866,7 @@ function earlyVerification(plan, client, checks) {
       reads.push(
         readStore(verifyRequest(entry2, own2)).then(
           async (state) => {
-            await new Promise((resolve8) => setImmediate(resolve8));
+            await new Promise((resolve7) => setImmediate(resolve7));
             const seen2 = verifyState(entry2, state, own2, own2);
             return seen2.pending.length === 0 ? [store, seen2.duplicates] : void 0;
           },
@@ -77741,13 +78058,13 @@ import path5 from "node:path";
 
 // src/config/read.ts
 import { constants as constants4 } from "node:fs";
-import { open as open3 } from "node:fs/promises";
+import { open as open4 } from "node:fs/promises";
 var DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024;
 async function readConfigFile(path12, maxBytes) {
   const fail3 = (message, line = 0, col = 0) => ({ ok: false, line, col, message });
   let handle2;
   try {
-    handle2 = await open3(path12, constants4.O_RDONLY | constants4.O_NONBLOCK);
+    handle2 = await open4(path12, constants4.O_RDONLY | constants4.O_NONBLOCK);
   } catch (err) {
     const code3 = err.code;
     return fail3(code3 === "ENOENT" ? "the file does not exist" : `cannot read the file (${code3 ?? "error"})`);
@@ -77847,15 +78164,15 @@ var WebhookRegistry = class {
   unseal(clientId2) {
     const secret = this.state.clients.get(clientId2)?.secret;
     if (!secret?.known) return;
-    const open5 = (sealed) => {
+    const open6 = (sealed) => {
       if (!sealed) return void 0;
       return secret.open(sealed.value) ?? newSecret();
     };
     for (const cfg of this.events.get(clientId2)?.values() ?? []) {
-      if (cfg.secret === "") cfg.secret = open5(cfg.sealed) ?? newSecret();
+      if (cfg.secret === "") cfg.secret = open6(cfg.sealed) ?? newSecret();
     }
     for (const hook of this.clientHooks.get(clientId2)?.values() ?? []) {
-      if (hook.secret === "") hook.secret = open5(hook.sealed) ?? null;
+      if (hook.secret === "") hook.secret = open6(hook.sealed) ?? null;
     }
   }
   /** A secret as the state file keeps it: sealed with the client's secret, never in clear. */
@@ -78507,7 +78824,7 @@ function faultMessage(kind) {
   return kind === "500" ? "Internal server error" : kind === "502" ? "Bad gateway" : "Service unavailable";
 }
 function sleep(ms) {
-  return new Promise((resolve8) => setTimeout(resolve8, ms).unref());
+  return new Promise((resolve7) => setTimeout(resolve7, ms).unref());
 }
 
 // src/emulator/state.ts
@@ -78929,7 +79246,7 @@ var EmulatorState = class {
   }
   /** Resolves once no accepted write is pending and the state file (if any) is written. */
   async idle() {
-    if (this.queue.length > 0) await new Promise((resolve8) => this.idleWaiters.push(resolve8));
+    if (this.queue.length > 0) await new Promise((resolve7) => this.idleWaiters.push(resolve7));
     await this.persisted();
   }
   /** Applies every pending write now and waits for persistence (used by close()). */
@@ -79556,7 +79873,7 @@ function toggleItems(by) {
       const store = ctx.state.storeByIntegrationId(entry2.store_integration_id, ctx.clientId);
       if (!store) throw updateError();
       const cat = store.projected;
-      const resolve8 = (list2) => {
+      const resolve7 = (list2) => {
         if (list2 === void 0) return [];
         total += list2.length;
         if (total > Limits.availabilityItemsPerCall) throw updateError();
@@ -79566,7 +79883,7 @@ function toggleItems(by) {
           return id;
         });
       };
-      plan.push({ store, on: resolve8(entry2.items.turn_on), off: resolve8(entry2.items.turn_off) });
+      plan.push({ store, on: resolve7(entry2.items.turn_on), off: resolve7(entry2.items.turn_off) });
     }
     for (const p of plan) {
       ctx.state.accept(p.store, (cat) => {
@@ -81266,63 +81583,6 @@ var routes = [
 var utilsRoutes = routes.map(deprecated);
 
 // src/emulator/validate.ts
-var import_ajv = __toESM(require_ajv(), 1);
-var import_ajv_formats = __toESM(require_dist2(), 1);
-import { readFileSync } from "node:fs";
-var addFormats = import_ajv_formats.default.default ?? import_ajv_formats.default;
-var PLATFORM_SCHEMA_FILES = [
-  "common",
-  "auth",
-  "menu",
-  "availability",
-  "utils",
-  "finance",
-  "webhooks"
-];
-var PLATFORM_SCHEMA_BASE = "https://carte.dev/schemas/platform/";
-var TIME_FORMATS = {
-  "time-hh-mm": /^([01]\d|2[0-3]):[0-5]\d$/,
-  "time-hh-mm-ss": /^([01]\d|2[0-3]):[0-5]\d:[0-5]\d$/
-};
-var loaded;
-function platformSchemas() {
-  if (loaded) return loaded;
-  const ajv = new import_ajv.Ajv({
-    allErrors: false,
-    strict: true,
-    strictRequired: false,
-    allowUnionTypes: true,
-    verbose: true
-  });
-  addFormats(ajv);
-  for (const [name, re] of Object.entries(TIME_FORMATS)) ajv.addFormat(name, re);
-  const definitions = /* @__PURE__ */ new Map();
-  for (const file of PLATFORM_SCHEMA_FILES) {
-    const url = new URL(`../schemas/platform/${file}.schema.json`, import.meta.url);
-    const schema = JSON.parse(readFileSync(url, "utf8"));
-    ajv.addSchema(schema);
-    for (const [name, def] of Object.entries(schema.definitions ?? {})) {
-      definitions.set(name, { file, schema: def });
-    }
-  }
-  const cache2 = /* @__PURE__ */ new Map();
-  loaded = {
-    ajv,
-    definitions,
-    validator(name) {
-      let v = cache2.get(name);
-      if (!v) {
-        const def = definitions.get(name);
-        if (!def) throw new Error(`schemas/platform/ has no definition ${name}`);
-        v = ajv.getSchema(`${PLATFORM_SCHEMA_BASE}${def.file}.schema.json#/definitions/${name}`);
-        if (!v) throw new Error(`ajv could not compile definition ${name}`);
-        cache2.set(name, v);
-      }
-      return v;
-    }
-  };
-  return loaded;
-}
 function segments(pointer) {
   if (pointer === "") return [];
   return pointer.slice(1).split("/").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
@@ -81337,15 +81597,6 @@ function bodyPath(pointer, names = {}) {
   }
   return out;
 }
-var ARTICLE = {
-  string: "a string",
-  integer: "an integer",
-  number: "a number",
-  boolean: "a boolean",
-  array: "an array",
-  object: "an object",
-  null: "null"
-};
 var PLURAL = {
   string: "strings",
   integer: "integers",
@@ -81354,38 +81605,12 @@ var PLURAL = {
   object: "objects",
   array: "arrays"
 };
-function typeList(t) {
-  if (Array.isArray(t)) return t.map(String);
-  if (typeof t === "string") return t.split(",");
-  return [];
-}
-function typePhrase(t) {
-  const list2 = typeList(t).map((x) => ARTICLE[x] ?? x);
-  return list2.length <= 1 ? list2[0] ?? "valid" : `${list2.slice(0, -1).join(", ")} or ${list2.at(-1)}`;
-}
-function resolve4(schema) {
-  if (schema === null || typeof schema !== "object") return void 0;
-  const s = schema;
-  if (typeof s.$ref === "string") {
-    const name = s.$ref.split("/").pop() ?? "";
-    return resolve4(platformSchemas().definitions.get(name)?.schema);
-  }
-  return s;
-}
-function expected(schema) {
-  const s = resolve4(schema);
-  if (!s) return "valid";
-  if (Array.isArray(s.enum)) return `one of ${s.enum.map(String).join(",")}`;
-  if (Array.isArray(s.anyOf)) return s.anyOf.map(expected).join(" or ");
-  if (typeof s.pattern === "string") return `${typePhrase(s.type)} matching ${s.pattern}`;
-  return typePhrase(s.type);
-}
 function missing(path12, schema) {
-  const s = resolve4(schema);
+  const s = resolveSchema(schema);
   const types = typeList(s?.type);
   if (s && types.length === 1 && types[0] === "array") {
     if (typeof s.minItems === "number" && s.minItems >= 1) return `${path12} must be a non-empty array`;
-    const items2 = resolve4(s.items);
+    const items2 = resolveSchema(s.items);
     const of = typeList(items2?.type).map((t) => PLURAL[t] ?? t).join(" or ");
     return `${path12} is required (an array${of === "" ? "" : ` of ${of}`})`;
   }
@@ -81469,7 +81694,7 @@ function validationMessage(errors, names = {}) {
     if (!deepest || depth(e) > depth(deepest)) deepest = e;
   }
   if (deepest && depth(deepest) > depth(last)) return describe2(deepest, names);
-  return `${bodyPath(last.instancePath, names)} must be ${branches.map(expected).join(" or ")}`;
+  return `${bodyPath(last.instancePath, names)} must be ${branches.map(expectedOf).join(" or ")}`;
 }
 function checkBody(name, value, names = {}) {
   const validate = platformSchemas().validator(name);
@@ -81563,7 +81788,7 @@ var TOO_LARGE = /* @__PURE__ */ Symbol("too large");
 function readBody(req, limit) {
   const announced = Number(req.headers["content-length"]);
   if (Number.isFinite(announced) && announced > limit) return Promise.resolve(TOO_LARGE);
-  return new Promise((resolve8, reject) => {
+  return new Promise((resolve7, reject) => {
     const chunks = [];
     let size = 0;
     const onData = (chunk2) => {
@@ -81572,13 +81797,13 @@ function readBody(req, limit) {
         req.off("data", onData);
         req.pause();
         chunks.length = 0;
-        resolve8(TOO_LARGE);
+        resolve7(TOO_LARGE);
         return;
       }
       chunks.push(chunk2);
     };
     req.on("data", onData);
-    req.on("end", () => resolve8(Buffer.concat(chunks).toString("utf8")));
+    req.on("end", () => resolve7(Buffer.concat(chunks).toString("utf8")));
     req.on("error", reject);
   });
 }
@@ -81661,11 +81886,11 @@ function route(deps, req, method, path12, query, body) {
 }
 function untilClosed(req, ms) {
   if (req.socket.destroyed) return Promise.resolve();
-  return new Promise((resolve8) => {
+  return new Promise((resolve7) => {
     const done = () => {
       clearTimeout(timer);
       req.socket.off("close", done);
-      resolve8();
+      resolve7();
     };
     const timer = setTimeout(done, ms);
     timer.unref();
@@ -81860,11 +82085,11 @@ async function startEmulator(opts = {}) {
     controlToken: opts.controlToken
   });
   const host = opts.host ?? "127.0.0.1";
-  await new Promise((resolve8, reject) => {
+  await new Promise((resolve7, reject) => {
     server.once("error", reject);
     server.listen(opts.port ?? 0, host, () => {
       server.off("error", reject);
-      resolve8();
+      resolve7();
     });
   });
   const port = server.address().port;
@@ -81891,7 +82116,7 @@ async function startEmulator(opts = {}) {
     },
     close: () => {
       closing ??= (async () => {
-        const stopped = new Promise((resolve8) => server.close(() => resolve8()));
+        const stopped = new Promise((resolve7) => server.close(() => resolve7()));
         server.closeIdleConnections();
         await state.drain();
         await events.close();
@@ -82026,14 +82251,14 @@ import path9 from "node:path";
 
 // src/config/load.ts
 import { stat as stat4 } from "node:fs/promises";
-import { dirname as dirname3, relative as relative3, resolve as resolve7 } from "node:path";
+import { dirname as dirname3, relative as relative3, resolve as resolve6 } from "node:path";
 
 // src/config/glob.ts
 function hasMagic(pattern) {
   return isDynamicPattern(pattern);
 }
 async function globFiles(pattern, base, fs4) {
-  const files = await glob(pattern, {
+  const files2 = await glob(pattern, {
     cwd: base,
     // an absolute pattern names its own root; `base` need not exist then
     absolute: true,
@@ -82043,12 +82268,12 @@ async function globFiles(pattern, base, fs4) {
     followSymbolicLinks: true,
     ...fs4 ? { fs: fs4 } : {}
   });
-  return files.sort((a3, b) => a3 < b ? -1 : a3 > b ? 1 : 0);
+  return files2.sort((a3, b) => a3 < b ? -1 : a3 > b ? 1 : 0);
 }
 
 // src/config/paths.ts
 import { realpath as realpath3 } from "node:fs/promises";
-import { basename as basename3, dirname as dirname2, isAbsolute as isAbsolute2, join, relative as relative2, resolve as resolve5, sep as sep2 } from "node:path";
+import { basename as basename3, dirname as dirname2, isAbsolute as isAbsolute2, join, relative as relative2, resolve as resolve4, sep as sep2 } from "node:path";
 function isUnder2(parent, child2) {
   const rel = relative2(parent, child2);
   return rel === "" || rel !== ".." && !rel.startsWith(`..${sep2}`) && !isAbsolute2(rel);
@@ -82070,9 +82295,9 @@ async function realPathOf(path12) {
   }
 }
 async function insideProject(root, path12) {
-  const absolute = resolve5(root, path12);
-  if (!isUnder2(resolve5(root), absolute)) return { inside: false, why: "path" };
-  const realRoot = await realPathOf(resolve5(root));
+  const absolute = resolve4(root, path12);
+  if (!isUnder2(resolve4(root), absolute)) return { inside: false, why: "path" };
+  const realRoot = await realPathOf(resolve4(root));
   const real = await realPathOf(absolute);
   return isUnder2(realRoot, real) ? { inside: true, real } : { inside: false, why: "link" };
 }
@@ -82082,7 +82307,7 @@ function patternStaysInside(root, pattern) {
   const firstMagic = segments2.findIndex((s) => /[*?[]/.test(s));
   const fixed = firstMagic === -1 ? segments2 : segments2.slice(0, firstMagic);
   if (segments2.slice(firstMagic === -1 ? segments2.length : firstMagic).includes("..")) return false;
-  return isUnder2(resolve5(root), resolve5(root, ...fixed));
+  return isUnder2(resolve4(root), resolve4(root, ...fixed));
 }
 function outsideMessage(key, written, why2) {
   return why2 === "link" ? `${key}: ${written} leads outside the project folder through a symbolic link; files named in the configuration must be inside the folder of carte.yaml` : `${key}: ${written} is outside the project folder; files named in the configuration must be inside the folder of carte.yaml (write paths relative to it, without ..)`;
@@ -82169,20 +82394,20 @@ function pLimit(concurrency) {
     activeCount--;
     resumeNext();
   };
-  const run2 = async (function_, resolve8, arguments_) => {
+  const run2 = async (function_, resolve7, arguments_) => {
     const result = (async () => function_(...arguments_))();
-    resolve8(result);
+    resolve7(result);
     try {
       await result;
     } catch {
     }
     next();
   };
-  const enqueue = (function_, resolve8, arguments_) => {
+  const enqueue = (function_, resolve7, arguments_) => {
     new Promise((internalResolve) => {
       queue.enqueue(internalResolve);
     }).then(
-      run2.bind(void 0, function_, resolve8, arguments_)
+      run2.bind(void 0, function_, resolve7, arguments_)
     );
     (async () => {
       await Promise.resolve();
@@ -82191,8 +82416,8 @@ function pLimit(concurrency) {
       }
     })();
   };
-  const generator = (function_, ...arguments_) => new Promise((resolve8) => {
-    enqueue(function_, resolve8, arguments_);
+  const generator = (function_, ...arguments_) => new Promise((resolve7) => {
+    enqueue(function_, resolve7, arguments_);
   });
   Object.defineProperties(generator, {
     activeCount: {
@@ -82891,7 +83116,7 @@ function resolveDesired(stores, client, options = {}) {
 }
 
 // src/config/rollout.ts
-import { resolve as resolve6 } from "node:path";
+import { resolve as resolve5 } from "node:path";
 var EVERY_STORE = "*";
 async function readRollout(project, root, storeFiles, problems) {
   const data = project.data;
@@ -82955,7 +83180,7 @@ async function matchStores(pattern, root, indexOf, count2, fail3) {
     return [];
   }
   if (!hasMagic(pattern)) {
-    const i = indexOf.get(resolve6(root, pattern));
+    const i = indexOf.get(resolve5(root, pattern));
     if (i === void 0) {
       fail3(
         `${quote(pattern)} is not a store file of the project (the files stores: lists); name store files relative to carte.yaml, such as stores/bog-centro.yaml`
@@ -83262,13 +83487,13 @@ async function expand2(project, key, root, problems, allowUnmatched) {
       report(problems, site, outsideMessage(key, quote(pattern), "path"));
       continue;
     }
-    const files = await globFiles(pattern, root);
-    if (files.length === 0 && allowUnmatched && hasMagic(pattern)) continue;
-    if (files.length === 0) {
+    const files2 = await globFiles(pattern, root);
+    if (files2.length === 0 && allowUnmatched && hasMagic(pattern)) continue;
+    if (files2.length === 0) {
       report(
         problems,
         site,
-        hasMagic(pattern) ? `${key}: pattern ${quote(pattern)} matches no file (looked in ${bare(display(root), 200)}); fix the pattern, or remove it` : `${key}: file ${quote(pattern)} does not exist (looked for ${bare(display(resolve7(root, pattern)), 200)})`
+        hasMagic(pattern) ? `${key}: pattern ${quote(pattern)} matches no file (looked in ${bare(display(root), 200)}); fix the pattern, or remove it` : `${key}: file ${quote(pattern)} does not exist (looked for ${bare(display(resolve6(root, pattern)), 200)})`
       );
       continue;
     }
@@ -83276,10 +83501,10 @@ async function expand2(project, key, root, problems, allowUnmatched) {
     const limit = pLimit(16);
     const wheres = await Promise.all(
       // A match whose links cannot be resolved (a loop) is left out like one that leads outside.
-      files.map((f) => limit(() => insideProject(root, f).catch(() => void 0)))
+      files2.map((f) => limit(() => insideProject(root, f).catch(() => void 0)))
     );
     const seen2 = new Set(out);
-    files.forEach((f, i) => {
+    files2.forEach((f, i) => {
       if (!wheres[i]?.inside) outside2.push(f);
       else if (!seen2.has(f)) {
         seen2.add(f);
@@ -83340,7 +83565,7 @@ function checkPlatform(project, problems) {
 async function loadProject(configPath, options = {}) {
   const allowUnmatched = options.allowUnmatchedPatterns === true;
   const sections = settingsSections();
-  const configFile = resolve7(configPath);
+  const configFile = resolve6(configPath);
   const root = dirname3(configFile);
   const problems = [];
   const self = await insideProject(root, configFile).catch(() => void 0);
@@ -83454,7 +83679,7 @@ async function loadProject(configPath, options = {}) {
           configFile,
           storePaths[i],
           ...catalog ? [catalog] : [],
-          ...layers.map((l) => resolve7(l.site.parsed.file))
+          ...layers.map((l) => resolve6(l.site.parsed.file))
         ])
       );
     }
@@ -83599,7 +83824,7 @@ async function checkSecretsFile(project, root, problems) {
     report(problems, site, outsideMessage("secrets_file", quote(written), where2.why));
     return void 0;
   }
-  return resolve7(root, written);
+  return resolve6(root, written);
 }
 function errorCode2(err) {
   return err.code ?? "error";
@@ -83634,15 +83859,15 @@ function readCurrency(project, problems) {
   return currency;
 }
 async function readIncludes(layers, root, problems, limits, time, reading) {
-  const files = /* @__PURE__ */ new Map();
+  const files2 = /* @__PURE__ */ new Map();
   const refused = /* @__PURE__ */ new Map();
   const pending = [...layers];
   while (pending.length > 0) {
     const layer = pending.shift();
     for (const inc of layer.includes) {
       if (inc.path === "") continue;
-      const absolute = resolve7(root, inc.path);
-      if (files.has(absolute)) continue;
+      const absolute = resolve6(root, inc.path);
+      if (files2.has(absolute)) continue;
       const known = refused.get(absolute);
       if (known !== void 0) {
         report(problems, inc.site, known);
@@ -83694,7 +83919,7 @@ async function readIncludes(layers, root, problems, limits, time, reading) {
         ...read2,
         layer: readSettings(read2.parsed, [], read2.parsed.data, problems, settingsSections(), time)
       };
-      files.set(absolute, included);
+      files2.set(absolute, included);
       pending.push(included.layer);
     }
   }
@@ -83702,8 +83927,8 @@ async function readIncludes(layers, root, problems, limits, time, reading) {
   const stack = [];
   const visit = (layer) => {
     for (const inc of layer.includes) {
-      const absolute = resolve7(root, inc.path);
-      const file = files.get(absolute);
+      const absolute = resolve6(root, inc.path);
+      const file = files2.get(absolute);
       if (!file) continue;
       if (state.get(absolute) === "visiting") {
         const cycle = [...stack.slice(stack.indexOf(absolute)), absolute].map((f) => relative3(root, f));
@@ -83723,7 +83948,7 @@ async function readIncludes(layers, root, problems, limits, time, reading) {
     }
   };
   for (const layer of layers) visit(layer);
-  return files;
+  return files2;
 }
 async function entryKind(path12) {
   try {
@@ -83732,12 +83957,12 @@ async function entryKind(path12) {
     return "missing";
   }
 }
-function withIncludes(layer, files, root, seen2) {
+function withIncludes(layer, files2, root, seen2) {
   const before = layer.includes.flatMap((inc) => {
-    const absolute = resolve7(root, inc.path);
-    const file = files.get(absolute);
+    const absolute = resolve6(root, inc.path);
+    const file = files2.get(absolute);
     if (!file || seen2.has(absolute)) return [];
-    return withIncludes(file.layer, files, root, /* @__PURE__ */ new Set([...seen2, absolute]));
+    return withIncludes(file.layer, files2, root, /* @__PURE__ */ new Set([...seen2, absolute]));
   });
   return [...before, layer];
 }
@@ -83772,18 +83997,18 @@ async function loadBase(project, ref, options = {}) {
 }
 var sameChange = (c) => canonicalJson([c.action, c.before, c.after]);
 async function compareWithBase(project, plan, current2, ref, options = {}) {
-  const loaded2 = typeof ref === "string" ? await loadBase(project, ref, options) : ref;
-  if (loaded2.unavailable !== void 0) {
+  const loaded = typeof ref === "string" ? await loadBase(project, ref, options) : ref;
+  if (loaded.unavailable !== void 0) {
     return {
-      ref: loaded2.ref,
-      sha: loaded2.sha,
+      ref: loaded.ref,
+      sha: loaded.sha,
       changes: plan.changes.map((c) => c.address),
       drift: [],
       settled: [],
-      unavailable: loaded2.unavailable
+      unavailable: loaded.unavailable
     };
   }
-  const base = loaded2.project;
+  const base = loaded.project;
   const inScope = new Set(plan.stores.map((s) => s.key));
   const head = {
     stores: Object.fromEntries(Object.entries(project.desired.stores).filter(([k]) => inScope.has(k))),
@@ -83815,7 +84040,7 @@ async function compareWithBase(project, plan, current2, ref, options = {}) {
   const relevant = targeted ? baseChanges.filter((c) => inTarget(targeted, c)) : baseChanges;
   const baseByAddress = new Map(relevant.map((c) => [c.address, sameChange(c)]));
   const headAddresses = new Set(plan.changes.map((c) => c.address));
-  const split = { ref: loaded2.ref, sha: loaded2.sha, changes: [], drift: [], settled: [] };
+  const split = { ref: loaded.ref, sha: loaded.sha, changes: [], drift: [], settled: [] };
   for (const c of plan.changes) {
     (baseByAddress.get(c.address) === sameChange(c) ? split.drift : split.changes).push(c.address);
   }
@@ -83935,8 +84160,8 @@ async function loadChangeScope(configPath, ref, options = {}) {
   const realConfig = await realpath5(configFile);
   const realRoot = path7.dirname(realConfig);
   const commit2 = await resolveCommit(ref, await findRepository(root, { workspace: options.workspace }));
-  const inProject = (files) => new Set(
-    files.map((f) => path7.relative(realRoot, f)).filter((f) => f !== "" && !f.startsWith("..") && !path7.isAbsolute(f))
+  const inProject = (files2) => new Set(
+    files2.map((f) => path7.relative(realRoot, f)).filter((f) => f !== "" && !f.startsWith("..") && !path7.isAbsolute(f))
   );
   const [changed2, inBase] = (await Promise.all([changedFiles(commit2), commitFiles(commit2)])).map(
     inProject
@@ -83956,8 +84181,8 @@ async function loadChangeScope(configPath, ref, options = {}) {
     }
     return r;
   };
-  const touched = (files) => {
-    for (const f of files) if (differs(path7.relative(root, f)) || differs(realOf(f))) return true;
+  const touched = (files2) => {
+    for (const f of files2) if (differs(path7.relative(root, f)) || differs(realOf(f))) return true;
     return false;
   };
   const writing = materializeCommit(commit2).then(
@@ -84158,7 +84383,7 @@ async function acquireApplyLock(opts) {
 
 // src/plan/file.ts
 import { constants as constants5 } from "node:fs";
-import { open as open4, stat as stat5 } from "node:fs/promises";
+import { open as open5, stat as stat5 } from "node:fs/promises";
 var MAX_PLAN_FILE_BYTES = 64 * 1024 * 1024;
 var MAX_PLAN_DEPTH = 100;
 function lineCol(text, index) {
@@ -84215,16 +84440,16 @@ async function readPlanJson(file) {
   if (info3.size > MAX_PLAN_FILE_BYTES) throw tooLarge(file, info3.size);
   let handle2;
   try {
-    handle2 = await open4(file, constants5.O_RDONLY | constants5.O_NONBLOCK);
+    handle2 = await open5(file, constants5.O_RDONLY | constants5.O_NONBLOCK);
   } catch (err) {
     throw ioProblem(file, err);
   }
   let bytes;
   try {
-    const opened = await handle2.stat();
-    if (!opened.isFile()) throw notRegular(file);
-    if (opened.size > MAX_PLAN_FILE_BYTES) throw tooLarge(file, opened.size);
-    const buffer = Buffer.alloc(Math.min(opened.size, MAX_PLAN_FILE_BYTES) + 1);
+    const opened2 = await handle2.stat();
+    if (!opened2.isFile()) throw notRegular(file);
+    if (opened2.size > MAX_PLAN_FILE_BYTES) throw tooLarge(file, opened2.size);
+    const buffer = Buffer.alloc(Math.min(opened2.size, MAX_PLAN_FILE_BYTES) + 1);
     let length = 0;
     for (; ; ) {
       const { bytesRead } = await handle2.read(buffer, length, buffer.length - length, length);
@@ -84377,7 +84602,7 @@ async function runCarte(request4, hooks = {}) {
   try {
     let targeting = request4.targeting;
     let base;
-    let loaded2;
+    let loaded;
     if (request4.command === "plan" && request4.scope === "changed") {
       if (!request4.base) {
         throw new UsageError(
@@ -84389,7 +84614,7 @@ async function runCarte(request4, hooks = {}) {
         now: request4.now,
         workspace: request4.workspace
       });
-      ({ project: loaded2, base } = scoped);
+      ({ project: loaded, base } = scoped);
       if (scoped.scope) {
         targeting = { ...targeting ?? { stores: [], kinds: [], targets: [] }, scope: scoped.scope };
       } else {
@@ -84398,12 +84623,12 @@ async function runCarte(request4, hooks = {}) {
         );
       }
     } else {
-      loaded2 = await loadProject(request4.config, {
+      loaded = await loadProject(request4.config, {
         shareResources: true,
         ...request4.now ? { now: request4.now } : {}
       });
     }
-    result.project = request4.shard ? shardProject(loaded2, request4.shard) : loaded2;
+    result.project = request4.shard ? shardProject(loaded, request4.shard) : loaded;
     result.target = runTarget(result.project);
     for (const warning2 of result.project.warnings) hooks.onWarning?.(`Warning: ${warning2}`);
     const saved = request4.command === "apply" && request4.planFile ? await readPlanFile(request4.planFile) : void 0;
@@ -84457,14 +84682,14 @@ async function runCarte(request4, hooks = {}) {
       const fromFile = plan !== void 0;
       let current2;
       if (!plan) ({ plan, current: current2 } = await planProject(project, session, options));
-      if (request4.shard) allowEmptyShard(plan, loaded2);
+      if (request4.shard) allowEmptyShard(plan, loaded);
       if (stage !== void 0) plan.stage = stage;
       if (request4.command === "apply" && request4.only && current2) {
         const keep = request4.only(plan);
         if (keep) plan = planOnly(project, current2, plan, keep);
       }
       result.plan = plan;
-      const unmanaged = unmanagedStoresNote(unmanagedEmbeddedStores(loaded2, session));
+      const unmanaged = unmanagedStoresNote(unmanagedEmbeddedStores(loaded, session));
       if (unmanaged) hooks.onWarning?.(unmanaged);
       if (request4.command === "plan" && request4.base && current2) {
         result.base = await compareWithBase(project, plan, current2, base ?? request4.base, {
@@ -85052,8 +85277,8 @@ ${refusal}` : refusal;
   return { exitCode, plan: fresh ?? result.plan, failure: failure2, annotated: problems !== null };
 }
 async function syncDriftIssue(gh, plan, ctx, author) {
-  const open5 = (await gh.openIssues(DRIFT_LABEL)).filter((i) => isCartes(i, DRIFT_MARKER, author));
-  const issue2 = open5[0];
+  const open6 = (await gh.openIssues(DRIFT_LABEL)).filter((i) => isCartes(i, DRIFT_MARKER, author));
+  const issue2 = open6[0];
   const context = commentContext(ctx, ctx.sha);
   if (plan.changes.length > 0) {
     const stores = plan.summary.stores;
@@ -85129,9 +85354,9 @@ async function driftCommand(inputs, ctx, env2, summary2) {
 async function reportCommand(inputs, ctx, summary2) {
   if (inputs.plans.length === 0)
     throw new Error("command report needs the input plans (the run records' paths)");
-  const files = (await glob(inputs.plans, { cwd: process.cwd(), absolute: true, onlyFiles: true })).sort();
-  if (files.length === 0) throw new Error(`no run record matches ${inputs.plans.join(", ")}`);
-  const merged = mergeRecords(await Promise.all(files.map((f) => readRecord(f))));
+  const files2 = (await glob(inputs.plans, { cwd: process.cwd(), absolute: true, onlyFiles: true })).sort();
+  if (files2.length === 0) throw new Error(`no run record matches ${inputs.plans.join(", ")}`);
+  const merged = mergeRecords(await Promise.all(files2.map((f) => readRecord(f))));
   const view = {
     plan: merged.plan,
     split: merged.split,
