@@ -220,7 +220,8 @@ describe.concurrent("time: no call outlasts its deadline", () => {
     const platform = await hostilePlatform(threeYears, onTestFinished);
     const c = client(platform, { deadline: Date.now() + 20_000 });
     const { error, ms } = await failure(c.request(MENU, { storeId: "900101" }));
-    expect(ms).toBeLessThan(1000);
+    // Far under the 20 s left: the three years asked are never waited (a loaded machine takes a second to answer).
+    expect(ms).toBeLessThan(5000);
     expect(error.status).toBe(429);
     expect(error.message).toContain("GET /restaurants/menu/v1/stores/900101/store-menu failed (HTTP 429)");
     expect(error.message).toContain("Retry-After: 99999999 s");
