@@ -367,8 +367,11 @@ function tempPrefix(file: string): string {
   return `.${path.basename(file)}${TEMP_MARK}`;
 }
 
-/** Whether a process with this id runs (one we may not signal counts as running). */
-function running(pid: number): boolean {
+/**
+ * Whether a process with this id runs on this machine (in this process-id namespace). One carte may not
+ * signal (another user's) counts as running: only a process known to be gone does not.
+ */
+export function processRuns(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -395,7 +398,7 @@ export async function removeStaleTemps(file: string): Promise<string[]> {
   for (const name of names) {
     if (!name.startsWith(prefix)) continue;
     const pid = Number(/^(\d+)-/.exec(name.slice(prefix.length))?.[1]);
-    if (!Number.isInteger(pid) || pid === process.pid || running(pid)) continue;
+    if (!Number.isInteger(pid) || pid === process.pid || processRuns(pid)) continue;
     // unlink: a link planted under such a name goes itself, never what it points to.
     await unlink(path.join(dir, name)).catch(() => undefined);
     removed.push(name);
