@@ -25,7 +25,16 @@ import { isEmptyPlan } from "./plan/plan.js";
 import type { Targeting } from "./plan/target.js";
 import type { Plan } from "./plan/types.js";
 import { unmanagedEmbeddedStores, unmanagedStoresNote } from "./status.js";
-import { lostSecretWarnings, prepareSecretSink, secretsFileName, type SecretSink } from "./secrets.js";
+import { listWebhooks } from "./platform/webhooks.js";
+import {
+  findLostSecrets,
+  prepareEvents,
+  prepareSecretSink,
+  rotateLostSecrets,
+  secretsFileName,
+  type Rotations,
+  type SecretSink,
+} from "./secrets.js";
 import { openSession, runTarget, type RunTarget } from "./session.js";
 import { countChanges, findStage, plannedStages, stageProject, type StageOutcome } from "./apply/rollout.js";
 import {
@@ -69,7 +78,9 @@ interface RequestBase {
   timeoutMs?: number;
   /**
    * `--secrets-file`: the secrets file named on the command line, which wins over `CARTE_SECRETS_FILE`
-   * and carte.yaml `secrets_file:`; used to warn of secrets an earlier run never saved (src/secrets.ts).
+   * and carte.yaml `secrets_file:`. A plan reads the marker beside it to say which webhook secrets an
+   * earlier run never saved and an apply would rotate (src/secrets.ts `findLostSecrets`); an apply
+   * reads the marker of its sink's file ({@link ApplyRequest.secrets}).
    */
   secretsFile?: string | undefined;
   /**
@@ -146,8 +157,9 @@ export interface ApplyRequest extends RequestBase {
   replan?: boolean;
   /**
    * Where the webhook secrets that calls return go, given the loaded project (its `secrets_file:`).
-   * Required: a secret the platform shows once is never dropped unseen. Called once, just before the
-   * first call, and only when the plan has changes.
+   * Required: a secret the platform shows once is never dropped unseen. Called once, before planning;
+   * nothing is written to it before the first call. The marker beside its secrets file
+   * (`SecretSink.journal`) tells which secrets an earlier run never saved: the apply rotates them.
    */
   secrets: (project: LoadedProject) => SecretSink;
   /** Longest wait for the platform to show accepted writes, in milliseconds. Default 60 000. */
@@ -182,8 +194,8 @@ export interface RunHooks {
   /** A call is about to be repeated (rate limit, transient failure). */
   onRetry?: (info: RetryInfo) => void;
   /**
-   * A warning for the user, never holding a secret: a webhook secret an earlier apply or rotation
-   * expected but never saved (with the `carte webhooks rotate-secret` command that recovers it).
+   * A warning for the user, never holding a secret: a project's warnings, stores no file names, a
+   * marker of webhook secrets that could not be updated.
    */
   onWarning?: (message: string) => void;
   /** A saved plan is stale and `replan` asks to plan again; called before planning again. */
@@ -362,12 +374,11 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
         deadline,
       };
       const env = request.env ?? process.env;
-      const secretsFile = secretsFileName({
-        file: request.secretsFile,
-        configured: project.secretsFile,
-        env,
-      });
-      for (const warning of await lostSecretWarnings(secretsFile)) hooks.onWarning?.(warning);
+      // The sink of the apply, and the secrets file whose marker journals secrets on their way: the
+      // sink's for an apply, the one the run names for a plan.
+      const sink = request.command === "apply" ? request.secrets(project) : undefined;
+      const named = secretsFileName({ file: request.secretsFile, configured: project.secretsFile, env });
+      const journal = sink ? sink.journal : named && path.resolve(named);
 
       // A saved plan is applied as the fresh plan that makes exactly its changes, judged by the guards
       // like any plan; when none does, refused, or replaced when asked (--replan).
@@ -389,6 +400,17 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
         const keep = request.only(plan);
         if (keep) plan = planOnly(project, current, plan, keep);
       }
+      // Webhook secrets an earlier run had the platform make and never saved: those of webhooks the
+      // platform has are rotated by the apply; the marker's other entries are cleared by it.
+      const journalled = journal ? await findLostSecrets(journal) : undefined;
+      const forget = [...(journalled?.saved ?? [])];
+      if (journalled && journalled.lost.length > 0 && webhooksTargeted(plan.targeting ?? targeting)) {
+        const configured = new Set((await listWebhooks(session.client)).map((w) => String(w.event)));
+        const rotate = journalled.lost.filter((l) => configured.has(l.event));
+        if (rotate.length > 0) plan.rotateSecrets = rotate;
+        forget.push(...journalled.lost.filter((l) => !configured.has(l.event)).map((l) => l.event));
+      }
+      const rotations = plan.rotateSecrets ?? [];
       result.plan = plan;
       // Information: stores of the platform no file names (a deleted store file) are left alone.
       const unmanaged = unmanagedStoresNote(unmanagedEmbeddedStores(loaded, session));
@@ -419,26 +441,55 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
       });
       if (refusal) throw refusal;
 
+      const nothing = isEmptyPlan(plan) && rotations.length === 0;
       if (request.command === "plan") {
-        result.exitCode = request.detailedExitCode && !isEmptyPlan(plan) ? ExitCode.changes : ExitCode.ok;
+        result.exitCode = request.detailedExitCode && !nothing ? ExitCode.changes : ExitCode.ok;
         return result;
       }
-      if (isEmptyPlan(plan)) return result;
+      // The marker's entries of secrets saved after all, or never made: nothing to recover.
+      const forgetDone = async () => {
+        if (forget.length === 0 || !sink?.release) return;
+        try {
+          await sink.release(forget);
+        } catch (err) {
+          hooks.onWarning?.(
+            `Warning: could not clear ${forget.join(", ")} from the marker of webhook secrets on their way: ` +
+              `${err instanceof Error ? err.message : String(err)}`,
+          );
+        }
+      };
+      if (nothing) {
+        await forgetDone();
+        return result;
+      }
       if (!fromFile && hooks.confirm && !(await hooks.confirm(plan))) {
         result.cancelled = true;
         result.exitCode = ExitCode.error;
         return result;
       }
+      await forgetDone();
+      const secrets = sink!;
+      // Lost secrets first, each rotated and saved once the sink proved it can keep it.
+      let rotated: Rotations | undefined;
+      if (rotations.length > 0) {
+        await prepareEvents(
+          secrets,
+          rotations.map((r) => r.event),
+        );
+        rotated = await rotateLostSecrets(rotations, session.client, secrets);
+      }
 
       if (stages) {
         // Stage by stage, each verified before the next; the first stage not complete stops the rest.
         const started = Date.now();
-        const staged = await applyStages(plan, project, stages, session, {
-          ...options,
-          sink: request.secrets(project),
-          ...(request.only ? { onlyPlanned: true } : {}),
-        });
-        result.report = staged.report;
+        const staged = isEmptyPlan(plan)
+          ? { report: emptyReport(), lostSecrets: [] }
+          : await applyStages(plan, project, stages, session, {
+              ...options,
+              sink: secrets,
+              ...(request.only ? { onlyPlanned: true } : {}),
+            });
+        result.report = withRotations(staged.report, rotated);
         result.applyMs = Date.now() - started;
         if (staged.lostSecrets.length > 0) result.lostSecrets = staged.lostSecrets;
         result.exitCode =
@@ -447,16 +498,20 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
       }
       // Before any call, the sink proves it can keep the secrets the plan's calls will return, or the
       // apply is refused (src/secrets.ts prepareSecretSink); afterwards, secrets made but not kept.
-      const prepared = await prepareSecretSink(plan, request.secrets(project));
+      const prepared = await prepareSecretSink(plan, secrets);
       const started = Date.now();
       const guard = storeGuard(plan, project, session, options);
-      const report = await applyPlan(plan, session, {
-        ...options,
-        secrets: prepared.sink,
-        ...(guard ? { beforeStore: guard } : {}),
-      });
-      result.report =
-        stage === undefined ? report : { ...report, stages: [stageOutcome(plan, stage, report)] };
+      const report = isEmptyPlan(plan)
+        ? emptyReport()
+        : await applyPlan(plan, session, {
+            ...options,
+            secrets: prepared.sink,
+            ...(guard ? { beforeStore: guard } : {}),
+          });
+      result.report = withRotations(
+        stage === undefined ? report : { ...report, stages: [stageOutcome(plan, stage, report)] },
+        rotated,
+      );
       result.applyMs = Date.now() - started;
       const lost = await prepared.finish(report.operations);
       if (lost.length > 0) result.lostSecrets = lost;
@@ -474,6 +529,27 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
   } finally {
     await lock?.release();
   }
+}
+
+/** Whether a run limited by `targeting` covers webhooks (no `--kind`, or `--kind webhook`). */
+function webhooksTargeted(targeting: Targeting | undefined): boolean {
+  return !targeting || targeting.kinds.length === 0 || targeting.kinds.includes("webhook");
+}
+
+/** The report of an apply that made no call of the plan (it had only secrets to rotate). */
+function emptyReport(): ApplyReport {
+  return { operations: [], failed: 0, skipped: 0, pending: [], duplicates: [], refused: [], waitedMs: 0 };
+}
+
+/** A report with the rotations of lost secrets made before the plan's calls, first. */
+function withRotations(report: ApplyReport, rotations: Rotations | undefined): ApplyReport {
+  if (!rotations) return report;
+  return {
+    ...report,
+    operations: [...rotations.results, ...report.operations],
+    failed: report.failed + rotations.results.filter((r) => r.status === "failed").length,
+    ...(rotations.rotated.length > 0 ? { rotated: rotations.rotated } : {}),
+  };
 }
 
 /**

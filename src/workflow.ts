@@ -460,6 +460,11 @@ export interface ApplyReport {
   /** How long carte waited for the platform to show the changes, in milliseconds. */
   waitedMs: number;
   /**
+   * Webhook secrets an earlier run never saved that this apply rotated and saved before the plan's
+   * calls (src/secrets.ts `rotateLostSecrets`), and where each went; absent when none.
+   */
+  rotated?: { event: string; where: string }[];
+  /**
    * With carte.yaml `rollout:` (or `--stage`): what each stage did, in order, or would have done when
    * an earlier stage failed (src/apply/rollout.ts). The lists above hold every stage that ran.
    */

@@ -364,6 +364,7 @@ async function planCommand(
       force: inputs.force,
       shard: inputs.shard,
       stage: inputs.stage,
+      secretsFile: inputs.secretsFile || undefined,
       base: base.ref,
       workspace: ctx.workspace,
       ...(scoped ? { scope: "changed" as const } : {}),
@@ -642,6 +643,7 @@ async function driftCommand(
     force: undefined,
     shard: inputs.shard,
     stage: inputs.stage,
+    secretsFile: inputs.secretsFile || undefined,
   });
   const view = viewOf(result, ctx.sha, undefined);
   if (view.problems) {

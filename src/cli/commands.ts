@@ -59,6 +59,8 @@ export interface PlanCommand extends RunCommand {
   base?: string | undefined;
   /** `--scope changed`: only what the difference from `base` can touch (src/gitops/scope.ts). */
   scope?: "all" | "changed" | undefined;
+  /** `--secrets-file`: the secrets file whose lost secrets the plan names (src/secrets.ts). */
+  secretsFile?: string | undefined;
 }
 
 /** The shared path's request fields and progress hooks common to `plan` and `apply`. */
@@ -118,6 +120,7 @@ export async function runPlan(opts: PlanCommand, io: CliIo): Promise<number> {
         detailedExitCode: opts.detailedExitcode,
         base: opts.base,
         scope: opts.scope,
+        secretsFile: opts.secretsFile,
         // Only a saved plan and the JSON view carry the checksums; the other views do without them.
         checksums: opts.format === "json" || opts.out !== undefined,
       },

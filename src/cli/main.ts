@@ -213,6 +213,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
             type: "boolean",
             default: false,
             describe: "Exit 0 when there are no changes, 2 when there are, 1 on error",
+          })
+          .option("secrets-file", {
+            type: "string",
+            describe:
+              "The secrets file apply uses (default CARTE_SECRETS_FILE): the plan says which webhook secrets an earlier run never saved there, which an apply rotates",
           }),
       async (args) => {
         code = await runPlan(
@@ -223,6 +228,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
             detailedExitcode: args["detailed-exitcode"],
             base: args.base,
             scope: args.scope,
+            secretsFile: args["secrets-file"],
           },
           io,
         );

@@ -6,21 +6,13 @@
  * and removing the SKU from `unavailable:` then switches the item back on: carte still owns it.
  */
 
-import { spawn } from "node:child_process";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RouteFaultRule } from "../../src/emulator/index.js";
 import { PlatformClient } from "../../src/platform/client.js";
 import type { Item } from "../../src/generated/platform.js";
-import {
-  CLIENT_ID,
-  CLIENT_SECRET,
-  carte,
-  edit,
-  exampleAgainstEmulator,
-  repoRoot,
-} from "../helpers/project.js";
+import { startCarte, type ReadyCarte } from "../helpers/kill.js";
+import { CLIENT_ID, CLIENT_SECRET, carte, edit, exampleAgainstEmulator } from "../helpers/project.js";
 
 const STORE_ID = "900101";
 const SKU = "SIDE-FRIES";
@@ -28,14 +20,20 @@ const TOGGLE = "/api/v2/restaurants-integrations-public-api/availability/stores/
 const UPSERT = `/restaurants/menu/v1/stores/${STORE_ID}/items`;
 
 let cleanup: (() => Promise<void>) | undefined;
-/** Kills the carte processes started ahead and not used. */
-const stop = new Set<() => void>();
+/** The carte processes started ahead, killed after the test if it did not use them. */
+const started: ReadyCarte[] = [];
 afterEach(async () => {
-  for (const kill of stop) kill();
-  stop.clear();
+  for (const c of started.splice(0)) c.kill();
   await cleanup?.();
   cleanup = undefined;
 });
+
+/** A carte process started ahead of its run, killed after the test. */
+function ahead(): ReadyCarte {
+  const c = startCarte();
+  started.push(c);
+  return c;
+}
 
 /** The item as the platform shows it. */
 async function itemOf(client: PlatformClient): Promise<Item> {
@@ -43,62 +41,6 @@ async function itemOf(client: PlatformClient): Promise<Item> {
   const found = menu.items.find((i) => i.sku === SKU);
   expect(found).toBeDefined();
   return found as Item;
-}
-
-/** A carte process started ahead, its modules loaded, waiting for the arguments of its one run. */
-interface ReadyCarte {
-  /** Runs `args` (the CLI's own path, src/cli/main.ts `runCli`) and kills it (SIGKILL) once `until` holds. */
-  runUntilKilled(args: string[], until: () => boolean): Promise<NodeJS.Signals | null>;
-}
-
-/**
- * Starts a Node process that loads carte's built CLI and waits on its input for the arguments of one
- * run: starting Node and loading carte takes seconds on a busy machine, so the next step's process
- * starts while this step's in-process commands run. The run itself is the CLI's (`runCli`, as
- * bin/carte.js runs it), in a process of its own that a SIGKILL ends with nothing cleaned up.
- */
-function startCarte(): ReadyCarte {
-  const main = pathToFileURL(path.join(repoRoot, "dist", "cli", "main.js")).href;
-  const script = `
-    const { runCli } = await import(${JSON.stringify(main)});
-    process.stdout.write("ready");
-    const args = JSON.parse(await new Promise((resolve) => process.stdin.once("data", (d) => resolve(String(d)))));
-    const write = (stream) => (s) => void stream.write(s);
-    process.exitCode = await runCli(args, {
-      out: write(process.stdout), err: write(process.stderr),
-      stdoutIsTTY: false, stderrIsTTY: false, stdinIsTTY: false, env: process.env,
-    });`;
-  const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
-    env: { ...process.env, CARTE_CLIENT_ID: CLIENT_ID, CARTE_CLIENT_SECRET: CLIENT_SECRET, NO_COLOR: "1" },
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-  let out = "";
-  child.stdout.on("data", (d: Buffer) => void (out += d.toString()));
-  child.stderr.on("data", (d: Buffer) => void (out += d.toString()));
-  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
-    child.on("exit", (_code, signal) => resolve(signal)),
-  );
-  const ready = new Promise<void>((resolve, reject) => {
-    child.stdout.on("data", () => out.startsWith("ready") && resolve());
-    void exited.then(() => reject(new Error(`carte exited before its run: ${out}`)));
-  });
-  stop.add(() => child.kill("SIGKILL"));
-  return {
-    async runUntilKilled(args, until) {
-      await ready;
-      child.stdin.write(JSON.stringify(args));
-      const deadline = Date.now() + 20_000;
-      while (!until()) {
-        if (Date.now() > deadline || child.exitCode !== null) {
-          child.kill("SIGKILL");
-          throw new Error(`the apply never reached the step: ${out}`);
-        }
-        await new Promise((r) => setTimeout(r, 5));
-      }
-      child.kill("SIGKILL");
-      return exited;
-    },
-  };
 }
 
 /** Where the apply is killed: the call that fails, and how. */
@@ -151,7 +93,7 @@ describe("the availability marker after a kill", () => {
         await fx.close();
       };
       const store = path.join(fx.dir, "stores", "bog-centro.yaml");
-      let next = startCarte();
+      let next = ahead();
       expect((await carte(["apply", "--auto-approve", "-c", fx.config])).code).toBe(0);
 
       // Each step starts from SIDE-FRIES on and unmarked, and ends there again.
@@ -168,7 +110,7 @@ describe("the availability marker after a kill", () => {
           fx.emu.requests.slice(before).some((r) => r.path === step.route && r.fault !== undefined),
         );
         expect(signal, step.name).toBe("SIGKILL");
-        if (step !== STEPS.at(-1)) next = startCarte();
+        if (step !== STEPS.at(-1)) next = ahead();
         fx.emu.setFaults(undefined);
         // The emulator applies availability changes a moment after answering.
         await new Promise((r) => setTimeout(r, 100));
