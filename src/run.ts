@@ -10,12 +10,21 @@
 
 import path from "node:path";
 import { loadProject, type LoadedProject } from "./config/index.js";
+import type { RefLockSettings } from "./config/load.js";
+import {
+  acquireRefLock,
+  lockName,
+  pushableRemote,
+  type HeldRefLock,
+  type RemoteLock,
+} from "./gitops/ref-lock.js";
+import { findRepository } from "./gitops/safe-git.js";
 import { compareWithBase, type BaseSplit, type LoadedBase } from "./gitops/base.js";
 import { loadChangeScope } from "./gitops/scope.js";
 import { planOnly } from "./gitops/reviewed.js";
 import { allowEmptyShard, shardProject, type Shard } from "./gitops/shard.js";
 import type { ApplyEvent } from "./apply/execute.js";
-import { ExitCode, StalePlanError, UsageError, exitCodeFor } from "./errors.js";
+import { ExitCode, LockError, StalePlanError, UsageError, exitCodeFor } from "./errors.js";
 import { quote } from "./config/quote.js";
 import type { CurrentState } from "./model.js";
 import { CLIENT_LOCK, acquireApplyLock, type ApplyLock, type LockHolder } from "./lock.js";
@@ -180,6 +189,21 @@ export interface ApplyRequest extends RequestBase {
    * in milliseconds. Default: until the run's time limit ({@link RequestBase.runTimeoutMs}).
    */
   lockWaitMs?: number;
+  /**
+   * The apply lock across machines (src/gitops/ref-lock.ts). Absent: carte.yaml `lock:` when it has
+   * one, else none. `"off"`: none, whatever carte.yaml says. A setting: carte.yaml's when it has one,
+   * else this one, taken only where it can be (the GitHub Action's default): when the project is not
+   * in a git checkout, or git cannot push the ref (no right to), a warning says so and the apply goes
+   * on without it; a lock another apply holds is waited for all the same.
+   */
+  refLock?: "off" | RefLockSettings;
+  /** The CI run's address, recorded in the lock across machines for whoever finds it held. */
+  runUrl?: string;
+  /**
+   * The top of the search for the project's git repository, for the lock across machines (as
+   * {@link PlanRequest.workspace}).
+   */
+  workspace?: string | undefined;
 }
 
 /** A run of the shared path. */
@@ -202,6 +226,8 @@ export interface RunHooks {
   onReplan?: (stale: StalePlanError) => void;
   /** Another apply on this machine holds the lock of some of the stores: this run waits for it. */
   onLockWait?: (holder: LockHolder | undefined) => void;
+  /** Another apply holds the lock across machines (src/gitops/ref-lock.ts): this run waits for it. */
+  onRefLockWait?: (lock: RemoteLock, settings: RefLockSettings) => void;
   /**
    * The plan is made and judged by the safety guards (an override by `force` is recorded in it). Called
    * once per run that gets that far, before any write and before {@link confirm}, also when a guard
@@ -301,6 +327,7 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
   const result: RunResult = { exitCode: ExitCode.ok };
   const deadline = Date.now() + (request.runTimeoutMs ?? DEFAULT_RUN_TIMEOUT_MS);
   let lock: ApplyLock | undefined;
+  let shared: { held: HeldRefLock; settings: RefLockSettings } | undefined;
   try {
     // `--scope changed`: the base's files are loaded once, for the scope and for the split, and the
     // head's stores resolved only where the files differ (src/gitops/scope.ts).
@@ -357,6 +384,7 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
         waitMs: Math.max(0, Math.min(request.lockWaitMs ?? Infinity, deadline - Date.now())),
         ...(hooks.onLockWait ? { onWait: hooks.onLockWait } : {}),
       });
+      shared = await takeRefLock(request, project, hooks, deadline);
     }
     const session = await openSession(project, {
       env: request.env ?? process.env,
@@ -527,7 +555,80 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
     result.exitCode = exitCodeFor(err);
     return result;
   } finally {
+    if (shared) await releaseRefLock(shared, hooks);
     await lock?.release();
+  }
+}
+
+/**
+ * Takes the apply lock across machines the request and the project ask for ({@link ApplyRequest.refLock}),
+ * waiting for another apply's up to the run's deadline; `undefined` when there is none to take (or,
+ * for the Action's default, when it cannot be taken here: a warning says why).
+ *
+ * @throws {@link LockError} when another apply holds it past the wait; {@link UsageError} when git
+ *   cannot take a lock carte.yaml asks for.
+ */
+async function takeRefLock(
+  request: ApplyRequest,
+  project: LoadedProject,
+  hooks: RunHooks,
+  deadline: number,
+): Promise<{ held: HeldRefLock; settings: RefLockSettings } | undefined> {
+  if (request.refLock === "off") return undefined;
+  const settings = project.lock ?? request.refLock;
+  if (!settings) return undefined;
+  // carte.yaml's lock is required; the Action's default is taken where it can be.
+  const optional = project.lock === undefined;
+  try {
+    const repo = await findRepository(project.root, { workspace: request.workspace }).catch(
+      (err: unknown) => {
+        // The Action's default needs a git checkout: without one, there is nothing to take it from.
+        if (optional) return undefined;
+        throw new UsageError(
+          `lock: ${settings.ref} needs the project in a git checkout: ${err instanceof Error ? err.message : String(err)}`,
+        );
+      },
+    );
+    // ... and an origin reached over https or ssh, as a runner's checkout has.
+    if (!repo || (optional && !(await pushableRemote(repo, settings.remote)))) return undefined;
+    const held = await acquireRefLock({
+      repo,
+      settings,
+      waitMs: Math.max(0, Math.min(request.lockWaitMs ?? Infinity, deadline - Date.now())),
+      ...(hooks.onRefLockWait ? { onWait: (l: RemoteLock) => hooks.onRefLockWait?.(l, settings) } : {}),
+      ...(request.runUrl ? { run: request.runUrl } : {}),
+    });
+    return { held, settings };
+  } catch (err) {
+    if (!optional || err instanceof LockError) throw err;
+    hooks.onWarning?.(
+      `Warning: the apply runs without the lock across machines ${lockName(settings)}: ` +
+        `${err instanceof Error ? err.message : String(err)}. Two applies started together on two ` +
+        "machines may duplicate what they create; give the job the right to push that ref " +
+        "(permissions: contents: write), or turn the lock off (git-lock: false) and rely on concurrency:.",
+    );
+    return undefined;
+  }
+}
+
+/** Releases the lock across machines; a failure to is a warning saying how to remove it. */
+async function releaseRefLock(
+  shared: { held: HeldRefLock; settings: RefLockSettings },
+  hooks: RunHooks,
+): Promise<void> {
+  const name = lockName(shared.settings);
+  try {
+    if (!(await shared.held.release())) {
+      hooks.onWarning?.(
+        `Warning: the apply lock ${name} was no longer this apply's (lock ${shared.held.id}) when it ended: ` +
+          "it was removed (carte force-unlock) or taken over as stale; it was left as it is.",
+      );
+    }
+  } catch (err) {
+    hooks.onWarning?.(
+      `Warning: could not release the apply lock ${name}: ${err instanceof Error ? err.message : String(err)}. ` +
+        `Other applies wait for it until it is stale; remove it with: carte force-unlock ${shared.held.id}`,
+    );
   }
 }
 

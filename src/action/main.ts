@@ -32,6 +32,8 @@ import type { BaseSplit } from "../gitops/base.js";
 import { fetchCommit, findRepository, resolveCommit, type GitRepository } from "../gitops/git.js";
 import { DEFAULT_BOT_LOGIN, GitHubRepo, isCartes, upsertMarkedComment } from "../gitops/github.js";
 import { mergeRecords, readRecord, writeRecord, type RunRecord } from "../gitops/record.js";
+import { describeRefHolder, lockName } from "../gitops/ref-lock.js";
+import { DEFAULT_LOCK_REF, DEFAULT_LOCK_REMOTE, DEFAULT_LOCK_STALE_MINUTES } from "../config/load.js";
 import {
   decodeReviewed,
   encodeReviewed,
@@ -91,6 +93,11 @@ export interface ActionInputs {
    * files can touch (src/gitops/scope.ts), when there is a base to compare with.
    */
   scope: "all" | "changed";
+  /**
+   * Input `git-lock` (default true): apply under the lock across machines, `refs/carte/lock` of the
+   * checkout's `origin` when carte.yaml names no `lock:` (src/gitops/ref-lock.ts); false: none.
+   */
+  gitLock: boolean;
 }
 
 const COMMANDS: readonly ActionCommand[] = ["plan", "apply", "drift", "report"];
@@ -130,6 +137,7 @@ export function readInputs(): ActionInputs {
       .filter((l) => l !== ""),
     commentAuthor: core.getInput("comment-author").trim() || DEFAULT_BOT_LOGIN,
     scope,
+    gitLock: bool("git-lock", true),
   };
 }
 
@@ -466,6 +474,13 @@ async function applyCommand(
       force: inputs.force,
       shard: inputs.shard,
       stage: inputs.stage,
+      // Two runners apply one after the other (docs/reliability.md): carte.yaml's lock:, else
+      // refs/carte/lock of origin, taken where the checkout lets it be.
+      refLock: inputs.gitLock
+        ? { ref: DEFAULT_LOCK_REF, remote: DEFAULT_LOCK_REMOTE, staleMs: DEFAULT_LOCK_STALE_MINUTES * 60_000 }
+        : "off",
+      workspace: ctx.workspace,
+      ...(ctx.runUrl ? { runUrl: ctx.runUrl } : {}),
       secrets: (project) =>
         actionSecretSink(
           actionSecretsFile({
@@ -489,6 +504,12 @@ async function applyCommand(
     },
     {
       onWarning: (message) => core.warning(escapeTerminal(message)),
+      onRefLockWait: (lock, settings) =>
+        core.info(
+          escapeTerminal(
+            `Waiting for another carte apply to release the lock ${lockName(settings)} (${describeRefHolder(lock)})`,
+          ),
+        ),
       onPlan: async (plan, info) => {
         core.setOutput("has-changes", String(plan.changes.length > 0));
         core.setOutput("summary", JSON.stringify(plan.summary));

@@ -27,6 +27,7 @@ import { describeHolder } from "../lock.js";
 import { runCarte, type RunHooks } from "../run.js";
 import { describeTarget } from "../session.js";
 import { escapeLines, escapeTerminal } from "../render/escape.js";
+import { describeRefHolder, lockName } from "../gitops/ref-lock.js";
 import { discardingSink, lostSecretsMessage, resolveSecretSink } from "../secrets.js";
 import { printWarnings, useColor, type CliIo } from "./io.js";
 import { createProgress, progressMode, type Progress } from "./progress.js";
@@ -197,6 +198,13 @@ export async function runApply(opts: ApplyCommand, io: CliIo): Promise<number> {
           io.err(
             `Waiting for another carte apply of the same stores to end (${describeHolder(holder)}); ` +
               `--timeout bounds the wait.\n`,
+          ),
+        onRefLockWait: (lock, settings) =>
+          io.err(
+            escapeTerminal(
+              `Waiting for another carte apply to release the lock ${lockName(settings)} ` +
+                `(${describeRefHolder(lock)}); --timeout bounds the wait.`,
+            ) + "\n",
           ),
         onPlan: (plan, info) => {
           progress.stop();

@@ -15,6 +15,7 @@ import { runApply, runEmulator, runPlan, runValidate, type RunCommand } from "./
 import { financeCommand } from "./finance.js";
 import { explainCommand } from "./explain.js";
 import { importCommand } from "./import.js";
+import { forceUnlockCommand } from "./unlock.js";
 import { webhooksCommand } from "./webhooks.js";
 import { projectCommands } from "./project.js";
 import { DEFAULT_MAX_BODY_BYTES } from "../emulator/index.js";
@@ -366,6 +367,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .command(importCommand(io, (c) => (code = c)))
     .command(explainCommand(io, (c) => (code = c)))
     .command(webhooksCommand(io, (c) => (code = c)))
+    .command(forceUnlockCommand(io, (c) => (code = c)))
     .command(projectCommands(io, (c) => (code = c)))
     .completion("completion", "Print a bash/zsh completion script: carte completion >> ~/.bashrc")
     .demandCommand(
