@@ -1,5 +1,5 @@
 /**
- * The apply lock (issue 11, item 3): two `carte apply` started together on the same stores (two quick
+ * The apply lock: two `carte apply` started together on the same stores (two quick
  * merges) each planned from the same state and each created what was missing: duplicates. An apply now
  * holds a lock per store it may write (and one for the client-level resources) from before it reads the
  * platform until it has verified the result; a second apply of any of those stores on this machine
@@ -21,9 +21,11 @@
  * {@link takeOver}. The folder, each lock and its JSON file are written by src/atomic.ts's rules: a link
  * committed in their place (`.carte/locks/<hash>.json -> ../../../victim.txt`, a dangling
  * `<hash>.lock`) or a file where a lock folder should be is refused at once with
- * {@link FileWriteError}, never followed nor waited on as if another apply held it. Runners of a CI service do not share a disk: there, the per-store check of the plan's
- * checksum before a store's first write (src/workflow.ts `storeGuard`) and the workflow's
- * `concurrency:` setting (docs/reliability.md) take over.
+ * {@link FileWriteError}, never followed nor waited on as if another apply held it. Runners of a CI
+ * service do not share a disk: there, the lock across machines (carte.yaml `lock:`, pushed to the git
+ * remote, src/gitops/ref-lock.ts), the workflow's `concurrency:` setting and the per-store check of the
+ * plan's checksum before a store's first write (src/workflow.ts `storeGuard`) take over
+ * (docs/reliability.md).
  */
 
 import { createHash } from "node:crypto";

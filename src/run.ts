@@ -10,7 +10,7 @@
 
 import path from "node:path";
 import { loadProject, type LoadedProject } from "./config/index.js";
-import type { RefLockSettings } from "./config/load.js";
+import { DEFAULT_LOCK_REF, type RefLockSettings } from "./config/load.js";
 import {
   acquireRefLock,
   lockName,
@@ -575,8 +575,13 @@ async function takeRefLock(
   deadline: number,
 ): Promise<{ held: HeldRefLock; settings: RefLockSettings } | undefined> {
   if (request.refLock === "off") return undefined;
-  const settings = project.lock ?? request.refLock;
-  if (!settings) return undefined;
+  const chosen = project.lock ?? request.refLock;
+  if (!chosen) return undefined;
+  // The shards of a run apply disjoint stores at once: each has a lock of its own (a ref beside the
+  // lock, never under it: git keeps a ref and a folder of refs apart).
+  const settings = request.shard
+    ? { ...chosen, ref: `${chosen.ref}-shard-${request.shard.index}-of-${request.shard.count}` }
+    : chosen;
   // carte.yaml's lock is required; the Action's default is taken where it can be.
   const optional = project.lock === undefined;
   try {
@@ -627,7 +632,8 @@ async function releaseRefLock(
   } catch (err) {
     hooks.onWarning?.(
       `Warning: could not release the apply lock ${name}: ${err instanceof Error ? err.message : String(err)}. ` +
-        `Other applies wait for it until it is stale; remove it with: carte force-unlock ${shared.held.id}`,
+        `Other applies wait for it until it is stale; remove it with: carte force-unlock ${shared.held.id}` +
+        (shared.settings.ref === DEFAULT_LOCK_REF ? "" : ` --ref ${shared.settings.ref}`),
     );
   }
 }

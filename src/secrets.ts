@@ -1,5 +1,5 @@
 /**
- * Where webhook secrets go (issue 4, item 5). The platform returns an event's secret when its webhook
+ * Where webhook secrets go. The platform returns an event's secret when its webhook
  * is created (`POST /webhook`, spec §2.4 "secret: returned when a webhook is created", §4.7) and when it
  * is rotated (`PUT /webhook/{event}/reset-secret`, platform notes "Webhooks"); receivers need it to
  * check the `Platform-Signature` of deliveries (platform notes "Webhooks"). It is shown once.
@@ -529,7 +529,7 @@ export interface PreparedSecrets {
 }
 
 /**
- * Readies the sink for a plan before any call is made (issue 10, item 5). When the plan has
+ * Readies the sink for a plan before any call is made. When the plan has
  * operations whose answers carry a secret (webhook creates, spec §4.7), the sink must prove it can keep
  * them: a secrets file's folder is created (0700), the file read, and the marker `FILE.pending`
  * written beside it; the step output file must be writable in GitHub Actions.
@@ -564,7 +564,7 @@ export async function prepareSecretSink(plan: Plan, sink: SecretSink): Promise<P
         const event = eventOf(op);
         // A failed save is in the failed call's message, and its marker stays.
         if (kept.has(event) || unsaved.has(event)) continue;
-        // A call whose answer was lost (issue 11) may be failed and made all the same: a read showed
+        // A call whose answer was lost may be failed and made all the same: a read showed
         // the webhook made, but rotating its secret failed. Its secret is lost like that of a call
         // that succeeded. One that may have been made keeps its marker: the next plan says so.
         if (r?.status === "ok" || r?.lostAnswer === "made") lost.push(event);

@@ -20,17 +20,28 @@ export interface ForceUnlockCommand {
   config: string;
   id: string;
   force: boolean;
+  /** `--ref REF`: the lock's ref, when not carte.yaml's (a shard's: `refs/carte/lock-shard-1-of-4`). */
+  ref?: string | undefined;
 }
 
 /** `carte force-unlock ID`: the exit code. */
 export async function runForceUnlock(opts: ForceUnlockCommand, io: CliIo): Promise<number> {
   const project = await loadProject(opts.config);
   printWarnings(project.warnings, io);
-  const settings = project.lock ?? {
+  const configured = project.lock ?? {
     ref: DEFAULT_LOCK_REF,
     remote: DEFAULT_LOCK_REMOTE,
     staleMs: DEFAULT_LOCK_STALE_MINUTES * 60_000,
   };
+  if (
+    opts.ref !== undefined &&
+    !/^refs\/(?!heads\/|tags\/)[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/.test(opts.ref)
+  ) {
+    throw new UsageError(
+      `--ref ${opts.ref} is not the ref of a lock: a full name under refs/, as a waiting apply names it`,
+    );
+  }
+  const settings = opts.ref === undefined ? configured : { ...configured, ref: opts.ref };
   if (!/^[0-9a-f]{8,64}$/.test(opts.id)) {
     throw new UsageError(
       `${opts.id} is not a lock id: a waiting or refused apply names it (lock 1a2b3c4d5e6f)`,
@@ -64,7 +75,7 @@ export async function runForceUnlock(opts: ForceUnlockCommand, io: CliIo): Promi
 export function forceUnlockCommand<T extends { config: string }>(
   io: CliIo,
   setCode: (code: number) => void,
-): CommandModule<T, T & { id: string; force: boolean }> {
+): CommandModule<T, T & { id: string; force: boolean; ref: string | undefined }> {
   return {
     command: "force-unlock <id>",
     describe: "Remove the apply lock across machines (lock:) that a killed apply left, by its id",
@@ -79,9 +90,15 @@ export function forceUnlockCommand<T extends { config: string }>(
           type: "boolean",
           default: false,
           describe: "Do not ask for confirmation",
-        }) as unknown as Argv<T & { id: string; force: boolean }>,
+        })
+        .option("ref", {
+          type: "string",
+          describe: "The lock's ref, when not carte.yaml's lock: (a shard's, as the waiting apply names it)",
+        }) as unknown as Argv<T & { id: string; force: boolean; ref: string | undefined }>,
     handler: async (args) => {
-      setCode(await runForceUnlock({ config: args.config, id: args.id, force: args.force }, io));
+      setCode(
+        await runForceUnlock({ config: args.config, id: args.id, force: args.force, ref: args.ref }, io),
+      );
     },
   };
 }

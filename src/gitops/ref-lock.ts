@@ -26,7 +26,7 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { LockError, UsageError } from "../errors.js";
-import type { RefLockSettings } from "../config/load.js";
+import { DEFAULT_LOCK_REF, type RefLockSettings } from "../config/load.js";
 import { gitOutcome, runGit, type GitRepository } from "./safe-git.js";
 
 /** Who holds the lock, as its commit's message says. */
@@ -93,6 +93,12 @@ const IDENTITY = {
 /** The lock in words, for messages: `refs/carte/lock on origin`. */
 export function lockName(settings: RefLockSettings): string {
   return `${settings.ref} on ${settings.remote}`;
+}
+
+/** The command that removes `lock` by hand (raw text: callers escape it). */
+export function unlockCommand(settings: RefLockSettings, lock: RemoteLock): string {
+  const ref = settings.ref === DEFAULT_LOCK_REF ? "" : ` --ref ${settings.ref}`;
+  return `carte force-unlock ${lock.holder?.id ?? lock.sha}${ref}`;
 }
 
 /** One line about a holder, for messages (raw text: callers escape it). */
@@ -296,7 +302,7 @@ export async function acquireRefLock(opts: RefLockOptions): Promise<HeldRefLock>
         `another carte apply holds the apply lock ${lockName(settings)} (${describeRefHolder(held)}); ` +
           `waited ${Math.round(waited / 1000)} s for it to end. Nothing was read or written. Run again once ` +
           `it has ended; a lock older than ${Math.round(settings.staleMs / 60_000)} minutes is taken over, ` +
-          `and one whose apply is known to be dead can be removed with: carte force-unlock ${held.holder?.id ?? held.sha}`,
+          `and one whose apply is known to be dead can be removed with: ${unlockCommand(settings, held)}`,
       );
     }
     if (!told) {
