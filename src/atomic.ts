@@ -367,8 +367,11 @@ function tempPrefix(file: string): string {
   return `.${path.basename(file)}${TEMP_MARK}`;
 }
 
-/** Whether a process with this id runs (one we may not signal counts as running). */
-function running(pid: number): boolean {
+/**
+ * Whether a process with this id runs on this machine (in this process-id namespace). One carte may not
+ * signal (another user's) counts as running: only a process known to be gone does not.
+ */
+export function processRuns(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -395,7 +398,7 @@ export async function removeStaleTemps(file: string): Promise<string[]> {
   for (const name of names) {
     if (!name.startsWith(prefix)) continue;
     const pid = Number(/^(\d+)-/.exec(name.slice(prefix.length))?.[1]);
-    if (!Number.isInteger(pid) || pid === process.pid || running(pid)) continue;
+    if (!Number.isInteger(pid) || pid === process.pid || processRuns(pid)) continue;
     // unlink: a link planted under such a name goes itself, never what it points to.
     await unlink(path.join(dir, name)).catch(() => undefined);
     removed.push(name);
@@ -530,4 +533,60 @@ export async function removeFile(file: string, target: WriteTarget): Promise<voi
   } catch (err) {
     throw writeFailure(absolute, target, err);
   }
+}
+
+/**
+ * Writes a set of files that belong together (a new project, an import) with {@link writeFileAtomic},
+ * in the order given (put the file that names the others last: carte.yaml), so that the set is left
+ * whole or not at all: when one fails, the files this call wrote before it are removed again, and the
+ * error says so. A file already there is left as it is (`overwrite: false` returns `false`).
+ *
+ * @returns per file, whether it was written (`false`: one was there and was kept).
+ * @throws {@link FileWriteError} of the file that failed, its message naming the files removed again
+ *   (or any that could not be removed).
+ */
+export async function writeFileSet(
+  files: readonly { file: string; data: string | Uint8Array; options: AtomicWriteOptions }[],
+): Promise<boolean[]> {
+  const written: { file: string; options: AtomicWriteOptions }[] = [];
+  const out: boolean[] = [];
+  for (const f of files) {
+    try {
+      const made = await writeFileAtomic(f.file, f.data, f.options);
+      if (made) written.push(f);
+      out.push(made);
+    } catch (err) {
+      throw await undone(writeFailure(f.file, f.options, err), written);
+    }
+  }
+  return out;
+}
+
+/** `err` with the files written before it removed again, said in its message. */
+async function undone(
+  err: FileWriteError,
+  written: readonly { file: string; options: AtomicWriteOptions }[],
+): Promise<FileWriteError> {
+  if (written.length === 0) return err;
+  const left: string[] = [];
+  for (const w of [...written].reverse()) {
+    try {
+      await removeFile(w.file, { ...w.options, purpose: "remove again" });
+    } catch {
+      left.push(shownPath(w.file));
+    }
+  }
+  const removed = written.length - left.length;
+  const note =
+    (removed > 0
+      ? `; the ${removed === 1 ? "file" : `${removed} files`} written before it ${removed === 1 ? "was" : "were"} removed again`
+      : "") + (left.length > 0 ? `; remove by hand what could not be removed: ${left.join(", ")}` : "");
+  return new FileWriteError({
+    file: err.file,
+    at: err.at,
+    reason: err.reason,
+    message: `${err.message}${note}`,
+    ...(err.code ? { code: err.code } : {}),
+    ...(err.cause !== undefined ? { cause: err.cause } : {}),
+  });
 }

@@ -13,7 +13,7 @@ import {
   SHARED_DIR_MODE,
   SHARED_FILE_MODE,
   writeFailure,
-  writeFileAtomic,
+  writeFileSet,
   type WriteTarget,
 } from "./atomic.js";
 import { UsageError } from "./errors.js";
@@ -106,7 +106,8 @@ hours:
  * @throws {@link UsageError} when `dir` already holds a carte.yaml (a project is there: nothing is
  *   written) or is not a folder.
  * @throws `FileWriteError` (src/errors.ts) when a file or a folder on the way is a link or not what it should
- *   be (nothing is written then), or a file cannot be written (naming it and the cause).
+ *   be (nothing is written then), or a file cannot be written (naming it and the cause; the files written
+ *   before it are removed again, and carte.yaml, written last, is never left naming a missing file).
  */
 export async function initProject(dir: string): Promise<InitResult> {
   const root = path.resolve(dir);
@@ -125,17 +126,22 @@ export async function initProject(dir: string): Promise<InitResult> {
   // A link in place of a file or a folder (`catalogs -> /elsewhere`) refuses the whole project before
   // its first file is written.
   for (const f of FILES) await checkWritable(path.join(root, f.file), target);
-  for (const f of FILES) {
-    const file = path.join(root, f.file);
-    const text = `# yaml-language-server: $schema=${schemaReference(file, f.schema)}\n${f.text}`;
-    // Never overwritten: a file there (made meanwhile too) is kept as it is; never through a link.
-    const written = await writeFileAtomic(file, text, {
-      ...target,
-      overwrite: false,
-      mode: SHARED_FILE_MODE,
-      dirMode: SHARED_DIR_MODE,
-    });
-    (written ? result.written : result.kept).push(f.file);
-  }
+  // carte.yaml last, and all or none (a full disk): never a carte.yaml naming files that are not there.
+  const ordered = [
+    ...FILES.filter((f) => f.file !== "carte.yaml"),
+    ...FILES.filter((f) => f.file === "carte.yaml"),
+  ];
+  const written = await writeFileSet(
+    ordered.map((f) => {
+      const file = path.join(root, f.file);
+      return {
+        file,
+        data: `# yaml-language-server: $schema=${schemaReference(file, f.schema)}\n${f.text}`,
+        // Never overwritten: a file there (made meanwhile too) is kept as it is; never through a link.
+        options: { ...target, overwrite: false, mode: SHARED_FILE_MODE, dirMode: SHARED_DIR_MODE },
+      };
+    }),
+  );
+  for (const f of FILES) (written[ordered.indexOf(f)] ? result.written : result.kept).push(f.file);
   return result;
 }

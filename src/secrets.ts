@@ -1,5 +1,5 @@
 /**
- * Where webhook secrets go (issue 4, item 5). The platform returns an event's secret when its webhook
+ * Where webhook secrets go. The platform returns an event's secret when its webhook
  * is created (`POST /webhook`, spec §2.4 "secret: returned when a webhook is created", §4.7) and when it
  * is rotated (`PUT /webhook/{event}/reset-secret`, platform notes "Webhooks"); receivers need it to
  * check the `Platform-Signature` of deliveries (platform notes "Webhooks"). It is shown once.
@@ -18,10 +18,15 @@
  *
  * Before the first call that returns a secret, {@link prepareSecretSink} proves the sink can keep it
  * (the folder is created, the file read, a marker written beside it) and refuses the whole apply
- * otherwise, before any write call. The marker, `FILE.pending` (event → when; never a secret), names
- * the events whose secret is on its way: each is removed once its secret is saved, so one left behind
- * (a failed save, a lost answer, a killed run) tells the next `carte plan` or `carte apply` which
- * secret to get again with `carte webhooks rotate-secret EVENT` ({@link lostSecretWarnings}).
+ * otherwise, before any write call. The marker, `FILE.pending`, is a journal of the secrets on their
+ * way: per event, when the call was about to be made and a fingerprint of the secret the file held for
+ * the event then (never a secret). Each entry is removed once its secret is saved. One left behind (a
+ * kill just after `POST /webhook`, a full disk, a lost answer) is read by the next `carte plan` and
+ * `carte apply` ({@link findLostSecrets}): when the file now holds another secret for the event, it was
+ * saved after all (only the marker's update failed) and the apply clears the entry; otherwise the
+ * secret is lost, and when the platform has the webhook, the plan says so and the apply rotates the
+ * secret (`PUT /webhook/{event}/reset-secret`) and saves the new one ({@link rotateLostSecrets}),
+ * reported as rotated. An event the platform does not have made no secret: the apply clears it.
  *
  * Never to the terminal, a plan, an apply report, a log or an error message: the executor hands the
  * answer of a secret-bearing call (an endpoint whose spec declares `secret`) to {@link secretCollector} and
@@ -29,6 +34,7 @@
  * file contents (a JSON or YAML parse error quotes the text it failed on, so those are swallowed).
  */
 
+import { createHash } from "node:crypto";
 import { appendFile, lstat, readFile } from "node:fs/promises";
 import path from "node:path";
 import { parse, stringify } from "yaml";
@@ -44,9 +50,10 @@ import {
 } from "./atomic.js";
 import { ConfigError } from "./errors.js";
 import type { OperationResult } from "./apply/execute.js";
+import type { PlatformClient } from "./platform/client.js";
 import { Endpoints } from "./plan/endpoints.js";
 import type { Operation, Plan } from "./plan/types.js";
-import { eventSecret } from "./platform/webhooks.js";
+import { eventSecret, resetSecret } from "./platform/webhooks.js";
 
 /** A place where webhook secrets are kept. */
 export interface SecretSink {
@@ -63,8 +70,16 @@ export interface SecretSink {
    * message names the place and the cause. Absent: nothing to prove.
    */
   prepare?(events: string[]): Promise<void>;
-  /** After the calls: forgets the events whose call made no secret (it failed or was skipped). */
+  /**
+   * Forgets events of the journal of secrets on their way: those whose call made no secret (it failed
+   * or was skipped), those saved after all, those the platform does not have.
+   */
   release?(events: string[]): Promise<void>;
+  /**
+   * The secrets file whose marker journals the secrets on their way (absolute), when this sink keeps
+   * secrets in one: where {@link findLostSecrets} looks.
+   */
+  readonly journal?: string;
 }
 
 /** How to get a discarded or lost secret back: rotate it into a sink. */
@@ -128,6 +143,21 @@ export async function readSecretsFile(file: string): Promise<Record<string, stri
   return parsed;
 }
 
+/** The secret of `event` in a secrets map, read as data (never through the map's prototype). */
+function secretIn(map: Record<string, string>, event: string): string | undefined {
+  return Object.hasOwn(map, event) ? map[event] : undefined;
+}
+
+/**
+ * A fingerprint of a secret for the marker: the first 16 hex digits of a SHA-256 of it, enough to tell
+ * that the file holds another secret than when the marker was written, and nothing to sign with.
+ * `null` for no secret.
+ */
+function fingerprint(secret: string | undefined): string | null {
+  if (secret === undefined) return null;
+  return createHash("sha256").update("carte webhook secret\0").update(secret).digest("hex").slice(0, 16);
+}
+
 /** Merges one secret into a secrets file: read, set, write atomically (0600, folder 0700). */
 async function mergeSecret(file: string, root: string, event: string, secret: string): Promise<void> {
   const target: WriteTarget = { root, purpose: `save the secret of the ${event} webhook to` };
@@ -148,40 +178,106 @@ async function mergeSecret(file: string, root: string, event: string, secret: st
 // ---- the marker of secrets on their way --------------------------------------------------------------
 
 /**
- * The marker beside a secrets file: `FILE.pending`, a JSON map event → ISO time at which a call that
- * returns the event's secret was about to be made. Holds no secret.
+ * The marker beside a secrets file: `FILE.pending`, a JSON map event → `{since, before}`: the ISO time
+ * at which a call that returns the event's secret was about to be made, and the fingerprint of the
+ * secret the file held for the event then (`null`: none). Holds no secret. Markers written by earlier
+ * versions map an event to the time alone.
  */
 export function pendingFileOf(file: string): string {
   return `${file}.pending`;
 }
 
+/** One event of the marker ({@link pendingFileOf}). */
+export interface PendingSecret {
+  /** ISO 8601 time at which the call that returns the secret was about to be made. */
+  since: string;
+  /**
+   * Fingerprint of the secret the file held for the event when the marker was written; `null` when it
+   * held none; absent in markers of earlier versions (then whether it was saved since is unknown).
+   */
+  before?: string | null;
+}
+
 /** Reads the marker of a secrets file; a missing or unreadable marker is empty. */
-export async function readPending(file: string): Promise<Record<string, string>> {
+export async function readPending(file: string): Promise<Map<string, PendingSecret>> {
+  const out = new Map<string, PendingSecret>();
   try {
     // A link in its place is never read (its target's keys would be printed as events); writing the
     // marker refuses it, naming it.
-    if (!(await lstat(pendingFileOf(file))).isFile()) return {};
+    if (!(await lstat(pendingFileOf(file))).isFile()) return out;
     const parsed = JSON.parse(await readFile(pendingFileOf(file), "utf8")) as unknown;
-    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return {};
-    const out: Record<string, string> = Object.create(null) as Record<string, string>;
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return out;
     for (const [k, v] of Object.entries(parsed as Record<string, unknown>)) {
-      if (typeof v === "string") out[k] = v;
+      if (typeof v === "string") out.set(k, { since: v });
+      else if (typeof v === "object" && v !== null && typeof (v as PendingSecret).since === "string") {
+        const before = (v as PendingSecret).before;
+        out.set(k, {
+          since: (v as PendingSecret).since,
+          ...(typeof before === "string" || before === null ? { before } : {}),
+        });
+      }
     }
     return out;
   } catch {
-    return {};
+    return out;
   }
 }
 
-async function writePending(file: string, root: string, pending: Record<string, string>): Promise<void> {
-  const events = Object.keys(pending).sort();
+async function writePending(file: string, root: string, pending: Map<string, PendingSecret>): Promise<void> {
+  const events = [...pending.keys()].sort();
   const target: WriteTarget = { root, purpose: "note the webhook secrets on their way in" };
   if (events.length === 0) {
     await removeFile(pendingFileOf(file), target);
     return;
   }
-  const sorted = Object.fromEntries(events.map((e) => [e, pending[e]!]));
+  const sorted = Object.fromEntries(events.map((e) => [e, pending.get(e)!]));
   await writeFileAtomic(pendingFileOf(file), JSON.stringify(sorted, null, 2) + "\n", target);
+}
+
+/** A webhook secret the platform made that was never saved ({@link findLostSecrets}). */
+export interface LostSecret {
+  event: string;
+  /** ISO 8601 time at which the call that returned it was about to be made. */
+  since: string;
+}
+
+/**
+ * What the marker beside the secrets file `file` says, checked against the file: `lost`, the events
+ * whose secret was never saved (the file holds the secret it held when the marker was written, or none);
+ * `saved`, the events whose secret was saved after all (the file holds another one now: only the
+ * marker's update failed). Nothing is written.
+ *
+ * @throws {@link ConfigError} naming the file when it cannot be read or is not a map of secrets (never
+ *   quoting it).
+ */
+export async function findLostSecrets(file: string): Promise<{ lost: LostSecret[]; saved: string[] }> {
+  const pending = await readPending(file);
+  if (pending.size === 0) return { lost: [], saved: [] };
+  let map: Record<string, string>;
+  try {
+    map = await readSecretsFile(file);
+  } catch (err) {
+    throw new ConfigError([
+      {
+        file,
+        line: 0,
+        col: 0,
+        pointer: "",
+        message:
+          `cannot tell whether the webhook secrets of ${[...pending.keys()].sort().join(", ")} were saved: ` +
+          `${err instanceof Error ? err.message : String(err)}`,
+      },
+    ]);
+  }
+  const lost: LostSecret[] = [];
+  const saved: string[] = [];
+  for (const event of [...pending.keys()].sort()) {
+    const entry = pending.get(event)!;
+    const now = fingerprint(secretIn(map, event));
+    if (entry.before !== undefined && now !== null && now !== entry.before) saved.push(event);
+    else lost.push({ event, since: entry.since });
+  }
+  return { lost, saved };
 }
 
 /**
@@ -206,16 +302,18 @@ export function secretsFileSink(
   };
   const unmark = async (events: string[]): Promise<void> => {
     const pending = await readPending(file);
-    if (!events.some((e) => e in pending)) return;
-    for (const e of events) delete pending[e];
+    if (!events.some((e) => pending.has(e))) return;
+    for (const e of events) pending.delete(e);
     await writePending(file, root, pending);
   };
   return {
+    journal: path.resolve(file),
     where: () => shown,
     put(event, secret) {
       return serial(async () => {
         await mergeSecret(file, root, event, secret);
-        // The secret is kept: its marker goes. Should that fail, the marker only says too much.
+        // The secret is kept: its marker goes. Should that fail, the next run finds the file holding
+        // another secret than the marker noted, and clears it (findLostSecrets).
         await unmark([event]).catch(() => undefined);
       });
     },
@@ -234,10 +332,14 @@ export function secretsFileSink(
         await checkWritable(file, target);
         await checkWritable(pendingFileOf(file), target);
         // A file that cannot be read or merged would fail every save after the secrets were made.
-        await readSecretsFile(file);
+        const saved = await readSecretsFile(file);
         const pending = await readPending(file);
-        const now = new Date().toISOString();
-        for (const e of events) pending[e] = now;
+        const since = new Date().toISOString();
+        // An event already marked keeps its entry: its secret is lost since then (the run reads the
+        // marker and clears the entries of secrets saved since before it prepares).
+        for (const e of events) {
+          if (!pending.has(e)) pending.set(e, { since, before: fingerprint(secretIn(saved, e)) });
+        }
         // Writing the marker beside the file proves what a save needs: a new file in the folder,
         // renamed over an old one.
         await writePending(file, root, pending);
@@ -274,6 +376,7 @@ export function githubActionsSink(opts: {
 }): SecretSink {
   const { out, outputFile, file, setOutput } = opts;
   return {
+    ...(file?.journal ? { journal: file.journal } : {}),
     where: (event) => (file ? file.where(event) : `the step output ${githubOutputName(event)}`),
     async put(event, secret) {
       // A line break would end the mask command or the output line and start another (workflow
@@ -376,18 +479,25 @@ export function secretCollector(
 ): (op: { endpoint: string }, body: unknown) => Promise<void> {
   return async (op, body) => {
     const found = Endpoints[op.endpoint]?.secret?.(body);
-    if (!found) return;
-    try {
-      await sink.put(found.event, found.secret);
-    } catch (err) {
-      // Sinks never name the secret; redact anyway, whatever sink this is.
-      const why = (err instanceof Error ? err.message : String(err)).split(found.secret).join("[REDACTED]");
-      throw new Error(
-        `the call succeeded, but the secret of the ${found.event} webhook could not be kept: ${why}. ` +
-          `Fix the cause, then get a new secret with: ${rotateHint(found.event)}`,
-      );
-    }
+    if (found) await keepSecret(sink, found.event, found.secret);
   };
+}
+
+/**
+ * Hands one secret to the sink. Rejects when the sink fails, with a message that names the event and
+ * what happens next, never the secret.
+ */
+async function keepSecret(sink: SecretSink, event: string, secret: string): Promise<void> {
+  try {
+    await sink.put(event, secret);
+  } catch (err) {
+    // Sinks never name the secret; redact anyway, whatever sink this is.
+    const why = (err instanceof Error ? err.message : String(err)).split(secret).join("[REDACTED]");
+    throw new Error(
+      `the call succeeded, but the secret of the ${event} webhook could not be kept: ${why}. ` +
+        `Fix the cause: the next carte apply rotates it and saves the new one (or run: ${rotateHint(event)})`,
+    );
+  }
 }
 
 // ---- before and after the calls that return secrets ------------------------------------------------
@@ -419,7 +529,7 @@ export interface PreparedSecrets {
 }
 
 /**
- * Readies the sink for a plan before any call is made (issue 10, item 5). When the plan has
+ * Readies the sink for a plan before any call is made. When the plan has
  * operations whose answers carry a secret (webhook creates, spec §4.7), the sink must prove it can keep
  * them: a secrets file's folder is created (0700), the file read, and the marker `FILE.pending`
  * written beside it; the step output file must be writable in GitHub Actions.
@@ -454,7 +564,7 @@ export async function prepareSecretSink(plan: Plan, sink: SecretSink): Promise<P
         const event = eventOf(op);
         // A failed save is in the failed call's message, and its marker stays.
         if (kept.has(event) || unsaved.has(event)) continue;
-        // A call whose answer was lost (issue 11) may be failed and made all the same: a read showed
+        // A call whose answer was lost may be failed and made all the same: a read showed
         // the webhook made, but rotating its secret failed. Its secret is lost like that of a call
         // that succeeded. One that may have been made keeps its marker: the next plan says so.
         if (r?.status === "ok" || r?.lostAnswer === "made") lost.push(event);
@@ -497,27 +607,68 @@ export function lostSecretsMessage(events: readonly string[]): string {
     .map(
       (e) =>
         `the platform made the secret of the ${e} webhook but its answer was lost, so the secret was ` +
-        `not kept; get a new one with: ${rotateHint(e)}`,
+        `not kept; the next carte apply rotates it and saves the new one, or get one now with: ` +
+        rotateHint(e),
     )
     .join("\n");
 }
 
+/** What {@link rotateLostSecrets} did. */
+export interface Rotations {
+  /** One result per event, as the executor reports a call (`PUT …/webhook/EVENT/reset-secret`). */
+  results: OperationResult[];
+  /** The events whose secret was rotated and saved, and where it went. */
+  rotated: { event: string; where: string }[];
+}
+
 /**
- * Warnings for the secrets an earlier apply or rotation expected but never saved, from the marker
- * beside the secrets file (`FILE.pending`): one line per event, with the command that gets a new
- * secret. Empty when there is no secrets file or nothing is pending. Names events and files only.
+ * Gets anew, one after the other, the secrets an earlier run made and never saved (the plan's
+ * `rotateSecrets`, from {@link findLostSecrets}): `PUT /webhook/{event}/reset-secret` (platform notes
+ * "Webhooks"), the new secret handed to `sink` as a call's answer is ({@link secretCollector}). The
+ * marker's entry of the event stays until the new secret is saved, so a rotation killed or failed in
+ * turn is made again by the next apply. Never throws: a failed rotation or save is a `failed` result
+ * whose message names the event and the cause, never the secret.
  */
-export async function lostSecretWarnings(file: string | undefined): Promise<string[]> {
-  if (!file) return [];
-  const pending = await readPending(path.resolve(file));
-  return Object.keys(pending)
-    .sort()
-    .map(
-      (e) =>
-        `Warning: the secret of the ${e} webhook may never have been saved in ${file} (a call that ` +
-        `returns it was made at ${pending[e]} and its secret did not arrive there). If the webhook ` +
-        `exists, get a new secret with: carte webhooks rotate-secret ${e} --secrets-file ${file}`,
-    );
+export async function rotateLostSecrets(
+  events: readonly LostSecret[],
+  client: PlatformClient,
+  sink: SecretSink,
+): Promise<Rotations> {
+  const results: OperationResult[] = [];
+  const rotated: Rotations["rotated"] = [];
+  for (const { event, since } of events) {
+    const started = Date.now();
+    const base = {
+      id: `webhook.reset-secret#${event}`,
+      method: "PUT",
+      path: `/api/v2/restaurants-integrations-public-api/webhook/${encodeURIComponent(event)}/reset-secret`,
+    };
+    try {
+      const found = eventSecret(await resetSecret(client, event));
+      if (!found) throw new Error("the platform rotated the secret but its answer held none");
+      await keepSecret(sink, event, found.secret);
+      const where = sink.where(event);
+      rotated.push({ event, where });
+      results.push({
+        ...base,
+        status: "ok",
+        durationMs: Date.now() - started,
+        message:
+          `rotated: the secret an earlier run got at ${since} was never saved; ` +
+          `the new one is in ${where}`,
+      });
+    } catch (err) {
+      results.push({
+        ...base,
+        status: "failed",
+        durationMs: Date.now() - started,
+        message:
+          `the secret an earlier run got at ${since} was never saved, and rotating it failed: ` +
+          `${err instanceof Error ? err.message : String(err)}; the next apply tries again`,
+      });
+    }
+  }
+  return { results, rotated };
 }
 
 /** The secrets file a command uses: `--secrets-file`, else `CARTE_SECRETS_FILE`, else carte.yaml's. */

@@ -460,6 +460,11 @@ export interface ApplyReport {
   /** How long carte waited for the platform to show the changes, in milliseconds. */
   waitedMs: number;
   /**
+   * Webhook secrets an earlier run never saved that this apply rotated and saved before the plan's
+   * calls (src/secrets.ts `rotateLostSecrets`), and where each went; absent when none.
+   */
+  rotated?: { event: string; where: string }[];
+  /**
    * With carte.yaml `rollout:` (or `--stage`): what each stage did, in order, or would have done when
    * an earlier stage failed (src/apply/rollout.ts). The lists above hold every stage that ran.
    */
@@ -618,12 +623,26 @@ export async function applyPlanReport(
     limit: checks,
     duplicates: plan.changes.filter((c) => c.store !== "" && !shown.has(c.store)),
   });
+  let duplicates = [...verify.duplicates, ...[...shown.values()].flat()];
+  const failed = results.filter((r) => r.status !== "ok").length;
+  if (verify.pending.length > 0 || failed > 0 || refused.length > 0) {
+    // An apply that did not converge says why, duplicates first: a store verified as soon as its calls
+    // ended, or whose changes showed in an early round, was read before the copies another apply made
+    // at the same moment arrived. Every store the plan changed is read once more for them.
+    const again = await waitForPlan(plan, [], client, {
+      timeoutMs: 0,
+      limit: checks,
+      duplicates: plan.changes.filter((c) => c.store !== ""),
+      // A read that fails adds nothing: the report says what is left all the same.
+    }).catch(() => undefined);
+    duplicates = [...duplicates, ...(again?.duplicates ?? [])];
+  }
   const report: ApplyReport = {
     operations: results,
     failed: results.filter((r) => r.status === "failed").length,
     skipped: results.filter((r) => r.status === "skipped").length,
     pending: verify.pending,
-    duplicates: [...verify.duplicates, ...[...shown.values()].flat()].sort(),
+    duplicates: [...new Set(duplicates)].sort(),
     refused,
     waitedMs: verify.waitedMs,
   };

@@ -42,6 +42,8 @@ import {
   type IssueComment,
 } from "../gitops/github.js";
 import { mergeRecords, readRecord, writeRecord, type RunRecord } from "../gitops/record.js";
+import { describeRefHolder, lockName } from "../gitops/ref-lock.js";
+import { DEFAULT_LOCK_REF, DEFAULT_LOCK_REMOTE, DEFAULT_LOCK_STALE_MINUTES } from "../config/load.js";
 import {
   completeBinding,
   encodeReviewed,
@@ -110,6 +112,11 @@ export interface ActionInputs {
    * applies nothing as reviewed).
    */
   reviewKey: ReviewKey | undefined;
+  /**
+   * Input `git-lock` (default true): apply under the lock across machines, `refs/carte/lock` of the
+   * checkout's `origin` when carte.yaml names no `lock:` (src/gitops/ref-lock.ts); false: none.
+   */
+  gitLock: boolean;
 }
 
 const COMMANDS: readonly ActionCommand[] = ["plan", "apply", "drift", "report"];
@@ -158,6 +165,7 @@ export function readInputs(env: NodeJS.ProcessEnv = process.env): ActionInputs {
     commentAuthor: core.getInput("comment-author").trim() || DEFAULT_BOT_LOGIN,
     scope,
     reviewKey: reviewSecret(env) ? reviewKey(reviewSecret(env)) : undefined,
+    gitLock: bool("git-lock", true),
   };
 }
 
@@ -502,6 +510,7 @@ async function planCommand(
       force: inputs.force,
       shard: inputs.shard,
       stage: inputs.stage,
+      secretsFile: inputs.secretsFile || undefined,
       base: base.ref,
       workspace: ctx.workspace,
       ...(scoped ? { scope: "changed" as const } : {}),
@@ -636,6 +645,13 @@ async function applyCommand(
       force: inputs.force,
       shard: inputs.shard,
       stage: inputs.stage,
+      // Two runners apply one after the other (docs/reliability.md): carte.yaml's lock:, else
+      // refs/carte/lock of origin, taken where the checkout lets it be.
+      refLock: inputs.gitLock
+        ? { ref: DEFAULT_LOCK_REF, remote: DEFAULT_LOCK_REMOTE, staleMs: DEFAULT_LOCK_STALE_MINUTES * 60_000 }
+        : "off",
+      workspace: ctx.workspace,
+      ...(ctx.runUrl ? { runUrl: ctx.runUrl } : {}),
       secrets: (project) =>
         actionSecretSink(
           actionSecretsFile({
@@ -659,6 +675,12 @@ async function applyCommand(
     },
     {
       onWarning: (message) => core.warning(escapeTerminal(message)),
+      onRefLockWait: (lock, settings) =>
+        core.info(
+          escapeTerminal(
+            `Waiting for another carte apply to release the lock ${lockName(settings)} (${describeRefHolder(lock)})`,
+          ),
+        ),
       // The outputs are the run's, set once at its end (runAction), from the fresh plan.
       onPlan: (plan, info) => showPlan(plan, describeTarget(info.target), summary),
     },
@@ -818,6 +840,7 @@ async function driftCommand(
     force: undefined,
     shard: inputs.shard,
     stage: inputs.stage,
+    secretsFile: inputs.secretsFile || undefined,
   });
   const view = viewOf(result, ctx.sha, undefined);
   if (view.problems) {

@@ -48,6 +48,23 @@ export const DEFAULT_REQUESTS_PER_SECOND = 50;
 /** Processing delay of the embedded emulator when carte.yaml does not set one, in milliseconds. */
 export const DEFAULT_APPLY_DELAY_MS = 50;
 
+/** The apply lock shared across machines, as carte.yaml `lock:` sets it (src/gitops/ref-lock.ts). */
+export interface RefLockSettings {
+  /** The ref pushed while an apply runs: `refs/carte/lock`. */
+  ref: string;
+  /** The git remote it is pushed to: `origin`. */
+  remote: string;
+  /** Age of a lock, in milliseconds, past which another apply takes it over. */
+  staleMs: number;
+}
+
+/** The ref of the lock across machines the GitHub Action takes when carte.yaml names none. */
+export const DEFAULT_LOCK_REF = "refs/carte/lock";
+/** The remote of `lock:` when it names none. */
+export const DEFAULT_LOCK_REMOTE = "origin";
+/** `lock: stale_after_minutes` when it says nothing: longer than the longest apply (`--timeout`). */
+export const DEFAULT_LOCK_STALE_MINUTES = 60;
+
 /** A loaded, valid project. */
 export interface LoadedProject {
   /** Absolute path of carte.yaml. */
@@ -67,6 +84,12 @@ export interface LoadedProject {
   platform: { baseUrl: string; requestsPerSecond: number } | undefined;
   /** Options of the embedded emulator; `applyDelayMs` defaults to {@link DEFAULT_APPLY_DELAY_MS}. */
   emulator: { applyDelayMs: number };
+  /**
+   * The apply lock shared across machines (carte.yaml `lock:`, src/gitops/ref-lock.ts): the ref pushed
+   * to the remote while an apply runs, and the age in milliseconds past which it is taken over;
+   * absent when carte.yaml has none.
+   */
+  lock?: RefLockSettings;
   /** Ownership per kind (carte.yaml `ownership:`); kinds not named keep their documented default. */
   ownership: Partial<Record<KindName, Ownership>>;
   /** Settings of the safety guards (carte.yaml `safety:`), defaults filled. */
@@ -632,6 +655,15 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
         }
       : undefined,
     emulator: { applyDelayMs: config.emulator?.apply_delay_ms ?? DEFAULT_APPLY_DELAY_MS },
+    ...(config.lock
+      ? {
+          lock: {
+            ref: config.lock.git_ref,
+            remote: config.lock.remote ?? DEFAULT_LOCK_REMOTE,
+            staleMs: (config.lock.stale_after_minutes ?? DEFAULT_LOCK_STALE_MINUTES) * 60_000,
+          },
+        }
+      : {}),
     ownership: (config.ownership ?? {}) as Partial<Record<KindName, Ownership>>,
     safety: {
       maxDeletePercent: config.safety?.max_delete_percent ?? DEFAULT_SAFETY.maxDeletePercent,

@@ -130,6 +130,47 @@ function exec(call: GitInvocation, name: string, no?: "exit 1 is no"): Promise<s
   });
 }
 
+/** What one git command did: its exit code and what it wrote (each bounded to 1 MiB). */
+export interface GitOutcome {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Variables a caller may add to a git command's environment: a commit's author and committer. */
+const IDENTITY = /^GIT_(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)$/;
+
+/**
+ * Runs git in `repo` ({@link gitInvocation}) and resolves with its exit code and output, whatever the
+ * code (`git push --porcelain` says per ref what it did, and exits 1 when one was rejected). `identity`
+ * adds a commit's author and committer to the environment (`GIT_AUTHOR_NAME`…; nothing else).
+ *
+ * @throws {@link UsageError} when git cannot be run, or stops on a signal.
+ */
+export function gitOutcome(
+  repo: GitRepository,
+  args: readonly string[],
+  identity: Readonly<Record<string, string>> = {},
+): Promise<GitOutcome> {
+  const call = gitInvocation(repo, args);
+  for (const [name, value] of Object.entries(identity)) {
+    if (!IDENTITY.test(name)) throw new UsageError(`git: ${name} is not a commit identity variable`);
+    call.env[name] = value;
+  }
+  return new Promise((resolve, reject) => {
+    execFile(
+      "git",
+      call.args,
+      { cwd: call.cwd, env: call.env, maxBuffer: 1024 * 1024, encoding: "utf8" },
+      (err, stdout, stderr) => {
+        if (!err) return resolve({ code: 0, stdout, stderr });
+        if (typeof err.code === "number") return resolve({ code: err.code, stdout, stderr });
+        reject(new UsageError(`git ${args[0] ?? ""} failed: ${why(err, stderr)}`));
+      },
+    );
+  });
+}
+
 /**
  * Runs git in `repo` ({@link gitInvocation}) and resolves with its standard output.
  *

@@ -253,6 +253,14 @@ function planShapeProblem(plan: Record<string, unknown>): string | undefined {
     )
   )
     return "info must be a list of {store, kind, message}";
+  if (
+    plan.rotateSecrets !== undefined &&
+    !(
+      Array.isArray(plan.rotateSecrets) &&
+      plan.rotateSecrets.every((r) => isObj(r) && str(r.event) && str(r.since))
+    )
+  )
+    return "rotateSecrets must be a list of {event, since}";
   return undefined;
 }
 

@@ -16,6 +16,13 @@ import { isFiltering } from "../plan/target.js";
 /** The one-line summary, e.g. `Plan: 3 to create, 1 to update, 0 to delete in 2 stores; 4 API calls.` */
 export function summaryLine(plan: Plan): string {
   const s = plan.summary;
+  const rotations = plan.rotateSecrets?.length ?? 0;
+  if (plan.changes.length === 0 && rotations > 0) {
+    return (
+      `No changes to the configuration; ${plural(rotations, "webhook secret")} never saved ` +
+      `to rotate and save.`
+    );
+  }
   if (plan.changes.length === 0) return "No changes. The platform matches the configuration.";
   return (
     `Plan: ${s.create} to create, ${s.update} to update, ${s.delete} to delete ` +
@@ -52,6 +59,12 @@ export function notes(plan: Plan, overriddenBy = "--force"): string[] {
   }
   // Information that is not a change (items staff switched off that the files leave alone).
   for (const i of plan.info ?? []) out.push(`Note: store[${i.store}]: ${i.message}`);
+  for (const r of plan.rotateSecrets ?? []) {
+    out.push(
+      `Note: the secret of the ${r.event} webhook, made by a call at ${r.since}, was never saved in the ` +
+        "secrets file: an apply rotates it (PUT reset-secret) and saves the new one.",
+    );
+  }
   out.push(...scopeNotes(plan));
   return out;
 }

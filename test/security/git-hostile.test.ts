@@ -4,9 +4,9 @@
  * above it inside the repository, its `config` naming commands (`core.fsmonitor`, `core.sshCommand`,
  * `remote.origin.uploadpack`, `core.hooksPath`) that touch a marker file when run. Every path of carte
  * that runs git (the Action's fetch of a missing base commit, `plan --base`, `plan --scope changed`)
- * runs against real repositories here, and must run none of them, write nothing in those folders, and
- * still do its work. `origin` is reached over ssh through a stand-in for ssh that the repository's own
- * `.git/config` names (trusted: the runner's checkout).
+ * runs against real repositories here (the apply lock across machines too), and must run none of them,
+ * write nothing in those folders, and still do its work. `origin` is reached over ssh through a
+ * stand-in for ssh that the repository's own `.git/config` names (trusted: the runner's checkout).
  */
 
 import { execFileSync } from "node:child_process";
@@ -29,6 +29,7 @@ import { loadProject } from "../../src/config/index.js";
 import { UsageError } from "../../src/errors.js";
 import { loadBase } from "../../src/gitops/base.js";
 import { fetchCommit, findRepository, resolveCommit } from "../../src/gitops/git.js";
+import { acquireRefLock, readRefLock } from "../../src/gitops/ref-lock.js";
 import { gitInvocation } from "../../src/gitops/safe-git.js";
 import { loadChangeScope } from "../../src/gitops/scope.js";
 import { CATALOG, PROJECT, storeYaml } from "../config/helpers.js";
@@ -236,6 +237,18 @@ describe("git with a pull request's bare-repository layout in the project's fold
     expect((await resolveCommit(baseSha, repo)).sha).toBe(baseSha);
     // Only an object name is fetched.
     await expect(fetchCommit("--upload-pack=touch x", repo)).rejects.toThrow(UsageError);
+  });
+
+  it("the apply lock across machines is taken, read and released on the trusted origin, running nothing", async () => {
+    const clone = checkout(1);
+    const repo = await findRepository(clone.project);
+    const settings = { ref: "refs/carte/lock", remote: "origin", staleMs: 3_600_000 };
+    await unshaped(clone, async () => {
+      const held = await acquireRefLock({ repo, settings, waitMs: 0 });
+      expect((await readRefLock(repo, settings))?.holder?.id).toBe(held.id);
+      expect(await held.release()).toBe(true);
+    });
+    expect(await readRefLock(repo, settings)).toBeUndefined();
   });
 
   it("plan --base REF reads the base from git and splits the plan, running nothing", async () => {

@@ -28,7 +28,7 @@ import { initProject } from "../../src/init.js";
 import { toWireItem } from "../../src/kinds/items.js";
 import { acquireApplyLock, lockPaths } from "../../src/lock.js";
 import { PlatformClient } from "../../src/platform/client.js";
-import { lostSecretWarnings, secretsFileSink } from "../../src/secrets.js";
+import { findLostSecrets, secretsFileSink } from "../../src/secrets.js";
 import { item } from "../helpers/builders.js";
 import { CLIENT_ID, CLIENT_SECRET, carte } from "../helpers/project.js";
 
@@ -255,7 +255,7 @@ describe("the embedded emulator's state, the secrets file, plan --out", () => {
     writeFileSync(path.join(l.outside, "other.json"), '{"LEAKED_KEY": "2024-01-01"}\n');
     const file = path.join(l.project, "secrets.json");
     symlinkSync("../outside/other.json", `${file}.pending`);
-    expect(await lostSecretWarnings(file)).toEqual([]);
+    expect(await findLostSecrets(file)).toEqual({ lost: [], saved: [] });
   });
 });
 
