@@ -208,7 +208,8 @@ function parseItem(v: ItemUpsert, at: string): ParsedItem {
     images_info: { images, overrides: im?.overrides ?? [] },
     children,
     children_overrides: ii?.overrides ?? [],
-    price_info: { price: p?.price ?? null, overrides: p?.overrides ?? [] },
+    // An item written without a price is served with 0: the spec types the price as a number (§2.2).
+    price_info: { price: p?.price ?? 0, overrides: p?.overrides ?? [] },
     quantity_info: {
       min_permitted: min,
       max_permitted: max,

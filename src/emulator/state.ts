@@ -39,7 +39,7 @@ export interface ItemRec {
   images_info: { images: WireImage[]; overrides: WireOverride[] };
   children: ChildRef[];
   children_overrides: WireOverride[];
-  price_info: { price: number | null; overrides: WireOverride[] };
+  price_info: { price: number; overrides: WireOverride[] };
   quantity_info: {
     min_permitted: number | null;
     max_permitted: number | null;

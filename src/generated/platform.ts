@@ -212,7 +212,10 @@ export interface ItemUpsert {
     overrides?: Overrides;
   };
   price_info?: {
-    price?: number | null;
+    /**
+     * The item's price (spec §2.2 `price_info`: `price number`); never null. carte sends 0 for a modifier group, which has no price of its own.
+     */
+    price?: number;
     overrides?: Overrides;
   };
   quantity_info?: {
@@ -265,9 +268,9 @@ export interface Item {
   };
   price_info: {
     /**
-     * A number (spec §2.2). Accepted for now, a known gap between the emulator and the spec: the emulator answers null for modifier groups, which have no price of their own (carte reads null as no price).
+     * A number (spec §2.2 `price number`), never null; a modifier group, which has no price of its own, holds 0 (carte reads a group's 0 as no price).
      */
-    price: number | null;
+    price: number;
     overrides: Overrides;
   };
   quantity_info: {

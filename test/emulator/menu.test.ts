@@ -185,6 +185,17 @@ describe("emulator: store menu API", () => {
       expect(await get<WireItem[]>("/items")).toEqual([]);
     });
 
+    it("refuses a null price: spec §2.2 types it `price number`", async () => {
+      const r = await expectRefused(
+        "/items",
+        [item("CHEESE"), group("EXTRAS", ["CHEESE"], { price_info: { price: null, overrides: [] } })],
+        400,
+        {},
+      );
+      expect((r.body as { message: string }).message).toContain("items[1].price_info.price");
+      expect(await get<WireItem[]>("/items")).toEqual([]);
+    });
+
     it("refuses a category holding a MODIFIER_GROUP", async () => {
       await post("/items", [item("CHEESE"), group("EXTRAS", ["CHEESE"])]);
       const r = await expectRefused(
