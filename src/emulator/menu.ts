@@ -244,7 +244,7 @@ interface ParsedMenu {
   at: string;
   id: number | undefined;
   menu_type: string;
-  super_store_id: number | null;
+  super_store_id: number;
   categories: (RawRef & { is_category_active: boolean })[];
 }
 
@@ -255,7 +255,7 @@ function parseMenu(v: MenuUpsert, at: string): ParsedMenu {
     ...r,
     is_category_active: v.categories[i]!.is_category_active,
   }));
-  return { at, id: v.id, menu_type, super_store_id: v.super_store_id ?? null, categories };
+  return { at, id: v.id, menu_type, super_store_id: v.super_store_id ?? 0, categories };
 }
 
 /** The elements of an upsert body, each read by `parse` at `<what>[i]`. */

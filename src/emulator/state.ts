@@ -116,7 +116,8 @@ export interface CategoryRec {
 export interface MenuRec {
   id: number;
   menu_type: string;
-  super_store_id: number | null;
+  /** The linked super store (spec §2.2 uint64); 0 for none, as the spec has no null for it. */
+  super_store_id: number;
   last_updated: string;
   categories: (ChildRef & { is_category_active: boolean })[];
 }

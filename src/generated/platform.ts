@@ -378,7 +378,10 @@ export interface MenuUpsert {
   id?: number;
   store_id?: number;
   storeId?: number;
-  super_store_id?: number | null;
+  /**
+   * The linked super store (spec §2.2: uint64), never null; 0 or absent for a menu of no super store (platform ids start at 1).
+   */
+  super_store_id?: number;
   menu_type: string;
   categories: MenuCategoryRef[];
 }
@@ -389,9 +392,9 @@ export interface Menu {
   id: number;
   store_id: number;
   /**
-   * The linked super store (spec §2.2: uint64). Accepted for now, a known gap between the emulator and the spec: the emulator answers null for a menu of no super store.
+   * The linked super store (spec §2.2: uint64), never null; 0 for a menu of no super store (platform ids start at 1).
    */
-  super_store_id: number | null;
+  super_store_id: number;
   menu_type: string;
   categories: MenuCategory[];
 }
@@ -402,9 +405,9 @@ export interface StoreMenuMenu {
   id: number;
   storeId: number;
   /**
-   * The linked super store (spec §2.2: uint64). Accepted for now, a known gap between the emulator and the spec: the emulator answers null for a menu of no super store.
+   * The linked super store (spec §2.2: uint64), never null; 0 for a menu of no super store (platform ids start at 1).
    */
-  super_store_id: number | null;
+  super_store_id: number;
   menu_type: string;
   categories: MenuCategory[];
 }

@@ -81,7 +81,8 @@ describe("emulator: store menu API", () => {
     expect(menu).toEqual({
       id: menu!.id,
       store_id: STORE,
-      super_store_id: null,
+      // Spec §2.2 "super_store_id | uint64": no null; a menu of no super store holds 0.
+      super_store_id: 0,
       menu_type: "DEFAULT",
       categories: [{ id: category!.id, sku: "BURGERS", index: 0, is_category_active: true }],
     });
@@ -193,6 +194,28 @@ describe("emulator: store menu API", () => {
         {},
       );
       expect((r.body as { message: string }).message).toContain("items[1].price_info.price");
+      expect(await get<WireItem[]>("/items")).toEqual([]);
+    });
+
+    it("refuses a null super_store_id in POST /store-menu: spec §2.2 types it uint64", async () => {
+      const r = await expectRefused(
+        "/store-menu",
+        {
+          storeId: STORE,
+          items: [item("BURGER")],
+          categories: [{ sku: "MAINS", title: "Mains", items: [{ sku: "BURGER", index: 0 }] }],
+          menus: [
+            {
+              menu_type: "DEFAULT",
+              super_store_id: null,
+              categories: [{ sku: "MAINS", index: 0, is_category_active: true }],
+            },
+          ],
+        },
+        400,
+        {},
+      );
+      expect((r.body as { message: string }).message).toContain("super_store_id");
       expect(await get<WireItem[]>("/items")).toEqual([]);
     });
 
