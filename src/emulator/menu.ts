@@ -145,9 +145,10 @@ function parseItem(v: ItemUpsert, at: string): ParsedItem {
   const title = limited(t.title, `${at}.title_info.title`, Limits.titleLength);
 
   const d = v.description_info;
+  // An item written without a description holds "": the spec types it as a string (§2.2), never null.
   const description =
-    d?.description === undefined || d.description === null
-      ? null
+    d?.description === undefined
+      ? ""
       : limited(d.description, `${at}.description_info.description`, Limits.descriptionLength);
 
   const im = v.images_info;

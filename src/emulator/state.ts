@@ -35,7 +35,7 @@ export interface ItemRec {
   item_type: ItemType;
   last_updated: string;
   title_info: { title: string; overrides: WireOverride[] };
-  description_info: { description: string | null; overrides: WireOverride[] };
+  description_info: { description: string; overrides: WireOverride[] };
   images_info: { images: WireImage[]; overrides: WireOverride[] };
   children: ChildRef[];
   children_overrides: WireOverride[];

@@ -200,7 +200,10 @@ export interface ItemUpsert {
     overrides?: Overrides;
   };
   description_info?: {
-    description?: string | null;
+    /**
+     * A string (spec §2.2 `description_info`), never null; absent for no description.
+     */
+    description?: string;
     overrides?: Overrides;
   };
   images_info?: {
@@ -253,9 +256,9 @@ export interface Item {
   };
   description_info: {
     /**
-     * A string (spec §2.2). Accepted for now, a known gap between the emulator and the spec: the emulator answers null for an item written without a description (carte reads null as "").
+     * A string (spec §2.2 `description_info`), never null; "" for an item written without a description.
      */
-    description: string | null;
+    description: string;
     overrides: Overrides;
   };
   images_info: {

@@ -197,6 +197,20 @@ describe("emulator: store menu API", () => {
       expect(await get<WireItem[]>("/items")).toEqual([]);
     });
 
+    it('serves a description written without one as "" and refuses a null one: spec §2.2 types it a string', async () => {
+      const r = await expectRefused(
+        "/items",
+        [item("A", { description_info: { description: null } })],
+        400,
+        {},
+      );
+      expect((r.body as { message: string }).message).toContain("items[0].description_info.description");
+      await post("/items", [item("B")]);
+      await emu.idle();
+      const [b] = await get<WireItem[]>("/items");
+      expect(b!.description_info.description).toBe("");
+    });
+
     it("refuses a null super_store_id in POST /store-menu: spec §2.2 types it uint64", async () => {
       const r = await expectRefused(
         "/store-menu",
