@@ -745,21 +745,35 @@ function menusByCategory(store: StoreRec, cat: Catalog): Map<number, CategoryMen
   return out;
 }
 
-/** A category as read: items refs `{id, sku, index}`, menus derived. */
+/**
+ * A category as read: menus derived; item refs `{id, sku, index, menuId, menu_type, storeId}` (spec
+ * §2.2), `menuId`/`menu_type` of the first menu (lowest id) holding the category, 0 and "" when none
+ * holds it (the spec gives them no null).
+ */
 function renderCategory(
   store: StoreRec,
   cat: Catalog,
   r: CategoryRec,
   menus: Map<number, CategoryMenuRef[]>,
 ): Category {
+  const held = menus.get(r.id) ?? [];
+  const storeId = Number(store.key);
+  const first = held[0];
   return {
     id: r.id,
     sku: r.sku,
-    storeId: Number(store.key),
+    storeId,
     title: r.title,
     last_updated: r.last_updated,
-    items: r.items.map((c) => ({ id: c.id, sku: itemSku(cat, c.id), index: c.index })),
-    menus: menus.get(r.id) ?? [],
+    items: r.items.map((c) => ({
+      id: c.id,
+      sku: itemSku(cat, c.id),
+      index: c.index,
+      menuId: first?.id ?? 0,
+      menu_type: first?.menu_type ?? "",
+      storeId,
+    })),
+    menus: held,
     schedules: r.schedules,
   };
 }
@@ -784,14 +798,15 @@ function renderMenu(store: StoreRec, cat: Catalog, m: MenuRec): Menu {
   };
 }
 
-/** A menu inside `GET /store-menu` (spec §2.2: `storeId`). */
+/** A menu inside `GET /store-menu` (spec §2.2: `storeId`, on the menu and on its category refs). */
 function renderStoreMenuMenu(store: StoreRec, cat: Catalog, m: MenuRec): StoreMenuMenu {
+  const storeId = Number(store.key);
   return {
     id: m.id,
-    storeId: Number(store.key),
+    storeId,
     super_store_id: m.super_store_id,
     menu_type: m.menu_type,
-    categories: menuCategories(cat, m),
+    categories: menuCategories(cat, m).map((c) => ({ ...c, storeId })),
   };
 }
 

@@ -123,6 +123,7 @@ export interface MenuSchemas {
   Category: Category;
   MenuCategoryRef: MenuCategoryRef;
   MenuCategory: MenuCategory;
+  StoreMenuCategory: StoreMenuCategory;
   MenuUpsert: MenuUpsert;
   Menu: Menu;
   StoreMenuMenu: StoreMenuMenu;
@@ -305,25 +306,25 @@ export interface CategoryItemRef {
   storeId?: number;
 }
 /**
- * Reference from a category to one of its ITEMs as read (spec §2.2 Category `items`: id, sku, index, menuId, menu_type, storeId; platform notes: `{id, sku, index, menu_type}`). carte reads `id`, `sku` and `index`. Accepted for now, a known gap between the emulator and the spec: the emulator answers `{id, sku, index}` only, so `menuId`, `menu_type` and `storeId` stay optional.
+ * Reference from a category to one of its ITEMs as read (spec §2.2 Category `items`: id, sku, index, menuId, menu_type, storeId; platform notes: `{id, sku, index, menu_type}`). carte reads `id`, `sku` and `index`. `menuId` and `menu_type` name the first menu (lowest id) that holds the category; for a category in no menu, `menuId` is 0 and `menu_type` is "" (carte's reading: the spec gives no null for them).
  */
 export interface CategoryItemRefRead {
   id: number;
   sku: string;
   index: number;
-  menuId?: number;
-  menu_type?: string;
-  storeId?: number;
+  menuId: number;
+  menu_type: string;
+  storeId: number;
 }
 /**
- * A menu that holds a category, as read in `Category.menus` (spec §2.2: id, index, is_category_active, menu_type, storeId; derived from the menus). Accepted for now, a known gap between the emulator and the spec: the emulator leaves `storeId` out, so it stays optional.
+ * A menu that holds a category, as read in `Category.menus` (spec §2.2: id, index, is_category_active, menu_type, storeId; derived from the menus).
  */
 export interface CategoryMenuRef {
   id: number;
   menu_type: string;
   index: number;
   is_category_active: boolean;
-  storeId?: number;
+  storeId: number;
 }
 /**
  * An element of `POST /categories` (and of `categories` in `POST /store-menu`): identified by `id` if given, else by `sku`. Categories hold only ITEMs (spec §2.2, checked by the emulator). `menus`, `storeId` and `last_updated` are read-only and ignored.
@@ -365,7 +366,7 @@ export interface MenuCategoryRef {
   storeId?: number;
 }
 /**
- * Reference from a menu to a category as read (spec §2.2): id, sku, index, is_category_active; inside the store menu also storeId. Accepted for now, a known gap between the emulator and the spec: the emulator leaves `storeId` out of the store menu's references, so it stays optional.
+ * Reference from a menu to a category as read (spec §2.2 Menu: id, sku, index, is_category_active); inside the store menu the emulator also answers `storeId` (StoreMenuCategory).
  */
 export interface MenuCategory {
   id: number;
@@ -373,6 +374,16 @@ export interface MenuCategory {
   index: number;
   is_category_active: boolean;
   storeId?: number;
+}
+/**
+ * Reference from a menu to a category inside `GET /store-menu` (spec §2.2: id, sku, index, is_category_active, storeId).
+ */
+export interface StoreMenuCategory {
+  id: number;
+  sku: string;
+  index: number;
+  is_category_active: boolean;
+  storeId: number;
 }
 /**
  * An element of `POST /menu` (and of `menus` in `POST /store-menu`): a menu without `id` is created, with `id` updated (spec §4.4). `store_id` / `storeId` are read-only and ignored.
@@ -412,7 +423,7 @@ export interface StoreMenuMenu {
    */
   super_store_id: number;
   menu_type: string;
-  categories: MenuCategory[];
+  categories: StoreMenuCategory[];
 }
 /**
  * Answer of `GET /store-menu` (spec §2.2 StoreMenu): the store's whole visible catalog.

@@ -75,8 +75,12 @@ describe("emulator: store menu API", () => {
       sku: "BURGERS",
       title: "Burgers",
       storeId: STORE,
-      items: [{ id: ids.BURGER, sku: "BURGER", index: 0 }],
-      menus: [{ id: menu!.id, menu_type: "DEFAULT", index: 0, is_category_active: true }],
+      // Spec §2.2 Category: items "References: id, sku, index, menuId, menu_type, storeId", menus
+      // "References: id, index, is_category_active, menu_type, storeId".
+      items: [
+        { id: ids.BURGER, sku: "BURGER", index: 0, menuId: menu!.id, menu_type: "DEFAULT", storeId: STORE },
+      ],
+      menus: [{ id: menu!.id, menu_type: "DEFAULT", index: 0, is_category_active: true, storeId: STORE }],
     });
     expect(menu).toEqual({
       id: menu!.id,
@@ -94,6 +98,10 @@ describe("emulator: store menu API", () => {
     expect(sm.storeId).toBe(STORE);
     expect(sm.menus[0]).toMatchObject({ id: menu!.id, storeId: STORE, menu_type: "DEFAULT" });
     expect(sm.menus[0]).not.toHaveProperty("store_id");
+    // Spec §2.2: inside the store menu, a menu's category references carry storeId too.
+    expect(sm.menus[0]!.categories).toEqual([
+      { id: category!.id, sku: "BURGERS", index: 0, is_category_active: true, storeId: STORE },
+    ]);
     expect(sm.items).toEqual(items);
     expect(sm.categories).toEqual([category]);
 
@@ -208,7 +216,7 @@ describe("emulator: store menu API", () => {
       await post("/items", [item("B")]);
       await emu.idle();
       const [b] = await get<WireItem[]>("/items");
-      expect(b!.description_info.description).toBe("");
+      expect(b?.description_info?.description).toBe("");
     });
 
     it("refuses a null super_store_id in POST /store-menu: spec §2.2 types it uint64", async () => {
