@@ -128,7 +128,7 @@ interface ParsedItem {
   item_type: ItemType;
   title_info: ItemRec["title_info"];
   description_info: ItemRec["description_info"];
-  images_info: ItemRec["images_info"];
+  images_info: { images: WireImage[]; overrides: ItemRec["images_info"]["overrides"] };
   children: RawRef[];
   children_overrides: WireOverride[];
   price_info: ItemRec["price_info"];
@@ -448,7 +448,17 @@ function buildItems(
       last_updated: now,
       title_info: p.title_info,
       description_info: p.description_info,
-      images_info: p.images_info,
+      // Images as read carry an id and a host (spec §2.2 `{id, path, index, host}`): the id sent, else a
+      // new platform id; the host sent, else "" (no host).
+      images_info: {
+        images: p.images_info.images.map((img) => ({
+          id: img.id ?? ctx.state.allocateId(),
+          path: img.path,
+          index: img.index,
+          host: img.host ?? "",
+        })),
+        overrides: p.images_info.overrides,
+      },
       children: sortByIndex(children.map((c) => ({ id: c.id, index: c.index }))),
       children_overrides: p.children_overrides,
       price_info: p.price_info,

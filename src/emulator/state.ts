@@ -36,7 +36,7 @@ export interface ItemRec {
   last_updated: string;
   title_info: { title: string; overrides: WireOverride[] };
   description_info: { description: string; overrides: WireOverride[] };
-  images_info: { images: WireImage[]; overrides: WireOverride[] };
+  images_info: { images: Required<WireImage>[]; overrides: WireOverride[] };
   children: ChildRef[];
   children_overrides: WireOverride[];
   price_info: { price: number; overrides: WireOverride[] };

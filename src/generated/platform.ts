@@ -112,6 +112,7 @@ export interface MenuSchemas {
   TimePeriod: TimePeriod;
   Schedule: Schedule;
   Image: Image;
+  ImageRead: ImageRead;
   ItemRef: ItemRef;
   ItemRefRead: ItemRefRead;
   ItemUpsert: ItemUpsert;
@@ -163,13 +164,22 @@ export interface Schedule {
   time_periods: TimePeriod[];
 }
 /**
- * Image of an item (spec §2.2 `images_info.images`: `{id, path, index, host}`). As sent, only `path` and `index` are needed. As read, the spec lists `id` and `host` too. Accepted for now, a known gap between the emulator and the spec: the emulator answers images without `id` and `host`, so they stay optional in answers.
+ * Image of an item as sent (spec §2.2 `images_info.images`: `{id, path, index, host}`): only `path` and `index` are needed.
  */
 export interface Image {
   id?: number;
   path: string;
   index: number;
   host?: string;
+}
+/**
+ * Image of an item as read (spec §2.2 `images_info.images`: `{id, path, index, host}`): the platform's id, and `host` "" for an image sent without one.
+ */
+export interface ImageRead {
+  id: number;
+  path: string;
+  index: number;
+  host: string;
 }
 /**
  * Reference to a related item inside `items_info.items` as sent (spec §2.2): by `id` or by `sku` (`id` wins when both are given), ordered by `index`.
@@ -263,7 +273,7 @@ export interface Item {
     overrides: Overrides;
   };
   images_info: {
-    images: Image[];
+    images: ImageRead[];
     overrides: Overrides;
   };
   items_info: {
