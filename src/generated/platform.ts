@@ -570,11 +570,11 @@ export interface ItemsStockStatusRequest {
   items: string[];
 }
 /**
- * Stock status record of the legacy API (spec §2.3: item_id integer, item_sku string). `item_type` is the resource asked. Accepted for now, a known gap between the emulator and the spec: the emulator answers an unknown identifier with `UNKNOWN` and `item_id` / `item_sku` null where not known, so both accept null.
+ * Stock status record of the legacy API (spec §2.3: item_id integer, item_sku string). `item_type` is the resource asked. Unknown identifiers are left out.
  */
 export interface StockStatus {
-  item_id: number | null;
-  item_sku: string | null;
+  item_id: number;
+  item_sku: string;
   item_type: "PRODUCT" | "TOPPING" | "ITEM";
   stock_out_state: StockOutState;
 }
