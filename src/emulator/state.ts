@@ -36,11 +36,11 @@ export interface ItemRec {
   item_type: ItemType;
   last_updated: string;
   title_info: { title: string; overrides: WireOverride[] };
-  description_info: { description: string | null; overrides: WireOverride[] };
-  images_info: { images: WireImage[]; overrides: WireOverride[] };
+  description_info: { description: string; overrides: WireOverride[] };
+  images_info: { images: Required<WireImage>[]; overrides: WireOverride[] };
   children: ChildRef[];
   children_overrides: WireOverride[];
-  price_info: { price: number | null; overrides: WireOverride[] };
+  price_info: { price: number; overrides: WireOverride[] };
   quantity_info: {
     min_permitted: number | null;
     max_permitted: number | null;
@@ -117,7 +117,8 @@ export interface CategoryRec {
 export interface MenuRec {
   id: number;
   menu_type: string;
-  super_store_id: number | null;
+  /** The linked super store (spec §2.2 uint64); 0 for none, as the spec has no null for it. */
+  super_store_id: number;
   last_updated: string;
   categories: (ChildRef & { is_category_active: boolean })[];
 }

@@ -56,7 +56,9 @@ export function toWireItem(r: ItemResource): WireItem {
     },
     items_info: { items: r.children.map((sku, index) => ({ sku, index })) },
     price_info: {
-      price: r.price,
+      // The spec types the price as a number (§2.2 `price number`), never null: a modifier group, which
+      // has no price of its own in carte's files, is sent with 0 (docs/platform-api.md, assumptions).
+      price: r.price ?? 0,
       // The price of this option inside a given parent item (platform notes: override_type ITEM).
       overrides: Object.keys(r.priceInParent ?? {})
         .sort()
@@ -87,7 +89,8 @@ export function fromWireItem(
     type: group ? "MODIFIER_GROUP" : "ITEM",
     title: w.title_info?.title ?? "",
     description: w.description_info?.description ?? "",
-    price: w.price_info?.price ?? null,
+    // A modifier group's 0 is the "no price" carte sends for it (`toWireItem`), read back as no price.
+    price: group && w.price_info?.price === 0 ? null : (w.price_info?.price ?? null),
     images: byIndex(w.images_info?.images).map((i): ImageRef =>
       typeof i.host === "string" && i.host !== "" ? { path: i.path, host: i.host } : i.path,
     ),

@@ -107,7 +107,7 @@ describe("PlatformClient.decode", () => {
           description_info: { description: "", overrides: [] },
           images_info: { images: [], overrides: [] },
           items_info: { items: [], overrides: [] },
-          price_info: { price: null, overrides: [] },
+          price_info: { price: 0, overrides: [] },
           quantity_info: { min_permitted: 0, max_permitted: 1, modifiers_type: 5, overrides: [] },
           suspension_info: { suspend_until: null, suspend_reason: null, is_available: true, overrides: [] },
           schedules_info: { schedules: [], overrides: [] },

@@ -402,7 +402,7 @@ describe("SKUs named like members of Object.prototype, from the platform", () =>
               { sku: "CHEESE", index: 1 },
             ],
           },
-          price_info: { price: null },
+          price_info: { price: 0 },
         },
       ]);
       await client.request("POST /restaurants/menu/v1/stores/{storeId}/categories", params, [
