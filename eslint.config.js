@@ -17,6 +17,21 @@ export default tseslint.config(
     },
   },
   {
+    // git runs only through src/gitops/safe-git.ts: a pull request's files must never shape it.
+    files: ["src/**/*.ts"],
+    ignores: ["src/gitops/safe-git.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector:
+            "CallExpression:matches([callee.name=/^(spawn|spawnSync|exec|execSync|execFile|execFileSync)$/], [callee.property.name=/^(spawn|spawnSync|exec|execSync|execFile|execFileSync)$/])[arguments.0.value=/(^|\\/)git$/]",
+          message: "Run git through src/gitops/safe-git.ts (runGit, askGit, spawnGit), never directly.",
+        },
+      ],
+    },
+  },
+  {
     files: ["scripts/**", "test/**", "bin/**"],
     languageOptions: { globals: { ...globals.node } },
     rules: { "no-console": "off" },

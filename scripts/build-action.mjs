@@ -16,22 +16,25 @@ const outfile = path.join(root, "dist-action", "index.js");
 
 /**
  * The schema loaders find schemas/ relative to their own module (`../../schemas/…` from src/config/ and
- * src/emulator/), and src/config/version.ts finds package.json the same way (`"../../package.json"`).
+ * src/platform/), and src/config/version.ts finds package.json the same way (`"../../package.json"`).
  * In the bundle every module is dist-action/index.js, one folder below the root.
  */
 const schemaPaths = {
   name: "schema-paths",
   setup(build) {
-    build.onLoad({ filter: /[\\/]src[\\/](config|emulator)[\\/](validate|version)\.ts$/ }, (args) => {
-      const source = readFileSync(args.path, "utf8");
-      const rewritten = source
-        .replaceAll("`../../schemas/", "`../schemas/")
-        .replaceAll('"../../package.json"', '"../package.json"');
-      if (rewritten === source) {
-        return { errors: [{ text: `${args.path}: no ../../ path to rewrite for the bundle` }] };
-      }
-      return { contents: rewritten, loader: "ts" };
-    });
+    build.onLoad(
+      { filter: /[\\/]src[\\/](config[\\/](validate|version)|platform[\\/]schemas)\.ts$/ },
+      (args) => {
+        const source = readFileSync(args.path, "utf8");
+        const rewritten = source
+          .replaceAll("`../../schemas/", "`../schemas/")
+          .replaceAll('"../../package.json"', '"../package.json"');
+        if (rewritten === source) {
+          return { errors: [{ text: `${args.path}: no ../../ path to rewrite for the bundle` }] };
+        }
+        return { contents: rewritten, loader: "ts" };
+      },
+    );
   },
 };
 

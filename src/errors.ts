@@ -9,6 +9,7 @@
  * - {@link MoneyError}: a money amount of the platform that cannot be converted exactly (finance).
  * - {@link ConvergenceError}, {@link UsageError}: an apply the platform did not show; a misused command.
  * - {@link LockError}: another apply of the same stores holds the lock on this machine.
+ * - {@link FileWriteError}: a file carte writes was refused (a link on its way) or could not be written.
  * - anything else is a bug in carte ({@link InternalError}).
  *
  * {@link exitCodeFor} is the one mapping of these to exit codes, used by the CLI and the GitHub Action
@@ -136,6 +137,64 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * The platform answered a call with a success status (2xx) and a body carte cannot use: not JSON (a
+ * truncated body, an HTML page, a content type that is not JSON) or JSON without the shape the route's
+ * response schema describes (schemas/platform/, src/platform/schemas.ts). Nothing of the answer was
+ * used. The message names the call, the store when there is one, and what is wrong:
+ * `the platform's answer to GET /restaurants/menu/v1/stores/900101/store-menu for store bog-centro
+ * (900101) is not JSON: …` or `… does not have the shape of a StoreMenu …: /items/3/sku: expected a
+ * string, got null`; it quotes no more of the body than a short excerpt, escaped as JSON. An
+ * {@link ApiError} (its `status` is the answer's), so that whatever handles a failed call handles it.
+ */
+export class MalformedAnswerError extends ApiError {
+  /** The route of the call, as the route table names it (`GET /restaurants/menu/v1/stores/{storeId}/store-menu`). */
+  readonly route: string;
+  /** The platform store id of the call's path, when its route has one (`storeId`, `store_id`). */
+  readonly storeId: string | undefined;
+  /** The store's key in the files (`bog-centro`), when the caller knows it (the reader, src/state). */
+  readonly store: string | undefined;
+  /** What is wrong, as the message says it after the call: `is not JSON: …`, `does not have the shape …`. */
+  readonly problem: string;
+
+  constructor(init: {
+    method: string;
+    path: string;
+    status: number;
+    route: string;
+    problem: string;
+    storeId?: string | undefined;
+    store?: string | undefined;
+  }) {
+    super({ method: init.method, path: init.path, status: init.status, platformMessage: init.problem });
+    this.name = "MalformedAnswerError";
+    this.route = init.route;
+    this.storeId = init.storeId;
+    this.store = init.store;
+    this.problem = init.problem;
+    const store =
+      init.store !== undefined
+        ? ` for store ${init.store}${init.storeId === undefined ? "" : ` (${init.storeId})`}`
+        : init.storeId !== undefined
+          ? ` for store ${init.storeId}`
+          : "";
+    this.message = redact(`the platform's answer to ${init.method} ${init.path}${store} ${init.problem}`);
+  }
+
+  /** The same error naming the store by its key in the files as well (`bog-centro (900101)`). */
+  withStore(store: string): MalformedAnswerError {
+    return new MalformedAnswerError({
+      method: this.method,
+      path: this.path,
+      status: this.status,
+      route: this.route,
+      problem: this.problem,
+      storeId: this.storeId,
+      store,
+    });
+  }
+}
+
 /** A safety guard refused the plan (exit code 3). */
 export class UnsafePlanError extends Error {
   /** Name of the guard, e.g. `max_delete_percent`. */
@@ -217,6 +276,44 @@ export class LockError extends Error {
     super(message);
     this.name = "LockError";
     this.locked = locked;
+  }
+}
+
+/**
+ * A file carte was to write was refused or could not be written (src/atomic.ts): a symbolic link on
+ * the way or at the file (`.carte/locks` committed as a link out of the project), a file where a folder
+ * should be, a folder or FIFO where the file should be, a path outside the folder it must stay in, or
+ * the file system's failure (ENOSPC, EACCES…). The message names the file, what carte was doing and,
+ * for a refusal, the path at fault and where a link leads: `could not save the plan to plan.json: no
+ * space left on device (ENOSPC)`. Exit code 1.
+ */
+export class FileWriteError extends Error {
+  /** The file carte was writing (or the folder it was making), as shown in the message. */
+  readonly file: string;
+  /** The path at fault, as shown: the link, the file in a folder's place, or `file` itself. */
+  readonly at: string;
+  /**
+   * Why: `link` a symbolic link on the way or at the file, `not-folder` something else where a folder
+   * should be, `not-file` something other than a regular file at the file, `outside` the path leaves
+   * the folder it must stay in, `io` the file system failed (see `code`).
+   */
+  readonly reason: "link" | "not-folder" | "not-file" | "outside" | "io";
+  /** The file system's error code (`ENOSPC`, `EACCES`…) when `reason` is `io`. */
+  readonly code: string | undefined;
+  constructor(init: {
+    file: string;
+    at: string;
+    reason: FileWriteError["reason"];
+    message: string;
+    code?: string;
+    cause?: unknown;
+  }) {
+    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = "FileWriteError";
+    this.file = init.file;
+    this.at = init.at;
+    this.reason = init.reason;
+    this.code = init.code;
   }
 }
 

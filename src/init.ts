@@ -10,8 +10,16 @@
  * config/`): the same on every clone of the repository, never a path of the machine that ran `init`.
  */
 
-import { lstat, mkdir, readFile, writeFile } from "node:fs/promises";
+import { lstat, readFile } from "node:fs/promises";
 import path from "node:path";
+import {
+  checkWritable,
+  SHARED_DIR_MODE,
+  SHARED_FILE_MODE,
+  writeFailure,
+  writeFileSet,
+  type WriteTarget,
+} from "./atomic.js";
 import { carteManifest } from "./config/version.js";
 import { UsageError } from "./errors.js";
 import { currencyOf, decimalsOf, type Currency } from "./money.js";
@@ -200,13 +208,17 @@ export function initCurrency(code: string): Currency {
  *
  * @throws {@link UsageError} when `dir` already holds a carte.yaml (a project is there: nothing is
  *   written) or is not a folder, or when the currency is not an ISO 4217 code.
+ * @throws `FileWriteError` (src/errors.ts) when a file or a folder on the way is a link or not what it should
+ *   be (nothing is written then), or a file cannot be written (naming it and the cause; the files written
+ *   before it are removed again, and carte.yaml, written last, is never left naming a missing file).
  */
 export async function initProject(dir: string, options: InitOptions = {}): Promise<InitResult> {
   const currency = initCurrency(options.currency ?? "USD");
   const root = path.resolve(dir);
+  const target: WriteTarget = { root, purpose: "write the new project's file" };
   const info = await lstat(root).catch((err: NodeJS.ErrnoException) => {
     if (err.code === "ENOENT") return undefined;
-    throw err;
+    throw writeFailure(root, { ...target, purpose: "make the project folder" }, err);
   });
   if (info && !info.isDirectory()) throw new UsageError(`${dir} exists and is not a folder`);
   if (info && (await exists(path.join(root, "carte.yaml")))) {
@@ -216,21 +228,29 @@ export async function initProject(dir: string, options: InitOptions = {}): Promi
   }
   const home = await schemaHome(root);
   const result: InitResult = { dir: root, written: [], kept: [] };
-  for (const f of projectFiles(currency)) {
-    const target = path.join(root, f.file);
-    await mkdir(path.dirname(target), { recursive: true });
-    const text = f.schema
-      ? `# yaml-language-server: $schema=${schemaReference(target, home.schemas, f.schema)}\n${f.text}`
-      : f.text;
-    try {
-      // wx: fails on anything already at the path, a link included; nothing is overwritten.
-      await writeFile(target, text, { flag: "wx" });
-      result.written.push(f.file);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-      result.kept.push(f.file);
-    }
-  }
+  const files = projectFiles(currency);
+  // A link in place of a file or a folder (`catalogs -> /elsewhere`) refuses the whole project before
+  // its first file is written.
+  for (const f of files) await checkWritable(path.join(root, f.file), target);
+  // carte.yaml last, and all or none (a full disk): never a carte.yaml naming files that are not there.
+  const ordered = [
+    ...files.filter((f) => f.file !== "carte.yaml"),
+    ...files.filter((f) => f.file === "carte.yaml"),
+  ];
+  const written = await writeFileSet(
+    ordered.map((f) => {
+      const file = path.join(root, f.file);
+      return {
+        file,
+        data: f.schema
+          ? `# yaml-language-server: $schema=${schemaReference(file, home.schemas, f.schema)}\n${f.text}`
+          : f.text,
+        // Never overwritten: a file there (made meanwhile too) is kept as it is; never through a link.
+        options: { ...target, overwrite: false, mode: SHARED_FILE_MODE, dirMode: SHARED_DIR_MODE },
+      };
+    }),
+  );
+  for (const f of files) (written[ordered.indexOf(f)] ? result.written : result.kept).push(f.file);
   if (home.installIn !== undefined && !(await exists(home.schemas))) result.installIn = home.installIn;
   return result;
 }

@@ -10,12 +10,21 @@
 
 import path from "node:path";
 import { loadProject, type LoadedProject } from "./config/index.js";
+import { DEFAULT_LOCK_REF, type RefLockSettings } from "./config/load.js";
+import {
+  acquireRefLock,
+  lockName,
+  pushableRemote,
+  type HeldRefLock,
+  type RemoteLock,
+} from "./gitops/ref-lock.js";
+import { findRepository } from "./gitops/safe-git.js";
 import { compareWithBase, type BaseSplit, type LoadedBase } from "./gitops/base.js";
 import { loadChangeScope } from "./gitops/scope.js";
 import { planOnly } from "./gitops/reviewed.js";
 import { allowEmptyShard, shardProject, type Shard } from "./gitops/shard.js";
 import type { ApplyEvent } from "./apply/execute.js";
-import { ExitCode, StalePlanError, UsageError, exitCodeFor } from "./errors.js";
+import { ExitCode, LockError, StalePlanError, UsageError, exitCodeFor } from "./errors.js";
 import { quote } from "./config/quote.js";
 import type { CurrentState } from "./model.js";
 import { CLIENT_LOCK, acquireApplyLock, type ApplyLock, type LockHolder } from "./lock.js";
@@ -25,7 +34,16 @@ import { isEmptyPlan } from "./plan/plan.js";
 import type { Targeting } from "./plan/target.js";
 import type { Plan } from "./plan/types.js";
 import { unmanagedEmbeddedStores, unmanagedStoresNote } from "./status.js";
-import { lostSecretWarnings, prepareSecretSink, secretsFileName, type SecretSink } from "./secrets.js";
+import { listWebhooks } from "./platform/webhooks.js";
+import {
+  findLostSecrets,
+  prepareEvents,
+  prepareSecretSink,
+  rotateLostSecrets,
+  secretsFileName,
+  type Rotations,
+  type SecretSink,
+} from "./secrets.js";
 import { openSession, runTarget, type RunTarget } from "./session.js";
 import { countChanges, findStage, plannedStages, stageProject, type StageOutcome } from "./apply/rollout.js";
 import {
@@ -69,7 +87,9 @@ interface RequestBase {
   timeoutMs?: number;
   /**
    * `--secrets-file`: the secrets file named on the command line, which wins over `CARTE_SECRETS_FILE`
-   * and carte.yaml `secrets_file:`; used to warn of secrets an earlier run never saved (src/secrets.ts).
+   * and carte.yaml `secrets_file:`. A plan reads the marker beside it to say which webhook secrets an
+   * earlier run never saved and an apply would rotate (src/secrets.ts `findLostSecrets`); an apply
+   * reads the marker of its sink's file ({@link ApplyRequest.secrets}).
    */
   secretsFile?: string | undefined;
   /**
@@ -120,6 +140,12 @@ export interface PlanRequest extends RequestBase {
    */
   scope?: "all" | "changed" | undefined;
   /**
+   * The top of the search for the git repository of {@link base} (src/gitops/safe-git.ts
+   * `findRepository`): the Action's workspace (`GITHUB_WORKSPACE`). The search never goes above it
+   * when carte.yaml is inside it. Default: up to the root.
+   */
+  workspace?: string | undefined;
+  /**
    * Compute the plan's checksums (`RunOptions.checksums`): needed when the plan is saved (`--out`) or
    * shown as JSON, not for the text or Markdown views. Default true.
    */
@@ -130,16 +156,19 @@ export interface PlanRequest extends RequestBase {
 export interface ApplyRequest extends RequestBase {
   command: "apply";
   /**
-   * A plan saved by `carte plan --out FILE`. It is applied only when neither the files nor the platform
-   * changed since (else {@link StalePlanError}), and without {@link RunHooks.confirm}: it was reviewed.
+   * A plan saved by `carte plan --out FILE`. Its operations are never carried out: the run plans afresh
+   * and applies the fresh plan, without {@link RunHooks.confirm} (it was reviewed), only when neither the
+   * files nor the platform changed since and its changes are the saved plan's (else
+   * {@link StalePlanError}); the safety guards judge the fresh plan (`force` as without a file).
    */
   planFile?: string | undefined;
   /** With {@link planFile}: when it is stale, plan afresh (and confirm) instead of refusing. */
   replan?: boolean;
   /**
    * Where the webhook secrets that calls return go, given the loaded project (its `secrets_file:`).
-   * Required: a secret the platform shows once is never dropped unseen. Called once, just before the
-   * first call, and only when the plan has changes.
+   * Required: a secret the platform shows once is never dropped unseen. Called once, before planning;
+   * nothing is written to it before the first call. The marker beside its secrets file
+   * (`SecretSink.journal`) tells which secrets an earlier run never saved: the apply rotates them.
    */
   secrets: (project: LoadedProject) => SecretSink;
   /** Longest wait for the platform to show accepted writes, in milliseconds. Default 60 000. */
@@ -160,6 +189,21 @@ export interface ApplyRequest extends RequestBase {
    * in milliseconds. Default: until the run's time limit ({@link RequestBase.runTimeoutMs}).
    */
   lockWaitMs?: number;
+  /**
+   * The apply lock across machines (src/gitops/ref-lock.ts). Absent: carte.yaml `lock:` when it has
+   * one, else none. `"off"`: none, whatever carte.yaml says. A setting: carte.yaml's when it has one,
+   * else this one, taken only where it can be (the GitHub Action's default): when the project is not
+   * in a git checkout, or git cannot push the ref (no right to), a warning says so and the apply goes
+   * on without it; a lock another apply holds is waited for all the same.
+   */
+  refLock?: "off" | RefLockSettings;
+  /** The CI run's address, recorded in the lock across machines for whoever finds it held. */
+  runUrl?: string;
+  /**
+   * The top of the search for the project's git repository, for the lock across machines (as
+   * {@link PlanRequest.workspace}).
+   */
+  workspace?: string | undefined;
 }
 
 /** A run of the shared path. */
@@ -174,14 +218,16 @@ export interface RunHooks {
   /** A call is about to be repeated (rate limit, transient failure). */
   onRetry?: (info: RetryInfo) => void;
   /**
-   * A warning for the user, never holding a secret: a webhook secret an earlier apply or rotation
-   * expected but never saved (with the `carte webhooks rotate-secret` command that recovers it).
+   * A warning for the user, never holding a secret: a project's warnings, stores no file names, a
+   * marker of webhook secrets that could not be updated.
    */
   onWarning?: (message: string) => void;
   /** A saved plan is stale and `replan` asks to plan again; called before planning again. */
   onReplan?: (stale: StalePlanError) => void;
   /** Another apply on this machine holds the lock of some of the stores: this run waits for it. */
   onLockWait?: (holder: LockHolder | undefined) => void;
+  /** Another apply holds the lock across machines (src/gitops/ref-lock.ts): this run waits for it. */
+  onRefLockWait?: (lock: RemoteLock, settings: RefLockSettings) => void;
   /**
    * The plan is made and judged by the safety guards (an override by `force` is recorded in it). Called
    * once per run that gets that far, before any write and before {@link confirm}, also when a guard
@@ -281,6 +327,7 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
   const result: RunResult = { exitCode: ExitCode.ok };
   const deadline = Date.now() + (request.runTimeoutMs ?? DEFAULT_RUN_TIMEOUT_MS);
   let lock: ApplyLock | undefined;
+  let shared: { held: HeldRefLock; settings: RefLockSettings } | undefined;
   try {
     // `--scope changed`: the base's files are loaded once, for the scope and for the split, and the
     // head's stores resolved only where the files differ (src/gitops/scope.ts).
@@ -296,6 +343,7 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
       const scoped = await loadChangeScope(request.config, request.base, {
         shard: request.shard,
         now: request.now,
+        workspace: request.workspace,
       });
       ({ project: loaded, base } = scoped);
       if (scoped.scope) {
@@ -315,7 +363,8 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
     result.project = request.shard ? shardProject(loaded, request.shard) : loaded;
     result.target = runTarget(result.project);
     for (const warning of result.project.warnings) hooks.onWarning?.(`Warning: ${warning}`);
-    // A saved plan is read, and its digest checked, before anything else: an edited plan makes no call.
+    // A saved plan is read within bounds, and its digest checked, before anything else: a plan edited
+    // by accident makes no call. Its operations are never carried out (checkSavedPlan below).
     const saved =
       request.command === "apply" && request.planFile ? await readPlanFile(request.planFile) : undefined;
     // One stage of the rollout alone: the project limited to it, from here on (lock, plan, apply).
@@ -335,6 +384,7 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
         waitMs: Math.max(0, Math.min(request.lockWaitMs ?? Infinity, deadline - Date.now())),
         ...(hooks.onLockWait ? { onWait: hooks.onLockWait } : {}),
       });
+      shared = await takeRefLock(request, project, hooks, deadline);
     }
     const session = await openSession(project, {
       env: request.env ?? process.env,
@@ -352,19 +402,18 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
         deadline,
       };
       const env = request.env ?? process.env;
-      const secretsFile = secretsFileName({
-        file: request.secretsFile,
-        configured: project.secretsFile,
-        env,
-      });
-      for (const warning of await lostSecretWarnings(secretsFile)) hooks.onWarning?.(warning);
+      // The sink of the apply, and the secrets file whose marker journals secrets on their way: the
+      // sink's for an apply, the one the run names for a plan.
+      const sink = request.command === "apply" ? request.secrets(project) : undefined;
+      const named = secretsFileName({ file: request.secretsFile, configured: project.secretsFile, env });
+      const journal = sink ? sink.journal : named && path.resolve(named);
 
-      // A saved plan is used only while it still fits; else refused, or replaced when asked.
+      // A saved plan is applied as the fresh plan that makes exactly its changes, judged by the guards
+      // like any plan; when none does, refused, or replaced when asked (--replan).
       let plan: Plan | undefined;
       if (saved) {
         try {
-          await checkSavedPlan(saved, project, session, options);
-          plan = saved;
+          plan = await checkSavedPlan(saved, project, session, options);
         } catch (err) {
           if (!(err instanceof StalePlanError) || !(request.command === "apply" && request.replan)) throw err;
           hooks.onReplan?.(err);
@@ -374,11 +423,22 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
       let current: CurrentState | undefined;
       if (!plan) ({ plan, current } = await planProject(project, session, options));
       if (request.shard) allowEmptyShard(plan, loaded);
-      if (stage !== undefined && !fromFile) plan.stage = stage;
+      if (stage !== undefined) plan.stage = stage;
       if (request.command === "apply" && request.only && current) {
         const keep = request.only(plan);
         if (keep) plan = planOnly(project, current, plan, keep);
       }
+      // Webhook secrets an earlier run had the platform make and never saved: those of webhooks the
+      // platform has are rotated by the apply; the marker's other entries are cleared by it.
+      const journalled = journal ? await findLostSecrets(journal) : undefined;
+      const forget = [...(journalled?.saved ?? [])];
+      if (journalled && journalled.lost.length > 0 && webhooksTargeted(plan.targeting ?? targeting)) {
+        const configured = new Set((await listWebhooks(session.client)).map((w) => String(w.event)));
+        const rotate = journalled.lost.filter((l) => configured.has(l.event));
+        if (rotate.length > 0) plan.rotateSecrets = rotate;
+        forget.push(...journalled.lost.filter((l) => !configured.has(l.event)).map((l) => l.event));
+      }
+      const rotations = plan.rotateSecrets ?? [];
       result.plan = plan;
       // Information: stores of the platform no file names (a deleted store file) are left alone.
       const unmanaged = unmanagedStoresNote(unmanagedEmbeddedStores(loaded, session));
@@ -387,6 +447,7 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
         result.base = await compareWithBase(project, plan, current, base ?? request.base, {
           shard: request.shard,
           now: request.now,
+          workspace: request.workspace,
         });
       }
 
@@ -408,26 +469,55 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
       });
       if (refusal) throw refusal;
 
+      const nothing = isEmptyPlan(plan) && rotations.length === 0;
       if (request.command === "plan") {
-        result.exitCode = request.detailedExitCode && !isEmptyPlan(plan) ? ExitCode.changes : ExitCode.ok;
+        result.exitCode = request.detailedExitCode && !nothing ? ExitCode.changes : ExitCode.ok;
         return result;
       }
-      if (isEmptyPlan(plan)) return result;
+      // The marker's entries of secrets saved after all, or never made: nothing to recover.
+      const forgetDone = async () => {
+        if (forget.length === 0 || !sink?.release) return;
+        try {
+          await sink.release(forget);
+        } catch (err) {
+          hooks.onWarning?.(
+            `Warning: could not clear ${forget.join(", ")} from the marker of webhook secrets on their way: ` +
+              `${err instanceof Error ? err.message : String(err)}`,
+          );
+        }
+      };
+      if (nothing) {
+        await forgetDone();
+        return result;
+      }
       if (!fromFile && hooks.confirm && !(await hooks.confirm(plan))) {
         result.cancelled = true;
         result.exitCode = ExitCode.error;
         return result;
       }
+      await forgetDone();
+      const secrets = sink!;
+      // Lost secrets first, each rotated and saved once the sink proved it can keep it.
+      let rotated: Rotations | undefined;
+      if (rotations.length > 0) {
+        await prepareEvents(
+          secrets,
+          rotations.map((r) => r.event),
+        );
+        rotated = await rotateLostSecrets(rotations, session.client, secrets);
+      }
 
       if (stages) {
         // Stage by stage, each verified before the next; the first stage not complete stops the rest.
         const started = Date.now();
-        const staged = await applyStages(plan, project, stages, session, {
-          ...options,
-          sink: request.secrets(project),
-          ...(request.only ? { onlyPlanned: true } : {}),
-        });
-        result.report = staged.report;
+        const staged = isEmptyPlan(plan)
+          ? { report: emptyReport(), lostSecrets: [] }
+          : await applyStages(plan, project, stages, session, {
+              ...options,
+              sink: secrets,
+              ...(request.only ? { onlyPlanned: true } : {}),
+            });
+        result.report = withRotations(staged.report, rotated);
         result.applyMs = Date.now() - started;
         if (staged.lostSecrets.length > 0) result.lostSecrets = staged.lostSecrets;
         result.exitCode =
@@ -436,16 +526,20 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
       }
       // Before any call, the sink proves it can keep the secrets the plan's calls will return, or the
       // apply is refused (src/secrets.ts prepareSecretSink); afterwards, secrets made but not kept.
-      const prepared = await prepareSecretSink(plan, request.secrets(project));
+      const prepared = await prepareSecretSink(plan, secrets);
       const started = Date.now();
       const guard = storeGuard(plan, project, session, options);
-      const report = await applyPlan(plan, session, {
-        ...options,
-        secrets: prepared.sink,
-        ...(guard ? { beforeStore: guard } : {}),
-      });
-      result.report =
-        stage === undefined ? report : { ...report, stages: [stageOutcome(plan, stage, report)] };
+      const report = isEmptyPlan(plan)
+        ? emptyReport()
+        : await applyPlan(plan, session, {
+            ...options,
+            secrets: prepared.sink,
+            ...(guard ? { beforeStore: guard } : {}),
+          });
+      result.report = withRotations(
+        stage === undefined ? report : { ...report, stages: [stageOutcome(plan, stage, report)] },
+        rotated,
+      );
       result.applyMs = Date.now() - started;
       const lost = await prepared.finish(report.operations);
       if (lost.length > 0) result.lostSecrets = lost;
@@ -461,8 +555,108 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
     result.exitCode = exitCodeFor(err);
     return result;
   } finally {
+    if (shared) await releaseRefLock(shared, hooks);
     await lock?.release();
   }
+}
+
+/**
+ * Takes the apply lock across machines the request and the project ask for ({@link ApplyRequest.refLock}),
+ * waiting for another apply's up to the run's deadline; `undefined` when there is none to take (or,
+ * for the Action's default, when it cannot be taken here: a warning says why).
+ *
+ * @throws {@link LockError} when another apply holds it past the wait; {@link UsageError} when git
+ *   cannot take a lock carte.yaml asks for.
+ */
+async function takeRefLock(
+  request: ApplyRequest,
+  project: LoadedProject,
+  hooks: RunHooks,
+  deadline: number,
+): Promise<{ held: HeldRefLock; settings: RefLockSettings } | undefined> {
+  if (request.refLock === "off") return undefined;
+  const chosen = project.lock ?? request.refLock;
+  if (!chosen) return undefined;
+  // The shards of a run apply disjoint stores at once: each has a lock of its own (a ref beside the
+  // lock, never under it: git keeps a ref and a folder of refs apart).
+  const settings = request.shard
+    ? { ...chosen, ref: `${chosen.ref}-shard-${request.shard.index}-of-${request.shard.count}` }
+    : chosen;
+  // carte.yaml's lock is required; the Action's default is taken where it can be.
+  const optional = project.lock === undefined;
+  try {
+    const repo = await findRepository(project.root, { workspace: request.workspace }).catch(
+      (err: unknown) => {
+        // The Action's default needs a git checkout: without one, there is nothing to take it from.
+        if (optional) return undefined;
+        throw new UsageError(
+          `lock: ${settings.ref} needs the project in a git checkout: ${err instanceof Error ? err.message : String(err)}`,
+        );
+      },
+    );
+    // ... and an origin reached over https or ssh, as a runner's checkout has.
+    if (!repo || (optional && !(await pushableRemote(repo, settings.remote)))) return undefined;
+    const held = await acquireRefLock({
+      repo,
+      settings,
+      waitMs: Math.max(0, Math.min(request.lockWaitMs ?? Infinity, deadline - Date.now())),
+      ...(hooks.onRefLockWait ? { onWait: (l: RemoteLock) => hooks.onRefLockWait?.(l, settings) } : {}),
+      ...(request.runUrl ? { run: request.runUrl } : {}),
+    });
+    return { held, settings };
+  } catch (err) {
+    if (!optional || err instanceof LockError) throw err;
+    hooks.onWarning?.(
+      `Warning: the apply runs without the lock across machines ${lockName(settings)}: ` +
+        `${err instanceof Error ? err.message : String(err)}. Two applies started together on two ` +
+        "machines may duplicate what they create; give the job the right to push that ref " +
+        "(permissions: contents: write), or turn the lock off (git-lock: false) and rely on concurrency:.",
+    );
+    return undefined;
+  }
+}
+
+/** Releases the lock across machines; a failure to is a warning saying how to remove it. */
+async function releaseRefLock(
+  shared: { held: HeldRefLock; settings: RefLockSettings },
+  hooks: RunHooks,
+): Promise<void> {
+  const name = lockName(shared.settings);
+  try {
+    if (!(await shared.held.release())) {
+      hooks.onWarning?.(
+        `Warning: the apply lock ${name} was no longer this apply's (lock ${shared.held.id}) when it ended: ` +
+          "it was removed (carte force-unlock) or taken over as stale; it was left as it is.",
+      );
+    }
+  } catch (err) {
+    hooks.onWarning?.(
+      `Warning: could not release the apply lock ${name}: ${err instanceof Error ? err.message : String(err)}. ` +
+        `Other applies wait for it until it is stale; remove it with: carte force-unlock ${shared.held.id}` +
+        (shared.settings.ref === DEFAULT_LOCK_REF ? "" : ` --ref ${shared.settings.ref}`),
+    );
+  }
+}
+
+/** Whether a run limited by `targeting` covers webhooks (no `--kind`, or `--kind webhook`). */
+function webhooksTargeted(targeting: Targeting | undefined): boolean {
+  return !targeting || targeting.kinds.length === 0 || targeting.kinds.includes("webhook");
+}
+
+/** The report of an apply that made no call of the plan (it had only secrets to rotate). */
+function emptyReport(): ApplyReport {
+  return { operations: [], failed: 0, skipped: 0, pending: [], duplicates: [], refused: [], waitedMs: 0 };
+}
+
+/** A report with the rotations of lost secrets made before the plan's calls, first. */
+function withRotations(report: ApplyReport, rotations: Rotations | undefined): ApplyReport {
+  if (!rotations) return report;
+  return {
+    ...report,
+    operations: [...rotations.results, ...report.operations],
+    failed: report.failed + rotations.results.filter((r) => r.status === "failed").length,
+    ...(rotations.rotated.length > 0 ? { rotated: rotations.rotated } : {}),
+  };
 }
 
 /**

@@ -5,8 +5,8 @@
  * mode 0600 in a 0700 folder, the client secret only as a salted hash (src/emulator/credentials.ts).
  */
 
-import { lstat } from "node:fs/promises";
 import path from "node:path";
+import { checkWritable } from "./atomic.js";
 import type { LoadedProject } from "./config/index.js";
 import { startEmulator, type RunningEmulator } from "./emulator/index.js";
 import { ConfigError } from "./errors.js";
@@ -72,33 +72,6 @@ export function credentialsFromEnv(env: NodeJS.ProcessEnv = process.env): {
   };
 }
 
-/**
- * The embedded emulator's folder must be a real folder of the project: a link committed in its place
- * (`.carte -> /somewhere`) would make carte write its state outside the project.
- *
- * @throws {ConfigError} when `.carte` exists and is not a folder.
- */
-async function checkStateFolder(dir: string): Promise<void> {
-  let info;
-  try {
-    info = await lstat(dir);
-  } catch {
-    return; // missing: created 0700 at the first write
-  }
-  if (info.isDirectory()) return;
-  throw new ConfigError([
-    {
-      file: path.relative(process.cwd(), dir) || dir,
-      line: 0,
-      col: 0,
-      pointer: "",
-      message:
-        "the embedded emulator keeps its state in this folder, but it is a link or a file; remove it " +
-        "(carte creates the folder)",
-    },
-  ]);
-}
-
 /** Options of {@link openSession}. */
 export interface SessionOptions {
   env?: NodeJS.ProcessEnv;
@@ -117,7 +90,8 @@ export interface SessionOptions {
 
 /**
  * Opens the session. Throws {@link ConfigError} when a platform address is configured but the
- * credentials are missing from the environment.
+ * credentials are missing from the environment, and `FileWriteError` (src/errors.ts) when the embedded
+ * emulator's `.carte` folder or state file is a link, or not a folder or a file (src/atomic.ts).
  */
 export async function openSession(project: LoadedProject, options: SessionOptions = {}): Promise<Session> {
   const creds = credentialsFromEnv(options.env);
@@ -156,11 +130,15 @@ export async function openSession(project: LoadedProject, options: SessionOption
   const clientId = creds.clientId ?? EMBEDDED_CREDENTIALS.clientId;
   const clientSecret = creds.clientSecret ?? EMBEDDED_CREDENTIALS.clientSecret;
   const stateFile = path.join(project.root, ".carte", "emulator-state.json");
-  await checkStateFolder(path.dirname(stateFile));
+  // `.carte` and the file must be real ones of the project: a link committed in their place would make
+  // carte write its state where it leads. Refused before the emulator starts, like every later write.
+  const stateTarget = { root: project.root, purpose: "keep the embedded emulator's state in" };
+  await checkWritable(stateFile, stateTarget);
   const emulator = await startEmulator({
     host: "127.0.0.1",
     port: 0,
     stateFile,
+    stateRoot: stateTarget.root,
     applyDelayMs: project.emulator.applyDelayMs,
   });
   try {

@@ -34,6 +34,7 @@ import type { RolloutStage } from "./config/rollout.js";
 import { planOnly } from "./gitops/reviewed.js";
 import { createPlanner } from "./plan/plan.js";
 import { desiredChecksum } from "./plan/checksum.js";
+import { changeDifferences, describeDifferences } from "./plan/compare.js";
 import { clientDigest, storeDigest } from "./plan/digest.js";
 import { findEndpoint, isSynchronous } from "./plan/endpoints.js";
 import type { Operation } from "./plan/types.js";
@@ -388,15 +389,24 @@ export function enforceSafety(plan: Plan, force: { reason: string } | undefined)
 }
 
 /**
- * Refuses a saved plan that no longer fits: the files changed since it was made, or the platform did.
- * Throws {@link StalePlanError}.
+ * Plans afresh for a saved plan (`carte apply FILE`) and returns the fresh plan, the one to carry out,
+ * when it makes exactly the saved plan's changes; else refuses. The saved plan's operations are never
+ * used: a plan file with a valid digest may still have been written by someone else (docs/security.md,
+ * "Saved plans"), so what it holds is only compared, change by change ({@link changeDifferences}:
+ * addresses, actions, the states before and after). The fresh plan is planned for the saved plan's
+ * targeting (its stores, kinds and change scope) and is judged by the safety guards like any plan
+ * ({@link enforceSafety}, called by the caller); the saved plan's verdict and override count for nothing.
+ *
+ * @throws {@link StalePlanError} when the files changed since the plan was saved (before any read), when
+ *   the platform did, or when the fresh plan's changes are not the saved plan's (the message names the
+ *   first addresses that differ and how); what {@link planProject} throws.
  */
 export async function checkSavedPlan(
   saved: Plan,
   project: LoadedProject,
   session: Session,
   options: RunOptions = {},
-): Promise<void> {
+): Promise<Plan> {
   const targeting = saved.targeting ?? options.targeting;
   if (desiredChecksum(scopeDesired(project.desired, targeting)) !== saved.checksums.desired) {
     throw new StalePlanError(
@@ -408,11 +418,22 @@ export async function checkSavedPlan(
     ...(targeting ? { targeting } : {}),
     checksums: true,
   });
+  const differences = changeDifferences(saved.changes, plan.changes);
+  const listed = differences.length > 0 ? `; ${describeDifferences(differences)}` : "";
   if (plan.checksums.current !== saved.checksums.current) {
     throw new StalePlanError(
-      "the platform changed since this plan was saved (someone edited a store); run `carte plan --out FILE` again and review it",
+      `the platform changed since this plan was saved (someone edited a store)${listed}; nothing was applied. ` +
+        "Run `carte plan --out FILE` again and review it",
     );
   }
+  if (differences.length > 0) {
+    throw new StalePlanError(
+      "the saved plan's changes are not those a fresh plan makes from the same files and platform state " +
+        `(edited after carte saved it, or saved by another version of carte)${listed}; nothing was applied. ` +
+        "Run `carte plan --out FILE` again and review it",
+    );
+  }
+  return plan;
 }
 
 /** The outcome of an apply (rendered by src/render/report.ts). */
@@ -438,6 +459,11 @@ export interface ApplyReport {
   refused?: { store: string; reason: string }[];
   /** How long carte waited for the platform to show the changes, in milliseconds. */
   waitedMs: number;
+  /**
+   * Webhook secrets an earlier run never saved that this apply rotated and saved before the plan's
+   * calls (src/secrets.ts `rotateLostSecrets`), and where each went; absent when none.
+   */
+  rotated?: { event: string; where: string }[];
   /**
    * With carte.yaml `rollout:` (or `--stage`): what each stage did, in order, or would have done when
    * an earlier stage failed (src/apply/rollout.ts). The lists above hold every stage that ran.
@@ -597,12 +623,26 @@ export async function applyPlanReport(
     limit: checks,
     duplicates: plan.changes.filter((c) => c.store !== "" && !shown.has(c.store)),
   });
+  let duplicates = [...verify.duplicates, ...[...shown.values()].flat()];
+  const failed = results.filter((r) => r.status !== "ok").length;
+  if (verify.pending.length > 0 || failed > 0 || refused.length > 0) {
+    // An apply that did not converge says why, duplicates first: a store verified as soon as its calls
+    // ended, or whose changes showed in an early round, was read before the copies another apply made
+    // at the same moment arrived. Every store the plan changed is read once more for them.
+    const again = await waitForPlan(plan, [], client, {
+      timeoutMs: 0,
+      limit: checks,
+      duplicates: plan.changes.filter((c) => c.store !== ""),
+      // A read that fails adds nothing: the report says what is left all the same.
+    }).catch(() => undefined);
+    duplicates = [...duplicates, ...(again?.duplicates ?? [])];
+  }
   const report: ApplyReport = {
     operations: results,
     failed: results.filter((r) => r.status === "failed").length,
     skipped: results.filter((r) => r.status === "skipped").length,
     pending: verify.pending,
-    duplicates: [...verify.duplicates, ...[...shown.values()].flat()].sort(),
+    duplicates: [...new Set(duplicates)].sort(),
     refused,
     waitedMs: verify.waitedMs,
   };

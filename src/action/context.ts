@@ -18,6 +18,8 @@ export interface ActionContext {
   serverUrl: string;
   /** `GITHUB_SHA`: the commit the workflow runs on (for a pull request: GitHub's test merge). */
   sha: string | undefined;
+  /** `GITHUB_REF`: the ref the workflow runs on; for a push, the branch pushed (`refs/heads/main`). */
+  ref: string | undefined;
   /** `GITHUB_WORKSPACE`, else the working directory: file paths of annotations are relative to it. */
   workspace: string;
   /** The address of this workflow run (and attempt), when the runner says it. */
@@ -68,6 +70,7 @@ export function readContext(env: NodeJS.ProcessEnv): ActionContext {
     apiUrl: (env.GITHUB_API_URL || "https://api.github.com").replace(/\/+$/, ""),
     serverUrl,
     sha: str(env.GITHUB_SHA),
+    ref: str(env.GITHUB_REF),
     workspace: env.GITHUB_WORKSPACE || process.cwd(),
     runUrl,
     ...(pr && typeof pr.number === "number"

@@ -17,27 +17,42 @@
  * - `report`: merges the run records of a matrix's shards (input `plans`) into the one comment (or drift
  *   issue) a single job would have written.
  *
- * Outputs, set on every run whatever happens: `exitcode`, `has-changes`, `summary` (JSON counts, `null`
- * when no plan was made), `plan-file` (the run record written, if any), and `webhook_secret_<EVENT>`
- * (masked) for each webhook secret an apply got.
+ * Outputs, set once on every run whatever happens: `exitcode`, `has-changes`, `summary` (JSON counts,
+ * `null` when no plan was made), `plan-file` (the run record written, if any), and, when no secrets
+ * file is named, `webhook_secret_<EVENT>` (masked) for each webhook secret an apply got.
+ *
+ * The run log tells the story: the text plan (each section of changes in a collapsible group), the
+ * apply's outcome, warnings, and every line escaped so that no value becomes a workflow command
+ * (src/render/escape.ts `escapeLog`). The job summary has one heading, the command's.
  */
 
 import path from "node:path";
-import { escapeHtml, escapeLines, escapeTerminal } from "../render/escape.js";
+import { escapeHtml, escapeLines, escapeLog, escapeMarkdown, escapeTerminal } from "../render/escape.js";
 import { lostSecretsMessage } from "../secrets.js";
 import * as core from "@actions/core";
 import { glob } from "tinyglobby";
 import { ConfigError, ExitCode, UnsafePlanError, exitCodeFor, type ConfigProblem } from "../errors.js";
 import type { BaseSplit } from "../gitops/base.js";
-import { fetchCommit, resolveCommit } from "../gitops/git.js";
-import { DEFAULT_BOT_LOGIN, GitHubRepo, isCartes, upsertMarkedComment } from "../gitops/github.js";
-import { mergeRecords, readRecord, writeRecord, type RunRecord } from "../gitops/record.js";
+import { fetchCommit, findRepository, resolveCommit, type GitRepository } from "../gitops/git.js";
 import {
-  decodeReviewed,
+  DEFAULT_BOT_LOGIN,
+  GitHubRepo,
+  isCartes,
+  upsertMarkedComment,
+  type IssueComment,
+} from "../gitops/github.js";
+import { mergeRecords, readRecord, writeRecord, type RunRecord } from "../gitops/record.js";
+import { describeRefHolder, lockName } from "../gitops/ref-lock.js";
+import { DEFAULT_LOCK_REF, DEFAULT_LOCK_REMOTE, DEFAULT_LOCK_STALE_MINUTES } from "../config/load.js";
+import {
+  completeBinding,
   encodeReviewed,
+  findReviewed,
   judgeReviewed,
-  reviewedRecord,
-  type ReviewedRecord,
+  reviewKey,
+  type RecordReading,
+  type ReviewBinding,
+  type ReviewKey,
 } from "../gitops/reviewed.js";
 import { parseShard, type Shard } from "../gitops/shard.js";
 import type { Plan, ResourceChange } from "../plan/types.js";
@@ -50,9 +65,9 @@ import {
   renderProblemsComment,
   type CommentContext,
 } from "../render/markdown.js";
-import { renderReportMarkdown } from "../render/report.js";
+import { renderReport, renderReportMarkdown } from "../render/report.js";
 import { describeTarget } from "../session.js";
-import { renderText } from "../render/text.js";
+import { joinTextParts, renderTextParts, type TextPart } from "../render/text.js";
 import { runCarte, type RunResult } from "../run.js";
 import { stagesNotRun } from "../render/rollout.js";
 import type { StageOutcome } from "../apply/rollout.js";
@@ -91,12 +106,31 @@ export interface ActionInputs {
    * files can touch (src/gitops/scope.ts), when there is a base to compare with.
    */
   scope: "all" | "changed";
+  /**
+   * The key of the reviewed-plan records (src/gitops/reviewed.ts), from input `review-key`, else
+   * `CARTE_REVIEW_KEY`; undefined when neither is set (the plan then writes no record, and the merge
+   * applies nothing as reviewed).
+   */
+  reviewKey: ReviewKey | undefined;
+  /**
+   * Input `git-lock` (default true): apply under the lock across machines, `refs/carte/lock` of the
+   * checkout's `origin` when carte.yaml names no `lock:` (src/gitops/ref-lock.ts); false: none.
+   */
+  gitLock: boolean;
 }
 
 const COMMANDS: readonly ActionCommand[] = ["plan", "apply", "drift", "report"];
 
-/** Reads and checks the inputs. Throws on a bad value. */
-export function readInputs(): ActionInputs {
+/** The review key's secret as the workflow gives it: input `review-key`, else `CARTE_REVIEW_KEY`. */
+function reviewSecret(env: NodeJS.ProcessEnv): string {
+  return core.getInput("review-key") || env.CARTE_REVIEW_KEY || "";
+}
+
+/**
+ * Reads and checks the inputs (`INPUT_*`, and `CARTE_REVIEW_KEY` from `env`). Throws on a bad value,
+ * never quoting the review key.
+ */
+export function readInputs(env: NodeJS.ProcessEnv = process.env): ActionInputs {
   const command = core.getInput("command") || "plan";
   if (!(COMMANDS as readonly string[]).includes(command))
     throw new Error(`input command must be plan, apply, drift or report, got ${command}`);
@@ -130,6 +164,8 @@ export function readInputs(): ActionInputs {
       .filter((l) => l !== ""),
     commentAuthor: core.getInput("comment-author").trim() || DEFAULT_BOT_LOGIN,
     scope,
+    reviewKey: reviewSecret(env) ? reviewKey(reviewSecret(env)) : undefined,
+    gitLock: bool("git-lock", true),
   };
 }
 
@@ -138,6 +174,9 @@ const SUMMARY_PLAN_CHARS = 900_000;
 
 /** How the Action tells a reader to go past the guards (the CLI says `--force --reason`). */
 const FORCE_HINT = "set the Action's `force-reason` input (it is recorded in the plan)";
+
+/** How the Action names an override of the guards in the text plan (the CLI says `--force`). */
+const OVERRIDDEN_BY = "the force-reason input";
 
 /**
  * The wording of an error in the Action: as the CLI's (src/render/error.ts), except that a safety
@@ -155,14 +194,65 @@ function describeError(err: unknown, plan: Plan | undefined): string {
   );
 }
 
-/** Writes a block of text to the job summary, HTML-escaped inside `<pre><code>`. */
-async function summaryCode(text: string): Promise<void> {
-  const cut = text.length > SUMMARY_PLAN_CHARS ? text.slice(0, SUMMARY_PLAN_CHARS) + "\n… (cut)" : text;
-  await core.summary.addCodeBlock(escapeHtml(cut), "text").write();
+/**
+ * The job summary of one run, under one heading: the command's (`carte plan`, with the shard). A body
+ * rendered with that heading (a plan comment's, the drift issue's) is written as it is, when it comes
+ * first; anything else is written under the heading, which comes first.
+ */
+class JobSummary {
+  private headed = false;
+
+  /** @param title the heading, e.g. `carte plan (shard 1/2)`. */
+  constructor(readonly title: string) {}
+
+  /** Markdown that starts with `### {title}` (rendered with {@link title}). */
+  async titled(markdown: string): Promise<void> {
+    this.headed = true;
+    await core.summary.addRaw(markdown, true).write();
+  }
+
+  /** Markdown, under the heading. */
+  async raw(markdown: string): Promise<void> {
+    await this.head();
+    await core.summary.addRaw(markdown, true).write();
+  }
+
+  /** A block of text, HTML-escaped inside `<pre><code>`, under the heading. */
+  async code(text: string): Promise<void> {
+    await this.head();
+    const cut = text.length > SUMMARY_PLAN_CHARS ? text.slice(0, SUMMARY_PLAN_CHARS) + "\n… (cut)" : text;
+    await core.summary.addCodeBlock(escapeHtml(cut), "text").write();
+  }
+
+  private async head(): Promise<void> {
+    if (this.headed) return;
+    this.headed = true;
+    await core.summary.addRaw(`### ${escapeMarkdown(this.title)}\n`, true).write();
+  }
 }
 
-async function summaryRaw(markdown: string): Promise<void> {
-  await core.summary.addRaw(markdown, true).write();
+/**
+ * The text plan in the run log, each line escaped for the log (`escapeLog`): what is said first, each
+ * section of changes and the API calls in a collapsible group named by its heading, then the summary
+ * line and the notes. Returns the parts, for the job summary.
+ */
+function logPlan(plan: Plan, target: string | undefined): TextPart[] {
+  const parts = renderTextParts(plan, { color: false, target, overriddenBy: OVERRIDDEN_BY });
+  for (const part of parts) {
+    if (part.group === undefined) {
+      for (const line of part.lines) core.info(escapeLog(line));
+      continue;
+    }
+    core.startGroup(escapeLog(part.group));
+    for (const line of part.lines.slice(1)) core.info(escapeLog(line));
+    core.endGroup();
+  }
+  return parts;
+}
+
+/** A plan in the run log ({@link logPlan}) and, as the same text, in the job summary. */
+async function showPlan(plan: Plan, target: string | undefined, summary: JobSummary): Promise<void> {
+  await summary.code(joinTextParts(logPlan(plan, target)));
 }
 
 /** What a command ends with; the outputs and the step's status come from it. */
@@ -174,6 +264,11 @@ interface Outcome {
   failure?: string | undefined;
   /** The run record written. */
   recordFile?: string | undefined;
+  /**
+   * The failure is configuration problems, each already an annotation at its file and line: the step
+   * fails without one more annotation repeating them all.
+   */
+  annotated?: boolean | undefined;
 }
 
 /** The comment's "which commit, which run, when". */
@@ -215,7 +310,9 @@ function relativeProblems(problems: readonly ConfigProblem[], workspace: string)
 
 /**
  * The base to compare a pull request's plan with: input `base` (`auto`: the pull request's base
- * commit; `none`: no comparison). A commit missing from a shallow clone is fetched from `origin`.
+ * commit; `none`: no comparison). A commit missing from a shallow clone is fetched from `origin`, in
+ * the repository that holds `dir` (the folder of carte.yaml), found no higher than the workspace and
+ * never among the pull request's folders (src/gitops/safe-git.ts).
  * Returns the ref to plan and the name to show, or why there is none.
  */
 async function resolveBase(
@@ -228,14 +325,20 @@ async function resolveBase(
   const ref = v === "auto" ? ctx.pullRequest?.baseSha : v;
   if (!ref) return {};
   const name = v === "auto" ? (ctx.pullRequest?.baseRef ?? ref) : v;
+  let repo: GitRepository;
   try {
-    await resolveCommit(ref, dir);
+    repo = await findRepository(dir, { workspace: ctx.workspace });
+  } catch (err) {
+    return { name, unavailable: `the base could not be read (${(err as Error).message})` };
+  }
+  try {
+    await resolveCommit(ref, repo);
     return { ref, name };
   } catch (err) {
     if (/^[0-9a-f]{40}$/.test(ref)) {
       try {
-        await fetchCommit(ref, dir);
-        await resolveCommit(ref, dir);
+        await fetchCommit(ref, repo);
+        await resolveCommit(ref, repo);
         return { ref, name };
       } catch (again) {
         return { name, unavailable: `the base commit could not be read (${(again as Error).message})` };
@@ -259,28 +362,78 @@ interface PlanView {
   stages?: StageOutcome[] | undefined;
 }
 
-/** The plan comment's body for a view: the plan, the problems, or the failure. */
-function planCommentBody(view: PlanView, ctx: ActionContext, withRecord: boolean): string {
+/** What the plan comment's record is bound to: this pull request, its head commit and base branch. */
+function planBinding(ctx: ActionContext): Partial<ReviewBinding> {
+  return {
+    repository: ctx.repository,
+    pullRequest: ctx.pullRequest?.number,
+    head: ctx.pullRequest?.headSha,
+    base: ctx.pullRequest?.baseRef,
+  };
+}
+
+/**
+ * The end of the plan comment: the signed record of `plan` for this pull request's head (src/gitops/
+ * reviewed.ts), or why there is none.
+ */
+function recordOfPlan(
+  plan: Plan,
+  commit: string | undefined,
+  ctx: ActionContext,
+  key: ReviewKey | undefined,
+): { footer: string } | { noRecord: string } {
+  if (!key) return { noRecord: "no review key is set (input review-key or CARTE_REVIEW_KEY)." };
+  const binding = planBinding(ctx);
+  if (!completeBinding(binding)) {
+    return { noRecord: "this run has no pull request (number, head commit and base branch) to sign it for." };
+  }
+  if (commit !== binding.head) {
+    return {
+      noRecord: `the plan was made for commit ${(commit ?? "unknown").slice(0, 7)}, not the pull request's head ${binding.head.slice(0, 7)}.`,
+    };
+  }
+  return { footer: encodeReviewed(plan, binding, key) };
+}
+
+/**
+ * The plan comment's body for a view: the plan, the problems, or the failure, under `title` (default
+ * "carte plan"). `record`: end a plan with its signed record, made with this key (the pull request's
+ * comment); absent, no record nor a word about it (the job summary).
+ */
+function planCommentBody(
+  view: PlanView,
+  ctx: ActionContext,
+  options: { title?: string; record?: { key: ReviewKey | undefined } } = {},
+): string {
   const context = commentContext(ctx, view.commit);
-  if (view.problems && view.problems.length > 0) return renderProblemsComment(view.problems, { context });
+  const title = options.title;
+  if (view.problems && view.problems.length > 0)
+    return renderProblemsComment(view.problems, { context, ...(title ? { title } : {}) });
   if (view.plan && (view.errors.length === 0 || view.exitCode === ExitCode.unsafe)) {
     return renderPlanComment(view.plan, {
+      ...(title ? { title } : {}),
       context,
       split: view.split ?? undefined,
       forceHint: FORCE_HINT,
       fullPlanAt: "the job summary of this workflow run",
       target: view.target,
       stages: view.stages,
-      ...(withRecord ? { footer: encodeReviewed(reviewedRecord(view.plan, view.commit ?? "unknown")) } : {}),
+      ...(options.record ? recordOfPlan(view.plan, view.commit, ctx, options.record.key) : {}),
     });
   }
-  return renderFailureComment(view.errors.join("\n\n") || "unknown error", view.exitCode, { context });
+  return renderFailureComment(view.errors.join("\n\n") || "unknown error", view.exitCode, {
+    context,
+    ...(title ? { title } : {}),
+  });
 }
 
-/** The job summary of a plan view: the comment's body first, then the full text plan. */
-async function summarizePlan(view: PlanView, ctx: ActionContext): Promise<void> {
-  await summaryRaw(planCommentBody(view, ctx, false));
-  if (view.plan) await summaryCode(renderText(view.plan, { color: false, target: view.target }));
+/**
+ * A plan view in the job summary (the comment's body first, then the full text plan) and in the run
+ * log (the text plan).
+ */
+async function summarizePlan(view: PlanView, ctx: ActionContext, summary: JobSummary): Promise<void> {
+  await summary.titled(planCommentBody(view, ctx, { title: summary.title }));
+  if (view.plan) await showPlan(view.plan, view.target, summary);
 }
 
 /** A run's result as a view (for the comment), with the split's base named as the user knows it. */
@@ -336,6 +489,7 @@ async function planCommand(
   inputs: ActionInputs,
   ctx: ActionContext,
   env: NodeJS.ProcessEnv,
+  summary: JobSummary,
 ): Promise<Outcome> {
   const commit = ctx.pullRequest?.headSha ?? ctx.sha;
   const base = await resolveBase(inputs, ctx, path.dirname(path.resolve(inputs.config)));
@@ -356,7 +510,9 @@ async function planCommand(
       force: inputs.force,
       shard: inputs.shard,
       stage: inputs.stage,
+      secretsFile: inputs.secretsFile || undefined,
       base: base.ref,
+      workspace: ctx.workspace,
       ...(scoped ? { scope: "changed" as const } : {}),
     },
     { onWarning: (message) => core.warning(escapeTerminal(message)) },
@@ -378,7 +534,7 @@ async function planCommand(
   }
   if (view.problems) annotate(view.problems, ctx.workspace);
   const recordFile = await maybeWriteRecord(inputs, recordOf("plan", inputs.shard, view));
-  await summarizePlan(view, ctx);
+  await summarizePlan(view, ctx, summary);
   // A shard's comment is the report job's: one comment for the whole run.
   const gh = gitHub(inputs, ctx);
   if (inputs.comment && !inputs.shard && ctx.pullRequest && gh) {
@@ -387,18 +543,34 @@ async function planCommand(
       ctx.pullRequest.number,
       COMMENT_MARKER,
       inputs.commentAuthor,
-      planCommentBody(view, ctx, true),
+      planCommentBody(view, ctx, { record: { key: inputs.reviewKey } }),
     );
   }
-  return { exitCode: view.exitCode, plan: view.plan ?? undefined, failure: failureOf(view), recordFile };
+  return {
+    exitCode: view.exitCode,
+    plan: view.plan ?? undefined,
+    failure: failureOf(view),
+    recordFile,
+    annotated: !!view.problems?.length,
+  };
 }
 
-/** The reviewed plan of the pull request a push merged, or why there is none. */
-async function findReviewed(
+/** The merged pull request of a push, its comments (read once), and its reviewed plan or why there is none. */
+export type ReviewLookup = RecordReading & { pr?: number; comments?: IssueComment[] };
+
+/**
+ * The reviewed plan of the pull request a push merged (src/gitops/reviewed.ts `findReviewed`), bound to
+ * that pull request as GitHub says it: its number, its head commit, and its base branch, which must be
+ * the branch this push updated (`GITHUB_REF`). Or why there is none, in one sentence. Two calls: the
+ * pull requests of the pushed commit, and the merged one's comments (returned, for the apply comment).
+ *
+ * @throws octokit's error when a call fails.
+ */
+export async function reviewedPlanOf(
   gh: GitHubRepo | undefined,
   ctx: ActionContext,
-  author: string,
-): Promise<{ pr?: number; record?: ReviewedRecord; why?: string }> {
+  inputs: ActionInputs,
+): Promise<ReviewLookup> {
   if (!gh || !ctx.sha) return { why: "No GitHub token or commit to find the reviewed plan with." };
   const pulls = await gh.pullsOfCommit(ctx.sha);
   const merged = pulls.find((p) => p.merged_at);
@@ -407,16 +579,32 @@ async function findReviewed(
       why: `Commit ${ctx.sha.slice(0, 7)} did not come from a merged pull request, so no plan of it was reviewed.`,
     };
   }
-  const comment = (await gh.comments(merged.number)).find((c) => isCartes(c, COMMENT_MARKER, author));
-  const record = comment?.body ? decodeReviewed(comment.body) : undefined;
-  if (!record)
-    return { pr: merged.number, why: `Pull request #${merged.number} has no plan from carte to go by.` };
-  const head = merged.head?.sha;
-  const why =
-    head && record.head !== head
-      ? `The last plan on pull request #${merged.number} was made for commit ${record.head.slice(0, 7)}, not for its last commit ${head.slice(0, 7)}.`
-      : undefined;
-  return { pr: merged.number, record, ...(why ? { why } : {}) };
+  const pr = merged.number;
+  const comments = await gh.comments(pr);
+  const base = merged.base?.ref;
+  const pushed = ctx.ref?.startsWith("refs/heads/") ? ctx.ref.slice("refs/heads/".length) : undefined;
+  if (pushed !== undefined && base !== undefined && pushed !== base) {
+    return {
+      pr,
+      comments,
+      why: `Pull request #${pr} was merged into ${base}, not into ${pushed}, the branch this push updated.`,
+    };
+  }
+  const binding = { repository: ctx.repository, pullRequest: pr, head: merged.head?.sha, base };
+  if (!completeBinding(binding)) {
+    return {
+      pr,
+      comments,
+      why: `GitHub did not say the head commit and base branch of pull request #${pr}.`,
+    };
+  }
+  const reading = findReviewed(comments, {
+    marker: COMMENT_MARKER,
+    author: inputs.commentAuthor,
+    binding,
+    key: inputs.reviewKey,
+  });
+  return { pr, comments, ...reading };
 }
 
 /** Whether a stage of a rollout failed (the stages after it did not run). */
@@ -440,11 +628,12 @@ async function applyCommand(
   inputs: ActionInputs,
   ctx: ActionContext,
   env: NodeJS.ProcessEnv,
+  summary: JobSummary,
 ): Promise<Outcome> {
   const merge = ctx.eventName === "push";
   const reviewedOnly = merge && !inputs.applyUnreviewed;
   const gh = gitHub(inputs, ctx);
-  const lookup = merge ? await findReviewed(gh, ctx, inputs.commentAuthor) : {};
+  const lookup: Partial<ReviewLookup> = merge ? await reviewedPlanOf(gh, ctx, inputs) : {};
   let fresh: Plan | undefined;
   let refused: ResourceChange[] = [];
   const secretsInput = inputs.secretsFile;
@@ -456,8 +645,23 @@ async function applyCommand(
       force: inputs.force,
       shard: inputs.shard,
       stage: inputs.stage,
+      // Two runners apply one after the other (docs/reliability.md): carte.yaml's lock:, else
+      // refs/carte/lock of origin, taken where the checkout lets it be.
+      refLock: inputs.gitLock
+        ? { ref: DEFAULT_LOCK_REF, remote: DEFAULT_LOCK_REMOTE, staleMs: DEFAULT_LOCK_STALE_MINUTES * 60_000 }
+        : "off",
+      workspace: ctx.workspace,
+      ...(ctx.runUrl ? { runUrl: ctx.runUrl } : {}),
       secrets: (project) =>
-        actionSecretSink(actionSecretsFile({ input: secretsInput, env, configured: project.secretsFile })),
+        actionSecretSink(
+          actionSecretsFile({
+            input: secretsInput,
+            env,
+            configured: project.secretsFile,
+            projectRoot: project.root,
+          }),
+          env,
+        ),
       ...(reviewedOnly
         ? {
             only: (plan: Plan) => {
@@ -471,23 +675,26 @@ async function applyCommand(
     },
     {
       onWarning: (message) => core.warning(escapeTerminal(message)),
-      onPlan: async (plan, info) => {
-        core.setOutput("has-changes", String(plan.changes.length > 0));
-        core.setOutput("summary", JSON.stringify(plan.summary));
-        await summaryCode(renderText(plan, { color: false, target: describeTarget(info.target) }));
-      },
+      onRefLockWait: (lock, settings) =>
+        core.info(
+          escapeTerminal(
+            `Waiting for another carte apply to release the lock ${lockName(settings)} (${describeRefHolder(lock)})`,
+          ),
+        ),
+      // The outputs are the run's, set once at its end (runAction), from the fresh plan.
+      onPlan: (plan, info) => showPlan(plan, describeTarget(info.target), summary),
     },
   );
   const problems =
     result.error instanceof ConfigError ? relativeProblems(result.error.problems, ctx.workspace) : null;
   if (problems) annotate(problems, ctx.workspace);
+  const target = result.target && describeTarget(result.target);
   const report =
-    result.plan && result.report
-      ? renderReportMarkdown(result.plan, result.report, {
-          target: result.target && describeTarget(result.target),
-        })
-      : undefined;
-  if (report) await summaryRaw(report);
+    result.plan && result.report ? renderReportMarkdown(result.plan, result.report, { target }) : undefined;
+  if (result.plan && result.report) {
+    core.info(escapeLog(renderReport(result.plan, result.report, result.applyMs ?? 0, target)));
+  }
+  if (report) await summary.raw(report);
 
   let exitCode = result.exitCode;
   let failure: string | undefined =
@@ -515,7 +722,7 @@ async function applyCommand(
       `workflow with command: apply (workflow_dispatch), or set apply-unreviewed: true.`;
     if (exitCode === ExitCode.ok) exitCode = ExitCode.unsafe;
     failure = failure ? `${failure}\n${refusal}` : refusal;
-    await summaryRaw(`**Refused by the reviewed-plan check:** ${escapeHtml(refusal)}`);
+    await summary.raw(`**Refused by the reviewed-plan check:** ${escapeMarkdown(refusal)}`);
   }
   if (inputs.comment && gh && lookup.pr !== undefined) {
     const body = renderApplyComment({
@@ -543,9 +750,10 @@ async function applyCommand(
       applyMarker(inputs.shard, result.stage),
       inputs.commentAuthor,
       body,
+      lookup.comments,
     );
   }
-  return { exitCode, plan: fresh ?? result.plan, failure };
+  return { exitCode, plan: fresh ?? result.plan, failure, annotated: problems !== null };
 }
 
 /**
@@ -584,14 +792,19 @@ async function driftOutcome(
   inputs: ActionInputs,
   ctx: ActionContext,
   sharded: boolean,
+  summary: JobSummary,
 ): Promise<Outcome> {
   const failure = failureOf(view);
-  if (view.plan) await summaryRaw(renderDriftSummary(view.plan, ctx));
+  if (view.plan) {
+    await summary.titled(renderDriftSummary(view.plan, ctx, summary.title));
+    logPlan(view.plan, view.target);
+  }
   if (failure !== undefined || !view.plan) {
     return {
       exitCode: view.exitCode || ExitCode.error,
       plan: view.plan ?? undefined,
       failure: failure ?? "no plan",
+      annotated: !!view.problems?.length,
     };
   }
   const gh = gitHub(inputs, ctx);
@@ -606,10 +819,11 @@ async function driftOutcome(
   return { exitCode: drift ? ExitCode.changes : ExitCode.ok, plan: view.plan };
 }
 
-function renderDriftSummary(plan: Plan, ctx: ActionContext): string {
+/** The drift part of the job summary, under the run's heading `title`. */
+function renderDriftSummary(plan: Plan, ctx: ActionContext, title: string): string {
   return plan.changes.length === 0
-    ? "**No drift**: the platform matches the files.\n"
-    : renderDriftIssue(plan, { context: commentContext(ctx, ctx.sha) });
+    ? `### ${escapeMarkdown(title)}\n\n**No drift**: the platform matches the files.\n`
+    : renderDriftIssue(plan, { title, context: commentContext(ctx, ctx.sha) });
 }
 
 /** `command: drift`. */
@@ -617,6 +831,7 @@ async function driftCommand(
   inputs: ActionInputs,
   ctx: ActionContext,
   env: NodeJS.ProcessEnv,
+  summary: JobSummary,
 ): Promise<Outcome> {
   const result = await runCarte({
     command: "plan",
@@ -625,6 +840,7 @@ async function driftCommand(
     force: undefined,
     shard: inputs.shard,
     stage: inputs.stage,
+    secretsFile: inputs.secretsFile || undefined,
   });
   const view = viewOf(result, ctx.sha, undefined);
   if (view.problems) {
@@ -634,12 +850,16 @@ async function driftCommand(
   if (view.plan && view.exitCode === ExitCode.ok && view.plan.changes.length > 0)
     view.exitCode = ExitCode.changes;
   const recordFile = await maybeWriteRecord(inputs, recordOf("drift", inputs.shard, view));
-  const out = await driftOutcome(view, inputs, ctx, inputs.shard !== undefined);
+  const out = await driftOutcome(view, inputs, ctx, inputs.shard !== undefined, summary);
   return { ...out, recordFile };
 }
 
 /** `command: report`: the run records of a matrix's shards merged into one comment or drift issue. */
-async function reportCommand(inputs: ActionInputs, ctx: ActionContext): Promise<Outcome> {
+async function reportCommand(
+  inputs: ActionInputs,
+  ctx: ActionContext,
+  summary: JobSummary,
+): Promise<Outcome> {
   if (inputs.plans.length === 0)
     throw new Error("command report needs the input plans (the run records' paths)");
   const files = (await glob(inputs.plans, { cwd: process.cwd(), absolute: true, onlyFiles: true })).sort();
@@ -654,8 +874,8 @@ async function reportCommand(inputs: ActionInputs, ctx: ActionContext): Promise<
     commit: merged.commit ?? undefined,
     ...(merged.target !== undefined ? { target: merged.target } : {}),
   };
-  if (merged.command === "drift") return driftOutcome(view, inputs, ctx, false);
-  await summarizePlan(view, ctx);
+  if (merged.command === "drift") return driftOutcome(view, inputs, ctx, false, summary);
+  await summarizePlan(view, ctx, summary);
   const gh = gitHub(inputs, ctx);
   if (inputs.comment && ctx.pullRequest && gh) {
     await upsertMarkedComment(
@@ -663,7 +883,7 @@ async function reportCommand(inputs: ActionInputs, ctx: ActionContext): Promise<
       ctx.pullRequest.number,
       COMMENT_MARKER,
       inputs.commentAuthor,
-      planCommentBody(view, ctx, true),
+      planCommentBody(view, ctx, { record: { key: inputs.reviewKey } }),
     );
   }
   return { exitCode: view.exitCode, plan: view.plan ?? undefined, failure: failureOf(view) };
@@ -671,28 +891,28 @@ async function reportCommand(inputs: ActionInputs, ctx: ActionContext): Promise<
 
 /** Runs the Action. Returns the exit code (also set as the `exitcode` output, whatever happens). */
 export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  // The client secret never reaches any output; masking guards the logs as well.
+  // The client secret and the review key never reach any output; masking guards the logs as well.
   if (env.CARTE_CLIENT_SECRET) core.setSecret(env.CARTE_CLIENT_SECRET);
+  if (reviewSecret(env)) core.setSecret(reviewSecret(env));
   const ctx = readContext(env);
   let outcome: Outcome = { exitCode: ExitCode.ok };
+  let summary = new JobSummary("carte");
   try {
-    let inputs: ActionInputs | undefined;
     try {
-      inputs = readInputs();
+      const inputs = readInputs(env);
       const shard = inputs.shard ? ` (shard ${inputs.shard.index}/${inputs.shard.count})` : "";
-      await core.summary.addHeading(`carte ${inputs.command}${shard}`, 3).write();
-      if (inputs.command === "plan") outcome = await planCommand(inputs, ctx, env);
-      else if (inputs.command === "apply") outcome = await applyCommand(inputs, ctx, env);
-      else if (inputs.command === "drift") outcome = await driftCommand(inputs, ctx, env);
-      else outcome = await reportCommand(inputs, ctx);
+      summary = new JobSummary(`carte ${inputs.command}${shard}`);
+      if (inputs.command === "plan") outcome = await planCommand(inputs, ctx, env, summary);
+      else if (inputs.command === "apply") outcome = await applyCommand(inputs, ctx, env, summary);
+      else if (inputs.command === "drift") outcome = await driftCommand(inputs, ctx, env, summary);
+      else outcome = await reportCommand(inputs, ctx, summary);
     } catch (err) {
       // Inputs, git, GitHub's API and run records get here: the shared path returns its errors.
       outcome = { ...outcome, exitCode: exitCodeFor(err) || ExitCode.error, failure: renderError(err) };
-      if (!inputs) await core.summary.addHeading("carte", 3).write();
     }
     if (outcome.failure !== undefined) {
-      await summaryRaw(`**Failed with exit code ${outcome.exitCode}:**`);
-      await summaryCode(outcome.failure);
+      await summary.raw(`**Failed with exit code ${outcome.exitCode}:**`);
+      await summary.code(outcome.failure);
     }
   } catch (err) {
     // The summary could not be written: the step still fails with the cause.
@@ -700,6 +920,7 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
       ...outcome,
       exitCode: outcome.exitCode === ExitCode.ok ? ExitCode.error : outcome.exitCode,
       failure: outcome.failure ?? renderError(err),
+      annotated: false,
     };
   }
   const plan = outcome.plan;
@@ -707,6 +928,29 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
   core.setOutput("summary", plan ? JSON.stringify(plan.summary) : "null");
   if (outcome.recordFile) core.setOutput("plan-file", outcome.recordFile);
   core.setOutput("exitcode", String(outcome.exitCode));
-  if (outcome.failure !== undefined) core.setFailed(outcome.failure);
+  if (outcome.failure !== undefined) {
+    if (outcome.annotated) {
+      // Each problem is an annotation at its file and line already: the log lists them once more, as
+      // plain lines, and the step fails without an annotation repeating them all.
+      core.info(escapeLog(outcome.failure));
+      process.exitCode = core.ExitCode.Failure;
+    } else core.setFailed(outcome.failure);
+  }
   return outcome.exitCode;
+}
+
+/**
+ * Runs the Action and sets the process's exit code from it: the entry point of the bundle (src/action/
+ * index.ts) and of GitHub's local runner of actions, `npx @github/local-action run . src/action/main.ts
+ * .env` (docs/github-action.md, "Developing the Action"), which calls the `run()` its entry exports.
+ */
+export async function run(): Promise<void> {
+  try {
+    process.exitCode = await runAction();
+  } catch (err) {
+    process.stderr.write(
+      `carte action: ${escapeTerminal(err instanceof Error ? err.message : String(err))}\n`,
+    );
+    process.exitCode = ExitCode.error;
+  }
 }

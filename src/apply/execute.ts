@@ -6,8 +6,9 @@
  * says what happened to each operation.
  *
  * Exactly once (issue 11):
- * - a call whose answer was lost (no answer, or 500/502/504) is settled by reading whether ITS OWN
- *   effect shows (src/apply/settle.ts, `EndpointSpec.effect`), never by the final state of its address;
+ * - a call whose answer was lost (no answer, 500/502/504, or a 2xx answer carte cannot read) is
+ *   settled by reading whether ITS OWN effect shows (src/apply/settle.ts, `EndpointSpec.effect`), never
+ *   by the final state of its address;
  *   a create is made again only when a read proves it did not happen: at once for synchronous endpoints,
  *   never for asynchronous ones (the platform may still be processing it: the call is reported
  *   `unsettled` and the apply keeps watching it, src/workflow.ts);
@@ -17,7 +18,7 @@
  *   the plan): its operations are then not made.
  */
 
-import { ApiError } from "../errors.js";
+import { ApiError, MalformedAnswerError } from "../errors.js";
 import type { PlatformClient } from "../platform/client.js";
 import { storeOrderedLimit } from "../platform/limit.js";
 import type { Operation, Plan } from "../plan/types.js";
@@ -317,12 +318,14 @@ export async function executePlanFully(
  * A failure that leaves open whether the platform made the change: no answer, or a server error that
  * does not prove the request was refused (500, 502, 504; 429 and 503 say nothing was done, RFC 6585 §4,
  * RFC 9110 §15.6.4), or any refusal after an attempt of the same call that got no such answer
- * (`ApiError.earlierAnswerLost`, src/platform/client.ts).
+ * (`ApiError.earlierAnswerLost`, src/platform/client.ts), or a 2xx answer that carte cannot read
+ * ({@link MalformedAnswerError}: the platform took the call, only a read tells what it made).
  */
 function unsettled(err: unknown): boolean {
   return (
     err instanceof ApiError &&
-    (err.status === 0 ||
+    (err instanceof MalformedAnswerError ||
+      err.status === 0 ||
       err.status === 500 ||
       err.status === 502 ||
       err.status === 504 ||

@@ -27,6 +27,7 @@ import { describeHolder } from "../lock.js";
 import { runCarte, type RunHooks } from "../run.js";
 import { describeTarget } from "../session.js";
 import { escapeLines, escapeTerminal } from "../render/escape.js";
+import { describeRefHolder, lockName } from "../gitops/ref-lock.js";
 import { discardingSink, lostSecretsMessage, resolveSecretSink } from "../secrets.js";
 import { printWarnings, useColor, type CliIo } from "./io.js";
 import { createProgress, progressMode, type Progress } from "./progress.js";
@@ -59,6 +60,8 @@ export interface PlanCommand extends RunCommand {
   base?: string | undefined;
   /** `--scope changed`: only what the difference from `base` can touch (src/gitops/scope.ts). */
   scope?: "all" | "changed" | undefined;
+  /** `--secrets-file`: the secrets file whose lost secrets the plan names (src/secrets.ts). */
+  secretsFile?: string | undefined;
 }
 
 /** The shared path's request fields and progress hooks common to `plan` and `apply`. */
@@ -118,6 +121,7 @@ export async function runPlan(opts: PlanCommand, io: CliIo): Promise<number> {
         detailedExitCode: opts.detailedExitcode,
         base: opts.base,
         scope: opts.scope,
+        secretsFile: opts.secretsFile,
         // Only a saved plan and the JSON view carry the checksums; the other views do without them.
         checksums: opts.format === "json" || opts.out !== undefined,
       },
@@ -177,6 +181,7 @@ export async function runApply(opts: ApplyCommand, io: CliIo): Promise<number> {
           resolveSecretSink({
             file: opts.secretsFile,
             configured: project.secretsFile,
+            projectRoot: project.root,
             env: io.env,
             out: io.out,
           }) ?? discardingSink((message) => io.err(escapeTerminal(message) + "\n")),
@@ -193,6 +198,13 @@ export async function runApply(opts: ApplyCommand, io: CliIo): Promise<number> {
           io.err(
             `Waiting for another carte apply of the same stores to end (${describeHolder(holder)}); ` +
               `--timeout bounds the wait.\n`,
+          ),
+        onRefLockWait: (lock, settings) =>
+          io.err(
+            escapeTerminal(
+              `Waiting for another carte apply to release the lock ${lockName(settings)} ` +
+                `(${describeRefHolder(lock)}); --timeout bounds the wait.`,
+            ) + "\n",
           ),
         onPlan: (plan, info) => {
           progress.stop();

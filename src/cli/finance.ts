@@ -9,10 +9,10 @@
  * 2 reconcile found a discrepancy or an orphan entry.
  */
 
-import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import cliProgress from "cli-progress";
 import type { Argv, CommandModule } from "yargs";
+import { rootFor, SHARED_FILE_MODE, writeFileAtomic } from "../atomic.js";
 import { loadProject } from "../config/index.js";
 import { ExitCode, UsageError } from "../errors.js";
 import { DEFAULT_CONCURRENCY, FinanceReader, MAX_PAGE_SIZE, type ReadProgress } from "../finance/client.js";
@@ -123,7 +123,13 @@ function formatFromOut(out: string | undefined): ExportFormat | undefined {
 }
 
 async function emit(io: CliIo, text: string, out: string | undefined): Promise<void> {
-  if (out) await writeFile(out, text, "utf8");
+  // Atomic and never through a link (src/atomic.ts); an error names the file and the cause.
+  if (out)
+    await writeFileAtomic(out, text, {
+      root: rootFor(out),
+      purpose: "save the export to",
+      mode: SHARED_FILE_MODE,
+    });
   else io.out(text);
 }
 

@@ -4,6 +4,7 @@ import {
   ApiError,
   ConfigError,
   ConvergenceError,
+  FileWriteError,
   StalePlanError,
   UnsafePlanError,
   UsageError,
@@ -58,7 +59,8 @@ export function reportError(err: unknown, io: CliIo, debug: boolean): number {
       err instanceof UnsafePlanError ||
       err instanceof StalePlanError ||
       err instanceof ApiError ||
-      err instanceof ConvergenceError
+      err instanceof ConvergenceError ||
+      err instanceof FileWriteError
     ) &&
     !debug
   ) {

@@ -15,6 +15,7 @@ import { runApply, runEmulator, runPlan, runValidate, type RunCommand } from "./
 import { financeCommand } from "./finance.js";
 import { explainCommand } from "./explain.js";
 import { importCommand } from "./import.js";
+import { forceUnlockCommand } from "./unlock.js";
 import { webhooksCommand } from "./webhooks.js";
 import { projectCommands } from "./project.js";
 import { DEFAULT_MAX_BODY_BYTES } from "../emulator/index.js";
@@ -212,6 +213,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
             type: "boolean",
             default: false,
             describe: "Exit 0 when there are no changes, 2 when there are, 1 on error",
+          })
+          .option("secrets-file", {
+            type: "string",
+            describe:
+              "The secrets file apply uses (default CARTE_SECRETS_FILE): the plan says which webhook secrets an earlier run never saved there, which an apply rotates",
           }),
       async (args) => {
         code = await runPlan(
@@ -222,6 +228,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
             detailedExitcode: args["detailed-exitcode"],
             base: args.base,
             scope: args.scope,
+            secretsFile: args["secrets-file"],
           },
           io,
         );
@@ -359,6 +366,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .command(importCommand(io, (c) => (code = c)))
     .command(explainCommand(io, (c) => (code = c)))
     .command(webhooksCommand(io, (c) => (code = c)))
+    .command(forceUnlockCommand(io, (c) => (code = c)))
     .command(projectCommands(io, (c) => (code = c)))
     .completion("completion", "Print a bash/zsh completion script: carte completion >> ~/.bashrc")
     .demandCommand(

@@ -35,6 +35,7 @@ export async function runRotateSecret(opts: RotateSecretCommand, io: CliIo): Pro
   const sink = resolveSecretSink({
     file: opts.secretsFile,
     configured: project.secretsFile,
+    projectRoot: project.root,
     env: io.env,
     out: io.out,
   });

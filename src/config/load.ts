@@ -49,6 +49,23 @@ export const DEFAULT_REQUESTS_PER_SECOND = 50;
 /** Processing delay of the embedded emulator when carte.yaml does not set one, in milliseconds. */
 export const DEFAULT_APPLY_DELAY_MS = 50;
 
+/** The apply lock shared across machines, as carte.yaml `lock:` sets it (src/gitops/ref-lock.ts). */
+export interface RefLockSettings {
+  /** The ref pushed while an apply runs: `refs/carte/lock`. */
+  ref: string;
+  /** The git remote it is pushed to: `origin`. */
+  remote: string;
+  /** Age of a lock, in milliseconds, past which another apply takes it over. */
+  staleMs: number;
+}
+
+/** The ref of the lock across machines the GitHub Action takes when carte.yaml names none. */
+export const DEFAULT_LOCK_REF = "refs/carte/lock";
+/** The remote of `lock:` when it names none. */
+export const DEFAULT_LOCK_REMOTE = "origin";
+/** `lock: stale_after_minutes` when it says nothing: longer than the longest apply (`--timeout`). */
+export const DEFAULT_LOCK_STALE_MINUTES = 60;
+
 /** A loaded, valid project. */
 export interface LoadedProject {
   /** Absolute path of carte.yaml. */
@@ -68,6 +85,12 @@ export interface LoadedProject {
   platform: { baseUrl: string; requestsPerSecond: number } | undefined;
   /** Options of the embedded emulator; `applyDelayMs` defaults to {@link DEFAULT_APPLY_DELAY_MS}. */
   emulator: { applyDelayMs: number };
+  /**
+   * The apply lock shared across machines (carte.yaml `lock:`, src/gitops/ref-lock.ts): the ref pushed
+   * to the remote while an apply runs, and the age in milliseconds past which it is taken over;
+   * absent when carte.yaml has none.
+   */
+  lock?: RefLockSettings;
   /** Ownership per kind (carte.yaml `ownership:`); kinds not named keep their documented default. */
   ownership: Partial<Record<KindName, Ownership>>;
   /** Settings of the safety guards (carte.yaml `safety:`), defaults filled. */
@@ -174,18 +197,19 @@ async function readAndValidate(
     addProblem(problems, p);
     return { parsed: parseYaml(file, "").parsed };
   }
-  const { parsed, problems: syntax } = parseYaml(file, read.text, limits);
-  if (syntax.length > 0) reading.broken.add(file);
+  const { parsed, problems: syntax, recovered } = parseYaml(file, read.text, limits);
+  if (recovered) reading.broken.add(file);
   for (const p of syntax) {
     reading.ofFiles.add(p);
     addProblem(problems, p);
   }
   // A check that must pass before the file means anything (carte.yaml's required_version): its
   // problem is the only one reported.
-  const refused = syntax.length > 0 ? undefined : first?.(parsed);
+  const refused = recovered ? undefined : first?.(parsed);
   if (refused) throw new ConfigError([refused]);
-  // Validating the half-read value of a file with syntax errors would only add noise.
-  const invalid = syntax.length > 0 ? [] : validateFile(parsed, kind);
+  // Validating the half-read value of a file with syntax errors would only add noise. A second
+  // document alone leaves the first whole: it is checked as usual.
+  const invalid = recovered ? [] : validateFile(parsed, kind);
   for (const p of invalid) {
     reading.ofFiles.add(p);
     addProblem(problems, p);
@@ -649,6 +673,15 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
         }
       : undefined,
     emulator: { applyDelayMs: config.emulator?.apply_delay_ms ?? DEFAULT_APPLY_DELAY_MS },
+    ...(config.lock
+      ? {
+          lock: {
+            ref: config.lock.git_ref,
+            remote: config.lock.remote ?? DEFAULT_LOCK_REMOTE,
+            staleMs: (config.lock.stale_after_minutes ?? DEFAULT_LOCK_STALE_MINUTES) * 60_000,
+          },
+        }
+      : {}),
     ownership: (config.ownership ?? {}) as Partial<Record<KindName, Ownership>>,
     safety: {
       maxDeletePercent: config.safety?.max_delete_percent ?? DEFAULT_SAFETY.maxDeletePercent,
@@ -774,8 +807,10 @@ interface IncludedFile extends ReadFile {
 
 /**
  * Reads every settings file the layers include, and the files those include, each once (keyed by
- * absolute path, in the order first named). Reports, at the `include:` entry: files that do not exist,
- * and include cycles (the entry that closes a cycle, once per cycle).
+ * absolute path, in the order first named). Reports, at the `include:` entry that names it: a path
+ * outside the project, a file that does not exist (a pattern, which `include:` does not expand, said
+ * so), a folder, a file that cannot be read (not a regular file, too large); and include cycles (the
+ * entry that closes a cycle, once per cycle). Problems inside a file that was read are located in it.
  */
 async function readIncludes(
   layers: readonly SettingsLayer[],
@@ -786,39 +821,67 @@ async function readIncludes(
   reading: FileReading,
 ): Promise<Map<string, IncludedFile>> {
   const files = new Map<string, IncludedFile>();
-  const missing = new Set<string>();
+  // Why a file was not read, by absolute path, so that every entry naming it reports it alike.
+  const refused = new Map<string, string>();
   const pending = [...layers];
   while (pending.length > 0) {
     const layer = pending.shift()!;
     for (const inc of layer.includes) {
+      if (inc.path === "") continue; // the schema reports it
       const absolute = resolve(root, inc.path);
       if (files.has(absolute)) continue;
+      const known = refused.get(absolute);
+      if (known !== undefined) {
+        report(problems, inc.site, known);
+        continue;
+      }
+      const refuse = (message: string): void => {
+        refused.set(absolute, message);
+        report(problems, inc.site, message);
+      };
       // Never open, nor even test for, a file outside the project.
       let where;
       try {
         where = await insideProject(root, inc.path);
       } catch (err) {
-        report(
-          problems,
-          inc.site,
-          `include: cannot check where ${quote(inc.path)} leads (${errorCode(err)})`,
-        );
+        refuse(`include: cannot check where ${quote(inc.path)} leads (${errorCode(err)})`);
         continue;
       }
       if (!where.inside) {
-        report(problems, inc.site, outsideMessage("include", quote(inc.path), where.why));
+        refuse(outsideMessage("include", quote(inc.path), where.why));
         continue;
       }
-      if (missing.has(absolute) || !(await isPresent(absolute))) {
-        missing.add(absolute);
-        report(
-          problems,
-          inc.site,
-          `include: file ${quote(inc.path)} does not exist (looked for ${bare(display(absolute), 200)}); paths are relative to the folder of carte.yaml`,
+      const kind = await entryKind(absolute);
+      if (kind === "missing") {
+        refuse(
+          hasMagic(inc.path)
+            ? `include: no file is named ${quote(inc.path)}; include: does not expand patterns: list each file (paths relative to the folder of carte.yaml)`
+            : `include: file ${quote(inc.path)} does not exist (looked for ${bare(display(absolute), 200)}); paths are relative to the folder of carte.yaml`,
         );
         continue;
       }
-      const read = await readAndValidate(absolute, "settings", problems, limits, reading);
+      if (kind === "folder") {
+        refuse(
+          `include: ${quote(inc.path)} is a folder, not a file: list the settings files in it to include, one path per entry`,
+        );
+        continue;
+      }
+      // A file that cannot be read at all (not a regular file, too large) is reported at the entry
+      // that names it; a problem at a place inside the file (not UTF-8) is reported there.
+      const text = await readConfigFile(absolute, limits.maxFileBytes);
+      if (!text.ok && text.line === 0) {
+        const sep = text.message.startsWith("is ") ? " " : ": "; // "… is not a regular file"
+        refuse(`include: ${quote(inc.path)}${sep}${text.message}`);
+        continue;
+      }
+      const read = await readAndValidate(
+        absolute,
+        "settings",
+        problems,
+        limits,
+        reading,
+        Promise.resolve(text),
+      );
       const included: IncludedFile = {
         ...read,
         layer: readSettings(read.parsed, [], read.parsed.data, problems, settingsSections(), time),
@@ -857,13 +920,15 @@ async function readIncludes(
   return files;
 }
 
-/** Whether something exists at a path (links followed); what it is, readConfigFile judges. */
-async function isPresent(path: string): Promise<boolean> {
+/**
+ * What is at a path, links followed: nothing (or a dangling link, or a path through a file), a
+ * folder, or something else, which readConfigFile judges.
+ */
+async function entryKind(path: string): Promise<"missing" | "folder" | "other"> {
   try {
-    await stat(path);
-    return true;
+    return (await stat(path)).isDirectory() ? "folder" : "other";
   } catch {
-    return false;
+    return "missing";
   }
 }
 

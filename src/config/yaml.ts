@@ -103,6 +103,8 @@ export function countNodes(text: string, limit: number): { count: number; overAt
  * - control characters YAML does not allow (nothing is parsed);
  * - YAML syntax errors, duplicate keys included (checked here in linear time: the yaml library's own
  *   check compares each key with every key before it, which a file of 100,000 keys turns into minutes);
+ * - a second YAML document (`---` after the first one's content), located at its start: only the first
+ *   document would be read, so whatever follows would be ignored without a word;
  * - more nodes than `limits.maxNodes` (nothing is parsed), nesting deeper than `limits.maxDepth`, more
  *   alias expansions than `limits.maxAliasCount` (the value is not built);
  * - numbers that are not finite (`.nan`, `.inf`, `1e400`) or too large to be exact (beyond 2^53 − 1,
@@ -110,14 +112,15 @@ export function countNodes(text: string, limit: number): { count: number; overAt
  *
  * @param file - the path shown in problems.
  * @param text - the file's content.
- * @returns the parsed file, and the problems. When there are problems, `data` is whatever could be
- *   recovered (possibly `null`) and should not be trusted.
+ * @returns the parsed file, the problems, and whether `data` is only what the parser could recover
+ *   (possibly `null`), not to be trusted: so whenever there are problems, except a second document
+ *   alone, after which the first one is whole.
  */
 export function parseYaml(
   file: string,
   text: string,
   limits: ParseLimits = DEFAULT_PARSE_LIMITS,
-): { parsed: YamlFile; problems: ConfigProblem[] } {
+): { parsed: YamlFile; problems: ConfigProblem[]; recovered: boolean } {
   const lineCounter = new LineCounter();
   const refuse = (offset: number, message: string) => {
     // Count the lines up to the offset, without parsing.
@@ -129,6 +132,7 @@ export function parseYaml(
     return {
       parsed: { file, data: null, doc: parseDocument("", { lineCounter }), lineCounter },
       problems: [{ file, line, col, pointer: "", message }],
+      recovered: true,
     };
   };
   const control = NON_PRINTABLE.exec(text);
@@ -150,13 +154,18 @@ export function parseYaml(
     prettyErrors: false,
     uniqueKeys: false, // checked in walk(), in linear time
     keepSourceTokens: false,
-    logLevel: "silent", // the library must not print: its warnings are not problems here
+    // "error", not "silent": the library then reports a second document (MULTIPLE_DOCS), which it
+    // drops without a word when silent; it prints only at "warn" and "debug", and must not print.
+    logLevel: "error",
   });
   const at = (offset: number, message: string): ConfigProblem => {
     const { line, col } = offsetPosition(lineCounter, offset);
     return { file, line, col, pointer: "", message };
   };
-  const problems: ConfigProblem[] = doc.errors.map((err) =>
+  // The library composes the second document only to report it, and stops there: the first is whole.
+  const errors = doc.errors.filter((err) => err.code !== "MULTIPLE_DOCS");
+  const second = doc.errors.find((err) => err.code === "MULTIPLE_DOCS");
+  const problems: ConfigProblem[] = errors.map((err) =>
     at(
       err.pos[0],
       /call stack/i.test(err.message)
@@ -182,7 +191,15 @@ export function parseYaml(
       );
     }
   }
-  return { parsed: { file, data, doc, lineCounter }, problems };
+  const recovered = problems.length > 0;
+  if (second)
+    problems.push(
+      at(
+        second.pos[0],
+        secondDocumentMessage(text, second.pos[0], offsetPosition(lineCounter, second.pos[0]).line),
+      ),
+    );
+  return { parsed: { file, data, doc, lineCounter }, problems, recovered };
 }
 
 /** A problem found by {@link walk}, at a character offset. */
@@ -286,6 +303,24 @@ function numberProblem(
       `write an id in quotes, and keep prices and quantities below it`
     );
   return undefined;
+}
+
+/**
+ * What to say of a second document in a file (a `---` after the first document's content, as left by
+ * pasting two files together, or content after a `...` end marker): carte reads only the first
+ * document, so the rest would be silently ignored.
+ *
+ * @param text - the file's content.
+ * @param offset - where the second document starts (its `---`, or its first character after `...`).
+ * @param line - the 1-based line of `offset`.
+ */
+function secondDocumentMessage(text: string, offset: number, line: number): string {
+  const marker = text.startsWith("---", offset) ? "---" : "...";
+  const where = marker === "---" ? `line ${line}` : `line ${line}, after the end marker \`...\``;
+  return (
+    `a carte file holds one YAML document; this second document (${where}) would be ignored: ` +
+    `remove the \`${marker}\` or move it to its own file`
+  );
 }
 
 /** Keeps the first line of a parser message and drops the parser's own "at line x" suffix. */

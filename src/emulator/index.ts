@@ -83,6 +83,12 @@ export interface EmulatorOptions {
    * with secrets in clear (older carte) is rewritten when loaded.
    */
   stateFile?: string;
+  /**
+   * The folder the state file must stay under, every folder below it a real one (src/atomic.ts):
+   * the project folder for the embedded emulator. Default: the working directory when it holds the
+   * file, else the file's folder.
+   */
+  stateRoot?: string;
   /** Delay before an accepted asynchronous write becomes visible to reads; default 200 ms. */
   applyDelayMs?: number;
   /** `expires_in` of issued tokens; default 604800 (one week, platform notes "Authentication"). */
@@ -241,6 +247,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     applyDelayMs: opts.applyDelayMs ?? 200,
     tokenTtlSeconds: opts.tokenTtlSeconds ?? 604_800,
     stateFile: opts.stateFile,
+    stateRoot: opts.stateRoot,
     log: opts.log,
   });
   const events = attachEvents(state, { timeoutMs: opts.webhookTimeoutMs, log: opts.log });

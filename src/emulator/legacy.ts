@@ -18,8 +18,8 @@
  * - `POST .../stock/status` `{"products": [...]}` / `{"toppings": [...]}` / `{"items": [...]}` (platform
  *   notes) → `[{item_id, item_sku, item_type, stock_out_state}]` from the visible catalog, one entry per
  *   distinct identifier asked, in order. `item_type` is the resource asked (`PRODUCT`, `TOPPING`, `ITEM`).
- *   An unknown identifier answers `stock_out_state: "UNKNOWN"` (spec §3 lists the value) with `item_id` /
- *   `item_sku` null where not known (a platform id asked is echoed as `item_id`).
+ *   An unknown identifier is left out (spec §2.3 types `item_id` integer and `item_sku` string: a
+ *   record of an item the platform does not know has neither).
  * - `identityType` other than `PLATFORM` or `SKU`: 400. No batch limit is published for these calls
  *   (spec §8), none is enforced.
  * Bodies are checked by server.ts against the route's schema (identifiers are strings, also for
@@ -134,15 +134,9 @@ function stockStatus(res: Resource) {
           item_type,
           stock_out_state: availableAt(it) ? "AVAILABLE" : "UNAVAILABLE",
         });
-      } else {
-        const id = identity === "PLATFORM" && /^\d{1,15}$/.test(v) ? Number(v) : null;
-        out.push({
-          item_id: id,
-          item_sku: identity === "SKU" ? v : null,
-          item_type,
-          stock_out_state: "UNKNOWN",
-        });
       }
+      // An unknown identifier is left out: spec §2.3 types item_id integer and item_sku string, so a
+      // record without them cannot be written (as the v2 status reads do).
     }
     return { status: 200, body: out };
   };

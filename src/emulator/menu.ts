@@ -128,7 +128,7 @@ interface ParsedItem {
   item_type: ItemType;
   title_info: ItemRec["title_info"];
   description_info: ItemRec["description_info"];
-  images_info: ItemRec["images_info"];
+  images_info: { images: WireImage[]; overrides: ItemRec["images_info"]["overrides"] };
   children: RawRef[];
   children_overrides: WireOverride[];
   price_info: ItemRec["price_info"];
@@ -145,9 +145,10 @@ function parseItem(v: ItemUpsert, at: string): ParsedItem {
   const title = limited(t.title, `${at}.title_info.title`, Limits.titleLength);
 
   const d = v.description_info;
+  // An item written without a description holds "": the spec types it as a string (§2.2), never null.
   const description =
-    d?.description === undefined || d.description === null
-      ? null
+    d?.description === undefined
+      ? ""
       : limited(d.description, `${at}.description_info.description`, Limits.descriptionLength);
 
   const im = v.images_info;
@@ -208,7 +209,8 @@ function parseItem(v: ItemUpsert, at: string): ParsedItem {
     images_info: { images, overrides: im?.overrides ?? [] },
     children,
     children_overrides: ii?.overrides ?? [],
-    price_info: { price: p?.price ?? null, overrides: p?.overrides ?? [] },
+    // An item written without a price is served with 0: the spec types the price as a number (§2.2).
+    price_info: { price: p?.price ?? 0, overrides: p?.overrides ?? [] },
     quantity_info: {
       min_permitted: min,
       max_permitted: max,
@@ -243,7 +245,7 @@ interface ParsedMenu {
   at: string;
   id: number | undefined;
   menu_type: string;
-  super_store_id: number | null;
+  super_store_id: number;
   categories: (RawRef & { is_category_active: boolean })[];
 }
 
@@ -254,7 +256,7 @@ function parseMenu(v: MenuUpsert, at: string): ParsedMenu {
     ...r,
     is_category_active: v.categories[i]!.is_category_active,
   }));
-  return { at, id: v.id, menu_type, super_store_id: v.super_store_id ?? null, categories };
+  return { at, id: v.id, menu_type, super_store_id: v.super_store_id ?? 0, categories };
 }
 
 /** The elements of an upsert body, each read by `parse` at `<what>[i]`. */
@@ -446,7 +448,17 @@ function buildItems(
       last_updated: now,
       title_info: p.title_info,
       description_info: p.description_info,
-      images_info: p.images_info,
+      // Images as read carry an id and a host (spec §2.2 `{id, path, index, host}`): the id sent, else a
+      // new platform id; the host sent, else "" (no host).
+      images_info: {
+        images: p.images_info.images.map((img) => ({
+          id: img.id ?? ctx.state.allocateId(),
+          path: img.path,
+          index: img.index,
+          host: img.host ?? "",
+        })),
+        overrides: p.images_info.overrides,
+      },
       children: sortByIndex(children.map((c) => ({ id: c.id, index: c.index }))),
       children_overrides: p.children_overrides,
       price_info: p.price_info,
@@ -743,21 +755,35 @@ function menusByCategory(store: StoreRec, cat: Catalog): Map<number, CategoryMen
   return out;
 }
 
-/** A category as read: items refs `{id, sku, index}`, menus derived. */
+/**
+ * A category as read: menus derived; item refs `{id, sku, index, menuId, menu_type, storeId}` (spec
+ * §2.2), `menuId`/`menu_type` of the first menu (lowest id) holding the category, 0 and "" when none
+ * holds it (the spec gives them no null).
+ */
 function renderCategory(
   store: StoreRec,
   cat: Catalog,
   r: CategoryRec,
   menus: Map<number, CategoryMenuRef[]>,
 ): Category {
+  const held = menus.get(r.id) ?? [];
+  const storeId = Number(store.key);
+  const first = held[0];
   return {
     id: r.id,
     sku: r.sku,
-    storeId: Number(store.key),
+    storeId,
     title: r.title,
     last_updated: r.last_updated,
-    items: r.items.map((c) => ({ id: c.id, sku: itemSku(cat, c.id), index: c.index })),
-    menus: menus.get(r.id) ?? [],
+    items: r.items.map((c) => ({
+      id: c.id,
+      sku: itemSku(cat, c.id),
+      index: c.index,
+      menuId: first?.id ?? 0,
+      menu_type: first?.menu_type ?? "",
+      storeId,
+    })),
+    menus: held,
     schedules: r.schedules,
   };
 }
@@ -782,14 +808,15 @@ function renderMenu(store: StoreRec, cat: Catalog, m: MenuRec): Menu {
   };
 }
 
-/** A menu inside `GET /store-menu` (spec §2.2: `storeId`). */
+/** A menu inside `GET /store-menu` (spec §2.2: `storeId`, on the menu and on its category refs). */
 function renderStoreMenuMenu(store: StoreRec, cat: Catalog, m: MenuRec): StoreMenuMenu {
+  const storeId = Number(store.key);
   return {
     id: m.id,
-    storeId: Number(store.key),
+    storeId,
     super_store_id: m.super_store_id,
     menu_type: m.menu_type,
-    categories: menuCategories(cat, m),
+    categories: menuCategories(cat, m).map((c) => ({ ...c, storeId })),
   };
 }
 

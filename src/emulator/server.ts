@@ -311,6 +311,25 @@ function faultReply(d: FaultDecision): Reply | undefined {
   return { status: Number(d.kind), body: { message: faultMessage(d.kind) } };
 }
 
+/**
+ * `reply` once the state file holds the request's change; else 507 Insufficient Storage (RFC 4918
+ * §11.5) with the save's error: the state file (as it was) and the cause in words. Not an answer the
+ * client retries or reads as lost (src/platform/client.ts): the call failed, and the change, kept in
+ * memory only, is gone when the emulator stops unless a later save succeeds.
+ */
+async function savedOr507(deps: ServerDeps, reply: Reply): Promise<Reply> {
+  try {
+    await deps.state.saved();
+    return reply;
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e);
+    return {
+      status: 507,
+      body: { message: `this change was not saved: ${why}; free space and run again` },
+    };
+  }
+}
+
 /** Routing, token check and the route handler: the answer of a platform request. */
 function route(
   deps: ServerDeps,
@@ -433,10 +452,14 @@ async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerRespons
     } else if (malformed) throw badShape("Malformed JSON body");
     else {
       const pendingMs = decision?.pendingMs ?? 0;
+      const changes = deps.state.changes;
       reply =
         pendingMs > 0
           ? deps.state.withApplyDelay(pendingMs, () => route(deps, req, method, path, query, body))
           : route(deps, req, method, path, query, body);
+      // A change is acknowledged only once the state file holds it: one the emulator could not save
+      // (a full disk) is answered 507, naming the file and the cause, and counts as not made.
+      if (deps.state.changes !== changes) reply = await savedOr507(deps, reply);
       // A lost answer: the request was processed; its answer never arrives.
       if (decision?.kind === "lost" || decision?.kind === "hold") fault = decision.kind;
     }

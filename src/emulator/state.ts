@@ -15,7 +15,8 @@
 import { randomBytes } from "node:crypto";
 import { lstat, readFile } from "node:fs/promises";
 
-import { writeFileAtomic } from "../atomic.js";
+import { rootFor, writeFileAtomic } from "../atomic.js";
+import { FileWriteError } from "../errors.js";
 
 import type { ItemType, ModifiersType, WireImage, WireOverride, WireSchedule } from "../platform/wire.js";
 import { ClientSecret, isSecretHash } from "./credentials.js";
@@ -35,11 +36,11 @@ export interface ItemRec {
   item_type: ItemType;
   last_updated: string;
   title_info: { title: string; overrides: WireOverride[] };
-  description_info: { description: string | null; overrides: WireOverride[] };
-  images_info: { images: WireImage[]; overrides: WireOverride[] };
+  description_info: { description: string; overrides: WireOverride[] };
+  images_info: { images: Required<WireImage>[]; overrides: WireOverride[] };
   children: ChildRef[];
   children_overrides: WireOverride[];
-  price_info: { price: number | null; overrides: WireOverride[] };
+  price_info: { price: number; overrides: WireOverride[] };
   quantity_info: {
     min_permitted: number | null;
     max_permitted: number | null;
@@ -116,7 +117,8 @@ export interface CategoryRec {
 export interface MenuRec {
   id: number;
   menu_type: string;
-  super_store_id: number | null;
+  /** The linked super store (spec §2.2 uint64); 0 for none, as the spec has no null for it. */
+  super_store_id: number;
   last_updated: string;
   categories: (ChildRef & { is_category_active: boolean })[];
 }
@@ -180,6 +182,11 @@ export interface StoreRec {
    * default true. Changed by the store availability calls of stores.ts.
    */
   open: boolean;
+  /**
+   * Whether the store is open once its pending availability changes are visible; absent when none is
+   * pending. The state file keeps this one, like the projected catalogs.
+   */
+  openProjected?: boolean | undefined;
   /** Key of the parent (super) store of a child store (spec §2.5); utils corridor reads use it. */
   parent?: string | undefined;
 }
@@ -211,6 +218,8 @@ export interface StateOptions {
   applyDelayMs: number;
   tokenTtlSeconds: number;
   stateFile?: string | undefined;
+  /** The folder the state file must stay under (src/atomic.ts); default {@link rootFor} of the file. */
+  stateRoot?: string | undefined;
   log?: ((line: string) => void) | undefined;
 }
 
@@ -238,7 +247,8 @@ export interface StatePart {
 }
 
 /**
- * Format of the state file. Pending writes are never persisted: close() applies them first. Clients
+ * Format of the state file. The catalogs are the projected ones: every write the emulator accepted,
+ * visible to reads or still pending (it is visible once the file is loaded again). Clients
  * carry `secret_hash` (credentials.ts); files written before it carry `client_secret` in clear, which
  * is still read and replaced by its hash at once.
  */
@@ -281,7 +291,15 @@ export class EmulatorState {
   private timerAt = 0;
   private idleWaiters: (() => void)[] = [];
   private persisting: Promise<void> | undefined;
-  private dirty = false;
+  /** Changes of the saved state so far, counted by {@link requestPersist}. */
+  private seq = 0;
+  /** The count of changes the state file holds. */
+  private savedSeq = 0;
+  /**
+   * Why the last save of the state file failed (the file system's cause, naming the file), until a
+   * save succeeds.
+   */
+  saveFailure: FileWriteError | undefined;
   private readonly parts = new Map<string, StatePart>();
   /** Visibility delay of the writes accepted inside {@link withApplyDelay}, ms. */
   private delayOverride: number | undefined;
@@ -429,10 +447,11 @@ export class EmulatorState {
    */
   accept(store: StoreRec, write: CatalogWrite, kind?: string): void {
     write(store.projected);
+    // The state file holds the projected catalogs: every accepted write, visible or not yet.
+    this.requestPersist();
     const delay = this.delayOverride ?? this.opts.applyDelayMs;
     if (delay <= 0 && !this.queue.some((w) => w.store === store)) {
       this.applyVisible(store, write, kind);
-      this.requestPersist();
       return;
     }
     this.queue.push({ dueAt: Date.now() + delay, store, write, kind });
@@ -489,21 +508,18 @@ export class EmulatorState {
    * write still pending, in acceptance order.
    */
   private flush(until: number): void {
-    let applied = 0;
     const waiting = new Set<StoreRec>();
     const rest: PendingWrite[] = [];
     // Taken out first: a write accepted while these are applied goes behind them.
     for (const w of this.queue.splice(0)) {
       if (w.dueAt <= until && !waiting.has(w.store)) {
         this.applyVisible(w.store, w.write, w.kind);
-        applied++;
       } else {
         waiting.add(w.store);
         rest.push(w);
       }
     }
     this.queue.unshift(...rest);
-    if (applied > 0) this.requestPersist();
     if (this.queue.length === 0) {
       const waiters = this.idleWaiters;
       this.idleWaiters = [];
@@ -537,6 +553,7 @@ export class EmulatorState {
       s.projected = emptyCatalog();
       s.renderCache.clear();
       s.open = true;
+      s.openProjected = undefined;
     }
     for (const part of this.parts.values()) part.reset();
     this.flush(Infinity);
@@ -633,10 +650,10 @@ export class EmulatorState {
         integration_id: s.integration_id,
         name: s.name,
         client_id: s.client_id,
-        items: [...s.visible.items.values()],
-        categories: [...s.visible.categories.values()],
-        menus: [...s.visible.menus.values()],
-        open: s.open,
+        items: [...s.projected.items.values()],
+        categories: [...s.projected.categories.values()],
+        menus: [...s.projected.menus.values()],
+        open: s.openProjected ?? s.open,
         ...(s.parent !== undefined ? { parent: s.parent } : {}),
       })),
     };
@@ -647,24 +664,64 @@ export class EmulatorState {
     return JSON.stringify(data);
   }
 
-  /** Schedules a write of the state file; writes coalesce, each is atomic (tmp file + rename). */
+  /**
+   * Notes a change of the saved state and schedules a write of the state file; writes coalesce, each
+   * is atomic (tmp file + rename). The server waits for it ({@link saved}) before it answers a request
+   * that made the change.
+   */
   requestPersist(): void {
     if (!this.opts.stateFile) return;
-    this.dirty = true;
+    this.seq++;
     if (!this.persisting) this.persisting = this.persistLoop();
+  }
+
+  /** How many changes of the saved state were made so far (see {@link saved}). */
+  get changes(): number {
+    return this.seq;
+  }
+
+  /**
+   * Resolves once the state file holds every change up to `upTo` (default: every change so far);
+   * without a state file at once. A save that failed is tried again, once, by each call.
+   *
+   * @throws {@link FileWriteError} of the failed save, naming the state file and the cause in words
+   *   (`no space left on device (ENOSPC)`): the file is as it was, without these changes.
+   */
+  async saved(upTo = this.seq): Promise<void> {
+    if (!this.opts.stateFile) return;
+    for (let tries = 0; this.savedSeq < upTo; tries++) {
+      if (!this.persisting) this.persisting = this.persistLoop();
+      await this.persisting;
+      if (this.savedSeq < upTo && this.saveFailure && tries >= 1) throw this.saveFailure;
+    }
   }
 
   private async persistLoop(): Promise<void> {
     const file = this.opts.stateFile!;
     try {
-      while (this.dirty) {
-        this.dirty = false;
-        // Private (0600 in a 0700 folder when created), atomic, no temporary file left by a kill:
-        // src/atomic.ts. Client secrets are in it as salted hashes only.
-        await writeFileAtomic(file, this.serialize());
+      while (this.savedSeq < this.seq) {
+        const upTo = this.seq;
+        // Private (0600 in a 0700 folder when created), atomic, never through a link, no temporary
+        // file left by a kill: src/atomic.ts. Client secrets are in it as salted hashes only.
+        await writeFileAtomic(file, this.serialize(), {
+          root: this.opts.stateRoot ?? rootFor(file),
+          purpose: "save the emulator's state to",
+        });
+        this.savedSeq = upTo;
+        this.saveFailure = undefined;
       }
     } catch (e) {
-      this.opts.log?.(`emulator: could not write state file ${file}: ${(e as Error).message}`);
+      // writeFileAtomic throws FileWriteError alone; anything else is carte's bug, said as such.
+      this.saveFailure =
+        e instanceof FileWriteError
+          ? e
+          : new FileWriteError({
+              file,
+              at: file,
+              reason: "io",
+              message: `could not save the emulator's state to ${file}: ${(e as Error).message}`,
+            });
+      this.opts.log?.(`emulator: ${this.saveFailure.message}`);
     } finally {
       this.persisting = undefined;
     }

@@ -68,7 +68,11 @@ function acceptChanges(state: EmulatorState, changes: Map<StoreRec, boolean>): v
     state.accept(
       store,
       (cat) => {
-        if (cat !== store.visible) return; // store-level state: changes when the write becomes visible
+        // Store-level state: changes when the write becomes visible; the state file keeps it at once.
+        if (cat !== store.visible) {
+          store.openProjected = enabled;
+          return;
+        }
         const was = store.open;
         store.open = enabled;
         const message =
@@ -151,6 +155,7 @@ function enableSync(ctx: RouteContext): Reply {
       };
     }
     store.open = s.enabled;
+    store.openProjected = s.enabled;
     changed = true;
     return {
       ...base,

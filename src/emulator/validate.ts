@@ -10,98 +10,19 @@
  * field says what it must be when that is not obvious: `unavailable is required (an array of strings)`,
  * `schedule_details must be a non-empty array`, `stores[0].is_enabled must be a boolean`.
  *
- * The schemas are read and compiled once per process, on the first use (the emulator compiles the
- * validators of every route when its server is created), never per request.
+ * The schemas are those of src/platform/schemas.ts as written (the client reads answers with the same
+ * files, open to fields they do not name): read and compiled once per process, on the first use (the
+ * emulator compiles the validators of every route when its server is created), never per request.
  */
 
-import { readFileSync } from "node:fs";
-import { Ajv } from "ajv";
-import type { AnySchemaObject, ErrorObject, ValidateFunction } from "ajv";
-import addFormatsModule from "ajv-formats";
+import type { AnySchemaObject, ErrorObject } from "ajv";
 
 import type { PlatformSchemaName } from "../generated/platform.js";
+import { expectedOf, platformSchemas, resolveSchema, typeList, typePhrase } from "../platform/schemas.js";
 
-// ajv-formats is CommonJS with a default export; under NodeNext its namespace may arrive wrapped.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
-  addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
-
-/** The files of schemas/platform/, without `.schema.json`. */
-export const PLATFORM_SCHEMA_FILES = [
-  "common",
-  "auth",
-  "menu",
-  "availability",
-  "utils",
-  "finance",
-  "webhooks",
-] as const;
-
-/** `$id` prefix of the platform schemas. */
-export const PLATFORM_SCHEMA_BASE = "https://carte.dev/schemas/platform/";
-
-/**
- * Formats the platform schemas use beyond ajv-formats: the menu API's `HH:MM` (platform notes "Store
- * menu API") and the utils group's `HH:mm:ss` (spec §2.5, §2.6).
- */
-export const TIME_FORMATS = {
-  "time-hh-mm": /^([01]\d|2[0-3]):[0-5]\d$/,
-  "time-hh-mm-ss": /^([01]\d|2[0-3]):[0-5]\d:[0-5]\d$/,
-} as const;
+export { platformSchemas } from "../platform/schemas.js";
 
 type Schema = AnySchemaObject;
-
-/** The compiled platform schemas of this process. */
-export interface PlatformSchemaSet {
-  /** The ajv instance holding every file of schemas/platform/ (draft-07, formats added). */
-  ajv: Ajv;
-  /** Definition name → its schema and file (names are unique across the files; gen-types checks it). */
-  definitions: ReadonlyMap<string, { file: string; schema: Schema }>;
-  /** The (cached) validator of a definition. Throws on an unknown name. */
-  validator(name: PlatformSchemaName | string): ValidateFunction;
-}
-
-let loaded: PlatformSchemaSet | undefined;
-
-/** Reads and compiles schemas/platform/ once (two folders up from both src/emulator and dist/emulator). */
-export function platformSchemas(): PlatformSchemaSet {
-  if (loaded) return loaded;
-  // strictRequired off: `anyOf: [{required: [a]}, {required: [b]}]` names properties defined beside it.
-  const ajv = new Ajv({
-    allErrors: false,
-    strict: true,
-    strictRequired: false,
-    allowUnionTypes: true,
-    verbose: true,
-  });
-  addFormats(ajv);
-  for (const [name, re] of Object.entries(TIME_FORMATS)) ajv.addFormat(name, re);
-  const definitions = new Map<string, { file: string; schema: Schema }>();
-  for (const file of PLATFORM_SCHEMA_FILES) {
-    const url = new URL(`../../schemas/platform/${file}.schema.json`, import.meta.url);
-    const schema = JSON.parse(readFileSync(url, "utf8")) as Schema;
-    ajv.addSchema(schema);
-    for (const [name, def] of Object.entries((schema.definitions ?? {}) as Record<string, Schema>)) {
-      definitions.set(name, { file, schema: def });
-    }
-  }
-  const cache = new Map<string, ValidateFunction>();
-  loaded = {
-    ajv,
-    definitions,
-    validator(name) {
-      let v = cache.get(name);
-      if (!v) {
-        const def = definitions.get(name);
-        if (!def) throw new Error(`schemas/platform/ has no definition ${name}`);
-        v = ajv.getSchema(`${PLATFORM_SCHEMA_BASE}${def.file}.schema.json#/definitions/${name}`);
-        if (!v) throw new Error(`ajv could not compile definition ${name}`);
-        cache.set(name, v);
-      }
-      return v;
-    },
-  };
-  return loaded;
-}
 
 // ---- messages --------------------------------------------------------------------------------------
 
@@ -133,16 +54,6 @@ export function bodyPath(pointer: string, names: BodyNames = {}): string {
   return out;
 }
 
-const ARTICLE: Record<string, string> = {
-  string: "a string",
-  integer: "an integer",
-  number: "a number",
-  boolean: "a boolean",
-  array: "an array",
-  object: "an object",
-  null: "null",
-};
-
 const PLURAL: Record<string, string> = {
   string: "strings",
   integer: "integers",
@@ -152,45 +63,13 @@ const PLURAL: Record<string, string> = {
   array: "arrays",
 };
 
-function typeList(t: unknown): string[] {
-  if (Array.isArray(t)) return t.map(String);
-  if (typeof t === "string") return t.split(",");
-  return [];
-}
-
-function typePhrase(t: unknown): string {
-  const list = typeList(t).map((x) => ARTICLE[x] ?? x);
-  return list.length <= 1 ? (list[0] ?? "valid") : `${list.slice(0, -1).join(", ")} or ${list.at(-1)}`;
-}
-
-/** Follows a `#/definitions/Name` reference (names are unique across the platform schemas). */
-function resolve(schema: unknown): Schema | undefined {
-  if (schema === null || typeof schema !== "object") return undefined;
-  const s = schema as Schema;
-  if (typeof s.$ref === "string") {
-    const name = s.$ref.split("/").pop() ?? "";
-    return resolve(platformSchemas().definitions.get(name)?.schema);
-  }
-  return s;
-}
-
-/** What a schema expects, as a phrase: `an array`, `a string or null`, `one of A,B`. */
-function expected(schema: unknown): string {
-  const s = resolve(schema);
-  if (!s) return "valid";
-  if (Array.isArray(s.enum)) return `one of ${s.enum.map(String).join(",")}`;
-  if (Array.isArray(s.anyOf)) return s.anyOf.map(expected).join(" or ");
-  if (typeof s.pattern === "string") return `${typePhrase(s.type)} matching ${s.pattern}`;
-  return typePhrase(s.type);
-}
-
 /** The message of a missing required property: says what it must be when that is not obvious. */
 function missing(path: string, schema: unknown): string {
-  const s = resolve(schema);
+  const s = resolveSchema(schema);
   const types = typeList(s?.type);
   if (s && types.length === 1 && types[0] === "array") {
     if (typeof s.minItems === "number" && s.minItems >= 1) return `${path} must be a non-empty array`;
-    const items = resolve(s.items);
+    const items = resolveSchema(s.items);
     const of = typeList(items?.type)
       .map((t) => PLURAL[t] ?? t)
       .join(" or ");
@@ -292,7 +171,7 @@ export function validationMessage(errors: readonly ErrorObject[], names: BodyNam
     if (!deepest || depth(e) > depth(deepest)) deepest = e;
   }
   if (deepest && depth(deepest) > depth(last)) return describe(deepest, names);
-  return `${bodyPath(last.instancePath, names)} must be ${branches.map(expected).join(" or ")}`;
+  return `${bodyPath(last.instancePath, names)} must be ${branches.map(expectedOf).join(" or ")}`;
 }
 
 /**

@@ -464,6 +464,31 @@ export interface ProjectFile {
    */
   secrets_file?: string;
   /**
+   * Apply lock across machines.
+   *
+   * A lock that two checkouts on different machines (two CI runners) share, so that their applies never run at once: carte pushes a commit to the git ref git_ref of the remote (git push --force-with-lease with the ref expected absent, atomic on the git server) before it reads the platform, and deletes it after the verification. A lock older than stale_after_minutes is taken over; carte force-unlock ID removes one by hand. Needs the project in a git checkout whose remote is reached over https or ssh with the right to push that ref. The GitHub Action takes refs/carte/lock of origin by default (input git-lock).
+   */
+  lock?: {
+    /**
+     * Ref of the lock.
+     *
+     * The ref pushed while an apply runs, for example refs/carte/lock: a full ref name under refs/, never a branch people commit to.
+     */
+    git_ref: string;
+    /**
+     * Git remote.
+     *
+     * The remote the ref is pushed to. Default origin.
+     */
+    remote?: string;
+    /**
+     * Stale after (minutes).
+     *
+     * A lock taken longer ago than this is taken over (its apply was killed). Keep it longer than the longest apply (--timeout, default 15 minutes). Default 60.
+     */
+    stale_after_minutes?: number;
+  };
+  /**
    * Built-in emulator.
    *
    * Options of the built-in emulator, used when no platform is configured.

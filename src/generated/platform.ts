@@ -112,16 +112,19 @@ export interface MenuSchemas {
   TimePeriod: TimePeriod;
   Schedule: Schedule;
   Image: Image;
+  ImageRead: ImageRead;
   ItemRef: ItemRef;
   ItemRefRead: ItemRefRead;
   ItemUpsert: ItemUpsert;
   Item: Item;
   CategoryItemRef: CategoryItemRef;
+  CategoryItemRefRead: CategoryItemRefRead;
   CategoryMenuRef: CategoryMenuRef;
   CategoryUpsert: CategoryUpsert;
   Category: Category;
   MenuCategoryRef: MenuCategoryRef;
   MenuCategory: MenuCategory;
+  StoreMenuCategory: StoreMenuCategory;
   MenuUpsert: MenuUpsert;
   Menu: Menu;
   StoreMenuMenu: StoreMenuMenu;
@@ -161,13 +164,22 @@ export interface Schedule {
   time_periods: TimePeriod[];
 }
 /**
- * Image of an item (spec §2.2 `images_info.images`).
+ * Image of an item as sent (spec §2.2 `images_info.images`: `{id, path, index, host}`): only `path` and `index` are needed.
  */
 export interface Image {
   id?: number;
   path: string;
   index: number;
   host?: string;
+}
+/**
+ * Image of an item as read (spec §2.2 `images_info.images`: `{id, path, index, host}`): the platform's id, and `host` "" for an image sent without one.
+ */
+export interface ImageRead {
+  id: number;
+  path: string;
+  index: number;
+  host: string;
 }
 /**
  * Reference to a related item inside `items_info.items` as sent (spec §2.2): by `id` or by `sku` (`id` wins when both are given), ordered by `index`.
@@ -178,7 +190,7 @@ export interface ItemRef {
   index: number;
 }
 /**
- * Reference to a related item as read: `{id, sku, index}` (spec §2.2).
+ * Reference to a related item as read in `items_info.items`: `{id, sku, index}` (spec §2.2).
  */
 export interface ItemRefRead {
   id: number;
@@ -199,7 +211,10 @@ export interface ItemUpsert {
     overrides?: Overrides;
   };
   description_info?: {
-    description?: string | null;
+    /**
+     * A string (spec §2.2 `description_info`), never null; absent for no description.
+     */
+    description?: string;
     overrides?: Overrides;
   };
   images_info?: {
@@ -211,7 +226,10 @@ export interface ItemUpsert {
     overrides?: Overrides;
   };
   price_info?: {
-    price?: number | null;
+    /**
+     * The item's price (spec §2.2 `price_info`: `price number`); never null. carte sends 0 for a modifier group, which has no price of its own.
+     */
+    price?: number;
     overrides?: Overrides;
   };
   quantity_info?: {
@@ -238,6 +256,9 @@ export interface Item {
   id: number;
   sku: string;
   storeId: number;
+  /**
+   * ISO 8601 timestamp (spec §2.2). carte never reads it, so its form is not checked: a timestamp without a zone must not stop a plan.
+   */
   last_updated: string;
   item_type: ItemType;
   title_info: {
@@ -245,11 +266,14 @@ export interface Item {
     overrides: Overrides;
   };
   description_info: {
-    description: string | null;
+    /**
+     * A string (spec §2.2 `description_info`), never null; "" for an item written without a description.
+     */
+    description: string;
     overrides: Overrides;
   };
   images_info: {
-    images: Image[];
+    images: ImageRead[];
     overrides: Overrides;
   };
   items_info: {
@@ -257,7 +281,10 @@ export interface Item {
     overrides: Overrides;
   };
   price_info: {
-    price: number | null;
+    /**
+     * A number (spec §2.2 `price number`), never null; a modifier group, which has no price of its own, holds 0 (carte reads a group's 0 as no price).
+     */
+    price: number;
     overrides: Overrides;
   };
   quantity_info: {
@@ -289,14 +316,25 @@ export interface CategoryItemRef {
   storeId?: number;
 }
 /**
- * A menu that holds a category, as read in `Category.menus` (spec §2.2; derived from the menus).
+ * Reference from a category to one of its ITEMs as read (spec §2.2 Category `items`: id, sku, index, menuId, menu_type, storeId; platform notes: `{id, sku, index, menu_type}`). carte reads `id`, `sku` and `index`. `menuId` and `menu_type` name the first menu (lowest id) that holds the category; for a category in no menu, `menuId` is 0 and `menu_type` is "" (carte's reading: the spec gives no null for them).
+ */
+export interface CategoryItemRefRead {
+  id: number;
+  sku: string;
+  index: number;
+  menuId: number;
+  menu_type: string;
+  storeId: number;
+}
+/**
+ * A menu that holds a category, as read in `Category.menus` (spec §2.2: id, index, is_category_active, menu_type, storeId; derived from the menus).
  */
 export interface CategoryMenuRef {
   id: number;
   menu_type: string;
   index: number;
   is_category_active: boolean;
-  storeId?: number;
+  storeId: number;
 }
 /**
  * An element of `POST /categories` (and of `categories` in `POST /store-menu`): identified by `id` if given, else by `sku`. Categories hold only ITEMs (spec §2.2, checked by the emulator). `menus`, `storeId` and `last_updated` are read-only and ignored.
@@ -319,8 +357,11 @@ export interface Category {
   sku: string;
   storeId: number;
   title: string;
+  /**
+   * ISO 8601 timestamp (spec §2.2). carte never reads it, so its form is not checked: a timestamp without a zone must not stop a plan.
+   */
   last_updated: string;
-  items: ItemRefRead[];
+  items: CategoryItemRefRead[];
   menus: CategoryMenuRef[];
   schedules: Schedule[];
 }
@@ -335,7 +376,7 @@ export interface MenuCategoryRef {
   storeId?: number;
 }
 /**
- * Reference from a menu to a category as read (spec §2.2): id, sku, index, is_category_active (and storeId inside the store menu, optional).
+ * Reference from a menu to a category as read (spec §2.2 Menu: id, sku, index, is_category_active); inside the store menu the emulator also answers `storeId` (StoreMenuCategory).
  */
 export interface MenuCategory {
   id: number;
@@ -345,13 +386,26 @@ export interface MenuCategory {
   storeId?: number;
 }
 /**
+ * Reference from a menu to a category inside `GET /store-menu` (spec §2.2: id, sku, index, is_category_active, storeId).
+ */
+export interface StoreMenuCategory {
+  id: number;
+  sku: string;
+  index: number;
+  is_category_active: boolean;
+  storeId: number;
+}
+/**
  * An element of `POST /menu` (and of `menus` in `POST /store-menu`): a menu without `id` is created, with `id` updated (spec §4.4). `store_id` / `storeId` are read-only and ignored.
  */
 export interface MenuUpsert {
   id?: number;
   store_id?: number;
   storeId?: number;
-  super_store_id?: number | null;
+  /**
+   * The linked super store (spec §2.2: uint64), never null; 0 or absent for a menu of no super store (platform ids start at 1).
+   */
+  super_store_id?: number;
   menu_type: string;
   categories: MenuCategoryRef[];
 }
@@ -361,7 +415,10 @@ export interface MenuUpsert {
 export interface Menu {
   id: number;
   store_id: number;
-  super_store_id: number | null;
+  /**
+   * The linked super store (spec §2.2: uint64), never null; 0 for a menu of no super store (platform ids start at 1).
+   */
+  super_store_id: number;
   menu_type: string;
   categories: MenuCategory[];
 }
@@ -371,9 +428,12 @@ export interface Menu {
 export interface StoreMenuMenu {
   id: number;
   storeId: number;
-  super_store_id: number | null;
+  /**
+   * The linked super store (spec §2.2: uint64), never null; 0 for a menu of no super store (platform ids start at 1).
+   */
+  super_store_id: number;
   menu_type: string;
-  categories: MenuCategory[];
+  categories: StoreMenuCategory[];
 }
 /**
  * Answer of `GET /store-menu` (spec §2.2 StoreMenu): the store's whole visible catalog.
@@ -510,11 +570,11 @@ export interface ItemsStockStatusRequest {
   items: string[];
 }
 /**
- * Stock status record of the legacy API (spec §2.3). `item_type` is the resource asked; an unknown identifier answers `UNKNOWN` with `item_id` / `item_sku` null where not known.
+ * Stock status record of the legacy API (spec §2.3: item_id integer, item_sku string). `item_type` is the resource asked. Unknown identifiers are left out.
  */
 export interface StockStatus {
-  item_id: number | null;
-  item_sku: string | null;
+  item_id: number;
+  item_sku: string;
   item_type: "PRODUCT" | "TOPPING" | "ITEM";
   stock_out_state: StockOutState;
 }

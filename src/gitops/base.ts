@@ -23,7 +23,7 @@ import { buildPlan } from "../plan/plan.js";
 import { inTarget } from "../plan/target.js";
 import type { Plan, ResourceChange } from "../plan/types.js";
 import { projectReads } from "../state/current.js";
-import { materializeCommit, resolveCommit } from "./git.js";
+import { findRepository, materializeCommit, resolveCommit } from "./git.js";
 import { shardProject, type Shard } from "./shard.js";
 
 /** How a plan's changes split against a base (see the module comment). Addresses in plan order. */
@@ -45,6 +45,16 @@ export interface BaseSplit {
   unavailable?: string;
 }
 
+/** Options of {@link loadBase} and {@link compareWithBase}. */
+export interface BaseOptions {
+  /** Limit the base's project to this shard. */
+  shard?: Shard | undefined;
+  /** The run's clock (time-bound entries, src/config/time.ts). */
+  now?: Date | undefined;
+  /** The top of the search for the git repository (src/gitops/safe-git.ts `findRepository`). */
+  workspace?: string | undefined;
+}
+
 /** The base's project as loaded from its commit, or why it could not be. */
 export type LoadedBase =
   | { ref: string; sha: string; project: LoadedProject; unavailable?: undefined }
@@ -60,14 +70,15 @@ export type LoadedBase =
 export async function loadBase(
   project: LoadedProject,
   ref: string,
-  options: { shard?: Shard | undefined; now?: Date | undefined } = {},
+  options: BaseOptions = {},
 ): Promise<LoadedBase> {
   const configFile = await realpath(project.configFile);
-  const commit = await resolveCommit(ref, project.root);
+  const repo = await findRepository(project.root, { workspace: options.workspace });
+  const commit = await resolveCommit(ref, repo);
   const tree = await materializeCommit(commit);
   let base: LoadedProject;
   try {
-    base = await loadProject(path.join(tree.dir, path.relative(commit.toplevel, configFile)), {
+    base = await loadProject(path.join(tree.dir, path.relative(repo.top, configFile)), {
       // The run's clock, as the head's (time-bound entries, src/config/time.ts).
       ...(options.now ? { now: options.now } : {}),
       shareResources: true,
@@ -108,7 +119,7 @@ export async function compareWithBase(
   plan: Plan,
   current: CurrentState,
   ref: string | LoadedBase,
-  options: { shard?: Shard | undefined; now?: Date | undefined } = {},
+  options: BaseOptions = {},
 ): Promise<BaseSplit> {
   const loaded = typeof ref === "string" ? await loadBase(project, ref, options) : ref;
   if (loaded.unavailable !== undefined) {

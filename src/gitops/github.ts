@@ -178,7 +178,8 @@ export function isCartes(
 
 /**
  * Creates or updates carte's comment with `marker` on an issue or pull request (the first one by
- * `author`). The body is prefixed with the marker. Returns whether an existing comment was updated.
+ * `author`). The body is prefixed with the marker. `known`: the issue's comments, when the caller has
+ * just read them (they are not read again). Returns whether an existing comment was updated.
  */
 export async function upsertMarkedComment(
   gh: GitHubRepo,
@@ -186,9 +187,10 @@ export async function upsertMarkedComment(
   marker: string,
   author: string,
   body: string,
+  known?: readonly IssueComment[],
 ): Promise<{ updated: boolean; id: number }> {
   const text = `${marker}\n${body}`;
-  const mine = (await gh.comments(issue)).find((c) => isCartes(c, marker, author));
+  const mine = (known ?? (await gh.comments(issue))).find((c) => isCartes(c, marker, author));
   if (mine) {
     await gh.updateComment(mine.id, text);
     return { updated: true, id: mine.id };

@@ -6,7 +6,8 @@
  * problems or the rendered error.
  */
 
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
+import { rootFor, SHARED_FILE_MODE, writeFileAtomic } from "../atomic.js";
 import type { ConfigProblem } from "../errors.js";
 import { UsageError } from "../errors.js";
 import { PLAN_FORMAT_VERSION, type Plan } from "../plan/types.js";
@@ -43,9 +44,18 @@ export interface RunRecord {
   target?: string;
 }
 
-/** Writes a record as JSON. */
+/**
+ * Writes a record as JSON, atomically and never through a link, under the working directory when it
+ * holds the file (src/atomic.ts).
+ *
+ * @throws `FileWriteError` (src/errors.ts) naming the file and the cause.
+ */
 export async function writeRecord(file: string, record: RunRecord): Promise<void> {
-  await writeFile(file, JSON.stringify(record) + "\n", "utf8");
+  await writeFileAtomic(file, JSON.stringify(record) + "\n", {
+    root: rootFor(file),
+    purpose: "save the run record to",
+    mode: SHARED_FILE_MODE,
+  });
 }
 
 /** Reads and checks a record. Throws {@link UsageError} naming the file when it is not one. */

@@ -1,5 +1,5 @@
 /**
- * The reviewed plan (issue 12, item 4): what a pull request's plan showed is what its merge applies.
+ * The reviewed plan: what a pull request's plan showed is what its merge applies.
  *
  * The plan run on the pull request writes a record of its plan into its comment, hidden: a digest of
  * each change (address, action, the state before and the state after) and one digest of them all.
@@ -8,19 +8,34 @@
  * resource since the review) is refused unless the workflow allows unreviewed changes. A change whose
  * resource moved on the platform since the review gets a different digest: it is not applied blindly.
  *
- * The record is `<!-- carte-reviewed v1 head=SHA n=COUNT all=DIGEST changes=DIGESTS -->`, base64url
- * only, so that it can never close the HTML comment. `changes` is left out when it would not fit in a
- * comment (more than {@link MAX_LISTED} changes); the merge then applies the plan only when all of it is
- * what was reviewed.
+ * Only carte can write a record the merge believes:
+ *
+ * - **Its place.** The record is the last line of carte's comment (by the comment author, starting with
+ *   carte's marker), in one fixed format, and the only HTML comment after the marker line; a comment
+ *   with anything else is read as having no record. No value carte renders can hold `<!--`, `-->` or the
+ *   marker text (src/render/escape.ts), so nothing from the files, the platform or git can put one
+ *   there, and the last line is always carte's own.
+ * - **Its signature.** The record carries an HMAC-SHA256 over the repository, the pull request's
+ *   number, its head commit, its base branch and the record's fields, keyed by the review key (the
+ *   Action's `review-key` input or `CARTE_REVIEW_KEY`, a secret of the workflow that no pull request can
+ *   read). A record copied from another pull request, made for another head commit or base, or edited
+ *   in any way does not verify; without the key nobody can make one that does.
+ *
+ * The line is `<!-- carte-reviewed v2 pr=N head=SHA n=COUNT all=DIGEST changes=DIGESTS mac=MAC -->`,
+ * base64url only, so that it can never close the HTML comment. `changes` is left out when it would not
+ * fit in a comment (more than {@link MAX_LISTED} changes); the merge then applies the plan only when all
+ * of it is what was reviewed.
  */
 
-import { createHash } from "node:crypto";
+import { createHash, createHmac, hkdfSync, timingSafeEqual } from "node:crypto";
 import type { LoadedProject } from "../config/index.js";
-import { UnsafePlanError } from "../errors.js";
+import { UnsafePlanError, UsageError } from "../errors.js";
 import type { CurrentState, DesiredState } from "../model.js";
 import { canonicalJson } from "../plan/checksum.js";
 import { buildPlan } from "../plan/plan.js";
 import type { Plan, ResourceChange } from "../plan/types.js";
+import { RECORD_MARKER } from "../render/escape.js";
+import { isCartes, type IssueComment } from "./github.js";
 
 /** Bytes of one change's digest in the record (72 bits: no collision within a plan in practice). */
 const DIGEST_BYTES = 9;
@@ -28,9 +43,14 @@ const DIGEST_BYTES = 9;
 /** Most changes listed one by one in a record (12 characters each, about 24,000 characters). */
 export const MAX_LISTED = 2000;
 
+/** The fewest characters of a review key (`openssl rand -base64 32` makes 44). */
+export const MIN_KEY_CHARS = 32;
+
 /** What a pull request's plan showed. */
 export interface ReviewedRecord {
-  /** The head commit the plan was made for. */
+  /** The number of the pull request the plan was made on. */
+  pullRequest: number;
+  /** The head commit the plan was made for (40 or 64 hexadecimal digits). */
   head: string;
   /** Number of changes of the plan. */
   count: number;
@@ -38,6 +58,46 @@ export interface ReviewedRecord {
   all: string;
   /** Digest of each change ({@link changeDigest}), when the plan had at most {@link MAX_LISTED}. */
   changes?: Set<string>;
+}
+
+/**
+ * What a record is bound to, as GitHub says it: on the plan, the `pull_request` event; on the merge,
+ * the merged pull request the pushed commit belongs to. A record verifies only against the binding it
+ * was signed for.
+ */
+export interface ReviewBinding {
+  /** `owner/repo` (`GITHUB_REPOSITORY`). */
+  repository: string;
+  /** The pull request's number. */
+  pullRequest: number;
+  /** Its head commit, 40 (SHA-1) or 64 (SHA-256) lowercase hexadecimal digits. */
+  head: string;
+  /** Its base branch's name (`main`). */
+  base: string;
+}
+
+/** The key records are signed with: opaque, never printed. Made by {@link reviewKey}. */
+export interface ReviewKey {
+  readonly bytes: Buffer;
+}
+
+/**
+ * The key of the records from the workflow's secret (the Action's `review-key` input or
+ * `CARTE_REVIEW_KEY`): 32 bytes derived with HKDF-SHA256, so that the secret itself never keys anything
+ * else.
+ *
+ * @throws {@link UsageError} when the secret is shorter than {@link MIN_KEY_CHARS} characters (a short
+ *   key could be guessed offline from the records, which anyone who reads the pull request can see); the
+ *   message never quotes it.
+ */
+export function reviewKey(secret: string): ReviewKey {
+  if (secret.length < MIN_KEY_CHARS) {
+    throw new UsageError(
+      `the review key (input review-key or CARTE_REVIEW_KEY) has ${secret.length} characters; use a random ` +
+        `secret of at least ${MIN_KEY_CHARS} (e.g. the output of: openssl rand -base64 32)`,
+    );
+  }
+  return { bytes: Buffer.from(hkdfSync("sha256", secret, "", "carte reviewed-plan record v2", 32)) };
 }
 
 const digest = (text: string, bytes: number) =>
@@ -53,43 +113,169 @@ export function planDigest(changes: readonly ResourceChange[]): string {
   return digest(changes.map(changeDigest).sort().join("\n"), 32);
 }
 
-/** The record of a plan made for commit `head` (see the module comment). */
-export function reviewedRecord(plan: Plan, head: string): ReviewedRecord {
-  return {
-    head,
-    count: plan.changes.length,
-    all: planDigest(plan.changes),
-    ...(plan.changes.length <= MAX_LISTED ? { changes: new Set(plan.changes.map(changeDigest)) } : {}),
-  };
+/** A head commit as a record holds it. */
+const HEAD = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
+/** Whether a binding can sign a record: a repository, a pull request's number, a full head commit and a base. */
+export function completeBinding(b: Partial<ReviewBinding>): b is ReviewBinding {
+  return (
+    typeof b.repository === "string" &&
+    /^[^/\s]+\/[^/\s]+$/.test(b.repository) &&
+    Number.isSafeInteger(b.pullRequest) &&
+    (b.pullRequest ?? 0) > 0 &&
+    (b.pullRequest ?? 0) < 1e9 &&
+    typeof b.head === "string" &&
+    HEAD.test(b.head) &&
+    typeof b.base === "string" &&
+    b.base !== ""
+  );
 }
 
-/** The hidden line that carries a record in a comment. */
-export function encodeReviewed(record: ReviewedRecord): string {
-  const head = /^[0-9a-f]{7,64}$/.test(record.head) ? record.head : "unknown";
-  const list = record.changes
-    ? ` changes=${Buffer.concat([...record.changes].map((d) => Buffer.from(d, "base64url"))).toString("base64url")}`
-    : "";
-  return `<!-- carte-reviewed v1 head=${head} n=${record.count} all=${record.all}${list} -->`;
+/** The MAC of a record's fields (the line's text between `v2 ` and ` mac=`) for a binding. */
+function mac(fields: string, binding: ReviewBinding, key: ReviewKey): Buffer {
+  const message = JSON.stringify([
+    RECORD_MARKER,
+    2,
+    binding.repository,
+    binding.pullRequest,
+    binding.head,
+    binding.base,
+    fields,
+  ]);
+  return createHmac("sha256", key.bytes).update(message, "utf8").digest();
 }
 
-/** Reads the record of a comment's body; undefined when it has none or it is malformed. */
-export function decodeReviewed(body: string): ReviewedRecord | undefined {
-  const m =
-    /<!-- carte-reviewed v1 head=([0-9a-f]{7,64}|unknown) n=(\d{1,9}) all=([A-Za-z0-9_-]{43})(?: changes=([A-Za-z0-9_-]*))? -->/.exec(
-      body,
+/**
+ * The hidden line that carries the record of `plan` in the comment of the pull request `binding`
+ * names, signed with `key` (see the module comment).
+ *
+ * @throws {@link UsageError} when the binding is incomplete ({@link completeBinding}).
+ */
+export function encodeReviewed(plan: Plan, binding: ReviewBinding, key: ReviewKey): string {
+  if (!completeBinding(binding))
+    throw new UsageError("a reviewed-plan record needs the repository, pull request, head commit and base");
+  const list =
+    plan.changes.length <= MAX_LISTED
+      ? ` changes=${Buffer.concat(plan.changes.map((c) => Buffer.from(changeDigest(c), "base64url"))).toString("base64url")}`
+      : "";
+  const count = plan.changes.length;
+  const fields = `pr=${binding.pullRequest} head=${binding.head} n=${count} all=${planDigest(plan.changes)}${list}`;
+  return `<!-- ${RECORD_MARKER} v2 ${fields} mac=${mac(fields, binding, key).toString("base64url")} -->`;
+}
+
+/**
+ * The one format of a record's line, whole ({@link RECORD_MARKER} spelt out): numbers without leading
+ * zeros, a full lowercase head commit, base64url digests; `fields` is what the MAC covers.
+ */
+const RECORD_LINE =
+  /^<!-- carte-reviewed v2 (?<fields>pr=(?<pr>[1-9]\d{0,8}) head=(?<head>[0-9a-f]{40}|[0-9a-f]{64}) n=(?<n>0|[1-9]\d{0,8}) all=(?<all>[A-Za-z0-9_-]{43})(?: changes=(?<list>[A-Za-z0-9_-]*))?) mac=(?<mac>[A-Za-z0-9_-]{43}) -->$/;
+
+/** base64url text that is the one encoding of its bytes (no other spelling of the same bytes passes). */
+function canonical(text: string, bytes: number): Buffer | undefined {
+  const raw = Buffer.from(text, "base64url");
+  return raw.length === bytes && raw.toString("base64url") === text ? raw : undefined;
+}
+
+/** A record read and verified, or why there is none to go by (one sentence, for the apply's comment). */
+export type RecordReading = { record: ReviewedRecord; why?: undefined } | { record?: undefined; why: string };
+
+/**
+ * Reads the record of carte's comment `body` (which starts with `marker` and a line feed, as
+ * src/gitops/github.ts writes it) and verifies it against `binding` with `key`. Only the last line is
+ * read, and only when it is the one HTML comment of the body after the marker line; the record must be
+ * in the one format {@link encodeReviewed} writes, for the binding's pull request and head commit, and
+ * its MAC must verify. Anything else reads as no record, with the reason.
+ */
+export function readReviewed(
+  body: string,
+  marker: string,
+  binding: ReviewBinding,
+  key: ReviewKey | undefined,
+): RecordReading {
+  const none = (why: string): RecordReading => ({ why });
+  if (!key) {
+    return none(
+      "No review key is configured (input review-key or CARTE_REVIEW_KEY), so no reviewed plan can be verified.",
     );
-  if (!m) return undefined;
-  const record: ReviewedRecord = { head: m[1]!, count: Number(m[2]), all: m[3]! };
-  if (m[4] !== undefined) {
-    const bytes = Buffer.from(m[4], "base64url");
-    if (bytes.length !== record.count * DIGEST_BYTES) return undefined;
+  }
+  // Line ends as carte writes them; an edit in GitHub's web editor would make them CRLF.
+  const text = body.replace(/\r\n/g, "\n");
+  if (!text.startsWith(`${marker}\n`)) return none("carte's comment does not start with its marker.");
+  const rest = text.slice(marker.length + 1).replace(/\n$/, "");
+  const lineStart = rest.lastIndexOf("\n") + 1;
+  const line = rest.slice(lineStart);
+  if (
+    rest.indexOf("<!--") !== lineStart ||
+    rest.indexOf("<!--", lineStart + 1) >= 0 ||
+    rest.indexOf("-->") !== rest.length - 3 ||
+    rest.indexOf("--!>") >= 0
+  ) {
+    return none(
+      "carte's comment has no reviewed-plan record in its last line, or more than one HTML comment.",
+    );
+  }
+  const m = RECORD_LINE.exec(line)?.groups;
+  if (!m) {
+    return none(
+      "The reviewed-plan record in carte's comment is not in the format this version of carte writes: " +
+        "plan the pull request again.",
+    );
+  }
+  // The groups the pattern always sets (`list` is optional).
+  const {
+    fields,
+    pr,
+    head,
+    n,
+    all,
+    list,
+    mac: sig,
+  } = m as {
+    [group in "fields" | "pr" | "head" | "n" | "all" | "mac"]: string;
+  } & { list?: string };
+  const record: ReviewedRecord = { pullRequest: Number(pr), head, count: Number(n), all };
+  if (record.pullRequest !== binding.pullRequest)
+    return none(
+      `The reviewed-plan record was made for pull request #${record.pullRequest}, not #${binding.pullRequest}.`,
+    );
+  if (record.head !== binding.head) {
+    return none(
+      `The last plan on pull request #${binding.pullRequest} was made for commit ${record.head.slice(0, 7)}, not for its last commit ${binding.head.slice(0, 7)}.`,
+    );
+  }
+  const given = canonical(sig, 32);
+  if (!canonical(all, 32) || !given || !timingSafeEqual(given, mac(fields, binding, key))) {
+    return none(
+      "The reviewed-plan record's signature does not verify: it was not written by carte for this pull request " +
+        "(repository, number, head commit, base branch) with this workflow's review key.",
+    );
+  }
+  if (list !== undefined) {
+    const bytes = canonical(list, record.count * DIGEST_BYTES);
+    if (!bytes) return none("The reviewed-plan record's list of changes does not match its count.");
     const changes = new Set<string>();
     for (let i = 0; i < bytes.length; i += DIGEST_BYTES) {
       changes.add(bytes.subarray(i, i + DIGEST_BYTES).toString("base64url"));
     }
+    if (changes.size !== record.count) return none("The reviewed-plan record lists a change twice.");
     record.changes = changes;
   }
-  return record;
+  return { record };
+}
+
+/**
+ * The record of a pull request from its comments: the first comment by `author` that starts with
+ * `marker` (src/gitops/github.ts `isCartes`, the comment carte updates in place), read and verified by
+ * {@link readReviewed}. Comments by anyone else are never read.
+ */
+export function findReviewed(
+  comments: readonly IssueComment[],
+  options: { marker: string; author: string; binding: ReviewBinding; key: ReviewKey | undefined },
+): RecordReading {
+  const mine = comments.find((c) => isCartes(c, options.marker, options.author));
+  if (!mine?.body)
+    return { why: `Pull request #${options.binding.pullRequest} has no plan from carte to go by.` };
+  return readReviewed(mine.body, options.marker, options.binding, options.key);
 }
 
 /** A fresh plan's changes judged against a record. */

@@ -1,5 +1,5 @@
 /**
- * Change-scoped plans (`carte plan --scope changed --base REF`, issue 15 item 5): which stores, and which
+ * Change-scoped plans (`carte plan --scope changed --base REF`): which stores, and which
  * kinds of each store, the difference between the base's files and the head's can touch. The answer
  * comes from the two desired states, not from the list of changed files: each store's resolved desired
  * state is compared kind by kind (`ResourceKind.select`), so that any layout gives the right scope: a
@@ -18,9 +18,9 @@ import { clientKinds as clientRegistry, kinds as registry, type KindName } from 
 import type { ClientKind, ResourceKind } from "../kinds/types.js";
 import type { DesiredState, Ownership, StoreState } from "../model.js";
 import type { ChangeScope } from "../plan/target.js";
-import type { LoadedBase } from "./base.js";
-import { changedFiles, commitFiles, materializeCommit, resolveCommit } from "./git.js";
-import { shardProject, type Shard } from "./shard.js";
+import type { BaseOptions, LoadedBase } from "./base.js";
+import { changedFiles, commitFiles, findRepository, materializeCommit, resolveCommit } from "./git.js";
+import { shardProject } from "./shard.js";
 
 /** One side of the comparison: a project's desired state and ownership (src/config `LoadedProject`). */
 export interface ScopeSide {
@@ -219,7 +219,7 @@ export interface ScopedLoad {
 export async function loadChangeScope(
   configPath: string,
   ref: string,
-  options: { shard?: Shard | undefined; now?: Date | undefined } = {},
+  options: BaseOptions = {},
 ): Promise<ScopedLoad> {
   // The run's clock for time-bound entries, on both sides alike (src/config/time.ts).
   const clock = options.now ? { now: options.now } : {};
@@ -227,7 +227,7 @@ export async function loadChangeScope(
   const root = path.dirname(configFile);
   const realConfig = await realpath(configFile);
   const realRoot = path.dirname(realConfig);
-  const commit = await resolveCommit(ref, root);
+  const commit = await resolveCommit(ref, await findRepository(root, { workspace: options.workspace }));
   // Paths relative to the project folder: git names them under the real top folder, the loader under
   // the folder of carte.yaml as given.
   const inProject = (files: string[]) =>
@@ -260,8 +260,12 @@ export async function loadChangeScope(
     for (const f of files) if (differs(path.relative(root, f)) || differs(realOf(f))) return true;
     return false;
   };
-  // The base's files are written out (git archive, in other processes) while the head loads.
-  const writing = materializeCommit(commit);
+  // The base's files are written out (git archive, in other processes) while the head loads; the
+  // outcome is held as a value, so that a failure there waits for the head's load to end.
+  const writing = materializeCommit(commit).then(
+    (tree) => ({ tree, error: undefined }),
+    (error: unknown) => ({ tree: undefined, error }),
+  );
   let head: LoadedProject;
   try {
     head = await loadProject(configFile, {
@@ -270,13 +274,15 @@ export async function loadChangeScope(
       stores: { resolve: everything ? () => true : touched },
     });
   } catch (err) {
-    await (await writing).close();
+    await (await writing).tree?.close();
     throw err;
   }
-  const tree = await writing;
+  const written = await writing;
+  if (!written.tree) throw written.error;
+  const tree = written.tree;
   let base: LoadedProject;
   try {
-    const baseConfig = path.join(tree.dir, path.relative(commit.toplevel, realConfig));
+    const baseConfig = path.join(tree.dir, path.relative(commit.repo.top, realConfig));
     const baseRoot = path.dirname(baseConfig);
     const wanted = new Set([...changed, ...(head.partial?.files ?? []).map((f) => path.relative(root, f))]);
     base = await loadProject(baseConfig, {

@@ -1,7 +1,10 @@
 /**
- * Import of item availability (the `availability` kind): the ITEMs switched off in a store are written
- * to its file as `availability.unavailable`. Items switched on need nothing: that is how the platform
- * creates them, and the default `additive` ownership leaves unlisted items alone.
+ * Import of item availability (the `availability` kind): the ITEMs carte switched off in a store (its
+ * marker is on them, docs/platform-api.md "Who switched an item off") are written to its file as
+ * `availability.unavailable`. Items switched on need nothing: that is how the platform creates them.
+ * Items switched off by someone else (no marker) are not written either: the default `additive`
+ * ownership leaves unlisted items alone, so they stay off and staff keep them; listing them would make
+ * carte take them over (a listed item is marked as carte's), which an import must not do unasked.
  */
 
 import { own, type StoreState } from "../model.js";
@@ -9,11 +12,23 @@ import { parseInstant } from "../config/time.js";
 import type { KindImportPart, Note, StorePart } from "./types.js";
 import { byCodePoint } from "./util.js";
 
-/** Keeps only switched-off SKUs that are ITEMs of the store (the others cannot be written). */
+/**
+ * Keeps only the switched-off SKUs that are ITEMs of the store (the others cannot be written) and that
+ * carte switched off (the others stay staff's, see the module comment).
+ */
 export function sanitizeAvailability(state: StoreState, _note: Note): void {
   // Availability is read from the items themselves, so an item dropped by the items part drops its
   // availability with it; the loss is already noted there.
-  state.unavailable = state.unavailable.filter((sku) => state.items[sku]?.type === "ITEM").sort(byCodePoint);
+  state.unavailable = state.unavailable
+    .filter((sku) => own(state.items, sku)?.type === "ITEM" && own(state.suspensions, sku)?.byCarte === true)
+    .sort(byCodePoint);
+  if (state.suspensions === undefined) return;
+  const kept = Object.create(null) as NonNullable<StoreState["suspensions"]>;
+  for (const sku of state.unavailable) {
+    const s = own(state.suspensions, sku);
+    if (s !== undefined) kept[sku] = s;
+  }
+  state.suspensions = kept;
 }
 
 /**

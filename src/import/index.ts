@@ -13,8 +13,17 @@
  * Each kind contributes through its part in src/import/registry.ts.
  */
 
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
+import {
+  checkWritable,
+  removeFile,
+  SHARED_DIR_MODE,
+  SHARED_FILE_MODE,
+  writeFileAtomic,
+  writeFileSet,
+  type WriteTarget,
+} from "../atomic.js";
 import { UsageError } from "../errors.js";
 import { GITIGNORE } from "../init.js";
 import type { ProjectFile } from "../generated/config.js";
@@ -215,13 +224,15 @@ export interface WrittenFile {
  */
 export async function writeGitignore(outDir: string): Promise<WrittenFile["status"]> {
   const target = path.join(outDir, ".gitignore");
-  try {
-    await writeFile(target, GITIGNORE, { flag: "wx" });
-    return "created";
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-    return (await readFile(target, "utf8").catch(() => undefined)) === GITIGNORE ? "unchanged" : "kept";
-  }
+  const written = await writeFileAtomic(target, GITIGNORE, {
+    root: outDir,
+    purpose: "write the imported project's .gitignore to",
+    overwrite: false,
+    mode: SHARED_FILE_MODE,
+    dirMode: SHARED_DIR_MODE,
+  });
+  if (written) return "created";
+  return (await readFile(target, "utf8").catch(() => undefined)) === GITIGNORE ? "unchanged" : "kept";
 }
 
 /**
@@ -231,37 +242,64 @@ export async function writeGitignore(outDir: string): Promise<WrittenFile["statu
 export async function clashingFiles(outDir: string, files: readonly ImportFile[]): Promise<string[]> {
   const out: string[] = [];
   for (const f of files) {
+    // A link on the way is refused here already, before any file is read or written.
+    if (!(await checkWritable(path.join(outDir, f.path), importTarget(outDir)))) continue;
     const before = await readFile(path.join(outDir, f.path), "utf8").catch(() => undefined);
     if (before !== undefined && before !== f.text) out.push(f.path);
   }
   return out;
 }
 
+/** Where imported files go: under the `--out` folder (the project's, for `--merge`). */
+function importTarget(outDir: string): WriteTarget {
+  return { root: outDir, purpose: "write the imported file" };
+}
+
 /**
  * Writes the files under `outDir` (folders created as needed), never overwriting one: an identical file
- * is left as it is, any other existing file makes the write fail (`EEXIST`, checked again at the moment
- * of writing, so that a file created meanwhile is not lost either).
+ * is left as it is, any other existing file makes the write fail (checked again at the moment of
+ * writing, so that a file created meanwhile is not lost either). Each file is written atomically and
+ * never through a link (src/atomic.ts): a link in place of a file or of a folder under `outDir`
+ * (`catalogs -> /elsewhere`) refuses the import before its first file is written. carte.yaml is written
+ * last, and the files go all or none (src/atomic.ts `writeFileSet`): when one cannot be written (a full
+ * disk) or was made meanwhile, those written before it are removed again, so that no carte.yaml ever
+ * names a catalog or store file that is not there.
  *
  * @throws {@link UsageError} naming a file that exists with other content.
+ * @throws `FileWriteError` (src/errors.ts) naming a link or a file in a folder's place, or a file that could not
+ *   be written and the cause (and the files removed again).
  */
 export async function writeImport(outDir: string, files: readonly ImportFile[]): Promise<WrittenFile[]> {
-  const out: WrittenFile[] = [];
+  const target = importTarget(outDir);
+  const existing = new Set<string>();
+  for (const f of files) if (await checkWritable(path.join(outDir, f.path), target)) existing.add(f.path);
+  const unchanged = new Set<string>();
   for (const f of files) {
-    const target = path.join(outDir, f.path);
-    const before = await readFile(target, "utf8").catch(() => undefined);
-    if (before === f.text) {
-      out.push({ path: f.path, status: "unchanged" });
-      continue;
-    }
-    await mkdir(path.dirname(target), { recursive: true });
-    try {
-      await writeFile(target, f.text, { flag: "wx" });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "EEXIST")
-        throw new UsageError(`${f.path} exists: carte import never overwrites a file`);
-      throw err;
-    }
-    out.push({ path: f.path, status: "created" });
+    if (!existing.has(f.path)) continue;
+    const before = await readFile(path.join(outDir, f.path), "utf8").catch(() => undefined);
+    if (before === f.text) unchanged.add(f.path);
   }
-  return out;
+  // carte.yaml last, and all or none (a full disk): never a carte.yaml naming files that are not there.
+  const toWrite = [
+    ...files.filter((f) => !unchanged.has(f.path) && f.kind !== "project"),
+    ...files.filter((f) => !unchanged.has(f.path) && f.kind === "project"),
+  ];
+  const written = await writeFileSet(
+    toWrite.map((f) => ({
+      file: path.join(outDir, f.path),
+      data: f.text,
+      options: { ...target, overwrite: false, mode: SHARED_FILE_MODE, dirMode: SHARED_DIR_MODE },
+    })),
+  );
+  const kept = toWrite.filter((_, i) => !written[i]);
+  if (kept.length > 0) {
+    // Made meanwhile: the files written by this call are taken back, as on a failure.
+    for (const [i, f] of toWrite.entries()) {
+      if (written[i]) await removeFile(path.join(outDir, f.path), { ...target, purpose: "remove again" });
+    }
+    throw new UsageError(
+      `${kept[0]!.path} exists: carte import never overwrites a file; the files it had written were removed again`,
+    );
+  }
+  return files.map((f) => ({ path: f.path, status: unchanged.has(f.path) ? "unchanged" : "created" }));
 }

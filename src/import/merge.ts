@@ -14,10 +14,11 @@
  */
 
 import { existsSync } from "node:fs";
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseDocument } from "yaml";
+import { writeFailure, writeFileAtomic } from "../atomic.js";
 import { loadProject, type LoadedProject } from "../config/load.js";
 import { ConfigError, formatProblem } from "../errors.js";
 import { kindNamed } from "../kinds/registry.js";
@@ -197,21 +198,20 @@ async function verifyMerged(
 ): Promise<{ problems: string[]; differing: Map<string, string[]> }> {
   const differing = new Map<string, string[]>();
   if (files.length === 0) return { problems: [], differing };
-  const dir = await mkdtemp(path.join(tmpdir(), "carte-import-merge-"));
+  const scratchDir = path.join(tmpdir(), "carte-import-merge-");
+  const dir = await mkdtemp(scratchDir).catch((err: unknown) => {
+    throw writeFailure(scratchDir, { root: tmpdir(), purpose: "make a scratch folder" }, err);
+  });
   try {
     // The project's files keep their places relative to the folder that holds all of them.
     const sources = target.files.map((f) => path.resolve(f));
     const base = commonFolder(target.root, sources);
     const at = (absolute: string) => path.join(dir, path.relative(base, absolute));
-    for (const source of sources) {
-      await mkdir(path.dirname(at(source)), { recursive: true });
-      await copyFile(source, at(source));
-    }
-    for (const f of files) {
-      const file = at(path.join(target.root, f.path));
-      await mkdir(path.dirname(file), { recursive: true });
-      await writeFile(file, f.text);
-    }
+    // Scratch copies, thrown away after the check: written under its folder (a file name the
+    // platform shaped cannot leave it), without fsync.
+    const scratch = { root: dir, purpose: "write a scratch copy of", durable: false };
+    for (const source of sources) await writeFileAtomic(at(source), await readFile(source), scratch);
+    for (const f of files) await writeFileAtomic(at(path.join(target.root, f.path)), f.text, scratch);
     // Files the project's patterns do not pick up are named in the scratch carte.yaml, as the user is
     // told to add them.
     const config = at(target.configFile);
@@ -225,7 +225,7 @@ async function verifyMerged(
         const list = typeof value === "string" ? [value] : Array.isArray(value) ? value : [];
         doc.set(key, [...list, ...add]);
       }
-      await writeFile(config, doc.toString());
+      await writeFileAtomic(config, doc.toString(), scratch);
     }
     let desired;
     try {

@@ -8,9 +8,9 @@
  * plan` there shows no changes. From then on the two emulators are separate (docs/import.md).
  */
 
-import { lstat, mkdir, readFile, writeFile } from "node:fs/promises";
+import { lstat, readFile } from "node:fs/promises";
 import path from "node:path";
-import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "../atomic.js";
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, writeFileAtomic } from "../atomic.js";
 import { UsageError } from "../errors.js";
 import type { LoadedProject } from "../config/index.js";
 
@@ -82,6 +82,7 @@ async function checkStateFolder(to: string): Promise<void> {
  *
  * @returns `"created"`, or `"unchanged"` when the same state is there already.
  * @throws {@link UsageError} when another state is there, or a state path is a link.
+ * @throws `FileWriteError` (src/errors.ts) when the copy cannot be written (naming the file and why).
  */
 export async function copyEmulatorState(from: string, to: string): Promise<"created" | "unchanged"> {
   const copy = await stateCopyPlan(from, to);
@@ -93,16 +94,18 @@ export async function copyEmulatorState(from: string, to: string): Promise<"crea
     );
   }
   const text = (await readState(path.join(from, EMULATOR_STATE)))!;
-  await mkdir(path.dirname(target), { recursive: true, mode: PRIVATE_DIR_MODE });
-  try {
-    // wx: nothing created meanwhile is overwritten either.
-    await writeFile(target, text, { flag: "wx", mode: PRIVATE_FILE_MODE });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "EEXIST")
-      throw new UsageError(
-        `${path.relative(process.cwd(), target)} exists: carte import never overwrites a file`,
-      );
-    throw err;
+  // Atomic, never through a link, never over a file created meanwhile.
+  const written = await writeFileAtomic(target, text, {
+    root: to,
+    purpose: "copy the embedded emulator's state to",
+    overwrite: false,
+    mode: PRIVATE_FILE_MODE,
+    dirMode: PRIVATE_DIR_MODE,
+  });
+  if (!written) {
+    throw new UsageError(
+      `${path.relative(process.cwd(), target)} exists: carte import never overwrites a file`,
+    );
   }
   return "created";
 }

@@ -5,9 +5,10 @@
  * A failure here is a bug of carte import, never the user's.
  */
 
-import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { writeFailure, writeFileAtomic } from "../atomic.js";
 import { loadProject } from "../config/load.js";
 import { ConfigError, formatProblem } from "../errors.js";
 import type { FileKind } from "../config/validate.js";
@@ -38,15 +39,18 @@ export async function verifyFiles(
   states: Record<string, StoreState>,
   parts: readonly ImportPart[] = importParts,
 ): Promise<string[]> {
-  const dir = await mkdtemp(path.join(tmpdir(), "carte-import-check-"));
+  const scratchDir = path.join(tmpdir(), "carte-import-check-");
+  const dir = await mkdtemp(scratchDir).catch((err: unknown) => {
+    throw writeFailure(scratchDir, { root: tmpdir(), purpose: "make a scratch folder" }, err);
+  });
   try {
     const all = files.some((f) => f.kind === "project")
       ? files
       : [...files, { path: "carte.yaml", text: SCRATCH_PROJECT, kind: "project" as const }];
-    for (const f of all) {
-      await mkdir(path.dirname(path.join(dir, f.path)), { recursive: true });
-      await writeFile(path.join(dir, f.path), f.text);
-    }
+    // A scratch copy, thrown away after the check: written under its folder (a file name the
+    // platform shaped cannot leave it), without fsync.
+    const scratch = { root: dir, purpose: "write a scratch copy of", durable: false };
+    for (const f of all) await writeFileAtomic(path.join(dir, f.path), f.text, scratch);
     let desired;
     try {
       desired = (await loadProject(path.join(dir, "carte.yaml"))).desired;

@@ -12,7 +12,7 @@
  * that must be off, or whose state differs, yields a change.
  */
 
-import { CARTE_SUSPEND_REASON, own, type Ownership, type StoreState } from "../model.js";
+import { CARTE_SUSPEND_REASON, own, table, type Ownership, type StoreState } from "../model.js";
 import { availabilityPart } from "../import/availability.js";
 import type { StoreItemsToggle, WireItem } from "../platform/wire.js";
 import { toWireItem } from "./items.js";
@@ -39,11 +39,15 @@ export interface AvailabilityToggle {
 }
 
 /**
- * The desired side (`ownership` given): a SKU listed unavailable is wanted off, marked as carte's
- * unless it is already off without the marker and with the same end time ({@link alreadyOff}); under
- * `full` ownership every other ITEM is wanted on; under `additive` (the default) only the items
- * listed available, and those carte switched off itself (its marker is on the platform, `current`),
- * are wanted on. An item staff switched off (no marker) stays off ({@link info} lists them).
+ * The desired side (`ownership` given): a SKU listed unavailable is wanted off with carte's marker,
+ * whoever switched it off. An item the files list that is off without the marker is marked: carte cannot
+ * tell a staff member's switch-off from its own toggle whose marker was lost (a run killed between the
+ * toggle and the marker's upsert, which are two calls), so the files' word wins and the marker is
+ * written again; only the marker's upsert is planned, since the item is already off. Under `full`
+ * ownership every other ITEM is wanted on; under `additive` (the default) only the items listed
+ * available, and those carte switched off itself (its marker is on the platform, `current`), are wanted
+ * on. An item staff switched off (no marker) that the files do not list stays off ({@link info} lists
+ * them).
  *
  * The current side (no `ownership`): every ITEM as read.
  */
@@ -55,12 +59,12 @@ function select(
   const desired = ownership !== undefined;
   const off = new Set(state.unavailable);
   const on = new Set(state.available ?? []);
-  const out: Record<string, AvailabilityResource> = {};
+  const out = table<AvailabilityResource>();
   for (const sku in state.items) {
     if (state.items[sku]!.type !== "ITEM") continue;
     if (off.has(sku)) {
       const until = own(state.suspensions, sku)?.until;
-      out[sku] = offResource(sku, desired ? !alreadyOff(current, sku, until) : ownMark(state, sku), until);
+      out[sku] = offResource(sku, desired || ownMark(state, sku), until);
     } else if (!desired || ownership === "full" || on.has(sku) || switchedOffByCarte(current, sku)) {
       out[sku] = resource(sku, true);
     }
@@ -71,20 +75,6 @@ function select(
 /** Whether the current side shows carte's marker on `sku`. */
 function ownMark(state: StoreState, sku: string): boolean {
   return own(state.suspensions, sku)?.byCarte === true;
-}
-
-/**
- * Whether an item the files want off is already off on the platform without carte's marker and with the
- * same end time: it stays as it is (no change, no marker), so that files written by `carte import` plan
- * nothing; removing it from `unavailable:` later leaves it off, since carte did not switch it off.
- */
-function alreadyOff(current: StoreState | undefined, sku: string, until: string | undefined): boolean {
-  return (
-    current !== undefined &&
-    current.unavailable.includes(sku) &&
-    !ownMark(current, sku) &&
-    own(current.suspensions, sku)?.until === until
-  );
 }
 
 /** Whether the platform shows `sku` off with carte's marker: carte switched it off. */

@@ -4,7 +4,7 @@
  * (platform notes, "Store menu API").
  */
 
-import type { CategoryResource, StoreState } from "../model.js";
+import { table, type CategoryResource, type StoreState } from "../model.js";
 import type { WireCategory } from "../platform/wire.js";
 import { categoriesPart } from "../import/categories.js";
 import { storeMenuRead } from "./reads.js";
@@ -29,7 +29,7 @@ export function toWireCategory(r: CategoryResource): WireCategory {
 function selectCategories(state: StoreState): Record<string, CategoryResource> {
   const viaUtils = state.schedulesVia === "utils";
   if (!viaUtils && !Object.values(state.categories).some((c) => c.schedules)) return state.categories;
-  const out: Record<string, CategoryResource> = {};
+  const out = table<CategoryResource>();
   for (const [sku, c] of Object.entries(state.categories)) {
     const { schedules, ...rest } = c;
     out[sku] = viaUtils || !schedules?.length ? rest : { ...rest, schedules: canonicalSchedules(schedules) };

@@ -15,6 +15,7 @@
  * Stages 35 (create or update) and 36 (delete), after the per-store webhooks (src/kinds/webhooks.ts).
  */
 
+import { table } from "../model.js";
 import { listClientWebhooks, type ClientWebhook } from "../platform/webhooks.js";
 import { partOf, type ClientKind, type ClientRead, type EndpointParams, type EndpointSpec } from "./types.js";
 
@@ -87,7 +88,7 @@ export const clientWebhooks: ClientKind<ClientWebhookSetting, "client_webhook"> 
   select: (state) => state.webhooks,
   read(snapshot, into, ids) {
     const snap = partOf(snapshot, clientWebhooksRead)!;
-    const hooks: Record<string, ClientWebhookSetting> = {};
+    const hooks = table<ClientWebhookSetting>();
     for (const h of [...snap.hooks].sort((a, b) => a.event.localeCompare(b.event))) {
       hooks[h.event] = { url: h.url };
     }

@@ -4,7 +4,7 @@
  * the type: `item[SKU]` or `modifier_group[SKU]`; a change of type is an update, not a delete and create.
  */
 
-import { own, type ImageRef, type ItemResource, type StoreState } from "../model.js";
+import { own, table, type ImageRef, type ItemResource, type StoreState } from "../model.js";
 import { currencyOf, formatPrice } from "../money.js";
 import type { WireItem } from "../platform/wire.js";
 import { itemsPart } from "../import/items.js";
@@ -27,7 +27,7 @@ function anyScheduled(items: Record<string, ItemResource>): boolean {
 function selectItems(state: StoreState): Record<string, ItemResource> {
   const viaUtils = state.schedulesVia === "utils";
   if (!viaUtils && !anyScheduled(state.items)) return state.items;
-  const out: Record<string, ItemResource> = {};
+  const out = table<ItemResource>();
   for (const [sku, item] of Object.entries(state.items)) {
     const { schedules, ...rest } = item;
     out[sku] = viaUtils || !schedules?.length ? rest : { ...rest, schedules: canonicalSchedules(schedules) };
@@ -56,7 +56,9 @@ export function toWireItem(r: ItemResource): WireItem {
     },
     items_info: { items: r.children.map((sku, index) => ({ sku, index })) },
     price_info: {
-      price: r.price,
+      // The spec types the price as a number (§2.2 `price number`), never null: a modifier group, which
+      // has no price of its own in carte's files, is sent with 0 (docs/platform-api.md, assumptions).
+      price: r.price ?? 0,
       // The price of this option inside a given parent item (platform notes: override_type ITEM).
       overrides: Object.keys(r.priceInParent ?? {})
         .sort()
@@ -87,7 +89,8 @@ export function fromWireItem(
     type: group ? "MODIFIER_GROUP" : "ITEM",
     title: w.title_info?.title ?? "",
     description: w.description_info?.description ?? "",
-    price: w.price_info?.price ?? null,
+    // A modifier group's 0 is the "no price" carte sends for it (`toWireItem`), read back as no price.
+    price: group && w.price_info?.price === 0 ? null : (w.price_info?.price ?? null),
     images: byIndex(w.images_info?.images).map((i): ImageRef =>
       typeof i.host === "string" && i.host !== "" ? { path: i.path, host: i.host } : i.path,
     ),
@@ -100,7 +103,7 @@ export function fromWireItem(
   };
   const schedules = fromWireSchedules(w.schedules_info?.schedules);
   if (schedules) out.schedules = schedules;
-  const inParent: Record<string, number> = {};
+  const inParent = table<number>();
   for (const o of w.price_info?.overrides ?? []) {
     const parent = o.override_sku ?? skuOf(o.override_id ?? undefined);
     if (o.override_type === "ITEM" && parent && typeof o.price === "number") inParent[parent] = o.price;

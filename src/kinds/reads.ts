@@ -5,21 +5,18 @@
  * reader makes the call once per store whichever of them are managed there.
  */
 
+import type { RawAnswer } from "../platform/client.js";
 import type { WireStoreMenu } from "../platform/wire.js";
 import { perStoreRead } from "./types.js";
 
 /**
  * `GET /store-menu` of each store (spec §2.2 StoreMenu, §4.4). The answer (hundreds of KB for a big
- * catalog) is taken as text and parsed after the call's slot is released.
+ * catalog) is taken as received and parsed and checked against its schema after the call's slot is
+ * released.
  */
-export const storeMenuRead = perStoreRead<WireStoreMenu, string>(
+export const storeMenuRead = perStoreRead<WireStoreMenu, RawAnswer>(
   "menu",
   (client, s) =>
-    client.request<string>(
-      "GET /restaurants/menu/v1/stores/{storeId}/store-menu",
-      { storeId: s.storeId },
-      undefined,
-      { raw: true },
-    ),
-  (text) => JSON.parse(text) as WireStoreMenu,
+    client.fetchAnswer("GET /restaurants/menu/v1/stores/{storeId}/store-menu", { storeId: s.storeId }),
+  (answer, client) => client.decode<WireStoreMenu>(answer),
 );

@@ -74,9 +74,9 @@ export function partOf<T>(
 }
 
 /**
- * A store read that makes one call per store. With `parse`, `fetch` gives the answer's text and `parse`
- * turns it into the part after the call's slot is released (a big answer is parsed while the next
- * call is already on its way).
+ * A store read that makes one call per store. With `parse`, `fetch` gives the answer as received
+ * (`PlatformClient.fetchAnswer`) and `parse` turns it into the part after the call's slot is released
+ * (a big answer is parsed and checked while the next call is already on its way).
  */
 export function perStoreRead<T>(
   name: string,
@@ -85,12 +85,12 @@ export function perStoreRead<T>(
 export function perStoreRead<T, W>(
   name: string,
   fetch: (client: PlatformClient, store: StoreIdentity) => Promise<W>,
-  parse: (answer: W) => T,
+  parse: (answer: W, client: PlatformClient) => T,
 ): StoreRead<T>;
 export function perStoreRead<T, W>(
   name: string,
   fetch: (client: PlatformClient, store: StoreIdentity) => Promise<W>,
-  parse?: (answer: W) => T,
+  parse?: (answer: W, client: PlatformClient) => T,
 ): StoreRead<T> {
   return {
     name,
@@ -98,7 +98,7 @@ export function perStoreRead<T, W>(
       await Promise.all(
         stores.map(async (s) => {
           const answer = await limit(() => fetch(client, s), s.key);
-          deliver(s.key, parse ? parse(answer) : (answer as unknown as T));
+          deliver(s.key, parse ? parse(answer, client) : (answer as unknown as T));
         }),
       );
     },

@@ -41,7 +41,7 @@
  */
 
 import type { ScheduleDetail } from "../generated/platform.js";
-import type { Schedule, StoreState } from "../model.js";
+import { table, type Schedule, type StoreState } from "../model.js";
 import { getCorridors, getCorridorSchedule, getProducts, getProductSchedule } from "../platform/utils.js";
 import type { RouteName } from "../platform/routes.js";
 import { categories } from "./categories.js";
@@ -350,7 +350,7 @@ function utilsScheduleKind<N extends string>(f: Flavour<N>): ResourceKind<UtilsS
     defaultOwnership: "full",
     select(state) {
       if (state.schedulesVia !== "utils") return undefined;
-      const out: Record<string, UtilsSchedule> = {};
+      const out = table<UtilsSchedule>();
       for (const sku of f.owners(state).sort()) {
         out[sku] = { schedules: canonicalUtilsSchedules(state[f.field][sku]?.schedules) };
       }
@@ -366,7 +366,7 @@ function utilsScheduleKind<N extends string>(f: Flavour<N>): ResourceKind<UtilsS
       for (const w of f.field === "categories" ? menu.categories : menu.items) {
         if (w.id !== undefined) skuOf.set(w.id, w.sku);
       }
-      const stash: Record<string, ScheduleIds> = {};
+      const stash = table<ScheduleIds>();
       for (const e of f.entries(partOf(snapshot, utilsSchedulesRead)!)) {
         const sku = skuOf.get(e.id);
         const owner = sku === undefined ? undefined : into[f.field][sku];

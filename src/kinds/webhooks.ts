@@ -45,7 +45,7 @@
  */
 
 import { didYouMean } from "../suggest.js";
-import type { WebhookSetting } from "../model.js";
+import { table, type WebhookSetting } from "../model.js";
 import type { ConfigProblem } from "../errors.js";
 import { quote, report, type Site } from "../config/report.js";
 import { CLIENT_EVENTS, STORE_EVENTS, sortedRecord, webhookUrlProblem } from "../config/settings.js";
@@ -289,7 +289,7 @@ const webhooksSection: ConfigSection<WebhooksLayer> = {
     return out;
   },
   resolve(merged, into, problems) {
-    const settings: Record<string, WebhookSetting> = {};
+    const settings = table<WebhookSetting>();
     for (const [event, hook] of Object.entries(merged)) {
       if (hook.url === undefined) {
         report(
@@ -326,8 +326,8 @@ export const webhooks: ResourceKind<WebhookSetting, "webhook"> = {
   },
   read(snapshot, into, ids) {
     const list = partOf(snapshot, webhooksRead) ?? [];
-    const mine: Record<string, WebhookSetting> = {};
-    const events: Record<string, true> = {};
+    const mine = table<WebhookSetting>();
+    const events = table<true>();
     // Per event, how many times each store is listed (an event may appear in several configurations).
     const listed = new Map<string, Map<string, number>>();
     for (const cfg of list) {
@@ -342,7 +342,7 @@ export const webhooks: ResourceKind<WebhookSetting, "webhook"> = {
         }
       }
     }
-    const keeps: Record<string, true> = {};
+    const keeps = table<true>();
     for (const [ev, counts] of listed) {
       const copies = counts.get(into.store.storeId) ?? 0;
       if (copies > 1) mine[ev] = { ...mine[ev]!, copies };

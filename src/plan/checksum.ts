@@ -15,7 +15,7 @@
 
 import { createHash, type Hash } from "node:crypto";
 import { EVENTS_IDS, KEEPS_IDS } from "../kinds/webhooks.js";
-import type { DesiredState, StoreState } from "../model.js";
+import { table, type DesiredState, type StoreState } from "../model.js";
 
 /** Characters gathered before they are handed to the hash (or the string being built). */
 const CHUNK = 1 << 16;
@@ -193,7 +193,7 @@ export function storeDigest(state: StoreState | null | undefined, memo: DigestMe
   for (const field of RESOURCE_FIELDS) {
     const resources = state[field] as Record<string, unknown> | undefined;
     if (!resources || typeof resources !== "object") continue;
-    const texts: Record<string, unknown> = {};
+    const texts = table<unknown>();
     for (const key of Object.keys(resources)) texts[key] = resourceJson(resources[key], memo);
     view[field] = texts;
   }
@@ -214,7 +214,7 @@ export function currentChecksum(stores: Readonly<Record<string, string>>, client
  * key, and of its client-level settings' checksum when it has some.
  */
 export function desiredChecksum(desired: DesiredState, memo: DigestMemo = digestMemo()): string {
-  const stores: Record<string, string> = {};
+  const stores = table<string>();
   for (const key of Object.keys(desired.stores)) stores[key] = storeDigest(desired.stores[key], memo);
   return checksum(desired.client === undefined ? { stores } : { stores, client: checksum(desired.client) });
 }

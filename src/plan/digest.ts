@@ -1,17 +1,18 @@
 /**
- * Digests that make a saved plan safe to apply later (issue 11, items 3 and 5):
+ * Digests of plans and stores:
  * - {@link planDigest}: the SHA-256 of the plan's canonical JSON, everything but the digest itself
  *   (its operations, changes, stores, checksums, targeting and safety verdict). A saved plan carries it
  *   (`digest`), and `carte apply FILE` refuses a plan whose content no longer matches it, before any
- *   call: a hand-edited plan (a price changed in an operation's body) is never applied.
+ *   call: a plan edited by hand, cut short or mixed up is caught.
  * - {@link storeDigest} (src/plan/checksum.ts): the SHA-256 of one store's normalized current state as
  *   planning read it (`checksums.stores[key]`). Just before a store's first write, the executor reads the store again and
  *   refuses to write it when the digest differs: another apply (on another machine, where a lock
  *   cannot reach) or a person changed it since the plan was made.
  *
- * The digest is tamper-evident, not a signature: whoever can write the file can recompute it. It guards
- * against edits of a reviewed plan on its way to `carte apply`; keep plan artifacts where only the
- * workflow writes them.
+ * The plan's digest guards against accidents, not attackers: whoever can write the file can compute it
+ * again. What stands against them is that `carte apply FILE` never carries out a file's operations: it
+ * applies a fresh plan, and only when its changes are the saved plan's (src/workflow.ts
+ * `checkSavedPlan`, docs/security.md "Saved plans").
  */
 
 import { checksum, storeDigest } from "./checksum.js";

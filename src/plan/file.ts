@@ -2,20 +2,182 @@
  * Saved plan files (`carte plan --out plan.json`, `carte apply plan.json`): the plan data as JSON,
  * with the checksums of the current and desired states it was computed from and the digest of the
  * whole plan (docs/plan-format.md, src/plan/digest.ts).
+ *
+ * A plan file is input like any other: anyone who can write it may have. It is read within bounds
+ * (docs/security.md, "Saved plans"): a regular file only, tested before it is opened and opened without
+ * blocking (a FIFO or a device never hangs the run), at most {@link MAX_PLAN_FILE_BYTES} bytes (checked
+ * before a byte is read), strict UTF-8, JSON nested at most {@link MAX_PLAN_DEPTH} levels (counted
+ * without recursion before parsing, so that nothing overflows the stack), and no message quotes its
+ * content.
  */
 
-import { readFile, stat, writeFile } from "node:fs/promises";
-import { StalePlanError } from "../errors.js";
+import { constants } from "node:fs";
+import { open, stat } from "node:fs/promises";
+import { rootFor, SHARED_FILE_MODE, writeFileAtomic } from "../atomic.js";
+import { StalePlanError, UsageError } from "../errors.js";
+import { SEGMENT_NAMES, isKindName } from "../kinds/registry.js";
 import { hasValidDigest, sealPlan } from "./digest.js";
 import { PLAN_FORMAT_VERSION, type Plan } from "./types.js";
 
-/** Writes a plan file, sealed with its digest. */
-export async function writePlanFile(file: string, plan: Plan): Promise<void> {
-  await writeFile(file, JSON.stringify(sealPlan(plan), null, 2) + "\n", "utf8");
+/**
+ * Writes a plan file, sealed with its digest, atomically and never through a link (src/atomic.ts): a
+ * full disk or a kill leaves the old file or the new one; the file is readable by others as files
+ * usually are (as the umask lets them), since it holds no secret.
+ *
+ * @param root - the folder the file must stay under; default {@link rootFor} of the file (the working
+ *   directory when it holds it).
+ * @throws `FileWriteError` (src/errors.ts) naming the file: a link in its place or on its way, or the file
+ *   system's error (`could not save the plan to plan.json: no space left on device (ENOSPC)`).
+ */
+export async function writePlanFile(file: string, plan: Plan, root: string = rootFor(file)): Promise<void> {
+  await writeFileAtomic(file, JSON.stringify(sealPlan(plan), null, 2) + "\n", {
+    root,
+    purpose: "save the plan to",
+    mode: SHARED_FILE_MODE,
+  });
 }
 
-/** The most bytes of a plan file `carte show` reads (a plan of a big chain is a few MB). */
-export const MAX_SHOWN_PLAN_BYTES = 256 * 1024 * 1024;
+/**
+ * The most bytes of a plan file `carte show` and `carte apply FILE` read: 64 MiB. A plan of routine
+ * changes to a big chain is a few MB; a plan that uploads whole menus from empty takes about 250 KB a
+ * store (the example chain), so a first apply of hundreds of stores is saved per stage or per store.
+ * Parsing takes about ten times the file's size in memory.
+ */
+export const MAX_PLAN_FILE_BYTES = 64 * 1024 * 1024;
+
+/** The deepest nesting of a plan file's JSON (a plan of the example chain nests 10 levels). */
+export const MAX_PLAN_DEPTH = 100;
+
+/** 1-based line and column (in UTF-16 units) of a position of a text. */
+function lineCol(text: string, index: number): { line: number; col: number } {
+  let line = 1;
+  let start = 0;
+  for (let i = text.indexOf("\n"); i !== -1 && i < index; i = text.indexOf("\n", i + 1)) {
+    line++;
+    start = i + 1;
+  }
+  return { line, col: index - start + 1 };
+}
+
+/**
+ * Where a JSON text first nests deeper than `max` arrays and objects, or -1. One pass without
+ * recursion; brackets inside strings are skipped. The text need not be valid JSON.
+ */
+export function tooDeepAt(text: string, max: number): number {
+  let depth = 0;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // A string: to its closing quote, a backslash escaping the character after it.
+      for (i++; i < n; i++) {
+        const s = text.charCodeAt(i);
+        if (s === 0x5c) i++;
+        else if (s === 0x22) break;
+      }
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return i;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return -1;
+}
+
+/** Why a file could not be opened or tested, in words, never its content. */
+function ioProblem(file: string, err: unknown): UsageError {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === "ENOENT") return new UsageError(`${file}: no such file`);
+  if (code === "EACCES" || code === "EPERM") return new UsageError(`${file}: permission denied`);
+  if (code === "ENOTDIR") return new UsageError(`${file}: no such file (a part of the path is not a folder)`);
+  return new UsageError(`${file} cannot be read (${code ?? "error"})`);
+}
+
+function notRegular(file: string): UsageError {
+  return new UsageError(
+    `${file} is not a regular file (a folder, a FIFO or a device): name a plan saved by carte plan --out`,
+  );
+}
+
+function tooLarge(file: string, size: number): UsageError {
+  return new UsageError(
+    `${file} is ${size} bytes, more than the ${MAX_PLAN_FILE_BYTES / 1024 / 1024} MiB a plan file may hold; ` +
+      "it was not read (save smaller plans: per stage with --stage, or per store with --store)",
+  );
+}
+
+/**
+ * Reads and parses a plan file within the bounds above. Never quotes the file's content.
+ *
+ * @throws {@link UsageError} when the file does not exist or cannot be read, is not a regular file, is
+ *   larger than {@link MAX_PLAN_FILE_BYTES}, is not UTF-8, nests deeper than {@link MAX_PLAN_DEPTH}
+ *   levels or is not JSON (with the line and column when known).
+ */
+export async function readPlanJson(file: string): Promise<unknown> {
+  // Tested before it is opened: a FIFO or a device is refused without being opened at all.
+  let info;
+  try {
+    info = await stat(file);
+  } catch (err) {
+    throw ioProblem(file, err);
+  }
+  if (!info.isFile()) throw notRegular(file);
+  if (info.size > MAX_PLAN_FILE_BYTES) throw tooLarge(file, info.size);
+  let handle;
+  try {
+    // Without blocking, and tested again once open: the name may lead elsewhere by now.
+    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (err) {
+    throw ioProblem(file, err);
+  }
+  let bytes: Buffer;
+  try {
+    const opened = await handle.stat();
+    if (!opened.isFile()) throw notRegular(file);
+    if (opened.size > MAX_PLAN_FILE_BYTES) throw tooLarge(file, opened.size);
+    // At most one byte more than the limit, in case the file grows while it is read.
+    const buffer = Buffer.alloc(Math.min(opened.size, MAX_PLAN_FILE_BYTES) + 1);
+    let length = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+      if (bytesRead === 0 || (length += bytesRead) === buffer.length) break;
+    }
+    if (length > MAX_PLAN_FILE_BYTES) throw tooLarge(file, length);
+    bytes = buffer.subarray(0, length);
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw ioProblem(file, err);
+  } finally {
+    await handle.close();
+  }
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new UsageError(`${file} is not a carte plan (not UTF-8 text)`);
+  }
+  const deep = tooDeepAt(text, MAX_PLAN_DEPTH);
+  if (deep !== -1) {
+    const { line, col } = lineCol(text, deep);
+    throw new UsageError(
+      `${file} is not a carte plan (nested deeper than ${MAX_PLAN_DEPTH} levels at line ${line}, column ${col})`,
+    );
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    // The parser's message quotes the text: only the position is taken from it.
+    const message = err instanceof Error ? err.message : "";
+    const at = /at position (\d+)/.exec(message);
+    const lc = /\(line (\d+) column (\d+)\)/.exec(message);
+    const where = lc
+      ? `: line ${lc[1]}, column ${lc[2]}`
+      : at
+        ? (({ line, col }) => `: line ${line}, column ${col}`)(lineCol(text, Number(at[1])))
+        : /end of JSON input/.test(message)
+          ? ": it ends too early"
+          : "";
+    throw new UsageError(`${file} is not a carte plan (not JSON${where})`);
+  }
+}
 
 /** What a renderer reads of a plan, checked on a file whose digest does not vouch for it. */
 function planShapeProblem(plan: Record<string, unknown>): string | undefined {
@@ -64,77 +226,126 @@ function planShapeProblem(plan: Record<string, unknown>): string | undefined {
     !(isObj(t) && [t.stores, t.kinds, t.targets].every((l) => Array.isArray(l) && l.every(str)))
   )
     return "targeting must be {stores, kinds, targets}";
+  if (
+    t !== undefined &&
+    !(t.kinds as string[]).every((k) => (SEGMENT_NAMES as readonly string[]).includes(k))
+  )
+    return "targeting.kinds must name address segments (item, menu, …)";
+  if (t !== undefined && t.scope !== undefined) {
+    const problem = scopeShapeProblem(t.scope);
+    if (problem) return `targeting.scope ${problem}`;
+  }
+  const sums = plan.checksums;
+  if (
+    !isObj(sums) ||
+    !str(sums.current) ||
+    !str(sums.desired) ||
+    (sums.stores !== undefined && !(isObj(sums.stores) && Object.values(sums.stores).every(str)))
+  )
+    return "checksums must be {current, desired, stores}";
+  if (plan.stage !== undefined && !str(plan.stage)) return "stage must be a string";
   if (plan.currency !== undefined && !str(plan.currency)) return "currency must be a string";
+  if (
+    plan.info !== undefined &&
+    !(
+      Array.isArray(plan.info) &&
+      plan.info.every((i) => isObj(i) && str(i.store) && str(i.kind) && str(i.message))
+    )
+  )
+    return "info must be a list of {store, kind, message}";
+  if (
+    plan.rotateSecrets !== undefined &&
+    !(
+      Array.isArray(plan.rotateSecrets) &&
+      plan.rotateSecrets.every((r) => isObj(r) && str(r.event) && str(r.since))
+    )
+  )
+    return "rotateSecrets must be a list of {event, since}";
+  return undefined;
+}
+
+/** What is wrong with a change scope read from a file (src/plan/target.ts `ChangeScope`), if anything. */
+function scopeShapeProblem(scope: unknown): string | undefined {
+  const isObj = (v: unknown): v is Record<string, unknown> =>
+    typeof v === "object" && v !== null && !Array.isArray(v);
+  const str = (v: unknown) => typeof v === "string";
+  const kindList = (v: unknown) => Array.isArray(v) && v.every((k) => str(k) && isKindName(k as string));
+  if (!isObj(scope) || !str(scope.base) || !str(scope.sha) || typeof scope.of !== "number")
+    return "must be {base, sha, of, stores, client, removed, reads}";
+  if (
+    !Array.isArray(scope.stores) ||
+    !scope.stores.every((s) => isObj(s) && str(s.store) && kindList(s.kinds))
+  )
+    return "stores must be a list of {store, kinds}";
+  if (!kindList(scope.client)) return "client must be a list of kinds";
+  if (
+    !Array.isArray(scope.removed) ||
+    !scope.removed.every(
+      (r) => isObj(r) && str(r.store) && str(r.storeId) && str(r.name) && kindList(r.kinds),
+    )
+  )
+    return "removed must be a list of {store, storeId, name, kinds}";
+  if (!Array.isArray(scope.reads) || !scope.reads.every(str)) return "reads must be a list of names";
   return undefined;
 }
 
 /**
  * Reads a saved plan to show it (`carte show FILE`), without calling the platform. Unlike
  * {@link readPlanFile}, a plan whose content no longer matches its digest (edited, or not saved by
- * carte) is still returned, with `digestMatches: false`, so that it can be shown with a warning; its
- * shape is then checked field by field, since nothing vouches for it.
+ * carte) is still returned, with `digestMatches: false`, so that it can be shown with a warning. Its
+ * shape is checked field by field either way: a digest vouches for nothing (anyone can compute one).
  *
- * @throws {@link StalePlanError} when the file cannot be read, is larger than
- *   {@link MAX_SHOWN_PLAN_BYTES}, is not JSON, is not a plan of this format version, or (without a
- *   matching digest) lacks what a plan view shows.
+ * @throws {@link UsageError} when the file cannot be read within bounds or is not JSON
+ *   ({@link readPlanJson}); {@link StalePlanError} when it is not a plan of this format version or
+ *   lacks what a plan view shows.
  */
 export async function readPlanToShow(file: string): Promise<{ plan: Plan; digestMatches: boolean }> {
-  let data: unknown;
-  try {
-    const info = await stat(file);
-    if (!info.isFile()) throw new Error("not a regular file");
-    if (info.size > MAX_SHOWN_PLAN_BYTES) throw new Error(`larger than ${MAX_SHOWN_PLAN_BYTES} bytes`);
-    data = JSON.parse(await readFile(file, "utf8"));
-  } catch (err) {
-    throw new StalePlanError(`${file} is not a readable plan file: ${(err as Error).message}`);
-  }
-  const plan = data as Record<string, unknown> | null;
-  if (
-    !plan ||
-    typeof plan !== "object" ||
-    Array.isArray(plan) ||
-    plan.formatVersion !== PLAN_FORMAT_VERSION
-  ) {
+  const plan = await readPlanJson(file);
+  if (!isPlanObject(plan)) {
     throw new StalePlanError(
       `${file} is not a carte plan of format version ${PLAN_FORMAT_VERSION} (saved by \`carte plan --out\` or printed by \`carte plan --json\`)`,
     );
   }
-  const digestMatches = hasValidDigest(plan as unknown as Plan);
-  if (!digestMatches) {
-    const problem = planShapeProblem(plan);
-    if (problem) throw new StalePlanError(`${file} is not a plan carte can show: ${problem}`);
-  }
-  return { plan: plan as unknown as Plan, digestMatches };
+  const problem = planShapeProblem(plan);
+  if (problem) throw new StalePlanError(`${file} is not a plan carte can show: ${problem}`);
+  return { plan: plan as unknown as Plan, digestMatches: hasValidDigest(plan as unknown as Plan) };
+}
+
+/** Whether parsed JSON is an object of this plan format version. */
+function isPlanObject(data: unknown): data is Record<string, unknown> {
+  return (
+    typeof data === "object" &&
+    data !== null &&
+    !Array.isArray(data) &&
+    (data as Record<string, unknown>).formatVersion === PLAN_FORMAT_VERSION
+  );
 }
 
 /**
- * Reads a plan file. Throws {@link StalePlanError} when the file is not a plan of a format this carte
- * understands, or when its content does not match its digest (an edited plan, or one saved without
- * one): such a plan is refused before any call.
+ * Reads a plan file for `carte apply FILE`. The plan returned is never carried out as it is: its
+ * changes are what a fresh plan must equal (src/workflow.ts `checkSavedPlan`), its checksums, targeting
+ * and stage what the fresh plan is checked against and limited to. Its digest is checked as a guard
+ * against accidents (a plan edited by hand), not against someone who can write the file.
+ *
+ * @throws {@link UsageError} when the file cannot be read within bounds or is not JSON
+ *   ({@link readPlanJson}); {@link StalePlanError} when it is not a plan of this format version, lacks
+ *   a field the apply reads, or does not match its digest (edited, or not saved by carte): refused
+ *   before any call.
  */
 export async function readPlanFile(file: string): Promise<Plan> {
-  let data: unknown;
-  try {
-    data = JSON.parse(await readFile(file, "utf8"));
-  } catch (err) {
-    throw new StalePlanError(`${file} is not a readable plan file: ${(err as Error).message}`);
-  }
-  const plan = data as Partial<Plan>;
-  if (
-    !plan ||
-    typeof plan !== "object" ||
-    plan.formatVersion !== PLAN_FORMAT_VERSION ||
-    !Array.isArray(plan.operations)
-  ) {
+  const plan = await readPlanJson(file);
+  if (!isPlanObject(plan)) {
     throw new StalePlanError(
       `${file} is not a carte plan of format version ${PLAN_FORMAT_VERSION}; run \`carte plan --out ${file}\` again`,
     );
   }
-  if (!hasValidDigest(plan as Plan)) {
+  const problem = planShapeProblem(plan);
+  if (problem) throw new StalePlanError(`${file} is not a plan carte can apply: ${problem}`);
+  if (!hasValidDigest(plan as unknown as Plan)) {
     throw new StalePlanError(
       `${file} was changed after carte saved it (its content does not match its digest), or it was not ` +
         `saved by carte plan --out; nothing was applied. Run \`carte plan --out ${file}\` again and review it`,
     );
   }
-  return plan as Plan;
+  return plan as unknown as Plan;
 }

@@ -212,9 +212,9 @@ interface PlannedStore {
 
 /** A live resource that equals its desired one becomes that object (shared text in the checksums). */
 function shareEqual<R>(have: Record<string, R>, want: Record<string, R>): Record<string, R> {
-  const out: Record<string, R> = {};
+  const out = table<R>();
   for (const key of Object.keys(have)) {
-    const w = want[key];
+    const w = own(want, key);
     out[key] = w !== undefined && jsonEqual(have[key], w) ? w : have[key]!;
   }
   return out;

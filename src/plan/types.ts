@@ -129,6 +129,19 @@ export interface PlanInfo {
   message: string;
 }
 
+/**
+ * A webhook secret an apply gets anew (`PUT /webhook/{event}/reset-secret`) and saves in the secrets
+ * file, because an earlier run had the platform make it and never saved it (a kill just after the
+ * call, a full disk, a lost answer): the marker beside the secrets file says so (src/secrets.ts
+ * `findLostSecrets`), and the platform has the webhook. Not a change of the configuration.
+ */
+export interface SecretRotation {
+  /** The webhook event, e.g. `NEW_ORDER`. */
+  event: string;
+  /** ISO 8601 time at which the earlier call that made the lost secret was about to be made. */
+  since: string;
+}
+
 /** A complete plan. */
 export interface Plan {
   formatVersion: typeof PLAN_FORMAT_VERSION;
@@ -163,4 +176,10 @@ export interface Plan {
   currency?: string;
   /** Information about the stores that is not a change (see {@link PlanInfo}); absent when none. */
   info?: PlanInfo[];
+  /**
+   * Webhook secrets an apply rotates and saves because an earlier run never saved them (see
+   * {@link SecretRotation}); absent when none. Added after version 1 was published; readers must not
+   * require it. `carte apply FILE` finds them afresh, as it plans afresh.
+   */
+  rotateSecrets?: SecretRotation[];
 }

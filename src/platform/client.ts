@@ -7,6 +7,9 @@
  * Calls are named by their route (routes.ts): `client.request("GET /restaurants/menu/v1/stores/{storeId}/store-menu",
  * { storeId })` takes the path, the token surface and the idempotency from the route table. The typed calls
  * of each API group (utils.ts, stores.ts, webhooks.ts) are thin functions over {@link PlatformClient.request}.
+ * No answer is used unread: every 2xx answer goes through {@link PlatformClient.decode}, which checks it
+ * against its route's response schema (schemas.ts) and turns a malformed one into a
+ * {@link MalformedAnswerError} naming the call and the store.
  *
  * Sources: platform-spec.md §4.1 (token login), §4.3 (availability v2), §4.4 (store menu API),
  * §5 (authentication: `x-authorization` header), §7 (errors); platform-notes.md "Authentication"
@@ -14,27 +17,35 @@
  * success rate of at least 98 %), "Store menu API" (POST upserts by id, else by SKU).
  */
 
+import { setMaxListeners } from "node:events";
 import { Agent, request, type Dispatcher } from "undici";
-import { ApiError, InternalError, redact } from "../errors.js";
+import { ApiError, InternalError, MalformedAnswerError, redact } from "../errors.js";
 import {
   AdaptiveRateLimiter,
+  ByteBudget,
   DEFAULT_RETRY_POLICY,
+  MIB,
   classifyTransportError,
+  formatBytes,
   isIdempotentMethod,
   isRetryableStatus,
   isRetryableTransportError,
   parseRetryAfter,
+  readCapped,
   realSleep,
   retryDelay,
   type RetryInfo,
   type RetryPolicy,
   type Sleep,
 } from "./transport.js";
+import { answerProblems, answerSchemas, MAX_LISTED_PROBLEMS } from "./schemas.js";
 import {
+  DEFAULT_ANSWER_BYTES,
   LOGIN_ROUTES,
+  matchRoute,
+  routeMaxResponseBytes,
   routeIdempotent,
   routeMethod,
-  routeOfPath,
   routePath,
   routeSpec,
   type RouteName,
@@ -61,11 +72,12 @@ export interface ClientOptions {
   clientId: string;
   clientSecret: string;
   /**
-   * Per-attempt timeout in ms: undici's `headersTimeout` (until the response headers arrive) and
-   * `bodyTimeout` (the longest silence while the body streams in). An idempotent call that times out is
-   * retried; any other fails with an {@link ApiError} of status 0, "timed out after N ms". undici checks
-   * these on a coarse clock (`setFastTimeout`, about 1 s resolution), so they fire up to ~1 s late.
-   * Default 30 000.
+   * Idle timeout of an attempt in ms: undici's `headersTimeout` (until the response headers arrive) and
+   * `bodyTimeout` (the longest silence between two chunks of the body). An idempotent call that times
+   * out is retried; any other fails with an {@link ApiError} of status 0, "timed out after N ms". undici
+   * checks these on a coarse clock (`setFastTimeout`, about 1 s resolution), so they fire up to ~1 s
+   * late. An answer that never falls silent (a byte a second) is ended by the call's deadline
+   * ({@link deadline}) instead. Default 30 000.
    */
   timeoutMs?: number;
   /** Renew a token this many seconds before it expires. Default 300 (platform notes "Authentication"). */
@@ -111,12 +123,27 @@ export interface ClientOptions {
   /** Sleeps for a number of ms (retry delays, rate limit waits). Injectable for tests. Default a timer. */
   sleep?: Sleep;
   /**
-   * The time (epoch ms, on {@link now}'s clock) after which no call is tried again and no wait begins:
-   * the overall time limit of a run (`--timeout`), set by src/run.ts. Default: none, and then each call
-   * gives up waiting {@link DEFAULT_CALL_DEADLINE_MS} after it started. See {@link PlatformClient.setDeadline}.
+   * The time (epoch ms, on {@link now}'s clock) by which every call ends: no attempt, wait or answer
+   * goes past it. The overall time limit of a run (`--timeout`), set by src/run.ts. Default: none, and
+   * then each call ends {@link DEFAULT_CALL_DEADLINE_MS} after it started. See
+   * {@link PlatformClient.setDeadline}.
    */
   deadline?: number;
+  /**
+   * The most bytes of answers the client holds while they are received, all calls in flight together
+   * (each answer is also bounded by its route's cap, routes.ts `maxResponseBytes`). An answer that
+   * would pass it is cut off and its call fails. Default {@link DEFAULT_MAX_BUFFERED_BYTES}.
+   */
+  maxBufferedBytes?: number;
 }
+
+/**
+ * Default of {@link ClientOptions.maxBufferedBytes}: 128 MiB, eight store catalogs at their cap or
+ * more than 250 real ones (473 KB each in docs/performance.md); with the largest answer's parse (about
+ * 35 times its bytes for the worst JSON), it keeps a run under 1 GB (docs/platform-api.md "Bounds of an
+ * answer").
+ */
+export const DEFAULT_MAX_BUFFERED_BYTES = 128 * MIB;
 
 /**
  * How long one call may go on waiting and retrying when the client has no {@link ClientOptions.deadline}:
@@ -133,6 +160,12 @@ export const RENEW_AGAIN_AFTER_MS = 60_000;
 /** The shortest wait after a `Retry-After` (a date in the past or `0` would otherwise spin). */
 const MIN_ASKED_WAIT_MS = 100;
 
+/** The longest timer Node keeps (a longer one fires at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Why a call ended when the client was closed under it. */
+const CLOSED = "the client was closed (the run ended)";
+
 /** Per-call options of {@link PlatformClient.request} and {@link PlatformClient.call}. */
 export interface CallOptions {
   /**
@@ -148,12 +181,29 @@ export interface CallOptions {
    * carry `:`), values URI-encoded. Undefined values are left out.
    */
   query?: Record<string, string | number | undefined>;
+}
+
+/**
+ * A 2xx answer as received, not yet read: what {@link PlatformClient.fetchAnswer} gives, so that the
+ * caller reads it with {@link PlatformClient.decode} after releasing its own concurrency slot (the
+ * reader: a 473 KB store menu is parsed and checked while the next call is on its way).
+ */
+export interface RawAnswer {
   /**
-   * Give the body of a 2xx answer as the text received, not parsed, so that the caller parses it after
-   * releasing its own concurrency slot (the reader: a 473 KB store menu is parsed while the next call is
-   * on its way). Answers of other statuses are parsed as usual for the error.
+   * The route the call addressed, when its method and path are a row of the route table (routes.ts):
+   * its `response` names the schema the body must match.
    */
-  raw?: boolean;
+  readonly route: RouteName | undefined;
+  readonly method: string;
+  /** Path of the call, query string included. */
+  readonly path: string;
+  /** The platform store id of the path (`{storeId}`, `{store_id}`), when the route has one. */
+  readonly storeId: string | undefined;
+  readonly status: number;
+  /** The `content-type` header, when the platform sent one. */
+  readonly contentType: string | undefined;
+  /** The body as received (UTF-8). */
+  readonly text: string;
 }
 
 /**
@@ -168,11 +218,20 @@ interface CachedToken {
   renewAt: number;
 }
 
+/** What the time limit says in errors: the flag that sets it. */
+const TIME_LIMIT = "the time limit of the run (--timeout)";
+
 /** A completed HTTP exchange. */
 export interface RawResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
+  /**
+   * The body parsed as JSON, or its text when it is not JSON; undefined when empty. Left unparsed
+   * (undefined) for a 2xx answer of {@link PlatformClient.request}, which reads {@link text}.
+   */
   body: unknown;
+  /** The body as received. */
+  text: string;
 }
 
 /** One attempt: a response of any status, or no response with the reason. */
@@ -204,6 +263,10 @@ export class PlatformClient {
   private deadlineAt: number | undefined;
   /** Values never to show in an error: the client secret and every token issued to this client. */
   private readonly secrets = new Set<string>();
+  /** The bytes of the answers being received, all calls together ({@link ClientOptions.maxBufferedBytes}). */
+  private readonly buffered: ByteBudget;
+  /** Aborted by {@link close}: ends the calls still in flight and the waits of the client. */
+  private readonly closing = new AbortController();
 
   constructor(opts: ClientOptions) {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, "");
@@ -231,6 +294,9 @@ export class PlatformClient {
     this.random = opts.random ?? Math.random;
     this.sleep = opts.sleep ?? realSleep;
     this.deadlineAt = opts.deadline;
+    this.buffered = new ByteBudget(opts.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES);
+    // Every call in flight or waiting listens for the close: as many listeners as calls, not a leak.
+    setMaxListeners(0, this.closing.signal);
     this.rateLimiter = new AdaptiveRateLimiter({
       requestsPerSecond: opts.requestsPerSecond ?? 20,
       ...(opts.minRequestsPerSecond === undefined ? {} : { minRequestsPerSecond: opts.minRequestsPerSecond }),
@@ -240,9 +306,9 @@ export class PlatformClient {
   }
 
   /**
-   * Sets (or, with `undefined`, clears) the time, in epoch ms on the client's clock, after which no call
-   * is tried again and no wait begins (see {@link ClientOptions.deadline}). A call cut short by it fails
-   * with an {@link ApiError} whose message says that the time limit was reached.
+   * Sets (or, with `undefined`, clears) the time, in epoch ms on the client's clock, by which every call
+   * ends (see {@link ClientOptions.deadline}): a call cut short by it, or whose next wait would pass it,
+   * fails with an {@link ApiError} whose message says that the time limit is reached.
    */
   setDeadline(at: number | undefined): void {
     this.deadlineAt = at;
@@ -253,8 +319,13 @@ export class PlatformClient {
     return this.deadlineAt;
   }
 
-  /** Closes the client's own connections. */
+  /**
+   * Ends the calls of the client still in flight or waiting (they fail with an {@link ApiError} "the
+   * client was closed"), so that an answer still streaming in or a pending wait does not keep the process
+   * up after a run ended, and closes the client's own connections.
+   */
   async close(): Promise<void> {
+    this.closing.abort();
     if (this.ownsDispatcher) await this.dispatcher.close();
   }
 
@@ -271,9 +342,9 @@ export class PlatformClient {
     body?: unknown,
     headers: Record<string, string> = {},
   ): Promise<RawResponse> {
-    const out = await this.exchange(method, path, body, this.deadlineAt ?? Infinity, async () => headers);
+    const out = await this.exchange(method, path, body, this.callDeadline(), async () => headers);
     if (!out.ok) throw out.error;
-    return out.res;
+    return { ...out.res, body: parseLoosely(out.res.text) };
   }
 
   /**
@@ -286,8 +357,12 @@ export class PlatformClient {
    * server's `Retry-After` on 429 and 503, up to `maxAttempts` failed attempts in all; waits the server
    * asked for do not count, and the client's deadline bounds them. On 401 the token is renewed and the
    * call repeated, unless the call renewed it less than a minute before ({@link RENEW_AGAIN_AFTER_MS}).
+   *
+   * The answer is read by {@link decode}: checked against the route's response schema before it is
+   * returned; a route without one (204) gives undefined.
    * @throws ApiError for a non-2xx answer (the last status the platform answered) or when no answer
    *   arrived (status 0).
+   * @throws MalformedAnswerError (an ApiError) for a 2xx answer that is not JSON or not of the route's shape.
    * @throws InternalError when a path parameter of the route is missing.
    */
   async request<T>(
@@ -296,9 +371,72 @@ export class PlatformClient {
     body?: unknown,
     options: CallOptions = {},
   ): Promise<T> {
+    return this.decode<T>(await this.fetchAnswer(name, params, body, options));
+  }
+
+  /**
+   * Calls a route like {@link request} and gives its 2xx answer as received, to be read with
+   * {@link decode} later (see {@link RawAnswer}).
+   * @throws ApiError, InternalError as {@link request}.
+   */
+  async fetchAnswer(
+    name: RouteName,
+    params: RouteParams,
+    body?: unknown,
+    options: CallOptions = {},
+  ): Promise<RawAnswer> {
     const path = routePath(name, params) + queryString(options.query);
     const idempotent = options.idempotent ?? routeIdempotent(name, body);
-    return this.send<T>(routeMethod(name), path, body, routeSpec(name).surface, idempotent, options.raw);
+    const storeId = params.storeId ?? params.store_id;
+    const surface = routeSpec(name).surface;
+    return this.send(routeMethod(name), path, body, surface, idempotent, name, storeId?.toString());
+  }
+
+  /**
+   * Reads a 2xx answer (platform-spec.md §4 conventions: bodies are JSON): the body parsed and checked
+   * against the response schema of its route (schemas/platform/, read open: src/platform/schemas.ts).
+   * An answer whose route has no response schema (204) gives undefined, whatever its body.
+   * @throws MalformedAnswerError when the content type is not JSON, the body is empty or not JSON, or
+   *   the value does not match the schema: the message names the call, its store, and the first
+   *   problems (`/items/3/sku: expected a string, got null`), quoting at most a short escaped excerpt
+   *   (nothing of an answer that carries a secret, {@link RouteSpec.secret}).
+   */
+  decode<T>(answer: RawAnswer): T {
+    const spec = answer.route === undefined ? undefined : routeSpec(answer.route);
+    if (spec?.response === undefined) return undefined as T;
+    const quote = spec.secret !== true;
+    const fail = (problem: string) =>
+      new MalformedAnswerError({
+        method: answer.method,
+        path: answer.path,
+        status: answer.status,
+        route: answer.route!,
+        storeId: answer.storeId,
+        problem: redact(problem, [...this.secrets]),
+      });
+    const { text, contentType } = answer;
+    const starts = quote ? `; it starts ${excerpt(text)}` : "";
+    if (contentType !== undefined && !isJsonType(contentType)) {
+      throw fail(`is not JSON: its content type is ${JSON.stringify(contentType.slice(0, 80))}${starts}`);
+    }
+    if (text.trim() === "") throw fail("is not JSON: the body is empty");
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      throw fail(`is not JSON: ${jsonFault(err, text)}${starts}`);
+    }
+    const problems = answerProblems(spec.response, value, { quote });
+    if (problems.length > 0) {
+      const file = answerSchemas().definitions.get(spec.response)?.file;
+      const more = problems.length - MAX_LISTED_PROBLEMS;
+      throw fail(
+        `does not have the shape of a ${spec.response} (schemas/platform/${file}.schema.json): ` +
+          problems.slice(0, MAX_LISTED_PROBLEMS).join("; ") +
+          (more > 0 ? `; and ${more} more problem${more === 1 ? "" : "s"}` : ""),
+      );
+    }
+    return value as T;
   }
 
   /**
@@ -311,50 +449,56 @@ export class PlatformClient {
    * @throws InternalError when no route of the table has this path (a bug of the caller).
    */
   async call<T>(method: string, path: string, body?: unknown, options: CallOptions = {}): Promise<T> {
-    const name = routeOfPath(method, path);
-    if (name === undefined) {
+    const match = matchRoute(method, path);
+    if (match === undefined) {
       throw new InternalError(
         `no route of the platform API (src/platform/routes.ts) matches ${method} ${path}`,
       );
     }
     const idempotent = options.idempotent ?? isIdempotentMethod(method);
-    return this.send<T>(method, path + queryString(options.query), body, routeSpec(name).surface, idempotent);
+    // A path whose route has another method: its surface is the path's, and no schema describes the answer.
+    const route = match.method === method.toUpperCase() ? match.name : undefined;
+    const answer = await this.send(
+      method,
+      path + queryString(options.query),
+      body,
+      routeSpec(match.name).surface,
+      idempotent,
+      route,
+      match.params.storeId ?? match.params.store_id,
+    );
+    return this.decode<T>(answer);
   }
 
   /**
-   * One protected call with retries; the body of a 2xx answer. The token is taken for each attempt
-   * after the rate limiter's wait (a long wait may outlive a token). On 401 the token is renewed and the
-   * call repeated when the call has not renewed it within the last {@link RENEW_AGAIN_AFTER_MS}
-   * (platform notes "Authentication": renew on 401; a second 401 right after a renewal is final).
+   * One protected call with retries; the 2xx answer as received, for {@link decode}. The token is taken
+   * for each attempt after the rate limiter's wait (a long wait may outlive a token). On 401 the token is
+   * renewed and the call repeated when the call has not renewed it within the last
+   * {@link RENEW_AGAIN_AFTER_MS} (platform notes "Authentication": renew on 401; a second 401 right after
+   * a renewal is final). `route` and `storeId` are only carried into the answer.
    */
-  private async send<T>(
+  private async send(
     method: string,
     path: string,
     body: unknown,
     surface: Surface,
     idempotent: boolean,
-    raw = false,
-  ): Promise<T> {
+    route: RouteName | undefined,
+    storeId: string | undefined,
+  ): Promise<RawAnswer> {
     let renewedAt = Number.NEGATIVE_INFINITY;
     // Whether an attempt before the last got no usable answer (no response; 500, 502, 504): then a
     // refusal by the last does not prove that nothing was made.
     let lost = false;
     let lostBefore = false;
     const once = async (deadline: number): Promise<Outcome> => {
-      if (surface === "none") return this.exchange(method, path, body, deadline, async () => ({}), raw);
+      if (surface === "none") return this.exchange(method, path, body, deadline, async () => ({}));
       for (;;) {
         let used: string | undefined;
-        const out = await this.exchange(
-          method,
-          path,
-          body,
-          deadline,
-          async () => {
-            used = await this.token(surface);
-            return { "x-authorization": `Bearer ${used}` };
-          },
-          raw,
-        );
+        const out = await this.exchange(method, path, body, deadline, async () => {
+          used = await this.token(surface);
+          return { "x-authorization": `Bearer ${used}` };
+        });
         if (!out.ok || out.res.status !== 401 || used === undefined) return out;
         if (this.now() - renewedAt < RENEW_AGAIN_AFTER_MS) return out;
         renewedAt = this.now();
@@ -368,17 +512,30 @@ export class PlatformClient {
       return out;
     });
     if (res.status < 200 || res.status > 299) throw this.toError(method, path, res, lostBefore);
-    return res.body as T;
+    return answerOf(method, path, res, route, storeId);
+  }
+
+  /**
+   * The deadline of a call that starts now (epoch ms on the client's clock): the client's deadline (the
+   * run's `--timeout`), and at most {@link DEFAULT_CALL_DEADLINE_MS} from now.
+   */
+  private callDeadline(): number {
+    return Math.min(this.deadlineAt ?? Number.POSITIVE_INFINITY, this.now() + DEFAULT_CALL_DEADLINE_MS);
+  }
+
+  /** Which limit a call's deadline is, for its errors. */
+  private limitOf(deadline: number): string {
+    return deadline === this.deadlineAt ? TIME_LIMIT : "the 15-minute limit of one call";
   }
 
   /**
    * Runs `attempt` until it yields a final outcome, `maxAttempts` failed attempts are reached, or the
-   * deadline (the client's, else {@link DEFAULT_CALL_DEADLINE_MS} from now) would pass before the next
-   * attempt. A wait the server asked for (429 or 503 with `Retry-After`) is not a failed attempt: it is
-   * honoured (capped at `maxRetryAfterMs`, at least 100 ms) for as long as the deadline allows. Returns
-   * the last response (of any status); throws the last transport error, or an {@link ApiError} saying
-   * that the time limit was reached. Errors thrown by `attempt` itself (a failed token login, which has
-   * its own retries) end the call at once.
+   * call's deadline ({@link callDeadline}) would pass before the next attempt. A wait the server asked
+   * for (429 or 503 with `Retry-After`) is not a failed attempt: it is honoured (capped at
+   * `maxRetryAfterMs`, at least 100 ms) when it ends before the deadline; one that would end after it
+   * fails the call at once, naming the `Retry-After`. Returns the last response (of any status); throws
+   * the last transport error, or an {@link ApiError} saying that the time limit is reached. Errors
+   * thrown by `attempt` itself (a failed token login, which has its own retries) end the call at once.
    */
   private async withRetries(
     method: string,
@@ -386,7 +543,7 @@ export class PlatformClient {
     idempotent: boolean,
     attempt: (deadline: number) => Promise<Outcome>,
   ): Promise<RawResponse> {
-    const deadline = this.deadlineAt ?? this.now() + DEFAULT_CALL_DEADLINE_MS;
+    const deadline = this.callDeadline();
     for (let n = 1; ;) {
       const out = await attempt(deadline);
       let status = 0;
@@ -406,7 +563,9 @@ export class PlatformClient {
       }
       let delayMs = retryDelay(n, status, retryAfterMs, this.retryPolicy, this.random);
       if (asked) delayMs = Math.max(delayMs, MIN_ASKED_WAIT_MS);
-      if (this.now() + delayMs >= deadline) throw this.deadlineError(method, path, out);
+      if (this.now() + delayMs >= deadline) {
+        throw this.deadlineError(method, path, out, deadline, asked ? retryAfterMs : undefined);
+      }
       this.onRetry?.({
         method,
         path,
@@ -415,31 +574,56 @@ export class PlatformClient {
         delayMs,
         reason: out.ok ? `HTTP ${status}` : out.reason,
       });
-      await this.sleep(delayMs);
+      try {
+        await this.sleep(delayMs, this.closing.signal);
+      } catch (cause) {
+        throw new ApiError({ method, path, status, platformMessage: CLOSED, cause });
+      }
       if (!asked) n++;
     }
   }
 
-  /** The error of a call cut short by the deadline: its last outcome, and why it was not tried again. */
-  private deadlineError(method: string, path: string, out: Outcome): ApiError {
+  /**
+   * The error of a call whose next wait would pass its deadline: its last outcome, the wait the platform
+   * asked for (`retryAfterMs`, when it did), and the time that was left.
+   */
+  private deadlineError(
+    method: string,
+    path: string,
+    out: Outcome,
+    deadline: number,
+    retryAfterMs: number | undefined,
+  ): ApiError {
     const last = out.ok ? this.toError(method, path, out.res) : out.error;
+    const before =
+      retryAfterMs === undefined
+        ? "before the next attempt"
+        : `before the wait the platform asked for ends (Retry-After: ${duration(retryAfterMs)})`;
     return new ApiError({
       method,
       path,
       status: last.status,
       platformMessage:
-        `${last.platformMessage ?? `HTTP ${last.status}`}; not tried again: ` +
-        `the time limit of the run (--timeout) is reached`,
+        `${last.platformMessage ?? `HTTP ${last.status}`}; not tried again: ${this.limitOf(deadline)} ` +
+        `is reached in ${duration(Math.max(0, deadline - this.now()))}, ${before}`,
       ...(last.platformType === undefined ? {} : { platformType: last.platformType }),
+      cause: last,
     });
   }
 
   /**
    * One HTTP exchange: waits for a rate-limit slot, THEN takes the headers (the token: a long wait may
-   * outlive the one held before it), sends, reads the whole body, and feeds the limiter (429 lowers the
-   * rate, `Retry-After` pauses the client, 2xx lets the rate recover). The attempt's timeout is the
-   * client's `timeoutMs`, shortened to what is left before `deadline`. Errors of `headers` (a failed
-   * login) propagate. With `raw`, the body of a 2xx answer is kept as text ({@link CallOptions.raw}).
+   * outlive the one held before it), sends, reads the body within its route's cap, and feeds the limiter
+   * (429 lowers the rate, `Retry-After` pauses the client, 2xx lets the rate recover). Bounds:
+   * - time: undici's `headersTimeout` and `bodyTimeout` (the idle timeout, the client's `timeoutMs`,
+   *   shortened to what is left before `deadline`), and a signal that aborts the exchange at `deadline`
+   *   however the answer trickles in, or when the client is closed; a slot of the limiter that would
+   *   come after `deadline` fails the call without sending it;
+   * - size: the route's `maxResponseBytes` (a larger `content-length` is refused before the body is
+   *   read) and the client's budget of bytes being received ({@link ClientOptions.maxBufferedBytes}),
+   *   counted as the chunks arrive (transport.ts {@link readCapped}).
+   * Errors of `headers` (a failed login) propagate. The body of a 2xx answer is kept as text only, for
+   * {@link decode}; that of another status is parsed for the error.
    */
   private async exchange(
     method: string,
@@ -447,11 +631,49 @@ export class PlatformClient {
     body: unknown,
     deadline: number,
     headers: () => Promise<Record<string, string>>,
-    raw = false,
   ): Promise<Outcome> {
-    await this.rateLimiter.acquire();
+    const route = matchRoute(method, path);
+    const store = route?.params.storeId ?? route?.params.store_id;
+    if (this.closing.signal.aborted) return this.stopped(method, path, `not sent: ${CLOSED}`);
+    if (deadline <= this.now()) {
+      return this.stopped(method, path, `not sent: ${this.limitOf(deadline)} is reached`);
+    }
+    let slot: boolean;
+    try {
+      slot = await this.rateLimiter.acquire(deadline, this.closing.signal);
+    } catch (cause) {
+      return this.stopped(method, path, `not sent: ${CLOSED}`, 0, cause);
+    }
+    if (!slot) {
+      const pause = this.rateLimiter.pauseAt();
+      return this.stopped(
+        method,
+        path,
+        `not sent: ${this.limitOf(deadline)} is reached in ${duration(Math.max(0, deadline - this.now()))}, ` +
+          `before ${pause ? `the client may send again (${pause.reason})` : "the rate limit lets the call go"}`,
+      );
+    }
     const extra = await headers();
-    const timeoutMs = Math.max(1, Math.min(this.timeoutMs, deadline - this.now()));
+    const started = this.now();
+    const left = deadline - started;
+    if (left <= 0) return this.stopped(method, path, `not sent: ${this.limitOf(deadline)} is reached`);
+    // The idle timeout, unless the deadline comes first: then undici's timers are set past it, so that
+    // the deadline's own timer ends the call and the error says which limit was reached.
+    const timeoutMs = this.timeoutMs < left ? this.timeoutMs : Math.ceil(left) + 1000;
+    const cap = route ? routeMaxResponseBytes(route.name) : DEFAULT_ANSWER_BYTES;
+    // The exchange ends at the deadline, or when the client is closed; the controller is the call's own
+    // (a signal combined with one that lives as long as the client would be kept by it).
+    // A plain timer, not `AbortSignal.timeout` combined with `AbortSignal.any`: Node may collect such
+    // a combined signal's sources while the request still waits on it, and then the deadline never fires.
+    const ended = new AbortController();
+    const onClose = () => ended.abort(this.closing.signal.reason);
+    this.closing.signal.addEventListener("abort", onClose, { once: true });
+    const timer = setTimeout(
+      () => ended.abort(new Error("the call's deadline is reached")),
+      Math.min(Math.ceil(left), MAX_TIMER_MS),
+    );
+    const signal = ended.signal;
+    let phase: "headers" | "body" = "headers";
     let status: number;
     let resHeaders: RawResponse["headers"];
     let text: string;
@@ -467,30 +689,73 @@ export class PlatformClient {
         body: body === undefined ? undefined : JSON.stringify(body),
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
+        signal,
       });
+      phase = "body";
       status = res.statusCode;
       resHeaders = res.headers;
-      text = await res.body.text();
-    } catch (cause) {
-      return this.transportFailure(method, path, cause, timeoutMs);
-    }
-    let parsed: unknown = undefined;
-    if (raw && status >= 200 && status <= 299) parsed = text;
-    else if (text.length > 0) {
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        parsed = text;
+      const declared = Number(res.headers["content-length"]);
+      const read =
+        declared > cap
+          ? ({ ok: false, over: "route", received: 0 } as const)
+          : await readCapped(res.body, cap, this.buffered);
+      if (!read.ok) {
+        res.body.destroy();
+        const answer = `the answer${store === undefined ? "" : ` for store ${store}`} (HTTP ${status})`;
+        const message =
+          read.over === "route"
+            ? `${answer} is larger than ${formatBytes(cap)}, the most carte reads from ` +
+              `${route?.name ?? `${method} ${path}`} (docs/platform-api.md "Bounds of an answer"); ` +
+              `reading stopped after ${formatBytes(read.received)}`
+            : `the answers being received at once hold more than ${formatBytes(this.buffered.limit)}; ` +
+              `reading ${answer} stopped after ${formatBytes(read.received)} ` +
+              `(fewer calls at once: --parallelism)`;
+        // A 2xx answer cut off leaves open what the call did, as a lost answer does (status 0): the
+        // executor then settles a write by its effect (src/apply/execute.ts).
+        return this.stopped(method, path, message, status >= 200 && status <= 299 ? 0 : status);
       }
+      text = read.bytes.toString("utf8");
+    } catch (cause) {
+      if (signal.aborted) {
+        const why = this.closing.signal.aborted ? CLOSED : `${this.limitOf(deadline)} is reached`;
+        return this.stopped(
+          method,
+          path,
+          `${why} while waiting for the response ${phase} (after ${duration(this.now() - started)})`,
+          0,
+          cause,
+        );
+      }
+      return this.transportFailure(method, path, cause, timeoutMs);
+    } finally {
+      clearTimeout(timer);
+      this.closing.signal.removeEventListener("abort", onClose);
     }
+    const parsed = status >= 200 && status <= 299 ? undefined : parseLoosely(text);
     if (status === 429) this.rateLimiter.onThrottled();
     if (status === 429 || status === 503) {
       const wait = parseRetryAfter(resHeaders["retry-after"], this.now());
-      if (wait !== undefined) this.rateLimiter.pauseFor(Math.min(wait, this.retryPolicy.maxRetryAfterMs));
+      if (wait !== undefined) {
+        this.rateLimiter.pauseFor(
+          Math.min(wait, this.retryPolicy.maxRetryAfterMs),
+          `${method} ${path} was answered ${status} with Retry-After: ${duration(wait)}`,
+        );
+      }
     } else if (status >= 200 && status <= 299) {
       this.rateLimiter.onSuccess();
     }
-    return { ok: true, res: { status, headers: resHeaders, body: parsed } };
+    return { ok: true, res: { status, headers: resHeaders, body: parsed, text } };
+  }
+
+  /** An outcome that ends the call at once (not retried): its reason, redacted, as an {@link ApiError}. */
+  private stopped(method: string, path: string, message: string, status = 0, cause?: unknown): Outcome {
+    const reason = redact(message, [...this.secrets]);
+    return {
+      ok: false,
+      error: new ApiError({ method, path, status, platformMessage: reason, cause }),
+      retryable: () => false,
+      reason,
+    };
   }
 
   /** Turns an error of undici or the network into an outcome with a clear, secret-free message. */
@@ -528,15 +793,19 @@ export class PlatformClient {
 
   /** Returns a valid token of the surface, logging in when none is cached or it is about to expire. */
   async token(surface: TokenSurface): Promise<string> {
-    const cached = this.tokens.get(surface);
-    if (cached) {
+    for (let cached = this.tokens.get(surface); cached; cached = this.tokens.get(surface)) {
       try {
         const t = await cached;
         if (this.now() < t.renewAt) return t.value;
       } catch {
         // A failed login is not cached: fall through and try again.
       }
-      if (this.tokens.get(surface) === cached) this.tokens.delete(surface);
+      // While this call waited, another may have started the next login: share it rather than log in
+      // once more.
+      if (this.tokens.get(surface) === cached) {
+        this.tokens.delete(surface);
+        break;
+      }
     }
     const pending = this.login(surface);
     this.tokens.set(surface, pending);
@@ -561,21 +830,15 @@ export class PlatformClient {
 
   /** Logs in (spec §4.1). Retried as an idempotent call: a login has no effect beyond issuing a token. */
   private async login(surface: TokenSurface): Promise<CachedToken> {
-    const path = routePath(LOGIN_ROUTES[surface]);
+    const route = LOGIN_ROUTES[surface];
+    const path = routePath(route);
     const creds = { client_id: this.clientId, client_secret: this.clientSecret };
     const res = await this.withRetries("POST", path, true, (deadline) =>
       this.exchange("POST", path, creds, deadline, async () => ({})),
     );
     if (res.status < 200 || res.status > 299) throw this.toError("POST", path, res);
-    const body = res.body as Partial<TokenResponse> | undefined;
-    if (!body || typeof body.access_token !== "string" || typeof body.expires_in !== "number") {
-      throw new ApiError({
-        method: "POST",
-        path,
-        status: res.status,
-        platformMessage: "malformed token response",
-      });
-    }
+    // The route is marked `secret`: a malformed answer is described without quoting it.
+    const body = this.decode<TokenResponse>(answerOf("POST", path, res, route, undefined));
     this.secrets.add(body.access_token);
     const lifetimeMs = body.expires_in * 1000;
     // Renew shortly before expiry; for very short-lived tokens, at half their life.
@@ -589,6 +852,71 @@ export class PlatformClient {
   getStoreMenu(storeId: string): Promise<WireStoreMenu> {
     return this.request("GET /restaurants/menu/v1/stores/{storeId}/store-menu", { storeId });
   }
+}
+
+/** A duration for a message: `250 ms`, `17 s`, `99999999 s`. */
+function duration(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${Math.round(ms / 1000)} s`;
+}
+
+/** A 2xx answer of {@link PlatformClient.send} or a login as a {@link RawAnswer}. */
+function answerOf(
+  method: string,
+  path: string,
+  res: RawResponse,
+  route: RouteName | undefined,
+  storeId: string | undefined,
+): RawAnswer {
+  const type = res.headers["content-type"];
+  return {
+    route,
+    method,
+    path,
+    storeId,
+    status: res.status,
+    contentType: Array.isArray(type) ? type[0] : type,
+    text: res.text,
+  };
+}
+
+/** A body as JSON when it parses, else its text; undefined when empty (error bodies, {@link PlatformClient.raw}). */
+function parseLoosely(text: string): unknown {
+  if (text.length === 0) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+/** Whether a `content-type` is JSON: `application/json` or a `+json` type, parameters aside (RFC 8259 §11, RFC 6839 §3.1). */
+function isJsonType(contentType: string): boolean {
+  return /^\s*application\/(?:[\w.+-]*\+)?json\s*(?:;|$)/i.test(contentType);
+}
+
+/** Characters of a body quoted in a message about it at most. */
+const EXCERPT_CHARS = 60;
+
+/** The start of a body as a JSON string (escaped, one line), cut at {@link EXCERPT_CHARS}, with its length. */
+function excerpt(text: string): string {
+  const cut = text.length > EXCERPT_CHARS;
+  return `${JSON.stringify(text.slice(0, EXCERPT_CHARS))}${cut ? "…" : ""} (${text.length} characters)`;
+}
+
+/**
+ * Why a body is not JSON, in carte's words (the parser's own message may quote the body and varies
+ * with Node's version): where it stops, from the position the parser reports.
+ */
+function jsonFault(err: unknown, text: string): string {
+  const message = err instanceof Error ? err.message : "";
+  const at = /at position (\d+)/.exec(message);
+  const position = at ? Number(at[1]) : undefined;
+  if (/end of JSON input/i.test(message) || (position !== undefined && position >= text.length)) {
+    return "it is cut short, ending inside its JSON value";
+  }
+  return position === undefined
+    ? "it is not valid JSON"
+    : `it is not valid JSON from character ${position + 1}`;
 }
 
 /** `?k=v&…` of {@link CallOptions.query}, or "" when there is none. */

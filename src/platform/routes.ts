@@ -15,10 +15,15 @@
  * - `idempotent`: whether sending the call twice has the same outcome as sending it once, so that a call
  *   whose answer was lost may be repeated (a function of the body where that depends on the body);
  * - `request`, `response`, `query`: names of definitions of schemas/platform/ (`PlatformSchemaName`);
- *   `response` absent: the answer has no body (204);
+ *   `response` absent: the answer has no body (204). The client checks every 2xx answer against its
+ *   `response` before using it (`PlatformClient.decode`, src/platform/schemas.ts), and the emulator
+ *   and the conformance suite hold the emulator's answers to the same definition;
+ * - `secret`: the answer carries a secret (a token, a webhook secret), so that a malformed one is
+ *   described without quoting any of it;
  * - `maxElements`: the most elements one call may carry (platform notes "Limits"), where published;
  * - `synchronous` (writes only): whether the platform applies the write before it answers (utils,
  *   webhooks, the synchronous store call), rather than accepting it for later processing;
+ * - `maxResponseBytes`: the most bytes carte reads of an answer (any status); absent, 1 MiB;
  * - `spec`: the section of platform-spec.md §4 that lists the endpoint.
  *
  * Adding an endpoint: one row here (and its schema definitions in schemas/platform/, `npm run gen`);
@@ -52,12 +57,26 @@ export interface RouteSpec {
   readonly idempotent: boolean | ((body: unknown) => boolean);
   /** Definition of schemas/platform/ of the request body; absent: no body. */
   readonly request?: PlatformSchemaName;
-  /** Definition of schemas/platform/ of a 2xx answer's body; absent: no body (204). */
+  /**
+   * Definition of schemas/platform/ of a 2xx answer's body; absent: no body (204). Every answer is
+   * checked against it before use (`PlatformClient.decode`).
+   */
   readonly response?: PlatformSchemaName;
+  /**
+   * The answer carries a secret (an access token, a webhook secret): a malformed answer is described by
+   * where it is wrong only, never quoted (no excerpt, no value).
+   */
+  readonly secret?: true;
   /** Definition of schemas/platform/ listing the query parameters (finance reads, spec §4.6). */
   readonly query?: PlatformSchemaName;
   /** Most elements one call may carry (platform notes "Limits"); absent: no published limit. */
   readonly maxElements?: number;
+  /**
+   * The most bytes carte reads of one answer of this route, whatever its status, counted as they arrive:
+   * a longer answer is cut off there and the call fails (src/platform/client.ts). Absent:
+   * {@link DEFAULT_ANSWER_BYTES}. The figures and why: docs/platform-api.md "Bounds of an answer".
+   */
+  readonly maxResponseBytes?: number;
   /**
    * Writes only: `true` when the platform applies the write before it answers (a read right after
    * shows it), `false` when it accepts the write and processes it later. Absent on reads.
@@ -66,6 +85,28 @@ export interface RouteSpec {
   /** Section of platform-spec.md that lists the endpoint, e.g. `§4.4`. */
   readonly spec: `§4.${number}`;
 }
+
+const MIB = 1024 * 1024;
+
+/**
+ * The cap of an answer whose route names none: messages, tokens, one slot or webhook, the status of at
+ * most a few hundred stores (platform notes "Limits"). A few KiB each in practice.
+ */
+export const DEFAULT_ANSWER_BYTES = 1 * MIB;
+
+/**
+ * The cap of a read of one store's records (its items, categories, menus, statuses, schedules, a page
+ * of finance entries, the webhook configurations): half the cap of a whole catalog, of which each of
+ * these is a part.
+ */
+export const READ_ANSWER_BYTES = 8 * MIB;
+
+/**
+ * The cap of a store's whole catalog (`GET /store-menu`): 35 times the 473 KB menu of the benchmark
+ * chain (docs/performance.md), and small enough that the worst answer under it, `[{},{},…]`, parses in
+ * about 0.6 GB (docs/platform-api.md "Bounds of an answer").
+ */
+export const STORE_MENU_ANSWER_BYTES = 16 * MIB;
 
 /** `POST /menu` is idempotent only when every menu names its id: a menu without one is created anew. */
 function everyMenuHasId(menus: unknown): boolean {
@@ -97,6 +138,7 @@ export const ROUTES = {
     idempotent: true,
     request: "TokenRequest",
     response: "TokenResponse",
+    secret: true,
     spec: "§4.1",
   },
   "POST /restaurants/auth/v1/token/login/utils": {
@@ -104,6 +146,7 @@ export const ROUTES = {
     idempotent: true,
     request: "TokenRequest",
     response: "TokenResponse",
+    secret: true,
     spec: "§4.1",
   },
 
@@ -121,6 +164,7 @@ export const ROUTES = {
     idempotent: true,
     request: "ProductsStockStatusRequest",
     response: "StockStatusList",
+    maxResponseBytes: READ_ANSWER_BYTES,
     spec: "§4.2",
   },
   "PATCH /restaurants/menu/v1/stores/{storeId}/toppings/{identityType}/stock": {
@@ -136,6 +180,7 @@ export const ROUTES = {
     idempotent: true,
     request: "ToppingsStockStatusRequest",
     response: "StockStatusList",
+    maxResponseBytes: READ_ANSWER_BYTES,
     spec: "§4.2",
   },
   "PATCH /restaurants/menu/v1/stores/{storeId}/items/{identityType}/stock": {
@@ -151,6 +196,7 @@ export const ROUTES = {
     idempotent: true,
     request: "ItemsStockStatusRequest",
     response: "StockStatusList",
+    maxResponseBytes: READ_ANSWER_BYTES,
     spec: "§4.2",
   },
 
@@ -160,6 +206,7 @@ export const ROUTES = {
     idempotent: true,
     request: "ItemStatusRequest",
     response: "ItemStatusList",
+    maxResponseBytes: READ_ANSWER_BYTES,
     spec: "§4.3",
   },
   "POST /api/v2/restaurants-integrations-public-api/availability/items/platform/status": {
@@ -167,6 +214,7 @@ export const ROUTES = {
     idempotent: true,
     request: "ItemStatusRequest",
     response: "ItemStatusList",
+    maxResponseBytes: READ_ANSWER_BYTES,
     spec: "§4.3",
   },
   /** Items turned on or off: at most 100 in total across the stores of one call (platform notes "Limits"). */
@@ -229,6 +277,7 @@ export const ROUTES = {
     surface: "integrations",
     idempotent: true,
     response: "StoreMenu",
+    maxResponseBytes: STORE_MENU_ANSWER_BYTES,
     spec: "§4.4",
   },
   "POST /restaurants/menu/v1/stores/{storeId}/store-menu": {
@@ -243,6 +292,7 @@ export const ROUTES = {
     surface: "integrations",
     idempotent: true,
     response: "MenuList",
+    maxResponseBytes: READ_ANSWER_BYTES,
     spec: "§4.4",
   },
   /** Idempotent only when every menu carries its id: a menu without one is created by each call. */
@@ -266,12 +316,14 @@ export const ROUTES = {
     surface: "integrations",
     idempotent: true,
     response: "Menu",
+    maxResponseBytes: READ_ANSWER_BYTES,
     spec: "§4.4",
   },
   "GET /restaurants/menu/v1/stores/{storeId}/categories": {
     surface: "integrations",
     idempotent: true,
     response: "CategoryList",
+    maxResponseBytes: READ_ANSWER_BYTES,
     spec: "§4.4",
   },
   "POST /restaurants/menu/v1/stores/{storeId}/categories": {
@@ -294,12 +346,14 @@ export const ROUTES = {
     surface: "integrations",
     idempotent: true,
     response: "Category",
+    maxResponseBytes: READ_ANSWER_BYTES,
     spec: "§4.4",
   },
   "GET /restaurants/menu/v1/stores/{storeId}/items": {
     surface: "integrations",
     idempotent: true,
     response: "ItemList",
+    maxResponseBytes: READ_ANSWER_BYTES,
     spec: "§4.4",
   },
   "POST /restaurants/menu/v1/stores/{storeId}/items": {
@@ -322,6 +376,7 @@ export const ROUTES = {
     surface: "integrations",
     idempotent: true,
     response: "Item",
+    maxResponseBytes: READ_ANSWER_BYTES,
     spec: "§4.4",
   },
   /** Named in spec §4.4 but part of the utils group (utils token). */
@@ -337,10 +392,12 @@ export const ROUTES = {
   "GET /api/rest-ops-utils/corridor/store/{storeId}": {
     ...utilsRead,
     response: "CorridorByStoreList",
+    maxResponseBytes: READ_ANSWER_BYTES,
   },
   "GET /api/rest-ops-utils/corridor/schedule/{corridorId}/store/{storeId}": {
     ...utilsRead,
     response: "CorridorScheduleByStore",
+    maxResponseBytes: READ_ANSWER_BYTES,
   },
   "POST /api/rest-ops-utils/corridor/schedule/{corridorId}/store/{storeId}": {
     ...utilsCreate,
@@ -358,10 +415,12 @@ export const ROUTES = {
   "GET /api/rest-ops-utils/corridor/integration/{integrationId}": {
     ...utilsRead,
     response: "CorridorByIntegrationList",
+    maxResponseBytes: READ_ANSWER_BYTES,
   },
   "GET /api/rest-ops-utils/corridor/schedule/{corridorId}/integration/{integrationId}": {
     ...utilsRead,
     response: "CorridorScheduleByIntegration",
+    maxResponseBytes: READ_ANSWER_BYTES,
   },
   "POST /api/rest-ops-utils/corridor/schedule/{corridorId}/integration/{integrationId}": {
     ...utilsCreate,
@@ -380,10 +439,12 @@ export const ROUTES = {
   "GET /api/rest-ops-utils/product/corridor/{corridorId}/store/{storeId}": {
     ...utilsRead,
     response: "ProductByStoreList",
+    maxResponseBytes: READ_ANSWER_BYTES,
   },
   "GET /api/rest-ops-utils/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}": {
     ...utilsRead,
     response: "ProductScheduleByStore",
+    maxResponseBytes: READ_ANSWER_BYTES,
   },
   "POST /api/rest-ops-utils/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}": {
     ...utilsCreate,
@@ -402,10 +463,12 @@ export const ROUTES = {
   "GET /api/rest-ops-utils/sku/corridor/{corridorId}/integration/{integrationId}": {
     ...utilsRead,
     response: "ProductBySkuList",
+    maxResponseBytes: READ_ANSWER_BYTES,
   },
   "GET /api/rest-ops-utils/sku/schedule/{sku}/corridor/{corridorId}/integration/{integrationId}": {
     ...utilsRead,
     response: "ProductScheduleBySku",
+    maxResponseBytes: READ_ANSWER_BYTES,
   },
   "POST /api/rest-ops-utils/sku/schedule/{sku}/corridor/{corridorId}/integration/{integrationId}": {
     ...utilsCreate,
@@ -428,10 +491,12 @@ export const ROUTES = {
   "GET /api/rest-ops-utils/store/schedule/{storeId}/holiday": {
     ...utilsRead,
     response: "SpecialDays",
+    maxResponseBytes: READ_ANSWER_BYTES,
   },
   "GET /api/rest-ops-utils/store/schedule/{storeId}/special": {
     ...utilsRead,
     response: "SpecialDays",
+    maxResponseBytes: READ_ANSWER_BYTES,
   },
   "POST /api/rest-ops-utils/store/schedule/{storeId}": {
     ...utilsCreate,
@@ -470,6 +535,7 @@ export const ROUTES = {
     surface: "integrations",
     idempotent: true,
     response: "PaymentPage",
+    maxResponseBytes: READ_ANSWER_BYTES,
     query: "PaymentsQuery",
     spec: "§4.6",
   },
@@ -477,6 +543,7 @@ export const ROUTES = {
     surface: "integrations",
     idempotent: true,
     response: "OrderPage",
+    maxResponseBytes: READ_ANSWER_BYTES,
     query: "OrdersQuery",
     spec: "§4.6",
   },
@@ -484,6 +551,7 @@ export const ROUTES = {
     surface: "integrations",
     idempotent: true,
     response: "OrderAdjustmentPage",
+    maxResponseBytes: READ_ANSWER_BYTES,
     query: "OrdersQuery",
     spec: "§4.6",
   },
@@ -491,6 +559,7 @@ export const ROUTES = {
     surface: "integrations",
     idempotent: true,
     response: "ChargedCancellationPage",
+    maxResponseBytes: READ_ANSWER_BYTES,
     query: "ChargedCancellationsQuery",
     spec: "§4.6",
   },
@@ -502,12 +571,14 @@ export const ROUTES = {
     surface: "integrations",
     idempotent: true,
     response: "WebhookConfigList",
+    maxResponseBytes: READ_ANSWER_BYTES,
     spec: "§4.7",
   },
   "GET /api/v2/restaurants-integrations-public-api/webhook/{event}": {
     surface: "integrations",
     idempotent: true,
     response: "WebhookConfigList",
+    maxResponseBytes: READ_ANSWER_BYTES,
     spec: "§4.7",
   },
   "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/add-stores": {
@@ -526,6 +597,7 @@ export const ROUTES = {
     idempotent: false,
     request: "WebhookCreate",
     response: "WebhookWithSecret",
+    secret: true,
   },
   "DELETE /api/v2/restaurants-integrations-public-api/webhook/{event}/remove-stores": {
     ...hookWrite,
@@ -535,6 +607,7 @@ export const ROUTES = {
   "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/reset-secret": {
     ...hookWrite,
     response: "WebhookWithSecret",
+    secret: true,
   },
   "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/change-status": {
     ...hookWrite,
@@ -555,6 +628,7 @@ export const ROUTES = {
     surface: "integrations",
     idempotent: true,
     response: "ClientWebhookList",
+    maxResponseBytes: READ_ANSWER_BYTES,
     spec: "§4.7",
   },
 } as const satisfies Record<string, RouteSpec>;
@@ -596,6 +670,12 @@ export function routeSpec(name: RouteName): RouteSpec {
 export function routeIdempotent(name: RouteName, body: unknown): boolean {
   const i = routeSpec(name).idempotent;
   return typeof i === "function" ? i(body) : i;
+}
+
+/** The most bytes carte reads of an answer of the route ({@link RouteSpec.maxResponseBytes}). */
+export function routeMaxResponseBytes(name: RouteName): number {
+  const spec: RouteSpec = routeSpec(name);
+  return spec.maxResponseBytes ?? DEFAULT_ANSWER_BYTES;
 }
 
 /** The names of a template's `{name}` path parameters, in order. */
@@ -699,12 +779,18 @@ export class RouteMatcher<T> {
 const ALL = new RouteMatcher(ROUTE_NAMES.map((n) => [n, n] as const));
 
 /**
- * The route a concrete call addresses (`path` may carry a query string): the route of that method when
- * there is one, else the first route of another method on the same path (same group, same surface).
- * Undefined when no route of the table has this path.
+ * The route a concrete call addresses (`path` may carry a query string), with the path's parameters:
+ * the route of that method when there is one, else the first route of another method on the same path
+ * (same group, same surface; its `method` then differs from the call's). Undefined when no route of the
+ * table has this path.
  */
-export function routeOfPath(method: string, path: string): RouteName | undefined {
+export function matchRoute(method: string, path: string): PathMatch<RouteName> | undefined {
   const q = path.indexOf("?");
   const all = ALL.matchPath(q >= 0 ? path.slice(0, q) : path);
-  return (all.find((m) => m.method === method) ?? all[0])?.name;
+  return all.find((m) => m.method === method) ?? all[0];
+}
+
+/** The name of the route {@link matchRoute} finds for a concrete call. */
+export function routeOfPath(method: string, path: string): RouteName | undefined {
+  return matchRoute(method, path)?.name;
 }

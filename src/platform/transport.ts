@@ -13,15 +13,24 @@
  *   the client sent too many requests (RFC 6585 §4): neither was processed, so even a non-idempotent
  *   call may be repeated after them.
  *
- * Nothing here does I/O: {@link PlatformClient} (client.ts) sends the requests and calls these
+ * Bounds of an answer: {@link readCapped} reads a body as it streams in and stops at a size cap (the
+ * route's, routes.ts `maxResponseBytes`) or when the client's {@link ByteBudget} of answers being
+ * received at once is spent, so that no answer is ever held past its cap.
+ *
+ * Nothing here opens a connection: {@link PlatformClient} (client.ts) sends the requests and calls these
  * functions. Clocks, sleeping and randomness are injected so that tests are deterministic.
  */
 
-/** Sleeps for a number of milliseconds. */
-export type Sleep = (ms: number) => Promise<void>;
+import { setTimeout as delay } from "node:timers/promises";
 
-/** The default {@link Sleep}: a plain timer. */
-export const realSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * Sleeps for a number of milliseconds. When `signal` aborts first, the sleep ends at once by rejecting
+ * with the signal's reason (a closed client wakes its waiting calls instead of keeping the process up).
+ */
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+/** The default {@link Sleep}: a timer, cancelled when `signal` aborts. */
+export const realSleep: Sleep = (ms, signal) => delay(ms, undefined, signal ? { signal } : {});
 
 /** Retry settings of a client. All durations in milliseconds. */
 export interface RetryPolicy {
@@ -251,6 +260,8 @@ export class AdaptiveRateLimiter {
   /** Theoretical arrival time of the next request (ms on the limiter's clock). */
   private tat = Number.NEGATIVE_INFINITY;
   private lastDecreaseAt = Number.NEGATIVE_INFINITY;
+  /** The latest {@link pauseFor}: when it ends and who asked. */
+  private pause: { until: number; reason: string } | undefined;
 
   constructor(opts: RateLimiterOptions) {
     if (!(opts.requestsPerSecond > 0)) throw new RangeError("requestsPerSecond must be a positive number");
@@ -280,13 +291,27 @@ export class AdaptiveRateLimiter {
     return (this.burst - 1) * this.intervalMs;
   }
 
-  /** Waits for the next slot. Slots are handed out in call order. */
-  acquire(): Promise<void> {
+  /**
+   * Waits for the next slot and resolves `true` when it has come. Slots are handed out in call order.
+   * When the slot would come at or after `deadline` (ms on the limiter's clock), resolves `false` at once
+   * and takes no slot: a caller never sleeps past its deadline, and a pause the platform asked for
+   * ({@link pauseFor}) that outlasts it fails the call now. `signal` ends the wait early (rejecting).
+   */
+  acquire(deadline = Number.POSITIVE_INFINITY, signal?: AbortSignal): Promise<boolean> {
     const t = this.now();
     const tat = Math.max(this.tat, t);
     const wait = tat - this.toleranceMs - t;
+    if (wait > 0 && t + wait >= deadline) return Promise.resolve(false);
     this.tat = tat + this.intervalMs;
-    return wait > 0 ? this.sleep(Math.ceil(wait)) : Promise.resolve();
+    return wait > 0 ? this.sleep(Math.ceil(wait), signal).then(() => true) : Promise.resolve(true);
+  }
+
+  /**
+   * Why the requests are held, while a {@link pauseFor} lasts: its `reason` and the time it ends (ms on
+   * the limiter's clock). Undefined when no pause holds them at `at`.
+   */
+  pauseAt(at: number = this.now()): { until: number; reason: string } | undefined {
+    return this.pause !== undefined && at < this.pause.until ? this.pause : undefined;
   }
 
   /** A call succeeded: regain rate slowly (additive increase). */
@@ -305,9 +330,92 @@ export class AdaptiveRateLimiter {
     this.tat = Math.max(this.tat, t + this.toleranceMs);
   }
 
-  /** Holds every request for `ms` milliseconds (a `Retry-After` on 429 or 503), then resumes without a burst. */
-  pauseFor(ms: number): void {
+  /**
+   * Holds every request for `ms` milliseconds (a `Retry-After` on 429 or 503), then resumes without a
+   * burst. `reason` says who asked, for the error of a call the pause would carry past its deadline.
+   */
+  pauseFor(ms: number, reason = "the platform asked to wait (Retry-After)"): void {
     if (!(ms > 0)) return;
-    this.tat = Math.max(this.tat, this.now() + ms + this.toleranceMs);
+    const until = this.now() + ms;
+    this.tat = Math.max(this.tat, until + this.toleranceMs);
+    if (this.pause === undefined || until >= this.pause.until) this.pause = { until, reason };
   }
+}
+
+// ------------------------------------------------------------------ size of an answer
+
+/** 1 MiB, in bytes. */
+export const MIB = 1024 * 1024;
+
+/**
+ * How many bytes of answers a client holds while they are received, counting every call in flight:
+ * the caps of the routes bound one answer, this bounds them all (`--parallelism` answers at once).
+ */
+export class ByteBudget {
+  private held = 0;
+
+  /** `limit`: the most bytes held at once. */
+  constructor(readonly limit: number) {}
+
+  /** Bytes held now. */
+  get used(): number {
+    return this.held;
+  }
+
+  /** Takes `n` bytes when they fit under the limit; `false`, taking nothing, when they do not. */
+  take(n: number): boolean {
+    if (this.held + n > this.limit) return false;
+    this.held += n;
+    return true;
+  }
+
+  /** Gives back `n` bytes taken before. */
+  release(n: number): void {
+    this.held = Math.max(0, this.held - n);
+  }
+}
+
+/** What {@link readCapped} read: the whole body, or why it stopped. */
+export type CappedBody =
+  | { ok: true; bytes: Buffer }
+  | {
+      ok: false;
+      /** `route`: the answer passed its route's cap; `client`: the client's {@link ByteBudget} was spent. */
+      over: "route" | "client";
+      /** Bytes read before the read stopped (the chunk that passed the bound is not among them). */
+      received: number;
+    };
+
+/**
+ * Reads a body chunk by chunk, counting the bytes as they arrive, and stops as soon as the next chunk
+ * would take it past `cap` bytes or past what `budget` has left: the chunk is dropped and the stream
+ * closed (ending the iteration destroys it, and undici closes the connection), so that at most `cap`
+ * bytes of one answer are ever held. The bytes taken from `budget` are given back before it returns.
+ */
+export async function readCapped(
+  chunks: AsyncIterable<Uint8Array>,
+  cap: number,
+  budget?: ByteBudget,
+): Promise<CappedBody> {
+  const parts: Uint8Array[] = [];
+  let received = 0;
+  try {
+    for await (const chunk of chunks) {
+      if (received + chunk.length > cap) return { ok: false, over: "route", received };
+      if (budget && !budget.take(chunk.length)) return { ok: false, over: "client", received };
+      received += chunk.length;
+      parts.push(chunk);
+    }
+    return { ok: true, bytes: Buffer.concat(parts, received) };
+  } finally {
+    budget?.release(received);
+  }
+}
+
+/** A number of bytes for a message: `16 MiB`, `512 KiB`, `300 bytes`. */
+export function formatBytes(n: number): string {
+  if (n >= MIB && n % MIB === 0) return `${n / MIB} MiB`;
+  if (n >= MIB) return `${(n / MIB).toFixed(1)} MiB`;
+  if (n >= 1024) return `${Math.round(n / 1024)} KiB`;
+  return `${n} bytes`;
 }

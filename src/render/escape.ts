@@ -1,5 +1,5 @@
 /**
- * The one place where untrusted text is made safe to show (issue 10, item 2). Store names, SKUs,
+ * The one place where untrusted text is made safe to show. Store names, SKUs,
  * catalog names, titles, event names, file names and every message of the platform come from files a
  * pull request controls or from a remote service: printed raw, a store named
  * `"\e[2J\e[1;1H\e[32mNo changes\e[0m"` clears a reviewer's terminal and forges the plan, and a title
@@ -17,12 +17,50 @@
  *   raw HTML such as `<details><summary>`; `@` and `#` are followed by a zero-width space so that a
  *   value can neither mention a user nor reference an issue.
  * - {@link codeSpan}: a value shown as code in Markdown (a store key in a table).
+ * - {@link escapeFence}: for lines inside a fenced code block of Markdown (the plan's ```` ```diff ````
+ *   blocks, an error's ```` ```text ```` block), where character references are shown as written.
  * - {@link escapeHtml}: for text put inside HTML elements (`<pre><code>` of the job summary).
+ * - {@link escapeLog}: for lines of the GitHub Actions run log, where the runner reads workflow commands
+ *   (`::error::`, `::add-mask::`, `##[…]`) from the step's output.
  * - {@link jsonSafe}: JSON text with the same characters written as `\uXXXX`, so that JSON printed on
  *   a terminal is inert too (JSON.stringify escapes C0 controls but not DEL, C1 nor bidi controls).
  *
+ * Every helper that produces Markdown or HTML also keeps a value from opening or closing an HTML comment
+ * (`<!--`, `-->`, `--!>`) and from holding {@link RECORD_MARKER}, the marker text of carte's hidden
+ * reviewed-plan record (src/gitops/reviewed.ts): a value can never look like a record carte wrote.
+ *
  * Pure functions; docs/security.md "Output" says what they promise and how it is tested.
  */
+
+/**
+ * The marker text of the hidden record of a reviewed plan in carte's pull-request comment
+ * (src/gitops/reviewed.ts). No rendered value holds it: see {@link breakMarkers}.
+ */
+export const RECORD_MARKER = "carte-reviewed";
+
+/** The record's marker in any case: a value holding it is broken up, whatever its case. */
+const RECORD_MARKER_ANY_CASE = /carte-reviewed/gi;
+const HAS_RECORD_MARKER = /carte-reviewed/i;
+
+/** A zero-width space: invisible, it breaks a run of characters inside a code fence. */
+const ZWSP = "\u200b";
+
+/**
+ * Breaks up what could open or close an HTML comment, or name carte's record, in text already escaped
+ * for its medium. `markdown`: Markdown text or HTML, where `<` and `>` are character references already,
+ * so only the marker text is left, its hyphen written `&#45;` (GitHub shows the hyphen). `fence`: inside
+ * a code fence, where references are shown as written, a zero-width space goes between the characters
+ * that would form `<!--`, `-->`, `--!>` and inside the marker text.
+ */
+function breakMarkers(text: string, medium: "markdown" | "fence"): string {
+  if (medium === "markdown") {
+    return text.replace(RECORD_MARKER_ANY_CASE, (m) => `${m.slice(0, 5)}&#45;${m.slice(6)}`);
+  }
+  return text
+    .replace(/<!--/g, `<!${ZWSP}--`)
+    .replace(/--(!?)>/g, `-${ZWSP}-$1>`)
+    .replace(RECORD_MARKER_ANY_CASE, (m) => `${m.slice(0, 5)}${ZWSP}${m.slice(5)}`);
+}
 
 /** Characters a terminal or a log viewer acts on, or that reorder the text around them. */
 const TERMINAL_UNSAFE =
@@ -91,7 +129,10 @@ const MARKDOWN_REFS: Readonly<Record<string, string>> = {
  * reads as the original text (control characters as visible escapes).
  */
 export function escapeMarkdown(text: string): string {
-  return escapeTerminal(text).replace(/[&<>\\`*_~[\]|$@#]/g, (ch) => MARKDOWN_REFS[ch]!);
+  return breakMarkers(
+    escapeTerminal(text).replace(/[&<>\\`*_~[\]|$@#]/g, (ch) => MARKDOWN_REFS[ch]!),
+    "markdown",
+  );
 }
 
 /** Values shown as a plain code span unchanged (`` `bog-centro` ``): nothing in them needs care. */
@@ -103,12 +144,54 @@ const PLAIN_CODE = /^[A-Za-z0-9 .,:;/+=%()'"-]*$/;
  * closed by a backtick, so it cannot hold a hostile value).
  */
 export function codeSpan(text: string): string {
-  return PLAIN_CODE.test(text) ? `\`${text}\`` : `<code>${escapeMarkdown(text)}</code>`;
+  return PLAIN_CODE.test(text) && !HAS_RECORD_MARKER.test(text)
+    ? `\`${text}\``
+    : `<code>${escapeMarkdown(text)}</code>`;
 }
 
-/** Escapes `&`, `<` and `>` for text inside an HTML element. Lines are kept. */
+/**
+ * Text for the lines of a fenced code block (```` ```diff ````, ```` ```text ````), where Markdown shows
+ * every character as written: control characters as visible escapes (line feeds kept, so a message
+ * keeps its lines), and runs of three backticks or more, `<!--`, `-->` and the record's marker text
+ * broken up by a zero-width space, so that no line can close the fence or look like an HTML comment
+ * or a record carte wrote.
+ */
+export function escapeFence(text: string): string {
+  const lines = escapeTerminal(text, { keepNewlines: true }).replace(/`{3,}/g, (m) => m.split("").join(ZWSP));
+  return breakMarkers(lines, "fence");
+}
+
+/**
+ * Escapes `&`, `<` and `>` for text inside an HTML element (so no comment opens or closes), and breaks
+ * up the record's marker text. Lines are kept.
+ */
 export function escapeHtml(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  return breakMarkers(text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;"), "markdown");
+}
+
+/**
+ * A line that would start a workflow command: after blanks, `::`. Default-ignorable characters (U+200B,
+ * U+FEFF, U+00AD…) count as nothing, since a comparison that is not ordinal skips them: `\u200b::error::`
+ * is caught too.
+ */
+const COMMAND_LINE =
+  /^((?:[^\S\n]|\p{Default_Ignorable_Code_Point})*):(?=\p{Default_Ignorable_Code_Point}*:)/gmu;
+
+/** The older form of a workflow command, `##[`, anywhere in a line, default-ignorable characters skipped. */
+const OLD_COMMAND = /#(\p{Default_Ignorable_Code_Point}*)#(\p{Default_Ignorable_Code_Point}*)\[/gu;
+
+/**
+ * Text for the run log of a GitHub Actions step. The runner reads a line whose first characters after
+ * blanks are `::` as a workflow command (`::error::`, `::add-mask::`, `::stop-commands::`), and `##[`
+ * anywhere in a line as one in the older form. Control characters are shown as visible escapes (line
+ * feeds kept: each line of `text` is a line of the log), the first colon of a line that would start with
+ * `::` as `\x3a`, and the second `#` of `##[` as `\x23`: a value reads the same, and never becomes a
+ * command.
+ */
+export function escapeLog(text: string): string {
+  return escapeTerminal(text, { keepNewlines: true })
+    .replace(COMMAND_LINE, "$1\\x3a")
+    .replace(OLD_COMMAND, "#$1\\x23$2[");
 }
 
 /** Characters JSON.stringify leaves raw that a terminal acts on or that reorder text. */

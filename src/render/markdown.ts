@@ -5,7 +5,7 @@
  */
 
 import type { Plan, ResourceChange } from "../plan/types.js";
-import { codeSpan, escapeMarkdown, escapeTerminal } from "./escape.js";
+import { codeSpan, escapeFence, escapeMarkdown, escapeTerminal } from "./escape.js";
 import { changesByStore, countsOf, plural } from "./lines.js";
 import { buildView, detailText, headText, storesText, type ChangeView } from "./view.js";
 import { notes, summaryLine, targetLine } from "./text.js";
@@ -31,11 +31,6 @@ export interface MarkdownOptions {
   stages?: readonly StageOutcome[] | undefined;
 }
 
-// Inside the ```diff fence the lines are already escaped for a terminal (lines.ts), so no value starts
-// a line, and a line can only close the fence if it starts with backticks. Runs of backticks are broken
-// up all the same.
-const fenceSafe = (s: string) => s.replace(/`{3,}/g, (m) => m.split("").join("\u200b"));
-
 /** The lines of changes inside a ```diff fence: `+` create, `!` update, `-` delete (src/render/view.ts). */
 function fenceLines(changes: readonly { change: ChangeView; stores?: readonly string[] }[]): string[] {
   const sign = { create: "+", update: "!", delete: "-" } as const;
@@ -45,10 +40,11 @@ function fenceLines(changes: readonly { change: ChangeView; stores?: readonly st
     const where = [ch.within ? `in ${ch.within}` : "", stores ? storesText(stores) : ""]
       .filter((x) => x !== "")
       .join("  ");
+    // One line each (escapeTerminal shows a line feed as `\n`), then made safe inside the fence.
     lines.push(
-      fenceSafe(escapeTerminal(`${pad}${sign[ch.action]} ${headText(ch)}${where ? `  ${where}` : ""}`)),
+      escapeFence(escapeTerminal(`${pad}${sign[ch.action]} ${headText(ch)}${where ? `  ${where}` : ""}`)),
     );
-    for (const d of ch.details) lines.push(fenceSafe(escapeTerminal(`${pad}    ${detailText(d)}`)));
+    for (const d of ch.details) lines.push(escapeFence(escapeTerminal(`${pad}    ${detailText(d)}`)));
   }
   return lines;
 }
@@ -70,13 +66,19 @@ function section(
   ].join("\n");
 }
 
+/** One collapsible section of changes, and what it holds (for the note that says what was left out). */
+interface Section {
+  kind: "client" | "shared" | "store";
+  text: string;
+}
+
 /**
- * The sections of a set of changes, in order: the changes the same in several stores (one section),
- * the client settings, then one per store with what is left for it. Each is complete Markdown.
+ * The sections of a set of changes, in order: the client settings, the changes the same in several
+ * stores (one section), then one per store with what is left for it. Each is complete Markdown.
  */
-function sectionsOf(plan: Plan, changes: ResourceChange[]): string[] {
+function sectionsOf(plan: Plan, changes: ResourceChange[]): Section[] {
   const view = buildView(plan, changes);
-  const out: string[] = [];
+  const out: Section[] = [];
   const counts = (list: readonly ChangeView[]) => {
     const n = (a: ResourceChange["action"]) => list.filter((c) => c.action === a).length;
     return `+${n("create")} ~${n("update")} -${n("delete")}`;
@@ -88,19 +90,44 @@ function sectionsOf(plan: Plan, changes: ResourceChange[]): string[] {
       s.changes.map((change) => ({ change })),
     ),
   }));
-  const client = stores.filter((x) => x.s.key === "");
-  out.push(...client.map((x) => x.text));
+  out.push(...stores.filter((x) => x.s.key === "").map((x) => ({ kind: "client" as const, text: x.text })));
   if (view.shared.length > 0) {
-    out.push(
-      section(
+    out.push({
+      kind: "shared",
+      text: section(
         `The same in several stores: ${counts(view.shared.map((x) => x.change))}`,
         view.shared.map((x) => ({ change: x.change, stores: x.stores })),
       ),
-    );
+    });
   }
-  out.push(...stores.filter((x) => x.s.key !== "").map((x) => x.text));
+  out.push(...stores.filter((x) => x.s.key !== "").map((x) => ({ kind: "store" as const, text: x.text })));
   return out;
 }
+
+/**
+ * What a cut comment left out, named as the reader sees the sections: `3 store sections`, `The client
+ * settings section, the "same in several stores" section and 3 store sections`.
+ */
+function leftOut(cut: { client: boolean; shared: boolean; stores: number }): string {
+  const parts: string[] = [];
+  if (cut.client) parts.push("the client settings section");
+  if (cut.shared) parts.push('the "same in several stores" section');
+  if (cut.stores > 0) parts.push(plural(cut.stores, "store section"));
+  const text = parts.length > 1 ? `${parts.slice(0, -1).join(", ")} and ${parts.at(-1)!}` : (parts[0] ?? "");
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** {@link leftOut} of sections that were not shown. */
+function leftOutOf(sections: readonly Section[]): string {
+  return leftOut({
+    client: sections.some((s) => s.kind === "client"),
+    shared: sections.some((s) => s.kind === "shared"),
+    stores: sections.filter((s) => s.kind === "store").length,
+  });
+}
+
+/** The longest {@link leftOut} text: the room a note is given before the sections are laid out. */
+const LONGEST_LEFT_OUT = leftOut({ client: true, shared: true, stores: 10_000_000 });
 
 /** The plan's information about stores (`Plan.info`, not changes), at most 20 lines, as a quote. */
 function infoBlock(plan: Plan): string {
@@ -141,11 +168,11 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
     return `| ${codeSpan(s.key || "client")} ${escapeMarkdown(s.name)} | ${n("create")} | ${n("update")} | ${n("delete")} |`;
   });
 
-  const cutNote = (shown: number, total: number, what: string) =>
-    `\n_${plural(total - shown, what)} not shown to keep this comment under ${max.toLocaleString("en")} characters; ` +
+  const cutNote = (what: string) =>
+    `\n_${what} not shown to keep this comment under ${max.toLocaleString("en")} characters; ` +
     `the full plan is in ${where}._\n`;
   // Reserve room for the note that says what was cut.
-  const budget = max - cutNote(0, 10_000_000, "store").length - 1;
+  const budget = max - cutNote(LONGEST_LEFT_OUT).length - 1;
 
   let out = head.join("\n") + "\n";
   let shownRows = 0;
@@ -155,17 +182,17 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
     shownRows++;
   }
   shownRows -= table.length;
-  if (shownRows < rows.length) out += cutNote(Math.max(0, shownRows), rows.length, "store row");
+  if (shownRows < rows.length) out += cutNote(plural(rows.length - Math.max(0, shownRows), "store row"));
   out += "\n";
 
   const sections = sectionsOf(plan, plan.changes);
   let shownSections = 0;
   for (const section of sections) {
-    if (out.length + section.length > budget) break;
-    out += section;
+    if (out.length + section.text.length > budget) break;
+    out += section.text;
     shownSections++;
   }
-  if (shownSections < sections.length) out += cutNote(shownSections, sections.length, "store section");
+  if (shownSections < sections.length) out += cutNote(leftOutOf(sections.slice(shownSections)));
   return out;
 }
 
@@ -229,6 +256,11 @@ export interface PlanCommentOptions {
   forceHint?: string;
   /** Hidden lines appended at the end (the reviewed plan's record); counted in the size. */
   footer?: string;
+  /**
+   * Why the comment carries no reviewed-plan record (no review key, not a pull request): said at the
+   * end, in place of the record, so that reviewers know the merge will apply none of the plan.
+   */
+  noRecord?: string | undefined;
   /** Most characters of the result. Default 60 000, safely under {@link GITHUB_COMMENT_LIMIT}. */
   maxChars?: number;
   /** Where the full plan can be read when the comment is cut. */
@@ -247,9 +279,9 @@ function changeList(plan: Plan, changes: ResourceChange[], budget: number, where
   const byStore = changesByStore(changes);
   const clientSection = byStore.has("") ? [{ key: "", name: "client settings", storeId: "" }] : [];
   const stores = [...plan.stores, ...clientSection].filter((s) => byStore.has(s.key));
-  const cutNote = (shown: number, total: number, what: string) =>
-    `\n_${plural(total - shown, what)} not shown to keep this comment short; the full plan is in ${where}._\n`;
-  const reserve = cutNote(0, 10_000_000, "store section").length * 2 + 2;
+  const cutNote = (what: string) =>
+    `\n_${what} not shown to keep this comment short; the full plan is in ${where}._\n`;
+  const reserve = cutNote(LONGEST_LEFT_OUT).length * 2 + 2;
   let out = "";
   const rows = stores.map((s) => {
     const list = byStore.get(s.key)!;
@@ -263,21 +295,24 @@ function changeList(plan: Plan, changes: ResourceChange[], budget: number, where
     shownRows++;
   }
   shownRows -= 2;
-  if (shownRows < rows.length) out += cutNote(Math.max(0, shownRows), rows.length, "store row");
+  if (shownRows < rows.length) out += cutNote(plural(rows.length - Math.max(0, shownRows), "store row"));
   out += "\n";
   const sections = sectionsOf(plan, changes);
   let shown = 0;
   for (const section of sections) {
-    if (out.length + section.length > budget - reserve) break;
-    out += section;
+    if (out.length + section.text.length > budget - reserve) break;
+    out += section.text;
     shown++;
   }
-  if (shown < sections.length) out += cutNote(shown, sections.length, "store section");
+  if (shown < sections.length) out += cutNote(leftOutOf(sections.slice(shown)));
   // A blank line ends the last HTML block: what follows is Markdown again.
   return out + "\n";
 }
 
-/** The safety verdict as a callout: the guards that refuse the plan and how to go past them. */
+/**
+ * The safety verdict as a callout: the guards that refuse the plan (at most 20 of their refusals) and how
+ * to go past them.
+ */
 function safetyBlock(plan: Plan, forceHint: string | undefined): string {
   if (plan.safety.ok) return "";
   const lines = plan.safety.override
@@ -287,7 +322,12 @@ function safetyBlock(plan: Plan, forceHint: string | undefined): string {
         `> **Refused by the safety guards**: nothing is applied while they refuse the plan.` +
           (forceHint ? ` If it is intended, ${forceHint}, or adjust \`safety:\` in carte.yaml.` : ""),
       ];
-  for (const v of plan.safety.violations) lines.push(`> - ${code(v.guard)}: ${escapeMd(v.message)}`);
+  // At most 20, like the notes: a guard tripped in every store of a large chain must not push the
+  // comment past GitHub's limit (the job summary's text plan lists them all).
+  const shown = plan.safety.violations.slice(0, 20);
+  for (const v of shown) lines.push(`> - ${code(v.guard)}: ${escapeMd(v.message)}`);
+  const more = plan.safety.violations.length - shown.length;
+  if (more > 0) lines.push(`> - and ${plural(more, "more refusal")}`);
   return lines.join("\n") + "\n\n";
 }
 
@@ -302,7 +342,11 @@ export function renderPlanComment(plan: Plan, options: PlanCommentOptions = {}):
   const max = Math.min(options.maxChars ?? 60_000, GITHUB_COMMENT_LIMIT);
   const where = options.fullPlanAt ?? "the output of `carte plan`";
   const subject = options.subject ?? "pull request";
-  const footer = options.footer ? `\n${options.footer}\n` : "";
+  const footer = options.footer
+    ? `\n${options.footer}\n`
+    : options.noRecord
+      ? `> [!NOTE]\n> No reviewed-plan record: ${escapeMd(options.noRecord)} The merge applies none of this plan.\n`
+      : "";
   const context = contextLine(options.context);
   let out = `### ${escapeMd(options.title ?? "carte plan")}\n\n${context ? `${context}\n\n` : ""}`;
   if (options.target !== undefined) out += `${escapeMd(targetLine(options.target))}\n\n`;
@@ -404,7 +448,7 @@ export function renderFailureComment(
   const max = Math.min(options.maxChars ?? 60_000, GITHUB_COMMENT_LIMIT);
   const context = contextLine(options.context);
   const head = `### ${escapeMd(options.title ?? "carte plan")}\n\n${context ? `${context}\n\n` : ""}**Failed with exit code ${exitCode}**; no plan to show.\n\n`;
-  const body = fenceSafe(
+  const body = escapeFence(
     message.length > max - head.length - 40
       ? message.slice(0, max - head.length - 60) + "\n… (cut)"
       : message,
@@ -413,17 +457,18 @@ export function renderFailureComment(
 }
 
 /**
- * The body of the drift issue (`command: drift`): the heading, the commit, run and time, the counts,
- * what to do, and the changes per store (collapsed), within `maxChars` (default 60 000). Pure.
+ * The body of the drift issue (`command: drift`): the heading (default "carte drift"), the commit, run
+ * and time, the counts, what to do, and the changes per store (collapsed), within `maxChars` (default
+ * 60 000). Pure.
  */
 export function renderDriftIssue(
   plan: Plan,
-  options: { context?: CommentContext; maxChars?: number; fullPlanAt?: string } = {},
+  options: { title?: string; context?: CommentContext; maxChars?: number; fullPlanAt?: string } = {},
 ): string {
   const max = Math.min(options.maxChars ?? 60_000, GITHUB_COMMENT_LIMIT);
   const context = contextLine(options.context);
   let out =
-    `### carte drift\n\n${context ? `${context}\n\n` : ""}` +
+    `### ${escapeMd(options.title ?? "carte drift")}\n\n${context ? `${context}\n\n` : ""}` +
     `**The platform differs from the files: ${countsOf(plan.changes)}.**\n\n` +
     `Either apply the files (run the workflow with \`command: apply\`), or change the files to match ` +
     `the platform in a pull request. This issue is updated by every drift check and closed when the ` +
@@ -474,7 +519,7 @@ export function renderApplyComment(input: ApplyCommentInput): string {
       out += changeList(input.plan, input.refused, max - out.length - 2_000, "the job summary of the run");
   }
   if (input.error) {
-    const body = fenceSafe(input.error.message.slice(0, Math.max(200, max - out.length - 200)));
+    const body = escapeFence(input.error.message.slice(0, Math.max(200, max - out.length - 200)));
     out += `**Failed with exit code ${input.error.exitCode}:**\n\n\`\`\`text\n${body}\n\`\`\`\n`;
   }
   return out;

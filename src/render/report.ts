@@ -53,9 +53,15 @@ export function renderReport(plan: Plan, report: ApplyReport, ms: number, target
     }
     lines.push("Run `carte apply` again once the cause is fixed: it applies only what is left.");
   }
+  for (const r of report.rotated ?? []) lines.push(escapeTerminal(rotatedLine(r)));
   if (plan.safety.override)
     lines.push(escapeTerminal(`Safety guards were overridden, reason: ${plan.safety.override.reason}`));
   return lines.join("\n") + "\n";
+}
+
+/** The line of a webhook secret an earlier run never saved that the apply rotated. Raw text. */
+function rotatedLine(r: { event: string; where: string }): string {
+  return `Rotated the secret of the ${r.event} webhook, which an earlier run never saved; the new one is in ${r.where}.`;
 }
 
 /**
@@ -128,6 +134,7 @@ export function renderReportMarkdown(
     }
     lines.push("", "Run the apply again once the cause is fixed: it applies only what is left.");
   }
+  for (const r of report.rotated ?? []) lines.push("", cell(rotatedLine(r)));
   if (plan.safety.override) {
     lines.push("", `Safety guards were overridden, reason: ${cell(plan.safety.override.reason)}`);
   }
@@ -136,7 +143,8 @@ export function renderReportMarkdown(
 
 /**
  * Renders the outcome of an apply as pretty-printed JSON (`carte apply --json`), ending with a newline:
- * `{summary, safety, operations, failed, skipped, pending, waitedMs}` (and `stages`, in order, for a
+ * `{summary, safety, operations, failed, skipped, pending, waitedMs}` (`rotated` when lost webhook
+ * secrets were rotated; and `stages`, in order, for a
  * rollout: src/apply/rollout.ts `StageOutcome`); for a plan with no changes,
  * where nothing was applied, `{summary, operations: [], pending: []}`.
  */

@@ -16,6 +16,13 @@ import { isFiltering } from "../plan/target.js";
 /** The one-line summary, e.g. `Plan: 3 to create, 1 to update, 0 to delete in 2 stores; 4 API calls.` */
 export function summaryLine(plan: Plan): string {
   const s = plan.summary;
+  const rotations = plan.rotateSecrets?.length ?? 0;
+  if (plan.changes.length === 0 && rotations > 0) {
+    return (
+      `No changes to the configuration; ${plural(rotations, "webhook secret")} never saved ` +
+      `to rotate and save.`
+    );
+  }
   if (plan.changes.length === 0) return "No changes. The platform matches the configuration.";
   return (
     `Plan: ${s.create} to create, ${s.update} to update, ${s.delete} to delete ` +
@@ -27,8 +34,11 @@ export function summaryLine(plan: Plan): string {
  * Warnings that go with a plan: targeting, tripped guards and their override, and the plan's
  * information about stores (`Plan.info`, not changes). Raw text (patterns,
  * addresses and the override reason are untrusted): each renderer escapes them for its medium.
+ *
+ * @param overriddenBy how the safety guards were gone past, in the words of the adapter that ran the
+ *   plan: `--force` (the CLI, the default), `the force-reason input` (the GitHub Action).
  */
-export function notes(plan: Plan): string[] {
+export function notes(plan: Plan, overriddenBy = "--force"): string[] {
   const out: string[] = [];
   if (plan.targeting && isFiltering(plan.targeting)) {
     const t = plan.targeting;
@@ -42,13 +52,19 @@ export function notes(plan: Plan): string[] {
   if (!plan.safety.ok) {
     out.push(
       plan.safety.override
-        ? `Safety guards overridden with --force, reason: ${plan.safety.override.reason}`
+        ? `Safety guards overridden with ${overriddenBy}, reason: ${plan.safety.override.reason}`
         : "Safety guards refuse this plan:",
     );
     for (const v of plan.safety.violations) out.push(`  - ${v.guard}: ${v.message}`);
   }
   // Information that is not a change (items staff switched off that the files leave alone).
   for (const i of plan.info ?? []) out.push(`Note: store[${i.store}]: ${i.message}`);
+  for (const r of plan.rotateSecrets ?? []) {
+    out.push(
+      `Note: the secret of the ${r.event} webhook, made by a call at ${r.since}, was never saved in the ` +
+        "secrets file: an apply rotates it (PUT reset-secret) and saves the new one.",
+    );
+  }
   out.push(...scopeNotes(plan));
   return out;
 }
@@ -62,6 +78,8 @@ export interface TextOptions {
    * (state in examples/chain/.carte)` or the platform's host. Absent: no such line.
    */
   target?: string | undefined;
+  /** How the safety guards are gone past, in the adapter's words ({@link notes}); default `--force`. */
+  overriddenBy?: string | undefined;
 }
 
 /** The first line naming where a run goes: `Target: embedded emulator (state in …)`. Raw text. */
@@ -70,27 +88,40 @@ export function targetLine(target: string): string {
 }
 
 /**
- * Renders a plan as text (the structure of src/render/view.ts): the target first, then, for a
- * change-scoped plan, what was read (src/render/scope.ts).
+ * One part of the text plan: lines already escaped for a terminal. A part with a `group` is a section
+ * whose first line is its heading (the client settings, the changes the same in several stores, one
+ * store, the API calls), and `group` is that heading without colour: where the plan is shown with
+ * collapsible sections (the GitHub Actions log), the heading names the section and the other lines go
+ * inside it.
  */
-export function renderText(plan: Plan, options: TextOptions): string {
+export interface TextPart {
+  lines: string[];
+  group?: string;
+}
+
+/**
+ * The text plan in parts (see {@link renderText}): what is said first, each section of changes, the API
+ * calls, then the summary line and the notes. {@link renderText} joins them with an empty line between.
+ */
+export function renderTextParts(plan: Plan, options: TextOptions): TextPart[] {
   const c = new Chalk({ level: options.color ? 1 : 0 });
   const scoped = scopeLine(plan);
   const first = [
     ...(options.target === undefined ? [] : [c.dim(escapeTerminal(targetLine(options.target)))]),
     ...(scoped === undefined ? [] : [c.bold(escapeTerminal(scoped))]),
   ];
-  if (plan.changes.length === 0) {
-    return (
-      [...first, c.green(summaryLine(plan)), ...notes(plan).map((n) => c.yellow(escapeTerminal(n)))].join(
-        "\n",
-      ) + "\n"
-    );
-  }
+  const noted = notes(plan, options.overriddenBy).map((n) => c.yellow(escapeTerminal(n)));
+  if (plan.changes.length === 0) return [{ lines: [...first, c.green(summaryLine(plan)), ...noted] }];
 
   const sign = { create: c.green("+"), update: c.yellow("~"), delete: c.red("-") } as const;
-  const lines: string[] = [...first, "carte will perform the following actions:", ""];
-  const change = (ch: ChangeView, suffix: string) => {
+  const parts: TextPart[] = [{ lines: [...first, "carte will perform the following actions:"] }];
+  const section = (heading: string, more = ""): TextPart => {
+    const part = { lines: [c.bold(heading) + (more ? c.dim(more) : "")], group: heading + more };
+    parts.push(part);
+    return part;
+  };
+  const change = (into: TextPart, ch: ChangeView, suffix: string) => {
+    const lines = into.lines;
     const pad = ch.nested ? "    " : "  ";
     const where = [ch.within ? `in ${ch.within}` : "", suffix].filter((x) => x !== "").join("  ");
     lines.push(
@@ -109,38 +140,47 @@ export function renderText(plan: Plan, options: TextOptions): string {
   const [client, stores] =
     view.stores[0]?.key === "" ? [view.stores[0], view.stores.slice(1)] : [undefined, view.stores];
   if (client) {
-    lines.push(c.bold("client") + c.dim("  settings of the integration, for all its stores"));
-    for (const ch of client.changes) change(ch, "");
-    lines.push("");
+    const part = section("client", "  settings of the integration, for all its stores");
+    for (const ch of client.changes) change(part, ch, "");
   }
   if (view.shared.length > 0) {
-    lines.push(c.bold("the same in several stores"));
-    for (const s of view.shared) change(s.change, storesText(s.stores));
-    lines.push("");
+    const part = section("the same in several stores");
+    for (const s of view.shared) change(part, s.change, storesText(s.stores));
   }
   for (const store of stores) {
-    lines.push(
-      c.bold(escapeTerminal(`store[${store.key}]`)) +
-        (store.name || store.storeId ? c.dim(escapeTerminal(`  ${store.name} (${store.storeId})`)) : ""),
+    const part = section(
+      escapeTerminal(`store[${store.key}]`),
+      store.name || store.storeId ? escapeTerminal(`  ${store.name} (${store.storeId})`) : "",
     );
-    for (const ch of store.changes) change(ch, "");
-    lines.push("");
+    for (const ch of store.changes) change(part, ch, "");
   }
-  lines.push("API calls, in order:");
   // Paths hold store ids and event names: escaped like every other value.
   const calls = callLines(plan);
   const paths = calls.map((l) => escapeTerminal(l.path));
   const numbers = calls.map((l) => (l.first === l.last ? `${l.first}.` : `${l.first}-${l.last}.`));
   const pathWidth = Math.max(...paths.map((p) => p.length));
   const numberWidth = Math.max(3, ...numbers.map((n) => n.length));
+  const api: TextPart = { lines: ["API calls, in order:"], group: "API calls, in order:" };
   calls.forEach((l, i) => {
-    lines.push(
+    api.lines.push(
       `  ${numbers[i]!.padStart(numberWidth)} ${escapeTerminal(l.method).padEnd(6)} ${paths[i]!.padEnd(pathWidth)}  ${c.dim(
         escapeTerminal(`${l.stores.join(", ") || "client"}: ${plural(l.changes, "change")}`),
       )}`,
     );
   });
-  lines.push("", c.bold(summaryLine(plan)));
-  lines.push(...notes(plan).map((n) => c.yellow(escapeTerminal(n))));
-  return lines.join("\n") + "\n";
+  parts.push(api, { lines: [c.bold(summaryLine(plan)), ...noted] });
+  return parts;
+}
+
+/**
+ * Renders a plan as text (the structure of src/render/view.ts): the target first, then, for a
+ * change-scoped plan, what was read (src/render/scope.ts).
+ */
+export function renderText(plan: Plan, options: TextOptions): string {
+  return joinTextParts(renderTextParts(plan, options));
+}
+
+/** The text of {@link renderTextParts}' parts: an empty line between two, a line feed at the end. */
+export function joinTextParts(parts: readonly TextPart[]): string {
+  return parts.map((p) => p.lines.join("\n")).join("\n\n") + "\n";
 }

@@ -6,6 +6,7 @@
  */
 
 import DataLoader from "dataloader";
+import { MalformedAnswerError } from "../errors.js";
 import { clientKinds as clientRegistry, kinds as registry } from "../kinds/registry.js";
 import type {
   ClientKind,
@@ -217,20 +218,37 @@ export async function readCurrent(
 
   await Promise.all([
     ...[...storesByPart].map(([part, stores]) =>
-      reads.get(part)!.fetch(client, stores, limit, (key, value) => {
-        const entry = pending.get(key);
-        if (!entry || Object.hasOwn(entry.snapshot, part)) {
-          throw new Error(`the ${part} read delivered store ${key} twice or unasked`);
-        }
-        entry.snapshot[part] = value;
-        options.onRead?.(++done, total);
-        if (--entry.missing === 0) complete(key);
-      }),
+      reads
+        .get(part)!
+        .fetch(client, stores, limit, (key, value) => {
+          const entry = pending.get(key);
+          if (!entry || Object.hasOwn(entry.snapshot, part)) {
+            throw new Error(`the ${part} read delivered store ${key} twice or unasked`);
+          }
+          entry.snapshot[part] = value;
+          options.onRead?.(++done, total);
+          if (--entry.missing === 0) complete(key);
+        })
+        .catch((err: unknown) => {
+          throw namingStore(err, stores);
+        }),
     ),
     clientState,
   ]);
   if (pending.size > 0) throw new Error(`stores ${[...pending.keys()].join(", ")} were never read in full`);
   return clientState;
+}
+
+/**
+ * A malformed answer to a call for one of `stores` (its path names the store's platform id), naming the
+ * store by its key in the files too: `for store bog-centro (900101)`. Any other error as it is.
+ */
+function namingStore(err: unknown, stores: readonly StoreIdentity[]): unknown {
+  if (!(err instanceof MalformedAnswerError) || err.store !== undefined || err.storeId === undefined) {
+    return err;
+  }
+  const store = stores.find((s) => s.storeId === err.storeId);
+  return store === undefined ? err : err.withStore(store.key);
 }
 
 /**

@@ -10,6 +10,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { runAction } from "../../src/action/main.js";
+import { actionSecretsFile } from "../../src/action/secrets.js";
 import { commitAll } from "./harness.js";
 import { COMMENT_MARKER } from "../../src/action/comment.js";
 import { STORE_WEBHOOK_EVENTS } from "../../src/platform/wire.js";
@@ -245,7 +246,7 @@ describe("GitHub Action", () => {
     const before = readFileSync(summaryFile, "utf8").length;
     const { code, stdout } = await captured();
     expect(code).toBe(1);
-    // Outputs are set on every path (issue 12): no plan, no changes.
+    // Outputs are set on every path: no plan, no changes.
     expect(stepOutputs(files.output)).toEqual({ "has-changes": "false", summary: "null", exitcode: "1" });
     const summary = summarySince(before);
     expect(summary).toContain("carte plan");
@@ -253,10 +254,19 @@ describe("GitHub Action", () => {
     // The located problem: carte.yaml, the line of the unknown key, column 1.
     const line = readFileSync(fx.config, "utf8").split("\n").indexOf("storez: stores/*.yaml") + 1;
     expect(summary).toContain(`carte.yaml:${line}:1: unknown key "storez"`);
-    expect(stdout).toMatch(/^::error::.*configuration problem/m);
+    // One annotation per problem, at its file and line; none unlocated repeating them, and the log
+    // lists them once more as plain lines.
+    expect(stdout.match(/^::error.*$/gm)).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^::error title=carte configuration problem,file=[^,]*carte\\.yaml,line=${line},col=1::unknown key "storez"`,
+        ),
+      ),
+    ]);
+    expect(stdout).toContain(`carte.yaml:${line}:1: unknown key "storez"`);
     expect(process.exitCode).toBe(1);
     expect(fx.emu.requests).toEqual([]);
-    // The pull request's comment is replaced by the problems (issue 12), so that reviewers never read
+    // The pull request's comment is replaced by the problems, so that reviewers never read
     // an old plan as the current one.
     expect(gh.calls).toEqual([
       "GET /repos/chain/menus/issues/7/comments?per_page=100&page=1",
@@ -272,13 +282,14 @@ describe("GitHub Action", () => {
     expect(summarySince(before)).toContain("input command must be plan, apply, drift or report, got destroy");
   });
 
-  it("Action secrets test: every webhook secret an apply gets is saved to the secrets file and masked step outputs, nowhere else", async () => {
+  it("Action secrets test: a webhook secret goes, masked, to the secrets file when one is named and to no step output; to the masked step output only when none is", async () => {
     const { fx, files } = await setup();
+    // carte.yaml `secrets_file:` names the file (the input `secrets-file` and CARTE_SECRETS_FILE come
+    // first: see the next test). Its folder exists: creating it is the secrets module's business.
+    mkdirSync(path.join(fx.dir, "secrets"));
+    edit(fx.config, /^version: 1$/m, "version: 1\nsecrets_file: secrets/webhook-secrets.yaml");
     const secretsFile = path.join(fx.dir, "secrets", "webhook-secrets.yaml");
-    // The folder exists: creating it is the secrets module's business (issue 10), not the Action's.
-    mkdirSync(path.dirname(secretsFile));
     process.env.INPUT_COMMAND = "apply";
-    process.env["INPUT_SECRETS-FILE"] = secretsFile;
     const before = readFileSync(summaryFile, "utf8").length;
     const first = await captured();
     expect(first.code, first.stdout).toBe(0);
@@ -288,12 +299,14 @@ describe("GitHub Action", () => {
     const saved = parse(readFileSync(secretsFile, "utf8")) as Record<string, string>;
     expect(Object.keys(saved).sort()).toEqual(events);
     expect(statSync(secretsFile).mode & 0o777).toBe(0o600);
-    const outputs = stepOutputs(files.output);
+    // A secrets file is named: the step outputs hold none of the secrets, not even masked.
+    const outputs = readFileSync(files.output, "utf8");
+    expect(outputs).not.toContain("webhook_secret_");
     for (const e of events) {
       expect(saved[e]).toMatch(/^[0-9a-f]{48}$/);
-      expect(outputs[`webhook_secret_${e}`]).toBe(saved[e]);
+      expect(outputs).not.toContain(saved[e]);
     }
-    expect(outputs.exitcode).toBe("0");
+    expect(stepOutputs(files.output).exitcode).toBe("0");
     // Standard output shows each secret once: in its mask command.
     const lines = first.stdout.split("\n");
     for (const e of events) {
@@ -304,26 +317,39 @@ describe("GitHub Action", () => {
     for (const secret of [...Object.values(saved), CLIENT_SECRET]) expect(summary).not.toContain(secret);
 
     // Without any secrets file, a new webhook's secret is still never dropped: the masked output has it.
+    edit(fx.config, "\nsecrets_file: secrets/webhook-secrets.yaml", "");
     edit(
       fx.config,
       "    MENU_REJECTED: http://localhost:8080/hooks/menu-rejected\n",
       "    MENU_REJECTED: http://localhost:8080/hooks/menu-rejected\n    PING: https://hooks.example.com/ping\n",
     );
-    delete process.env["INPUT_SECRETS-FILE"];
     fx.emu.clearRequests();
     const from = readFileSync(summaryFile, "utf8").length;
     const second = await captured();
     expect(second.code, second.stdout).toBe(0);
     expect(writes(fx.emu.requests).length).toBeGreaterThan(0);
-    const ping = stepOutputs(files.output).webhook_secret_PING!;
+    const secretOutputs = Object.entries(stepOutputs(files.output)).filter(([k]) =>
+      k.startsWith("webhook_secret_"),
+    );
+    expect(secretOutputs.map(([k]) => k)).toEqual(["webhook_secret_PING"]);
+    const ping = secretOutputs[0]![1];
     expect(ping).toMatch(/^[0-9a-f]{48}$/);
     expect(second.stdout.split("\n").filter((l) => l.includes(ping))).toEqual([`::add-mask::${ping}`]);
     expect(summarySince(from)).not.toContain(ping);
     expect(Object.keys(parse(readFileSync(secretsFile, "utf8")) as object).sort()).toEqual(events);
   });
 
+  it("the Action's secrets file: the input secrets-file, else CARTE_SECRETS_FILE, else carte.yaml secrets_file:", () => {
+    const where = (input: string, env: NodeJS.ProcessEnv) =>
+      actionSecretsFile({ input, env, configured: "/p/from-carte.json" })?.where("PING");
+    expect(where("in.json", { CARTE_SECRETS_FILE: "env.json" })).toBe("in.json");
+    expect(where("", { CARTE_SECRETS_FILE: "env.json" })).toBe("env.json");
+    expect(where("", {})).toBe("/p/from-carte.json");
+    expect(actionSecretsFile({ input: "", env: {}, configured: undefined })).toBeUndefined();
+  });
+
   it("action.yml declares the secrets-file input and one masked output per webhook event", () => {
-    // A JavaScript action (issue 12): the runner passes every input as INPUT_<NAME> and takes every
+    // A JavaScript action: the runner passes every input as INPUT_<NAME> and takes every
     // output the bundle sets; no step maps them.
     const spec = parse(readFileSync(path.join(repoRoot, "action.yml"), "utf8")) as {
       inputs: Record<string, unknown>;

@@ -10,13 +10,15 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { COMMENT_MARKER, DRIFT_MARKER } from "../../src/action/comment.js";
-import { decodeReviewed } from "../../src/gitops/reviewed.js";
+import { readReviewed, reviewKey } from "../../src/gitops/reviewed.js";
 import type { RunRecord } from "../../src/gitops/record.js";
 import { CLIENT_SECRET, carte, edit, exampleAgainstEmulator, repoRoot, writes } from "../helpers/project.js";
 import { BOT, commitAll, fakeGitHub, git, runBundle, type FakeGitHub, type RunnerEvent } from "./harness.js";
 
 const STORES = ["stores/bog-centro.yaml", "stores/bog-chapinero.yaml", "stores/med-poblado.yaml"];
 const TOKEN = "ghs_faketoken123456";
+/** The review key, a secret of the plan and apply workflows (input review-key). */
+const REVIEW_KEY = "review-key-of-the-bundle-tests-0123456789";
 const REPO = "/repos/chain/menus";
 
 let cleanups: (() => Promise<void> | void)[] = [];
@@ -91,6 +93,7 @@ const inputs = (command: string, more: Record<string, string> = {}) => ({
   config: "carte.yaml",
   comment: "true",
   "github-token": TOKEN,
+  "review-key": REVIEW_KEY,
   ...more,
 });
 
@@ -142,8 +145,17 @@ describe("the bundled Action on a pull request", () => {
     expect(drift).toContain("item BURGER-CARBON (");
     expect(drift).toContain("price: $37.900 → $36.900");
     expect(drift).not.toContain("BURGER-CLASSIC");
-    // The reviewed plan's record, for the merge.
-    expect(decodeReviewed(body)).toMatchObject({ head: headSha, count: 2 });
+    // The reviewed plan's record, for the merge: signed for this pull request and head.
+    const binding = { repository: "chain/menus", pullRequest: 7, head: headSha, base: "main" };
+    expect(readReviewed(body, COMMENT_MARKER, binding, reviewKey(REVIEW_KEY)).record).toMatchObject({
+      head: headSha,
+      count: 2,
+    });
+    expect(body).not.toContain(REVIEW_KEY);
+    // The log shows the review key once: in its mask command.
+    expect(first.stdout.split("\n").filter((l) => l.includes(REVIEW_KEY))).toEqual([
+      `::add-mask::${REVIEW_KEY}`,
+    ]);
     expect(body).not.toContain(CLIENT_SECRET);
     // The job summary: the same view first, then the full plan.
     expect(first.summary).toContain("This pull request changes");
@@ -183,7 +195,7 @@ describe("the bundled Action on a pull request", () => {
     expect(replaced).toContain("**The files have 1 configuration problem**");
     expect(replaced).toContain(`<code>stores/bog-centro.yaml:${line}:1</code>`);
     expect(replaced).not.toContain("This pull request changes");
-    expect(decodeReviewed(replaced)).toBeUndefined();
+    expect(replaced).not.toContain("carte-reviewed");
     expect(broken.summary).toContain("Failed with exit code 1");
 
     // A safety guard's refusal: shown in the comment and the step, naming the force-reason input.
@@ -242,9 +254,9 @@ describe("the bundled Action on merge", () => {
     const merged = await runBundle({ workspace: dir, inputs: inputs("apply"), event: push, github: gh });
     expect(merged.code, merged.stdout + merged.stderr).toBe(3);
     expect(merged.outputs.exitcode).toBe("3");
+    // The pull request's comments are read once: for the reviewed plan and the apply comment.
     expect(gh.calls()).toEqual([
       `GET ${REPO}/commits/${mergeSha}/pulls`,
-      `GET ${REPO}/issues/7/comments`,
       `GET ${REPO}/issues/7/comments`,
       `POST ${REPO}/issues/7/comments`,
     ]);

@@ -417,12 +417,58 @@ const CASES: Case[] = [
     ],
   },
   {
+    rule: "included folder",
+    files: { ...store("include: [shared/hours.yaml, shared]\n"), "shared/hours.yaml": "open: true\n" },
+    problems: [
+      'stores/a.yaml:6:30: include: "shared" is a folder, not a file: list the settings files in it to include, one path per entry',
+    ],
+  },
+  {
+    rule: "included pattern",
+    files: { ...store("include: shared/*.yaml\n"), "shared/hours.yaml": "open: true\n" },
+    problems: [
+      'stores/a.yaml:6:10: include: no file is named "shared/*.yaml"; include: does not expand patterns: list each file (paths relative to the folder of carte.yaml)',
+    ],
+  },
+  {
+    rule: "included file outside the project",
+    files: store("include:\n  - ../hours.yaml\n"),
+    problems: [
+      'stores/a.yaml:7:5: include: "../hours.yaml" is outside the project folder; files named in the configuration must be inside the folder of carte.yaml (write paths relative to it, without ..)',
+    ],
+  },
+  {
     rule: "problem inside an included file",
     files: {
       ...store("include: shared/hours.yaml\n"),
       "shared/hours.yaml": 'hours:\n  daily: ["09:00-7:60"]\n',
     },
     problems: ['shared/hours.yaml:2:11: "7:60" is not a time of day: minutes go from 00 to 59'],
+  },
+  // ---- one document per file ----
+  {
+    rule: "second document in a store file",
+    files: store("---\nopen: false\n"),
+    problems: [
+      "stores/a.yaml:6:1: a carte file holds one YAML document; this second document (line 6) would be ignored: remove the `---` or move it to its own file",
+    ],
+  },
+  {
+    rule: "second document in a catalog",
+    files: { "catalogs/burgers.yaml": CATALOG + "--- # prices of the new season\nitems: []\n" },
+    problems: [
+      "catalogs/burgers.yaml:17:1: a carte file holds one YAML document; this second document (line 17) would be ignored: remove the `---` or move it to its own file",
+    ],
+  },
+  {
+    rule: "second document in an included file",
+    files: {
+      ...store("include: shared/hours.yaml\n"),
+      "shared/hours.yaml": "open: true\n...\nopen: false\n",
+    },
+    problems: [
+      "shared/hours.yaml:3:1: a carte file holds one YAML document; this second document (line 3, after the end marker `...`) would be ignored: remove the `...` or move it to its own file",
+    ],
   },
 ];
 

@@ -218,6 +218,39 @@ availability:
     ]);
   });
 
+  it("refuses a second YAML document in carte.yaml and in a group file, at its start, and checks the first", async () => {
+    const { dir, problems } = await load(
+      valid({
+        "carte.yaml": PROJECT + "groups: groups/*.yaml\n---\nstores: other/*.yaml\n",
+        "groups/north.yaml": "name: north\n# the south group\n--- \nname: south\n",
+        "stores/a.yaml": storeYaml(900101, "bog-centro").replace("burgers", "pizza"),
+      }),
+    );
+    const second = (line: number) =>
+      `a carte file holds one YAML document; this second document (line ${line}) would be ignored: ` +
+      "remove the `---` or move it to its own file";
+    expect(problems).toEqual([
+      `${shown(dir, "carte.yaml")}:5:1: ${second(5)}`,
+      `${shown(dir, "groups/north.yaml")}:3:1: ${second(3)}`,
+      // The first documents are whole: the checks between files still run on them.
+      `${shown(dir, "stores/a.yaml")}:5:10: unknown catalog "pizza" (known: burgers)`,
+    ]);
+  });
+
+  it("reports an included file that cannot be read at the include: entry naming it", async () => {
+    const { dir, problems } = await load(
+      valid({
+        "carte.yaml": PROJECT + "limits:\n  max_file_bytes: 1024\n",
+        "stores/a.yaml": storeYaml(1, "a", "include:\n  - shared/big.yaml\n"),
+        "shared/big.yaml": "# " + "x".repeat(2000) + "\n",
+      }),
+    );
+    expect(problems).toEqual([
+      `${shown(dir, "stores/a.yaml")}:7:5: include: "shared/big.yaml": the file is 2003 bytes, more than the limit of 1024; ` +
+        "it was not read (split it, or raise limits.max_file_bytes in carte.yaml)",
+    ]);
+  });
+
   it("reports a missing carte.yaml", async () => {
     const dir = await writeProject({});
     const err = await loadProject(join(dir, "carte.yaml")).catch((e: unknown) => e);

@@ -90,7 +90,7 @@ describe("carte show", () => {
     expect(broken.err).toContain("is not a plan carte can show: stores must be");
     const missing = await carte(["show", path.join(fx.dir, "nothing.json")]);
     expect(missing.code).toBe(1);
-    expect(missing.err).toContain("is not a readable plan file");
+    expect(missing.err).toContain(": no such file");
   });
 });
 

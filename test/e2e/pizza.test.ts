@@ -83,9 +83,14 @@ describe("the pizza chain (examples/pizza)", () => {
         { override_type: "ITEM", override_sku: "DRINK-LEMONADE", price: 4000 },
       ]);
       expect(norte.items.get("PIZZA-PEPPERONI")?.price_info.price).toBe(28900);
-      // The image keeps its host.
+      // The image keeps its host, and reads with the platform's id (spec §2.2 `{id, path, index, host}`).
       expect(norte.items.get("PIZZA-MARGHERITA")?.images_info.images).toEqual([
-        { path: "img/margherita.jpg", index: 0, host: "https://images.brasa.example" },
+        {
+          id: expect.any(Number),
+          path: "img/margherita.jpg",
+          index: 0,
+          host: "https://images.brasa.example",
+        },
       ]);
       // A store that excludes an option of a nested group.
       const sur = await read("900303");

@@ -2,8 +2,8 @@
  * Issue 10, item 5, "How we will know": with the documented `secrets_file: .carte/webhook-secrets.json`
  * and no `.carte/` folder, the apply creates the folder (0700) and keeps every webhook secret in the
  * file (0600). A secrets file that cannot be written refuses the apply before any write call; a
- * secret whose answer was lost is an error naming the event, the next plan says how to get a new one,
- * and rotating it clears the warning. Temporary files of a killed run are removed.
+ * secret whose answer was lost is an error naming the event, the next plan says an apply rotates it,
+ * and rotating it clears the marker. Temporary files of a killed run are removed.
  */
 
 import { createServer } from "node:http";
@@ -117,7 +117,7 @@ describe("the secrets folder", () => {
     expect(plan.err).not.toContain("PING");
   });
 
-  it("makes a lost secret an error when rotating fails too, tells the next plan how to recover, and rotation clears it", async () => {
+  it("makes a lost secret an error when rotating fails too, the next plan says an apply rotates it, and rotation clears it", async () => {
     const fx = await setup();
     expect((await carte(["apply", "-c", fx.config, "--auto-approve"])).code).toBe(0);
     const file = path.join(fx.dir, ".carte", "webhook-secrets.json");
@@ -145,19 +145,19 @@ describe("the secrets folder", () => {
     expect(Object.keys(marker)).toEqual(["PING"]);
     expect(JSON.stringify(marker)).not.toMatch(/[0-9a-f]{48}/);
 
-    // The webhook exists: the plan has nothing to do, and says how to get the secret back.
+    // The webhook exists: the plan changes nothing, and says that an apply rotates the secret.
     const plan = await carte(["plan", "-c", fx.config, "--detailed-exitcode"]);
-    expect(plan.code, plan.out).toBe(0);
-    expect(plan.err).toContain(`the secret of the PING webhook may never have been saved in ${file}`);
-    expect(plan.err).toContain(`carte webhooks rotate-secret PING --secrets-file ${file}`);
+    expect(plan.code, plan.out).toBe(2);
+    expect(plan.out).toContain("Note: the secret of the PING webhook, made by a call at");
+    expect(plan.out).toContain("an apply rotates it (PUT reset-secret) and saves the new one.");
 
     const rotated = await carte(["webhooks", "rotate-secret", "PING", "-c", fx.config]);
     expect(rotated.code, rotated.err).toBe(0);
     expect(readSecrets(file).PING).toMatch(/^[0-9a-f]{48}$/);
     expect(existsSync(`${file}.pending`)).toBe(false);
-    const clean = await carte(["plan", "-c", fx.config]);
+    const clean = await carte(["plan", "-c", fx.config, "--detailed-exitcode"]);
     expect(clean.code).toBe(0);
-    expect(clean.err).not.toContain("PING");
+    expect(clean.out + clean.err).not.toContain("PING");
   });
 });
 

@@ -92,20 +92,16 @@ describe("emulator: legacy bulk availability", () => {
     await emu.idle();
     expect((await status("toppings", "SKU", { toppings: ["CHEESE", "COLA"] })).body).toEqual([
       { item_id: ids.CHEESE, item_sku: "CHEESE", item_type: "TOPPING", stock_out_state: "UNAVAILABLE" },
-      { item_id: null, item_sku: "COLA", item_type: "TOPPING", stock_out_state: "UNKNOWN" },
     ]);
+    // Unknown identifiers are left out: spec §2.3 types item_id "integer (long)" and item_sku "string".
     expect((await status("products", "PLATFORM", { products: [String(ids.CHEESE), "999999"] })).body).toEqual(
-      [
-        { item_id: ids.CHEESE, item_sku: null, item_type: "PRODUCT", stock_out_state: "UNKNOWN" },
-        { item_id: 999999, item_sku: null, item_type: "PRODUCT", stock_out_state: "UNKNOWN" },
-      ],
+      [],
     );
     // items = products, toppings and any other ITEM; never a MODIFIER_GROUP.
     expect((await status("items", "SKU", { items: ["CHEESE", "COLA", "LONELY", "EXTRAS"] })).body).toEqual([
       { item_id: ids.CHEESE, item_sku: "CHEESE", item_type: "ITEM", stock_out_state: "UNAVAILABLE" },
       { item_id: ids.COLA, item_sku: "COLA", item_type: "ITEM", stock_out_state: "AVAILABLE" },
       { item_id: ids.LONELY, item_sku: "LONELY", item_type: "ITEM", stock_out_state: "AVAILABLE" },
-      { item_id: null, item_sku: "EXTRAS", item_type: "ITEM", stock_out_state: "UNKNOWN" },
     ]);
 
     // A product id sent to /toppings is ignored; unavailable wins over available.

@@ -75,13 +75,18 @@ describe("emulator: store menu API", () => {
       sku: "BURGERS",
       title: "Burgers",
       storeId: STORE,
-      items: [{ id: ids.BURGER, sku: "BURGER", index: 0 }],
-      menus: [{ id: menu!.id, menu_type: "DEFAULT", index: 0, is_category_active: true }],
+      // Spec §2.2 Category: items "References: id, sku, index, menuId, menu_type, storeId", menus
+      // "References: id, index, is_category_active, menu_type, storeId".
+      items: [
+        { id: ids.BURGER, sku: "BURGER", index: 0, menuId: menu!.id, menu_type: "DEFAULT", storeId: STORE },
+      ],
+      menus: [{ id: menu!.id, menu_type: "DEFAULT", index: 0, is_category_active: true, storeId: STORE }],
     });
     expect(menu).toEqual({
       id: menu!.id,
       store_id: STORE,
-      super_store_id: null,
+      // Spec §2.2 "super_store_id | uint64": no null; a menu of no super store holds 0.
+      super_store_id: 0,
       menu_type: "DEFAULT",
       categories: [{ id: category!.id, sku: "BURGERS", index: 0, is_category_active: true }],
     });
@@ -93,6 +98,10 @@ describe("emulator: store menu API", () => {
     expect(sm.storeId).toBe(STORE);
     expect(sm.menus[0]).toMatchObject({ id: menu!.id, storeId: STORE, menu_type: "DEFAULT" });
     expect(sm.menus[0]).not.toHaveProperty("store_id");
+    // Spec §2.2: inside the store menu, a menu's category references carry storeId too.
+    expect(sm.menus[0]!.categories).toEqual([
+      { id: category!.id, sku: "BURGERS", index: 0, is_category_active: true, storeId: STORE },
+    ]);
     expect(sm.items).toEqual(items);
     expect(sm.categories).toEqual([category]);
 
@@ -182,6 +191,53 @@ describe("emulator: store menu API", () => {
       });
       await expectRefused("/items", { sku: "X" }, 400, { message: "body must be an array of items" });
       await expectRefused("/menu", [{ categories: [] }], 400, { message: "menus[0].menu_type is required" });
+      expect(await get<WireItem[]>("/items")).toEqual([]);
+    });
+
+    it("refuses a null price: spec §2.2 types it `price number`", async () => {
+      const r = await expectRefused(
+        "/items",
+        [item("CHEESE"), group("EXTRAS", ["CHEESE"], { price_info: { price: null, overrides: [] } })],
+        400,
+        {},
+      );
+      expect((r.body as { message: string }).message).toContain("items[1].price_info.price");
+      expect(await get<WireItem[]>("/items")).toEqual([]);
+    });
+
+    it('serves a description written without one as "" and refuses a null one: spec §2.2 types it a string', async () => {
+      const r = await expectRefused(
+        "/items",
+        [item("A", { description_info: { description: null } })],
+        400,
+        {},
+      );
+      expect((r.body as { message: string }).message).toContain("items[0].description_info.description");
+      await post("/items", [item("B")]);
+      await emu.idle();
+      const [b] = await get<WireItem[]>("/items");
+      expect(b?.description_info?.description).toBe("");
+    });
+
+    it("refuses a null super_store_id in POST /store-menu: spec §2.2 types it uint64", async () => {
+      const r = await expectRefused(
+        "/store-menu",
+        {
+          storeId: STORE,
+          items: [item("BURGER")],
+          categories: [{ sku: "MAINS", title: "Mains", items: [{ sku: "BURGER", index: 0 }] }],
+          menus: [
+            {
+              menu_type: "DEFAULT",
+              super_store_id: null,
+              categories: [{ sku: "MAINS", index: 0, is_category_active: true }],
+            },
+          ],
+        },
+        400,
+        {},
+      );
+      expect((r.body as { message: string }).message).toContain("super_store_id");
       expect(await get<WireItem[]>("/items")).toEqual([]);
     });
 

@@ -12,7 +12,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { acceptedTwice, isWriteRequest } from "../../src/emulator/audit.js";
-import { StalePlanError } from "../../src/errors.js";
+import { ConvergenceError, StalePlanError } from "../../src/errors.js";
 import { writePlanFile } from "../../src/plan/file.js";
 import { PlatformClient, type RetryInfo } from "../../src/platform/client.js";
 import { runCarte } from "../../src/run.js";
@@ -295,6 +295,42 @@ describe("duplicates", () => {
       expect((err as { duplicates?: string[] }).duplicates).toEqual(["store[bog-centro].store_hours[mon]"]);
       expect(String(err)).toContain("duplicate");
     } finally {
+      await session.close();
+    }
+  }, 60_000);
+
+  it("names the duplicates another apply made after a store was verified, when the apply does not converge", async () => {
+    const f = await fx();
+    const session = inspector(f);
+    try {
+      const { plan } = await planProject(f.project, session);
+      // med-poblado's menu writes stay pending past the wait: that store never shows its changes.
+      const slow = f.project.desired.stores["med-poblado"]!.store.storeId;
+      f.emu.setFaults({ routes: [{ prefix: `${MENU_WRITES}${slow}/`, method: "POST", pendingMs: 60_000 }] });
+      // Once every call ended (bog-centro is verified by then), another apply's copy of a Monday slot
+      // arrives in bog-centro.
+      const store = f.project.desired.stores["bog-centro"]!.store.storeId;
+      let copied: Promise<unknown> | undefined;
+      const err = await applyPlan(plan, session, {
+        convergenceTimeoutMs: 2500,
+        onEvent: (e) => {
+          if (e.type !== "operation" || e.done !== e.total) return;
+          copied = new Promise((r) => setTimeout(r, 500)).then(() =>
+            session.client.request(
+              "POST /api/rest-ops-utils/store/schedule/{storeId}",
+              { storeId: store },
+              { day: "mon", starts_time: "11:00:00", ends_time: "22:00:00" },
+            ),
+          );
+        },
+      }).catch((e: unknown) => e);
+      await copied;
+      expect(err).toBeInstanceOf(ConvergenceError);
+      expect((err as ConvergenceError).pending.every((a) => a.startsWith("store[med-poblado]"))).toBe(true);
+      expect((err as ConvergenceError).duplicates).toEqual(["store[bog-centro].store_hours[mon]"]);
+      expect(String(err)).toContain("still shows 1 duplicate(s): store[bog-centro].store_hours[mon]");
+    } finally {
+      f.emu.setFaults(undefined);
       await session.close();
     }
   }, 60_000);

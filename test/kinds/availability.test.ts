@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import type { CatalogFile } from "../../src/generated/config.js";
 import type { StoreState } from "../../src/model.js";
-import { availabilityStore } from "../../src/import/availability.js";
+import { availabilityStore, sanitizeAvailability } from "../../src/import/availability.js";
 import { buildPlan } from "../../src/plan/plan.js";
 import { renderText } from "../../src/render/text.js";
 import { current, desired, item, store } from "../helpers/builders.js";
@@ -102,27 +102,44 @@ describe("item availability and carte's marker", () => {
     );
   });
 
-  it("leaves a listed item staff switched off as it is, without a marker, until its end time differs", () => {
+  it("marks a listed item found off without the marker, since a lost marker looks the same", () => {
+    // COLA is off without carte's marker: staff switched it off, or carte's own run was killed between
+    // the toggle and the marker. The files list it, so carte writes the marker (no second toggle).
     const want = store("a", "1", (s) => {
       items(s);
       s.unavailable = ["COLA", "FRIES"];
     });
-    expect(buildPlan(desired(want), current(live())).changes).toEqual([]);
-    want.suspensions = { COLA: { until: "2026-11-25T18:00:00-05:00" } };
     const plan = buildPlan(desired(want), current(live()));
     expect(
       plan.changes.map((c) => `${c.address} ${String(c.diff[0]?.before)} → ${String(c.diff[0]?.after)}`),
+    ).toEqual(["store[a].availability[COLA] off, switched off outside the files → off"]);
+    expect(plan.operations.map((o) => o.endpoint)).toEqual(["availability.mark"]);
+    want.suspensions = { COLA: { until: "2026-11-25T18:00:00-05:00" } };
+    const timed = buildPlan(desired(want), current(live()));
+    expect(
+      timed.changes.map((c) => `${c.address} ${String(c.diff[0]?.before)} → ${String(c.diff[0]?.after)}`),
     ).toEqual([
       "store[a].availability[COLA] off, switched off outside the files → off until 18:00 (2026-11-25T18:00:00-05:00)",
     ]);
-    expect(plan.operations.map((o) => o.endpoint)).toEqual(["availability.mark"]);
+    expect(timed.operations.map((o) => o.endpoint)).toEqual(["availability.mark"]);
+  });
+
+  it("imports only the items carte switched off; staff's stay off, unwritten", () => {
+    const state = live();
+    state.suspensions = { ...state.suspensions, COLA: { until: "2099-01-01T18:00:00-05:00" } };
+    sanitizeAvailability(state, () => undefined);
+    expect(state.unavailable).toEqual(["FRIES"]);
+    expect(availabilityStore.sections(state, { items: [] } as unknown as CatalogFile)).toEqual({
+      availability: { unavailable: ["FRIES"] },
+    });
   });
 
   it("is imported with until: when the platform switches the item back on at a time", () => {
     const state = live();
-    state.suspensions = { ...state.suspensions, COLA: { until: "2099-01-01T18:00:00-05:00" } };
+    state.suspensions = { FRIES: { byCarte: true, until: "2099-01-01T18:00:00-05:00" } };
+    sanitizeAvailability(state, () => undefined);
     expect(availabilityStore.sections(state, { items: [] } as unknown as CatalogFile)).toEqual({
-      availability: { unavailable: [{ sku: "COLA", until: "2099-01-01T18:00:00-05:00" }, "FRIES"] },
+      availability: { unavailable: [{ sku: "FRIES", until: "2099-01-01T18:00:00-05:00" }] },
     });
   });
 });

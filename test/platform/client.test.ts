@@ -96,7 +96,7 @@ describe("PlatformClient", () => {
       const server = createServer((req, res) => {
         if (req.url?.includes("/token/login/")) {
           res.setHeader("content-type", "application/json");
-          res.end(JSON.stringify({ access_token: "t", expires_in: 3600 }));
+          res.end(JSON.stringify({ access_token: "t", token_type: "Bearer", expires_in: 3600 }));
           return;
         }
         const next = script.shift() ?? 503;

@@ -5,12 +5,15 @@ import { ApiError } from "../../src/errors.js";
 import { PlatformClient, type ClientOptions, type RetryInfo } from "../../src/platform/client.js";
 import {
   AdaptiveRateLimiter,
+  ByteBudget,
   backoffDelay,
   classifyTransportError,
   isIdempotentMethod,
   isRetryableStatus,
   isRetryableTransportError,
+  formatBytes,
   parseRetryAfter,
+  readCapped,
 } from "../../src/platform/transport.js";
 
 // ------------------------------------------------------------------ a scripted platform on port 0
@@ -37,7 +40,10 @@ interface Scripted {
   /** Non-login requests, in arrival order. */
   calls: Recorded[];
   logins: number;
-  /** Answers for the next non-login requests; when empty, 200 `{}`. */
+  /**
+   * Answers for the next non-login requests; when empty, 200 with a body of the route's shape: `[]` for
+   * a GET (a list), the accepted-write message otherwise.
+   */
   steps: Step[];
   /** Answers for the next logins; when empty, a fresh token. */
   loginSteps: Step[];
@@ -126,7 +132,7 @@ async function scripted(): Promise<Scripted> {
       body,
       token: typeof auth === "string" ? auth.replace(/^Bearer /, "") : undefined,
     });
-    answer(res, s.steps.shift() ?? { status: 200 }, () => ({}));
+    answer(res, s.steps.shift() ?? { status: 200 }, () => (req.method === "GET" ? [] : ACCEPTED));
   };
 
   await s.listen();
@@ -166,15 +172,35 @@ function makeClient(url: string, opts: Partial<ClientOptions>): PlatformClient {
 
 const PATH = "/restaurants/menu/v1/stores/100/items";
 
+/** The answer of an accepted write (`Message`, spec §7.3). */
+const ACCEPTED = { message: "Your request has been accepted." };
+
+/** An item of `GET /items` (`ItemList`, spec §2.2): every block present. */
+const ITEM_A = {
+  id: 1,
+  sku: "A",
+  storeId: 100,
+  last_updated: "2025-01-01T00:00:00Z",
+  item_type: "ITEM",
+  title_info: { title: "A", overrides: [] },
+  description_info: { description: "", overrides: [] },
+  images_info: { images: [], overrides: [] },
+  items_info: { items: [], overrides: [] },
+  price_info: { price: 10, overrides: [] },
+  quantity_info: { min_permitted: null, max_permitted: null, modifiers_type: null, overrides: [] },
+  suspension_info: { suspend_until: null, suspend_reason: null, is_available: true, overrides: [] },
+  schedules_info: { schedules: [], overrides: [] },
+};
+
 // ------------------------------------------------------------------ retries through a real server
 
 describe("PlatformClient retries", () => {
   it("retries a GET after 503, 503 and returns the 200, with exponential full-jitter delays", async () => {
     const srv = await scripted();
     const { t, opts } = fakeTime();
-    srv.steps.push({ status: 503 }, { status: 503 }, { status: 200, body: [{ sku: "A" }] });
+    srv.steps.push({ status: 503 }, { status: 503 }, { status: 200, body: [ITEM_A] });
     const client = makeClient(srv.url, opts);
-    await expect(client.call("GET", PATH)).resolves.toEqual([{ sku: "A" }]);
+    await expect(client.call("GET", PATH)).resolves.toEqual([ITEM_A]);
     expect(srv.calls).toHaveLength(3);
     // random() = 0.5: half of 200 ms, then half of 400 ms.
     expect(t.sleeps).toEqual([100, 200]);
@@ -294,8 +320,8 @@ describe("PlatformClient retries", () => {
     // undici's timers are coarse (about 1 s resolution), so the slow answers come much later still.
     const client = makeClient(srv.url, { ...opts, timeoutMs: 100 });
 
-    srv.steps.push({ delayMs: 10_000, status: 200 }, { status: 200, body: { ok: 1 } });
-    await expect(client.call("GET", PATH)).resolves.toEqual({ ok: 1 });
+    srv.steps.push({ delayMs: 10_000, status: 200 }, { status: 200, body: [ITEM_A] });
+    await expect(client.call("GET", PATH)).resolves.toEqual([ITEM_A]);
     expect(t.retries[0]).toMatchObject({ status: 0, reason: "timed out after 100 ms" });
 
     srv.steps.push({ delayMs: 10_000, status: 200 });
@@ -367,7 +393,7 @@ describe("PlatformClient retries", () => {
     srv.steps.push({ status: 503, headers: { "retry-after": "2" } }, { status: 500 }, { status: 200 });
     const client = makeClient(srv.url, { ...opts, maxAttempts: 2 });
     // Five asked waits, then the 500 is the first failed attempt of two (backoff: half of 200 ms).
-    await expect(client.call("POST", PATH, [{ sku: "A" }], { idempotent: true })).resolves.toEqual({});
+    await expect(client.call("POST", PATH, [{ sku: "A" }], { idempotent: true })).resolves.toEqual(ACCEPTED);
     expect(srv.calls).toHaveLength(7);
     expect(t.sleeps).toEqual([1000, 1000, 1000, 1000, 2000, 100]);
 
@@ -434,9 +460,9 @@ describe("PlatformClient retries", () => {
       { status: 401, body: { message: "Invalid token" } },
       { status: 429, headers: { "retry-after": "61" } },
       { status: 401, body: { message: "Invalid token" } },
-      { status: 200, body: { ok: true } },
+      { status: 200, body: [ITEM_A] },
     );
-    await expect(client.call("GET", PATH)).resolves.toEqual({ ok: true });
+    await expect(client.call("GET", PATH)).resolves.toEqual([ITEM_A]);
     expect(srv.logins).toBe(3);
     expect(srv.calls.map((c) => c.token)).toEqual([
       `${TOKEN_PREFIX}1`,
@@ -578,9 +604,77 @@ describe("adaptive rate limit", () => {
       expect(clock.waits).toEqual([2000, 2100]);
     });
 
+    it("refuses at once, taking no slot, a wait that would pass the deadline, and says who paused", async () => {
+      const { l, clock } = limiter({ burst: 1 });
+      l.pauseFor(60_000, "GET /x was answered 429 with Retry-After: 99999999 s");
+      await expect(l.acquire(30_000)).resolves.toBe(false);
+      expect(clock.waits).toEqual([]);
+      expect(l.pauseAt()?.reason).toBe("GET /x was answered 429 with Retry-After: 99999999 s");
+      // The refused call took no slot: the next one gets the first after the pause.
+      await expect(l.acquire(90_000)).resolves.toBe(true);
+      expect(clock.waits).toEqual([60_000]);
+      clock.now = 60_001;
+      expect(l.pauseAt()).toBeUndefined();
+    });
+
     it("rejects a rate that is not positive", () => {
       expect(() => new AdaptiveRateLimiter({ requestsPerSecond: 0 })).toThrow(RangeError);
     });
+  });
+});
+
+// ------------------------------------------------------------------ size of an answer
+
+describe("readCapped", () => {
+  const KIB = 1024;
+  /** `count` chunks of `size` bytes, recording how many were pulled and whether the source was closed. */
+  function source(count: number, size: number) {
+    const seen = { pulled: 0, closed: false };
+    async function* chunks() {
+      try {
+        for (let i = 0; i < count; i++) {
+          seen.pulled++;
+          yield new Uint8Array(size).fill(0x61);
+        }
+      } finally {
+        seen.closed = true;
+      }
+    }
+    return { seen, chunks: chunks() };
+  }
+
+  it("returns the whole body when it fits, and gives the bytes back to the budget", async () => {
+    const { chunks } = source(4, 16 * KIB);
+    const budget = new ByteBudget(1024 * KIB);
+    const read = await readCapped(chunks, 64 * KIB, budget);
+    expect(read.ok && read.bytes.length).toBe(64 * KIB);
+    expect(budget.used).toBe(0);
+  });
+
+  it("stops at the chunk that would pass the cap, keeping at most the cap, and closes the source", async () => {
+    const { seen, chunks } = source(Number.MAX_SAFE_INTEGER, 16 * KIB);
+    const read = await readCapped(chunks, 100 * KIB);
+    expect(read).toEqual({ ok: false, over: "route", received: 96 * KIB });
+    // Six chunks kept (96 KiB), the seventh pulled and dropped: the cap plus one chunk at most was read.
+    expect(seen.pulled).toBe(7);
+    expect(seen.closed).toBe(true);
+  });
+
+  it("stops when the client's budget is spent by other answers", async () => {
+    const budget = new ByteBudget(64 * KIB);
+    expect(budget.take(40 * KIB)).toBe(true);
+    const { seen, chunks } = source(Number.MAX_SAFE_INTEGER, 16 * KIB);
+    const read = await readCapped(chunks, 1024 * KIB, budget);
+    expect(read).toEqual({ ok: false, over: "client", received: 16 * KIB });
+    expect(seen.closed).toBe(true);
+    expect(budget.used).toBe(40 * KIB);
+  });
+
+  it("names sizes for messages", () => {
+    expect(formatBytes(16 * 1024 * KIB)).toBe("16 MiB");
+    expect(formatBytes(1536 * KIB)).toBe("1.5 MiB");
+    expect(formatBytes(990 * KIB)).toBe("990 KiB");
+    expect(formatBytes(0)).toBe("0 bytes");
   });
 });
 

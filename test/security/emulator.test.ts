@@ -385,7 +385,8 @@ describe("embedded emulator: credentials of another client", () => {
     symlinkSync(elsewhere, path.join(dir, ".carte"));
     const r = await runBuilt(["plan", "-q"], dir, {}, 15_000);
     expect(r.code).toBe(1);
-    expect(r.err).toContain(".carte: the embedded emulator keeps its state in this folder, but it is a link");
+    expect(r.err).toContain("could not keep the embedded emulator's state in .carte/emulator-state.json");
+    expect(r.err).toContain(`refusing to write through a symbolic link: .carte is a link to ${elsewhere}`);
     expect(() => statSync(path.join(elsewhere, "emulator-state.json"))).toThrow();
   }, 30_000);
 });

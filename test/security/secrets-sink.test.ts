@@ -16,6 +16,7 @@ import { ConfigError } from "../../src/errors.js";
 import "../../src/kinds/webhooks.js"; // registers POST /webhook as secret-bearing
 import type { Operation, Plan } from "../../src/plan/types.js";
 import {
+  findLostSecrets,
   githubActionsSink,
   pendingFileOf,
   prepareSecretSink,
@@ -48,6 +49,60 @@ const result = (id: string, status: OperationResult["status"]): OperationResult 
   path: "/webhook",
   status,
   durationMs: 1,
+});
+
+describe("the marker of secrets on their way, read back", () => {
+  it("tells secrets lost from secrets saved although the marker stayed, and never holds a secret", async () => {
+    const file = path.join(tmp(), "secrets.json");
+    writeFileSync(file, JSON.stringify({ KEPT: "s-kept-old", NEW_ORDER: "s-order-old" }));
+    const sink = secretsFileSink(file);
+    await sink.prepare!(["KEPT", "NEW_ORDER", "PING", "constructor"]);
+    const marker = readFileSync(pendingFileOf(file), "utf8");
+    expect(marker).not.toContain("s-kept-old");
+    expect(marker).not.toContain("s-order-old");
+    // Nothing saved since: every secret is lost (an event named like an object's member included).
+    expect((await findLostSecrets(file)).lost.map((l) => l.event)).toEqual([
+      "KEPT",
+      "NEW_ORDER",
+      "PING",
+      "constructor",
+    ]);
+
+    // KEPT and PING saved (as put does, but the marker's update failed); NEW_ORDER's entry untouched.
+    writeFileSync(file, JSON.stringify({ KEPT: "s-kept-new", NEW_ORDER: "s-order-old", PING: "s-ping" }));
+    const found = await findLostSecrets(file);
+    expect(found.saved).toEqual(["KEPT", "PING"]);
+    expect(found.lost.map((l) => l.event)).toEqual(["NEW_ORDER", "constructor"]);
+    expect(found.lost[0]!.since).toMatch(/^\d{4}-\d\d-\d\dT/);
+
+    // Marked again (a rotation by hand), a lost secret keeps its entry and time.
+    const since = found.lost[0]!.since;
+    await sink.prepare!(["NEW_ORDER"]);
+    expect((await findLostSecrets(file)).lost[0]).toEqual({ event: "NEW_ORDER", since });
+    await sink.put("NEW_ORDER", "s-order-new");
+    expect((await findLostSecrets(file)).lost.map((l) => l.event)).toEqual(["constructor"]);
+  });
+
+  it("counts a marker of an earlier version (event → time) as lost, whatever the file holds", async () => {
+    const file = path.join(tmp(), "secrets.json");
+    writeFileSync(file, JSON.stringify({ PING: "s-ping" }));
+    writeFileSync(pendingFileOf(file), JSON.stringify({ PING: "2026-01-01T00:00:00.000Z" }));
+    expect(await findLostSecrets(file)).toEqual({
+      lost: [{ event: "PING", since: "2026-01-01T00:00:00.000Z" }],
+      saved: [],
+    });
+  });
+
+  it("names the secrets file when it cannot tell, without quoting it", async () => {
+    const file = path.join(tmp(), "secrets.json");
+    writeFileSync(file, '{"PING": "s-half');
+    writeFileSync(pendingFileOf(file), JSON.stringify({ PING: "2026-01-01T00:00:00.000Z" }));
+    const err = await findLostSecrets(file).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as Error).message).toContain(file);
+    expect((err as Error).message).toContain("cannot tell whether the webhook secrets of PING were saved");
+    expect((err as Error).message).not.toContain("s-half");
+  });
 });
 
 describe("secrets file sink", () => {
@@ -129,7 +184,7 @@ describe("atomic writes", () => {
     const other = ".other.json.carte-tmp-99999999-cccccccccccc";
     for (const n of [dead, live, other]) writeFileSync(path.join(dir, n), "partial");
     expect(await removeStaleTemps(file)).toEqual([dead]);
-    await writeFileAtomic(file, "{}\n");
+    await writeFileAtomic(file, "{}\n", { root: dir, purpose: "write" });
     expect(readdirSync(dir).sort()).toEqual([live, other, "state.json"].sort());
     expect(readFileSync(file, "utf8")).toBe("{}\n");
     expect(statSync(file).mode & 0o777).toBe(0o600);

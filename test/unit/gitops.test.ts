@@ -7,17 +7,33 @@ import { mergePlans, parseShard, shardDesired, shardOf } from "../../src/gitops/
 import {
   MAX_LISTED,
   changeDigest,
-  decodeReviewed,
   encodeReviewed,
   judgeReviewed,
-  reviewedRecord,
+  readReviewed,
+  reviewKey,
+  type ReviewBinding,
+  type ReviewedRecord,
 } from "../../src/gitops/reviewed.js";
-import { GITHUB_COMMENT_LIMIT, renderPlanComment } from "../../src/render/markdown.js";
+import { COMMENT_MARKER } from "../../src/action/comment.js";
+import { GITHUB_COMMENT_LIMIT, renderMarkdown, renderPlanComment } from "../../src/render/markdown.js";
 import { renderText } from "../../src/render/text.js";
 import type { ChangeScope } from "../../src/plan/target.js";
 import { current, desired, item, store } from "../helpers/builders.js";
 
 const keys = (n: number, prefix = "store") => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
+
+const KEY = reviewKey("a review key of the tests, 32 characters or more");
+const BINDING: ReviewBinding = {
+  repository: "chain/menus",
+  pullRequest: 7,
+  head: "0123456789abcdef0123456789abcdef01234567",
+  base: "main",
+};
+
+/** The record carte's comment holds, read back as the merge reads it. */
+function readBack(line: string): ReviewedRecord | undefined {
+  return readReviewed(`${COMMENT_MARKER}\n### carte plan\n\n${line}\n`, COMMENT_MARKER, BINDING, KEY).record;
+}
 
 describe("sharding", () => {
   it("puts each store on one shard, evenly, and moves no store when others are added", () => {
@@ -97,7 +113,7 @@ describe("sharding", () => {
     // Every shard and the merge show prices in the project's currency, as one job does.
     expect([whole, ...parts, merged].map((p) => p.currency)).toEqual(["COP", "COP", "COP", "COP", "COP"]);
     // The same comment, the footer included.
-    const footer = (p: Plan) => encodeReviewed(reviewedRecord(p, "abc1234"));
+    const footer = (p: Plan) => encodeReviewed(p, BINDING, KEY);
     expect(renderPlanComment(merged, { footer: footer(merged) })).toBe(
       renderPlanComment(whole, { footer: footer(whole) }),
     );
@@ -136,12 +152,11 @@ describe("reviewed plan records", () => {
 
   it("round-trips through the comment and judges a fresh plan change by change", () => {
     const reviewed = buildPlan(before, base);
-    const record = reviewedRecord(reviewed, "0123456789abcdef0123456789abcdef01234567");
-    const line = encodeReviewed(record);
+    const line = encodeReviewed(reviewed, BINDING, KEY);
     expect(line).toMatch(
-      /^<!-- carte-reviewed v1 head=0123456789abcdef0123456789abcdef01234567 n=1 all=\S+ changes=\S+ -->$/,
+      /^<!-- carte-reviewed v2 pr=7 head=0123456789abcdef0123456789abcdef01234567 n=1 all=\S{43} changes=\S{12} mac=\S{43} -->$/,
     );
-    const decoded = decodeReviewed(`text\n${line}\n`)!;
+    const decoded = readBack(line)!;
     expect(decoded.count).toBe(1);
     expect([...decoded.changes!]).toEqual([changeDigest(reviewed.changes[0]!)]);
 
@@ -164,7 +179,7 @@ describe("reviewed plan records", () => {
       }),
     );
     const plan = buildPlan(many, current());
-    const record = decodeReviewed(encodeReviewed(reviewedRecord(plan, "abcdef0")))!;
+    const record = readBack(encodeReviewed(plan, BINDING, KEY))!;
     expect(record.changes).toBeUndefined();
     expect(judgeReviewed(plan, record).unreviewed).toEqual([]);
     const other = buildPlan(
@@ -179,9 +194,9 @@ describe("reviewed plan records", () => {
   });
 
   it("reads nothing from a malformed or absent record", () => {
-    expect(decodeReviewed("no record")).toBeUndefined();
+    expect(readBack("no record")).toBeUndefined();
     expect(
-      decodeReviewed(`<!-- carte-reviewed v1 head=abcdef0 n=2 all=${"A".repeat(43)} changes=AAAA -->`),
+      readBack(`<!-- carte-reviewed v1 head=abcdef0 n=2 all=${"A".repeat(43)} changes=AAAA -->`),
     ).toBeUndefined();
     const plan = buildPlan(before, base);
     expect(judgeReviewed(plan, undefined).unreviewed).toHaveLength(1);
@@ -206,7 +221,7 @@ describe("the plan comment", () => {
       drift: plan.changes.slice(half).map((c) => c.address),
       settled: [],
     };
-    const footer = encodeReviewed(reviewedRecord(plan, "abcdef0"));
+    const footer = encodeReviewed(plan, BINDING, KEY);
     const md = renderPlanComment(plan, { split, footer, fullPlanAt: "the job summary" });
     expect(md.length).toBeLessThan(GITHUB_COMMENT_LIMIT);
     expect(md.endsWith(`${footer}\n`)).toBe(true);
@@ -216,6 +231,32 @@ describe("the plan comment", () => {
       /store sections? not shown to keep this comment short; the full plan is in the job summary/,
     );
     expect(md.split("<details>").length).toBe(md.split("</details>").length);
+  });
+
+  it("names the section it leaves out: the changes the same in several stores, then the stores", () => {
+    // 25 stores where the same 100 prices change (one shared section, too large to fit), and one of
+    // each store's own.
+    const chainAt = (shared: number, own: number) =>
+      Array.from({ length: 25 }, (_, i) =>
+        store(`store-${i}`, String(900_000 + i), (s) => {
+          for (let j = 0; j < 100; j++) s.items[`SHARED-${j}`] = item(`SHARED-${j}`, shared + j);
+          s.items[`OWN-${i}`] = item(`OWN-${i}`, own + i);
+        }),
+      );
+    const plan = buildPlan(desired(...chainAt(1001, 500)), current(...chainAt(1000, 400)));
+    // Every store trips max_update_percent: the comment lists 20 refusals and counts the rest.
+    expect(plan.safety.violations).toHaveLength(25);
+    const md = renderPlanComment(plan, { maxChars: 6_000, fullPlanAt: "the job summary" });
+    expect(md.length).toBeLessThanOrEqual(6_000);
+    expect(md).toContain("> - and 5 more refusals\n");
+    expect(md).not.toContain("<summary>The same in several stores");
+    expect(md).toContain(
+      '_The "same in several stores" section and 25 store sections not shown to keep this comment short; the full plan is in the job summary._',
+    );
+    const cli = renderMarkdown(plan, { maxChars: 6_000 });
+    expect(cli).toMatch(
+      /_The "same in several stores" section and 25 store sections not shown to keep this comment under 6,000 characters/,
+    );
   });
 
   it("escapes what the files and inputs say", () => {

@@ -1,13 +1,19 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseDuration } from "../../src/cli/main.js";
 import { LockError } from "../../src/errors.js";
-import { acquireApplyLock } from "../../src/lock.js";
+import { acquireApplyLock, lockPaths } from "../../src/lock.js";
+import { deadPid, plantLock } from "../helpers/locks.js";
+import { repoRoot } from "../helpers/project.js";
 
 const dirs: string[] = [];
+const children: ChildProcess[] = [];
 afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 function lockDir(): string {
@@ -64,5 +70,99 @@ describe("--timeout", () => {
     expect(parseDuration("500ms")).toBe(500);
     expect(parseDuration("0")).toBeUndefined();
     expect(parseDuration("soon")).toBeUndefined();
+  });
+});
+
+/**
+ * Another process taking the lock of `names` in `dir` with carte's built code and holding it until it
+ * is killed; `held()` resolves once it holds the lock.
+ */
+function holderProcess(dir: string, names: string[]) {
+  const lockModule = pathToFileURL(path.join(repoRoot, "dist", "lock.js")).href;
+  const script = `
+    import { acquireApplyLock } from ${JSON.stringify(lockModule)};
+    const [dir, names] = JSON.parse(process.argv[1]);
+    await acquireApplyLock({ dir, names, waitMs: 0 });
+    process.stdout.write("held");
+    setInterval(() => {}, 1000);`;
+  const child = spawn(process.execPath, ["--input-type=module", "-e", script, JSON.stringify([dir, names])], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.push(child);
+  let out = "";
+  child.stdout.on("data", (d: Buffer) => void (out += d.toString()));
+  child.stderr.on("data", (d: Buffer) => void (out += d.toString()));
+  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+  const held = new Promise<void>((resolve, reject) => {
+    child.stdout.on("data", () => out.startsWith("held") && resolve());
+    void exited.then(() => reject(new Error(`the holder exited: ${out}`)));
+  });
+  return { child, exited, held: () => held };
+}
+
+describe("an abandoned apply lock", () => {
+  it("is taken over at once when its holder on this machine was killed, and never while it runs", async () => {
+    const dir = lockDir();
+    const holder = holderProcess(dir, ["a", "b"]);
+    await holder.held();
+    // While the holder runs, its lock is its own.
+    const refused = await acquireApplyLock({ dir, names: ["b"], waitMs: 0 }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(LockError);
+    expect(String(refused)).toContain(`process ${holder.child.pid}`);
+
+    holder.child.kill("SIGKILL");
+    await holder.exited;
+    const started = Date.now();
+    const lock = await acquireApplyLock({ dir, names: ["a", "b", "c"], waitMs: 0 });
+    expect(Date.now() - started).toBeLessThan(2000);
+    const record = JSON.parse(readFileSync(lockPaths(dir, "a").holder, "utf8")) as { pid: number };
+    expect(record.pid).toBe(process.pid);
+    await lock.release();
+    expect(existsSync(lockPaths(dir, "a").lock)).toBe(false);
+    expect(existsSync(lockPaths(dir, "a").holder)).toBe(false);
+  });
+
+  it("is not taken at once when the holder's file is another lock's, another host's, or a process that runs", async () => {
+    const gone = await deadPid();
+    for (const holder of [
+      { pid: gone, lock: "1" },
+      { pid: gone, host: "another-runner" },
+      { pid: process.ppid },
+    ]) {
+      const dir = lockDir();
+      plantLock(dir, "a", holder);
+      const err = await acquireApplyLock({ dir, names: ["a"], waitMs: 0 }).catch((e: unknown) => e);
+      expect(err, JSON.stringify(holder)).toBeInstanceOf(LockError);
+    }
+  });
+
+  it("is taken over once not refreshed for 30 s, whoever holds it, and a holder without a file too", async () => {
+    for (const holder of [{ pid: process.ppid, host: "another-runner" }, undefined]) {
+      const dir = lockDir();
+      const { lock } = holder ? plantLock(dir, "a", holder) : { lock: lockPaths(dir, "a").lock };
+      mkdirSync(lock, { recursive: true });
+      const old = new Date(Date.now() - 31_000);
+      utimesSync(lock, old, old);
+      const taken = await acquireApplyLock({ dir, names: ["a"], waitMs: 0 });
+      await taken.release();
+    }
+  });
+
+  it("waits while another apply has claimed it, and passes over a claim left by a killed taker", async () => {
+    const dir = lockDir();
+    const { lock } = plantLock(dir, "a", { pid: await deadPid() });
+    const seen = lstatSync(lock, { bigint: true });
+    const claim = `${lock.slice(0, -".lock".length)}.takeover-${seen.ino}-${seen.mtimeNs}-0`;
+    mkdirSync(claim);
+    const err = await acquireApplyLock({ dir, names: ["a"], waitMs: 0 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LockError);
+    expect(existsSync(lock)).toBe(true);
+
+    const old = new Date(Date.now() - 31_000);
+    utimesSync(claim, old, old);
+    const taken = await acquireApplyLock({ dir, names: ["a"], waitMs: 0 });
+    await taken.release();
+    // The left claim went with the lock it was for.
+    expect(existsSync(claim)).toBe(false);
   });
 });

@@ -1,0 +1,282 @@
+/**
+ * The one way carte runs git. A pull request's files are hostile, and git takes its configuration,
+ * hooks and commands from the repository it opens: a folder of the pull request holding `HEAD`,
+ * `objects/`, `refs/` and a `config` is a (bare) repository to git, and that `config` can name commands
+ * git runs (`remote.origin.uploadpack`, `core.fsmonitor`, `core.sshCommand`, `core.hooksPath`). So git
+ * never looks for a repository among the project's folders:
+ *
+ * - {@link findRepository} finds the work tree's top folder once, by its `.git` (a name no commit can
+ *   hold: git refuses it in a tree), from the project folder upwards and never above the Action's
+ *   workspace, and asks git about that top folder alone, with a ceiling just above it;
+ * - {@link gitInvocation} builds every command from there: working directory the top folder,
+ *   `--git-dir` and `--work-tree` explicit (no search for a repository at all), `GIT_CEILING_DIRECTORIES`
+ *   above the top folder, bare repositories only when named (`safe.bareRepository=explicit`), no hooks,
+ *   no fsmonitor, the fetch protocols limited to https and ssh, no system-wide configuration, no
+ *   prompt. The configuration git reads is then the user's own (`~/.gitconfig`) and the repository's
+ *   `.git/config` (the runner's checkout, or the user's clone): trusted, unlike the work tree.
+ *
+ * Nothing else in src/ spawns git (eslint.config.js refuses it outside this module).
+ */
+
+import { execFile, spawn, type ChildProcessByStdio, type ExecFileException } from "node:child_process";
+import { lstat, realpath } from "node:fs/promises";
+import path from "node:path";
+import type { Readable, Writable } from "node:stream";
+import { UsageError } from "../errors.js";
+
+/** A repository found by {@link findRepository}. */
+export interface GitRepository {
+  /** Absolute, real path of the work tree's top folder. */
+  top: string;
+  /** Absolute path of the repository's git folder (`.git`, or the folder a `.git` file names). */
+  gitDir: string;
+}
+
+/**
+ * The settings every git command runs with (`-c`, which no configuration file overrides):
+ *
+ * - `safe.bareRepository=explicit`: a folder is a bare repository only when named, never when found;
+ * - `core.hooksPath=/dev/null`, `core.fsmonitor=false`: no hook and no file-system monitor runs;
+ * - the protocols of a fetch: https and ssh only, the two an Action checkout's `origin` uses
+ *   (actions/checkout writes an https address, or an ssh one for a deploy key). `file` and `ext` are
+ *   refused: they open local paths and run local programs; `git://` and `http://` too: they fetch
+ *   unauthenticated, in the clear. Each is named, so that no configuration allows it by name.
+ */
+export const SAFE_SETTINGS: readonly string[] = [
+  "safe.bareRepository=explicit",
+  "core.hooksPath=/dev/null",
+  "core.fsmonitor=false",
+  "protocol.allow=never",
+  "protocol.https.allow=always",
+  "protocol.ssh.allow=always",
+  "protocol.file.allow=never",
+  "protocol.ext.allow=never",
+  "protocol.git.allow=never",
+  "protocol.http.allow=never",
+];
+
+/** The variables of the caller's environment that would point git at parts of another repository. */
+const REDIRECTS = [
+  "GIT_DIR",
+  "GIT_WORK_TREE",
+  "GIT_INDEX_FILE",
+  "GIT_OBJECT_DIRECTORY",
+  "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+  "GIT_COMMON_DIR",
+  "GIT_NAMESPACE",
+];
+
+/** How to run one git command: its arguments (after `git`), working directory and environment. */
+export interface GitInvocation {
+  args: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** The environment of every git command: the caller's, no redirection, the ceiling above `top`. */
+function safeEnv(top: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of REDIRECTS) delete env[name];
+  env.GIT_CEILING_DIRECTORIES = path.dirname(top);
+  env.GIT_CONFIG_NOSYSTEM = "1";
+  // A fetch that needs a password fails instead of waiting for one.
+  env.GIT_TERMINAL_PROMPT = "0";
+  return env;
+}
+
+const settings = () => SAFE_SETTINGS.flatMap((s) => ["-c", s]);
+
+/**
+ * The one builder of a git command (see the module comment): `args` run in `repo`, with its git folder
+ * and work tree named, in its top folder, with {@link SAFE_SETTINGS}. Pure.
+ */
+export function gitInvocation(repo: GitRepository, args: readonly string[]): GitInvocation {
+  const env = safeEnv(repo.top);
+  env.GIT_DIR = repo.gitDir;
+  env.GIT_WORK_TREE = repo.top;
+  return {
+    args: [`--git-dir=${repo.gitDir}`, `--work-tree=${repo.top}`, ...settings(), ...args],
+    cwd: repo.top,
+    env,
+  };
+}
+
+/** Why a git command failed, in a line: the first of what git said, else what kept it from running. */
+function why(err: ExecFileException, stderr: string): string {
+  const said = stderr.trim().split("\n")[0];
+  if (said) return said;
+  if (err.code === "ENOENT") return "git cannot be run (is it installed, and on PATH?)";
+  if (err.code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER") return "its output passed 512 MiB";
+  if (typeof err.code === "number") return `exit code ${err.code}`;
+  return err.signal ? `stopped by ${err.signal}` : "it could not be run";
+}
+
+/**
+ * Runs one git command; `name` (`rev-parse`, `fetch`…) names it in the error. With `no`, an exit code 1
+ * resolves `undefined` (git's "no" for `rev-parse --verify --quiet`).
+ */
+function exec(call: GitInvocation, name: string, no?: "exit 1 is no"): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      "git",
+      call.args,
+      { cwd: call.cwd, env: call.env, maxBuffer: 512 * 1024 * 1024, encoding: "utf8" },
+      (err, stdout, stderr) => {
+        if (!err) resolve(stdout);
+        else if (no && err.code === 1) resolve(undefined);
+        else reject(new UsageError(`git ${name} failed: ${why(err, stderr)}`));
+      },
+    );
+  });
+}
+
+/** What one git command did: its exit code and what it wrote (each bounded to 1 MiB). */
+export interface GitOutcome {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Variables a caller may add to a git command's environment: a commit's author and committer. */
+const IDENTITY = /^GIT_(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)$/;
+
+/**
+ * Runs git in `repo` ({@link gitInvocation}) and resolves with its exit code and output, whatever the
+ * code (`git push --porcelain` says per ref what it did, and exits 1 when one was rejected). `identity`
+ * adds a commit's author and committer to the environment (`GIT_AUTHOR_NAME`…; nothing else).
+ *
+ * @throws {@link UsageError} when git cannot be run, or stops on a signal.
+ */
+export function gitOutcome(
+  repo: GitRepository,
+  args: readonly string[],
+  identity: Readonly<Record<string, string>> = {},
+): Promise<GitOutcome> {
+  const call = gitInvocation(repo, args);
+  for (const [name, value] of Object.entries(identity)) {
+    if (!IDENTITY.test(name)) throw new UsageError(`git: ${name} is not a commit identity variable`);
+    call.env[name] = value;
+  }
+  return new Promise((resolve, reject) => {
+    execFile(
+      "git",
+      call.args,
+      { cwd: call.cwd, env: call.env, maxBuffer: 1024 * 1024, encoding: "utf8" },
+      (err, stdout, stderr) => {
+        if (!err) return resolve({ code: 0, stdout, stderr });
+        if (typeof err.code === "number") return resolve({ code: err.code, stdout, stderr });
+        reject(new UsageError(`git ${args[0] ?? ""} failed: ${why(err, stderr)}`));
+      },
+    );
+  });
+}
+
+/**
+ * Runs git in `repo` ({@link gitInvocation}) and resolves with its standard output.
+ *
+ * @throws {@link UsageError} with the first line of git's message when git fails or cannot be run.
+ */
+export async function runGit(repo: GitRepository, args: readonly string[]): Promise<string> {
+  return (await exec(gitInvocation(repo, args), args[0] ?? ""))!;
+}
+
+/**
+ * {@link runGit} for a question git answers "no" to by exiting 1 (`rev-parse --verify --quiet`):
+ * resolves `undefined` then.
+ *
+ * @throws {@link UsageError} with the first line of git's message for any other failure.
+ */
+export function askGit(repo: GitRepository, args: readonly string[]): Promise<string | undefined> {
+  return exec(gitInvocation(repo, args), args[0] ?? "", "exit 1 is no");
+}
+
+/** A git process with its standard streams piped. */
+export type GitProcess = ChildProcessByStdio<Writable, Readable, Readable>;
+
+/**
+ * Starts git in `repo` ({@link gitInvocation}) with its standard streams piped, for a long-lived
+ * process or a stream (`git cat-file --batch`, `git archive`). The caller handles its `error` and
+ * `close` events.
+ */
+export function spawnGit(repo: GitRepository, args: readonly string[]): GitProcess {
+  const call = gitInvocation(repo, args);
+  return spawn("git", call.args, { cwd: call.cwd, env: call.env, stdio: ["pipe", "pipe", "pipe"] });
+}
+
+const inside = (dir: string, top: string) => {
+  const rel = path.relative(top, dir);
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+};
+
+/**
+ * The repository whose work tree holds `start` (a project folder). The nearest folder at or above
+ * `start` (its real path) holding a `.git` is taken for the top folder, never one above `workspace`
+ * when `start` is inside it; git is then asked about that folder alone (its own checks, such as
+ * `safe.directory`, apply), with a ceiling just above it. No folder of the work tree is ever tried as
+ * a repository, so a bare-repository layout among the project's files is never opened.
+ *
+ * @param options.workspace the top of the search (the Action's `GITHUB_WORKSPACE`); default the root.
+ * @throws {@link UsageError} when no `.git` is found, git refuses the folder, or `start` is outside
+ *   the work tree git names.
+ */
+export async function findRepository(
+  start: string,
+  options: { workspace?: string | undefined } = {},
+): Promise<GitRepository> {
+  let from: string;
+  try {
+    from = await realpath(start);
+  } catch {
+    throw new UsageError(`cannot find the git repository of ${start}: the folder cannot be read`);
+  }
+  let top: string | undefined;
+  if (options.workspace !== undefined) {
+    try {
+      const ws = await realpath(options.workspace);
+      if (inside(from, ws)) top = ws;
+    } catch {
+      // No such workspace: the search goes up to the root, as git's does.
+    }
+  }
+  let dir = from;
+  for (;;) {
+    if (await exists(path.join(dir, ".git"))) break;
+    const parent = path.dirname(dir);
+    if (dir === top || parent === dir) {
+      throw new UsageError(
+        `${start} is not in a git repository: no .git in it or in a folder above it${top ? ` up to ${top}` : ""}`,
+      );
+    }
+    dir = parent;
+  }
+  // git finds `dir/.git` first, and never goes above `dir`.
+  const out = (await exec(
+    {
+      args: [...settings(), "rev-parse", "--absolute-git-dir", "--show-toplevel"],
+      cwd: dir,
+      env: safeEnv(dir),
+    },
+    "rev-parse",
+  ))!;
+  const [gitDir, shown] = out.split("\n");
+  if (!gitDir || !shown) {
+    throw new UsageError(`${dir} is not the top folder of a git work tree (git names none)`);
+  }
+  const real = await realpath(shown);
+  if (!inside(from, real)) {
+    throw new UsageError(`${start} is outside the work tree of the git repository at ${gitDir}`);
+  }
+  return { top: real, gitDir };
+}
+
+/** Whether `file` exists (as anything: a folder, a file, a link). */
+async function exists(file: string): Promise<boolean> {
+  try {
+    await lstat(file);
+    return true;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return false;
+    throw new UsageError(`cannot look for the git repository: ${file} cannot be read (${code ?? "?"})`);
+  }
+}
