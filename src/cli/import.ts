@@ -24,7 +24,7 @@ import {
   projectFor,
   readLiveStores,
   resolveStoreArgs,
-  writeGitignore,
+  writeImportedProject,
   writeImport,
 } from "../import/index.js";
 import { copyEmulatorState, EMULATOR_STATE, samePlatform, stateCopyPlan } from "../import/state.js";
@@ -169,14 +169,14 @@ export async function runImport(opts: ImportCommand, io: CliIo): Promise<number>
     );
   }
 
-  const written = await writeImport(outDir, result.files);
+  // A new project gets the .gitignore of carte init: the copied state and secrets stay out of git.
+  const written = target
+    ? await writeImport(outDir, result.files)
+    : await writeImportedProject(outDir, result.files);
   if (copyState) {
     const status = await copyEmulatorState(project.root, outDir);
     written.push({ path: EMULATOR_STATE, status });
   }
-  // A new project gets the .gitignore of carte init: the copied state and secrets stay out of git.
-  const gitignore = target ? undefined : await writeGitignore(outDir);
-  if (gitignore) written.push({ path: ".gitignore", status: gitignore });
   if (!opts.quiet) {
     const n = states.length;
     const catalogs = [

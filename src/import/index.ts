@@ -256,6 +256,30 @@ function importTarget(outDir: string): WriteTarget {
 }
 
 /**
+ * Writes the imported files of a new project under `outDir` with carte init's `.gitignore`
+ * ({@link writeGitignore}) first, so that the state and secrets carte keeps next to it never reach
+ * git: when the files cannot all be written ({@link writeImport}), a `.gitignore` this call created is
+ * removed with them, leaving the folder as it was.
+ *
+ * @returns what happened to each file, the `.gitignore` last.
+ * @throws what {@link writeImport} throws.
+ */
+export async function writeImportedProject(
+  outDir: string,
+  files: readonly ImportFile[],
+): Promise<WrittenFile[]> {
+  const gitignore = await writeGitignore(outDir);
+  try {
+    return [...(await writeImport(outDir, files)), { path: ".gitignore", status: gitignore }];
+  } catch (err) {
+    if (gitignore === "created") {
+      await removeFile(path.join(outDir, ".gitignore"), { ...importTarget(outDir), purpose: "remove again" });
+    }
+    throw err;
+  }
+}
+
+/**
  * Writes the files under `outDir` (folders created as needed), never overwriting one: an identical file
  * is left as it is, any other existing file makes the write fail (checked again at the moment of
  * writing, so that a file created meanwhile is not lost either). Each file is written atomically and

@@ -179,7 +179,7 @@ describe.skipIf(cannotMount !== undefined)("a full disk", () => {
     expect(full.code).toBe(1);
     expect(full.err).toContain(ENOSPC);
     expect(full.err).toContain(`could not write the new project's file ${dir}/carte.yaml: ${ENOSPC}`);
-    expect(full.err).toMatch(/the 2 files written before it were removed again/);
+    expect(full.err).toMatch(/the 3 files written before it were removed again/);
     expect(existsSync(dir) ? tree(dir) : []).toEqual([]);
 
     free();

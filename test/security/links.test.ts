@@ -304,6 +304,7 @@ describe("import and init", () => {
     const r = await carte(["import", "--store", "800001", "-c", source(l), "--out", l.project]);
     expect(r.code, r.err).toBe(0);
     expect(tree(l.project)).toEqual([
+      ".gitignore",
       "carte.yaml",
       "catalogs",
       path.join("catalogs", "shared.yaml"),
