@@ -9,7 +9,7 @@ const ACCEPTED = { message: "Your request has been accepted." };
 let emu: RunningEmulator;
 let token: string;
 beforeEach(async () => {
-  ({ emu, token } = await start({ applyDelayMs: 60 }));
+  ({ emu, token } = await start({ applyDelayMs: 200 }));
 });
 afterEach(async () => {
   await emu.close();

@@ -148,7 +148,7 @@ describe("the packed package", () => {
         );
       }),
     );
-  }, 60_000);
+  }, 240_000);
 });
 
 describe.runIf(process.env.CARTE_TEST_GIT_INSTALL === "1")("a git install", () => {
