@@ -26,6 +26,37 @@ export default {
       from: { path: "^src/kinds/" },
       to: { path: "^src/(plan|state)/" },
     },
+    {
+      name: "kinds-not-into-import",
+      severity: "error",
+      comment:
+        "A kind's import part lives with the kind (src/kinds/); the importer (src/import) looks the parts " +
+        "up in the registry, never the other way round.",
+      from: { path: "^src/kinds/" },
+      to: { path: "^src/import/" },
+    },
+    {
+      name: "no-emulator-outside",
+      severity: "error",
+      comment:
+        "The emulator is the fake platform: only the embedded start (src/session.ts), the CLI's emulator " +
+        "command (src/cli/commands.ts, src/cli/main.ts) and the library's entry (src/index.ts) start it; " +
+        "nothing else depends on it (the config loader knows the platform only through what it reads).",
+      from: {
+        path: "^src/",
+        pathNot: "^src/(emulator/|session\\.ts$|index\\.ts$|cli/(commands|main)\\.ts$)",
+      },
+      to: { path: "^src/emulator/" },
+    },
+    {
+      name: "no-cycle-in-import",
+      severity: "error",
+      comment:
+        "The importer's modules form no circle, not even through types: the result types live in the " +
+        "module that produces them and are imported downwards.",
+      from: { path: "^src/import/" },
+      to: { path: "^src/import/", circular: true },
+    },
   ],
   options: {
     doNotFollow: { path: "node_modules" },

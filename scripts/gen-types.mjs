@@ -2,13 +2,17 @@
 // Generates src/generated/config.ts from the configuration schemas in schemas/config/, and
 // src/generated/platform.ts from the platform API's wire shapes in schemas/platform/.
 //
-//   node scripts/gen-types.mjs           write the files
-//   node scripts/gen-types.mjs --check   compare only; exit 1 when a file is stale
+//   node scripts/gen-types.mjs             write the files
+//   node scripts/gen-types.mjs --schemas   write only what the schemas give (no registry): the store
+//                                          schema's settings sections and the types of src/generated/
+//   node scripts/gen-types.mjs --check     compare only; exit 1 when a file is stale
 //
 // It also writes the lists of kinds that must agree with the kind registry (src/kinds/registry.ts,
-// read from dist/: `npm run gen` builds first): the `ownership:` properties of
-// schemas/config/project.schema.json and the kind table of docs/configuration.md; and the settings
-// sections of schemas/config/store.schema.json from schemas/config/settings.schema.json.
+// read from dist/): the `ownership:` properties of schemas/config/project.schema.json and the kind
+// table of docs/configuration.md; and the settings sections of schemas/config/store.schema.json from
+// schemas/config/settings.schema.json. `npm run gen` runs it twice: with `--schemas` first, so that the
+// build sees the types of a new schema (a new settings section, a route's new request or response),
+// then, once built, whole, with the registry's new kind.
 //
 // The schemas' `title`s are written for restaurant managers ("Price", "Fewest choices"), so they make
 // poor TypeScript names. Before compiling, every title is folded into its node's description (which
@@ -157,8 +161,17 @@ function linkExternal(node, roots = {}) {
   if (Array.isArray(node)) return node.map((v) => linkExternal(v, roots));
   if (node === null || typeof node !== "object") return node;
   if (typeof node.$ref === "string" && !node.$ref.startsWith("#")) {
-    // A reference to a whole file (no fragment) names the file's root type.
-    const name = node.$ref.includes("#") ? node.$ref.split("/").pop() : roots[node.$ref];
+    // A reference to a whole file (no fragment) names the file's root type; one to a property of a
+    // file's root (a settings section written inline, `settings.schema.json#/properties/NAME`) names
+    // that property of the root type; one to a definition names the definition's type.
+    const [file, fragment = ""] = node.$ref.split("#");
+    const property = /^\/properties\/([^/]+)$/.exec(fragment);
+    if (property) {
+      const root = roots[file];
+      if (root === undefined) throw new Error(`no root type for the reference ${node.$ref}`);
+      return { tsType: `Exclude<${root}[${JSON.stringify(property[1])}], undefined>` };
+    }
+    const name = fragment !== "" ? fragment.split("/").pop() : roots[file];
     if (name === undefined) throw new Error(`no root type for the reference ${node.$ref}`);
     return { tsType: name };
   }
@@ -262,9 +275,13 @@ async function generateStoreSchema() {
   const properties = {};
   for (const [key, value] of Object.entries(schema.properties)) {
     if (key === "overrides") {
-      for (const section of Object.keys(settings.properties)) {
-        if (!(section in schema.properties))
-          properties[section] = { $ref: `settings.schema.json#/properties/${section}` };
+      for (const [section, value] of Object.entries(settings.properties)) {
+        if (section in schema.properties) continue;
+        // A section that names a definition is referred to by it (its type is declared once, by name).
+        const definition = typeof value.$ref === "string" && /^#\/definitions\/[^/]+$/.test(value.$ref);
+        properties[section] = {
+          $ref: `settings.schema.json${definition ? value.$ref : `#/properties/${section}`}`,
+        };
       }
     }
     properties[key] = value;
@@ -304,9 +321,18 @@ const OUTPUTS = [
   ["src/generated/platform.ts", generatePlatform],
 ];
 
+// What the schemas alone give: written before the build, which needs the types of new schemas.
+const FROM_SCHEMAS = new Set([
+  "schemas/config/store.schema.json",
+  "src/generated/config.ts",
+  "src/generated/platform.ts",
+]);
+
 const check = process.argv.includes("--check");
+const schemasOnly = process.argv.includes("--schemas");
 let stale = false;
 for (const [outFile, generate] of OUTPUTS) {
+  if (schemasOnly && !FROM_SCHEMAS.has(outFile)) continue;
   const generated = await generate();
   const target = join(root, outFile);
   if (check) {

@@ -140,28 +140,6 @@ export interface Schedule {
   periods: Slot[];
 }
 
-/** A special day of a store (spec §2.6): a name, a date and its slots. Keyed `MM-DD`. */
-export interface SpecialDay {
-  name: string;
-  /** 1–12. */
-  month: number;
-  /** Day of the month, 1–31. */
-  day: number;
-  slots: Slot[];
-}
-
-/** The URL and state of one event's webhook for one store (spec §2.4, §4.7). */
-export interface WebhookSetting {
-  url: string;
-  /** `ENABLE` (true) or `DISABLE` (false) on the platform. */
-  enabled: boolean;
-  /**
-   * Current side only: how many times the platform lists the store on the event, when more than once
-   * (a duplicate; the plan removes the store and adds it back once, src/kinds/webhooks.ts).
-   */
-  copies?: number;
-}
-
 /**
  * Who owns a kind of resource: `full` (what the files do not list is deleted), `additive` (never
  * deletes, never takes back), `ignore` (not read, not touched).
@@ -199,20 +177,6 @@ export interface StoreState {
    * information (src/kinds/items.ts `info`). Absent when none.
    */
   upcomingPrices?: Record<string, { price: number; from: string }>;
-  /*
-   * Store settings. Each is optional: `undefined` means the files do not manage it for this store, and
-   * carte neither reads nor changes it there.
-   */
-  /** Regular opening hours: slots of every day of the week (an empty list: closed that day). */
-  hours?: Record<Weekday, Slot[]>;
-  /** Slots of the platform's holiday days, keyed `MM-DD` (an empty list: closed that holiday). */
-  holidays?: Record<string, Slot[]>;
-  /** Special days, keyed `MM-DD`. */
-  specialDays?: Record<string, SpecialDay>;
-  /** Whether the store takes orders (store availability, platform notes "Availability"). */
-  open?: boolean;
-  /** Webhooks of the store by event name. */
-  webhooks?: Record<string, WebhookSetting>;
   /**
    * Through which API the schedules of categories and items are written: the menu API (default) or
    * the older utils group (corridor and product schedules, spec §4.5).
@@ -225,19 +189,55 @@ export interface StoreState {
    */
   unread?: Record<string, string[]>;
   /**
-   * The state of kinds that keep it outside the fields above, by kind name: a kind added as one module
-   * keeps its resources here (its config section writes the desired side, its `read` the current side).
+   * The state of every kind that is not part of the catalog (store hours, holidays, special days,
+   * webhooks, whether the store is open…), under the kind's name (`store_hours`, `holiday`…): each kind
+   * declares its state's type and reads and writes it through its {@link KindState}. A kind absent: the
+   * files do not manage it in this store (desired side), or it was not read (current side), and carte
+   * neither reads nor changes it there. Absent when no such kind is managed. A table without prototype
+   * (see {@link table}).
    */
-  extra?: Record<string, unknown>;
+  kinds?: Record<string, unknown>;
+}
+
+/**
+ * Where a kind keeps its state in a store's state: under its name in {@link StoreState.kinds}, with the
+ * type the kind declares (`Record<Weekday, Slot[]>` for store hours). The kind's read writes it on the
+ * current side, its settings section on the desired side; the kind's `select`, its import part and
+ * whoever needs the kind's state read it through here, never through a field of its own.
+ *
+ * @typeParam T - the kind's state in one store.
+ */
+export interface KindState<T> {
+  /** The kind's name: the key of its state in {@link StoreState.kinds}. */
+  readonly kind: string;
+  /** The kind's state in a store, `undefined` when the kind is not managed (or not read) there. */
+  get(state: Pick<StoreState, "kinds">): T | undefined;
+  /** Sets the kind's state in a store (or in the settings the config loader merges). */
+  set(state: Pick<StoreState, "kinds">, value: T): void;
+  /** Removes the kind's state from a store: the kind is no longer managed there. */
+  clear(state: Pick<StoreState, "kinds">): void;
+}
+
+/** The {@link KindState} of the kind named `kind`. */
+export function kindState<T>(kind: string): KindState<T> {
+  return {
+    kind,
+    get: (state) =>
+      state.kinds !== undefined && Object.hasOwn(state.kinds, kind) ? (state.kinds[kind] as T) : undefined,
+    set(state, value) {
+      (state.kinds ??= table())[kind] = value;
+    },
+    clear(state) {
+      if (state.kinds !== undefined && Object.hasOwn(state.kinds, kind)) delete state.kinds[kind];
+    },
+  };
 }
 
 /**
  * The settings of one store as the config loader merges them from the layers it inherits (each kind's
- * settings section writes its own field, src/kinds/types.ts `ConfigSection`).
+ * settings section writes its own state, src/kinds/types.ts `ConfigSection`).
  */
-export type StoreSettings = Partial<
-  Pick<StoreState, "hours" | "holidays" | "specialDays" | "open" | "webhooks" | "schedulesVia" | "extra">
->;
+export type StoreSettings = Partial<Pick<StoreState, "schedulesVia" | "kinds">>;
 
 /** Settings that belong to the client (the integration) rather than to a store. */
 export interface ClientState {

@@ -9,8 +9,18 @@ import path from "node:path";
 import { checkWritable } from "./atomic.js";
 import type { LoadedProject } from "./config/index.js";
 import { startEmulator, type RunningEmulator } from "./emulator/index.js";
+import { HOLIDAYS } from "./emulator/schedules.js";
 import { ConfigError } from "./errors.js";
+import { monthDayKey } from "./config/slots.js";
 import { PlatformClient, type ClientOptions, type RetryInfo } from "./platform/client.js";
+
+/**
+ * The holiday dates (`MM-DD`) of the embedded emulator, the same in every store: the platform's
+ * holidays known offline, for `carte validate` without a `platform:` section (src/config/holidays.ts).
+ */
+export const EMBEDDED_HOLIDAYS: ReadonlySet<string> = new Set(
+  HOLIDAYS.map((h) => monthDayKey(h.month, h.day)),
+);
 
 /** Client id and secret used against the embedded emulator when the environment sets none. */
 export const EMBEDDED_CREDENTIALS = { clientId: "carte-local", clientSecret: "carte-local-secret" } as const;

@@ -7,7 +7,7 @@
 import { didYouMean } from "./suggest.js";
 import { quote } from "./config/quote.js";
 import type { LoadedProject } from "./config/index.js";
-import { holidayDateProblems } from "./config/holidays.js";
+import { holidayDateProblems, holidayDates } from "./config/holidays.js";
 import {
   ConfigError,
   ConvergenceError,
@@ -201,7 +201,7 @@ export async function planProject(
       // A holiday date the platform does not have would be planned as nothing: refuse it, located in
       // the files, before any write (the store is then not planned).
       const want = own(desired.stores, key);
-      const known = state.holidays === undefined ? undefined : new Set(Object.keys(state.holidays));
+      const known = holidayDates(state);
       const found = want ? holidayDateProblems(project, () => known, { stores: { [key]: want } }) : [];
       if (found.length > 0) problems.push(...found);
       else planner.addStore(key, state);

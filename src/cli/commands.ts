@@ -6,7 +6,7 @@
 import { clockFromEnv } from "../config/time.js";
 import path from "node:path";
 import { loadProject, type LoadedProject } from "../config/index.js";
-import { EMBEDDED_HOLIDAYS, holidayDateProblems } from "../config/holidays.js";
+import { holidayDateProblems } from "../config/holidays.js";
 import { faultProblems } from "../emulator/faults.js";
 import { loadSeedFile, startEmulator } from "../emulator/index.js";
 import type { FaultOptions } from "../emulator/index.js";
@@ -25,7 +25,7 @@ import { renderPlannedStagesText, renderStageScopeText } from "../render/rollout
 import type { StageOutcome } from "../apply/rollout.js";
 import { describeHolder } from "../lock.js";
 import { runCarte, type RunHooks } from "../run.js";
-import { describeTarget } from "../session.js";
+import { EMBEDDED_HOLIDAYS, describeTarget } from "../session.js";
 import { escapeLines, escapeTerminal } from "../render/escape.js";
 import { describeRefHolder, lockName } from "../gitops/ref-lock.js";
 import { discardingSink, lostSecretsMessage, resolveSecretSink } from "../secrets.js";

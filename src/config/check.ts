@@ -14,7 +14,7 @@ import { basename, extname } from "node:path";
 import type { ConfigProblem } from "../errors.js";
 import { bare, isRecord, list, quote, Reporter, where } from "./report.js";
 import type { Site } from "./report.js";
-import { checkSchedules } from "./settings.js";
+import { checkSchedules } from "../kinds/slot-settings.js";
 import { type Currency, priceTextProblem } from "../money.js";
 import { Limits } from "../platform/wire.js";
 import { scalarSource, toPointer } from "./yaml.js";

@@ -6,22 +6,26 @@
  *
  * The platform's holidays are known once a store's holidays are read (`carte plan`, `carte apply`), and
  * offline only for the embedded emulator, whose holidays are fixed (`carte validate` without a
- * `platform:` section). Against a real platform, `carte validate` cannot tell.
+ * `platform:` section, src/session.ts `EMBEDDED_HOLIDAYS`). Against a real platform, `carte validate`
+ * cannot tell.
  */
 
 import type { ConfigProblem } from "../errors.js";
 import { ConfigError } from "../errors.js";
-import { HOLIDAYS } from "../emulator/schedules.js";
-import type { CurrentState, DesiredState } from "../model.js";
+import { holidaysState } from "../kinds/holidays.js";
+import type { CurrentState, DesiredState, StoreState } from "../model.js";
 import { own } from "../model.js";
 import type { LoadedProject } from "./load.js";
 import { bare } from "./quote.js";
-import { monthDayKey } from "./slots.js";
 
-/** The holiday dates (`MM-DD`) of the embedded emulator, the same in every store. */
-export const EMBEDDED_HOLIDAYS: ReadonlySet<string> = new Set(
-  HOLIDAYS.map((h) => monthDayKey(h.month, h.day)),
-);
+/**
+ * The holiday dates (`MM-DD`) of a store as read from the platform, `undefined` when its holidays were
+ * not read.
+ */
+export function holidayDates(state: StoreState | undefined): ReadonlySet<string> | undefined {
+  const hours = state && holidaysState.get(state);
+  return hours === undefined ? undefined : new Set(Object.keys(hours));
+}
 
 /**
  * The problems of holiday dates that are not holidays of their store on the platform.
@@ -40,11 +44,12 @@ export function holidayDateProblems(
   if (project.ownership.holiday === "ignore") return [];
   const problems: ConfigProblem[] = [];
   for (const [key, store] of Object.entries(desired.stores)) {
-    if (store.holidays === undefined) continue;
+    const dates = holidaysState.get(store);
+    if (dates === undefined) continue;
     const known = platformHolidays(key);
     if (known === undefined) continue;
     const list = [...known].sort().join(", ") || "none";
-    for (const date of Object.keys(store.holidays)) {
+    for (const date of Object.keys(dates)) {
       if (known.has(date)) continue;
       const site = project.holidaySites?.get(key)?.get(date);
       problems.push({
@@ -72,13 +77,6 @@ export function checkHolidayDates(
   desired: DesiredState,
   current: CurrentState,
 ): void {
-  const problems = holidayDateProblems(
-    project,
-    (key) => {
-      const holidays = own(current.stores, key)?.holidays;
-      return holidays === undefined ? undefined : new Set(Object.keys(holidays));
-    },
-    desired,
-  );
+  const problems = holidayDateProblems(project, (key) => holidayDates(own(current.stores, key)), desired);
   if (problems.length > 0) throw new ConfigError(problems);
 }

@@ -31,8 +31,10 @@ import { currencyOf, type Currency } from "../money.js";
 import { mergeOverrides, OverridesChecker, plainOverrides, readOverrides } from "./overrides.js";
 import type { MergedOverrides, OverridesLayer } from "./overrides.js";
 import type { StoreSources } from "./explain.js";
-import { isLoopbackHost, mergeSettings, readClient, readSettings, urlShapeProblem } from "./settings.js";
-import type { SettingsLayer } from "./settings.js";
+import { mergeSettings, readClient, readSettings } from "./settings.js";
+import { isLoopbackHost, urlShapeProblem } from "./url.js";
+import type { SettingsLayer, StoreSettings } from "./settings.js";
+import type { ConfigSection } from "../kinds/types.js";
 import { readRollout, type RolloutStage } from "./rollout.js";
 import { validateFile } from "./validate.js";
 import { requiredVersionProblem } from "./version.js";
@@ -437,6 +439,125 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
   const root = dirname(configFile);
   const problems: ConfigProblem[] = [];
 
+  const reading: FileReading = { ofFiles: new Set(), broken: new Set() };
+  const { project, projectData } = await readCarteYaml(configFile, root, problems, reading);
+
+  const limits = limitsOf(projectData);
+  const warnings = checkPlatform(project.parsed, problems);
+  const time = new TimeContext(options.now);
+  const catalogPaths = await expand(project.parsed, "catalogs", root, problems, allowUnmatched);
+  const groupPaths = await expand(project.parsed, "groups", root, problems, allowUnmatched);
+  const allStorePaths = await expand(project.parsed, "stores", root, problems, allowUnmatched);
+  const readStore = options.stores?.read;
+  const storePaths = readStore ? allStorePaths.filter((f) => readStore(f)) : allStorePaths;
+
+  const { catalogFiles, groupFiles, storeFiles } = await readProjectFiles(
+    { catalogPaths, groupPaths, storePaths },
+    problems,
+    limits,
+    reading,
+  );
+
+  // The currency of every price (carte.yaml `currency:`), before any price is read.
+  const currency = readCurrency(project.parsed, problems);
+
+  // Rules between SKUs and files, on every file that could be parsed.
+  const indexes: CatalogIndex[] = catalogFiles.map((c) => checkCatalog(c.parsed, problems, currency));
+  const catalogs = checkCatalogNames(indexes, problems);
+  const registry: StoreRegistry = { ids: new Map(), integrationIds: new Map() };
+  for (const s of storeFiles) checkStore(s.parsed, catalogs, registry, problems);
+
+  const layers = await readLayers(project, projectData, groupFiles, storeFiles, {
+    root,
+    problems,
+    sections,
+    time,
+    limits,
+    reading,
+    currency,
+  });
+
+  const { settingsOf, mergedOverrides, sourcesOf, holidaySites } = mergeStoreLayers(
+    layers,
+    { root, configFile, storeFiles, storePaths, indexes, catalogPaths, catalogs },
+    { problems, sections, time, withSources: options.stores?.resolve !== undefined },
+  );
+  const client = readClient(project.parsed, field(projectData, "client"), problems);
+  const rollout = await readRollout(
+    project.parsed,
+    root,
+    storeFiles.map((f, i) => {
+      const key = field(field(f.parsed.data, "store"), "integration_id");
+      return { path: storePaths[i]!, key: typeof key === "string" ? key : undefined };
+    }),
+    problems,
+  );
+  const secretsFile = await checkSecretsFile(project.parsed, root, problems);
+
+  if (problems.length > 0)
+    throw new ConfigError(
+      withTruncation(withoutKnockOn(dedupeProblems(problems), reading), problems, project.parsed),
+    );
+
+  const resolveOnly = options.stores?.resolve;
+  const resolved = resolveOnly
+    ? storeFiles.flatMap((_, i) => (resolveOnly(sourcesOf[i]!) ? [i] : []))
+    : undefined;
+  const { catalogsOut, resolvable } = resolvableStores(
+    indexes,
+    catalogFiles,
+    storeFiles,
+    settingsOf,
+    mergedOverrides,
+    resolved,
+  );
+
+  const sources = options.explain
+    ? explainSources(indexes, catalogFiles, storeFiles, mergedOverrides)
+    : undefined;
+
+  const config = projectData as unknown as ProjectFile;
+  return {
+    ...(sources ? { sources } : {}),
+    configFile,
+    root,
+    ...projectSettings(config),
+    ...(currency ? { currency } : {}),
+    catalogs: catalogsOut,
+    desired: resolveDesired(resolvable, client, {
+      share: options.shareResources ?? false,
+      ...(currency ? { currency: currency.code } : {}),
+    }),
+    ...(secretsFile === undefined ? {} : { secretsFile }),
+    files: [project, ...catalogFiles, ...groupFiles, ...storeFiles, ...layers.includes.values()].map(
+      (f) => f.parsed.file,
+    ),
+    ...(options.stores
+      ? {
+          partial: {
+            stores: allStorePaths.length,
+            files: resolved ? resolved.map((i) => storePaths[i]!) : storePaths,
+          },
+        }
+      : {}),
+    warnings: [...warnings, ...time.warnings],
+    holidaySites,
+    ...(rollout ? { rollout } : {}),
+  };
+}
+
+/**
+ * Reads carte.yaml (within the default limits) and checks that it leads inside its folder and is not
+ * empty.
+ *
+ * @throws {@link ConfigError} when it cannot be read, leads outside, or is empty.
+ */
+async function readCarteYaml(
+  configFile: string,
+  root: string,
+  problems: ConfigProblem[],
+  reading: FileReading,
+): Promise<{ project: ReadFile; projectData: Record<string, unknown> }> {
   // carte.yaml itself may be a link: it must lead inside the project too.
   const self = await insideProject(root, configFile).catch(() => undefined);
   if (!self?.inside)
@@ -452,7 +573,6 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
       },
     ]);
   // carte.yaml is read within the default limits: the limits it sets apply to the other files.
-  const reading: FileReading = { ofFiles: new Set(), broken: new Set() };
   // required_version first: a project written for another carte is refused before anything else.
   const project = await readAndValidate(
     configFile,
@@ -475,16 +595,17 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
       });
     throw new ConfigError(problems);
   }
+  return { project, projectData: projectData as Record<string, unknown> };
+}
 
-  const limits = limitsOf(projectData as Record<string, unknown>);
-  const warnings = checkPlatform(project.parsed, problems);
-  const time = new TimeContext(options.now);
-  const catalogPaths = await expand(project.parsed, "catalogs", root, problems, allowUnmatched);
-  const groupPaths = await expand(project.parsed, "groups", root, problems, allowUnmatched);
-  const allStorePaths = await expand(project.parsed, "stores", root, problems, allowUnmatched);
-  const readStore = options.stores?.read;
-  const storePaths = readStore ? allStorePaths.filter((f) => readStore(f)) : allStorePaths;
-
+/** Reads and validates the catalog, group and store files, each in the order of its paths. */
+async function readProjectFiles(
+  paths: { catalogPaths: string[]; groupPaths: string[]; storePaths: string[] },
+  problems: ConfigProblem[],
+  limits: FileLimits,
+  reading: FileReading,
+): Promise<{ catalogFiles: ReadFile[]; groupFiles: ReadFile[]; storeFiles: ReadFile[] }> {
+  const { catalogPaths, groupPaths, storePaths } = paths;
   const catalogFiles: ReadFile[] = [];
   for (const path of catalogPaths)
     catalogFiles.push(await readAndValidate(path, "catalog", problems, limits, reading));
@@ -497,61 +618,121 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
   const storeFiles: ReadFile[] = [];
   for (const [i, path] of storePaths.entries())
     storeFiles.push(await readAndValidate(path, "store", problems, limits, reading, storeReads[i]));
+  return { catalogFiles, groupFiles, storeFiles };
+}
 
-  // The currency of every price (carte.yaml `currency:`), before any price is read.
-  const currency = readCurrency(project.parsed, problems);
-
-  // Rules between SKUs and files, on every file that could be parsed.
-  const indexes: CatalogIndex[] = catalogFiles.map((c) => checkCatalog(c.parsed, problems, currency));
-  const catalogs = checkCatalogNames(indexes, problems);
-  const registry: StoreRegistry = { ids: new Map(), integrationIds: new Map() };
-  for (const s of storeFiles) checkStore(s.parsed, catalogs, registry, problems);
-
-  // Settings: the chain's defaults, each group's, each store's, and the files they include.
-  const chainLayer = readSettings(
-    project.parsed,
-    ["defaults"],
-    field(projectData, "defaults"),
-    problems,
-    sections,
-    time,
-  );
-  const groups = checkGroupNames(
-    groupFiles.map((g) => g.parsed),
-    problems,
-  );
-  const groupLayers = new Map<string, SettingsLayer>();
-  for (const [name, parsed] of groups)
-    groupLayers.set(
-      name,
-      readSettings(parsed, ["defaults"], field(parsed.data, "defaults"), problems, sections, time),
-    );
-  const storeLayers = storeFiles.map((s) => {
-    checkStoreGroup(s.parsed, groups, problems);
-    return readSettings(s.parsed, [], s.parsed.data, problems, sections, time);
-  });
-  const includes = await readIncludes(
-    [chainLayer, ...groupLayers.values(), ...storeLayers],
-    root,
-    problems,
-    limits,
-    time,
-    reading,
-  );
-  const holidaySites = new Map<string, Map<string, HolidaySite>>();
-
-  // Catalog overrides and availability of every layer (carte.yaml, groups, stores, included files).
+/** The catalog overrides and availability each settings layer writes, by layer. */
+function readLayersOverrides(
+  layers: readonly { layer: SettingsLayer; parsed: YamlFile; base: (string | number)[] }[],
+  problems: ConfigProblem[],
+  currency: Currency | undefined,
+  time: TimeContext,
+): Map<SettingsLayer, OverridesLayer> {
   const overridesOf = new Map<SettingsLayer, OverridesLayer>();
-  const readLayerOverrides = (layer: SettingsLayer, parsed: YamlFile, base: (string | number)[]) => {
+  for (const { layer, parsed, base } of layers) {
     const data = base.length === 0 ? parsed.data : field(parsed.data, String(base[0]));
     const o = readOverrides(parsed, base, data, problems, currency, time.now);
     if (o) overridesOf.set(layer, o);
-  };
-  readLayerOverrides(chainLayer, project.parsed, ["defaults"]);
-  for (const [name, parsed] of groups) readLayerOverrides(groupLayers.get(name)!, parsed, ["defaults"]);
-  storeLayers.forEach((layer, i) => readLayerOverrides(layer, storeFiles[i]!.parsed, []));
-  for (const file of includes.values()) readLayerOverrides(file.layer, file.parsed, []);
+  }
+  return overridesOf;
+}
 
+/** What `carte explain` needs of each store, by store key: its file, its catalog, its merged overrides. */
+function explainSources(
+  indexes: readonly CatalogIndex[],
+  catalogFiles: readonly ReadFile[],
+  storeFiles: readonly ReadFile[],
+  mergedOverrides: readonly MergedOverrides[],
+): Map<string, StoreSources> {
+  const sources = new Map<string, StoreSources>();
+  const parsedByName = new Map<string, YamlFile>();
+  indexes.forEach((index, i) => {
+    if (!parsedByName.has(index.name)) parsedByName.set(index.name, catalogFiles[i]!.parsed);
+  });
+  storeFiles.forEach((s, i) => {
+    const store = s.parsed.data as StoreFile;
+    sources.set(store.store.integration_id, {
+      storeFile: s.parsed,
+      catalog: { name: store.catalog, parsed: parsedByName.get(store.catalog)! },
+      overrides: mergedOverrides[i]!,
+    });
+  });
+  return sources;
+}
+
+/** What carte.yaml sets for every run: the platform, the emulator, the apply lock, ownership, safety. */
+function projectSettings(
+  config: ProjectFile,
+): Pick<LoadedProject, "platform" | "emulator" | "lock" | "ownership" | "safety"> {
+  return {
+    platform: config.platform
+      ? {
+          baseUrl: config.platform.base_url.replace(/\/+$/, ""),
+          requestsPerSecond: config.platform.requests_per_second ?? DEFAULT_REQUESTS_PER_SECOND,
+        }
+      : undefined,
+    emulator: { applyDelayMs: config.emulator?.apply_delay_ms ?? DEFAULT_APPLY_DELAY_MS },
+    ...(config.lock
+      ? {
+          lock: {
+            ref: config.lock.git_ref,
+            remote: config.lock.remote ?? DEFAULT_LOCK_REMOTE,
+            staleMs: (config.lock.stale_after_minutes ?? DEFAULT_LOCK_STALE_MINUTES) * 60_000,
+          },
+        }
+      : {}),
+    ownership: (config.ownership ?? {}) as Partial<Record<KindName, Ownership>>,
+    safety: {
+      maxDeletePercent: config.safety?.max_delete_percent ?? DEFAULT_SAFETY.maxDeletePercent,
+      maxUpdatePercent: config.safety?.max_update_percent ?? DEFAULT_SAFETY.maxUpdatePercent,
+      minExisting: config.safety?.min_existing ?? DEFAULT_SAFETY.minExisting,
+      protected: config.safety?.protected ?? DEFAULT_SAFETY.protected,
+      maxPriceChangePercent: config.safety?.max_price_change_percent ?? DEFAULT_SAFETY.maxPriceChangePercent,
+    },
+  };
+}
+
+/** The settings layers of a project: carte.yaml's, each group's, each store's, and what they include. */
+interface ProjectLayers {
+  chainLayer: SettingsLayer;
+  groupLayers: ReadonlyMap<string, SettingsLayer>;
+  storeLayers: readonly SettingsLayer[];
+  includes: Map<string, IncludedFile>;
+  overridesOf: ReadonlyMap<SettingsLayer, OverridesLayer>;
+}
+
+/**
+ * Merges each store's layers (carte.yaml → its group → its file, each after what it includes): its
+ * settings, its catalog overrides (checked against its catalog), where its holiday dates are written,
+ * and, with `withSources`, the files its desired state comes from. Warns of entries switched off until a
+ * time that has passed.
+ */
+function mergeStoreLayers(
+  { chainLayer, groupLayers, storeLayers, includes, overridesOf }: ProjectLayers,
+  files: {
+    root: string;
+    configFile: string;
+    storeFiles: readonly ReadFile[];
+    storePaths: readonly string[];
+    indexes: readonly CatalogIndex[];
+    catalogPaths: readonly string[];
+    catalogs: ReadonlyMap<string, CatalogIndex>;
+  },
+  run: {
+    problems: ConfigProblem[];
+    sections: readonly ConfigSection<unknown>[];
+    time: TimeContext;
+    withSources: boolean;
+  },
+): {
+  settingsOf: StoreSettings[];
+  mergedOverrides: MergedOverrides[];
+  sourcesOf: Set<string>[];
+  holidaySites: Map<string, Map<string, HolidaySite>>;
+} {
+  const { root, configFile, storeFiles, storePaths, indexes, catalogPaths, catalogs } = files;
+  const { problems, sections, time } = run;
+  const holidaySites = new Map<string, Map<string, HolidaySite>>();
   const checker = new OverridesChecker(problems);
   const mergedOverrides: MergedOverrides[] = [];
   // Entries switched off `until:` a time that has passed, with the stores that inherit each.
@@ -568,7 +749,7 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
     const layers = [chainLayer, ...(groupLayer ? [groupLayer] : []), layer].flatMap((l) =>
       withIncludes(l, includes, root, new Set()),
     );
-    if (options.stores?.resolve) {
+    if (run.withSources) {
       const catalog = catalogPathOf.get(String(field(storeFiles[i]?.parsed.data, "catalog")));
       sourcesOf.push(
         new Set([
@@ -601,23 +782,21 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
       `${quote(e.sku)} is switched off until ${quote(e.until)}, which has passed: the entry is ignored ` +
         `(${stores.length === 1 ? "store" : "stores"} ${stores.map((s) => quote(s)).join(", ") || "none"}); remove it`,
     );
-  const client = readClient(project.parsed, field(projectData, "client"), problems);
-  const rollout = await readRollout(
-    project.parsed,
-    root,
-    storeFiles.map((f, i) => {
-      const key = field(field(f.parsed.data, "store"), "integration_id");
-      return { path: storePaths[i]!, key: typeof key === "string" ? key : undefined };
-    }),
-    problems,
-  );
-  const secretsFile = await checkSecretsFile(project.parsed, root, problems);
+  return { settingsOf, mergedOverrides, sourcesOf, holidaySites };
+}
 
-  if (problems.length > 0)
-    throw new ConfigError(
-      withTruncation(withoutKnockOn(dedupeProblems(problems), reading), problems, project.parsed),
-    );
-
+/**
+ * The stores to resolve, each with its catalog, merged settings and overrides (only the stores of
+ * `resolved` when given, by index), and the catalogs by name as written.
+ */
+function resolvableStores(
+  indexes: readonly CatalogIndex[],
+  catalogFiles: readonly ReadFile[],
+  storeFiles: readonly ReadFile[],
+  settingsOf: readonly StoreSettings[],
+  mergedOverrides: readonly MergedOverrides[],
+  resolved: readonly number[] | undefined,
+): { catalogsOut: Map<string, { catalog: CatalogFile; file: string }>; resolvable: ResolvableStore[] } {
   const catalogByName = new Map<string, CatalogFile>();
   const catalogsOut = new Map<string, { catalog: CatalogFile; file: string }>();
   indexes.forEach((index, i) => {
@@ -627,8 +806,6 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
       catalogsOut.set(index.name, { catalog: file.parsed.data as CatalogFile, file: file.parsed.file });
     }
   });
-  const resolveOnly = options.stores?.resolve;
-  const resolved = resolveOnly ? storeFiles.flatMap((_, i) => (resolveOnly(sourcesOf[i]!) ? [i] : [])) : [];
   const all: ResolvableStore[] = storeFiles.map((s, i) => {
     const store = s.parsed.data as StoreFile;
     const catalog = catalogByName.get(store.catalog);
@@ -642,76 +819,74 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
       overrides: plainOverrides(mergedOverrides[i]!),
     };
   });
-  const resolvable = resolveOnly ? resolved.map((i) => all[i]!) : all;
+  const resolvable = resolved ? resolved.map((i) => all[i]!) : all;
+  return { catalogsOut, resolvable };
+}
 
-  let sources: Map<string, StoreSources> | undefined;
-  if (options.explain) {
-    sources = new Map();
-    const parsedByName = new Map<string, YamlFile>();
-    indexes.forEach((index, i) => {
-      if (!parsedByName.has(index.name)) parsedByName.set(index.name, catalogFiles[i]!.parsed);
-    });
-    storeFiles.forEach((s, i) => {
-      const store = s.parsed.data as StoreFile;
-      sources!.set(store.store.integration_id, {
-        storeFile: s.parsed,
-        catalog: { name: store.catalog, parsed: parsedByName.get(store.catalog)! },
-        overrides: mergedOverrides[i]!,
-      });
-    });
-  }
-
-  const config = projectData as ProjectFile;
-  return {
-    ...(sources ? { sources } : {}),
-    configFile,
+/**
+ * Reads every settings layer: carte.yaml's `defaults:`, each group's, each store file's, the files they
+ * include, and the catalog overrides and availability each writes.
+ */
+async function readLayers(
+  project: ReadFile,
+  projectData: Record<string, unknown>,
+  groupFiles: readonly ReadFile[],
+  storeFiles: readonly ReadFile[],
+  run: {
+    root: string;
+    problems: ConfigProblem[];
+    sections: readonly ConfigSection<unknown>[];
+    time: TimeContext;
+    limits: FileLimits;
+    reading: FileReading;
+    currency: Currency | undefined;
+  },
+): Promise<ProjectLayers> {
+  const { root, problems, sections, time, limits, reading, currency } = run;
+  // Settings: the chain's defaults, each group's, each store's, and the files they include.
+  const chainLayer = readSettings(
+    project.parsed,
+    ["defaults"],
+    field(projectData, "defaults"),
+    problems,
+    sections,
+    time,
+  );
+  const groups = checkGroupNames(
+    groupFiles.map((g) => g.parsed),
+    problems,
+  );
+  const groupLayers = new Map<string, SettingsLayer>();
+  for (const [name, parsed] of groups)
+    groupLayers.set(
+      name,
+      readSettings(parsed, ["defaults"], field(parsed.data, "defaults"), problems, sections, time),
+    );
+  const storeLayers = storeFiles.map((s) => {
+    checkStoreGroup(s.parsed, groups, problems);
+    return readSettings(s.parsed, [], s.parsed.data, problems, sections, time);
+  });
+  const includes = await readIncludes(
+    [chainLayer, ...groupLayers.values(), ...storeLayers],
     root,
-    platform: config.platform
-      ? {
-          baseUrl: config.platform.base_url.replace(/\/+$/, ""),
-          requestsPerSecond: config.platform.requests_per_second ?? DEFAULT_REQUESTS_PER_SECOND,
-        }
-      : undefined,
-    emulator: { applyDelayMs: config.emulator?.apply_delay_ms ?? DEFAULT_APPLY_DELAY_MS },
-    ...(config.lock
-      ? {
-          lock: {
-            ref: config.lock.git_ref,
-            remote: config.lock.remote ?? DEFAULT_LOCK_REMOTE,
-            staleMs: (config.lock.stale_after_minutes ?? DEFAULT_LOCK_STALE_MINUTES) * 60_000,
-          },
-        }
-      : {}),
-    ownership: (config.ownership ?? {}) as Partial<Record<KindName, Ownership>>,
-    safety: {
-      maxDeletePercent: config.safety?.max_delete_percent ?? DEFAULT_SAFETY.maxDeletePercent,
-      maxUpdatePercent: config.safety?.max_update_percent ?? DEFAULT_SAFETY.maxUpdatePercent,
-      minExisting: config.safety?.min_existing ?? DEFAULT_SAFETY.minExisting,
-      protected: config.safety?.protected ?? DEFAULT_SAFETY.protected,
-      maxPriceChangePercent: config.safety?.max_price_change_percent ?? DEFAULT_SAFETY.maxPriceChangePercent,
-    },
-    ...(currency ? { currency } : {}),
-    catalogs: catalogsOut,
-    desired: resolveDesired(resolvable, client, {
-      share: options.shareResources ?? false,
-      ...(currency ? { currency: currency.code } : {}),
-    }),
-    ...(secretsFile === undefined ? {} : { secretsFile }),
-    files: [project, ...catalogFiles, ...groupFiles, ...storeFiles, ...includes.values()].map(
-      (f) => f.parsed.file,
-    ),
-    ...(options.stores
-      ? {
-          partial: {
-            stores: allStorePaths.length,
-            files: resolveOnly ? resolved.map((i) => storePaths[i]!) : storePaths,
-          },
-        }
-      : {}),
-    warnings: [...warnings, ...time.warnings],
-    holidaySites,
-    ...(rollout ? { rollout } : {}),
-  };
+    problems,
+    limits,
+    time,
+    reading,
+  );
+  // Catalog overrides and availability of every layer (carte.yaml, groups, stores, included files).
+  const overridesOf = readLayersOverrides(
+    [
+      { layer: chainLayer, parsed: project.parsed, base: ["defaults"] },
+      ...[...groups].map(([name, parsed]) => ({ layer: groupLayers.get(name)!, parsed, base: ["defaults"] })),
+      ...storeLayers.map((layer, i) => ({ layer, parsed: storeFiles[i]!.parsed, base: [] })),
+      ...[...includes.values()].map((file) => ({ layer: file.layer, parsed: file.parsed, base: [] })),
+    ],
+    problems,
+    currency,
+    time,
+  );
+  return { chainLayer, groupLayers, storeLayers, includes, overridesOf };
 }
 
 /** Where each holiday date of a store is written: the last layer that names it. */

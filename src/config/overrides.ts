@@ -22,7 +22,7 @@ import { checkPrice } from "./check.js";
 import type { CatalogIndex, SkuKind } from "./check.js";
 import { bare, isRecord, list, quote, Reporter, report, where } from "./report.js";
 import type { Site } from "./report.js";
-import { checkSchedules } from "./settings.js";
+import { checkSchedules } from "../kinds/slot-settings.js";
 import { toPointer } from "./yaml.js";
 import type { YamlFile } from "./yaml.js";
 

@@ -29,8 +29,8 @@ import { kindNamed } from "../kinds/registry.js";
 import { jsonEqual } from "../kinds/util.js";
 import { table, type StoreState } from "../model.js";
 import { importParts } from "./registry.js";
-import type { CatalogContext, CatalogPart, ImportPart } from "./types.js";
-import { byCodePoint, sortRecord } from "./util.js";
+import type { CatalogContext, CatalogPart, ImportPart } from "../kinds/import-types.js";
+import { byCodePoint, sortRecord } from "../kinds/import-util.js";
 
 /** A catalog of the import and the stores that use it. */
 export interface ImportedCatalog {

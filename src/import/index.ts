@@ -32,11 +32,11 @@ import type { ResourceKind } from "../kinds/types.js";
 import type { StoreIdentity, StoreState } from "../model.js";
 import type { PlatformClient } from "../platform/client.js";
 import { fetchCurrent } from "../state/current.js";
-import { factorStores, type ImportedCatalog } from "./factor.js";
+import { factorStores } from "./factor.js";
 import { importParts } from "./registry.js";
 import { catalogText, projectText, storeText } from "./render.js";
-import { sanitizeStates, type ImportNote } from "./sanitize.js";
-import type { ImportContext, ImportPart } from "./types.js";
+import { sanitizeStates } from "./sanitize.js";
+import type { ImportContext, ImportPart } from "../kinds/import-types.js";
 import { verifyFiles, type ImportFile } from "./verify.js";
 
 export { factorStores } from "./factor.js";
@@ -46,6 +46,8 @@ export type { ImportNote } from "./sanitize.js";
 export type { ImportFile } from "./verify.js";
 export { importParts } from "./registry.js";
 export { buildMerge } from "./merge.js";
+export type { ImportResult } from "./result.js";
+import type { ImportResult } from "./result.js";
 export { filesNotInProject } from "./patterns.js";
 
 /** Platform store ids: positive decimal integers. */
@@ -126,24 +128,6 @@ export async function readLiveStores(
     const { ids: _ids, ...state } = current.stores[s.key]!;
     return state;
   });
-}
-
-/** What an import writes, before it is written. */
-export interface ImportResult {
-  /** Catalog files, then store files, paths relative to the output folder. */
-  files: ImportFile[];
-  catalogs: ImportedCatalog[];
-  /** What the files cannot express (empty when the import is exact). */
-  notes: ImportNote[];
-  /**
-   * `--merge`: stores left as the project's files have them (already managed there and different on
-   * the platform, or whose new files would clash with the project's). Empty for a fresh import.
-   */
-  conflicts: ImportNote[];
-  /** Catalogs of the project that new stores of `--merge` use, as they are. */
-  reused?: { name: string; stores: string[] }[];
-  /** Problems of the written files; always empty unless carte import has a bug. */
-  problems: string[];
 }
 
 /**

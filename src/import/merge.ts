@@ -24,13 +24,13 @@ import { ConfigError, formatProblem } from "../errors.js";
 import { kindNamed } from "../kinds/registry.js";
 import { jsonEqual } from "../kinds/util.js";
 import type { StoreState } from "../model.js";
-import type { ImportResult } from "./index.js";
+import type { ImportResult } from "./result.js";
 import { differingKinds, factorStores, fitsExactly, storeFileFor, type ImportedCatalog } from "./factor.js";
 import { filesNotInProject } from "./patterns.js";
 import { importParts } from "./registry.js";
 import { catalogText, storeText } from "./render.js";
 import { sanitizeStates, type ImportNote } from "./sanitize.js";
-import type { ImportPart } from "./types.js";
+import type { ImportPart } from "../kinds/import-types.js";
 import type { ImportFile } from "./verify.js";
 
 /**

@@ -5,7 +5,7 @@
  */
 
 import { kinds } from "../kinds/registry.js";
-import type { ImportPart } from "./types.js";
+import type { ImportPart } from "../kinds/import-types.js";
 
 /** Every import part, with the kind that declares it. */
 export const importParts: readonly ImportPart[] = kinds.flatMap((kind) =>

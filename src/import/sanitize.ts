@@ -7,8 +7,8 @@
 
 import type { StoreState } from "../model.js";
 import { importParts } from "./registry.js";
-import type { ImportContext, ImportPart } from "./types.js";
-import { byCodePoint } from "./util.js";
+import type { ImportContext, ImportPart } from "../kinds/import-types.js";
+import { byCodePoint } from "../kinds/import-util.js";
 
 /** Something of a store's live state that the written files do not express. */
 export interface ImportNote {

@@ -15,7 +15,7 @@ import type { FileKind } from "../config/validate.js";
 import type { StoreState } from "../model.js";
 import { differingKinds } from "./factor.js";
 import { importParts } from "./registry.js";
-import type { ImportPart } from "./types.js";
+import type { ImportPart } from "../kinds/import-types.js";
 
 /** A file to write: its path relative to the output folder, and its text. */
 export interface ImportFile {

@@ -13,7 +13,7 @@
  */
 
 import { CARTE_SUSPEND_REASON, own, table, type Ownership, type StoreState } from "../model.js";
-import { availabilityPart } from "../import/availability.js";
+import { availabilityPart } from "./availability-import.js";
 import type { StoreItemsToggle, WireItem } from "../platform/wire.js";
 import { toWireItem } from "./items.js";
 import { storeMenuRead } from "./reads.js";
@@ -187,6 +187,7 @@ const mark: EndpointSpec = {
 /** The item availability kind. */
 export const availability: ResourceKind<AvailabilityResource, "availability"> = {
   name: "availability",
+  nouns: { availability: ["item availability", "item availabilities"] },
   summary: "whether each item of a store is switched on or off (availability v2)",
   endpoints: [toggle, mark],
   importPart: availabilityPart,

@@ -6,7 +6,7 @@
 
 import { table, type CategoryResource, type StoreState } from "../model.js";
 import type { WireCategory } from "../platform/wire.js";
-import { categoriesPart } from "../import/categories.js";
+import { categoriesPart } from "./categories-import.js";
 import { storeMenuRead } from "./reads.js";
 import { partOf, type EndpointSpec, type ResourceKind } from "./types.js";
 import { canonicalSchedules, fromWireSchedules, toWireSchedules } from "./schedules.js";
@@ -58,6 +58,7 @@ const remove: EndpointSpec = {
 /** The categories kind. */
 export const categories: ResourceKind<CategoryResource, "category"> = {
   name: "category",
+  nouns: { category: ["category", "categories"] },
   summary: "categories of the store menu: title, ordered items, schedules",
   endpoints: [upsert, remove],
   importPart: categoriesPart,

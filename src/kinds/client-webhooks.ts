@@ -81,6 +81,7 @@ const clientWebhooksRead: ClientRead<ClientWebhooksSnapshot> = {
 /** The client-level webhooks kind. */
 export const clientWebhooks: ClientKind<ClientWebhookSetting, "client_webhook"> = {
   name: "client_webhook",
+  nouns: { client_webhook: ["client webhook", "client webhooks"] },
   summary: "integration-wide webhooks (STORE_PROVISIONING_STATUS), in carte.yaml client:",
   reads: [clientWebhooksRead],
   endpoints: [put, remove],

@@ -22,23 +22,24 @@
  */
 
 import { PlanningError } from "../errors.js";
-import type { Slot } from "../model.js";
+import { kindState, type Slot } from "../model.js";
 import type { SpecialDays } from "../generated/platform.js";
 import { getHolidays } from "../platform/utils.js";
 import type { ConfigProblem } from "../errors.js";
 import { report } from "../config/report.js";
+import { parseMonthDay } from "../config/slots.js";
+import type { KindImportPart } from "./import-types.js";
+import { slotText } from "./import-schedules.js";
+import { sortedKeys } from "./import-util.js";
 import {
   HOLIDAY_OVERNIGHT,
   checkOverlaps,
   checkSlotCount,
   datePieces,
   readSlots,
-  sortedRecord,
   sortedSlots,
   type DayEntry,
-} from "../config/settings.js";
-import { parseMonthDay } from "../config/slots.js";
-import { holidaysPart } from "../import/settings.js";
+} from "./slot-settings.js";
 import {
   SLOT_ENDPOINTS,
   dateKey,
@@ -62,7 +63,13 @@ import {
   type ResourceKind,
   type SectionContext,
 } from "./types.js";
-import { address } from "./util.js";
+import { address, sortedRecord } from "./util.js";
+
+/**
+ * The holiday kind's state in a store: the slots of the platform's holiday days, keyed `MM-DD` (an empty
+ * list: closed that holiday).
+ */
+export const holidaysState = kindState<Record<string, Slot[]>>("holiday");
 
 /** The slots of one holiday. */
 export interface HolidayHours {
@@ -147,11 +154,31 @@ const holidaysSection: ConfigSection<Record<string, DayEntry>> = {
   },
   merge: (lower, upper) => ({ ...lower, ...upper }),
   resolve(merged, into) {
-    into.holidays = sortedRecord(
-      Object.fromEntries(
-        Object.entries(merged).map(([date, entry]) => [date, sortedSlots(datePieces(entry.slots))]),
+    holidaysState.set(
+      into,
+      sortedRecord(
+        Object.fromEntries(
+          Object.entries(merged).map(([date, entry]) => [date, sortedSlots(datePieces(entry.slots))]),
+        ),
       ),
     );
+  },
+};
+
+/** The import part of holiday hours: `holidays:` of each store file, the holidays that have slots. */
+const holidaysPart: KindImportPart = {
+  store: {
+    name: "holidays",
+    sections(state) {
+      const hours = holidaysState.get(state);
+      if (!hours) return undefined;
+      const out: Record<string, string[]> = {};
+      for (const date of sortedKeys(hours)) {
+        const slots = hours[date] ?? [];
+        if (slots.length > 0) out[date] = slots.map(slotText);
+      }
+      return Object.keys(out).length > 0 ? { holidays: out } : undefined;
+    },
   },
 };
 
@@ -161,13 +188,16 @@ export const holidays: ResourceKind<HolidayHours, "holiday"> = {
   summary: "slots of the platform's holiday days of a store, by date MM-DD",
   reads: [holidaysRead],
   endpoints: [...SLOT_ENDPOINTS, slotsCreate],
+  nouns: { holiday: ["holiday", "holidays"] },
+  state: holidaysState,
   importPart: holidaysPart,
   config: holidaysSection as ConfigSection<unknown>,
   defaultOwnership: "full",
   select(state) {
-    if (state.holidays === undefined) return undefined;
+    const hours = holidaysState.get(state);
+    if (hours === undefined) return undefined;
     const out: Record<string, HolidayHours> = {};
-    for (const [key, list] of Object.entries(state.holidays)) {
+    for (const [key, list] of Object.entries(hours)) {
       // `MM-DD`, zero-padded as the platform's dates are read (`1-1` → `01-01`).
       const m = /^(\d{1,2})-(\d{1,2})$/.exec(key);
       const date = m ? dateKey(Number(m[1]), Number(m[2])) : key;
@@ -181,7 +211,7 @@ export const holidays: ResourceKind<HolidayHours, "holiday"> = {
     );
   },
   segment: () => "holiday",
-  duplicates: (state) => duplicateSlotKeys(state.holidays),
+  duplicates: (state) => duplicateSlotKeys(holidaysState.get(state)),
   read(snapshot, into, ids) {
     const wire = partOf(snapshot, holidaysRead)!;
     const byDate: Record<string, HolidayIds> = {};
@@ -193,7 +223,7 @@ export const holidays: ResourceKind<HolidayHours, "holiday"> = {
       byDate[date] = { dayId: d.id, name: d.name, slots };
       hours[date] = plainSlots(slots);
     }
-    into.holidays = hours;
+    holidaysState.set(into, hours);
     ids.other.holiday = byDate;
   },
   writes(_action, key, _before, after, ctx) {

@@ -7,7 +7,7 @@
 import { own, table, type ImageRef, type ItemResource, type StoreState } from "../model.js";
 import { currencyOf, formatPrice } from "../money.js";
 import type { WireItem } from "../platform/wire.js";
-import { itemsPart } from "../import/items.js";
+import { itemsPart } from "./items-import.js";
 import { storeMenuRead } from "./reads.js";
 import { partOf, type EndpointSpec, type ResourceKind } from "./types.js";
 import { canonicalSchedules, fromWireSchedules, toWireSchedules } from "./schedules.js";
@@ -242,6 +242,11 @@ const remove: EndpointSpec = {
 /** The items-and-modifier-groups kind. */
 export const items: ResourceKind<ItemResource, "item", "modifier_group"> = {
   name: "item",
+  nouns: {
+    item: ["item", "items"],
+    modifier_group: ["modifier group", "modifier groups"],
+    option: ["option", "options"],
+  },
   summary: "items (products and options) and modifier groups of the store menu, by SKU",
   segments: ["modifier_group"],
   endpoints: [upsert, remove],

@@ -7,7 +7,7 @@
 
 import type { MenuResource } from "../model.js";
 import type { WireMenu } from "../platform/wire.js";
-import { menusPart } from "../import/menus.js";
+import { menusPart } from "./menus-import.js";
 import { storeMenuRead } from "./reads.js";
 import {
   effectOf,
@@ -75,6 +75,7 @@ const remove: EndpointSpec = {
 /** The menus kind. */
 export const menus: ResourceKind<MenuResource, "menu"> = {
   name: "menu",
+  nouns: { menu: ["menu", "menus"] },
   summary: "menus of the store, by menu type: ordered categories and whether each is active",
   endpoints: [upsert, remove],
   importPart: menusPart,

@@ -103,3 +103,14 @@ export function endpointTable(
 export function settingsSections(): ConfigSection<unknown>[] {
   return kinds.flatMap((k) => (k.config ? [k.config] : []));
 }
+
+/**
+ * How people call the resources of an address segment, singular and plural (`special day`, `special
+ * days`), as the kinds declare them (`nouns`); `option` names an item offered in a modifier group.
+ * `undefined` for a segment no kind declares.
+ */
+export function nounsOf(segment: string): readonly [string, string] | undefined {
+  for (const kind of [...kinds, ...clientKinds])
+    if (Object.hasOwn(kind.nouns, segment)) return kind.nouns[segment];
+  return undefined;
+}

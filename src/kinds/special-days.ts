@@ -20,26 +20,27 @@
  * (deletes), 12–13 (updates), 17 (new slots). Ids kept in `ids.other.special_day[MM-DD]`.
  */
 
-import type { SpecialDay } from "../model.js";
+import { kindState, type Slot } from "../model.js";
 import type { SpecialDays } from "../generated/platform.js";
 import { getSpecialDays } from "../platform/utils.js";
 import type { ConfigProblem } from "../errors.js";
 import { report, where, type Site } from "../config/report.js";
+import { monthDayKey, parseMonthDay } from "../config/slots.js";
+import { quote } from "../config/quote.js";
+import { parseCalendarDate } from "../calendar.js";
+import { dayOver, withinAYear } from "../config/time.js";
+import type { KindImportPart } from "./import-types.js";
+import { slotText } from "./import-schedules.js";
+import { byCodePoint } from "./import-util.js";
 import {
   HOLIDAY_OVERNIGHT,
   checkOverlaps,
   checkSlotCount,
   datePieces,
   readSlots,
-  sortedRecord,
   sortedSlots,
   type DayEntry,
-} from "../config/settings.js";
-import { monthDayKey, parseMonthDay } from "../config/slots.js";
-import { quote } from "../config/quote.js";
-import { parseCalendarDate } from "../calendar.js";
-import { dayOver, withinAYear } from "../config/time.js";
-import { specialDaysPart } from "../import/settings.js";
+} from "./slot-settings.js";
 import { fromSlotBody, slotBody, type SlotBody } from "./holidays.js";
 import {
   SLOT_ENDPOINTS,
@@ -64,6 +65,20 @@ import {
   type SectionContext,
   type Write,
 } from "./types.js";
+import { sortedRecord } from "./util.js";
+
+/** A special day of a store (spec §2.6): a name, a date and its slots. Keyed `MM-DD`. */
+export interface SpecialDay {
+  name: string;
+  /** 1–12. */
+  month: number;
+  /** Day of the month, 1–31. */
+  day: number;
+  slots: Slot[];
+}
+
+/** The special day kind's state in a store: its special days, keyed `MM-DD`. */
+export const specialDaysState = kindState<Record<string, SpecialDay>>("special_day");
 
 /** Body of `POST /store/schedule/{storeId}/special` (platform notes "Utils"). */
 export interface SpecialDayBody {
@@ -118,7 +133,7 @@ const dayCreate: EndpointSpec = {
   // or after deleting the day of another name).
   effect(body, _params, state) {
     const b = body as SpecialDayBody;
-    const made = Object.values(state.specialDays ?? {}).some(
+    const made = Object.values(specialDaysState.get(state) ?? {}).some(
       (d) => d.month === b.month && d.day === b.day && d.name === b.name,
     );
     return made ? "present" : "absent";
@@ -218,14 +233,34 @@ const specialDaysSection: ConfigSection<SpecialLayer> = {
   },
   merge: (lower, upper) => ({ ...lower, ...upper }),
   resolve(merged, into) {
-    into.specialDays = sortedRecord(
-      Object.fromEntries(
-        Object.entries(merged).map(([key, d]): [string, SpecialDay] => [
-          key,
-          { name: d.name, month: d.month, day: d.day, slots: sortedSlots(datePieces(d.slots)) },
-        ]),
+    specialDaysState.set(
+      into,
+      sortedRecord(
+        Object.fromEntries(
+          Object.entries(merged).map(([key, d]): [string, SpecialDay] => [
+            key,
+            { name: d.name, month: d.month, day: d.day, slots: sortedSlots(datePieces(d.slots)) },
+          ]),
+        ),
       ),
     );
+  },
+};
+
+const pad = (n: number) => String(n).padStart(2, "0");
+
+/** The import part of special days: `special_days:` of each store file, in date order. */
+const specialDaysPart: KindImportPart = {
+  store: {
+    name: "special_days",
+    sections(state) {
+      const days = Object.values(specialDaysState.get(state) ?? {});
+      if (days.length === 0) return undefined;
+      const list = days
+        .map((d) => ({ name: d.name, date: `${pad(d.month)}-${pad(d.day)}`, slots: d.slots.map(slotText) }))
+        .sort((a, b) => byCodePoint(a.date, b.date));
+      return { special_days: list };
+    },
   },
 };
 
@@ -235,15 +270,18 @@ export const specialDays: ResourceKind<SpecialDay, "special_day"> = {
   summary: "special days of a store (a name, a date MM-DD and its slots)",
   reads: [specialRead],
   endpoints: [...SLOT_ENDPOINTS, dayDelete, dayCreate, slotsCreate],
+  nouns: { special_day: ["special day", "special days"] },
+  state: specialDaysState,
   importPart: specialDaysPart,
   config: specialDaysSection as ConfigSection<unknown>,
   defaultOwnership: "full",
   select(state) {
-    if (state.specialDays === undefined) return undefined;
+    const days = specialDaysState.get(state);
+    if (days === undefined) return undefined;
     // Keyed by the date itself, as the platform's days are read, whatever key the files used; a second
     // day of a date on the platform keeps its key `MM-DD#id` (a duplicate, deleted by the plan).
     const out: Record<string, SpecialDay> = {};
-    for (const [key, d] of Object.entries(state.specialDays)) {
+    for (const [key, d] of Object.entries(days)) {
       out[key.includes("#") ? key : dateKey(d.month, d.day)] = canonical(d);
     }
     return Object.fromEntries(
@@ -254,7 +292,7 @@ export const specialDays: ResourceKind<SpecialDay, "special_day"> = {
   },
   segment: () => "special_day",
   duplicates(state) {
-    const days = state.specialDays ?? {};
+    const days = specialDaysState.get(state) ?? {};
     return {
       ...duplicateSlotKeys(Object.fromEntries(Object.entries(days).map(([k, d]) => [k, d.slots]))),
       ...Object.fromEntries(
@@ -278,7 +316,7 @@ export const specialDays: ResourceKind<SpecialDay, "special_day"> = {
       days[key] = { name: d.name, month: d.month, day: d.day, slots: plainSlots(slots) };
       byDate[key] = { id: d.id, slots };
     }
-    into.specialDays = days;
+    specialDaysState.set(into, days);
     ids.other.special_day = byDate;
   },
   writes(action, key, before, after, ctx) {

@@ -19,7 +19,8 @@
 
 import type { StoreEnable } from "../generated/platform.js";
 import { failedEnableResults, MAX_STATUS_STORES, storesOpen } from "../platform/stores.js";
-import { openPart } from "../import/settings.js";
+import { kindState } from "../model.js";
+import type { KindImportPart } from "./import-types.js";
 import type { ConfigSection, EndpointSpec, ResourceKind, StoreRead } from "./types.js";
 import { partOf } from "./types.js";
 
@@ -27,6 +28,9 @@ import { partOf } from "./types.js";
 export interface StoreOpen {
   open: boolean;
 }
+
+/** The store availability kind's state in a store: whether it takes orders. */
+export const openState = kindState<boolean>("store_availability");
 
 /** The one key of the kind in a store. */
 export const OPEN_KEY = "open";
@@ -85,7 +89,18 @@ const openSection: ConfigSection<boolean> = {
   key: "open",
   read: (value) => (typeof value === "boolean" ? value : undefined),
   resolve(merged, into) {
-    into.open = merged;
+    openState.set(into, merged);
+  },
+};
+
+/** The import part of store availability: `open:` of each store file, from the store's own state. */
+const openPart: KindImportPart = {
+  store: {
+    name: "open",
+    sections: (state) => {
+      const open = openState.get(state);
+      return open === undefined ? undefined : { open };
+    },
   },
 };
 
@@ -95,14 +110,19 @@ export const storeAvailability: ResourceKind<StoreOpen, "store_availability"> = 
   summary: "whether a store takes orders (open or closed)",
   reads: [openRead],
   endpoints: [enable],
+  nouns: { store_availability: ["open/closed setting", "open/closed settings"] },
+  state: openState,
   importPart: openPart,
   config: openSection as ConfigSection<unknown>,
   defaultOwnership: "full",
-  select: (state) => (state.open === undefined ? undefined : { [OPEN_KEY]: { open: state.open } }),
+  select: (state) => {
+    const open = openState.get(state);
+    return open === undefined ? undefined : { [OPEN_KEY]: { open } };
+  },
   segment: () => "store_availability",
   read(snapshot, into) {
     const open = partOf(snapshot, openRead);
-    if (typeof open === "boolean") into.open = open;
+    if (typeof open === "boolean") openState.set(into, open);
   },
   writes(action, _key, _before, after, ctx) {
     // The files stop managing a store's availability: it stays as it is.

@@ -17,14 +17,22 @@
  * but the spec does not show): each day is its own resource.
  */
 
-import { WEEKDAYS, type Slot, type Weekday } from "../model.js";
+import { WEEKDAYS, kindState, type Slot, type Weekday } from "../model.js";
 import type { RegularHours } from "../generated/platform.js";
 import { getRegularHours } from "../platform/utils.js";
 import type { ConfigProblem } from "../errors.js";
 import { quote, report, where } from "../config/report.js";
-import { hoursOf, readSlots, type DayEntry } from "../config/settings.js";
 import { parseDays } from "../config/slots.js";
-import { hoursPart } from "../import/settings.js";
+import type { KindImportPart } from "./import-types.js";
+import { daysText, slotText } from "./import-schedules.js";
+import {
+  checkOverlaps,
+  checkSlotCount,
+  readSlots,
+  sortedSlots,
+  splitWeek,
+  type DayEntry,
+} from "./slot-settings.js";
 import {
   SLOT_ENDPOINTS,
   duplicateSlotKeys,
@@ -62,6 +70,12 @@ export interface RegularSlotBody {
   ends_time: string;
 }
 
+/**
+ * The store hours kind's state in a store: the slots of every day of the week (an empty list: closed
+ * that day).
+ */
+export const hoursState = kindState<Record<Weekday, Slot[]>>("store_hours");
+
 /** `GET /store/schedule/{storeId}` of each store (spec §4.5). */
 const hoursRead = perStoreRead<RegularHours>("hours", (client, s) => getRegularHours(client, s.storeId));
 
@@ -81,9 +95,25 @@ const create: EndpointSpec = {
   effect(body, _params, state) {
     const b = body as RegularSlotBody;
     const slot = { start: fromUtilsTime(b.starts_time), end: fromUtilsTime(b.ends_time) };
-    return effectOf(slotsShown(state.hours?.[b.day] ?? [], [slot]), 1);
+    return effectOf(slotsShown(hoursState.get(state)?.[b.day] ?? [], [slot]), 1);
   },
 };
+
+/** The canonical week of the model from the slots given per weekday, reporting overlaps. */
+export function hoursOf(
+  days: Partial<Record<Weekday, DayEntry>>,
+  problems: ConfigProblem[],
+): Record<Weekday, Slot[]> {
+  const pieces = splitWeek(Object.fromEntries(WEEKDAYS.map((d) => [d, days[d]?.slots ?? []])));
+  const hours = {} as Record<Weekday, Slot[]>;
+  for (const day of WEEKDAYS) {
+    checkOverlaps(pieces[day], problems);
+    const site = days[day]?.site ?? pieces[day][0]?.entry.site;
+    if (site) checkSlotCount(pieces[day].length, day, site, problems);
+    hours[day] = sortedSlots(pieces[day]);
+  }
+  return hours;
+}
 
 /** The days one layer writes under `hours:`, each with its slots and the site of the key naming it. */
 type HoursLayer = Partial<Record<Weekday, DayEntry>>;
@@ -132,12 +162,38 @@ const hoursSection: ConfigSection<HoursLayer> = {
   },
   merge: (lower, upper) => ({ ...lower, ...upper }),
   resolve(merged, into, problems) {
-    into.hours = hoursOf(merged, problems);
+    hoursState.set(into, hoursOf(merged, problems));
   },
 };
 
 /** The slot ids of each weekday as read, by day. */
 type HoursIds = Partial<Record<Weekday, IdSlot[]>>;
+
+/**
+ * The week as the files write it: days with the same slots share a key (`mon-fri`, `sat,sun`); every
+ * day is written, closed days as `[]`, so that nothing is inherited by accident.
+ */
+export function hoursText(hours: Record<string, Slot[]>): Record<string, string[]> {
+  const groups = new Map<string, string[]>();
+  for (const day of WEEKDAYS) {
+    const key = JSON.stringify((hours[day] ?? []).map(slotText));
+    groups.set(key, [...(groups.get(key) ?? []), day]);
+  }
+  const out: Record<string, string[]> = {};
+  for (const [slots, days] of groups) out[daysText(days)] = JSON.parse(slots) as string[];
+  return out;
+}
+
+/** The import part of regular hours: `hours:` of each store file, from the store's own state. */
+const hoursPart: KindImportPart = {
+  store: {
+    name: "hours",
+    sections: (state) => {
+      const hours = hoursState.get(state);
+      return hours ? { hours: hoursText(hours) } : undefined;
+    },
+  },
+};
 
 /** The store hours kind. */
 export const storeHours: ResourceKind<DayHours, "store_hours"> = {
@@ -145,16 +201,18 @@ export const storeHours: ResourceKind<DayHours, "store_hours"> = {
   summary: "regular opening hours of a store, one resource per weekday",
   reads: [hoursRead],
   endpoints: [...SLOT_ENDPOINTS, create],
+  nouns: { store_hours: ["day of hours", "days of hours"] },
+  state: hoursState,
   importPart: hoursPart,
   config: hoursSection as ConfigSection<unknown>,
   defaultOwnership: "full",
   select(state) {
-    if (state.hours === undefined) return undefined;
-    const hours = state.hours;
+    const hours = hoursState.get(state);
+    if (hours === undefined) return undefined;
     return Object.fromEntries(WEEKDAYS.map((day) => [day, { day, slots: plainSlots(hours[day] ?? []) }]));
   },
   segment: () => "store_hours",
-  duplicates: (state) => duplicateSlotKeys(state.hours),
+  duplicates: (state) => duplicateSlotKeys(hoursState.get(state)),
   read(snapshot, into, ids) {
     const wire = partOf(snapshot, hoursRead)!;
     const byDay: HoursIds = {};
@@ -162,10 +220,13 @@ export const storeHours: ResourceKind<DayHours, "store_hours"> = {
       if (!(WEEKDAYS as readonly string[]).includes(d.day)) continue;
       byDay[d.day] = sortSlots([...(byDay[d.day] ?? []), ...(d.storeSchedules ?? []).map(fromWireSlot)]);
     }
-    into.hours = Object.fromEntries(WEEKDAYS.map((day) => [day, plainSlots(byDay[day] ?? [])])) as Record<
-      Weekday,
-      Slot[]
-    >;
+    hoursState.set(
+      into,
+      Object.fromEntries(WEEKDAYS.map((day) => [day, plainSlots(byDay[day] ?? [])])) as Record<
+        Weekday,
+        Slot[]
+      >,
+    );
     ids.other.store_hours = byDay;
   },
   writes(_action, key, _before, after, ctx) {

@@ -6,8 +6,16 @@
  */
 
 import type { ConfigProblem } from "../errors.js";
-import type { KindImportPart } from "../import/types.js";
-import type { ClientState, Ownership, StoreIdentity, StoreIds, StoreSettings, StoreState } from "../model.js";
+import type { KindImportPart } from "./import-types.js";
+import type {
+  ClientState,
+  KindState,
+  Ownership,
+  StoreIdentity,
+  StoreIds,
+  StoreSettings,
+  StoreState,
+} from "../model.js";
 import type { PlatformClient } from "../platform/client.js";
 import type { RouteName, RouteParams } from "../platform/routes.js";
 import type { Site } from "../config/report.js";
@@ -302,6 +310,13 @@ interface KindBase<N extends string> {
   readonly defaultOwnership?: Ownership;
   /** One line for the docs' kind table: what the kind manages. */
   readonly summary: string;
+  /**
+   * How people call the kind's resources, singular and plural, by address segment: the kind's name
+   * and its other segments (`item`, `modifier_group`; the items kind adds `option`, an item offered in a
+   * modifier group). The plan's views and notes say `3 special days`, `category schedule BURGERS` with
+   * these words (src/render/view.ts, src/render/scope.ts).
+   */
+  readonly nouns: Readonly<Record<string, readonly [string, string]>>;
   /** The API calls the kind writes through, with their stages and batching limits. */
   readonly endpoints: readonly EndpointSpec[];
   /** How `carte import` writes the kind's live state into files; absent: import leaves it out. */
@@ -321,6 +336,16 @@ export interface ResourceKind<R, N extends string = string, S extends string = N
   readonly segments?: readonly S[];
   /** The parts of a store's live state the kind reads. */
   readonly reads: readonly StoreRead[];
+  /**
+   * Where the kind keeps its state in a store (src/model.ts `kindState`): under its name in
+   * `StoreState.kinds`, with the type the kind declares. Its `read` writes it on the current side, its
+   * `config` section on the desired side, and its `select`, `duplicates` and import part read it.
+   * Absent for the kinds of the catalog (items, categories, menus, item availability and the utils
+   * schedules of categories and items), whose state is the store's catalog: the fields `items`,
+   * `categories`, `menus` and `unavailable` that src/config/resolve.ts builds from a catalog and its
+   * overrides, and that one read of the store menu gives.
+   */
+  readonly state?: KindState<unknown>;
   /** The kind's section of the store settings, when it has one (hours, holidays, webhooks…). */
   readonly config?: ConfigSection<unknown>;
   /**

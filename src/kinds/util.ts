@@ -33,3 +33,8 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
 export function address(store: string, segment: string, key: string): string {
   return `store[${store}].${segment}[${key}]`;
 }
+
+/** A copy of a table with its keys in code-unit order (the canonical order of the kinds' states). */
+export function sortedRecord<T>(record: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}

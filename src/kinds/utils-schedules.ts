@@ -331,6 +331,7 @@ function scheduleEndpoints(prefix: string, first: number, routes: ScheduleRoutes
 interface Flavour<N extends string> {
   name: N;
   summary: string;
+  nouns: Readonly<Record<string, readonly [string, string]>>;
   endpoints: EndpointSpec[];
   field: "categories" | "items";
   /** SKUs of the owners in a store that have a utils schedule. */
@@ -345,6 +346,7 @@ function utilsScheduleKind<N extends string>(f: Flavour<N>): ResourceKind<UtilsS
   return {
     name: f.name,
     summary: f.summary,
+    nouns: f.nouns,
     endpoints: f.endpoints,
     reads: [storeMenuRead, utilsSchedulesRead],
     defaultOwnership: "full",
@@ -395,6 +397,7 @@ function utilsScheduleKind<N extends string>(f: Flavour<N>): ResourceKind<UtilsS
 /** Corridor (category) schedules through the utils group. */
 export const corridorSchedules = utilsScheduleKind({
   name: "corridor_schedule",
+  nouns: { corridor_schedule: ["category schedule", "category schedules"] },
   summary: "corridor (category) schedules through the utils group, for stores with schedules_via: utils",
   endpoints: scheduleEndpoints("corridor_schedule", 20, {
     create: "POST /api/rest-ops-utils/corridor/schedule/{corridorId}/store/{storeId}",
@@ -411,6 +414,7 @@ export const corridorSchedules = utilsScheduleKind({
 /** Product (item) schedules through the utils group. */
 export const productSchedules = utilsScheduleKind({
   name: "product_schedule",
+  nouns: { product_schedule: ["item schedule", "item schedules"] },
   summary: "product (item) schedules through the utils group, for stores with schedules_via: utils",
   endpoints: scheduleEndpoints("product_schedule", 23, {
     create: "POST /api/rest-ops-utils/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}",

@@ -45,11 +45,14 @@
  */
 
 import { didYouMean } from "../suggest.js";
-import { table, type WebhookSetting } from "../model.js";
+import { kindState, table, type StoreState } from "../model.js";
 import type { ConfigProblem } from "../errors.js";
 import { quote, report, type Site } from "../config/report.js";
-import { CLIENT_EVENTS, STORE_EVENTS, sortedRecord, webhookUrlProblem } from "../config/settings.js";
-import { webhooksPart } from "../import/settings.js";
+import { isLoopbackHost, urlShapeProblem } from "../config/url.js";
+import { CLIENT_WEBHOOK_EVENTS, STORE_WEBHOOK_EVENTS } from "../platform/wire.js";
+import type { KindImportPart, Note } from "./import-types.js";
+import { sortedKeys } from "./import-util.js";
+import { address, sortedRecord } from "./util.js";
 import {
   eventSecret,
   listWebhooks,
@@ -67,6 +70,43 @@ import {
   type StoreRead,
   type Write,
 } from "./types.js";
+
+/** The URL and state of one event's webhook for one store (spec §2.4, §4.7). */
+export interface WebhookSetting {
+  url: string;
+  /** `ENABLE` (true) or `DISABLE` (false) on the platform. */
+  enabled: boolean;
+  /**
+   * Current side only: how many times the platform lists the store on the event, when more than once
+   * (a duplicate; the plan removes the store and adds it back once, src/kinds/webhooks.ts).
+   */
+  copies?: number;
+}
+
+/** The webhook kind's state in a store: its webhooks by event name. */
+export const webhooksState = kindState<Record<string, WebhookSetting>>("webhook");
+
+/** Events a store webhook can carry (platform notes, "Webhooks"). */
+export const STORE_EVENTS: readonly string[] = STORE_WEBHOOK_EVENTS;
+
+/** Events of client-level (integration-wide) webhooks. */
+export const CLIENT_EVENTS: readonly string[] = CLIENT_WEBHOOK_EVENTS;
+
+/**
+ * Why a webhook address is not acceptable, or `undefined` when it is: an absolute https address with a
+ * host and no credentials (see {@link urlShapeProblem}), or http to this machine (`localhost`,
+ * `127.0.0.1`, `[::1]`, for testing). Text that does not start with `http://` or `https://` is left to
+ * the schema, which says how to write it.
+ */
+export function webhookUrlProblem(url: string): string | undefined {
+  if (!/^https?:\/\//i.test(url)) return undefined;
+  const shape = urlShapeProblem(url, "webhook address");
+  if (shape) return shape;
+  const parsed = new URL(url);
+  if (parsed.protocol === "https:") return undefined;
+  if (parsed.protocol === "http:" && isLoopbackHost(parsed.hostname)) return undefined;
+  return `webhook address ${quote(url)} must start with https:// (http:// is accepted only for localhost and 127.0.0.1)`;
+}
 
 /** Names of the webhook endpoints. */
 export const WebhookEndpoint = {
@@ -114,7 +154,7 @@ const event = (params: EndpointParams) => String(params.event);
 const always = () => true;
 
 /** The store's webhook of the call's event, as read now. */
-const hookOf = (state: ReadState, params: EndpointParams) => state.webhooks?.[event(params)];
+const hookOf = (state: ReadState, params: EndpointParams) => webhooksState.get(state)?.[event(params)];
 
 /** The effect of a call that takes the store off the event: it is not listed any more. */
 const goneEffect = (_body: unknown, params: EndpointParams, state: ReadState): Effect =>
@@ -302,7 +342,45 @@ const webhooksSection: ConfigSection<WebhooksLayer> = {
       }
       settings[event] = { url: hook.url, enabled: hook.enabled ?? true };
     }
-    into.webhooks = sortedRecord(settings);
+    webhooksState.set(into, sortedRecord(settings));
+  },
+};
+
+// ---- carte import -----------------------------------------------------------------------------
+
+/** Keeps the webhooks the files can hold: store events, https addresses (http only for localhost). */
+export function sanitizeWebhooks(state: StoreState, note: Note): void {
+  const hooks = webhooksState.get(state);
+  if (!hooks) return;
+  for (const [event, hook] of Object.entries(hooks)) {
+    const why = !STORE_EVENTS.includes(event) ? `unknown event ${event}` : webhookUrlProblem(hook.url);
+    if (why) {
+      note(address(state.store.key, "webhook", event), why);
+      delete hooks[event];
+    }
+  }
+}
+
+/**
+ * The import part of the store's webhooks, a section of each store file written from the store's own
+ * state (docs/import.md): `EVENT: url`, or `{url, enabled: false}` when switched off.
+ */
+const webhooksPart: KindImportPart = {
+  sanitize: sanitizeWebhooks,
+  store: {
+    name: "webhooks",
+    sections(state) {
+      const hooks = webhooksState.get(state) ?? {};
+      if (Object.keys(hooks).length === 0) return undefined;
+      return {
+        webhooks: Object.fromEntries(
+          sortedKeys(hooks).map((event) => {
+            const h = hooks[event]!;
+            return [event, h.enabled ? h.url : { url: h.url, enabled: false }];
+          }),
+        ),
+      };
+    },
   },
 };
 
@@ -312,14 +390,16 @@ export const webhooks: ResourceKind<WebhookSetting, "webhook"> = {
   summary: "per-store webhooks by event: URL and whether enabled",
   reads: [webhooksRead],
   endpoints: [removeDuplicated, create, addStores, changeUrl, changeStatus, removeStores],
+  nouns: { webhook: ["webhook", "webhooks"] },
+  state: webhooksState,
   importPart: webhooksPart,
   config: webhooksSection as ConfigSection<unknown>,
   defaultOwnership: "additive",
-  select: (state) => state.webhooks,
+  select: (state) => webhooksState.get(state),
   segment: () => "webhook",
   duplicates(state) {
     return Object.fromEntries(
-      Object.entries(state.webhooks ?? {})
+      Object.entries(webhooksState.get(state) ?? {})
         .filter(([, hook]) => (hook.copies ?? 1) > 1)
         .map(([event]) => [event, event]),
     );
@@ -348,10 +428,13 @@ export const webhooks: ResourceKind<WebhookSetting, "webhook"> = {
       if (copies > 1) mine[ev] = { ...mine[ev]!, copies };
       if ([...counts.values()].some((n) => n === 1)) keeps[ev] = true;
     }
-    into.webhooks = Object.fromEntries(
-      Object.keys(mine)
-        .sort()
-        .map((k) => [k, mine[k]!]),
+    webhooksState.set(
+      into,
+      Object.fromEntries(
+        Object.keys(mine)
+          .sort()
+          .map((k) => [k, mine[k]!]),
+      ),
     );
     ids.other[EVENTS_IDS] = events;
     ids.other[KEEPS_IDS] = keeps;

@@ -5,7 +5,14 @@
 
 import { clientKinds as clientRegistry, kinds as registry } from "../kinds/registry.js";
 import type { KindName, SegmentName } from "../kinds/registry.js";
-import type { AttributeDiff, ChangeAction, ClientKind, ResourceKind, Write } from "../kinds/types.js";
+import type {
+  AttributeDiff,
+  ChangeAction,
+  ClientKind,
+  ResourceKind,
+  Write,
+  WriteContext,
+} from "../kinds/types.js";
 import { address, jsonEqual } from "../kinds/util.js";
 import {
   emptyIds,
@@ -15,6 +22,7 @@ import {
   type CurrentState,
   type DesiredState,
   type Ownership,
+  type StoreState,
 } from "../model.js";
 import { batchWrites, type PlacedWrite } from "./batch.js";
 import { InternalError } from "../errors.js";
@@ -241,51 +249,7 @@ export function createPlanner(desired: DesiredState, options: PlannerOptions = {
   const currentDigests = table<string>();
   const desiredDigests = table<string>();
 
-  /** The changes of one scope (a store, or the client) and the writes that carry each out. */
-  const collector = () => {
-    const changes: ResourceChange[] = [];
-    const writesOf = new Map<ResourceChange, PlacedWrite[]>();
-    const record = (
-      at: { address: string; store: string; storeId: string; kind: string; key: string },
-      cmp: Compared<unknown>,
-      writes: Write[],
-      within?: string[],
-      group?: string,
-      title?: string,
-    ) => {
-      const change: ResourceChange = {
-        address: at.address,
-        store: at.store,
-        kind: at.kind as SegmentName,
-        key: at.key,
-        action: cmp.action,
-        before: cmp.before ?? null,
-        after: cmp.after ?? null,
-        diff: cmp.diff,
-        ...(within ? { within } : {}),
-        ...(group !== undefined ? { group } : {}),
-        ...(title ? { title } : {}),
-      };
-      changes.push(change);
-      writesOf.set(
-        change,
-        writes.map((w) => ({
-          store: at.store,
-          storeId: at.storeId,
-          endpoint: w.endpoint,
-          element: w.element,
-          params: w.params ?? {},
-          address: at.address,
-        })),
-      );
-    };
-    /** The changes inside the targeting (with what they cannot go without) and their writes. */
-    const selected = () => {
-      const kept = filtering ? selectChanges(changes, filtering) : changes;
-      return { changes: kept, writes: kept.flatMap((c) => writesOf.get(c) ?? []) };
-    };
-    return { record, selected };
-  };
+  const collector = () => collectChanges(filtering);
 
   const addStore: StorePlanner["addStore"] = (storeKey, read) => {
     const want = desired.stores[storeKey];
@@ -320,39 +284,13 @@ export function createPlanner(desired: DesiredState, options: PlannerOptions = {
       if (scoped && !inScope?.has(kind.name)) continue;
       const ownership = ownershipOf(kind);
       if (ownership === "ignore") continue;
-      const d = kind.select(want, ownership, have);
-      if (d === undefined) continue;
-      const c = kind.select(have) ?? {};
-      if (
-        kind.info &&
-        storeInTarget &&
-        (!targeting || targeting.kinds.length === 0 || targeting.kinds.includes(kind.name as SegmentName))
-      )
+      planKind(kind, ownership, { storeKey, want, have, ctx, record, created }, () => {
+        if (!kind.info || !storeInTarget) return;
+        if (targeting && targeting.kinds.length > 0 && !targeting.kinds.includes(kind.name as SegmentName))
+          return;
         for (const message of kind.info(want, have, ownership, desired.currency))
           info.push({ store: storeKey, kind: kind.name, message });
-      // A duplicate of a resource the files manage goes, whatever the ownership (issue 11, item 2).
-      const copies = kind.duplicates?.(have) ?? {};
-      const ownershipOfKey = (key: string): Ownership => {
-        const original = own(copies, key);
-        return original !== undefined && own(d, original) !== undefined ? "full" : ownership;
-      };
-      for (const [key, cmp] of compareAll(kind, c, d, ownershipOfKey, created)) {
-        const segment = kind.segment((cmp.after ?? cmp.before)!);
-        record(
-          {
-            address: address(storeKey, segment, key),
-            store: storeKey,
-            storeId: want.store.storeId,
-            kind: segment,
-            key,
-          },
-          cmp,
-          kind.writes(cmp.action, key, cmp.before, cmp.after, ctx),
-          kind.within?.(cmp.action === "delete" ? have : want, key),
-          kind.group?.(cmp.action === "delete" ? have : want, key),
-          kind.title?.(cmp.action === "delete" ? have : want, key),
-        );
-      }
+      });
     }
     const { changes, writes } = selected();
     const judged = changes.filter((c) => c.kind !== "availability");
@@ -372,58 +310,21 @@ export function createPlanner(desired: DesiredState, options: PlannerOptions = {
     const stores = storeKeys.map((k) => planned.get(k)!);
 
     // Client-level resources, addressed client.KIND[KEY], with store "".
-    const clientKinds = options.clientKinds ?? clientRegistry;
-    const wantClient = desired.client ?? {};
-    const { record, selected } = collector();
-    for (const kind of clientKinds) {
-      if (targeting?.scope && !targeting.scope.client.includes(kind.name as KindName)) continue;
-      const ownership = ownershipOf(kind);
-      if (ownership === "ignore") continue;
-      const d = kind.select(wantClient);
-      if (d === undefined) continue;
-      const c = kind.select(haveClient) ?? {};
-      for (const [key, cmp] of compareAll(kind, c, d, ownership)) {
-        record(
-          { address: `client.${kind.name}[${key}]`, store: "", storeId: "", kind: kind.name, key },
-          cmp,
-          kind.writes(cmp.action, key, cmp.before, cmp.after, haveClient.ids),
-        );
-      }
-    }
-    const clientPlan = selected();
+    const clientPlan = planClient(desired, haveClient, options.clientKinds ?? clientRegistry, {
+      targeting,
+      ownershipOf,
+      collector,
+    });
 
     const changes = [...stores.flatMap((s) => s.changes), ...clientPlan.changes];
     const info = stores.flatMap((s) => s.info);
     const operations = batchWrites([...stores.flatMap((s) => s.writes), ...clientPlan.writes]);
     const count = (a: ChangeAction) => changes.filter((c) => c.action === a).length;
     let checksums: PlanChecksums | (() => PlanChecksums) | undefined = given;
-    if (memo) {
-      // By store key, whatever the order the stores came in.
-      const stores = table<string>();
-      for (const k of storeKeys) stores[k] = currentDigests[k]!;
-      const wantClient = desired.client === undefined ? undefined : checksum(desired.client);
-      checksums = {
-        current: currentChecksum(stores, client),
-        desired: checksum(
-          wantClient === undefined
-            ? { stores: desiredDigests }
-            : { stores: desiredDigests, client: wantClient },
-        ),
-        stores: withClient(stores, client),
-      };
-    }
+    if (memo) checksums = digestChecksums(desired, storeKeys, currentDigests, desiredDigests, client);
     const plan: Plan = {
       formatVersion: PLAN_FORMAT_VERSION,
-      stores: storeKeys.map((k) => {
-        const want = desired.stores[k]!;
-        const s = want.store;
-        return {
-          key: k,
-          storeId: s.storeId,
-          name: s.name,
-          ...(want.schedulesVia ? { schedulesVia: want.schedulesVia } : {}),
-        };
-      }),
+      stores: storeKeys.map((k) => plannedStore(k, desired.stores[k]!)),
       changes,
       operations,
       summary: {
@@ -448,6 +349,168 @@ export function createPlanner(desired: DesiredState, options: PlannerOptions = {
   };
 
   return { addStore, finish };
+}
+
+/**
+ * Plans one kind in one store: compares its resources on both sides under its ownership (a duplicate of
+ * a resource the files manage goes whatever the ownership) and records each change with its writes.
+ * `tell` adds what the kind says about the store without changing it, once the kind is managed there.
+ */
+function planKind(
+  kind: ResourceKind<unknown>,
+  ownership: Ownership,
+  store: {
+    storeKey: string;
+    want: StoreState;
+    have: CurrentState["stores"][string];
+    ctx: WriteContext;
+    record: ReturnType<typeof collectChanges>["record"];
+    created: WeakMap<object, AttributeDiff[]>;
+  },
+  tell: () => void,
+): void {
+  const { storeKey, want, have, ctx, record, created } = store;
+  const d = kind.select(want, ownership, have);
+  if (d === undefined) return;
+  const c = kind.select(have) ?? {};
+  tell();
+  // A duplicate of a resource the files manage goes, whatever the ownership.
+  const copies = kind.duplicates?.(have) ?? {};
+  const ownershipOfKey = (key: string): Ownership => {
+    const original = own(copies, key);
+    return original !== undefined && own(d, original) !== undefined ? "full" : ownership;
+  };
+  for (const [key, cmp] of compareAll(kind, c, d, ownershipOfKey, created)) {
+    const segment = kind.segment((cmp.after ?? cmp.before)!);
+    record(
+      {
+        address: address(storeKey, segment, key),
+        store: storeKey,
+        storeId: want.store.storeId,
+        kind: segment,
+        key,
+      },
+      cmp,
+      kind.writes(cmp.action, key, cmp.before, cmp.after, ctx),
+      kind.within?.(cmp.action === "delete" ? have : want, key),
+      kind.group?.(cmp.action === "delete" ? have : want, key),
+      kind.title?.(cmp.action === "delete" ? have : want, key),
+    );
+  }
+}
+
+/**
+ * The changes of one scope (a store, or the client) and the writes that carry each out: `record` adds a
+ * change, `selected` gives those inside the targeting (with what they cannot go without) and their
+ * writes.
+ */
+function collectChanges(filtering: Targeting | undefined) {
+  const changes: ResourceChange[] = [];
+  const writesOf = new Map<ResourceChange, PlacedWrite[]>();
+  const record = (
+    at: { address: string; store: string; storeId: string; kind: string; key: string },
+    cmp: Compared<unknown>,
+    writes: Write[],
+    within?: string[],
+    group?: string,
+    title?: string,
+  ) => {
+    const change: ResourceChange = {
+      address: at.address,
+      store: at.store,
+      kind: at.kind as SegmentName,
+      key: at.key,
+      action: cmp.action,
+      before: cmp.before ?? null,
+      after: cmp.after ?? null,
+      diff: cmp.diff,
+      ...(within ? { within } : {}),
+      ...(group !== undefined ? { group } : {}),
+      ...(title ? { title } : {}),
+    };
+    changes.push(change);
+    writesOf.set(
+      change,
+      writes.map((w) => ({
+        store: at.store,
+        storeId: at.storeId,
+        endpoint: w.endpoint,
+        element: w.element,
+        params: w.params ?? {},
+        address: at.address,
+      })),
+    );
+  };
+  /** The changes inside the targeting (with what they cannot go without) and their writes. */
+  const selected = () => {
+    const kept = filtering ? selectChanges(changes, filtering) : changes;
+    return { changes: kept, writes: kept.flatMap((c) => writesOf.get(c) ?? []) };
+  };
+  return { record, selected };
+}
+
+/** The changes and writes of the client-level resources, addressed `client.KIND[KEY]`, with store "". */
+function planClient(
+  desired: DesiredState,
+  haveClient: NonNullable<CurrentState["client"]>,
+  clientKinds: readonly ClientKind<unknown>[],
+  plan: {
+    targeting: Targeting | undefined;
+    ownershipOf: (k: { name: string; defaultOwnership?: Ownership }) => Ownership;
+    collector: () => ReturnType<typeof collectChanges>;
+  },
+): { changes: ResourceChange[]; writes: PlacedWrite[] } {
+  const { targeting, ownershipOf, collector } = plan;
+  const wantClient = desired.client ?? {};
+  const { record, selected } = collector();
+  for (const kind of clientKinds) {
+    if (targeting?.scope && !targeting.scope.client.includes(kind.name as KindName)) continue;
+    const ownership = ownershipOf(kind);
+    if (ownership === "ignore") continue;
+    const d = kind.select(wantClient);
+    if (d === undefined) continue;
+    const c = kind.select(haveClient) ?? {};
+    for (const [key, cmp] of compareAll(kind, c, d, ownership)) {
+      record(
+        { address: `client.${kind.name}[${key}]`, store: "", storeId: "", kind: kind.name, key },
+        cmp,
+        kind.writes(cmp.action, key, cmp.before, cmp.after, haveClient.ids),
+      );
+    }
+  }
+  return selected();
+}
+
+/** The checksums of a plan from the digests its stores were given as they were planned. */
+function digestChecksums(
+  desired: DesiredState,
+  storeKeys: readonly string[],
+  currentDigests: Readonly<Record<string, string>>,
+  desiredDigests: Readonly<Record<string, string>>,
+  client: CurrentState["client"],
+): PlanChecksums {
+  // By store key, whatever the order the stores came in.
+  const stores = table<string>();
+  for (const k of storeKeys) stores[k] = currentDigests[k]!;
+  const wantClient = desired.client === undefined ? undefined : checksum(desired.client);
+  return {
+    current: currentChecksum(stores, client),
+    desired: checksum(
+      wantClient === undefined ? { stores: desiredDigests } : { stores: desiredDigests, client: wantClient },
+    ),
+    stores: withClient(stores, client),
+  };
+}
+
+/** A store as a plan names it: its key, platform id, name and how its schedules are written. */
+function plannedStore(key: string, want: StoreState): Plan["stores"][number] {
+  const s = want.store;
+  return {
+    key,
+    storeId: s.storeId,
+    name: s.name,
+    ...(want.schedulesVia ? { schedulesVia: want.schedulesVia } : {}),
+  };
 }
 
 /**

@@ -6,27 +6,12 @@
  */
 
 import type { Plan } from "../plan/types.js";
+import { nounsOf } from "../kinds/registry.js";
 import { plural } from "./lines.js";
-
-/** Address segments as the notes count them: singular and plural. */
-const segmentWords: ReadonlyMap<string, [string, string]> = new Map([
-  ["item", ["item", "items"]],
-  ["modifier_group", ["modifier group", "modifier groups"]],
-  ["category", ["category", "categories"]],
-  ["menu", ["menu", "menus"]],
-  ["availability", ["item availability", "item availabilities"]],
-  ["webhook", ["webhook", "webhooks"]],
-  ["store_hours", ["day of hours", "days of hours"]],
-  ["holiday", ["holiday", "holidays"]],
-  ["special_day", ["special day", "special days"]],
-  ["corridor_schedule", ["category schedule", "category schedules"]],
-  ["product_schedule", ["item schedule", "item schedules"]],
-  ["store_availability", ["open/closed setting", "open/closed settings"]],
-]);
 
 /** `3 items`, `1 category`; an unknown segment as `segment × 3`. */
 function count(segment: string, n: number): string {
-  const words = segmentWords.get(segment);
+  const words = nounsOf(segment);
   return words ? `${n} ${words[n === 1 ? 0 : 1]}` : `${segment} × ${n}`;
 }
 

@@ -22,6 +22,7 @@
 
 import diff from "microdiff";
 import { currencyOf, formatPrice, type Currency } from "../money.js";
+import { nounsOf } from "../kinds/registry.js";
 import type { ChangeAction } from "../kinds/types.js";
 import { WEEKDAYS, type ImageRef, type Slot } from "../model.js";
 import type { Plan, ResourceChange } from "../plan/types.js";
@@ -362,25 +363,10 @@ const ORDER = {
   other: 12,
 } as const;
 
-/** The noun of a segment in the files' terms, and its plural for counts. */
-const NOUNS: Readonly<Record<string, [string, string]>> = {
-  item: ["item", "items"],
-  option: ["option", "options"],
-  modifier_group: ["modifier group", "modifier groups"],
-  category: ["category", "categories"],
-  menu: ["menu", "menus"],
-  availability: ["availability", "availabilities"],
-  webhook: ["webhook", "webhooks"],
-  client_webhook: ["client webhook", "client webhooks"],
-  special_day: ["special day", "special days"],
-  holiday: ["holiday", "holidays"],
-  corridor_schedule: ["schedule of category", "schedules of categories"],
-  product_schedule: ["schedule of item", "schedules of items"],
-};
-
-function nounOf(ch: ResourceChange): [string, string] {
-  if (ch.kind === "item" && ch.group !== undefined) return NOUNS.option!;
-  return Object.hasOwn(NOUNS, ch.kind) ? NOUNS[ch.kind]! : [ch.kind, `${ch.kind} changes`];
+/** The words of a change's resources, as its kind declares them (`option`: an item under a group). */
+function nounOf(ch: ResourceChange): readonly [string, string] {
+  const nouns = nounsOf(ch.kind === "item" && ch.group !== undefined ? "option" : ch.kind);
+  return nouns ?? [ch.kind, `${ch.kind} changes`];
 }
 
 function titleOf(ch: ResourceChange, ctx: Context): string | undefined {

@@ -2,6 +2,11 @@ import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadProject } from "../../src/config/index.js";
 import type { StoreState } from "../../src/model.js";
+import { holidaysState } from "../../src/kinds/holidays.js";
+import { hoursState } from "../../src/kinds/store-hours.js";
+import { openState } from "../../src/kinds/store-availability.js";
+import { specialDaysState } from "../../src/kinds/special-days.js";
+import { webhooksState } from "../../src/kinds/webhooks.js";
 
 const CONFIG = resolve("examples/chain/carte.yaml");
 
@@ -123,7 +128,7 @@ describe("examples/chain", () => {
     const { desired } = await loadProject(CONFIG);
     const slots = (...pairs: string[]) => pairs.map((p) => ({ start: p.slice(0, 5), end: p.slice(6) }));
     // bog-centro: chain mon-thu, its own fri,sat with 18:00-02:00, the group's Sunday.
-    expect(store(desired.stores, "bog-centro").hours).toEqual({
+    expect(hoursState.get(store(desired.stores, "bog-centro"))).toEqual({
       mon: slots("11:00-22:00"),
       tue: slots("11:00-22:00"),
       wed: slots("11:00-22:00"),
@@ -133,30 +138,33 @@ describe("examples/chain", () => {
       sun: slots("00:00-02:00", "12:00-20:00"),
     });
     // med-poblado has no group: the chain's Sunday, its own weekend.
-    expect(store(desired.stores, "med-poblado").hours?.sun).toEqual(slots("08:00-22:00"));
-    expect(store(desired.stores, "bog-chapinero").hours?.sun).toEqual(slots("12:00-20:00"));
+    expect(hoursState.get(store(desired.stores, "med-poblado"))?.sun).toEqual(slots("08:00-22:00"));
+    expect(hoursState.get(store(desired.stores, "bog-chapinero"))?.sun).toEqual(slots("12:00-20:00"));
   });
 
   it("merges holidays and special days by date, webhooks by event", async () => {
     const { desired } = await loadProject(CONFIG);
     const centro = store(desired.stores, "bog-centro");
     const chapinero = store(desired.stores, "bog-chapinero");
-    expect(centro.holidays).toEqual({ "01-01": [], "12-25": [] });
-    expect(chapinero.holidays).toEqual({ "01-01": [], "12-25": [{ start: "12:00", end: "20:00" }] });
-    expect(chapinero.specialDays).toEqual({
+    expect(holidaysState.get(centro)).toEqual({ "01-01": [], "12-25": [] });
+    expect(holidaysState.get(chapinero)).toEqual({
+      "01-01": [],
+      "12-25": [{ start: "12:00", end: "20:00" }],
+    });
+    expect(specialDaysState.get(chapinero)).toEqual({
       "12-24": { name: "Nochebuena", month: 12, day: 24, slots: [{ start: "11:00", end: "20:00" }] },
       "12-31": { name: "Nochevieja", month: 12, day: 31, slots: [{ start: "11:00", end: "18:00" }] },
     });
-    expect(centro.specialDays?.["12-24"]?.slots).toEqual([{ start: "11:00", end: "18:00" }]);
-    expect(chapinero.webhooks).toEqual({
+    expect(specialDaysState.get(centro)?.["12-24"]?.slots).toEqual([{ start: "11:00", end: "18:00" }]);
+    expect(webhooksState.get(chapinero)).toEqual({
       MENU_APPROVED: { url: "https://chapinero.example.com/hooks/menu", enabled: false },
       MENU_REJECTED: { url: "http://localhost:8080/hooks/bogota/menu-rejected", enabled: true },
       NEW_ORDER: { url: "http://localhost:8080/hooks/new-order", enabled: true },
     });
-    expect(store(desired.stores, "med-poblado").webhooks?.MENU_REJECTED?.url).toBe(
+    expect(webhooksState.get(store(desired.stores, "med-poblado"))?.MENU_REJECTED?.url).toBe(
       "http://localhost:8080/hooks/menu-rejected",
     );
-    expect(Object.values(desired.stores).map((s) => s.open)).toEqual([true, true, true]);
+    expect(Object.values(desired.stores).map((s) => openState.get(s))).toEqual([true, true, true]);
     expect(centro.schedulesVia).toBeUndefined();
     expect(desired.client).toEqual({
       webhooks: { STORE_PROVISIONING_STATUS: { url: "http://localhost:8080/hooks/provisioning" } },

@@ -2,6 +2,11 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadProject } from "../../src/config/index.js";
 import { CATALOG, storeYaml, writeProject } from "./helpers.js";
+import { holidaysState } from "../../src/kinds/holidays.js";
+import { hoursState } from "../../src/kinds/store-hours.js";
+import { openState } from "../../src/kinds/store-availability.js";
+import { specialDaysState } from "../../src/kinds/special-days.js";
+import { webhooksState } from "../../src/kinds/webhooks.js";
 
 const PROJECT = "version: 1\nstores: stores/*.yaml\ncatalogs: catalogs/*.yaml\n";
 
@@ -37,7 +42,7 @@ describe("store settings", () => {
       "stores/b.yaml": storeYaml(2, "b", "schedules_via: menu\n"),
     });
     const { a, b } = project.desired.stores;
-    expect(a!.hours).toEqual({
+    expect(hoursState.get(a!)).toEqual({
       mon: [],
       tue: [slot("11:00-22:00")],
       wed: [slot("11:00-22:00")],
@@ -46,10 +51,10 @@ describe("store settings", () => {
       sat: [slot("00:00-02:00"), slot("12:00-23:00")],
       sun: [],
     });
-    expect(a!.open).toBe(false);
+    expect(openState.get(a!)).toBe(false);
     expect(a!.schedulesVia).toBe("utils");
-    expect(b!.hours?.sat).toEqual([]);
-    expect(b!.open).toBe(true);
+    expect(hoursState.get(b!)?.sat).toEqual([]);
+    expect(openState.get(b!)).toBe(true);
     expect(b!.schedulesVia).toBe("menu");
   });
 
@@ -70,15 +75,15 @@ describe("store settings", () => {
       ),
     });
     const a = project.desired.stores.a!;
-    expect(a.holidays).toEqual({
+    expect(holidaysState.get(a)).toEqual({
       "01-01": [slot("09:00-11:00"), slot("12:00-14:00")],
       "12-25": [slot("10:00-16:00")],
     });
-    expect(a.specialDays).toEqual({
+    expect(specialDaysState.get(a)).toEqual({
       "06-01": { name: "Fiesta", month: 6, day: 1, slots: [slot("10:00-23:59")] },
       "12-24": { name: "Nochebuena", month: 12, day: 24, slots: [] },
     });
-    expect(a.webhooks).toEqual({
+    expect(webhooksState.get(a)).toEqual({
       MENU_APPROVED: { url: "http://127.0.0.1:9000/m", enabled: true },
       NEW_ORDER: { url: "https://orders.example.com/new", enabled: true },
       PING: { url: "https://ping.example.com", enabled: false },
@@ -101,11 +106,11 @@ describe("store settings", () => {
       ),
     });
     const a = project.desired.stores.a!;
-    expect(a.hours?.mon).toEqual([slot("08:00-20:00")]);
-    expect(a.hours?.fri).toEqual([slot("08:00-23:00")]);
-    expect(a.hours?.sat).toEqual([slot("10:00-12:00")]);
-    expect(a.hours?.sun).toEqual([]);
-    expect(a.open).toBe(true);
+    expect(hoursState.get(a)?.mon).toEqual([slot("08:00-20:00")]);
+    expect(hoursState.get(a)?.fri).toEqual([slot("08:00-23:00")]);
+    expect(hoursState.get(a)?.sat).toEqual([slot("10:00-12:00")]);
+    expect(hoursState.get(a)?.sun).toEqual([]);
+    expect(openState.get(a)).toBe(true);
     expect(project.files.map((f) => f.split("/").slice(-2).join("/"))).toEqual([
       expect.stringMatching(/carte\.yaml$/),
       "catalogs/burgers.yaml",

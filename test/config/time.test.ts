@@ -12,6 +12,7 @@ import { loadBase } from "../../src/gitops/base.js";
 import { current } from "../helpers/builders.js";
 import { commitAll } from "../action/harness.js";
 import { CATALOG, problemsOf, shown, storeYaml, writeProject } from "./helpers.js";
+import { specialDaysState } from "../../src/kinds/special-days.js";
 
 const PROJECT = "version: 1\nstores: stores/*.yaml\ncatalogs: catalogs/*.yaml\ngroups: groups/*.yaml\n";
 const NOW = new Date("2026-11-25T12:00:00-05:00");
@@ -75,7 +76,7 @@ describe("special days with a full date", () => {
 
   it("puts a day on the platform within the year before it, by month and day", async () => {
     const { project } = await load(files);
-    expect(project.desired.stores.a!.specialDays).toEqual({
+    expect(specialDaysState.get(project.desired.stores.a!)).toEqual({
       "03-15": { name: "Aniversario", month: 3, day: 15, slots: [] },
       "12-24": { name: "Nochebuena", month: 12, day: 24, slots: [{ start: "10:00", end: "16:00" }] },
     });
@@ -84,13 +85,13 @@ describe("special days with a full date", () => {
 
   it("leaves a day out once it has ended everywhere, with a warning", async () => {
     const { dir, project } = await load(files, new Date("2026-12-25T12:00:00Z"));
-    expect(Object.keys(project.desired.stores.a!.specialDays!)).toEqual(["03-15"]);
+    expect(Object.keys(specialDaysState.get(project.desired.stores.a!)!)).toEqual(["03-15"]);
     expect(project.warnings).toEqual([
       `${shown(dir, "stores/a.yaml")}:7:31: special day "Nochebuena" of 2026-12-24 has passed: it is ignored, and removed from the platform where it is still there; remove it from the file`,
     ]);
     // Still on the platform until the day has ended in every time zone.
     const late = await load(files, new Date("2026-12-25T11:00:00Z"));
-    expect(Object.keys(late.project.desired.stores.a!.specialDays!)).toEqual(["03-15", "12-24"]);
+    expect(Object.keys(specialDaysState.get(late.project.desired.stores.a!)!)).toEqual(["03-15", "12-24"]);
   });
 
   it("refuses a month and day written twice, with and without the year", async () => {

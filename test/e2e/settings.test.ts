@@ -17,6 +17,10 @@ import type { Slot, StoreState } from "../../src/model.js";
 import { ConfigError } from "../../src/errors.js";
 import { applyPlan, planProject } from "../../src/workflow.js";
 import { exampleSession } from "../helpers/session.js";
+import { holidaysState } from "../../src/kinds/holidays.js";
+import { hoursState } from "../../src/kinds/store-hours.js";
+import { openState } from "../../src/kinds/store-availability.js";
+import { specialDaysState } from "../../src/kinds/special-days.js";
 
 const U = "/api/rest-ops-utils";
 const A = "/api/v2/restaurants-integrations-public-api/availability";
@@ -42,10 +46,10 @@ async function applied(): Promise<Fixture> {
   const fx = await exampleSession();
   cleanup = fx.close;
   for (const s of Object.values(fx.project.desired.stores)) {
-    delete s.hours;
-    delete s.holidays;
-    delete s.specialDays;
-    delete s.open;
+    hoursState.clear(s);
+    holidaysState.clear(s);
+    specialDaysState.clear(s);
+    openState.clear(s);
   }
   const report = await applyPlan((await planProject(fx.project, fx.session)).plan, fx.session);
   expect(report.failed).toBe(0);
@@ -82,11 +86,11 @@ const closed = () => ({ mon: [], tue: [], wed: [], thu: [], fri: [], sat: [], su
 describe("store hours", () => {
   it("creates, edits by id and deletes slots with the fewest calls, deletes before creates", async () => {
     const fx = await applied();
-    fx.store.hours = {
+    hoursState.set(fx.store, {
       ...closed(),
       mon: [slot("18:00", "22:00"), slot("11:00", "15:00")],
       sat: [slot("10:00", "14:00")],
-    };
+    });
     const created = await applyAndSettle(fx);
     expect(created.plan.changes.map((c) => `${c.action} ${c.address}`)).toEqual([
       "update store[bog-centro].store_hours[mon]",
@@ -116,11 +120,11 @@ describe("store hours", () => {
     const idOf = (day: string, start: string) =>
       ids.find((d) => d.day === day)!.storeSchedules.find((s) => s.startsTime === start)!.id;
     // mon: one slot edited (later end) → one PUT; sat emptied → one DELETE; sun gains a slot → one POST.
-    fx.store.hours = {
+    hoursState.set(fx.store, {
       ...closed(),
       mon: [slot("11:00", "15:00"), slot("18:00", "23:00")],
       sun: [slot("12:00", "16:00")],
-    };
+    });
     const updated = await applyAndSettle(fx);
     expect(updated.calls).toEqual([
       call("DELETE", `${U}/store/schedule/900101/${idOf("sat", "10:00:00")}`),
@@ -139,7 +143,7 @@ describe("store hours", () => {
     const now = (await getRegularHours(fx.session.client, "900101")).storeScheduleDays.flatMap((d) =>
       d.storeSchedules.map((s) => s.id),
     );
-    fx.store.hours = closed();
+    hoursState.set(fx.store, closed());
     const deleted = await applyAndSettle(fx);
     expect([...deleted.calls].sort()).toEqual(
       now.map((id) => call("DELETE", `${U}/store/schedule/900101/${id}`)).sort(),
@@ -151,7 +155,7 @@ describe("store hours", () => {
 describe("holidays", () => {
   it("adds slots to the platform's holidays, edits them by id and removes them", async () => {
     const fx = await applied();
-    fx.store.holidays = { "12-25": [slot("10:00", "14:00")], "01-01": [slot("12:00", "16:00")] };
+    holidaysState.set(fx.store, { "12-25": [slot("10:00", "14:00")], "01-01": [slot("12:00", "16:00")] });
     const created = await applyAndSettle(fx);
     expect([...created.calls].sort()).toEqual(
       [
@@ -167,7 +171,9 @@ describe("holidays", () => {
     const days = (await getHolidays(fx.session.client, "900101")).storeSpecialScheduleDays;
     const christmas = days.find((d) => d.id === 1225)!.storeSchedules[0]!.id;
     const newYear = days.find((d) => d.id === 101)!.storeSchedules[0]!.id;
-    fx.store.holidays = { "12-25": [slot("10:00", "13:00"), slot("16:00", "18:00"), slot("19:00", "20:00")] };
+    holidaysState.set(fx.store, {
+      "12-25": [slot("10:00", "13:00"), slot("16:00", "18:00"), slot("19:00", "20:00")],
+    });
     const updated = await applyAndSettle(fx);
     // 01-01 left out under full ownership: its slot goes. 12-25: one shrink by id, two new slots in one POST.
     expect(updated.calls).toEqual([
@@ -185,7 +191,7 @@ describe("holidays", () => {
     const left = (await getHolidays(fx.session.client, "900101")).storeSpecialScheduleDays.flatMap((d) =>
       d.storeSchedules.map((s) => s.id),
     );
-    fx.store.holidays = { "12-25": [] };
+    holidaysState.set(fx.store, { "12-25": [] });
     const deleted = await applyAndSettle(fx);
     expect([...deleted.calls].sort()).toEqual(
       left.map((id) => call("DELETE", `${U}/store/schedule/900101/${id}`)).sort(),
@@ -194,7 +200,7 @@ describe("holidays", () => {
 
   it("refuses a date that is not a holiday of the platform before any write", async () => {
     const fx = await applied();
-    fx.store.holidays = { "04-01": [slot("10:00", "12:00")] };
+    holidaysState.set(fx.store, { "04-01": [slot("10:00", "12:00")] });
     const planning = planProject(fx.project, fx.session);
     await expect(planning).rejects.toThrow(ConfigError);
     await expect(planning).rejects.toThrow(
@@ -207,10 +213,10 @@ describe("holidays", () => {
 describe("special days", () => {
   it("creates days with their slots, edits slots by id, renames by delete and create, deletes", async () => {
     const fx = await applied();
-    fx.store.specialDays = {
+    specialDaysState.set(fx.store, {
       "12-24": { name: "Nochebuena", month: 12, day: 24, slots: [slot("10:00", "16:00")] },
       "12-31": { name: "Fin de año", month: 12, day: 31, slots: [] },
-    };
+    });
     const created = await applyAndSettle(fx);
     expect([...created.calls].sort()).toEqual(
       [
@@ -231,7 +237,7 @@ describe("special days", () => {
 
     const read = async () => (await getSpecialDays(fx.session.client, "900101")).storeSpecialScheduleDays;
     const [eve, year] = await read();
-    fx.store.specialDays = {
+    specialDaysState.set(fx.store, {
       "12-24": {
         name: "Nochebuena",
         month: 12,
@@ -239,7 +245,7 @@ describe("special days", () => {
         slots: [slot("10:00", "18:00"), slot("20:00", "22:00")],
       },
       "12-31": { name: "Último día del año", month: 12, day: 31, slots: [slot("09:00", "12:00")] },
-    };
+    });
     const updated = await applyAndSettle(fx);
     expect(updated.calls).toEqual([
       call("DELETE", `${U}/store/schedule/900101/special/${year!.id}`),
@@ -259,7 +265,7 @@ describe("special days", () => {
     ]);
 
     const ids = (await read()).map((d) => d.id);
-    fx.store.specialDays = {};
+    specialDaysState.set(fx.store, {});
     const deleted = await applyAndSettle(fx);
     expect([...deleted.calls].sort()).toEqual(
       ids.map((id) => call("DELETE", `${U}/store/schedule/900101/special/${id}`)).sort(),
@@ -273,7 +279,7 @@ describe("store availability", () => {
     const fx = await applied();
     const stores = Object.values(fx.project.desired.stores);
     expect(stores).toHaveLength(3);
-    for (const s of stores) s.open = false;
+    for (const s of stores) openState.set(s, false);
 
     fx.emu.clearRequests();
     const { plan } = await planProject(fx.project, fx.session);
@@ -297,7 +303,7 @@ describe("store availability", () => {
       }),
     ]);
 
-    for (const s of stores) s.open = true;
+    for (const s of stores) openState.set(s, true);
     const reopened = await applyAndSettle(fx);
     expect(reopened.plan.safety.ok).toBe(true);
     expect(reopened.calls).toEqual([

@@ -13,7 +13,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { LoadedProject } from "../../src/config/index.js";
 import type { RecordedRequest, RunningEmulator } from "../../src/emulator/index.js";
 import type { KindName } from "../../src/kinds/registry.js";
-import type { DesiredState, Ownership, WebhookSetting } from "../../src/model.js";
+import type { DesiredState, Ownership } from "../../src/model.js";
+import type { WebhookSetting } from "../../src/kinds/webhooks.js";
 import { buildPlan } from "../../src/plan/plan.js";
 import type { Plan } from "../../src/plan/types.js";
 import { secretsFileSink } from "../../src/secrets.js";
@@ -21,6 +22,7 @@ import type { Session } from "../../src/session.js";
 import { clientReadKinds, fetchCurrent, readRequests } from "../../src/state/current.js";
 import { applyPlan } from "../../src/workflow.js";
 import { CLIENT_ID } from "../helpers/project.js";
+import { webhooksState } from "../../src/kinds/webhooks.js";
 
 const V2 = "/api/v2/restaurants-integrations-public-api";
 const URL_A = "https://hooks.example.com/orders";
@@ -58,7 +60,7 @@ const writes = (reqs: RecordedRequest[]) =>
 /** The example chain without webhooks: stores and client do not manage them. */
 function catalog(): DesiredState {
   const d = structuredClone(project.desired);
-  for (const s of Object.values(d.stores)) delete s.webhooks;
+  for (const s of Object.values(d.stores)) webhooksState.clear(s);
   delete d.client;
   return d;
 }
@@ -66,7 +68,7 @@ function catalog(): DesiredState {
 /** The example chain with the given webhooks per store key (stores not named: unmanaged). */
 function want(hooks: Record<string, Record<string, WebhookSetting>>, client?: DesiredState["client"]) {
   const d = catalog();
-  for (const [key, h] of Object.entries(hooks)) d.stores[key]!.webhooks = h;
+  for (const [key, h] of Object.entries(hooks)) webhooksState.set(d.stores[key]!, h);
   if (client) d.client = client;
   return d;
 }

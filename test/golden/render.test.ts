@@ -5,6 +5,8 @@ import { GITHUB_COMMENT_LIMIT, renderMarkdown } from "../../src/render/markdown.
 import { renderText } from "../../src/render/text.js";
 import type { StoreState } from "../../src/model.js";
 import { current, desired, group, item, store } from "../helpers/builders.js";
+import { holidaysState } from "../../src/kinds/holidays.js";
+import { hoursState } from "../../src/kinds/store-hours.js";
 
 /** A plan with every kind of change: create, update (attributes and availability), delete. */
 function samplePlan() {
@@ -197,14 +199,14 @@ function withSlotIds(...stores: StoreState[]) {
   let next = 1000;
   for (const s of Object.values(state.stores)) {
     const withIds = (slots: { start: string; end: string }[]) => slots.map((x) => ({ ...x, id: next++ }));
-    if (s.hours) {
+    if (hoursState.get(s)) {
       s.ids.other.store_hours = Object.fromEntries(
-        Object.entries(s.hours).map(([day, slots]) => [day, withIds(slots)]),
+        Object.entries(hoursState.get(s)!).map(([day, slots]) => [day, withIds(slots)]),
       );
     }
-    if (s.holidays) {
+    if (holidaysState.get(s)) {
       s.ids.other.holiday = Object.fromEntries(
-        Object.entries(s.holidays).map(([date, slots]) => [
+        Object.entries(holidaysState.get(s)!).map(([date, slots]) => [
           date,
           { dayId: next++, name: date, slots: withIds(slots) },
         ]),
@@ -246,8 +248,8 @@ function chainStore(key: string, id: string, edit: (s: StoreState) => void = () 
       },
     };
     const day = ["11:00-22:00"].map((x) => ({ start: x.slice(0, 5), end: x.slice(6) }));
-    s.hours = { mon: day, tue: day, wed: day, thu: day, fri: day, sat: day, sun: [] };
-    s.holidays = { "01-01": [], "12-25": [{ start: "12:00", end: "20:00" }] };
+    hoursState.set(s, { mon: day, tue: day, wed: day, thu: day, fri: day, sat: day, sun: [] });
+    holidaysState.set(s, { "01-01": [], "12-25": [{ start: "12:00", end: "20:00" }] });
     edit(s);
   });
 }
@@ -296,8 +298,8 @@ describe("plans for people", () => {
       () =>
         chainPlan((s) => {
           const late = [{ start: "11:00", end: "23:30" }];
-          s.hours = { ...s.hours!, fri: late, sat: late };
-          if (s.store.key === "med-poblado") s.hours.sun = [{ start: "12:00", end: "20:00" }];
+          hoursState.set(s, { ...hoursState.get(s)!, fri: late, sat: late });
+          if (s.store.key === "med-poblado") hoursState.get(s)!.sun = [{ start: "12:00", end: "20:00" }];
         }),
     ],
     [
@@ -306,8 +308,9 @@ describe("plans for people", () => {
       () =>
         chainPlan(
           (s) => {
-            s.holidays = { ...s.holidays!, "12-25": [] };
-            if (s.store.key === "bog-centro") s.holidays["01-01"] = [{ start: "12:00", end: "18:00" }];
+            holidaysState.set(s, { ...holidaysState.get(s)!, "12-25": [] });
+            if (s.store.key === "bog-centro")
+              holidaysState.get(s)!["01-01"] = [{ start: "12:00", end: "18:00" }];
           },
           (k) => k !== "med-poblado",
         ),

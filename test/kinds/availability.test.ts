@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import type { CatalogFile } from "../../src/generated/config.js";
 import type { StoreState } from "../../src/model.js";
-import { availabilityStore, sanitizeAvailability } from "../../src/import/availability.js";
+import { availabilityStore, sanitizeAvailability } from "../../src/kinds/availability-import.js";
 import { buildPlan } from "../../src/plan/plan.js";
 import { renderText } from "../../src/render/text.js";
 import { current, desired, item, store } from "../helpers/builders.js";

@@ -17,6 +17,7 @@ import { buildPlan } from "../../src/plan/plan.js";
 import type { WebhookConfigList } from "../../src/platform/webhooks.js";
 import { normalizeSnapshot } from "../../src/state/current.js";
 import { desired, item, store } from "../helpers/builders.js";
+import { webhooksState } from "../../src/kinds/webhooks.js";
 
 const A = "https://hooks.example.com/a";
 const endpoints = endpointTable();
@@ -45,12 +46,15 @@ describe("duplicates on the platform", () => {
       },
     ];
     const cur = liveHooks(list, [s1, s2]);
-    expect(cur.stores.s1!.webhooks).toEqual({ NEW_ORDER: { url: A, enabled: true, copies: 2 } });
+    expect(webhooksState.get(cur.stores.s1!)).toEqual({ NEW_ORDER: { url: A, enabled: true, copies: 2 } });
     expect(webhooks.duplicates!(cur.stores.s1!)).toEqual({ NEW_ORDER: "NEW_ORDER" });
     expect(webhooks.duplicates!(cur.stores.s2!)).toEqual({});
 
-    const want = [s1, s2].map((s) => ({ ...s, webhooks: { NEW_ORDER: { url: A, enabled: false } } }));
-    want[1]!.webhooks.NEW_ORDER.enabled = true;
+    const want = [s1, s2].map((s) => ({
+      ...s,
+      kinds: { webhook: { NEW_ORDER: { url: A, enabled: false } } },
+    }));
+    webhooksState.get(want[1]!)!.NEW_ORDER!.enabled = true;
     const plan = buildPlan(desired(...want), cur);
     expect(plan.operations.map((o) => [o.stage, o.endpoint, o.body])).toEqual([
       [29, "webhook.remove-duplicated", { stores: ["1001"] }],
@@ -69,7 +73,7 @@ describe("duplicates on the platform", () => {
       ],
       [s1],
     );
-    const plan = buildPlan(desired({ ...s1, webhooks: { PING: { url: A, enabled: true } } }), cur);
+    const plan = buildPlan(desired({ ...s1, kinds: { webhook: { PING: { url: A, enabled: true } } } }), cur);
     expect(plan.operations.map((o) => o.endpoint)).toEqual(["webhook.remove-duplicated", "webhook.create"]);
   });
 
@@ -135,9 +139,11 @@ describe("the effect of one call", () => {
     const s = store("s1", "1001");
     return {
       ...s,
-      hours: Object.fromEntries(
-        Object.entries(slots).map(([d, list]) => [d, list.map(({ start, end }) => ({ start, end }))]),
-      ) as ReadState["hours"],
+      kinds: {
+        store_hours: Object.fromEntries(
+          Object.entries(slots).map(([d, list]) => [d, list.map(({ start, end }) => ({ start, end }))]),
+        ),
+      },
       ids: { items: {}, categories: {}, menus: {}, other: { store_hours: slots } },
     };
   }
@@ -161,7 +167,7 @@ describe("the effect of one call", () => {
     const s = store("s1", "1001");
     const listed: ReadState = {
       ...s,
-      webhooks: { NEW_ORDER: { url: A, enabled: true } },
+      kinds: { webhook: { NEW_ORDER: { url: A, enabled: true } } },
       ids: { items: {}, categories: {}, menus: {}, other: {} },
     };
     const body = { event: "NEW_ORDER", data: [{ url: A, stores: ["1001"] }] };

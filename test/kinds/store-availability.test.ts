@@ -64,7 +64,9 @@ const current: CurrentState = {
 describe("store availability", () => {
   it("is managed only where the files say open or closed", () => {
     expect(storeAvailability.select(emptyStore(identity))).toBeUndefined();
-    expect(storeAvailability.select({ ...emptyStore(identity), open: false })).toEqual({
+    expect(
+      storeAvailability.select({ ...emptyStore(identity), kinds: { store_availability: false } }),
+    ).toEqual({
       open: { open: false },
     });
   });

@@ -10,7 +10,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { clientWebhooks } from "../../src/kinds/client-webhooks.js";
 import { webhooks } from "../../src/kinds/webhooks.js";
-import type { CurrentState, StoreState, WebhookSetting } from "../../src/model.js";
+import type { CurrentState, StoreState } from "../../src/model.js";
+import type { WebhookSetting } from "../../src/kinds/webhooks.js";
 import { buildPlan } from "../../src/plan/plan.js";
 import type { WebhookConfigList } from "../../src/platform/webhooks.js";
 import {
@@ -24,6 +25,7 @@ import {
 } from "../../src/secrets.js";
 import { normalizeSnapshot } from "../../src/state/current.js";
 import { desired, store } from "../helpers/builders.js";
+import { webhooksState } from "../../src/kinds/webhooks.js";
 
 const V2 = "/api/v2/restaurants-integrations-public-api";
 const A = "https://hooks.example.com/a";
@@ -32,7 +34,9 @@ const B = "https://hooks.example.com/b";
 const S = [store("s1", "1001"), store("s2", "1002"), store("s3", "1003")];
 
 function withHooks(s: StoreState, hooks: Record<string, WebhookSetting>): StoreState {
-  return { ...structuredClone(s), webhooks: hooks };
+  const copy = structuredClone(s);
+  webhooksState.set(copy, hooks);
+  return copy;
 }
 
 /** The current state as the reader would build it from one `GET /webhook` answer. */
@@ -59,9 +63,9 @@ describe("webhook kind: reading", () => {
       },
       { event: "PING", stores: [{ store_id: "9999", url: A, state: "ENABLE" }] },
     ]);
-    expect(cur.stores.s1!.webhooks).toEqual({ NEW_ORDER: { url: A, enabled: true } });
-    expect(cur.stores.s2!.webhooks).toEqual({ NEW_ORDER: { url: B, enabled: false } });
-    expect(cur.stores.s3!.webhooks).toEqual({});
+    expect(webhooksState.get(cur.stores.s1!)).toEqual({ NEW_ORDER: { url: A, enabled: true } });
+    expect(webhooksState.get(cur.stores.s2!)).toEqual({ NEW_ORDER: { url: B, enabled: false } });
+    expect(webhooksState.get(cur.stores.s3!)).toEqual({});
     expect(cur.stores.s3!.ids.other.webhook).toEqual({ NEW_ORDER: true, PING: true });
   });
 

@@ -24,6 +24,7 @@ import { renderMarkdown } from "../../src/render/markdown.js";
 import { renderSplitText } from "../../src/render/split.js";
 import { renderText } from "../../src/render/text.js";
 import { current, desired, item, store } from "../helpers/builders.js";
+import { webhooksState } from "../../src/kinds/webhooks.js";
 
 /** The hostile values of the corpus, by name. */
 export const HOSTILE: Record<string, string> = {
@@ -68,12 +69,12 @@ function planWith(field: Field, value: string): Plan {
         ? { NEW: item("NEW", 100, { title: field === "item title" ? value : "New" }) }
         : { [sku]: item(sku, 100, { title: "Old" }) };
       if (withNew) {
-        s.webhooks = {
+        webhooksState.set(s, {
           NEW_ORDER: {
             url: field === "webhook address" ? `https://hooks.example/${value}` : "https://hooks.example/x",
             enabled: true,
           },
-        };
+        });
       }
     });
   const plan = buildPlan(desired(build(true)), current(build(false)));

@@ -10,6 +10,8 @@ import {
 } from "../../src/plan/checksum.js";
 import { buildPlan, createPlanner, planChecksums } from "../../src/plan/plan.js";
 import { current, desired, group, item, store } from "../helpers/builders.js";
+import { webhooksState } from "../../src/kinds/webhooks.js";
+import { hoursState } from "../../src/kinds/store-hours.js";
 
 /** The canonical JSON carte always wrote: JSON.stringify with a replacer sorting a copy of each object. */
 function reference(value: unknown): string {
@@ -35,7 +37,7 @@ function shop(key: string, id: string, price = 100) {
     };
     s.categories = { MAINS: { sku: "MAINS", title: "Mains", items: ["BURGER"] } };
     s.menus = { DEFAULT: { type: "DEFAULT", categories: [{ sku: "MAINS", active: true }] } };
-    s.hours = {
+    hoursState.set(s, {
       mon: [{ start: "09:00", end: "17:00" }],
       tue: [],
       wed: [],
@@ -43,8 +45,8 @@ function shop(key: string, id: string, price = 100) {
       fri: [],
       sat: [],
       sun: [],
-    };
-    s.webhooks = { NEW_ORDER: { url: "https://example.test/a", enabled: true } };
+    });
+    webhooksState.set(s, { NEW_ORDER: { url: "https://example.test/a", enabled: true } });
   });
 }
 
@@ -88,7 +90,7 @@ describe("store digests", () => {
     const base = storeDigest(shop("a", "1"));
     expect(storeDigest(shop("a", "1", 101))).not.toBe(base);
     const renamed = shop("a", "1");
-    renamed.webhooks!.NEW_ORDER!.enabled = false;
+    webhooksState.get(renamed)!.NEW_ORDER!.enabled = false;
     expect(storeDigest(renamed)).not.toBe(base);
     const live = current(shop("a", "1")).stores.a!;
     const other = current(shop("a", "1")).stores.a!;

@@ -9,6 +9,7 @@ import { fetchCurrent, readCurrent, type ReadRequest } from "../../src/state/cur
 import { applyPlan, planProject } from "../../src/workflow.js";
 import { exampleSession } from "../helpers/session.js";
 import { CLIENT_ID, CLIENT_SECRET } from "../helpers/project.js";
+import { hoursState } from "../../src/kinds/store-hours.js";
 
 const identity = (i: number): StoreIdentity => ({
   key: `s${String(i).padStart(2, "0")}`,
@@ -104,7 +105,7 @@ describe("the streaming reader", () => {
       { store: a!, kinds: [storeHours] as ResourceKind<unknown>[] },
     ]);
     expect(Object.keys(state.stores)).toEqual([a!.key]);
-    expect(state.stores[a!.key]!.hours).toBeDefined();
+    expect(hoursState.get(state.stores[a!.key]!)).toBeDefined();
     expect(emu!.requests.filter((r) => r.path.endsWith("/store-menu"))).toHaveLength(1);
   });
 });

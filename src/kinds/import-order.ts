@@ -6,8 +6,8 @@
  */
 
 import { own, type CategoryResource, type ItemResource, type MenuResource } from "../model.js";
-import type { CatalogContext } from "./types.js";
-import { orderKeys } from "./util.js";
+import type { CatalogContext } from "./import-types.js";
+import { orderKeys } from "./import-util.js";
 
 /** The chosen definitions of a catalog part, typed. */
 export function chosenOf<R>(ctx: CatalogContext, part: string): Record<string, R> {

@@ -5,10 +5,10 @@
  */
 
 import type { CatalogFile, MenuCategory } from "../generated/config.js";
-import { address, jsonEqual } from "../kinds/util.js";
+import { address, jsonEqual } from "./util.js";
 import type { MenuResource, StoreState } from "../model.js";
-import { chosenOf, menuOrder } from "./order.js";
-import type { CatalogContext, CatalogPart, KindImportPart, Note } from "./types.js";
+import { chosenOf, menuOrder } from "./import-order.js";
+import type { CatalogContext, CatalogPart, KindImportPart, Note } from "./import-types.js";
 
 /** Menu types carte's files accept (catalog schema `Menu.type`). */
 const MENU_TYPE = /^[A-Z][A-Z0-9_]*$/;

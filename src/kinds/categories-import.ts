@@ -6,13 +6,13 @@
  */
 
 import type { CatalogFile } from "../generated/config.js";
-import { address, jsonEqual } from "../kinds/util.js";
+import { address, jsonEqual } from "./util.js";
 import { table, type CategoryResource, type ItemResource, type StoreState } from "../model.js";
-import { optionSkus, plainItemSkus } from "./items.js";
-import { categoryOrder, chosenOf } from "./order.js";
-import { schedulesText } from "./schedules.js";
-import type { CatalogContext, CatalogPart, KindImportPart, Note } from "./types.js";
-import { mostCommon, unique, writableSku } from "./util.js";
+import { optionSkus, plainItemSkus } from "./items-import.js";
+import { categoryOrder, chosenOf } from "./import-order.js";
+import { schedulesText } from "./import-schedules.js";
+import type { CatalogContext, CatalogPart, KindImportPart, Note } from "./import-types.js";
+import { mostCommon, unique, writableSku } from "./import-util.js";
 
 /** Largest number of items of a category (platform notes, "Limits"). */
 const MAX_ITEMS = 50;

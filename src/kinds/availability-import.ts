@@ -9,8 +9,8 @@
 
 import { own, type StoreState } from "../model.js";
 import { parseInstant } from "../config/time.js";
-import type { KindImportPart, Note, StorePart } from "./types.js";
-import { byCodePoint } from "./util.js";
+import type { KindImportPart, Note, StorePart } from "./import-types.js";
+import { byCodePoint } from "./import-util.js";
 
 /**
  * Keeps only the switched-off SKUs that are ITEMs of the store (the others cannot be written) and that

@@ -16,14 +16,14 @@
 
 import type { CatalogFile, CatalogItem, InlineOption, ModifierGroup } from "../generated/config.js";
 import { hasAtMostTwoDecimals } from "../config/check.js";
-import { jsonEqual, address } from "../kinds/util.js";
+import { jsonEqual, address } from "./util.js";
 import { own, table, type ImageRef, type ItemResource, type StoreState } from "../model.js";
 import { decimalOfNumber, type Currency } from "../money.js";
 import { Limits } from "../platform/wire.js";
-import { chosenOf, groupOrder, itemOrder } from "./order.js";
-import { schedulesText } from "./schedules.js";
-import type { CatalogContext, CatalogPart, ImportContext, KindImportPart, Note } from "./types.js";
-import { mostCommon, sortRecord, unique, writableSku } from "./util.js";
+import { chosenOf, groupOrder, itemOrder } from "./import-order.js";
+import { schedulesText } from "./import-schedules.js";
+import type { CatalogContext, CatalogPart, ImportContext, KindImportPart, Note } from "./import-types.js";
+import { mostCommon, sortRecord, unique, writableSku } from "./import-util.js";
 
 /** Largest number of modifier groups of an item and of options of a group (platform notes, "Limits"). */
 const MAX_CHILDREN = 50;

@@ -1,0 +1,211 @@
+#!/usr/bin/env node
+// Walks the path docs/architecture.md gives for a new resource kind and a new endpoint, in a temporary
+// copy of the project, and fails when a step stops working: a throwaway kind (`throwaway_note`, a
+// settings section written inline in settings.schema.json) reading and writing through two throwaway
+// routes (a new platform schema, a handler in the emulator), then `npm run gen`, `npm run build`, and
+// `carte plan --kind throwaway_note` against the embedded emulator, which must plan the note.
+//
+//   node scripts/check-new-kind.mjs    (npm run check:new-kind; about a minute: two builds)
+//
+// It first checks that the doc still names the steps it follows, so that the doc and this walk change
+// together. The copy holds what the steps touch (src, schemas, scripts, docs, examples, package.json,
+// tsconfig*) with node_modules linked; nothing of the working tree is changed.
+
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const KIND = "throwaway_note";
+const READ = "GET /api/rest-ops-utils/store/{storeId}/throwaway-note";
+const WRITE = "PUT /api/rest-ops-utils/store/{storeId}/throwaway-note";
+
+/** Stops with a message naming the step that did not work. */
+function fail(step, detail) {
+  console.error(`check-new-kind: ${step} failed${detail ? `:\n${detail}` : ""}`);
+  process.exit(1);
+}
+
+/** Replaces `anchor` in a file of the copy by `text`, failing when the anchor is not there. */
+function edit(dir, file, anchor, text) {
+  const target = path.join(dir, file);
+  const before = readFileSync(target, "utf8");
+  if (!before.includes(anchor)) fail(`editing ${file}`, `the anchor ${JSON.stringify(anchor)} is gone`);
+  writeFileSync(target, before.replace(anchor, text));
+}
+
+/** Runs a command in the copy; fails the step when it exits non-zero. */
+function run(dir, step, command, args, ok = [0]) {
+  const r = spawnSync(command, args, { cwd: dir, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
+  if (!ok.includes(r.status ?? 1)) fail(step, `${r.stdout ?? ""}${r.stderr ?? ""}`.slice(-4000));
+  return r.stdout ?? "";
+}
+
+// ---- the doc still names the steps -----------------------------------------------------------------
+
+const doc = readFileSync(path.join(root, "docs", "architecture.md"), "utf8");
+const section = (title) => {
+  const start = doc.indexOf(`## ${title}`);
+  if (start < 0) fail("reading docs/architecture.md", `no section "${title}"`);
+  const end = doc.indexOf("\n## ", start + 3);
+  return doc.slice(start, end < 0 ? undefined : end);
+};
+const kindSteps = section("Adding a resource kind");
+const endpointSteps = section("Adding an endpoint");
+for (const [text, where] of [
+  ["src/kinds/<kind>.ts", kindSteps],
+  ["kindState", kindSteps],
+  ["src/kinds/registry.ts", kindSteps],
+  ["schemas/config/settings.schema.json", kindSteps],
+  ["npm run gen", kindSteps],
+  ["npm run build:action", kindSteps],
+  ["src/platform/routes.ts", endpointSteps],
+  ["schemas/platform/", endpointSteps],
+  ["npm run gen", endpointSteps],
+  ["src/emulator/", endpointSteps],
+  ["npm run build:action", endpointSteps],
+]) {
+  if (!where.includes(text)) fail("reading docs/architecture.md", `its steps no longer name ${text}`);
+}
+
+// ---- a temporary copy ------------------------------------------------------------------------------
+
+const dir = mkdtempSync(path.join(tmpdir(), "carte-new-kind-"));
+try {
+  for (const entry of ["src", "schemas", "scripts", "docs", "examples", "bin"])
+    cpSync(path.join(root, entry), path.join(dir, entry), { recursive: true });
+  for (const file of ["package.json", "tsconfig.json", "tsconfig.build.json", ".prettierrc.json"])
+    cpSync(path.join(root, file), path.join(dir, file));
+  symlinkSync(path.join(root, "node_modules"), path.join(dir, "node_modules"), "dir");
+  rmSync(path.join(dir, "examples", "chain", ".carte"), { recursive: true, force: true });
+
+  // ---- adding an endpoint: step 1, a route row and its schema ----
+  edit(
+    dir,
+    "src/platform/routes.ts",
+    `  "GET /api/rest-ops-utils/store/schedule/{storeId}": {`,
+    `  "${READ}": {\n    ...utilsRead,\n    response: "ThrowawayNote",\n  },\n` +
+      `  "${WRITE}": {\n    ...utilsChange,\n    request: "ThrowawayNote",\n  },\n` +
+      `  "GET /api/rest-ops-utils/store/schedule/{storeId}": {`,
+  );
+  const utilsSchema = path.join(dir, "schemas", "platform", "utils.schema.json");
+  const schema = JSON.parse(readFileSync(utilsSchema, "utf8"));
+  schema.definitions.ThrowawayNote = {
+    title: "A throwaway note",
+    type: "object",
+    additionalProperties: false,
+    required: ["note"],
+    properties: { note: { type: "string", maxLength: 200 } },
+  };
+  writeFileSync(utilsSchema, JSON.stringify(schema, null, 2));
+
+  // ---- adding an endpoint: step 2, the emulator's handler (every store's note is empty) ----
+  edit(
+    dir,
+    "src/emulator/hours.ts",
+    `    { route: "GET /api/rest-ops-utils/store/schedule/{storeId}", handle: getRegular },`,
+    `    { route: "${READ}", handle: () => ({ status: 200, body: { note: "" } }) },\n` +
+      `    { route: "GET /api/rest-ops-utils/store/schedule/{storeId}", handle: getRegular },`,
+  );
+
+  // ---- adding a kind: step 1, its module ----
+  writeFileSync(
+    path.join(dir, "src", "kinds", "throwaway-note.ts"),
+    `import { kindState } from "../model.js";
+import { partOf, perStoreRead, type ConfigSection, type EndpointSpec, type ResourceKind } from "./types.js";
+
+const noteState = kindState<string>("${KIND}");
+const read = perStoreRead<{ note: string }>("${KIND}", (client, s) =>
+  client.request("${READ}", { storeId: s.storeId }),
+);
+const put: EndpointSpec = {
+  name: "${KIND}.put",
+  stage: 40,
+  route: "${WRITE}",
+  scope: "store",
+  body: (elements) => elements[0],
+  maxElements: 1,
+};
+const section: ConfigSection<string> = {
+  key: "${KIND}",
+  read: (value) => (typeof value === "string" ? value : undefined),
+  resolve(merged, into) {
+    noteState.set(into, merged);
+  },
+};
+
+/** A throwaway kind: one note per store. */
+export const throwawayNote: ResourceKind<{ note: string }, "${KIND}"> = {
+  name: "${KIND}",
+  summary: "a throwaway note of a store",
+  nouns: { ${KIND}: ["note", "notes"] },
+  reads: [read],
+  endpoints: [put],
+  state: noteState,
+  config: section as ConfigSection<unknown>,
+  select(state) {
+    const note = noteState.get(state);
+    return note === undefined ? undefined : { note: { note } };
+  },
+  segment: () => "${KIND}",
+  read(snapshot, into) {
+    noteState.set(into, partOf(snapshot, read)?.note ?? "");
+  },
+  writes: (_action, _key, _before, after) => (after ? [{ endpoint: "${KIND}.put", element: after }] : []),
+};
+`,
+  );
+
+  // ---- adding a kind: step 2, one registry line ----
+  edit(
+    dir,
+    "src/kinds/registry.ts",
+    `import { storeHours } from "./store-hours.js";`,
+    `import { storeHours } from "./store-hours.js";\nimport { throwawayNote } from "./throwaway-note.js";`,
+  );
+  edit(
+    dir,
+    "src/kinds/registry.ts",
+    `  storeAvailability,\n] as const;`,
+    `  storeAvailability,\n  throwawayNote,\n] as const;`,
+  );
+
+  // ---- adding a kind: step 3, the settings section, written inline ----
+  const settingsSchema = path.join(dir, "schemas", "config", "settings.schema.json");
+  const settings = JSON.parse(readFileSync(settingsSchema, "utf8"));
+  settings.properties[KIND] = { title: "A throwaway note", type: "string", maxLength: 200 };
+  writeFileSync(settingsSchema, JSON.stringify(settings, null, 2));
+
+  // ---- npm run gen, then the build the doc asks for ----
+  run(dir, "npm run gen", "npm", ["run", "gen"]);
+  run(dir, "npm run build", "npm", ["run", "build"]);
+  const generated = readFileSync(path.join(dir, "src", "generated", "config.ts"), "utf8");
+  if (!generated.includes(`${KIND}?:`)) fail("npm run gen", `src/generated/config.ts has no ${KIND}`);
+  const project = readFileSync(path.join(dir, "schemas", "config", "project.schema.json"), "utf8");
+  if (!project.includes(`"${KIND}"`)) fail("npm run gen", `the ownership: schema does not list ${KIND}`);
+
+  // ---- a store file writes the new section; plan the kind alone against the emulator ----
+  edit(
+    dir,
+    "examples/chain/stores/bog-centro.yaml",
+    "\ncatalog:",
+    `\n${KIND}: "Hello from the new kind"\ncatalog:`,
+  );
+  const carte = path.join(dir, "bin", "carte.js");
+  const config = path.join("examples", "chain", "carte.yaml");
+  const plan = run(
+    dir,
+    "carte plan --kind",
+    process.execPath,
+    [carte, "plan", "--kind", KIND, "-c", config, "--detailed-exitcode"],
+    [2],
+  );
+  for (const expected of [`store[bog-centro]`, "Hello from the new kind", "1 to update"]) {
+    if (!plan.includes(expected)) fail("carte plan --kind", `the plan does not say ${expected}:\n${plan}`);
+  }
+  console.log(`check-new-kind: a new kind and a new endpoint took the documented steps; the plan:\n${plan}`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

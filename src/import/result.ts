@@ -1,0 +1,23 @@
+/** What `carte import` (src/import/index.ts) and `carte import --merge` (src/import/merge.ts) give. */
+
+import type { ImportedCatalog } from "./factor.js";
+import type { ImportNote } from "./sanitize.js";
+import type { ImportFile } from "./verify.js";
+
+/** What an import writes, before it is written. */
+export interface ImportResult {
+  /** Catalog files, then store files, paths relative to the output folder. */
+  files: ImportFile[];
+  catalogs: ImportedCatalog[];
+  /** What the files cannot express (empty when the import is exact). */
+  notes: ImportNote[];
+  /**
+   * `--merge`: stores left as the project's files have them (already managed there and different on
+   * the platform, or whose new files would clash with the project's). Empty for a fresh import.
+   */
+  conflicts: ImportNote[];
+  /** Catalogs of the project that new stores of `--merge` use, as they are. */
+  reused?: { name: string; stores: string[] }[];
+  /** Problems of the written files; always empty unless carte import has a bug. */
+  problems: string[];
+}
