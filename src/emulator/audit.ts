@@ -125,14 +125,49 @@ export function bodiesOf(op: Operation): Set<string | undefined> {
   return out;
 }
 
+/**
+ * What a store's part looks like inside a body: the body of that store alone, unwrapped while it is an
+ * array of one element or an object of one member (`[{store_integration_id, items}]` → the entry,
+ * `{stores: ["1"]}` → `"1"`), as canonical JSON.
+ */
+function partMark(body: unknown): string {
+  let v = body;
+  for (;;) {
+    if (Array.isArray(v) && v.length === 1) v = v[0];
+    else if (v && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length === 1) {
+      v = Object.values(v)[0];
+    } else return canonicalJson(v);
+  }
+}
+
+/**
+ * For a call serving more stores than {@link subsets} enumerates: the body of the stores whose part
+ * ({@link partMark}) appears in `sent` (canonical JSON), as canonical JSON. The caller compares it
+ * whole with `sent`: this finds which stores a body was sent for, and never accepts another body.
+ */
+function bodyOfStoresIn(op: Operation, sent: string): string | undefined {
+  if (!op.parts || op.parts.length <= 1) return undefined;
+  const spec = endpoint(op.endpoint);
+  const params = op.params ?? {};
+  const stores = [...new Set(op.parts.map((p) => p.store))];
+  const elementsOf = (keep: readonly string[]) =>
+    op.parts!.filter((p) => keep.includes(p.store)).map((p) => p.element);
+  const keep = stores.filter((store) => sent.includes(partMark(spec.body(elementsOf([store]), params))));
+  return keep.length === 0 ? undefined : canonicalJson(spec.body(elementsOf(keep), params));
+}
+
 /** Whether a recorded request is a sending of the operation. */
 export function sends(op: Operation, r: RecordedRequest, bodies = bodiesOf(op)): boolean {
-  return r.method === op.method && fullPath(r) === op.path && bodies.has(canonicalJson(r.body));
+  if (r.method !== op.method || fullPath(r) !== op.path) return false;
+  const sent = canonicalJson(r.body);
+  return bodies.has(sent) || (sent !== undefined && bodyOfStoresIn(op, sent) === sent);
 }
 
 /**
  * The writes among `requests` that no operation of the plans carries. A `reset-secret` of an event the
- * plans create a webhook for is allowed (a create whose answer was lost has its secret rotated).
+ * plans create a webhook for is allowed (a create whose answer was lost has its secret rotated). A
+ * request the platform never received whole (`fault: "incomplete"`, its connection cut on the way in)
+ * is not a write: nothing of it was processed, and its body is unknown.
  */
 export function writesOutside(
   plans: readonly Plan[],
@@ -145,7 +180,7 @@ export function writesOutside(
     ),
   );
   return requests.filter((r) => {
-    if (!isWriteRequest(r)) return false;
+    if (!isWriteRequest(r) || r.fault === "incomplete") return false;
     if (ops.some(({ op, bodies }) => sends(op, r, bodies))) return false;
     const reset = /\/webhook\/([^/]+)\/reset-secret$/.exec(r.path);
     return !(r.method === "PUT" && reset && created.has(decodeURIComponent(reset[1]!)));

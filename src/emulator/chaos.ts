@@ -1,6 +1,6 @@
 /**
- * A chaos proxy: a TCP proxy on 127.0.0.1 in front of an HTTP/1.1 server (the emulator), which breaks a
- * seeded share of the connections the way a real network does, below anything HTTP can say:
+ * A chaos proxy: a TCP proxy on 127.0.0.1 in front of an HTTP/1.1 server (the emulator), which breaks
+ * connections between a client and it the way a real network does, below anything HTTP can say:
  *
  * - `reset`: the connection is reset (TCP RST) when a request arrives (the server never sees it) or
  *   when its answer starts (the server processed it; the client gets ECONNRESET);
@@ -9,21 +9,27 @@
  *   answer, down to none of it);
  * - `stall`: a request, or its answer, is held: nothing moves until the client gives up (its timeout)
  *   or `stallMs` pass, and the connection is then closed;
- * - `delay`: every chunk of the connection, both ways, is held `delayMs` (a slow link; a delay longer
- *   than the client's timeout becomes a lost answer).
+ * - `delay`: from a request on, every chunk of the connection, both ways, is held `delayMs` (a slow
+ *   link; a delay longer than the client's timeout becomes a lost answer).
  *
- * Which connections, which fault, at which request of a keep-alive connection and where in it, are
- * drawn from the project's seeded PRNG ({@link mulberry32}) in the order the connections are accepted,
- * so one seed gives one sequence of decisions. The emulator's own fault injection (faults.ts) answers
- * with HTTP statuses or drops a request it parsed; this proxy breaks the bytes, so the client's
- * transport, retries and the settling of lost answers (src/apply/settle.ts) meet partial requests,
- * partial answers and resets. Used by the fault suite (test/faults/chaos.test.ts) and
- * `npm run bench:chaos` (scripts/bench-chaos.mjs, which runs the built dist/, hence its place in src/
- * and not in test/helpers); not part of the emulator's server, nothing of it runs while it serves alone.
+ * A keep-alive connection carries tens of requests, reads first, and a few connections carry most of
+ * them: a fault decided once per connection would break a handful of reads. So each request decides,
+ * with a chance of `rate`, whether its connection breaks there, and how: faults fall on writes and
+ * reads as the traffic does, and the share of connections broken follows from `rate` (the benchmark
+ * reports it). The decisions are drawn from the project's seeded PRNG ({@link mulberry32}) in the
+ * order the requests arrive: one seed gives one sequence of decisions (which request meets which
+ * depends on the client's timing). The emulator's own fault injection (faults.ts) answers with HTTP
+ * statuses or drops a request it parsed; this proxy breaks the bytes, so the client's transport, its
+ * retries and the settling of lost answers (src/apply/settle.ts) meet partial requests, partial
+ * answers and resets.
+ *
+ * Used by the fault suite (test/faults/chaos.test.ts) and `npm run bench:chaos`
+ * (scripts/bench-chaos.mjs, which runs the built dist/, hence its place in src/ and not in
+ * test/helpers); not part of the emulator's server.
  *
  * Requests are split by their `content-length` (what carte's client sends). A request with another
- * framing (`transfer-encoding: chunked`) cannot be followed to its end: a fault due at it breaks it on
- * its way in, and the rest of the connection is passed through.
+ * framing (`transfer-encoding: chunked`) cannot be followed to its end: the rest of its connection is
+ * passed through unbroken.
  */
 
 import { createServer, connect, type AddressInfo, type Server, type Socket } from "node:net";
@@ -40,15 +46,13 @@ export const CHAOS_KINDS: readonly ChaosKind[] = ["reset", "cut", "stall", "dela
 export interface ChaosFaults {
   /** Seed of the decisions (any integer). */
   seed: number;
-  /** Share of the connections broken, in [0, 1]; default 0.2. */
+  /**
+   * Chance, for each request, that its connection breaks there, in [0, 1]; default 0.01 (about one
+   * connection in five for carte's client, whose connections carry 15 to 25 requests each).
+   */
   rate?: number;
   /** The kinds drawn from, with equal chances; default all of {@link CHAOS_KINDS}. */
   kinds?: readonly ChaosKind[];
-  /**
-   * A fault fires at a request of its connection drawn between 1 and this (keep-alive connections
-   * carry many); default 6. A connection that ends before it carries no fault.
-   */
-  maxRequest?: number;
   /** Longest a stalled connection is held open before it is closed, in ms; default 10 000. */
   stallMs?: number;
   /** Smallest and largest delay of a `delay` connection, per chunk, in ms; default [50, 600]. */
@@ -62,10 +66,10 @@ export interface ChaosEvent {
   kind: ChaosKind;
   /**
    * `request`: broken on the request's way in (the server did not get all of it); `answer`: once the
-   * whole request was passed on (the server may have processed it). `delay` connections: `both`.
+   * whole request was passed on (the server may have processed it). `delay`: `both`.
    */
   where: "request" | "answer" | "both";
-  /** The request the fault fired at (`delay`: the connection's first). */
+  /** The request the fault fired at (`delay`: the first one delayed). */
   method: string;
   path: string;
   /** Whether that request may change the platform ({@link isWriteCall}). */
@@ -105,11 +109,9 @@ export interface ChaosProxy {
   close(): Promise<void>;
 }
 
-/** What is decided for one broken connection. */
+/** What is decided for the request a connection breaks at. */
 interface Plan {
   kind: ChaosKind;
-  /** The request (from 1) the fault fires at. */
-  request: number;
   where: "request" | "answer";
   /** Where in the request or answer a `cut` falls, as a share of its bytes, in [0, 1). */
   share: number;
@@ -150,17 +152,16 @@ function parseHead(buf: Buffer): Head {
   return { method, path: q >= 0 ? target.slice(0, q) : target, headBytes: buf.length, bodyBytes };
 }
 
-/** Draws the decision of one connection; undefined: left alone. */
+/** Draws the decision of one request; undefined: its connection goes on. */
 function decide(rnd: Random, f: ChaosFaults): Plan | undefined {
-  // Always three draws, so that a connection's decision does not shift the next ones by its kind.
-  const faulted = rnd() < (f.rate ?? 0.2);
+  // Always the same draws, so that one decision does not shift the next ones by its kind.
+  const faulted = rnd() < (f.rate ?? 0.01);
   const kind = pick(rnd, f.kinds && f.kinds.length > 0 ? f.kinds : CHAOS_KINDS);
-  const request = randInt(rnd, 1, Math.max(1, f.maxRequest ?? 6));
   const where = rnd() < 0.5 ? "request" : "answer";
   const share = rnd();
   const [lo, hi] = f.delayMs ?? [50, 600];
   const delayMs = randInt(rnd, lo, hi);
-  return faulted ? { kind, request, where, share, delayMs } : undefined;
+  return faulted ? { kind, where, share, delayMs } : undefined;
 }
 
 /**
@@ -186,8 +187,6 @@ export async function startChaosProxy(options: ChaosProxyOptions): Promise<Chaos
 
   const server: Server = createServer({ noDelay: true }, (client) => {
     const id = ++connections;
-    const plan = faults && rnd ? decide(rnd, faults) : undefined;
-    const stallMs = faults?.stallMs ?? 10_000;
     track(client);
     const upstream = connect({ host: targetHost, port: targetPort, noDelay: true });
     track(upstream);
@@ -212,53 +211,35 @@ export async function startChaosProxy(options: ChaosProxyOptions): Promise<Chaos
         at: Date.now(),
       });
 
-    if (!plan) {
-      client.pipe(upstream);
-      upstream.pipe(client);
-      return;
-    }
-    if (plan.kind === "delay") {
-      // Same delay for every chunk: timers of one duration fire in the order they were set.
-      let first = true;
-      client.on("data", (chunk: Buffer) => {
-        if (first) {
-          first = false;
-          const head = chunk.indexOf(HEAD_END);
-          fired("delay", "both", head > 0 ? parseHead(chunk.subarray(0, head + 4)) : undefined);
-        }
-        setTimeout(() => upstream.destroyed || upstream.write(chunk), plan.delayMs);
-      });
-      upstream.on("data", (chunk: Buffer) => {
-        setTimeout(() => client.destroyed || client.write(chunk), plan.delayMs);
-      });
-      client.on("end", () => setTimeout(() => upstream.end(), plan.delayMs));
-      upstream.on("end", () => setTimeout(() => client.end(), plan.delayMs));
-      return;
-    }
-
-    // reset, cut, stall: follow the requests up to the one the fault fires at.
-    let state: "head" | "body" | "target" | "after" | "through" | "fired" = "head";
+    let state: "head" | "body" | "target" | "through" | "fired" = "head";
     let pending = Buffer.alloc(0); // bytes of a head not yet complete
-    let count = 0; // requests whose head was read
     let body = 0; // body bytes of the current request still to pass
-    let head: Head | undefined; // the request the fault fires at, once its head is read
-    let total = 0; // its bytes, head and body (its head alone when its framing is not followed)
+    let head: Head | undefined; // the last request whose head was read
+    let plan: Plan | undefined; // the fault of the connection, once a request drew one
+    let breakAnswer = false; // the next bytes of the server are the answer to break
+    let total = 0; // bytes of a request broken on its way in, head and body
     let passed = 0; // its bytes passed on
+    let delayMs = 0; // held before every chunk, once a request drew `delay`
 
+    /** Writes a chunk on, held `delayMs` once the connection is slowed. */
+    const send = (to: Socket, chunk: Buffer) => {
+      if (delayMs === 0) to.write(chunk);
+      // One delay for every chunk: timers of one duration fire in the order they were set.
+      else setTimeout(() => to.destroyed || to.write(chunk), delayMs);
+    };
     const stall = (where: "request" | "answer") => {
       state = "fired";
       fired("stall", where, head);
       client.pause();
       upstream.pause();
-      const timer = setTimeout(end, stallMs);
+      const timer = setTimeout(end, faults?.stallMs ?? 10_000);
       timer.unref();
       client.once("close", () => clearTimeout(timer));
     };
-    /** Bytes of the request the fault fires at: passed on, or the request broken on its way in. */
-    const target = (bytes: Buffer): Buffer => {
-      const breakIn = plan.where === "request" || head!.bodyBytes === undefined;
-      if (breakIn && plan.kind !== "cut") {
-        if (plan.kind === "stall") stall("request");
+    /** Bytes of the request broken on its way in: a prefix passed on for a `cut`, then both closed. */
+    const target = (p: Plan, bytes: Buffer): Buffer => {
+      if (p.kind !== "cut") {
+        if (p.kind === "stall") stall("request");
         else {
           state = "fired";
           fired("reset", "request", head);
@@ -268,37 +249,36 @@ export async function startChaosProxy(options: ChaosProxyOptions): Promise<Chaos
         return Buffer.alloc(0);
       }
       // At least one byte, never the whole request (share < 1).
-      const cutAt = breakIn ? Math.max(1, Math.floor(plan.share * total)) : total;
+      const cutAt = Math.max(1, Math.floor(p.share * total));
       const piece = bytes.subarray(0, cutAt - passed);
       passed += piece.length;
-      if (breakIn && passed === cutAt) {
-        state = "fired";
-        fired("cut", "request", head);
-        cutting = true;
-        upstream.end(piece, () => upstream.destroy());
-        client.end();
+      if (passed < cutAt) {
+        upstream.write(piece);
         return Buffer.alloc(0);
       }
-      upstream.write(piece);
-      if (passed === total) state = "after";
-      return bytes.subarray(piece.length);
+      state = "fired";
+      fired("cut", "request", head);
+      cutting = true;
+      upstream.end(piece, () => upstream.destroy());
+      client.end();
+      return Buffer.alloc(0);
     };
 
     client.on("data", (chunk: Buffer) => {
       let rest = chunk;
       while (rest.length > 0) {
         if (state === "fired") return; // a stalled request is held, a broken one dropped
-        if (state === "through" || state === "after") {
-          upstream.write(rest);
+        if (state === "through") {
+          send(upstream, rest);
           return;
         }
         if (state === "target") {
-          rest = target(rest);
+          rest = target(plan!, rest);
           continue;
         }
         if (state === "body") {
           const piece = rest.subarray(0, body);
-          upstream.write(piece);
+          send(upstream, piece);
           body -= piece.length;
           rest = rest.subarray(piece.length);
           if (body === 0) state = "head";
@@ -311,43 +291,52 @@ export async function startChaosProxy(options: ChaosProxyOptions): Promise<Chaos
           if (pending.length > MAX_HEAD) {
             // Not a request this proxy follows: passed through unbroken.
             state = "through";
-            upstream.write(pending);
+            send(upstream, pending);
           }
           return;
         }
-        const h = parseHead(pending.subarray(0, at + HEAD_END.length));
+        head = parseHead(pending.subarray(0, at + HEAD_END.length));
         rest = pending;
         pending = Buffer.alloc(0);
-        count++;
-        if (count === plan.request) {
-          head = h;
-          total = h.headBytes + (h.bodyBytes ?? 0);
+        // A connection breaks once; a slowed one stays slow.
+        const drawn = faults && rnd && plan === undefined ? decide(rnd, faults) : undefined;
+        if (drawn) plan = drawn;
+        if (drawn?.kind === "delay") {
+          delayMs = drawn.delayMs;
+          fired("delay", "both", head);
+        } else if (drawn?.where === "request") {
+          total = head.headBytes + (head.bodyBytes ?? 0);
           state = "target";
-        } else if (h.bodyBytes === undefined) {
-          state = "through"; // framing not followed: the rest of the connection passes
-        } else {
-          upstream.write(rest.subarray(0, h.headBytes));
-          rest = rest.subarray(h.headBytes);
-          body = h.bodyBytes;
-          state = body > 0 ? "body" : "head";
+          continue;
+        } else if (drawn) breakAnswer = true;
+        if (head.bodyBytes === undefined) {
+          state = "through"; // framing not followed: the rest of the connection passes unbroken
+          breakAnswer = false;
+          continue;
         }
+        send(upstream, rest.subarray(0, head.headBytes));
+        rest = rest.subarray(head.headBytes);
+        body = head.bodyBytes;
+        state = body > 0 ? "body" : "head";
       }
     });
-    client.on("end", () => upstream.end());
+    client.on("end", () => (delayMs ? setTimeout(() => upstream.end(), delayMs) : upstream.end()));
 
     upstream.on("data", (chunk: Buffer) => {
       if (state === "fired") return; // stalled: paused, or broken: nothing more reaches the client
-      if (state !== "after") {
-        client.write(chunk);
+      if (!breakAnswer) {
+        send(client, chunk);
         return;
       }
-      // The answer of the request the fault fires at (the client sends no other before it).
-      if (plan.kind === "stall") {
+      // The answer of the request that drew the fault (a client sends no request before the last
+      // one's answer ended): the server made its effect; the client never gets the answer whole.
+      const p = plan!;
+      if (p.kind === "stall") {
         stall("answer");
         return;
       }
       state = "fired";
-      if (plan.kind === "reset") {
+      if (p.kind === "reset") {
         fired("reset", "answer", head);
         upstream.destroy();
         client.resetAndDestroy();
@@ -355,10 +344,10 @@ export async function startChaosProxy(options: ChaosProxyOptions): Promise<Chaos
         fired("cut", "answer", head);
         cutting = true;
         upstream.destroy();
-        client.end(chunk.subarray(0, Math.floor(plan.share * chunk.length)));
+        client.end(chunk.subarray(0, Math.floor(p.share * chunk.length)));
       }
     });
-    upstream.on("end", () => client.end());
+    upstream.on("end", () => (delayMs ? setTimeout(() => client.end(), delayMs) : client.end()));
   });
 
   await new Promise<void>((resolve, reject) => {
