@@ -38,7 +38,7 @@ const arg = (name, dflt) => {
 };
 const TRIALS = Number(arg("trials", "20"));
 const STORES = Number(arg("stores", "30"));
-const RATE = Number(arg("rate", "0.01"));
+const RATE = Number(arg("rate", "0.006"));
 const RUNS = Number(arg("runs", "3"));
 const WIDTH = Number(arg("width", "2"));
 
