@@ -187,6 +187,13 @@ async function trial(seed) {
     connections,
     faulted: events.length,
     onWrites: events.filter((e) => e.write).length,
+    // The calls of the availability chain (the toggle; the item upserts, which carry carte's marker)
+    // and of the webhooks (creates, whose answer is the secret; reset-secret).
+    onAvailability: events.filter(
+      (e) =>
+        e.path.endsWith("/availability/stores/items") || (e.method === "POST" && e.path.endsWith("/items")),
+    ).length,
+    onWebhooks: events.filter((e) => e.write && e.path.includes("/webhook")).length,
     byKind: Object.fromEntries(CHAOS_KINDS.map((k) => [k, events.filter((e) => e.kind === k).length])),
     requests: applies.reduce((n, a) => n + a.requests, 0),
   };
@@ -255,8 +262,10 @@ const figures = {
   applies: all.length,
   connections: trials.reduce((n, t) => n + t.connections, 0),
   "connections broken": trials.reduce((n, t) => n + t.faulted, 0),
-  "broken on a write": trials.reduce((n, t) => n + t.onWrites, 0),
   ...Object.fromEntries(CHAOS_KINDS.map((k) => [`  ${k}`, trials.reduce((n, t) => n + t.byKind[k], 0)])),
+  "broken on a write": trials.reduce((n, t) => n + t.onWrites, 0),
+  "  on a toggle or an item upsert (marker)": trials.reduce((n, t) => n + t.onAvailability, 0),
+  "  on a webhook write": trials.reduce((n, t) => n + t.onWebhooks, 0),
   "duplicates after an apply": sum((a) => a.duplicates.length),
   "creates accepted twice": sum((a) => a.acceptedTwice.length),
   "writes outside the plan": sum((a) => a.outside.length),

@@ -111,7 +111,11 @@ export async function exampleWithClient(stores: readonly string[] = EXAMPLE_STOR
   for (const key of EXAMPLE_STORES) {
     if (!stores.includes(key)) rmSync(path.join(fx.dir, "stores", `${key}.yaml`));
   }
-  const client = new PlatformClient({ baseUrl: fx.emu.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
+  const client = new PlatformClient({
+    baseUrl: fx.emu.url,
+    clientId: CLIENT_ID,
+    clientSecret: CLIENT_SECRET,
+  });
   return {
     ...fx,
     client,
