@@ -53,6 +53,11 @@ export interface ChaosFaults {
   rate?: number;
   /** The kinds drawn from, with equal chances; default all of {@link CHAOS_KINDS}. */
   kinds?: readonly ChaosKind[];
+  /**
+   * Where `reset`, `cut` and `stall` break: on the request's way in, or at its answer (the server made
+   * the request's effect); default either, drawn.
+   */
+  where?: "request" | "answer";
   /** Longest a stalled connection is held open before it is closed, in ms; default 10 000. */
   stallMs?: number;
   /** Smallest and largest delay of a `delay` connection, per chunk, in ms; default [50, 600]. */
@@ -157,7 +162,8 @@ function decide(rnd: Random, f: ChaosFaults): Plan | undefined {
   // Always the same draws, so that one decision does not shift the next ones by its kind.
   const faulted = rnd() < (f.rate ?? 0.01);
   const kind = pick(rnd, f.kinds && f.kinds.length > 0 ? f.kinds : CHAOS_KINDS);
-  const where = rnd() < 0.5 ? "request" : "answer";
+  const drawn = rnd() < 0.5 ? "request" : "answer";
+  const where = f.where ?? drawn;
   const share = rnd();
   const [lo, hi] = f.delayMs ?? [50, 600];
   const delayMs = randInt(rnd, lo, hi);
@@ -196,10 +202,13 @@ export async function startChaosProxy(options: ChaosProxyOptions): Promise<Chaos
     };
     client.on("error", end);
     upstream.on("error", end);
+    let delayMs = 0; // held before every chunk, once a request drew `delay`
+    /** Runs `fn` once the chunks sent before are out: at once, or after the connection's delay. */
+    const after = (fn: () => void) => (delayMs === 0 ? fn() : void setTimeout(fn, delayMs));
     // A side that closes ends the other, unless a cut closes them itself (its last bytes must go out).
     let cutting = false;
-    client.on("close", () => cutting || upstream.destroy());
-    upstream.on("close", () => cutting || client.destroy());
+    client.on("close", () => cutting || after(() => upstream.destroy()));
+    upstream.on("close", () => cutting || after(() => client.destroy()));
     const fired = (kind: ChaosKind, where: ChaosEvent["where"], head: Head | undefined) =>
       events.push({
         connection: id,
@@ -219,7 +228,6 @@ export async function startChaosProxy(options: ChaosProxyOptions): Promise<Chaos
     let breakAnswer = false; // the next bytes of the server are the answer to break
     let total = 0; // bytes of a request broken on its way in, head and body
     let passed = 0; // its bytes passed on
-    let delayMs = 0; // held before every chunk, once a request drew `delay`
 
     /** Writes a chunk on, held `delayMs` once the connection is slowed. */
     const send = (to: Socket, chunk: Buffer) => {
@@ -320,7 +328,7 @@ export async function startChaosProxy(options: ChaosProxyOptions): Promise<Chaos
         state = body > 0 ? "body" : "head";
       }
     });
-    client.on("end", () => (delayMs ? setTimeout(() => upstream.end(), delayMs) : upstream.end()));
+    client.on("end", () => after(() => upstream.end()));
 
     upstream.on("data", (chunk: Buffer) => {
       if (state === "fired") return; // stalled: paused, or broken: nothing more reaches the client
@@ -347,7 +355,7 @@ export async function startChaosProxy(options: ChaosProxyOptions): Promise<Chaos
         client.end(chunk.subarray(0, Math.floor(p.share * chunk.length)));
       }
     });
-    upstream.on("end", () => (delayMs ? setTimeout(() => client.end(), delayMs) : client.end()));
+    upstream.on("end", () => after(() => client.end()));
   });
 
   await new Promise<void>((resolve, reject) => {
