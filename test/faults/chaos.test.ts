@@ -1,10 +1,10 @@
 /**
  * The example chain applied through a chaos proxy (src/emulator/chaos.ts) that resets, cuts (mid-request
  * or mid-answer), stalls and delays connections between carte and the emulator (each request breaks
- * its connection with a seeded chance of 4 %). After EVERY apply, the checks of test/faults/harness.ts (no duplicate, no create accepted twice, no
- * write outside the plan, a report that matches, never exit 0 with work left); once it converged, no
- * lost availability marker, no lost webhook secret and a next plan with "No changes". The 20-trial
- * figures on a 30-store chain are `npm run bench:chaos`.
+ * its connection with a seeded chance of 4 %). After EVERY apply, the checks of test/faults/harness.ts
+ * (no duplicate, no create accepted twice, no write outside the plan, a report that matches, never exit
+ * 0 with work left); once it converged, exit 0, no lost availability marker, no lost webhook secret and
+ * a next plan with "No changes". The 20-trial figures on a 30-store chain are `npm run bench:chaos`.
  */
 
 import { afterEach, describe, expect, it } from "vitest";
@@ -26,6 +26,8 @@ async function untilConverged(fx: ChaosFixture, seed: number): Promise<number> {
     fx.proxy.closeConnections();
     const left = await checkAfterApply(fx, result, fx.emu.requests.slice(from), label);
     if (left === 0) {
+      // The exit code says whether the platform matches the files, both ways.
+      expect(result.exitCode, `${label}: exit code with nothing left`).toBe(0);
       await checkConverged(fx, label);
       return run + 1;
     }
