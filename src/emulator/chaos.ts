@@ -104,8 +104,9 @@ export interface ChaosProxy {
   /** The faults that fired, oldest first. */
   readonly events: readonly ChaosEvent[];
   /**
-   * Replaces the fault settings and reseeds the decisions; `undefined`: no more faults on connections
-   * accepted from now on (those open keep theirs; {@link ChaosProxy.closeConnections} ends them).
+   * Replaces the fault settings and reseeds the decisions, for the next request of every connection;
+   * `undefined`: no more faults drawn (a connection already slowed stays slow, a fault already drawn
+   * still fires; {@link ChaosProxy.closeConnections} ends them).
    */
   setFaults(faults: ChaosFaults | undefined): void;
   /** Destroys every open connection (a client then opens clean ones). */
