@@ -1,5 +1,5 @@
 // Applies through a chaos proxy: the figures of docs/reliability.md, "Through a chaos proxy".
-// Usage: npm run bench:chaos [-- --trials 20] [--stores 30] [--rate 0.2] [--runs 3] [--width 2]
+// Usage: npm run bench:chaos [-- --trials 20] [--stores 30] [--rate 0.006] [--focus R] [--runs 3] [--width 2]
 //   Each trial (seed 1, 2, …): a fresh emulator, a chain of N stores (the example's three store files
 //   repeated: items held off with carte's marker, webhooks with secrets), carte.yaml pointed at a chaos
 //   proxy (src/emulator/chaos.ts) that resets, cuts (mid-request or mid-answer), stalls and delays a
@@ -41,6 +41,18 @@ const STORES = Number(arg("stores", "30"));
 const RATE = Number(arg("rate", "0.006"));
 const RUNS = Number(arg("runs", "3"));
 const WIDTH = Number(arg("width", "2"));
+// --focus R: the calls of the availability chain (the toggle; the item upserts, which carry carte's
+// marker) and of the webhooks (creates, whose answer is the secret; reset-secret…) break their
+// connection with chance R instead of --rate.
+const FOCUS = arg("focus", undefined);
+const ROUTES =
+  FOCUS === undefined
+    ? undefined
+    : [
+        /^PUT \S*\/availability\/stores\/items$/,
+        /^POST \/restaurants\/menu\/v1\/stores\/[^/]+\/items$/,
+        /^(POST|PUT|DELETE) \S*\/webhooks?(\/|$)/,
+      ].map((match) => ({ match, rate: Number(FOCUS) }));
 
 /** A fresh emulator serving an N-store chain, a chaos proxy in front, the project pointed at it. */
 async function fixture() {
@@ -135,7 +147,12 @@ async function trial(seed) {
   let connections = 0;
   try {
     for (let run = 0; run < RUNS; run++) {
-      fx.proxy.setFaults({ seed: seed * 10 + run, rate: RATE, stallMs: 5000 });
+      fx.proxy.setFaults({
+        seed: seed * 10 + run,
+        rate: RATE,
+        stallMs: 5000,
+        ...(ROUTES ? { routes: ROUTES } : {}),
+      });
       const from = fx.emu.requests.length;
       const conns = fx.proxy.connections;
       const result = await runCarte({
@@ -278,6 +295,7 @@ const figures = {
 };
 const width = Math.max(...Object.keys(figures).map((k) => k.length));
 console.log(
-  `\nThrough a chaos proxy (npm run bench:chaos -- --trials ${TRIALS} --stores ${STORES} --rate ${RATE}):`,
+  `\nThrough a chaos proxy (npm run bench:chaos -- --trials ${TRIALS} --stores ${STORES} --rate ${RATE}` +
+    `${FOCUS === undefined ? "" : ` --focus ${FOCUS}`}):`,
 );
 for (const [k, v] of Object.entries(figures)) console.log(`  ${k.padEnd(width)}  ${v}`);

@@ -51,6 +51,11 @@ export interface ChaosFaults {
    * connection in five for carte's client, whose connections carry 15 to 25 requests each).
    */
   rate?: number;
+  /**
+   * Other chances for some calls: the first rule whose `match` holds for `METHOD /path` (no query)
+   * gives the request's chance instead of `rate` (to break the calls a test is about more often).
+   */
+  routes?: readonly { match: RegExp; rate: number }[];
   /** The kinds drawn from, with equal chances; default all of {@link CHAOS_KINDS}. */
   kinds?: readonly ChaosKind[];
   /**
@@ -159,9 +164,11 @@ function parseHead(buf: Buffer): Head {
 }
 
 /** Draws the decision of one request; undefined: its connection goes on. */
-function decide(rnd: Random, f: ChaosFaults): Plan | undefined {
+function decide(rnd: Random, f: ChaosFaults, head: Head): Plan | undefined {
+  const call = `${head.method} ${head.path}`;
+  const rate = f.routes?.find((r) => r.match.test(call))?.rate ?? f.rate ?? 0.01;
   // Always the same draws, so that one decision does not shift the next ones by its kind.
-  const faulted = rnd() < (f.rate ?? 0.01);
+  const faulted = rnd() < rate;
   const kind = pick(rnd, f.kinds && f.kinds.length > 0 ? f.kinds : CHAOS_KINDS);
   const drawn = rnd() < 0.5 ? "request" : "answer";
   const where = f.where ?? drawn;
@@ -308,7 +315,7 @@ export async function startChaosProxy(options: ChaosProxyOptions): Promise<Chaos
         rest = pending;
         pending = Buffer.alloc(0);
         // A connection breaks once; a slowed one stays slow.
-        const drawn = faults && rnd && plan === undefined ? decide(rnd, faults) : undefined;
+        const drawn = faults && rnd && plan === undefined ? decide(rnd, faults, head) : undefined;
         if (drawn) plan = drawn;
         if (drawn?.kind === "delay") {
           delayMs = drawn.delayMs;
