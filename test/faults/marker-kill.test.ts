@@ -85,11 +85,13 @@ describe("the availability marker after a kill", () => {
       const client = fx.client;
       cleanup = fx.close;
       const store = path.join(fx.dir, "stores", "bog-centro.yaml");
-      let next = ahead();
+      // One process per step, each started two steps ahead (loading carte takes seconds on a busy
+      // machine; more at once would slow the applies they overlap).
+      const killers = STEPS.slice(0, 2).map(() => ahead());
       expect((await carte(["apply", "--auto-approve", "-c", fx.config])).code).toBe(0);
 
       // Each step starts from SIDE-FRIES on and unmarked, and ends there again.
-      for (const step of STEPS) {
+      for (const [i, step] of STEPS.entries()) {
         // The files switch SIDE-FRIES off; the apply dies between the toggle and the marker.
         edit(
           store,
@@ -98,11 +100,11 @@ describe("the availability marker after a kill", () => {
         );
         fx.emu.setFaults({ routes: [step.rule] });
         const before = fx.emu.requests.length;
-        const signal = await next.runUntilKilled(["apply", "--auto-approve", "-c", fx.config], () =>
+        if (i + 2 < STEPS.length) killers.push(ahead());
+        const signal = await killers[i]!.runUntilKilled(["apply", "--auto-approve", "-c", fx.config], () =>
           fx.emu.requests.slice(before).some((r) => r.path === step.route && r.fault !== undefined),
         );
         expect(signal, step.name).toBe("SIGKILL");
-        if (step !== STEPS.at(-1)) next = ahead();
         fx.emu.setFaults(undefined);
         // The emulator applies availability changes a moment after answering.
         await fx.emu.idle();
