@@ -1,6 +1,7 @@
 // Two checkouts of one project applied close together (two CI runners after two quick merges: no
 // shared disk, so no shared `.carte/locks`): the figures of docs/reliability.md, "Two checkouts".
 // Usage: npm run bench:checkouts [-- --stores N] [--trials T] [--delays 0,1,2,4,8] [--locked L]
+//   (`-- --trials 0 --locked 20`: the 20 trials with the lock alone)
 //   For each delay D (seconds), T trials: a fresh emulator, a chain of N stores (the example's three
 //   store files, repeated with new ids), two copies of the project; `carte apply` starts in the first,
 //   and D seconds later in the second, each a process of its own. Once both ended: the duplicates the
@@ -10,27 +11,15 @@
 //   "ssh" through a stand-in (carte's git allows https and ssh only).
 // Everything runs against emulators on 127.0.0.1 and in temporary folders, and stops by itself.
 import { execFileSync, spawn } from "node:child_process";
-import {
-  chmodSync,
-  cpSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { chmodSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { loadProject } from "../dist/config/index.js";
 import { acceptedTwice } from "../dist/emulator/audit.js";
 import { startEmulator } from "../dist/emulator/index.js";
-import { kinds } from "../dist/kinds/registry.js";
 import { PlatformClient } from "../dist/platform/client.js";
-import { clientReadKinds, fetchCurrent, readRequests } from "../dist/state/current.js";
+import { chain, duplicatesOnPlatform, root } from "./lib/chain.mjs";
 
-const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const ENV = { CARTE_CLIENT_ID: "bench", CARTE_CLIENT_SECRET: "bench-secret-0123456789" };
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -41,32 +30,9 @@ const TRIALS = Number(arg("trials", "3"));
 const DELAYS = arg("delays", "0,1,2,4,8").split(",").map(Number);
 const LOCKED = Number(arg("locked", "20"));
 
-/** The example chain with `n` stores (its store files repeated with new ids), in a new folder. */
-function chain(n) {
-  const dir = mkdtempSync(path.join(tmpdir(), "carte-bench-checkouts-"));
-  cpSync(path.join(root, "examples", "chain"), dir, { recursive: true });
-  rmSync(path.join(dir, ".carte"), { recursive: true, force: true });
-  const templates = readdirSync(path.join(dir, "stores")).map((f) =>
-    readFileSync(path.join(dir, "stores", f), "utf8"),
-  );
-  rmSync(path.join(dir, "stores"), { recursive: true });
-  mkdirSync(path.join(dir, "stores"));
-  const stores = [];
-  for (let i = 0; i < n; i++) {
-    const key = `store-${String(i + 1).padStart(3, "0")}`;
-    const id = String(700001 + i);
-    const text = templates[i % templates.length]
-      .replace(/^(\s*id:\s*)\d+/m, `$1${id}`)
-      .replace(/^(\s*integration_id:\s*).*$/m, `$1${key}`);
-    writeFileSync(path.join(dir, "stores", `${key}.yaml`), text);
-    stores.push({ id, integration_id: key, name: key });
-  }
-  return { dir, stores };
-}
-
 /** A fresh emulator serving `stores`, and the project of `dir` pointed at it. */
 async function fixture(n, lock) {
-  const { dir, stores } = chain(n);
+  const { dir, stores } = chain(n, "carte-bench-checkouts-");
   const emu = await startEmulator({
     port: 0,
     applyDelayMs: 50,
@@ -135,7 +101,7 @@ function cliApply(config, delayMs) {
   });
 }
 
-async function duplicatesOnPlatform(fx) {
+async function duplicates(fx) {
   const client = new PlatformClient({
     baseUrl: fx.emu.url,
     clientId: ENV.CARTE_CLIENT_ID,
@@ -143,16 +109,7 @@ async function duplicatesOnPlatform(fx) {
     requestsPerSecond: Infinity,
   });
   try {
-    const current = await fetchCurrent(client, readRequests(fx.project.desired, fx.project.ownership), {
-      parallelism: 8,
-      clientKinds: clientReadKinds(fx.project.desired, fx.project.ownership),
-    });
-    const out = [];
-    for (const [store, state] of Object.entries(current.stores))
-      for (const kind of kinds)
-        for (const key of Object.keys(kind.duplicates?.(state) ?? {}))
-          out.push(`${store} ${kind.name} ${key}`);
-    return out;
+    return await duplicatesOnPlatform(client, fx.project);
   } finally {
     await client.close();
   }
@@ -177,7 +134,7 @@ async function trial(delay, lock) {
     await fx.emu.idle();
     if (process.env.BENCH_VERBOSE)
       for (const r of [a, b]) process.stderr.write(`--- exit ${r.code}\n${r.out}\n`);
-    const dups = await duplicatesOnPlatform(fx);
+    const dups = await duplicates(fx);
     const stores = new Set(dups.map((d) => d.split(" ")[0]));
     // Whether an apply that found duplicates said so by name (`still shows N duplicate(s): store[…]`,
     // `duplicates still on the platform: store[…]`), and whether one said only that changes did not
@@ -224,7 +181,7 @@ for (let i = 0; i < LOCKED; i++) {
 const summary = {
   stores: STORES,
   seconds: Math.round((Date.now() - t0) / 1000),
-  withoutLock: DELAYS.map((delay) => {
+  withoutLock: (TRIALS > 0 ? DELAYS : []).map((delay) => {
     const rs = rows.filter((r) => r.delay === delay);
     return {
       "start delay (s)": delay,

@@ -9,16 +9,26 @@
  * - {@link writesOutside}: writes that no operation of the plans carries;
  * - {@link reportMismatches}: operations the apply report names wrongly: reported `ok` but never
  *   processed, `skipped` but sent, `failed` but processed (unless the report says the outcome is
- *   unknown).
+ *   unknown);
+ * - {@link lostMarkers}: items the files hold off that the platform shows off without carte's marker
+ *   (carte could no longer tell its switch-off from staff's);
+ * - {@link lostSecrets}: webhooks the platform has whose secret the secrets file lacks, and a marker of
+ *   secrets on their way in (`FILE.pending`) left behind.
  *
  * Not part of the emulator's server: nothing here runs while it serves.
  */
 
+import { access } from "node:fs/promises";
 import type { OperationResult } from "../apply/execute.js";
+import type { CurrentState, DesiredState } from "../model.js";
+import { own } from "../model.js";
 import { canonicalJson } from "../plan/checksum.js";
 import { endpoint } from "../plan/endpoints.js";
 import type { Operation, Plan } from "../plan/types.js";
+import type { PlatformClient } from "../platform/client.js";
 import { routeIdempotent, routeOfPath } from "../platform/routes.js";
+import { listWebhooks } from "../platform/webhooks.js";
+import { pendingFileOf, readSecretsFile } from "../secrets.js";
 import type { RecordedRequest } from "./server.js";
 
 /** Whether the platform processed a recorded request: its handler answered 2xx (lost answers included). */
@@ -33,8 +43,13 @@ export function processed(r: RecordedRequest): boolean {
  * reads the platform makes with POST (store status, item status; platform notes "Availability").
  */
 export function isWriteRequest(r: RecordedRequest): boolean {
-  if (r.method === "GET" || r.path.includes("/token/login/")) return false;
-  return !(r.method === "POST" && (r.path.endsWith("/availability/stores") || r.path.endsWith("/status")));
+  return isWriteCall(r.method, r.path);
+}
+
+/** {@link isWriteRequest} of a call known by its method and path (no query string). */
+export function isWriteCall(method: string, path: string): boolean {
+  if (method === "GET" || path.includes("/token/login/")) return false;
+  return !(method === "POST" && (path.endsWith("/availability/stores") || path.endsWith("/status")));
 }
 
 /** The path of a recorded request with its query string, as an operation writes it. */
@@ -110,14 +125,49 @@ export function bodiesOf(op: Operation): Set<string | undefined> {
   return out;
 }
 
+/**
+ * What a store's part looks like inside a body: the body of that store alone, unwrapped while it is an
+ * array of one element or an object of one member (`[{store_integration_id, items}]` → the entry,
+ * `{stores: ["1"]}` → `"1"`), as canonical JSON.
+ */
+function partMark(body: unknown): string {
+  let v = body;
+  for (;;) {
+    if (Array.isArray(v) && v.length === 1) v = v[0];
+    else if (v && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length === 1) {
+      v = Object.values(v)[0];
+    } else return canonicalJson(v);
+  }
+}
+
+/**
+ * For a call serving more stores than {@link subsets} enumerates: the body of the stores whose part
+ * ({@link partMark}) appears in `sent` (canonical JSON), as canonical JSON. The caller compares it
+ * whole with `sent`: this finds which stores a body was sent for, and never accepts another body.
+ */
+function bodyOfStoresIn(op: Operation, sent: string): string | undefined {
+  if (!op.parts || op.parts.length <= 1) return undefined;
+  const spec = endpoint(op.endpoint);
+  const params = op.params ?? {};
+  const stores = [...new Set(op.parts.map((p) => p.store))];
+  const elementsOf = (keep: readonly string[]) =>
+    op.parts!.filter((p) => keep.includes(p.store)).map((p) => p.element);
+  const keep = stores.filter((store) => sent.includes(partMark(spec.body(elementsOf([store]), params))));
+  return keep.length === 0 ? undefined : canonicalJson(spec.body(elementsOf(keep), params));
+}
+
 /** Whether a recorded request is a sending of the operation. */
 export function sends(op: Operation, r: RecordedRequest, bodies = bodiesOf(op)): boolean {
-  return r.method === op.method && fullPath(r) === op.path && bodies.has(canonicalJson(r.body));
+  if (r.method !== op.method || fullPath(r) !== op.path) return false;
+  const sent = canonicalJson(r.body);
+  return bodies.has(sent) || (sent !== undefined && bodyOfStoresIn(op, sent) === sent);
 }
 
 /**
  * The writes among `requests` that no operation of the plans carries. A `reset-secret` of an event the
- * plans create a webhook for is allowed (a create whose answer was lost has its secret rotated).
+ * plans create a webhook for is allowed (a create whose answer was lost has its secret rotated). A
+ * request the platform never received whole (`fault: "incomplete"`, its connection cut on the way in)
+ * is not a write: nothing of it was processed, and its body is unknown.
  */
 export function writesOutside(
   plans: readonly Plan[],
@@ -130,7 +180,7 @@ export function writesOutside(
     ),
   );
   return requests.filter((r) => {
-    if (!isWriteRequest(r)) return false;
+    if (!isWriteRequest(r) || r.fault === "incomplete") return false;
     if (ops.some(({ op, bodies }) => sends(op, r, bodies))) return false;
     const reset = /\/webhook\/([^/]+)\/reset-secret$/.exec(r.path);
     return !(r.method === "PUT" && reset && created.has(decodeURIComponent(reset[1]!)));
@@ -172,4 +222,49 @@ export function reportMismatches(
     }
   }
   return out;
+}
+
+/**
+ * The items the files hold off (`unavailable:`) that `current` shows off without carte's marker
+ * (`suspend_reason: "carte"`), as `store SKU`: after a converged apply each is a marker lost, an item
+ * carte would leave off, as if staff had switched it off, once the files list it again. Items the
+ * platform shows on are not counted (a plan still switches them off).
+ */
+export function lostMarkers(desired: DesiredState, current: CurrentState): string[] {
+  const out: string[] = [];
+  for (const store of Object.keys(desired.stores).sort()) {
+    const want = desired.stores[store]!;
+    const have = own(current.stores, store);
+    if (!have) continue;
+    const off = new Set(have.unavailable);
+    for (const sku of want.unavailable) {
+      if (own(want.items, sku)?.type !== "ITEM" || !off.has(sku)) continue;
+      if (own(have.suspensions, sku)?.byCarte !== true) out.push(`${store} ${sku}`);
+    }
+  }
+  return out;
+}
+
+/**
+ * Webhook secrets lost, as lines: each per-store event the platform has configured whose secret the
+ * secrets file `file` does not hold, and the marker beside the file (`FILE.pending`, src/secrets.ts)
+ * when one is left (a secret said to be on its way in, never settled).
+ *
+ * @throws the error of {@link readSecretsFile} when the file cannot be read or is not a map of secrets;
+ *   `ApiError` when the webhooks cannot be listed.
+ */
+export async function lostSecrets(client: PlatformClient, file: string): Promise<string[]> {
+  const saved = await readSecretsFile(file);
+  const out: string[] = [];
+  for (const hook of await listWebhooks(client)) {
+    const event = String(hook.event);
+    if (hook.stores.length > 0 && !Object.hasOwn(saved, event)) out.push(`${event}: no secret saved`);
+  }
+  const pending = pendingFileOf(file);
+  const left = await access(pending).then(
+    () => true,
+    () => false,
+  );
+  if (left) out.push(`${pending} left behind`);
+  return out.sort();
 }

@@ -56,7 +56,8 @@ export interface RecordedRequest {
   /**
    * Set when an injected fault answered instead of the handler (`drop`: no answer, status 0), or when
    * the handler's answer was lost (`lost`, `hold`: processed, `status` is the handler's, the client got
-   * no answer).
+   * no answer), or `incomplete` when the client's connection closed before the request was whole
+   * (status 0, `body` undefined: nothing was processed, nobody was answered).
    */
   fault?: string;
 }
@@ -203,6 +204,8 @@ function authenticate(state: EmulatorState, req: IncomingMessage, surface: Token
 
 /** A body larger than the limit: the request is answered 413 and its connection closed. */
 const TOO_LARGE = Symbol("too large");
+/** A body cut short: the client's connection closed before the request was whole. */
+const INCOMPLETE = Symbol("incomplete");
 
 /**
  * Reads a request body up to `limit` bytes. A body announced (`content-length`) or found larger
@@ -403,7 +406,28 @@ async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerRespons
   let fault: string | undefined;
   try {
     const limit = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-    const raw = await readBody(req, limit);
+    const raw = await readBody(req, limit).catch((e: unknown): typeof INCOMPLETE => {
+      // The connection closed before the body was whole (a client gone, a network cut): nothing to
+      // process and nobody to answer.
+      if (req.readableAborted || (e as { code?: unknown } | null)?.code === "ECONNRESET") return INCOMPLETE;
+      throw e;
+    });
+    if (raw === INCOMPLETE) {
+      if (!isControl) {
+        deps.requests.push({
+          method,
+          path,
+          query,
+          body: undefined,
+          bytes: 0,
+          status: 0,
+          at,
+          fault: "incomplete",
+        });
+      }
+      deps.log?.(`${method} ${path} incomplete: the connection closed before the request was whole`);
+      return;
+    }
     if (raw !== TOO_LARGE) bytes = Buffer.byteLength(raw);
     if (raw === TOO_LARGE) {
       if (!isControl) deps.requests.push({ method, path, query, body: undefined, bytes: 0, status: 413, at });

@@ -6,10 +6,10 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { PlatformClient } from "../../src/platform/client.js";
+import type { PlatformClient } from "../../src/platform/client.js";
 import { getSpecialDays } from "../../src/platform/utils.js";
 import type { Item } from "../../src/generated/platform.js";
-import { CLIENT_ID, CLIENT_SECRET, carte, edit, exampleAgainstEmulator } from "../helpers/project.js";
+import { CLIENT_SECRET, carte, edit, exampleWithClient } from "../helpers/project.js";
 
 const STORE_ID = "900101";
 const TOGGLE = "/api/v2/restaurants-integrations-public-api/availability/stores/items";
@@ -21,19 +21,9 @@ afterEach(async () => {
 });
 
 async function setup() {
-  const fx = await exampleAgainstEmulator(
-    ["bog-centro", "bog-chapinero", "med-poblado"].map((s) => path.join("stores", `${s}.yaml`)),
-  );
-  const client = new PlatformClient({
-    baseUrl: fx.emu.url,
-    clientId: CLIENT_ID,
-    clientSecret: CLIENT_SECRET,
-  });
-  cleanup = async () => {
-    await client.close();
-    await fx.close();
-  };
-  return { ...fx, client, store: path.join(fx.dir, "stores", "bog-centro.yaml") };
+  const fx = await exampleWithClient();
+  cleanup = fx.close;
+  return { ...fx, store: path.join(fx.dir, "stores", "bog-centro.yaml") };
 }
 
 async function applyClean(config: string, env: NodeJS.ProcessEnv = {}) {

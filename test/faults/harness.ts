@@ -9,7 +9,14 @@
 import path from "node:path";
 import { expect } from "vitest";
 import { loadProject, type LoadedProject } from "../../src/config/index.js";
-import { acceptedTwice, reportMismatches, writesOutside } from "../../src/emulator/audit.js";
+import {
+  acceptedTwice,
+  lostMarkers,
+  lostSecrets,
+  reportMismatches,
+  writesOutside,
+} from "../../src/emulator/audit.js";
+import { startChaosProxy, type ChaosProxy } from "../../src/emulator/chaos.js";
 import type { FaultOptions, RunningEmulator } from "../../src/emulator/index.js";
 import { mulberry32 } from "../../src/emulator/prng.js";
 import { kinds } from "../../src/kinds/registry.js";
@@ -19,7 +26,7 @@ import { secretsFileSink } from "../../src/secrets.js";
 import type { Session } from "../../src/session.js";
 import { clientReadKinds, fetchCurrent, readRequests } from "../../src/state/current.js";
 import { planProject } from "../../src/workflow.js";
-import { CLIENT_ID, CLIENT_SECRET, exampleAgainstEmulator } from "../helpers/project.js";
+import { CLIENT_ID, CLIENT_SECRET, carte, edit, exampleAgainstEmulator } from "../helpers/project.js";
 
 export const STORE_FILES = ["stores/bog-centro.yaml", "stores/bog-chapinero.yaml", "stores/med-poblado.yaml"];
 
@@ -45,6 +52,55 @@ export async function fixture(): Promise<Fixture> {
     project: await loadProject(fx.config),
     secretsFile: path.join(fx.dir, "secrets.json"),
   };
+}
+
+/** A {@link Fixture} whose project reaches the emulator through a chaos proxy (src/emulator/chaos.ts). */
+export interface ChaosFixture extends Fixture {
+  proxy: ChaosProxy;
+}
+
+/** The example chain against a fresh emulator, carte.yaml pointed at a chaos proxy in front of it. */
+export async function chaosFixture(): Promise<ChaosFixture> {
+  const fx = await fixture();
+  const proxy = await startChaosProxy({ target: fx.emu.url });
+  edit(fx.config, `base_url: ${fx.emu.url}`, `base_url: ${proxy.url}`);
+  return {
+    ...fx,
+    proxy,
+    project: await loadProject(fx.config),
+    close: async () => {
+      await proxy.close();
+      await fx.close();
+    },
+  };
+}
+
+/**
+ * Checks made once an apply converged (nothing left to do), with the faults off: no item the files
+ * hold off is off without carte's marker, every webhook on the platform has its secret in the secrets
+ * file and no marker of secrets on their way in is left, and `carte plan --detailed-exitcode
+ * --secrets-file` says "No changes" and exits 0 (nothing to change, no secret to rotate).
+ */
+export async function checkConverged(fx: Fixture, label: string): Promise<void> {
+  await fx.emu.idle();
+  const session = inspector(fx);
+  try {
+    const { current } = await planProject(fx.project, session, { keepCurrent: true });
+    expect(lostMarkers(fx.project.desired, current!), `${label}: lost availability markers`).toEqual([]);
+    expect(await lostSecrets(session.client, fx.secretsFile), `${label}: lost webhook secrets`).toEqual([]);
+  } finally {
+    await session.close();
+  }
+  const plan = await carte([
+    "plan",
+    "--detailed-exitcode",
+    "-c",
+    fx.config,
+    "--secrets-file",
+    fx.secretsFile,
+  ]);
+  expect(plan.out, `${label}: the next plan`).toContain("No changes");
+  expect(plan.code, `${label}: the next plan's exit code (${plan.err})`).toBe(0);
 }
 
 /** What a test learns of one apply. */

@@ -10,10 +10,9 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { PlatformClient } from "../../src/platform/client.js";
 import { listWebhooks, removeStores } from "../../src/platform/webhooks.js";
 import { startCarte, type ReadyCarte } from "../helpers/kill.js";
-import { CLIENT_ID, CLIENT_SECRET, carte, edit, exampleAgainstEmulator, writes } from "../helpers/project.js";
+import { carte, edit, exampleWithClient, writes } from "../helpers/project.js";
 
 const V2 = "/api/v2/restaurants-integrations-public-api";
 const LAST_HOOK = "    MENU_REJECTED: http://localhost:8080/hooks/menu-rejected\n";
@@ -30,18 +29,9 @@ const readJson = (file: string) => JSON.parse(readFileSync(file, "utf8")) as Rec
 
 describe("a webhook secret lost by a kill", () => {
   it("is rotated and saved by the next apply, which the plan announces", { timeout: 60_000 }, async () => {
-    const fx = await exampleAgainstEmulator(
-      ["bog-centro", "bog-chapinero", "med-poblado"].map((s) => path.join("stores", `${s}.yaml`)),
-    );
-    const client = new PlatformClient({
-      baseUrl: fx.emu.url,
-      clientId: CLIENT_ID,
-      clientSecret: CLIENT_SECRET,
-    });
-    cleanup = async () => {
-      await client.close();
-      await fx.close();
-    };
+    const fx = await exampleWithClient();
+    const client = fx.client;
+    cleanup = fx.close;
     const killers = [startCarte(), startCarte()];
     started.push(...killers);
     const file = path.join(fx.dir, "secrets.json");

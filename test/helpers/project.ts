@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { runCli } from "../../src/cli/main.js";
 import type { CliIo } from "../../src/cli/io.js";
+import { PlatformClient } from "../../src/platform/client.js";
 import {
   startEmulator,
   type RecordedRequest,
@@ -87,6 +88,40 @@ export async function exampleAgainstEmulator(
     close: async () => {
       await emu.close();
       rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The store keys of the example chain, in the order of its store files. */
+export const EXAMPLE_STORES = ["bog-centro", "bog-chapinero", "med-poblado"];
+
+/**
+ * {@link exampleAgainstEmulator} with a platform client on the emulator (the e2e credentials), both
+ * closed by `close`. `stores` are the store keys kept: the other store files are removed from the copy,
+ * so that a test about one store applies one store.
+ */
+export async function exampleWithClient(stores: readonly string[] = EXAMPLE_STORES): Promise<{
+  dir: string;
+  config: string;
+  emu: RunningEmulator;
+  client: PlatformClient;
+  close: () => Promise<void>;
+}> {
+  const fx = await exampleAgainstEmulator(stores.map((s) => path.join("stores", `${s}.yaml`)));
+  for (const key of EXAMPLE_STORES) {
+    if (!stores.includes(key)) rmSync(path.join(fx.dir, "stores", `${key}.yaml`));
+  }
+  const client = new PlatformClient({
+    baseUrl: fx.emu.url,
+    clientId: CLIENT_ID,
+    clientSecret: CLIENT_SECRET,
+  });
+  return {
+    ...fx,
+    client,
+    close: async () => {
+      await client.close();
+      await fx.close();
     },
   };
 }
