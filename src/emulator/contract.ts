@@ -1,0 +1,147 @@
+/**
+ * The strict emulator's checks: every request body and every answer of a platform route held to the
+ * published description of the platform API, `schemas/openapi.json` (the JSON copy of
+ * docs/openapi.yaml that the npm package ships, written by scripts/gen-types.mjs from the route table
+ * and schemas/platform/). Its objects accept only the fields they name, so that neither side can send a
+ * field or a null the spec does not allow.
+ *
+ * - A request that breaks it is the client's error: the server answers what the platform would, 400 in
+ *   the group's error shape, naming the field (validate.ts `validationMessage`).
+ * - An answer that breaks it is a bug of the emulator: the server answers 500
+ *   `{"message": "emulator answer breaks docs/openapi.yaml: <route> <status>: <pointer>: expected …"}`
+ *   instead, so that the test whose traffic found it fails.
+ *
+ * The description is read once per process, on first use; each validator (one per request schema, one
+ * per answer schema of a route and status) is compiled by ajv when first needed and then kept, never per
+ * call. The description is not checked against the OpenAPI meta-schema here (`npm run lint:openapi` and
+ * test/platform/openapi.test.ts do that), which saves a tenth of a second at every start.
+ */
+
+import { readFileSync } from "node:fs";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import type { AnySchemaObject, ValidateFunction } from "ajv";
+import addFormatsModule from "ajv-formats";
+
+import { ANNOTATIONS, TIME_FORMATS, describeErrors } from "../platform/schemas.js";
+import { routeMethod, routeSpec, routeTemplate, type RouteName } from "../platform/routes.js";
+import { validationMessage, type BodyNames } from "./validate.js";
+
+// ajv-formats is CommonJS with a default export; under NodeNext its namespace may arrive wrapped.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
+  addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020;
+
+/** Where the emulator reads the description: inside the package, beside schemas/platform/. */
+const DESCRIPTION_URL = new URL("../../schemas/openapi.json", import.meta.url);
+
+/** The `$id` under which the description's components are known to ajv. */
+const BASE = "https://carte.dev/schemas/openapi.json";
+
+/** What the description says of one media type. */
+interface Content {
+  "application/json"?: { schema?: AnySchemaObject };
+}
+interface ResponseObject {
+  $ref?: string;
+  content?: Content;
+}
+interface Operation {
+  requestBody?: { content?: Content };
+  responses: Record<string, ResponseObject>;
+}
+interface Description {
+  paths: Record<string, Record<string, Operation>>;
+  components: { responses: Record<string, ResponseObject>; schemas: Record<string, AnySchemaObject> };
+}
+
+/** A copy of a schema of the description whose `#/…` references name the description absolutely. */
+function absolute(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(absolute);
+  if (node === null || typeof node !== "object") return node;
+  return Object.fromEntries(
+    Object.entries(node).map(([k, v]) => [
+      k,
+      k === "$ref" && typeof v === "string" && v.startsWith("#") ? `${BASE}${v}` : absolute(v),
+    ]),
+  );
+}
+
+/** The published description, compiled on demand. One per process: {@link contract}. */
+export class Contract {
+  /** The description as served at `GET /__emulator/openapi.json`. */
+  readonly text: string;
+  private readonly doc: Description;
+  private readonly ajv: Ajv2020;
+  private readonly requests = new Map<RouteName, ValidateFunction | null>();
+  private readonly answers = new Map<string, ValidateFunction | null>();
+
+  constructor(text: string) {
+    this.text = text;
+    this.doc = JSON.parse(text) as Description;
+    // strictRequired off: `anyOf: [{required: [a]}, {required: [b]}]` names properties defined beside it.
+    this.ajv = new Ajv2020({
+      strict: true,
+      strictRequired: false,
+      allowUnionTypes: true,
+      validateSchema: false,
+      verbose: true,
+    });
+    addFormats(this.ajv);
+    for (const [name, re] of Object.entries(TIME_FORMATS)) this.ajv.addFormat(name, re);
+    // `components` is the one part of the description that holds schemas; the rest is not JSON Schema.
+    this.ajv.addVocabulary([...ANNOTATIONS, "components"]);
+    this.ajv.addSchema({ $id: BASE, components: { schemas: this.doc.components.schemas } });
+  }
+
+  private operation(route: RouteName): Operation {
+    const op = this.doc.paths[routeTemplate(route)]?.[routeMethod(route).toLowerCase()];
+    if (!op) throw new Error(`schemas/openapi.json has no operation ${route}: run npm run gen`);
+    return op;
+  }
+
+  private compile(schema: AnySchemaObject | undefined): ValidateFunction | null {
+    return schema ? this.ajv.compile(absolute(schema) as AnySchemaObject) : null;
+  }
+
+  /**
+   * The problem of a request body, as the 400 answer names it (`items[3].price_info.price must be a
+   * number`), or undefined when the body matches the route's request schema (or the route takes none).
+   */
+  requestProblem(route: RouteName, body: unknown, names?: BodyNames): string | undefined {
+    let validate = this.requests.get(route);
+    if (validate === undefined) {
+      validate = this.compile(this.operation(route).requestBody?.content?.["application/json"]?.schema);
+      this.requests.set(route, validate);
+    }
+    if (!validate || validate(body)) return undefined;
+    return validationMessage(validate.errors ?? [], names);
+  }
+
+  /**
+   * The problem of an answer of the route, `<route> <status>: <pointer>: expected …, got …` (values not
+   * quoted for a route whose answers carry a secret), or undefined when it matches the description: the
+   * schema of its status (else of `default`), or no body for a status without content (204).
+   */
+  answerProblem(route: RouteName, status: number, body: unknown): string | undefined {
+    const key = `${route} ${status}`;
+    let validate = this.answers.get(key);
+    if (validate === undefined) {
+      const responses = this.operation(route).responses;
+      let response = responses[String(status)] ?? responses.default;
+      if (response?.$ref) response = this.doc.components.responses[response.$ref.split("/").pop()!];
+      if (!response) return `${key}: the description lists no answer with this status`;
+      validate = this.compile(response.content?.["application/json"]?.schema);
+      this.answers.set(key, validate);
+    }
+    if (!validate) return body === undefined ? undefined : `${key}: a body where the description lists none`;
+    if (validate(body)) return undefined;
+    const quote = status >= 400 || routeSpec(route).secret !== true;
+    return `${key}: ${describeErrors(validate.errors ?? [], quote).join("; ")}`;
+  }
+}
+
+let loaded: Contract | undefined;
+
+/** The description of the installed package, read once per process. */
+export function contract(): Contract {
+  return (loaded ??= new Contract(readFileSync(DESCRIPTION_URL, "utf8")));
+}
