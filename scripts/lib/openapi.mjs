@@ -22,6 +22,10 @@ import { pathToFileURL } from "node:url";
 /** Files of schemas/platform/, in the order of their definitions in `components.schemas`. */
 export const PLATFORM_FILES = ["common", "auth", "menu", "availability", "utils", "finance", "webhooks"];
 
+/** carte's reading of every object of the description (see the module comment). */
+const CLOSED_OBJECTS =
+  "An object holds only the fields the spec names for it: a field it does not describe is refused in a request and never answered (an Override, which carries the value field of its block, excepted).";
+
 /** The tag of each section of spec §4. */
 const TAGS = {
   "§4.1": ["auth", "Token login (spec §4.1)"],
@@ -218,6 +222,7 @@ export async function buildOpenApi(root, version) {
         "to a request and 500 to an answer of its own that breaks it.",
       ].join(" "),
       license: { name: "MIT", identifier: "MIT" },
+      "x-carte-assumption": [CLOSED_OBJECTS],
     },
     jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
     servers: [{ url: "http://127.0.0.1:8787", description: "carte emulator (its default address)" }],
@@ -244,19 +249,4 @@ export async function buildOpenApi(root, version) {
       schemas,
     },
   };
-}
-
-/** Every `x-carte-assumption` text of a description, each once, in the order met. */
-export function markedAssumptions(doc) {
-  const out = new Set();
-  const walk = (node) => {
-    if (Array.isArray(node)) return node.forEach(walk);
-    if (node === null || typeof node !== "object") return;
-    for (const [key, value] of Object.entries(node)) {
-      if (key === "x-carte-assumption") for (const text of [value].flat()) out.add(text);
-      else walk(value);
-    }
-  };
-  walk(doc);
-  return [...out];
 }
