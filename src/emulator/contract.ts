@@ -84,6 +84,9 @@ export class Contract {
       allowUnionTypes: true,
       validateSchema: false,
       verbose: true,
+      // ajv's pass that trims the generated code costs three quarters of the compile time of these
+      // schemas, and a validator compiled without it validates as fast within a few percent.
+      code: { optimize: false },
     });
     addFormats(this.ajv);
     for (const [name, re] of Object.entries(TIME_FORMATS)) this.ajv.addFormat(name, re);
@@ -98,8 +101,26 @@ export class Contract {
     return op;
   }
 
+  /** The validator of a schema of the description: a component's own when it names one (shared). */
   private compile(schema: AnySchemaObject | undefined): ValidateFunction | null {
-    return schema ? this.ajv.compile(absolute(schema) as AnySchemaObject) : null;
+    if (!schema) return null;
+    const ref = schema.$ref;
+    if (typeof ref === "string" && ref.startsWith("#") && Object.keys(schema).length === 1) {
+      const validate = this.ajv.getSchema(`${BASE}${ref}`);
+      if (!validate) throw new Error(`schemas/openapi.json has no schema ${ref}`);
+      return validate;
+    }
+    return this.ajv.compile(absolute(schema) as AnySchemaObject);
+  }
+
+  /** The (cached) validator of the route's request body; null for a route that takes none. */
+  requestValidator(route: RouteName): ValidateFunction | null {
+    let validate = this.requests.get(route);
+    if (validate === undefined) {
+      validate = this.compile(this.operation(route).requestBody?.content?.["application/json"]?.schema);
+      this.requests.set(route, validate);
+    }
+    return validate;
   }
 
   /**
@@ -107,11 +128,7 @@ export class Contract {
    * number`), or undefined when the body matches the route's request schema (or the route takes none).
    */
   requestProblem(route: RouteName, body: unknown, names?: BodyNames): string | undefined {
-    let validate = this.requests.get(route);
-    if (validate === undefined) {
-      validate = this.compile(this.operation(route).requestBody?.content?.["application/json"]?.schema);
-      this.requests.set(route, validate);
-    }
+    const validate = this.requestValidator(route);
     if (!validate || validate(body)) return undefined;
     return validationMessage(validate.errors ?? [], names);
   }

@@ -188,7 +188,7 @@ function compileRequestSchemas(deps: ServerDeps): void {
     const request = routeSpec(r.route).request;
     if (!request) continue;
     if (schemas) schemas.validator(request);
-    else (deps.contract ?? contract()).requestProblem(r.route, undefined);
+    else (deps.contract ?? contract()).requestValidator(r.route);
   }
 }
 
