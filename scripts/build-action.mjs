@@ -15,20 +15,24 @@ const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const outfile = path.join(root, "dist-action", "index.js");
 
 /**
- * The schema loaders find schemas/ relative to their own module (`../../schemas/…` from src/config/ and
- * src/platform/). In the bundle every module is dist-action/index.js, one folder below the root.
+ * The schema loaders find schemas/ relative to their own module (`../../schemas/…` from src/config/,
+ * src/platform/ and the emulator's description, src/emulator/contract.ts). In the bundle every module
+ * is dist-action/index.js, one folder below the root.
  */
 const schemaPaths = {
   name: "schema-paths",
   setup(build) {
-    build.onLoad({ filter: /[\\/]src[\\/](config[\\/]validate|platform[\\/]schemas)\.ts$/ }, (args) => {
-      const source = readFileSync(args.path, "utf8");
-      const rewritten = source.replaceAll("`../../schemas/", "`../schemas/");
-      if (rewritten === source) {
-        return { errors: [{ text: `${args.path}: no \`../../schemas/ path to rewrite for the bundle` }] };
-      }
-      return { contents: rewritten, loader: "ts" };
-    });
+    build.onLoad(
+      { filter: /[\\/]src[\\/](config[\\/]validate|platform[\\/]schemas|emulator[\\/]contract)\.ts$/ },
+      (args) => {
+        const source = readFileSync(args.path, "utf8");
+        const rewritten = source.replaceAll("`../../schemas/", "`../schemas/");
+        if (rewritten === source) {
+          return { errors: [{ text: `${args.path}: no \`../../schemas/ path to rewrite for the bundle` }] };
+        }
+        return { contents: rewritten, loader: "ts" };
+      },
+    );
   },
 };
 

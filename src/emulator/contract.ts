@@ -30,8 +30,11 @@ import { validationMessage, type BodyNames } from "./validate.js";
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
   addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020;
 
-/** Where the emulator reads the description: inside the package, beside schemas/platform/. */
-const DESCRIPTION_URL = new URL("../../schemas/openapi.json", import.meta.url);
+/**
+ * Where the emulator reads the description: inside the package, beside schemas/platform/ (a template
+ * literal, which scripts/build-action.mjs rewrites for the Action's bundle, one folder below the root).
+ */
+const DESCRIPTION_URL = new URL(`../../schemas/openapi.json`, import.meta.url);
 
 /** The `$id` under which the description's components are known to ajv. */
 const BASE = "https://carte.dev/schemas/openapi.json";
