@@ -8,7 +8,10 @@
  * Order of the checks of a platform request: injected fault (faults.ts) → malformed JSON (400) → route
  * (404 unknown path, 405 other method) → token (401) → body against the row's `request` schema (400, or
  * the group's shape) → the handler (the rules a schema cannot express: ownership, references, limits,
- * cross-field rules, state).
+ * cross-field rules, state) → strict only: the answer against the published description (500 naming
+ * route, status and field when the emulator's own answer breaks it). A strict server (the default) checks
+ * the body against the published description (contract.ts), a lenient one against schemas/platform/ as
+ * written (validate.ts).
  */
 
 import { createHash, timingSafeEqual } from "node:crypto";
