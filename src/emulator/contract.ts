@@ -76,6 +76,8 @@ export class Contract {
   private readonly ajv: Ajv2020;
   private readonly requests = new Map<RouteName, ValidateFunction | null>();
   private readonly answers = new Map<string, ValidateFunction | null>();
+  /** Validators of schemas that are not one component (`anyOf` of error bodies), by their text. */
+  private readonly wrappers = new Map<string, ValidateFunction>();
 
   constructor(text: string) {
     this.text = text;
@@ -113,7 +115,11 @@ export class Contract {
       if (!validate) throw new Error(`schemas/openapi.json has no schema ${ref}`);
       return validate;
     }
-    return this.ajv.compile(absolute(schema) as AnySchemaObject);
+    const text = JSON.stringify(schema);
+    let validate = this.wrappers.get(text);
+    if (!validate)
+      this.wrappers.set(text, (validate = this.ajv.compile(absolute(schema) as AnySchemaObject)));
+    return validate;
   }
 
   /** The (cached) validator of the route's request body; null for a route that takes none. */
@@ -137,21 +143,58 @@ export class Contract {
   }
 
   /**
+   * The (cached) validator of the answer the route's operation lists under `listed` (a status, or
+   * `default`): null for an answer without a body, undefined when the operation lists none.
+   */
+  private answerValidator(route: RouteName, listed: string): ValidateFunction | null | undefined {
+    const key = `${route} ${listed}`;
+    let validate = this.answers.get(key);
+    if (validate === undefined) {
+      let response = this.operation(route).responses[listed];
+      if (response?.$ref) response = this.doc.components.responses[response.$ref.split("/").pop()!];
+      if (!response) return undefined;
+      validate = this.compile(response.content?.["application/json"]?.schema);
+      this.answers.set(key, validate);
+    }
+    return validate;
+  }
+
+  /**
+   * Compiles what every server checks at once: each route's request and its error answers (small
+   * shapes shared by all routes: `Message`, `MessageList`, `MenuError`), so that a route's first
+   * answer is not slowed by their compiling (a client reading right after an accepted write must not
+   * miss the write's processing delay because of it). The answers of reads are compiled at their
+   * first use: they are the large shapes, and most servers answer few of them.
+   */
+  compileShared(route: RouteName): void {
+    this.requestValidator(route);
+    const responses = this.operation(route).responses;
+    for (const listed of Object.keys(responses)) {
+      const ref = responses[listed]!.$ref ?? "";
+      const status = Number(listed);
+      if (ref !== "" || listed === "default" || status === 204 || this.isMessage(route, listed)) {
+        this.answerValidator(route, listed);
+      }
+    }
+  }
+
+  /** Whether the answer listed under `listed` is the usual `{message}` (an accepted write). */
+  private isMessage(route: RouteName, listed: string): boolean {
+    const schema = this.operation(route).responses[listed]?.content?.["application/json"]?.schema;
+    return schema?.$ref === "#/components/schemas/Message";
+  }
+
+  /**
    * The problem of an answer of the route, `<route> <status>: <pointer>: expected …, got …` (values not
    * quoted for a route whose answers carry a secret), or undefined when it matches the description: the
    * schema of its status (else of `default`), or no body for a status without content (204).
    */
   answerProblem(route: RouteName, status: number, body: unknown): string | undefined {
     const key = `${route} ${status}`;
-    let validate = this.answers.get(key);
-    if (validate === undefined) {
-      const responses = this.operation(route).responses;
-      let response = responses[String(status)] ?? responses.default;
-      if (response?.$ref) response = this.doc.components.responses[response.$ref.split("/").pop()!];
-      if (!response) return `${key}: the description lists no answer with this status`;
-      validate = this.compile(response.content?.["application/json"]?.schema);
-      this.answers.set(key, validate);
-    }
+    const responses = this.operation(route).responses;
+    const listed = Object.hasOwn(responses, String(status)) ? String(status) : "default";
+    const validate = this.answerValidator(route, listed);
+    if (validate === undefined) return `${key}: the description lists no answer with this status`;
     if (!validate) return body === undefined ? undefined : `${key}: a body where the description lists none`;
     if (validate(body)) return undefined;
     const quote = status >= 400 || routeSpec(route).secret !== true;

@@ -181,17 +181,17 @@ export function listRoutes(): RouteInfo[] {
 /**
  * Compiles the validator of every route's request schema (once per process): called when a server is
  * created, so that no request pays for it. The strict server's are those of the published description
- * (contract.ts), the lenient server's those of schemas/platform/ as written; the strict server's answer
- * checks are compiled as the routes are first answered.
+ * (contract.ts), with the checks of error answers and accepted writes; its checks of the answers of
+ * reads are compiled as the routes are first answered. The lenient server's are those of
+ * schemas/platform/ as written.
  */
 function compileRequestSchemas(deps: ServerDeps): void {
   const strict = deps.strict !== false;
   const schemas = strict ? undefined : platformSchemas();
   for (const r of allRoutes) {
     const request = routeSpec(r.route).request;
-    if (!request) continue;
-    if (schemas) schemas.validator(request);
-    else (deps.contract ?? contract()).requestValidator(r.route);
+    if (!schemas) (deps.contract ?? contract()).compileShared(r.route);
+    else if (request) schemas.validator(request);
   }
 }
 
