@@ -15,15 +15,19 @@ const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const outfile = path.join(root, "dist-action", "index.js");
 
 /**
- * The schema loaders find schemas/ relative to their own module (`../../schemas/…` from src/config/ and
- * src/platform/), and src/config/version.ts finds package.json the same way (`"../../package.json"`).
- * In the bundle every module is dist-action/index.js, one folder below the root.
+ * The schema loaders find schemas/ relative to their own module (`../../schemas/…` from src/config/,
+ * src/platform/ and the emulator's description, src/emulator/contract.ts), and src/config/version.ts
+ * finds package.json the same way (`"../../package.json"`). In the bundle every module is
+ * dist-action/index.js, one folder below the root.
  */
 const schemaPaths = {
   name: "schema-paths",
   setup(build) {
     build.onLoad(
-      { filter: /[\\/]src[\\/](config[\\/](validate|version)|platform[\\/]schemas)\.ts$/ },
+      {
+        filter:
+          /[\\/]src[\\/](config[\\/](validate|version)|platform[\\/]schemas|emulator[\\/]contract)\.ts$/,
+      },
       (args) => {
         const source = readFileSync(args.path, "utf8");
         const rewritten = source

@@ -15,6 +15,7 @@ const steps = [
   ["lint", npm, ["run", "lint"]],
   ["format:check", npm, ["run", "format:check"]],
   ["deps", npm, ["run", "deps"]],
+  ["lint:openapi", npm, ["run", "lint:openapi"]],
   ["check:action", npm, ["run", "check:action"]],
   ["tests", "npx", ["vitest", "run", ...process.argv.slice(2)]],
 ];

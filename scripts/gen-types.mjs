@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // Generates src/generated/config.ts from the configuration schemas in schemas/config/, and
-// src/generated/platform.ts from the platform API's wire shapes in schemas/platform/.
+// src/generated/platform.ts from the platform API's wire shapes in schemas/platform/, and the published
+// description of the platform API (docs/openapi.yaml, and its JSON copy schemas/openapi.json) from the
+// route table and the same schemas (scripts/lib/openapi.mjs).
 //
 //   node scripts/gen-types.mjs             write the files
 //   node scripts/gen-types.mjs --schemas   write only what the schemas give (no registry): the store
@@ -25,6 +27,9 @@ import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import * as prettier from "prettier";
 import { compile } from "json-schema-to-typescript";
+import { stringify as toYaml } from "yaml";
+
+import { buildOpenApi } from "./lib/openapi.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -312,6 +317,35 @@ async function generateKindTable() {
   return formatted(`${text.slice(0, start)}${TABLE_START}\n\n${table}\n\n${text.slice(end)}`, file);
 }
 
+// ---- the published description of the platform API (scripts/lib/openapi.mjs) ------------------------
+
+let description;
+
+/** The description, built once per run from dist/platform/routes.js and schemas/platform/. */
+async function openApi() {
+  const { version } = JSON.parse(await readFile(join(root, "package.json"), "utf8"));
+  return (description ??= await buildOpenApi(root, version));
+}
+
+const YAML_BANNER = `# GENERATED FILE: DO NOT EDIT. carte's reading of the platform API, not the vendor's description.
+# Written by scripts/gen-types.mjs from src/platform/routes.ts and schemas/platform/ (npm run gen);
+# npm run gen:check fails when it is stale, npm run lint:openapi lints it (Redocly).
+`;
+
+/** docs/openapi.yaml: the description for people and tools. */
+async function generateOpenApiYaml() {
+  const yaml = toYaml(await openApi(), { lineWidth: 0, aliasDuplicateObjects: false });
+  return formatted(`${YAML_BANNER}${yaml}`, "docs/openapi.yaml");
+}
+
+/**
+ * schemas/openapi.json: the same description inside the npm package, read by the emulator; on one line
+ * (a third of the size), left out of prettier's checks (.prettierignore).
+ */
+async function generateOpenApiJson() {
+  return `${JSON.stringify(await openApi())}\n`;
+}
+
 // The project schema first: the config types are generated from it.
 const OUTPUTS = [
   ["schemas/config/project.schema.json", generateProjectSchema],
@@ -319,6 +353,8 @@ const OUTPUTS = [
   ["docs/configuration.md", generateKindTable],
   ["src/generated/config.ts", generateConfig],
   ["src/generated/platform.ts", generatePlatform],
+  ["docs/openapi.yaml", generateOpenApiYaml],
+  ["schemas/openapi.json", generateOpenApiJson],
 ];
 
 // What the schemas alone give: written before the build, which needs the types of new schemas.

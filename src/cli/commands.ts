@@ -297,6 +297,11 @@ export interface EmulatorCommand {
   maxBodyBytes?: number | undefined;
   /** `--control-token` or `CARTE_EMULATOR_CONTROL_TOKEN`: what the control API requires; none: open. */
   controlToken?: string | undefined;
+  /**
+   * `--strict` (default) / `--no-strict`: hold requests and answers to docs/openapi.yaml (400 for a
+   * request that breaks it, 500 for an answer of the emulator's that does), `EmulatorOptions.strict`.
+   */
+  strict?: boolean | undefined;
 }
 
 /** Whether a listening address is reachable from this machine only. */
@@ -353,6 +358,7 @@ export async function runEmulator(opts: EmulatorCommand, io: CliIo): Promise<num
     ...(faults ? { faults } : {}),
     ...(opts.maxBodyBytes !== undefined ? { maxBodyBytes: opts.maxBodyBytes } : {}),
     ...(opts.controlToken !== undefined ? { controlToken: opts.controlToken } : {}),
+    strict: opts.strict !== false,
     // Log lines quote request paths and webhook addresses: one escaped line each.
     ...(opts.verbose ? { log: (line: string) => io.err(escapeTerminal(line) + "\n") } : {}),
   });

@@ -338,6 +338,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
             type: "string",
             describe:
               "Require this value in the x-emulator-control-token header of /__emulator/ requests (default CARTE_EMULATOR_CONTROL_TOKEN)",
+          })
+          .option("strict", {
+            type: "boolean",
+            default: true,
+            describe:
+              "Hold requests and answers to docs/openapi.yaml: 400 for a request that breaks it, 500 for an answer that does (--no-strict: off)",
           }),
       async (args) => {
         code = await runEmulator(
@@ -357,6 +363,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
             faultSeed: args["fault-seed"],
             maxBodyBytes: args["max-body-bytes"],
             controlToken: args["control-token"] ?? (io.env.CARTE_EMULATOR_CONTROL_TOKEN || undefined),
+            strict: args.strict,
           },
           io,
         );

@@ -16,6 +16,7 @@
  * | GET | /__emulator/deliveries | - | deliveries log, oldest first |
  * | GET | /__emulator/finance/discrepancies | - | injected finance discrepancies |
  * | PUT | /__emulator/finance/discrepancies | array of {@link FinanceDiscrepancy} | the new list |
+ * | GET | /__emulator/openapi.json | - | the published description of the platform API (docs/openapi.yaml) |
  *
  * Other paths under the prefix: 404; other methods: 405.
  */
@@ -24,6 +25,7 @@ import type { FaultOptions } from "./faults.js";
 import { faultProblems } from "./faults.js";
 import { discrepancyProblems, financeOf } from "./finance.js";
 import type { FinanceDiscrepancy } from "./finance.js";
+import { contract } from "./contract.js";
 import { eventsOf } from "./events.js";
 import { HttpError, fail, isObj, ok } from "./http.js";
 import type { Reply } from "./http.js";
@@ -78,6 +80,8 @@ const handlers: Record<string, Partial<Record<string, Handler>>> = {
     },
   },
   deliveries: { GET: (d) => ok(eventsOf(d.state)?.deliveries ?? []) },
+  // The description the strict emulator holds its traffic to, for client generators, Prism, Schemathesis.
+  "openapi.json": { GET: (d) => ({ status: 200, json: (d.contract ?? contract()).text }) },
   "finance/discrepancies": {
     GET: (d) => ok(financeOf(d.state).discrepancies),
     PUT: (d, body) => {

@@ -14,6 +14,11 @@ export interface Reply {
   body?: unknown;
   json?: string;
   headers?: Record<string, string>;
+  /**
+   * `json` was checked against the route's answer in the published description when it was rendered
+   * (`RouteContext.checkAnswer`), so the strict server does not parse it again.
+   */
+  checked?: true;
 }
 
 /** A failed call: thrown by handlers, turned into `status` + JSON `body` by the server. */
@@ -39,6 +44,12 @@ export interface RouteContext {
   params: Record<string, string>;
   body: unknown;
   query: URLSearchParams;
+  /**
+   * Strict emulator only: checks a 200 answer of the route against the published description before
+   * it is rendered once and cached; throws the {@link HttpError} 500 naming the route and the field
+   * when it breaks it (contract.ts).
+   */
+  checkAnswer?: ((body: unknown) => void) | undefined;
 }
 
 /**

@@ -5,8 +5,9 @@
  *
  * It serves every endpoint of spec §4 ({@link listRoutes}): token login (§4.1), legacy bulk availability
  * (§4.2), availability v2 for items and stores (§4.3), the store menu API (§4.4), the utils group (§4.5),
- * finance reads (§4.6) and webhooks (§4.7), with one state per store behind every view. Request bodies
- * are checked against schemas/platform/ (validate.ts). Accepted writes become visible to reads after
+ * finance reads (§4.6) and webhooks (§4.7), with one state per store behind every view. Requests and
+ * answers are held to the published description, docs/openapi.yaml (contract.ts; `strict: false` checks
+ * request bodies against schemas/platform/ only, validate.ts). Accepted writes become visible to reads after
  * `applyDelayMs`, like the platform's asynchronous processing; `idle()` waits for them. Webhook
  * deliveries (events.ts), injected faults (faults.ts), a state file and a control API under
  * `/__emulator/` (control.ts) make it usable in CI. docs/platform-api.md documents every endpoint and
@@ -110,6 +111,15 @@ export interface EmulatorOptions {
    * only where the emulator listens, 127.0.0.1 unless `host` says otherwise).
    */
   controlToken?: string;
+  /**
+   * Hold the traffic to the published description of the platform API, docs/openapi.yaml (its copy
+   * schemas/openapi.json, contract.ts), with no field or null it does not allow: a request that breaks
+   * it answers 400 in the platform's error shape, naming the field; an answer of the emulator's own that
+   * breaks it answers 500 naming the route and the field (an emulator bug, so that the test that caused
+   * it fails). Default true; false checks requests against schemas/platform/ as written (fields they do
+   * not name accepted) and answers unchecked.
+   */
+  strict?: boolean;
 }
 
 export interface RunningEmulator {
@@ -268,6 +278,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     faults,
     maxBodyBytes: opts.maxBodyBytes,
     controlToken: opts.controlToken,
+    strict: opts.strict,
   });
   const host = opts.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {

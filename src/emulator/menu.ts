@@ -824,14 +824,19 @@ function sortById<T extends { id: number }>(map: Map<number, T>): T[] {
   return [...map.values()].sort((a, b) => a.id - b.id);
 }
 
-/** Serves a list read from the store's render cache (invalidated whenever the visible catalog changes). */
-function cached(store: StoreRec, key: string, build: () => unknown): Reply {
+/**
+ * Serves a list read from the store's render cache (invalidated whenever the visible catalog changes).
+ * The strict emulator checks an answer once, when it is rendered, not at every read of the cache.
+ */
+function cached(ctx: RouteContext, store: StoreRec, key: string, build: () => unknown): Reply {
   let json = store.renderCache.get(key);
   if (json === undefined) {
-    json = JSON.stringify(build());
+    const body = build();
+    ctx.checkAnswer?.(body);
+    json = JSON.stringify(body);
     store.renderCache.set(key, json);
   }
-  return { status: 200, json };
+  return { status: 200, json, checked: true };
 }
 
 // ---- handlers --------------------------------------------------------------------------------------
@@ -849,7 +854,7 @@ function pathId(ctx: RouteContext, name: string, what: string): number {
 
 function getStoreMenu(ctx: RouteContext): Reply {
   const store = storeOf(ctx);
-  return cached(store, "store-menu", (): StoreMenu => {
+  return cached(ctx, store, "store-menu", (): StoreMenu => {
     const cat = store.visible;
     const menus = menusByCategory(store, cat);
     return {
@@ -930,7 +935,7 @@ function postStoreMenu(ctx: RouteContext): Reply {
 
 function getMenus(ctx: RouteContext): Reply {
   const store = storeOf(ctx);
-  return cached(store, "menu", () =>
+  return cached(ctx, store, "menu", () =>
     sortById(store.visible.menus).map((m) => renderMenu(store, store.visible, m)),
   );
 }
@@ -986,7 +991,7 @@ function deleteMenus(ctx: RouteContext): Reply {
 
 function getCategories(ctx: RouteContext): Reply {
   const store = storeOf(ctx);
-  return cached(store, "categories", () => {
+  return cached(ctx, store, "categories", () => {
     const menus = menusByCategory(store, store.visible);
     return sortById(store.visible.categories).map((c) => renderCategory(store, store.visible, c, menus));
   });
@@ -1058,7 +1063,7 @@ function deleteCategories(ctx: RouteContext): Reply {
 
 function getItems(ctx: RouteContext): Reply {
   const store = storeOf(ctx);
-  return cached(store, "items", () =>
+  return cached(ctx, store, "items", () =>
     sortById(store.visible.items).map((i) => renderItem(store, store.visible, i)),
   );
 }

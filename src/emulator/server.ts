@@ -8,7 +8,10 @@
  * Order of the checks of a platform request: injected fault (faults.ts) → malformed JSON (400) → route
  * (404 unknown path, 405 other method) → token (401) → body against the row's `request` schema (400, or
  * the group's shape) → the handler (the rules a schema cannot express: ownership, references, limits,
- * cross-field rules, state).
+ * cross-field rules, state) → strict only: the answer against the published description (500 naming
+ * route, status and field when the emulator's own answer breaks it). A strict server (the default) checks
+ * the body against the published description (contract.ts), a lenient one against schemas/platform/ as
+ * written (validate.ts).
  */
 
 import { createHash, timingSafeEqual } from "node:crypto";
@@ -23,6 +26,7 @@ import {
   routePath,
   routeSpec,
   routeTemplate,
+  type RouteName,
   type TokenSurface,
 } from "../platform/routes.js";
 import type { TokenRequest, TokenResponse } from "../platform/wire.js";
@@ -38,6 +42,8 @@ import { menuRoutes } from "./menu.js";
 import type { EmulatorState } from "./state.js";
 import { storeAvailabilityRoutes } from "./stores.js";
 import { utilsRoutes } from "./utils.js";
+import { contract } from "./contract.js";
+import type { Contract } from "./contract.js";
 import { checkBody, platformSchemas } from "./validate.js";
 import { webhookRoutes } from "./webhooks.js";
 
@@ -175,14 +181,43 @@ export function listRoutes(): RouteInfo[] {
 
 /**
  * Compiles the validator of every route's request schema (once per process): called when a server is
- * created, so that no request pays for it.
+ * created, so that no request pays for it. The strict server's are those of the published description
+ * (contract.ts), with the checks of error answers and accepted writes; its checks of the answers of
+ * reads are compiled as the routes are first answered. The lenient server's are those of
+ * schemas/platform/ as written.
  */
-function compileRequestSchemas(): void {
-  const schemas = platformSchemas();
+function compileRequestSchemas(deps: ServerDeps): void {
+  const strict = deps.strict !== false;
+  const schemas = strict ? undefined : platformSchemas();
   for (const r of allRoutes) {
     const request = routeSpec(r.route).request;
-    if (request) schemas.validator(request);
+    if (!schemas) (deps.contract ?? contract()).compileShared(r.route);
+    else if (request) schemas.validator(request);
   }
+}
+
+/**
+ * The 500 of a strict emulator whose answer breaks the published description: an emulator bug, named
+ * by route, status and field, and logged.
+ */
+function brokenAnswer(deps: ServerDeps, problem: string): HttpError {
+  deps.log?.(`emulator: answer breaks docs/openapi.yaml: ${problem}`);
+  return fail(500, `emulator answer breaks docs/openapi.yaml: ${problem}`);
+}
+
+/**
+ * A strict emulator's check of an answer of `route` against the published description: the answer
+ * itself, or the 500 that names what in it breaks the description. Pre-rendered answers were checked
+ * when rendered (`Reply.checked`).
+ */
+function checkedReply(deps: ServerDeps, name: RouteName, reply: Reply): Reply {
+  if (reply.checked) return reply;
+  const body =
+    reply.status === 204 ? undefined : reply.json !== undefined ? JSON.parse(reply.json) : reply.body;
+  const problem = (deps.contract ?? contract()).answerProblem(name, reply.status, body);
+  if (problem === undefined) return reply;
+  const e = brokenAnswer(deps, problem);
+  return { status: e.status, body: e.body };
 }
 
 /**
@@ -281,6 +316,13 @@ export interface ServerDeps {
   log?: ((line: string) => void) | undefined;
   /** Fault injection; skipped when absent or inactive. */
   faults?: FaultInjector | undefined;
+  /**
+   * Hold every request and answer of a platform route to the published description (contract.ts):
+   * a request that breaks it answers 400, an answer that breaks it 500. Default true.
+   */
+  strict?: boolean | undefined;
+  /** The description a strict server holds its traffic to; default the package's (contract.ts). */
+  contract?: Contract | undefined;
 }
 
 /** Header that carries the control token (`carte emulator --control-token`). */
@@ -349,11 +391,15 @@ function route(
   }
   const r = m.value;
   const row = routeSpec(r.route);
+  const strict = deps.strict !== false;
+  const described = strict ? (deps.contract ?? contract()) : undefined;
   let reply: Reply;
   try {
     const clientId = row.surface === "none" ? "" : authenticate(deps.state, req, row.surface);
     if (row.request) {
-      const problem = checkBody(row.request, body, r.requestNames);
+      const problem = described
+        ? described.requestProblem(r.route, body, r.requestNames)
+        : checkBody(row.request, body, r.requestNames);
       if (problem !== undefined) throw r.invalidRequest ? r.invalidRequest(problem) : badShape(problem);
     }
     reply = r.handle({
@@ -362,11 +408,18 @@ function route(
       params: m.params,
       body,
       query: new URLSearchParams(query),
+      checkAnswer: described
+        ? (answer) => {
+            const problem = described.answerProblem(r.route, 200, answer);
+            if (problem !== undefined) throw brokenAnswer(deps, problem);
+          }
+        : undefined,
     });
   } catch (e) {
-    if (!(e instanceof HttpError) || !r.headers) throw e;
+    if (!(e instanceof HttpError)) throw e;
     reply = { status: e.status, body: e.body };
   }
+  if (strict) reply = checkedReply(deps, r.route, reply);
   return r.headers ? { ...reply, headers: { ...r.headers, ...reply.headers } } : reply;
 }
 
@@ -520,7 +573,7 @@ async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerRespons
 
 /** A node:http server serving the emulated platform API, keep-alive on. */
 export function createEmulatorServer(deps: ServerDeps): Server {
-  compileRequestSchemas();
+  compileRequestSchemas(deps);
   const server = createServer({ keepAlive: true }, (req, res) => {
     handle(deps, req, res).catch((e: unknown) => {
       deps.log?.(`emulator: ${(e as Error).message}`);

@@ -12,7 +12,9 @@
  *
  * The schemas are those of src/platform/schemas.ts as written (the client reads answers with the same
  * files, open to fields they do not name): read and compiled once per process, on the first use (the
- * emulator compiles the validators of every route when its server is created), never per request.
+ * emulator compiles the validators of every route when its server is created), never per request. A
+ * strict emulator (the default) checks bodies against the published description instead (contract.ts,
+ * whose objects are closed), and words its problems with {@link validationMessage} too.
  */
 
 import type { AnySchemaObject, ErrorObject } from "ajv";

@@ -24,7 +24,12 @@
  * - `synchronous` (writes only): whether the platform applies the write before it answers (utils,
  *   webhooks, the synchronous store call), rather than accepting it for later processing;
  * - `maxResponseBytes`: the most bytes carte reads of an answer (any status); absent, 1 MiB;
- * - `spec`: the section of platform-spec.md §4 that lists the endpoint.
+ * - `spec`: the section of platform-spec.md §4 that lists the endpoint;
+ * - `statuses`: the 2xx statuses of a success, where not 200 (204 without `response`);
+ * - `errors`: statuses of failures whose body is not, or not only, the usual `Message`, or that only
+ *   this route answers (a 406 for an unknown event); every other failure answers `Message`;
+ * - `assumptions`: choices carte makes about the route where the spec is silent ({@link ASSUMPTIONS}),
+ *   marked `x-carte-assumption` in the published description, docs/openapi.yaml.
  *
  * Adding an endpoint: one row here (and its schema definitions in schemas/platform/, `npm run gen`);
  * the emulator serves it when a route of src/emulator/ names the row.
@@ -84,7 +89,39 @@ export interface RouteSpec {
   readonly synchronous?: boolean;
   /** Section of platform-spec.md that lists the endpoint, e.g. `§4.4`. */
   readonly spec: `§4.${number}`;
+  /** The statuses of a success, where not `[200]` (`[204]` when the route has no `response`). */
+  readonly statuses?: readonly number[];
+  /**
+   * Failures of this route beyond the usual ones, or whose body is not only `Message` (spec §7):
+   * status → the definitions of schemas/platform/ its body may match.
+   */
+  readonly errors?: Readonly<Record<number, readonly PlatformSchemaName[]>>;
+  /** Choices carte makes about this route where the spec is silent: texts of {@link ASSUMPTIONS}. */
+  readonly assumptions?: readonly string[];
 }
+
+/**
+ * The choices carte makes about single routes where platform-spec.md and platform-notes.md are silent,
+ * each marked `x-carte-assumption` on its routes in docs/openapi.yaml and listed, word for word, in
+ * docs/platform-api.md ("Assumptions the description marks"); choices about shapes are marked in the
+ * schemas of schemas/platform/ (`x-carte-assumption`).
+ */
+export const ASSUMPTIONS = {
+  accepted:
+    "An accepted asynchronous write answers 200 with the accepted message (the availability guide also says 202); reads show the write once the platform has processed it.",
+  legacyAccepted:
+    'The legacy stock PATCH answers {"message": "Your request has been accepted"}, without the final period.',
+  login: 'Wrong credentials at login answer 401 {"message": "Invalid credentials"} (some sources say 403).',
+  deprecation:
+    "Every answer of the utils group carries x-platform-api-deprecation-date and x-platform-api-deprecation-info; the date is a placeholder, since the removal date is not published.",
+  webhookCreate:
+    "POST /webhook answers 200 (not 201); posting an event again keeps its secret and adds the listed stores.",
+  webhookSync: "Webhook writes are applied before the answer: a read right after shows them.",
+  clientWebhooks:
+    "Client-level webhooks live under the v2 prefix (/clients/{clientId}/webhooks); another client's id answers 403.",
+  expectExecution:
+    "expect_execution_date:lte (the spec's name) filters expected_execution_date, like its :gte partner.",
+} as const;
 
 const MIB = 1024 * 1024;
 
@@ -140,6 +177,7 @@ export const ROUTES = {
     response: "TokenResponse",
     secret: true,
     spec: "§4.1",
+    assumptions: [ASSUMPTIONS.login],
   },
   "POST /restaurants/auth/v1/token/login/utils": {
     surface: "none",
@@ -148,6 +186,7 @@ export const ROUTES = {
     response: "TokenResponse",
     secret: true,
     spec: "§4.1",
+    assumptions: [ASSUMPTIONS.login],
   },
 
   // ---- §4.2 legacy bulk availability: a PATCH sets states (idempotent), applied asynchronously (§3).
@@ -158,6 +197,7 @@ export const ROUTES = {
     response: "Message",
     synchronous: false,
     spec: "§4.2",
+    assumptions: [ASSUMPTIONS.legacyAccepted],
   },
   "POST /restaurants/menu/v1/stores/{storeId}/products/{identityType}/stock/status": {
     surface: "integrations",
@@ -174,6 +214,7 @@ export const ROUTES = {
     response: "Message",
     synchronous: false,
     spec: "§4.2",
+    assumptions: [ASSUMPTIONS.legacyAccepted],
   },
   "POST /restaurants/menu/v1/stores/{storeId}/toppings/{identityType}/stock/status": {
     surface: "integrations",
@@ -190,6 +231,7 @@ export const ROUTES = {
     response: "Message",
     synchronous: false,
     spec: "§4.2",
+    assumptions: [ASSUMPTIONS.legacyAccepted],
   },
   "POST /restaurants/menu/v1/stores/{storeId}/items/{identityType}/stock/status": {
     surface: "integrations",
@@ -226,6 +268,7 @@ export const ROUTES = {
     maxElements: 100,
     synchronous: false,
     spec: "§4.3",
+    errors: { 400: ["MessageList"] },
   },
   "PUT /api/v2/restaurants-integrations-public-api/availability/stores/items/platform": {
     surface: "integrations",
@@ -235,6 +278,7 @@ export const ROUTES = {
     maxElements: 100,
     synchronous: false,
     spec: "§4.3",
+    errors: { 400: ["MessageList"] },
   },
   /** Whether stores take orders: at most 100 store ids per call (platform notes "Limits"). */
   "POST /api/v2/restaurants-integrations-public-api/availability/stores": {
@@ -270,6 +314,7 @@ export const ROUTES = {
     maxElements: 300,
     synchronous: true,
     spec: "§4.3",
+    errors: { 422: ["Message"] },
   },
 
   // ---- §4.4 store menu API: upserts by id, else by SKU (platform notes), processed asynchronously.
@@ -287,6 +332,7 @@ export const ROUTES = {
     response: "Message",
     synchronous: false,
     spec: "§4.4",
+    errors: { 400: ["Message", "MenuError"] },
   },
   "GET /restaurants/menu/v1/stores/{storeId}/menu": {
     surface: "integrations",
@@ -303,6 +349,7 @@ export const ROUTES = {
     response: "Message",
     synchronous: false,
     spec: "§4.4",
+    errors: { 400: ["Message", "MenuError"] },
   },
   "DELETE /restaurants/menu/v1/stores/{storeId}/menu": {
     surface: "integrations",
@@ -333,6 +380,7 @@ export const ROUTES = {
     response: "Message",
     synchronous: false,
     spec: "§4.4",
+    errors: { 400: ["Message", "MenuError"] },
   },
   "DELETE /restaurants/menu/v1/stores/{storeId}/categories": {
     surface: "integrations",
@@ -341,6 +389,7 @@ export const ROUTES = {
     response: "Message",
     synchronous: false,
     spec: "§4.4",
+    errors: { 400: ["Message", "MenuError"] },
   },
   "GET /restaurants/menu/v1/stores/{storeId}/categories/{categoryId}": {
     surface: "integrations",
@@ -363,6 +412,7 @@ export const ROUTES = {
     response: "Message",
     synchronous: false,
     spec: "§4.4",
+    errors: { 400: ["Message", "MenuError"] },
   },
   "DELETE /restaurants/menu/v1/stores/{storeId}/items": {
     surface: "integrations",
@@ -371,6 +421,7 @@ export const ROUTES = {
     response: "Message",
     synchronous: false,
     spec: "§4.4",
+    errors: { 400: ["Message", "MenuError"] },
   },
   "GET /restaurants/menu/v1/stores/{storeId}/items/{itemId}": {
     surface: "integrations",
@@ -512,6 +563,7 @@ export const ROUTES = {
     ...utilsCreate,
     request: "SpecialDayCreate",
     response: "SpecialDay",
+    errors: { 409: ["Message"] },
   },
   "POST /api/rest-ops-utils/store/schedule/{storeId}/special/{specialDayId}": {
     ...utilsCreate,
@@ -538,6 +590,7 @@ export const ROUTES = {
     maxResponseBytes: READ_ANSWER_BYTES,
     query: "PaymentsQuery",
     spec: "§4.6",
+    assumptions: [ASSUMPTIONS.expectExecution],
   },
   "GET /restaurants/finance/v1/stores/{store_id}/orders": {
     surface: "integrations",
@@ -580,16 +633,21 @@ export const ROUTES = {
     response: "WebhookConfigList",
     maxResponseBytes: READ_ANSWER_BYTES,
     spec: "§4.7",
+    errors: { 406: ["Message"] },
   },
   "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/add-stores": {
     ...hookWrite,
     request: "WebhookAddStores",
     response: "WebhookConfig",
+    errors: { 406: ["Message"] },
+    assumptions: [ASSUMPTIONS.webhookSync],
   },
   "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/change-url": {
     ...hookWrite,
     request: "WebhookChangeUrl",
     response: "WebhookConfig",
+    errors: { 406: ["Message"] },
+    assumptions: [ASSUMPTIONS.webhookSync],
   },
   /** A create: not repeated blindly after a lost answer. */
   "POST /api/v2/restaurants-integrations-public-api/webhook": {
@@ -598,31 +656,43 @@ export const ROUTES = {
     request: "WebhookCreate",
     response: "WebhookWithSecret",
     secret: true,
+    assumptions: [ASSUMPTIONS.webhookCreate, ASSUMPTIONS.webhookSync],
   },
   "DELETE /api/v2/restaurants-integrations-public-api/webhook/{event}/remove-stores": {
     ...hookWrite,
     request: "WebhookRemoveStores",
     response: "WebhookStoresRemoved",
+    errors: { 406: ["Message"] },
+    assumptions: [ASSUMPTIONS.webhookSync],
   },
   "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/reset-secret": {
     ...hookWrite,
     response: "WebhookWithSecret",
     secret: true,
+    errors: { 406: ["Message"] },
+    assumptions: [ASSUMPTIONS.webhookSync],
   },
   "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/change-status": {
     ...hookWrite,
     request: "WebhookChangeStatus",
     response: "WebhookConfig",
+    errors: { 406: ["Message"] },
+    assumptions: [ASSUMPTIONS.webhookSync],
   },
   /** Creates (201) or replaces (200) the client-level webhook: repeating it gives the same configuration. */
   "POST /api/v2/restaurants-integrations-public-api/clients/{clientId}/webhooks": {
     ...hookWrite,
     request: "ClientWebhookCreate",
     response: "ClientWebhook",
+    statuses: [201, 200],
+    errors: { 403: ["Message"], 406: ["Message"] },
+    assumptions: [ASSUMPTIONS.clientWebhooks, ASSUMPTIONS.webhookSync],
   },
   /** Query `event=...`; answers 204. */
   "DELETE /api/v2/restaurants-integrations-public-api/clients/{clientId}/webhooks": {
     ...hookWrite,
+    errors: { 403: ["Message"], 404: ["Message"], 406: ["Message"] },
+    assumptions: [ASSUMPTIONS.clientWebhooks, ASSUMPTIONS.webhookSync],
   },
   "GET /api/v2/restaurants-integrations-public-api/clients/{clientId}/webhooks": {
     surface: "integrations",
@@ -630,6 +700,8 @@ export const ROUTES = {
     response: "ClientWebhookList",
     maxResponseBytes: READ_ANSWER_BYTES,
     spec: "§4.7",
+    errors: { 403: ["Message"] },
+    assumptions: [ASSUMPTIONS.clientWebhooks],
   },
 } as const satisfies Record<string, RouteSpec>;
 
@@ -670,6 +742,24 @@ export function routeSpec(name: RouteName): RouteSpec {
 export function routeIdempotent(name: RouteName, body: unknown): boolean {
   const i = routeSpec(name).idempotent;
   return typeof i === "function" ? i(body) : i;
+}
+
+/** The statuses of a success of the route: its `statuses`, else 200, or 204 for a route without `response`. */
+export function routeStatuses(name: RouteName): readonly number[] {
+  const spec: RouteSpec = routeSpec(name);
+  return spec.statuses ?? (spec.response ? [200] : [204]);
+}
+
+/**
+ * The choices carte makes about a route where the spec is silent: the row's `assumptions`, plus the
+ * accepted answer of every asynchronous write and the deprecation headers of the utils group.
+ */
+export function routeAssumptions(name: RouteName): string[] {
+  const spec: RouteSpec = routeSpec(name);
+  const out = [...(spec.assumptions ?? [])];
+  if (spec.synchronous === false) out.unshift(ASSUMPTIONS.accepted);
+  if (spec.surface === "utils") out.push(ASSUMPTIONS.deprecation);
+  return out;
 }
 
 /** The most bytes carte reads of an answer of the route ({@link RouteSpec.maxResponseBytes}). */

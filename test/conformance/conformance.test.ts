@@ -15,9 +15,26 @@ import { ROUTE_NAMES, routePath, routeSpec, type RouteName } from "../../src/pla
 import { SEED, STORE, STORE2, call, group, item, login } from "../emulator/helpers.js";
 import { ROWS, SPEC_ROWS, keyOf, routeKey, rowMethod, rowResponse, rowToken, sender } from "./endpoints.js";
 import type { Fixture, Row } from "./endpoints.js";
+import { prismProblems, type Exchange } from "./prism.js";
 
 let emu: RunningEmulator;
 let fixture: Fixture;
+
+/** Every request the rows sent and its answer, checked at the end against docs/openapi.yaml by Prism. */
+const traffic: Exchange[] = [];
+
+/** `send`, keeping each exchange in {@link traffic}. */
+function recording(send: Fixture["send"], tokens: Fixture["tokens"]): Fixture["send"] {
+  return async (method, req) => {
+    const res = await send(method, req);
+    const kind = req.token ?? "integrations";
+    const headers: Record<string, string> = {};
+    if (kind !== "none") headers["x-authorization"] = `Bearer ${tokens[kind]}`;
+    if (req.body !== undefined) headers["content-type"] = "application/json";
+    traffic.push({ method, path: req.path, headers, body: req.body, status: res.status, answer: res.body });
+    return res;
+  };
+}
 
 /** Checks a body against a definition of schemas/platform/; the failure names every problem. */
 function expectSchema(name: string, body: unknown): void {
@@ -85,7 +102,7 @@ beforeAll(async () => {
   emu = await startEmulator({ port: 0, seed: SEED, applyDelayMs: 0 });
   const tokens = { integrations: await login(emu), utils: await login(emu, "acme", "utils") };
   let n = 0;
-  fixture = { emu, tokens, ids: {}, send: sender(emu, tokens), next: () => n++ };
+  fixture = { emu, tokens, ids: {}, send: recording(sender(emu, tokens), tokens), next: () => n++ };
   fixture.ids = await seedCatalog();
 });
 
@@ -216,4 +233,22 @@ describe("conformance: spec §3 webhook transitions", () => {
     });
     expect((await fixture.send("GET", { path: routePath(HOOK, event) })).body).toEqual([again.body]);
   });
+});
+
+describe("conformance: the traffic against the published description", () => {
+  // Last in the file: it judges every exchange of the rows above (docs/openapi.yaml, read by Prism).
+  it("breaks nothing Stoplight Prism's request and answer validators check", async () => {
+    expect(traffic.length).toBeGreaterThan(0);
+    expect(await prismProblems(traffic)).toEqual([]);
+    // The same check bites: an accepted item upsert with a null price, answered with a field too many.
+    const upsert = traffic.find(
+      (x) => x.method === "POST" && x.path.endsWith("/items") && x.status === 200 && Array.isArray(x.body),
+    );
+    const body = [{ ...(upsert!.body as object[])[0], price_info: { price: null, overrides: [] } }];
+    const problems = await prismProblems([{ ...upsert!, body, answer: { message: "ok", extra: 1 } }]);
+    expect(problems).toEqual([
+      expect.stringMatching(/request body\.0\.price_info\.price: .*must be number/),
+      expect.stringMatching(/answer body: .*additional properties.*extra/),
+    ]);
+  }, 30_000);
 });

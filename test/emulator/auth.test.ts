@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 
 import { startEmulator } from "../../src/emulator/index.js";
 import type { RunningEmulator } from "../../src/emulator/index.js";
@@ -68,12 +68,20 @@ describe("emulator: authentication", () => {
   });
 
   it("refuses an expired token", async () => {
-    emu = await startEmulator({ seed: SEED, tokenTtlSeconds: 0 });
+    // A token lives at least one second (auth#TokenResponse `expires_in` minimum 1): the emulator's
+    // clock is moved past it rather than waited for.
+    emu = await startEmulator({ seed: SEED, tokenTtlSeconds: 1 });
     const token = await login(emu);
-    expect(await call(emu, "GET", `${MENU()}/items`, { token })).toMatchObject({
-      status: 401,
-      body: { message: "Invalid token" },
-    });
+    const later = Date.now() + 1500;
+    vi.spyOn(Date, "now").mockReturnValue(later);
+    try {
+      expect(await call(emu, "GET", `${MENU()}/items`, { token })).toMatchObject({
+        status: 401,
+        body: { message: "Invalid token" },
+      });
+    } finally {
+      vi.restoreAllMocks();
+    }
   });
 
   it("scopes stores to their client: foreign 400, unknown 404", async () => {
