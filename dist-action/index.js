@@ -35449,12 +35449,12 @@ var require_dist2 = __commonJS({
     var fastName = new codegen_1.Name("fastFormats");
     var formatsPlugin = (ajv, opts = { keywords: true }) => {
       if (Array.isArray(opts)) {
-        addFormats3(ajv, opts, formats_1.fullFormats, fullName);
+        addFormats4(ajv, opts, formats_1.fullFormats, fullName);
         return ajv;
       }
       const [formats, exportName] = opts.mode === "fast" ? [formats_1.fastFormats, fastName] : [formats_1.fullFormats, fullName];
       const list2 = opts.formats || formats_1.formatNames;
-      addFormats3(ajv, list2, formats, exportName);
+      addFormats4(ajv, list2, formats, exportName);
       if (opts.keywords)
         (0, limit_1.default)(ajv);
       return ajv;
@@ -35466,7 +35466,7 @@ var require_dist2 = __commonJS({
         throw new Error(`Unknown format "${name}"`);
       return f;
     };
-    function addFormats3(ajv, list2, fs4, exportName) {
+    function addFormats4(ajv, list2, fs4, exportName) {
       var _a;
       var _b;
       (_a = (_b = ajv.opts.code).formats) !== null && _a !== void 0 ? _a : _b.formats = (0, codegen_1._)`require("ajv-formats/dist/formats").${exportName}`;
@@ -64568,6 +64568,830 @@ ${captureLines}` : capture.stack;
   }
 });
 
+// node_modules/ajv/dist/vocabularies/dynamic/dynamicAnchor.js
+var require_dynamicAnchor = __commonJS({
+  "node_modules/ajv/dist/vocabularies/dynamic/dynamicAnchor.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.dynamicAnchor = void 0;
+    var codegen_1 = require_codegen();
+    var names_1 = require_names();
+    var compile_1 = require_compile();
+    var ref_1 = require_ref();
+    var def = {
+      keyword: "$dynamicAnchor",
+      schemaType: "string",
+      code: (cxt) => dynamicAnchor(cxt, cxt.schema)
+    };
+    function dynamicAnchor(cxt, anchor) {
+      const { gen, it } = cxt;
+      it.schemaEnv.root.dynamicAnchors[anchor] = true;
+      const v = (0, codegen_1._)`${names_1.default.dynamicAnchors}${(0, codegen_1.getProperty)(anchor)}`;
+      const validate = it.errSchemaPath === "#" ? it.validateName : _getValidate(cxt);
+      gen.if((0, codegen_1._)`!${v}`, () => gen.assign(v, validate));
+    }
+    exports.dynamicAnchor = dynamicAnchor;
+    function _getValidate(cxt) {
+      const { schemaEnv, schema, self } = cxt.it;
+      const { root, baseId, localRefs, meta } = schemaEnv.root;
+      const { schemaId } = self.opts;
+      const sch = new compile_1.SchemaEnv({ schema, schemaId, root, baseId, localRefs, meta });
+      compile_1.compileSchema.call(self, sch);
+      return (0, ref_1.getValidate)(cxt, sch);
+    }
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/dynamic/dynamicRef.js
+var require_dynamicRef = __commonJS({
+  "node_modules/ajv/dist/vocabularies/dynamic/dynamicRef.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.dynamicRef = void 0;
+    var codegen_1 = require_codegen();
+    var names_1 = require_names();
+    var ref_1 = require_ref();
+    var def = {
+      keyword: "$dynamicRef",
+      schemaType: "string",
+      code: (cxt) => dynamicRef(cxt, cxt.schema)
+    };
+    function dynamicRef(cxt, ref) {
+      const { gen, keyword, it } = cxt;
+      if (ref[0] !== "#")
+        throw new Error(`"${keyword}" only supports hash fragment reference`);
+      const anchor = ref.slice(1);
+      if (it.allErrors) {
+        _dynamicRef();
+      } else {
+        const valid = gen.let("valid", false);
+        _dynamicRef(valid);
+        cxt.ok(valid);
+      }
+      function _dynamicRef(valid) {
+        if (it.schemaEnv.root.dynamicAnchors[anchor]) {
+          const v = gen.let("_v", (0, codegen_1._)`${names_1.default.dynamicAnchors}${(0, codegen_1.getProperty)(anchor)}`);
+          gen.if(v, _callRef(v, valid), _callRef(it.validateName, valid));
+        } else {
+          _callRef(it.validateName, valid)();
+        }
+      }
+      function _callRef(validate, valid) {
+        return valid ? () => gen.block(() => {
+          (0, ref_1.callRef)(cxt, validate);
+          gen.let(valid, true);
+        }) : () => (0, ref_1.callRef)(cxt, validate);
+      }
+    }
+    exports.dynamicRef = dynamicRef;
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/dynamic/recursiveAnchor.js
+var require_recursiveAnchor = __commonJS({
+  "node_modules/ajv/dist/vocabularies/dynamic/recursiveAnchor.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var dynamicAnchor_1 = require_dynamicAnchor();
+    var util_1 = require_util9();
+    var def = {
+      keyword: "$recursiveAnchor",
+      schemaType: "boolean",
+      code(cxt) {
+        if (cxt.schema)
+          (0, dynamicAnchor_1.dynamicAnchor)(cxt, "");
+        else
+          (0, util_1.checkStrictMode)(cxt.it, "$recursiveAnchor: false is ignored");
+      }
+    };
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/dynamic/recursiveRef.js
+var require_recursiveRef = __commonJS({
+  "node_modules/ajv/dist/vocabularies/dynamic/recursiveRef.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var dynamicRef_1 = require_dynamicRef();
+    var def = {
+      keyword: "$recursiveRef",
+      schemaType: "string",
+      code: (cxt) => (0, dynamicRef_1.dynamicRef)(cxt, cxt.schema)
+    };
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/dynamic/index.js
+var require_dynamic = __commonJS({
+  "node_modules/ajv/dist/vocabularies/dynamic/index.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var dynamicAnchor_1 = require_dynamicAnchor();
+    var dynamicRef_1 = require_dynamicRef();
+    var recursiveAnchor_1 = require_recursiveAnchor();
+    var recursiveRef_1 = require_recursiveRef();
+    var dynamic = [dynamicAnchor_1.default, dynamicRef_1.default, recursiveAnchor_1.default, recursiveRef_1.default];
+    exports.default = dynamic;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/validation/dependentRequired.js
+var require_dependentRequired = __commonJS({
+  "node_modules/ajv/dist/vocabularies/validation/dependentRequired.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var dependencies_1 = require_dependencies();
+    var def = {
+      keyword: "dependentRequired",
+      type: "object",
+      schemaType: "object",
+      error: dependencies_1.error,
+      code: (cxt) => (0, dependencies_1.validatePropertyDeps)(cxt)
+    };
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/applicator/dependentSchemas.js
+var require_dependentSchemas = __commonJS({
+  "node_modules/ajv/dist/vocabularies/applicator/dependentSchemas.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var dependencies_1 = require_dependencies();
+    var def = {
+      keyword: "dependentSchemas",
+      type: "object",
+      schemaType: "object",
+      code: (cxt) => (0, dependencies_1.validateSchemaDeps)(cxt)
+    };
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/validation/limitContains.js
+var require_limitContains = __commonJS({
+  "node_modules/ajv/dist/vocabularies/validation/limitContains.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var util_1 = require_util9();
+    var def = {
+      keyword: ["maxContains", "minContains"],
+      type: "array",
+      schemaType: "number",
+      code({ keyword, parentSchema, it }) {
+        if (parentSchema.contains === void 0) {
+          (0, util_1.checkStrictMode)(it, `"${keyword}" without "contains" is ignored`);
+        }
+      }
+    };
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/next.js
+var require_next = __commonJS({
+  "node_modules/ajv/dist/vocabularies/next.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var dependentRequired_1 = require_dependentRequired();
+    var dependentSchemas_1 = require_dependentSchemas();
+    var limitContains_1 = require_limitContains();
+    var next = [dependentRequired_1.default, dependentSchemas_1.default, limitContains_1.default];
+    exports.default = next;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/unevaluated/unevaluatedProperties.js
+var require_unevaluatedProperties = __commonJS({
+  "node_modules/ajv/dist/vocabularies/unevaluated/unevaluatedProperties.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var codegen_1 = require_codegen();
+    var util_1 = require_util9();
+    var names_1 = require_names();
+    var error2 = {
+      message: "must NOT have unevaluated properties",
+      params: ({ params }) => (0, codegen_1._)`{unevaluatedProperty: ${params.unevaluatedProperty}}`
+    };
+    var def = {
+      keyword: "unevaluatedProperties",
+      type: "object",
+      schemaType: ["boolean", "object"],
+      trackErrors: true,
+      error: error2,
+      code(cxt) {
+        const { gen, schema, data, errsCount, it } = cxt;
+        if (!errsCount)
+          throw new Error("ajv implementation error");
+        const { allErrors, props } = it;
+        if (props instanceof codegen_1.Name) {
+          gen.if((0, codegen_1._)`${props} !== true`, () => gen.forIn("key", data, (key) => gen.if(unevaluatedDynamic(props, key), () => unevaluatedPropCode(key))));
+        } else if (props !== true) {
+          gen.forIn("key", data, (key) => props === void 0 ? unevaluatedPropCode(key) : gen.if(unevaluatedStatic(props, key), () => unevaluatedPropCode(key)));
+        }
+        it.props = true;
+        cxt.ok((0, codegen_1._)`${errsCount} === ${names_1.default.errors}`);
+        function unevaluatedPropCode(key) {
+          if (schema === false) {
+            cxt.setParams({ unevaluatedProperty: key });
+            cxt.error();
+            if (!allErrors)
+              gen.break();
+            return;
+          }
+          if (!(0, util_1.alwaysValidSchema)(it, schema)) {
+            const valid = gen.name("valid");
+            cxt.subschema({
+              keyword: "unevaluatedProperties",
+              dataProp: key,
+              dataPropType: util_1.Type.Str
+            }, valid);
+            if (!allErrors)
+              gen.if((0, codegen_1.not)(valid), () => gen.break());
+          }
+        }
+        function unevaluatedDynamic(evaluatedProps, key) {
+          return (0, codegen_1._)`!${evaluatedProps} || !${evaluatedProps}[${key}]`;
+        }
+        function unevaluatedStatic(evaluatedProps, key) {
+          const ps = [];
+          for (const p in evaluatedProps) {
+            if (evaluatedProps[p] === true)
+              ps.push((0, codegen_1._)`${key} !== ${p}`);
+          }
+          return (0, codegen_1.and)(...ps);
+        }
+      }
+    };
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/unevaluated/unevaluatedItems.js
+var require_unevaluatedItems = __commonJS({
+  "node_modules/ajv/dist/vocabularies/unevaluated/unevaluatedItems.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var codegen_1 = require_codegen();
+    var util_1 = require_util9();
+    var error2 = {
+      message: ({ params: { len } }) => (0, codegen_1.str)`must NOT have more than ${len} items`,
+      params: ({ params: { len } }) => (0, codegen_1._)`{limit: ${len}}`
+    };
+    var def = {
+      keyword: "unevaluatedItems",
+      type: "array",
+      schemaType: ["boolean", "object"],
+      error: error2,
+      code(cxt) {
+        const { gen, schema, data, it } = cxt;
+        const items2 = it.items || 0;
+        if (items2 === true)
+          return;
+        const len = gen.const("len", (0, codegen_1._)`${data}.length`);
+        if (schema === false) {
+          cxt.setParams({ len: items2 });
+          cxt.fail((0, codegen_1._)`${len} > ${items2}`);
+        } else if (typeof schema == "object" && !(0, util_1.alwaysValidSchema)(it, schema)) {
+          const valid = gen.var("valid", (0, codegen_1._)`${len} <= ${items2}`);
+          gen.if((0, codegen_1.not)(valid), () => validateItems(valid, items2));
+          cxt.ok(valid);
+        }
+        it.items = true;
+        function validateItems(valid, from) {
+          gen.forRange("i", from, len, (i) => {
+            cxt.subschema({ keyword: "unevaluatedItems", dataProp: i, dataPropType: util_1.Type.Num }, valid);
+            if (!it.allErrors)
+              gen.if((0, codegen_1.not)(valid), () => gen.break());
+          });
+        }
+      }
+    };
+    exports.default = def;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/unevaluated/index.js
+var require_unevaluated = __commonJS({
+  "node_modules/ajv/dist/vocabularies/unevaluated/index.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var unevaluatedProperties_1 = require_unevaluatedProperties();
+    var unevaluatedItems_1 = require_unevaluatedItems();
+    var unevaluated = [unevaluatedProperties_1.default, unevaluatedItems_1.default];
+    exports.default = unevaluated;
+  }
+});
+
+// node_modules/ajv/dist/vocabularies/draft2020.js
+var require_draft2020 = __commonJS({
+  "node_modules/ajv/dist/vocabularies/draft2020.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var core_1 = require_core2();
+    var validation_1 = require_validation();
+    var applicator_1 = require_applicator();
+    var dynamic_1 = require_dynamic();
+    var next_1 = require_next();
+    var unevaluated_1 = require_unevaluated();
+    var format_1 = require_format2();
+    var metadata_1 = require_metadata();
+    var draft2020Vocabularies = [
+      dynamic_1.default,
+      core_1.default,
+      validation_1.default,
+      (0, applicator_1.default)(true),
+      format_1.default,
+      metadata_1.metadataVocabulary,
+      metadata_1.contentVocabulary,
+      next_1.default,
+      unevaluated_1.default
+    ];
+    exports.default = draft2020Vocabularies;
+  }
+});
+
+// node_modules/ajv/dist/refs/json-schema-2020-12/schema.json
+var require_schema4 = __commonJS({
+  "node_modules/ajv/dist/refs/json-schema-2020-12/schema.json"(exports, module) {
+    module.exports = {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      $id: "https://json-schema.org/draft/2020-12/schema",
+      $vocabulary: {
+        "https://json-schema.org/draft/2020-12/vocab/core": true,
+        "https://json-schema.org/draft/2020-12/vocab/applicator": true,
+        "https://json-schema.org/draft/2020-12/vocab/unevaluated": true,
+        "https://json-schema.org/draft/2020-12/vocab/validation": true,
+        "https://json-schema.org/draft/2020-12/vocab/meta-data": true,
+        "https://json-schema.org/draft/2020-12/vocab/format-annotation": true,
+        "https://json-schema.org/draft/2020-12/vocab/content": true
+      },
+      $dynamicAnchor: "meta",
+      title: "Core and Validation specifications meta-schema",
+      allOf: [
+        { $ref: "meta/core" },
+        { $ref: "meta/applicator" },
+        { $ref: "meta/unevaluated" },
+        { $ref: "meta/validation" },
+        { $ref: "meta/meta-data" },
+        { $ref: "meta/format-annotation" },
+        { $ref: "meta/content" }
+      ],
+      type: ["object", "boolean"],
+      $comment: "This meta-schema also defines keywords that have appeared in previous drafts in order to prevent incompatible extensions as they remain in common use.",
+      properties: {
+        definitions: {
+          $comment: '"definitions" has been replaced by "$defs".',
+          type: "object",
+          additionalProperties: { $dynamicRef: "#meta" },
+          deprecated: true,
+          default: {}
+        },
+        dependencies: {
+          $comment: '"dependencies" has been split and replaced by "dependentSchemas" and "dependentRequired" in order to serve their differing semantics.',
+          type: "object",
+          additionalProperties: {
+            anyOf: [{ $dynamicRef: "#meta" }, { $ref: "meta/validation#/$defs/stringArray" }]
+          },
+          deprecated: true,
+          default: {}
+        },
+        $recursiveAnchor: {
+          $comment: '"$recursiveAnchor" has been replaced by "$dynamicAnchor".',
+          $ref: "meta/core#/$defs/anchorString",
+          deprecated: true
+        },
+        $recursiveRef: {
+          $comment: '"$recursiveRef" has been replaced by "$dynamicRef".',
+          $ref: "meta/core#/$defs/uriReferenceString",
+          deprecated: true
+        }
+      }
+    };
+  }
+});
+
+// node_modules/ajv/dist/refs/json-schema-2020-12/meta/applicator.json
+var require_applicator2 = __commonJS({
+  "node_modules/ajv/dist/refs/json-schema-2020-12/meta/applicator.json"(exports, module) {
+    module.exports = {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      $id: "https://json-schema.org/draft/2020-12/meta/applicator",
+      $vocabulary: {
+        "https://json-schema.org/draft/2020-12/vocab/applicator": true
+      },
+      $dynamicAnchor: "meta",
+      title: "Applicator vocabulary meta-schema",
+      type: ["object", "boolean"],
+      properties: {
+        prefixItems: { $ref: "#/$defs/schemaArray" },
+        items: { $dynamicRef: "#meta" },
+        contains: { $dynamicRef: "#meta" },
+        additionalProperties: { $dynamicRef: "#meta" },
+        properties: {
+          type: "object",
+          additionalProperties: { $dynamicRef: "#meta" },
+          default: {}
+        },
+        patternProperties: {
+          type: "object",
+          additionalProperties: { $dynamicRef: "#meta" },
+          propertyNames: { format: "regex" },
+          default: {}
+        },
+        dependentSchemas: {
+          type: "object",
+          additionalProperties: { $dynamicRef: "#meta" },
+          default: {}
+        },
+        propertyNames: { $dynamicRef: "#meta" },
+        if: { $dynamicRef: "#meta" },
+        then: { $dynamicRef: "#meta" },
+        else: { $dynamicRef: "#meta" },
+        allOf: { $ref: "#/$defs/schemaArray" },
+        anyOf: { $ref: "#/$defs/schemaArray" },
+        oneOf: { $ref: "#/$defs/schemaArray" },
+        not: { $dynamicRef: "#meta" }
+      },
+      $defs: {
+        schemaArray: {
+          type: "array",
+          minItems: 1,
+          items: { $dynamicRef: "#meta" }
+        }
+      }
+    };
+  }
+});
+
+// node_modules/ajv/dist/refs/json-schema-2020-12/meta/unevaluated.json
+var require_unevaluated2 = __commonJS({
+  "node_modules/ajv/dist/refs/json-schema-2020-12/meta/unevaluated.json"(exports, module) {
+    module.exports = {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      $id: "https://json-schema.org/draft/2020-12/meta/unevaluated",
+      $vocabulary: {
+        "https://json-schema.org/draft/2020-12/vocab/unevaluated": true
+      },
+      $dynamicAnchor: "meta",
+      title: "Unevaluated applicator vocabulary meta-schema",
+      type: ["object", "boolean"],
+      properties: {
+        unevaluatedItems: { $dynamicRef: "#meta" },
+        unevaluatedProperties: { $dynamicRef: "#meta" }
+      }
+    };
+  }
+});
+
+// node_modules/ajv/dist/refs/json-schema-2020-12/meta/content.json
+var require_content = __commonJS({
+  "node_modules/ajv/dist/refs/json-schema-2020-12/meta/content.json"(exports, module) {
+    module.exports = {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      $id: "https://json-schema.org/draft/2020-12/meta/content",
+      $vocabulary: {
+        "https://json-schema.org/draft/2020-12/vocab/content": true
+      },
+      $dynamicAnchor: "meta",
+      title: "Content vocabulary meta-schema",
+      type: ["object", "boolean"],
+      properties: {
+        contentEncoding: { type: "string" },
+        contentMediaType: { type: "string" },
+        contentSchema: { $dynamicRef: "#meta" }
+      }
+    };
+  }
+});
+
+// node_modules/ajv/dist/refs/json-schema-2020-12/meta/core.json
+var require_core3 = __commonJS({
+  "node_modules/ajv/dist/refs/json-schema-2020-12/meta/core.json"(exports, module) {
+    module.exports = {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      $id: "https://json-schema.org/draft/2020-12/meta/core",
+      $vocabulary: {
+        "https://json-schema.org/draft/2020-12/vocab/core": true
+      },
+      $dynamicAnchor: "meta",
+      title: "Core vocabulary meta-schema",
+      type: ["object", "boolean"],
+      properties: {
+        $id: {
+          $ref: "#/$defs/uriReferenceString",
+          $comment: "Non-empty fragments not allowed.",
+          pattern: "^[^#]*#?$"
+        },
+        $schema: { $ref: "#/$defs/uriString" },
+        $ref: { $ref: "#/$defs/uriReferenceString" },
+        $anchor: { $ref: "#/$defs/anchorString" },
+        $dynamicRef: { $ref: "#/$defs/uriReferenceString" },
+        $dynamicAnchor: { $ref: "#/$defs/anchorString" },
+        $vocabulary: {
+          type: "object",
+          propertyNames: { $ref: "#/$defs/uriString" },
+          additionalProperties: {
+            type: "boolean"
+          }
+        },
+        $comment: {
+          type: "string"
+        },
+        $defs: {
+          type: "object",
+          additionalProperties: { $dynamicRef: "#meta" }
+        }
+      },
+      $defs: {
+        anchorString: {
+          type: "string",
+          pattern: "^[A-Za-z_][-A-Za-z0-9._]*$"
+        },
+        uriString: {
+          type: "string",
+          format: "uri"
+        },
+        uriReferenceString: {
+          type: "string",
+          format: "uri-reference"
+        }
+      }
+    };
+  }
+});
+
+// node_modules/ajv/dist/refs/json-schema-2020-12/meta/format-annotation.json
+var require_format_annotation = __commonJS({
+  "node_modules/ajv/dist/refs/json-schema-2020-12/meta/format-annotation.json"(exports, module) {
+    module.exports = {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      $id: "https://json-schema.org/draft/2020-12/meta/format-annotation",
+      $vocabulary: {
+        "https://json-schema.org/draft/2020-12/vocab/format-annotation": true
+      },
+      $dynamicAnchor: "meta",
+      title: "Format vocabulary meta-schema for annotation results",
+      type: ["object", "boolean"],
+      properties: {
+        format: { type: "string" }
+      }
+    };
+  }
+});
+
+// node_modules/ajv/dist/refs/json-schema-2020-12/meta/meta-data.json
+var require_meta_data = __commonJS({
+  "node_modules/ajv/dist/refs/json-schema-2020-12/meta/meta-data.json"(exports, module) {
+    module.exports = {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      $id: "https://json-schema.org/draft/2020-12/meta/meta-data",
+      $vocabulary: {
+        "https://json-schema.org/draft/2020-12/vocab/meta-data": true
+      },
+      $dynamicAnchor: "meta",
+      title: "Meta-data vocabulary meta-schema",
+      type: ["object", "boolean"],
+      properties: {
+        title: {
+          type: "string"
+        },
+        description: {
+          type: "string"
+        },
+        default: true,
+        deprecated: {
+          type: "boolean",
+          default: false
+        },
+        readOnly: {
+          type: "boolean",
+          default: false
+        },
+        writeOnly: {
+          type: "boolean",
+          default: false
+        },
+        examples: {
+          type: "array",
+          items: true
+        }
+      }
+    };
+  }
+});
+
+// node_modules/ajv/dist/refs/json-schema-2020-12/meta/validation.json
+var require_validation2 = __commonJS({
+  "node_modules/ajv/dist/refs/json-schema-2020-12/meta/validation.json"(exports, module) {
+    module.exports = {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      $id: "https://json-schema.org/draft/2020-12/meta/validation",
+      $vocabulary: {
+        "https://json-schema.org/draft/2020-12/vocab/validation": true
+      },
+      $dynamicAnchor: "meta",
+      title: "Validation vocabulary meta-schema",
+      type: ["object", "boolean"],
+      properties: {
+        type: {
+          anyOf: [
+            { $ref: "#/$defs/simpleTypes" },
+            {
+              type: "array",
+              items: { $ref: "#/$defs/simpleTypes" },
+              minItems: 1,
+              uniqueItems: true
+            }
+          ]
+        },
+        const: true,
+        enum: {
+          type: "array",
+          items: true
+        },
+        multipleOf: {
+          type: "number",
+          exclusiveMinimum: 0
+        },
+        maximum: {
+          type: "number"
+        },
+        exclusiveMaximum: {
+          type: "number"
+        },
+        minimum: {
+          type: "number"
+        },
+        exclusiveMinimum: {
+          type: "number"
+        },
+        maxLength: { $ref: "#/$defs/nonNegativeInteger" },
+        minLength: { $ref: "#/$defs/nonNegativeIntegerDefault0" },
+        pattern: {
+          type: "string",
+          format: "regex"
+        },
+        maxItems: { $ref: "#/$defs/nonNegativeInteger" },
+        minItems: { $ref: "#/$defs/nonNegativeIntegerDefault0" },
+        uniqueItems: {
+          type: "boolean",
+          default: false
+        },
+        maxContains: { $ref: "#/$defs/nonNegativeInteger" },
+        minContains: {
+          $ref: "#/$defs/nonNegativeInteger",
+          default: 1
+        },
+        maxProperties: { $ref: "#/$defs/nonNegativeInteger" },
+        minProperties: { $ref: "#/$defs/nonNegativeIntegerDefault0" },
+        required: { $ref: "#/$defs/stringArray" },
+        dependentRequired: {
+          type: "object",
+          additionalProperties: {
+            $ref: "#/$defs/stringArray"
+          }
+        }
+      },
+      $defs: {
+        nonNegativeInteger: {
+          type: "integer",
+          minimum: 0
+        },
+        nonNegativeIntegerDefault0: {
+          $ref: "#/$defs/nonNegativeInteger",
+          default: 0
+        },
+        simpleTypes: {
+          enum: ["array", "boolean", "integer", "null", "number", "object", "string"]
+        },
+        stringArray: {
+          type: "array",
+          items: { type: "string" },
+          uniqueItems: true,
+          default: []
+        }
+      }
+    };
+  }
+});
+
+// node_modules/ajv/dist/refs/json-schema-2020-12/index.js
+var require_json_schema_2020_12 = __commonJS({
+  "node_modules/ajv/dist/refs/json-schema-2020-12/index.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var metaSchema = require_schema4();
+    var applicator = require_applicator2();
+    var unevaluated = require_unevaluated2();
+    var content = require_content();
+    var core = require_core3();
+    var format = require_format_annotation();
+    var metadata = require_meta_data();
+    var validation = require_validation2();
+    var META_SUPPORT_DATA = ["/properties"];
+    function addMetaSchema2020($data) {
+      ;
+      [
+        metaSchema,
+        applicator,
+        unevaluated,
+        content,
+        core,
+        with$data(this, format),
+        metadata,
+        with$data(this, validation)
+      ].forEach((sch) => this.addMetaSchema(sch, void 0, false));
+      return this;
+      function with$data(ajv, sch) {
+        return $data ? ajv.$dataMetaSchema(sch, META_SUPPORT_DATA) : sch;
+      }
+    }
+    exports.default = addMetaSchema2020;
+  }
+});
+
+// node_modules/ajv/dist/2020.js
+var require__ = __commonJS({
+  "node_modules/ajv/dist/2020.js"(exports, module) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.MissingRefError = exports.ValidationError = exports.CodeGen = exports.Name = exports.nil = exports.stringify = exports.str = exports._ = exports.KeywordCxt = exports.Ajv2020 = void 0;
+    var core_1 = require_core();
+    var draft2020_1 = require_draft2020();
+    var discriminator_1 = require_discriminator();
+    var json_schema_2020_12_1 = require_json_schema_2020_12();
+    var META_SCHEMA_ID = "https://json-schema.org/draft/2020-12/schema";
+    var Ajv20202 = class extends core_1.default {
+      constructor(opts = {}) {
+        super({
+          ...opts,
+          dynamicRef: true,
+          next: true,
+          unevaluated: true
+        });
+      }
+      _addVocabularies() {
+        super._addVocabularies();
+        draft2020_1.default.forEach((v) => this.addVocabulary(v));
+        if (this.opts.discriminator)
+          this.addKeyword(discriminator_1.default);
+      }
+      _addDefaultMetaSchema() {
+        super._addDefaultMetaSchema();
+        const { $data, meta } = this.opts;
+        if (!meta)
+          return;
+        json_schema_2020_12_1.default.call(this, $data);
+        this.refs["http://json-schema.org/schema"] = META_SCHEMA_ID;
+      }
+      defaultMeta() {
+        return this.opts.defaultMeta = super.defaultMeta() || (this.getSchema(META_SCHEMA_ID) ? META_SCHEMA_ID : void 0);
+      }
+    };
+    exports.Ajv2020 = Ajv20202;
+    module.exports = exports = Ajv20202;
+    module.exports.Ajv2020 = Ajv20202;
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.default = Ajv20202;
+    var validate_1 = require_validate();
+    Object.defineProperty(exports, "KeywordCxt", { enumerable: true, get: function() {
+      return validate_1.KeywordCxt;
+    } });
+    var codegen_1 = require_codegen();
+    Object.defineProperty(exports, "_", { enumerable: true, get: function() {
+      return codegen_1._;
+    } });
+    Object.defineProperty(exports, "str", { enumerable: true, get: function() {
+      return codegen_1.str;
+    } });
+    Object.defineProperty(exports, "stringify", { enumerable: true, get: function() {
+      return codegen_1.stringify;
+    } });
+    Object.defineProperty(exports, "nil", { enumerable: true, get: function() {
+      return codegen_1.nil;
+    } });
+    Object.defineProperty(exports, "Name", { enumerable: true, get: function() {
+      return codegen_1.Name;
+    } });
+    Object.defineProperty(exports, "CodeGen", { enumerable: true, get: function() {
+      return codegen_1.CodeGen;
+    } });
+    var validation_error_1 = require_validation_error();
+    Object.defineProperty(exports, "ValidationError", { enumerable: true, get: function() {
+      return validation_error_1.default;
+    } });
+    var ref_error_1 = require_ref_error();
+    Object.defineProperty(exports, "MissingRefError", { enumerable: true, get: function() {
+      return ref_error_1.default;
+    } });
+  }
+});
+
 // node_modules/graceful-fs/polyfills.js
 var require_polyfills = __commonJS({
   "node_modules/graceful-fs/polyfills.js"(exports, module) {
@@ -65643,7 +66467,7 @@ var require_signal_exit = __commonJS({
           };
         }
         assert.equal(typeof cb, "function", "a callback must be provided for exit handler");
-        if (loaded === false) {
+        if (loaded2 === false) {
           load();
         }
         var ev = "exit";
@@ -65660,10 +66484,10 @@ var require_signal_exit = __commonJS({
         return remove5;
       };
       unload = function unload2() {
-        if (!loaded || !processOk(global.process)) {
+        if (!loaded2 || !processOk(global.process)) {
           return;
         }
-        loaded = false;
+        loaded2 = false;
         signals.forEach(function(sig) {
           try {
             process3.removeListener(sig, sigListeners[sig]);
@@ -65703,12 +66527,12 @@ var require_signal_exit = __commonJS({
       module.exports.signals = function() {
         return signals;
       };
-      loaded = false;
+      loaded2 = false;
       load = function load2() {
-        if (loaded || !processOk(global.process)) {
+        if (loaded2 || !processOk(global.process)) {
           return;
         }
-        loaded = true;
+        loaded2 = true;
         emitter.count += 1;
         signals = signals.filter(function(sig) {
           try {
@@ -65756,7 +66580,7 @@ var require_signal_exit = __commonJS({
     var unload;
     var emit;
     var sigListeners;
-    var loaded;
+    var loaded2;
     var load;
     var originalProcessReallyExit;
     var processReallyExit;
@@ -66428,18 +67252,18 @@ var PRIVATE_DIR_MODE = 448;
 var SHARED_FILE_MODE = 438;
 var TEMP_MARK = ".carte-tmp-";
 function shownPath(p) {
-  const absolute = path.resolve(p);
-  const rel = path.relative(process.cwd(), absolute);
-  return rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel) ? rel : absolute;
+  const absolute2 = path.resolve(p);
+  const rel = path.relative(process.cwd(), absolute2);
+  return rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel) ? rel : absolute2;
 }
 function isUnder(parent, child2) {
   const rel = path.relative(parent, child2);
   return rel === "" || rel !== ".." && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel);
 }
 function rootFor(file, projectRoot) {
-  const absolute = path.resolve(file);
-  const holders = [projectRoot, process.cwd()].filter((r) => r !== void 0).map((r) => path.resolve(r)).filter((r) => r !== absolute && isUnder(r, absolute)).sort((a3, b) => b.length - a3.length);
-  return holders[0] ?? path.dirname(absolute);
+  const absolute2 = path.resolve(file);
+  const holders = [projectRoot, process.cwd()].filter((r) => r !== void 0).map((r) => path.resolve(r)).filter((r) => r !== absolute2 && isUnder(r, absolute2)).sort((a3, b) => b.length - a3.length);
+  return holders[0] ?? path.dirname(absolute2);
 }
 var CODE_WORDS = /* @__PURE__ */ new Map([
   ["ENOSPC", "no space left on device"],
@@ -66574,14 +67398,14 @@ async function readyRoot(root, file, target, create3, mode) {
 async function ensureFolder(dir, target) {
   const mode = target.dirMode ?? PRIVATE_DIR_MODE;
   const root = path.resolve(target.root);
-  const absolute = path.resolve(dir);
-  const folders = foldersBelow(root, absolute);
-  if (!folders) throw outside(absolute, root, target);
+  const absolute2 = path.resolve(dir);
+  const folders = foldersBelow(root, absolute2);
+  if (!folders) throw outside(absolute2, root, target);
   try {
-    await readyRoot(root, absolute, target, true, mode);
-    for (const f of folders) await realFolder(f, absolute, target, true, mode);
+    await readyRoot(root, absolute2, target, true, mode);
+    for (const f of folders) await realFolder(f, absolute2, target, true, mode);
   } catch (err) {
-    throw writeFailure(absolute, target, err);
+    throw writeFailure(absolute2, target, err);
   }
 }
 function outside(file, root, target) {
@@ -66589,17 +67413,17 @@ function outside(file, root, target) {
 }
 async function checkWritable(file, target) {
   const root = path.resolve(target.root);
-  const absolute = path.resolve(file);
-  const folders = foldersBelow(root, path.dirname(absolute));
-  if (!folders || absolute === root) throw outside(absolute, root, target);
+  const absolute2 = path.resolve(file);
+  const folders = foldersBelow(root, path.dirname(absolute2));
+  if (!folders || absolute2 === root) throw outside(absolute2, root, target);
   try {
-    if (!await readyRoot(root, absolute, target, false, PRIVATE_DIR_MODE)) return false;
+    if (!await readyRoot(root, absolute2, target, false, PRIVATE_DIR_MODE)) return false;
     for (const f of folders) {
-      if (!await realFolder(f, absolute, target, false, PRIVATE_DIR_MODE)) return false;
+      if (!await realFolder(f, absolute2, target, false, PRIVATE_DIR_MODE)) return false;
     }
-    return await regularOrNone(absolute, target);
+    return await regularOrNone(absolute2, target);
   } catch (err) {
-    throw writeFailure(absolute, target, err);
+    throw writeFailure(absolute2, target, err);
   }
 }
 async function regularOrNone(file, target) {
@@ -66649,17 +67473,17 @@ async function removeStaleTemps(file) {
 var TEMP_FLAGS = constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | (constants.O_NOFOLLOW ?? 0);
 var NO_HARD_LINKS = /* @__PURE__ */ new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS", "EXDEV"]);
 async function writeFileAtomic(file, data, options) {
-  const absolute = path.resolve(file);
-  const dir = path.dirname(absolute);
+  const absolute2 = path.resolve(file);
+  const dir = path.dirname(absolute2);
   const overwrite = options.overwrite ?? true;
   const durable = options.durable ?? true;
-  if (absolute === path.resolve(options.root)) throw outside(absolute, path.resolve(options.root), options);
+  if (absolute2 === path.resolve(options.root)) throw outside(absolute2, path.resolve(options.root), options);
   await ensureFolder(dir, { ...options, root: options.root });
   let tmp;
   try {
-    if (await regularOrNone(absolute, options) && !overwrite) return false;
-    await removeStaleTemps(absolute);
-    tmp = path.join(dir, `${tempPrefix(absolute)}${process.pid}-${randomBytes(6).toString("hex")}`);
+    if (await regularOrNone(absolute2, options) && !overwrite) return false;
+    await removeStaleTemps(absolute2);
+    tmp = path.join(dir, `${tempPrefix(absolute2)}${process.pid}-${randomBytes(6).toString("hex")}`);
     const handle2 = await open(tmp, TEMP_FLAGS, options.mode ?? PRIVATE_FILE_MODE);
     try {
       await handle2.writeFile(data, typeof data === "string" ? "utf8" : void 0);
@@ -66668,18 +67492,18 @@ async function writeFileAtomic(file, data, options) {
       await handle2.close();
     }
     if (overwrite) {
-      await rename(tmp, absolute);
+      await rename(tmp, absolute2);
       tmp = void 0;
-    } else if (!await linkIntoPlace(tmp, absolute, options)) {
+    } else if (!await linkIntoPlace(tmp, absolute2, options)) {
       return false;
     }
   } catch (err) {
-    const left = overwrite ? `; ${shownPath(absolute)} is as it was` : "";
+    const left = overwrite ? `; ${shownPath(absolute2)} is as it was` : "";
     throw writeFailure(
-      absolute,
+      absolute2,
       options,
       err,
-      await lstatOrNone(absolute).catch(() => void 0) ? left : ""
+      await lstatOrNone(absolute2).catch(() => void 0) ? left : ""
     );
   } finally {
     if (tmp !== void 0) await unlink(tmp).catch(() => void 0);
@@ -66715,29 +67539,41 @@ async function syncFolder(dir) {
   }
 }
 async function removeFile(file, target) {
-  const absolute = path.resolve(file);
+  const absolute2 = path.resolve(file);
   const root = path.resolve(target.root);
-  const folders = foldersBelow(root, path.dirname(absolute));
-  if (!folders || absolute === root) throw outside(absolute, root, target);
+  const folders = foldersBelow(root, path.dirname(absolute2));
+  if (!folders || absolute2 === root) throw outside(absolute2, root, target);
   try {
-    if (!await readyRoot(root, absolute, target, false, PRIVATE_DIR_MODE)) return;
+    if (!await readyRoot(root, absolute2, target, false, PRIVATE_DIR_MODE)) return;
     for (const f of folders) {
-      if (!await realFolder(f, absolute, target, false, PRIVATE_DIR_MODE)) return;
+      if (!await realFolder(f, absolute2, target, false, PRIVATE_DIR_MODE)) return;
     }
-    const info3 = await lstatOrNone(absolute);
+    const info3 = await lstatOrNone(absolute2);
     if (!info3) return;
     if (info3.isDirectory()) {
-      throw failure(absolute, target, "not-file", `${shownPath(absolute)} is a folder, not a file`);
+      throw failure(absolute2, target, "not-file", `${shownPath(absolute2)} is a folder, not a file`);
     }
-    await rm(absolute, { force: true });
+    await rm(absolute2, { force: true });
   } catch (err) {
-    throw writeFailure(absolute, target, err);
+    throw writeFailure(absolute2, target, err);
   }
 }
 
 // src/model.ts
 var CARTE_SUSPEND_REASON = "carte";
 var WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
+function kindState(kind) {
+  return {
+    kind,
+    get: (state) => state.kinds !== void 0 && Object.hasOwn(state.kinds, kind) ? state.kinds[kind] : void 0,
+    set(state, value) {
+      (state.kinds ??= table())[kind] = value;
+    },
+    clear(state) {
+      if (state.kinds !== void 0 && Object.hasOwn(state.kinds, kind)) delete state.kinds[kind];
+    }
+  };
+}
 function table() {
   return /* @__PURE__ */ Object.create(null);
 }
@@ -67173,7 +68009,7 @@ function startOf(text) {
   return instant.ok ? instant.ms : void 0;
 }
 
-// src/import/util.ts
+// src/kinds/import-util.ts
 var SKU = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 function writableSku(sku) {
   return sku.length <= 500 && SKU.test(sku);
@@ -67213,7 +68049,7 @@ function orderKeys(keys, preferred) {
   return [...head, ...[...all].filter((k) => !seen2.has(k)).sort(byCodePoint)];
 }
 
-// src/import/availability.ts
+// src/kinds/availability-import.ts
 function sanitizeAvailability(state, _note) {
   state.unavailable = state.unavailable.filter((sku) => own(state.items, sku)?.type === "ITEM" && own(state.suspensions, sku)?.byCarte === true).sort(byCodePoint);
   if (state.suspensions === void 0) return;
@@ -67923,6 +68759,16 @@ function suggester(budget = SUGGEST_BUDGET) {
 import { basename, extname } from "node:path";
 
 // src/platform/routes.ts
+var ASSUMPTIONS = {
+  accepted: "An accepted asynchronous write answers 200 with the accepted message (the availability guide also says 202); reads show the write once the platform has processed it.",
+  legacyAccepted: 'The legacy stock PATCH answers {"message": "Your request has been accepted"}, without the final period.',
+  login: 'Wrong credentials at login answer 401 {"message": "Invalid credentials"} (some sources say 403).',
+  deprecation: "Every answer of the utils group carries x-platform-api-deprecation-date and x-platform-api-deprecation-info; the date is a placeholder, since the removal date is not published.",
+  webhookCreate: "POST /webhook answers 200 (not 201); posting an event again keeps its secret and adds the listed stores.",
+  webhookSync: "Webhook writes are applied before the answer: a read right after shows them.",
+  clientWebhooks: "Client-level webhooks live under the v2 prefix (/clients/{clientId}/webhooks); another client's id answers 403.",
+  expectExecution: "expect_execution_date:lte (the spec's name) filters expected_execution_date, like its :gte partner."
+};
 var MIB = 1024 * 1024;
 var DEFAULT_ANSWER_BYTES = 1 * MIB;
 var READ_ANSWER_BYTES = 8 * MIB;
@@ -67946,7 +68792,8 @@ var ROUTES = {
     request: "TokenRequest",
     response: "TokenResponse",
     secret: true,
-    spec: "§4.1"
+    spec: "§4.1",
+    assumptions: [ASSUMPTIONS.login]
   },
   "POST /restaurants/auth/v1/token/login/utils": {
     surface: "none",
@@ -67954,7 +68801,8 @@ var ROUTES = {
     request: "TokenRequest",
     response: "TokenResponse",
     secret: true,
-    spec: "§4.1"
+    spec: "§4.1",
+    assumptions: [ASSUMPTIONS.login]
   },
   // ---- §4.2 legacy bulk availability: a PATCH sets states (idempotent), applied asynchronously (§3).
   "PATCH /restaurants/menu/v1/stores/{storeId}/products/{identityType}/stock": {
@@ -67963,7 +68811,8 @@ var ROUTES = {
     request: "StockPatch",
     response: "Message",
     synchronous: false,
-    spec: "§4.2"
+    spec: "§4.2",
+    assumptions: [ASSUMPTIONS.legacyAccepted]
   },
   "POST /restaurants/menu/v1/stores/{storeId}/products/{identityType}/stock/status": {
     surface: "integrations",
@@ -67979,7 +68828,8 @@ var ROUTES = {
     request: "StockPatch",
     response: "Message",
     synchronous: false,
-    spec: "§4.2"
+    spec: "§4.2",
+    assumptions: [ASSUMPTIONS.legacyAccepted]
   },
   "POST /restaurants/menu/v1/stores/{storeId}/toppings/{identityType}/stock/status": {
     surface: "integrations",
@@ -67995,7 +68845,8 @@ var ROUTES = {
     request: "StockPatch",
     response: "Message",
     synchronous: false,
-    spec: "§4.2"
+    spec: "§4.2",
+    assumptions: [ASSUMPTIONS.legacyAccepted]
   },
   "POST /restaurants/menu/v1/stores/{storeId}/items/{identityType}/stock/status": {
     surface: "integrations",
@@ -68030,7 +68881,8 @@ var ROUTES = {
     response: "Message",
     maxElements: 100,
     synchronous: false,
-    spec: "§4.3"
+    spec: "§4.3",
+    errors: { 400: ["MessageList"] }
   },
   "PUT /api/v2/restaurants-integrations-public-api/availability/stores/items/platform": {
     surface: "integrations",
@@ -68039,7 +68891,8 @@ var ROUTES = {
     response: "Message",
     maxElements: 100,
     synchronous: false,
-    spec: "§4.3"
+    spec: "§4.3",
+    errors: { 400: ["MessageList"] }
   },
   /** Whether stores take orders: at most 100 store ids per call (platform notes "Limits"). */
   "POST /api/v2/restaurants-integrations-public-api/availability/stores": {
@@ -68074,7 +68927,8 @@ var ROUTES = {
     response: "StoreEnableResponse",
     maxElements: 300,
     synchronous: true,
-    spec: "§4.3"
+    spec: "§4.3",
+    errors: { 422: ["Message"] }
   },
   // ---- §4.4 store menu API: upserts by id, else by SKU (platform notes), processed asynchronously.
   "GET /restaurants/menu/v1/stores/{storeId}/store-menu": {
@@ -68090,7 +68944,8 @@ var ROUTES = {
     request: "StoreMenuUpload",
     response: "Message",
     synchronous: false,
-    spec: "§4.4"
+    spec: "§4.4",
+    errors: { 400: ["Message", "MenuError"] }
   },
   "GET /restaurants/menu/v1/stores/{storeId}/menu": {
     surface: "integrations",
@@ -68106,7 +68961,8 @@ var ROUTES = {
     request: "MenuUpsertList",
     response: "Message",
     synchronous: false,
-    spec: "§4.4"
+    spec: "§4.4",
+    errors: { 400: ["Message", "MenuError"] }
   },
   "DELETE /restaurants/menu/v1/stores/{storeId}/menu": {
     surface: "integrations",
@@ -68136,7 +68992,8 @@ var ROUTES = {
     request: "CategoryUpsertList",
     response: "Message",
     synchronous: false,
-    spec: "§4.4"
+    spec: "§4.4",
+    errors: { 400: ["Message", "MenuError"] }
   },
   "DELETE /restaurants/menu/v1/stores/{storeId}/categories": {
     surface: "integrations",
@@ -68144,7 +69001,8 @@ var ROUTES = {
     request: "DeleteCategoriesBody",
     response: "Message",
     synchronous: false,
-    spec: "§4.4"
+    spec: "§4.4",
+    errors: { 400: ["Message", "MenuError"] }
   },
   "GET /restaurants/menu/v1/stores/{storeId}/categories/{categoryId}": {
     surface: "integrations",
@@ -68166,7 +69024,8 @@ var ROUTES = {
     request: "ItemUpsertList",
     response: "Message",
     synchronous: false,
-    spec: "§4.4"
+    spec: "§4.4",
+    errors: { 400: ["Message", "MenuError"] }
   },
   "DELETE /restaurants/menu/v1/stores/{storeId}/items": {
     surface: "integrations",
@@ -68174,7 +69033,8 @@ var ROUTES = {
     request: "IdList",
     response: "Message",
     synchronous: false,
-    spec: "§4.4"
+    spec: "§4.4",
+    errors: { 400: ["Message", "MenuError"] }
   },
   "GET /restaurants/menu/v1/stores/{storeId}/items/{itemId}": {
     surface: "integrations",
@@ -68308,7 +69168,8 @@ var ROUTES = {
   "POST /api/rest-ops-utils/store/schedule/{storeId}/special": {
     ...utilsCreate,
     request: "SpecialDayCreate",
-    response: "SpecialDay"
+    response: "SpecialDay",
+    errors: { 409: ["Message"] }
   },
   "POST /api/rest-ops-utils/store/schedule/{storeId}/special/{specialDayId}": {
     ...utilsCreate,
@@ -68333,7 +69194,8 @@ var ROUTES = {
     response: "PaymentPage",
     maxResponseBytes: READ_ANSWER_BYTES,
     query: "PaymentsQuery",
-    spec: "§4.6"
+    spec: "§4.6",
+    assumptions: [ASSUMPTIONS.expectExecution]
   },
   "GET /restaurants/finance/v1/stores/{store_id}/orders": {
     surface: "integrations",
@@ -68374,17 +69236,22 @@ var ROUTES = {
     idempotent: true,
     response: "WebhookConfigList",
     maxResponseBytes: READ_ANSWER_BYTES,
-    spec: "§4.7"
+    spec: "§4.7",
+    errors: { 406: ["Message"] }
   },
   "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/add-stores": {
     ...hookWrite,
     request: "WebhookAddStores",
-    response: "WebhookConfig"
+    response: "WebhookConfig",
+    errors: { 406: ["Message"] },
+    assumptions: [ASSUMPTIONS.webhookSync]
   },
   "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/change-url": {
     ...hookWrite,
     request: "WebhookChangeUrl",
-    response: "WebhookConfig"
+    response: "WebhookConfig",
+    errors: { 406: ["Message"] },
+    assumptions: [ASSUMPTIONS.webhookSync]
   },
   /** A create: not repeated blindly after a lost answer. */
   "POST /api/v2/restaurants-integrations-public-api/webhook": {
@@ -68392,39 +69259,53 @@ var ROUTES = {
     idempotent: false,
     request: "WebhookCreate",
     response: "WebhookWithSecret",
-    secret: true
+    secret: true,
+    assumptions: [ASSUMPTIONS.webhookCreate, ASSUMPTIONS.webhookSync]
   },
   "DELETE /api/v2/restaurants-integrations-public-api/webhook/{event}/remove-stores": {
     ...hookWrite,
     request: "WebhookRemoveStores",
-    response: "WebhookStoresRemoved"
+    response: "WebhookStoresRemoved",
+    errors: { 406: ["Message"] },
+    assumptions: [ASSUMPTIONS.webhookSync]
   },
   "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/reset-secret": {
     ...hookWrite,
     response: "WebhookWithSecret",
-    secret: true
+    secret: true,
+    errors: { 406: ["Message"] },
+    assumptions: [ASSUMPTIONS.webhookSync]
   },
   "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/change-status": {
     ...hookWrite,
     request: "WebhookChangeStatus",
-    response: "WebhookConfig"
+    response: "WebhookConfig",
+    errors: { 406: ["Message"] },
+    assumptions: [ASSUMPTIONS.webhookSync]
   },
   /** Creates (201) or replaces (200) the client-level webhook: repeating it gives the same configuration. */
   "POST /api/v2/restaurants-integrations-public-api/clients/{clientId}/webhooks": {
     ...hookWrite,
     request: "ClientWebhookCreate",
-    response: "ClientWebhook"
+    response: "ClientWebhook",
+    statuses: [201, 200],
+    errors: { 403: ["Message"], 406: ["Message"] },
+    assumptions: [ASSUMPTIONS.clientWebhooks, ASSUMPTIONS.webhookSync]
   },
   /** Query `event=...`; answers 204. */
   "DELETE /api/v2/restaurants-integrations-public-api/clients/{clientId}/webhooks": {
-    ...hookWrite
+    ...hookWrite,
+    errors: { 403: ["Message"], 404: ["Message"], 406: ["Message"] },
+    assumptions: [ASSUMPTIONS.clientWebhooks, ASSUMPTIONS.webhookSync]
   },
   "GET /api/v2/restaurants-integrations-public-api/clients/{clientId}/webhooks": {
     surface: "integrations",
     idempotent: true,
     response: "ClientWebhookList",
     maxResponseBytes: READ_ANSWER_BYTES,
-    spec: "§4.7"
+    spec: "§4.7",
+    errors: { 403: ["Message"] },
+    assumptions: [ASSUMPTIONS.clientWebhooks]
   }
 };
 var ROUTE_NAMES = Object.keys(ROUTES);
@@ -68739,9 +69620,7 @@ function toSchedules(entries) {
   return canonicalSchedules(perDay);
 }
 
-// src/config/settings.ts
-var STORE_EVENTS = STORE_WEBHOOK_EVENTS;
-var CLIENT_EVENTS = CLIENT_WEBHOOK_EVENTS;
+// src/kinds/slot-settings.ts
 var PERIODS_PER_SCHEDULE = Limits.periodsPerSchedule;
 function readSlots(parsed, segments2, value, problems, overnight) {
   const out = [];
@@ -68796,53 +69675,6 @@ function datePieces(slots) {
     return sameDay ? [{ slot: sameDay, entry: entry2, carried: false }] : [];
   });
 }
-function isLoopbackHost(hostname3) {
-  return hostname3 === "localhost" || hostname3 === "[::1]" || /^127(\.\d{1,3}){3}$/.test(hostname3);
-}
-function urlShapeProblem(url, what) {
-  if (/[\s\u0000-\u001f\u007f-\u009f]/.test(url))
-    return `${what} ${quote(url)} contains spaces or control characters: write the address alone`;
-  let parsed;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return `${what} ${quote(url)} is not a full address: write it as https://host/path, e.g. https://hooks.example.com/orders`;
-  }
-  if (parsed.hostname === "")
-    return `${what} ${quote(url)} has no host: write it as https://host/path, e.g. https://hooks.example.com/orders`;
-  if (parsed.username !== "" || parsed.password !== "")
-    return `${what} must not carry a user name or password (credentials never go in the files)`;
-  return void 0;
-}
-function webhookUrlProblem(url) {
-  if (!/^https?:\/\//i.test(url)) return void 0;
-  const shape = urlShapeProblem(url, "webhook address");
-  if (shape) return shape;
-  const parsed = new URL(url);
-  if (parsed.protocol === "https:") return void 0;
-  if (parsed.protocol === "http:" && isLoopbackHost(parsed.hostname)) return void 0;
-  return `webhook address ${quote(url)} must start with https:// (http:// is accepted only for localhost and 127.0.0.1)`;
-}
-function readSettings(parsed, base, data, problems, sections, time = new TimeContext()) {
-  const at = (...segments2) => siteOf(parsed, [...base, ...segments2]);
-  const layer = { site: at(), includes: [], sections: /* @__PURE__ */ new Map() };
-  const settings2 = isRecord(data) ? data : {};
-  const include = settings2.include;
-  if (typeof include === "string") layer.includes.push({ path: include, site: at("include") });
-  else
-    list(include).forEach((path12, i) => {
-      if (typeof path12 === "string") layer.includes.push({ path: path12, site: at("include", i) });
-    });
-  if (settings2.schedules_via === "menu" || settings2.schedules_via === "utils")
-    layer.schedulesVia = settings2.schedules_via;
-  const ctx = { parsed, base, at, time };
-  for (const section2 of sections) {
-    if (!Object.hasOwn(settings2, section2.key)) continue;
-    const value = section2.read(settings2[section2.key], ctx, problems);
-    if (value !== void 0) layer.sections.set(section2.key, value);
-  }
-  return layer;
-}
 function checkSlotCount(count2, day2, site, problems) {
   if (count2 > PERIODS_PER_SCHEDULE)
     report(
@@ -68851,50 +69683,6 @@ function checkSlotCount(count2, day2, site, problems) {
       `${day2} has ${count2} slots; the platform allows at most ${PERIODS_PER_SCHEDULE} a day`,
       "key"
     );
-}
-function hoursOf(days, problems) {
-  const pieces = splitWeek(Object.fromEntries(WEEKDAYS.map((d) => [d, days[d]?.slots ?? []])));
-  const hours = {};
-  for (const day2 of WEEKDAYS) {
-    checkOverlaps(pieces[day2], problems);
-    const site = days[day2]?.site ?? pieces[day2][0]?.entry.site;
-    if (site) checkSlotCount(pieces[day2].length, day2, site, problems);
-    hours[day2] = sortedSlots(pieces[day2]);
-  }
-  return hours;
-}
-function sortedRecord(record) {
-  return Object.fromEntries(Object.entries(record).sort(([a3], [b]) => a3 < b ? -1 : a3 > b ? 1 : 0));
-}
-function mergeSettings(layers, problems, sections) {
-  const out = {};
-  for (const layer of layers) {
-    if (layer.schedulesVia !== void 0) out.schedulesVia = layer.schedulesVia;
-  }
-  for (const section2 of sections) {
-    let merged;
-    let seen2 = false;
-    for (const layer of layers) {
-      if (!layer.sections.has(section2.key)) continue;
-      const upper = layer.sections.get(section2.key);
-      merged = seen2 && section2.merge ? section2.merge(merged, upper) : upper;
-      seen2 = true;
-    }
-    if (seen2) section2.resolve(merged, out, problems);
-  }
-  return out;
-}
-function readClient(parsed, data, problems) {
-  const client = isRecord(data) ? data : {};
-  if (!isRecord(client.webhooks)) return void 0;
-  const webhooks2 = {};
-  for (const [event2, url] of Object.entries(client.webhooks)) {
-    if (!CLIENT_EVENTS.includes(event2) || typeof url !== "string") continue;
-    const why2 = webhookUrlProblem(url);
-    if (why2) report(problems, siteOf(parsed, ["client", "webhooks", event2]), why2);
-    webhooks2[event2] = { url };
-  }
-  return { webhooks: sortedRecord(webhooks2) };
 }
 function checkSchedules(parsed, segments2, value, owner, problems) {
   if (!Array.isArray(value)) return;
@@ -69452,8 +70240,11 @@ function jsonEqual(a3, b) {
 function address(store, segment2, key) {
   return `store[${store}].${segment2}[${key}]`;
 }
+function sortedRecord(record) {
+  return Object.fromEntries(Object.entries(record).sort(([a3], [b]) => a3 < b ? -1 : a3 > b ? 1 : 0));
+}
 
-// src/import/order.ts
+// src/kinds/import-order.ts
 function chosenOf(ctx, part) {
   return ctx.chosen[part] ?? {};
 }
@@ -69485,7 +70276,7 @@ function groupOrder(ctx, items2, groups) {
   return orderKeys(groups, shown2);
 }
 
-// src/import/schedules.ts
+// src/kinds/import-schedules.ts
 var WEEK = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
 function slotText(slot) {
   return `${slot.start}-${slot.end}`;
@@ -69511,7 +70302,7 @@ function schedulesText(schedules2) {
   return schedules2.map((s) => ({ days: daysText(s.days.split(",")), slots: s.periods.map(slotText) }));
 }
 
-// src/import/items.ts
+// src/kinds/items-import.ts
 var MAX_CHILDREN = 50;
 var MAX_IMAGES = 3;
 var segment = (r) => r.type === "MODIFIER_GROUP" ? "modifier_group" : "item";
@@ -69989,6 +70780,11 @@ var remove = {
 };
 var items = {
   name: "item",
+  nouns: {
+    item: ["item", "items"],
+    modifier_group: ["modifier group", "modifier groups"],
+    option: ["option", "options"]
+  },
   summary: "items (products and options) and modifier groups of the store menu, by SKU",
   segments: ["modifier_group"],
   endpoints: [upsert, remove],
@@ -70135,6 +70931,7 @@ var mark = {
 };
 var availability = {
   name: "availability",
+  nouns: { availability: ["item availability", "item availabilities"] },
   summary: "whether each item of a store is switched on or off (availability v2)",
   endpoints: [toggle, mark],
   importPart: availabilityPart,
@@ -70192,7 +70989,7 @@ var availability = {
   }
 };
 
-// src/import/categories.ts
+// src/kinds/categories-import.ts
 var MAX_ITEMS = 50;
 function sanitizeCategories(state, note) {
   const options = optionSkus(state.items);
@@ -70287,6 +71084,7 @@ var remove2 = {
 };
 var categories = {
   name: "category",
+  nouns: { category: ["category", "categories"] },
   summary: "categories of the store menu: title, ordered items, schedules",
   endpoints: [upsert2, remove2],
   importPart: categoriesPart,
@@ -70382,6 +71180,7 @@ var clientWebhooksRead = {
 };
 var clientWebhooks = {
   name: "client_webhook",
+  nouns: { client_webhook: ["client webhook", "client webhooks"] },
   summary: "integration-wide webhooks (STORE_PROVISIONING_STATUS), in carte.yaml client:",
   reads: [clientWebhooksRead],
   endpoints: [put, remove3],
@@ -70438,85 +71237,6 @@ function getProductSchedule(client, productId, corridorId, storeId) {
     { productId, corridorId, storeId }
   );
 }
-
-// src/import/settings.ts
-var slotsText = (slots) => slots.map(slotText);
-function hoursText(hours) {
-  const groups = /* @__PURE__ */ new Map();
-  for (const day2 of WEEKDAYS) {
-    const key = JSON.stringify(slotsText(hours[day2] ?? []));
-    groups.set(key, [...groups.get(key) ?? [], day2]);
-  }
-  const out = {};
-  for (const [slots, days] of groups) out[daysText(days)] = JSON.parse(slots);
-  return out;
-}
-var hoursPart = {
-  store: {
-    name: "hours",
-    sections: (state) => state.hours ? { hours: hoursText(state.hours) } : void 0
-  }
-};
-var holidaysPart = {
-  store: {
-    name: "holidays",
-    sections(state) {
-      if (!state.holidays) return void 0;
-      const out = {};
-      for (const date of sortedKeys(state.holidays)) {
-        const slots = state.holidays[date] ?? [];
-        if (slots.length > 0) out[date] = slotsText(slots);
-      }
-      return Object.keys(out).length > 0 ? { holidays: out } : void 0;
-    }
-  }
-};
-var pad = (n) => String(n).padStart(2, "0");
-var specialDaysPart = {
-  store: {
-    name: "special_days",
-    sections(state) {
-      const days = Object.values(state.specialDays ?? {});
-      if (days.length === 0) return void 0;
-      const list2 = days.map((d) => ({ name: d.name, date: `${pad(d.month)}-${pad(d.day)}`, slots: slotsText(d.slots) })).sort((a3, b) => byCodePoint(a3.date, b.date));
-      return { special_days: list2 };
-    }
-  }
-};
-var openPart = {
-  store: {
-    name: "open",
-    sections: (state) => state.open === void 0 ? void 0 : { open: state.open }
-  }
-};
-function sanitizeWebhooks(state, note) {
-  if (!state.webhooks) return;
-  for (const [event2, hook] of Object.entries(state.webhooks)) {
-    const why2 = !STORE_EVENTS.includes(event2) ? `unknown event ${event2}` : webhookUrlProblem(hook.url);
-    if (why2) {
-      note(address(state.store.key, "webhook", event2), why2);
-      delete state.webhooks[event2];
-    }
-  }
-}
-var webhooksPart = {
-  sanitize: sanitizeWebhooks,
-  store: {
-    name: "webhooks",
-    sections(state) {
-      const hooks = state.webhooks ?? {};
-      if (Object.keys(hooks).length === 0) return void 0;
-      return {
-        webhooks: Object.fromEntries(
-          sortedKeys(hooks).map((event2) => {
-            const h = hooks[event2];
-            return [event2, h.enabled ? h.url : { url: h.url, enabled: false }];
-          })
-        )
-      };
-    }
-  }
-};
 
 // src/kinds/slots.ts
 function toUtilsTime(t) {
@@ -70678,6 +71398,7 @@ var SLOT_ENDPOINTS = [
 ];
 
 // src/kinds/holidays.ts
+var holidaysState = kindState("holiday");
 function slotBody(s) {
   return { startsTime: toUtilsTime(s.start), endsTime: toUtilsTime(s.end) };
 }
@@ -70729,11 +71450,29 @@ var holidaysSection = {
   },
   merge: (lower, upper) => ({ ...lower, ...upper }),
   resolve(merged, into) {
-    into.holidays = sortedRecord(
-      Object.fromEntries(
-        Object.entries(merged).map(([date, entry2]) => [date, sortedSlots(datePieces(entry2.slots))])
+    holidaysState.set(
+      into,
+      sortedRecord(
+        Object.fromEntries(
+          Object.entries(merged).map(([date, entry2]) => [date, sortedSlots(datePieces(entry2.slots))])
+        )
       )
     );
+  }
+};
+var holidaysPart = {
+  store: {
+    name: "holidays",
+    sections(state) {
+      const hours = holidaysState.get(state);
+      if (!hours) return void 0;
+      const out = {};
+      for (const date of sortedKeys(hours)) {
+        const slots = hours[date] ?? [];
+        if (slots.length > 0) out[date] = slots.map(slotText);
+      }
+      return Object.keys(out).length > 0 ? { holidays: out } : void 0;
+    }
   }
 };
 var holidays = {
@@ -70741,13 +71480,16 @@ var holidays = {
   summary: "slots of the platform's holiday days of a store, by date MM-DD",
   reads: [holidaysRead],
   endpoints: [...SLOT_ENDPOINTS, slotsCreate],
+  nouns: { holiday: ["holiday", "holidays"] },
+  state: holidaysState,
   importPart: holidaysPart,
   config: holidaysSection,
   defaultOwnership: "full",
   select(state) {
-    if (state.holidays === void 0) return void 0;
+    const hours = holidaysState.get(state);
+    if (hours === void 0) return void 0;
     const out = {};
-    for (const [key, list2] of Object.entries(state.holidays)) {
+    for (const [key, list2] of Object.entries(hours)) {
       const m = /^(\d{1,2})-(\d{1,2})$/.exec(key);
       const date = m ? dateKey(Number(m[1]), Number(m[2])) : key;
       const slots = plainSlots(list2 ?? []);
@@ -70758,7 +71500,7 @@ var holidays = {
     );
   },
   segment: () => "holiday",
-  duplicates: (state) => duplicateSlotKeys(state.holidays),
+  duplicates: (state) => duplicateSlotKeys(holidaysState.get(state)),
   read(snapshot, into, ids) {
     const wire = partOf(snapshot, holidaysRead);
     const byDate2 = {};
@@ -70770,7 +71512,7 @@ var holidays = {
       byDate2[date] = { dayId: d.id, name: d.name, slots };
       hours[date] = plainSlots(slots);
     }
-    into.holidays = hours;
+    holidaysState.set(into, hours);
     ids.other.holiday = byDate2;
   },
   writes(_action, key, _before, after, ctx) {
@@ -70795,7 +71537,7 @@ var holidays = {
   }
 };
 
-// src/import/menus.ts
+// src/kinds/menus-import.ts
 var MENU_TYPE = /^[A-Z][A-Z0-9_]*$/;
 function sanitizeMenus(state, note) {
   for (const [key, m] of Object.entries(state.menus)) {
@@ -70890,6 +71632,7 @@ var remove4 = {
 };
 var menus = {
   name: "menu",
+  nouns: { menu: ["menu", "menus"] },
   summary: "menus of the store, by menu type: ordered categories and whether each is active",
   endpoints: [upsert3, remove4],
   importPart: menusPart,
@@ -70936,6 +71679,7 @@ var menus = {
 };
 
 // src/kinds/special-days.ts
+var specialDaysState = kindState("special_day");
 function dayById(state, id) {
   return Object.values(state.ids.other.special_day ?? {}).find(
     (d) => d.id === id
@@ -70969,7 +71713,7 @@ var dayCreate = {
   // or after deleting the day of another name).
   effect(body, _params, state) {
     const b = body;
-    const made = Object.values(state.specialDays ?? {}).some(
+    const made = Object.values(specialDaysState.get(state) ?? {}).some(
       (d) => d.month === b.month && d.day === b.day && d.name === b.name
     );
     return made ? "present" : "absent";
@@ -71053,14 +71797,29 @@ var specialDaysSection = {
   },
   merge: (lower, upper) => ({ ...lower, ...upper }),
   resolve(merged, into) {
-    into.specialDays = sortedRecord(
-      Object.fromEntries(
-        Object.entries(merged).map(([key, d]) => [
-          key,
-          { name: d.name, month: d.month, day: d.day, slots: sortedSlots(datePieces(d.slots)) }
-        ])
+    specialDaysState.set(
+      into,
+      sortedRecord(
+        Object.fromEntries(
+          Object.entries(merged).map(([key, d]) => [
+            key,
+            { name: d.name, month: d.month, day: d.day, slots: sortedSlots(datePieces(d.slots)) }
+          ])
+        )
       )
     );
+  }
+};
+var pad = (n) => String(n).padStart(2, "0");
+var specialDaysPart = {
+  store: {
+    name: "special_days",
+    sections(state) {
+      const days = Object.values(specialDaysState.get(state) ?? {});
+      if (days.length === 0) return void 0;
+      const list2 = days.map((d) => ({ name: d.name, date: `${pad(d.month)}-${pad(d.day)}`, slots: d.slots.map(slotText) })).sort((a3, b) => byCodePoint(a3.date, b.date));
+      return { special_days: list2 };
+    }
   }
 };
 var specialDays = {
@@ -71068,13 +71827,16 @@ var specialDays = {
   summary: "special days of a store (a name, a date MM-DD and its slots)",
   reads: [specialRead],
   endpoints: [...SLOT_ENDPOINTS, dayDelete, dayCreate, slotsCreate2],
+  nouns: { special_day: ["special day", "special days"] },
+  state: specialDaysState,
   importPart: specialDaysPart,
   config: specialDaysSection,
   defaultOwnership: "full",
   select(state) {
-    if (state.specialDays === void 0) return void 0;
+    const days = specialDaysState.get(state);
+    if (days === void 0) return void 0;
     const out = {};
-    for (const [key, d] of Object.entries(state.specialDays)) {
+    for (const [key, d] of Object.entries(days)) {
       out[key.includes("#") ? key : dateKey(d.month, d.day)] = canonical(d);
     }
     return Object.fromEntries(
@@ -71083,7 +71845,7 @@ var specialDays = {
   },
   segment: () => "special_day",
   duplicates(state) {
-    const days = state.specialDays ?? {};
+    const days = specialDaysState.get(state) ?? {};
     return {
       ...duplicateSlotKeys(Object.fromEntries(Object.entries(days).map(([k, d]) => [k, d.slots]))),
       ...Object.fromEntries(
@@ -71102,7 +71864,7 @@ var specialDays = {
       days[key] = { name: d.name, month: d.month, day: d.day, slots: plainSlots(slots) };
       byDate2[key] = { id: d.id, slots };
     }
-    into.specialDays = days;
+    specialDaysState.set(into, days);
     ids.other.special_day = byDate2;
   },
   writes(action, key, before, after, ctx) {
@@ -71148,6 +71910,7 @@ function failedEnableResults(answer2) {
 }
 
 // src/kinds/store-availability.ts
+var openState = kindState("store_availability");
 var OPEN_KEY = "open";
 var openRead = {
   name: "open",
@@ -71195,7 +71958,16 @@ var openSection = {
   key: "open",
   read: (value) => typeof value === "boolean" ? value : void 0,
   resolve(merged, into) {
-    into.open = merged;
+    openState.set(into, merged);
+  }
+};
+var openPart = {
+  store: {
+    name: "open",
+    sections: (state) => {
+      const open6 = openState.get(state);
+      return open6 === void 0 ? void 0 : { open: open6 };
+    }
   }
 };
 var storeAvailability = {
@@ -71203,14 +71975,19 @@ var storeAvailability = {
   summary: "whether a store takes orders (open or closed)",
   reads: [openRead],
   endpoints: [enable],
+  nouns: { store_availability: ["open/closed setting", "open/closed settings"] },
+  state: openState,
   importPart: openPart,
   config: openSection,
   defaultOwnership: "full",
-  select: (state) => state.open === void 0 ? void 0 : { [OPEN_KEY]: { open: state.open } },
+  select: (state) => {
+    const open6 = openState.get(state);
+    return open6 === void 0 ? void 0 : { [OPEN_KEY]: { open: open6 } };
+  },
   segment: () => "store_availability",
   read(snapshot, into) {
     const open6 = partOf(snapshot, openRead);
-    if (typeof open6 === "boolean") into.open = open6;
+    if (typeof open6 === "boolean") openState.set(into, open6);
   },
   writes(action, _key, _before, after, ctx) {
     if (action === "delete" || !after) return [];
@@ -71222,6 +71999,7 @@ var storeAvailability = {
 };
 
 // src/kinds/store-hours.ts
+var hoursState = kindState("store_hours");
 var hoursRead = perStoreRead("hours", (client, s) => getRegularHours(client, s.storeId));
 var create = {
   chain: "store_schedule",
@@ -71238,9 +72016,20 @@ var create = {
   effect(body, _params, state) {
     const b = body;
     const slot = { start: fromUtilsTime(b.starts_time), end: fromUtilsTime(b.ends_time) };
-    return effectOf(slotsShown(state.hours?.[b.day] ?? [], [slot]), 1);
+    return effectOf(slotsShown(hoursState.get(state)?.[b.day] ?? [], [slot]), 1);
   }
 };
+function hoursOf(days, problems) {
+  const pieces = splitWeek(Object.fromEntries(WEEKDAYS.map((d) => [d, days[d]?.slots ?? []])));
+  const hours = {};
+  for (const day2 of WEEKDAYS) {
+    checkOverlaps(pieces[day2], problems);
+    const site = days[day2]?.site ?? pieces[day2][0]?.entry.site;
+    if (site) checkSlotCount(pieces[day2].length, day2, site, problems);
+    hours[day2] = sortedSlots(pieces[day2]);
+  }
+  return hours;
+}
 var hoursSection = {
   key: "hours",
   read(value, ctx, problems) {
@@ -71279,7 +72068,26 @@ var hoursSection = {
   },
   merge: (lower, upper) => ({ ...lower, ...upper }),
   resolve(merged, into, problems) {
-    into.hours = hoursOf(merged, problems);
+    hoursState.set(into, hoursOf(merged, problems));
+  }
+};
+function hoursText(hours) {
+  const groups = /* @__PURE__ */ new Map();
+  for (const day2 of WEEKDAYS) {
+    const key = JSON.stringify((hours[day2] ?? []).map(slotText));
+    groups.set(key, [...groups.get(key) ?? [], day2]);
+  }
+  const out = {};
+  for (const [slots, days] of groups) out[daysText(days)] = JSON.parse(slots);
+  return out;
+}
+var hoursPart = {
+  store: {
+    name: "hours",
+    sections: (state) => {
+      const hours = hoursState.get(state);
+      return hours ? { hours: hoursText(hours) } : void 0;
+    }
   }
 };
 var storeHours = {
@@ -71287,16 +72095,18 @@ var storeHours = {
   summary: "regular opening hours of a store, one resource per weekday",
   reads: [hoursRead],
   endpoints: [...SLOT_ENDPOINTS, create],
+  nouns: { store_hours: ["day of hours", "days of hours"] },
+  state: hoursState,
   importPart: hoursPart,
   config: hoursSection,
   defaultOwnership: "full",
   select(state) {
-    if (state.hours === void 0) return void 0;
-    const hours = state.hours;
+    const hours = hoursState.get(state);
+    if (hours === void 0) return void 0;
     return Object.fromEntries(WEEKDAYS.map((day2) => [day2, { day: day2, slots: plainSlots(hours[day2] ?? []) }]));
   },
   segment: () => "store_hours",
-  duplicates: (state) => duplicateSlotKeys(state.hours),
+  duplicates: (state) => duplicateSlotKeys(hoursState.get(state)),
   read(snapshot, into, ids) {
     const wire = partOf(snapshot, hoursRead);
     const byDay = {};
@@ -71304,7 +72114,10 @@ var storeHours = {
       if (!WEEKDAYS.includes(d.day)) continue;
       byDay[d.day] = sortSlots([...byDay[d.day] ?? [], ...(d.storeSchedules ?? []).map(fromWireSlot)]);
     }
-    into.hours = Object.fromEntries(WEEKDAYS.map((day2) => [day2, plainSlots(byDay[day2] ?? [])]));
+    hoursState.set(
+      into,
+      Object.fromEntries(WEEKDAYS.map((day2) => [day2, plainSlots(byDay[day2] ?? [])]))
+    );
     ids.other.store_hours = byDay;
   },
   writes(_action, key, _before, after, ctx) {
@@ -71491,6 +72304,7 @@ function utilsScheduleKind(f) {
   return {
     name: f.name,
     summary: f.summary,
+    nouns: f.nouns,
     endpoints: f.endpoints,
     reads: [storeMenuRead, utilsSchedulesRead],
     defaultOwnership: "full",
@@ -71535,6 +72349,7 @@ function utilsScheduleKind(f) {
 }
 var corridorSchedules = utilsScheduleKind({
   name: "corridor_schedule",
+  nouns: { corridor_schedule: ["category schedule", "category schedules"] },
   summary: "corridor (category) schedules through the utils group, for stores with schedules_via: utils",
   endpoints: scheduleEndpoints("corridor_schedule", 20, {
     create: "POST /api/rest-ops-utils/corridor/schedule/{corridorId}/store/{storeId}",
@@ -71548,6 +72363,7 @@ var corridorSchedules = utilsScheduleKind({
 });
 var productSchedules = utilsScheduleKind({
   name: "product_schedule",
+  nouns: { product_schedule: ["item schedule", "item schedules"] },
   summary: "product (item) schedules through the utils group, for stores with schedules_via: utils",
   endpoints: scheduleEndpoints("product_schedule", 23, {
     create: "POST /api/rest-ops-utils/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}",
@@ -71576,7 +72392,39 @@ var productSchedules = utilsScheduleKind({
   }
 });
 
+// src/config/url.ts
+function isLoopbackHost(hostname3) {
+  return hostname3 === "localhost" || hostname3 === "[::1]" || /^127(\.\d{1,3}){3}$/.test(hostname3);
+}
+function urlShapeProblem(url, what) {
+  if (/[\s\u0000-\u001f\u007f-\u009f]/.test(url))
+    return `${what} ${quote(url)} contains spaces or control characters: write the address alone`;
+  let parsed;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `${what} ${quote(url)} is not a full address: write it as https://host/path, e.g. https://hooks.example.com/orders`;
+  }
+  if (parsed.hostname === "")
+    return `${what} ${quote(url)} has no host: write it as https://host/path, e.g. https://hooks.example.com/orders`;
+  if (parsed.username !== "" || parsed.password !== "")
+    return `${what} must not carry a user name or password (credentials never go in the files)`;
+  return void 0;
+}
+
 // src/kinds/webhooks.ts
+var webhooksState = kindState("webhook");
+var STORE_EVENTS = STORE_WEBHOOK_EVENTS;
+var CLIENT_EVENTS = CLIENT_WEBHOOK_EVENTS;
+function webhookUrlProblem(url) {
+  if (!/^https?:\/\//i.test(url)) return void 0;
+  const shape = urlShapeProblem(url, "webhook address");
+  if (shape) return shape;
+  const parsed = new URL(url);
+  if (parsed.protocol === "https:") return void 0;
+  if (parsed.protocol === "http:" && isLoopbackHost(parsed.hostname)) return void 0;
+  return `webhook address ${quote(url)} must start with https:// (http:// is accepted only for localhost and 127.0.0.1)`;
+}
 var WebhookEndpoint = {
   create: "webhook.create",
   addStores: "webhook.add-stores",
@@ -71598,7 +72446,7 @@ function groupByUrl(elements) {
 }
 var event = (params) => String(params.event);
 var always2 = () => true;
-var hookOf = (state, params) => state.webhooks?.[event(params)];
+var hookOf = (state, params) => webhooksState.get(state)?.[event(params)];
 var goneEffect = (_body, params, state) => hookOf(state, params) === void 0 ? "present" : "absent";
 var create2 = {
   chain: "webhooks",
@@ -71757,7 +72605,36 @@ var webhooksSection = {
       }
       settings2[event2] = { url: hook.url, enabled: hook.enabled ?? true };
     }
-    into.webhooks = sortedRecord(settings2);
+    webhooksState.set(into, sortedRecord(settings2));
+  }
+};
+function sanitizeWebhooks(state, note) {
+  const hooks = webhooksState.get(state);
+  if (!hooks) return;
+  for (const [event2, hook] of Object.entries(hooks)) {
+    const why2 = !STORE_EVENTS.includes(event2) ? `unknown event ${event2}` : webhookUrlProblem(hook.url);
+    if (why2) {
+      note(address(state.store.key, "webhook", event2), why2);
+      delete hooks[event2];
+    }
+  }
+}
+var webhooksPart = {
+  sanitize: sanitizeWebhooks,
+  store: {
+    name: "webhooks",
+    sections(state) {
+      const hooks = webhooksState.get(state) ?? {};
+      if (Object.keys(hooks).length === 0) return void 0;
+      return {
+        webhooks: Object.fromEntries(
+          sortedKeys(hooks).map((event2) => {
+            const h = hooks[event2];
+            return [event2, h.enabled ? h.url : { url: h.url, enabled: false }];
+          })
+        )
+      };
+    }
   }
 };
 var webhooks = {
@@ -71765,14 +72642,16 @@ var webhooks = {
   summary: "per-store webhooks by event: URL and whether enabled",
   reads: [webhooksRead],
   endpoints: [removeDuplicated, create2, addStores, changeUrl, changeStatus, removeStores],
+  nouns: { webhook: ["webhook", "webhooks"] },
+  state: webhooksState,
   importPart: webhooksPart,
   config: webhooksSection,
   defaultOwnership: "additive",
-  select: (state) => state.webhooks,
+  select: (state) => webhooksState.get(state),
   segment: () => "webhook",
   duplicates(state) {
     return Object.fromEntries(
-      Object.entries(state.webhooks ?? {}).filter(([, hook]) => (hook.copies ?? 1) > 1).map(([event2]) => [event2, event2])
+      Object.entries(webhooksState.get(state) ?? {}).filter(([, hook]) => (hook.copies ?? 1) > 1).map(([event2]) => [event2, event2])
     );
   },
   read(snapshot, into, ids) {
@@ -71798,8 +72677,11 @@ var webhooks = {
       if (copies > 1) mine[ev] = { ...mine[ev], copies };
       if ([...counts2.values()].some((n) => n === 1)) keeps[ev] = true;
     }
-    into.webhooks = Object.fromEntries(
-      Object.keys(mine).sort().map((k) => [k, mine[k]])
+    webhooksState.set(
+      into,
+      Object.fromEntries(
+        Object.keys(mine).sort().map((k) => [k, mine[k]])
+      )
     );
     ids.other[EVENTS_IDS] = events;
     ids.other[KEEPS_IDS] = keeps;
@@ -71893,6 +72775,11 @@ function endpointTable(list2 = [...kinds, ...clientKinds]) {
 }
 function settingsSections() {
   return kinds.flatMap((k) => k.config ? [k.config] : []);
+}
+function nounsOf(segment2) {
+  for (const kind of [...kinds, ...clientKinds])
+    if (Object.hasOwn(kind.nouns, segment2)) return kind.nouns[segment2];
+  return void 0;
 }
 
 // src/plan/endpoints.ts
@@ -73320,9 +74207,9 @@ function getPartialMatcher(patterns, options = {}) {
 }
 var WIN32_ROOT_DIR = /^[A-Z]:\/$/i;
 var isRoot = isWin ? (p) => WIN32_ROOT_DIR.test(p) : (p) => p === "/";
-function buildFormat(cwd, root, absolute) {
+function buildFormat(cwd, root, absolute2) {
   if (cwd === root || root.startsWith(`${cwd}/`)) {
-    if (absolute) {
+    if (absolute2) {
       const start = cwd.length + +!isRoot(cwd);
       return (p, isDir) => p.slice(start, isDir ? -1 : void 0) || ".";
     }
@@ -73334,7 +74221,7 @@ function buildFormat(cwd, root, absolute) {
     };
     return (p, isDir) => isDir && p !== "." ? p.slice(0, -1) : p;
   }
-  if (absolute) return (p) => posix.relative(cwd, p) || ".";
+  if (absolute2) return (p) => posix.relative(cwd, p) || ".";
   return (p) => posix.relative(cwd, `${root}/${p}`) || ".";
 }
 function buildRelative(cwd, root) {
@@ -73443,7 +74330,7 @@ function buildCrawler(options, patterns) {
   };
   const processed = processPatterns(options, patterns, props);
   if (options.debug) log("internal processing patterns:", processed);
-  const { absolute, caseSensitiveMatch, debug: debug2, dot, followSymbolicLinks, onlyDirectories } = options;
+  const { absolute: absolute2, caseSensitiveMatch, debug: debug2, dot, followSymbolicLinks, onlyDirectories } = options;
   const root = props.root.replace(BACKSLASHES, "");
   const matchOptions = {
     dot,
@@ -73456,8 +74343,8 @@ function buildCrawler(options, patterns) {
   const matcher = (0, import_picomatch.default)(processed.match, matchOptions);
   const ignore = (0, import_picomatch.default)(processed.ignore, matchOptions);
   const partialMatcher = getPartialMatcher(processed.match, matchOptions);
-  const format = buildFormat(cwd, root, absolute);
-  const excludeFormatter = absolute ? format : buildFormat(cwd, root, true);
+  const format = buildFormat(cwd, root, absolute2);
+  const excludeFormatter = absolute2 ? format : buildFormat(cwd, root, true);
   const excludePredicate = (_, p) => {
     const relativePath = excludeFormatter(p, true);
     return relativePath !== "." && !partialMatcher(relativePath) || ignore(relativePath);
@@ -73481,9 +74368,9 @@ function buildCrawler(options, patterns) {
     } : excludePredicate,
     fs: options.fs,
     pathSeparator: "/",
-    relativePaths: !absolute,
-    resolvePaths: absolute,
-    includeBasePath: absolute,
+    relativePaths: !absolute2,
+    resolvePaths: absolute2,
+    includeBasePath: absolute2,
     resolveSymlinks: followSymbolicLinks,
     excludeSymlinks: !followSymbolicLinks,
     excludeFiles: onlyDirectories,
@@ -73495,7 +74382,7 @@ function buildCrawler(options, patterns) {
     ...props,
     root
   });
-  return [crawler, cwd !== root && !absolute && buildRelative(cwd, root)];
+  return [crawler, cwd !== root && !absolute2 && buildRelative(cwd, root)];
 }
 function formatPaths(paths, mapper) {
   if (mapper) for (let i = paths.length - 1; i >= 0; i--) paths[i] = mapper(paths[i]);
@@ -75600,10 +76487,10 @@ async function realPathOf(path12) {
   }
 }
 async function insideProject(root, path12) {
-  const absolute = resolve3(root, path12);
-  if (!isUnder2(resolve3(root), absolute)) return { inside: false, why: "path" };
+  const absolute2 = resolve3(root, path12);
+  if (!isUnder2(resolve3(root), absolute2)) return { inside: false, why: "path" };
   const realRoot = await realPathOf(resolve3(root));
-  const real = await realPathOf(absolute);
+  const real = await realPathOf(absolute2);
   return isUnder2(realRoot, real) ? { inside: true, real } : { inside: false, why: "link" };
 }
 function patternStaysInside(root, pattern) {
@@ -76499,6 +77386,58 @@ function resolveDesired(stores, client, options = {}) {
   return desired;
 }
 
+// src/config/settings.ts
+function readSettings(parsed, base, data, problems, sections, time = new TimeContext()) {
+  const at = (...segments2) => siteOf(parsed, [...base, ...segments2]);
+  const layer = { site: at(), includes: [], sections: /* @__PURE__ */ new Map() };
+  const settings2 = isRecord(data) ? data : {};
+  const include = settings2.include;
+  if (typeof include === "string") layer.includes.push({ path: include, site: at("include") });
+  else
+    list(include).forEach((path12, i) => {
+      if (typeof path12 === "string") layer.includes.push({ path: path12, site: at("include", i) });
+    });
+  if (settings2.schedules_via === "menu" || settings2.schedules_via === "utils")
+    layer.schedulesVia = settings2.schedules_via;
+  const ctx = { parsed, base, at, time };
+  for (const section2 of sections) {
+    if (!Object.hasOwn(settings2, section2.key)) continue;
+    const value = section2.read(settings2[section2.key], ctx, problems);
+    if (value !== void 0) layer.sections.set(section2.key, value);
+  }
+  return layer;
+}
+function mergeSettings(layers, problems, sections) {
+  const out = {};
+  for (const layer of layers) {
+    if (layer.schedulesVia !== void 0) out.schedulesVia = layer.schedulesVia;
+  }
+  for (const section2 of sections) {
+    let merged;
+    let seen2 = false;
+    for (const layer of layers) {
+      if (!layer.sections.has(section2.key)) continue;
+      const upper = layer.sections.get(section2.key);
+      merged = seen2 && section2.merge ? section2.merge(merged, upper) : upper;
+      seen2 = true;
+    }
+    if (seen2) section2.resolve(merged, out, problems);
+  }
+  return out;
+}
+function readClient(parsed, data, problems) {
+  const client = isRecord(data) ? data : {};
+  if (!isRecord(client.webhooks)) return void 0;
+  const webhooks2 = {};
+  for (const [event2, url] of Object.entries(client.webhooks)) {
+    if (!CLIENT_EVENTS.includes(event2) || typeof url !== "string") continue;
+    const why2 = webhookUrlProblem(url);
+    if (why2) report(problems, siteOf(parsed, ["client", "webhooks", event2]), why2);
+    webhooks2[event2] = { url };
+  }
+  return { webhooks: sortedRecord(webhooks2) };
+}
+
 // src/config/rollout.ts
 import { resolve as resolve4 } from "node:path";
 var EVERY_STORE = "*";
@@ -76848,13 +77787,13 @@ var DEFAULT_FILE_LIMITS = {
   ...DEFAULT_PARSE_LIMITS,
   maxFileBytes: DEFAULT_MAX_FILE_BYTES
 };
-function display(absolute) {
-  const rel = relative3(process.cwd(), absolute);
-  return rel === "" ? absolute : rel;
+function display(absolute2) {
+  const rel = relative3(process.cwd(), absolute2);
+  return rel === "" ? absolute2 : rel;
 }
-async function readAndValidate(absolute, kind, problems, limits, reading, ahead, first) {
-  const file = display(absolute);
-  const read2 = await (ahead ?? readConfigFile(absolute, limits.maxFileBytes));
+async function readAndValidate(absolute2, kind, problems, limits, reading, ahead, first) {
+  const file = display(absolute2);
+  const read2 = await (ahead ?? readConfigFile(absolute2, limits.maxFileBytes));
   if (!read2.ok) {
     const p = { file, line: read2.line, col: read2.col, pointer: "", message: read2.message };
     reading.ofFiles.add(p);
@@ -76991,6 +77930,95 @@ async function loadProject(configPath, options = {}) {
   const configFile = resolve5(configPath);
   const root = dirname3(configFile);
   const problems = [];
+  const reading = { ofFiles: /* @__PURE__ */ new Set(), broken: /* @__PURE__ */ new Set() };
+  const { project, projectData } = await readCarteYaml(configFile, root, problems, reading);
+  const limits = limitsOf(projectData);
+  const warnings = checkPlatform(project.parsed, problems);
+  const time = new TimeContext(options.now);
+  const catalogPaths = await expand2(project.parsed, "catalogs", root, problems, allowUnmatched);
+  const groupPaths = await expand2(project.parsed, "groups", root, problems, allowUnmatched);
+  const allStorePaths = await expand2(project.parsed, "stores", root, problems, allowUnmatched);
+  const readStore = options.stores?.read;
+  const storePaths = readStore ? allStorePaths.filter((f) => readStore(f)) : allStorePaths;
+  const { catalogFiles, groupFiles: groupFiles2, storeFiles } = await readProjectFiles(
+    { catalogPaths, groupPaths, storePaths },
+    problems,
+    limits,
+    reading
+  );
+  const currency = readCurrency(project.parsed, problems);
+  const indexes = catalogFiles.map((c) => checkCatalog(c.parsed, problems, currency));
+  const catalogs = checkCatalogNames(indexes, problems);
+  const registry = { ids: /* @__PURE__ */ new Map(), integrationIds: /* @__PURE__ */ new Map() };
+  for (const s of storeFiles) checkStore(s.parsed, catalogs, registry, problems);
+  const layers = await readLayers(project, projectData, groupFiles2, storeFiles, {
+    root,
+    problems,
+    sections,
+    time,
+    limits,
+    reading,
+    currency
+  });
+  const { settingsOf, mergedOverrides, sourcesOf, holidaySites } = mergeStoreLayers(
+    layers,
+    { root, configFile, storeFiles, storePaths, indexes, catalogPaths, catalogs },
+    { problems, sections, time, withSources: options.stores?.resolve !== void 0 }
+  );
+  const client = readClient(project.parsed, field(projectData, "client"), problems);
+  const rollout = await readRollout(
+    project.parsed,
+    root,
+    storeFiles.map((f, i) => {
+      const key = field(field(f.parsed.data, "store"), "integration_id");
+      return { path: storePaths[i], key: typeof key === "string" ? key : void 0 };
+    }),
+    problems
+  );
+  const secretsFile = await checkSecretsFile(project.parsed, root, problems);
+  if (problems.length > 0)
+    throw new ConfigError(
+      withTruncation(withoutKnockOn(dedupeProblems(problems), reading), problems, project.parsed)
+    );
+  const resolveOnly = options.stores?.resolve;
+  const resolved = resolveOnly ? storeFiles.flatMap((_, i) => resolveOnly(sourcesOf[i]) ? [i] : []) : void 0;
+  const { catalogsOut, resolvable } = resolvableStores(
+    indexes,
+    catalogFiles,
+    storeFiles,
+    settingsOf,
+    mergedOverrides,
+    resolved
+  );
+  const sources = options.explain ? explainSources(indexes, catalogFiles, storeFiles, mergedOverrides) : void 0;
+  const config = projectData;
+  return {
+    ...sources ? { sources } : {},
+    configFile,
+    root,
+    ...projectSettings(config),
+    ...currency ? { currency } : {},
+    catalogs: catalogsOut,
+    desired: resolveDesired(resolvable, client, {
+      share: options.shareResources ?? false,
+      ...currency ? { currency: currency.code } : {}
+    }),
+    ...secretsFile === void 0 ? {} : { secretsFile },
+    files: [project, ...catalogFiles, ...groupFiles2, ...storeFiles, ...layers.includes.values()].map(
+      (f) => f.parsed.file
+    ),
+    ...options.stores ? {
+      partial: {
+        stores: allStorePaths.length,
+        files: resolved ? resolved.map((i) => storePaths[i]) : storePaths
+      }
+    } : {},
+    warnings: [...warnings, ...time.warnings],
+    holidaySites,
+    ...rollout ? { rollout } : {}
+  };
+}
+async function readCarteYaml(configFile, root, problems, reading) {
   const self = await insideProject(root, configFile).catch(() => void 0);
   if (!self?.inside)
     throw new ConfigError([
@@ -77002,7 +78030,6 @@ async function loadProject(configPath, options = {}) {
         message: self ? "carte.yaml leads outside its folder through a symbolic link; it was not read" : "cannot resolve where carte.yaml leads (a loop of symbolic links?); it was not read"
       }
     ]);
-  const reading = { ofFiles: /* @__PURE__ */ new Set(), broken: /* @__PURE__ */ new Set() };
   const project = await readAndValidate(
     configFile,
     "project",
@@ -77024,14 +78051,10 @@ async function loadProject(configPath, options = {}) {
       });
     throw new ConfigError(problems);
   }
-  const limits = limitsOf(projectData);
-  const warnings = checkPlatform(project.parsed, problems);
-  const time = new TimeContext(options.now);
-  const catalogPaths = await expand2(project.parsed, "catalogs", root, problems, allowUnmatched);
-  const groupPaths = await expand2(project.parsed, "groups", root, problems, allowUnmatched);
-  const allStorePaths = await expand2(project.parsed, "stores", root, problems, allowUnmatched);
-  const readStore = options.stores?.read;
-  const storePaths = readStore ? allStorePaths.filter((f) => readStore(f)) : allStorePaths;
+  return { project, projectData };
+}
+async function readProjectFiles(paths, problems, limits, reading) {
+  const { catalogPaths, groupPaths, storePaths } = paths;
   const catalogFiles = [];
   for (const path12 of catalogPaths)
     catalogFiles.push(await readAndValidate(path12, "catalog", problems, limits, reading));
@@ -77043,52 +78066,61 @@ async function loadProject(configPath, options = {}) {
   const storeFiles = [];
   for (const [i, path12] of storePaths.entries())
     storeFiles.push(await readAndValidate(path12, "store", problems, limits, reading, storeReads[i]));
-  const currency = readCurrency(project.parsed, problems);
-  const indexes = catalogFiles.map((c) => checkCatalog(c.parsed, problems, currency));
-  const catalogs = checkCatalogNames(indexes, problems);
-  const registry = { ids: /* @__PURE__ */ new Map(), integrationIds: /* @__PURE__ */ new Map() };
-  for (const s of storeFiles) checkStore(s.parsed, catalogs, registry, problems);
-  const chainLayer = readSettings(
-    project.parsed,
-    ["defaults"],
-    field(projectData, "defaults"),
-    problems,
-    sections,
-    time
-  );
-  const groups = checkGroupNames(
-    groupFiles2.map((g) => g.parsed),
-    problems
-  );
-  const groupLayers = /* @__PURE__ */ new Map();
-  for (const [name, parsed] of groups)
-    groupLayers.set(
-      name,
-      readSettings(parsed, ["defaults"], field(parsed.data, "defaults"), problems, sections, time)
-    );
-  const storeLayers = storeFiles.map((s) => {
-    checkStoreGroup(s.parsed, groups, problems);
-    return readSettings(s.parsed, [], s.parsed.data, problems, sections, time);
-  });
-  const includes = await readIncludes(
-    [chainLayer, ...groupLayers.values(), ...storeLayers],
-    root,
-    problems,
-    limits,
-    time,
-    reading
-  );
-  const holidaySites = /* @__PURE__ */ new Map();
+  return { catalogFiles, groupFiles: groupFiles2, storeFiles };
+}
+function readLayersOverrides(layers, problems, currency, time) {
   const overridesOf = /* @__PURE__ */ new Map();
-  const readLayerOverrides = (layer, parsed, base) => {
+  for (const { layer, parsed, base } of layers) {
     const data = base.length === 0 ? parsed.data : field(parsed.data, String(base[0]));
     const o = readOverrides(parsed, base, data, problems, currency, time.now);
     if (o) overridesOf.set(layer, o);
+  }
+  return overridesOf;
+}
+function explainSources(indexes, catalogFiles, storeFiles, mergedOverrides) {
+  const sources = /* @__PURE__ */ new Map();
+  const parsedByName = /* @__PURE__ */ new Map();
+  indexes.forEach((index, i) => {
+    if (!parsedByName.has(index.name)) parsedByName.set(index.name, catalogFiles[i].parsed);
+  });
+  storeFiles.forEach((s, i) => {
+    const store = s.parsed.data;
+    sources.set(store.store.integration_id, {
+      storeFile: s.parsed,
+      catalog: { name: store.catalog, parsed: parsedByName.get(store.catalog) },
+      overrides: mergedOverrides[i]
+    });
+  });
+  return sources;
+}
+function projectSettings(config) {
+  return {
+    platform: config.platform ? {
+      baseUrl: config.platform.base_url.replace(/\/+$/, ""),
+      requestsPerSecond: config.platform.requests_per_second ?? DEFAULT_REQUESTS_PER_SECOND
+    } : void 0,
+    emulator: { applyDelayMs: config.emulator?.apply_delay_ms ?? DEFAULT_APPLY_DELAY_MS },
+    ...config.lock ? {
+      lock: {
+        ref: config.lock.git_ref,
+        remote: config.lock.remote ?? DEFAULT_LOCK_REMOTE,
+        staleMs: (config.lock.stale_after_minutes ?? DEFAULT_LOCK_STALE_MINUTES) * 6e4
+      }
+    } : {},
+    ownership: config.ownership ?? {},
+    safety: {
+      maxDeletePercent: config.safety?.max_delete_percent ?? DEFAULT_SAFETY.maxDeletePercent,
+      maxUpdatePercent: config.safety?.max_update_percent ?? DEFAULT_SAFETY.maxUpdatePercent,
+      minExisting: config.safety?.min_existing ?? DEFAULT_SAFETY.minExisting,
+      protected: config.safety?.protected ?? DEFAULT_SAFETY.protected,
+      maxPriceChangePercent: config.safety?.max_price_change_percent ?? DEFAULT_SAFETY.maxPriceChangePercent
+    }
   };
-  readLayerOverrides(chainLayer, project.parsed, ["defaults"]);
-  for (const [name, parsed] of groups) readLayerOverrides(groupLayers.get(name), parsed, ["defaults"]);
-  storeLayers.forEach((layer, i) => readLayerOverrides(layer, storeFiles[i].parsed, []));
-  for (const file of includes.values()) readLayerOverrides(file.layer, file.parsed, []);
+}
+function mergeStoreLayers({ chainLayer, groupLayers, storeLayers, includes, overridesOf }, files2, run2) {
+  const { root, configFile, storeFiles, storePaths, indexes, catalogPaths, catalogs } = files2;
+  const { problems, sections, time } = run2;
+  const holidaySites = /* @__PURE__ */ new Map();
   const checker = new OverridesChecker(problems);
   const mergedOverrides = [];
   const expired = /* @__PURE__ */ new Map();
@@ -77103,7 +78135,7 @@ async function loadProject(configPath, options = {}) {
     const layers = [chainLayer, ...groupLayer ? [groupLayer] : [], layer].flatMap(
       (l) => withIncludes(l, includes, root, /* @__PURE__ */ new Set())
     );
-    if (options.stores?.resolve) {
+    if (run2.withSources) {
       const catalog = catalogPathOf.get(String(field(storeFiles[i]?.parsed.data, "catalog")));
       sourcesOf.push(
         /* @__PURE__ */ new Set([
@@ -77135,21 +78167,9 @@ async function loadProject(configPath, options = {}) {
       e.site,
       `${quote(e.sku)} is switched off until ${quote(e.until)}, which has passed: the entry is ignored (${stores.length === 1 ? "store" : "stores"} ${stores.map((s) => quote(s)).join(", ") || "none"}); remove it`
     );
-  const client = readClient(project.parsed, field(projectData, "client"), problems);
-  const rollout = await readRollout(
-    project.parsed,
-    root,
-    storeFiles.map((f, i) => {
-      const key = field(field(f.parsed.data, "store"), "integration_id");
-      return { path: storePaths[i], key: typeof key === "string" ? key : void 0 };
-    }),
-    problems
-  );
-  const secretsFile = await checkSecretsFile(project.parsed, root, problems);
-  if (problems.length > 0)
-    throw new ConfigError(
-      withTruncation(withoutKnockOn(dedupeProblems(problems), reading), problems, project.parsed)
-    );
+  return { settingsOf, mergedOverrides, sourcesOf, holidaySites };
+}
+function resolvableStores(indexes, catalogFiles, storeFiles, settingsOf, mergedOverrides, resolved) {
   const catalogByName = /* @__PURE__ */ new Map();
   const catalogsOut = /* @__PURE__ */ new Map();
   indexes.forEach((index, i) => {
@@ -77159,8 +78179,6 @@ async function loadProject(configPath, options = {}) {
       catalogsOut.set(index.name, { catalog: file.parsed.data, file: file.parsed.file });
     }
   });
-  const resolveOnly = options.stores?.resolve;
-  const resolved = resolveOnly ? storeFiles.flatMap((_, i) => resolveOnly(sourcesOf[i]) ? [i] : []) : [];
   const all = storeFiles.map((s, i) => {
     const store = s.parsed.data;
     const catalog = catalogByName.get(store.catalog);
@@ -77173,68 +78191,53 @@ async function loadProject(configPath, options = {}) {
       overrides: plainOverrides(mergedOverrides[i])
     };
   });
-  const resolvable = resolveOnly ? resolved.map((i) => all[i]) : all;
-  let sources;
-  if (options.explain) {
-    sources = /* @__PURE__ */ new Map();
-    const parsedByName = /* @__PURE__ */ new Map();
-    indexes.forEach((index, i) => {
-      if (!parsedByName.has(index.name)) parsedByName.set(index.name, catalogFiles[i].parsed);
-    });
-    storeFiles.forEach((s, i) => {
-      const store = s.parsed.data;
-      sources.set(store.store.integration_id, {
-        storeFile: s.parsed,
-        catalog: { name: store.catalog, parsed: parsedByName.get(store.catalog) },
-        overrides: mergedOverrides[i]
-      });
-    });
-  }
-  const config = projectData;
-  return {
-    ...sources ? { sources } : {},
-    configFile,
+  const resolvable = resolved ? resolved.map((i) => all[i]) : all;
+  return { catalogsOut, resolvable };
+}
+async function readLayers(project, projectData, groupFiles2, storeFiles, run2) {
+  const { root, problems, sections, time, limits, reading, currency } = run2;
+  const chainLayer = readSettings(
+    project.parsed,
+    ["defaults"],
+    field(projectData, "defaults"),
+    problems,
+    sections,
+    time
+  );
+  const groups = checkGroupNames(
+    groupFiles2.map((g) => g.parsed),
+    problems
+  );
+  const groupLayers = /* @__PURE__ */ new Map();
+  for (const [name, parsed] of groups)
+    groupLayers.set(
+      name,
+      readSettings(parsed, ["defaults"], field(parsed.data, "defaults"), problems, sections, time)
+    );
+  const storeLayers = storeFiles.map((s) => {
+    checkStoreGroup(s.parsed, groups, problems);
+    return readSettings(s.parsed, [], s.parsed.data, problems, sections, time);
+  });
+  const includes = await readIncludes(
+    [chainLayer, ...groupLayers.values(), ...storeLayers],
     root,
-    platform: config.platform ? {
-      baseUrl: config.platform.base_url.replace(/\/+$/, ""),
-      requestsPerSecond: config.platform.requests_per_second ?? DEFAULT_REQUESTS_PER_SECOND
-    } : void 0,
-    emulator: { applyDelayMs: config.emulator?.apply_delay_ms ?? DEFAULT_APPLY_DELAY_MS },
-    ...config.lock ? {
-      lock: {
-        ref: config.lock.git_ref,
-        remote: config.lock.remote ?? DEFAULT_LOCK_REMOTE,
-        staleMs: (config.lock.stale_after_minutes ?? DEFAULT_LOCK_STALE_MINUTES) * 6e4
-      }
-    } : {},
-    ownership: config.ownership ?? {},
-    safety: {
-      maxDeletePercent: config.safety?.max_delete_percent ?? DEFAULT_SAFETY.maxDeletePercent,
-      maxUpdatePercent: config.safety?.max_update_percent ?? DEFAULT_SAFETY.maxUpdatePercent,
-      minExisting: config.safety?.min_existing ?? DEFAULT_SAFETY.minExisting,
-      protected: config.safety?.protected ?? DEFAULT_SAFETY.protected,
-      maxPriceChangePercent: config.safety?.max_price_change_percent ?? DEFAULT_SAFETY.maxPriceChangePercent
-    },
-    ...currency ? { currency } : {},
-    catalogs: catalogsOut,
-    desired: resolveDesired(resolvable, client, {
-      share: options.shareResources ?? false,
-      ...currency ? { currency: currency.code } : {}
-    }),
-    ...secretsFile === void 0 ? {} : { secretsFile },
-    files: [project, ...catalogFiles, ...groupFiles2, ...storeFiles, ...includes.values()].map(
-      (f) => f.parsed.file
-    ),
-    ...options.stores ? {
-      partial: {
-        stores: allStorePaths.length,
-        files: resolveOnly ? resolved.map((i) => storePaths[i]) : storePaths
-      }
-    } : {},
-    warnings: [...warnings, ...time.warnings],
-    holidaySites,
-    ...rollout ? { rollout } : {}
-  };
+    problems,
+    limits,
+    time,
+    reading
+  );
+  const overridesOf = readLayersOverrides(
+    [
+      { layer: chainLayer, parsed: project.parsed, base: ["defaults"] },
+      ...[...groups].map(([name, parsed]) => ({ layer: groupLayers.get(name), parsed, base: ["defaults"] })),
+      ...storeLayers.map((layer, i) => ({ layer, parsed: storeFiles[i].parsed, base: [] })),
+      ...[...includes.values()].map((file) => ({ layer: file.layer, parsed: file.parsed, base: [] }))
+    ],
+    problems,
+    currency,
+    time
+  );
+  return { chainLayer, groupLayers, storeLayers, includes, overridesOf };
 }
 function holidaySitesOf(layers) {
   const sites = /* @__PURE__ */ new Map();
@@ -77304,15 +78307,15 @@ async function readIncludes(layers, root, problems, limits, time, reading) {
     const layer = pending.shift();
     for (const inc of layer.includes) {
       if (inc.path === "") continue;
-      const absolute = resolve5(root, inc.path);
-      if (files2.has(absolute)) continue;
-      const known = refused.get(absolute);
+      const absolute2 = resolve5(root, inc.path);
+      if (files2.has(absolute2)) continue;
+      const known = refused.get(absolute2);
       if (known !== void 0) {
         report(problems, inc.site, known);
         continue;
       }
       const refuse = (message) => {
-        refused.set(absolute, message);
+        refused.set(absolute2, message);
         report(problems, inc.site, message);
       };
       let where2;
@@ -77326,10 +78329,10 @@ async function readIncludes(layers, root, problems, limits, time, reading) {
         refuse(outsideMessage("include", quote(inc.path), where2.why));
         continue;
       }
-      const kind = await entryKind(absolute);
+      const kind = await entryKind(absolute2);
       if (kind === "missing") {
         refuse(
-          hasMagic(inc.path) ? `include: no file is named ${quote(inc.path)}; include: does not expand patterns: list each file (paths relative to the folder of carte.yaml)` : `include: file ${quote(inc.path)} does not exist (looked for ${bare(display(absolute), 200)}); paths are relative to the folder of carte.yaml`
+          hasMagic(inc.path) ? `include: no file is named ${quote(inc.path)}; include: does not expand patterns: list each file (paths relative to the folder of carte.yaml)` : `include: file ${quote(inc.path)} does not exist (looked for ${bare(display(absolute2), 200)}); paths are relative to the folder of carte.yaml`
         );
         continue;
       }
@@ -77339,14 +78342,14 @@ async function readIncludes(layers, root, problems, limits, time, reading) {
         );
         continue;
       }
-      const text = await readConfigFile(absolute, limits.maxFileBytes);
+      const text = await readConfigFile(absolute2, limits.maxFileBytes);
       if (!text.ok && text.line === 0) {
         const sep3 = text.message.startsWith("is ") ? " " : ": ";
         refuse(`include: ${quote(inc.path)}${sep3}${text.message}`);
         continue;
       }
       const read2 = await readAndValidate(
-        absolute,
+        absolute2,
         "settings",
         problems,
         limits,
@@ -77357,7 +78360,7 @@ async function readIncludes(layers, root, problems, limits, time, reading) {
         ...read2,
         layer: readSettings(read2.parsed, [], read2.parsed.data, problems, settingsSections(), time)
       };
-      files2.set(absolute, included);
+      files2.set(absolute2, included);
       pending.push(included.layer);
     }
   }
@@ -77365,11 +78368,11 @@ async function readIncludes(layers, root, problems, limits, time, reading) {
   const stack = [];
   const visit = (layer) => {
     for (const inc of layer.includes) {
-      const absolute = resolve5(root, inc.path);
-      const file = files2.get(absolute);
+      const absolute2 = resolve5(root, inc.path);
+      const file = files2.get(absolute2);
       if (!file) continue;
-      if (state.get(absolute) === "visiting") {
-        const cycle = [...stack.slice(stack.indexOf(absolute)), absolute].map((f) => relative3(root, f));
+      if (state.get(absolute2) === "visiting") {
+        const cycle = [...stack.slice(stack.indexOf(absolute2)), absolute2].map((f) => relative3(root, f));
         report(
           problems,
           inc.site,
@@ -77377,12 +78380,12 @@ async function readIncludes(layers, root, problems, limits, time, reading) {
         );
         continue;
       }
-      if (state.get(absolute) === "done") continue;
-      state.set(absolute, "visiting");
-      stack.push(absolute);
+      if (state.get(absolute2) === "done") continue;
+      state.set(absolute2, "visiting");
+      stack.push(absolute2);
       visit(file.layer);
       stack.pop();
-      state.set(absolute, "done");
+      state.set(absolute2, "done");
     }
   };
   for (const layer of layers) visit(layer);
@@ -77397,10 +78400,10 @@ async function entryKind(path12) {
 }
 function withIncludes(layer, files2, root, seen2) {
   const before = layer.includes.flatMap((inc) => {
-    const absolute = resolve5(root, inc.path);
-    const file = files2.get(absolute);
-    if (!file || seen2.has(absolute)) return [];
-    return withIncludes(file.layer, files2, root, /* @__PURE__ */ new Set([...seen2, absolute]));
+    const absolute2 = resolve5(root, inc.path);
+    const file = files2.get(absolute2);
+    if (!file || seen2.has(absolute2)) return [];
+    return withIncludes(file.layer, files2, root, /* @__PURE__ */ new Set([...seen2, absolute2]));
   });
   return [...before, layer];
 }
@@ -77708,42 +78711,7 @@ function createPlanner(desired, options = {}) {
   const elements = /* @__PURE__ */ new WeakMap();
   const currentDigests = table();
   const desiredDigests = table();
-  const collector = () => {
-    const changes = [];
-    const writesOf = /* @__PURE__ */ new Map();
-    const record = (at, cmp, writes, within, group2, title) => {
-      const change = {
-        address: at.address,
-        store: at.store,
-        kind: at.kind,
-        key: at.key,
-        action: cmp.action,
-        before: cmp.before ?? null,
-        after: cmp.after ?? null,
-        diff: cmp.diff,
-        ...within ? { within } : {},
-        ...group2 !== void 0 ? { group: group2 } : {},
-        ...title ? { title } : {}
-      };
-      changes.push(change);
-      writesOf.set(
-        change,
-        writes.map((w) => ({
-          store: at.store,
-          storeId: at.storeId,
-          endpoint: w.endpoint,
-          element: w.element,
-          params: w.params ?? {},
-          address: at.address
-        }))
-      );
-    };
-    const selected = () => {
-      const kept = filtering ? selectChanges(changes, filtering) : changes;
-      return { changes: kept, writes: kept.flatMap((c) => writesOf.get(c) ?? []) };
-    };
-    return { record, selected };
-  };
+  const collector = () => collectChanges(filtering);
   const addStore = (storeKey2, read2) => {
     const want = desired.stores[storeKey2];
     if (!want) return;
@@ -77774,34 +78742,13 @@ function createPlanner(desired, options = {}) {
       if (scoped && !inScope?.has(kind.name)) continue;
       const ownership = ownershipOf2(kind);
       if (ownership === "ignore") continue;
-      const d = kind.select(want, ownership, have);
-      if (d === void 0) continue;
-      const c = kind.select(have) ?? {};
-      if (kind.info && storeInTarget && (!targeting || targeting.kinds.length === 0 || targeting.kinds.includes(kind.name)))
+      planKind(kind, ownership, { storeKey: storeKey2, want, have, ctx, record, created }, () => {
+        if (!kind.info || !storeInTarget) return;
+        if (targeting && targeting.kinds.length > 0 && !targeting.kinds.includes(kind.name))
+          return;
         for (const message of kind.info(want, have, ownership, desired.currency))
           info3.push({ store: storeKey2, kind: kind.name, message });
-      const copies = kind.duplicates?.(have) ?? {};
-      const ownershipOfKey = (key) => {
-        const original = own(copies, key);
-        return original !== void 0 && own(d, original) !== void 0 ? "full" : ownership;
-      };
-      for (const [key, cmp] of compareAll(kind, c, d, ownershipOfKey, created)) {
-        const segment2 = kind.segment(cmp.after ?? cmp.before);
-        record(
-          {
-            address: address(storeKey2, segment2, key),
-            store: storeKey2,
-            storeId: want.store.storeId,
-            kind: segment2,
-            key
-          },
-          cmp,
-          kind.writes(cmp.action, key, cmp.before, cmp.after, ctx),
-          kind.within?.(cmp.action === "delete" ? have : want, key),
-          kind.group?.(cmp.action === "delete" ? have : want, key),
-          kind.title?.(cmp.action === "delete" ? have : want, key)
-        );
-      }
+      });
     }
     const { changes, writes } = selected();
     const judged = changes.filter((c) => c.kind !== "availability");
@@ -77817,54 +78764,20 @@ function createPlanner(desired, options = {}) {
     const storeKeys = Object.keys(desired.stores).sort();
     for (const key of storeKeys) if (!planned.has(key)) addStore(key, void 0);
     const stores = storeKeys.map((k) => planned.get(k));
-    const clientKinds2 = options.clientKinds ?? clientKinds;
-    const wantClient = desired.client ?? {};
-    const { record, selected } = collector();
-    for (const kind of clientKinds2) {
-      if (targeting?.scope && !targeting.scope.client.includes(kind.name)) continue;
-      const ownership = ownershipOf2(kind);
-      if (ownership === "ignore") continue;
-      const d = kind.select(wantClient);
-      if (d === void 0) continue;
-      const c = kind.select(haveClient) ?? {};
-      for (const [key, cmp] of compareAll(kind, c, d, ownership)) {
-        record(
-          { address: `client.${kind.name}[${key}]`, store: "", storeId: "", kind: kind.name, key },
-          cmp,
-          kind.writes(cmp.action, key, cmp.before, cmp.after, haveClient.ids)
-        );
-      }
-    }
-    const clientPlan = selected();
+    const clientPlan = planClient(desired, haveClient, options.clientKinds ?? clientKinds, {
+      targeting,
+      ownershipOf: ownershipOf2,
+      collector
+    });
     const changes = [...stores.flatMap((s) => s.changes), ...clientPlan.changes];
     const info3 = stores.flatMap((s) => s.info);
     const operations = batchWrites([...stores.flatMap((s) => s.writes), ...clientPlan.writes]);
     const count2 = (a3) => changes.filter((c) => c.action === a3).length;
     let checksums = given;
-    if (memo) {
-      const stores2 = table();
-      for (const k of storeKeys) stores2[k] = currentDigests[k];
-      const wantClient2 = desired.client === void 0 ? void 0 : checksum(desired.client);
-      checksums = {
-        current: currentChecksum(stores2, client),
-        desired: checksum(
-          wantClient2 === void 0 ? { stores: desiredDigests } : { stores: desiredDigests, client: wantClient2 }
-        ),
-        stores: withClient(stores2, client)
-      };
-    }
+    if (memo) checksums = digestChecksums(desired, storeKeys, currentDigests, desiredDigests, client);
     const plan = {
       formatVersion: PLAN_FORMAT_VERSION,
-      stores: storeKeys.map((k) => {
-        const want = desired.stores[k];
-        const s = want.store;
-        return {
-          key: k,
-          storeId: s.storeId,
-          name: s.name,
-          ...want.schedulesVia ? { schedulesVia: want.schedulesVia } : {}
-        };
-      }),
+      stores: storeKeys.map((k) => plannedStore(k, desired.stores[k])),
       changes,
       operations,
       summary: {
@@ -77888,6 +78801,113 @@ function createPlanner(desired, options = {}) {
     return plan;
   };
   return { addStore, finish };
+}
+function planKind(kind, ownership, store, tell) {
+  const { storeKey: storeKey2, want, have, ctx, record, created } = store;
+  const d = kind.select(want, ownership, have);
+  if (d === void 0) return;
+  const c = kind.select(have) ?? {};
+  tell();
+  const copies = kind.duplicates?.(have) ?? {};
+  const ownershipOfKey = (key) => {
+    const original = own(copies, key);
+    return original !== void 0 && own(d, original) !== void 0 ? "full" : ownership;
+  };
+  for (const [key, cmp] of compareAll(kind, c, d, ownershipOfKey, created)) {
+    const segment2 = kind.segment(cmp.after ?? cmp.before);
+    record(
+      {
+        address: address(storeKey2, segment2, key),
+        store: storeKey2,
+        storeId: want.store.storeId,
+        kind: segment2,
+        key
+      },
+      cmp,
+      kind.writes(cmp.action, key, cmp.before, cmp.after, ctx),
+      kind.within?.(cmp.action === "delete" ? have : want, key),
+      kind.group?.(cmp.action === "delete" ? have : want, key),
+      kind.title?.(cmp.action === "delete" ? have : want, key)
+    );
+  }
+}
+function collectChanges(filtering) {
+  const changes = [];
+  const writesOf = /* @__PURE__ */ new Map();
+  const record = (at, cmp, writes, within, group2, title) => {
+    const change = {
+      address: at.address,
+      store: at.store,
+      kind: at.kind,
+      key: at.key,
+      action: cmp.action,
+      before: cmp.before ?? null,
+      after: cmp.after ?? null,
+      diff: cmp.diff,
+      ...within ? { within } : {},
+      ...group2 !== void 0 ? { group: group2 } : {},
+      ...title ? { title } : {}
+    };
+    changes.push(change);
+    writesOf.set(
+      change,
+      writes.map((w) => ({
+        store: at.store,
+        storeId: at.storeId,
+        endpoint: w.endpoint,
+        element: w.element,
+        params: w.params ?? {},
+        address: at.address
+      }))
+    );
+  };
+  const selected = () => {
+    const kept = filtering ? selectChanges(changes, filtering) : changes;
+    return { changes: kept, writes: kept.flatMap((c) => writesOf.get(c) ?? []) };
+  };
+  return { record, selected };
+}
+function planClient(desired, haveClient, clientKinds2, plan) {
+  const { targeting, ownershipOf: ownershipOf2, collector } = plan;
+  const wantClient = desired.client ?? {};
+  const { record, selected } = collector();
+  for (const kind of clientKinds2) {
+    if (targeting?.scope && !targeting.scope.client.includes(kind.name)) continue;
+    const ownership = ownershipOf2(kind);
+    if (ownership === "ignore") continue;
+    const d = kind.select(wantClient);
+    if (d === void 0) continue;
+    const c = kind.select(haveClient) ?? {};
+    for (const [key, cmp] of compareAll(kind, c, d, ownership)) {
+      record(
+        { address: `client.${kind.name}[${key}]`, store: "", storeId: "", kind: kind.name, key },
+        cmp,
+        kind.writes(cmp.action, key, cmp.before, cmp.after, haveClient.ids)
+      );
+    }
+  }
+  return selected();
+}
+function digestChecksums(desired, storeKeys, currentDigests, desiredDigests, client) {
+  const stores = table();
+  for (const k of storeKeys) stores[k] = currentDigests[k];
+  const wantClient = desired.client === void 0 ? void 0 : checksum(desired.client);
+  return {
+    current: currentChecksum(stores, client),
+    desired: checksum(
+      wantClient === void 0 ? { stores: desiredDigests } : { stores: desiredDigests, client: wantClient }
+    ),
+    stores: withClient(stores, client)
+  };
+}
+function plannedStore(key, want) {
+  const s = want.store;
+  return {
+    key,
+    storeId: s.storeId,
+    name: s.name,
+    ...want.schedulesVia ? { schedulesVia: want.schedulesVia } : {}
+  };
 }
 function defineChecksums(plan, checksums) {
   if (typeof checksums === "object") {
@@ -78220,7 +79240,7 @@ function plain(v) {
   return String(v);
 }
 var isSlot = (v) => isRecord2(v) && typeof v.start === "string" && typeof v.end === "string";
-function slotsText2(slots) {
+function slotsText(slots) {
   if (!Array.isArray(slots)) return "(none)";
   if (slots.length === 0) return "closed";
   return slots.map((s) => isSlot(s) ? `${s.start}-${s.end}` : plain(s)).join(", ");
@@ -78244,7 +79264,7 @@ function schedulesText2(v) {
   if (!Array.isArray(v) || v.length === 0) return "always";
   return v.map((s) => {
     const days = get(s, "days");
-    return `${typeof days === "string" ? daysText2(days.split(",")) : plain(days)} ${slotsText2(get(s, "periods"))}`;
+    return `${typeof days === "string" ? daysText2(days.split(",")) : plain(days)} ${slotsText(get(s, "periods"))}`;
   }).join("; ");
 }
 function imageText(v) {
@@ -78384,23 +79404,9 @@ var ORDER = {
   webhook: 11,
   other: 12
 };
-var NOUNS = {
-  item: ["item", "items"],
-  option: ["option", "options"],
-  modifier_group: ["modifier group", "modifier groups"],
-  category: ["category", "categories"],
-  menu: ["menu", "menus"],
-  availability: ["availability", "availabilities"],
-  webhook: ["webhook", "webhooks"],
-  client_webhook: ["client webhook", "client webhooks"],
-  special_day: ["special day", "special days"],
-  holiday: ["holiday", "holidays"],
-  corridor_schedule: ["schedule of category", "schedules of categories"],
-  product_schedule: ["schedule of item", "schedules of items"]
-};
 function nounOf(ch) {
-  if (ch.kind === "item" && ch.group !== void 0) return NOUNS.option;
-  return Object.hasOwn(NOUNS, ch.kind) ? NOUNS[ch.kind] : [ch.kind, `${ch.kind} changes`];
+  const nouns = nounsOf(ch.kind === "item" && ch.group !== void 0 ? "option" : ch.kind);
+  return nouns ?? [ch.kind, `${ch.kind} changes`];
 }
 function titleOf(ch, ctx) {
   const t = ch.title ?? get(ch.after, "title") ?? get(ch.before, "title");
@@ -78485,7 +79491,7 @@ function changeView(ch, ctx) {
     case "holiday": {
       const before = get(ch.before, "slots");
       const after = get(ch.after, "slots");
-      const view = ch.action === "delete" ? { ...base, head: `closed on ${ch.key}`, summary: `was open ${slotsText2(before)}` } : ch.action === "create" ? { ...base, head: `open again on ${ch.key}`, summary: slotsText2(after) } : { ...base, head: `hours on ${ch.key}`, summary: `${slotsText2(before)} → ${slotsText2(after)}` };
+      const view = ch.action === "delete" ? { ...base, head: `closed on ${ch.key}`, summary: `was open ${slotsText(before)}` } : ch.action === "create" ? { ...base, head: `open again on ${ch.key}`, summary: slotsText(after) } : { ...base, head: `hours on ${ch.key}`, summary: `${slotsText(before)} → ${slotsText(after)}` };
       return { category: ORDER.holiday, sort: ch.key, view };
     }
     case "special_day": {
@@ -78495,11 +79501,11 @@ function changeView(ch, ctx) {
         head: `special day ${ch.key}`,
         ...typeof name === "string" && name !== "" ? { title: name } : {}
       };
-      if (ch.action === "create") view.summary = slotsText2(get(ch.after, "slots"));
+      if (ch.action === "create") view.summary = slotsText(get(ch.after, "slots"));
       else if (ch.action === "update") {
         for (const d of ch.diff) {
           if (d.attribute === "slots")
-            view.details.push({ label: "hours", before: slotsText2(d.before), after: slotsText2(d.after) });
+            view.details.push({ label: "hours", before: slotsText(d.before), after: slotsText(d.after) });
           else if (d.attribute === "name")
             view.details.push({ label: "name", before: plain(d.before), after: plain(d.after) });
           else if (d.attribute !== "month" && d.attribute !== "day")
@@ -78571,8 +79577,8 @@ function hoursView(changes) {
       flush();
       continue;
     }
-    const before = ch.before === null ? "(not managed)" : slotsText2(get(ch.before, "slots"));
-    const after = ch.after === null ? "(not managed)" : slotsText2(get(ch.after, "slots"));
+    const before = ch.before === null ? "(not managed)" : slotsText(get(ch.before, "slots"));
+    const after = ch.after === null ? "(not managed)" : slotsText(get(ch.after, "slots"));
     if (run2 && run2.before === before && run2.after === after) run2.last = day2;
     else {
       flush();
@@ -78584,8 +79590,8 @@ function hoursView(changes) {
     if (!WEEKDAYS.includes(ch.key))
       details.push({
         label: ch.key,
-        before: slotsText2(get(ch.before, "slots")),
-        after: slotsText2(get(ch.after, "slots"))
+        before: slotsText(get(ch.before, "slots")),
+        after: slotsText(get(ch.after, "slots"))
       });
   return { category: ORDER.hours, sort: "", view: { action: "update", head: "hours", details } };
 }
@@ -79269,22 +80275,8 @@ var chalk = createChalk();
 var chalkStderr = createChalk({ level: stderrColor ? stderrColor.level : 0 });
 
 // src/render/scope.ts
-var segmentWords = /* @__PURE__ */ new Map([
-  ["item", ["item", "items"]],
-  ["modifier_group", ["modifier group", "modifier groups"]],
-  ["category", ["category", "categories"]],
-  ["menu", ["menu", "menus"]],
-  ["availability", ["item availability", "item availabilities"]],
-  ["webhook", ["webhook", "webhooks"]],
-  ["store_hours", ["day of hours", "days of hours"]],
-  ["holiday", ["holiday", "holidays"]],
-  ["special_day", ["special day", "special days"]],
-  ["corridor_schedule", ["category schedule", "category schedules"]],
-  ["product_schedule", ["item schedule", "item schedules"]],
-  ["store_availability", ["open/closed setting", "open/closed settings"]]
-]);
 function count(segment2, n) {
-  const words = segmentWords.get(segment2);
+  const words = nounsOf(segment2);
   return words ? `${n} ${words[n === 1 ? 0 : 1]}` : `${segment2} × ${n}`;
 }
 function scopeLine(plan) {
@@ -79793,235 +80785,21 @@ ${body}
   return out;
 }
 
-// src/emulator/http.ts
-var HttpError = class extends Error {
-  status;
-  body;
-  constructor(status2, body) {
-    const msg = typeof body === "object" && body !== null && "message" in body ? String(body.message) : `HTTP ${status2}`;
-    super(msg);
-    this.name = "HttpError";
-    this.status = status2;
-    this.body = body;
-  }
-};
-function fail2(status2, message) {
-  return new HttpError(status2, { message });
-}
-function badShape(message) {
-  return fail2(400, message);
-}
-function menuRule(type, message) {
-  return new HttpError(400, { type, message });
-}
-function accepted() {
-  return { status: 200, body: { message: ACCEPTED_MESSAGE } };
-}
-function ok2(body) {
-  return { status: 200, body };
-}
-function isObj(v) {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-function isPosInt(v) {
-  return typeof v === "number" && Number.isSafeInteger(v) && v > 0;
-}
-
-// src/emulator/schedules.ts
-var WEEKDAYS2 = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
-var HOLIDAYS = [
-  { id: 101, name: "New Year's Day", month: 1, day: 1, cityId: null },
-  { id: 501, name: "Labour Day", month: 5, day: 1, cityId: null },
-  { id: 720, name: "Independence Day", month: 7, day: 20, cityId: null },
-  { id: 807, name: "Battle of Boyacá", month: 8, day: 7, cityId: null },
-  { id: 1208, name: "Immaculate Conception", month: 12, day: 8, cityId: null },
-  { id: 1225, name: "Christmas Day", month: 12, day: 25, cityId: null }
-];
-function emptyStoreUtils() {
-  return { regular: [], holidaySlots: {}, special: [], scheduleIds: {} };
-}
-var UTILS_PART = "utils";
-var parts = /* @__PURE__ */ new WeakMap();
-function registerUtilsPart(state) {
-  let data = parts.get(state);
-  if (data) return data;
-  const map = /* @__PURE__ */ new Map();
-  data = map;
-  parts.set(state, map);
-  const part = {
-    save: () => Object.fromEntries(map),
-    load: (snapshot) => {
-      if (!isObj(snapshot)) return;
-      for (const [key, v] of Object.entries(snapshot)) {
-        if (isObj(v)) map.set(key, { ...emptyStoreUtils(), ...v });
-      }
-    },
-    reset: () => map.clear()
-  };
-  state.registerPart(UTILS_PART, part);
-  return map;
-}
-function utilsOf(state, store) {
-  const map = registerUtilsPart(state);
-  let rec = map.get(store.key);
-  if (!rec) map.set(store.key, rec = emptyStoreUtils());
-  return rec;
-}
-var DAYS = /* @__PURE__ */ new Set([...WEEKDAYS2, "hol"]);
-function parseRange(start, end, at, names) {
-  const pre = at === "" ? "" : `${at}.`;
-  if (typeof start !== "string") throw badShape(`${pre}${names[0]} is required`);
-  if (typeof end !== "string") throw badShape(`${pre}${names[1]} is required`);
-  const s = start;
-  const e = end;
-  if (e <= s) {
-    throw badShape(
-      `${pre}${names[1]} (${e}) must be later than ${names[0]} (${s}); split ranges that cross midnight`
-    );
-  }
-  return { start: s, end: e };
-}
-function parseDays2(v, at) {
-  if (v.trim() === "") throw badShape(`${at} is required`);
-  const seen2 = /* @__PURE__ */ new Set();
-  for (const raw of v.split(",")) {
-    const d = raw.trim();
-    if (!DAYS.has(d)) throw badShape(`${at}: "${raw}" is not one of mon,tue,wed,thu,fri,sat,sun,hol`);
-    if (seen2.has(d)) throw badShape(`${at}: "${d}" is listed twice`);
-    seen2.add(d);
-  }
-  return [...seen2].join(",");
-}
-function toUtilsTime2(t) {
-  return t.length === 5 ? `${t}:00` : t;
-}
-function flatten(schedules2) {
-  const out = [];
-  for (const s of schedules2) {
-    const days = s.days_of_week.split(",").map((d) => d.trim()).join(",");
-    for (const p of s.time_periods) {
-      out.push({ days, starts_time: toUtilsTime2(p.start_time), ends_time: toUtilsTime2(p.end_time) });
-    }
-  }
-  return out;
-}
-function contentKeys(periods2) {
-  const count2 = /* @__PURE__ */ new Map();
-  return periods2.map((p) => {
-    const base = `${p.days}|${p.starts_time}|${p.ends_time}`;
-    const n = count2.get(base) ?? 0;
-    count2.set(base, n + 1);
-    return `${base}#${n}`;
-  });
-}
-function categoryOwner(id) {
-  return {
-    owner: `category:${id}`,
-    read: (cat) => cat.categories.get(id)?.schedules,
-    write: (cat, schedules2, now) => {
-      const rec = cat.categories.get(id);
-      if (rec) cat.categories.set(id, { ...rec, schedules: schedules2, last_updated: now });
-    }
-  };
-}
-function itemOwner(id) {
-  return {
-    owner: `item:${id}`,
-    read: (cat) => cat.items.get(id)?.schedules_info.schedules,
-    write: (cat, schedules2, now) => {
-      const rec = cat.items.get(id);
-      if (rec) {
-        cat.items.set(id, {
-          ...rec,
-          schedules_info: { ...rec.schedules_info, schedules: schedules2 },
-          last_updated: now
-        });
-      }
-    }
-  };
-}
-function detailsOf2(state, store, owner, schedules2) {
-  const periods2 = flatten(schedules2);
-  const ids = utilsOf(state, store).scheduleIds[owner] ??= {};
-  let added = false;
-  const out = contentKeys(periods2).map((k, i) => {
-    let id = ids[k];
-    if (id === void 0) {
-      ids[k] = id = state.allocateId();
-      added = true;
-    }
-    return { id, ...periods2[i] };
-  });
-  if (added) state.requestPersist();
-  return out;
-}
-function buildSchedules(details, at) {
-  const groups = /* @__PURE__ */ new Map();
-  details.forEach((d, i) => {
-    for (const [k, t] of [
-      ["starts_time", d.starts_time],
-      ["ends_time", d.ends_time]
-    ]) {
-      if (!t.endsWith(":00")) {
-        throw badShape(`${at}[${i}].${k} (${t}) must be on a whole minute (seconds 00)`);
-      }
-    }
-    let g = groups.get(d.days);
-    if (!g) groups.set(d.days, g = []);
-    g.push(d);
-  });
-  const ordered = [];
-  const schedules2 = [];
-  for (const [days, list2] of groups) {
-    if (list2.length > Limits.periodsPerSchedule) {
-      throw badShape(
-        `${at}: days "${days}" would have ${list2.length} time periods; the limit is ${Limits.periodsPerSchedule}`
-      );
-    }
-    ordered.push(...list2);
-    schedules2.push({
-      days_of_week: days,
-      time_periods: list2.map((d) => ({
-        start_time: d.starts_time.slice(0, 5),
-        end_time: d.ends_time.slice(0, 5)
-      }))
-    });
-  }
-  return { schedules: schedules2, details: ordered };
-}
-function rememberIds(state, store, owner, details) {
-  const ids = {};
-  contentKeys(details).forEach((k, i) => ids[k] = details[i].id);
-  utilsOf(state, store).scheduleIds[owner] = ids;
-  state.requestPersist();
-}
-function parseDetails(body, withId) {
-  const list2 = body.schedule_details;
-  return list2.map((d, i) => {
-    const at = `schedule_details[${i}]`;
-    const id = withId ? d.id : void 0;
-    const days = parseDays2(d.days, `${at}.days`);
-    const r = parseRange(d.starts_time, d.ends_time, at, ["starts_time", "ends_time"]);
-    return { id, period: { days, starts_time: r.start, ends_time: r.end }, at };
-  });
-}
-function unknownSchedule(id) {
-  throw fail2(404, `Schedule ${id} not found`);
-}
-
 // src/config/holidays.ts
-var EMBEDDED_HOLIDAYS = new Set(
-  HOLIDAYS.map((h) => monthDayKey(h.month, h.day))
-);
+function holidayDates(state) {
+  const hours = state && holidaysState.get(state);
+  return hours === void 0 ? void 0 : new Set(Object.keys(hours));
+}
 function holidayDateProblems(project, platformHolidays, desired = project.desired) {
   if (project.ownership.holiday === "ignore") return [];
   const problems = [];
   for (const [key, store] of Object.entries(desired.stores)) {
-    if (store.holidays === void 0) continue;
+    const dates = holidaysState.get(store);
+    if (dates === void 0) continue;
     const known = platformHolidays(key);
     if (known === void 0) continue;
     const list2 = [...known].sort().join(", ") || "none";
-    for (const date of Object.keys(store.holidays)) {
+    for (const date of Object.keys(dates)) {
       if (known.has(date)) continue;
       const site = project.holidaySites?.get(key)?.get(date);
       problems.push({
@@ -80661,6 +81439,7 @@ var TIME_FORMATS = {
   "time-hh-mm": /^([01]\d|2[0-3]):[0-5]\d$/,
   "time-hh-mm-ss": /^([01]\d|2[0-3]):[0-5]\d:[0-5]\d$/
 };
+var ANNOTATIONS = ["x-carte-assumption"];
 var files;
 function schemaFiles() {
   if (files) return files;
@@ -80686,10 +81465,14 @@ function compileSet(allErrors, shape) {
     strict: true,
     strictRequired: false,
     allowUnionTypes: true,
-    verbose: true
+    verbose: true,
+    // ajv's pass that trims the generated code costs most of the compile time of these schemas, and a
+    // validator compiled without it validates as fast within a few percent (every test process compiles).
+    code: { optimize: false }
   });
   addFormats2(ajv);
   for (const [name, re] of Object.entries(TIME_FORMATS)) ajv.addFormat(name, re);
+  ajv.addVocabulary([...ANNOTATIONS]);
   const all = schemaFiles();
   for (const schema of all.values()) ajv.addSchema(shape(schema));
   const definitions = definitionsOf(all);
@@ -80830,6 +81613,9 @@ function problemsOf(errors, quote2) {
     places.add(place);
   }
   return out;
+}
+function describeErrors(errors, quote2 = true) {
+  return problemsOf(errors, quote2);
 }
 function answerProblems(name, value, options = {}) {
   const validate = (options.asWritten ? platformSchemas() : answerSchemas()).validator(name);
@@ -81947,7 +82733,7 @@ async function planProject(project, session, options = {}) {
       }
       if (keep) kept.stores[key] = state;
       const want = own(desired.stores, key);
-      const known = state.holidays === void 0 ? void 0 : new Set(Object.keys(state.holidays));
+      const known = holidayDates(state);
       const found = want ? holidayDateProblems(project, () => known, { stores: { [key]: want } }) : [];
       if (found.length > 0) problems.push(...found);
       else planner.addStore(key, state);
@@ -82406,6 +83192,40 @@ import path5 from "node:path";
 // src/emulator/events.ts
 var import_undici3 = __toESM(require_undici2(), 1);
 import { createHmac as createHmac2 } from "node:crypto";
+
+// src/emulator/http.ts
+var HttpError = class extends Error {
+  status;
+  body;
+  constructor(status2, body) {
+    const msg = typeof body === "object" && body !== null && "message" in body ? String(body.message) : `HTTP ${status2}`;
+    super(msg);
+    this.name = "HttpError";
+    this.status = status2;
+    this.body = body;
+  }
+};
+function fail2(status2, message) {
+  return new HttpError(status2, { message });
+}
+function badShape(message) {
+  return fail2(400, message);
+}
+function menuRule(type, message) {
+  return new HttpError(400, { type, message });
+}
+function accepted() {
+  return { status: 200, body: { message: ACCEPTED_MESSAGE } };
+}
+function ok2(body) {
+  return { status: 200, body };
+}
+function isObj(v) {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+function isPosInt(v) {
+  return typeof v === "number" && Number.isSafeInteger(v) && v > 0;
+}
 
 // src/emulator/webhooks.ts
 import { randomBytes as randomBytes3 } from "node:crypto";
@@ -84225,6 +85045,271 @@ var availabilityRoutes = [
   }
 ];
 
+// src/emulator/contract.ts
+var import__ = __toESM(require__(), 1);
+var import_ajv_formats3 = __toESM(require_dist2(), 1);
+import { readFileSync as readFileSync4 } from "node:fs";
+
+// src/emulator/validate.ts
+function segments(pointer) {
+  if (pointer === "") return [];
+  return pointer.slice(1).split("/").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+}
+function bodyPath(pointer, names = {}) {
+  let out = names.root ?? "";
+  const segs = segments(pointer);
+  if (segs.length === 0) return out === "" ? "body" : out;
+  for (const s of segs) {
+    if (/^\d+$/.test(s)) out += `[${s}]`;
+    else out = out === "" ? s : `${out}.${s}`;
+  }
+  return out;
+}
+var PLURAL = {
+  string: "strings",
+  integer: "integers",
+  number: "numbers",
+  boolean: "booleans",
+  object: "objects",
+  array: "arrays"
+};
+function missing(path12, schema) {
+  const s = resolveSchema(schema);
+  const types = typeList(s?.type);
+  if (s && types.length === 1 && types[0] === "array") {
+    if (typeof s.minItems === "number" && s.minItems >= 1) return `${path12} must be a non-empty array`;
+    const items2 = resolveSchema(s.items);
+    const of = typeList(items2?.type).map((t) => PLURAL[t] ?? t).join(" or ");
+    return `${path12} is required (an array${of === "" ? "" : ` of ${of}`})`;
+  }
+  if (types.length === 1 && types[0] === "boolean") return `${path12} must be a boolean`;
+  if (s && types.length === 1 && types[0] === "integer" && typeof s.minimum === "number" && s.minimum >= 1) {
+    return `${path12} is required (a positive integer)`;
+  }
+  return `${path12} is required`;
+}
+function child(pointer, name) {
+  return `${pointer}/${name.replace(/~/g, "~0").replace(/\//g, "~1")}`;
+}
+function describe2(e, names) {
+  const subject = bodyPath(e.instancePath, names);
+  const parent = e.parentSchema ?? {};
+  const p = e.params;
+  switch (e.keyword) {
+    case "required": {
+      const prop = String(p.missingProperty);
+      const props = parent.properties ?? {};
+      return missing(bodyPath(child(e.instancePath, prop), names), props[prop]);
+    }
+    case "type":
+      if (e.instancePath === "" && typeList(p.type).includes("array") && names.noun) {
+        return `body must be an array of ${names.noun}`;
+      }
+      return `${subject} must be ${typePhrase(p.type)}`;
+    case "enum":
+      return `${subject} must be one of ${p.allowedValues.map(String).join(",")}`;
+    case "const":
+      return `${subject} must be ${JSON.stringify(p.allowedValue)}`;
+    case "format":
+      if (p.format === "time-hh-mm-ss") return `${subject} must be a time HH:mm:ss`;
+      if (p.format === "time-hh-mm") return `${subject} must be HH:MM`;
+      if (p.format === "date-time") return `${subject} must be a date-time (ISO 8601)`;
+      return `${subject} must be a ${String(p.format)}`;
+    case "minimum":
+    case "maximum": {
+      const integer = typeList(parent.type).includes("integer");
+      const what = integer ? "an integer" : "a number";
+      if (typeof parent.minimum === "number" && typeof parent.maximum === "number") {
+        return `${subject} must be ${what} from ${parent.minimum} to ${parent.maximum}`;
+      }
+      if (e.keyword === "minimum" && parent.minimum === 1 && integer) {
+        return `${subject} must be a positive integer`;
+      }
+      if (e.keyword === "minimum" && parent.minimum === 0) return `${subject} must not be negative`;
+      return `${subject} must be ${String(p.comparison)} ${String(p.limit)}`;
+    }
+    case "minItems":
+      return p.limit === 1 ? `${subject} must be a non-empty array` : `${subject} must have at least ${String(p.limit)} elements`;
+    case "minLength":
+      return p.limit === 1 ? `${subject} must not be empty` : `${subject} must be at least ${String(p.limit)} characters long`;
+    case "pattern":
+      return `${subject} must match ${String(p.pattern)}`;
+    case "additionalProperties":
+      return `${bodyPath(child(e.instancePath, String(p.additionalProperty)), names)} is not allowed`;
+    default:
+      return `${subject} ${e.message ?? "is invalid"}`;
+  }
+}
+function validationMessage(errors, names = {}) {
+  const last = errors.at(-1);
+  if (!last) return "body is invalid";
+  if (last.keyword !== "anyOf") return describe2(last, names);
+  const branches = Array.isArray(last.schema) ? last.schema : [];
+  const requiredOnly = branches.every((b) => {
+    const s = b;
+    return Array.isArray(s.required) && Object.keys(s).length === 1;
+  });
+  if (requiredOnly && branches.length > 0) {
+    const list2 = branches.map(
+      (b) => bodyPath(child(last.instancePath, String(b.required[0])), names)
+    );
+    return `${list2.join(" or ")} is required`;
+  }
+  const depth = (e) => segments(e.instancePath).length;
+  let deepest;
+  for (const e of errors) {
+    if (e === last || e.keyword === "anyOf") continue;
+    if (!deepest || depth(e) > depth(deepest)) deepest = e;
+  }
+  if (deepest && depth(deepest) > depth(last)) return describe2(deepest, names);
+  return `${bodyPath(last.instancePath, names)} must be ${branches.map(expectedOf).join(" or ")}`;
+}
+function checkBody(name, value, names = {}) {
+  const validate = platformSchemas().validator(name);
+  if (validate(value)) return void 0;
+  return validationMessage(validate.errors ?? [], names);
+}
+
+// src/emulator/contract.ts
+var addFormats3 = import_ajv_formats3.default.default ?? import_ajv_formats3.default;
+var DESCRIPTION_URL = new URL(`../schemas/openapi.json`, import.meta.url);
+var BASE = "https://carte.dev/schemas/openapi.json";
+function absolute(node) {
+  if (Array.isArray(node)) return node.map(absolute);
+  if (node === null || typeof node !== "object") return node;
+  return Object.fromEntries(
+    Object.entries(node).map(([k, v]) => [
+      k,
+      k === "$ref" && typeof v === "string" && v.startsWith("#") ? `${BASE}${v}` : absolute(v)
+    ])
+  );
+}
+var Contract = class {
+  /** The description as served at `GET /__emulator/openapi.json`. */
+  text;
+  doc;
+  ajv;
+  requests = /* @__PURE__ */ new Map();
+  answers = /* @__PURE__ */ new Map();
+  /** Validators of schemas that are not one component (`anyOf` of error bodies), by their text. */
+  wrappers = /* @__PURE__ */ new Map();
+  constructor(text) {
+    this.text = text;
+    this.doc = JSON.parse(text);
+    this.ajv = new import__.Ajv2020({
+      strict: true,
+      strictRequired: false,
+      allowUnionTypes: true,
+      validateSchema: false,
+      verbose: true,
+      // ajv's pass that trims the generated code costs three quarters of the compile time of these
+      // schemas, and a validator compiled without it validates as fast within a few percent.
+      code: { optimize: false }
+    });
+    addFormats3(this.ajv);
+    for (const [name, re] of Object.entries(TIME_FORMATS)) this.ajv.addFormat(name, re);
+    this.ajv.addVocabulary([...ANNOTATIONS, "components"]);
+    this.ajv.addSchema({ $id: BASE, components: { schemas: this.doc.components.schemas } });
+  }
+  operation(route2) {
+    const op = this.doc.paths[routeTemplate(route2)]?.[routeMethod(route2).toLowerCase()];
+    if (!op) throw new Error(`schemas/openapi.json has no operation ${route2}: run npm run gen`);
+    return op;
+  }
+  /** The validator of a schema of the description: a component's own when it names one (shared). */
+  compile(schema) {
+    if (!schema) return null;
+    const ref = schema.$ref;
+    if (typeof ref === "string" && ref.startsWith("#") && Object.keys(schema).length === 1) {
+      const validate2 = this.ajv.getSchema(`${BASE}${ref}`);
+      if (!validate2) throw new Error(`schemas/openapi.json has no schema ${ref}`);
+      return validate2;
+    }
+    const text = JSON.stringify(schema);
+    let validate = this.wrappers.get(text);
+    if (!validate)
+      this.wrappers.set(text, validate = this.ajv.compile(absolute(schema)));
+    return validate;
+  }
+  /** The (cached) validator of the route's request body; null for a route that takes none. */
+  requestValidator(route2) {
+    let validate = this.requests.get(route2);
+    if (validate === void 0) {
+      validate = this.compile(this.operation(route2).requestBody?.content?.["application/json"]?.schema);
+      this.requests.set(route2, validate);
+    }
+    return validate;
+  }
+  /**
+   * The problem of a request body, as the 400 answer names it (`items[3].price_info.price must be a
+   * number`), or undefined when the body matches the route's request schema (or the route takes none).
+   */
+  requestProblem(route2, body, names) {
+    const validate = this.requestValidator(route2);
+    if (!validate || validate(body)) return void 0;
+    return validationMessage(validate.errors ?? [], names);
+  }
+  /**
+   * The (cached) validator of the answer the route's operation lists under `listed` (a status, or
+   * `default`): null for an answer without a body, undefined when the operation lists none.
+   */
+  answerValidator(route2, listed) {
+    const key = `${route2} ${listed}`;
+    let validate = this.answers.get(key);
+    if (validate === void 0) {
+      let response = this.operation(route2).responses[listed];
+      if (response?.$ref) response = this.doc.components.responses[response.$ref.split("/").pop()];
+      if (!response) return void 0;
+      validate = this.compile(response.content?.["application/json"]?.schema);
+      this.answers.set(key, validate);
+    }
+    return validate;
+  }
+  /**
+   * Compiles what every server checks at once: each route's request and its error answers (small
+   * shapes shared by all routes: `Message`, `MessageList`, `MenuError`), so that a route's first
+   * answer is not slowed by their compiling (a client reading right after an accepted write must not
+   * miss the write's processing delay because of it). The answers of reads are compiled at their
+   * first use: they are the large shapes, and most servers answer few of them.
+   */
+  compileShared(route2) {
+    this.requestValidator(route2);
+    const responses = this.operation(route2).responses;
+    for (const listed of Object.keys(responses)) {
+      const ref = responses[listed].$ref ?? "";
+      const status2 = Number(listed);
+      if (ref !== "" || listed === "default" || status2 === 204 || this.isMessage(route2, listed)) {
+        this.answerValidator(route2, listed);
+      }
+    }
+  }
+  /** Whether the answer listed under `listed` is the usual `{message}` (an accepted write). */
+  isMessage(route2, listed) {
+    const schema = this.operation(route2).responses[listed]?.content?.["application/json"]?.schema;
+    return schema?.$ref === "#/components/schemas/Message";
+  }
+  /**
+   * The problem of an answer of the route, `<route> <status>: <pointer>: expected …, got …` (values not
+   * quoted for a route whose answers carry a secret), or undefined when it matches the description: the
+   * schema of its status (else of `default`), or no body for a status without content (204).
+   */
+  answerProblem(route2, status2, body) {
+    const key = `${route2} ${status2}`;
+    const responses = this.operation(route2).responses;
+    const listed = Object.hasOwn(responses, String(status2)) ? String(status2) : "default";
+    const validate = this.answerValidator(route2, listed);
+    if (validate === void 0) return `${key}: the description lists no answer with this status`;
+    if (!validate) return body === void 0 ? void 0 : `${key}: a body where the description lists none`;
+    if (validate(body)) return void 0;
+    const quote2 = status2 >= 400 || routeSpec(route2).secret !== true;
+    return `${key}: ${describeErrors(validate.errors ?? [], quote2).join("; ")}`;
+  }
+};
+var loaded;
+function contract() {
+  return loaded ??= new Contract(readFileSync4(DESCRIPTION_URL, "utf8"));
+}
+
 // src/emulator/control.ts
 var CONTROL_PREFIX = "/__emulator/";
 var handlers = {
@@ -84271,6 +85356,8 @@ var handlers = {
     }
   },
   deliveries: { GET: (d) => ok2(eventsOf(d.state)?.deliveries ?? []) },
+  // The description the strict emulator holds its traffic to, for client generators, Prism, Schemathesis.
+  "openapi.json": { GET: (d) => ({ status: 200, json: (d.contract ?? contract()).text }) },
   "finance/discrepancies": {
     GET: (d) => ok2(financeOf(d.state).discrepancies),
     PUT: (d, body) => {
@@ -84418,7 +85505,7 @@ var RuleType = {
   /** A published limit (platform notes, "Limits") is exceeded. */
   limit: "limit_exceeded"
 };
-var DAYS2 = /* @__PURE__ */ new Set(["mon", "tue", "wed", "thu", "fri", "sat", "sun", "hol"]);
+var DAYS = /* @__PURE__ */ new Set(["mon", "tue", "wed", "thu", "fri", "sat", "sun", "hol"]);
 function limited(v, at, max) {
   if (v.length > max)
     throw menuRule(RuleType.limit, `${at} is ${v.length} characters long; the limit is ${max}`);
@@ -84435,7 +85522,7 @@ function schedules(list2, at) {
   return list2.map((s, i) => {
     const sat = `${at}[${i}]`;
     for (const d of s.days_of_week.split(",")) {
-      if (!DAYS2.has(d.trim())) {
+      if (!DAYS.has(d.trim())) {
         throw badShape(`${sat}.days_of_week: "${d}" is not one of mon,tue,wed,thu,fri,sat,sun,hol`);
       }
     }
@@ -84966,13 +86053,15 @@ function renderStoreMenuMenu(store, cat, m) {
 function sortById(map) {
   return [...map.values()].sort((a3, b) => a3.id - b.id);
 }
-function cached(store, key, build2) {
+function cached(ctx, store, key, build2) {
   let json = store.renderCache.get(key);
   if (json === void 0) {
-    json = JSON.stringify(build2());
+    const body = build2();
+    ctx.checkAnswer?.(body);
+    json = JSON.stringify(body);
     store.renderCache.set(key, json);
   }
-  return { status: 200, json };
+  return { status: 200, json, checked: true };
 }
 function storeOf(ctx) {
   return ctx.state.storeForClient(ctx.params.storeId, ctx.clientId);
@@ -84985,7 +86074,7 @@ function pathId(ctx, name, what) {
 }
 function getStoreMenu(ctx) {
   const store = storeOf(ctx);
-  return cached(store, "store-menu", () => {
+  return cached(ctx, store, "store-menu", () => {
     const cat = store.visible;
     const menus2 = menusByCategory(store, cat);
     return {
@@ -85059,6 +86148,7 @@ function postStoreMenu(ctx) {
 function getMenus(ctx) {
   const store = storeOf(ctx);
   return cached(
+    ctx,
     store,
     "menu",
     () => sortById(store.visible.menus).map((m) => renderMenu(store, store.visible, m))
@@ -85111,7 +86201,7 @@ function deleteMenus(ctx) {
 }
 function getCategories(ctx) {
   const store = storeOf(ctx);
-  return cached(store, "categories", () => {
+  return cached(ctx, store, "categories", () => {
     const menus2 = menusByCategory(store, store.visible);
     return sortById(store.visible.categories).map((c) => renderCategory(store, store.visible, c, menus2));
   });
@@ -85176,6 +86266,7 @@ function deleteCategories(ctx) {
 function getItems(ctx) {
   const store = storeOf(ctx);
   return cached(
+    ctx,
     store,
     "items",
     () => sortById(store.visible.items).map((i) => renderItem(store, store.visible, i))
@@ -85391,6 +86482,188 @@ var storeAvailabilityRoutes = [
   },
   { route: ENABLE_SYNC2, handle: enableSync }
 ];
+
+// src/emulator/schedules.ts
+var WEEKDAYS2 = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
+var HOLIDAYS = [
+  { id: 101, name: "New Year's Day", month: 1, day: 1, cityId: null },
+  { id: 501, name: "Labour Day", month: 5, day: 1, cityId: null },
+  { id: 720, name: "Independence Day", month: 7, day: 20, cityId: null },
+  { id: 807, name: "Battle of Boyacá", month: 8, day: 7, cityId: null },
+  { id: 1208, name: "Immaculate Conception", month: 12, day: 8, cityId: null },
+  { id: 1225, name: "Christmas Day", month: 12, day: 25, cityId: null }
+];
+function emptyStoreUtils() {
+  return { regular: [], holidaySlots: {}, special: [], scheduleIds: {} };
+}
+var UTILS_PART = "utils";
+var parts = /* @__PURE__ */ new WeakMap();
+function registerUtilsPart(state) {
+  let data = parts.get(state);
+  if (data) return data;
+  const map = /* @__PURE__ */ new Map();
+  data = map;
+  parts.set(state, map);
+  const part = {
+    save: () => Object.fromEntries(map),
+    load: (snapshot) => {
+      if (!isObj(snapshot)) return;
+      for (const [key, v] of Object.entries(snapshot)) {
+        if (isObj(v)) map.set(key, { ...emptyStoreUtils(), ...v });
+      }
+    },
+    reset: () => map.clear()
+  };
+  state.registerPart(UTILS_PART, part);
+  return map;
+}
+function utilsOf(state, store) {
+  const map = registerUtilsPart(state);
+  let rec = map.get(store.key);
+  if (!rec) map.set(store.key, rec = emptyStoreUtils());
+  return rec;
+}
+var DAYS2 = /* @__PURE__ */ new Set([...WEEKDAYS2, "hol"]);
+function parseRange(start, end, at, names) {
+  const pre = at === "" ? "" : `${at}.`;
+  if (typeof start !== "string") throw badShape(`${pre}${names[0]} is required`);
+  if (typeof end !== "string") throw badShape(`${pre}${names[1]} is required`);
+  const s = start;
+  const e = end;
+  if (e <= s) {
+    throw badShape(
+      `${pre}${names[1]} (${e}) must be later than ${names[0]} (${s}); split ranges that cross midnight`
+    );
+  }
+  return { start: s, end: e };
+}
+function parseDays2(v, at) {
+  if (v.trim() === "") throw badShape(`${at} is required`);
+  const seen2 = /* @__PURE__ */ new Set();
+  for (const raw of v.split(",")) {
+    const d = raw.trim();
+    if (!DAYS2.has(d)) throw badShape(`${at}: "${raw}" is not one of mon,tue,wed,thu,fri,sat,sun,hol`);
+    if (seen2.has(d)) throw badShape(`${at}: "${d}" is listed twice`);
+    seen2.add(d);
+  }
+  return [...seen2].join(",");
+}
+function toUtilsTime2(t) {
+  return t.length === 5 ? `${t}:00` : t;
+}
+function flatten(schedules2) {
+  const out = [];
+  for (const s of schedules2) {
+    const days = s.days_of_week.split(",").map((d) => d.trim()).join(",");
+    for (const p of s.time_periods) {
+      out.push({ days, starts_time: toUtilsTime2(p.start_time), ends_time: toUtilsTime2(p.end_time) });
+    }
+  }
+  return out;
+}
+function contentKeys(periods2) {
+  const count2 = /* @__PURE__ */ new Map();
+  return periods2.map((p) => {
+    const base = `${p.days}|${p.starts_time}|${p.ends_time}`;
+    const n = count2.get(base) ?? 0;
+    count2.set(base, n + 1);
+    return `${base}#${n}`;
+  });
+}
+function categoryOwner(id) {
+  return {
+    owner: `category:${id}`,
+    read: (cat) => cat.categories.get(id)?.schedules,
+    write: (cat, schedules2, now) => {
+      const rec = cat.categories.get(id);
+      if (rec) cat.categories.set(id, { ...rec, schedules: schedules2, last_updated: now });
+    }
+  };
+}
+function itemOwner(id) {
+  return {
+    owner: `item:${id}`,
+    read: (cat) => cat.items.get(id)?.schedules_info.schedules,
+    write: (cat, schedules2, now) => {
+      const rec = cat.items.get(id);
+      if (rec) {
+        cat.items.set(id, {
+          ...rec,
+          schedules_info: { ...rec.schedules_info, schedules: schedules2 },
+          last_updated: now
+        });
+      }
+    }
+  };
+}
+function detailsOf2(state, store, owner, schedules2) {
+  const periods2 = flatten(schedules2);
+  const ids = utilsOf(state, store).scheduleIds[owner] ??= {};
+  let added = false;
+  const out = contentKeys(periods2).map((k, i) => {
+    let id = ids[k];
+    if (id === void 0) {
+      ids[k] = id = state.allocateId();
+      added = true;
+    }
+    return { id, ...periods2[i] };
+  });
+  if (added) state.requestPersist();
+  return out;
+}
+function buildSchedules(details, at) {
+  const groups = /* @__PURE__ */ new Map();
+  details.forEach((d, i) => {
+    for (const [k, t] of [
+      ["starts_time", d.starts_time],
+      ["ends_time", d.ends_time]
+    ]) {
+      if (!t.endsWith(":00")) {
+        throw badShape(`${at}[${i}].${k} (${t}) must be on a whole minute (seconds 00)`);
+      }
+    }
+    let g = groups.get(d.days);
+    if (!g) groups.set(d.days, g = []);
+    g.push(d);
+  });
+  const ordered = [];
+  const schedules2 = [];
+  for (const [days, list2] of groups) {
+    if (list2.length > Limits.periodsPerSchedule) {
+      throw badShape(
+        `${at}: days "${days}" would have ${list2.length} time periods; the limit is ${Limits.periodsPerSchedule}`
+      );
+    }
+    ordered.push(...list2);
+    schedules2.push({
+      days_of_week: days,
+      time_periods: list2.map((d) => ({
+        start_time: d.starts_time.slice(0, 5),
+        end_time: d.ends_time.slice(0, 5)
+      }))
+    });
+  }
+  return { schedules: schedules2, details: ordered };
+}
+function rememberIds(state, store, owner, details) {
+  const ids = {};
+  contentKeys(details).forEach((k, i) => ids[k] = details[i].id);
+  utilsOf(state, store).scheduleIds[owner] = ids;
+  state.requestPersist();
+}
+function parseDetails(body, withId) {
+  const list2 = body.schedule_details;
+  return list2.map((d, i) => {
+    const at = `schedule_details[${i}]`;
+    const id = withId ? d.id : void 0;
+    const days = parseDays2(d.days, `${at}.days`);
+    const r = parseRange(d.starts_time, d.ends_time, at, ["starts_time", "ends_time"]);
+    return { id, period: { days, starts_time: r.start, ends_time: r.end }, at };
+  });
+}
+function unknownSchedule(id) {
+  throw fail2(404, `Schedule ${id} not found`);
+}
 
 // src/emulator/hours.ts
 function ctxOf(ctx) {
@@ -85905,126 +87178,6 @@ var routes = [
 ];
 var utilsRoutes = routes.map(deprecated);
 
-// src/emulator/validate.ts
-function segments(pointer) {
-  if (pointer === "") return [];
-  return pointer.slice(1).split("/").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
-}
-function bodyPath(pointer, names = {}) {
-  let out = names.root ?? "";
-  const segs = segments(pointer);
-  if (segs.length === 0) return out === "" ? "body" : out;
-  for (const s of segs) {
-    if (/^\d+$/.test(s)) out += `[${s}]`;
-    else out = out === "" ? s : `${out}.${s}`;
-  }
-  return out;
-}
-var PLURAL = {
-  string: "strings",
-  integer: "integers",
-  number: "numbers",
-  boolean: "booleans",
-  object: "objects",
-  array: "arrays"
-};
-function missing(path12, schema) {
-  const s = resolveSchema(schema);
-  const types = typeList(s?.type);
-  if (s && types.length === 1 && types[0] === "array") {
-    if (typeof s.minItems === "number" && s.minItems >= 1) return `${path12} must be a non-empty array`;
-    const items2 = resolveSchema(s.items);
-    const of = typeList(items2?.type).map((t) => PLURAL[t] ?? t).join(" or ");
-    return `${path12} is required (an array${of === "" ? "" : ` of ${of}`})`;
-  }
-  if (types.length === 1 && types[0] === "boolean") return `${path12} must be a boolean`;
-  if (s && types.length === 1 && types[0] === "integer" && typeof s.minimum === "number" && s.minimum >= 1) {
-    return `${path12} is required (a positive integer)`;
-  }
-  return `${path12} is required`;
-}
-function child(pointer, name) {
-  return `${pointer}/${name.replace(/~/g, "~0").replace(/\//g, "~1")}`;
-}
-function describe2(e, names) {
-  const subject = bodyPath(e.instancePath, names);
-  const parent = e.parentSchema ?? {};
-  const p = e.params;
-  switch (e.keyword) {
-    case "required": {
-      const prop = String(p.missingProperty);
-      const props = parent.properties ?? {};
-      return missing(bodyPath(child(e.instancePath, prop), names), props[prop]);
-    }
-    case "type":
-      if (e.instancePath === "" && typeList(p.type).includes("array") && names.noun) {
-        return `body must be an array of ${names.noun}`;
-      }
-      return `${subject} must be ${typePhrase(p.type)}`;
-    case "enum":
-      return `${subject} must be one of ${p.allowedValues.map(String).join(",")}`;
-    case "const":
-      return `${subject} must be ${JSON.stringify(p.allowedValue)}`;
-    case "format":
-      if (p.format === "time-hh-mm-ss") return `${subject} must be a time HH:mm:ss`;
-      if (p.format === "time-hh-mm") return `${subject} must be HH:MM`;
-      if (p.format === "date-time") return `${subject} must be a date-time (ISO 8601)`;
-      return `${subject} must be a ${String(p.format)}`;
-    case "minimum":
-    case "maximum": {
-      const integer = typeList(parent.type).includes("integer");
-      const what = integer ? "an integer" : "a number";
-      if (typeof parent.minimum === "number" && typeof parent.maximum === "number") {
-        return `${subject} must be ${what} from ${parent.minimum} to ${parent.maximum}`;
-      }
-      if (e.keyword === "minimum" && parent.minimum === 1 && integer) {
-        return `${subject} must be a positive integer`;
-      }
-      if (e.keyword === "minimum" && parent.minimum === 0) return `${subject} must not be negative`;
-      return `${subject} must be ${String(p.comparison)} ${String(p.limit)}`;
-    }
-    case "minItems":
-      return p.limit === 1 ? `${subject} must be a non-empty array` : `${subject} must have at least ${String(p.limit)} elements`;
-    case "minLength":
-      return p.limit === 1 ? `${subject} must not be empty` : `${subject} must be at least ${String(p.limit)} characters long`;
-    case "pattern":
-      return `${subject} must match ${String(p.pattern)}`;
-    case "additionalProperties":
-      return `${bodyPath(child(e.instancePath, String(p.additionalProperty)), names)} is not allowed`;
-    default:
-      return `${subject} ${e.message ?? "is invalid"}`;
-  }
-}
-function validationMessage(errors, names = {}) {
-  const last = errors.at(-1);
-  if (!last) return "body is invalid";
-  if (last.keyword !== "anyOf") return describe2(last, names);
-  const branches = Array.isArray(last.schema) ? last.schema : [];
-  const requiredOnly = branches.every((b) => {
-    const s = b;
-    return Array.isArray(s.required) && Object.keys(s).length === 1;
-  });
-  if (requiredOnly && branches.length > 0) {
-    const list2 = branches.map(
-      (b) => bodyPath(child(last.instancePath, String(b.required[0])), names)
-    );
-    return `${list2.join(" or ")} is required`;
-  }
-  const depth = (e) => segments(e.instancePath).length;
-  let deepest;
-  for (const e of errors) {
-    if (e === last || e.keyword === "anyOf") continue;
-    if (!deepest || depth(e) > depth(deepest)) deepest = e;
-  }
-  if (deepest && depth(deepest) > depth(last)) return describe2(deepest, names);
-  return `${bodyPath(last.instancePath, names)} must be ${branches.map(expectedOf).join(" or ")}`;
-}
-function checkBody(name, value, names = {}) {
-  const validate = platformSchemas().validator(name);
-  if (validate(value)) return void 0;
-  return validationMessage(validate.errors ?? [], names);
-}
-
 // src/emulator/server.ts
 var DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
 var MAX_RECORDED_DEPTH = 64;
@@ -86088,12 +87241,26 @@ var allRoutes = [
   ...webhookRoutes
 ];
 var table3 = new RouteMatcher(allRoutes.map((r) => [r.route, r]));
-function compileRequestSchemas() {
-  const schemas = platformSchemas();
+function compileRequestSchemas(deps) {
+  const strict = deps.strict !== false;
+  const schemas = strict ? void 0 : platformSchemas();
   for (const r of allRoutes) {
     const request4 = routeSpec(r.route).request;
-    if (request4) schemas.validator(request4);
+    if (!schemas) (deps.contract ?? contract()).compileShared(r.route);
+    else if (request4) schemas.validator(request4);
   }
+}
+function brokenAnswer(deps, problem) {
+  deps.log?.(`emulator: answer breaks docs/openapi.yaml: ${problem}`);
+  return fail2(500, `emulator answer breaks docs/openapi.yaml: ${problem}`);
+}
+function checkedReply(deps, name, reply) {
+  if (reply.checked) return reply;
+  const body = reply.status === 204 ? void 0 : reply.json !== void 0 ? JSON.parse(reply.json) : reply.body;
+  const problem = (deps.contract ?? contract()).answerProblem(name, reply.status, body);
+  if (problem === void 0) return reply;
+  const e = brokenAnswer(deps, problem);
+  return { status: e.status, body: e.body };
 }
 function authenticate(state, req, surface) {
   const header = req.headers["x-authorization"];
@@ -86108,6 +87275,7 @@ function authenticate(state, req, surface) {
   return rec.client_id;
 }
 var TOO_LARGE = /* @__PURE__ */ Symbol("too large");
+var INCOMPLETE = /* @__PURE__ */ Symbol("incomplete");
 function readBody(req, limit) {
   const announced = Number(req.headers["content-length"]);
   if (Number.isFinite(announced) && announced > limit) return Promise.resolve(TOO_LARGE);
@@ -86199,11 +87367,13 @@ function route(deps, req, method, path12, query, body) {
   }
   const r = m.value;
   const row = routeSpec(r.route);
+  const strict = deps.strict !== false;
+  const described = strict ? deps.contract ?? contract() : void 0;
   let reply;
   try {
     const clientId2 = row.surface === "none" ? "" : authenticate(deps.state, req, row.surface);
     if (row.request) {
-      const problem = checkBody(row.request, body, r.requestNames);
+      const problem = described ? described.requestProblem(r.route, body, r.requestNames) : checkBody(row.request, body, r.requestNames);
       if (problem !== void 0) throw r.invalidRequest ? r.invalidRequest(problem) : badShape(problem);
     }
     reply = r.handle({
@@ -86211,12 +87381,17 @@ function route(deps, req, method, path12, query, body) {
       clientId: clientId2,
       params: m.params,
       body,
-      query: new URLSearchParams(query)
+      query: new URLSearchParams(query),
+      checkAnswer: described ? (answer2) => {
+        const problem = described.answerProblem(r.route, 200, answer2);
+        if (problem !== void 0) throw brokenAnswer(deps, problem);
+      } : void 0
     });
   } catch (e) {
-    if (!(e instanceof HttpError) || !r.headers) throw e;
+    if (!(e instanceof HttpError)) throw e;
     reply = { status: e.status, body: e.body };
   }
+  if (strict) reply = checkedReply(deps, r.route, reply);
   return r.headers ? { ...reply, headers: { ...r.headers, ...reply.headers } } : reply;
 }
 function untilClosed(req, ms) {
@@ -86250,7 +87425,26 @@ async function handle(deps, req, res) {
   let fault;
   try {
     const limit = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-    const raw = await readBody(req, limit);
+    const raw = await readBody(req, limit).catch((e) => {
+      if (req.readableAborted || e?.code === "ECONNRESET") return INCOMPLETE;
+      throw e;
+    });
+    if (raw === INCOMPLETE) {
+      if (!isControl) {
+        deps.requests.push({
+          method,
+          path: path12,
+          query,
+          body: void 0,
+          bytes: 0,
+          status: 0,
+          at,
+          fault: "incomplete"
+        });
+      }
+      deps.log?.(`${method} ${path12} incomplete: the connection closed before the request was whole`);
+      return;
+    }
     if (raw !== TOO_LARGE) bytes = Buffer.byteLength(raw);
     if (raw === TOO_LARGE) {
       if (!isControl) deps.requests.push({ method, path: path12, query, body: void 0, bytes: 0, status: 413, at });
@@ -86325,7 +87519,7 @@ async function handle(deps, req, res) {
   );
 }
 function createEmulatorServer(deps) {
-  compileRequestSchemas();
+  compileRequestSchemas(deps);
   const server = createServer({ keepAlive: true }, (req, res) => {
     handle(deps, req, res).catch((e) => {
       deps.log?.(`emulator: ${e.message}`);
@@ -86419,7 +87613,8 @@ async function startEmulator(opts = {}) {
     log: opts.log,
     faults,
     maxBodyBytes: opts.maxBodyBytes,
-    controlToken: opts.controlToken
+    controlToken: opts.controlToken,
+    strict: opts.strict
   });
   const host = opts.host ?? "127.0.0.1";
   await new Promise((resolve7, reject) => {
@@ -86466,6 +87661,9 @@ async function startEmulator(opts = {}) {
 }
 
 // src/session.ts
+var EMBEDDED_HOLIDAYS = new Set(
+  HOLIDAYS.map((h) => monthDayKey(h.month, h.day))
+);
 var EMBEDDED_CREDENTIALS = { clientId: "carte-local", clientSecret: "carte-local-secret" };
 function runTarget(project) {
   if (project.platform) {
@@ -86616,18 +87814,18 @@ async function loadBase(project, ref, options = {}) {
 }
 var sameChange = (c) => canonicalJson([c.action, c.before, c.after]);
 async function compareWithBase(project, plan, current2, ref, options = {}) {
-  const loaded = typeof ref === "string" ? await loadBase(project, ref, options) : ref;
-  if (loaded.unavailable !== void 0) {
+  const loaded2 = typeof ref === "string" ? await loadBase(project, ref, options) : ref;
+  if (loaded2.unavailable !== void 0) {
     return {
-      ref: loaded.ref,
-      sha: loaded.sha,
+      ref: loaded2.ref,
+      sha: loaded2.sha,
       changes: plan.changes.map((c) => c.address),
       drift: [],
       settled: [],
-      unavailable: loaded.unavailable
+      unavailable: loaded2.unavailable
     };
   }
-  const base = loaded.project;
+  const base = loaded2.project;
   const inScope = new Set(plan.stores.map((s) => s.key));
   const head = {
     stores: Object.fromEntries(Object.entries(project.desired.stores).filter(([k]) => inScope.has(k))),
@@ -86659,7 +87857,7 @@ async function compareWithBase(project, plan, current2, ref, options = {}) {
   const relevant = targeted ? baseChanges.filter((c) => inTarget(targeted, c)) : baseChanges;
   const baseByAddress = new Map(relevant.map((c) => [c.address, sameChange(c)]));
   const headAddresses = new Set(plan.changes.map((c) => c.address));
-  const split = { ref: loaded.ref, sha: loaded.sha, changes: [], drift: [], settled: [] };
+  const split = { ref: loaded2.ref, sha: loaded2.sha, changes: [], drift: [], settled: [] };
   for (const c of plan.changes) {
     (baseByAddress.get(c.address) === sameChange(c) ? split.drift : split.changes).push(c.address);
   }
@@ -87358,7 +88556,7 @@ async function runCarte(request4, hooks = {}) {
   try {
     let targeting = request4.targeting;
     let base;
-    let loaded;
+    let loaded2;
     if (request4.command === "plan" && request4.scope === "changed") {
       if (!request4.base) {
         throw new UsageError(
@@ -87370,7 +88568,7 @@ async function runCarte(request4, hooks = {}) {
         now: request4.now,
         workspace: request4.workspace
       });
-      ({ project: loaded, base } = scoped);
+      ({ project: loaded2, base } = scoped);
       if (scoped.scope) {
         targeting = { ...targeting ?? { stores: [], kinds: [], targets: [] }, scope: scoped.scope };
       } else {
@@ -87379,12 +88577,12 @@ async function runCarte(request4, hooks = {}) {
         );
       }
     } else {
-      loaded = await loadProject(request4.config, {
+      loaded2 = await loadProject(request4.config, {
         shareResources: true,
         ...request4.now ? { now: request4.now } : {}
       });
     }
-    result.project = request4.shard ? shardProject(loaded, request4.shard) : loaded;
+    result.project = request4.shard ? shardProject(loaded2, request4.shard) : loaded2;
     result.target = runTarget(result.project);
     for (const warning2 of result.project.warnings) hooks.onWarning?.(`Warning: ${warning2}`);
     const saved = request4.command === "apply" && request4.planFile ? await readPlanFile(request4.planFile) : void 0;
@@ -87436,7 +88634,7 @@ async function runCarte(request4, hooks = {}) {
       const fromFile = plan !== void 0;
       let current2;
       if (!plan) ({ plan, current: current2 } = await planProject(project, session, options));
-      if (request4.shard) allowEmptyShard(plan, loaded);
+      if (request4.shard) allowEmptyShard(plan, loaded2);
       if (stage !== void 0) plan.stage = stage;
       if (request4.command === "apply" && request4.only && current2) {
         const keep = request4.only(plan);
@@ -87452,7 +88650,7 @@ async function runCarte(request4, hooks = {}) {
       }
       const rotations = plan.rotateSecrets ?? [];
       result.plan = plan;
-      const unmanaged = unmanagedStoresNote(unmanagedEmbeddedStores(loaded, session));
+      const unmanaged = unmanagedStoresNote(unmanagedEmbeddedStores(loaded2, session));
       if (unmanaged) hooks.onWarning?.(unmanaged);
       if (request4.command === "plan" && request4.base && current2) {
         result.base = await compareWithBase(project, plan, current2, base ?? request4.base, {
@@ -87645,13 +88843,13 @@ function applyMarker(shard, stage) {
 }
 
 // src/action/context.ts
-import { readFileSync as readFileSync4 } from "node:fs";
+import { readFileSync as readFileSync5 } from "node:fs";
 var str = (v) => typeof v === "string" && v !== "" ? v : void 0;
 function readContext(env2) {
   let event2 = {};
   if (env2.GITHUB_EVENT_PATH) {
     try {
-      event2 = JSON.parse(readFileSync4(env2.GITHUB_EVENT_PATH, "utf8"));
+      event2 = JSON.parse(readFileSync5(env2.GITHUB_EVENT_PATH, "utf8"));
     } catch {
       event2 = {};
     }
