@@ -15,6 +15,7 @@ const steps = [
   ["lint", npm, ["run", "lint"]],
   ["format:check", npm, ["run", "format:check"]],
   ["deps", npm, ["run", "deps"]],
+  ["check:refs", npm, ["run", "check:refs"]],
   ["check:action", npm, ["run", "check:action"]],
   ["tests", "npx", ["vitest", "run", ...process.argv.slice(2)]],
 ];

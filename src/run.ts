@@ -1,6 +1,6 @@
 /**
- * The one plan/apply path, shared by `carte plan`, `carte apply` and the GitHub Action (issue 9, item
- * 5): load the project → open the session → plan (or check a saved plan) → judge and enforce the safety
+ * The one plan/apply path, shared by `carte plan`, `carte apply` and the GitHub Action, so that the CLI
+ * and the Action cannot drift apart: load the project → open the session → plan (or check a saved plan) → judge and enforce the safety
  * guards → show the plan → ask (apply, optional) → apply with the secrets sink → verify. It never
  * throws and prints nothing: it returns the plan, the apply report and the exit code, with the error
  * that ended the run, if any, mapped by `exitCodeFor` (src/errors.ts). The adapters translate their

@@ -31,7 +31,14 @@ import { escapeHtml, escapeLines, escapeLog, escapeMarkdown, escapeTerminal } fr
 import { lostSecretsMessage } from "../secrets.js";
 import * as core from "@actions/core";
 import { glob } from "tinyglobby";
-import { ConfigError, ExitCode, UnsafePlanError, exitCodeFor, type ConfigProblem } from "../errors.js";
+import {
+  ConfigError,
+  ExitCode,
+  UnsafePlanError,
+  exitCodeFor,
+  type ConfigProblem,
+  UsageError,
+} from "../errors.js";
 import type { BaseSplit } from "../gitops/base.js";
 import { fetchCommit, findRepository, resolveCommit, type GitRepository } from "../gitops/git.js";
 import {
@@ -133,18 +140,18 @@ function reviewSecret(env: NodeJS.ProcessEnv): string {
 export function readInputs(env: NodeJS.ProcessEnv = process.env): ActionInputs {
   const command = core.getInput("command") || "plan";
   if (!(COMMANDS as readonly string[]).includes(command))
-    throw new Error(`input command must be plan, apply, drift or report, got ${command}`);
+    throw new UsageError(`input command must be plan, apply, drift or report, got ${command}`);
   const bool = (name: string, dflt: boolean) => {
     const v = core.getInput(name).trim().toLowerCase();
     if (v === "") return dflt;
     if (v === "true" || v === "false") return v === "true";
-    throw new Error(`input ${name} must be true or false, got ${v}`);
+    throw new UsageError(`input ${name} must be true or false, got ${v}`);
   };
   const reason = core.getInput("force-reason");
   const shard = core.getInput("shard").trim();
   const scope = core.getInput("scope").trim().toLowerCase() || "all";
   if (scope !== "all" && scope !== "changed")
-    throw new Error(`input scope must be all or changed, got ${scope}`);
+    throw new UsageError(`input scope must be all or changed, got ${scope}`);
   return {
     command: command as ActionCommand,
     config: core.getInput("config") || "carte.yaml",
@@ -810,7 +817,7 @@ async function driftOutcome(
   const gh = gitHub(inputs, ctx);
   if (!sharded) {
     if (!gh)
-      throw new Error("command drift needs github-token and GITHUB_REPOSITORY to keep the drift issue");
+      throw new UsageError("command drift needs github-token and GITHUB_REPOSITORY to keep the drift issue");
     await syncDriftIssue(gh, view.plan, ctx, inputs.commentAuthor);
   }
   const drift = view.plan.changes.length > 0;
@@ -861,9 +868,9 @@ async function reportCommand(
   summary: JobSummary,
 ): Promise<Outcome> {
   if (inputs.plans.length === 0)
-    throw new Error("command report needs the input plans (the run records' paths)");
+    throw new UsageError("command report needs the input plans (the run records' paths)");
   const files = (await glob(inputs.plans, { cwd: process.cwd(), absolute: true, onlyFiles: true })).sort();
-  if (files.length === 0) throw new Error(`no run record matches ${inputs.plans.join(", ")}`);
+  if (files.length === 0) throw new UsageError(`no run record matches ${inputs.plans.join(", ")}`);
   const merged = mergeRecords(await Promise.all(files.map((f) => readRecord(f))));
   const view: PlanView = {
     plan: merged.plan,

@@ -5,7 +5,7 @@
  * depend on what failed); independent operations go on. Never throws for a failed call: the result
  * says what happened to each operation.
  *
- * Exactly once (issue 11):
+ * Exactly once, on a network that loses answers:
  * - a call whose answer was lost (no answer, 500/502/504, or a 2xx answer carte cannot read) is
  *   settled by reading whether ITS OWN effect shows (src/apply/settle.ts, `EndpointSpec.effect`), never
  *   by the final state of its address;
@@ -18,7 +18,7 @@
  *   the plan): its operations are then not made.
  */
 
-import { ApiError, MalformedAnswerError } from "../errors.js";
+import { ApiError, MalformedAnswerError, PartlyRefusedError } from "../errors.js";
 import type { PlatformClient } from "../platform/client.js";
 import { storeOrderedLimit } from "../platform/limit.js";
 import type { Operation, Plan } from "../plan/types.js";
@@ -415,7 +415,7 @@ async function runOne(
       const body = await client.call(op.method, op.path, op.body, { idempotent: op.idempotent });
       // Some calls answer 2xx with per-element failures in the body (src/plan/endpoints.ts `check`).
       const problem = spec?.check?.(body, op.parts ?? []);
-      if (problem !== undefined) throw new Error(`${op.method} ${op.path}: ${problem}`);
+      if (problem !== undefined) throw new PartlyRefusedError(op.method, op.path, problem);
       if (options.onResponse) await options.onResponse(op, body);
     };
     const ok = (message?: string) => ({

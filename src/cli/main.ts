@@ -119,12 +119,14 @@ function runFlags<T>(y: Argv<T>) {
     .option("quiet", { alias: "q", type: "boolean", default: false, describe: "No progress output" })
     .check((a) => {
       if (a.force && !(typeof a.reason === "string" && a.reason.trim()))
-        throw new Error('--force needs --reason "why"');
+        throw new UsageError('--force needs --reason "why"');
       if (parseDuration(a.timeout) === undefined) {
-        throw new Error("--timeout must be a duration such as 90s, 15m or 1h (a bare number is seconds)");
+        throw new UsageError(
+          "--timeout must be a duration such as 90s, 15m or 1h (a bare number is seconds)",
+        );
       }
       if (!(Number.isInteger(a.parallelism) && a.parallelism >= 1 && a.parallelism <= 64)) {
-        throw new Error("--parallelism must be a whole number from 1 to 64");
+        throw new UsageError("--parallelism must be a whole number from 1 to 64");
       }
       if (a.shard !== undefined) parseShard(String(a.shard));
       return true;
@@ -405,7 +407,7 @@ function isMain(): boolean {
 }
 
 if (isMain()) {
-  // No Node warning reaches the user (issue 16): what carte finds wrong is reported as a problem of
+  // No Node warning reaches the user: what carte finds wrong is reported as a problem of
   // its own; a warning of Node or of a library is shown only with --debug.
   process.removeAllListeners("warning");
   process.on("warning", (w) => {

@@ -142,7 +142,7 @@ export function readOverrides(
   for (const [sku, written] of entries("prices")) {
     const site = at("overrides", "prices", sku);
     if (isRecord(written)) {
-      // A price from a date (issue 14): applied from `from` on, upcoming before.
+      // A price from a date: applied from `from` on, upcoming before.
       checkPrice(r, [...base, "overrides", "prices", sku, "price"], written.price, currency);
       if (typeof written.price !== "number" || typeof written.from !== "string") continue;
       const start = startOf(written.from);

@@ -27,7 +27,7 @@ import type { FinanceDiscrepancy } from "./finance.js";
 import { eventsOf } from "./events.js";
 import { HttpError, fail, isObj, ok } from "./http.js";
 import type { Reply } from "./http.js";
-import type { ServerDeps } from "./server.js";
+import type { ServerDeps } from "./deps.js";
 
 /** Prefix of the control endpoints. */
 export const CONTROL_PREFIX = "/__emulator/";

@@ -29,7 +29,7 @@ import type { TokenRequest, TokenResponse } from "../platform/wire.js";
 import { availabilityRoutes } from "./availability.js";
 import { CONTROL_PREFIX, handleControl } from "./control.js";
 import { TOO_MANY_REQUESTS, faultMessage, sleep } from "./faults.js";
-import type { FaultDecision, FaultInjector } from "./faults.js";
+import type { FaultDecision } from "./faults.js";
 import { financeRoutes } from "./finance.js";
 import { HttpError, badShape, fail, isObj } from "./http.js";
 import type { Reply, Route, RouteContext, RouteInfo } from "./http.js";
@@ -40,26 +40,9 @@ import { storeAvailabilityRoutes } from "./stores.js";
 import { utilsRoutes } from "./utils.js";
 import { checkBody, platformSchemas } from "./validate.js";
 import { webhookRoutes } from "./webhooks.js";
+import type { ServerDeps } from "./deps.js";
 
-/** What the emulator remembers of one request. Tokens and secrets are never kept. */
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  query: string;
-  /** Parsed JSON body; for logins `{client_id}` only; the raw text when it was not JSON. */
-  body: unknown;
-  /** Size of the body as received, in bytes (0 when empty or too large). */
-  bytes: number;
-  status: number;
-  /** Arrival time, ms since the epoch. */
-  at: number;
-  /**
-   * Set when an injected fault answered instead of the handler (`drop`: no answer, status 0), or when
-   * the handler's answer was lost (`lost`, `hold`: processed, `status` is the handler's, the client got
-   * no answer).
-   */
-  fault?: string;
-}
+export type { RecordedRequest, ServerDeps } from "./deps.js";
 
 /** Default largest accepted request body, in bytes (64 MiB); `EmulatorOptions.maxBodyBytes` changes it. */
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -101,8 +84,8 @@ function cutCopy(value: unknown, depth: number): unknown {
 /**
  * A parsed body as the request log keeps it: itself, or, when it nests deeper than
  * {@link MAX_RECORDED_DEPTH} levels, a copy cut there. JSON.parse accepts any depth, but serializing
- * such a body for `GET /__emulator/requests` overflowed the stack (issue 10: after one 100,000-deep
- * body the control API answered 500 until reset).
+ * such a body for `GET /__emulator/requests` overflowed the stack (after one 100,000-deep body the
+ * control API answered 500 until it was reset).
  */
 export function recordable(value: unknown): unknown {
   return nestsDeeper(value, MAX_RECORDED_DEPTH) ? cutCopy(value, 0) : value;
@@ -263,21 +246,6 @@ function send(res: ServerResponse, reply: Reply): void {
     "content-length": Buffer.byteLength(json),
   });
   res.end(json);
-}
-
-export interface ServerDeps {
-  state: EmulatorState;
-  requests: RecordedRequest[];
-  /** Largest accepted body in bytes; larger ones get 413. Default {@link DEFAULT_MAX_BODY_BYTES}. */
-  maxBodyBytes?: number | undefined;
-  /**
-   * When set, requests to the control API must carry it in the `x-emulator-control-token` header
-   * (401 `{message}` otherwise); control.ts.
-   */
-  controlToken?: string | undefined;
-  log?: ((line: string) => void) | undefined;
-  /** Fault injection; skipped when absent or inactive. */
-  faults?: FaultInjector | undefined;
 }
 
 /** Header that carries the control token (`carte emulator --control-token`). */

@@ -330,7 +330,7 @@ export function createPlanner(desired: DesiredState, options: PlannerOptions = {
       )
         for (const message of kind.info(want, have, ownership, desired.currency))
           info.push({ store: storeKey, kind: kind.name, message });
-      // A duplicate of a resource the files manage goes, whatever the ownership (issue 11, item 2).
+      // A duplicate of a resource the files manage goes, whatever the ownership: a copy is never wanted.
       const copies = kind.duplicates?.(have) ?? {};
       const ownershipOfKey = (key: string): Ownership => {
         const original = own(copies, key);

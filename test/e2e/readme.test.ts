@@ -1,5 +1,5 @@
 /**
- * The README works as written (issue 16): every command of its ```sh blocks runs, in order, from the
+ * The README works as written: every command of its ```sh blocks runs, in order, from the
  * root of a fresh copy of the repository (its git-tracked files), with the built `bin/carte.js`.
  * Lines that install (`npm ci …`) are skipped; `carte emulator` serves until stopped, so it is started,
  * asked for a token with the seed's credentials and stopped.

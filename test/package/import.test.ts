@@ -1,5 +1,5 @@
 /**
- * Issue 9 item 6: the built package works by its name. A consumer folder whose node_modules/carte is a
+ * The built package works by its name. A consumer folder whose node_modules/carte is a
  * link to this repository imports `carte` (resolved through package.json `exports` to dist/index.js,
  * built by `npm run build`), loads a copy of examples/chain, plans against the embedded emulator,
  * renders the plan as text, applies it, plans "No changes" and checks the exit codes, in a separate
