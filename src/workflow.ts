@@ -465,6 +465,65 @@ export async function applyPlan(
 }
 
 /**
+ * After the last call of an apply: waits for the asynchronous creates whose answer was lost and which
+ * were not made again, so that the apply ends with the platform settled (a next plan made while one is
+ * still pending would create it again), and updates their results with what the platform showed. So
+ * too for the asynchronous calls that succeeded in stores where another call failed: the verification
+ * leaves those stores out, yet the next plan must not run ahead of them. A call made without the
+ * entries of some stores is watched for the entries it carried. `until`: the end of the wait for the
+ * platform; `started`: when the apply began (for the messages), both in ms since the epoch.
+ */
+async function settleLostAnswers(
+  plan: Plan,
+  client: Session["client"],
+  executed: Pick<Awaited<ReturnType<typeof executePlanFully>>, "results" | "refused" | "sent">,
+  wait: { until: number; started: number; settleMs: number },
+): Promise<void> {
+  const { results, refused, sent } = executed;
+  const { until, started } = wait;
+  const opOf = new Map(plan.operations.map((o) => [o.id, o]));
+  const sentOf = (id: string): Operation => sent.get(id) ?? opOf.get(id)!;
+  const failedStores = new Set(
+    results.filter((r) => r.status !== "ok").flatMap((r) => opOf.get(r.id)?.stores ?? []),
+  );
+  for (const r of refused) failedStores.add(r.store);
+  const asynchronous = (op: Operation) => {
+    const spec = findEndpoint(op.endpoint);
+    return spec !== undefined && !isSynchronous(spec);
+  };
+  await Promise.all(
+    results
+      .filter(
+        (r) =>
+          r.unsettled ||
+          (r.status === "ok" &&
+            asynchronous(sentOf(r.id)) &&
+            sentOf(r.id).stores.some((s) => failedStores.has(s))),
+      )
+      .map(async (r) => {
+        const op = sentOf(r.id);
+        // A lost answer is waited for until the end of the wait for the platform; an accepted call in a
+        // failed store only for the settle window: its effect may never show (it can refer to a resource
+        // whose call failed), and the next plan reads the store anyway.
+        const bound = r.unsettled ? until : Math.min(until, Date.now() + wait.settleMs);
+        const seen = await settleEffect(plan, op, client, Math.max(0, bound - Date.now())).catch(
+          (err: unknown) => `unknown (${err instanceof Error ? err.message : String(err)})`,
+        );
+        if (!r.unsettled) return;
+        delete r.unsettled;
+        if (seen === "present") {
+          r.status = "ok";
+          r.message = `the answer was lost; the platform showed the change ${Date.now() - started} ms after the apply began`;
+        } else if (seen !== "absent") {
+          r.message = `${r.message}; outcome unknown: ${seen === "partial" ? "the platform showed part of it" : seen}`;
+        } else {
+          r.message = `${r.message}; the platform still did not show it when the apply ended: the next plan shows whether it arrived`;
+        }
+      }),
+  );
+}
+
+/**
  * {@link applyPlan} without the {@link ConvergenceError}: the changes the platform did not show, and
  * the duplicates it still shows, are in the report (`pending`, `duplicates`) whether or not a call
  * failed. Used by the stages of a rollout, whose report names the stage that did not converge.
@@ -510,50 +569,15 @@ export async function applyPlanReport(
   );
   const until = Date.now() + waitMs;
 
-  // Asynchronous creates whose answer was lost and which were not made again: wait for them, so that
-  // the apply ends with the platform settled (a next plan made while one is still pending would create
-  // it again). So too for the asynchronous calls that succeeded in stores where another call failed:
-  // the verification below leaves those stores out, yet the next plan must not run ahead of them.
-  // A call made without the entries of some stores is watched for the entries it carried.
-  const opOf = new Map(plan.operations.map((o) => [o.id, o]));
-  const sentOf = (id: string): Operation => sent.get(id) ?? opOf.get(id)!;
-  const failedStores = new Set(
-    results.filter((r) => r.status !== "ok").flatMap((r) => opOf.get(r.id)?.stores ?? []),
-  );
-  for (const r of refused) failedStores.add(r.store);
-  const asynchronous = (op: Operation) => {
-    const spec = findEndpoint(op.endpoint);
-    return spec !== undefined && !isSynchronous(spec);
-  };
-  await Promise.all(
-    results
-      .filter(
-        (r) =>
-          r.unsettled ||
-          (r.status === "ok" &&
-            asynchronous(sentOf(r.id)) &&
-            sentOf(r.id).stores.some((s) => failedStores.has(s))),
-      )
-      .map(async (r) => {
-        const op = sentOf(r.id);
-        // A lost answer is waited for until the end of the wait for the platform; an accepted call in a
-        // failed store only for the settle window: its effect may never show (it can refer to a resource
-        // whose call failed), and the next plan reads the store anyway.
-        const bound = r.unsettled ? until : Math.min(until, Date.now() + (options.settleMs ?? 5_000));
-        const seen = await settleEffect(plan, op, client, Math.max(0, bound - Date.now())).catch(
-          (err: unknown) => `unknown (${err instanceof Error ? err.message : String(err)})`,
-        );
-        if (!r.unsettled) return;
-        delete r.unsettled;
-        if (seen === "present") {
-          r.status = "ok";
-          r.message = `the answer was lost; the platform showed the change ${Date.now() - started} ms after the apply began`;
-        } else if (seen !== "absent") {
-          r.message = `${r.message}; outcome unknown: ${seen === "partial" ? "the platform showed part of it" : seen}`;
-        } else {
-          r.message = `${r.message}; the platform still did not show it when the apply ended: the next plan shows whether it arrived`;
-        }
-      }),
+  await settleLostAnswers(
+    plan,
+    client,
+    { results, refused, sent },
+    {
+      until,
+      started,
+      settleMs: options.settleMs ?? 5_000,
+    },
   );
 
   // Verify what the successful calls carried, except in stores where some call failed or was skipped:
