@@ -529,33 +529,7 @@ function checkNesting(
   // Depth: the levels of groups at and below each group (memoized, a circle cut where it closes), then
   // from every item whose groups go too deep, one path down to the entry one level too deep. Iterative
   // like the cycles.
-  const height = new Map<string, number>();
-  const open = new Set<string>();
-  const heightOf = (root: string): number => {
-    const known = height.get(root);
-    if (known !== undefined) return known;
-    if (open.has(root)) return 0;
-    const frames: { group: string; edges: { option: string; next: string }[]; i: number }[] = [];
-    const enter = (group: string) => {
-      open.add(group);
-      frames.push({ group, edges: edgesOf(group), i: 0 });
-    };
-    enter(root);
-    while (frames.length > 0) {
-      const frame = frames.at(-1)!;
-      const edge = frame.edges[frame.i++];
-      if (edge) {
-        if (!height.has(edge.next) && !open.has(edge.next)) enter(edge.next);
-        continue;
-      }
-      // A group still open below is a circle, cut where it closes: it counts 0.
-      const below = frame.edges.reduce((m, e) => Math.max(m, height.get(e.next) ?? 0), 0);
-      frames.pop();
-      open.delete(frame.group);
-      height.set(frame.group, below + 1);
-    }
-    return height.get(root)!;
-  };
+  const heightOf = groupHeights(edgesOf);
   for (const item of items) {
     if (!isRecord(item) || typeof item.sku !== "string") continue;
     for (const top of groupsOf(item.sku)) {
@@ -581,6 +555,43 @@ function checkNesting(
       }
     }
   }
+}
+
+/**
+ * The levels of modifier groups at and below each group, memoized: one level for the group, plus the
+ * deepest of the groups its options offer. A circle is cut where it closes (the group still open below
+ * counts 0). Iterative, with an explicit stack, like the search for circles.
+ */
+function groupHeights(
+  edgesOf: (group: string) => { option: string; next: string }[],
+): (group: string) => number {
+  const height = new Map<string, number>();
+  const open = new Set<string>();
+  return (root: string): number => {
+    const known = height.get(root);
+    if (known !== undefined) return known;
+    if (open.has(root)) return 0;
+    const frames: { group: string; edges: { option: string; next: string }[]; i: number }[] = [];
+    const enter = (group: string) => {
+      open.add(group);
+      frames.push({ group, edges: edgesOf(group), i: 0 });
+    };
+    enter(root);
+    while (frames.length > 0) {
+      const frame = frames.at(-1)!;
+      const edge = frame.edges[frame.i++];
+      if (edge) {
+        if (!height.has(edge.next) && !open.has(edge.next)) enter(edge.next);
+        continue;
+      }
+      // A group still open below is a circle, cut where it closes: it counts 0.
+      const below = frame.edges.reduce((m, e) => Math.max(m, height.get(e.next) ?? 0), 0);
+      frames.pop();
+      open.delete(frame.group);
+      height.set(frame.group, below + 1);
+    }
+    return height.get(root)!;
+  };
 }
 
 /**
