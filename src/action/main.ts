@@ -630,6 +630,40 @@ function rolloutFailure(result: RunResult): string {
   );
 }
 
+/**
+ * Why an apply run failed, for the failed step: its error, the calls that failed or were skipped and
+ * the rollout stage that stopped, or the webhook secrets made but not kept; `undefined` when it did
+ * not fail. Escaped for a log.
+ */
+function applyFailure(result: RunResult): string | undefined {
+  return result.error !== undefined
+    ? describeError(result.error, result.plan)
+    : result.report && (result.report.failed > 0 || result.report.skipped > 0 || stoppedRollout(result))
+      ? escapeTerminal(
+          `apply incomplete: ${result.report.operations
+            .filter((o) => o.status !== "ok")
+            .map((o) => `${o.status} ${o.method} ${o.path}${o.message ? `: ${o.message}` : ""}`)
+            .concat(stoppedRollout(result) ? [rolloutFailure(result)] : [])
+            .join("; ")}`,
+        )
+      : result.lostSecrets
+        ? escapeLines(lostSecretsMessage(result.lostSecrets))
+        : undefined;
+}
+
+/** The refusal of changes the reviewed plan did not show, with what to do about them. */
+function reviewRefusal(refused: readonly ResourceChange[], lookupWhy: string | undefined): string {
+  const why = lookupWhy ? ` ${lookupWhy}` : "";
+  return (
+    `not applied: ${refused.length} change${refused.length === 1 ? "" : "s"} the reviewed plan did not show ` +
+    `(${refused
+      .slice(0, 10)
+      .map((c) => c.address)
+      .join(", ")}${refused.length > 10 ? ", …" : ""}).${why} Review them in a pull request, run the ` +
+    `workflow with command: apply (workflow_dispatch), or set apply-unreviewed: true.`
+  );
+}
+
 /** `command: apply`. */
 async function applyCommand(
   inputs: ActionInputs,
@@ -704,29 +738,9 @@ async function applyCommand(
   if (report) await summary.raw(report);
 
   let exitCode = result.exitCode;
-  let failure: string | undefined =
-    result.error !== undefined
-      ? describeError(result.error, result.plan)
-      : result.report && (result.report.failed > 0 || result.report.skipped > 0 || stoppedRollout(result))
-        ? escapeTerminal(
-            `apply incomplete: ${result.report.operations
-              .filter((o) => o.status !== "ok")
-              .map((o) => `${o.status} ${o.method} ${o.path}${o.message ? `: ${o.message}` : ""}`)
-              .concat(stoppedRollout(result) ? [rolloutFailure(result)] : [])
-              .join("; ")}`,
-          )
-        : result.lostSecrets
-          ? escapeLines(lostSecretsMessage(result.lostSecrets))
-          : undefined;
+  let failure = applyFailure(result);
   if (refused.length > 0) {
-    const why = lookup.why ? ` ${lookup.why}` : "";
-    const refusal =
-      `not applied: ${refused.length} change${refused.length === 1 ? "" : "s"} the reviewed plan did not show ` +
-      `(${refused
-        .slice(0, 10)
-        .map((c) => c.address)
-        .join(", ")}${refused.length > 10 ? ", …" : ""}).${why} Review them in a pull request, run the ` +
-      `workflow with command: apply (workflow_dispatch), or set apply-unreviewed: true.`;
+    const refusal = reviewRefusal(refused, lookup.why);
     if (exitCode === ExitCode.ok) exitCode = ExitCode.unsafe;
     failure = failure ? `${failure}\n${refusal}` : refusal;
     await summary.raw(`**Refused by the reviewed-plan check:** ${escapeMarkdown(refusal)}`);
