@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Benchmark of the built emulator (issue 3 item 7: "thousands of requests per second on one core, so
-// that it is never what a benchmark measures").
+// Benchmark of the built emulator: it must serve thousands of requests per second on one core, so that
+// it is never what a benchmark of carte measures.
 //
 //   npm run bench:emulator                      build, then run ~5 s of load
 //   node scripts/bench-emulator.mjs [seconds] [concurrency]

@@ -1,4 +1,4 @@
-// Benchmark of issue 11, "Exactly once on a real network": the figures of docs/reliability.md.
+// Benchmark of exactly-once applies on a network that loses answers: the figures of docs/reliability.md.
 // Usage: npm run bench:faults [-- SCENARIO...]   (scenarios: seeded overlap storm edited; default all)
 //   seeded   60 seeded applies of the example chain, 20 each at 10, 20 and 30 % faults, a third of the
 //            faults lost answers (processed, then the connection dropped or the answer withheld), with
@@ -257,7 +257,7 @@ if (wanted.has("overlap")) {
   const result = {};
   for (const shared of [true, false]) {
     const trials = [];
-    // The issue's figure is the 20 trials on one project; the copies (no shared disk) show the limits.
+    // The headline figure is the 20 trials on one project; the copies (no shared disk) show the limits.
     for (let i = 0; i < (shared ? 20 : 10); i++) {
       const fx = await fixture();
       const other = shared ? { config: fx.config, dir: fx.dir } : copyOf(fx);

@@ -1,4 +1,4 @@
-// Benchmark of plan and apply for a big chain, against the emulator in its own process (issue 15).
+// Benchmark of plan and apply for a big chain, against the emulator in its own process (docs/performance.md).
 //
 // Usage: npm run bench:plan -- [--stores N] [--entries M] [--latency MS] [--parallelism P]
 //                              [--planner R] [--skip-apply-timing] [--cli]

@@ -16,6 +16,7 @@ const steps = [
   ["format:check", npm, ["run", "format:check"]],
   ["deps", npm, ["run", "deps"]],
   ["lint:openapi", npm, ["run", "lint:openapi"]],
+  ["check:refs", npm, ["run", "check:refs"]],
   ["check:action", npm, ["run", "check:action"]],
   ["tests", "npx", ["vitest", "run", ...process.argv.slice(2)]],
 ];

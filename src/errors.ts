@@ -10,6 +10,8 @@
  * - {@link ConvergenceError}, {@link UsageError}: an apply the platform did not show; a misused command.
  * - {@link LockError}: another apply of the same stores holds the lock on this machine.
  * - {@link FileWriteError}: a file carte writes was refused (a link on its way) or could not be written.
+ * - {@link SecretError}: a webhook secret the platform made could not be kept.
+ * - {@link PartlyRefusedError}: the platform answered a call with success and refused some of its elements.
  * - anything else is a bug in carte ({@link InternalError}).
  *
  * {@link exitCodeFor} is the one mapping of these to exit codes, used by the CLI and the GitHub Action
@@ -195,6 +197,23 @@ export class MalformedAnswerError extends ApiError {
   }
 }
 
+/**
+ * The platform answered a call with a success status (2xx) whose body refuses some of the call's
+ * elements (a synchronous call answering one result per element, such as the stores of a store
+ * availability call; the endpoint's `check`, src/kinds/types.ts `EndpointSpec`). The call is reported failed and never settled by a read: the answer
+ * arrived and says what was not done. Message: `METHOD PATH: what was refused`. Exit code 1.
+ */
+export class PartlyRefusedError extends ApiError {
+  /** What the answer refused, as the endpoint's check says it. */
+  readonly problem: string;
+  constructor(method: string, path: string, problem: string) {
+    super({ method, path, status: 200, platformMessage: problem });
+    this.name = "PartlyRefusedError";
+    this.problem = problem;
+    this.message = redact(`${method} ${path}: ${problem}`);
+  }
+}
+
 /** A safety guard refused the plan (exit code 3). */
 export class UnsafePlanError extends Error {
   /** Name of the guard, e.g. `max_delete_percent`. */
@@ -243,7 +262,7 @@ export class MoneyError extends Error {
 export class ConvergenceError extends Error {
   /** Addresses of the resources that never showed their planned state. */
   readonly pending: string[];
-  /** Addresses of the duplicates the platform still showed (issue 11: never exit 0 with one). */
+  /** Addresses of the duplicates the platform still showed (an apply never exits 0 with one). */
   readonly duplicates: string[];
   constructor(pending: string[], waitedMs: number, duplicates: string[] = []) {
     const list = (xs: string[]) => `${xs.slice(0, 10).join(", ")}${xs.length > 10 ? ", …" : ""}`;
@@ -314,6 +333,18 @@ export class FileWriteError extends Error {
     this.at = init.at;
     this.reason = init.reason;
     this.code = init.code;
+  }
+}
+
+/**
+ * A webhook secret the platform made could not be kept: the secrets sink refused or failed to save it,
+ * or the platform's answer held no usable secret. The message names the event and how to get a new
+ * secret (the next apply rotates it, or `carte webhooks rotate-secret`), never the secret. Exit code 1.
+ */
+export class SecretError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SecretError";
   }
 }
 

@@ -1,6 +1,6 @@
 /**
- * The one plan/apply path, shared by `carte plan`, `carte apply` and the GitHub Action (issue 9, item
- * 5): load the project → open the session → plan (or check a saved plan) → judge and enforce the safety
+ * The one plan/apply path, shared by `carte plan`, `carte apply` and the GitHub Action, so that the CLI
+ * and the Action cannot drift apart: load the project → open the session → plan (or check a saved plan) → judge and enforce the safety
  * guards → show the plan → ask (apply, optional) → apply with the secrets sink → verify. It never
  * throws and prints nothing: it returns the plan, the apply report and the exit code, with the error
  * that ended the run, if any, mapped by `exitCodeFor` (src/errors.ts). The adapters translate their
@@ -27,12 +27,12 @@ import type { ApplyEvent } from "./apply/execute.js";
 import { ExitCode, LockError, StalePlanError, UsageError, exitCodeFor } from "./errors.js";
 import { quote } from "./config/quote.js";
 import type { CurrentState } from "./model.js";
-import { CLIENT_LOCK, acquireApplyLock, type ApplyLock, type LockHolder } from "./lock.js";
+import { CLIENT_LOCK, acquireApplyLock, type LockHolder } from "./lock.js";
 import { DEFAULT_PARALLELISM, type ClientOptions, type RetryInfo } from "./platform/client.js";
 import { readPlanFile } from "./plan/file.js";
 import { isEmptyPlan } from "./plan/plan.js";
 import type { Targeting } from "./plan/target.js";
-import type { Plan } from "./plan/types.js";
+import type { Plan, SecretRotation } from "./plan/types.js";
 import { unmanagedEmbeddedStores, unmanagedStoresNote } from "./status.js";
 import { listWebhooks } from "./platform/webhooks.js";
 import {
@@ -44,7 +44,7 @@ import {
   type Rotations,
   type SecretSink,
 } from "./secrets.js";
-import { openSession, runTarget, type RunTarget } from "./session.js";
+import { openSession, runTarget, type RunTarget, type Session } from "./session.js";
 import { countChanges, findStage, plannedStages, stageProject, type StageOutcome } from "./apply/rollout.js";
 import {
   applyPlan,
@@ -322,230 +322,76 @@ function runOptions(request: RunRequest, hooks: RunHooks): RunOptions {
  * (configuration, platform, safety refusal, stale saved plan, convergence, a hook's own error) ends the
  * run and is returned in {@link RunResult.error} with its exit code; what was done until then (project,
  * plan) is returned too. The session, and the embedded emulator with it, is always closed.
+ *
+ * The run is a pipeline of named steps, each exported to be tested alone: {@link resolveScope} →
+ * {@link loadRun} → {@link lockRun} (apply) → {@link readAndPlan} → {@link finishPlan} →
+ * {@link recoverSecrets} → {@link guardPlan} → {@link applyRun} (apply) → {@link verdict} → the result.
  */
 export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promise<RunResult> {
   const result: RunResult = { exitCode: ExitCode.ok };
   const deadline = Date.now() + (request.runTimeoutMs ?? DEFAULT_RUN_TIMEOUT_MS);
-  let lock: ApplyLock | undefined;
-  let shared: { held: HeldRefLock; settings: RefLockSettings } | undefined;
+  let locks: RunLocks | undefined;
   try {
-    // `--scope changed`: the base's files are loaded once, for the scope and for the split, and the
-    // head's stores resolved only where the files differ (src/gitops/scope.ts).
-    let targeting = request.targeting;
-    let base: LoadedBase | undefined;
-    let loaded: LoadedProject;
-    if (request.command === "plan" && request.scope === "changed") {
-      if (!request.base) {
-        throw new UsageError(
-          "--scope changed needs --base REF: the commit whose files the changes are measured from",
-        );
-      }
-      const scoped = await loadChangeScope(request.config, request.base, {
-        shard: request.shard,
-        now: request.now,
-        workspace: request.workspace,
-      });
-      ({ project: loaded, base } = scoped);
-      if (scoped.scope) {
-        targeting = { ...(targeting ?? { stores: [], kinds: [], targets: [] }), scope: scoped.scope };
-      } else {
-        hooks.onWarning?.(
-          `Warning: the plan is not scoped to the changes since ${request.base}: ${base.unavailable ?? "?"}; every store is read`,
-        );
-      }
-    } else {
-      // Read-only from here on: stores of a shared catalog share their resources (memory of a big chain).
-      loaded = await loadProject(request.config, {
-        shareResources: true,
-        ...(request.now ? { now: request.now } : {}),
-      });
-    }
-    result.project = request.shard ? shardProject(loaded, request.shard) : loaded;
-    result.target = runTarget(result.project);
-    for (const warning of result.project.warnings) hooks.onWarning?.(`Warning: ${warning}`);
-    // A saved plan is read within bounds, and its digest checked, before anything else: a plan edited
-    // by accident makes no call. Its operations are never carried out (checkSavedPlan below).
-    const saved =
-      request.command === "apply" && request.planFile ? await readPlanFile(request.planFile) : undefined;
-    // One stage of the rollout alone: the project limited to it, from here on (lock, plan, apply).
-    const stage = stageOf(request, saved);
-    if (stage !== undefined) {
-      const { stage: picked, first } = findStage(result.project, stage);
-      result.project = stageProject(result.project, picked, first);
-      result.stage = stage;
-    }
-    const project = result.project;
-    if (request.command === "apply") {
-      // One apply at a time per store on this machine, from the first read to the verification.
-      const scope = scopeDesired(project.desired, saved?.targeting ?? request.targeting);
-      lock = await acquireApplyLock({
-        dir: path.join(project.root, ".carte", "locks"),
-        names: [...Object.keys(scope.stores), ...(project.desired.client ? [CLIENT_LOCK] : [])],
-        waitMs: Math.max(0, Math.min(request.lockWaitMs ?? Infinity, deadline - Date.now())),
-        ...(hooks.onLockWait ? { onWait: hooks.onLockWait } : {}),
-      });
-      shared = await takeRefLock(request, project, hooks, deadline);
-    }
-    const session = await openSession(project, {
-      env: request.env ?? process.env,
-      ...(request.timeoutMs ? { timeoutMs: request.timeoutMs } : {}),
-      ...(hooks.onRetry ? { onRetry: hooks.onRetry } : {}),
-      ...(request.client ? { client: request.client } : {}),
-      // An apply reads to check its calls beside making them (RunOptions.checks): twice the connections.
-      connections: (request.parallelism ?? DEFAULT_PARALLELISM) * (request.command === "apply" ? 2 : 1),
-    });
-    session.client.setDeadline(deadline);
+    const run = await loadRun(request, await resolveScope(request, hooks), hooks);
+    result.project = run.project;
+    result.target = runTarget(run.project);
+    if (run.stage !== undefined) result.stage = run.stage;
+    if (request.command === "apply") locks = await lockRun(request, run, hooks, deadline);
+    const session = await openRunSession(request, run.project, hooks, deadline);
     try {
       const options: RunOptions = {
         ...runOptions(request, hooks),
-        ...(targeting ? { targeting } : {}),
+        ...(run.targeting ? { targeting: run.targeting } : {}),
         deadline,
       };
-      const env = request.env ?? process.env;
-      // The sink of the apply, and the secrets file whose marker journals secrets on their way: the
-      // sink's for an apply, the one the run names for a plan.
-      const sink = request.command === "apply" ? request.secrets(project) : undefined;
-      const named = secretsFileName({ file: request.secretsFile, configured: project.secretsFile, env });
-      const journal = sink ? sink.journal : named && path.resolve(named);
-
-      // A saved plan is applied as the fresh plan that makes exactly its changes, judged by the guards
-      // like any plan; when none does, refused, or replaced when asked (--replan).
-      let plan: Plan | undefined;
-      if (saved) {
-        try {
-          plan = await checkSavedPlan(saved, project, session, options);
-        } catch (err) {
-          if (!(err instanceof StalePlanError) || !(request.command === "apply" && request.replan)) throw err;
-          hooks.onReplan?.(err);
-        }
-      }
-      const fromFile = plan !== undefined;
-      let current: CurrentState | undefined;
-      if (!plan) ({ plan, current } = await planProject(project, session, options));
-      if (request.shard) allowEmptyShard(plan, loaded);
-      if (stage !== undefined) plan.stage = stage;
-      if (request.command === "apply" && request.only && current) {
-        const keep = request.only(plan);
-        if (keep) plan = planOnly(project, current, plan, keep);
-      }
-      // Webhook secrets an earlier run had the platform make and never saved: those of webhooks the
-      // platform has are rotated by the apply; the marker's other entries are cleared by it.
-      const journalled = journal ? await findLostSecrets(journal) : undefined;
-      const forget = [...(journalled?.saved ?? [])];
-      if (journalled && journalled.lost.length > 0 && webhooksTargeted(plan.targeting ?? targeting)) {
-        const configured = new Set((await listWebhooks(session.client)).map((w) => String(w.event)));
-        const rotate = journalled.lost.filter((l) => configured.has(l.event));
-        if (rotate.length > 0) plan.rotateSecrets = rotate;
-        forget.push(...journalled.lost.filter((l) => !configured.has(l.event)).map((l) => l.event));
-      }
-      const rotations = plan.rotateSecrets ?? [];
+      // The sink of an apply is made once, before planning (ApplyRequest.secrets).
+      const sink = request.command === "apply" ? request.secrets(run.project) : undefined;
+      const planned = await readAndPlan(request, run, session, options, hooks);
+      const plan = finishPlan(request, run, planned);
+      const recovery = await recoverSecrets(request, run, plan, session, sink);
       result.plan = plan;
       // Information: stores of the platform no file names (a deleted store file) are left alone.
-      const unmanaged = unmanagedStoresNote(unmanagedEmbeddedStores(loaded, session));
+      const unmanaged = unmanagedStoresNote(unmanagedEmbeddedStores(run.loaded, session));
       if (unmanaged) hooks.onWarning?.(unmanaged);
-      if (request.command === "plan" && request.base && current) {
-        result.base = await compareWithBase(project, plan, current, base ?? request.base, {
+      if (request.command === "plan" && request.base && planned.current) {
+        result.base = await compareWithBase(run.project, plan, planned.current, run.base ?? request.base, {
           shard: request.shard,
           now: request.now,
           workspace: request.workspace,
         });
       }
-
-      // Judge, show, then enforce: a refused plan is still shown, and nothing is written.
-      let refusal: unknown;
-      try {
-        enforceSafety(plan, request.force);
-      } catch (err) {
-        refusal = err;
-      }
-      // Without --stage, the stages the apply goes through, and what each changes.
-      const stages = stage === undefined ? project.rollout : undefined;
-      if (stages) result.plannedStages = plannedStages(plan, stages);
-      await hooks.onPlan?.(plan, {
-        saved: fromFile,
+      const stages = await guardPlan(request, run, plan, hooks, {
+        saved: planned.fromFile,
         base: result.base,
         target: result.target,
-        ...(result.plannedStages ? { stages: result.plannedStages } : {}),
       });
-      if (refusal) throw refusal;
-
-      const nothing = isEmptyPlan(plan) && rotations.length === 0;
+      if (stages) result.plannedStages = stages;
       if (request.command === "plan") {
-        result.exitCode = request.detailedExitCode && !nothing ? ExitCode.changes : ExitCode.ok;
+        result.exitCode = planExitCode(request, plan);
         return result;
       }
-      // The marker's entries of secrets saved after all, or never made: nothing to recover.
-      const forgetDone = async () => {
-        if (forget.length === 0 || !sink?.release) return;
-        try {
-          await sink.release(forget);
-        } catch (err) {
-          hooks.onWarning?.(
-            `Warning: could not clear ${forget.join(", ")} from the marker of webhook secrets on their way: ` +
-              `${err instanceof Error ? err.message : String(err)}`,
-          );
-        }
-      };
-      if (nothing) {
-        await forgetDone();
-        return result;
-      }
-      if (!fromFile && hooks.confirm && !(await hooks.confirm(plan))) {
+      const applied = await applyRun(
+        request,
+        run,
+        plan,
+        planned.fromFile,
+        session,
+        options,
+        sink!,
+        recovery,
+        hooks,
+      );
+      if (applied === "cancelled") {
         result.cancelled = true;
         result.exitCode = ExitCode.error;
         return result;
       }
-      await forgetDone();
-      const secrets = sink!;
-      // Lost secrets first, each rotated and saved once the sink proved it can keep it.
-      let rotated: Rotations | undefined;
-      if (rotations.length > 0) {
-        await prepareEvents(
-          secrets,
-          rotations.map((r) => r.event),
-        );
-        rotated = await rotateLostSecrets(rotations, session.client, secrets);
+      if (applied) {
+        result.report = applied.report;
+        result.applyMs = applied.applyMs;
+        if (applied.lostSecrets.length > 0) result.lostSecrets = applied.lostSecrets;
+        result.exitCode = verdict(applied.report, applied.lostSecrets);
       }
-
-      if (stages) {
-        // Stage by stage, each verified before the next; the first stage not complete stops the rest.
-        const started = Date.now();
-        const staged = isEmptyPlan(plan)
-          ? { report: emptyReport(), lostSecrets: [] }
-          : await applyStages(plan, project, stages, session, {
-              ...options,
-              sink: secrets,
-              ...(request.only ? { onlyPlanned: true } : {}),
-            });
-        result.report = withRotations(staged.report, rotated);
-        result.applyMs = Date.now() - started;
-        if (staged.lostSecrets.length > 0) result.lostSecrets = staged.lostSecrets;
-        result.exitCode =
-          isComplete(staged.report) && staged.lostSecrets.length === 0 ? ExitCode.ok : ExitCode.error;
-        return result;
-      }
-      // Before any call, the sink proves it can keep the secrets the plan's calls will return, or the
-      // apply is refused (src/secrets.ts prepareSecretSink); afterwards, secrets made but not kept.
-      const prepared = await prepareSecretSink(plan, secrets);
-      const started = Date.now();
-      const guard = storeGuard(plan, project, session, options);
-      const report = isEmptyPlan(plan)
-        ? emptyReport()
-        : await applyPlan(plan, session, {
-            ...options,
-            secrets: prepared.sink,
-            ...(guard ? { beforeStore: guard } : {}),
-          });
-      result.report = withRotations(
-        stage === undefined ? report : { ...report, stages: [stageOutcome(plan, stage, report)] },
-        rotated,
-      );
-      result.applyMs = Date.now() - started;
-      const lost = await prepared.finish(report.operations);
-      if (lost.length > 0) result.lostSecrets = lost;
-      // Never 0 while something is left: a failed or skipped call, a refused store, a change not shown,
-      // a duplicate, a secret made but not kept.
-      result.exitCode = isComplete(result.report) && lost.length === 0 ? ExitCode.ok : ExitCode.error;
       return result;
     } finally {
       await session.close();
@@ -555,8 +401,369 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
     result.exitCode = exitCodeFor(err);
     return result;
   } finally {
-    if (shared) await releaseRefLock(shared, hooks);
-    await lock?.release();
+    await locks?.release();
+  }
+}
+
+/** The files of a run, loaded and, with `--scope changed`, scoped ({@link resolveScope}). */
+export interface ScopedFiles {
+  /** The project of the files, every store (neither sharded nor staged yet). */
+  loaded: LoadedProject;
+  /** The request's targeting, with the change scope when `--scope changed` found one. */
+  targeting: Targeting | undefined;
+  /** With `--scope changed`: the base's files, loaded once for the scope and for the split. */
+  base: LoadedBase | undefined;
+}
+
+/**
+ * Step "resolve scope": loads the files and, with `--scope changed`, the base's too, to scope the run
+ * to the stores and kinds the difference can touch (src/gitops/scope.ts); the head's stores are then
+ * resolved only where the files differ. When the base's files do not load, the run is not scoped and
+ * `onWarning` says so.
+ *
+ * @throws {@link UsageError} for `--scope changed` without `--base`; {@link ConfigError} for files that
+ *   do not load.
+ */
+export async function resolveScope(request: RunRequest, hooks: RunHooks): Promise<ScopedFiles> {
+  if (request.command !== "plan" || request.scope !== "changed") {
+    // Read-only from here on: stores of a shared catalog share their resources (memory of a big chain).
+    const loaded = await loadProject(request.config, {
+      shareResources: true,
+      ...(request.now ? { now: request.now } : {}),
+    });
+    return { loaded, targeting: request.targeting, base: undefined };
+  }
+  if (!request.base) {
+    throw new UsageError(
+      "--scope changed needs --base REF: the commit whose files the changes are measured from",
+    );
+  }
+  const scoped = await loadChangeScope(request.config, request.base, {
+    shard: request.shard,
+    now: request.now,
+    workspace: request.workspace,
+  });
+  if (!scoped.scope) {
+    hooks.onWarning?.(
+      `Warning: the plan is not scoped to the changes since ${request.base}: ${scoped.base.unavailable ?? "?"}; every store is read`,
+    );
+    return { loaded: scoped.project, targeting: request.targeting, base: scoped.base };
+  }
+  const targeting = { ...(request.targeting ?? { stores: [], kinds: [], targets: [] }), scope: scoped.scope };
+  return { loaded: scoped.project, targeting, base: scoped.base };
+}
+
+/** The project a run works on ({@link loadRun}). */
+export interface RunProject extends ScopedFiles {
+  /** The project limited to the run's shard and stage: what is locked, read, planned and applied. */
+  project: LoadedProject;
+  /** `carte apply FILE`: the saved plan, read within bounds and its digest checked. */
+  saved: Plan | undefined;
+  /** The rollout stage the run is limited to (`--stage`, or the saved plan's). */
+  stage: string | undefined;
+}
+
+/**
+ * Step "load": the project the run works on: the files' project limited to the shard (`--shard`) and
+ * the stage (`--stage`, or the saved plan's), the saved plan read. The project's warnings go to
+ * `onWarning`. A saved plan is read, and its digest checked, before anything else: a plan edited by
+ * accident makes no call; its operations are never carried out ({@link readAndPlan}).
+ *
+ * @throws {@link UsageError} for a stage the project does not have or that the saved plan contradicts;
+ *   the errors of `readPlanFile` (src/plan/file.ts) for a saved plan that cannot be used.
+ */
+export async function loadRun(request: RunRequest, files: ScopedFiles, hooks: RunHooks): Promise<RunProject> {
+  let project = request.shard ? shardProject(files.loaded, request.shard) : files.loaded;
+  for (const warning of project.warnings) hooks.onWarning?.(`Warning: ${warning}`);
+  const saved =
+    request.command === "apply" && request.planFile ? await readPlanFile(request.planFile) : undefined;
+  // One stage of the rollout alone: the project limited to it, from here on (lock, plan, apply).
+  const stage = stageOf(request, saved);
+  if (stage !== undefined) {
+    const { stage: picked, first } = findStage(project, stage);
+    project = stageProject(project, picked, first);
+  }
+  return { ...files, project, saved, stage };
+}
+
+/** The locks an apply holds ({@link lockRun}); `release` lets them go, the lock across machines first. */
+export interface RunLocks {
+  release: () => Promise<void>;
+}
+
+/**
+ * Step "lock" of an apply: one apply at a time per store on this machine (src/lock.ts), from the first
+ * read to the verification, then the lock across machines when there is one to take
+ * ({@link ApplyRequest.refLock}). The waits for either end at the run's deadline.
+ *
+ * @throws {@link LockError} when another apply holds a lock past the wait.
+ */
+export async function lockRun(
+  request: ApplyRequest,
+  run: RunProject,
+  hooks: RunHooks,
+  deadline: number,
+): Promise<RunLocks> {
+  const { project } = run;
+  const scope = scopeDesired(project.desired, run.saved?.targeting ?? request.targeting);
+  const lock = await acquireApplyLock({
+    dir: path.join(project.root, ".carte", "locks"),
+    names: [...Object.keys(scope.stores), ...(project.desired.client ? [CLIENT_LOCK] : [])],
+    waitMs: Math.max(0, Math.min(request.lockWaitMs ?? Infinity, deadline - Date.now())),
+    ...(hooks.onLockWait ? { onWait: hooks.onLockWait } : {}),
+  });
+  let shared: { held: HeldRefLock; settings: RefLockSettings } | undefined;
+  try {
+    shared = await takeRefLock(request, project, hooks, deadline);
+  } catch (err) {
+    await lock.release();
+    throw err;
+  }
+  return {
+    release: async () => {
+      if (shared) await releaseRefLock(shared, hooks);
+      await lock.release();
+    },
+  };
+}
+
+/** Opens the run's session with its connections and deadline (src/session.ts). */
+async function openRunSession(
+  request: RunRequest,
+  project: LoadedProject,
+  hooks: RunHooks,
+  deadline: number,
+): Promise<Session> {
+  const session = await openSession(project, {
+    env: request.env ?? process.env,
+    ...(request.timeoutMs ? { timeoutMs: request.timeoutMs } : {}),
+    ...(hooks.onRetry ? { onRetry: hooks.onRetry } : {}),
+    ...(request.client ? { client: request.client } : {}),
+    // An apply reads to check its calls beside making them (RunOptions.checks): twice the connections.
+    connections: (request.parallelism ?? DEFAULT_PARALLELISM) * (request.command === "apply" ? 2 : 1),
+  });
+  session.client.setDeadline(deadline);
+  return session;
+}
+
+/** The plan as read and planned ({@link readAndPlan}). */
+export interface PlannedRun {
+  plan: Plan;
+  /** The whole current state, when the options kept it (`RunOptions.keepCurrent`). */
+  current: CurrentState | undefined;
+  /** The plan is the fresh plan that makes exactly a saved plan's changes. */
+  fromFile: boolean;
+}
+
+/**
+ * Steps "read" and "plan": the platform read store by store, each store planned as its reads are in
+ * (src/workflow.ts `planProject`). A saved plan is applied as the fresh plan that makes exactly its
+ * changes (`checkSavedPlan`); when none does, refused, or replaced when asked (`--replan`, `onReplan`).
+ *
+ * @throws {@link StalePlanError} for a saved plan that no longer holds, without `replan`.
+ */
+export async function readAndPlan(
+  request: RunRequest,
+  run: RunProject,
+  session: Session,
+  options: RunOptions,
+  hooks: RunHooks,
+): Promise<PlannedRun> {
+  if (run.saved) {
+    try {
+      const plan = await checkSavedPlan(run.saved, run.project, session, options);
+      return { plan, current: undefined, fromFile: true };
+    } catch (err) {
+      if (!(err instanceof StalePlanError) || !(request.command === "apply" && request.replan)) throw err;
+      hooks.onReplan?.(err);
+    }
+  }
+  const { plan, current } = await planProject(run.project, session, options);
+  return { plan, current, fromFile: false };
+}
+
+/**
+ * Step "plan", its end, pure: the plan of a shard without stores is let through the `no_stores` guard,
+ * a staged plan records its stage, and an apply limited by {@link ApplyRequest.only} is rebuilt from
+ * the same read for the addresses it keeps. Returns the plan the run goes on with.
+ */
+export function finishPlan(request: RunRequest, run: RunProject, planned: PlannedRun): Plan {
+  let plan = planned.plan;
+  if (request.shard) allowEmptyShard(plan, run.loaded);
+  if (run.stage !== undefined) plan.stage = run.stage;
+  if (request.command === "apply" && request.only && planned.current) {
+    const keep = request.only(plan);
+    if (keep) plan = planOnly(run.project, planned.current, plan, keep);
+  }
+  return plan;
+}
+
+/** Webhook secrets found on their way by {@link recoverSecrets}. */
+export interface SecretRecovery {
+  /** Events of the marker to clear: secrets saved after all, or of webhooks the platform no longer has. */
+  forget: string[];
+  /** The lost secrets the apply rotates (also in `Plan.rotateSecrets`). */
+  rotations: SecretRotation[];
+}
+
+/**
+ * Step "plan", the secrets: webhook secrets an earlier run had the platform make and never saved, from
+ * the marker beside the secrets file (the sink's for an apply, the one the run names for a plan).
+ * Those of webhooks the platform has are rotated by the apply (`Plan.rotateSecrets`, set here); the
+ * marker's other entries are cleared by it.
+ */
+export async function recoverSecrets(
+  request: RunRequest,
+  run: RunProject,
+  plan: Plan,
+  session: Session,
+  sink: SecretSink | undefined,
+): Promise<SecretRecovery> {
+  const env = request.env ?? process.env;
+  const named = secretsFileName({ file: request.secretsFile, configured: run.project.secretsFile, env });
+  const journal = sink ? sink.journal : named && path.resolve(named);
+  const journalled = journal ? await findLostSecrets(journal) : undefined;
+  const forget = [...(journalled?.saved ?? [])];
+  if (journalled && journalled.lost.length > 0 && webhooksTargeted(plan.targeting ?? run.targeting)) {
+    const configured = new Set((await listWebhooks(session.client)).map((w) => String(w.event)));
+    const rotate = journalled.lost.filter((l) => configured.has(l.event));
+    if (rotate.length > 0) plan.rotateSecrets = rotate;
+    forget.push(...journalled.lost.filter((l) => !configured.has(l.event)).map((l) => l.event));
+  }
+  return { forget, rotations: plan.rotateSecrets ?? [] };
+}
+
+/**
+ * Step "guard": judge, show, then enforce. The safety guards judge the plan (`force` overrides them and
+ * is recorded in it); `onPlan` is shown the plan, with the stages of the rollout an apply goes through
+ * when the run is not limited to one, also when a guard refuses it; then a refusal ends the run before
+ * any write. Returns the planned stages (without `--stage`, for a project with `rollout:`).
+ *
+ * @throws {@link UnsafePlanError} when a guard refuses the plan and `force` does not override it.
+ */
+export async function guardPlan(
+  request: RunRequest,
+  run: RunProject,
+  plan: Plan,
+  hooks: RunHooks,
+  info: { saved: boolean; base: BaseSplit | undefined; target: RunTarget },
+): Promise<StageOutcome[] | undefined> {
+  let refusal: unknown;
+  try {
+    enforceSafety(plan, request.force);
+  } catch (err) {
+    refusal = err;
+  }
+  const rollout = run.stage === undefined ? run.project.rollout : undefined;
+  const stages = rollout ? plannedStages(plan, rollout) : undefined;
+  await hooks.onPlan?.(plan, { ...info, ...(stages ? { stages } : {}) });
+  if (refusal) throw refusal;
+  return stages;
+}
+
+/** The exit code of `carte plan`: 2 for a plan with changes under `--detailed-exitcode`, else 0. */
+export function planExitCode(request: PlanRequest, plan: Plan): number {
+  const nothing = isEmptyPlan(plan) && (plan.rotateSecrets ?? []).length === 0;
+  return request.detailedExitCode && !nothing ? ExitCode.changes : ExitCode.ok;
+}
+
+/** What an apply did ({@link applyRun}). */
+export interface AppliedRun {
+  /** The calls' outcomes and the verification's, the rotations of lost secrets first. */
+  report: ApplyReport;
+  /** How long the calls and the verification took, in milliseconds. */
+  applyMs: number;
+  /** Events whose webhook secret the platform made but that could not be kept. */
+  lostSecrets: string[];
+}
+
+/**
+ * Steps "apply" and "verify" of an apply: nothing for a plan without changes (`undefined`); else the
+ * confirmation (`confirm`, not for a saved plan: it was reviewed; `"cancelled"` when declined), the
+ * lost secrets rotated, then the plan applied, stage by stage with `rollout:` (each stage verified
+ * before the next; the first not complete stops the rest) or at once, each store checked against the
+ * plan before its first write and verified after its last call (src/workflow.ts).
+ */
+export async function applyRun(
+  request: ApplyRequest,
+  run: RunProject,
+  plan: Plan,
+  fromFile: boolean,
+  session: Session,
+  options: RunOptions,
+  sink: SecretSink,
+  recovery: SecretRecovery,
+  hooks: RunHooks,
+): Promise<AppliedRun | "cancelled" | undefined> {
+  const { rotations } = recovery;
+  if (isEmptyPlan(plan) && rotations.length === 0) {
+    await forgetSecrets(sink, recovery.forget, hooks);
+    return undefined;
+  }
+  if (!fromFile && hooks.confirm && !(await hooks.confirm(plan))) return "cancelled";
+  await forgetSecrets(sink, recovery.forget, hooks);
+  // Lost secrets first, each rotated and saved once the sink proved it can keep it.
+  let rotated: Rotations | undefined;
+  if (rotations.length > 0) {
+    await prepareEvents(
+      sink,
+      rotations.map((r) => r.event),
+    );
+    rotated = await rotateLostSecrets(rotations, session.client, sink);
+  }
+  const stages = run.stage === undefined ? run.project.rollout : undefined;
+  if (stages) {
+    const started = Date.now();
+    const staged = isEmptyPlan(plan)
+      ? { report: emptyReport(), lostSecrets: [] }
+      : await applyStages(plan, run.project, stages, session, {
+          ...options,
+          sink,
+          ...(request.only ? { onlyPlanned: true } : {}),
+        });
+    return {
+      report: withRotations(staged.report, rotated),
+      applyMs: Date.now() - started,
+      lostSecrets: staged.lostSecrets,
+    };
+  }
+  // Before any call, the sink proves it can keep the secrets the plan's calls will return, or the
+  // apply is refused (src/secrets.ts prepareSecretSink); afterwards, secrets made but not kept.
+  const prepared = await prepareSecretSink(plan, sink);
+  const started = Date.now();
+  const guard = storeGuard(plan, run.project, session, options);
+  const report = isEmptyPlan(plan)
+    ? emptyReport()
+    : await applyPlan(plan, session, {
+        ...options,
+        secrets: prepared.sink,
+        ...(guard ? { beforeStore: guard } : {}),
+      });
+  const applyMs = Date.now() - started;
+  const lostSecrets = await prepared.finish(report.operations);
+  const staged =
+    run.stage === undefined ? report : { ...report, stages: [stageOutcome(plan, run.stage, report)] };
+  return { report: withRotations(staged, rotated), applyMs, lostSecrets };
+}
+
+/**
+ * Step "verify", its verdict: the exit code of an apply. Never 0 while something is left: a failed or
+ * skipped call, a refused store, a change not shown, a duplicate, a webhook secret made but not kept.
+ */
+export function verdict(report: ApplyReport, lostSecrets: readonly string[]): number {
+  return isComplete(report) && lostSecrets.length === 0 ? ExitCode.ok : ExitCode.error;
+}
+
+/** Clears the marker's entries of secrets saved after all, or never made; a failure is a warning. */
+async function forgetSecrets(sink: SecretSink, forget: readonly string[], hooks: RunHooks): Promise<void> {
+  if (forget.length === 0 || !sink.release) return;
+  try {
+    await sink.release([...forget]);
+  } catch (err) {
+    hooks.onWarning?.(
+      `Warning: could not clear ${forget.join(", ")} from the marker of webhook secrets on their way: ` +
+        `${err instanceof Error ? err.message : String(err)}`,
+    );
   }
 }
 

@@ -48,7 +48,7 @@ import {
   writeFileAtomic,
   type WriteTarget,
 } from "./atomic.js";
-import { ConfigError } from "./errors.js";
+import { ConfigError, FileWriteError, SecretError, UsageError } from "./errors.js";
 import type { OperationResult } from "./apply/execute.js";
 import type { PlatformClient } from "./platform/client.js";
 import { Endpoints } from "./plan/endpoints.js";
@@ -102,6 +102,18 @@ function code(err: unknown): string {
   return typeof c === "string" ? c : "unknown error";
 }
 
+/** The step output file could not be written: the file system's failure, named by its code. */
+function stepOutputError(file: string, err: unknown): FileWriteError {
+  return new FileWriteError({
+    file,
+    at: file,
+    reason: "io",
+    code: code(err),
+    message: `cannot write the step output file $GITHUB_OUTPUT (${code(err)})`,
+    cause: err,
+  });
+}
+
 function isSecretMap(v: unknown): v is Record<string, string> {
   return (
     typeof v === "object" &&
@@ -123,7 +135,7 @@ export async function readSecretsFile(file: string): Promise<Record<string, stri
     text = await readFile(file, "utf8");
   } catch (err) {
     if (code(err) === "ENOENT") return {};
-    throw new Error(`cannot read the secrets file ${file} (${code(err)})`);
+    throw new UsageError(`cannot read the secrets file ${file} (${code(err)})`);
   }
   if (text.trim() === "") return {};
   let parsed: unknown;
@@ -135,7 +147,7 @@ export async function readSecretsFile(file: string): Promise<Record<string, stri
     parsed = undefined;
   }
   if (!isSecretMap(parsed)) {
-    throw new Error(
+    throw new UsageError(
       `the secrets file ${file} is not a ${isYamlFile(file) ? "YAML" : "JSON"} map of event names to ` +
         `secrets; it was left as it is`,
     );
@@ -382,12 +394,14 @@ export function githubActionsSink(opts: {
       // A line break would end the mask command or the output line and start another (workflow
       // command injection by a hostile answer): such a value is refused, unprinted.
       if (/[\r\n]/.test(secret) || !/^[A-Za-z0-9_.-]+$/.test(event)) {
-        throw new Error("the platform's answer holds a line break or an unusual event name; it was not kept");
+        throw new SecretError(
+          "the platform's answer holds a line break or an unusual event name; it was not kept",
+        );
       }
       out(`::add-mask::${secret}\n`);
       if (file) return file.put(event, secret);
       if (!outputFile) {
-        throw new Error(
+        throw new UsageError(
           "GITHUB_OUTPUT is not set, so the secret has nowhere to go; name a secrets file (--secrets-file FILE)",
         );
       }
@@ -395,20 +409,20 @@ export function githubActionsSink(opts: {
         if (setOutput) setOutput(githubOutputName(event), secret);
         else await appendFile(outputFile, `${githubOutputName(event)}=${secret}\n`, { mode: 0o600 });
       } catch (err) {
-        throw new Error(`cannot write the step output file $GITHUB_OUTPUT (${code(err)})`);
+        throw stepOutputError(outputFile, err);
       }
     },
     async prepare(events) {
       if (file) return file.prepare?.(events);
       if (!outputFile) {
-        throw new Error(
+        throw new UsageError(
           "GITHUB_OUTPUT is not set, so a secret would have nowhere to go; name a secrets file (--secrets-file FILE)",
         );
       }
       try {
         await appendFile(outputFile, "", { mode: 0o600 });
       } catch (err) {
-        throw new Error(`cannot write the step output file $GITHUB_OUTPUT (${code(err)})`);
+        throw stepOutputError(outputFile, err);
       }
     },
     async release(events) {
@@ -493,7 +507,7 @@ async function keepSecret(sink: SecretSink, event: string, secret: string): Prom
   } catch (err) {
     // Sinks never name the secret; redact anyway, whatever sink this is.
     const why = (err instanceof Error ? err.message : String(err)).split(secret).join("[REDACTED]");
-    throw new Error(
+    throw new SecretError(
       `the call succeeded, but the secret of the ${event} webhook could not be kept: ${why}. ` +
         `Fix the cause: the next carte apply rotates it and saves the new one (or run: ${rotateHint(event)})`,
     );
@@ -645,7 +659,7 @@ export async function rotateLostSecrets(
     };
     try {
       const found = eventSecret(await resetSecret(client, event));
-      if (!found) throw new Error("the platform rotated the secret but its answer held none");
+      if (!found) throw new SecretError("the platform rotated the secret but its answer held none");
       await keepSecret(sink, event, found.secret);
       const where = sink.where(event);
       rotated.push({ event, where });

@@ -38,7 +38,7 @@ export interface Session {
 }
 
 /**
- * Where a run goes (issue 16, item 3): the embedded emulator and the folder of its state, or the
+ * Where a run goes: the embedded emulator and the folder of its state, or the
  * configured platform's host. Never the address's user name, password, path or query.
  */
 export type RunTarget = { kind: "emulator"; stateDir: string } | { kind: "platform"; host: string };
@@ -166,8 +166,8 @@ export async function openSession(project: LoadedProject, options: SessionOption
       ],
     });
   } catch (err) {
-    // The server listens already: close it, or the process never exits (issue 10: `plan` printed this
-    // error and hung, `import` for 11 minutes).
+    // The server listens already: close it, or the process never exits (`plan` would print this
+    // error and hang, `import` for minutes).
     await emulator.close();
     throw new ConfigError([
       {

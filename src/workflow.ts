@@ -20,7 +20,8 @@ import { clientKinds, kinds } from "./kinds/registry.js";
 import { address } from "./kinds/util.js";
 import type { KindName } from "./kinds/registry.js";
 import { own, table, type CurrentState, type DesiredState, type Ownership } from "./model.js";
-import { executePlanFully, type ApplyEvent, type OperationResult } from "./apply/execute.js";
+import { executePlanFully, type ApplyEvent } from "./apply/execute.js";
+import { isComplete, type ApplyReport } from "./apply/report.js";
 import { settleEffect } from "./apply/settle.js";
 import { byStore, verifyRequest, verifyState, waitForPlan } from "./apply/verify.js";
 import {
@@ -48,6 +49,8 @@ import type { Session } from "./session.js";
 import { fetchCurrent, projectReads, readCurrent, storeBatcher, type CurrentStore } from "./state/current.js";
 import type { Limit, ResourceKind } from "./kinds/types.js";
 import { storeOrderedLimit } from "./platform/limit.js";
+
+export { isComplete, type ApplyReport } from "./apply/report.js";
 
 /** Options shared by planning and applying. */
 export interface RunOptions {
@@ -318,7 +321,7 @@ export function checkReads(parallelism: number = DEFAULT_PARALLELISM, stores: re
 }
 
 /**
- * The optimistic check of an apply (issue 11, item 3): a function that reads one store (`""`: the
+ * The optimistic check of an apply: a function that reads one store (`""`: the
  * client-level resources) as planning read it and rejects when its digest differs from the plan's
  * `checksums.stores[store]`, so that the
  * executor writes nothing to a store that another apply (on another machine, which the lock of
@@ -350,7 +353,7 @@ export function storeGuard(
       // The client-level resources (client webhooks).
       const current = await fetchCurrent(session.client, [], { limit, clientKinds: clientReads });
       if (clientDigest(current.client) !== expected) {
-        throw new Error(
+        throw new StalePlanError(
           "the client-level settings changed on the platform since the plan was made, so none of their " +
             "calls was made; run `carte plan` again and review it",
         );
@@ -360,7 +363,7 @@ export function storeGuard(
     const request = byKey.get(store);
     if (!request) return;
     if (storeDigest(await readStore(request)) !== expected) {
-      throw new Error(
+      throw new StalePlanError(
         "the store changed on the platform since the plan was made (another apply, or an edit), so none " +
           "of its calls was made; run `carte plan` again and review it",
       );
@@ -436,56 +439,6 @@ export async function checkSavedPlan(
   return plan;
 }
 
-/** The outcome of an apply (rendered by src/render/report.ts). */
-export interface ApplyReport {
-  /** One result per operation of the plan, in the plan's order: `ok`, `failed` or `skipped`. */
-  operations: OperationResult[];
-  /** Operations whose call failed. */
-  failed: number;
-  /** Operations not attempted because one they depend on failed. */
-  skipped: number;
-  /** Addresses the platform did not show in their planned state within the wait. */
-  pending: string[];
-  /**
-   * Duplicates the platform still shows among the resources the plan changed (two menus of one type,
-   * two identical slots…), as addresses: the apply failed to leave exactly one. Always set by
-   * {@link applyPlan}.
-   */
-  duplicates?: string[];
-  /**
-   * Stores refused before their first write (their state no longer matched the plan), with why.
-   * Always set by {@link applyPlan}.
-   */
-  refused?: { store: string; reason: string }[];
-  /** How long carte waited for the platform to show the changes, in milliseconds. */
-  waitedMs: number;
-  /**
-   * Webhook secrets an earlier run never saved that this apply rotated and saved before the plan's
-   * calls (src/secrets.ts `rotateLostSecrets`), and where each went; absent when none.
-   */
-  rotated?: { event: string; where: string }[];
-  /**
-   * With carte.yaml `rollout:` (or `--stage`): what each stage did, in order, or would have done when
-   * an earlier stage failed (src/apply/rollout.ts). The lists above hold every stage that ran.
-   */
-  stages?: StageOutcome[];
-}
-
-/**
- * Whether an apply did everything it planned: every call made, shown, no duplicate left, no stage of a
- * rollout failed.
- */
-export function isComplete(report: ApplyReport): boolean {
-  return (
-    report.failed === 0 &&
-    report.skipped === 0 &&
-    (report.refused ?? []).length === 0 &&
-    report.pending.length === 0 &&
-    (report.duplicates ?? []).length === 0 &&
-    (report.stages ?? []).every((s) => s.status !== "failed")
-  );
-}
-
 /**
  * Makes the plan's calls, then waits until the platform shows every change whose calls succeeded and
  * no duplicate among the resources the plan changed. A call whose answer was lost is settled by
@@ -509,6 +462,65 @@ export async function applyPlan(
     throw new ConvergenceError(report.pending, report.waitedMs, report.duplicates);
   }
   return report;
+}
+
+/**
+ * After the last call of an apply: waits for the asynchronous creates whose answer was lost and which
+ * were not made again, so that the apply ends with the platform settled (a next plan made while one is
+ * still pending would create it again), and updates their results with what the platform showed. So
+ * too for the asynchronous calls that succeeded in stores where another call failed: the verification
+ * leaves those stores out, yet the next plan must not run ahead of them. A call made without the
+ * entries of some stores is watched for the entries it carried. `until`: the end of the wait for the
+ * platform; `started`: when the apply began (for the messages), both in ms since the epoch.
+ */
+async function settleLostAnswers(
+  plan: Plan,
+  client: Session["client"],
+  executed: Pick<Awaited<ReturnType<typeof executePlanFully>>, "results" | "refused" | "sent">,
+  wait: { until: number; started: number; settleMs: number },
+): Promise<void> {
+  const { results, refused, sent } = executed;
+  const { until, started } = wait;
+  const opOf = new Map(plan.operations.map((o) => [o.id, o]));
+  const sentOf = (id: string): Operation => sent.get(id) ?? opOf.get(id)!;
+  const failedStores = new Set(
+    results.filter((r) => r.status !== "ok").flatMap((r) => opOf.get(r.id)?.stores ?? []),
+  );
+  for (const r of refused) failedStores.add(r.store);
+  const asynchronous = (op: Operation) => {
+    const spec = findEndpoint(op.endpoint);
+    return spec !== undefined && !isSynchronous(spec);
+  };
+  await Promise.all(
+    results
+      .filter(
+        (r) =>
+          r.unsettled ||
+          (r.status === "ok" &&
+            asynchronous(sentOf(r.id)) &&
+            sentOf(r.id).stores.some((s) => failedStores.has(s))),
+      )
+      .map(async (r) => {
+        const op = sentOf(r.id);
+        // A lost answer is waited for until the end of the wait for the platform; an accepted call in a
+        // failed store only for the settle window: its effect may never show (it can refer to a resource
+        // whose call failed), and the next plan reads the store anyway.
+        const bound = r.unsettled ? until : Math.min(until, Date.now() + wait.settleMs);
+        const seen = await settleEffect(plan, op, client, Math.max(0, bound - Date.now())).catch(
+          (err: unknown) => `unknown (${err instanceof Error ? err.message : String(err)})`,
+        );
+        if (!r.unsettled) return;
+        delete r.unsettled;
+        if (seen === "present") {
+          r.status = "ok";
+          r.message = `the answer was lost; the platform showed the change ${Date.now() - started} ms after the apply began`;
+        } else if (seen !== "absent") {
+          r.message = `${r.message}; outcome unknown: ${seen === "partial" ? "the platform showed part of it" : seen}`;
+        } else {
+          r.message = `${r.message}; the platform still did not show it when the apply ended: the next plan shows whether it arrived`;
+        }
+      }),
+  );
 }
 
 /**
@@ -557,50 +569,15 @@ export async function applyPlanReport(
   );
   const until = Date.now() + waitMs;
 
-  // Asynchronous creates whose answer was lost and which were not made again: wait for them, so that
-  // the apply ends with the platform settled (a next plan made while one is still pending would create
-  // it again). So too for the asynchronous calls that succeeded in stores where another call failed:
-  // the verification below leaves those stores out, yet the next plan must not run ahead of them.
-  // A call made without the entries of some stores is watched for the entries it carried.
-  const opOf = new Map(plan.operations.map((o) => [o.id, o]));
-  const sentOf = (id: string): Operation => sent.get(id) ?? opOf.get(id)!;
-  const failedStores = new Set(
-    results.filter((r) => r.status !== "ok").flatMap((r) => opOf.get(r.id)?.stores ?? []),
-  );
-  for (const r of refused) failedStores.add(r.store);
-  const asynchronous = (op: Operation) => {
-    const spec = findEndpoint(op.endpoint);
-    return spec !== undefined && !isSynchronous(spec);
-  };
-  await Promise.all(
-    results
-      .filter(
-        (r) =>
-          r.unsettled ||
-          (r.status === "ok" &&
-            asynchronous(sentOf(r.id)) &&
-            sentOf(r.id).stores.some((s) => failedStores.has(s))),
-      )
-      .map(async (r) => {
-        const op = sentOf(r.id);
-        // A lost answer is waited for until the end of the wait for the platform; an accepted call in a
-        // failed store only for the settle window: its effect may never show (it can refer to a resource
-        // whose call failed), and the next plan reads the store anyway.
-        const bound = r.unsettled ? until : Math.min(until, Date.now() + (options.settleMs ?? 5_000));
-        const seen = await settleEffect(plan, op, client, Math.max(0, bound - Date.now())).catch(
-          (err: unknown) => `unknown (${err instanceof Error ? err.message : String(err)})`,
-        );
-        if (!r.unsettled) return;
-        delete r.unsettled;
-        if (seen === "present") {
-          r.status = "ok";
-          r.message = `the answer was lost; the platform showed the change ${Date.now() - started} ms after the apply began`;
-        } else if (seen !== "absent") {
-          r.message = `${r.message}; outcome unknown: ${seen === "partial" ? "the platform showed part of it" : seen}`;
-        } else {
-          r.message = `${r.message}; the platform still did not show it when the apply ended: the next plan shows whether it arrived`;
-        }
-      }),
+  await settleLostAnswers(
+    plan,
+    client,
+    { results, refused, sent },
+    {
+      until,
+      started,
+      settleMs: options.settleMs ?? 5_000,
+    },
   );
 
   // Verify what the successful calls carried, except in stores where some call failed or was skipped:
@@ -718,7 +695,7 @@ export interface StagesResult {
 }
 
 /**
- * The canary rollout (issue 14, item 3): applies a plan stage by stage, in the order of carte.yaml
+ * The canary rollout: applies a plan stage by stage, in the order of carte.yaml
  * `rollout:`, and stops at the first stage that is not complete ({@link isComplete}: a failed or
  * skipped call, a refused store, a change the platform does not show, a duplicate) or that lost a
  * webhook secret; the later stages are reported `not_run` with what they would have changed.

@@ -31,7 +31,14 @@ import { escapeHtml, escapeLines, escapeLog, escapeMarkdown, escapeTerminal } fr
 import { lostSecretsMessage } from "../secrets.js";
 import * as core from "@actions/core";
 import { glob } from "tinyglobby";
-import { ConfigError, ExitCode, UnsafePlanError, exitCodeFor, type ConfigProblem } from "../errors.js";
+import {
+  ConfigError,
+  ExitCode,
+  UnsafePlanError,
+  exitCodeFor,
+  type ConfigProblem,
+  UsageError,
+} from "../errors.js";
 import type { BaseSplit } from "../gitops/base.js";
 import { fetchCommit, findRepository, resolveCommit, type GitRepository } from "../gitops/git.js";
 import {
@@ -133,18 +140,18 @@ function reviewSecret(env: NodeJS.ProcessEnv): string {
 export function readInputs(env: NodeJS.ProcessEnv = process.env): ActionInputs {
   const command = core.getInput("command") || "plan";
   if (!(COMMANDS as readonly string[]).includes(command))
-    throw new Error(`input command must be plan, apply, drift or report, got ${command}`);
+    throw new UsageError(`input command must be plan, apply, drift or report, got ${command}`);
   const bool = (name: string, dflt: boolean) => {
     const v = core.getInput(name).trim().toLowerCase();
     if (v === "") return dflt;
     if (v === "true" || v === "false") return v === "true";
-    throw new Error(`input ${name} must be true or false, got ${v}`);
+    throw new UsageError(`input ${name} must be true or false, got ${v}`);
   };
   const reason = core.getInput("force-reason");
   const shard = core.getInput("shard").trim();
   const scope = core.getInput("scope").trim().toLowerCase() || "all";
   if (scope !== "all" && scope !== "changed")
-    throw new Error(`input scope must be all or changed, got ${scope}`);
+    throw new UsageError(`input scope must be all or changed, got ${scope}`);
   return {
     command: command as ActionCommand,
     config: core.getInput("config") || "carte.yaml",
@@ -623,6 +630,40 @@ function rolloutFailure(result: RunResult): string {
   );
 }
 
+/**
+ * Why an apply run failed, for the failed step: its error, the calls that failed or were skipped and
+ * the rollout stage that stopped, or the webhook secrets made but not kept; `undefined` when it did
+ * not fail. Escaped for a log.
+ */
+function applyFailure(result: RunResult): string | undefined {
+  return result.error !== undefined
+    ? describeError(result.error, result.plan)
+    : result.report && (result.report.failed > 0 || result.report.skipped > 0 || stoppedRollout(result))
+      ? escapeTerminal(
+          `apply incomplete: ${result.report.operations
+            .filter((o) => o.status !== "ok")
+            .map((o) => `${o.status} ${o.method} ${o.path}${o.message ? `: ${o.message}` : ""}`)
+            .concat(stoppedRollout(result) ? [rolloutFailure(result)] : [])
+            .join("; ")}`,
+        )
+      : result.lostSecrets
+        ? escapeLines(lostSecretsMessage(result.lostSecrets))
+        : undefined;
+}
+
+/** The refusal of changes the reviewed plan did not show, with what to do about them. */
+function reviewRefusal(refused: readonly ResourceChange[], lookupWhy: string | undefined): string {
+  const why = lookupWhy ? ` ${lookupWhy}` : "";
+  return (
+    `not applied: ${refused.length} change${refused.length === 1 ? "" : "s"} the reviewed plan did not show ` +
+    `(${refused
+      .slice(0, 10)
+      .map((c) => c.address)
+      .join(", ")}${refused.length > 10 ? ", …" : ""}).${why} Review them in a pull request, run the ` +
+    `workflow with command: apply (workflow_dispatch), or set apply-unreviewed: true.`
+  );
+}
+
 /** `command: apply`. */
 async function applyCommand(
   inputs: ActionInputs,
@@ -697,29 +738,9 @@ async function applyCommand(
   if (report) await summary.raw(report);
 
   let exitCode = result.exitCode;
-  let failure: string | undefined =
-    result.error !== undefined
-      ? describeError(result.error, result.plan)
-      : result.report && (result.report.failed > 0 || result.report.skipped > 0 || stoppedRollout(result))
-        ? escapeTerminal(
-            `apply incomplete: ${result.report.operations
-              .filter((o) => o.status !== "ok")
-              .map((o) => `${o.status} ${o.method} ${o.path}${o.message ? `: ${o.message}` : ""}`)
-              .concat(stoppedRollout(result) ? [rolloutFailure(result)] : [])
-              .join("; ")}`,
-          )
-        : result.lostSecrets
-          ? escapeLines(lostSecretsMessage(result.lostSecrets))
-          : undefined;
+  let failure = applyFailure(result);
   if (refused.length > 0) {
-    const why = lookup.why ? ` ${lookup.why}` : "";
-    const refusal =
-      `not applied: ${refused.length} change${refused.length === 1 ? "" : "s"} the reviewed plan did not show ` +
-      `(${refused
-        .slice(0, 10)
-        .map((c) => c.address)
-        .join(", ")}${refused.length > 10 ? ", …" : ""}).${why} Review them in a pull request, run the ` +
-      `workflow with command: apply (workflow_dispatch), or set apply-unreviewed: true.`;
+    const refusal = reviewRefusal(refused, lookup.why);
     if (exitCode === ExitCode.ok) exitCode = ExitCode.unsafe;
     failure = failure ? `${failure}\n${refusal}` : refusal;
     await summary.raw(`**Refused by the reviewed-plan check:** ${escapeMarkdown(refusal)}`);
@@ -810,7 +831,7 @@ async function driftOutcome(
   const gh = gitHub(inputs, ctx);
   if (!sharded) {
     if (!gh)
-      throw new Error("command drift needs github-token and GITHUB_REPOSITORY to keep the drift issue");
+      throw new UsageError("command drift needs github-token and GITHUB_REPOSITORY to keep the drift issue");
     await syncDriftIssue(gh, view.plan, ctx, inputs.commentAuthor);
   }
   const drift = view.plan.changes.length > 0;
@@ -861,9 +882,9 @@ async function reportCommand(
   summary: JobSummary,
 ): Promise<Outcome> {
   if (inputs.plans.length === 0)
-    throw new Error("command report needs the input plans (the run records' paths)");
+    throw new UsageError("command report needs the input plans (the run records' paths)");
   const files = (await glob(inputs.plans, { cwd: process.cwd(), absolute: true, onlyFiles: true })).sort();
-  if (files.length === 0) throw new Error(`no run record matches ${inputs.plans.join(", ")}`);
+  if (files.length === 0) throw new UsageError(`no run record matches ${inputs.plans.join(", ")}`);
   const merged = mergeRecords(await Promise.all(files.map((f) => readRecord(f))));
   const view: PlanView = {
     plan: merged.plan,

@@ -5,7 +5,7 @@
  * depend on what failed); independent operations go on. Never throws for a failed call: the result
  * says what happened to each operation.
  *
- * Exactly once (issue 11):
+ * Exactly once, on a network that loses answers:
  * - a call whose answer was lost (no answer, 500/502/504, or a 2xx answer carte cannot read) is
  *   settled by reading whether ITS OWN effect shows (src/apply/settle.ts, `EndpointSpec.effect`), never
  *   by the final state of its address;
@@ -18,7 +18,7 @@
  *   the plan): its operations are then not made.
  */
 
-import { ApiError, MalformedAnswerError } from "../errors.js";
+import { ApiError, MalformedAnswerError, PartlyRefusedError } from "../errors.js";
 import type { PlatformClient } from "../platform/client.js";
 import { storeOrderedLimit } from "../platform/limit.js";
 import type { Operation, Plan } from "../plan/types.js";
@@ -405,115 +405,125 @@ async function runOne(
     return { op, result: { ...base, status: "failed", message: `refused: ${why}`, durationMs: 0 } };
   }
   // The call itself and the reads that settle a lost answer hold one of the `parallelism` slots.
-  return slot(call);
+  return slot(() => callOnce(op, client, options));
+}
 
-  async function call(): Promise<{ op: Operation; result: OperationResult; sent?: Operation }> {
-    const started = performance.now();
-    const elapsed = () => Math.round(performance.now() - started);
-    const spec = findEndpoint(op.endpoint);
-    const attempt = async () => {
-      const body = await client.call(op.method, op.path, op.body, { idempotent: op.idempotent });
-      // Some calls answer 2xx with per-element failures in the body (src/plan/endpoints.ts `check`).
-      const problem = spec?.check?.(body, op.parts ?? []);
-      if (problem !== undefined) throw new Error(`${op.method} ${op.path}: ${problem}`);
-      if (options.onResponse) await options.onResponse(op, body);
-    };
-    const ok = (message?: string) => ({
-      op,
-      result: { ...base, status: "ok" as const, ...(message ? { message } : {}), durationMs: elapsed() },
-    });
-    const failed = (message: string, extra: Pick<OperationResult, "unsettled" | "lostAnswer"> = {}) => ({
-      op,
-      result: { ...base, status: "failed" as const, message, durationMs: elapsed(), ...extra },
-    });
-    try {
-      await attempt();
-      return ok();
-    } catch (err) {
-      // The answer was lost: settle by reading whether THIS call's effect shows. Synchronous endpoints
-      // are read at once; asynchronous ones are given `settleMs` to show accepted writes.
-      let last = err;
-      const sync = spec !== undefined && isSynchronous(spec);
-      const settleMs = options.settleMs ?? 5000;
-      // A 404 to an idempotent call may answer a repetition of an attempt whose answer was lost (a delete
-      // that already happened): a read tells.
-      const gone = (e: unknown) => op.idempotent && e instanceof ApiError && e.status === 404;
-      // Every lost answer is settled by a read, also that of the last time the call was made again.
-      for (
-        let round = 0;
-        round <= SETTLE_ROUNDS && options.settle && (unsettled(last) || gone(last));
-        round++
-      ) {
-        let seen: Settled;
-        try {
-          seen = await options.settle(op, sync ? 0 : settleMs);
-        } catch (readErr) {
-          return failed(
-            `${describe(last)}; outcome unknown: a read to settle whether it was made failed too: ${describe(readErr)}`,
-            { lostAnswer: "unknown" },
+/**
+ * Makes one call of the plan and, when its answer is lost, settles it by reading whether its own
+ * effect shows (`settle`), making it again only when a read shows it was not made; a webhook secret
+ * lost with its answer is rotated (`recoverSecret`). A failed call is reported in the result.
+ */
+async function callOnce(
+  op: Operation,
+  client: PlatformClient,
+  options: ExecuteOptions,
+): Promise<{ op: Operation; result: OperationResult; sent?: Operation }> {
+  const base = { id: op.id, method: op.method, path: op.path };
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  const spec = findEndpoint(op.endpoint);
+  const attempt = async () => {
+    const body = await client.call(op.method, op.path, op.body, { idempotent: op.idempotent });
+    // Some calls answer 2xx with per-element failures in the body (src/plan/endpoints.ts `check`).
+    const problem = spec?.check?.(body, op.parts ?? []);
+    if (problem !== undefined) throw new PartlyRefusedError(op.method, op.path, problem);
+    if (options.onResponse) await options.onResponse(op, body);
+  };
+  const ok = (message?: string) => ({
+    op,
+    result: { ...base, status: "ok" as const, ...(message ? { message } : {}), durationMs: elapsed() },
+  });
+  const failed = (message: string, extra: Pick<OperationResult, "unsettled" | "lostAnswer"> = {}) => ({
+    op,
+    result: { ...base, status: "failed" as const, message, durationMs: elapsed(), ...extra },
+  });
+  try {
+    await attempt();
+    return ok();
+  } catch (err) {
+    // The answer was lost: settle by reading whether THIS call's effect shows. Synchronous endpoints
+    // are read at once; asynchronous ones are given `settleMs` to show accepted writes.
+    let last = err;
+    const sync = spec !== undefined && isSynchronous(spec);
+    const settleMs = options.settleMs ?? 5000;
+    // A 404 to an idempotent call may answer a repetition of an attempt whose answer was lost (a delete
+    // that already happened): a read tells.
+    const gone = (e: unknown) => op.idempotent && e instanceof ApiError && e.status === 404;
+    // Every lost answer is settled by a read, also that of the last time the call was made again.
+    for (
+      let round = 0;
+      round <= SETTLE_ROUNDS && options.settle && (unsettled(last) || gone(last));
+      round++
+    ) {
+      let seen: Settled;
+      try {
+        seen = await options.settle(op, sync ? 0 : settleMs);
+      } catch (readErr) {
+        return failed(
+          `${describe(last)}; outcome unknown: a read to settle whether it was made failed too: ${describe(readErr)}`,
+          { lostAnswer: "unknown" },
+        );
+      }
+      if (seen === "present") {
+        if (gone(last)) {
+          return ok(
+            "the platform answered 404, and a read shows the change was made (by an earlier attempt)",
           );
         }
-        if (seen === "present") {
-          if (gone(last)) {
-            return ok(
-              "the platform answered 404, and a read shows the change was made (by an earlier attempt)",
-            );
-          }
-          if (!spec?.secret) return ok("the answer was lost, and a read shows the change was made");
-          // The answer carried the event's secret: get a new one rather than make the call again.
-          if (!options.recoverSecret) {
-            return failed(
-              `the answer was lost with the webhook's secret; a read shows the change was made; ` +
-                `rotate the secret to get one`,
-              { lostAnswer: "made" },
-            );
-          }
-          try {
-            const where = await options.recoverSecret(op);
-            return ok(
-              `the answer was lost with the webhook's secret; a read shows the change was made, so the ` +
-                `secret was rotated (PUT reset-secret) and the new one kept in ${where}`,
-            );
-          } catch (rotateErr) {
-            return failed(
-              `the answer was lost with the webhook's secret; a read shows the change was made, but ` +
-                `rotating the secret failed: ${describe(rotateErr)}`,
-              { lostAnswer: "made" },
-            );
-          }
-        }
-        if ((seen === "partial" || seen === "unknown") && gone(last)) return failed(describe(last));
-        if (seen === "partial" || seen === "unknown") {
+        if (!spec?.secret) return ok("the answer was lost, and a read shows the change was made");
+        // The answer carried the event's secret: get a new one rather than make the call again.
+        if (!options.recoverSecret) {
           return failed(
-            `${describe(last)}; outcome unknown: ${seen === "partial" ? "a read shows part of the call's effect" : "no read can tell whether this call was made"}; the next plan shows what is left`,
-            { lostAnswer: "unknown" },
-          );
-        }
-        // Absent. A 404 is the platform's answer to this very call: final.
-        if (gone(last)) return failed(describe(last));
-        // Asynchronous creates may still be processing: never sent again blindly.
-        if (!sync && !op.idempotent) {
-          return failed(
-            `${describe(last)}; the platform does not show the change after ${settleMs} ms, and the call was ` +
-              `not made again: the platform may still be processing it`,
-            { unsettled: true, lostAnswer: "unknown" },
-          );
-        }
-        if (round === SETTLE_ROUNDS) {
-          return failed(
-            `${describe(last)}; a read shows it was not made, after it was made again ${SETTLE_ROUNDS} times`,
+            `the answer was lost with the webhook's secret; a read shows the change was made; ` +
+              `rotate the secret to get one`,
+            { lostAnswer: "made" },
           );
         }
         try {
-          await attempt();
-          return ok("made again after a read showed it had not happened");
-        } catch (again) {
-          last = again;
+          const where = await options.recoverSecret(op);
+          return ok(
+            `the answer was lost with the webhook's secret; a read shows the change was made, so the ` +
+              `secret was rotated (PUT reset-secret) and the new one kept in ${where}`,
+          );
+        } catch (rotateErr) {
+          return failed(
+            `the answer was lost with the webhook's secret; a read shows the change was made, but ` +
+              `rotating the secret failed: ${describe(rotateErr)}`,
+            { lostAnswer: "made" },
+          );
         }
       }
-      // Out of rounds: an answer lost again leaves open whether the platform made the call.
-      return failed(describe(last), unsettled(last) ? { lostAnswer: "unknown" } : {});
+      if ((seen === "partial" || seen === "unknown") && gone(last)) return failed(describe(last));
+      if (seen === "partial" || seen === "unknown") {
+        return failed(
+          `${describe(last)}; outcome unknown: ${seen === "partial" ? "a read shows part of the call's effect" : "no read can tell whether this call was made"}; the next plan shows what is left`,
+          { lostAnswer: "unknown" },
+        );
+      }
+      // Absent. A 404 is the platform's answer to this very call: final.
+      if (gone(last)) return failed(describe(last));
+      // Asynchronous creates may still be processing: never sent again blindly.
+      if (!sync && !op.idempotent) {
+        return failed(
+          `${describe(last)}; the platform does not show the change after ${settleMs} ms, and the call was ` +
+            `not made again: the platform may still be processing it`,
+          { unsettled: true, lostAnswer: "unknown" },
+        );
+      }
+      if (round === SETTLE_ROUNDS) {
+        return failed(
+          `${describe(last)}; a read shows it was not made, after it was made again ${SETTLE_ROUNDS} times`,
+        );
+      }
+      try {
+        await attempt();
+        return ok("made again after a read showed it had not happened");
+      } catch (again) {
+        last = again;
+      }
     }
+    // Out of rounds: an answer lost again leaves open whether the platform made the call.
+    return failed(describe(last), unsettled(last) ? { lostAnswer: "unknown" } : {});
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * Canary rollout (issue 14, item 3): the stages of carte.yaml `rollout:` (src/config/rollout.ts) as the
+ * Canary rollout: the stages of carte.yaml `rollout:` (src/config/rollout.ts) as the
  * apply uses them. Pure: which stage a change belongs to, a project limited to one stage, and the
  * counts a report shows per stage. The stage-by-stage apply itself is src/workflow.ts `applyStages`.
  *

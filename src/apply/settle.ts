@@ -1,5 +1,5 @@
 /**
- * Settling a call whose answer was lost (issue 11, item 1): a fresh read of the stores the call wrote
+ * Settling a call whose answer was lost: a fresh read of the stores the call wrote
  * tells whether THIS call's effect shows, not whether its addresses reached their final planned state.
  * Several calls of one plan can change one address (the creates of one day's slots run together; a
  * webhook create is followed by a change of status), so the final state cannot prove that one of them
@@ -19,6 +19,7 @@ import { findEndpoint } from "../plan/endpoints.js";
 import type { Operation, Plan } from "../plan/types.js";
 import { fetchCurrent, type ReadRequest } from "../state/current.js";
 import { waitForPlan } from "./verify.js";
+import { InternalError } from "../errors.js";
 
 /** What a read tells of a call: its {@link Effect}, or `unknown` when no read can tell. */
 export type Settled = Effect | "unknown";
@@ -60,7 +61,7 @@ export async function readEffect(plan: Plan, op: Operation, client: PlatformClie
     const params = op.params ?? {};
     const stateOf = (store: string) => {
       const read = current.stores[store];
-      if (!read) throw new Error(`the platform did not show store ${store}`);
+      if (!read) throw new InternalError(`the platform did not show store ${store}`);
       const via = plan.stores.find((s) => s.key === store)?.schedulesVia;
       return via ? { ...read, schedulesVia: via } : read;
     };

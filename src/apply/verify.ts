@@ -4,7 +4,7 @@
  * only when a read shows every planned resource in its planned state. The check uses the plan's own
  * `after` values, so it works the same for a fresh plan and for a saved plan file.
  *
- * It also fails while a duplicate remains (issue 11, item 2): in the stores the plan changed, a copy of
+ * It also fails while a duplicate remains, so that an apply never ends well with one: in the stores the plan changed, a copy of
  * a resource the plan changed (two menus of one type, two identical slots, a store listed twice on a
  * webhook, two items with one SKU: the kinds' `duplicates`) is reported, whether it was there before
  * (and the plan's removal did not take) or the apply made it (a create accepted twice).
@@ -17,6 +17,7 @@ import { own, type ClientState, type StoreState } from "../model.js";
 import { DEFAULT_PARALLELISM, type PlatformClient } from "../platform/client.js";
 import type { Plan, ResourceChange } from "../plan/types.js";
 import { readCurrent, type CurrentStore, type ReadRequest } from "../state/current.js";
+import { InternalError } from "../errors.js";
 
 /** Options of {@link waitForPlan}. */
 export interface VerifyOptions {
@@ -94,13 +95,13 @@ export function byStore(changes: readonly ResourceChange[]): Map<string, Resourc
 
 function kindOf(change: ResourceChange): ResourceKind<unknown> {
   const kind = kindNamed(change.kind);
-  if (!kind) throw new Error(`no resource kind named ${change.kind}`);
+  if (!kind) throw new InternalError(`no resource kind named ${change.kind}`);
   return kind;
 }
 
 function clientKindOf(change: ResourceChange): ClientKind<unknown> {
   const kind = clientKinds.find((k) => k.name === change.kind);
-  if (!kind) throw new Error(`no client kind named ${change.kind}`);
+  if (!kind) throw new InternalError(`no client kind named ${change.kind}`);
   return kind;
 }
 

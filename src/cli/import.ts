@@ -66,6 +66,51 @@ function bareProject(configPath: string): LoadedProject {
   };
 }
 
+/** Reads the live state of the stores, through the embedded emulator when the project has no platform. */
+async function readStores(
+  project: LoadedProject,
+  identities: StoreIdentity[],
+  parallelism: number,
+  io: CliIo,
+): Promise<Awaited<ReturnType<typeof readLiveStores>>> {
+  // The embedded emulator must know the stores to answer for them.
+  const session = await openSession(
+    { ...project, desired: { stores: Object.fromEntries(identities.map((s) => [s.key, emptyStore(s)])) } },
+    { env: io.env, connections: parallelism },
+  );
+  try {
+    return await readLiveStores(session.client, identities, { parallelism });
+  } finally {
+    await session.close();
+  }
+}
+
+/** Prints what an import or a merge wrote: the stores, the catalogs, and each file with its status. */
+function printImported(
+  io: CliIo,
+  written: Awaited<ReturnType<typeof writeImport>>,
+  result: Awaited<ReturnType<typeof buildImport>>,
+  at: { stores: number; shown: string; merged: boolean },
+): void {
+  const { shown } = at;
+  const n = at.stores;
+  const catalogs = [
+    ...(result.reused ?? []).map((c) => `${c.name} (${c.stores.join(", ")}, existing)`),
+    ...result.catalogs.map((c) => `${c.name} (${c.stores.join(", ")})`),
+  ];
+  io.out(
+    escapeTerminal(
+      at.merged
+        ? `Merged ${plural(written.filter((w) => w.path.startsWith("stores/")).length, "new store")} of ${n} ` +
+            `into ${path.join(shown, "carte.yaml")}${catalogs.length > 0 ? `: ${catalogs.join("; ")}` : ""}.`
+        : `Imported ${n} store${n === 1 ? "" : "s"} into ${result.catalogs.length} catalog` +
+            `${result.catalogs.length === 1 ? "" : "s"}: ${catalogs.join("; ")}.`,
+    ) + "\n",
+  );
+  for (const w of written)
+    io.out(escapeTerminal(`  ${w.status.padEnd(9)} ${path.join(shown, w.path)}`) + "\n");
+}
+
 /** `carte import`. */
 export async function runImport(opts: ImportCommand, io: CliIo): Promise<number> {
   if (!Number.isInteger(opts.parallelism) || opts.parallelism < 1 || opts.parallelism > 64) {
@@ -97,17 +142,7 @@ export async function runImport(opts: ImportCommand, io: CliIo): Promise<number>
     opts.stores,
     Object.values(project.desired.stores).map((s) => s.store),
   );
-  // The embedded emulator must know the stores to answer for them.
-  const session = await openSession(
-    { ...project, desired: { stores: Object.fromEntries(identities.map((s) => [s.key, emptyStore(s)])) } },
-    { env: io.env, connections: opts.parallelism },
-  );
-  let states;
-  try {
-    states = await readLiveStores(session.client, identities, { parallelism: opts.parallelism });
-  } finally {
-    await session.close();
-  }
+  const states = await readStores(project, identities, opts.parallelism, io);
 
   const result = target
     ? await buildMerge(states, target)
@@ -177,24 +212,7 @@ export async function runImport(opts: ImportCommand, io: CliIo): Promise<number>
     const status = await copyEmulatorState(project.root, outDir);
     written.push({ path: EMULATOR_STATE, status });
   }
-  if (!opts.quiet) {
-    const n = states.length;
-    const catalogs = [
-      ...(result.reused ?? []).map((c) => `${c.name} (${c.stores.join(", ")}, existing)`),
-      ...result.catalogs.map((c) => `${c.name} (${c.stores.join(", ")})`),
-    ];
-    io.out(
-      escapeTerminal(
-        target
-          ? `Merged ${plural(written.filter((w) => w.path.startsWith("stores/")).length, "new store")} of ${n} ` +
-              `into ${path.join(shown, "carte.yaml")}${catalogs.length > 0 ? `: ${catalogs.join("; ")}` : ""}.`
-          : `Imported ${n} store${n === 1 ? "" : "s"} into ${result.catalogs.length} catalog` +
-              `${result.catalogs.length === 1 ? "" : "s"}: ${catalogs.join("; ")}.`,
-      ) + "\n",
-    );
-    for (const w of written)
-      io.out(escapeTerminal(`  ${w.status.padEnd(9)} ${path.join(shown, w.path)}`) + "\n");
-  }
+  if (!opts.quiet) printImported(io, written, result, { stores: states.length, shown, merged: !!target });
   if (target) {
     io.err(
       escapeTerminal(`${path.join(shown, "carte.yaml")} and every existing file were left as they are.`) +

@@ -118,12 +118,14 @@ function runFlags<T>(y: Argv<T>) {
     .option("quiet", { alias: "q", type: "boolean", default: false, describe: "No progress output" })
     .check((a) => {
       if (a.force && !(typeof a.reason === "string" && a.reason.trim()))
-        throw new Error('--force needs --reason "why"');
+        throw new UsageError('--force needs --reason "why"');
       if (parseDuration(a.timeout) === undefined) {
-        throw new Error("--timeout must be a duration such as 90s, 15m or 1h (a bare number is seconds)");
+        throw new UsageError(
+          "--timeout must be a duration such as 90s, 15m or 1h (a bare number is seconds)",
+        );
       }
       if (!(Number.isInteger(a.parallelism) && a.parallelism >= 1 && a.parallelism <= 64)) {
-        throw new Error("--parallelism must be a whole number from 1 to 64");
+        throw new UsageError("--parallelism must be a whole number from 1 to 64");
       }
       if (a.shard !== undefined) parseShard(String(a.shard));
       return true;
@@ -171,6 +173,159 @@ function runCommand(a: {
   };
 }
 
+/** The options every command has (`--config`, `--color`, `--debug`). */
+interface GlobalArgs {
+  config: string;
+  color: boolean | undefined;
+  debug: boolean;
+}
+
+/** The options of `carte plan`. */
+function planOptions(y: Argv<GlobalArgs>) {
+  return runFlags(y)
+    .option("format", {
+      choices: ["text", "json", "markdown"] as const,
+      default: "text" as const,
+      describe: "text for people, json for machines (docs/plan-format.md), markdown for pull requests",
+    })
+    .option("json", { type: "boolean", default: false, describe: "Same as --format json" })
+    .option("out", { type: "string", describe: "Save the plan to FILE for `carte apply FILE`" })
+    .option("base", {
+      type: "string",
+      describe:
+        "Also plan the files of this git ref (read with git, no checkout) and show this branch's changes apart from what already differs on the platform",
+    })
+    .option("scope", {
+      choices: ["all", "changed"] as const,
+      default: "all" as const,
+      describe:
+        "changed (needs --base REF): read and plan only the stores, and the parts of each, that the files' difference from the base can touch",
+    })
+    .option("detailed-exitcode", {
+      type: "boolean",
+      default: false,
+      describe: "Exit 0 when there are no changes, 2 when there are, 1 on error",
+    })
+    .option("secrets-file", {
+      type: "string",
+      describe:
+        "The secrets file apply uses (default CARTE_SECRETS_FILE): the plan says which webhook secrets an earlier run never saved there, which an apply rotates",
+    });
+}
+
+/** The options of `carte apply`. */
+function applyOptions(y: Argv<GlobalArgs>) {
+  return runFlags(y)
+    .positional("planfile", { type: "string", describe: "A plan saved with `carte plan --out`" })
+    .option("auto-approve", {
+      type: "boolean",
+      default: false,
+      describe: "Do not ask for confirmation",
+    })
+    .option("json", { type: "boolean", default: false, describe: "Print the apply report as JSON" })
+    .option("secrets-file", {
+      type: "string",
+      describe:
+        "JSON or YAML file (event → secret, mode 0600) where new webhook secrets are kept; default CARTE_SECRETS_FILE",
+    })
+    .option("replan", {
+      type: "boolean",
+      default: false,
+      describe: "When the saved plan is stale, plan again instead of refusing (asks unless --auto-approve)",
+    });
+}
+
+/** The options of `carte emulator`: where it listens, its state, and the faults it injects. */
+function emulatorOptions<T>(y: Argv<T>) {
+  return y
+    .option("host", { type: "string", default: "127.0.0.1", describe: "Address to listen on" })
+    .option("port", { type: "number", default: 8787, describe: "Port (0: any free port)" })
+    .option("seed", { type: "string", describe: "YAML or JSON file of clients and their stores" })
+    .option("state", { type: "string", describe: "File that keeps the state across restarts" })
+    .option("apply-delay-ms", {
+      type: "number",
+      default: 200,
+      describe: "Delay before an accepted write becomes visible, in milliseconds",
+    })
+    .option("verbose", {
+      type: "boolean",
+      default: false,
+      describe: "Log one line per request and per webhook delivery",
+    })
+    .option("latency-ms", { type: "number", default: 0, describe: "Fault: delay every answer by N ms" })
+    .option("jitter-ms", {
+      type: "number",
+      default: 0,
+      describe: "Fault: add a random 0..N ms to the latency",
+    })
+    .option("fault-rate", {
+      type: "number",
+      default: 0,
+      describe: "Fault: share (0..1) of calls answered 500/502/503 or dropped",
+    })
+    .option("rate-limit", {
+      type: "number",
+      default: 0,
+      describe: "Fault: requests per second per client before 429 with Retry-After (0: unlimited)",
+    })
+    .option("slow-ms", {
+      type: "number",
+      default: 0,
+      describe: "Fault: answer after N ms (choose more than the client's timeout)",
+    })
+    .option("slow-rate", {
+      type: "number",
+      default: 1,
+      describe: "Fault: share (0..1) of slow answers",
+    })
+    .option("fault-seed", {
+      type: "number",
+      default: 1,
+      describe: "Seed of the fault decisions (reproducible)",
+    })
+    .option("max-body-bytes", {
+      type: "number",
+      default: DEFAULT_MAX_BODY_BYTES,
+      describe: "Largest request body accepted, in bytes; larger ones get 413",
+    })
+    .option("control-token", {
+      type: "string",
+      describe:
+        "Require this value in the x-emulator-control-token header of /__emulator/ requests (default CARTE_EMULATOR_CONTROL_TOKEN)",
+    })
+    .option("strict", {
+      type: "boolean",
+      default: true,
+      describe:
+        "Hold requests and answers to docs/openapi.yaml: 400 for a request that breaks it, 500 for an answer that does (--no-strict: off)",
+    });
+}
+
+/** The options of `carte emulator`, as parsed. */
+type EmulatorArgs = Awaited<ReturnType<typeof emulatorOptions>["argv"]>;
+
+/** The emulator's settings from its options; the control token defaults to CARTE_EMULATOR_CONTROL_TOKEN. */
+function emulatorRequest(args: EmulatorArgs, env: CliIo["env"]): Parameters<typeof runEmulator>[0] {
+  return {
+    host: args.host,
+    port: args.port,
+    seed: args.seed,
+    state: args.state,
+    applyDelayMs: args["apply-delay-ms"],
+    verbose: args.verbose,
+    latencyMs: args["latency-ms"],
+    jitterMs: args["jitter-ms"],
+    faultRate: args["fault-rate"],
+    rateLimit: args["rate-limit"],
+    slowMs: args["slow-ms"],
+    slowRate: args["slow-rate"],
+    faultSeed: args["fault-seed"],
+    maxBodyBytes: args["max-body-bytes"],
+    controlToken: args["control-token"] ?? (env.CARTE_EMULATOR_CONTROL_TOKEN || undefined),
+    strict: args.strict,
+  };
+}
+
 /** Runs the CLI with the given arguments and returns the exit code. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let code = 0;
@@ -189,36 +344,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .command(
       "plan",
       "Show the changes that would make the platform match the files",
-      (y) =>
-        runFlags(y)
-          .option("format", {
-            choices: ["text", "json", "markdown"] as const,
-            default: "text" as const,
-            describe: "text for people, json for machines (docs/plan-format.md), markdown for pull requests",
-          })
-          .option("json", { type: "boolean", default: false, describe: "Same as --format json" })
-          .option("out", { type: "string", describe: "Save the plan to FILE for `carte apply FILE`" })
-          .option("base", {
-            type: "string",
-            describe:
-              "Also plan the files of this git ref (read with git, no checkout) and show this branch's changes apart from what already differs on the platform",
-          })
-          .option("scope", {
-            choices: ["all", "changed"] as const,
-            default: "all" as const,
-            describe:
-              "changed (needs --base REF): read and plan only the stores, and the parts of each, that the files' difference from the base can touch",
-          })
-          .option("detailed-exitcode", {
-            type: "boolean",
-            default: false,
-            describe: "Exit 0 when there are no changes, 2 when there are, 1 on error",
-          })
-          .option("secrets-file", {
-            type: "string",
-            describe:
-              "The secrets file apply uses (default CARTE_SECRETS_FILE): the plan says which webhook secrets an earlier run never saved there, which an apply rotates",
-          }),
+      planOptions,
       async (args) => {
         code = await runPlan(
           {
@@ -237,26 +363,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .command(
       "apply [planfile]",
       "Make the changes (from a fresh plan, or from a saved plan file)",
-      (y) =>
-        runFlags(y)
-          .positional("planfile", { type: "string", describe: "A plan saved with `carte plan --out`" })
-          .option("auto-approve", {
-            type: "boolean",
-            default: false,
-            describe: "Do not ask for confirmation",
-          })
-          .option("json", { type: "boolean", default: false, describe: "Print the apply report as JSON" })
-          .option("secrets-file", {
-            type: "string",
-            describe:
-              "JSON or YAML file (event → secret, mode 0600) where new webhook secrets are kept; default CARTE_SECRETS_FILE",
-          })
-          .option("replan", {
-            type: "boolean",
-            default: false,
-            describe:
-              "When the saved plan is stale, plan again instead of refusing (asks unless --auto-approve)",
-          }),
+      applyOptions,
       async (args) => {
         code = await runApply(
           {
@@ -282,91 +389,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .command(
       "emulator",
       "Serve the platform API locally (stateful emulator)",
-      (y) =>
-        y
-          .option("host", { type: "string", default: "127.0.0.1", describe: "Address to listen on" })
-          .option("port", { type: "number", default: 8787, describe: "Port (0: any free port)" })
-          .option("seed", { type: "string", describe: "YAML or JSON file of clients and their stores" })
-          .option("state", { type: "string", describe: "File that keeps the state across restarts" })
-          .option("apply-delay-ms", {
-            type: "number",
-            default: 200,
-            describe: "Delay before an accepted write becomes visible, in milliseconds",
-          })
-          .option("verbose", {
-            type: "boolean",
-            default: false,
-            describe: "Log one line per request and per webhook delivery",
-          })
-          .option("latency-ms", { type: "number", default: 0, describe: "Fault: delay every answer by N ms" })
-          .option("jitter-ms", {
-            type: "number",
-            default: 0,
-            describe: "Fault: add a random 0..N ms to the latency",
-          })
-          .option("fault-rate", {
-            type: "number",
-            default: 0,
-            describe: "Fault: share (0..1) of calls answered 500/502/503 or dropped",
-          })
-          .option("rate-limit", {
-            type: "number",
-            default: 0,
-            describe: "Fault: requests per second per client before 429 with Retry-After (0: unlimited)",
-          })
-          .option("slow-ms", {
-            type: "number",
-            default: 0,
-            describe: "Fault: answer after N ms (choose more than the client's timeout)",
-          })
-          .option("slow-rate", {
-            type: "number",
-            default: 1,
-            describe: "Fault: share (0..1) of slow answers",
-          })
-          .option("fault-seed", {
-            type: "number",
-            default: 1,
-            describe: "Seed of the fault decisions (reproducible)",
-          })
-          .option("max-body-bytes", {
-            type: "number",
-            default: DEFAULT_MAX_BODY_BYTES,
-            describe: "Largest request body accepted, in bytes; larger ones get 413",
-          })
-          .option("control-token", {
-            type: "string",
-            describe:
-              "Require this value in the x-emulator-control-token header of /__emulator/ requests (default CARTE_EMULATOR_CONTROL_TOKEN)",
-          })
-          .option("strict", {
-            type: "boolean",
-            default: true,
-            describe:
-              "Hold requests and answers to docs/openapi.yaml: 400 for a request that breaks it, 500 for an answer that does (--no-strict: off)",
-          }),
+      emulatorOptions,
       async (args) => {
-        code = await runEmulator(
-          {
-            host: args.host,
-            port: args.port,
-            seed: args.seed,
-            state: args.state,
-            applyDelayMs: args["apply-delay-ms"],
-            verbose: args.verbose,
-            latencyMs: args["latency-ms"],
-            jitterMs: args["jitter-ms"],
-            faultRate: args["fault-rate"],
-            rateLimit: args["rate-limit"],
-            slowMs: args["slow-ms"],
-            slowRate: args["slow-rate"],
-            faultSeed: args["fault-seed"],
-            maxBodyBytes: args["max-body-bytes"],
-            controlToken: args["control-token"] ?? (io.env.CARTE_EMULATOR_CONTROL_TOKEN || undefined),
-            strict: args.strict,
-          },
-          io,
-        );
+        code = await runEmulator(emulatorRequest(args, io.env), io);
       },
     )
     .command(financeCommand(io, (c) => (code = c)))
@@ -411,7 +436,7 @@ function isMain(): boolean {
 }
 
 if (isMain()) {
-  // No Node warning reaches the user (issue 16): what carte finds wrong is reported as a problem of
+  // No Node warning reaches the user: what carte finds wrong is reported as a problem of
   // its own; a warning of Node or of a library is shown only with --debug.
   process.removeAllListeners("warning");
   process.on("warning", (w) => {

@@ -14,7 +14,7 @@
 
 import type { Argv, CommandModule } from "yargs";
 import { loadProject } from "../config/index.js";
-import { ExitCode, UsageError } from "../errors.js";
+import { ExitCode, UsageError, SecretError } from "../errors.js";
 import { resetSecret } from "../platform/webhooks.js";
 import { eventSecret, prepareEvents, resolveSecretSink } from "../secrets.js";
 import { escapeTerminal } from "../render/escape.js";
@@ -60,7 +60,7 @@ export async function runRotateSecret(opts: RotateSecretCommand, io: CliIo): Pro
     }
     const found = eventSecret(answer);
     if (!found) {
-      throw new Error(
+      throw new SecretError(
         `the platform rotated the secret of the ${opts.event} webhook but its answer held no secret; ` +
           "run the command again",
       );
@@ -69,7 +69,7 @@ export async function runRotateSecret(opts: RotateSecretCommand, io: CliIo): Pro
       await sink.put(opts.event, found.secret);
     } catch (err) {
       const why = (err instanceof Error ? err.message : String(err)).split(found.secret).join("[REDACTED]");
-      throw new Error(
+      throw new SecretError(
         `the secret of the ${opts.event} webhook was rotated, but the new one could not be kept: ${why}. ` +
           "Fix the cause and run the command again (the secret it got is lost)",
       );

@@ -101,7 +101,6 @@ export function checkCatalog(parsed: YamlFile, problems: ConfigProblem[], curren
     groups: new Map(),
     parents: new Map(),
   };
-
   /** The SKUs of one kind (what "did you mean" compares a misspelled SKU with), listed once. */
   const byKind = new Map<SkuKind, string[]>();
   const kindsOf = (kind: SkuKind): string[] => {
@@ -110,74 +109,146 @@ export function checkCatalog(parsed: YamlFile, problems: ConfigProblem[], curren
       byKind.set(kind, (skus = [...index.skus].flatMap(([sku, d]) => (d.kind === kind ? [sku] : []))));
     return skus;
   };
-  const didYouMean = suggester();
-
-  const define = (sku: unknown, kind: SkuKind, segments: (string | number)[]): void => {
-    if (typeof sku !== "string") return;
-    const first = index.skus.get(sku);
-    if (first) {
-      r.at(
-        segments,
-        `duplicate SKU ${quote(sku)}: already used by ${a(first.kind)} at ${where(first.site)}; SKUs must be unique in a catalog`,
-      );
-      return;
-    }
-    index.skus.set(sku, { kind, site: { parsed, pointer: toPointer(segments) } });
-  };
+  const ctx: CatalogCheck = { r, parsed, problems, currency, index, kindsOf, didYouMean: suggester() };
 
   // 1. Definitions: items, modifier groups, inline options.
   const items = list(data.items);
   const groups = list(data.modifier_groups);
   items.forEach((item, i) => {
-    if (isRecord(item)) define(item.sku, "item", ["items", i, "sku"]);
+    if (isRecord(item)) defineSku(ctx, item.sku, "item", ["items", i, "sku"]);
   });
   groups.forEach((group, g) => {
-    if (isRecord(group)) define(group.sku, "modifier group", ["modifier_groups", g, "sku"]);
+    if (isRecord(group)) defineSku(ctx, group.sku, "modifier group", ["modifier_groups", g, "sku"]);
   });
   groups.forEach((group, g) => {
     if (!isRecord(group)) return;
     list(group.options).forEach((option, o) => {
-      if (isRecord(option)) define(option.sku, "option", ["modifier_groups", g, "options", o, "sku"]);
+      if (isRecord(option)) defineSku(ctx, option.sku, "option", ["modifier_groups", g, "options", o, "sku"]);
     });
   });
-
-  /** Checks the `modifier_groups` of an item or of an option written in full, and records them. */
-  const checkGroupsOf = (owner: "item" | "option", sku: unknown, refs: unknown, at: (string | number)[]) => {
-    const seen = new Set<string>();
-    list(refs).forEach((ref, k) => {
-      if (typeof ref !== "string") return;
-      const here = [...at, k];
-      const def = index.skus.get(ref);
-      if (!def)
-        r.at(
-          here,
-          `unknown modifier group ${quote(ref)}${didYouMean(ref, kindsOf("modifier group"), quote)}: define it under modifier_groups, or remove it here`,
-        );
-      else if (def.kind !== "modifier group")
-        r.at(
-          here,
-          `${quote(ref)} is ${a(def.kind)}, not a modifier group: an ${owner}'s modifier_groups lists groups only`,
-        );
-      else if (seen.has(ref)) r.at(here, `modifier group ${quote(ref)} is listed twice for this ${owner}`);
-      seen.add(ref);
-    });
-    if (typeof sku === "string" && !index.parents.has(sku))
-      index.parents.set(
-        sku,
-        [...seen].filter((g) => index.skus.get(g)?.kind === "modifier group"),
-      );
-  };
 
   // 2. Items: prices and their modifier groups.
   items.forEach((item, i) => {
     if (!isRecord(item)) return;
     checkPrice(r, ["items", i, "price"], item.price, currency);
-    checkGroupsOf("item", item.sku, item.modifier_groups, ["items", i, "modifier_groups"]);
+    checkGroupsOf(ctx, "item", item.sku, item.modifier_groups, ["items", i, "modifier_groups"]);
   });
 
   // 3. Modifier groups: options, min and max.
-  const optionDefs = new Map<string, { data: Record<string, unknown>; at: (string | number)[] }>();
-  const groupRefs: { from: string; to: string; at: (string | number)[] }[] = [];
+  const { optionDefs, groupRefs } = checkModifierGroups(ctx, groups);
+  // A group listing a group is wrong anyway; when the references go round in a circle, say so.
+  for (const ref of groupRefs) {
+    const cycle = groupCycle(groupRefs, ref);
+    r.at(
+      ref.at,
+      cycle
+        ? `modifier groups form a cycle: ${cycle.join(" → ")}; a group's options must be options, not groups`
+        : `${quote(ref.to)} is a modifier group: a group's options must be options, not groups`,
+    );
+  }
+
+  // 3a. Options written in full: the modifier groups they offer (nested modifiers).
+  for (const [sku, def] of optionDefs)
+    checkGroupsOf(ctx, "option", sku, def.data.modifier_groups, [...def.at, "modifier_groups"]);
+
+  // 3b. Items: schedules; items and options: prices of options inside them.
+  items.forEach((item, i) => {
+    if (!isRecord(item)) return;
+    const name = typeof item.sku === "string" ? item.sku : `#${i + 1}`;
+    checkSchedules(parsed, ["items", i, "schedules"], item.schedules, `item ${bare(name)}`, problems);
+    checkOptionPrices(ctx, "item", name, item, ["items", i]);
+  });
+  for (const [sku, def] of optionDefs) checkOptionPrices(ctx, "option", sku, def.data, def.at);
+
+  // 3c. Nesting: no option may lead back to a group that offers it; at most MAX_DEPTH levels of groups.
+  checkNesting(r, items, index, optionDefs);
+
+  checkCategories(ctx, list(data.categories));
+  checkMenus(ctx, list(data.menus));
+  return index;
+}
+
+/** What the steps of {@link checkCatalog} share: the file, where problems go, and what it defines. */
+interface CatalogCheck {
+  r: Reporter;
+  parsed: YamlFile;
+  problems: ConfigProblem[];
+  currency: Currency | undefined;
+  index: CatalogIndex;
+  /** The SKUs of one kind defined so far (for "did you mean"). */
+  kindsOf: (kind: SkuKind) => string[];
+  didYouMean: ReturnType<typeof suggester>;
+}
+
+/** Options written in full in a group, by SKU (the first writing of each), with where. */
+type OptionDefs = Map<string, { data: Record<string, unknown>; at: (string | number)[] }>;
+/** A group listed among the options of a group. */
+interface GroupRef {
+  from: string;
+  to: string;
+  at: (string | number)[];
+}
+
+/** Records a SKU's definition; a SKU defined twice in the catalog is a problem at the second. */
+function defineSku(ctx: CatalogCheck, sku: unknown, kind: SkuKind, segments: (string | number)[]): void {
+  const { r, parsed, index } = ctx;
+  if (typeof sku !== "string") return;
+  const first = index.skus.get(sku);
+  if (first) {
+    r.at(
+      segments,
+      `duplicate SKU ${quote(sku)}: already used by ${a(first.kind)} at ${where(first.site)}; SKUs must be unique in a catalog`,
+    );
+    return;
+  }
+  index.skus.set(sku, { kind, site: { parsed, pointer: toPointer(segments) } });
+}
+
+/** Checks the `modifier_groups` of an item or of an option written in full, and records them. */
+function checkGroupsOf(
+  ctx: CatalogCheck,
+  owner: "item" | "option",
+  sku: unknown,
+  refs: unknown,
+  at: (string | number)[],
+): void {
+  const { r, index, kindsOf, didYouMean } = ctx;
+  const seen = new Set<string>();
+  list(refs).forEach((ref, k) => {
+    if (typeof ref !== "string") return;
+    const here = [...at, k];
+    const def = index.skus.get(ref);
+    if (!def)
+      r.at(
+        here,
+        `unknown modifier group ${quote(ref)}${didYouMean(ref, kindsOf("modifier group"), quote)}: define it under modifier_groups, or remove it here`,
+      );
+    else if (def.kind !== "modifier group")
+      r.at(
+        here,
+        `${quote(ref)} is ${a(def.kind)}, not a modifier group: an ${owner}'s modifier_groups lists groups only`,
+      );
+    else if (seen.has(ref)) r.at(here, `modifier group ${quote(ref)} is listed twice for this ${owner}`);
+    seen.add(ref);
+  });
+  if (typeof sku === "string" && !index.parents.has(sku))
+    index.parents.set(
+      sku,
+      [...seen].filter((g) => index.skus.get(g)?.kind === "modifier group"),
+    );
+}
+
+/**
+ * Checks the modifier groups (their options, min and max) and records them in the index. Returns the
+ * options written in full, and the groups listed as options (always a problem, reported by the caller).
+ */
+function checkModifierGroups(
+  ctx: CatalogCheck,
+  groups: unknown[],
+): { optionDefs: OptionDefs; groupRefs: GroupRef[] } {
+  const { r, currency, index, kindsOf, didYouMean } = ctx;
+  const optionDefs: OptionDefs = new Map();
+  const groupRefs: GroupRef[] = [];
   groups.forEach((group, g) => {
     if (!isRecord(group)) return;
     const options: string[] = [];
@@ -234,73 +305,54 @@ export function checkCatalog(parsed: YamlFile, problems: ConfigProblem[], curren
       });
     }
   });
+  return { optionDefs, groupRefs };
+}
 
-  // A group listing a group is wrong anyway; when the references go round in a circle, say so.
-  for (const ref of groupRefs) {
-    const cycle = groupCycle(groupRefs, ref);
-    r.at(
-      ref.at,
-      cycle
-        ? `modifier groups form a cycle: ${cycle.join(" → ")}; a group's options must be options, not groups`
-        : `${quote(ref.to)} is a modifier group: a group's options must be options, not groups`,
-    );
+/** Checks the `option_prices` of an item or of an option written in full. */
+function checkOptionPrices(
+  ctx: CatalogCheck,
+  owner: "item" | "option",
+  name: string,
+  data: Record<string, unknown>,
+  at: (string | number)[],
+): void {
+  const { r, currency, index, kindsOf, didYouMean } = ctx;
+  if (!isRecord(data.option_prices)) return;
+  const offered = new Set(
+    list(data.modifier_groups).flatMap((g) =>
+      typeof g === "string" ? (index.groups.get(g)?.options ?? []) : [],
+    ),
+  );
+  for (const [sku, price] of Object.entries(data.option_prices)) {
+    const here = [...at, "option_prices", sku];
+    const def = index.skus.get(sku);
+    if (!def)
+      r.at(
+        here,
+        `unknown option ${quote(sku)}${didYouMean(sku, kindsOf("option"), quote)}: option_prices lists options of this ${owner}'s modifier groups`,
+        "key",
+      );
+    else if (def.kind !== "option")
+      r.at(
+        here,
+        `${quote(sku)} is ${a(def.kind)}, not an option: option_prices lists options of this ${owner}'s modifier groups`,
+        "key",
+      );
+    else if (!offered.has(sku))
+      r.at(
+        here,
+        `option ${quote(sku)} is not offered by any modifier group of ${bare(name)}: add its group to the ${owner}'s modifier_groups, or remove it here`,
+        "key",
+      );
+    checkPrice(r, here, price, currency);
   }
+}
 
-  // 3a. Options written in full: the modifier groups they offer (nested modifiers).
-  for (const [sku, def] of optionDefs)
-    checkGroupsOf("option", sku, def.data.modifier_groups, [...def.at, "modifier_groups"]);
-
-  // 3b. Items: schedules; items and options: prices of options inside them.
-  const checkOptionPrices = (
-    owner: "item" | "option",
-    name: string,
-    data: Record<string, unknown>,
-    at: (string | number)[],
-  ) => {
-    if (!isRecord(data.option_prices)) return;
-    const offered = new Set(
-      list(data.modifier_groups).flatMap((g) =>
-        typeof g === "string" ? (index.groups.get(g)?.options ?? []) : [],
-      ),
-    );
-    for (const [sku, price] of Object.entries(data.option_prices)) {
-      const here = [...at, "option_prices", sku];
-      const def = index.skus.get(sku);
-      if (!def)
-        r.at(
-          here,
-          `unknown option ${quote(sku)}${didYouMean(sku, kindsOf("option"), quote)}: option_prices lists options of this ${owner}'s modifier groups`,
-          "key",
-        );
-      else if (def.kind !== "option")
-        r.at(
-          here,
-          `${quote(sku)} is ${a(def.kind)}, not an option: option_prices lists options of this ${owner}'s modifier groups`,
-          "key",
-        );
-      else if (!offered.has(sku))
-        r.at(
-          here,
-          `option ${quote(sku)} is not offered by any modifier group of ${bare(name)}: add its group to the ${owner}'s modifier_groups, or remove it here`,
-          "key",
-        );
-      checkPrice(r, here, price, currency);
-    }
-  };
-  items.forEach((item, i) => {
-    if (!isRecord(item)) return;
-    const name = typeof item.sku === "string" ? item.sku : `#${i + 1}`;
-    checkSchedules(parsed, ["items", i, "schedules"], item.schedules, `item ${bare(name)}`, problems);
-    checkOptionPrices("item", name, item, ["items", i]);
-  });
-  for (const [sku, def] of optionDefs) checkOptionPrices("option", sku, def.data, def.at);
-
-  // 3c. Nesting: no option may lead back to a group that offers it; at most MAX_DEPTH levels of groups.
-  checkNesting(r, items, index, optionDefs);
-
-  // 4. Categories.
+/** Checks the categories: unique SKUs, schedules, and items that exist, each listed once. */
+function checkCategories(ctx: CatalogCheck, categories: unknown[]): void {
+  const { r, parsed, problems, index, kindsOf, didYouMean } = ctx;
   const categoryFirst = new Map<string, Site>();
-  list(data.categories).forEach((category, c) => {
+  categories.forEach((category, c) => {
     if (!isRecord(category)) return;
     if (typeof category.sku === "string") {
       const first = categoryFirst.get(category.sku);
@@ -335,10 +387,13 @@ export function checkCatalog(parsed: YamlFile, problems: ConfigProblem[], curren
       seen.add(ref);
     });
   });
+}
 
-  // 5. Menus.
+/** Checks the menus: unique types, and categories that exist, each listed once. */
+function checkMenus(ctx: CatalogCheck, menus: unknown[]): void {
+  const { r, parsed, index, didYouMean } = ctx;
   const menuFirst = new Map<string, Site>();
-  list(data.menus).forEach((menu, m) => {
+  menus.forEach((menu, m) => {
     if (!isRecord(menu)) return;
     if (typeof menu.type === "string") {
       const first = menuFirst.get(menu.type);
@@ -367,8 +422,6 @@ export function checkCatalog(parsed: YamlFile, problems: ConfigProblem[], curren
       seen.add(sku);
     });
   });
-
-  return index;
 }
 
 /** Most levels of modifier groups under an item (platform notes "Limits"; docs/platform-api.md). */
@@ -476,33 +529,7 @@ function checkNesting(
   // Depth: the levels of groups at and below each group (memoized, a circle cut where it closes), then
   // from every item whose groups go too deep, one path down to the entry one level too deep. Iterative
   // like the cycles.
-  const height = new Map<string, number>();
-  const open = new Set<string>();
-  const heightOf = (root: string): number => {
-    const known = height.get(root);
-    if (known !== undefined) return known;
-    if (open.has(root)) return 0;
-    const frames: { group: string; edges: { option: string; next: string }[]; i: number }[] = [];
-    const enter = (group: string) => {
-      open.add(group);
-      frames.push({ group, edges: edgesOf(group), i: 0 });
-    };
-    enter(root);
-    while (frames.length > 0) {
-      const frame = frames.at(-1)!;
-      const edge = frame.edges[frame.i++];
-      if (edge) {
-        if (!height.has(edge.next) && !open.has(edge.next)) enter(edge.next);
-        continue;
-      }
-      // A group still open below is a circle, cut where it closes: it counts 0.
-      const below = frame.edges.reduce((m, e) => Math.max(m, height.get(e.next) ?? 0), 0);
-      frames.pop();
-      open.delete(frame.group);
-      height.set(frame.group, below + 1);
-    }
-    return height.get(root)!;
-  };
+  const heightOf = groupHeights(edgesOf);
   for (const item of items) {
     if (!isRecord(item) || typeof item.sku !== "string") continue;
     for (const top of groupsOf(item.sku)) {
@@ -528,6 +555,43 @@ function checkNesting(
       }
     }
   }
+}
+
+/**
+ * The levels of modifier groups at and below each group, memoized: one level for the group, plus the
+ * deepest of the groups its options offer. A circle is cut where it closes (the group still open below
+ * counts 0). Iterative, with an explicit stack, like the search for circles.
+ */
+function groupHeights(
+  edgesOf: (group: string) => { option: string; next: string }[],
+): (group: string) => number {
+  const height = new Map<string, number>();
+  const open = new Set<string>();
+  return (root: string): number => {
+    const known = height.get(root);
+    if (known !== undefined) return known;
+    if (open.has(root)) return 0;
+    const frames: { group: string; edges: { option: string; next: string }[]; i: number }[] = [];
+    const enter = (group: string) => {
+      open.add(group);
+      frames.push({ group, edges: edgesOf(group), i: 0 });
+    };
+    enter(root);
+    while (frames.length > 0) {
+      const frame = frames.at(-1)!;
+      const edge = frame.edges[frame.i++];
+      if (edge) {
+        if (!height.has(edge.next) && !open.has(edge.next)) enter(edge.next);
+        continue;
+      }
+      // A group still open below is a circle, cut where it closes: it counts 0.
+      const below = frame.edges.reduce((m, e) => Math.max(m, height.get(e.next) ?? 0), 0);
+      frames.pop();
+      open.delete(frame.group);
+      height.set(frame.group, below + 1);
+    }
+    return height.get(root)!;
+  };
 }
 
 /**

@@ -8,7 +8,7 @@
 import { TimeContext } from "./time.js";
 import type { KindName } from "../kinds/registry.js";
 import type { Ownership } from "../model.js";
-import { DEFAULT_SAFETY, type SafetyPolicy } from "../plan/safety.js";
+import { DEFAULT_SAFETY, type SafetyPolicy } from "./safety.js";
 import { stat } from "node:fs/promises";
 import { dirname, relative, resolve } from "node:path";
 import { ConfigError, InternalError } from "../errors.js";

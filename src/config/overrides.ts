@@ -142,7 +142,7 @@ export function readOverrides(
   for (const [sku, written] of entries("prices")) {
     const site = at("overrides", "prices", sku);
     if (isRecord(written)) {
-      // A price from a date (issue 14): applied from `from` on, upcoming before.
+      // A price from a date: applied from `from` on, upcoming before.
       checkPrice(r, [...base, "overrides", "prices", sku, "price"], written.price, currency);
       if (typeof written.price !== "number" || typeof written.from !== "string") continue;
       const start = startOf(written.from);
@@ -210,6 +210,22 @@ export function readOverrides(
     if (typeof sku === "string") layer.exclude.push({ value: sku, site: at("overrides", "exclude", k) });
   });
 
+  readAvailability(layer, a, at, problems, now);
+  return layer;
+}
+
+/**
+ * Reads a layer's `availability:` into it: items switched off (`unavailable:`, for good or `until` a
+ * time; an entry whose time has passed is kept aside as expired) and switched on (`available:`); an
+ * item in both lists is a problem.
+ */
+function readAvailability(
+  layer: OverridesLayer,
+  a: Record<string, unknown>,
+  at: (...segments: (string | number)[]) => Site,
+  problems: ConfigProblem[],
+  now: Date,
+): void {
   list(a.unavailable).forEach((entry, k) => {
     const site = at("availability", "unavailable", k);
     if (typeof entry === "string") return void layer.unavailable.push({ value: entry, site });
@@ -236,7 +252,6 @@ export function readOverrides(
       layer.available!.push({ value: sku, site });
     });
   }
-  return layer;
 }
 
 /** A value of the merged overrides: the winning one, and those of the lower layers it hides. */

@@ -213,7 +213,7 @@ export function resolveStore({ store, catalog, settings, overrides }: Resolvable
     unavailable,
   };
   if (available) state.available = [...new Set(available)].filter(sellable).sort(byCodePoint);
-  // Prices from a date still ahead (issue 14): information for the plan, not applied yet.
+  // Prices from a date still ahead: information for the plan, not applied yet.
   for (const [sku, next] of o.upcoming ?? []) {
     const item = own(items, sku);
     if (item && item.price !== next.price) (state.upcomingPrices ??= table())[sku] = next;

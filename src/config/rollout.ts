@@ -1,5 +1,5 @@
 /**
- * Canary rollout (issue 14, item 3): carte.yaml `rollout:` names ordered stages, each a store file
+ * Canary rollout: carte.yaml `rollout:` names ordered stages, each a store file
  * pattern or a list of patterns and file names, relative to carte.yaml:
  *
  * ```yaml

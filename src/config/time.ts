@@ -1,5 +1,5 @@
 /**
- * Time-bound entries of the files (issue 14, item 2): `until:` of a switched-off item (an ISO 8601 time
+ * Time-bound entries of the files: `until:` of a switched-off item (an ISO 8601 time
  * with offset), a special day's full date (`2026-12-24`), a price's `from:` date. Every judgement takes
  * the run's clock (`now`, injected through `loadProject` options, src/config/load.ts `LoadOptions.now`),
  * never the machine's clock directly, so that tests and scheduled runs decide alike.

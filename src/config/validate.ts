@@ -12,6 +12,7 @@ import type { ConfigProblem } from "../errors.js";
 import { quote } from "./report.js";
 import { locate, MAX_PROBLEMS, pointerSegments } from "./yaml.js";
 import type { YamlFile } from "./yaml.js";
+import { InternalError } from "../errors.js";
 
 /**
  * The kinds of configuration files, each with its schema in schemas/config/: carte.yaml, catalogs,
@@ -63,7 +64,7 @@ function getValidators(): Record<FileKind, ValidateFunction> {
     for (const kind of FILE_KINDS) ajv.addSchema(readSchema(kind));
     const compiled = (kind: FileKind): ValidateFunction => {
       const fn = ajv.getSchema(String(roots[kind]?.$id));
-      if (!fn) throw new Error(`schemas/config/${kind}.schema.json did not compile`);
+      if (!fn) throw new InternalError(`schemas/config/${kind}.schema.json did not compile`);
       return fn;
     };
     validators = {

@@ -1,5 +1,5 @@
 /**
- * Audits of what the emulator received against what carte planned and reported (issue 11, item 6), for
+ * Audits of what the emulator received against what carte planned and reported (each call made once), for
  * the fault suite (test/faults) and the fault benchmark (scripts/bench-faults.mjs). The emulator records
  * every request, with the status its handler answered even when the client never got the answer
  * (`fault: "lost" | "hold"`, src/emulator/server.ts), so it knows what was really processed:
@@ -29,7 +29,7 @@ import type { PlatformClient } from "../platform/client.js";
 import { routeIdempotent, routeOfPath } from "../platform/routes.js";
 import { listWebhooks } from "../platform/webhooks.js";
 import { pendingFileOf, readSecretsFile } from "../secrets.js";
-import type { RecordedRequest } from "./server.js";
+import type { RecordedRequest } from "./deps.js";
 
 /** Whether the platform processed a recorded request: its handler answered 2xx (lost answers included). */
 export function processed(r: RecordedRequest): boolean {

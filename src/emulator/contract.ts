@@ -24,6 +24,7 @@ import addFormatsModule from "ajv-formats";
 
 import { ANNOTATIONS, TIME_FORMATS, describeErrors } from "../platform/schemas.js";
 import { routeMethod, routeSpec, routeTemplate, type RouteName } from "../platform/routes.js";
+import { InternalError } from "../errors.js";
 import { validationMessage, type BodyNames } from "./validate.js";
 
 // ajv-formats is CommonJS with a default export; under NodeNext its namespace may arrive wrapped.
@@ -102,7 +103,7 @@ export class Contract {
 
   private operation(route: RouteName): Operation {
     const op = this.doc.paths[routeTemplate(route)]?.[routeMethod(route).toLowerCase()];
-    if (!op) throw new Error(`schemas/openapi.json has no operation ${route}: run npm run gen`);
+    if (!op) throw new InternalError(`schemas/openapi.json has no operation ${route}: run npm run gen`);
     return op;
   }
 
@@ -112,7 +113,7 @@ export class Contract {
     const ref = schema.$ref;
     if (typeof ref === "string" && ref.startsWith("#") && Object.keys(schema).length === 1) {
       const validate = this.ajv.getSchema(`${BASE}${ref}`);
-      if (!validate) throw new Error(`schemas/openapi.json has no schema ${ref}`);
+      if (!validate) throw new InternalError(`schemas/openapi.json has no schema ${ref}`);
       return validate;
     }
     const text = JSON.stringify(schema);

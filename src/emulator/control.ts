@@ -29,7 +29,7 @@ import { contract } from "./contract.js";
 import { eventsOf } from "./events.js";
 import { HttpError, fail, isObj, ok } from "./http.js";
 import type { Reply } from "./http.js";
-import type { ServerDeps } from "./server.js";
+import type { ServerDeps } from "./deps.js";
 
 /** Prefix of the control endpoints. */
 export const CONTROL_PREFIX = "/__emulator/";

@@ -1,5 +1,5 @@
 /**
- * A client's secret as the emulator keeps it (issue 10, item 5): the state file holds a salted scrypt
+ * A client's secret as the emulator keeps it at rest: the state file holds a salted scrypt
  * hash, never the secret. Against the embedded emulator the client secret is the user's own
  * `CARTE_CLIENT_SECRET`, so a clear copy in `.carte/emulator-state.json` would leak it to anyone who
  * reads the project folder.
@@ -24,6 +24,7 @@ import {
   scryptSync,
   timingSafeEqual,
 } from "node:crypto";
+import { InternalError } from "../errors.js";
 
 const SCRYPT = { N: 16_384, r: 8, p: 1 } as const;
 const KEY_BYTES = 32;
@@ -99,7 +100,7 @@ export class ClientSecret {
    * `aes-256-gcm$<salt>$<iv>$<tag>$<ciphertext>`, base64url. Throws when the clear secret is unknown.
    */
   seal(value: string): string {
-    if (this.clear === undefined) throw new Error("the client's secret is not known: cannot seal");
+    if (this.clear === undefined) throw new InternalError("the client's secret is not known: cannot seal");
     this.sealSalt ??= randomBytes(16).toString("base64url");
     const iv = randomBytes(12);
     const cipher = createCipheriv("aes-256-gcm", this.key(this.sealSalt), iv);

@@ -32,6 +32,7 @@
 
 import { mulberry32 } from "./prng.js";
 import type { Random } from "./prng.js";
+import { UsageError } from "../errors.js";
 
 /**
  * A kind of injected failure: an HTTP status, or `drop` (the connection is destroyed, no answer, nothing
@@ -205,7 +206,7 @@ export class FaultInjector {
   set(opts: FaultOptions | undefined): void {
     const o = structuredClone(opts ?? {});
     const problems = faultProblems(o);
-    if (problems.length > 0) throw new Error(`invalid fault options: ${problems.join("; ")}`);
+    if (problems.length > 0) throw new UsageError(`invalid fault options: ${problems.join("; ")}`);
     this.opts = o;
     this.rnd = mulberry32(o.faultSeed ?? 1);
     this.buckets = new Map();

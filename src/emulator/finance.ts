@@ -293,6 +293,47 @@ interface GenConfig {
   orders_per_payment: number;
 }
 
+/** The bank account of a store's payments: made-up numbers from the store's random source. */
+function bankAccount(rnd: Random, holder: string): BankAccount {
+  const digits = (n: number): string => Array.from({ length: n }, () => String(randInt(rnd, 0, 9))).join("");
+  return {
+    bank_name: "Emulated Bank",
+    account_number: digits(10),
+    bank_code: "001",
+    account_type: "checking",
+    ispb: digits(8),
+    document: { identification_type: "NIT", identification_number: digits(9), holder_name: holder },
+  };
+}
+
+/**
+ * Plants the configured discrepancies of a store in its ledger, for `carte finance reconcile` to find:
+ * a payment whose amount is off, an order missing from a payment, or an order that belongs to no payment
+ * (`extraOrder` makes it, in a payment's period, with a payment id no payment has).
+ */
+function addDiscrepancies(
+  ledger: Ledger,
+  key: string,
+  discrepancies: readonly FinanceDiscrepancy[],
+  extraOrder: (start: number, end: number) => OrderEntry,
+): void {
+  for (const d of discrepancies) {
+    if (storeKey(d.store_id) !== key) continue;
+    const p = ledger.payments[d.payment_index];
+    if (!p) continue;
+    if (d.kind === "amount") {
+      p.total_amount = money(Math.round(p.total_amount * 100) + Math.round((d.delta ?? 1) * 100));
+    } else if (d.kind === "missing_entry") {
+      const i = ledger.orders.findIndex((o) => o.payment_id === p.id);
+      if (i >= 0) ledger.orders.splice(i, 1);
+    } else {
+      const start = Date.parse(p.period_date_start);
+      const end = Date.parse(p.period_date_end) - DAY + 1000;
+      ledger.orders.push(extraOrder(start, end));
+    }
+  }
+}
+
 /** Generates a store's ledger; the same config and store always give the same ledger. */
 export function generateLedger(
   store: Pick<StoreRec, "key" | "name">,
@@ -305,15 +346,7 @@ export function generateLedger(
   const entryId = (): number => prefix * 1_000_000 + nextEntry++;
   const storeId = Number(store.key);
   const [freqType, freqText] = FREQUENCY_TEXT[cfg.frequency];
-  const digits = (n: number): string => Array.from({ length: n }, () => String(randInt(rnd, 0, 9))).join("");
-  const bank: BankAccount = {
-    bank_name: "Emulated Bank",
-    account_number: digits(10),
-    bank_code: "001",
-    account_type: "checking",
-    ispb: digits(8),
-    document: { identification_type: "NIT", identification_number: digits(9), holder_name: store.name },
-  };
+  const bank = bankAccount(rnd, store.name);
   const ledger: Ledger = { payments: [], orders: [], adjustments: [], cancellations: [] };
   const base = (paymentId: number, at: number, status: string): Omit<OrderEntry, "amount" | "billing"> => ({
     id: entryId(),
@@ -411,22 +444,7 @@ export function generateLedger(
     });
   });
 
-  for (const d of discrepancies) {
-    if (storeKey(d.store_id) !== store.key) continue;
-    const p = ledger.payments[d.payment_index];
-    if (!p) continue;
-    if (d.kind === "amount") {
-      p.total_amount = money(Math.round(p.total_amount * 100) + Math.round((d.delta ?? 1) * 100));
-    } else if (d.kind === "missing_entry") {
-      const i = ledger.orders.findIndex((o) => o.payment_id === p.id);
-      if (i >= 0) ledger.orders.splice(i, 1);
-    } else {
-      const start = Date.parse(p.period_date_start);
-      const end = Date.parse(p.period_date_end) - DAY + 1000;
-      const [e] = order(prefix * 10_000, start, end); // never a payment id
-      ledger.orders.push(e);
-    }
-  }
+  addDiscrepancies(ledger, store.key, discrepancies, (start, end) => order(prefix * 10_000, start, end)[0]);
   ledger.orders.sort((a, b) => a.id - b.id);
   return ledger;
 }

@@ -7,6 +7,9 @@ import type { PlatformSchemaName } from "../generated/platform.js";
 import type { HttpMethod, RouteName, Surface } from "../platform/routes.js";
 import { ACCEPTED_MESSAGE } from "../platform/wire.js";
 import type { EmulatorState } from "./state.js";
+import type { HttpError } from "./http-error.js";
+
+export { HttpError, badShape, fail, menuRule } from "./http-error.js";
 
 /** What a handler answers. `json` is a pre-serialized body (render cache) and wins over `body`. */
 export interface Reply {
@@ -19,22 +22,6 @@ export interface Reply {
    * (`RouteContext.checkAnswer`), so the strict server does not parse it again.
    */
   checked?: true;
-}
-
-/** A failed call: thrown by handlers, turned into `status` + JSON `body` by the server. */
-export class HttpError extends Error {
-  readonly status: number;
-  readonly body: unknown;
-  constructor(status: number, body: unknown) {
-    const msg =
-      typeof body === "object" && body !== null && "message" in body
-        ? String(body.message)
-        : `HTTP ${status}`;
-    super(msg);
-    this.name = "HttpError";
-    this.status = status;
-    this.body = body;
-  }
 }
 
 /** What a handler receives. `clientId` is the authenticated client ("" on unauthenticated routes). */
@@ -79,21 +66,6 @@ export interface RouteInfo {
   path: string;
   surface: Surface;
   requestSchema?: PlatformSchemaName;
-}
-
-/** The usual error body `{message}` (spec §7, platform notes "Errors"). */
-export function fail(status: number, message: string): HttpError {
-  return new HttpError(status, { message });
-}
-
-/** A malformed body: 400 `{message}` naming what and where. */
-export function badShape(message: string): HttpError {
-  return fail(400, message);
-}
-
-/** A menu validation failure: 400 `{type, message}` (platform notes, "Errors"). */
-export function menuRule(type: string, message: string): HttpError {
-  return new HttpError(400, { type, message });
 }
 
 /**

@@ -21,7 +21,7 @@ import { readConfigFile } from "../config/read.js";
 import { locate, parseYaml as parseConfigYaml } from "../config/yaml.js";
 import type { YamlFile } from "../config/yaml.js";
 
-import { ConfigError } from "../errors.js";
+import { ConfigError, UsageError } from "../errors.js";
 import type { ConfigProblem } from "../errors.js";
 import { attachEvents } from "./events.js";
 import type { DeliveryRecord } from "./events.js";
@@ -30,7 +30,7 @@ import type { FaultOptions } from "./faults.js";
 import { financeOf, financeSeedProblems } from "./finance.js";
 import type { FinanceSeed } from "./finance.js";
 import { createEmulatorServer } from "./server.js";
-import type { RecordedRequest } from "./server.js";
+import type { RecordedRequest } from "./deps.js";
 import { registerUtilsPart } from "./schedules.js";
 import { EmulatorState, storeKey } from "./state.js";
 
@@ -248,10 +248,10 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     opts.maxBodyBytes !== undefined &&
     !(Number.isSafeInteger(opts.maxBodyBytes) && opts.maxBodyBytes > 0)
   ) {
-    throw new Error("maxBodyBytes must be a positive whole number of bytes");
+    throw new UsageError("maxBodyBytes must be a positive whole number of bytes");
   }
   if (opts.controlToken !== undefined && opts.controlToken.trim() === "") {
-    throw new Error("controlToken must not be empty");
+    throw new UsageError("controlToken must not be empty");
   }
   const state = new EmulatorState({
     applyDelayMs: opts.applyDelayMs ?? 200,

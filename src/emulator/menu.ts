@@ -336,6 +336,45 @@ function checkNoDuplicateRefs(list: { id: number; sku: string }[], at: string): 
 }
 
 /**
+ * Refuses an upsert that changes the type of an existing item where the store already uses it in a
+ * way the new type cannot take: a category holding a future MODIFIER_GROUP, or a parent of the same
+ * type (relations go only ITEM → MODIFIER_GROUP and MODIFIER_GROUP → ITEM; `invalid_item_depth`).
+ * Parents in the batch are left out: their new children were checked with the batch.
+ */
+function checkTypeChanges(
+  cat: StoreRec["projected"],
+  parsed: ParsedItem[],
+  targets: (number | undefined)[],
+  batchById: ReadonlyMap<number, number>,
+): void {
+  parsed.forEach((p, i) => {
+    const t = targets[i];
+    const old = t === undefined ? undefined : cat.items.get(t);
+    if (!old || old.item_type === p.item_type) return;
+    if (p.item_type === "MODIFIER_GROUP") {
+      for (const c of cat.categories.values()) {
+        if (c.items.some((r) => r.id === old.id)) {
+          throw menuRule(
+            RuleType.depth,
+            `${p.at} cannot become a MODIFIER_GROUP: category "${c.sku}" contains it and categories hold only ITEMs`,
+          );
+        }
+      }
+    }
+    for (const parent of cat.items.values()) {
+      if (batchById.has(parent.id)) continue; // its new children were checked above
+      if (parent.item_type === p.item_type && parent.children.some((r) => r.id === old.id)) {
+        throw menuRule(
+          RuleType.depth,
+          `${p.at} cannot become a ${p.item_type}: ${parent.item_type} "${parent.sku}" contains it ` +
+            `(relations go only ITEM → MODIFIER_GROUP and MODIFIER_GROUP → ITEM)`,
+        );
+      }
+    }
+  });
+}
+
+/**
  * Validates a batch of items and builds their records (ids allocated only when the batch is valid).
  * Rules: relations only ITEM → MODIFIER_GROUP and MODIFIER_GROUP → ITEM (spec §2.2, `invalid_item_depth`);
  * a reference must exist in the batch or the store (`item_data_conflict`).
@@ -392,33 +431,7 @@ function buildItems(
   );
 
   // An existing item that changes type must still fit where the store already uses it.
-  if (mode === "upsert") {
-    parsed.forEach((p, i) => {
-      const t = targets[i];
-      const old = t === undefined ? undefined : cat.items.get(t);
-      if (!old || old.item_type === p.item_type) return;
-      if (p.item_type === "MODIFIER_GROUP") {
-        for (const c of cat.categories.values()) {
-          if (c.items.some((r) => r.id === old.id)) {
-            throw menuRule(
-              RuleType.depth,
-              `${p.at} cannot become a MODIFIER_GROUP: category "${c.sku}" contains it and categories hold only ITEMs`,
-            );
-          }
-        }
-      }
-      for (const parent of cat.items.values()) {
-        if (batchById.has(parent.id)) continue; // its new children were checked above
-        if (parent.item_type === p.item_type && parent.children.some((r) => r.id === old.id)) {
-          throw menuRule(
-            RuleType.depth,
-            `${p.at} cannot become a ${p.item_type}: ${parent.item_type} "${parent.sku}" contains it ` +
-              `(relations go only ITEM → MODIFIER_GROUP and MODIFIER_GROUP → ITEM)`,
-          );
-        }
-      }
-    });
-  }
+  if (mode === "upsert") checkTypeChanges(cat, parsed, targets, batchById);
 
   // Nesting of the catalog as it will be: every item with its children, the batch over the store.
   const nodes = new Map<string, { type: ItemType; children: string[] }>();

@@ -33,7 +33,7 @@ import type { TokenRequest, TokenResponse } from "../platform/wire.js";
 import { availabilityRoutes } from "./availability.js";
 import { CONTROL_PREFIX, handleControl } from "./control.js";
 import { TOO_MANY_REQUESTS, faultMessage, sleep } from "./faults.js";
-import type { FaultDecision, FaultInjector } from "./faults.js";
+import type { FaultDecision } from "./faults.js";
 import { financeRoutes } from "./finance.js";
 import { HttpError, badShape, fail, isObj } from "./http.js";
 import type { Reply, Route, RouteContext, RouteInfo } from "./http.js";
@@ -43,30 +43,11 @@ import type { EmulatorState } from "./state.js";
 import { storeAvailabilityRoutes } from "./stores.js";
 import { utilsRoutes } from "./utils.js";
 import { contract } from "./contract.js";
-import type { Contract } from "./contract.js";
 import { checkBody, platformSchemas } from "./validate.js";
 import { webhookRoutes } from "./webhooks.js";
+import type { ServerDeps } from "./deps.js";
 
-/** What the emulator remembers of one request. Tokens and secrets are never kept. */
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  query: string;
-  /** Parsed JSON body; for logins `{client_id}` only; the raw text when it was not JSON. */
-  body: unknown;
-  /** Size of the body as received, in bytes (0 when empty or too large). */
-  bytes: number;
-  status: number;
-  /** Arrival time, ms since the epoch. */
-  at: number;
-  /**
-   * Set when an injected fault answered instead of the handler (`drop`: no answer, status 0), or when
-   * the handler's answer was lost (`lost`, `hold`: processed, `status` is the handler's, the client got
-   * no answer), or `incomplete` when the client's connection closed before the request was whole
-   * (status 0, `body` undefined: nothing was processed, nobody was answered).
-   */
-  fault?: string;
-}
+export type { RecordedRequest, ServerDeps } from "./deps.js";
 
 /** Default largest accepted request body, in bytes (64 MiB); `EmulatorOptions.maxBodyBytes` changes it. */
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -108,8 +89,8 @@ function cutCopy(value: unknown, depth: number): unknown {
 /**
  * A parsed body as the request log keeps it: itself, or, when it nests deeper than
  * {@link MAX_RECORDED_DEPTH} levels, a copy cut there. JSON.parse accepts any depth, but serializing
- * such a body for `GET /__emulator/requests` overflowed the stack (issue 10: after one 100,000-deep
- * body the control API answered 500 until reset).
+ * such a body for `GET /__emulator/requests` overflowed the stack (after one 100,000-deep body the
+ * control API answered 500 until it was reset).
  */
 export function recordable(value: unknown): unknown {
   return nestsDeeper(value, MAX_RECORDED_DEPTH) ? cutCopy(value, 0) : value;
@@ -301,28 +282,6 @@ function send(res: ServerResponse, reply: Reply): void {
     "content-length": Buffer.byteLength(json),
   });
   res.end(json);
-}
-
-export interface ServerDeps {
-  state: EmulatorState;
-  requests: RecordedRequest[];
-  /** Largest accepted body in bytes; larger ones get 413. Default {@link DEFAULT_MAX_BODY_BYTES}. */
-  maxBodyBytes?: number | undefined;
-  /**
-   * When set, requests to the control API must carry it in the `x-emulator-control-token` header
-   * (401 `{message}` otherwise); control.ts.
-   */
-  controlToken?: string | undefined;
-  log?: ((line: string) => void) | undefined;
-  /** Fault injection; skipped when absent or inactive. */
-  faults?: FaultInjector | undefined;
-  /**
-   * Hold every request and answer of a platform route to the published description (contract.ts):
-   * a request that breaks it answers 400, an answer that breaks it 500. Default true.
-   */
-  strict?: boolean | undefined;
-  /** The description a strict server holds its traffic to; default the package's (contract.ts). */
-  contract?: Contract | undefined;
 }
 
 /** Header that carries the control token (`carte emulator --control-token`). */

@@ -16,11 +16,11 @@ import { randomBytes } from "node:crypto";
 import { lstat, readFile } from "node:fs/promises";
 
 import { rootFor, writeFileAtomic } from "../atomic.js";
-import { FileWriteError } from "../errors.js";
+import { FileWriteError, UsageError } from "../errors.js";
 
 import type { ItemType, ModifiersType, WireImage, WireOverride, WireSchedule } from "../platform/wire.js";
 import { ClientSecret, isSecretHash } from "./credentials.js";
-import { fail } from "./http.js";
+import { fail } from "./http-error.js";
 import type { TokenSurface } from "../platform/routes.js";
 
 /** A reference from a parent (item, category) to a child item, or from a menu to a category. */
@@ -362,10 +362,12 @@ export class EmulatorState {
       this.clientUnlocked(client);
       for (const s of c.stores) {
         const key = storeKey(s.id);
-        if (key === undefined) throw new Error(`store id ${String(s.id)} is not a positive integer`);
+        if (key === undefined) throw new UsageError(`store id ${String(s.id)} is not a positive integer`);
         const existing = this.stores.get(key);
         if (existing && existing.client_id !== c.client_id) {
-          throw new Error(`store ${key} already belongs to client ${existing.client_id}, not ${c.client_id}`);
+          throw new UsageError(
+            `store ${key} already belongs to client ${existing.client_id}, not ${c.client_id}`,
+          );
         }
         if (!existing) {
           const visible = emptyCatalog();
@@ -391,7 +393,7 @@ export class EmulatorState {
         const parentKey = storeKey(s.parent);
         const parent = parentKey === undefined ? undefined : this.stores.get(parentKey);
         if (!parent || parent.client_id !== c.client_id || parent.key === child.key) {
-          throw new Error(
+          throw new UsageError(
             `parent ${String(s.parent)} of store ${child.key} is not another store of ${c.client_id}`,
           );
         }
@@ -581,7 +583,7 @@ export class EmulatorState {
       // /proc/self/environ) is refused, never read.
       const info = await lstat(file);
       if (!info.isFile()) {
-        throw new Error(
+        throw new UsageError(
           `emulator state file ${file} is not a regular file (a link or a folder); remove it to start afresh`,
         );
       }
@@ -595,10 +597,10 @@ export class EmulatorState {
       data = JSON.parse(text) as StateFile;
     } catch {
       // The parser's message quotes the text: never shown.
-      throw new Error(`emulator state file ${file} is not valid JSON; remove it to start afresh`);
+      throw new UsageError(`emulator state file ${file} is not valid JSON; remove it to start afresh`);
     }
     if (data.formatVersion !== 1 || !Array.isArray(data.clients) || !Array.isArray(data.stores)) {
-      throw new Error(`emulator state file ${file} has an unknown format (expected formatVersion 1)`);
+      throw new UsageError(`emulator state file ${file} has an unknown format (expected formatVersion 1)`);
     }
     let maxId = 0;
     let clearSecrets = false;
@@ -608,7 +610,7 @@ export class EmulatorState {
       else if (typeof c.client_secret === "string") {
         secret = ClientSecret.fromSecret(c.client_secret);
         clearSecrets = true;
-      } else throw new Error(`emulator state file ${file} has a client without a secret hash`);
+      } else throw new UsageError(`emulator state file ${file} has a client without a secret hash`);
       this.clients.set(c.client_id, { client_id: c.client_id, secret, stores: new Set(c.stores) });
     }
     for (const s of data.stores) {

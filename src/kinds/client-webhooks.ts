@@ -1,5 +1,5 @@
 /**
- * Client-level webhooks (issue 4 item 1): kind `client_webhook`, keyed by event
+ * Client-level webhooks: kind `client_webhook`, keyed by event
  * (`STORE_PROVISIONING_STATUS`, the only client-level event, platform notes "Webhooks"), resource
  * `{url}`, addressed `client.client_webhook[EVENT]`. Default ownership `additive`, like the per-store
  * webhooks: one set up by hand is never removed unless the chain asks for `full`.
@@ -15,6 +15,7 @@
  * Stages 35 (create or update) and 36 (delete), after the per-store webhooks (src/kinds/webhooks.ts).
  */
 
+import { InternalError } from "../errors.js";
 import { table } from "../model.js";
 import { listClientWebhooks, type ClientWebhook } from "../platform/webhooks.js";
 import { partOf, type ClientKind, type ClientRead, type EndpointParams, type EndpointSpec } from "./types.js";
@@ -99,7 +100,9 @@ export const clientWebhooks: ClientKind<ClientWebhookSetting, "client_webhook"> 
   writes(action, key, _before, after, ids) {
     const id = ids.client_webhook?.clientId;
     if (typeof id !== "string") {
-      throw new Error("the client id is unknown: plan client webhooks from a state read by fetchCurrent");
+      throw new InternalError(
+        "the client id is unknown: plan client webhooks from a state read by fetchCurrent",
+      );
     }
     const params = { clientId: id, event: key };
     if (action === "delete") return [{ endpoint: ClientWebhookEndpoint.delete, element: key, params }];

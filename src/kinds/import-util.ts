@@ -1,5 +1,7 @@
 /** Small pure helpers of `carte import`. */
 
+import { InternalError } from "../errors.js";
+
 /** SKUs and category codes carte's files accept (schemas/config/catalog.schema.json `Sku`). */
 const SKU = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
@@ -33,7 +35,7 @@ export function unique<T>(list: readonly T[]): T[] {
  * result depends only on the order of the list.
  */
 export function mostCommon<T>(values: readonly T[], key: (v: T) => string = (v) => JSON.stringify(v)): T {
-  if (values.length === 0) throw new Error("mostCommon of an empty list");
+  if (values.length === 0) throw new InternalError("mostCommon of an empty list");
   const counts = new Map<string, { value: T; count: number; first: number }>();
   values.forEach((value, i) => {
     const k = key(value);

@@ -255,7 +255,7 @@ export const items: ResourceKind<ItemResource, "item", "modifier_group"> = {
   segment: (r) => (r.type === "MODIFIER_GROUP" ? "modifier_group" : "item"),
   within: nestedWithin,
   group: groupOf,
-  // Prices from a date still ahead (issue 14): information, not changes, until that date.
+  // Prices from a date still ahead: information, not changes, until that date.
   info(desired, current, _ownership, code) {
     const upcoming = desired.upcomingPrices;
     if (!upcoming) return [];

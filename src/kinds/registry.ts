@@ -7,6 +7,7 @@
  * choices, the `ownership:` schema (`npm run gen`) and the kind table of docs/configuration.md.
  */
 
+import { InternalError } from "../errors.js";
 import { availability } from "./availability.js";
 import { categories } from "./categories.js";
 import { clientWebhooks } from "./client-webhooks.js";
@@ -92,7 +93,7 @@ export function endpointTable(
   for (const kind of list) {
     for (const spec of kind.endpoints) {
       const seen = table.get(spec.name);
-      if (seen && seen !== spec) throw new Error(`two endpoints are named ${spec.name}`);
+      if (seen && seen !== spec) throw new InternalError(`two endpoints are named ${spec.name}`);
       table.set(spec.name, spec);
     }
   }

@@ -1,7 +1,7 @@
 /**
  * What the store-setting kinds share: time conversion between carte's `HH:MM` and the utils group's
  * `HH:mm:ss` (spec §2.5, §2.6), canonical slot order, the matching of old and new slots that turns an
- * edit into ONE update by id rather than a delete and a create (issue 4, "Minimal calls"), and the
+ * edit into ONE update by id rather than a delete and a create (the fewest calls), and the
  * per-slot endpoints of `/store/schedule/{storeId}/{storeScheduleId}` used by regular hours, holidays and
  * special days alike (spec §4.5 "Store hours": any slot is updated and deleted by its id).
  *

@@ -194,7 +194,7 @@ const specialDaysSection: ConfigSection<SpecialLayer> = {
       const site = ctx.at("special_days", i, "date");
       let text = e.date;
       if (/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/.test(text)) {
-        // A day of one year (issue 14): on the platform only within the year before it, gone after it.
+        // A day of one year: on the platform only within the year before it, gone after it.
         const full = parseCalendarDate(text);
         if (!full)
           return report(problems, site, `special day ${quote(text)} is not a date: write YYYY-MM-DD`);

@@ -1,5 +1,5 @@
 /**
- * Per-event, per-store webhooks (issue 4 items 1 and 4): kind `webhook`, keyed by event name, resource
+ * Per-event, per-store webhooks: kind `webhook`, keyed by event name, resource
  * `{url, enabled}`, addressed `store[KEY].webhook[EVENT]`. Default ownership `additive`: carte adds and
  * changes webhooks but never removes one it does not list (webhooks set up by hand are left alone);
  * `full` removes them.

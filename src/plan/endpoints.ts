@@ -5,6 +5,7 @@
  * docs/architecture.md has the table.
  */
 
+import { InternalError } from "../errors.js";
 import { endpointTable } from "../kinds/registry.js";
 import type { EndpointParams, EndpointSpec } from "../kinds/types.js";
 import { routeIdempotent, routeMethod, routePath, routeSpec, type HttpMethod } from "../platform/routes.js";
@@ -30,7 +31,7 @@ export function findEndpoint(name: string): EndpointSpec | undefined {
 /** The spec of an endpoint. Throws when no kind declares it (a bug, or a plan file of another version). */
 export function endpoint(name: string): EndpointSpec {
   const spec = table.get(name);
-  if (!spec) throw new Error(`no endpoint named ${name} is declared by a registered kind`);
+  if (!spec) throw new InternalError(`no endpoint named ${name} is declared by a registered kind`);
   return spec;
 }
 

@@ -28,52 +28,12 @@ import {
   type ItemResource,
 } from "../model.js";
 import { currencyOf, formatPrice, priceChangeExceeds, priceChangeText } from "../money.js";
+import type { SafetyPolicy } from "../config/safety.js";
 import { matchAddress } from "./target.js";
-import type { Plan, ResourceChange } from "./types.js";
+import type { Plan, ResourceChange, SafetyVerdict, SafetyViolation } from "./types.js";
 
-/** The guards' settings (carte.yaml `safety:`). Percentages are 0–100. */
-export interface SafetyPolicy {
-  maxDeletePercent: number;
-  maxUpdatePercent: number;
-  minExisting: number;
-  protected: string[];
-  /** Largest change of one price, in percent of its current price (0 excluded). */
-  maxPriceChangePercent: number;
-}
-
-/** Defaults of {@link SafetyPolicy}, as documented in schemas/config/project.schema.json. */
-export const DEFAULT_SAFETY: SafetyPolicy = {
-  maxDeletePercent: 30,
-  maxUpdatePercent: 30,
-  minExisting: 10,
-  protected: [],
-  maxPriceChangePercent: 50,
-};
-
-/** One tripped guard. */
-export interface SafetyViolation {
-  guard:
-    | "no_stores"
-    | "max_delete_percent"
-    | "max_update_percent"
-    | "empties_store"
-    | "empties_menu"
-    | "protected"
-    | "closes_stores"
-    | "max_price_change_percent";
-  /** Store key, when the guard concerns one store. */
-  store?: string;
-  /** What tripped, with the numbers. */
-  message: string;
-}
-
-/** The guards' verdict, part of the plan. */
-export interface SafetyVerdict {
-  ok: boolean;
-  violations: SafetyViolation[];
-  /** Set when the user forced the plan through: who decided and why. */
-  override?: { reason: string };
-}
+export { DEFAULT_SAFETY, type SafetyPolicy } from "../config/safety.js";
+export type { SafetyVerdict, SafetyViolation } from "./types.js";
 
 /** Kinds the percentage guards count: the catalog resources {@link countResources} counts. */
 const CATALOG_KINDS: ReadonlySet<string> = new Set(["item", "modifier_group", "category", "menu"]);

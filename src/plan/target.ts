@@ -4,8 +4,9 @@
  * (one character); a pattern that names a store or a resource also matches everything below it.
  */
 
-import type { KindName, SegmentName } from "../kinds/registry.js";
-import type { ResourceChange } from "./types.js";
+import type { ResourceChange, Targeting } from "./types.js";
+
+export type { ChangeScope, Targeting } from "./types.js";
 
 function toRegExp(pattern: string): RegExp {
   let src = "";
@@ -35,54 +36,6 @@ export function matchAddress(pattern: string, address: string): boolean {
 /** Whether a store key matches a `--store` pattern (`*` and `?` wildcards). */
 export function matchStore(pattern: string, key: string): boolean {
   return matchAddress(`store[${pattern}]`, `store[${key}]`);
-}
-
-/**
- * A plan limited to what the files' difference from a base commit can touch (`carte plan --scope
- * changed --base REF`, computed by src/gitops/scope.ts): only the stores listed are read and planned,
- * each for the kinds listed only. Plain JSON: it is saved with the plan (docs/plan-format.md), and
- * `carte apply FILE` of a scoped plan reads, checks and applies those stores and kinds alone.
- */
-export interface ChangeScope {
-  /** The base as named (`--base REF`). */
-  base: string;
-  /** The commit the base resolved to. */
-  sha: string;
-  /** How many stores the head's files describe (in the shard, when sharded): the "of N" of the plan. */
-  of: number;
-  /**
-   * The stores whose desired state differs from the base's, sorted by key, each with the kinds
-   * (registry names, registry order) that differ there: the kinds read and planned in the store.
-   */
-  stores: { store: string; kinds: KindName[] }[];
-  /** Client-level kinds whose desired state differs (read and planned); empty: none. */
-  client: KindName[];
-  /**
-   * Stores the base's files describe and the head's no longer do (a deleted store file): carte stops
-   * managing them and never changes them; the scoped plan reads what the base managed there and shows
-   * what the platform keeps (`left`: resources per address segment, filled in by the read).
-   */
-  removed: {
-    store: string;
-    storeId: string;
-    name: string;
-    kinds: KindName[];
-    left?: Record<string, number>;
-  }[];
-  /**
-   * The parts of a store's live state read over all the stores above (`StoreRead.name`: `menu`,
-   * `hours`, `holidays`…), in registry order: what the plan's first line lists.
-   */
-  reads: string[];
-}
-
-/** A targeting filter. Empty lists mean "everything". */
-export interface Targeting {
-  stores: string[];
-  kinds: SegmentName[];
-  targets: string[];
-  /** Present when the plan is limited to what changed since a base commit ({@link ChangeScope}). */
-  scope?: ChangeScope;
 }
 
 /** Whether targeting limits anything (patterns or a change scope). */

@@ -3,11 +3,9 @@
  * executor carries out its operations. Documented for machines in docs/plan-format.md.
  */
 
-import type { SegmentName } from "../kinds/registry.js";
+import type { KindName, SegmentName } from "../kinds/registry.js";
 import type { AttributeDiff, ChangeAction } from "../kinds/types.js";
 import type { EndpointParams } from "./endpoints.js";
-import type { SafetyVerdict } from "./safety.js";
-import type { Targeting } from "./target.js";
 
 /** Version of the plan format. Bumped on any incompatible change. */
 export const PLAN_FORMAT_VERSION = 1;
@@ -182,4 +180,77 @@ export interface Plan {
    * require it. `carte apply FILE` finds them afresh, as it plans afresh.
    */
   rotateSecrets?: SecretRotation[];
+}
+
+/**
+ * A plan limited to what the files' difference from a base commit can touch (`carte plan --scope
+ * changed --base REF`, computed by src/gitops/scope.ts): only the stores listed are read and planned,
+ * each for the kinds listed only. Plain JSON: it is saved with the plan (docs/plan-format.md), and
+ * `carte apply FILE` of a scoped plan reads, checks and applies those stores and kinds alone.
+ */
+export interface ChangeScope {
+  /** The base as named (`--base REF`). */
+  base: string;
+  /** The commit the base resolved to. */
+  sha: string;
+  /** How many stores the head's files describe (in the shard, when sharded): the "of N" of the plan. */
+  of: number;
+  /**
+   * The stores whose desired state differs from the base's, sorted by key, each with the kinds
+   * (registry names, registry order) that differ there: the kinds read and planned in the store.
+   */
+  stores: { store: string; kinds: KindName[] }[];
+  /** Client-level kinds whose desired state differs (read and planned); empty: none. */
+  client: KindName[];
+  /**
+   * Stores the base's files describe and the head's no longer do (a deleted store file): carte stops
+   * managing them and never changes them; the scoped plan reads what the base managed there and shows
+   * what the platform keeps (`left`: resources per address segment, filled in by the read).
+   */
+  removed: {
+    store: string;
+    storeId: string;
+    name: string;
+    kinds: KindName[];
+    left?: Record<string, number>;
+  }[];
+  /**
+   * The parts of a store's live state read over all the stores above (`StoreRead.name`: `menu`,
+   * `hours`, `holidays`…), in registry order: what the plan's first line lists.
+   */
+  reads: string[];
+}
+
+/** A targeting filter. Empty lists mean "everything". */
+export interface Targeting {
+  stores: string[];
+  kinds: SegmentName[];
+  targets: string[];
+  /** Present when the plan is limited to what changed since a base commit ({@link ChangeScope}). */
+  scope?: ChangeScope;
+}
+
+/** One tripped guard. */
+export interface SafetyViolation {
+  guard:
+    | "no_stores"
+    | "max_delete_percent"
+    | "max_update_percent"
+    | "empties_store"
+    | "empties_menu"
+    | "protected"
+    | "closes_stores"
+    | "max_price_change_percent";
+  /** Store key, when the guard concerns one store. */
+  store?: string;
+  /** What tripped, with the numbers. */
+  message: string;
+}
+
+/** The guards' verdict, part of the plan. */
+export interface SafetyVerdict {
+  ok: boolean;
+  violations: SafetyViolation[];
+  /** Set when the user forced the plan through: who decided and why. */
+  override?: { reason: string };
 }

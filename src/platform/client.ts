@@ -634,25 +634,8 @@ export class PlatformClient {
   ): Promise<Outcome> {
     const route = matchRoute(method, path);
     const store = route?.params.storeId ?? route?.params.store_id;
-    if (this.closing.signal.aborted) return this.stopped(method, path, `not sent: ${CLOSED}`);
-    if (deadline <= this.now()) {
-      return this.stopped(method, path, `not sent: ${this.limitOf(deadline)} is reached`);
-    }
-    let slot: boolean;
-    try {
-      slot = await this.rateLimiter.acquire(deadline, this.closing.signal);
-    } catch (cause) {
-      return this.stopped(method, path, `not sent: ${CLOSED}`, 0, cause);
-    }
-    if (!slot) {
-      const pause = this.rateLimiter.pauseAt();
-      return this.stopped(
-        method,
-        path,
-        `not sent: ${this.limitOf(deadline)} is reached in ${duration(Math.max(0, deadline - this.now()))}, ` +
-          `before ${pause ? `the client may send again (${pause.reason})` : "the rate limit lets the call go"}`,
-      );
-    }
+    const refused = await this.awaitSlot(method, path, deadline);
+    if (refused) return refused;
     const extra = await headers();
     const started = this.now();
     const left = deadline - started;
@@ -732,9 +715,45 @@ export class PlatformClient {
       this.closing.signal.removeEventListener("abort", onClose);
     }
     const parsed = status >= 200 && status <= 299 ? undefined : parseLoosely(text);
+    this.heedAnswer(method, path, status, resHeaders);
+    return { ok: true, res: { status, headers: resHeaders, body: parsed, text } };
+  }
+
+  /**
+   * Waits for a slot of the rate limiter, up to the deadline. `undefined` when the call may go; else
+   * the outcome that ends it unsent: the client is closed, or the deadline comes first.
+   */
+  private async awaitSlot(method: string, path: string, deadline: number): Promise<Outcome | undefined> {
+    if (this.closing.signal.aborted) return this.stopped(method, path, `not sent: ${CLOSED}`);
+    if (deadline <= this.now()) {
+      return this.stopped(method, path, `not sent: ${this.limitOf(deadline)} is reached`);
+    }
+    let slot: boolean;
+    try {
+      slot = await this.rateLimiter.acquire(deadline, this.closing.signal);
+    } catch (cause) {
+      return this.stopped(method, path, `not sent: ${CLOSED}`, 0, cause);
+    }
+    if (!slot) {
+      const pause = this.rateLimiter.pauseAt();
+      return this.stopped(
+        method,
+        path,
+        `not sent: ${this.limitOf(deadline)} is reached in ${duration(Math.max(0, deadline - this.now()))}, ` +
+          `before ${pause ? `the client may send again (${pause.reason})` : "the rate limit lets the call go"}`,
+      );
+    }
+    return undefined;
+  }
+
+  /**
+   * What an answer tells the rate limiter: a 429 slows it down, a 429 or 503 with `Retry-After` pauses
+   * every call for that long (at most `maxRetryAfterMs`), a success lets it speed up again.
+   */
+  private heedAnswer(method: string, path: string, status: number, headers: RawResponse["headers"]): void {
     if (status === 429) this.rateLimiter.onThrottled();
     if (status === 429 || status === 503) {
-      const wait = parseRetryAfter(resHeaders["retry-after"], this.now());
+      const wait = parseRetryAfter(headers["retry-after"], this.now());
       if (wait !== undefined) {
         this.rateLimiter.pauseFor(
           Math.min(wait, this.retryPolicy.maxRetryAfterMs),
@@ -744,7 +763,6 @@ export class PlatformClient {
     } else if (status >= 200 && status <= 299) {
       this.rateLimiter.onSuccess();
     }
-    return { ok: true, res: { status, headers: resHeaders, body: parsed, text } };
   }
 
   /** An outcome that ends the call at once (not retried): its reason, redacted, as an {@link ApiError}. */

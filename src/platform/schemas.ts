@@ -22,6 +22,7 @@ import { Ajv } from "ajv";
 import type { AnySchemaObject, ErrorObject, ValidateFunction } from "ajv";
 import addFormatsModule from "ajv-formats";
 
+import { InternalError } from "../errors.js";
 import type { PlatformSchemaName } from "../generated/platform.js";
 
 // ajv-formats is CommonJS with a default export; under NodeNext its namespace may arrive wrapped.
@@ -124,9 +125,9 @@ function compileSet(allErrors: boolean, shape: (schema: Schema) => Schema): Plat
       let v = cache.get(name);
       if (!v) {
         const def = definitions.get(name);
-        if (!def) throw new Error(`schemas/platform/ has no definition ${name}`);
+        if (!def) throw new InternalError(`schemas/platform/ has no definition ${name}`);
         v = ajv.getSchema(`${PLATFORM_SCHEMA_BASE}${def.file}.schema.json#/definitions/${name}`);
-        if (!v) throw new Error(`ajv could not compile definition ${name}`);
+        if (!v) throw new InternalError(`ajv could not compile definition ${name}`);
         cache.set(name, v);
       }
       return v;

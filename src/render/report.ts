@@ -7,7 +7,7 @@
 
 import type { Plan } from "../plan/types.js";
 import { escapeMarkdown, escapeTerminal, jsonSafe } from "./escape.js";
-import { isComplete, type ApplyReport } from "../workflow.js";
+import { isComplete, type ApplyReport } from "../apply/report.js";
 import { renderStagesMarkdown, renderStagesText } from "./rollout.js";
 
 /** The API calls of a report that succeeded. */

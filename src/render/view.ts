@@ -1,5 +1,5 @@
 /**
- * The plan for people (issue 16, item 2): a presentation model built from a {@link Plan}, which the text
+ * The plan for people: a presentation model built from a {@link Plan}, which the text
  * and Markdown renderers only lay out. Pure; computes nothing against the platform, only reads the
  * plan's changes (`before`, `after`, `diff`).
  *

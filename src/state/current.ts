@@ -6,7 +6,7 @@
  */
 
 import DataLoader from "dataloader";
-import { MalformedAnswerError } from "../errors.js";
+import { InternalError, MalformedAnswerError } from "../errors.js";
 import { clientKinds as clientRegistry, kinds as registry } from "../kinds/registry.js";
 import type {
   ClientKind,
@@ -183,7 +183,7 @@ export async function readCurrent(
     pending.set(key, { store: r.store, snapshot: {}, missing: parts.size });
     for (const read of parts) {
       const seen = reads.get(read.name);
-      if (seen && seen !== read) throw new Error(`two store reads are named ${read.name}`);
+      if (seen && seen !== read) throw new InternalError(`two store reads are named ${read.name}`);
       reads.set(read.name, read);
       const list = storesByPart.get(read.name);
       if (list) list.push(r.store);
@@ -223,7 +223,7 @@ export async function readCurrent(
         .fetch(client, stores, limit, (key, value) => {
           const entry = pending.get(key);
           if (!entry || Object.hasOwn(entry.snapshot, part)) {
-            throw new Error(`the ${part} read delivered store ${key} twice or unasked`);
+            throw new InternalError(`the ${part} read delivered store ${key} twice or unasked`);
           }
           entry.snapshot[part] = value;
           options.onRead?.(++done, total);
@@ -235,7 +235,8 @@ export async function readCurrent(
     ),
     clientState,
   ]);
-  if (pending.size > 0) throw new Error(`stores ${[...pending.keys()].join(", ")} were never read in full`);
+  if (pending.size > 0)
+    throw new InternalError(`stores ${[...pending.keys()].join(", ")} were never read in full`);
   return clientState;
 }
 

@@ -1,6 +1,6 @@
 /**
- * A YAML syntax error stops the knock-on problems of the checks between values and files (issue 16:
- * one indentation slip gave 68 problems, 57 of them "unknown item"), and no Node warning of the yaml
+ * A YAML syntax error stops the knock-on problems of the checks between values and files (one
+ * indentation slip once gave 68 problems, 57 of them "unknown item"), and no Node warning of the yaml
  * library reaches the user.
  */
 

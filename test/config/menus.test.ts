@@ -1,5 +1,5 @@
 /**
- * The configuration of issue 13: typed money (carte.yaml `currency:`), nested modifier groups, and
+ * The catalog configuration: typed money (carte.yaml `currency:`), nested modifier groups, and
  * catalog overrides at every layer (carte.yaml defaults, groups, includes, stores).
  */
 

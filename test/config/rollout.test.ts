@@ -37,7 +37,7 @@ describe("rollout: stage resolution", () => {
     ]);
   });
 
-  it("reads the flow form of the issue: canary list, then rest", async () => {
+  it("reads the flow form: canary list, then rest", async () => {
     const p = await project('rollout: { canary: [stores/b.yaml], rest: "*" }\n');
     expect((await p.load()).rollout).toEqual([
       { name: "canary", stores: ["b"] },

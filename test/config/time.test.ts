@@ -1,5 +1,5 @@
 /**
- * Time-bound entries of the files (issue 14, item 2), judged against an injected clock: `until:` of a
+ * Time-bound entries of the files, judged against an injected clock: `until:` of a
  * switched-off item, special days with a full date, prices `from:` a date.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Conformance of the emulator to the platform API (issue 3, "How we will know"): every route of the
+ * Conformance of the emulator to the platform API: every route of the
  * route table (src/platform/routes.ts), that is every (method, path) of platform-spec.md §4, is driven
  * over real HTTP with a valid request whose answer must match the route's response definition in
  * schemas/platform/, and with invalid requests whose status and error body are checked. The rows

@@ -1,5 +1,5 @@
 /**
- * Issue 14 end to end against the emulator: item availability that knows who switched what off (carte's
+ * End to end against the emulator: item availability that knows who switched what off (carte's
  * marker in `suspension_info.suspend_reason`), and time-bound states (`until:`, dated special days).
  */
 

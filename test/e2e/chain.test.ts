@@ -181,7 +181,7 @@ describe("the example chain against the emulator", () => {
     emu.clearRequests();
     await applyClean(config);
     const calls = writes(emu.requests);
-    // One toggle for the three stores, then carte's marker on the item in each store (issue 14).
+    // One toggle for the three stores, then carte's marker on the item in each store.
     expect(calls.map((c) => `${c.method} ${c.path}`)).toEqual([
       "PUT /api/v2/restaurants-integrations-public-api/availability/stores/items",
       ...stores

@@ -1,5 +1,5 @@
 /**
- * Issue 16, items 2 and 3, through the real commands on the example chain: the plan names where it
+ * The plan for people and where a run goes, through the real commands on the example chain: the plan names where it
  * goes, a whole new menu is counted rather than listed, and a chain-wide price change is shown once.
  */
 

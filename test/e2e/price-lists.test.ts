@@ -89,7 +89,7 @@ describe("a group price list", () => {
     expect(explained.code).toBe(0);
     const shownGroup = path.relative(process.cwd(), group);
     expect(explained.out).toContain(`  price:            $30.900\n      from ${shownGroup}:${line}:24\n`);
-    // The files' names, not the platform's (issue 16).
+    // The files' names, not the platform's.
     expect(explained.out).toMatch(/\n {2}modifier_groups: +\[/);
     expect(explained.out).not.toContain("children");
     expect(explained.out).toMatch(/overrides \$27\.900 at .*catalogs\/shared\.yaml:16:12/);

@@ -1,5 +1,5 @@
 /**
- * Issue 14, item 3 end to end: the canary rollout of carte.yaml `rollout:` against the emulator. The
+ * End to end: the canary rollout of carte.yaml `rollout:` against the emulator. The
  * example chain's canary is bog-centro (store 900101); the rest are bog-chapinero (900102) and
  * med-poblado (900201).
  */

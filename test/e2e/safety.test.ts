@@ -1,4 +1,4 @@
-/** Issue 5 end to end: safety guards, stale saved plans and targeting, against the emulator. */
+/** End to end: safety guards, stale saved plans and targeting, against the emulator. */
 
 import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";

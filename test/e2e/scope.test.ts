@@ -49,7 +49,7 @@ describe("carte plan --scope changed", () => {
     fx.emu.clearRequests();
     const text = await scopedPlan(fx, ["--no-color"]);
     expect(text.code, text.err).toBe(0);
-    // The target first (issue 16), then the scope (issue 15).
+    // The target first, then the scope.
     expect(text.out.split("\n")[0]).toMatch(/^Target: platform at 127\.0\.0\.1:\d+$/);
     expect(text.out.split("\n")[1]).toBe("Plan scoped to the changes since main: 1 of 3 stores read (menu).");
     expect(text.out).toMatch(/store\[bog-centro\].*\n\s+~ item BURGER-CLASSIC /);

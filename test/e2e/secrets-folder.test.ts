@@ -1,5 +1,5 @@
 /**
- * Issue 10, item 5, "How we will know": with the documented `secrets_file: .carte/webhook-secrets.json`
+ * With the documented `secrets_file: .carte/webhook-secrets.json`
  * and no `.carte/` folder, the apply creates the folder (0700) and keeps every webhook secret in the
  * file (0600). A secrets file that cannot be written refuses the apply before any write call; a
  * secret whose answer was lost is an error naming the event, the next plan says an apply rotates it,
@@ -45,7 +45,7 @@ describe("the secrets folder", () => {
     const secrets = readSecrets(file);
     expect(Object.keys(secrets)).toEqual(EXAMPLE_EVENTS);
     for (const e of EXAMPLE_EVENTS) expect(secrets[e]).toMatch(/^[0-9a-f]{48}$/);
-    // Nothing else: no marker of pending secrets, no temporary file; the apply's lock folder (issue 11)
+    // Nothing else: no marker of pending secrets, no temporary file; the apply's lock folder
     // holds no lock once the apply is over.
     expect(readdirSync(folder)).toEqual(["locks", "webhook-secrets.json"]);
     expect(readdirSync(path.join(folder, "locks"))).toEqual([]);
@@ -86,7 +86,7 @@ describe("the secrets folder", () => {
     expect(readdirSync(path.join(folder, "locks"))).toEqual([]);
   });
 
-  it("rotates and keeps the secret of a create whose answer was lost (issue 11)", async () => {
+  it("rotates and keeps the secret of a create whose answer was lost", async () => {
     const fx = await setup();
     expect((await carte(["apply", "-c", fx.config, "--auto-approve"])).code).toBe(0);
     const file = path.join(fx.dir, ".carte", "webhook-secrets.json");

@@ -1,5 +1,5 @@
 /**
- * Issue 4, "How we will know": no output of any command contains a webhook secret, the client secret or
+ * No output of any command contains a webhook secret, the client secret or
  * a token, in every output format. Runs plan (text, json, markdown, and a saved plan file), apply (text
  * and --json), a failing apply and `carte webhooks rotate-secret` through the in-process CLI against the
  * emulator, on the example chain and its webhooks (carte.yaml `defaults: webhooks:`, the bogota group,

@@ -1,5 +1,5 @@
 /**
- * Issue 4 end to end: store hours, holidays, special days, store availability and the utils group's
+ * End to end: store hours, holidays, special days, store availability and the utils group's
  * corridor and product schedules against the emulator. The desired state is the example chain with the
  * settings set in code; each case creates, updates and deletes, asserting the exact calls the emulator
  * recorded (method, path, body), then an empty second plan.

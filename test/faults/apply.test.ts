@@ -1,5 +1,5 @@
 /**
- * Issue 11: exactly once on a real network. The example chain is applied through the shared path
+ * Exactly once on a network that loses answers. The example chain is applied through the shared path
  * (src/run.ts) against an emulator that fails calls (500, 503, 429 with a real `Retry-After: 1`,
  * dropped connections) and loses answers (the write is processed, then the connection drops or the
  * answer is withheld past the client's timeout), and holds writes pending past the settle window. After

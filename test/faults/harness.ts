@@ -1,5 +1,5 @@
 /**
- * The harness of the fault suite (issue 11): the example chain against an emulator with injected faults,
+ * The harness of the fault suite: the example chain against an emulator with injected faults,
  * applied through the shared path (src/run.ts) as `carte apply --auto-approve` runs it, and the checks
  * made after EVERY apply: no duplicate of any kind on the platform, no create accepted twice, no write
  * outside the apply's plan, a non-zero exit code whenever something is left, and a report that names

@@ -1,5 +1,5 @@
 /**
- * Issue 11: seeded applies of the example chain at 10, 20 and 30 % faults, a third of them lost
+ * Exactly once, measured: seeded applies of the example chain at 10, 20 and 30 % faults, a third of them lost
  * answers (the write processed, the connection dropped or the answer withheld past the client's
  * timeout), with real `Retry-After: 1` waits, each re-run at most twice, and every check of
  * test/faults/harness.ts after every apply. Apart from test/faults/apply.test.ts so that both run in

@@ -191,7 +191,7 @@ describe("prices in a currency", () => {
   });
 });
 
-// ── Plans for people (issue 16, item 2) ────────────────────────────────────────────────────────────────
+// ── Plans for people ────────────────────────────────────────────────────────────────────────────────────
 
 /** The current state of `stores` with the platform ids of their hours' and holidays' slots. */
 function withSlotIds(...stores: StoreState[]) {

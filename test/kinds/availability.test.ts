@@ -1,5 +1,5 @@
 /**
- * Item availability that knows who switched what off (issue 14, item 1), planned without the platform:
+ * Item availability that knows who switched what off, planned without the platform:
  * carte's marker (`suspend_reason: "carte"`) on the current side decides whether an item the files no
  * longer list is turned back on; items staff switched off stay off and the plan says so.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 11, items 1 and 2, without I/O: the kinds read duplicates the emulator cannot make (a store
+ * Duplicates and lost answers, without I/O: the kinds read duplicates the emulator cannot make (a store
  * listed twice on a webhook, two items with one SKU, two special days of one date) as drift the plan
  * removes, and the endpoints settle a lost answer by their own effect.
  */

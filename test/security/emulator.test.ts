@@ -1,5 +1,5 @@
 /**
- * Issue 10, items 5 and 7: the emulator under abuse, and what it keeps at rest.
+ * The emulator under abuse, and what it keeps at rest.
  *
  * - A body over the size limit gets 413 `{message}` at once, the rest unread.
  * - Recording never fails: after a 100,000-deep body, `/__emulator/requests` still answers.

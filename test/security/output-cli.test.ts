@@ -1,5 +1,5 @@
 /**
- * Issue 10, item 2, end to end: hostile names and titles in the files, and hostile messages from the
+ * End to end: hostile names and titles in the files, and hostile messages from the
  * platform, through the real commands. A store named "\e[2J\e[1;1H\e[32mNo changes\e[0m" with a NUL
  * and a bidirectional override, and a title holding `</details>`, a code fence, `@admin` and `#1`, are
  * shown escaped by `plan` (text and Markdown), `apply` (plan, progress lines and report) and in error

@@ -1,5 +1,5 @@
 /**
- * Issue 10, item 2: output cannot be forged. A corpus of hostile values (terminal control sequences,
+ * Output cannot be forged. A corpus of hostile values (terminal control sequences,
  * NUL, CR, bidirectional overrides, C1 controls, Markdown and HTML that would close a `<details>`, a
  * code fence or a table cell, mentions and issue references) put in every untrusted place of a plan
  * (store name, SKU, item title, webhook address, override reason) and of the messages (platform
@@ -169,7 +169,7 @@ describe("output corpus: plans", () => {
           );
         expectInertText(split(hostile, value), split(benign, BENIGN));
         // JSON keeps the exact value, with every dangerous character as a \u escape; the JSON view is
-        // the plan sealed with its digest (issue 11), computed over those exact values.
+        // the plan sealed with its digest, computed over those exact values.
         const json = renderJson(hostile);
         expect(json).not.toMatch(RAW_UNSAFE);
         expect(JSON.stringify(JSON.parse(json))).toBe(JSON.stringify(sealPlan(hostile)));

@@ -1,5 +1,5 @@
 /**
- * Issue 10, "How we will know": the secrets scan. Every command and output format runs with
+ * The secrets scan. Every command and output format runs with
  * distinctive credentials (`CARTE_CLIENT_SECRET=scan-client-secret-XYZ…`), against a platform and
  * against the embedded emulator, making and rotating webhook secrets; then every byte carte wrote is
  * searched for the client secret, every webhook secret seen and anything shaped like a token:

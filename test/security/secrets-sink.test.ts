@@ -1,5 +1,5 @@
 /**
- * Issue 10, item 5: the secrets file and its marker, unit by unit. The folder is created 0700, the file
+ * The secrets file and its marker, unit by unit. The folder is created 0700, the file
  * written atomically 0600, the marker `FILE.pending` names the secrets on their way (never a secret)
  * and goes once they are saved; a failed save keeps it; temporary files of dead writers are removed
  * and those of live ones kept; the GitHub Actions sink refuses values that would inject workflow

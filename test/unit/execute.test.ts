@@ -90,7 +90,7 @@ describe("executePlan", () => {
     });
   });
 
-  it("settles by a read also the answer lost the last time a call was made again (issue 11)", async () => {
+  it("settles by a read also the answer lost the last time a call was made again", async () => {
     // Three answers lost; the platform made only the third call. Every lost answer is read, the last
     // one too: the call is reported made, never failed while the platform has it.
     const client = scripted({ "/hours": [dropped(), dropped(), dropped()] });

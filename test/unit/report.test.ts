@@ -59,7 +59,7 @@ describe("apply report", () => {
       `\nApply complete: ${s.create} created, ${s.update} updated, ${s.delete} deleted; 1 API call in 1.2 s. ` +
         "The platform shows every change.\n",
     );
-    // Plain values: escaping hostile ones is the output helper's business (issue 10), not asserted here.
+    // Plain values: escaping hostile ones is the output helper's business, not asserted here.
     const plain: ApplyReport = {
       ...broken,
       operations: broken.operations.map((o) =>
@@ -113,7 +113,7 @@ describe("apply report", () => {
   });
 });
 
-describe("where a run goes (issue 16, item 3)", () => {
+describe("where a run goes", () => {
   const project = (platform?: string) =>
     ({
       root: "/work/chain",
