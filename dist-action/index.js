@@ -37692,249 +37692,6 @@ var require_semver2 = __commonJS({
   }
 });
 
-// node_modules/dataloader/index.js
-var require_dataloader = __commonJS({
-  "node_modules/dataloader/index.js"(exports, module) {
-    "use strict";
-    var DataLoader2 = /* @__PURE__ */ (function() {
-      function DataLoader3(batchLoadFn, options) {
-        if (typeof batchLoadFn !== "function") {
-          throw new TypeError("DataLoader must be constructed with a function which accepts " + ("Array<key> and returns Promise<Array<value>>, but got: " + batchLoadFn + "."));
-        }
-        this._batchLoadFn = batchLoadFn;
-        this._maxBatchSize = getValidMaxBatchSize(options);
-        this._batchScheduleFn = getValidBatchScheduleFn(options);
-        this._cacheKeyFn = getValidCacheKeyFn(options);
-        this._cacheMap = getValidCacheMap(options);
-        this._batch = null;
-        this.name = getValidName(options);
-      }
-      var _proto = DataLoader3.prototype;
-      _proto.load = function load(key) {
-        if (key === null || key === void 0) {
-          throw new TypeError("The loader.load() function must be called with a value, " + ("but got: " + String(key) + "."));
-        }
-        var batch = getCurrentBatch(this);
-        var cacheMap = this._cacheMap;
-        var cacheKey;
-        if (cacheMap) {
-          cacheKey = this._cacheKeyFn(key);
-          var cachedPromise = cacheMap.get(cacheKey);
-          if (cachedPromise) {
-            var cacheHits = batch.cacheHits || (batch.cacheHits = []);
-            return new Promise(function(resolve7) {
-              cacheHits.push(function() {
-                resolve7(cachedPromise);
-              });
-            });
-          }
-        }
-        batch.keys.push(key);
-        var promise2 = new Promise(function(resolve7, reject) {
-          batch.callbacks.push({
-            resolve: resolve7,
-            reject
-          });
-        });
-        if (cacheMap) {
-          cacheMap.set(cacheKey, promise2);
-        }
-        return promise2;
-      };
-      _proto.loadMany = function loadMany(keys) {
-        if (!isArrayLike(keys)) {
-          throw new TypeError("The loader.loadMany() function must be called with Array<key> " + ("but got: " + keys + "."));
-        }
-        var loadPromises = [];
-        for (var i = 0; i < keys.length; i++) {
-          loadPromises.push(this.load(keys[i])["catch"](function(error2) {
-            return error2;
-          }));
-        }
-        return Promise.all(loadPromises);
-      };
-      _proto.clear = function clear(key) {
-        var cacheMap = this._cacheMap;
-        if (cacheMap) {
-          var cacheKey = this._cacheKeyFn(key);
-          cacheMap["delete"](cacheKey);
-        }
-        return this;
-      };
-      _proto.clearAll = function clearAll() {
-        var cacheMap = this._cacheMap;
-        if (cacheMap) {
-          cacheMap.clear();
-        }
-        return this;
-      };
-      _proto.prime = function prime(key, value) {
-        var cacheMap = this._cacheMap;
-        if (cacheMap) {
-          var cacheKey = this._cacheKeyFn(key);
-          if (cacheMap.get(cacheKey) === void 0) {
-            var promise2;
-            if (value instanceof Error) {
-              promise2 = Promise.reject(value);
-              promise2["catch"](function() {
-              });
-            } else {
-              promise2 = Promise.resolve(value);
-            }
-            cacheMap.set(cacheKey, promise2);
-          }
-        }
-        return this;
-      };
-      return DataLoader3;
-    })();
-    var enqueuePostPromiseJob = typeof process === "object" && typeof process.nextTick === "function" ? function(fn) {
-      if (!resolvedPromise) {
-        resolvedPromise = Promise.resolve();
-      }
-      resolvedPromise.then(function() {
-        process.nextTick(fn);
-      });
-    } : typeof setImmediate === "function" ? function(fn) {
-      setImmediate(fn);
-    } : function(fn) {
-      setTimeout(fn);
-    };
-    var resolvedPromise;
-    function getCurrentBatch(loader) {
-      var existingBatch = loader._batch;
-      if (existingBatch !== null && !existingBatch.hasDispatched && existingBatch.keys.length < loader._maxBatchSize) {
-        return existingBatch;
-      }
-      var newBatch = {
-        hasDispatched: false,
-        keys: [],
-        callbacks: []
-      };
-      loader._batch = newBatch;
-      loader._batchScheduleFn(function() {
-        dispatchBatch(loader, newBatch);
-      });
-      return newBatch;
-    }
-    function dispatchBatch(loader, batch) {
-      batch.hasDispatched = true;
-      if (batch.keys.length === 0) {
-        resolveCacheHits(batch);
-        return;
-      }
-      var batchPromise;
-      try {
-        batchPromise = loader._batchLoadFn(batch.keys);
-      } catch (e) {
-        return failedDispatch(loader, batch, new TypeError("DataLoader must be constructed with a function which accepts Array<key> and returns Promise<Array<value>>, but the function " + ("errored synchronously: " + String(e) + ".")));
-      }
-      if (!batchPromise || typeof batchPromise.then !== "function") {
-        return failedDispatch(loader, batch, new TypeError("DataLoader must be constructed with a function which accepts Array<key> and returns Promise<Array<value>>, but the function did " + ("not return a Promise: " + String(batchPromise) + ".")));
-      }
-      batchPromise.then(function(values2) {
-        if (!isArrayLike(values2)) {
-          throw new TypeError("DataLoader must be constructed with a function which accepts Array<key> and returns Promise<Array<value>>, but the function did " + ("not return a Promise of an Array: " + String(values2) + "."));
-        }
-        if (values2.length !== batch.keys.length) {
-          throw new TypeError("DataLoader must be constructed with a function which accepts Array<key> and returns Promise<Array<value>>, but the function did not return a Promise of an Array of the same length as the Array of keys." + ("\n\nKeys:\n" + String(batch.keys)) + ("\n\nValues:\n" + String(values2)));
-        }
-        resolveCacheHits(batch);
-        for (var i = 0; i < batch.callbacks.length; i++) {
-          var _value = values2[i];
-          if (_value instanceof Error) {
-            batch.callbacks[i].reject(_value);
-          } else {
-            batch.callbacks[i].resolve(_value);
-          }
-        }
-      })["catch"](function(error2) {
-        failedDispatch(loader, batch, error2);
-      });
-    }
-    function failedDispatch(loader, batch, error2) {
-      resolveCacheHits(batch);
-      for (var i = 0; i < batch.keys.length; i++) {
-        loader.clear(batch.keys[i]);
-        batch.callbacks[i].reject(error2);
-      }
-    }
-    function resolveCacheHits(batch) {
-      if (batch.cacheHits) {
-        for (var i = 0; i < batch.cacheHits.length; i++) {
-          batch.cacheHits[i]();
-        }
-      }
-    }
-    function getValidMaxBatchSize(options) {
-      var shouldBatch = !options || options.batch !== false;
-      if (!shouldBatch) {
-        return 1;
-      }
-      var maxBatchSize = options && options.maxBatchSize;
-      if (maxBatchSize === void 0) {
-        return Infinity;
-      }
-      if (typeof maxBatchSize !== "number" || maxBatchSize < 1) {
-        throw new TypeError("maxBatchSize must be a positive number: " + maxBatchSize);
-      }
-      return maxBatchSize;
-    }
-    function getValidBatchScheduleFn(options) {
-      var batchScheduleFn = options && options.batchScheduleFn;
-      if (batchScheduleFn === void 0) {
-        return enqueuePostPromiseJob;
-      }
-      if (typeof batchScheduleFn !== "function") {
-        throw new TypeError("batchScheduleFn must be a function: " + batchScheduleFn);
-      }
-      return batchScheduleFn;
-    }
-    function getValidCacheKeyFn(options) {
-      var cacheKeyFn = options && options.cacheKeyFn;
-      if (cacheKeyFn === void 0) {
-        return function(key) {
-          return key;
-        };
-      }
-      if (typeof cacheKeyFn !== "function") {
-        throw new TypeError("cacheKeyFn must be a function: " + cacheKeyFn);
-      }
-      return cacheKeyFn;
-    }
-    function getValidCacheMap(options) {
-      var shouldCache = !options || options.cache !== false;
-      if (!shouldCache) {
-        return null;
-      }
-      var cacheMap = options && options.cacheMap;
-      if (cacheMap === void 0) {
-        return /* @__PURE__ */ new Map();
-      }
-      if (cacheMap !== null) {
-        var cacheFunctions = ["get", "set", "delete", "clear"];
-        var missingFunctions = cacheFunctions.filter(function(fnName) {
-          return cacheMap && typeof cacheMap[fnName] !== "function";
-        });
-        if (missingFunctions.length !== 0) {
-          throw new TypeError("Custom cacheMap missing methods: " + missingFunctions.join(", "));
-        }
-      }
-      return cacheMap;
-    }
-    function getValidName(options) {
-      if (options && options.name) {
-        return options.name;
-      }
-      return null;
-    }
-    function isArrayLike(x) {
-      return typeof x === "object" && x !== null && typeof x.length === "number" && (x.length === 0 || x.length > 0 && Object.prototype.hasOwnProperty.call(x, x.length - 1));
-    }
-    module.exports = DataLoader2;
-  }
-});
-
 // node_modules/undici/lib/core/symbols.js
 var require_symbols6 = __commonJS({
   "node_modules/undici/lib/core/symbols.js"(exports, module) {
@@ -65392,6 +65149,249 @@ var require__ = __commonJS({
   }
 });
 
+// node_modules/dataloader/index.js
+var require_dataloader = __commonJS({
+  "node_modules/dataloader/index.js"(exports, module) {
+    "use strict";
+    var DataLoader2 = /* @__PURE__ */ (function() {
+      function DataLoader3(batchLoadFn, options) {
+        if (typeof batchLoadFn !== "function") {
+          throw new TypeError("DataLoader must be constructed with a function which accepts " + ("Array<key> and returns Promise<Array<value>>, but got: " + batchLoadFn + "."));
+        }
+        this._batchLoadFn = batchLoadFn;
+        this._maxBatchSize = getValidMaxBatchSize(options);
+        this._batchScheduleFn = getValidBatchScheduleFn(options);
+        this._cacheKeyFn = getValidCacheKeyFn(options);
+        this._cacheMap = getValidCacheMap(options);
+        this._batch = null;
+        this.name = getValidName(options);
+      }
+      var _proto = DataLoader3.prototype;
+      _proto.load = function load(key) {
+        if (key === null || key === void 0) {
+          throw new TypeError("The loader.load() function must be called with a value, " + ("but got: " + String(key) + "."));
+        }
+        var batch = getCurrentBatch(this);
+        var cacheMap = this._cacheMap;
+        var cacheKey;
+        if (cacheMap) {
+          cacheKey = this._cacheKeyFn(key);
+          var cachedPromise = cacheMap.get(cacheKey);
+          if (cachedPromise) {
+            var cacheHits = batch.cacheHits || (batch.cacheHits = []);
+            return new Promise(function(resolve7) {
+              cacheHits.push(function() {
+                resolve7(cachedPromise);
+              });
+            });
+          }
+        }
+        batch.keys.push(key);
+        var promise2 = new Promise(function(resolve7, reject) {
+          batch.callbacks.push({
+            resolve: resolve7,
+            reject
+          });
+        });
+        if (cacheMap) {
+          cacheMap.set(cacheKey, promise2);
+        }
+        return promise2;
+      };
+      _proto.loadMany = function loadMany(keys) {
+        if (!isArrayLike(keys)) {
+          throw new TypeError("The loader.loadMany() function must be called with Array<key> " + ("but got: " + keys + "."));
+        }
+        var loadPromises = [];
+        for (var i = 0; i < keys.length; i++) {
+          loadPromises.push(this.load(keys[i])["catch"](function(error2) {
+            return error2;
+          }));
+        }
+        return Promise.all(loadPromises);
+      };
+      _proto.clear = function clear(key) {
+        var cacheMap = this._cacheMap;
+        if (cacheMap) {
+          var cacheKey = this._cacheKeyFn(key);
+          cacheMap["delete"](cacheKey);
+        }
+        return this;
+      };
+      _proto.clearAll = function clearAll() {
+        var cacheMap = this._cacheMap;
+        if (cacheMap) {
+          cacheMap.clear();
+        }
+        return this;
+      };
+      _proto.prime = function prime(key, value) {
+        var cacheMap = this._cacheMap;
+        if (cacheMap) {
+          var cacheKey = this._cacheKeyFn(key);
+          if (cacheMap.get(cacheKey) === void 0) {
+            var promise2;
+            if (value instanceof Error) {
+              promise2 = Promise.reject(value);
+              promise2["catch"](function() {
+              });
+            } else {
+              promise2 = Promise.resolve(value);
+            }
+            cacheMap.set(cacheKey, promise2);
+          }
+        }
+        return this;
+      };
+      return DataLoader3;
+    })();
+    var enqueuePostPromiseJob = typeof process === "object" && typeof process.nextTick === "function" ? function(fn) {
+      if (!resolvedPromise) {
+        resolvedPromise = Promise.resolve();
+      }
+      resolvedPromise.then(function() {
+        process.nextTick(fn);
+      });
+    } : typeof setImmediate === "function" ? function(fn) {
+      setImmediate(fn);
+    } : function(fn) {
+      setTimeout(fn);
+    };
+    var resolvedPromise;
+    function getCurrentBatch(loader) {
+      var existingBatch = loader._batch;
+      if (existingBatch !== null && !existingBatch.hasDispatched && existingBatch.keys.length < loader._maxBatchSize) {
+        return existingBatch;
+      }
+      var newBatch = {
+        hasDispatched: false,
+        keys: [],
+        callbacks: []
+      };
+      loader._batch = newBatch;
+      loader._batchScheduleFn(function() {
+        dispatchBatch(loader, newBatch);
+      });
+      return newBatch;
+    }
+    function dispatchBatch(loader, batch) {
+      batch.hasDispatched = true;
+      if (batch.keys.length === 0) {
+        resolveCacheHits(batch);
+        return;
+      }
+      var batchPromise;
+      try {
+        batchPromise = loader._batchLoadFn(batch.keys);
+      } catch (e) {
+        return failedDispatch(loader, batch, new TypeError("DataLoader must be constructed with a function which accepts Array<key> and returns Promise<Array<value>>, but the function " + ("errored synchronously: " + String(e) + ".")));
+      }
+      if (!batchPromise || typeof batchPromise.then !== "function") {
+        return failedDispatch(loader, batch, new TypeError("DataLoader must be constructed with a function which accepts Array<key> and returns Promise<Array<value>>, but the function did " + ("not return a Promise: " + String(batchPromise) + ".")));
+      }
+      batchPromise.then(function(values2) {
+        if (!isArrayLike(values2)) {
+          throw new TypeError("DataLoader must be constructed with a function which accepts Array<key> and returns Promise<Array<value>>, but the function did " + ("not return a Promise of an Array: " + String(values2) + "."));
+        }
+        if (values2.length !== batch.keys.length) {
+          throw new TypeError("DataLoader must be constructed with a function which accepts Array<key> and returns Promise<Array<value>>, but the function did not return a Promise of an Array of the same length as the Array of keys." + ("\n\nKeys:\n" + String(batch.keys)) + ("\n\nValues:\n" + String(values2)));
+        }
+        resolveCacheHits(batch);
+        for (var i = 0; i < batch.callbacks.length; i++) {
+          var _value = values2[i];
+          if (_value instanceof Error) {
+            batch.callbacks[i].reject(_value);
+          } else {
+            batch.callbacks[i].resolve(_value);
+          }
+        }
+      })["catch"](function(error2) {
+        failedDispatch(loader, batch, error2);
+      });
+    }
+    function failedDispatch(loader, batch, error2) {
+      resolveCacheHits(batch);
+      for (var i = 0; i < batch.keys.length; i++) {
+        loader.clear(batch.keys[i]);
+        batch.callbacks[i].reject(error2);
+      }
+    }
+    function resolveCacheHits(batch) {
+      if (batch.cacheHits) {
+        for (var i = 0; i < batch.cacheHits.length; i++) {
+          batch.cacheHits[i]();
+        }
+      }
+    }
+    function getValidMaxBatchSize(options) {
+      var shouldBatch = !options || options.batch !== false;
+      if (!shouldBatch) {
+        return 1;
+      }
+      var maxBatchSize = options && options.maxBatchSize;
+      if (maxBatchSize === void 0) {
+        return Infinity;
+      }
+      if (typeof maxBatchSize !== "number" || maxBatchSize < 1) {
+        throw new TypeError("maxBatchSize must be a positive number: " + maxBatchSize);
+      }
+      return maxBatchSize;
+    }
+    function getValidBatchScheduleFn(options) {
+      var batchScheduleFn = options && options.batchScheduleFn;
+      if (batchScheduleFn === void 0) {
+        return enqueuePostPromiseJob;
+      }
+      if (typeof batchScheduleFn !== "function") {
+        throw new TypeError("batchScheduleFn must be a function: " + batchScheduleFn);
+      }
+      return batchScheduleFn;
+    }
+    function getValidCacheKeyFn(options) {
+      var cacheKeyFn = options && options.cacheKeyFn;
+      if (cacheKeyFn === void 0) {
+        return function(key) {
+          return key;
+        };
+      }
+      if (typeof cacheKeyFn !== "function") {
+        throw new TypeError("cacheKeyFn must be a function: " + cacheKeyFn);
+      }
+      return cacheKeyFn;
+    }
+    function getValidCacheMap(options) {
+      var shouldCache = !options || options.cache !== false;
+      if (!shouldCache) {
+        return null;
+      }
+      var cacheMap = options && options.cacheMap;
+      if (cacheMap === void 0) {
+        return /* @__PURE__ */ new Map();
+      }
+      if (cacheMap !== null) {
+        var cacheFunctions = ["get", "set", "delete", "clear"];
+        var missingFunctions = cacheFunctions.filter(function(fnName) {
+          return cacheMap && typeof cacheMap[fnName] !== "function";
+        });
+        if (missingFunctions.length !== 0) {
+          throw new TypeError("Custom cacheMap missing methods: " + missingFunctions.join(", "));
+        }
+      }
+      return cacheMap;
+    }
+    function getValidName(options) {
+      if (options && options.name) {
+        return options.name;
+      }
+      return null;
+    }
+    function isArrayLike(x) {
+      return typeof x === "object" && x !== null && typeof x.length === "number" && (x.length === 0 || x.length > 0 && Object.prototype.hasOwnProperty.call(x, x.length - 1));
+    }
+    module.exports = DataLoader2;
+  }
+});
+
 // node_modules/graceful-fs/polyfills.js
 var require_polyfills = __commonJS({
   "node_modules/graceful-fs/polyfills.js"(exports, module) {
@@ -67155,6 +67155,16 @@ var MalformedAnswerError = class _MalformedAnswerError extends ApiError {
     });
   }
 };
+var PartlyRefusedError = class extends ApiError {
+  /** What the answer refused, as the endpoint's check says it. */
+  problem;
+  constructor(method, path12, problem) {
+    super({ method, path: path12, status: 200, platformMessage: problem });
+    this.name = "PartlyRefusedError";
+    this.problem = problem;
+    this.message = redact(`${method} ${path12}: ${problem}`);
+  }
+};
 var UnsafePlanError = class extends Error {
   /** Name of the guard, e.g. `max_delete_percent`. */
   guard;
@@ -67182,7 +67192,7 @@ var PlanningError = class extends Error {
 var ConvergenceError = class extends Error {
   /** Addresses of the resources that never showed their planned state. */
   pending;
-  /** Addresses of the duplicates the platform still showed (issue 11: never exit 0 with one). */
+  /** Addresses of the duplicates the platform still showed (an apply never exits 0 with one). */
   duplicates;
   constructor(pending, waitedMs, duplicates = []) {
     const list2 = (xs) => `${xs.slice(0, 10).join(", ")}${xs.length > 10 ? ", …" : ""}`;
@@ -67227,6 +67237,12 @@ var FileWriteError = class extends Error {
     this.at = init.at;
     this.reason = init.reason;
     this.code = init.code;
+  }
+};
+var SecretError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "SecretError";
   }
 };
 var UsageError = class extends Error {
@@ -68027,7 +68043,7 @@ function unique(list2) {
   return [...new Set(list2)];
 }
 function mostCommon(values2, key = (v) => JSON.stringify(v)) {
-  if (values2.length === 0) throw new Error("mostCommon of an empty list");
+  if (values2.length === 0) throw new InternalError("mostCommon of an empty list");
   const counts2 = /* @__PURE__ */ new Map();
   values2.forEach((value, i) => {
     const k = key(value);
@@ -69763,63 +69779,89 @@ function checkCatalog(parsed, problems, currency) {
       byKind.set(kind, skus = [...index.skus].flatMap(([sku, d]) => d.kind === kind ? [sku] : []));
     return skus;
   };
-  const didYouMean2 = suggester();
-  const define = (sku, kind, segments2) => {
-    if (typeof sku !== "string") return;
-    const first = index.skus.get(sku);
-    if (first) {
-      r.at(
-        segments2,
-        `duplicate SKU ${quote(sku)}: already used by ${a(first.kind)} at ${where(first.site)}; SKUs must be unique in a catalog`
-      );
-      return;
-    }
-    index.skus.set(sku, { kind, site: { parsed, pointer: toPointer(segments2) } });
-  };
+  const ctx = { r, parsed, problems, currency, index, kindsOf, didYouMean: suggester() };
   const items2 = list(data.items);
   const groups = list(data.modifier_groups);
   items2.forEach((item, i) => {
-    if (isRecord(item)) define(item.sku, "item", ["items", i, "sku"]);
+    if (isRecord(item)) defineSku(ctx, item.sku, "item", ["items", i, "sku"]);
   });
   groups.forEach((group2, g) => {
-    if (isRecord(group2)) define(group2.sku, "modifier group", ["modifier_groups", g, "sku"]);
+    if (isRecord(group2)) defineSku(ctx, group2.sku, "modifier group", ["modifier_groups", g, "sku"]);
   });
   groups.forEach((group2, g) => {
     if (!isRecord(group2)) return;
     list(group2.options).forEach((option, o) => {
-      if (isRecord(option)) define(option.sku, "option", ["modifier_groups", g, "options", o, "sku"]);
+      if (isRecord(option)) defineSku(ctx, option.sku, "option", ["modifier_groups", g, "options", o, "sku"]);
     });
   });
-  const checkGroupsOf = (owner, sku, refs2, at) => {
-    const seen2 = /* @__PURE__ */ new Set();
-    list(refs2).forEach((ref, k) => {
-      if (typeof ref !== "string") return;
-      const here = [...at, k];
-      const def = index.skus.get(ref);
-      if (!def)
-        r.at(
-          here,
-          `unknown modifier group ${quote(ref)}${didYouMean2(ref, kindsOf("modifier group"), quote)}: define it under modifier_groups, or remove it here`
-        );
-      else if (def.kind !== "modifier group")
-        r.at(
-          here,
-          `${quote(ref)} is ${a(def.kind)}, not a modifier group: an ${owner}'s modifier_groups lists groups only`
-        );
-      else if (seen2.has(ref)) r.at(here, `modifier group ${quote(ref)} is listed twice for this ${owner}`);
-      seen2.add(ref);
-    });
-    if (typeof sku === "string" && !index.parents.has(sku))
-      index.parents.set(
-        sku,
-        [...seen2].filter((g) => index.skus.get(g)?.kind === "modifier group")
-      );
-  };
   items2.forEach((item, i) => {
     if (!isRecord(item)) return;
     checkPrice(r, ["items", i, "price"], item.price, currency);
-    checkGroupsOf("item", item.sku, item.modifier_groups, ["items", i, "modifier_groups"]);
+    checkGroupsOf(ctx, "item", item.sku, item.modifier_groups, ["items", i, "modifier_groups"]);
   });
+  const { optionDefs, groupRefs } = checkModifierGroups(ctx, groups);
+  for (const ref of groupRefs) {
+    const cycle = groupCycle(groupRefs, ref);
+    r.at(
+      ref.at,
+      cycle ? `modifier groups form a cycle: ${cycle.join(" → ")}; a group's options must be options, not groups` : `${quote(ref.to)} is a modifier group: a group's options must be options, not groups`
+    );
+  }
+  for (const [sku, def] of optionDefs)
+    checkGroupsOf(ctx, "option", sku, def.data.modifier_groups, [...def.at, "modifier_groups"]);
+  items2.forEach((item, i) => {
+    if (!isRecord(item)) return;
+    const name2 = typeof item.sku === "string" ? item.sku : `#${i + 1}`;
+    checkSchedules(parsed, ["items", i, "schedules"], item.schedules, `item ${bare(name2)}`, problems);
+    checkOptionPrices(ctx, "item", name2, item, ["items", i]);
+  });
+  for (const [sku, def] of optionDefs) checkOptionPrices(ctx, "option", sku, def.data, def.at);
+  checkNesting(r, items2, index, optionDefs);
+  checkCategories(ctx, list(data.categories));
+  checkMenus(ctx, list(data.menus));
+  return index;
+}
+function defineSku(ctx, sku, kind, segments2) {
+  const { r, parsed, index } = ctx;
+  if (typeof sku !== "string") return;
+  const first = index.skus.get(sku);
+  if (first) {
+    r.at(
+      segments2,
+      `duplicate SKU ${quote(sku)}: already used by ${a(first.kind)} at ${where(first.site)}; SKUs must be unique in a catalog`
+    );
+    return;
+  }
+  index.skus.set(sku, { kind, site: { parsed, pointer: toPointer(segments2) } });
+}
+function checkGroupsOf(ctx, owner, sku, refs2, at) {
+  const { r, index, kindsOf, didYouMean: didYouMean2 } = ctx;
+  const seen2 = /* @__PURE__ */ new Set();
+  list(refs2).forEach((ref, k) => {
+    if (typeof ref !== "string") return;
+    const here = [...at, k];
+    const def = index.skus.get(ref);
+    if (!def)
+      r.at(
+        here,
+        `unknown modifier group ${quote(ref)}${didYouMean2(ref, kindsOf("modifier group"), quote)}: define it under modifier_groups, or remove it here`
+      );
+    else if (def.kind !== "modifier group")
+      r.at(
+        here,
+        `${quote(ref)} is ${a(def.kind)}, not a modifier group: an ${owner}'s modifier_groups lists groups only`
+      );
+    else if (seen2.has(ref)) r.at(here, `modifier group ${quote(ref)} is listed twice for this ${owner}`);
+    seen2.add(ref);
+  });
+  if (typeof sku === "string" && !index.parents.has(sku))
+    index.parents.set(
+      sku,
+      [...seen2].filter((g) => index.skus.get(g)?.kind === "modifier group")
+    );
+}
+function checkModifierGroups(ctx, groups) {
+  const { r, currency, index, kindsOf, didYouMean: didYouMean2 } = ctx;
   const optionDefs = /* @__PURE__ */ new Map();
   const groupRefs = [];
   groups.forEach((group2, g) => {
@@ -69873,56 +69915,44 @@ function checkCatalog(parsed, problems, currency) {
       });
     }
   });
-  for (const ref of groupRefs) {
-    const cycle = groupCycle(groupRefs, ref);
-    r.at(
-      ref.at,
-      cycle ? `modifier groups form a cycle: ${cycle.join(" → ")}; a group's options must be options, not groups` : `${quote(ref.to)} is a modifier group: a group's options must be options, not groups`
-    );
+  return { optionDefs, groupRefs };
+}
+function checkOptionPrices(ctx, owner, name, data, at) {
+  const { r, currency, index, kindsOf, didYouMean: didYouMean2 } = ctx;
+  if (!isRecord(data.option_prices)) return;
+  const offered = new Set(
+    list(data.modifier_groups).flatMap(
+      (g) => typeof g === "string" ? index.groups.get(g)?.options ?? [] : []
+    )
+  );
+  for (const [sku, price] of Object.entries(data.option_prices)) {
+    const here = [...at, "option_prices", sku];
+    const def = index.skus.get(sku);
+    if (!def)
+      r.at(
+        here,
+        `unknown option ${quote(sku)}${didYouMean2(sku, kindsOf("option"), quote)}: option_prices lists options of this ${owner}'s modifier groups`,
+        "key"
+      );
+    else if (def.kind !== "option")
+      r.at(
+        here,
+        `${quote(sku)} is ${a(def.kind)}, not an option: option_prices lists options of this ${owner}'s modifier groups`,
+        "key"
+      );
+    else if (!offered.has(sku))
+      r.at(
+        here,
+        `option ${quote(sku)} is not offered by any modifier group of ${bare(name)}: add its group to the ${owner}'s modifier_groups, or remove it here`,
+        "key"
+      );
+    checkPrice(r, here, price, currency);
   }
-  for (const [sku, def] of optionDefs)
-    checkGroupsOf("option", sku, def.data.modifier_groups, [...def.at, "modifier_groups"]);
-  const checkOptionPrices = (owner, name2, data2, at) => {
-    if (!isRecord(data2.option_prices)) return;
-    const offered = new Set(
-      list(data2.modifier_groups).flatMap(
-        (g) => typeof g === "string" ? index.groups.get(g)?.options ?? [] : []
-      )
-    );
-    for (const [sku, price] of Object.entries(data2.option_prices)) {
-      const here = [...at, "option_prices", sku];
-      const def = index.skus.get(sku);
-      if (!def)
-        r.at(
-          here,
-          `unknown option ${quote(sku)}${didYouMean2(sku, kindsOf("option"), quote)}: option_prices lists options of this ${owner}'s modifier groups`,
-          "key"
-        );
-      else if (def.kind !== "option")
-        r.at(
-          here,
-          `${quote(sku)} is ${a(def.kind)}, not an option: option_prices lists options of this ${owner}'s modifier groups`,
-          "key"
-        );
-      else if (!offered.has(sku))
-        r.at(
-          here,
-          `option ${quote(sku)} is not offered by any modifier group of ${bare(name2)}: add its group to the ${owner}'s modifier_groups, or remove it here`,
-          "key"
-        );
-      checkPrice(r, here, price, currency);
-    }
-  };
-  items2.forEach((item, i) => {
-    if (!isRecord(item)) return;
-    const name2 = typeof item.sku === "string" ? item.sku : `#${i + 1}`;
-    checkSchedules(parsed, ["items", i, "schedules"], item.schedules, `item ${bare(name2)}`, problems);
-    checkOptionPrices("item", name2, item, ["items", i]);
-  });
-  for (const [sku, def] of optionDefs) checkOptionPrices("option", sku, def.data, def.at);
-  checkNesting(r, items2, index, optionDefs);
+}
+function checkCategories(ctx, categories2) {
+  const { r, parsed, problems, index, kindsOf, didYouMean: didYouMean2 } = ctx;
   const categoryFirst = /* @__PURE__ */ new Map();
-  list(data.categories).forEach((category, c) => {
+  categories2.forEach((category, c) => {
     if (!isRecord(category)) return;
     if (typeof category.sku === "string") {
       const first = categoryFirst.get(category.sku);
@@ -69957,8 +69987,11 @@ function checkCatalog(parsed, problems, currency) {
       seen2.add(ref);
     });
   });
+}
+function checkMenus(ctx, menus2) {
+  const { r, parsed, index, didYouMean: didYouMean2 } = ctx;
   const menuFirst = /* @__PURE__ */ new Map();
-  list(data.menus).forEach((menu, m) => {
+  menus2.forEach((menu, m) => {
     if (!isRecord(menu)) return;
     if (typeof menu.type === "string") {
       const first = menuFirst.get(menu.type);
@@ -69984,7 +70017,6 @@ function checkCatalog(parsed, problems, currency) {
       seen2.add(sku);
     });
   });
-  return index;
 }
 var MAX_MODIFIER_DEPTH = Limits.modifierGroupDepth;
 var CHAIN_SHOWN = 12;
@@ -70056,32 +70088,7 @@ function checkNesting(r, items2, index, optionDefs) {
   };
   const viaOption = (to, from) => optionsOf(from).find((o) => groupsOf(o).includes(to)) ?? "?";
   for (const group2 of index.groups.keys()) if (!state.has(group2)) visit(group2);
-  const height = /* @__PURE__ */ new Map();
-  const open6 = /* @__PURE__ */ new Set();
-  const heightOf = (root) => {
-    const known = height.get(root);
-    if (known !== void 0) return known;
-    if (open6.has(root)) return 0;
-    const frames = [];
-    const enter = (group2) => {
-      open6.add(group2);
-      frames.push({ group: group2, edges: edgesOf(group2), i: 0 });
-    };
-    enter(root);
-    while (frames.length > 0) {
-      const frame = frames.at(-1);
-      const edge = frame.edges[frame.i++];
-      if (edge) {
-        if (!height.has(edge.next) && !open6.has(edge.next)) enter(edge.next);
-        continue;
-      }
-      const below = frame.edges.reduce((m, e) => Math.max(m, height.get(e.next) ?? 0), 0);
-      frames.pop();
-      open6.delete(frame.group);
-      height.set(frame.group, below + 1);
-    }
-    return height.get(root);
-  };
+  const heightOf = groupHeights(edgesOf);
   for (const item of items2) {
     if (!isRecord(item) || typeof item.sku !== "string") continue;
     for (const top of groupsOf(item.sku)) {
@@ -70105,6 +70112,34 @@ function checkNesting(r, items2, index, optionDefs) {
       }
     }
   }
+}
+function groupHeights(edgesOf) {
+  const height = /* @__PURE__ */ new Map();
+  const open6 = /* @__PURE__ */ new Set();
+  return (root) => {
+    const known = height.get(root);
+    if (known !== void 0) return known;
+    if (open6.has(root)) return 0;
+    const frames = [];
+    const enter = (group2) => {
+      open6.add(group2);
+      frames.push({ group: group2, edges: edgesOf(group2), i: 0 });
+    };
+    enter(root);
+    while (frames.length > 0) {
+      const frame = frames.at(-1);
+      const edge = frame.edges[frame.i++];
+      if (edge) {
+        if (!height.has(edge.next) && !open6.has(edge.next)) enter(edge.next);
+        continue;
+      }
+      const below = frame.edges.reduce((m, e) => Math.max(m, height.get(e.next) ?? 0), 0);
+      frames.pop();
+      open6.delete(frame.group);
+      height.set(frame.group, below + 1);
+    }
+    return height.get(root);
+  };
 }
 function groupCycle(refs2, ref) {
   const previous = /* @__PURE__ */ new Map([[ref.to, null]]);
@@ -70793,7 +70828,7 @@ var items = {
   segment: (r) => r.type === "MODIFIER_GROUP" ? "modifier_group" : "item",
   within: nestedWithin,
   group: groupOf,
-  // Prices from a date still ahead (issue 14): information, not changes, until that date.
+  // Prices from a date still ahead: information, not changes, until that date.
   info(desired, current2, _ownership, code3) {
     const upcoming = desired.upcomingPrices;
     if (!upcoming) return [];
@@ -71198,7 +71233,9 @@ var clientWebhooks = {
   writes(action, key, _before, after, ids) {
     const id = ids.client_webhook?.clientId;
     if (typeof id !== "string") {
-      throw new Error("the client id is unknown: plan client webhooks from a state read by fetchCurrent");
+      throw new InternalError(
+        "the client id is unknown: plan client webhooks from a state read by fetchCurrent"
+      );
     }
     const params = { clientId: id, event: key };
     if (action === "delete") return [{ endpoint: ClientWebhookEndpoint.delete, element: key, params }];
@@ -72767,7 +72804,7 @@ function endpointTable(list2 = [...kinds, ...clientKinds]) {
   for (const kind of list2) {
     for (const spec of kind.endpoints) {
       const seen2 = table4.get(spec.name);
-      if (seen2 && seen2 !== spec) throw new Error(`two endpoints are named ${spec.name}`);
+      if (seen2 && seen2 !== spec) throw new InternalError(`two endpoints are named ${spec.name}`);
       table4.set(spec.name, spec);
     }
   }
@@ -72793,7 +72830,7 @@ function findEndpoint(name) {
 }
 function endpoint(name) {
   const spec = table2.get(name);
-  if (!spec) throw new Error(`no endpoint named ${name} is declared by a registered kind`);
+  if (!spec) throw new InternalError(`no endpoint named ${name} is declared by a registered kind`);
   return spec;
 }
 function maxElementsOf(spec) {
@@ -72823,6 +72860,16 @@ function code(err) {
   const c = err?.code;
   return typeof c === "string" ? c : "unknown error";
 }
+function stepOutputError(file, err) {
+  return new FileWriteError({
+    file,
+    at: file,
+    reason: "io",
+    code: code(err),
+    message: `cannot write the step output file $GITHUB_OUTPUT (${code(err)})`,
+    cause: err
+  });
+}
 function isSecretMap(v) {
   return typeof v === "object" && v !== null && !Array.isArray(v) && Object.values(v).every((x) => typeof x === "string");
 }
@@ -72835,7 +72882,7 @@ async function readSecretsFile(file) {
     text = await readFile(file, "utf8");
   } catch (err) {
     if (code(err) === "ENOENT") return {};
-    throw new Error(`cannot read the secrets file ${file} (${code(err)})`);
+    throw new UsageError(`cannot read the secrets file ${file} (${code(err)})`);
   }
   if (text.trim() === "") return {};
   let parsed;
@@ -72845,7 +72892,7 @@ async function readSecretsFile(file) {
     parsed = void 0;
   }
   if (!isSecretMap(parsed)) {
-    throw new Error(
+    throw new UsageError(
       `the secrets file ${file} is not a ${isYamlFile(file) ? "YAML" : "JSON"} map of event names to secrets; it was left as it is`
     );
   }
@@ -72988,13 +73035,15 @@ function githubActionsSink(opts) {
     where: (event2) => file ? file.where(event2) : `the step output ${githubOutputName(event2)}`,
     async put(event2, secret) {
       if (/[\r\n]/.test(secret) || !/^[A-Za-z0-9_.-]+$/.test(event2)) {
-        throw new Error("the platform's answer holds a line break or an unusual event name; it was not kept");
+        throw new SecretError(
+          "the platform's answer holds a line break or an unusual event name; it was not kept"
+        );
       }
       out(`::add-mask::${secret}
 `);
       if (file) return file.put(event2, secret);
       if (!outputFile) {
-        throw new Error(
+        throw new UsageError(
           "GITHUB_OUTPUT is not set, so the secret has nowhere to go; name a secrets file (--secrets-file FILE)"
         );
       }
@@ -73003,20 +73052,20 @@ function githubActionsSink(opts) {
         else await appendFile(outputFile, `${githubOutputName(event2)}=${secret}
 `, { mode: 384 });
       } catch (err) {
-        throw new Error(`cannot write the step output file $GITHUB_OUTPUT (${code(err)})`);
+        throw stepOutputError(outputFile, err);
       }
     },
     async prepare(events) {
       if (file) return file.prepare?.(events);
       if (!outputFile) {
-        throw new Error(
+        throw new UsageError(
           "GITHUB_OUTPUT is not set, so a secret would have nowhere to go; name a secrets file (--secrets-file FILE)"
         );
       }
       try {
         await appendFile(outputFile, "", { mode: 384 });
       } catch (err) {
-        throw new Error(`cannot write the step output file $GITHUB_OUTPUT (${code(err)})`);
+        throw stepOutputError(outputFile, err);
       }
     },
     async release(events) {
@@ -73038,7 +73087,7 @@ async function keepSecret(sink, event2, secret) {
     await sink.put(event2, secret);
   } catch (err) {
     const why2 = (err instanceof Error ? err.message : String(err)).split(secret).join("[REDACTED]");
-    throw new Error(
+    throw new SecretError(
       `the call succeeded, but the secret of the ${event2} webhook could not be kept: ${why2}. Fix the cause: the next carte apply rotates it and saves the new one (or run: ${rotateHint(event2)})`
     );
   }
@@ -73117,7 +73166,7 @@ async function rotateLostSecrets(events, client, sink) {
     };
     try {
       const found = eventSecret(await resetSecret(client, event2));
-      if (!found) throw new Error("the platform rotated the secret but its answer held none");
+      if (!found) throw new SecretError("the platform rotated the secret but its answer held none");
       await keepSecret(sink, event2, found.secret);
       const where2 = sink.where(event2);
       rotated.push({ event: event2, where: where2 });
@@ -76228,76 +76277,7 @@ function mergeRecords(records) {
 import { randomBytes as randomBytes2 } from "node:crypto";
 import { hostname } from "node:os";
 
-// src/plan/target.ts
-function toRegExp(pattern) {
-  let src = "";
-  for (const ch of pattern) {
-    if (ch === "*") src += "[^\\]]*";
-    else if (ch === "?") src += "[^\\]]";
-    else src += ch.replace(/[.+^${}()|[\]\\]/g, "\\$&");
-  }
-  return new RegExp(`^${src}(?:\\..*)?$`);
-}
-var cache = /* @__PURE__ */ new Map();
-function matchAddress(pattern, address2) {
-  let re = cache.get(pattern);
-  if (!re) {
-    re = toRegExp(pattern);
-    cache.set(pattern, re);
-  }
-  return re.test(address2);
-}
-function matchStore(pattern, key) {
-  return matchAddress(`store[${pattern}]`, `store[${key}]`);
-}
-function isTargeted(t) {
-  return !!t && (isFiltering(t) || t.scope !== void 0);
-}
-function isFiltering(t) {
-  return !!t && (t.stores.length > 0 || t.kinds.length > 0 || t.targets.length > 0);
-}
-function scopedKinds(t) {
-  if (!t?.scope) return void 0;
-  return new Map(t.scope.stores.map((s) => [s.store, new Set(s.kinds)]));
-}
-function inTarget(t, change) {
-  if (t.stores.length > 0 && !t.stores.some((p) => matchStore(p, change.store))) return false;
-  if (t.kinds.length > 0) {
-    const kind = change.kind === "modifier_group" ? "item" : change.kind;
-    if (!t.kinds.some((k) => k === change.kind || k === kind)) return false;
-  }
-  if (t.targets.length > 0 && !t.targets.some((p) => matchAddress(p, change.address))) return false;
-  return true;
-}
-function references(value) {
-  if (!value || typeof value !== "object") return [];
-  const v = value;
-  return [...v.children ?? [], ...v.items ?? [], ...(v.categories ?? []).map((c) => c.sku)];
-}
-function selectChanges(all, t) {
-  const keep = new Set(all.filter((c) => inTarget(t, c)));
-  let grew = true;
-  while (grew) {
-    grew = false;
-    for (const c of [...keep]) {
-      const needed = all.filter((o) => {
-        if (keep.has(o) || o.store !== c.store) return false;
-        if (o.action === "create" && references(c.after).includes(o.key)) return true;
-        if (c.action === "delete" && references(o.before).includes(c.key) && !references(o.after).includes(c.key))
-          return true;
-        if (c.kind === "availability" && o.key === c.key && o.action === "create") return true;
-        return false;
-      });
-      for (const n of needed) {
-        keep.add(n);
-        grew = true;
-      }
-    }
-  }
-  return all.filter((c) => keep.has(c));
-}
-
-// src/plan/safety.ts
+// src/config/safety.ts
 var DEFAULT_SAFETY = {
   maxDeletePercent: 30,
   maxUpdatePercent: 30,
@@ -76305,141 +76285,6 @@ var DEFAULT_SAFETY = {
   protected: [],
   maxPriceChangePercent: 50
 };
-var CATALOG_KINDS = /* @__PURE__ */ new Set(["item", "modifier_group", "category", "menu"]);
-function countResources(store) {
-  return Object.keys(store.items).length + Object.keys(store.categories).length + Object.keys(store.menus).length;
-}
-function pct(n, of) {
-  return `${Math.round(n / of * 1e3) / 10} %`;
-}
-function safetyVerdict(plan, perStore) {
-  const violations = [];
-  if (plan.stores.length === 0 && (plan.targeting?.scope?.of ?? 0) === 0) {
-    violations.push({
-      guard: "no_stores",
-      message: "the configuration names no store: check the stores: pattern in carte.yaml and that the store files exist"
-    });
-  }
-  for (const c of plan.changes) {
-    if (c.kind !== "store_availability" || c.after?.open !== false) continue;
-    if (c.before?.open === false) continue;
-    violations.push({
-      guard: "closes_stores",
-      store: c.store,
-      message: `store[${c.store}]: the plan closes the store (it stops taking orders)`
-    });
-  }
-  violations.push(...perStore);
-  return { ok: violations.length === 0, violations };
-}
-function storeViolations(store, changes, have, policy, currency) {
-  const violations = [];
-  const existing = countResources(have);
-  const counted2 = changes.filter((c) => CATALOG_KINDS.has(c.kind));
-  const deletes = counted2.filter((c) => c.action === "delete").length;
-  const updates = counted2.filter((c) => c.action === "update").length;
-  if (existing >= policy.minExisting && existing > 0) {
-    if (deletes / existing * 100 > policy.maxDeletePercent) {
-      violations.push({
-        guard: "max_delete_percent",
-        store,
-        message: `store[${store}]: the plan deletes ${deletes} of ${existing} resources (${pct(deletes, existing)}), more than max_delete_percent ${policy.maxDeletePercent} %`
-      });
-    }
-    if (updates / existing * 100 > policy.maxUpdatePercent) {
-      violations.push({
-        guard: "max_update_percent",
-        store,
-        message: `store[${store}]: the plan changes ${updates} of ${existing} resources (${pct(updates, existing)}), more than max_update_percent ${policy.maxUpdatePercent} %`
-      });
-    }
-  }
-  const itemsNow = Object.keys(have.items).length;
-  const itemDeletes = changes.filter(
-    (c) => (c.kind === "item" || c.kind === "modifier_group") && c.action === "delete"
-  ).length;
-  const itemCreates = changes.filter(
-    (c) => (c.kind === "item" || c.kind === "modifier_group") && c.action === "create"
-  ).length;
-  if (itemsNow > 0 && itemDeletes === itemsNow && itemCreates === 0) {
-    violations.push({
-      guard: "empties_store",
-      store,
-      message: `store[${store}]: the plan deletes all ${itemsNow} items and modifier groups of the store (is its catalog empty?)`
-    });
-  }
-  violations.push(...emptiedMenus(store, [...changes], have));
-  const prices = priceJumps(changes, policy.maxPriceChangePercent, currency);
-  if (prices)
-    violations.push({ guard: "max_price_change_percent", store, message: `store[${store}]: ${prices}` });
-  for (const c of changes) {
-    if (c.action === "delete" && policy.protected.some((p) => matchAddress(p, c.address))) {
-      violations.push({
-        guard: "protected",
-        store,
-        message: `${c.address} is protected (safety.protected in carte.yaml) and the plan deletes it`
-      });
-    }
-  }
-  return violations;
-}
-function emptiedMenus(store, changes, have) {
-  const categories2 = new Map(Object.entries(have.categories));
-  for (const c of changes)
-    if (c.kind === "category") categories2.set(c.key, c.after);
-  const out = [];
-  const menusAfter = new Map(Object.entries(have.menus));
-  const touched = /* @__PURE__ */ new Set();
-  for (const c of changes) {
-    if (c.kind === "menu") {
-      menusAfter.set(c.key, c.after);
-      touched.add(c.key);
-    }
-  }
-  const changedCategories = new Set(changes.filter((c) => c.kind === "category").map((c) => c.key));
-  for (const [key, menu] of menusAfter) {
-    if (!menu) continue;
-    const relevant = touched.has(key) || menu.categories.some((e) => changedCategories.has(e.sku));
-    if (!relevant) continue;
-    const before = have.menus[key];
-    const wasSelling = before?.categories.some(
-      (e) => e.active && (have.categories[e.sku]?.items.length ?? 0) > 0
-    );
-    const sells = menu.categories.some((e) => e.active && (categories2.get(e.sku)?.items.length ?? 0) > 0);
-    if (!sells && (wasSelling ?? true) && before !== void 0) {
-      out.push({
-        guard: "empties_menu",
-        store,
-        message: `store[${store}].menu[${key}]: after the plan the menu shows no active category with items`
-      });
-    }
-  }
-  return out;
-}
-var PRICES_NAMED = 10;
-function priceJumps(changes, percent, code3) {
-  const currency = code3 === void 0 ? void 0 : currencyOf(code3);
-  const jumps = [];
-  const judge = (address2, before, after) => {
-    if (typeof before !== "number" || typeof after !== "number" || before === after) return;
-    if (!priceChangeExceeds(before, after, percent)) return;
-    jumps.push(
-      `${address2} ${formatPrice(before, currency)} → ${formatPrice(after, currency)} (${priceChangeText(before, after)})`
-    );
-  };
-  for (const c of changes) {
-    if (c.kind !== "item" || c.action !== "update") continue;
-    const before = c.before;
-    const after = c.after;
-    judge(`item[${c.key}]`, before.price, after.price);
-    for (const [parent, price] of Object.entries(after.priceInParent ?? {}))
-      judge(`item[${c.key}] inside ${parent}`, own(before.priceInParent, parent), price);
-  }
-  if (jumps.length === 0) return void 0;
-  const named = jumps.slice(0, PRICES_NAMED).join(", ");
-  const more = jumps.length > PRICES_NAMED ? ` and ${jumps.length - PRICES_NAMED} more` : "";
-  return `the plan changes ${jumps.length} price${jumps.length === 1 ? "" : "s"} by more than max_price_change_percent ${percent} %: ${named}${more}`;
-}
 
 // src/config/load.ts
 import { stat as stat4 } from "node:fs/promises";
@@ -76835,6 +76680,10 @@ function readOverrides(parsed, base, data, problems, currency, now = /* @__PURE_
   list(o.exclude).forEach((sku, k) => {
     if (typeof sku === "string") layer.exclude.push({ value: sku, site: at("overrides", "exclude", k) });
   });
+  readAvailability(layer, a3, at, problems, now);
+  return layer;
+}
+function readAvailability(layer, a3, at, problems, now) {
   list(a3.unavailable).forEach((entry2, k) => {
     const site = at("availability", "unavailable", k);
     if (typeof entry2 === "string") return void layer.unavailable.push({ value: entry2, site });
@@ -76860,7 +76709,6 @@ function readOverrides(parsed, base, data, problems, currency, now = /* @__PURE_
       layer.available.push({ value: sku, site });
     });
   }
-  return layer;
 }
 function put2(into, key, entry2, level) {
   const prev = into.get(key);
@@ -77557,7 +77405,7 @@ function getValidators() {
     for (const kind of FILE_KINDS) ajv.addSchema(readSchema(kind));
     const compiled = (kind) => {
       const fn = ajv.getSchema(String(roots[kind]?.$id));
-      if (!fn) throw new Error(`schemas/config/${kind}.schema.json did not compile`);
+      if (!fn) throw new InternalError(`schemas/config/${kind}.schema.json did not compile`);
       return fn;
     };
     validators = {
@@ -78623,6 +78471,212 @@ function batchWrites(writes) {
   return ops.sort((a3, b) => a3.stage - b.stage || a3.id.localeCompare(b.id, "en"));
 }
 
+// src/plan/target.ts
+function toRegExp(pattern) {
+  let src = "";
+  for (const ch of pattern) {
+    if (ch === "*") src += "[^\\]]*";
+    else if (ch === "?") src += "[^\\]]";
+    else src += ch.replace(/[.+^${}()|[\]\\]/g, "\\$&");
+  }
+  return new RegExp(`^${src}(?:\\..*)?$`);
+}
+var cache = /* @__PURE__ */ new Map();
+function matchAddress(pattern, address2) {
+  let re = cache.get(pattern);
+  if (!re) {
+    re = toRegExp(pattern);
+    cache.set(pattern, re);
+  }
+  return re.test(address2);
+}
+function matchStore(pattern, key) {
+  return matchAddress(`store[${pattern}]`, `store[${key}]`);
+}
+function isTargeted(t) {
+  return !!t && (isFiltering(t) || t.scope !== void 0);
+}
+function isFiltering(t) {
+  return !!t && (t.stores.length > 0 || t.kinds.length > 0 || t.targets.length > 0);
+}
+function scopedKinds(t) {
+  if (!t?.scope) return void 0;
+  return new Map(t.scope.stores.map((s) => [s.store, new Set(s.kinds)]));
+}
+function inTarget(t, change) {
+  if (t.stores.length > 0 && !t.stores.some((p) => matchStore(p, change.store))) return false;
+  if (t.kinds.length > 0) {
+    const kind = change.kind === "modifier_group" ? "item" : change.kind;
+    if (!t.kinds.some((k) => k === change.kind || k === kind)) return false;
+  }
+  if (t.targets.length > 0 && !t.targets.some((p) => matchAddress(p, change.address))) return false;
+  return true;
+}
+function references(value) {
+  if (!value || typeof value !== "object") return [];
+  const v = value;
+  return [...v.children ?? [], ...v.items ?? [], ...(v.categories ?? []).map((c) => c.sku)];
+}
+function selectChanges(all, t) {
+  const keep = new Set(all.filter((c) => inTarget(t, c)));
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const c of [...keep]) {
+      const needed = all.filter((o) => {
+        if (keep.has(o) || o.store !== c.store) return false;
+        if (o.action === "create" && references(c.after).includes(o.key)) return true;
+        if (c.action === "delete" && references(o.before).includes(c.key) && !references(o.after).includes(c.key))
+          return true;
+        if (c.kind === "availability" && o.key === c.key && o.action === "create") return true;
+        return false;
+      });
+      for (const n of needed) {
+        keep.add(n);
+        grew = true;
+      }
+    }
+  }
+  return all.filter((c) => keep.has(c));
+}
+
+// src/plan/safety.ts
+var CATALOG_KINDS = /* @__PURE__ */ new Set(["item", "modifier_group", "category", "menu"]);
+function countResources(store) {
+  return Object.keys(store.items).length + Object.keys(store.categories).length + Object.keys(store.menus).length;
+}
+function pct(n, of) {
+  return `${Math.round(n / of * 1e3) / 10} %`;
+}
+function safetyVerdict(plan, perStore) {
+  const violations = [];
+  if (plan.stores.length === 0 && (plan.targeting?.scope?.of ?? 0) === 0) {
+    violations.push({
+      guard: "no_stores",
+      message: "the configuration names no store: check the stores: pattern in carte.yaml and that the store files exist"
+    });
+  }
+  for (const c of plan.changes) {
+    if (c.kind !== "store_availability" || c.after?.open !== false) continue;
+    if (c.before?.open === false) continue;
+    violations.push({
+      guard: "closes_stores",
+      store: c.store,
+      message: `store[${c.store}]: the plan closes the store (it stops taking orders)`
+    });
+  }
+  violations.push(...perStore);
+  return { ok: violations.length === 0, violations };
+}
+function storeViolations(store, changes, have, policy, currency) {
+  const violations = [];
+  const existing = countResources(have);
+  const counted2 = changes.filter((c) => CATALOG_KINDS.has(c.kind));
+  const deletes = counted2.filter((c) => c.action === "delete").length;
+  const updates = counted2.filter((c) => c.action === "update").length;
+  if (existing >= policy.minExisting && existing > 0) {
+    if (deletes / existing * 100 > policy.maxDeletePercent) {
+      violations.push({
+        guard: "max_delete_percent",
+        store,
+        message: `store[${store}]: the plan deletes ${deletes} of ${existing} resources (${pct(deletes, existing)}), more than max_delete_percent ${policy.maxDeletePercent} %`
+      });
+    }
+    if (updates / existing * 100 > policy.maxUpdatePercent) {
+      violations.push({
+        guard: "max_update_percent",
+        store,
+        message: `store[${store}]: the plan changes ${updates} of ${existing} resources (${pct(updates, existing)}), more than max_update_percent ${policy.maxUpdatePercent} %`
+      });
+    }
+  }
+  const itemsNow = Object.keys(have.items).length;
+  const itemDeletes = changes.filter(
+    (c) => (c.kind === "item" || c.kind === "modifier_group") && c.action === "delete"
+  ).length;
+  const itemCreates = changes.filter(
+    (c) => (c.kind === "item" || c.kind === "modifier_group") && c.action === "create"
+  ).length;
+  if (itemsNow > 0 && itemDeletes === itemsNow && itemCreates === 0) {
+    violations.push({
+      guard: "empties_store",
+      store,
+      message: `store[${store}]: the plan deletes all ${itemsNow} items and modifier groups of the store (is its catalog empty?)`
+    });
+  }
+  violations.push(...emptiedMenus(store, [...changes], have));
+  const prices = priceJumps(changes, policy.maxPriceChangePercent, currency);
+  if (prices)
+    violations.push({ guard: "max_price_change_percent", store, message: `store[${store}]: ${prices}` });
+  for (const c of changes) {
+    if (c.action === "delete" && policy.protected.some((p) => matchAddress(p, c.address))) {
+      violations.push({
+        guard: "protected",
+        store,
+        message: `${c.address} is protected (safety.protected in carte.yaml) and the plan deletes it`
+      });
+    }
+  }
+  return violations;
+}
+function emptiedMenus(store, changes, have) {
+  const categories2 = new Map(Object.entries(have.categories));
+  for (const c of changes)
+    if (c.kind === "category") categories2.set(c.key, c.after);
+  const out = [];
+  const menusAfter = new Map(Object.entries(have.menus));
+  const touched = /* @__PURE__ */ new Set();
+  for (const c of changes) {
+    if (c.kind === "menu") {
+      menusAfter.set(c.key, c.after);
+      touched.add(c.key);
+    }
+  }
+  const changedCategories = new Set(changes.filter((c) => c.kind === "category").map((c) => c.key));
+  for (const [key, menu] of menusAfter) {
+    if (!menu) continue;
+    const relevant = touched.has(key) || menu.categories.some((e) => changedCategories.has(e.sku));
+    if (!relevant) continue;
+    const before = have.menus[key];
+    const wasSelling = before?.categories.some(
+      (e) => e.active && (have.categories[e.sku]?.items.length ?? 0) > 0
+    );
+    const sells = menu.categories.some((e) => e.active && (categories2.get(e.sku)?.items.length ?? 0) > 0);
+    if (!sells && (wasSelling ?? true) && before !== void 0) {
+      out.push({
+        guard: "empties_menu",
+        store,
+        message: `store[${store}].menu[${key}]: after the plan the menu shows no active category with items`
+      });
+    }
+  }
+  return out;
+}
+var PRICES_NAMED = 10;
+function priceJumps(changes, percent, code3) {
+  const currency = code3 === void 0 ? void 0 : currencyOf(code3);
+  const jumps = [];
+  const judge = (address2, before, after) => {
+    if (typeof before !== "number" || typeof after !== "number" || before === after) return;
+    if (!priceChangeExceeds(before, after, percent)) return;
+    jumps.push(
+      `${address2} ${formatPrice(before, currency)} → ${formatPrice(after, currency)} (${priceChangeText(before, after)})`
+    );
+  };
+  for (const c of changes) {
+    if (c.kind !== "item" || c.action !== "update") continue;
+    const before = c.before;
+    const after = c.after;
+    judge(`item[${c.key}]`, before.price, after.price);
+    for (const [parent, price] of Object.entries(after.priceInParent ?? {}))
+      judge(`item[${c.key}] inside ${parent}`, own(before.priceInParent, parent), price);
+  }
+  if (jumps.length === 0) return void 0;
+  const named = jumps.slice(0, PRICES_NAMED).join(", ");
+  const more = jumps.length > PRICES_NAMED ? ` and ${jumps.length - PRICES_NAMED} more` : "";
+  return `the plan changes ${jumps.length} price${jumps.length === 1 ? "" : "s"} by more than max_price_change_percent ${percent} %: ${named}${more}`;
+}
+
 // src/plan/plan.ts
 function diffAttributes(before, after) {
   const b = before ?? {};
@@ -79082,12 +79136,12 @@ function judgeReviewed(plan, record) {
     return planDigest(plan.changes) === record.all ? { reviewed: plan.changes.map((c) => c.address), unreviewed: [] } : { reviewed: [], unreviewed: plan.changes };
   }
   const listed = record.changes;
-  const verdict2 = { reviewed: [], unreviewed: [] };
+  const verdict3 = { reviewed: [], unreviewed: [] };
   for (const c of plan.changes) {
-    if (listed.has(changeDigest(c))) verdict2.reviewed.push(c.address);
-    else verdict2.unreviewed.push(c);
+    if (listed.has(changeDigest(c))) verdict3.reviewed.push(c.address);
+    else verdict3.unreviewed.push(c);
   }
-  return verdict2;
+  return verdict3;
 }
 function planOnly(project, current2, plan, keep) {
   const wanted = new Set(keep);
@@ -80785,2315 +80839,9 @@ ${body}
   return out;
 }
 
-// src/config/holidays.ts
-function holidayDates(state) {
-  const hours = state && holidaysState.get(state);
-  return hours === void 0 ? void 0 : new Set(Object.keys(hours));
-}
-function holidayDateProblems(project, platformHolidays, desired = project.desired) {
-  if (project.ownership.holiday === "ignore") return [];
-  const problems = [];
-  for (const [key, store] of Object.entries(desired.stores)) {
-    const dates = holidaysState.get(store);
-    if (dates === void 0) continue;
-    const known = platformHolidays(key);
-    if (known === void 0) continue;
-    const list2 = [...known].sort().join(", ") || "none";
-    for (const date of Object.keys(dates)) {
-      if (known.has(date)) continue;
-      const site = project.holidaySites?.get(key)?.get(date);
-      problems.push({
-        file: site?.file ?? project.configFile,
-        line: site?.line ?? 0,
-        col: site?.col ?? 0,
-        pointer: site?.pointer ?? "",
-        message: `holiday ${date} is not a holiday of store ${bare(key)} on the platform (its holidays: ${list2}), so carte cannot set its hours or close it: write ${date} under special_days: instead (- { name: …, date: "${date}", slots: [] } closes the store that day)`
-      });
-    }
-  }
-  return problems;
-}
-
-// src/platform/limit.ts
-function storeOrderedLimit(concurrency, place) {
-  if (!(Number.isInteger(concurrency) && concurrency >= 1)) {
-    throw new TypeError(`parallelism must be a whole number of at least 1, got ${concurrency}`);
-  }
-  const heap = [];
-  const before = (a3, b) => a3.rank < b.rank || a3.rank === b.rank && a3.seq < b.seq;
-  const push = (w) => {
-    heap.push(w);
-    for (let i = heap.length - 1; i > 0; ) {
-      const up = i - 1 >> 1;
-      if (!before(heap[i], heap[up])) break;
-      [heap[i], heap[up]] = [heap[up], heap[i]];
-      i = up;
-    }
-  };
-  const pop = () => {
-    const top = heap[0];
-    const last = heap.pop();
-    if (heap.length > 0 && last) {
-      heap[0] = last;
-      for (let i = 0; ; ) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < heap.length && before(heap[l], heap[m])) m = l;
-        if (r < heap.length && before(heap[r], heap[m])) m = r;
-        if (m === i) break;
-        [heap[i], heap[m]] = [heap[m], heap[i]];
-        i = m;
-      }
-    }
-    return top;
-  };
-  let active = 0;
-  let seq = 0;
-  const next = () => {
-    if (active >= concurrency) return;
-    const w = pop();
-    if (!w) return;
-    active++;
-    w.start();
-  };
-  return (fn, store) => new Promise((resolve7, reject) => {
-    push({
-      rank: store === void 0 ? -1 : place(store),
-      seq: seq++,
-      start: () => {
-        let call;
-        try {
-          call = fn();
-        } catch (err) {
-          call = Promise.reject(err);
-        }
-        call.then(
-          (value) => {
-            active--;
-            next();
-            resolve7(value);
-          },
-          (err) => {
-            active--;
-            next();
-            reject(err);
-          }
-        );
-      }
-    });
-    next();
-  });
-}
-
-// src/apply/execute.ts
-var SETTLE_ROUNDS = 2;
-function chainOf(op) {
-  const chain = Endpoints[op.endpoint]?.chain ?? "catalog";
-  if (chain !== "store_schedule") return chain;
-  const kind = /\.(\w+)\[[^\]]*\]$/.exec(op.addresses[0] ?? "")?.[1];
-  return kind ? `store_schedule:${kind}` : chain;
-}
-var Failures = class {
-  keys = /* @__PURE__ */ new Set();
-  add(op) {
-    for (const s of op.stores) this.keys.add(`${s}\0${chainOf(op)}`);
-  }
-  /** Every later call of the store is skipped. */
-  refuse(store) {
-    this.keys.add(`${store}\0*`);
-  }
-  /** The stores of the operation whose calls it depends on failed. */
-  blocking(op) {
-    const chain = chainOf(op);
-    return op.stores.filter(
-      (s) => chain === "*" ? [...this.keys].some((k) => k.startsWith(`${s}\0`)) : this.keys.has(`${s}\0${chain}`) || this.keys.has(`${s}\0*`)
-    );
-  }
-};
-var StoreGuard = class {
-  constructor(check) {
-    this.check = check;
-  }
-  check;
-  asked = /* @__PURE__ */ new Map();
-  /** Stores refused, with why. */
-  refused = /* @__PURE__ */ new Map();
-  /** The stores of `stores` that are refused (asking for each store not asked yet). */
-  async refusedAmong(stores) {
-    const check = this.check;
-    if (!check) return [];
-    const answers = await Promise.all(
-      stores.map((s) => {
-        let p = this.asked.get(s);
-        if (!p) {
-          p = check(s).then(
-            () => void 0,
-            (err) => describe(err)
-          );
-          this.asked.set(s, p);
-        }
-        return p.then((why2) => {
-          if (why2 !== void 0) this.refused.set(s, why2);
-          return why2 === void 0 ? [] : [s];
-        });
-      })
-    );
-    return answers.flat();
-  }
-};
-function dependencyGates(ops) {
-  class Gate {
-    stage = -Infinity;
-    earlier = Promise.resolve();
-    current = [];
-    /** What an operation of `stage` (never lower than the last asked) waits for. */
-    before(stage) {
-      if (stage > this.stage) {
-        if (this.current.length > 0) this.earlier = Promise.all([this.earlier, ...this.current]);
-        this.current = [];
-        this.stage = stage;
-      }
-      return this.earlier;
-    }
-    add(done) {
-      this.current.push(done);
-    }
-  }
-  const chainsOf = /* @__PURE__ */ new Map();
-  for (const op of ops) {
-    for (const s of op.stores) {
-      const set = chainsOf.get(s) ?? /* @__PURE__ */ new Set();
-      set.add(chainOf(op));
-      chainsOf.set(s, set);
-    }
-  }
-  const gates = /* @__PURE__ */ new Map();
-  const gate = (key) => {
-    let g = gates.get(key);
-    if (!g) gates.set(key, g = new Gate());
-    return g;
-  };
-  const everything = new Gate();
-  const clientLevel = new Gate();
-  const keysOf = (op) => {
-    const chain = chainOf(op);
-    return op.stores.flatMap(
-      (s) => chain === "*" ? [...chainsOf.get(s) ?? []].map((c) => `${s}\0${c}`) : [`${s}\0${chain}`]
-    );
-  };
-  return {
-    before: (op) => {
-      const first = clientLevel.before(op.stage);
-      const all = everything.before(op.stage);
-      const prior = op.stores.length === 0 ? [first, all] : [first, ...keysOf(op).map((k) => gate(k).before(op.stage))];
-      return Promise.all(prior).then(() => void 0);
-    },
-    register: (op, done) => {
-      for (const k of keysOf(op)) gate(k).add(done);
-      everything.add(done);
-      if (op.stores.length === 0) clientLevel.add(done);
-    }
-  };
-}
-async function executePlanFully(plan, client, options = {}) {
-  const parallelism = options.parallelism ?? 8;
-  const places = new Map(plan.stores.map((s, i) => [s.key, i]));
-  const limit = storeOrderedLimit(parallelism, (key) => places.get(key) ?? places.size);
-  const total = plan.operations.length;
-  options.onEvent?.({ type: "start", total });
-  const failures = new Failures();
-  const guard = new StoreGuard(options.beforeStore);
-  const sent = /* @__PURE__ */ new Map();
-  const ops = [...plan.operations].sort((a3, b) => a3.stage - b.stage);
-  const left = /* @__PURE__ */ new Map();
-  for (const op of ops) for (const s of op.stores) left.set(s, (left.get(s) ?? 0) + 1);
-  const gates = dependencyGates(ops);
-  const troubled = /* @__PURE__ */ new Set();
-  let done = 0;
-  const running = ops.map((op) => {
-    const ready = gates.before(op);
-    const run2 = (async () => {
-      await ready;
-      const r = await runOne(
-        op,
-        client,
-        failures,
-        guard,
-        options,
-        (fn) => limit(fn, op.stores.length === 0 ? void 0 : op.stores[0])
-      );
-      if (r.sent) sent.set(r.op.id, r.sent);
-      if (r.result.status !== "ok") {
-        failures.add(r.op);
-        for (const s of op.stores) troubled.add(s);
-      }
-      options.onEvent?.({ type: "operation", result: r.result, done: ++done, total });
-      for (const s of op.stores) {
-        const n = left.get(s) - 1;
-        left.set(s, n);
-        if (n === 0) options.onStoreDone?.(s, !troubled.has(s));
-      }
-      return r.result;
-    })();
-    gates.register(op, run2);
-    return run2;
-  });
-  const results = await Promise.all(running);
-  return { results, refused: [...guard.refused].map(([store, reason]) => ({ store, reason })), sent };
-}
-function unsettled(err) {
-  return err instanceof ApiError && (err instanceof MalformedAnswerError || err.status === 0 || err.status === 500 || err.status === 502 || err.status === 504 || // A refusal after an attempt whose answer was lost: that attempt may have made the change.
-  err.earlierAnswerLost);
-}
-function without(op, stores) {
-  const parts2 = (op.parts ?? []).filter((p) => !stores.includes(p.store));
-  const spec = endpoint(op.endpoint);
-  const body = spec.body(
-    parts2.map((p) => p.element),
-    op.params ?? {}
-  );
-  const kept = new Set(parts2.map((p) => p.store));
-  return {
-    ...op,
-    body,
-    parts: parts2,
-    stores: op.stores.filter((s) => !stores.includes(s)),
-    // The addresses of the stores left out are not this call's any more.
-    addresses: op.addresses.filter((a3) => [...kept].some((s) => a3.startsWith(`store[${s}].`)))
-  };
-}
-async function runOne(op, client, failures, guard, options, slot) {
-  const base = { id: op.id, method: op.method, path: op.path };
-  const blocked = failures.blocking(op);
-  if (blocked.length > 0 && op.parts && blocked.length < op.stores.length) {
-    const inner = await runOne(without(op, blocked), client, failures, guard, options, slot);
-    const { result } = inner;
-    const note = `entries of ${blocked.join(", ")} skipped: an earlier call for them failed`;
-    return {
-      op,
-      sent: inner.sent ?? inner.op,
-      result: { ...result, message: result.message ? `${result.message}; ${note}` : note }
-    };
-  }
-  if (blocked.length > 0) {
-    return {
-      op,
-      result: {
-        ...base,
-        status: "skipped",
-        message: `skipped: an earlier call for ${blocked.join(", ")} failed`,
-        durationMs: 0
-      }
-    };
-  }
-  const clientLevel = op.stores.length === 0 && op.addresses.some((a3) => a3.startsWith("client."));
-  const refused = await guard.refusedAmong(clientLevel ? [""] : op.stores);
-  if (refused.length > 0) {
-    for (const s of refused) failures.refuse(s);
-    const why2 = refused.map((s) => `${s || "client"}: ${guard.refused.get(s)}`).join("; ");
-    if (op.parts && !clientLevel && refused.length < op.stores.length) {
-      const inner = await runOne(without(op, refused), client, failures, guard, options, slot);
-      const { result } = inner;
-      const note = `entries of ${refused.join(", ")} left out: ${why2}`;
-      return {
-        op,
-        sent: inner.sent ?? inner.op,
-        result: { ...result, message: result.message ? `${result.message}; ${note}` : note }
-      };
-    }
-    return { op, result: { ...base, status: "failed", message: `refused: ${why2}`, durationMs: 0 } };
-  }
-  return slot(call);
-  async function call() {
-    const started = performance.now();
-    const elapsed = () => Math.round(performance.now() - started);
-    const spec = findEndpoint(op.endpoint);
-    const attempt = async () => {
-      const body = await client.call(op.method, op.path, op.body, { idempotent: op.idempotent });
-      const problem = spec?.check?.(body, op.parts ?? []);
-      if (problem !== void 0) throw new Error(`${op.method} ${op.path}: ${problem}`);
-      if (options.onResponse) await options.onResponse(op, body);
-    };
-    const ok3 = (message) => ({
-      op,
-      result: { ...base, status: "ok", ...message ? { message } : {}, durationMs: elapsed() }
-    });
-    const failed = (message, extra = {}) => ({
-      op,
-      result: { ...base, status: "failed", message, durationMs: elapsed(), ...extra }
-    });
-    try {
-      await attempt();
-      return ok3();
-    } catch (err) {
-      let last = err;
-      const sync2 = spec !== void 0 && isSynchronous(spec);
-      const settleMs = options.settleMs ?? 5e3;
-      const gone = (e) => op.idempotent && e instanceof ApiError && e.status === 404;
-      for (let round2 = 0; round2 <= SETTLE_ROUNDS && options.settle && (unsettled(last) || gone(last)); round2++) {
-        let seen2;
-        try {
-          seen2 = await options.settle(op, sync2 ? 0 : settleMs);
-        } catch (readErr) {
-          return failed(
-            `${describe(last)}; outcome unknown: a read to settle whether it was made failed too: ${describe(readErr)}`,
-            { lostAnswer: "unknown" }
-          );
-        }
-        if (seen2 === "present") {
-          if (gone(last)) {
-            return ok3(
-              "the platform answered 404, and a read shows the change was made (by an earlier attempt)"
-            );
-          }
-          if (!spec?.secret) return ok3("the answer was lost, and a read shows the change was made");
-          if (!options.recoverSecret) {
-            return failed(
-              `the answer was lost with the webhook's secret; a read shows the change was made; rotate the secret to get one`,
-              { lostAnswer: "made" }
-            );
-          }
-          try {
-            const where2 = await options.recoverSecret(op);
-            return ok3(
-              `the answer was lost with the webhook's secret; a read shows the change was made, so the secret was rotated (PUT reset-secret) and the new one kept in ${where2}`
-            );
-          } catch (rotateErr) {
-            return failed(
-              `the answer was lost with the webhook's secret; a read shows the change was made, but rotating the secret failed: ${describe(rotateErr)}`,
-              { lostAnswer: "made" }
-            );
-          }
-        }
-        if ((seen2 === "partial" || seen2 === "unknown") && gone(last)) return failed(describe(last));
-        if (seen2 === "partial" || seen2 === "unknown") {
-          return failed(
-            `${describe(last)}; outcome unknown: ${seen2 === "partial" ? "a read shows part of the call's effect" : "no read can tell whether this call was made"}; the next plan shows what is left`,
-            { lostAnswer: "unknown" }
-          );
-        }
-        if (gone(last)) return failed(describe(last));
-        if (!sync2 && !op.idempotent) {
-          return failed(
-            `${describe(last)}; the platform does not show the change after ${settleMs} ms, and the call was not made again: the platform may still be processing it`,
-            { unsettled: true, lostAnswer: "unknown" }
-          );
-        }
-        if (round2 === SETTLE_ROUNDS) {
-          return failed(
-            `${describe(last)}; a read shows it was not made, after it was made again ${SETTLE_ROUNDS} times`
-          );
-        }
-        try {
-          await attempt();
-          return ok3("made again after a read showed it had not happened");
-        } catch (again) {
-          last = again;
-        }
-      }
-      return failed(describe(last), unsettled(last) ? { lostAnswer: "unknown" } : {});
-    }
-  }
-}
-function describe(err) {
-  return err instanceof ApiError ? err.message : err instanceof Error ? err.message : String(err);
-}
-
-// src/state/current.ts
-var import_dataloader = __toESM(require_dataloader(), 1);
-
-// src/platform/client.ts
-var import_undici2 = __toESM(require_undici2(), 1);
-import { setMaxListeners } from "node:events";
-
-// src/platform/transport.ts
-import { setTimeout as delay } from "node:timers/promises";
-var realSleep = (ms, signal) => delay(ms, void 0, signal ? { signal } : {});
-var DEFAULT_RETRY_POLICY = {
-  maxAttempts: 5,
-  baseDelayMs: 200,
-  maxDelayMs: 1e4,
-  maxRetryAfterMs: 6e4
-};
-var IDEMPOTENT_METHODS = /* @__PURE__ */ new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);
-function isIdempotentMethod(method) {
-  return IDEMPOTENT_METHODS.has(method.toUpperCase());
-}
-var RETRYABLE_STATUSES = /* @__PURE__ */ new Set([429, 500, 502, 503, 504]);
-var NOT_PROCESSED_STATUSES = /* @__PURE__ */ new Set([429, 503]);
-function isRetryableStatus(status2, idempotent) {
-  if (!RETRYABLE_STATUSES.has(status2)) return false;
-  return idempotent || NOT_PROCESSED_STATUSES.has(status2);
-}
-var NOT_SENT_CODES = /* @__PURE__ */ new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "ENETUNREACH",
-  "EHOSTUNREACH",
-  "ENETDOWN",
-  "EHOSTDOWN",
-  "UND_ERR_CONNECT_TIMEOUT"
-]);
-var MAYBE_SENT_CODES = /* @__PURE__ */ new Set([
-  "ECONNRESET",
-  "EPIPE",
-  "ETIMEDOUT",
-  "UND_ERR_SOCKET",
-  "UND_ERR_CLOSED",
-  "UND_ERR_HEADERS_TIMEOUT",
-  "UND_ERR_BODY_TIMEOUT"
-]);
-var TIMEOUT_CODES = /* @__PURE__ */ new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
-function classifyTransportError(err) {
-  const code3 = errorCode2(err);
-  return {
-    code: code3,
-    notSent: code3 !== void 0 && NOT_SENT_CODES.has(code3),
-    maybeSent: code3 !== void 0 && MAYBE_SENT_CODES.has(code3),
-    timeout: code3 !== void 0 && TIMEOUT_CODES.has(code3)
-  };
-}
-function isRetryableTransportError(kind, idempotent) {
-  return kind.notSent || idempotent && kind.maybeSent;
-}
-function errorCode2(err, depth = 0) {
-  if (!err || typeof err !== "object" || depth > 4) return void 0;
-  const o = err;
-  if (typeof o.code === "string" && o.code !== "UND_ERR") return o.code;
-  if (Array.isArray(o.errors)) {
-    for (const e of o.errors) {
-      const c = errorCode2(e, depth + 1);
-      if (c) return c;
-    }
-  }
-  return errorCode2(o.cause, depth + 1);
-}
-function parseRetryAfter(value, nowMs) {
-  const raw = Array.isArray(value) ? value[0] : value;
-  if (raw === void 0) return void 0;
-  const v = raw.trim();
-  if (/^\d+$/.test(v)) return Number(v) * 1e3;
-  if (!/[a-z]/i.test(v)) return void 0;
-  const at = Date.parse(v);
-  if (Number.isNaN(at)) return void 0;
-  return Math.max(0, at - nowMs);
-}
-function backoffDelay(failedAttempt, policy, random) {
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, failedAttempt - 1));
-  return Math.round(random() * ceiling);
-}
-function retryDelay(failedAttempt, status2, retryAfterMs, policy, random) {
-  if ((status2 === 429 || status2 === 503) && retryAfterMs !== void 0) {
-    return Math.min(retryAfterMs, policy.maxRetryAfterMs);
-  }
-  return backoffDelay(failedAttempt, policy, random);
-}
-var AdaptiveRateLimiter = class {
-  maxRate;
-  minRate;
-  burst;
-  decreaseFactor;
-  increasePerSecond;
-  decreaseCooldownMs;
-  now;
-  sleep;
-  currentRate;
-  /** Theoretical arrival time of the next request (ms on the limiter's clock). */
-  tat = Number.NEGATIVE_INFINITY;
-  lastDecreaseAt = Number.NEGATIVE_INFINITY;
-  /** The latest {@link pauseFor}: when it ends and who asked. */
-  pause;
-  constructor(opts) {
-    if (!(opts.requestsPerSecond > 0)) throw new RangeError("requestsPerSecond must be a positive number");
-    this.maxRate = opts.requestsPerSecond;
-    this.minRate = Math.min(opts.minRequestsPerSecond ?? 1, this.maxRate);
-    if (!(this.minRate > 0)) throw new RangeError("minRequestsPerSecond must be a positive number");
-    this.burst = Math.max(1, Math.floor(opts.burst ?? 5));
-    this.decreaseFactor = opts.decreaseFactor ?? 0.5;
-    this.increasePerSecond = opts.increasePerSecond ?? 1;
-    this.decreaseCooldownMs = opts.decreaseCooldownMs ?? 1e3;
-    this.now = opts.now ?? Date.now;
-    this.sleep = opts.sleep ?? realSleep;
-    this.currentRate = this.maxRate;
-  }
-  /** The current rate, in requests per second. */
-  get rate() {
-    return this.currentRate;
-  }
-  get intervalMs() {
-    return 1e3 / this.currentRate;
-  }
-  /** How far ahead of the schedule a burst may run, in ms. */
-  get toleranceMs() {
-    return (this.burst - 1) * this.intervalMs;
-  }
-  /**
-   * Waits for the next slot and resolves `true` when it has come. Slots are handed out in call order.
-   * When the slot would come at or after `deadline` (ms on the limiter's clock), resolves `false` at once
-   * and takes no slot: a caller never sleeps past its deadline, and a pause the platform asked for
-   * ({@link pauseFor}) that outlasts it fails the call now. `signal` ends the wait early (rejecting).
-   */
-  acquire(deadline = Number.POSITIVE_INFINITY, signal) {
-    const t = this.now();
-    const tat = Math.max(this.tat, t);
-    const wait = tat - this.toleranceMs - t;
-    if (wait > 0 && t + wait >= deadline) return Promise.resolve(false);
-    this.tat = tat + this.intervalMs;
-    return wait > 0 ? this.sleep(Math.ceil(wait), signal).then(() => true) : Promise.resolve(true);
-  }
-  /**
-   * Why the requests are held, while a {@link pauseFor} lasts: its `reason` and the time it ends (ms on
-   * the limiter's clock). Undefined when no pause holds them at `at`.
-   */
-  pauseAt(at = this.now()) {
-    return this.pause !== void 0 && at < this.pause.until ? this.pause : void 0;
-  }
-  /** A call succeeded: regain rate slowly (additive increase). */
-  onSuccess() {
-    if (this.currentRate >= this.maxRate) return;
-    this.currentRate = Math.min(this.maxRate, this.currentRate + this.increasePerSecond / this.currentRate);
-  }
-  /** The platform answered 429: lower the rate (multiplicative decrease) and drop any burst allowance. */
-  onThrottled() {
-    const t = this.now();
-    if (t - this.lastDecreaseAt >= this.decreaseCooldownMs) {
-      this.currentRate = Math.max(this.minRate, this.currentRate * this.decreaseFactor);
-      this.lastDecreaseAt = t;
-    }
-    this.tat = Math.max(this.tat, t + this.toleranceMs);
-  }
-  /**
-   * Holds every request for `ms` milliseconds (a `Retry-After` on 429 or 503), then resumes without a
-   * burst. `reason` says who asked, for the error of a call the pause would carry past its deadline.
-   */
-  pauseFor(ms, reason = "the platform asked to wait (Retry-After)") {
-    if (!(ms > 0)) return;
-    const until = this.now() + ms;
-    this.tat = Math.max(this.tat, until + this.toleranceMs);
-    if (this.pause === void 0 || until >= this.pause.until) this.pause = { until, reason };
-  }
-};
-var MIB2 = 1024 * 1024;
-var ByteBudget = class {
-  /** `limit`: the most bytes held at once. */
-  constructor(limit) {
-    this.limit = limit;
-  }
-  limit;
-  held = 0;
-  /** Bytes held now. */
-  get used() {
-    return this.held;
-  }
-  /** Takes `n` bytes when they fit under the limit; `false`, taking nothing, when they do not. */
-  take(n) {
-    if (this.held + n > this.limit) return false;
-    this.held += n;
-    return true;
-  }
-  /** Gives back `n` bytes taken before. */
-  release(n) {
-    this.held = Math.max(0, this.held - n);
-  }
-};
-async function readCapped(chunks, cap, budget) {
-  const parts2 = [];
-  let received = 0;
-  try {
-    for await (const chunk2 of chunks) {
-      if (received + chunk2.length > cap) return { ok: false, over: "route", received };
-      if (budget && !budget.take(chunk2.length)) return { ok: false, over: "client", received };
-      received += chunk2.length;
-      parts2.push(chunk2);
-    }
-    return { ok: true, bytes: Buffer.concat(parts2, received) };
-  } finally {
-    budget?.release(received);
-  }
-}
-function formatBytes(n) {
-  if (n >= MIB2 && n % MIB2 === 0) return `${n / MIB2} MiB`;
-  if (n >= MIB2) return `${(n / MIB2).toFixed(1)} MiB`;
-  if (n >= 1024) return `${Math.round(n / 1024)} KiB`;
-  return `${n} bytes`;
-}
-
-// src/platform/schemas.ts
-var import_ajv2 = __toESM(require_ajv(), 1);
-var import_ajv_formats2 = __toESM(require_dist2(), 1);
-import { readFileSync as readFileSync3 } from "node:fs";
-var addFormats2 = import_ajv_formats2.default.default ?? import_ajv_formats2.default;
-var PLATFORM_SCHEMA_FILES = [
-  "common",
-  "auth",
-  "menu",
-  "availability",
-  "utils",
-  "finance",
-  "webhooks"
-];
-var PLATFORM_SCHEMA_BASE = "https://carte.dev/schemas/platform/";
-var TIME_FORMATS = {
-  "time-hh-mm": /^([01]\d|2[0-3]):[0-5]\d$/,
-  "time-hh-mm-ss": /^([01]\d|2[0-3]):[0-5]\d:[0-5]\d$/
-};
-var ANNOTATIONS = ["x-carte-assumption"];
-var files;
-function schemaFiles() {
-  if (files) return files;
-  const out = /* @__PURE__ */ new Map();
-  for (const file of PLATFORM_SCHEMA_FILES) {
-    const url = new URL(`../schemas/platform/${file}.schema.json`, import.meta.url);
-    out.set(file, JSON.parse(readFileSync3(url, "utf8")));
-  }
-  return files = out;
-}
-function definitionsOf(all) {
-  const out = /* @__PURE__ */ new Map();
-  for (const [file, schema] of all) {
-    for (const [name, def] of Object.entries(schema.definitions ?? {})) {
-      out.set(name, { file, schema: def });
-    }
-  }
-  return out;
-}
-function compileSet(allErrors, shape) {
-  const ajv = new import_ajv2.Ajv({
-    allErrors,
-    strict: true,
-    strictRequired: false,
-    allowUnionTypes: true,
-    verbose: true,
-    // ajv's pass that trims the generated code costs most of the compile time of these schemas, and a
-    // validator compiled without it validates as fast within a few percent (every test process compiles).
-    code: { optimize: false }
-  });
-  addFormats2(ajv);
-  for (const [name, re] of Object.entries(TIME_FORMATS)) ajv.addFormat(name, re);
-  ajv.addVocabulary([...ANNOTATIONS]);
-  const all = schemaFiles();
-  for (const schema of all.values()) ajv.addSchema(shape(schema));
-  const definitions = definitionsOf(all);
-  const cache2 = /* @__PURE__ */ new Map();
-  return {
-    ajv,
-    definitions,
-    validator(name) {
-      let v = cache2.get(name);
-      if (!v) {
-        const def = definitions.get(name);
-        if (!def) throw new Error(`schemas/platform/ has no definition ${name}`);
-        v = ajv.getSchema(`${PLATFORM_SCHEMA_BASE}${def.file}.schema.json#/definitions/${name}`);
-        if (!v) throw new Error(`ajv could not compile definition ${name}`);
-        cache2.set(name, v);
-      }
-      return v;
-    }
-  };
-}
-var asWritten;
-function platformSchemas() {
-  return asWritten ??= compileSet(false, (s) => s);
-}
-function opened(node) {
-  if (Array.isArray(node)) return node.map(opened);
-  if (node === null || typeof node !== "object") return node;
-  return Object.fromEntries(
-    Object.entries(node).flatMap(
-      ([key, value]) => key === "additionalProperties" && value === false ? [] : [[key, opened(value)]]
-    )
-  );
-}
-var open4;
-function answerSchemas() {
-  return open4 ??= compileSet(true, (s) => opened(s));
-}
-var ARTICLE = {
-  string: "a string",
-  integer: "an integer",
-  number: "a number",
-  boolean: "a boolean",
-  array: "an array",
-  object: "an object",
-  null: "null"
-};
-function typeList(t) {
-  if (Array.isArray(t)) return t.map(String);
-  if (typeof t === "string") return t.split(",");
-  return [];
-}
-function typePhrase(t) {
-  const list2 = typeList(t).map((x) => Object.hasOwn(ARTICLE, x) ? ARTICLE[x] : x);
-  return list2.length <= 1 ? list2[0] ?? "valid" : `${list2.slice(0, -1).join(", ")} or ${list2.at(-1)}`;
-}
-function resolveSchema(schema) {
-  if (schema === null || typeof schema !== "object") return void 0;
-  const s = schema;
-  if (typeof s.$ref === "string") {
-    const name = s.$ref.split("/").pop() ?? "";
-    return resolveSchema(platformSchemas().definitions.get(name)?.schema);
-  }
-  return s;
-}
-function expectedOf(schema) {
-  const s = resolveSchema(schema);
-  if (!s) return "valid";
-  if (Array.isArray(s.enum)) return `one of ${s.enum.map(String).join(",")}`;
-  if (Array.isArray(s.anyOf)) return s.anyOf.map(expectedOf).join(" or ");
-  if (typeof s.pattern === "string") return `${typePhrase(s.type)} matching ${s.pattern}`;
-  return typePhrase(s.type);
-}
-var MAX_LISTED_PROBLEMS = 3;
-var QUOTED_CHARS = 40;
-function shownValue(value) {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return `an array of ${value.length}`;
-  switch (typeof value) {
-    case "string":
-      return value.length > QUOTED_CHARS ? `${JSON.stringify(value.slice(0, QUOTED_CHARS))}…` : JSON.stringify(value);
-    case "number":
-    case "boolean":
-      return String(value);
-    case "object":
-      return "an object";
-    default:
-      return typeof value;
-  }
-}
-function pointerOf(instancePath) {
-  return instancePath === "" ? "top level" : instancePath;
-}
-function fieldPointer(instancePath, field3) {
-  return `${instancePath}/${field3.replace(/~/g, "~0").replace(/\//g, "~1")}`;
-}
-function answerProblem(e, quote2) {
-  const p = e.params;
-  const got = quote2 ? `got ${shownValue(e.data)}` : "got something else";
-  switch (e.keyword) {
-    case "required": {
-      const prop = String(p.missingProperty);
-      const props = (e.parentSchema ?? {}).properties;
-      const what = props && Object.hasOwn(props, prop) ? expectedOf(props[prop]) : "a value";
-      return `${fieldPointer(e.instancePath, prop)}: missing (expected ${what})`;
-    }
-    case "type":
-      return `${pointerOf(e.instancePath)}: expected ${typePhrase(p.type)}, ${got}`;
-    case "enum":
-      return `${pointerOf(e.instancePath)}: expected one of ${p.allowedValues.map(String).join(", ")}, ${got}`;
-    case "additionalProperties":
-      return `${fieldPointer(e.instancePath, String(p.additionalProperty))}: not a field the schema names`;
-    case "anyOf":
-      return `${pointerOf(e.instancePath)}: expected ${e.schema.map(expectedOf).join(" or ")}, ${got}`;
-    case "format": {
-      const format = String(p.format);
-      const what = format === "time-hh-mm-ss" ? "a time HH:mm:ss" : format === "time-hh-mm" ? "a time HH:MM" : `a ${format}`;
-      return `${pointerOf(e.instancePath)}: expected ${what}, ${got}`;
-    }
-    default:
-      return `${pointerOf(e.instancePath)}: ${e.message ?? "is invalid"}, ${got}`;
-  }
-}
-function problemsOf(errors, quote2) {
-  const kept = [];
-  for (const e of errors) {
-    if (e.keyword === "anyOf") {
-      const under = (x) => x.instancePath === e.instancePath || x.instancePath.startsWith(`${e.instancePath}/`);
-      while (kept.length > 0 && under(kept.at(-1))) kept.pop();
-    }
-    kept.push(e);
-  }
-  const places = /* @__PURE__ */ new Set();
-  const out = [];
-  for (const e of kept) {
-    const problem = answerProblem(e, quote2);
-    const place = problem.slice(0, problem.indexOf(": "));
-    if (!places.has(place)) out.push(problem);
-    places.add(place);
-  }
-  return out;
-}
-function describeErrors(errors, quote2 = true) {
-  return problemsOf(errors, quote2);
-}
-function answerProblems(name, value, options = {}) {
-  const validate = (options.asWritten ? platformSchemas() : answerSchemas()).validator(name);
-  if (validate(value)) return [];
-  return problemsOf(validate.errors ?? [], options.quote !== false);
-}
-
-// src/platform/client.ts
-var DEFAULT_PARALLELISM = 16;
-var DEFAULT_MAX_BUFFERED_BYTES = 128 * MIB2;
-var DEFAULT_CALL_DEADLINE_MS = 15 * 6e4;
-var RENEW_AGAIN_AFTER_MS = 6e4;
-var MIN_ASKED_WAIT_MS = 100;
-var MAX_TIMER_MS = 2 ** 31 - 1;
-var CLOSED = "the client was closed (the run ended)";
-var UNDETERMINED_STATUSES = /* @__PURE__ */ new Set([500, 502, 504]);
-var TIME_LIMIT = "the time limit of the run (--timeout)";
-var PlatformClient = class {
-  baseUrl;
-  /** The client's adaptive rate limiter (its current `rate` is useful in progress output and tests). */
-  rateLimiter;
-  /** The client id this client logs in with (not a secret; names the client in `/clients/{clientId}/…` paths). */
-  clientId;
-  clientSecret;
-  timeoutMs;
-  renewBeforeMs;
-  dispatcher;
-  ownsDispatcher;
-  now;
-  retryPolicy;
-  onRetry;
-  random;
-  sleep;
-  tokens = /* @__PURE__ */ new Map();
-  deadlineAt;
-  /** Values never to show in an error: the client secret and every token issued to this client. */
-  secrets = /* @__PURE__ */ new Set();
-  /** The bytes of the answers being received, all calls together ({@link ClientOptions.maxBufferedBytes}). */
-  buffered;
-  /** Aborted by {@link close}: ends the calls still in flight and the waits of the client. */
-  closing = new AbortController();
-  constructor(opts) {
-    this.baseUrl = opts.baseUrl.replace(/\/+$/, "");
-    this.clientId = opts.clientId;
-    this.clientSecret = opts.clientSecret;
-    this.secrets.add(opts.clientSecret);
-    this.timeoutMs = opts.timeoutMs ?? 3e4;
-    this.renewBeforeMs = (opts.renewBeforeSeconds ?? 300) * 1e3;
-    this.now = opts.now ?? Date.now;
-    this.ownsDispatcher = opts.dispatcher === void 0;
-    this.dispatcher = opts.dispatcher ?? new import_undici2.Agent({
-      keepAliveTimeout: 1e4,
-      keepAliveMaxTimeout: 6e4,
-      connections: Math.max(1, Math.floor(opts.connections ?? DEFAULT_PARALLELISM))
-    });
-    this.retryPolicy = {
-      maxAttempts: Math.max(1, Math.floor(opts.maxAttempts ?? DEFAULT_RETRY_POLICY.maxAttempts)),
-      baseDelayMs: opts.baseDelayMs ?? DEFAULT_RETRY_POLICY.baseDelayMs,
-      maxDelayMs: opts.maxDelayMs ?? DEFAULT_RETRY_POLICY.maxDelayMs,
-      maxRetryAfterMs: opts.maxRetryAfterMs ?? DEFAULT_RETRY_POLICY.maxRetryAfterMs
-    };
-    this.onRetry = opts.onRetry;
-    this.random = opts.random ?? Math.random;
-    this.sleep = opts.sleep ?? realSleep;
-    this.deadlineAt = opts.deadline;
-    this.buffered = new ByteBudget(opts.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES);
-    setMaxListeners(0, this.closing.signal);
-    this.rateLimiter = new AdaptiveRateLimiter({
-      requestsPerSecond: opts.requestsPerSecond ?? 20,
-      ...opts.minRequestsPerSecond === void 0 ? {} : { minRequestsPerSecond: opts.minRequestsPerSecond },
-      now: this.now,
-      sleep: this.sleep
-    });
-  }
-  /**
-   * Sets (or, with `undefined`, clears) the time, in epoch ms on the client's clock, by which every call
-   * ends (see {@link ClientOptions.deadline}): a call cut short by it, or whose next wait would pass it,
-   * fails with an {@link ApiError} whose message says that the time limit is reached.
-   */
-  setDeadline(at) {
-    this.deadlineAt = at;
-  }
-  /** The deadline set by {@link setDeadline} or the options, if any (epoch ms). */
-  get deadline() {
-    return this.deadlineAt;
-  }
-  /**
-   * Ends the calls of the client still in flight or waiting (they fail with an {@link ApiError} "the
-   * client was closed"), so that an answer still streaming in or a pending wait does not keep the process
-   * up after a run ended, and closes the client's own connections.
-   */
-  async close() {
-    this.closing.abort();
-    if (this.ownsDispatcher) await this.dispatcher.close();
-  }
-  // ---------------------------------------------------------------- transport
-  /**
-   * Sends one request, paced by the rate limiter but never retried, and returns the parsed response
-   * whatever its status. Throws {@link ApiError} with status 0 when no response arrives (connection
-   * refused or reset, timeout).
-   */
-  async raw(method, path12, body, headers = {}) {
-    const out = await this.exchange(method, path12, body, this.callDeadline(), async () => headers);
-    if (!out.ok) throw out.error;
-    return { ...out.res, body: parseLoosely(out.res.text) };
-  }
-  /**
-   * Calls a route of the platform (routes.ts) and returns the body of a 2xx answer: the path is the
-   * route's template filled with `params` ({@link routePath}), the token is the one of the route's
-   * surface, and the call is retried when the route says it is idempotent for this body, unless
-   * `options.idempotent` says otherwise.
-   *
-   * Retries (see {@link CallOptions.idempotent}) with exponential backoff and full jitter, or after the
-   * server's `Retry-After` on 429 and 503, up to `maxAttempts` failed attempts in all; waits the server
-   * asked for do not count, and the client's deadline bounds them. On 401 the token is renewed and the
-   * call repeated, unless the call renewed it less than a minute before ({@link RENEW_AGAIN_AFTER_MS}).
-   *
-   * The answer is read by {@link decode}: checked against the route's response schema before it is
-   * returned; a route without one (204) gives undefined.
-   * @throws ApiError for a non-2xx answer (the last status the platform answered) or when no answer
-   *   arrived (status 0).
-   * @throws MalformedAnswerError (an ApiError) for a 2xx answer that is not JSON or not of the route's shape.
-   * @throws InternalError when a path parameter of the route is missing.
-   */
-  async request(name, params, body, options = {}) {
-    return this.decode(await this.fetchAnswer(name, params, body, options));
-  }
-  /**
-   * Calls a route like {@link request} and gives its 2xx answer as received, to be read with
-   * {@link decode} later (see {@link RawAnswer}).
-   * @throws ApiError, InternalError as {@link request}.
-   */
-  async fetchAnswer(name, params, body, options = {}) {
-    const path12 = routePath(name, params) + queryString(options.query);
-    const idempotent = options.idempotent ?? routeIdempotent(name, body);
-    const storeId = params.storeId ?? params.store_id;
-    const surface = routeSpec(name).surface;
-    return this.send(routeMethod(name), path12, body, surface, idempotent, name, storeId?.toString());
-  }
-  /**
-   * Reads a 2xx answer (platform-spec.md §4 conventions: bodies are JSON): the body parsed and checked
-   * against the response schema of its route (schemas/platform/, read open: src/platform/schemas.ts).
-   * An answer whose route has no response schema (204) gives undefined, whatever its body.
-   * @throws MalformedAnswerError when the content type is not JSON, the body is empty or not JSON, or
-   *   the value does not match the schema: the message names the call, its store, and the first
-   *   problems (`/items/3/sku: expected a string, got null`), quoting at most a short escaped excerpt
-   *   (nothing of an answer that carries a secret, {@link RouteSpec.secret}).
-   */
-  decode(answer2) {
-    const spec = answer2.route === void 0 ? void 0 : routeSpec(answer2.route);
-    if (spec?.response === void 0) return void 0;
-    const quote2 = spec.secret !== true;
-    const fail3 = (problem) => new MalformedAnswerError({
-      method: answer2.method,
-      path: answer2.path,
-      status: answer2.status,
-      route: answer2.route,
-      storeId: answer2.storeId,
-      problem: redact(problem, [...this.secrets])
-    });
-    const { text, contentType } = answer2;
-    const starts = quote2 ? `; it starts ${excerpt(text)}` : "";
-    if (contentType !== void 0 && !isJsonType(contentType)) {
-      throw fail3(`is not JSON: its content type is ${JSON.stringify(contentType.slice(0, 80))}${starts}`);
-    }
-    if (text.trim() === "") throw fail3("is not JSON: the body is empty");
-    let value;
-    try {
-      value = JSON.parse(text);
-    } catch (err) {
-      throw fail3(`is not JSON: ${jsonFault(err, text)}${starts}`);
-    }
-    const problems = answerProblems(spec.response, value, { quote: quote2 });
-    if (problems.length > 0) {
-      const file = answerSchemas().definitions.get(spec.response)?.file;
-      const more = problems.length - MAX_LISTED_PROBLEMS;
-      throw fail3(
-        `does not have the shape of a ${spec.response} (schemas/platform/${file}.schema.json): ` + problems.slice(0, MAX_LISTED_PROBLEMS).join("; ") + (more > 0 ? `; and ${more} more problem${more === 1 ? "" : "s"}` : "")
-      );
-    }
-    return value;
-  }
-  /**
-   * Calls a concrete path (`/restaurants/…`, query string included) and returns the body of a 2xx
-   * answer, like {@link PlatformClient.request}: for callers that hold a path rather than a route name
-   * (the executor's planned operations, finance pages). The token surface is the one of the route the
-   * path matches in the route table; idempotency defaults to the method's (see
-   * {@link CallOptions.idempotent}).
-   * @throws ApiError as {@link PlatformClient.request}.
-   * @throws InternalError when no route of the table has this path (a bug of the caller).
-   */
-  async call(method, path12, body, options = {}) {
-    const match = matchRoute(method, path12);
-    if (match === void 0) {
-      throw new InternalError(
-        `no route of the platform API (src/platform/routes.ts) matches ${method} ${path12}`
-      );
-    }
-    const idempotent = options.idempotent ?? isIdempotentMethod(method);
-    const route2 = match.method === method.toUpperCase() ? match.name : void 0;
-    const answer2 = await this.send(
-      method,
-      path12 + queryString(options.query),
-      body,
-      routeSpec(match.name).surface,
-      idempotent,
-      route2,
-      match.params.storeId ?? match.params.store_id
-    );
-    return this.decode(answer2);
-  }
-  /**
-   * One protected call with retries; the 2xx answer as received, for {@link decode}. The token is taken
-   * for each attempt after the rate limiter's wait (a long wait may outlive a token). On 401 the token is
-   * renewed and the call repeated when the call has not renewed it within the last
-   * {@link RENEW_AGAIN_AFTER_MS} (platform notes "Authentication": renew on 401; a second 401 right after
-   * a renewal is final). `route` and `storeId` are only carried into the answer.
-   */
-  async send(method, path12, body, surface, idempotent, route2, storeId) {
-    let renewedAt = Number.NEGATIVE_INFINITY;
-    let lost = false;
-    let lostBefore = false;
-    const once = async (deadline) => {
-      if (surface === "none") return this.exchange(method, path12, body, deadline, async () => ({}));
-      for (; ; ) {
-        let used;
-        const out = await this.exchange(method, path12, body, deadline, async () => {
-          used = await this.token(surface);
-          return { "x-authorization": `Bearer ${used}` };
-        });
-        if (!out.ok || out.res.status !== 401 || used === void 0) return out;
-        if (this.now() - renewedAt < RENEW_AGAIN_AFTER_MS) return out;
-        renewedAt = this.now();
-        await this.dropToken(surface, used);
-      }
-    };
-    const res = await this.withRetries(method, path12, idempotent, async (deadline) => {
-      lostBefore = lost;
-      const out = await once(deadline);
-      if (out.ok ? UNDETERMINED_STATUSES.has(out.res.status) : out.error.status === 0) lost = true;
-      return out;
-    });
-    if (res.status < 200 || res.status > 299) throw this.toError(method, path12, res, lostBefore);
-    return answerOf(method, path12, res, route2, storeId);
-  }
-  /**
-   * The deadline of a call that starts now (epoch ms on the client's clock): the client's deadline (the
-   * run's `--timeout`), and at most {@link DEFAULT_CALL_DEADLINE_MS} from now.
-   */
-  callDeadline() {
-    return Math.min(this.deadlineAt ?? Number.POSITIVE_INFINITY, this.now() + DEFAULT_CALL_DEADLINE_MS);
-  }
-  /** Which limit a call's deadline is, for its errors. */
-  limitOf(deadline) {
-    return deadline === this.deadlineAt ? TIME_LIMIT : "the 15-minute limit of one call";
-  }
-  /**
-   * Runs `attempt` until it yields a final outcome, `maxAttempts` failed attempts are reached, or the
-   * call's deadline ({@link callDeadline}) would pass before the next attempt. A wait the server asked
-   * for (429 or 503 with `Retry-After`) is not a failed attempt: it is honoured (capped at
-   * `maxRetryAfterMs`, at least 100 ms) when it ends before the deadline; one that would end after it
-   * fails the call at once, naming the `Retry-After`. Returns the last response (of any status); throws
-   * the last transport error, or an {@link ApiError} saying that the time limit is reached. Errors
-   * thrown by `attempt` itself (a failed token login, which has its own retries) end the call at once.
-   */
-  async withRetries(method, path12, idempotent, attempt) {
-    const deadline = this.callDeadline();
-    for (let n = 1; ; ) {
-      const out = await attempt(deadline);
-      let status2 = 0;
-      let retryAfterMs;
-      if (out.ok) {
-        status2 = out.res.status;
-        if (!isRetryableStatus(status2, idempotent)) return out.res;
-        retryAfterMs = parseRetryAfter(out.res.headers["retry-after"], this.now());
-      } else if (!out.retryable(idempotent)) {
-        throw out.error;
-      }
-      const asked = out.ok && (status2 === 429 || status2 === 503) && retryAfterMs !== void 0;
-      if (!asked && n >= this.retryPolicy.maxAttempts) {
-        if (out.ok) return out.res;
-        throw out.error;
-      }
-      let delayMs = retryDelay(n, status2, retryAfterMs, this.retryPolicy, this.random);
-      if (asked) delayMs = Math.max(delayMs, MIN_ASKED_WAIT_MS);
-      if (this.now() + delayMs >= deadline) {
-        throw this.deadlineError(method, path12, out, deadline, asked ? retryAfterMs : void 0);
-      }
-      this.onRetry?.({
-        method,
-        path: path12,
-        attempt: n,
-        status: status2,
-        delayMs,
-        reason: out.ok ? `HTTP ${status2}` : out.reason
-      });
-      try {
-        await this.sleep(delayMs, this.closing.signal);
-      } catch (cause) {
-        throw new ApiError({ method, path: path12, status: status2, platformMessage: CLOSED, cause });
-      }
-      if (!asked) n++;
-    }
-  }
-  /**
-   * The error of a call whose next wait would pass its deadline: its last outcome, the wait the platform
-   * asked for (`retryAfterMs`, when it did), and the time that was left.
-   */
-  deadlineError(method, path12, out, deadline, retryAfterMs) {
-    const last = out.ok ? this.toError(method, path12, out.res) : out.error;
-    const before = retryAfterMs === void 0 ? "before the next attempt" : `before the wait the platform asked for ends (Retry-After: ${duration(retryAfterMs)})`;
-    return new ApiError({
-      method,
-      path: path12,
-      status: last.status,
-      platformMessage: `${last.platformMessage ?? `HTTP ${last.status}`}; not tried again: ${this.limitOf(deadline)} is reached in ${duration(Math.max(0, deadline - this.now()))}, ${before}`,
-      ...last.platformType === void 0 ? {} : { platformType: last.platformType },
-      cause: last
-    });
-  }
-  /**
-   * One HTTP exchange: waits for a rate-limit slot, THEN takes the headers (the token: a long wait may
-   * outlive the one held before it), sends, reads the body within its route's cap, and feeds the limiter
-   * (429 lowers the rate, `Retry-After` pauses the client, 2xx lets the rate recover). Bounds:
-   * - time: undici's `headersTimeout` and `bodyTimeout` (the idle timeout, the client's `timeoutMs`,
-   *   shortened to what is left before `deadline`), and a signal that aborts the exchange at `deadline`
-   *   however the answer trickles in, or when the client is closed; a slot of the limiter that would
-   *   come after `deadline` fails the call without sending it;
-   * - size: the route's `maxResponseBytes` (a larger `content-length` is refused before the body is
-   *   read) and the client's budget of bytes being received ({@link ClientOptions.maxBufferedBytes}),
-   *   counted as the chunks arrive (transport.ts {@link readCapped}).
-   * Errors of `headers` (a failed login) propagate. The body of a 2xx answer is kept as text only, for
-   * {@link decode}; that of another status is parsed for the error.
-   */
-  async exchange(method, path12, body, deadline, headers) {
-    const route2 = matchRoute(method, path12);
-    const store = route2?.params.storeId ?? route2?.params.store_id;
-    if (this.closing.signal.aborted) return this.stopped(method, path12, `not sent: ${CLOSED}`);
-    if (deadline <= this.now()) {
-      return this.stopped(method, path12, `not sent: ${this.limitOf(deadline)} is reached`);
-    }
-    let slot;
-    try {
-      slot = await this.rateLimiter.acquire(deadline, this.closing.signal);
-    } catch (cause) {
-      return this.stopped(method, path12, `not sent: ${CLOSED}`, 0, cause);
-    }
-    if (!slot) {
-      const pause = this.rateLimiter.pauseAt();
-      return this.stopped(
-        method,
-        path12,
-        `not sent: ${this.limitOf(deadline)} is reached in ${duration(Math.max(0, deadline - this.now()))}, before ${pause ? `the client may send again (${pause.reason})` : "the rate limit lets the call go"}`
-      );
-    }
-    const extra = await headers();
-    const started = this.now();
-    const left = deadline - started;
-    if (left <= 0) return this.stopped(method, path12, `not sent: ${this.limitOf(deadline)} is reached`);
-    const timeoutMs = this.timeoutMs < left ? this.timeoutMs : Math.ceil(left) + 1e3;
-    const cap = route2 ? routeMaxResponseBytes(route2.name) : DEFAULT_ANSWER_BYTES;
-    const ended2 = new AbortController();
-    const onClose = () => ended2.abort(this.closing.signal.reason);
-    this.closing.signal.addEventListener("abort", onClose, { once: true });
-    const timer = setTimeout(
-      () => ended2.abort(new Error("the call's deadline is reached")),
-      Math.min(Math.ceil(left), MAX_TIMER_MS)
-    );
-    const signal = ended2.signal;
-    let phase = "headers";
-    let status2;
-    let resHeaders;
-    let text;
-    try {
-      const res = await (0, import_undici2.request)(this.baseUrl + path12, {
-        method,
-        dispatcher: this.dispatcher,
-        headers: {
-          accept: "application/json",
-          ...body === void 0 ? {} : { "content-type": "application/json" },
-          ...extra
-        },
-        body: body === void 0 ? void 0 : JSON.stringify(body),
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-        signal
-      });
-      phase = "body";
-      status2 = res.statusCode;
-      resHeaders = res.headers;
-      const declared = Number(res.headers["content-length"]);
-      const read2 = declared > cap ? { ok: false, over: "route", received: 0 } : await readCapped(res.body, cap, this.buffered);
-      if (!read2.ok) {
-        res.body.destroy();
-        const answer2 = `the answer${store === void 0 ? "" : ` for store ${store}`} (HTTP ${status2})`;
-        const message = read2.over === "route" ? `${answer2} is larger than ${formatBytes(cap)}, the most carte reads from ${route2?.name ?? `${method} ${path12}`} (docs/platform-api.md "Bounds of an answer"); reading stopped after ${formatBytes(read2.received)}` : `the answers being received at once hold more than ${formatBytes(this.buffered.limit)}; reading ${answer2} stopped after ${formatBytes(read2.received)} (fewer calls at once: --parallelism)`;
-        return this.stopped(method, path12, message, status2 >= 200 && status2 <= 299 ? 0 : status2);
-      }
-      text = read2.bytes.toString("utf8");
-    } catch (cause) {
-      if (signal.aborted) {
-        const why2 = this.closing.signal.aborted ? CLOSED : `${this.limitOf(deadline)} is reached`;
-        return this.stopped(
-          method,
-          path12,
-          `${why2} while waiting for the response ${phase} (after ${duration(this.now() - started)})`,
-          0,
-          cause
-        );
-      }
-      return this.transportFailure(method, path12, cause, timeoutMs);
-    } finally {
-      clearTimeout(timer);
-      this.closing.signal.removeEventListener("abort", onClose);
-    }
-    const parsed = status2 >= 200 && status2 <= 299 ? void 0 : parseLoosely(text);
-    if (status2 === 429) this.rateLimiter.onThrottled();
-    if (status2 === 429 || status2 === 503) {
-      const wait = parseRetryAfter(resHeaders["retry-after"], this.now());
-      if (wait !== void 0) {
-        this.rateLimiter.pauseFor(
-          Math.min(wait, this.retryPolicy.maxRetryAfterMs),
-          `${method} ${path12} was answered ${status2} with Retry-After: ${duration(wait)}`
-        );
-      }
-    } else if (status2 >= 200 && status2 <= 299) {
-      this.rateLimiter.onSuccess();
-    }
-    return { ok: true, res: { status: status2, headers: resHeaders, body: parsed, text } };
-  }
-  /** An outcome that ends the call at once (not retried): its reason, redacted, as an {@link ApiError}. */
-  stopped(method, path12, message, status2 = 0, cause) {
-    const reason = redact(message, [...this.secrets]);
-    return {
-      ok: false,
-      error: new ApiError({ method, path: path12, status: status2, platformMessage: reason, cause }),
-      retryable: () => false,
-      reason
-    };
-  }
-  /** Turns an error of undici or the network into an outcome with a clear, secret-free message. */
-  transportFailure(method, path12, cause, timeoutMs) {
-    const kind = classifyTransportError(cause);
-    let reason;
-    if (kind.timeout) {
-      reason = `timed out after ${timeoutMs} ms waiting for the response ` + (kind.code === "UND_ERR_BODY_TIMEOUT" ? "body" : "headers");
-    } else {
-      const msg = cause instanceof Error ? cause.message : String(cause);
-      reason = kind.code && !msg.includes(kind.code) ? `${kind.code}: ${msg}` : msg;
-    }
-    reason = redact(reason, [...this.secrets]);
-    return {
-      ok: false,
-      error: new ApiError({ method, path: path12, status: 0, platformMessage: reason, cause }),
-      retryable: (idempotent) => isRetryableTransportError(kind, idempotent),
-      reason: kind.timeout ? `timed out after ${timeoutMs} ms` : kind.code ?? "network error"
-    };
-  }
-  toError(method, path12, res, earlierAnswerLost = false) {
-    const { message, type } = platformMessage(res.body);
-    return new ApiError({
-      method,
-      path: path12,
-      status: res.status,
-      platformMessage: message === void 0 ? void 0 : redact(message, [...this.secrets]),
-      platformType: type,
-      ...earlierAnswerLost ? { earlierAnswerLost } : {}
-    });
-  }
-  /** Returns a valid token of the surface, logging in when none is cached or it is about to expire. */
-  async token(surface) {
-    for (let cached2 = this.tokens.get(surface); cached2; cached2 = this.tokens.get(surface)) {
-      try {
-        const t = await cached2;
-        if (this.now() < t.renewAt) return t.value;
-      } catch {
-      }
-      if (this.tokens.get(surface) === cached2) {
-        this.tokens.delete(surface);
-        break;
-      }
-    }
-    const pending = this.login(surface);
-    this.tokens.set(surface, pending);
-    pending.catch(() => {
-      if (this.tokens.get(surface) === pending) this.tokens.delete(surface);
-    });
-    return (await pending).value;
-  }
-  /**
-   * Forgets the token `value` of the surface after a 401, unless a concurrent call has already replaced
-   * it (then that newer token is kept: many calls refused at once trigger one login, not many).
-   */
-  async dropToken(surface, value) {
-    const cached2 = this.tokens.get(surface);
-    if (!cached2) return;
-    const t = await cached2.catch(() => void 0);
-    if (this.tokens.get(surface) === cached2 && (t === void 0 || t.value === value)) {
-      this.tokens.delete(surface);
-    }
-  }
-  /** Logs in (spec §4.1). Retried as an idempotent call: a login has no effect beyond issuing a token. */
-  async login(surface) {
-    const route2 = LOGIN_ROUTES[surface];
-    const path12 = routePath(route2);
-    const creds = { client_id: this.clientId, client_secret: this.clientSecret };
-    const res = await this.withRetries(
-      "POST",
-      path12,
-      true,
-      (deadline) => this.exchange("POST", path12, creds, deadline, async () => ({}))
-    );
-    if (res.status < 200 || res.status > 299) throw this.toError("POST", path12, res);
-    const body = this.decode(answerOf("POST", path12, res, route2, void 0));
-    this.secrets.add(body.access_token);
-    const lifetimeMs = body.expires_in * 1e3;
-    const margin = Math.min(this.renewBeforeMs, lifetimeMs / 2);
-    return { value: body.access_token, renewAt: this.now() + lifetimeMs - margin };
-  }
-  // ---------------------------------------------------------------- store menu API (spec §4.4)
-  /** `GET /store-menu`: the complete catalog of a store (spec §2.2 StoreMenu); how carte reads a store. */
-  getStoreMenu(storeId) {
-    return this.request("GET /restaurants/menu/v1/stores/{storeId}/store-menu", { storeId });
-  }
-};
-function duration(ms) {
-  return ms < 1e3 ? `${Math.round(ms)} ms` : `${Math.round(ms / 1e3)} s`;
-}
-function answerOf(method, path12, res, route2, storeId) {
-  const type = res.headers["content-type"];
-  return {
-    route: route2,
-    method,
-    path: path12,
-    storeId,
-    status: res.status,
-    contentType: Array.isArray(type) ? type[0] : type,
-    text: res.text
-  };
-}
-function parseLoosely(text) {
-  if (text.length === 0) return void 0;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-function isJsonType(contentType) {
-  return /^\s*application\/(?:[\w.+-]*\+)?json\s*(?:;|$)/i.test(contentType);
-}
-var EXCERPT_CHARS = 60;
-function excerpt(text) {
-  const cut2 = text.length > EXCERPT_CHARS;
-  return `${JSON.stringify(text.slice(0, EXCERPT_CHARS))}${cut2 ? "…" : ""} (${text.length} characters)`;
-}
-function jsonFault(err, text) {
-  const message = err instanceof Error ? err.message : "";
-  const at = /at position (\d+)/.exec(message);
-  const position = at ? Number(at[1]) : void 0;
-  if (/end of JSON input/i.test(message) || position !== void 0 && position >= text.length) {
-    return "it is cut short, ending inside its JSON value";
-  }
-  return position === void 0 ? "it is not valid JSON" : `it is not valid JSON from character ${position + 1}`;
-}
-function queryString(query) {
-  if (!query) return "";
-  const parts2 = Object.entries(query).flatMap(
-    ([k, v]) => v === void 0 ? [] : [`${k}=${encodeURIComponent(String(v))}`]
-  );
-  return parts2.length === 0 ? "" : `?${parts2.join("&")}`;
-}
-function platformMessage(body) {
-  if (Array.isArray(body)) {
-    const msgs = body.map(
-      (e) => e && typeof e === "object" && "message" in e ? String(e.message) : ""
-    ).filter(Boolean);
-    return msgs.length ? { message: msgs.join("; ") } : {};
-  }
-  if (body && typeof body === "object") {
-    const o = body;
-    return {
-      ...o.message === void 0 ? {} : { message: String(o.message) },
-      ...o.type === void 0 ? {} : { type: String(o.type) }
-    };
-  }
-  if (typeof body === "string" && body.length > 0) return { message: body.slice(0, 500) };
-  return {};
-}
-
-// src/state/current.ts
-function normalizeSnapshot(identity2, snapshot, kinds2 = kinds) {
-  const state = emptyStore(identity2);
-  const ids = emptyIds();
-  for (const kind of kinds2) {
-    if (kind.reads.every((r) => snapshot[r.name] !== void 0)) kind.read(snapshot, state, ids);
-  }
-  return { ...state, ids };
-}
-function readRequests(desired, ownership = {}, kinds2 = kinds) {
-  return Object.values(desired.stores).map((s) => ({
-    store: s.store,
-    kinds: kinds2.filter((k) => {
-      const own2 = ownership[k.name] ?? k.defaultOwnership ?? "full";
-      return own2 !== "ignore" && k.select(s, own2) !== void 0;
-    })
-  }));
-}
-function projectReads(desired, ownership = {}, targeting) {
-  const scoped = scopedKinds(targeting);
-  const requests = readRequests(desired, ownership);
-  const clientKinds2 = clientReadKinds(desired, ownership);
-  const scope = targeting?.scope;
-  if (!scoped || !scope) return { requests, clientKinds: clientKinds2, removed: [] };
-  return {
-    requests: requests.map((r) => ({
-      store: r.store,
-      kinds: r.kinds.filter((k) => scoped.get(r.store.key)?.has(k.name) === true)
-    })),
-    clientKinds: clientKinds2.filter((k) => scope.client.includes(k.name)),
-    removed: scope.removed.map((r) => ({
-      store: { key: r.store, storeId: r.storeId, integrationId: r.store, name: r.name },
-      kinds: kinds.filter((k) => r.kinds.includes(k.name))
-    }))
-  };
-}
-function clientReadKinds(desired, ownership = {}, kinds2 = clientKinds) {
-  return kinds2.filter(
-    (k) => (ownership[k.name] ?? k.defaultOwnership ?? "full") !== "ignore" && k.select(desired.client ?? {}) !== void 0
-  );
-}
-async function readCurrent(client, requests, onStore, options = {}) {
-  const places = new Map(requests.map((r, i) => [r.store.key, i]));
-  const limit = options.limit ?? storeOrderedLimit(
-    options.parallelism ?? DEFAULT_PARALLELISM,
-    (key) => places.get(key) ?? requests.length
-  );
-  const reads = /* @__PURE__ */ new Map();
-  const storesByPart = /* @__PURE__ */ new Map();
-  const pending = /* @__PURE__ */ new Map();
-  const kindsOf = /* @__PURE__ */ new Map();
-  for (const r of requests) {
-    const known = kindsOf.get(r.store.key);
-    if (known) for (const k of r.kinds) known.kinds.add(k);
-    else kindsOf.set(r.store.key, { store: r.store, kinds: new Set(r.kinds) });
-  }
-  for (const [key, r] of kindsOf) {
-    const parts2 = new Set([...r.kinds].flatMap((k) => k.reads));
-    pending.set(key, { store: r.store, snapshot: {}, missing: parts2.size });
-    for (const read2 of parts2) {
-      const seen2 = reads.get(read2.name);
-      if (seen2 && seen2 !== read2) throw new Error(`two store reads are named ${read2.name}`);
-      reads.set(read2.name, read2);
-      const list2 = storesByPart.get(read2.name);
-      if (list2) list2.push(r.store);
-      else storesByPart.set(read2.name, [r.store]);
-    }
-  }
-  const total = [...storesByPart.values()].reduce((n, l) => n + l.length, 0);
-  let done = 0;
-  const complete = (key) => {
-    const entry2 = pending.get(key);
-    pending.delete(key);
-    onStore(key, normalizeSnapshot(entry2.store, entry2.snapshot));
-  };
-  for (const [key, entry2] of [...pending]) if (entry2.missing === 0) complete(key);
-  const clientKinds2 = options.clientKinds ?? [];
-  const clientState = (async () => {
-    if (clientKinds2.length === 0) return void 0;
-    const snapshot = {};
-    const parts2 = [...new Set(clientKinds2.flatMap((k) => k.reads))];
-    await Promise.all(
-      parts2.map(async (p) => {
-        snapshot[p.name] = await limit(() => p.fetch(client));
-      })
-    );
-    const state = {};
-    const ids = {};
-    for (const k of clientKinds2) k.read(snapshot, state, ids);
-    return { ...state, ids };
-  })();
-  await Promise.all([
-    ...[...storesByPart].map(
-      ([part, stores]) => reads.get(part).fetch(client, stores, limit, (key, value) => {
-        const entry2 = pending.get(key);
-        if (!entry2 || Object.hasOwn(entry2.snapshot, part)) {
-          throw new Error(`the ${part} read delivered store ${key} twice or unasked`);
-        }
-        entry2.snapshot[part] = value;
-        options.onRead?.(++done, total);
-        if (--entry2.missing === 0) complete(key);
-      }).catch((err) => {
-        throw namingStore(err, stores);
-      })
-    ),
-    clientState
-  ]);
-  if (pending.size > 0) throw new Error(`stores ${[...pending.keys()].join(", ")} were never read in full`);
-  return clientState;
-}
-function namingStore(err, stores) {
-  if (!(err instanceof MalformedAnswerError) || err.store !== void 0 || err.storeId === void 0) {
-    return err;
-  }
-  const store = stores.find((s) => s.storeId === err.storeId);
-  return store === void 0 ? err : err.withStore(store.key);
-}
-async function fetchCurrent(client, requests, options = {}) {
-  const out = { stores: table() };
-  const stores = /* @__PURE__ */ new Map();
-  const clientState = await readCurrent(client, requests, (key, state) => stores.set(key, state), options);
-  for (const r of requests) out.stores[r.store.key] = stores.get(r.store.key);
-  if (clientState) out.client = clientState;
-  return out;
-}
-function storeBatcher(client, options) {
-  const { limit } = options;
-  const read2 = async (requests) => {
-    const got = await fetchCurrent(client, [...requests], { limit });
-    return requests.map((r) => got.stores[r.store.key]);
-  };
-  const windowMs = options.windowMs ?? 0;
-  const loader = new import_dataloader.default(
-    async (requests) => {
-      try {
-        return await read2(requests);
-      } catch (err) {
-        if (requests.length === 1) return [err instanceof Error ? err : new Error(String(err))];
-        return Promise.all(
-          requests.map(
-            (r) => read2([r]).then(
-              ([state]) => state,
-              (e) => e instanceof Error ? e : new Error(String(e))
-            )
-          )
-        );
-      }
-    },
-    {
-      cache: false,
-      maxBatchSize: options.maxBatch ?? 16,
-      batchScheduleFn: (run2) => setTimeout(run2, windowMs)
-    }
-  );
-  return (request4) => loader.load(request4);
-}
-
-// src/apply/verify.ts
-function duplicatesIn(store, state, changes, select2 = selector(state)) {
-  const out = [];
-  for (const kind of new Set(changes.map(kindOf2))) {
-    const copies = kind.duplicates?.(state) ?? {};
-    const keys = new Set(changes.filter((c) => kindOf2(c) === kind).map((c) => c.key));
-    const selected = select2(kind) ?? {};
-    for (const [key, copied] of Object.entries(copies)) {
-      if (!keys.has(key) && !keys.has(copied)) continue;
-      const resource2 = own(selected, key);
-      out.push(address(store, resource2 === void 0 ? kind.name : kind.segment(resource2), key));
-    }
-  }
-  return out.sort();
-}
-function selector(state) {
-  const selected = /* @__PURE__ */ new Map();
-  return (kind) => {
-    if (!selected.has(kind)) selected.set(kind, kind.select(state));
-    return selected.get(kind);
-  };
-}
-function byStore(changes) {
-  const out = /* @__PURE__ */ new Map();
-  for (const c of changes) {
-    if (c.store === "") continue;
-    const list2 = out.get(c.store);
-    if (list2) list2.push(c);
-    else out.set(c.store, [c]);
-  }
-  return out;
-}
-function kindOf2(change) {
-  const kind = kindNamed(change.kind);
-  if (!kind) throw new Error(`no resource kind named ${change.kind}`);
-  return kind;
-}
-function clientKindOf(change) {
-  const kind = clientKinds.find((k) => k.name === change.kind);
-  if (!kind) throw new Error(`no client kind named ${change.kind}`);
-  return kind;
-}
-function stillPending(state, changes, select2 = selector(state)) {
-  return changes.filter((ch) => {
-    const kind = kindOf2(ch);
-    const now = own(select2(kind), ch.key);
-    const initial = now === void 0 && kind.initial && ch.after !== null ? kind.initial(ch.after) : void 0;
-    return !shows2(ch, now, initial);
-  });
-}
-function clientPending(state, changes) {
-  const selected = /* @__PURE__ */ new Map();
-  return changes.filter((ch) => {
-    const kind = clientKindOf(ch);
-    if (!selected.has(kind)) selected.set(kind, kind.select(state));
-    return !shows2(ch, own(selected.get(kind), ch.key), void 0);
-  });
-}
-function shows2(ch, now, initial) {
-  if (ch.action === "delete") return now === void 0;
-  return jsonEqual(now ?? initial, ch.after);
-}
-function verifyRequest(store, changes) {
-  return {
-    store: { key: store.key, storeId: store.storeId, integrationId: store.key, name: store.name },
-    kinds: [...new Set(changes.map(kindOf2))]
-  };
-}
-function verifyState(store, state, changes, duplicateScope) {
-  const read2 = store.schedulesVia ? { ...state, schedulesVia: store.schedulesVia } : state;
-  const select2 = selector(read2);
-  return {
-    pending: changes.length > 0 ? stillPending(read2, changes, select2) : [],
-    duplicates: duplicateScope.length > 0 ? duplicatesIn(store.key, read2, duplicateScope, select2) : []
-  };
-}
-async function waitForPlan(plan, changes, client, options = {}) {
-  const timeoutMs = options.timeoutMs ?? 6e4;
-  let interval = options.intervalMs ?? 100;
-  const started = Date.now();
-  const planStores = new Map(plan.stores.map((s) => [s.key, s]));
-  let pending = byStore(changes);
-  let clientChanges = changes.filter((c) => c.store === "");
-  const dupScope = byStore(options.duplicates ?? []);
-  const dupUnread = new Set([...dupScope.keys()].filter((k) => planStores.has(k)));
-  const duplicates = /* @__PURE__ */ new Map();
-  const left = () => {
-    const still = /* @__PURE__ */ new Set([...[...pending.values()].flat(), ...clientChanges]);
-    return changes.filter((c) => still.has(c));
-  };
-  for (; ; ) {
-    const requests = [];
-    for (const key of /* @__PURE__ */ new Set([...pending.keys(), ...dupUnread])) {
-      const s = planStores.get(key);
-      if (s) requests.push(verifyRequest(s, [...pending.get(key) ?? [], ...dupScope.get(key) ?? []]));
-    }
-    const next = /* @__PURE__ */ new Map();
-    for (const [key, list2] of pending) if (!planStores.has(key)) next.set(key, list2);
-    const clientState = await readCurrent(
-      client,
-      requests,
-      (key, state) => {
-        const scope = dupScope.get(key);
-        const seen2 = verifyState(planStores.get(key), state, pending.get(key) ?? [], scope ?? []);
-        if (seen2.pending.length > 0) next.set(key, seen2.pending);
-        if (scope) {
-          duplicates.set(key, seen2.duplicates);
-          if (seen2.pending.length === 0) dupUnread.delete(key);
-        }
-      },
-      {
-        parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
-        ...options.limit ? { limit: options.limit } : {},
-        clientKinds: [...new Set(clientChanges.map(clientKindOf))]
-      }
-    );
-    if (clientChanges.length > 0) clientChanges = clientPending(clientState ?? {}, clientChanges);
-    pending = next;
-    const waitedMs = Date.now() - started;
-    if (pending.size === 0 && clientChanges.length === 0 || waitedMs >= timeoutMs) {
-      return {
-        // In the order the changes were given.
-        pending: left().map((c) => c.address),
-        duplicates: [...duplicates.values()].flat().sort(),
-        waitedMs
-      };
-    }
-    await new Promise((r) => setTimeout(r, Math.min(interval, Math.max(0, timeoutMs - waitedMs))));
-    interval = Math.min(interval * 2, 2e3);
-  }
-}
-
-// src/apply/settle.ts
-function kindsWriting(name) {
-  return kinds.filter((k) => k.endpoints.some((e) => e.name === name));
-}
-function storesOf(op) {
-  return op.parts ? [...new Set(op.parts.map((p) => p.store))] : op.stores;
-}
-function combine(effects) {
-  if (effects.every((e) => e === "present")) return "present";
-  if (effects.every((e) => e === "absent")) return "absent";
-  return "partial";
-}
-async function readEffect(plan, op, client) {
-  const spec = findEndpoint(op.endpoint);
-  const stores = storesOf(op);
-  const effect = spec?.effect;
-  const writers = kindsWriting(op.endpoint);
-  if (effect && writers.length > 0 && stores.length > 0) {
-    const requests = plan.stores.filter((s) => stores.includes(s.key)).map((s) => ({
-      store: { key: s.key, storeId: s.storeId, integrationId: s.key, name: s.name },
-      kinds: writers
-    }));
-    const current2 = await fetchCurrent(client, requests, { parallelism: 8 });
-    const params = op.params ?? {};
-    const stateOf = (store) => {
-      const read2 = current2.stores[store];
-      if (!read2) throw new Error(`the platform did not show store ${store}`);
-      const via = plan.stores.find((s) => s.key === store)?.schedulesVia;
-      return via ? { ...read2, schedulesVia: via } : read2;
-    };
-    if (op.parts) {
-      return combine(op.parts.map((p) => effect(spec.body([p.element], params), params, stateOf(p.store))));
-    }
-    return effect(op.body, params, stateOf(op.stores[0]));
-  }
-  const mine = new Set(op.addresses);
-  const shared = plan.operations.some((o) => o.id !== op.id && o.addresses.some((a3) => mine.has(a3)));
-  if (shared) return "unknown";
-  const changes = plan.changes.filter((c) => mine.has(c.address));
-  if (changes.length === 0) return "unknown";
-  const r = await waitForPlan(plan, changes, client, { timeoutMs: 0 });
-  return r.pending.length === 0 ? "present" : r.pending.length === changes.length ? "absent" : "partial";
-}
-async function settleEffect(plan, op, client, waitMs) {
-  const started = Date.now();
-  let pause = 100;
-  for (; ; ) {
-    const seen2 = await readEffect(plan, op, client);
-    const waited = Date.now() - started;
-    if (seen2 === "present" || seen2 === "unknown" || waited >= waitMs) return seen2;
-    await new Promise((r) => setTimeout(r, Math.min(pause, waitMs - waited)));
-    pause = Math.min(pause * 2, 1e3);
-  }
-}
-
-// src/apply/rollout.ts
-function findStage(project, name) {
-  const stages = project.rollout;
-  if (!stages || stages.length === 0) {
-    throw new UsageError(
-      `--stage ${quote(name, 60)}: carte.yaml has no rollout: section, so there are no stages (docs/configuration.md, "Canary rollout")`
-    );
-  }
-  const i = stages.findIndex((s) => s.name === name);
-  if (i < 0) {
-    throw new UsageError(
-      `--stage ${quote(name, 60)}: no such stage in rollout: of carte.yaml; its stages are ${stages.map((s) => s.name).join(", ")}`
-    );
-  }
-  return { stage: stages[i], first: i === 0 };
-}
-function stageProject(project, stage, first) {
-  const keep = new Set(stage.stores);
-  const { client, ...rest } = project.desired;
-  return {
-    ...project,
-    desired: {
-      ...rest,
-      stores: Object.fromEntries(Object.entries(project.desired.stores).filter(([k]) => keep.has(k))),
-      ...first && client ? { client } : {}
-    }
-  };
-}
-function changesByStage(plan, stages) {
-  const out = new Map(stages.map((s) => [s.name, []]));
-  const stageOf2 = /* @__PURE__ */ new Map();
-  for (const s of stages) for (const k of s.stores) if (!stageOf2.has(k)) stageOf2.set(k, s.name);
-  const first = stages[0]?.name;
-  for (const c of plan.changes) {
-    const name = c.store === "" ? first : stageOf2.get(c.store);
-    const list2 = name === void 0 ? void 0 : out.get(name);
-    if (!list2) throw new InternalError(`store ${c.store} of the plan is in no stage of rollout:`);
-    list2.push(c);
-  }
-  return out;
-}
-function countChanges(changes) {
-  const counts2 = { create: 0, update: 0, delete: 0, stores: 0 };
-  const stores = /* @__PURE__ */ new Set();
-  for (const c of changes) {
-    counts2[c.action] += 1;
-    if (c.store !== "") stores.add(c.store);
-  }
-  counts2.stores = stores.size;
-  return counts2;
-}
-function storesInScope(plan, stage) {
-  const keys = new Set(plan.stores.map((s) => s.key));
-  return stage.stores.filter((k) => keys.has(k)).length;
-}
-function plannedStages(plan, stages) {
-  const byStage = changesByStage(plan, stages);
-  return stages.map((s) => {
-    const changes = byStage.get(s.name) ?? [];
-    return {
-      name: s.name,
-      status: changes.length === 0 ? "unchanged" : "not_run",
-      stores: storesInScope(plan, s),
-      changes: countChanges(changes)
-    };
-  });
-}
-
-// src/plan/compare.ts
-function changeDigest2(c) {
-  return checksum({
-    address: c.address,
-    store: c.store,
-    kind: c.kind,
-    key: c.key,
-    action: c.action,
-    before: c.before ?? null,
-    after: c.after ?? null,
-    diff: c.diff,
-    within: c.within ?? null
-  });
-}
-function changeDifferences(saved, fresh) {
-  const now = /* @__PURE__ */ new Map();
-  for (const c of fresh) now.set(c.address, { store: c.store, digest: changeDigest2(c) });
-  const differences = [];
-  const seen2 = /* @__PURE__ */ new Set();
-  for (const c of saved) {
-    if (seen2.has(c.address)) {
-      differences.push({ address: c.address, store: c.store, how: "repeated" });
-      continue;
-    }
-    seen2.add(c.address);
-    const match = now.get(c.address);
-    if (!match) differences.push({ address: c.address, store: c.store, how: "saved" });
-    else if (match.digest !== changeDigest2(c))
-      differences.push({ address: c.address, store: c.store, how: "different" });
-  }
-  for (const [address2, { store }] of now) {
-    if (!seen2.has(address2)) differences.push({ address: address2, store, how: "fresh" });
-  }
-  return differences;
-}
-var SHOWN_DIFFERENCES = 5;
-var HOW = {
-  saved: "only in the saved plan",
-  fresh: "only in a fresh plan",
-  different: "not the same change",
-  repeated: "listed twice in the saved plan"
-};
-function describeDifferences(differences) {
-  const n = differences.length;
-  const shown2 = differences.slice(0, SHOWN_DIFFERENCES).map((d) => `${quote(d.address, 120)} ${HOW[d.how]}`);
-  let text = `${n} change${n === 1 ? "" : "s"} differ${n === 1 ? "s" : ""}: ${shown2.join(", ")}`;
-  if (n > SHOWN_DIFFERENCES) {
-    const stores = [...new Set(differences.slice(SHOWN_DIFFERENCES).map((d) => d.store))];
-    const named = stores.slice(0, 5).map((s) => s === "" ? "client-level" : quote(s, 60));
-    text += `, and ${n - SHOWN_DIFFERENCES} more in ${stores.length} store${stores.length === 1 ? "" : "s"} (${named.join(", ")}${stores.length > named.length ? ", …" : ""})`;
-  }
-  return text;
-}
-
-// src/plan/digest.ts
-function planDigest2(plan) {
-  const { digest: _digest, ...rest } = plan;
-  return checksum(rest);
-}
-function hasValidDigest(plan) {
-  return typeof plan.digest === "string" && plan.digest === planDigest2(plan);
-}
-function clientDigest(state) {
-  return checksum(state ?? null);
-}
-
-// src/workflow.ts
-function scopeDesired(desired, targeting) {
-  const scope = targeting?.scope;
-  if (!targeting || targeting.stores.length === 0 && !scope) return desired;
-  let keys = Object.keys(desired.stores);
-  if (targeting.stores.length > 0) {
-    keys = keys.filter((k) => targeting.stores.some((p) => matchStore(p, k)));
-    if (keys.length === 0 && !scope) {
-      throw new UsageError(
-        `no store of the configuration matches --store ${withSuggestions(targeting.stores, Object.keys(desired.stores), quote)}; known stores: ${Object.keys(desired.stores).join(", ")}`
-      );
-    }
-  }
-  if (scope) {
-    const inScope = new Set(scope.stores.map((s) => s.store));
-    keys = keys.filter((k) => inScope.has(k));
-  }
-  return {
-    stores: Object.fromEntries(keys.map((k) => [k, desired.stores[k]])),
-    ...desired.currency !== void 0 ? { currency: desired.currency } : {},
-    ...scope && scope.client.length > 0 && desired.client && targeting.stores.length === 0 ? { client: desired.client } : {}
-  };
-}
-async function planProject(project, session, options = {}) {
-  const desired = scopeDesired(project.desired, options.targeting);
-  const planner = createPlanner(desired, {
-    safety: project.safety,
-    ownership: project.ownership,
-    ...isTargeted(options.targeting) ? { targeting: options.targeting } : {},
-    checksums: options.checksums ?? true
-  });
-  const targets = options.targeting?.targets ?? [];
-  const keep = options.keepCurrent === true || targets.length > 0;
-  const kept = { stores: table() };
-  const problems = [];
-  const reads = projectReads(desired, project.ownership, options.targeting);
-  const removed = new Map(reads.removed.map((r) => [r.store.key, r.kinds]));
-  const left = /* @__PURE__ */ new Map();
-  const client = await readCurrent(
-    session.client,
-    [...reads.requests, ...reads.removed],
-    (key, state) => {
-      const removedKinds = removed.get(key);
-      if (removedKinds) {
-        left.set(key, resourceCounts(state, removedKinds));
-        return;
-      }
-      if (keep) kept.stores[key] = state;
-      const want = own(desired.stores, key);
-      const known = holidayDates(state);
-      const found = want ? holidayDateProblems(project, () => known, { stores: { [key]: want } }) : [];
-      if (found.length > 0) problems.push(...found);
-      else planner.addStore(key, state);
-    },
-    {
-      parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
-      clientKinds: reads.clientKinds,
-      onRead: (done, total) => options.onStoreRead?.(done, total)
-    }
-  );
-  if (client) kept.client = client;
-  if (problems.length > 0) throw new ConfigError(problems);
-  const plan = planner.finish(client);
-  const scope = plan.targeting?.scope;
-  if (plan.targeting && scope && scope.removed.length > 0) {
-    plan.targeting = {
-      ...plan.targeting,
-      scope: { ...scope, removed: scope.removed.map((r) => ({ ...r, left: left.get(r.store) ?? {} })) }
-    };
-  }
-  if (targets.length > 0 && options.checkTargets !== false) {
-    const unmatched = unmatchedTargets(targets, desired, kept, project.ownership);
-    if (unmatched.length > 0)
-      throw new UsageError(
-        `no resource of the configuration or the platform matches --target ${withSuggestions(unmatched, knownAddresses(desired, kept, project.ownership), (a3) => quote(a3, 200))}; addresses look like store[bog-centro].item[BURGER-CLASSIC] or client.client_webhook[STORE_PROVISIONING_STATUS] (see carte plan)`
-      );
-  }
-  return options.keepCurrent ? { plan, current: kept } : { plan };
-}
-function withSuggestions(patterns, known, show) {
-  return patterns.map((t) => t + (/[*?]/.test(t) ? "" : didYouMean(t, known, show))).join(", ");
-}
-function resourceCounts(state, of) {
-  const counts2 = table();
-  for (const kind of of) {
-    if (kind.initial) continue;
-    for (const value of Object.values(kind.select(state) ?? {})) {
-      const segment2 = kind.segment(value);
-      counts2[segment2] = (own(counts2, segment2) ?? 0) + 1;
-    }
-  }
-  return counts2;
-}
-function unmatchedTargets(targets, desired, current2, ownership) {
-  const addresses = knownAddresses(desired, current2, ownership);
-  return targets.filter((t) => !addresses.some((a3) => matchAddress(t, a3)));
-}
-function knownAddresses(desired, current2, ownership) {
-  const managed = (k) => (ownership[k.name] ?? k.defaultOwnership ?? "full") !== "ignore";
-  const addresses = [];
-  for (const [key, want] of Object.entries(desired.stores)) {
-    addresses.push(`store[${key}]`);
-    const have = own(current2.stores, key);
-    for (const kind of kinds.filter(managed))
-      for (const state of have ? [want, have] : [want]) {
-        const selected = kind.select(state) ?? {};
-        for (const [k, value] of Object.entries(selected))
-          addresses.push(address(key, kind.segment(value), k));
-      }
-  }
-  for (const kind of clientKinds.filter(managed))
-    for (const state of [desired.client ?? {}, current2.client ?? { ids: {} }])
-      for (const k of Object.keys(kind.select(state) ?? {})) addresses.push(`client.${kind.name}[${k}]`);
-  return [...new Set(addresses)];
-}
-function checkReads(parallelism = DEFAULT_PARALLELISM, stores = []) {
-  const places = new Map(stores.map((s, i) => [s, i]));
-  return storeOrderedLimit(parallelism, (key) => places.get(key) ?? places.size);
-}
-function storeGuard(plan, project, session, options = {}) {
-  const digests = plan.checksums.stores;
-  if (!digests) return void 0;
-  const targeting = plan.targeting ?? options.targeting;
-  const desired = scopeDesired(project.desired, targeting);
-  const { requests, clientKinds: clientReads } = projectReads(desired, project.ownership, targeting);
-  const byKey = new Map(requests.map((r) => [r.store.key, r]));
-  const lane = options.checks ?? checkReads(options.parallelism);
-  const limit = (fn) => lane(fn);
-  const readStore = storeBatcher(session.client, { limit });
-  return async (store) => {
-    const expected = own(digests, store);
-    if (expected === void 0) return;
-    if (store === "") {
-      const current2 = await fetchCurrent(session.client, [], { limit, clientKinds: clientReads });
-      if (clientDigest(current2.client) !== expected) {
-        throw new Error(
-          "the client-level settings changed on the platform since the plan was made, so none of their calls was made; run `carte plan` again and review it"
-        );
-      }
-      return;
-    }
-    const request4 = byKey.get(store);
-    if (!request4) return;
-    if (storeDigest(await readStore(request4)) !== expected) {
-      throw new Error(
-        "the store changed on the platform since the plan was made (another apply, or an edit), so none of its calls was made; run `carte plan` again and review it"
-      );
-    }
-  };
-}
-function enforceSafety(plan, force) {
-  if (plan.safety.ok || plan.safety.override) return;
-  if (force) {
-    plan.safety.override = { reason: force.reason };
-    return;
-  }
-  const lines = plan.safety.violations.map((v) => escapeTerminal(`  - ${v.guard}: ${v.message}`));
-  throw new UnsafePlanError(
-    plan.safety.violations[0].guard,
-    `the plan trips ${lines.length} safety guard${lines.length === 1 ? "" : "s"}:
-${lines.join("\n")}
-Nothing was changed. If this is intended, run again with --force --reason "why" (the reason is recorded in the plan), or adjust safety: in carte.yaml.`
-  );
-}
-async function checkSavedPlan(saved, project, session, options = {}) {
-  const targeting = saved.targeting ?? options.targeting;
-  if (desiredChecksum(scopeDesired(project.desired, targeting)) !== saved.checksums.desired) {
-    throw new StalePlanError(
-      "the configuration changed since this plan was saved; run `carte plan --out FILE` again and review it"
-    );
-  }
-  const { plan } = await planProject(project, session, {
-    ...options,
-    ...targeting ? { targeting } : {},
-    checksums: true
-  });
-  const differences = changeDifferences(saved.changes, plan.changes);
-  const listed = differences.length > 0 ? `; ${describeDifferences(differences)}` : "";
-  if (plan.checksums.current !== saved.checksums.current) {
-    throw new StalePlanError(
-      `the platform changed since this plan was saved (someone edited a store)${listed}; nothing was applied. Run \`carte plan --out FILE\` again and review it`
-    );
-  }
-  if (differences.length > 0) {
-    throw new StalePlanError(
-      `the saved plan's changes are not those a fresh plan makes from the same files and platform state (edited after carte saved it, or saved by another version of carte)${listed}; nothing was applied. Run \`carte plan --out FILE\` again and review it`
-    );
-  }
-  return plan;
-}
+// src/apply/report.ts
 function isComplete(report3) {
   return report3.failed === 0 && report3.skipped === 0 && (report3.refused ?? []).length === 0 && report3.pending.length === 0 && (report3.duplicates ?? []).length === 0 && (report3.stages ?? []).every((s) => s.status !== "failed");
-}
-async function applyPlan(plan, session, options = {}) {
-  const report3 = await applyPlanReport(plan, session, options);
-  if (report3.failed === 0 && report3.skipped === 0 && (report3.refused ?? []).length === 0 && (report3.pending.length > 0 || (report3.duplicates ?? []).length > 0)) {
-    throw new ConvergenceError(report3.pending, report3.waitedMs, report3.duplicates);
-  }
-  return report3;
-}
-async function applyPlanReport(plan, session, options = {}) {
-  const client = session.client;
-  const collector = options.secrets ? secretCollector(options.secrets) : void 0;
-  const started = Date.now();
-  const checks = options.checks ?? checkReads(
-    options.parallelism,
-    plan.stores.map((s) => s.key)
-  );
-  const early = earlyVerification(plan, client, checks);
-  const { results, refused, sent } = await executePlanFully(plan, client, {
-    parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
-    onStoreDone: early.storeDone,
-    ...options.settleMs !== void 0 ? { settleMs: options.settleMs } : {},
-    ...options.onEvent ? { onEvent: options.onEvent } : {},
-    ...collector ? { onResponse: collector } : {},
-    ...options.beforeStore ? { beforeStore: options.beforeStore } : {},
-    settle: (op, waitMs2) => settleEffect(plan, op, client, waitMs2),
-    // The secret of a create whose answer was lost: rotated, and kept like an answer's.
-    recoverSecret: async (op) => {
-      const event2 = String(op.params?.event ?? "");
-      const answer2 = await resetSecret(client, event2);
-      if (collector) await collector(op, answer2);
-      return options.secrets ? options.secrets.where(event2) : "nowhere (no secrets sink was given)";
-    }
-  });
-  const waitMs = Math.max(
-    0,
-    Math.min(options.convergenceTimeoutMs ?? 6e4, (options.deadline ?? Infinity) - Date.now())
-  );
-  const until = Date.now() + waitMs;
-  const opOf = new Map(plan.operations.map((o) => [o.id, o]));
-  const sentOf = (id) => sent.get(id) ?? opOf.get(id);
-  const failedStores = new Set(
-    results.filter((r) => r.status !== "ok").flatMap((r) => opOf.get(r.id)?.stores ?? [])
-  );
-  for (const r of refused) failedStores.add(r.store);
-  const asynchronous = (op) => {
-    const spec = findEndpoint(op.endpoint);
-    return spec !== void 0 && !isSynchronous(spec);
-  };
-  await Promise.all(
-    results.filter(
-      (r) => r.unsettled || r.status === "ok" && asynchronous(sentOf(r.id)) && sentOf(r.id).stores.some((s) => failedStores.has(s))
-    ).map(async (r) => {
-      const op = sentOf(r.id);
-      const bound = r.unsettled ? until : Math.min(until, Date.now() + (options.settleMs ?? 5e3));
-      const seen2 = await settleEffect(plan, op, client, Math.max(0, bound - Date.now())).catch(
-        (err) => `unknown (${err instanceof Error ? err.message : String(err)})`
-      );
-      if (!r.unsettled) return;
-      delete r.unsettled;
-      if (seen2 === "present") {
-        r.status = "ok";
-        r.message = `the answer was lost; the platform showed the change ${Date.now() - started} ms after the apply began`;
-      } else if (seen2 !== "absent") {
-        r.message = `${r.message}; outcome unknown: ${seen2 === "partial" ? "the platform showed part of it" : seen2}`;
-      } else {
-        r.message = `${r.message}; the platform still did not show it when the apply ended: the next plan shows whether it arrived`;
-      }
-    })
-  );
-  const okIds = new Set(results.filter((r) => r.status === "ok").map((r) => r.id));
-  const troubled = new Set(plan.operations.filter((o) => !okIds.has(o.id)).flatMap((o) => o.stores));
-  for (const r of refused) troubled.add(r.store);
-  const shown2 = await early.results();
-  const left = (store) => !troubled.has(store) && !shown2.has(store);
-  const applied = new Set(
-    plan.operations.filter((o) => okIds.has(o.id) && (o.stores.length === 0 || o.stores.some(left))).flatMap((o) => o.addresses)
-  );
-  const toVerify = plan.changes.filter((c) => left(c.store) && applied.has(c.address));
-  const verify = await waitForPlan(plan, toVerify, client, {
-    timeoutMs: Math.max(0, until - Date.now()),
-    limit: checks,
-    duplicates: plan.changes.filter((c) => c.store !== "" && !shown2.has(c.store))
-  });
-  let duplicates = [...verify.duplicates, ...[...shown2.values()].flat()];
-  const failed = results.filter((r) => r.status !== "ok").length;
-  if (verify.pending.length > 0 || failed > 0 || refused.length > 0) {
-    const again = await waitForPlan(plan, [], client, {
-      timeoutMs: 0,
-      limit: checks,
-      duplicates: plan.changes.filter((c) => c.store !== "")
-      // A read that fails adds nothing: the report says what is left all the same.
-    }).catch(() => void 0);
-    duplicates = [...duplicates, ...again?.duplicates ?? []];
-  }
-  const report3 = {
-    operations: results,
-    failed: results.filter((r) => r.status === "failed").length,
-    skipped: results.filter((r) => r.status === "skipped").length,
-    pending: verify.pending,
-    duplicates: [...new Set(duplicates)].sort(),
-    refused,
-    waitedMs: verify.waitedMs
-  };
-  return report3;
-}
-function earlyVerification(plan, client, checks) {
-  const changes = byStore(plan.changes);
-  const entries = new Map(plan.stores.map((s) => [s.key, s]));
-  const readStore = storeBatcher(client, { limit: checks, windowMs: EARLY_BATCH_MS });
-  const reads = [];
-  return {
-    storeDone: (store, clean) => {
-      const entry2 = entries.get(store);
-      const own2 = changes.get(store);
-      if (!clean || !entry2 || !own2) return;
-      reads.push(
-        readStore(verifyRequest(entry2, own2)).then(
-          async (state) => {
-            await new Promise((resolve7) => setImmediate(resolve7));
-            const seen2 = verifyState(entry2, state, own2, own2);
-            return seen2.pending.length === 0 ? [store, seen2.duplicates] : void 0;
-          },
-          // Not lost: the store is read again by the wait after the last call, which reports the error.
-          () => void 0
-        )
-      );
-    },
-    results: async () => new Map((await Promise.all(reads)).filter((r) => r !== void 0))
-  };
-}
-var EARLY_BATCH_MS = 20;
-async function applyStages(plan, project, stages, session, options) {
-  const byStage = changesByStage(plan, stages);
-  const outcomes = [];
-  const reports = [];
-  const lost = [];
-  let stopped = false;
-  for (const [i, stage] of stages.entries()) {
-    const planned = byStage.get(stage.name) ?? [];
-    const base = { name: stage.name, stores: storesInScope(plan, stage) };
-    if (planned.length === 0) {
-      outcomes.push({ ...base, status: "unchanged", changes: countChanges([]) });
-      continue;
-    }
-    if (stopped) {
-      outcomes.push({ ...base, status: "not_run", changes: countChanges(planned) });
-      continue;
-    }
-    const scoped = stageProject(project, stage, i === 0);
-    const failed = (err) => {
-      outcomes.push({
-        ...base,
-        status: "failed",
-        changes: countChanges(planned),
-        error: err instanceof Error ? err.message : String(err)
-      });
-      stopped = true;
-    };
-    let stagePlan;
-    let prepared;
-    let guard;
-    try {
-      const targeting = plan.targeting ?? options.targeting;
-      const fresh = await planProject(scoped, session, {
-        ...options,
-        ...targeting ? { targeting } : {},
-        checksums: true,
-        checkTargets: false,
-        keepCurrent: options.onlyPlanned === true
-      });
-      stagePlan = options.onlyPlanned && fresh.current ? planOnly(
-        scoped,
-        fresh.current,
-        fresh.plan,
-        planned.map((c) => c.address)
-      ) : fresh.plan;
-      if (plan.checksums.stores) stagePlan.checksums.stores = plan.checksums.stores;
-      guard = storeGuard(stagePlan, scoped, session, options);
-      prepared = await prepareSecretSink(stagePlan, options.sink);
-    } catch (err) {
-      if (reports.length === 0) throw err;
-      failed(err);
-      continue;
-    }
-    let report4;
-    try {
-      report4 = await applyPlanReport(stagePlan, session, {
-        ...options,
-        secrets: prepared.sink,
-        ...guard ? { beforeStore: guard } : {}
-      });
-    } catch (err) {
-      failed(err);
-      continue;
-    }
-    const stageLost = await prepared.finish(report4.operations);
-    lost.push(...stageLost);
-    reports.push(report4);
-    const complete = isComplete(report4) && stageLost.length === 0;
-    outcomes.push({
-      ...base,
-      status: complete ? "applied" : "failed",
-      changes: countChanges(stagePlan.changes),
-      calls: report4.operations.length
-    });
-    if (!complete) stopped = true;
-  }
-  const report3 = {
-    operations: reports.flatMap((r) => r.operations),
-    failed: reports.reduce((n, r) => n + r.failed, 0),
-    skipped: reports.reduce((n, r) => n + r.skipped, 0),
-    pending: reports.flatMap((r) => r.pending),
-    duplicates: reports.flatMap((r) => r.duplicates ?? []),
-    refused: reports.flatMap((r) => r.refused ?? []),
-    waitedMs: reports.reduce((n, r) => n + r.waitedMs, 0),
-    stages: outcomes
-  };
-  return { report: report3, lostSecrets: [...new Set(lost)] };
 }
 
 // src/render/report.ts
@@ -83190,10 +80938,10 @@ function renderReportMarkdown(plan, report3, options = {}) {
 import path5 from "node:path";
 
 // src/emulator/events.ts
-var import_undici3 = __toESM(require_undici2(), 1);
+var import_undici2 = __toESM(require_undici2(), 1);
 import { createHmac as createHmac2 } from "node:crypto";
 
-// src/emulator/http.ts
+// src/emulator/http-error.ts
 var HttpError = class extends Error {
   status;
   body;
@@ -83214,6 +80962,8 @@ function badShape(message) {
 function menuRule(type, message) {
   return new HttpError(400, { type, message });
 }
+
+// src/emulator/http.ts
 function accepted() {
   return { status: 200, body: { message: ACCEPTED_MESSAGE } };
 }
@@ -83611,7 +81361,7 @@ var EventBus = class {
     this.timeoutMs = opts.timeoutMs ?? 2e3;
     this.maxLog = opts.maxLog ?? 1e3;
     this.log = opts.log;
-    this.agent = new import_undici3.Agent({ keepAliveTimeout: 1e3, connect: { timeout: this.timeoutMs } });
+    this.agent = new import_undici2.Agent({ keepAliveTimeout: 1e3, connect: { timeout: this.timeoutMs } });
   }
   /** Delivers a per-store event to the store's ENABLE webhook, if any. Never rejects. */
   emit(store, event2, payload) {
@@ -83687,7 +81437,7 @@ var EventBus = class {
     const started = Date.now();
     const done = (async () => {
       try {
-        const res = await (0, import_undici3.request)(url, {
+        const res = await (0, import_undici2.request)(url, {
           method: "POST",
           headers,
           body,
@@ -83840,7 +81590,7 @@ var FaultInjector = class {
   set(opts) {
     const o = structuredClone(opts ?? {});
     const problems = faultProblems(o);
-    if (problems.length > 0) throw new Error(`invalid fault options: ${problems.join("; ")}`);
+    if (problems.length > 0) throw new UsageError(`invalid fault options: ${problems.join("; ")}`);
     this.opts = o;
     this.rnd = mulberry32(o.faultSeed ?? 1);
     this.buckets = /* @__PURE__ */ new Map();
@@ -83989,7 +81739,7 @@ var ClientSecret = class _ClientSecret {
    * `aes-256-gcm$<salt>$<iv>$<tag>$<ciphertext>`, base64url. Throws when the clear secret is unknown.
    */
   seal(value) {
-    if (this.clear === void 0) throw new Error("the client's secret is not known: cannot seal");
+    if (this.clear === void 0) throw new InternalError("the client's secret is not known: cannot seal");
     this.sealSalt ??= randomBytes4(16).toString("base64url");
     const iv = randomBytes4(12);
     const cipher = createCipheriv("aes-256-gcm", this.key(this.sealSalt), iv);
@@ -84183,10 +81933,12 @@ var EmulatorState = class {
       this.clientUnlocked(client);
       for (const s of c.stores) {
         const key = storeKey(s.id);
-        if (key === void 0) throw new Error(`store id ${String(s.id)} is not a positive integer`);
+        if (key === void 0) throw new UsageError(`store id ${String(s.id)} is not a positive integer`);
         const existing = this.stores.get(key);
         if (existing && existing.client_id !== c.client_id) {
-          throw new Error(`store ${key} already belongs to client ${existing.client_id}, not ${c.client_id}`);
+          throw new UsageError(
+            `store ${key} already belongs to client ${existing.client_id}, not ${c.client_id}`
+          );
         }
         if (!existing) {
           const visible2 = emptyCatalog();
@@ -84211,7 +81963,7 @@ var EmulatorState = class {
         const parentKey = storeKey(s.parent);
         const parent = parentKey === void 0 ? void 0 : this.stores.get(parentKey);
         if (!parent || parent.client_id !== c.client_id || parent.key === child2.key) {
-          throw new Error(
+          throw new UsageError(
             `parent ${String(s.parent)} of store ${child2.key} is not another store of ${c.client_id}`
           );
         }
@@ -84382,7 +82134,7 @@ var EmulatorState = class {
     try {
       const info3 = await lstat5(file);
       if (!info3.isFile()) {
-        throw new Error(
+        throw new UsageError(
           `emulator state file ${file} is not a regular file (a link or a folder); remove it to start afresh`
         );
       }
@@ -84395,10 +82147,10 @@ var EmulatorState = class {
     try {
       data = JSON.parse(text);
     } catch {
-      throw new Error(`emulator state file ${file} is not valid JSON; remove it to start afresh`);
+      throw new UsageError(`emulator state file ${file} is not valid JSON; remove it to start afresh`);
     }
     if (data.formatVersion !== 1 || !Array.isArray(data.clients) || !Array.isArray(data.stores)) {
-      throw new Error(`emulator state file ${file} has an unknown format (expected formatVersion 1)`);
+      throw new UsageError(`emulator state file ${file} has an unknown format (expected formatVersion 1)`);
     }
     let maxId = 0;
     let clearSecrets = false;
@@ -84408,7 +82160,7 @@ var EmulatorState = class {
       else if (typeof c.client_secret === "string") {
         secret = ClientSecret.fromSecret(c.client_secret);
         clearSecrets = true;
-      } else throw new Error(`emulator state file ${file} has a client without a secret hash`);
+      } else throw new UsageError(`emulator state file ${file} has a client without a secret hash`);
       this.clients.set(c.client_id, { client_id: c.client_id, secret, stores: new Set(c.stores) });
     }
     for (const s of data.stores) {
@@ -84674,6 +82426,34 @@ function periods(from, to, frequency) {
   }
   return out;
 }
+function bankAccount(rnd, holder) {
+  const digits = (n) => Array.from({ length: n }, () => String(randInt(rnd, 0, 9))).join("");
+  return {
+    bank_name: "Emulated Bank",
+    account_number: digits(10),
+    bank_code: "001",
+    account_type: "checking",
+    ispb: digits(8),
+    document: { identification_type: "NIT", identification_number: digits(9), holder_name: holder }
+  };
+}
+function addDiscrepancies(ledger, key, discrepancies, extraOrder) {
+  for (const d of discrepancies) {
+    if (storeKey(d.store_id) !== key) continue;
+    const p = ledger.payments[d.payment_index];
+    if (!p) continue;
+    if (d.kind === "amount") {
+      p.total_amount = money(Math.round(p.total_amount * 100) + Math.round((d.delta ?? 1) * 100));
+    } else if (d.kind === "missing_entry") {
+      const i = ledger.orders.findIndex((o) => o.payment_id === p.id);
+      if (i >= 0) ledger.orders.splice(i, 1);
+    } else {
+      const start = Date.parse(p.period_date_start);
+      const end = Date.parse(p.period_date_end) - DAY2 + 1e3;
+      ledger.orders.push(extraOrder(start, end));
+    }
+  }
+}
 function generateLedger(store, cfg, discrepancies = []) {
   const rnd = mulberry32(hash32(`${cfg.seed}:${store.key}`));
   const prefix = 1e4 + hash32(`ids:${cfg.seed}:${store.key}`) % 9e4;
@@ -84681,15 +82461,7 @@ function generateLedger(store, cfg, discrepancies = []) {
   const entryId = () => prefix * 1e6 + nextEntry++;
   const storeId = Number(store.key);
   const [freqType, freqText] = FREQUENCY_TEXT[cfg.frequency];
-  const digits = (n) => Array.from({ length: n }, () => String(randInt(rnd, 0, 9))).join("");
-  const bank = {
-    bank_name: "Emulated Bank",
-    account_number: digits(10),
-    bank_code: "001",
-    account_type: "checking",
-    ispb: digits(8),
-    document: { identification_type: "NIT", identification_number: digits(9), holder_name: store.name }
-  };
+  const bank = bankAccount(rnd, store.name);
   const ledger = { payments: [], orders: [], adjustments: [], cancellations: [] };
   const base = (paymentId, at, status2) => ({
     id: entryId(),
@@ -84781,22 +82553,7 @@ function generateLedger(store, cfg, discrepancies = []) {
       consolidated_stores: [storeId]
     });
   });
-  for (const d of discrepancies) {
-    if (storeKey(d.store_id) !== store.key) continue;
-    const p = ledger.payments[d.payment_index];
-    if (!p) continue;
-    if (d.kind === "amount") {
-      p.total_amount = money(Math.round(p.total_amount * 100) + Math.round((d.delta ?? 1) * 100));
-    } else if (d.kind === "missing_entry") {
-      const i = ledger.orders.findIndex((o) => o.payment_id === p.id);
-      if (i >= 0) ledger.orders.splice(i, 1);
-    } else {
-      const start = Date.parse(p.period_date_start);
-      const end = Date.parse(p.period_date_end) - DAY2 + 1e3;
-      const [e] = order(prefix * 1e4, start, end);
-      ledger.orders.push(e);
-    }
-  }
+  addDiscrepancies(ledger, store.key, discrepancies, (start, end) => order(prefix * 1e4, start, end)[0]);
   ledger.orders.sort((a3, b) => a3.id - b.id);
   return ledger;
 }
@@ -85050,6 +82807,209 @@ var import__ = __toESM(require__(), 1);
 var import_ajv_formats3 = __toESM(require_dist2(), 1);
 import { readFileSync as readFileSync4 } from "node:fs";
 
+// src/platform/schemas.ts
+var import_ajv2 = __toESM(require_ajv(), 1);
+var import_ajv_formats2 = __toESM(require_dist2(), 1);
+import { readFileSync as readFileSync3 } from "node:fs";
+var addFormats2 = import_ajv_formats2.default.default ?? import_ajv_formats2.default;
+var PLATFORM_SCHEMA_FILES = [
+  "common",
+  "auth",
+  "menu",
+  "availability",
+  "utils",
+  "finance",
+  "webhooks"
+];
+var PLATFORM_SCHEMA_BASE = "https://carte.dev/schemas/platform/";
+var TIME_FORMATS = {
+  "time-hh-mm": /^([01]\d|2[0-3]):[0-5]\d$/,
+  "time-hh-mm-ss": /^([01]\d|2[0-3]):[0-5]\d:[0-5]\d$/
+};
+var ANNOTATIONS = ["x-carte-assumption"];
+var files;
+function schemaFiles() {
+  if (files) return files;
+  const out = /* @__PURE__ */ new Map();
+  for (const file of PLATFORM_SCHEMA_FILES) {
+    const url = new URL(`../schemas/platform/${file}.schema.json`, import.meta.url);
+    out.set(file, JSON.parse(readFileSync3(url, "utf8")));
+  }
+  return files = out;
+}
+function definitionsOf(all) {
+  const out = /* @__PURE__ */ new Map();
+  for (const [file, schema] of all) {
+    for (const [name, def] of Object.entries(schema.definitions ?? {})) {
+      out.set(name, { file, schema: def });
+    }
+  }
+  return out;
+}
+function compileSet(allErrors, shape) {
+  const ajv = new import_ajv2.Ajv({
+    allErrors,
+    strict: true,
+    strictRequired: false,
+    allowUnionTypes: true,
+    verbose: true,
+    // ajv's pass that trims the generated code costs most of the compile time of these schemas, and a
+    // validator compiled without it validates as fast within a few percent (every test process compiles).
+    code: { optimize: false }
+  });
+  addFormats2(ajv);
+  for (const [name, re] of Object.entries(TIME_FORMATS)) ajv.addFormat(name, re);
+  ajv.addVocabulary([...ANNOTATIONS]);
+  const all = schemaFiles();
+  for (const schema of all.values()) ajv.addSchema(shape(schema));
+  const definitions = definitionsOf(all);
+  const cache2 = /* @__PURE__ */ new Map();
+  return {
+    ajv,
+    definitions,
+    validator(name) {
+      let v = cache2.get(name);
+      if (!v) {
+        const def = definitions.get(name);
+        if (!def) throw new InternalError(`schemas/platform/ has no definition ${name}`);
+        v = ajv.getSchema(`${PLATFORM_SCHEMA_BASE}${def.file}.schema.json#/definitions/${name}`);
+        if (!v) throw new InternalError(`ajv could not compile definition ${name}`);
+        cache2.set(name, v);
+      }
+      return v;
+    }
+  };
+}
+var asWritten;
+function platformSchemas() {
+  return asWritten ??= compileSet(false, (s) => s);
+}
+function opened(node) {
+  if (Array.isArray(node)) return node.map(opened);
+  if (node === null || typeof node !== "object") return node;
+  return Object.fromEntries(
+    Object.entries(node).flatMap(
+      ([key, value]) => key === "additionalProperties" && value === false ? [] : [[key, opened(value)]]
+    )
+  );
+}
+var open4;
+function answerSchemas() {
+  return open4 ??= compileSet(true, (s) => opened(s));
+}
+var ARTICLE = {
+  string: "a string",
+  integer: "an integer",
+  number: "a number",
+  boolean: "a boolean",
+  array: "an array",
+  object: "an object",
+  null: "null"
+};
+function typeList(t) {
+  if (Array.isArray(t)) return t.map(String);
+  if (typeof t === "string") return t.split(",");
+  return [];
+}
+function typePhrase(t) {
+  const list2 = typeList(t).map((x) => Object.hasOwn(ARTICLE, x) ? ARTICLE[x] : x);
+  return list2.length <= 1 ? list2[0] ?? "valid" : `${list2.slice(0, -1).join(", ")} or ${list2.at(-1)}`;
+}
+function resolveSchema(schema) {
+  if (schema === null || typeof schema !== "object") return void 0;
+  const s = schema;
+  if (typeof s.$ref === "string") {
+    const name = s.$ref.split("/").pop() ?? "";
+    return resolveSchema(platformSchemas().definitions.get(name)?.schema);
+  }
+  return s;
+}
+function expectedOf(schema) {
+  const s = resolveSchema(schema);
+  if (!s) return "valid";
+  if (Array.isArray(s.enum)) return `one of ${s.enum.map(String).join(",")}`;
+  if (Array.isArray(s.anyOf)) return s.anyOf.map(expectedOf).join(" or ");
+  if (typeof s.pattern === "string") return `${typePhrase(s.type)} matching ${s.pattern}`;
+  return typePhrase(s.type);
+}
+var MAX_LISTED_PROBLEMS = 3;
+var QUOTED_CHARS = 40;
+function shownValue(value) {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return `an array of ${value.length}`;
+  switch (typeof value) {
+    case "string":
+      return value.length > QUOTED_CHARS ? `${JSON.stringify(value.slice(0, QUOTED_CHARS))}…` : JSON.stringify(value);
+    case "number":
+    case "boolean":
+      return String(value);
+    case "object":
+      return "an object";
+    default:
+      return typeof value;
+  }
+}
+function pointerOf(instancePath) {
+  return instancePath === "" ? "top level" : instancePath;
+}
+function fieldPointer(instancePath, field3) {
+  return `${instancePath}/${field3.replace(/~/g, "~0").replace(/\//g, "~1")}`;
+}
+function answerProblem(e, quote2) {
+  const p = e.params;
+  const got = quote2 ? `got ${shownValue(e.data)}` : "got something else";
+  switch (e.keyword) {
+    case "required": {
+      const prop = String(p.missingProperty);
+      const props = (e.parentSchema ?? {}).properties;
+      const what = props && Object.hasOwn(props, prop) ? expectedOf(props[prop]) : "a value";
+      return `${fieldPointer(e.instancePath, prop)}: missing (expected ${what})`;
+    }
+    case "type":
+      return `${pointerOf(e.instancePath)}: expected ${typePhrase(p.type)}, ${got}`;
+    case "enum":
+      return `${pointerOf(e.instancePath)}: expected one of ${p.allowedValues.map(String).join(", ")}, ${got}`;
+    case "additionalProperties":
+      return `${fieldPointer(e.instancePath, String(p.additionalProperty))}: not a field the schema names`;
+    case "anyOf":
+      return `${pointerOf(e.instancePath)}: expected ${e.schema.map(expectedOf).join(" or ")}, ${got}`;
+    case "format": {
+      const format = String(p.format);
+      const what = format === "time-hh-mm-ss" ? "a time HH:mm:ss" : format === "time-hh-mm" ? "a time HH:MM" : `a ${format}`;
+      return `${pointerOf(e.instancePath)}: expected ${what}, ${got}`;
+    }
+    default:
+      return `${pointerOf(e.instancePath)}: ${e.message ?? "is invalid"}, ${got}`;
+  }
+}
+function problemsOf(errors, quote2) {
+  const kept = [];
+  for (const e of errors) {
+    if (e.keyword === "anyOf") {
+      const under = (x) => x.instancePath === e.instancePath || x.instancePath.startsWith(`${e.instancePath}/`);
+      while (kept.length > 0 && under(kept.at(-1))) kept.pop();
+    }
+    kept.push(e);
+  }
+  const places = /* @__PURE__ */ new Set();
+  const out = [];
+  for (const e of kept) {
+    const problem = answerProblem(e, quote2);
+    const place = problem.slice(0, problem.indexOf(": "));
+    if (!places.has(place)) out.push(problem);
+    places.add(place);
+  }
+  return out;
+}
+function describeErrors(errors, quote2 = true) {
+  return problemsOf(errors, quote2);
+}
+function answerProblems(name, value, options = {}) {
+  const validate = (options.asWritten ? platformSchemas() : answerSchemas()).validator(name);
+  if (validate(value)) return [];
+  return problemsOf(validate.errors ?? [], options.quote !== false);
+}
+
 // src/emulator/validate.ts
 function segments(pointer) {
   if (pointer === "") return [];
@@ -85091,7 +83051,7 @@ function missing(path12, schema) {
 function child(pointer, name) {
   return `${pointer}/${name.replace(/~/g, "~0").replace(/\//g, "~1")}`;
 }
-function describe2(e, names) {
+function describe(e, names) {
   const subject = bodyPath(e.instancePath, names);
   const parent = e.parentSchema ?? {};
   const p = e.params;
@@ -85143,7 +83103,7 @@ function describe2(e, names) {
 function validationMessage(errors, names = {}) {
   const last = errors.at(-1);
   if (!last) return "body is invalid";
-  if (last.keyword !== "anyOf") return describe2(last, names);
+  if (last.keyword !== "anyOf") return describe(last, names);
   const branches = Array.isArray(last.schema) ? last.schema : [];
   const requiredOnly = branches.every((b) => {
     const s = b;
@@ -85161,7 +83121,7 @@ function validationMessage(errors, names = {}) {
     if (e === last || e.keyword === "anyOf") continue;
     if (!deepest || depth(e) > depth(deepest)) deepest = e;
   }
-  if (deepest && depth(deepest) > depth(last)) return describe2(deepest, names);
+  if (deepest && depth(deepest) > depth(last)) return describe(deepest, names);
   return `${bodyPath(last.instancePath, names)} must be ${branches.map(expectedOf).join(" or ")}`;
 }
 function checkBody(name, value, names = {}) {
@@ -85213,7 +83173,7 @@ var Contract = class {
   }
   operation(route2) {
     const op = this.doc.paths[routeTemplate(route2)]?.[routeMethod(route2).toLowerCase()];
-    if (!op) throw new Error(`schemas/openapi.json has no operation ${route2}: run npm run gen`);
+    if (!op) throw new InternalError(`schemas/openapi.json has no operation ${route2}: run npm run gen`);
     return op;
   }
   /** The validator of a schema of the description: a component's own when it names one (shared). */
@@ -85222,7 +83182,7 @@ var Contract = class {
     const ref = schema.$ref;
     if (typeof ref === "string" && ref.startsWith("#") && Object.keys(schema).length === 1) {
       const validate2 = this.ajv.getSchema(`${BASE}${ref}`);
-      if (!validate2) throw new Error(`schemas/openapi.json has no schema ${ref}`);
+      if (!validate2) throw new InternalError(`schemas/openapi.json has no schema ${ref}`);
       return validate2;
     }
     const text = JSON.stringify(schema);
@@ -85673,6 +83633,32 @@ function checkNoDuplicateRefs(list2, at) {
     seen2.add(r.id);
   }
 }
+function checkTypeChanges(cat, parsed, targets, batchById) {
+  parsed.forEach((p, i) => {
+    const t = targets[i];
+    const old = t === void 0 ? void 0 : cat.items.get(t);
+    if (!old || old.item_type === p.item_type) return;
+    if (p.item_type === "MODIFIER_GROUP") {
+      for (const c of cat.categories.values()) {
+        if (c.items.some((r) => r.id === old.id)) {
+          throw menuRule(
+            RuleType.depth,
+            `${p.at} cannot become a MODIFIER_GROUP: category "${c.sku}" contains it and categories hold only ITEMs`
+          );
+        }
+      }
+    }
+    for (const parent of cat.items.values()) {
+      if (batchById.has(parent.id)) continue;
+      if (parent.item_type === p.item_type && parent.children.some((r) => r.id === old.id)) {
+        throw menuRule(
+          RuleType.depth,
+          `${p.at} cannot become a ${p.item_type}: ${parent.item_type} "${parent.sku}" contains it (relations go only ITEM → MODIFIER_GROUP and MODIFIER_GROUP → ITEM)`
+        );
+      }
+    }
+  });
+}
 function buildItems(ctx, store, parsed, mode, now) {
   const cat = store.projected;
   const targets = resolveIdentity(parsed, cat.items, cat.itemSku, mode, "item", store.key);
@@ -85713,32 +83699,7 @@ function buildItems(ctx, store, parsed, mode, now) {
       return { ref, index: r.index, sku: child2.sku };
     })
   );
-  if (mode === "upsert") {
-    parsed.forEach((p, i) => {
-      const t = targets[i];
-      const old = t === void 0 ? void 0 : cat.items.get(t);
-      if (!old || old.item_type === p.item_type) return;
-      if (p.item_type === "MODIFIER_GROUP") {
-        for (const c of cat.categories.values()) {
-          if (c.items.some((r) => r.id === old.id)) {
-            throw menuRule(
-              RuleType.depth,
-              `${p.at} cannot become a MODIFIER_GROUP: category "${c.sku}" contains it and categories hold only ITEMs`
-            );
-          }
-        }
-      }
-      for (const parent of cat.items.values()) {
-        if (batchById.has(parent.id)) continue;
-        if (parent.item_type === p.item_type && parent.children.some((r) => r.id === old.id)) {
-          throw menuRule(
-            RuleType.depth,
-            `${p.at} cannot become a ${p.item_type}: ${parent.item_type} "${parent.sku}" contains it (relations go only ITEM → MODIFIER_GROUP and MODIFIER_GROUP → ITEM)`
-          );
-        }
-      }
-    });
-  }
+  if (mode === "upsert") checkTypeChanges(cat, parsed, targets, batchById);
   const nodes = /* @__PURE__ */ new Map();
   if (mode === "upsert")
     for (const r of cat.items.values())
@@ -87585,10 +85546,10 @@ function checkSeed(value, file, parsed) {
 var MAX_SEED_BYTES = 8 * 1024 * 1024;
 async function startEmulator(opts = {}) {
   if (opts.maxBodyBytes !== void 0 && !(Number.isSafeInteger(opts.maxBodyBytes) && opts.maxBodyBytes > 0)) {
-    throw new Error("maxBodyBytes must be a positive whole number of bytes");
+    throw new UsageError("maxBodyBytes must be a positive whole number of bytes");
   }
   if (opts.controlToken !== void 0 && opts.controlToken.trim() === "") {
-    throw new Error("controlToken must not be empty");
+    throw new UsageError("controlToken must not be empty");
   }
   const state = new EmulatorState({
     applyDelayMs: opts.applyDelayMs ?? 200,
@@ -87658,6 +85619,822 @@ async function startEmulator(opts = {}) {
       return closing;
     }
   };
+}
+
+// src/platform/client.ts
+var import_undici3 = __toESM(require_undici2(), 1);
+import { setMaxListeners } from "node:events";
+
+// src/platform/transport.ts
+import { setTimeout as delay } from "node:timers/promises";
+var realSleep = (ms, signal) => delay(ms, void 0, signal ? { signal } : {});
+var DEFAULT_RETRY_POLICY = {
+  maxAttempts: 5,
+  baseDelayMs: 200,
+  maxDelayMs: 1e4,
+  maxRetryAfterMs: 6e4
+};
+var IDEMPOTENT_METHODS = /* @__PURE__ */ new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);
+function isIdempotentMethod(method) {
+  return IDEMPOTENT_METHODS.has(method.toUpperCase());
+}
+var RETRYABLE_STATUSES = /* @__PURE__ */ new Set([429, 500, 502, 503, 504]);
+var NOT_PROCESSED_STATUSES = /* @__PURE__ */ new Set([429, 503]);
+function isRetryableStatus(status2, idempotent) {
+  if (!RETRYABLE_STATUSES.has(status2)) return false;
+  return idempotent || NOT_PROCESSED_STATUSES.has(status2);
+}
+var NOT_SENT_CODES = /* @__PURE__ */ new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ENETUNREACH",
+  "EHOSTUNREACH",
+  "ENETDOWN",
+  "EHOSTDOWN",
+  "UND_ERR_CONNECT_TIMEOUT"
+]);
+var MAYBE_SENT_CODES = /* @__PURE__ */ new Set([
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "UND_ERR_SOCKET",
+  "UND_ERR_CLOSED",
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT"
+]);
+var TIMEOUT_CODES = /* @__PURE__ */ new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
+function classifyTransportError(err) {
+  const code3 = errorCode2(err);
+  return {
+    code: code3,
+    notSent: code3 !== void 0 && NOT_SENT_CODES.has(code3),
+    maybeSent: code3 !== void 0 && MAYBE_SENT_CODES.has(code3),
+    timeout: code3 !== void 0 && TIMEOUT_CODES.has(code3)
+  };
+}
+function isRetryableTransportError(kind, idempotent) {
+  return kind.notSent || idempotent && kind.maybeSent;
+}
+function errorCode2(err, depth = 0) {
+  if (!err || typeof err !== "object" || depth > 4) return void 0;
+  const o = err;
+  if (typeof o.code === "string" && o.code !== "UND_ERR") return o.code;
+  if (Array.isArray(o.errors)) {
+    for (const e of o.errors) {
+      const c = errorCode2(e, depth + 1);
+      if (c) return c;
+    }
+  }
+  return errorCode2(o.cause, depth + 1);
+}
+function parseRetryAfter(value, nowMs) {
+  const raw = Array.isArray(value) ? value[0] : value;
+  if (raw === void 0) return void 0;
+  const v = raw.trim();
+  if (/^\d+$/.test(v)) return Number(v) * 1e3;
+  if (!/[a-z]/i.test(v)) return void 0;
+  const at = Date.parse(v);
+  if (Number.isNaN(at)) return void 0;
+  return Math.max(0, at - nowMs);
+}
+function backoffDelay(failedAttempt, policy, random) {
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, failedAttempt - 1));
+  return Math.round(random() * ceiling);
+}
+function retryDelay(failedAttempt, status2, retryAfterMs, policy, random) {
+  if ((status2 === 429 || status2 === 503) && retryAfterMs !== void 0) {
+    return Math.min(retryAfterMs, policy.maxRetryAfterMs);
+  }
+  return backoffDelay(failedAttempt, policy, random);
+}
+var AdaptiveRateLimiter = class {
+  maxRate;
+  minRate;
+  burst;
+  decreaseFactor;
+  increasePerSecond;
+  decreaseCooldownMs;
+  now;
+  sleep;
+  currentRate;
+  /** Theoretical arrival time of the next request (ms on the limiter's clock). */
+  tat = Number.NEGATIVE_INFINITY;
+  lastDecreaseAt = Number.NEGATIVE_INFINITY;
+  /** The latest {@link pauseFor}: when it ends and who asked. */
+  pause;
+  constructor(opts) {
+    if (!(opts.requestsPerSecond > 0)) throw new RangeError("requestsPerSecond must be a positive number");
+    this.maxRate = opts.requestsPerSecond;
+    this.minRate = Math.min(opts.minRequestsPerSecond ?? 1, this.maxRate);
+    if (!(this.minRate > 0)) throw new RangeError("minRequestsPerSecond must be a positive number");
+    this.burst = Math.max(1, Math.floor(opts.burst ?? 5));
+    this.decreaseFactor = opts.decreaseFactor ?? 0.5;
+    this.increasePerSecond = opts.increasePerSecond ?? 1;
+    this.decreaseCooldownMs = opts.decreaseCooldownMs ?? 1e3;
+    this.now = opts.now ?? Date.now;
+    this.sleep = opts.sleep ?? realSleep;
+    this.currentRate = this.maxRate;
+  }
+  /** The current rate, in requests per second. */
+  get rate() {
+    return this.currentRate;
+  }
+  get intervalMs() {
+    return 1e3 / this.currentRate;
+  }
+  /** How far ahead of the schedule a burst may run, in ms. */
+  get toleranceMs() {
+    return (this.burst - 1) * this.intervalMs;
+  }
+  /**
+   * Waits for the next slot and resolves `true` when it has come. Slots are handed out in call order.
+   * When the slot would come at or after `deadline` (ms on the limiter's clock), resolves `false` at once
+   * and takes no slot: a caller never sleeps past its deadline, and a pause the platform asked for
+   * ({@link pauseFor}) that outlasts it fails the call now. `signal` ends the wait early (rejecting).
+   */
+  acquire(deadline = Number.POSITIVE_INFINITY, signal) {
+    const t = this.now();
+    const tat = Math.max(this.tat, t);
+    const wait = tat - this.toleranceMs - t;
+    if (wait > 0 && t + wait >= deadline) return Promise.resolve(false);
+    this.tat = tat + this.intervalMs;
+    return wait > 0 ? this.sleep(Math.ceil(wait), signal).then(() => true) : Promise.resolve(true);
+  }
+  /**
+   * Why the requests are held, while a {@link pauseFor} lasts: its `reason` and the time it ends (ms on
+   * the limiter's clock). Undefined when no pause holds them at `at`.
+   */
+  pauseAt(at = this.now()) {
+    return this.pause !== void 0 && at < this.pause.until ? this.pause : void 0;
+  }
+  /** A call succeeded: regain rate slowly (additive increase). */
+  onSuccess() {
+    if (this.currentRate >= this.maxRate) return;
+    this.currentRate = Math.min(this.maxRate, this.currentRate + this.increasePerSecond / this.currentRate);
+  }
+  /** The platform answered 429: lower the rate (multiplicative decrease) and drop any burst allowance. */
+  onThrottled() {
+    const t = this.now();
+    if (t - this.lastDecreaseAt >= this.decreaseCooldownMs) {
+      this.currentRate = Math.max(this.minRate, this.currentRate * this.decreaseFactor);
+      this.lastDecreaseAt = t;
+    }
+    this.tat = Math.max(this.tat, t + this.toleranceMs);
+  }
+  /**
+   * Holds every request for `ms` milliseconds (a `Retry-After` on 429 or 503), then resumes without a
+   * burst. `reason` says who asked, for the error of a call the pause would carry past its deadline.
+   */
+  pauseFor(ms, reason = "the platform asked to wait (Retry-After)") {
+    if (!(ms > 0)) return;
+    const until = this.now() + ms;
+    this.tat = Math.max(this.tat, until + this.toleranceMs);
+    if (this.pause === void 0 || until >= this.pause.until) this.pause = { until, reason };
+  }
+};
+var MIB2 = 1024 * 1024;
+var ByteBudget = class {
+  /** `limit`: the most bytes held at once. */
+  constructor(limit) {
+    this.limit = limit;
+  }
+  limit;
+  held = 0;
+  /** Bytes held now. */
+  get used() {
+    return this.held;
+  }
+  /** Takes `n` bytes when they fit under the limit; `false`, taking nothing, when they do not. */
+  take(n) {
+    if (this.held + n > this.limit) return false;
+    this.held += n;
+    return true;
+  }
+  /** Gives back `n` bytes taken before. */
+  release(n) {
+    this.held = Math.max(0, this.held - n);
+  }
+};
+async function readCapped(chunks, cap, budget) {
+  const parts2 = [];
+  let received = 0;
+  try {
+    for await (const chunk2 of chunks) {
+      if (received + chunk2.length > cap) return { ok: false, over: "route", received };
+      if (budget && !budget.take(chunk2.length)) return { ok: false, over: "client", received };
+      received += chunk2.length;
+      parts2.push(chunk2);
+    }
+    return { ok: true, bytes: Buffer.concat(parts2, received) };
+  } finally {
+    budget?.release(received);
+  }
+}
+function formatBytes(n) {
+  if (n >= MIB2 && n % MIB2 === 0) return `${n / MIB2} MiB`;
+  if (n >= MIB2) return `${(n / MIB2).toFixed(1)} MiB`;
+  if (n >= 1024) return `${Math.round(n / 1024)} KiB`;
+  return `${n} bytes`;
+}
+
+// src/platform/client.ts
+var DEFAULT_PARALLELISM = 16;
+var DEFAULT_MAX_BUFFERED_BYTES = 128 * MIB2;
+var DEFAULT_CALL_DEADLINE_MS = 15 * 6e4;
+var RENEW_AGAIN_AFTER_MS = 6e4;
+var MIN_ASKED_WAIT_MS = 100;
+var MAX_TIMER_MS = 2 ** 31 - 1;
+var CLOSED = "the client was closed (the run ended)";
+var UNDETERMINED_STATUSES = /* @__PURE__ */ new Set([500, 502, 504]);
+var TIME_LIMIT = "the time limit of the run (--timeout)";
+var PlatformClient = class {
+  baseUrl;
+  /** The client's adaptive rate limiter (its current `rate` is useful in progress output and tests). */
+  rateLimiter;
+  /** The client id this client logs in with (not a secret; names the client in `/clients/{clientId}/…` paths). */
+  clientId;
+  clientSecret;
+  timeoutMs;
+  renewBeforeMs;
+  dispatcher;
+  ownsDispatcher;
+  now;
+  retryPolicy;
+  onRetry;
+  random;
+  sleep;
+  tokens = /* @__PURE__ */ new Map();
+  deadlineAt;
+  /** Values never to show in an error: the client secret and every token issued to this client. */
+  secrets = /* @__PURE__ */ new Set();
+  /** The bytes of the answers being received, all calls together ({@link ClientOptions.maxBufferedBytes}). */
+  buffered;
+  /** Aborted by {@link close}: ends the calls still in flight and the waits of the client. */
+  closing = new AbortController();
+  constructor(opts) {
+    this.baseUrl = opts.baseUrl.replace(/\/+$/, "");
+    this.clientId = opts.clientId;
+    this.clientSecret = opts.clientSecret;
+    this.secrets.add(opts.clientSecret);
+    this.timeoutMs = opts.timeoutMs ?? 3e4;
+    this.renewBeforeMs = (opts.renewBeforeSeconds ?? 300) * 1e3;
+    this.now = opts.now ?? Date.now;
+    this.ownsDispatcher = opts.dispatcher === void 0;
+    this.dispatcher = opts.dispatcher ?? new import_undici3.Agent({
+      keepAliveTimeout: 1e4,
+      keepAliveMaxTimeout: 6e4,
+      connections: Math.max(1, Math.floor(opts.connections ?? DEFAULT_PARALLELISM))
+    });
+    this.retryPolicy = {
+      maxAttempts: Math.max(1, Math.floor(opts.maxAttempts ?? DEFAULT_RETRY_POLICY.maxAttempts)),
+      baseDelayMs: opts.baseDelayMs ?? DEFAULT_RETRY_POLICY.baseDelayMs,
+      maxDelayMs: opts.maxDelayMs ?? DEFAULT_RETRY_POLICY.maxDelayMs,
+      maxRetryAfterMs: opts.maxRetryAfterMs ?? DEFAULT_RETRY_POLICY.maxRetryAfterMs
+    };
+    this.onRetry = opts.onRetry;
+    this.random = opts.random ?? Math.random;
+    this.sleep = opts.sleep ?? realSleep;
+    this.deadlineAt = opts.deadline;
+    this.buffered = new ByteBudget(opts.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES);
+    setMaxListeners(0, this.closing.signal);
+    this.rateLimiter = new AdaptiveRateLimiter({
+      requestsPerSecond: opts.requestsPerSecond ?? 20,
+      ...opts.minRequestsPerSecond === void 0 ? {} : { minRequestsPerSecond: opts.minRequestsPerSecond },
+      now: this.now,
+      sleep: this.sleep
+    });
+  }
+  /**
+   * Sets (or, with `undefined`, clears) the time, in epoch ms on the client's clock, by which every call
+   * ends (see {@link ClientOptions.deadline}): a call cut short by it, or whose next wait would pass it,
+   * fails with an {@link ApiError} whose message says that the time limit is reached.
+   */
+  setDeadline(at) {
+    this.deadlineAt = at;
+  }
+  /** The deadline set by {@link setDeadline} or the options, if any (epoch ms). */
+  get deadline() {
+    return this.deadlineAt;
+  }
+  /**
+   * Ends the calls of the client still in flight or waiting (they fail with an {@link ApiError} "the
+   * client was closed"), so that an answer still streaming in or a pending wait does not keep the process
+   * up after a run ended, and closes the client's own connections.
+   */
+  async close() {
+    this.closing.abort();
+    if (this.ownsDispatcher) await this.dispatcher.close();
+  }
+  // ---------------------------------------------------------------- transport
+  /**
+   * Sends one request, paced by the rate limiter but never retried, and returns the parsed response
+   * whatever its status. Throws {@link ApiError} with status 0 when no response arrives (connection
+   * refused or reset, timeout).
+   */
+  async raw(method, path12, body, headers = {}) {
+    const out = await this.exchange(method, path12, body, this.callDeadline(), async () => headers);
+    if (!out.ok) throw out.error;
+    return { ...out.res, body: parseLoosely(out.res.text) };
+  }
+  /**
+   * Calls a route of the platform (routes.ts) and returns the body of a 2xx answer: the path is the
+   * route's template filled with `params` ({@link routePath}), the token is the one of the route's
+   * surface, and the call is retried when the route says it is idempotent for this body, unless
+   * `options.idempotent` says otherwise.
+   *
+   * Retries (see {@link CallOptions.idempotent}) with exponential backoff and full jitter, or after the
+   * server's `Retry-After` on 429 and 503, up to `maxAttempts` failed attempts in all; waits the server
+   * asked for do not count, and the client's deadline bounds them. On 401 the token is renewed and the
+   * call repeated, unless the call renewed it less than a minute before ({@link RENEW_AGAIN_AFTER_MS}).
+   *
+   * The answer is read by {@link decode}: checked against the route's response schema before it is
+   * returned; a route without one (204) gives undefined.
+   * @throws ApiError for a non-2xx answer (the last status the platform answered) or when no answer
+   *   arrived (status 0).
+   * @throws MalformedAnswerError (an ApiError) for a 2xx answer that is not JSON or not of the route's shape.
+   * @throws InternalError when a path parameter of the route is missing.
+   */
+  async request(name, params, body, options = {}) {
+    return this.decode(await this.fetchAnswer(name, params, body, options));
+  }
+  /**
+   * Calls a route like {@link request} and gives its 2xx answer as received, to be read with
+   * {@link decode} later (see {@link RawAnswer}).
+   * @throws ApiError, InternalError as {@link request}.
+   */
+  async fetchAnswer(name, params, body, options = {}) {
+    const path12 = routePath(name, params) + queryString(options.query);
+    const idempotent = options.idempotent ?? routeIdempotent(name, body);
+    const storeId = params.storeId ?? params.store_id;
+    const surface = routeSpec(name).surface;
+    return this.send(routeMethod(name), path12, body, surface, idempotent, name, storeId?.toString());
+  }
+  /**
+   * Reads a 2xx answer (platform-spec.md §4 conventions: bodies are JSON): the body parsed and checked
+   * against the response schema of its route (schemas/platform/, read open: src/platform/schemas.ts).
+   * An answer whose route has no response schema (204) gives undefined, whatever its body.
+   * @throws MalformedAnswerError when the content type is not JSON, the body is empty or not JSON, or
+   *   the value does not match the schema: the message names the call, its store, and the first
+   *   problems (`/items/3/sku: expected a string, got null`), quoting at most a short escaped excerpt
+   *   (nothing of an answer that carries a secret, {@link RouteSpec.secret}).
+   */
+  decode(answer2) {
+    const spec = answer2.route === void 0 ? void 0 : routeSpec(answer2.route);
+    if (spec?.response === void 0) return void 0;
+    const quote2 = spec.secret !== true;
+    const fail3 = (problem) => new MalformedAnswerError({
+      method: answer2.method,
+      path: answer2.path,
+      status: answer2.status,
+      route: answer2.route,
+      storeId: answer2.storeId,
+      problem: redact(problem, [...this.secrets])
+    });
+    const { text, contentType } = answer2;
+    const starts = quote2 ? `; it starts ${excerpt(text)}` : "";
+    if (contentType !== void 0 && !isJsonType(contentType)) {
+      throw fail3(`is not JSON: its content type is ${JSON.stringify(contentType.slice(0, 80))}${starts}`);
+    }
+    if (text.trim() === "") throw fail3("is not JSON: the body is empty");
+    let value;
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      throw fail3(`is not JSON: ${jsonFault(err, text)}${starts}`);
+    }
+    const problems = answerProblems(spec.response, value, { quote: quote2 });
+    if (problems.length > 0) {
+      const file = answerSchemas().definitions.get(spec.response)?.file;
+      const more = problems.length - MAX_LISTED_PROBLEMS;
+      throw fail3(
+        `does not have the shape of a ${spec.response} (schemas/platform/${file}.schema.json): ` + problems.slice(0, MAX_LISTED_PROBLEMS).join("; ") + (more > 0 ? `; and ${more} more problem${more === 1 ? "" : "s"}` : "")
+      );
+    }
+    return value;
+  }
+  /**
+   * Calls a concrete path (`/restaurants/…`, query string included) and returns the body of a 2xx
+   * answer, like {@link PlatformClient.request}: for callers that hold a path rather than a route name
+   * (the executor's planned operations, finance pages). The token surface is the one of the route the
+   * path matches in the route table; idempotency defaults to the method's (see
+   * {@link CallOptions.idempotent}).
+   * @throws ApiError as {@link PlatformClient.request}.
+   * @throws InternalError when no route of the table has this path (a bug of the caller).
+   */
+  async call(method, path12, body, options = {}) {
+    const match = matchRoute(method, path12);
+    if (match === void 0) {
+      throw new InternalError(
+        `no route of the platform API (src/platform/routes.ts) matches ${method} ${path12}`
+      );
+    }
+    const idempotent = options.idempotent ?? isIdempotentMethod(method);
+    const route2 = match.method === method.toUpperCase() ? match.name : void 0;
+    const answer2 = await this.send(
+      method,
+      path12 + queryString(options.query),
+      body,
+      routeSpec(match.name).surface,
+      idempotent,
+      route2,
+      match.params.storeId ?? match.params.store_id
+    );
+    return this.decode(answer2);
+  }
+  /**
+   * One protected call with retries; the 2xx answer as received, for {@link decode}. The token is taken
+   * for each attempt after the rate limiter's wait (a long wait may outlive a token). On 401 the token is
+   * renewed and the call repeated when the call has not renewed it within the last
+   * {@link RENEW_AGAIN_AFTER_MS} (platform notes "Authentication": renew on 401; a second 401 right after
+   * a renewal is final). `route` and `storeId` are only carried into the answer.
+   */
+  async send(method, path12, body, surface, idempotent, route2, storeId) {
+    let renewedAt = Number.NEGATIVE_INFINITY;
+    let lost = false;
+    let lostBefore = false;
+    const once = async (deadline) => {
+      if (surface === "none") return this.exchange(method, path12, body, deadline, async () => ({}));
+      for (; ; ) {
+        let used;
+        const out = await this.exchange(method, path12, body, deadline, async () => {
+          used = await this.token(surface);
+          return { "x-authorization": `Bearer ${used}` };
+        });
+        if (!out.ok || out.res.status !== 401 || used === void 0) return out;
+        if (this.now() - renewedAt < RENEW_AGAIN_AFTER_MS) return out;
+        renewedAt = this.now();
+        await this.dropToken(surface, used);
+      }
+    };
+    const res = await this.withRetries(method, path12, idempotent, async (deadline) => {
+      lostBefore = lost;
+      const out = await once(deadline);
+      if (out.ok ? UNDETERMINED_STATUSES.has(out.res.status) : out.error.status === 0) lost = true;
+      return out;
+    });
+    if (res.status < 200 || res.status > 299) throw this.toError(method, path12, res, lostBefore);
+    return answerOf(method, path12, res, route2, storeId);
+  }
+  /**
+   * The deadline of a call that starts now (epoch ms on the client's clock): the client's deadline (the
+   * run's `--timeout`), and at most {@link DEFAULT_CALL_DEADLINE_MS} from now.
+   */
+  callDeadline() {
+    return Math.min(this.deadlineAt ?? Number.POSITIVE_INFINITY, this.now() + DEFAULT_CALL_DEADLINE_MS);
+  }
+  /** Which limit a call's deadline is, for its errors. */
+  limitOf(deadline) {
+    return deadline === this.deadlineAt ? TIME_LIMIT : "the 15-minute limit of one call";
+  }
+  /**
+   * Runs `attempt` until it yields a final outcome, `maxAttempts` failed attempts are reached, or the
+   * call's deadline ({@link callDeadline}) would pass before the next attempt. A wait the server asked
+   * for (429 or 503 with `Retry-After`) is not a failed attempt: it is honoured (capped at
+   * `maxRetryAfterMs`, at least 100 ms) when it ends before the deadline; one that would end after it
+   * fails the call at once, naming the `Retry-After`. Returns the last response (of any status); throws
+   * the last transport error, or an {@link ApiError} saying that the time limit is reached. Errors
+   * thrown by `attempt` itself (a failed token login, which has its own retries) end the call at once.
+   */
+  async withRetries(method, path12, idempotent, attempt) {
+    const deadline = this.callDeadline();
+    for (let n = 1; ; ) {
+      const out = await attempt(deadline);
+      let status2 = 0;
+      let retryAfterMs;
+      if (out.ok) {
+        status2 = out.res.status;
+        if (!isRetryableStatus(status2, idempotent)) return out.res;
+        retryAfterMs = parseRetryAfter(out.res.headers["retry-after"], this.now());
+      } else if (!out.retryable(idempotent)) {
+        throw out.error;
+      }
+      const asked = out.ok && (status2 === 429 || status2 === 503) && retryAfterMs !== void 0;
+      if (!asked && n >= this.retryPolicy.maxAttempts) {
+        if (out.ok) return out.res;
+        throw out.error;
+      }
+      let delayMs = retryDelay(n, status2, retryAfterMs, this.retryPolicy, this.random);
+      if (asked) delayMs = Math.max(delayMs, MIN_ASKED_WAIT_MS);
+      if (this.now() + delayMs >= deadline) {
+        throw this.deadlineError(method, path12, out, deadline, asked ? retryAfterMs : void 0);
+      }
+      this.onRetry?.({
+        method,
+        path: path12,
+        attempt: n,
+        status: status2,
+        delayMs,
+        reason: out.ok ? `HTTP ${status2}` : out.reason
+      });
+      try {
+        await this.sleep(delayMs, this.closing.signal);
+      } catch (cause) {
+        throw new ApiError({ method, path: path12, status: status2, platformMessage: CLOSED, cause });
+      }
+      if (!asked) n++;
+    }
+  }
+  /**
+   * The error of a call whose next wait would pass its deadline: its last outcome, the wait the platform
+   * asked for (`retryAfterMs`, when it did), and the time that was left.
+   */
+  deadlineError(method, path12, out, deadline, retryAfterMs) {
+    const last = out.ok ? this.toError(method, path12, out.res) : out.error;
+    const before = retryAfterMs === void 0 ? "before the next attempt" : `before the wait the platform asked for ends (Retry-After: ${duration(retryAfterMs)})`;
+    return new ApiError({
+      method,
+      path: path12,
+      status: last.status,
+      platformMessage: `${last.platformMessage ?? `HTTP ${last.status}`}; not tried again: ${this.limitOf(deadline)} is reached in ${duration(Math.max(0, deadline - this.now()))}, ${before}`,
+      ...last.platformType === void 0 ? {} : { platformType: last.platformType },
+      cause: last
+    });
+  }
+  /**
+   * One HTTP exchange: waits for a rate-limit slot, THEN takes the headers (the token: a long wait may
+   * outlive the one held before it), sends, reads the body within its route's cap, and feeds the limiter
+   * (429 lowers the rate, `Retry-After` pauses the client, 2xx lets the rate recover). Bounds:
+   * - time: undici's `headersTimeout` and `bodyTimeout` (the idle timeout, the client's `timeoutMs`,
+   *   shortened to what is left before `deadline`), and a signal that aborts the exchange at `deadline`
+   *   however the answer trickles in, or when the client is closed; a slot of the limiter that would
+   *   come after `deadline` fails the call without sending it;
+   * - size: the route's `maxResponseBytes` (a larger `content-length` is refused before the body is
+   *   read) and the client's budget of bytes being received ({@link ClientOptions.maxBufferedBytes}),
+   *   counted as the chunks arrive (transport.ts {@link readCapped}).
+   * Errors of `headers` (a failed login) propagate. The body of a 2xx answer is kept as text only, for
+   * {@link decode}; that of another status is parsed for the error.
+   */
+  async exchange(method, path12, body, deadline, headers) {
+    const route2 = matchRoute(method, path12);
+    const store = route2?.params.storeId ?? route2?.params.store_id;
+    const refused = await this.awaitSlot(method, path12, deadline);
+    if (refused) return refused;
+    const extra = await headers();
+    const started = this.now();
+    const left = deadline - started;
+    if (left <= 0) return this.stopped(method, path12, `not sent: ${this.limitOf(deadline)} is reached`);
+    const timeoutMs = this.timeoutMs < left ? this.timeoutMs : Math.ceil(left) + 1e3;
+    const cap = route2 ? routeMaxResponseBytes(route2.name) : DEFAULT_ANSWER_BYTES;
+    const ended2 = new AbortController();
+    const onClose = () => ended2.abort(this.closing.signal.reason);
+    this.closing.signal.addEventListener("abort", onClose, { once: true });
+    const timer = setTimeout(
+      () => ended2.abort(new Error("the call's deadline is reached")),
+      Math.min(Math.ceil(left), MAX_TIMER_MS)
+    );
+    const signal = ended2.signal;
+    let phase = "headers";
+    let status2;
+    let resHeaders;
+    let text;
+    try {
+      const res = await (0, import_undici3.request)(this.baseUrl + path12, {
+        method,
+        dispatcher: this.dispatcher,
+        headers: {
+          accept: "application/json",
+          ...body === void 0 ? {} : { "content-type": "application/json" },
+          ...extra
+        },
+        body: body === void 0 ? void 0 : JSON.stringify(body),
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        signal
+      });
+      phase = "body";
+      status2 = res.statusCode;
+      resHeaders = res.headers;
+      const declared = Number(res.headers["content-length"]);
+      const read2 = declared > cap ? { ok: false, over: "route", received: 0 } : await readCapped(res.body, cap, this.buffered);
+      if (!read2.ok) {
+        res.body.destroy();
+        const answer2 = `the answer${store === void 0 ? "" : ` for store ${store}`} (HTTP ${status2})`;
+        const message = read2.over === "route" ? `${answer2} is larger than ${formatBytes(cap)}, the most carte reads from ${route2?.name ?? `${method} ${path12}`} (docs/platform-api.md "Bounds of an answer"); reading stopped after ${formatBytes(read2.received)}` : `the answers being received at once hold more than ${formatBytes(this.buffered.limit)}; reading ${answer2} stopped after ${formatBytes(read2.received)} (fewer calls at once: --parallelism)`;
+        return this.stopped(method, path12, message, status2 >= 200 && status2 <= 299 ? 0 : status2);
+      }
+      text = read2.bytes.toString("utf8");
+    } catch (cause) {
+      if (signal.aborted) {
+        const why2 = this.closing.signal.aborted ? CLOSED : `${this.limitOf(deadline)} is reached`;
+        return this.stopped(
+          method,
+          path12,
+          `${why2} while waiting for the response ${phase} (after ${duration(this.now() - started)})`,
+          0,
+          cause
+        );
+      }
+      return this.transportFailure(method, path12, cause, timeoutMs);
+    } finally {
+      clearTimeout(timer);
+      this.closing.signal.removeEventListener("abort", onClose);
+    }
+    const parsed = status2 >= 200 && status2 <= 299 ? void 0 : parseLoosely(text);
+    this.heedAnswer(method, path12, status2, resHeaders);
+    return { ok: true, res: { status: status2, headers: resHeaders, body: parsed, text } };
+  }
+  /**
+   * Waits for a slot of the rate limiter, up to the deadline. `undefined` when the call may go; else
+   * the outcome that ends it unsent: the client is closed, or the deadline comes first.
+   */
+  async awaitSlot(method, path12, deadline) {
+    if (this.closing.signal.aborted) return this.stopped(method, path12, `not sent: ${CLOSED}`);
+    if (deadline <= this.now()) {
+      return this.stopped(method, path12, `not sent: ${this.limitOf(deadline)} is reached`);
+    }
+    let slot;
+    try {
+      slot = await this.rateLimiter.acquire(deadline, this.closing.signal);
+    } catch (cause) {
+      return this.stopped(method, path12, `not sent: ${CLOSED}`, 0, cause);
+    }
+    if (!slot) {
+      const pause = this.rateLimiter.pauseAt();
+      return this.stopped(
+        method,
+        path12,
+        `not sent: ${this.limitOf(deadline)} is reached in ${duration(Math.max(0, deadline - this.now()))}, before ${pause ? `the client may send again (${pause.reason})` : "the rate limit lets the call go"}`
+      );
+    }
+    return void 0;
+  }
+  /**
+   * What an answer tells the rate limiter: a 429 slows it down, a 429 or 503 with `Retry-After` pauses
+   * every call for that long (at most `maxRetryAfterMs`), a success lets it speed up again.
+   */
+  heedAnswer(method, path12, status2, headers) {
+    if (status2 === 429) this.rateLimiter.onThrottled();
+    if (status2 === 429 || status2 === 503) {
+      const wait = parseRetryAfter(headers["retry-after"], this.now());
+      if (wait !== void 0) {
+        this.rateLimiter.pauseFor(
+          Math.min(wait, this.retryPolicy.maxRetryAfterMs),
+          `${method} ${path12} was answered ${status2} with Retry-After: ${duration(wait)}`
+        );
+      }
+    } else if (status2 >= 200 && status2 <= 299) {
+      this.rateLimiter.onSuccess();
+    }
+  }
+  /** An outcome that ends the call at once (not retried): its reason, redacted, as an {@link ApiError}. */
+  stopped(method, path12, message, status2 = 0, cause) {
+    const reason = redact(message, [...this.secrets]);
+    return {
+      ok: false,
+      error: new ApiError({ method, path: path12, status: status2, platformMessage: reason, cause }),
+      retryable: () => false,
+      reason
+    };
+  }
+  /** Turns an error of undici or the network into an outcome with a clear, secret-free message. */
+  transportFailure(method, path12, cause, timeoutMs) {
+    const kind = classifyTransportError(cause);
+    let reason;
+    if (kind.timeout) {
+      reason = `timed out after ${timeoutMs} ms waiting for the response ` + (kind.code === "UND_ERR_BODY_TIMEOUT" ? "body" : "headers");
+    } else {
+      const msg = cause instanceof Error ? cause.message : String(cause);
+      reason = kind.code && !msg.includes(kind.code) ? `${kind.code}: ${msg}` : msg;
+    }
+    reason = redact(reason, [...this.secrets]);
+    return {
+      ok: false,
+      error: new ApiError({ method, path: path12, status: 0, platformMessage: reason, cause }),
+      retryable: (idempotent) => isRetryableTransportError(kind, idempotent),
+      reason: kind.timeout ? `timed out after ${timeoutMs} ms` : kind.code ?? "network error"
+    };
+  }
+  toError(method, path12, res, earlierAnswerLost = false) {
+    const { message, type } = platformMessage(res.body);
+    return new ApiError({
+      method,
+      path: path12,
+      status: res.status,
+      platformMessage: message === void 0 ? void 0 : redact(message, [...this.secrets]),
+      platformType: type,
+      ...earlierAnswerLost ? { earlierAnswerLost } : {}
+    });
+  }
+  /** Returns a valid token of the surface, logging in when none is cached or it is about to expire. */
+  async token(surface) {
+    for (let cached2 = this.tokens.get(surface); cached2; cached2 = this.tokens.get(surface)) {
+      try {
+        const t = await cached2;
+        if (this.now() < t.renewAt) return t.value;
+      } catch {
+      }
+      if (this.tokens.get(surface) === cached2) {
+        this.tokens.delete(surface);
+        break;
+      }
+    }
+    const pending = this.login(surface);
+    this.tokens.set(surface, pending);
+    pending.catch(() => {
+      if (this.tokens.get(surface) === pending) this.tokens.delete(surface);
+    });
+    return (await pending).value;
+  }
+  /**
+   * Forgets the token `value` of the surface after a 401, unless a concurrent call has already replaced
+   * it (then that newer token is kept: many calls refused at once trigger one login, not many).
+   */
+  async dropToken(surface, value) {
+    const cached2 = this.tokens.get(surface);
+    if (!cached2) return;
+    const t = await cached2.catch(() => void 0);
+    if (this.tokens.get(surface) === cached2 && (t === void 0 || t.value === value)) {
+      this.tokens.delete(surface);
+    }
+  }
+  /** Logs in (spec §4.1). Retried as an idempotent call: a login has no effect beyond issuing a token. */
+  async login(surface) {
+    const route2 = LOGIN_ROUTES[surface];
+    const path12 = routePath(route2);
+    const creds = { client_id: this.clientId, client_secret: this.clientSecret };
+    const res = await this.withRetries(
+      "POST",
+      path12,
+      true,
+      (deadline) => this.exchange("POST", path12, creds, deadline, async () => ({}))
+    );
+    if (res.status < 200 || res.status > 299) throw this.toError("POST", path12, res);
+    const body = this.decode(answerOf("POST", path12, res, route2, void 0));
+    this.secrets.add(body.access_token);
+    const lifetimeMs = body.expires_in * 1e3;
+    const margin = Math.min(this.renewBeforeMs, lifetimeMs / 2);
+    return { value: body.access_token, renewAt: this.now() + lifetimeMs - margin };
+  }
+  // ---------------------------------------------------------------- store menu API (spec §4.4)
+  /** `GET /store-menu`: the complete catalog of a store (spec §2.2 StoreMenu); how carte reads a store. */
+  getStoreMenu(storeId) {
+    return this.request("GET /restaurants/menu/v1/stores/{storeId}/store-menu", { storeId });
+  }
+};
+function duration(ms) {
+  return ms < 1e3 ? `${Math.round(ms)} ms` : `${Math.round(ms / 1e3)} s`;
+}
+function answerOf(method, path12, res, route2, storeId) {
+  const type = res.headers["content-type"];
+  return {
+    route: route2,
+    method,
+    path: path12,
+    storeId,
+    status: res.status,
+    contentType: Array.isArray(type) ? type[0] : type,
+    text: res.text
+  };
+}
+function parseLoosely(text) {
+  if (text.length === 0) return void 0;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+function isJsonType(contentType) {
+  return /^\s*application\/(?:[\w.+-]*\+)?json\s*(?:;|$)/i.test(contentType);
+}
+var EXCERPT_CHARS = 60;
+function excerpt(text) {
+  const cut2 = text.length > EXCERPT_CHARS;
+  return `${JSON.stringify(text.slice(0, EXCERPT_CHARS))}${cut2 ? "…" : ""} (${text.length} characters)`;
+}
+function jsonFault(err, text) {
+  const message = err instanceof Error ? err.message : "";
+  const at = /at position (\d+)/.exec(message);
+  const position = at ? Number(at[1]) : void 0;
+  if (/end of JSON input/i.test(message) || position !== void 0 && position >= text.length) {
+    return "it is cut short, ending inside its JSON value";
+  }
+  return position === void 0 ? "it is not valid JSON" : `it is not valid JSON from character ${position + 1}`;
+}
+function queryString(query) {
+  if (!query) return "";
+  const parts2 = Object.entries(query).flatMap(
+    ([k, v]) => v === void 0 ? [] : [`${k}=${encodeURIComponent(String(v))}`]
+  );
+  return parts2.length === 0 ? "" : `?${parts2.join("&")}`;
+}
+function platformMessage(body) {
+  if (Array.isArray(body)) {
+    const msgs = body.map(
+      (e) => e && typeof e === "object" && "message" in e ? String(e.message) : ""
+    ).filter(Boolean);
+    return msgs.length ? { message: msgs.join("; ") } : {};
+  }
+  if (body && typeof body === "object") {
+    const o = body;
+    return {
+      ...o.message === void 0 ? {} : { message: String(o.message) },
+      ...o.type === void 0 ? {} : { type: String(o.type) }
+    };
+  }
+  if (typeof body === "string" && body.length > 0) return { message: body.slice(0, 500) };
+  return {};
 }
 
 // src/session.ts
@@ -87787,6 +86564,241 @@ import path9 from "node:path";
 // src/gitops/base.ts
 import { realpath as realpath4 } from "node:fs/promises";
 import path6 from "node:path";
+
+// src/state/current.ts
+var import_dataloader = __toESM(require_dataloader(), 1);
+
+// src/platform/limit.ts
+function storeOrderedLimit(concurrency, place) {
+  if (!(Number.isInteger(concurrency) && concurrency >= 1)) {
+    throw new TypeError(`parallelism must be a whole number of at least 1, got ${concurrency}`);
+  }
+  const heap = [];
+  const before = (a3, b) => a3.rank < b.rank || a3.rank === b.rank && a3.seq < b.seq;
+  const push = (w) => {
+    heap.push(w);
+    for (let i = heap.length - 1; i > 0; ) {
+      const up = i - 1 >> 1;
+      if (!before(heap[i], heap[up])) break;
+      [heap[i], heap[up]] = [heap[up], heap[i]];
+      i = up;
+    }
+  };
+  const pop = () => {
+    const top = heap[0];
+    const last = heap.pop();
+    if (heap.length > 0 && last) {
+      heap[0] = last;
+      for (let i = 0; ; ) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < heap.length && before(heap[l], heap[m])) m = l;
+        if (r < heap.length && before(heap[r], heap[m])) m = r;
+        if (m === i) break;
+        [heap[i], heap[m]] = [heap[m], heap[i]];
+        i = m;
+      }
+    }
+    return top;
+  };
+  let active = 0;
+  let seq = 0;
+  const next = () => {
+    if (active >= concurrency) return;
+    const w = pop();
+    if (!w) return;
+    active++;
+    w.start();
+  };
+  return (fn, store) => new Promise((resolve7, reject) => {
+    push({
+      rank: store === void 0 ? -1 : place(store),
+      seq: seq++,
+      start: () => {
+        let call;
+        try {
+          call = fn();
+        } catch (err) {
+          call = Promise.reject(err);
+        }
+        call.then(
+          (value) => {
+            active--;
+            next();
+            resolve7(value);
+          },
+          (err) => {
+            active--;
+            next();
+            reject(err);
+          }
+        );
+      }
+    });
+    next();
+  });
+}
+
+// src/state/current.ts
+function normalizeSnapshot(identity2, snapshot, kinds2 = kinds) {
+  const state = emptyStore(identity2);
+  const ids = emptyIds();
+  for (const kind of kinds2) {
+    if (kind.reads.every((r) => snapshot[r.name] !== void 0)) kind.read(snapshot, state, ids);
+  }
+  return { ...state, ids };
+}
+function readRequests(desired, ownership = {}, kinds2 = kinds) {
+  return Object.values(desired.stores).map((s) => ({
+    store: s.store,
+    kinds: kinds2.filter((k) => {
+      const own2 = ownership[k.name] ?? k.defaultOwnership ?? "full";
+      return own2 !== "ignore" && k.select(s, own2) !== void 0;
+    })
+  }));
+}
+function projectReads(desired, ownership = {}, targeting) {
+  const scoped = scopedKinds(targeting);
+  const requests = readRequests(desired, ownership);
+  const clientKinds2 = clientReadKinds(desired, ownership);
+  const scope = targeting?.scope;
+  if (!scoped || !scope) return { requests, clientKinds: clientKinds2, removed: [] };
+  return {
+    requests: requests.map((r) => ({
+      store: r.store,
+      kinds: r.kinds.filter((k) => scoped.get(r.store.key)?.has(k.name) === true)
+    })),
+    clientKinds: clientKinds2.filter((k) => scope.client.includes(k.name)),
+    removed: scope.removed.map((r) => ({
+      store: { key: r.store, storeId: r.storeId, integrationId: r.store, name: r.name },
+      kinds: kinds.filter((k) => r.kinds.includes(k.name))
+    }))
+  };
+}
+function clientReadKinds(desired, ownership = {}, kinds2 = clientKinds) {
+  return kinds2.filter(
+    (k) => (ownership[k.name] ?? k.defaultOwnership ?? "full") !== "ignore" && k.select(desired.client ?? {}) !== void 0
+  );
+}
+async function readCurrent(client, requests, onStore, options = {}) {
+  const places = new Map(requests.map((r, i) => [r.store.key, i]));
+  const limit = options.limit ?? storeOrderedLimit(
+    options.parallelism ?? DEFAULT_PARALLELISM,
+    (key) => places.get(key) ?? requests.length
+  );
+  const reads = /* @__PURE__ */ new Map();
+  const storesByPart = /* @__PURE__ */ new Map();
+  const pending = /* @__PURE__ */ new Map();
+  const kindsOf = /* @__PURE__ */ new Map();
+  for (const r of requests) {
+    const known = kindsOf.get(r.store.key);
+    if (known) for (const k of r.kinds) known.kinds.add(k);
+    else kindsOf.set(r.store.key, { store: r.store, kinds: new Set(r.kinds) });
+  }
+  for (const [key, r] of kindsOf) {
+    const parts2 = new Set([...r.kinds].flatMap((k) => k.reads));
+    pending.set(key, { store: r.store, snapshot: {}, missing: parts2.size });
+    for (const read2 of parts2) {
+      const seen2 = reads.get(read2.name);
+      if (seen2 && seen2 !== read2) throw new InternalError(`two store reads are named ${read2.name}`);
+      reads.set(read2.name, read2);
+      const list2 = storesByPart.get(read2.name);
+      if (list2) list2.push(r.store);
+      else storesByPart.set(read2.name, [r.store]);
+    }
+  }
+  const total = [...storesByPart.values()].reduce((n, l) => n + l.length, 0);
+  let done = 0;
+  const complete = (key) => {
+    const entry2 = pending.get(key);
+    pending.delete(key);
+    onStore(key, normalizeSnapshot(entry2.store, entry2.snapshot));
+  };
+  for (const [key, entry2] of [...pending]) if (entry2.missing === 0) complete(key);
+  const clientKinds2 = options.clientKinds ?? [];
+  const clientState = (async () => {
+    if (clientKinds2.length === 0) return void 0;
+    const snapshot = {};
+    const parts2 = [...new Set(clientKinds2.flatMap((k) => k.reads))];
+    await Promise.all(
+      parts2.map(async (p) => {
+        snapshot[p.name] = await limit(() => p.fetch(client));
+      })
+    );
+    const state = {};
+    const ids = {};
+    for (const k of clientKinds2) k.read(snapshot, state, ids);
+    return { ...state, ids };
+  })();
+  await Promise.all([
+    ...[...storesByPart].map(
+      ([part, stores]) => reads.get(part).fetch(client, stores, limit, (key, value) => {
+        const entry2 = pending.get(key);
+        if (!entry2 || Object.hasOwn(entry2.snapshot, part)) {
+          throw new InternalError(`the ${part} read delivered store ${key} twice or unasked`);
+        }
+        entry2.snapshot[part] = value;
+        options.onRead?.(++done, total);
+        if (--entry2.missing === 0) complete(key);
+      }).catch((err) => {
+        throw namingStore(err, stores);
+      })
+    ),
+    clientState
+  ]);
+  if (pending.size > 0)
+    throw new InternalError(`stores ${[...pending.keys()].join(", ")} were never read in full`);
+  return clientState;
+}
+function namingStore(err, stores) {
+  if (!(err instanceof MalformedAnswerError) || err.store !== void 0 || err.storeId === void 0) {
+    return err;
+  }
+  const store = stores.find((s) => s.storeId === err.storeId);
+  return store === void 0 ? err : err.withStore(store.key);
+}
+async function fetchCurrent(client, requests, options = {}) {
+  const out = { stores: table() };
+  const stores = /* @__PURE__ */ new Map();
+  const clientState = await readCurrent(client, requests, (key, state) => stores.set(key, state), options);
+  for (const r of requests) out.stores[r.store.key] = stores.get(r.store.key);
+  if (clientState) out.client = clientState;
+  return out;
+}
+function storeBatcher(client, options) {
+  const { limit } = options;
+  const read2 = async (requests) => {
+    const got = await fetchCurrent(client, [...requests], { limit });
+    return requests.map((r) => got.stores[r.store.key]);
+  };
+  const windowMs = options.windowMs ?? 0;
+  const loader = new import_dataloader.default(
+    async (requests) => {
+      try {
+        return await read2(requests);
+      } catch (err) {
+        if (requests.length === 1) return [err instanceof Error ? err : new Error(String(err))];
+        return Promise.all(
+          requests.map(
+            (r) => read2([r]).then(
+              ([state]) => state,
+              (e) => e instanceof Error ? e : new Error(String(e))
+            )
+          )
+        );
+      }
+    },
+    {
+      cache: false,
+      maxBatchSize: options.maxBatch ?? 16,
+      batchScheduleFn: (run2) => setTimeout(run2, windowMs)
+    }
+  );
+  return (request4) => loader.load(request4);
+}
+
+// src/gitops/base.ts
 async function loadBase(project, ref, options = {}) {
   const configFile = await realpath4(project.configFile);
   const repo = await findRepository(project.root, { workspace: options.workspace });
@@ -88335,6 +87347,20 @@ async function acquireApplyLock(opts) {
 // src/plan/file.ts
 import { constants as constants5 } from "node:fs";
 import { open as open5, stat as stat5 } from "node:fs/promises";
+
+// src/plan/digest.ts
+function planDigest2(plan) {
+  const { digest: _digest, ...rest } = plan;
+  return checksum(rest);
+}
+function hasValidDigest(plan) {
+  return typeof plan.digest === "string" && plan.digest === planDigest2(plan);
+}
+function clientDigest(state) {
+  return checksum(state ?? null);
+}
+
+// src/plan/file.ts
 var MAX_PLAN_FILE_BYTES = 64 * 1024 * 1024;
 var MAX_PLAN_DEPTH = 100;
 function lineCol(text, index) {
@@ -88527,6 +87553,1082 @@ function unmanagedStoresNote(stores) {
   return `Note: the platform has ${stores.length === 1 ? "a store" : `${stores.length} stores`} that no file manages: ${shown2.join(", ")}${more}. carte leaves ${stores.length === 1 ? "it" : "them"} as ${stores.length === 1 ? "it is" : "they are"}; carte status lists every store and the file that manages it.`;
 }
 
+// src/apply/rollout.ts
+function findStage(project, name) {
+  const stages = project.rollout;
+  if (!stages || stages.length === 0) {
+    throw new UsageError(
+      `--stage ${quote(name, 60)}: carte.yaml has no rollout: section, so there are no stages (docs/configuration.md, "Canary rollout")`
+    );
+  }
+  const i = stages.findIndex((s) => s.name === name);
+  if (i < 0) {
+    throw new UsageError(
+      `--stage ${quote(name, 60)}: no such stage in rollout: of carte.yaml; its stages are ${stages.map((s) => s.name).join(", ")}`
+    );
+  }
+  return { stage: stages[i], first: i === 0 };
+}
+function stageProject(project, stage, first) {
+  const keep = new Set(stage.stores);
+  const { client, ...rest } = project.desired;
+  return {
+    ...project,
+    desired: {
+      ...rest,
+      stores: Object.fromEntries(Object.entries(project.desired.stores).filter(([k]) => keep.has(k))),
+      ...first && client ? { client } : {}
+    }
+  };
+}
+function changesByStage(plan, stages) {
+  const out = new Map(stages.map((s) => [s.name, []]));
+  const stageOf2 = /* @__PURE__ */ new Map();
+  for (const s of stages) for (const k of s.stores) if (!stageOf2.has(k)) stageOf2.set(k, s.name);
+  const first = stages[0]?.name;
+  for (const c of plan.changes) {
+    const name = c.store === "" ? first : stageOf2.get(c.store);
+    const list2 = name === void 0 ? void 0 : out.get(name);
+    if (!list2) throw new InternalError(`store ${c.store} of the plan is in no stage of rollout:`);
+    list2.push(c);
+  }
+  return out;
+}
+function countChanges(changes) {
+  const counts2 = { create: 0, update: 0, delete: 0, stores: 0 };
+  const stores = /* @__PURE__ */ new Set();
+  for (const c of changes) {
+    counts2[c.action] += 1;
+    if (c.store !== "") stores.add(c.store);
+  }
+  counts2.stores = stores.size;
+  return counts2;
+}
+function storesInScope(plan, stage) {
+  const keys = new Set(plan.stores.map((s) => s.key));
+  return stage.stores.filter((k) => keys.has(k)).length;
+}
+function plannedStages(plan, stages) {
+  const byStage = changesByStage(plan, stages);
+  return stages.map((s) => {
+    const changes = byStage.get(s.name) ?? [];
+    return {
+      name: s.name,
+      status: changes.length === 0 ? "unchanged" : "not_run",
+      stores: storesInScope(plan, s),
+      changes: countChanges(changes)
+    };
+  });
+}
+
+// src/config/holidays.ts
+function holidayDates(state) {
+  const hours = state && holidaysState.get(state);
+  return hours === void 0 ? void 0 : new Set(Object.keys(hours));
+}
+function holidayDateProblems(project, platformHolidays, desired = project.desired) {
+  if (project.ownership.holiday === "ignore") return [];
+  const problems = [];
+  for (const [key, store] of Object.entries(desired.stores)) {
+    const dates = holidaysState.get(store);
+    if (dates === void 0) continue;
+    const known = platformHolidays(key);
+    if (known === void 0) continue;
+    const list2 = [...known].sort().join(", ") || "none";
+    for (const date of Object.keys(dates)) {
+      if (known.has(date)) continue;
+      const site = project.holidaySites?.get(key)?.get(date);
+      problems.push({
+        file: site?.file ?? project.configFile,
+        line: site?.line ?? 0,
+        col: site?.col ?? 0,
+        pointer: site?.pointer ?? "",
+        message: `holiday ${date} is not a holiday of store ${bare(key)} on the platform (its holidays: ${list2}), so carte cannot set its hours or close it: write ${date} under special_days: instead (- { name: …, date: "${date}", slots: [] } closes the store that day)`
+      });
+    }
+  }
+  return problems;
+}
+
+// src/apply/execute.ts
+var SETTLE_ROUNDS = 2;
+function chainOf(op) {
+  const chain = Endpoints[op.endpoint]?.chain ?? "catalog";
+  if (chain !== "store_schedule") return chain;
+  const kind = /\.(\w+)\[[^\]]*\]$/.exec(op.addresses[0] ?? "")?.[1];
+  return kind ? `store_schedule:${kind}` : chain;
+}
+var Failures = class {
+  keys = /* @__PURE__ */ new Set();
+  add(op) {
+    for (const s of op.stores) this.keys.add(`${s}\0${chainOf(op)}`);
+  }
+  /** Every later call of the store is skipped. */
+  refuse(store) {
+    this.keys.add(`${store}\0*`);
+  }
+  /** The stores of the operation whose calls it depends on failed. */
+  blocking(op) {
+    const chain = chainOf(op);
+    return op.stores.filter(
+      (s) => chain === "*" ? [...this.keys].some((k) => k.startsWith(`${s}\0`)) : this.keys.has(`${s}\0${chain}`) || this.keys.has(`${s}\0*`)
+    );
+  }
+};
+var StoreGuard = class {
+  constructor(check) {
+    this.check = check;
+  }
+  check;
+  asked = /* @__PURE__ */ new Map();
+  /** Stores refused, with why. */
+  refused = /* @__PURE__ */ new Map();
+  /** The stores of `stores` that are refused (asking for each store not asked yet). */
+  async refusedAmong(stores) {
+    const check = this.check;
+    if (!check) return [];
+    const answers = await Promise.all(
+      stores.map((s) => {
+        let p = this.asked.get(s);
+        if (!p) {
+          p = check(s).then(
+            () => void 0,
+            (err) => describe2(err)
+          );
+          this.asked.set(s, p);
+        }
+        return p.then((why2) => {
+          if (why2 !== void 0) this.refused.set(s, why2);
+          return why2 === void 0 ? [] : [s];
+        });
+      })
+    );
+    return answers.flat();
+  }
+};
+function dependencyGates(ops) {
+  class Gate {
+    stage = -Infinity;
+    earlier = Promise.resolve();
+    current = [];
+    /** What an operation of `stage` (never lower than the last asked) waits for. */
+    before(stage) {
+      if (stage > this.stage) {
+        if (this.current.length > 0) this.earlier = Promise.all([this.earlier, ...this.current]);
+        this.current = [];
+        this.stage = stage;
+      }
+      return this.earlier;
+    }
+    add(done) {
+      this.current.push(done);
+    }
+  }
+  const chainsOf = /* @__PURE__ */ new Map();
+  for (const op of ops) {
+    for (const s of op.stores) {
+      const set = chainsOf.get(s) ?? /* @__PURE__ */ new Set();
+      set.add(chainOf(op));
+      chainsOf.set(s, set);
+    }
+  }
+  const gates = /* @__PURE__ */ new Map();
+  const gate = (key) => {
+    let g = gates.get(key);
+    if (!g) gates.set(key, g = new Gate());
+    return g;
+  };
+  const everything = new Gate();
+  const clientLevel = new Gate();
+  const keysOf = (op) => {
+    const chain = chainOf(op);
+    return op.stores.flatMap(
+      (s) => chain === "*" ? [...chainsOf.get(s) ?? []].map((c) => `${s}\0${c}`) : [`${s}\0${chain}`]
+    );
+  };
+  return {
+    before: (op) => {
+      const first = clientLevel.before(op.stage);
+      const all = everything.before(op.stage);
+      const prior = op.stores.length === 0 ? [first, all] : [first, ...keysOf(op).map((k) => gate(k).before(op.stage))];
+      return Promise.all(prior).then(() => void 0);
+    },
+    register: (op, done) => {
+      for (const k of keysOf(op)) gate(k).add(done);
+      everything.add(done);
+      if (op.stores.length === 0) clientLevel.add(done);
+    }
+  };
+}
+async function executePlanFully(plan, client, options = {}) {
+  const parallelism = options.parallelism ?? 8;
+  const places = new Map(plan.stores.map((s, i) => [s.key, i]));
+  const limit = storeOrderedLimit(parallelism, (key) => places.get(key) ?? places.size);
+  const total = plan.operations.length;
+  options.onEvent?.({ type: "start", total });
+  const failures = new Failures();
+  const guard = new StoreGuard(options.beforeStore);
+  const sent = /* @__PURE__ */ new Map();
+  const ops = [...plan.operations].sort((a3, b) => a3.stage - b.stage);
+  const left = /* @__PURE__ */ new Map();
+  for (const op of ops) for (const s of op.stores) left.set(s, (left.get(s) ?? 0) + 1);
+  const gates = dependencyGates(ops);
+  const troubled = /* @__PURE__ */ new Set();
+  let done = 0;
+  const running = ops.map((op) => {
+    const ready = gates.before(op);
+    const run2 = (async () => {
+      await ready;
+      const r = await runOne(
+        op,
+        client,
+        failures,
+        guard,
+        options,
+        (fn) => limit(fn, op.stores.length === 0 ? void 0 : op.stores[0])
+      );
+      if (r.sent) sent.set(r.op.id, r.sent);
+      if (r.result.status !== "ok") {
+        failures.add(r.op);
+        for (const s of op.stores) troubled.add(s);
+      }
+      options.onEvent?.({ type: "operation", result: r.result, done: ++done, total });
+      for (const s of op.stores) {
+        const n = left.get(s) - 1;
+        left.set(s, n);
+        if (n === 0) options.onStoreDone?.(s, !troubled.has(s));
+      }
+      return r.result;
+    })();
+    gates.register(op, run2);
+    return run2;
+  });
+  const results = await Promise.all(running);
+  return { results, refused: [...guard.refused].map(([store, reason]) => ({ store, reason })), sent };
+}
+function unsettled(err) {
+  return err instanceof ApiError && (err instanceof MalformedAnswerError || err.status === 0 || err.status === 500 || err.status === 502 || err.status === 504 || // A refusal after an attempt whose answer was lost: that attempt may have made the change.
+  err.earlierAnswerLost);
+}
+function without(op, stores) {
+  const parts2 = (op.parts ?? []).filter((p) => !stores.includes(p.store));
+  const spec = endpoint(op.endpoint);
+  const body = spec.body(
+    parts2.map((p) => p.element),
+    op.params ?? {}
+  );
+  const kept = new Set(parts2.map((p) => p.store));
+  return {
+    ...op,
+    body,
+    parts: parts2,
+    stores: op.stores.filter((s) => !stores.includes(s)),
+    // The addresses of the stores left out are not this call's any more.
+    addresses: op.addresses.filter((a3) => [...kept].some((s) => a3.startsWith(`store[${s}].`)))
+  };
+}
+async function runOne(op, client, failures, guard, options, slot) {
+  const base = { id: op.id, method: op.method, path: op.path };
+  const blocked = failures.blocking(op);
+  if (blocked.length > 0 && op.parts && blocked.length < op.stores.length) {
+    const inner = await runOne(without(op, blocked), client, failures, guard, options, slot);
+    const { result } = inner;
+    const note = `entries of ${blocked.join(", ")} skipped: an earlier call for them failed`;
+    return {
+      op,
+      sent: inner.sent ?? inner.op,
+      result: { ...result, message: result.message ? `${result.message}; ${note}` : note }
+    };
+  }
+  if (blocked.length > 0) {
+    return {
+      op,
+      result: {
+        ...base,
+        status: "skipped",
+        message: `skipped: an earlier call for ${blocked.join(", ")} failed`,
+        durationMs: 0
+      }
+    };
+  }
+  const clientLevel = op.stores.length === 0 && op.addresses.some((a3) => a3.startsWith("client."));
+  const refused = await guard.refusedAmong(clientLevel ? [""] : op.stores);
+  if (refused.length > 0) {
+    for (const s of refused) failures.refuse(s);
+    const why2 = refused.map((s) => `${s || "client"}: ${guard.refused.get(s)}`).join("; ");
+    if (op.parts && !clientLevel && refused.length < op.stores.length) {
+      const inner = await runOne(without(op, refused), client, failures, guard, options, slot);
+      const { result } = inner;
+      const note = `entries of ${refused.join(", ")} left out: ${why2}`;
+      return {
+        op,
+        sent: inner.sent ?? inner.op,
+        result: { ...result, message: result.message ? `${result.message}; ${note}` : note }
+      };
+    }
+    return { op, result: { ...base, status: "failed", message: `refused: ${why2}`, durationMs: 0 } };
+  }
+  return slot(() => callOnce(op, client, options));
+}
+async function callOnce(op, client, options) {
+  const base = { id: op.id, method: op.method, path: op.path };
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  const spec = findEndpoint(op.endpoint);
+  const attempt = async () => {
+    const body = await client.call(op.method, op.path, op.body, { idempotent: op.idempotent });
+    const problem = spec?.check?.(body, op.parts ?? []);
+    if (problem !== void 0) throw new PartlyRefusedError(op.method, op.path, problem);
+    if (options.onResponse) await options.onResponse(op, body);
+  };
+  const ok3 = (message) => ({
+    op,
+    result: { ...base, status: "ok", ...message ? { message } : {}, durationMs: elapsed() }
+  });
+  const failed = (message, extra = {}) => ({
+    op,
+    result: { ...base, status: "failed", message, durationMs: elapsed(), ...extra }
+  });
+  try {
+    await attempt();
+    return ok3();
+  } catch (err) {
+    let last = err;
+    const sync2 = spec !== void 0 && isSynchronous(spec);
+    const settleMs = options.settleMs ?? 5e3;
+    const gone = (e) => op.idempotent && e instanceof ApiError && e.status === 404;
+    for (let round2 = 0; round2 <= SETTLE_ROUNDS && options.settle && (unsettled(last) || gone(last)); round2++) {
+      let seen2;
+      try {
+        seen2 = await options.settle(op, sync2 ? 0 : settleMs);
+      } catch (readErr) {
+        return failed(
+          `${describe2(last)}; outcome unknown: a read to settle whether it was made failed too: ${describe2(readErr)}`,
+          { lostAnswer: "unknown" }
+        );
+      }
+      if (seen2 === "present") {
+        if (gone(last)) {
+          return ok3(
+            "the platform answered 404, and a read shows the change was made (by an earlier attempt)"
+          );
+        }
+        if (!spec?.secret) return ok3("the answer was lost, and a read shows the change was made");
+        if (!options.recoverSecret) {
+          return failed(
+            `the answer was lost with the webhook's secret; a read shows the change was made; rotate the secret to get one`,
+            { lostAnswer: "made" }
+          );
+        }
+        try {
+          const where2 = await options.recoverSecret(op);
+          return ok3(
+            `the answer was lost with the webhook's secret; a read shows the change was made, so the secret was rotated (PUT reset-secret) and the new one kept in ${where2}`
+          );
+        } catch (rotateErr) {
+          return failed(
+            `the answer was lost with the webhook's secret; a read shows the change was made, but rotating the secret failed: ${describe2(rotateErr)}`,
+            { lostAnswer: "made" }
+          );
+        }
+      }
+      if ((seen2 === "partial" || seen2 === "unknown") && gone(last)) return failed(describe2(last));
+      if (seen2 === "partial" || seen2 === "unknown") {
+        return failed(
+          `${describe2(last)}; outcome unknown: ${seen2 === "partial" ? "a read shows part of the call's effect" : "no read can tell whether this call was made"}; the next plan shows what is left`,
+          { lostAnswer: "unknown" }
+        );
+      }
+      if (gone(last)) return failed(describe2(last));
+      if (!sync2 && !op.idempotent) {
+        return failed(
+          `${describe2(last)}; the platform does not show the change after ${settleMs} ms, and the call was not made again: the platform may still be processing it`,
+          { unsettled: true, lostAnswer: "unknown" }
+        );
+      }
+      if (round2 === SETTLE_ROUNDS) {
+        return failed(
+          `${describe2(last)}; a read shows it was not made, after it was made again ${SETTLE_ROUNDS} times`
+        );
+      }
+      try {
+        await attempt();
+        return ok3("made again after a read showed it had not happened");
+      } catch (again) {
+        last = again;
+      }
+    }
+    return failed(describe2(last), unsettled(last) ? { lostAnswer: "unknown" } : {});
+  }
+}
+function describe2(err) {
+  return err instanceof ApiError ? err.message : err instanceof Error ? err.message : String(err);
+}
+
+// src/apply/verify.ts
+function duplicatesIn(store, state, changes, select2 = selector(state)) {
+  const out = [];
+  for (const kind of new Set(changes.map(kindOf2))) {
+    const copies = kind.duplicates?.(state) ?? {};
+    const keys = new Set(changes.filter((c) => kindOf2(c) === kind).map((c) => c.key));
+    const selected = select2(kind) ?? {};
+    for (const [key, copied] of Object.entries(copies)) {
+      if (!keys.has(key) && !keys.has(copied)) continue;
+      const resource2 = own(selected, key);
+      out.push(address(store, resource2 === void 0 ? kind.name : kind.segment(resource2), key));
+    }
+  }
+  return out.sort();
+}
+function selector(state) {
+  const selected = /* @__PURE__ */ new Map();
+  return (kind) => {
+    if (!selected.has(kind)) selected.set(kind, kind.select(state));
+    return selected.get(kind);
+  };
+}
+function byStore(changes) {
+  const out = /* @__PURE__ */ new Map();
+  for (const c of changes) {
+    if (c.store === "") continue;
+    const list2 = out.get(c.store);
+    if (list2) list2.push(c);
+    else out.set(c.store, [c]);
+  }
+  return out;
+}
+function kindOf2(change) {
+  const kind = kindNamed(change.kind);
+  if (!kind) throw new InternalError(`no resource kind named ${change.kind}`);
+  return kind;
+}
+function clientKindOf(change) {
+  const kind = clientKinds.find((k) => k.name === change.kind);
+  if (!kind) throw new InternalError(`no client kind named ${change.kind}`);
+  return kind;
+}
+function stillPending(state, changes, select2 = selector(state)) {
+  return changes.filter((ch) => {
+    const kind = kindOf2(ch);
+    const now = own(select2(kind), ch.key);
+    const initial = now === void 0 && kind.initial && ch.after !== null ? kind.initial(ch.after) : void 0;
+    return !shows2(ch, now, initial);
+  });
+}
+function clientPending(state, changes) {
+  const selected = /* @__PURE__ */ new Map();
+  return changes.filter((ch) => {
+    const kind = clientKindOf(ch);
+    if (!selected.has(kind)) selected.set(kind, kind.select(state));
+    return !shows2(ch, own(selected.get(kind), ch.key), void 0);
+  });
+}
+function shows2(ch, now, initial) {
+  if (ch.action === "delete") return now === void 0;
+  return jsonEqual(now ?? initial, ch.after);
+}
+function verifyRequest(store, changes) {
+  return {
+    store: { key: store.key, storeId: store.storeId, integrationId: store.key, name: store.name },
+    kinds: [...new Set(changes.map(kindOf2))]
+  };
+}
+function verifyState(store, state, changes, duplicateScope) {
+  const read2 = store.schedulesVia ? { ...state, schedulesVia: store.schedulesVia } : state;
+  const select2 = selector(read2);
+  return {
+    pending: changes.length > 0 ? stillPending(read2, changes, select2) : [],
+    duplicates: duplicateScope.length > 0 ? duplicatesIn(store.key, read2, duplicateScope, select2) : []
+  };
+}
+async function waitForPlan(plan, changes, client, options = {}) {
+  const timeoutMs = options.timeoutMs ?? 6e4;
+  let interval = options.intervalMs ?? 100;
+  const started = Date.now();
+  const planStores = new Map(plan.stores.map((s) => [s.key, s]));
+  let pending = byStore(changes);
+  let clientChanges = changes.filter((c) => c.store === "");
+  const dupScope = byStore(options.duplicates ?? []);
+  const dupUnread = new Set([...dupScope.keys()].filter((k) => planStores.has(k)));
+  const duplicates = /* @__PURE__ */ new Map();
+  const left = () => {
+    const still = /* @__PURE__ */ new Set([...[...pending.values()].flat(), ...clientChanges]);
+    return changes.filter((c) => still.has(c));
+  };
+  for (; ; ) {
+    const requests = [];
+    for (const key of /* @__PURE__ */ new Set([...pending.keys(), ...dupUnread])) {
+      const s = planStores.get(key);
+      if (s) requests.push(verifyRequest(s, [...pending.get(key) ?? [], ...dupScope.get(key) ?? []]));
+    }
+    const next = /* @__PURE__ */ new Map();
+    for (const [key, list2] of pending) if (!planStores.has(key)) next.set(key, list2);
+    const clientState = await readCurrent(
+      client,
+      requests,
+      (key, state) => {
+        const scope = dupScope.get(key);
+        const seen2 = verifyState(planStores.get(key), state, pending.get(key) ?? [], scope ?? []);
+        if (seen2.pending.length > 0) next.set(key, seen2.pending);
+        if (scope) {
+          duplicates.set(key, seen2.duplicates);
+          if (seen2.pending.length === 0) dupUnread.delete(key);
+        }
+      },
+      {
+        parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
+        ...options.limit ? { limit: options.limit } : {},
+        clientKinds: [...new Set(clientChanges.map(clientKindOf))]
+      }
+    );
+    if (clientChanges.length > 0) clientChanges = clientPending(clientState ?? {}, clientChanges);
+    pending = next;
+    const waitedMs = Date.now() - started;
+    if (pending.size === 0 && clientChanges.length === 0 || waitedMs >= timeoutMs) {
+      return {
+        // In the order the changes were given.
+        pending: left().map((c) => c.address),
+        duplicates: [...duplicates.values()].flat().sort(),
+        waitedMs
+      };
+    }
+    await new Promise((r) => setTimeout(r, Math.min(interval, Math.max(0, timeoutMs - waitedMs))));
+    interval = Math.min(interval * 2, 2e3);
+  }
+}
+
+// src/apply/settle.ts
+function kindsWriting(name) {
+  return kinds.filter((k) => k.endpoints.some((e) => e.name === name));
+}
+function storesOf(op) {
+  return op.parts ? [...new Set(op.parts.map((p) => p.store))] : op.stores;
+}
+function combine(effects) {
+  if (effects.every((e) => e === "present")) return "present";
+  if (effects.every((e) => e === "absent")) return "absent";
+  return "partial";
+}
+async function readEffect(plan, op, client) {
+  const spec = findEndpoint(op.endpoint);
+  const stores = storesOf(op);
+  const effect = spec?.effect;
+  const writers = kindsWriting(op.endpoint);
+  if (effect && writers.length > 0 && stores.length > 0) {
+    const requests = plan.stores.filter((s) => stores.includes(s.key)).map((s) => ({
+      store: { key: s.key, storeId: s.storeId, integrationId: s.key, name: s.name },
+      kinds: writers
+    }));
+    const current2 = await fetchCurrent(client, requests, { parallelism: 8 });
+    const params = op.params ?? {};
+    const stateOf = (store) => {
+      const read2 = current2.stores[store];
+      if (!read2) throw new InternalError(`the platform did not show store ${store}`);
+      const via = plan.stores.find((s) => s.key === store)?.schedulesVia;
+      return via ? { ...read2, schedulesVia: via } : read2;
+    };
+    if (op.parts) {
+      return combine(op.parts.map((p) => effect(spec.body([p.element], params), params, stateOf(p.store))));
+    }
+    return effect(op.body, params, stateOf(op.stores[0]));
+  }
+  const mine = new Set(op.addresses);
+  const shared = plan.operations.some((o) => o.id !== op.id && o.addresses.some((a3) => mine.has(a3)));
+  if (shared) return "unknown";
+  const changes = plan.changes.filter((c) => mine.has(c.address));
+  if (changes.length === 0) return "unknown";
+  const r = await waitForPlan(plan, changes, client, { timeoutMs: 0 });
+  return r.pending.length === 0 ? "present" : r.pending.length === changes.length ? "absent" : "partial";
+}
+async function settleEffect(plan, op, client, waitMs) {
+  const started = Date.now();
+  let pause = 100;
+  for (; ; ) {
+    const seen2 = await readEffect(plan, op, client);
+    const waited = Date.now() - started;
+    if (seen2 === "present" || seen2 === "unknown" || waited >= waitMs) return seen2;
+    await new Promise((r) => setTimeout(r, Math.min(pause, waitMs - waited)));
+    pause = Math.min(pause * 2, 1e3);
+  }
+}
+
+// src/plan/compare.ts
+function changeDigest2(c) {
+  return checksum({
+    address: c.address,
+    store: c.store,
+    kind: c.kind,
+    key: c.key,
+    action: c.action,
+    before: c.before ?? null,
+    after: c.after ?? null,
+    diff: c.diff,
+    within: c.within ?? null
+  });
+}
+function changeDifferences(saved, fresh) {
+  const now = /* @__PURE__ */ new Map();
+  for (const c of fresh) now.set(c.address, { store: c.store, digest: changeDigest2(c) });
+  const differences = [];
+  const seen2 = /* @__PURE__ */ new Set();
+  for (const c of saved) {
+    if (seen2.has(c.address)) {
+      differences.push({ address: c.address, store: c.store, how: "repeated" });
+      continue;
+    }
+    seen2.add(c.address);
+    const match = now.get(c.address);
+    if (!match) differences.push({ address: c.address, store: c.store, how: "saved" });
+    else if (match.digest !== changeDigest2(c))
+      differences.push({ address: c.address, store: c.store, how: "different" });
+  }
+  for (const [address2, { store }] of now) {
+    if (!seen2.has(address2)) differences.push({ address: address2, store, how: "fresh" });
+  }
+  return differences;
+}
+var SHOWN_DIFFERENCES = 5;
+var HOW = {
+  saved: "only in the saved plan",
+  fresh: "only in a fresh plan",
+  different: "not the same change",
+  repeated: "listed twice in the saved plan"
+};
+function describeDifferences(differences) {
+  const n = differences.length;
+  const shown2 = differences.slice(0, SHOWN_DIFFERENCES).map((d) => `${quote(d.address, 120)} ${HOW[d.how]}`);
+  let text = `${n} change${n === 1 ? "" : "s"} differ${n === 1 ? "s" : ""}: ${shown2.join(", ")}`;
+  if (n > SHOWN_DIFFERENCES) {
+    const stores = [...new Set(differences.slice(SHOWN_DIFFERENCES).map((d) => d.store))];
+    const named = stores.slice(0, 5).map((s) => s === "" ? "client-level" : quote(s, 60));
+    text += `, and ${n - SHOWN_DIFFERENCES} more in ${stores.length} store${stores.length === 1 ? "" : "s"} (${named.join(", ")}${stores.length > named.length ? ", …" : ""})`;
+  }
+  return text;
+}
+
+// src/workflow.ts
+function scopeDesired(desired, targeting) {
+  const scope = targeting?.scope;
+  if (!targeting || targeting.stores.length === 0 && !scope) return desired;
+  let keys = Object.keys(desired.stores);
+  if (targeting.stores.length > 0) {
+    keys = keys.filter((k) => targeting.stores.some((p) => matchStore(p, k)));
+    if (keys.length === 0 && !scope) {
+      throw new UsageError(
+        `no store of the configuration matches --store ${withSuggestions(targeting.stores, Object.keys(desired.stores), quote)}; known stores: ${Object.keys(desired.stores).join(", ")}`
+      );
+    }
+  }
+  if (scope) {
+    const inScope = new Set(scope.stores.map((s) => s.store));
+    keys = keys.filter((k) => inScope.has(k));
+  }
+  return {
+    stores: Object.fromEntries(keys.map((k) => [k, desired.stores[k]])),
+    ...desired.currency !== void 0 ? { currency: desired.currency } : {},
+    ...scope && scope.client.length > 0 && desired.client && targeting.stores.length === 0 ? { client: desired.client } : {}
+  };
+}
+async function planProject(project, session, options = {}) {
+  const desired = scopeDesired(project.desired, options.targeting);
+  const planner = createPlanner(desired, {
+    safety: project.safety,
+    ownership: project.ownership,
+    ...isTargeted(options.targeting) ? { targeting: options.targeting } : {},
+    checksums: options.checksums ?? true
+  });
+  const targets = options.targeting?.targets ?? [];
+  const keep = options.keepCurrent === true || targets.length > 0;
+  const kept = { stores: table() };
+  const problems = [];
+  const reads = projectReads(desired, project.ownership, options.targeting);
+  const removed = new Map(reads.removed.map((r) => [r.store.key, r.kinds]));
+  const left = /* @__PURE__ */ new Map();
+  const client = await readCurrent(
+    session.client,
+    [...reads.requests, ...reads.removed],
+    (key, state) => {
+      const removedKinds = removed.get(key);
+      if (removedKinds) {
+        left.set(key, resourceCounts(state, removedKinds));
+        return;
+      }
+      if (keep) kept.stores[key] = state;
+      const want = own(desired.stores, key);
+      const known = holidayDates(state);
+      const found = want ? holidayDateProblems(project, () => known, { stores: { [key]: want } }) : [];
+      if (found.length > 0) problems.push(...found);
+      else planner.addStore(key, state);
+    },
+    {
+      parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
+      clientKinds: reads.clientKinds,
+      onRead: (done, total) => options.onStoreRead?.(done, total)
+    }
+  );
+  if (client) kept.client = client;
+  if (problems.length > 0) throw new ConfigError(problems);
+  const plan = planner.finish(client);
+  const scope = plan.targeting?.scope;
+  if (plan.targeting && scope && scope.removed.length > 0) {
+    plan.targeting = {
+      ...plan.targeting,
+      scope: { ...scope, removed: scope.removed.map((r) => ({ ...r, left: left.get(r.store) ?? {} })) }
+    };
+  }
+  if (targets.length > 0 && options.checkTargets !== false) {
+    const unmatched = unmatchedTargets(targets, desired, kept, project.ownership);
+    if (unmatched.length > 0)
+      throw new UsageError(
+        `no resource of the configuration or the platform matches --target ${withSuggestions(unmatched, knownAddresses(desired, kept, project.ownership), (a3) => quote(a3, 200))}; addresses look like store[bog-centro].item[BURGER-CLASSIC] or client.client_webhook[STORE_PROVISIONING_STATUS] (see carte plan)`
+      );
+  }
+  return options.keepCurrent ? { plan, current: kept } : { plan };
+}
+function withSuggestions(patterns, known, show) {
+  return patterns.map((t) => t + (/[*?]/.test(t) ? "" : didYouMean(t, known, show))).join(", ");
+}
+function resourceCounts(state, of) {
+  const counts2 = table();
+  for (const kind of of) {
+    if (kind.initial) continue;
+    for (const value of Object.values(kind.select(state) ?? {})) {
+      const segment2 = kind.segment(value);
+      counts2[segment2] = (own(counts2, segment2) ?? 0) + 1;
+    }
+  }
+  return counts2;
+}
+function unmatchedTargets(targets, desired, current2, ownership) {
+  const addresses = knownAddresses(desired, current2, ownership);
+  return targets.filter((t) => !addresses.some((a3) => matchAddress(t, a3)));
+}
+function knownAddresses(desired, current2, ownership) {
+  const managed = (k) => (ownership[k.name] ?? k.defaultOwnership ?? "full") !== "ignore";
+  const addresses = [];
+  for (const [key, want] of Object.entries(desired.stores)) {
+    addresses.push(`store[${key}]`);
+    const have = own(current2.stores, key);
+    for (const kind of kinds.filter(managed))
+      for (const state of have ? [want, have] : [want]) {
+        const selected = kind.select(state) ?? {};
+        for (const [k, value] of Object.entries(selected))
+          addresses.push(address(key, kind.segment(value), k));
+      }
+  }
+  for (const kind of clientKinds.filter(managed))
+    for (const state of [desired.client ?? {}, current2.client ?? { ids: {} }])
+      for (const k of Object.keys(kind.select(state) ?? {})) addresses.push(`client.${kind.name}[${k}]`);
+  return [...new Set(addresses)];
+}
+function checkReads(parallelism = DEFAULT_PARALLELISM, stores = []) {
+  const places = new Map(stores.map((s, i) => [s, i]));
+  return storeOrderedLimit(parallelism, (key) => places.get(key) ?? places.size);
+}
+function storeGuard(plan, project, session, options = {}) {
+  const digests = plan.checksums.stores;
+  if (!digests) return void 0;
+  const targeting = plan.targeting ?? options.targeting;
+  const desired = scopeDesired(project.desired, targeting);
+  const { requests, clientKinds: clientReads } = projectReads(desired, project.ownership, targeting);
+  const byKey = new Map(requests.map((r) => [r.store.key, r]));
+  const lane = options.checks ?? checkReads(options.parallelism);
+  const limit = (fn) => lane(fn);
+  const readStore = storeBatcher(session.client, { limit });
+  return async (store) => {
+    const expected = own(digests, store);
+    if (expected === void 0) return;
+    if (store === "") {
+      const current2 = await fetchCurrent(session.client, [], { limit, clientKinds: clientReads });
+      if (clientDigest(current2.client) !== expected) {
+        throw new StalePlanError(
+          "the client-level settings changed on the platform since the plan was made, so none of their calls was made; run `carte plan` again and review it"
+        );
+      }
+      return;
+    }
+    const request4 = byKey.get(store);
+    if (!request4) return;
+    if (storeDigest(await readStore(request4)) !== expected) {
+      throw new StalePlanError(
+        "the store changed on the platform since the plan was made (another apply, or an edit), so none of its calls was made; run `carte plan` again and review it"
+      );
+    }
+  };
+}
+function enforceSafety(plan, force) {
+  if (plan.safety.ok || plan.safety.override) return;
+  if (force) {
+    plan.safety.override = { reason: force.reason };
+    return;
+  }
+  const lines = plan.safety.violations.map((v) => escapeTerminal(`  - ${v.guard}: ${v.message}`));
+  throw new UnsafePlanError(
+    plan.safety.violations[0].guard,
+    `the plan trips ${lines.length} safety guard${lines.length === 1 ? "" : "s"}:
+${lines.join("\n")}
+Nothing was changed. If this is intended, run again with --force --reason "why" (the reason is recorded in the plan), or adjust safety: in carte.yaml.`
+  );
+}
+async function checkSavedPlan(saved, project, session, options = {}) {
+  const targeting = saved.targeting ?? options.targeting;
+  if (desiredChecksum(scopeDesired(project.desired, targeting)) !== saved.checksums.desired) {
+    throw new StalePlanError(
+      "the configuration changed since this plan was saved; run `carte plan --out FILE` again and review it"
+    );
+  }
+  const { plan } = await planProject(project, session, {
+    ...options,
+    ...targeting ? { targeting } : {},
+    checksums: true
+  });
+  const differences = changeDifferences(saved.changes, plan.changes);
+  const listed = differences.length > 0 ? `; ${describeDifferences(differences)}` : "";
+  if (plan.checksums.current !== saved.checksums.current) {
+    throw new StalePlanError(
+      `the platform changed since this plan was saved (someone edited a store)${listed}; nothing was applied. Run \`carte plan --out FILE\` again and review it`
+    );
+  }
+  if (differences.length > 0) {
+    throw new StalePlanError(
+      `the saved plan's changes are not those a fresh plan makes from the same files and platform state (edited after carte saved it, or saved by another version of carte)${listed}; nothing was applied. Run \`carte plan --out FILE\` again and review it`
+    );
+  }
+  return plan;
+}
+async function applyPlan(plan, session, options = {}) {
+  const report3 = await applyPlanReport(plan, session, options);
+  if (report3.failed === 0 && report3.skipped === 0 && (report3.refused ?? []).length === 0 && (report3.pending.length > 0 || (report3.duplicates ?? []).length > 0)) {
+    throw new ConvergenceError(report3.pending, report3.waitedMs, report3.duplicates);
+  }
+  return report3;
+}
+async function settleLostAnswers(plan, client, executed, wait) {
+  const { results, refused, sent } = executed;
+  const { until, started } = wait;
+  const opOf = new Map(plan.operations.map((o) => [o.id, o]));
+  const sentOf = (id) => sent.get(id) ?? opOf.get(id);
+  const failedStores = new Set(
+    results.filter((r) => r.status !== "ok").flatMap((r) => opOf.get(r.id)?.stores ?? [])
+  );
+  for (const r of refused) failedStores.add(r.store);
+  const asynchronous = (op) => {
+    const spec = findEndpoint(op.endpoint);
+    return spec !== void 0 && !isSynchronous(spec);
+  };
+  await Promise.all(
+    results.filter(
+      (r) => r.unsettled || r.status === "ok" && asynchronous(sentOf(r.id)) && sentOf(r.id).stores.some((s) => failedStores.has(s))
+    ).map(async (r) => {
+      const op = sentOf(r.id);
+      const bound = r.unsettled ? until : Math.min(until, Date.now() + wait.settleMs);
+      const seen2 = await settleEffect(plan, op, client, Math.max(0, bound - Date.now())).catch(
+        (err) => `unknown (${err instanceof Error ? err.message : String(err)})`
+      );
+      if (!r.unsettled) return;
+      delete r.unsettled;
+      if (seen2 === "present") {
+        r.status = "ok";
+        r.message = `the answer was lost; the platform showed the change ${Date.now() - started} ms after the apply began`;
+      } else if (seen2 !== "absent") {
+        r.message = `${r.message}; outcome unknown: ${seen2 === "partial" ? "the platform showed part of it" : seen2}`;
+      } else {
+        r.message = `${r.message}; the platform still did not show it when the apply ended: the next plan shows whether it arrived`;
+      }
+    })
+  );
+}
+async function applyPlanReport(plan, session, options = {}) {
+  const client = session.client;
+  const collector = options.secrets ? secretCollector(options.secrets) : void 0;
+  const started = Date.now();
+  const checks = options.checks ?? checkReads(
+    options.parallelism,
+    plan.stores.map((s) => s.key)
+  );
+  const early = earlyVerification(plan, client, checks);
+  const { results, refused, sent } = await executePlanFully(plan, client, {
+    parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
+    onStoreDone: early.storeDone,
+    ...options.settleMs !== void 0 ? { settleMs: options.settleMs } : {},
+    ...options.onEvent ? { onEvent: options.onEvent } : {},
+    ...collector ? { onResponse: collector } : {},
+    ...options.beforeStore ? { beforeStore: options.beforeStore } : {},
+    settle: (op, waitMs2) => settleEffect(plan, op, client, waitMs2),
+    // The secret of a create whose answer was lost: rotated, and kept like an answer's.
+    recoverSecret: async (op) => {
+      const event2 = String(op.params?.event ?? "");
+      const answer2 = await resetSecret(client, event2);
+      if (collector) await collector(op, answer2);
+      return options.secrets ? options.secrets.where(event2) : "nowhere (no secrets sink was given)";
+    }
+  });
+  const waitMs = Math.max(
+    0,
+    Math.min(options.convergenceTimeoutMs ?? 6e4, (options.deadline ?? Infinity) - Date.now())
+  );
+  const until = Date.now() + waitMs;
+  await settleLostAnswers(
+    plan,
+    client,
+    { results, refused, sent },
+    {
+      until,
+      started,
+      settleMs: options.settleMs ?? 5e3
+    }
+  );
+  const okIds = new Set(results.filter((r) => r.status === "ok").map((r) => r.id));
+  const troubled = new Set(plan.operations.filter((o) => !okIds.has(o.id)).flatMap((o) => o.stores));
+  for (const r of refused) troubled.add(r.store);
+  const shown2 = await early.results();
+  const left = (store) => !troubled.has(store) && !shown2.has(store);
+  const applied = new Set(
+    plan.operations.filter((o) => okIds.has(o.id) && (o.stores.length === 0 || o.stores.some(left))).flatMap((o) => o.addresses)
+  );
+  const toVerify = plan.changes.filter((c) => left(c.store) && applied.has(c.address));
+  const verify = await waitForPlan(plan, toVerify, client, {
+    timeoutMs: Math.max(0, until - Date.now()),
+    limit: checks,
+    duplicates: plan.changes.filter((c) => c.store !== "" && !shown2.has(c.store))
+  });
+  let duplicates = [...verify.duplicates, ...[...shown2.values()].flat()];
+  const failed = results.filter((r) => r.status !== "ok").length;
+  if (verify.pending.length > 0 || failed > 0 || refused.length > 0) {
+    const again = await waitForPlan(plan, [], client, {
+      timeoutMs: 0,
+      limit: checks,
+      duplicates: plan.changes.filter((c) => c.store !== "")
+      // A read that fails adds nothing: the report says what is left all the same.
+    }).catch(() => void 0);
+    duplicates = [...duplicates, ...again?.duplicates ?? []];
+  }
+  const report3 = {
+    operations: results,
+    failed: results.filter((r) => r.status === "failed").length,
+    skipped: results.filter((r) => r.status === "skipped").length,
+    pending: verify.pending,
+    duplicates: [...new Set(duplicates)].sort(),
+    refused,
+    waitedMs: verify.waitedMs
+  };
+  return report3;
+}
+function earlyVerification(plan, client, checks) {
+  const changes = byStore(plan.changes);
+  const entries = new Map(plan.stores.map((s) => [s.key, s]));
+  const readStore = storeBatcher(client, { limit: checks, windowMs: EARLY_BATCH_MS });
+  const reads = [];
+  return {
+    storeDone: (store, clean) => {
+      const entry2 = entries.get(store);
+      const own2 = changes.get(store);
+      if (!clean || !entry2 || !own2) return;
+      reads.push(
+        readStore(verifyRequest(entry2, own2)).then(
+          async (state) => {
+            await new Promise((resolve7) => setImmediate(resolve7));
+            const seen2 = verifyState(entry2, state, own2, own2);
+            return seen2.pending.length === 0 ? [store, seen2.duplicates] : void 0;
+          },
+          // Not lost: the store is read again by the wait after the last call, which reports the error.
+          () => void 0
+        )
+      );
+    },
+    results: async () => new Map((await Promise.all(reads)).filter((r) => r !== void 0))
+  };
+}
+var EARLY_BATCH_MS = 20;
+async function applyStages(plan, project, stages, session, options) {
+  const byStage = changesByStage(plan, stages);
+  const outcomes = [];
+  const reports = [];
+  const lost = [];
+  let stopped = false;
+  for (const [i, stage] of stages.entries()) {
+    const planned = byStage.get(stage.name) ?? [];
+    const base = { name: stage.name, stores: storesInScope(plan, stage) };
+    if (planned.length === 0) {
+      outcomes.push({ ...base, status: "unchanged", changes: countChanges([]) });
+      continue;
+    }
+    if (stopped) {
+      outcomes.push({ ...base, status: "not_run", changes: countChanges(planned) });
+      continue;
+    }
+    const scoped = stageProject(project, stage, i === 0);
+    const failed = (err) => {
+      outcomes.push({
+        ...base,
+        status: "failed",
+        changes: countChanges(planned),
+        error: err instanceof Error ? err.message : String(err)
+      });
+      stopped = true;
+    };
+    let stagePlan;
+    let prepared;
+    let guard;
+    try {
+      const targeting = plan.targeting ?? options.targeting;
+      const fresh = await planProject(scoped, session, {
+        ...options,
+        ...targeting ? { targeting } : {},
+        checksums: true,
+        checkTargets: false,
+        keepCurrent: options.onlyPlanned === true
+      });
+      stagePlan = options.onlyPlanned && fresh.current ? planOnly(
+        scoped,
+        fresh.current,
+        fresh.plan,
+        planned.map((c) => c.address)
+      ) : fresh.plan;
+      if (plan.checksums.stores) stagePlan.checksums.stores = plan.checksums.stores;
+      guard = storeGuard(stagePlan, scoped, session, options);
+      prepared = await prepareSecretSink(stagePlan, options.sink);
+    } catch (err) {
+      if (reports.length === 0) throw err;
+      failed(err);
+      continue;
+    }
+    let report4;
+    try {
+      report4 = await applyPlanReport(stagePlan, session, {
+        ...options,
+        secrets: prepared.sink,
+        ...guard ? { beforeStore: guard } : {}
+      });
+    } catch (err) {
+      failed(err);
+      continue;
+    }
+    const stageLost = await prepared.finish(report4.operations);
+    lost.push(...stageLost);
+    reports.push(report4);
+    const complete = isComplete(report4) && stageLost.length === 0;
+    outcomes.push({
+      ...base,
+      status: complete ? "applied" : "failed",
+      changes: countChanges(stagePlan.changes),
+      calls: report4.operations.length
+    });
+    if (!complete) stopped = true;
+  }
+  const report3 = {
+    operations: reports.flatMap((r) => r.operations),
+    failed: reports.reduce((n, r) => n + r.failed, 0),
+    skipped: reports.reduce((n, r) => n + r.skipped, 0),
+    pending: reports.flatMap((r) => r.pending),
+    duplicates: reports.flatMap((r) => r.duplicates ?? []),
+    refused: reports.flatMap((r) => r.refused ?? []),
+    waitedMs: reports.reduce((n, r) => n + r.waitedMs, 0),
+    stages: outcomes
+  };
+  return { report: report3, lostSecrets: [...new Set(lost)] };
+}
+
 // src/run.ts
 var DEFAULT_RUN_TIMEOUT_MS = 15 * 6e4;
 function runOptions(request4, hooks) {
@@ -88551,192 +88653,66 @@ function runOptions(request4, hooks) {
 async function runCarte(request4, hooks = {}) {
   const result = { exitCode: ExitCode.ok };
   const deadline = Date.now() + (request4.runTimeoutMs ?? DEFAULT_RUN_TIMEOUT_MS);
-  let lock;
-  let shared;
+  let locks;
   try {
-    let targeting = request4.targeting;
-    let base;
-    let loaded2;
-    if (request4.command === "plan" && request4.scope === "changed") {
-      if (!request4.base) {
-        throw new UsageError(
-          "--scope changed needs --base REF: the commit whose files the changes are measured from"
-        );
-      }
-      const scoped = await loadChangeScope(request4.config, request4.base, {
-        shard: request4.shard,
-        now: request4.now,
-        workspace: request4.workspace
-      });
-      ({ project: loaded2, base } = scoped);
-      if (scoped.scope) {
-        targeting = { ...targeting ?? { stores: [], kinds: [], targets: [] }, scope: scoped.scope };
-      } else {
-        hooks.onWarning?.(
-          `Warning: the plan is not scoped to the changes since ${request4.base}: ${base.unavailable ?? "?"}; every store is read`
-        );
-      }
-    } else {
-      loaded2 = await loadProject(request4.config, {
-        shareResources: true,
-        ...request4.now ? { now: request4.now } : {}
-      });
-    }
-    result.project = request4.shard ? shardProject(loaded2, request4.shard) : loaded2;
-    result.target = runTarget(result.project);
-    for (const warning2 of result.project.warnings) hooks.onWarning?.(`Warning: ${warning2}`);
-    const saved = request4.command === "apply" && request4.planFile ? await readPlanFile(request4.planFile) : void 0;
-    const stage = stageOf(request4, saved);
-    if (stage !== void 0) {
-      const { stage: picked, first } = findStage(result.project, stage);
-      result.project = stageProject(result.project, picked, first);
-      result.stage = stage;
-    }
-    const project = result.project;
-    if (request4.command === "apply") {
-      const scope = scopeDesired(project.desired, saved?.targeting ?? request4.targeting);
-      lock = await acquireApplyLock({
-        dir: path9.join(project.root, ".carte", "locks"),
-        names: [...Object.keys(scope.stores), ...project.desired.client ? [CLIENT_LOCK] : []],
-        waitMs: Math.max(0, Math.min(request4.lockWaitMs ?? Infinity, deadline - Date.now())),
-        ...hooks.onLockWait ? { onWait: hooks.onLockWait } : {}
-      });
-      shared = await takeRefLock(request4, project, hooks, deadline);
-    }
-    const session = await openSession(project, {
-      env: request4.env ?? process.env,
-      ...request4.timeoutMs ? { timeoutMs: request4.timeoutMs } : {},
-      ...hooks.onRetry ? { onRetry: hooks.onRetry } : {},
-      ...request4.client ? { client: request4.client } : {},
-      // An apply reads to check its calls beside making them (RunOptions.checks): twice the connections.
-      connections: (request4.parallelism ?? DEFAULT_PARALLELISM) * (request4.command === "apply" ? 2 : 1)
-    });
-    session.client.setDeadline(deadline);
+    const run2 = await loadRun(request4, await resolveScope(request4, hooks), hooks);
+    result.project = run2.project;
+    result.target = runTarget(run2.project);
+    if (run2.stage !== void 0) result.stage = run2.stage;
+    if (request4.command === "apply") locks = await lockRun(request4, run2, hooks, deadline);
+    const session = await openRunSession(request4, run2.project, hooks, deadline);
     try {
       const options = {
         ...runOptions(request4, hooks),
-        ...targeting ? { targeting } : {},
+        ...run2.targeting ? { targeting: run2.targeting } : {},
         deadline
       };
-      const env2 = request4.env ?? process.env;
-      const sink = request4.command === "apply" ? request4.secrets(project) : void 0;
-      const named = secretsFileName({ file: request4.secretsFile, configured: project.secretsFile, env: env2 });
-      const journal = sink ? sink.journal : named && path9.resolve(named);
-      let plan;
-      if (saved) {
-        try {
-          plan = await checkSavedPlan(saved, project, session, options);
-        } catch (err) {
-          if (!(err instanceof StalePlanError) || !(request4.command === "apply" && request4.replan)) throw err;
-          hooks.onReplan?.(err);
-        }
-      }
-      const fromFile = plan !== void 0;
-      let current2;
-      if (!plan) ({ plan, current: current2 } = await planProject(project, session, options));
-      if (request4.shard) allowEmptyShard(plan, loaded2);
-      if (stage !== void 0) plan.stage = stage;
-      if (request4.command === "apply" && request4.only && current2) {
-        const keep = request4.only(plan);
-        if (keep) plan = planOnly(project, current2, plan, keep);
-      }
-      const journalled = journal ? await findLostSecrets(journal) : void 0;
-      const forget = [...journalled?.saved ?? []];
-      if (journalled && journalled.lost.length > 0 && webhooksTargeted(plan.targeting ?? targeting)) {
-        const configured2 = new Set((await listWebhooks(session.client)).map((w) => String(w.event)));
-        const rotate = journalled.lost.filter((l) => configured2.has(l.event));
-        if (rotate.length > 0) plan.rotateSecrets = rotate;
-        forget.push(...journalled.lost.filter((l) => !configured2.has(l.event)).map((l) => l.event));
-      }
-      const rotations = plan.rotateSecrets ?? [];
+      const sink = request4.command === "apply" ? request4.secrets(run2.project) : void 0;
+      const planned = await readAndPlan(request4, run2, session, options, hooks);
+      const plan = finishPlan(request4, run2, planned);
+      const recovery = await recoverSecrets(request4, run2, plan, session, sink);
       result.plan = plan;
-      const unmanaged = unmanagedStoresNote(unmanagedEmbeddedStores(loaded2, session));
+      const unmanaged = unmanagedStoresNote(unmanagedEmbeddedStores(run2.loaded, session));
       if (unmanaged) hooks.onWarning?.(unmanaged);
-      if (request4.command === "plan" && request4.base && current2) {
-        result.base = await compareWithBase(project, plan, current2, base ?? request4.base, {
+      if (request4.command === "plan" && request4.base && planned.current) {
+        result.base = await compareWithBase(run2.project, plan, planned.current, run2.base ?? request4.base, {
           shard: request4.shard,
           now: request4.now,
           workspace: request4.workspace
         });
       }
-      let refusal;
-      try {
-        enforceSafety(plan, request4.force);
-      } catch (err) {
-        refusal = err;
-      }
-      const stages = stage === void 0 ? project.rollout : void 0;
-      if (stages) result.plannedStages = plannedStages(plan, stages);
-      await hooks.onPlan?.(plan, {
-        saved: fromFile,
+      const stages = await guardPlan(request4, run2, plan, hooks, {
+        saved: planned.fromFile,
         base: result.base,
-        target: result.target,
-        ...result.plannedStages ? { stages: result.plannedStages } : {}
+        target: result.target
       });
-      if (refusal) throw refusal;
-      const nothing = isEmptyPlan(plan) && rotations.length === 0;
+      if (stages) result.plannedStages = stages;
       if (request4.command === "plan") {
-        result.exitCode = request4.detailedExitCode && !nothing ? ExitCode.changes : ExitCode.ok;
+        result.exitCode = planExitCode(request4, plan);
         return result;
       }
-      const forgetDone = async () => {
-        if (forget.length === 0 || !sink?.release) return;
-        try {
-          await sink.release(forget);
-        } catch (err) {
-          hooks.onWarning?.(
-            `Warning: could not clear ${forget.join(", ")} from the marker of webhook secrets on their way: ${err instanceof Error ? err.message : String(err)}`
-          );
-        }
-      };
-      if (nothing) {
-        await forgetDone();
-        return result;
-      }
-      if (!fromFile && hooks.confirm && !await hooks.confirm(plan)) {
+      const applied = await applyRun(
+        request4,
+        run2,
+        plan,
+        planned.fromFile,
+        session,
+        options,
+        sink,
+        recovery,
+        hooks
+      );
+      if (applied === "cancelled") {
         result.cancelled = true;
         result.exitCode = ExitCode.error;
         return result;
       }
-      await forgetDone();
-      const secrets = sink;
-      let rotated;
-      if (rotations.length > 0) {
-        await prepareEvents(
-          secrets,
-          rotations.map((r) => r.event)
-        );
-        rotated = await rotateLostSecrets(rotations, session.client, secrets);
+      if (applied) {
+        result.report = applied.report;
+        result.applyMs = applied.applyMs;
+        if (applied.lostSecrets.length > 0) result.lostSecrets = applied.lostSecrets;
+        result.exitCode = verdict2(applied.report, applied.lostSecrets);
       }
-      if (stages) {
-        const started2 = Date.now();
-        const staged = isEmptyPlan(plan) ? { report: emptyReport(), lostSecrets: [] } : await applyStages(plan, project, stages, session, {
-          ...options,
-          sink: secrets,
-          ...request4.only ? { onlyPlanned: true } : {}
-        });
-        result.report = withRotations(staged.report, rotated);
-        result.applyMs = Date.now() - started2;
-        if (staged.lostSecrets.length > 0) result.lostSecrets = staged.lostSecrets;
-        result.exitCode = isComplete(staged.report) && staged.lostSecrets.length === 0 ? ExitCode.ok : ExitCode.error;
-        return result;
-      }
-      const prepared = await prepareSecretSink(plan, secrets);
-      const started = Date.now();
-      const guard = storeGuard(plan, project, session, options);
-      const report3 = isEmptyPlan(plan) ? emptyReport() : await applyPlan(plan, session, {
-        ...options,
-        secrets: prepared.sink,
-        ...guard ? { beforeStore: guard } : {}
-      });
-      result.report = withRotations(
-        stage === void 0 ? report3 : { ...report3, stages: [stageOutcome(plan, stage, report3)] },
-        rotated
-      );
-      result.applyMs = Date.now() - started;
-      const lost = await prepared.finish(report3.operations);
-      if (lost.length > 0) result.lostSecrets = lost;
-      result.exitCode = isComplete(result.report) && lost.length === 0 ? ExitCode.ok : ExitCode.error;
       return result;
     } finally {
       await session.close();
@@ -88746,8 +88722,190 @@ async function runCarte(request4, hooks = {}) {
     result.exitCode = exitCodeFor(err);
     return result;
   } finally {
-    if (shared) await releaseRefLock(shared, hooks);
-    await lock?.release();
+    await locks?.release();
+  }
+}
+async function resolveScope(request4, hooks) {
+  if (request4.command !== "plan" || request4.scope !== "changed") {
+    const loaded2 = await loadProject(request4.config, {
+      shareResources: true,
+      ...request4.now ? { now: request4.now } : {}
+    });
+    return { loaded: loaded2, targeting: request4.targeting, base: void 0 };
+  }
+  if (!request4.base) {
+    throw new UsageError(
+      "--scope changed needs --base REF: the commit whose files the changes are measured from"
+    );
+  }
+  const scoped = await loadChangeScope(request4.config, request4.base, {
+    shard: request4.shard,
+    now: request4.now,
+    workspace: request4.workspace
+  });
+  if (!scoped.scope) {
+    hooks.onWarning?.(
+      `Warning: the plan is not scoped to the changes since ${request4.base}: ${scoped.base.unavailable ?? "?"}; every store is read`
+    );
+    return { loaded: scoped.project, targeting: request4.targeting, base: scoped.base };
+  }
+  const targeting = { ...request4.targeting ?? { stores: [], kinds: [], targets: [] }, scope: scoped.scope };
+  return { loaded: scoped.project, targeting, base: scoped.base };
+}
+async function loadRun(request4, files2, hooks) {
+  let project = request4.shard ? shardProject(files2.loaded, request4.shard) : files2.loaded;
+  for (const warning2 of project.warnings) hooks.onWarning?.(`Warning: ${warning2}`);
+  const saved = request4.command === "apply" && request4.planFile ? await readPlanFile(request4.planFile) : void 0;
+  const stage = stageOf(request4, saved);
+  if (stage !== void 0) {
+    const { stage: picked, first } = findStage(project, stage);
+    project = stageProject(project, picked, first);
+  }
+  return { ...files2, project, saved, stage };
+}
+async function lockRun(request4, run2, hooks, deadline) {
+  const { project } = run2;
+  const scope = scopeDesired(project.desired, run2.saved?.targeting ?? request4.targeting);
+  const lock = await acquireApplyLock({
+    dir: path9.join(project.root, ".carte", "locks"),
+    names: [...Object.keys(scope.stores), ...project.desired.client ? [CLIENT_LOCK] : []],
+    waitMs: Math.max(0, Math.min(request4.lockWaitMs ?? Infinity, deadline - Date.now())),
+    ...hooks.onLockWait ? { onWait: hooks.onLockWait } : {}
+  });
+  let shared;
+  try {
+    shared = await takeRefLock(request4, project, hooks, deadline);
+  } catch (err) {
+    await lock.release();
+    throw err;
+  }
+  return {
+    release: async () => {
+      if (shared) await releaseRefLock(shared, hooks);
+      await lock.release();
+    }
+  };
+}
+async function openRunSession(request4, project, hooks, deadline) {
+  const session = await openSession(project, {
+    env: request4.env ?? process.env,
+    ...request4.timeoutMs ? { timeoutMs: request4.timeoutMs } : {},
+    ...hooks.onRetry ? { onRetry: hooks.onRetry } : {},
+    ...request4.client ? { client: request4.client } : {},
+    // An apply reads to check its calls beside making them (RunOptions.checks): twice the connections.
+    connections: (request4.parallelism ?? DEFAULT_PARALLELISM) * (request4.command === "apply" ? 2 : 1)
+  });
+  session.client.setDeadline(deadline);
+  return session;
+}
+async function readAndPlan(request4, run2, session, options, hooks) {
+  if (run2.saved) {
+    try {
+      const plan2 = await checkSavedPlan(run2.saved, run2.project, session, options);
+      return { plan: plan2, current: void 0, fromFile: true };
+    } catch (err) {
+      if (!(err instanceof StalePlanError) || !(request4.command === "apply" && request4.replan)) throw err;
+      hooks.onReplan?.(err);
+    }
+  }
+  const { plan, current: current2 } = await planProject(run2.project, session, options);
+  return { plan, current: current2, fromFile: false };
+}
+function finishPlan(request4, run2, planned) {
+  let plan = planned.plan;
+  if (request4.shard) allowEmptyShard(plan, run2.loaded);
+  if (run2.stage !== void 0) plan.stage = run2.stage;
+  if (request4.command === "apply" && request4.only && planned.current) {
+    const keep = request4.only(plan);
+    if (keep) plan = planOnly(run2.project, planned.current, plan, keep);
+  }
+  return plan;
+}
+async function recoverSecrets(request4, run2, plan, session, sink) {
+  const env2 = request4.env ?? process.env;
+  const named = secretsFileName({ file: request4.secretsFile, configured: run2.project.secretsFile, env: env2 });
+  const journal = sink ? sink.journal : named && path9.resolve(named);
+  const journalled = journal ? await findLostSecrets(journal) : void 0;
+  const forget = [...journalled?.saved ?? []];
+  if (journalled && journalled.lost.length > 0 && webhooksTargeted(plan.targeting ?? run2.targeting)) {
+    const configured2 = new Set((await listWebhooks(session.client)).map((w) => String(w.event)));
+    const rotate = journalled.lost.filter((l) => configured2.has(l.event));
+    if (rotate.length > 0) plan.rotateSecrets = rotate;
+    forget.push(...journalled.lost.filter((l) => !configured2.has(l.event)).map((l) => l.event));
+  }
+  return { forget, rotations: plan.rotateSecrets ?? [] };
+}
+async function guardPlan(request4, run2, plan, hooks, info3) {
+  let refusal;
+  try {
+    enforceSafety(plan, request4.force);
+  } catch (err) {
+    refusal = err;
+  }
+  const rollout = run2.stage === void 0 ? run2.project.rollout : void 0;
+  const stages = rollout ? plannedStages(plan, rollout) : void 0;
+  await hooks.onPlan?.(plan, { ...info3, ...stages ? { stages } : {} });
+  if (refusal) throw refusal;
+  return stages;
+}
+function planExitCode(request4, plan) {
+  const nothing = isEmptyPlan(plan) && (plan.rotateSecrets ?? []).length === 0;
+  return request4.detailedExitCode && !nothing ? ExitCode.changes : ExitCode.ok;
+}
+async function applyRun(request4, run2, plan, fromFile, session, options, sink, recovery, hooks) {
+  const { rotations } = recovery;
+  if (isEmptyPlan(plan) && rotations.length === 0) {
+    await forgetSecrets(sink, recovery.forget, hooks);
+    return void 0;
+  }
+  if (!fromFile && hooks.confirm && !await hooks.confirm(plan)) return "cancelled";
+  await forgetSecrets(sink, recovery.forget, hooks);
+  let rotated;
+  if (rotations.length > 0) {
+    await prepareEvents(
+      sink,
+      rotations.map((r) => r.event)
+    );
+    rotated = await rotateLostSecrets(rotations, session.client, sink);
+  }
+  const stages = run2.stage === void 0 ? run2.project.rollout : void 0;
+  if (stages) {
+    const started2 = Date.now();
+    const staged2 = isEmptyPlan(plan) ? { report: emptyReport(), lostSecrets: [] } : await applyStages(plan, run2.project, stages, session, {
+      ...options,
+      sink,
+      ...request4.only ? { onlyPlanned: true } : {}
+    });
+    return {
+      report: withRotations(staged2.report, rotated),
+      applyMs: Date.now() - started2,
+      lostSecrets: staged2.lostSecrets
+    };
+  }
+  const prepared = await prepareSecretSink(plan, sink);
+  const started = Date.now();
+  const guard = storeGuard(plan, run2.project, session, options);
+  const report3 = isEmptyPlan(plan) ? emptyReport() : await applyPlan(plan, session, {
+    ...options,
+    secrets: prepared.sink,
+    ...guard ? { beforeStore: guard } : {}
+  });
+  const applyMs = Date.now() - started;
+  const lostSecrets = await prepared.finish(report3.operations);
+  const staged = run2.stage === void 0 ? report3 : { ...report3, stages: [stageOutcome(plan, run2.stage, report3)] };
+  return { report: withRotations(staged, rotated), applyMs, lostSecrets };
+}
+function verdict2(report3, lostSecrets) {
+  return isComplete(report3) && lostSecrets.length === 0 ? ExitCode.ok : ExitCode.error;
+}
+async function forgetSecrets(sink, forget, hooks) {
+  if (forget.length === 0 || !sink.release) return;
+  try {
+    await sink.release([...forget]);
+  } catch (err) {
+    hooks.onWarning?.(
+      `Warning: could not clear ${forget.join(", ")} from the marker of webhook secrets on their way: ${err instanceof Error ? err.message : String(err)}`
+    );
   }
 }
 async function takeRefLock(request4, project, hooks, deadline) {
@@ -88902,18 +89060,18 @@ function reviewSecret(env2) {
 function readInputs(env2 = process.env) {
   const command = getInput("command") || "plan";
   if (!COMMANDS.includes(command))
-    throw new Error(`input command must be plan, apply, drift or report, got ${command}`);
+    throw new UsageError(`input command must be plan, apply, drift or report, got ${command}`);
   const bool = (name, dflt) => {
     const v = getInput(name).trim().toLowerCase();
     if (v === "") return dflt;
     if (v === "true" || v === "false") return v === "true";
-    throw new Error(`input ${name} must be true or false, got ${v}`);
+    throw new UsageError(`input ${name} must be true or false, got ${v}`);
   };
   const reason = getInput("force-reason");
   const shard = getInput("shard").trim();
   const scope = getInput("scope").trim().toLowerCase() || "all";
   if (scope !== "all" && scope !== "changed")
-    throw new Error(`input scope must be all or changed, got ${scope}`);
+    throw new UsageError(`input scope must be all or changed, got ${scope}`);
   return {
     command,
     config: getInput("config") || "carte.yaml",
@@ -89241,6 +89399,15 @@ function rolloutFailure(result) {
   const notRun = stagesNotRun(stages);
   return `stage ${failed?.name ?? "?"} failed${failed?.error ? `: ${failed.error}` : ""}` + (notRun.length > 0 ? `; stages not run: ${notRun.join(", ")}` : "");
 }
+function applyFailure(result) {
+  return result.error !== void 0 ? describeError(result.error, result.plan) : result.report && (result.report.failed > 0 || result.report.skipped > 0 || stoppedRollout(result)) ? escapeTerminal(
+    `apply incomplete: ${result.report.operations.filter((o) => o.status !== "ok").map((o) => `${o.status} ${o.method} ${o.path}${o.message ? `: ${o.message}` : ""}`).concat(stoppedRollout(result) ? [rolloutFailure(result)] : []).join("; ")}`
+  ) : result.lostSecrets ? escapeLines(lostSecretsMessage(result.lostSecrets)) : void 0;
+}
+function reviewRefusal(refused, lookupWhy) {
+  const why2 = lookupWhy ? ` ${lookupWhy}` : "";
+  return `not applied: ${refused.length} change${refused.length === 1 ? "" : "s"} the reviewed plan did not show (${refused.slice(0, 10).map((c) => c.address).join(", ")}${refused.length > 10 ? ", …" : ""}).${why2} Review them in a pull request, run the workflow with command: apply (workflow_dispatch), or set apply-unreviewed: true.`;
+}
 async function applyCommand(inputs, ctx, env2, summary2) {
   const merge2 = ctx.eventName === "push";
   const reviewedOnly = merge2 && !inputs.applyUnreviewed;
@@ -89274,9 +89441,9 @@ async function applyCommand(inputs, ctx, env2, summary2) {
       ...reviewedOnly ? {
         only: (plan) => {
           fresh = plan;
-          const verdict2 = judgeReviewed(plan, lookup.record);
-          refused = verdict2.unreviewed;
-          return verdict2.reviewed;
+          const verdict3 = judgeReviewed(plan, lookup.record);
+          refused = verdict3.unreviewed;
+          return verdict3.reviewed;
         }
       } : {}
     },
@@ -89300,12 +89467,9 @@ async function applyCommand(inputs, ctx, env2, summary2) {
   }
   if (report3) await summary2.raw(report3);
   let exitCode = result.exitCode;
-  let failure2 = result.error !== void 0 ? describeError(result.error, result.plan) : result.report && (result.report.failed > 0 || result.report.skipped > 0 || stoppedRollout(result)) ? escapeTerminal(
-    `apply incomplete: ${result.report.operations.filter((o) => o.status !== "ok").map((o) => `${o.status} ${o.method} ${o.path}${o.message ? `: ${o.message}` : ""}`).concat(stoppedRollout(result) ? [rolloutFailure(result)] : []).join("; ")}`
-  ) : result.lostSecrets ? escapeLines(lostSecretsMessage(result.lostSecrets)) : void 0;
+  let failure2 = applyFailure(result);
   if (refused.length > 0) {
-    const why2 = lookup.why ? ` ${lookup.why}` : "";
-    const refusal = `not applied: ${refused.length} change${refused.length === 1 ? "" : "s"} the reviewed plan did not show (${refused.slice(0, 10).map((c) => c.address).join(", ")}${refused.length > 10 ? ", …" : ""}).${why2} Review them in a pull request, run the workflow with command: apply (workflow_dispatch), or set apply-unreviewed: true.`;
+    const refusal = reviewRefusal(refused, lookup.why);
     if (exitCode === ExitCode.ok) exitCode = ExitCode.unsafe;
     failure2 = failure2 ? `${failure2}
 ${refusal}` : refusal;
@@ -89379,7 +89543,7 @@ async function driftOutcome(view, inputs, ctx, sharded, summary2) {
   const gh = gitHub(inputs, ctx);
   if (!sharded) {
     if (!gh)
-      throw new Error("command drift needs github-token and GITHUB_REPOSITORY to keep the drift issue");
+      throw new UsageError("command drift needs github-token and GITHUB_REPOSITORY to keep the drift issue");
     await syncDriftIssue(gh, view.plan, ctx, inputs.commentAuthor);
   }
   const drift = view.plan.changes.length > 0;
@@ -89416,9 +89580,9 @@ async function driftCommand(inputs, ctx, env2, summary2) {
 }
 async function reportCommand(inputs, ctx, summary2) {
   if (inputs.plans.length === 0)
-    throw new Error("command report needs the input plans (the run records' paths)");
+    throw new UsageError("command report needs the input plans (the run records' paths)");
   const files2 = (await glob(inputs.plans, { cwd: process.cwd(), absolute: true, onlyFiles: true })).sort();
-  if (files2.length === 0) throw new Error(`no run record matches ${inputs.plans.join(", ")}`);
+  if (files2.length === 0) throw new UsageError(`no run record matches ${inputs.plans.join(", ")}`);
   const merged = mergeRecords(await Promise.all(files2.map((f) => readRecord(f))));
   const view = {
     plan: merged.plan,
