@@ -13,7 +13,7 @@ import { AV2, FOREIGN_STORE, SEED, STORE, STORE2, call, login, start } from "./h
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
-  for (const f of cleanup.splice(0)) await f();
+  for (const f of cleanup.splice(0).reverse()) await f();
 });
 
 async function emulator(applyDelayMs = 40): Promise<{ emu: RunningEmulator; token: string }> {
