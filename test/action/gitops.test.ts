@@ -108,7 +108,7 @@ function section(body: string, heading: string): string {
 const botComments = (gh: FakeGitHub, marker = COMMENT_MARKER) =>
   gh.comments.filter((c) => c.user.login === BOT && c.body.startsWith(marker));
 
-describe("the bundled Action on a pull request", () => {
+describe("the bundled Action on a pull request", { timeout: 90_000 }, () => {
   it("shows the PR's change apart from drift in one comment, created then updated; errors replace it", async () => {
     const { fx, gh, dir, headSha, event } = await pullRequestFixture();
     // Anyone can post a comment that starts with carte's marker: it is never taken for carte's.
@@ -218,7 +218,7 @@ describe("the bundled Action on a pull request", () => {
   });
 });
 
-describe("the bundled Action on merge", () => {
+describe("the bundled Action on merge", { timeout: 90_000 }, () => {
   it("applies what the pull request's plan showed and refuses what it did not; dispatch re-applies all", async () => {
     const { fx, gh, dir, headSha, event } = await pullRequestFixture();
     const plan = await runBundle({ workspace: dir, inputs: inputs("plan"), event, github: gh });
@@ -321,7 +321,7 @@ describe("the bundled Action on merge", () => {
   });
 });
 
-describe("the bundled Action on a schedule", () => {
+describe("the bundled Action on a schedule", { timeout: 90_000 }, () => {
   it("opens one drift issue, updates it, and closes it when the platform matches again; exit 2 on drift", async () => {
     const fx = await exampleAgainstEmulator(STORES);
     const gh = await fakeGitHub();
@@ -408,7 +408,7 @@ describe("the bundled Action on a schedule", () => {
   });
 });
 
-describe("the bundled Action in a matrix of shards", () => {
+describe("the bundled Action in a matrix of shards", { timeout: 90_000 }, () => {
   it("two shards' records merged by the report command make the comment one job makes", async () => {
     const { fx, gh, dir, event } = await pullRequestFixture();
     // The chain's client-level webhook changes too: it belongs to shard 1 only.
