@@ -17,6 +17,7 @@ const steps = [
   ["deps", npm, ["run", "deps"]],
   ["lint:openapi", npm, ["run", "lint:openapi"]],
   ["check:refs", npm, ["run", "check:refs"]],
+  ["long-functions", npm, ["run", "long-functions"]],
   ["check:action", npm, ["run", "check:action"]],
   ["tests", "npx", ["vitest", "run", ...process.argv.slice(2)]],
 ];

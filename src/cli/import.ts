@@ -111,18 +111,84 @@ function printImported(
     io.out(escapeTerminal(`  ${w.status.padEnd(9)} ${path.join(shown, w.path)}`) + "\n");
 }
 
+/**
+ * The project whose platform the stores are read from: the one of `--config` when it exists (its
+ * warnings printed), else a bare project on the embedded emulator.
+ *
+ * @throws UsageError when `--config` was given and names no file.
+ */
+async function sourceProject(opts: ImportCommand, io: CliIo): Promise<LoadedProject> {
+  if (existsSync(opts.config)) {
+    // The project may have no store or catalog files yet: that is what import is for.
+    const project = await loadProject(opts.config, { allowUnmatchedPatterns: true });
+    printWarnings(project.warnings, io);
+    return project;
+  }
+  if (opts.configGiven) throw new UsageError(`the project file ${opts.config} does not exist`);
+  return bareProject(opts.config);
+}
+
+/**
+ * Tells on stderr what carte's files cannot express of the live state (a warning with `--lenient`, else
+ * an error), and the stores left as the project has them. Returns false when nothing may be written.
+ */
+function reportUnwritable(
+  result: Pick<Awaited<ReturnType<typeof buildImport>>, "notes" | "conflicts">,
+  lenient: boolean,
+  io: CliIo,
+): boolean {
+  if (result.notes.length > 0) {
+    // Addresses and reasons quote SKUs and titles of the live state: one escaped line each.
+    const lines = result.notes.map((n) => escapeTerminal(`  ${n.address}: ${n.reason}`));
+    io.err(
+      `${lenient ? "Warning" : "Error"}: carte's files cannot express ${result.notes.length} ` +
+        `thing${result.notes.length === 1 ? "" : "s"} of the live state:\n${lines.join("\n")}\n`,
+    );
+    if (!lenient) {
+      io.err(
+        "Nothing was written. Run again with --lenient to write the rest; `carte plan` will then show these as changes.\n",
+      );
+      return false;
+    }
+  }
+  if (result.conflicts.length > 0) {
+    // Addresses and reasons quote SKUs and titles of the live state: one escaped line each.
+    const lines = result.conflicts.map((n) => escapeTerminal(`  ${n.address}: ${n.reason}`));
+    io.err(
+      `Conflict${result.conflicts.length === 1 ? "" : "s"}: ${result.conflicts.length} ` +
+        `store${result.conflicts.length === 1 ? " was" : "s were"} left as the project has ${result.conflicts.length === 1 ? "it" : "them"}:\n${lines.join("\n")}\n`,
+    );
+  }
+  return true;
+}
+
+/**
+ * Tells on stderr, after a merge, that the project's files were left as they are, and which written
+ * files its `stores:` and `catalogs:` entries do not take in yet.
+ */
+async function printMergeNotes(
+  io: CliIo,
+  shown: string,
+  configOut: string,
+  files: Awaited<ReturnType<typeof buildImport>>["files"],
+): Promise<void> {
+  io.err(
+    escapeTerminal(`${path.join(shown, "carte.yaml")} and every existing file were left as they are.`) + "\n",
+  );
+  const missing = await filesNotInProject(configOut, files);
+  if (missing.length > 0) {
+    io.err(
+      `Add these files to its stores: and catalogs: entries:\n${missing.map((f) => `${escapeTerminal(`  ${f.path}`)}\n`).join("")}`,
+    );
+  }
+}
+
 /** `carte import`. */
 export async function runImport(opts: ImportCommand, io: CliIo): Promise<number> {
   if (!Number.isInteger(opts.parallelism) || opts.parallelism < 1 || opts.parallelism > 64) {
     throw new UsageError("--parallelism must be a whole number from 1 to 64");
   }
-  let project: LoadedProject;
-  if (existsSync(opts.config)) {
-    // The project may have no store or catalog files yet: that is what import is for.
-    project = await loadProject(opts.config, { allowUnmatchedPatterns: true });
-    printWarnings(project.warnings, io);
-  } else if (opts.configGiven) throw new UsageError(`the project file ${opts.config} does not exist`);
-  else project = bareProject(opts.config);
+  const project = await sourceProject(opts, io);
 
   const outDir = path.resolve(opts.out);
   const shown = path.relative(process.cwd(), outDir) || ".";
@@ -181,28 +247,7 @@ export async function runImport(opts: ImportCommand, io: CliIo): Promise<number>
       );
     }
   }
-  if (result.notes.length > 0) {
-    // Addresses and reasons quote SKUs and titles of the live state: one escaped line each.
-    const lines = result.notes.map((n) => escapeTerminal(`  ${n.address}: ${n.reason}`));
-    io.err(
-      `${opts.lenient ? "Warning" : "Error"}: carte's files cannot express ${result.notes.length} ` +
-        `thing${result.notes.length === 1 ? "" : "s"} of the live state:\n${lines.join("\n")}\n`,
-    );
-    if (!opts.lenient) {
-      io.err(
-        "Nothing was written. Run again with --lenient to write the rest; `carte plan` will then show these as changes.\n",
-      );
-      return ExitCode.changes;
-    }
-  }
-  if (result.conflicts.length > 0) {
-    // Addresses and reasons quote SKUs and titles of the live state: one escaped line each.
-    const lines = result.conflicts.map((n) => escapeTerminal(`  ${n.address}: ${n.reason}`));
-    io.err(
-      `Conflict${result.conflicts.length === 1 ? "" : "s"}: ${result.conflicts.length} ` +
-        `store${result.conflicts.length === 1 ? " was" : "s were"} left as the project has ${result.conflicts.length === 1 ? "it" : "them"}:\n${lines.join("\n")}\n`,
-    );
-  }
+  if (!reportUnwritable(result, opts.lenient, io)) return ExitCode.changes;
 
   // A new project gets the .gitignore of carte init: the copied state and secrets stay out of git.
   const written = target
@@ -213,18 +258,7 @@ export async function runImport(opts: ImportCommand, io: CliIo): Promise<number>
     written.push({ path: EMULATOR_STATE, status });
   }
   if (!opts.quiet) printImported(io, written, result, { stores: states.length, shown, merged: !!target });
-  if (target) {
-    io.err(
-      escapeTerminal(`${path.join(shown, "carte.yaml")} and every existing file were left as they are.`) +
-        "\n",
-    );
-    const missing = await filesNotInProject(configOut, result.files);
-    if (missing.length > 0) {
-      io.err(
-        `Add these files to its stores: and catalogs: entries:\n${missing.map((f) => `${escapeTerminal(`  ${f.path}`)}\n`).join("")}`,
-      );
-    }
-  }
+  if (target) await printMergeNotes(io, shown, configOut, result.files);
   // Whether `carte plan` of the written project compares its files with the platform they were read from.
   const planTarget = target ?? { ...project, root: outDir };
   const samePlatformRead = copyState || samePlatform(project, planTarget);

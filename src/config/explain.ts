@@ -8,7 +8,7 @@
  * and the store's merged overrides with their sites) and the store's resolved state.
  */
 
-import { own, type StoreState } from "../model.js";
+import { own, type ItemResource, type StoreState } from "../model.js";
 import type { Layered, MergedOverrides } from "./overrides.js";
 import { isRecord, list, where } from "./report.js";
 import type { Site } from "./report.js";
@@ -93,6 +93,59 @@ function definitions(parsed: YamlFile): {
 const siteText = (site: Site): string => where(site);
 
 /**
+ * The attributes `available` (and `until`, when switched off until a time) of an item of a store, with
+ * the override entries that decide them, the winning one first.
+ */
+function availabilityAttributes(state: StoreState, o: MergedOverrides, key: string): AttributeOrigin[] {
+  const a = o.availability.get(key);
+  const value = state.unavailable.includes(key) ? false : state.available?.includes(key) ? true : undefined;
+  return [
+    {
+      attribute: "available",
+      value: value ?? "(not managed: on if carte switched it off, else as staff set it)",
+      from: a ? [a, ...a.below].map((e) => ({ at: siteText(e.site), value: e.value })) : [],
+    },
+    // Switched off until a time (`until:`), from the winning entry.
+    ...(own(state.suspensions, key)?.until !== undefined
+      ? [
+          {
+            attribute: "until",
+            value: own(state.suspensions, key)!.until!,
+            from: a ? [{ at: siteText(a.site), value: own(state.suspensions, key)!.until! }] : [],
+          },
+        ]
+      : []),
+  ];
+}
+
+/**
+ * The prices of an item as an option inside each parent that sets one (`priceInParent.<parent>`), with
+ * the overrides' `option_prices` entries of that parent, the winning one first, then the catalog's.
+ */
+function optionPriceAttributes(
+  r: ItemResource,
+  key: string,
+  o: MergedOverrides,
+  items: Map<string, Definition>,
+  parsed: YamlFile,
+): AttributeOrigin[] {
+  const out: AttributeOrigin[] = [];
+  for (const [parent, price] of Object.entries(r.priceInParent ?? {})) {
+    const from: Origin[] = [];
+    const over = o.optionPrices.get(parent)?.get(key);
+    if (over) for (const e of [over, ...over.below]) from.push({ at: siteText(e.site), value: e.value });
+    const p = items.get(parent);
+    if (p && isRecord(p.data.option_prices) && Object.hasOwn(p.data.option_prices, key))
+      from.push({
+        at: siteText({ parsed, pointer: toPointer([...p.at, "option_prices", key]) }),
+        value: p.data.option_prices[key],
+      });
+    out.push({ attribute: `priceInParent.${parent}`, value: price, from });
+  }
+  return out;
+}
+
+/**
  * Explains one catalog resource of a store: `segment` is `item`, `modifier_group`, `category`, `menu`
  * or `availability`, `key` its SKU (menu type for menus).
  */
@@ -148,34 +201,7 @@ export function explainResource(
     const r = own(state.items, key);
     const def = defs.items.get(key);
     if (!r || !def) return missing(`${segment === "modifier_group" ? "modifier group" : "item"} ${key}`);
-    if (segment === "availability") {
-      const a = o.availability.get(key);
-      const value = state.unavailable.includes(key)
-        ? false
-        : state.available?.includes(key)
-          ? true
-          : undefined;
-      return {
-        address,
-        attributes: [
-          {
-            attribute: "available",
-            value: value ?? "(not managed: on if carte switched it off, else as staff set it)",
-            from: a ? [a, ...a.below].map((e) => ({ at: siteText(e.site), value: e.value })) : [],
-          },
-          // Switched off until a time (`until:`), from the winning entry.
-          ...(own(state.suspensions, key)?.until !== undefined
-            ? [
-                {
-                  attribute: "until",
-                  value: own(state.suspensions, key)!.until!,
-                  from: a ? [{ at: siteText(a.site), value: own(state.suspensions, key)!.until! }] : [],
-                },
-              ]
-            : []),
-        ],
-      };
-    }
+    if (segment === "availability") return { address, attributes: availabilityAttributes(state, o, key) };
     const group = r.type === "MODIFIER_GROUP";
     const attributes: AttributeOrigin[] = [layered("title", r.title, o.titles.get(key), def, "title")];
     if (!group) {
@@ -204,15 +230,7 @@ export function explainResource(
     } else if (Object.hasOwn(def.data, "schedules") || o.schedules.has(key)) {
       attributes.push(layered("schedules", r.schedules ?? [], o.schedules.get(key), def, "schedules"));
     }
-    for (const [parent, price] of Object.entries(r.priceInParent ?? {})) {
-      const from: Origin[] = [];
-      const over = o.optionPrices.get(parent)?.get(key);
-      if (over) for (const e of [over, ...over.below]) from.push({ at: siteText(e.site), value: e.value });
-      const p = defs.items.get(parent);
-      if (p && isRecord(p.data.option_prices) && Object.hasOwn(p.data.option_prices, key))
-        from.push({ at: catalogAt(p, "option_prices", key), value: p.data.option_prices[key] });
-      attributes.push({ attribute: `priceInParent.${parent}`, value: price, from });
-    }
+    attributes.push(...optionPriceAttributes(r, key, o, defs.items, parsed));
     return { address, attributes };
   }
 

@@ -488,6 +488,24 @@ interface Unknown {
 }
 
 /**
+ * What {@link OverridesChecker} judges of one SKU written in a layer: where it is written, the SKU, the
+ * layer's level, the kinds that may carry the entry, what the catalogs lack when the SKU is unknown
+ * (e.g. `no item or option with this SKU`), the message for a SKU of the wrong kind, what the entry
+ * would do to a SKU (`have a price`; undefined when an exclusion does not matter) and which part of the
+ * entry a problem points at.
+ */
+type JudgeArgs = [
+  site: Site,
+  sku: string,
+  level: number,
+  allowed: readonly (SkuKind | "category")[],
+  lacks: string,
+  wrong: (kind: SkuKind | "category") => string,
+  excludedWhat: string | undefined,
+  target: "value" | "key",
+];
+
+/**
  * Checks the merged overrides of stores against their catalogs. A SKU a layer names must be of the
  * right kind in the catalog of every store that inherits it; an unknown SKU is a problem when no store
  * that inherits the entry knows it (a chain-wide price of a pizza is fine in the coffee stores, whose
@@ -500,163 +518,171 @@ export class OverridesChecker {
   constructor(private readonly problems: ConfigProblem[]) {}
 
   /**
-   * Checks one store.
-   *
+   * Checks one store: the entries of each layer of its overrides, then its modifier groups.
    */
   check(merged: MergedOverrides, catalog: CatalogIndex): void {
+    merged.layers.forEach((layer, level) => this.checkLayer(merged, catalog, layer, level));
+    this.checkGroups(merged, catalog);
+  }
+
+  /**
+   * Whether `sku`, written at `site` of the layer at `level`, may carry what the entry says; reports
+   * what is wrong (an unknown SKU only once every store has been checked, see {@link finish}).
+   */
+  private judge(
+    merged: MergedOverrides,
+    catalog: CatalogIndex,
+    ...[site, sku, level, allowed, lacks, wrong, excludedWhat, target]: JudgeArgs
+  ): boolean {
     const known = (sku: string): SkuKind | "category" | undefined =>
       catalog.skus.get(sku)?.kind ?? (catalog.categories.has(sku) ? "category" : undefined);
     const excludedAt = (sku: string): (Entry<string> & { level: number }) | undefined =>
       merged.exclude.get(sku)?.[0];
+    const key = `${site.parsed.file}\0${site.pointer}`;
+    let u = this.unknowns.get(key);
+    if (!u)
+      this.unknowns.set(
+        key,
+        (u = { site, sku, lacks, catalogs: new Set(), indexes: new Set(), known: false, target }),
+      );
+    const kind = known(sku);
+    if (kind === undefined) {
+      u.catalogs.add(catalog.name);
+      u.indexes.add(catalog);
+      return false;
+    }
+    u.known = true;
+    if (!allowed.includes(kind)) {
+      report(this.problems, site, wrong(kind), target);
+      return false;
+    }
+    const ex = excludedAt(sku);
+    if (excludedWhat !== undefined && ex && ex.level <= level) {
+      const here = ex.site.parsed === site.parsed;
+      report(
+        this.problems,
+        site,
+        here
+          ? `${quote(sku)} is excluded from this store (overrides.exclude), so it cannot ${excludedWhat} here`
+          : `${quote(sku)} is excluded at ${where(ex.site)}, so it cannot ${excludedWhat} here`,
+        target,
+      );
+      return false;
+    }
+    return true;
+  }
 
-    /**
-     * Whether `sku`, written at `site` of the layer at `level`, may carry what the entry says; reports
-     * what is wrong (an unknown SKU only once every store has been checked, see {@link finish}).
-     */
-    const judge = (
-      site: Site,
-      sku: string,
-      level: number,
-      allowed: readonly (SkuKind | "category")[],
-      lacks: string,
-      wrong: (kind: SkuKind | "category") => string,
-      excludedWhat: string | undefined,
-      target: "value" | "key",
-    ): boolean => {
-      const key = `${site.parsed.file}\0${site.pointer}`;
-      let u = this.unknowns.get(key);
-      if (!u)
-        this.unknowns.set(
-          key,
-          (u = { site, sku, lacks, catalogs: new Set(), indexes: new Set(), known: false, target }),
-        );
-      const kind = known(sku);
-      if (kind === undefined) {
-        u.catalogs.add(catalog.name);
-        u.indexes.add(catalog);
-        return false;
+  /**
+   * Checks the entries of one layer of a store's overrides (exclusions, prices, option prices, titles,
+   * descriptions, images, schedules, limits, availability) against the store's catalog.
+   */
+  private checkLayer(
+    merged: MergedOverrides,
+    catalog: CatalogIndex,
+    layer: OverridesLayer,
+    level: number,
+  ): void {
+    const judge = (...args: JudgeArgs): boolean => this.judge(merged, catalog, ...args);
+    for (const e of layer.exclude)
+      judge(
+        e.site,
+        e.value,
+        level,
+        ["item", "option", "modifier group", "category"],
+        "no such item, option, group or category",
+        () => "",
+        undefined,
+        "value",
+      );
+    for (const [sku, e] of layer.prices)
+      judge(
+        e.site,
+        sku,
+        level,
+        ["item", "option"],
+        "no item or option with this SKU",
+        (kind) => `${quote(sku)} is ${a(kind)}, which has no price: prices are for items and options`,
+        "have a price",
+        "key",
+      );
+    for (const [parent, prices] of layer.optionPrices) {
+      const parentSite: Site = {
+        parsed: layer.site.parsed,
+        pointer: toPointer([...layer.base, "overrides", "option_prices", parent]),
+      };
+      const ok = judge(
+        parentSite,
+        parent,
+        level,
+        ["item", "option"],
+        "no item or option with this SKU",
+        (kind) =>
+          `${quote(parent)} is ${a(kind)}: option_prices are for items and options that offer options`,
+        "have option prices",
+        "key",
+      );
+      if (!ok) continue;
+      const offered = new Set(
+        (catalog.parents.get(parent) ?? []).flatMap((g) => catalog.groups.get(g)?.options ?? []),
+      );
+      for (const [sku, e] of prices) {
+        if (!offered.has(sku))
+          report(
+            this.problems,
+            e.site,
+            `option ${quote(sku)} is not offered by any modifier group of ${bare(parent)} in catalog ${bare(catalog.name)}`,
+            "key",
+          );
       }
-      u.known = true;
-      if (!allowed.includes(kind)) {
-        report(this.problems, site, wrong(kind), target);
-        return false;
-      }
-      const ex = excludedAt(sku);
-      if (excludedWhat !== undefined && ex && ex.level <= level) {
-        const here = ex.site.parsed === site.parsed;
-        report(
-          this.problems,
-          site,
-          here
-            ? `${quote(sku)} is excluded from this store (overrides.exclude), so it cannot ${excludedWhat} here`
-            : `${quote(sku)} is excluded at ${where(ex.site)}, so it cannot ${excludedWhat} here`,
-          target,
-        );
-        return false;
-      }
-      return true;
-    };
-
-    merged.layers.forEach((layer, level) => {
-      for (const e of layer.exclude)
-        judge(
-          e.site,
-          e.value,
-          level,
-          ["item", "option", "modifier group", "category"],
-          "no such item, option, group or category",
-          () => "",
-          undefined,
-          "value",
-        );
-      for (const [sku, e] of layer.prices)
+    }
+    const perSku = <T>(
+      map: Map<string, Entry<T>>,
+      what: string,
+      plural: string,
+      allowed: (SkuKind | "category")[],
+    ) => {
+      const names = allowed.map((k) => (k === "modifier group" ? "modifier group" : k));
+      for (const [sku, e] of map)
         judge(
           e.site,
           sku,
           level,
-          ["item", "option"],
-          "no item or option with this SKU",
-          (kind) => `${quote(sku)} is ${a(kind)}, which has no price: prices are for items and options`,
-          "have a price",
+          allowed,
+          `no ${names.slice(0, -1).join(", ")}${names.length > 1 ? " or " : ""}${names.at(-1)} with this SKU`,
+          (kind) =>
+            `${quote(sku)} is ${a(kind)}, which has no ${what}: ${plural} are for ${allowed.map((k) => `${k}s`).join(" and ")}`,
+          `have a ${what}`,
           "key",
         );
-      for (const [parent, prices] of layer.optionPrices) {
-        const parentSite: Site = {
-          parsed: layer.site.parsed,
-          pointer: toPointer([...layer.base, "overrides", "option_prices", parent]),
-        };
-        const ok = judge(
-          parentSite,
-          parent,
+    };
+    perSku(layer.titles, "title", "titles", ["item", "option", "modifier group", "category"]);
+    perSku(layer.descriptions, "description", "descriptions", ["item", "option"]);
+    perSku(layer.images, "image", "images", ["item", "option"]);
+    perSku(layer.schedules, "schedule", "schedules", ["item", "category"]);
+    perSku(
+      new Map([...layer.limits].map(([k, v]) => [k, { value: v, site: siteAt(layer, "limits", k) }])),
+      "min or max",
+      "limits",
+      ["modifier group"],
+    );
+    for (const key of ["unavailable", "available"] as const) {
+      const verb = key === "unavailable" ? "switched off" : "switched on";
+      for (const e of layer[key] ?? [])
+        judge(
+          e.site,
+          e.value,
           level,
           ["item", "option"],
           "no item or option with this SKU",
-          (kind) =>
-            `${quote(parent)} is ${a(kind)}: option_prices are for items and options that offer options`,
-          "have option prices",
-          "key",
+          (kind) => `${quote(e.value)} is ${a(kind)}: only items and options can be ${verb}`,
+          `be ${verb}`,
+          "value",
         );
-        if (!ok) continue;
-        const offered = new Set(
-          (catalog.parents.get(parent) ?? []).flatMap((g) => catalog.groups.get(g)?.options ?? []),
-        );
-        for (const [sku, e] of prices) {
-          if (!offered.has(sku))
-            report(
-              this.problems,
-              e.site,
-              `option ${quote(sku)} is not offered by any modifier group of ${bare(parent)} in catalog ${bare(catalog.name)}`,
-              "key",
-            );
-        }
-      }
-      const perSku = <T>(
-        map: Map<string, Entry<T>>,
-        what: string,
-        plural: string,
-        allowed: (SkuKind | "category")[],
-      ) => {
-        const names = allowed.map((k) => (k === "modifier group" ? "modifier group" : k));
-        for (const [sku, e] of map)
-          judge(
-            e.site,
-            sku,
-            level,
-            allowed,
-            `no ${names.slice(0, -1).join(", ")}${names.length > 1 ? " or " : ""}${names.at(-1)} with this SKU`,
-            (kind) =>
-              `${quote(sku)} is ${a(kind)}, which has no ${what}: ${plural} are for ${allowed.map((k) => `${k}s`).join(" and ")}`,
-            `have a ${what}`,
-            "key",
-          );
-      };
-      perSku(layer.titles, "title", "titles", ["item", "option", "modifier group", "category"]);
-      perSku(layer.descriptions, "description", "descriptions", ["item", "option"]);
-      perSku(layer.images, "image", "images", ["item", "option"]);
-      perSku(layer.schedules, "schedule", "schedules", ["item", "category"]);
-      perSku(
-        new Map([...layer.limits].map(([k, v]) => [k, { value: v, site: siteAt(layer, "limits", k) }])),
-        "min or max",
-        "limits",
-        ["modifier group"],
-      );
-      for (const key of ["unavailable", "available"] as const) {
-        const verb = key === "unavailable" ? "switched off" : "switched on";
-        for (const e of layer[key] ?? [])
-          judge(
-            e.site,
-            e.value,
-            level,
-            ["item", "option"],
-            "no item or option with this SKU",
-            (kind) => `${quote(e.value)} is ${a(kind)}: only items and options can be ${verb}`,
-            `be ${verb}`,
-            "value",
-          );
-      }
-    });
+    }
+  }
 
-    // Modifier groups must keep enough options, and their limits fit their options.
+  /** Checks that a store's modifier groups keep enough options, and that their limits fit their options. */
+  private checkGroups(merged: MergedOverrides, catalog: CatalogIndex): void {
     for (const [sku, group] of catalog.groups) {
       if (merged.exclude.has(sku)) continue;
       const limits = merged.limits.get(sku);

@@ -127,7 +127,7 @@ export function resolveStore({ store, catalog, settings, overrides }: Resolvable
   }
 
   // Options written in full, and the parents of option prices: items, then options, by SKU.
-  const parents: { sku: string; optionPrices: Record<string, number | undefined> | undefined }[] = [
+  const parents: OptionPriceParent[] = [
     ...(catalog.items ?? []).map((i) => ({ sku: i.sku, optionPrices: i.option_prices })),
   ];
   for (const group of catalog.modifier_groups ?? []) {
@@ -149,25 +149,7 @@ export function resolveStore({ store, catalog, settings, overrides }: Resolvable
     }
   }
 
-  // Prices of options inside a parent (item or option), on the option, keyed by the parent (sorted).
-  for (const { sku: parentSku, optionPrices } of parents.sort((a, b) => byCodePoint(a.sku, b.sku))) {
-    const parent = own(items, parentSku);
-    if (!parent || parent.type !== "ITEM") continue;
-    const prices = new Map(Object.entries(optionPrices ?? {}));
-    for (const [sku, price] of o.optionPrices.get(parentSku) ?? []) prices.set(sku, price);
-    for (const [sku, price] of [...prices].sort(([a], [b]) => byCodePoint(a, b))) {
-      const option = own(items, sku);
-      if (
-        price === undefined ||
-        !option ||
-        !parent.children.some((g) => own(items, g)?.children.includes(sku))
-      )
-        continue;
-      const inParent = option.priceInParent ?? table<number>();
-      inParent[parentSku] = price;
-      option.priceInParent = inParent;
-    }
-  }
+  setOptionPrices(items, parents, o);
 
   const categories = table<CategoryResource>();
   for (const category of catalog.categories ?? []) {
@@ -180,19 +162,7 @@ export function resolveStore({ store, catalog, settings, overrides }: Resolvable
     };
   }
 
-  const menus = table<MenuResource>();
-  for (const menu of catalog.menus ?? []) {
-    menus[menu.type] = {
-      type: menu.type,
-      categories: menu.categories
-        .map((entry) =>
-          typeof entry === "string"
-            ? { sku: entry, active: true }
-            : { sku: entry.sku, active: entry.active ?? true },
-        )
-        .filter((entry) => own(categories, entry.sku) !== undefined),
-    };
-  }
+  const menus = menusOf(catalog, categories);
 
   // Availability names items and options of the catalog that the store sells (a lower layer may name a
   // SKU another catalog has, or one a higher layer excludes).
@@ -213,6 +183,75 @@ export function resolveStore({ store, catalog, settings, overrides }: Resolvable
     unavailable,
   };
   if (available) state.available = [...new Set(available)].filter(sellable).sort(byCodePoint);
+  addUpcoming(state, o, unavailable);
+  for (const [key, value] of Object.entries(settings ?? {}) as [keyof StoreSettings, unknown][])
+    if (value !== undefined) (state as unknown as Record<string, unknown>)[key] = value;
+  return state;
+}
+
+/** An item or an option written in full, with the option prices its catalog entry writes. */
+interface OptionPriceParent {
+  sku: string;
+  optionPrices: Record<string, number | undefined> | undefined;
+}
+
+/**
+ * Sets the prices of options inside a parent (item or option) on the option, keyed by the parent: the
+ * catalog's, then the overrides' `option_prices` of that parent, parents and options by SKU, and only
+ * while the parent still offers the option.
+ */
+function setOptionPrices(
+  items: Record<string, ItemResource>,
+  parents: OptionPriceParent[],
+  o: StoreOverrides,
+): void {
+  for (const { sku: parentSku, optionPrices } of parents.sort((a, b) => byCodePoint(a.sku, b.sku))) {
+    const parent = own(items, parentSku);
+    if (!parent || parent.type !== "ITEM") continue;
+    const prices = new Map(Object.entries(optionPrices ?? {}));
+    for (const [sku, price] of o.optionPrices.get(parentSku) ?? []) prices.set(sku, price);
+    for (const [sku, price] of [...prices].sort(([a], [b]) => byCodePoint(a, b))) {
+      const option = own(items, sku);
+      if (
+        price === undefined ||
+        !option ||
+        !parent.children.some((g) => own(items, g)?.children.includes(sku))
+      )
+        continue;
+      const inParent = option.priceInParent ?? table<number>();
+      inParent[parentSku] = price;
+      option.priceInParent = inParent;
+    }
+  }
+}
+
+/** The menus of a catalog, each with its categories the store still has (active unless written otherwise). */
+function menusOf(
+  catalog: CatalogFile,
+  categories: Record<string, CategoryResource>,
+): Record<string, MenuResource> {
+  const menus = table<MenuResource>();
+  for (const menu of catalog.menus ?? []) {
+    menus[menu.type] = {
+      type: menu.type,
+      categories: menu.categories
+        .map((entry) =>
+          typeof entry === "string"
+            ? { sku: entry, active: true }
+            : { sku: entry.sku, active: entry.active ?? true },
+        )
+        .filter((entry) => own(categories, entry.sku) !== undefined),
+    };
+  }
+  return menus;
+}
+
+/**
+ * Adds to a store's state the prices from a date still ahead (information for the plan, not applied
+ * yet) and the items switched off until a time.
+ */
+function addUpcoming(state: StoreState, o: StoreOverrides, unavailable: readonly string[]): void {
+  const items = state.items;
   // Prices from a date still ahead: information for the plan, not applied yet.
   for (const [sku, next] of o.upcoming ?? []) {
     const item = own(items, sku);
@@ -223,9 +262,6 @@ export function resolveStore({ store, catalog, settings, overrides }: Resolvable
     const until = o.until?.get(sku);
     if (until !== undefined) (state.suspensions ??= table<Suspension>())[sku] = { until };
   }
-  for (const [key, value] of Object.entries(settings ?? {}) as [keyof StoreSettings, unknown][])
-    if (value !== undefined) (state as unknown as Record<string, unknown>)[key] = value;
-  return state;
 }
 
 const itemSkusCache = new WeakMap<CatalogFile, Set<string>>();

@@ -178,6 +178,221 @@ function decide(rnd: Random, f: ChaosFaults, head: Head): Plan | undefined {
   return faulted ? { kind, where, share, delayMs } : undefined;
 }
 
+/** What a connection of a chaos proxy asks of the proxy: its faults, read when they are needed. */
+interface ChaosContext {
+  /** The fault a request draws, or undefined (none drawn, or no faults set). */
+  draw(head: Head): Plan | undefined;
+  /** How long a stalled connection is held before it is closed, in milliseconds. */
+  stallMs(): number;
+  /** Where the faults that fire are listed. */
+  events: ChaosEvent[];
+}
+
+/**
+ * One connection through a chaos proxy: the client's bytes go to the target and the target's back,
+ * request by request (heads parsed, bodies counted), until a request draws a fault that breaks the
+ * connection on its way in or on its way back, or slows it.
+ */
+class ChaosConnection {
+  /** Held before every chunk, once a request drew `delay`. */
+  private delayMs = 0;
+  /** A cut closes both sides itself (its last bytes must go out); otherwise a side that closes ends the other. */
+  private cutting = false;
+  private state: "head" | "body" | "target" | "through" | "fired" = "head";
+  /** Bytes of a head not yet complete. */
+  private pending = Buffer.alloc(0);
+  /** Body bytes of the current request still to pass. */
+  private body = 0;
+  /** The last request whose head was read. */
+  private head: Head | undefined;
+  /** The fault of the connection, once a request drew one. */
+  private plan: Plan | undefined;
+  /** The next bytes of the server are the answer to break. */
+  private breakAnswer = false;
+  /** Bytes of a request broken on its way in, head and body. */
+  private total = 0;
+  /** Its bytes passed on. */
+  private passed = 0;
+
+  constructor(
+    private readonly id: number,
+    private readonly client: Socket,
+    private readonly upstream: Socket,
+    private readonly proxy: ChaosContext,
+  ) {
+    client.on("error", () => this.end());
+    upstream.on("error", () => this.end());
+    client.on("close", () => this.cutting || this.after(() => upstream.destroy()));
+    upstream.on("close", () => this.cutting || this.after(() => client.destroy()));
+    client.on("data", (chunk: Buffer) => this.fromClient(chunk));
+    client.on("end", () => this.after(() => upstream.end()));
+    upstream.on("data", (chunk: Buffer) => this.fromTarget(chunk));
+    upstream.on("end", () => this.after(() => client.end()));
+  }
+
+  /** Closes both sides. */
+  private end(): void {
+    this.client.destroy();
+    this.upstream.destroy();
+  }
+
+  /** Runs `fn` once the chunks sent before are out: at once, or after the connection's delay. */
+  private after(fn: () => void): void {
+    if (this.delayMs === 0) fn();
+    else setTimeout(fn, this.delayMs);
+  }
+
+  /** Lists a fault that fired on this connection. */
+  private fired(kind: ChaosKind, where: ChaosEvent["where"], head: Head | undefined): void {
+    this.proxy.events.push({
+      connection: this.id,
+      kind,
+      where,
+      method: head?.method ?? "",
+      path: head?.path ?? "",
+      write: head ? isWriteCall(head.method, head.path) : false,
+      at: Date.now(),
+    });
+  }
+
+  /** Writes a chunk on, held `delayMs` once the connection is slowed. */
+  private send(to: Socket, chunk: Buffer): void {
+    if (this.delayMs === 0) to.write(chunk);
+    // One delay for every chunk: timers of one duration fire in the order they were set.
+    else setTimeout(() => to.destroyed || to.write(chunk), this.delayMs);
+  }
+
+  /** Holds the connection, both sides paused, until the stall time closes it. */
+  private stall(where: "request" | "answer"): void {
+    this.state = "fired";
+    this.fired("stall", where, this.head);
+    this.client.pause();
+    this.upstream.pause();
+    const timer = setTimeout(() => this.end(), this.proxy.stallMs());
+    timer.unref();
+    this.client.once("close", () => clearTimeout(timer));
+  }
+
+  /** Bytes of the request broken on its way in: a prefix passed on for a `cut`, then both closed. */
+  private target(p: Plan, bytes: Buffer): Buffer {
+    if (p.kind !== "cut") {
+      if (p.kind === "stall") this.stall("request");
+      else {
+        this.state = "fired";
+        this.fired("reset", "request", this.head);
+        this.upstream.destroy();
+        this.client.resetAndDestroy();
+      }
+      return Buffer.alloc(0);
+    }
+    // At least one byte, never the whole request (share < 1).
+    const cutAt = Math.max(1, Math.floor(p.share * this.total));
+    const piece = bytes.subarray(0, cutAt - this.passed);
+    this.passed += piece.length;
+    if (this.passed < cutAt) {
+      this.upstream.write(piece);
+      return Buffer.alloc(0);
+    }
+    this.state = "fired";
+    this.fired("cut", "request", this.head);
+    this.cutting = true;
+    this.upstream.end(piece, () => this.upstream.destroy());
+    this.client.end();
+    return Buffer.alloc(0);
+  }
+
+  /**
+   * Bytes from the client: passed on request by request, each head read to draw a fault; a request
+   * that drew one on its way in is broken, one whose framing is not followed lets the rest pass.
+   */
+  private fromClient(chunk: Buffer): void {
+    let rest = chunk;
+    while (rest.length > 0) {
+      if (this.state === "fired") return; // a stalled request is held, a broken one dropped
+      if (this.state === "through") {
+        this.send(this.upstream, rest);
+        return;
+      }
+      if (this.state === "target") {
+        rest = this.target(this.plan!, rest);
+        continue;
+      }
+      if (this.state === "body") {
+        const piece = rest.subarray(0, this.body);
+        this.send(this.upstream, piece);
+        this.body -= piece.length;
+        rest = rest.subarray(piece.length);
+        if (this.body === 0) this.state = "head";
+        continue;
+      }
+      this.pending = Buffer.concat([this.pending, rest]);
+      rest = Buffer.alloc(0);
+      const at = this.pending.indexOf(HEAD_END);
+      if (at < 0) {
+        if (this.pending.length > MAX_HEAD) {
+          // Not a request this proxy follows: passed through unbroken.
+          this.state = "through";
+          this.send(this.upstream, this.pending);
+        }
+        return;
+      }
+      this.head = parseHead(this.pending.subarray(0, at + HEAD_END.length));
+      rest = this.pending;
+      this.pending = Buffer.alloc(0);
+      // A connection breaks once; a slowed one stays slow.
+      const drawn = this.plan === undefined ? this.proxy.draw(this.head) : undefined;
+      if (drawn) this.plan = drawn;
+      if (drawn?.kind === "delay") {
+        this.delayMs = drawn.delayMs;
+        this.fired("delay", "both", this.head);
+      } else if (drawn?.where === "request") {
+        this.total = this.head.headBytes + (this.head.bodyBytes ?? 0);
+        this.state = "target";
+        continue;
+      } else if (drawn) this.breakAnswer = true;
+      if (this.head.bodyBytes === undefined) {
+        this.state = "through"; // framing not followed: the rest of the connection passes unbroken
+        this.breakAnswer = false;
+        continue;
+      }
+      this.send(this.upstream, rest.subarray(0, this.head.headBytes));
+      rest = rest.subarray(this.head.headBytes);
+      this.body = this.head.bodyBytes;
+      this.state = this.body > 0 ? "body" : "head";
+    }
+  }
+
+  /**
+   * Bytes from the target: passed back, unless they are the answer of the request that drew a fault on
+   * its way back.
+   */
+  private fromTarget(chunk: Buffer): void {
+    if (this.state === "fired") return; // stalled: paused, or broken: nothing more reaches the client
+    if (!this.breakAnswer) {
+      this.send(this.client, chunk);
+      return;
+    }
+    // The answer of the request that drew the fault (a client sends no request before the last
+    // one's answer ended): the server made its effect; the client never gets the answer whole.
+    const p = this.plan!;
+    if (p.kind === "stall") {
+      this.stall("answer");
+      return;
+    }
+    this.state = "fired";
+    if (p.kind === "reset") {
+      this.fired("reset", "answer", this.head);
+      this.upstream.destroy();
+      this.client.resetAndDestroy();
+    } else {
+      this.fired("cut", "answer", this.head);
+      this.cutting = true;
+      this.upstream.destroy();
+      this.client.end(chunk.subarray(0, Math.floor(p.share * chunk.length)));
+    }
+  }
+}
+
 /**
  * Starts a chaos proxy in front of `target`.
  *
@@ -199,171 +414,18 @@ export async function startChaosProxy(options: ChaosProxyOptions): Promise<Chaos
     s.once("close", () => open.delete(s));
   };
 
+  const context: ChaosContext = {
+    draw: (head) => (faults && rnd ? decide(rnd, faults, head) : undefined),
+    stallMs: () => faults?.stallMs ?? 10_000,
+    events,
+  };
+
   const server: Server = createServer({ noDelay: true }, (client) => {
     const id = ++connections;
     track(client);
     const upstream = connect({ host: targetHost, port: targetPort, noDelay: true });
     track(upstream);
-    const end = () => {
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on("error", end);
-    upstream.on("error", end);
-    let delayMs = 0; // held before every chunk, once a request drew `delay`
-    /** Runs `fn` once the chunks sent before are out: at once, or after the connection's delay. */
-    const after = (fn: () => void) => (delayMs === 0 ? fn() : void setTimeout(fn, delayMs));
-    // A side that closes ends the other, unless a cut closes them itself (its last bytes must go out).
-    let cutting = false;
-    client.on("close", () => cutting || after(() => upstream.destroy()));
-    upstream.on("close", () => cutting || after(() => client.destroy()));
-    const fired = (kind: ChaosKind, where: ChaosEvent["where"], head: Head | undefined) =>
-      events.push({
-        connection: id,
-        kind,
-        where,
-        method: head?.method ?? "",
-        path: head?.path ?? "",
-        write: head ? isWriteCall(head.method, head.path) : false,
-        at: Date.now(),
-      });
-
-    let state: "head" | "body" | "target" | "through" | "fired" = "head";
-    let pending = Buffer.alloc(0); // bytes of a head not yet complete
-    let body = 0; // body bytes of the current request still to pass
-    let head: Head | undefined; // the last request whose head was read
-    let plan: Plan | undefined; // the fault of the connection, once a request drew one
-    let breakAnswer = false; // the next bytes of the server are the answer to break
-    let total = 0; // bytes of a request broken on its way in, head and body
-    let passed = 0; // its bytes passed on
-
-    /** Writes a chunk on, held `delayMs` once the connection is slowed. */
-    const send = (to: Socket, chunk: Buffer) => {
-      if (delayMs === 0) to.write(chunk);
-      // One delay for every chunk: timers of one duration fire in the order they were set.
-      else setTimeout(() => to.destroyed || to.write(chunk), delayMs);
-    };
-    const stall = (where: "request" | "answer") => {
-      state = "fired";
-      fired("stall", where, head);
-      client.pause();
-      upstream.pause();
-      const timer = setTimeout(end, faults?.stallMs ?? 10_000);
-      timer.unref();
-      client.once("close", () => clearTimeout(timer));
-    };
-    /** Bytes of the request broken on its way in: a prefix passed on for a `cut`, then both closed. */
-    const target = (p: Plan, bytes: Buffer): Buffer => {
-      if (p.kind !== "cut") {
-        if (p.kind === "stall") stall("request");
-        else {
-          state = "fired";
-          fired("reset", "request", head);
-          upstream.destroy();
-          client.resetAndDestroy();
-        }
-        return Buffer.alloc(0);
-      }
-      // At least one byte, never the whole request (share < 1).
-      const cutAt = Math.max(1, Math.floor(p.share * total));
-      const piece = bytes.subarray(0, cutAt - passed);
-      passed += piece.length;
-      if (passed < cutAt) {
-        upstream.write(piece);
-        return Buffer.alloc(0);
-      }
-      state = "fired";
-      fired("cut", "request", head);
-      cutting = true;
-      upstream.end(piece, () => upstream.destroy());
-      client.end();
-      return Buffer.alloc(0);
-    };
-
-    client.on("data", (chunk: Buffer) => {
-      let rest = chunk;
-      while (rest.length > 0) {
-        if (state === "fired") return; // a stalled request is held, a broken one dropped
-        if (state === "through") {
-          send(upstream, rest);
-          return;
-        }
-        if (state === "target") {
-          rest = target(plan!, rest);
-          continue;
-        }
-        if (state === "body") {
-          const piece = rest.subarray(0, body);
-          send(upstream, piece);
-          body -= piece.length;
-          rest = rest.subarray(piece.length);
-          if (body === 0) state = "head";
-          continue;
-        }
-        pending = Buffer.concat([pending, rest]);
-        rest = Buffer.alloc(0);
-        const at = pending.indexOf(HEAD_END);
-        if (at < 0) {
-          if (pending.length > MAX_HEAD) {
-            // Not a request this proxy follows: passed through unbroken.
-            state = "through";
-            send(upstream, pending);
-          }
-          return;
-        }
-        head = parseHead(pending.subarray(0, at + HEAD_END.length));
-        rest = pending;
-        pending = Buffer.alloc(0);
-        // A connection breaks once; a slowed one stays slow.
-        const drawn = faults && rnd && plan === undefined ? decide(rnd, faults, head) : undefined;
-        if (drawn) plan = drawn;
-        if (drawn?.kind === "delay") {
-          delayMs = drawn.delayMs;
-          fired("delay", "both", head);
-        } else if (drawn?.where === "request") {
-          total = head.headBytes + (head.bodyBytes ?? 0);
-          state = "target";
-          continue;
-        } else if (drawn) breakAnswer = true;
-        if (head.bodyBytes === undefined) {
-          state = "through"; // framing not followed: the rest of the connection passes unbroken
-          breakAnswer = false;
-          continue;
-        }
-        send(upstream, rest.subarray(0, head.headBytes));
-        rest = rest.subarray(head.headBytes);
-        body = head.bodyBytes;
-        state = body > 0 ? "body" : "head";
-      }
-    });
-    client.on("end", () => after(() => upstream.end()));
-
-    upstream.on("data", (chunk: Buffer) => {
-      if (state === "fired") return; // stalled: paused, or broken: nothing more reaches the client
-      if (!breakAnswer) {
-        send(client, chunk);
-        return;
-      }
-      // The answer of the request that drew the fault (a client sends no request before the last
-      // one's answer ended): the server made its effect; the client never gets the answer whole.
-      const p = plan!;
-      if (p.kind === "stall") {
-        stall("answer");
-        return;
-      }
-      state = "fired";
-      if (p.kind === "reset") {
-        fired("reset", "answer", head);
-        upstream.destroy();
-        client.resetAndDestroy();
-      } else {
-        fired("cut", "answer", head);
-        cutting = true;
-        upstream.destroy();
-        client.end(chunk.subarray(0, Math.floor(p.share * chunk.length)));
-      }
-    });
-    upstream.on("end", () => after(() => client.end()));
+    new ChaosConnection(id, client, upstream, context);
   });
 
   await new Promise<void>((resolve, reject) => {

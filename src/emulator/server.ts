@@ -397,15 +397,62 @@ function untilClosed(req: IncomingMessage, ms: number): Promise<void> {
   });
 }
 
-async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const started = performance.now();
-  const at = Date.now();
-  const method = req.method ?? "GET";
-  const url = req.url ?? "/";
+/**
+ * The path of a request's URL, without its query and without a trailing slash (`/` stays), and its
+ * query (empty when none).
+ */
+function splitUrl(url: string): { path: string; query: string } {
   const q = url.indexOf("?");
   let path = q >= 0 ? url.slice(0, q) : url;
   if (path.length > 1 && path.endsWith("/")) path = path.slice(0, -1);
   const query = q >= 0 ? url.slice(q + 1) : "";
+  return { path, query };
+}
+
+/**
+ * The body of a request as text, {@link TOO_LARGE} past `limit` bytes, or {@link INCOMPLETE} when the
+ * connection closed before it was whole (a client gone, a network cut): nothing to process and nobody
+ * to answer. Other read errors are thrown.
+ */
+async function readWholeBody(
+  req: IncomingMessage,
+  limit: number,
+): Promise<string | typeof TOO_LARGE | typeof INCOMPLETE> {
+  return readBody(req, limit).catch((e: unknown): typeof INCOMPLETE => {
+    if (req.readableAborted || (e as { code?: unknown } | null)?.code === "ECONNRESET") return INCOMPLETE;
+    throw e;
+  });
+}
+
+/**
+ * A request's body parsed as JSON (undefined when blank), whether it is malformed, and what the request
+ * log records of it: of a login only the client id (never the secret), of a malformed body the text.
+ */
+function parseBody(raw: string, isLogin: boolean): { body: unknown; malformed: boolean; recorded: unknown } {
+  let body: unknown;
+  let malformed = false;
+  if (raw.trim() !== "") {
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      malformed = true;
+    }
+  }
+  const recorded = isLogin
+    ? isObj(body)
+      ? { client_id: body.client_id }
+      : undefined
+    : malformed
+      ? raw
+      : recordable(body);
+  return { body, malformed, recorded };
+}
+
+async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const started = performance.now();
+  const at = Date.now();
+  const method = req.method ?? "GET";
+  const { path, query } = splitUrl(req.url ?? "/");
   const isLogin = path === LOGIN_INTEGRATIONS || path === LOGIN_UTILS;
   const isControl = path.startsWith(CONTROL_PREFIX);
   // Decided at arrival, so that the seeded sequence of decisions follows the order of the requests.
@@ -418,12 +465,7 @@ async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerRespons
   let fault: string | undefined;
   try {
     const limit = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-    const raw = await readBody(req, limit).catch((e: unknown): typeof INCOMPLETE => {
-      // The connection closed before the body was whole (a client gone, a network cut): nothing to
-      // process and nobody to answer.
-      if (req.readableAborted || (e as { code?: unknown } | null)?.code === "ECONNRESET") return INCOMPLETE;
-      throw e;
-    });
+    const raw = await readWholeBody(req, limit);
     if (raw === INCOMPLETE) {
       if (!isControl) {
         deps.requests.push({
@@ -447,22 +489,9 @@ async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerRespons
       deps.log?.(`${method} ${path} 413 ${(performance.now() - started).toFixed(1)}ms`);
       return;
     }
-    let body: unknown;
-    let malformed = false;
-    if (raw.trim() !== "") {
-      try {
-        body = JSON.parse(raw);
-      } catch {
-        malformed = true;
-      }
-    }
-    recorded = isLogin
-      ? isObj(body)
-        ? { client_id: body.client_id }
-        : undefined
-      : malformed
-        ? raw
-        : recordable(body);
+    const parsed = parseBody(raw, isLogin);
+    const { body, malformed } = parsed;
+    recorded = parsed.recorded;
     if (isControl) {
       send(
         res,

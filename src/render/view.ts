@@ -375,10 +375,13 @@ function titleOf(ch: ResourceChange, ctx: Context): string | undefined {
   return ctx.titles.get(ch.key);
 }
 
+/** What every view of a change starts from: the change's action and no detail yet. */
+type ViewBase = { action: ChangeAction; details: Detail[] };
+
 /** The view of one change of a store (hours are gathered later, see {@link hoursView}). */
 function changeView(ch: ResourceChange, ctx: Context): Entry {
   const create = ch.action === "create";
-  const base = { action: ch.action, details: [] as Detail[] };
+  const base: ViewBase = { action: ch.action, details: [] };
   const within = ch.within?.length ? { within: ch.within.join(" › ") } : {};
   const titled = (head: string): ChangeView => {
     const title = titleOf(ch, ctx);
@@ -408,42 +411,8 @@ function changeView(ch: ResourceChange, ctx: Context): Entry {
       }
       return { category: ORDER.category, sort: ch.key, view };
     }
-    case "menu": {
-      const view: ChangeView = { ...base, head: `menu ${ch.key}` };
-      const entries = (r: unknown) =>
-        (Array.isArray(get(r, "categories")) ? (get(r, "categories") as unknown[]) : []).map((c) => ({
-          sku: String(get(c, "sku")),
-          active: get(c, "active") !== false,
-        }));
-      const b = entries(ch.before);
-      const a = entries(ch.after);
-      if (create) {
-        view.details.push({
-          label: "categories",
-          after: a.map((c) => (c.active ? c.sku : `${c.sku} (inactive)`)).join(", "),
-        });
-      } else if (ch.action === "update") {
-        view.details.push(
-          ...listDetails(
-            "categories",
-            b.map((c) => c.sku),
-            a.map((c) => c.sku),
-            false,
-          ),
-        );
-        const was = new Map(b.map((c) => [c.sku, c.active]));
-        for (const c of a) {
-          const before = was.get(c.sku);
-          if (before !== undefined && before !== c.active)
-            view.details.push({
-              label: `categories: ${c.sku}`,
-              before: onOff(before),
-              after: onOff(c.active),
-            });
-        }
-      }
-      return { category: ORDER.menu, sort: ch.key, view };
-    }
+    case "menu":
+      return menuView(ch, base);
     case "availability": {
       const on = get(ch.after, "available");
       const view = titled(`item ${ch.key}`);
@@ -466,26 +435,8 @@ function changeView(ch: ResourceChange, ctx: Context): Entry {
             : { ...base, head: `hours on ${ch.key}`, summary: `${slotsText(before)} → ${slotsText(after)}` };
       return { category: ORDER.holiday, sort: ch.key, view };
     }
-    case "special_day": {
-      const name = get(ch.after ?? ch.before, "name");
-      const view: ChangeView = {
-        ...base,
-        head: `special day ${ch.key}`,
-        ...(typeof name === "string" && name !== "" ? { title: name } : {}),
-      };
-      if (ch.action === "create") view.summary = slotsText(get(ch.after, "slots"));
-      else if (ch.action === "update") {
-        for (const d of ch.diff) {
-          if (d.attribute === "slots")
-            view.details.push({ label: "hours", before: slotsText(d.before), after: slotsText(d.after) });
-          else if (d.attribute === "name")
-            view.details.push({ label: "name", before: plain(d.before), after: plain(d.after) });
-          else if (d.attribute !== "month" && d.attribute !== "day")
-            view.details.push(...attributeDetails(d.attribute, d.before, d.after, false));
-        }
-      }
-      return { category: ORDER.special, sort: ch.key, view };
-    }
+    case "special_day":
+      return specialDayView(ch, base);
     case "store_availability": {
       const b = get(ch.before, "open");
       const a = get(ch.after, "open");
@@ -499,23 +450,8 @@ function changeView(ch: ResourceChange, ctx: Context): Entry {
       return { category: ORDER.open, sort: ch.key, view };
     }
     case "webhook":
-    case "client_webhook": {
-      const view: ChangeView = { ...base, head: `${nounOf(ch)[0]} ${ch.key}` };
-      if (create) {
-        const url = get(ch.after, "url");
-        view.summary = `${typeof url === "string" ? url : plain(url)}${get(ch.after, "enabled") === false ? " (disabled)" : ""}`;
-      }
-      for (const d of create ? [] : ch.diff) {
-        if (d.attribute === "enabled")
-          view.details.push(valueDetail("enabled", yesNo, d.before, d.after, create));
-        else if (d.attribute === "copies")
-          view.details.push({ label: "listed", before: `${String(d.before)} times`, after: "once" });
-        else if (d.attribute === "url")
-          view.details.push(valueDetail("url", String, d.before, d.after, create));
-        else view.details.push(...attributeDetails(d.attribute, d.before, d.after, create));
-      }
-      return { category: ch.store === "" ? ORDER.client : ORDER.webhook, sort: ch.key, view };
-    }
+    case "client_webhook":
+      return webhookView(ch, base);
     case "corridor_schedule":
     case "product_schedule": {
       const view = titled(`${nounOf(ch)[0]} ${ch.key}`);
@@ -534,6 +470,86 @@ function changeView(ch: ResourceChange, ctx: Context): Entry {
       return { category: ORDER.other, sort: `${ch.kind}\u0000${ch.key}`, view };
     }
   }
+}
+
+/** The view of a change of a menu: its categories, and those switched on or off. */
+function menuView(ch: ResourceChange, base: ViewBase): Entry {
+  const create = ch.action === "create";
+  const view: ChangeView = { ...base, head: `menu ${ch.key}` };
+  const entries = (r: unknown) =>
+    (Array.isArray(get(r, "categories")) ? (get(r, "categories") as unknown[]) : []).map((c) => ({
+      sku: String(get(c, "sku")),
+      active: get(c, "active") !== false,
+    }));
+  const b = entries(ch.before);
+  const a = entries(ch.after);
+  if (create) {
+    view.details.push({
+      label: "categories",
+      after: a.map((c) => (c.active ? c.sku : `${c.sku} (inactive)`)).join(", "),
+    });
+  } else if (ch.action === "update") {
+    view.details.push(
+      ...listDetails(
+        "categories",
+        b.map((c) => c.sku),
+        a.map((c) => c.sku),
+        false,
+      ),
+    );
+    const was = new Map(b.map((c) => [c.sku, c.active]));
+    for (const c of a) {
+      const before = was.get(c.sku);
+      if (before !== undefined && before !== c.active)
+        view.details.push({
+          label: `categories: ${c.sku}`,
+          before: onOff(before),
+          after: onOff(c.active),
+        });
+    }
+  }
+  return { category: ORDER.menu, sort: ch.key, view };
+}
+
+/** The view of a change of a special day: its name and hours. */
+function specialDayView(ch: ResourceChange, base: ViewBase): Entry {
+  const name = get(ch.after ?? ch.before, "name");
+  const view: ChangeView = {
+    ...base,
+    head: `special day ${ch.key}`,
+    ...(typeof name === "string" && name !== "" ? { title: name } : {}),
+  };
+  if (ch.action === "create") view.summary = slotsText(get(ch.after, "slots"));
+  else if (ch.action === "update") {
+    for (const d of ch.diff) {
+      if (d.attribute === "slots")
+        view.details.push({ label: "hours", before: slotsText(d.before), after: slotsText(d.after) });
+      else if (d.attribute === "name")
+        view.details.push({ label: "name", before: plain(d.before), after: plain(d.after) });
+      else if (d.attribute !== "month" && d.attribute !== "day")
+        view.details.push(...attributeDetails(d.attribute, d.before, d.after, false));
+    }
+  }
+  return { category: ORDER.special, sort: ch.key, view };
+}
+
+/** The view of a change of a webhook, the client's or a store's: its URL and whether it is enabled. */
+function webhookView(ch: ResourceChange, base: ViewBase): Entry {
+  const create = ch.action === "create";
+  const view: ChangeView = { ...base, head: `${nounOf(ch)[0]} ${ch.key}` };
+  if (create) {
+    const url = get(ch.after, "url");
+    view.summary = `${typeof url === "string" ? url : plain(url)}${get(ch.after, "enabled") === false ? " (disabled)" : ""}`;
+  }
+  for (const d of create ? [] : ch.diff) {
+    if (d.attribute === "enabled")
+      view.details.push(valueDetail("enabled", yesNo, d.before, d.after, create));
+    else if (d.attribute === "copies")
+      view.details.push({ label: "listed", before: `${String(d.before)} times`, after: "once" });
+    else if (d.attribute === "url") view.details.push(valueDetail("url", String, d.before, d.after, create));
+    else view.details.push(...attributeDetails(d.attribute, d.before, d.after, create));
+  }
+  return { category: ch.store === "" ? ORDER.client : ORDER.webhook, sort: ch.key, view };
 }
 
 const yesNo = (v: unknown) => (v === true ? "yes" : v === false ? "no" : plain(v));
