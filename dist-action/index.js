@@ -76855,135 +76855,148 @@ var OverridesChecker = class {
   problems;
   unknowns = /* @__PURE__ */ new Map();
   /**
-   * Checks one store.
-   *
+   * Checks one store: the entries of each layer of its overrides, then its modifier groups.
    */
   check(merged, catalog) {
-    const known = (sku) => catalog.skus.get(sku)?.kind ?? (catalog.categories.has(sku) ? "category" : void 0);
-    const excludedAt = (sku) => merged.exclude.get(sku)?.[0];
-    const judge = (site, sku, level, allowed, lacks, wrong, excludedWhat, target) => {
-      const key = `${site.parsed.file}\0${site.pointer}`;
-      let u = this.unknowns.get(key);
-      if (!u)
-        this.unknowns.set(
-          key,
-          u = { site, sku, lacks, catalogs: /* @__PURE__ */ new Set(), indexes: /* @__PURE__ */ new Set(), known: false, target }
-        );
-      const kind = known(sku);
-      if (kind === void 0) {
-        u.catalogs.add(catalog.name);
-        u.indexes.add(catalog);
-        return false;
+    merged.layers.forEach((layer, level) => this.checkLayer(merged, catalog, layer, level));
+    this.checkGroups(merged, catalog);
+  }
+  /**
+   * Whether `sku`, written at `site` of the layer at `level`, may carry what the entry says; reports
+   * what is wrong (an unknown SKU only once every store has been checked, see {@link finish}).
+   */
+  judge(merged, catalog, ...[site, sku, level, allowed, lacks, wrong, excludedWhat, target]) {
+    const known = (sku2) => catalog.skus.get(sku2)?.kind ?? (catalog.categories.has(sku2) ? "category" : void 0);
+    const excludedAt = (sku2) => merged.exclude.get(sku2)?.[0];
+    const key = `${site.parsed.file}\0${site.pointer}`;
+    let u = this.unknowns.get(key);
+    if (!u)
+      this.unknowns.set(
+        key,
+        u = { site, sku, lacks, catalogs: /* @__PURE__ */ new Set(), indexes: /* @__PURE__ */ new Set(), known: false, target }
+      );
+    const kind = known(sku);
+    if (kind === void 0) {
+      u.catalogs.add(catalog.name);
+      u.indexes.add(catalog);
+      return false;
+    }
+    u.known = true;
+    if (!allowed.includes(kind)) {
+      report(this.problems, site, wrong(kind), target);
+      return false;
+    }
+    const ex = excludedAt(sku);
+    if (excludedWhat !== void 0 && ex && ex.level <= level) {
+      const here = ex.site.parsed === site.parsed;
+      report(
+        this.problems,
+        site,
+        here ? `${quote(sku)} is excluded from this store (overrides.exclude), so it cannot ${excludedWhat} here` : `${quote(sku)} is excluded at ${where(ex.site)}, so it cannot ${excludedWhat} here`,
+        target
+      );
+      return false;
+    }
+    return true;
+  }
+  /**
+   * Checks the entries of one layer of a store's overrides (exclusions, prices, option prices, titles,
+   * descriptions, images, schedules, limits, availability) against the store's catalog.
+   */
+  checkLayer(merged, catalog, layer, level) {
+    const judge = (...args) => this.judge(merged, catalog, ...args);
+    for (const e of layer.exclude)
+      judge(
+        e.site,
+        e.value,
+        level,
+        ["item", "option", "modifier group", "category"],
+        "no such item, option, group or category",
+        () => "",
+        void 0,
+        "value"
+      );
+    for (const [sku, e] of layer.prices)
+      judge(
+        e.site,
+        sku,
+        level,
+        ["item", "option"],
+        "no item or option with this SKU",
+        (kind) => `${quote(sku)} is ${a2(kind)}, which has no price: prices are for items and options`,
+        "have a price",
+        "key"
+      );
+    for (const [parent, prices] of layer.optionPrices) {
+      const parentSite = {
+        parsed: layer.site.parsed,
+        pointer: toPointer([...layer.base, "overrides", "option_prices", parent])
+      };
+      const ok3 = judge(
+        parentSite,
+        parent,
+        level,
+        ["item", "option"],
+        "no item or option with this SKU",
+        (kind) => `${quote(parent)} is ${a2(kind)}: option_prices are for items and options that offer options`,
+        "have option prices",
+        "key"
+      );
+      if (!ok3) continue;
+      const offered = new Set(
+        (catalog.parents.get(parent) ?? []).flatMap((g) => catalog.groups.get(g)?.options ?? [])
+      );
+      for (const [sku, e] of prices) {
+        if (!offered.has(sku))
+          report(
+            this.problems,
+            e.site,
+            `option ${quote(sku)} is not offered by any modifier group of ${bare(parent)} in catalog ${bare(catalog.name)}`,
+            "key"
+          );
       }
-      u.known = true;
-      if (!allowed.includes(kind)) {
-        report(this.problems, site, wrong(kind), target);
-        return false;
-      }
-      const ex = excludedAt(sku);
-      if (excludedWhat !== void 0 && ex && ex.level <= level) {
-        const here = ex.site.parsed === site.parsed;
-        report(
-          this.problems,
-          site,
-          here ? `${quote(sku)} is excluded from this store (overrides.exclude), so it cannot ${excludedWhat} here` : `${quote(sku)} is excluded at ${where(ex.site)}, so it cannot ${excludedWhat} here`,
-          target
-        );
-        return false;
-      }
-      return true;
-    };
-    merged.layers.forEach((layer, level) => {
-      for (const e of layer.exclude)
-        judge(
-          e.site,
-          e.value,
-          level,
-          ["item", "option", "modifier group", "category"],
-          "no such item, option, group or category",
-          () => "",
-          void 0,
-          "value"
-        );
-      for (const [sku, e] of layer.prices)
+    }
+    const perSku = (map, what, plural4, allowed) => {
+      const names = allowed.map((k) => k === "modifier group" ? "modifier group" : k);
+      for (const [sku, e] of map)
         judge(
           e.site,
           sku,
           level,
-          ["item", "option"],
-          "no item or option with this SKU",
-          (kind) => `${quote(sku)} is ${a2(kind)}, which has no price: prices are for items and options`,
-          "have a price",
+          allowed,
+          `no ${names.slice(0, -1).join(", ")}${names.length > 1 ? " or " : ""}${names.at(-1)} with this SKU`,
+          (kind) => `${quote(sku)} is ${a2(kind)}, which has no ${what}: ${plural4} are for ${allowed.map((k) => `${k}s`).join(" and ")}`,
+          `have a ${what}`,
           "key"
         );
-      for (const [parent, prices] of layer.optionPrices) {
-        const parentSite = {
-          parsed: layer.site.parsed,
-          pointer: toPointer([...layer.base, "overrides", "option_prices", parent])
-        };
-        const ok3 = judge(
-          parentSite,
-          parent,
+    };
+    perSku(layer.titles, "title", "titles", ["item", "option", "modifier group", "category"]);
+    perSku(layer.descriptions, "description", "descriptions", ["item", "option"]);
+    perSku(layer.images, "image", "images", ["item", "option"]);
+    perSku(layer.schedules, "schedule", "schedules", ["item", "category"]);
+    perSku(
+      new Map([...layer.limits].map(([k, v]) => [k, { value: v, site: siteAt(layer, "limits", k) }])),
+      "min or max",
+      "limits",
+      ["modifier group"]
+    );
+    for (const key of ["unavailable", "available"]) {
+      const verb = key === "unavailable" ? "switched off" : "switched on";
+      for (const e of layer[key] ?? [])
+        judge(
+          e.site,
+          e.value,
           level,
           ["item", "option"],
           "no item or option with this SKU",
-          (kind) => `${quote(parent)} is ${a2(kind)}: option_prices are for items and options that offer options`,
-          "have option prices",
-          "key"
+          (kind) => `${quote(e.value)} is ${a2(kind)}: only items and options can be ${verb}`,
+          `be ${verb}`,
+          "value"
         );
-        if (!ok3) continue;
-        const offered = new Set(
-          (catalog.parents.get(parent) ?? []).flatMap((g) => catalog.groups.get(g)?.options ?? [])
-        );
-        for (const [sku, e] of prices) {
-          if (!offered.has(sku))
-            report(
-              this.problems,
-              e.site,
-              `option ${quote(sku)} is not offered by any modifier group of ${bare(parent)} in catalog ${bare(catalog.name)}`,
-              "key"
-            );
-        }
-      }
-      const perSku = (map, what, plural4, allowed) => {
-        const names = allowed.map((k) => k === "modifier group" ? "modifier group" : k);
-        for (const [sku, e] of map)
-          judge(
-            e.site,
-            sku,
-            level,
-            allowed,
-            `no ${names.slice(0, -1).join(", ")}${names.length > 1 ? " or " : ""}${names.at(-1)} with this SKU`,
-            (kind) => `${quote(sku)} is ${a2(kind)}, which has no ${what}: ${plural4} are for ${allowed.map((k) => `${k}s`).join(" and ")}`,
-            `have a ${what}`,
-            "key"
-          );
-      };
-      perSku(layer.titles, "title", "titles", ["item", "option", "modifier group", "category"]);
-      perSku(layer.descriptions, "description", "descriptions", ["item", "option"]);
-      perSku(layer.images, "image", "images", ["item", "option"]);
-      perSku(layer.schedules, "schedule", "schedules", ["item", "category"]);
-      perSku(
-        new Map([...layer.limits].map(([k, v]) => [k, { value: v, site: siteAt(layer, "limits", k) }])),
-        "min or max",
-        "limits",
-        ["modifier group"]
-      );
-      for (const key of ["unavailable", "available"]) {
-        const verb = key === "unavailable" ? "switched off" : "switched on";
-        for (const e of layer[key] ?? [])
-          judge(
-            e.site,
-            e.value,
-            level,
-            ["item", "option"],
-            "no item or option with this SKU",
-            (kind) => `${quote(e.value)} is ${a2(kind)}: only items and options can be ${verb}`,
-            `be ${verb}`,
-            "value"
-          );
-      }
-    });
+    }
+  }
+  /** Checks that a store's modifier groups keep enough options, and that their limits fit their options. */
+  checkGroups(merged, catalog) {
     for (const [sku, group2] of catalog.groups) {
       if (merged.exclude.has(sku)) continue;
       const limits = merged.limits.get(sku);
@@ -77123,20 +77136,7 @@ function resolveStore({ store, catalog, settings: settings2, overrides }) {
       parents.push({ sku: option.sku, optionPrices: option.option_prices });
     }
   }
-  for (const { sku: parentSku, optionPrices } of parents.sort((a3, b) => byCodePoint2(a3.sku, b.sku))) {
-    const parent = own(items2, parentSku);
-    if (!parent || parent.type !== "ITEM") continue;
-    const prices = new Map(Object.entries(optionPrices ?? {}));
-    for (const [sku, price] of o.optionPrices.get(parentSku) ?? []) prices.set(sku, price);
-    for (const [sku, price] of [...prices].sort(([a3], [b]) => byCodePoint2(a3, b))) {
-      const option = own(items2, sku);
-      if (price === void 0 || !option || !parent.children.some((g) => own(items2, g)?.children.includes(sku)))
-        continue;
-      const inParent = option.priceInParent ?? table();
-      inParent[parentSku] = price;
-      option.priceInParent = inParent;
-    }
-  }
+  setOptionPrices(items2, parents, o);
   const categories2 = table();
   for (const category of catalog.categories ?? []) {
     if (!keep(category.sku)) continue;
@@ -77147,15 +77147,7 @@ function resolveStore({ store, catalog, settings: settings2, overrides }) {
       ...schedulesFor(category.sku, category.schedules)
     };
   }
-  const menus2 = table();
-  for (const menu of catalog.menus ?? []) {
-    menus2[menu.type] = {
-      type: menu.type,
-      categories: menu.categories.map(
-        (entry2) => typeof entry2 === "string" ? { sku: entry2, active: true } : { sku: entry2.sku, active: entry2.active ?? true }
-      ).filter((entry2) => own(categories2, entry2.sku) !== void 0)
-    };
-  }
+  const menus2 = menusOf(catalog, categories2);
   const sellable = (sku) => keep(sku) && catalogItemSkus(catalog).has(sku);
   const unavailable = [...new Set(o.unavailable)].filter(sellable).sort(byCodePoint2);
   const available = o.available;
@@ -77173,6 +77165,41 @@ function resolveStore({ store, catalog, settings: settings2, overrides }) {
     unavailable
   };
   if (available) state.available = [...new Set(available)].filter(sellable).sort(byCodePoint2);
+  addUpcoming(state, o, unavailable);
+  for (const [key, value] of Object.entries(settings2 ?? {}))
+    if (value !== void 0) state[key] = value;
+  return state;
+}
+function setOptionPrices(items2, parents, o) {
+  for (const { sku: parentSku, optionPrices } of parents.sort((a3, b) => byCodePoint2(a3.sku, b.sku))) {
+    const parent = own(items2, parentSku);
+    if (!parent || parent.type !== "ITEM") continue;
+    const prices = new Map(Object.entries(optionPrices ?? {}));
+    for (const [sku, price] of o.optionPrices.get(parentSku) ?? []) prices.set(sku, price);
+    for (const [sku, price] of [...prices].sort(([a3], [b]) => byCodePoint2(a3, b))) {
+      const option = own(items2, sku);
+      if (price === void 0 || !option || !parent.children.some((g) => own(items2, g)?.children.includes(sku)))
+        continue;
+      const inParent = option.priceInParent ?? table();
+      inParent[parentSku] = price;
+      option.priceInParent = inParent;
+    }
+  }
+}
+function menusOf(catalog, categories2) {
+  const menus2 = table();
+  for (const menu of catalog.menus ?? []) {
+    menus2[menu.type] = {
+      type: menu.type,
+      categories: menu.categories.map(
+        (entry2) => typeof entry2 === "string" ? { sku: entry2, active: true } : { sku: entry2.sku, active: entry2.active ?? true }
+      ).filter((entry2) => own(categories2, entry2.sku) !== void 0)
+    };
+  }
+  return menus2;
+}
+function addUpcoming(state, o, unavailable) {
+  const items2 = state.items;
   for (const [sku, next] of o.upcoming ?? []) {
     const item = own(items2, sku);
     if (item && item.price !== next.price) (state.upcomingPrices ??= table())[sku] = next;
@@ -77181,9 +77208,6 @@ function resolveStore({ store, catalog, settings: settings2, overrides }) {
     const until = o.until?.get(sku);
     if (until !== void 0) (state.suspensions ??= table())[sku] = { until };
   }
-  for (const [key, value] of Object.entries(settings2 ?? {}))
-    if (value !== void 0) state[key] = value;
-  return state;
 }
 var itemSkusCache = /* @__PURE__ */ new WeakMap();
 function catalogItemSkus(catalog) {
@@ -79499,41 +79523,8 @@ function changeView(ch, ctx) {
       }
       return { category: ORDER.category, sort: ch.key, view };
     }
-    case "menu": {
-      const view = { ...base, head: `menu ${ch.key}` };
-      const entries = (r) => (Array.isArray(get(r, "categories")) ? get(r, "categories") : []).map((c) => ({
-        sku: String(get(c, "sku")),
-        active: get(c, "active") !== false
-      }));
-      const b = entries(ch.before);
-      const a3 = entries(ch.after);
-      if (create3) {
-        view.details.push({
-          label: "categories",
-          after: a3.map((c) => c.active ? c.sku : `${c.sku} (inactive)`).join(", ")
-        });
-      } else if (ch.action === "update") {
-        view.details.push(
-          ...listDetails(
-            "categories",
-            b.map((c) => c.sku),
-            a3.map((c) => c.sku),
-            false
-          )
-        );
-        const was = new Map(b.map((c) => [c.sku, c.active]));
-        for (const c of a3) {
-          const before = was.get(c.sku);
-          if (before !== void 0 && before !== c.active)
-            view.details.push({
-              label: `categories: ${c.sku}`,
-              before: onOff(before),
-              after: onOff(c.active)
-            });
-        }
-      }
-      return { category: ORDER.menu, sort: ch.key, view };
-    }
+    case "menu":
+      return menuView(ch, base);
     case "availability": {
       const on = get(ch.after, "available");
       const view = titled(`item ${ch.key}`);
@@ -79548,26 +79539,8 @@ function changeView(ch, ctx) {
       const view = ch.action === "delete" ? { ...base, head: `closed on ${ch.key}`, summary: `was open ${slotsText(before)}` } : ch.action === "create" ? { ...base, head: `open again on ${ch.key}`, summary: slotsText(after) } : { ...base, head: `hours on ${ch.key}`, summary: `${slotsText(before)} → ${slotsText(after)}` };
       return { category: ORDER.holiday, sort: ch.key, view };
     }
-    case "special_day": {
-      const name = get(ch.after ?? ch.before, "name");
-      const view = {
-        ...base,
-        head: `special day ${ch.key}`,
-        ...typeof name === "string" && name !== "" ? { title: name } : {}
-      };
-      if (ch.action === "create") view.summary = slotsText(get(ch.after, "slots"));
-      else if (ch.action === "update") {
-        for (const d of ch.diff) {
-          if (d.attribute === "slots")
-            view.details.push({ label: "hours", before: slotsText(d.before), after: slotsText(d.after) });
-          else if (d.attribute === "name")
-            view.details.push({ label: "name", before: plain(d.before), after: plain(d.after) });
-          else if (d.attribute !== "month" && d.attribute !== "day")
-            view.details.push(...attributeDetails(d.attribute, d.before, d.after, false));
-        }
-      }
-      return { category: ORDER.special, sort: ch.key, view };
-    }
+    case "special_day":
+      return specialDayView(ch, base);
     case "store_availability": {
       const b = get(ch.before, "open");
       const a3 = get(ch.after, "open");
@@ -79580,23 +79553,8 @@ function changeView(ch, ctx) {
       return { category: ORDER.open, sort: ch.key, view };
     }
     case "webhook":
-    case "client_webhook": {
-      const view = { ...base, head: `${nounOf(ch)[0]} ${ch.key}` };
-      if (create3) {
-        const url = get(ch.after, "url");
-        view.summary = `${typeof url === "string" ? url : plain(url)}${get(ch.after, "enabled") === false ? " (disabled)" : ""}`;
-      }
-      for (const d of create3 ? [] : ch.diff) {
-        if (d.attribute === "enabled")
-          view.details.push(valueDetail("enabled", yesNo, d.before, d.after, create3));
-        else if (d.attribute === "copies")
-          view.details.push({ label: "listed", before: `${String(d.before)} times`, after: "once" });
-        else if (d.attribute === "url")
-          view.details.push(valueDetail("url", String, d.before, d.after, create3));
-        else view.details.push(...attributeDetails(d.attribute, d.before, d.after, create3));
-      }
-      return { category: ch.store === "" ? ORDER.client : ORDER.webhook, sort: ch.key, view };
-    }
+    case "client_webhook":
+      return webhookView(ch, base);
     case "corridor_schedule":
     case "product_schedule": {
       const view = titled(`${nounOf(ch)[0]} ${ch.key}`);
@@ -79612,6 +79570,79 @@ function changeView(ch, ctx) {
       return { category: ORDER.other, sort: `${ch.kind}\0${ch.key}`, view };
     }
   }
+}
+function menuView(ch, base) {
+  const create3 = ch.action === "create";
+  const view = { ...base, head: `menu ${ch.key}` };
+  const entries = (r) => (Array.isArray(get(r, "categories")) ? get(r, "categories") : []).map((c) => ({
+    sku: String(get(c, "sku")),
+    active: get(c, "active") !== false
+  }));
+  const b = entries(ch.before);
+  const a3 = entries(ch.after);
+  if (create3) {
+    view.details.push({
+      label: "categories",
+      after: a3.map((c) => c.active ? c.sku : `${c.sku} (inactive)`).join(", ")
+    });
+  } else if (ch.action === "update") {
+    view.details.push(
+      ...listDetails(
+        "categories",
+        b.map((c) => c.sku),
+        a3.map((c) => c.sku),
+        false
+      )
+    );
+    const was = new Map(b.map((c) => [c.sku, c.active]));
+    for (const c of a3) {
+      const before = was.get(c.sku);
+      if (before !== void 0 && before !== c.active)
+        view.details.push({
+          label: `categories: ${c.sku}`,
+          before: onOff(before),
+          after: onOff(c.active)
+        });
+    }
+  }
+  return { category: ORDER.menu, sort: ch.key, view };
+}
+function specialDayView(ch, base) {
+  const name = get(ch.after ?? ch.before, "name");
+  const view = {
+    ...base,
+    head: `special day ${ch.key}`,
+    ...typeof name === "string" && name !== "" ? { title: name } : {}
+  };
+  if (ch.action === "create") view.summary = slotsText(get(ch.after, "slots"));
+  else if (ch.action === "update") {
+    for (const d of ch.diff) {
+      if (d.attribute === "slots")
+        view.details.push({ label: "hours", before: slotsText(d.before), after: slotsText(d.after) });
+      else if (d.attribute === "name")
+        view.details.push({ label: "name", before: plain(d.before), after: plain(d.after) });
+      else if (d.attribute !== "month" && d.attribute !== "day")
+        view.details.push(...attributeDetails(d.attribute, d.before, d.after, false));
+    }
+  }
+  return { category: ORDER.special, sort: ch.key, view };
+}
+function webhookView(ch, base) {
+  const create3 = ch.action === "create";
+  const view = { ...base, head: `${nounOf(ch)[0]} ${ch.key}` };
+  if (create3) {
+    const url = get(ch.after, "url");
+    view.summary = `${typeof url === "string" ? url : plain(url)}${get(ch.after, "enabled") === false ? " (disabled)" : ""}`;
+  }
+  for (const d of create3 ? [] : ch.diff) {
+    if (d.attribute === "enabled")
+      view.details.push(valueDetail("enabled", yesNo, d.before, d.after, create3));
+    else if (d.attribute === "copies")
+      view.details.push({ label: "listed", before: `${String(d.before)} times`, after: "once" });
+    else if (d.attribute === "url") view.details.push(valueDetail("url", String, d.before, d.after, create3));
+    else view.details.push(...attributeDetails(d.attribute, d.before, d.after, create3));
+  }
+  return { category: ch.store === "" ? ORDER.client : ORDER.webhook, sort: ch.key, view };
 }
 var yesNo = (v) => v === true ? "yes" : v === false ? "no" : plain(v);
 var onOff = (active) => active ? "active" : "inactive";
@@ -85368,15 +85399,37 @@ function untilClosed(req, ms) {
     req.socket.once("close", done);
   });
 }
-async function handle(deps, req, res) {
-  const started = performance2.now();
-  const at = Date.now();
-  const method = req.method ?? "GET";
-  const url = req.url ?? "/";
+function splitUrl(url) {
   const q = url.indexOf("?");
   let path12 = q >= 0 ? url.slice(0, q) : url;
   if (path12.length > 1 && path12.endsWith("/")) path12 = path12.slice(0, -1);
   const query = q >= 0 ? url.slice(q + 1) : "";
+  return { path: path12, query };
+}
+async function readWholeBody(req, limit) {
+  return readBody(req, limit).catch((e) => {
+    if (req.readableAborted || e?.code === "ECONNRESET") return INCOMPLETE;
+    throw e;
+  });
+}
+function parseBody(raw, isLogin) {
+  let body;
+  let malformed = false;
+  if (raw.trim() !== "") {
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      malformed = true;
+    }
+  }
+  const recorded = isLogin ? isObj(body) ? { client_id: body.client_id } : void 0 : malformed ? raw : recordable(body);
+  return { body, malformed, recorded };
+}
+async function handle(deps, req, res) {
+  const started = performance2.now();
+  const at = Date.now();
+  const method = req.method ?? "GET";
+  const { path: path12, query } = splitUrl(req.url ?? "/");
   const isLogin = path12 === LOGIN_INTEGRATIONS || path12 === LOGIN_UTILS;
   const isControl = path12.startsWith(CONTROL_PREFIX);
   const decision = !isControl && deps.faults?.active ? deps.faults.decide(method, path12, callerKey(req), isLogin) : void 0;
@@ -85386,10 +85439,7 @@ async function handle(deps, req, res) {
   let fault;
   try {
     const limit = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-    const raw = await readBody(req, limit).catch((e) => {
-      if (req.readableAborted || e?.code === "ECONNRESET") return INCOMPLETE;
-      throw e;
-    });
+    const raw = await readWholeBody(req, limit);
     if (raw === INCOMPLETE) {
       if (!isControl) {
         deps.requests.push({
@@ -85413,16 +85463,9 @@ async function handle(deps, req, res) {
       deps.log?.(`${method} ${path12} 413 ${(performance2.now() - started).toFixed(1)}ms`);
       return;
     }
-    let body;
-    let malformed = false;
-    if (raw.trim() !== "") {
-      try {
-        body = JSON.parse(raw);
-      } catch {
-        malformed = true;
-      }
-    }
-    recorded = isLogin ? isObj(body) ? { client_id: body.client_id } : void 0 : malformed ? raw : recordable(body);
+    const parsed = parseBody(raw, isLogin);
+    const { body, malformed } = parsed;
+    recorded = parsed.recorded;
     if (isControl) {
       send(
         res,
