@@ -13,6 +13,7 @@
 // Everything runs against emulators on 127.0.0.1 and in temporary folders, and stops by itself.
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import pLimit from "p-limit";
 import { runCli } from "../dist/cli/main.js";
 import { loadProject } from "../dist/config/index.js";
 import {
@@ -29,13 +30,8 @@ import { PlatformClient } from "../dist/platform/client.js";
 import { runCarte } from "../dist/run.js";
 import { secretsFileSink } from "../dist/secrets.js";
 import { planProject } from "../dist/workflow.js";
-import { chain, duplicatesOnPlatform } from "./lib/chain.mjs";
+import { arg, BENCH_ENV as ENV, chain, duplicatesOnPlatform } from "./lib/chain.mjs";
 
-const ENV = { CARTE_CLIENT_ID: "bench", CARTE_CLIENT_SECRET: "bench-secret-0123456789" };
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : dflt;
-};
 const TRIALS = Number(arg("trials", "20"));
 const STORES = Number(arg("stores", "30"));
 const RATE = Number(arg("rate", "0.006"));
@@ -216,19 +212,10 @@ async function trial(seed) {
   };
 }
 
-/** Runs `tasks` (functions returning promises) `width` at a time. */
-async function pool(tasks, width) {
-  const out = new Array(tasks.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < tasks.length) {
-        const i = next++;
-        out[i] = await tasks[i]();
-      }
-    }),
-  );
-  return out;
+/** Runs `tasks` (functions returning promises) `width` at a time; results in the order of `tasks`. */
+function pool(tasks, width) {
+  const limit = pLimit(width);
+  return Promise.all(tasks.map((task) => limit(task)));
 }
 
 const t0 = Date.now();

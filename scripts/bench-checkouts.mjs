@@ -18,13 +18,8 @@ import { loadProject } from "../dist/config/index.js";
 import { acceptedTwice } from "../dist/emulator/audit.js";
 import { startEmulator } from "../dist/emulator/index.js";
 import { PlatformClient } from "../dist/platform/client.js";
-import { chain, duplicatesOnPlatform, root } from "./lib/chain.mjs";
+import { arg, BENCH_ENV as ENV, chain, duplicatesOnPlatform, root } from "./lib/chain.mjs";
 
-const ENV = { CARTE_CLIENT_ID: "bench", CARTE_CLIENT_SECRET: "bench-secret-0123456789" };
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : dflt;
-};
 const STORES = Number(arg("stores", "30"));
 const TRIALS = Number(arg("trials", "3"));
 const DELAYS = arg("delays", "0,1,2,4,8").split(",").map(Number);

@@ -14,6 +14,7 @@ import { spawn } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import pLimit from "p-limit";
 import { fileURLToPath } from "node:url";
 import { loadProject } from "../dist/config/index.js";
 import { acceptedTwice, reportMismatches, writesOutside } from "../dist/emulator/audit.js";
@@ -21,6 +22,7 @@ import { startEmulator } from "../dist/emulator/index.js";
 import { mulberry32 } from "../dist/emulator/prng.js";
 import { kinds } from "../dist/kinds/registry.js";
 import { writePlanFile } from "../dist/plan/file.js";
+import { BENCH_ENV as ENV } from "./lib/chain.mjs";
 import { PlatformClient } from "../dist/platform/client.js";
 import { runCarte } from "../dist/run.js";
 import { secretsFileSink } from "../dist/secrets.js";
@@ -28,7 +30,6 @@ import { clientReadKinds, fetchCurrent, readRequests } from "../dist/state/curre
 import { planProject } from "../dist/workflow.js";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-const ENV = { CARTE_CLIENT_ID: "bench", CARTE_CLIENT_SECRET: "bench-secret-0123456789" };
 const only = process.env.BENCH_SEEDS ? new Set(process.env.BENCH_SEEDS.split(",").map(Number)) : undefined;
 const wanted = new Set(
   process.argv.slice(2).length ? process.argv.slice(2) : ["seeded", "overlap", "storm", "edited"],
@@ -133,19 +134,10 @@ function applyInProcess(fx, seed, hooks = {}) {
   );
 }
 
-/** Runs `tasks` (functions returning promises) `width` at a time. */
-async function pool(tasks, width) {
-  const out = new Array(tasks.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < tasks.length) {
-        const i = next++;
-        out[i] = await tasks[i]();
-      }
-    }),
-  );
-  return out;
+/** Runs `tasks` (functions returning promises) `width` at a time; results in the order of `tasks`. */
+function pool(tasks, width) {
+  const limit = pLimit(width);
+  return Promise.all(tasks.map((task) => limit(task)));
 }
 
 const figures = {};

@@ -1,4 +1,5 @@
-// A chain of N stores for the benchmarks (scripts/bench-checkouts.mjs, scripts/bench-chaos.mjs): the
+// What the benchmarks share: their client's credentials, their options, and a chain of N stores
+// (scripts/bench-checkouts.mjs, scripts/bench-chaos.mjs): the
 // example chain's three store files repeated with new ids and integration ids, in a new folder, and the
 // duplicates of every kind a platform shows in its stores.
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -9,6 +10,15 @@ import { kinds } from "../../dist/kinds/registry.js";
 import { clientReadKinds, fetchCurrent, readRequests } from "../../dist/state/current.js";
 
 export const root = path.dirname(path.dirname(path.dirname(fileURLToPath(import.meta.url))));
+
+/** The credentials of the benchmarks' emulator client, in the environment carte reads them from. */
+export const BENCH_ENV = { CARTE_CLIENT_ID: "bench", CARTE_CLIENT_SECRET: "bench-secret-0123456789" };
+
+/** The value after `--NAME` on the command line, else `dflt`. */
+export function arg(name, dflt) {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : dflt;
+}
 
 /**
  * The example chain with `n` stores (store-001 … with ids 700001 …), copied into a new temporary
