@@ -39,6 +39,11 @@ export function seedFor(dir: string, files: string[]): Seed {
     };
     return { id: String(doc.store.id), integration_id: doc.store.integration_id, name: doc.store.name };
   });
+  return clientSeed(stores);
+}
+
+/** An emulator seed of one client, the e2e credentials, serving `stores`. */
+export function clientSeed(stores: NonNullable<Seed["clients"]>[number]["stores"]): Seed {
   return { clients: [{ client_id: CLIENT_ID, client_secret: CLIENT_SECRET, stores }] };
 }
 

@@ -22,7 +22,7 @@ import { GITIGNORE } from "../../src/init.js";
 import { toWireCategory } from "../../src/kinds/categories.js";
 import { toWireItem } from "../../src/kinds/items.js";
 import { PlatformClient } from "../../src/platform/client.js";
-import { CLIENT_ID, CLIENT_SECRET, carte } from "../helpers/project.js";
+import { carte, CLIENT_ID, CLIENT_SECRET, clientSeed } from "../helpers/project.js";
 import { group, item } from "../helpers/builders.js";
 
 let emu: RunningEmulator;
@@ -51,18 +51,10 @@ beforeAll(async () => {
   emu = await startEmulator({
     port: 0,
     applyDelayMs: 0,
-    seed: {
-      clients: [
-        {
-          client_id: CLIENT_ID,
-          client_secret: CLIENT_SECRET,
-          stores: [
-            { id: "800001", integration_id: "plain", name: "Plain" },
-            { id: "800002", integration_id: "odd", name: "Odd" },
-          ],
-        },
-      ],
-    },
+    seed: clientSeed([
+      { id: "800001", integration_id: "plain", name: "Plain" },
+      { id: "800002", integration_id: "odd", name: "Odd" },
+    ]),
   });
   client = new PlatformClient({ baseUrl: emu.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
   await client.request(POST_ITEMS, { storeId: "800001" }, [

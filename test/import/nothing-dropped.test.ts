@@ -12,7 +12,7 @@ import { parse } from "yaml";
 import { startEmulator, type RunningEmulator } from "../../src/emulator/index.js";
 import { toWireItem } from "../../src/kinds/items.js";
 import { PlatformClient } from "../../src/platform/client.js";
-import { CLIENT_ID, CLIENT_SECRET, carte } from "../helpers/project.js";
+import { carte, CLIENT_ID, CLIENT_SECRET, clientSeed } from "../helpers/project.js";
 import { item } from "../helpers/builders.js";
 
 let emu: RunningEmulator;
@@ -30,18 +30,10 @@ beforeAll(async () => {
   emu = await startEmulator({
     port: 0,
     applyDelayMs: 0,
-    seed: {
-      clients: [
-        {
-          client_id: CLIENT_ID,
-          client_secret: CLIENT_SECRET,
-          stores: [
-            { id: "700001", integration_id: "hosts", name: "Hosts" },
-            { id: "700002", integration_id: "store-price", name: "Store price" },
-          ],
-        },
-      ],
-    },
+    seed: clientSeed([
+      { id: "700001", integration_id: "hosts", name: "Hosts" },
+      { id: "700002", integration_id: "store-price", name: "Store price" },
+    ]),
   });
   client = new PlatformClient({ baseUrl: emu.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
   const pizza = toWireItem(

@@ -25,7 +25,7 @@ import { runCli } from "../../src/cli/main.js";
 import type { CliIo } from "../../src/cli/io.js";
 import { startEmulator, type RunningEmulator } from "../../src/emulator/index.js";
 import { CATALOG, storeYaml } from "../config/helpers.js";
-import { CLIENT_ID, CLIENT_SECRET, writes } from "../helpers/project.js";
+import { CLIENT_ID, CLIENT_SECRET, clientSeed, writes } from "../helpers/project.js";
 
 /** Written in every file outside the project: it must never appear in any output. */
 const CANARY = "CANARY-7f3a91-outside-the-project";
@@ -46,18 +46,10 @@ beforeAll(async () => {
   emu = await startEmulator({
     port: 0,
     applyDelayMs: 0,
-    seed: {
-      clients: [
-        {
-          client_id: CLIENT_ID,
-          client_secret: CLIENT_SECRET,
-          stores: [
-            { id: "1", integration_id: "a", name: "Store a" },
-            { id: "2", integration_id: "constructor", name: "Constructor" },
-          ],
-        },
-      ],
-    },
+    seed: clientSeed([
+      { id: "1", integration_id: "a", name: "Store a" },
+      { id: "2", integration_id: "constructor", name: "Constructor" },
+    ]),
   });
   outside = mkdtempSync(path.join(tmpdir(), "carte-outside-"));
   made.push(outside);

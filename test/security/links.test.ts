@@ -30,7 +30,7 @@ import { acquireApplyLock, lockPaths } from "../../src/lock.js";
 import { PlatformClient } from "../../src/platform/client.js";
 import { findLostSecrets, secretsFileSink } from "../../src/secrets.js";
 import { item } from "../helpers/builders.js";
-import { CLIENT_ID, CLIENT_SECRET, carte } from "../helpers/project.js";
+import { carte, CLIENT_ID, CLIENT_SECRET, clientSeed } from "../helpers/project.js";
 
 const VICTIM = "the victim's own words\n";
 const dirs: string[] = [];
@@ -70,15 +70,7 @@ beforeAll(async () => {
   emu = await startEmulator({
     port: 0,
     applyDelayMs: 0,
-    seed: {
-      clients: [
-        {
-          client_id: CLIENT_ID,
-          client_secret: CLIENT_SECRET,
-          stores: [{ id: "800001", integration_id: "plain", name: "Plain" }],
-        },
-      ],
-    },
+    seed: clientSeed([{ id: "800001", integration_id: "plain", name: "Plain" }]),
   });
   const client = new PlatformClient({ baseUrl: emu.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
   await client.request("POST /restaurants/menu/v1/stores/{storeId}/items", { storeId: "800001" }, [

@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type RunningEmulator } from "../../src/emulator/index.js";
 import { PlatformClient } from "../../src/platform/client.js";
 import { routeOfPath, routeSpec, type RouteName } from "../../src/platform/routes.js";
-import { carte, CLIENT_ID, CLIENT_SECRET, type CliRun } from "../helpers/project.js";
+import { carte, CLIENT_ID, CLIENT_SECRET, clientSeed, type CliRun } from "../helpers/project.js";
 
 /** Raw JavaScript errors that must never reach a user. */
 const RAW_ERRORS = [
@@ -89,18 +89,10 @@ beforeAll(async () => {
   emu = await startEmulator({
     port: 0,
     applyDelayMs: 0,
-    seed: {
-      clients: [
-        {
-          client_id: CLIENT_ID,
-          client_secret: CLIENT_SECRET,
-          stores: [
-            { id: STORE_ID, integration_id: STORE_KEY, name: "Centro" },
-            { id: UTILS_STORE_ID, integration_id: UTILS_STORE_KEY, name: "Utils" },
-          ],
-        },
-      ],
-    },
+    seed: clientSeed([
+      { id: STORE_ID, integration_id: STORE_KEY, name: "Centro" },
+      { id: UTILS_STORE_ID, integration_id: UTILS_STORE_KEY, name: "Utils" },
+    ]),
   });
   proxy = createServer((req, res) => {
     const chunks: Buffer[] = [];
