@@ -240,11 +240,17 @@ class JobSummary {
 
 /**
  * The text plan in the run log, each line escaped for the log (`escapeLog`): what is said first, each
- * section of changes and the API calls in a collapsible group named by its heading, then the summary
- * line and the notes. Returns the parts, for the job summary.
+ * section of changes in a collapsible group named by its heading, then the count of API calls, the
+ * summary line and the notes. Returns the parts, for the job summary.
  */
 function logPlan(plan: Plan, target: string | undefined): TextPart[] {
-  const parts = renderTextParts(plan, { color: false, target, overriddenBy: OVERRIDDEN_BY });
+  // The calls are counted, not listed: the Action has no option to list them.
+  const parts = renderTextParts(plan, {
+    color: false,
+    target,
+    overriddenBy: OVERRIDDEN_BY,
+    showCallsBy: null,
+  });
   for (const part of parts) {
     if (part.group === undefined) {
       for (const line of part.lines) core.info(escapeLog(line));

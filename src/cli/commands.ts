@@ -49,6 +49,8 @@ export interface RunCommand {
   shard?: Shard | undefined;
   /** `--stage NAME`: only this stage of carte.yaml `rollout:` (src/apply/rollout.ts). */
   stage?: string | undefined;
+  /** `--show-calls`: list the plan's API calls in order in the text view, not only their count. */
+  showCalls?: boolean | undefined;
 }
 
 /** Options of `carte plan`. */
@@ -88,20 +90,33 @@ function progressHooks(progress: Progress, io: CliIo): RunHooks {
   };
 }
 
-/** A plan in the chosen format (with `--base`, this branch's changes apart from drift). */
+/** The `--show-calls` option of `plan`, `apply` and `show`. */
+export const SHOW_CALLS_OPTION = {
+  type: "boolean",
+  default: false,
+  describe: "List the plan's API calls in order, not only their count (a JSON plan always lists them)",
+} as const;
+
+/**
+ * A plan in the chosen format (with `--base`, this branch's changes apart from drift). The text view
+ * counts the API calls unless `showCalls`; the JSON view always holds them all.
+ */
 export function render(
   plan: Plan,
   format: PlanCommand["format"],
   color: boolean,
   base?: BaseSplit,
   target?: string,
+  showCalls = false,
 ): string {
   if (format === "json") return base ? JSON.stringify({ ...plan, base }, null, 2) + "\n" : renderJson(plan);
   if (format === "markdown")
     return base
       ? renderPlanComment(plan, { split: base, subject: "branch", target })
       : renderMarkdown(plan, { target });
-  return renderText(plan, { color, target }) + (base ? renderSplitText(plan, base, { color }) : "");
+  return (
+    renderText(plan, { color, target, showCalls }) + (base ? renderSplitText(plan, base, { color }) : "")
+  );
 }
 
 /** What the text views add after a plan of a rollout: its stages in order, or the one stage it covers. */
@@ -129,7 +144,16 @@ export async function runPlan(opts: PlanCommand, io: CliIo): Promise<number> {
         ...progressHooks(progress, io),
         onPlan: (plan, info) => {
           progress.stop();
-          io.out(render(plan, opts.format, useColor(opts.color, io), info.base, describeTarget(info.target)));
+          io.out(
+            render(
+              plan,
+              opts.format,
+              useColor(opts.color, io),
+              info.base,
+              describeTarget(info.target),
+              opts.showCalls,
+            ),
+          );
           if (opts.format === "text") io.out(stagesText(plan, info.stages));
         },
       },
@@ -208,7 +232,14 @@ export async function runApply(opts: ApplyCommand, io: CliIo): Promise<number> {
           ),
         onPlan: (plan, info) => {
           progress.stop();
-          if (!opts.json) io.out(renderText(plan, { color, target: describeTarget(info.target) }));
+          if (!opts.json)
+            io.out(
+              renderText(plan, {
+                color,
+                target: describeTarget(info.target),
+                showCalls: opts.showCalls,
+              }),
+            );
           if (!opts.json) io.out(stagesText(plan, info.stages));
         },
         ...(opts.autoApprove ? {} : { confirm: () => confirmApply(io) }),

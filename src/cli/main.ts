@@ -11,7 +11,14 @@ import { createInterface } from "node:readline/promises";
 import { fileURLToPath } from "node:url";
 import yargs, { type Argv } from "yargs";
 import { hideBin } from "yargs/helpers";
-import { runApply, runEmulator, runPlan, runValidate, type RunCommand } from "./commands.js";
+import {
+  SHOW_CALLS_OPTION,
+  runApply,
+  runEmulator,
+  runPlan,
+  runValidate,
+  type RunCommand,
+} from "./commands.js";
 import { financeCommand } from "./finance.js";
 import { explainCommand } from "./explain.js";
 import { importCommand } from "./import.js";
@@ -116,6 +123,7 @@ function runFlags<T>(y: Argv<T>) {
         "Longest the run may take, retries and the waits the platform asks for included (e.g. 90s, 15m, 1h)",
     })
     .option("quiet", { alias: "q", type: "boolean", default: false, describe: "No progress output" })
+    .option("show-calls", SHOW_CALLS_OPTION)
     .check((a) => {
       if (a.force && !(typeof a.reason === "string" && a.reason.trim()))
         throw new UsageError('--force needs --reason "why"');
@@ -157,6 +165,7 @@ function runCommand(a: {
   reason: string | undefined;
   shard?: string | undefined;
   stage?: string | undefined;
+  "show-calls": boolean;
 }): RunCommand {
   return {
     config: a.config,
@@ -170,6 +179,7 @@ function runCommand(a: {
     force: a.force && a.reason ? { reason: a.reason } : undefined,
     shard: a.shard !== undefined ? parseShard(String(a.shard)) : undefined,
     stage: a.stage,
+    showCalls: a["show-calls"],
   };
 }
 

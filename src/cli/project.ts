@@ -16,12 +16,18 @@ import { escapeTerminal } from "../render/escape.js";
 import { renderStatusJson, renderStatusText } from "../render/status.js";
 import { describeTarget, openSession, runTarget } from "../session.js";
 import { projectStatus } from "../status.js";
-import { render } from "./commands.js";
+import { SHOW_CALLS_OPTION, render } from "./commands.js";
 import { printWarnings, useColor, type CliIo } from "./io.js";
 
 /** `carte show FILE`: a saved plan in text, Markdown or JSON; a warning when its digest does not match. */
 export async function runShow(
-  opts: { file: string; format: "text" | "json" | "markdown"; color: boolean | undefined },
+  opts: {
+    file: string;
+    format: "text" | "json" | "markdown";
+    color: boolean | undefined;
+    /** `--show-calls`: list the API calls in order in the text view. */
+    showCalls?: boolean | undefined;
+  },
   io: CliIo,
 ): Promise<number> {
   const { plan, digestMatches } = await readPlanToShow(opts.file);
@@ -33,7 +39,7 @@ export async function runShow(
       ) + "\n",
     );
   }
-  io.out(render(plan, opts.format, useColor(opts.color, io)));
+  io.out(render(plan, opts.format, useColor(opts.color, io), undefined, undefined, opts.showCalls));
   return ExitCode.ok;
 }
 
@@ -99,15 +105,27 @@ export function projectCommands(io: CliIo, setCode: (code: number) => void): Com
             default: "text" as const,
             describe: "text for people, json for machines (docs/plan-format.md), markdown for pull requests",
           })
-          .option("json", { type: "boolean", default: false, describe: "Same as --format json" }),
+          .option("json", { type: "boolean", default: false, describe: "Same as --format json" })
+          .option("show-calls", SHOW_CALLS_OPTION),
       handler: async (args) => {
         const a = args as unknown as {
           planfile: string;
           format: "text" | "json" | "markdown";
           json: boolean;
           color: boolean | undefined;
+          "show-calls": boolean;
         };
-        setCode(await runShow({ file: a.planfile, format: a.json ? "json" : a.format, color: a.color }, io));
+        setCode(
+          await runShow(
+            {
+              file: a.planfile,
+              format: a.json ? "json" : a.format,
+              color: a.color,
+              showCalls: a["show-calls"],
+            },
+            io,
+          ),
+        );
       },
     },
     {

@@ -75,6 +75,12 @@ export interface SpecialDay {
   /** Day of the month, 1–31. */
   day: number;
   slots: Slot[];
+  /**
+   * The year of a day the files date fully (`2026-12-24`), for people only: the platform repeats special
+   * days every year and knows no year, so it is neither compared nor sent (the plan shows it through
+   * {@link ResourceKind.label}). Absent for a day written `MM-DD` and on the platform's side.
+   */
+  year?: number;
 }
 
 /** The special day kind's state in a store: its special days, keyed `MM-DD`. */
@@ -173,7 +179,10 @@ function createWrite(d: SpecialDay): Write {
 }
 
 /** The special days one layer writes, by `MM-DD`. */
-type SpecialLayer = Record<string, DayEntry & { name: string; month: number; day: number; site: Site }>;
+type SpecialLayer = Record<
+  string,
+  DayEntry & { name: string; month: number; day: number; year?: number; site: Site }
+>;
 
 /**
  * `special_days:` of a settings layer: a list of `{name, date: MM-DD, slots}`, each date once; slots stay
@@ -193,6 +202,7 @@ const specialDaysSection: ConfigSection<SpecialLayer> = {
       if (typeof e.date !== "string" || typeof e.name !== "string") return;
       const site = ctx.at("special_days", i, "date");
       let text = e.date;
+      let year: number | undefined;
       if (/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/.test(text)) {
         // A day of one year: on the platform only within the year before it, gone after it.
         const full = parseCalendarDate(text);
@@ -206,6 +216,7 @@ const specialDaysSection: ConfigSection<SpecialLayer> = {
           );
         if (!withinAYear(full, ctx.time.now)) return;
         text = text.slice(5);
+        year = full.year;
       }
       if (!/^[0-9]{2}-[0-9]{2}$/.test(text)) return; // the schema says how to write it
       const parsedDate = parseMonthDay(text);
@@ -227,7 +238,7 @@ const specialDaysSection: ConfigSection<SpecialLayer> = {
       );
       checkOverlaps(datePieces(slots), problems);
       checkSlotCount(slots.length, `special day ${key}`, ctx.at("special_days", i, "slots"), problems);
-      out[key] = { name: e.name, ...parsedDate.value, slots, site };
+      out[key] = { name: e.name, ...parsedDate.value, ...(year === undefined ? {} : { year }), slots, site };
     });
     return out;
   },
@@ -239,7 +250,13 @@ const specialDaysSection: ConfigSection<SpecialLayer> = {
         Object.fromEntries(
           Object.entries(merged).map(([key, d]): [string, SpecialDay] => [
             key,
-            { name: d.name, month: d.month, day: d.day, slots: sortedSlots(datePieces(d.slots)) },
+            {
+              name: d.name,
+              month: d.month,
+              day: d.day,
+              slots: sortedSlots(datePieces(d.slots)),
+              ...(d.year === undefined ? {} : { year: d.year }),
+            },
           ]),
         ),
       ),
@@ -291,6 +308,13 @@ export const specialDays: ResourceKind<SpecialDay, "special_day"> = {
     );
   },
   segment: () => "special_day",
+  // A day the files date fully is shown with its year (`2026-12-24`), though keyed and compared `12-24`.
+  label(state, key) {
+    const year = Object.hasOwn(specialDaysState.get(state) ?? {}, key)
+      ? specialDaysState.get(state)![key]!.year
+      : undefined;
+    return year === undefined ? undefined : `${year}-${key}`;
+  },
   duplicates(state) {
     const days = specialDaysState.get(state) ?? {};
     return {

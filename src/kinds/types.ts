@@ -401,6 +401,12 @@ export interface ResourceKind<R, N extends string = string, S extends string = N
    */
   title?(state: StoreState, key: string): string | undefined;
   /**
+   * For people: how the files name a resource when its key says less (a special day of one year,
+   * `2026-12-24`, keyed `12-24`), or `undefined`. Shown in place of the key (`ResourceChange.label`);
+   * never compared. Absent: the key.
+   */
+  label?(state: StoreState, key: string): string | undefined;
+  /**
    * Compares two resources of the same key. Returns the attributes that differ (empty when equal).
    * The default in the planner compares every top-level attribute with deep equality.
    */

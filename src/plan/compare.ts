@@ -26,7 +26,7 @@ export interface ChangeDifference {
 /**
  * What of a change is compared: everything that says what the change does (address, store, kind, key,
  * action, the normalised resources before and after, the attributes that change) and where it sits
- * (`within`). The fields added for people within version 1 (`group`, `title`) are left out: a plan
+ * (`within`). The fields added for people within version 1 (`group`, `title`, `label`) are left out: a plan
  * saved before they existed still compares.
  */
 function changeDigest(c: ResourceChange): string {

@@ -395,6 +395,7 @@ function planKind(
       kind.within?.(cmp.action === "delete" ? have : want, key),
       kind.group?.(cmp.action === "delete" ? have : want, key),
       kind.title?.(cmp.action === "delete" ? have : want, key),
+      kind.label?.(cmp.action === "delete" ? have : want, key),
     );
   }
 }
@@ -414,6 +415,7 @@ function collectChanges(filtering: Targeting | undefined) {
     within?: string[],
     group?: string,
     title?: string,
+    label?: string,
   ) => {
     const change: ResourceChange = {
       address: at.address,
@@ -427,6 +429,7 @@ function collectChanges(filtering: Targeting | undefined) {
       ...(within ? { within } : {}),
       ...(group !== undefined ? { group } : {}),
       ...(title ? { title } : {}),
+      ...(label ? { label } : {}),
     };
     changes.push(change);
     writesOf.set(

@@ -45,6 +45,12 @@ export interface ResourceChange {
    * published; readers must not require it.
    */
   title?: string;
+  /**
+   * For people: how the files name the resource when its key says less, e.g. `2026-12-24` for the
+   * special day keyed `12-24` that the files date fully (src/kinds/types.ts `ResourceKind.label`).
+   * Added after version 1 was published; readers must not require it.
+   */
+  label?: string;
 }
 
 /** One API call of the plan. */

@@ -7,7 +7,7 @@
 import type { Plan, ResourceChange } from "../plan/types.js";
 import { codeSpan, escapeFence, escapeMarkdown, escapeTerminal } from "./escape.js";
 import { changesByStore, countsOf, plural } from "./lines.js";
-import { buildView, detailText, headText, storesText, type ChangeView } from "./view.js";
+import { buildView, detailText, headText, storesText, type ChangeView, type RunStores } from "./view.js";
 import { notes, summaryLine, targetLine } from "./text.js";
 import { scopeLine, scopeNotes } from "./scope.js";
 import { isFiltering } from "../plan/target.js";
@@ -32,12 +32,15 @@ export interface MarkdownOptions {
 }
 
 /** The lines of changes inside a ```diff fence: `+` create, `!` update, `-` delete (src/render/view.ts). */
-function fenceLines(changes: readonly { change: ChangeView; stores?: readonly string[] }[]): string[] {
+function fenceLines(
+  changes: readonly { change: ChangeView; stores?: readonly string[] }[],
+  run: RunStores,
+): string[] {
   const sign = { create: "+", update: "!", delete: "-" } as const;
   const lines: string[] = [];
   for (const { change: ch, stores } of changes) {
     const pad = ch.nested ? "  " : "";
-    const where = [ch.within ? `in ${ch.within}` : "", stores ? storesText(stores) : ""]
+    const where = [ch.within ? `in ${ch.within}` : "", stores ? storesText(stores, run) : ""]
       .filter((x) => x !== "")
       .join("  ");
     // One line each (escapeTerminal shows a line feed as `\n`), then made safe inside the fence.
@@ -53,12 +56,13 @@ function fenceLines(changes: readonly { change: ChangeView; stores?: readonly st
 function section(
   summary: string,
   changes: readonly { change: ChangeView; stores?: readonly string[] }[],
+  run: RunStores,
 ): string {
   return [
     `<details><summary>${summary}</summary>`,
     "",
     "```diff",
-    ...fenceLines(changes),
+    ...fenceLines(changes, run),
     "```",
     "",
     "</details>",
@@ -88,6 +92,7 @@ function sectionsOf(plan: Plan, changes: ResourceChange[]): Section[] {
     text: section(
       `<code>${escapeMarkdown(s.key || "client")}</code> ${escapeMarkdown(s.key === "" ? "client settings" : s.name)}: ${counts(s.changes)}`,
       s.changes.map((change) => ({ change })),
+      view.run,
     ),
   }));
   out.push(...stores.filter((x) => x.s.key === "").map((x) => ({ kind: "client" as const, text: x.text })));
@@ -97,6 +102,7 @@ function sectionsOf(plan: Plan, changes: ResourceChange[]): Section[] {
       text: section(
         `The same in several stores: ${counts(view.shared.map((x) => x.change))}`,
         view.shared.map((x) => ({ change: x.change, stores: x.stores })),
+        view.run,
       ),
     });
   }

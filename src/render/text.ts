@@ -1,8 +1,9 @@
 /**
  * The human view of a plan: where the run goes, the changes the same in several stores once, then per
  * store what is left (`+` create, `~` update, `-` delete, with what changes in the files' terms; see
- * src/render/view.ts), the API calls in order, and a summary line. A pure function of the plan; colour is
- * injected (off when not a terminal or when `NO_COLOR` is set, decided by the CLI).
+ * src/render/view.ts), how many API calls carry them out (listed in order with `showCalls`), and a
+ * summary line. A pure function of the plan; colour is injected (off when not a terminal or when
+ * `NO_COLOR` is set, decided by the CLI).
  */
 
 import { Chalk } from "chalk";
@@ -80,6 +81,17 @@ export interface TextOptions {
   target?: string | undefined;
   /** How the safety guards are gone past, in the adapter's words ({@link notes}); default `--force`. */
   overriddenBy?: string | undefined;
+  /**
+   * List the API calls in order (`--show-calls`). Default: one line counting them, since people read
+   * the changes; the JSON plan always holds every call.
+   */
+  showCalls?: boolean | undefined;
+  /**
+   * How to have the calls listed, in the adapter's words, said on the count line when they are not
+   * listed: default `--show-calls` (the CLI's); `null` when the adapter has no way (the GitHub Action's
+   * log): the count line alone.
+   */
+  showCallsBy?: string | null | undefined;
 }
 
 /** The first line naming where a run goes: `Target: embedded emulator (state in …)`. Raw text. */
@@ -90,7 +102,7 @@ export function targetLine(target: string): string {
 /**
  * One part of the text plan: lines already escaped for a terminal. A part with a `group` is a section
  * whose first line is its heading (the client settings, the changes the same in several stores, one
- * store, the API calls), and `group` is that heading without colour: where the plan is shown with
+ * store, the API calls when listed), and `group` is that heading without colour: where the plan is shown with
  * collapsible sections (the GitHub Actions log), the heading names the section and the other lines go
  * inside it.
  */
@@ -101,7 +113,8 @@ export interface TextPart {
 
 /**
  * The text plan in parts (see {@link renderText}): what is said first, each section of changes, the API
- * calls, then the summary line and the notes. {@link renderText} joins them with an empty line between.
+ * calls (their count above the summary line, or in order with `showCalls`), then the summary line and
+ * the notes. {@link renderText} joins them with an empty line between.
  */
 export function renderTextParts(plan: Plan, options: TextOptions): TextPart[] {
   const c = new Chalk({ level: options.color ? 1 : 0 });
@@ -145,7 +158,7 @@ export function renderTextParts(plan: Plan, options: TextOptions): TextPart[] {
   }
   if (view.shared.length > 0) {
     const part = section("the same in several stores");
-    for (const s of view.shared) change(part, s.change, storesText(s.stores));
+    for (const s of view.shared) change(part, s.change, storesText(s.stores, view.run));
   }
   for (const store of stores) {
     const part = section(
@@ -154,6 +167,26 @@ export function renderTextParts(plan: Plan, options: TextOptions): TextPart[] {
     );
     for (const ch of store.changes) change(part, ch, "");
   }
+  // The calls listed as a section of their own, or counted on the line above the summary.
+  const summary = [c.bold(summaryLine(plan)), ...noted];
+  if (options.showCalls) parts.push(callsPart(plan, c), { lines: summary });
+  else {
+    const by = options.showCallsBy === undefined ? "--show-calls" : options.showCallsBy;
+    parts.push({ lines: [callCountLine(plan.operations.length, by ?? undefined), ...summary] });
+  }
+  return parts;
+}
+
+/**
+ * The line that stands for the API calls when they are not listed: `16 API calls (--show-calls lists
+ * them).`, `1 API call.` without a way to list them.
+ */
+export function callCountLine(calls: number, showCallsBy?: string): string {
+  return `${plural(calls, "API call")}${showCallsBy === undefined ? "" : ` (${showCallsBy} lists ${calls === 1 ? "it" : "them"})`}.`;
+}
+
+/** The API calls in order, as a section (`--show-calls`): consecutive calls of one endpoint on one line. */
+function callsPart(plan: Plan, c: InstanceType<typeof Chalk>): TextPart {
   // Paths hold store ids and event names: escaped like every other value.
   const calls = callLines(plan);
   const paths = calls.map((l) => escapeTerminal(l.path));
@@ -168,8 +201,7 @@ export function renderTextParts(plan: Plan, options: TextOptions): TextPart[] {
       )}`,
     );
   });
-  parts.push(api, { lines: [c.bold(summaryLine(plan)), ...noted] });
-  return parts;
+  return api;
 }
 
 /**

@@ -85,12 +85,28 @@ export interface StoreView {
   changes: ChangeView[];
 }
 
+/**
+ * The stores a plan runs over, for the words of a shared change: one made in each of them is `in all
+ * N stores`.
+ */
+export interface RunStores {
+  /** How many stores the plan covers: its stores in scope (`Plan.stores`), the client aside. */
+  count: number;
+  /**
+   * The plan covers part of the chain's stores only (`--store`, `--target`, a change scope, a rollout
+   * stage): `all` then speaks of this plan's stores (`in all 3 stores of this plan`).
+   */
+  limited: boolean;
+}
+
 /** The presentation model of a plan. */
 export interface PlanView {
   /** Changes the same in two stores or more, shown once. */
   shared: SharedChange[];
   /** Per store, what is left: the client settings first, then stores in plan order; none empty. */
   stores: StoreView[];
+  /** The stores of the run, from the plan (never from the files). */
+  run: RunStores;
 }
 
 /** A detail as one line: `label: before → after`, `label: value` or `label`. */
@@ -104,8 +120,13 @@ export function headText(c: ChangeView): string {
   return `${c.head}${c.title ? ` (${c.title})` : ""}${c.summary !== undefined ? `: ${c.summary}` : ""}`;
 }
 
-/** `in 3 stores: a, b, c` (at most {@link MAX_STORES_NAMED} keys, then `and K more`). */
-export function storesText(stores: readonly string[]): string {
+/**
+ * `in 3 stores: a, b, c` (at most {@link MAX_STORES_NAMED} keys, then `and K more`); `in all 40 stores`
+ * (`in both stores`) when the stores are every store of the run (`run`, {@link PlanView.run}).
+ */
+export function storesText(stores: readonly string[], run?: RunStores): string {
+  if (run !== undefined && run.count >= 2 && stores.length === run.count)
+    return `in ${run.count === 2 ? "both" : `all ${run.count}`} stores${run.limited ? " of this plan" : ""}`;
   const named = stores.slice(0, MAX_STORES_NAMED).join(", ");
   const more = stores.length > MAX_STORES_NAMED ? ` and ${stores.length - MAX_STORES_NAMED} more` : "";
   return `in ${stores.length} stores: ${named}${more}`;
@@ -472,6 +493,41 @@ function changeView(ch: ResourceChange, ctx: Context): Entry {
   }
 }
 
+/**
+ * An option's change whose prices in a parent (`price in P`) name another parent than its path (the
+ * kind gives one path, the shortest, when the option's group sits under several parents): each such
+ * parent's prices as a change of their own, under `P › GROUP`, so that the path names the parent the
+ * price is for. What is not a parent's price stays under the path; the path is kept when it names P.
+ */
+function byParent(entry: Entry, ch: ResourceChange): Entry[] {
+  const path = ch.within;
+  const view = entry.view;
+  if (path === undefined || path.length < 2 || ch.kind !== "item") return [entry];
+  const [parent, group] = [path[path.length - 2]!, path[path.length - 1]!];
+  const priced = (d: Detail) =>
+    d.label.startsWith("price in ") ? d.label.slice("price in ".length) : undefined;
+  const elsewhere = new Map<string, Detail[]>();
+  const kept: Detail[] = [];
+  for (const d of view.details) {
+    const p = priced(d);
+    if (p === undefined || p === parent) kept.push(d);
+    else elsewhere.set(p, [...(elsewhere.get(p) ?? []), d]);
+  }
+  if (elsewhere.size === 0) return [entry];
+  const out: Entry[] =
+    kept.length > 0 || view.action !== "update" ? [{ ...entry, view: { ...view, details: kept } }] : [];
+  for (const [p, details] of elsewhere) {
+    // Never listed under its group's line, whose path may go through another parent.
+    const { under: _under, ...rest } = view;
+    out.push({
+      ...entry,
+      sort: `${entry.sort}\u0000${p}`,
+      view: { ...rest, within: `${p} › ${group}`, details },
+    });
+  }
+  return out;
+}
+
 /** The view of a change of a menu: its categories, and those switched on or off. */
 function menuView(ch: ResourceChange, base: ViewBase): Entry {
   const create = ch.action === "create";
@@ -516,7 +572,8 @@ function specialDayView(ch: ResourceChange, base: ViewBase): Entry {
   const name = get(ch.after ?? ch.before, "name");
   const view: ChangeView = {
     ...base,
-    head: `special day ${ch.key}`,
+    // A day the files date fully keeps its year (`2026-12-24`); a day of every year is `12-24`.
+    head: `special day ${typeof ch.label === "string" ? ch.label : ch.key}`,
     ...(typeof name === "string" && name !== "" ? { title: name } : {}),
   };
   if (ch.action === "create") view.summary = slotsText(get(ch.after, "slots"));
@@ -627,7 +684,7 @@ function storeEntries(changes: ResourceChange[], ctx: Context): Entry[] {
       rest = rest.filter((c) => !(c.action === action && nounOf(c)[0] === one && done.has(c.key)));
     }
   }
-  for (const c of rest) entries.push(changeView(c, ctx));
+  for (const c of rest) entries.push(...byParent(changeView(c, ctx), c));
   if (hours.length > 0) entries.push(hoursView(hours));
   entries.sort((a, b) => a.category - b.category || (a.sort < b.sort ? -1 : a.sort > b.sort ? 1 : 0));
   return entries;
@@ -808,7 +865,19 @@ export function buildView(plan: Plan, changes: readonly ResourceChange[] = plan.
       } else if (c.within === undefined) c.within = c.under;
     });
   }
-  return { shared: shared.map(({ stores, change }) => ({ stores, change })), stores };
+  return {
+    shared: shared.map(({ stores, change }) => ({ stores, change })),
+    stores,
+    run: {
+      count: plan.stores.filter((s) => s.key !== "").length,
+      // `--kind` leaves every store in; store and address patterns, a change scope or a stage do not.
+      limited:
+        (plan.targeting?.stores.length ?? 0) > 0 ||
+        (plan.targeting?.targets.length ?? 0) > 0 ||
+        plan.targeting?.scope !== undefined ||
+        plan.stage !== undefined,
+    },
+  };
 }
 
 // ── API calls ────────────────────────────────────────────────────────────────────────────────────────

@@ -78,9 +78,25 @@ describe("special days with a full date", () => {
     const { project } = await load(files);
     expect(specialDaysState.get(project.desired.stores.a!)).toEqual({
       "03-15": { name: "Aniversario", month: 3, day: 15, slots: [] },
-      "12-24": { name: "Nochebuena", month: 12, day: 24, slots: [{ start: "10:00", end: "16:00" }] },
+      "12-24": {
+        name: "Nochebuena",
+        month: 12,
+        day: 24,
+        slots: [{ start: "10:00", end: "16:00" }],
+        year: 2026,
+      },
     });
     expect(project.warnings).toEqual([]);
+    // The year is for people: the plan names the day by it, and a platform without it is no change.
+    const empty = structuredClone(project.desired.stores.a!);
+    specialDaysState.set(empty, {});
+    const plan = buildPlan(project.desired, current(empty));
+    const day = plan.changes.find((c) => c.kind === "special_day" && c.key === "12-24");
+    expect(day?.label).toBe("2026-12-24");
+    expect(plan.changes.find((c) => c.key === "03-15")?.label).toBeUndefined();
+    const onPlatform = structuredClone(project.desired.stores.a!);
+    for (const d of Object.values(specialDaysState.get(onPlatform)!)) delete d.year;
+    expect(buildPlan(project.desired, current(onPlatform)).changes).toEqual([]);
   });
 
   it("leaves a day out once it has ended everywhere, with a warning", async () => {

@@ -19,7 +19,10 @@ describe("the plan for people, on the example chain", () => {
     expect(lines[0]).toBe(`Target: embedded emulator (state in ${state.split(path.sep).join("/")})`);
     // Three stores' menus from nothing: counts per kind, not ~1,300 lines; no platform field names.
     expect(lines.length).toBeLessThan(80);
-    expect(first.out).toMatch(/^ {2}\+ 9 modifier groups: COMBO-DRINK, .* and 4 more {2}in 3 stores: /m);
+    expect(first.out).toMatch(/^ {2}\+ 9 modifier groups: COMBO-DRINK, .* and 4 more {2}in all 3 stores$/m);
+    // The API calls counted, not listed: people read changes.
+    expect(first.out).toMatch(/^\d+ API calls \(--show-calls lists them\)\.\nPlan: /m);
+    expect(first.out).not.toContain("API calls, in order:");
     expect(first.out).not.toMatch(/children|modifiersType|priceInParent|\{ start:/);
 
     const applied = await carte(["apply", "--auto-approve", "-c", config]);
@@ -30,15 +33,17 @@ describe("the plan for people, on the example chain", () => {
     );
 
     edit(path.join(dir, "catalogs", "burgers.yaml"), "price: 32900", "price: 33900");
-    const again = await carte(["plan", "-c", config]);
+    // `--show-calls` lists them in order.
+    const again = await carte(["plan", "--show-calls", "-c", config]);
     expect(again.code, again.err).toBe(0);
     expect(again.out).toContain(
       [
         "the same in several stores",
-        "  ~ item BURGER-DOUBLE (Hamburguesa Doble)  in 3 stores: bog-centro, bog-chapinero, med-poblado",
+        "  ~ item BURGER-DOUBLE (Hamburguesa Doble)  in all 3 stores",
         "      price: $32.900 → $33.900",
         "",
         "API calls, in order:",
+        "   1. POST   /restaurants/menu/v1/stores/900101/items  bog-centro: 1 change",
       ].join("\n"),
     );
     expect(again.out).not.toContain("store[");

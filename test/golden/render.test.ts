@@ -7,6 +7,7 @@ import type { StoreState } from "../../src/model.js";
 import { current, desired, group, item, store } from "../helpers/builders.js";
 import { holidaysState } from "../../src/kinds/holidays.js";
 import { hoursState } from "../../src/kinds/store-hours.js";
+import { specialDaysState } from "../../src/kinds/special-days.js";
 
 /** A plan with every kind of change: create, update (attributes and availability), delete. */
 function samplePlan() {
@@ -330,10 +331,11 @@ describe("plans for people", () => {
   }
 
   it("names at most 5 stores beside a shared change, then counts the others", () => {
-    const stores = Array.from({ length: 8 }, (_, i) => chainStore(`s-${i}`, String(9000 + i)));
-    const want = stores.map((s) => {
+    // 8 of 9 stores: not every store, so they are named.
+    const stores = Array.from({ length: 9 }, (_, i) => chainStore(`s-${i}`, String(9000 + i)));
+    const want = stores.map((s, i) => {
       const c = structuredClone(s);
-      c.items["BURGER-DOUBLE"]!.price = 26900;
+      if (i < 8) c.items["BURGER-DOUBLE"]!.price = 26900;
       return c;
     });
     const text = renderText(buildPlan({ ...desired(...want), currency: "COP" }, withSlotIds(...stores)), {
@@ -355,5 +357,127 @@ describe("plans for people", () => {
     const md = renderMarkdown(plan);
     expect(md).not.toContain("\u001b");
     expect(md.match(/```/g)).toHaveLength(2);
+  });
+});
+
+// ── A chain of 40 stores, as its menu manager reads the plan ─────────────────────────────────────────
+
+/** Store `i` of a 40-store chain: the chain's catalog, and its special days read (none yet). */
+function fortyStore(i: number, edit: (s: StoreState) => void = () => {}): StoreState {
+  return chainStore(`store-${String(i).padStart(2, "0")}`, String(800_100 + i), (s) => {
+    specialDaysState.set(s, {});
+    edit(s);
+  });
+}
+
+/**
+ * A price changed in three stores, an item switched off and every store closed on 24 December 2026 (a
+ * special day the files date fully): 120 changes, 83 API calls.
+ */
+function fortyPlan() {
+  const have = Array.from({ length: 40 }, (_, i) => fortyStore(i));
+  const want = Array.from({ length: 40 }, (_, i) =>
+    fortyStore(i, (s) => {
+      if (i < 3) s.items["BURGER-BBQ"]!.price = 28900;
+      s.unavailable = ["SHAKE-GUANABANA"];
+      specialDaysState.set(s, { "12-24": { name: "Nochebuena", month: 12, day: 24, slots: [], year: 2026 } });
+    }),
+  );
+  return buildPlan({ ...desired(...want), currency: "COP" }, withSlotIds(...have));
+}
+
+describe("a plan of a 40-store chain", () => {
+  it("is at most 10 lines of text: changes, not API calls, and every store said as all 40", async () => {
+    const plan = fortyPlan();
+    expect(plan.operations.length).toBeGreaterThan(40);
+    const text = renderText(plan, { color: false });
+    expect(text.trimEnd().split("\n").length).toBeLessThanOrEqual(10);
+    expect(text).not.toMatch(/\/api\/|POST|store-05/);
+    expect(text).toContain("in all 40 stores");
+    expect(text).toContain(`${plan.operations.length} API calls (--show-calls lists them).\n`);
+    await expect(text).toMatchFileSnapshot("expected/people-forty.txt");
+    await expect(renderMarkdown(plan)).toMatchFileSnapshot("expected/people-forty.md");
+  });
+
+  it("lists every API call with showCalls, and the JSON plan always holds them", () => {
+    const plan = fortyPlan();
+    const text = renderText(plan, { color: false, showCalls: true });
+    expect(text).toContain("API calls, in order:\n");
+    expect(text).toMatch(/^ {2}\d+-\d+\. POST {3}\/api\/rest-ops-utils\/store\/schedule\/\*\/special /m);
+    expect(text).not.toMatch(/--show-calls/);
+    const json = JSON.parse(renderJson(plan)) as { formatVersion: number; operations: unknown[] };
+    expect(json.formatVersion).toBe(1);
+    expect(json.operations).toHaveLength(plan.operations.length);
+  });
+
+  it("shows a special day the files date fully with its year, one of every year without", () => {
+    const dated = fortyPlan();
+    const change = dated.changes.find((c) => c.kind === "special_day")!;
+    expect([change.key, change.label]).toEqual(["12-24", "2026-12-24"]);
+    expect(renderText(dated, { color: false })).toContain("+ special day 2026-12-24 (Nochebuena): closed");
+    const have = [fortyStore(0), fortyStore(1)];
+    const want = [0, 1].map((i) =>
+      fortyStore(i, (s) =>
+        specialDaysState.set(s, { "12-24": { name: "Nochebuena", month: 12, day: 24, slots: [] } }),
+      ),
+    );
+    const yearly = buildPlan(desired(...want), withSlotIds(...have));
+    expect(renderText(yearly, { color: false })).toContain(
+      "+ special day 12-24 (Nochebuena): closed  in both stores",
+    );
+  });
+
+  it("names the stores of a limited plan as all of this plan's, and a store left out by name", () => {
+    const plan = fortyPlan();
+    const limited = { ...plan, targeting: { stores: ["store-0*"], kinds: [], targets: [] } };
+    expect(renderText(limited, { color: false })).toContain("in all 40 stores of this plan");
+    const oneLess = { ...plan, stores: [...plan.stores, { key: "store-40", storeId: "800140", name: "x" }] };
+    expect(renderText(oneLess, { color: false })).toContain("in 40 stores: store-00, store-01,");
+  });
+
+  it("says 1 API call in the singular", () => {
+    const have = [chainStore("a", "1")];
+    const want = [chainStore("a", "1", (s) => (s.items["BURGER-BBQ"]!.price = 1))];
+    expect(renderText(buildPlan(desired(...want), withSlotIds(...have)), { color: false })).toContain(
+      "\n1 API call (--show-calls lists it).\nPlan: ",
+    );
+  });
+});
+
+// ── An option priced per parent ─────────────────────────────────────────────────────────────────────
+
+/** A pizza whose two stuffed crusts offer one toppings group, its option priced in each crust. */
+function crustStore(inTrad: number, title = "Cheddar") {
+  return store("centro", "900301", (s) => {
+    s.store.name = "Brasa Centro";
+    s.items = {
+      PIZZA: item("PIZZA", 39.9, { title: "Pizza", children: ["BORDA"] }),
+      BORDA: group("BORDA", ["BORDA-G-CATUPIRY", "BORDA-G-TRAD"], 1, 1),
+      "BORDA-G-CATUPIRY": item("BORDA-G-CATUPIRY", 9, { title: "Catupiry", children: ["COBERTURAS"] }),
+      "BORDA-G-TRAD": item("BORDA-G-TRAD", 6, { title: "Tradicional", children: ["COBERTURAS"] }),
+      COBERTURAS: group("COBERTURAS", ["COB-CHEDDAR"], 0, 1),
+      "COB-CHEDDAR": item("COB-CHEDDAR", 5, {
+        title,
+        priceInParent: { "BORDA-G-CATUPIRY": 7, "BORDA-G-TRAD": inTrad },
+      }),
+    };
+  });
+}
+
+describe("an option priced per parent", () => {
+  it("shows the price in a parent under that parent's path", async () => {
+    const plan = buildPlan(
+      { ...desired(crustStore(7.9, "Cheddar cremoso")), currency: "BRL" },
+      current(crustStore(7.5)),
+    );
+    const text = renderText(plan, { color: false });
+    // The kind's path goes through BORDA-G-CATUPIRY (the first); the price is BORDA-G-TRAD's.
+    expect(text).toContain(
+      "  ~ option COB-CHEDDAR (Cheddar cremoso)  in BORDA-G-TRAD › COBERTURAS\n      price in BORDA-G-TRAD: R$ 7,50 → R$ 7,90\n",
+    );
+    expect(text).toContain(
+      "  ~ option COB-CHEDDAR (Cheddar cremoso)  in PIZZA › BORDA › BORDA-G-CATUPIRY › COBERTURAS\n      title:",
+    );
+    await expect(text).toMatchFileSnapshot("expected/people-parent-price.txt");
   });
 });
