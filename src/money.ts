@@ -188,10 +188,32 @@ function group(digits: string, separator: string): string {
 export function formatPrice(value: number, currency: Currency | undefined): string {
   if (!currency || !Number.isFinite(value)) return String(value);
   const d = decimalOfNumber(value);
-  const fixed = d.value.abs().toFixed(Math.max(d.scale, currency.decimals));
+  return formatDecimal(d.value, Math.max(d.scale, currency.decimals), currency);
+}
+
+/** `value` with `decimals` decimals (enough for it: never rounded) as the currency writes it. */
+function formatDecimal(value: Big, decimals: number, currency: Currency): string {
+  const fixed = value.abs().toFixed(decimals);
   const [whole = "0", fraction = ""] = fixed.split(".");
   const amount = group(whole, currency.thousands) + (fraction ? currency.decimal + fraction : "");
-  return `${d.value.lt("0") ? "-" : ""}${currency.symbol}${currency.space ? " " : ""}${amount}`;
+  return `${value.lt("0") ? "-" : ""}${currency.symbol}${currency.space ? " " : ""}${amount}`;
+}
+
+/**
+ * An amount of money given as exact decimal text (`"2865.02"`, `"-3.50"`, the finance reports'
+ * hundredths) as people of the currency read it, as plans show prices: `$2.865,02` (COP), `R$ 2.865,02`
+ * (BRL), `-$3.50` (USD). With the currency's decimals, or two when the amount has cents the currency
+ * does not write (`$30,30` in COP, `$95` for 95.00): never rounded. Without a currency, or for text that
+ * is not a plain decimal, the text as given.
+ */
+export function formatAmount(text: string, currency: Currency | undefined): string {
+  const d = currency === undefined ? undefined : parsePriceText(text);
+  if (currency === undefined || d === undefined) return text;
+  // The decimals the amount needs once trailing zeros are dropped (`95.00` needs none).
+  const plain = d.value.abs().toFixed();
+  const needed = plain.includes(".") ? plain.length - plain.indexOf(".") - 1 : 0;
+  const decimals = needed <= currency.decimals ? currency.decimals : Math.max(needed, 2);
+  return formatDecimal(d.value, decimals, currency);
 }
 
 /**

@@ -14,6 +14,7 @@ import cliProgress from "cli-progress";
 import type { Argv, CommandModule } from "yargs";
 import { rootFor, SHARED_FILE_MODE, writeFileAtomic } from "../atomic.js";
 import { loadProject } from "../config/index.js";
+import { currencyOf, type Currency } from "../money.js";
 import { ExitCode, UsageError } from "../errors.js";
 import { DEFAULT_CONCURRENCY, FinanceReader, MAX_PAGE_SIZE, type ReadProgress } from "../finance/client.js";
 import { ENTRY_NOUN, EXPORT_FORMATS, renderExport, type ExportFormat } from "../finance/export.js";
@@ -133,6 +134,11 @@ async function emit(io: CliIo, text: string, out: string | undefined): Promise<v
   else io.out(text);
 }
 
+/** The currency of carte.yaml `currency:`, in which the reports for people show amounts. */
+function projectCurrency(project: { desired: { currency?: string | undefined } }): Currency | undefined {
+  return project.desired.currency === undefined ? undefined : currencyOf(project.desired.currency);
+}
+
 /** `carte finance payments|orders|adjustments|cancellations`. */
 export async function runFinanceExport(opts: FinanceExportCommand, io: CliIo): Promise<number> {
   checkCommon(opts);
@@ -163,7 +169,7 @@ export async function runFinanceExport(opts: FinanceExportCommand, io: CliIo): P
     const { records, warnings } = await exportEntries(reader, opts.kind, query);
     progress.stop();
     for (const w of warnings) io.err(escapeTerminal(`Warning: ${w}`) + "\n");
-    await emit(io, renderExport(opts.kind, format, records), opts.out);
+    await emit(io, renderExport(opts.kind, format, records, projectCurrency(project)), opts.out);
     if (opts.out && !opts.quiet) {
       const n = records.length;
       io.err(
@@ -216,7 +222,11 @@ export async function runFinanceReconcile(opts: FinanceReconcileCommand, io: Cli
     const run = await reconcileStores(reader, query, rule);
     progress.stop();
     for (const w of run.warnings) io.err(escapeTerminal(`Warning: ${w}`) + "\n");
-    await emit(io, renderReconcileReport(opts.format, run.reconciliation, run.scope), opts.out);
+    await emit(
+      io,
+      renderReconcileReport(opts.format, run.reconciliation, run.scope, projectCurrency(project)),
+      opts.out,
+    );
     const s = run.reconciliation.summary;
     if (!opts.quiet) {
       io.err(

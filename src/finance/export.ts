@@ -14,7 +14,8 @@ import { stringify } from "csv-stringify/sync";
 import { escapeTerminal, jsonSafe } from "../render/escape.js";
 import { isoDateTime } from "./dates.js";
 import { MoneyError } from "../errors.js";
-import { formatCents, parseMoney, sumCents, type Cents } from "./money.js";
+import { formatCents, parseMoney, showCents, sumCents, type Cents } from "./money.js";
+import { formatAmount, type Currency } from "../money.js";
 import { BILLING_FIELDS, FINANCE_SEGMENT, type FinanceKind } from "./types.js";
 
 /** A normalized entry: JSON-ready, money as `"12.34"` strings, dates ISO 8601. */
@@ -193,7 +194,9 @@ interface TableColumn {
 const day = (v: unknown): string => (typeof v === "string" ? v.slice(0, 10) : "");
 const str = (v: unknown): string => (v === undefined || v === null ? "" : String(v));
 
-function tableColumns(kind: FinanceKind): TableColumn[] {
+function tableColumns(kind: FinanceKind, currency: Currency | undefined): TableColumn[] {
+  // Amounts are the two-decimal strings of normalizeEntry: shown in the project's currency.
+  const amount = (v: unknown): string => (typeof v === "string" ? formatAmount(v, currency) : str(v));
   if (kind === "payments") {
     return [
       { header: "STORE", value: (r) => r.source_store_id },
@@ -202,7 +205,7 @@ function tableColumns(kind: FinanceKind): TableColumn[] {
       { header: "PERIOD", value: (r) => `${day(r.period_date_start)}..${day(r.period_date_end)}` },
       { header: "EXPECTED", value: (r) => day(r.expected_execution_date) },
       { header: "CONFIRMED", value: (r) => day(r.confirmed_payment_date) },
-      { header: "TOTAL", value: (r) => str(r.total_amount), right: true },
+      { header: "TOTAL", value: (r) => amount(r.total_amount), right: true },
       { header: "REFERENCE", value: (r) => str(r.payment_reference) },
     ];
   }
@@ -213,7 +216,7 @@ function tableColumns(kind: FinanceKind): TableColumn[] {
     { header: "DATE", value: (r) => str(r.order_date) },
     { header: "STATUS", value: (r) => str(r.order_status) },
     { header: "METHOD", value: (r) => str(r.payment_method) },
-    { header: "AMOUNT", value: (r) => str(r.amount), right: true },
+    { header: "AMOUNT", value: (r) => amount(r.amount), right: true },
   ];
   if (kind === "adjustments")
     cols.push({ header: "DESCRIPTION", value: (r) => str(r.descriptionAdjustment) });
@@ -238,12 +241,17 @@ export function totalOf(records: readonly FinanceRecord[], field: "amount" | "to
 
 /**
  * A plain-text table for a terminal: the main columns of a read (every column is in CSV and JSON),
- * amounts right-aligned, and a last line with the count and the sum of the amounts. No colour.
+ * amounts right-aligned in the project's currency (`$2.865,02`; two-decimal numbers without one), and a
+ * last line with the count and the sum of the amounts. No colour.
  */
-export function renderTable(kind: FinanceKind, records: readonly FinanceRecord[]): string {
+export function renderTable(
+  kind: FinanceKind,
+  records: readonly FinanceRecord[],
+  currency?: Currency,
+): string {
   const noun = ENTRY_NOUN[kind];
   if (records.length === 0) return `No ${noun}s found.\n`;
-  const cols = tableColumns(kind);
+  const cols = tableColumns(kind, currency);
   // Statuses, references and descriptions come from the platform: escaped for a terminal.
   const rows = records.map((r) => cols.map((c) => escapeTerminal(c.value(r))));
   const widths = cols.map((c, i) => Math.max(c.header.length, ...rows.map((row) => row[i]!.length)));
@@ -256,15 +264,19 @@ export function renderTable(kind: FinanceKind, records: readonly FinanceRecord[]
   const n = records.length;
   return (
     [line(cols.map((c) => c.header)), ...rows.map(line)].join("\n") +
-    `\n\n${n} ${noun}${n === 1 ? "" : "s"}, sum of ${field}: ${formatCents(totalOf(records, field))}\n`
+    `\n\n${n} ${noun}${n === 1 ? "" : "s"}, sum of ${field}: ${showCents(totalOf(records, field), currency)}\n`
   );
 }
 
-/** Renders records in a format (the table for `table`). */
+/**
+ * Renders records in a format (the table for `table`). Only the table, for people, shows amounts in
+ * `currency`; CSV, JSON and NDJSON are for machines and keep two-decimal numbers (docs/finance.md).
+ */
 export function renderExport(
   kind: FinanceKind,
   format: ExportFormat,
   records: readonly FinanceRecord[],
+  currency?: Currency,
 ): string {
   switch (format) {
     case "csv":
@@ -274,6 +286,6 @@ export function renderExport(
     case "ndjson":
       return renderNdjson(records);
     case "table":
-      return renderTable(kind, records);
+      return renderTable(kind, records, currency);
   }
 }

@@ -15,6 +15,7 @@
  */
 
 import { MoneyError } from "../errors.js";
+import { formatAmount, type Currency } from "../money.js";
 
 /** Hundredths of the currency's major unit. */
 export type Cents = bigint;
@@ -90,6 +91,15 @@ export function formatCents(cents: Cents): string {
   const units = abs / 100n;
   const rest = abs % 100n;
   return `${negative ? "-" : ""}${units.toString()}.${rest.toString().padStart(2, "0")}`;
+}
+
+/**
+ * Hundredths as people of the project's currency read them, as plans show prices (src/money.ts
+ * `formatAmount`): `-1234n` → `-R$ 12,34` (BRL), `-$12,34` (COP); without a currency, `-12.34`. For the
+ * reports people read; files for machines keep {@link formatCents}.
+ */
+export function showCents(cents: Cents, currency: Currency | undefined): string {
+  return formatAmount(formatCents(cents), currency);
 }
 
 /** Σ of hundredths. */

@@ -1,31 +1,40 @@
 /**
  * Reports of a reconciliation (docs/finance.md, "Reconciliation"): Markdown for people and pull
  * requests, CSV for spreadsheets. Pure functions of a {@link Reconciliation} and its scope; money is
- * rendered from integer hundredths as fixed two-decimal strings.
+ * rendered from integer hundredths: in the project's currency in Markdown, as plans show prices
+ * (`$2.865,02`), and as fixed two-decimal numbers in CSV, whose amount columns spreadsheets and tools
+ * read as numbers (docs/finance.md).
  */
 
 import { stringify } from "csv-stringify/sync";
 import { escapeMarkdown } from "../render/escape.js";
-import { formatCents, type Cents } from "./money.js";
+import type { Currency } from "../money.js";
+import { formatCents, showCents, type Cents } from "./money.js";
 import type { EntryLine, PaymentResult, ReconcileRule, ReconcileScope, Reconciliation } from "./reconcile.js";
 
 /** Formats of `carte finance reconcile`. */
 export const REPORT_FORMATS = ["markdown", "csv"] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
-const money = (c: Cents | null): string => (c === null ? "unreadable" : formatCents(c));
+/** An amount for the Markdown report: in the currency, escaped (`$` starts math in GitHub Markdown). */
+const amount = (c: Cents, currency: Currency | undefined): string => escapeMarkdown(showCents(c, currency));
+const money = (c: Cents | null, currency: Currency | undefined): string =>
+  c === null ? "unreadable" : amount(c, currency);
 const day = (iso: string): string => iso.slice(0, 10);
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
-/** The rule in words: `Σ orders.amount + Σ adjustments.amount + Σ cancellations.amount (as signed)`. */
-export function describeRule(rule: ReconcileRule): string {
+/**
+ * The rule in words: `Σ orders.amount + Σ adjustments.amount + Σ cancellations.amount (as signed)`, and
+ * the tolerance as `show` writes an amount (default: a two-decimal number).
+ */
+export function describeRule(rule: ReconcileRule, show: (c: Cents) => string = formatCents): string {
   const terms: string[] = [];
   if (rule.orders === "amount") terms.push("Σ orders.amount");
   if (rule.adjustments === "amount") terms.push("Σ adjustments.amount");
   if (rule.cancellations === "amount") terms.push("Σ cancellations.amount (as signed)");
   if (rule.cancellations === "subtract") terms.push("− Σ |cancellations.amount|");
   const sum = terms.length === 0 ? "0" : terms.join(" + ").replace("+ −", "−");
-  return `total_amount = ${sum}; tolerance ${formatCents(rule.tolerance)}`;
+  return `total_amount = ${sum}; tolerance ${show(rule.tolerance)}`;
 }
 
 /** The period in words: `expected_execution_date from 2025-01-01 to 2025-03-31`. */
@@ -46,7 +55,11 @@ export function describeScope(scope: ReconcileScope): string {
  */
 const md = (s: string): string => escapeMarkdown(s.replace(/\r?\n/g, " "));
 
-function entryTable(entries: readonly EntryLine[], withPayment: boolean): string[] {
+function entryTable(
+  entries: readonly EntryLine[],
+  withPayment: boolean,
+  currency: Currency | undefined,
+): string[] {
   const head = withPayment
     ? [
         "| kind | id | store | date | payment_id | amount | note |",
@@ -61,30 +74,35 @@ function entryTable(entries: readonly EntryLine[], withPayment: boolean): string
     ...entries.map((e) => {
       const note = md([e.problem, e.description].filter(Boolean).join("; "));
       return withPayment
-        ? `| ${e.kind} | ${e.id} | ${e.storeId} | ${e.date} | ${e.paymentId ?? "none"} | ${money(e.amount)} | ${note} |`
-        : `| ${e.kind} | ${e.id} | ${e.storeId} | ${e.date} | ${money(e.amount)} | ${formatCents(e.counted)} | ${note} |`;
+        ? `| ${e.kind} | ${e.id} | ${e.storeId} | ${e.date} | ${e.paymentId ?? "none"} | ${money(e.amount, currency)} | ${note} |`
+        : `| ${e.kind} | ${e.id} | ${e.storeId} | ${e.date} | ${money(e.amount, currency)} | ${amount(e.counted, currency)} | ${note} |`;
     }),
   ];
 }
 
-function discrepancySection(p: PaymentResult): string[] {
+function discrepancySection(p: PaymentResult, currency: Currency | undefined): string[] {
   const out = [
-    `### Payment ${p.paymentId} (store ${p.storeIds.join(", ")}): difference ${money(p.difference)}`,
+    `### Payment ${p.paymentId} (store ${p.storeIds.join(", ")}): difference ${money(p.difference, currency)}`,
     "",
-    `expected **${formatCents(p.expected)}** (Σ of ${plural(p.entries.length, "entry", "entries")}), ` +
-      `actual total_amount **${money(p.actual)}**, difference **${money(p.difference)}**; ` +
+    `expected **${amount(p.expected, currency)}** (Σ of ${plural(p.entries.length, "entry", "entries")}), ` +
+      `actual total_amount **${money(p.actual, currency)}**, difference **${money(p.difference, currency)}**; ` +
       `reference ${md(p.reference) || "none"}, period ${day(p.periodStart)} to ${day(p.periodEnd)}.`,
   ];
   for (const pr of p.problems) out.push("", `- ${md(pr)}`);
-  if (p.entries.length > 0) out.push("", ...entryTable(p.entries, false));
+  if (p.entries.length > 0) out.push("", ...entryTable(p.entries, false, currency));
   return out;
 }
 
 /**
  * The Markdown report: a verdict line, the scope and rule, each discrepancy with its entries, the
- * orphan entries, and the matched payments in a collapsed table.
+ * orphan entries, and the matched payments in a collapsed table. Amounts in `currency` (carte.yaml
+ * `currency:`), as plans show prices; two-decimal numbers without one.
  */
-export function renderReconcileMarkdown(r: Reconciliation, scope: ReconcileScope): string {
+export function renderReconcileMarkdown(
+  r: Reconciliation,
+  scope: ReconcileScope,
+  currency?: Currency,
+): string {
   const s = r.summary;
   const verdict =
     s.discrepancies === 0 && s.orphans === 0
@@ -101,16 +119,16 @@ export function renderReconcileMarkdown(r: Reconciliation, scope: ReconcileScope
     `| stores | ${scope.stores.join(", ") || "none"} |`,
     // carte's own words (dates and the rule come from checked flags): no value of the platform.
     `| payments | ${describeScope(scope)} |`,
-    `| rule | ${describeRule(r.rule)} |`,
+    `| rule | ${describeRule(r.rule, (c) => amount(c, currency))} |`,
     `| entries checked | ${s.entries} (${s.outOfScope} more ${s.outOfScope === 1 ? "belongs" : "belong"} to payments outside the period) |`,
-    `| Σ expected (entries) | ${formatCents(s.expected)} |`,
-    `| Σ actual (total_amount) | ${formatCents(s.actual)} |`,
-    `| Σ difference | ${formatCents(s.actual - s.expected)} |`,
+    `| Σ expected (entries) | ${amount(s.expected, currency)} |`,
+    `| Σ actual (total_amount) | ${amount(s.actual, currency)} |`,
+    `| Σ difference | ${amount(s.actual - s.expected, currency)} |`,
   ];
   const bad = r.payments.filter((p) => p.status === "discrepancy");
   if (bad.length > 0) {
     out.push("", "## Discrepancies", "", "difference = actual − expected.");
-    for (const p of bad) out.push("", ...discrepancySection(p));
+    for (const p of bad) out.push("", ...discrepancySection(p, currency));
   }
   if (r.orphans.length > 0) {
     out.push(
@@ -119,7 +137,7 @@ export function renderReconcileMarkdown(r: Reconciliation, scope: ReconcileScope
       "",
       "Their `payment_id` names no payment of the stores read.",
       "",
-      ...entryTable(r.orphans, true),
+      ...entryTable(r.orphans, true, currency),
     );
   }
   const good = r.payments.filter((p) => p.status === "matched");
@@ -136,7 +154,7 @@ export function renderReconcileMarkdown(r: Reconciliation, scope: ReconcileScope
         (p) =>
           `| ${p.paymentId} | ${p.storeIds.join(", ")} | ${md(p.reference)} | ${day(p.periodStart)} to ${day(
             p.periodEnd,
-          )} | ${money(p.actual)} | ${p.entries.length} |`,
+          )} | ${money(p.actual, currency)} | ${p.entries.length} |`,
       ),
       "",
       "</details>",
@@ -213,11 +231,15 @@ export function renderReconcileCsv(r: Reconciliation): string {
   );
 }
 
-/** Renders a report in a format. */
+/**
+ * Renders a report in a format: Markdown for people, amounts in `currency`; CSV for spreadsheets and
+ * tools, amounts as two-decimal numbers whatever the currency.
+ */
 export function renderReconcileReport(
   format: ReportFormat,
   r: Reconciliation,
   scope: ReconcileScope,
+  currency?: Currency,
 ): string {
-  return format === "csv" ? renderReconcileCsv(r) : renderReconcileMarkdown(r, scope);
+  return format === "csv" ? renderReconcileCsv(r) : renderReconcileMarkdown(r, scope, currency);
 }

@@ -108,7 +108,8 @@ describe("carte finance exports", () => {
       `page_number=1&page_size=100&order_date:gte=${from}&order_date:lte=${to}`,
     ]);
     expect(table.out.split("\n")[0]).toMatch(/^STORE\s+ID\s+PAYMENT\s+DATE\s+STATUS\s+METHOD\s+AMOUNT$/);
-    expect(table.out).toMatch(/\n\d+ orders, sum of amount: \d+\.\d{2}\n$/);
+    // In the project's currency (COP), as plans show prices.
+    expect(table.out).toMatch(/\n\d+ orders, sum of amount: \$\d{1,3}(\.\d{3})*(,\d{2})?\n$/);
 
     const payments = await carte([
       "finance",
@@ -224,9 +225,10 @@ describe("carte finance reconcile", () => {
     const md = await carte(["finance", "reconcile", "-c", fx.config]);
     expect(md.code).toBe(2);
     expect(md.out).toContain("**2 discrepancies** in 36 payments (34 matched), **1 orphan entry**.");
-    expect(md.out).toContain(`### Payment ${amountOff.id} (store 900101): difference -2.50`);
+    // Amounts in COP, `$` escaped for Markdown; the CSV below keeps numbers.
+    expect(md.out).toContain(`### Payment ${amountOff.id} (store 900101): difference -&#36;2,50`);
     expect(md.out).toMatch(
-      new RegExp(`### Payment ${missing.id} \\(store 900101\\): difference \\d+\\.\\d{2}`),
+      new RegExp(`### Payment ${missing.id} \\(store 900101\\): difference &#36;\\d[\\d.]*(,\\d{2})?\n`),
     );
     // The entries involved are listed under their payment.
     for (const o of orders1!.entries.filter((x) => x.payment_id === missing.id)) {
@@ -300,7 +302,7 @@ describe("carte finance reconcile", () => {
       day,
     ]);
     expect(r.code).toBe(2);
-    expect(r.out).toContain(`### Payment ${target.id} (store 900101): difference 1.00`);
+    expect(r.out).toContain(`### Payment ${target.id} (store 900101): difference &#36;1\n`);
     const second = financeCalls(fx).filter((c) => c.query.includes(`payment_id:eq=${target.id}`));
     expect(second.map((c) => c.path.split("/").pop()).sort()).toEqual([
       "charged_cancellations",
@@ -323,7 +325,7 @@ describe("carte finance reconcile", () => {
     ]);
     // Some payments of the seeded data have a charged cancellation: ignoring it breaks them.
     expect(r.code).toBe(2);
-    expect(r.out).toContain("total_amount = Σ orders.amount + Σ adjustments.amount; tolerance 0.00");
+    expect(r.out).toContain("total_amount = Σ orders.amount + Σ adjustments.amount; tolerance &#36;0 |");
     const tolerant = await carte([
       "finance",
       "reconcile",

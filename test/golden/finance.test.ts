@@ -1,8 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { normalizeReads, renderCsv, renderTable } from "../../src/finance/export.js";
+import { normalizeReads, renderCsv, renderExport, renderTable } from "../../src/finance/export.js";
 import { reconcile } from "../../src/finance/reconcile.js";
-import { renderReconcileCsv, renderReconcileMarkdown } from "../../src/finance/report.js";
+import {
+  renderReconcileCsv,
+  renderReconcileMarkdown,
+  renderReconcileReport,
+} from "../../src/finance/report.js";
 import { sampleInput } from "../finance/fixtures.js";
+import { currencyOf } from "../../src/money.js";
 
 const scope = {
   stores: ["900101", "900102"],
@@ -47,6 +52,27 @@ describe("finance reports (golden)", () => {
     );
     await expect(renderTable("cancellations", cancellations)).toMatchFileSnapshot(
       "./expected/finance-cancellations.txt",
+    );
+  });
+
+  it("shows amounts for people in the project's currency, and keeps CSV amounts numbers", async () => {
+    const brl = currencyOf("BRL")!;
+    const r = reconcile(sampleInput());
+    const md = renderReconcileMarkdown(r, scope, brl);
+    // `$` is escaped: GitHub Markdown reads `$…$` as math.
+    expect(md).toContain("| Σ actual (total_amount) | R&#36; ");
+    expect(md).not.toMatch(/\| -?\d+\.\d{2} \|/);
+    await expect(md).toMatchFileSnapshot("./expected/finance-reconcile-brl.md");
+    expect(renderReconcileReport("csv", r, scope, brl)).toBe(renderReconcileCsv(r));
+    const input = sampleInput();
+    const cancellations = normalizeReads("cancellations", [
+      { storeId: "900101", entries: input.cancellations.map((c) => c.entry) },
+    ]);
+    const table = renderExport("cancellations", "table", cancellations, brl);
+    expect(table).toContain("2 charged cancellations, sum of amount: -R$ 5,80\n");
+    await expect(table).toMatchFileSnapshot("./expected/finance-cancellations-brl.txt");
+    expect(renderExport("cancellations", "csv", cancellations, brl)).toBe(
+      renderCsv("cancellations", cancellations),
     );
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   currencyOf,
+  formatAmount,
   formatPrice,
   parsePriceText,
   priceChangeExceeds,
@@ -19,6 +20,22 @@ describe("currencies", () => {
     expect(currencyOf("XYZ")).toBeUndefined();
     expect(currencyOf("cop")).toBeUndefined();
     expect(currencyOf("toString")).toBeUndefined();
+  });
+});
+
+describe("formatAmount", () => {
+  it("writes a finance amount's two-decimal text as plans write prices, never rounding", () => {
+    expect(formatAmount("2865.02", BRL)).toBe("R$ 2.865,02");
+    expect(formatAmount("-3.50", BRL)).toBe("-R$ 3,50");
+    expect(formatAmount("2865.00", COP)).toBe("$2.865");
+    expect(formatAmount("30.30", COP)).toBe("$30,30");
+    expect(formatAmount("0.00", currencyOf("MXN"))).toBe("$0.00");
+    expect(formatAmount("1234567.50", currencyOf("MXN"))).toBe("$1,234,567.50");
+  });
+
+  it("keeps the text without a currency, or when it is not a plain decimal", () => {
+    expect(formatAmount("2865.02", undefined)).toBe("2865.02");
+    expect(formatAmount("unreadable", BRL)).toBe("unreadable");
   });
 });
 
