@@ -240,8 +240,8 @@ class JobSummary {
 
 /**
  * The text plan in the run log, each line escaped for the log (`escapeLog`): what is said first, each
- * section of changes in a collapsible group named by its heading, then the count of API calls, the
- * summary line and the notes. Returns the parts, for the job summary.
+ * section of changes in a collapsible group named by its heading, then the summary line (which counts
+ * the API calls) and the notes. Returns the parts, for the job summary.
  */
 function logPlan(plan: Plan, target: string | undefined): TextPart[] {
   // The calls are counted, not listed: the Action has no option to list them.

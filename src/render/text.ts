@@ -1,8 +1,8 @@
 /**
  * The human view of a plan: where the run goes, the changes the same in several stores once, then per
  * store what is left (`+` create, `~` update, `-` delete, with what changes in the files' terms; see
- * src/render/view.ts), how many API calls carry them out (listed in order with `showCalls`), and a
- * summary line. A pure function of the plan; colour is injected (off when not a terminal or when
+ * src/render/view.ts), the API calls in order only with `showCalls`, and a summary line that counts
+ * them. A pure function of the plan; colour is injected (off when not a terminal or when
  * `NO_COLOR` is set, decided by the CLI).
  */
 
@@ -14,8 +14,12 @@ import { buildView, callLines, headText, storesText, type ChangeView } from "./v
 import { scopeLine, scopeNotes } from "./scope.js";
 import { isFiltering } from "../plan/target.js";
 
-/** The one-line summary, e.g. `Plan: 3 to create, 1 to update, 0 to delete in 2 stores; 4 API calls.` */
-export function summaryLine(plan: Plan): string {
+/**
+ * The one-line summary, e.g. `Plan: 3 to create, 1 to update, 0 to delete in 2 stores; 4 API calls.`,
+ * which counts the API calls of a view that does not list them; `showCallsBy` (`--show-calls`) then
+ * says how to have them listed: `…; 4 API calls (--show-calls lists them).`
+ */
+export function summaryLine(plan: Plan, showCallsBy?: string): string {
   const s = plan.summary;
   const rotations = plan.rotateSecrets?.length ?? 0;
   if (plan.changes.length === 0 && rotations > 0) {
@@ -27,7 +31,8 @@ export function summaryLine(plan: Plan): string {
   if (plan.changes.length === 0) return "No changes. The platform matches the configuration.";
   return (
     `Plan: ${s.create} to create, ${s.update} to update, ${s.delete} to delete ` +
-    `in ${plural(s.stores, "store")}; ${plural(s.operations, "API call")}.`
+    `in ${plural(s.stores, "store")}; ${plural(s.operations, "API call")}` +
+    `${showCallsBy === undefined ? "" : ` (${showCallsBy} lists ${s.operations === 1 ? "it" : "them"})`}.`
   );
 }
 
@@ -82,14 +87,14 @@ export interface TextOptions {
   /** How the safety guards are gone past, in the adapter's words ({@link notes}); default `--force`. */
   overriddenBy?: string | undefined;
   /**
-   * List the API calls in order (`--show-calls`). Default: one line counting them, since people read
-   * the changes; the JSON plan always holds every call.
+   * List the API calls in order (`--show-calls`). Default: only counted, by the summary line, since
+   * people read the changes; the JSON plan always holds every call.
    */
   showCalls?: boolean | undefined;
   /**
-   * How to have the calls listed, in the adapter's words, said on the count line when they are not
+   * How to have the calls listed, in the adapter's words, said by the summary line when they are not
    * listed: default `--show-calls` (the CLI's); `null` when the adapter has no way (the GitHub Action's
-   * log): the count line alone.
+   * log): the count alone.
    */
   showCallsBy?: string | null | undefined;
 }
@@ -113,8 +118,7 @@ export interface TextPart {
 
 /**
  * The text plan in parts (see {@link renderText}): what is said first, each section of changes, the API
- * calls (their count above the summary line, or in order with `showCalls`), then the summary line and
- * the notes. {@link renderText} joins them with an empty line between.
+ * calls in order (with `showCalls` only), then the summary line, which counts them, and the notes. {@link renderText} joins them with an empty line between.
  */
 export function renderTextParts(plan: Plan, options: TextOptions): TextPart[] {
   const c = new Chalk({ level: options.color ? 1 : 0 });
@@ -167,22 +171,16 @@ export function renderTextParts(plan: Plan, options: TextOptions): TextPart[] {
     );
     for (const ch of store.changes) change(part, ch, "");
   }
-  // The calls listed as a section of their own, or counted on the line above the summary.
-  const summary = [c.bold(summaryLine(plan)), ...noted];
-  if (options.showCalls) parts.push(callsPart(plan, c), { lines: summary });
-  else {
-    const by = options.showCallsBy === undefined ? "--show-calls" : options.showCallsBy;
-    parts.push({ lines: [callCountLine(plan.operations.length, by ?? undefined), ...summary] });
-  }
+  // The calls listed as a section of their own, or only counted by the summary line, which then says
+  // how to have them listed.
+  if (options.showCalls) parts.push(callsPart(plan, c));
+  const by = options.showCalls
+    ? undefined
+    : options.showCallsBy === undefined
+      ? "--show-calls"
+      : options.showCallsBy;
+  parts.push({ lines: [c.bold(summaryLine(plan, by ?? undefined)), ...noted] });
   return parts;
-}
-
-/**
- * The line that stands for the API calls when they are not listed: `16 API calls (--show-calls lists
- * them).`, `1 API call.` without a way to list them.
- */
-export function callCountLine(calls: number, showCallsBy?: string): string {
-  return `${plural(calls, "API call")}${showCallsBy === undefined ? "" : ` (${showCallsBy} lists ${calls === 1 ? "it" : "them"})`}.`;
 }
 
 /** The API calls in order, as a section (`--show-calls`): consecutive calls of one endpoint on one line. */

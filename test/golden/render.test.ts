@@ -57,6 +57,12 @@ describe("plan renderers", () => {
     await expect(renderText(samplePlan(), { color: false })).toMatchFileSnapshot("expected/plan.txt");
   });
 
+  it("lists the API calls in order only when asked (--show-calls)", async () => {
+    await expect(renderText(samplePlan(), { color: false, showCalls: true })).toMatchFileSnapshot(
+      "expected/plan-calls.txt",
+    );
+  });
+
   it("renders text with colour only when asked", () => {
     const coloured = renderText(samplePlan(), { color: true });
     expect(coloured).toContain("\u001b[");
@@ -390,11 +396,12 @@ describe("a plan of a 40-store chain", () => {
   it("is at most 10 lines of text: changes, not API calls, and every store said as all 40", async () => {
     const plan = fortyPlan();
     expect(plan.operations.length).toBeGreaterThan(40);
-    const text = renderText(plan, { color: false });
+    // As the CLI prints it: the target first.
+    const text = renderText(plan, { color: false, target: "platform at api.example.com" });
     expect(text.trimEnd().split("\n").length).toBeLessThanOrEqual(10);
     expect(text).not.toMatch(/\/api\/|POST|store-05/);
     expect(text).toContain("in all 40 stores");
-    expect(text).toContain(`${plan.operations.length} API calls (--show-calls lists them).\n`);
+    expect(text).toContain(`; ${plan.operations.length} API calls (--show-calls lists them).\n`);
     await expect(text).toMatchFileSnapshot("expected/people-forty.txt");
     await expect(renderMarkdown(plan)).toMatchFileSnapshot("expected/people-forty.md");
   });
@@ -435,11 +442,15 @@ describe("a plan of a 40-store chain", () => {
     expect(renderText(oneLess, { color: false })).toContain("in 40 stores: store-00, store-01,");
   });
 
-  it("says 1 API call in the singular", () => {
+  it("says 1 API call in the singular, and the Action's log names no CLI flag", () => {
     const have = [chainStore("a", "1")];
     const want = [chainStore("a", "1", (s) => (s.items["BURGER-BBQ"]!.price = 1))];
-    expect(renderText(buildPlan(desired(...want), withSlotIds(...have)), { color: false })).toContain(
-      "\n1 API call (--show-calls lists it).\nPlan: ",
+    const plan = buildPlan(desired(...want), withSlotIds(...have));
+    expect(renderText(plan, { color: false })).toContain(
+      "\nPlan: 0 to create, 1 to update, 0 to delete in 1 store; 1 API call (--show-calls lists it).\n",
+    );
+    expect(renderText(plan, { color: false, showCallsBy: null })).toContain(
+      "\nPlan: 0 to create, 1 to update, 0 to delete in 1 store; 1 API call.\n",
     );
   });
 });
