@@ -53,7 +53,9 @@ describe("carte plan --scope changed", () => {
     expect(text.out.split("\n")[0]).toMatch(/^Target: platform at 127\.0\.0\.1:\d+$/);
     expect(text.out.split("\n")[1]).toBe("Plan scoped to the changes since main: 1 of 3 stores read (menu).");
     expect(text.out).toMatch(/store\[bog-centro\].*\n\s+~ item BURGER-CLASSIC /);
-    expect(text.out).toContain("Plan: 0 to create, 1 to update, 0 to delete in 1 store; 1 API call.");
+    expect(text.out).toContain(
+      "Plan: 0 to create, 1 to update, 0 to delete in 1 store; 1 API call (--show-calls lists it).",
+    );
     expect(reads(fx.emu.requests)).toEqual([menuRead("bog-centro")]);
 
     // The JSON plan carries the scope; Markdown says it under its title.
