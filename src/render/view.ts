@@ -4,7 +4,8 @@
  * plan's changes (`before`, `after`, `diff`).
  *
  * - A change that is the same in several stores is described once, with the stores it is made in
- *   ({@link PlanView.shared}); what differs stays under each store. An update is split into its detail
+ *   ({@link PlanView.shared}), `in all 40 stores` when they are every store of the plan
+ *   ({@link PlanView.run}); what differs stays under each store. An update is split into its detail
  *   lines for this: a price change shared by every store is shown once even when one store also gets a
  *   new title.
  * - Everything is in the files' terms (`modifier_groups`, `options`, `type`, `option prices`), never
@@ -12,7 +13,9 @@
  *   holds. SKUs carry their titles (`BURGER-DOUBLE (Hamburguesa Doble)`).
  * - Lists show what moved (`+ BURGER-X at 3`, `- BURGER-Y`, `BURGER-Z moved to 1`), nested values the
  *   paths that changed (microdiff); options come under their modifier group; hours in weekday order with
- *   slots as `11:00-22:00`; a holiday without slots as `closed on 12-25`; prices in the plan's currency.
+ *   slots as `11:00-22:00`; a holiday without slots as `closed on 12-25`; a special day the files date
+ *   fully with its year (`2026-12-24`); prices in the plan's currency, an option's price in a parent
+ *   under that parent.
  * - A store that gets many resources at once (a new store) shows its creates as counts per kind.
  * - A long list of API calls ({@link callLines}) shows consecutive calls of one endpoint on one line.
  *
