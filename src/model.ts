@@ -153,8 +153,6 @@ export interface StoreState {
   items: Record<string, ItemResource>;
   /** Categories by SKU. */
   categories: Record<string, CategoryResource>;
-  /** Menus by menu type. */
-  menus: Record<string, MenuResource>;
   /**
    * SKUs of the ITEMs that are switched off in the store (platform `suspension_info.is_available: false`,
    * availability v2 `turn_off`). Sorted.
@@ -301,5 +299,5 @@ export function emptyIds(): StoreIds {
 
 /** An empty store state for the given identity (tables without prototype, see {@link table}). */
 export function emptyStore(store: StoreIdentity): StoreState {
-  return { store, items: table(), categories: table(), menus: table(), unavailable: [] };
+  return { store, items: table(), categories: table(), unavailable: [] };
 }

@@ -14,6 +14,7 @@ import { isRecord, list, where } from "./report.js";
 import type { Site } from "./report.js";
 import { toPointer } from "./yaml.js";
 import type { YamlFile } from "./yaml.js";
+import { menusOf } from "../kinds/catalog.js";
 
 /** What the loader keeps of one store for `carte explain`. */
 export interface StoreSources {
@@ -252,7 +253,7 @@ export function explainResource(
   }
 
   if (segment === "menu") {
-    const m = own(state.menus, key);
+    const m = own(menusOf(state), key);
     const def = defs.menus.get(key);
     if (!m || !def) return missing(`menu ${key}`);
     const categories: AttributeOrigin = {

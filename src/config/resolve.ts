@@ -23,6 +23,7 @@ import { imageRefs, overridesOfFile } from "./overrides.js";
 import type { StoreOverrides, WrittenSchedule } from "./overrides.js";
 import type { StoreSettings } from "./settings.js";
 import { toSchedules } from "./slots.js";
+import { menusState } from "../kinds/catalog.js";
 
 /** A valid store file and the valid catalog it names. */
 export interface ResolvableStore {
@@ -162,7 +163,7 @@ export function resolveStore({ store, catalog, settings, overrides }: Resolvable
     };
   }
 
-  const menus = menusOf(catalog, categories);
+  const menus = catalogMenus(catalog, categories);
 
   // Availability names items and options of the catalog that the store sells (a lower layer may name a
   // SKU another catalog has, or one a higher layer excludes).
@@ -179,13 +180,16 @@ export function resolveStore({ store, catalog, settings, overrides }: Resolvable
     },
     items,
     categories,
-    menus,
     unavailable,
+    kinds: table(),
   };
+  menusState.set(state, menus);
   if (available) state.available = [...new Set(available)].filter(sellable).sort(byCodePoint);
   addUpcoming(state, o, unavailable);
-  for (const [key, value] of Object.entries(settings ?? {}) as [keyof StoreSettings, unknown][])
-    if (value !== undefined) (state as unknown as Record<string, unknown>)[key] = value;
+  // Each kind's settings section resolved its own state (the catalog's are set above).
+  if (settings?.schedulesVia !== undefined) state.schedulesVia = settings.schedulesVia;
+  for (const [kind, value] of Object.entries(settings?.kinds ?? {}))
+    if (value !== undefined) state.kinds![kind] = value;
   return state;
 }
 
@@ -226,7 +230,7 @@ function setOptionPrices(
 }
 
 /** The menus of a catalog, each with its categories the store still has (active unless written otherwise). */
-function menusOf(
+function catalogMenus(
   catalog: CatalogFile,
   categories: Record<string, CategoryResource>,
 ): Record<string, MenuResource> {
@@ -339,7 +343,7 @@ export function resolveDesired(
     }
     share(state.items, pool.items);
     share(state.categories, pool.categories);
-    share(state.menus, pool.menus);
+    share(menusState.get(state)!, pool.menus);
   }
   if (client) desired.client = client;
   return desired;

@@ -15,6 +15,7 @@
 
 import { createHash, type Hash } from "node:crypto";
 import { EVENTS_IDS, KEEPS_IDS } from "../kinds/webhooks.js";
+import { menusOf, menusState } from "../kinds/catalog.js";
 import { table, type DesiredState, type StoreState } from "../model.js";
 
 /** Characters gathered before they are handed to the hash (or the string being built). */
@@ -171,6 +172,27 @@ function resourceJson(resource: unknown, memo: DigestMemo): unknown {
   return text;
 }
 
+/** The kinds whose states a digest writes at the top of the store's state ({@link digestView}). */
+const CATALOG_KINDS: ReadonlySet<string> = new Set([menusState.kind]);
+
+/**
+ * A store's state in the shape the plan format digests it (docs/plan-format.md `checksums`): the
+ * states of the catalog kinds at the top, under the fields they were kept in before they moved under
+ * `kinds` (`menus`), present even when empty, and `kinds` holding the other kinds' states (absent when
+ * there are none), so that the checksums of a saved plan are those a fresh read of an unchanged store
+ * gives, whichever version of carte made the plan.
+ */
+export function digestView(state: StoreState): Record<string, unknown> {
+  const { kinds, ...view } = state as StoreState & Record<string, unknown>;
+  if (kinds !== undefined) {
+    const others = table<unknown>();
+    for (const name of Object.keys(kinds)) if (!CATALOG_KINDS.has(name)) others[name] = kinds[name];
+    if (Object.keys(others).length > 0) view.kinds = others;
+  }
+  view.menus = menusOf(state);
+  return view;
+}
+
 /**
  * The digest of one store's normalised state (the current side with its platform ids, or the desired
  * side): `sha256:<hex>` of its canonical JSON, exactly {@link checksum} of the state. `null` (a store
@@ -180,7 +202,7 @@ function resourceJson(resource: unknown, memo: DigestMemo): unknown {
  */
 export function storeDigest(state: StoreState | null | undefined, memo: DigestMemo = digestMemo()): string {
   if (!state) return checksum(null);
-  const view: Record<string, unknown> = { ...state };
+  const view = digestView(state);
   const ids = (state as { ids?: { other?: Record<string, unknown> } }).ids;
   const other = ids?.other;
   if (other && (Object.hasOwn(other, EVENTS_IDS) || Object.hasOwn(other, KEEPS_IDS))) {
@@ -191,7 +213,7 @@ export function storeDigest(state: StoreState | null | undefined, memo: DigestMe
     view.ids = { ...ids, other: rest };
   }
   for (const field of RESOURCE_FIELDS) {
-    const resources = state[field] as Record<string, unknown> | undefined;
+    const resources = view[field] as Record<string, unknown> | undefined;
     if (!resources || typeof resources !== "object") continue;
     const texts = table<unknown>();
     for (const key of Object.keys(resources)) texts[key] = resourceJson(resources[key], memo);

@@ -31,6 +31,7 @@ import { currencyOf, formatPrice, priceChangeExceeds, priceChangeText } from "..
 import type { SafetyPolicy } from "../config/safety.js";
 import { matchAddress } from "./target.js";
 import type { Plan, ResourceChange, SafetyVerdict, SafetyViolation } from "./types.js";
+import { menusOf } from "../kinds/catalog.js";
 
 export { DEFAULT_SAFETY, type SafetyPolicy } from "../config/safety.js";
 export type { SafetyVerdict, SafetyViolation } from "./types.js";
@@ -40,7 +41,9 @@ const CATALOG_KINDS: ReadonlySet<string> = new Set(["item", "modifier_group", "c
 
 function countResources(store: CurrentState["stores"][string]): number {
   return (
-    Object.keys(store.items).length + Object.keys(store.categories).length + Object.keys(store.menus).length
+    Object.keys(store.items).length +
+    Object.keys(store.categories).length +
+    Object.keys(menusOf(store)).length
   );
 }
 
@@ -168,7 +171,7 @@ function emptiedMenus(
   for (const c of changes)
     if (c.kind === "category") categories.set(c.key, c.after as CategoryResource | null);
   const out: SafetyViolation[] = [];
-  const menusAfter = new Map<string, MenuResource | null>(Object.entries(have.menus));
+  const menusAfter = new Map<string, MenuResource | null>(Object.entries(menusOf(have)));
   const touched = new Set<string>();
   for (const c of changes) {
     if (c.kind === "menu") {
@@ -182,7 +185,7 @@ function emptiedMenus(
     if (!menu) continue;
     const relevant = touched.has(key) || menu.categories.some((e) => changedCategories.has(e.sku));
     if (!relevant) continue;
-    const before = have.menus[key];
+    const before = own(menusOf(have), key);
     const wasSelling = before?.categories.some(
       (e) => e.active && (have.categories[e.sku]?.items.length ?? 0) > 0,
     );

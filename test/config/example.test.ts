@@ -7,6 +7,7 @@ import { hoursState } from "../../src/kinds/store-hours.js";
 import { openState } from "../../src/kinds/store-availability.js";
 import { specialDaysState } from "../../src/kinds/special-days.js";
 import { webhooksState } from "../../src/kinds/webhooks.js";
+import { catalogOf } from "../helpers/builders.js";
 
 const CONFIG = resolve("examples/chain/carte.yaml");
 
@@ -50,9 +51,9 @@ describe("examples/chain", () => {
     expect(products.size).toBeGreaterThanOrEqual(40);
     expect(all.filter((i) => i.type === "MODIFIER_GROUP").length).toBeGreaterThanOrEqual(4);
     expect(Object.keys(centro.categories)).toHaveLength(9);
-    expect(Object.keys(centro.menus)).toEqual(["DEFAULT", "LATE_NIGHT"]);
-    expect(centro.menus.DEFAULT?.categories).toHaveLength(9);
-    expect(centro.menus.LATE_NIGHT?.categories).toContainEqual({ sku: "DESSERTS", active: false });
+    expect(Object.keys(catalogOf(centro).menus)).toEqual(["DEFAULT", "LATE_NIGHT"]);
+    expect(catalogOf(centro).menus.DEFAULT?.categories).toHaveLength(9);
+    expect(catalogOf(centro).menus.LATE_NIGHT?.categories).toContainEqual({ sku: "DESSERTS", active: false });
   });
 
   it("normalizes items, options and modifier groups", async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { resolveDesired, resolveStore, type ResolvableStore } from "../../src/config/resolve.js";
 import type { CatalogFile, StoreFile } from "../../src/generated/config.js";
+import { catalogOf } from "../helpers/builders.js";
 
 const catalog = {
   name: "shared",
@@ -45,7 +46,7 @@ describe("stores of one catalog", () => {
     expect(b!.items.FRIES!.price).toBe(60);
     expect(a!.items.FRIES!.price).toBe(50);
     expect(c!.categories.MAINS).toBe(a!.categories.MAINS);
-    expect(c!.menus.DEFAULT).toBe(a!.menus.DEFAULT);
+    expect(catalogOf(c!).menus.DEFAULT).toBe(catalogOf(a!).menus.DEFAULT);
     expect(d!.items.SIZE).not.toBe(a!.items.SIZE);
     expect(d!.items.SIZE!.children).toEqual([]);
   });

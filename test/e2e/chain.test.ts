@@ -18,6 +18,7 @@ import {
   type CliRun,
   writes,
 } from "../helpers/project.js";
+import { catalogOf } from "../helpers/builders.js";
 
 const storeFiles = readdirSync(path.join(import.meta.dirname, "..", "..", "examples", "chain", "stores"))
   .filter((f) => f.endsWith(".yaml"))
@@ -82,7 +83,7 @@ describe("the example chain against the emulator", () => {
         const live = await client.getStoreMenu(s.store.storeId);
         expect(live.items.map((i) => i.sku).sort()).toEqual(Object.keys(s.items).sort());
         expect(live.categories.map((c) => c.sku).sort()).toEqual(Object.keys(s.categories).sort());
-        expect(live.menus.map((m) => m.menu_type).sort()).toEqual(Object.keys(s.menus).sort());
+        expect(live.menus.map((m) => m.menu_type).sort()).toEqual(Object.keys(catalogOf(s).menus).sort());
         const off = live.items.filter((i) => i.suspension_info?.is_available === false).map((i) => i.sku);
         expect(off.sort()).toEqual(s.unavailable);
       }

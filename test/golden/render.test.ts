@@ -4,7 +4,7 @@ import { renderJson } from "../../src/render/json.js";
 import { GITHUB_COMMENT_LIMIT, renderMarkdown } from "../../src/render/markdown.js";
 import { renderText } from "../../src/render/text.js";
 import type { StoreState } from "../../src/model.js";
-import { current, desired, group, item, store } from "../helpers/builders.js";
+import { current, desired, group, item, store, catalogOf } from "../helpers/builders.js";
 import { holidaysState } from "../../src/kinds/holidays.js";
 import { hoursState } from "../../src/kinds/store-hours.js";
 
@@ -25,7 +25,7 @@ function samplePlan() {
         BURGERS: { sku: "BURGERS", title: "Burgers", items: ["BURGER-CLASSIC"] },
         SIDES: { sku: "SIDES", title: "Sides", items: ["FRIES", "OLD-SHAKE"] },
       };
-      s.menus = {
+      catalogOf(s).menus = {
         DEFAULT: {
           type: "DEFAULT",
           categories: [
@@ -47,7 +47,7 @@ function samplePlan() {
     });
     s.unavailable = ["FRIES"];
   }
-  want[1]!.menus.DEFAULT!.categories[1]!.active = false;
+  catalogOf(want[1]!).menus.DEFAULT!.categories[1]!.active = false;
   return buildPlan(desired(...want), current(...have));
 }
 
@@ -152,7 +152,7 @@ function currencyPlan(currency: "COP" | "BRL") {
         }),
       };
       s.categories = { PIZZAS: { sku: "PIZZAS", title: "Pizzas", items: ["PIZZA"] } };
-      s.menus = { DEFAULT: { type: "DEFAULT", categories: [{ sku: "PIZZAS", active: true }] } };
+      catalogOf(s).menus = { DEFAULT: { type: "DEFAULT", categories: [{ sku: "PIZZAS", active: true }] } };
     });
   const have = base(
     brl
@@ -238,7 +238,7 @@ function chainStore(key: string, id: string, edit: (s: StoreState) => void = () 
       },
       SEASONAL: { sku: "SEASONAL", title: "Temporada", items: ["SHAKE-GUANABANA"] },
     };
-    s.menus = {
+    catalogOf(s).menus = {
       DEFAULT: {
         type: "DEFAULT",
         categories: [

@@ -1,7 +1,9 @@
 /** Builders of normalized states for planner tests. */
 
 import type { CurrentState, DesiredState, ItemResource, StoreIds, StoreState } from "../../src/model.js";
-import { emptyStore } from "../../src/model.js";
+import type { MenuResource } from "../../src/model.js";
+import { emptyStore, table } from "../../src/model.js";
+import { menusState } from "../../src/kinds/catalog.js";
 
 export function item(sku: string, price: number, extra: Partial<ItemResource> = {}): ItemResource {
   return {
@@ -34,6 +36,24 @@ export function group(sku: string, options: string[], min = 0, max = 1): ItemRes
   };
 }
 
+/**
+ * The states of the catalog kinds of a store, read and written as fields, as tests build and inspect
+ * them: reading a field creates the kind's empty state when the store has none, so that a test can
+ * fill it in place; assigning one sets the kind's state (src/kinds/catalog.ts).
+ */
+export function catalogOf(s: Pick<StoreState, "kinds">) {
+  return {
+    get menus(): Record<string, MenuResource> {
+      let menus = menusState.get(s);
+      if (!menus) menusState.set(s, (menus = table()));
+      return menus;
+    },
+    set menus(value: Record<string, MenuResource>) {
+      menusState.set(s, value);
+    },
+  };
+}
+
 export function store(key: string, storeId: string, build: (s: StoreState) => void = () => {}): StoreState {
   const s = emptyStore({ key, storeId, integrationId: key, name: `Store ${key}` });
   build(s);
@@ -52,7 +72,7 @@ export function current(...stores: StoreState[]): CurrentState {
     const ids: StoreIds = { items: {}, categories: {}, menus: {}, other: {} };
     for (const k of Object.keys(s.items).sort()) ids.items[k] = next++;
     for (const k of Object.keys(s.categories).sort()) ids.categories[k] = next++;
-    for (const k of Object.keys(s.menus).sort()) ids.menus[k] = next++;
+    for (const k of Object.keys(catalogOf(s).menus).sort()) ids.menus[k] = next++;
     out.stores[s.store.key] = { ...structuredClone(s), ids };
   }
   return out;

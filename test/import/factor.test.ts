@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { buildImport, projectFor } from "../../src/import/index.js";
 import type { StoreState } from "../../src/model.js";
-import { group, item, store } from "../helpers/builders.js";
+import { group, item, store, catalogOf } from "../helpers/builders.js";
 
 /** A small chain store: two burgers with an extras group, a category and a DEFAULT menu. */
 function chainStore(key: string, id: string, tweak: (s: StoreState) => void = () => {}): StoreState {
@@ -22,7 +22,7 @@ function chainStore(key: string, id: string, tweak: (s: StoreState) => void = ()
       AVOCADO: item("AVOCADO", 4000),
     };
     s.categories = { BURGERS: { sku: "BURGERS", title: "Burgers", items: ["BURGER", "CHEESE"] } };
-    s.menus = { DEFAULT: { type: "DEFAULT", categories: [{ sku: "BURGERS", active: true }] } };
+    catalogOf(s).menus = { DEFAULT: { type: "DEFAULT", categories: [{ sku: "BURGERS", active: true }] } };
     tweak(s);
   });
 }
@@ -107,7 +107,7 @@ describe("factoring imported stores", () => {
 
   it("gives stores without a menu the others have a catalog of their own", async () => {
     const late = (s: StoreState) => {
-      s.menus.LATE_NIGHT = { type: "LATE_NIGHT", categories: [{ sku: "BURGERS", active: false }] };
+      catalogOf(s).menus.LATE_NIGHT = { type: "LATE_NIGHT", categories: [{ sku: "BURGERS", active: false }] };
     };
     const { result, byPath } = await files([
       chainStore("a", "1", late),

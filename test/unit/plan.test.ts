@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildPlan } from "../../src/plan/plan.js";
 import { scopeDesired } from "../../src/workflow.js";
-import { current, desired, group, item, store } from "../helpers/builders.js";
+import { current, desired, group, item, store, catalogOf } from "../helpers/builders.js";
 
 function chain(price = 100) {
   return store("bog-centro", "900101", (s) => {
@@ -13,7 +13,7 @@ function chain(price = 100) {
       LARGE: item("LARGE", 20),
     };
     s.categories = { MAINS: { sku: "MAINS", title: "Mains", items: ["BURGER", "FRIES"] } };
-    s.menus = { DEFAULT: { type: "DEFAULT", categories: [{ sku: "MAINS", active: true }] } };
+    catalogOf(s).menus = { DEFAULT: { type: "DEFAULT", categories: [{ sku: "MAINS", active: true }] } };
   });
 }
 
@@ -73,10 +73,10 @@ describe("buildPlan", () => {
   it("updates a menu by its platform id and deletes a duplicate menu of the same type", () => {
     const s = chain();
     const cur = current(s);
-    cur.stores["bog-centro"]!.menus["DEFAULT#99"] = { type: "DEFAULT", categories: [] };
+    catalogOf(cur.stores["bog-centro"]!).menus["DEFAULT#99"] = { type: "DEFAULT", categories: [] };
     cur.stores["bog-centro"]!.ids.menus["DEFAULT#99"] = 99;
     const want = chain();
-    want.menus.DEFAULT!.categories[0]!.active = false;
+    catalogOf(want).menus.DEFAULT!.categories[0]!.active = false;
     const plan = buildPlan(desired(want), cur);
     const upsert = plan.operations.find((o) => o.endpoint === "menus.upsert")!;
     expect((upsert.body as { id: number }[])[0]!.id).toBe(cur.stores["bog-centro"]!.ids.menus.DEFAULT);

@@ -2,14 +2,14 @@ import { describe, expect, it } from "vitest";
 import { buildPlan } from "../../src/plan/plan.js";
 import { DEFAULT_SAFETY } from "../../src/plan/safety.js";
 import { matchAddress, selectChanges } from "../../src/plan/target.js";
-import { current, desired, item, store } from "../helpers/builders.js";
+import { current, desired, item, store, catalogOf } from "../helpers/builders.js";
 
 /** A store with `n` items in one category shown by one menu. */
 function shop(n: number, build: (s: ReturnType<typeof store>) => void = () => {}) {
   return store("shop", "1", (s) => {
     for (let i = 0; i < n; i++) s.items[`I${i}`] = item(`I${i}`, 100 + i);
     s.categories = { ALL: { sku: "ALL", title: "All", items: Object.keys(s.items) } };
-    s.menus = { DEFAULT: { type: "DEFAULT", categories: [{ sku: "ALL", active: true }] } };
+    catalogOf(s).menus = { DEFAULT: { type: "DEFAULT", categories: [{ sku: "ALL", active: true }] } };
     build(s);
   });
 }
