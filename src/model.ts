@@ -151,8 +151,6 @@ export interface StoreState {
   store: StoreIdentity;
   /** Items and modifier groups by SKU. */
   items: Record<string, ItemResource>;
-  /** Categories by SKU. */
-  categories: Record<string, CategoryResource>;
   /**
    * SKUs of the ITEMs that are switched off in the store (platform `suspension_info.is_available: false`,
    * availability v2 `turn_off`). Sorted.
@@ -299,5 +297,5 @@ export function emptyIds(): StoreIds {
 
 /** An empty store state for the given identity (tables without prototype, see {@link table}). */
 export function emptyStore(store: StoreIdentity): StoreState {
-  return { store, items: table(), categories: table(), unavailable: [] };
+  return { store, items: table(), unavailable: [] };
 }

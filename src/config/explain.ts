@@ -14,7 +14,7 @@ import { isRecord, list, where } from "./report.js";
 import type { Site } from "./report.js";
 import { toPointer } from "./yaml.js";
 import type { YamlFile } from "./yaml.js";
-import { menusOf } from "../kinds/catalog.js";
+import { menusOf, categoriesOf } from "../kinds/catalog.js";
 
 /** What the loader keeps of one store for `carte explain`. */
 export interface StoreSources {
@@ -236,7 +236,7 @@ export function explainResource(
   }
 
   if (segment === "category") {
-    const c = own(state.categories, key);
+    const c = own(categoriesOf(state), key);
     const def = defs.categories.get(key);
     if (!c || !def) return missing(`category ${key}`);
     const items: AttributeOrigin = {

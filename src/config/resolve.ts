@@ -23,7 +23,7 @@ import { imageRefs, overridesOfFile } from "./overrides.js";
 import type { StoreOverrides, WrittenSchedule } from "./overrides.js";
 import type { StoreSettings } from "./settings.js";
 import { toSchedules } from "./slots.js";
-import { menusState } from "../kinds/catalog.js";
+import { menusState, categoriesState } from "../kinds/catalog.js";
 
 /** A valid store file and the valid catalog it names. */
 export interface ResolvableStore {
@@ -179,10 +179,10 @@ export function resolveStore({ store, catalog, settings, overrides }: Resolvable
       name: store.store.name,
     },
     items,
-    categories,
     unavailable,
     kinds: table(),
   };
+  categoriesState.set(state, categories);
   menusState.set(state, menus);
   if (available) state.available = [...new Set(available)].filter(sellable).sort(byCodePoint);
   addUpcoming(state, o, unavailable);
@@ -342,7 +342,7 @@ export function resolveDesired(
       pools.set(s.catalog, pool);
     }
     share(state.items, pool.items);
-    share(state.categories, pool.categories);
+    share(categoriesState.get(state)!, pool.categories);
     share(menusState.get(state)!, pool.menus);
   }
   if (client) desired.client = client;

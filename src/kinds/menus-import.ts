@@ -6,8 +6,8 @@
 
 import type { CatalogFile, MenuCategory } from "../generated/config.js";
 import { address, jsonEqual } from "./util.js";
-import type { MenuResource, StoreState } from "../model.js";
-import { menusOf, menusState } from "./catalog.js";
+import { own, type MenuResource, type StoreState } from "../model.js";
+import { menusOf, menusState, categoriesOf } from "./catalog.js";
 import { chosenOf, menuOrder } from "./import-order.js";
 import type { CatalogContext, CatalogPart, KindImportPart, Note } from "./import-types.js";
 
@@ -35,7 +35,7 @@ export function sanitizeMenus(state: StoreState, note: Note): void {
     }
     const seen = new Set<string>();
     const categories = m.categories.filter((c) => {
-      if (!state.categories[c.sku] || seen.has(c.sku)) return false;
+      if (!own(categoriesOf(state), c.sku) || seen.has(c.sku)) return false;
       seen.add(c.sku);
       return true;
     });

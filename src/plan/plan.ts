@@ -42,7 +42,7 @@ import {
   type PlanInfo,
   type ResourceChange,
 } from "./types.js";
-import { menusOf, menusState } from "../kinds/catalog.js";
+import { menusOf, menusState, categoriesOf, categoriesState } from "../kinds/catalog.js";
 
 /** Options of {@link buildPlan}. */
 export interface PlanOptions {
@@ -240,9 +240,10 @@ function sharingDesired(
   const live = {
     ...read,
     items: shareEqual(read.items, want.items),
-    categories: shareEqual(read.categories, want.categories),
     kinds: Object.assign(table<unknown>(), read.kinds),
   };
+  const categories = categoriesState.get(read);
+  if (categories) categoriesState.set(live, shareEqual(categories, categoriesOf(want)));
   const menus = menusState.get(read);
   if (menus) menusState.set(live, shareEqual(menus, menusOf(want)));
   return live;

@@ -31,7 +31,7 @@ import { currencyOf, formatPrice, priceChangeExceeds, priceChangeText } from "..
 import type { SafetyPolicy } from "../config/safety.js";
 import { matchAddress } from "./target.js";
 import type { Plan, ResourceChange, SafetyVerdict, SafetyViolation } from "./types.js";
-import { menusOf } from "../kinds/catalog.js";
+import { menusOf, categoriesOf } from "../kinds/catalog.js";
 
 export { DEFAULT_SAFETY, type SafetyPolicy } from "../config/safety.js";
 export type { SafetyVerdict, SafetyViolation } from "./types.js";
@@ -42,7 +42,7 @@ const CATALOG_KINDS: ReadonlySet<string> = new Set(["item", "modifier_group", "c
 function countResources(store: CurrentState["stores"][string]): number {
   return (
     Object.keys(store.items).length +
-    Object.keys(store.categories).length +
+    Object.keys(categoriesOf(store)).length +
     Object.keys(menusOf(store)).length
   );
 }
@@ -167,7 +167,7 @@ function emptiedMenus(
   have: CurrentState["stores"][string],
 ): SafetyViolation[] {
   // Categories as they will be after the plan.
-  const categories = new Map<string, CategoryResource | null>(Object.entries(have.categories));
+  const categories = new Map<string, CategoryResource | null>(Object.entries(categoriesOf(have)));
   for (const c of changes)
     if (c.kind === "category") categories.set(c.key, c.after as CategoryResource | null);
   const out: SafetyViolation[] = [];
@@ -187,7 +187,7 @@ function emptiedMenus(
     if (!relevant) continue;
     const before = own(menusOf(have), key);
     const wasSelling = before?.categories.some(
-      (e) => e.active && (have.categories[e.sku]?.items.length ?? 0) > 0,
+      (e) => e.active && (own(categoriesOf(have), e.sku)?.items.length ?? 0) > 0,
     );
     const sells = menu.categories.some((e) => e.active && (categories.get(e.sku)?.items.length ?? 0) > 0);
     if (!sells && (wasSelling ?? true) && before !== undefined) {

@@ -47,10 +47,10 @@ describe("examples/chain", () => {
 
     const all = Object.values(centro.items);
     // Items sold as products are the ones in categories (options are ITEMs too, but not listed there).
-    const products = new Set(Object.values(centro.categories).flatMap((c) => c.items));
+    const products = new Set(Object.values(catalogOf(centro).categories).flatMap((c) => c.items));
     expect(products.size).toBeGreaterThanOrEqual(40);
     expect(all.filter((i) => i.type === "MODIFIER_GROUP").length).toBeGreaterThanOrEqual(4);
-    expect(Object.keys(centro.categories)).toHaveLength(9);
+    expect(Object.keys(catalogOf(centro).categories)).toHaveLength(9);
     expect(Object.keys(catalogOf(centro).menus)).toEqual(["DEFAULT", "LATE_NIGHT"]);
     expect(catalogOf(centro).menus.DEFAULT?.categories).toHaveLength(9);
     expect(catalogOf(centro).menus.LATE_NIGHT?.categories).toContainEqual({ sku: "DESSERTS", active: false });
@@ -105,15 +105,15 @@ describe("examples/chain", () => {
     const { desired } = await loadProject(CONFIG);
     const poblado = store(desired.stores, "med-poblado");
     expect(poblado.items["DRINK-BEER-CLUB-COLOMBIA"]).toBeUndefined();
-    expect(poblado.categories.DRINKS?.items).not.toContain("DRINK-BEER-CLUB-COLOMBIA");
+    expect(catalogOf(poblado).categories.DRINKS?.items).not.toContain("DRINK-BEER-CLUB-COLOMBIA");
     expect(poblado.items["EXTRA-JALAPENO"]).toBeUndefined();
     expect(poblado.items.EXTRAS?.children).not.toContain("EXTRA-JALAPENO");
     expect(poblado.items.EXTRAS?.children).toHaveLength(6);
     const centro = store(desired.stores, "bog-centro");
-    expect(centro.categories.DRINKS?.items).toContain("DRINK-BEER-CLUB-COLOMBIA");
+    expect(catalogOf(centro).categories.DRINKS?.items).toContain("DRINK-BEER-CLUB-COLOMBIA");
     expect(centro.items.EXTRAS?.children).toContain("EXTRA-JALAPENO");
     const chapinero = store(desired.stores, "bog-chapinero");
-    expect(chapinero.categories.SEASONAL?.items).toEqual(["SEASONAL-BURGER-HOGAO"]);
+    expect(catalogOf(chapinero).categories.SEASONAL?.items).toEqual(["SEASONAL-BURGER-HOGAO"]);
   });
 
   it("sorts unavailable SKUs", async () => {
@@ -175,14 +175,14 @@ describe("examples/chain", () => {
   it("gives schedules to the breakfast category and option prices inside a combo", async () => {
     const { desired } = await loadProject(CONFIG);
     const centro = store(desired.stores, "bog-centro");
-    expect(centro.categories.BREAKFAST?.schedules).toEqual([
+    expect(catalogOf(centro).categories.BREAKFAST?.schedules).toEqual([
       { days: "mon,tue,wed,thu,fri", periods: [{ start: "06:00", end: "11:00" }] },
       { days: "sat,sun,hol", periods: [{ start: "07:00", end: "12:00" }] },
     ]);
     expect(centro.items["BREAKFAST-AREPA-HUEVO"]?.schedules).toEqual([
       { days: "mon,tue,wed,thu,fri,sat,sun", periods: [{ start: "06:00", end: "11:00" }] },
     ]);
-    expect(centro.categories.BURGERS?.schedules).toBeUndefined();
+    expect(catalogOf(centro).categories.BURGERS?.schedules).toBeUndefined();
     expect(centro.items["EXTRA-CHEESE"]?.priceInParent).toEqual({ "COMBO-CARBON": 0 });
     expect(centro.items["COMBO-SIDE-ONION-RINGS"]?.priceInParent).toEqual({ "COMBO-CARBON": 0 });
     expect(centro.items["EXTRA-BACON"]?.priceInParent).toBeUndefined();

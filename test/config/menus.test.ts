@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadProject } from "../../src/config/index.js";
 import { CATALOG, problemsOf, shown, storeYaml, writeProject } from "./helpers.js";
+import { catalogOf } from "../helpers/builders.js";
 
 const PROJECT = "version: 1\nstores: stores/*.yaml\ncatalogs: catalogs/*.yaml\ngroups: groups/*.yaml\n";
 
@@ -176,11 +177,11 @@ describe("overrides at every layer", () => {
     // Exclusions add up; the group's min and title apply to its stores only.
     expect([a, b, c].map((s) => s!.items.EXTRAS?.children)).toEqual([["CHEESE"], ["CHEESE"], ["CHEESE"]]);
     expect([a, c].map((s) => s!.items.EXTRAS?.min)).toEqual([1, 0]);
-    expect([a, c].map((s) => s!.categories.MAIN?.title)).toEqual(["Principal", "Main"]);
-    expect(a!.categories.MAIN?.schedules).toEqual([
+    expect([a, c].map((s) => catalogOf(s!).categories.MAIN?.title)).toEqual(["Principal", "Main"]);
+    expect(catalogOf(a!).categories.MAIN?.schedules).toEqual([
       { days: "mon,tue,wed,thu,fri", periods: [{ start: "11:00", end: "15:00" }] },
     ]);
-    expect(c!.categories.MAIN?.schedules).toBeUndefined();
+    expect(catalogOf(c!).categories.MAIN?.schedules).toBeUndefined();
     // Availability: the group switches FRIES back on over carte.yaml.
     expect([a, c].map((s) => [s!.unavailable, s!.available])).toEqual([
       [["CHEESE"], ["FRIES"]],

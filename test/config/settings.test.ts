@@ -7,6 +7,7 @@ import { hoursState } from "../../src/kinds/store-hours.js";
 import { openState } from "../../src/kinds/store-availability.js";
 import { specialDaysState } from "../../src/kinds/special-days.js";
 import { webhooksState } from "../../src/kinds/webhooks.js";
+import { catalogOf } from "../helpers/builders.js";
 
 const PROJECT = "version: 1\nstores: stores/*.yaml\ncatalogs: catalogs/*.yaml\n";
 
@@ -136,7 +137,7 @@ describe("store settings", () => {
     expect(a.items.EXTRAS?.title).toBe("Adiciones");
     expect(a.items.CHEESE?.description).toBe("Cheddar");
     expect(a.items.FRIES?.images).toEqual([]);
-    expect(a.categories.MAIN?.title).toBe("Principal");
+    expect(catalogOf(a).categories.MAIN?.title).toBe("Principal");
     expect(a.available).toEqual(["BACON", "FRIES"]);
   });
 });

@@ -82,7 +82,7 @@ describe("the example chain against the emulator", () => {
       for (const s of Object.values(project.desired.stores)) {
         const live = await client.getStoreMenu(s.store.storeId);
         expect(live.items.map((i) => i.sku).sort()).toEqual(Object.keys(s.items).sort());
-        expect(live.categories.map((c) => c.sku).sort()).toEqual(Object.keys(s.categories).sort());
+        expect(live.categories.map((c) => c.sku).sort()).toEqual(Object.keys(catalogOf(s).categories).sort());
         expect(live.menus.map((m) => m.menu_type).sort()).toEqual(Object.keys(catalogOf(s).menus).sort());
         const off = live.items.filter((i) => i.suspension_info?.is_available === false).map((i) => i.sku);
         expect(off.sort()).toEqual(s.unavailable);
@@ -128,7 +128,7 @@ describe("the example chain against the emulator", () => {
     const first = Object.values(project.desired.stores)[0]!;
     // An item every store sells, that no store file names.
     const storeTexts = storeFiles.map((f) => readFileSync(path.join(dir, f), "utf8"));
-    const sku = Object.values(first.categories)
+    const sku = Object.values(catalogOf(first).categories)
       .flatMap((c) => c.items)
       .find(
         (s) =>

@@ -21,6 +21,7 @@ import { holidaysState } from "../../src/kinds/holidays.js";
 import { hoursState } from "../../src/kinds/store-hours.js";
 import { openState } from "../../src/kinds/store-availability.js";
 import { specialDaysState } from "../../src/kinds/special-days.js";
+import { catalogOf } from "../helpers/builders.js";
 
 const U = "/api/rest-ops-utils";
 const A = "/api/v2/restaurants-integrations-public-api/availability";
@@ -369,7 +370,7 @@ describe("corridor and product schedules through the utils group", () => {
     const pPath = `${U}/product/schedule/${itemId}/corridor/${corridor}/store/900101`;
 
     fx.store.schedulesVia = "utils";
-    const desiredCategory = fx.store.categories[category.sku]!;
+    const desiredCategory = catalogOf(fx.store).categories[category.sku]!;
     const desiredItem = fx.store.items[itemSku]!;
     desiredCategory.schedules = [
       { days: "sat,sun,hol", periods: [{ start: "08:00", end: "12:00" }] },
@@ -440,8 +441,8 @@ describe("corridor and product schedules through the utils group", () => {
   it("a category rewritten through the menu API in the same plan carries its schedules: no utils call", async () => {
     const fx = await applied();
     fx.store.schedulesVia = "utils";
-    const sku = Object.keys(fx.store.categories).sort()[0]!;
-    const c = fx.store.categories[sku]!;
+    const sku = Object.keys(catalogOf(fx.store).categories).sort()[0]!;
+    const c = catalogOf(fx.store).categories[sku]!;
     c.title = `${c.title} (new)`;
     c.schedules = [{ days: "mon", periods: [{ start: "10:00", end: "11:00" }] }];
     const run = await applyAndSettle(fx);

@@ -21,7 +21,7 @@ function samplePlan() {
         FRIES: item("FRIES", 7900, { title: "Fries" }),
         "OLD-SHAKE": item("OLD-SHAKE", 9900, { title: "Old shake" }),
       };
-      s.categories = {
+      catalogOf(s).categories = {
         BURGERS: { sku: "BURGERS", title: "Burgers", items: ["BURGER-CLASSIC"] },
         SIDES: { sku: "SIDES", title: "Sides", items: ["FRIES", "OLD-SHAKE"] },
       };
@@ -40,7 +40,7 @@ function samplePlan() {
   for (const s of want) {
     s.items["BURGER-CLASSIC"]!.price = 25900;
     delete s.items["OLD-SHAKE"];
-    s.categories.SIDES!.items = ["FRIES", "ONION-RINGS"];
+    catalogOf(s).categories.SIDES!.items = ["FRIES", "ONION-RINGS"];
     s.items["ONION-RINGS"] = item("ONION-RINGS", 8900, {
       title: "Onion rings",
       description: "Beer-battered",
@@ -151,7 +151,7 @@ function currencyPlan(currency: "COP" | "BRL") {
           priceInParent: { "SIZE-L": prices.inLarge },
         }),
       };
-      s.categories = { PIZZAS: { sku: "PIZZAS", title: "Pizzas", items: ["PIZZA"] } };
+      catalogOf(s).categories = { PIZZAS: { sku: "PIZZAS", title: "Pizzas", items: ["PIZZA"] } };
       catalogOf(s).menus = { DEFAULT: { type: "DEFAULT", categories: [{ sku: "PIZZAS", active: true }] } };
     });
   const have = base(
@@ -230,7 +230,7 @@ function chainStore(key: string, id: string, edit: (s: StoreState) => void = () 
       "EXTRA-CHEESE": item("EXTRA-CHEESE", 3000, { title: "Queso" }),
       "EXTRA-BACON": item("EXTRA-BACON", 4500, { title: "Tocineta" }),
     };
-    s.categories = {
+    catalogOf(s).categories = {
       BURGERS: {
         sku: "BURGERS",
         title: "Hamburguesas",
@@ -288,8 +288,8 @@ describe("plans for people", () => {
       "category-move",
       () =>
         chainPlan((s) => {
-          s.categories.BURGERS!.items = ["BURGER-BBQ", "BURGER-CLASSIC", "BURGER-DOUBLE"];
-          s.categories.SEASONAL!.items = ["SHAKE-GUANABANA", "BURGER-VEGGIE"];
+          catalogOf(s).categories.BURGERS!.items = ["BURGER-BBQ", "BURGER-CLASSIC", "BURGER-DOUBLE"];
+          catalogOf(s).categories.SEASONAL!.items = ["SHAKE-GUANABANA", "BURGER-VEGGIE"];
         }),
     ],
     [

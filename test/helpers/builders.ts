@@ -1,9 +1,9 @@
 /** Builders of normalized states for planner tests. */
 
 import type { CurrentState, DesiredState, ItemResource, StoreIds, StoreState } from "../../src/model.js";
-import type { MenuResource } from "../../src/model.js";
+import type { CategoryResource, KindState, MenuResource } from "../../src/model.js";
 import { emptyStore, table } from "../../src/model.js";
-import { menusState } from "../../src/kinds/catalog.js";
+import { categoriesState, menusState } from "../../src/kinds/catalog.js";
 
 export function item(sku: string, price: number, extra: Partial<ItemResource> = {}): ItemResource {
   return {
@@ -42,11 +42,20 @@ export function group(sku: string, options: string[], min = 0, max = 1): ItemRes
  * fill it in place; assigning one sets the kind's state (src/kinds/catalog.ts).
  */
 export function catalogOf(s: Pick<StoreState, "kinds">) {
+  const slot = <T>(state: KindState<T>, empty: () => T): T => {
+    let value = state.get(s);
+    if (value === undefined) state.set(s, (value = empty()));
+    return value;
+  };
   return {
+    get categories(): Record<string, CategoryResource> {
+      return slot(categoriesState, () => table());
+    },
+    set categories(value: Record<string, CategoryResource>) {
+      categoriesState.set(s, value);
+    },
     get menus(): Record<string, MenuResource> {
-      let menus = menusState.get(s);
-      if (!menus) menusState.set(s, (menus = table()));
-      return menus;
+      return slot(menusState, () => table());
     },
     set menus(value: Record<string, MenuResource>) {
       menusState.set(s, value);
@@ -71,7 +80,7 @@ export function current(...stores: StoreState[]): CurrentState {
   for (const s of stores) {
     const ids: StoreIds = { items: {}, categories: {}, menus: {}, other: {} };
     for (const k of Object.keys(s.items).sort()) ids.items[k] = next++;
-    for (const k of Object.keys(s.categories).sort()) ids.categories[k] = next++;
+    for (const k of Object.keys(catalogOf(s).categories).sort()) ids.categories[k] = next++;
     for (const k of Object.keys(catalogOf(s).menus).sort()) ids.menus[k] = next++;
     out.stores[s.store.key] = { ...structuredClone(s), ids };
   }

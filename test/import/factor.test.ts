@@ -21,7 +21,7 @@ function chainStore(key: string, id: string, tweak: (s: StoreState) => void = ()
       EGG: item("EGG", 2500),
       AVOCADO: item("AVOCADO", 4000),
     };
-    s.categories = { BURGERS: { sku: "BURGERS", title: "Burgers", items: ["BURGER", "CHEESE"] } };
+    catalogOf(s).categories = { BURGERS: { sku: "BURGERS", title: "Burgers", items: ["BURGER", "CHEESE"] } };
     catalogOf(s).menus = { DEFAULT: { type: "DEFAULT", categories: [{ sku: "BURGERS", active: true }] } };
     tweak(s);
   });
@@ -49,7 +49,7 @@ describe("factoring imported stores", () => {
         delete s.items.CHEESE;
         s.items.EXTRAS!.children = ["BACON", "EGG"];
         s.items.EXTRAS!.max = 2;
-        s.categories.BURGERS!.items = ["BURGER"];
+        catalogOf(s).categories.BURGERS!.items = ["BURGER"];
       }),
     ]);
     expect(result.notes).toEqual([]);
@@ -78,7 +78,7 @@ describe("factoring imported stores", () => {
         s.items.BURGER!.title = "Hamburguesa";
         s.items.BURGER!.description = "Con queso";
         s.items.BACON!.images = ["img/bacon.jpg"];
-        s.categories.BURGERS!.title = "Hamburguesas";
+        catalogOf(s).categories.BURGERS!.title = "Hamburguesas";
       }),
       // A required extras group: a limit no store file can override.
       chainStore("e", "5", (s) => void (s.items.EXTRAS!.min = 1)),
@@ -138,7 +138,7 @@ describe("factoring imported stores", () => {
     const { result } = await files([
       chainStore("a", "1", (s) => {
         // An option also sold on its own in a category, and a modifier group with a price.
-        s.categories.BURGERS!.items.push("BACON");
+        catalogOf(s).categories.BURGERS!.items.push("BACON");
         s.items.EXTRAS!.price = 100;
         s.items["BAD SKU"] = item("BAD SKU", 1);
       }),

@@ -36,7 +36,7 @@ function shop(key: string, id: string, price = 100) {
       SIZE: group("SIZE", ["SMALL"], 1, 1),
       SMALL: item("SMALL", 0, { priceInParent: { BURGER: 5 } }),
     };
-    s.categories = { MAINS: { sku: "MAINS", title: "Mains", items: ["BURGER"] } };
+    catalogOf(s).categories = { MAINS: { sku: "MAINS", title: "Mains", items: ["BURGER"] } };
     catalogOf(s).menus = { DEFAULT: { type: "DEFAULT", categories: [{ sku: "MAINS", active: true }] } };
     hoursState.set(s, {
       mon: [{ start: "09:00", end: "17:00" }],

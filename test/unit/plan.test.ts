@@ -12,7 +12,7 @@ function chain(price = 100) {
       SMALL: item("SMALL", 0),
       LARGE: item("LARGE", 20),
     };
-    s.categories = { MAINS: { sku: "MAINS", title: "Mains", items: ["BURGER", "FRIES"] } };
+    catalogOf(s).categories = { MAINS: { sku: "MAINS", title: "Mains", items: ["BURGER", "FRIES"] } };
     catalogOf(s).menus = { DEFAULT: { type: "DEFAULT", categories: [{ sku: "MAINS", active: true }] } };
   });
 }
@@ -62,7 +62,7 @@ describe("buildPlan", () => {
     const before = chain();
     const after = chain();
     delete after.items.FRIES;
-    after.categories.MAINS!.items = ["BURGER"];
+    catalogOf(after).categories.MAINS!.items = ["BURGER"];
     const cur = current(before);
     const plan = buildPlan(desired(after), cur);
     expect(plan.operations.map((o) => o.endpoint)).toEqual(["categories.upsert", "items.delete"]);
@@ -179,7 +179,7 @@ describe("schedules and option prices (menu API)", () => {
         SIDE: group("SIDE", ["FRIES"], 1, 1),
         FRIES: item("FRIES", 50, { priceInParent: { COMBO: 0 } }),
       };
-      s.categories = {
+      catalogOf(s).categories = {
         BREAKFAST: {
           sku: "BREAKFAST",
           title: "Breakfast",

@@ -20,7 +20,7 @@ import { current, desired, item, store, catalogOf } from "../helpers/builders.js
 function shop(n: number): ReturnType<typeof store> {
   return store("shop", "1", (s) => {
     for (let i = 0; i < n; i++) s.items[`I${i}`] = item(`I${i}`, 100 + i);
-    s.categories = { ALL: { sku: "ALL", title: "All", items: Object.keys(s.items) } };
+    catalogOf(s).categories = { ALL: { sku: "ALL", title: "All", items: Object.keys(s.items) } };
     catalogOf(s).menus = { DEFAULT: { type: "DEFAULT", categories: [{ sku: "ALL", active: true }] } };
   });
 }

@@ -8,7 +8,7 @@ import { current, desired, item, store, catalogOf } from "../helpers/builders.js
 function shop(n: number, build: (s: ReturnType<typeof store>) => void = () => {}) {
   return store("shop", "1", (s) => {
     for (let i = 0; i < n; i++) s.items[`I${i}`] = item(`I${i}`, 100 + i);
-    s.categories = { ALL: { sku: "ALL", title: "All", items: Object.keys(s.items) } };
+    catalogOf(s).categories = { ALL: { sku: "ALL", title: "All", items: Object.keys(s.items) } };
     catalogOf(s).menus = { DEFAULT: { type: "DEFAULT", categories: [{ sku: "ALL", active: true }] } };
     build(s);
   });
@@ -24,7 +24,7 @@ describe("safety guards", () => {
   it("refuse deleting more than max_delete_percent of a store, with the numbers", () => {
     const want = shop(20, (s) => {
       for (let i = 0; i < 10; i++) delete s.items[`I${i}`];
-      s.categories.ALL!.items = Object.keys(s.items);
+      catalogOf(s).categories.ALL!.items = Object.keys(s.items);
     });
     const plan = buildPlan(desired(want), current(shop(20)));
     expect(plan.safety.ok).toBe(false);
@@ -63,7 +63,7 @@ describe("safety guards", () => {
   it("refuse deleting a protected resource", () => {
     const want = shop(20, (s) => {
       delete s.items.I7;
-      s.categories.ALL!.items = Object.keys(s.items);
+      catalogOf(s).categories.ALL!.items = Object.keys(s.items);
     });
     const plan = buildPlan(desired(want), current(shop(20)), {
       safety: { ...DEFAULT_SAFETY, protected: ["store[*].item[I7]"] },
@@ -93,7 +93,7 @@ describe("targeting", () => {
   it("keeps the creation of what a targeted change starts to reference", () => {
     const want = shop(2, (s) => {
       s.items.NEW = item("NEW", 5);
-      s.categories.ALL!.items.push("NEW");
+      catalogOf(s).categories.ALL!.items.push("NEW");
       s.items.I0!.price = 1;
     });
     const plan = buildPlan(desired(want), current(shop(2)), {
@@ -109,7 +109,7 @@ describe("targeting", () => {
   it("keeps the removal of references to what a targeted change deletes", () => {
     const want = shop(3, (s) => {
       delete s.items.I2;
-      s.categories.ALL!.items = ["I0", "I1"];
+      catalogOf(s).categories.ALL!.items = ["I0", "I1"];
     });
     const all = buildPlan(desired(want), current(shop(3))).changes;
     const picked = selectChanges(all, { stores: [], kinds: ["item"], targets: [] });
