@@ -149,8 +149,6 @@ export type Ownership = "full" | "additive" | "ignore";
 /** Everything carte manages in one store, normalized. */
 export interface StoreState {
   store: StoreIdentity;
-  /** Items and modifier groups by SKU. */
-  items: Record<string, ItemResource>;
   /**
    * SKUs of the ITEMs that are switched off in the store (platform `suspension_info.is_available: false`,
    * availability v2 `turn_off`). Sorted.
@@ -167,12 +165,6 @@ export interface StoreState {
    * has details. See {@link Suspension}.
    */
   suspensions?: Record<string, Suspension>;
-  /**
-   * Desired side only: prices the files set from a date still ahead at the run's clock (`{price, from}`
-   * overrides), by SKU, that would change the item's price. Not applied: the plan lists them as upcoming
-   * information (src/kinds/items.ts `info`). Absent when none.
-   */
-  upcomingPrices?: Record<string, { price: number; from: string }>;
   /**
    * Through which API the schedules of categories and items are written: the menu API (default) or
    * the older utils group (corridor and product schedules, spec §4.5).
@@ -297,5 +289,5 @@ export function emptyIds(): StoreIds {
 
 /** An empty store state for the given identity (tables without prototype, see {@link table}). */
 export function emptyStore(store: StoreIdentity): StoreState {
-  return { store, items: table(), unavailable: [] };
+  return { store, unavailable: [] };
 }

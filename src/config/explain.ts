@@ -14,7 +14,7 @@ import { isRecord, list, where } from "./report.js";
 import type { Site } from "./report.js";
 import { toPointer } from "./yaml.js";
 import type { YamlFile } from "./yaml.js";
-import { menusOf, categoriesOf } from "../kinds/catalog.js";
+import { menusOf, categoriesOf, itemsOf } from "../kinds/catalog.js";
 
 /** What the loader keeps of one store for `carte explain`. */
 export interface StoreSources {
@@ -199,7 +199,7 @@ export function explainResource(
   });
 
   if (segment === "item" || segment === "modifier_group" || segment === "availability") {
-    const r = own(state.items, key);
+    const r = own(itemsOf(state), key);
     const def = defs.items.get(key);
     if (!r || !def) return missing(`${segment === "modifier_group" ? "modifier group" : "item"} ${key}`);
     if (segment === "availability") return { address, attributes: availabilityAttributes(state, o, key) };

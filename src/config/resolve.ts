@@ -23,7 +23,7 @@ import { imageRefs, overridesOfFile } from "./overrides.js";
 import type { StoreOverrides, WrittenSchedule } from "./overrides.js";
 import type { StoreSettings } from "./settings.js";
 import { toSchedules } from "./slots.js";
-import { menusState, categoriesState } from "../kinds/catalog.js";
+import { menusState, categoriesState, itemsState } from "../kinds/catalog.js";
 
 /** A valid store file and the valid catalog it names. */
 export interface ResolvableStore {
@@ -178,10 +178,10 @@ export function resolveStore({ store, catalog, settings, overrides }: Resolvable
       integrationId: store.store.integration_id,
       name: store.store.name,
     },
-    items,
     unavailable,
     kinds: table(),
   };
+  itemsState.set(state, { items });
   categoriesState.set(state, categories);
   menusState.set(state, menus);
   if (available) state.available = [...new Set(available)].filter(sellable).sort(byCodePoint);
@@ -255,11 +255,11 @@ function catalogMenus(
  * yet) and the items switched off until a time.
  */
 function addUpcoming(state: StoreState, o: StoreOverrides, unavailable: readonly string[]): void {
-  const items = state.items;
+  const mine = itemsState.get(state)!;
   // Prices from a date still ahead: information for the plan, not applied yet.
   for (const [sku, next] of o.upcoming ?? []) {
-    const item = own(items, sku);
-    if (item && item.price !== next.price) (state.upcomingPrices ??= table())[sku] = next;
+    const item = own(mine.items, sku);
+    if (item && item.price !== next.price) (mine.upcomingPrices ??= table())[sku] = next;
   }
   // Items switched off until a time (`until:`), as the platform's suspend_until (src/kinds/availability.ts).
   for (const sku of unavailable) {
@@ -341,7 +341,7 @@ export function resolveDesired(
       pool = { items: new Map(), categories: new Map(), menus: new Map() };
       pools.set(s.catalog, pool);
     }
-    share(state.items, pool.items);
+    share(itemsState.get(state)!.items, pool.items);
     share(categoriesState.get(state)!, pool.categories);
     share(menusState.get(state)!, pool.menus);
   }

@@ -11,6 +11,7 @@ import { own, type StoreState } from "../model.js";
 import { parseInstant } from "../config/time.js";
 import type { KindImportPart, Note, StorePart } from "./import-types.js";
 import { byCodePoint } from "./import-util.js";
+import { itemsOf } from "./catalog.js";
 
 /**
  * Keeps only the switched-off SKUs that are ITEMs of the store (the others cannot be written) and that
@@ -20,7 +21,9 @@ export function sanitizeAvailability(state: StoreState, _note: Note): void {
   // Availability is read from the items themselves, so an item dropped by the items part drops its
   // availability with it; the loss is already noted there.
   state.unavailable = state.unavailable
-    .filter((sku) => own(state.items, sku)?.type === "ITEM" && own(state.suspensions, sku)?.byCarte === true)
+    .filter(
+      (sku) => own(itemsOf(state), sku)?.type === "ITEM" && own(state.suspensions, sku)?.byCarte === true,
+    )
     .sort(byCodePoint);
   if (state.suspensions === undefined) return;
   const kept = Object.create(null) as NonNullable<StoreState["suspensions"]>;

@@ -18,6 +18,7 @@ import type { StoreItemsToggle, WireItem } from "../platform/wire.js";
 import { toWireItem } from "./items.js";
 import { storeMenuRead } from "./reads.js";
 import { partOf, type AttributeDiff, type EndpointSpec, type ResourceKind, type Write } from "./types.js";
+import { itemsOf } from "./catalog.js";
 
 /**
  * The normalized availability of one item. Off: `byCarte` when carte switched it off (its marker is on
@@ -60,8 +61,9 @@ function select(
   const off = new Set(state.unavailable);
   const on = new Set(state.available ?? []);
   const out = table<AvailabilityResource>();
-  for (const sku in state.items) {
-    if (state.items[sku]!.type !== "ITEM") continue;
+  const items = itemsOf(state);
+  for (const sku in items) {
+    if (items[sku]!.type !== "ITEM") continue;
     if (off.has(sku)) {
       const until = own(state.suspensions, sku)?.until;
       out[sku] = offResource(sku, desired || ownMark(state, sku), until);
@@ -91,7 +93,7 @@ function info(desired: StoreState, current: StoreState, ownership: Ownership): s
   if (ownership !== "additive") return [];
   const named = new Set([...desired.unavailable, ...(desired.available ?? [])]);
   const staff = current.unavailable.filter(
-    (sku) => !named.has(sku) && !ownMark(current, sku) && own(desired.items, sku)?.type === "ITEM",
+    (sku) => !named.has(sku) && !ownMark(current, sku) && own(itemsOf(desired), sku)?.type === "ITEM",
   );
   if (staff.length === 0) return [];
   const shown = staff.slice(0, 20).join(", ");
@@ -196,7 +198,7 @@ export const availability: ResourceKind<AvailabilityResource, "availability"> = 
   select,
   info,
   segment: () => "availability",
-  title: (state, key) => (Object.hasOwn(state.items, key) ? state.items[key]!.title : undefined),
+  title: (state, key) => own(itemsOf(state), key)?.title,
   // A new item is created available (platform notes, "Store menu API").
   initial: (after) => ({ sku: after.sku, available: true }),
   diff(before, after): AttributeDiff[] {
@@ -235,7 +237,7 @@ export const availability: ResourceKind<AvailabilityResource, "availability"> = 
     if (after.available) return [{ endpoint: "availability.toggle", element: toggle(true) }];
     const out: Write[] =
       before?.available === false ? [] : [{ endpoint: "availability.toggle", element: toggle(false) }];
-    const item = own(ctx.desired.items, key);
+    const item = own(itemsOf(ctx.desired), key);
     if (item) {
       const wire = (ctx.elements?.get(item) as WireItem | undefined) ?? toWireItem(item);
       const element: WireItem = {

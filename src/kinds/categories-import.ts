@@ -13,7 +13,7 @@ import { categoryOrder, chosenOf } from "./import-order.js";
 import { schedulesText } from "./import-schedules.js";
 import type { CatalogContext, CatalogPart, KindImportPart, Note } from "./import-types.js";
 import { mostCommon, unique, writableSku } from "./import-util.js";
-import { categoriesOf, categoriesState } from "./catalog.js";
+import { categoriesOf, categoriesState, itemsOf } from "./catalog.js";
 
 /** Largest number of items of a category (platform notes, "Limits"). */
 const MAX_ITEMS = 50;
@@ -24,7 +24,8 @@ const MAX_ITEMS = 50;
  * be listed in a category in carte's files), once each, at most 50.
  */
 export function sanitizeCategories(state: StoreState, note: Note): void {
-  const options = optionSkus(state.items);
+  const all = itemsOf(state);
+  const options = optionSkus(all);
   const categories = categoriesState.get(state) ?? {};
   for (const [sku, c] of Object.entries(categories)) {
     const at = address(state.store.key, "category", sku);
@@ -33,7 +34,7 @@ export function sanitizeCategories(state: StoreState, note: Note): void {
       delete categories[sku];
       continue;
     }
-    const items = unique(c.items.filter((i) => state.items[i]?.type === "ITEM" && !options.has(i))).slice(
+    const items = unique(c.items.filter((i) => own(all, i)?.type === "ITEM" && !options.has(i))).slice(
       0,
       MAX_ITEMS,
     );

@@ -49,7 +49,7 @@ import {
   type Schedule,
   type StoreState,
 } from "../model.js";
-import { categoriesOf, categoriesState } from "./catalog.js";
+import { categoriesOf, categoriesState, itemsOf, itemsState } from "./catalog.js";
 import { getCorridors, getCorridorSchedule, getProducts, getProductSchedule } from "../platform/utils.js";
 import type { RouteName } from "../platform/routes.js";
 import type { WireStoreMenu } from "../platform/wire.js";
@@ -196,12 +196,7 @@ const utilsSchedulesRead: StoreRead<UtilsSchedulesSnapshot> = {
 function categoryView(state: StoreState, sku: string): unknown {
   const c = own(categoriesOf(state), sku);
   if (!c) return undefined;
-  const probe: StoreState = {
-    store: state.store,
-    schedulesVia: "utils",
-    items: state.items,
-    unavailable: [],
-  };
+  const probe: StoreState = { store: state.store, schedulesVia: "utils", unavailable: [] };
   const one = table<CategoryResource>();
   one[sku] = c;
   categoriesState.set(probe, one);
@@ -210,11 +205,13 @@ function categoryView(state: StoreState, sku: string): unknown {
 
 /** The item `sku` as the items kind compares it for a utils store (schedules left out). */
 function itemView(state: StoreState, sku: string): unknown {
-  const it = own(state.items, sku);
+  const it = own(itemsOf(state), sku);
   if (!it) return undefined;
+  const probe: StoreState = { store: state.store, schedulesVia: "utils", unavailable: [] };
   const one = table<ItemResource>();
   one[sku] = it;
-  return items.select({ ...state, schedulesVia: "utils", items: one })?.[sku];
+  itemsState.set(probe, { items: one });
+  return items.select(probe)?.[sku];
 }
 
 // ---- writing ---------------------------------------------------------------------------------------
@@ -464,13 +461,14 @@ export const productSchedules = utilsScheduleKind({
     delete:
       "DELETE /api/rest-ops-utils/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}/{corridorProductScheduleId}",
   }),
-  ownersOf: (state) => state.items,
-  ownersIn: (into) => into.items,
+  ownersOf: itemsOf,
+  ownersIn: (into) => itemsState.get(into)?.items,
   view: itemView,
   inMenu: (menu) => menu.items,
   owners(state) {
     const inCategory = new Set(Object.values(categoriesOf(state)).flatMap((c) => c.items));
-    return Object.keys(state.items).filter((sku) => state.items[sku]!.type === "ITEM" && inCategory.has(sku));
+    const all = itemsOf(state);
+    return Object.keys(all).filter((sku) => all[sku]!.type === "ITEM" && inCategory.has(sku));
   },
   entries: (s) => s.products,
   // The corridor in the path must hold the product when the call runs (after the menu writes): keep the

@@ -15,7 +15,7 @@
 
 import { createHash, type Hash } from "node:crypto";
 import { EVENTS_IDS, KEEPS_IDS } from "../kinds/webhooks.js";
-import { categoriesOf, categoriesState, menusOf, menusState } from "../kinds/catalog.js";
+import { categoriesOf, categoriesState, itemsOf, itemsState, menusOf, menusState } from "../kinds/catalog.js";
 import { table, type DesiredState, type StoreState } from "../model.js";
 
 /** Characters gathered before they are handed to the hash (or the string being built). */
@@ -173,12 +173,12 @@ function resourceJson(resource: unknown, memo: DigestMemo): unknown {
 }
 
 /** The kinds whose states a digest writes at the top of the store's state ({@link digestView}). */
-const CATALOG_KINDS: ReadonlySet<string> = new Set([categoriesState.kind, menusState.kind]);
+const CATALOG_KINDS: ReadonlySet<string> = new Set([itemsState.kind, categoriesState.kind, menusState.kind]);
 
 /**
  * A store's state in the shape the plan format digests it (docs/plan-format.md `checksums`): the
  * states of the catalog kinds at the top, under the fields they were kept in before they moved under
- * `kinds` (`categories`, `menus`), present even when empty, and `kinds` holding the other kinds' states (absent when
+ * `kinds` (`items`, `upcomingPrices`, `categories`, `menus`), present even when empty, and `kinds` holding the other kinds' states (absent when
  * there are none), so that the checksums of a saved plan are those a fresh read of an unchanged store
  * gives, whichever version of carte made the plan.
  */
@@ -189,6 +189,9 @@ export function digestView(state: StoreState): Record<string, unknown> {
     for (const name of Object.keys(kinds)) if (!CATALOG_KINDS.has(name)) others[name] = kinds[name];
     if (Object.keys(others).length > 0) view.kinds = others;
   }
+  view.items = itemsOf(state);
+  const upcoming = itemsState.get(state)?.upcomingPrices;
+  if (upcoming !== undefined) view.upcomingPrices = upcoming;
   view.categories = categoriesOf(state);
   view.menus = menusOf(state);
   return view;

@@ -42,7 +42,7 @@ import {
   type PlanInfo,
   type ResourceChange,
 } from "./types.js";
-import { menusOf, menusState, categoriesOf, categoriesState } from "../kinds/catalog.js";
+import { menusOf, menusState, categoriesOf, categoriesState, itemsOf, itemsState } from "../kinds/catalog.js";
 
 /** Options of {@link buildPlan}. */
 export interface PlanOptions {
@@ -239,9 +239,10 @@ function sharingDesired(
 ): CurrentState["stores"][string] {
   const live = {
     ...read,
-    items: shareEqual(read.items, want.items),
     kinds: Object.assign(table<unknown>(), read.kinds),
   };
+  const items = itemsState.get(read);
+  if (items) itemsState.set(live, { ...items, items: shareEqual(items.items, itemsOf(want)) });
   const categories = categoriesState.get(read);
   if (categories) categoriesState.set(live, shareEqual(categories, categoriesOf(want)));
   const menus = menusState.get(read);

@@ -31,7 +31,7 @@ import { currencyOf, formatPrice, priceChangeExceeds, priceChangeText } from "..
 import type { SafetyPolicy } from "../config/safety.js";
 import { matchAddress } from "./target.js";
 import type { Plan, ResourceChange, SafetyVerdict, SafetyViolation } from "./types.js";
-import { menusOf, categoriesOf } from "../kinds/catalog.js";
+import { menusOf, categoriesOf, itemsOf } from "../kinds/catalog.js";
 
 export { DEFAULT_SAFETY, type SafetyPolicy } from "../config/safety.js";
 export type { SafetyVerdict, SafetyViolation } from "./types.js";
@@ -41,7 +41,7 @@ const CATALOG_KINDS: ReadonlySet<string> = new Set(["item", "modifier_group", "c
 
 function countResources(store: CurrentState["stores"][string]): number {
   return (
-    Object.keys(store.items).length +
+    Object.keys(itemsOf(store)).length +
     Object.keys(categoriesOf(store)).length +
     Object.keys(menusOf(store)).length
   );
@@ -131,7 +131,7 @@ export function storeViolations(
       });
     }
   }
-  const itemsNow = Object.keys(have.items).length;
+  const itemsNow = Object.keys(itemsOf(have)).length;
   const itemDeletes = changes.filter(
     (c) => (c.kind === "item" || c.kind === "modifier_group") && c.action === "delete",
   ).length;

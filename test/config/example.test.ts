@@ -45,7 +45,7 @@ describe("examples/chain", () => {
     });
     expect(store(stores, "med-poblado").store.storeId).toBe("900201");
 
-    const all = Object.values(centro.items);
+    const all = Object.values(catalogOf(centro).items);
     // Items sold as products are the ones in categories (options are ITEMs too, but not listed there).
     const products = new Set(Object.values(catalogOf(centro).categories).flatMap((c) => c.items));
     expect(products.size).toBeGreaterThanOrEqual(40);
@@ -59,7 +59,7 @@ describe("examples/chain", () => {
   it("normalizes items, options and modifier groups", async () => {
     const { desired } = await loadProject(CONFIG);
     const centro = store(desired.stores, "bog-centro");
-    expect(centro.items["BURGER-VEGGIE"]).toEqual({
+    expect(catalogOf(centro).items["BURGER-VEGGIE"]).toEqual({
       sku: "BURGER-VEGGIE",
       type: "ITEM",
       title: "Veggie de Garbanzo",
@@ -71,7 +71,7 @@ describe("examples/chain", () => {
       max: null,
       modifiersType: null,
     });
-    expect(centro.items.DONENESS).toEqual({
+    expect(catalogOf(centro).items.DONENESS).toEqual({
       sku: "DONENESS",
       type: "MODIFIER_GROUP",
       title: "Término de la carne",
@@ -84,34 +84,39 @@ describe("examples/chain", () => {
       modifiersType: "exclusive",
     });
     // An option reused by SKU in another group is one ITEM, child of both groups.
-    expect(centro.items["WING-SAUCE"]?.children).toEqual([
+    expect(catalogOf(centro).items["WING-SAUCE"]?.children).toEqual([
       "WING-BUFFALO",
       "WING-PANELA-PICANTE",
       "SAUCE-BBQ",
       "SAUCE-HONEY-MUSTARD",
     ]);
-    expect(centro.items["SAUCE-BBQ"]).toMatchObject({ type: "ITEM", price: 0, children: [], min: null });
+    expect(catalogOf(centro).items["SAUCE-BBQ"]).toMatchObject({
+      type: "ITEM",
+      price: 0,
+      children: [],
+      min: null,
+    });
   });
 
   it("applies per-store prices", async () => {
     const { desired } = await loadProject(CONFIG);
-    expect(store(desired.stores, "bog-centro").items["BURGER-CLASSIC"]?.price).toBe(25900);
-    expect(store(desired.stores, "bog-chapinero").items["BURGER-CLASSIC"]?.price).toBe(24900);
-    expect(store(desired.stores, "med-poblado").items["EXTRA-BACON"]?.price).toBe(5000);
-    expect(store(desired.stores, "bog-centro").items["EXTRA-BACON"]?.price).toBe(4500);
+    expect(catalogOf(store(desired.stores, "bog-centro")).items["BURGER-CLASSIC"]?.price).toBe(25900);
+    expect(catalogOf(store(desired.stores, "bog-chapinero")).items["BURGER-CLASSIC"]?.price).toBe(24900);
+    expect(catalogOf(store(desired.stores, "med-poblado")).items["EXTRA-BACON"]?.price).toBe(5000);
+    expect(catalogOf(store(desired.stores, "bog-centro")).items["EXTRA-BACON"]?.price).toBe(4500);
   });
 
   it("removes excluded SKUs and every reference to them", async () => {
     const { desired } = await loadProject(CONFIG);
     const poblado = store(desired.stores, "med-poblado");
-    expect(poblado.items["DRINK-BEER-CLUB-COLOMBIA"]).toBeUndefined();
+    expect(catalogOf(poblado).items["DRINK-BEER-CLUB-COLOMBIA"]).toBeUndefined();
     expect(catalogOf(poblado).categories.DRINKS?.items).not.toContain("DRINK-BEER-CLUB-COLOMBIA");
-    expect(poblado.items["EXTRA-JALAPENO"]).toBeUndefined();
-    expect(poblado.items.EXTRAS?.children).not.toContain("EXTRA-JALAPENO");
-    expect(poblado.items.EXTRAS?.children).toHaveLength(6);
+    expect(catalogOf(poblado).items["EXTRA-JALAPENO"]).toBeUndefined();
+    expect(catalogOf(poblado).items.EXTRAS?.children).not.toContain("EXTRA-JALAPENO");
+    expect(catalogOf(poblado).items.EXTRAS?.children).toHaveLength(6);
     const centro = store(desired.stores, "bog-centro");
     expect(catalogOf(centro).categories.DRINKS?.items).toContain("DRINK-BEER-CLUB-COLOMBIA");
-    expect(centro.items.EXTRAS?.children).toContain("EXTRA-JALAPENO");
+    expect(catalogOf(centro).items.EXTRAS?.children).toContain("EXTRA-JALAPENO");
     const chapinero = store(desired.stores, "bog-chapinero");
     expect(catalogOf(chapinero).categories.SEASONAL?.items).toEqual(["SEASONAL-BURGER-HOGAO"]);
   });
@@ -179,14 +184,14 @@ describe("examples/chain", () => {
       { days: "mon,tue,wed,thu,fri", periods: [{ start: "06:00", end: "11:00" }] },
       { days: "sat,sun,hol", periods: [{ start: "07:00", end: "12:00" }] },
     ]);
-    expect(centro.items["BREAKFAST-AREPA-HUEVO"]?.schedules).toEqual([
+    expect(catalogOf(centro).items["BREAKFAST-AREPA-HUEVO"]?.schedules).toEqual([
       { days: "mon,tue,wed,thu,fri,sat,sun", periods: [{ start: "06:00", end: "11:00" }] },
     ]);
     expect(catalogOf(centro).categories.BURGERS?.schedules).toBeUndefined();
-    expect(centro.items["EXTRA-CHEESE"]?.priceInParent).toEqual({ "COMBO-CARBON": 0 });
-    expect(centro.items["COMBO-SIDE-ONION-RINGS"]?.priceInParent).toEqual({ "COMBO-CARBON": 0 });
-    expect(centro.items["EXTRA-BACON"]?.priceInParent).toBeUndefined();
-    expect(centro.items["BURGER-CLASSIC"]?.title).toBe("Clásica Centro");
+    expect(catalogOf(centro).items["EXTRA-CHEESE"]?.priceInParent).toEqual({ "COMBO-CARBON": 0 });
+    expect(catalogOf(centro).items["COMBO-SIDE-ONION-RINGS"]?.priceInParent).toEqual({ "COMBO-CARBON": 0 });
+    expect(catalogOf(centro).items["EXTRA-BACON"]?.priceInParent).toBeUndefined();
+    expect(catalogOf(centro).items["BURGER-CLASSIC"]?.title).toBe("Clásica Centro");
   });
 
   it("is deterministic", async () => {

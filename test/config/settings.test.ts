@@ -133,10 +133,10 @@ describe("store settings", () => {
       ),
     });
     const a = project.desired.stores.a!;
-    expect(a.items.BURGER).toMatchObject({ title: "Hamburguesa", images: ["a.jpg", "b.jpg"] });
-    expect(a.items.EXTRAS?.title).toBe("Adiciones");
-    expect(a.items.CHEESE?.description).toBe("Cheddar");
-    expect(a.items.FRIES?.images).toEqual([]);
+    expect(catalogOf(a).items.BURGER).toMatchObject({ title: "Hamburguesa", images: ["a.jpg", "b.jpg"] });
+    expect(catalogOf(a).items.EXTRAS?.title).toBe("Adiciones");
+    expect(catalogOf(a).items.CHEESE?.description).toBe("Cheddar");
+    expect(catalogOf(a).items.FRIES?.images).toEqual([]);
     expect(catalogOf(a).categories.MAIN?.title).toBe("Principal");
     expect(a.available).toEqual(["BACON", "FRIES"]);
   });

@@ -26,9 +26,11 @@ describe("menu API schedules and ITEM overrides", () => {
       { days: "sat,sun,hol", periods: [{ start: "08:00", end: "12:00" }] },
       { days: "mon,tue,wed,thu,fri", periods: [{ start: "06:00", end: "11:00" }] },
     ];
-    const combo = Object.values(store.items).find((i) => i.type === "ITEM" && i.children.length > 0)!;
-    const group = store.items[combo.children[0]!]!;
-    const option = store.items[group.children[0]!]!;
+    const combo = Object.values(catalogOf(store).items).find(
+      (i) => i.type === "ITEM" && i.children.length > 0,
+    )!;
+    const group = catalogOf(store).items[combo.children[0]!]!;
+    const option = catalogOf(store).items[group.children[0]!]!;
     option.priceInParent = { [combo.sku]: 0 };
 
     emu.clearRequests();

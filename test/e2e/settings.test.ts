@@ -362,7 +362,9 @@ describe("corridor and product schedules through the utils group", () => {
     const skuOfId = new Map(menu.items.map((i) => [i.id, i.sku]));
     const category = [...menu.categories]
       .sort((a, b) => a.sku.localeCompare(b.sku))
-      .find((c) => !c.schedules?.length && !fx.store.items[skuOfId.get(c.items[0]!.id)!]?.schedules)!;
+      .find(
+        (c) => !c.schedules?.length && !catalogOf(fx.store).items[skuOfId.get(c.items[0]!.id)!]?.schedules,
+      )!;
     const itemSku = skuOfId.get(category.items[0]!.id)!;
     const itemId = menu.items.find((i) => i.sku === itemSku)!.id!;
     const corridor = category.id!;
@@ -371,7 +373,7 @@ describe("corridor and product schedules through the utils group", () => {
 
     fx.store.schedulesVia = "utils";
     const desiredCategory = catalogOf(fx.store).categories[category.sku]!;
-    const desiredItem = fx.store.items[itemSku]!;
+    const desiredItem = catalogOf(fx.store).items[itemSku]!;
     desiredCategory.schedules = [
       { days: "sat,sun,hol", periods: [{ start: "08:00", end: "12:00" }] },
       { days: "mon,tue,wed,thu,fri", periods: [{ start: "06:00", end: "11:00" }] },

@@ -13,7 +13,7 @@ function samplePlan() {
   const base = (key: string, id: string) =>
     store(key, id, (s) => {
       s.store.name = key === "bog-centro" ? "Bogotá Centro" : "Medellín Poblado";
-      s.items = {
+      catalogOf(s).items = {
         "BURGER-CLASSIC": item("BURGER-CLASSIC", 24900, { title: "Classic burger", children: ["DONENESS"] }),
         DONENESS: group("DONENESS", ["MEDIUM", "WELL-DONE"], 1, 1),
         MEDIUM: item("MEDIUM", 0, { title: "Medium" }),
@@ -38,10 +38,10 @@ function samplePlan() {
   const have = [base("bog-centro", "900101"), base("med-poblado", "900201")];
   const want = [base("bog-centro", "900101"), base("med-poblado", "900201")];
   for (const s of want) {
-    s.items["BURGER-CLASSIC"]!.price = 25900;
-    delete s.items["OLD-SHAKE"];
+    catalogOf(s).items["BURGER-CLASSIC"]!.price = 25900;
+    delete catalogOf(s).items["OLD-SHAKE"];
     catalogOf(s).categories.SIDES!.items = ["FRIES", "ONION-RINGS"];
-    s.items["ONION-RINGS"] = item("ONION-RINGS", 8900, {
+    catalogOf(s).items["ONION-RINGS"] = item("ONION-RINGS", 8900, {
       title: "Onion rings",
       description: "Beer-battered",
     });
@@ -87,7 +87,7 @@ function hugePlan() {
       store(`store-${String(i).padStart(3, "0")}`, String(900_000 + i), (s) => {
         for (let j = 0; j < 60; j++) {
           const sku = `ITEM-${String(j).padStart(2, "0")}`;
-          s.items[sku] = item(sku, 1000 + j + (j < 15 ? raise * (i + 1) : 0), {
+          catalogOf(s).items[sku] = item(sku, 1000 + j + (j < 15 ? raise * (i + 1) : 0), {
             title: `Item number ${j}`,
             description: "A fine item",
           });
@@ -122,7 +122,7 @@ describe("Markdown renderer", () => {
   it("escapes store names and never lets a value close the code fence", () => {
     const s = store("x", "1", (st) => {
       st.store.name = "<b>Tom & Jerry's</b>";
-      st.items = { A: item("A", 1, { title: "evil ``` fence" }) };
+      catalogOf(st).items = { A: item("A", 1, { title: "evil ``` fence" }) };
     });
     const md = renderMarkdown(buildPlan(desired(s), { stores: {} }));
     expect(md).toContain("&lt;b&gt;Tom &amp; Jerry's&lt;/b&gt;");
@@ -139,7 +139,7 @@ function currencyPlan(currency: "COP" | "BRL") {
   const base = (prices: { pizza: number; large: number; stuffed: number; inLarge: number }) =>
     store("centro", "900301", (s) => {
       s.store.name = "Brasa Centro";
-      s.items = {
+      catalogOf(s).items = {
         PIZZA: item("PIZZA", prices.pizza, { title: "Pizza", children: ["SIZE"] }),
         SIZE: group("SIZE", ["SIZE-M", "SIZE-L"], 1, 1),
         "SIZE-M": item("SIZE-M", 0, { title: "Mediana", children: ["CRUST"] }),
@@ -164,7 +164,7 @@ function currencyPlan(currency: "COP" | "BRL") {
       ? { pizza: 42.5, large: 12.5, stuffed: 8.9, inLarge: 11 }
       : { pizza: 25900, large: 8000, stuffed: 5500, inLarge: 7500 },
   );
-  want.items.EXTRA = item("EXTRA", brl ? 1234.5 : 1234500, { title: "Familiar" });
+  catalogOf(want).items.EXTRA = item("EXTRA", brl ? 1234.5 : 1234500, { title: "Familiar" });
   return buildPlan({ ...desired(want), currency }, current(have));
 }
 
@@ -220,7 +220,7 @@ function withSlotIds(...stores: StoreState[]) {
 function chainStore(key: string, id: string, edit: (s: StoreState) => void = () => {}): StoreState {
   return store(key, id, (s) => {
     s.store.name = `Carbón ${key}`;
-    s.items = {
+    catalogOf(s).items = {
       "BURGER-CLASSIC": item("BURGER-CLASSIC", 24900, { title: "Clásica", children: ["EXTRAS"] }),
       "BURGER-DOUBLE": item("BURGER-DOUBLE", 24900, { title: "Doble", children: ["EXTRAS"] }),
       "BURGER-BBQ": item("BURGER-BBQ", 27900, { title: "BBQ" }),
@@ -276,8 +276,8 @@ describe("plans for people", () => {
         const have = CHAIN.map(([k, id]) => chainStore(k, id));
         const want = CHAIN.map(([k, id]) =>
           chainStore(k, id, (s) => {
-            s.items["BURGER-DOUBLE"]!.price = 26900;
-            if (k === "med-poblado") s.items["EXTRA-BACON"]!.title = "Tocineta ahumada";
+            catalogOf(s).items["BURGER-DOUBLE"]!.price = 26900;
+            if (k === "med-poblado") catalogOf(s).items["EXTRA-BACON"]!.title = "Tocineta ahumada";
           }),
         );
         return buildPlan({ ...desired(...want), currency: "COP" }, withSlotIds(...have));
@@ -333,7 +333,7 @@ describe("plans for people", () => {
     const stores = Array.from({ length: 8 }, (_, i) => chainStore(`s-${i}`, String(9000 + i)));
     const want = stores.map((s) => {
       const c = structuredClone(s);
-      c.items["BURGER-DOUBLE"]!.price = 26900;
+      catalogOf(c).items["BURGER-DOUBLE"]!.price = 26900;
       return c;
     });
     const text = renderText(buildPlan({ ...desired(...want), currency: "COP" }, withSlotIds(...stores)), {
@@ -347,7 +347,9 @@ describe("plans for people", () => {
 
   it("escapes titles from the files in the text and the Markdown", () => {
     const have = [chainStore("a", "1")];
-    const want = [chainStore("a", "1", (s) => (s.items["BURGER-BBQ"]!.title = "\u001b[2J<b>@admin</b>```"))];
+    const want = [
+      chainStore("a", "1", (s) => (catalogOf(s).items["BURGER-BBQ"]!.title = "\u001b[2J<b>@admin</b>```")),
+    ];
     const plan = buildPlan(desired(...want), withSlotIds(...have));
     const text = renderText(plan, { color: false });
     expect(text).not.toContain("\u001b");

@@ -13,7 +13,7 @@ import { group, item, store, catalogOf } from "../helpers/builders.js";
 /** A small chain store: two burgers with an extras group, a category and a DEFAULT menu. */
 function chainStore(key: string, id: string, tweak: (s: StoreState) => void = () => {}): StoreState {
   return store(key, id, (s) => {
-    s.items = {
+    catalogOf(s).items = {
       BURGER: item("BURGER", 24900, { children: ["EXTRAS"], title: "Burger" }),
       CHEESE: item("CHEESE", 26900, { children: ["EXTRAS"], title: "Cheese burger" }),
       EXTRAS: group("EXTRAS", ["BACON", "EGG", "AVOCADO"], 0, 3),
@@ -38,17 +38,17 @@ describe("factoring imported stores", () => {
     const { result, byPath } = await files([
       chainStore("a", "1"),
       chainStore("b", "2", (s) => {
-        s.items.BURGER!.price = 25900;
+        catalogOf(s).items.BURGER!.price = 25900;
         // Switched off by carte (its marker): written; staff's switch-offs stay unwritten.
         s.unavailable = ["EGG"];
         s.suspensions = { EGG: { byCarte: true } };
       }),
       chainStore("c", "3", (s) => {
         // Not sold here: an option (the group's max drops to what is left) and an item.
-        delete s.items.AVOCADO;
-        delete s.items.CHEESE;
-        s.items.EXTRAS!.children = ["BACON", "EGG"];
-        s.items.EXTRAS!.max = 2;
+        delete catalogOf(s).items.AVOCADO;
+        delete catalogOf(s).items.CHEESE;
+        catalogOf(s).items.EXTRAS!.children = ["BACON", "EGG"];
+        catalogOf(s).items.EXTRAS!.max = 2;
         catalogOf(s).categories.BURGERS!.items = ["BURGER"];
       }),
     ]);
@@ -71,17 +71,17 @@ describe("factoring imported stores", () => {
 
   it("takes the most common values into the catalog, and splits off stores whose relations differ", async () => {
     const { result, byPath } = await files([
-      chainStore("a", "1", (s) => void (s.items.BURGER!.price = 1000)),
+      chainStore("a", "1", (s) => void (catalogOf(s).items.BURGER!.price = 1000)),
       chainStore("b", "2"),
       chainStore("c", "3"),
       chainStore("d", "4", (s) => {
-        s.items.BURGER!.title = "Hamburguesa";
-        s.items.BURGER!.description = "Con queso";
-        s.items.BACON!.images = ["img/bacon.jpg"];
+        catalogOf(s).items.BURGER!.title = "Hamburguesa";
+        catalogOf(s).items.BURGER!.description = "Con queso";
+        catalogOf(s).items.BACON!.images = ["img/bacon.jpg"];
         catalogOf(s).categories.BURGERS!.title = "Hamburguesas";
       }),
       // A required extras group: a limit no store file can override.
-      chainStore("e", "5", (s) => void (s.items.EXTRAS!.min = 1)),
+      chainStore("e", "5", (s) => void (catalogOf(s).items.EXTRAS!.min = 1)),
     ]);
     expect(result.catalogs.map((c) => [c.name, c.stores])).toEqual([
       ["shared", ["a", "b", "c", "d"]],
@@ -125,9 +125,9 @@ describe("factoring imported stores", () => {
 
   it("writes the same bytes whatever the order of the stores", async () => {
     const states = [
-      chainStore("b", "2", (s) => void (s.items.EGG!.price = 3000)),
+      chainStore("b", "2", (s) => void (catalogOf(s).items.EGG!.price = 3000)),
       chainStore("a", "1"),
-      chainStore("c", "3", (s) => void (s.items.BURGER!.description = "Juicy")),
+      chainStore("c", "3", (s) => void (catalogOf(s).items.BURGER!.description = "Juicy")),
     ];
     const one = (await buildImport(states)).files;
     const two = (await buildImport([...states].reverse())).files;
@@ -139,8 +139,8 @@ describe("factoring imported stores", () => {
       chainStore("a", "1", (s) => {
         // An option also sold on its own in a category, and a modifier group with a price.
         catalogOf(s).categories.BURGERS!.items.push("BACON");
-        s.items.EXTRAS!.price = 100;
-        s.items["BAD SKU"] = item("BAD SKU", 1);
+        catalogOf(s).items.EXTRAS!.price = 100;
+        catalogOf(s).items["BAD SKU"] = item("BAD SKU", 1);
       }),
     ]);
     expect(result.notes.map((n) => n.address)).toEqual([

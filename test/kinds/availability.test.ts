@@ -10,10 +10,10 @@ import type { StoreState } from "../../src/model.js";
 import { availabilityStore, sanitizeAvailability } from "../../src/kinds/availability-import.js";
 import { buildPlan } from "../../src/plan/plan.js";
 import { renderText } from "../../src/render/text.js";
-import { current, desired, item, store } from "../helpers/builders.js";
+import { current, desired, item, store, catalogOf } from "../helpers/builders.js";
 
 const items = (s: StoreState) => {
-  s.items = { FRIES: item("FRIES", 50), COLA: item("COLA", 30), SHAKE: item("SHAKE", 70) };
+  catalogOf(s).items = { FRIES: item("FRIES", 50), COLA: item("COLA", 30), SHAKE: item("SHAKE", 70) };
 };
 
 /** The platform: FRIES switched off by carte, COLA by staff (no marker), SHAKE on. */

@@ -93,7 +93,7 @@ describe("duplicates on the platform", () => {
     // The lowest id keeps the SKU.
     expect(read.ids.items).toEqual({ A: 3, "A#7": 7 });
     expect(items.duplicates!(read)).toEqual({ "A#7": "A" });
-    const want = store("s1", "1001", (x) => (x.items.A = { ...item("A", 100), title: "a" }));
+    const want = store("s1", "1001", (x) => (catalogOf(x).items.A = { ...item("A", 100), title: "a" }));
     const plan = buildPlan(desired(want), { stores: { s1: read } });
     expect(plan.changes.map((c) => `${c.action} ${c.address}`)).toEqual(["delete store[s1].item[A#7]"]);
     expect(plan.operations.map((o) => [o.endpoint, o.body])).toEqual([["items.delete", [7]]]);

@@ -31,7 +31,7 @@ function reference(value: unknown): string {
 
 function shop(key: string, id: string, price = 100) {
   return store(key, id, (s) => {
-    s.items = {
+    catalogOf(s).items = {
       BURGER: item("BURGER", price, { children: ["SIZE"], schedules: [{ days: "mon", periods: [] }] }),
       SIZE: group("SIZE", ["SMALL"], 1, 1),
       SMALL: item("SMALL", 0, { priceInParent: { BURGER: 5 } }),
@@ -82,7 +82,8 @@ describe("store digests", () => {
     expect(storeDigest(a)).toBe(checksum(digestView(a)));
     expect(storeDigest(a, memo)).toBe(checksum(digestView(a)));
     // A second store sharing the first one's resource objects: same text, same digest as a copy.
-    const b = { ...shop("b", "2"), items: a.items };
+    const b = shop("b", "2");
+    catalogOf(b).items = catalogOf(a).items;
     expect(storeDigest(b, memo)).toBe(checksum(digestView(structuredClone(b))));
     expect(storeDigest(null)).toBe(checksum(null));
   });

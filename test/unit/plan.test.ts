@@ -5,7 +5,7 @@ import { current, desired, group, item, store, catalogOf } from "../helpers/buil
 
 function chain(price = 100) {
   return store("bog-centro", "900101", (s) => {
-    s.items = {
+    catalogOf(s).items = {
       BURGER: item("BURGER", price, { children: ["SIZE"] }),
       FRIES: item("FRIES", 50),
       SIZE: group("SIZE", ["SMALL", "LARGE"], 1, 1),
@@ -61,7 +61,7 @@ describe("buildPlan", () => {
   it("removes an item from its category before deleting it, by id", () => {
     const before = chain();
     const after = chain();
-    delete after.items.FRIES;
+    delete catalogOf(after).items.FRIES;
     catalogOf(after).categories.MAINS!.items = ["BURGER"];
     const cur = current(before);
     const plan = buildPlan(desired(after), cur);
@@ -88,13 +88,13 @@ describe("buildPlan", () => {
     const keys = ["a", "b", "c"];
     const want = keys.map((k, i) =>
       store(k, String(900 + i), (s) => {
-        s.items = { FRIES: item("FRIES", 50), COLA: item("COLA", 30) };
+        catalogOf(s).items = { FRIES: item("FRIES", 50), COLA: item("COLA", 30) };
         s.unavailable = ["FRIES"];
       }),
     );
     const have = keys.map((k, i) =>
       store(k, String(900 + i), (s) => {
-        s.items = { FRIES: item("FRIES", 50), COLA: item("COLA", 30) };
+        catalogOf(s).items = { FRIES: item("FRIES", 50), COLA: item("COLA", 30) };
       }),
     );
     const plan = buildPlan(desired(...want), current(...have));
@@ -115,11 +115,11 @@ describe("buildPlan", () => {
   it("splits availability toggles at 100 items per call", () => {
     const skus = Array.from({ length: 150 }, (_, i) => `SKU-${String(i).padStart(3, "0")}`);
     const want = store("a", "1", (s) => {
-      for (const k of skus) s.items[k] = item(k, 1);
+      for (const k of skus) catalogOf(s).items[k] = item(k, 1);
       s.unavailable = [...skus];
     });
     const have = store("a", "1", (s) => {
-      for (const k of skus) s.items[k] = item(k, 1);
+      for (const k of skus) catalogOf(s).items[k] = item(k, 1);
     });
     const plan = buildPlan(desired(want), current(have));
     const toggles = plan.operations.filter((o) => o.endpoint === "availability.toggle");
@@ -134,7 +134,7 @@ describe("buildPlan", () => {
 
   it("switches off a new item after creating it, and does not plan availability for available new items", () => {
     const want = store("a", "1", (s) => {
-      s.items = { FRIES: item("FRIES", 50), COLA: item("COLA", 30) };
+      catalogOf(s).items = { FRIES: item("FRIES", 50), COLA: item("COLA", 30) };
       s.unavailable = ["COLA"];
     });
     const plan = buildPlan(desired(want), { stores: {} });
@@ -164,7 +164,7 @@ describe("buildPlan", () => {
       desired(chain()),
       current(
         chain(),
-        store("other", "5", (s) => (s.items = { X: item("X", 1) })),
+        store("other", "5", (s) => (catalogOf(s).items = { X: item("X", 1) })),
       ),
     );
     expect(plan.changes).toEqual([]);
@@ -174,7 +174,7 @@ describe("buildPlan", () => {
 describe("schedules and option prices (menu API)", () => {
   const withSchedule = (periods: { start: string; end: string }[]) =>
     store("s", "1", (s) => {
-      s.items = {
+      catalogOf(s).items = {
         COMBO: item("COMBO", 300, { children: ["SIDE"] }),
         SIDE: group("SIDE", ["FRIES"], 1, 1),
         FRIES: item("FRIES", 50, { priceInParent: { COMBO: 0 } }),

@@ -19,8 +19,8 @@ import { current, desired, item, store, catalogOf } from "../helpers/builders.js
 /** A store with `n` items in one category shown by one menu. */
 function shop(n: number): ReturnType<typeof store> {
   return store("shop", "1", (s) => {
-    for (let i = 0; i < n; i++) s.items[`I${i}`] = item(`I${i}`, 100 + i);
-    catalogOf(s).categories = { ALL: { sku: "ALL", title: "All", items: Object.keys(s.items) } };
+    for (let i = 0; i < n; i++) catalogOf(s).items[`I${i}`] = item(`I${i}`, 100 + i);
+    catalogOf(s).categories = { ALL: { sku: "ALL", title: "All", items: Object.keys(catalogOf(s).items) } };
     catalogOf(s).menus = { DEFAULT: { type: "DEFAULT", categories: [{ sku: "ALL", active: true }] } };
   });
 }
@@ -28,7 +28,7 @@ function shop(n: number): ReturnType<typeof store> {
 /** A plan that changes one price of twenty items: no guard trips. */
 const smallPlan = (): Plan => {
   const want = shop(20);
-  want.items.I0!.price = 120;
+  catalogOf(want).items.I0!.price = 120;
   return buildPlan(desired(want), current(shop(20)));
 };
 
