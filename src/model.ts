@@ -150,22 +150,6 @@ export type Ownership = "full" | "additive" | "ignore";
 export interface StoreState {
   store: StoreIdentity;
   /**
-   * SKUs of the ITEMs that are switched off in the store (platform `suspension_info.is_available: false`,
-   * availability v2 `turn_off`). Sorted.
-   */
-  unavailable: string[];
-  /**
-   * SKUs of ITEMs the files say must be switched on. Under the default `additive` ownership of item
-   * availability only these are turned back on; under `full` every ITEM not in `unavailable` is.
-   */
-  available?: string[];
-  /**
-   * Details of switched-off items (SKUs of `unavailable`), by SKU; a SKU without an entry is switched off
-   * until switched on again, by whoever (current side) or by carte (desired side). Absent when no item
-   * has details. See {@link Suspension}.
-   */
-  suspensions?: Record<string, Suspension>;
-  /**
    * Through which API the schedules of categories and items are written: the menu API (default) or
    * the older utils group (corridor and product schedules, spec §4.5).
    */
@@ -289,5 +273,5 @@ export function emptyIds(): StoreIds {
 
 /** An empty store state for the given identity (tables without prototype, see {@link table}). */
 export function emptyStore(store: StoreIdentity): StoreState {
-  return { store, unavailable: [] };
+  return { store };
 }

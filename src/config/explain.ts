@@ -14,7 +14,7 @@ import { isRecord, list, where } from "./report.js";
 import type { Site } from "./report.js";
 import { toPointer } from "./yaml.js";
 import type { YamlFile } from "./yaml.js";
-import { menusOf, categoriesOf, itemsOf } from "../kinds/catalog.js";
+import { menusOf, categoriesOf, itemsOf, availabilityOf } from "../kinds/catalog.js";
 
 /** What the loader keeps of one store for `carte explain`. */
 export interface StoreSources {
@@ -99,7 +99,8 @@ const siteText = (site: Site): string => where(site);
  */
 function availabilityAttributes(state: StoreState, o: MergedOverrides, key: string): AttributeOrigin[] {
   const a = o.availability.get(key);
-  const value = state.unavailable.includes(key) ? false : state.available?.includes(key) ? true : undefined;
+  const { unavailable, available, suspensions } = availabilityOf(state);
+  const value = unavailable.includes(key) ? false : available?.includes(key) ? true : undefined;
   return [
     {
       attribute: "available",
@@ -107,12 +108,12 @@ function availabilityAttributes(state: StoreState, o: MergedOverrides, key: stri
       from: a ? [a, ...a.below].map((e) => ({ at: siteText(e.site), value: e.value })) : [],
     },
     // Switched off until a time (`until:`), from the winning entry.
-    ...(own(state.suspensions, key)?.until !== undefined
+    ...(own(suspensions, key)?.until !== undefined
       ? [
           {
             attribute: "until",
-            value: own(state.suspensions, key)!.until!,
-            from: a ? [{ at: siteText(a.site), value: own(state.suspensions, key)!.until! }] : [],
+            value: own(suspensions, key)!.until!,
+            from: a ? [{ at: siteText(a.site), value: own(suspensions, key)!.until! }] : [],
           },
         ]
       : []),

@@ -23,7 +23,13 @@ import { imageRefs, overridesOfFile } from "./overrides.js";
 import type { StoreOverrides, WrittenSchedule } from "./overrides.js";
 import type { StoreSettings } from "./settings.js";
 import { toSchedules } from "./slots.js";
-import { menusState, categoriesState, itemsState } from "../kinds/catalog.js";
+import {
+  menusState,
+  categoriesState,
+  itemsState,
+  itemAvailabilityState,
+  type AvailabilityState,
+} from "../kinds/catalog.js";
 
 /** A valid store file and the valid catalog it names. */
 export interface ResolvableStore {
@@ -178,13 +184,14 @@ export function resolveStore({ store, catalog, settings, overrides }: Resolvable
       integrationId: store.store.integration_id,
       name: store.store.name,
     },
-    unavailable,
     kinds: table(),
   };
   itemsState.set(state, { items });
   categoriesState.set(state, categories);
   menusState.set(state, menus);
-  if (available) state.available = [...new Set(available)].filter(sellable).sort(byCodePoint);
+  const off: AvailabilityState = { unavailable };
+  if (available) off.available = [...new Set(available)].filter(sellable).sort(byCodePoint);
+  itemAvailabilityState.set(state, off);
   addUpcoming(state, o, unavailable);
   // Each kind's settings section resolved its own state (the catalog's are set above).
   if (settings?.schedulesVia !== undefined) state.schedulesVia = settings.schedulesVia;
@@ -262,9 +269,10 @@ function addUpcoming(state: StoreState, o: StoreOverrides, unavailable: readonly
     if (item && item.price !== next.price) (mine.upcomingPrices ??= table())[sku] = next;
   }
   // Items switched off until a time (`until:`), as the platform's suspend_until (src/kinds/availability.ts).
+  const off = itemAvailabilityState.get(state)!;
   for (const sku of unavailable) {
     const until = o.until?.get(sku);
-    if (until !== undefined) (state.suspensions ??= table<Suspension>())[sku] = { until };
+    if (until !== undefined) (off.suspensions ??= table<Suspension>())[sku] = { until };
   }
 }
 

@@ -196,7 +196,7 @@ const utilsSchedulesRead: StoreRead<UtilsSchedulesSnapshot> = {
 function categoryView(state: StoreState, sku: string): unknown {
   const c = own(categoriesOf(state), sku);
   if (!c) return undefined;
-  const probe: StoreState = { store: state.store, schedulesVia: "utils", unavailable: [] };
+  const probe: StoreState = { store: state.store, schedulesVia: "utils" };
   const one = table<CategoryResource>();
   one[sku] = c;
   categoriesState.set(probe, one);
@@ -207,7 +207,7 @@ function categoryView(state: StoreState, sku: string): unknown {
 function itemView(state: StoreState, sku: string): unknown {
   const it = own(itemsOf(state), sku);
   if (!it) return undefined;
-  const probe: StoreState = { store: state.store, schedulesVia: "utils", unavailable: [] };
+  const probe: StoreState = { store: state.store, schedulesVia: "utils" };
   const one = table<ItemResource>();
   one[sku] = it;
   itemsState.set(probe, { items: one });

@@ -15,7 +15,16 @@
 
 import { createHash, type Hash } from "node:crypto";
 import { EVENTS_IDS, KEEPS_IDS } from "../kinds/webhooks.js";
-import { categoriesOf, categoriesState, itemsOf, itemsState, menusOf, menusState } from "../kinds/catalog.js";
+import {
+  availabilityOf,
+  categoriesOf,
+  categoriesState,
+  itemAvailabilityState,
+  itemsOf,
+  itemsState,
+  menusOf,
+  menusState,
+} from "../kinds/catalog.js";
 import { table, type DesiredState, type StoreState } from "../model.js";
 
 /** Characters gathered before they are handed to the hash (or the string being built). */
@@ -173,12 +182,18 @@ function resourceJson(resource: unknown, memo: DigestMemo): unknown {
 }
 
 /** The kinds whose states a digest writes at the top of the store's state ({@link digestView}). */
-const CATALOG_KINDS: ReadonlySet<string> = new Set([itemsState.kind, categoriesState.kind, menusState.kind]);
+const CATALOG_KINDS: ReadonlySet<string> = new Set([
+  itemsState.kind,
+  categoriesState.kind,
+  menusState.kind,
+  itemAvailabilityState.kind,
+]);
 
 /**
  * A store's state in the shape the plan format digests it (docs/plan-format.md `checksums`): the
  * states of the catalog kinds at the top, under the fields they were kept in before they moved under
- * `kinds` (`items`, `upcomingPrices`, `categories`, `menus`), present even when empty, and `kinds` holding the other kinds' states (absent when
+ * `kinds` (`items`, `upcomingPrices`, `categories`, `menus`, `unavailable`, `available`,
+ * `suspensions`), present even when empty, and `kinds` holding the other kinds' states (absent when
  * there are none), so that the checksums of a saved plan are those a fresh read of an unchanged store
  * gives, whichever version of carte made the plan.
  */
@@ -194,6 +209,10 @@ export function digestView(state: StoreState): Record<string, unknown> {
   if (upcoming !== undefined) view.upcomingPrices = upcoming;
   view.categories = categoriesOf(state);
   view.menus = menusOf(state);
+  const { unavailable, available, suspensions } = availabilityOf(state);
+  view.unavailable = unavailable;
+  if (available !== undefined) view.available = available;
+  if (suspensions !== undefined) view.suspensions = suspensions;
   return view;
 }
 

@@ -123,7 +123,7 @@ describe("examples/chain", () => {
 
   it("sorts unavailable SKUs", async () => {
     const { desired } = await loadProject(CONFIG);
-    expect(store(desired.stores, "med-poblado").unavailable).toEqual([
+    expect(catalogOf(store(desired.stores, "med-poblado")).unavailable).toEqual([
       "DRINK-JUGO-LULO",
       "EXTRA-PATTY",
       "TOP-OREO",

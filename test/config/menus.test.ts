@@ -190,7 +190,7 @@ describe("overrides at every layer", () => {
     ]);
     expect(catalogOf(c!).categories.MAIN?.schedules).toBeUndefined();
     // Availability: the group switches FRIES back on over carte.yaml.
-    expect([a, c].map((s) => [s!.unavailable, s!.available])).toEqual([
+    expect([a, c].map((s) => [catalogOf(s!).unavailable, catalogOf(s!).available])).toEqual([
       [["CHEESE"], ["FRIES"]],
       [["CHEESE", "FRIES"], undefined],
     ]);

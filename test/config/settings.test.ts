@@ -138,6 +138,6 @@ describe("store settings", () => {
     expect(catalogOf(a).items.CHEESE?.description).toBe("Cheddar");
     expect(catalogOf(a).items.FRIES?.images).toEqual([]);
     expect(catalogOf(a).categories.MAIN?.title).toBe("Principal");
-    expect(a.available).toEqual(["BACON", "FRIES"]);
+    expect(catalogOf(a).available).toEqual(["BACON", "FRIES"]);
   });
 });

@@ -40,9 +40,9 @@ describe("until: of a switched-off item", () => {
       "stores/b.yaml": storeYaml(2, "b", "group: north\n"),
     });
     const a = project.desired.stores.a!;
-    expect(a.unavailable).toEqual(["BACON", "FRIES"]);
-    expect(a.suspensions).toEqual({ FRIES: { until: "2026-11-25T18:00:00-05:00" } });
-    expect(project.desired.stores.b!.unavailable).toEqual([]);
+    expect(catalogOf(a).unavailable).toEqual(["BACON", "FRIES"]);
+    expect(catalogOf(a).suspensions).toEqual({ FRIES: { until: "2026-11-25T18:00:00-05:00" } });
+    expect(catalogOf(project.desired.stores.b!).unavailable).toEqual([]);
     expect(project.warnings).toEqual([
       `${shown(dir, "groups/north.yaml")}:5:9: "CHEESE" is switched off until "2026-11-24T18:00:00-05:00", which has passed: the entry is ignored (stores "a", "b"); remove it`,
       `${shown(dir, "stores/a.yaml")}:11:7: "BURGER" is switched off until "2026-11-25T11:59:00-05:00", which has passed: the entry is ignored (store "a"); remove it`,
@@ -225,8 +225,8 @@ describe("the base of carte plan --base", () => {
       loadBase(project, "HEAD", { now: NOW }),
       loadBase(project, "HEAD", { now: later }),
     ]);
-    expect(atNow.project?.desired.stores.a!.unavailable).toEqual(["FRIES"]);
+    expect(catalogOf(atNow.project?.desired.stores.a)?.unavailable).toEqual(["FRIES"]);
     // A day later the entry has expired in the base as in the head: no difference to show as the branch's.
-    expect(atLater.project?.desired.stores.a!.unavailable).toEqual([]);
+    expect(catalogOf(atLater.project?.desired.stores.a)?.unavailable).toEqual([]);
   });
 });

@@ -85,7 +85,7 @@ describe("the example chain against the emulator", () => {
         expect(live.categories.map((c) => c.sku).sort()).toEqual(Object.keys(catalogOf(s).categories).sort());
         expect(live.menus.map((m) => m.menu_type).sort()).toEqual(Object.keys(catalogOf(s).menus).sort());
         const off = live.items.filter((i) => i.suspension_info?.is_available === false).map((i) => i.sku);
-        expect(off.sort()).toEqual(s.unavailable);
+        expect(off.sort()).toEqual(catalogOf(s).unavailable);
       }
     } finally {
       await client.close();
@@ -172,7 +172,8 @@ describe("the example chain against the emulator", () => {
     const stores = Object.values(project.desired.stores);
     const sku = Object.values(catalogOf(stores[0]!).items).find(
       (i) =>
-        i.type === "ITEM" && stores.every((s) => catalogOf(s).items[i.sku] && !s.unavailable.includes(i.sku)),
+        i.type === "ITEM" &&
+        stores.every((s) => catalogOf(s).items[i.sku] && !catalogOf(s).unavailable.includes(i.sku)),
     )!.sku;
 
     for (const f of storeFiles) {

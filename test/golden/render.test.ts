@@ -45,7 +45,7 @@ function samplePlan() {
       title: "Onion rings",
       description: "Beer-battered",
     });
-    s.unavailable = ["FRIES"];
+    catalogOf(s).unavailable = ["FRIES"];
   }
   catalogOf(want[1]!).menus.DEFAULT!.categories[1]!.active = false;
   return buildPlan(desired(...want), current(...have));

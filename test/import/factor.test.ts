@@ -40,8 +40,8 @@ describe("factoring imported stores", () => {
       chainStore("b", "2", (s) => {
         catalogOf(s).items.BURGER!.price = 25900;
         // Switched off by carte (its marker): written; staff's switch-offs stay unwritten.
-        s.unavailable = ["EGG"];
-        s.suspensions = { EGG: { byCarte: true } };
+        catalogOf(s).unavailable = ["EGG"];
+        catalogOf(s).suspensions = { EGG: { byCarte: true } };
       }),
       chainStore("c", "3", (s) => {
         // Not sold here: an option (the group's max drops to what is left) and an item.

@@ -73,15 +73,15 @@ describe("audits of what the emulator received", () => {
       const want = emptyStore({ id: key, key, integrationId: key, name: key } as never);
       catalogOf(want).items.FRIES = { sku: "FRIES", type: "ITEM" } as never;
       catalogOf(want).items.SHAKE = { sku: "SHAKE", type: "ITEM" } as never;
-      want.unavailable = ["FRIES", "SHAKE"];
+      catalogOf(want).unavailable = ["FRIES", "SHAKE"];
       desired.stores[key] = want;
       current.stores[key] = { ...structuredClone(want), ids: emptyIds() };
     }
     // a: FRIES off with the marker, SHAKE still on (a plan switches it off: not a lost marker).
-    current.stores.a!.unavailable = ["FRIES"];
-    current.stores.a!.suspensions = { FRIES: { byCarte: true } };
+    catalogOf(current.stores.a!).unavailable = ["FRIES"];
+    catalogOf(current.stores.a!).suspensions = { FRIES: { byCarte: true } };
     // b: both off, FRIES without the marker.
-    current.stores.b!.suspensions = { SHAKE: { byCarte: true } };
+    catalogOf(current.stores.b!).suspensions = { SHAKE: { byCarte: true } };
     expect(lostMarkers(desired, current)).toEqual(["b FRIES"]);
   });
 });

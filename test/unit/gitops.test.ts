@@ -79,7 +79,7 @@ describe("sharding", () => {
       store(k, String(100 + i), (s) => {
         catalogOf(s).items = { A: item("A", 100 + i), B: item("B", 200) };
         // Staff switched A off in some stores: the plans say so (information, not a change).
-        if (i % 4 === 0) s.unavailable = ["A"];
+        if (i % 4 === 0) catalogOf(s).unavailable = ["A"];
       }),
     );
     const want = keys(12).map((k, i) =>

@@ -89,7 +89,7 @@ describe("buildPlan", () => {
     const want = keys.map((k, i) =>
       store(k, String(900 + i), (s) => {
         catalogOf(s).items = { FRIES: item("FRIES", 50), COLA: item("COLA", 30) };
-        s.unavailable = ["FRIES"];
+        catalogOf(s).unavailable = ["FRIES"];
       }),
     );
     const have = keys.map((k, i) =>
@@ -116,7 +116,7 @@ describe("buildPlan", () => {
     const skus = Array.from({ length: 150 }, (_, i) => `SKU-${String(i).padStart(3, "0")}`);
     const want = store("a", "1", (s) => {
       for (const k of skus) catalogOf(s).items[k] = item(k, 1);
-      s.unavailable = [...skus];
+      catalogOf(s).unavailable = [...skus];
     });
     const have = store("a", "1", (s) => {
       for (const k of skus) catalogOf(s).items[k] = item(k, 1);
@@ -135,7 +135,7 @@ describe("buildPlan", () => {
   it("switches off a new item after creating it, and does not plan availability for available new items", () => {
     const want = store("a", "1", (s) => {
       catalogOf(s).items = { FRIES: item("FRIES", 50), COLA: item("COLA", 30) };
-      s.unavailable = ["COLA"];
+      catalogOf(s).unavailable = ["COLA"];
     });
     const plan = buildPlan(desired(want), { stores: {} });
     expect(plan.changes.map((c) => `${c.action} ${c.address}`)).toEqual([
