@@ -170,12 +170,7 @@ export function resolveStore({ store, catalog, settings, overrides }: Resolvable
   }
 
   const menus = catalogMenus(catalog, categories);
-
-  // Availability names items and options of the catalog that the store sells (a lower layer may name a
-  // SKU another catalog has, or one a higher layer excludes).
-  const sellable = (sku: string): boolean => keep(sku) && catalogItemSkus(catalog).has(sku);
-  const unavailable = [...new Set(o.unavailable)].filter(sellable).sort(byCodePoint);
-  const available = o.available;
+  const availability = availabilityOfStore(catalog, o, keep);
   const storeId = storeIdOf(store.store.id) ?? String(store.store.id);
   const state: StoreState = {
     store: {
@@ -189,15 +184,31 @@ export function resolveStore({ store, catalog, settings, overrides }: Resolvable
   itemsState.set(state, { items });
   categoriesState.set(state, categories);
   menusState.set(state, menus);
-  const off: AvailabilityState = { unavailable };
-  if (available) off.available = [...new Set(available)].filter(sellable).sort(byCodePoint);
-  itemAvailabilityState.set(state, off);
-  addUpcoming(state, o, unavailable);
+  itemAvailabilityState.set(state, availability);
+  addUpcoming(state, o, availability.unavailable);
   // Each kind's settings section resolved its own state (the catalog's are set above).
   if (settings?.schedulesVia !== undefined) state.schedulesVia = settings.schedulesVia;
   for (const [kind, value] of Object.entries(settings?.kinds ?? {}))
     if (value !== undefined) state.kinds![kind] = value;
   return state;
+}
+
+/**
+ * The items a store's files switch off and on: sorted, without duplicates, and naming only items and
+ * options of the catalog that the store sells (a lower layer may name a SKU another catalog has, or one
+ * a higher layer excludes); `available` only when some layer writes it.
+ */
+function availabilityOfStore(
+  catalog: CatalogFile,
+  o: StoreOverrides,
+  keep: (sku: string) => boolean,
+): AvailabilityState {
+  const sellable = (sku: string): boolean => keep(sku) && catalogItemSkus(catalog).has(sku);
+  const out: AvailabilityState = {
+    unavailable: [...new Set(o.unavailable)].filter(sellable).sort(byCodePoint),
+  };
+  if (o.available) out.available = [...new Set(o.available)].filter(sellable).sort(byCodePoint);
+  return out;
 }
 
 /** An item or an option written in full, with the option prices its catalog entry writes. */
