@@ -5,7 +5,8 @@
  * Every checksum is a SHA-256 of canonical JSON: JSON with the keys of every object sorted, written
  * straight into the hash in chunks, without building a sorted copy of the value or one string of it.
  * A store's digest ({@link storeDigest}) is the checksum of its normalised state (client-wide webhook
- * facts left out); the canonical text of
+ * facts left out), in the shape the plan format has always given it ({@link digestView}); the canonical
+ * text of
  * a catalog resource (item, category, menu) object is kept for the run ({@link DigestMemo}), so that a
  * resource shared by many stores is serialised once (the desired side resolves identical resources of
  * a shared catalog to one object, and the streaming planner gives a live resource that equals its
@@ -168,7 +169,7 @@ export function digestMemo(): DigestMemo {
   return new WeakMap();
 }
 
-/** The catalog fields of a store whose resources are memoised one by one. */
+/** The catalog fields of a store's {@link digestView} whose resources are memoised one by one. */
 const RESOURCE_FIELDS = ["items", "categories", "menus"] as const;
 
 function resourceJson(resource: unknown, memo: DigestMemo): unknown {
@@ -218,8 +219,8 @@ export function digestView(state: StoreState): Record<string, unknown> {
 
 /**
  * The digest of one store's normalised state (the current side with its platform ids, or the desired
- * side): `sha256:<hex>` of its canonical JSON, exactly {@link checksum} of the state. `null` (a store
- * that was not read) has a digest too.
+ * side): `sha256:<hex>` of the canonical JSON of its {@link digestView}, exactly {@link checksum} of
+ * that view. `null` (a store that was not read) has a digest too.
  *
  * @param memo - canonical JSON of resources already written in this run (see {@link DigestMemo}).
  */
