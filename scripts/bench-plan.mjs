@@ -504,6 +504,7 @@ async function plannerChild() {
       const { loadProject } = await import(dist("config/index.js"));
       const { buildPlan } = await import(dist("plan/plan.js"));
       const { kinds } = await import(dist("kinds/registry.js"));
+      const { categoriesOf, itemsOf, itemsState, menusOf } = await import(dist("kinds/catalog.js"));
       const project = await loadProject(m.config);
       const first = Object.values(project.desired.stores)[0];
       const perStore = kinds.reduce(
@@ -521,9 +522,9 @@ async function plannerChild() {
         const have = structuredClone(want);
         let id = 1;
         have.ids = { items: {}, categories: {}, menus: {}, other: {} };
-        for (const sku of Object.keys(have.items)) have.ids.items[sku] = id++;
-        for (const sku of Object.keys(have.categories)) have.ids.categories[sku] = id++;
-        for (const t of Object.keys(have.menus)) have.ids.menus[t] = id++;
+        for (const sku of Object.keys(itemsOf(have))) have.ids.items[sku] = id++;
+        for (const sku of Object.keys(categoriesOf(have))) have.ids.categories[sku] = id++;
+        for (const t of Object.keys(menusOf(have))) have.ids.menus[t] = id++;
         // Store settings read back from the platform hold slot ids; the plan does not need them to compare.
         current.stores[key] = have;
       }
@@ -535,12 +536,15 @@ async function plannerChild() {
         return { ms: performance.now() - t, out };
       };
       const same = time(() => buildPlan(desired, current, options));
-      const skus = Object.keys(first.items).filter(
-        (s) => first.items[s].type === "ITEM" && first.items[s].price !== null,
+      const firstItems = itemsOf(first);
+      const skus = Object.keys(firstItems).filter(
+        (s) => firstItems[s].type === "ITEM" && firstItems[s].price !== null,
       );
       const changed = skus.slice(0, Math.max(1, Math.round(perStore / 100)));
-      for (const s of Object.values(desired.stores))
-        for (const sku of changed) s.items[sku] = { ...s.items[sku], price: s.items[sku].price + 100 };
+      for (const s of Object.values(desired.stores)) {
+        const items = itemsState.get(s).items;
+        for (const sku of changed) items[sku] = { ...items[sku], price: items[sku].price + 100 };
+      }
       const diff = time(() => buildPlan(desired, current, options));
       reply({
         stores: count,

@@ -146,55 +146,39 @@ export interface Schedule {
  */
 export type Ownership = "full" | "additive" | "ignore";
 
-/** Everything carte manages in one store, normalized. */
+/**
+ * Everything carte manages in one store, normalized: the store's identity, the state of each kind
+ * under the kind's name in {@link StoreState.kinds}, and what concerns several kinds at once (through
+ * which API schedules go, what a read found that no kind can hold).
+ */
 export interface StoreState {
   store: StoreIdentity;
-  /** Items and modifier groups by SKU. */
-  items: Record<string, ItemResource>;
-  /** Categories by SKU. */
-  categories: Record<string, CategoryResource>;
-  /** Menus by menu type. */
-  menus: Record<string, MenuResource>;
-  /**
-   * SKUs of the ITEMs that are switched off in the store (platform `suspension_info.is_available: false`,
-   * availability v2 `turn_off`). Sorted.
-   */
-  unavailable: string[];
-  /**
-   * SKUs of ITEMs the files say must be switched on. Under the default `additive` ownership of item
-   * availability only these are turned back on; under `full` every ITEM not in `unavailable` is.
-   */
-  available?: string[];
-  /**
-   * Details of switched-off items (SKUs of `unavailable`), by SKU; a SKU without an entry is switched off
-   * until switched on again, by whoever (current side) or by carte (desired side). Absent when no item
-   * has details. See {@link Suspension}.
-   */
-  suspensions?: Record<string, Suspension>;
-  /**
-   * Desired side only: prices the files set from a date still ahead at the run's clock (`{price, from}`
-   * overrides), by SKU, that would change the item's price. Not applied: the plan lists them as upcoming
-   * information (src/kinds/items.ts `info`). Absent when none.
-   */
-  upcomingPrices?: Record<string, { price: number; from: string }>;
   /**
    * Through which API the schedules of categories and items are written: the menu API (default) or
-   * the older utils group (corridor and product schedules, spec §4.5).
+   * the older utils group (corridor and product schedules, spec §4.5). A setting of the files
+   * (`schedules_via:`), not platform state: the planner gives the current side the desired side's
+   * value. Kept here rather than in one kind's state because it decides between kinds: the items and
+   * categories kinds leave schedules out of their comparison under `utils`, and the corridor and
+   * product schedule kinds are managed only then; the plan records it per store.
    */
   schedulesVia?: "menu" | "utils";
   /**
    * Current side only: what the platform holds that carte's model does not (per-store `STORE` overrides
    * of an item's blocks, a suspension with an end date…), by address segment and key (`item[PIZZA]`),
-   * in words. Planning ignores it; `carte import` lists it as what the files cannot express.
+   * in words. Planning ignores it; `carte import` lists it as what the files cannot express. Kept here
+   * rather than in one kind's state because it is metadata about the read, not state any kind compares,
+   * and is keyed by address, so that any kind's read can add what it could not hold and the import
+   * lists it in one place.
    */
   unread?: Record<string, string[]>;
   /**
-   * The state of every kind that is not part of the catalog (store hours, holidays, special days,
-   * webhooks, whether the store is open…), under the kind's name (`store_hours`, `holiday`…): each kind
-   * declares its state's type and reads and writes it through its {@link KindState}. A kind absent: the
-   * files do not manage it in this store (desired side), or it was not read (current side), and carte
-   * neither reads nor changes it there. Absent when no such kind is managed. A table without prototype
-   * (see {@link table}).
+   * The state of every kind, under the kind's name (`item`, `category`, `menu`, `availability`,
+   * `store_hours`, `holiday`, `webhook`…): each kind declares its state's type and reads and writes it
+   * through its {@link KindState} (the catalog kinds' in src/kinds/catalog.ts, the others' in their
+   * modules). A settings kind absent: the files do not manage it in this store (desired side), or it
+   * was not read (current side), and carte neither reads nor changes it there; a catalog kind absent:
+   * the store has none of its resources (src/kinds/catalog.ts). Absent when no kind has a state. A
+   * table without prototype (see {@link table}).
    */
   kinds?: Record<string, unknown>;
 }
@@ -299,7 +283,10 @@ export function emptyIds(): StoreIds {
   return { items: table(), categories: table(), menus: table(), other: table() };
 }
 
-/** An empty store state for the given identity (tables without prototype, see {@link table}). */
+/**
+ * An empty store state for the given identity: no kind has a state yet (each kind's read, or its
+ * settings section, sets its own).
+ */
 export function emptyStore(store: StoreIdentity): StoreState {
-  return { store, items: table(), categories: table(), menus: table(), unavailable: [] };
+  return { store };
 }

@@ -22,15 +22,16 @@ import { formatAttribute } from "../render/lines.js";
 import { attributeLabel } from "../render/view.js";
 import type { CliIo } from "./io.js";
 import { clockFromEnv } from "../config/time.js";
+import { menusOf, categoriesOf, itemsOf } from "../kinds/catalog.js";
 
 const SEGMENTS = ["item", "modifier_group", "category", "menu", "availability"] as const;
 
 /** The keys of a segment's resources in a store. */
 function keysOf(state: StoreState, segment: string): string[] {
-  if (segment === "category") return Object.keys(state.categories);
-  if (segment === "menu") return Object.keys(state.menus);
+  if (segment === "category") return Object.keys(categoriesOf(state));
+  if (segment === "menu") return Object.keys(menusOf(state));
   const wanted = segment === "modifier_group" ? "MODIFIER_GROUP" : "ITEM";
-  return Object.values(state.items)
+  return Object.values(itemsOf(state))
     .filter((r) => r.type === wanted)
     .map((r) => r.sku);
 }

@@ -14,6 +14,7 @@ import { isRecord, list, where } from "./report.js";
 import type { Site } from "./report.js";
 import { toPointer } from "./yaml.js";
 import type { YamlFile } from "./yaml.js";
+import { menusOf, categoriesOf, itemsOf, availabilityOf } from "../kinds/catalog.js";
 
 /** What the loader keeps of one store for `carte explain`. */
 export interface StoreSources {
@@ -98,7 +99,8 @@ const siteText = (site: Site): string => where(site);
  */
 function availabilityAttributes(state: StoreState, o: MergedOverrides, key: string): AttributeOrigin[] {
   const a = o.availability.get(key);
-  const value = state.unavailable.includes(key) ? false : state.available?.includes(key) ? true : undefined;
+  const { unavailable, available, suspensions } = availabilityOf(state);
+  const value = unavailable.includes(key) ? false : available?.includes(key) ? true : undefined;
   return [
     {
       attribute: "available",
@@ -106,12 +108,12 @@ function availabilityAttributes(state: StoreState, o: MergedOverrides, key: stri
       from: a ? [a, ...a.below].map((e) => ({ at: siteText(e.site), value: e.value })) : [],
     },
     // Switched off until a time (`until:`), from the winning entry.
-    ...(own(state.suspensions, key)?.until !== undefined
+    ...(own(suspensions, key)?.until !== undefined
       ? [
           {
             attribute: "until",
-            value: own(state.suspensions, key)!.until!,
-            from: a ? [{ at: siteText(a.site), value: own(state.suspensions, key)!.until! }] : [],
+            value: own(suspensions, key)!.until!,
+            from: a ? [{ at: siteText(a.site), value: own(suspensions, key)!.until! }] : [],
           },
         ]
       : []),
@@ -198,7 +200,7 @@ export function explainResource(
   });
 
   if (segment === "item" || segment === "modifier_group" || segment === "availability") {
-    const r = own(state.items, key);
+    const r = own(itemsOf(state), key);
     const def = defs.items.get(key);
     if (!r || !def) return missing(`${segment === "modifier_group" ? "modifier group" : "item"} ${key}`);
     if (segment === "availability") return { address, attributes: availabilityAttributes(state, o, key) };
@@ -235,7 +237,7 @@ export function explainResource(
   }
 
   if (segment === "category") {
-    const c = own(state.categories, key);
+    const c = own(categoriesOf(state), key);
     const def = defs.categories.get(key);
     if (!c || !def) return missing(`category ${key}`);
     const items: AttributeOrigin = {
@@ -252,7 +254,7 @@ export function explainResource(
   }
 
   if (segment === "menu") {
-    const m = own(state.menus, key);
+    const m = own(menusOf(state), key);
     const def = defs.menus.get(key);
     if (!m || !def) return missing(`menu ${key}`);
     const categories: AttributeOrigin = {

@@ -23,6 +23,13 @@ import { imageRefs, overridesOfFile } from "./overrides.js";
 import type { StoreOverrides, WrittenSchedule } from "./overrides.js";
 import type { StoreSettings } from "./settings.js";
 import { toSchedules } from "./slots.js";
+import {
+  menusState,
+  categoriesState,
+  itemsState,
+  itemAvailabilityState,
+  type AvailabilityState,
+} from "../kinds/catalog.js";
 
 /** A valid store file and the valid catalog it names. */
 export interface ResolvableStore {
@@ -162,13 +169,8 @@ export function resolveStore({ store, catalog, settings, overrides }: Resolvable
     };
   }
 
-  const menus = menusOf(catalog, categories);
-
-  // Availability names items and options of the catalog that the store sells (a lower layer may name a
-  // SKU another catalog has, or one a higher layer excludes).
-  const sellable = (sku: string): boolean => keep(sku) && catalogItemSkus(catalog).has(sku);
-  const unavailable = [...new Set(o.unavailable)].filter(sellable).sort(byCodePoint);
-  const available = o.available;
+  const menus = catalogMenus(catalog, categories);
+  const availability = availabilityOfStore(catalog, o, keep);
   const storeId = storeIdOf(store.store.id) ?? String(store.store.id);
   const state: StoreState = {
     store: {
@@ -177,16 +179,36 @@ export function resolveStore({ store, catalog, settings, overrides }: Resolvable
       integrationId: store.store.integration_id,
       name: store.store.name,
     },
-    items,
-    categories,
-    menus,
-    unavailable,
+    kinds: table(),
   };
-  if (available) state.available = [...new Set(available)].filter(sellable).sort(byCodePoint);
-  addUpcoming(state, o, unavailable);
-  for (const [key, value] of Object.entries(settings ?? {}) as [keyof StoreSettings, unknown][])
-    if (value !== undefined) (state as unknown as Record<string, unknown>)[key] = value;
+  itemsState.set(state, { items });
+  categoriesState.set(state, categories);
+  menusState.set(state, menus);
+  itemAvailabilityState.set(state, availability);
+  addUpcoming(state, o, availability.unavailable);
+  // Each kind's settings section resolved its own state (the catalog's are set above).
+  if (settings?.schedulesVia !== undefined) state.schedulesVia = settings.schedulesVia;
+  for (const [kind, value] of Object.entries(settings?.kinds ?? {}))
+    if (value !== undefined) state.kinds![kind] = value;
   return state;
+}
+
+/**
+ * The items a store's files switch off and on: sorted, without duplicates, and naming only items and
+ * options of the catalog that the store sells (a lower layer may name a SKU another catalog has, or one
+ * a higher layer excludes); `available` only when some layer writes it.
+ */
+function availabilityOfStore(
+  catalog: CatalogFile,
+  o: StoreOverrides,
+  keep: (sku: string) => boolean,
+): AvailabilityState {
+  const sellable = (sku: string): boolean => keep(sku) && catalogItemSkus(catalog).has(sku);
+  const out: AvailabilityState = {
+    unavailable: [...new Set(o.unavailable)].filter(sellable).sort(byCodePoint),
+  };
+  if (o.available) out.available = [...new Set(o.available)].filter(sellable).sort(byCodePoint);
+  return out;
 }
 
 /** An item or an option written in full, with the option prices its catalog entry writes. */
@@ -226,7 +248,7 @@ function setOptionPrices(
 }
 
 /** The menus of a catalog, each with its categories the store still has (active unless written otherwise). */
-function menusOf(
+function catalogMenus(
   catalog: CatalogFile,
   categories: Record<string, CategoryResource>,
 ): Record<string, MenuResource> {
@@ -251,16 +273,17 @@ function menusOf(
  * yet) and the items switched off until a time.
  */
 function addUpcoming(state: StoreState, o: StoreOverrides, unavailable: readonly string[]): void {
-  const items = state.items;
+  const mine = itemsState.get(state)!;
   // Prices from a date still ahead: information for the plan, not applied yet.
   for (const [sku, next] of o.upcoming ?? []) {
-    const item = own(items, sku);
-    if (item && item.price !== next.price) (state.upcomingPrices ??= table())[sku] = next;
+    const item = own(mine.items, sku);
+    if (item && item.price !== next.price) (mine.upcomingPrices ??= table())[sku] = next;
   }
   // Items switched off until a time (`until:`), as the platform's suspend_until (src/kinds/availability.ts).
+  const off = itemAvailabilityState.get(state)!;
   for (const sku of unavailable) {
     const until = o.until?.get(sku);
-    if (until !== undefined) (state.suspensions ??= table<Suspension>())[sku] = { until };
+    if (until !== undefined) (off.suspensions ??= table<Suspension>())[sku] = { until };
   }
 }
 
@@ -337,9 +360,9 @@ export function resolveDesired(
       pool = { items: new Map(), categories: new Map(), menus: new Map() };
       pools.set(s.catalog, pool);
     }
-    share(state.items, pool.items);
-    share(state.categories, pool.categories);
-    share(state.menus, pool.menus);
+    share(itemsState.get(state)!.items, pool.items);
+    share(categoriesState.get(state)!, pool.categories);
+    share(menusState.get(state)!, pool.menus);
   }
   if (client) desired.client = client;
   return desired;

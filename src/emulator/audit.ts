@@ -30,6 +30,7 @@ import { routeIdempotent, routeOfPath } from "../platform/routes.js";
 import { listWebhooks } from "../platform/webhooks.js";
 import { pendingFileOf, readSecretsFile } from "../secrets.js";
 import type { RecordedRequest } from "./deps.js";
+import { itemsOf, availabilityOf } from "../kinds/catalog.js";
 
 /** Whether the platform processed a recorded request: its handler answered 2xx (lost answers included). */
 export function processed(r: RecordedRequest): boolean {
@@ -236,10 +237,10 @@ export function lostMarkers(desired: DesiredState, current: CurrentState): strin
     const want = desired.stores[store]!;
     const have = own(current.stores, store);
     if (!have) continue;
-    const off = new Set(have.unavailable);
-    for (const sku of want.unavailable) {
-      if (own(want.items, sku)?.type !== "ITEM" || !off.has(sku)) continue;
-      if (own(have.suspensions, sku)?.byCarte !== true) out.push(`${store} ${sku}`);
+    const off = new Set(availabilityOf(have).unavailable);
+    for (const sku of availabilityOf(want).unavailable) {
+      if (own(itemsOf(want), sku)?.type !== "ITEM" || !off.has(sku)) continue;
+      if (own(availabilityOf(have).suspensions, sku)?.byCarte !== true) out.push(`${store} ${sku}`);
     }
   }
   return out;

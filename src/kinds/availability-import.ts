@@ -11,6 +11,7 @@ import { own, type StoreState } from "../model.js";
 import { parseInstant } from "../config/time.js";
 import type { KindImportPart, Note, StorePart } from "./import-types.js";
 import { byCodePoint } from "./import-util.js";
+import { availabilityOf, itemAvailabilityState, itemsOf, type AvailabilityState } from "./catalog.js";
 
 /**
  * Keeps only the switched-off SKUs that are ITEMs of the store (the others cannot be written) and that
@@ -19,16 +20,18 @@ import { byCodePoint } from "./import-util.js";
 export function sanitizeAvailability(state: StoreState, _note: Note): void {
   // Availability is read from the items themselves, so an item dropped by the items part drops its
   // availability with it; the loss is already noted there.
-  state.unavailable = state.unavailable
-    .filter((sku) => own(state.items, sku)?.type === "ITEM" && own(state.suspensions, sku)?.byCarte === true)
+  const off = itemAvailabilityState.get(state);
+  if (!off) return;
+  off.unavailable = off.unavailable
+    .filter((sku) => own(itemsOf(state), sku)?.type === "ITEM" && own(off.suspensions, sku)?.byCarte === true)
     .sort(byCodePoint);
-  if (state.suspensions === undefined) return;
-  const kept = Object.create(null) as NonNullable<StoreState["suspensions"]>;
-  for (const sku of state.unavailable) {
-    const s = own(state.suspensions, sku);
+  if (off.suspensions === undefined) return;
+  const kept = Object.create(null) as NonNullable<AvailabilityState["suspensions"]>;
+  for (const sku of off.unavailable) {
+    const s = own(off.suspensions, sku);
     if (s !== undefined) kept[sku] = s;
   }
-  state.suspensions = kept;
+  off.suspensions = kept;
 }
 
 /**
@@ -36,17 +39,19 @@ export function sanitizeAvailability(state: StoreState, _note: Note): void {
  * time (`suspension_info.suspend_until`) that is written as the files take it (ISO 8601 with offset).
  */
 function entry(state: StoreState, sku: string): string | { sku: string; until: string } {
-  const until = own(state.suspensions, sku)?.until;
+  const until = own(availabilityOf(state).suspensions, sku)?.until;
   return until !== undefined && parseInstant(until).ok ? { sku, until } : sku;
 }
 
 /** The store part of item availability. */
 export const availabilityStore: StorePart = {
   name: "availability",
-  sections: (state) =>
-    state.unavailable.length > 0
-      ? { availability: { unavailable: state.unavailable.map((sku) => entry(state, sku)) } }
-      : undefined,
+  sections(state) {
+    const { unavailable } = availabilityOf(state);
+    return unavailable.length > 0
+      ? { availability: { unavailable: unavailable.map((sku) => entry(state, sku)) } }
+      : undefined;
+  },
 };
 
 /** The import part of the `availability` kind. */

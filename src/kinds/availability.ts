@@ -18,6 +18,7 @@ import type { StoreItemsToggle, WireItem } from "../platform/wire.js";
 import { toWireItem } from "./items.js";
 import { storeMenuRead } from "./reads.js";
 import { partOf, type AttributeDiff, type EndpointSpec, type ResourceKind, type Write } from "./types.js";
+import { availabilityOf, itemAvailabilityState, itemsOf, type AvailabilityState } from "./catalog.js";
 
 /**
  * The normalized availability of one item. Off: `byCarte` when carte switched it off (its marker is on
@@ -57,13 +58,15 @@ function select(
   current?: StoreState,
 ): Record<string, AvailabilityResource> {
   const desired = ownership !== undefined;
-  const off = new Set(state.unavailable);
-  const on = new Set(state.available ?? []);
+  const { unavailable, available, suspensions } = availabilityOf(state);
+  const off = new Set(unavailable);
+  const on = new Set(available ?? []);
   const out = table<AvailabilityResource>();
-  for (const sku in state.items) {
-    if (state.items[sku]!.type !== "ITEM") continue;
+  const items = itemsOf(state);
+  for (const sku in items) {
+    if (items[sku]!.type !== "ITEM") continue;
     if (off.has(sku)) {
-      const until = own(state.suspensions, sku)?.until;
+      const until = own(suspensions, sku)?.until;
       out[sku] = offResource(sku, desired || ownMark(state, sku), until);
     } else if (!desired || ownership === "full" || on.has(sku) || switchedOffByCarte(current, sku)) {
       out[sku] = resource(sku, true);
@@ -74,12 +77,12 @@ function select(
 
 /** Whether the current side shows carte's marker on `sku`. */
 function ownMark(state: StoreState, sku: string): boolean {
-  return own(state.suspensions, sku)?.byCarte === true;
+  return own(availabilityOf(state).suspensions, sku)?.byCarte === true;
 }
 
 /** Whether the platform shows `sku` off with carte's marker: carte switched it off. */
 function switchedOffByCarte(current: StoreState | undefined, sku: string): boolean {
-  return current !== undefined && ownMark(current, sku) && current.unavailable.includes(sku);
+  return current !== undefined && ownMark(current, sku) && availabilityOf(current).unavailable.includes(sku);
 }
 
 /**
@@ -89,9 +92,10 @@ function switchedOffByCarte(current: StoreState | undefined, sku: string): boole
  */
 function info(desired: StoreState, current: StoreState, ownership: Ownership): string[] {
   if (ownership !== "additive") return [];
-  const named = new Set([...desired.unavailable, ...(desired.available ?? [])]);
-  const staff = current.unavailable.filter(
-    (sku) => !named.has(sku) && !ownMark(current, sku) && own(desired.items, sku)?.type === "ITEM",
+  const want = availabilityOf(desired);
+  const named = new Set([...want.unavailable, ...(want.available ?? [])]);
+  const staff = availabilityOf(current).unavailable.filter(
+    (sku) => !named.has(sku) && !ownMark(current, sku) && own(itemsOf(desired), sku)?.type === "ITEM",
   );
   if (staff.length === 0) return [];
   const shown = staff.slice(0, 20).join(", ");
@@ -192,11 +196,12 @@ export const availability: ResourceKind<AvailabilityResource, "availability"> = 
   endpoints: [toggle, mark],
   importPart: availabilityPart,
   reads: [storeMenuRead],
+  state: itemAvailabilityState,
   defaultOwnership: "additive",
   select,
   info,
   segment: () => "availability",
-  title: (state, key) => (Object.hasOwn(state.items, key) ? state.items[key]!.title : undefined),
+  title: (state, key) => own(itemsOf(state), key)?.title,
   // A new item is created available (platform notes, "Store menu API").
   initial: (after) => ({ sku: after.sku, available: true }),
   diff(before, after): AttributeDiff[] {
@@ -207,7 +212,8 @@ export const availability: ResourceKind<AvailabilityResource, "availability"> = 
     const off = wire.items.filter(
       (w) => w.item_type !== "MODIFIER_GROUP" && w.suspension_info?.is_available === false,
     );
-    into.unavailable = off.map((w) => w.sku).sort();
+    const read: AvailabilityState = { unavailable: off.map((w) => w.sku).sort() };
+    itemAvailabilityState.set(into, read);
     for (const w of off) {
       const info = w.suspension_info as { suspend_until?: string | null; suspend_reason?: string | null };
       const byCarte = info.suspend_reason === CARTE_SUSPEND_REASON;
@@ -217,7 +223,7 @@ export const availability: ResourceKind<AvailabilityResource, "availability"> = 
           ? info.suspend_until.slice(0, 64)
           : undefined;
       if (!byCarte && until === undefined) continue;
-      (into.suspensions ??= Object.create(null) as Record<string, never>)[w.sku] = {
+      (read.suspensions ??= Object.create(null) as Record<string, never>)[w.sku] = {
         ...(until !== undefined ? { until } : {}),
         ...(byCarte ? { byCarte } : {}),
       };
@@ -235,7 +241,7 @@ export const availability: ResourceKind<AvailabilityResource, "availability"> = 
     if (after.available) return [{ endpoint: "availability.toggle", element: toggle(true) }];
     const out: Write[] =
       before?.available === false ? [] : [{ endpoint: "availability.toggle", element: toggle(false) }];
-    const item = own(ctx.desired.items, key);
+    const item = own(itemsOf(ctx.desired), key);
     if (item) {
       const wire = (ctx.elements?.get(item) as WireItem | undefined) ?? toWireItem(item);
       const element: WireItem = {

@@ -7,12 +7,13 @@
 
 import type { CatalogFile } from "../generated/config.js";
 import { address, jsonEqual } from "./util.js";
-import { table, type CategoryResource, type ItemResource, type StoreState } from "../model.js";
+import { own, table, type CategoryResource, type ItemResource, type StoreState } from "../model.js";
 import { optionSkus, plainItemSkus } from "./items-import.js";
 import { categoryOrder, chosenOf } from "./import-order.js";
 import { schedulesText } from "./import-schedules.js";
 import type { CatalogContext, CatalogPart, KindImportPart, Note } from "./import-types.js";
 import { mostCommon, unique, writableSku } from "./import-util.js";
+import { categoriesOf, categoriesState, itemsOf } from "./catalog.js";
 
 /** Largest number of items of a category (platform notes, "Limits"). */
 const MAX_ITEMS = 50;
@@ -23,15 +24,17 @@ const MAX_ITEMS = 50;
  * be listed in a category in carte's files), once each, at most 50.
  */
 export function sanitizeCategories(state: StoreState, note: Note): void {
-  const options = optionSkus(state.items);
-  for (const [sku, c] of Object.entries(state.categories)) {
+  const all = itemsOf(state);
+  const options = optionSkus(all);
+  const categories = categoriesState.get(state) ?? {};
+  for (const [sku, c] of Object.entries(categories)) {
     const at = address(state.store.key, "category", sku);
     if (!writableSku(sku)) {
       note(at, `the SKU "${sku}" cannot be written in carte's files (letters, digits, . _ - only)`);
-      delete state.categories[sku];
+      delete categories[sku];
       continue;
     }
-    const items = unique(c.items.filter((i) => state.items[i]?.type === "ITEM" && !options.has(i))).slice(
+    const items = unique(c.items.filter((i) => own(all, i)?.type === "ITEM" && !options.has(i))).slice(
       0,
       MAX_ITEMS,
     );
@@ -50,7 +53,7 @@ export function sanitizeCategories(state: StoreState, note: Note): void {
 export const categoriesCatalog: CatalogPart<CategoryResource> = {
   name: "categories",
   excludable: true,
-  resources: (state) => state.categories,
+  resources: (state) => categoriesOf(state),
   // Titles are store overrides: not compared.
   fits: (def, actual, has) =>
     jsonEqual(def.schedules, actual.schedules) && jsonEqual(def.items.filter(has), actual.items),
@@ -58,7 +61,10 @@ export const categoriesCatalog: CatalogPart<CategoryResource> = {
     const defs = chosenOf<CategoryResource>(ctx, "categories");
     const items = plainItemSkus(chosenOf<ItemResource>(ctx, "items"));
     const categories = categoryOrder(ctx).map((sku) => {
-      const titles = ctx.members.flatMap((s) => (s.categories[sku] ? [s.categories[sku].title] : []));
+      const titles = ctx.members.flatMap((s) => {
+        const c = own(categoriesOf(s), sku);
+        return c ? [c.title] : [];
+      });
       const schedules = defs[sku]!.schedules;
       return {
         sku,
@@ -72,7 +78,7 @@ export const categoriesCatalog: CatalogPart<CategoryResource> = {
   overrides(state, catalog) {
     const titles = table<string>();
     for (const c of catalog.categories ?? []) {
-      const mine = state.categories[c.sku];
+      const mine = own(categoriesOf(state), c.sku);
       if (mine && mine.title !== c.title) titles[c.sku] = mine.title;
     }
     return { titles };

@@ -4,7 +4,8 @@
  * (platform notes, "Store menu API").
  */
 
-import { table, type CategoryResource, type StoreState } from "../model.js";
+import { own, table, type CategoryResource, type StoreState } from "../model.js";
+import { categoriesOf, categoriesState } from "./catalog.js";
 import type { WireCategory } from "../platform/wire.js";
 import { categoriesPart } from "./categories-import.js";
 import { storeMenuRead } from "./reads.js";
@@ -28,9 +29,10 @@ export function toWireCategory(r: CategoryResource): WireCategory {
  */
 function selectCategories(state: StoreState): Record<string, CategoryResource> {
   const viaUtils = state.schedulesVia === "utils";
-  if (!viaUtils && !Object.values(state.categories).some((c) => c.schedules)) return state.categories;
+  const all = categoriesOf(state);
+  if (!viaUtils && !Object.values(all).some((c) => c.schedules)) return all;
   const out = table<CategoryResource>();
-  for (const [sku, c] of Object.entries(state.categories)) {
+  for (const [sku, c] of Object.entries(all)) {
     const { schedules, ...rest } = c;
     out[sku] = viaUtils || !schedules?.length ? rest : { ...rest, schedules: canonicalSchedules(schedules) };
   }
@@ -62,6 +64,7 @@ export const categories: ResourceKind<CategoryResource, "category"> = {
   summary: "categories of the store menu: title, ordered items, schedules",
   endpoints: [upsert, remove],
   importPart: categoriesPart,
+  state: categoriesState,
   select: selectCategories,
   segment: () => "category",
   reads: [storeMenuRead],
@@ -69,6 +72,8 @@ export const categories: ResourceKind<CategoryResource, "category"> = {
     const wire = partOf(snapshot, storeMenuRead)!;
     const skuById = new Map<number, string>();
     for (const w of wire.items) if (w.id !== undefined) skuById.set(w.id, w.sku);
+    const read = table<CategoryResource>();
+    categoriesState.set(into, read);
     for (const c of [...wire.categories].sort((a, b) => a.sku.localeCompare(b.sku))) {
       const category: CategoryResource = {
         sku: c.sku,
@@ -79,7 +84,7 @@ export const categories: ResourceKind<CategoryResource, "category"> = {
       };
       const schedules = fromWireSchedules(c.schedules);
       if (schedules) category.schedules = schedules;
-      into.categories[c.sku] = category;
+      read[c.sku] = category;
       if (c.id !== undefined) ids.categories[c.sku] = c.id;
     }
   },
@@ -89,7 +94,10 @@ export const categories: ResourceKind<CategoryResource, "category"> = {
       return id === undefined ? [] : [{ endpoint: "categories.delete", element: id }];
     }
     return [
-      { endpoint: "categories.upsert", element: toWireCategory(ctx.desired.categories[key] ?? after!) },
+      {
+        endpoint: "categories.upsert",
+        element: toWireCategory(own(categoriesOf(ctx.desired), key) ?? after!),
+      },
     ];
   },
 };

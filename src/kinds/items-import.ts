@@ -24,6 +24,7 @@ import { chosenOf, groupOrder, itemOrder } from "./import-order.js";
 import { schedulesText } from "./import-schedules.js";
 import type { CatalogContext, CatalogPart, ImportContext, KindImportPart, Note } from "./import-types.js";
 import { mostCommon, sortRecord, unique, writableSku } from "./import-util.js";
+import { itemsOf, itemsState } from "./catalog.js";
 
 /** Largest number of modifier groups of an item and of options of a group (platform notes, "Limits"). */
 const MAX_CHILDREN = 50;
@@ -147,7 +148,7 @@ function cutNesting(
  */
 export function sanitizeItems(state: StoreState, note: Note, ctx: ImportContext = {}): void {
   const at = (r: ItemResource) => address(state.store.key, segment(r), r.sku);
-  const items = state.items;
+  const items = itemsState.get(state)?.items ?? table<ItemResource>();
   // What the read found and the model does not hold (per-store overrides, a dated suspension).
   for (const [key, what] of Object.entries(state.unread ?? {}))
     for (const w of what) note(`store[${state.store.key}].${key}`, `${w} cannot be written in carte's files`);
@@ -250,7 +251,7 @@ function keptOptions(
 export const itemsCatalog: CatalogPart<ItemResource> = {
   name: "items",
   excludable: true,
-  resources: (state) => state.items,
+  resources: (state) => itemsOf(state),
   fits(def, actual, has) {
     // Titles, descriptions, images and prices are store overrides: not compared.
     if (def.type !== actual.type || def.min !== actual.min || def.modifiersType !== actual.modifiersType)
@@ -272,7 +273,10 @@ export const itemsCatalog: CatalogPart<ItemResource> = {
     const options = optionSkus(defs);
     // The value most stores have (ties: the first store by key); the others get overrides.
     const common = <T>(sku: string, pick: (r: ItemResource) => T): T => {
-      const seen = ctx.members.flatMap((s) => (s.items[sku] ? [pick(s.items[sku])] : []));
+      const seen = ctx.members.flatMap((s) => {
+        const r = own(itemsOf(s), sku);
+        return r ? [pick(r)] : [];
+      });
       return seen.length > 0 ? mostCommon(seen) : pick(defs[sku]!);
     };
     const describe = (def: ItemResource) => {
@@ -350,7 +354,7 @@ export const itemsCatalog: CatalogPart<ItemResource> = {
     const titles = table<string>();
     const descriptions = table<string>();
     const images = table<ImageRef[]>();
-    for (const [sku, r] of Object.entries(state.items)) {
+    for (const [sku, r] of Object.entries(itemsOf(state))) {
       const b = base.get(sku);
       if (!b) continue;
       if (r.title !== b.title) titles[sku] = r.title;

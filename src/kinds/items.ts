@@ -12,9 +12,10 @@ import { storeMenuRead } from "./reads.js";
 import { partOf, type EndpointSpec, type ResourceKind } from "./types.js";
 import { canonicalSchedules, fromWireSchedules, toWireSchedules } from "./schedules.js";
 import { byIndex } from "./util.js";
+import { itemsOf, itemsState } from "./catalog.js";
 
 /** Whether some item has schedules (a loop: the planner asks it for both sides of every store). */
-function anyScheduled(items: Record<string, ItemResource>): boolean {
+function anyScheduled(items: Readonly<Record<string, ItemResource>>): boolean {
   for (const sku in items) if (items[sku]?.schedules) return true;
   return false;
 }
@@ -26,9 +27,10 @@ function anyScheduled(items: Record<string, ItemResource>): boolean {
  */
 function selectItems(state: StoreState): Record<string, ItemResource> {
   const viaUtils = state.schedulesVia === "utils";
-  if (!viaUtils && !anyScheduled(state.items)) return state.items;
+  const all = itemsOf(state);
+  if (!viaUtils && !anyScheduled(all)) return all;
   const out = table<ItemResource>();
-  for (const [sku, item] of Object.entries(state.items)) {
+  for (const [sku, item] of Object.entries(all)) {
     const { schedules, ...rest } = item;
     out[sku] = viaUtils || !schedules?.length ? rest : { ...rest, schedules: canonicalSchedules(schedules) };
   }
@@ -119,9 +121,9 @@ export function fromWireItem(
 }
 
 /** Parents of each item of a store (groups of an option, items and options of a group), by SKU. */
-const parentsCache = new WeakMap<Record<string, ItemResource>, Map<string, string[]>>();
+const parentsCache = new WeakMap<Readonly<Record<string, ItemResource>>, Map<string, string[]>>();
 
-function parentsOf(items: Record<string, ItemResource>): Map<string, string[]> {
+function parentsOf(items: Readonly<Record<string, ItemResource>>): Map<string, string[]> {
   let parents = parentsCache.get(items);
   if (!parents) {
     parents = new Map();
@@ -141,9 +143,10 @@ function parentsOf(items: Record<string, ItemResource>): Map<string, string[]> {
  * groups that offer it; `undefined` for an item no group offers, and for modifier groups.
  */
 export function groupOf(state: StoreState, sku: string): string | undefined {
-  const typeOf = (k: string) => (Object.hasOwn(state.items, k) ? state.items[k]!.type : undefined);
+  const all = itemsOf(state);
+  const typeOf = (k: string) => own(all, k)?.type;
   if (typeOf(sku) !== "ITEM") return undefined;
-  return parentsOf(state.items)
+  return parentsOf(all)
     .get(sku)
     ?.find((p) => typeOf(p) === "MODIFIER_GROUP");
 }
@@ -155,7 +158,7 @@ export function groupOf(state: StoreState, sku: string): string | undefined {
  * their groups' options (not nested), and for what no item reaches.
  */
 export function nestedWithin(state: StoreState, sku: string): string[] | undefined {
-  const parents = parentsOf(state.items);
+  const parents = parentsOf(itemsOf(state));
   // Breadth-first upwards, so that the first top-level item found is the nearest.
   const previous = new Map<string, string | null>([[sku, null]]);
   let frontier = [sku];
@@ -251,20 +254,21 @@ export const items: ResourceKind<ItemResource, "item", "modifier_group"> = {
   segments: ["modifier_group"],
   endpoints: [upsert, remove],
   importPart: itemsPart,
+  state: itemsState,
   select: selectItems,
   segment: (r) => (r.type === "MODIFIER_GROUP" ? "modifier_group" : "item"),
   within: nestedWithin,
   group: groupOf,
   // Prices from a date still ahead: information, not changes, until that date.
   info(desired, current, _ownership, code) {
-    const upcoming = desired.upcomingPrices;
+    const upcoming = itemsState.get(desired)?.upcomingPrices;
     if (!upcoming) return [];
     const currency = code === undefined ? undefined : currencyOf(code);
     return Object.keys(upcoming)
       .sort()
       .map((sku) => {
         const next = upcoming[sku]!;
-        const now = own(current.items, sku)?.price;
+        const now = own(itemsOf(current), sku)?.price;
         return (
           `upcoming price of ${sku}: ${formatPrice(next.price, currency)} from ${next.from}` +
           (now === undefined || now === null ? "" : ` (now ${formatPrice(now, currency)})`) +
@@ -278,14 +282,16 @@ export const items: ResourceKind<ItemResource, "item", "modifier_group"> = {
     const skuById = new Map<number, string>();
     for (const w of wire.items) if (w.id !== undefined) skuById.set(w.id, w.sku);
     const skuOf = (id: number | undefined) => (id === undefined ? undefined : skuById.get(id));
+    const read = table<ItemResource>();
+    itemsState.set(into, { items: read });
     const sorted = [...wire.items].sort(
       (a, b) => a.sku.localeCompare(b.sku) || (a.id ?? Infinity) - (b.id ?? Infinity),
     );
     for (const w of sorted) {
       // A second item with a SKU already read (the lowest id keeps the SKU) is a duplicate: read under
       // `SKU#id`, the plan deletes it by id.
-      const key = into.items[w.sku] && w.id !== undefined ? `${w.sku}#${w.id}` : w.sku;
-      into.items[key] = fromWireItem(w, skuOf);
+      const key = read[w.sku] && w.id !== undefined ? `${w.sku}#${w.id}` : w.sku;
+      read[key] = fromWireItem(w, skuOf);
       if (w.id !== undefined) ids.items[key] = w.id;
       const unread = unreadOf(w, skuOf);
       if (unread.length > 0)
@@ -295,7 +301,7 @@ export const items: ResourceKind<ItemResource, "item", "modifier_group"> = {
   },
   duplicates(state) {
     return Object.fromEntries(
-      Object.entries(state.items)
+      Object.entries(itemsOf(state))
         .filter(([key, item]) => key !== item.sku)
         .map(([key, item]) => [key, item.sku]),
     );
@@ -307,7 +313,7 @@ export const items: ResourceKind<ItemResource, "item", "modifier_group"> = {
     }
     // The upsert replaces the whole item: send the full desired item, schedules included, even where
     // the comparison leaves them to the utils group.
-    const item = ctx.desired.items[key] ?? after!;
+    const item = own(itemsOf(ctx.desired), key) ?? after!;
     let element = ctx.elements?.get(item) as WireItem | undefined;
     if (!element) {
       element = toWireItem(item);

@@ -6,7 +6,8 @@
 
 import type { CatalogFile, MenuCategory } from "../generated/config.js";
 import { address, jsonEqual } from "./util.js";
-import type { MenuResource, StoreState } from "../model.js";
+import { own, type MenuResource, type StoreState } from "../model.js";
+import { menusOf, menusState, categoriesOf } from "./catalog.js";
 import { chosenOf, menuOrder } from "./import-order.js";
 import type { CatalogContext, CatalogPart, KindImportPart, Note } from "./import-types.js";
 
@@ -19,7 +20,8 @@ const MENU_TYPE = /^[A-Z][A-Z0-9_]*$/;
  * exist, once each.
  */
 export function sanitizeMenus(state: StoreState, note: Note): void {
-  for (const [key, m] of Object.entries(state.menus)) {
+  const menus = menusState.get(state) ?? {};
+  for (const [key, m] of Object.entries(menus)) {
     const at = address(state.store.key, "menu", key);
     if (key !== m.type || !MENU_TYPE.test(m.type) || m.type.length > 100) {
       note(
@@ -28,12 +30,12 @@ export function sanitizeMenus(state: StoreState, note: Note): void {
           ? `a second menu of type ${m.type} cannot be written in carte's files (one menu per type)`
           : `the menu type "${m.type}" cannot be written in carte's files (capitals, digits and _ only)`,
       );
-      delete state.menus[key];
+      delete menus[key];
       continue;
     }
     const seen = new Set<string>();
     const categories = m.categories.filter((c) => {
-      if (!state.categories[c.sku] || seen.has(c.sku)) return false;
+      if (!own(categoriesOf(state), c.sku) || seen.has(c.sku)) return false;
       seen.add(c.sku);
       return true;
     });
@@ -48,7 +50,7 @@ export function sanitizeMenus(state: StoreState, note: Note): void {
 export const menusCatalog: CatalogPart<MenuResource> = {
   name: "menus",
   excludable: false,
-  resources: (state) => state.menus,
+  resources: (state) => menusOf(state),
   fits: (def, actual, has) =>
     jsonEqual(
       def.categories.filter((c) => has(c.sku)),

@@ -5,7 +5,8 @@
  * is keyed `TYPE#id`, so that the plan deletes the duplicate.
  */
 
-import type { MenuResource } from "../model.js";
+import { own, table, type MenuResource } from "../model.js";
+import { menusOf, menusState } from "./catalog.js";
 import type { WireMenu } from "../platform/wire.js";
 import { menusPart } from "./menus-import.js";
 import { storeMenuRead } from "./reads.js";
@@ -38,10 +39,10 @@ function shows(state: ReadState, m: WireMenu): boolean {
   const categories = byIndex(m.categories).map((c) => ({ sku: c.sku ?? "", active: c.is_category_active }));
   if (m.id === undefined) {
     // A create: the plan creates a menu only for a type the store had none of.
-    return Object.values(state.menus).some((r) => r.type === m.menu_type);
+    return Object.values(menusOf(state)).some((r) => r.type === m.menu_type);
   }
   const key = Object.keys(state.ids.menus).find((k) => state.ids.menus[k] === m.id);
-  const now = key === undefined ? undefined : state.menus[key];
+  const now = key === undefined ? undefined : own(menusOf(state), key);
   return now !== undefined && now.type === m.menu_type && jsonEqual(now.categories, categories);
 }
 
@@ -79,12 +80,13 @@ export const menus: ResourceKind<MenuResource, "menu"> = {
   summary: "menus of the store, by menu type: ordered categories and whether each is active",
   endpoints: [upsert, remove],
   importPart: menusPart,
-  select: (state) => state.menus,
+  state: menusState,
+  select: (state) => menusOf(state),
   segment: () => "menu",
   // A second menu of a type is read under `TYPE#id`.
   duplicates(state) {
     return Object.fromEntries(
-      Object.entries(state.menus)
+      Object.entries(menusOf(state))
         .filter(([key, m]) => key !== m.type)
         .map(([key, m]) => [key, m.type]),
     );
@@ -102,9 +104,11 @@ export const menus: ResourceKind<MenuResource, "menu"> = {
     const wire = partOf(snapshot, storeMenuRead)!;
     const skuById = new Map<number, string>();
     for (const c of wire.categories) if (c.id !== undefined) skuById.set(c.id, c.sku);
+    const menus = table<MenuResource>();
+    menusState.set(into, menus);
     for (const m of [...wire.menus].sort((a, b) => a.id - b.id)) {
-      const key = into.menus[m.menu_type] ? `${m.menu_type}#${m.id}` : m.menu_type;
-      into.menus[key] = {
+      const key = menus[m.menu_type] ? `${m.menu_type}#${m.id}` : m.menu_type;
+      menus[key] = {
         type: m.menu_type,
         categories: byIndex(m.categories)
           .map((ref) => ({

@@ -2,7 +2,9 @@
  * Reads that several kinds share. `GET /restaurants/menu/v1/stores/{storeId}/store-menu` (spec §4.4)
  * answers a store's items, modifier groups, categories, menus and item availability in one call: the
  * items, categories, menus, item availability and utils schedule kinds all list this one read, and the
- * reader makes the call once per store whichever of them are managed there.
+ * reader makes the call once per store whichever of them are managed there; each of the first four
+ * then fills its own state from the answer (src/kinds/catalog.ts), and the utils schedule kinds map
+ * the utils group's ids to SKUs through it.
  */
 
 import type { RawAnswer } from "../platform/client.js";

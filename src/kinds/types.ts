@@ -328,7 +328,8 @@ interface KindBase<N extends string> {
  * a kind is one module and one line in src/kinds/registry.ts. `R` is its normalized resource: plain
  * JSON, canonical, comparable with deep equality; `N` its name and `S` its other address segments. One
  * normalisation serves both sides: `read` builds the current side from the platform's answers, the
- * config section (or src/config/resolve.ts for the catalog) builds the desired side, and `select`
+ * config section (or src/config/resolve.ts for the catalog kinds) builds the desired side, each in the
+ * kind's own state ({@link ResourceKind.state}), and `select`
  * gives both to the planner in one canonical form. Everything but the reads' `fetch` must be pure.
  */
 export interface ResourceKind<R, N extends string = string, S extends string = N> extends KindBase<N> {
@@ -339,11 +340,11 @@ export interface ResourceKind<R, N extends string = string, S extends string = N
   /**
    * Where the kind keeps its state in a store (src/model.ts `kindState`): under its name in
    * `StoreState.kinds`, with the type the kind declares. Its `read` writes it on the current side, its
-   * `config` section on the desired side, and its `select`, `duplicates` and import part read it.
-   * Absent for the kinds of the catalog (items, categories, menus, item availability and the utils
-   * schedules of categories and items), whose state is the store's catalog: the fields `items`,
-   * `categories`, `menus` and `unavailable` that src/config/resolve.ts builds from a catalog and its
-   * overrides, and that one read of the store menu gives.
+   * `config` section on the desired side (src/config/resolve.ts for the catalog kinds, from a catalog
+   * and its overrides), and its `select`, `duplicates` and import part read it. The kinds of the store
+   * menu (items, categories, menus, item availability) declare theirs in src/kinds/catalog.ts, and each
+   * fills its own from the one store-menu read. Absent only for a kind whose resources are a view of
+   * other kinds' state: the utils schedules of categories and items, which are those kinds' schedules.
    */
   readonly state?: KindState<unknown>;
   /** The kind's section of the store settings, when it has one (hours, holidays, webhooks…). */

@@ -41,9 +41,18 @@
  */
 
 import type { ScheduleDetail } from "../generated/platform.js";
-import { table, type Schedule, type StoreState } from "../model.js";
+import {
+  own,
+  table,
+  type CategoryResource,
+  type ItemResource,
+  type Schedule,
+  type StoreState,
+} from "../model.js";
+import { categoriesOf, categoriesState, itemsOf, itemsState } from "./catalog.js";
 import { getCorridors, getCorridorSchedule, getProducts, getProductSchedule } from "../platform/utils.js";
 import type { RouteName } from "../platform/routes.js";
+import type { WireStoreMenu } from "../platform/wire.js";
 import { categories } from "./categories.js";
 import { items } from "./items.js";
 import { canonicalDays } from "./schedules.js";
@@ -180,14 +189,29 @@ const utilsSchedulesRead: StoreRead<UtilsSchedulesSnapshot> = {
   },
 };
 
-/** The owner as the categories or items kind compares it for a utils store (schedules left out). */
-function viewOf(state: StoreState, field: "categories" | "items", sku: string): unknown {
-  if (field === "categories") {
-    const c = state.categories[sku];
-    return c && categories.select({ ...state, schedulesVia: "utils", categories: { [sku]: c } })?.[sku];
-  }
-  const it = state.items[sku];
-  return it && items.select({ ...state, schedulesVia: "utils", items: { [sku]: it } })?.[sku];
+/**
+ * The category `sku` as the categories kind compares it for a utils store (schedules left out), or
+ * `undefined` when the store has none.
+ */
+function categoryView(state: StoreState, sku: string): unknown {
+  const c = own(categoriesOf(state), sku);
+  if (!c) return undefined;
+  const probe: StoreState = { store: state.store, schedulesVia: "utils" };
+  const one = table<CategoryResource>();
+  one[sku] = c;
+  categoriesState.set(probe, one);
+  return categories.select(probe)?.[sku];
+}
+
+/** The item `sku` as the items kind compares it for a utils store (schedules left out). */
+function itemView(state: StoreState, sku: string): unknown {
+  const it = own(itemsOf(state), sku);
+  if (!it) return undefined;
+  const probe: StoreState = { store: state.store, schedulesVia: "utils" };
+  const one = table<ItemResource>();
+  one[sku] = it;
+  itemsState.set(probe, { items: one });
+  return items.select(probe)?.[sku];
 }
 
 // ---- writing ---------------------------------------------------------------------------------------
@@ -327,13 +351,26 @@ function scheduleEndpoints(prefix: string, first: number, routes: ScheduleRoutes
 
 // ---- the kinds -------------------------------------------------------------------------------------
 
+/** What owns a utils schedule: a category (a corridor) or an item (a product). */
+type Owner = CategoryResource | ItemResource;
+
 /** What differs between the corridor and the product kind. */
 interface Flavour<N extends string> {
   name: N;
   summary: string;
   nouns: Readonly<Record<string, readonly [string, string]>>;
   endpoints: EndpointSpec[];
-  field: "categories" | "items";
+  /**
+   * The owners of the schedules in a store (its categories or its items, the state of their kind), by
+   * SKU.
+   */
+  ownersOf(state: StoreState): Readonly<Record<string, Owner>>;
+  /** The owners as a read writes them: their kind's state, `undefined` when that kind was not read. */
+  ownersIn(into: StoreState): Record<string, Owner> | undefined;
+  /** An owner as its kind compares it for a utils store (schedules left out; see `upsertCarries`). */
+  view(state: StoreState, sku: string): unknown;
+  /** The owners in the store menu's answer, whose ids the utils group names them by. */
+  inMenu(menu: WireStoreMenu): readonly { id?: number; sku: string }[];
   /** SKUs of the owners in a store that have a utils schedule. */
   owners(state: StoreState): string[];
   /** The wire list of the snapshot and the menu id of each entry. */
@@ -354,33 +391,32 @@ function utilsScheduleKind<N extends string>(f: Flavour<N>): ResourceKind<UtilsS
       if (state.schedulesVia !== "utils") return undefined;
       const out = table<UtilsSchedule>();
       for (const sku of f.owners(state).sort()) {
-        out[sku] = { schedules: canonicalUtilsSchedules(state[f.field][sku]?.schedules) };
+        out[sku] = { schedules: canonicalUtilsSchedules(own(f.ownersOf(state), sku)?.schedules) };
       }
       return out;
     },
     segment: () => f.name,
-    title: (state, key) => (Object.hasOwn(state[f.field], key) ? state[f.field][key]!.title : undefined),
+    title: (state, key) => own(f.ownersOf(state), key)?.title,
     // A new owner is created with its schedules through the menu API; a deleted one takes them along.
     initial: (after) => after,
     read(snapshot, into, ids) {
       const menu = partOf(snapshot, storeMenuRead)!;
       const skuOf = new Map<number, string>();
-      for (const w of f.field === "categories" ? menu.categories : menu.items) {
+      for (const w of f.inMenu(menu)) {
         if (w.id !== undefined) skuOf.set(w.id, w.sku);
       }
       const stash = table<ScheduleIds>();
+      const owners = f.ownersIn(into);
       for (const e of f.entries(partOf(snapshot, utilsSchedulesRead)!)) {
         const sku = skuOf.get(e.id);
-        const owner = sku === undefined ? undefined : into[f.field][sku];
+        const owner = sku === undefined || !owners ? undefined : owners[sku];
         if (sku === undefined || !owner) continue;
         const details = fromWireDetails(e.details);
         const schedules = toSchedules(details);
         const { schedules: _drop, ...rest } = owner;
         // The utils view is the truth for this kind (same platform state as the menu API's, with ids).
-        (into[f.field] as Record<string, typeof owner>)[sku] = schedules.length
-          ? { ...rest, schedules }
-          : rest;
-        stash[sku] = { ownerId: e.id, corridorId: e.corridorId, details, view: viewOf(into, f.field, sku) };
+        owners![sku] = schedules.length ? { ...rest, schedules } : rest;
+        stash[sku] = { ownerId: e.id, corridorId: e.corridorId, details, view: f.view(into, sku) };
       }
       ids.other[f.name] = stash;
     },
@@ -388,7 +424,7 @@ function utilsScheduleKind<N extends string>(f: Flavour<N>): ResourceKind<UtilsS
       const info = (ctx.ids.other[f.name] as Record<string, ScheduleIds> | undefined)?.[key];
       if (!info || !after) return [];
       // The menu API rewrites the owner in this plan with its desired schedules: nothing to add.
-      if (!jsonEqual(viewOf(ctx.desired, f.field, key), info.view)) return [];
+      if (!jsonEqual(f.view(ctx.desired, key), info.view)) return [];
       return detailWrites(f.name, info.details, toDetails(after.schedules), f.params(info, key, ctx));
     },
   };
@@ -405,8 +441,11 @@ export const corridorSchedules = utilsScheduleKind({
     delete:
       "DELETE /api/rest-ops-utils/corridor/schedule/{corridorId}/store/{storeId}/{corridorProductScheduleId}",
   }),
-  field: "categories",
-  owners: (state) => Object.keys(state.categories),
+  ownersOf: categoriesOf,
+  ownersIn: (into) => categoriesState.get(into),
+  view: categoryView,
+  inMenu: (menu) => menu.categories,
+  owners: (state) => Object.keys(categoriesOf(state)),
   entries: (s) => s.corridors.map((c) => ({ id: c.id, corridorId: c.id, details: c.details })),
   params: (ids) => ({ corridorId: ids.corridorId }),
 });
@@ -422,10 +461,14 @@ export const productSchedules = utilsScheduleKind({
     delete:
       "DELETE /api/rest-ops-utils/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}/{corridorProductScheduleId}",
   }),
-  field: "items",
+  ownersOf: itemsOf,
+  ownersIn: (into) => itemsState.get(into)?.items,
+  view: itemView,
+  inMenu: (menu) => menu.items,
   owners(state) {
-    const inCategory = new Set(Object.values(state.categories).flatMap((c) => c.items));
-    return Object.keys(state.items).filter((sku) => state.items[sku]!.type === "ITEM" && inCategory.has(sku));
+    const inCategory = new Set(Object.values(categoriesOf(state)).flatMap((c) => c.items));
+    const all = itemsOf(state);
+    return Object.keys(all).filter((sku) => all[sku]!.type === "ITEM" && inCategory.has(sku));
   },
   entries: (s) => s.products,
   // The corridor in the path must hold the product when the call runs (after the menu writes): keep the
@@ -434,12 +477,11 @@ export const productSchedules = utilsScheduleKind({
     const categoriesNow = Object.entries(ctx.ids.categories);
     const readSku = categoriesNow.find(([, id]) => id === ids.corridorId)?.[0];
     let corridorId = ids.corridorId;
-    if (readSku === undefined || !ctx.desired.categories[readSku]?.items.includes(key)) {
-      const other = Object.keys(ctx.desired.categories)
+    const wanted = categoriesOf(ctx.desired);
+    if (readSku === undefined || !own(wanted, readSku)?.items.includes(key)) {
+      const other = Object.keys(wanted)
         .sort()
-        .find(
-          (sku) => ctx.desired.categories[sku]!.items.includes(key) && ctx.ids.categories[sku] !== undefined,
-        );
+        .find((sku) => wanted[sku]!.items.includes(key) && ctx.ids.categories[sku] !== undefined);
       if (other !== undefined) corridorId = ctx.ids.categories[other]!;
     }
     return { productId: ids.ownerId, corridorId };

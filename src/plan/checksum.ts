@@ -5,7 +5,8 @@
  * Every checksum is a SHA-256 of canonical JSON: JSON with the keys of every object sorted, written
  * straight into the hash in chunks, without building a sorted copy of the value or one string of it.
  * A store's digest ({@link storeDigest}) is the checksum of its normalised state (client-wide webhook
- * facts left out); the canonical text of
+ * facts left out), in the shape the plan format has always given it ({@link digestView}); the canonical
+ * text of
  * a catalog resource (item, category, menu) object is kept for the run ({@link DigestMemo}), so that a
  * resource shared by many stores is serialised once (the desired side resolves identical resources of
  * a shared catalog to one object, and the streaming planner gives a live resource that equals its
@@ -15,6 +16,16 @@
 
 import { createHash, type Hash } from "node:crypto";
 import { EVENTS_IDS, KEEPS_IDS } from "../kinds/webhooks.js";
+import {
+  availabilityOf,
+  categoriesOf,
+  categoriesState,
+  itemAvailabilityState,
+  itemsOf,
+  itemsState,
+  menusOf,
+  menusState,
+} from "../kinds/catalog.js";
 import { table, type DesiredState, type StoreState } from "../model.js";
 
 /** Characters gathered before they are handed to the hash (or the string being built). */
@@ -158,7 +169,7 @@ export function digestMemo(): DigestMemo {
   return new WeakMap();
 }
 
-/** The catalog fields of a store whose resources are memoised one by one. */
+/** The catalog fields of a store's {@link digestView} whose resources are memoised one by one. */
 const RESOURCE_FIELDS = ["items", "categories", "menus"] as const;
 
 function resourceJson(resource: unknown, memo: DigestMemo): unknown {
@@ -171,16 +182,51 @@ function resourceJson(resource: unknown, memo: DigestMemo): unknown {
   return text;
 }
 
+/** The kinds whose states a digest writes at the top of the store's state ({@link digestView}). */
+const CATALOG_KINDS: ReadonlySet<string> = new Set([
+  itemsState.kind,
+  categoriesState.kind,
+  menusState.kind,
+  itemAvailabilityState.kind,
+]);
+
+/**
+ * A store's state in the shape the plan format digests it (docs/plan-format.md `checksums`): the
+ * states of the catalog kinds at the top, under the fields they were kept in before they moved under
+ * `kinds` (`items`, `upcomingPrices`, `categories`, `menus`, `unavailable`, `available`,
+ * `suspensions`), present even when empty, and `kinds` holding the other kinds' states (absent when
+ * there are none), so that the checksums of a saved plan are those a fresh read of an unchanged store
+ * gives, whichever version of carte made the plan.
+ */
+export function digestView(state: StoreState): Record<string, unknown> {
+  const { kinds, ...view } = state as StoreState & Record<string, unknown>;
+  if (kinds !== undefined) {
+    const others = table<unknown>();
+    for (const name of Object.keys(kinds)) if (!CATALOG_KINDS.has(name)) others[name] = kinds[name];
+    if (Object.keys(others).length > 0) view.kinds = others;
+  }
+  view.items = itemsOf(state);
+  const upcoming = itemsState.get(state)?.upcomingPrices;
+  if (upcoming !== undefined) view.upcomingPrices = upcoming;
+  view.categories = categoriesOf(state);
+  view.menus = menusOf(state);
+  const { unavailable, available, suspensions } = availabilityOf(state);
+  view.unavailable = unavailable;
+  if (available !== undefined) view.available = available;
+  if (suspensions !== undefined) view.suspensions = suspensions;
+  return view;
+}
+
 /**
  * The digest of one store's normalised state (the current side with its platform ids, or the desired
- * side): `sha256:<hex>` of its canonical JSON, exactly {@link checksum} of the state. `null` (a store
- * that was not read) has a digest too.
+ * side): `sha256:<hex>` of the canonical JSON of its {@link digestView}, exactly {@link checksum} of
+ * that view. `null` (a store that was not read) has a digest too.
  *
  * @param memo - canonical JSON of resources already written in this run (see {@link DigestMemo}).
  */
 export function storeDigest(state: StoreState | null | undefined, memo: DigestMemo = digestMemo()): string {
   if (!state) return checksum(null);
-  const view: Record<string, unknown> = { ...state };
+  const view = digestView(state);
   const ids = (state as { ids?: { other?: Record<string, unknown> } }).ids;
   const other = ids?.other;
   if (other && (Object.hasOwn(other, EVENTS_IDS) || Object.hasOwn(other, KEEPS_IDS))) {
@@ -191,7 +237,7 @@ export function storeDigest(state: StoreState | null | undefined, memo: DigestMe
     view.ids = { ...ids, other: rest };
   }
   for (const field of RESOURCE_FIELDS) {
-    const resources = state[field] as Record<string, unknown> | undefined;
+    const resources = view[field] as Record<string, unknown> | undefined;
     if (!resources || typeof resources !== "object") continue;
     const texts = table<unknown>();
     for (const key of Object.keys(resources)) texts[key] = resourceJson(resources[key], memo);

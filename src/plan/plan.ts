@@ -42,6 +42,7 @@ import {
   type PlanInfo,
   type ResourceChange,
 } from "./types.js";
+import { menusOf, menusState, categoriesOf, categoriesState, itemsOf, itemsState } from "../kinds/catalog.js";
 
 /** Options of {@link buildPlan}. */
 export interface PlanOptions {
@@ -229,6 +230,27 @@ function shareEqual<R>(have: Record<string, R>, want: Record<string, R>): Record
 }
 
 /**
+ * A live store whose catalog resources that equal their desired ones are those objects, in copies of
+ * the catalog kinds' states (the read state is not changed).
+ */
+function sharingDesired(
+  read: CurrentState["stores"][string],
+  want: StoreState,
+): CurrentState["stores"][string] {
+  const live = {
+    ...read,
+    kinds: Object.assign(table<unknown>(), read.kinds),
+  };
+  const items = itemsState.get(read);
+  if (items) itemsState.set(live, { ...items, items: shareEqual(items.items, itemsOf(want)) });
+  const categories = categoriesState.get(read);
+  if (categories) categoriesState.set(live, shareEqual(categories, categoriesOf(want)));
+  const menus = menusState.get(read);
+  if (menus) menusState.set(live, shareEqual(menus, menusOf(want)));
+  return live;
+}
+
+/**
  * Starts a plan of `desired`, made store by store ({@link StorePlanner}). Pure: the states it is given
  * are never changed.
  */
@@ -258,14 +280,7 @@ export function createPlanner(desired: DesiredState, options: PlannerOptions = {
     let live = read;
     if (memo) {
       // Digested with the desired objects in place of the equal live ones: their text is written once.
-      if (read) {
-        live = {
-          ...read,
-          items: shareEqual(read.items, want.items),
-          categories: shareEqual(read.categories, want.categories),
-          menus: shareEqual(read.menus, want.menus),
-        };
-      }
+      if (read) live = sharingDesired(read, want);
       desiredDigests[storeKey] = storeDigest(want, memo);
       currentDigests[storeKey] = storeDigest(live ?? null, memo);
     }

@@ -31,6 +31,7 @@ import { currencyOf, formatPrice, priceChangeExceeds, priceChangeText } from "..
 import type { SafetyPolicy } from "../config/safety.js";
 import { matchAddress } from "./target.js";
 import type { Plan, ResourceChange, SafetyVerdict, SafetyViolation } from "./types.js";
+import { menusOf, categoriesOf, itemsOf } from "../kinds/catalog.js";
 
 export { DEFAULT_SAFETY, type SafetyPolicy } from "../config/safety.js";
 export type { SafetyVerdict, SafetyViolation } from "./types.js";
@@ -40,7 +41,9 @@ const CATALOG_KINDS: ReadonlySet<string> = new Set(["item", "modifier_group", "c
 
 function countResources(store: CurrentState["stores"][string]): number {
   return (
-    Object.keys(store.items).length + Object.keys(store.categories).length + Object.keys(store.menus).length
+    Object.keys(itemsOf(store)).length +
+    Object.keys(categoriesOf(store)).length +
+    Object.keys(menusOf(store)).length
   );
 }
 
@@ -128,7 +131,7 @@ export function storeViolations(
       });
     }
   }
-  const itemsNow = Object.keys(have.items).length;
+  const itemsNow = Object.keys(itemsOf(have)).length;
   const itemDeletes = changes.filter(
     (c) => (c.kind === "item" || c.kind === "modifier_group") && c.action === "delete",
   ).length;
@@ -164,11 +167,11 @@ function emptiedMenus(
   have: CurrentState["stores"][string],
 ): SafetyViolation[] {
   // Categories as they will be after the plan.
-  const categories = new Map<string, CategoryResource | null>(Object.entries(have.categories));
+  const categories = new Map<string, CategoryResource | null>(Object.entries(categoriesOf(have)));
   for (const c of changes)
     if (c.kind === "category") categories.set(c.key, c.after as CategoryResource | null);
   const out: SafetyViolation[] = [];
-  const menusAfter = new Map<string, MenuResource | null>(Object.entries(have.menus));
+  const menusAfter = new Map<string, MenuResource | null>(Object.entries(menusOf(have)));
   const touched = new Set<string>();
   for (const c of changes) {
     if (c.kind === "menu") {
@@ -182,9 +185,9 @@ function emptiedMenus(
     if (!menu) continue;
     const relevant = touched.has(key) || menu.categories.some((e) => changedCategories.has(e.sku));
     if (!relevant) continue;
-    const before = have.menus[key];
+    const before = own(menusOf(have), key);
     const wasSelling = before?.categories.some(
-      (e) => e.active && (have.categories[e.sku]?.items.length ?? 0) > 0,
+      (e) => e.active && (own(categoriesOf(have), e.sku)?.items.length ?? 0) > 0,
     );
     const sells = menu.categories.some((e) => e.active && (categories.get(e.sku)?.items.length ?? 0) > 0);
     if (!sells && (wasSelling ?? true) && before !== undefined) {

@@ -15,7 +15,7 @@ import { reviewedPlanOf, runAction, type ActionInputs } from "../../src/action/m
 import { GitHubRepo } from "../../src/gitops/github.js";
 import { encodeReviewed, reviewKey } from "../../src/gitops/reviewed.js";
 import { buildPlan } from "../../src/plan/plan.js";
-import { current, desired, item, store } from "../helpers/builders.js";
+import { current, desired, item, store, catalogOf } from "../helpers/builders.js";
 import { CLIENT_ID, CLIENT_SECRET, carte, edit, exampleAgainstEmulator, writes } from "../helpers/project.js";
 import {
   BOT,
@@ -259,8 +259,8 @@ describe("a pull request cannot forge the reviewed plan", () => {
     const head = "1".repeat(40);
     const merge = "2".repeat(40);
     const plan = buildPlan(
-      desired(store("s", "1", (s) => (s.items = { A: item("A", 100) }))),
-      current(store("s", "1", (s) => (s.items = { A: item("A", 90) }))),
+      desired(store("s", "1", (s) => (catalogOf(s).items = { A: item("A", 100) }))),
+      current(store("s", "1", (s) => (catalogOf(s).items = { A: item("A", 90) }))),
     );
     const key = reviewKey(REVIEW_KEY);
     const binding = { repository: "chain/menus", pullRequest: 7, head, base: "main" };

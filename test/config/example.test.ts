@@ -7,6 +7,7 @@ import { hoursState } from "../../src/kinds/store-hours.js";
 import { openState } from "../../src/kinds/store-availability.js";
 import { specialDaysState } from "../../src/kinds/special-days.js";
 import { webhooksState } from "../../src/kinds/webhooks.js";
+import { catalogOf } from "../helpers/builders.js";
 
 const CONFIG = resolve("examples/chain/carte.yaml");
 
@@ -44,21 +45,21 @@ describe("examples/chain", () => {
     });
     expect(store(stores, "med-poblado").store.storeId).toBe("900201");
 
-    const all = Object.values(centro.items);
+    const all = Object.values(catalogOf(centro).items);
     // Items sold as products are the ones in categories (options are ITEMs too, but not listed there).
-    const products = new Set(Object.values(centro.categories).flatMap((c) => c.items));
+    const products = new Set(Object.values(catalogOf(centro).categories).flatMap((c) => c.items));
     expect(products.size).toBeGreaterThanOrEqual(40);
     expect(all.filter((i) => i.type === "MODIFIER_GROUP").length).toBeGreaterThanOrEqual(4);
-    expect(Object.keys(centro.categories)).toHaveLength(9);
-    expect(Object.keys(centro.menus)).toEqual(["DEFAULT", "LATE_NIGHT"]);
-    expect(centro.menus.DEFAULT?.categories).toHaveLength(9);
-    expect(centro.menus.LATE_NIGHT?.categories).toContainEqual({ sku: "DESSERTS", active: false });
+    expect(Object.keys(catalogOf(centro).categories)).toHaveLength(9);
+    expect(Object.keys(catalogOf(centro).menus)).toEqual(["DEFAULT", "LATE_NIGHT"]);
+    expect(catalogOf(centro).menus.DEFAULT?.categories).toHaveLength(9);
+    expect(catalogOf(centro).menus.LATE_NIGHT?.categories).toContainEqual({ sku: "DESSERTS", active: false });
   });
 
   it("normalizes items, options and modifier groups", async () => {
     const { desired } = await loadProject(CONFIG);
     const centro = store(desired.stores, "bog-centro");
-    expect(centro.items["BURGER-VEGGIE"]).toEqual({
+    expect(catalogOf(centro).items["BURGER-VEGGIE"]).toEqual({
       sku: "BURGER-VEGGIE",
       type: "ITEM",
       title: "Veggie de Garbanzo",
@@ -70,7 +71,7 @@ describe("examples/chain", () => {
       max: null,
       modifiersType: null,
     });
-    expect(centro.items.DONENESS).toEqual({
+    expect(catalogOf(centro).items.DONENESS).toEqual({
       sku: "DONENESS",
       type: "MODIFIER_GROUP",
       title: "Término de la carne",
@@ -83,41 +84,46 @@ describe("examples/chain", () => {
       modifiersType: "exclusive",
     });
     // An option reused by SKU in another group is one ITEM, child of both groups.
-    expect(centro.items["WING-SAUCE"]?.children).toEqual([
+    expect(catalogOf(centro).items["WING-SAUCE"]?.children).toEqual([
       "WING-BUFFALO",
       "WING-PANELA-PICANTE",
       "SAUCE-BBQ",
       "SAUCE-HONEY-MUSTARD",
     ]);
-    expect(centro.items["SAUCE-BBQ"]).toMatchObject({ type: "ITEM", price: 0, children: [], min: null });
+    expect(catalogOf(centro).items["SAUCE-BBQ"]).toMatchObject({
+      type: "ITEM",
+      price: 0,
+      children: [],
+      min: null,
+    });
   });
 
   it("applies per-store prices", async () => {
     const { desired } = await loadProject(CONFIG);
-    expect(store(desired.stores, "bog-centro").items["BURGER-CLASSIC"]?.price).toBe(25900);
-    expect(store(desired.stores, "bog-chapinero").items["BURGER-CLASSIC"]?.price).toBe(24900);
-    expect(store(desired.stores, "med-poblado").items["EXTRA-BACON"]?.price).toBe(5000);
-    expect(store(desired.stores, "bog-centro").items["EXTRA-BACON"]?.price).toBe(4500);
+    expect(catalogOf(store(desired.stores, "bog-centro")).items["BURGER-CLASSIC"]?.price).toBe(25900);
+    expect(catalogOf(store(desired.stores, "bog-chapinero")).items["BURGER-CLASSIC"]?.price).toBe(24900);
+    expect(catalogOf(store(desired.stores, "med-poblado")).items["EXTRA-BACON"]?.price).toBe(5000);
+    expect(catalogOf(store(desired.stores, "bog-centro")).items["EXTRA-BACON"]?.price).toBe(4500);
   });
 
   it("removes excluded SKUs and every reference to them", async () => {
     const { desired } = await loadProject(CONFIG);
     const poblado = store(desired.stores, "med-poblado");
-    expect(poblado.items["DRINK-BEER-CLUB-COLOMBIA"]).toBeUndefined();
-    expect(poblado.categories.DRINKS?.items).not.toContain("DRINK-BEER-CLUB-COLOMBIA");
-    expect(poblado.items["EXTRA-JALAPENO"]).toBeUndefined();
-    expect(poblado.items.EXTRAS?.children).not.toContain("EXTRA-JALAPENO");
-    expect(poblado.items.EXTRAS?.children).toHaveLength(6);
+    expect(catalogOf(poblado).items["DRINK-BEER-CLUB-COLOMBIA"]).toBeUndefined();
+    expect(catalogOf(poblado).categories.DRINKS?.items).not.toContain("DRINK-BEER-CLUB-COLOMBIA");
+    expect(catalogOf(poblado).items["EXTRA-JALAPENO"]).toBeUndefined();
+    expect(catalogOf(poblado).items.EXTRAS?.children).not.toContain("EXTRA-JALAPENO");
+    expect(catalogOf(poblado).items.EXTRAS?.children).toHaveLength(6);
     const centro = store(desired.stores, "bog-centro");
-    expect(centro.categories.DRINKS?.items).toContain("DRINK-BEER-CLUB-COLOMBIA");
-    expect(centro.items.EXTRAS?.children).toContain("EXTRA-JALAPENO");
+    expect(catalogOf(centro).categories.DRINKS?.items).toContain("DRINK-BEER-CLUB-COLOMBIA");
+    expect(catalogOf(centro).items.EXTRAS?.children).toContain("EXTRA-JALAPENO");
     const chapinero = store(desired.stores, "bog-chapinero");
-    expect(chapinero.categories.SEASONAL?.items).toEqual(["SEASONAL-BURGER-HOGAO"]);
+    expect(catalogOf(chapinero).categories.SEASONAL?.items).toEqual(["SEASONAL-BURGER-HOGAO"]);
   });
 
   it("sorts unavailable SKUs", async () => {
     const { desired } = await loadProject(CONFIG);
-    expect(store(desired.stores, "med-poblado").unavailable).toEqual([
+    expect(catalogOf(store(desired.stores, "med-poblado")).unavailable).toEqual([
       "DRINK-JUGO-LULO",
       "EXTRA-PATTY",
       "TOP-OREO",
@@ -174,18 +180,18 @@ describe("examples/chain", () => {
   it("gives schedules to the breakfast category and option prices inside a combo", async () => {
     const { desired } = await loadProject(CONFIG);
     const centro = store(desired.stores, "bog-centro");
-    expect(centro.categories.BREAKFAST?.schedules).toEqual([
+    expect(catalogOf(centro).categories.BREAKFAST?.schedules).toEqual([
       { days: "mon,tue,wed,thu,fri", periods: [{ start: "06:00", end: "11:00" }] },
       { days: "sat,sun,hol", periods: [{ start: "07:00", end: "12:00" }] },
     ]);
-    expect(centro.items["BREAKFAST-AREPA-HUEVO"]?.schedules).toEqual([
+    expect(catalogOf(centro).items["BREAKFAST-AREPA-HUEVO"]?.schedules).toEqual([
       { days: "mon,tue,wed,thu,fri,sat,sun", periods: [{ start: "06:00", end: "11:00" }] },
     ]);
-    expect(centro.categories.BURGERS?.schedules).toBeUndefined();
-    expect(centro.items["EXTRA-CHEESE"]?.priceInParent).toEqual({ "COMBO-CARBON": 0 });
-    expect(centro.items["COMBO-SIDE-ONION-RINGS"]?.priceInParent).toEqual({ "COMBO-CARBON": 0 });
-    expect(centro.items["EXTRA-BACON"]?.priceInParent).toBeUndefined();
-    expect(centro.items["BURGER-CLASSIC"]?.title).toBe("Clásica Centro");
+    expect(catalogOf(centro).categories.BURGERS?.schedules).toBeUndefined();
+    expect(catalogOf(centro).items["EXTRA-CHEESE"]?.priceInParent).toEqual({ "COMBO-CARBON": 0 });
+    expect(catalogOf(centro).items["COMBO-SIDE-ONION-RINGS"]?.priceInParent).toEqual({ "COMBO-CARBON": 0 });
+    expect(catalogOf(centro).items["EXTRA-BACON"]?.priceInParent).toBeUndefined();
+    expect(catalogOf(centro).items["BURGER-CLASSIC"]?.title).toBe("Clásica Centro");
   });
 
   it("is deterministic", async () => {

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadProject } from "../../src/config/index.js";
 import { CATALOG, problemsOf, shown, storeYaml, writeProject } from "./helpers.js";
+import { catalogOf } from "../helpers/builders.js";
 
 const PROJECT = "version: 1\nstores: stores/*.yaml\ncatalogs: catalogs/*.yaml\ngroups: groups/*.yaml\n";
 
@@ -49,7 +50,7 @@ describe("typed money", () => {
     const project = await good.load();
     expect(project.currency?.code).toBe("BRL");
     expect(project.desired.currency).toBe("BRL");
-    expect(project.desired.stores.a?.items.BURGER?.price).toBe(12.5);
+    expect(catalogOf(project.desired.stores.a)?.items.BURGER?.price).toBe(12.5);
 
     const bad = await load({
       "carte.yaml": brl,
@@ -106,10 +107,13 @@ describe("nested modifier groups", () => {
       "stores/a.yaml": storeYaml(1, "a", "overrides:\n  exclude: [THIN]\n"),
     });
     const a = (await run()).desired.stores.a!;
-    expect(a.items["SIZE-L"]).toMatchObject({ type: "ITEM", children: ["CRUST"], price: 8000 });
-    expect(a.items.CRUST?.children).toEqual(["STUFFED"]);
-    expect(a.items.STUFFED).toMatchObject({ children: ["TOPPINGS"], priceInParent: { "SIZE-L": 7000 } });
-    expect(a.items.THIN).toBeUndefined();
+    expect(catalogOf(a).items["SIZE-L"]).toMatchObject({ type: "ITEM", children: ["CRUST"], price: 8000 });
+    expect(catalogOf(a).items.CRUST?.children).toEqual(["STUFFED"]);
+    expect(catalogOf(a).items.STUFFED).toMatchObject({
+      children: ["TOPPINGS"],
+      priceInParent: { "SIZE-L": 7000 },
+    });
+    expect(catalogOf(a).items.THIN).toBeUndefined();
   });
 
   it("refuses groups nested more than 3 levels deep, at the entry one level too deep", async () => {
@@ -171,18 +175,22 @@ describe("overrides at every layer", () => {
   it("takes each value from the highest layer: store > group > carte.yaml > catalog", async () => {
     const { load: run } = await load(layered);
     const { a, b, c } = (await run()).desired.stores;
-    expect([a, b, c].map((s) => s!.items.BURGER?.price)).toEqual([22000, 21000, 20000]);
-    expect([a, b, c].map((s) => s!.items.FRIES?.price)).toEqual([8000, 8000, 8000]);
+    expect([a, b, c].map((s) => catalogOf(s!).items.BURGER?.price)).toEqual([22000, 21000, 20000]);
+    expect([a, b, c].map((s) => catalogOf(s!).items.FRIES?.price)).toEqual([8000, 8000, 8000]);
     // Exclusions add up; the group's min and title apply to its stores only.
-    expect([a, b, c].map((s) => s!.items.EXTRAS?.children)).toEqual([["CHEESE"], ["CHEESE"], ["CHEESE"]]);
-    expect([a, c].map((s) => s!.items.EXTRAS?.min)).toEqual([1, 0]);
-    expect([a, c].map((s) => s!.categories.MAIN?.title)).toEqual(["Principal", "Main"]);
-    expect(a!.categories.MAIN?.schedules).toEqual([
+    expect([a, b, c].map((s) => catalogOf(s!).items.EXTRAS?.children)).toEqual([
+      ["CHEESE"],
+      ["CHEESE"],
+      ["CHEESE"],
+    ]);
+    expect([a, c].map((s) => catalogOf(s!).items.EXTRAS?.min)).toEqual([1, 0]);
+    expect([a, c].map((s) => catalogOf(s!).categories.MAIN?.title)).toEqual(["Principal", "Main"]);
+    expect(catalogOf(a!).categories.MAIN?.schedules).toEqual([
       { days: "mon,tue,wed,thu,fri", periods: [{ start: "11:00", end: "15:00" }] },
     ]);
-    expect(c!.categories.MAIN?.schedules).toBeUndefined();
+    expect(catalogOf(c!).categories.MAIN?.schedules).toBeUndefined();
     // Availability: the group switches FRIES back on over carte.yaml.
-    expect([a, c].map((s) => [s!.unavailable, s!.available])).toEqual([
+    expect([a, c].map((s) => [catalogOf(s!).unavailable, catalogOf(s!).available])).toEqual([
       [["CHEESE"], ["FRIES"]],
       [["CHEESE", "FRIES"], undefined],
     ]);
@@ -212,7 +220,7 @@ describe("overrides at every layer", () => {
       "stores/c.yaml": storeYaml(3, "c").replace("catalog: burgers", "catalog: coffee"),
     });
     const { a, c } = (await run()).desired.stores;
-    expect(a!.items.BURGER?.price).toBe(25000);
-    expect(c!.items.LATTE?.price).toBe(8900);
+    expect(catalogOf(a!).items.BURGER?.price).toBe(25000);
+    expect(catalogOf(c!).items.LATTE?.price).toBe(8900);
   });
 });

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { loadProject } from "../../src/config/index.js";
 import { ConfigError } from "../../src/errors.js";
 import { CATALOG, PROJECT, problemsOf, shown, storeYaml, writeProject } from "./helpers.js";
+import { catalogOf } from "../helpers/builders.js";
 
 async function load(files: Record<string, string>): Promise<{ dir: string; problems: string[] }> {
   const dir = await writeProject(files);
@@ -23,7 +24,7 @@ describe("loadProject problems", () => {
     const dir = await writeProject(valid());
     const project = await loadProject(join(dir, "carte.yaml"));
     expect(Object.keys(project.desired.stores)).toEqual(["bog-centro"]);
-    expect(Object.keys(project.desired.stores["bog-centro"]?.items ?? {})).toEqual([
+    expect(Object.keys(catalogOf(project.desired.stores["bog-centro"])?.items ?? {})).toEqual([
       "BURGER",
       "FRIES",
       "EXTRAS",
@@ -185,16 +186,16 @@ availability:
     const dir = await writeProject(valid({ "stores/a.yaml": store }));
     const { desired } = await loadProject(join(dir, "carte.yaml"));
     const a = desired.stores.a;
-    expect(a?.items.BURGER?.children).toEqual([]);
+    expect(catalogOf(a)?.items.BURGER?.children).toEqual([]);
     // Options offered by no remaining group are not sent.
-    expect(Object.keys(a?.items ?? {})).toEqual(["BURGER", "FRIES"]);
+    expect(Object.keys(catalogOf(a)?.items ?? {})).toEqual(["BURGER", "FRIES"]);
   });
 
   it("lowers max when exclusions leave fewer options", async () => {
     const store = storeYaml(1, "a", "overrides:\n  exclude: [BACON]\n");
     const dir = await writeProject(valid({ "stores/a.yaml": store }));
     const { desired } = await loadProject(join(dir, "carte.yaml"));
-    expect(desired.stores.a?.items.EXTRAS).toMatchObject({ children: ["CHEESE"], max: 1 });
+    expect(catalogOf(desired.stores.a)?.items.EXTRAS).toMatchObject({ children: ["CHEESE"], max: 1 });
   });
 
   it("finds duplicate catalog names", async () => {

@@ -7,6 +7,7 @@ import { hoursState } from "../../src/kinds/store-hours.js";
 import { openState } from "../../src/kinds/store-availability.js";
 import { specialDaysState } from "../../src/kinds/special-days.js";
 import { webhooksState } from "../../src/kinds/webhooks.js";
+import { catalogOf } from "../helpers/builders.js";
 
 const PROJECT = "version: 1\nstores: stores/*.yaml\ncatalogs: catalogs/*.yaml\n";
 
@@ -132,11 +133,11 @@ describe("store settings", () => {
       ),
     });
     const a = project.desired.stores.a!;
-    expect(a.items.BURGER).toMatchObject({ title: "Hamburguesa", images: ["a.jpg", "b.jpg"] });
-    expect(a.items.EXTRAS?.title).toBe("Adiciones");
-    expect(a.items.CHEESE?.description).toBe("Cheddar");
-    expect(a.items.FRIES?.images).toEqual([]);
-    expect(a.categories.MAIN?.title).toBe("Principal");
-    expect(a.available).toEqual(["BACON", "FRIES"]);
+    expect(catalogOf(a).items.BURGER).toMatchObject({ title: "Hamburguesa", images: ["a.jpg", "b.jpg"] });
+    expect(catalogOf(a).items.EXTRAS?.title).toBe("Adiciones");
+    expect(catalogOf(a).items.CHEESE?.description).toBe("Cheddar");
+    expect(catalogOf(a).items.FRIES?.images).toEqual([]);
+    expect(catalogOf(a).categories.MAIN?.title).toBe("Principal");
+    expect(catalogOf(a).available).toEqual(["BACON", "FRIES"]);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { resolveDesired, resolveStore, type ResolvableStore } from "../../src/config/resolve.js";
 import type { CatalogFile, StoreFile } from "../../src/generated/config.js";
+import { catalogOf } from "../helpers/builders.js";
 
 const catalog = {
   name: "shared",
@@ -39,20 +40,20 @@ describe("stores of one catalog", () => {
     // Each store is exactly what it resolves to alone.
     stores.forEach((s) => expect(desired.stores[s.store.store.integration_id]).toEqual(resolveStore(s)));
     // The same objects where the stores agree; their own where they differ.
-    expect(b!.items.BURGER).toBe(a!.items.BURGER);
-    expect(c!.items.FRIES).toBe(a!.items.FRIES);
-    expect(b!.items.FRIES).not.toBe(a!.items.FRIES);
-    expect(b!.items.FRIES!.price).toBe(60);
-    expect(a!.items.FRIES!.price).toBe(50);
-    expect(c!.categories.MAINS).toBe(a!.categories.MAINS);
-    expect(c!.menus.DEFAULT).toBe(a!.menus.DEFAULT);
-    expect(d!.items.SIZE).not.toBe(a!.items.SIZE);
-    expect(d!.items.SIZE!.children).toEqual([]);
+    expect(catalogOf(b!).items.BURGER).toBe(catalogOf(a!).items.BURGER);
+    expect(catalogOf(c!).items.FRIES).toBe(catalogOf(a!).items.FRIES);
+    expect(catalogOf(b!).items.FRIES).not.toBe(catalogOf(a!).items.FRIES);
+    expect(catalogOf(b!).items.FRIES!.price).toBe(60);
+    expect(catalogOf(a!).items.FRIES!.price).toBe(50);
+    expect(catalogOf(c!).categories.MAINS).toBe(catalogOf(a!).categories.MAINS);
+    expect(catalogOf(c!).menus.DEFAULT).toBe(catalogOf(a!).menus.DEFAULT);
+    expect(catalogOf(d!).items.SIZE).not.toBe(catalogOf(a!).items.SIZE);
+    expect(catalogOf(d!).items.SIZE!.children).toEqual([]);
   });
 
   it("keep their own objects unless asked to share, so that one store can be changed alone", () => {
     const desired = resolveDesired([storeFile(1), storeFile(2)]);
-    expect(desired.stores.s2!.items.BURGER).toEqual(desired.stores.s1!.items.BURGER);
-    expect(desired.stores.s2!.items.BURGER).not.toBe(desired.stores.s1!.items.BURGER);
+    expect(catalogOf(desired.stores.s2!).items.BURGER).toEqual(catalogOf(desired.stores.s1!).items.BURGER);
+    expect(catalogOf(desired.stores.s2!).items.BURGER).not.toBe(catalogOf(desired.stores.s1!).items.BURGER);
   });
 });

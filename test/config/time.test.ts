@@ -9,7 +9,7 @@ import { loadProject } from "../../src/config/index.js";
 import { dayOver, parseInstant, withinAYear } from "../../src/config/time.js";
 import { buildPlan } from "../../src/plan/plan.js";
 import { loadBase } from "../../src/gitops/base.js";
-import { current } from "../helpers/builders.js";
+import { current, catalogOf } from "../helpers/builders.js";
 import { commitAll } from "../action/harness.js";
 import { CATALOG, problemsOf, shown, storeYaml, writeProject } from "./helpers.js";
 import { specialDaysState } from "../../src/kinds/special-days.js";
@@ -40,9 +40,9 @@ describe("until: of a switched-off item", () => {
       "stores/b.yaml": storeYaml(2, "b", "group: north\n"),
     });
     const a = project.desired.stores.a!;
-    expect(a.unavailable).toEqual(["BACON", "FRIES"]);
-    expect(a.suspensions).toEqual({ FRIES: { until: "2026-11-25T18:00:00-05:00" } });
-    expect(project.desired.stores.b!.unavailable).toEqual([]);
+    expect(catalogOf(a).unavailable).toEqual(["BACON", "FRIES"]);
+    expect(catalogOf(a).suspensions).toEqual({ FRIES: { until: "2026-11-25T18:00:00-05:00" } });
+    expect(catalogOf(project.desired.stores.b!).unavailable).toEqual([]);
     expect(project.warnings).toEqual([
       `${shown(dir, "groups/north.yaml")}:5:9: "CHEESE" is switched off until "2026-11-24T18:00:00-05:00", which has passed: the entry is ignored (stores "a", "b"); remove it`,
       `${shown(dir, "stores/a.yaml")}:11:7: "BURGER" is switched off until "2026-11-25T11:59:00-05:00", which has passed: the entry is ignored (store "a"); remove it`,
@@ -139,15 +139,15 @@ describe("prices from a date", () => {
   it("before the date: the lower price holds, and the store lists the new one as upcoming", async () => {
     const { project } = await load(files);
     const { a, b } = project.desired.stores;
-    expect(a!.items.BURGER!.price).toBe(24900);
-    expect(a!.items.FRIES!.price).toBe(8900);
-    expect(a!.upcomingPrices).toEqual({
+    expect(catalogOf(a!).items.BURGER!.price).toBe(24900);
+    expect(catalogOf(a!).items.FRIES!.price).toBe(8900);
+    expect(catalogOf(a!).upcomingPrices).toEqual({
       BURGER: { price: 26900, from: "2026-12-01T00:00:00-05:00" },
       FRIES: { price: 9900, from: "2026-12-01" },
     });
     // The store's own price hides the group's upcoming one.
-    expect(b!.items.FRIES!.price).toBe(9500);
-    expect(b!.upcomingPrices).toBeUndefined();
+    expect(catalogOf(b!).items.FRIES!.price).toBe(9500);
+    expect(catalogOf(b!).upcomingPrices).toBeUndefined();
     const plan = buildPlan(project.desired, current(a!, b!));
     expect(plan.changes).toEqual([]);
     expect(plan.info).toEqual([
@@ -179,9 +179,9 @@ describe("prices from a date", () => {
     const before = (await load(files)).project.desired.stores.a!;
     const { project } = await load(files, new Date("2026-12-01T05:00:00Z"));
     const a = project.desired.stores.a!;
-    expect(a.items.BURGER!.price).toBe(26900);
-    expect(a.items.FRIES!.price).toBe(9900);
-    expect(a.upcomingPrices).toBeUndefined();
+    expect(catalogOf(a).items.BURGER!.price).toBe(26900);
+    expect(catalogOf(a).items.FRIES!.price).toBe(9900);
+    expect(catalogOf(a).upcomingPrices).toBeUndefined();
     const plan = buildPlan({ stores: { a } }, current(before));
     expect(plan.changes.map((c) => `${c.address} ${JSON.stringify(c.diff)}`)).toEqual([
       'store[a].item[BURGER] [{"attribute":"price","before":24900,"after":26900}]',
@@ -190,7 +190,9 @@ describe("prices from a date", () => {
     expect(plan.info).toBeUndefined();
     // Between 00:00 UTC and the store's own midnight, only the bare date has started.
     const between = (await load(files, new Date("2026-12-01T03:00:00Z"))).project.desired.stores.a!;
-    expect([between.items.BURGER!.price, between.items.FRIES!.price]).toEqual([24900, 9900]);
+    expect([catalogOf(between).items.BURGER!.price, catalogOf(between).items.FRIES!.price]).toEqual([
+      24900, 9900,
+    ]);
   });
 
   it("refuses a from: that is not a date", async () => {
@@ -239,8 +241,8 @@ describe("the base of carte plan --base", () => {
       loadBase(project, "HEAD", { now: NOW }),
       loadBase(project, "HEAD", { now: later }),
     ]);
-    expect(atNow.project?.desired.stores.a!.unavailable).toEqual(["FRIES"]);
+    expect(catalogOf(atNow.project?.desired.stores.a)?.unavailable).toEqual(["FRIES"]);
     // A day later the entry has expired in the base as in the head: no difference to show as the branch's.
-    expect(atLater.project?.desired.stores.a!.unavailable).toEqual([]);
+    expect(catalogOf(atLater.project?.desired.stores.a)?.unavailable).toEqual([]);
   });
 });

@@ -18,6 +18,7 @@ import {
   type CliRun,
   writes,
 } from "../helpers/project.js";
+import { catalogOf } from "../helpers/builders.js";
 
 const storeFiles = readdirSync(path.join(import.meta.dirname, "..", "..", "examples", "chain", "stores"))
   .filter((f) => f.endsWith(".yaml"))
@@ -80,11 +81,11 @@ describe("the example chain against the emulator", () => {
     try {
       for (const s of Object.values(project.desired.stores)) {
         const live = await client.getStoreMenu(s.store.storeId);
-        expect(live.items.map((i) => i.sku).sort()).toEqual(Object.keys(s.items).sort());
-        expect(live.categories.map((c) => c.sku).sort()).toEqual(Object.keys(s.categories).sort());
-        expect(live.menus.map((m) => m.menu_type).sort()).toEqual(Object.keys(s.menus).sort());
+        expect(live.items.map((i) => i.sku).sort()).toEqual(Object.keys(catalogOf(s).items).sort());
+        expect(live.categories.map((c) => c.sku).sort()).toEqual(Object.keys(catalogOf(s).categories).sort());
+        expect(live.menus.map((m) => m.menu_type).sort()).toEqual(Object.keys(catalogOf(s).menus).sort());
         const off = live.items.filter((i) => i.suspension_info?.is_available === false).map((i) => i.sku);
-        expect(off.sort()).toEqual(s.unavailable);
+        expect(off.sort()).toEqual(catalogOf(s).unavailable);
       }
     } finally {
       await client.close();
@@ -104,7 +105,9 @@ describe("the example chain against the emulator", () => {
     });
     const after = await loadProject(config);
     const affected = Object.keys(after.desired.stores).filter(
-      (k) => after.desired.stores[k]!.items[sku]?.price !== before.desired.stores[k]!.items[sku]?.price,
+      (k) =>
+        catalogOf(after.desired.stores[k]!).items[sku]?.price !==
+        catalogOf(before.desired.stores[k]!).items[sku]?.price,
     );
     expect(affected.length).toBeGreaterThan(0);
 
@@ -127,13 +130,13 @@ describe("the example chain against the emulator", () => {
     const first = Object.values(project.desired.stores)[0]!;
     // An item every store sells, that no store file names.
     const storeTexts = storeFiles.map((f) => readFileSync(path.join(dir, f), "utf8"));
-    const sku = Object.values(first.categories)
+    const sku = Object.values(catalogOf(first).categories)
       .flatMap((c) => c.items)
       .find(
         (s) =>
           storeTexts.every((t) => !t.includes(s)) &&
-          Object.values(project.desired.stores).every((st) => st.items[s]) &&
-          Object.values(first.items).every((i) => !i.children.includes(s)),
+          Object.values(project.desired.stores).every((st) => catalogOf(st).items[s]) &&
+          Object.values(catalogOf(first).items).every((i) => !i.children.includes(s)),
       )!;
     expect(sku).toBeDefined();
 
@@ -167,8 +170,10 @@ describe("the example chain against the emulator", () => {
     await applyClean(config);
     const project = await loadProject(config);
     const stores = Object.values(project.desired.stores);
-    const sku = Object.values(stores[0]!.items).find(
-      (i) => i.type === "ITEM" && stores.every((s) => s.items[i.sku] && !s.unavailable.includes(i.sku)),
+    const sku = Object.values(catalogOf(stores[0]!).items).find(
+      (i) =>
+        i.type === "ITEM" &&
+        stores.every((s) => catalogOf(s).items[i.sku] && !catalogOf(s).unavailable.includes(i.sku)),
     )!.sku;
 
     for (const f of storeFiles) {

@@ -5,6 +5,7 @@ import { toWireCategory } from "../../src/kinds/categories.js";
 import type { WireStoreMenu } from "../../src/platform/wire.js";
 import { applyPlan, planProject } from "../../src/workflow.js";
 import { exampleSession } from "../helpers/session.js";
+import { catalogOf } from "../helpers/builders.js";
 
 let cleanup: (() => Promise<void>) | undefined;
 afterEach(async () => {
@@ -20,14 +21,16 @@ describe("menu API schedules and ITEM overrides", () => {
     expect((await applyPlan((await planProject(project, session)).plan, session)).failed).toBe(0);
 
     const store = Object.values(project.desired.stores)[0]!;
-    const category = Object.values(store.categories)[0]!;
+    const category = Object.values(catalogOf(store).categories)[0]!;
     category.schedules = [
       { days: "sat,sun,hol", periods: [{ start: "08:00", end: "12:00" }] },
       { days: "mon,tue,wed,thu,fri", periods: [{ start: "06:00", end: "11:00" }] },
     ];
-    const combo = Object.values(store.items).find((i) => i.type === "ITEM" && i.children.length > 0)!;
-    const group = store.items[combo.children[0]!]!;
-    const option = store.items[group.children[0]!]!;
+    const combo = Object.values(catalogOf(store).items).find(
+      (i) => i.type === "ITEM" && i.children.length > 0,
+    )!;
+    const group = catalogOf(store).items[combo.children[0]!]!;
+    const option = catalogOf(store).items[group.children[0]!]!;
     option.priceInParent = { [combo.sku]: 0 };
 
     emu.clearRequests();
@@ -50,7 +53,7 @@ describe("menu API schedules and ITEM overrides", () => {
     cleanup = fx.close;
     const { project, session } = fx;
     const store = Object.values(project.desired.stores)[0]!;
-    const category = Object.values(store.categories)[0]!;
+    const category = Object.values(catalogOf(store).categories)[0]!;
     // The files group the days (as src/config/slots.ts `toSchedules` writes them).
     category.schedules = [
       { days: "mon,tue,wed,thu,fri", periods: [{ start: "06:00", end: "11:00" }] },

@@ -21,6 +21,7 @@ import { holidaysState } from "../../src/kinds/holidays.js";
 import { hoursState } from "../../src/kinds/store-hours.js";
 import { openState } from "../../src/kinds/store-availability.js";
 import { specialDaysState } from "../../src/kinds/special-days.js";
+import { catalogOf } from "../helpers/builders.js";
 
 const U = "/api/rest-ops-utils";
 const A = "/api/v2/restaurants-integrations-public-api/availability";
@@ -361,7 +362,9 @@ describe("corridor and product schedules through the utils group", () => {
     const skuOfId = new Map(menu.items.map((i) => [i.id, i.sku]));
     const category = [...menu.categories]
       .sort((a, b) => a.sku.localeCompare(b.sku))
-      .find((c) => !c.schedules?.length && !fx.store.items[skuOfId.get(c.items[0]!.id)!]?.schedules)!;
+      .find(
+        (c) => !c.schedules?.length && !catalogOf(fx.store).items[skuOfId.get(c.items[0]!.id)!]?.schedules,
+      )!;
     const itemSku = skuOfId.get(category.items[0]!.id)!;
     const itemId = menu.items.find((i) => i.sku === itemSku)!.id!;
     const corridor = category.id!;
@@ -369,8 +372,8 @@ describe("corridor and product schedules through the utils group", () => {
     const pPath = `${U}/product/schedule/${itemId}/corridor/${corridor}/store/900101`;
 
     fx.store.schedulesVia = "utils";
-    const desiredCategory = fx.store.categories[category.sku]!;
-    const desiredItem = fx.store.items[itemSku]!;
+    const desiredCategory = catalogOf(fx.store).categories[category.sku]!;
+    const desiredItem = catalogOf(fx.store).items[itemSku]!;
     desiredCategory.schedules = [
       { days: "sat,sun,hol", periods: [{ start: "08:00", end: "12:00" }] },
       { days: "mon,tue,wed,thu,fri", periods: [{ start: "06:00", end: "11:00" }] },
@@ -440,8 +443,8 @@ describe("corridor and product schedules through the utils group", () => {
   it("a category rewritten through the menu API in the same plan carries its schedules: no utils call", async () => {
     const fx = await applied();
     fx.store.schedulesVia = "utils";
-    const sku = Object.keys(fx.store.categories).sort()[0]!;
-    const c = fx.store.categories[sku]!;
+    const sku = Object.keys(catalogOf(fx.store).categories).sort()[0]!;
+    const c = catalogOf(fx.store).categories[sku]!;
     c.title = `${c.title} (new)`;
     c.schedules = [{ days: "mon", periods: [{ start: "10:00", end: "11:00" }] }];
     const run = await applyAndSettle(fx);

@@ -4,7 +4,7 @@ import { renderJson } from "../../src/render/json.js";
 import { GITHUB_COMMENT_LIMIT, renderMarkdown } from "../../src/render/markdown.js";
 import { renderText } from "../../src/render/text.js";
 import type { StoreState } from "../../src/model.js";
-import { current, desired, group, item, store } from "../helpers/builders.js";
+import { current, desired, group, item, store, catalogOf } from "../helpers/builders.js";
 import { holidaysState } from "../../src/kinds/holidays.js";
 import { hoursState } from "../../src/kinds/store-hours.js";
 import { specialDaysState } from "../../src/kinds/special-days.js";
@@ -14,7 +14,7 @@ function samplePlan() {
   const base = (key: string, id: string) =>
     store(key, id, (s) => {
       s.store.name = key === "bog-centro" ? "Bogotá Centro" : "Medellín Poblado";
-      s.items = {
+      catalogOf(s).items = {
         "BURGER-CLASSIC": item("BURGER-CLASSIC", 24900, { title: "Classic burger", children: ["DONENESS"] }),
         DONENESS: group("DONENESS", ["MEDIUM", "WELL-DONE"], 1, 1),
         MEDIUM: item("MEDIUM", 0, { title: "Medium" }),
@@ -22,11 +22,11 @@ function samplePlan() {
         FRIES: item("FRIES", 7900, { title: "Fries" }),
         "OLD-SHAKE": item("OLD-SHAKE", 9900, { title: "Old shake" }),
       };
-      s.categories = {
+      catalogOf(s).categories = {
         BURGERS: { sku: "BURGERS", title: "Burgers", items: ["BURGER-CLASSIC"] },
         SIDES: { sku: "SIDES", title: "Sides", items: ["FRIES", "OLD-SHAKE"] },
       };
-      s.menus = {
+      catalogOf(s).menus = {
         DEFAULT: {
           type: "DEFAULT",
           categories: [
@@ -39,16 +39,16 @@ function samplePlan() {
   const have = [base("bog-centro", "900101"), base("med-poblado", "900201")];
   const want = [base("bog-centro", "900101"), base("med-poblado", "900201")];
   for (const s of want) {
-    s.items["BURGER-CLASSIC"]!.price = 25900;
-    delete s.items["OLD-SHAKE"];
-    s.categories.SIDES!.items = ["FRIES", "ONION-RINGS"];
-    s.items["ONION-RINGS"] = item("ONION-RINGS", 8900, {
+    catalogOf(s).items["BURGER-CLASSIC"]!.price = 25900;
+    delete catalogOf(s).items["OLD-SHAKE"];
+    catalogOf(s).categories.SIDES!.items = ["FRIES", "ONION-RINGS"];
+    catalogOf(s).items["ONION-RINGS"] = item("ONION-RINGS", 8900, {
       title: "Onion rings",
       description: "Beer-battered",
     });
-    s.unavailable = ["FRIES"];
+    catalogOf(s).unavailable = ["FRIES"];
   }
-  want[1]!.menus.DEFAULT!.categories[1]!.active = false;
+  catalogOf(want[1]!).menus.DEFAULT!.categories[1]!.active = false;
   return buildPlan(desired(...want), current(...have));
 }
 
@@ -94,7 +94,7 @@ function hugePlan() {
       store(`store-${String(i).padStart(3, "0")}`, String(900_000 + i), (s) => {
         for (let j = 0; j < 60; j++) {
           const sku = `ITEM-${String(j).padStart(2, "0")}`;
-          s.items[sku] = item(sku, 1000 + j + (j < 15 ? raise * (i + 1) : 0), {
+          catalogOf(s).items[sku] = item(sku, 1000 + j + (j < 15 ? raise * (i + 1) : 0), {
             title: `Item number ${j}`,
             description: "A fine item",
           });
@@ -129,7 +129,7 @@ describe("Markdown renderer", () => {
   it("escapes store names and never lets a value close the code fence", () => {
     const s = store("x", "1", (st) => {
       st.store.name = "<b>Tom & Jerry's</b>";
-      st.items = { A: item("A", 1, { title: "evil ``` fence" }) };
+      catalogOf(st).items = { A: item("A", 1, { title: "evil ``` fence" }) };
     });
     const md = renderMarkdown(buildPlan(desired(s), { stores: {} }));
     expect(md).toContain("&lt;b&gt;Tom &amp; Jerry's&lt;/b&gt;");
@@ -146,7 +146,7 @@ function currencyPlan(currency: "COP" | "BRL") {
   const base = (prices: { pizza: number; large: number; stuffed: number; inLarge: number }) =>
     store("centro", "900301", (s) => {
       s.store.name = "Brasa Centro";
-      s.items = {
+      catalogOf(s).items = {
         PIZZA: item("PIZZA", prices.pizza, { title: "Pizza", children: ["SIZE"] }),
         SIZE: group("SIZE", ["SIZE-M", "SIZE-L"], 1, 1),
         "SIZE-M": item("SIZE-M", 0, { title: "Mediana", children: ["CRUST"] }),
@@ -158,8 +158,8 @@ function currencyPlan(currency: "COP" | "BRL") {
           priceInParent: { "SIZE-L": prices.inLarge },
         }),
       };
-      s.categories = { PIZZAS: { sku: "PIZZAS", title: "Pizzas", items: ["PIZZA"] } };
-      s.menus = { DEFAULT: { type: "DEFAULT", categories: [{ sku: "PIZZAS", active: true }] } };
+      catalogOf(s).categories = { PIZZAS: { sku: "PIZZAS", title: "Pizzas", items: ["PIZZA"] } };
+      catalogOf(s).menus = { DEFAULT: { type: "DEFAULT", categories: [{ sku: "PIZZAS", active: true }] } };
     });
   const have = base(
     brl
@@ -171,7 +171,7 @@ function currencyPlan(currency: "COP" | "BRL") {
       ? { pizza: 42.5, large: 12.5, stuffed: 8.9, inLarge: 11 }
       : { pizza: 25900, large: 8000, stuffed: 5500, inLarge: 7500 },
   );
-  want.items.EXTRA = item("EXTRA", brl ? 1234.5 : 1234500, { title: "Familiar" });
+  catalogOf(want).items.EXTRA = item("EXTRA", brl ? 1234.5 : 1234500, { title: "Familiar" });
   return buildPlan({ ...desired(want), currency }, current(have));
 }
 
@@ -227,7 +227,7 @@ function withSlotIds(...stores: StoreState[]) {
 function chainStore(key: string, id: string, edit: (s: StoreState) => void = () => {}): StoreState {
   return store(key, id, (s) => {
     s.store.name = `Carbón ${key}`;
-    s.items = {
+    catalogOf(s).items = {
       "BURGER-CLASSIC": item("BURGER-CLASSIC", 24900, { title: "Clásica", children: ["EXTRAS"] }),
       "BURGER-DOUBLE": item("BURGER-DOUBLE", 24900, { title: "Doble", children: ["EXTRAS"] }),
       "BURGER-BBQ": item("BURGER-BBQ", 27900, { title: "BBQ" }),
@@ -237,7 +237,7 @@ function chainStore(key: string, id: string, edit: (s: StoreState) => void = () 
       "EXTRA-CHEESE": item("EXTRA-CHEESE", 3000, { title: "Queso" }),
       "EXTRA-BACON": item("EXTRA-BACON", 4500, { title: "Tocineta" }),
     };
-    s.categories = {
+    catalogOf(s).categories = {
       BURGERS: {
         sku: "BURGERS",
         title: "Hamburguesas",
@@ -245,7 +245,7 @@ function chainStore(key: string, id: string, edit: (s: StoreState) => void = () 
       },
       SEASONAL: { sku: "SEASONAL", title: "Temporada", items: ["SHAKE-GUANABANA"] },
     };
-    s.menus = {
+    catalogOf(s).menus = {
       DEFAULT: {
         type: "DEFAULT",
         categories: [
@@ -283,8 +283,8 @@ describe("plans for people", () => {
         const have = CHAIN.map(([k, id]) => chainStore(k, id));
         const want = CHAIN.map(([k, id]) =>
           chainStore(k, id, (s) => {
-            s.items["BURGER-DOUBLE"]!.price = 26900;
-            if (k === "med-poblado") s.items["EXTRA-BACON"]!.title = "Tocineta ahumada";
+            catalogOf(s).items["BURGER-DOUBLE"]!.price = 26900;
+            if (k === "med-poblado") catalogOf(s).items["EXTRA-BACON"]!.title = "Tocineta ahumada";
           }),
         );
         return buildPlan({ ...desired(...want), currency: "COP" }, withSlotIds(...have));
@@ -295,8 +295,8 @@ describe("plans for people", () => {
       "category-move",
       () =>
         chainPlan((s) => {
-          s.categories.BURGERS!.items = ["BURGER-BBQ", "BURGER-CLASSIC", "BURGER-DOUBLE"];
-          s.categories.SEASONAL!.items = ["SHAKE-GUANABANA", "BURGER-VEGGIE"];
+          catalogOf(s).categories.BURGERS!.items = ["BURGER-BBQ", "BURGER-CLASSIC", "BURGER-DOUBLE"];
+          catalogOf(s).categories.SEASONAL!.items = ["SHAKE-GUANABANA", "BURGER-VEGGIE"];
         }),
     ],
     [
@@ -341,7 +341,7 @@ describe("plans for people", () => {
     const stores = Array.from({ length: 9 }, (_, i) => chainStore(`s-${i}`, String(9000 + i)));
     const want = stores.map((s, i) => {
       const c = structuredClone(s);
-      if (i < 8) c.items["BURGER-DOUBLE"]!.price = 26900;
+      if (i < 8) catalogOf(c).items["BURGER-DOUBLE"]!.price = 26900;
       return c;
     });
     const text = renderText(buildPlan({ ...desired(...want), currency: "COP" }, withSlotIds(...stores)), {
@@ -355,7 +355,9 @@ describe("plans for people", () => {
 
   it("escapes titles from the files in the text and the Markdown", () => {
     const have = [chainStore("a", "1")];
-    const want = [chainStore("a", "1", (s) => (s.items["BURGER-BBQ"]!.title = "\u001b[2J<b>@admin</b>```"))];
+    const want = [
+      chainStore("a", "1", (s) => (catalogOf(s).items["BURGER-BBQ"]!.title = "\u001b[2J<b>@admin</b>```")),
+    ];
     const plan = buildPlan(desired(...want), withSlotIds(...have));
     const text = renderText(plan, { color: false });
     expect(text).not.toContain("\u001b");
@@ -384,8 +386,8 @@ function fortyPlan() {
   const have = Array.from({ length: 40 }, (_, i) => fortyStore(i));
   const want = Array.from({ length: 40 }, (_, i) =>
     fortyStore(i, (s) => {
-      if (i < 3) s.items["BURGER-BBQ"]!.price = 28900;
-      s.unavailable = ["SHAKE-GUANABANA"];
+      if (i < 3) catalogOf(s).items["BURGER-BBQ"]!.price = 28900;
+      catalogOf(s).unavailable = ["SHAKE-GUANABANA"];
       specialDaysState.set(s, { "12-24": { name: "Nochebuena", month: 12, day: 24, slots: [], year: 2026 } });
     }),
   );
@@ -444,7 +446,7 @@ describe("a plan of a 40-store chain", () => {
 
   it("says 1 API call in the singular, and the Action's log names no CLI flag", () => {
     const have = [chainStore("a", "1")];
-    const want = [chainStore("a", "1", (s) => (s.items["BURGER-BBQ"]!.price = 1))];
+    const want = [chainStore("a", "1", (s) => (catalogOf(s).items["BURGER-BBQ"]!.price = 1))];
     const plan = buildPlan(desired(...want), withSlotIds(...have));
     expect(renderText(plan, { color: false })).toContain(
       "\nPlan: 0 to create, 1 to update, 0 to delete in 1 store; 1 API call (--show-calls lists it).\n",
@@ -461,7 +463,7 @@ describe("a plan of a 40-store chain", () => {
 function crustStore(inTrad: number, title = "Cheddar") {
   return store("centro", "900301", (s) => {
     s.store.name = "Brasa Centro";
-    s.items = {
+    catalogOf(s).items = {
       PIZZA: item("PIZZA", 39.9, { title: "Pizza", children: ["BORDA"] }),
       BORDA: group("BORDA", ["BORDA-G-CATUPIRY", "BORDA-G-TRAD"], 1, 1),
       "BORDA-G-CATUPIRY": item("BORDA-G-CATUPIRY", 9, { title: "Catupiry", children: ["COBERTURAS"] }),

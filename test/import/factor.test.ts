@@ -8,12 +8,12 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { buildImport, projectFor } from "../../src/import/index.js";
 import type { StoreState } from "../../src/model.js";
-import { group, item, store } from "../helpers/builders.js";
+import { group, item, store, catalogOf } from "../helpers/builders.js";
 
 /** A small chain store: two burgers with an extras group, a category and a DEFAULT menu. */
 function chainStore(key: string, id: string, tweak: (s: StoreState) => void = () => {}): StoreState {
   return store(key, id, (s) => {
-    s.items = {
+    catalogOf(s).items = {
       BURGER: item("BURGER", 24900, { children: ["EXTRAS"], title: "Burger" }),
       CHEESE: item("CHEESE", 26900, { children: ["EXTRAS"], title: "Cheese burger" }),
       EXTRAS: group("EXTRAS", ["BACON", "EGG", "AVOCADO"], 0, 3),
@@ -21,8 +21,8 @@ function chainStore(key: string, id: string, tweak: (s: StoreState) => void = ()
       EGG: item("EGG", 2500),
       AVOCADO: item("AVOCADO", 4000),
     };
-    s.categories = { BURGERS: { sku: "BURGERS", title: "Burgers", items: ["BURGER", "CHEESE"] } };
-    s.menus = { DEFAULT: { type: "DEFAULT", categories: [{ sku: "BURGERS", active: true }] } };
+    catalogOf(s).categories = { BURGERS: { sku: "BURGERS", title: "Burgers", items: ["BURGER", "CHEESE"] } };
+    catalogOf(s).menus = { DEFAULT: { type: "DEFAULT", categories: [{ sku: "BURGERS", active: true }] } };
     tweak(s);
   });
 }
@@ -38,18 +38,18 @@ describe("factoring imported stores", () => {
     const { result, byPath } = await files([
       chainStore("a", "1"),
       chainStore("b", "2", (s) => {
-        s.items.BURGER!.price = 25900;
+        catalogOf(s).items.BURGER!.price = 25900;
         // Switched off by carte (its marker): written; staff's switch-offs stay unwritten.
-        s.unavailable = ["EGG"];
-        s.suspensions = { EGG: { byCarte: true } };
+        catalogOf(s).unavailable = ["EGG"];
+        catalogOf(s).suspensions = { EGG: { byCarte: true } };
       }),
       chainStore("c", "3", (s) => {
         // Not sold here: an option (the group's max drops to what is left) and an item.
-        delete s.items.AVOCADO;
-        delete s.items.CHEESE;
-        s.items.EXTRAS!.children = ["BACON", "EGG"];
-        s.items.EXTRAS!.max = 2;
-        s.categories.BURGERS!.items = ["BURGER"];
+        delete catalogOf(s).items.AVOCADO;
+        delete catalogOf(s).items.CHEESE;
+        catalogOf(s).items.EXTRAS!.children = ["BACON", "EGG"];
+        catalogOf(s).items.EXTRAS!.max = 2;
+        catalogOf(s).categories.BURGERS!.items = ["BURGER"];
       }),
     ]);
     expect(result.notes).toEqual([]);
@@ -71,17 +71,17 @@ describe("factoring imported stores", () => {
 
   it("takes the most common values into the catalog, and splits off stores whose relations differ", async () => {
     const { result, byPath } = await files([
-      chainStore("a", "1", (s) => void (s.items.BURGER!.price = 1000)),
+      chainStore("a", "1", (s) => void (catalogOf(s).items.BURGER!.price = 1000)),
       chainStore("b", "2"),
       chainStore("c", "3"),
       chainStore("d", "4", (s) => {
-        s.items.BURGER!.title = "Hamburguesa";
-        s.items.BURGER!.description = "Con queso";
-        s.items.BACON!.images = ["img/bacon.jpg"];
-        s.categories.BURGERS!.title = "Hamburguesas";
+        catalogOf(s).items.BURGER!.title = "Hamburguesa";
+        catalogOf(s).items.BURGER!.description = "Con queso";
+        catalogOf(s).items.BACON!.images = ["img/bacon.jpg"];
+        catalogOf(s).categories.BURGERS!.title = "Hamburguesas";
       }),
       // A required extras group: a limit no store file can override.
-      chainStore("e", "5", (s) => void (s.items.EXTRAS!.min = 1)),
+      chainStore("e", "5", (s) => void (catalogOf(s).items.EXTRAS!.min = 1)),
     ]);
     expect(result.catalogs.map((c) => [c.name, c.stores])).toEqual([
       ["shared", ["a", "b", "c", "d"]],
@@ -107,7 +107,7 @@ describe("factoring imported stores", () => {
 
   it("gives stores without a menu the others have a catalog of their own", async () => {
     const late = (s: StoreState) => {
-      s.menus.LATE_NIGHT = { type: "LATE_NIGHT", categories: [{ sku: "BURGERS", active: false }] };
+      catalogOf(s).menus.LATE_NIGHT = { type: "LATE_NIGHT", categories: [{ sku: "BURGERS", active: false }] };
     };
     const { result, byPath } = await files([
       chainStore("a", "1", late),
@@ -125,9 +125,9 @@ describe("factoring imported stores", () => {
 
   it("writes the same bytes whatever the order of the stores", async () => {
     const states = [
-      chainStore("b", "2", (s) => void (s.items.EGG!.price = 3000)),
+      chainStore("b", "2", (s) => void (catalogOf(s).items.EGG!.price = 3000)),
       chainStore("a", "1"),
-      chainStore("c", "3", (s) => void (s.items.BURGER!.description = "Juicy")),
+      chainStore("c", "3", (s) => void (catalogOf(s).items.BURGER!.description = "Juicy")),
     ];
     const one = (await buildImport(states)).files;
     const two = (await buildImport([...states].reverse())).files;
@@ -138,9 +138,9 @@ describe("factoring imported stores", () => {
     const { result } = await files([
       chainStore("a", "1", (s) => {
         // An option also sold on its own in a category, and a modifier group with a price.
-        s.categories.BURGERS!.items.push("BACON");
-        s.items.EXTRAS!.price = 100;
-        s.items["BAD SKU"] = item("BAD SKU", 1);
+        catalogOf(s).categories.BURGERS!.items.push("BACON");
+        catalogOf(s).items.EXTRAS!.price = 100;
+        catalogOf(s).items["BAD SKU"] = item("BAD SKU", 1);
       }),
     ]);
     expect(result.notes.map((n) => n.address)).toEqual([

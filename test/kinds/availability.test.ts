@@ -10,18 +10,18 @@ import type { StoreState } from "../../src/model.js";
 import { availabilityStore, sanitizeAvailability } from "../../src/kinds/availability-import.js";
 import { buildPlan } from "../../src/plan/plan.js";
 import { renderText } from "../../src/render/text.js";
-import { current, desired, item, store } from "../helpers/builders.js";
+import { current, desired, item, store, catalogOf } from "../helpers/builders.js";
 
 const items = (s: StoreState) => {
-  s.items = { FRIES: item("FRIES", 50), COLA: item("COLA", 30), SHAKE: item("SHAKE", 70) };
+  catalogOf(s).items = { FRIES: item("FRIES", 50), COLA: item("COLA", 30), SHAKE: item("SHAKE", 70) };
 };
 
 /** The platform: FRIES switched off by carte, COLA by staff (no marker), SHAKE on. */
 const live = () =>
   store("a", "1", (s) => {
     items(s);
-    s.unavailable = ["COLA", "FRIES"];
-    s.suspensions = { FRIES: { byCarte: true } };
+    catalogOf(s).unavailable = ["COLA", "FRIES"];
+    catalogOf(s).suspensions = { FRIES: { byCarte: true } };
   });
 
 const lines = (ops: { endpoint: string; body: unknown }[]) =>
@@ -52,7 +52,7 @@ describe("item availability and carte's marker", () => {
   it("still forces an item on when the files list it under available", () => {
     const want = store("a", "1", (s) => {
       items(s);
-      s.available = ["COLA"];
+      catalogOf(s).available = ["COLA"];
     });
     const plan = buildPlan(desired(want), current(live()));
     expect(plan.changes.map((c) => c.address)).toEqual([
@@ -76,8 +76,8 @@ describe("item availability and carte's marker", () => {
   it("switches an item off with a toggle, then marks it as carte's with an upsert of the item", () => {
     const want = store("a", "1", (s) => {
       items(s);
-      s.unavailable = ["FRIES", "SHAKE"];
-      s.suspensions = { SHAKE: { until: "2026-11-25T18:00:00-05:00" } };
+      catalogOf(s).unavailable = ["FRIES", "SHAKE"];
+      catalogOf(s).suspensions = { SHAKE: { until: "2026-11-25T18:00:00-05:00" } };
     });
     const plan = buildPlan(desired(want), current(live()));
     expect(plan.changes.map((c) => `${c.address} ${String(c.diff[0]?.after)}`)).toEqual([
@@ -107,14 +107,14 @@ describe("item availability and carte's marker", () => {
     // the toggle and the marker. The files list it, so carte writes the marker (no second toggle).
     const want = store("a", "1", (s) => {
       items(s);
-      s.unavailable = ["COLA", "FRIES"];
+      catalogOf(s).unavailable = ["COLA", "FRIES"];
     });
     const plan = buildPlan(desired(want), current(live()));
     expect(
       plan.changes.map((c) => `${c.address} ${String(c.diff[0]?.before)} → ${String(c.diff[0]?.after)}`),
     ).toEqual(["store[a].availability[COLA] off, switched off outside the files → off"]);
     expect(plan.operations.map((o) => o.endpoint)).toEqual(["availability.mark"]);
-    want.suspensions = { COLA: { until: "2026-11-25T18:00:00-05:00" } };
+    catalogOf(want).suspensions = { COLA: { until: "2026-11-25T18:00:00-05:00" } };
     const timed = buildPlan(desired(want), current(live()));
     expect(
       timed.changes.map((c) => `${c.address} ${String(c.diff[0]?.before)} → ${String(c.diff[0]?.after)}`),
@@ -126,9 +126,12 @@ describe("item availability and carte's marker", () => {
 
   it("imports only the items carte switched off; staff's stay off, unwritten", () => {
     const state = live();
-    state.suspensions = { ...state.suspensions, COLA: { until: "2099-01-01T18:00:00-05:00" } };
+    catalogOf(state).suspensions = {
+      ...catalogOf(state).suspensions,
+      COLA: { until: "2099-01-01T18:00:00-05:00" },
+    };
     sanitizeAvailability(state, () => undefined);
-    expect(state.unavailable).toEqual(["FRIES"]);
+    expect(catalogOf(state).unavailable).toEqual(["FRIES"]);
     expect(availabilityStore.sections(state, { items: [] } as unknown as CatalogFile)).toEqual({
       availability: { unavailable: ["FRIES"] },
     });
@@ -136,7 +139,7 @@ describe("item availability and carte's marker", () => {
 
   it("is imported with until: when the platform switches the item back on at a time", () => {
     const state = live();
-    state.suspensions = { FRIES: { byCarte: true, until: "2099-01-01T18:00:00-05:00" } };
+    catalogOf(state).suspensions = { FRIES: { byCarte: true, until: "2099-01-01T18:00:00-05:00" } };
     sanitizeAvailability(state, () => undefined);
     expect(availabilityStore.sections(state, { items: [] } as unknown as CatalogFile)).toEqual({
       availability: { unavailable: [{ sku: "FRIES", until: "2099-01-01T18:00:00-05:00" }] },

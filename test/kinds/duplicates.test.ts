@@ -16,7 +16,7 @@ import type { CurrentState, StoreState } from "../../src/model.js";
 import { buildPlan } from "../../src/plan/plan.js";
 import type { WebhookConfigList } from "../../src/platform/webhooks.js";
 import { normalizeSnapshot } from "../../src/state/current.js";
-import { desired, item, store } from "../helpers/builders.js";
+import { desired, item, store, catalogOf } from "../helpers/builders.js";
 import { webhooksState } from "../../src/kinds/webhooks.js";
 
 const A = "https://hooks.example.com/a";
@@ -93,7 +93,7 @@ describe("duplicates on the platform", () => {
     // The lowest id keeps the SKU.
     expect(read.ids.items).toEqual({ A: 3, "A#7": 7 });
     expect(items.duplicates!(read)).toEqual({ "A#7": "A" });
-    const want = store("s1", "1001", (x) => (x.items.A = { ...item("A", 100), title: "a" }));
+    const want = store("s1", "1001", (x) => (catalogOf(x).items.A = { ...item("A", 100), title: "a" }));
     const plan = buildPlan(desired(want), { stores: { s1: read } });
     expect(plan.changes.map((c) => `${c.action} ${c.address}`)).toEqual(["delete store[s1].item[A#7]"]);
     expect(plan.operations.map((o) => [o.endpoint, o.body])).toEqual([["items.delete", [7]]]);
@@ -115,15 +115,17 @@ describe("duplicates on the platform", () => {
 
   it("keeps a duplicate of a resource the files manage out of additive ownership's reach", () => {
     const s = store("s1", "1001", (x) => {
-      x.menus.DEFAULT = { type: "DEFAULT", categories: [] };
+      catalogOf(x).menus.DEFAULT = { type: "DEFAULT", categories: [] };
     });
     const cur = {
       stores: {
         s1: {
           ...structuredClone(s),
-          menus: {
-            DEFAULT: { type: "DEFAULT", categories: [] },
-            "DEFAULT#9": { type: "DEFAULT", categories: [] },
+          kinds: {
+            menu: {
+              DEFAULT: { type: "DEFAULT", categories: [] },
+              "DEFAULT#9": { type: "DEFAULT", categories: [] },
+            },
           },
           ids: { items: {}, categories: {}, menus: { DEFAULT: 8, "DEFAULT#9": 9 }, other: {} },
         },
@@ -181,7 +183,7 @@ describe("the effect of one call", () => {
     const s = store("s1", "1001");
     const state: ReadState = {
       ...s,
-      menus: { DEFAULT: { type: "DEFAULT", categories: [] } },
+      kinds: { menu: { DEFAULT: { type: "DEFAULT", categories: [] } } },
       ids: { items: {}, categories: {}, menus: { DEFAULT: 5 }, other: {} },
     };
     const upsert = spec("menus.upsert");

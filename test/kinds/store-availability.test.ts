@@ -39,23 +39,27 @@ const current: CurrentState = {
   stores: {
     "bog-centro": {
       ...emptyStore(identity),
-      items: Object.fromEntries(
-        Array.from({ length: 10 }, (_, i) => [
-          `I${i}`,
-          {
-            sku: `I${i}`,
-            type: "ITEM" as const,
-            title: "t",
-            description: "",
-            price: 1,
-            images: [],
-            children: [],
-            min: null,
-            max: null,
-            modifiersType: null,
-          },
-        ]),
-      ),
+      kinds: {
+        item: {
+          items: Object.fromEntries(
+            Array.from({ length: 10 }, (_, i) => [
+              `I${i}`,
+              {
+                sku: `I${i}`,
+                type: "ITEM" as const,
+                title: "t",
+                description: "",
+                price: 1,
+                images: [],
+                children: [],
+                min: null,
+                max: null,
+                modifiersType: null,
+              },
+            ]),
+          ),
+        },
+      },
       ids: emptyIds(),
     },
   },

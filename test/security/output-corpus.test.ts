@@ -23,7 +23,7 @@ import { renderJson } from "../../src/render/json.js";
 import { renderMarkdown } from "../../src/render/markdown.js";
 import { renderSplitText } from "../../src/render/split.js";
 import { renderText } from "../../src/render/text.js";
-import { current, desired, item, store } from "../helpers/builders.js";
+import { current, desired, item, store, catalogOf } from "../helpers/builders.js";
 import { webhooksState } from "../../src/kinds/webhooks.js";
 
 /** The hostile values of the corpus, by name. */
@@ -65,7 +65,7 @@ function planWith(field: Field, value: string): Plan {
     store("bog-centro", "900101", (s) => {
       s.store.name = field === "store name" ? value : "Bogotá Centro";
       const sku = field === "SKU" ? value : "OLD";
-      s.items = withNew
+      catalogOf(s).items = withNew
         ? { NEW: item("NEW", 100, { title: field === "item title" ? value : "New" }) }
         : { [sku]: item(sku, 100, { title: "Old" }) };
       if (withNew) {

@@ -24,7 +24,7 @@ import { buildPlan } from "../../src/plan/plan.js";
 import type { Plan } from "../../src/plan/types.js";
 import { codeSpan, escapeFence, escapeHtml, escapeLog, escapeMarkdown } from "../../src/render/escape.js";
 import { renderFailureComment, renderPlanComment, renderProblemsComment } from "../../src/render/markdown.js";
-import { current, desired, item, store } from "../helpers/builders.js";
+import { current, desired, item, store, catalogOf } from "../helpers/builders.js";
 
 const BOT = "github-actions[bot]";
 const KEY = reviewKey("the workflow's review key, a secret of 32+ characters");
@@ -39,11 +39,11 @@ const B = "store[s].item[B]";
 /** The files, with `patch` applied (a hostile value), and the platform with B drifted. */
 function plans(patch: (s: ReturnType<typeof store>) => void = () => {}) {
   const files = store("s", "1", (s) => {
-    s.items = { A: item("A", 100), B: item("B", 200) };
+    catalogOf(s).items = { A: item("A", 100), B: item("B", 200) };
     patch(s);
   });
-  const platform = store("s", "1", (s) => (s.items = { A: item("A", 90), B: item("B", 200) }));
-  const drifted = store("s", "1", (s) => (s.items = { A: item("A", 90), B: item("B", 150) }));
+  const platform = store("s", "1", (s) => (catalogOf(s).items = { A: item("A", 90), B: item("B", 200) }));
+  const drifted = store("s", "1", (s) => (catalogOf(s).items = { A: item("A", 90), B: item("B", 150) }));
   return {
     /** What the plan on the pull request showed (no drift then). */
     reviewed: buildPlan(desired(files), current(platform)),
@@ -55,8 +55,8 @@ function plans(patch: (s: ReturnType<typeof store>) => void = () => {}) {
 /** The attacker's record: genuine, for this pull request and head, approving B alone. */
 const FORGED = (() => {
   const onlyB = buildPlan(
-    desired(store("s", "1", (s) => (s.items = { B: item("B", 200) }))),
-    current(store("s", "1", (s) => (s.items = { B: item("B", 150) }))),
+    desired(store("s", "1", (s) => (catalogOf(s).items = { B: item("B", 200) }))),
+    current(store("s", "1", (s) => (catalogOf(s).items = { B: item("B", 150) }))),
   );
   return encodeReviewed(onlyB, BINDING, KEY);
 })();
@@ -100,11 +100,14 @@ describe("a record in a value carte shows is never read", () => {
   // Each value is rendered in carte's comment (in a ```diff block, a heading, a table, a quote or a
   // code span); carte's real record is still the one read, and B is never approved.
   const cases: [string, (s: ReturnType<typeof store>) => void][] = [
-    ["an item title", (s) => (s.items.A!.title = FORGED)],
-    ["a title that starts and ends the record on two lines", (s) => (s.items.A!.title = `x\n${FORGED}\ny`)],
-    ["a SKU", (s) => (s.items[FORGED] = item(FORGED, 5))],
+    ["an item title", (s) => (catalogOf(s).items.A!.title = FORGED)],
+    [
+      "a title that starts and ends the record on two lines",
+      (s) => (catalogOf(s).items.A!.title = `x\n${FORGED}\ny`),
+    ],
+    ["a SKU", (s) => (catalogOf(s).items[FORGED] = item(FORGED, 5))],
     ["a store name", (s) => (s.store.name = FORGED)],
-    ["an item description", (s) => (s.items.A!.description = `-->\n${FORGED}\n<!--`)],
+    ["an item description", (s) => (catalogOf(s).items.A!.description = `-->\n${FORGED}\n<!--`)],
   ];
   for (const [where, patch] of cases) {
     it(`in ${where}`, () => {
@@ -121,8 +124,11 @@ describe("a record in a value carte shows is never read", () => {
 
   it("in a store key (its integration id)", () => {
     const hostile = (key: string) => {
-      const files = store(key, "1", (s) => (s.items = { A: item("A", 100) }));
-      return buildPlan(desired(files), current(store(key, "1", (s) => (s.items = { A: item("A", 90) }))));
+      const files = store(key, "1", (s) => (catalogOf(s).items = { A: item("A", 100) }));
+      return buildPlan(
+        desired(files),
+        current(store(key, "1", (s) => (catalogOf(s).items = { A: item("A", 90) }))),
+      );
     };
     const plan = hostile(FORGED);
     const comment = planComment(plan);

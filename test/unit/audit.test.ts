@@ -11,6 +11,7 @@ import { endpoint } from "../../src/plan/endpoints.js";
 import type { Operation, Plan } from "../../src/plan/types.js";
 import { emptyIds, emptyStore, type CurrentState, type DesiredState } from "../../src/model.js";
 import "../../src/kinds/registry.js";
+import { catalogOf } from "../helpers/builders.js";
 
 const TOGGLE = "/api/v2/restaurants-integrations-public-api/availability/stores/items";
 const stores = Array.from({ length: 30 }, (_, i) => `store-${String(i + 1).padStart(3, "0")}`);
@@ -70,17 +71,17 @@ describe("audits of what the emulator received", () => {
     const current: CurrentState = { stores: {} };
     for (const key of ["a", "b"]) {
       const want = emptyStore({ id: key, key, integrationId: key, name: key } as never);
-      want.items.FRIES = { sku: "FRIES", type: "ITEM" } as never;
-      want.items.SHAKE = { sku: "SHAKE", type: "ITEM" } as never;
-      want.unavailable = ["FRIES", "SHAKE"];
+      catalogOf(want).items.FRIES = { sku: "FRIES", type: "ITEM" } as never;
+      catalogOf(want).items.SHAKE = { sku: "SHAKE", type: "ITEM" } as never;
+      catalogOf(want).unavailable = ["FRIES", "SHAKE"];
       desired.stores[key] = want;
       current.stores[key] = { ...structuredClone(want), ids: emptyIds() };
     }
     // a: FRIES off with the marker, SHAKE still on (a plan switches it off: not a lost marker).
-    current.stores.a!.unavailable = ["FRIES"];
-    current.stores.a!.suspensions = { FRIES: { byCarte: true } };
+    catalogOf(current.stores.a!).unavailable = ["FRIES"];
+    catalogOf(current.stores.a!).suspensions = { FRIES: { byCarte: true } };
     // b: both off, FRIES without the marker.
-    current.stores.b!.suspensions = { SHAKE: { byCarte: true } };
+    catalogOf(current.stores.b!).suspensions = { SHAKE: { byCarte: true } };
     expect(lostMarkers(desired, current)).toEqual(["b FRIES"]);
   });
 });

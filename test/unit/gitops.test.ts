@@ -18,7 +18,7 @@ import { COMMENT_MARKER } from "../../src/action/comment.js";
 import { GITHUB_COMMENT_LIMIT, renderMarkdown, renderPlanComment } from "../../src/render/markdown.js";
 import { renderText } from "../../src/render/text.js";
 import type { ChangeScope } from "../../src/plan/target.js";
-import { current, desired, item, store } from "../helpers/builders.js";
+import { current, desired, item, store, catalogOf } from "../helpers/builders.js";
 
 const keys = (n: number, prefix = "store") => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
 
@@ -77,14 +77,14 @@ describe("sharding", () => {
   it("merges the shards' plans into the plan one job makes", () => {
     const stores = keys(12).map((k, i) =>
       store(k, String(100 + i), (s) => {
-        s.items = { A: item("A", 100 + i), B: item("B", 200) };
+        catalogOf(s).items = { A: item("A", 100 + i), B: item("B", 200) };
         // Staff switched A off in some stores: the plans say so (information, not a change).
-        if (i % 4 === 0) s.unavailable = ["A"];
+        if (i % 4 === 0) catalogOf(s).unavailable = ["A"];
       }),
     );
     const want = keys(12).map((k, i) =>
       store(k, String(100 + i), (s) => {
-        s.items = { A: item("A", 100 + i + (i % 3 === 0 ? 1 : 0)), C: item("C", 5) };
+        catalogOf(s).items = { A: item("A", 100 + i + (i % 3 === 0 ? 1 : 0)), C: item("C", 5) };
       }),
     );
     const d = {
@@ -147,8 +147,12 @@ describe("change-scoped shards", () => {
 });
 
 describe("reviewed plan records", () => {
-  const before = desired(store("s", "1", (s) => (s.items = { A: item("A", 100), B: item("B", 200) })));
-  const base = current(store("s", "1", (s) => (s.items = { A: item("A", 90), B: item("B", 200) })));
+  const before = desired(
+    store("s", "1", (s) => (catalogOf(s).items = { A: item("A", 100), B: item("B", 200) })),
+  );
+  const base = current(
+    store("s", "1", (s) => (catalogOf(s).items = { A: item("A", 90), B: item("B", 200) })),
+  );
 
   it("round-trips through the comment and judges a fresh plan change by change", () => {
     const reviewed = buildPlan(before, base);
@@ -161,21 +165,25 @@ describe("reviewed plan records", () => {
     expect([...decoded.changes!]).toEqual([changeDigest(reviewed.changes[0]!)]);
 
     // Later: B drifted on the platform, A is what was reviewed.
-    const later = current(store("s", "1", (s) => (s.items = { A: item("A", 90), B: item("B", 250) })));
+    const later = current(
+      store("s", "1", (s) => (catalogOf(s).items = { A: item("A", 90), B: item("B", 250) })),
+    );
     const fresh = buildPlan(before, later);
     const verdict = judgeReviewed(fresh, decoded);
     expect(verdict.reviewed).toEqual(["store[s].item[A]"]);
     expect(verdict.unreviewed.map((c) => c.address)).toEqual(["store[s].item[B]"]);
 
     // A resource that moved on the platform since the review is not the reviewed change.
-    const moved = current(store("s", "1", (s) => (s.items = { A: item("A", 95), B: item("B", 200) })));
+    const moved = current(
+      store("s", "1", (s) => (catalogOf(s).items = { A: item("A", 95), B: item("B", 200) })),
+    );
     expect(judgeReviewed(buildPlan(before, moved), decoded).reviewed).toEqual([]);
   });
 
   it("keeps one digest for plans too large to list, and applies them only whole", () => {
     const many = desired(
       store("s", "1", (s) => {
-        for (let i = 0; i <= MAX_LISTED; i++) s.items[`I${i}`] = item(`I${i}`, i);
+        for (let i = 0; i <= MAX_LISTED; i++) catalogOf(s).items[`I${i}`] = item(`I${i}`, i);
       }),
     );
     const plan = buildPlan(many, current());
@@ -185,7 +193,7 @@ describe("reviewed plan records", () => {
     const other = buildPlan(
       desired(
         store("s", "1", (s) => {
-          for (let i = 0; i <= MAX_LISTED; i++) s.items[`I${i}`] = item(`I${i}`, i + 1);
+          for (let i = 0; i <= MAX_LISTED; i++) catalogOf(s).items[`I${i}`] = item(`I${i}`, i + 1);
         }),
       ),
       current(),
@@ -209,7 +217,7 @@ describe("the plan comment", () => {
     const stores = Array.from({ length: 120 }, (_, i) =>
       store(`store-${String(i).padStart(3, "0")}`, String(900_000 + i), (s) => {
         for (let j = 0; j < 15; j++)
-          s.items[`S${i}-ITEM-${j}`] = item(`S${i}-ITEM-${j}`, 1000 + j, { title: `Item ${j}` });
+          catalogOf(s).items[`S${i}-ITEM-${j}`] = item(`S${i}-ITEM-${j}`, 1000 + j, { title: `Item ${j}` });
       }),
     );
     const plan = buildPlan(desired(...stores), { stores: {} });
@@ -239,8 +247,8 @@ describe("the plan comment", () => {
     const chainAt = (shared: number, own: number) =>
       Array.from({ length: 25 }, (_, i) =>
         store(`store-${i}`, String(900_000 + i), (s) => {
-          for (let j = 0; j < 100; j++) s.items[`SHARED-${j}`] = item(`SHARED-${j}`, shared + j);
-          s.items[`OWN-${i}`] = item(`OWN-${i}`, own + i);
+          for (let j = 0; j < 100; j++) catalogOf(s).items[`SHARED-${j}`] = item(`SHARED-${j}`, shared + j);
+          catalogOf(s).items[`OWN-${i}`] = item(`OWN-${i}`, own + i);
         }),
       );
     const plan = buildPlan(desired(...chainAt(1001, 500)), current(...chainAt(1000, 400)));
@@ -262,7 +270,7 @@ describe("the plan comment", () => {
   it("escapes what the files and inputs say", () => {
     const s = store("x", "1", (st) => {
       st.store.name = "<img src=x> @everyone **bold**";
-      st.items = { A: item("A", 1) };
+      catalogOf(st).items = { A: item("A", 1) };
     });
     const plan = buildPlan(desired(s), { stores: {} });
     const md = renderPlanComment(plan, {

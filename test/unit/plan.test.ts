@@ -1,19 +1,19 @@
 import { describe, expect, it } from "vitest";
 import { buildPlan } from "../../src/plan/plan.js";
 import { scopeDesired } from "../../src/workflow.js";
-import { current, desired, group, item, store } from "../helpers/builders.js";
+import { current, desired, group, item, store, catalogOf } from "../helpers/builders.js";
 
 function chain(price = 100) {
   return store("bog-centro", "900101", (s) => {
-    s.items = {
+    catalogOf(s).items = {
       BURGER: item("BURGER", price, { children: ["SIZE"] }),
       FRIES: item("FRIES", 50),
       SIZE: group("SIZE", ["SMALL", "LARGE"], 1, 1),
       SMALL: item("SMALL", 0),
       LARGE: item("LARGE", 20),
     };
-    s.categories = { MAINS: { sku: "MAINS", title: "Mains", items: ["BURGER", "FRIES"] } };
-    s.menus = { DEFAULT: { type: "DEFAULT", categories: [{ sku: "MAINS", active: true }] } };
+    catalogOf(s).categories = { MAINS: { sku: "MAINS", title: "Mains", items: ["BURGER", "FRIES"] } };
+    catalogOf(s).menus = { DEFAULT: { type: "DEFAULT", categories: [{ sku: "MAINS", active: true }] } };
   });
 }
 
@@ -61,8 +61,8 @@ describe("buildPlan", () => {
   it("removes an item from its category before deleting it, by id", () => {
     const before = chain();
     const after = chain();
-    delete after.items.FRIES;
-    after.categories.MAINS!.items = ["BURGER"];
+    delete catalogOf(after).items.FRIES;
+    catalogOf(after).categories.MAINS!.items = ["BURGER"];
     const cur = current(before);
     const plan = buildPlan(desired(after), cur);
     expect(plan.operations.map((o) => o.endpoint)).toEqual(["categories.upsert", "items.delete"]);
@@ -73,10 +73,10 @@ describe("buildPlan", () => {
   it("updates a menu by its platform id and deletes a duplicate menu of the same type", () => {
     const s = chain();
     const cur = current(s);
-    cur.stores["bog-centro"]!.menus["DEFAULT#99"] = { type: "DEFAULT", categories: [] };
+    catalogOf(cur.stores["bog-centro"]!).menus["DEFAULT#99"] = { type: "DEFAULT", categories: [] };
     cur.stores["bog-centro"]!.ids.menus["DEFAULT#99"] = 99;
     const want = chain();
-    want.menus.DEFAULT!.categories[0]!.active = false;
+    catalogOf(want).menus.DEFAULT!.categories[0]!.active = false;
     const plan = buildPlan(desired(want), cur);
     const upsert = plan.operations.find((o) => o.endpoint === "menus.upsert")!;
     expect((upsert.body as { id: number }[])[0]!.id).toBe(cur.stores["bog-centro"]!.ids.menus.DEFAULT);
@@ -88,13 +88,13 @@ describe("buildPlan", () => {
     const keys = ["a", "b", "c"];
     const want = keys.map((k, i) =>
       store(k, String(900 + i), (s) => {
-        s.items = { FRIES: item("FRIES", 50), COLA: item("COLA", 30) };
-        s.unavailable = ["FRIES"];
+        catalogOf(s).items = { FRIES: item("FRIES", 50), COLA: item("COLA", 30) };
+        catalogOf(s).unavailable = ["FRIES"];
       }),
     );
     const have = keys.map((k, i) =>
       store(k, String(900 + i), (s) => {
-        s.items = { FRIES: item("FRIES", 50), COLA: item("COLA", 30) };
+        catalogOf(s).items = { FRIES: item("FRIES", 50), COLA: item("COLA", 30) };
       }),
     );
     const plan = buildPlan(desired(...want), current(...have));
@@ -115,11 +115,11 @@ describe("buildPlan", () => {
   it("splits availability toggles at 100 items per call", () => {
     const skus = Array.from({ length: 150 }, (_, i) => `SKU-${String(i).padStart(3, "0")}`);
     const want = store("a", "1", (s) => {
-      for (const k of skus) s.items[k] = item(k, 1);
-      s.unavailable = [...skus];
+      for (const k of skus) catalogOf(s).items[k] = item(k, 1);
+      catalogOf(s).unavailable = [...skus];
     });
     const have = store("a", "1", (s) => {
-      for (const k of skus) s.items[k] = item(k, 1);
+      for (const k of skus) catalogOf(s).items[k] = item(k, 1);
     });
     const plan = buildPlan(desired(want), current(have));
     const toggles = plan.operations.filter((o) => o.endpoint === "availability.toggle");
@@ -134,8 +134,8 @@ describe("buildPlan", () => {
 
   it("switches off a new item after creating it, and does not plan availability for available new items", () => {
     const want = store("a", "1", (s) => {
-      s.items = { FRIES: item("FRIES", 50), COLA: item("COLA", 30) };
-      s.unavailable = ["COLA"];
+      catalogOf(s).items = { FRIES: item("FRIES", 50), COLA: item("COLA", 30) };
+      catalogOf(s).unavailable = ["COLA"];
     });
     const plan = buildPlan(desired(want), { stores: {} });
     expect(plan.changes.map((c) => `${c.action} ${c.address}`)).toEqual([
@@ -164,7 +164,7 @@ describe("buildPlan", () => {
       desired(chain()),
       current(
         chain(),
-        store("other", "5", (s) => (s.items = { X: item("X", 1) })),
+        store("other", "5", (s) => (catalogOf(s).items = { X: item("X", 1) })),
       ),
     );
     expect(plan.changes).toEqual([]);
@@ -174,12 +174,12 @@ describe("buildPlan", () => {
 describe("schedules and option prices (menu API)", () => {
   const withSchedule = (periods: { start: string; end: string }[]) =>
     store("s", "1", (s) => {
-      s.items = {
+      catalogOf(s).items = {
         COMBO: item("COMBO", 300, { children: ["SIDE"] }),
         SIDE: group("SIDE", ["FRIES"], 1, 1),
         FRIES: item("FRIES", 50, { priceInParent: { COMBO: 0 } }),
       };
-      s.categories = {
+      catalogOf(s).categories = {
         BREAKFAST: {
           sku: "BREAKFAST",
           title: "Breakfast",

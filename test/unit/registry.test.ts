@@ -54,6 +54,14 @@ describe("every list of kinds is derived from the registry", () => {
     expect(() => endpointTable([kinds[0]!, clash])).toThrow(/two endpoints are named/);
   });
 
+  it("each kind keeps its state under its own name; only the views of other kinds' state keep none", () => {
+    for (const k of kinds) if (k.state) expect(k.state.kind).toBe(k.name);
+    expect(kinds.filter((k) => !k.state).map((k) => k.name)).toEqual([
+      "corridor_schedule",
+      "product_schedule",
+    ]);
+  });
+
   it("segments are the kinds' names and their extra address segments", () => {
     expect(SEGMENT_NAMES).toEqual(expect.arrayContaining([...KIND_NAMES, "modifier_group"]));
     expect(SEGMENT_NAMES).toHaveLength(KIND_NAMES.length + 1);

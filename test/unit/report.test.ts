@@ -8,11 +8,11 @@ import type { Plan } from "../../src/plan/types.js";
 import { renderReport, renderReportJson, renderReportMarkdown } from "../../src/render/report.js";
 import { describeTarget, runTarget } from "../../src/session.js";
 import type { ApplyReport } from "../../src/workflow.js";
-import { current, desired, item, store } from "../helpers/builders.js";
+import { current, desired, item, store, catalogOf } from "../helpers/builders.js";
 
 function plan(): Plan {
   const want = store("bog-centro", "900101", (s) => {
-    s.items = { FRIES: item("FRIES", 7900, { title: "Fries" }) };
+    catalogOf(s).items = { FRIES: item("FRIES", 7900, { title: "Fries" }) };
   });
   return buildPlan(desired(want), current(store("bog-centro", "900101")));
 }

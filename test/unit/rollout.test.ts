@@ -10,7 +10,7 @@ import type { LoadedProject } from "../../src/config/index.js";
 import { UsageError } from "../../src/errors.js";
 import { buildPlan } from "../../src/plan/plan.js";
 import type { ResourceChange } from "../../src/plan/types.js";
-import { current, desired, item, store } from "../helpers/builders.js";
+import { current, desired, item, store, catalogOf } from "../helpers/builders.js";
 
 const stages = [
   { name: "canary", stores: ["a"] },
@@ -20,15 +20,15 @@ const stages = [
 
 const withItems = (key: string, id: string, n: number) =>
   store(key, id, (s) => {
-    for (let i = 0; i < n; i++) s.items[`SKU-${i}`] = item(`SKU-${i}`, 100 + i);
+    for (let i = 0; i < n; i++) catalogOf(s).items[`SKU-${i}`] = item(`SKU-${i}`, 100 + i);
   });
 
 /** Stores a (1 item to create), b (nothing), c (2 items), d (1 item to update, 1 to delete). */
 function plan() {
   const d = withItems("d", "4", 2);
   const now = current(withItems("a", "1", 0), withItems("b", "2", 1), withItems("c", "3", 0), d);
-  now.stores.d!.items["SKU-0"] = item("SKU-0", 999);
-  now.stores.d!.items["OLD"] = item("OLD", 1);
+  catalogOf(now.stores.d!).items["SKU-0"] = item("SKU-0", 999);
+  catalogOf(now.stores.d!).items["OLD"] = item("OLD", 1);
   const want = desired(withItems("a", "1", 1), withItems("b", "2", 1), withItems("c", "3", 2), d);
   return buildPlan(want, now);
 }

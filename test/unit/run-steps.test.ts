@@ -14,21 +14,21 @@ import {
 } from "../../src/run.js";
 import type { RunTarget } from "../../src/session.js";
 import type { ApplyReport } from "../../src/workflow.js";
-import { current, desired, item, store } from "../helpers/builders.js";
+import { current, desired, item, store, catalogOf } from "../helpers/builders.js";
 
 /** A store with `n` items in one category shown by one menu. */
 function shop(n: number): ReturnType<typeof store> {
   return store("shop", "1", (s) => {
-    for (let i = 0; i < n; i++) s.items[`I${i}`] = item(`I${i}`, 100 + i);
-    s.categories = { ALL: { sku: "ALL", title: "All", items: Object.keys(s.items) } };
-    s.menus = { DEFAULT: { type: "DEFAULT", categories: [{ sku: "ALL", active: true }] } };
+    for (let i = 0; i < n; i++) catalogOf(s).items[`I${i}`] = item(`I${i}`, 100 + i);
+    catalogOf(s).categories = { ALL: { sku: "ALL", title: "All", items: Object.keys(catalogOf(s).items) } };
+    catalogOf(s).menus = { DEFAULT: { type: "DEFAULT", categories: [{ sku: "ALL", active: true }] } };
   });
 }
 
 /** A plan that changes one price of twenty items: no guard trips. */
 const smallPlan = (): Plan => {
   const want = shop(20);
-  want.items.I0!.price = 120;
+  catalogOf(want).items.I0!.price = 120;
   return buildPlan(desired(want), current(shop(20)));
 };
 

@@ -2,14 +2,14 @@ import { describe, expect, it } from "vitest";
 import { buildPlan } from "../../src/plan/plan.js";
 import { DEFAULT_SAFETY } from "../../src/plan/safety.js";
 import { matchAddress, selectChanges } from "../../src/plan/target.js";
-import { current, desired, item, store } from "../helpers/builders.js";
+import { current, desired, item, store, catalogOf } from "../helpers/builders.js";
 
 /** A store with `n` items in one category shown by one menu. */
 function shop(n: number, build: (s: ReturnType<typeof store>) => void = () => {}) {
   return store("shop", "1", (s) => {
-    for (let i = 0; i < n; i++) s.items[`I${i}`] = item(`I${i}`, 100 + i);
-    s.categories = { ALL: { sku: "ALL", title: "All", items: Object.keys(s.items) } };
-    s.menus = { DEFAULT: { type: "DEFAULT", categories: [{ sku: "ALL", active: true }] } };
+    for (let i = 0; i < n; i++) catalogOf(s).items[`I${i}`] = item(`I${i}`, 100 + i);
+    catalogOf(s).categories = { ALL: { sku: "ALL", title: "All", items: Object.keys(catalogOf(s).items) } };
+    catalogOf(s).menus = { DEFAULT: { type: "DEFAULT", categories: [{ sku: "ALL", active: true }] } };
     build(s);
   });
 }
@@ -17,14 +17,14 @@ function shop(n: number, build: (s: ReturnType<typeof store>) => void = () => {}
 describe("safety guards", () => {
   it("pass a small change", () => {
     // A price moved by a fifth: within max_price_change_percent (50).
-    const plan = buildPlan(desired(shop(20, (s) => (s.items.I0!.price = 120))), current(shop(20)));
+    const plan = buildPlan(desired(shop(20, (s) => (catalogOf(s).items.I0!.price = 120))), current(shop(20)));
     expect(plan.safety).toEqual({ ok: true, violations: [] });
   });
 
   it("refuse deleting more than max_delete_percent of a store, with the numbers", () => {
     const want = shop(20, (s) => {
-      for (let i = 0; i < 10; i++) delete s.items[`I${i}`];
-      s.categories.ALL!.items = Object.keys(s.items);
+      for (let i = 0; i < 10; i++) delete catalogOf(s).items[`I${i}`];
+      catalogOf(s).categories.ALL!.items = Object.keys(catalogOf(s).items);
     });
     const plan = buildPlan(desired(want), current(shop(20)));
     expect(plan.safety.ok).toBe(false);
@@ -39,7 +39,7 @@ describe("safety guards", () => {
   });
 
   it("let small stores change completely (below min_existing)", () => {
-    const plan = buildPlan(desired(shop(3, (s) => (s.items = {}))), current(shop(3)), {
+    const plan = buildPlan(desired(shop(3, (s) => (catalogOf(s).items = {}))), current(shop(3)), {
       safety: { ...DEFAULT_SAFETY, minExisting: 10 },
     });
     expect(plan.safety.violations.map((v) => v.guard)).not.toContain("max_delete_percent");
@@ -62,8 +62,8 @@ describe("safety guards", () => {
 
   it("refuse deleting a protected resource", () => {
     const want = shop(20, (s) => {
-      delete s.items.I7;
-      s.categories.ALL!.items = Object.keys(s.items);
+      delete catalogOf(s).items.I7;
+      catalogOf(s).categories.ALL!.items = Object.keys(catalogOf(s).items);
     });
     const plan = buildPlan(desired(want), current(shop(20)), {
       safety: { ...DEFAULT_SAFETY, protected: ["store[*].item[I7]"] },
@@ -92,9 +92,9 @@ describe("targeting", () => {
 
   it("keeps the creation of what a targeted change starts to reference", () => {
     const want = shop(2, (s) => {
-      s.items.NEW = item("NEW", 5);
-      s.categories.ALL!.items.push("NEW");
-      s.items.I0!.price = 1;
+      catalogOf(s).items.NEW = item("NEW", 5);
+      catalogOf(s).categories.ALL!.items.push("NEW");
+      catalogOf(s).items.I0!.price = 1;
     });
     const plan = buildPlan(desired(want), current(shop(2)), {
       targeting: { stores: [], kinds: [], targets: ["store[shop].category[ALL]"] },
@@ -108,8 +108,8 @@ describe("targeting", () => {
 
   it("keeps the removal of references to what a targeted change deletes", () => {
     const want = shop(3, (s) => {
-      delete s.items.I2;
-      s.categories.ALL!.items = ["I0", "I1"];
+      delete catalogOf(s).items.I2;
+      catalogOf(s).categories.ALL!.items = ["I0", "I1"];
     });
     const all = buildPlan(desired(want), current(shop(3))).changes;
     const picked = selectChanges(all, { stores: [], kinds: ["item"], targets: [] });
@@ -120,11 +120,11 @@ describe("targeting", () => {
 describe("max_price_change_percent", () => {
   it("refuses a 10× price and a price inside a parent cut by more than half, naming them in the currency", () => {
     const want = shop(20, (s) => {
-      s.items.I0!.price = 1000;
-      s.items.I1!.priceInParent = { I2: 10 };
-      s.items.I3!.price = 150; // +45.6 %: within the default 50 %
+      catalogOf(s).items.I0!.price = 1000;
+      catalogOf(s).items.I1!.priceInParent = { I2: 10 };
+      catalogOf(s).items.I3!.price = 150; // +45.6 %: within the default 50 %
     });
-    const have = current(shop(20, (s) => (s.items.I1!.priceInParent = { I2: 30 })));
+    const have = current(shop(20, (s) => (catalogOf(s).items.I1!.priceInParent = { I2: 30 })));
     const plan = buildPlan({ ...desired(want), currency: "COP" }, have);
     expect(plan.safety.violations).toEqual([
       {
@@ -139,10 +139,10 @@ describe("max_price_change_percent", () => {
 
   it("follows carte.yaml's share, and leaves prices that were 0 alone", () => {
     const want = shop(20, (s) => {
-      s.items.I0!.price = 200;
-      s.items.I1!.price = 500;
+      catalogOf(s).items.I0!.price = 200;
+      catalogOf(s).items.I1!.price = 500;
     });
-    const have = current(shop(20, (s) => (s.items.I1!.price = 0)));
+    const have = current(shop(20, (s) => (catalogOf(s).items.I1!.price = 0)));
     const loose = buildPlan(desired(want), have, {
       safety: { ...DEFAULT_SAFETY, maxPriceChangePercent: 100 },
     });

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { buildPlan } from "../../src/plan/plan.js";
 import type { Plan, ResourceChange } from "../../src/plan/types.js";
 import { buildView, callLines, daysText, detailText, headText, listMoves } from "../../src/render/view.js";
-import { current, desired, group, item, store } from "../helpers/builders.js";
+import { current, desired, group, item, store, catalogOf } from "../helpers/builders.js";
 
 describe("list moves", () => {
   it("says what comes, what goes and what changes place, with 1-based positions", () => {
@@ -29,7 +29,7 @@ describe("the view of a store's changes", () => {
   const plan = () => {
     const base = (edit: (s: ReturnType<typeof store>) => void = () => {}) =>
       store("a", "1", (s) => {
-        s.items = {
+        catalogOf(s).items = {
           BURGER: item("BURGER", 20000, { title: "Burger", children: ["EXTRAS"] }),
           EXTRAS: { ...group("EXTRAS", ["CHEESE"], 0, 2), title: "Extras" },
           CHEESE: item("CHEESE", 3000, { title: "Cheese" }),
@@ -38,11 +38,11 @@ describe("the view of a store's changes", () => {
         edit(s);
       });
     const want = base((s) => {
-      s.items.EXTRAS!.max = 3;
-      s.items.EXTRAS!.children = ["CHEESE", "BACON"];
-      s.items.BACON = item("BACON", 4500, { title: "Bacon" });
-      s.items.CHEESE!.priceInParent = { COMBO: 0 };
-      s.items.BURGER!.schedules = [
+      catalogOf(s).items.EXTRAS!.max = 3;
+      catalogOf(s).items.EXTRAS!.children = ["CHEESE", "BACON"];
+      catalogOf(s).items.BACON = item("BACON", 4500, { title: "Bacon" });
+      catalogOf(s).items.CHEESE!.priceInParent = { COMBO: 0 };
+      catalogOf(s).items.BURGER!.schedules = [
         { days: "mon,tue,wed,thu,fri", periods: [{ start: "11:00", end: "15:00" }] },
       ];
     });
@@ -93,7 +93,11 @@ describe("the API calls", () => {
   const chain = (n: number) => {
     const stores = (price: number) =>
       Array.from({ length: n }, (_, i) =>
-        store(`s-${String(i).padStart(2, "0")}`, String(900 + i), (s) => (s.items = { A: item("A", price) })),
+        store(
+          `s-${String(i).padStart(2, "0")}`,
+          String(900 + i),
+          (s) => (catalogOf(s).items = { A: item("A", price) }),
+        ),
       );
     return buildPlan(desired(...stores(2)), current(...stores(1)));
   };
