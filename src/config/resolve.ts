@@ -38,6 +38,8 @@ export interface ResolvableStore {
    * absent: those the store file writes itself.
    */
   overrides?: StoreOverrides;
+  /** The store's time zone (`timezone:` of its layers, an IANA name); absent when none is written. */
+  timeZone?: string;
 }
 
 function byCodePoint(a: string, b: string): number {
@@ -71,7 +73,7 @@ function optionSku(option: string | InlineOption): string {
  *
  * @throws never for inputs that passed validation and the semantic checks.
  */
-export function resolveStore({ store, catalog, settings, overrides }: ResolvableStore): StoreState {
+export function resolveStore({ store, catalog, settings, overrides, timeZone }: ResolvableStore): StoreState {
   const o = overrides ?? overridesOfFile(store);
   const excluded = o.exclude;
   const keep = (sku: string): boolean => !excluded.has(sku);
@@ -176,6 +178,7 @@ export function resolveStore({ store, catalog, settings, overrides }: Resolvable
       storeId,
       integrationId: store.store.integration_id,
       name: store.store.name,
+      ...(timeZone !== undefined ? { timeZone } : {}),
     },
     items,
     categories,
@@ -260,7 +263,7 @@ function addUpcoming(state: StoreState, o: StoreOverrides, unavailable: readonly
   // Items switched off until a time (`until:`), as the platform's suspend_until (src/kinds/availability.ts).
   for (const sku of unavailable) {
     const until = o.until?.get(sku);
-    if (until !== undefined) (state.suspensions ??= table<Suspension>())[sku] = { until };
+    if (until !== undefined) (state.suspensions ??= table<Suspension>())[sku] = { ...until };
   }
 }
 

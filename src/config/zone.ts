@@ -63,7 +63,7 @@ export function wallTime(ms: number, zone: string): WallTime & { second: number;
       .formatToParts(new Date(ms))
       .map((p) => [p.type, p.value]),
   );
-  const n = (type: string) => Number(parts.get(type));
+  const n = (type: Intl.DateTimeFormatPartTypes) => Number(parts.get(type));
   return {
     year: n("year"),
     month: n("month"),
