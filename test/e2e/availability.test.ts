@@ -153,7 +153,7 @@ describe("time-bound states", () => {
     edit(
       store,
       "open: true\n",
-      'open: true\nspecial_days:\n  - { name: Inventario, date: 2026-12-28, slots: ["08:00-12:00"] }\n',
+      'open: true\ntimezone: America/Bogota\nspecial_days:\n  - { name: Inventario, date: 2026-12-28, slots: ["08:00-12:00"] }\n',
     );
     const days = async () =>
       ((await getSpecialDays(client, STORE_ID)).storeSpecialScheduleDays ?? [])
@@ -165,7 +165,7 @@ describe("time-bound states", () => {
     expect(await days()).toContain("12-28 Inventario");
     expect((await carte(["plan", "--detailed-exitcode", "-c", config], before)).code).toBe(0);
 
-    // The day has ended everywhere: the first run after it removes it, and says why.
+    // The day has ended at the store: the first run after it removes it, and says why.
     const after = { CARTE_NOW: "2026-12-29T08:00:00-05:00" };
     const plan = await carte(["plan", "--detailed-exitcode", "-c", config], after);
     expect(plan.code).toBe(2);
