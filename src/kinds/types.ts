@@ -233,7 +233,10 @@ export interface SectionContext {
   base: readonly (string | number)[];
   /** The site of a value inside the settings object. */
   at(...segments: (string | number)[]): Site;
-  /** The run's clock and its warnings, for time-bound entries (a special day's full date). */
+  /**
+   * The run's clock and its warnings. Entries that depend on the store's time zone are judged per store
+   * in `resolve`, through its `clock`.
+   */
   time: TimeContext;
 }
 
