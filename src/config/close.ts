@@ -13,8 +13,8 @@ import type { WallTime } from "./zone.js";
 const pad = (n: number) => String(n).padStart(2, "0");
 
 /**
- * The end of the opening hours of a store on the date of `wall` (its weekday as `wall.weekday`, 0 =
- * Monday): `closed` when the store has no slot that day, `no hours` when its files manage no hours.
+ * The end of the opening hours of a store on the date of `wall`: `closed` when the store has no slot
+ * that day, `no hours` when its files manage no hours.
  */
 export function closingOf(settings: StoreSettings): (wall: WallTime) => DayEnd | "closed" | "no hours" {
   const hours = hoursState.get(settings);

@@ -39,9 +39,12 @@ export class TimeContext {
     this.warnings.push(text);
   }
 
-  /** Reports a problem at a site once, however many stores inherit the entry written there. */
-  problem(problems: ConfigProblem[], site: Site, message: string): void {
-    const text = `${where(site)}: ${message}`;
+  /**
+   * Reports a problem at a site once, however many stores inherit the entry written there: once per
+   * message, or once per `key` when given (a message that names the first store only).
+   */
+  problem(problems: ConfigProblem[], site: Site, message: string, key = message): void {
+    const text = `${where(site)}: ${key}`;
     if (this.seen.has(text)) return;
     this.seen.add(text);
     report(problems, site, message);
@@ -207,9 +210,10 @@ export class StoreClock {
       this.time.problem(
         this.problems,
         site,
-        `${quote(text)} is a local time and store ${quote(this.store)} has no time zone: add timezone: with ` +
+        `${quote(text)} is read on the store's clock, and store ${quote(this.store)} has no time zone: add timezone: with ` +
           "its IANA zone name (for example timezone: America/Bogota) to the store file, or to defaults: of " +
           "its group or of carte.yaml",
+        "no time zone",
       );
       return undefined;
     }

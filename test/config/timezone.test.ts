@@ -171,7 +171,22 @@ describe("problems of time zones and times, in words at their line", () => {
     );
     expect(problems).toEqual([
       expect.stringMatching(
-        /stores\/a\.yaml:8:28: "18:00" is a local time and store "a" has no time zone: add timezone: with its IANA zone name \(for example timezone: America\/Bogota\)/,
+        /stores\/a\.yaml:8:28: "18:00" is read on the store's clock, and store "a" has no time zone: add timezone: with its IANA zone name \(for example timezone: America\/Bogota\)/,
+      ),
+    ]);
+  });
+
+  it("asks once for an entry that stores without a zone inherit", async () => {
+    const problems = await problemsOf(
+      load(
+        { "stores/a.yaml": storeYaml(1, "a"), "stores/b.yaml": storeYaml(2, "b") },
+        "2026-11-26T12:00:00Z",
+        PROJECT + "defaults:\n  overrides:\n    prices:\n      BURGER: { price: 26900, from: 2026-11-27 }\n",
+      ),
+    );
+    expect(problems).toEqual([
+      expect.stringMatching(
+        /carte\.yaml:7:37: "2026-11-27" is read on the store's clock, and store "a" has no time zone/,
       ),
     ]);
   });
