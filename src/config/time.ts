@@ -247,9 +247,12 @@ export class StoreClock {
     return this.zone === undefined ? undefined : localText(ms, this.zone, this.now);
   }
 
-  /** An instant as ISO 8601 with the store's offset (UTC `Z` without a zone), what the platform is sent. */
+  /**
+   * An instant as ISO 8601 to the second with the store's offset (`+00:00` without a zone), what the
+   * platform is sent.
+   */
   iso(ms: number): string {
-    return this.zone === undefined ? new Date(ms).toISOString() : isoInZone(ms, this.zone);
+    return isoInZone(ms, this.zone ?? "UTC");
   }
 }
 

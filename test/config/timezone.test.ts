@@ -191,18 +191,22 @@ describe("problems of time zones and times, in words at their line", () => {
     ]);
   });
 
-  it("keeps a time with its offset working without a zone", async () => {
+  it("keeps a time with its offset, and for:, working without a zone", async () => {
     const { project } = await load(
       {
         "stores/a.yaml": storeYaml(
           1,
           "a",
-          "availability:\n  unavailable:\n    - { sku: FRIES, until: 2026-11-26T18:00:00-05:00 }\n",
+          "availability:\n  unavailable:\n    - { sku: FRIES, until: 2026-11-26T18:00:00-05:00 }\n" +
+            "    - { sku: BURGER, for: 2h }\n",
         ),
       },
-      "2026-11-26T12:00:00Z",
+      "2026-11-26T12:00:30.250Z",
     );
-    expect(project.desired.stores.a!.suspensions).toEqual({ FRIES: { until: "2026-11-26T18:00:00-05:00" } });
+    expect(project.desired.stores.a!.suspensions).toEqual({
+      FRIES: { until: "2026-11-26T18:00:00-05:00" },
+      BURGER: { until: "2026-11-26T14:00:30+00:00" },
+    });
   });
 
   it("refuses an unknown zone, with the closest name", async () => {
