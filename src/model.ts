@@ -94,6 +94,11 @@ export interface StoreIdentity {
   integrationId: string;
   /** Human name. */
   name: string;
+  /**
+   * Desired side: the store's time zone (`timezone:` of the files, an IANA name such as
+   * `America/Bogota`), in which the files' local times were read; absent when no file gives one.
+   */
+  timeZone?: string;
 }
 
 /**
@@ -105,6 +110,11 @@ export interface StoreIdentity {
 export interface Suspension {
   /** ISO 8601 date and time with offset, e.g. `2026-11-25T18:00:00-05:00`. */
   until?: string;
+  /**
+   * Desired side: how the plan shows `until` to the store's people, in its time zone (`18:00 GMT-5
+   * (today)`, src/config/zone.ts `localText`); absent when the store has no time zone.
+   */
+  shown?: string;
   /** Current side: carte switched the item off (its marker is on the platform). */
   byCarte?: boolean;
 }

@@ -5,7 +5,8 @@
  * of every file is collected before anything is thrown.
  */
 
-import { TimeContext } from "./time.js";
+import { StoreClock, TimeContext } from "./time.js";
+import { closingOf } from "./close.js";
 import type { KindName } from "../kinds/registry.js";
 import type { Ownership } from "../model.js";
 import { DEFAULT_SAFETY, type SafetyPolicy } from "./safety.js";
@@ -22,16 +23,16 @@ import { insideProject, outsideMessage, patternStaysInside } from "./paths.js";
 import { DEFAULT_MAX_FILE_BYTES, readConfigFile, type ReadResult } from "./read.js";
 import pLimit from "p-limit";
 import { MAX_PROBLEMS } from "./report.js";
-import { addProblem, bare, dedupeProblems, isRecord, quote, report, wasTruncated } from "./report.js";
+import { addProblem, bare, dedupeProblems, isRecord, quote, report, wasTruncated, where } from "./report.js";
 import type { Site } from "./report.js";
 import { resolveDesired } from "./resolve.js";
 import type { ResolvableStore } from "./resolve.js";
 import { settingsSections } from "../kinds/registry.js";
 import { currencyOf, type Currency } from "../money.js";
-import { mergeOverrides, OverridesChecker, plainOverrides, readOverrides } from "./overrides.js";
+import { mergeOverrides, OverridesChecker, plainOverrides, readOverrides, timedLayer } from "./overrides.js";
 import type { MergedOverrides, OverridesLayer } from "./overrides.js";
 import type { StoreSources } from "./explain.js";
-import { mergeSettings, readClient, readSettings } from "./settings.js";
+import { mergeSettings, readClient, readSettings, zoneOf } from "./settings.js";
 import { isLoopbackHost, urlShapeProblem } from "./url.js";
 import type { SettingsLayer, StoreSettings } from "./settings.js";
 import type { ConfigSection } from "../kinds/types.js";
@@ -477,7 +478,7 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
     currency,
   });
 
-  const { settingsOf, mergedOverrides, sourcesOf, holidaySites } = mergeStoreLayers(
+  const { settingsOf, mergedOverrides, sourcesOf, holidaySites, zonesOf } = mergeStoreLayers(
     layers,
     { root, configFile, storeFiles, storePaths, indexes, catalogPaths, catalogs },
     { problems, sections, time, withSources: options.stores?.resolve !== undefined },
@@ -509,6 +510,7 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
     storeFiles,
     settingsOf,
     mergedOverrides,
+    zonesOf,
     resolved,
   );
 
@@ -626,12 +628,11 @@ function readLayersOverrides(
   layers: readonly { layer: SettingsLayer; parsed: YamlFile; base: (string | number)[] }[],
   problems: ConfigProblem[],
   currency: Currency | undefined,
-  time: TimeContext,
 ): Map<SettingsLayer, OverridesLayer> {
   const overridesOf = new Map<SettingsLayer, OverridesLayer>();
   for (const { layer, parsed, base } of layers) {
     const data = base.length === 0 ? parsed.data : field(parsed.data, String(base[0]));
-    const o = readOverrides(parsed, base, data, problems, currency, time.now);
+    const o = readOverrides(parsed, base, data, problems, currency);
     if (o) overridesOf.set(layer, o);
   }
   return overridesOf;
@@ -729,14 +730,16 @@ function mergeStoreLayers(
   mergedOverrides: MergedOverrides[];
   sourcesOf: Set<string>[];
   holidaySites: Map<string, Map<string, HolidaySite>>;
+  zonesOf: (string | undefined)[];
 } {
   const { root, configFile, storeFiles, storePaths, indexes, catalogPaths, catalogs } = files;
   const { problems, sections, time } = run;
   const holidaySites = new Map<string, Map<string, HolidaySite>>();
   const checker = new OverridesChecker(problems);
   const mergedOverrides: MergedOverrides[] = [];
-  // Entries switched off `until:` a time that has passed, with the stores that inherit each.
-  const expired = new Map<OverridesLayer["expired"][number], string[]>();
+  // Entries switched off `until:` a time that has passed (by site and time), with the stores that inherit each.
+  const expired = new Map<string, { e: OverridesLayer["expired"][number]; stores: string[] }>();
+  const zonesOf: (string | undefined)[] = [];
   // With `options.stores.resolve`: the files each store's desired state comes from.
   const catalogPathOf = new Map<string, string>();
   indexes.forEach((index, i) => {
@@ -762,27 +765,40 @@ function mergeStoreLayers(
     }
     const key = field(field(storeFiles[i]?.parsed.data, "store"), "integration_id");
     if (typeof key === "string") holidaySites.set(key, holidaySitesOf(layers));
-    const merged = mergeOverrides(layers.flatMap((l) => overridesOf.get(l) ?? []));
-    for (const l of layers)
-      for (const e of overridesOf.get(l)?.expired ?? []) {
-        const stores = expired.get(e) ?? [];
-        if (typeof key === "string" && !stores.includes(key)) stores.push(key);
-        expired.set(e, stores);
+    // The store's clock: its time zone (the most specific layer's) and the run's clock, which turn the
+    // local times of every layer into instants for this store.
+    const zone = zoneOf(layers);
+    zonesOf.push(zone);
+    const storeKey = typeof key === "string" ? key : storePaths[i]!;
+    const settingsClock = new StoreClock(time, storeKey, zone, problems);
+    const settings = mergeSettings(layers, problems, sections, settingsClock);
+    const clock = new StoreClock(time, storeKey, zone, problems, closingOf(settings));
+    const timed = layers.flatMap((l) => {
+      const o = overridesOf.get(l);
+      return o ? [timedLayer(o, clock)] : [];
+    });
+    const merged = mergeOverrides(timed);
+    for (const o of timed)
+      for (const e of o.expired) {
+        const id = `${where(e.site)}\0${e.until}`;
+        const seen = expired.get(id) ?? { e, stores: [] };
+        if (typeof key === "string" && !seen.stores.includes(key)) seen.stores.push(key);
+        expired.set(id, seen);
       }
     mergedOverrides.push(merged);
     const catalogName = field(storeFiles[i]?.parsed.data, "catalog");
     const index = typeof catalogName === "string" ? catalogs.get(catalogName) : undefined;
     if (index) checker.check(merged, index);
-    return mergeSettings(layers, problems, sections);
+    return settings;
   });
   checker.finish();
-  for (const [e, stores] of expired)
+  for (const { e, stores } of expired.values())
     time.warn(
       e.site,
       `${quote(e.sku)} is switched off until ${quote(e.until)}, which has passed: the entry is ignored ` +
         `(${stores.length === 1 ? "store" : "stores"} ${stores.map((s) => quote(s)).join(", ") || "none"}); remove it`,
     );
-  return { settingsOf, mergedOverrides, sourcesOf, holidaySites };
+  return { settingsOf, mergedOverrides, sourcesOf, holidaySites, zonesOf };
 }
 
 /**
@@ -795,6 +811,7 @@ function resolvableStores(
   storeFiles: readonly ReadFile[],
   settingsOf: readonly StoreSettings[],
   mergedOverrides: readonly MergedOverrides[],
+  zonesOf: readonly (string | undefined)[],
   resolved: readonly number[] | undefined,
 ): { catalogsOut: Map<string, { catalog: CatalogFile; file: string }>; resolvable: ResolvableStore[] } {
   const catalogByName = new Map<string, CatalogFile>();
@@ -817,6 +834,7 @@ function resolvableStores(
       catalog,
       settings: settingsOf[i] ?? {},
       overrides: plainOverrides(mergedOverrides[i]!),
+      ...(zonesOf[i] !== undefined ? { timeZone: zonesOf[i] } : {}),
     };
   });
   const resolvable = resolved ? resolved.map((i) => all[i]!) : all;
@@ -884,7 +902,6 @@ async function readLayers(
     ],
     problems,
     currency,
-    time,
   );
   return { chainLayer, groupLayers, storeLayers, includes, overridesOf };
 }

@@ -12,7 +12,7 @@
  * Tables keyed by SKU are `Map`s: SKUs are the files' own text (`__proto__` is a valid key here).
  */
 
-import { parseInstant, startOf } from "./time.js";
+import { parseFor, parseFrom, parseUntil, type StoreClock, type WrittenTime } from "./time.js";
 import { suggester } from "../suggest.js";
 import type { ConfigProblem } from "../errors.js";
 import type { StoreFile } from "../generated/config.js";
@@ -53,6 +53,11 @@ export interface OverridesLayer {
   prices: Map<string, Entry<number>>;
   /** Prices `{price, from}` whose `from` is still ahead at the run's clock: upcoming, not applied. */
   upcoming: Map<string, Entry<number> & { from: string }>;
+  /**
+   * Prices `{price, from}` as written, before a store's clock says whether they hold
+   * ({@link timedLayer} moves each to `prices` or `upcoming`).
+   */
+  dated: Map<string, Entry<number> & { from: string; start: WrittenTime; fromSite: Site }>;
   /** Parent SKU → option SKU → price of the option inside that parent. */
   optionPrices: Map<string, Map<string, Entry<number>>>;
   titles: Map<string, Entry<string>>;
@@ -62,8 +67,16 @@ export interface OverridesLayer {
   limits: Map<string, LimitsEntry>;
   /** Excluded SKUs, in the order written. */
   exclude: Entry<string>[];
-  /** Switched-off SKUs, with `until` (ISO 8601 with offset) when the entry gives one that has not passed. */
-  unavailable: (Entry<string> & { until?: string })[];
+  /**
+   * Switched-off SKUs, with `until` (ISO 8601 with offset) when the entry gives one that has not passed
+   * and `shown`, how the plan shows it in the store's zone. As read from a file, an entry with `until:` or
+   * `for:` holds `when` (the time as written) until {@link timedLayer} resolves it for a store.
+   */
+  unavailable: (Entry<string> & {
+    until?: string;
+    shown?: string;
+    when?: { time: WrittenTime; text: string; site: Site };
+  })[];
   /** `undefined` when the layer does not write `availability.available`. */
   available: Entry<string>[] | undefined;
   /**
@@ -111,7 +124,6 @@ export function readOverrides(
   data: unknown,
   problems: ConfigProblem[],
   currency: Currency | undefined,
-  now: Date = new Date(),
 ): OverridesLayer | undefined {
   const settings = isRecord(data) ? data : {};
   const has = (k: string) => Object.hasOwn(settings, k);
@@ -125,6 +137,7 @@ export function readOverrides(
     base,
     prices: new Map(),
     upcoming: new Map(),
+    dated: new Map(),
     optionPrices: new Map(),
     titles: new Map(),
     descriptions: new Map(),
@@ -142,20 +155,16 @@ export function readOverrides(
   for (const [sku, written] of entries("prices")) {
     const site = at("overrides", "prices", sku);
     if (isRecord(written)) {
-      // A price from a date: applied from `from` on, upcoming before.
+      // A price from a date: applied from `from` on, upcoming before (judged per store, timedLayer).
       checkPrice(r, [...base, "overrides", "prices", sku, "price"], written.price, currency);
       if (typeof written.price !== "number" || typeof written.from !== "string") continue;
-      const start = startOf(written.from);
-      if (start === undefined) {
-        report(
-          problems,
-          at("overrides", "prices", sku, "from"),
-          `${quote(written.from)} is not a date: write YYYY-MM-DD, or a date and time with its offset`,
-        );
+      const fromSite = at("overrides", "prices", sku, "from");
+      const start = parseFrom(written.from);
+      if (!start.ok) {
+        report(problems, fromSite, start.error);
         continue;
       }
-      if (start <= now.getTime()) layer.prices.set(sku, { value: written.price, site });
-      else layer.upcoming.set(sku, { value: written.price, site, from: written.from });
+      layer.dated.set(sku, { value: written.price, site, from: written.from, start: start.value, fromSite });
       continue;
     }
     checkPrice(r, [...base, "overrides", "prices", sku], written, currency);
@@ -210,32 +219,38 @@ export function readOverrides(
     if (typeof sku === "string") layer.exclude.push({ value: sku, site: at("overrides", "exclude", k) });
   });
 
-  readAvailability(layer, a, at, problems, now);
+  readAvailability(layer, a, at, problems);
   return layer;
 }
 
 /**
- * Reads a layer's `availability:` into it: items switched off (`unavailable:`, for good or `until` a
- * time; an entry whose time has passed is kept aside as expired) and switched on (`available:`); an
- * item in both lists is a problem.
+ * Reads a layer's `availability:` into it: items switched off (`unavailable:`, for good, `until` a time
+ * or `for` a while, resolved per store by {@link timedLayer}) and switched on (`available:`); an item in
+ * both lists is a problem.
  */
 function readAvailability(
   layer: OverridesLayer,
   a: Record<string, unknown>,
   at: (...segments: (string | number)[]) => Site,
   problems: ConfigProblem[],
-  now: Date,
 ): void {
   list(a.unavailable).forEach((entry, k) => {
     const site = at("availability", "unavailable", k);
     if (typeof entry === "string") return void layer.unavailable.push({ value: entry, site });
-    if (!isRecord(entry) || typeof entry.sku !== "string" || typeof entry.until !== "string") return;
-    const until = parseInstant(entry.until);
-    if (!until.ok) return report(problems, at("availability", "unavailable", k, "until"), until.error);
-    // A time that has passed: the platform switched the item back on then; the entry is ignored.
-    if (until.ms <= now.getTime())
-      return void layer.expired.push({ sku: entry.sku, until: entry.until, site });
-    layer.unavailable.push({ value: entry.sku, site, until: entry.until });
+    if (!isRecord(entry) || typeof entry.sku !== "string") return;
+    const both = typeof entry.until === "string" && typeof entry.for === "string";
+    if (both || (typeof entry.until !== "string" && typeof entry.for !== "string"))
+      return report(
+        problems,
+        site,
+        `${quote(entry.sku)}: write until: (a time) or for: (a duration, 2h), ${both ? "not both" : "or the SKU alone"}`,
+      );
+    const key = typeof entry.until === "string" ? "until" : "for";
+    const text = String(entry[key]);
+    const whenSite = at("availability", "unavailable", k, key);
+    const time = key === "until" ? parseUntil(text) : parseFor(text);
+    if (!time.ok) return report(problems, whenSite, time.error);
+    layer.unavailable.push({ value: entry.sku, site, when: { time: time.value, text, site: whenSite } });
   });
   if (Array.isArray(a.available)) {
     const off = new Set(layer.unavailable.map((e) => e.value));
@@ -252,6 +267,45 @@ function readAvailability(
       layer.available!.push({ value: sku, site });
     });
   }
+}
+
+/**
+ * A layer as one store reads it: its prices from a date moved to `prices` (started at the run's clock)
+ * or `upcoming`, its items switched off until a time given that instant (ISO 8601 with the store's
+ * offset) and how the plan shows it, and the entries whose time has passed moved to `expired`. The layer
+ * itself when it writes no time. Problems (a local time in a store without a time zone, `until: close`
+ * on a day the store is closed) are reported through the clock, once per site.
+ */
+export function timedLayer(layer: OverridesLayer, clock: StoreClock): OverridesLayer {
+  if (layer.dated.size === 0 && !layer.unavailable.some((e) => e.when)) return layer;
+  const prices = new Map(layer.prices);
+  const upcoming = new Map(layer.upcoming);
+  for (const [sku, d] of layer.dated) {
+    const start = clock.instant(d.start, d.from, d.fromSite);
+    if (start === undefined) continue;
+    if (start <= clock.now) prices.set(sku, { value: d.value, site: d.site });
+    else upcoming.set(sku, { value: d.value, site: d.site, from: d.from });
+  }
+  const unavailable: OverridesLayer["unavailable"] = [];
+  const expired = [...layer.expired];
+  for (const e of layer.unavailable) {
+    if (!e.when) {
+      unavailable.push(e);
+      continue;
+    }
+    const ms = clock.instant(e.when.time, e.when.text, e.when.site);
+    if (ms === undefined) continue;
+    // A time that has passed: the platform switched the item back on then; the entry is ignored.
+    if (ms <= clock.now) {
+      expired.push({ sku: e.value, until: e.when.text, site: e.site });
+      continue;
+    }
+    // A time with its offset is sent as written; any other as the store's wall time with its offset.
+    const until = e.when.time.kind === "instant" ? e.when.text : clock.iso(ms);
+    const shown = clock.shown(ms);
+    unavailable.push({ value: e.value, site: e.site, until, ...(shown !== undefined ? { shown } : {}) });
+  }
+  return { ...layer, prices, upcoming, dated: new Map(), unavailable, expired };
 }
 
 /** A value of the merged overrides: the winning one, and those of the lower layers it hides. */
@@ -284,8 +338,8 @@ export interface MergedOverrides {
   exclude: Map<string, (Entry<string> & { level: number })[]>;
   /** SKU → whether it must be available (false: switched off), the highest layer winning. */
   availability: Map<string, Layered<boolean>>;
-  /** SKU → the `until` of the winning `unavailable:` entry, when it gives one. */
-  until: Map<string, string>;
+  /** SKU → the `until` of the winning `unavailable:` entry (and how the plan shows it), when it gives one. */
+  until: Map<string, { until: string; shown?: string }>;
   /** Whether some layer writes `availability.available`. */
   availableWritten: boolean;
 }
@@ -356,7 +410,8 @@ export function mergeOverrides(layers: readonly OverridesLayer[]): MergedOverrid
     }
     for (const e of layer.unavailable) {
       put(out.availability, e.value, { value: false, site: e.site }, level);
-      if (e.until !== undefined) out.until.set(e.value, e.until);
+      if (e.until !== undefined)
+        out.until.set(e.value, { until: e.until, ...(e.shown !== undefined ? { shown: e.shown } : {}) });
       else out.until.delete(e.value);
     }
     for (const e of layer.available ?? []) {
@@ -381,8 +436,11 @@ export interface StoreOverrides {
   limits: ReadonlyMap<string, { min?: number; max?: number }>;
   exclude: ReadonlySet<string>;
   unavailable: readonly string[];
-  /** SKU of `unavailable` → until when (ISO 8601 with offset); absent when no entry gives a time. */
-  until?: ReadonlyMap<string, string>;
+  /**
+   * SKU of `unavailable` → until when (ISO 8601 with offset) and how the plan shows it in the store's
+   * zone; absent when no entry gives a time.
+   */
+  until?: ReadonlyMap<string, { until: string; shown?: string }>;
   /** Absent when no layer writes `availability.available`. */
   available?: readonly string[];
 }
@@ -457,10 +515,11 @@ export function overridesOfFile(store: StoreFile): StoreOverrides {
   };
 }
 
-/** The `until` of the `unavailable:` entries of a store file that give one. */
-function untilOf(store: StoreFile): Map<string, string> | undefined {
-  const out = new Map<string, string>();
-  for (const e of store.availability?.unavailable ?? []) if (typeof e !== "string") out.set(e.sku, e.until);
+/** The `until` of the `unavailable:` entries of a store file that give one (carte import writes them with offset). */
+function untilOf(store: StoreFile): Map<string, { until: string }> | undefined {
+  const out = new Map<string, { until: string }>();
+  for (const e of store.availability?.unavailable ?? [])
+    if (typeof e !== "string" && typeof e.until === "string") out.set(e.sku, { until: e.until });
   return out.size > 0 ? out : undefined;
 }
 

@@ -45,6 +45,8 @@ export interface ResolvableStore {
    * absent: those the store file writes itself.
    */
   overrides?: StoreOverrides;
+  /** The store's time zone (`timezone:` of its layers, an IANA name); absent when none is written. */
+  timeZone?: string;
 }
 
 function byCodePoint(a: string, b: string): number {
@@ -78,7 +80,7 @@ function optionSku(option: string | InlineOption): string {
  *
  * @throws never for inputs that passed validation and the semantic checks.
  */
-export function resolveStore({ store, catalog, settings, overrides }: ResolvableStore): StoreState {
+export function resolveStore({ store, catalog, settings, overrides, timeZone }: ResolvableStore): StoreState {
   const o = overrides ?? overridesOfFile(store);
   const excluded = o.exclude;
   const keep = (sku: string): boolean => !excluded.has(sku);
@@ -178,6 +180,7 @@ export function resolveStore({ store, catalog, settings, overrides }: Resolvable
       storeId,
       integrationId: store.store.integration_id,
       name: store.store.name,
+      ...(timeZone !== undefined ? { timeZone } : {}),
     },
     kinds: table(),
   };
@@ -283,7 +286,7 @@ function addUpcoming(state: StoreState, o: StoreOverrides, unavailable: readonly
   const off = itemAvailabilityState.get(state)!;
   for (const sku of unavailable) {
     const until = o.until?.get(sku);
-    if (until !== undefined) (off.suspensions ??= table<Suspension>())[sku] = { until };
+    if (until !== undefined) (off.suspensions ??= table<Suspension>())[sku] = { ...until };
   }
 }
 

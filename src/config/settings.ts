@@ -15,7 +15,9 @@
  * A setting no layer writes stays `undefined` in the model: carte does not manage it in that store.
  */
 
-import { TimeContext } from "./time.js";
+import { TimeContext, type StoreClock } from "./time.js";
+import { canonicalZone, suggestZone } from "./zone.js";
+import { quote } from "./quote.js";
 import type { ConfigProblem } from "../errors.js";
 import type { ClientState, StoreSettings } from "../model.js";
 import type { ConfigSection, SectionContext } from "../kinds/types.js";
@@ -34,6 +36,8 @@ export interface SettingsLayer {
   site: Site;
   /** Files named by `include:`, in order, as written (relative to the project folder). */
   includes: { path: string; site: Site }[];
+  /** The store's time zone (`timezone:`, canonical IANA name), when the layer writes a known one. */
+  timezone?: { value: string; site: Site };
   /** Through which API the store's schedules go (`schedules_via:`), when the layer says. */
   schedulesVia?: "menu" | "utils";
   /** What the layer writes in each kind's section, as that section read it, by section key. */
@@ -67,6 +71,21 @@ export function readSettings(
       if (typeof path === "string") layer.includes.push({ path, site: at("include", i) });
     });
 
+  if (typeof settings.timezone === "string") {
+    const zone = canonicalZone(settings.timezone);
+    if (zone) layer.timezone = { value: zone, site: at("timezone") };
+    else {
+      const near = suggestZone(settings.timezone);
+      report(
+        problems,
+        at("timezone"),
+        `timezone: ${quote(settings.timezone)} is not a time zone: write an IANA zone name such as ` +
+          `America/Bogota` +
+          (near ? ` (did you mean ${near}?)` : ""),
+      );
+    }
+  }
+
   if (settings.schedules_via === "menu" || settings.schedules_via === "utils")
     layer.schedulesVia = settings.schedules_via;
 
@@ -82,13 +101,15 @@ export function readSettings(
 
 /**
  * Merges the layers a store inherits, lowest first (see the module comment for the rules), into the
- * model's canonical settings. Reports overlaps that only the combination creates (an inherited Friday
+ * model's canonical settings; `clock` is the store's (its time zone and the run's clock), for the
+ * sections with dates. Reports overlaps that only the combination creates (an inherited Friday
  * slot running past midnight into a Saturday the store rewrote) and webhooks left without an address.
  */
 export function mergeSettings(
   layers: readonly SettingsLayer[],
   problems: ConfigProblem[],
   sections: readonly ConfigSection<unknown>[],
+  clock?: StoreClock,
 ): StoreSettings {
   const out: StoreSettings = {};
   for (const layer of layers) {
@@ -103,9 +124,16 @@ export function mergeSettings(
       merged = seen && section.merge ? section.merge(merged, upper) : upper;
       seen = true;
     }
-    if (seen) section.resolve(merged, out, problems);
+    if (seen) section.resolve(merged, out, problems, clock);
   }
   return out;
+}
+
+/** The time zone a store's layers give it: the most specific layer that writes `timezone:` wins. */
+export function zoneOf(layers: readonly SettingsLayer[]): string | undefined {
+  let zone: string | undefined;
+  for (const layer of layers) if (layer.timezone) zone = layer.timezone.value;
+  return zone;
 }
 
 /**

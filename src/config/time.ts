@@ -1,19 +1,23 @@
 /**
- * Time-bound entries of the files: `until:` of a switched-off item (an ISO 8601 time
- * with offset), a special day's full date (`2026-12-24`), a price's `from:` date. Every judgement takes
- * the run's clock (`now`, injected through `loadProject` options, src/config/load.ts `LoadOptions.now`),
- * never the machine's clock directly, so that tests and scheduled runs decide alike.
+ * Time-bound entries of the files: `until:` / `for:` of a switched-off item, a special day's full date
+ * (`2026-12-24`), a price's `from:`. Every judgement takes the run's clock (`now`, injected through
+ * `loadProject` options, src/config/load.ts `LoadOptions.now`), never the machine's clock directly, so
+ * that tests and scheduled runs decide alike.
  *
- * Days: the files say nothing of a store's time zone, so a bare date is judged so as never to act early
- * or late anywhere: a special day is over once it has ended in every time zone (12:00 UTC of the next
- * day, UTC−12 being the last), and a price `from:` a bare date holds from 00:00 UTC of that date (write a
- * time with offset, `2026-12-01T00:00:00-05:00`, for the store's own midnight).
+ * Local times: a bare time (`18:00`), a date and time without offset (`2026-12-24 18:00`), a bare date
+ * (`from: 2026-12-01`, a dated special day) and `until: close` are the store's wall time, in its
+ * `timezone:` (src/config/zone.ts). They are read once per file ({@link parseUntil}, {@link parseFrom})
+ * and turned into instants once per store ({@link StoreClock}), when the files are resolved: the desired
+ * state holds instants only, and planning stays pure. A store that has such an entry and no time zone is
+ * a located problem. A date and time with its offset (`2026-12-24T18:00:00-05:00`) and `for: 2h` need no
+ * zone.
  */
 
 import { parseCalendarDate, validDate, type CalendarDate } from "../calendar.js";
-import { UsageError } from "../errors.js";
+import { UsageError, type ConfigProblem } from "../errors.js";
 import { quote } from "./quote.js";
-import { where, type Site } from "./report.js";
+import { report, where, type Site } from "./report.js";
+import { isoInZone, localText, wallTime, zonedInstant, type WallTime } from "./zone.js";
 
 /**
  * The clock of one load of the project and where its warnings go: an entry whose time has passed is
@@ -33,6 +37,17 @@ export class TimeContext {
     if (this.seen.has(text)) return;
     this.seen.add(text);
     this.warnings.push(text);
+  }
+
+  /**
+   * Reports a problem at a site once, however many stores inherit the entry written there: once per
+   * message, or once per `key` when given (a message that names the first store only).
+   */
+  problem(problems: ConfigProblem[], site: Site, message: string, key = message): void {
+    const text = `${where(site)}: ${key}`;
+    if (this.seen.has(text)) return;
+    this.seen.add(text);
+    report(problems, site, message);
   }
 }
 
@@ -61,29 +76,203 @@ export function parseInstant(text: string): { ok: true; ms: number } | { ok: fal
   return Number.isFinite(ms) ? { ok: true, ms } : bad;
 }
 
-/** Whether a day is over at `now`: it has ended in every time zone (12:00 UTC of the next day). */
-export function dayOver(date: CalendarDate, now: Date): boolean {
-  return now.getTime() >= Date.UTC(date.year, date.month - 1, date.day + 1) + 12 * HOUR;
+/**
+ * A time as the files write it, read once per file, turned into an instant once per store
+ * ({@link StoreClock.instant}):
+ * - `instant`: a date and time with its offset (`2026-12-24T18:00:00-05:00`), the same everywhere;
+ * - `local`: a date and time of the store's clock (`2026-12-24 18:00`; a bare date is its 00:00);
+ * - `time`: a time of the store's clock today (`18:00`), tomorrow once it has passed at the run's clock;
+ * - `close`: the end of today's opening hours of the store;
+ * - `for`: a duration from the run's clock (`for: 2h`), in ms.
+ */
+export type WrittenTime =
+  | { kind: "instant"; ms: number }
+  | { kind: "local"; wall: WallTime }
+  | { kind: "time"; hour: number; minute: number }
+  | { kind: "close" }
+  | { kind: "for"; ms: number };
+
+/** The forms `until:` takes, in words, for messages. */
+export const UNTIL_FORMS =
+  'write a time of the store\'s clock, "18:00" (today, or tomorrow once it has passed), a date and time, ' +
+  '"2026-12-24 18:00", close (the end of today\'s opening hours), or a date and time with its offset, ' +
+  "2026-12-24T18:00:00-05:00";
+
+/** The forms `from:` takes, in words, for messages. */
+export const FROM_FORMS =
+  'write a date, 2026-12-01 (from the store\'s midnight), a date and time, "2026-12-01 06:00", or a date ' +
+  "and time with its offset, 2026-12-01T00:00:00-05:00";
+
+const CLOCK = /^(\d{1,2}):(\d{2})$/;
+const LOCAL = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{1,2}):(\d{2})(?::00)?$/;
+const DURATION = /^(?:(\d{1,3})d)?\s*(?:(\d{1,4})h)?\s*(?:(\d{1,5})m(?:in)?)?$/;
+/** The longest `for:`: a year. */
+const MAX_FOR = 366 * DAY;
+
+function clockTime(h: string, m: string): { hour: number; minute: number } | undefined {
+  const [hour, minute] = [Number(h), Number(m)];
+  return hour <= 23 && minute <= 59 ? { hour, minute } : undefined;
+}
+
+/** A local date and time `YYYY-MM-DD HH:MM` (or with `T`), `undefined` when the text is not a valid one. */
+function localDateTime(text: string): WallTime | undefined {
+  const m = LOCAL.exec(text);
+  if (!m) return undefined;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const time = clockTime(m[4]!, m[5]!);
+  return time && validDate(year, month, day) ? { year, month, day, ...time } : undefined;
 }
 
 /**
- * Whether a dated special day is near enough to be on the platform: the platform keeps special days by
- * month and day, repeated every year, so a date is applied only within the year before it (else the
- * platform would apply it on the same day of an earlier year too).
+ * Reads an `until:`: a time of the store's clock, a local date and time, `close`, or a date and time with
+ * its offset; an error in words naming the accepted forms otherwise (`6pm`, `25:00`).
  */
-export function withinAYear(date: CalendarDate, now: Date): boolean {
-  return Date.UTC(date.year, date.month - 1, date.day) - now.getTime() < 365 * DAY - 14 * HOUR;
-}
-
-/**
- * The instant a `from:` starts: a date and time with offset as written, a bare `YYYY-MM-DD` at 00:00 UTC
- * of that date; `undefined` when the text is neither.
- */
-export function startOf(text: string): number | undefined {
-  const date = parseCalendarDate(text);
-  if (date) return Date.UTC(date.year, date.month - 1, date.day);
+export function parseUntil(text: string): { ok: true; value: WrittenTime } | { ok: false; error: string } {
+  if (text === "close") return { ok: true, value: { kind: "close" } };
+  const clock = CLOCK.exec(text);
+  if (clock) {
+    const time = clockTime(clock[1]!, clock[2]!);
+    if (time) return { ok: true, value: { kind: "time", ...time } };
+    return {
+      ok: false,
+      error: `until: ${quote(text)} is not a time of day (00:00 to 23:59): ${UNTIL_FORMS}`,
+    };
+  }
+  const wall = localDateTime(text);
+  if (wall) return { ok: true, value: { kind: "local", wall } };
   const instant = parseInstant(text);
-  return instant.ok ? instant.ms : undefined;
+  if (instant.ok) return { ok: true, value: { kind: "instant", ms: instant.ms } };
+  return { ok: false, error: `until: ${quote(text)} is not a time: ${UNTIL_FORMS}` };
+}
+
+/** Reads a `for:` (`2h`, `90m`, `1h30m`, `1d`): a duration of a minute to a year, or an error in words. */
+export function parseFor(text: string): { ok: true; value: WrittenTime } | { ok: false; error: string } {
+  const m = text.trim() === "" ? null : DURATION.exec(text.trim());
+  const ms = m ? Number(m[1] ?? 0) * DAY + Number(m[2] ?? 0) * HOUR + Number(m[3] ?? 0) * 60_000 : 0;
+  if (ms < 60_000 || ms > MAX_FOR)
+    return {
+      ok: false,
+      error: `for: ${quote(text)} is not a duration: write hours and minutes, 2h, 90m or 1h30m (or days, 1d), up to a year`,
+    };
+  return { ok: true, value: { kind: "for", ms } };
+}
+
+/** Reads a `from:`: a date (the store's midnight), a local date and time, or a date and time with offset. */
+export function parseFrom(text: string): { ok: true; value: WrittenTime } | { ok: false; error: string } {
+  const date = parseCalendarDate(text);
+  if (date) return { ok: true, value: { kind: "local", wall: { ...date, hour: 0, minute: 0 } } };
+  const wall = localDateTime(text);
+  if (wall) return { ok: true, value: { kind: "local", wall } };
+  const instant = parseInstant(text);
+  if (instant.ok) return { ok: true, value: { kind: "instant", ms: instant.ms } };
+  return { ok: false, error: `from: ${quote(text)} is not a date: ${FROM_FORMS}` };
+}
+
+/** The end of a store's opening hours of one day, as `HH:MM` on the day itself or the next one. */
+export interface DayEnd {
+  /** Days after the day asked for (0: that day, 1: the next, for a slot that runs past midnight). */
+  days: number;
+  hour: number;
+  minute: number;
+}
+
+/**
+ * The clock of one store during one load: the run's clock, the store's time zone (`undefined` when no
+ * layer writes `timezone:`), and the end of its opening hours on a date (for `until: close`). Turns the
+ * times the files write into instants; a time that needs a zone the store lacks, or `close` on a day the
+ * store is closed, is a located problem (each site once).
+ */
+export class StoreClock {
+  constructor(
+    readonly time: TimeContext,
+    readonly store: string,
+    readonly zone: string | undefined,
+    private readonly problems: ConfigProblem[],
+    private readonly closing: (wall: WallTime) => DayEnd | "closed" | "no hours" = () => "no hours",
+  ) {}
+
+  /** The run's clock, in ms since the epoch. */
+  get now(): number {
+    return this.time.now.getTime();
+  }
+
+  /**
+   * The instant of a written time for this store, in ms since the epoch; `undefined` when it cannot be
+   * known (the problem is reported at `site`).
+   *
+   * @param text - the time as written, for messages.
+   */
+  instant(written: WrittenTime, text: string, site: Site): number | undefined {
+    if (written.kind === "instant") return written.ms;
+    if (written.kind === "for") return this.now + written.ms;
+    const zone = this.zone;
+    if (zone === undefined) {
+      this.time.problem(
+        this.problems,
+        site,
+        `${quote(text)} is read on the store's clock, and store ${quote(this.store)} has no time zone: add timezone: with ` +
+          "its IANA zone name (for example timezone: America/Bogota) to the store file, or to defaults: of " +
+          "its group or of carte.yaml",
+        "no time zone",
+      );
+      return undefined;
+    }
+    if (written.kind === "local") return zonedInstant(written.wall, zone);
+    const today = wallTime(this.now, zone);
+    if (written.kind === "time") {
+      const at = zonedInstant({ ...today, ...written }, zone);
+      return at > this.now ? at : zonedInstant({ ...today, day: today.day + 1, ...written }, zone);
+    }
+    const end = this.closing(today);
+    if (typeof end === "string") {
+      this.time.problem(
+        this.problems,
+        site,
+        `until: close is the end of today's opening hours, and store ${quote(this.store)} ` +
+          (end === "closed" ? "is closed today" : "has no opening hours (hours:)") +
+          `: write a time instead, "18:00"`,
+      );
+      return undefined;
+    }
+    return zonedInstant({ ...today, day: today.day + end.days, hour: end.hour, minute: end.minute }, zone);
+  }
+
+  /** The instant a calendar day starts in this store (its local midnight); `undefined` as {@link instant}. */
+  dayStart(date: CalendarDate, text: string, site: Site): number | undefined {
+    return this.instant({ kind: "local", wall: { ...date, hour: 0, minute: 0 } }, text, site);
+  }
+
+  /** How the plan shows an instant to the store's people (`18:00 GMT-5 (today)`); `undefined` without a zone. */
+  shown(ms: number): string | undefined {
+    return this.zone === undefined ? undefined : localText(ms, this.zone, this.now);
+  }
+
+  /**
+   * An instant as ISO 8601 to the second with the store's offset (`+00:00` without a zone), what the
+   * platform is sent.
+   */
+  iso(ms: number): string {
+    return isoInZone(ms, this.zone ?? "UTC");
+  }
+}
+
+/**
+ * Whether a dated day is over for a store at the run's clock (its next local midnight has passed), and
+ * whether it is near enough to be on the platform: the platform keeps special days by month and day,
+ * repeated every year, so a date is applied only once the same day of the year before has ended there
+ * (else the platform would apply it on that earlier day too). `undefined` when the store's clock cannot
+ * tell (no time zone: the problem is reported).
+ */
+export function dayWindow(
+  date: CalendarDate,
+  text: string,
+  site: Site,
+  clock: StoreClock,
+): { over: boolean; near: boolean } | undefined {
+  const end = clock.dayStart({ ...date, day: date.day + 1 }, text, site);
+  if (end === undefined) return undefined;
+  const lastYear = clock.dayStart({ ...date, year: date.year - 1, day: date.day + 1 }, text, site)!;
+  return { over: clock.now >= end, near: clock.now >= lastYear };
 }
 
 /**

@@ -19,6 +19,15 @@
  */
 export type Include = string | string[];
 /**
+ * Time zone.
+ *
+ * The store's time zone, an IANA name such as America/Bogota or America/Sao_Paulo. Local times of the files (until: "18:00", a price from: 2026-12-01, a dated special day) are read on the store's clock. Written in a store file, under defaults: of its group, or under defaults: of carte.yaml; the most specific wins. Required once a store has such a local time.
+ *
+ * This interface was referenced by `SettingsFile`'s JSON-Schema
+ * via the `definition` "TimeZone".
+ */
+export type TimeZone = string;
+/**
  * Time slot.
  *
  * Opening and closing time in 24-hour store time, for example "11:00-15:00". A slot that ends after midnight ("22:00-02:00") is allowed: carte splits it into 22:00-23:59 and 00:00-02:00 of the next day, the form the platform takes. 24:00 may be written as an end.
@@ -98,6 +107,7 @@ export type Schedules = Schedule[] | undefined;
  */
 export interface SettingsFile {
   include?: Include;
+  timezone?: TimeZone;
   hours?: Hours;
   holidays?: Holidays;
   special_days?: SpecialDays;
@@ -147,7 +157,7 @@ export interface SpecialDay {
   /**
    * Date.
    *
-   * Month and day, MM-DD, for example "12-24" (every year; write it in quotes), or a full date YYYY-MM-DD, for example 2026-12-24 (that year only: carte puts it on the platform within the year before it and removes it by the first run after it; once it has passed, it is ignored with a warning, and carte validate lists it).
+   * Month and day, MM-DD, for example "12-24" (every year; write it in quotes), or a full date YYYY-MM-DD, for example 2026-12-24 (that year only, from the store's midnight in its timezone: carte puts it on the platform within the year before it and removes it by the first run after it; once it has passed, it is ignored with a warning, and carte validate lists it).
    */
   date: string;
   slots: Slots | undefined;
@@ -203,7 +213,7 @@ export interface CatalogOverrides {
               /**
                * From.
                *
-               * A date, 2026-12-01 (from 00:00 UTC), or a date and time with its offset, 2026-12-01T00:00:00-05:00 (the store's own midnight).
+               * A date, 2026-12-01 (from the store's midnight, in its timezone), a date and time of the store's clock, "2026-12-01 06:00", or a date and time with its offset, 2026-12-01T00:00:00-05:00.
                */
               from: string;
             }
@@ -354,9 +364,15 @@ export interface Availability {
         /**
          * Until.
          *
-         * ISO 8601 date and time with its offset, for example 2026-11-25T18:00:00-05:00 (18:00 in Bogotá).
+         * A time of the store's clock, "18:00" (today, or tomorrow once it has passed), a date and time, "2026-12-24 18:00", close (the end of today's opening hours), or a date and time with its offset, 2026-11-25T18:00:00-05:00. Local times need the store's timezone.
          */
-        until: string;
+        until?: string;
+        /**
+         * For.
+         *
+         * How long from the run, in hours and minutes: 2h, 90m, 1h30m (or days, 1d), up to a year. Instead of until:.
+         */
+        for?: string;
       }
   )[];
   /**
@@ -928,6 +944,7 @@ export interface StoreFile {
   open?: Open;
   webhooks?: Webhooks;
   schedules_via?: SchedulesVia;
+  timezone?: TimeZone;
   overrides?: CatalogOverrides;
   availability?: Availability;
 }

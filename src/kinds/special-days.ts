@@ -28,7 +28,7 @@ import { report, where, type Site } from "../config/report.js";
 import { monthDayKey, parseMonthDay } from "../config/slots.js";
 import { quote } from "../config/quote.js";
 import { parseCalendarDate } from "../calendar.js";
-import { dayOver, withinAYear } from "../config/time.js";
+import { dayWindow, type StoreClock } from "../config/time.js";
 import type { KindImportPart } from "./import-types.js";
 import { slotText } from "./import-schedules.js";
 import { byCodePoint } from "./import-util.js";
@@ -178,18 +178,32 @@ function createWrite(d: SpecialDay): Write {
   return { endpoint: "special_day.create", element };
 }
 
+/** One special day as a layer writes it; `year` and `written` for a date of one year (`2026-12-24`). */
+type SpecialEntry = DayEntry & {
+  name: string;
+  month: number;
+  day: number;
+  site: Site;
+  year?: number;
+  written?: string;
+  /** For a date of one year: what the lower layers write on the same `MM-DD`, used once it is not applied. */
+  below?: SpecialEntry;
+};
+
 /** The special days one layer writes, by `MM-DD`. */
-type SpecialLayer = Record<
-  string,
-  DayEntry & { name: string; month: number; day: number; year?: number; site: Site }
->;
+type SpecialLayer = Record<string, SpecialEntry>;
+
+/** The text of a special day's date the files accept, in words, for messages. */
+const DATE_FORMS =
+  'write month and day, "12-24" (every year, in quotes), or a full date, 2026-12-24 (that year only)';
 
 /**
  * `special_days:` of a settings layer: a list of `{name, date: MM-DD, slots}`, each date once; slots stay
- * within their date. Merged date by date. A full date (`2026-12-24`, one year only) is kept as its
- * `MM-DD` within the year before it (the platform repeats special days every year), left out when it is
- * further ahead, and left out with a warning once it is over (src/config/time.ts `dayOver`): the plan then
- * removes it from the platform.
+ * within their date. Merged date by date. A full date (`2026-12-24`, one year only) is judged per store,
+ * at its local midnight in the store's time zone (src/config/time.ts `dayWindow`): kept as its `MM-DD`
+ * once the same day of the year before has ended (the platform repeats special days every year), left
+ * out when it is further ahead, and left out with a warning once it is over: the plan then removes it
+ * from the platform. Left out, it lets what the lower layers write on that `MM-DD` apply.
  */
 const specialDaysSection: ConfigSection<SpecialLayer> = {
   key: "special_days",
@@ -204,21 +218,14 @@ const specialDaysSection: ConfigSection<SpecialLayer> = {
       let text = e.date;
       let year: number | undefined;
       if (/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/.test(text)) {
-        // A day of one year: on the platform only within the year before it, gone after it.
+        // A day of one year: judged per store, in its time zone (resolve).
         const full = parseCalendarDate(text);
-        if (!full)
-          return report(problems, site, `special day ${quote(text)} is not a date: write YYYY-MM-DD`);
-        if (dayOver(full, ctx.time.now))
-          return ctx.time.warn(
-            site,
-            `special day ${quote(e.name)} of ${text} has passed: it is ignored, and removed from the platform ` +
-              "where it is still there; remove it from the file",
-          );
-        if (!withinAYear(full, ctx.time.now)) return;
-        text = text.slice(5);
+        if (!full) return report(problems, site, `special day ${quote(text)} is not a date: ${DATE_FORMS}`);
         year = full.year;
+        text = text.slice(5);
       }
-      if (!/^[0-9]{2}-[0-9]{2}$/.test(text)) return; // the schema says how to write it
+      if (!/^[0-9]{2}-[0-9]{2}$/.test(text))
+        return report(problems, site, `special day date ${quote(e.date)} is not a date: ${DATE_FORMS}`);
       const parsedDate = parseMonthDay(text);
       if (!parsedDate.ok) return report(problems, site, `special day ${parsedDate.error}`);
       const key = monthDayKey(parsedDate.value.month, parsedDate.value.day);
@@ -238,31 +245,58 @@ const specialDaysSection: ConfigSection<SpecialLayer> = {
       );
       checkOverlaps(datePieces(slots), problems);
       checkSlotCount(slots.length, `special day ${key}`, ctx.at("special_days", i, "slots"), problems);
-      out[key] = { name: e.name, ...parsedDate.value, ...(year === undefined ? {} : { year }), slots, site };
+      out[key] = {
+        name: e.name,
+        ...parsedDate.value,
+        slots,
+        site,
+        ...(year !== undefined ? { year, written: e.date } : {}),
+      };
     });
     return out;
   },
-  merge: (lower, upper) => ({ ...lower, ...upper }),
-  resolve(merged, into) {
-    specialDaysState.set(
-      into,
-      sortedRecord(
-        Object.fromEntries(
-          Object.entries(merged).map(([key, d]): [string, SpecialDay] => [
-            key,
-            {
-              name: d.name,
-              month: d.month,
-              day: d.day,
-              slots: sortedSlots(datePieces(d.slots)),
-              ...(d.year === undefined ? {} : { year: d.year }),
-            },
-          ]),
-        ),
-      ),
-    );
+  merge: (lower, upper) => {
+    const out = { ...lower };
+    for (const [key, entry] of Object.entries(upper))
+      out[key] = entry.year !== undefined && lower[key] ? { ...entry, below: lower[key] } : entry;
+    return out;
+  },
+  resolve(merged, into, _problems, clock) {
+    const days: [string, SpecialDay][] = [];
+    for (const [key, written] of Object.entries(merged)) {
+      const d = clock ? applied(written, clock) : written.year === undefined ? written : undefined;
+      if (d)
+        days.push([
+          key,
+          {
+            name: d.name,
+            month: d.month,
+            day: d.day,
+            slots: sortedSlots(datePieces(d.slots)),
+            ...(d.year === undefined ? {} : { year: d.year }),
+          },
+        ]);
+    }
+    specialDaysState.set(into, sortedRecord(Object.fromEntries(days)));
   },
 };
+
+/**
+ * The special day a store applies on one `MM-DD`: a day of every year as written; a day of one year
+ * when near enough and not over in the store's time zone (else what the lower layers write there).
+ */
+function applied(d: SpecialEntry, clock: StoreClock): SpecialEntry | undefined {
+  if (d.year === undefined) return d;
+  const window = dayWindow({ year: d.year, month: d.month, day: d.day }, d.written!, d.site, clock);
+  if (window?.over)
+    clock.time.warn(
+      d.site,
+      `special day ${quote(d.name)} of ${d.written!} has passed: it is ignored, and removed from the platform ` +
+        "where it is still there; remove it from the file",
+    );
+  if (window && !window.over && window.near) return d;
+  return d.below && applied(d.below, clock);
+}
 
 const pad = (n: number) => String(n).padStart(2, "0");
 

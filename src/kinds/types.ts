@@ -20,7 +20,7 @@ import type { PlatformClient } from "../platform/client.js";
 import type { RouteName, RouteParams } from "../platform/routes.js";
 import type { Site } from "../config/report.js";
 import type { YamlFile } from "../config/yaml.js";
-import type { TimeContext } from "../config/time.js";
+import type { StoreClock, TimeContext } from "../config/time.js";
 
 /**
  * Runs an async task under the reader's concurrency bound. `store` names the store the call is for
@@ -233,7 +233,10 @@ export interface SectionContext {
   base: readonly (string | number)[];
   /** The site of a value inside the settings object. */
   at(...segments: (string | number)[]): Site;
-  /** The run's clock and its warnings, for time-bound entries (a special day's full date). */
+  /**
+   * The run's clock and its warnings. Entries that depend on the store's time zone are judged per store
+   * in `resolve`, through its `clock`.
+   */
   time: TimeContext;
 }
 
@@ -258,9 +261,10 @@ export interface ConfigSection<L> {
   merge?(lower: L, upper: L): L;
   /**
    * Turns the merged layers into the store's model state (`into`), reporting what only the combination
-   * shows (an inherited slot overlapping the store's own).
+   * shows (an inherited slot overlapping the store's own). `clock` is the store's (its time zone and
+   * the run's clock), for the entries with a date of one year (src/config/time.ts).
    */
-  resolve(merged: L, into: StoreSettings, problems: ConfigProblem[]): void;
+  resolve(merged: L, into: StoreSettings, problems: ConfigProblem[], clock?: StoreClock): void;
 }
 
 /** What a change does to a resource. */
@@ -409,9 +413,10 @@ export interface ResourceKind<R, N extends string = string, S extends string = N
   label?(state: StoreState, key: string): string | undefined;
   /**
    * Compares two resources of the same key. Returns the attributes that differ (empty when equal).
-   * The default in the planner compares every top-level attribute with deep equality.
+   * The default in the planner compares every top-level attribute with deep equality. `desired` is the
+   * store's desired state, for words that only it holds (a time in the store's zone).
    */
-  diff?(before: R, after: R): AttributeDiff[];
+  diff?(before: R, after: R, desired?: StoreState): AttributeDiff[];
   /**
    * For resources that exist only alongside another one (an item's availability): the state the
    * platform gives the resource when it creates its owner. When set, a resource missing on the current

@@ -395,7 +395,10 @@ function planKind(
     const original = own(copies, key);
     return original !== undefined && own(d, original) !== undefined ? "full" : ownership;
   };
-  for (const [key, cmp] of compareAll(kind, c, d, ownershipOfKey, created)) {
+  // The kind's diff sees the store's desired state (words of the files, such as a time in its zone).
+  const diff = kind.diff;
+  const compared = diff ? { ...kind, diff: (b: unknown, a: unknown) => diff(b, a, want) } : kind;
+  for (const [key, cmp] of compareAll(compared, c, d, ownershipOfKey, created)) {
     const segment = kind.segment((cmp.after ?? cmp.before)!);
     record(
       {

@@ -1,12 +1,13 @@
 /**
- * Time-bound entries of the files, judged against an injected clock: `until:` of a
- * switched-off item, special days with a full date, prices `from:` a date.
+ * Time-bound entries of the files, judged against an injected clock in the store's time zone (carte.yaml
+ * `defaults: timezone: America/Bogota` here): `until:` of a switched-off item, special days with a full
+ * date, prices `from:` a date.
  */
 
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadProject } from "../../src/config/index.js";
-import { dayOver, parseInstant, withinAYear } from "../../src/config/time.js";
+import { parseFor, parseInstant, parseUntil } from "../../src/config/time.js";
 import { buildPlan } from "../../src/plan/plan.js";
 import { loadBase } from "../../src/gitops/base.js";
 import { current, catalogOf } from "../helpers/builders.js";
@@ -14,7 +15,8 @@ import { commitAll } from "../action/harness.js";
 import { CATALOG, problemsOf, shown, storeYaml, writeProject } from "./helpers.js";
 import { specialDaysState } from "../../src/kinds/special-days.js";
 
-const PROJECT = "version: 1\nstores: stores/*.yaml\ncatalogs: catalogs/*.yaml\ngroups: groups/*.yaml\n";
+const PROJECT =
+  "version: 1\nstores: stores/*.yaml\ncatalogs: catalogs/*.yaml\ngroups: groups/*.yaml\ndefaults:\n  timezone: America/Bogota\n";
 const NOW = new Date("2026-11-25T12:00:00-05:00");
 
 async function load(files: Record<string, string>, now = NOW) {
@@ -41,7 +43,10 @@ describe("until: of a switched-off item", () => {
     });
     const a = project.desired.stores.a!;
     expect(catalogOf(a).unavailable).toEqual(["BACON", "FRIES"]);
-    expect(catalogOf(a).suspensions).toEqual({ FRIES: { until: "2026-11-25T18:00:00-05:00" } });
+    // Sent as written; the plan shows it on the store's clock.
+    expect(catalogOf(a).suspensions).toEqual({
+      FRIES: { until: "2026-11-25T18:00:00-05:00", shown: "18:00 GMT-5 (today)" },
+    });
     expect(catalogOf(project.desired.stores.b!).unavailable).toEqual([]);
     expect(project.warnings).toEqual([
       `${shown(dir, "groups/north.yaml")}:5:9: "CHEESE" is switched off until "2026-11-24T18:00:00-05:00", which has passed: the entry is ignored (stores "a", "b"); remove it`,
@@ -49,18 +54,28 @@ describe("until: of a switched-off item", () => {
     ]);
   });
 
-  it("refuses a time without an offset or an impossible one, where it is written", async () => {
+  it("reads a time without an offset on the store's clock, and refuses an impossible one where it is written", async () => {
+    const { project } = await load({
+      "stores/a.yaml": storeYaml(
+        1,
+        "a",
+        "availability:\n  unavailable:\n    - { sku: FRIES, until: 2026-11-25T18:00:00 }\n",
+      ),
+    });
+    expect(catalogOf(project.desired.stores.a!).suspensions).toEqual({
+      FRIES: { until: "2026-11-25T18:00:00-05:00", shown: "18:00 GMT-5 (today)" },
+    });
     const problems = await problemsOf(
       load({
         "stores/a.yaml": storeYaml(
           1,
           "a",
-          "availability:\n  unavailable:\n    - { sku: FRIES, until: 2026-11-25T18:00:00 }\n    - { sku: BACON, until: 2026-02-30T18:00:00Z }\n",
+          "availability:\n  unavailable:\n    - { sku: BACON, until: 2026-02-30T18:00:00Z }\n",
         ),
       }),
     );
-    expect(problems.join("\n")).toMatch(/stores\/a\.yaml:9:/);
-    expect(problems.join("\n")).toContain('"2026-02-30T18:00:00Z" is not a date and time with an offset');
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/stores\/a\.yaml:8:28: until: "2026-02-30T18:00:00Z" is not a time: write/);
   });
 });
 
@@ -99,14 +114,14 @@ describe("special days with a full date", () => {
     expect(buildPlan(project.desired, current(onPlatform)).changes).toEqual([]);
   });
 
-  it("leaves a day out once it has ended everywhere, with a warning", async () => {
-    const { dir, project } = await load(files, new Date("2026-12-25T12:00:00Z"));
+  it("leaves a day out once it has ended in the store's zone, with a warning", async () => {
+    const { dir, project } = await load(files, new Date("2026-12-25T00:00:00-05:00"));
     expect(Object.keys(specialDaysState.get(project.desired.stores.a!)!)).toEqual(["03-15"]);
     expect(project.warnings).toEqual([
       `${shown(dir, "stores/a.yaml")}:7:31: special day "Nochebuena" of 2026-12-24 has passed: it is ignored, and removed from the platform where it is still there; remove it from the file`,
     ]);
-    // Still on the platform until the day has ended in every time zone.
-    const late = await load(files, new Date("2026-12-25T11:00:00Z"));
+    // Still on the platform until the day has ended at the store (Bogotá's midnight is 05:00 UTC).
+    const late = await load(files, new Date("2026-12-25T04:59:00Z"));
     expect(Object.keys(specialDaysState.get(late.project.desired.stores.a!)!)).toEqual(["03-15", "12-24"]);
   });
 
@@ -188,10 +203,10 @@ describe("prices from a date", () => {
       'store[a].item[FRIES] [{"attribute":"price","before":8900,"after":9900}]',
     ]);
     expect(plan.info).toBeUndefined();
-    // Between 00:00 UTC and the store's own midnight, only the bare date has started.
+    // A bare date starts at the store's own midnight, not at 00:00 UTC (19:00 the evening before there).
     const between = (await load(files, new Date("2026-12-01T03:00:00Z"))).project.desired.stores.a!;
     expect([catalogOf(between).items.BURGER!.price, catalogOf(between).items.FRIES!.price]).toEqual([
-      24900, 9900,
+      24900, 8900,
     ]);
   });
 
@@ -205,7 +220,8 @@ describe("prices from a date", () => {
         ),
       }),
     );
-    expect(problems.join("\n")).toContain('"2026-02-30" is not a date');
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain('from: "2026-02-30" is not a date: write a date, 2026-12-01');
   });
 });
 
@@ -217,12 +233,14 @@ describe("the clock's rules", () => {
     expect(parseInstant("2026-11-25T24:00:00Z").ok).toBe(false);
   });
 
-  it("ends a day once it has ended everywhere, and applies a date within the year before it", () => {
-    const eve = { year: 2026, month: 12, day: 24 };
-    expect(dayOver(eve, new Date("2026-12-25T11:59:00Z"))).toBe(false);
-    expect(dayOver(eve, new Date("2026-12-25T12:00:00Z"))).toBe(true);
-    expect(withinAYear(eve, new Date("2026-11-25T00:00:00Z"))).toBe(true);
-    expect(withinAYear({ year: 2027, month: 12, day: 24 }, new Date("2026-11-25T00:00:00Z"))).toBe(false);
+  it("reads until: and for: in every accepted form, and names the forms otherwise", () => {
+    expect(parseUntil("18:00")).toEqual({ ok: true, value: { kind: "time", hour: 18, minute: 0 } });
+    expect(parseUntil("close")).toEqual({ ok: true, value: { kind: "close" } });
+    expect(parseUntil("2026-12-24 18:00")).toMatchObject({ ok: true, value: { kind: "local" } });
+    expect(parseUntil("2026-12-24T18:00:00-03:00")).toMatchObject({ ok: true, value: { kind: "instant" } });
+    expect(parseFor("1h30m")).toEqual({ ok: true, value: { kind: "for", ms: 90 * 60_000 } });
+    expect(parseFor("0m").ok).toBe(false);
+    expect(parseFor("400d").ok).toBe(false);
   });
 });
 

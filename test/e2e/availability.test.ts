@@ -148,12 +148,61 @@ describe("time-bound states", () => {
     expect((await carte(["plan", "--detailed-exitcode", "-c", config], now)).code).toBe(0);
   });
 
+  it("reads until: 18:00 and a dated closure on each store's clock, in two time zones", async () => {
+    const { dir, config, client, store } = await setup();
+    const poblado = path.join(dir, "stores", "med-poblado.yaml");
+    const local =
+      'special_days:\n  - { name: Inventario, date: 2099-11-26, slots: [] }\navailability:\n  unavailable:\n    - { sku: SIDE-CASCOS, until: "18:00" }\n';
+    edit(
+      store,
+      "availability:\n  unavailable: [EXTRA-AVOCADO, SHAKE-AREQUIPE]\n",
+      `timezone: America/Bogota\n${local}`,
+    );
+    // This store moves to São Paulo for the test: the same words, another clock.
+    edit(
+      poblado,
+      "availability:\n  unavailable: [DRINK-JUGO-LULO, EXTRA-PATTY, TOP-OREO]\n",
+      `timezone: America/Sao_Paulo\n${local}`,
+    );
+    // The emulator switches items back on by the machine's clock: the test's days are far ahead.
+    // 17:00 in Bogotá, 19:00 in São Paulo: 18:00 is today in one, tomorrow in the other.
+    const evening = { CARTE_NOW: "2099-11-26T19:00:00-03:00" };
+    // carte apply shows the plan it carries out.
+    const plan = await applyClean(config, evening);
+    expect(plan.out).toMatch(
+      /item SIDE-CASCOS .*switched off until 18:00 GMT-5 \(today\) \(2099-11-26T18:00:00-05:00\)/,
+    );
+    expect(plan.out).toMatch(
+      /item SIDE-CASCOS .*switched off until 18:00 GMT-3 \(tomorrow\) \(2099-11-27T18:00:00-03:00\)/,
+    );
+    const until = async (storeId: string) =>
+      (await client.getStoreMenu(storeId)).items.find((i) => i.sku === "SIDE-CASCOS")!.suspension_info
+        .suspend_until;
+    expect(await until(STORE_ID)).toBe("2099-11-26T18:00:00-05:00");
+    expect(await until("900201")).toBe("2099-11-27T18:00:00-03:00");
+    const closures = async (storeId: string) =>
+      ((await getSpecialDays(client, storeId)).storeSpecialScheduleDays ?? []).map(
+        (d) => `${d.month}-${d.day} ${d.name}`,
+      );
+    expect(await closures(STORE_ID)).toContain("11-26 Inventario");
+    expect(await closures("900201")).toContain("11-26 Inventario");
+    // 00:30 of the 27th in São Paulo, 22:30 of the 26th in Bogotá: only São Paulo's closure is over.
+    const late = await carte(["plan", "-c", config], { CARTE_NOW: "2099-11-27T03:30:00Z" });
+    expect(late.code).toBe(0);
+    expect(late.out).toMatch(/- special day 11-26 \(Inventario\)/);
+    expect(late.out.match(/- special day 11-26/g)).toHaveLength(1);
+    expect(late.err).toMatch(
+      /stores\/med-poblado\.yaml:\d+:\d+: special day "Inventario" of 2099-11-26 has passed/,
+    );
+    expect(late.err).not.toMatch(/bog-centro\.yaml:\d+:\d+: special day/);
+  });
+
   it("creates a special day of one year before its date and removes it after (the clock injected)", async () => {
     const { config, client, store } = await setup();
     edit(
       store,
       "open: true\n",
-      'open: true\nspecial_days:\n  - { name: Inventario, date: 2026-12-28, slots: ["08:00-12:00"] }\n',
+      'open: true\ntimezone: America/Bogota\nspecial_days:\n  - { name: Inventario, date: 2026-12-28, slots: ["08:00-12:00"] }\n',
     );
     const days = async () =>
       ((await getSpecialDays(client, STORE_ID)).storeSpecialScheduleDays ?? [])
@@ -165,7 +214,7 @@ describe("time-bound states", () => {
     expect(await days()).toContain("12-28 Inventario");
     expect((await carte(["plan", "--detailed-exitcode", "-c", config], before)).code).toBe(0);
 
-    // The day has ended everywhere: the first run after it removes it, and says why.
+    // The day has ended at the store: the first run after it removes it, and says why.
     const after = { CARTE_NOW: "2026-12-29T08:00:00-05:00" };
     const plan = await carte(["plan", "--detailed-exitcode", "-c", config], after);
     expect(plan.code).toBe(2);

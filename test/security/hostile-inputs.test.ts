@@ -817,7 +817,7 @@ const CASES: Case[] = [
   {
     name: "__proto__ as a special day's date",
     files: () => store('special_days:\n  - { name: X, date: "__proto__", slots: [] }\n'),
-    located: /stores\/a\.yaml:7:22: date "__proto__" is not allowed here/,
+    located: /stores\/a\.yaml:7:22: special day date "__proto__" is not a date: write month and day/,
   },
   {
     name: "__proto__ as a webhook event",
