@@ -50,7 +50,8 @@ describe("the apply lock across machines", () => {
       pollMs: 50,
       onWait: () => void told++,
     });
-    await new Promise((r) => setTimeout(r, 300));
+    // Release only once the second has found the lock held (git is slow on a loaded machine).
+    await expect.poll(() => told, { timeout: 15_000, interval: 20 }).toBe(1);
     expect(await first.release()).toBe(true);
     const second = await waiting;
     expect(told).toBe(1);
