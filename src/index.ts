@@ -148,3 +148,10 @@ export type { ConfigProblem, ExitCodeValue } from "./errors.js";
 export type { Operation, Plan, PlanChecksums, PlanStore, PlanSummary, ResourceChange } from "./plan/types.js";
 /** The desired state (from the files) and the current state (from the platform), compared by the planner. */
 export type { ClientState, CurrentState, DesiredState, StoreIdentity, StoreState } from "./model.js";
+/**
+ * A store state's catalog, read through its kinds: the items and modifier groups by SKU, the categories
+ * by SKU, the menus by menu type, and which items are switched off. Each kind keeps its state under its
+ * own name in `StoreState.kinds`; these read it (an empty value when the store has none).
+ */
+export { availabilityOf, categoriesOf, itemsOf, menusOf } from "./kinds/catalog.js";
+export type { AvailabilityState } from "./kinds/catalog.js";
