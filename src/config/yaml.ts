@@ -8,6 +8,7 @@ import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument } f
 import type { Document, Node as YamlNode, Pair, YAMLMap } from "yaml";
 import type { ConfigProblem } from "../errors.js";
 import { quote } from "./quote.js";
+import { describeSyntaxError } from "./slip.js";
 
 /** A parsed YAML file: its plain value and what is needed to locate pointers inside it. */
 export interface YamlFile {
@@ -165,16 +166,39 @@ export function parseYaml(
   // The library composes the second document only to report it, and stops there: the first is whole.
   const errors = doc.errors.filter((err) => err.code !== "MULTIPLE_DOCS");
   const second = doc.errors.find((err) => err.code === "MULTIPLE_DOCS");
-  const problems: ConfigProblem[] = errors.map((err) =>
-    at(
-      err.pos[0],
-      /call stack/i.test(err.message)
-        ? `the file nests mappings and lists more than ${limits.maxDepth} levels deep`
-        : `YAML syntax error: ${yamlMessage(err.message)}`,
-    ),
-  );
+  // One syntax slip makes the parser report every line after it again: the first error, at the slip
+  // it comes from and in words (src/config/slip.ts), is the one problem; the rest are held back.
+  const problems: ConfigProblem[] = [];
+  const deep = errors.find((err) => /call stack/i.test(err.message));
+  if (deep)
+    problems.push(
+      at(deep.pos[0], `the file nests mappings and lists more than ${limits.maxDepth} levels deep`),
+    );
+  else {
+    const firstError = errors.reduce<(typeof errors)[number] | undefined>(
+      (a, b) => (a === undefined || b.pos[0] < a.pos[0] ? b : a),
+      undefined,
+    );
+    if (firstError) {
+      const pos = offsetPosition(lineCounter, firstError.pos[0]);
+      const slip = describeSyntaxError(text, {
+        ...pos,
+        code: firstError.code,
+        message: yamlMessage(firstError.message),
+      });
+      problems.push({
+        file,
+        line: slip.line,
+        col: slip.col,
+        pointer: "",
+        message: `YAML syntax error: ${slip.message}`,
+      });
+    }
+  }
   const walked = walk(doc, text, limits.maxDepth);
-  for (const p of walked.problems) problems.push(at(p.offset, p.message));
+  // After a syntax slip the recovered document is the parser's guess: what walk finds in it (a key
+  // "written twice" by a line that slipped) is held back with the rest.
+  if (problems.length === 0) for (const p of walked.problems) problems.push(at(p.offset, p.message));
   let data: unknown = null;
   if (!walked.tooDeep && !problems.some((p) => p.message.startsWith("the file nests"))) {
     try {
