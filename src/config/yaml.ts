@@ -278,6 +278,10 @@ function walk(
         stack.push({ node: item.value, depth: depth + 1, id }, { node: item.key, depth: depth + 1 });
       } else stack.push({ node: item, depth: depth + 1 });
     }
+    if (isMap(node) && node.flow) {
+      const split = splitNumber(node, text);
+      if (split && problems.length <= MAX_PROBLEMS) problems.push(split);
+    }
     if (keys) {
       for (const pair of node.items) {
         if (isPair(pair) && (isMap(pair.key) || isSeq(pair.key))) {
@@ -305,6 +309,37 @@ function walk(
     }
   }
   return { problems, tooDeep, ...(firstAlias === undefined ? {} : { firstAlias }) };
+}
+
+/**
+ * A number split in two by a comma inside `{ }` (`{BURGER: 25,900}` reads as `BURGER: 25` and a key
+ * `900` without a value): a thousands separator or a decimal comma, which YAML reads as the end of
+ * the entry. Located at the number.
+ */
+function splitNumber(node: YAMLMap, text: string): WalkProblem | undefined {
+  for (let i = 1; i < node.items.length; i++) {
+    const prev = node.items[i - 1];
+    const pair = node.items[i];
+    if (!isPair(prev) || !isPair(pair) || pair.value !== null || !isScalar(pair.key)) continue;
+    if (!isScalar(prev.value) || typeof prev.value.value !== "number") continue;
+    const [start, end] = prev.value.range ?? [];
+    const [keyStart, keyEnd] = pair.key.range ?? [];
+    if (start === undefined || end === undefined || keyStart === undefined || keyEnd === undefined) continue;
+    const between = text.slice(end, keyStart);
+    const digits = text.slice(keyStart, keyEnd);
+    if (!/^\s*,\s*$/.test(between) || between.trim() !== between.replace(/\s/g, "") || !/^\d+$/.test(digits))
+      continue;
+    if (between !== ",") continue;
+    const whole = text.slice(start, end);
+    const written = quote(`${whole},${digits}`);
+    return {
+      offset: start,
+      message:
+        `the comma in ${written} splits it in two inside { } (${whole}, then a key "${digits}" with no value): ` +
+        `write the price without the comma: ${whole}${digits} if it separates thousands, ${whole}.${digits.slice(0, 2)} if it is the decimal mark`,
+    };
+  }
+  return undefined;
 }
 
 /**
