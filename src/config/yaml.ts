@@ -327,9 +327,7 @@ function splitNumber(node: YAMLMap, text: string): WalkProblem | undefined {
     if (start === undefined || end === undefined || keyStart === undefined || keyEnd === undefined) continue;
     const between = text.slice(end, keyStart);
     const digits = text.slice(keyStart, keyEnd);
-    if (!/^\s*,\s*$/.test(between) || between.trim() !== between.replace(/\s/g, "") || !/^\d+$/.test(digits))
-      continue;
-    if (between !== ",") continue;
+    if (between !== "," || !/^\d+$/.test(digits)) continue;
     const whole = text.slice(start, end);
     const written = quote(`${whole},${digits}`);
     return {
