@@ -7,7 +7,7 @@
 import { didYouMean } from "./suggest.js";
 import { quote } from "./config/quote.js";
 import type { LoadedProject } from "./config/index.js";
-import { holidayDateProblems, holidayDates } from "./config/holidays.js";
+import { holidayDates, holidayMisses, holidayMissProblems, type HolidayMiss } from "./config/holidays.js";
 import {
   ConfigError,
   ConvergenceError,
@@ -187,6 +187,7 @@ export async function planProject(
   const keep = options.keepCurrent === true || targets.length > 0;
   const kept: CurrentState = { stores: table() };
   const problems: ConfigProblem[] = [];
+  const misses: HolidayMiss[] = [];
   const reads = projectReads(desired, project.ownership, options.targeting);
   // Stores a change scope lists as removed from the files: read to show what the platform keeps there.
   const removed = new Map(reads.removed.map((r) => [r.store.key, r.kinds]));
@@ -205,8 +206,8 @@ export async function planProject(
       // the files, before any write (the store is then not planned).
       const want = own(desired.stores, key);
       const known = holidayDates(state);
-      const found = want ? holidayDateProblems(project, () => known, { stores: { [key]: want } }) : [];
-      if (found.length > 0) problems.push(...found);
+      const found = want ? holidayMisses(project, () => known, { stores: { [key]: want } }) : [];
+      if (found.length > 0) misses.push(...found);
       else planner.addStore(key, state);
     },
     {
@@ -216,6 +217,8 @@ export async function planProject(
     },
   );
   if (client) kept.client = client;
+  // A date written once for many stores (carte.yaml `defaults:`, a group) is one problem.
+  problems.push(...holidayMissProblems(misses));
   if (problems.length > 0) throw new ConfigError(problems);
   const plan = planner.finish(client);
   const scope = plan.targeting?.scope;
