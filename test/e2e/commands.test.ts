@@ -38,7 +38,7 @@ describe("carte --version and misspelt commands", () => {
   it("suggests the command meant, and the choice meant for --kind", async () => {
     const r = await carte(["plna"]);
     expect(r.code).toBe(1);
-    expect(r.err).toContain('unknown command "plna". Did you mean plan?');
+    expect(r.err).toContain('unknown command "plna". Did you mean "carte plan"?');
     const k = await carte(["plan", "--kind", "itme"]);
     expect(k.code).toBe(1);
     expect(k.err).toContain('(did you mean "item"?)');
