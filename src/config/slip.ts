@@ -50,10 +50,11 @@ function opensBlockScalar(value: string): boolean {
 function openBrackets(value: string, signed = false): number {
   let depth = 0;
   let quote: string | undefined;
-  for (const c of value) {
+  for (let i = 0; i < value.length; i++) {
+    const c = value[i]!;
     if (quote) {
       if (c === quote) quote = undefined;
-    } else if (c === '"' || c === "'") quote = c;
+    } else if ((c === '"' || c === "'") && (i === 0 || /[\s[{,:]/.test(value[i - 1]!))) quote = c;
     else if (c === "[" || c === "{") depth++;
     else if (c === "]" || c === "}") depth--;
   }
@@ -252,8 +253,40 @@ export function describeSyntaxError(
   text: string,
   first: { line: number; col: number; code: string; message: string },
 ): Slip {
+  // A bracket left open (`[FRIES` with no `]`): the parser stops where the file or the block ends;
+  // the slip is on the line that opened it.
+  if (/end with an? [\]}]|Expected flow (sequence|map) to end/i.test(first.message)) {
+    const opened = unclosedBracket(text, first.line);
+    if (opened)
+      return {
+        ...opened,
+        message: `the ${opened.bracket === "[" ? "[" : "{"} opened here is never closed: add a ${opened.bracket === "[" ? "]" : "}"} at the end of the list`,
+      };
+  }
   const slip = findSlip(text, first.line + 2);
   if (slip && slip.line <= first.line + 2) return slip;
   const words = PARSER_WORDS.get(first.code);
   return { line: first.line, col: first.col, message: words ?? first.message };
+}
+
+/** The last bracket still open at `untilLine` (quoted text and comments ignored), with its position. */
+function unclosedBracket(
+  text: string,
+  untilLine: number,
+): { line: number; col: number; bracket: string } | undefined {
+  const open: { line: number; col: number; bracket: string }[] = [];
+  const lines = text.split("\n", Math.min(untilLine, MAX_LINES));
+  for (const [i, line] of lines.entries()) {
+    let quote: string | undefined;
+    for (let c = 0; c < line.length; c++) {
+      const ch = line[c]!;
+      if (quote) {
+        if (ch === quote) quote = undefined;
+      } else if (ch === "#" && (c === 0 || /\s/.test(line[c - 1]!))) break;
+      else if ((ch === '"' || ch === "'") && (c === 0 || /[\s[{,:]/.test(line[c - 1]!))) quote = ch;
+      else if (ch === "[" || ch === "{") open.push({ line: i + 1, col: c + 1, bracket: ch });
+      else if (ch === "]" || ch === "}") open.pop();
+    }
+  }
+  return open.at(-1);
 }
