@@ -208,6 +208,12 @@ export async function runApply(opts: ApplyCommand, io: CliIo): Promise<number> {
           ),
         onPlan: (plan, info) => {
           progress.stop();
+          if (plan.alreadyApplied)
+            io.err(
+              escapeTerminal(
+                `The platform already matches ${opts.planFile ?? "this plan"} (it was applied since it was saved); nothing to apply.`,
+              ) + "\n",
+            );
           if (!opts.json) io.out(renderText(plan, { color, target: describeTarget(info.target) }));
           if (!opts.json) io.out(stagesText(plan, info.stages));
         },

@@ -111,6 +111,12 @@ export interface PlanChecksums {
    * before it existed.
    */
   stores?: Record<string, string>;
+  /**
+   * The digest of each store's desired state in scope (src/plan/checksum.ts `storeDigest`), by store
+   * key: `carte apply FILE` names the stores whose files changed since the plan was saved. Absent in
+   * plans written before it existed (added within version 1; readers must not require it).
+   */
+  desiredStores?: Record<string, string>;
 }
 
 /**
@@ -180,6 +186,11 @@ export interface Plan {
    * require it. `carte apply FILE` finds them afresh, as it plans afresh.
    */
   rotateSecrets?: SecretRotation[];
+  /**
+   * Set on the fresh plan `carte apply FILE` makes when the platform changed since the saved plan and
+   * already shows it (the plan was applied): nothing is left to apply. Never saved in a plan file.
+   */
+  alreadyApplied?: boolean;
 }
 
 /**
