@@ -10,7 +10,7 @@ import { holidayDateProblems } from "../config/holidays.js";
 import { faultProblems } from "../emulator/faults.js";
 import { loadSeedFile, startEmulator } from "../emulator/index.js";
 import type { FaultOptions } from "../emulator/index.js";
-import { ConfigError, ExitCode, UsageError } from "../errors.js";
+import { ConfigError, ExitCode, UnsafePlanError, UsageError } from "../errors.js";
 import { writePlanFile } from "../plan/file.js";
 import type { Plan } from "../plan/types.js";
 import type { SegmentName } from "../kinds/registry.js";
@@ -110,8 +110,26 @@ function stagesText(plan: Plan, stages: StageOutcome[] | undefined): string {
   return text === undefined ? "" : `\n${text}\n`;
 }
 
+/**
+ * The refusal of the safety guards, once: when the plan's text already listed the guards it trips
+ * ("Safety guards refuse this plan:"), the error says how many and what to do, without the list again.
+ */
+function refusalOnce(err: unknown, listed: boolean): unknown {
+  if (!listed || !(err instanceof UnsafePlanError)) return err;
+  const lines = err.message.split("\n");
+  if (lines.length < 3) return err;
+  const head = lines[0]!.replace(/:$/, " (listed above).");
+  return new UnsafePlanError(err.guard, `${head} ${lines.at(-1)!}`);
+}
+
+/** Whether a plan's text lists a refusal of the safety guards (src/render/text.ts). */
+function listsRefusal(plan: { safety: { ok: boolean; override?: unknown } }): boolean {
+  return !plan.safety.ok && plan.safety.override === undefined;
+}
+
 /** `carte plan`: the shared path (src/run.ts) with `command: "plan"`, rendered in the chosen format. */
 export async function runPlan(opts: PlanCommand, io: CliIo): Promise<number> {
+  let listed = false;
   const progress = createProgress(io, progressMode(io, { quiet: opts.quiet, json: opts.format !== "text" }));
   try {
     const result = await runCarte(
@@ -131,10 +149,11 @@ export async function runPlan(opts: PlanCommand, io: CliIo): Promise<number> {
           progress.stop();
           io.out(render(plan, opts.format, useColor(opts.color, io), info.base, describeTarget(info.target)));
           if (opts.format === "text") io.out(stagesText(plan, info.stages));
+          listed = opts.format === "text" && listsRefusal(plan);
         },
       },
     );
-    if (result.error !== undefined) throw result.error;
+    if (result.error !== undefined) throw refusalOnce(result.error, listed);
     if (opts.out && result.plan) {
       await writePlanFile(opts.out, result.plan);
       if (!opts.quiet) {
@@ -166,6 +185,7 @@ export interface ApplyCommand extends RunCommand {
  * warning naming the event when none is configured), and prints the report (text or `--json`).
  */
 export async function runApply(opts: ApplyCommand, io: CliIo): Promise<number> {
+  let listed = false;
   const color = useColor(opts.color, io);
   const progress = createProgress(io, progressMode(io, { quiet: opts.quiet, json: opts.json }));
   try {
@@ -216,12 +236,13 @@ export async function runApply(opts: ApplyCommand, io: CliIo): Promise<number> {
             );
           if (!opts.json) io.out(renderText(plan, { color, target: describeTarget(info.target) }));
           if (!opts.json) io.out(stagesText(plan, info.stages));
+          listed = !opts.json && listsRefusal(plan);
         },
         ...(opts.autoApprove ? {} : { confirm: () => confirmApply(io) }),
       },
     );
     progress.stop();
-    if (result.error !== undefined) throw result.error;
+    if (result.error !== undefined) throw refusalOnce(result.error, listed);
     if (result.cancelled) io.err("Apply cancelled.\n");
     if (result.plan && !result.cancelled) {
       if (opts.json) io.out(renderReportJson(result.plan, result.report));

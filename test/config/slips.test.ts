@@ -7,6 +7,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadProject } from "../../src/config/index.js";
+import { carte } from "../helpers/project.js";
 import { CATALOG, PROJECT, problemsOf, storeYaml, writeProject } from "./helpers.js";
 
 interface Slip {
@@ -367,5 +368,41 @@ describe("slips in the files", () => {
     expect(message).toContain(slip.says);
     // No regular expression reaches the reader.
     expect(message).not.toMatch(/\^\[|\]\*\$|\{\d+(,\d*)?\}\$/);
+  });
+});
+
+describe("slips on the command line", () => {
+  const CLI: { args: string[]; says: string; usage: boolean }[] = [
+    {
+      args: ["finance", "reconcille"],
+      says: 'unknown command "reconcille". Did you mean "carte finance reconcile"?',
+      usage: true,
+    },
+    { args: ["plna"], says: 'unknown command "plna". Did you mean "carte plan"?', usage: true },
+    {
+      args: ["plan", "--detaled-exitcode"],
+      says: "unknown option --detaled-exitcode (did you mean --detailed-exitcode?)",
+      usage: true,
+    },
+    {
+      args: ["finance", "reconcile", "--tolerence", "2"],
+      says: "unknown option --tolerence (did you mean --tolerance?)",
+      usage: true,
+    },
+    {
+      args: ["show"],
+      says: "carte show needs the plan file to show: carte show PLAN.json (a file written by carte plan --out PLAN.json)",
+      usage: true,
+    },
+    { args: ["show", "no-such-plan.json"], says: "no-such-plan.json: no such file", usage: false },
+  ];
+
+  it.each(CLI)("carte $args: one message in words", async ({ args, says, usage }) => {
+    const run = await carte(args);
+    expect(run.code).toBe(1);
+    const lines = run.err.trim().split("\n");
+    expect(lines[0]).toBe(`Error: ${says}`);
+    // The usage hint only where the command line itself is wrong.
+    expect(lines.slice(1)).toEqual(usage ? ["Run `carte --help` for usage."] : []);
   });
 });

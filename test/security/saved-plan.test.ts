@@ -237,7 +237,9 @@ describe("apply FILE carries out the fresh plan only", () => {
     const run = await carte(["apply", file, "-c", fx.config]);
     expect(run.code).toBe(3);
     expect(run.err).toContain("Refused by safety guard max_price_change_percent");
-    expect(run.err).toContain(sku);
+    // The guards' list is printed once, in the plan shown before the refusal.
+    expect(run.out).toMatch(new RegExp(`- max_price_change_percent: .*${sku}`));
+    expect(run.err).toContain("(listed above)");
     expect(writes(fx.emu.requests)).toEqual([]);
 
     const forced = await carte(["apply", file, "--force", "--reason", "really", "-c", fx.config]);
