@@ -256,6 +256,11 @@ export interface SafetyViolation {
   store?: string;
   /** What tripped, with the numbers. */
   message: string;
+  /**
+   * `max_price_change_percent`: the prices that jump, by item SKU, and the parent it is priced inside
+   * for an option's price in a parent; so that the CLI can name where each is written (file:line:col).
+   */
+  prices?: { sku: string; parent?: string }[];
 }
 
 /** The guards' verdict, part of the plan. */
