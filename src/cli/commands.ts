@@ -188,6 +188,7 @@ function listsRefusal(plan: { safety: { ok: boolean; override?: unknown } }): bo
 export async function runPlan(opts: PlanCommand, io: CliIo): Promise<number> {
   /** The plan shown as text, whose refusal by the guards the error then does not list again. */
   let shown: Plan | undefined;
+  let target: string | undefined;
   const progress = createProgress(io, progressMode(io, { quiet: opts.quiet, json: opts.format !== "text" }));
   try {
     const result = await runCarte(
@@ -208,11 +209,14 @@ export async function runPlan(opts: PlanCommand, io: CliIo): Promise<number> {
           io.out(render(plan, opts.format, useColor(opts.color, io), info.base, describeTarget(info.target)));
           if (opts.format === "text") io.out(stagesText(plan, info.stages));
           shown = opts.format === "text" ? plan : undefined;
+          target = describeTarget(info.target);
         },
       },
     );
     if (result.error !== undefined) throw await refusalOnce(result.error, shown, opts.config, io);
     if (opts.out && result.plan) {
+      // Where it was made, for `carte show`.
+      if (target !== undefined) result.plan.target = target;
       await writePlanFile(opts.out, result.plan);
       if (!opts.quiet) {
         io.err(

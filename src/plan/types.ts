@@ -191,6 +191,12 @@ export interface Plan {
    * already shows it (the plan was applied): nothing is left to apply. Never saved in a plan file.
    */
   alreadyApplied?: boolean;
+  /**
+   * Where the plan was made, in words (src/session.ts `describeTarget`): written by `carte plan --out`
+   * so that `carte show` names it. Read from a file, it is data: renderers escape it. Added within
+   * version 1; absent in plans saved before it.
+   */
+  target?: string;
 }
 
 /**

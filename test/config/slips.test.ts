@@ -4,6 +4,7 @@
  * Loaded in-process (no CLI), so the whole table takes about a second.
  */
 
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadProject } from "../../src/config/index.js";
@@ -404,5 +405,28 @@ describe("slips on the command line", () => {
     expect(lines[0]).toBe(`Error: ${says}`);
     // The usage hint only where the command line itself is wrong.
     expect(lines.slice(1)).toEqual(usage ? ["Run `carte --help` for usage."] : []);
+  });
+});
+
+describe("slips with saved plans", () => {
+  it("carte show names the target, and warns about a plan edited after it was saved", async () => {
+    const dir = await writeProject({ [P]: PROJECT, [C]: CATALOG, ...storeText(storeYaml(1, "a")) });
+    const file = join(dir, "plan.json");
+    const saved = await carte(["plan", "--out", file, "-c", join(dir, P)]);
+    expect(saved.code, saved.err).toBe(0);
+    expect(saved.err).toContain(`Apply it with: carte apply ${file}`);
+
+    const shown = await carte(["show", file]);
+    expect(shown.code).toBe(0);
+    expect(shown.err).toBe("");
+    expect(shown.out.split("\n")[0]).toMatch(/^Target: embedded emulator \(state in .*\.carte\)$/);
+
+    const plan = JSON.parse(readFileSync(file, "utf8")) as { stores: { name: string }[] };
+    plan.stores[0]!.name = "Edited by hand";
+    writeFileSync(file, JSON.stringify(plan));
+    const tampered = await carte(["show", file]);
+    expect(tampered.code).toBe(0);
+    expect(tampered.err).toContain("does not match its digest");
+    expect(tampered.out.split("\n")[0]).toMatch(/^Target: embedded emulator/);
   });
 });
