@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadProject } from "../../src/config/index.js";
+import { holidayMissProblems } from "../../src/config/holidays.js";
 import { carte } from "../helpers/project.js";
 import { CATALOG, PROJECT, problemsOf, storeYaml, writeProject } from "./helpers.js";
 
@@ -428,5 +429,28 @@ describe("slips with saved plans", () => {
     expect(tampered.code).toBe(0);
     expect(tampered.err).toContain("does not match its digest");
     expect(tampered.out.split("\n")[0]).toMatch(/^Target: embedded emulator/);
+  });
+});
+
+describe("a holiday date written once for many stores", () => {
+  const site = { file: "carte.yaml", line: 7, col: 7, pointer: "/defaults/holidays/04-01" };
+  const miss = (store: string) => ({ site, date: "04-01", store, known: ["01-01", "12-25"] });
+
+  it("is one problem at its line naming the stores it affects, not one per store", () => {
+    const problems = holidayMissProblems(Array.from({ length: 40 }, (_, i) => miss(`store-${i}`)));
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatchObject({ file: "carte.yaml", line: 7, col: 7 });
+    expect(problems[0]!.message).toContain(
+      "holiday 04-01 is not a holiday on the platform of the 40 stores it affects (store-0, store-1, store-2, store-3, store-4 and 35 more), whose holidays are 01-01, 12-25",
+    );
+  });
+
+  it("names the store alone when one store writes it", () => {
+    const problems = holidayMissProblems([miss("bog-centro")]);
+    expect(problems.map((p) => p.message)).toEqual([
+      expect.stringContaining(
+        "holiday 04-01 is not a holiday of store bog-centro on the platform (its holidays: 01-01, 12-25)",
+      ),
+    ]);
   });
 });
