@@ -350,9 +350,17 @@ export class SecretError extends Error {
 
 /** The command was used in a way that cannot work (e.g. apply without a terminal and without --auto-approve). */
 export class UsageError extends Error {
-  constructor(message: string) {
+  /**
+   * Whether the command line itself is wrong (an unknown command or option, a missing argument, an
+   * option's bad value): then, and only then, the CLI adds "Run `carte --help` for usage.". By default,
+   * a message that names an option (`--parallelism must be …`) is of the command line.
+   */
+  readonly commandLine: boolean;
+
+  constructor(message: string, options: { commandLine?: boolean } = {}) {
     super(message);
     this.name = "UsageError";
+    this.commandLine = options.commandLine ?? /(^|[\s("'`])--[a-z]/.test(message);
   }
 }
 

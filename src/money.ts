@@ -149,17 +149,50 @@ export function priceTextProblem(text: string, currency: Currency): string | und
     return `price ${shown(text)} is not written as a plain decimal number: write digits with an optional decimal point, for example ${example(currency)}`;
   if (d.scale > currency.decimals) {
     const has = currency.decimals === 0 ? "none" : `at most ${currency.decimals}`;
-    const grouped = currency.thousands === "." && /^\d{1,3}(\.\d{3})+$/.test(text.trim());
-    const hint = grouped
-      ? `: if you meant ${shown(text.trim().replace(/\./g, ""))}, write it without the thousands separator`
-      : currency.decimals === 0
-        ? ": write whole amounts"
-        : `: round it to ${currency.decimals} decimals`;
+    const written = text.trim();
+    const grouped = /^\d{1,3}(\.\d{3})+$/.test(written);
+    // `24.900` in a currency without decimals is a thousands separator; in one with decimals it is a
+    // price with a decimal too many (never read as 1000 times the price: 6.905 in BRL is R$ 6,91).
+    const hint =
+      grouped && currency.decimals === 0
+        ? `: if you meant ${shown(written.replace(/\./g, ""))}, write it without the thousands separator`
+        : currency.decimals === 0
+          ? ": write whole amounts"
+          : `: round it to ${currency.decimals} decimals (${d.value.round(currency.decimals, Big.roundHalfUp).toFixed(currency.decimals)})`;
     return `price ${shown(text.trim())} has ${d.scale} decimal${d.scale === 1 ? "" : "s"}, but ${currency.code} prices have ${has}${hint}`;
   }
   if (d.significant > MAX_SIGNIFICANT_DIGITS)
     return `price ${shown(text.trim())} has more than ${MAX_SIGNIFICANT_DIGITS} significant digits, more than the platform's JSON number carries exactly`;
   return undefined;
+}
+
+/**
+ * What to say of a price written with a comma, which YAML reads as text (`25,900`, `6,90`), or
+ * `undefined` when the value is not such a text. A comma that groups thousands (`25,900`,
+ * `1,234.50`) is dropped when the currency has no decimals or groups with a comma; otherwise the comma
+ * is read as the decimal mark (`6,90` → 6.90, `25,900` in BRL → 25.90), rounded to the currency's
+ * decimals: a hint never multiplies a price by 1000.
+ *
+ * @param value - the value the file holds where a price was expected.
+ * @param currency - carte.yaml's currency, when it declares one.
+ */
+export function commaPriceProblem(value: unknown, currency: Currency | undefined): string | undefined {
+  if (typeof value !== "string") return undefined;
+  const text = value.trim();
+  if (!/^[+-]?\d[\d,]*(\.\d+)?$/.test(text) || !text.includes(",")) return undefined;
+  const decimals = decimalsOf(currency);
+  const grouping = /^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$/.test(text);
+  const start = `price "${shown(text)}" is written with a comma, which YAML reads as text`;
+  if (grouping && currency === undefined && !text.includes("."))
+    return `${start}: write ${shown(text.replace(/,/g, ""))} if the comma separates thousands, or ${shown(new Exact(text.replace(/,/g, ".").replace(/\.(?=.*\.)/g, "")).round(2, Big.roundHalfUp).toFixed(2))} if it is the decimal mark`;
+  if (grouping && (decimals === 0 || currency?.thousands === "," || text.includes(".")))
+    return `${start}: write ${shown(text.replace(/,/g, ""))}, without the thousands separator`;
+  const decimal = /^[+-]?\d+,\d+$/.test(text) ? text.replace(",", ".") : undefined;
+  if (decimal === undefined)
+    return `${start}: write digits with an optional decimal point, for example ${currency ? example(currency) : "12.50"}`;
+  const rounded = new Exact(decimal).round(decimals, Big.roundHalfUp).toFixed(decimals);
+  const sep = grouping ? " (prices in files have no thousands separator)" : "";
+  return `${start}: write ${rounded}, with a decimal point${sep}`;
 }
 
 /** Most characters of a price's text a message quotes (as src/config/quote.ts quotes values). */

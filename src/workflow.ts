@@ -7,7 +7,7 @@
 import { didYouMean } from "./suggest.js";
 import { quote } from "./config/quote.js";
 import type { LoadedProject } from "./config/index.js";
-import { holidayDateProblems, holidayDates } from "./config/holidays.js";
+import { holidayDates, holidayMisses, holidayMissProblems, type HolidayMiss } from "./config/holidays.js";
 import {
   ConfigError,
   ConvergenceError,
@@ -34,7 +34,7 @@ import {
 import type { RolloutStage } from "./config/rollout.js";
 import { planOnly } from "./gitops/reviewed.js";
 import { createPlanner } from "./plan/plan.js";
-import { desiredChecksum } from "./plan/checksum.js";
+import { desiredChecksum, digestMemo } from "./plan/checksum.js";
 import { changeDifferences, describeDifferences } from "./plan/compare.js";
 import { clientDigest, storeDigest } from "./plan/digest.js";
 import { findEndpoint, isSynchronous } from "./plan/endpoints.js";
@@ -187,6 +187,7 @@ export async function planProject(
   const keep = options.keepCurrent === true || targets.length > 0;
   const kept: CurrentState = { stores: table() };
   const problems: ConfigProblem[] = [];
+  const misses: HolidayMiss[] = [];
   const reads = projectReads(desired, project.ownership, options.targeting);
   // Stores a change scope lists as removed from the files: read to show what the platform keeps there.
   const removed = new Map(reads.removed.map((r) => [r.store.key, r.kinds]));
@@ -205,8 +206,8 @@ export async function planProject(
       // the files, before any write (the store is then not planned).
       const want = own(desired.stores, key);
       const known = holidayDates(state);
-      const found = want ? holidayDateProblems(project, () => known, { stores: { [key]: want } }) : [];
-      if (found.length > 0) problems.push(...found);
+      const found = want ? holidayMisses(project, () => known, { stores: { [key]: want } }) : [];
+      if (found.length > 0) misses.push(...found);
       else planner.addStore(key, state);
     },
     {
@@ -216,6 +217,8 @@ export async function planProject(
     },
   );
   if (client) kept.client = client;
+  // A date written once for many stores (carte.yaml `defaults:`, a group) is one problem.
+  problems.push(...holidayMissProblems(misses));
   if (problems.length > 0) throw new ConfigError(problems);
   const plan = planner.finish(client);
   const scope = plan.targeting?.scope;
@@ -391,6 +394,60 @@ export function enforceSafety(plan: Plan, force: { reason: string } | undefined)
   );
 }
 
+/** Stores named in full in a stale plan's message; past this many, the first ones and how many more. */
+const STORES_NAMED = 5;
+
+/** A list of store keys for a message: all of them when few, else the first ones and how many more. */
+function storeList(keys: readonly string[]): string {
+  const shown = keys.slice(0, STORES_NAMED).map((k) => JSON.stringify(k));
+  const more = keys.length - shown.length;
+  return `${keys.length === 1 ? "store" : "stores"} ${shown.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
+}
+
+/**
+ * Which stores changed on the platform between a saved plan and a fresh one, by their digests (the
+ * client-level settings under the key ""), in words: `store "pz-sur" changed`.
+ */
+function changedStores(saved: Plan, fresh: Plan): string {
+  const before = saved.checksums.stores ?? {};
+  const after = fresh.checksums.stores ?? {};
+  const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
+  const changed = [...keys].filter((k) => k !== "" && own(before, k) !== own(after, k)).sort();
+  const client =
+    own(before, "") !== own(after, "") && (Object.hasOwn(before, "") || Object.hasOwn(after, ""));
+  const parts = [
+    ...(changed.length > 0 ? [`${storeList(changed)} changed`] : []),
+    ...(client ? ["the client-level settings changed"] : []),
+  ];
+  return parts.length > 0 ? parts.join("; ") : "another apply or a person edited it";
+}
+
+/**
+ * Which stores' files changed between a saved plan and the files now, in words, from the per-store
+ * digests of the desired state (`checksums.desiredStores`): stores changed, added to or removed from
+ * the files; the client-level settings (carte.yaml `client:`) when no store did.
+ */
+function changedDesired(saved: Plan, project: LoadedProject, targeting: Targeting | undefined): string {
+  const before = saved.checksums.desiredStores;
+  const desired = scopeDesired(project.desired, targeting);
+  if (!before) return "the plan was saved by an earlier carte, which does not say which stores";
+  const memo = digestMemo();
+  const keys = Object.keys(desired.stores).sort();
+  const changed = keys.filter(
+    (k) => Object.hasOwn(before, k) && own(before, k) !== storeDigest(own(desired.stores, k), memo),
+  );
+  const added = keys.filter((k) => !Object.hasOwn(before, k));
+  const removed = Object.keys(before)
+    .filter((k) => !Object.hasOwn(desired.stores, k))
+    .sort();
+  const parts = [
+    ...(changed.length > 0 ? [`the files of ${storeList(changed)} changed`] : []),
+    ...(added.length > 0 ? [`${storeList(added)} added to the files`] : []),
+    ...(removed.length > 0 ? [`${storeList(removed)} no longer in the files`] : []),
+  ];
+  return parts.length > 0 ? parts.join("; ") : `the client-level settings of ${project.configFile} changed`;
+}
+
 /**
  * Plans afresh for a saved plan (`carte apply FILE`) and returns the fresh plan, the one to carry out,
  * when it makes exactly the saved plan's changes; else refuses. The saved plan's operations are never
@@ -413,7 +470,8 @@ export async function checkSavedPlan(
   const targeting = saved.targeting ?? options.targeting;
   if (desiredChecksum(scopeDesired(project.desired, targeting)) !== saved.checksums.desired) {
     throw new StalePlanError(
-      "the configuration changed since this plan was saved; run `carte plan --out FILE` again and review it",
+      `the configuration changed since this plan was saved (${changedDesired(saved, project, targeting)}); ` +
+        "nothing was applied. Run `carte plan --out FILE` again and review it",
     );
   }
   const { plan } = await planProject(project, session, {
@@ -424,8 +482,15 @@ export async function checkSavedPlan(
   const differences = changeDifferences(saved.changes, plan.changes);
   const listed = differences.length > 0 ? `; ${describeDifferences(differences)}` : "";
   if (plan.checksums.current !== saved.checksums.current) {
+    // The files are those of the plan and the platform already shows them (the plan was applied, by
+    // this run's earlier attempt or another): nothing is left to do, which is not a failure. Terraform
+    // refuses such a plan as stale; carte lets a retried CI job end well, and says so.
+    if (plan.changes.length === 0 && (plan.rotateSecrets ?? []).length === 0) {
+      plan.alreadyApplied = true;
+      return plan;
+    }
     throw new StalePlanError(
-      `the platform changed since this plan was saved (someone edited a store)${listed}; nothing was applied. ` +
+      `the platform changed since this plan was saved (${changedStores(saved, plan)})${listed}; nothing was applied. ` +
         "Run `carte plan --out FILE` again and review it",
     );
   }

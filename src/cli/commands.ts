@@ -6,11 +6,13 @@
 import { clockFromEnv } from "../config/time.js";
 import path from "node:path";
 import { loadProject, type LoadedProject } from "../config/index.js";
+import { explainResource } from "../config/explain.js";
+import { own } from "../model.js";
 import { holidayDateProblems } from "../config/holidays.js";
 import { faultProblems } from "../emulator/faults.js";
 import { loadSeedFile, startEmulator } from "../emulator/index.js";
 import type { FaultOptions } from "../emulator/index.js";
-import { ConfigError, ExitCode, UsageError } from "../errors.js";
+import { ConfigError, ExitCode, UnsafePlanError, UsageError } from "../errors.js";
 import { writePlanFile } from "../plan/file.js";
 import type { Plan } from "../plan/types.js";
 import type { SegmentName } from "../kinds/registry.js";
@@ -125,8 +127,83 @@ function stagesText(plan: Plan, stages: StageOutcome[] | undefined): string {
   return text === undefined ? "" : `\n${text}\n`;
 }
 
+/**
+ * The refusal of the safety guards, once: when the plan's text already listed the guards it trips
+ * ("Safety guards refuse this plan:"), the error says how many and what to do, without the list again.
+ * A price the `max_price_change_percent` guard refuses is named with the place it is written
+ * ({@link priceSites}).
+ */
+async function refusalOnce(
+  err: unknown,
+  plan: Plan | undefined,
+  config: string,
+  io: CliIo,
+): Promise<unknown> {
+  if (!(err instanceof UnsafePlanError) || !plan) return err;
+  const sites = await priceSites(plan, config, io);
+  const lines = err.message.split("\n");
+  const listed = listsRefusal(plan) && lines.length >= 3;
+  const head = listed ? `${lines[0]!.replace(/:$/, " (listed above).")} ${lines.at(-1)!}` : err.message;
+  return sites === "" && !listed ? err : new UnsafePlanError(err.guard, `${head}${sites}`);
+}
+
+/** Most places a refusal names for the prices it refuses. */
+const PRICE_SITES_NAMED = 10;
+
+/**
+ * Where the prices the `max_price_change_percent` guard refuses are written, one line each
+ * (`catalogs/shared.yaml:10:12: item[PIZZA-MARGHERITA] price (stores "a", "b")`), from the files
+ * loaded again with the sources of each value (as `carte explain`); "" when the guard refused no price.
+ */
+async function priceSites(plan: Plan, config: string, io: CliIo): Promise<string> {
+  const refused = plan.safety.violations.filter(
+    (v) => v.guard === "max_price_change_percent" && v.store && v.prices,
+  );
+  if (refused.length === 0) return "";
+  const now = clockFromEnv(io.env);
+  const project = await loadProject(config, { explain: true, ...(now ? { now } : {}) });
+  const sites = new Map<string, { what: string; stores: string[] }>();
+  for (const v of refused) {
+    const store = v.store!;
+    const state = own(project.desired.stores, store);
+    const sources = project.sources?.get(store);
+    if (!state || !sources) continue;
+    for (const { sku, parent } of v.prices ?? []) {
+      const attribute = parent === undefined ? "price" : `priceInParent.${parent}`;
+      const origin = explainResource(state, sources, "item", sku).attributes?.find(
+        (a) => a.attribute === attribute,
+      );
+      const at = origin?.from[0]?.at;
+      if (at === undefined) continue;
+      const what = `item[${sku}]${parent === undefined ? "" : ` inside ${parent}`} price`;
+      const entry = sites.get(at) ?? { what, stores: [] };
+      entry.stores.push(store);
+      sites.set(at, entry);
+    }
+  }
+  if (sites.size === 0) return "";
+  const lines = [...sites].slice(0, PRICE_SITES_NAMED).map(([at, { what, stores }]) => {
+    const named = stores
+      .slice(0, 5)
+      .map((k) => JSON.stringify(k))
+      .join(", ");
+    const more = stores.length > 5 ? ` and ${stores.length - 5} more` : "";
+    return `  ${at}: ${what} (${stores.length === 1 ? "store" : "stores"} ${named}${more})`;
+  });
+  const rest = sites.size > PRICE_SITES_NAMED ? `\n  and ${sites.size - PRICE_SITES_NAMED} more places` : "";
+  return `\nThe refused prices are written at:\n${lines.join("\n")}${rest}`;
+}
+
+/** Whether a plan's text lists a refusal of the safety guards (src/render/text.ts). */
+function listsRefusal(plan: { safety: { ok: boolean; override?: unknown } }): boolean {
+  return !plan.safety.ok && plan.safety.override === undefined;
+}
+
 /** `carte plan`: the shared path (src/run.ts) with `command: "plan"`, rendered in the chosen format. */
 export async function runPlan(opts: PlanCommand, io: CliIo): Promise<number> {
+  /** The plan shown as text, whose refusal by the guards the error then does not list again. */
+  let shown: Plan | undefined;
+  let target: string | undefined;
   const progress = createProgress(io, progressMode(io, { quiet: opts.quiet, json: opts.format !== "text" }));
   try {
     const result = await runCarte(
@@ -155,11 +232,15 @@ export async function runPlan(opts: PlanCommand, io: CliIo): Promise<number> {
             ),
           );
           if (opts.format === "text") io.out(stagesText(plan, info.stages));
+          shown = opts.format === "text" ? plan : undefined;
+          target = describeTarget(info.target);
         },
       },
     );
-    if (result.error !== undefined) throw result.error;
+    if (result.error !== undefined) throw await refusalOnce(result.error, shown, opts.config, io);
     if (opts.out && result.plan) {
+      // Where it was made, for `carte show`.
+      if (target !== undefined) result.plan.target = target;
       await writePlanFile(opts.out, result.plan);
       if (!opts.quiet) {
         io.err(
@@ -190,6 +271,8 @@ export interface ApplyCommand extends RunCommand {
  * warning naming the event when none is configured), and prints the report (text or `--json`).
  */
 export async function runApply(opts: ApplyCommand, io: CliIo): Promise<number> {
+  /** The plan shown as text, whose refusal by the guards the error then does not list again. */
+  let shown: Plan | undefined;
   const color = useColor(opts.color, io);
   const progress = createProgress(io, progressMode(io, { quiet: opts.quiet, json: opts.json }));
   try {
@@ -232,21 +315,24 @@ export async function runApply(opts: ApplyCommand, io: CliIo): Promise<number> {
           ),
         onPlan: (plan, info) => {
           progress.stop();
+          if (plan.alreadyApplied)
+            io.err(
+              escapeTerminal(
+                `The platform already matches ${opts.planFile ?? "this plan"} (it was applied since it was saved); nothing to apply.`,
+              ) + "\n",
+            );
           if (!opts.json)
             io.out(
-              renderText(plan, {
-                color,
-                target: describeTarget(info.target),
-                showCalls: opts.showCalls,
-              }),
+              renderText(plan, { color, target: describeTarget(info.target), showCalls: opts.showCalls }),
             );
           if (!opts.json) io.out(stagesText(plan, info.stages));
+          shown = opts.json ? undefined : plan;
         },
         ...(opts.autoApprove ? {} : { confirm: () => confirmApply(io) }),
       },
     );
     progress.stop();
-    if (result.error !== undefined) throw result.error;
+    if (result.error !== undefined) throw await refusalOnce(result.error, shown, opts.config, io);
     if (result.cancelled) io.err("Apply cancelled.\n");
     if (result.plan && !result.cancelled) {
       if (opts.json) io.out(renderReportJson(result.plan, result.report));

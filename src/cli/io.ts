@@ -46,13 +46,14 @@ export function printWarnings(warnings: readonly string[] | undefined, io: CliIo
 
 /**
  * Prints an error the way its type asks for (src/render/error.ts, which escapes every value for a
- * terminal, plus a usage hint for a {@link UsageError} and a `--debug` hint for an unexpected error)
+ * terminal, plus a usage hint for a {@link UsageError} of the command line and a `--debug` hint for an unexpected error)
  * and returns its exit code.
  */
 export function reportError(err: unknown, io: CliIo, debug: boolean): number {
   io.err(`${renderError(err)}\n`);
   if (err instanceof UsageError) {
-    io.err("Run `carte --help` for usage.\n");
+    // Only a misused command line is helped by the usage; a plan file or a lock refused is not.
+    if (err.commandLine) io.err("Run `carte --help` for usage.\n");
   } else if (
     !(
       err instanceof ConfigError ||

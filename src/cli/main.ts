@@ -28,7 +28,7 @@ import { projectCommands } from "./project.js";
 import { DEFAULT_MAX_BODY_BYTES } from "../emulator/index.js";
 import { UsageError } from "../errors.js";
 import { carteVersion } from "../config/version.js";
-import { didYouMean } from "../suggest.js";
+import { closest, didYouMean } from "../suggest.js";
 import { parseShard } from "../gitops/shard.js";
 import { SEGMENT_NAMES, type SegmentName } from "../kinds/registry.js";
 import { DEFAULT_PARALLELISM } from "../platform/client.js";
@@ -61,18 +61,88 @@ function withChoiceSuggestion(msg: string): string {
   return hint ? `${msg}${hint}` : msg;
 }
 
+/** The positional words of a command line, without the values of options written `--name value`. */
+function words(argv: readonly string[]): { word: string; index: number }[] {
+  const out: { word: string; index: number }[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === "--") break;
+    if (a.startsWith("-")) {
+      // `--name value`: the value is not a word (a boolean flag before a command is rare in carte).
+      if (
+        !a.includes("=") &&
+        /^--?[a-z]/i.test(a) &&
+        argv[i + 1] !== undefined &&
+        !argv[i + 1]!.startsWith("-")
+      )
+        i++;
+      continue;
+    }
+    out.push({ word: a, index: i });
+  }
+  return out;
+}
+
 /**
- * yargs' message of a misuse, on one line, with a suggestion where one helps: an unknown command
- * (yargs' `recommendCommands`) is named, a value outside an option's choices gets the closest choice.
+ * yargs' message of a misuse, on one line, with a suggestion where one helps: an unknown command is
+ * named with the command it would be, parents included (`carte finance reconcille` → did you mean
+ * "carte finance reconcile"?), an unknown option gets the closest option of its command, a value
+ * outside an option's choices gets the closest choice, and a missing file argument is said in words.
+ *
+ * @param msg - yargs' message.
+ * @param argv - the command line.
+ * @param options - the options of the command yargs was parsing (long names and aliases).
  */
-function usageMessage(msg: string, argv: readonly string[]): string {
+export function usageMessage(msg: string, argv: readonly string[], options: readonly string[] = []): string {
   let text = withChoiceSuggestion(msg);
-  if (/^Did you mean /.test(text)) {
-    const command = argv.find((a) => !a.startsWith("-"));
-    if (command !== undefined) text = `unknown command ${JSON.stringify(command)}. ${text}`;
+  const recommended = /^Did you mean (.+)\?$/.exec(text.trim());
+  if (recommended) {
+    const wanted = recommended[1]!;
+    const given = words(argv);
+    // The word that was meant as `wanted` is the one closest to it; the words before it are its parents.
+    let at = given.findIndex((w) => closest(w.word, [wanted]) !== undefined);
+    if (at === -1) at = 0;
+    const unknown = given[at]?.word ?? wanted;
+    const parents = given.slice(0, at).map((w) => w.word);
+    text = `unknown command ${JSON.stringify(unknown)}. Did you mean ${JSON.stringify(["carte", ...parents, wanted].join(" "))}?`;
+  }
+  const unknownOptions = /^Unknown arguments?: (.*)$/s.exec(text.trim());
+  if (unknownOptions) {
+    const names = unknownOptions[1]!.split(",").map((n) => n.trim());
+    // yargs names each unknown option twice (`detaled-exitcode, detaledExitcode`): keep the form written.
+    const written = names.filter((n) =>
+      argv.some((a) => a === `--${n}` || a.startsWith(`--${n}=`) || a === `-${n}`),
+    );
+    const shown = (written.length > 0 ? written : names).map((n) => {
+      const flag = n.length === 1 ? `-${n}` : `--${n}`;
+      const long = options.filter((o) => o.length > 1 && !/[A-Z]/.test(o));
+      const best = n.length > 1 ? closest(n, long) : undefined;
+      return best === undefined ? flag : `${flag} (did you mean --${best}?)`;
+    });
+    text = `unknown option${shown.length === 1 ? "" : "s"} ${shown.join(", ")}`;
+  }
+  const missing = /^Not enough non-option arguments: got (\d+), need at least (\d+)/.exec(text.trim());
+  if (missing) {
+    const command = words(argv)[0]?.word;
+    const what = command === undefined ? undefined : MISSING_ARGUMENT.get(command);
+    if (what !== undefined) text = what;
+    else
+      text =
+        `${command === undefined ? "this command" : `carte ${command}`} needs ${missing[2]} more argument${missing[2] === "1" ? "" : "s"}: see carte ${command ?? ""} --help`.replace(
+          "  ",
+          " ",
+        );
   }
   return text.replace(/\s*\n\s*/g, " ");
 }
+
+/** What a command whose positional argument is missing needs, in words. */
+const MISSING_ARGUMENT = new Map<string, string>([
+  [
+    "show",
+    "carte show needs the plan file to show: carte show PLAN.json (a file written by carte plan --out PLAN.json)",
+  ],
+]);
 
 /** `--kind` choices: every address segment of the registered kinds (src/kinds/registry.ts). */
 const KINDS = SEGMENT_NAMES;
@@ -423,7 +493,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .wrap(Math.min(110, io.columns ?? 100))
     .exitProcess(false)
     .fail((msg, err) => {
-      throw err ?? new UsageError(usageMessage(msg, argv));
+      if (err) throw err;
+      // The options of the command being parsed, for "did you mean --…?" (yargs' own instance method).
+      const known = Object.keys(
+        (parser as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key,
+      );
+      throw new UsageError(usageMessage(msg, argv, known), { commandLine: true });
     });
   try {
     await parser.parseAsync();

@@ -39,7 +39,8 @@ export async function runShow(
       ) + "\n",
     );
   }
-  io.out(render(plan, opts.format, useColor(opts.color, io), undefined, undefined, opts.showCalls));
+  // The target the plan was made against (saved by carte plan --out; escaped by the renderers).
+  io.out(render(plan, opts.format, useColor(opts.color, io), undefined, plan.target, opts.showCalls));
   return ExitCode.ok;
 }
 

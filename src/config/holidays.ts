@@ -27,44 +27,100 @@ export function holidayDates(state: StoreState | undefined): ReadonlySet<string>
   return hours === undefined ? undefined : new Set(Object.keys(hours));
 }
 
+/** A holiday date a store's files write that is not a holiday of the store on the platform. */
+export interface HolidayMiss {
+  /** Where the date is written (the layer that writes it: carte.yaml `defaults:`, a group, the store). */
+  site: { file: string; line: number; col: number; pointer: string };
+  date: string;
+  /** The store's key. */
+  store: string;
+  /** The store's holidays on the platform, `MM-DD`, sorted. */
+  known: string[];
+}
+
 /**
- * The problems of holiday dates that are not holidays of their store on the platform.
+ * The holiday dates that are not holidays of their store on the platform, one entry per store and date.
  *
  * @param project - the loaded project (for where each date is written, and the ownership of holidays).
  * @param platformHolidays - the platform's holiday dates of a store, `MM-DD`, or `undefined` when they
  *   are not known (the store was not read): then the store is not judged.
  * @param desired - the stores to judge (default: every store of the project).
- * @returns one located problem per store and date; empty when holidays are not managed (`ignore`).
+ */
+export function holidayMisses(
+  project: LoadedProject,
+  platformHolidays: (storeKey: string) => ReadonlySet<string> | undefined,
+  desired: DesiredState = project.desired,
+): HolidayMiss[] {
+  if (project.ownership.holiday === "ignore") return [];
+  const misses: HolidayMiss[] = [];
+  for (const [key, store] of Object.entries(desired.stores)) {
+    const dates = holidaysState.get(store);
+    if (dates === undefined) continue;
+    const known = platformHolidays(key);
+    if (known === undefined) continue;
+    for (const date of Object.keys(dates)) {
+      if (known.has(date)) continue;
+      const site = project.holidaySites?.get(key)?.get(date);
+      misses.push({
+        site: {
+          file: site?.file ?? project.configFile,
+          line: site?.line ?? 0,
+          col: site?.col ?? 0,
+          pointer: site?.pointer ?? "",
+        },
+        date,
+        store: key,
+        known: [...known].sort(),
+      });
+    }
+  }
+  return misses;
+}
+
+/** Stores named in full in a problem; past this many, the first ones and how many more. */
+const STORES_NAMED = 5;
+
+/**
+ * One located problem per date and place it is written: a date written once in carte.yaml `defaults:`
+ * or in a group is reported once, at its own line, with the stores it affects (all of them named when
+ * few, else the first ones and the count), not once per store.
+ */
+export function holidayMissProblems(misses: readonly HolidayMiss[]): ConfigProblem[] {
+  const bySite = new Map<string, HolidayMiss[]>();
+  for (const m of misses) {
+    const key = `${m.site.file}\0${m.site.line}\0${m.site.col}\0${m.date}`;
+    const list = bySite.get(key);
+    if (list) list.push(m);
+    else bySite.set(key, [m]);
+  }
+  return [...bySite.values()].map((group) => {
+    const { site, date } = group[0]!;
+    const stores = [...new Set(group.map((m) => bare(m.store)))];
+    const lists = new Set(group.map((m) => m.known.join(", ") || "none"));
+    const shared = lists.size === 1 ? [...lists][0]! : undefined;
+    const fix =
+      `so carte cannot set its hours or close it: write ${date} under special_days: instead ` +
+      `(- { name: …, date: "${date}", slots: [] } closes the store that day)`;
+    const message =
+      stores.length === 1
+        ? `holiday ${date} is not a holiday of store ${stores[0]} on the platform (its holidays: ${shared}), ${fix}`
+        : `holiday ${date} is not a holiday on the platform of the ${stores.length} stores it affects ` +
+          `(${stores.length <= STORES_NAMED ? stores.join(", ") : `${stores.slice(0, STORES_NAMED).join(", ")} and ${stores.length - STORES_NAMED} more`})` +
+          `${shared === undefined ? "" : `, whose holidays are ${shared}`}, ${fix}`;
+    return { ...site, message };
+  });
+}
+
+/**
+ * The problems of holiday dates that are not holidays of their store on the platform: {@link
+ * holidayMisses} grouped by {@link holidayMissProblems} (one problem per date and place written).
  */
 export function holidayDateProblems(
   project: LoadedProject,
   platformHolidays: (storeKey: string) => ReadonlySet<string> | undefined,
   desired: DesiredState = project.desired,
 ): ConfigProblem[] {
-  if (project.ownership.holiday === "ignore") return [];
-  const problems: ConfigProblem[] = [];
-  for (const [key, store] of Object.entries(desired.stores)) {
-    const dates = holidaysState.get(store);
-    if (dates === undefined) continue;
-    const known = platformHolidays(key);
-    if (known === undefined) continue;
-    const list = [...known].sort().join(", ") || "none";
-    for (const date of Object.keys(dates)) {
-      if (known.has(date)) continue;
-      const site = project.holidaySites?.get(key)?.get(date);
-      problems.push({
-        file: site?.file ?? project.configFile,
-        line: site?.line ?? 0,
-        col: site?.col ?? 0,
-        pointer: site?.pointer ?? "",
-        message:
-          `holiday ${date} is not a holiday of store ${bare(key)} on the platform (its holidays: ${list}), ` +
-          `so carte cannot set its hours or close it: write ${date} under special_days: instead ` +
-          `(- { name: …, date: "${date}", slots: [] } closes the store that day)`,
-      });
-    }
-  }
-  return problems;
+  return holidayMissProblems(holidayMisses(project, platformHolidays, desired));
 }
 
 /**

@@ -212,7 +212,7 @@ async function readAndValidate(
   if (refused) throw new ConfigError([refused]);
   // Validating the half-read value of a file with syntax errors would only add noise. A second
   // document alone leaves the first whole: it is checked as usual.
-  const invalid = recovered ? [] : validateFile(parsed, kind);
+  const invalid = recovered ? [] : validateFile(parsed, kind, reading.currency);
   for (const p of invalid) {
     reading.ofFiles.add(p);
     addProblem(problems, p);
@@ -228,6 +228,8 @@ interface FileReading {
   ofFiles: Set<ConfigProblem>;
   /** Files (as shown) with YAML syntax errors: their value is only what the parser could recover. */
   broken: Set<string>;
+  /** The currency of the prices (carte.yaml `currency:`), once carte.yaml is read: the schema's words for a price depend on it. */
+  currency?: Currency;
 }
 
 /**
@@ -452,15 +454,16 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
   const readStore = options.stores?.read;
   const storePaths = readStore ? allStorePaths.filter((f) => readStore(f)) : allStorePaths;
 
+  // The currency of every price (carte.yaml `currency:`), before any price is read.
+  const currency = readCurrency(project.parsed, problems);
+  if (currency) reading.currency = currency;
+
   const { catalogFiles, groupFiles, storeFiles } = await readProjectFiles(
     { catalogPaths, groupPaths, storePaths },
     problems,
     limits,
     reading,
   );
-
-  // The currency of every price (carte.yaml `currency:`), before any price is read.
-  const currency = readCurrency(project.parsed, problems);
 
   // Rules between SKUs and files, on every file that could be parsed.
   const indexes: CatalogIndex[] = catalogFiles.map((c) => checkCatalog(c.parsed, problems, currency));

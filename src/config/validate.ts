@@ -13,6 +13,7 @@ import { quote } from "./report.js";
 import { locate, MAX_PROBLEMS, pointerSegments } from "./yaml.js";
 import type { YamlFile } from "./yaml.js";
 import { InternalError } from "../errors.js";
+import { commaPriceProblem, type Currency } from "../money.js";
 
 /**
  * The kinds of configuration files, each with its schema in schemas/config/: carte.yaml, catalogs,
@@ -85,7 +86,7 @@ function getValidators(): Record<FileKind, ValidateFunction> {
  *   `MAX_PROBLEMS + 1`. Alternatives (a SKU or an inline option, a number or a text id) are reported
  *   once, as the alternative the value was closest to.
  */
-export function validateFile(parsed: YamlFile, kind: FileKind): ConfigProblem[] {
+export function validateFile(parsed: YamlFile, kind: FileKind, currency?: Currency): ConfigProblem[] {
   const validate = getValidators()[kind];
   if (validate(parsed.data)) return [];
   const errors = simplify(validate.errors ?? []);
@@ -94,7 +95,7 @@ export function validateFile(parsed: YamlFile, kind: FileKind): ConfigProblem[] 
   for (const error of errors) {
     // One more than the load keeps, so that it knows some were left out.
     if (problems.length > MAX_PROBLEMS) break;
-    const problem = toProblem(parsed, kind, error);
+    const problem = toProblem(parsed, kind, error, currency);
     const key = `${problem.pointer}\0${problem.message}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -162,18 +163,61 @@ export function describeValue(value: unknown): string {
   return typeof value;
 }
 
-/** What a pattern of the schemas means, in words. */
-const PATTERN_HINTS: Record<string, string> = {
-  "^[A-Za-z0-9][A-Za-z0-9._-]*$":
+/**
+ * What each `pattern` of the schemas means, in words, keyed by the pattern's text: the one place that
+ * turns a pattern problem into words (a regular expression never reaches a user). A module that adds a
+ * pattern to schemas/config adds its words here with {@link addPatternWords}, or in this table; a
+ * pattern without words is described by its schema's description ({@link patternWords}).
+ */
+const PATTERN_WORDS = new Map<string, string>([
+  [
+    "^[A-Za-z0-9][A-Za-z0-9._-]*$",
     "use letters, digits, dots, dashes and underscores, starting with a letter or digit, e.g. BURGER-CLASSIC",
-  "^[a-z0-9][a-z0-9-]*$": "use lower case letters, digits and dashes, e.g. bog-centro",
-  "^[A-Z][A-Z0-9_]*$": "use capital letters, digits and underscores, starting with a letter, e.g. DEFAULT",
-  "^[1-9][0-9]*$": "use digits only, without a leading 0, e.g. 900123",
-  "^https?://": "write a full address starting with https://",
-  "^[0-9]{1,2}:[0-9]{2}-[0-9]{1,2}:[0-9]{2}$":
+  ],
+  ["^[a-z0-9][a-z0-9-]*$", "use lower case letters, digits and dashes, e.g. bog-centro"],
+  ["^[A-Z][A-Z0-9_]*$", "use capital letters, digits and underscores, starting with a letter, e.g. DEFAULT"],
+  ["^[1-9][0-9]*$", "use digits only, without a leading 0, e.g. 900123"],
+  ["^https?://", "write a full address starting with https://"],
+  [
+    "^[0-9]{1,2}:[0-9]{2}-[0-9]{1,2}:[0-9]{2}$",
     "write a slot as start-end in 24-hour time, e.g. 11:00-15:00 (22:00-02:00 runs past midnight)",
-  "^[0-9]{2}-[0-9]{2}$": 'write a date as MM-DD in quotes, e.g. "12-24"',
-};
+  ],
+  ["^[0-9]{2}-[0-9]{2}$", 'write a date as MM-DD in quotes, e.g. "12-24"'],
+  ["^[A-Z]{3}$", "write the currency's 3-letter ISO 4217 code in capitals, e.g. COP or BRL"],
+  [
+    "^[a-z][a-z0-9_-]*$",
+    "use lower case letters, digits, dashes and underscores, starting with a letter, e.g. canary",
+  ],
+  [
+    "^refs/(?!heads/|tags/)[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$",
+    "write a full ref name under refs/ that is not a branch or a tag, e.g. refs/carte/lock",
+  ],
+  ["^[A-Za-z0-9._-]+$", "use letters, digits, dots, dashes and underscores, e.g. origin"],
+]);
+
+/**
+ * Gives a schema `pattern` its words (for the messages of {@link validateFile}); later words replace
+ * earlier ones. For modules whose fields carry a pattern (times, dates), called once at import.
+ *
+ * @param pattern - the pattern exactly as the schema writes it.
+ * @param words - what to write instead, a clause such as `write a date as YYYY-MM-DD, e.g. 2026-12-24`.
+ */
+export function addPatternWords(pattern: string, words: string): void {
+  PATTERN_WORDS.set(pattern, words);
+}
+
+/**
+ * The words for a value that does not match `pattern`: its words from the table, else the first
+ * sentence of the schema's description, else a plain "it is not written in the expected form". Never
+ * the pattern itself.
+ */
+export function patternWords(pattern: string, description: unknown): string {
+  const words = PATTERN_WORDS.get(pattern);
+  if (words !== undefined) return words;
+  if (typeof description === "string" && description.trim() !== "")
+    return `it is not written in the expected form (${firstSentence(description)})`;
+  return "it is not written in the expected form";
+}
 
 /** The name of the value at a pointer, for messages: `price`, `options[2]`, `the file`. */
 function nameAt(pointer: string): string {
@@ -191,7 +235,7 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
-function toProblem(parsed: YamlFile, kind: FileKind, e: ErrorObject): ConfigProblem {
+function toProblem(parsed: YamlFile, kind: FileKind, e: ErrorObject, currency?: Currency): ConfigProblem {
   const problem = (pointer: string, message: string, target: "value" | "key" = "value"): ConfigProblem => {
     const { line, col } = locate(parsed, pointer, target);
     return { file: parsed.file, line, col, pointer, message };
@@ -228,6 +272,9 @@ function toProblem(parsed: YamlFile, kind: FileKind, e: ErrorObject): ConfigProb
       };
     }
     case "type": {
+      // A price written with a comma (`25,900`, `6,90`) is text to YAML: say so, not "must be a number".
+      const comma = String(p.type).includes("number") ? commaPriceProblem(e.data, currency) : undefined;
+      if (comma) return problem(at, comma);
       const types = String(p.type)
         .split(",")
         .map((t) => TYPE_NAMES[t] ?? t);
@@ -266,11 +313,8 @@ function toProblem(parsed: YamlFile, kind: FileKind, e: ErrorObject): ConfigProb
         `${name} has ${Array.isArray(e.data) ? e.data.length : "too many"} entries; at most ${String(p.limit)} are allowed`,
       );
     case "pattern": {
-      const hint = PATTERN_HINTS[String(p.pattern)];
-      return problem(
-        at,
-        `${name} ${got} is not allowed here: ${hint ?? `it must match ${String(p.pattern)}`}`,
-      );
+      const words = patternWords(String(p.pattern), e.parentSchema?.description);
+      return problem(at, `${name} ${got} is not allowed here: ${words}`);
     }
     case "format":
       return p.format === "uri"

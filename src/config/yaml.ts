@@ -8,6 +8,7 @@ import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument } f
 import type { Document, Node as YamlNode, Pair, YAMLMap } from "yaml";
 import type { ConfigProblem } from "../errors.js";
 import { quote } from "./quote.js";
+import { describeSyntaxError } from "./slip.js";
 
 /** A parsed YAML file: its plain value and what is needed to locate pointers inside it. */
 export interface YamlFile {
@@ -165,16 +166,39 @@ export function parseYaml(
   // The library composes the second document only to report it, and stops there: the first is whole.
   const errors = doc.errors.filter((err) => err.code !== "MULTIPLE_DOCS");
   const second = doc.errors.find((err) => err.code === "MULTIPLE_DOCS");
-  const problems: ConfigProblem[] = errors.map((err) =>
-    at(
-      err.pos[0],
-      /call stack/i.test(err.message)
-        ? `the file nests mappings and lists more than ${limits.maxDepth} levels deep`
-        : `YAML syntax error: ${yamlMessage(err.message)}`,
-    ),
-  );
+  // One syntax slip makes the parser report every line after it again: the first error, at the slip
+  // it comes from and in words (src/config/slip.ts), is the one problem; the rest are held back.
+  const problems: ConfigProblem[] = [];
+  const deep = errors.find((err) => /call stack/i.test(err.message));
+  if (deep)
+    problems.push(
+      at(deep.pos[0], `the file nests mappings and lists more than ${limits.maxDepth} levels deep`),
+    );
+  else {
+    const firstError = errors.reduce<(typeof errors)[number] | undefined>(
+      (a, b) => (a === undefined || b.pos[0] < a.pos[0] ? b : a),
+      undefined,
+    );
+    if (firstError) {
+      const pos = offsetPosition(lineCounter, firstError.pos[0]);
+      const slip = describeSyntaxError(text, {
+        ...pos,
+        code: firstError.code,
+        message: yamlMessage(firstError.message),
+      });
+      problems.push({
+        file,
+        line: slip.line,
+        col: slip.col,
+        pointer: "",
+        message: `YAML syntax error: ${slip.message}`,
+      });
+    }
+  }
   const walked = walk(doc, text, limits.maxDepth);
-  for (const p of walked.problems) problems.push(at(p.offset, p.message));
+  // After a syntax slip the recovered document is the parser's guess: what walk finds in it (a key
+  // "written twice" by a line that slipped) is held back with the rest.
+  if (problems.length === 0) for (const p of walked.problems) problems.push(at(p.offset, p.message));
   let data: unknown = null;
   if (!walked.tooDeep && !problems.some((p) => p.message.startsWith("the file nests"))) {
     try {
@@ -254,6 +278,10 @@ function walk(
         stack.push({ node: item.value, depth: depth + 1, id }, { node: item.key, depth: depth + 1 });
       } else stack.push({ node: item, depth: depth + 1 });
     }
+    if (isMap(node) && node.flow) {
+      const split = splitNumber(node, text);
+      if (split && problems.length <= MAX_PROBLEMS) problems.push(split);
+    }
     if (keys) {
       for (const pair of node.items) {
         if (isPair(pair) && (isMap(pair.key) || isSeq(pair.key))) {
@@ -281,6 +309,35 @@ function walk(
     }
   }
   return { problems, tooDeep, ...(firstAlias === undefined ? {} : { firstAlias }) };
+}
+
+/**
+ * A number split in two by a comma inside `{ }` (`{BURGER: 25,900}` reads as `BURGER: 25` and a key
+ * `900` without a value): a thousands separator or a decimal comma, which YAML reads as the end of
+ * the entry. Located at the number.
+ */
+function splitNumber(node: YAMLMap, text: string): WalkProblem | undefined {
+  for (let i = 1; i < node.items.length; i++) {
+    const prev = node.items[i - 1];
+    const pair = node.items[i];
+    if (!isPair(prev) || !isPair(pair) || pair.value !== null || !isScalar(pair.key)) continue;
+    if (!isScalar(prev.value) || typeof prev.value.value !== "number") continue;
+    const [start, end] = prev.value.range ?? [];
+    const [keyStart, keyEnd] = pair.key.range ?? [];
+    if (start === undefined || end === undefined || keyStart === undefined || keyEnd === undefined) continue;
+    const between = text.slice(end, keyStart);
+    const digits = text.slice(keyStart, keyEnd);
+    if (between !== "," || !/^\d+$/.test(digits)) continue;
+    const whole = text.slice(start, end);
+    const written = quote(`${whole},${digits}`);
+    return {
+      offset: start,
+      message:
+        `the comma in ${written} splits it in two inside { } (${whole}, then a key "${digits}" with no value): ` +
+        `write the price without the comma: ${whole}${digits} if it separates thousands, ${whole}.${digits.slice(0, 2)} if it is the decimal mark`,
+    };
+  }
+  return undefined;
 }
 
 /**

@@ -180,12 +180,17 @@ export async function readPlanJson(file: string): Promise<unknown> {
 }
 
 /** What a renderer reads of a plan, checked on a file whose digest does not vouch for it. */
+/** The longest `target` a plan file may carry (a host, or the emulator's state folder). */
+const MAX_TARGET_LENGTH = 1000;
+
 function planShapeProblem(plan: Record<string, unknown>): string | undefined {
   const isObj = (v: unknown): v is Record<string, unknown> =>
     typeof v === "object" && v !== null && !Array.isArray(v);
   const str = (v: unknown) => typeof v === "string";
   if (!Array.isArray(plan.stores) || !plan.stores.every((s) => isObj(s) && str(s.key) && str(s.name)))
     return "stores must be a list of {key, storeId, name}";
+  if (plan.target !== undefined && (!str(plan.target) || (plan.target as string).length > MAX_TARGET_LENGTH))
+    return `target must be a text of at most ${MAX_TARGET_LENGTH} characters`;
   if (
     !Array.isArray(plan.changes) ||
     !plan.changes.every(

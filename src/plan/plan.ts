@@ -520,7 +520,15 @@ function digestChecksums(
       wantClient === undefined ? { stores: desiredDigests } : { stores: desiredDigests, client: wantClient },
     ),
     stores: withClient(stores, client),
+    desiredStores: sortedDigests(desiredDigests),
   };
+}
+
+/** Digests by store key in key order (a plan file lists them so). */
+function sortedDigests(digests: Readonly<Record<string, string>>): Record<string, string> {
+  const out = table<string>();
+  for (const k of Object.keys(digests).sort()) out[k] = digests[k]!;
+  return out;
 }
 
 /** A store as a plan names it: its key, platform id, name and how its schedules are written. */
@@ -587,10 +595,14 @@ export function planChecksums(desired: DesiredState, current: CurrentState): Pla
   const stores = table<string>();
   for (const key of Object.keys(desired.stores).sort())
     stores[key] = storeDigest(own(current.stores, key) ?? null, memo);
+  const desiredStores = table<string>();
+  for (const key of Object.keys(desired.stores).sort())
+    desiredStores[key] = storeDigest(own(desired.stores, key), memo);
   return {
     current: currentChecksum(stores, current.client),
     desired: desiredChecksum(desired, memo),
     stores: withClient(stores, current.client),
+    desiredStores,
   };
 }
 

@@ -148,7 +148,12 @@ export function storeViolations(
   violations.push(...emptiedMenus(store, [...changes], have));
   const prices = priceJumps(changes, policy.maxPriceChangePercent, currency);
   if (prices)
-    violations.push({ guard: "max_price_change_percent", store, message: `store[${store}]: ${prices}` });
+    violations.push({
+      guard: "max_price_change_percent",
+      store,
+      message: `store[${store}]: ${prices.message}`,
+      prices: prices.prices,
+    });
   for (const c of changes) {
     if (c.action === "delete" && policy.protected.some((p) => matchAddress(p, c.address))) {
       violations.push({
@@ -213,12 +218,19 @@ function priceJumps(
   changes: readonly ResourceChange[],
   percent: number,
   code: string | undefined,
-): string | undefined {
+): { message: string; prices: { sku: string; parent?: string }[] } | undefined {
   const currency = code === undefined ? undefined : currencyOf(code);
   const jumps: string[] = [];
-  const judge = (address: string, before: number | null | undefined, after: number | null | undefined) => {
+  const prices: { sku: string; parent?: string }[] = [];
+  const judge = (
+    address: string,
+    before: number | null | undefined,
+    after: number | null | undefined,
+    which: { sku: string; parent?: string },
+  ) => {
     if (typeof before !== "number" || typeof after !== "number" || before === after) return;
     if (!priceChangeExceeds(before, after, percent)) return;
+    prices.push(which);
     jumps.push(
       `${address} ${formatPrice(before, currency)} → ${formatPrice(after, currency)} (${priceChangeText(before, after)})`,
     );
@@ -227,15 +239,20 @@ function priceJumps(
     if (c.kind !== "item" || c.action !== "update") continue;
     const before = c.before as ItemResource;
     const after = c.after as ItemResource;
-    judge(`item[${c.key}]`, before.price, after.price);
+    judge(`item[${c.key}]`, before.price, after.price, { sku: c.key });
     for (const [parent, price] of Object.entries(after.priceInParent ?? {}))
-      judge(`item[${c.key}] inside ${parent}`, own(before.priceInParent, parent), price);
+      judge(`item[${c.key}] inside ${parent}`, own(before.priceInParent, parent), price, {
+        sku: c.key,
+        parent,
+      });
   }
   if (jumps.length === 0) return undefined;
   const named = jumps.slice(0, PRICES_NAMED).join(", ");
   const more = jumps.length > PRICES_NAMED ? ` and ${jumps.length - PRICES_NAMED} more` : "";
-  return (
-    `the plan changes ${jumps.length} price${jumps.length === 1 ? "" : "s"} by more than ` +
-    `max_price_change_percent ${percent} %: ${named}${more}`
-  );
+  return {
+    message:
+      `the plan changes ${jumps.length} price${jumps.length === 1 ? "" : "s"} by more than ` +
+      `max_price_change_percent ${percent} %: ${named}${more}`,
+    prices,
+  };
 }

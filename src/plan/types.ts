@@ -117,6 +117,12 @@ export interface PlanChecksums {
    * before it existed.
    */
   stores?: Record<string, string>;
+  /**
+   * The digest of each store's desired state in scope (src/plan/checksum.ts `storeDigest`), by store
+   * key: `carte apply FILE` names the stores whose files changed since the plan was saved. Absent in
+   * plans written before it existed (added within version 1; readers must not require it).
+   */
+  desiredStores?: Record<string, string>;
 }
 
 /**
@@ -186,6 +192,17 @@ export interface Plan {
    * require it. `carte apply FILE` finds them afresh, as it plans afresh.
    */
   rotateSecrets?: SecretRotation[];
+  /**
+   * Set on the fresh plan `carte apply FILE` makes when the platform changed since the saved plan and
+   * already shows it (the plan was applied): nothing is left to apply. Never saved in a plan file.
+   */
+  alreadyApplied?: boolean;
+  /**
+   * Where the plan was made, in words (src/session.ts `describeTarget`): written by `carte plan --out`
+   * so that `carte show` names it. Read from a file, it is data: renderers escape it. Added within
+   * version 1; absent in plans saved before it.
+   */
+  target?: string;
 }
 
 /**
@@ -251,6 +268,11 @@ export interface SafetyViolation {
   store?: string;
   /** What tripped, with the numbers. */
   message: string;
+  /**
+   * `max_price_change_percent`: the prices that jump, by item SKU, and the parent it is priced inside
+   * for an option's price in a parent; so that the CLI can name where each is written (file:line:col).
+   */
+  prices?: { sku: string; parent?: string }[];
 }
 
 /** The guards' verdict, part of the plan. */

@@ -57,7 +57,7 @@ describe("typed money", () => {
       "catalogs/burgers.yaml": CATALOG.replace("price: 24900", "price: 12.505"),
     });
     expect(await problemsOf(bad.load())).toEqual([
-      `${shown(bad.dir, "catalogs/burgers.yaml")}:2:42: price 12.505 has 3 decimals, but BRL prices have at most 2: if you meant 12505, write it without the thousands separator`,
+      `${shown(bad.dir, "catalogs/burgers.yaml")}:2:42: price 12.505 has 3 decimals, but BRL prices have at most 2: round it to 2 decimals (12.51)`,
     ]);
   });
 

@@ -39,7 +39,9 @@ describe("loadProject problems", () => {
     );
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(
-      new RegExp(`^${shown(dir, "catalogs/burgers.yaml")}:4:1: YAML syntax error: `),
+      new RegExp(
+        `^${shown(dir, "catalogs/burgers.yaml")}:3:12: YAML syntax error: the \\[ opened here is never closed`,
+      ),
     );
   });
 

@@ -38,7 +38,7 @@ describe("carte --version and misspelt commands", () => {
   it("suggests the command meant, and the choice meant for --kind", async () => {
     const r = await carte(["plna"]);
     expect(r.code).toBe(1);
-    expect(r.err).toContain('unknown command "plna". Did you mean plan?');
+    expect(r.err).toContain('unknown command "plna". Did you mean "carte plan"?');
     const k = await carte(["plan", "--kind", "itme"]);
     expect(k.code).toBe(1);
     expect(k.err).toContain('(did you mean "item"?)');
@@ -65,9 +65,9 @@ describe("carte show", () => {
     const text = await carte(["show", planFile]);
     expect(text.code, text.err).toBe(0);
     expect(text.err).toBe("");
-    // The same plan, without the run's target line: showing a file talks to no platform.
+    // The same plan, with the target it was made against (saved in the file): showing it talks to no platform.
     expect(planned.out).toMatch(/^Target: platform at 127\.0\.0\.1:\d+\n/);
-    expect(text.out).toBe(planned.out.replace(/^Target: .*\n/, ""));
+    expect(text.out).toBe(planned.out);
     const md = await carte(["show", planFile, "--format", "markdown"]);
     expect(md.out).toMatch(/^#|\|/m);
     const json = await carte(["show", planFile, "--json"]);

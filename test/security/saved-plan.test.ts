@@ -237,7 +237,15 @@ describe("apply FILE carries out the fresh plan only", () => {
     const run = await carte(["apply", file, "-c", fx.config]);
     expect(run.code).toBe(3);
     expect(run.err).toContain("Refused by safety guard max_price_change_percent");
-    expect(run.err).toContain(sku);
+    // The guards' list is printed once, in the plan shown before the refusal.
+    expect(run.out).toMatch(new RegExp(`- max_price_change_percent: .*${sku}`));
+    expect(run.err).toContain("(listed above)");
+    // The refused price is named where it is written, once, with the stores it affects.
+    expect(run.err).toMatch(
+      new RegExp(
+        `The refused prices are written at:\\n  \\S+\\.yaml:\\d+:\\d+: item\\[${sku}\\] price \\(store`,
+      ),
+    );
     expect(writes(fx.emu.requests)).toEqual([]);
 
     const forced = await carte(["apply", file, "--force", "--reason", "really", "-c", fx.config]);

@@ -79,13 +79,13 @@ describe("price texts", () => {
       "price 24.9 has 1 decimal, but COP prices have none: write whole amounts",
     );
     expect(priceTextProblem("12.505", BRL)).toBe(
-      "price 12.505 has 3 decimals, but BRL prices have at most 2: if you meant 12505, write it without the thousands separator",
+      "price 12.505 has 3 decimals, but BRL prices have at most 2: round it to 2 decimals (12.51)",
     );
     expect(priceTextProblem("12.505", currencyOf("MXN")!)).toBe(
-      "price 12.505 has 3 decimals, but MXN prices have at most 2: round it to 2 decimals",
+      "price 12.505 has 3 decimals, but MXN prices have at most 2: round it to 2 decimals (12.51)",
     );
     expect(priceTextProblem("12.5051", BRL)).toBe(
-      "price 12.5051 has 4 decimals, but BRL prices have at most 2: round it to 2 decimals",
+      "price 12.5051 has 4 decimals, but BRL prices have at most 2: round it to 2 decimals (12.51)",
     );
     expect(priceTextProblem("24900", COP)).toBeUndefined();
     expect(priceTextProblem("12.50", BRL)).toBeUndefined();

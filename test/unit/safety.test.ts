@@ -133,6 +133,7 @@ describe("max_price_change_percent", () => {
         message:
           "store[shop]: the plan changes 2 prices by more than max_price_change_percent 50 %: " +
           "item[I0] $100 → $1.000 (+900 %), item[I1] inside I2 $30 → $10 (-66.7 %)",
+        prices: [{ sku: "I0" }, { sku: "I1", parent: "I2" }],
       },
     ]);
   });
