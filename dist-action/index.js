@@ -67246,9 +67246,16 @@ var SecretError = class extends Error {
   }
 };
 var UsageError = class extends Error {
-  constructor(message) {
+  /**
+   * Whether the command line itself is wrong (an unknown command or option, a missing argument, an
+   * option's bad value): then, and only then, the CLI adds "Run `carte --help` for usage.". By default,
+   * a message that names an option (`--parallelism must be …`) is of the command line.
+   */
+  commandLine;
+  constructor(message, options = {}) {
     super(message);
     this.name = "UsageError";
+    this.commandLine = options.commandLine ?? /(^|[\s("'`])--[a-z]/.test(message);
   }
 };
 var InternalError = class extends Error {
@@ -67600,7 +67607,7 @@ function emptyIds() {
   return { items: table(), categories: table(), menus: table(), other: table() };
 }
 function emptyStore(store) {
-  return { store, items: table(), categories: table(), menus: table(), unavailable: [] };
+  return { store };
 }
 
 // src/calendar.ts
@@ -67638,6 +67645,204 @@ function bare(value, max = QUOTE_MAX) {
 
 // src/config/yaml.ts
 var import_yaml = __toESM(require_dist(), 1);
+
+// src/config/slip.ts
+var MAX_LINES = 2e5;
+var KEY = /^("(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s#'"{[\]},&*!|>%@`-][^#]*?|-[^\s#][^#]*?)[ \t]*:(?:[ \t]|$)/;
+function valueAfter(text) {
+  const hash = text.search(/(^|\s)#/);
+  return (hash === -1 ? text : text.slice(0, hash)).trim();
+}
+function opensBlockScalar(value) {
+  return /^[|>][0-9+-]*$/.test(value);
+}
+function openBrackets(value, signed = false) {
+  let depth = 0;
+  let quote2;
+  for (let i = 0; i < value.length; i++) {
+    const c = value[i];
+    if (quote2) {
+      if (c === quote2) quote2 = void 0;
+    } else if ((c === '"' || c === "'") && (i === 0 || /[\s[{,:]/.test(value[i - 1]))) quote2 = c;
+    else if (c === "[" || c === "{") depth++;
+    else if (c === "]" || c === "}") depth--;
+  }
+  return signed ? depth : Math.max(0, depth);
+}
+function showKey(key) {
+  const k = key.length > 40 ? `${key.slice(0, 40)}…` : key;
+  return `\`${k}:\``;
+}
+function spaces(n) {
+  return n === 1 ? "1 space" : `${n} spaces`;
+}
+function findSlip(text, untilLine) {
+  const lines = text.split("\n", Math.min(untilLine, MAX_LINES));
+  const levels = [];
+  let opening;
+  let valued;
+  let scalarCol;
+  let flow = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const raw = (lines[i] ?? "").replace(/\r$/, "");
+    const lineNo = i + 1;
+    const lead = /^[ \t]*/.exec(raw)[0];
+    const rest = raw.slice(lead.length);
+    if (rest === "" || rest.startsWith("#")) continue;
+    if (lineNo === 1 && rest.startsWith("%")) continue;
+    if (rest === "---" || rest.startsWith("--- ") || rest === "...") continue;
+    if (scalarCol !== void 0) {
+      if (!lead.includes("	") && lead.length > scalarCol) continue;
+      scalarCol = void 0;
+    }
+    if (flow > 0) {
+      flow = Math.max(0, flow + openBrackets(rest, true));
+      continue;
+    }
+    const tab = lead.indexOf("	");
+    if (tab !== -1) {
+      const width = lead.replace(/\t/g, "").length;
+      const expected = levels.length > 0 ? levels.at(-1).col : 0;
+      const hint = opening ? `indent it with spaces under ${showKey(opening)}` : `indent it with ${spaces(Math.max(expected, width))}`;
+      return {
+        line: lineNo,
+        col: tab + 1,
+        message: `a tab in the indentation of this line: use spaces, not a tab (YAML does not allow tabs there); ${hint}`
+      };
+    }
+    let col = lead.length;
+    let content = rest;
+    const items2 = [];
+    for (; ; ) {
+      const dash = /^-(?:[ \t]+|$)/.exec(content);
+      if (!dash) break;
+      items2.push(col);
+      col += dash[0].length;
+      content = content.slice(dash[0].length);
+      if (content === "" || content.startsWith("#")) break;
+    }
+    const first = items2[0] ?? col;
+    const slip = placeLine(levels, first, lineNo, raw, opening, valued);
+    if (slip) return slip;
+    for (let k = 1; k < items2.length; k++)
+      levels.push({ col: items2[k], owner: `the list item at line ${lineNo}` });
+    if (items2.length > 0 && content !== "" && !content.startsWith("#"))
+      levels.push({ col, owner: `the list item at line ${lineNo}` });
+    const key = KEY.exec(content);
+    const top = levels.at(-1);
+    if (key && top) {
+      const name = key[1].replace(/^["']|["']$/g, "");
+      top.sibling = name;
+      top.siblingLine = lineNo;
+      const value = valueAfter(content.slice(key[0].length));
+      scalarCol = opensBlockScalar(value) ? col : void 0;
+      flow = openBrackets(value);
+      opening = value === "" || opensBlockScalar(value) ? name : void 0;
+      valued = value === "" ? void 0 : { key: name, line: lineNo, col };
+      if (opensBlockScalar(value)) valued = void 0;
+    } else {
+      const value = valueAfter(content);
+      flow = openBrackets(value);
+      scalarCol = opensBlockScalar(value) ? first : void 0;
+      opening = void 0;
+      valued = void 0;
+    }
+    if (items2.length > 0 && (content === "" || content.startsWith("#")))
+      opening = `the list item at line ${lineNo}`;
+  }
+  return void 0;
+}
+function placeLine(levels, col, lineNo, raw, opening, valued) {
+  const top = levels.at(-1);
+  if (!top) {
+    levels.push({ col, owner: "the top of the file" });
+    return void 0;
+  }
+  if (col > top.col) {
+    if (opening !== void 0) {
+      levels.push({ col, owner: opening.startsWith("the list item") ? opening : showKey(opening) });
+      return void 0;
+    }
+    if (valued) {
+      const what2 = KEY.exec(raw.trimStart().replace(/^(-[ \t]+)+/, ""));
+      const name2 = what2 ? showKey(what2[1]) : "this line";
+      return {
+        line: lineNo,
+        col: col + 1,
+        message: `${name2} is indented ${spaces(col)}, under ${showKey(valued.key)} (line ${valued.line}), which already has a value: to put it beside ${showKey(valued.key)} under ${top.owner}, indent it ${spaces(top.col)}`
+      };
+    }
+    return void 0;
+  }
+  let deeper = top;
+  while (levels.length > 0 && levels.at(-1).col > col) deeper = levels.pop();
+  const now = levels.at(-1);
+  if (now && now.col === col) return void 0;
+  if (!now) {
+    levels.push({ col, owner: "the top of the file" });
+    return void 0;
+  }
+  const shallow = now;
+  const what = KEY.exec(raw.trimStart().replace(/^(-[ \t]+)+/, ""));
+  const name = what ? showKey(what[1]) : "this line";
+  const candidates = [deeper, shallow].sort(
+    (a3, b) => Math.abs(a3.col - col) - Math.abs(b.col - col) || b.col - a3.col
+  );
+  const [best, other] = candidates;
+  const beside = (l) => l.sibling ? `, beside ${showKey(l.sibling)} (line ${l.siblingLine})` : "";
+  return {
+    line: lineNo,
+    col: col + 1,
+    message: `${name} is indented ${spaces(col)}, which matches no key above it: indent it ${spaces(best.col)} to put it under ${best.owner}${beside(best)}, or ${spaces(other.col)} for ${other.owner}${beside(other)}`
+  };
+}
+var PARSER_WORDS = /* @__PURE__ */ new Map([
+  ["TAB_AS_INDENT", "a tab in the indentation of this line: use spaces, not a tab"],
+  ["BAD_INDENT", "the indentation of this line does not match the keys above it"],
+  ["MISSING_CHAR", "a closing bracket or quote is missing"],
+  [
+    "MULTILINE_IMPLICIT_KEY",
+    "a key and its `:` must be on one line (is a quote or a bracket left open above?)"
+  ],
+  ["BLOCK_AS_IMPLICIT_KEY", "a key and its `:` must be on one line (is a line above indented too far?)"],
+  ["UNEXPECTED_TOKEN", "unexpected text here (a stray character, or a value on the line of a list's `- `?)"],
+  ["BAD_SCALAR_START", "a value cannot start with this character: put the value in quotes"],
+  ["DUPLICATE_KEY", "this key is written twice in the same mapping: keep one"],
+  ["BAD_ALIAS", "an alias (`*name`) names no anchor (`&name`) above it"]
+]);
+function describeSyntaxError(text, first) {
+  if (/end with an? [\]}]|Expected flow (sequence|map) to end/i.test(first.message)) {
+    const opened2 = unclosedBracket(text, first.line);
+    if (opened2)
+      return {
+        ...opened2,
+        message: `the ${opened2.bracket === "[" ? "[" : "{"} opened here is never closed: add a ${opened2.bracket === "[" ? "]" : "}"} at the end of the list`
+      };
+  }
+  const slip = findSlip(text, first.line + 2);
+  if (slip && slip.line <= first.line + 2) return slip;
+  const words = PARSER_WORDS.get(first.code);
+  return { line: first.line, col: first.col, message: words ?? first.message };
+}
+function unclosedBracket(text, untilLine) {
+  const open6 = [];
+  const lines = text.split("\n", Math.min(untilLine, MAX_LINES));
+  for (const [i, line] of lines.entries()) {
+    let quote2;
+    for (let c = 0; c < line.length; c++) {
+      const ch = line[c];
+      if (quote2) {
+        if (ch === quote2) quote2 = void 0;
+      } else if (ch === "#" && (c === 0 || /\s/.test(line[c - 1]))) break;
+      else if ((ch === '"' || ch === "'") && (c === 0 || /[\s[{,:]/.test(line[c - 1]))) quote2 = ch;
+      else if (ch === "[" || ch === "{") open6.push({ line: i + 1, col: c + 1, bracket: ch });
+      else if (ch === "]" || ch === "}") open6.pop();
+    }
+  }
+  return open6.at(-1);
+}
+
+// src/config/yaml.ts
 var DEFAULT_MAX_NODES = 1e5;
 var MAX_DEPTH = 64;
 var MAX_ALIAS_COUNT = 1e3;
@@ -67703,14 +67908,35 @@ function parseYaml(file, text, limits = DEFAULT_PARSE_LIMITS) {
   };
   const errors = doc.errors.filter((err) => err.code !== "MULTIPLE_DOCS");
   const second = doc.errors.find((err) => err.code === "MULTIPLE_DOCS");
-  const problems = errors.map(
-    (err) => at(
-      err.pos[0],
-      /call stack/i.test(err.message) ? `the file nests mappings and lists more than ${limits.maxDepth} levels deep` : `YAML syntax error: ${yamlMessage(err.message)}`
-    )
-  );
+  const problems = [];
+  const deep = errors.find((err) => /call stack/i.test(err.message));
+  if (deep)
+    problems.push(
+      at(deep.pos[0], `the file nests mappings and lists more than ${limits.maxDepth} levels deep`)
+    );
+  else {
+    const firstError = errors.reduce(
+      (a3, b) => a3 === void 0 || b.pos[0] < a3.pos[0] ? b : a3,
+      void 0
+    );
+    if (firstError) {
+      const pos = offsetPosition(lineCounter, firstError.pos[0]);
+      const slip = describeSyntaxError(text, {
+        ...pos,
+        code: firstError.code,
+        message: yamlMessage(firstError.message)
+      });
+      problems.push({
+        file,
+        line: slip.line,
+        col: slip.col,
+        pointer: "",
+        message: `YAML syntax error: ${slip.message}`
+      });
+    }
+  }
   const walked = walk(doc, text, limits.maxDepth);
-  for (const p of walked.problems) problems.push(at(p.offset, p.message));
+  if (problems.length === 0) for (const p of walked.problems) problems.push(at(p.offset, p.message));
   let data = null;
   if (!walked.tooDeep && !problems.some((p) => p.message.startsWith("the file nests"))) {
     try {
@@ -67771,6 +67997,10 @@ function walk(doc, text, maxDepth) {
         stack.push({ node: item.value, depth: depth + 1, id: id2 }, { node: item.key, depth: depth + 1 });
       } else stack.push({ node: item, depth: depth + 1 });
     }
+    if ((0, import_yaml.isMap)(node) && node.flow) {
+      const split = splitNumber(node, text);
+      if (split && problems.length <= MAX_PROBLEMS) problems.push(split);
+    }
     if (keys) {
       for (const pair2 of node.items) {
         if ((0, import_yaml.isPair)(pair2) && ((0, import_yaml.isMap)(pair2.key) || (0, import_yaml.isSeq)(pair2.key))) {
@@ -67795,6 +68025,27 @@ function walk(doc, text, maxDepth) {
     }
   }
   return { problems, tooDeep, ...firstAlias === void 0 ? {} : { firstAlias } };
+}
+function splitNumber(node, text) {
+  for (let i = 1; i < node.items.length; i++) {
+    const prev = node.items[i - 1];
+    const pair2 = node.items[i];
+    if (!(0, import_yaml.isPair)(prev) || !(0, import_yaml.isPair)(pair2) || pair2.value !== null || !(0, import_yaml.isScalar)(pair2.key)) continue;
+    if (!(0, import_yaml.isScalar)(prev.value) || typeof prev.value.value !== "number") continue;
+    const [start, end] = prev.value.range ?? [];
+    const [keyStart, keyEnd] = pair2.key.range ?? [];
+    if (start === void 0 || end === void 0 || keyStart === void 0 || keyEnd === void 0) continue;
+    const between = text.slice(end, keyStart);
+    const digits = text.slice(keyStart, keyEnd);
+    if (between !== "," || !/^\d+$/.test(digits)) continue;
+    const whole = text.slice(start, end);
+    const written = quote(`${whole},${digits}`);
+    return {
+      offset: start,
+      message: `the comma in ${written} splits it in two inside { } (${whole}, then a key "${digits}" with no value): write the price without the comma: ${whole}${digits} if it separates thousands, ${whole}.${digits.slice(0, 2)} if it is the decimal mark`
+    };
+  }
+  return void 0;
 }
 function numberProblem(value, text, range, isId) {
   if (typeof value !== "number") return void 0;
@@ -67976,6 +68227,211 @@ function list(v) {
   return Array.isArray(v) ? v : [];
 }
 
+// node_modules/leven/index.js
+var array = [];
+var characterCodeCache = [];
+function leven(first, second, options) {
+  if (first === second) {
+    return 0;
+  }
+  const maxDistance = options?.maxDistance;
+  const swap = first;
+  if (first.length > second.length) {
+    first = second;
+    second = swap;
+  }
+  let firstLength = first.length;
+  let secondLength = second.length;
+  while (firstLength > 0 && first.charCodeAt(~-firstLength) === second.charCodeAt(~-secondLength)) {
+    firstLength--;
+    secondLength--;
+  }
+  let start = 0;
+  while (start < firstLength && first.charCodeAt(start) === second.charCodeAt(start)) {
+    start++;
+  }
+  firstLength -= start;
+  secondLength -= start;
+  if (maxDistance !== void 0 && secondLength - firstLength > maxDistance) {
+    return maxDistance;
+  }
+  if (firstLength === 0) {
+    return maxDistance !== void 0 && secondLength > maxDistance ? maxDistance : secondLength;
+  }
+  let bCharacterCode;
+  let result;
+  let temporary;
+  let temporary2;
+  let index = 0;
+  let index2 = 0;
+  while (index < firstLength) {
+    characterCodeCache[index] = first.charCodeAt(start + index);
+    array[index] = ++index;
+  }
+  while (index2 < secondLength) {
+    bCharacterCode = second.charCodeAt(start + index2);
+    temporary = index2++;
+    result = index2;
+    for (index = 0; index < firstLength; index++) {
+      temporary2 = bCharacterCode === characterCodeCache[index] ? temporary : temporary + 1;
+      temporary = array[index];
+      result = array[index] = temporary > result ? temporary2 > result ? result + 1 : temporary2 : temporary2 > temporary ? temporary + 1 : temporary2;
+    }
+    if (maxDistance !== void 0) {
+      let rowMinimum = result;
+      for (index = 0; index < firstLength; index++) {
+        if (array[index] < rowMinimum) {
+          rowMinimum = array[index];
+        }
+      }
+      if (rowMinimum > maxDistance) {
+        return maxDistance;
+      }
+    }
+  }
+  array.length = firstLength;
+  characterCodeCache.length = firstLength;
+  return maxDistance !== void 0 && result > maxDistance ? maxDistance : result;
+}
+
+// src/suggest.ts
+var SUGGEST_MAX_LENGTH = 200;
+var SUGGEST_MAX_CANDIDATES = 2e4;
+function maxDistanceFor(length) {
+  if (length < 4) return 1;
+  return Math.max(2, Math.min(4, Math.floor(length / 3)));
+}
+function closest(wanted, candidates) {
+  if (wanted.length === 0 || wanted.length > SUGGEST_MAX_LENGTH) return void 0;
+  const target = wanted.toLowerCase();
+  const limit = maxDistanceFor(wanted.length);
+  let best;
+  let bestDistance = limit + 1;
+  let seen2 = 0;
+  for (const c of candidates) {
+    if (++seen2 > SUGGEST_MAX_CANDIDATES) return void 0;
+    if (c === wanted) return void 0;
+    if (c.length > SUGGEST_MAX_LENGTH || Math.abs(c.length - wanted.length) > limit) continue;
+    const d = leven(target, c.toLowerCase(), { maxDistance: bestDistance });
+    if (d < bestDistance) {
+      best = c;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+function didYouMean(wanted, candidates, show) {
+  const best = closest(wanted, candidates);
+  return best === void 0 ? "" : ` (did you mean ${show(best)}?)`;
+}
+var SUGGEST_BUDGET = 200;
+function suggester(budget = SUGGEST_BUDGET) {
+  let left = budget;
+  return (wanted, candidates, show) => left-- > 0 ? didYouMean(wanted, candidates, show) : "";
+}
+
+// src/config/zone.ts
+var formatters = /* @__PURE__ */ new Map();
+var labels = /* @__PURE__ */ new Map();
+function wallFormat(zone) {
+  let f = formatters.get(zone);
+  if (!f) {
+    f = new Intl.DateTimeFormat("en-US", {
+      timeZone: zone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+      weekday: "short"
+    });
+    formatters.set(zone, f);
+  }
+  return f;
+}
+var WEEKDAY_INDEX = /* @__PURE__ */ new Map([
+  ["Mon", 0],
+  ["Tue", 1],
+  ["Wed", 2],
+  ["Thu", 3],
+  ["Fri", 4],
+  ["Sat", 5],
+  ["Sun", 6]
+]);
+function wallTime(ms, zone) {
+  const parts2 = new Map(
+    wallFormat(zone).formatToParts(new Date(ms)).map((p) => [p.type, p.value])
+  );
+  const n = (type) => Number(parts2.get(type));
+  return {
+    year: n("year"),
+    month: n("month"),
+    day: n("day"),
+    hour: n("hour"),
+    minute: n("minute"),
+    second: n("second"),
+    weekday: WEEKDAY_INDEX.get(parts2.get("weekday") ?? "") ?? 0
+  };
+}
+function offsetAt(ms, zone) {
+  const w = wallTime(ms, zone);
+  const asUtc = Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second);
+  return asUtc - Math.floor(ms / 1e3) * 1e3;
+}
+var HOUR = 36e5;
+function zonedInstant(w, zone) {
+  const local = Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute);
+  const before = offsetAt(local - 24 * HOUR, zone);
+  const after = offsetAt(local + 24 * HOUR, zone);
+  const fits = (offset) => offsetAt(local - offset, zone) === offset;
+  const candidates = [.../* @__PURE__ */ new Set([before, after])].filter(fits).map((o) => local - o);
+  if (candidates.length > 0) return Math.min(...candidates);
+  return local - before;
+}
+function canonicalZone(name) {
+  if (name.length === 0 || name.length > 64 || !/^[A-Za-z0-9/_+-]+$/.test(name)) return void 0;
+  try {
+    return new Intl.DateTimeFormat("en-US", { timeZone: name }).resolvedOptions().timeZone;
+  } catch {
+    return void 0;
+  }
+}
+function suggestZone(name) {
+  return closest(name, Intl.supportedValuesOf("timeZone"));
+}
+function localText(ms, zone, now) {
+  let f = labels.get(zone);
+  if (!f) {
+    f = new Intl.DateTimeFormat("en-US", { timeZone: zone, timeZoneName: "short" });
+    labels.set(zone, f);
+  }
+  const name = f.formatToParts(new Date(ms)).find((p) => p.type === "timeZoneName")?.value ?? zone;
+  const w = wallTime(ms, zone);
+  const hhmm2 = `${pad(w.hour)}:${pad(w.minute)}`;
+  const date = dateKey(w);
+  const today = wallTime(now, zone);
+  if (date === dateKey(today)) return `${hhmm2} ${name} (today)`;
+  const next = new Date(Date.UTC(today.year, today.month - 1, today.day + 1));
+  if (date === `${next.getUTCFullYear()}-${pad(next.getUTCMonth() + 1)}-${pad(next.getUTCDate())}`)
+    return `${hhmm2} ${name} (tomorrow)`;
+  return `${date} ${hhmm2} ${name}`;
+}
+function isoInZone(ms, zone) {
+  const w = wallTime(ms, zone);
+  const offset = offsetAt(ms, zone) / 6e4;
+  const sign = offset < 0 ? "-" : "+";
+  const abs = Math.abs(offset);
+  return `${dateKey(w)}T${pad(w.hour)}:${pad(w.minute)}:${pad(w.second)}${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
+}
+function pad(n) {
+  return String(n).padStart(2, "0");
+}
+function dateKey(w) {
+  return `${w.year}-${pad(w.month)}-${pad(w.day)}`;
+}
+
 // src/config/time.ts
 var TimeContext = class {
   constructor(now = /* @__PURE__ */ new Date()) {
@@ -67992,10 +68448,20 @@ var TimeContext = class {
     this.seen.add(text);
     this.warnings.push(text);
   }
+  /**
+   * Reports a problem at a site once, however many stores inherit the entry written there: once per
+   * message, or once per `key` when given (a message that names the first store only).
+   */
+  problem(problems, site, message, key = message) {
+    const text = `${where(site)}: ${key}`;
+    if (this.seen.has(text)) return;
+    this.seen.add(text);
+    report(problems, site, message);
+  }
 };
 var INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
-var HOUR = 36e5;
-var DAY = 24 * HOUR;
+var HOUR2 = 36e5;
+var DAY = 24 * HOUR2;
 function parseInstant(text) {
   const m = INSTANT.exec(text);
   const bad = {
@@ -68012,17 +68478,133 @@ function parseInstant(text) {
   const ms = Date.parse(text);
   return Number.isFinite(ms) ? { ok: true, ms } : bad;
 }
-function dayOver(date, now) {
-  return now.getTime() >= Date.UTC(date.year, date.month - 1, date.day + 1) + 12 * HOUR;
+var UNTIL_FORMS = `write a time of the store's clock, "18:00" (today, or tomorrow once it has passed), a date and time, "2026-12-24 18:00", close (the end of today's opening hours), or a date and time with its offset, 2026-12-24T18:00:00-05:00`;
+var FROM_FORMS = `write a date, 2026-12-01 (from the store's midnight), a date and time, "2026-12-01 06:00", or a date and time with its offset, 2026-12-01T00:00:00-05:00`;
+var CLOCK = /^(\d{1,2}):(\d{2})$/;
+var LOCAL = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{1,2}):(\d{2})(?::00)?$/;
+var DURATION = /^(?:(\d{1,3})d)?\s*(?:(\d{1,4})h)?\s*(?:(\d{1,5})m(?:in)?)?$/;
+var MAX_FOR = 366 * DAY;
+function clockTime(h, m) {
+  const [hour, minute] = [Number(h), Number(m)];
+  return hour <= 23 && minute <= 59 ? { hour, minute } : void 0;
 }
-function withinAYear(date, now) {
-  return Date.UTC(date.year, date.month - 1, date.day) - now.getTime() < 365 * DAY - 14 * HOUR;
+function localDateTime(text) {
+  const m = LOCAL.exec(text);
+  if (!m) return void 0;
+  const [year, month, day2] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const time = clockTime(m[4], m[5]);
+  return time && validDate(year, month, day2) ? { year, month, day: day2, ...time } : void 0;
 }
-function startOf(text) {
-  const date = parseCalendarDate(text);
-  if (date) return Date.UTC(date.year, date.month - 1, date.day);
+function parseUntil(text) {
+  if (text === "close") return { ok: true, value: { kind: "close" } };
+  const clock = CLOCK.exec(text);
+  if (clock) {
+    const time = clockTime(clock[1], clock[2]);
+    if (time) return { ok: true, value: { kind: "time", ...time } };
+    return {
+      ok: false,
+      error: `until: ${quote(text)} is not a time of day (00:00 to 23:59): ${UNTIL_FORMS}`
+    };
+  }
+  const wall = localDateTime(text);
+  if (wall) return { ok: true, value: { kind: "local", wall } };
   const instant = parseInstant(text);
-  return instant.ok ? instant.ms : void 0;
+  if (instant.ok) return { ok: true, value: { kind: "instant", ms: instant.ms } };
+  return { ok: false, error: `until: ${quote(text)} is not a time: ${UNTIL_FORMS}` };
+}
+function parseFor(text) {
+  const m = text.trim() === "" ? null : DURATION.exec(text.trim());
+  const ms = m ? Number(m[1] ?? 0) * DAY + Number(m[2] ?? 0) * HOUR2 + Number(m[3] ?? 0) * 6e4 : 0;
+  if (ms < 6e4 || ms > MAX_FOR)
+    return {
+      ok: false,
+      error: `for: ${quote(text)} is not a duration: write hours and minutes, 2h, 90m or 1h30m (or days, 1d), up to a year`
+    };
+  return { ok: true, value: { kind: "for", ms } };
+}
+function parseFrom(text) {
+  const date = parseCalendarDate(text);
+  if (date) return { ok: true, value: { kind: "local", wall: { ...date, hour: 0, minute: 0 } } };
+  const wall = localDateTime(text);
+  if (wall) return { ok: true, value: { kind: "local", wall } };
+  const instant = parseInstant(text);
+  if (instant.ok) return { ok: true, value: { kind: "instant", ms: instant.ms } };
+  return { ok: false, error: `from: ${quote(text)} is not a date: ${FROM_FORMS}` };
+}
+var StoreClock = class {
+  constructor(time, store, zone, problems, closing = () => "no hours") {
+    this.time = time;
+    this.store = store;
+    this.zone = zone;
+    this.problems = problems;
+    this.closing = closing;
+  }
+  time;
+  store;
+  zone;
+  problems;
+  closing;
+  /** The run's clock, in ms since the epoch. */
+  get now() {
+    return this.time.now.getTime();
+  }
+  /**
+   * The instant of a written time for this store, in ms since the epoch; `undefined` when it cannot be
+   * known (the problem is reported at `site`).
+   *
+   * @param text - the time as written, for messages.
+   */
+  instant(written, text, site) {
+    if (written.kind === "instant") return written.ms;
+    if (written.kind === "for") return this.now + written.ms;
+    const zone = this.zone;
+    if (zone === void 0) {
+      this.time.problem(
+        this.problems,
+        site,
+        `${quote(text)} is read on the store's clock, and store ${quote(this.store)} has no time zone: add timezone: with its IANA zone name (for example timezone: America/Bogota) to the store file, or to defaults: of its group or of carte.yaml`,
+        "no time zone"
+      );
+      return void 0;
+    }
+    if (written.kind === "local") return zonedInstant(written.wall, zone);
+    const today = wallTime(this.now, zone);
+    if (written.kind === "time") {
+      const at = zonedInstant({ ...today, ...written }, zone);
+      return at > this.now ? at : zonedInstant({ ...today, day: today.day + 1, ...written }, zone);
+    }
+    const end = this.closing(today);
+    if (typeof end === "string") {
+      this.time.problem(
+        this.problems,
+        site,
+        `until: close is the end of today's opening hours, and store ${quote(this.store)} ` + (end === "closed" ? "is closed today" : "has no opening hours (hours:)") + `: write a time instead, "18:00"`
+      );
+      return void 0;
+    }
+    return zonedInstant({ ...today, day: today.day + end.days, hour: end.hour, minute: end.minute }, zone);
+  }
+  /** The instant a calendar day starts in this store (its local midnight); `undefined` as {@link instant}. */
+  dayStart(date, text, site) {
+    return this.instant({ kind: "local", wall: { ...date, hour: 0, minute: 0 } }, text, site);
+  }
+  /** How the plan shows an instant to the store's people (`18:00 GMT-5 (today)`); `undefined` without a zone. */
+  shown(ms) {
+    return this.zone === void 0 ? void 0 : localText(ms, this.zone, this.now);
+  }
+  /**
+   * An instant as ISO 8601 to the second with the store's offset (`+00:00` without a zone), what the
+   * platform is sent.
+   */
+  iso(ms) {
+    return isoInZone(ms, this.zone ?? "UTC");
+  }
+};
+function dayWindow(date, text, site, clock) {
+  const end = clock.dayStart({ ...date, day: date.day + 1 }, text, site);
+  if (end === void 0) return void 0;
+  const lastYear = clock.dayStart({ ...date, year: date.year - 1, day: date.day + 1 }, text, site);
+  return { over: clock.now >= end, near: clock.now >= lastYear };
 }
 
 // src/kinds/import-util.ts
@@ -68065,24 +68647,53 @@ function orderKeys(keys, preferred) {
   return [...head, ...[...all].filter((k) => !seen2.has(k)).sort(byCodePoint)];
 }
 
+// src/kinds/catalog.ts
+var itemsState = kindState("item");
+var categoriesState = kindState("category");
+var menusState = kindState("menu");
+var itemAvailabilityState = kindState("availability");
+var NO_ITEMS = Object.freeze(table());
+var NO_CATEGORIES = Object.freeze(table());
+var NO_MENUS = Object.freeze(table());
+var NO_AVAILABILITY = Object.freeze({
+  unavailable: Object.freeze([])
+});
+function itemsOf(state) {
+  return itemsState.get(state)?.items ?? NO_ITEMS;
+}
+function categoriesOf(state) {
+  return categoriesState.get(state) ?? NO_CATEGORIES;
+}
+function menusOf(state) {
+  return menusState.get(state) ?? NO_MENUS;
+}
+function availabilityOf(state) {
+  return itemAvailabilityState.get(state) ?? NO_AVAILABILITY;
+}
+
 // src/kinds/availability-import.ts
 function sanitizeAvailability(state, _note) {
-  state.unavailable = state.unavailable.filter((sku) => own(state.items, sku)?.type === "ITEM" && own(state.suspensions, sku)?.byCarte === true).sort(byCodePoint);
-  if (state.suspensions === void 0) return;
+  const off = itemAvailabilityState.get(state);
+  if (!off) return;
+  off.unavailable = off.unavailable.filter((sku) => own(itemsOf(state), sku)?.type === "ITEM" && own(off.suspensions, sku)?.byCarte === true).sort(byCodePoint);
+  if (off.suspensions === void 0) return;
   const kept = /* @__PURE__ */ Object.create(null);
-  for (const sku of state.unavailable) {
-    const s = own(state.suspensions, sku);
+  for (const sku of off.unavailable) {
+    const s = own(off.suspensions, sku);
     if (s !== void 0) kept[sku] = s;
   }
-  state.suspensions = kept;
+  off.suspensions = kept;
 }
 function entry(state, sku) {
-  const until = own(state.suspensions, sku)?.until;
+  const until = own(availabilityOf(state).suspensions, sku)?.until;
   return until !== void 0 && parseInstant(until).ok ? { sku, until } : sku;
 }
 var availabilityStore = {
   name: "availability",
-  sections: (state) => state.unavailable.length > 0 ? { availability: { unavailable: state.unavailable.map((sku) => entry(state, sku)) } } : void 0
+  sections(state) {
+    const { unavailable } = availabilityOf(state);
+    return unavailable.length > 0 ? { availability: { unavailable: unavailable.map((sku) => entry(state, sku)) } } : void 0;
+  }
 };
 var availabilityPart = {
   sanitize: sanitizeAvailability,
@@ -68589,6 +69200,7 @@ var KNOWN = {
   UYU: { decimals: 2, symbol: "$", space: true, thousands: ".", decimal: "," }
 };
 var MAX_SIGNIFICANT_DIGITS = 15;
+var DEFAULT_DECIMALS = 2;
 var isoCodes;
 function knownCodes() {
   isoCodes ??= new Set(Intl.supportedValuesOf("currency"));
@@ -68623,19 +69235,41 @@ function decimalOfNumber(value) {
   const scale = point < 0 ? 0 : plain2.length - point - 1;
   return { value: exact, scale, significant: plain2.replace(".", "").replace(/^0+/, "").length };
 }
+function decimalsOf(currency) {
+  return currency?.decimals ?? DEFAULT_DECIMALS;
+}
 function priceTextProblem(text, currency) {
   const d = parsePriceText(text);
   if (!d)
     return `price ${shown(text)} is not written as a plain decimal number: write digits with an optional decimal point, for example ${example(currency)}`;
   if (d.scale > currency.decimals) {
     const has = currency.decimals === 0 ? "none" : `at most ${currency.decimals}`;
-    const grouped = currency.thousands === "." && /^\d{1,3}(\.\d{3})+$/.test(text.trim());
-    const hint = grouped ? `: if you meant ${shown(text.trim().replace(/\./g, ""))}, write it without the thousands separator` : currency.decimals === 0 ? ": write whole amounts" : `: round it to ${currency.decimals} decimals`;
+    const written = text.trim();
+    const grouped = /^\d{1,3}(\.\d{3})+$/.test(written);
+    const hint = grouped && currency.decimals === 0 ? `: if you meant ${shown(written.replace(/\./g, ""))}, write it without the thousands separator` : currency.decimals === 0 ? ": write whole amounts" : `: round it to ${currency.decimals} decimals (${d.value.round(currency.decimals, big_default.roundHalfUp).toFixed(currency.decimals)})`;
     return `price ${shown(text.trim())} has ${d.scale} decimal${d.scale === 1 ? "" : "s"}, but ${currency.code} prices have ${has}${hint}`;
   }
   if (d.significant > MAX_SIGNIFICANT_DIGITS)
     return `price ${shown(text.trim())} has more than ${MAX_SIGNIFICANT_DIGITS} significant digits, more than the platform's JSON number carries exactly`;
   return void 0;
+}
+function commaPriceProblem(value, currency) {
+  if (typeof value !== "string") return void 0;
+  const text = value.trim();
+  if (!/^[+-]?\d[\d,]*(\.\d+)?$/.test(text) || !text.includes(",")) return void 0;
+  const decimals = decimalsOf(currency);
+  const grouping = /^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$/.test(text);
+  const start = `price "${shown(text)}" is written with a comma, which YAML reads as text`;
+  if (grouping && currency === void 0 && !text.includes("."))
+    return `${start}: write ${shown(text.replace(/,/g, ""))} if the comma separates thousands, or ${shown(new Exact(text.replace(/,/g, ".").replace(/\.(?=.*\.)/g, "")).round(2, big_default.roundHalfUp).toFixed(2))} if it is the decimal mark`;
+  if (grouping && (decimals === 0 || currency?.thousands === "," || text.includes(".")))
+    return `${start}: write ${shown(text.replace(/,/g, ""))}, without the thousands separator`;
+  const decimal = /^[+-]?\d+,\d+$/.test(text) ? text.replace(",", ".") : void 0;
+  if (decimal === void 0)
+    return `${start}: write digits with an optional decimal point, for example ${currency ? example(currency) : "12.50"}`;
+  const rounded = new Exact(decimal).round(decimals, big_default.roundHalfUp).toFixed(decimals);
+  const sep3 = grouping ? " (prices in files have no thousands separator)" : "";
+  return `${start}: write ${rounded}, with a decimal point${sep3}`;
 }
 var PRICE_TEXT_SHOWN = 40;
 function shown(text) {
@@ -68650,10 +69284,13 @@ function group(digits, separator) {
 function formatPrice(value, currency) {
   if (!currency || !Number.isFinite(value)) return String(value);
   const d = decimalOfNumber(value);
-  const fixed = d.value.abs().toFixed(Math.max(d.scale, currency.decimals));
+  return formatDecimal(d.value, Math.max(d.scale, currency.decimals), currency);
+}
+function formatDecimal(value, decimals, currency) {
+  const fixed = value.abs().toFixed(decimals);
   const [whole = "0", fraction = ""] = fixed.split(".");
   const amount = group(whole, currency.thousands) + (fraction ? currency.decimal + fraction : "");
-  return `${d.value.lt("0") ? "-" : ""}${currency.symbol}${currency.space ? " " : ""}${amount}`;
+  return `${value.lt("0") ? "-" : ""}${currency.symbol}${currency.space ? " " : ""}${amount}`;
 }
 function priceChangeExceeds(before, after, percent) {
   const b = decimalOfNumber(before).value;
@@ -68666,109 +69303,6 @@ function priceChangeText(before, after) {
   if (b.eq("0")) return "from 0";
   const change = decimalOfNumber(after).value.minus(b).times("100").div(b).round(1, big_default.roundHalfUp);
   return `${change.lt("0") ? "-" : "+"}${change.abs().toString()} %`;
-}
-
-// node_modules/leven/index.js
-var array = [];
-var characterCodeCache = [];
-function leven(first, second, options) {
-  if (first === second) {
-    return 0;
-  }
-  const maxDistance = options?.maxDistance;
-  const swap = first;
-  if (first.length > second.length) {
-    first = second;
-    second = swap;
-  }
-  let firstLength = first.length;
-  let secondLength = second.length;
-  while (firstLength > 0 && first.charCodeAt(~-firstLength) === second.charCodeAt(~-secondLength)) {
-    firstLength--;
-    secondLength--;
-  }
-  let start = 0;
-  while (start < firstLength && first.charCodeAt(start) === second.charCodeAt(start)) {
-    start++;
-  }
-  firstLength -= start;
-  secondLength -= start;
-  if (maxDistance !== void 0 && secondLength - firstLength > maxDistance) {
-    return maxDistance;
-  }
-  if (firstLength === 0) {
-    return maxDistance !== void 0 && secondLength > maxDistance ? maxDistance : secondLength;
-  }
-  let bCharacterCode;
-  let result;
-  let temporary;
-  let temporary2;
-  let index = 0;
-  let index2 = 0;
-  while (index < firstLength) {
-    characterCodeCache[index] = first.charCodeAt(start + index);
-    array[index] = ++index;
-  }
-  while (index2 < secondLength) {
-    bCharacterCode = second.charCodeAt(start + index2);
-    temporary = index2++;
-    result = index2;
-    for (index = 0; index < firstLength; index++) {
-      temporary2 = bCharacterCode === characterCodeCache[index] ? temporary : temporary + 1;
-      temporary = array[index];
-      result = array[index] = temporary > result ? temporary2 > result ? result + 1 : temporary2 : temporary2 > temporary ? temporary + 1 : temporary2;
-    }
-    if (maxDistance !== void 0) {
-      let rowMinimum = result;
-      for (index = 0; index < firstLength; index++) {
-        if (array[index] < rowMinimum) {
-          rowMinimum = array[index];
-        }
-      }
-      if (rowMinimum > maxDistance) {
-        return maxDistance;
-      }
-    }
-  }
-  array.length = firstLength;
-  characterCodeCache.length = firstLength;
-  return maxDistance !== void 0 && result > maxDistance ? maxDistance : result;
-}
-
-// src/suggest.ts
-var SUGGEST_MAX_LENGTH = 200;
-var SUGGEST_MAX_CANDIDATES = 2e4;
-function maxDistanceFor(length) {
-  if (length < 4) return 1;
-  return Math.max(2, Math.min(4, Math.floor(length / 3)));
-}
-function closest(wanted, candidates) {
-  if (wanted.length === 0 || wanted.length > SUGGEST_MAX_LENGTH) return void 0;
-  const target = wanted.toLowerCase();
-  const limit = maxDistanceFor(wanted.length);
-  let best;
-  let bestDistance = limit + 1;
-  let seen2 = 0;
-  for (const c of candidates) {
-    if (++seen2 > SUGGEST_MAX_CANDIDATES) return void 0;
-    if (c === wanted) return void 0;
-    if (c.length > SUGGEST_MAX_LENGTH || Math.abs(c.length - wanted.length) > limit) continue;
-    const d = leven(target, c.toLowerCase(), { maxDistance: bestDistance });
-    if (d < bestDistance) {
-      best = c;
-      bestDistance = d;
-    }
-  }
-  return best;
-}
-function didYouMean(wanted, candidates, show) {
-  const best = closest(wanted, candidates);
-  return best === void 0 ? "" : ` (did you mean ${show(best)}?)`;
-}
-var SUGGEST_BUDGET = 200;
-function suggester(budget = SUGGEST_BUDGET) {
-  let left = budget;
-  return (wanted, candidates, show) => left-- > 0 ? didYouMean(wanted, candidates, show) : "";
 }
 
 // src/config/check.ts
@@ -70421,7 +70955,7 @@ function cutNesting(items2, options, note, at) {
 }
 function sanitizeItems(state, note, ctx = {}) {
   const at = (r) => address(state.store.key, segment(r), r.sku);
-  const items2 = state.items;
+  const items2 = itemsState.get(state)?.items ?? table();
   for (const [key, what] of Object.entries(state.unread ?? {}))
     for (const w of what) note(`store[${state.store.key}].${key}`, `${w} cannot be written in carte's files`);
   delete state.unread;
@@ -70513,7 +71047,7 @@ function keptOptions(def, has) {
 var itemsCatalog = {
   name: "items",
   excludable: true,
-  resources: (state) => state.items,
+  resources: (state) => itemsOf(state),
   fits(def, actual, has) {
     if (def.type !== actual.type || def.min !== actual.min || def.modifiersType !== actual.modifiersType)
       return false;
@@ -70530,7 +71064,10 @@ var itemsCatalog = {
     const groupSkus = Object.keys(defs).filter((k) => defs[k].type === "MODIFIER_GROUP");
     const options = optionSkus(defs);
     const common = (sku, pick2) => {
-      const seen2 = ctx.members.flatMap((s) => s.items[sku] ? [pick2(s.items[sku])] : []);
+      const seen2 = ctx.members.flatMap((s) => {
+        const r = own(itemsOf(s), sku);
+        return r ? [pick2(r)] : [];
+      });
       return seen2.length > 0 ? mostCommon(seen2) : pick2(defs[sku]);
     };
     const describe3 = (def) => {
@@ -70602,7 +71139,7 @@ var itemsCatalog = {
     const titles = table();
     const descriptions = table();
     const images = table();
-    for (const [sku, r] of Object.entries(state.items)) {
+    for (const [sku, r] of Object.entries(itemsOf(state))) {
       const b = base.get(sku);
       if (!b) continue;
       if (r.title !== b.title) titles[sku] = r.title;
@@ -70655,9 +71192,10 @@ function anyScheduled(items2) {
 }
 function selectItems(state) {
   const viaUtils = state.schedulesVia === "utils";
-  if (!viaUtils && !anyScheduled(state.items)) return state.items;
+  const all = itemsOf(state);
+  if (!viaUtils && !anyScheduled(all)) return all;
   const out = table();
-  for (const [sku, item] of Object.entries(state.items)) {
+  for (const [sku, item] of Object.entries(all)) {
     const { schedules: schedules2, ...rest } = item;
     out[sku] = viaUtils || !schedules2?.length ? rest : { ...rest, schedules: canonicalSchedules(schedules2) };
   }
@@ -70745,12 +71283,13 @@ function parentsOf(items2) {
   return parents;
 }
 function groupOf(state, sku) {
-  const typeOf = (k) => Object.hasOwn(state.items, k) ? state.items[k].type : void 0;
+  const all = itemsOf(state);
+  const typeOf = (k) => own(all, k)?.type;
   if (typeOf(sku) !== "ITEM") return void 0;
-  return parentsOf(state.items).get(sku)?.find((p) => typeOf(p) === "MODIFIER_GROUP");
+  return parentsOf(all).get(sku)?.find((p) => typeOf(p) === "MODIFIER_GROUP");
 }
 function nestedWithin(state, sku) {
-  const parents = parentsOf(state.items);
+  const parents = parentsOf(itemsOf(state));
   const previous = /* @__PURE__ */ new Map([[sku, null]]);
   let frontier = [sku];
   while (frontier.length > 0) {
@@ -70824,18 +71363,19 @@ var items = {
   segments: ["modifier_group"],
   endpoints: [upsert, remove],
   importPart: itemsPart,
+  state: itemsState,
   select: selectItems,
   segment: (r) => r.type === "MODIFIER_GROUP" ? "modifier_group" : "item",
   within: nestedWithin,
   group: groupOf,
   // Prices from a date still ahead: information, not changes, until that date.
   info(desired, current2, _ownership, code3) {
-    const upcoming = desired.upcomingPrices;
+    const upcoming = itemsState.get(desired)?.upcomingPrices;
     if (!upcoming) return [];
     const currency = code3 === void 0 ? void 0 : currencyOf(code3);
     return Object.keys(upcoming).sort().map((sku) => {
       const next = upcoming[sku];
-      const now = own(current2.items, sku)?.price;
+      const now = own(itemsOf(current2), sku)?.price;
       return `upcoming price of ${sku}: ${formatPrice(next.price, currency)} from ${next.from}` + (now === void 0 || now === null ? "" : ` (now ${formatPrice(now, currency)})`) + "; a run from that date changes it";
     });
   },
@@ -70845,12 +71385,14 @@ var items = {
     const skuById = /* @__PURE__ */ new Map();
     for (const w of wire.items) if (w.id !== void 0) skuById.set(w.id, w.sku);
     const skuOf = (id) => id === void 0 ? void 0 : skuById.get(id);
+    const read2 = table();
+    itemsState.set(into, { items: read2 });
     const sorted = [...wire.items].sort(
       (a3, b) => a3.sku.localeCompare(b.sku) || (a3.id ?? Infinity) - (b.id ?? Infinity)
     );
     for (const w of sorted) {
-      const key = into.items[w.sku] && w.id !== void 0 ? `${w.sku}#${w.id}` : w.sku;
-      into.items[key] = fromWireItem(w, skuOf);
+      const key = read2[w.sku] && w.id !== void 0 ? `${w.sku}#${w.id}` : w.sku;
+      read2[key] = fromWireItem(w, skuOf);
       if (w.id !== void 0) ids.items[key] = w.id;
       const unread = unreadOf(w, skuOf);
       if (unread.length > 0)
@@ -70859,7 +71401,7 @@ var items = {
   },
   duplicates(state) {
     return Object.fromEntries(
-      Object.entries(state.items).filter(([key, item]) => key !== item.sku).map(([key, item]) => [key, item.sku])
+      Object.entries(itemsOf(state)).filter(([key, item]) => key !== item.sku).map(([key, item]) => [key, item.sku])
     );
   },
   writes(action, key, _before, after, ctx) {
@@ -70867,7 +71409,7 @@ var items = {
       const id = ctx.ids.items[key];
       return id === void 0 ? [] : [{ endpoint: "items.delete", element: id }];
     }
-    const item = ctx.desired.items[key] ?? after;
+    const item = own(itemsOf(ctx.desired), key) ?? after;
     let element = ctx.elements?.get(item);
     if (!element) {
       element = toWireItem(item);
@@ -70880,13 +71422,15 @@ var items = {
 // src/kinds/availability.ts
 function select(state, ownership, current2) {
   const desired = ownership !== void 0;
-  const off = new Set(state.unavailable);
-  const on = new Set(state.available ?? []);
+  const { unavailable, available, suspensions } = availabilityOf(state);
+  const off = new Set(unavailable);
+  const on = new Set(available ?? []);
   const out = table();
-  for (const sku in state.items) {
-    if (state.items[sku].type !== "ITEM") continue;
+  const items2 = itemsOf(state);
+  for (const sku in items2) {
+    if (items2[sku].type !== "ITEM") continue;
     if (off.has(sku)) {
-      const until = own(state.suspensions, sku)?.until;
+      const until = own(suspensions, sku)?.until;
       out[sku] = offResource(sku, desired || ownMark(state, sku), until);
     } else if (!desired || ownership === "full" || on.has(sku) || switchedOffByCarte(current2, sku)) {
       out[sku] = resource(sku, true);
@@ -70895,16 +71439,17 @@ function select(state, ownership, current2) {
   return out;
 }
 function ownMark(state, sku) {
-  return own(state.suspensions, sku)?.byCarte === true;
+  return own(availabilityOf(state).suspensions, sku)?.byCarte === true;
 }
 function switchedOffByCarte(current2, sku) {
-  return current2 !== void 0 && ownMark(current2, sku) && current2.unavailable.includes(sku);
+  return current2 !== void 0 && ownMark(current2, sku) && availabilityOf(current2).unavailable.includes(sku);
 }
 function info(desired, current2, ownership) {
   if (ownership !== "additive") return [];
-  const named = /* @__PURE__ */ new Set([...desired.unavailable, ...desired.available ?? []]);
-  const staff = current2.unavailable.filter(
-    (sku) => !named.has(sku) && !ownMark(current2, sku) && own(desired.items, sku)?.type === "ITEM"
+  const want = availabilityOf(desired);
+  const named = /* @__PURE__ */ new Set([...want.unavailable, ...want.available ?? []]);
+  const staff = availabilityOf(current2).unavailable.filter(
+    (sku) => !named.has(sku) && !ownMark(current2, sku) && own(itemsOf(desired), sku)?.type === "ITEM"
   );
   if (staff.length === 0) return [];
   const shown2 = staff.slice(0, 20).join(", ");
@@ -70933,9 +71478,9 @@ function offResource(sku, byCarte, until) {
   if (until === void 0) return pair(sku)[byCarte ? 2 : 0];
   return byCarte ? { sku, available: false, byCarte: true, until } : { sku, available: false, until };
 }
-function availabilityState(r) {
+function availabilityState(r, shown2) {
   if (r.available) return "on";
-  const time = r.until === void 0 ? void 0 : /T(\d{2}:\d{2})/.exec(r.until)?.[1];
+  const time = r.until === void 0 ? void 0 : shown2 ?? /T(\d{2}:\d{2})/.exec(r.until)?.[1];
   const until = r.until === void 0 ? "" : ` until ${time ?? r.until} (${r.until})`;
   return `off${until}${r.byCarte ? "" : ", switched off outside the files"}`;
 }
@@ -70971,28 +71516,34 @@ var availability = {
   endpoints: [toggle, mark],
   importPart: availabilityPart,
   reads: [storeMenuRead],
+  state: itemAvailabilityState,
   defaultOwnership: "additive",
   select,
   info,
   segment: () => "availability",
-  title: (state, key) => Object.hasOwn(state.items, key) ? state.items[key].title : void 0,
+  title: (state, key) => own(itemsOf(state), key)?.title,
   // A new item is created available (platform notes, "Store menu API").
   initial: (after) => ({ sku: after.sku, available: true }),
-  diff(before, after) {
-    return [{ attribute: "state", before: availabilityState(before), after: availabilityState(after) }];
+  diff(before, after, desired) {
+    const s = desired && own(availabilityOf(desired).suspensions, after.sku);
+    const shown2 = s?.until !== void 0 && s.until === after.until ? s.shown : void 0;
+    return [
+      { attribute: "state", before: availabilityState(before), after: availabilityState(after, shown2) }
+    ];
   },
   read(snapshot, into) {
     const wire = partOf(snapshot, storeMenuRead);
     const off = wire.items.filter(
       (w) => w.item_type !== "MODIFIER_GROUP" && w.suspension_info?.is_available === false
     );
-    into.unavailable = off.map((w) => w.sku).sort();
+    const read2 = { unavailable: off.map((w) => w.sku).sort() };
+    itemAvailabilityState.set(into, read2);
     for (const w of off) {
       const info3 = w.suspension_info;
       const byCarte = info3.suspend_reason === CARTE_SUSPEND_REASON;
       const until = typeof info3.suspend_until === "string" && info3.suspend_until !== "" ? info3.suspend_until.slice(0, 64) : void 0;
       if (!byCarte && until === void 0) continue;
-      (into.suspensions ??= /* @__PURE__ */ Object.create(null))[w.sku] = {
+      (read2.suspensions ??= /* @__PURE__ */ Object.create(null))[w.sku] = {
         ...until !== void 0 ? { until } : {},
         ...byCarte ? { byCarte } : {}
       };
@@ -71007,7 +71558,7 @@ var availability = {
     });
     if (after.available) return [{ endpoint: "availability.toggle", element: toggle2(true) }];
     const out = before?.available === false ? [] : [{ endpoint: "availability.toggle", element: toggle2(false) }];
-    const item = own(ctx.desired.items, key);
+    const item = own(itemsOf(ctx.desired), key);
     if (item) {
       const wire = ctx.elements?.get(item) ?? toWireItem(item);
       const element = {
@@ -71027,15 +71578,17 @@ var availability = {
 // src/kinds/categories-import.ts
 var MAX_ITEMS = 50;
 function sanitizeCategories(state, note) {
-  const options = optionSkus(state.items);
-  for (const [sku, c] of Object.entries(state.categories)) {
+  const all = itemsOf(state);
+  const options = optionSkus(all);
+  const categories2 = categoriesState.get(state) ?? {};
+  for (const [sku, c] of Object.entries(categories2)) {
     const at = address(state.store.key, "category", sku);
     if (!writableSku(sku)) {
       note(at, `the SKU "${sku}" cannot be written in carte's files (letters, digits, . _ - only)`);
-      delete state.categories[sku];
+      delete categories2[sku];
       continue;
     }
-    const items2 = unique(c.items.filter((i) => state.items[i]?.type === "ITEM" && !options.has(i))).slice(
+    const items2 = unique(c.items.filter((i) => own(all, i)?.type === "ITEM" && !options.has(i))).slice(
       0,
       MAX_ITEMS
     );
@@ -71052,14 +71605,17 @@ function sanitizeCategories(state, note) {
 var categoriesCatalog = {
   name: "categories",
   excludable: true,
-  resources: (state) => state.categories,
+  resources: (state) => categoriesOf(state),
   // Titles are store overrides: not compared.
   fits: (def, actual, has) => jsonEqual(def.schedules, actual.schedules) && jsonEqual(def.items.filter(has), actual.items),
   write(catalog, ctx) {
     const defs = chosenOf(ctx, "categories");
     const items2 = plainItemSkus(chosenOf(ctx, "items"));
     const categories2 = categoryOrder(ctx).map((sku) => {
-      const titles = ctx.members.flatMap((s) => s.categories[sku] ? [s.categories[sku].title] : []);
+      const titles = ctx.members.flatMap((s) => {
+        const c = own(categoriesOf(s), sku);
+        return c ? [c.title] : [];
+      });
       const schedules2 = defs[sku].schedules;
       return {
         sku,
@@ -71073,7 +71629,7 @@ var categoriesCatalog = {
   overrides(state, catalog) {
     const titles = table();
     for (const c of catalog.categories ?? []) {
-      const mine = state.categories[c.sku];
+      const mine = own(categoriesOf(state), c.sku);
       if (mine && mine.title !== c.title) titles[c.sku] = mine.title;
     }
     return { titles };
@@ -71095,9 +71651,10 @@ function toWireCategory(r) {
 }
 function selectCategories(state) {
   const viaUtils = state.schedulesVia === "utils";
-  if (!viaUtils && !Object.values(state.categories).some((c) => c.schedules)) return state.categories;
+  const all = categoriesOf(state);
+  if (!viaUtils && !Object.values(all).some((c) => c.schedules)) return all;
   const out = table();
-  for (const [sku, c] of Object.entries(state.categories)) {
+  for (const [sku, c] of Object.entries(all)) {
     const { schedules: schedules2, ...rest } = c;
     out[sku] = viaUtils || !schedules2?.length ? rest : { ...rest, schedules: canonicalSchedules(schedules2) };
   }
@@ -71123,6 +71680,7 @@ var categories = {
   summary: "categories of the store menu: title, ordered items, schedules",
   endpoints: [upsert2, remove2],
   importPart: categoriesPart,
+  state: categoriesState,
   select: selectCategories,
   segment: () => "category",
   reads: [storeMenuRead],
@@ -71130,6 +71688,8 @@ var categories = {
     const wire = partOf(snapshot, storeMenuRead);
     const skuById = /* @__PURE__ */ new Map();
     for (const w of wire.items) if (w.id !== void 0) skuById.set(w.id, w.sku);
+    const read2 = table();
+    categoriesState.set(into, read2);
     for (const c of [...wire.categories].sort((a3, b) => a3.sku.localeCompare(b.sku))) {
       const category = {
         sku: c.sku,
@@ -71138,7 +71698,7 @@ var categories = {
       };
       const schedules2 = fromWireSchedules(c.schedules);
       if (schedules2) category.schedules = schedules2;
-      into.categories[c.sku] = category;
+      read2[c.sku] = category;
       if (c.id !== void 0) ids.categories[c.sku] = c.id;
     }
   },
@@ -71148,7 +71708,10 @@ var categories = {
       return id === void 0 ? [] : [{ endpoint: "categories.delete", element: id }];
     }
     return [
-      { endpoint: "categories.upsert", element: toWireCategory(ctx.desired.categories[key] ?? after) }
+      {
+        endpoint: "categories.upsert",
+        element: toWireCategory(own(categoriesOf(ctx.desired), key) ?? after)
+      }
     ];
   }
 };
@@ -71330,7 +71893,7 @@ function plainSlots(slots) {
 function fromWireSlot(s) {
   return { id: s.id, start: fromUtilsTime(s.startsTime), end: fromUtilsTime(s.endsTime) };
 }
-function dateKey(month, day2) {
+function dateKey2(month, day2) {
   return `${String(month).padStart(2, "0")}-${String(day2).padStart(2, "0")}`;
 }
 function minutes(t) {
@@ -71528,7 +72091,7 @@ var holidays = {
     const out = {};
     for (const [key, list2] of Object.entries(hours)) {
       const m = /^(\d{1,2})-(\d{1,2})$/.exec(key);
-      const date = m ? dateKey(Number(m[1]), Number(m[2])) : key;
+      const date = m ? dateKey2(Number(m[1]), Number(m[2])) : key;
       const slots = plainSlots(list2 ?? []);
       if (slots.length > 0) out[date] = { date, slots };
     }
@@ -71543,7 +72106,7 @@ var holidays = {
     const byDate2 = {};
     const hours = {};
     for (const d of wire.storeSpecialScheduleDays ?? []) {
-      const date = dateKey(d.month, d.day);
+      const date = dateKey2(d.month, d.day);
       if (byDate2[date]) continue;
       const slots = sortSlots((d.storeSchedules ?? []).map(fromWireSlot));
       byDate2[date] = { dayId: d.id, name: d.name, slots };
@@ -71577,19 +72140,20 @@ var holidays = {
 // src/kinds/menus-import.ts
 var MENU_TYPE = /^[A-Z][A-Z0-9_]*$/;
 function sanitizeMenus(state, note) {
-  for (const [key, m] of Object.entries(state.menus)) {
+  const menus2 = menusState.get(state) ?? {};
+  for (const [key, m] of Object.entries(menus2)) {
     const at = address(state.store.key, "menu", key);
     if (key !== m.type || !MENU_TYPE.test(m.type) || m.type.length > 100) {
       note(
         at,
         key !== m.type ? `a second menu of type ${m.type} cannot be written in carte's files (one menu per type)` : `the menu type "${m.type}" cannot be written in carte's files (capitals, digits and _ only)`
       );
-      delete state.menus[key];
+      delete menus2[key];
       continue;
     }
     const seen2 = /* @__PURE__ */ new Set();
     const categories2 = m.categories.filter((c) => {
-      if (!state.categories[c.sku] || seen2.has(c.sku)) return false;
+      if (!own(categoriesOf(state), c.sku) || seen2.has(c.sku)) return false;
       seen2.add(c.sku);
       return true;
     });
@@ -71602,7 +72166,7 @@ function sanitizeMenus(state, note) {
 var menusCatalog = {
   name: "menus",
   excludable: false,
-  resources: (state) => state.menus,
+  resources: (state) => menusOf(state),
   fits: (def, actual, has) => jsonEqual(
     def.categories.filter((c) => has(c.sku)),
     actual.categories
@@ -71638,10 +72202,10 @@ function toWireMenu(r, id) {
 function shows(state, m) {
   const categories2 = byIndex(m.categories).map((c) => ({ sku: c.sku ?? "", active: c.is_category_active }));
   if (m.id === void 0) {
-    return Object.values(state.menus).some((r) => r.type === m.menu_type);
+    return Object.values(menusOf(state)).some((r) => r.type === m.menu_type);
   }
   const key = Object.keys(state.ids.menus).find((k) => state.ids.menus[k] === m.id);
-  const now = key === void 0 ? void 0 : state.menus[key];
+  const now = key === void 0 ? void 0 : own(menusOf(state), key);
   return now !== void 0 && now.type === m.menu_type && jsonEqual(now.categories, categories2);
 }
 var upsert3 = {
@@ -71673,12 +72237,13 @@ var menus = {
   summary: "menus of the store, by menu type: ordered categories and whether each is active",
   endpoints: [upsert3, remove4],
   importPart: menusPart,
-  select: (state) => state.menus,
+  state: menusState,
+  select: (state) => menusOf(state),
   segment: () => "menu",
   // A second menu of a type is read under `TYPE#id`.
   duplicates(state) {
     return Object.fromEntries(
-      Object.entries(state.menus).filter(([key, m]) => key !== m.type).map(([key, m]) => [key, m.type])
+      Object.entries(menusOf(state)).filter(([key, m]) => key !== m.type).map(([key, m]) => [key, m.type])
     );
   },
   diff(before, after) {
@@ -71694,9 +72259,11 @@ var menus = {
     const wire = partOf(snapshot, storeMenuRead);
     const skuById = /* @__PURE__ */ new Map();
     for (const c of wire.categories) if (c.id !== void 0) skuById.set(c.id, c.sku);
+    const menus2 = table();
+    menusState.set(into, menus2);
     for (const m of [...wire.menus].sort((a3, b) => a3.id - b.id)) {
-      const key = into.menus[m.menu_type] ? `${m.menu_type}#${m.id}` : m.menu_type;
-      into.menus[key] = {
+      const key = menus2[m.menu_type] ? `${m.menu_type}#${m.id}` : m.menu_type;
+      menus2[key] = {
         type: m.menu_type,
         categories: byIndex(m.categories).map((ref) => ({
           sku: ref.sku ?? (ref.id === void 0 ? "" : skuById.get(ref.id) ?? ""),
@@ -71785,6 +72352,7 @@ function createWrite(d) {
   };
   return { endpoint: "special_day.create", element };
 }
+var DATE_FORMS = 'write month and day, "12-24" (every year, in quotes), or a full date, 2026-12-24 (that year only)';
 var specialDaysSection = {
   key: "special_days",
   read(value, ctx, problems) {
@@ -71796,19 +72364,15 @@ var specialDaysSection = {
       if (typeof e.date !== "string" || typeof e.name !== "string") return;
       const site = ctx.at("special_days", i, "date");
       let text = e.date;
+      let year;
       if (/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/.test(text)) {
         const full = parseCalendarDate(text);
-        if (!full)
-          return report(problems, site, `special day ${quote(text)} is not a date: write YYYY-MM-DD`);
-        if (dayOver(full, ctx.time.now))
-          return ctx.time.warn(
-            site,
-            `special day ${quote(e.name)} of ${text} has passed: it is ignored, and removed from the platform where it is still there; remove it from the file`
-          );
-        if (!withinAYear(full, ctx.time.now)) return;
+        if (!full) return report(problems, site, `special day ${quote(text)} is not a date: ${DATE_FORMS}`);
+        year = full.year;
         text = text.slice(5);
       }
-      if (!/^[0-9]{2}-[0-9]{2}$/.test(text)) return;
+      if (!/^[0-9]{2}-[0-9]{2}$/.test(text))
+        return report(problems, site, `special day date ${quote(e.date)} is not a date: ${DATE_FORMS}`);
       const parsedDate = parseMonthDay(text);
       if (!parsedDate.ok) return report(problems, site, `special day ${parsedDate.error}`);
       const key = monthDayKey(parsedDate.value.month, parsedDate.value.day);
@@ -71828,33 +72392,60 @@ var specialDaysSection = {
       );
       checkOverlaps(datePieces(slots), problems);
       checkSlotCount(slots.length, `special day ${key}`, ctx.at("special_days", i, "slots"), problems);
-      out[key] = { name: e.name, ...parsedDate.value, slots, site };
+      out[key] = {
+        name: e.name,
+        ...parsedDate.value,
+        slots,
+        site,
+        ...year !== void 0 ? { year, written: e.date } : {}
+      };
     });
     return out;
   },
-  merge: (lower, upper) => ({ ...lower, ...upper }),
-  resolve(merged, into) {
-    specialDaysState.set(
-      into,
-      sortedRecord(
-        Object.fromEntries(
-          Object.entries(merged).map(([key, d]) => [
-            key,
-            { name: d.name, month: d.month, day: d.day, slots: sortedSlots(datePieces(d.slots)) }
-          ])
-        )
-      )
-    );
+  merge: (lower, upper) => {
+    const out = { ...lower };
+    for (const [key, entry2] of Object.entries(upper))
+      out[key] = entry2.year !== void 0 && lower[key] ? { ...entry2, below: lower[key] } : entry2;
+    return out;
+  },
+  resolve(merged, into, _problems, clock) {
+    const days = [];
+    for (const [key, written] of Object.entries(merged)) {
+      const d = clock ? applied(written, clock) : written.year === void 0 ? written : void 0;
+      if (d)
+        days.push([
+          key,
+          {
+            name: d.name,
+            month: d.month,
+            day: d.day,
+            slots: sortedSlots(datePieces(d.slots)),
+            ...d.year === void 0 ? {} : { year: d.year }
+          }
+        ]);
+    }
+    specialDaysState.set(into, sortedRecord(Object.fromEntries(days)));
   }
 };
-var pad = (n) => String(n).padStart(2, "0");
+function applied(d, clock) {
+  if (d.year === void 0) return d;
+  const window = dayWindow({ year: d.year, month: d.month, day: d.day }, d.written, d.site, clock);
+  if (window?.over)
+    clock.time.warn(
+      d.site,
+      `special day ${quote(d.name)} of ${d.written} has passed: it is ignored, and removed from the platform where it is still there; remove it from the file`
+    );
+  if (window && !window.over && window.near) return d;
+  return d.below && applied(d.below, clock);
+}
+var pad2 = (n) => String(n).padStart(2, "0");
 var specialDaysPart = {
   store: {
     name: "special_days",
     sections(state) {
       const days = Object.values(specialDaysState.get(state) ?? {});
       if (days.length === 0) return void 0;
-      const list2 = days.map((d) => ({ name: d.name, date: `${pad(d.month)}-${pad(d.day)}`, slots: d.slots.map(slotText) })).sort((a3, b) => byCodePoint(a3.date, b.date));
+      const list2 = days.map((d) => ({ name: d.name, date: `${pad2(d.month)}-${pad2(d.day)}`, slots: d.slots.map(slotText) })).sort((a3, b) => byCodePoint(a3.date, b.date));
       return { special_days: list2 };
     }
   }
@@ -71874,19 +72465,24 @@ var specialDays = {
     if (days === void 0) return void 0;
     const out = {};
     for (const [key, d] of Object.entries(days)) {
-      out[key.includes("#") ? key : dateKey(d.month, d.day)] = canonical(d);
+      out[key.includes("#") ? key : dateKey2(d.month, d.day)] = canonical(d);
     }
     return Object.fromEntries(
       Object.keys(out).sort().map((k) => [k, out[k]])
     );
   },
   segment: () => "special_day",
+  // A day the files date fully is shown with its year (`2026-12-24`), though keyed and compared `12-24`.
+  label(state, key) {
+    const year = Object.hasOwn(specialDaysState.get(state) ?? {}, key) ? specialDaysState.get(state)[key].year : void 0;
+    return year === void 0 ? void 0 : `${year}-${key}`;
+  },
   duplicates(state) {
     const days = specialDaysState.get(state) ?? {};
     return {
       ...duplicateSlotKeys(Object.fromEntries(Object.entries(days).map(([k, d]) => [k, d.slots]))),
       ...Object.fromEntries(
-        Object.entries(days).filter(([key]) => key.includes("#")).map(([key, d]) => [key, dateKey(d.month, d.day)])
+        Object.entries(days).filter(([key]) => key.includes("#")).map(([key, d]) => [key, dateKey2(d.month, d.day)])
       )
     };
   },
@@ -71896,7 +72492,7 @@ var specialDays = {
     const byDate2 = {};
     const list2 = [...wire.storeSpecialScheduleDays ?? []].sort((a3, b) => a3.id - b.id);
     for (const d of list2) {
-      const key = byDate2[dateKey(d.month, d.day)] ? `${dateKey(d.month, d.day)}#${d.id}` : dateKey(d.month, d.day);
+      const key = byDate2[dateKey2(d.month, d.day)] ? `${dateKey2(d.month, d.day)}#${d.id}` : dateKey2(d.month, d.day);
       const slots = sortSlots((d.storeSchedules ?? []).map(fromWireSlot));
       days[key] = { name: d.name, month: d.month, day: d.day, slots: plainSlots(slots) };
       byDate2[key] = { id: d.id, slots };
@@ -72242,13 +72838,23 @@ var utilsSchedulesRead = {
     );
   }
 };
-function viewOf(state, field3, sku) {
-  if (field3 === "categories") {
-    const c = state.categories[sku];
-    return c && categories.select({ ...state, schedulesVia: "utils", categories: { [sku]: c } })?.[sku];
-  }
-  const it = state.items[sku];
-  return it && items.select({ ...state, schedulesVia: "utils", items: { [sku]: it } })?.[sku];
+function categoryView(state, sku) {
+  const c = own(categoriesOf(state), sku);
+  if (!c) return void 0;
+  const probe = { store: state.store, schedulesVia: "utils" };
+  const one = table();
+  one[sku] = c;
+  categoriesState.set(probe, one);
+  return categories.select(probe)?.[sku];
+}
+function itemView(state, sku) {
+  const it = own(itemsOf(state), sku);
+  if (!it) return void 0;
+  const probe = { store: state.store, schedulesVia: "utils" };
+  const one = table();
+  one[sku] = it;
+  itemsState.set(probe, { items: one });
+  return items.select(probe)?.[sku];
 }
 function detailInput(d) {
   return { days: d.days, starts_time: toUtilsTime(d.start), ends_time: toUtilsTime(d.end) };
@@ -72349,37 +72955,38 @@ function utilsScheduleKind(f) {
       if (state.schedulesVia !== "utils") return void 0;
       const out = table();
       for (const sku of f.owners(state).sort()) {
-        out[sku] = { schedules: canonicalUtilsSchedules(state[f.field][sku]?.schedules) };
+        out[sku] = { schedules: canonicalUtilsSchedules(own(f.ownersOf(state), sku)?.schedules) };
       }
       return out;
     },
     segment: () => f.name,
-    title: (state, key) => Object.hasOwn(state[f.field], key) ? state[f.field][key].title : void 0,
+    title: (state, key) => own(f.ownersOf(state), key)?.title,
     // A new owner is created with its schedules through the menu API; a deleted one takes them along.
     initial: (after) => after,
     read(snapshot, into, ids) {
       const menu = partOf(snapshot, storeMenuRead);
       const skuOf = /* @__PURE__ */ new Map();
-      for (const w of f.field === "categories" ? menu.categories : menu.items) {
+      for (const w of f.inMenu(menu)) {
         if (w.id !== void 0) skuOf.set(w.id, w.sku);
       }
       const stash = table();
+      const owners = f.ownersIn(into);
       for (const e of f.entries(partOf(snapshot, utilsSchedulesRead))) {
         const sku = skuOf.get(e.id);
-        const owner = sku === void 0 ? void 0 : into[f.field][sku];
+        const owner = sku === void 0 || !owners ? void 0 : owners[sku];
         if (sku === void 0 || !owner) continue;
         const details = fromWireDetails(e.details);
         const schedules2 = toSchedules2(details);
         const { schedules: _drop, ...rest } = owner;
-        into[f.field][sku] = schedules2.length ? { ...rest, schedules: schedules2 } : rest;
-        stash[sku] = { ownerId: e.id, corridorId: e.corridorId, details, view: viewOf(into, f.field, sku) };
+        owners[sku] = schedules2.length ? { ...rest, schedules: schedules2 } : rest;
+        stash[sku] = { ownerId: e.id, corridorId: e.corridorId, details, view: f.view(into, sku) };
       }
       ids.other[f.name] = stash;
     },
     writes(_action, key, _before, after, ctx) {
       const info3 = ctx.ids.other[f.name]?.[key];
       if (!info3 || !after) return [];
-      if (!jsonEqual(viewOf(ctx.desired, f.field, key), info3.view)) return [];
+      if (!jsonEqual(f.view(ctx.desired, key), info3.view)) return [];
       return detailWrites(f.name, info3.details, toDetails(after.schedules), f.params(info3, key, ctx));
     }
   };
@@ -72393,8 +73000,11 @@ var corridorSchedules = utilsScheduleKind({
     update: "PUT /api/rest-ops-utils/corridor/schedule/{corridorId}/store/{storeId}",
     delete: "DELETE /api/rest-ops-utils/corridor/schedule/{corridorId}/store/{storeId}/{corridorProductScheduleId}"
   }),
-  field: "categories",
-  owners: (state) => Object.keys(state.categories),
+  ownersOf: categoriesOf,
+  ownersIn: (into) => categoriesState.get(into),
+  view: categoryView,
+  inMenu: (menu) => menu.categories,
+  owners: (state) => Object.keys(categoriesOf(state)),
   entries: (s) => s.corridors.map((c) => ({ id: c.id, corridorId: c.id, details: c.details })),
   params: (ids) => ({ corridorId: ids.corridorId })
 });
@@ -72407,10 +73017,14 @@ var productSchedules = utilsScheduleKind({
     update: "PUT /api/rest-ops-utils/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}",
     delete: "DELETE /api/rest-ops-utils/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}/{corridorProductScheduleId}"
   }),
-  field: "items",
+  ownersOf: itemsOf,
+  ownersIn: (into) => itemsState.get(into)?.items,
+  view: itemView,
+  inMenu: (menu) => menu.items,
   owners(state) {
-    const inCategory = new Set(Object.values(state.categories).flatMap((c) => c.items));
-    return Object.keys(state.items).filter((sku) => state.items[sku].type === "ITEM" && inCategory.has(sku));
+    const inCategory = new Set(Object.values(categoriesOf(state)).flatMap((c) => c.items));
+    const all = itemsOf(state);
+    return Object.keys(all).filter((sku) => all[sku].type === "ITEM" && inCategory.has(sku));
   },
   entries: (s) => s.products,
   // The corridor in the path must hold the product when the call runs (after the menu writes): keep the
@@ -72419,10 +73033,9 @@ var productSchedules = utilsScheduleKind({
     const categoriesNow = Object.entries(ctx.ids.categories);
     const readSku = categoriesNow.find(([, id]) => id === ids.corridorId)?.[0];
     let corridorId = ids.corridorId;
-    if (readSku === void 0 || !ctx.desired.categories[readSku]?.items.includes(key)) {
-      const other = Object.keys(ctx.desired.categories).sort().find(
-        (sku) => ctx.desired.categories[sku].items.includes(key) && ctx.ids.categories[sku] !== void 0
-      );
+    const wanted = categoriesOf(ctx.desired);
+    if (readSku === void 0 || !own(wanted, readSku)?.items.includes(key)) {
+      const other = Object.keys(wanted).sort().find((sku) => wanted[sku].items.includes(key) && ctx.ids.categories[sku] !== void 0);
       if (other !== void 0) corridorId = ctx.ids.categories[other];
     }
     return { productId: ids.ownerId, corridorId };
@@ -76037,9 +76650,33 @@ function resourceJson(resource2, memo) {
   }
   return text;
 }
+var CATALOG_KINDS = /* @__PURE__ */ new Set([
+  itemsState.kind,
+  categoriesState.kind,
+  menusState.kind,
+  itemAvailabilityState.kind
+]);
+function digestView(state) {
+  const { kinds: kinds2, ...view } = state;
+  if (kinds2 !== void 0) {
+    const others = table();
+    for (const name of Object.keys(kinds2)) if (!CATALOG_KINDS.has(name)) others[name] = kinds2[name];
+    if (Object.keys(others).length > 0) view.kinds = others;
+  }
+  view.items = itemsOf(state);
+  const upcoming = itemsState.get(state)?.upcomingPrices;
+  if (upcoming !== void 0) view.upcomingPrices = upcoming;
+  view.categories = categoriesOf(state);
+  view.menus = menusOf(state);
+  const { unavailable, available, suspensions } = availabilityOf(state);
+  view.unavailable = unavailable;
+  if (available !== void 0) view.available = available;
+  if (suspensions !== void 0) view.suspensions = suspensions;
+  return view;
+}
 function storeDigest(state, memo = digestMemo()) {
   if (!state) return checksum(null);
-  const view = { ...state };
+  const view = digestView(state);
   const ids = state.ids;
   const other = ids?.other;
   if (other && (Object.hasOwn(other, EVENTS_IDS) || Object.hasOwn(other, KEEPS_IDS))) {
@@ -76047,7 +76684,7 @@ function storeDigest(state, memo = digestMemo()) {
     view.ids = { ...ids, other: rest };
   }
   for (const field3 of RESOURCE_FIELDS) {
-    const resources2 = state[field3];
+    const resources2 = view[field3];
     if (!resources2 || typeof resources2 !== "object") continue;
     const texts = table();
     for (const key of Object.keys(resources2)) texts[key] = resourceJson(resources2[key], memo);
@@ -76276,6 +76913,32 @@ function mergeRecords(records) {
 // src/gitops/ref-lock.ts
 import { randomBytes as randomBytes2 } from "node:crypto";
 import { hostname } from "node:os";
+
+// src/config/close.ts
+var pad3 = (n) => String(n).padStart(2, "0");
+function closingOf(settings2) {
+  const hours = hoursState.get(settings2);
+  const special = specialDaysState.get(settings2);
+  const slotsOn = (date) => {
+    const day2 = special?.[`${pad3(date.getUTCMonth() + 1)}-${pad3(date.getUTCDate())}`];
+    if (day2) return day2.slots;
+    return hours?.[WEEKDAYS[(date.getUTCDay() + 6) % 7]];
+  };
+  return (wall) => {
+    const today = new Date(Date.UTC(wall.year, wall.month - 1, wall.day));
+    const slots = slotsOn(today);
+    if (slots === void 0) return hours === void 0 ? "no hours" : "closed";
+    if (slots.length === 0) return "closed";
+    let end = slots.map((s) => s.end).sort()[slots.length - 1];
+    let days = 0;
+    if (end === "23:59") {
+      const next = slotsOn(new Date(today.getTime() + 864e5))?.find((s) => s.start === "00:00");
+      if (next) [end, days] = [next.end, 1];
+    }
+    const [hour, minute] = end.split(":").map(Number);
+    return { days, hour, minute };
+  };
+}
 
 // src/config/safety.ts
 var DEFAULT_SAFETY = {
@@ -76586,7 +77249,7 @@ function writtenSchedules(value) {
     (s) => isRecord(s) && typeof s.days === "string" ? [{ days: s.days, slots: list(s.slots).filter((x) => typeof x === "string") }] : []
   );
 }
-function readOverrides(parsed, base, data, problems, currency, now = /* @__PURE__ */ new Date()) {
+function readOverrides(parsed, base, data, problems, currency) {
   const settings2 = isRecord(data) ? data : {};
   const has = (k) => Object.hasOwn(settings2, k);
   if (!has("overrides") && !has("availability")) return void 0;
@@ -76599,6 +77262,7 @@ function readOverrides(parsed, base, data, problems, currency, now = /* @__PURE_
     base,
     prices: /* @__PURE__ */ new Map(),
     upcoming: /* @__PURE__ */ new Map(),
+    dated: /* @__PURE__ */ new Map(),
     optionPrices: /* @__PURE__ */ new Map(),
     titles: /* @__PURE__ */ new Map(),
     descriptions: /* @__PURE__ */ new Map(),
@@ -76616,17 +77280,13 @@ function readOverrides(parsed, base, data, problems, currency, now = /* @__PURE_
     if (isRecord(written)) {
       checkPrice(r, [...base, "overrides", "prices", sku, "price"], written.price, currency);
       if (typeof written.price !== "number" || typeof written.from !== "string") continue;
-      const start = startOf(written.from);
-      if (start === void 0) {
-        report(
-          problems,
-          at("overrides", "prices", sku, "from"),
-          `${quote(written.from)} is not a date: write YYYY-MM-DD, or a date and time with its offset`
-        );
+      const fromSite = at("overrides", "prices", sku, "from");
+      const start = parseFrom(written.from);
+      if (!start.ok) {
+        report(problems, fromSite, start.error);
         continue;
       }
-      if (start <= now.getTime()) layer.prices.set(sku, { value: written.price, site });
-      else layer.upcoming.set(sku, { value: written.price, site, from: written.from });
+      layer.dated.set(sku, { value: written.price, site, from: written.from, start: start.value, fromSite });
       continue;
     }
     checkPrice(r, [...base, "overrides", "prices", sku], written, currency);
@@ -76680,19 +77340,27 @@ function readOverrides(parsed, base, data, problems, currency, now = /* @__PURE_
   list(o.exclude).forEach((sku, k) => {
     if (typeof sku === "string") layer.exclude.push({ value: sku, site: at("overrides", "exclude", k) });
   });
-  readAvailability(layer, a3, at, problems, now);
+  readAvailability(layer, a3, at, problems);
   return layer;
 }
-function readAvailability(layer, a3, at, problems, now) {
+function readAvailability(layer, a3, at, problems) {
   list(a3.unavailable).forEach((entry2, k) => {
     const site = at("availability", "unavailable", k);
     if (typeof entry2 === "string") return void layer.unavailable.push({ value: entry2, site });
-    if (!isRecord(entry2) || typeof entry2.sku !== "string" || typeof entry2.until !== "string") return;
-    const until = parseInstant(entry2.until);
-    if (!until.ok) return report(problems, at("availability", "unavailable", k, "until"), until.error);
-    if (until.ms <= now.getTime())
-      return void layer.expired.push({ sku: entry2.sku, until: entry2.until, site });
-    layer.unavailable.push({ value: entry2.sku, site, until: entry2.until });
+    if (!isRecord(entry2) || typeof entry2.sku !== "string") return;
+    const both = typeof entry2.until === "string" && typeof entry2.for === "string";
+    if (both || typeof entry2.until !== "string" && typeof entry2.for !== "string")
+      return report(
+        problems,
+        site,
+        `${quote(entry2.sku)}: write until: (a time) or for: (a duration, 2h), ${both ? "not both" : "or the SKU alone"}`
+      );
+    const key = typeof entry2.until === "string" ? "until" : "for";
+    const text = String(entry2[key]);
+    const whenSite = at("availability", "unavailable", k, key);
+    const time = key === "until" ? parseUntil(text) : parseFor(text);
+    if (!time.ok) return report(problems, whenSite, time.error);
+    layer.unavailable.push({ value: entry2.sku, site, when: { time: time.value, text, site: whenSite } });
   });
   if (Array.isArray(a3.available)) {
     const off = new Set(layer.unavailable.map((e) => e.value));
@@ -76709,6 +77377,35 @@ function readAvailability(layer, a3, at, problems, now) {
       layer.available.push({ value: sku, site });
     });
   }
+}
+function timedLayer(layer, clock) {
+  if (layer.dated.size === 0 && !layer.unavailable.some((e) => e.when)) return layer;
+  const prices = new Map(layer.prices);
+  const upcoming = new Map(layer.upcoming);
+  for (const [sku, d] of layer.dated) {
+    const start = clock.instant(d.start, d.from, d.fromSite);
+    if (start === void 0) continue;
+    if (start <= clock.now) prices.set(sku, { value: d.value, site: d.site });
+    else upcoming.set(sku, { value: d.value, site: d.site, from: d.from });
+  }
+  const unavailable = [];
+  const expired = [...layer.expired];
+  for (const e of layer.unavailable) {
+    if (!e.when) {
+      unavailable.push(e);
+      continue;
+    }
+    const ms = clock.instant(e.when.time, e.when.text, e.when.site);
+    if (ms === void 0) continue;
+    if (ms <= clock.now) {
+      expired.push({ sku: e.value, until: e.when.text, site: e.site });
+      continue;
+    }
+    const until = e.when.time.kind === "instant" ? e.when.text : clock.iso(ms);
+    const shown2 = clock.shown(ms);
+    unavailable.push({ value: e.value, site: e.site, until, ...shown2 !== void 0 ? { shown: shown2 } : {} });
+  }
+  return { ...layer, prices, upcoming, dated: /* @__PURE__ */ new Map(), unavailable, expired };
 }
 function put2(into, key, entry2, level) {
   const prev = into.get(key);
@@ -76774,7 +77471,8 @@ function mergeOverrides(layers) {
     }
     for (const e of layer.unavailable) {
       put2(out.availability, e.value, { value: false, site: e.site }, level);
-      if (e.until !== void 0) out.until.set(e.value, e.until);
+      if (e.until !== void 0)
+        out.until.set(e.value, { until: e.until, ...e.shown !== void 0 ? { shown: e.shown } : {} });
       else out.until.delete(e.value);
     }
     for (const e of layer.available ?? []) {
@@ -76842,7 +77540,8 @@ function overridesOfFile(store) {
 }
 function untilOf(store) {
   const out = /* @__PURE__ */ new Map();
-  for (const e of store.availability?.unavailable ?? []) if (typeof e !== "string") out.set(e.sku, e.until);
+  for (const e of store.availability?.unavailable ?? [])
+    if (typeof e !== "string" && typeof e.until === "string") out.set(e.sku, { until: e.until });
   return out.size > 0 ? out : void 0;
 }
 function a2(kind) {
@@ -77067,7 +77766,7 @@ function byCodePoint2(a3, b) {
 function optionSku(option) {
   return typeof option === "string" ? option : option.sku;
 }
-function resolveStore({ store, catalog, settings: settings2, overrides }) {
+function resolveStore({ store, catalog, settings: settings2, overrides, timeZone }) {
   const o = overrides ?? overridesOfFile(store);
   const excluded = o.exclude;
   const keep = (sku) => !excluded.has(sku);
@@ -77147,28 +77846,36 @@ function resolveStore({ store, catalog, settings: settings2, overrides }) {
       ...schedulesFor(category.sku, category.schedules)
     };
   }
-  const menus2 = menusOf(catalog, categories2);
-  const sellable = (sku) => keep(sku) && catalogItemSkus(catalog).has(sku);
-  const unavailable = [...new Set(o.unavailable)].filter(sellable).sort(byCodePoint2);
-  const available = o.available;
+  const menus2 = catalogMenus(catalog, categories2);
+  const availability2 = availabilityOfStore(catalog, o, keep);
   const storeId = storeIdOf(store.store.id) ?? String(store.store.id);
   const state = {
     store: {
       key: store.store.integration_id,
       storeId,
       integrationId: store.store.integration_id,
-      name: store.store.name
+      name: store.store.name,
+      ...timeZone !== void 0 ? { timeZone } : {}
     },
-    items: items2,
-    categories: categories2,
-    menus: menus2,
-    unavailable
+    kinds: table()
   };
-  if (available) state.available = [...new Set(available)].filter(sellable).sort(byCodePoint2);
-  addUpcoming(state, o, unavailable);
-  for (const [key, value] of Object.entries(settings2 ?? {}))
-    if (value !== void 0) state[key] = value;
+  itemsState.set(state, { items: items2 });
+  categoriesState.set(state, categories2);
+  menusState.set(state, menus2);
+  itemAvailabilityState.set(state, availability2);
+  addUpcoming(state, o, availability2.unavailable);
+  if (settings2?.schedulesVia !== void 0) state.schedulesVia = settings2.schedulesVia;
+  for (const [kind, value] of Object.entries(settings2?.kinds ?? {}))
+    if (value !== void 0) state.kinds[kind] = value;
   return state;
+}
+function availabilityOfStore(catalog, o, keep) {
+  const sellable = (sku) => keep(sku) && catalogItemSkus(catalog).has(sku);
+  const out = {
+    unavailable: [...new Set(o.unavailable)].filter(sellable).sort(byCodePoint2)
+  };
+  if (o.available) out.available = [...new Set(o.available)].filter(sellable).sort(byCodePoint2);
+  return out;
 }
 function setOptionPrices(items2, parents, o) {
   for (const { sku: parentSku, optionPrices } of parents.sort((a3, b) => byCodePoint2(a3.sku, b.sku))) {
@@ -77186,7 +77893,7 @@ function setOptionPrices(items2, parents, o) {
     }
   }
 }
-function menusOf(catalog, categories2) {
+function catalogMenus(catalog, categories2) {
   const menus2 = table();
   for (const menu of catalog.menus ?? []) {
     menus2[menu.type] = {
@@ -77199,14 +77906,15 @@ function menusOf(catalog, categories2) {
   return menus2;
 }
 function addUpcoming(state, o, unavailable) {
-  const items2 = state.items;
+  const mine = itemsState.get(state);
   for (const [sku, next] of o.upcoming ?? []) {
-    const item = own(items2, sku);
-    if (item && item.price !== next.price) (state.upcomingPrices ??= table())[sku] = next;
+    const item = own(mine.items, sku);
+    if (item && item.price !== next.price) (mine.upcomingPrices ??= table())[sku] = next;
   }
+  const off = itemAvailabilityState.get(state);
   for (const sku of unavailable) {
     const until = o.until?.get(sku);
-    if (until !== void 0) (state.suspensions ??= table())[sku] = { until };
+    if (until !== void 0) (off.suspensions ??= table())[sku] = { ...until };
   }
 }
 var itemSkusCache = /* @__PURE__ */ new WeakMap();
@@ -77250,9 +77958,9 @@ function resolveDesired(stores, client, options = {}) {
       pool = { items: /* @__PURE__ */ new Map(), categories: /* @__PURE__ */ new Map(), menus: /* @__PURE__ */ new Map() };
       pools.set(s.catalog, pool);
     }
-    share(state.items, pool.items);
-    share(state.categories, pool.categories);
-    share(state.menus, pool.menus);
+    share(itemsState.get(state).items, pool.items);
+    share(categoriesState.get(state), pool.categories);
+    share(menusState.get(state), pool.menus);
   }
   if (client) desired.client = client;
   return desired;
@@ -77269,6 +77977,18 @@ function readSettings(parsed, base, data, problems, sections, time = new TimeCon
     list(include).forEach((path12, i) => {
       if (typeof path12 === "string") layer.includes.push({ path: path12, site: at("include", i) });
     });
+  if (typeof settings2.timezone === "string") {
+    const zone = canonicalZone(settings2.timezone);
+    if (zone) layer.timezone = { value: zone, site: at("timezone") };
+    else {
+      const near = suggestZone(settings2.timezone);
+      report(
+        problems,
+        at("timezone"),
+        `timezone: ${quote(settings2.timezone)} is not a time zone: write an IANA zone name such as America/Bogota` + (near ? ` (did you mean ${near}?)` : "")
+      );
+    }
+  }
   if (settings2.schedules_via === "menu" || settings2.schedules_via === "utils")
     layer.schedulesVia = settings2.schedules_via;
   const ctx = { parsed, base, at, time };
@@ -77279,7 +77999,7 @@ function readSettings(parsed, base, data, problems, sections, time = new TimeCon
   }
   return layer;
 }
-function mergeSettings(layers, problems, sections) {
+function mergeSettings(layers, problems, sections, clock) {
   const out = {};
   for (const layer of layers) {
     if (layer.schedulesVia !== void 0) out.schedulesVia = layer.schedulesVia;
@@ -77293,9 +78013,14 @@ function mergeSettings(layers, problems, sections) {
       merged = seen2 && section2.merge ? section2.merge(merged, upper) : upper;
       seen2 = true;
     }
-    if (seen2) section2.resolve(merged, out, problems);
+    if (seen2) section2.resolve(merged, out, problems, clock);
   }
   return out;
+}
+function zoneOf(layers) {
+  let zone;
+  for (const layer of layers) if (layer.timezone) zone = layer.timezone.value;
+  return zone;
 }
 function readClient(parsed, data, problems) {
   const client = isRecord(data) ? data : {};
@@ -77442,7 +78167,7 @@ function getValidators() {
   }
   return validators;
 }
-function validateFile(parsed, kind) {
+function validateFile(parsed, kind, currency) {
   const validate = getValidators()[kind];
   if (validate(parsed.data)) return [];
   const errors = simplify(validate.errors ?? []);
@@ -77450,7 +78175,7 @@ function validateFile(parsed, kind) {
   const seen2 = /* @__PURE__ */ new Set();
   for (const error2 of errors) {
     if (problems.length > MAX_PROBLEMS) break;
-    const problem = toProblem(parsed, kind, error2);
+    const problem = toProblem(parsed, kind, error2, currency);
     const key = `${problem.pointer}\0${problem.message}`;
     if (seen2.has(key)) continue;
     seen2.add(key);
@@ -77502,15 +78227,38 @@ function describeValue(value) {
   if (typeof value === "object") return "a mapping";
   return typeof value;
 }
-var PATTERN_HINTS = {
-  "^[A-Za-z0-9][A-Za-z0-9._-]*$": "use letters, digits, dots, dashes and underscores, starting with a letter or digit, e.g. BURGER-CLASSIC",
-  "^[a-z0-9][a-z0-9-]*$": "use lower case letters, digits and dashes, e.g. bog-centro",
-  "^[A-Z][A-Z0-9_]*$": "use capital letters, digits and underscores, starting with a letter, e.g. DEFAULT",
-  "^[1-9][0-9]*$": "use digits only, without a leading 0, e.g. 900123",
-  "^https?://": "write a full address starting with https://",
-  "^[0-9]{1,2}:[0-9]{2}-[0-9]{1,2}:[0-9]{2}$": "write a slot as start-end in 24-hour time, e.g. 11:00-15:00 (22:00-02:00 runs past midnight)",
-  "^[0-9]{2}-[0-9]{2}$": 'write a date as MM-DD in quotes, e.g. "12-24"'
-};
+var PATTERN_WORDS = /* @__PURE__ */ new Map([
+  [
+    "^[A-Za-z0-9][A-Za-z0-9._-]*$",
+    "use letters, digits, dots, dashes and underscores, starting with a letter or digit, e.g. BURGER-CLASSIC"
+  ],
+  ["^[a-z0-9][a-z0-9-]*$", "use lower case letters, digits and dashes, e.g. bog-centro"],
+  ["^[A-Z][A-Z0-9_]*$", "use capital letters, digits and underscores, starting with a letter, e.g. DEFAULT"],
+  ["^[1-9][0-9]*$", "use digits only, without a leading 0, e.g. 900123"],
+  ["^https?://", "write a full address starting with https://"],
+  [
+    "^[0-9]{1,2}:[0-9]{2}-[0-9]{1,2}:[0-9]{2}$",
+    "write a slot as start-end in 24-hour time, e.g. 11:00-15:00 (22:00-02:00 runs past midnight)"
+  ],
+  ["^[0-9]{2}-[0-9]{2}$", 'write a date as MM-DD in quotes, e.g. "12-24"'],
+  ["^[A-Z]{3}$", "write the currency's 3-letter ISO 4217 code in capitals, e.g. COP or BRL"],
+  [
+    "^[a-z][a-z0-9_-]*$",
+    "use lower case letters, digits, dashes and underscores, starting with a letter, e.g. canary"
+  ],
+  [
+    "^refs/(?!heads/|tags/)[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$",
+    "write a full ref name under refs/ that is not a branch or a tag, e.g. refs/carte/lock"
+  ],
+  ["^[A-Za-z0-9._-]+$", "use letters, digits, dots, dashes and underscores, e.g. origin"]
+]);
+function patternWords(pattern, description) {
+  const words = PATTERN_WORDS.get(pattern);
+  if (words !== void 0) return words;
+  if (typeof description === "string" && description.trim() !== "")
+    return `it is not written in the expected form (${firstSentence(description)})`;
+  return "it is not written in the expected form";
+}
 function nameAt(pointer) {
   const segments2 = pointerSegments(pointer);
   const last = segments2[segments2.length - 1];
@@ -77524,7 +78272,7 @@ function nameAt(pointer) {
 function plural(n, word) {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
-function toProblem(parsed, kind, e) {
+function toProblem(parsed, kind, e, currency) {
   const problem = (pointer, message, target = "value") => {
     const { line, col } = locate(parsed, pointer, target);
     return { file: parsed.file, line, col, pointer, message };
@@ -77560,6 +78308,8 @@ function toProblem(parsed, kind, e) {
       };
     }
     case "type": {
+      const comma = String(p.type).includes("number") ? commaPriceProblem(e.data, currency) : void 0;
+      if (comma) return problem(at, comma);
       const types = String(p.type).split(",").map((t) => TYPE_NAMES[t] ?? t);
       return problem(at, `${name} must be ${[...new Set(types)].join(" or ")}, got ${got}`);
     }
@@ -77594,11 +78344,8 @@ function toProblem(parsed, kind, e) {
         `${name} has ${Array.isArray(e.data) ? e.data.length : "too many"} entries; at most ${String(p.limit)} are allowed`
       );
     case "pattern": {
-      const hint = PATTERN_HINTS[String(p.pattern)];
-      return problem(
-        at,
-        `${name} ${got} is not allowed here: ${hint ?? `it must match ${String(p.pattern)}`}`
-      );
+      const words = patternWords(String(p.pattern), e.parentSchema?.description);
+      return problem(at, `${name} ${got} is not allowed here: ${words}`);
     }
     case "format":
       return p.format === "uri" ? problem(at, `${name} must be a full web address such as https://api.example.com, got ${got}`) : problem(at, `${name} must be a valid ${String(p.format)}, got ${got}`);
@@ -77680,7 +78427,7 @@ async function readAndValidate(absolute2, kind, problems, limits, reading, ahead
   }
   const refused = recovered ? void 0 : first?.(parsed);
   if (refused) throw new ConfigError([refused]);
-  const invalid = recovered ? [] : validateFile(parsed, kind);
+  const invalid = recovered ? [] : validateFile(parsed, kind, reading.currency);
   for (const p of invalid) {
     reading.ofFiles.add(p);
     addProblem(problems, p);
@@ -77812,13 +78559,14 @@ async function loadProject(configPath, options = {}) {
   const allStorePaths = await expand2(project.parsed, "stores", root, problems, allowUnmatched);
   const readStore = options.stores?.read;
   const storePaths = readStore ? allStorePaths.filter((f) => readStore(f)) : allStorePaths;
+  const currency = readCurrency(project.parsed, problems);
+  if (currency) reading.currency = currency;
   const { catalogFiles, groupFiles: groupFiles2, storeFiles } = await readProjectFiles(
     { catalogPaths, groupPaths, storePaths },
     problems,
     limits,
     reading
   );
-  const currency = readCurrency(project.parsed, problems);
   const indexes = catalogFiles.map((c) => checkCatalog(c.parsed, problems, currency));
   const catalogs = checkCatalogNames(indexes, problems);
   const registry = { ids: /* @__PURE__ */ new Map(), integrationIds: /* @__PURE__ */ new Map() };
@@ -77832,7 +78580,7 @@ async function loadProject(configPath, options = {}) {
     reading,
     currency
   });
-  const { settingsOf, mergedOverrides, sourcesOf, holidaySites } = mergeStoreLayers(
+  const { settingsOf, mergedOverrides, sourcesOf, holidaySites, zonesOf } = mergeStoreLayers(
     layers,
     { root, configFile, storeFiles, storePaths, indexes, catalogPaths, catalogs },
     { problems, sections, time, withSources: options.stores?.resolve !== void 0 }
@@ -77860,6 +78608,7 @@ async function loadProject(configPath, options = {}) {
     storeFiles,
     settingsOf,
     mergedOverrides,
+    zonesOf,
     resolved
   );
   const sources = options.explain ? explainSources(indexes, catalogFiles, storeFiles, mergedOverrides) : void 0;
@@ -77940,11 +78689,11 @@ async function readProjectFiles(paths, problems, limits, reading) {
     storeFiles.push(await readAndValidate(path12, "store", problems, limits, reading, storeReads[i]));
   return { catalogFiles, groupFiles: groupFiles2, storeFiles };
 }
-function readLayersOverrides(layers, problems, currency, time) {
+function readLayersOverrides(layers, problems, currency) {
   const overridesOf = /* @__PURE__ */ new Map();
   for (const { layer, parsed, base } of layers) {
     const data = base.length === 0 ? parsed.data : field(parsed.data, String(base[0]));
-    const o = readOverrides(parsed, base, data, problems, currency, time.now);
+    const o = readOverrides(parsed, base, data, problems, currency);
     if (o) overridesOf.set(layer, o);
   }
   return overridesOf;
@@ -77996,6 +78745,7 @@ function mergeStoreLayers({ chainLayer, groupLayers, storeLayers, includes, over
   const checker = new OverridesChecker(problems);
   const mergedOverrides = [];
   const expired = /* @__PURE__ */ new Map();
+  const zonesOf = [];
   const catalogPathOf = /* @__PURE__ */ new Map();
   indexes.forEach((index, i) => {
     if (!catalogPathOf.has(index.name)) catalogPathOf.set(index.name, catalogPaths[i]);
@@ -78020,28 +78770,39 @@ function mergeStoreLayers({ chainLayer, groupLayers, storeLayers, includes, over
     }
     const key = field(field(storeFiles[i]?.parsed.data, "store"), "integration_id");
     if (typeof key === "string") holidaySites.set(key, holidaySitesOf(layers));
-    const merged = mergeOverrides(layers.flatMap((l) => overridesOf.get(l) ?? []));
-    for (const l of layers)
-      for (const e of overridesOf.get(l)?.expired ?? []) {
-        const stores = expired.get(e) ?? [];
-        if (typeof key === "string" && !stores.includes(key)) stores.push(key);
-        expired.set(e, stores);
+    const zone = zoneOf(layers);
+    zonesOf.push(zone);
+    const storeKey2 = typeof key === "string" ? key : storePaths[i];
+    const settingsClock = new StoreClock(time, storeKey2, zone, problems);
+    const settings2 = mergeSettings(layers, problems, sections, settingsClock);
+    const clock = new StoreClock(time, storeKey2, zone, problems, closingOf(settings2));
+    const timed = layers.flatMap((l) => {
+      const o = overridesOf.get(l);
+      return o ? [timedLayer(o, clock)] : [];
+    });
+    const merged = mergeOverrides(timed);
+    for (const o of timed)
+      for (const e of o.expired) {
+        const id = `${where(e.site)}\0${e.until}`;
+        const seen2 = expired.get(id) ?? { e, stores: [] };
+        if (typeof key === "string" && !seen2.stores.includes(key)) seen2.stores.push(key);
+        expired.set(id, seen2);
       }
     mergedOverrides.push(merged);
     const catalogName = field(storeFiles[i]?.parsed.data, "catalog");
     const index = typeof catalogName === "string" ? catalogs.get(catalogName) : void 0;
     if (index) checker.check(merged, index);
-    return mergeSettings(layers, problems, sections);
+    return settings2;
   });
   checker.finish();
-  for (const [e, stores] of expired)
+  for (const { e, stores } of expired.values())
     time.warn(
       e.site,
       `${quote(e.sku)} is switched off until ${quote(e.until)}, which has passed: the entry is ignored (${stores.length === 1 ? "store" : "stores"} ${stores.map((s) => quote(s)).join(", ") || "none"}); remove it`
     );
-  return { settingsOf, mergedOverrides, sourcesOf, holidaySites };
+  return { settingsOf, mergedOverrides, sourcesOf, holidaySites, zonesOf };
 }
-function resolvableStores(indexes, catalogFiles, storeFiles, settingsOf, mergedOverrides, resolved) {
+function resolvableStores(indexes, catalogFiles, storeFiles, settingsOf, mergedOverrides, zonesOf, resolved) {
   const catalogByName = /* @__PURE__ */ new Map();
   const catalogsOut = /* @__PURE__ */ new Map();
   indexes.forEach((index, i) => {
@@ -78060,7 +78821,8 @@ function resolvableStores(indexes, catalogFiles, storeFiles, settingsOf, mergedO
       store,
       catalog,
       settings: settingsOf[i] ?? {},
-      overrides: plainOverrides(mergedOverrides[i])
+      overrides: plainOverrides(mergedOverrides[i]),
+      ...zonesOf[i] !== void 0 ? { timeZone: zonesOf[i] } : {}
     };
   });
   const resolvable = resolved ? resolved.map((i) => all[i]) : all;
@@ -78106,8 +78868,7 @@ async function readLayers(project, projectData, groupFiles2, storeFiles, run2) {
       ...[...includes.values()].map((file) => ({ layer: file.layer, parsed: file.parsed, base: [] }))
     ],
     problems,
-    currency,
-    time
+    currency
   );
   return { chainLayer, groupLayers, storeLayers, includes, overridesOf };
 }
@@ -78565,9 +79326,9 @@ function selectChanges(all, t) {
 }
 
 // src/plan/safety.ts
-var CATALOG_KINDS = /* @__PURE__ */ new Set(["item", "modifier_group", "category", "menu"]);
+var CATALOG_KINDS2 = /* @__PURE__ */ new Set(["item", "modifier_group", "category", "menu"]);
 function countResources(store) {
-  return Object.keys(store.items).length + Object.keys(store.categories).length + Object.keys(store.menus).length;
+  return Object.keys(itemsOf(store)).length + Object.keys(categoriesOf(store)).length + Object.keys(menusOf(store)).length;
 }
 function pct(n, of) {
   return `${Math.round(n / of * 1e3) / 10} %`;
@@ -78595,7 +79356,7 @@ function safetyVerdict(plan, perStore) {
 function storeViolations(store, changes, have, policy, currency) {
   const violations = [];
   const existing = countResources(have);
-  const counted2 = changes.filter((c) => CATALOG_KINDS.has(c.kind));
+  const counted2 = changes.filter((c) => CATALOG_KINDS2.has(c.kind));
   const deletes = counted2.filter((c) => c.action === "delete").length;
   const updates = counted2.filter((c) => c.action === "update").length;
   if (existing >= policy.minExisting && existing > 0) {
@@ -78614,7 +79375,7 @@ function storeViolations(store, changes, have, policy, currency) {
       });
     }
   }
-  const itemsNow = Object.keys(have.items).length;
+  const itemsNow = Object.keys(itemsOf(have)).length;
   const itemDeletes = changes.filter(
     (c) => (c.kind === "item" || c.kind === "modifier_group") && c.action === "delete"
   ).length;
@@ -78631,7 +79392,12 @@ function storeViolations(store, changes, have, policy, currency) {
   violations.push(...emptiedMenus(store, [...changes], have));
   const prices = priceJumps(changes, policy.maxPriceChangePercent, currency);
   if (prices)
-    violations.push({ guard: "max_price_change_percent", store, message: `store[${store}]: ${prices}` });
+    violations.push({
+      guard: "max_price_change_percent",
+      store,
+      message: `store[${store}]: ${prices.message}`,
+      prices: prices.prices
+    });
   for (const c of changes) {
     if (c.action === "delete" && policy.protected.some((p) => matchAddress(p, c.address))) {
       violations.push({
@@ -78644,11 +79410,11 @@ function storeViolations(store, changes, have, policy, currency) {
   return violations;
 }
 function emptiedMenus(store, changes, have) {
-  const categories2 = new Map(Object.entries(have.categories));
+  const categories2 = new Map(Object.entries(categoriesOf(have)));
   for (const c of changes)
     if (c.kind === "category") categories2.set(c.key, c.after);
   const out = [];
-  const menusAfter = new Map(Object.entries(have.menus));
+  const menusAfter = new Map(Object.entries(menusOf(have)));
   const touched = /* @__PURE__ */ new Set();
   for (const c of changes) {
     if (c.kind === "menu") {
@@ -78661,9 +79427,9 @@ function emptiedMenus(store, changes, have) {
     if (!menu) continue;
     const relevant = touched.has(key) || menu.categories.some((e) => changedCategories.has(e.sku));
     if (!relevant) continue;
-    const before = have.menus[key];
+    const before = own(menusOf(have), key);
     const wasSelling = before?.categories.some(
-      (e) => e.active && (have.categories[e.sku]?.items.length ?? 0) > 0
+      (e) => e.active && (own(categoriesOf(have), e.sku)?.items.length ?? 0) > 0
     );
     const sells = menu.categories.some((e) => e.active && (categories2.get(e.sku)?.items.length ?? 0) > 0);
     if (!sells && (wasSelling ?? true) && before !== void 0) {
@@ -78680,9 +79446,11 @@ var PRICES_NAMED = 10;
 function priceJumps(changes, percent, code3) {
   const currency = code3 === void 0 ? void 0 : currencyOf(code3);
   const jumps = [];
-  const judge = (address2, before, after) => {
+  const prices = [];
+  const judge = (address2, before, after, which2) => {
     if (typeof before !== "number" || typeof after !== "number" || before === after) return;
     if (!priceChangeExceeds(before, after, percent)) return;
+    prices.push(which2);
     jumps.push(
       `${address2} ${formatPrice(before, currency)} → ${formatPrice(after, currency)} (${priceChangeText(before, after)})`
     );
@@ -78691,14 +79459,20 @@ function priceJumps(changes, percent, code3) {
     if (c.kind !== "item" || c.action !== "update") continue;
     const before = c.before;
     const after = c.after;
-    judge(`item[${c.key}]`, before.price, after.price);
+    judge(`item[${c.key}]`, before.price, after.price, { sku: c.key });
     for (const [parent, price] of Object.entries(after.priceInParent ?? {}))
-      judge(`item[${c.key}] inside ${parent}`, own(before.priceInParent, parent), price);
+      judge(`item[${c.key}] inside ${parent}`, own(before.priceInParent, parent), price, {
+        sku: c.key,
+        parent
+      });
   }
   if (jumps.length === 0) return void 0;
   const named = jumps.slice(0, PRICES_NAMED).join(", ");
   const more = jumps.length > PRICES_NAMED ? ` and ${jumps.length - PRICES_NAMED} more` : "";
-  return `the plan changes ${jumps.length} price${jumps.length === 1 ? "" : "s"} by more than max_price_change_percent ${percent} %: ${named}${more}`;
+  return {
+    message: `the plan changes ${jumps.length} price${jumps.length === 1 ? "" : "s"} by more than max_price_change_percent ${percent} %: ${named}${more}`,
+    prices
+  };
 }
 
 // src/plan/plan.ts
@@ -78776,6 +79550,19 @@ function shareEqual(have, want) {
   }
   return out;
 }
+function sharingDesired(read2, want) {
+  const live = {
+    ...read2,
+    kinds: Object.assign(table(), read2.kinds)
+  };
+  const items2 = itemsState.get(read2);
+  if (items2) itemsState.set(live, { ...items2, items: shareEqual(items2.items, itemsOf(want)) });
+  const categories2 = categoriesState.get(read2);
+  if (categories2) categoriesState.set(live, shareEqual(categories2, categoriesOf(want)));
+  const menus2 = menusState.get(read2);
+  if (menus2) menusState.set(live, shareEqual(menus2, menusOf(want)));
+  return live;
+}
 function createPlanner(desired, options = {}) {
   const kinds2 = options.kinds ?? kinds;
   const ownershipOf2 = (k) => options.ownership?.[k.name] ?? k.defaultOwnership ?? "full";
@@ -78796,14 +79583,7 @@ function createPlanner(desired, options = {}) {
     if (planned.has(storeKey2)) throw new InternalError(`store ${storeKey2} was planned twice`);
     let live = read2;
     if (memo) {
-      if (read2) {
-        live = {
-          ...read2,
-          items: shareEqual(read2.items, want.items),
-          categories: shareEqual(read2.categories, want.categories),
-          menus: shareEqual(read2.menus, want.menus)
-        };
-      }
+      if (read2) live = sharingDesired(read2, want);
       desiredDigests[storeKey2] = storeDigest(want, memo);
       currentDigests[storeKey2] = storeDigest(live ?? null, memo);
     }
@@ -78891,7 +79671,9 @@ function planKind(kind, ownership, store, tell) {
     const original = own(copies, key);
     return original !== void 0 && own(d, original) !== void 0 ? "full" : ownership;
   };
-  for (const [key, cmp] of compareAll(kind, c, d, ownershipOfKey, created)) {
+  const diff2 = kind.diff;
+  const compared = diff2 ? { ...kind, diff: (b, a3) => diff2(b, a3, want) } : kind;
+  for (const [key, cmp] of compareAll(compared, c, d, ownershipOfKey, created)) {
     const segment2 = kind.segment(cmp.after ?? cmp.before);
     record(
       {
@@ -78905,14 +79687,15 @@ function planKind(kind, ownership, store, tell) {
       kind.writes(cmp.action, key, cmp.before, cmp.after, ctx),
       kind.within?.(cmp.action === "delete" ? have : want, key),
       kind.group?.(cmp.action === "delete" ? have : want, key),
-      kind.title?.(cmp.action === "delete" ? have : want, key)
+      kind.title?.(cmp.action === "delete" ? have : want, key),
+      kind.label?.(cmp.action === "delete" ? have : want, key)
     );
   }
 }
 function collectChanges(filtering) {
   const changes = [];
   const writesOf = /* @__PURE__ */ new Map();
-  const record = (at, cmp, writes, within, group2, title) => {
+  const record = (at, cmp, writes, within, group2, title, label) => {
     const change = {
       address: at.address,
       store: at.store,
@@ -78924,7 +79707,8 @@ function collectChanges(filtering) {
       diff: cmp.diff,
       ...within ? { within } : {},
       ...group2 !== void 0 ? { group: group2 } : {},
-      ...title ? { title } : {}
+      ...title ? { title } : {},
+      ...label ? { label } : {}
     };
     changes.push(change);
     writesOf.set(
@@ -78975,8 +79759,14 @@ function digestChecksums(desired, storeKeys, currentDigests, desiredDigests, cli
     desired: checksum(
       wantClient === void 0 ? { stores: desiredDigests } : { stores: desiredDigests, client: wantClient }
     ),
-    stores: withClient(stores, client)
+    stores: withClient(stores, client),
+    desiredStores: sortedDigests(desiredDigests)
   };
+}
+function sortedDigests(digests) {
+  const out = table();
+  for (const k of Object.keys(digests).sort()) out[k] = digests[k];
+  return out;
 }
 function plannedStore(key, want) {
   const s = want.store;
@@ -79024,10 +79814,14 @@ function planChecksums(desired, current2) {
   const stores = table();
   for (const key of Object.keys(desired.stores).sort())
     stores[key] = storeDigest(own(current2.stores, key) ?? null, memo);
+  const desiredStores = table();
+  for (const key of Object.keys(desired.stores).sort())
+    desiredStores[key] = storeDigest(own(desired.stores, key), memo);
   return {
     current: currentChecksum(stores, current2.client),
     desired: desiredChecksum(desired, memo),
-    stores: withClient(stores, current2.client)
+    stores: withClient(stores, current2.client),
+    desiredStores
   };
 }
 function buildPlan(desired, current2, options = {}) {
@@ -79301,7 +80095,9 @@ function detailText(d) {
 function headText(c) {
   return `${c.head}${c.title ? ` (${c.title})` : ""}${c.summary !== void 0 ? `: ${c.summary}` : ""}`;
 }
-function storesText(stores) {
+function storesText(stores, run2) {
+  if (run2 !== void 0 && run2.count >= 2 && stores.length === run2.count)
+    return `in ${run2.count === 2 ? "both" : `all ${run2.count}`} stores${run2.limited ? " of this plan" : ""}`;
   const named = stores.slice(0, MAX_STORES_NAMED).join(", ");
   const more = stores.length > MAX_STORES_NAMED ? ` and ${stores.length - MAX_STORES_NAMED} more` : "";
   return `in ${stores.length} stores: ${named}${more}`;
@@ -79571,6 +80367,31 @@ function changeView(ch, ctx) {
     }
   }
 }
+function byParent(entry2, ch) {
+  const path12 = ch.within;
+  const view = entry2.view;
+  if (path12 === void 0 || path12.length < 2 || ch.kind !== "item") return [entry2];
+  const [parent, group2] = [path12[path12.length - 2], path12[path12.length - 1]];
+  const priced = (d) => d.label.startsWith("price in ") ? d.label.slice("price in ".length) : void 0;
+  const elsewhere = /* @__PURE__ */ new Map();
+  const kept = [];
+  for (const d of view.details) {
+    const p = priced(d);
+    if (p === void 0 || p === parent) kept.push(d);
+    else elsewhere.set(p, [...elsewhere.get(p) ?? [], d]);
+  }
+  if (elsewhere.size === 0) return [entry2];
+  const out = kept.length > 0 || view.action !== "update" ? [{ ...entry2, view: { ...view, details: kept } }] : [];
+  for (const [p, details] of elsewhere) {
+    const { under: _under, ...rest } = view;
+    out.push({
+      ...entry2,
+      sort: `${entry2.sort}\0${p}`,
+      view: { ...rest, within: `${p} › ${group2}`, details }
+    });
+  }
+  return out;
+}
 function menuView(ch, base) {
   const create3 = ch.action === "create";
   const view = { ...base, head: `menu ${ch.key}` };
@@ -79611,7 +80432,8 @@ function specialDayView(ch, base) {
   const name = get(ch.after ?? ch.before, "name");
   const view = {
     ...base,
-    head: `special day ${ch.key}`,
+    // A day the files date fully keeps its year (`2026-12-24`); a day of every year is `12-24`.
+    head: `special day ${typeof ch.label === "string" ? ch.label : ch.key}`,
     ...typeof name === "string" && name !== "" ? { title: name } : {}
   };
   if (ch.action === "create") view.summary = slotsText(get(ch.after, "slots"));
@@ -79708,7 +80530,7 @@ function storeEntries(changes, ctx) {
       rest = rest.filter((c) => !(c.action === action && nounOf(c)[0] === one && done.has(c.key)));
     }
   }
-  for (const c of rest) entries.push(changeView(c, ctx));
+  for (const c of rest) entries.push(...byParent(changeView(c, ctx), c));
   if (hours.length > 0) entries.push(hoursView(hours));
   entries.sort((a3, b) => a3.category - b.category || (a3.sort < b.sort ? -1 : a3.sort > b.sort ? 1 : 0));
   return entries;
@@ -79830,7 +80652,15 @@ function buildView(plan, changes = plan.changes) {
       } else if (c.within === void 0) c.within = c.under;
     });
   }
-  return { shared: shared.map(({ stores: stores2, change }) => ({ stores: stores2, change })), stores };
+  return {
+    shared: shared.map(({ stores: stores2, change }) => ({ stores: stores2, change })),
+    stores,
+    run: {
+      count: plan.stores.filter((s) => s.key !== "").length,
+      // `--kind` leaves every store in; store and address patterns, a change scope or a stage do not.
+      limited: (plan.targeting?.stores.length ?? 0) > 0 || (plan.targeting?.targets.length ?? 0) > 0 || plan.targeting?.scope !== void 0 || plan.stage !== void 0
+    }
+  };
 }
 var MAX_CALLS_LISTED = 20;
 function callLines(plan) {
@@ -80394,14 +81224,14 @@ function scopeNotes(plan) {
 }
 
 // src/render/text.ts
-function summaryLine(plan) {
+function summaryLine(plan, showCallsBy) {
   const s = plan.summary;
   const rotations = plan.rotateSecrets?.length ?? 0;
   if (plan.changes.length === 0 && rotations > 0) {
     return `No changes to the configuration; ${plural2(rotations, "webhook secret")} never saved to rotate and save.`;
   }
   if (plan.changes.length === 0) return "No changes. The platform matches the configuration.";
-  return `Plan: ${s.create} to create, ${s.update} to update, ${s.delete} to delete in ${plural2(s.stores, "store")}; ${plural2(s.operations, "API call")}.`;
+  return `Plan: ${s.create} to create, ${s.update} to update, ${s.delete} to delete in ${plural2(s.stores, "store")}; ${plural2(s.operations, "API call")}${showCallsBy === void 0 ? "" : ` (${showCallsBy} lists ${s.operations === 1 ? "it" : "them"})`}.`;
 }
 function notes(plan, overriddenBy = "--force") {
   const out = [];
@@ -80450,18 +81280,18 @@ function renderTextParts(plan, options) {
   };
   const change = (into, ch, suffix) => {
     const lines = into.lines;
-    const pad2 = ch.nested ? "    " : "  ";
+    const pad4 = ch.nested ? "    " : "  ";
     const where2 = [ch.within ? `in ${ch.within}` : "", suffix].filter((x) => x !== "").join("  ");
     lines.push(
-      `${pad2}${sign[ch.action]} ${escapeTerminal(headText(ch))}${where2 ? c.dim(`  ${escapeTerminal(where2)}`) : ""}`
+      `${pad4}${sign[ch.action]} ${escapeTerminal(headText(ch))}${where2 ? c.dim(`  ${escapeTerminal(where2)}`) : ""}`
     );
     for (const d of ch.details) {
       const label = escapeTerminal(d.label);
       if (d.before !== void 0)
         lines.push(
-          `${pad2}    ${label}: ${c.red(escapeTerminal(d.before))} → ${c.green(escapeTerminal(d.after ?? ""))}`
+          `${pad4}    ${label}: ${c.red(escapeTerminal(d.before))} → ${c.green(escapeTerminal(d.after ?? ""))}`
         );
-      else lines.push(`${pad2}    ${d.after !== void 0 ? `${label}: ${escapeTerminal(d.after)}` : label}`);
+      else lines.push(`${pad4}    ${d.after !== void 0 ? `${label}: ${escapeTerminal(d.after)}` : label}`);
     }
   };
   const view = buildView(plan);
@@ -80472,7 +81302,7 @@ function renderTextParts(plan, options) {
   }
   if (view.shared.length > 0) {
     const part = section2("the same in several stores");
-    for (const s of view.shared) change(part, s.change, storesText(s.stores));
+    for (const s of view.shared) change(part, s.change, storesText(s.stores, view.run));
   }
   for (const store of stores) {
     const part = section2(
@@ -80481,6 +81311,12 @@ function renderTextParts(plan, options) {
     );
     for (const ch of store.changes) change(part, ch, "");
   }
+  if (options.showCalls) parts2.push(callsPart(plan, c));
+  const by = options.showCalls ? void 0 : options.showCallsBy === void 0 ? "--show-calls" : options.showCallsBy;
+  parts2.push({ lines: [c.bold(summaryLine(plan, by ?? void 0)), ...noted] });
+  return parts2;
+}
+function callsPart(plan, c) {
   const calls = callLines(plan);
   const paths = calls.map((l) => escapeTerminal(l.path));
   const numbers = calls.map((l) => l.first === l.last ? `${l.first}.` : `${l.first}-${l.last}.`);
@@ -80494,8 +81330,7 @@ function renderTextParts(plan, options) {
       )}`
     );
   });
-  parts2.push(api, { lines: [c.bold(summaryLine(plan)), ...noted] });
-  return parts2;
+  return api;
 }
 function joinTextParts(parts2) {
   return parts2.map((p) => p.lines.join("\n")).join("\n\n") + "\n";
@@ -80561,25 +81396,25 @@ function renderStagesMarkdown(stages) {
 
 // src/render/markdown.ts
 var GITHUB_COMMENT_LIMIT = 65536;
-function fenceLines(changes) {
+function fenceLines(changes, run2) {
   const sign = { create: "+", update: "!", delete: "-" };
   const lines = [];
   for (const { change: ch, stores } of changes) {
-    const pad2 = ch.nested ? "  " : "";
-    const where2 = [ch.within ? `in ${ch.within}` : "", stores ? storesText(stores) : ""].filter((x) => x !== "").join("  ");
+    const pad4 = ch.nested ? "  " : "";
+    const where2 = [ch.within ? `in ${ch.within}` : "", stores ? storesText(stores, run2) : ""].filter((x) => x !== "").join("  ");
     lines.push(
-      escapeFence(escapeTerminal(`${pad2}${sign[ch.action]} ${headText(ch)}${where2 ? `  ${where2}` : ""}`))
+      escapeFence(escapeTerminal(`${pad4}${sign[ch.action]} ${headText(ch)}${where2 ? `  ${where2}` : ""}`))
     );
-    for (const d of ch.details) lines.push(escapeFence(escapeTerminal(`${pad2}    ${detailText(d)}`)));
+    for (const d of ch.details) lines.push(escapeFence(escapeTerminal(`${pad4}    ${detailText(d)}`)));
   }
   return lines;
 }
-function section(summary2, changes) {
+function section(summary2, changes, run2) {
   return [
     `<details><summary>${summary2}</summary>`,
     "",
     "```diff",
-    ...fenceLines(changes),
+    ...fenceLines(changes, run2),
     "```",
     "",
     "</details>",
@@ -80597,7 +81432,8 @@ function sectionsOf(plan, changes) {
     s,
     text: section(
       `<code>${escapeMarkdown(s.key || "client")}</code> ${escapeMarkdown(s.key === "" ? "client settings" : s.name)}: ${counts2(s.changes)}`,
-      s.changes.map((change) => ({ change }))
+      s.changes.map((change) => ({ change })),
+      view.run
     )
   }));
   out.push(...stores.filter((x) => x.s.key === "").map((x) => ({ kind: "client", text: x.text })));
@@ -80606,7 +81442,8 @@ function sectionsOf(plan, changes) {
       kind: "shared",
       text: section(
         `The same in several stores: ${counts2(view.shared.map((x) => x.change))}`,
-        view.shared.map((x) => ({ change: x.change, stores: x.stores }))
+        view.shared.map((x) => ({ change: x.change, stores: x.stores })),
+        view.run
       )
     });
   }
@@ -87506,11 +88343,14 @@ async function readPlanJson(file) {
     throw new UsageError(`${file} is not a carte plan (not JSON${where2})`);
   }
 }
+var MAX_TARGET_LENGTH = 1e3;
 function planShapeProblem(plan) {
   const isObj2 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
   const str2 = (v) => typeof v === "string";
   if (!Array.isArray(plan.stores) || !plan.stores.every((s) => isObj2(s) && str2(s.key) && str2(s.name)))
     return "stores must be a list of {key, storeId, name}";
+  if (plan.target !== void 0 && (!str2(plan.target) || plan.target.length > MAX_TARGET_LENGTH))
+    return `target must be a text of at most ${MAX_TARGET_LENGTH} characters`;
   if (!Array.isArray(plan.changes) || !plan.changes.every(
     (c) => isObj2(c) && str2(c.address) && str2(c.store) && str2(c.kind) && str2(c.key) && (c.action === "create" || c.action === "update" || c.action === "delete") && Array.isArray(c.diff) && c.diff.every((d) => isObj2(d) && str2(d.attribute)) && (c.within === void 0 || Array.isArray(c.within) && c.within.every(str2))
   ))
@@ -87669,28 +88509,50 @@ function holidayDates(state) {
   const hours = state && holidaysState.get(state);
   return hours === void 0 ? void 0 : new Set(Object.keys(hours));
 }
-function holidayDateProblems(project, platformHolidays, desired = project.desired) {
+function holidayMisses(project, platformHolidays, desired = project.desired) {
   if (project.ownership.holiday === "ignore") return [];
-  const problems = [];
+  const misses = [];
   for (const [key, store] of Object.entries(desired.stores)) {
     const dates = holidaysState.get(store);
     if (dates === void 0) continue;
     const known = platformHolidays(key);
     if (known === void 0) continue;
-    const list2 = [...known].sort().join(", ") || "none";
     for (const date of Object.keys(dates)) {
       if (known.has(date)) continue;
       const site = project.holidaySites?.get(key)?.get(date);
-      problems.push({
-        file: site?.file ?? project.configFile,
-        line: site?.line ?? 0,
-        col: site?.col ?? 0,
-        pointer: site?.pointer ?? "",
-        message: `holiday ${date} is not a holiday of store ${bare(key)} on the platform (its holidays: ${list2}), so carte cannot set its hours or close it: write ${date} under special_days: instead (- { name: …, date: "${date}", slots: [] } closes the store that day)`
+      misses.push({
+        site: {
+          file: site?.file ?? project.configFile,
+          line: site?.line ?? 0,
+          col: site?.col ?? 0,
+          pointer: site?.pointer ?? ""
+        },
+        date,
+        store: key,
+        known: [...known].sort()
       });
     }
   }
-  return problems;
+  return misses;
+}
+var STORES_NAMED = 5;
+function holidayMissProblems(misses) {
+  const bySite = /* @__PURE__ */ new Map();
+  for (const m of misses) {
+    const key = `${m.site.file}\0${m.site.line}\0${m.site.col}\0${m.date}`;
+    const list2 = bySite.get(key);
+    if (list2) list2.push(m);
+    else bySite.set(key, [m]);
+  }
+  return [...bySite.values()].map((group2) => {
+    const { site, date } = group2[0];
+    const stores = [...new Set(group2.map((m) => bare(m.store)))];
+    const lists = new Set(group2.map((m) => m.known.join(", ") || "none"));
+    const shared = lists.size === 1 ? [...lists][0] : void 0;
+    const fix = `so carte cannot set its hours or close it: write ${date} under special_days: instead (- { name: …, date: "${date}", slots: [] } closes the store that day)`;
+    const message = stores.length === 1 ? `holiday ${date} is not a holiday of store ${stores[0]} on the platform (its holidays: ${shared}), ${fix}` : `holiday ${date} is not a holiday on the platform of the ${stores.length} stores it affects (${stores.length <= STORES_NAMED ? stores.join(", ") : `${stores.slice(0, STORES_NAMED).join(", ")} and ${stores.length - STORES_NAMED} more`})${shared === void 0 ? "" : `, whose holidays are ${shared}`}, ${fix}`;
+    return { ...site, message };
+  });
 }
 
 // src/apply/execute.ts
@@ -88284,6 +89146,7 @@ async function planProject(project, session, options = {}) {
   const keep = options.keepCurrent === true || targets.length > 0;
   const kept = { stores: table() };
   const problems = [];
+  const misses = [];
   const reads = projectReads(desired, project.ownership, options.targeting);
   const removed = new Map(reads.removed.map((r) => [r.store.key, r.kinds]));
   const left = /* @__PURE__ */ new Map();
@@ -88299,8 +89162,8 @@ async function planProject(project, session, options = {}) {
       if (keep) kept.stores[key] = state;
       const want = own(desired.stores, key);
       const known = holidayDates(state);
-      const found = want ? holidayDateProblems(project, () => known, { stores: { [key]: want } }) : [];
-      if (found.length > 0) problems.push(...found);
+      const found = want ? holidayMisses(project, () => known, { stores: { [key]: want } }) : [];
+      if (found.length > 0) misses.push(...found);
       else planner.addStore(key, state);
     },
     {
@@ -88310,6 +89173,7 @@ async function planProject(project, session, options = {}) {
     }
   );
   if (client) kept.client = client;
+  problems.push(...holidayMissProblems(misses));
   if (problems.length > 0) throw new ConfigError(problems);
   const plan = planner.finish(client);
   const scope = plan.targeting?.scope;
@@ -88413,11 +89277,47 @@ ${lines.join("\n")}
 Nothing was changed. If this is intended, run again with --force --reason "why" (the reason is recorded in the plan), or adjust safety: in carte.yaml.`
   );
 }
+var STORES_NAMED2 = 5;
+function storeList2(keys) {
+  const shown2 = keys.slice(0, STORES_NAMED2).map((k) => JSON.stringify(k));
+  const more = keys.length - shown2.length;
+  return `${keys.length === 1 ? "store" : "stores"} ${shown2.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
+}
+function changedStores(saved, fresh) {
+  const before = saved.checksums.stores ?? {};
+  const after = fresh.checksums.stores ?? {};
+  const keys = /* @__PURE__ */ new Set([...Object.keys(before), ...Object.keys(after)]);
+  const changed2 = [...keys].filter((k) => k !== "" && own(before, k) !== own(after, k)).sort();
+  const client = own(before, "") !== own(after, "") && (Object.hasOwn(before, "") || Object.hasOwn(after, ""));
+  const parts2 = [
+    ...changed2.length > 0 ? [`${storeList2(changed2)} changed`] : [],
+    ...client ? ["the client-level settings changed"] : []
+  ];
+  return parts2.length > 0 ? parts2.join("; ") : "another apply or a person edited it";
+}
+function changedDesired(saved, project, targeting) {
+  const before = saved.checksums.desiredStores;
+  const desired = scopeDesired(project.desired, targeting);
+  if (!before) return "the plan was saved by an earlier carte, which does not say which stores";
+  const memo = digestMemo();
+  const keys = Object.keys(desired.stores).sort();
+  const changed2 = keys.filter(
+    (k) => Object.hasOwn(before, k) && own(before, k) !== storeDigest(own(desired.stores, k), memo)
+  );
+  const added = keys.filter((k) => !Object.hasOwn(before, k));
+  const removed = Object.keys(before).filter((k) => !Object.hasOwn(desired.stores, k)).sort();
+  const parts2 = [
+    ...changed2.length > 0 ? [`the files of ${storeList2(changed2)} changed`] : [],
+    ...added.length > 0 ? [`${storeList2(added)} added to the files`] : [],
+    ...removed.length > 0 ? [`${storeList2(removed)} no longer in the files`] : []
+  ];
+  return parts2.length > 0 ? parts2.join("; ") : `the client-level settings of ${project.configFile} changed`;
+}
 async function checkSavedPlan(saved, project, session, options = {}) {
   const targeting = saved.targeting ?? options.targeting;
   if (desiredChecksum(scopeDesired(project.desired, targeting)) !== saved.checksums.desired) {
     throw new StalePlanError(
-      "the configuration changed since this plan was saved; run `carte plan --out FILE` again and review it"
+      `the configuration changed since this plan was saved (${changedDesired(saved, project, targeting)}); nothing was applied. Run \`carte plan --out FILE\` again and review it`
     );
   }
   const { plan } = await planProject(project, session, {
@@ -88428,8 +89328,12 @@ async function checkSavedPlan(saved, project, session, options = {}) {
   const differences = changeDifferences(saved.changes, plan.changes);
   const listed = differences.length > 0 ? `; ${describeDifferences(differences)}` : "";
   if (plan.checksums.current !== saved.checksums.current) {
+    if (plan.changes.length === 0 && (plan.rotateSecrets ?? []).length === 0) {
+      plan.alreadyApplied = true;
+      return plan;
+    }
     throw new StalePlanError(
-      `the platform changed since this plan was saved (someone edited a store)${listed}; nothing was applied. Run \`carte plan --out FILE\` again and review it`
+      `the platform changed since this plan was saved (${changedStores(saved, plan)})${listed}; nothing was applied. Run \`carte plan --out FILE\` again and review it`
     );
   }
   if (differences.length > 0) {
@@ -88526,10 +89430,10 @@ async function applyPlanReport(plan, session, options = {}) {
   for (const r of refused) troubled.add(r.store);
   const shown2 = await early.results();
   const left = (store) => !troubled.has(store) && !shown2.has(store);
-  const applied = new Set(
+  const applied2 = new Set(
     plan.operations.filter((o) => okIds.has(o.id) && (o.stores.length === 0 || o.stores.some(left))).flatMap((o) => o.addresses)
   );
-  const toVerify = plan.changes.filter((c) => left(c.store) && applied.has(c.address));
+  const toVerify = plan.changes.filter((c) => left(c.store) && applied2.has(c.address));
   const verify = await waitForPlan(plan, toVerify, client, {
     timeoutMs: Math.max(0, until - Date.now()),
     limit: checks,
@@ -88734,7 +89638,7 @@ async function runCarte(request4, hooks = {}) {
         result.exitCode = planExitCode(request4, plan);
         return result;
       }
-      const applied = await applyRun(
+      const applied2 = await applyRun(
         request4,
         run2,
         plan,
@@ -88745,16 +89649,16 @@ async function runCarte(request4, hooks = {}) {
         recovery,
         hooks
       );
-      if (applied === "cancelled") {
+      if (applied2 === "cancelled") {
         result.cancelled = true;
         result.exitCode = ExitCode.error;
         return result;
       }
-      if (applied) {
-        result.report = applied.report;
-        result.applyMs = applied.applyMs;
-        if (applied.lostSecrets.length > 0) result.lostSecrets = applied.lostSecrets;
-        result.exitCode = verdict2(applied.report, applied.lostSecrets);
+      if (applied2) {
+        result.report = applied2.report;
+        result.applyMs = applied2.applyMs;
+        if (applied2.lostSecrets.length > 0) result.lostSecrets = applied2.lostSecrets;
+        result.exitCode = verdict2(applied2.report, applied2.lostSecrets);
       }
       return result;
     } finally {
@@ -89178,7 +90082,12 @@ var JobSummary = class {
   }
 };
 function logPlan(plan, target) {
-  const parts2 = renderTextParts(plan, { color: false, target, overriddenBy: OVERRIDDEN_BY });
+  const parts2 = renderTextParts(plan, {
+    color: false,
+    target,
+    overriddenBy: OVERRIDDEN_BY,
+    showCallsBy: null
+  });
   for (const part of parts2) {
     if (part.group === void 0) {
       for (const line of part.lines) info2(escapeLog(line));
@@ -89297,7 +90206,7 @@ async function summarizePlan(view, ctx, summary2) {
   await summary2.titled(planCommentBody(view, ctx, { title: summary2.title }));
   if (view.plan) await showPlan(view.plan, view.target, summary2);
 }
-function viewOf2(result, commit2, baseName) {
+function viewOf(result, commit2, baseName) {
   const problems = result.error instanceof ConfigError ? result.error.problems : null;
   const split = result.base ? { ...result.base, ...baseName ? { ref: baseName } : {} } : null;
   return {
@@ -89364,7 +90273,7 @@ async function planCommand(inputs, ctx, env2, summary2) {
   );
   const scope = result.plan?.targeting?.scope;
   if (scope && base.name) scope.base = base.name;
-  const view = viewOf2(result, commit2, base.name);
+  const view = viewOf(result, commit2, base.name);
   if (view.problems) view.problems = relativeProblems(view.problems, ctx.workspace);
   if (!view.split && base.unavailable && view.plan) {
     view.split = {
@@ -89610,7 +90519,7 @@ async function driftCommand(inputs, ctx, env2, summary2) {
     stage: inputs.stage,
     secretsFile: inputs.secretsFile || void 0
   });
-  const view = viewOf2(result, ctx.sha, void 0);
+  const view = viewOf(result, ctx.sha, void 0);
   if (view.problems) {
     view.problems = relativeProblems(view.problems, ctx.workspace);
     annotate(view.problems, ctx.workspace);
