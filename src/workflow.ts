@@ -221,6 +221,11 @@ export async function planProject(
   problems.push(...holidayMissProblems(misses));
   if (problems.length > 0) throw new ConfigError(problems);
   const plan = planner.finish(client);
+  // The files the plan was made from, so that a stale saved plan names the ones that changed.
+  if ((options.checksums ?? true) && Object.keys(project.fileDigests).length > 0)
+    plan.checksums.files = Object.fromEntries(
+      Object.entries(project.fileDigests).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+    );
   const scope = plan.targeting?.scope;
   if (plan.targeting && scope && scope.removed.length > 0) {
     // A copy: the targeting given (a saved plan's) is left as it is.
@@ -444,8 +449,38 @@ function changedDesired(saved: Plan, project: LoadedProject, targeting: Targetin
     ...(changed.length > 0 ? [`the files of ${storeList(changed)} changed`] : []),
     ...(added.length > 0 ? [`${storeList(added)} added to the files`] : []),
     ...(removed.length > 0 ? [`${storeList(removed)} no longer in the files`] : []),
+    ...changedFiles(saved.checksums.files, project.fileDigests),
   ];
   return parts.length > 0 ? parts.join("; ") : `the client-level settings of ${project.configFile} changed`;
+}
+
+/**
+ * The files that changed, appeared or went since a saved plan was made, in words (`catalogs/menu.yaml
+ * changed`), from the plan's file digests and the files read now; nothing when the plan has no digests.
+ * Paths are quoted (they come from the files and from the plan file) and at most {@link STORES_NAMED}
+ * are named per part.
+ */
+function changedFiles(
+  before: Readonly<Record<string, string>> | undefined,
+  now: Readonly<Record<string, string>>,
+): string[] {
+  if (!before) return [];
+  const paths = (list: string[]) => {
+    const shown = list.slice(0, STORES_NAMED).map((p) => quote(p, 200));
+    const more = list.length - shown.length;
+    return `${list.length === 1 ? "file" : "files"} ${shown.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
+  };
+  const mine = Object.keys(now).sort();
+  const changed = mine.filter((p) => Object.hasOwn(before, p) && own(before, p) !== own(now, p));
+  const added = mine.filter((p) => !Object.hasOwn(before, p));
+  const gone = Object.keys(before)
+    .filter((p) => !Object.hasOwn(now, p))
+    .sort();
+  return [
+    ...(changed.length > 0 ? [`${paths(changed)} changed`] : []),
+    ...(added.length > 0 ? [`${paths(added)} new`] : []),
+    ...(gone.length > 0 ? [`${paths(gone)} no longer read`] : []),
+  ];
 }
 
 /**

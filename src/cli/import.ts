@@ -62,6 +62,7 @@ function bareProject(configPath: string): LoadedProject {
     desired: { stores: {} },
     catalogs: new Map(),
     files: [],
+    fileDigests: {},
     warnings: [],
   };
 }

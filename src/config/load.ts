@@ -8,10 +8,11 @@
 import { StoreClock, TimeContext } from "./time.js";
 import { closingOf } from "./close.js";
 import type { KindName } from "../kinds/registry.js";
-import type { Ownership } from "../model.js";
+import { table, type Ownership } from "../model.js";
 import { DEFAULT_SAFETY, type SafetyPolicy } from "./safety.js";
 import { stat } from "node:fs/promises";
-import { dirname, relative, resolve } from "node:path";
+import { createHash } from "node:crypto";
+import { dirname, relative, resolve, sep } from "node:path";
 import { ConfigError, InternalError } from "../errors.js";
 import type { ConfigProblem } from "../errors.js";
 import type { CatalogFile, ProjectFile, StoreFile } from "../generated/config.js";
@@ -126,6 +127,12 @@ export interface LoadedProject {
    */
   files: string[];
   /**
+   * The SHA-256 (hex) of each file read, by its path relative to the project's folder with `/`
+   * separators (the same on every clone and working directory). A saved plan keeps them so that a stale
+   * plan names the files that changed since it was saved.
+   */
+  fileDigests: Record<string, string>;
+  /**
    * Warnings every command that loads the project prints on each run (e.g. a plain-http platform
    * address allowed by `allow_insecure_http`). Never contain a secret.
    */
@@ -166,6 +173,16 @@ export const DEFAULT_FILE_LIMITS: FileLimits = {
 /** A file read and parsed. */
 interface ReadFile {
   parsed: YamlFile;
+  /** SHA-256 of the file's text (hex); absent when it could not be read. */
+  digest?: string;
+}
+
+/** The digests of the files read, by path relative to the project's folder (`/` separators). */
+function fileDigests(root: string, files: readonly ReadFile[]): Record<string, string> {
+  const out = table<string>();
+  for (const f of files)
+    if (f.digest !== undefined) out[relative(root, resolve(f.parsed.file)).split(sep).join("/")] = f.digest;
+  return out;
 }
 
 /** The path shown to the user: relative to the working directory when that is shorter. */
@@ -217,7 +234,7 @@ async function readAndValidate(
     reading.ofFiles.add(p);
     addProblem(problems, p);
   }
-  return { parsed };
+  return { parsed, digest: createHash("sha256").update(read.text).digest("hex") };
 }
 
 /**
@@ -537,6 +554,13 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
     files: [project, ...catalogFiles, ...groupFiles, ...storeFiles, ...layers.includes.values()].map(
       (f) => f.parsed.file,
     ),
+    fileDigests: fileDigests(root, [
+      project,
+      ...catalogFiles,
+      ...groupFiles,
+      ...storeFiles,
+      ...layers.includes.values(),
+    ]),
     ...(options.stores
       ? {
           partial: {

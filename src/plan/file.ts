@@ -245,9 +245,10 @@ function planShapeProblem(plan: Record<string, unknown>): string | undefined {
     !isObj(sums) ||
     !str(sums.current) ||
     !str(sums.desired) ||
-    (sums.stores !== undefined && !(isObj(sums.stores) && Object.values(sums.stores).every(str)))
+    (sums.stores !== undefined && !(isObj(sums.stores) && Object.values(sums.stores).every(str))) ||
+    (sums.files !== undefined && !(isObj(sums.files) && Object.values(sums.files).every(str)))
   )
-    return "checksums must be {current, desired, stores}";
+    return "checksums must be {current, desired, stores, files}";
   if (plan.stage !== undefined && !str(plan.stage)) return "stage must be a string";
   if (plan.currency !== undefined && !str(plan.currency)) return "currency must be a string";
   if (

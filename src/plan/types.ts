@@ -123,6 +123,12 @@ export interface PlanChecksums {
    * plans written before it existed (added within version 1; readers must not require it).
    */
   desiredStores?: Record<string, string>;
+  /**
+   * The SHA-256 (hex) of each file the plan was made from, by its path relative to the project's folder
+   * (`/` separators): `carte apply FILE` names the files that changed since the plan was saved. Absent in
+   * plans written before it existed and in plans made without files (added within version 1).
+   */
+  files?: Record<string, string>;
 }
 
 /**
