@@ -23,6 +23,7 @@ import { imageRefs, overridesOfFile } from "./overrides.js";
 import type { StoreOverrides, WrittenSchedule } from "./overrides.js";
 import type { StoreSettings } from "./settings.js";
 import { toSchedules } from "./slots.js";
+import { rulePrice } from "./price-rules.js";
 import {
   menusState,
   categoriesState,
@@ -86,7 +87,8 @@ export function resolveStore({ store, catalog, settings, overrides, timeZone }: 
   const keep = (sku: string): boolean => !excluded.has(sku);
   // The override tables are Maps (src/config/overrides.ts) and the tables built here have no
   // prototype: a SKU such as `constructor` or `toString` is never taken for a member of Object.prototype.
-  const priceOf = (sku: string, price: number): number => o.prices.get(sku) ?? price;
+  // An explicit price of any layer wins; the catalog's price goes through the store's price rules.
+  const priceOf = (sku: string, price: number): number => o.prices.get(sku) ?? rulePrice(price, o.priceRules);
   const titleOf = (sku: string, title: string): string => o.titles.get(sku) ?? title;
   const descriptionOf = (sku: string, description: string | undefined): string =>
     o.descriptions.get(sku) ?? description ?? "";
@@ -233,7 +235,13 @@ function setOptionPrices(
   for (const { sku: parentSku, optionPrices } of parents.sort((a, b) => byCodePoint(a.sku, b.sku))) {
     const parent = own(items, parentSku);
     if (!parent || parent.type !== "ITEM") continue;
-    const prices = new Map(Object.entries(optionPrices ?? {}));
+    // The catalog's prices go through the store's price rules; the overrides' are explicit and win.
+    const prices = new Map(
+      Object.entries(optionPrices ?? {}).map(([sku, price]) => [
+        sku,
+        price === undefined ? undefined : rulePrice(price, o.priceRules),
+      ]),
+    );
     for (const [sku, price] of o.optionPrices.get(parentSku) ?? []) prices.set(sku, price);
     for (const [sku, price] of [...prices].sort(([a], [b]) => byCodePoint(a, b))) {
       const option = own(items, sku);
