@@ -117,7 +117,7 @@ export function readPriceRules(
       } else if (v.value!.scale > decimals) {
         r.at(
           [...here, key],
-          `${key} ${v.text} has ${v.value!.scale} decimals, but ${code} prices have ${decimals === 0 ? "none" : `at most ${decimals}`}: a rule cannot round to a price the currency does not write`,
+          `${key} ${v.text} has ${v.value!.scale} decimal${v.value!.scale === 1 ? "" : "s"}, but ${code} prices have ${decimals === 0 ? "none" : `at most ${decimals}`}: a rule cannot round to a price the currency does not write`,
         );
         ok = false;
       }
