@@ -65,6 +65,8 @@ function optionSku(option: string | InlineOption): string {
  *   written in full becomes an ITEM resource whose children are the modifier groups it offers itself
  *   (nested modifiers, none for most options); modifier groups become MODIFIER_GROUP resources (price
  *   `null`) whose children are their options. Record order: items, groups, options.
+ * - The catalog's prices (of items, options and options inside a parent) go through the store's price
+ *   rules (src/config/price-rules.ts), in order; an explicit price of the overrides wins over them.
  * - The overrides (merged from the layers, highest first: store > group > carte.yaml > catalog) replace
  *   the catalog's prices, titles, descriptions, images, schedules and groups' `min`/`max`. An excluded
  *   SKU is removed with every reference to it (category items, item and option children, group options,

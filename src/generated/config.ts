@@ -114,7 +114,7 @@ export type PriceRules = PriceRule[];
 /**
  * Store settings.
  *
- * Opening hours, holidays, special days, whether the store is open, webhooks, how schedules are written, differences from the catalog (overrides) and item availability. The same keys are written at the top of a store file, under defaults: in carte.yaml and in a group file, and in a shared file named by include:. A store inherits from carte.yaml, then from its group, then writes only what differs. A setting nobody writes is not managed: carte leaves it as it is on the platform.
+ * Opening hours, holidays, special days, whether the store is open, webhooks, how schedules are written, differences from the catalog (overrides), price rules and item availability. The same keys are written at the top of a store file, under defaults: in carte.yaml and in a group file, and in a shared file named by include:. A store inherits from carte.yaml, then from its group, then writes only what differs. A setting nobody writes is not managed: carte leaves it as it is on the platform.
  */
 export interface SettingsFile {
   include?: Include;
