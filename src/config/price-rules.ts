@@ -42,6 +42,15 @@ export interface PriceRule {
 /** Most rules one layer may write (a chain's price list has a few; the bound keeps a hostile file small). */
 export const MAX_PRICE_RULES = 20;
 
+/**
+ * Largest markup a rule may write, in percent: a price list marks up by a few percent, and the bound
+ * keeps a rule's prices within the digits a JSON number carries exactly.
+ */
+export const MAX_MARKUP_PERCENT = 1000;
+
+/** Most decimals of a markup (`12.5` %, `7.25` %). */
+export const MAX_PERCENT_DECIMALS = 4;
+
 /** The exact text of a number or string written at `segments`: the file's own text for a number. */
 function writtenText(
   parsed: YamlFile,
@@ -55,7 +64,8 @@ function writtenText(
 
 /**
  * Reads the `price_rules:` of one layer, checking each rule: a markup that is a plain decimal of at
- * least -100 % (a larger discount makes every price negative), an ending or step with at most the
+ * least -100 % (a larger discount makes every price negative), at most {@link MAX_MARKUP_PERCENT} %
+ * and with at most {@link MAX_PERCENT_DECIMALS} decimals, an ending or step with at most the
  * currency's decimals, a step above zero, an ending below its step. Problems are located at the value
  * they are about. `undefined` when the layer writes no `price_rules:`.
  *
@@ -97,7 +107,19 @@ export function readPriceRules(
       return { text, value };
     };
     const percent = amount("percent");
-    if (percent && percent.value!.value.lt("-100")) {
+    if (percent && percent.value!.value.gt(String(MAX_MARKUP_PERCENT))) {
+      r.at(
+        [...here, "percent"],
+        `a markup of ${percent.text} % is more than ${MAX_MARKUP_PERCENT} %: write the price list's markup, for example 10`,
+      );
+      ok = false;
+    } else if (percent && percent.value!.scale > MAX_PERCENT_DECIMALS) {
+      r.at(
+        [...here, "percent"],
+        `a markup of ${percent.text} % has more than ${MAX_PERCENT_DECIMALS} decimals`,
+      );
+      ok = false;
+    } else if (percent && percent.value!.value.lt("-100")) {
       r.at(
         [...here, "percent"],
         `a markup of ${percent.text} % makes every price below zero: a discount is at most -100 %`,

@@ -362,7 +362,7 @@ export interface PriceRule {
   /**
    * Markup in percent.
    *
-   * Added to the price in percent of it, for example 10 (+10 %) or -15 (a 15 % discount); at least -100.
+   * Added to the price in percent of it, for example 10 (+10 %) or -15 (a 15 % discount); from -100 to 1000, with at most 4 decimals.
    */
   percent?: number;
   /**

@@ -150,10 +150,11 @@ describe("price rules", () => {
     const brl = await writeProject({
       "carte.yaml": BRL,
       "catalogs/burgers.yaml": BRL_CATALOG,
-      "stores/a.yaml": storeYaml(1, "a", 'price_rules:\n  - { ending: "0.905" }\n'),
+      "stores/a.yaml": storeYaml(1, "a", 'price_rules:\n  - { ending: "0.905" }\n  - { percent: 5000 }\n'),
     });
     expect(await problemsOf(loadProject(join(brl, "carte.yaml")))).toEqual([
       `${shown(brl, "stores/a.yaml")}:7:15: ending 0.905 has 3 decimals, but BRL prices have at most 2: a rule cannot round to a price the currency does not write`,
+      `${shown(brl, "stores/a.yaml")}:8:16: a markup of 5000 % is more than 1000 %: write the price list's markup, for example 10`,
     ]);
   });
 
