@@ -7,7 +7,7 @@
  *
  * The highest layer that writes `price_rules:` gives the store's rules (an empty list writes none);
  * they apply, in the order written, to every catalog price of the store (items, options, and an
- * option's price inside its parent), and an explicit price of `overrides:` at any layer still wins
+ * option's price inside its parent) but 0 (free stays free), and an explicit price of `overrides:` at any layer still wins
  * (docs/configuration.md, "Price rules"). The arithmetic is exact (src/money.ts `applyPriceRule`).
  */
 
@@ -186,8 +186,13 @@ function powerOfTenAbove(text: string): string {
   return `1${"0".repeat(whole.length)}`;
 }
 
-/** A catalog price after the store's price rules, in order (the price itself without rules). */
+/**
+ * A catalog price after the store's price rules, in order (the price itself without rules). A price of
+ * 0 stays 0: what the catalog gives away (an extra free inside a combo) is not priced by a markup.
+ */
 export function rulePrice(price: number, rules: readonly PriceRule[] | undefined): number {
+  // Free stays free: a rounding up to an ending would otherwise give a free extra a price.
+  if (price === 0) return 0;
   let out = price;
   for (const rule of rules ?? [])
     out = Number(applyPriceRule(out, rule.percent, rule.rounding, rule.decimals).price);
@@ -203,6 +208,7 @@ export function ruleLines(
   rules: readonly PriceRule[],
   currency: Currency | undefined,
 ): string[] {
+  if (price === 0) return [`price_rules of ${where(rules[0]!.site)} leave a price of 0 as it is`];
   const lines: string[] = [];
   let now = price;
   for (const rule of rules) {

@@ -102,7 +102,7 @@ export type Schedules = Schedule[] | undefined;
 /**
  * Price rules.
  *
- * How the store's prices follow from the catalog's, as price lists are made: each rule, in order, marks every catalog price up (or down) by a percentage, then rounds it to an ending or a step. Applied to the prices of items and options, and to an option's price inside its parent; a price written under overrides: (at any layer) still wins. The highest layer that writes price_rules: gives the store's rules; [] writes none. See docs/configuration.md, "Price rules".
+ * How the store's prices follow from the catalog's, as price lists are made: each rule, in order, marks every catalog price up (or down) by a percentage, then rounds it to an ending or a step. Applied to the prices of items and options, and to an option's price inside its parent (a price of 0 stays 0); a price written under overrides: (at any layer) still wins. The highest layer that writes price_rules: gives the store's rules; [] writes none. See docs/configuration.md, "Price rules".
  *
  * @maxItems 20
  *

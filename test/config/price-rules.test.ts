@@ -26,7 +26,7 @@ const BRL = "version: 1\ncurrency: BRL\nstores: stores/*.yaml\ncatalogs: catalog
 const BRL_CATALOG = `items:
   - { sku: ACAI, title: Açaí, price: 29.90, modifier_groups: [EXTRAS] }
   - { sku: AGUA, title: Água, price: 0.10 }
-  - { sku: SUCO, title: Suco, price: 10.01 }
+  - { sku: SUCO, title: Suco, price: 10.01, modifier_groups: [EXTRAS], option_prices: { GRANOLA: 0, MEL: 1.00 } }
 modifier_groups:
   - sku: EXTRAS
     title: Extras
@@ -34,6 +34,7 @@ modifier_groups:
     max: 1
     options:
       - { sku: GRANOLA, title: Granola, price: 2.50 }
+      - { sku: MEL, title: Mel, price: 1.50 }
 categories:
   - { sku: MAIN, title: Main, items: [ACAI, AGUA, SUCO] }
 menus:
@@ -114,6 +115,10 @@ describe("price rules", () => {
     });
     // 29.90 × 1.1 = 32.89 exactly (32.890000000000001 in floating point) → 32.90; 0.11 → 0.90; 11.011 → 11.90.
     expect(prices(project, "up")).toMatchObject({ ACAI: 32.9, AGUA: 0.9, SUCO: 11.9, GRANOLA: 2.9 });
+    // An option's price inside its parent goes through the rules too, but free stays free.
+    const options = itemsOf(project.desired.stores.up!);
+    expect(options.GRANOLA!.priceInParent).toEqual({ SUCO: 0 });
+    expect(options.MEL!.priceInParent).toEqual({ SUCO: 1.9 });
     // Nearest: 32.89 → 32.90; 0.11 → 0.90 (no ending below zero); 11.011 → 10.90; 2.75 → 2.90.
     expect(prices(project, "near")).toMatchObject({ ACAI: 32.9, AGUA: 0.9, SUCO: 10.9, GRANOLA: 2.9 });
     // 0.10 × 3 = 0.30 (0.30000000000000004 in floating point); 29.90 × 3 = 89.70; 10.01 × 3 = 30.03.
