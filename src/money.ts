@@ -270,3 +270,57 @@ export function priceChangeText(before: number, after: number): string {
   const change = decimalOfNumber(after).value.minus(b).times("100").div(b).round(1, Big.roundHalfUp);
   return `${change.lt("0") ? "-" : "+"}${change.abs().toString()} %`;
 }
+
+/**
+ * How a price rule rounds a marked-up price: to the next (`up`) or the nearest (`nearest`, halves up)
+ * amount that is `ending` more than a multiple of `modulus` (`ending` 0.90 and modulus 1: 32.90; ending
+ * 0 and modulus 100, a step of 100: 32.900). Both are exact decimal texts; `0 ≤ ending < modulus`.
+ */
+export interface PriceRounding {
+  modulus: string;
+  ending: string;
+  round: "up" | "nearest";
+}
+
+/** One price rule's effect on one price: the exact texts of each step, for `carte explain`. */
+export interface RuledPrice {
+  /** The price after the markup, exact (`32.89` for 29.90 + 10 %). */
+  marked: string;
+  /** The price after the rounding (the currency's decimals when the rule writes none), exact. */
+  price: string;
+}
+
+/**
+ * Applies a markup in percent (negative for a discount) and a rounding to a price, exactly:
+ * `price × (100 + percent) / 100`, then rounded as `rounding` says, or, without one, half up to
+ * `decimals` (the currency's). `percent` is exact decimal text (read from the file's text).
+ *
+ * @param price - the catalog price, a JSON number (read from its shortest text, see the module comment).
+ * @returns the exact texts of the marked-up and the rounded price; the rounded price is never negative
+ *   when `percent ≥ -100` (rounding up or to the nearest amount of an ending goes to the next one above
+ *   zero when the one below would be negative).
+ */
+export function applyPriceRule(
+  price: number,
+  percent: string,
+  rounding: PriceRounding | undefined,
+  decimals: number,
+): RuledPrice {
+  const marked = decimalOfNumber(price)
+    .value.times(new Exact("100").plus(new Exact(percent)))
+    .div("100");
+  if (!rounding)
+    return { marked: marked.toFixed(), price: marked.round(decimals, Big.roundHalfUp).toFixed() };
+  const modulus = new Exact(rounding.modulus);
+  const ending = new Exact(rounding.ending);
+  // The amount of the ending at or below the marked price: floor((marked − ending) / modulus).
+  const t = marked.minus(ending).div(modulus);
+  let q = t.round(0, Big.roundDown);
+  if (q.gt(t)) q = q.minus("1");
+  const below = q.times(modulus).plus(ending);
+  const above = below.eq(marked) ? below : below.plus(modulus);
+  let out = above;
+  if (rounding.round === "nearest" && below.gte("0") && marked.minus(below).lt(above.minus(marked)))
+    out = below;
+  return { marked: marked.toFixed(), price: out.toFixed() };
+}

@@ -64,6 +64,7 @@ export function renderExplanation(e: Explanation, currency: Currency | undefined
             : `from ${first.at}`
       }`,
     );
+    for (const rule of a.rules ?? []) lines.push(`      ${rule}`);
     for (const r of rest) lines.push(`      overrides ${format(a.attribute, r.value, currency)} at ${r.at}`);
     for (const r of a.removed ?? []) lines.push(`      less ${String(r.value)}, excluded at ${r.at}`);
   };
@@ -99,7 +100,7 @@ export async function runExplain(opts: { config: string; address: string }, io: 
           .sort()
       : [keyPattern];
     for (const k of keys) {
-      const e = explainResource(state, sources, segment, k);
+      const e = explainResource(state, sources, segment, k, currency);
       // A key the store does not have: the closest one it has, if any.
       if (!e.attributes && !wildcard && e.reason)
         e.reason += didYouMean(k, keysOf(state, segment), (x) => `${segment}[${x}]`);

@@ -15,6 +15,8 @@ import type { Site } from "./report.js";
 import { toPointer } from "./yaml.js";
 import type { YamlFile } from "./yaml.js";
 import { menusOf, categoriesOf, itemsOf, availabilityOf } from "../kinds/catalog.js";
+import type { Currency } from "../money.js";
+import { ruleLines } from "./price-rules.js";
 
 /** What the loader keeps of one store for `carte explain`. */
 export interface StoreSources {
@@ -41,6 +43,11 @@ export interface AttributeOrigin {
   from: Origin[];
   /** Exclusions that removed something from the value (children, options, items, categories). */
   removed?: Origin[];
+  /**
+   * How the store's price rules made the price from the catalog's, one line per rule
+   * (src/config/price-rules.ts `ruleLines`), or why they did not (an explicit price wins); prices only.
+   */
+  rules?: string[];
 }
 
 /** The explanation of one resource of one store. */
@@ -130,6 +137,7 @@ function optionPriceAttributes(
   o: MergedOverrides,
   items: Map<string, Definition>,
   parsed: YamlFile,
+  currency: Currency | undefined,
 ): AttributeOrigin[] {
   const out: AttributeOrigin[] = [];
   for (const [parent, price] of Object.entries(r.priceInParent ?? {})) {
@@ -137,25 +145,47 @@ function optionPriceAttributes(
     const over = o.optionPrices.get(parent)?.get(key);
     if (over) for (const e of [over, ...over.below]) from.push({ at: siteText(e.site), value: e.value });
     const p = items.get(parent);
-    if (p && isRecord(p.data.option_prices) && Object.hasOwn(p.data.option_prices, key))
+    let catalogPrice: unknown;
+    if (p && isRecord(p.data.option_prices) && Object.hasOwn(p.data.option_prices, key)) {
+      catalogPrice = p.data.option_prices[key];
       from.push({
         at: siteText({ parsed, pointer: toPointer([...p.at, "option_prices", key]) }),
-        value: p.data.option_prices[key],
+        value: catalogPrice,
       });
-    out.push({ attribute: `priceInParent.${parent}`, value: price, from });
+    }
+    const rules = rulesOf(o, over !== undefined, catalogPrice, currency);
+    out.push({ attribute: `priceInParent.${parent}`, value: price, from, ...(rules ? { rules } : {}) });
   }
   return out;
 }
 
 /**
+ * The lines saying how the store's price rules set a catalog price, or that an explicit price won over
+ * them; `undefined` when the store has no rules or the catalog writes no price.
+ */
+function rulesOf(
+  o: MergedOverrides,
+  explicit: boolean,
+  catalogPrice: unknown,
+  currency: Currency | undefined,
+): string[] | undefined {
+  const rules = o.priceRules;
+  if (!rules || rules.value.length === 0 || typeof catalogPrice !== "number") return undefined;
+  if (explicit) return [`price_rules of ${siteText(rules.site)} do not apply: an explicit price wins`];
+  return ruleLines(catalogPrice, rules.value, currency);
+}
+
+/**
  * Explains one catalog resource of a store: `segment` is `item`, `modifier_group`, `category`, `menu`
- * or `availability`, `key` its SKU (menu type for menus).
+ * or `availability`, `key` its SKU (menu type for menus); `currency` (carte.yaml `currency:`) formats
+ * the prices of the price rules' lines.
  */
 export function explainResource(
   state: StoreState,
   sources: StoreSources,
   segment: string,
   key: string,
+  currency?: Currency,
 ): Explanation {
   const address = `store[${state.store.key}].${segment}[${key}]`;
   const { parsed } = sources.catalog;
@@ -208,7 +238,9 @@ export function explainResource(
     const attributes: AttributeOrigin[] = [layered("title", r.title, o.titles.get(key), def, "title")];
     if (!group) {
       attributes.push(layered("description", r.description, o.descriptions.get(key), def, "description"));
-      attributes.push(layered("price", r.price, o.prices.get(key), def, "price"));
+      const price = layered("price", r.price, o.prices.get(key), def, "price");
+      const rules = rulesOf(o, o.prices.has(key), def.data.price, currency);
+      attributes.push(rules ? { ...price, rules } : price);
       attributes.push(layered("images", r.images, o.images.get(key), def, "images"));
     }
     const childField = group ? "options" : "modifier_groups";
@@ -232,7 +264,7 @@ export function explainResource(
     } else if (Object.hasOwn(def.data, "schedules") || o.schedules.has(key)) {
       attributes.push(layered("schedules", r.schedules ?? [], o.schedules.get(key), def, "schedules"));
     }
-    attributes.push(...optionPriceAttributes(r, key, o, defs.items, parsed));
+    attributes.push(...optionPriceAttributes(r, key, o, defs.items, parsed, currency));
     return { address, attributes };
   }
 

@@ -19,6 +19,7 @@ import type { StoreFile } from "../generated/config.js";
 import type { ImageRef } from "../model.js";
 import type { Currency } from "../money.js";
 import { checkPrice } from "./check.js";
+import { readPriceRules, type PriceRule } from "./price-rules.js";
 import type { CatalogIndex, SkuKind } from "./check.js";
 import { bare, isRecord, list, quote, Reporter, report, where } from "./report.js";
 import type { Site } from "./report.js";
@@ -67,6 +68,8 @@ export interface OverridesLayer {
   limits: Map<string, LimitsEntry>;
   /** Excluded SKUs, in the order written. */
   exclude: Entry<string>[];
+  /** The layer's `price_rules:` (src/config/price-rules.ts); absent when it writes none. */
+  priceRules?: Entry<PriceRule[]>;
   /**
    * Switched-off SKUs, with `until` (ISO 8601 with offset) when the entry gives one that has not passed
    * and `shown`, how the plan shows it in the store's zone. As read from a file, an entry with `until:` or
@@ -127,7 +130,7 @@ export function readOverrides(
 ): OverridesLayer | undefined {
   const settings = isRecord(data) ? data : {};
   const has = (k: string) => Object.hasOwn(settings, k);
-  if (!has("overrides") && !has("availability")) return undefined;
+  if (!has("overrides") && !has("availability") && !has("price_rules")) return undefined;
   const r = new Reporter(parsed, problems);
   const at = (...segments: (string | number)[]): Site => r.site([...base, ...segments]);
   const o = isRecord(settings.overrides) ? settings.overrides : {};
@@ -220,6 +223,8 @@ export function readOverrides(
   });
 
   readAvailability(layer, a, at, problems);
+  const rules = readPriceRules(parsed, base, settings, problems, currency);
+  if (rules) layer.priceRules = rules;
   return layer;
 }
 
@@ -342,6 +347,8 @@ export interface MergedOverrides {
   until: Map<string, { until: string; shown?: string }>;
   /** Whether some layer writes `availability.available`. */
   availableWritten: boolean;
+  /** The price rules of the highest layer that writes `price_rules:`; absent when none does. */
+  priceRules?: Layered<PriceRule[]>;
 }
 
 function put<T>(into: Map<string, Layered<T>>, key: string, entry: Entry<T>, level: number): void {
@@ -419,6 +426,14 @@ export function mergeOverrides(layers: readonly OverridesLayer[]): MergedOverrid
       out.until.delete(e.value);
     }
     if (layer.available) out.availableWritten = true;
+    if (layer.priceRules) {
+      const prev = out.priceRules;
+      out.priceRules = {
+        ...layer.priceRules,
+        level,
+        below: prev ? [{ value: prev.value, site: prev.site }, ...prev.below] : [],
+      };
+    }
   });
   return out;
 }
@@ -443,6 +458,11 @@ export interface StoreOverrides {
   until?: ReadonlyMap<string, { until: string; shown?: string }>;
   /** Absent when no layer writes `availability.available`. */
   available?: readonly string[];
+  /**
+   * The store's price rules, applied to the catalog's prices before the explicit ones above (which
+   * win); absent when no layer writes any.
+   */
+  priceRules?: readonly PriceRule[];
 }
 
 function values<T>(map: ReadonlyMap<string, Layered<T>>): Map<string, T> {
@@ -476,6 +496,9 @@ export function plainOverrides(merged: MergedOverrides): StoreOverrides {
     ...(merged.until.size > 0 ? { until: new Map(merged.until) } : {}),
     ...(merged.availableWritten
       ? { available: availability.filter(([, v]) => v.value).map(([k]) => k) }
+      : {}),
+    ...(merged.priceRules && merged.priceRules.value.length > 0
+      ? { priceRules: merged.priceRules.value }
       : {}),
   };
 }

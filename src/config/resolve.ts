@@ -23,6 +23,7 @@ import { imageRefs, overridesOfFile } from "./overrides.js";
 import type { StoreOverrides, WrittenSchedule } from "./overrides.js";
 import type { StoreSettings } from "./settings.js";
 import { toSchedules } from "./slots.js";
+import { rulePrice } from "./price-rules.js";
 import {
   menusState,
   categoriesState,
@@ -64,6 +65,8 @@ function optionSku(option: string | InlineOption): string {
  *   written in full becomes an ITEM resource whose children are the modifier groups it offers itself
  *   (nested modifiers, none for most options); modifier groups become MODIFIER_GROUP resources (price
  *   `null`) whose children are their options. Record order: items, groups, options.
+ * - The catalog's prices (of items, options and options inside a parent) go through the store's price
+ *   rules (src/config/price-rules.ts), in order; an explicit price of the overrides wins over them.
  * - The overrides (merged from the layers, highest first: store > group > carte.yaml > catalog) replace
  *   the catalog's prices, titles, descriptions, images, schedules and groups' `min`/`max`. An excluded
  *   SKU is removed with every reference to it (category items, item and option children, group options,
@@ -86,7 +89,8 @@ export function resolveStore({ store, catalog, settings, overrides, timeZone }: 
   const keep = (sku: string): boolean => !excluded.has(sku);
   // The override tables are Maps (src/config/overrides.ts) and the tables built here have no
   // prototype: a SKU such as `constructor` or `toString` is never taken for a member of Object.prototype.
-  const priceOf = (sku: string, price: number): number => o.prices.get(sku) ?? price;
+  // An explicit price of any layer wins; the catalog's price goes through the store's price rules.
+  const priceOf = (sku: string, price: number): number => o.prices.get(sku) ?? rulePrice(price, o.priceRules);
   const titleOf = (sku: string, title: string): string => o.titles.get(sku) ?? title;
   const descriptionOf = (sku: string, description: string | undefined): string =>
     o.descriptions.get(sku) ?? description ?? "";
@@ -233,7 +237,13 @@ function setOptionPrices(
   for (const { sku: parentSku, optionPrices } of parents.sort((a, b) => byCodePoint(a.sku, b.sku))) {
     const parent = own(items, parentSku);
     if (!parent || parent.type !== "ITEM") continue;
-    const prices = new Map(Object.entries(optionPrices ?? {}));
+    // The catalog's prices go through the store's price rules; the overrides' are explicit and win.
+    const prices = new Map(
+      Object.entries(optionPrices ?? {}).map(([sku, price]) => [
+        sku,
+        price === undefined ? undefined : rulePrice(price, o.priceRules),
+      ]),
+    );
     for (const [sku, price] of o.optionPrices.get(parentSku) ?? []) prices.set(sku, price);
     for (const [sku, price] of [...prices].sort(([a], [b]) => byCodePoint(a, b))) {
       const option = own(items, sku);

@@ -99,11 +99,22 @@ export type SchedulesVia = "menu" | "utils";
  * via the `definition` "Schedules".
  */
 export type Schedules = Schedule[] | undefined;
+/**
+ * Price rules.
+ *
+ * How the store's prices follow from the catalog's, as price lists are made: each rule, in order, marks every catalog price up (or down) by a percentage, then rounds it to an ending or a step. Applied to the prices of items and options, and to an option's price inside its parent (a price of 0 stays 0); a price written under overrides: (at any layer) still wins. The highest layer that writes price_rules: gives the store's rules; [] writes none. See docs/configuration.md, "Price rules".
+ *
+ * @maxItems 20
+ *
+ * This interface was referenced by `SettingsFile`'s JSON-Schema
+ * via the `definition` "PriceRules".
+ */
+export type PriceRules = PriceRule[];
 
 /**
  * Store settings.
  *
- * Opening hours, holidays, special days, whether the store is open, webhooks, how schedules are written, differences from the catalog (overrides) and item availability. The same keys are written at the top of a store file, under defaults: in carte.yaml and in a group file, and in a shared file named by include:. A store inherits from carte.yaml, then from its group, then writes only what differs. A setting nobody writes is not managed: carte leaves it as it is on the platform.
+ * Opening hours, holidays, special days, whether the store is open, webhooks, how schedules are written, differences from the catalog (overrides), price rules and item availability. The same keys are written at the top of a store file, under defaults: in carte.yaml and in a group file, and in a shared file named by include:. A store inherits from carte.yaml, then from its group, then writes only what differs. A setting nobody writes is not managed: carte leaves it as it is on the platform.
  */
 export interface SettingsFile {
   include?: Include;
@@ -115,6 +126,7 @@ export interface SettingsFile {
   webhooks?: Webhooks;
   schedules_via?: SchedulesVia;
   overrides?: CatalogOverrides;
+  price_rules?: PriceRules;
   availability?: Availability;
 }
 /**
@@ -337,6 +349,40 @@ export interface Schedule {
    * @minItems 1
    */
   slots: Slot[];
+}
+/**
+ * Price rule.
+ *
+ * A markup, then a rounding, for example { percent: 10, ending: "0.90" } (29.90 → 32.89 → 32.90) or { percent: 10, step: 100 } (29900 → 32890 → 32900). Without ending: or step:, the marked-up price is rounded half up to the currency's decimals.
+ *
+ * This interface was referenced by `SettingsFile`'s JSON-Schema
+ * via the `definition` "PriceRule".
+ */
+export interface PriceRule {
+  /**
+   * Markup in percent.
+   *
+   * Added to the price in percent of it, for example 10 (+10 %) or -15 (a 15 % discount); from -100 to 1000, with at most 4 decimals.
+   */
+  percent?: number;
+  /**
+   * Ending.
+   *
+   * Round to a price ending in this amount, for example "0.90" (32.90, 33.90…) or 900 in COP (32.900, 33.900…); it repeats every power of ten above it (1 for 0.90, 1000 for 900), or every step: when one is written. At most the currency's decimals; quote it ("0.90") to keep the trailing zero readable.
+   */
+  ending?: string | number;
+  /**
+   * Step.
+   *
+   * Round to a multiple of this amount (plus ending: when written), for example 100 in COP or "0.05" in BRL. Above zero, at most the currency's decimals.
+   */
+  step?: string | number;
+  /**
+   * Direction of the rounding.
+   *
+   * up (the default): the next price with the ending or step at or above the marked-up price; nearest: the closest one (a tie goes up).
+   */
+  round?: "up" | "nearest";
 }
 /**
  * Item availability.
@@ -946,6 +992,7 @@ export interface StoreFile {
   schedules_via?: SchedulesVia;
   timezone?: TimeZone;
   overrides?: CatalogOverrides;
+  price_rules?: PriceRules;
   availability?: Availability;
 }
 

@@ -148,12 +148,12 @@ export async function buildImport(
     ...(project ? [{ path: "carte.yaml", text: projectText(project), kind: "project" as const }] : []),
     ...factoring.catalogs.map((c) => ({
       path: `catalogs/${c.name}.yaml`,
-      text: catalogText(c.catalog, c.stores),
+      text: catalogText(c.catalog, c.stores, ctx.currency),
       kind: "catalog" as const,
     })),
     ...factoring.stores.map((s) => ({
       path: `stores/${s.state.store.integrationId}.yaml`,
-      text: storeText(s.file),
+      text: storeText(s.file, ctx.currency),
       kind: "store" as const,
     })),
   ];

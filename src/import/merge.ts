@@ -24,6 +24,7 @@ import { ConfigError, formatProblem } from "../errors.js";
 import { kindNamed } from "../kinds/registry.js";
 import { jsonEqual } from "../kinds/util.js";
 import type { StoreState } from "../model.js";
+import type { Currency } from "../money.js";
 import type { ImportResult } from "./result.js";
 import { differingKinds, factorStores, fitsExactly, storeFileFor, type ImportedCatalog } from "./factor.js";
 import { filesNotInProject } from "./patterns.js";
@@ -101,7 +102,11 @@ export async function buildMerge(
       continue;
     }
     const [name, c] = hit;
-    stores.push({ state: s, catalog: name, file: storeFile(storeFileFor(s, c.catalog, name, parts)) });
+    stores.push({
+      state: s,
+      catalog: name,
+      file: storeFile(storeFileFor(s, c.catalog, name, parts), target.currency),
+    });
     reused.set(name, [...(reused.get(name) ?? []), s.store.key]);
   }
   const taken = new Set(target.catalogs.keys());
@@ -110,7 +115,7 @@ export async function buildMerge(
   const catalogs = factoring.catalogs;
   for (const s of factoring.stores) {
     const catalog = catalogs.find((c) => c.stores.includes(s.state.store.key))!;
-    stores.push({ state: s.state, catalog: catalog.name, file: storeFile(s.file) });
+    stores.push({ state: s.state, catalog: catalog.name, file: storeFile(s.file, target.currency) });
   }
 
   // A store file that would overwrite one of the project's is a conflict.
@@ -124,7 +129,7 @@ export async function buildMerge(
   });
 
   // Load the project with the new files, as carte plan will; stores it would change are conflicts.
-  const files = filesOf(catalogs, written);
+  const files = filesOf(catalogs, written, target.currency);
   const byKey = new Map(written.map((s) => [s.state.store.key, s.state]));
   const { problems, differing } = await verifyMerged(target, files, byKey, parts);
   const kept = written.filter((s) => {
@@ -142,7 +147,7 @@ export async function buildMerge(
   const keptCatalogs = catalogs.filter((c) => used.has(c.name));
   conflicts.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
   return {
-    files: filesOf(keptCatalogs, kept),
+    files: filesOf(keptCatalogs, kept, target.currency),
     catalogs: keptCatalogs.map((c) => ({
       ...c,
       stores: c.stores.filter((k) => kept.some((s) => s.state.store.key === k)),
@@ -159,18 +164,23 @@ export async function buildMerge(
   };
 }
 
-function storeFile(file: Parameters<typeof storeText>[0]): ImportFile {
-  return { path: `stores/${file.store.integration_id}.yaml`, text: storeText(file), kind: "store" };
+function storeFile(file: Parameters<typeof storeText>[0], currency: Currency | undefined): ImportFile {
+  return {
+    path: `stores/${file.store.integration_id}.yaml`,
+    text: storeText(file, currency),
+    kind: "store",
+  };
 }
 
 function filesOf(
   catalogs: readonly ImportedCatalog[],
   stores: readonly { file: ImportFile }[],
+  currency: Currency | undefined,
 ): ImportFile[] {
   return [
     ...catalogs.map((c) => ({
       path: `catalogs/${c.name}.yaml`,
-      text: catalogText(c.catalog, c.stores),
+      text: catalogText(c.catalog, c.stores, currency),
       kind: "catalog" as const,
     })),
     ...stores.map((s) => s.file),

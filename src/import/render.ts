@@ -5,11 +5,28 @@
 
 import { Document, isMap, isPair, isScalar, isSeq, visit } from "yaml";
 import type { CatalogFile, ProjectFile, StoreFile } from "../generated/config.js";
+import type { Currency } from "../money.js";
 
-/** YAML text of a value with a comment on top: short lists and small mappings of lists written inline. */
-export function yamlText(value: unknown, comment: string): string {
+/** Keys under which the files write prices: `price`, and the tables `prices` and `option_prices`. */
+const PRICE_KEYS: ReadonlySet<string> = new Set(["price", "prices", "option_prices"]);
+
+/**
+ * YAML text of a value with a comment on top: short lists and small mappings of lists written inline.
+ * With a currency, every price (a number under a `price`, `prices` or `option_prices` key) is written
+ * with the currency's decimals, as the currency is written: `39.90` and `10.00` in BRL, `24900` in COP.
+ * Such a scalar is still a plain YAML number (the loader reads `39.90` as 39.9, and its text has the
+ * currency's decimals, see src/money.ts).
+ */
+export function yamlText(value: unknown, comment: string, currency?: Currency): string {
   const doc = new Document(value);
   visit(doc, {
+    Scalar(_, node, path) {
+      if (!currency || currency.decimals === 0 || typeof node.value !== "number") return;
+      const underPrice = path.some(
+        (p) => isPair(p) && isScalar(p.key) && PRICE_KEYS.has(String(p.key.value)),
+      );
+      if (underPrice && Number.isFinite(node.value)) node.minFractionDigits = currency.decimals;
+    },
     Seq(_, node) {
       if (node.items.every((i) => isScalar(i))) node.flow = true;
     },
@@ -31,8 +48,8 @@ export function yamlText(value: unknown, comment: string): string {
   return doc.toString({ lineWidth: 110, flowCollectionPadding: false });
 }
 
-/** The text of an imported catalog. */
-export function catalogText(catalog: CatalogFile, stores: readonly string[]): string {
+/** The text of an imported catalog (prices with the currency's decimals, when one is given). */
+export function catalogText(catalog: CatalogFile, stores: readonly string[], currency?: Currency): string {
   const ordered: CatalogFile = {
     ...(catalog.name ? { name: catalog.name } : {}),
     ...(catalog.items ? { items: catalog.items } : {}),
@@ -45,12 +62,13 @@ export function catalogText(catalog: CatalogFile, stores: readonly string[]): st
     ordered,
     `Imported by carte import: the catalog of ${who}.\n` +
       "Each store file names it and says what differs there (prices, what it does not sell).",
+    currency,
   );
 }
 
-/** The text of an imported store file. */
-export function storeText(file: StoreFile): string {
-  return yamlText(file, `Imported by carte import: store ${file.store.integration_id}.`);
+/** The text of an imported store file (prices with the currency's decimals, when one is given). */
+export function storeText(file: StoreFile, currency?: Currency): string {
+  return yamlText(file, `Imported by carte import: store ${file.store.integration_id}.`, currency);
 }
 
 /** The text of the carte.yaml that an import writes when the folder has none. */

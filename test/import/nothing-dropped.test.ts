@@ -42,7 +42,8 @@ beforeAll(async () => {
       images: [{ path: "img/pizza.jpg", host: "https://cdn.example.com" }, "img/side.jpg"],
     }),
   );
-  await client.request(POST_ITEMS, { storeId: "700001" }, [pizza]);
+  const soda = toWireItem(item("SODA", 10, { title: "Soda" }));
+  await client.request(POST_ITEMS, { storeId: "700001" }, [pizza, soda]);
   await client.request(POST_ITEMS, { storeId: "700002" }, [
     {
       ...pizza,
@@ -69,7 +70,7 @@ function project(): string {
 }
 
 describe("carte import drops nothing silently", () => {
-  it("writes image hosts, which plan no change and survive an apply", async () => {
+  it("writes image hosts and prices with the currency's decimals, which plan no change and survive an apply", async () => {
     const out = tempDir();
     const run = await carte(["import", "--store", "700001", "-c", project(), "--out", out]);
     expect(run.err).toBe("");
@@ -82,8 +83,14 @@ describe("carte import drops nothing silently", () => {
       "img/side.jpg",
     ]);
     expect(readFileSync(path.join(out, "carte.yaml"), "utf8")).toContain("currency: BRL");
+    // Prices are written as BRL is written, with its two decimals, and load back as the same prices.
+    const catalogText = readFileSync(path.join(out, "catalogs", "shared.yaml"), "utf8");
+    expect(catalogText).toMatch(/price: 12\.50\b/);
+    expect(catalogText).toMatch(/price: 10\.00\b/);
     const config = path.join(out, "carte.yaml");
-    expect((await carte(["plan", "--detailed-exitcode", "-c", config])).code).toBe(0);
+    const plan = await carte(["plan", "--detailed-exitcode", "-c", config]);
+    expect(plan.out).toContain("No changes");
+    expect(plan.code).toBe(0);
 
     // A change of the item's title rewrites the whole item: the host stays on the platform.
     const file = path.join(out, "catalogs", "shared.yaml");
