@@ -1,7 +1,7 @@
 /**
  * `carte preview` on the example chain against the embedded emulator: after an apply, a price change, a
  * new item, an item switched off until a time and a hostile title show on the store pages with their
- * marks, the index counts each store's changes, and a one-store preview stays small.
+ * marks, the index counts each store's changes, a saved plan previews the same, and a one-store preview stays small.
  */
 
 import { readFileSync, readdirSync, statSync } from "node:fs";
@@ -90,20 +90,41 @@ describe("carte preview", () => {
     // Nothing fetched from elsewhere: relative image paths become placeholders.
     expect(page).not.toMatch(/<(link|script)[^>]+(src|href)=/);
     expect(page).toContain('class="placeholder"');
-  });
 
-  it("previews a one-store change in well under a megabyte", async () => {
-    const dir = copyExample();
-    const config = path.join(dir, "carte.yaml");
-    expect((await carte(["apply", "--auto-approve", "-q", "-c", config])).code).toBe(0);
-    edit(path.join(dir, "stores", "med-poblado.yaml"), "unavailable: [", "unavailable: [BURGER-CLASSIC, ");
+    // A saved plan gives the same pages; one changed after it was saved is previewed with a warning.
+    const saved = path.join(dir, "plan.json");
+    expect((await carte(["plan", "-q", "-c", config, "--out", saved])).code).toBe(0);
+    const fromFile = await carte([
+      "preview",
+      "-c",
+      config,
+      "--plan",
+      saved,
+      "--out",
+      path.join(dir, "saved"),
+    ]);
+    expect(fromFile.code, fromFile.err).toBe(0);
+    expect(fromFile.err).toBe("");
+    expect(readFileSync(path.join(dir, "saved", "stores", "bog-centro.html"), "utf8")).toBe(page);
+    edit(saved, '"name": "Bogotá Centro"', '"name": "Bogotá Centro (edited)"');
+    const tampered = await carte([
+      "preview",
+      "-c",
+      config,
+      "--plan",
+      saved,
+      "--out",
+      path.join(dir, "saved"),
+    ]);
+    expect(tampered.code, tampered.err).toBe(0);
+    expect(tampered.err).toContain("does not match its digest");
 
-    const run = await carte(["preview", "-c", config, "--store", "med-poblado"]);
-    expect(run.code, run.err).toBe(0);
-    const out = path.join(dir, ".carte", "preview");
-    const files = ["index.html", ...readdirSync(path.join(out, "stores")).map((f) => path.join("stores", f))];
+    // One store's preview (its price change and new item): two files, well under a megabyte.
+    expect((await carte(["preview", "-q", "-c", config, "--store", "med-poblado"])).code).toBe(0);
+    const one = path.join(dir, ".carte", "preview");
+    const files = ["index.html", ...readdirSync(path.join(one, "stores")).map((f) => path.join("stores", f))];
     expect(files).toEqual(["index.html", path.join("stores", "med-poblado.html")]);
-    const bytes = files.reduce((n, f) => n + statSync(path.join(out, f)).size, 0);
+    const bytes = files.reduce((n, f) => n + statSync(path.join(one, f)).size, 0);
     console.log(`preview of a one-store change: ${bytes} bytes`);
     expect(bytes).toBeLessThan(1024 * 1024);
   });
