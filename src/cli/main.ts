@@ -439,7 +439,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .completion("completion", "Print a bash/zsh completion script: carte completion >> ~/.bashrc")
     .demandCommand(
       1,
-      "Name a command: plan, apply, validate, show, status, explain, import, init, emulator, finance, webhooks or completion.",
+      "Name a command: plan, apply, preview, validate, show, status, explain, import, init, emulator, finance, webhooks or completion.",
     )
     .recommendCommands()
     .strict()

@@ -6,8 +6,16 @@
  */
 
 import { spawn } from "node:child_process";
+import { readdir } from "node:fs/promises";
 import path from "node:path";
-import { SHARED_DIR_MODE, SHARED_FILE_MODE, rootFor, shownPath, writeFileAtomic } from "../atomic.js";
+import {
+  SHARED_DIR_MODE,
+  SHARED_FILE_MODE,
+  removeFile,
+  rootFor,
+  shownPath,
+  writeFileAtomic,
+} from "../atomic.js";
 import { loadProject, type LoadedProject } from "../config/index.js";
 import { clockFromEnv } from "../config/time.js";
 import { UnsafePlanError } from "../errors.js";
@@ -79,6 +87,24 @@ async function savedPlan(opts: PreviewCommand, io: CliIo): Promise<{ plan: Plan;
 }
 
 /**
+ * Removes the pages an earlier preview wrote in `dir` for stores this one has not (a store out of scope
+ * now, or gone): only `.html` files, through the safe removal of src/atomic.ts.
+ */
+async function removeStalePages(dir: string, written: ReadonlySet<string>, root: string): Promise<void> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return; // No earlier preview: nothing to remove.
+  }
+  for (const name of names) {
+    if (name.endsWith(".html") && !written.has(name)) {
+      await removeFile(path.join(dir, name), { root, purpose: "remove an earlier preview's page" });
+    }
+  }
+}
+
+/**
  * Opens `file` in the user's browser with the system's opener (`xdg-open`, `open`, `explorer.exe`),
  * started without a shell and left running; `false` when there is none.
  */
@@ -114,6 +140,7 @@ export async function runPreview(opts: PreviewCommand, io: CliIo): Promise<numbe
       dirMode: SHARED_DIR_MODE,
     });
   }
+  await removeStalePages(path.join(out, "stores"), new Set(files.map((f) => path.basename(f.path))), root);
   const index = path.join(out, "index.html");
   if (opts.open && (await openInBrowser(index))) {
     io.err(escapeTerminal(`Opened ${shownPath(index)} in the browser.`) + "\n");

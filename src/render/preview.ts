@@ -372,8 +372,12 @@ function renderOption(
   );
 }
 
-function offBadge(off: { off: boolean; until?: string }): string {
-  if (!off.off) return "";
+function offBadge(off: { off: boolean; until?: string; change?: ResourceChange }): string {
+  if (!off.off) {
+    return off.change
+      ? ' <span class="badge" data-field="availability" data-after="on">Switched back on</span>'
+      : "";
+  }
   return ` <span class="badge">${off.until !== undefined ? `Off until ${t(off.until)}` : "Off"}</span>`;
 }
 

@@ -47,10 +47,11 @@ describe("carte preview", () => {
     );
     edit(store, /^availability:$/m, "timezone: America/Bogota\navailability:");
 
-    const out = path.join(dir, "site");
-    const run = await carte(["preview", "-c", config, "--out", out]);
+    // The default folder: .carte/preview beside carte.yaml.
+    const out = path.join(dir, ".carte", "preview");
+    const run = await carte(["preview", "-c", config]);
     expect(run.code, run.err).toBe(0);
-    expect(run.out).toContain(path.join("site", "index.html"));
+    expect(run.out).toContain(path.join(".carte", "preview", "index.html"));
 
     const index = readFileSync(path.join(out, "index.html"), "utf8");
     expect(index).toContain('<html lang="en">');
@@ -119,9 +120,10 @@ describe("carte preview", () => {
     expect(tampered.code, tampered.err).toBe(0);
     expect(tampered.err).toContain("does not match its digest");
 
-    // One store's preview (its price change and new item): two files, well under a megabyte.
+    // One store's preview (its price change and new item) in the same folder: the other stores' pages
+    // of the first preview are gone; two files, well under a megabyte.
     expect((await carte(["preview", "-q", "-c", config, "--store", "med-poblado"])).code).toBe(0);
-    const one = path.join(dir, ".carte", "preview");
+    const one = out;
     const files = ["index.html", ...readdirSync(path.join(one, "stores")).map((f) => path.join("stores", f))];
     expect(files).toEqual(["index.html", path.join("stores", "med-poblado.html")]);
     const bytes = files.reduce((n, f) => n + statSync(path.join(one, f)).size, 0);
