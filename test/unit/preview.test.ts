@@ -85,6 +85,44 @@ describe("the preview of a store", () => {
   });
 });
 
+describe("a removed category and an item switched back on", () => {
+  it("strikes the category through where it was and badges the item", () => {
+    const base = (s: StoreState) => {
+      const c = catalogOf(s);
+      c.items = { TEA: item("TEA", 10, { title: "Tea" }) };
+      c.categories = {
+        HOT: { sku: "HOT", title: "Hot drinks", items: ["TEA"] },
+        COLD: { sku: "COLD", title: "Cold drinks", items: [] },
+      };
+    };
+    const before = store("s1", "1", (s) => {
+      base(s);
+      catalogOf(s).menus = {
+        REGULAR: {
+          type: "REGULAR",
+          categories: [
+            { sku: "HOT", active: true },
+            { sku: "COLD", active: true },
+          ],
+        },
+      };
+      catalogOf(s).unavailable = ["TEA"];
+    });
+    const after = store("s1", "1", (s) => {
+      base(s);
+      delete catalogOf(s).categories.COLD;
+      catalogOf(s).menus = { REGULAR: { type: "REGULAR", categories: [{ sku: "HOT", active: true }] } };
+      catalogOf(s).available = ["TEA"];
+    });
+    const plan = buildPlan(desired(after), current(before));
+    const html = renderStorePage(plan, plan.stores[0]!, after);
+    expect(html).toMatch(/<section class="entry category removed" data-change="removed" id="category-COLD"/);
+    expect(html).toContain("Cold drinks");
+    expect(html).toMatch(/data-sku="TEA"[^>]*>.*Switched back on/s);
+    expect(html).not.toMatch(/data-sku="TEA"[^>]*data-until/);
+  });
+});
+
 describe("the index and the file names", () => {
   it("gives every store key its own file name inside the stores folder", () => {
     const keys = [
