@@ -51,19 +51,20 @@ export interface PreviewFile {
 const MAX_NAME = 80;
 
 /**
- * The file name (without folder) of a store's page: the key with every character other than ASCII
- * letters, digits and `-` written as `_` and its UTF-8 bytes in hex (`_2f` for `/`), so that two keys
- * never share a file and no key names a path (`..`, `/`, `\`, a drive) or a hidden file; a long key is
- * cut and ends with a hash of the whole key. Ends in `.html`.
+ * The file name (without folder) of a store's page: the key with every character other than lower-case
+ * ASCII letters, digits and `-` written as `_` and its UTF-8 bytes in hex (`_2f` for `/`, `_41` for
+ * `A`), so that two keys never share a file, not even on a file system that ignores case, and no key
+ * names a path (`..`, `/`, `\`, a drive) or a hidden file; a name Windows reserves (`con`, `nul`,
+ * `com1`…) gets a `_` after it; a long key is cut and ends with a hash of the whole key. Ends in `.html`.
  */
 export function storeFileName(key: string): string {
   let name = "";
   for (const ch of key) {
-    name += /^[A-Za-z0-9-]$/.test(ch)
+    name += /^[a-z0-9-]$/.test(ch)
       ? ch
       : [...Buffer.from(ch, "utf8")].map((b) => `_${b.toString(16).padStart(2, "0")}`).join("");
   }
-  if (name === "") name = "_";
+  if (name === "" || /^(con|prn|aux|nul|com\d|lpt\d)$/.test(name)) name += "_";
   if (name.length > MAX_NAME) {
     name = `${name.slice(0, MAX_NAME)}_${createHash("sha256").update(key).digest("hex").slice(0, 16)}`;
   }

@@ -132,16 +132,23 @@ describe("the index and the file names", () => {
       ".hidden",
       "C:\\x",
       "ñandú",
+      "Bog",
+      "bog",
+      "con",
+      "con_",
+      "",
       "x".repeat(300),
       "x".repeat(301),
     ];
     const names = keys.map(storeFileName);
     expect(new Set(names).size).toBe(keys.length);
     for (const n of names) {
-      expect(n).toMatch(/^[A-Za-z0-9_-]+\.html$/);
+      expect(n).toMatch(/^[a-z0-9_-]+\.html$/);
+      expect(n).not.toMatch(/^(con|prn|aux|nul|com\d|lpt\d)\./);
       expect(n.length).toBeLessThan(120);
     }
     expect(storeFileName("bog-centro")).toBe("bog-centro.html");
+    expect(storeFileName("a/B")).toBe("a_2f_42.html");
   });
 
   it("lists each store with its number of changes, its name and key as text", () => {
