@@ -106,13 +106,13 @@ async function removeStalePages(dir: string, written: ReadonlySet<string>, root:
 
 /**
  * Opens `file` in the user's browser with the system's opener (`xdg-open`, `open`, `explorer.exe`),
- * started without a shell and left running; `false` when there is none.
+ * found on the `PATH` of `env`, started without a shell and left running; `false` when there is none.
  */
-function openInBrowser(file: string): Promise<boolean> {
+function openInBrowser(file: string, env: NodeJS.ProcessEnv): Promise<boolean> {
   const opener =
     process.platform === "darwin" ? "open" : process.platform === "win32" ? "explorer.exe" : "xdg-open";
   return new Promise((resolve) => {
-    const child = spawn(opener, [file], { stdio: "ignore", detached: true, shell: false });
+    const child = spawn(opener, [file], { stdio: "ignore", detached: true, shell: false, env });
     child.once("error", () => resolve(false));
     child.once("spawn", () => {
       child.unref();
@@ -142,7 +142,7 @@ export async function runPreview(opts: PreviewCommand, io: CliIo): Promise<numbe
   }
   await removeStalePages(path.join(out, "stores"), new Set(files.map((f) => path.basename(f.path))), root);
   const index = path.join(out, "index.html");
-  if (opts.open && (await openInBrowser(index))) {
+  if (opts.open && (await openInBrowser(index, io.env))) {
     io.err(escapeTerminal(`Opened ${shownPath(index)} in the browser.`) + "\n");
   } else {
     io.out(

@@ -120,7 +120,12 @@ describe("carte preview", () => {
 
     // One store's preview (its price change and new item) in the same folder: the other stores' pages
     // of the first preview are gone; two files, well under a megabyte.
-    expect((await carte(["preview", "-q", "-c", config, "--store", "med-poblado"])).code).toBe(0);
+    // `--open` where no browser opener is found: the path is printed, exit 0.
+    const opened = await carte(["preview", "-q", "-c", config, "--store", "med-poblado", "--open"], {
+      PATH: path.join(dir, "no-such-folder"),
+    });
+    expect(opened.code, opened.err).toBe(0);
+    expect(opened.out).toContain(path.join(".carte", "preview", "index.html"));
     const one = out;
     const files = ["index.html", ...readdirSync(path.join(one, "stores")).map((f) => path.join("stores", f))];
     expect(files).toEqual(["index.html", path.join("stores", "med-poblado.html")]);
