@@ -19,10 +19,12 @@ const ENTITIES: ReadonlyMap<string, string> = new Map([
  * (which a browser would show as nothing or reject) become U+FFFD.
  */
 export function escapeHtmlText(text: string): string {
-  return text
-    .replace(/[&<>"']/g, (c) => ENTITIES.get(c)!)
-    // eslint-disable-next-line no-control-regex -- control characters are what is replaced
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, "\ufffd");
+  return (
+    text
+      .replace(/[&<>"']/g, (c) => ENTITIES.get(c)!)
+      // eslint-disable-next-line no-control-regex -- control characters are what is replaced
+      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, "\ufffd")
+  );
 }
 
 /** `name="value"` with the value escaped ({@link escapeHtmlText}), for an attribute of an element. */
