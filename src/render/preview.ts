@@ -88,7 +88,9 @@ const MENU_KINDS: ReadonlySet<string> = new Set([
   "availability",
 ]);
 
+// `[hidden]` first: the filter and the "changed only" switch hide elements whose `display` is set below.
 const CSS = `
+[hidden]{display:none!important}
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0 auto;max-width:60rem;padding:1rem;color:#1a1a1a;background:#fff;line-height:1.4}
 a{color:#0b57d0}
 h1{font-size:1.6rem}h2{font-size:1.35rem;border-bottom:2px solid #ccc}h3{font-size:1.15rem}h4{font-size:1rem;margin:.3rem 0}

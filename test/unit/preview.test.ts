@@ -65,6 +65,12 @@ describe("the preview of a store", () => {
     expect(html).toContain("choose 1 to 1");
   });
 
+  it("has a labelled changed-only switch whose hiding wins over the items' own display", () => {
+    expect(html).toContain('<input id="changed-only" type="checkbox"> <label for="changed-only">');
+    expect(html).toContain("[hidden]{display:none!important}");
+    expect(html).toMatch(/<script>[^<]*getElementById\("changed-only"\)/);
+  });
+
   it("keeps every value from the files as text, in elements and attributes", () => {
     expect(html).toContain("&lt;img src=x onerror=alert(1)&gt;");
     expect(html).not.toContain(HOSTILE);
