@@ -25,6 +25,7 @@ import { importCommand } from "./import.js";
 import { forceUnlockCommand } from "./unlock.js";
 import { webhooksCommand } from "./webhooks.js";
 import { projectCommands } from "./project.js";
+import { runPreview } from "./preview.js";
 import { DEFAULT_MAX_BODY_BYTES } from "../emulator/index.js";
 import { UsageError } from "../errors.js";
 import { carteVersion } from "../config/version.js";
@@ -459,6 +460,31 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       },
     )
     .command(
+      "preview",
+      "Write the menus after the plan as HTML pages to review (docs/preview.md)",
+      (y) =>
+        runFlags(y)
+          .option("out", {
+            type: "string",
+            describe: "Folder of the pages (default .carte/preview beside carte.yaml)",
+          })
+          .option("plan", {
+            type: "string",
+            describe: "Preview this saved plan (carte plan --out) instead of planning",
+          })
+          .option("open", { type: "boolean", default: false, describe: "Open the index in the browser" })
+          // A preview shows a plan the guards refuse too, and lists no calls: these say nothing here.
+          .hide("force")
+          .hide("reason")
+          .hide("show-calls"),
+      async (args) => {
+        code = await runPreview(
+          { ...runCommand(args), out: args.out, planFile: args.plan, open: args.open },
+          io,
+        );
+      },
+    )
+    .command(
       "validate",
       "Check the files without calling the platform",
       (y) => y,
@@ -483,7 +509,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .completion("completion", "Print a bash/zsh completion script: carte completion >> ~/.bashrc")
     .demandCommand(
       1,
-      "Name a command: plan, apply, validate, show, status, explain, import, init, emulator, finance, webhooks or completion.",
+      "Name a command: plan, apply, preview, validate, show, status, explain, import, init, emulator, finance, webhooks or completion.",
     )
     .recommendCommands()
     .strict()

@@ -12,6 +12,7 @@ const COMMANDS = [
   [],
   ["plan"],
   ["apply"],
+  ["preview"],
   ["validate"],
   ["show"],
   ["status"],

@@ -1,0 +1,156 @@
+/**
+ * `carte preview [--out DIR] [--plan FILE] [--open]`: the menus of the plan's stores as a static HTML
+ * site (src/render/preview.ts, docs/preview.md). Without `--plan` it plans through the shared path
+ * (src/run.ts, as `carte plan` does, with the same scope options); with `--plan` it reads a saved plan
+ * (its digest checked as `carte show` does). What the plan leaves unchanged comes from the files.
+ */
+
+import { spawn } from "node:child_process";
+import { readdir } from "node:fs/promises";
+import path from "node:path";
+import {
+  SHARED_DIR_MODE,
+  SHARED_FILE_MODE,
+  removeFile,
+  rootFor,
+  shownPath,
+  writeFileAtomic,
+} from "../atomic.js";
+import { loadProject, type LoadedProject } from "../config/index.js";
+import { clockFromEnv } from "../config/time.js";
+import { UnsafePlanError } from "../errors.js";
+import type { StoreState } from "../model.js";
+import { readPlanToShow } from "../plan/file.js";
+import type { Plan } from "../plan/types.js";
+import { escapeTerminal } from "../render/escape.js";
+import { renderPreview } from "../render/preview.js";
+import { runCarte } from "../run.js";
+import type { RunCommand } from "./commands.js";
+import { type CliIo } from "./io.js";
+
+/** Options of `carte preview`. */
+export interface PreviewCommand extends RunCommand {
+  /** `--out DIR`; default `.carte/preview` beside carte.yaml. */
+  out: string | undefined;
+  /** `--plan FILE`: a plan saved with `carte plan --out`, instead of planning afresh. */
+  planFile: string | undefined;
+  /** `--open`: open index.html in the user's browser afterwards. */
+  open: boolean;
+}
+
+/** The folder of the preview when `--out` names none, relative to the folder of carte.yaml. */
+export const DEFAULT_PREVIEW_DIR = path.join(".carte", "preview");
+
+/** The plan and the project's desired state: planned afresh through the shared path. */
+async function livePlan(opts: PreviewCommand, io: CliIo): Promise<{ plan: Plan; project: LoadedProject }> {
+  const result = await runCarte(
+    {
+      command: "plan",
+      config: opts.config,
+      env: io.env,
+      now: clockFromEnv(io.env),
+      parallelism: opts.parallelism,
+      runTimeoutMs: opts.timeoutMs,
+      targeting: { stores: opts.stores, kinds: opts.kinds, targets: opts.targets },
+      force: opts.force,
+      shard: opts.shard,
+      stage: opts.stage,
+      checksums: false,
+    },
+    {
+      onWarning: (message) => io.err(escapeTerminal(message) + "\n"),
+    },
+  );
+  // A plan the safety guards refuse is still previewed: reviewing it is what the preview is for.
+  // (src/run.ts keeps the plan in its result when a guard refuses it.)
+  if (result.error instanceof UnsafePlanError && result.plan && result.project) {
+    io.err(escapeTerminal(`Warning: ${result.error.message}`) + "\n");
+    return { plan: result.plan, project: result.project };
+  }
+  if (result.error !== undefined || !result.plan || !result.project) throw result.error;
+  return { plan: result.plan, project: result.project };
+}
+
+/** A saved plan, read as `carte show` reads it, and the project's files for what it leaves as it is. */
+async function savedPlan(opts: PreviewCommand, io: CliIo): Promise<{ plan: Plan; project: LoadedProject }> {
+  const { plan, digestMatches } = await readPlanToShow(opts.planFile!);
+  if (!digestMatches) {
+    io.err(
+      escapeTerminal(
+        `Warning: ${opts.planFile} does not match its digest: it was changed after carte saved it, or not saved by ` +
+          "carte plan --out. It is previewed as it is now; carte apply would refuse it.",
+      ) + "\n",
+    );
+  }
+  const project = await loadProject(opts.config, { now: clockFromEnv(io.env) ?? new Date() });
+  return { plan, project };
+}
+
+/**
+ * Removes the pages an earlier preview wrote in `dir` for stores this one has not (a store out of scope
+ * now, or gone): only `.html` files, through the safe removal of src/atomic.ts.
+ */
+async function removeStalePages(dir: string, written: ReadonlySet<string>, root: string): Promise<void> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return; // No earlier preview: nothing to remove.
+  }
+  for (const name of names) {
+    if (name.endsWith(".html") && !written.has(name)) {
+      await removeFile(path.join(dir, name), { root, purpose: "remove an earlier preview's page" });
+    }
+  }
+}
+
+/**
+ * Opens `file` in the user's browser with the system's opener (`xdg-open`, `open`, `explorer.exe`),
+ * found on the `PATH` of `env`, started without a shell and left running; `false` when there is none.
+ */
+function openInBrowser(file: string, env: NodeJS.ProcessEnv): Promise<boolean> {
+  const opener =
+    process.platform === "darwin" ? "open" : process.platform === "win32" ? "explorer.exe" : "xdg-open";
+  return new Promise((resolve) => {
+    const child = spawn(opener, [file], { stdio: "ignore", detached: true, shell: false, env });
+    child.once("error", () => resolve(false));
+    child.once("spawn", () => {
+      child.unref();
+      resolve(true);
+    });
+  });
+}
+
+/** `carte preview`: writes the site and says where it is; exit code 0, also for a plan a safety guard refuses (a warning says so). */
+export async function runPreview(opts: PreviewCommand, io: CliIo): Promise<number> {
+  const { plan, project } =
+    opts.planFile !== undefined ? await savedPlan(opts, io) : await livePlan(opts, io);
+  const stores = new Map<string, StoreState>();
+  for (const s of plan.stores) {
+    if (Object.hasOwn(project.desired.stores, s.key)) stores.set(s.key, project.desired.stores[s.key]!);
+  }
+  const out = path.resolve(opts.out ?? path.join(project.root, DEFAULT_PREVIEW_DIR));
+  const root = rootFor(path.join(out, "index.html"), project.root);
+  const files = renderPreview({ plan, stores });
+  for (const f of files) {
+    await writeFileAtomic(path.join(out, ...f.path.split("/")), f.html, {
+      root,
+      purpose: "write the preview to",
+      mode: SHARED_FILE_MODE,
+      dirMode: SHARED_DIR_MODE,
+    });
+  }
+  await removeStalePages(path.join(out, "stores"), new Set(files.map((f) => path.basename(f.path))), root);
+  const index = path.join(out, "index.html");
+  if (opts.open && (await openInBrowser(index, io.env))) {
+    io.err(escapeTerminal(`Opened ${shownPath(index)} in the browser.`) + "\n");
+  } else {
+    io.out(
+      escapeTerminal(
+        `Wrote the preview of ${plan.stores.length} ${plan.stores.length === 1 ? "store" : "stores"} ` +
+          `(${plan.changes.length} ${plan.changes.length === 1 ? "change" : "changes"}): ${shownPath(index)}`,
+      ) + "\n",
+    );
+  }
+  return 0;
+}

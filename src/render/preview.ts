@@ -1,0 +1,523 @@
+/**
+ * `carte preview`: a store's menu as its customers would see it after the plan, with the plan's changes
+ * marked, as a static, self-contained HTML site (docs/preview.md). Pure: from the plan and the desired
+ * state to HTML strings; the CLI (src/cli/preview.ts) writes them.
+ *
+ * What a page shows: the desired state of the store (the files' menus, categories and items, in the
+ * platform's order: a menu's `categories`, a category's `items`, an item's `children`), the plan's
+ * `after` for what it creates or updates, and what it deletes from its `before`, struck through. Every
+ * value from the files or the platform is escaped (src/render/html.ts); no script, style or font is
+ * fetched (CSS and the few lines of script are inline); images are shown only from `http(s)` URLs.
+ *
+ * Stable hooks for browser tests: `id="menu-TYPE"`, `class="entry menu|category|item|group|option"`,
+ * `data-sku`, `data-change="added|removed|changed"` on a changed element, `data-field` (with
+ * `data-before`/`data-after`) on a changed value, `class="off"` and `data-until` on a switched-off
+ * item, `id="filter"`, `id="changed-only"`, `data-store` and `data-changes` on the index's entries.
+ */
+
+import { createHash } from "node:crypto";
+import { availabilityOf, categoriesOf, itemsOf, menusOf } from "../kinds/catalog.js";
+import {
+  imagePath,
+  type CategoryResource,
+  type ImageRef,
+  type ItemResource,
+  type MenuResource,
+  type Schedule,
+  type StoreState,
+} from "../model.js";
+import { currencyOf, formatPrice, type Currency } from "../money.js";
+import type { Plan, PlanStore, ResourceChange } from "../plan/types.js";
+import { attr, escapeHtmlText as t, httpUrl } from "./html.js";
+
+/** What a preview is made from. */
+export interface PreviewInput {
+  /** The plan: its stores are the site's, its changes are marked. */
+  plan: Plan;
+  /**
+   * The desired state of the plan's stores (the files), for what the plan leaves as it is; a store
+   * absent here is shown from the plan's changes alone.
+   */
+  stores: ReadonlyMap<string, StoreState>;
+}
+
+/** One file of the site: its path relative to the output folder (`/`-separated) and its HTML. */
+export interface PreviewFile {
+  path: string;
+  html: string;
+}
+
+/** The longest file name part kept from a store key before a hash stands in for the rest. */
+const MAX_NAME = 80;
+
+/**
+ * The file name (without folder) of a store's page: the key with every character other than lower-case
+ * ASCII letters, digits and `-` written as `_` and its UTF-8 bytes in hex (`_2f` for `/`, `_41` for
+ * `A`), so that two keys never share a file, not even on a file system that ignores case, and no key
+ * names a path (`..`, `/`, `\`, a drive) or a hidden file; a name Windows reserves (`con`, `nul`,
+ * `com1`…) gets a `_` after it; a long key is cut and ends with a hash of the whole key. Ends in `.html`.
+ */
+export function storeFileName(key: string): string {
+  let name = "";
+  for (const ch of key) {
+    name += /^[a-z0-9-]$/.test(ch)
+      ? ch
+      : [...Buffer.from(ch, "utf8")].map((b) => `_${b.toString(16).padStart(2, "0")}`).join("");
+  }
+  if (name === "" || /^(con|prn|aux|nul|com\d|lpt\d)$/.test(name)) name += "_";
+  if (name.length > MAX_NAME) {
+    name = `${name.slice(0, MAX_NAME)}_${createHash("sha256").update(key).digest("hex").slice(0, 16)}`;
+  }
+  return `${name}.html`;
+}
+
+/** The changes of a plan in one store, by resource: `item:SKU` (items and groups), `category:SKU`, `menu:TYPE`, `availability:SKU`. */
+type ChangeIndex = ReadonlyMap<string, ResourceChange>;
+
+function changeKey(c: ResourceChange): string {
+  const kind = c.kind === "modifier_group" ? "item" : c.kind;
+  return `${kind}:${c.key}`;
+}
+
+/** The kinds a store page shows; changes of other kinds (hours, webhooks…) count on the index only. */
+const MENU_KINDS: ReadonlySet<string> = new Set([
+  "item",
+  "modifier_group",
+  "category",
+  "menu",
+  "availability",
+]);
+
+// `[hidden]` first: the filter and the "changed only" switch hide elements whose `display` is set below.
+const CSS = `
+[hidden]{display:none!important}
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0 auto;max-width:60rem;padding:1rem;color:#1a1a1a;background:#fff;line-height:1.4}
+a{color:#0b57d0}
+h1{font-size:1.6rem}h2{font-size:1.35rem;border-bottom:2px solid #ccc}h3{font-size:1.15rem}h4{font-size:1rem;margin:.3rem 0}
+ul{list-style:none;padding-left:0}
+.entry{margin:.4rem 0}
+.item{display:flex;gap:.75rem;border:1px solid #ccc;border-radius:6px;padding:.5rem}
+.item>.body{flex:1}
+.item img,.placeholder{width:72px;height:72px;object-fit:cover;border-radius:4px;flex:none}
+.placeholder{background:#e8e8e8;color:#444;display:flex;align-items:center;justify-content:center;font-size:.7rem}
+.group{margin:.4rem 0 .4rem 1rem;padding-left:.5rem;border-left:3px solid #ccc}
+.option{display:flex;justify-content:space-between;gap:.5rem}
+.price{font-weight:600}
+.desc,.meta{color:#444;font-size:.9rem}
+.added{background:#e3f5e7;color:#0b3d1a;border-color:#1e7b34}
+.removed{background:#fde8ea;color:#5c0011;text-decoration:line-through;border-color:#b3261e}
+.changed{background:#fff3cd;color:#3d2e00;border-color:#8a6d00}
+del{color:#5c0011}ins{color:#0b3d1a;text-decoration:none;font-weight:600}
+.badge{display:inline-block;font-size:.75rem;font-weight:600;padding:0 .35rem;border-radius:3px;border:1px solid currentColor;text-decoration:none}
+.off{background:#ececec;color:#4a4a4a}
+.off img{filter:grayscale(1);opacity:.7}
+.controls{display:flex;gap:1rem;align-items:center;margin:.5rem 0}
+.stores li{padding:.3rem 0;border-bottom:1px solid #e0e0e0}
+.count{color:#444}
+`;
+
+function page(title: string, body: string, script: string): string {
+  return (
+    `<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n` +
+    `<meta name="viewport" content="width=device-width, initial-scale=1">\n` +
+    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src http: https:; style-src 'unsafe-inline'; script-src 'unsafe-inline'">\n` +
+    `<title>${t(title)}</title>\n<style>${CSS}</style>\n</head>\n<body>\n${body}\n<script>${script}</script>\n</body>\n</html>\n`
+  );
+}
+
+const FILTER_SCRIPT = `
+var box=document.getElementById("filter");
+box.addEventListener("input",function(){var q=box.value.trim().toLowerCase();var shown=0;
+document.querySelectorAll("li[data-store]").forEach(function(li){var on=q===""||li.getAttribute("data-search").indexOf(q)>=0;li.hidden=!on;if(on)shown++;});
+document.getElementById("shown").textContent=String(shown);});
+`;
+
+const TOGGLE_SCRIPT = `
+var box=document.getElementById("changed-only");
+function apply(){var only=box.checked;document.querySelectorAll(".entry").forEach(function(e){
+e.hidden=only&&!e.closest("[data-change]")&&!e.querySelector("[data-change]");});}
+box.addEventListener("change",apply);apply();
+`;
+
+/** The number of changes of each store of the plan, by store key. */
+function changeCounts(plan: Plan): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const c of plan.changes) counts.set(c.store, (counts.get(c.store) ?? 0) + 1);
+  return counts;
+}
+
+/** The index page: the plan's stores, each with its number of changes and a link to its page. */
+export function renderIndex(plan: Plan): string {
+  const counts = changeCounts(plan);
+  const items = plan.stores.map((s) => {
+    const n = counts.get(s.key) ?? 0;
+    return (
+      `<li${attr("data-store", s.key)}${attr("data-changes", n)}${attr("data-search", `${s.name} ${s.key}`.toLowerCase())}>` +
+      `<a${attr("href", `stores/${storeFileName(s.key)}`)}>${t(s.name)}</a> <code>${t(s.key)}</code> ` +
+      `<span class="count">${n === 0 ? "no changes" : n === 1 ? "1 change" : `${n} changes`}</span></li>`
+    );
+  });
+  const total = plan.changes.length;
+  const body =
+    `<header><h1>Menu preview</h1><p>${plan.stores.length} ${plan.stores.length === 1 ? "store" : "stores"}, ` +
+    `${total} ${total === 1 ? "change" : "changes"} in the plan.</p></header>\n<main>\n` +
+    `<div class="controls"><label for="filter">Filter stores by name or key</label> ` +
+    `<input id="filter" type="search" autocomplete="off"> <span><span id="shown">${plan.stores.length}</span> shown</span></div>\n` +
+    `<ul class="stores" id="stores">\n${items.join("\n")}\n</ul>\n</main>`;
+  return page("Menu preview", body, FILTER_SCRIPT);
+}
+
+/** What a store page reads: its desired state with the plan's changes laid over it. */
+interface StoreView {
+  state: StoreState | undefined;
+  changes: ChangeIndex;
+  currency: Currency | undefined;
+}
+
+function changeOf(v: StoreView, kind: string, key: string): ResourceChange | undefined {
+  return v.changes.get(`${kind}:${key}`);
+}
+
+/** A resource as the plan leaves it (`after`), or as it was when the plan deletes it (`before`). */
+function resourceOf<T>(v: StoreView, kind: string, key: string, desired: T | undefined): T | undefined {
+  const c = changeOf(v, kind, key);
+  if (c?.action === "delete") return c.before as T;
+  if (c?.after) return c.after as T;
+  return desired;
+}
+
+function own<T>(table: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.hasOwn(table, key) ? table[key] : undefined;
+}
+
+function itemOf(v: StoreView, sku: string): ItemResource | undefined {
+  return resourceOf(v, "item", sku, v.state ? own(itemsOf(v.state), sku) : undefined);
+}
+
+/** `added`, `removed` or `changed` for a change, `undefined` for none. */
+function mark(c: ResourceChange | undefined): "added" | "removed" | "changed" | undefined {
+  if (!c) return undefined;
+  return c.action === "create" ? "added" : c.action === "delete" ? "removed" : "changed";
+}
+
+/** ` class="…" data-change="…"` of an element, with its change when it has one. */
+function classes(base: string, change: string | undefined, extra = ""): string {
+  const cls = [base, change, extra].filter((c) => c !== undefined && c !== "").join(" ");
+  return `${attr("class", cls)}${change ? attr("data-change", change) : ""}`;
+}
+
+/** The SKUs of the new list, then those of the old one it no longer holds (shown removed). */
+function merged(
+  after: readonly string[],
+  before: readonly string[] | undefined,
+): { sku: string; gone: boolean; new: boolean }[] {
+  const now = new Set(after);
+  const then = new Set(before ?? after);
+  return [
+    ...after.map((sku) => ({ sku, gone: false, new: before !== undefined && !then.has(sku) })),
+    ...[...then].filter((sku) => !now.has(sku)).map((sku) => ({ sku, gone: true, new: false })),
+  ];
+}
+
+/** A value that the plan changes shown as old → new, else as it is. */
+function field(
+  name: string,
+  change: ResourceChange | undefined,
+  pick: (r: ItemResource | CategoryResource) => unknown,
+  show: (value: unknown) => string,
+  tag = "span",
+  cls = "",
+): string {
+  const after = change?.after as ItemResource | undefined;
+  const before = change?.before as ItemResource | undefined;
+  if (change?.action === "update" && before && after) {
+    const old = pick(before);
+    const now = pick(after);
+    if (JSON.stringify(old) !== JSON.stringify(now)) {
+      return (
+        `<${tag}${attr("class", `${cls} changed`.trim())}${attr("data-field", name)}${attr("data-before", show(old))}${attr("data-after", show(now))}>` +
+        `<del>${t(show(old))}</del> → <ins>${t(show(now))}</ins></${tag}>`
+      );
+    }
+  }
+  return "";
+}
+
+function priceText(v: StoreView, value: unknown): string {
+  return typeof value === "number" ? formatPrice(value, v.currency) : "";
+}
+
+function schedulesText(value: unknown): string {
+  const list = Array.isArray(value) ? (value as Schedule[]) : [];
+  if (list.length === 0) return "always";
+  return list.map((s) => `${s.days} ${s.periods.map((p) => `${p.start}–${p.end}`).join(", ")}`).join("; ");
+}
+
+function imageHtml(title: string, images: readonly ImageRef[]): string {
+  const first = images[0];
+  const url =
+    first === undefined
+      ? undefined
+      : typeof first === "string"
+        ? httpUrl(first)
+        : httpUrl(first.path, first.host);
+  if (url !== undefined)
+    return `<img${attr("src", url)}${attr("alt", title)} loading="lazy" width="72" height="72">`;
+  const note = first === undefined ? "No image" : `Image ${imagePath(first)}`;
+  return `<div class="placeholder" role="img"${attr("aria-label", `${title}: ${note}`)}${attr("title", note)}>${first === undefined ? "no image" : "image"}</div>`;
+}
+
+/** A plain or changed value of an item: the changed form when the plan changes it, else `plain`. */
+function valueOr(changed: string, plain: string): string {
+  return changed !== "" ? changed : plain;
+}
+
+/** Whether the item is switched off after the plan, and until when as the plan shows it. */
+function offState(v: StoreView, sku: string): { off: boolean; until?: string; change?: ResourceChange } {
+  const c = changeOf(v, "availability", sku);
+  if (c?.after) {
+    const after = c.after as { available: boolean; until?: string };
+    const shown = c.diff.find((d) => d.attribute === "state")?.after;
+    if (after.available) return { off: false, change: c };
+    const until = typeof shown === "string" && shown.startsWith("off until ") ? shown.slice(10) : after.until;
+    return { off: true, change: c, ...(until !== undefined ? { until } : {}) };
+  }
+  if (!v.state) return { off: false };
+  const a = availabilityOf(v.state);
+  if (!a.unavailable.includes(sku)) return { off: false };
+  const s = a.suspensions ? own(a.suspensions, sku) : undefined;
+  const until = s?.shown ?? s?.until;
+  return { off: true, ...(until !== undefined ? { until } : {}) };
+}
+
+/** How deep modifier groups nest on a page at most (a loop in hostile data stops here). */
+const MAX_DEPTH = 8;
+
+function renderGroups(
+  v: StoreView,
+  item: ItemResource,
+  change: ResourceChange | undefined,
+  path: readonly string[],
+): string {
+  if (path.length > MAX_DEPTH) return "";
+  const before = change?.action === "update" ? (change.before as ItemResource).children : undefined;
+  return merged(item.children, before)
+    .map(({ sku, gone, new: fresh }) =>
+      renderGroup(v, sku, item.sku, gone ? "removed" : fresh ? "added" : undefined, [...path, sku]),
+    )
+    .join("");
+}
+
+function renderGroup(
+  v: StoreView,
+  sku: string,
+  parent: string,
+  placed: string | undefined,
+  path: readonly string[],
+): string {
+  const group = itemOf(v, sku);
+  const c = changeOf(v, "item", sku);
+  const m = placed ?? mark(c);
+  if (!group) return `<div${classes("entry group", m)}${attr("data-sku", sku)}><h4>${t(sku)}</h4></div>`;
+  const limits = valueOr(
+    field("limits", c, (r) => `${(r as ItemResource).min ?? 0}–${(r as ItemResource).max ?? 0}`, String),
+    `${group.min ?? 0}–${group.max ?? 0}`,
+  );
+  const before = c?.action === "update" ? (c.before as ItemResource).children : undefined;
+  const options =
+    path.length > MAX_DEPTH || path.slice(0, -1).includes(sku)
+      ? ""
+      : merged(group.children, before)
+          .map(({ sku: o, gone, new: fresh }) =>
+            renderOption(v, o, parent, gone ? "removed" : fresh ? "added" : undefined, [...path, o]),
+          )
+          .join("");
+  return (
+    `<div${classes("entry group", m)}${attr("data-sku", sku)}>` +
+    `<h4>${valueOr(
+      field("title", c, (r) => r.title, String),
+      t(group.title),
+    )} ` +
+    `<span class="meta">choose ${group.min ?? 0} to ${group.max ?? 0}</span></h4>` +
+    (limits !== `${group.min ?? 0}–${group.max ?? 0}` ? `<div class="meta">limits: ${limits}</div>` : "") +
+    `<ul${attr("aria-label", `Options of ${group.title}`)}>${options}</ul></div>`
+  );
+}
+
+function renderOption(
+  v: StoreView,
+  sku: string,
+  parent: string,
+  placed: string | undefined,
+  path: readonly string[],
+): string {
+  const option = itemOf(v, sku);
+  const c = changeOf(v, "item", sku);
+  const m = placed ?? mark(c);
+  if (!option) return `<li${classes("entry option", m)}${attr("data-sku", sku)}>${t(sku)}</li>`;
+  const inParent = (r: ItemResource | CategoryResource) => {
+    const p = (r as ItemResource).priceInParent;
+    return p && Object.hasOwn(p, parent) ? p[parent] : (r as ItemResource).price;
+  };
+  const price = valueOr(
+    field("price", c, inParent, (x) => priceText(v, x), "span", "price"),
+    `<span class="price">${t(priceText(v, inParent(option)))}</span>`,
+  );
+  const off = offState(v, sku);
+  return (
+    `<li${classes("entry option", m ?? mark(off.change), off.off ? "off" : "")}${attr("data-sku", sku)}${off.until !== undefined ? attr("data-until", off.until) : ""}>` +
+    `<span>${valueOr(
+      field("title", c, (r) => r.title, String),
+      t(option.title),
+    )}${offBadge(off)}</span> ${price}` +
+    (option.children.length > 0 ? renderGroups(v, option, c, path) : "") +
+    `</li>`
+  );
+}
+
+function offBadge(off: { off: boolean; until?: string; change?: ResourceChange }): string {
+  if (!off.off) {
+    return off.change
+      ? ' <span class="badge" data-field="availability" data-after="on">Switched back on</span>'
+      : "";
+  }
+  return ` <span class="badge">${off.until !== undefined ? `Off until ${t(off.until)}` : "Off"}</span>`;
+}
+
+function renderItem(v: StoreView, sku: string, placed: string | undefined): string {
+  const item = itemOf(v, sku);
+  const c = changeOf(v, "item", sku);
+  const off = offState(v, sku);
+  const m = placed ?? mark(c) ?? mark(off.change);
+  if (!item)
+    return `<li${classes("entry item", m)}${attr("data-sku", sku)}><div class="body">${t(sku)}</div></li>`;
+  const title = valueOr(
+    field("title", c, (r) => r.title, String),
+    t(item.title),
+  );
+  const description = valueOr(
+    field("description", c, (r) => (r as ItemResource).description, String),
+    t(item.description),
+  );
+  const price = valueOr(
+    field(
+      "price",
+      c,
+      (r) => (r as ItemResource).price,
+      (x) => priceText(v, x),
+      "span",
+      "price",
+    ),
+    `<span class="price">${t(priceText(v, item.price))}</span>`,
+  );
+  const schedules = valueOr(
+    field("schedules", c, (r) => r.schedules ?? [], schedulesText),
+    t(schedulesText(item.schedules)),
+  );
+  const images = field(
+    "images",
+    c,
+    (r) => (r as ItemResource).images.map(imagePath),
+    (x) => (x as string[]).join(", "),
+  );
+  return (
+    `<li${classes("entry item", m, off.off ? "off" : "")}${attr("data-sku", sku)}${off.until !== undefined ? attr("data-until", off.until) : ""}>` +
+    imageHtml(item.title, item.images) +
+    `<div class="body"><h4>${title}${offBadge(off)}</h4>` +
+    (item.description !== "" || description !== t(item.description)
+      ? `<p class="desc">${description}</p>`
+      : "") +
+    `<div>${price}</div>` +
+    (schedules !== "always" ? `<div class="meta">Sold: ${schedules}</div>` : "") +
+    (images !== "" ? `<div class="meta">Images: ${images}</div>` : "") +
+    renderGroups(v, item, c, [sku]) +
+    `</div></li>`
+  );
+}
+
+function renderCategory(v: StoreView, sku: string, active: boolean, placed: string | undefined): string {
+  const desired = v.state ? own(categoriesOf(v.state), sku) : undefined;
+  const category = resourceOf(v, "category", sku, desired);
+  const c = changeOf(v, "category", sku);
+  const m = placed ?? mark(c);
+  const id = `category-${sku}`;
+  if (!category)
+    return `<section${classes("entry category", m)}${attr("data-sku", sku)}><h3>${t(sku)}</h3></section>`;
+  const before = c?.action === "update" ? (c.before as CategoryResource).items : undefined;
+  const items = merged(category.items, before)
+    .map(({ sku: i, gone, new: fresh }) => renderItem(v, i, gone ? "removed" : fresh ? "added" : undefined))
+    .join("\n");
+  const schedules = valueOr(
+    field("schedules", c, (r) => r.schedules ?? [], schedulesText),
+    t(schedulesText(category.schedules)),
+  );
+  return (
+    `<section${classes("entry category", m)}${attr("id", id)}${attr("data-sku", sku)}${active ? "" : ' data-inactive="true"'}>` +
+    `<h3>${valueOr(
+      field("title", c, (r) => r.title, String),
+      t(category.title),
+    )}${active ? "" : ' <span class="badge">Not active</span>'}</h3>` +
+    (schedules !== "always" ? `<p class="meta">Shown: ${schedules}</p>` : "") +
+    `<ul${attr("aria-label", `Items of ${category.title}`)}>\n${items}\n</ul></section>`
+  );
+}
+
+function renderMenu(v: StoreView, type: string): string {
+  const desired = v.state ? own(menusOf(v.state), type) : undefined;
+  const menu = resourceOf<MenuResource>(v, "menu", type, desired)!;
+  const c = changeOf(v, "menu", type);
+  const before = c?.action === "update" ? (c.before as MenuResource).categories : undefined;
+  const active = new Map(menu.categories.map((e) => [e.sku, e.active]));
+  for (const e of before ?? []) if (!active.has(e.sku)) active.set(e.sku, e.active);
+  const categories = merged(
+    menu.categories.map((e) => e.sku),
+    before?.map((e) => e.sku),
+  )
+    .map(({ sku, gone, new: fresh }) =>
+      renderCategory(v, sku, active.get(sku) ?? true, gone ? "removed" : fresh ? "added" : undefined),
+    )
+    .join("\n");
+  return (
+    `<section${classes("entry menu", mark(c))}${attr("id", `menu-${type}`)}${attr("data-menu", type)}>` +
+    `<h2>Menu ${t(type)}</h2>\n${categories}\n</section>`
+  );
+}
+
+/** The page of one store: its menus after the plan, with the plan's changes marked. */
+export function renderStorePage(plan: Plan, store: PlanStore, state: StoreState | undefined): string {
+  const changes = new Map<string, ResourceChange>();
+  let others = 0;
+  for (const c of plan.changes) {
+    if (c.store !== store.key) continue;
+    if (MENU_KINDS.has(c.kind)) changes.set(changeKey(c), c);
+    else others++;
+  }
+  const v: StoreView = { state, changes, currency: plan.currency ? currencyOf(plan.currency) : undefined };
+  const types = new Set(state ? Object.keys(menusOf(state)) : []);
+  for (const c of changes.values()) if (c.kind === "menu") types.add(c.key);
+  const menus = [...types].sort().map((type) => renderMenu(v, type));
+  const count = [...plan.changes].filter((c) => c.store === store.key).length;
+  const body =
+    `<header><p><a href="../index.html">All stores</a></p>` +
+    `<h1>${t(store.name)} <code>${t(store.key)}</code></h1>` +
+    `<p><span id="change-count"${attr("data-changes", count)}>${count === 1 ? "1 change" : `${count} changes`}</span> in the plan` +
+    (others > 0 ? ` (${others} outside the menu: hours, settings…; see carte plan)` : "") +
+    `.</p>` +
+    `<p class="meta">Marked: <span class="badge added">new</span> <span class="badge removed">removed</span> ` +
+    `<span class="badge changed">changed</span> <span class="badge off">switched off</span></p>` +
+    `<div class="controls"><input id="changed-only" type="checkbox"> <label for="changed-only">Show changed only</label></div></header>\n` +
+    `<main>\n${menus.length > 0 ? menus.join("\n") : "<p>This store has no menu.</p>"}\n</main>`;
+  return page(`${store.name} — menu preview`, body, TOGGLE_SCRIPT);
+}
+
+/** The whole site: `index.html` and `stores/<file>.html` per store of the plan ({@link storeFileName}). */
+export function renderPreview(input: PreviewInput): PreviewFile[] {
+  const files: PreviewFile[] = [{ path: "index.html", html: renderIndex(input.plan) }];
+  for (const store of input.plan.stores) {
+    files.push({
+      path: `stores/${storeFileName(store.key)}`,
+      html: renderStorePage(input.plan, store, input.stores.get(store.key)),
+    });
+  }
+  return files;
+}
