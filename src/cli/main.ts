@@ -295,6 +295,26 @@ function planOptions(y: Argv<GlobalArgs>) {
 }
 
 /** The options of `carte apply`. */
+/** The options of `carte preview`: those of a plan, and where the pages go. */
+function previewOptions(y: Argv<GlobalArgs>) {
+  return (
+    runFlags(y)
+      .option("out", {
+        type: "string",
+        describe: "Folder of the pages (default .carte/preview beside carte.yaml)",
+      })
+      .option("plan", {
+        type: "string",
+        describe: "Preview this saved plan (carte plan --out) instead of planning",
+      })
+      .option("open", { type: "boolean", default: false, describe: "Open the index in the browser" })
+      // A preview shows a plan the guards refuse too, and lists no calls: these say nothing here.
+      .hide("force")
+      .hide("reason")
+      .hide("show-calls")
+  );
+}
+
 function applyOptions(y: Argv<GlobalArgs>) {
   return runFlags(y)
     .positional("planfile", { type: "string", describe: "A plan saved with `carte plan --out`" })
@@ -462,21 +482,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .command(
       "preview",
       "Write the menus after the plan as HTML pages to review (docs/preview.md)",
-      (y) =>
-        runFlags(y)
-          .option("out", {
-            type: "string",
-            describe: "Folder of the pages (default .carte/preview beside carte.yaml)",
-          })
-          .option("plan", {
-            type: "string",
-            describe: "Preview this saved plan (carte plan --out) instead of planning",
-          })
-          .option("open", { type: "boolean", default: false, describe: "Open the index in the browser" })
-          // A preview shows a plan the guards refuse too, and lists no calls: these say nothing here.
-          .hide("force")
-          .hide("reason")
-          .hide("show-calls"),
+      previewOptions,
       async (args) => {
         code = await runPreview(
           { ...runCommand(args), out: args.out, planFile: args.plan, open: args.open },

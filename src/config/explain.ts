@@ -8,7 +8,7 @@
  * and the store's merged overrides with their sites) and the store's resolved state.
  */
 
-import { own, type ItemResource, type StoreState } from "../model.js";
+import { own, type ItemResource, type MenuResource, type StoreState } from "../model.js";
 import type { Layered, MergedOverrides } from "./overrides.js";
 import { isRecord, list, where } from "./report.js";
 import type { Site } from "./report.js";
@@ -175,6 +175,23 @@ function rulesOf(
   return ruleLines(catalogPrice, rules.value, currency);
 }
 
+/** Where a menu's categories come from: the catalog's list, and the exclusions that removed some. */
+function menuCategories(
+  value: MenuResource["categories"],
+  def: Definition,
+  catalogAt: (def: Definition, ...segments: (string | number)[]) => string,
+  removedFrom: (skus: readonly unknown[]) => Origin[],
+): AttributeOrigin {
+  const categories: AttributeOrigin = {
+    attribute: "categories",
+    value,
+    from: [{ at: catalogAt(def, "categories"), value: def.data.categories }],
+  };
+  const removed = removedFrom(list(def.data.categories).map((e) => (isRecord(e) ? e.sku : e)));
+  if (removed.length > 0) categories.removed = removed;
+  return categories;
+}
+
 /**
  * Explains one catalog resource of a store: `segment` is `item`, `modifier_group`, `category`, `menu`
  * or `availability`, `key` its SKU (menu type for menus); `currency` (carte.yaml `currency:`) formats
@@ -289,14 +306,7 @@ export function explainResource(
     const m = own(menusOf(state), key);
     const def = defs.menus.get(key);
     if (!m || !def) return missing(`menu ${key}`);
-    const categories: AttributeOrigin = {
-      attribute: "categories",
-      value: m.categories,
-      from: [{ at: catalogAt(def, "categories"), value: def.data.categories }],
-    };
-    const removed = removedFrom(list(def.data.categories).map((e) => (isRecord(e) ? e.sku : e)));
-    if (removed.length > 0) categories.removed = removed;
-    return { address, attributes: [categories] };
+    return { address, attributes: [menuCategories(m.categories, def, catalogAt, removedFrom)] };
   }
   return {
     address,

@@ -538,6 +538,7 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
     ? explainSources(indexes, catalogFiles, storeFiles, mergedOverrides)
     : undefined;
 
+  const allFiles = [project, ...catalogFiles, ...groupFiles, ...storeFiles, ...layers.includes.values()];
   const config = projectData as unknown as ProjectFile;
   return {
     ...(sources ? { sources } : {}),
@@ -551,16 +552,8 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
       ...(currency ? { currency: currency.code } : {}),
     }),
     ...(secretsFile === undefined ? {} : { secretsFile }),
-    files: [project, ...catalogFiles, ...groupFiles, ...storeFiles, ...layers.includes.values()].map(
-      (f) => f.parsed.file,
-    ),
-    fileDigests: fileDigests(root, [
-      project,
-      ...catalogFiles,
-      ...groupFiles,
-      ...storeFiles,
-      ...layers.includes.values(),
-    ]),
+    files: allFiles.map((f) => f.parsed.file),
+    fileDigests: fileDigests(root, allFiles),
     ...(options.stores
       ? {
           partial: {
