@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { loadProject } from "../../src/config/index.js";
 import { holidayMissProblems } from "../../src/config/holidays.js";
 import { carte } from "../helpers/project.js";
-import { CATALOG, PROJECT, problemsOf, storeYaml, writeProject } from "./helpers.js";
+import { CATALOG, PROJECT, problemsOf, shown, storeYaml, writeProject } from "./helpers.js";
 
 interface Slip {
   name: string;
@@ -362,10 +362,11 @@ describe("slips in the files", () => {
       ...slip.files,
     });
     const problems = await problemsOf(loadProject(join(dir, P)));
-    const shown = problems.map((p) => p.slice(dir.length + 1));
-    expect(shown).toHaveLength(1);
-    const [where, ...rest] = (shown[0] ?? "").split(": ");
-    expect(where).toMatch(new RegExp(`${slip.file.replace(/[.*]/g, "\\$&")}:${slip.line}:\\d+$`));
+    expect(problems).toHaveLength(1);
+    const [where, ...rest] = (problems[0] ?? "").split(": ");
+    // The file as every message shows it (relative to the working directory when that is shorter).
+    const file = shown(dir, slip.file).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    expect(where).toMatch(new RegExp(`^${file}:${slip.line}:\\d+$`));
     const message = rest.join(": ");
     expect(message).toContain(slip.says);
     // No regular expression reaches the reader.
