@@ -4000,10 +4000,10 @@ var require_resolve_block_map = __commonJS({
       let offset = bm.offset;
       let commentEnd = null;
       for (const collItem of bm.items) {
-        const { start, key, sep: sep3, value } = collItem;
+        const { start, key, sep: sep4, value } = collItem;
         const keyProps = resolveProps.resolveProps(start, {
           indicator: "explicit-key-ind",
-          next: key ?? sep3?.[0],
+          next: key ?? sep4?.[0],
           offset,
           onError,
           parentIndent: bm.indent,
@@ -4017,7 +4017,7 @@ var require_resolve_block_map = __commonJS({
             else if ("indent" in key && key.indent !== bm.indent)
               onError(offset, "BAD_INDENT", startColMsg);
           }
-          if (!keyProps.anchor && !keyProps.tag && !sep3) {
+          if (!keyProps.anchor && !keyProps.tag && !sep4) {
             commentEnd = keyProps.end;
             if (keyProps.comment) {
               if (map.comment)
@@ -4041,7 +4041,7 @@ var require_resolve_block_map = __commonJS({
         ctx.atKey = false;
         if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
           onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
-        const valueProps = resolveProps.resolveProps(sep3 ?? [], {
+        const valueProps = resolveProps.resolveProps(sep4 ?? [], {
           indicator: "map-value-ind",
           next: value,
           offset: keyNode.range[2],
@@ -4057,7 +4057,7 @@ var require_resolve_block_map = __commonJS({
             if (ctx.options.strict && keyProps.start < valueProps.found.offset - 1024)
               onError(keyNode.range, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit block mapping key");
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep3, null, valueProps, onError);
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep4, null, valueProps, onError);
           if (ctx.schema.compat)
             utilFlowIndentCheck.flowIndentCheck(bm.indent, value, onError);
           offset = valueNode.range[2];
@@ -4148,7 +4148,7 @@ var require_resolve_end = __commonJS({
       let comment = "";
       if (end) {
         let hasSpace = false;
-        let sep3 = "";
+        let sep4 = "";
         for (const token of end) {
           const { source, type } = token;
           switch (type) {
@@ -4162,13 +4162,13 @@ var require_resolve_end = __commonJS({
               if (!comment)
                 comment = cb;
               else
-                comment += sep3 + cb;
-              sep3 = "";
+                comment += sep4 + cb;
+              sep4 = "";
               break;
             }
             case "newline":
               if (comment)
-                sep3 += source;
+                sep4 += source;
               hasSpace = true;
               break;
             default:
@@ -4211,18 +4211,18 @@ var require_resolve_flow_collection = __commonJS({
       let offset = fc.offset + fc.start.source.length;
       for (let i = 0; i < fc.items.length; ++i) {
         const collItem = fc.items[i];
-        const { start, key, sep: sep3, value } = collItem;
+        const { start, key, sep: sep4, value } = collItem;
         const props = resolveProps.resolveProps(start, {
           flow: fcName,
           indicator: "explicit-key-ind",
-          next: key ?? sep3?.[0],
+          next: key ?? sep4?.[0],
           offset,
           onError,
           parentIndent: fc.indent,
           startOnNewline: false
         });
         if (!props.found) {
-          if (!props.anchor && !props.tag && !sep3 && !value) {
+          if (!props.anchor && !props.tag && !sep4 && !value) {
             if (i === 0 && props.comma)
               onError(props.comma, "UNEXPECTED_TOKEN", `Unexpected , in ${fcName}`);
             else if (i < fc.items.length - 1)
@@ -4276,8 +4276,8 @@ var require_resolve_flow_collection = __commonJS({
             }
           }
         }
-        if (!isMap2 && !sep3 && !props.found) {
-          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep3, null, props, onError);
+        if (!isMap2 && !sep4 && !props.found) {
+          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep4, null, props, onError);
           coll.items.push(valueNode);
           offset = valueNode.range[2];
           if (isBlock(value))
@@ -4289,7 +4289,7 @@ var require_resolve_flow_collection = __commonJS({
           if (isBlock(key))
             onError(keyNode.range, "BLOCK_IN_FLOW", blockMsg);
           ctx.atKey = false;
-          const valueProps = resolveProps.resolveProps(sep3 ?? [], {
+          const valueProps = resolveProps.resolveProps(sep4 ?? [], {
             flow: fcName,
             indicator: "map-value-ind",
             next: value,
@@ -4300,8 +4300,8 @@ var require_resolve_flow_collection = __commonJS({
           });
           if (valueProps.found) {
             if (!isMap2 && !props.found && ctx.options.strict) {
-              if (sep3)
-                for (const st of sep3) {
+              if (sep4)
+                for (const st of sep4) {
                   if (st === valueProps.found)
                     break;
                   if (st.type === "newline") {
@@ -4318,7 +4318,7 @@ var require_resolve_flow_collection = __commonJS({
             else
               onError(valueProps.start, "MISSING_CHAR", `Missing , or : between ${fcName} items`);
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep3, null, valueProps, onError) : null;
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep4, null, valueProps, onError) : null;
           if (valueNode) {
             if (isBlock(value))
               onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
@@ -4498,7 +4498,7 @@ var require_resolve_block_scalar = __commonJS({
           chompStart = i + 1;
       }
       let value = "";
-      let sep3 = "";
+      let sep4 = "";
       let prevMoreIndented = false;
       for (let i = 0; i < contentStart; ++i)
         value += lines[i][0].slice(trimIndent) + "\n";
@@ -4515,24 +4515,24 @@ var require_resolve_block_scalar = __commonJS({
           indent = "";
         }
         if (type === Scalar.Scalar.BLOCK_LITERAL) {
-          value += sep3 + indent.slice(trimIndent) + content;
-          sep3 = "\n";
+          value += sep4 + indent.slice(trimIndent) + content;
+          sep4 = "\n";
         } else if (indent.length > trimIndent || content[0] === "	") {
-          if (sep3 === " ")
-            sep3 = "\n";
-          else if (!prevMoreIndented && sep3 === "\n")
-            sep3 = "\n\n";
-          value += sep3 + indent.slice(trimIndent) + content;
-          sep3 = "\n";
+          if (sep4 === " ")
+            sep4 = "\n";
+          else if (!prevMoreIndented && sep4 === "\n")
+            sep4 = "\n\n";
+          value += sep4 + indent.slice(trimIndent) + content;
+          sep4 = "\n";
           prevMoreIndented = true;
         } else if (content === "") {
-          if (sep3 === "\n")
+          if (sep4 === "\n")
             value += "\n";
           else
-            sep3 = "\n";
+            sep4 = "\n";
         } else {
-          value += sep3 + content;
-          sep3 = " ";
+          value += sep4 + content;
+          sep4 = " ";
           prevMoreIndented = false;
         }
       }
@@ -4715,25 +4715,25 @@ var require_resolve_flow_scalar = __commonJS({
         trimBoth = /^[ \t]+|[ \t]+$/g;
       }
       let res = match[1].replace(trimEnd, "");
-      let sep3 = " ";
+      let sep4 = " ";
       let pos = line.lastIndex;
       while (match = line.exec(source)) {
         const lm = match[1].replace(trimBoth, "");
         if (lm === "") {
-          if (sep3 === "\n")
-            res += sep3;
+          if (sep4 === "\n")
+            res += sep4;
           else
-            sep3 = "\n";
+            sep4 = "\n";
         } else {
-          res += sep3 + lm;
-          sep3 = " ";
+          res += sep4 + lm;
+          sep4 = " ";
         }
         pos = line.lastIndex;
       }
       const last = /[ \t]*(.*)/sy;
       last.lastIndex = pos;
       match = last.exec(source);
-      return res + sep3 + (match?.[1] ?? "");
+      return res + sep4 + (match?.[1] ?? "");
     }
     function doubleQuotedValue(source, onError) {
       let res = "";
@@ -5543,14 +5543,14 @@ var require_cst_stringify = __commonJS({
         }
       }
     }
-    function stringifyItem({ start, key, sep: sep3, value }) {
+    function stringifyItem({ start, key, sep: sep4, value }) {
       let res = "";
       for (const st of start)
         res += st.source;
       if (key)
         res += stringifyToken(key);
-      if (sep3)
-        for (const st of sep3)
+      if (sep4)
+        for (const st of sep4)
           res += st.source;
       if (value)
         res += stringifyToken(value);
@@ -6717,18 +6717,18 @@ var require_parser = __commonJS({
         if (this.type === "map-value-ind") {
           const prev = getPrevProps(this.peek(2));
           const start = getFirstKeyStartProps(prev);
-          let sep3;
+          let sep4;
           if (scalar.end) {
-            sep3 = scalar.end;
-            sep3.push(this.sourceToken);
+            sep4 = scalar.end;
+            sep4.push(this.sourceToken);
             delete scalar.end;
           } else
-            sep3 = [this.sourceToken];
+            sep4 = [this.sourceToken];
           const map = {
             type: "block-map",
             offset: scalar.offset,
             indent: scalar.indent,
-            items: [{ start, key: scalar, sep: sep3 }]
+            items: [{ start, key: scalar, sep: sep4 }]
           };
           this.onKeyLine = true;
           this.stack[this.stack.length - 1] = map;
@@ -6881,15 +6881,15 @@ var require_parser = __commonJS({
                 } else if (isFlowToken(it.key) && !includesToken(it.sep, "newline")) {
                   const start2 = getFirstKeyStartProps(it.start);
                   const key = it.key;
-                  const sep3 = it.sep;
-                  sep3.push(this.sourceToken);
+                  const sep4 = it.sep;
+                  sep4.push(this.sourceToken);
                   delete it.key;
                   delete it.sep;
                   this.stack.push({
                     type: "block-map",
                     offset: this.offset,
                     indent: this.indent,
-                    items: [{ start: start2, key, sep: sep3 }]
+                    items: [{ start: start2, key, sep: sep4 }]
                   });
                 } else if (start.length > 0) {
                   it.sep = it.sep.concat(start, this.sourceToken);
@@ -7083,13 +7083,13 @@ var require_parser = __commonJS({
             const prev = getPrevProps(parent);
             const start = getFirstKeyStartProps(prev);
             fixFlowSeqItems(fc);
-            const sep3 = fc.end.splice(1, fc.end.length);
-            sep3.push(this.sourceToken);
+            const sep4 = fc.end.splice(1, fc.end.length);
+            sep4.push(this.sourceToken);
             const map = {
               type: "block-map",
               offset: fc.offset,
               indent: fc.indent,
-              items: [{ start, key: fc, sep: sep3 }]
+              items: [{ start, key: fc, sep: sep4 }]
             };
             this.onKeyLine = true;
             this.stack[this.stack.length - 1] = map;
@@ -69268,8 +69268,8 @@ function commaPriceProblem(value, currency) {
   if (decimal === void 0)
     return `${start}: write digits with an optional decimal point, for example ${currency ? example(currency) : "12.50"}`;
   const rounded = new Exact(decimal).round(decimals, big_default.roundHalfUp).toFixed(decimals);
-  const sep3 = grouping ? " (prices in files have no thousands separator)" : "";
-  return `${start}: write ${rounded}, with a decimal point${sep3}`;
+  const sep4 = grouping ? " (prices in files have no thousands separator)" : "";
+  return `${start}: write ${rounded}, with a decimal point${sep4}`;
 }
 var PRICE_TEXT_SHOWN = 40;
 function shown(text) {
@@ -69303,6 +69303,22 @@ function priceChangeText(before, after) {
   if (b.eq("0")) return "from 0";
   const change = decimalOfNumber(after).value.minus(b).times("100").div(b).round(1, big_default.roundHalfUp);
   return `${change.lt("0") ? "-" : "+"}${change.abs().toString()} %`;
+}
+function applyPriceRule(price, percent, rounding, decimals) {
+  const marked = decimalOfNumber(price).value.times(new Exact("100").plus(new Exact(percent))).div("100");
+  if (!rounding)
+    return { marked: marked.toFixed(), price: marked.round(decimals, big_default.roundHalfUp).toFixed() };
+  const modulus = new Exact(rounding.modulus);
+  const ending = new Exact(rounding.ending);
+  const t = marked.minus(ending).div(modulus);
+  let q = t.round(0, big_default.roundDown);
+  if (q.gt(t)) q = q.minus("1");
+  const below = q.times(modulus).plus(ending);
+  const above = below.eq(marked) ? below : below.plus(modulus);
+  let out = above;
+  if (rounding.round === "nearest" && below.gte("0") && marked.minus(below).lt(above.minus(marked)))
+    out = below;
+  return { marked: marked.toFixed(), price: out.toFixed() };
 }
 
 // src/config/check.ts
@@ -76951,7 +76967,8 @@ var DEFAULT_SAFETY = {
 
 // src/config/load.ts
 import { stat as stat4 } from "node:fs/promises";
-import { dirname as dirname3, relative as relative3, resolve as resolve5 } from "node:path";
+import { createHash as createHash4 } from "node:crypto";
+import { dirname as dirname3, relative as relative3, resolve as resolve5, sep as sep3 } from "node:path";
 
 // src/config/glob.ts
 function hasMagic(pattern) {
@@ -77231,6 +77248,123 @@ function validateConcurrency(concurrency) {
   }
 }
 
+// src/config/price-rules.ts
+var MAX_PRICE_RULES = 20;
+var MAX_MARKUP_PERCENT = 1e3;
+var MAX_PERCENT_DECIMALS = 4;
+function writtenText(parsed, segments2, value) {
+  if (typeof value === "string") return value.trim();
+  if (typeof value !== "number" || !Number.isFinite(value)) return void 0;
+  return scalarSource(parsed, toPointer([...segments2])) ?? String(value);
+}
+function readPriceRules(parsed, base, data, problems, currency) {
+  if (!isRecord(data) || !Object.hasOwn(data, "price_rules")) return void 0;
+  const r = new Reporter(parsed, problems);
+  const decimals = decimalsOf(currency);
+  const code3 = currency?.code ?? "the project's";
+  const at = [...base, "price_rules"];
+  const written = list(data.price_rules);
+  if (written.length > MAX_PRICE_RULES)
+    r.at(at, `${written.length} price rules: write at most ${MAX_PRICE_RULES}`);
+  const rules = [];
+  written.slice(0, MAX_PRICE_RULES).forEach((rule, i) => {
+    if (!isRecord(rule)) return;
+    const here = [...at, i];
+    let ok3 = true;
+    const amount = (key) => {
+      if (!Object.hasOwn(rule, key)) return void 0;
+      const text = writtenText(parsed, [...here, key], rule[key]);
+      const value = text === void 0 ? void 0 : parsePriceText(text);
+      if (text === void 0 || value === void 0) {
+        r.at(
+          [...here, key],
+          `${key} must be a plain decimal number, for example ${key === "percent" ? "10" : key === "step" ? "100" : '"0.90"'}`
+        );
+        ok3 = false;
+        return void 0;
+      }
+      return { text, value };
+    };
+    const percent = amount("percent");
+    if (percent && percent.value.value.gt(String(MAX_MARKUP_PERCENT))) {
+      r.at(
+        [...here, "percent"],
+        `a markup of ${percent.text} % is more than ${MAX_MARKUP_PERCENT} %: write the price list's markup, for example 10`
+      );
+      ok3 = false;
+    } else if (percent && percent.value.scale > MAX_PERCENT_DECIMALS) {
+      r.at(
+        [...here, "percent"],
+        `a markup of ${percent.text} % has more than ${MAX_PERCENT_DECIMALS} decimals`
+      );
+      ok3 = false;
+    } else if (percent && percent.value.value.lt("-100")) {
+      r.at(
+        [...here, "percent"],
+        `a markup of ${percent.text} % makes every price below zero: a discount is at most -100 %`
+      );
+      ok3 = false;
+    }
+    const ending = amount("ending");
+    const step = amount("step");
+    for (const [key, v] of [
+      ["ending", ending],
+      ["step", step]
+    ]) {
+      if (!v) continue;
+      if (v.value.value.lt("0") || key === "step" && v.value.value.eq("0")) {
+        r.at([...here, key], `${key} ${v.text} must be ${key === "step" ? "above zero" : "zero or more"}`);
+        ok3 = false;
+      } else if (v.value.scale > decimals) {
+        r.at(
+          [...here, key],
+          `${key} ${v.text} has ${v.value.scale} decimal${v.value.scale === 1 ? "" : "s"}, but ${code3} prices have ${decimals === 0 ? "none" : `at most ${decimals}`}: a rule cannot round to a price the currency does not write`
+        );
+        ok3 = false;
+      }
+    }
+    if (ending && step && ok3 && !ending.value.value.lt(step.value.value)) {
+      r.at([...here, "ending"], `ending ${ending.text} must be below the step ${step.text} it ends`);
+      ok3 = false;
+    }
+    if (Object.hasOwn(rule, "round") && !ending && !step && ok3) {
+      r.at([...here, "round"], "round: says how to round to an ending or a step: write ending: or step: too");
+      ok3 = false;
+    }
+    if (!ok3) return;
+    const round2 = rule.round === "nearest" ? "nearest" : "up";
+    const rounding = step ?? ending;
+    rules.push({
+      percent: percent?.value.value.toFixed() ?? "0",
+      ...rounding ? {
+        rounding: {
+          modulus: step ? step.value.value.toFixed() : powerOfTenAbove(ending.value.value.toFixed()),
+          ending: ending ? ending.value.value.toFixed() : "0",
+          round: round2
+        },
+        roundingText: [
+          ...ending ? [`ending ${ending.text}`] : [],
+          ...step ? [`step ${step.text}`] : []
+        ].join(" and ")
+      } : {},
+      decimals,
+      site: r.site(here)
+    });
+  });
+  return { value: rules, site: r.site(at) };
+}
+function powerOfTenAbove(text) {
+  const whole = text.split(".")[0].replace(/^0+/, "");
+  return `1${"0".repeat(whole.length)}`;
+}
+function rulePrice(price, rules) {
+  if (price === 0) return 0;
+  let out = price;
+  for (const rule of rules ?? [])
+    out = Number(applyPriceRule(out, rule.percent, rule.rounding, rule.decimals).price);
+  return out;
+}
+
 // src/config/overrides.ts
 function imageRef(value) {
   if (typeof value === "string") return value;
@@ -77252,7 +77386,7 @@ function writtenSchedules(value) {
 function readOverrides(parsed, base, data, problems, currency) {
   const settings2 = isRecord(data) ? data : {};
   const has = (k) => Object.hasOwn(settings2, k);
-  if (!has("overrides") && !has("availability")) return void 0;
+  if (!has("overrides") && !has("availability") && !has("price_rules")) return void 0;
   const r = new Reporter(parsed, problems);
   const at = (...segments2) => r.site([...base, ...segments2]);
   const o = isRecord(settings2.overrides) ? settings2.overrides : {};
@@ -77341,6 +77475,8 @@ function readOverrides(parsed, base, data, problems, currency) {
     if (typeof sku === "string") layer.exclude.push({ value: sku, site: at("overrides", "exclude", k) });
   });
   readAvailability(layer, a3, at, problems);
+  const rules = readPriceRules(parsed, base, settings2, problems, currency);
+  if (rules) layer.priceRules = rules;
   return layer;
 }
 function readAvailability(layer, a3, at, problems) {
@@ -77480,6 +77616,14 @@ function mergeOverrides(layers) {
       out.until.delete(e.value);
     }
     if (layer.available) out.availableWritten = true;
+    if (layer.priceRules) {
+      const prev = out.priceRules;
+      out.priceRules = {
+        ...layer.priceRules,
+        level,
+        below: prev ? [{ value: prev.value, site: prev.site }, ...prev.below] : []
+      };
+    }
   });
   return out;
 }
@@ -77508,7 +77652,8 @@ function plainOverrides(merged) {
     exclude: new Set(merged.exclude.keys()),
     unavailable: availability2.filter(([, v]) => !v.value).map(([k]) => k),
     ...merged.until.size > 0 ? { until: new Map(merged.until) } : {},
-    ...merged.availableWritten ? { available: availability2.filter(([, v]) => v.value).map(([k]) => k) } : {}
+    ...merged.availableWritten ? { available: availability2.filter(([, v]) => v.value).map(([k]) => k) } : {},
+    ...merged.priceRules && merged.priceRules.value.length > 0 ? { priceRules: merged.priceRules.value } : {}
   };
 }
 function recordMap(record) {
@@ -77770,7 +77915,7 @@ function resolveStore({ store, catalog, settings: settings2, overrides, timeZone
   const o = overrides ?? overridesOfFile(store);
   const excluded = o.exclude;
   const keep = (sku) => !excluded.has(sku);
-  const priceOf = (sku, price) => o.prices.get(sku) ?? price;
+  const priceOf = (sku, price) => o.prices.get(sku) ?? rulePrice(price, o.priceRules);
   const titleOf2 = (sku, title) => o.titles.get(sku) ?? title;
   const descriptionOf = (sku, description) => o.descriptions.get(sku) ?? description ?? "";
   const imagesOf = (sku, list2) => [
@@ -77881,7 +78026,12 @@ function setOptionPrices(items2, parents, o) {
   for (const { sku: parentSku, optionPrices } of parents.sort((a3, b) => byCodePoint2(a3.sku, b.sku))) {
     const parent = own(items2, parentSku);
     if (!parent || parent.type !== "ITEM") continue;
-    const prices = new Map(Object.entries(optionPrices ?? {}));
+    const prices = new Map(
+      Object.entries(optionPrices ?? {}).map(([sku, price]) => [
+        sku,
+        price === void 0 ? void 0 : rulePrice(price, o.priceRules)
+      ])
+    );
     for (const [sku, price] of o.optionPrices.get(parentSku) ?? []) prices.set(sku, price);
     for (const [sku, price] of [...prices].sort(([a3], [b]) => byCodePoint2(a3, b))) {
       const option = own(items2, sku);
@@ -78406,6 +78556,12 @@ var DEFAULT_FILE_LIMITS = {
   ...DEFAULT_PARSE_LIMITS,
   maxFileBytes: DEFAULT_MAX_FILE_BYTES
 };
+function fileDigests(root, files2) {
+  const out = table();
+  for (const f of files2)
+    if (f.digest !== void 0) out[relative3(root, resolve5(f.parsed.file)).split(sep3).join("/")] = f.digest;
+  return out;
+}
 function display(absolute2) {
   const rel = relative3(process.cwd(), absolute2);
   return rel === "" ? absolute2 : rel;
@@ -78432,7 +78588,7 @@ async function readAndValidate(absolute2, kind, problems, limits, reading, ahead
     reading.ofFiles.add(p);
     addProblem(problems, p);
   }
-  return { parsed };
+  return { parsed, digest: createHash4("sha256").update(read2.text).digest("hex") };
 }
 function withoutKnockOn(problems, reading) {
   if (reading.broken.size === 0) return problems;
@@ -78612,6 +78768,7 @@ async function loadProject(configPath, options = {}) {
     resolved
   );
   const sources = options.explain ? explainSources(indexes, catalogFiles, storeFiles, mergedOverrides) : void 0;
+  const allFiles = [project, ...catalogFiles, ...groupFiles2, ...storeFiles, ...layers.includes.values()];
   const config = projectData;
   return {
     ...sources ? { sources } : {},
@@ -78625,9 +78782,8 @@ async function loadProject(configPath, options = {}) {
       ...currency ? { currency: currency.code } : {}
     }),
     ...secretsFile === void 0 ? {} : { secretsFile },
-    files: [project, ...catalogFiles, ...groupFiles2, ...storeFiles, ...layers.includes.values()].map(
-      (f) => f.parsed.file
-    ),
+    files: allFiles.map((f) => f.parsed.file),
+    fileDigests: fileDigests(root, allFiles),
     ...options.stores ? {
       partial: {
         stores: allStorePaths.length,
@@ -78977,8 +79133,8 @@ async function readIncludes(layers, root, problems, limits, time, reading) {
       }
       const text = await readConfigFile(absolute2, limits.maxFileBytes);
       if (!text.ok && text.line === 0) {
-        const sep3 = text.message.startsWith("is ") ? " " : ": ";
-        refuse(`include: ${quote(inc.path)}${sep3}${text.message}`);
+        const sep4 = text.message.startsWith("is ") ? " " : ": ";
+        refuse(`include: ${quote(inc.path)}${sep4}${text.message}`);
         continue;
       }
       const read2 = await readAndValidate(
@@ -79199,7 +79355,7 @@ async function acquireRefLock(opts) {
 }
 
 // src/gitops/reviewed.ts
-import { createHash as createHash4, createHmac, hkdfSync, timingSafeEqual } from "node:crypto";
+import { createHash as createHash5, createHmac, hkdfSync, timingSafeEqual } from "node:crypto";
 
 // src/plan/batch.ts
 function chunk(list2, size) {
@@ -79845,7 +80001,7 @@ function reviewKey(secret) {
   }
   return { bytes: Buffer.from(hkdfSync("sha256", secret, "", "carte reviewed-plan record v2", 32)) };
 }
-var digest = (text, bytes) => createHash4("sha256").update(text).digest().subarray(0, bytes).toString("base64url");
+var digest = (text, bytes) => createHash5("sha256").update(text).digest().subarray(0, bytes).toString("base64url");
 function changeDigest(c) {
   return digest(canonicalJson([c.address, c.action, c.before, c.after]), DIGEST_BYTES);
 }
@@ -82541,7 +82697,7 @@ import { lstat as lstat5, readFile as readFile3 } from "node:fs/promises";
 import {
   createCipheriv,
   createDecipheriv,
-  createHash as createHash5,
+  createHash as createHash6,
   randomBytes as randomBytes4,
   scryptSync,
   timingSafeEqual as timingSafeEqual2
@@ -82551,7 +82707,7 @@ var KEY_BYTES = 32;
 var PREFIX = "scrypt";
 var SEAL_PREFIX = "aes-256-gcm";
 function sha256(text) {
-  return createHash5("sha256").update(text, "utf8").digest();
+  return createHash6("sha256").update(text, "utf8").digest();
 }
 function isSecretHash(value) {
   return typeof value === "string" && /^scrypt\$\d+\$\d+\$\d+\$[A-Za-z0-9_-]+\$[A-Za-z0-9_-]+$/.test(value);
@@ -83570,7 +83726,7 @@ var financeRoutes = [
 ];
 
 // src/emulator/server.ts
-import { createHash as createHash6, timingSafeEqual as timingSafeEqual3 } from "node:crypto";
+import { createHash as createHash7, timingSafeEqual as timingSafeEqual3 } from "node:crypto";
 import { createServer } from "node:http";
 import { performance as performance2 } from "node:perf_hooks";
 
@@ -86158,7 +86314,7 @@ function controlAllowed(deps, req) {
   if (deps.controlToken === void 0) return true;
   const given = req.headers[CONTROL_TOKEN_HEADER];
   if (typeof given !== "string") return false;
-  const digest2 = (s) => createHash6("sha256").update(s, "utf8").digest();
+  const digest2 = (s) => createHash7("sha256").update(s, "utf8").digest();
   return timingSafeEqual3(digest2(given), digest2(deps.controlToken));
 }
 function callerKey(req) {
@@ -87943,7 +88099,7 @@ async function loadChangeScope(configPath, ref, options = {}) {
 
 // src/lock.ts
 var import_proper_lockfile = __toESM(require_proper_lockfile(), 1);
-import { createHash as createHash7 } from "node:crypto";
+import { createHash as createHash8 } from "node:crypto";
 import fs3 from "node:fs";
 import { lstat as lstat6, mkdir as mkdir3, readdir as readdir4, rmdir as rmdir2 } from "node:fs/promises";
 import { hostname as hostname2 } from "node:os";
@@ -87965,7 +88121,7 @@ function pidNamespace() {
   return pidNamespaceCache ?? void 0;
 }
 function fileOf(dir, name) {
-  return path8.join(dir, createHash7("sha256").update(name).digest("hex").slice(0, 32));
+  return path8.join(dir, createHash8("sha256").update(name).digest("hex").slice(0, 32));
 }
 var LOCK_FS = {
   ...fs3,
@@ -88377,8 +88533,8 @@ function planShapeProblem(plan) {
     if (problem) return `targeting.scope ${problem}`;
   }
   const sums = plan.checksums;
-  if (!isObj2(sums) || !str2(sums.current) || !str2(sums.desired) || sums.stores !== void 0 && !(isObj2(sums.stores) && Object.values(sums.stores).every(str2)))
-    return "checksums must be {current, desired, stores}";
+  if (!isObj2(sums) || !str2(sums.current) || !str2(sums.desired) || sums.stores !== void 0 && !(isObj2(sums.stores) && Object.values(sums.stores).every(str2)) || sums.files !== void 0 && !(isObj2(sums.files) && Object.values(sums.files).every(str2)))
+    return "checksums must be {current, desired, stores, files}";
   if (plan.stage !== void 0 && !str2(plan.stage)) return "stage must be a string";
   if (plan.currency !== void 0 && !str2(plan.currency)) return "currency must be a string";
   if (plan.info !== void 0 && !(Array.isArray(plan.info) && plan.info.every((i) => isObj2(i) && str2(i.store) && str2(i.kind) && str2(i.message))))
@@ -89176,6 +89332,10 @@ async function planProject(project, session, options = {}) {
   problems.push(...holidayMissProblems(misses));
   if (problems.length > 0) throw new ConfigError(problems);
   const plan = planner.finish(client);
+  if ((options.checksums ?? true) && Object.keys(project.fileDigests).length > 0)
+    plan.checksums.files = Object.fromEntries(
+      Object.entries(project.fileDigests).sort(([a3], [b]) => a3 < b ? -1 : a3 > b ? 1 : 0)
+    );
   const scope = plan.targeting?.scope;
   if (plan.targeting && scope && scope.removed.length > 0) {
     plan.targeting = {
@@ -89309,9 +89469,27 @@ function changedDesired(saved, project, targeting) {
   const parts2 = [
     ...changed2.length > 0 ? [`the files of ${storeList2(changed2)} changed`] : [],
     ...added.length > 0 ? [`${storeList2(added)} added to the files`] : [],
-    ...removed.length > 0 ? [`${storeList2(removed)} no longer in the files`] : []
+    ...removed.length > 0 ? [`${storeList2(removed)} no longer in the files`] : [],
+    ...changedFiles2(saved.checksums.files, project.fileDigests)
   ];
   return parts2.length > 0 ? parts2.join("; ") : `the client-level settings of ${project.configFile} changed`;
+}
+function changedFiles2(before, now) {
+  if (!before) return [];
+  const paths = (list2) => {
+    const shown2 = list2.slice(0, STORES_NAMED2).map((p) => quote(p, 200));
+    const more = list2.length - shown2.length;
+    return `${list2.length === 1 ? "file" : "files"} ${shown2.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
+  };
+  const mine = Object.keys(now).sort();
+  const changed2 = mine.filter((p) => Object.hasOwn(before, p) && own(before, p) !== own(now, p));
+  const added = mine.filter((p) => !Object.hasOwn(before, p));
+  const gone = Object.keys(before).filter((p) => !Object.hasOwn(now, p)).sort();
+  return [
+    ...changed2.length > 0 ? [`${paths(changed2)} changed`] : [],
+    ...added.length > 0 ? [`${paths(added)} new`] : [],
+    ...gone.length > 0 ? [`${paths(gone)} no longer read`] : []
+  ];
 }
 async function checkSavedPlan(saved, project, session, options = {}) {
   const targeting = saved.targeting ?? options.targeting;
