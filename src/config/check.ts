@@ -318,11 +318,18 @@ function checkOptionPrices(
 ): void {
   const { r, currency, index, kindsOf, didYouMean } = ctx;
   if (!isRecord(data.option_prices)) return;
-  const offered = new Set(
-    list(data.modifier_groups).flatMap((g) =>
-      typeof g === "string" ? (index.groups.get(g)?.options ?? []) : [],
-    ),
+  // The options under this item or option at any depth: a price may be set for any of them here.
+  const offered = new Set<string>();
+  let level = list(data.modifier_groups).flatMap((g) =>
+    typeof g === "string" ? (index.groups.get(g)?.options ?? []) : [],
   );
+  while (level.length > 0) {
+    const next = level.filter((s) => !offered.has(s));
+    for (const s of next) offered.add(s);
+    level = next
+      .flatMap((s) => index.parents.get(s) ?? [])
+      .flatMap((g) => index.groups.get(g)?.options ?? []);
+  }
   for (const [sku, price] of Object.entries(data.option_prices)) {
     const here = [...at, "option_prices", sku];
     const def = index.skus.get(sku);
@@ -341,7 +348,7 @@ function checkOptionPrices(
     else if (!offered.has(sku))
       r.at(
         here,
-        `option ${quote(sku)} is not offered by any modifier group of ${bare(name)}: add its group to the ${owner}'s modifier_groups, or remove it here`,
+        `option ${quote(sku)} is not offered under ${bare(name)} (by its modifier groups, or those of the options below it): add its group to the ${owner}'s modifier_groups, or remove it here`,
         "key",
       );
     checkPrice(r, here, price, currency);

@@ -704,15 +704,22 @@ export class OverridesChecker {
         "key",
       );
       if (!ok) continue;
-      const offered = new Set(
-        (catalog.parents.get(parent) ?? []).flatMap((g) => catalog.groups.get(g)?.options ?? []),
-      );
+      // The options under the parent at any depth: a price may name the option's parent or any ancestor.
+      const offered = new Set<string>();
+      for (let level = [parent]; level.length > 0;) {
+        const next = level
+          .flatMap((p) => catalog.parents.get(p) ?? [])
+          .flatMap((g) => catalog.groups.get(g)?.options ?? [])
+          .filter((s) => !offered.has(s));
+        for (const s of next) offered.add(s);
+        level = [...new Set(next)];
+      }
       for (const [sku, e] of prices) {
         if (!offered.has(sku))
           report(
             this.problems,
             e.site,
-            `option ${quote(sku)} is not offered by any modifier group of ${bare(parent)} in catalog ${bare(catalog.name)}`,
+            `option ${quote(sku)} is not offered under ${bare(parent)} in catalog ${bare(catalog.name)} (by its modifier groups, or those of the options below it)`,
             "key",
           );
       }

@@ -76,7 +76,9 @@ function optionSku(option: string | InlineOption): string {
  * - `schedules` of items and categories are canonical (`toSchedules`), and present only when some are
  *   written; `option_prices` of an item or of an option written in full (the catalog's, then the
  *   overrides' `option_prices` of that parent, option by option) become `priceInParent` of each option,
- *   keyed by the parent's SKU, present only when the parent still offers the option after exclusions.
+ *   keyed by the parent's SKU, present only when the parent still offers the option after exclusions;
+ *   a price written for an ancestor (an item or option two or more levels up) sets it in every parent
+ *   under that ancestor, and the nearest written price wins.
  * - `unavailable` and `available` are sorted and without duplicates, and name only items and options
  *   of the catalog that are not excluded; `available` is present only when some layer writes it.
  *   Settings are copied as given, and only those that are defined.
@@ -225,34 +227,71 @@ interface OptionPriceParent {
 }
 
 /**
- * Sets the prices of options inside a parent (item or option) on the option, keyed by the parent: the
- * catalog's, then the overrides' `option_prices` of that parent, parents and options by SKU, and only
- * while the parent still offers the option.
+ * The items and options above a parent, nearest first: level 0 is the parent itself, level 1 the items
+ * and options whose modifier groups offer it, and so on (each SKU at its nearest level, SKUs of a level
+ * by code point). `items` is a store's resolved ITEM and MODIFIER_GROUP resources by SKU; nesting is at
+ * most 3 levels deep and never circular, so this stays small.
+ */
+export function ancestorLevels(items: Readonly<Record<string, ItemResource>>, parentSku: string): string[][] {
+  const above = new Map<string, Set<string>>();
+  for (const sku of Object.keys(items)) {
+    const r = items[sku]!;
+    if (r.type !== "ITEM") continue;
+    for (const g of r.children)
+      for (const option of own(items, g)?.children ?? []) {
+        let set = above.get(option);
+        if (!set) above.set(option, (set = new Set()));
+        set.add(sku);
+      }
+  }
+  const seen = new Set([parentSku]);
+  const levels: string[][] = [[parentSku]];
+  for (let level = levels[0]!; level.length > 0;) {
+    const next = [...new Set(level.flatMap((s) => [...(above.get(s) ?? [])]))].filter((s) => !seen.has(s));
+    for (const s of next) seen.add(s);
+    next.sort(byCodePoint);
+    if (next.length > 0) levels.push(next);
+    level = next;
+  }
+  return levels;
+}
+
+/**
+ * Sets the prices of options inside a parent (item or option) on the option, keyed by the parent, for
+ * every parent that still offers the option. The price may be written for the parent or for any item or
+ * option above it (an ancestor: `PIZZA-G` for a topping of a crust of the large pizza); the nearest
+ * wins, and at one distance the overrides' `option_prices` of that SKU win over the catalog's (which go
+ * through the store's price rules). Ancestors at one distance are tried by SKU.
  */
 function setOptionPrices(
   items: Record<string, ItemResource>,
   parents: OptionPriceParent[],
   o: StoreOverrides,
 ): void {
-  for (const { sku: parentSku, optionPrices } of parents.sort((a, b) => byCodePoint(a.sku, b.sku))) {
+  const catalogPrices = new Map(parents.map((p) => [p.sku, p.optionPrices]));
+  const priceOf = (ancestor: string, option: string): number | undefined => {
+    const over = o.optionPrices.get(ancestor)?.get(option);
+    if (over !== undefined) return over;
+    const written = catalogPrices.get(ancestor);
+    const price = written && Object.hasOwn(written, option) ? written[option] : undefined;
+    return price === undefined ? undefined : rulePrice(price, o.priceRules);
+  };
+  for (const parentSku of [...catalogPrices.keys()].sort(byCodePoint)) {
     const parent = own(items, parentSku);
     if (!parent || parent.type !== "ITEM") continue;
-    // The catalog's prices go through the store's price rules; the overrides' are explicit and win.
-    const prices = new Map(
-      Object.entries(optionPrices ?? {}).map(([sku, price]) => [
-        sku,
-        price === undefined ? undefined : rulePrice(price, o.priceRules),
-      ]),
+    const options = [...new Set(parent.children.flatMap((g) => own(items, g)?.children ?? []))].sort(
+      byCodePoint,
     );
-    for (const [sku, price] of o.optionPrices.get(parentSku) ?? []) prices.set(sku, price);
-    for (const [sku, price] of [...prices].sort(([a], [b]) => byCodePoint(a, b))) {
+    const levels = ancestorLevels(items, parentSku);
+    for (const sku of options) {
       const option = own(items, sku);
-      if (
-        price === undefined ||
-        !option ||
-        !parent.children.some((g) => own(items, g)?.children.includes(sku))
-      )
-        continue;
+      if (!option) continue;
+      let price: number | undefined;
+      for (const level of levels) {
+        for (const ancestor of level) if (price === undefined) price = priceOf(ancestor, sku);
+        if (price !== undefined) break;
+      }
+      if (price === undefined) continue;
       const inParent = option.priceInParent ?? table<number>();
       inParent[parentSku] = price;
       option.priceInParent = inParent;

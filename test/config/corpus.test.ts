@@ -259,7 +259,7 @@ const CASES: Case[] = [
       ),
     },
     problems: [
-      'catalogs/burgers.yaml:3:63: option "CHEESE" is not offered by any modifier group of FRIES: add its group to the item\'s modifier_groups, or remove it here',
+      'catalogs/burgers.yaml:3:63: option "CHEESE" is not offered under FRIES (by its modifier groups, or those of the options below it): add its group to the item\'s modifier_groups, or remove it here',
     ],
   },
   // ---- published limits ----

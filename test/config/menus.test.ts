@@ -147,11 +147,11 @@ describe("nested modifier groups", () => {
     const bad = NESTED.replace(
       "modifier_groups: [TOPPINGS] }",
       "modifier_groups: [TOPPINGS, NOPE] }",
-    ).replace("option_prices: { STUFFED: 7000 }", "option_prices: { OLIVES: 0 }");
+    ).replace("option_prices: { STUFFED: 7000 }", "option_prices: { SIZE-M: 0 }");
     const { dir, load: run } = await load({ "catalogs/burgers.yaml": bad });
     const f = shown(dir, "catalogs/burgers.yaml");
     expect(await problemsOf(run())).toEqual([
-      `${f}:10:90: option "OLIVES" is not offered by any modifier group of SIZE-L: add its group to the option's modifier_groups, or remove it here`,
+      `${f}:10:90: option "SIZE-M" is not offered under SIZE-L (by its modifier groups, or those of the options below it): add its group to the option's modifier_groups, or remove it here`,
       `${f}:16:73: unknown modifier group "NOPE": define it under modifier_groups, or remove it here`,
     ]);
   });
