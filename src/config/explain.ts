@@ -17,6 +17,7 @@ import type { YamlFile } from "./yaml.js";
 import { menusOf, categoriesOf, itemsOf, availabilityOf } from "../kinds/catalog.js";
 import type { Currency } from "../money.js";
 import { ruleLines } from "./price-rules.js";
+import { ancestorLevels } from "./resolve.js";
 
 /** What the loader keeps of one store for `carte explain`. */
 export interface StoreSources {
@@ -128,8 +129,10 @@ function availabilityAttributes(state: StoreState, o: MergedOverrides, key: stri
 }
 
 /**
- * The prices of an item as an option inside each parent that sets one (`priceInParent.<parent>`), with
- * the overrides' `option_prices` entries of that parent, the winning one first, then the catalog's.
+ * The prices of an item as an option inside each parent that sets one (`priceInParent.<parent>`): the
+ * nearest SKU at or above the parent that writes a price for the option (the parent itself, or an
+ * ancestor, as src/config/resolve.ts picks it), with that SKU's overrides' `option_prices` entries, the
+ * winning one first, then the catalog's; a line names the ancestor when the price was written there.
  */
 function optionPriceAttributes(
   r: ItemResource,
@@ -138,23 +141,41 @@ function optionPriceAttributes(
   items: Map<string, Definition>,
   parsed: YamlFile,
   currency: Currency | undefined,
+  resolved: Readonly<Record<string, ItemResource>>,
 ): AttributeOrigin[] {
   const out: AttributeOrigin[] = [];
   for (const [parent, price] of Object.entries(r.priceInParent ?? {})) {
     const from: Origin[] = [];
-    const over = o.optionPrices.get(parent)?.get(key);
-    if (over) for (const e of [over, ...over.below]) from.push({ at: siteText(e.site), value: e.value });
-    const p = items.get(parent);
+    let over: Layered<number> | undefined;
     let catalogPrice: unknown;
-    if (p && isRecord(p.data.option_prices) && Object.hasOwn(p.data.option_prices, key)) {
-      catalogPrice = p.data.option_prices[key];
-      from.push({
-        at: siteText({ parsed, pointer: toPointer([...p.at, "option_prices", key]) }),
-        value: catalogPrice,
-      });
+    let writer = parent;
+    for (const level of ancestorLevels(resolved, parent)) {
+      for (const ancestor of level) {
+        if (from.length > 0) break;
+        over = o.optionPrices.get(ancestor)?.get(key);
+        if (over) for (const e of [over, ...over.below]) from.push({ at: siteText(e.site), value: e.value });
+        const p = items.get(ancestor);
+        catalogPrice = undefined;
+        if (p && isRecord(p.data.option_prices) && Object.hasOwn(p.data.option_prices, key)) {
+          catalogPrice = p.data.option_prices[key];
+          from.push({
+            at: siteText({ parsed, pointer: toPointer([...p.at, "option_prices", key]) }),
+            value: catalogPrice,
+          });
+        }
+        if (from.length > 0) writer = ancestor;
+      }
+      if (from.length > 0) break;
     }
-    const rules = rulesOf(o, over !== undefined, catalogPrice, currency);
-    out.push({ attribute: `priceInParent.${parent}`, value: price, from, ...(rules ? { rules } : {}) });
+    const lines = rulesOf(o, over !== undefined, catalogPrice, currency) ?? [];
+    if (writer !== parent)
+      lines.unshift(`in ${parent}, from option_prices ${writer} (an item or option above ${parent})`);
+    out.push({
+      attribute: `priceInParent.${parent}`,
+      value: price,
+      from,
+      ...(lines.length > 0 ? { rules: lines } : {}),
+    });
   }
   return out;
 }
@@ -281,7 +302,7 @@ export function explainResource(
     } else if (Object.hasOwn(def.data, "schedules") || o.schedules.has(key)) {
       attributes.push(layered("schedules", r.schedules ?? [], o.schedules.get(key), def, "schedules"));
     }
-    attributes.push(...optionPriceAttributes(r, key, o, defs.items, parsed, currency));
+    attributes.push(...optionPriceAttributes(r, key, o, defs.items, parsed, currency, itemsOf(state)));
     return { address, attributes };
   }
 

@@ -7,6 +7,8 @@
 
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { renderExplanation } from "../../src/cli/explain.js";
+import { explainResource } from "../../src/config/explain.js";
 import { loadProject } from "../../src/config/load.js";
 import { itemsOf } from "../../src/kinds/catalog.js";
 import { buildPlan } from "../../src/plan/plan.js";
@@ -51,7 +53,7 @@ menus:
 
 async function load(files: Record<string, string>) {
   const dir = await writeProject(files);
-  return { dir, project: await loadProject(join(dir, "carte.yaml")) };
+  return { dir, project: await loadProject(join(dir, "carte.yaml"), { explain: true }) };
 }
 
 const inParent = (project: Awaited<ReturnType<typeof loadProject>>, sku: string) =>
@@ -118,5 +120,31 @@ describe("option prices by ancestor", () => {
     const plan = buildPlan(after.project.desired, live);
     expect(plan.changes).toEqual([]);
     expect(plan.operations).toEqual([]);
+  });
+  it("carte explain names the ancestor whose option_prices set each per-parent price", async () => {
+    const { dir, project } = await load({
+      "carte.yaml": BRL,
+      "catalogs/pizza.yaml": pizza(),
+      "stores/a.yaml":
+        STORE +
+        "overrides:\n  option_prices:\n    PIZZA-G: { TOP-CALABRESA: 8.25 }\n    BORDA-G-CHEDDAR: { TOP-CALABRESA: 7.50 }\n",
+    });
+    const text = renderExplanation(
+      explainResource(
+        project.desired.stores["a"]!,
+        project.sources!.get("a")!,
+        "item",
+        "TOP-CALABRESA",
+        project.currency,
+      ),
+      project.currency,
+    );
+    const f = shown(dir, "stores/a.yaml");
+    expect(text).toContain(`from ${f}:9:39`);
+    expect(text).toContain(
+      "in BORDA-G-TRAD, from option_prices PIZZA-G (an item or option above BORDA-G-TRAD)",
+    );
+    expect(text).toContain(`from ${f}:8:31`);
+    expect(text).not.toContain("in BORDA-G-CHEDDAR, from option_prices PIZZA-G");
   });
 });
