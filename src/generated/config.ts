@@ -235,7 +235,7 @@ export interface CatalogOverrides {
   /**
    * Option prices inside a parent.
    *
-   * Prices of options when they are chosen inside a given item or option, by the parent's SKU and then the option's SKU, for example COMBO-CLASSIC: { CHEESE: 0 }. They replace the catalog's option_prices of that parent option by option.
+   * Prices of options when they are chosen inside a given item or option, by the parent's SKU and then the option's SKU, for example COMBO-CLASSIC: { CHEESE: 0 }. The parent may be any item or option above the option (PIZZA-G: { TOPPING: 8.25 } sets the topping in every crust of PIZZA-G); the nearest written price wins. They replace the catalog's option_prices of that parent option by option.
    */
   option_prices?: {
     /**
@@ -816,7 +816,7 @@ export interface CatalogItem {
   /**
    * Option prices inside this item.
    *
-   * Prices of options when they are chosen with this item, by option SKU, for example CHEESE: 0 in a combo that includes cheese. Elsewhere the option keeps its own price. Each option must be offered by one of the item's modifier groups.
+   * Prices of options when they are chosen with this item, by option SKU, for example CHEESE: 0 in a combo that includes cheese. Elsewhere the option keeps its own price. Each option must be offered under the item: by one of its modifier groups, or by a group of an option below it (the price then applies in every option under this item that offers it, unless a nearer price is written).
    */
   option_prices?: {
     [k: string]: Price;
@@ -880,7 +880,7 @@ export interface InlineOption {
   /**
    * Option prices inside this option.
    *
-   * Prices of the options of this option's modifier groups when they are chosen with this option, by option SKU, for example STUFFED-CRUST: 6000 inside a large size. Elsewhere they keep their own price.
+   * Prices of the options under this option (offered by its modifier groups, or by those of the options below it) when they are chosen with this option, by option SKU, for example STUFFED-CRUST: 6000 inside a large size. Elsewhere they keep their own price; a price written nearer the option wins.
    */
   option_prices?: {
     [k: string]: Price;
