@@ -226,13 +226,8 @@ interface OptionPriceParent {
   optionPrices: Record<string, number | undefined> | undefined;
 }
 
-/**
- * The items and options above a parent, nearest first: level 0 is the parent itself, level 1 the items
- * and options whose modifier groups offer it, and so on (each SKU at its nearest level, SKUs of a level
- * by code point). `items` is a store's resolved ITEM and MODIFIER_GROUP resources by SKU; nesting is at
- * most 3 levels deep and never circular, so this stays small.
- */
-export function ancestorLevels(items: Readonly<Record<string, ItemResource>>, parentSku: string): string[][] {
+/** For each option, the items and options whose modifier groups offer it (once per store, for {@link ancestorLevels}). */
+export function parentsAbove(items: Readonly<Record<string, ItemResource>>): Map<string, Set<string>> {
   const above = new Map<string, Set<string>>();
   for (const sku of Object.keys(items)) {
     const r = items[sku]!;
@@ -244,6 +239,20 @@ export function ancestorLevels(items: Readonly<Record<string, ItemResource>>, pa
         set.add(sku);
       }
   }
+  return above;
+}
+
+/**
+ * The items and options above a parent, nearest first: level 0 is the parent itself, level 1 the items
+ * and options whose modifier groups offer it, and so on (each SKU at its nearest level, SKUs of a level
+ * by code point). `items` is a store's resolved ITEM and MODIFIER_GROUP resources by SKU; nesting is at
+ * most 3 levels deep and never circular, so this stays small.
+ */
+export function ancestorLevels(
+  items: Readonly<Record<string, ItemResource>>,
+  parentSku: string,
+  above: ReadonlyMap<string, ReadonlySet<string>> = parentsAbove(items),
+): string[][] {
   const seen = new Set([parentSku]);
   const levels: string[][] = [[parentSku]];
   for (let level = levels[0]!; level.length > 0;) {
@@ -269,6 +278,7 @@ function setOptionPrices(
   o: StoreOverrides,
 ): void {
   const catalogPrices = new Map(parents.map((p) => [p.sku, p.optionPrices]));
+  const above = parentsAbove(items);
   const priceOf = (ancestor: string, option: string): number | undefined => {
     const over = o.optionPrices.get(ancestor)?.get(option);
     if (over !== undefined) return over;
@@ -282,7 +292,7 @@ function setOptionPrices(
     const options = [...new Set(parent.children.flatMap((g) => own(items, g)?.children ?? []))].sort(
       byCodePoint,
     );
-    const levels = ancestorLevels(items, parentSku);
+    const levels = ancestorLevels(items, parentSku, above);
     for (const sku of options) {
       const option = own(items, sku);
       if (!option) continue;
