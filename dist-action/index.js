@@ -70470,11 +70470,15 @@ function checkModifierGroups(ctx, groups) {
 function checkOptionPrices(ctx, owner, name, data, at) {
   const { r, currency, index, kindsOf, didYouMean: didYouMean2 } = ctx;
   if (!isRecord(data.option_prices)) return;
-  const offered = new Set(
-    list(data.modifier_groups).flatMap(
-      (g) => typeof g === "string" ? index.groups.get(g)?.options ?? [] : []
-    )
+  const offered = /* @__PURE__ */ new Set();
+  let level = list(data.modifier_groups).flatMap(
+    (g) => typeof g === "string" ? index.groups.get(g)?.options ?? [] : []
   );
+  while (level.length > 0) {
+    const next = level.filter((s) => !offered.has(s));
+    for (const s of next) offered.add(s);
+    level = next.flatMap((s) => index.parents.get(s) ?? []).flatMap((g) => index.groups.get(g)?.options ?? []);
+  }
   for (const [sku, price] of Object.entries(data.option_prices)) {
     const here = [...at, "option_prices", sku];
     const def = index.skus.get(sku);
@@ -70493,7 +70497,7 @@ function checkOptionPrices(ctx, owner, name, data, at) {
     else if (!offered.has(sku))
       r.at(
         here,
-        `option ${quote(sku)} is not offered by any modifier group of ${bare(name)}: add its group to the ${owner}'s modifier_groups, or remove it here`,
+        `option ${quote(sku)} is not offered under ${bare(name)} (by its modifier groups, or those of the options below it): add its group to the ${owner}'s modifier_groups, or remove it here`,
         "key"
       );
     checkPrice(r, here, price, currency);
@@ -77787,15 +77791,18 @@ var OverridesChecker = class {
         "key"
       );
       if (!ok3) continue;
-      const offered = new Set(
-        (catalog.parents.get(parent) ?? []).flatMap((g) => catalog.groups.get(g)?.options ?? [])
-      );
+      const offered = /* @__PURE__ */ new Set();
+      for (let level2 = [parent]; level2.length > 0; ) {
+        const next = level2.flatMap((p) => catalog.parents.get(p) ?? []).flatMap((g) => catalog.groups.get(g)?.options ?? []).filter((s) => !offered.has(s));
+        for (const s of next) offered.add(s);
+        level2 = [...new Set(next)];
+      }
       for (const [sku, e] of prices) {
         if (!offered.has(sku))
           report(
             this.problems,
             e.site,
-            `option ${quote(sku)} is not offered by any modifier group of ${bare(parent)} in catalog ${bare(catalog.name)}`,
+            `option ${quote(sku)} is not offered under ${bare(parent)} in catalog ${bare(catalog.name)} (by its modifier groups, or those of the options below it)`,
             "key"
           );
       }
@@ -78022,21 +78029,58 @@ function availabilityOfStore(catalog, o, keep) {
   if (o.available) out.available = [...new Set(o.available)].filter(sellable).sort(byCodePoint2);
   return out;
 }
+function parentsAbove(items2) {
+  const above = /* @__PURE__ */ new Map();
+  for (const sku of Object.keys(items2)) {
+    const r = items2[sku];
+    if (r.type !== "ITEM") continue;
+    for (const g of r.children)
+      for (const option of own(items2, g)?.children ?? []) {
+        let set = above.get(option);
+        if (!set) above.set(option, set = /* @__PURE__ */ new Set());
+        set.add(sku);
+      }
+  }
+  return above;
+}
+function ancestorLevels(items2, parentSku, above = parentsAbove(items2)) {
+  const seen2 = /* @__PURE__ */ new Set([parentSku]);
+  const levels = [[parentSku]];
+  for (let level = levels[0]; level.length > 0; ) {
+    const next = [...new Set(level.flatMap((s) => [...above.get(s) ?? []]))].filter((s) => !seen2.has(s));
+    for (const s of next) seen2.add(s);
+    next.sort(byCodePoint2);
+    if (next.length > 0) levels.push(next);
+    level = next;
+  }
+  return levels;
+}
 function setOptionPrices(items2, parents, o) {
-  for (const { sku: parentSku, optionPrices } of parents.sort((a3, b) => byCodePoint2(a3.sku, b.sku))) {
+  const catalogPrices = new Map(parents.map((p) => [p.sku, p.optionPrices]));
+  const above = parentsAbove(items2);
+  const priceOf = (ancestor, option) => {
+    const over = o.optionPrices.get(ancestor)?.get(option);
+    if (over !== void 0) return over;
+    const written = catalogPrices.get(ancestor);
+    const price = written && Object.hasOwn(written, option) ? written[option] : void 0;
+    return price === void 0 ? void 0 : rulePrice(price, o.priceRules);
+  };
+  for (const parentSku of [...catalogPrices.keys()].sort(byCodePoint2)) {
     const parent = own(items2, parentSku);
     if (!parent || parent.type !== "ITEM") continue;
-    const prices = new Map(
-      Object.entries(optionPrices ?? {}).map(([sku, price]) => [
-        sku,
-        price === void 0 ? void 0 : rulePrice(price, o.priceRules)
-      ])
+    const options = [...new Set(parent.children.flatMap((g) => own(items2, g)?.children ?? []))].sort(
+      byCodePoint2
     );
-    for (const [sku, price] of o.optionPrices.get(parentSku) ?? []) prices.set(sku, price);
-    for (const [sku, price] of [...prices].sort(([a3], [b]) => byCodePoint2(a3, b))) {
+    const levels = ancestorLevels(items2, parentSku, above);
+    for (const sku of options) {
       const option = own(items2, sku);
-      if (price === void 0 || !option || !parent.children.some((g) => own(items2, g)?.children.includes(sku)))
-        continue;
+      if (!option) continue;
+      let price;
+      for (const level of levels) {
+        for (const ancestor of level) if (price === void 0) price = priceOf(ancestor, sku);
+        if (price !== void 0) break;
+      }
+      if (price === void 0) continue;
       const inParent = option.priceInParent ?? table();
       inParent[parentSku] = price;
       option.priceInParent = inParent;
