@@ -68,8 +68,8 @@ export interface PlanCommand extends RunCommand {
   secretsFile?: string | undefined;
 }
 
-/** The shared path's request fields and progress hooks common to `plan` and `apply`. */
-function runRequest(opts: RunCommand, io: CliIo) {
+/** The shared path's request fields common to `plan`, `apply` and `preview`, from their options. */
+export function runRequest(opts: RunCommand, io: CliIo) {
   return {
     config: opts.config,
     env: io.env,

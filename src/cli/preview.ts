@@ -25,7 +25,8 @@ import type { Plan } from "../plan/types.js";
 import { escapeTerminal } from "../render/escape.js";
 import { renderPreview } from "../render/preview.js";
 import { runCarte } from "../run.js";
-import type { RunCommand } from "./commands.js";
+import { runRequest, type RunCommand } from "./commands.js";
+import { warnEditedPlan } from "./project.js";
 import { type CliIo } from "./io.js";
 
 /** Options of `carte preview`. */
@@ -44,19 +45,7 @@ export const DEFAULT_PREVIEW_DIR = path.join(".carte", "preview");
 /** The plan and the project's desired state: planned afresh through the shared path. */
 async function livePlan(opts: PreviewCommand, io: CliIo): Promise<{ plan: Plan; project: LoadedProject }> {
   const result = await runCarte(
-    {
-      command: "plan",
-      config: opts.config,
-      env: io.env,
-      now: clockFromEnv(io.env),
-      parallelism: opts.parallelism,
-      runTimeoutMs: opts.timeoutMs,
-      targeting: { stores: opts.stores, kinds: opts.kinds, targets: opts.targets },
-      force: opts.force,
-      shard: opts.shard,
-      stage: opts.stage,
-      checksums: false,
-    },
+    { command: "plan", ...runRequest(opts, io), checksums: false },
     {
       onWarning: (message) => io.err(escapeTerminal(message) + "\n"),
     },
@@ -74,14 +63,7 @@ async function livePlan(opts: PreviewCommand, io: CliIo): Promise<{ plan: Plan; 
 /** A saved plan, read as `carte show` reads it, and the project's files for what it leaves as it is. */
 async function savedPlan(opts: PreviewCommand, io: CliIo): Promise<{ plan: Plan; project: LoadedProject }> {
   const { plan, digestMatches } = await readPlanToShow(opts.planFile!);
-  if (!digestMatches) {
-    io.err(
-      escapeTerminal(
-        `Warning: ${opts.planFile} does not match its digest: it was changed after carte saved it, or not saved by ` +
-          "carte plan --out. It is previewed as it is now; carte apply would refuse it.",
-      ) + "\n",
-    );
-  }
+  if (!digestMatches) warnEditedPlan(opts.planFile!, "previewed", io);
   const project = await loadProject(opts.config, { now: clockFromEnv(io.env) ?? new Date() });
   return { plan, project };
 }

@@ -19,6 +19,19 @@ import { projectStatus } from "../status.js";
 import { SHOW_CALLS_OPTION, render } from "./commands.js";
 import { printWarnings, useColor, type CliIo } from "./io.js";
 
+/**
+ * Warns that a saved plan file does not match its digest (edited after carte saved it, or not saved by
+ * `carte plan --out`): it is still `shown` or `previewed` as it is, and `carte apply` would refuse it.
+ */
+export function warnEditedPlan(file: string, how: "shown" | "previewed", io: CliIo): void {
+  io.err(
+    escapeTerminal(
+      `Warning: ${file} does not match its digest: it was changed after carte saved it, or not saved by ` +
+        `carte plan --out. It is ${how} as it is now; carte apply would refuse it.`,
+    ) + "\n",
+  );
+}
+
 /** `carte show FILE`: a saved plan in text, Markdown or JSON; a warning when its digest does not match. */
 export async function runShow(
   opts: {
@@ -31,14 +44,7 @@ export async function runShow(
   io: CliIo,
 ): Promise<number> {
   const { plan, digestMatches } = await readPlanToShow(opts.file);
-  if (!digestMatches) {
-    io.err(
-      escapeTerminal(
-        `Warning: ${opts.file} does not match its digest: it was changed after carte saved it, or not saved by ` +
-          "carte plan --out. It is shown as it is now; carte apply would refuse it.",
-      ) + "\n",
-    );
-  }
+  if (!digestMatches) warnEditedPlan(opts.file, "shown", io);
   // The target the plan was made against (saved by carte plan --out; escaped by the renderers).
   io.out(render(plan, opts.format, useColor(opts.color, io), undefined, plan.target, opts.showCalls));
   return ExitCode.ok;
