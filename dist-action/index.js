@@ -89482,10 +89482,13 @@ Nothing was changed. If this is intended, run again with --force --reason "why" 
   );
 }
 var STORES_NAMED2 = 5;
+function namedList(noun, names, show) {
+  const shown2 = names.slice(0, STORES_NAMED2).map(show);
+  const more = names.length - shown2.length;
+  return `${noun}${names.length === 1 ? "" : "s"} ${shown2.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
+}
 function storeList2(keys) {
-  const shown2 = keys.slice(0, STORES_NAMED2).map((k) => JSON.stringify(k));
-  const more = keys.length - shown2.length;
-  return `${keys.length === 1 ? "store" : "stores"} ${shown2.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
+  return namedList("store", keys, (k) => JSON.stringify(k));
 }
 function changedStores(saved, fresh) {
   const before = saved.checksums.stores ?? {};
@@ -89520,11 +89523,7 @@ function changedDesired(saved, project, targeting) {
 }
 function changedFiles2(before, now) {
   if (!before) return [];
-  const paths = (list2) => {
-    const shown2 = list2.slice(0, STORES_NAMED2).map((p) => quote(p, 200));
-    const more = list2.length - shown2.length;
-    return `${list2.length === 1 ? "file" : "files"} ${shown2.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
-  };
+  const paths = (list2) => namedList("file", list2, (p) => quote(p, 200));
   const mine = Object.keys(now).sort();
   const changed2 = mine.filter((p) => Object.hasOwn(before, p) && own(before, p) !== own(now, p));
   const added = mine.filter((p) => !Object.hasOwn(before, p));

@@ -399,14 +399,22 @@ export function enforceSafety(plan: Plan, force: { reason: string } | undefined)
   );
 }
 
-/** Stores named in full in a stale plan's message; past this many, the first ones and how many more. */
+/** Stores or files named in full in a stale plan's message; past this many, the first ones and how many more. */
 const STORES_NAMED = 5;
 
-/** A list of store keys for a message: all of them when few, else the first ones and how many more. */
+/**
+ * Names for a message, after their noun (`store`/`stores`): all of them when few, else the first ones
+ * and how many more (`stores "a", "b", "c", "d", "e" and 3 more`), each written by `show`.
+ */
+function namedList(noun: string, names: readonly string[], show: (name: string) => string): string {
+  const shown = names.slice(0, STORES_NAMED).map(show);
+  const more = names.length - shown.length;
+  return `${noun}${names.length === 1 ? "" : "s"} ${shown.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
+}
+
+/** A list of store keys for a message ({@link namedList}). */
 function storeList(keys: readonly string[]): string {
-  const shown = keys.slice(0, STORES_NAMED).map((k) => JSON.stringify(k));
-  const more = keys.length - shown.length;
-  return `${keys.length === 1 ? "store" : "stores"} ${shown.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
+  return namedList("store", keys, (k) => JSON.stringify(k));
 }
 
 /**
@@ -465,11 +473,7 @@ function changedFiles(
   now: Readonly<Record<string, string>>,
 ): string[] {
   if (!before) return [];
-  const paths = (list: string[]) => {
-    const shown = list.slice(0, STORES_NAMED).map((p) => quote(p, 200));
-    const more = list.length - shown.length;
-    return `${list.length === 1 ? "file" : "files"} ${shown.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
-  };
+  const paths = (list: string[]) => namedList("file", list, (p) => quote(p, 200));
   const mine = Object.keys(now).sort();
   const changed = mine.filter((p) => Object.hasOwn(before, p) && own(before, p) !== own(now, p));
   const added = mine.filter((p) => !Object.hasOwn(before, p));
