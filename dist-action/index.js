@@ -65919,8 +65919,8 @@ var require_graceful_fs = __commonJS({
       }
       var fs$appendFile = fs5.appendFile;
       if (fs$appendFile)
-        fs5.appendFile = appendFile3;
-      function appendFile3(path12, data, options, cb) {
+        fs5.appendFile = appendFile4;
+      function appendFile4(path12, data, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
         return go$appendFile(path12, data, options, cb);
@@ -66975,6 +66975,7 @@ import { fileURLToPath as fileURLToPath2 } from "node:url";
 
 // src/action/main.ts
 import path11 from "node:path";
+import { appendFile as appendFile3 } from "node:fs/promises";
 
 // src/render/escape.ts
 var RECORD_MARKER = "carte-reviewed";
@@ -74267,7 +74268,6 @@ var Summary = class {
   }
 };
 var _summary = new Summary();
-var summary = _summary;
 
 // node_modules/@actions/core/lib/platform.js
 import os3 from "os";
@@ -90282,26 +90282,34 @@ var JobSummary = class {
   /** Markdown that starts with `### {title}` (rendered with {@link title}). */
   async titled(markdown) {
     this.headed = true;
-    await summary.addRaw(markdown, true).write();
+    await appendSummary(`${markdown}
+`);
   }
   /** Markdown, under the heading. */
   async raw(markdown) {
     await this.head();
-    await summary.addRaw(markdown, true).write();
+    await appendSummary(`${markdown}
+`);
   }
   /** A block of text, HTML-escaped inside `<pre><code>`, under the heading. */
   async code(text) {
     await this.head();
     const cut2 = text.length > SUMMARY_PLAN_CHARS ? text.slice(0, SUMMARY_PLAN_CHARS) + "\n… (cut)" : text;
-    await summary.addCodeBlock(escapeHtml(cut2), "text").write();
+    await appendSummary(`<pre lang="text"><code>${escapeHtml(cut2)}</code></pre>
+`);
   }
   async head() {
     if (this.headed) return;
     this.headed = true;
-    await summary.addRaw(`### ${escapeMarkdown(this.title)}
-`, true).write();
+    await appendSummary(`### ${escapeMarkdown(this.title)}
+`);
   }
 };
+async function appendSummary(text) {
+  const file = process.env.GITHUB_STEP_SUMMARY;
+  if (!file) throw new UsageError("GITHUB_STEP_SUMMARY is not set: this runner keeps no job summary.");
+  await appendFile3(file, text, "utf8");
+}
 function logPlan(plan, target) {
   const parts2 = renderTextParts(plan, {
     color: false,

@@ -27,6 +27,7 @@
  */
 
 import path from "node:path";
+import { appendFile } from "node:fs/promises";
 import { escapeHtml, escapeLines, escapeLog, escapeMarkdown, escapeTerminal } from "../render/escape.js";
 import { lostSecretsMessage } from "../secrets.js";
 import * as core from "@actions/core";
@@ -205,6 +206,11 @@ function describeError(err: unknown, plan: Plan | undefined): string {
  * The job summary of one run, under one heading: the command's (`carte plan`, with the shard). A body
  * rendered with that heading (a plan comment's, the drift issue's) is written as it is, when it comes
  * first; anything else is written under the heading, which comes first.
+ *
+ * Each write appends to the file GitHub names in `GITHUB_STEP_SUMMARY`, read at that write: one process
+ * may run the Action more than once (a library user, the tests), and `@actions/core`'s summary keeps
+ * the first path it read for the life of the process. Throws {@link UsageError} when the variable
+ * is unset (a runner without job summaries).
  */
 class JobSummary {
   private headed = false;
@@ -215,27 +221,34 @@ class JobSummary {
   /** Markdown that starts with `### {title}` (rendered with {@link title}). */
   async titled(markdown: string): Promise<void> {
     this.headed = true;
-    await core.summary.addRaw(markdown, true).write();
+    await appendSummary(`${markdown}\n`);
   }
 
   /** Markdown, under the heading. */
   async raw(markdown: string): Promise<void> {
     await this.head();
-    await core.summary.addRaw(markdown, true).write();
+    await appendSummary(`${markdown}\n`);
   }
 
   /** A block of text, HTML-escaped inside `<pre><code>`, under the heading. */
   async code(text: string): Promise<void> {
     await this.head();
     const cut = text.length > SUMMARY_PLAN_CHARS ? text.slice(0, SUMMARY_PLAN_CHARS) + "\n… (cut)" : text;
-    await core.summary.addCodeBlock(escapeHtml(cut), "text").write();
+    await appendSummary(`<pre lang="text"><code>${escapeHtml(cut)}</code></pre>\n`);
   }
 
   private async head(): Promise<void> {
     if (this.headed) return;
     this.headed = true;
-    await core.summary.addRaw(`### ${escapeMarkdown(this.title)}\n`, true).write();
+    await appendSummary(`### ${escapeMarkdown(this.title)}\n`);
   }
+}
+
+/** Appends to the job summary file of this step (`GITHUB_STEP_SUMMARY`, GitHub's runner sets it). */
+async function appendSummary(text: string): Promise<void> {
+  const file = process.env.GITHUB_STEP_SUMMARY;
+  if (!file) throw new UsageError("GITHUB_STEP_SUMMARY is not set: this runner keeps no job summary.");
+  await appendFile(file, text, "utf8");
 }
 
 /**

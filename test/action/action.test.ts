@@ -78,8 +78,6 @@ async function fakeGitHub(): Promise<{
 }
 
 const saved = { ...process.env };
-// @actions/core remembers the job-summary path of its first write: one path for the whole file.
-const summaryFile = path.join(mkdtempSync(path.join(tmpdir(), "carte-summary-")), "summary.md");
 let cleanup: (() => Promise<void>) | undefined;
 afterEach(async () => {
   process.env = { ...saved };
@@ -113,8 +111,8 @@ async function captured(): Promise<{ code: number; stdout: string }> {
   }
 }
 
-/** The part of the job summary written since `from` characters (one summary file for the whole file). */
-const summarySince = (from: number) => readFileSync(summaryFile, "utf8").slice(from);
+/** The part of a job summary written since `from` characters. */
+const summarySince = (file: string, from: number) => readFileSync(file, "utf8").slice(from);
 
 async function setup() {
   const fx = await exampleAgainstEmulator([
@@ -130,7 +128,8 @@ async function setup() {
   const dir = mkdtempSync(path.join(tmpdir(), "carte-action-"));
   const event = path.join(dir, "event.json");
   writeFileSync(event, JSON.stringify({ pull_request: { number: 7 } }));
-  const files = { summary: summaryFile, output: path.join(dir, "output.txt") };
+  // A summary file of each test's own: the Action reads GITHUB_STEP_SUMMARY afresh on every run.
+  const files = { summary: path.join(dir, "summary.md"), output: path.join(dir, "output.txt") };
   writeFileSync(files.summary, "");
   writeFileSync(files.output, "");
   Object.assign(process.env, {
@@ -215,19 +214,19 @@ describe("GitHub Action", () => {
     process.env.INPUT_COMMAND = "apply";
     process.env.INPUT_STAGE = "canary";
     fx.emu.clearRequests();
-    let from = readFileSync(summaryFile, "utf8").length;
+    let from = readFileSync(files.summary, "utf8").length;
     expect(await runAction()).toBe(0);
-    expect(summarySince(from)).toContain("#### Stage canary (1 store)");
-    expect(summarySince(from)).not.toContain("Stage rest");
+    expect(summarySince(files.summary, from)).toContain("#### Stage canary (1 store)");
+    expect(summarySince(files.summary, from)).not.toContain("Stage rest");
     const canary = writes(fx.emu.requests);
     expect(canary.length).toBeGreaterThan(0);
     expect(canary.filter(touchesRest)).toEqual([]);
 
     process.env.INPUT_STAGE = "rest";
     fx.emu.clearRequests();
-    from = readFileSync(summaryFile, "utf8").length;
+    from = readFileSync(files.summary, "utf8").length;
     expect(await runAction()).toBe(0);
-    expect(summarySince(from)).toContain("#### Stage rest (2 stores)");
+    expect(summarySince(files.summary, from)).toContain("#### Stage rest (2 stores)");
     expect(writes(fx.emu.requests).filter(touchesRest).length).toBeGreaterThan(0);
     expect(writes(fx.emu.requests).filter((r) => r.path.includes("/900101/"))).toEqual([]);
 
@@ -243,12 +242,12 @@ describe("GitHub Action", () => {
     const { fx, files, gh } = await setup();
     edit(fx.config, /^version: 1$/m, "version: 1\nstorez: stores/*.yaml");
     process.env.INPUT_COMMAND = "plan";
-    const before = readFileSync(summaryFile, "utf8").length;
+    const before = readFileSync(files.summary, "utf8").length;
     const { code, stdout } = await captured();
     expect(code).toBe(1);
     // Outputs are set on every path: no plan, no changes.
     expect(stepOutputs(files.output)).toEqual({ "has-changes": "false", summary: "null", exitcode: "1" });
-    const summary = summarySince(before);
+    const summary = summarySince(files.summary, before);
     expect(summary).toContain("carte plan");
     expect(summary).toContain("Failed with exit code 1");
     // The located problem: carte.yaml, the line of the unknown key, column 1.
@@ -279,7 +278,9 @@ describe("GitHub Action", () => {
     const bad = await captured();
     expect(bad.code).toBe(1);
     expect(stepOutputs(files.output).exitcode).toBe("1");
-    expect(summarySince(before)).toContain("input command must be plan, apply, drift or report, got destroy");
+    expect(summarySince(files.summary, before)).toContain(
+      "input command must be plan, apply, drift or report, got destroy",
+    );
   });
 
   it("Action secrets test: a webhook secret goes, masked, to the secrets file when one is named and to no step output; to the masked step output only when none is", async () => {
@@ -290,7 +291,7 @@ describe("GitHub Action", () => {
     edit(fx.config, /^version: 1$/m, "version: 1\nsecrets_file: secrets/webhook-secrets.yaml");
     const secretsFile = path.join(fx.dir, "secrets", "webhook-secrets.yaml");
     process.env.INPUT_COMMAND = "apply";
-    const before = readFileSync(summaryFile, "utf8").length;
+    const before = readFileSync(files.summary, "utf8").length;
     const first = await captured();
     expect(first.code, first.stdout).toBe(0);
 
@@ -312,7 +313,7 @@ describe("GitHub Action", () => {
     for (const e of events) {
       expect(lines.filter((l) => l.includes(saved[e]!))).toEqual([`::add-mask::${saved[e]}`]);
     }
-    const summary = summarySince(before);
+    const summary = summarySince(files.summary, before);
     expect(summary).toContain("Apply complete");
     for (const secret of [...Object.values(saved), CLIENT_SECRET]) expect(summary).not.toContain(secret);
 
@@ -324,7 +325,7 @@ describe("GitHub Action", () => {
       "    MENU_REJECTED: http://localhost:8080/hooks/menu-rejected\n    PING: https://hooks.example.com/ping\n",
     );
     fx.emu.clearRequests();
-    const from = readFileSync(summaryFile, "utf8").length;
+    const from = readFileSync(files.summary, "utf8").length;
     const second = await captured();
     expect(second.code, second.stdout).toBe(0);
     expect(writes(fx.emu.requests).length).toBeGreaterThan(0);
@@ -335,7 +336,7 @@ describe("GitHub Action", () => {
     const ping = secretOutputs[0]![1];
     expect(ping).toMatch(/^[0-9a-f]{48}$/);
     expect(second.stdout.split("\n").filter((l) => l.includes(ping))).toEqual([`::add-mask::${ping}`]);
-    expect(summarySince(from)).not.toContain(ping);
+    expect(summarySince(files.summary, from)).not.toContain(ping);
     expect(Object.keys(parse(readFileSync(secretsFile, "utf8")) as object).sort()).toEqual(events);
   });
 
