@@ -95,6 +95,8 @@ function ancestorsOf(catalog: CatalogIndex, option: string): string[] {
 export class OptionPricePatterns {
   private readonly tracked = new Map<string, Tracked>();
   private readonly compiled = new Map<string, SkuPattern>();
+  /** Per catalog, `pattern \0 option` → the SKUs above the option that the pattern matches. */
+  private readonly matches = new WeakMap<CatalogIndex, Map<string, string[]>>();
 
   /**
    * @param problems - where problems go (located at the entries of the files).
@@ -105,10 +107,19 @@ export class OptionPricePatterns {
     private readonly currency: Currency | undefined,
   ) {}
 
-  private patternOf(text: string): SkuPattern {
-    let p = this.compiled.get(text);
-    if (!p) this.compiled.set(text, (p = skuPattern(text)));
-    return p;
+  /** The SKUs above `option` in `catalog` that `pattern` matches (once per catalog, not per store). */
+  private matched(catalog: CatalogIndex, pattern: string, option: string): string[] {
+    let byKey = this.matches.get(catalog);
+    if (!byKey) this.matches.set(catalog, (byKey = new Map()));
+    const key = `${pattern}\0${option}`;
+    let found = byKey.get(key);
+    if (!found) {
+      let p = this.compiled.get(pattern);
+      if (!p) this.compiled.set(pattern, (p = skuPattern(pattern)));
+      found = ancestorsOf(catalog, option).filter((sku) => p.matches(sku));
+      byKey.set(key, found);
+    }
+    return found;
   }
 
   /**
@@ -124,9 +135,8 @@ export class OptionPricePatterns {
     const found = new Map<string, Map<string, Candidate[]>>();
     merged.layers.forEach((layer, level) => {
       for (const [text, prices] of layer.optionPricePatterns) {
-        const pattern = this.patternOf(text);
         for (const [option, entry] of prices) {
-          const matched = ancestorsOf(catalog, option).filter((sku) => pattern.matches(sku));
+          const matched = this.matched(catalog, text, option);
           this.track(entry.site, text, option, catalog, matched.length > 0);
           for (const sku of matched) {
             let byOption = found.get(sku);
