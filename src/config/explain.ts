@@ -168,7 +168,11 @@ function optionPriceAttributes(
       if (from.length > 0) break;
     }
     const lines = rulesOf(o, over !== undefined, catalogPrice, currency) ?? [];
-    if (writer !== parent)
+    const above = writer !== parent ? `, above ${parent}` : "";
+    // Set by a pattern (`PIZZA-*-G`, src/config/option-price-patterns.ts): the pattern and the SKU it matched.
+    if (over?.pattern !== undefined)
+      lines.unshift(`in ${parent}, from option_prices ${over.pattern} (matching ${writer}${above})`);
+    else if (writer !== parent)
       lines.unshift(`in ${parent}, from option_prices ${writer} (an item or option above ${parent})`);
     out.push({
       attribute: `priceInParent.${parent}`,

@@ -31,6 +31,7 @@ import type { ResolvableStore } from "./resolve.js";
 import { settingsSections } from "../kinds/registry.js";
 import { currencyOf, type Currency } from "../money.js";
 import { mergeOverrides, OverridesChecker, plainOverrides, readOverrides, timedLayer } from "./overrides.js";
+import { OptionPricePatterns } from "./option-price-patterns.js";
 import type { MergedOverrides, OverridesLayer } from "./overrides.js";
 import type { StoreSources } from "./explain.js";
 import { mergeSettings, readClient, readSettings, zoneOf } from "./settings.js";
@@ -501,7 +502,7 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
   const { settingsOf, mergedOverrides, sourcesOf, holidaySites, zonesOf } = mergeStoreLayers(
     layers,
     { root, configFile, storeFiles, storePaths, indexes, catalogPaths, catalogs },
-    { problems, sections, time, withSources: options.stores?.resolve !== undefined },
+    { problems, sections, time, currency, withSources: options.stores?.resolve !== undefined },
   );
   const client = readClient(project.parsed, field(projectData, "client"), problems);
   const rollout = await readRollout(
@@ -743,6 +744,8 @@ function mergeStoreLayers(
     problems: ConfigProblem[];
     sections: readonly ConfigSection<unknown>[];
     time: TimeContext;
+    /** carte.yaml `currency:`, to show prices in messages. */
+    currency: Currency | undefined;
     withSources: boolean;
   },
 ): {
@@ -756,6 +759,7 @@ function mergeStoreLayers(
   const { problems, sections, time } = run;
   const holidaySites = new Map<string, Map<string, HolidaySite>>();
   const checker = new OverridesChecker(problems);
+  const patterns = new OptionPricePatterns(problems, run.currency);
   const mergedOverrides: MergedOverrides[] = [];
   // Entries switched off `until:` a time that has passed (by site and time), with the stores that inherit each.
   const expired = new Map<string, { e: OverridesLayer["expired"][number]; stores: string[] }>();
@@ -808,10 +812,15 @@ function mergeStoreLayers(
     mergedOverrides.push(merged);
     const catalogName = field(storeFiles[i]?.parsed.data, "catalog");
     const index = typeof catalogName === "string" ? catalogs.get(catalogName) : undefined;
-    if (index) checker.check(merged, index);
+    if (index) {
+      checker.check(merged, index);
+      // After the checks of the SKUs written in the files: the prices patterns set are not written there.
+      patterns.expand(merged, index);
+    }
     return settings;
   });
   checker.finish();
+  patterns.finish();
   for (const { e, stores } of expired.values())
     time.warn(
       e.site,

@@ -26,6 +26,13 @@ import type { Site } from "./report.js";
 import { checkSchedules } from "../kinds/slot-settings.js";
 import { toPointer } from "./yaml.js";
 import type { YamlFile } from "./yaml.js";
+import { isSkuPattern } from "./sku-pattern.js";
+
+/**
+ * The most SKU patterns one layer writes as parents of `option_prices`: each is matched against the
+ * items and options above its options in every store's catalog, so their number is bounded.
+ */
+export const MAX_OPTION_PRICE_PATTERNS = 50;
 
 /** Schedules as a file writes them (`{days, slots}`), before they are made canonical. */
 export interface WrittenSchedule {
@@ -37,6 +44,11 @@ export interface WrittenSchedule {
 export interface Entry<T> {
   value: T;
   site: Site;
+  /**
+   * The SKU pattern that wrote it, for a value a pattern of `option_prices` set for the SKUs it
+   * matches (src/config/option-price-patterns.ts); absent for a value written for its own SKU.
+   */
+  pattern?: string;
 }
 
 /** min and max of a modifier group as one layer writes them. */
@@ -61,6 +73,11 @@ export interface OverridesLayer {
   dated: Map<string, Entry<number> & { from: string; start: WrittenTime; fromSite: Site }>;
   /** Parent SKU → option SKU → price of the option inside that parent. */
   optionPrices: Map<string, Map<string, Entry<number>>>;
+  /**
+   * SKU pattern (`PIZZA-*-G`, src/config/sku-pattern.ts) → option SKU → price of the option inside
+   * the items and options the pattern matches; expanded per store by src/config/option-price-patterns.ts.
+   */
+  optionPricePatterns: Map<string, Map<string, Entry<number>>>;
   titles: Map<string, Entry<string>>;
   descriptions: Map<string, Entry<string>>;
   images: Map<string, Entry<ImageRef[]>>;
@@ -142,6 +159,7 @@ export function readOverrides(
     upcoming: new Map(),
     dated: new Map(),
     optionPrices: new Map(),
+    optionPricePatterns: new Map(),
     titles: new Map(),
     descriptions: new Map(),
     images: new Map(),
@@ -181,7 +199,16 @@ export function readOverrides(
       if (typeof price === "number")
         inParent.set(sku, { value: price, site: at("overrides", "option_prices", parent, sku) });
     }
-    layer.optionPrices.set(parent, inParent);
+    // A parent written as a pattern (`PIZZA-*-G`) is expanded per store, against its catalog.
+    if (!isSkuPattern(parent)) layer.optionPrices.set(parent, inParent);
+    else if (layer.optionPricePatterns.size < MAX_OPTION_PRICE_PATTERNS)
+      layer.optionPricePatterns.set(parent, inParent);
+    else
+      r.at(
+        [...base, "overrides", "option_prices", parent],
+        `more than ${MAX_OPTION_PRICE_PATTERNS} patterns in option_prices of one file: write exact SKUs, or fewer, wider patterns`,
+        "key",
+      );
   }
   for (const [sku, title] of entries("titles"))
     if (typeof title === "string")
@@ -321,6 +348,8 @@ export interface Layered<T> {
   level: number;
   /** Values of lower layers, highest first. */
   below: Entry<T>[];
+  /** The SKU pattern of `option_prices` that wrote the winning value, as in {@link Entry}. */
+  pattern?: string;
 }
 
 /** A store's overrides merged from its layers, every value with its site. */

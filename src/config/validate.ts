@@ -95,6 +95,8 @@ export function validateFile(parsed: YamlFile, kind: FileKind, currency?: Curren
   for (const error of errors) {
     // One more than the load keeps, so that it knows some were left out.
     if (problems.length > MAX_PROBLEMS) break;
+    // ajv reports a key that fails `propertyNames` twice: by the rule it fails (kept), then generically.
+    if (error.keyword === "propertyNames") continue;
     const problem = toProblem(parsed, kind, error, currency);
     const key = `${problem.pointer}\0${problem.message}`;
     if (seen.has(key)) continue;
@@ -174,6 +176,10 @@ const PATTERN_WORDS = new Map<string, string>([
     "^[A-Za-z0-9][A-Za-z0-9._-]*$",
     "use letters, digits, dots, dashes and underscores, starting with a letter or digit, e.g. BURGER-CLASSIC",
   ],
+  [
+    "^[A-Za-z0-9*][A-Za-z0-9._*-]*$",
+    "use letters, digits, dots, dashes and underscores, and * for any run of them (the only wildcard), e.g. PIZZA-G or PIZZA-*-G",
+  ],
   ["^[a-z0-9][a-z0-9-]*$", "use lower case letters, digits and dashes, e.g. bog-centro"],
   ["^[A-Z][A-Z0-9_]*$", "use capital letters, digits and underscores, starting with a letter, e.g. DEFAULT"],
   ["^[1-9][0-9]*$", "use digits only, without a leading 0, e.g. 900123"],
@@ -244,6 +250,22 @@ function toProblem(parsed: YamlFile, kind: FileKind, e: ErrorObject, currency?: 
   const name = nameAt(at);
   const got = describeValue(e.data);
   const p = e.params as Record<string, unknown>;
+  // A key that fails the `propertyNames` of a mapping: located at the key, in the words of its rule.
+  if (e.propertyName !== undefined) {
+    const key = e.propertyName;
+    const schema = e.parentSchema;
+    const why =
+      e.keyword === "pattern"
+        ? patternWords(String(p.pattern), schema?.description)
+        : e.keyword === "maxLength"
+          ? `at most ${String(p.limit)} characters are allowed`
+          : (e.message ?? "it is not allowed");
+    return problem(
+      `${at}/${escapeSegment(key)}`,
+      `key ${quote(key)} of ${name} is not allowed: ${why}`,
+      "key",
+    );
+  }
   switch (e.keyword) {
     case "additionalProperties": {
       const key = String(p.additionalProperty);

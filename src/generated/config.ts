@@ -235,7 +235,7 @@ export interface CatalogOverrides {
   /**
    * Option prices inside a parent.
    *
-   * Prices of options when they are chosen inside a given item or option, by the parent's SKU and then the option's SKU, for example COMBO-CLASSIC: { CHEESE: 0 }. The parent may be any item or option above the option (PIZZA-G: { TOPPING: 8.25 } sets the topping in every crust of PIZZA-G); the nearest written price wins. They replace the catalog's option_prices of that parent option by option.
+   * Prices of options when they are chosen inside a given item or option, by the parent's SKU and then the option's SKU, for example COMBO-CLASSIC: { CHEESE: 0 }. The parent may be any item or option above the option (PIZZA-G: { TOPPING: 8.25 } sets the topping in every crust of PIZZA-G); the nearest written price wins. The parent may be a pattern where * stands for any run of SKU characters (PIZZA-*-G: { TOPPING: 8.25 } sets it under every SKU that matches); a price written for the SKU itself wins over a pattern. They replace the catalog's option_prices of that parent option by option.
    */
   option_prices?: {
     /**

@@ -2,13 +2,16 @@
  * Option prices by ancestor: a price written for an item or option two or more levels above an option
  * (a topping on any large pizza) sets it in every parent under that ancestor, the nearest price wins, an
  * option not under the named SKU is a located problem, and writing one ancestor price instead of equal
- * per-parent prices plans no change.
+ * per-parent prices plans no change. The parent may be a SKU pattern (`*-G`): it sets the price under
+ * every SKU above the option that it matches, a SKU written for itself wins over a pattern, and
+ * disagreeing or unmatched patterns are located problems.
  */
 
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { renderExplanation } from "../../src/cli/explain.js";
 import { explainResource } from "../../src/config/explain.js";
+import { skuPattern } from "../../src/config/sku-pattern.js";
 import { loadProject } from "../../src/config/load.js";
 import { itemsOf } from "../../src/kinds/catalog.js";
 import { buildPlan } from "../../src/plan/plan.js";
@@ -146,5 +149,208 @@ describe("option prices by ancestor", () => {
     );
     expect(text).toContain(`from ${f}:8:31`);
     expect(text).not.toContain("in BORDA-G-CHEDDAR, from option_prices PIZZA-G");
+  });
+});
+
+/** A store file whose overrides write these `option_prices` lines (from line 8, indented 4). */
+const withPrices = (...lines: string[]) =>
+  STORE + "overrides:\n  option_prices:\n" + lines.map((l) => `    ${l}\n`).join("");
+
+describe("option prices by SKU pattern", () => {
+  it("matches SKUs with * as any run of characters, nothing else as a wildcard, in linear time", () => {
+    const p = skuPattern("PIZZA-*-G");
+    expect(["PIZZA-CALABRESA-G", "PIZZA--G", "PIZZA-A-B-G"].filter((s) => p.matches(s))).toHaveLength(3);
+    expect(["PIZZA-G", "PIZZA-A-GG", "XPIZZA-A-G", "pizza-a-g"].some((s) => p.matches(s))).toBe(false);
+    expect(skuPattern("*").matches("ANYTHING")).toBe(true);
+    expect(skuPattern("A*B*B*C").matches("AXBBC")).toBe(true);
+    expect(skuPattern("A*B*B*C").matches("AXBC")).toBe(false);
+    expect(skuPattern("PIZZA-G").matches("PIZZA-G")).toBe(true);
+    expect(skuPattern("PIZZA.G").matches("PIZZA-G")).toBe(false);
+    // A pattern of many stars against a long SKU that almost matches: no backtracking blow-up.
+    const hostile = skuPattern(`${"*A".repeat(200)}*B`);
+    const started = performance.now();
+    for (let i = 0; i < 200; i++) expect(hostile.matches("A".repeat(500))).toBe(false);
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+
+  it("a pattern sets the option in every parent under the SKUs it matches, and only there", async () => {
+    const { project } = await load({
+      "carte.yaml": BRL,
+      "catalogs/pizza.yaml": pizza(),
+      "stores/a.yaml": withPrices('"*-G": { TOP-CALABRESA: 8.25 }', "BORDA-*-TRAD: { TOP-BACON: 9.00 }"),
+    });
+    // *-G matches PIZZA-G (above both large crusts), not PIZZA-M.
+    expect(inParent(project, "TOP-CALABRESA")).toEqual({ "BORDA-G-CHEDDAR": 8.25, "BORDA-G-TRAD": 8.25 });
+    // BORDA-*-TRAD matches the direct parents of both sizes.
+    expect(inParent(project, "TOP-BACON")).toEqual({ "BORDA-G-TRAD": 9, "BORDA-M-TRAD": 9 });
+  });
+
+  it("a price written for the SKU itself wins over a pattern in one file; a higher layer wins over both", async () => {
+    const { project } = await load({
+      "carte.yaml": BRL,
+      "catalogs/pizza.yaml": pizza(),
+      "stores/a.yaml": withPrices(
+        "PIZZA-*: { TOP-CALABRESA: 8.25, TOP-BACON: 9.00 }",
+        "PIZZA-G: { TOP-CALABRESA: 7.00 }",
+      ),
+    });
+    expect(inParent(project, "TOP-CALABRESA")).toEqual({
+      "BORDA-G-CHEDDAR": 7,
+      "BORDA-G-TRAD": 7,
+      "BORDA-M-TRAD": 8.25,
+    });
+    const layered = await load({
+      "carte.yaml":
+        BRL + "defaults:\n  overrides:\n    option_prices:\n      PIZZA-G: { TOP-CALABRESA: 7.00 }\n",
+      "catalogs/pizza.yaml": pizza(", option_prices: { TOP-CALABRESA: 6.50 }"),
+      "stores/a.yaml": withPrices('"*-G": { TOP-CALABRESA: 8.25 }'),
+    });
+    // The store's pattern wins over carte.yaml's price for PIZZA-G and over the catalog's.
+    expect(inParent(layered.project, "TOP-CALABRESA")).toEqual({
+      "BORDA-G-CHEDDAR": 8.25,
+      "BORDA-G-TRAD": 8.25,
+    });
+  });
+
+  it("the nearest SKU with a price wins, whether written for itself or matched by a pattern", async () => {
+    const { project } = await load({
+      "carte.yaml": BRL,
+      "catalogs/pizza.yaml": pizza("", ", option_prices: { TOP-BACON: 5.00 }"),
+      "stores/a.yaml": withPrices(
+        "PIZZA-*: { TOP-CALABRESA: 8.25, TOP-BACON: 9.00 }",
+        "BORDA-G-C*: { TOP-CALABRESA: 6.00 }",
+      ),
+    });
+    expect(inParent(project, "TOP-CALABRESA")).toEqual({
+      "BORDA-G-CHEDDAR": 6,
+      "BORDA-G-TRAD": 8.25,
+      "BORDA-M-TRAD": 8.25,
+    });
+    // The catalog's price in the large crusts is nearer than the pattern on the pizzas.
+    expect(inParent(project, "TOP-BACON")).toEqual({
+      "BORDA-G-CHEDDAR": 5,
+      "BORDA-G-TRAD": 5,
+      "BORDA-M-TRAD": 9,
+    });
+  });
+
+  it("two patterns of one file matching one SKU with different prices are a problem located at both", async () => {
+    const dir = await writeProject({
+      "carte.yaml": BRL,
+      "catalogs/pizza.yaml": pizza(),
+      "stores/a.yaml": withPrices("PIZZA-*: { TOP-CALABRESA: 8.25 }", '"*-G": { TOP-CALABRESA: 9.00 }'),
+    });
+    const f = shown(dir, "stores/a.yaml");
+    expect(await problemsOf(loadProject(join(dir, "carte.yaml")))).toEqual([
+      `${f}:9:14: option_prices "*-G" (R$ 9,00) and "PIZZA-*" (R$ 8,25) at ${f}:8:16 both match PIZZA-G and set different prices for option "TOP-CALABRESA" inside it: write PIZZA-G: { TOP-CALABRESA: … } in this option_prices (the SKU itself wins over patterns), or make the two prices agree`,
+    ]);
+    // Writing the SKU itself settles it, and so do prices that agree.
+    const exact = await load({
+      "carte.yaml": BRL,
+      "catalogs/pizza.yaml": pizza(),
+      "stores/a.yaml": withPrices(
+        "PIZZA-*: { TOP-CALABRESA: 8.25 }",
+        '"*-G": { TOP-CALABRESA: 9.00 }',
+        "PIZZA-G: { TOP-CALABRESA: 8.50 }",
+      ),
+    });
+    expect(inParent(exact.project, "TOP-CALABRESA")).toEqual({
+      "BORDA-G-CHEDDAR": 8.5,
+      "BORDA-G-TRAD": 8.5,
+      "BORDA-M-TRAD": 8.25,
+    });
+    const agree = await load({
+      "carte.yaml": BRL,
+      "catalogs/pizza.yaml": pizza(),
+      "stores/a.yaml": withPrices("PIZZA-*: { TOP-CALABRESA: 8.25 }", '"*-G": { TOP-CALABRESA: 8.25 }'),
+    });
+    expect(inParent(agree.project, "TOP-CALABRESA")).toEqual({
+      "BORDA-G-CHEDDAR": 8.25,
+      "BORDA-G-TRAD": 8.25,
+      "BORDA-M-TRAD": 8.25,
+    });
+  });
+
+  it("a pattern matching nothing above its option, an unknown option and an unknown SKU are located problems", async () => {
+    const dir = await writeProject({
+      "carte.yaml": BRL,
+      "catalogs/pizza.yaml": pizza(),
+      "stores/a.yaml": withPrices(
+        "PIZZA-*-X: { TOP-CALABRESA: 1.00 }",
+        "BORDA-*: { TOP-CALABRES: 1.00 }",
+        "PIZZA-GG: { TOP-BACON: 1.00 }",
+      ),
+    });
+    const f = shown(dir, "stores/a.yaml");
+    expect(await problemsOf(loadProject(join(dir, "carte.yaml")))).toEqual([
+      `${f}:8:18: option_prices "PIZZA-*-X" matches no item or option above option "TOP-CALABRESA" in catalog pizza (above it: BORDA-G-CHEDDAR, BORDA-G-TRAD, BORDA-M-TRAD, PIZZA-G, PIZZA-M): write a pattern or SKU that matches one of them, or remove the entry`,
+      `${f}:9:16: unknown option "TOP-CALABRES" (did you mean "TOP-CALABRESA"?): catalog pizza has no option with this SKU`,
+      `${f}:10:5: unknown SKU "PIZZA-GG" (did you mean "PIZZA-G"?): catalog pizza has no item or option with this SKU`,
+    ]);
+  });
+
+  it("a pattern with other wildcards than *, and too many patterns in one file, are refused", async () => {
+    const dir = await writeProject({
+      "carte.yaml": BRL,
+      "catalogs/pizza.yaml": pizza(),
+      "stores/a.yaml": withPrices('"PIZZA-?": { TOP-BACON: 1.00 }'),
+    });
+    const f = shown(dir, "stores/a.yaml");
+    expect(await problemsOf(loadProject(join(dir, "carte.yaml")))).toEqual([
+      `${f}:8:5: key "PIZZA-?" of option_prices is not allowed: use letters, digits, dots, dashes and underscores, and * for any run of them (the only wildcard), e.g. PIZZA-G or PIZZA-*-G`,
+      // Not a pattern, so an exact SKU, and not one of the catalog.
+      `${f}:8:5: unknown SKU "PIZZA-?" (did you mean "PIZZA-G"?): catalog pizza has no item or option with this SKU`,
+    ]);
+    // 51 patterns, all matching the pizzas with one price: only the number is wrong.
+    const many = Array.from({ length: 50 }, (_, i) => `P${"*".repeat(i + 1)}: { TOP-BACON: 1.00 }`);
+    const crowded = await writeProject({
+      "carte.yaml": BRL,
+      "catalogs/pizza.yaml": pizza(),
+      "stores/a.yaml": withPrices("PIZZA-*: { TOP-BACON: 1.00 }", ...many),
+    });
+    expect(await problemsOf(loadProject(join(crowded, "carte.yaml")))).toEqual([
+      `${shown(crowded, "stores/a.yaml")}:58:5: more than 50 patterns in option_prices of one file: write exact SKUs, or fewer, wider patterns`,
+    ]);
+  });
+
+  it("carte explain names the pattern and the SKU it matched", async () => {
+    const { dir, project } = await load({
+      "carte.yaml": BRL,
+      "catalogs/pizza.yaml": pizza(),
+      "stores/a.yaml": withPrices('"*-G": { TOP-CALABRESA: 8.25 }', "BORDA-G-C*: { TOP-CALABRESA: 7.50 }"),
+    });
+    const text = renderExplanation(
+      explainResource(
+        project.desired.stores["a"]!,
+        project.sources!.get("a")!,
+        "item",
+        "TOP-CALABRESA",
+        project.currency,
+      ),
+      project.currency,
+    );
+    const f = shown(dir, "stores/a.yaml");
+    expect(text).toContain(`from ${f}:8:29`);
+    expect(text).toContain("in BORDA-G-TRAD, from option_prices *-G (matching PIZZA-G, above BORDA-G-TRAD)");
+    expect(text).toContain(`from ${f}:9:34`);
+    expect(text).toContain("in BORDA-G-CHEDDAR, from option_prices BORDA-G-C* (matching BORDA-G-CHEDDAR)");
+  });
+
+  it("a pattern price equal to the per-parent prices it replaces plans no change", async () => {
+    const before = await load({
+      "carte.yaml": BRL,
+      "catalogs/pizza.yaml": pizza("", ", option_prices: { TOP-CALABRESA: 8.25 }"),
+      "stores/a.yaml": STORE,
+    });
+    const after = await load({
+      "carte.yaml": BRL,
+      "catalogs/pizza.yaml": pizza(),
+      "stores/a.yaml": withPrices('"*-G": { TOP-CALABRESA: 8.25 }'),
+    });
+    expect(inParent(after.project, "TOP-CALABRESA")).toEqual(inParent(before.project, "TOP-CALABRESA"));
+    const live = current(...Object.values(before.project.desired.stores));
+    const plan = buildPlan(after.project.desired, live);
+    expect(plan.changes).toEqual([]);
+    expect(plan.operations).toEqual([]);
   });
 });
