@@ -23783,8 +23783,8 @@ var require_cookies = __commonJS({
       if (!cookie) {
         return out;
       }
-      for (const piece of cookie.split(";")) {
-        const [name, ...value] = piece.split("=");
+      for (const piece2 of cookie.split(";")) {
+        const [name, ...value] = piece2.split("=");
         out[name.trim()] = value.join("=");
       }
       return out;
@@ -61079,8 +61079,8 @@ var require_cookies2 = __commonJS({
       if (!cookie) {
         return out;
       }
-      for (const piece of cookie.split(";")) {
-        const [name, ...value] = piece.split("=");
+      for (const piece2 of cookie.split(";")) {
+        const [name, ...value] = piece2.split("=");
         out[name.trim()] = value.join("=");
       }
       return out;
@@ -70209,17 +70209,17 @@ var HOLIDAY_OVERNIGHT = {
 function checkOverlaps(pieces, problems) {
   const sorted = [...pieces].sort((a3, b) => compareSlots(a3.slot, b.slot));
   let latest;
-  for (const piece of sorted) {
-    if (latest && piece.slot.start < latest.slot.end) {
+  for (const piece2 of sorted) {
+    if (latest && piece2.slot.start < latest.slot.end) {
       const earlier = `${quote(latest.entry.text)} at ${where(latest.entry.site)}${latest.carried ? ", which runs past midnight into the next day" : ""}`;
-      const self = piece.carried ? `, which runs past midnight into the next day,` : "";
+      const self = piece2.carried ? `, which runs past midnight into the next day,` : "";
       report(
         problems,
-        piece.entry.site,
-        `slot ${quote(piece.entry.text)}${self} overlaps slot ${earlier}: slots of one day must not overlap`
+        piece2.entry.site,
+        `slot ${quote(piece2.entry.text)}${self} overlaps slot ${earlier}: slots of one day must not overlap`
       );
     }
-    if (!latest || piece.slot.end > latest.slot.end) latest = piece;
+    if (!latest || piece2.slot.end > latest.slot.end) latest = piece2;
   }
 }
 function splitWeek(days) {
@@ -77369,7 +77369,54 @@ function rulePrice(price, rules) {
   return out;
 }
 
+// src/config/sku-pattern.ts
+var SKU_WILDCARD = "*";
+function isSkuPattern(text) {
+  return text.includes(SKU_WILDCARD);
+}
+function piece(text) {
+  const fail3 = new Array(text.length).fill(0);
+  for (let i = 1, k = 0; i < text.length; i++) {
+    while (k > 0 && text[i] !== text[k]) k = fail3[k - 1];
+    if (text[i] === text[k]) k++;
+    fail3[i] = k;
+  }
+  return { text, fail: fail3 };
+}
+function find(s, p, from, end) {
+  const t = p.text;
+  for (let i = from, k = 0; i < end; i++) {
+    while (k > 0 && s[i] !== t[k]) k = p.fail[k - 1];
+    if (s[i] === t[k]) k++;
+    if (k === t.length) return i - t.length + 1;
+  }
+  return -1;
+}
+function skuPattern(text) {
+  const parts2 = text.split(SKU_WILDCARD);
+  if (parts2.length === 1) return { text, matches: (sku) => sku === text };
+  const head = parts2[0];
+  const tail = parts2[parts2.length - 1];
+  const middle = parts2.slice(1, -1).filter((p) => p.length > 0).map(piece);
+  const least = head.length + tail.length + middle.reduce((n, p) => n + p.text.length, 0);
+  return {
+    text,
+    matches(sku) {
+      if (sku.length < least || !sku.startsWith(head) || !sku.endsWith(tail)) return false;
+      const end = sku.length - tail.length;
+      let at = head.length;
+      for (const p of middle) {
+        const found = find(sku, p, at, end);
+        if (found < 0) return false;
+        at = found + p.text.length;
+      }
+      return true;
+    }
+  };
+}
+
 // src/config/overrides.ts
+var MAX_OPTION_PRICE_PATTERNS = 50;
 function imageRef(value) {
   if (typeof value === "string") return value;
   if (isRecord(value) && typeof value.path === "string" && typeof value.host === "string")
@@ -77402,6 +77449,7 @@ function readOverrides(parsed, base, data, problems, currency) {
     upcoming: /* @__PURE__ */ new Map(),
     dated: /* @__PURE__ */ new Map(),
     optionPrices: /* @__PURE__ */ new Map(),
+    optionPricePatterns: /* @__PURE__ */ new Map(),
     titles: /* @__PURE__ */ new Map(),
     descriptions: /* @__PURE__ */ new Map(),
     images: /* @__PURE__ */ new Map(),
@@ -77438,7 +77486,15 @@ function readOverrides(parsed, base, data, problems, currency) {
       if (typeof price === "number")
         inParent.set(sku, { value: price, site: at("overrides", "option_prices", parent, sku) });
     }
-    layer.optionPrices.set(parent, inParent);
+    if (!isSkuPattern(parent)) layer.optionPrices.set(parent, inParent);
+    else if (layer.optionPricePatterns.size < MAX_OPTION_PRICE_PATTERNS)
+      layer.optionPricePatterns.set(parent, inParent);
+    else
+      r.at(
+        [...base, "overrides", "option_prices", parent],
+        `more than ${MAX_OPTION_PRICE_PATTERNS} patterns in option_prices of one file: write exact SKUs, or fewer, wider patterns`,
+        "key"
+      );
   }
   for (const [sku, title] of entries("titles"))
     if (typeof title === "string")
@@ -78160,6 +78216,191 @@ function resolveDesired(stores, client, options = {}) {
   return desired;
 }
 
+// src/config/option-price-patterns.ts
+function whereKey(site) {
+  const { line, col } = locate(site.parsed, site.pointer, "key");
+  return `${site.parsed.file}:${line}:${col}`;
+}
+var LISTED = 5;
+var aboveCache = /* @__PURE__ */ new WeakMap();
+function parentsOf2(catalog) {
+  let above = aboveCache.get(catalog);
+  if (above) return above;
+  above = /* @__PURE__ */ new Map();
+  for (const [parent, groups] of catalog.parents)
+    for (const g of groups)
+      for (const option of catalog.groups.get(g)?.options ?? []) {
+        const list2 = above.get(option);
+        if (!list2) above.set(option, [parent]);
+        else if (!list2.includes(parent)) list2.push(parent);
+      }
+  aboveCache.set(catalog, above);
+  return above;
+}
+function ancestorsOf(catalog, option) {
+  const above = parentsOf2(catalog);
+  const seen2 = /* @__PURE__ */ new Set();
+  for (let level = [option]; level.length > 0; ) {
+    const next = [];
+    for (const s of level)
+      for (const p of above.get(s) ?? [])
+        if (!seen2.has(p) && p !== option) {
+          seen2.add(p);
+          next.push(p);
+        }
+    level = next;
+  }
+  return [...seen2].sort((a3, b) => a3 < b ? -1 : a3 > b ? 1 : 0);
+}
+var OptionPricePatterns = class {
+  /**
+   * @param problems - where problems go (located at the entries of the files).
+   * @param currency - carte.yaml `currency:`, to show prices in messages.
+   */
+  constructor(problems, currency) {
+    this.problems = problems;
+    this.currency = currency;
+  }
+  problems;
+  currency;
+  tracked = /* @__PURE__ */ new Map();
+  compiled = /* @__PURE__ */ new Map();
+  /** Per catalog, `pattern \0 option` → the SKUs above the option that the pattern matches. */
+  matches = /* @__PURE__ */ new WeakMap();
+  /** The SKUs above `option` in `catalog` that `pattern` matches (once per catalog, not per store). */
+  matched(catalog, pattern, option) {
+    let byKey = this.matches.get(catalog);
+    if (!byKey) this.matches.set(catalog, byKey = /* @__PURE__ */ new Map());
+    const key = `${pattern}\0${option}`;
+    let found = byKey.get(key);
+    if (!found) {
+      let p = this.compiled.get(pattern);
+      if (!p) this.compiled.set(pattern, p = skuPattern(pattern));
+      found = ancestorsOf(catalog, option).filter((sku) => p.matches(sku));
+      byKey.set(key, found);
+    }
+    return found;
+  }
+  /**
+   * Adds to a store's merged overrides the option prices its layers' patterns set for the items and
+   * options of its catalog, each entry naming its pattern (`Entry.pattern`, for `carte explain`), and
+   * reports two patterns of one layer that set one SKU's option price differently.
+   *
+   * @param merged - the store's overrides merged from its layers; its `optionPrices` are completed in place.
+   * @param catalog - the index of the store's catalog.
+   */
+  expand(merged, catalog) {
+    const found = /* @__PURE__ */ new Map();
+    merged.layers.forEach((layer, level) => {
+      for (const [text, prices] of layer.optionPricePatterns) {
+        for (const [option, entry2] of prices) {
+          const matched = this.matched(catalog, text, option);
+          this.track(entry2.site, text, option, catalog, matched.length > 0);
+          for (const sku of matched) {
+            let byOption = found.get(sku);
+            if (!byOption) found.set(sku, byOption = /* @__PURE__ */ new Map());
+            const list2 = byOption.get(option) ?? [];
+            list2.push({ level, entry: { ...entry2, pattern: text } });
+            byOption.set(option, list2);
+          }
+        }
+      }
+    });
+    for (const [sku, byOption] of found) {
+      let inParent = merged.optionPrices.get(sku);
+      if (!inParent) merged.optionPrices.set(sku, inParent = /* @__PURE__ */ new Map());
+      for (const [option, candidates] of byOption) {
+        this.checkAgreement(merged, sku, option, candidates);
+        inParent.set(option, withPatterns(inParent.get(option), candidates));
+      }
+    }
+  }
+  /**
+   * Reports two patterns of one layer that set different prices for `option` inside `sku`, unless that
+   * layer writes a price for `sku` itself (which wins over both).
+   */
+  checkAgreement(merged, sku, option, candidates) {
+    const byLevel = /* @__PURE__ */ new Map();
+    for (const c of candidates) byLevel.set(c.level, [...byLevel.get(c.level) ?? [], c]);
+    for (const [level, same] of byLevel) {
+      if (same.length < 2 || merged.layers[level].optionPrices.get(sku)?.has(option)) continue;
+      const first = same[0];
+      for (const other of same.slice(1)) {
+        if (other.entry.value === first.entry.value) continue;
+        const price = (c) => formatPrice(c.entry.value, this.currency);
+        report(
+          this.problems,
+          other.entry.site,
+          `option_prices ${quote(other.entry.pattern)} (${price(other)}) and ${quote(first.entry.pattern)} (${price(first)}) at ${whereKey(first.entry.site)} both match ${bare(sku)} and set different prices for option ${quote(option)} inside it: write ${bare(sku)}: { ${bare(option)}: … } in this option_prices (the SKU itself wins over patterns), or make the two prices agree`,
+          "key"
+        );
+      }
+    }
+  }
+  track(site, pattern, option, catalog, matched) {
+    const key = `${site.parsed.file}\0${site.pointer}`;
+    let t = this.tracked.get(key);
+    if (!t) this.tracked.set(key, t = { site, pattern, option, matched: false, catalogs: /* @__PURE__ */ new Map() });
+    if (matched) t.matched = true;
+    else t.catalogs.set(catalog.name, catalog);
+  }
+  /**
+   * Reports each pattern entry that matched no item or option above its option in the catalog of any
+   * store that inherits it: an unknown option (with the closest SKU), or the SKUs above it.
+   */
+  finish() {
+    const didYouMean2 = suggester();
+    for (const t of this.tracked.values()) {
+      if (t.matched || t.catalogs.size === 0) continue;
+      const indexes = [...t.catalogs.values()];
+      const names = indexes.map((c) => bare(c.name));
+      const inCatalogs = names.length === 1 ? `catalog ${names[0]}` : `catalogs ${names.join(", ")}`;
+      if (!indexes.some((c) => c.skus.get(t.option)?.kind === "option")) {
+        const skus = {
+          *[Symbol.iterator]() {
+            for (const c of indexes) for (const [sku, s] of c.skus) if (s.kind === "option") yield sku;
+          }
+        };
+        report(
+          this.problems,
+          t.site,
+          `unknown option ${quote(t.option)}${didYouMean2(t.option, skus, quote)}: ${inCatalogs} ${names.length === 1 ? "has" : "have"} no option with this SKU`,
+          "key"
+        );
+        continue;
+      }
+      const above = [...new Set(indexes.flatMap((c) => ancestorsOf(c, t.option)))].sort();
+      const listed = above.length === 0 ? "no item or option offers it" : `above it: ${above.slice(0, LISTED).map((s) => bare(s)).join(", ")}${above.length > LISTED ? `, and ${above.length - LISTED} more` : ""}`;
+      report(
+        this.problems,
+        t.site,
+        `option_prices ${quote(t.pattern)} matches no item or option above option ${quote(t.option)} in ${inCatalogs} (${listed}): write a pattern or SKU that matches one of them, or remove the entry`,
+        "key"
+      );
+    }
+  }
+};
+function withPatterns(exact, candidates) {
+  const ranked = [
+    ...exact ? [{ level: exact.level, entry: exact, exact: true }] : [],
+    ...candidates.map((c) => ({ ...c, exact: false }))
+  ];
+  ranked.sort((a3, b) => b.level - a3.level || Number(b.exact) - Number(a3.exact));
+  const [win, ...rest] = ranked;
+  const below = rest.map((c) => ({
+    value: c.entry.value,
+    site: c.entry.site,
+    ...c.entry.pattern !== void 0 ? { pattern: c.entry.pattern } : {}
+  }));
+  return {
+    value: win.entry.value,
+    site: win.entry.site,
+    level: win.level,
+    below: [...below, ...exact?.below ?? []],
+    ...win.entry.pattern !== void 0 ? { pattern: win.entry.pattern } : {}
+  };
+}
+
 // src/config/settings.ts
 function readSettings(parsed, base, data, problems, sections, time = new TimeContext()) {
   const at = (...segments2) => siteOf(parsed, [...base, ...segments2]);
@@ -78369,6 +78610,7 @@ function validateFile(parsed, kind, currency) {
   const seen2 = /* @__PURE__ */ new Set();
   for (const error2 of errors) {
     if (problems.length > MAX_PROBLEMS) break;
+    if (error2.keyword === "propertyNames") continue;
     const problem = toProblem(parsed, kind, error2, currency);
     const key = `${problem.pointer}\0${problem.message}`;
     if (seen2.has(key)) continue;
@@ -78426,6 +78668,10 @@ var PATTERN_WORDS = /* @__PURE__ */ new Map([
     "^[A-Za-z0-9][A-Za-z0-9._-]*$",
     "use letters, digits, dots, dashes and underscores, starting with a letter or digit, e.g. BURGER-CLASSIC"
   ],
+  [
+    "^[A-Za-z0-9*][A-Za-z0-9._*-]*$",
+    "use letters, digits, dots, dashes and underscores, and * for any run of them (the only wildcard), e.g. PIZZA-G or PIZZA-*-G"
+  ],
   ["^[a-z0-9][a-z0-9-]*$", "use lower case letters, digits and dashes, e.g. bog-centro"],
   ["^[A-Z][A-Z0-9_]*$", "use capital letters, digits and underscores, starting with a letter, e.g. DEFAULT"],
   ["^[1-9][0-9]*$", "use digits only, without a leading 0, e.g. 900123"],
@@ -78475,6 +78721,16 @@ function toProblem(parsed, kind, e, currency) {
   const name = nameAt(at);
   const got = describeValue(e.data);
   const p = e.params;
+  if (e.propertyName !== void 0) {
+    const key = e.propertyName;
+    const schema = e.parentSchema;
+    const why2 = e.keyword === "pattern" ? patternWords(String(p.pattern), schema?.description) : e.keyword === "maxLength" ? `at most ${String(p.limit)} characters are allowed` : e.message ?? "it is not allowed";
+    return problem(
+      `${at}/${escapeSegment(key)}`,
+      `key ${quote(key)} of ${name} is not allowed: ${why2}`,
+      "key"
+    );
+  }
   switch (e.keyword) {
     case "additionalProperties": {
       const key = String(p.additionalProperty);
@@ -78783,7 +79039,7 @@ async function loadProject(configPath, options = {}) {
   const { settingsOf, mergedOverrides, sourcesOf, holidaySites, zonesOf } = mergeStoreLayers(
     layers,
     { root, configFile, storeFiles, storePaths, indexes, catalogPaths, catalogs },
-    { problems, sections, time, withSources: options.stores?.resolve !== void 0 }
+    { problems, sections, time, currency, withSources: options.stores?.resolve !== void 0 }
   );
   const client = readClient(project.parsed, field(projectData, "client"), problems);
   const rollout = await readRollout(
@@ -78943,6 +79199,7 @@ function mergeStoreLayers({ chainLayer, groupLayers, storeLayers, includes, over
   const { problems, sections, time } = run2;
   const holidaySites = /* @__PURE__ */ new Map();
   const checker = new OverridesChecker(problems);
+  const patterns = new OptionPricePatterns(problems, run2.currency);
   const mergedOverrides = [];
   const expired = /* @__PURE__ */ new Map();
   const zonesOf = [];
@@ -78991,10 +79248,14 @@ function mergeStoreLayers({ chainLayer, groupLayers, storeLayers, includes, over
     mergedOverrides.push(merged);
     const catalogName = field(storeFiles[i]?.parsed.data, "catalog");
     const index = typeof catalogName === "string" ? catalogs.get(catalogName) : void 0;
-    if (index) checker.check(merged, index);
+    if (index) {
+      checker.check(merged, index);
+      patterns.expand(merged, index);
+    }
     return settings2;
   });
   checker.finish();
+  patterns.finish();
   for (const { e, stores } of expired.values())
     time.warn(
       e.site,
