@@ -79078,7 +79078,7 @@ async function loadProject(configPath, options = {}) {
     ...currency ? { currency } : {},
     catalogs: catalogsOut,
     desired: resolveDesired(resolvable, client, {
-      share: options.shareResources ?? false,
+      share: options.shareResources ?? true,
       ...currency ? { currency: currency.code } : {}
     }),
     ...secretsFile === void 0 ? {} : { secretsFile },

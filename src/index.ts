@@ -32,7 +32,10 @@ export type { ApplyRequest, PlanRequest, RunHooks, RunRequest, RunResult } from 
 
 /**
  * {@link loadProject}: reads carte.yaml and every file it names, validates them and resolves the
- * desired state; throws a {@link ConfigError} listing every located problem.
+ * desired state; throws a {@link ConfigError} listing every located problem. Its defaults are the CLI's:
+ * the stores of one catalog share the resource objects they resolve alike (`shareResources`, a 1,000-store
+ * chain's desired state in the memory of what differs between stores), so the desired state is
+ * read-only; `{ shareResources: false }` gives every store copies of its own to change.
  */
 export { loadProject } from "./config/index.js";
 export type { LoadedProject } from "./config/index.js";

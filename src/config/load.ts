@@ -411,7 +411,8 @@ export interface LoadOptions {
    * Let the stores of one catalog share the resource objects they resolve alike (`resolveDesired`
    * `share`): the desired state of a big chain then takes memory for what differs between stores only.
    * The desired state must then be treated as read-only (a change to one store's shared resource would
-   * show in every store). Default false. The plan/apply path (src/run.ts) sets it.
+   * show in every store). Default true, as the CLI and the Action run: pass false for a desired state
+   * whose stores the caller changes one by one (each store then holds copies of its own).
    */
   shareResources?: boolean;
   /**
@@ -549,7 +550,7 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
     ...(currency ? { currency } : {}),
     catalogs: catalogsOut,
     desired: resolveDesired(resolvable, client, {
-      share: options.shareResources ?? false,
+      share: options.shareResources ?? true,
       ...(currency ? { currency: currency.code } : {}),
     }),
     ...(secretsFile === undefined ? {} : { secretsFile }),
