@@ -14,14 +14,18 @@
 //   --rps N           carte's platform.requests_per_second (default 10000, its highest: not the limit here)
 //   --plan-only       stop after the no-change plan and the minimal reader
 //   --apply-only      stop after the apply from empty
+//   --flat            the flat catalog of the earlier figures: no schedules, one level of modifiers,
+//                     no per-parent option prices, no group price lists (default: the realistic one)
 //   --scope-changed   after the apply from empty, only a change-scoped plan: the chain committed to git,
 //                     one store's price changed, `carte plan --scope changed --base HEAD`: its reads
 //                     (against the minimum: that store's menu) and its time, loading both commits included
 // CARTE_BENCH_PROFILE=DIR in the environment: each carte run writes a CPU profile into DIR.
 //
 // What it does, each step in its own process, against one emulator in its own process:
-//   1. generates the chain: one shared catalog, 4 groups, N store files with hours, holidays, special
-//      days, webhooks and per-store overrides (prices, titles, items switched off);
+//   1. generates the chain: one shared catalog (realistic by default: item and category schedules,
+//      modifiers three levels deep, per-parent option prices, images), 4 groups with their own hours,
+//      webhooks and price lists, N store files with hours, holidays, special days, webhooks and
+//      per-store overrides (prices, titles, items switched off);
 //   2. apply from empty (`carte apply --auto-approve`), timed against writes × latency ÷ parallelism;
 //   3. the no-change plan (`carte plan`), timed, then a minimal reader that makes exactly the reads carte
 //      made (same calls, same parallelism, `JSON.parse` of each answer and nothing else): carte's time
@@ -59,8 +63,30 @@ function catalogShape(m) {
 const pad = (n) => String(n).padStart(4, "0");
 const itemSku = (i) => `ITEM-${pad(i)}`;
 
-/** The shared catalog as YAML; `bump` SKUs get their price raised by 100 (the 1 % change). */
-function catalogYaml(shape, bump = new Set()) {
+/** The first option and the number of options of each modifier group, in catalog order. */
+function groupOptions(shape) {
+  const out = [];
+  let first = 0;
+  for (let g = 0; g < shape.groups; g++) {
+    const count = Math.floor(shape.options / shape.groups) + (g < shape.options % shape.groups ? 1 : 0);
+    out.push({ first, count });
+    first += count;
+  }
+  return out;
+}
+
+/**
+ * The shared catalog as YAML; `bump` SKUs get their price raised by 100 (the 1 % change).
+ *
+ * With `realistic` (the default), it looks like a real menu: every 10th item and the first category
+ * sold on a schedule (lunch on weekdays, and every 30th item on holidays too), modifiers three levels
+ * deep (every 10th group's options offer the next group, whose options offer the one after it, as
+ * size → crust → toppings), per-parent option prices on every 7th item and on the options of the
+ * first level. Without it, the flat catalog of the earlier figures (no schedules, one level).
+ */
+function catalogYaml(shape, bump = new Set(), realistic = true) {
+  const options = groupOptions(shape);
+  const optionSku = (o) => `OPTION-${pad(o)}`;
   const lines = ["name: bench", "items:"];
   for (let i = 0; i < shape.items; i++) {
     const sku = itemSku(i);
@@ -73,11 +99,25 @@ function catalogYaml(shape, bump = new Set()) {
       `    images: [img/item-${i}.jpg]`,
       `    modifier_groups: [${groups.map((g) => `GROUP-${pad(g)}`).join(", ")}]`,
     );
+    if (!realistic) continue;
+    const first = options[groups[0]];
+    if (i % 7 === 0 && first.count > 0) lines.push(`    option_prices: { ${optionSku(first.first)}: 1500 }`);
+    if (i % 30 === 0) {
+      lines.push(
+        "    schedules:",
+        '      - { days: mon-fri, slots: ["11:00-15:00"] }',
+        '      - { days: "sat,sun,hol", slots: ["12:00-16:00"] }',
+      );
+    } else if (i % 10 === 0) {
+      lines.push("    schedules:", '      - { days: mon-fri, slots: ["11:00-15:00", "18:00-22:00"] }');
+    }
   }
   lines.push("modifier_groups:");
-  let option = 0;
   for (let g = 0; g < shape.groups; g++) {
-    const count = Math.floor(shape.options / shape.groups) + (g < shape.options % shape.groups ? 1 : 0);
+    const { first, count } = options[g];
+    // Three levels: group g (g % 10 = 0) → group g + 1 → group g + 2, as size → crust → toppings.
+    const nests = realistic && g % 10 < 2 && g + 1 < shape.groups;
+    const child = nests ? options[g + 1] : undefined;
     lines.push(
       `  - sku: GROUP-${pad(g)}`,
       `    title: Modifier group ${g}`,
@@ -86,10 +126,15 @@ function catalogYaml(shape, bump = new Set()) {
       "    type: inclusive",
       "    options:",
     );
-    for (let k = 0; k < count; k++, option++) {
-      lines.push(
-        `      - { sku: OPTION-${pad(option)}, title: Option ${option}, price: ${(option % 5) * 1000} }`,
-      );
+    for (let k = 0; k < count; k++) {
+      const o = first + k;
+      const extra = nests
+        ? `, modifier_groups: [GROUP-${pad(g + 1)}]` +
+          (g % 10 === 0 && child.count > 0
+            ? `, option_prices: { ${optionSku(child.first)}: ${500 * (k + 1)} }`
+            : "")
+        : "";
+      lines.push(`      - { sku: ${optionSku(o)}, title: Option ${o}, price: ${(o % 5) * 1000}${extra} }`);
     }
   }
   lines.push("categories:");
@@ -97,6 +142,9 @@ function catalogYaml(shape, bump = new Set()) {
     const skus = [];
     for (let i = c; i < shape.items; i += shape.categories) skus.push(itemSku(i));
     lines.push(`  - sku: CAT-${pad(c)}`, `    title: Category ${c}`, `    items: [${skus.join(", ")}]`);
+    if (realistic && c === 0) {
+      lines.push("    schedules:", '      - { days: mon-sun, slots: ["06:00-11:00"] }');
+    }
   }
   const all = Array.from({ length: shape.categories }, (_, c) => `CAT-${pad(c)}`);
   const late = all.slice(0, Math.max(1, Math.ceil(all.length / 2)));
@@ -114,10 +162,10 @@ function catalogYaml(shape, bump = new Set()) {
 }
 
 /** Writes the chain's files into `dir`; returns the seed of the emulator. */
-function writeChain(dir, stores, shape, emulatorUrl, rps = 10000) {
+function writeChain(dir, stores, shape, emulatorUrl, rps = 10000, realistic = true) {
   for (const sub of ["stores", "catalogs", "groups", "shared"])
     mkdirSync(path.join(dir, sub), { recursive: true });
-  writeFileSync(path.join(dir, "catalogs", "bench.yaml"), catalogYaml(shape));
+  writeFileSync(path.join(dir, "catalogs", "bench.yaml"), catalogYaml(shape, new Set(), realistic));
   writeFileSync(
     path.join(dir, "shared", "holidays.yaml"),
     [
@@ -140,6 +188,18 @@ function writeChain(dir, stores, shape, emulatorUrl, rps = 10000) {
         `    sun: ["12:00-${20 + (g % 3)}:00"]`,
         "  webhooks:",
         `    MENU_REJECTED: http://127.0.0.1:9/hooks/region-${g}/menu-rejected`,
+        // A region's price list: a few items dearer, one option dearer in one item.
+        ...(realistic
+          ? [
+              "  overrides:",
+              "    prices:",
+              ...[0, 1, 2].map(
+                (k) => `      ${itemSku((g * 11 + k * 17 + 1) % shape.items)}: ${30000 + g * 100 + k}`,
+              ),
+              "    option_prices:",
+              `      ${itemSku((g * 11 + 1) % shape.items)}: { OPTION-${pad(groupOptions(shape)[(g * 11 + 1) % shape.groups].first)}: ${2000 + g} }`,
+            ]
+          : []),
       ].join("\n") + "\n",
     );
   }
@@ -580,6 +640,7 @@ async function main() {
       "plan-only": { type: "boolean", default: false },
       "apply-only": { type: "boolean", default: false },
       "scope-changed": { type: "boolean", default: false },
+      flat: { type: "boolean", default: false },
     },
   });
   const stores = Number(values.stores);
@@ -592,7 +653,7 @@ async function main() {
   }
   const shape = catalogShape(entries);
   if (values["generate-only"]) {
-    writeChain(values["generate-only"], stores, shape, "http://127.0.0.1:1");
+    writeChain(values["generate-only"], stores, shape, "http://127.0.0.1:1", 10000, !values.flat);
     console.log(`wrote the chain to ${values["generate-only"]} (platform.base_url to be set)`);
     return;
   }
@@ -608,7 +669,7 @@ async function main() {
   const emulator = child("emulator");
   try {
     // The seed must be known before the emulator starts; its address before the files are written.
-    const seed = writeChain(dir, stores, shape, "http://127.0.0.1:1", Number(values.rps));
+    const seed = writeChain(dir, stores, shape, "http://127.0.0.1:1", Number(values.rps), !values.flat);
     const { url } = await emulator.ask({ type: "start", seed, applyDelayMs: 20 });
     writeFileSync(config, readFileSync(config, "utf8").replace("http://127.0.0.1:1", url));
 
@@ -712,7 +773,7 @@ async function main() {
         itemSku((k * 37) % shape.items),
       ),
     );
-    writeFileSync(path.join(dir, "catalogs", "bench.yaml"), catalogYaml(shape, bump));
+    writeFileSync(path.join(dir, "catalogs", "bench.yaml"), catalogYaml(shape, bump, !values.flat));
     const planFile = path.join(dir, "plan.json");
     const saved = await run({ command: "plan", out: planFile });
     await emulator.ask({ type: "take" });
