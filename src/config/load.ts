@@ -186,7 +186,7 @@ function fileDigests(root: string, files: readonly ReadFile[]): Record<string, s
   return out;
 }
 
-/** The path shown to the user: relative to the working directory when that is shorter. */
+/** The path shown to the user: relative to the working directory (the absolute path for the directory itself). */
 function display(absolute: string): string {
   const rel = relative(process.cwd(), absolute);
   return rel === "" ? absolute : rel;
