@@ -6,9 +6,9 @@
  * or page error, no serious or critical accessibility violation (axe-core), and the store page and the
  * index match their golden screenshots in test/browser/golden within a tolerance (pixelmatch).
  *
- * Chromium is found at `CHROME_PATH`, /usr/bin/chromium or /usr/bin/chromium-browser; without one the
- * tests are skipped, except under CI (env `CI` set), where a missing browser fails (.ci/run installs
- * Debian's `chromium` when it is missing).
+ * Chromium is found at `CHROME_PATH`, else as `chromium` or `chromium-browser` on `PATH` or in /usr/bin;
+ * without one the tests are skipped, except under CI (env `CI` set) or .ci/run (which installs Debian's
+ * `chromium` when it is missing and sets `CARTE_BROWSER_TESTS=required`), where they fail.
  *
  * `UPDATE_GOLDEN=1 npx vitest run test/browser/preview.test.ts` rewrites the golden screenshots and the
  * README's screenshot (docs/preview.png) from this run; look at them before committing.
@@ -41,16 +41,28 @@ const VIEWPORT = { width: 1024, height: 768, deviceScaleFactor: 1 };
 const THRESHOLD = 0.1;
 const MAX_DIFF_SHARE = 0.005;
 
-/** The Chromium to drive: `CHROME_PATH`, else Debian's or Ubuntu's usual path; `undefined` for none. */
+/**
+ * The Chromium to drive: `CHROME_PATH`, else `chromium` or `chromium-browser` on `PATH` or in /usr/bin
+ * (Debian's and Ubuntu's packages); `undefined` for none.
+ */
 function findChromium(): string | undefined {
-  const candidates = [process.env.CHROME_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser"];
-  return candidates.find((p): p is string => p !== undefined && p !== "" && existsSync(p));
+  if (process.env.CHROME_PATH)
+    return existsSync(process.env.CHROME_PATH) ? process.env.CHROME_PATH : undefined;
+  const dirs = [...(process.env.PATH ?? "").split(path.delimiter).filter((d) => d !== ""), "/usr/bin"];
+  for (const name of ["chromium", "chromium-browser"]) {
+    for (const dir of dirs) {
+      if (existsSync(path.join(dir, name))) return path.join(dir, name);
+    }
+  }
+  return undefined;
 }
 
 const chromium = findChromium();
 const NO_BROWSER =
-  "no Chromium found (CHROME_PATH, /usr/bin/chromium, /usr/bin/chromium-browser): " +
+  "no Chromium found (CHROME_PATH, chromium or chromium-browser on PATH or in /usr/bin): " +
   "install Debian's chromium package to run the browser tests";
+/** Under CI, or when .ci/run says so, a missing Chromium fails the tests instead of skipping them. */
+const REQUIRED = Boolean(process.env.CI) || process.env.CARTE_BROWSER_TESTS === "required";
 
 /**
  * A store's desired state as the platform shows it once carte has applied it: the items switched off
@@ -214,14 +226,14 @@ function shown(page: Page, selector: string): Promise<boolean> {
   return page.$eval(selector, (e) => (e as DomElement).offsetParent !== null);
 }
 
-describe.skipIf(chromium === undefined && !process.env.CI)("carte preview in Chromium", () => {
+describe.skipIf(chromium === undefined && !REQUIRED)("carte preview in Chromium", () => {
   let browser: Browser;
   let dir: string;
   let out: string;
   const seen: Incidents = { errors: [], dialogs: [] };
 
   beforeAll(async () => {
-    expect(chromium, `${NO_BROWSER}; under CI the browser tests must run`).toBeDefined();
+    expect(chromium, `${NO_BROWSER}; under CI (or .ci/run) they must run`).toBeDefined();
     [{ dir, out }, browser] = await Promise.all([
       buildSite(),
       puppeteer.launch({
@@ -373,7 +385,7 @@ describe.skipIf(chromium === undefined && !process.env.CI)("carte preview in Chr
   });
 });
 
-if (chromium === undefined && !process.env.CI) {
+if (chromium === undefined && !REQUIRED) {
   describe("carte preview in Chromium", () => {
     it.skip(`skipped: ${NO_BROWSER}`, () => undefined);
   });
