@@ -82,9 +82,11 @@ function asApplied(state: StoreState): StoreState {
 
 /**
  * The example chain's preview, written to a temporary folder: the files as they are, applied, taken
- * for the platform's state ({@link asApplied}), then a price change in every store, a new drink, a hostile title, and in bog-centro
- * the cheeseburger switched off until 18:00 on a fixed date; planned by the planner and rendered as
- * `carte preview` renders it. The clock is pinned, so the pages are the same on every run.
+ * for the platform's state ({@link asApplied}); then a price change in every store, a new drink, a
+ * hostile title, and in bog-centro the cheeseburger switched off until 18:00 on a fixed date; planned
+ * by the planner and rendered as `carte preview` renders them (the edits of test/e2e/preview.test.ts,
+ * without its apply through the emulator, to keep this file fast). The clock is pinned, so the pages
+ * are the same on every run.
  */
 async function buildSite(): Promise<{ dir: string; out: string }> {
   const dir = copyExample();
