@@ -107,6 +107,7 @@ ul{list-style:none;padding-left:0}
 .added{background:#e3f5e7;color:#0b3d1a;border-color:#1e7b34}
 .removed{background:#fde8ea;color:#5c0011;text-decoration:line-through;border-color:#b3261e}
 .changed{background:#fff3cd;color:#3d2e00;border-color:#8a6d00}
+section.changed{background:none;color:inherit}section.changed>h2,section.changed>h3{background:#fff3cd;color:#3d2e00}
 del{color:#5c0011}ins{color:#0b3d1a;text-decoration:none;font-weight:600}
 .badge{display:inline-block;font-size:.75rem;font-weight:600;padding:0 .35rem;border-radius:3px;border:1px solid currentColor;text-decoration:none}
 .off{background:#ececec;color:#4a4a4a}
@@ -132,10 +133,14 @@ document.querySelectorAll("li[data-store]").forEach(function(li){var on=q===""||
 document.getElementById("shown").textContent=String(shown);});
 `;
 
+// An entry stays shown when it is changed, holds a change, or sits in a new or removed part: a
+// category changed only in its list of items keeps its changed items, an item whose price changed
+// shows without its unchanged modifier groups.
 const TOGGLE_SCRIPT = `
 var box=document.getElementById("changed-only");
+var keep='[data-change="added"],[data-change="removed"]';
 function apply(){var only=box.checked;document.querySelectorAll(".entry").forEach(function(e){
-e.hidden=only&&!e.closest("[data-change]")&&!e.querySelector("[data-change]");});}
+e.hidden=only&&!e.hasAttribute("data-change")&&!e.closest(keep)&&!e.querySelector("[data-change]");});}
 box.addEventListener("change",apply);apply();
 `;
 
@@ -369,10 +374,20 @@ function renderOption(
     `<span>${valueOr(
       field("title", c, (r) => r.title, String),
       t(option.title),
-    )}${offBadge(off)}</span> ${price}` +
+    )}${markBadge(m)}${offBadge(off)}</span> ${price}` +
     (option.children.length > 0 ? renderGroups(v, option, c, path) : "") +
     `</li>`
   );
+}
+
+/**
+ * The word of an added or removed mark (`New`, `Removed`), so that the mark does not rest on colour
+ * alone; a changed element shows its old and new values instead.
+ */
+function markBadge(m: string | undefined): string {
+  if (m === "added") return ' <span class="badge">New</span>';
+  if (m === "removed") return ' <span class="badge">Removed</span>';
+  return "";
 }
 
 function offBadge(off: { off: boolean; until?: string; change?: ResourceChange }): string {
@@ -423,7 +438,7 @@ function renderItem(v: StoreView, sku: string, placed: string | undefined): stri
   return (
     `<li${classes("entry item", m, off.off ? "off" : "")}${attr("data-sku", sku)}${off.until !== undefined ? attr("data-until", off.until) : ""}>` +
     imageHtml(item.title, item.images) +
-    `<div class="body"><h4>${title}${offBadge(off)}</h4>` +
+    `<div class="body"><h4>${title}${markBadge(m)}${offBadge(off)}</h4>` +
     (item.description !== "" || description !== t(item.description)
       ? `<p class="desc">${description}</p>`
       : "") +
