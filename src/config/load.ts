@@ -6,6 +6,7 @@
  */
 
 import { StoreClock, TimeContext } from "./time.js";
+import { windowsAt, type StoreWindows } from "./windows.js";
 import { closingOf } from "./close.js";
 import type { KindName } from "../kinds/registry.js";
 import { table, type Ownership } from "../model.js";
@@ -498,7 +499,7 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
     currency,
   });
 
-  const { settingsOf, mergedOverrides, sourcesOf, holidaySites, zonesOf } = mergeStoreLayers(
+  const { settingsOf, mergedOverrides, sourcesOf, holidaySites, zonesOf, windowsOf } = mergeStoreLayers(
     layers,
     { root, configFile, storeFiles, storePaths, indexes, catalogPaths, catalogs },
     { problems, sections, time, withSources: options.stores?.resolve !== undefined },
@@ -531,6 +532,7 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
     settingsOf,
     mergedOverrides,
     zonesOf,
+    windowsOf,
     resolved,
   );
 
@@ -725,7 +727,7 @@ interface ProjectLayers {
 /**
  * Merges each store's layers (carte.yaml → its group → its file, each after what it includes): its
  * settings, its catalog overrides (checked against its catalog), where its holiday dates are written,
- * and, with `withSources`, the files its desired state comes from. Warns of entries switched off until a
+ * its catalog's offer windows on its clock, and, with `withSources`, the files its desired state comes from. Warns of entries switched off until a
  * time that has passed.
  */
 function mergeStoreLayers(
@@ -751,6 +753,7 @@ function mergeStoreLayers(
   sourcesOf: Set<string>[];
   holidaySites: Map<string, Map<string, HolidaySite>>;
   zonesOf: (string | undefined)[];
+  windowsOf: (StoreWindows | undefined)[];
 } {
   const { root, configFile, storeFiles, storePaths, indexes, catalogPaths, catalogs } = files;
   const { problems, sections, time } = run;
@@ -760,6 +763,8 @@ function mergeStoreLayers(
   // Entries switched off `until:` a time that has passed (by site and time), with the stores that inherit each.
   const expired = new Map<string, { e: OverridesLayer["expired"][number]; stores: string[] }>();
   const zonesOf: (string | undefined)[] = [];
+  // Each store's catalog offer windows judged on its clock (src/config/windows.ts).
+  const windowsOf: (StoreWindows | undefined)[] = [];
   // With `options.stores.resolve`: the files each store's desired state comes from.
   const catalogPathOf = new Map<string, string>();
   indexes.forEach((index, i) => {
@@ -809,6 +814,7 @@ function mergeStoreLayers(
     const catalogName = field(storeFiles[i]?.parsed.data, "catalog");
     const index = typeof catalogName === "string" ? catalogs.get(catalogName) : undefined;
     if (index) checker.check(merged, index);
+    windowsOf.push(index ? windowsAt(index.windows, clock) : undefined);
     return settings;
   });
   checker.finish();
@@ -818,7 +824,7 @@ function mergeStoreLayers(
       `${quote(e.sku)} is switched off until ${quote(e.until)}, which has passed: the entry is ignored ` +
         `(${stores.length === 1 ? "store" : "stores"} ${stores.map((s) => quote(s)).join(", ") || "none"}); remove it`,
     );
-  return { settingsOf, mergedOverrides, sourcesOf, holidaySites, zonesOf };
+  return { settingsOf, mergedOverrides, sourcesOf, holidaySites, zonesOf, windowsOf };
 }
 
 /**
@@ -832,6 +838,7 @@ function resolvableStores(
   settingsOf: readonly StoreSettings[],
   mergedOverrides: readonly MergedOverrides[],
   zonesOf: readonly (string | undefined)[],
+  windowsOf: readonly (StoreWindows | undefined)[],
   resolved: readonly number[] | undefined,
 ): { catalogsOut: Map<string, { catalog: CatalogFile; file: string }>; resolvable: ResolvableStore[] } {
   const catalogByName = new Map<string, CatalogFile>();
@@ -855,6 +862,7 @@ function resolvableStores(
       settings: settingsOf[i] ?? {},
       overrides: plainOverrides(mergedOverrides[i]!),
       ...(zonesOf[i] !== undefined ? { timeZone: zonesOf[i] } : {}),
+      ...(windowsOf[i] !== undefined ? { windows: windowsOf[i] } : {}),
     };
   });
   const resolvable = resolved ? resolved.map((i) => all[i]!) : all;

@@ -12,7 +12,17 @@
  * Tables keyed by SKU are `Map`s: SKUs are the files' own text (`__proto__` is a valid key here).
  */
 
-import { parseFor, parseFrom, parseUntil, type StoreClock, type WrittenTime } from "./time.js";
+import {
+  endsAfter,
+  parseEnd,
+  parseFor,
+  parseFrom,
+  parseUntil,
+  untilNotAfter,
+  type StoreClock,
+  type WrittenAt,
+  type WrittenTime,
+} from "./time.js";
 import { suggester } from "../suggest.js";
 import type { ConfigProblem } from "../errors.js";
 import type { StoreFile } from "../generated/config.js";
@@ -52,13 +62,22 @@ export interface OverridesLayer {
   /** Pointer segments of that settings object. */
   base: readonly (string | number)[];
   prices: Map<string, Entry<number>>;
-  /** Prices `{price, from}` whose `from` is still ahead at the run's clock: upcoming, not applied. */
-  upcoming: Map<string, Entry<number> & { from: string }>;
   /**
-   * Prices `{price, from}` as written, before a store's clock says whether they hold
-   * ({@link timedLayer} moves each to `prices` or `upcoming`).
+   * Prices `{price, from}` (and `until`) whose `from` is still ahead at the run's clock: upcoming, not
+   * applied.
    */
-  dated: Map<string, Entry<number> & { from: string; start: WrittenTime; fromSite: Site }>;
+  upcoming: Map<string, Entry<number> & { from: string; until?: string }>;
+  /**
+   * Prices of `prices` that hold until a time (`{price, until}`, with or without `from`) still ahead
+   * at the run's clock, by SKU: `until` as written. At that time the lower layers' price comes back.
+   */
+  ending: Map<string, { until: string }>;
+  /**
+   * Prices `{price, from, until}` as written (one of `from` and `until` at least), before a store's
+   * clock says whether they hold ({@link timedLayer} moves each to `prices`, `upcoming`, or drops it
+   * once `until` has passed).
+   */
+  dated: Map<string, Entry<number> & { start?: WrittenAt; end?: WrittenAt }>;
   /** Parent SKU → option SKU → price of the option inside that parent. */
   optionPrices: Map<string, Map<string, Entry<number>>>;
   titles: Map<string, Entry<string>>;
@@ -140,6 +159,7 @@ export function readOverrides(
     base,
     prices: new Map(),
     upcoming: new Map(),
+    ending: new Map(),
     dated: new Map(),
     optionPrices: new Map(),
     titles: new Map(),
@@ -158,16 +178,12 @@ export function readOverrides(
   for (const [sku, written] of entries("prices")) {
     const site = at("overrides", "prices", sku);
     if (isRecord(written)) {
-      // A price from a date: applied from `from` on, upcoming before (judged per store, timedLayer).
+      // A dated price: applied from `from` on (upcoming before) and until `until` (the lower layers'
+      // price after), judged per store by timedLayer.
       checkPrice(r, [...base, "overrides", "prices", sku, "price"], written.price, currency);
-      if (typeof written.price !== "number" || typeof written.from !== "string") continue;
-      const fromSite = at("overrides", "prices", sku, "from");
-      const start = parseFrom(written.from);
-      if (!start.ok) {
-        report(problems, fromSite, start.error);
-        continue;
-      }
-      layer.dated.set(sku, { value: written.price, site, from: written.from, start: start.value, fromSite });
+      const dated = datedPrice(written, (key) => at("overrides", "prices", sku, key), problems);
+      if (typeof written.price === "number" && dated)
+        layer.dated.set(sku, { value: written.price, site, ...dated });
       continue;
     }
     checkPrice(r, [...base, "overrides", "prices", sku], written, currency);
@@ -229,6 +245,35 @@ export function readOverrides(
 }
 
 /**
+ * The `from` and `until` of a dated price, read (a located problem when one is not a time, or when
+ * `until` is not after `from` as far as the file alone tells: a store's clock judges a local time
+ * against an instant); `undefined` when either is wrong or neither is written.
+ */
+function datedPrice(
+  written: Record<string, unknown>,
+  at: (key: "from" | "until") => Site,
+  problems: ConfigProblem[],
+): { start?: WrittenAt; end?: WrittenAt } | undefined {
+  const out: { start?: WrittenAt; end?: WrittenAt } = {};
+  let ok = true;
+  for (const key of ["from", "until"] as const) {
+    const text = written[key];
+    if (typeof text !== "string") continue;
+    const parsed = key === "from" ? parseFrom(text) : parseEnd(text);
+    if (!parsed.ok) {
+      report(problems, at(key), parsed.error);
+      ok = false;
+    } else out[key === "from" ? "start" : "end"] = { time: parsed.value, text, site: at(key) };
+  }
+  if (!ok || (!out.start && !out.end)) return undefined;
+  if (out.start && out.end && endsAfter(out.start.time, out.end.time) === false) {
+    report(problems, out.end.site, untilNotAfter(out.start.text, out.end.text));
+    return undefined;
+  }
+  return out;
+}
+
+/**
  * Reads a layer's `availability:` into it: items switched off (`unavailable:`, for good, `until` a time
  * or `for` a while, resolved per store by {@link timedLayer}) and switched on (`available:`); an item in
  * both lists is a problem.
@@ -275,8 +320,9 @@ function readAvailability(
 }
 
 /**
- * A layer as one store reads it: its prices from a date moved to `prices` (started at the run's clock)
- * or `upcoming`, its items switched off until a time given that instant (ISO 8601 with the store's
+ * A layer as one store reads it: its dated prices moved to `prices` (started at the run's clock, and in
+ * `ending` when they have an end) or `upcoming`, or dropped once their `until` has passed (the lower
+ * layers' price holds again), its items switched off until a time given that instant (ISO 8601 with the store's
  * offset) and how the plan shows it, and the entries whose time has passed moved to `expired`. The layer
  * itself when it writes no time. Problems (a local time in a store without a time zone, `until: close`
  * on a day the store is closed) are reported through the clock, once per site.
@@ -285,11 +331,17 @@ export function timedLayer(layer: OverridesLayer, clock: StoreClock): OverridesL
   if (layer.dated.size === 0 && !layer.unavailable.some((e) => e.when)) return layer;
   const prices = new Map(layer.prices);
   const upcoming = new Map(layer.upcoming);
+  const ending = new Map(layer.ending);
   for (const [sku, d] of layer.dated) {
-    const start = clock.instant(d.start, d.from, d.fromSite);
-    if (start === undefined) continue;
-    if (start <= clock.now) prices.set(sku, { value: d.value, site: d.site });
-    else upcoming.set(sku, { value: d.value, site: d.site, from: d.from });
+    const span = clock.span(d.start, d.end);
+    if (span === undefined || span.end <= clock.now) continue;
+    const entry = { value: d.value, site: d.site };
+    if (span.start > clock.now)
+      upcoming.set(sku, { ...entry, from: d.start!.text, ...(d.end ? { until: d.end.text } : {}) });
+    else {
+      prices.set(sku, entry);
+      if (d.end) ending.set(sku, { until: d.end.text });
+    }
   }
   const unavailable: OverridesLayer["unavailable"] = [];
   const expired = [...layer.expired];
@@ -310,7 +362,7 @@ export function timedLayer(layer: OverridesLayer, clock: StoreClock): OverridesL
     const shown = clock.shown(ms);
     unavailable.push({ value: e.value, site: e.site, until, ...(shown !== undefined ? { shown } : {}) });
   }
-  return { ...layer, prices, upcoming, dated: new Map(), unavailable, expired };
+  return { ...layer, prices, upcoming, ending, dated: new Map(), unavailable, expired };
 }
 
 /** A value of the merged overrides: the winning one, and those of the lower layers it hides. */
@@ -332,7 +384,12 @@ export interface MergedOverrides {
    * Prices of the highest layer that writes them with a `from` still ahead, unless a higher layer writes
    * a price of the same SKU: what the plan shows as upcoming.
    */
-  upcoming: Map<string, Entry<number> & { from: string }>;
+  upcoming: Map<string, Entry<number> & { from: string; until?: string }>;
+  /**
+   * Prices of `prices` that hold until a time still ahead, by SKU: `until` as written, and `then`, the
+   * price of the lower layers it hides (absent: the catalog's price comes back).
+   */
+  ending: Map<string, { until: string; then?: number }>;
   optionPrices: Map<string, Map<string, Layered<number>>>;
   titles: Map<string, Layered<string>>;
   descriptions: Map<string, Layered<string>>;
@@ -367,6 +424,7 @@ export function mergeOverrides(layers: readonly OverridesLayer[]): MergedOverrid
     layers,
     prices: new Map(),
     upcoming: new Map(),
+    ending: new Map(),
     optionPrices: new Map(),
     titles: new Map(),
     descriptions: new Map(),
@@ -380,8 +438,12 @@ export function mergeOverrides(layers: readonly OverridesLayer[]): MergedOverrid
   };
   layers.forEach((layer, level) => {
     for (const [sku, e] of layer.prices) {
+      const then = out.prices.get(sku)?.value;
       put(out.prices, sku, e, level);
       out.upcoming.delete(sku);
+      const end = layer.ending.get(sku);
+      if (end) out.ending.set(sku, { until: end.until, ...(then !== undefined ? { then } : {}) });
+      else out.ending.delete(sku);
     }
     for (const [sku, e] of layer.upcoming) out.upcoming.set(sku, e);
     for (const [parent, prices] of layer.optionPrices) {
@@ -442,7 +504,12 @@ export function mergeOverrides(layers: readonly OverridesLayer[]): MergedOverrid
 export interface StoreOverrides {
   prices: ReadonlyMap<string, number>;
   /** Prices from a date still ahead, by SKU: shown as upcoming, not applied. Absent when none. */
-  upcoming?: ReadonlyMap<string, { price: number; from: string }>;
+  upcoming?: ReadonlyMap<string, { price: number; from: string; until?: string }>;
+  /**
+   * Prices of `prices` that hold until a time still ahead, by SKU (`until` as written), with the lower
+   * layers' price that comes back then (`then`; absent: the catalog's). Absent when none.
+   */
+  ending?: ReadonlyMap<string, { until: string; then?: number }>;
   optionPrices: ReadonlyMap<string, ReadonlyMap<string, number>>;
   titles: ReadonlyMap<string, string>;
   descriptions: ReadonlyMap<string, string>;
@@ -475,8 +542,16 @@ export function plainOverrides(merged: MergedOverrides): StoreOverrides {
   return {
     prices: values(merged.prices),
     ...(merged.upcoming.size > 0
-      ? { upcoming: new Map([...merged.upcoming].map(([k, e]) => [k, { price: e.value, from: e.from }])) }
+      ? {
+          upcoming: new Map(
+            [...merged.upcoming].map(([k, e]) => [
+              k,
+              { price: e.value, from: e.from, ...(e.until !== undefined ? { until: e.until } : {}) },
+            ]),
+          ),
+        }
       : {}),
+    ...(merged.ending.size > 0 ? { ending: new Map(merged.ending) } : {}),
     optionPrices: new Map([...merged.optionPrices].map(([p, m]) => [p, values(m)])),
     titles: values(merged.titles),
     descriptions: values(merged.descriptions),

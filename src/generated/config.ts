@@ -214,7 +214,7 @@ export interface CatalogOverrides {
   /**
    * Prices.
    *
-   * Prices that differ from the catalog, by SKU of an item or option, for example BURGER-CLASSIC: 25900. Written as the currency of carte.yaml is written. A price may start at a date: BURGER-CLASSIC: { price: 26900, from: 2026-12-01 }.
+   * Prices that differ from the catalog, by SKU of an item or option, for example BURGER-CLASSIC: 25900. Written as the currency of carte.yaml is written. A price may start at a date, end at one, or both: BURGER-CLASSIC: { price: 26900, from: 2026-12-01 }, a promotion { price: 21900, until: 2026-12-31 }.
    */
   prices?: {
     [k: string]:
@@ -227,7 +227,13 @@ export interface CatalogOverrides {
                *
                * A date, 2026-12-01 (from the store's midnight, in its timezone), a date and time of the store's clock, "2026-12-01 06:00", or a date and time with its offset, 2026-12-01T00:00:00-05:00.
                */
-              from: string;
+              from?: string;
+              /**
+               * Until.
+               *
+               * A date, 2026-12-31 (through that whole day: the price ends at the store's next midnight, in its timezone), a date and time of the store's clock, "2026-12-31 22:00", or a date and time with its offset, 2026-12-31T22:00:00-05:00. After from: when both are written.
+               */
+              until?: string;
             }
         )
       | undefined;
@@ -813,6 +819,7 @@ export interface CatalogItem {
    */
   modifier_groups?: Sku[];
   schedules?: Schedules;
+  available?: OfferWindow;
   /**
    * Option prices inside this item.
    *
@@ -821,6 +828,25 @@ export interface CatalogItem {
   option_prices?: {
     [k: string]: Price;
   };
+}
+/**
+ * Offered from, until.
+ *
+ * When this is offered, for a season: {from: 2026-12-01, until: 2026-12-31}, one bound or both. Judged on each store's clock (its timezone) by the first run after each bound: outside the window an item is left out of its categories, a category is hidden in its menus, and a menu hides all its categories; the item, category or menu stays on the platform. The plan lists a start or an end still ahead as upcoming.
+ */
+export interface OfferWindow {
+  /**
+   * From.
+   *
+   * A date, 2026-12-01 (from the store's midnight, in its timezone), a date and time of the store's clock, "2026-12-01 06:00", or a date and time with its offset, 2026-12-01T00:00:00-05:00.
+   */
+  from?: string;
+  /**
+   * Until.
+   *
+   * A date, 2026-12-31 (through that whole day: it ends at the store's next midnight), a date and time of the store's clock, "2026-12-31 22:00", or a date and time with its offset. After from: when both are written.
+   */
+  until?: string;
 }
 /**
  * Modifier group.
@@ -903,6 +929,7 @@ export interface Category {
    */
   items: Sku[];
   schedules?: Schedules;
+  available?: OfferWindow;
 }
 /**
  * Menu.
@@ -922,6 +949,7 @@ export interface Menu {
    * The categories shown in this menu, in order: a category SKU, or {sku, active: false} to keep a category in the menu but hidden.
    */
   categories: (Sku | MenuCategory)[];
+  available?: OfferWindow;
 }
 /**
  * Category in a menu.

@@ -1,0 +1,107 @@
+/**
+ * Offer windows of the store menu: `available: { from, until }` on an item, a category or a menu of a
+ * catalog (a seasonal burger, a Christmas menu). A window is read once per catalog, with located
+ * problems (a time that is not one, an `until` not after its `from`), and judged for each store on its
+ * own clock (its `timezone:`, src/config/time.ts `StoreClock`) at the run's clock, when the files load:
+ * the desired state says what is offered at that instant, and planning stays pure.
+ *
+ * What "not offered" is on the wire (spec §2.2, "A menu groups categories; categories contain only items
+ * of type ITEM"; §3, "Category in a menu: active or inactive, moved by POST menu with
+ * `is_category_active`"):
+ * - an item outside its window is left out of the `items` of its categories (`POST /categories`): it
+ *   stays in the store's catalog with its platform id, price and availability, so that its return is
+ *   the same one write, and a switch-off by staff is left alone;
+ * - a category outside its window is kept in its menus, written inactive (`is_category_active: false`,
+ *   `POST /menu`);
+ * - a menu outside its window keeps its categories, each written inactive.
+ * Re-running inside the same window resolves the same state: the plan has nothing to do.
+ */
+
+import type { ConfigProblem } from "../errors.js";
+import type { OfferWindowNote } from "../kinds/catalog.js";
+import { isRecord, report, type Site } from "./report.js";
+import { endsAfter, parseEnd, parseFrom, untilNotAfter, type StoreClock, type WrittenAt } from "./time.js";
+import { toPointer, type YamlFile } from "./yaml.js";
+
+/** The offer window of one item, category or menu of a catalog, as written (one bound at least). */
+export interface OfferWindow {
+  what: OfferWindowNote["what"];
+  /** The SKU, or the menu's type. */
+  key: string;
+  start?: WrittenAt;
+  end?: WrittenAt;
+}
+
+/**
+ * Reads the `available:` of one item, category or menu, reporting (at `from:` or `until:`) a time that
+ * is not one, and an `until` not after its `from` when the file alone can tell (both local, or both
+ * with an offset; otherwise each store's clock judges, {@link windowsAt}). `undefined` when it writes
+ * none, or a wrong one.
+ *
+ * @param segments - pointer segments of the item, category or menu in the file.
+ */
+export function readWindow(
+  parsed: YamlFile,
+  problems: ConfigProblem[],
+  segments: readonly (string | number)[],
+  data: Record<string, unknown>,
+  what: OfferWindow["what"],
+  key: string,
+): OfferWindow | undefined {
+  const available = data.available;
+  if (!isRecord(available)) return undefined;
+  const out: OfferWindow = { what, key };
+  let ok = true;
+  for (const bound of ["from", "until"] as const) {
+    const text = available[bound];
+    if (typeof text !== "string") continue;
+    const site: Site = { parsed, pointer: toPointer([...segments, "available", bound]) };
+    const parsedTime = bound === "from" ? parseFrom(text) : parseEnd(text);
+    if (!parsedTime.ok) {
+      report(problems, site, parsedTime.error);
+      ok = false;
+    } else out[bound === "from" ? "start" : "end"] = { time: parsedTime.value, text, site };
+  }
+  if (!ok || (!out.start && !out.end)) return undefined;
+  if (out.start && out.end && endsAfter(out.start.time, out.end.time) === false) {
+    report(problems, out.end.site, untilNotAfter(out.start.text, out.end.text));
+    return undefined;
+  }
+  return out;
+}
+
+/** What a store's clock makes of its catalog's offer windows at the run's clock. */
+export interface StoreWindows {
+  /** Items, categories (by SKU) and menus (by type) outside their window: not offered now. */
+  closed: { item: Set<string>; category: Set<string>; menu: Set<string> };
+  /** The windows with a start or an end still ahead, in the catalog's order, for the plan. */
+  notes: OfferWindowNote[];
+}
+
+/**
+ * Judges a catalog's offer windows for one store at the run's clock: before `from` or from `until` on,
+ * not offered; a start or end still ahead is noted for the plan. `undefined` when the catalog has none.
+ * A window whose times the store's clock cannot tell (a local time and no `timezone:`) is reported once
+ * at its site and left open.
+ */
+export function windowsAt(windows: readonly OfferWindow[], clock: StoreClock): StoreWindows | undefined {
+  if (windows.length === 0) return undefined;
+  const out: StoreWindows = { closed: { item: new Set(), category: new Set(), menu: new Set() }, notes: [] };
+  for (const w of windows) {
+    const span = clock.span(w.start, w.end);
+    if (span === undefined) continue;
+    const now = clock.now;
+    const offered = span.start <= now && now < span.end;
+    if (!offered) out.closed[w.what].add(w.key);
+    // A start still ahead, or an end still ahead: the plan tells what a later run will change.
+    if (span.start > now || (offered && span.end !== Infinity))
+      out.notes.push({
+        what: w.what,
+        key: w.key,
+        offered,
+        ...(w.start && span.start > now ? { from: w.start.text } : {}),
+        ...(w.end ? { until: w.end.text } : {}),
+      });
+  }
+  return out;
+}
