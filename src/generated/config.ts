@@ -21,7 +21,7 @@ export type Include = string | string[];
 /**
  * Time zone.
  *
- * The store's time zone, an IANA name such as America/Bogota or America/Sao_Paulo. Local times of the files (until: "18:00", a price from: 2026-12-01, a dated special day) are read on the store's clock. Written in a store file, under defaults: of its group, or under defaults: of carte.yaml; the most specific wins. Required once a store has such a local time.
+ * The store's time zone, an IANA name such as America/Bogota or America/Sao_Paulo. Local times of the files (until: "18:00", a price from: 2026-12-01 or until: 2026-12-31, an offer window available: of the catalog, a dated special day) are read on the store's clock. Written in a store file, under defaults: of its group, or under defaults: of carte.yaml; the most specific wins. Required once a store has such a local time.
  *
  * This interface was referenced by `SettingsFile`'s JSON-Schema
  * via the `definition` "TimeZone".
