@@ -183,8 +183,8 @@ function readWindows(ctx: CatalogCheck, data: Record<string, unknown>): void {
   for (const [section, what, id] of sections)
     list(data[section]).forEach((entry, i) => {
       if (!isRecord(entry) || typeof entry[id] !== "string") return;
-      const w = readWindow(ctx.parsed, ctx.problems, [section, i], entry, what, entry[id]);
-      if (w) ctx.index.windows.push(w);
+      const bounds = readWindow(ctx.parsed, ctx.problems, [section, i, "available"], entry.available);
+      if (bounds) ctx.index.windows.push({ what, key: entry[id], ...bounds });
     });
 }
 

@@ -6,7 +6,7 @@
  */
 
 import { StoreClock, TimeContext } from "./time.js";
-import { windowsAt, type StoreWindows } from "./windows.js";
+import { windowsAt, withOverridden, type StoreWindows } from "./windows.js";
 import { closingOf } from "./close.js";
 import type { KindName } from "../kinds/registry.js";
 import { table, type Ownership } from "../model.js";
@@ -814,7 +814,11 @@ function mergeStoreLayers(
     const catalogName = field(storeFiles[i]?.parsed.data, "catalog");
     const index = typeof catalogName === "string" ? catalogs.get(catalogName) : undefined;
     if (index) checker.check(merged, index);
-    windowsOf.push(index ? windowsAt(index.windows, clock) : undefined);
+    const kindOf = (sku: string) =>
+      index?.categories.has(sku) ? "category" : index?.skus.get(sku)?.kind === "item" ? "item" : undefined;
+    windowsOf.push(
+      index ? windowsAt(withOverridden(index.windows, merged.windows, kindOf), clock) : undefined,
+    );
     return settings;
   });
   checker.finish();

@@ -1,6 +1,6 @@
 /**
  * Catalog overrides at every layer: `overrides:` (prices, option prices inside a parent, titles,
- * descriptions, images, exclusions, schedules, min/max of modifier groups) and `availability:`, written
+ * descriptions, images, exclusions, schedules, offer windows, min/max of modifier groups) and `availability:`, written
  * under carte.yaml `defaults:`, under a group's `defaults:`, in a shared file named by `include:`, or
  * in a store file. A store inherits them in the order of its settings layers (carte.yaml → group →
  * store, each preceded by its includes); for each SKU (and key) the highest layer wins, exclusions add
@@ -34,6 +34,7 @@ import type { CatalogIndex, SkuKind } from "./check.js";
 import { bare, isRecord, list, quote, Reporter, report, where } from "./report.js";
 import type { Site } from "./report.js";
 import { checkSchedules } from "../kinds/slot-settings.js";
+import { readWindow, type WindowBounds } from "./windows.js";
 import { toPointer } from "./yaml.js";
 import type { YamlFile } from "./yaml.js";
 
@@ -84,6 +85,8 @@ export interface OverridesLayer {
   descriptions: Map<string, Entry<string>>;
   images: Map<string, Entry<ImageRef[]>>;
   schedules: Map<string, Entry<WrittenSchedule[]>>;
+  /** Offer windows by SKU of an item or category (`overrides: available:`, src/config/windows.ts). */
+  windows: Map<string, Entry<WindowBounds>>;
   limits: Map<string, LimitsEntry>;
   /** Excluded SKUs, in the order written. */
   exclude: Entry<string>[];
@@ -166,6 +169,7 @@ export function readOverrides(
     descriptions: new Map(),
     images: new Map(),
     schedules: new Map(),
+    windows: new Map(),
     limits: new Map(),
     exclude: [],
     unavailable: [],
@@ -218,6 +222,10 @@ export function readOverrides(
       problems,
     );
     layer.schedules.set(sku, { value: writtenSchedules(schedules), site: at("overrides", "schedules", sku) });
+  }
+  for (const [sku, window] of entries("available")) {
+    const bounds = readWindow(parsed, problems, [...base, "overrides", "available", sku], window);
+    if (bounds) layer.windows.set(sku, { value: bounds, site: at("overrides", "available", sku) });
   }
   for (const [sku, limits] of entries("limits")) {
     if (!isRecord(limits)) continue;
@@ -395,6 +403,8 @@ export interface MergedOverrides {
   descriptions: Map<string, Layered<string>>;
   images: Map<string, Layered<ImageRef[]>>;
   schedules: Map<string, Layered<WrittenSchedule[]>>;
+  /** Offer windows by SKU of an item or category, the highest layer's (in place of the catalog's). */
+  windows: Map<string, Layered<WindowBounds>>;
   limits: Map<string, { min?: Layered<number>; max?: Layered<number> }>;
   /** Excluded SKUs with every exclusion of them, lowest layer first. */
   exclude: Map<string, (Entry<string> & { level: number })[]>;
@@ -430,6 +440,7 @@ export function mergeOverrides(layers: readonly OverridesLayer[]): MergedOverrid
     descriptions: new Map(),
     images: new Map(),
     schedules: new Map(),
+    windows: new Map(),
     limits: new Map(),
     exclude: new Map(),
     availability: new Map(),
@@ -455,6 +466,7 @@ export function mergeOverrides(layers: readonly OverridesLayer[]): MergedOverrid
     for (const [sku, e] of layer.descriptions) put(out.descriptions, sku, e, level);
     for (const [sku, e] of layer.images) put(out.images, sku, e, level);
     for (const [sku, e] of layer.schedules) put(out.schedules, sku, e, level);
+    for (const [sku, e] of layer.windows) put(out.windows, sku, e, level);
     for (const [sku, e] of layer.limits) {
       const merged = out.limits.get(sku) ?? {};
       const field = (k: "min" | "max") => {
@@ -814,7 +826,7 @@ export class OverridesChecker {
           allowed,
           `no ${names.slice(0, -1).join(", ")}${names.length > 1 ? " or " : ""}${names.at(-1)} with this SKU`,
           (kind) =>
-            `${quote(sku)} is ${a(kind)}, which has no ${what}: ${plural} are for ${allowed.map((k) => `${k}s`).join(" and ")}`,
+            `${quote(sku)} is ${a(kind)}, which has no ${what}: ${plural} are for ${allowed.map((k) => (k === "category" ? "categories" : `${k}s`)).join(" and ")}`,
           `have a ${what}`,
           "key",
         );
@@ -823,6 +835,7 @@ export class OverridesChecker {
     perSku(layer.descriptions, "description", "descriptions", ["item", "option"]);
     perSku(layer.images, "image", "images", ["item", "option"]);
     perSku(layer.schedules, "schedule", "schedules", ["item", "category"]);
+    perSku(layer.windows, "time window", "time windows", ["item", "category"]);
     perSku(
       new Map([...layer.limits].map(([k, v]) => [k, { value: v, site: siteAt(layer, "limits", k) }])),
       "min or max",

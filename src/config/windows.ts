@@ -1,6 +1,7 @@
 /**
  * Offer windows of the store menu: `available: { from, until }` on an item, a category or a menu of a
- * catalog (a seasonal burger, a Christmas menu). A window is read once per catalog, with located
+ * catalog (a seasonal burger, a Christmas menu), or per SKU of an item or category in the overrides of a
+ * layer (`overrides: available:`, the highest layer's winning over the catalog's). A window is read once per catalog, with located
  * problems (a time that is not one, an `until` not after its `from`), and judged for each store on its
  * own clock (its `timezone:`, src/config/time.ts `StoreClock`) at the run's clock, when the files load:
  * the desired state says what is offered at that instant, and planning stays pure.
@@ -24,38 +25,39 @@ import { endsAfter, parseEnd, parseFrom, untilNotAfter, type StoreClock, type Wr
 import { toPointer, type YamlFile } from "./yaml.js";
 
 /** The offer window of one item, category or menu of a catalog, as written (one bound at least). */
-export interface OfferWindow {
+export interface OfferWindow extends WindowBounds {
   what: OfferWindowNote["what"];
   /** The SKU, or the menu's type. */
   key: string;
+}
+
+/** The bounds of an offer window as written: one at least. */
+export interface WindowBounds {
   start?: WrittenAt;
   end?: WrittenAt;
 }
 
 /**
- * Reads the `available:` of one item, category or menu, reporting (at `from:` or `until:`) a time that
- * is not one, and an `until` not after its `from` when the file alone can tell (both local, or both
- * with an offset; otherwise each store's clock judges, {@link windowsAt}). `undefined` when it writes
- * none, or a wrong one.
+ * Reads an offer window (`{from, until}`, at `segments` of the file), reporting (at `from:` or
+ * `until:`) a time that is not one, and an `until` not after its `from` when the file alone can tell
+ * (both local, or both with an offset; otherwise each store's clock judges, {@link windowsAt}).
+ * `undefined` when it is not an object, or a wrong one.
  *
- * @param segments - pointer segments of the item, category or menu in the file.
+ * @param segments - pointer segments of the window object (`available:`) in the file.
  */
 export function readWindow(
   parsed: YamlFile,
   problems: ConfigProblem[],
   segments: readonly (string | number)[],
-  data: Record<string, unknown>,
-  what: OfferWindow["what"],
-  key: string,
-): OfferWindow | undefined {
-  const available = data.available;
+  available: unknown,
+): WindowBounds | undefined {
   if (!isRecord(available)) return undefined;
-  const out: OfferWindow = { what, key };
+  const out: WindowBounds = {};
   let ok = true;
   for (const bound of ["from", "until"] as const) {
     const text = available[bound];
     if (typeof text !== "string") continue;
-    const site: Site = { parsed, pointer: toPointer([...segments, "available", bound]) };
+    const site: Site = { parsed, pointer: toPointer([...segments, bound]) };
     const parsedTime = bound === "from" ? parseFrom(text) : parseEnd(text);
     if (!parsedTime.ok) {
       report(problems, site, parsedTime.error);
@@ -66,6 +68,31 @@ export function readWindow(
   if (out.start && out.end && endsAfter(out.start.time, out.end.time) === false) {
     report(problems, out.end.site, untilNotAfter(out.start.text, out.end.text));
     return undefined;
+  }
+  return out;
+}
+
+/**
+ * A store's offer windows: its catalog's, with those its overrides write per SKU (`overrides:
+ * available:`, the highest layer's) in place of the catalog's window of that item or category, or
+ * added. `kindOf` tells whether a SKU is an item or a category of the catalog (the overrides' checks
+ * report any other).
+ */
+export function withOverridden(
+  catalog: readonly OfferWindow[],
+  overridden: ReadonlyMap<string, { value: WindowBounds }>,
+  kindOf: (sku: string) => "item" | "category" | undefined,
+): readonly OfferWindow[] {
+  if (overridden.size === 0) return catalog;
+  // In the catalog's order: an overridden window in place of the catalog's, a new one after them.
+  const own = (w: OfferWindow) => w.what !== "menu" && kindOf(w.key) === w.what && overridden.has(w.key);
+  const out = catalog.map((w) =>
+    own(w) ? { what: w.what, key: w.key, ...overridden.get(w.key)!.value } : w,
+  );
+  const placed = new Set(catalog.filter(own).map((w) => w.key));
+  for (const [key, e] of overridden) {
+    const what = kindOf(key);
+    if (what && !placed.has(key)) out.push({ what, key, ...e.value });
   }
   return out;
 }

@@ -304,6 +304,14 @@ export interface CatalogOverrides {
     [k: string]: Schedules | undefined;
   };
   /**
+   * Offered from, until.
+   *
+   * When items and categories are offered here instead of the catalog's available: windows, by SKU of an item or category, for example SEASONAL-BURGER-HOGAO: { from: 2026-12-15, until: 2027-01-06 }. The highest layer's window of a SKU wins; judged on the store's clock.
+   */
+  available?: {
+    [k: string]: OfferWindow | undefined;
+  };
+  /**
    * Choices of modifier groups.
    *
    * min and max of modifier groups here instead of the catalog's, by SKU of a modifier group, for example EXTRAS: { max: 2 }. What a key does not write comes from below.

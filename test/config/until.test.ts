@@ -201,6 +201,37 @@ describe("offer windows of items, categories and menus", () => {
     expect(problems[1]).toMatch(/catalogs\/burgers\.yaml:16:71: until: "2026-13-01" is not a date/);
   });
 
+  it("takes a layer's window of a SKU (overrides: available:) in place of the catalog's", async () => {
+    const { project } = await load({
+      ...files,
+      "groups/north.yaml":
+        "name: north\ndefaults:\n  overrides:\n    available:\n      NOG: { until: 2027-01-06 }\n",
+      "stores/a.yaml": storeYaml(1, "a", "group: north\n"),
+      "stores/b.yaml": storeYaml(2, "b"),
+    });
+    // In the group, the eggnog has no start and a later end: offered now; elsewhere the catalog's holds.
+    const { a, b } = project.desired.stores;
+    expect(catalogOf(a!).categories.MAIN!.items).toEqual(["BURGER", "FRIES", "NOG"]);
+    expect(itemsState.get(a!)!.offerWindows?.[0]).toEqual({
+      what: "item",
+      key: "NOG",
+      offered: true,
+      until: "2027-01-06",
+    });
+    expect(catalogOf(b!).categories.MAIN!.items).toEqual(["BURGER", "FRIES"]);
+    const problems = await problemsOf(
+      load({
+        ...files,
+        "stores/a.yaml": storeYaml(1, "a", "overrides:\n  available:\n    CHEESE: { from: 2026-12-01 }\n"),
+      }),
+    );
+    expect(problems).toEqual([
+      expect.stringMatching(
+        /stores\/a\.yaml:8:5: "CHEESE" is an option, which has no time window: time windows are for items and categories/,
+      ),
+    ]);
+  });
+
   it("needs the store's time zone for a local date", async () => {
     const dir = await writeProject({
       "carte.yaml": "version: 1\nstores: stores/*.yaml\ncatalogs: catalogs/*.yaml\n",
