@@ -31,6 +31,7 @@ import {
   itemsState,
   itemAvailabilityState,
   type AvailabilityState,
+  type OfferWindowNote,
 } from "../kinds/catalog.js";
 
 /** A valid store file and the valid catalog it names. */
@@ -383,7 +384,14 @@ function addUpcoming(
     if (item?.price != null && then !== undefined && then !== item.price)
       (mine.endingPrices ??= table())[sku] = { price: item.price, until: end.until, then };
   }
-  if (windows && windows.notes.length > 0) mine.offerWindows = windows.notes;
+  // Offer windows with a start or an end ahead, of what this store has (not what it excludes).
+  const has: Record<OfferWindowNote["what"], Readonly<Record<string, unknown>>> = {
+    item: mine.items,
+    category: categoriesState.get(state)!,
+    menu: menusState.get(state)!,
+  };
+  const notes = windows?.notes.filter((n) => own(has[n.what], n.key) !== undefined) ?? [];
+  if (notes.length > 0) mine.offerWindows = notes;
   // Items switched off until a time (`until:`), as the platform's suspend_until (src/kinds/availability.ts).
   const off = itemAvailabilityState.get(state)!;
   for (const sku of unavailable) {

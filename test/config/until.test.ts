@@ -208,6 +208,7 @@ describe("offer windows of items, categories and menus", () => {
         "name: north\ndefaults:\n  overrides:\n    available:\n      NOG: { until: 2027-01-06 }\n",
       "stores/a.yaml": storeYaml(1, "a", "group: north\n"),
       "stores/b.yaml": storeYaml(2, "b"),
+      "stores/c.yaml": storeYaml(3, "c", "overrides:\n  exclude: [NOG]\n"),
     });
     // In the group, the eggnog has no start and a later end: offered now; elsewhere the catalog's holds.
     const { a, b } = project.desired.stores;
@@ -219,6 +220,9 @@ describe("offer windows of items, categories and menus", () => {
       until: "2027-01-06",
     });
     expect(catalogOf(b!).categories.MAIN!.items).toEqual(["BURGER", "FRIES"]);
+    // A store that does not sell it hears nothing of its window.
+    const c = project.desired.stores.c!;
+    expect(itemsState.get(c)!.offerWindows!.map((n) => n.key)).toEqual(["SUMMER", "XMAS"]);
     const problems = await problemsOf(
       load({
         ...files,
