@@ -18,7 +18,7 @@ import { checkSchedules } from "../kinds/slot-settings.js";
 import { type Currency, priceTextProblem } from "../money.js";
 import { Limits } from "../platform/wire.js";
 import { scalarSource, toPointer } from "./yaml.js";
-import { readWindow, type OfferWindow } from "./windows.js";
+import { readBounds, type OfferWindow } from "./windows.js";
 import type { YamlFile } from "./yaml.js";
 
 export { where } from "./report.js";
@@ -169,12 +169,12 @@ export function checkCatalog(parsed: YamlFile, problems: ConfigProblem[], curren
 
   checkCategories(ctx, list(data.categories));
   checkMenus(ctx, list(data.menus));
-  readWindows(ctx, data);
+  readBoundss(ctx, data);
   return index;
 }
 
 /** 4. Offer windows (`available: {from, until}`) of items, categories and menus, into the index. */
-function readWindows(ctx: CatalogCheck, data: Record<string, unknown>): void {
+function readBoundss(ctx: CatalogCheck, data: Record<string, unknown>): void {
   const sections = [
     ["items", "item", "sku"],
     ["categories", "category", "sku"],
@@ -183,7 +183,7 @@ function readWindows(ctx: CatalogCheck, data: Record<string, unknown>): void {
   for (const [section, what, id] of sections)
     list(data[section]).forEach((entry, i) => {
       if (!isRecord(entry) || typeof entry[id] !== "string") return;
-      const bounds = readWindow(ctx.parsed, ctx.problems, [section, i, "available"], entry.available);
+      const bounds = readBounds(ctx.parsed, ctx.problems, [section, i, "available"], entry.available);
       if (bounds) ctx.index.windows.push({ what, key: entry[id], ...bounds });
     });
 }

@@ -1,8 +1,8 @@
 /**
  * Catalog overrides at every layer: `overrides:` (prices, option prices inside a parent, titles,
- * descriptions, images, exclusions, schedules, offer windows, min/max of modifier groups) and `availability:`, written
- * under carte.yaml `defaults:`, under a group's `defaults:`, in a shared file named by `include:`, or
- * in a store file. A store inherits them in the order of its settings layers (carte.yaml → group →
+ * descriptions, images, exclusions, schedules, offer windows, min/max of modifier groups) and
+ * `availability:`, written under carte.yaml `defaults:`, under a group's `defaults:`, in a shared file
+ * named by `include:`, or in a store file. A store inherits them in the order of its settings layers (carte.yaml → group →
  * store, each preceded by its includes); for each SKU (and key) the highest layer wins, exclusions add
  * up (docs/configuration.md, "Overrides at every layer").
  *
@@ -12,17 +12,7 @@
  * Tables keyed by SKU are `Map`s: SKUs are the files' own text (`__proto__` is a valid key here).
  */
 
-import {
-  endsAfter,
-  parseEnd,
-  parseFor,
-  parseFrom,
-  parseUntil,
-  untilNotAfter,
-  type StoreClock,
-  type WrittenAt,
-  type WrittenTime,
-} from "./time.js";
+import { parseFor, parseUntil, type StoreClock, type WrittenAt, type WrittenTime } from "./time.js";
 import { suggester } from "../suggest.js";
 import type { ConfigProblem } from "../errors.js";
 import type { StoreFile } from "../generated/config.js";
@@ -34,7 +24,7 @@ import type { CatalogIndex, SkuKind } from "./check.js";
 import { bare, isRecord, list, quote, Reporter, report, where } from "./report.js";
 import type { Site } from "./report.js";
 import { checkSchedules } from "../kinds/slot-settings.js";
-import { readWindow, type WindowBounds } from "./windows.js";
+import { readBounds, type WindowBounds } from "./windows.js";
 import { toPointer } from "./yaml.js";
 import type { YamlFile } from "./yaml.js";
 
@@ -185,7 +175,7 @@ export function readOverrides(
       // A dated price: applied from `from` on (upcoming before) and until `until` (the lower layers'
       // price after), judged per store by timedLayer.
       checkPrice(r, [...base, "overrides", "prices", sku, "price"], written.price, currency);
-      const dated = datedPrice(written, (key) => at("overrides", "prices", sku, key), problems);
+      const dated = readBounds(parsed, problems, [...base, "overrides", "prices", sku], written);
       if (typeof written.price === "number" && dated)
         layer.dated.set(sku, { value: written.price, site, ...dated });
       continue;
@@ -224,7 +214,7 @@ export function readOverrides(
     layer.schedules.set(sku, { value: writtenSchedules(schedules), site: at("overrides", "schedules", sku) });
   }
   for (const [sku, window] of entries("available")) {
-    const bounds = readWindow(parsed, problems, [...base, "overrides", "available", sku], window);
+    const bounds = readBounds(parsed, problems, [...base, "overrides", "available", sku], window);
     if (bounds) layer.windows.set(sku, { value: bounds, site: at("overrides", "available", sku) });
   }
   for (const [sku, limits] of entries("limits")) {
@@ -250,35 +240,6 @@ export function readOverrides(
   const rules = readPriceRules(parsed, base, settings, problems, currency);
   if (rules) layer.priceRules = rules;
   return layer;
-}
-
-/**
- * The `from` and `until` of a dated price, read (a located problem when one is not a time, or when
- * `until` is not after `from` as far as the file alone tells: a store's clock judges a local time
- * against an instant); `undefined` when either is wrong or neither is written.
- */
-function datedPrice(
-  written: Record<string, unknown>,
-  at: (key: "from" | "until") => Site,
-  problems: ConfigProblem[],
-): { start?: WrittenAt; end?: WrittenAt } | undefined {
-  const out: { start?: WrittenAt; end?: WrittenAt } = {};
-  let ok = true;
-  for (const key of ["from", "until"] as const) {
-    const text = written[key];
-    if (typeof text !== "string") continue;
-    const parsed = key === "from" ? parseFrom(text) : parseEnd(text);
-    if (!parsed.ok) {
-      report(problems, at(key), parsed.error);
-      ok = false;
-    } else out[key === "from" ? "start" : "end"] = { time: parsed.value, text, site: at(key) };
-  }
-  if (!ok || (!out.start && !out.end)) return undefined;
-  if (out.start && out.end && endsAfter(out.start.time, out.end.time) === false) {
-    report(problems, out.end.site, untilNotAfter(out.start.text, out.end.text));
-    return undefined;
-  }
-  return out;
 }
 
 /**

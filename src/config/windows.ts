@@ -38,24 +38,25 @@ export interface WindowBounds {
 }
 
 /**
- * Reads an offer window (`{from, until}`, at `segments` of the file), reporting (at `from:` or
- * `until:`) a time that is not one, and an `until` not after its `from` when the file alone can tell
- * (both local, or both with an offset; otherwise each store's clock judges, {@link windowsAt}).
- * `undefined` when it is not an object, or a wrong one.
+ * Reads the bounds `{from, until}` of an offer window, or of a dated price (`{price, from, until}`, its
+ * price left alone), at `segments` of the file, reporting (at `from:` or `until:`) a time that is not
+ * one, and an `until` not after its `from` when the file alone can tell (both local, or both with an
+ * offset; otherwise each store's clock judges, `StoreClock.span`). `undefined` when it is not an
+ * object, writes neither bound, or a wrong one.
  *
- * @param segments - pointer segments of the window object (`available:`) in the file.
+ * @param segments - pointer segments of the object (`available:`, or the price) in the file.
  */
-export function readWindow(
+export function readBounds(
   parsed: YamlFile,
   problems: ConfigProblem[],
   segments: readonly (string | number)[],
-  available: unknown,
+  written: unknown,
 ): WindowBounds | undefined {
-  if (!isRecord(available)) return undefined;
+  if (!isRecord(written)) return undefined;
   const out: WindowBounds = {};
   let ok = true;
   for (const bound of ["from", "until"] as const) {
-    const text = available[bound];
+    const text = written[bound];
     if (typeof text !== "string") continue;
     const site: Site = { parsed, pointer: toPointer([...segments, bound]) };
     const parsedTime = bound === "from" ? parseFrom(text) : parseEnd(text);
