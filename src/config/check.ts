@@ -18,6 +18,7 @@ import { checkSchedules } from "../kinds/slot-settings.js";
 import { type Currency, priceTextProblem } from "../money.js";
 import { Limits } from "../platform/wire.js";
 import { scalarSource, toPointer } from "./yaml.js";
+import { readBounds, type OfferWindow } from "./windows.js";
 import type { YamlFile } from "./yaml.js";
 
 export { where } from "./report.js";
@@ -40,6 +41,8 @@ export interface CatalogIndex {
   groups: Map<string, { options: string[]; min: number; max: number }>;
   /** Items and options written in full: the modifier groups they offer (nested for options). */
   parents: Map<string, string[]>;
+  /** The offer windows (`available:`) of its items, categories and menus (src/config/windows.ts). */
+  windows: OfferWindow[];
 }
 
 /** True when a price has at most 2 decimals. */
@@ -100,6 +103,7 @@ export function checkCatalog(parsed: YamlFile, problems: ConfigProblem[], curren
     categories: new Set(),
     groups: new Map(),
     parents: new Map(),
+    windows: [],
   };
   /** The SKUs of one kind (what "did you mean" compares a misspelled SKU with), listed once. */
   const byKind = new Map<SkuKind, string[]>();
@@ -165,7 +169,23 @@ export function checkCatalog(parsed: YamlFile, problems: ConfigProblem[], curren
 
   checkCategories(ctx, list(data.categories));
   checkMenus(ctx, list(data.menus));
+  readBoundss(ctx, data);
   return index;
+}
+
+/** 4. Offer windows (`available: {from, until}`) of items, categories and menus, into the index. */
+function readBoundss(ctx: CatalogCheck, data: Record<string, unknown>): void {
+  const sections = [
+    ["items", "item", "sku"],
+    ["categories", "category", "sku"],
+    ["menus", "menu", "type"],
+  ] as const;
+  for (const [section, what, id] of sections)
+    list(data[section]).forEach((entry, i) => {
+      if (!isRecord(entry) || typeof entry[id] !== "string") return;
+      const bounds = readBounds(ctx.parsed, ctx.problems, [section, i, "available"], entry.available);
+      if (bounds) ctx.index.windows.push({ what, key: entry[id], ...bounds });
+    });
 }
 
 /** What the steps of {@link checkCatalog} share: the file, where problems go, and what it defines. */

@@ -6,6 +6,7 @@
  */
 
 import { StoreClock, TimeContext } from "./time.js";
+import { windowsAt, withOverridden, type StoreWindows } from "./windows.js";
 import { closingOf } from "./close.js";
 import type { KindName } from "../kinds/registry.js";
 import { table, type Ownership } from "../model.js";
@@ -500,7 +501,7 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
     currency,
   });
 
-  const { settingsOf, mergedOverrides, sourcesOf, holidaySites, zonesOf } = mergeStoreLayers(
+  const { settingsOf, mergedOverrides, sourcesOf, holidaySites, zonesOf, windowsOf } = mergeStoreLayers(
     layers,
     { root, configFile, storeFiles, storePaths, indexes, catalogPaths, catalogs },
     { problems, sections, time, currency, withSources: options.stores?.resolve !== undefined },
@@ -533,6 +534,7 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
     settingsOf,
     mergedOverrides,
     zonesOf,
+    windowsOf,
     resolved,
   );
 
@@ -727,7 +729,7 @@ interface ProjectLayers {
 /**
  * Merges each store's layers (carte.yaml → its group → its file, each after what it includes): its
  * settings, its catalog overrides (checked against its catalog), where its holiday dates are written,
- * and, with `withSources`, the files its desired state comes from. Warns of entries switched off until a
+ * its catalog's offer windows on its clock, and, with `withSources`, the files its desired state comes from. Warns of entries switched off until a
  * time that has passed.
  */
 function mergeStoreLayers(
@@ -755,6 +757,7 @@ function mergeStoreLayers(
   sourcesOf: Set<string>[];
   holidaySites: Map<string, Map<string, HolidaySite>>;
   zonesOf: (string | undefined)[];
+  windowsOf: (StoreWindows | undefined)[];
 } {
   const { root, configFile, storeFiles, storePaths, indexes, catalogPaths, catalogs } = files;
   const { problems, sections, time } = run;
@@ -765,6 +768,8 @@ function mergeStoreLayers(
   // Entries switched off `until:` a time that has passed (by site and time), with the stores that inherit each.
   const expired = new Map<string, { e: OverridesLayer["expired"][number]; stores: string[] }>();
   const zonesOf: (string | undefined)[] = [];
+  // Each store's catalog offer windows judged on its clock (src/config/windows.ts).
+  const windowsOf: (StoreWindows | undefined)[] = [];
   // With `options.stores.resolve`: the files each store's desired state comes from.
   const catalogPathOf = new Map<string, string>();
   indexes.forEach((index, i) => {
@@ -818,6 +823,11 @@ function mergeStoreLayers(
       // After the checks of the SKUs written in the files: the prices patterns set are not written there.
       patterns.expand(merged, index);
     }
+    const kindOf = (sku: string) =>
+      index?.categories.has(sku) ? "category" : index?.skus.get(sku)?.kind === "item" ? "item" : undefined;
+    windowsOf.push(
+      index ? windowsAt(withOverridden(index.windows, merged.windows, kindOf), clock) : undefined,
+    );
     return settings;
   });
   checker.finish();
@@ -828,7 +838,7 @@ function mergeStoreLayers(
       `${quote(e.sku)} is switched off until ${quote(e.until)}, which has passed: the entry is ignored ` +
         `(${stores.length === 1 ? "store" : "stores"} ${stores.map((s) => quote(s)).join(", ") || "none"}); remove it`,
     );
-  return { settingsOf, mergedOverrides, sourcesOf, holidaySites, zonesOf };
+  return { settingsOf, mergedOverrides, sourcesOf, holidaySites, zonesOf, windowsOf };
 }
 
 /**
@@ -842,6 +852,7 @@ function resolvableStores(
   settingsOf: readonly StoreSettings[],
   mergedOverrides: readonly MergedOverrides[],
   zonesOf: readonly (string | undefined)[],
+  windowsOf: readonly (StoreWindows | undefined)[],
   resolved: readonly number[] | undefined,
 ): { catalogsOut: Map<string, { catalog: CatalogFile; file: string }>; resolvable: ResolvableStore[] } {
   const catalogByName = new Map<string, CatalogFile>();
@@ -865,6 +876,7 @@ function resolvableStores(
       settings: settingsOf[i] ?? {},
       overrides: plainOverrides(mergedOverrides[i]!),
       ...(zonesOf[i] !== undefined ? { timeZone: zonesOf[i] } : {}),
+      ...(windowsOf[i] !== undefined ? { windows: windowsOf[i] } : {}),
     };
   });
   const resolvable = resolved ? resolved.map((i) => all[i]!) : all;

@@ -1,8 +1,8 @@
 /**
  * Catalog overrides at every layer: `overrides:` (prices, option prices inside a parent, titles,
- * descriptions, images, exclusions, schedules, min/max of modifier groups) and `availability:`, written
- * under carte.yaml `defaults:`, under a group's `defaults:`, in a shared file named by `include:`, or
- * in a store file. A store inherits them in the order of its settings layers (carte.yaml → group →
+ * descriptions, images, exclusions, schedules, offer windows, min/max of modifier groups) and
+ * `availability:`, written under carte.yaml `defaults:`, under a group's `defaults:`, in a shared file
+ * named by `include:`, or in a store file. A store inherits them in the order of its settings layers (carte.yaml → group →
  * store, each preceded by its includes); for each SKU (and key) the highest layer wins, exclusions add
  * up (docs/configuration.md, "Overrides at every layer").
  *
@@ -12,7 +12,7 @@
  * Tables keyed by SKU are `Map`s: SKUs are the files' own text (`__proto__` is a valid key here).
  */
 
-import { parseFor, parseFrom, parseUntil, type StoreClock, type WrittenTime } from "./time.js";
+import { parseFor, parseUntil, type StoreClock, type WrittenAt, type WrittenTime } from "./time.js";
 import { suggester } from "../suggest.js";
 import type { ConfigProblem } from "../errors.js";
 import type { StoreFile } from "../generated/config.js";
@@ -24,6 +24,7 @@ import type { CatalogIndex, SkuKind } from "./check.js";
 import { bare, isRecord, list, quote, Reporter, report, where } from "./report.js";
 import type { Site } from "./report.js";
 import { checkSchedules } from "../kinds/slot-settings.js";
+import { readBounds, type WindowBounds } from "./windows.js";
 import { toPointer } from "./yaml.js";
 import type { YamlFile } from "./yaml.js";
 import { isSkuPattern } from "./sku-pattern.js";
@@ -64,13 +65,22 @@ export interface OverridesLayer {
   /** Pointer segments of that settings object. */
   base: readonly (string | number)[];
   prices: Map<string, Entry<number>>;
-  /** Prices `{price, from}` whose `from` is still ahead at the run's clock: upcoming, not applied. */
-  upcoming: Map<string, Entry<number> & { from: string }>;
   /**
-   * Prices `{price, from}` as written, before a store's clock says whether they hold
-   * ({@link timedLayer} moves each to `prices` or `upcoming`).
+   * Prices `{price, from}` (and `until`) whose `from` is still ahead at the run's clock: upcoming, not
+   * applied.
    */
-  dated: Map<string, Entry<number> & { from: string; start: WrittenTime; fromSite: Site }>;
+  upcoming: Map<string, Entry<number> & { from: string; until?: string }>;
+  /**
+   * Prices of `prices` that hold until a time (`{price, until}`, with or without `from`) still ahead
+   * at the run's clock, by SKU: `until` as written. At that time the lower layers' price comes back.
+   */
+  ending: Map<string, { until: string }>;
+  /**
+   * Prices `{price, from, until}` as written (one of `from` and `until` at least), before a store's
+   * clock says whether they hold ({@link timedLayer} moves each to `prices`, `upcoming`, or drops it
+   * once `until` has passed).
+   */
+  dated: Map<string, Entry<number> & { start?: WrittenAt; end?: WrittenAt }>;
   /** Parent SKU → option SKU → price of the option inside that parent. */
   optionPrices: Map<string, Map<string, Entry<number>>>;
   /**
@@ -82,6 +92,8 @@ export interface OverridesLayer {
   descriptions: Map<string, Entry<string>>;
   images: Map<string, Entry<ImageRef[]>>;
   schedules: Map<string, Entry<WrittenSchedule[]>>;
+  /** Offer windows by SKU of an item or category (`overrides: available:`, src/config/windows.ts). */
+  windows: Map<string, Entry<WindowBounds>>;
   limits: Map<string, LimitsEntry>;
   /** Excluded SKUs, in the order written. */
   exclude: Entry<string>[];
@@ -157,6 +169,7 @@ export function readOverrides(
     base,
     prices: new Map(),
     upcoming: new Map(),
+    ending: new Map(),
     dated: new Map(),
     optionPrices: new Map(),
     optionPricePatterns: new Map(),
@@ -164,6 +177,7 @@ export function readOverrides(
     descriptions: new Map(),
     images: new Map(),
     schedules: new Map(),
+    windows: new Map(),
     limits: new Map(),
     exclude: [],
     unavailable: [],
@@ -176,16 +190,12 @@ export function readOverrides(
   for (const [sku, written] of entries("prices")) {
     const site = at("overrides", "prices", sku);
     if (isRecord(written)) {
-      // A price from a date: applied from `from` on, upcoming before (judged per store, timedLayer).
+      // A dated price: applied from `from` on (upcoming before) and until `until` (the lower layers'
+      // price after), judged per store by timedLayer.
       checkPrice(r, [...base, "overrides", "prices", sku, "price"], written.price, currency);
-      if (typeof written.price !== "number" || typeof written.from !== "string") continue;
-      const fromSite = at("overrides", "prices", sku, "from");
-      const start = parseFrom(written.from);
-      if (!start.ok) {
-        report(problems, fromSite, start.error);
-        continue;
-      }
-      layer.dated.set(sku, { value: written.price, site, from: written.from, start: start.value, fromSite });
+      const dated = readBounds(parsed, problems, [...base, "overrides", "prices", sku], written);
+      if (typeof written.price === "number" && dated)
+        layer.dated.set(sku, { value: written.price, site, ...dated });
       continue;
     }
     checkPrice(r, [...base, "overrides", "prices", sku], written, currency);
@@ -229,6 +239,10 @@ export function readOverrides(
       problems,
     );
     layer.schedules.set(sku, { value: writtenSchedules(schedules), site: at("overrides", "schedules", sku) });
+  }
+  for (const [sku, window] of entries("available")) {
+    const bounds = readBounds(parsed, problems, [...base, "overrides", "available", sku], window);
+    if (bounds) layer.windows.set(sku, { value: bounds, site: at("overrides", "available", sku) });
   }
   for (const [sku, limits] of entries("limits")) {
     if (!isRecord(limits)) continue;
@@ -302,8 +316,9 @@ function readAvailability(
 }
 
 /**
- * A layer as one store reads it: its prices from a date moved to `prices` (started at the run's clock)
- * or `upcoming`, its items switched off until a time given that instant (ISO 8601 with the store's
+ * A layer as one store reads it: its dated prices moved to `prices` (started at the run's clock, and in
+ * `ending` when they have an end) or `upcoming`, or dropped once their `until` has passed (the lower
+ * layers' price holds again), its items switched off until a time given that instant (ISO 8601 with the store's
  * offset) and how the plan shows it, and the entries whose time has passed moved to `expired`. The layer
  * itself when it writes no time. Problems (a local time in a store without a time zone, `until: close`
  * on a day the store is closed) are reported through the clock, once per site.
@@ -312,11 +327,17 @@ export function timedLayer(layer: OverridesLayer, clock: StoreClock): OverridesL
   if (layer.dated.size === 0 && !layer.unavailable.some((e) => e.when)) return layer;
   const prices = new Map(layer.prices);
   const upcoming = new Map(layer.upcoming);
+  const ending = new Map(layer.ending);
   for (const [sku, d] of layer.dated) {
-    const start = clock.instant(d.start, d.from, d.fromSite);
-    if (start === undefined) continue;
-    if (start <= clock.now) prices.set(sku, { value: d.value, site: d.site });
-    else upcoming.set(sku, { value: d.value, site: d.site, from: d.from });
+    const span = clock.span(d.start, d.end);
+    if (span === undefined || span.end <= clock.now) continue;
+    const entry = { value: d.value, site: d.site };
+    if (span.start > clock.now)
+      upcoming.set(sku, { ...entry, from: d.start!.text, ...(d.end ? { until: d.end.text } : {}) });
+    else {
+      prices.set(sku, entry);
+      if (d.end) ending.set(sku, { until: d.end.text });
+    }
   }
   const unavailable: OverridesLayer["unavailable"] = [];
   const expired = [...layer.expired];
@@ -337,7 +358,7 @@ export function timedLayer(layer: OverridesLayer, clock: StoreClock): OverridesL
     const shown = clock.shown(ms);
     unavailable.push({ value: e.value, site: e.site, until, ...(shown !== undefined ? { shown } : {}) });
   }
-  return { ...layer, prices, upcoming, dated: new Map(), unavailable, expired };
+  return { ...layer, prices, upcoming, ending, dated: new Map(), unavailable, expired };
 }
 
 /** A value of the merged overrides: the winning one, and those of the lower layers it hides. */
@@ -361,12 +382,19 @@ export interface MergedOverrides {
    * Prices of the highest layer that writes them with a `from` still ahead, unless a higher layer writes
    * a price of the same SKU: what the plan shows as upcoming.
    */
-  upcoming: Map<string, Entry<number> & { from: string }>;
+  upcoming: Map<string, Entry<number> & { from: string; until?: string }>;
+  /**
+   * Prices of `prices` that hold until a time still ahead, by SKU: `until` as written, and `then`, the
+   * price of the lower layers it hides (absent: the catalog's price comes back).
+   */
+  ending: Map<string, { until: string; then?: number }>;
   optionPrices: Map<string, Map<string, Layered<number>>>;
   titles: Map<string, Layered<string>>;
   descriptions: Map<string, Layered<string>>;
   images: Map<string, Layered<ImageRef[]>>;
   schedules: Map<string, Layered<WrittenSchedule[]>>;
+  /** Offer windows by SKU of an item or category, the highest layer's (in place of the catalog's). */
+  windows: Map<string, Layered<WindowBounds>>;
   limits: Map<string, { min?: Layered<number>; max?: Layered<number> }>;
   /** Excluded SKUs with every exclusion of them, lowest layer first. */
   exclude: Map<string, (Entry<string> & { level: number })[]>;
@@ -396,11 +424,13 @@ export function mergeOverrides(layers: readonly OverridesLayer[]): MergedOverrid
     layers,
     prices: new Map(),
     upcoming: new Map(),
+    ending: new Map(),
     optionPrices: new Map(),
     titles: new Map(),
     descriptions: new Map(),
     images: new Map(),
     schedules: new Map(),
+    windows: new Map(),
     limits: new Map(),
     exclude: new Map(),
     availability: new Map(),
@@ -409,8 +439,12 @@ export function mergeOverrides(layers: readonly OverridesLayer[]): MergedOverrid
   };
   layers.forEach((layer, level) => {
     for (const [sku, e] of layer.prices) {
+      const then = out.prices.get(sku)?.value;
       put(out.prices, sku, e, level);
       out.upcoming.delete(sku);
+      const end = layer.ending.get(sku);
+      if (end) out.ending.set(sku, { until: end.until, ...(then !== undefined ? { then } : {}) });
+      else out.ending.delete(sku);
     }
     for (const [sku, e] of layer.upcoming) out.upcoming.set(sku, e);
     for (const [parent, prices] of layer.optionPrices) {
@@ -422,6 +456,7 @@ export function mergeOverrides(layers: readonly OverridesLayer[]): MergedOverrid
     for (const [sku, e] of layer.descriptions) put(out.descriptions, sku, e, level);
     for (const [sku, e] of layer.images) put(out.images, sku, e, level);
     for (const [sku, e] of layer.schedules) put(out.schedules, sku, e, level);
+    for (const [sku, e] of layer.windows) put(out.windows, sku, e, level);
     for (const [sku, e] of layer.limits) {
       const merged = out.limits.get(sku) ?? {};
       const field = (k: "min" | "max") => {
@@ -471,7 +506,12 @@ export function mergeOverrides(layers: readonly OverridesLayer[]): MergedOverrid
 export interface StoreOverrides {
   prices: ReadonlyMap<string, number>;
   /** Prices from a date still ahead, by SKU: shown as upcoming, not applied. Absent when none. */
-  upcoming?: ReadonlyMap<string, { price: number; from: string }>;
+  upcoming?: ReadonlyMap<string, { price: number; from: string; until?: string }>;
+  /**
+   * Prices of `prices` that hold until a time still ahead, by SKU (`until` as written), with the lower
+   * layers' price that comes back then (`then`; absent: the catalog's). Absent when none.
+   */
+  ending?: ReadonlyMap<string, { until: string; then?: number }>;
   optionPrices: ReadonlyMap<string, ReadonlyMap<string, number>>;
   titles: ReadonlyMap<string, string>;
   descriptions: ReadonlyMap<string, string>;
@@ -504,8 +544,16 @@ export function plainOverrides(merged: MergedOverrides): StoreOverrides {
   return {
     prices: values(merged.prices),
     ...(merged.upcoming.size > 0
-      ? { upcoming: new Map([...merged.upcoming].map(([k, e]) => [k, { price: e.value, from: e.from }])) }
+      ? {
+          upcoming: new Map(
+            [...merged.upcoming].map(([k, e]) => [
+              k,
+              { price: e.value, from: e.from, ...(e.until !== undefined ? { until: e.until } : {}) },
+            ]),
+          ),
+        }
       : {}),
+    ...(merged.ending.size > 0 ? { ending: new Map(merged.ending) } : {}),
     optionPrices: new Map([...merged.optionPrices].map(([p, m]) => [p, values(m)])),
     titles: values(merged.titles),
     descriptions: values(merged.descriptions),
@@ -768,7 +816,7 @@ export class OverridesChecker {
           allowed,
           `no ${names.slice(0, -1).join(", ")}${names.length > 1 ? " or " : ""}${names.at(-1)} with this SKU`,
           (kind) =>
-            `${quote(sku)} is ${a(kind)}, which has no ${what}: ${plural} are for ${allowed.map((k) => `${k}s`).join(" and ")}`,
+            `${quote(sku)} is ${a(kind)}, which has no ${what}: ${plural} are for ${allowed.map((k) => (k === "category" ? "categories" : `${k}s`)).join(" and ")}`,
           `have a ${what}`,
           "key",
         );
@@ -777,6 +825,7 @@ export class OverridesChecker {
     perSku(layer.descriptions, "description", "descriptions", ["item", "option"]);
     perSku(layer.images, "image", "images", ["item", "option"]);
     perSku(layer.schedules, "schedule", "schedules", ["item", "category"]);
+    perSku(layer.windows, "time window", "time windows", ["item", "category"]);
     perSku(
       new Map([...layer.limits].map(([k, v]) => [k, { value: v, site: siteAt(layer, "limits", k) }])),
       "min or max",

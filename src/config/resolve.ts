@@ -24,12 +24,14 @@ import type { StoreOverrides, WrittenSchedule } from "./overrides.js";
 import type { StoreSettings } from "./settings.js";
 import { toSchedules } from "./slots.js";
 import { rulePrice } from "./price-rules.js";
+import type { StoreWindows } from "./windows.js";
 import {
   menusState,
   categoriesState,
   itemsState,
   itemAvailabilityState,
   type AvailabilityState,
+  type OfferWindowNote,
 } from "../kinds/catalog.js";
 
 /** A valid store file and the valid catalog it names. */
@@ -48,6 +50,11 @@ export interface ResolvableStore {
   overrides?: StoreOverrides;
   /** The store's time zone (`timezone:` of its layers, an IANA name); absent when none is written. */
   timeZone?: string;
+  /**
+   * Its catalog's offer windows judged on the store's clock (src/config/windows.ts); absent when the
+   * catalog has none: everything is offered.
+   */
+  windows?: StoreWindows;
 }
 
 function byCodePoint(a: string, b: string): number {
@@ -79,13 +86,22 @@ function optionSku(option: string | InlineOption): string {
  *   keyed by the parent's SKU, present only when the parent still offers the option after exclusions;
  *   a price written for an ancestor (an item or option two or more levels up) sets it in every parent
  *   under that ancestor, and the nearest written price wins.
+ * - Outside their offer windows (`windows`), items are left out of their categories, and categories
+ *   (or every category of a menu) are inactive in their menus.
  * - `unavailable` and `available` are sorted and without duplicates, and name only items and options
  *   of the catalog that are not excluded; `available` is present only when some layer writes it.
  *   Settings are copied as given, and only those that are defined.
  *
  * @throws never for inputs that passed validation and the semantic checks.
  */
-export function resolveStore({ store, catalog, settings, overrides, timeZone }: ResolvableStore): StoreState {
+export function resolveStore({
+  store,
+  catalog,
+  settings,
+  overrides,
+  timeZone,
+  windows,
+}: ResolvableStore): StoreState {
   const o = overrides ?? overridesOfFile(store);
   const excluded = o.exclude;
   const keep = (sku: string): boolean => !excluded.has(sku);
@@ -172,12 +188,15 @@ export function resolveStore({ store, catalog, settings, overrides, timeZone }: 
     categories[category.sku] = {
       sku: category.sku,
       title: titleOf(category.sku, category.title),
-      items: category.items.filter((sku) => keep(sku) && own(items, sku) !== undefined),
+      // An item outside its offer window is left out of its categories (src/config/windows.ts).
+      items: category.items.filter(
+        (sku) => keep(sku) && own(items, sku) !== undefined && !windows?.closed.item.has(sku),
+      ),
       ...schedulesFor(category.sku, category.schedules),
     };
   }
 
-  const menus = catalogMenus(catalog, categories);
+  const menus = catalogMenus(catalog, categories, windows);
   const availability = availabilityOfStore(catalog, o, keep);
   const storeId = storeIdOf(store.store.id) ?? String(store.store.id);
   const state: StoreState = {
@@ -194,7 +213,7 @@ export function resolveStore({ store, catalog, settings, overrides, timeZone }: 
   categoriesState.set(state, categories);
   menusState.set(state, menus);
   itemAvailabilityState.set(state, availability);
-  addUpcoming(state, o, availability.unavailable);
+  addUpcoming(state, o, availability.unavailable, catalog, windows);
   // Each kind's settings section resolved its own state (the catalog's are set above).
   if (settings?.schedulesVia !== undefined) state.schedulesVia = settings.schedulesVia;
   for (const [kind, value] of Object.entries(settings?.kinds ?? {}))
@@ -309,10 +328,14 @@ function setOptionPrices(
   }
 }
 
-/** The menus of a catalog, each with its categories the store still has (active unless written otherwise). */
+/**
+ * The menus of a catalog, each with its categories the store still has (active unless written otherwise,
+ * or outside the offer window of the category or of the menu).
+ */
 function catalogMenus(
   catalog: CatalogFile,
   categories: Record<string, CategoryResource>,
+  windows: StoreWindows | undefined,
 ): Record<string, MenuResource> {
   const menus = table<MenuResource>();
   for (const menu of catalog.menus ?? []) {
@@ -324,6 +347,11 @@ function catalogMenus(
             ? { sku: entry, active: true }
             : { sku: entry.sku, active: entry.active ?? true },
         )
+        .map((entry) =>
+          entry.active && (windows?.closed.menu.has(menu.type) || windows?.closed.category.has(entry.sku))
+            ? { ...entry, active: false }
+            : entry,
+        )
         .filter((entry) => own(categories, entry.sku) !== undefined),
     };
   }
@@ -332,21 +360,53 @@ function catalogMenus(
 
 /**
  * Adds to a store's state the prices from a date still ahead (information for the plan, not applied
- * yet) and the items switched off until a time.
+ * yet), the end of the prices that hold until a time, the offer windows with a start or an end ahead,
+ * and the items switched off until a time.
  */
-function addUpcoming(state: StoreState, o: StoreOverrides, unavailable: readonly string[]): void {
+function addUpcoming(
+  state: StoreState,
+  o: StoreOverrides,
+  unavailable: readonly string[],
+  catalog: CatalogFile,
+  windows: StoreWindows | undefined,
+): void {
   const mine = itemsState.get(state)!;
   // Prices from a date still ahead: information for the plan, not applied yet.
   for (const [sku, next] of o.upcoming ?? []) {
     const item = own(mine.items, sku);
     if (item && item.price !== next.price) (mine.upcomingPrices ??= table())[sku] = next;
   }
+  // Prices until a time: then the lower layers' price comes back, or the catalog's (through the rules).
+  for (const [sku, end] of o.ending ?? []) {
+    const item = own(mine.items, sku);
+    const written = end.then === undefined ? catalogPrice(catalog, sku) : undefined;
+    const then = end.then ?? (written === undefined ? undefined : rulePrice(written, o.priceRules));
+    if (item?.price != null && then !== undefined && then !== item.price)
+      (mine.endingPrices ??= table())[sku] = { price: item.price, until: end.until, then };
+  }
+  // Offer windows with a start or an end ahead, of what this store has (not what it excludes).
+  const has: Record<OfferWindowNote["what"], Readonly<Record<string, unknown>>> = {
+    item: mine.items,
+    category: categoriesState.get(state)!,
+    menu: menusState.get(state)!,
+  };
+  const notes = windows?.notes.filter((n) => own(has[n.what], n.key) !== undefined) ?? [];
+  if (notes.length > 0) mine.offerWindows = notes;
   // Items switched off until a time (`until:`), as the platform's suspend_until (src/kinds/availability.ts).
   const off = itemAvailabilityState.get(state)!;
   for (const sku of unavailable) {
     const until = o.until?.get(sku);
     if (until !== undefined) (off.suspensions ??= table<Suspension>())[sku] = { ...until };
   }
+}
+
+/** The catalog's own price of an item or an option written in full; `undefined` when it has none. */
+function catalogPrice(catalog: CatalogFile, sku: string): number | undefined {
+  const item = (catalog.items ?? []).find((i) => i.sku === sku);
+  if (item) return item.price;
+  for (const g of catalog.modifier_groups ?? [])
+    for (const option of g.options) if (typeof option !== "string" && option.sku === sku) return option.price;
+  return undefined;
 }
 
 const itemSkusCache = new WeakMap<CatalogFile, Set<string>>();

@@ -1,6 +1,6 @@
 /**
  * Time-bound entries of the files: `until:` / `for:` of a switched-off item, a special day's full date
- * (`2026-12-24`), a price's `from:`. Every judgement takes the run's clock (`now`, injected through
+ * (`2026-12-24`), a price's `from:` and `until:`, an offer window (`available: {from, until}`). Every judgement takes the run's clock (`now`, injected through
  * `loadProject` options, src/config/load.ts `LoadOptions.now`), never the machine's clock directly, so
  * that tests and scheduled runs decide alike.
  *
@@ -92,6 +92,13 @@ export type WrittenTime =
   | { kind: "close" }
   | { kind: "for"; ms: number };
 
+/** A time as a file writes it, read once per file, with its text and where it is written. */
+export interface WrittenAt {
+  time: WrittenTime;
+  text: string;
+  site: Site;
+}
+
 /** The forms `until:` takes, in words, for messages. */
 export const UNTIL_FORMS =
   'write a time of the store\'s clock, "18:00" (today, or tomorrow once it has passed), a date and time, ' +
@@ -168,6 +175,52 @@ export function parseFrom(text: string): { ok: true; value: WrittenTime } | { ok
   return { ok: false, error: `from: ${quote(text)} is not a date: ${FROM_FORMS}` };
 }
 
+/** The forms the end of a dated price or of an offer window (`until:`) takes, in words, for messages. */
+export const END_FORMS =
+  "write a date, 2026-12-31 (through that day: it ends at the store's next midnight), a date and time, " +
+  '"2026-12-31 22:00", or a date and time with its offset, 2026-12-31T22:00:00-05:00';
+
+/**
+ * Reads the `until:` of a dated price or of an offer window (`available: {from, until}`): a date, which
+ * counts in full (the end is the store's midnight after it, so `until: 2026-12-31` holds through New
+ * Year's Eve), a local date and time, or a date and time with its offset. Unlike a switched-off item's
+ * `until:`, a bare time of day or `close` is not accepted: these ends are dates.
+ */
+export function parseEnd(text: string): { ok: true; value: WrittenTime } | { ok: false; error: string } {
+  const date = parseCalendarDate(text);
+  if (date)
+    return { ok: true, value: { kind: "local", wall: { ...date, day: date.day + 1, hour: 0, minute: 0 } } };
+  const wall = localDateTime(text);
+  if (wall) return { ok: true, value: { kind: "local", wall } };
+  const instant = parseInstant(text);
+  if (instant.ok) return { ok: true, value: { kind: "instant", ms: instant.ms } };
+  return { ok: false, error: `until: ${quote(text)} is not a date: ${END_FORMS}` };
+}
+
+/** The problem of an `until:` that is not after its `from:`. */
+export function untilNotAfter(from: string, until: string): string {
+  return (
+    `until: ${quote(until)} is not after from: ${quote(from)}: write an end after the start ` +
+    "(a date counts in full: from: 2026-12-01 with until: 2026-12-01 is that one day)"
+  );
+}
+
+/**
+ * Whether a written end comes after a written start without knowing the store's zone: `true` or `false`
+ * when both are local times or both instants, `undefined` when one is local and the other an instant (a
+ * store's clock decides, {@link StoreClock.instant}).
+ */
+export function endsAfter(start: WrittenTime, end: WrittenTime): boolean | undefined {
+  if (start.kind === "instant" && end.kind === "instant") return end.ms > start.ms;
+  if (start.kind === "local" && end.kind === "local") {
+    // Compared as UTC wall clocks (day overflow of a date's end included): the zone moves both alike,
+    // but for the hour a DST change adds or takes, which no window of carte's files is that short.
+    const ms = (w: WallTime) => Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute);
+    return ms(end.wall) > ms(start.wall);
+  }
+  return undefined;
+}
+
 /** The end of a store's opening hours of one day, as `HH:MM` on the day itself or the next one. */
 export interface DayEnd {
   /** Days after the day asked for (0: that day, 1: the next, for a slot that runs past midnight). */
@@ -235,6 +288,22 @@ export class StoreClock {
       return undefined;
     }
     return zonedInstant({ ...today, day: today.day + end.days, hour: end.hour, minute: end.minute }, zone);
+  }
+
+  /**
+   * The instants of a written start and end for this store, in ms since the epoch (−∞ without a start,
+   * +∞ without an end); `undefined` when one cannot be known (reported as {@link instant} does) or when
+   * the end is not after the start (a located problem at the end, once per site).
+   */
+  span(start: WrittenAt | undefined, end: WrittenAt | undefined): { start: number; end: number } | undefined {
+    const from = start ? this.instant(start.time, start.text, start.site) : -Infinity;
+    const until = end ? this.instant(end.time, end.text, end.site) : Infinity;
+    if (from === undefined || until === undefined) return undefined;
+    if (until <= from) {
+      this.time.problem(this.problems, end!.site, untilNotAfter(start!.text, end!.text));
+      return undefined;
+    }
+    return { start: from, end: until };
   }
 
   /** The instant a calendar day starts in this store (its local midnight); `undefined` as {@link instant}. */

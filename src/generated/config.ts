@@ -21,7 +21,7 @@ export type Include = string | string[];
 /**
  * Time zone.
  *
- * The store's time zone, an IANA name such as America/Bogota or America/Sao_Paulo. Local times of the files (until: "18:00", a price from: 2026-12-01, a dated special day) are read on the store's clock. Written in a store file, under defaults: of its group, or under defaults: of carte.yaml; the most specific wins. Required once a store has such a local time.
+ * The store's time zone, an IANA name such as America/Bogota or America/Sao_Paulo. Local times of the files (until: "18:00", a price from: 2026-12-01 or until: 2026-12-31, an offer window available: of the catalog, a dated special day) are read on the store's clock. Written in a store file, under defaults: of its group, or under defaults: of carte.yaml; the most specific wins. Required once a store has such a local time.
  *
  * This interface was referenced by `SettingsFile`'s JSON-Schema
  * via the `definition` "TimeZone".
@@ -214,7 +214,7 @@ export interface CatalogOverrides {
   /**
    * Prices.
    *
-   * Prices that differ from the catalog, by SKU of an item or option, for example BURGER-CLASSIC: 25900. Written as the currency of carte.yaml is written. A price may start at a date: BURGER-CLASSIC: { price: 26900, from: 2026-12-01 }.
+   * Prices that differ from the catalog, by SKU of an item or option, for example BURGER-CLASSIC: 25900. Written as the currency of carte.yaml is written. A price may start at a date, end at one, or both: BURGER-CLASSIC: { price: 26900, from: 2026-12-01 }, a promotion { price: 21900, until: 2026-12-31 }.
    */
   prices?: {
     [k: string]:
@@ -227,7 +227,13 @@ export interface CatalogOverrides {
                *
                * A date, 2026-12-01 (from the store's midnight, in its timezone), a date and time of the store's clock, "2026-12-01 06:00", or a date and time with its offset, 2026-12-01T00:00:00-05:00.
                */
-              from: string;
+              from?: string;
+              /**
+               * Until.
+               *
+               * A date, 2026-12-31 (through that whole day: the price ends at the store's next midnight, in its timezone), a date and time of the store's clock, "2026-12-31 22:00", or a date and time with its offset, 2026-12-31T22:00:00-05:00. After from: when both are written.
+               */
+              until?: string;
             }
         )
       | undefined;
@@ -296,6 +302,14 @@ export interface CatalogOverrides {
    */
   schedules?: {
     [k: string]: Schedules | undefined;
+  };
+  /**
+   * Offered from, until.
+   *
+   * When items and categories are offered here instead of the catalog's available: windows, by SKU of an item or category, for example SEASONAL-BURGER-HOGAO: { from: 2026-12-15, until: 2027-01-06 }. The highest layer's window of a SKU wins; judged on the store's clock.
+   */
+  available?: {
+    [k: string]: OfferWindow | undefined;
   };
   /**
    * Choices of modifier groups.
@@ -813,6 +827,7 @@ export interface CatalogItem {
    */
   modifier_groups?: Sku[];
   schedules?: Schedules;
+  available?: OfferWindow;
   /**
    * Option prices inside this item.
    *
@@ -821,6 +836,25 @@ export interface CatalogItem {
   option_prices?: {
     [k: string]: Price;
   };
+}
+/**
+ * Offered from, until.
+ *
+ * When this is offered, for a season: {from: 2026-12-01, until: 2026-12-31}, one bound or both. Judged on each store's clock (its timezone) by the first run after each bound: outside the window an item is left out of its categories, a category is hidden in its menus, and a menu hides all its categories; the item, category or menu stays on the platform. The plan lists a start or an end still ahead as upcoming.
+ */
+export interface OfferWindow {
+  /**
+   * From.
+   *
+   * A date, 2026-12-01 (from the store's midnight, in its timezone), a date and time of the store's clock, "2026-12-01 06:00", or a date and time with its offset, 2026-12-01T00:00:00-05:00.
+   */
+  from?: string;
+  /**
+   * Until.
+   *
+   * A date, 2026-12-31 (through that whole day: it ends at the store's next midnight), a date and time of the store's clock, "2026-12-31 22:00", or a date and time with its offset. After from: when both are written.
+   */
+  until?: string;
 }
 /**
  * Modifier group.
@@ -903,6 +937,7 @@ export interface Category {
    */
   items: Sku[];
   schedules?: Schedules;
+  available?: OfferWindow;
 }
 /**
  * Menu.
@@ -922,6 +957,7 @@ export interface Menu {
    * The categories shown in this menu, in order: a category SKU, or {sku, active: false} to keep a category in the menu but hidden.
    */
   categories: (Sku | MenuCategory)[];
+  available?: OfferWindow;
 }
 /**
  * Category in a menu.

@@ -25,10 +25,41 @@ import {
   type Suspension,
 } from "../model.js";
 
-/** A price the files set from a date still ahead (`{price, from}` overrides): `from` is `YYYY-MM-DD`. */
+/**
+ * A price the files set from a date still ahead (`{price, from}` overrides), `from` as written
+ * (`2026-12-01`, a local date and time, or one with its offset), with `until` when it also ends.
+ */
 export interface UpcomingPrice {
   price: number;
   from: string;
+  until?: string;
+}
+
+/**
+ * A price the files set until a time still ahead (`{price, until}` overrides, a promotion): the price
+ * now, `until` as written, and `then`, the price that comes back at that time (the lower layers' or the
+ * catalog's).
+ */
+export interface EndingPrice {
+  price: number;
+  until: string;
+  then: number;
+}
+
+/**
+ * An offer window of the store menu (`available: {from, until}` of an item, a category or a menu of the
+ * catalog) with a start or an end still ahead at the run's clock: `offered` tells whether it is offered
+ * now; `from` and `until` as written. A window that is over leaves no note (the resource is simply not
+ * offered).
+ */
+export interface OfferWindowNote {
+  /** What the window belongs to. */
+  what: "item" | "category" | "menu";
+  /** Its SKU, or the menu's type. */
+  key: string;
+  offered: boolean;
+  from?: string;
+  until?: string;
 }
 
 /** The state of the items kind (`item`) in one store. */
@@ -41,6 +72,17 @@ export interface ItemsState {
    * (src/kinds/items.ts `info`). Absent when none.
    */
   upcomingPrices?: Record<string, UpcomingPrice>;
+  /**
+   * Desired side only: prices that hold now until a time still ahead, by SKU, where the price that comes
+   * back then differs (src/kinds/items.ts `info` lists their end). Absent when none.
+   */
+  endingPrices?: Record<string, EndingPrice>;
+  /**
+   * Desired side only: the offer windows of the store menu's items, categories and menus with a start or
+   * an end still ahead, by kind then key; kept here, beside the upcoming prices, because the categories'
+   * and menus' states are their resources alone. Each kind's `info` lists its own. Absent when none.
+   */
+  offerWindows?: OfferWindowNote[];
 }
 
 /**
@@ -102,4 +144,20 @@ export function menusOf(state: Pick<StoreState, "kinds">): Readonly<Record<strin
 /** The availability of a store's items (nothing switched off when it has none). */
 export function availabilityOf(state: Pick<StoreState, "kinds">): Readonly<AvailabilityState> {
   return itemAvailabilityState.get(state) ?? NO_AVAILABILITY;
+}
+
+/**
+ * What the plan tells of the offer windows of one kind of the store menu (`what`) with a start or an
+ * end still ahead in a desired store: not changes, information, each in the order of the catalog.
+ */
+export function offerWindowInfo(desired: Pick<StoreState, "kinds">, what: OfferWindowNote["what"]): string[] {
+  const notes = itemsState.get(desired)?.offerWindows ?? [];
+  return notes
+    .filter((n) => n.what === what)
+    .map((n) =>
+      n.offered
+        ? `upcoming end of ${what} ${n.key}: offered until ${n.until}; a run from then on stops offering it`
+        : `upcoming ${what} ${n.key}: offered from ${n.from}${n.until === undefined ? "" : ` until ${n.until}`}` +
+          "; not offered now, a run from that date offers it",
+    );
 }

@@ -5,7 +5,7 @@
  */
 
 import { own, table, type CategoryResource, type StoreState } from "../model.js";
-import { categoriesOf, categoriesState } from "./catalog.js";
+import { categoriesOf, categoriesState, offerWindowInfo } from "./catalog.js";
 import type { WireCategory } from "../platform/wire.js";
 import { categoriesPart } from "./categories-import.js";
 import { storeMenuRead } from "./reads.js";
@@ -67,6 +67,8 @@ export const categories: ResourceKind<CategoryResource, "category"> = {
   state: categoriesState,
   select: selectCategories,
   segment: () => "category",
+  // Categories' offer windows with a start or an end still ahead: information, not changes.
+  info: (desired) => offerWindowInfo(desired, "category"),
   reads: [storeMenuRead],
   read(snapshot, into, ids) {
     const wire = partOf(snapshot, storeMenuRead)!;

@@ -12,7 +12,7 @@ import { storeMenuRead } from "./reads.js";
 import { partOf, type EndpointSpec, type ResourceKind } from "./types.js";
 import { canonicalSchedules, fromWireSchedules, toWireSchedules } from "./schedules.js";
 import { byIndex } from "./util.js";
-import { itemsOf, itemsState } from "./catalog.js";
+import { itemsOf, itemsState, offerWindowInfo } from "./catalog.js";
 
 /** Whether some item has schedules (a loop: the planner asks it for both sides of every store). */
 function anyScheduled(items: Readonly<Record<string, ItemResource>>): boolean {
@@ -259,22 +259,35 @@ export const items: ResourceKind<ItemResource, "item", "modifier_group"> = {
   segment: (r) => (r.type === "MODIFIER_GROUP" ? "modifier_group" : "item"),
   within: nestedWithin,
   group: groupOf,
-  // Prices from a date still ahead: information, not changes, until that date.
+  // Prices from a date still ahead, the end of prices until a date, items' offer windows: information,
+  // not changes, until that date.
   info(desired, current, _ownership, code) {
-    const upcoming = itemsState.get(desired)?.upcomingPrices;
-    if (!upcoming) return [];
+    const state = itemsState.get(desired);
+    const upcoming = state?.upcomingPrices ?? {};
+    const ending = state?.endingPrices ?? {};
     const currency = code === undefined ? undefined : currencyOf(code);
-    return Object.keys(upcoming)
+    const starts = Object.keys(upcoming)
       .sort()
       .map((sku) => {
         const next = upcoming[sku]!;
         const now = own(itemsOf(current), sku)?.price;
         return (
           `upcoming price of ${sku}: ${formatPrice(next.price, currency)} from ${next.from}` +
+          (next.until === undefined ? "" : ` until ${next.until}`) +
           (now === undefined || now === null ? "" : ` (now ${formatPrice(now, currency)})`) +
           "; a run from that date changes it"
         );
       });
+    const ends = Object.keys(ending)
+      .sort()
+      .map((sku) => {
+        const e = ending[sku]!;
+        return (
+          `upcoming end of the price of ${sku}: ${formatPrice(e.price, currency)} until ${e.until} ` +
+          `(then ${formatPrice(e.then, currency)}); a run from then on changes it back`
+        );
+      });
+    return [...starts, ...ends, ...offerWindowInfo(desired, "item")];
   },
   reads: [storeMenuRead],
   read(snapshot, into, ids) {

@@ -6,7 +6,7 @@
  */
 
 import { own, table, type MenuResource } from "../model.js";
-import { menusOf, menusState } from "./catalog.js";
+import { menusOf, menusState, offerWindowInfo } from "./catalog.js";
 import type { WireMenu } from "../platform/wire.js";
 import { menusPart } from "./menus-import.js";
 import { storeMenuRead } from "./reads.js";
@@ -83,6 +83,8 @@ export const menus: ResourceKind<MenuResource, "menu"> = {
   state: menusState,
   select: (state) => menusOf(state),
   segment: () => "menu",
+  // Menus' offer windows with a start or an end still ahead: information, not changes.
+  info: (desired) => offerWindowInfo(desired, "menu"),
   // A second menu of a type is read under `TYPE#id`.
   duplicates(state) {
     return Object.fromEntries(
