@@ -67042,7 +67042,7 @@ function escapeLog(text) {
 }
 
 // src/secrets.ts
-var import_yaml5 = __toESM(require_dist(), 1);
+var import_yaml6 = __toESM(require_dist(), 1);
 import { createHash } from "node:crypto";
 import { appendFile, lstat as lstat2, readFile } from "node:fs/promises";
 import path2 from "node:path";
@@ -68532,6 +68532,28 @@ function parseFrom(text) {
   if (instant.ok) return { ok: true, value: { kind: "instant", ms: instant.ms } };
   return { ok: false, error: `from: ${quote(text)} is not a date: ${FROM_FORMS}` };
 }
+var END_FORMS = `write a date, 2026-12-31 (through that day: it ends at the store's next midnight), a date and time, "2026-12-31 22:00", or a date and time with its offset, 2026-12-31T22:00:00-05:00`;
+function parseEnd(text) {
+  const date = parseCalendarDate(text);
+  if (date)
+    return { ok: true, value: { kind: "local", wall: { ...date, day: date.day + 1, hour: 0, minute: 0 } } };
+  const wall = localDateTime(text);
+  if (wall) return { ok: true, value: { kind: "local", wall } };
+  const instant = parseInstant(text);
+  if (instant.ok) return { ok: true, value: { kind: "instant", ms: instant.ms } };
+  return { ok: false, error: `until: ${quote(text)} is not a date: ${END_FORMS}` };
+}
+function untilNotAfter(from, until) {
+  return `until: ${quote(until)} is not after from: ${quote(from)}: write an end after the start (a date counts in full: from: 2026-12-01 with until: 2026-12-01 is that one day)`;
+}
+function endsAfter(start, end) {
+  if (start.kind === "instant" && end.kind === "instant") return end.ms > start.ms;
+  if (start.kind === "local" && end.kind === "local") {
+    const ms = (w) => Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute);
+    return ms(end.wall) > ms(start.wall);
+  }
+  return void 0;
+}
 var StoreClock = class {
   constructor(time, store, zone, problems, closing = () => "no hours") {
     this.time = time;
@@ -68584,6 +68606,21 @@ var StoreClock = class {
       return void 0;
     }
     return zonedInstant({ ...today, day: today.day + end.days, hour: end.hour, minute: end.minute }, zone);
+  }
+  /**
+   * The instants of a written start and end for this store, in ms since the epoch (−∞ without a start,
+   * +∞ without an end); `undefined` when one cannot be known (reported as {@link instant} does) or when
+   * the end is not after the start (a located problem at the end, once per site).
+   */
+  span(start, end) {
+    const from = start ? this.instant(start.time, start.text, start.site) : -Infinity;
+    const until = end ? this.instant(end.time, end.text, end.site) : Infinity;
+    if (from === void 0 || until === void 0) return void 0;
+    if (until <= from) {
+      this.time.problem(this.problems, end.site, untilNotAfter(start.text, end.text));
+      return void 0;
+    }
+    return { start: from, end: until };
   }
   /** The instant a calendar day starts in this store (its local midnight); `undefined` as {@link instant}. */
   dayStart(date, text, site) {
@@ -68670,6 +68707,12 @@ function menusOf(state) {
 }
 function availabilityOf(state) {
   return itemAvailabilityState.get(state) ?? NO_AVAILABILITY;
+}
+function offerWindowInfo(desired, what) {
+  const notes2 = itemsState.get(desired)?.offerWindows ?? [];
+  return notes2.filter((n) => n.what === what).map(
+    (n) => n.offered ? `upcoming end of ${what} ${n.key}: offered until ${n.until}; a run from then on stops offering it` : `upcoming ${what} ${n.key}: offered from ${n.from}${n.until === void 0 ? "" : ` until ${n.until}`}; not offered now, a run from that date offers it`
+  );
 }
 
 // src/kinds/availability-import.ts
@@ -70286,6 +70329,62 @@ function checkSchedules(parsed, segments2, value, owner, problems) {
     );
 }
 
+// src/config/windows.ts
+function readBounds(parsed, problems, segments2, written) {
+  if (!isRecord(written)) return void 0;
+  const out = {};
+  let ok3 = true;
+  for (const bound of ["from", "until"]) {
+    const text = written[bound];
+    if (typeof text !== "string") continue;
+    const site = { parsed, pointer: toPointer([...segments2, bound]) };
+    const parsedTime = bound === "from" ? parseFrom(text) : parseEnd(text);
+    if (!parsedTime.ok) {
+      report(problems, site, parsedTime.error);
+      ok3 = false;
+    } else out[bound === "from" ? "start" : "end"] = { time: parsedTime.value, text, site };
+  }
+  if (!ok3 || !out.start && !out.end) return void 0;
+  if (out.start && out.end && endsAfter(out.start.time, out.end.time) === false) {
+    report(problems, out.end.site, untilNotAfter(out.start.text, out.end.text));
+    return void 0;
+  }
+  return out;
+}
+function withOverridden(catalog, overridden, kindOf3) {
+  if (overridden.size === 0) return catalog;
+  const own2 = (w) => w.what !== "menu" && kindOf3(w.key) === w.what && overridden.has(w.key);
+  const out = catalog.map(
+    (w) => own2(w) ? { what: w.what, key: w.key, ...overridden.get(w.key).value } : w
+  );
+  const placed = new Set(catalog.filter(own2).map((w) => w.key));
+  for (const [key, e] of overridden) {
+    const what = kindOf3(key);
+    if (what && !placed.has(key)) out.push({ what, key, ...e.value });
+  }
+  return out;
+}
+function windowsAt(windows, clock) {
+  if (windows.length === 0) return void 0;
+  const out = { closed: { item: /* @__PURE__ */ new Set(), category: /* @__PURE__ */ new Set(), menu: /* @__PURE__ */ new Set() }, notes: [] };
+  for (const w of windows) {
+    const span = clock.span(w.start, w.end);
+    if (span === void 0) continue;
+    const now = clock.now;
+    const offered = span.start <= now && now < span.end;
+    if (!offered) out.closed[w.what].add(w.key);
+    if (span.start > now || offered && span.end !== Infinity)
+      out.notes.push({
+        what: w.what,
+        key: w.key,
+        offered,
+        ...w.start && span.start > now ? { from: w.start.text } : {},
+        ...w.end ? { until: w.end.text } : {}
+      });
+  }
+  return out;
+}
+
 // src/config/check.ts
 function hasAtMostTwoDecimals(price) {
   return Number(price.toFixed(2)) === price;
@@ -70321,7 +70420,8 @@ function checkCatalog(parsed, problems, currency) {
     skus: /* @__PURE__ */ new Map(),
     categories: /* @__PURE__ */ new Set(),
     groups: /* @__PURE__ */ new Map(),
-    parents: /* @__PURE__ */ new Map()
+    parents: /* @__PURE__ */ new Map(),
+    windows: []
   };
   const byKind = /* @__PURE__ */ new Map();
   const kindsOf = (kind) => {
@@ -70370,7 +70470,21 @@ function checkCatalog(parsed, problems, currency) {
   checkNesting(r, items2, index, optionDefs);
   checkCategories(ctx, list(data.categories));
   checkMenus(ctx, list(data.menus));
+  readBoundss(ctx, data);
   return index;
+}
+function readBoundss(ctx, data) {
+  const sections = [
+    ["items", "item", "sku"],
+    ["categories", "category", "sku"],
+    ["menus", "menu", "type"]
+  ];
+  for (const [section2, what, id] of sections)
+    list(data[section2]).forEach((entry2, i) => {
+      if (!isRecord(entry2) || typeof entry2[id] !== "string") return;
+      const bounds = readBounds(ctx.parsed, ctx.problems, [section2, i, "available"], entry2.available);
+      if (bounds) ctx.index.windows.push({ what, key: entry2[id], ...bounds });
+    });
 }
 function defineSku(ctx, sku, kind, segments2) {
   const { r, parsed, index } = ctx;
@@ -71389,16 +71503,23 @@ var items = {
   segment: (r) => r.type === "MODIFIER_GROUP" ? "modifier_group" : "item",
   within: nestedWithin,
   group: groupOf,
-  // Prices from a date still ahead: information, not changes, until that date.
+  // Prices from a date still ahead, the end of prices until a date, items' offer windows: information,
+  // not changes, until that date.
   info(desired, current2, _ownership, code3) {
-    const upcoming = itemsState.get(desired)?.upcomingPrices;
-    if (!upcoming) return [];
+    const state = itemsState.get(desired);
+    const upcoming = state?.upcomingPrices ?? {};
+    const ending = state?.endingPrices ?? {};
     const currency = code3 === void 0 ? void 0 : currencyOf(code3);
-    return Object.keys(upcoming).sort().map((sku) => {
+    const starts = Object.keys(upcoming).sort().map((sku) => {
       const next = upcoming[sku];
       const now = own(itemsOf(current2), sku)?.price;
-      return `upcoming price of ${sku}: ${formatPrice(next.price, currency)} from ${next.from}` + (now === void 0 || now === null ? "" : ` (now ${formatPrice(now, currency)})`) + "; a run from that date changes it";
+      return `upcoming price of ${sku}: ${formatPrice(next.price, currency)} from ${next.from}` + (next.until === void 0 ? "" : ` until ${next.until}`) + (now === void 0 || now === null ? "" : ` (now ${formatPrice(now, currency)})`) + "; a run from that date changes it";
     });
+    const ends = Object.keys(ending).sort().map((sku) => {
+      const e = ending[sku];
+      return `upcoming end of the price of ${sku}: ${formatPrice(e.price, currency)} until ${e.until} (then ${formatPrice(e.then, currency)}); a run from then on changes it back`;
+    });
+    return [...starts, ...ends, ...offerWindowInfo(desired, "item")];
   },
   reads: [storeMenuRead],
   read(snapshot, into, ids) {
@@ -71704,6 +71825,8 @@ var categories = {
   state: categoriesState,
   select: selectCategories,
   segment: () => "category",
+  // Categories' offer windows with a start or an end still ahead: information, not changes.
+  info: (desired) => offerWindowInfo(desired, "category"),
   reads: [storeMenuRead],
   read(snapshot, into, ids) {
     const wire = partOf(snapshot, storeMenuRead);
@@ -72261,6 +72384,8 @@ var menus = {
   state: menusState,
   select: (state) => menusOf(state),
   segment: () => "menu",
+  // Menus' offer windows with a start or an end still ahead: information, not changes.
+  info: (desired) => offerWindowInfo(desired, "menu"),
   // A second menu of a type is read under `TYPE#id`.
   duplicates(state) {
     return Object.fromEntries(
@@ -73521,7 +73646,7 @@ async function readSecretsFile(file) {
   if (text.trim() === "") return {};
   let parsed;
   try {
-    parsed = isYamlFile(file) ? (0, import_yaml5.parse)(text, { logLevel: "silent" }) : JSON.parse(text);
+    parsed = isYamlFile(file) ? (0, import_yaml6.parse)(text, { logLevel: "silent" }) : JSON.parse(text);
   } catch {
     parsed = void 0;
   }
@@ -73547,7 +73672,7 @@ async function mergeSecret(file, root, event2, secret) {
   const sorted = Object.fromEntries(
     Object.keys(map).sort().map((k) => [k, map[k]])
   );
-  const text = isYamlFile(file) ? (0, import_yaml5.stringify)(sorted) : JSON.stringify(sorted, null, 2) + "\n";
+  const text = isYamlFile(file) ? (0, import_yaml6.stringify)(sorted) : JSON.stringify(sorted, null, 2) + "\n";
   await writeFileAtomic(file, text, target);
 }
 function pendingFileOf(file) {
@@ -77447,6 +77572,7 @@ function readOverrides(parsed, base, data, problems, currency) {
     base,
     prices: /* @__PURE__ */ new Map(),
     upcoming: /* @__PURE__ */ new Map(),
+    ending: /* @__PURE__ */ new Map(),
     dated: /* @__PURE__ */ new Map(),
     optionPrices: /* @__PURE__ */ new Map(),
     optionPricePatterns: /* @__PURE__ */ new Map(),
@@ -77454,6 +77580,7 @@ function readOverrides(parsed, base, data, problems, currency) {
     descriptions: /* @__PURE__ */ new Map(),
     images: /* @__PURE__ */ new Map(),
     schedules: /* @__PURE__ */ new Map(),
+    windows: /* @__PURE__ */ new Map(),
     limits: /* @__PURE__ */ new Map(),
     exclude: [],
     unavailable: [],
@@ -77465,14 +77592,9 @@ function readOverrides(parsed, base, data, problems, currency) {
     const site = at("overrides", "prices", sku);
     if (isRecord(written)) {
       checkPrice(r, [...base, "overrides", "prices", sku, "price"], written.price, currency);
-      if (typeof written.price !== "number" || typeof written.from !== "string") continue;
-      const fromSite = at("overrides", "prices", sku, "from");
-      const start = parseFrom(written.from);
-      if (!start.ok) {
-        report(problems, fromSite, start.error);
-        continue;
-      }
-      layer.dated.set(sku, { value: written.price, site, from: written.from, start: start.value, fromSite });
+      const dated = readBounds(parsed, problems, [...base, "overrides", "prices", sku], written);
+      if (typeof written.price === "number" && dated)
+        layer.dated.set(sku, { value: written.price, site, ...dated });
       continue;
     }
     checkPrice(r, [...base, "overrides", "prices", sku], written, currency);
@@ -77515,6 +77637,10 @@ function readOverrides(parsed, base, data, problems, currency) {
       problems
     );
     layer.schedules.set(sku, { value: writtenSchedules(schedules2), site: at("overrides", "schedules", sku) });
+  }
+  for (const [sku, window] of entries("available")) {
+    const bounds = readBounds(parsed, problems, [...base, "overrides", "available", sku], window);
+    if (bounds) layer.windows.set(sku, { value: bounds, site: at("overrides", "available", sku) });
   }
   for (const [sku, limits] of entries("limits")) {
     if (!isRecord(limits)) continue;
@@ -77578,11 +77704,17 @@ function timedLayer(layer, clock) {
   if (layer.dated.size === 0 && !layer.unavailable.some((e) => e.when)) return layer;
   const prices = new Map(layer.prices);
   const upcoming = new Map(layer.upcoming);
+  const ending = new Map(layer.ending);
   for (const [sku, d] of layer.dated) {
-    const start = clock.instant(d.start, d.from, d.fromSite);
-    if (start === void 0) continue;
-    if (start <= clock.now) prices.set(sku, { value: d.value, site: d.site });
-    else upcoming.set(sku, { value: d.value, site: d.site, from: d.from });
+    const span = clock.span(d.start, d.end);
+    if (span === void 0 || span.end <= clock.now) continue;
+    const entry2 = { value: d.value, site: d.site };
+    if (span.start > clock.now)
+      upcoming.set(sku, { ...entry2, from: d.start.text, ...d.end ? { until: d.end.text } : {} });
+    else {
+      prices.set(sku, entry2);
+      if (d.end) ending.set(sku, { until: d.end.text });
+    }
   }
   const unavailable = [];
   const expired = [...layer.expired];
@@ -77601,7 +77733,7 @@ function timedLayer(layer, clock) {
     const shown2 = clock.shown(ms);
     unavailable.push({ value: e.value, site: e.site, until, ...shown2 !== void 0 ? { shown: shown2 } : {} });
   }
-  return { ...layer, prices, upcoming, dated: /* @__PURE__ */ new Map(), unavailable, expired };
+  return { ...layer, prices, upcoming, ending, dated: /* @__PURE__ */ new Map(), unavailable, expired };
 }
 function put2(into, key, entry2, level) {
   const prev = into.get(key);
@@ -77617,11 +77749,13 @@ function mergeOverrides(layers) {
     layers,
     prices: /* @__PURE__ */ new Map(),
     upcoming: /* @__PURE__ */ new Map(),
+    ending: /* @__PURE__ */ new Map(),
     optionPrices: /* @__PURE__ */ new Map(),
     titles: /* @__PURE__ */ new Map(),
     descriptions: /* @__PURE__ */ new Map(),
     images: /* @__PURE__ */ new Map(),
     schedules: /* @__PURE__ */ new Map(),
+    windows: /* @__PURE__ */ new Map(),
     limits: /* @__PURE__ */ new Map(),
     exclude: /* @__PURE__ */ new Map(),
     availability: /* @__PURE__ */ new Map(),
@@ -77630,8 +77764,12 @@ function mergeOverrides(layers) {
   };
   layers.forEach((layer, level) => {
     for (const [sku, e] of layer.prices) {
+      const then = out.prices.get(sku)?.value;
       put2(out.prices, sku, e, level);
       out.upcoming.delete(sku);
+      const end = layer.ending.get(sku);
+      if (end) out.ending.set(sku, { until: end.until, ...then !== void 0 ? { then } : {} });
+      else out.ending.delete(sku);
     }
     for (const [sku, e] of layer.upcoming) out.upcoming.set(sku, e);
     for (const [parent, prices] of layer.optionPrices) {
@@ -77643,6 +77781,7 @@ function mergeOverrides(layers) {
     for (const [sku, e] of layer.descriptions) put2(out.descriptions, sku, e, level);
     for (const [sku, e] of layer.images) put2(out.images, sku, e, level);
     for (const [sku, e] of layer.schedules) put2(out.schedules, sku, e, level);
+    for (const [sku, e] of layer.windows) put2(out.windows, sku, e, level);
     for (const [sku, e] of layer.limits) {
       const merged = out.limits.get(sku) ?? {};
       const field3 = (k) => {
@@ -77694,7 +77833,15 @@ function plainOverrides(merged) {
   const availability2 = [...merged.availability];
   return {
     prices: values(merged.prices),
-    ...merged.upcoming.size > 0 ? { upcoming: new Map([...merged.upcoming].map(([k, e]) => [k, { price: e.value, from: e.from }])) } : {},
+    ...merged.upcoming.size > 0 ? {
+      upcoming: new Map(
+        [...merged.upcoming].map(([k, e]) => [
+          k,
+          { price: e.value, from: e.from, ...e.until !== void 0 ? { until: e.until } : {} }
+        ])
+      )
+    } : {},
+    ...merged.ending.size > 0 ? { ending: new Map(merged.ending) } : {},
     optionPrices: new Map([...merged.optionPrices].map(([p, m]) => [p, values(m)])),
     titles: values(merged.titles),
     descriptions: values(merged.descriptions),
@@ -77872,7 +78019,7 @@ var OverridesChecker = class {
           level,
           allowed,
           `no ${names.slice(0, -1).join(", ")}${names.length > 1 ? " or " : ""}${names.at(-1)} with this SKU`,
-          (kind) => `${quote(sku)} is ${a2(kind)}, which has no ${what}: ${plural4} are for ${allowed.map((k) => `${k}s`).join(" and ")}`,
+          (kind) => `${quote(sku)} is ${a2(kind)}, which has no ${what}: ${plural4} are for ${allowed.map((k) => k === "category" ? "categories" : `${k}s`).join(" and ")}`,
           `have a ${what}`,
           "key"
         );
@@ -77881,6 +78028,7 @@ var OverridesChecker = class {
     perSku(layer.descriptions, "description", "descriptions", ["item", "option"]);
     perSku(layer.images, "image", "images", ["item", "option"]);
     perSku(layer.schedules, "schedule", "schedules", ["item", "category"]);
+    perSku(layer.windows, "time window", "time windows", ["item", "category"]);
     perSku(
       new Map([...layer.limits].map(([k, v]) => [k, { value: v, site: siteAt(layer, "limits", k) }])),
       "min or max",
@@ -77974,7 +78122,14 @@ function byCodePoint2(a3, b) {
 function optionSku(option) {
   return typeof option === "string" ? option : option.sku;
 }
-function resolveStore({ store, catalog, settings: settings2, overrides, timeZone }) {
+function resolveStore({
+  store,
+  catalog,
+  settings: settings2,
+  overrides,
+  timeZone,
+  windows
+}) {
   const o = overrides ?? overridesOfFile(store);
   const excluded = o.exclude;
   const keep = (sku) => !excluded.has(sku);
@@ -78050,11 +78205,14 @@ function resolveStore({ store, catalog, settings: settings2, overrides, timeZone
     categories2[category.sku] = {
       sku: category.sku,
       title: titleOf2(category.sku, category.title),
-      items: category.items.filter((sku) => keep(sku) && own(items2, sku) !== void 0),
+      // An item outside its offer window is left out of its categories (src/config/windows.ts).
+      items: category.items.filter(
+        (sku) => keep(sku) && own(items2, sku) !== void 0 && !windows?.closed.item.has(sku)
+      ),
       ...schedulesFor(category.sku, category.schedules)
     };
   }
-  const menus2 = catalogMenus(catalog, categories2);
+  const menus2 = catalogMenus(catalog, categories2, windows);
   const availability2 = availabilityOfStore(catalog, o, keep);
   const storeId = storeIdOf(store.store.id) ?? String(store.store.id);
   const state = {
@@ -78071,7 +78229,7 @@ function resolveStore({ store, catalog, settings: settings2, overrides, timeZone
   categoriesState.set(state, categories2);
   menusState.set(state, menus2);
   itemAvailabilityState.set(state, availability2);
-  addUpcoming(state, o, availability2.unavailable);
+  addUpcoming(state, o, availability2.unavailable, catalog, windows);
   if (settings2?.schedulesVia !== void 0) state.schedulesVia = settings2.schedulesVia;
   for (const [kind, value] of Object.entries(settings2?.kinds ?? {}))
     if (value !== void 0) state.kinds[kind] = value;
@@ -78143,29 +78301,52 @@ function setOptionPrices(items2, parents, o) {
     }
   }
 }
-function catalogMenus(catalog, categories2) {
+function catalogMenus(catalog, categories2, windows) {
   const menus2 = table();
   for (const menu of catalog.menus ?? []) {
     menus2[menu.type] = {
       type: menu.type,
       categories: menu.categories.map(
         (entry2) => typeof entry2 === "string" ? { sku: entry2, active: true } : { sku: entry2.sku, active: entry2.active ?? true }
+      ).map(
+        (entry2) => entry2.active && (windows?.closed.menu.has(menu.type) || windows?.closed.category.has(entry2.sku)) ? { ...entry2, active: false } : entry2
       ).filter((entry2) => own(categories2, entry2.sku) !== void 0)
     };
   }
   return menus2;
 }
-function addUpcoming(state, o, unavailable) {
+function addUpcoming(state, o, unavailable, catalog, windows) {
   const mine = itemsState.get(state);
   for (const [sku, next] of o.upcoming ?? []) {
     const item = own(mine.items, sku);
     if (item && item.price !== next.price) (mine.upcomingPrices ??= table())[sku] = next;
   }
+  for (const [sku, end] of o.ending ?? []) {
+    const item = own(mine.items, sku);
+    const written = end.then === void 0 ? catalogPrice(catalog, sku) : void 0;
+    const then = end.then ?? (written === void 0 ? void 0 : rulePrice(written, o.priceRules));
+    if (item?.price != null && then !== void 0 && then !== item.price)
+      (mine.endingPrices ??= table())[sku] = { price: item.price, until: end.until, then };
+  }
+  const has = {
+    item: mine.items,
+    category: categoriesState.get(state),
+    menu: menusState.get(state)
+  };
+  const notes2 = windows?.notes.filter((n) => own(has[n.what], n.key) !== void 0) ?? [];
+  if (notes2.length > 0) mine.offerWindows = notes2;
   const off = itemAvailabilityState.get(state);
   for (const sku of unavailable) {
     const until = o.until?.get(sku);
     if (until !== void 0) (off.suspensions ??= table())[sku] = { ...until };
   }
+}
+function catalogPrice(catalog, sku) {
+  const item = (catalog.items ?? []).find((i) => i.sku === sku);
+  if (item) return item.price;
+  for (const g of catalog.modifier_groups ?? [])
+    for (const option of g.options) if (typeof option !== "string" && option.sku === sku) return option.price;
+  return void 0;
 }
 var itemSkusCache = /* @__PURE__ */ new WeakMap();
 function catalogItemSkus(catalog) {
@@ -79036,7 +79217,7 @@ async function loadProject(configPath, options = {}) {
     reading,
     currency
   });
-  const { settingsOf, mergedOverrides, sourcesOf, holidaySites, zonesOf } = mergeStoreLayers(
+  const { settingsOf, mergedOverrides, sourcesOf, holidaySites, zonesOf, windowsOf } = mergeStoreLayers(
     layers,
     { root, configFile, storeFiles, storePaths, indexes, catalogPaths, catalogs },
     { problems, sections, time, currency, withSources: options.stores?.resolve !== void 0 }
@@ -79065,6 +79246,7 @@ async function loadProject(configPath, options = {}) {
     settingsOf,
     mergedOverrides,
     zonesOf,
+    windowsOf,
     resolved
   );
   const sources = options.explain ? explainSources(indexes, catalogFiles, storeFiles, mergedOverrides) : void 0;
@@ -79203,6 +79385,7 @@ function mergeStoreLayers({ chainLayer, groupLayers, storeLayers, includes, over
   const mergedOverrides = [];
   const expired = /* @__PURE__ */ new Map();
   const zonesOf = [];
+  const windowsOf = [];
   const catalogPathOf = /* @__PURE__ */ new Map();
   indexes.forEach((index, i) => {
     if (!catalogPathOf.has(index.name)) catalogPathOf.set(index.name, catalogPaths[i]);
@@ -79252,6 +79435,10 @@ function mergeStoreLayers({ chainLayer, groupLayers, storeLayers, includes, over
       checker.check(merged, index);
       patterns.expand(merged, index);
     }
+    const kindOf3 = (sku) => index?.categories.has(sku) ? "category" : index?.skus.get(sku)?.kind === "item" ? "item" : void 0;
+    windowsOf.push(
+      index ? windowsAt(withOverridden(index.windows, merged.windows, kindOf3), clock) : void 0
+    );
     return settings2;
   });
   checker.finish();
@@ -79261,9 +79448,9 @@ function mergeStoreLayers({ chainLayer, groupLayers, storeLayers, includes, over
       e.site,
       `${quote(e.sku)} is switched off until ${quote(e.until)}, which has passed: the entry is ignored (${stores.length === 1 ? "store" : "stores"} ${stores.map((s) => quote(s)).join(", ") || "none"}); remove it`
     );
-  return { settingsOf, mergedOverrides, sourcesOf, holidaySites, zonesOf };
+  return { settingsOf, mergedOverrides, sourcesOf, holidaySites, zonesOf, windowsOf };
 }
-function resolvableStores(indexes, catalogFiles, storeFiles, settingsOf, mergedOverrides, zonesOf, resolved) {
+function resolvableStores(indexes, catalogFiles, storeFiles, settingsOf, mergedOverrides, zonesOf, windowsOf, resolved) {
   const catalogByName = /* @__PURE__ */ new Map();
   const catalogsOut = /* @__PURE__ */ new Map();
   indexes.forEach((index, i) => {
@@ -79283,7 +79470,8 @@ function resolvableStores(indexes, catalogFiles, storeFiles, settingsOf, mergedO
       catalog,
       settings: settingsOf[i] ?? {},
       overrides: plainOverrides(mergedOverrides[i]),
-      ...zonesOf[i] !== void 0 ? { timeZone: zonesOf[i] } : {}
+      ...zonesOf[i] !== void 0 ? { timeZone: zonesOf[i] } : {},
+      ...windowsOf[i] !== void 0 ? { windows: windowsOf[i] } : {}
     };
   });
   const resolvable = resolved ? resolved.map((i) => all[i]) : all;
