@@ -8,9 +8,11 @@
  * its value (`prices` of `BURGER` is 25900, `hours` of `sun` is `["12:00-20:00"]`, `exclude` of
  * `SHAKE`). The rule, per catalog:
  *
- * 1. An entry **shapes groups** when at least √n of the catalog's n stores hold it (and at least 2),
- *    so that a region's deviations count and one store's quirks do not. Stores with the same set of
- *    such entries form a candidate group.
+ * 1. A set of stores **shapes groups** when at least two entries are held by exactly these stores
+ *    (and by no other): a region's price list, its hours, what it does not sell. One store's quirk,
+ *    even one that many stores happen to have (a Sunday of their own), is one entry, held by its own
+ *    set of stores, and shapes nothing. Stores that belong to the same such sets form a candidate
+ *    group.
  * 2. A group lifts an entry into its `defaults:` when it can take it out of its stores' files and give
  *    every store the same state (src/config/overrides.ts and the settings' merge rules):
  *    - families a higher layer replaces key by key (prices, titles, descriptions, images; hours per
@@ -194,19 +196,30 @@ function held(member: Member, lifted: Entries): number {
 
 /** Splits the stores of one catalog into groups (rules 1 and 3); stores in no group are left out. */
 function partition(members: readonly Member[]): Member[][] {
-  const counts = new Map<string, number>();
-  for (const m of members) {
-    for (const [slot, e] of m.entries)
-      counts.set(`${slot}\u0000${e.json}`, (counts.get(`${slot}\u0000${e.json}`) ?? 0) + 1);
+  // The stores holding each entry (as indices: members are in key order).
+  const holders = new Map<string, number[]>();
+  for (const [i, m] of members.entries()) {
+    for (const [slot, e] of m.entries) {
+      const atom = `${slot}\u0000${e.json}`;
+      const list = holders.get(atom);
+      if (list) list.push(i);
+      else holders.set(atom, [i]);
+    }
   }
-  const threshold = Math.max(2, Math.ceil(Math.sqrt(members.length)));
+  // Sets of stores that share at least two entries that no other store has: a region's price list,
+  // its hours. One store's quirk, even one many stores happen to have, is one entry of its own set.
+  const entriesPerSet = new Map<string, number>();
+  for (const list of holders.values()) {
+    if (list.length < 2) continue;
+    const set = list.join(",");
+    entriesPerSet.set(set, (entriesPerSet.get(set) ?? 0) + 1);
+  }
+  const defining = [...entriesPerSet].filter(([, n]) => n >= 2).map(([set]) => set);
+  const signatures = members.map(() => [] as number[]);
+  for (const [id, set] of defining.entries()) for (const i of set.split(",")) signatures[Number(i)]!.push(id);
   const bySignature = new Map<string, Member[]>();
-  for (const m of members) {
-    const signature = [...m.entries]
-      .map(([slot, e]) => `${slot}\u0000${e.json}`)
-      .filter((atom) => counts.get(atom)! >= threshold)
-      .sort(byCodePoint)
-      .join("\n");
+  for (const [i, m] of members.entries()) {
+    const signature = signatures[i]!.join(",");
     bySignature.set(signature, [...(bySignature.get(signature) ?? []), m]);
   }
   const groups: { members: Member[]; lifted: Entries }[] = [];
