@@ -22,7 +22,7 @@
 // Exits 1 when a step fails or the plan is not empty. Sends traffic only to 127.0.0.1.
 import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -371,10 +371,11 @@ async function main() {
       emu.setFaults(undefined);
       counted();
       mustSucceed("carte import", run);
+      const load = loadavg()[0].toFixed(1);
       console.log(
         `  import: ${(run.ms / 1000).toFixed(1)} s wall time for ${stores} stores at ${latency} ms, ` +
           `${requests} requests (latency bound ${((requests * latency) / parallelism / 1000).toFixed(1)} s) ` +
-          `(target for 1,000 stores: under 60 s)`,
+          `(target for 1,000 stores: under 60 s); load average ${load} on this machine`,
       );
 
       const plan = await carte(["plan", "-c", path.join(imported, "carte.yaml")]);

@@ -26,6 +26,9 @@
  *    lifted entries it holds most of, when it holds more than half of them; then every group's
  *    entries are lifted again with its final stores.
  *
+ * When one group holds every store, an import that writes carte.yaml writes its entries as carte.yaml
+ * `defaults:` instead, and the store files name no group.
+ *
  * Group names come from what the stores' integration ids share (`north-001`, `north-002` → `north`),
  * else `group`; written with letters, digits and dashes only, made unique with `-2`, `-3`…
  * Deterministic: the result depends only on the store files, taken in integration id order.
@@ -48,6 +51,11 @@ export interface ImportedGroup {
 /** The result of {@link factorGroups}: the groups, and every store's file (naming its group). */
 export interface GroupFactoring {
   groups: ImportedGroup[];
+  /**
+   * carte.yaml `defaults:`, in place of a group, when the one group found holds every store and
+   * `chainDefaults` was asked for.
+   */
+  defaults?: Record<string, unknown>;
   stores: ImportedStore[];
 }
 
@@ -318,14 +326,14 @@ const READ_KEYS = new Set([
 ]);
 
 /** A store file in a group: `group:` after `catalog:`, and only the entries the group does not give. */
-function fileInGroup(file: StoreFile, group: string, own: Iterable<Entry>): StoreFile {
+function fileInGroup(file: StoreFile, group: string | undefined, own: Iterable<Entry>): StoreFile {
   const rest = sectionsOf(own);
   const src = file as unknown as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(src)) {
     if (key === "catalog") {
       out.catalog = value;
-      out.group = group;
+      if (group !== undefined) out.group = group;
     } else if (!READ_KEYS.has(key)) out[key] = value;
     else if (key === "overrides") {
       // Keys of overrides: this step does not read (schedules, limits…) stay as they were.
@@ -351,11 +359,12 @@ function fileInGroup(file: StoreFile, group: string, own: Iterable<Entry>): Stor
  * Deterministic: the result depends only on the store files, taken in key order.
  *
  * @param stores - the stores and their files as src/import/factor.ts wrote them.
- * @param taken - names not to use for a group (none for a new project).
+ * @param options - `taken`: names not to use for a group; `chainDefaults`: write a group of every
+ *   store as carte.yaml `defaults:` instead (for an import that writes carte.yaml).
  */
 export function factorGroups(
   stores: readonly ImportedStore[],
-  taken: ReadonlySet<string> = new Set(),
+  options: { taken?: ReadonlySet<string>; chainDefaults?: boolean } = {},
 ): GroupFactoring {
   const sorted = [...stores].sort((a, b) => byCodePoint(a.state.store.key, b.state.store.key));
   const byCatalog = new Map<string, Member[]>();
@@ -371,9 +380,21 @@ export function factorGroups(
     .filter((g) => g.members.length >= 2 && g.lifted.size > 0)
     .sort((a, b) => byCodePoint(keyOf(a.members[0]!), keyOf(b.members[0]!)));
 
-  const used = new Set(taken);
-  const groups: ImportedGroup[] = [];
   const files = new Map<string, StoreFile>();
+  const own = (m: Member, lifted: Entries) =>
+    [...m.entries].filter(([slot, e]) => lifted.get(slot)?.json !== e.json).map(([, e]) => e);
+  const only = found.length === 1 ? found[0]! : undefined;
+  if (options.chainDefaults && only && only.members.length === stores.length) {
+    for (const m of only.members)
+      files.set(keyOf(m), fileInGroup(m.store.file, undefined, own(m, only.lifted)));
+    return {
+      groups: [],
+      defaults: sectionsOf(only.lifted.values()),
+      stores: sorted.map((s) => ({ state: s.state, file: files.get(s.state.store.key)! })),
+    };
+  }
+  const used = new Set(options.taken);
+  const groups: ImportedGroup[] = [];
   for (const g of found) {
     const base = baseName(g.members.map(keyOf));
     let name = base;
@@ -384,10 +405,7 @@ export function factorGroups(
       file: { name, defaults: sectionsOf(g.lifted.values()) } as GroupFile,
       stores: g.members.map(keyOf),
     });
-    for (const m of g.members) {
-      const own = [...m.entries].filter(([slot, e]) => g.lifted.get(slot)?.json !== e.json).map(([, e]) => e);
-      files.set(keyOf(m), fileInGroup(m.store.file, name, own));
-    }
+    for (const m of g.members) files.set(keyOf(m), fileInGroup(m.store.file, name, own(m, g.lifted)));
   }
   return {
     groups,

@@ -148,9 +148,12 @@ export async function buildImport(
   const { states: sanitized, notes } = sanitizeStates(states, parts, ctx);
   const factoring = factorStores(sanitized, parts);
   // What sets of stores share beyond the catalog goes into group files (src/import/groups.ts).
-  const grouping = factorGroups(factoring.stores);
-  const withGroups: ProjectFile | undefined =
-    project && grouping.groups.length > 0 ? { ...project, groups: "groups/*.yaml" } : project;
+  const grouping = factorGroups(factoring.stores, { chainDefaults: project !== undefined });
+  const withGroups: ProjectFile | undefined = project && {
+    ...project,
+    ...(grouping.groups.length > 0 ? { groups: "groups/*.yaml" } : {}),
+    ...(grouping.defaults ? { defaults: grouping.defaults as ProjectFile["defaults"] } : {}),
+  };
   const files: ImportFile[] = [
     ...(withGroups ? [{ path: "carte.yaml", text: projectText(withGroups), kind: "project" as const }] : []),
     ...factoring.catalogs.map((c) => ({
