@@ -135,3 +135,34 @@ describe("carte import finds the chain", () => {
     expect(two).toEqual(one);
   });
 });
+
+describe("group names and keys from the platform", () => {
+  it("names a group from its stores' shared id, and keeps a SKU that plain objects treat specially as data", async () => {
+    // A region price on an item whose SKU is a name plain objects treat specially.
+    const proto = (key: string, id: string, region: Region, price: number) =>
+      chainStore(key, id, region, (s) => {
+        catalogOf(s).items["constructor"] = item("constructor", price, { title: "Constructor" });
+        catalogOf(s).categories.MAIN!.items.push("constructor");
+      });
+    const states = [
+      proto("a-1", "1", "north", 2000),
+      proto("b-1", "2", "north", 2000),
+      proto("sur-01", "3", "south", 3000),
+      proto("sur-02", "4", "south", 3000),
+      proto("sur-03", "5", "south", 3000),
+    ];
+    const result = await buildImport(states, projectFor(undefined));
+    expect(result.problems).toEqual([]);
+    // Ids that share no part give the group a plain name.
+    expect(result.groups?.map((g) => [g.name, g.stores])).toEqual([
+      ["group", ["a-1", "b-1"]],
+      ["sur", ["sur-01", "sur-02", "sur-03"]],
+    ]);
+    const group = parse(result.files.find((f) => f.path === "groups/group.yaml")!.text) as {
+      defaults: { overrides: { prices: Record<string, number> } };
+    };
+    expect(result.notes).toEqual([]);
+    expect(Object.hasOwn(group.defaults.overrides.prices, "constructor")).toBe(true);
+    expect(group.defaults.overrides.prices.constructor).toBe(2000);
+  });
+});
