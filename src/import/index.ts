@@ -5,9 +5,9 @@
  * The pipeline, with I/O only at the ends:
  *
  * ```
- * readLiveStores(client) ─► sanitizeStates ─► factorStores ─► render ─► verifyFiles ─► writeImport
- *                            (what the files    (shared catalogs,  (YAML)  (load again,
- *                             cannot say: notes)  store overrides)          compare)
+ * readLiveStores(client) ─► sanitizeStates ─► factorStores ─► factorGroups ─► render ─► verifyFiles ─► writeImport
+ *                            (what the files    (shared catalogs,  (groups, chain  (YAML)  (load again,
+ *                             cannot say: notes)  store overrides)   defaults)              compare)
  * ```
  *
  * Each kind contributes through its part in src/import/registry.ts.
