@@ -86,7 +86,10 @@ async function readStores(
   }
 }
 
-/** Prints what an import or a merge wrote: the stores, the catalogs, and each file with its status. */
+/**
+ * Prints what an import or a merge wrote: the stores, the catalogs, the groups, and each file with its
+ * status.
+ */
 function printImported(
   io: CliIo,
   written: Awaited<ReturnType<typeof writeImport>>,
@@ -108,6 +111,15 @@ function printImported(
             `${result.catalogs.length === 1 ? "" : "s"}: ${catalogs.join("; ")}.`,
     ) + "\n",
   );
+  const groups = result.groups ?? [];
+  if (groups.length > 0) {
+    io.out(
+      escapeTerminal(
+        `What stores share beyond the catalog is in ${plural(groups.length, "group")}: ` +
+          `${groups.map((g) => `${g.name} (${plural(g.stores.length, "store")})`).join("; ")}.`,
+      ) + "\n",
+    );
+  }
   for (const w of written)
     io.out(escapeTerminal(`  ${w.status.padEnd(9)} ${path.join(shown, w.path)}`) + "\n");
 }

@@ -5,9 +5,9 @@
  * The pipeline, with I/O only at the ends:
  *
  * ```
- * readLiveStores(client) ─► sanitizeStates ─► factorStores ─► render ─► verifyFiles ─► writeImport
- *                            (what the files    (shared catalogs,  (YAML)  (load again,
- *                             cannot say: notes)  store overrides)          compare)
+ * readLiveStores(client) ─► sanitizeStates ─► factorStores ─► factorGroups ─► render ─► verifyFiles ─► writeImport
+ *                            (what the files    (shared catalogs,  (groups, chain  (YAML)  (load again,
+ *                             cannot say: notes)  store overrides)   defaults)              compare)
  * ```
  *
  * Each kind contributes through its part in src/import/registry.ts.
@@ -33,14 +33,17 @@ import type { StoreIdentity, StoreState } from "../model.js";
 import type { PlatformClient } from "../platform/client.js";
 import { fetchCurrent } from "../state/current.js";
 import { factorStores } from "./factor.js";
+import { factorGroups } from "./groups.js";
 import { importParts } from "./registry.js";
-import { catalogText, projectText, storeText } from "./render.js";
+import { catalogText, groupText, projectText, storeText } from "./render.js";
 import { sanitizeStates } from "./sanitize.js";
 import type { ImportContext, ImportPart } from "../kinds/import-types.js";
 import { verifyFiles, type ImportFile } from "./verify.js";
 
 export { factorStores } from "./factor.js";
 export type { Factoring, ImportedCatalog, ImportedStore } from "./factor.js";
+export { factorGroups } from "./groups.js";
+export type { GroupFactoring, ImportedGroup } from "./groups.js";
 export { sanitizeStates } from "./sanitize.js";
 export type { ImportNote } from "./sanitize.js";
 export type { ImportFile } from "./verify.js";
@@ -144,14 +147,26 @@ export async function buildImport(
 ): Promise<ImportResult> {
   const { states: sanitized, notes } = sanitizeStates(states, parts, ctx);
   const factoring = factorStores(sanitized, parts);
+  // What sets of stores share beyond the catalog goes into group files (src/import/groups.ts).
+  const grouping = factorGroups(factoring.stores, { chainDefaults: project !== undefined });
+  const withGroups: ProjectFile | undefined = project && {
+    ...project,
+    ...(grouping.groups.length > 0 ? { groups: "groups/*.yaml" } : {}),
+    ...(grouping.defaults ? { defaults: grouping.defaults as ProjectFile["defaults"] } : {}),
+  };
   const files: ImportFile[] = [
-    ...(project ? [{ path: "carte.yaml", text: projectText(project), kind: "project" as const }] : []),
+    ...(withGroups ? [{ path: "carte.yaml", text: projectText(withGroups), kind: "project" as const }] : []),
     ...factoring.catalogs.map((c) => ({
       path: `catalogs/${c.name}.yaml`,
       text: catalogText(c.catalog, c.stores, ctx.currency),
       kind: "catalog" as const,
     })),
-    ...factoring.stores.map((s) => ({
+    ...grouping.groups.map((g) => ({
+      path: `groups/${g.name}.yaml`,
+      text: groupText(g.file, g.stores, ctx.currency),
+      kind: "group" as const,
+    })),
+    ...grouping.stores.map((s) => ({
       path: `stores/${s.state.store.integrationId}.yaml`,
       text: storeText(s.file, ctx.currency),
       kind: "store" as const,
@@ -161,6 +176,7 @@ export async function buildImport(
   return {
     files,
     catalogs: factoring.catalogs,
+    groups: grouping.groups,
     notes,
     conflicts: [],
     problems: await verifyFiles(files, byKey, parts),

@@ -4,7 +4,7 @@
  */
 
 import { Document, isMap, isPair, isScalar, isSeq, visit } from "yaml";
-import type { CatalogFile, ProjectFile, StoreFile } from "../generated/config.js";
+import type { CatalogFile, GroupFile, ProjectFile, StoreFile } from "../generated/config.js";
 import type { Currency } from "../money.js";
 
 /** Keys under which the files write prices: `price`, and the tables `prices` and `option_prices`. */
@@ -62,6 +62,16 @@ export function catalogText(catalog: CatalogFile, stores: readonly string[], cur
     ordered,
     `Imported by carte import: the catalog of ${who}.\n` +
       "Each store file names it and says what differs there (prices, what it does not sell).",
+    currency,
+  );
+}
+
+/** The text of an imported group file (prices with the currency's decimals, when one is given). */
+export function groupText(group: GroupFile, stores: readonly string[], currency?: Currency): string {
+  return yamlText(
+    group,
+    `Imported by carte import: what stores ${stores.join(", ")} share.\n` +
+      "Each of them joins it with group: and its file says only what differs there.",
     currency,
   );
 }

@@ -1,6 +1,7 @@
 /** What `carte import` (src/import/index.ts) and `carte import --merge` (src/import/merge.ts) give. */
 
 import type { ImportedCatalog } from "./factor.js";
+import type { ImportedGroup } from "./groups.js";
 import type { ImportNote } from "./sanitize.js";
 import type { ImportFile } from "./verify.js";
 
@@ -9,6 +10,8 @@ export interface ImportResult {
   /** Catalog files, then store files, paths relative to the output folder. */
   files: ImportFile[];
   catalogs: ImportedCatalog[];
+  /** Group files of a fresh import (what sets of stores share beyond the catalog); none for `--merge`. */
+  groups?: ImportedGroup[];
   /** What the files cannot express (empty when the import is exact). */
   notes: ImportNote[];
   /**

@@ -46,7 +46,14 @@ export async function verifyFiles(
   try {
     const all = files.some((f) => f.kind === "project")
       ? files
-      : [...files, { path: "carte.yaml", text: SCRATCH_PROJECT, kind: "project" as const }];
+      : [
+          ...files,
+          {
+            path: "carte.yaml",
+            text: SCRATCH_PROJECT + (files.some((f) => f.kind === "group") ? "groups: groups/*.yaml\n" : ""),
+            kind: "project" as const,
+          },
+        ];
     // A scratch copy, thrown away after the check: written under its folder (a file name the
     // platform shaped cannot leave it), without fsync.
     const scratch = { root: dir, purpose: "write a scratch copy of", durable: false };

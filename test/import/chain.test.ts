@@ -1,7 +1,7 @@
 /**
  * `carte import` on the example chain: applied to an emulator, imported back, planned against the
- * import. One shared catalog with the stores' prices and exclusions as overrides, an empty plan, and
- * the same bytes on a second import.
+ * import. One shared catalog with the stores' prices and exclusions as overrides, the settings all
+ * stores share as carte.yaml defaults, an empty plan, and the same bytes on a second import.
  */
 
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -37,7 +37,7 @@ function readTree(dir: string): Record<string, string> {
 }
 
 describe("carte import on the example chain", () => {
-  it("factors one shared catalog, plans nothing, and is deterministic", async () => {
+  it("factors one shared catalog and chain defaults, plans nothing, and is deterministic", async () => {
     const fx = await exampleAgainstEmulator(storeFiles);
     cleanups.push(fx.close);
     const applied = await carte(["apply", "--auto-approve", "-q", "-c", fx.config]);
@@ -53,7 +53,8 @@ describe("carte import on the example chain", () => {
     );
     for (const r of [applied, imported]) expect(r.out + r.err).not.toContain(CLIENT_SECRET);
 
-    // carte.yaml points at the same platform; one catalog; the store files are the example's own.
+    // carte.yaml points at the same platform and holds what every store shares; one catalog; the
+    // store files' prices, exclusions and availability are the example's own.
     const files = readTree(out);
     expect(Object.keys(files).sort()).toEqual([
       ".gitignore",
@@ -70,6 +71,11 @@ describe("carte import on the example chain", () => {
       platform: { base_url: fx.emu.url },
       stores: "stores/*.yaml",
       catalogs: "catalogs/*.yaml",
+      // What all three stores share, written once (the example's own carte.yaml defaults).
+      defaults: expect.objectContaining({
+        open: true,
+        webhooks: { NEW_ORDER: "http://localhost:8080/hooks/new-order" },
+      }),
     });
     for (const f of storeFiles) {
       expect(files[f]).toMatch(/^# Imported by carte import/);
@@ -80,6 +86,7 @@ describe("carte import on the example chain", () => {
       >;
       const written = parse(files[f]!) as Record<string, unknown>;
       expect(written).toMatchObject({ store: original.store, catalog: "shared" });
+      expect(written.group).toBeUndefined();
       expect(written.overrides ?? {}).toEqual(original.overrides ?? {});
       expect(written.availability).toEqual(original.availability);
     }

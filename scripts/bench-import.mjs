@@ -1,0 +1,411 @@
+// Benchmark of `carte import` on a chain as chains price it (docs/performance.md, "Import").
+//
+// Usage: npm run bench:import -- [--stores N] [--latency MS] [--parallelism P] [--keep DIR]
+//   --stores N        stores of the generated chain, in 3 regions (default 200)
+//   --latency MS      latency the emulator adds to every answer while carte imports (default 20)
+//   --parallelism P   carte import's --parallelism (default 16, carte's own default)
+//   --keep DIR        write both projects under DIR and keep them (default: a temporary folder, removed)
+//
+// What it does, against one emulator in this process (carte runs in its own, through its CLI):
+//   1. writes a project as a person writes it: carte.yaml with chain-wide hours, open and a webhook;
+//      one catalog; three region groups (north, south, coast: their price lists, what they do not
+//      sell, their Sunday or weekend hours, a special day); N store files naming their group, a
+//      quarter with a price of their own, some with an item switched off, another Sunday, one more item
+//      not sold or a special day of their own;
+//   2. applies it to the emulator (`carte apply`, latency 0: setup, not measured);
+//   3. imports every store into an empty folder (`carte import`, every store on one command line)
+//      with the emulator answering after --latency ms, timed end to end (process start included);
+//   4. plans the imported project (`carte plan`, latency 0), which must say "No changes";
+//   5. prints the YAML lines of both projects (content lines: neither blank nor comment; and all
+//      lines) and the ratio imported ÷ hand-written, and the files of each kind.
+// CARTE_BENCH_PROFILE=DIR in the environment: the import writes a CPU profile into DIR.
+// Exits 1 when a step fails or the plan is not empty. Sends traffic only to 127.0.0.1.
+import { execFile } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const CREDENTIALS = { CARTE_CLIENT_ID: "bench", CARTE_CLIENT_SECRET: "bench-secret" };
+
+const { values } = parseArgs({
+  options: {
+    stores: { type: "string", default: "200" },
+    latency: { type: "string", default: "20" },
+    parallelism: { type: "string", default: "16" },
+    keep: { type: "string" },
+  },
+});
+const stores = Number(values.stores);
+const latency = Number(values.latency);
+const parallelism = Number(values.parallelism);
+for (const [k, v] of Object.entries({ stores, latency, parallelism })) {
+  if (!Number.isInteger(v) || v < 0) throw new Error(`--${k} must be a whole number, not ${v}`);
+}
+
+// ---------------------------------------------------------------------------------------- the chain
+
+const ITEMS = [
+  ["BURGER-CLASSIC", "Classic burger", 24900],
+  ["BURGER-CHEESE", "Cheese burger", 26900],
+  ["BURGER-BACON", "Bacon burger", 28900],
+  ["BURGER-VEGGIE", "Veggie burger", 25900],
+  ["BURGER-DOUBLE", "Double burger", 32900],
+  ["CHICKEN-CRISPY", "Crispy chicken", 23900],
+  ["CHICKEN-WINGS", "Chicken wings", 21900],
+  ["HOTDOG", "Hot dog", 15900],
+  ["FRIES", "Fries", 8900],
+  ["FRIES-LOADED", "Loaded fries", 13900],
+  ["ONION-RINGS", "Onion rings", 9900],
+  ["SALAD", "Garden salad", 16900],
+  ["SODA", "Soda", 5900],
+  ["LEMONADE", "Lemonade", 6900],
+  ["SHAKE-VANILLA", "Vanilla shake", 11900],
+  ["SHAKE-AREQUIPE", "Arequipe shake", 12900],
+  ["ICE-CREAM", "Ice cream", 7900],
+  ["BROWNIE", "Brownie", 8900],
+];
+const BURGERS = ITEMS.filter(([sku]) => sku.startsWith("BURGER")).map(([sku]) => sku);
+const OPTIONS = [
+  ["EXTRA-CHEESE", "Extra cheese", 3000],
+  ["EXTRA-BACON", "Extra bacon", 4500],
+  ["EXTRA-AVOCADO", "Extra avocado", 4000],
+  ["EXTRA-EGG", "Fried egg", 2500],
+];
+const CATEGORIES = [
+  ["BURGERS", "Burgers", BURGERS],
+  ["CHICKEN", "Chicken and more", ["CHICKEN-CRISPY", "CHICKEN-WINGS", "HOTDOG", "SALAD"]],
+  ["SIDES", "Sides", ["FRIES", "FRIES-LOADED", "ONION-RINGS"]],
+  ["DRINKS", "Drinks", ["SODA", "LEMONADE", "SHAKE-VANILLA", "SHAKE-AREQUIPE"]],
+  ["DESSERTS", "Desserts", ["ICE-CREAM", "BROWNIE"]],
+];
+
+function catalogYaml() {
+  const lines = ["name: chain", "items:"];
+  for (const [sku, title, price] of ITEMS) {
+    lines.push(`  - sku: ${sku}`, `    title: ${title}`, `    price: ${price}`);
+    if (BURGERS.includes(sku)) lines.push("    modifier_groups: [EXTRAS]");
+  }
+  lines.push(
+    "modifier_groups:",
+    "  - sku: EXTRAS",
+    "    title: Extras",
+    "    min: 0",
+    "    max: 3",
+    "    options:",
+  );
+  for (const [sku, title, price] of OPTIONS)
+    lines.push(`      - { sku: ${sku}, title: ${title}, price: ${price} }`);
+  lines.push("categories:");
+  for (const [sku, title, items] of CATEGORIES)
+    lines.push(`  - sku: ${sku}`, `    title: ${title}`, `    items: [${items.join(", ")}]`);
+  lines.push("menus:", "  - type: DEFAULT", `    categories: [${CATEGORIES.map(([sku]) => sku).join(", ")}]`);
+  return lines.join("\n") + "\n";
+}
+
+/** The three regions: their share of the stores, and their group file. */
+const REGIONS = [
+  {
+    name: "north",
+    share: 9, // of 20
+    lines: [
+      "defaults:",
+      "  hours:",
+      '    sun: ["12:00-20:00"]',
+      "  overrides:",
+      "    prices: { BURGER-CLASSIC: 25900, BURGER-CHEESE: 27900, FRIES: 9400 }",
+      "    exclude: [SHAKE-AREQUIPE]",
+    ],
+  },
+  {
+    name: "south",
+    share: 7,
+    lines: [
+      "defaults:",
+      "  overrides:",
+      "    prices:",
+      "      BURGER-CLASSIC: 22900",
+      "      BURGER-BACON: 26900",
+      "      CHICKEN-WINGS: 19900",
+      "      SODA: 4900",
+      "      LEMONADE: 5900",
+      "    exclude: [SALAD, HOTDOG]",
+    ],
+  },
+  {
+    name: "coast",
+    share: 4,
+    lines: [
+      "defaults:",
+      "  hours:",
+      '    fri,sat: ["11:00-01:00"]',
+      "  special_days:",
+      '    - { name: Carnaval, date: "02-14", slots: ["10:00-23:00"] }',
+      "  overrides:",
+      "    prices:",
+      "      BURGER-CLASSIC: 26900",
+      "      BURGER-DOUBLE: 34900",
+      "      SODA: 6400",
+      "      LEMONADE: 7900",
+      "      SHAKE-VANILLA: 12900",
+      "      EXTRA-AVOCADO: 5000",
+      "    exclude: [BROWNIE]",
+    ],
+  },
+];
+
+/** The region of store i: 9 of every 20 stores in the north, 7 in the south, 4 on the coast. */
+function regionOf(i) {
+  let k = i % 20;
+  for (const r of REGIONS) {
+    if (k < r.share) return r;
+    k -= r.share;
+  }
+  throw new Error("unreachable");
+}
+
+/** A small deterministic generator (mulberry32), so that the quirks are the same on every run. */
+function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The store file of store i, with its quirks. */
+function storeYaml(i, key, id) {
+  const region = regionOf(i);
+  const random = rng(i + 1);
+  const pick = (list) => list[Math.floor(random() * list.length)];
+  const excluded = new Set(
+    region.lines
+      .join(" ")
+      .match(/exclude: \[(.*)\]/)[1]
+      .split(", "),
+  );
+  const plain = ["CHICKEN-CRISPY", "FRIES-LOADED", "ONION-RINGS", "ICE-CREAM", "LEMONADE"].filter(
+    (s) => !excluded.has(s),
+  );
+  const lines = [
+    "store:",
+    `  id: ${id}`,
+    `  integration_id: ${key}`,
+    `  name: ${region.name[0].toUpperCase()}${region.name.slice(1)} ${i}`,
+    "catalog: chain",
+    `group: ${region.name}`,
+  ];
+  if (random() < 0.1) lines.push("hours:", '  sun: ["10:00-16:00"]');
+  if (random() < 0.07)
+    lines.push("special_days:", '  - { name: Aniversario, date: "10-15", slots: ["12:00-22:00"] }');
+  const overrides = [];
+  if (random() < 0.25) overrides.push(`  prices: { ${pick(BURGERS)}: ${23000 + (i % 40) * 100} }`);
+  if (random() < 0.08) {
+    const sku = pick(plain);
+    excluded.add(sku);
+    overrides.push(`  exclude: [${sku}]`);
+  }
+  if (overrides.length > 0) lines.push("overrides:", ...overrides);
+  const off = ["FRIES", "SODA", "ICE-CREAM"].filter((sku) => !excluded.has(sku));
+  if (random() < 0.15) lines.push("availability:", `  unavailable: [${pick(off)}]`);
+  return lines.join("\n") + "\n";
+}
+
+/** Writes the hand-written project into `dir`; returns the stores (id, integration id, name). */
+function writeChain(dir, emulatorUrl) {
+  for (const sub of ["stores", "catalogs", "groups"]) mkdirSync(path.join(dir, sub), { recursive: true });
+  writeFileSync(
+    path.join(dir, "carte.yaml"),
+    [
+      "version: 1",
+      "currency: COP",
+      "platform:",
+      `  base_url: ${emulatorUrl}`,
+      // The emulator answers as fast as it can: carte's own pacing is not what is measured.
+      "  requests_per_second: 10000",
+      "stores: stores/*.yaml",
+      "catalogs: catalogs/*.yaml",
+      "groups: groups/*.yaml",
+      "defaults:",
+      "  hours:",
+      '    mon-thu: ["11:00-22:00"]',
+      '    fri,sat: ["11:00-23:00"]',
+      '    sun: ["12:00-21:00"]',
+      "  open: true",
+      "  webhooks:",
+      "    NEW_ORDER: http://127.0.0.1:9/hooks/new-order",
+    ].join("\n") + "\n",
+  );
+  writeFileSync(path.join(dir, "catalogs", "chain.yaml"), catalogYaml());
+  for (const r of REGIONS)
+    writeFileSync(
+      path.join(dir, "groups", `${r.name}.yaml`),
+      [`name: ${r.name}`, ...r.lines].join("\n") + "\n",
+    );
+  const out = [];
+  for (let i = 0; i < stores; i++) {
+    const key = `${regionOf(i).name}-${String(i).padStart(4, "0")}`;
+    const id = String(2_000_000 + i);
+    const text = storeYaml(i, key, id);
+    writeFileSync(path.join(dir, "stores", `${key}.yaml`), text);
+    out.push({ id, integration_id: key, name: text.match(/ {2}name: (.*)/)[1] });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------- running
+
+/** Runs carte's CLI in its own process; resolves its output, exit code and wall time. */
+function carte(args, profile = false) {
+  const started = performance.now();
+  const dir = process.env.CARTE_BENCH_PROFILE;
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [
+        ...(profile && dir ? ["--cpu-prof", "--cpu-prof-dir", dir] : []),
+        path.join(root, "bin", "carte.js"),
+        ...args,
+      ],
+      { env: { ...process.env, ...CREDENTIALS, NO_COLOR: "1" }, maxBuffer: 256 * 1024 * 1024 },
+      (err, stdout, stderr) =>
+        resolve({
+          code: err ? (typeof err.code === "number" ? err.code : 1) : 0,
+          out: stdout,
+          err: stderr,
+          ms: performance.now() - started,
+        }),
+    );
+  });
+}
+
+function mustSucceed(step, r) {
+  if (r.code === 0) return;
+  console.error(`${step} failed (exit ${r.code}):\n${r.out.slice(-4000)}\n${r.err.slice(-4000)}`);
+  process.exit(1);
+}
+
+/** YAML lines of a project: content lines (neither blank nor comment), all lines, files by folder. */
+function measure(dir) {
+  let content = 0;
+  let all = 0;
+  const files = {};
+  const walk = (rel) => {
+    for (const e of readdirSync(path.join(dir, rel), { withFileTypes: true })) {
+      const p = path.join(rel, e.name);
+      if (e.isDirectory() && !e.name.startsWith(".")) walk(p);
+      else if (e.isFile() && e.name.endsWith(".yaml")) {
+        const lines = readFileSync(path.join(dir, p), "utf8").split("\n");
+        if (lines[lines.length - 1] === "") lines.pop();
+        all += lines.length;
+        content += lines.filter((l) => l.trim() !== "" && !l.trim().startsWith("#")).length;
+        const folder = rel === "" ? "carte.yaml" : rel;
+        files[folder] = (files[folder] ?? 0) + 1;
+      }
+    }
+  };
+  walk("");
+  return { content, all, files };
+}
+
+async function main() {
+  const { startEmulator } = await import(path.join(root, "dist", "emulator", "index.js"));
+  const base = values.keep ?? mkdtempSync(path.join(tmpdir(), "carte-bench-import-"));
+  const hand = path.join(base, "hand-written");
+  const imported = path.join(base, "imported");
+  mkdirSync(hand, { recursive: true });
+  let emu;
+  try {
+    emu = await startEmulator({ port: 0, applyDelayMs: 0 });
+    const seedStores = writeChain(hand, emu.url);
+    emu.provision({
+      clients: [
+        {
+          client_id: CREDENTIALS.CARTE_CLIENT_ID,
+          client_secret: CREDENTIALS.CARTE_CLIENT_SECRET,
+          stores: seedStores,
+        },
+      ],
+    });
+    const config = path.join(hand, "carte.yaml");
+    // The emulator keeps every request it answers; a thousand stores' bodies are not what is measured.
+    let requests = 0;
+    const counted = () => {
+      requests += emu.requests.length;
+      emu.clearRequests();
+    };
+    const drop = setInterval(counted, 1000);
+    try {
+      console.log(
+        `carte import: ${stores} stores in 3 regions, emulator latency ${latency} ms while importing, ` +
+          `--parallelism ${parallelism}`,
+      );
+      const applied = await carte(["apply", "--auto-approve", "-q", "-c", config, "--parallelism", "16"]);
+      mustSucceed("carte apply of the hand-written project", applied);
+      console.log(`  applied the hand-written project in ${(applied.ms / 1000).toFixed(1)} s (setup)`);
+
+      counted();
+      requests = 0;
+      emu.setFaults(latency > 0 ? { latencyMs: latency } : undefined);
+      const ids = seedStores.map((s) => s.id).join(",");
+      const run = await carte(
+        [
+          "import",
+          "--store",
+          ids,
+          "-c",
+          config,
+          "--out",
+          imported,
+          "--parallelism",
+          String(parallelism),
+          "-q",
+        ],
+        true,
+      );
+      emu.setFaults(undefined);
+      counted();
+      mustSucceed("carte import", run);
+      const load = loadavg()[0].toFixed(1);
+      console.log(
+        `  import: ${(run.ms / 1000).toFixed(1)} s wall time for ${stores} stores at ${latency} ms, ` +
+          `${requests} requests (latency bound ${((requests * latency) / parallelism / 1000).toFixed(1)} s) ` +
+          `(target for 1,000 stores: under 60 s); load average ${load} on this machine`,
+      );
+
+      const plan = await carte(["plan", "-c", path.join(imported, "carte.yaml")]);
+      mustSucceed("carte plan of the imported project", plan);
+      const empty = plan.out.includes("No changes.");
+      console.log(`  plan of the imported project: ${empty ? "No changes" : "CHANGES (failure)"}`);
+
+      const a = measure(hand);
+      const b = measure(imported);
+      const kinds = (m) =>
+        Object.entries(m.files)
+          .map(([k, n]) => `${k} ${n}`)
+          .join(", ");
+      console.log(`  hand-written: ${a.content} content lines (${a.all} lines); files: ${kinds(a)}`);
+      console.log(`  imported:     ${b.content} content lines (${b.all} lines); files: ${kinds(b)}`);
+      console.log(
+        `  ratio imported ÷ hand-written: ${(b.content / a.content).toFixed(2)}× content lines ` +
+          `(${(b.all / a.all).toFixed(2)}× all lines); target ≤ 1.30×`,
+      );
+      if (!empty) {
+        console.error(plan.out.slice(0, 4000));
+        process.exitCode = 1;
+      }
+    } finally {
+      clearInterval(drop);
+    }
+  } finally {
+    await emu?.close();
+    if (!values.keep) rmSync(base, { recursive: true, force: true });
+  }
+}
+
+await main();
