@@ -78157,26 +78157,7 @@ function resolveStore({
       ...schedulesFor(item.sku, item.schedules)
     };
   }
-  const offered = /* @__PURE__ */ new Set();
-  for (const group2 of catalog.modifier_groups ?? []) {
-    if (!keep(group2.sku)) continue;
-    const options = group2.options.map(optionSku).filter(keep);
-    for (const option of options) offered.add(option);
-    const limits = o.limits.get(group2.sku);
-    const max = limits?.max ?? group2.max;
-    items2[group2.sku] = {
-      sku: group2.sku,
-      type: "MODIFIER_GROUP",
-      title: titleOf2(group2.sku, group2.title),
-      description: "",
-      price: null,
-      images: [],
-      children: options,
-      min: limits?.min ?? group2.min,
-      max: options.length < group2.options.length ? Math.min(max, options.length) : max,
-      modifiersType: group2.type ?? null
-    };
-  }
+  const offered = addModifierGroups(items2, catalog, o, keep, titleOf2);
   const parents = [
     ...(catalog.items ?? []).map((i) => ({ sku: i.sku, optionPrices: i.option_prices }))
   ];
@@ -78234,6 +78215,29 @@ function resolveStore({
   for (const [kind, value] of Object.entries(settings2?.kinds ?? {}))
     if (value !== void 0) state.kinds[kind] = value;
   return state;
+}
+function addModifierGroups(items2, catalog, o, keep, titleOf2) {
+  const offered = /* @__PURE__ */ new Set();
+  for (const group2 of catalog.modifier_groups ?? []) {
+    if (!keep(group2.sku)) continue;
+    const options = group2.options.map(optionSku).filter(keep);
+    for (const option of options) offered.add(option);
+    const limits = o.limits.get(group2.sku);
+    const max = limits?.max ?? group2.max;
+    items2[group2.sku] = {
+      sku: group2.sku,
+      type: "MODIFIER_GROUP",
+      title: titleOf2(group2.sku, group2.title),
+      description: "",
+      price: null,
+      images: [],
+      children: options,
+      min: limits?.min ?? group2.min,
+      max: options.length < group2.options.length ? Math.min(max, options.length) : max,
+      modifiersType: group2.type ?? null
+    };
+  }
+  return offered;
 }
 function availabilityOfStore(catalog, o, keep) {
   const sellable = (sku) => keep(sku) && catalogItemSkus(catalog).has(sku);

@@ -136,26 +136,7 @@ export function resolveStore({
     };
   }
 
-  const offered = new Set<string>();
-  for (const group of catalog.modifier_groups ?? []) {
-    if (!keep(group.sku)) continue;
-    const options = group.options.map(optionSku).filter(keep);
-    for (const option of options) offered.add(option);
-    const limits = o.limits.get(group.sku);
-    const max = limits?.max ?? group.max;
-    items[group.sku] = {
-      sku: group.sku,
-      type: "MODIFIER_GROUP",
-      title: titleOf(group.sku, group.title),
-      description: "",
-      price: null,
-      images: [],
-      children: options,
-      min: limits?.min ?? group.min,
-      max: options.length < group.options.length ? Math.min(max, options.length) : max,
-      modifiersType: group.type ?? null,
-    };
-  }
+  const offered = addModifierGroups(items, catalog, o, keep, titleOf);
 
   // Options written in full, and the parents of option prices: items, then options, by SKU.
   const parents: OptionPriceParent[] = [
@@ -219,6 +200,41 @@ export function resolveStore({
   for (const [kind, value] of Object.entries(settings?.kinds ?? {}))
     if (value !== undefined) state.kinds![kind] = value;
   return state;
+}
+
+/**
+ * Adds the catalog's modifier groups a store keeps to its items (`MODIFIER_GROUP` resources: title
+ * through the overrides, the options not excluded, limits through `o.limits`, a `max` lowered to the
+ * options left). Returns the SKUs of the options the kept groups offer.
+ */
+function addModifierGroups(
+  items: Record<string, ItemResource>,
+  catalog: CatalogFile,
+  o: StoreOverrides,
+  keep: (sku: string) => boolean,
+  titleOf: (sku: string, title: string) => string,
+): Set<string> {
+  const offered = new Set<string>();
+  for (const group of catalog.modifier_groups ?? []) {
+    if (!keep(group.sku)) continue;
+    const options = group.options.map(optionSku).filter(keep);
+    for (const option of options) offered.add(option);
+    const limits = o.limits.get(group.sku);
+    const max = limits?.max ?? group.max;
+    items[group.sku] = {
+      sku: group.sku,
+      type: "MODIFIER_GROUP",
+      title: titleOf(group.sku, group.title),
+      description: "",
+      price: null,
+      images: [],
+      children: options,
+      min: limits?.min ?? group.min,
+      max: options.length < group.options.length ? Math.min(max, options.length) : max,
+      modifiersType: group.type ?? null,
+    };
+  }
+  return offered;
 }
 
 /**
