@@ -71,6 +71,7 @@ import {
   renderPlanComment,
   renderProblemsComment,
   type CommentContext,
+  type PreviewNote,
 } from "../render/markdown.js";
 import { renderReport, renderReportMarkdown } from "../render/report.js";
 import { describeTarget } from "../session.js";
@@ -80,6 +81,13 @@ import { stagesNotRun } from "../render/rollout.js";
 import type { StageOutcome } from "../apply/rollout.js";
 import { COMMENT_MARKER, DRIFT_LABEL, DRIFT_MARKER, applyMarker } from "./comment.js";
 import { readContext, type ActionContext } from "./context.js";
+import {
+  artifactUploader,
+  previewArtifactName,
+  uploadPreview,
+  type PreviewInput,
+  type PreviewUploader,
+} from "./preview.js";
 import { actionSecretSink, actionSecretsFile } from "./secrets.js";
 
 /** The Action's commands. */
@@ -124,6 +132,17 @@ export interface ActionInputs {
    * checkout's `origin` when carte.yaml names no `lock:` (src/gitops/ref-lock.ts); false: none.
    */
   gitLock: boolean;
+  /**
+   * Input `preview` of `plan` on a pull request: `changed` (default) uploads the menu preview of the
+   * stores the pull request changes, `all` of every store planned, `off` none (src/action/preview.ts).
+   */
+  preview: PreviewInput;
+}
+
+/** What the Action is given besides its environment: the artifact upload, replaced in tests. */
+export interface ActionDeps {
+  /** Uploads the menu preview; default GitHub's artifact client (src/action/preview.ts). */
+  uploadArtifact?: PreviewUploader;
 }
 
 const COMMANDS: readonly ActionCommand[] = ["plan", "apply", "drift", "report"];
@@ -152,6 +171,9 @@ export function readInputs(env: NodeJS.ProcessEnv = process.env): ActionInputs {
   const scope = core.getInput("scope").trim().toLowerCase() || "all";
   if (scope !== "all" && scope !== "changed")
     throw new UsageError(`input scope must be all or changed, got ${scope}`);
+  const preview = core.getInput("preview").trim().toLowerCase() || "changed";
+  if (preview !== "changed" && preview !== "all" && preview !== "off")
+    throw new UsageError(`input preview must be changed, all or off, got ${preview}`);
   return {
     command: command as ActionCommand,
     config: core.getInput("config") || "carte.yaml",
@@ -173,6 +195,7 @@ export function readInputs(env: NodeJS.ProcessEnv = process.env): ActionInputs {
     scope,
     reviewKey: reviewSecret(env) ? reviewKey(reviewSecret(env)) : undefined,
     gitLock: bool("git-lock", true),
+    preview,
   };
 }
 
@@ -373,6 +396,8 @@ interface PlanView {
   target?: string | undefined;
   /** The rollout's stages and what each would change (`RunResult.plannedStages`). */
   stages?: StageOutcome[] | undefined;
+  /** The menu preview uploaded for this plan, or why it could not be. */
+  preview?: PreviewNote | undefined;
 }
 
 /** What the plan comment's record is bound to: this pull request, its head commit and base branch. */
@@ -431,6 +456,7 @@ function planCommentBody(
       fullPlanAt: "the job summary of this workflow run",
       target: view.target,
       stages: view.stages,
+      preview: view.preview,
       ...(options.record ? recordOfPlan(view.plan, view.commit, ctx, options.record.key) : {}),
     });
   }
@@ -503,6 +529,7 @@ async function planCommand(
   ctx: ActionContext,
   env: NodeJS.ProcessEnv,
   summary: JobSummary,
+  deps: ActionDeps,
 ): Promise<Outcome> {
   const commit = ctx.pullRequest?.headSha ?? ctx.sha;
   const base = await resolveBase(inputs, ctx, path.dirname(path.resolve(inputs.config)));
@@ -547,6 +574,20 @@ async function planCommand(
   }
   if (view.problems) annotate(view.problems, ctx.workspace);
   const recordFile = await maybeWriteRecord(inputs, recordOf("plan", inputs.shard, view));
+  if (inputs.preview !== "off" && ctx.pullRequest && view.plan && result.project) {
+    view.preview = await uploadPreview({
+      select: inputs.preview,
+      plan: view.plan,
+      project: result.project,
+      // The pull request's own changes count; drift alone does not put a store in the preview.
+      changes: view.split && view.split.unavailable === undefined ? view.split.changes : undefined,
+      name: previewArtifactName(ctx, inputs.shard, result.stage ?? inputs.stage),
+      temp: env.RUNNER_TEMP,
+      ctx,
+      upload: deps.uploadArtifact ?? artifactUploader,
+    });
+    if (view.preview?.failure !== undefined) core.warning(escapeTerminal(view.preview.failure));
+  }
   await summarizePlan(view, ctx, summary);
   // A shard's comment is the report job's: one comment for the whole run.
   const gh = gitHub(inputs, ctx);
@@ -917,7 +958,10 @@ async function reportCommand(
 }
 
 /** Runs the Action. Returns the exit code (also set as the `exitcode` output, whatever happens). */
-export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function runAction(
+  env: NodeJS.ProcessEnv = process.env,
+  deps: ActionDeps = {},
+): Promise<number> {
   // The client secret and the review key never reach any output; masking guards the logs as well.
   if (env.CARTE_CLIENT_SECRET) core.setSecret(env.CARTE_CLIENT_SECRET);
   if (reviewSecret(env)) core.setSecret(reviewSecret(env));
@@ -929,7 +973,7 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
       const inputs = readInputs(env);
       const shard = inputs.shard ? ` (shard ${inputs.shard.index}/${inputs.shard.count})` : "";
       summary = new JobSummary(`carte ${inputs.command}${shard}`);
-      if (inputs.command === "plan") outcome = await planCommand(inputs, ctx, env, summary);
+      if (inputs.command === "plan") outcome = await planCommand(inputs, ctx, env, summary, deps);
       else if (inputs.command === "apply") outcome = await applyCommand(inputs, ctx, env, summary);
       else if (inputs.command === "drift") outcome = await driftCommand(inputs, ctx, env, summary);
       else outcome = await reportCommand(inputs, ctx, summary);
