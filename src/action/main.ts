@@ -50,6 +50,7 @@ import {
 } from "../gitops/github.js";
 import { mergeRecords, readRecord, writeRecord, type RunRecord } from "../gitops/record.js";
 import { describeRefHolder, lockName } from "../gitops/ref-lock.js";
+import type { LoadedProject } from "../config/index.js";
 import { DEFAULT_LOCK_REF, DEFAULT_LOCK_REMOTE, DEFAULT_LOCK_STALE_MINUTES } from "../config/load.js";
 import {
   completeBinding,
@@ -81,7 +82,9 @@ import { stagesNotRun } from "../render/rollout.js";
 import type { StageOutcome } from "../apply/rollout.js";
 import { COMMENT_MARKER, DRIFT_LABEL, DRIFT_MARKER, applyMarker } from "./comment.js";
 import { readContext, type ActionContext } from "./context.js";
+import { previewPlan } from "../preview.js";
 import {
+  artifactStorageMissing,
   artifactUploader,
   previewArtifactName,
   uploadPreview,
@@ -523,6 +526,46 @@ function failureOf(view: PlanView): string | undefined {
   return view.errors.length > 0 ? view.errors.join("\n") : undefined;
 }
 
+/**
+ * The changes that put a store in a `changed` preview: the pull request's own when the plan was split
+ * against its base (drift alone does not), else `undefined` (every change of the plan).
+ */
+function splitChanges(split: BaseSplit | null): readonly string[] | undefined {
+  return split && split.unavailable === undefined ? split.changes : undefined;
+}
+
+/**
+ * The menu preview of a pull request's plan (input `preview`), uploaded as the artifact `where.name`:
+ * the note the comment and the job summary show, or `undefined` when no store is selected. Without an
+ * uploader given and without artifact storage in this run, nothing is written and the note says why.
+ */
+async function planPreview(
+  select: "changed" | "all",
+  plan: Plan,
+  project: LoadedProject,
+  split: BaseSplit | null,
+  where: { name: string; ctx: ActionContext; env: NodeJS.ProcessEnv; deps: ActionDeps },
+): Promise<PreviewNote | undefined> {
+  const missing = where.deps.uploadArtifact ? undefined : artifactStorageMissing(where.env);
+  if (missing !== undefined) {
+    // Said in the comment, not warned: nothing is wrong with the pull request.
+    const stores = previewPlan(plan, select, splitChanges(split)).stores.length;
+    return stores > 0 ? { stores, failure: missing } : undefined;
+  }
+  const note = await uploadPreview({
+    select,
+    plan,
+    project,
+    changes: splitChanges(split),
+    name: where.name,
+    temp: where.env.RUNNER_TEMP,
+    ctx: where.ctx,
+    upload: where.deps.uploadArtifact ?? artifactUploader,
+  });
+  if (note?.failure !== undefined) core.warning(escapeTerminal(note.failure));
+  return note;
+}
+
 /** `command: plan`. */
 async function planCommand(
   inputs: ActionInputs,
@@ -575,18 +618,12 @@ async function planCommand(
   if (view.problems) annotate(view.problems, ctx.workspace);
   const recordFile = await maybeWriteRecord(inputs, recordOf("plan", inputs.shard, view));
   if (inputs.preview !== "off" && ctx.pullRequest && view.plan && result.project) {
-    view.preview = await uploadPreview({
-      select: inputs.preview,
-      plan: view.plan,
-      project: result.project,
-      // The pull request's own changes count; drift alone does not put a store in the preview.
-      changes: view.split && view.split.unavailable === undefined ? view.split.changes : undefined,
+    view.preview = await planPreview(inputs.preview, view.plan, result.project, view.split, {
       name: previewArtifactName(ctx, inputs.shard, result.stage ?? inputs.stage),
-      temp: env.RUNNER_TEMP,
       ctx,
-      upload: deps.uploadArtifact ?? artifactUploader,
+      env,
+      deps,
     });
-    if (view.preview?.failure !== undefined) core.warning(escapeTerminal(view.preview.failure));
   }
   await summarizePlan(view, ctx, summary);
   // A shard's comment is the report job's: one comment for the whole run.

@@ -45,6 +45,20 @@ export const artifactUploader: PreviewUploader = async (name, files, root) => {
 };
 
 /**
+ * Why GitHub's artifact client cannot upload from this run, or `undefined` when it can: it needs the
+ * results service the runner names in `ACTIONS_RESULTS_URL` and the token in `ACTIONS_RUNTIME_TOKEN`,
+ * which GitHub's runners give JavaScript actions; GitHub Enterprise Server has no such service, and a run
+ * outside GitHub Actions (a local runner of actions) neither.
+ */
+export function artifactStorageMissing(env: NodeJS.ProcessEnv): string | undefined {
+  if (env.ACTIONS_RESULTS_URL && env.ACTIONS_RUNTIME_TOKEN) return undefined;
+  return (
+    "this run has no artifact storage to upload it to (ACTIONS_RESULTS_URL and ACTIONS_RUNTIME_TOKEN " +
+    "are not both set: GitHub Enterprise Server, or a run outside GitHub Actions)"
+  );
+}
+
+/**
  * The artifact's name: `carte-preview`, with the stage, the shard and the run attempt after a first
  * one, so that each job of a run (and each re-run) uploads its own: an artifact's name is unique in a
  * workflow run.
