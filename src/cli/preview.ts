@@ -2,7 +2,8 @@
  * `carte preview [--out DIR] [--plan FILE] [--open]`: the menus of the plan's stores as a static HTML
  * site (src/render/preview.ts, docs/preview.md). Without `--plan` it plans through the shared path
  * (src/run.ts, as `carte plan` does, with the same scope options); with `--plan` it reads a saved plan
- * (its digest checked as `carte show` does). What the plan leaves unchanged comes from the files.
+ * (its digest checked as `carte show` does). What the plan leaves unchanged comes from the files. The
+ * pages are written by src/preview.ts, the path the GitHub Action's preview artifact shares.
  */
 
 import { spawn } from "node:child_process";
