@@ -63,8 +63,13 @@ export function previewPlan(plan: Plan, select: PreviewSelection = "all", change
   const changed = new Set(
     plan.changes.filter((c) => counted === undefined || counted.has(c.address)).map((c) => c.store),
   );
-  const stores = plan.stores.filter((s) => changed.has(s.key));
-  return { ...plan, stores, changes: plan.changes.filter((c) => changed.has(c.store)) };
+  // The plan's own properties as they are (a spread would read its `checksums`, which a plan made
+  // without them refuses), its stores and changes narrowed.
+  return Object.create(Object.getPrototypeOf(plan) as object | null, {
+    ...Object.getOwnPropertyDescriptors(plan),
+    stores: { value: plan.stores.filter((s) => changed.has(s.key)), enumerable: true },
+    changes: { value: plan.changes.filter((c) => changed.has(c.store)), enumerable: true },
+  }) as Plan;
 }
 
 /**

@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync, mkdi
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildPlan } from "../../src/plan/plan.js";
+import { buildPlan, createPlanner } from "../../src/plan/plan.js";
 import { previewPlan, writePreview } from "../../src/preview.js";
 import type { StoreState } from "../../src/model.js";
 import { catalogOf, current, desired, item, store } from "../helpers/builders.js";
@@ -37,6 +37,15 @@ describe("the stores of a preview", () => {
     const shown = previewPlan(plan, "changed", own);
     expect(shown.stores.map((s) => s.key)).toEqual(["s2"]);
     expect(new Set(shown.changes.map((c) => c.store))).toEqual(new Set(["s2"]));
+  });
+
+  it("narrows a plan made without checksums (as `carte preview` plans) without reading them", () => {
+    const have = current(withSoup("s1", 100), withSoup("s2", 100), withSoup("s3", 100));
+    const planner = createPlanner(want);
+    for (const key of ["s1", "s2", "s3"]) planner.addStore(key, have.stores[key]);
+    const bare = planner.finish(have.client);
+    expect(() => bare.checksums).toThrow(/without its checksums/);
+    expect(previewPlan(bare, "changed").stores.map((s) => s.key)).toEqual(["s1", "s2"]);
   });
 });
 
