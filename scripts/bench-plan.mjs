@@ -19,6 +19,9 @@
 //   --scope-changed   after the apply from empty, only a change-scoped plan: the chain committed to git,
 //                     one store's price changed, `carte plan --scope changed --base HEAD`: its reads
 //                     (against the minimum: that store's menu) and its time, loading both commits included
+//   --preview         with --scope-changed: instead, the menu preview the GitHub Action uploads for that
+//                     one-price pull request (src/preview.ts, planned with --base HEAD), of the changed
+//                     store and of all stores: files, bytes, the zip the artifact would be, time to write
 // CARTE_BENCH_PROFILE=DIR in the environment: each carte run writes a CPU profile into DIR.
 //
 // What it does, each step in its own process, against one emulator in its own process:
@@ -424,7 +427,7 @@ async function carteChild() {
             env,
             parallelism: m.parallelism,
             ...(m.planFile ? { planFile: m.planFile } : {}),
-            ...(m.base ? { base: m.base, scope: m.scope, checksums: false } : {}),
+            ...(m.base ? { base: m.base, ...(m.scope ? { scope: m.scope } : {}), checksums: false } : {}),
             secrets: () => discardingSink(() => {}),
             convergenceTimeoutMs: 600_000,
           },
@@ -473,7 +476,9 @@ async function carteChild() {
         }
       }
       if (m.out) await writePlanFile(m.out, result.plan);
+      const preview = m.preview ? await previewFigures(m.preview, result) : undefined;
       reply({
+        preview,
         loadMs,
         runMs: performance.now() - started,
         planMs,
@@ -493,6 +498,46 @@ async function carteChild() {
       reply({ error: String(err?.stack ?? err) });
     }
   });
+}
+
+/**
+ * The preview the Action would upload for `result` (src/preview.ts `writePreview`, the pull request's
+ * own changes counted for `changed`): what it writes, and the size of the zip the artifact client makes
+ * of it, estimated as each file deflated at level 6 (the client's default) plus the zip's headers.
+ */
+async function previewFigures({ out, select }, result) {
+  const { writePreview } = await import(dist("preview.js"));
+  const { readFileSync: read } = await import("node:fs");
+  const { deflateRawSync } = await import("node:zlib");
+  const started = performance.now();
+  const written = await writePreview({
+    plan: result.plan,
+    project: result.project,
+    out,
+    root: out,
+    select,
+    changes: result.base?.changes,
+  });
+  const ms = performance.now() - started;
+  const zipStart = performance.now();
+  let zipBytes = 22; // end of central directory
+  let largest = 0;
+  for (const f of written.files) {
+    const data = read(f);
+    largest = Math.max(largest, data.length);
+    const name = Buffer.byteLength(path.relative(out, f));
+    zipBytes += deflateRawSync(data, { level: 6 }).length + 30 + 46 + 2 * name;
+  }
+  return {
+    stores: written.stores,
+    changes: written.changes,
+    files: written.files.length,
+    bytes: written.bytes,
+    largest,
+    zipBytes,
+    ms,
+    zipMs: performance.now() - zipStart,
+  };
 }
 
 /**
@@ -641,6 +686,7 @@ async function main() {
       "apply-only": { type: "boolean", default: false },
       "scope-changed": { type: "boolean", default: false },
       flat: { type: "boolean", default: false },
+      preview: { type: "boolean", default: false },
     },
   });
   const stores = Number(values.stores);
@@ -708,6 +754,21 @@ async function main() {
       const changed = text.replace(/^( {4}ITEM-\d{4}: )20000$/m, "$120100");
       if (changed === text) throw new Error("no price to change in store-00000.yaml");
       writeFileSync(storeFile, changed);
+      if (values.preview) {
+        for (const select of ["changed", "all"]) {
+          const out = path.join(dir, `preview-${select}`);
+          const p = await run({ command: "plan", base: "HEAD", preview: { out, select } });
+          await emulator.ask({ type: "take" });
+          const z = p.preview;
+          console.log(
+            `preview ${select.padEnd(7)}          ${z.stores} stores (${z.changes} changes), ${z.files} files: ` +
+              `${(z.bytes / 1e6).toFixed(2)} MB of HTML (largest page ${(z.largest / 1e6).toFixed(2)} MB), ` +
+              `zip ≈ ${(z.zipBytes / 1e6).toFixed(2)} MB; written in ${s(z.ms)}, zipped in ${s(z.zipMs)}; ` +
+              `peak RSS ${p.peakRssMiB.toFixed(0)} MiB`,
+          );
+        }
+        return;
+      }
       // Three runs: on a shared machine one run's time says little.
       for (let k = 0; k < 3; k++) {
         const scoped = await run({ command: "plan", base: "HEAD", scope: "changed" });

@@ -24,6 +24,10 @@ export interface ActionContext {
   workspace: string;
   /** The address of this workflow run (and attempt), when the runner says it. */
   runUrl: string | undefined;
+  /** `GITHUB_RUN_ID`, digits only; undefined when the runner says none. */
+  runId: string | undefined;
+  /** `GITHUB_RUN_ATTEMPT`: 1 for the first run, 2 for the first re-run… */
+  runAttempt: number;
   /** The pull request of a `pull_request` (or `pull_request_target`) event. */
   pullRequest?: {
     number: number;
@@ -58,10 +62,12 @@ export function readContext(env: NodeJS.ProcessEnv): ActionContext {
   }
   const serverUrl = (env.GITHUB_SERVER_URL || "https://github.com").replace(/\/+$/, "");
   const repository = str(env.GITHUB_REPOSITORY);
-  const attempt = Number(env.GITHUB_RUN_ATTEMPT ?? "1");
+  const given = Number(env.GITHUB_RUN_ATTEMPT ?? "1");
+  const attempt = Number.isSafeInteger(given) && given > 1 ? given : 1;
+  const runId = env.GITHUB_RUN_ID && /^\d+$/.test(env.GITHUB_RUN_ID) ? env.GITHUB_RUN_ID : undefined;
   const runUrl =
-    repository && env.GITHUB_RUN_ID && /^\d+$/.test(env.GITHUB_RUN_ID)
-      ? `${serverUrl}/${repository}/actions/runs/${env.GITHUB_RUN_ID}${attempt > 1 ? `/attempts/${attempt}` : ""}`
+    repository && runId
+      ? `${serverUrl}/${repository}/actions/runs/${runId}${attempt > 1 ? `/attempts/${attempt}` : ""}`
       : undefined;
   const pr = event.pull_request;
   return {
@@ -73,6 +79,8 @@ export function readContext(env: NodeJS.ProcessEnv): ActionContext {
     ref: str(env.GITHUB_REF),
     workspace: env.GITHUB_WORKSPACE || process.cwd(),
     runUrl,
+    runId,
+    runAttempt: attempt,
     ...(pr && typeof pr.number === "number"
       ? {
           pullRequest: {

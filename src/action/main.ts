@@ -51,6 +51,7 @@ import {
 } from "../gitops/github.js";
 import { mergeRecords, readRecord, writeRecord, type RunRecord } from "../gitops/record.js";
 import { describeRefHolder, lockName } from "../gitops/ref-lock.js";
+import type { LoadedProject } from "../config/index.js";
 import { DEFAULT_LOCK_REF, DEFAULT_LOCK_REMOTE, DEFAULT_LOCK_STALE_MINUTES } from "../config/load.js";
 import {
   completeBinding,
@@ -72,6 +73,7 @@ import {
   renderPlanComment,
   renderProblemsComment,
   type CommentContext,
+  type PreviewNote,
 } from "../render/markdown.js";
 import { renderReport, renderReportMarkdown } from "../render/report.js";
 import { describeTarget } from "../session.js";
@@ -81,6 +83,15 @@ import { stagesNotRun } from "../render/rollout.js";
 import type { StageOutcome } from "../apply/rollout.js";
 import { COMMENT_MARKER, DRIFT_LABEL, DRIFT_MARKER, applyMarker } from "./comment.js";
 import { readContext, type ActionContext } from "./context.js";
+import { previewPlan } from "../preview.js";
+import {
+  artifactStorageMissing,
+  artifactUploader,
+  previewArtifactName,
+  uploadPreview,
+  type PreviewInput,
+  type PreviewUploader,
+} from "./preview.js";
 import { actionSecretSink, actionSecretsFile } from "./secrets.js";
 
 /** The Action's commands. */
@@ -125,6 +136,17 @@ export interface ActionInputs {
    * checkout's `origin` when carte.yaml names no `lock:` (src/gitops/ref-lock.ts); false: none.
    */
   gitLock: boolean;
+  /**
+   * Input `preview` of `plan` on a pull request: `changed` (default) uploads the menu preview of the
+   * stores the pull request changes, `all` of every store planned, `off` none (src/action/preview.ts).
+   */
+  preview: PreviewInput;
+}
+
+/** What the Action is given besides its environment: the artifact upload, replaced in tests. */
+export interface ActionDeps {
+  /** Uploads the menu preview; default GitHub's artifact client (src/action/preview.ts). */
+  uploadArtifact?: PreviewUploader;
 }
 
 const COMMANDS: readonly ActionCommand[] = ["plan", "apply", "drift", "report"];
@@ -153,6 +175,9 @@ export function readInputs(env: NodeJS.ProcessEnv = process.env): ActionInputs {
   const scope = core.getInput("scope").trim().toLowerCase() || "all";
   if (scope !== "all" && scope !== "changed")
     throw new UsageError(`input scope must be all or changed, got ${scope}`);
+  const preview = core.getInput("preview").trim().toLowerCase() || "changed";
+  if (preview !== "changed" && preview !== "all" && preview !== "off")
+    throw new UsageError(`input preview must be changed, all or off, got ${preview}`);
   return {
     command: command as ActionCommand,
     config: core.getInput("config") || "carte.yaml",
@@ -174,6 +199,7 @@ export function readInputs(env: NodeJS.ProcessEnv = process.env): ActionInputs {
     scope,
     reviewKey: reviewSecret(env) ? reviewKey(reviewSecret(env)) : undefined,
     gitLock: bool("git-lock", true),
+    preview,
   };
 }
 
@@ -386,6 +412,8 @@ interface PlanView {
   target?: string | undefined;
   /** The rollout's stages and what each would change (`RunResult.plannedStages`). */
   stages?: StageOutcome[] | undefined;
+  /** The menu preview uploaded for this plan, or why it could not be. */
+  preview?: PreviewNote | undefined;
 }
 
 /** What the plan comment's record is bound to: this pull request, its head commit and base branch. */
@@ -444,6 +472,7 @@ function planCommentBody(
       fullPlanAt: "the job summary of this workflow run",
       target: view.target,
       stages: view.stages,
+      preview: view.preview,
       ...(options.record ? recordOfPlan(view.plan, view.commit, ctx, options.record.key) : {}),
     });
   }
@@ -510,12 +539,53 @@ function failureOf(view: PlanView): string | undefined {
   return view.errors.length > 0 ? view.errors.join("\n") : undefined;
 }
 
+/**
+ * The changes that put a store in a `changed` preview: the pull request's own when the plan was split
+ * against its base (drift alone does not), else `undefined` (every change of the plan).
+ */
+function splitChanges(split: BaseSplit | null): readonly string[] | undefined {
+  return split && split.unavailable === undefined ? split.changes : undefined;
+}
+
+/**
+ * The menu preview of a pull request's plan (input `preview`), uploaded as the artifact `where.name`:
+ * the note the comment and the job summary show, or `undefined` when no store is selected. Without an
+ * uploader given and without artifact storage in this run, nothing is written and the note says why.
+ */
+async function planPreview(
+  select: "changed" | "all",
+  plan: Plan,
+  project: LoadedProject,
+  split: BaseSplit | null,
+  where: { name: string; ctx: ActionContext; env: NodeJS.ProcessEnv; deps: ActionDeps },
+): Promise<PreviewNote | undefined> {
+  const missing = where.deps.uploadArtifact ? undefined : artifactStorageMissing(where.env);
+  if (missing !== undefined) {
+    // Said in the comment, not warned: nothing is wrong with the pull request.
+    const stores = previewPlan(plan, select, splitChanges(split)).stores.length;
+    return stores > 0 ? { stores, failure: missing } : undefined;
+  }
+  const note = await uploadPreview({
+    select,
+    plan,
+    project,
+    changes: splitChanges(split),
+    name: where.name,
+    temp: where.env.RUNNER_TEMP,
+    ctx: where.ctx,
+    upload: where.deps.uploadArtifact ?? artifactUploader,
+  });
+  if (note?.failure !== undefined) core.warning(escapeTerminal(note.failure));
+  return note;
+}
+
 /** `command: plan`. */
 async function planCommand(
   inputs: ActionInputs,
   ctx: ActionContext,
   env: NodeJS.ProcessEnv,
   summary: JobSummary,
+  deps: ActionDeps,
 ): Promise<Outcome> {
   const commit = ctx.pullRequest?.headSha ?? ctx.sha;
   const base = await resolveBase(inputs, ctx, path.dirname(path.resolve(inputs.config)));
@@ -560,6 +630,14 @@ async function planCommand(
   }
   if (view.problems) annotate(view.problems, ctx.workspace);
   const recordFile = await maybeWriteRecord(inputs, recordOf("plan", inputs.shard, view));
+  if (inputs.preview !== "off" && ctx.pullRequest && view.plan && result.project) {
+    view.preview = await planPreview(inputs.preview, view.plan, result.project, view.split, {
+      name: previewArtifactName(ctx, inputs.shard, result.stage ?? inputs.stage),
+      ctx,
+      env,
+      deps,
+    });
+  }
   await summarizePlan(view, ctx, summary);
   // A shard's comment is the report job's: one comment for the whole run.
   const gh = gitHub(inputs, ctx);
@@ -930,7 +1008,10 @@ async function reportCommand(
 }
 
 /** Runs the Action. Returns the exit code (also set as the `exitcode` output, whatever happens). */
-export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function runAction(
+  env: NodeJS.ProcessEnv = process.env,
+  deps: ActionDeps = {},
+): Promise<number> {
   // The client secret and the review key never reach any output; masking guards the logs as well.
   if (env.CARTE_CLIENT_SECRET) core.setSecret(env.CARTE_CLIENT_SECRET);
   if (reviewSecret(env)) core.setSecret(reviewSecret(env));
@@ -942,7 +1023,7 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
       const inputs = readInputs(env);
       const shard = inputs.shard ? ` (shard ${inputs.shard.index}/${inputs.shard.count})` : "";
       summary = new JobSummary(`carte ${inputs.command}${shard}`);
-      if (inputs.command === "plan") outcome = await planCommand(inputs, ctx, env, summary);
+      if (inputs.command === "plan") outcome = await planCommand(inputs, ctx, env, summary, deps);
       else if (inputs.command === "apply") outcome = await applyCommand(inputs, ctx, env, summary);
       else if (inputs.command === "drift") outcome = await driftCommand(inputs, ctx, env, summary);
       else outcome = await reportCommand(inputs, ctx, summary);

@@ -2,28 +2,20 @@
  * `carte preview [--out DIR] [--plan FILE] [--open]`: the menus of the plan's stores as a static HTML
  * site (src/render/preview.ts, docs/preview.md). Without `--plan` it plans through the shared path
  * (src/run.ts, as `carte plan` does, with the same scope options); with `--plan` it reads a saved plan
- * (its digest checked as `carte show` does). What the plan leaves unchanged comes from the files.
+ * (its digest checked as `carte show` does). What the plan leaves unchanged comes from the files. The
+ * pages are written by src/preview.ts, the path the GitHub Action's preview artifact shares.
  */
 
 import { spawn } from "node:child_process";
-import { readdir } from "node:fs/promises";
 import path from "node:path";
-import {
-  SHARED_DIR_MODE,
-  SHARED_FILE_MODE,
-  removeFile,
-  rootFor,
-  shownPath,
-  writeFileAtomic,
-} from "../atomic.js";
+import { rootFor, shownPath } from "../atomic.js";
 import { loadProject, type LoadedProject } from "../config/index.js";
 import { clockFromEnv } from "../config/time.js";
 import { UnsafePlanError } from "../errors.js";
-import type { StoreState } from "../model.js";
 import { readPlanToShow } from "../plan/file.js";
 import type { Plan } from "../plan/types.js";
 import { escapeTerminal } from "../render/escape.js";
-import { renderPreview } from "../render/preview.js";
+import { writePreview } from "../preview.js";
 import { runCarte } from "../run.js";
 import { runRequest, type RunCommand } from "./commands.js";
 import { warnEditedPlan } from "./project.js";
@@ -69,24 +61,6 @@ async function savedPlan(opts: PreviewCommand, io: CliIo): Promise<{ plan: Plan;
 }
 
 /**
- * Removes the pages an earlier preview wrote in `dir` for stores this one has not (a store out of scope
- * now, or gone): only `.html` files, through the safe removal of src/atomic.ts.
- */
-async function removeStalePages(dir: string, written: ReadonlySet<string>, root: string): Promise<void> {
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch {
-    return; // No earlier preview: nothing to remove.
-  }
-  for (const name of names) {
-    if (name.endsWith(".html") && !written.has(name)) {
-      await removeFile(path.join(dir, name), { root, purpose: "remove an earlier preview's page" });
-    }
-  }
-}
-
-/**
  * Opens `file` in the user's browser with the system's opener (`xdg-open`, `open`, `explorer.exe`),
  * found on the `PATH` of `env`, started without a shell and left running; `false` when there is none.
  */
@@ -107,23 +81,13 @@ function openInBrowser(file: string, env: NodeJS.ProcessEnv): Promise<boolean> {
 export async function runPreview(opts: PreviewCommand, io: CliIo): Promise<number> {
   const { plan, project } =
     opts.planFile !== undefined ? await savedPlan(opts, io) : await livePlan(opts, io);
-  const stores = new Map<string, StoreState>();
-  for (const s of plan.stores) {
-    if (Object.hasOwn(project.desired.stores, s.key)) stores.set(s.key, project.desired.stores[s.key]!);
-  }
   const out = path.resolve(opts.out ?? path.join(project.root, DEFAULT_PREVIEW_DIR));
-  const root = rootFor(path.join(out, "index.html"), project.root);
-  const files = renderPreview({ plan, stores });
-  for (const f of files) {
-    await writeFileAtomic(path.join(out, ...f.path.split("/")), f.html, {
-      root,
-      purpose: "write the preview to",
-      mode: SHARED_FILE_MODE,
-      dirMode: SHARED_DIR_MODE,
-    });
-  }
-  await removeStalePages(path.join(out, "stores"), new Set(files.map((f) => path.basename(f.path))), root);
-  const index = path.join(out, "index.html");
+  const { index } = await writePreview({
+    plan,
+    project,
+    out,
+    root: rootFor(path.join(out, "index.html"), project.root),
+  });
   if (opts.open && (await openInBrowser(index, io.env))) {
     io.err(escapeTerminal(`Opened ${shownPath(index)} in the browser.`) + "\n");
   } else {

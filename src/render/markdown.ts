@@ -275,6 +275,33 @@ export interface PlanCommentOptions {
   target?: string | undefined;
   /** The rollout's stages and what each would change (`RunResult.plannedStages`), under the counts. */
   stages?: readonly StageOutcome[] | undefined;
+  /** The menu preview of the plan's stores (the Action's artifact), linked under the counts. */
+  preview?: PreviewNote | undefined;
+}
+
+/** Where the menu preview of a plan can be seen, or why it cannot (src/action/preview.ts). */
+export interface PreviewNote {
+  /** The stores the preview shows. */
+  stores: number;
+  /** The address of the preview (the workflow artifact's page), once uploaded. */
+  url?: string | undefined;
+  /** Why there is no preview to see: a sentence part, shown escaped. */
+  failure?: string | undefined;
+}
+
+/** A URL as the target of a Markdown link: encoded, with the parentheses that would end it encoded too. */
+function linkTarget(url: string): string {
+  return encodeURI(url).replace(/[()]/g, (c) => (c === "(" ? "%28" : "%29"));
+}
+
+/**
+ * The line that points at the menu preview: `Preview of the menus: [3 stores](url)`, or that it could
+ * not be uploaded, with the reason escaped.
+ */
+export function previewLine(note: PreviewNote): string {
+  if (note.url !== undefined && note.failure === undefined)
+    return `Preview of the menus: [${plural(note.stores, "store")}](${linkTarget(note.url)})`;
+  return `Preview of the menus (${plural(note.stores, "store")}): not available, ${escapeMarkdown(note.failure ?? "no address")}.`;
 }
 
 /**
@@ -365,6 +392,7 @@ export function renderPlanComment(plan: Plan, options: PlanCommentOptions = {}):
   if (options.stages && options.stages.length > 0 && plan.changes.length > 0) {
     out += `${renderPlannedStagesMarkdown(options.stages)}\n`;
   }
+  if (options.preview) out += `${previewLine(options.preview)}\n\n`;
   out += safetyBlock(plan, options.forceHint);
   if (plan.targeting && isFiltering(plan.targeting)) out += `> ${escapeMd(notes(plan)[0] ?? "")}\n\n`;
   out += infoBlock(plan);
