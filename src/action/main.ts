@@ -412,8 +412,8 @@ interface PlanView {
   target?: string | undefined;
   /** The rollout's stages and what each would change (`RunResult.plannedStages`). */
   stages?: StageOutcome[] | undefined;
-  /** The menu preview uploaded for this plan, or why it could not be. */
-  preview?: PreviewNote | undefined;
+  /** The menu previews uploaded for this plan (one per shard of a merged run), or why they could not be. */
+  preview?: PreviewNote[] | undefined;
 }
 
 /** What the plan comment's record is bound to: this pull request, its head commit and base branch. */
@@ -521,6 +521,7 @@ function recordOf(command: "plan" | "drift", shard: Shard | undefined, view: Pla
     problems: view.problems,
     error: view.errors.length > 0 ? view.errors.join("\n") : null,
     ...(view.target !== undefined ? { target: view.target } : {}),
+    ...(view.preview?.length === 1 ? { preview: view.preview[0]! } : {}),
   };
 }
 
@@ -629,15 +630,17 @@ async function planCommand(
     };
   }
   if (view.problems) annotate(view.problems, ctx.workspace);
-  const recordFile = await maybeWriteRecord(inputs, recordOf("plan", inputs.shard, view));
   if (inputs.preview !== "off" && ctx.pullRequest && view.plan && result.project) {
-    view.preview = await planPreview(inputs.preview, view.plan, result.project, view.split, {
+    const note = await planPreview(inputs.preview, view.plan, result.project, view.split, {
       name: previewArtifactName(ctx, inputs.shard, result.stage ?? inputs.stage),
       ctx,
       env,
       deps,
     });
+    if (note) view.preview = [note];
   }
+  // After the preview: the record carries its link to the report job of a sharded run.
+  const recordFile = await maybeWriteRecord(inputs, recordOf("plan", inputs.shard, view));
   await summarizePlan(view, ctx, summary);
   // A shard's comment is the report job's: one comment for the whole run.
   const gh = gitHub(inputs, ctx);
@@ -991,6 +994,7 @@ async function reportCommand(
     exitCode: merged.exitCode,
     commit: merged.commit ?? undefined,
     ...(merged.target !== undefined ? { target: merged.target } : {}),
+    ...(merged.preview.length > 0 ? { preview: merged.preview } : {}),
   };
   if (merged.command === "drift") return driftOutcome(view, inputs, ctx, false, summary);
   await summarizePlan(view, ctx, summary);

@@ -13,6 +13,7 @@ import { UsageError } from "../errors.js";
 import { PLAN_FORMAT_VERSION, type Plan } from "../plan/types.js";
 import type { BaseSplit } from "./base.js";
 import { mergePlans, type Shard } from "./shard.js";
+import type { PreviewNote } from "../render/markdown.js";
 
 /** Version of the record format. */
 export const RECORD_VERSION = 1;
@@ -42,6 +43,11 @@ export interface RunRecord {
    * absent in older records.
    */
   target?: string;
+  /**
+   * The menu preview this run uploaded, or why it could not (src/action/preview.ts), so that the report
+   * job links every shard's. Added within version 1: absent in older records and in runs without one.
+   */
+  preview?: PreviewNote;
 }
 
 /**
@@ -76,8 +82,26 @@ export async function readRecord(file: string): Promise<RunRecord> {
     (r.plan === null || (typeof r.plan === "object" && r.plan?.formatVersion === PLAN_FORMAT_VERSION)) &&
     (r.shard === null ||
       (typeof r.shard === "object" && Number.isInteger(r.shard?.index) && Number.isInteger(r.shard?.count)));
-  if (!ok) throw new UsageError(`${file} is not a carte run record of version ${RECORD_VERSION}`);
+  if (!ok || (r.preview !== undefined && !isPreviewNote(r.preview)))
+    throw new UsageError(`${file} is not a carte run record of version ${RECORD_VERSION}`);
   return r as RunRecord;
+}
+
+/** Most characters of a preview's address or failure in a record (a record is a file anyone may write). */
+const MAX_PREVIEW_TEXT = 2_000;
+
+/** Whether a value is a {@link PreviewNote}: a count of stores, an http(s) address and/or a failure. */
+function isPreviewNote(value: unknown): value is PreviewNote {
+  if (value === null || typeof value !== "object") return false;
+  const n = value as Record<string, unknown>;
+  const text = (v: unknown) => v === undefined || (typeof v === "string" && v.length <= MAX_PREVIEW_TEXT);
+  return (
+    Number.isSafeInteger(n.stores) &&
+    (n.stores as number) >= 0 &&
+    text(n.url) &&
+    text(n.failure) &&
+    (n.url === undefined || /^https?:\/\//i.test(n.url as string))
+  );
 }
 
 /** Records merged: one run's outcome as one job would have had it. */
@@ -95,6 +119,8 @@ export interface MergedRecords {
   errors: string[];
   /** Where the runs went (the first shard's record that says). */
   target?: string;
+  /** The menu previews of the shards that made one, in shard order. */
+  preview: PreviewNote[];
 }
 
 const worst = (codes: number[]) => {
@@ -180,5 +206,6 @@ export function mergeRecords(records: RunRecord[]): MergedRecords {
     problems: problemRecord?.problems ?? null,
     errors,
     ...(target !== undefined ? { target } : {}),
+    preview: sorted.flatMap((r) => (r.preview ? [r.preview] : [])),
   };
 }

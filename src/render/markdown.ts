@@ -275,8 +275,11 @@ export interface PlanCommentOptions {
   target?: string | undefined;
   /** The rollout's stages and what each would change (`RunResult.plannedStages`), under the counts. */
   stages?: readonly StageOutcome[] | undefined;
-  /** The menu preview of the plan's stores (the Action's artifact), linked under the counts. */
-  preview?: PreviewNote | undefined;
+  /**
+   * The menu previews of the plan's stores (the Action's artifacts: one per job, so one per shard of a
+   * merged run), linked under the counts.
+   */
+  preview?: readonly PreviewNote[] | undefined;
 }
 
 /** Where the menu preview of a plan can be seen, or why it cannot (src/action/preview.ts). */
@@ -295,13 +298,25 @@ function linkTarget(url: string): string {
 }
 
 /**
- * The line that points at the menu preview: `Preview of the menus: [3 stores](url)`, or that it could
- * not be uploaded, with the reason escaped.
+ * The line that points at the menu previews: `Preview of the menus: [3 stores](url)`, or why it could
+ * not be uploaded. Several previews (the shards of one run) are linked one after the other; when none
+ * was uploaded, for one reason, the line is the one a single job writes, with the stores summed.
  */
-export function previewLine(note: PreviewNote): string {
-  if (note.url !== undefined && note.failure === undefined)
-    return `Preview of the menus: [${plural(note.stores, "store")}](${linkTarget(note.url)})`;
-  return `Preview of the menus (${plural(note.stores, "store")}): not available, ${escapeMarkdown(note.failure ?? "no address")}.`;
+export function previewLine(notes: readonly PreviewNote[]): string {
+  const failures = new Set(
+    notes.map((n) =>
+      n.url !== undefined && n.failure === undefined ? undefined : (n.failure ?? "no address"),
+    ),
+  );
+  const stores = notes.reduce((sum, n) => sum + n.stores, 0);
+  if (failures.size === 1 && !failures.has(undefined))
+    return `Preview of the menus (${plural(stores, "store")}): not available, ${escapeMarkdown([...failures][0]!)}.`;
+  const parts = notes.map((n) =>
+    n.url !== undefined && n.failure === undefined
+      ? `[${plural(n.stores, "store")}](${linkTarget(n.url)})`
+      : `${plural(n.stores, "store")} not available (${escapeMarkdown(n.failure ?? "no address")})`,
+  );
+  return `Preview of the menus: ${parts.join(", ")}`;
 }
 
 /**
@@ -392,7 +407,7 @@ export function renderPlanComment(plan: Plan, options: PlanCommentOptions = {}):
   if (options.stages && options.stages.length > 0 && plan.changes.length > 0) {
     out += `${renderPlannedStagesMarkdown(options.stages)}\n`;
   }
-  if (options.preview) out += `${previewLine(options.preview)}\n\n`;
+  if (options.preview && options.preview.length > 0) out += `${previewLine(options.preview)}\n\n`;
   out += safetyBlock(plan, options.forceHint);
   if (plan.targeting && isFiltering(plan.targeting)) out += `> ${escapeMd(notes(plan)[0] ?? "")}\n\n`;
   out += infoBlock(plan);
