@@ -559,9 +559,22 @@ if (isMain()) {
   process.on("warning", (w) => {
     if (process.argv.includes("--debug")) process.stderr.write(`${escapeLines(String(w.stack ?? w))}\n`);
   });
+  // A reader that stops early (`carte import | head`) closes the pipe: the command still runs to its
+  // end, as the files and the platform need, and what is left to print goes nowhere, instead of an
+  // unhandled EPIPE ending the process half-way.
+  let outClosed = false;
+  let errClosed = false;
+  process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+    if (e.code !== "EPIPE") throw e;
+    outClosed = true;
+  });
+  process.stderr.on("error", (e: NodeJS.ErrnoException) => {
+    if (e.code !== "EPIPE") throw e;
+    errClosed = true;
+  });
   const io: CliIo = {
-    out: (s) => void process.stdout.write(s),
-    err: (s) => void process.stderr.write(s),
+    out: (s) => void (outClosed || process.stdout.write(s)),
+    err: (s) => void (errClosed || process.stderr.write(s)),
     stdoutIsTTY: Boolean(process.stdout.isTTY),
     stderrIsTTY: Boolean(process.stderr.isTTY),
     stdinIsTTY: Boolean(process.stdin.isTTY),

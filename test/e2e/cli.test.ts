@@ -1,6 +1,7 @@
 /** The real `carte` binary and the interactive parts of the CLI. */
 
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/main.js";
@@ -98,5 +99,41 @@ describe("the carte binary", () => {
     expect(code).toBe(0);
     expect(out).toContain("3  refused by a safety guard");
     expect(out).toMatch(/carte plan/);
+  });
+
+  it("runs an import to its end when the reader of its output stops after one line (carte import | head -1)", async () => {
+    const fx = await exampleAgainstEmulator(storeFiles);
+    cleanup = fx.close;
+    const out = path.join(path.dirname(fx.config), "imported");
+    const child = spawn(
+      process.execPath,
+      [
+        path.join(repoRoot, "bin", "carte.js"),
+        "import",
+        "-c",
+        fx.config,
+        "--store",
+        "bog-centro",
+        "--out",
+        out,
+      ],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+        env: {
+          ...process.env,
+          CARTE_CLIENT_ID: CLIENT_ID,
+          CARTE_CLIENT_SECRET: CLIENT_SECRET,
+          NO_COLOR: "1",
+        },
+      },
+    );
+    // The reader goes away after the first chunk, as `head -1` does.
+    child.stdout.once("data", () => child.stdout.destroy());
+    let err = "";
+    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+    expect(err).not.toMatch(/EPIPE|Unhandled|node:events/);
+    expect(code).toBe(0);
+    expect(existsSync(path.join(out, "stores", "bog-centro.yaml"))).toBe(true);
   });
 });
