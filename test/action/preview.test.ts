@@ -5,7 +5,6 @@
  * which keeps the files it is handed.
  */
 
-import { createServer, type Server } from "node:http";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -13,48 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runAction, type ActionDeps } from "../../src/action/main.js";
 import type { PreviewUploader } from "../../src/action/preview.js";
 import { CLIENT_ID, CLIENT_SECRET, carte, edit, exampleAgainstEmulator } from "../helpers/project.js";
-
-interface Comment {
-  id: number;
-  body: string;
-  user: { login: string };
-}
-
-/** The comment endpoints of pull request 7 (list, create, update). */
-async function fakeComments(): Promise<{ url: string; comments: Comment[]; server: Server }> {
-  const comments: Comment[] = [];
-  let next = 1;
-  const server = createServer((req, res) => {
-    let raw = "";
-    req.on("data", (d: Buffer) => (raw += d.toString()));
-    req.on("end", () => {
-      const send = (status: number, body: unknown) => {
-        res.writeHead(status, { "content-type": "application/json" });
-        res.end(JSON.stringify(body));
-      };
-      const url = new URL(req.url ?? "/", "http://x");
-      if (req.method === "GET" && /\/issues\/7\/comments$/.test(url.pathname)) return send(200, comments);
-      if (req.method === "POST" && /\/issues\/7\/comments$/.test(url.pathname)) {
-        const c = {
-          id: next++,
-          body: (JSON.parse(raw) as { body: string }).body,
-          user: { login: "github-actions[bot]" },
-        };
-        comments.push(c);
-        return send(201, c);
-      }
-      const m = /\/issues\/comments\/(\d+)$/.exec(url.pathname);
-      if (req.method === "PATCH" && m) {
-        const c = comments.find((x) => x.id === Number(m[1]))!;
-        c.body = (JSON.parse(raw) as { body: string }).body;
-        return send(200, c);
-      }
-      send(404, { message: "Not Found" });
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, comments, server };
-}
+import { fakeGitHub } from "./fake-github.js";
 
 /** One upload the fake received: the artifact's name and its files, relative to the root, with their text. */
 interface Upload {
@@ -76,11 +34,11 @@ function fakeUploader(uploads: Upload[]): PreviewUploader {
 const ARTIFACT_URL = "https://github.example/chain/menus/actions/runs/4242/artifacts/9001";
 
 const saved = { ...process.env };
-// @actions/core remembers the job-summary path of its first write: one path for the whole file.
+// One job-summary file for the whole file: each test reads what its run added.
 const dir = mkdtempSync(path.join(tmpdir(), "carte-action-preview-"));
 const summaryFile = path.join(dir, "summary.md");
 let fx: Awaited<ReturnType<typeof exampleAgainstEmulator>>;
-let gh: Awaited<ReturnType<typeof fakeComments>>;
+let gh: Awaited<ReturnType<typeof fakeGitHub>>;
 
 beforeAll(async () => {
   fx = await exampleAgainstEmulator([
@@ -92,7 +50,7 @@ beforeAll(async () => {
   expect((await carte(["apply", "--auto-approve", "-q", "-c", fx.config, ...secrets])).code).toBe(0);
   // The pull request: one price of one store.
   edit(path.join(fx.dir, "stores/bog-centro.yaml"), "BURGER-CLASSIC: 25900", "BURGER-CLASSIC: 26900");
-  gh = await fakeComments();
+  gh = await fakeGitHub();
 });
 
 afterAll(async () => {
