@@ -1,24 +1,26 @@
 // `npm run build:action`: bundles the GitHub Action (src/action/index.ts and everything it imports,
-// node_modules included) into one committed file, dist-action/index.js, that action.yml runs on the
-// `node24` runtime with no install step. `--check` rebuilds in memory and fails when the committed
-// bundle differs (a stale bundle would ship code that no test ran).
+// node_modules included) into committed files under dist-action/: index.js, which action.yml runs on
+// the `node24` runtime with no install step, and the chunks it imports only when needed (GitHub's
+// artifact client, half the bundle, loads only when a preview is uploaded, so that every other run
+// starts without parsing it). `--check` rebuilds in memory and fails when the committed files differ
+// or a file is left over (a stale bundle would ship code that no test ran).
 //
 // Why esbuild: it bundles TypeScript and ESM/CJS dependencies into one ESM file in well under a second,
 // its output is deterministic for a given version and input (so the staleness check can compare
 // bytes), and it is actively maintained with frequent releases and tens of millions of weekly downloads.
-import { readFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { readFileSync, readdirSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-const outfile = path.join(root, "dist-action", "index.js");
+const outdir = path.join(root, "dist-action");
 
 /**
  * The schema loaders find schemas/ relative to their own module (`../../schemas/…` from src/config/,
  * src/platform/ and the emulator's description, src/emulator/contract.ts), and src/config/version.ts
  * finds package.json the same way (`"../../package.json"`). In the bundle every module is
- * dist-action/index.js, one folder below the root.
+ * under dist-action/, one folder below the root.
  */
 const schemaPaths = {
   name: "schema-paths",
@@ -50,7 +52,10 @@ const result = await esbuild.build({
   format: "esm",
   // The runner's node24, and Node.js 22, the oldest carte supports, for the tests of this repository.
   target: "node22",
-  outfile,
+  outdir,
+  // What a dynamic import() reaches goes into a chunk of its own, loaded when that import runs.
+  splitting: true,
+  chunkNames: "chunks/[name]-[hash]",
   write: false,
   charset: "utf8",
   legalComments: "eof",
@@ -66,24 +71,48 @@ const result = await esbuild.build({
   plugins: [schemaPaths],
 });
 
-const [file] = result.outputFiles;
-const relative = path.relative(root, outfile);
-if (process.argv.includes("--check")) {
-  let committed = "";
+const rel = (f) => path.relative(outdir, f).split(path.sep).join("/");
+const built = new Map(result.outputFiles.map((f) => [rel(f.path), f]));
+/** The .js files under dist-action/ now, relative to it. */
+function committedFiles(dir = outdir) {
+  let names = [];
   try {
-    committed = readFileSync(outfile, "utf8");
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, e.name);
+      if (e.isDirectory()) names = names.concat(committedFiles(full));
+      else if (e.name.endsWith(".js")) names.push(rel(full));
+    }
   } catch {
     // missing: stale
   }
-  if (committed !== file.text) {
+  return names;
+}
+const size = [...built.values()].reduce((n, f) => n + f.contents.length, 0);
+if (process.argv.includes("--check")) {
+  const stale = [];
+  for (const [name, file] of built) {
+    let committed = "";
+    try {
+      committed = readFileSync(path.join(outdir, name), "utf8");
+    } catch {
+      // missing: stale
+    }
+    if (committed !== file.text) stale.push(name);
+  }
+  const extra = committedFiles().filter((n) => !built.has(n));
+  if (stale.length > 0 || extra.length > 0) {
     console.error(
-      `${relative} is stale: it differs from a fresh build of src/action. Run \`npm run build:action\` and commit ${relative}.`,
+      `dist-action is stale (${[...stale.map((n) => `${n} differs`), ...extra.map((n) => `${n} left over`)].join(", ")}): ` +
+        "it differs from a fresh build of src/action. Run `npm run build:action` and commit dist-action/.",
     );
     process.exit(1);
   }
-  console.log(`${relative} is up to date (${(file.contents.length / 1024).toFixed(0)} KiB).`);
+  console.log(`dist-action is up to date (${built.size} files, ${(size / 1024).toFixed(0)} KiB).`);
 } else {
-  mkdirSync(path.dirname(outfile), { recursive: true });
-  writeFileSync(outfile, file.contents);
-  console.log(`wrote ${relative} (${(file.contents.length / 1024).toFixed(0)} KiB)`);
+  for (const n of committedFiles()) if (!built.has(n)) rmSync(path.join(outdir, n));
+  for (const [name, file] of built) {
+    mkdirSync(path.dirname(path.join(outdir, name)), { recursive: true });
+    writeFileSync(path.join(outdir, name), file.contents);
+  }
+  console.log(`wrote dist-action/ (${built.size} files, ${(size / 1024).toFixed(0)} KiB)`);
 }

@@ -7,11 +7,14 @@ import { PlatformClient } from "../../src/platform/client.js";
 import type { Session } from "../../src/session.js";
 import { CLIENT_ID, CLIENT_SECRET, repoRoot } from "./project.js";
 
-/** The example chain loaded, an emulator serving its stores, and a session to it. */
+/** The example chain loaded (each store with resources of its own), an emulator serving its stores, and a session to it. */
 export async function exampleSession(
   options: Partial<EmulatorOptions> = {},
 ): Promise<{ project: LoadedProject; emu: RunningEmulator; session: Session; close: () => Promise<void> }> {
-  const project = await loadProject(path.join(repoRoot, "examples", "chain", "carte.yaml"));
+  // Tests change one store's desired state in code: each store keeps copies of its own.
+  const project = await loadProject(path.join(repoRoot, "examples", "chain", "carte.yaml"), {
+    shareResources: false,
+  });
   const emu = await startEmulator({
     port: 0,
     applyDelayMs: 2,
