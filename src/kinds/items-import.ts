@@ -248,6 +248,53 @@ function keptOptions(
   return { kept, max };
 }
 
+/**
+ * The price a catalog gives an option inside a parent (item or option), before any override: written
+ * in the parent's `option_prices`, else in those of the nearest item or option above it (an ancestor;
+ * at one distance, by SKU), as src/config/resolve.ts gives it. A catalog of an existing project
+ * (`carte import --merge`) may write prices by ancestor; the import's own catalogs write them in the
+ * parent.
+ */
+function catalogOptionPrices(catalog: CatalogFile): (parent: string, option: string) => number | undefined {
+  const written = new Map<string, Readonly<Record<string, number>>>();
+  const groupsOf = new Map<string, readonly string[]>();
+  for (const i of catalog.items ?? []) {
+    if (i.option_prices) written.set(i.sku, i.option_prices);
+    groupsOf.set(i.sku, i.modifier_groups ?? []);
+  }
+  const optionsOf = new Map<string, string[]>();
+  for (const g of catalog.modifier_groups ?? []) {
+    optionsOf.set(
+      g.sku,
+      g.options.map((o) => (typeof o === "string" ? o : o.sku)),
+    );
+    for (const o of g.options) {
+      if (typeof o === "string") continue;
+      if (o.option_prices) written.set(o.sku, o.option_prices);
+      groupsOf.set(o.sku, o.modifier_groups ?? []);
+    }
+  }
+  // The items and options directly above each option (whose groups offer it).
+  const above = new Map<string, Set<string>>();
+  for (const [parent, groups] of groupsOf)
+    for (const g of groups)
+      for (const o of optionsOf.get(g) ?? []) above.set(o, (above.get(o) ?? new Set()).add(parent));
+  return (parent, option) => {
+    const seen = new Set([parent]);
+    for (let level = [parent]; level.length > 0;) {
+      for (const sku of level) {
+        const prices = written.get(sku);
+        if (prices && Object.hasOwn(prices, option)) return prices[option];
+      }
+      level = [...new Set(level.flatMap((s) => [...(above.get(s) ?? [])]))]
+        .filter((s) => !seen.has(s))
+        .sort(byCodePoint);
+      for (const s of level) seen.add(s);
+    }
+    return undefined;
+  };
+}
+
 /** The catalog part of items, modifier groups and options. */
 export const itemsCatalog: CatalogPart<ItemResource> = {
   name: "items",
@@ -359,12 +406,7 @@ export const itemsCatalog: CatalogPart<ItemResource> = {
       base.set(g.sku, { title: g.title });
       for (const o of g.options) if (typeof o !== "string") base.set(o.sku, o);
     }
-    // The catalog's prices of options inside a parent (item or option written in full), by parent.
-    const catalogInParent = new Map<string, Readonly<Record<string, number>>>();
-    for (const i of catalog.items ?? []) if (i.option_prices) catalogInParent.set(i.sku, i.option_prices);
-    for (const g of catalog.modifier_groups ?? [])
-      for (const o of g.options)
-        if (typeof o !== "string" && o.option_prices) catalogInParent.set(o.sku, o.option_prices);
+    const catalogPrice = catalogOptionPrices(catalog);
     const prices = table<number>();
     const optionPrices = table<Record<string, number>>();
     const titles = table<string>();
@@ -377,8 +419,7 @@ export const itemsCatalog: CatalogPart<ItemResource> = {
       if (r.type !== "ITEM") continue;
       if (r.price !== null && r.price !== b.price) prices[sku] = r.price;
       for (const [parent, price] of Object.entries(r.priceInParent ?? {})) {
-        const written = catalogInParent.get(parent);
-        if (written && Object.hasOwn(written, sku) && written[sku] === price) continue;
+        if (catalogPrice(parent, sku) === price) continue;
         optionPrices[parent] = sortRecord({ ...optionPrices[parent], [sku]: price });
       }
       if (r.description !== (b.description ?? "")) descriptions[sku] = r.description;

@@ -13,6 +13,9 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { loadProject } from "../../src/config/index.js";
+import { resolveStore } from "../../src/config/resolve.js";
+import type { CatalogFile, StoreFile } from "../../src/generated/config.js";
+import { fitsExactly, storeFileFor } from "../../src/import/factor.js";
 import { buildImport, projectFor } from "../../src/import/index.js";
 import { hoursState } from "../../src/kinds/store-hours.js";
 import { WEEKDAYS, type StoreState, type Weekday } from "../../src/model.js";
@@ -169,5 +172,49 @@ describe("carte import with regional option prices", () => {
     const three = (await importChain([...chain().slice(3), ...chain().slice(0, 3)])).files;
     expect(two).toEqual(one);
     expect(three).toEqual(one);
+  });
+});
+
+describe("option prices against a catalog that writes them by ancestor", () => {
+  // As a person writes it (and `carte import --merge` finds it): the topping's price on the pizza,
+  // which sets it inside the crust below.
+  const catalog: CatalogFile = {
+    name: "pizza",
+    items: [
+      {
+        sku: "PIZZA-G",
+        title: "Large pizza",
+        price: 49.9,
+        modifier_groups: ["BORDAS-G"],
+        option_prices: { "TOP-CALABRESA": 8.25 },
+      },
+    ],
+    modifier_groups: [
+      {
+        sku: "BORDAS-G",
+        title: "Crust",
+        min: 0,
+        max: 1,
+        options: [{ sku: "BORDA-CHEDDAR", title: "Cheddar", price: 7, modifier_groups: ["TOPPINGS"] }],
+      },
+      {
+        sku: "TOPPINGS",
+        title: "Toppings",
+        min: 0,
+        max: 1,
+        options: [{ sku: "TOP-CALABRESA", title: "Calabresa", price: 6 }],
+      },
+    ],
+  };
+  const file = { store: { id: 1, integration_id: "a", name: "A" }, catalog: "pizza" } as StoreFile;
+
+  it("writes no override for the price the ancestor gives, and the store's own price otherwise", () => {
+    const state = resolveStore({ store: file, catalog });
+    expect(catalogOf(state).items["TOP-CALABRESA"]!.priceInParent).toEqual({ "BORDA-CHEDDAR": 8.25 });
+    expect(storeFileFor(state, catalog, "pizza").overrides).toBeUndefined();
+    catalogOf(state).items["TOP-CALABRESA"]!.priceInParent!["BORDA-CHEDDAR"] = 9;
+    const own = storeFileFor(state, catalog, "pizza");
+    expect(own.overrides).toEqual({ option_prices: { "BORDA-CHEDDAR": { "TOP-CALABRESA": 9 } } });
+    expect(fitsExactly(state, own, catalog)).toBe(true);
   });
 });
