@@ -8,10 +8,11 @@
 //
 // What it does, against one emulator in this process (carte runs in its own, through its CLI):
 //   1. writes a project as a person writes it: carte.yaml with chain-wide hours, open and a webhook;
-//      one catalog; three region groups (north, south, coast: their price lists, what they do not
-//      sell, their Sunday or weekend hours, a special day); N store files naming their group, a
-//      quarter with a price of their own, some with an item switched off, another Sunday, one more item
-//      not sold or a special day of their own;
+//      one catalog (the double burger's extras priced inside it); three region groups (north, south,
+//      coast: their price lists, the coast's cheese inside the double burger, what they do not sell,
+//      their Sunday or weekend hours, a special day); N store files naming their group, a quarter with
+//      a price of their own, some with an item switched off, another Sunday, one more item not sold, a
+//      special day or a price of bacon inside the double burger of their own;
 //   2. applies it to the emulator (`carte apply`, latency 0: setup, not measured);
 //   3. imports every store into an empty folder (`carte import`, every store on one command line)
 //      with the emulator answering after --latency ms, timed end to end (process start included);
@@ -87,6 +88,8 @@ function catalogYaml() {
   for (const [sku, title, price] of ITEMS) {
     lines.push(`  - sku: ${sku}`, `    title: ${title}`, `    price: ${price}`);
     if (BURGERS.includes(sku)) lines.push("    modifier_groups: [EXTRAS]");
+    // Extras cost less inside the double burger (an option's price inside its parent).
+    if (sku === "BURGER-DOUBLE") lines.push("    option_prices: { EXTRA-CHEESE: 2000, EXTRA-BACON: 3500 }");
   }
   lines.push(
     "modifier_groups:",
@@ -151,6 +154,7 @@ const REGIONS = [
       "      LEMONADE: 7900",
       "      SHAKE-VANILLA: 12900",
       "      EXTRA-AVOCADO: 5000",
+      "    option_prices: { BURGER-DOUBLE: { EXTRA-CHEESE: 2500 } }",
       "    exclude: [BROWNIE]",
     ],
   },
@@ -210,9 +214,13 @@ function storeYaml(i, key, id) {
     excluded.add(sku);
     overrides.push(`  exclude: [${sku}]`);
   }
-  if (overrides.length > 0) lines.push("overrides:", ...overrides);
   const off = ["FRIES", "SODA", "ICE-CREAM"].filter((sku) => !excluded.has(sku));
-  if (random() < 0.15) lines.push("availability:", `  unavailable: [${pick(off)}]`);
+  const unavailable = random() < 0.15 ? ["availability:", `  unavailable: [${pick(off)}]`] : [];
+  // Drawn after the quirks above, so that those stay what they were before option prices.
+  if (random() < 0.05)
+    overrides.unshift(`  option_prices: { BURGER-DOUBLE: { EXTRA-BACON: ${3000 + (i % 5) * 100} } }`);
+  if (overrides.length > 0) lines.push("overrides:", ...overrides);
+  lines.push(...unavailable);
   return lines.join("\n") + "\n";
 }
 

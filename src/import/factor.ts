@@ -6,21 +6,22 @@
  * 1. Start with every store in one group. For each resource of a catalog part (item, modifier group,
  *    option, category, menu), the catalog takes the definition that fits the most stores of the group
  *    (ties: the first store by integration id); "fits" ignores what a store file can override (prices)
- *    and what a store lacks (it is excluded). The catalog price of an item is its most common price.
- *    Menus are in the catalog when at least half the stores of the group have them.
- * 2. Each store's file names the catalog and says what differs: `overrides` (prices, titles,
- *    descriptions, images; `exclude` for every catalog SKU it lacks) and its own sections (availability,
- *    hours, webhooks...). Titles, descriptions, images and prices in the catalog are the most common
- *    values among the group's stores (ties: the first store by key).
+ *    and what a store lacks (it is excluded). The catalog price of an item is its most common price,
+ *    and so is the price of an option inside a parent. Menus are in the catalog when at least half
+ *    the stores of the group have them.
+ * 2. Each store's file names the catalog and says what differs: `overrides` (prices, option prices
+ *    inside a parent, titles, descriptions, images; `exclude` for every catalog SKU it lacks) and its
+ *    own sections (availability, hours, webhooks...). Titles, descriptions, images and prices in the
+ *    catalog are the most common values among the group's stores (ties: the first store by key).
  * 3. Every store is verified: its file resolved against the catalog (src/config/resolve.ts) must give
  *    exactly its live state. The stores that fail leave the group, and the group is factored again
  *    without them; they are then factored among themselves the same way. A store that fits no group
  *    gets a catalog of its own, which always fits (states are sanitized first).
  *
- * Stores that differ only in prices, titles, descriptions, images, left-out items and their own
- * settings therefore share one catalog; stores whose relations (an item's groups, a group's options, a
- * category's items, a menu's categories), group limits, schedules or option prices inside an item
- * differ get a catalog per group of stores that agree.
+ * Stores that differ only in prices (an option's inside a parent too), titles, descriptions, images,
+ * left-out items and their own settings therefore share one catalog; stores whose relations (an item's
+ * groups, a group's options, a category's items, a menu's categories), group limits, schedules, or
+ * which parents price an option at all, differ get a catalog per group of stores that agree.
  */
 
 import type { CatalogFile, StoreFile } from "../generated/config.js";
@@ -117,7 +118,7 @@ function storeIdValue(storeId: string): number | string {
 }
 
 /** The keys of a store file's `overrides:`, in the order they are written (before `exclude`). */
-const OVERRIDE_ORDER = ["prices", "titles", "descriptions", "images"];
+const OVERRIDE_ORDER = ["prices", "option_prices", "titles", "descriptions", "images"];
 
 /** Merges sections one level deep: `{availability: {unavailable}}` and `{availability: {open}}`. */
 function mergeSections(into: Record<string, unknown>, sections: Record<string, unknown>): void {

@@ -5,8 +5,8 @@
  *
  * It works on the store files the catalog factoring wrote (src/import/factor.ts), never on the
  * platform's answers: a store file is seen as a set of entries, each one key of one setting family and
- * its value (`prices` of `BURGER` is 25900, `hours` of `sun` is `["12:00-20:00"]`, `exclude` of
- * `SHAKE`). The rule, per catalog:
+ * its value (`prices` of `BURGER` is 25900, `option_prices` of `TOP-CALABRESA` inside `PIZZA-G` is
+ * 9.00, `hours` of `sun` is `["12:00-20:00"]`, `exclude` of `SHAKE`). The rule, per catalog:
  *
  * 1. A set of stores **shapes groups** when at least two entries are held by exactly these stores
  *    (and by no other): a region's price list, its hours, what it does not sell. One store's quirk,
@@ -15,10 +15,11 @@
  *    group.
  * 2. A group lifts an entry into its `defaults:` when it can take it out of its stores' files and give
  *    every store the same state (src/config/overrides.ts and the settings' merge rules):
- *    - families a higher layer replaces key by key (prices, titles, descriptions, images; hours per
- *      day; holidays and special days per date; `open`): most of the group's stores (more than half,
- *      at least 2) hold the value, and every other store writes its own value for that key (or
- *      excludes the SKU), which wins over the group's;
+ *    - families a higher layer replaces key by key (prices, titles, descriptions, images; option
+ *      prices per parent and option; hours per day; holidays and special days per date; `open`):
+ *      most of the group's stores (more than half, at least 2) hold the value, and every other store
+ *      writes its own value for that key (or excludes the SKU, or the parent of the option), which
+ *      wins over the group's;
  *    - families that add up or merge inside a key (`exclude`, `availability.unavailable`, webhooks):
  *      every store of the group holds the same value.
  *    A candidate group that lifts nothing is no group.
@@ -66,26 +67,39 @@ interface Family {
   /** Where the family is written: `overrides.prices`, `hours`… */
   readonly name: string;
   readonly merge: Merge;
-  /** Whether its keys are SKUs (a store that excludes the SKU needs no value of its own). */
-  readonly sku: boolean;
+  /** The SKUs an entry's key names (a store that excludes one of them needs no value of its own). */
+  readonly skus: (key: string) => readonly string[];
 }
 
+const bySku = (key: string) => [key];
+const noSku = () => [];
+/**
+ * The key of an option's price inside a parent: the parent's SKU, then the option's (SKUs hold no
+ * control characters, src/kinds/import-util.ts `writableSku`).
+ */
+const IN_PARENT = "\u0001";
+const inParentKey = (parent: string, option: string) => `${parent}${IN_PARENT}${option}`;
+
 const FAMILIES: readonly Family[] = [
-  { name: "prices", merge: "replace", sku: true },
-  { name: "titles", merge: "replace", sku: true },
-  { name: "descriptions", merge: "replace", sku: true },
-  { name: "images", merge: "replace", sku: true },
-  { name: "exclude", merge: "all", sku: true },
-  { name: "unavailable", merge: "all", sku: true },
-  { name: "hours", merge: "replace", sku: false },
-  { name: "holidays", merge: "replace", sku: false },
-  { name: "special_days", merge: "replace", sku: false },
-  { name: "open", merge: "replace", sku: false },
-  { name: "webhooks", merge: "all", sku: false },
+  { name: "prices", merge: "replace", skus: bySku },
+  // Per parent, then per option, as the layers merge them (docs/configuration.md).
+  { name: "option_prices", merge: "replace", skus: (key) => key.split(IN_PARENT) },
+  { name: "titles", merge: "replace", skus: bySku },
+  { name: "descriptions", merge: "replace", skus: bySku },
+  { name: "images", merge: "replace", skus: bySku },
+  { name: "exclude", merge: "all", skus: bySku },
+  { name: "unavailable", merge: "all", skus: bySku },
+  { name: "hours", merge: "replace", skus: noSku },
+  { name: "holidays", merge: "replace", skus: noSku },
+  { name: "special_days", merge: "replace", skus: noSku },
+  { name: "open", merge: "replace", skus: noSku },
+  { name: "webhooks", merge: "all", skus: noSku },
 ];
 const FAMILY = new Map(FAMILIES.map((f) => [f.name, f]));
-/** The `overrides:` keys the import writes, in their order (src/import/factor.ts). */
+/** The `overrides:` keys by SKU the import writes (src/import/factor.ts). */
 const OVERRIDE_KEYS = ["prices", "titles", "descriptions", "images"] as const;
+/** Every `overrides:` key this step reads and writes, in the order the import writes them. */
+const READ_OVERRIDES = ["prices", "option_prices", "titles", "descriptions", "images", "exclude"] as const;
 const WEEK = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
 
 /** One entry of a store file: a family, a key in it, and the value's canonical JSON. */
@@ -127,6 +141,13 @@ function entriesOf(file: StoreFile): Entries {
   for (const family of OVERRIDE_KEYS) {
     const values = o[family];
     if (isRecord(values)) for (const [sku, v] of Object.entries(values)) add(family, sku, v);
+  }
+  if (isRecord(o.option_prices)) {
+    for (const [parent, prices] of Object.entries(o.option_prices)) {
+      if (isRecord(prices))
+        for (const [option, v] of Object.entries(prices))
+          add("option_prices", inParentKey(parent, option), v);
+    }
   }
   for (const sku of (o.exclude as string[] | undefined) ?? []) add("exclude", sku, true);
   const f = file as unknown as Record<string, unknown>;
@@ -179,7 +200,8 @@ function lift(members: readonly Member[]): Entries {
       if (members.every((m) => m.entries.get(slot)?.json === first.json)) out.set(slot, first);
       continue;
     }
-    const excludes = (m: Member) => family.sku && m.entries.has(slotOf("exclude", first.key));
+    const excludes = (m: Member) =>
+      family.skus(first.key).some((sku) => m.entries.has(slotOf("exclude", sku)));
     if (!members.every((m) => m.entries.has(slot) || excludes(m))) continue;
     const votes = new Map<string, { entry: Entry; n: number }>();
     for (const m of members) {
@@ -273,18 +295,31 @@ function baseName(keys: readonly string[]): string {
   return name === "" ? "group" : name;
 }
 
+/** `option_prices` of the given entries: by parent, then by option, both sorted. */
+function optionPricesOf(entries: readonly Entry[]): Record<string, Record<string, unknown>> {
+  const byParent = new Map<string, [string, unknown][]>();
+  for (const e of entries) {
+    const [parent, option] = e.key.split(IN_PARENT) as [string, string];
+    byParent.set(parent, [...(byParent.get(parent) ?? []), [option, e.value]]);
+  }
+  return sortRecord(
+    Object.fromEntries([...byParent].map(([p, list]) => [p, sortRecord(Object.fromEntries(list))])),
+  );
+}
+
 /** Sections of a store file or of a group's `defaults:` holding the given entries. */
 function sectionsOf(entries: Iterable<Entry>): Record<string, unknown> {
   const by = new Map<string, Entry[]>();
   for (const e of entries) by.set(e.family, [...(by.get(e.family) ?? []), e]);
   const out: Record<string, unknown> = {};
   const overrides: Record<string, unknown> = {};
-  for (const family of OVERRIDE_KEYS) {
+  for (const family of READ_OVERRIDES) {
     const list = by.get(family);
-    if (list) overrides[family] = sortRecord(Object.fromEntries(list.map((e) => [e.key, e.value])));
+    if (!list) continue;
+    if (family === "exclude") overrides.exclude = list.map((e) => e.key).sort(byCodePoint);
+    else if (family === "option_prices") overrides.option_prices = optionPricesOf(list);
+    else overrides[family] = sortRecord(Object.fromEntries(list.map((e) => [e.key, e.value])));
   }
-  const exclude = by.get("exclude");
-  if (exclude) overrides.exclude = exclude.map((e) => e.key).sort(byCodePoint);
   if (Object.keys(overrides).length > 0) out.overrides = overrides;
   const hours = by.get("hours");
   if (hours) {
@@ -339,7 +374,7 @@ function fileInGroup(file: StoreFile, group: string | undefined, own: Iterable<E
       // Keys of overrides: this step does not read (schedules, limits…) stay as they were.
       const kept = Object.fromEntries(
         Object.entries(value as Record<string, unknown>).filter(
-          ([k]) => !(OVERRIDE_KEYS as readonly string[]).includes(k) && k !== "exclude",
+          ([k]) => !(READ_OVERRIDES as readonly string[]).includes(k),
         ),
       );
       const merged = { ...((rest.overrides as Record<string, unknown>) ?? {}), ...kept };

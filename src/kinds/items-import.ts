@@ -8,10 +8,11 @@
  * group is imported as an option; everything else is an item. What the format cannot say is dropped by
  * {@link sanitizeItems} and reported.
  *
- * Titles, descriptions, images and prices take the value most stores have; the others get store
- * overrides (`overrides.titles`, `descriptions`, `images`, `prices`). Relations, group limits, schedules
- * and option prices inside a parent item have no store override: stores that differ there get another
- * catalog (src/import/factor.ts).
+ * Titles, descriptions, images, prices and the price of an option inside a parent (item or option)
+ * take the value most stores have; the others get store overrides (`overrides.titles`, `descriptions`,
+ * `images`, `prices`, `option_prices: {PARENT: {OPTION: price}}`). Relations, group limits, schedules,
+ * and which parents price an option at all, have no store override: stores that differ there get
+ * another catalog (src/import/factor.ts).
  */
 
 import type { CatalogFile, CatalogItem, InlineOption, ModifierGroup } from "../generated/config.js";
@@ -23,7 +24,7 @@ import { Limits } from "../platform/wire.js";
 import { chosenOf, groupOrder, itemOrder } from "./import-order.js";
 import { schedulesText } from "./import-schedules.js";
 import type { CatalogContext, CatalogPart, ImportContext, KindImportPart, Note } from "./import-types.js";
-import { mostCommon, sortRecord, unique, writableSku } from "./import-util.js";
+import { byCodePoint, mostCommon, sortRecord, unique, writableSku } from "./import-util.js";
 import { itemsOf, itemsState } from "./catalog.js";
 
 /** Largest number of modifier groups of an item and of options of a group (platform notes, "Limits"). */
@@ -247,6 +248,53 @@ function keptOptions(
   return { kept, max };
 }
 
+/**
+ * The price a catalog gives an option inside a parent (item or option), before any override: written
+ * in the parent's `option_prices`, else in those of the nearest item or option above it (an ancestor;
+ * at one distance, by SKU), as src/config/resolve.ts gives it. A catalog of an existing project
+ * (`carte import --merge`) may write prices by ancestor; the import's own catalogs write them in the
+ * parent.
+ */
+function catalogOptionPrices(catalog: CatalogFile): (parent: string, option: string) => number | undefined {
+  const written = new Map<string, Readonly<Record<string, number>>>();
+  const groupsOf = new Map<string, readonly string[]>();
+  for (const i of catalog.items ?? []) {
+    if (i.option_prices) written.set(i.sku, i.option_prices);
+    groupsOf.set(i.sku, i.modifier_groups ?? []);
+  }
+  const optionsOf = new Map<string, string[]>();
+  for (const g of catalog.modifier_groups ?? []) {
+    optionsOf.set(
+      g.sku,
+      g.options.map((o) => (typeof o === "string" ? o : o.sku)),
+    );
+    for (const o of g.options) {
+      if (typeof o === "string") continue;
+      if (o.option_prices) written.set(o.sku, o.option_prices);
+      groupsOf.set(o.sku, o.modifier_groups ?? []);
+    }
+  }
+  // The items and options directly above each option (whose groups offer it).
+  const above = new Map<string, Set<string>>();
+  for (const [parent, groups] of groupsOf)
+    for (const g of groups)
+      for (const o of optionsOf.get(g) ?? []) above.set(o, (above.get(o) ?? new Set()).add(parent));
+  return (parent, option) => {
+    const seen = new Set([parent]);
+    for (let level = [parent]; level.length > 0;) {
+      for (const sku of level) {
+        const prices = written.get(sku);
+        if (prices && Object.hasOwn(prices, option)) return prices[option];
+      }
+      level = [...new Set(level.flatMap((s) => [...(above.get(s) ?? [])]))]
+        .filter((s) => !seen.has(s))
+        .sort(byCodePoint);
+      for (const s of level) seen.add(s);
+    }
+    return undefined;
+  };
+}
+
 /** The catalog part of items, modifier groups and options. */
 export const itemsCatalog: CatalogPart<ItemResource> = {
   name: "items",
@@ -257,9 +305,12 @@ export const itemsCatalog: CatalogPart<ItemResource> = {
     if (def.type !== actual.type || def.min !== actual.min || def.modifiersType !== actual.modifiersType)
       return false;
     if (!jsonEqual(def.schedules, actual.schedules)) return false;
-    const inParent = Object.fromEntries(Object.entries(def.priceInParent ?? {}).filter(([p]) => has(p)));
-    if (!jsonEqual(Object.keys(inParent).length > 0 ? inParent : undefined, actual.priceInParent))
-      return false;
+    // Which parents price the option inside them, not at what price (a store's `option_prices`
+    // override gives its own price; none can take a parent's price away).
+    const inParent = Object.keys(def.priceInParent ?? {})
+      .filter((p) => has(p))
+      .sort(byCodePoint);
+    if (!jsonEqual(inParent, Object.keys(actual.priceInParent ?? {}).sort(byCodePoint))) return false;
     const { kept, max } = keptOptions(def, has);
     if (!jsonEqual(kept, actual.children) || max !== actual.max) return false;
     // A store must keep enough options of a group (the checks of src/config/check.ts).
@@ -297,8 +348,13 @@ export const itemsCatalog: CatalogPart<ItemResource> = {
       const offered = def.children.filter((c) => offeredBy(c) !== undefined);
       const optionPrices = table<number>();
       for (const o of offered.flatMap((g) => offeredBy(g)!)) {
-        const price = own(own(defs, o)?.priceInParent, def.sku);
-        if (price !== undefined) optionPrices[o] = price;
+        if (own(own(defs, o)?.priceInParent, def.sku) === undefined) continue;
+        // The price most of the stores that price the option inside this parent have.
+        const seen = ctx.members.flatMap((s) => {
+          const price = own(own(itemsOf(s), o)?.priceInParent, def.sku);
+          return price === undefined ? [] : [price];
+        });
+        optionPrices[o] = seen.length > 0 ? mostCommon(seen) : own(defs[o]!.priceInParent, def.sku)!;
       }
       return {
         ...(offered.length > 0 ? { modifier_groups: offered } : {}),
@@ -350,7 +406,9 @@ export const itemsCatalog: CatalogPart<ItemResource> = {
       base.set(g.sku, { title: g.title });
       for (const o of g.options) if (typeof o !== "string") base.set(o.sku, o);
     }
+    const catalogPrice = catalogOptionPrices(catalog);
     const prices = table<number>();
+    const optionPrices = table<Record<string, number>>();
     const titles = table<string>();
     const descriptions = table<string>();
     const images = table<ImageRef[]>();
@@ -360,11 +418,15 @@ export const itemsCatalog: CatalogPart<ItemResource> = {
       if (r.title !== b.title) titles[sku] = r.title;
       if (r.type !== "ITEM") continue;
       if (r.price !== null && r.price !== b.price) prices[sku] = r.price;
+      for (const [parent, price] of Object.entries(r.priceInParent ?? {})) {
+        if (catalogPrice(parent, sku) === price) continue;
+        optionPrices[parent] = sortRecord({ ...optionPrices[parent], [sku]: price });
+      }
       if (r.description !== (b.description ?? "")) descriptions[sku] = r.description;
       if (!jsonEqual(r.images, b.images ?? []))
         images[sku] = r.images.map((i) => (typeof i === "string" ? i : { ...i }));
     }
-    return { prices, titles, descriptions, images };
+    return { prices, option_prices: sortRecord(optionPrices), titles, descriptions, images };
   },
 };
 
