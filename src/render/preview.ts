@@ -105,7 +105,7 @@ ul{list-style:none;padding-left:0}
 .group:target{outline:2px solid #0b57d0;outline-offset:2px}
 .option{display:flex;flex-wrap:wrap;justify-content:space-between;gap:0 .5rem}
 .option>.nested{flex-basis:100%;margin-left:1rem}
-.links{margin:.3rem 0}.links li{display:inline-block;margin-right:1rem}
+.links{margin:0}.links li{display:inline-block;margin:.15rem 1rem .15rem 0}.prices>.links{display:inline}
 .price{font-weight:600}
 .desc,.meta{color:#444;font-size:.9rem}
 .added{background:#e3f5e7;color:#0b3d1a;border-color:#1e7b34}
