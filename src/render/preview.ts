@@ -5,12 +5,18 @@
  *
  * What a page shows: the desired state of the store (the files' menus, categories and items, in the
  * platform's order: a menu's `categories`, a category's `items`, an item's `children`), the plan's
- * `after` for what it creates or updates, and what it deletes from its `before`, struck through. Every
- * value from the files or the platform is escaped (src/render/html.ts); no script, style or font is
- * fetched (CSS and the few lines of script are inline); images are shown only from `http(s)` URLs.
+ * `after` for what it creates or updates, and what it deletes from its `before`, struck through. Each
+ * modifier group is drawn once, in the page's "Modifier groups" section, which items and options link
+ * to: a group three levels deep drawn inside every item that offers it made pages of megabytes. The
+ * prices an item or option gives the options of its groups (`priceInParent`) belong to it, and are
+ * listed, and marked, with it. Every value from the files or the platform is escaped
+ * (src/render/html.ts); no script, style or font is fetched (CSS and the few lines of script are
+ * inline); images are shown only from `http(s)` URLs.
  *
- * Stable hooks for browser tests: `id="menu-TYPE"`, `class="entry menu|category|item|group|option"`,
- * `data-sku`, `data-change="added|removed|changed"` on a changed element, `data-field` (with
+ * Stable hooks for browser tests: `id="menu-TYPE"`, `id="category-TYPE__SKU"`, `id="group-SKU"`,
+ * `class="entry menu|category|item|group|option"`, `data-sku`, `class="entry link"` and `data-group`
+ * on a link to a group, `class="entry inside"` and `data-option` on a price inside a parent,
+ * `data-change="added|removed|changed"` on a changed element, `data-field` (with
  * `data-before`/`data-after`) on a changed value, `class="off"` and `data-until` on a switched-off
  * item, `id="filter"`, `id="changed-only"`, `data-store` and `data-changes` on the index's entries.
  */
