@@ -5,18 +5,25 @@
  *
  * What a page shows: the desired state of the store (the files' menus, categories and items, in the
  * platform's order: a menu's `categories`, a category's `items`, an item's `children`), the plan's
- * `after` for what it creates or updates, and what it deletes from its `before`, struck through. Every
- * value from the files or the platform is escaped (src/render/html.ts); no script, style or font is
- * fetched (CSS and the few lines of script are inline); images are shown only from `http(s)` URLs.
+ * `after` for what it creates or updates, and what it deletes from its `before`, struck through. Each
+ * modifier group is drawn once, in the page's "Modifier groups" section, which items and options link
+ * to: a group three levels deep drawn inside every item that offers it made pages of megabytes. The
+ * prices an item or option gives the options of its groups (`priceInParent`) belong to it, and are
+ * listed, and marked, with it. Every value from the files or the platform is escaped
+ * (src/render/html.ts); no script, style or font is fetched (CSS and the few lines of script are
+ * inline); images are shown only from `http(s)` URLs.
  *
- * Stable hooks for browser tests: `id="menu-TYPE"`, `class="entry menu|category|item|group|option"`,
- * `data-sku`, `data-change="added|removed|changed"` on a changed element, `data-field` (with
+ * Stable hooks for browser tests: `id="menu-TYPE"`, `id="category-TYPE__SKU"`, `id="group-SKU"`,
+ * `class="entry menu|category|item|group|option"`, `data-sku`, `class="entry link"` and `data-group`
+ * on a link to a group, `class="entry inside"` and `data-option` on a price inside a parent,
+ * `data-change="added|removed|changed"` on a changed element, `data-field` (with
  * `data-before`/`data-after`) on a changed value, `class="off"` and `data-until` on a switched-off
  * item, `id="filter"`, `id="changed-only"`, `data-store` and `data-changes` on the index's entries.
  */
 
 import { createHash } from "node:crypto";
 import { availabilityOf, categoriesOf, itemsOf, menusOf } from "../kinds/catalog.js";
+import { jsonEqual } from "../kinds/util.js";
 import {
   imagePath,
   type CategoryResource,
@@ -100,8 +107,11 @@ ul{list-style:none;padding-left:0}
 .item>.body{flex:1}
 .item img,.placeholder{width:72px;height:72px;object-fit:cover;border-radius:4px;flex:none}
 .placeholder{background:#e8e8e8;color:#444;display:flex;align-items:center;justify-content:center;font-size:.7rem}
-.group{margin:.4rem 0 .4rem 1rem;padding-left:.5rem;border-left:3px solid #ccc}
-.option{display:flex;justify-content:space-between;gap:.5rem}
+.group{margin:.6rem 0;padding:0 .5rem;border-left:3px solid #ccc}
+.group:target{outline:2px solid #0b57d0;outline-offset:2px}
+.option{display:flex;flex-wrap:wrap;justify-content:space-between;gap:0 .5rem}
+.option>.nested{flex-basis:100%;margin-left:1rem}
+.links{margin:0}.links li{display:inline-block;margin:.15rem 1rem .15rem 0}.prices>.links{display:inline}
 .price{font-weight:600}
 .desc,.meta{color:#444;font-size:.9rem}
 .added{background:#e3f5e7;color:#0b3d1a;border-color:#1e7b34}
@@ -177,6 +187,12 @@ interface StoreView {
   state: StoreState | undefined;
   changes: ChangeIndex;
   currency: Currency | undefined;
+  /** The modifier groups the page links to, in the order first linked: its "Modifier groups" section. */
+  groups: string[];
+  /** The SKUs of {@link StoreView.groups}. */
+  shown: Set<string>;
+  /** {@link groupChanged}, by group SKU, once worked out. */
+  changedGroups: Map<string, boolean>;
 }
 
 function changeOf(v: StoreView, kind: string, key: string): ResourceChange | undefined {
@@ -295,88 +311,237 @@ function offState(v: StoreView, sku: string): { off: boolean; until?: string; ch
   return { off: true, ...(until !== undefined ? { until } : {}) };
 }
 
-/** How deep modifier groups nest on a page at most (a loop in hostile data stops here). */
-const MAX_DEPTH = 8;
-
-function renderGroups(
-  v: StoreView,
-  item: ItemResource,
-  change: ResourceChange | undefined,
-  path: readonly string[],
-): string {
-  if (path.length > MAX_DEPTH) return "";
-  const before = change?.action === "update" ? (change.before as ItemResource).children : undefined;
-  return merged(item.children, before)
-    .map(({ sku, gone, new: fresh }) =>
-      renderGroup(v, sku, item.sku, gone ? "removed" : fresh ? "added" : undefined, [...path, sku]),
-    )
-    .join("");
+/**
+ * `text` as a part of an element id: ASCII letters, digits and `-` as they are, every other character
+ * as `_` and its UTF-8 bytes in hex (`_20` for a space), so that two values never give the same part
+ * and an id holds no white space; `__` (never part of an escape) joins two parts.
+ */
+function idPart(text: string): string {
+  let out = "";
+  for (const ch of text) {
+    out += /^[A-Za-z0-9-]$/.test(ch)
+      ? ch
+      : [...Buffer.from(ch, "utf8")].map((b) => `_${b.toString(16).padStart(2, "0")}`).join("");
+  }
+  return out;
 }
 
-function renderGroup(
-  v: StoreView,
-  sku: string,
-  parent: string,
-  placed: string | undefined,
-  path: readonly string[],
-): string {
+/** The id of a modifier group's entry in the page's "Modifier groups" section. */
+function groupId(sku: string): string {
+  return `group-${idPart(sku)}`;
+}
+
+/**
+ * The change of an item or option that concerns the item itself: `undefined` for an update that only
+ * changes its prices inside parents (`priceInParent`), which are shown, and marked, with each parent.
+ */
+function ownChange(c: ResourceChange | undefined): ResourceChange | undefined {
+  if (c?.action !== "update") return c;
+  const { priceInParent: _before, ...before } = c.before as ItemResource;
+  const { priceInParent: _after, ...after } = c.after as ItemResource;
+  return jsonEqual(before, after) ? undefined : c;
+}
+
+/** Asks for the group `sku` to be drawn in the page's "Modifier groups" section (once). */
+function needGroup(v: StoreView, sku: string): void {
+  if (v.shown.has(sku)) return;
+  v.shown.add(sku);
+  v.groups.push(sku);
+}
+
+/**
+ * Whether the plan changes the group `sku` as the "Modifier groups" section shows it: the group itself,
+ * its list of options, or one of its options (not its prices inside parents, nor nested groups, which
+ * have links of their own).
+ */
+function groupChanged(v: StoreView, sku: string): boolean {
+  const known = v.changedGroups.get(sku);
+  if (known !== undefined) return known;
   const group = itemOf(v, sku);
   const c = changeOf(v, "item", sku);
-  const m = placed ?? mark(c);
-  if (!group) return `<div${classes("entry group", m)}${attr("data-sku", sku)}><h4>${t(sku)}</h4></div>`;
+  const before = c?.action === "update" ? (c.before as ItemResource).children : undefined;
+  const changed =
+    c !== undefined ||
+    (group !== undefined &&
+      merged(group.children, before).some(
+        (o) =>
+          o.gone ||
+          o.new ||
+          ownChange(changeOf(v, "item", o.sku)) !== undefined ||
+          offState(v, o.sku).change !== undefined,
+      ));
+  v.changedGroups.set(sku, changed);
+  return changed;
+}
+
+/**
+ * The modifier groups of an item or option as links to their entries in the "Modifier groups" section,
+ * each with its title and how many options to choose; a group the plan adds to or removes from this
+ * list is marked here, a group the plan changes says so.
+ */
+function groupLinks(v: StoreView, owner: ItemResource, change: ResourceChange | undefined): string {
+  const before = change?.action === "update" ? (change.before as ItemResource).children : undefined;
+  const links = merged(owner.children, before).map(({ sku, gone, new: fresh }) => {
+    needGroup(v, sku);
+    const group = itemOf(v, sku);
+    const m = gone ? "removed" : fresh ? "added" : undefined;
+    return (
+      `<li${classes("entry link", m)}${attr("data-group", sku)}>` +
+      `<a${attr("href", `#${groupId(sku)}`)}>${t(group ? group.title : sku)}</a>` +
+      (group ? ` <span class="meta">choose ${group.min ?? 0} to ${group.max ?? 0}</span>` : "") +
+      markBadge(m) +
+      (m === undefined && groupChanged(v, sku) ? ' <span class="badge changed">Changed</span>' : "") +
+      `</li>`
+    );
+  });
+  if (links.length === 0) return "";
+  return `<ul class="links"${attr("aria-label", `Modifier groups of ${owner.title}`)}>${links.join("")}</ul>`;
+}
+
+/** The price written for an option inside `parent`, if any. */
+function priceInside(r: ItemResource | undefined, parent: string): number | undefined {
+  const p = r?.priceInParent;
+  return p && Object.hasOwn(p, parent) ? p[parent] : undefined;
+}
+
+/**
+ * The prices that an item or option (`parent`) gives the options of its groups where they differ from
+ * the options' own prices (`priceInParent`): "Inside this item: Calabresa $8,25". A price the plan
+ * adds, removes or changes is marked here, old → new (each side the price the option has inside the
+ * parent then: its own where none is written).
+ */
+function insidePrices(
+  v: StoreView,
+  parent: ItemResource,
+  change: ResourceChange | undefined,
+  noun: "item" | "option",
+): string {
+  const seen = new Set<string>();
+  const rows: string[] = [];
+  const groups = merged(
+    parent.children,
+    change?.action === "update" ? (change.before as ItemResource).children : undefined,
+  );
+  for (const { sku: g } of groups) {
+    const group = itemOf(v, g);
+    if (!group) continue;
+    const gc = changeOf(v, "item", g);
+    const options = merged(
+      group.children,
+      gc?.action === "update" ? (gc.before as ItemResource).children : undefined,
+    );
+    for (const { sku } of options) {
+      if (seen.has(sku)) continue;
+      seen.add(sku);
+      const option = itemOf(v, sku);
+      if (!option) continue;
+      const c = changeOf(v, "item", sku);
+      const was = c?.action === "update" ? (c.before as ItemResource) : undefined;
+      const now = priceInside(option, parent.sku);
+      const then = priceInside(was, parent.sku);
+      let m: "added" | "removed" | "changed" | undefined;
+      let price: string;
+      if (was !== undefined && now !== then) {
+        const old = priceText(v, then ?? was.price);
+        const nowText = priceText(v, now ?? option.price);
+        m = "changed";
+        price =
+          `<span class="price changed" data-field="price"${attr("data-before", old)}${attr("data-after", nowText)}>` +
+          `<del>${t(old)}</del> → <ins>${t(nowText)}</ins></span>`;
+      } else if (now !== undefined && now !== option.price) {
+        m = c?.action === "create" ? "added" : c?.action === "delete" ? "removed" : undefined;
+        price = `<span class="price">${t(priceText(v, now))}</span>`;
+      } else {
+        continue;
+      }
+      rows.push(
+        `<li${classes("entry inside", m)}${attr("data-option", sku)}>${t(option.title)} ${price}${markBadge(m)}</li>`,
+      );
+    }
+  }
+  if (rows.length === 0) return "";
+  return (
+    `<div class="entry prices"><span class="meta">Inside this ${noun}:</span> ` +
+    `<ul class="links"${attr("aria-label", `Option prices inside ${parent.title}`)}>${rows.join("")}</ul></div>`
+  );
+}
+
+/**
+ * A modifier group's entry in the "Modifier groups" section (`id="group-SKU"`): its title, how many
+ * options to choose, and its options with their own prices, their nested groups as links and the
+ * prices they give the options of those.
+ */
+function renderGroup(v: StoreView, sku: string): string {
+  const group = itemOf(v, sku);
+  const c = changeOf(v, "item", sku);
+  const m = mark(c);
+  const head = `<section${classes("entry group", m)}${attr("id", groupId(sku))}${attr("data-sku", sku)}>`;
+  if (!group) return `${head}<h3>${t(sku)}</h3></section>`;
   const limits = valueOr(
     field("limits", c, (r) => `${(r as ItemResource).min ?? 0}–${(r as ItemResource).max ?? 0}`, String),
     `${group.min ?? 0}–${group.max ?? 0}`,
   );
   const before = c?.action === "update" ? (c.before as ItemResource).children : undefined;
-  const options =
-    path.length > MAX_DEPTH || path.slice(0, -1).includes(sku)
-      ? ""
-      : merged(group.children, before)
-          .map(({ sku: o, gone, new: fresh }) =>
-            renderOption(v, o, parent, gone ? "removed" : fresh ? "added" : undefined, [...path, o]),
-          )
-          .join("");
+  const options = merged(group.children, before)
+    .map(({ sku: o, gone, new: fresh }) => renderOption(v, o, gone ? "removed" : fresh ? "added" : undefined))
+    .join("");
   return (
-    `<div${classes("entry group", m)}${attr("data-sku", sku)}>` +
-    `<h4>${valueOr(
+    head +
+    `<h3>${valueOr(
       field("title", c, (r) => r.title, String),
       t(group.title),
     )} ` +
-    `<span class="meta">choose ${group.min ?? 0} to ${group.max ?? 0}</span></h4>` +
+    `<span class="meta">choose ${group.min ?? 0} to ${group.max ?? 0}</span>${markBadge(m)}</h3>` +
     (limits !== `${group.min ?? 0}–${group.max ?? 0}` ? `<div class="meta">limits: ${limits}</div>` : "") +
-    `<ul${attr("aria-label", `Options of ${group.title}`)}>${options}</ul></div>`
+    `<ul${attr("aria-label", `Options of ${group.title}`)}>${options}</ul></section>`
   );
 }
 
-function renderOption(
-  v: StoreView,
-  sku: string,
-  parent: string,
-  placed: string | undefined,
-  path: readonly string[],
-): string {
+function renderOption(v: StoreView, sku: string, placed: string | undefined): string {
   const option = itemOf(v, sku);
   const c = changeOf(v, "item", sku);
-  const m = placed ?? mark(c);
+  const own = ownChange(c);
+  const m = placed ?? mark(own);
   if (!option) return `<li${classes("entry option", m)}${attr("data-sku", sku)}>${t(sku)}</li>`;
-  const inParent = (r: ItemResource | CategoryResource) => {
-    const p = (r as ItemResource).priceInParent;
-    return p && Object.hasOwn(p, parent) ? p[parent] : (r as ItemResource).price;
-  };
   const price = valueOr(
-    field("price", c, inParent, (x) => priceText(v, x), "span", "price"),
-    `<span class="price">${t(priceText(v, inParent(option)))}</span>`,
+    field(
+      "price",
+      own,
+      (r) => (r as ItemResource).price,
+      (x) => priceText(v, x),
+      "span",
+      "price",
+    ),
+    `<span class="price">${t(priceText(v, option.price))}</span>`,
   );
   const off = offState(v, sku);
   return (
     `<li${classes("entry option", m ?? mark(off.change), off.off ? "off" : "")}${attr("data-sku", sku)}${off.until !== undefined ? attr("data-until", off.until) : ""}>` +
     `<span>${valueOr(
-      field("title", c, (r) => r.title, String),
+      field("title", own, (r) => r.title, String),
       t(option.title),
     )}${markBadge(m)}${offBadge(off)}</span> ${price}` +
-    (option.children.length > 0 ? renderGroups(v, option, c, path) : "") +
+    (option.children.length > 0
+      ? `<div class="nested">${groupLinks(v, option, c)}${insidePrices(v, option, c, "option")}</div>`
+      : "") +
     `</li>`
+  );
+}
+
+/**
+ * The page's "Modifier groups" section: every group its items and options link to, once, in the order
+ * the page first links to them (the groups that a group's options link to are added as they are met).
+ */
+function renderGroups(v: StoreView): string {
+  const parts: string[] = [];
+  for (let i = 0; i < v.groups.length; i++) parts.push(renderGroup(v, v.groups[i]!));
+  if (parts.length === 0) return "";
+  return (
+    `<section class="entry groups" id="modifier-groups" aria-labelledby="modifier-groups-title">` +
+    `<h2 id="modifier-groups-title">Modifier groups</h2>` +
+    `<p class="meta">Each group once, with its options at their own prices; the items link here, and list ` +
+    `the prices they give an option where it costs something else inside them.</p>\n` +
+    `${parts.join("\n")}\n</section>`
   );
 }
 
@@ -403,7 +568,7 @@ function renderItem(v: StoreView, sku: string, placed: string | undefined): stri
   const item = itemOf(v, sku);
   const c = changeOf(v, "item", sku);
   const off = offState(v, sku);
-  const m = placed ?? mark(c) ?? mark(off.change);
+  const m = placed ?? mark(ownChange(c)) ?? mark(off.change);
   if (!item)
     return `<li${classes("entry item", m)}${attr("data-sku", sku)}><div class="body">${t(sku)}</div></li>`;
   const title = valueOr(
@@ -445,17 +610,25 @@ function renderItem(v: StoreView, sku: string, placed: string | undefined): stri
     `<div>${price}</div>` +
     (schedules !== "always" ? `<div class="meta">Sold: ${schedules}</div>` : "") +
     (images !== "" ? `<div class="meta">Images: ${images}</div>` : "") +
-    renderGroups(v, item, c, [sku]) +
+    groupLinks(v, item, c) +
+    insidePrices(v, item, c, "item") +
     `</div></li>`
   );
 }
 
-function renderCategory(v: StoreView, sku: string, active: boolean, placed: string | undefined): string {
+function renderCategory(
+  v: StoreView,
+  menu: string,
+  sku: string,
+  active: boolean,
+  placed: string | undefined,
+): string {
   const desired = v.state ? own(categoriesOf(v.state), sku) : undefined;
   const category = resourceOf(v, "category", sku, desired);
   const c = changeOf(v, "category", sku);
   const m = placed ?? mark(c);
-  const id = `category-${sku}`;
+  // A category may be in several menus: its id names the menu too.
+  const id = `category-${idPart(menu)}__${idPart(sku)}`;
   if (!category)
     return `<section${classes("entry category", m)}${attr("data-sku", sku)}><h3>${t(sku)}</h3></section>`;
   const before = c?.action === "update" ? (c.before as CategoryResource).items : undefined;
@@ -489,11 +662,11 @@ function renderMenu(v: StoreView, type: string): string {
     before?.map((e) => e.sku),
   )
     .map(({ sku, gone, new: fresh }) =>
-      renderCategory(v, sku, active.get(sku) ?? true, gone ? "removed" : fresh ? "added" : undefined),
+      renderCategory(v, type, sku, active.get(sku) ?? true, gone ? "removed" : fresh ? "added" : undefined),
     )
     .join("\n");
   return (
-    `<section${classes("entry menu", mark(c))}${attr("id", `menu-${type}`)}${attr("data-menu", type)}>` +
+    `<section${classes("entry menu", mark(c))}${attr("id", `menu-${idPart(type)}`)}${attr("data-menu", type)}>` +
     `<h2>Menu ${t(type)}</h2>\n${categories}\n</section>`
   );
 }
@@ -507,10 +680,19 @@ export function renderStorePage(plan: Plan, store: PlanStore, state: StoreState 
     if (MENU_KINDS.has(c.kind)) changes.set(changeKey(c), c);
     else others++;
   }
-  const v: StoreView = { state, changes, currency: plan.currency ? currencyOf(plan.currency) : undefined };
+  const v: StoreView = {
+    state,
+    changes,
+    currency: plan.currency ? currencyOf(plan.currency) : undefined,
+    groups: [],
+    shown: new Set(),
+    changedGroups: new Map(),
+  };
   const types = new Set(state ? Object.keys(menusOf(state)) : []);
   for (const c of changes.values()) if (c.kind === "menu") types.add(c.key);
   const menus = [...types].sort().map((type) => renderMenu(v, type));
+  // After the menus, which ask for the groups they link to.
+  const groups = renderGroups(v);
   const count = [...plan.changes].filter((c) => c.store === store.key).length;
   const body =
     `<header><p><a href="../index.html">All stores</a></p>` +
@@ -521,7 +703,7 @@ export function renderStorePage(plan: Plan, store: PlanStore, state: StoreState 
     `<p class="meta">Marked: <span class="badge added">new</span> <span class="badge removed">removed</span> ` +
     `<span class="badge changed">changed</span> <span class="badge off">switched off</span></p>` +
     `<div class="controls"><input id="changed-only" type="checkbox"> <label for="changed-only">Show changed only</label></div></header>\n` +
-    `<main>\n${menus.length > 0 ? menus.join("\n") : "<p>This store has no menu.</p>"}\n</main>`;
+    `<main>\n${menus.length > 0 ? menus.join("\n") : "<p>This store has no menu.</p>"}\n${groups}</main>`;
   return page(`${store.name} — menu preview`, body, TOGGLE_SCRIPT);
 }
 

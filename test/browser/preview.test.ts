@@ -350,8 +350,17 @@ describe.skipIf(chromium === undefined && !REQUIRED)("carte preview in Chromium"
     // contrast of the whole menu takes seconds.
     expect(await seriousViolations(page)).toEqual([]);
 
+    // No modifier group changes here: their section is hidden with the unchanged items.
+    expect(await shown(page, "#modifier-groups")).toBe(false);
+
     await page.click('label[for="changed-only"]');
     expect(await shown(page, '[data-sku="BURGER-CARBON"]')).toBe(true);
+    // An item's link to a modifier group opens the group, drawn once on the page with its options.
+    await page.click('[data-sku="BURGER-CARBON"] a[href="#group-EXTRAS"]');
+    expect(new URL(page.url()).hash).toBe("#group-EXTRAS");
+    expect(await shown(page, "#group-EXTRAS")).toBe(true);
+    expect(await page.$$eval('[id="group-EXTRAS"]', (es) => es.length)).toBe(1);
+    expect(await page.$$eval("#group-EXTRAS li.option", (es) => es.length)).toBeGreaterThan(0);
     await page.close();
   });
 

@@ -60,9 +60,17 @@ describe("the preview of a store", () => {
     expect(html).toContain(
       'data-field="price" data-before="100" data-after="120"><del>100</del> → <ins>120</ins>',
     );
-    // The option's price inside its parent, old and new.
-    expect(html).toContain('data-field="price" data-before="20" data-after="25"');
-    expect(html).toContain("choose 1 to 1");
+    // The option's price inside its parent, old and new, shown and marked with the parent.
+    const soup = html.slice(html.indexOf('data-sku="SOUP"'), html.indexOf('data-sku="NEW"'));
+    expect(soup).toMatch(
+      /Inside this item:.*<li class="entry inside changed" data-change="changed" data-option="LARGE">Large <span class="price changed" data-field="price" data-before="20" data-after="25">/,
+    );
+    expect(soup).toContain('<a href="#group-SIZE">size</a> <span class="meta">choose 1 to 1</span>');
+    // In the modifier groups, the option at its own price (marked changed for its new image).
+    expect(html).toMatch(
+      /<section class="entry group" id="group-SIZE" data-sku="SIZE"><h3>size <span class="meta">choose 1 to 1<\/span><\/h3>/,
+    );
+    expect(html).toContain('data-sku="LARGE"><span>Large</span> <span class="price">0</span>');
   });
 
   it("has a labelled changed-only switch whose hiding wins over the items' own display", () => {
@@ -122,10 +130,110 @@ describe("a removed category and an item switched back on", () => {
     });
     const plan = buildPlan(desired(after), current(before));
     const html = renderStorePage(plan, plan.stores[0]!, after);
-    expect(html).toMatch(/<section class="entry category removed" data-change="removed" id="category-COLD"/);
+    expect(html).toMatch(
+      /<section class="entry category removed" data-change="removed" id="category-REGULAR__COLD"/,
+    );
     expect(html).toContain("Cold drinks");
     expect(html).toMatch(/data-sku="TEA"[^>]*>.*Switched back on/s);
     expect(html).not.toMatch(/data-sku="TEA"[^>]*data-until/);
+  });
+});
+
+describe("modifier groups shared by items", () => {
+  // Two pizzas share the crust group; each crust offers the toppings group, whose topping costs more
+  // inside the thin crust; a topping offers the crust group again (a loop in the data).
+  const base = (s: StoreState, cheese: number, thin: number, ham: number) => {
+    const c = catalogOf(s);
+    c.items = {
+      PIZZA: item("PIZZA", 300, { title: "Pizza", children: ["CRUST"] }),
+      CALZONE: item("CALZONE", 350, { title: "Calzone", children: ["CRUST"] }),
+      CRUST: group("CRUST", ["THIN", "THICK"], 1, 1),
+      THIN: item("THIN", 0, { title: "Thin", children: ["TOPPINGS"], priceInParent: { PIZZA: 5 } }),
+      THICK: item("THICK", 0, { title: "Thick", children: ["TOPPINGS"] }),
+      TOPPINGS: group("TOPPINGS", ["CHEESE", "HAM", "LOOP"], 0, 2),
+      HAM: item("HAM", 4, { title: "Ham", priceInParent: { THICK: ham } }),
+      CHEESE: item("CHEESE", cheese, { title: "Cheese", priceInParent: { THIN: thin } }),
+      LOOP: item("LOOP", 1, { title: "Loop", children: ["CRUST"] }),
+    };
+    c.categories = { MAINS: { sku: "MAINS", title: "Mains", items: ["PIZZA", "CALZONE"] } };
+    c.menus = {
+      LUNCH: { type: "LUNCH", categories: [{ sku: "MAINS", active: true }] },
+      DINNER: { type: "DINNER", categories: [{ sku: "MAINS", active: true }] },
+    };
+  };
+  const before = store("s1", "1", (s) => base(s, 10, 15, 6));
+  const after = store("s1", "1", (s) => {
+    base(s, 12, 18, 7);
+    // A new group on the calzone only.
+    const c = catalogOf(s);
+    c.items.SAUCE = group("SAUCE", ["CHEESE"], 0, 1);
+    c.items.CALZONE!.children = ["CRUST", "SAUCE"];
+  });
+  const plan = buildPlan(desired(after), current(before));
+  const html = renderStorePage(plan, plan.stores[0]!, after);
+  const count = (re: RegExp) => [...html.matchAll(re)].length;
+
+  it("draws each group once, in its own section, and the items and options link to it", () => {
+    for (const g of ["CRUST", "TOPPINGS", "SAUCE"]) {
+      expect(count(new RegExp(`<section class="entry group[^"]*"[^>]* id="group-${g}"`, "g")), g).toBe(1);
+    }
+    // Both pizzas in both menus link to the crust; both crusts and the loop's option link to their groups.
+    expect(count(/href="#group-CRUST"/g)).toBe(5);
+    expect(count(/href="#group-TOPPINGS"/g)).toBe(2);
+    expect(count(/data-sku="CHEESE"/g)).toBe(2); // In the toppings and in the sauce, once each.
+    expect(html.indexOf('id="modifier-groups"')).toBeGreaterThan(html.lastIndexOf('data-sku="CALZONE"'));
+  });
+
+  it("gives every element its own id, and every link a target on the page", () => {
+    const ids = [...html.matchAll(/ id="([^"]*)"/g)].map((m) => m[1]!);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toContain("category-LUNCH__MAINS");
+    expect(ids).toContain("category-DINNER__MAINS");
+    const targets = [...html.matchAll(/ href="#([^"]*)"/g)].map((m) => m[1]!);
+    expect(targets.length).toBeGreaterThan(0);
+    for (const target of targets) expect(ids, target).toContain(target);
+  });
+
+  it("marks a change where it happens: the option's own price in the groups, a price inside a parent with the parent, a new group on its item", () => {
+    const cheese = html.slice(
+      html.indexOf('<li class="entry option changed" data-change="changed" data-sku="CHEESE">'),
+    );
+    expect(cheese).toMatch(
+      /^[^]*?data-field="price" data-before="10" data-after="12"><del>10<\/del> → <ins>12<\/ins>/,
+    );
+    // The topping's price inside the thin crust, with the thin crust in the crust group.
+    const thin = html.slice(html.indexOf('data-sku="THIN"'), html.indexOf('data-sku="THICK"'));
+    expect(thin).toContain("Inside this option:");
+    expect(thin).toMatch(
+      /<li class="entry inside changed" data-change="changed" data-option="CHEESE">Cheese <span class="price changed" data-field="price" data-before="15" data-after="18">/,
+    );
+    // The thin crust's price inside the pizza, unchanged, with the pizza only.
+    const pizza = html.slice(
+      html.indexOf('data-sku="PIZZA"'),
+      html.indexOf("</li>\n", html.indexOf('data-sku="PIZZA"')),
+    );
+    expect(pizza).toContain(
+      'Inside this item:</span> <ul class="links" aria-label="Option prices inside Pizza"><li class="entry inside" data-option="THIN">Thin <span class="price">5</span></li>',
+    );
+    expect(pizza).not.toContain("data-change");
+    // Only the ham's price inside the thick crust changes: marked there, not in the toppings.
+    expect(html).toContain(
+      '<li class="entry option" data-sku="HAM"><span>Ham</span> <span class="price">4</span></li>',
+    );
+    expect(html).toMatch(
+      /data-sku="THICK">.*<li class="entry inside changed" data-change="changed" data-option="HAM">Ham <span class="price changed" data-field="price" data-before="6" data-after="7">/,
+    );
+    // The calzone gains a group: marked on its list of groups; the crust link says its group changed.
+    const calzone = html.slice(
+      html.indexOf('data-sku="CALZONE"'),
+      html.indexOf("</li></ul>", html.indexOf('data-sku="CALZONE"')),
+    );
+    expect(calzone).toMatch(
+      /<li class="entry link added" data-change="added" data-group="SAUCE"><a href="#group-SAUCE">sauce<\/a> <span class="meta">choose 0 to 1<\/span> <span class="badge">New<\/span>/,
+    );
+    expect(html).toMatch(/<section class="entry group added" data-change="added" id="group-SAUCE"/);
+    expect(pizza).not.toContain("Changed</span>");
+    expect(thin).toMatch(/data-group="TOPPINGS">.*<span class="badge changed">Changed<\/span>/);
   });
 });
 
