@@ -113,8 +113,10 @@ describe.skipIf(cannotMount !== undefined)("a full disk", () => {
     const plan = JSON.parse(planned.out) as { operations: { id: string; addresses: string[] }[] };
 
     // Room for the locks and the first writes, not for the whole chain (the state grows to ~150 KB).
+    // One write at a time: in parallel, the first save may already hold several stores' writes and
+    // none would fit.
     fill(20);
-    const applied = await carte(["apply", "--auto-approve", "--json", "-c", config]);
+    const applied = await carte(["apply", "--auto-approve", "--json", "--parallelism", "1", "-c", config]);
     expect(applied.code).toBe(1);
     const report = JSON.parse(applied.out) as {
       operations: { id: string; status: string; message?: string }[];
