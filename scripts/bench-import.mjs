@@ -27,6 +27,7 @@ import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { mulberry32 } from "../dist/emulator/prng.js";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const CREDENTIALS = { CARTE_CLIENT_ID: "bench", CARTE_CLIENT_SECRET: "bench-secret" };
@@ -170,22 +171,11 @@ function regionOf(i) {
   throw new Error("unreachable");
 }
 
-/** A small deterministic generator (mulberry32), so that the quirks are the same on every run. */
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** The store file of store i, with its quirks. */
 function storeYaml(i, key, id) {
   const region = regionOf(i);
-  const random = rng(i + 1);
+  // The emulator's seeded generator: the quirks are the same on every run.
+  const random = mulberry32(i + 1);
   const pick = (list) => list[Math.floor(random() * list.length)];
   const excluded = new Set(
     region.lines
