@@ -552,6 +552,21 @@ function isMain(): boolean {
   }
 }
 
+/**
+ * A writer to `stream` that goes on writing nothing once its reader has gone. A reader that stops early
+ * (`carte import | head`) closes the pipe: the command still runs to its end, as the files and the
+ * platform need, and what is left to print goes nowhere, instead of an unhandled EPIPE ending the
+ * process half-way. Any other error of the stream is thrown.
+ */
+function pipeWriter(stream: NodeJS.WriteStream): (s: string) => void {
+  let closed = false;
+  stream.on("error", (e: NodeJS.ErrnoException) => {
+    if (e.code !== "EPIPE") throw e;
+    closed = true;
+  });
+  return (s) => void (closed || stream.write(s));
+}
+
 if (isMain()) {
   // No Node warning reaches the user: what carte finds wrong is reported as a problem of
   // its own; a warning of Node or of a library is shown only with --debug.
@@ -559,22 +574,9 @@ if (isMain()) {
   process.on("warning", (w) => {
     if (process.argv.includes("--debug")) process.stderr.write(`${escapeLines(String(w.stack ?? w))}\n`);
   });
-  // A reader that stops early (`carte import | head`) closes the pipe: the command still runs to its
-  // end, as the files and the platform need, and what is left to print goes nowhere, instead of an
-  // unhandled EPIPE ending the process half-way.
-  let outClosed = false;
-  let errClosed = false;
-  process.stdout.on("error", (e: NodeJS.ErrnoException) => {
-    if (e.code !== "EPIPE") throw e;
-    outClosed = true;
-  });
-  process.stderr.on("error", (e: NodeJS.ErrnoException) => {
-    if (e.code !== "EPIPE") throw e;
-    errClosed = true;
-  });
   const io: CliIo = {
-    out: (s) => void (outClosed || process.stdout.write(s)),
-    err: (s) => void (errClosed || process.stderr.write(s)),
+    out: pipeWriter(process.stdout),
+    err: pipeWriter(process.stderr),
     stdoutIsTTY: Boolean(process.stdout.isTTY),
     stderrIsTTY: Boolean(process.stderr.isTTY),
     stdinIsTTY: Boolean(process.stdin.isTTY),
