@@ -280,9 +280,9 @@ function child(mode, message) {
   const profile = process.env.CARTE_BENCH_PROFILE;
   const proc = fork(self, ["--child", mode], {
     stdio: ["ignore", "inherit", "inherit", "ipc"],
-    // CARTE_BENCH_PROFILE=DIR: every carte child writes a CPU profile there (node --cpu-prof).
+    // CARTE_BENCH_PROFILE=DIR: every carte child and the pure planner write a CPU profile there (node --cpu-prof).
     execArgv: [
-      ...(profile && (mode === "carte" || process.env.CARTE_BENCH_PROFILE_ALL)
+      ...(profile && (mode === "carte" || mode === "planner" || process.env.CARTE_BENCH_PROFILE_ALL)
         ? ["--cpu-prof", "--cpu-prof-dir", profile]
         : []),
       // The emulator keeps every store's catalog and rendered menu: thousands of stores need room.
@@ -600,8 +600,10 @@ async function readerChild() {
 
 /**
  * Child: the pure planner on `resources` resources: the desired state of the generated chain's first
- * store, copied into as many stores as it takes, against a current state equal to it (with ids), then
- * with 1 % of the prices changed.
+ * store, given to as many stores as it takes as loading gives a shared catalog (each store its own
+ * tables, holding the same resources: `shareResources`), against current states as reading the
+ * platform makes them (the items and categories through their wire form, each store its own objects,
+ * with ids), then with 1 % of the prices changed.
  */
 async function plannerChild() {
   process.once("message", async (m) => {
@@ -609,7 +611,11 @@ async function plannerChild() {
       const { loadProject } = await import(dist("config/index.js"));
       const { buildPlan } = await import(dist("plan/plan.js"));
       const { kinds } = await import(dist("kinds/registry.js"));
-      const { categoriesOf, itemsOf, itemsState, menusOf } = await import(dist("kinds/catalog.js"));
+      const { categoriesOf, categoriesState, itemsOf, itemsState, menusOf, menusState } = await import(
+        dist("kinds/catalog.js")
+      );
+      const { fromWireItem, toWireItem } = await import(dist("kinds/items.js"));
+      const { fromWireSchedules, toWireSchedules } = await import(dist("kinds/schedules.js"));
       const project = await loadProject(m.config);
       const first = Object.values(project.desired.stores)[0];
       const perStore = kinds.reduce(
@@ -619,12 +625,27 @@ async function plannerChild() {
       const count = Math.ceil(m.resources / perStore);
       const desired = { stores: {}, client: project.desired.client };
       const current = { stores: {} };
+      const copy = (table) => Object.assign(Object.create(null), table);
       for (let i = 0; i < count; i++) {
         const key = `planner-${String(i).padStart(7, "0")}`;
-        const want = structuredClone(first);
-        want.store = { ...want.store, key, integrationId: key, storeId: String(5_000_000 + i) };
+        const store = { ...first.store, key, integrationId: key, storeId: String(5_000_000 + i) };
+        const want = { ...first, store, kinds: copy(first.kinds) };
+        itemsState.set(want, { ...itemsState.get(first), items: copy(itemsOf(first)) });
+        categoriesState.set(want, copy(categoriesOf(first)));
+        menusState.set(want, copy(menusOf(first)));
         desired.stores[key] = want;
-        const have = structuredClone(want);
+        const have = structuredClone({ ...first, store });
+        const items = Object.create(null);
+        for (const [sku, item] of Object.entries(itemsOf(first)))
+          items[sku] = fromWireItem(toWireItem(item), () => undefined);
+        itemsState.set(have, { items });
+        const categories = Object.create(null);
+        for (const [sku, c] of Object.entries(categoriesOf(first))) {
+          const { schedules, ...rest } = structuredClone(c);
+          const read = fromWireSchedules(toWireSchedules(schedules));
+          categories[sku] = read ? { ...rest, schedules: read } : rest;
+        }
+        categoriesState.set(have, categories);
         let id = 1;
         have.ids = { items: {}, categories: {}, menus: {}, other: {} };
         for (const sku of Object.keys(itemsOf(have))) have.ids.items[sku] = id++;
@@ -637,8 +658,10 @@ async function plannerChild() {
       const options = { safety: project.safety, ownership: project.ownership };
       const time = (fn) => {
         const t = performance.now();
+        const cpu = process.cpuUsage();
         const out = fn();
-        return { ms: performance.now() - t, out };
+        const used = process.cpuUsage(cpu);
+        return { ms: performance.now() - t, cpuMs: (used.user + used.system) / 1000, out };
       };
       const same = time(() => buildPlan(desired, current, options));
       const firstItems = itemsOf(first);
@@ -646,16 +669,22 @@ async function plannerChild() {
         (s) => firstItems[s].type === "ITEM" && firstItems[s].price !== null,
       );
       const changed = skus.slice(0, Math.max(1, Math.round(perStore / 100)));
+      // The catalog's price changes: every store holds the same changed resource.
+      const repriced = new Map(
+        changed.map((sku) => [sku, { ...firstItems[sku], price: firstItems[sku].price + 100 }]),
+      );
       for (const s of Object.values(desired.stores)) {
         const items = itemsState.get(s).items;
-        for (const sku of changed) items[sku] = { ...items[sku], price: items[sku].price + 100 };
+        for (const [sku, item] of repriced) items[sku] = item;
       }
       const diff = time(() => buildPlan(desired, current, options));
       reply({
         stores: count,
         resources: count * perStore,
         noChangeMs: same.ms,
+        noChangeCpuMs: same.cpuMs,
         changeMs: diff.ms,
+        changeCpuMs: diff.cpuMs,
         changes: diff.out.changes.length,
         peakRssMiB: peakRssMiB(),
       });
@@ -852,8 +881,8 @@ async function main() {
     if (plannerResources > 0) {
       const p = await child("planner", { config, resources: plannerResources }).first;
       console.log(
-        `pure planner              ${p.resources} resources (${p.stores} stores): no change ${s(p.noChangeMs)}, ` +
-          `1 % changed ${s(p.changeMs)} (${p.changes} changes); peak RSS ${p.peakRssMiB.toFixed(0)} MiB`,
+        `pure planner              ${p.resources} resources (${p.stores} stores): no change ${s(p.noChangeMs)} ` +
+          `(CPU ${s(p.noChangeCpuMs)}), 1 % changed ${s(p.changeMs)} (CPU ${s(p.changeCpuMs)}; ${p.changes} changes); peak RSS ${p.peakRssMiB.toFixed(0)} MiB`,
       );
     }
   } finally {

@@ -49,8 +49,9 @@ export interface ItemResource {
   /** Modifier groups only, `null` for items. */
   modifiersType: ModifiersType | null;
   /**
-   * When the item is sold (menu API `schedules_info`); absent or empty: always. Canonical: sorted by
-   * days, periods sorted by start.
+   * When the item is sold (menu API `schedules_info`); absent: always (never an empty list). Canonical
+   * (`canonicalSchedules`: days with the same periods together, sorted by days, periods sorted by start
+   * and merged), as reading and resolving give it: the planner compares it as it is.
    */
   schedules?: Schedule[];
   /**
@@ -67,7 +68,10 @@ export interface CategoryResource {
   sku: string;
   title: string;
   items: string[];
-  /** When the category is shown (menu API category `schedules`); absent or empty: always. */
+  /**
+   * When the category is shown (menu API category `schedules`); absent: always (never an empty list).
+   * Canonical, like an item's.
+   */
   schedules?: Schedule[];
 }
 

@@ -161,7 +161,7 @@ export function resolveStore({
     }
   }
 
-  setOptionPrices(items, parents, o);
+  setOptionPrices(items, parents, o, catalog);
 
   const categories = table<CategoryResource>();
   for (const category of catalog.categories ?? []) {
@@ -301,6 +301,75 @@ export function ancestorLevels(
 }
 
 /**
+ * One parent of option prices in a store's tree: the options its groups offer, and the items and options
+ * at or above it, nearest first (level by level, each level by code point: {@link ancestorLevels}).
+ */
+interface OptionPriceParentTree {
+  sku: string;
+  ancestors: string[];
+  /**
+   * The options its modifier groups offer, by code point, each with the first of `ancestors` whose
+   * catalog entry writes a price for it (`at`; `ancestors.length` when none does) and that price
+   * (before the store's price rules).
+   */
+  options: { sku: string; at: number; price: number | undefined }[];
+}
+
+/**
+ * The trees of option-price parents already worked out, by catalog then by the SKUs a store excludes:
+ * the tree of items, groups and options, and where the catalog writes each option's price, depend on
+ * nothing else, so the stores of a catalog that exclude the same SKUs (most of a chain's) share one, and
+ * resolving a store does not walk its ancestors again.
+ */
+const optionPriceTrees = new WeakMap<CatalogFile, Map<string, OptionPriceParentTree[]>>();
+
+/** At most this many exclusion sets are remembered per catalog (each store may exclude its own). */
+const OPTION_PRICE_TREES_PER_CATALOG = 256;
+
+/**
+ * The parents of option prices of a store, with their options and ancestors; `items` is the store's
+ * resolved items before option prices, `parents` its items and options written in full with the option
+ * prices their catalog entries write, `excluded` what it excludes (which, with the catalog, decides the
+ * tree).
+ */
+function optionPriceTree(
+  catalog: CatalogFile,
+  excluded: ReadonlySet<string>,
+  items: Readonly<Record<string, ItemResource>>,
+  parents: readonly OptionPriceParent[],
+): OptionPriceParentTree[] {
+  let byExclusions = optionPriceTrees.get(catalog);
+  if (!byExclusions) optionPriceTrees.set(catalog, (byExclusions = new Map()));
+  const key = JSON.stringify([...excluded].sort(byCodePoint));
+  const known = byExclusions.get(key);
+  if (known) return known;
+  const written = new Map(parents.map((p) => [p.sku, p.optionPrices]));
+  const catalogPrice = (ancestor: string, option: string): number | undefined => {
+    const prices = written.get(ancestor);
+    return prices && Object.hasOwn(prices, option) ? prices[option] : undefined;
+  };
+  const above = parentsAbove(items);
+  const tree: OptionPriceParentTree[] = [];
+  for (const sku of [...written.keys()].sort(byCodePoint)) {
+    const parent = own(items, sku);
+    if (!parent || parent.type !== "ITEM") continue;
+    const offered = [...new Set(parent.children.flatMap((g) => own(items, g)?.children ?? []))];
+    if (offered.length === 0) continue;
+    const ancestors = ancestorLevels(items, sku, above).flat();
+    const options = offered.sort(byCodePoint).map((option) => {
+      const at = ancestors.findIndex((a) => catalogPrice(a, option) !== undefined);
+      return at < 0
+        ? { sku: option, at: ancestors.length, price: undefined }
+        : { sku: option, at, price: catalogPrice(ancestors[at]!, option) };
+    });
+    tree.push({ sku, ancestors, options });
+  }
+  if (byExclusions.size >= OPTION_PRICE_TREES_PER_CATALOG) byExclusions.clear();
+  byExclusions.set(key, tree);
+  return tree;
+}
+
+/**
  * Sets the prices of options inside a parent (item or option) on the option, keyed by the parent, for
  * every parent that still offers the option. The price may be written for the parent or for any item or
  * option above it (an ancestor: `PIZZA-G` for a topping of a crust of the large pizza); the nearest
@@ -311,31 +380,19 @@ function setOptionPrices(
   items: Record<string, ItemResource>,
   parents: OptionPriceParent[],
   o: StoreOverrides,
+  catalog: CatalogFile,
 ): void {
-  const catalogPrices = new Map(parents.map((p) => [p.sku, p.optionPrices]));
-  const above = parentsAbove(items);
-  const priceOf = (ancestor: string, option: string): number | undefined => {
-    const over = o.optionPrices.get(ancestor)?.get(option);
-    if (over !== undefined) return over;
-    const written = catalogPrices.get(ancestor);
-    const price = written && Object.hasOwn(written, option) ? written[option] : undefined;
-    return price === undefined ? undefined : rulePrice(price, o.priceRules);
-  };
-  for (const parentSku of [...catalogPrices.keys()].sort(byCodePoint)) {
-    const parent = own(items, parentSku);
-    if (!parent || parent.type !== "ITEM") continue;
-    const options = [...new Set(parent.children.flatMap((g) => own(items, g)?.children ?? []))].sort(
-      byCodePoint,
-    );
-    const levels = ancestorLevels(items, parentSku, above);
-    for (const sku of options) {
+  const overrides = o.optionPrices;
+  for (const { sku: parentSku, ancestors, options } of optionPriceTree(catalog, o.exclude, items, parents)) {
+    for (const { sku, at, price: written } of options) {
       const option = own(items, sku);
       if (!option) continue;
+      // An override at the catalog's ancestor or nearer wins; only ancestors the overrides name are looked up.
       let price: number | undefined;
-      for (const level of levels) {
-        for (const ancestor of level) if (price === undefined) price = priceOf(ancestor, sku);
-        if (price !== undefined) break;
-      }
+      if (overrides.size > 0)
+        for (let i = 0; i <= at && i < ancestors.length && price === undefined; i++)
+          price = overrides.get(ancestors[i]!)?.get(sku);
+      if (price === undefined && written !== undefined) price = rulePrice(written, o.priceRules);
       if (price === undefined) continue;
       const inParent = option.priceInParent ?? table<number>();
       inParent[parentSku] = price;
@@ -438,11 +495,20 @@ function catalogItemSkus(catalog: CatalogFile): Set<string> {
   return skus;
 }
 
+/**
+ * The canonical schedules of each `schedules:` list as written, by the parsed list: a catalog's list is
+ * one object for every store of the catalog, so it is parsed and put in canonical form once, and every
+ * store holds the same (never changed) schedules.
+ */
+const canonicalOf = new WeakMap<readonly WrittenSchedule[], ReturnType<typeof toSchedules>>();
+
 /** `{ schedules }` when some are written, else nothing (absent means "always"). */
-function schedulesOf(written: readonly { days: string; slots: readonly string[] }[] | undefined): {
+function schedulesOf(written: readonly WrittenSchedule[] | undefined): {
   schedules?: ReturnType<typeof toSchedules>;
 } {
-  const schedules = toSchedules(written ?? []);
+  if (!written) return {};
+  let schedules = canonicalOf.get(written);
+  if (!schedules) canonicalOf.set(written, (schedules = toSchedules(written)));
   return schedules.length > 0 ? { schedules } : {};
 }
 

@@ -10,7 +10,7 @@ import type { WireCategory } from "../platform/wire.js";
 import { categoriesPart } from "./categories-import.js";
 import { storeMenuRead } from "./reads.js";
 import { partOf, type EndpointSpec, type ResourceKind } from "./types.js";
-import { canonicalSchedules, fromWireSchedules, toWireSchedules } from "./schedules.js";
+import { fromWireSchedules, toWireSchedules, withComparedSchedules } from "./schedules.js";
 import { byIndex } from "./util.js";
 
 /** The upsert element of `POST /categories` for a desired category. Item references go by SKU. */
@@ -24,19 +24,11 @@ export function toWireCategory(r: CategoryResource): WireCategory {
 }
 
 /**
- * Categories as compared: schedules in canonical order, or left out for stores whose schedules go
- * through the utils group.
+ * Categories as compared: the state itself when its schedules are canonical (as read and resolved), or,
+ * for stores whose schedules go through the utils group, without schedules. See `withComparedSchedules`.
  */
-function selectCategories(state: StoreState): Record<string, CategoryResource> {
-  const viaUtils = state.schedulesVia === "utils";
-  const all = categoriesOf(state);
-  if (!viaUtils && !Object.values(all).some((c) => c.schedules)) return all;
-  const out = table<CategoryResource>();
-  for (const [sku, c] of Object.entries(all)) {
-    const { schedules, ...rest } = c;
-    out[sku] = viaUtils || !schedules?.length ? rest : { ...rest, schedules: canonicalSchedules(schedules) };
-  }
-  return out;
+function selectCategories(state: StoreState): Readonly<Record<string, CategoryResource>> {
+  return withComparedSchedules(categoriesOf(state), state.schedulesVia === "utils");
 }
 
 /** `POST /categories` (spec §4.4): upsert by id, else by SKU; after the items it shows. */

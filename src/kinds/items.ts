@@ -10,31 +10,18 @@ import type { WireItem } from "../platform/wire.js";
 import { itemsPart } from "./items-import.js";
 import { storeMenuRead } from "./reads.js";
 import { partOf, type EndpointSpec, type ResourceKind } from "./types.js";
-import { canonicalSchedules, fromWireSchedules, toWireSchedules } from "./schedules.js";
+import { fromWireSchedules, toWireSchedules, withComparedSchedules } from "./schedules.js";
 import { byIndex } from "./util.js";
 import { itemsOf, itemsState, offerWindowInfo } from "./catalog.js";
 
-/** Whether some item has schedules (a loop: the planner asks it for both sides of every store). */
-function anyScheduled(items: Readonly<Record<string, ItemResource>>): boolean {
-  for (const sku in items) if (items[sku]?.schedules) return true;
-  return false;
-}
-
 /**
- * The items of a store as compared by the planner: schedules in canonical order; for a store that writes
+ * The items of a store as compared by the planner: the state itself when its schedules are canonical,
+ * as reading and resolving make them (no per-store copy of the catalog); for a store that writes
  * schedules through the utils group (`schedulesVia: "utils"`), schedules left out (the product-schedule
- * kind owns them there).
+ * kind owns them there). See `withComparedSchedules`.
  */
-function selectItems(state: StoreState): Record<string, ItemResource> {
-  const viaUtils = state.schedulesVia === "utils";
-  const all = itemsOf(state);
-  if (!viaUtils && !anyScheduled(all)) return all;
-  const out = table<ItemResource>();
-  for (const [sku, item] of Object.entries(all)) {
-    const { schedules, ...rest } = item;
-    out[sku] = viaUtils || !schedules?.length ? rest : { ...rest, schedules: canonicalSchedules(schedules) };
-  }
-  return out;
+function selectItems(state: StoreState): Readonly<Record<string, ItemResource>> {
+  return withComparedSchedules(itemsOf(state), state.schedulesVia === "utils");
 }
 
 /**
@@ -313,11 +300,14 @@ export const items: ResourceKind<ItemResource, "item", "modifier_group"> = {
     }
   },
   duplicates(state) {
-    return Object.fromEntries(
-      Object.entries(itemsOf(state))
-        .filter(([key, item]) => key !== item.sku)
-        .map(([key, item]) => [key, item.sku]),
-    );
+    // Read under `SKU#id` (see `read`); a loop without copies, since every store of a plan asks.
+    const all = itemsOf(state);
+    const out = table<string>();
+    for (const key of Object.keys(all)) {
+      const sku = all[key]!.sku;
+      if (key !== sku) out[key] = sku;
+    }
+    return out;
   },
   writes(action, key, _before, after, ctx) {
     if (action === "delete") {

@@ -5,7 +5,7 @@
  * schedules sorted by days then first start.
  */
 
-import type { Schedule, Slot } from "../model.js";
+import { table, type Schedule, type Slot } from "../model.js";
 import type { WireSchedule } from "../platform/wire.js";
 
 const DAY_ORDER = ["mon", "tue", "wed", "thu", "fri", "sat", "sun", "hol"];
@@ -54,6 +54,68 @@ function byDays(a: string, b: string): number {
  * spec) are kept as days of their own, after `hol`.
  */
 export function canonicalSchedules(list: readonly Schedule[]): Schedule[] {
+  const canonical = canonicalOf(list);
+  canonicalLists.add(canonical);
+  return canonical;
+}
+
+/** Lists of schedules made by {@link canonicalSchedules}, or found equal to what it makes. */
+const canonicalLists = new WeakSet<readonly Schedule[]>();
+
+/** The canonical form of other lists, by list: each is worked out once, whatever the stores sharing it. */
+const canonicalFormOf = new WeakMap<readonly Schedule[], Schedule[]>();
+
+/**
+ * The canonical form of a list of schedules, worked out at most once per list: a list read from the
+ * platform or resolved from the files is canonical already (both go through {@link canonicalSchedules})
+ * and is returned as it is, without a look; another (a library user's own desired state) is put in
+ * canonical form once. Lists are never changed in place once made (states are read-only).
+ */
+export function canonicalOnce(list: readonly Schedule[]): readonly Schedule[] {
+  if (canonicalLists.has(list)) return list;
+  let canonical = canonicalFormOf.get(list);
+  if (!canonical) {
+    canonical = canonicalSchedules(list);
+    canonicalFormOf.set(list, canonical);
+  }
+  return canonical;
+}
+
+/** Resources as compared, by the resource: without schedules, or with their canonical form. */
+const unscheduled = new WeakMap<object, object>();
+const canonicalized = new WeakMap<object, object>();
+
+/**
+ * A store's items or categories as the planner compares them, without a copy when nothing differs: each
+ * resource's schedules in canonical form ({@link canonicalOnce}; none when the canonical form is empty,
+ * "always"), or left out when the store writes schedules through the utils group (`viaUtils`: the
+ * corridor and product-schedule kinds own them there). A resource that needs another form is copied
+ * once, whatever the number of stores that share it; the table is copied only when some resource is.
+ */
+export function withComparedSchedules<R extends { schedules?: Schedule[] }>(
+  all: Readonly<Record<string, R>>,
+  viaUtils: boolean,
+): Readonly<Record<string, R>> {
+  let out: Record<string, R> | undefined;
+  for (const key of Object.keys(all)) {
+    const resource = all[key]!;
+    if (resource.schedules === undefined) continue;
+    const cache = viaUtils ? unscheduled : canonicalized;
+    let compared = cache.get(resource) as R | undefined;
+    if (!compared) {
+      const canonical = viaUtils ? [] : canonicalOnce(resource.schedules);
+      if (canonical === resource.schedules && canonical.length > 0) continue;
+      const { schedules: _schedules, ...rest } = resource;
+      compared = (canonical.length > 0 ? { ...rest, schedules: canonical } : rest) as R;
+      cache.set(resource, compared);
+    }
+    out ??= Object.assign(table<R>(), all);
+    out[key] = compared;
+  }
+  return out ?? all;
+}
+
+function canonicalOf(list: readonly Schedule[]): Schedule[] {
   const perDay = new Map<string, Slot[]>();
   for (const schedule of list) {
     for (const day of canonicalDays(schedule.days).split(",")) {
@@ -78,15 +140,20 @@ export function canonicalSchedules(list: readonly Schedule[]): Schedule[] {
     .sort((a, b) => byDays(a.days, b.days) || bySlot(a.periods[0]!, b.periods[0]!));
 }
 
-/** Reads schedules from the wire; `undefined` when there are none (the canonical "always"). */
+/**
+ * Reads schedules from the wire in canonical form ({@link canonicalSchedules}), once, when the store is
+ * read, so that the planner compares them as they are; `undefined` when there are none, or none with a
+ * period (the canonical "always", as resolving the files gives it: never an empty list).
+ */
 export function fromWireSchedules(list: readonly WireSchedule[] | undefined): Schedule[] | undefined {
   if (!list || list.length === 0) return undefined;
-  return canonicalSchedules(
+  const canonical = canonicalSchedules(
     list.map((s) => ({
       days: s.days_of_week,
       periods: (s.time_periods ?? []).map((p) => ({ start: hhmm(p.start_time), end: hhmm(p.end_time) })),
     })),
   );
+  return canonical.length > 0 ? canonical : undefined;
 }
 
 /** Writes schedules in the wire form. */

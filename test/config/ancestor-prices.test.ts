@@ -96,6 +96,28 @@ describe("option prices by ancestor", () => {
     expect(inParent(project, "TOP-BACON")).toEqual({ "BORDA-G-CHEDDAR": 8, "BORDA-G-TRAD": 8 });
   });
 
+  it("stores of one catalog that exclude different SKUs each get the prices of their own tree", async () => {
+    const store = (id: number, key: string, extra: string) =>
+      `store:\n  id: ${id}\n  integration_id: ${key}\n  name: Store ${key}\ncatalog: pizza\n${extra}`;
+    const { project } = await load({
+      "carte.yaml": BRL,
+      "catalogs/pizza.yaml": pizza(", option_prices: { TOP-CALABRESA: 8.25 }"),
+      "stores/a.yaml": store(1, "a", ""),
+      "stores/b.yaml": store(2, "b", "overrides:\n  exclude: [BORDA-G-CHEDDAR]\n"),
+      "stores/c.yaml": store(
+        3,
+        "c",
+        "overrides:\n  option_prices:\n    BORDA-G-TRAD: { TOP-CALABRESA: 7.00 }\n",
+      ),
+      "stores/d.yaml": store(4, "d", "overrides:\n  exclude: [BORDA-G-CHEDDAR]\n"),
+    });
+    const price = (key: string) => itemsOf(project.desired.stores[key]!)["TOP-CALABRESA"]!.priceInParent;
+    expect(price("a")).toEqual({ "BORDA-G-CHEDDAR": 8.25, "BORDA-G-TRAD": 8.25 });
+    expect(price("b")).toEqual({ "BORDA-G-TRAD": 8.25 });
+    expect(price("c")).toEqual({ "BORDA-G-CHEDDAR": 8.25, "BORDA-G-TRAD": 7 });
+    expect(price("d")).toEqual(price("b"));
+  });
+
   it("an option not under the named SKU is a located problem", async () => {
     const dir = await writeProject({
       "carte.yaml": BRL,
