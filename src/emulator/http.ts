@@ -15,7 +15,11 @@ export { HttpError, badShape, fail, menuRule } from "./http-error.js";
 export interface Reply {
   status: number;
   body?: unknown;
-  json?: string;
+  /**
+   * The answer already serialised: JSON text, or its UTF-8 bytes (a rendered answer kept in the store's
+   * render cache is encoded once, not at every read: a store menu is hundreds of kilobytes).
+   */
+  json?: string | Buffer;
   headers?: Record<string, string>;
   /**
    * `json` was checked against the route's answer in the published description when it was rendered

@@ -194,7 +194,11 @@ function brokenAnswer(deps: ServerDeps, problem: string): HttpError {
 function checkedReply(deps: ServerDeps, name: RouteName, reply: Reply): Reply {
   if (reply.checked) return reply;
   const body =
-    reply.status === 204 ? undefined : reply.json !== undefined ? JSON.parse(reply.json) : reply.body;
+    reply.status === 204
+      ? undefined
+      : reply.json !== undefined
+        ? JSON.parse(typeof reply.json === "string" ? reply.json : reply.json.toString("utf8"))
+        : reply.body;
   const problem = (deps.contract ?? contract()).answerProblem(name, reply.status, body);
   if (problem === undefined) return reply;
   const e = brokenAnswer(deps, problem);
@@ -279,7 +283,7 @@ function send(res: ServerResponse, reply: Reply): void {
   res.writeHead(reply.status, {
     ...reply.headers,
     "content-type": "application/json; charset=utf-8",
-    "content-length": Buffer.byteLength(json),
+    "content-length": typeof json === "string" ? Buffer.byteLength(json) : json.length,
   });
   res.end(json);
 }

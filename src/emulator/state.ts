@@ -175,8 +175,8 @@ export interface StoreRec {
   client_id: string;
   visible: Catalog;
   projected: Catalog;
-  /** Serialized GET answers of the visible catalog, dropped whenever it changes. */
-  renderCache: Map<string, string>;
+  /** Serialized GET answers of the visible catalog (UTF-8 JSON), dropped whenever it changes. */
+  renderCache: Map<string, Buffer>;
   /**
    * Store availability (platform notes "Availability": `POST /availability/stores` answers it);
    * default true. Changed by the store availability calls of stores.ts.
