@@ -112,9 +112,11 @@ export function resolveStore({
   const titleOf = (sku: string, title: string): string => o.titles.get(sku) ?? title;
   const descriptionOf = (sku: string, description: string | undefined): string =>
     o.descriptions.get(sku) ?? description ?? "";
-  const imagesOf = (sku: string, list: readonly unknown[] | undefined): ImageRef[] => [
-    ...(o.images.get(sku) ?? imageRefs(list ?? [])),
-  ];
+  const imagesOf = (sku: string, list: readonly unknown[] | undefined): ImageRef[] =>
+    o.images.get(sku) ?? catalogImages(list);
+  // Without exclusions, a store's lists are the catalog's own: one array for every store.
+  const kept = (list: readonly string[] | undefined): string[] =>
+    excluded.size === 0 ? unchanged(list) : (list ?? []).filter(keep);
   const schedulesFor = (sku: string, written: readonly WrittenSchedule[] | undefined) =>
     schedulesOf(o.schedules.get(sku) ?? written);
 
@@ -128,7 +130,7 @@ export function resolveStore({
       description: descriptionOf(item.sku, item.description),
       price: priceOf(item.sku, item.price),
       images: imagesOf(item.sku, item.images),
-      children: (item.modifier_groups ?? []).filter(keep),
+      children: kept(item.modifier_groups),
       min: null,
       max: null,
       modifiersType: null,
@@ -217,7 +219,7 @@ function addModifierGroups(
   const offered = new Set<string>();
   for (const group of catalog.modifier_groups ?? []) {
     if (!keep(group.sku)) continue;
-    const options = group.options.map(optionSku).filter(keep);
+    const options = o.exclude.size === 0 ? groupOptionSkus(group) : group.options.map(optionSku).filter(keep);
     for (const option of options) offered.add(option);
     const limits = o.limits.get(group.sku);
     const max = limits?.max ?? group.max;
@@ -501,6 +503,39 @@ function catalogItemSkus(catalog: CatalogFile): Set<string> {
  * store holds the same (never changed) schedules.
  */
 const canonicalOf = new WeakMap<readonly WrittenSchedule[], ReturnType<typeof toSchedules>>();
+
+/** The image references of each catalog list, by list: shared by every store (never changed). */
+const catalogImageRefs = new WeakMap<readonly unknown[], ImageRef[]>();
+const NO_IMAGES: ImageRef[] = [];
+
+/** The images a catalog entry writes, read once per entry whatever the number of stores. */
+function catalogImages(list: readonly unknown[] | undefined): ImageRef[] {
+  if (!list) return NO_IMAGES;
+  let refs = catalogImageRefs.get(list);
+  if (!refs) catalogImageRefs.set(list, (refs = imageRefs(list)));
+  return refs;
+}
+
+/** The SKUs of each catalog modifier group's options, by group (one array for every store). */
+const optionSkusOf = new WeakMap<object, string[]>();
+
+function groupOptionSkus(group: { options: readonly (string | InlineOption)[] }): string[] {
+  let skus = optionSkusOf.get(group);
+  if (!skus) optionSkusOf.set(group, (skus = group.options.map(optionSku)));
+  return skus;
+}
+
+/** Copies of catalog lists, by list: the same array for every store that keeps the whole list. */
+const unchangedLists = new WeakMap<readonly string[], string[]>();
+const NO_SKUS: string[] = [];
+
+/** A catalog list of SKUs as a resource holds it, one copy per list (resolved resources are never changed). */
+function unchanged(list: readonly string[] | undefined): string[] {
+  if (!list) return NO_SKUS;
+  let copy = unchangedLists.get(list);
+  if (!copy) unchangedLists.set(list, (copy = [...list]));
+  return copy;
+}
 
 /** `{ schedules }` when some are written, else nothing (absent means "always"). */
 function schedulesOf(written: readonly WrittenSchedule[] | undefined): {
