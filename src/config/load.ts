@@ -23,6 +23,7 @@ import type { CatalogIndex, StoreRegistry } from "./check.js";
 import { globFiles, hasMagic } from "./glob.js";
 import { insideProject, outsideMessage, patternStaysInside } from "./paths.js";
 import { DEFAULT_MAX_FILE_BYTES, readConfigFile, type ReadResult } from "./read.js";
+import { storeBlock } from "./store-ids.js";
 import pLimit from "p-limit";
 import { MAX_PROBLEMS } from "./report.js";
 import { addProblem, bare, dedupeProblems, isRecord, quote, report, wasTruncated, where } from "./report.js";
@@ -441,6 +442,15 @@ export interface LoadOptions {
   stores?: {
     read?: (file: string) => boolean;
     resolve?: (files: ReadonlySet<string>) => boolean;
+    /**
+     * Given every store file read (absolute paths), those known to be byte for byte the base commit's
+     * that need no more than their identity (`undefined`: none). Such a file is read, but only its
+     * `store:` block is parsed (src/config/store-ids.ts): its store id and integration id still count
+     * in the check that no two files claim one, located in it, and its key in `rollout:`; nothing else
+     * of it is checked, merged or resolved. A file whose `store:` block is not written plainly is read
+     * in full.
+     */
+    unchanged?: (files: readonly string[]) => ReadonlySet<string> | undefined;
   };
 }
 
@@ -472,23 +482,25 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
   const groupPaths = await expand(project.parsed, "groups", root, problems, allowUnmatched);
   const allStorePaths = await expand(project.parsed, "stores", root, problems, allowUnmatched);
   const readStore = options.stores?.read;
-  const storePaths = readStore ? allStorePaths.filter((f) => readStore(f)) : allStorePaths;
+  const readPaths = readStore ? allStorePaths.filter((f) => readStore(f)) : allStorePaths;
 
   // The currency of every price (carte.yaml `currency:`), before any price is read.
   const currency = readCurrency(project.parsed, problems);
   if (currency) reading.currency = currency;
 
-  const { catalogFiles, groupFiles, storeFiles } = await readProjectFiles(
-    { catalogPaths, groupPaths, storePaths },
+  const { catalogFiles, groupFiles, storeFiles, storePaths, identities } = await readProjectFiles(
+    { catalogPaths, groupPaths, storePaths: readPaths, unchanged: options.stores?.unchanged?.(readPaths) },
     problems,
     limits,
     reading,
   );
 
-  // Rules between SKUs and files, on every file that could be parsed.
+  // Rules between SKUs and files, on every file that could be parsed. The ids of the files read for
+  // their identity alone are registered first: a file that claims one of them is the one told so.
   const indexes: CatalogIndex[] = catalogFiles.map((c) => checkCatalog(c.parsed, problems, currency));
   const catalogs = checkCatalogNames(indexes, problems);
   const registry: StoreRegistry = { ids: new Map(), integrationIds: new Map() };
+  for (const s of identities) checkStore(s.parsed, catalogs, registry, problems);
   for (const s of storeFiles) checkStore(s.parsed, catalogs, registry, problems);
 
   const layers = await readLayers(project, projectData, groupFiles, storeFiles, {
@@ -507,13 +519,18 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
     { problems, sections, time, currency, withSources: options.stores?.resolve !== undefined },
   );
   const client = readClient(project.parsed, field(projectData, "client"), problems);
+  // Every store file read, in the order of the matches, with its key.
+  const keyOf = new Map<string, string | undefined>();
+  const storeKey = (f: ReadFile) => {
+    const key = field(field(f.parsed.data, "store"), "integration_id");
+    return typeof key === "string" ? key : undefined;
+  };
+  storeFiles.forEach((f, i) => keyOf.set(storePaths[i]!, storeKey(f)));
+  for (const f of identities) keyOf.set(f.path, storeKey(f));
   const rollout = await readRollout(
     project.parsed,
     root,
-    storeFiles.map((f, i) => {
-      const key = field(field(f.parsed.data, "store"), "integration_id");
-      return { path: storePaths[i]!, key: typeof key === "string" ? key : undefined };
-    }),
+    readPaths.map((path) => ({ path, key: keyOf.get(path) })),
     problems,
   );
   const secretsFile = await checkSecretsFile(project.parsed, root, problems);
@@ -542,7 +559,14 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
     ? explainSources(indexes, catalogFiles, storeFiles, mergedOverrides)
     : undefined;
 
-  const allFiles = [project, ...catalogFiles, ...groupFiles, ...storeFiles, ...layers.includes.values()];
+  const allFiles = [
+    project,
+    ...catalogFiles,
+    ...groupFiles,
+    ...storeFiles,
+    ...identities,
+    ...layers.includes.values(),
+  ];
   const config = projectData as unknown as ProjectFile;
   return {
     ...(sources ? { sources } : {}),
@@ -624,14 +648,35 @@ async function readCarteYaml(
   return { project, projectData: projectData as Record<string, unknown> };
 }
 
-/** Reads and validates the catalog, group and store files, each in the order of its paths. */
+/** A store file read for its identity alone (`LoadOptions.stores.unchanged`): its `store:` block. */
+interface IdentityFile extends ReadFile {
+  /** Its absolute path. */
+  path: string;
+}
+
+/**
+ * Reads and validates the catalog, group and store files, each in the order of its paths. The store
+ * files of `unchanged` are read for their `store:` block alone when it is written plainly
+ * (`identities`); `storeFiles` and `storePaths` are the others.
+ */
 async function readProjectFiles(
-  paths: { catalogPaths: string[]; groupPaths: string[]; storePaths: string[] },
+  paths: {
+    catalogPaths: string[];
+    groupPaths: string[];
+    storePaths: string[];
+    unchanged: ReadonlySet<string> | undefined;
+  },
   problems: ConfigProblem[],
   limits: FileLimits,
   reading: FileReading,
-): Promise<{ catalogFiles: ReadFile[]; groupFiles: ReadFile[]; storeFiles: ReadFile[] }> {
-  const { catalogPaths, groupPaths, storePaths } = paths;
+): Promise<{
+  catalogFiles: ReadFile[];
+  groupFiles: ReadFile[];
+  storeFiles: ReadFile[];
+  storePaths: string[];
+  identities: IdentityFile[];
+}> {
+  const { catalogPaths, groupPaths, unchanged } = paths;
   const catalogFiles: ReadFile[] = [];
   for (const path of catalogPaths)
     catalogFiles.push(await readAndValidate(path, "catalog", problems, limits, reading));
@@ -640,11 +685,29 @@ async function readProjectFiles(
     groupFiles.push(await readAndValidate(path, "group", problems, limits, reading));
   // Store files are many and small: read 16 at a time ahead of the parser, parsed and checked in order.
   const readLimit = pLimit(16);
-  const storeReads = storePaths.map((path) => readLimit(() => readConfigFile(path, limits.maxFileBytes)));
+  const storeReads = paths.storePaths.map((path) =>
+    readLimit(() => readConfigFile(path, limits.maxFileBytes)),
+  );
   const storeFiles: ReadFile[] = [];
-  for (const [i, path] of storePaths.entries())
+  const storePaths: string[] = [];
+  const identities: IdentityFile[] = [];
+  for (const [i, path] of paths.storePaths.entries()) {
+    if (unchanged?.has(path)) {
+      const read = await storeReads[i]!;
+      const block = read.ok ? storeBlock(display(path), read.text, limits) : undefined;
+      if (read.ok && block) {
+        identities.push({
+          path,
+          parsed: block,
+          digest: createHash("sha256").update(read.text).digest("hex"),
+        });
+        continue;
+      }
+    }
+    storePaths.push(path);
     storeFiles.push(await readAndValidate(path, "store", problems, limits, reading, storeReads[i]));
-  return { catalogFiles, groupFiles, storeFiles };
+  }
+  return { catalogFiles, groupFiles, storeFiles, storePaths, identities };
 }
 
 /** The catalog overrides and availability each settings layer writes, by layer. */

@@ -188,6 +188,28 @@ export function scopeReads(scope: ChangeScope, kinds: readonly ResourceKind<unkn
   return [...names];
 }
 
+/**
+ * The store files (absolute paths) whose bytes are the base commit's and whose stores the difference
+ * cannot reach, when that can be told without parsing them: when every file of the project that
+ * differs from the base (`changed`, relative to the project folder: git's changes and the files it does
+ * not ignore that are new) is a store file, a store file that is not among them, whose target is not
+ * either when it is a link, and that the base has, can only resolve as in the base. A difference in any
+ * other file (a catalog, a group, an included settings file, a deleted store file) could reach any
+ * store: then none is skipped (`undefined`).
+ */
+function unchangedStores(
+  files: readonly string[],
+  changed: ReadonlySet<string>,
+  inBase: ReadonlySet<string>,
+  root: string,
+  realOf: (file: string) => string,
+): Set<string> | undefined {
+  const stores = new Set(files.map((f) => path.relative(root, f)));
+  for (const rel of changed) if (!stores.has(rel)) return undefined;
+  const same = (rel: string) => inBase.has(rel) && !changed.has(rel);
+  return new Set(files.filter((f) => same(path.relative(root, f)) && same(realOf(f))));
+}
+
 /** What {@link loadChangeScope} gives: the head's project, the base's, and the scope between them. */
 export interface ScopedLoad {
   /**
@@ -271,7 +293,12 @@ export async function loadChangeScope(
     head = await loadProject(configFile, {
       ...clock,
       shareResources: true,
-      stores: { resolve: everything ? () => true : touched },
+      stores: {
+        resolve: everything ? () => true : touched,
+        ...(everything
+          ? {}
+          : { unchanged: (files) => unchangedStores(files, changed, inBase, root, realOf) }),
+      },
     });
   } catch (err) {
     await (await writing).tree?.close();
