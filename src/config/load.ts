@@ -21,7 +21,7 @@ import type { DesiredState } from "../model.js";
 import { checkCatalog, checkCatalogNames, checkGroupNames, checkStore, checkStoreGroup } from "./check.js";
 import type { CatalogIndex, StoreRegistry } from "./check.js";
 import { globFiles, hasMagic } from "./glob.js";
-import { insideProject, outsideMessage, patternStaysInside } from "./paths.js";
+import { insideProject, outsideMessage, patternStaysInside, realRootOf } from "./paths.js";
 import { DEFAULT_MAX_FILE_BYTES, readConfigFile, type ReadResult } from "./read.js";
 import { storeBlock } from "./store-ids.js";
 import pLimit from "p-limit";
@@ -288,6 +288,7 @@ function withoutKnockOn(problems: ConfigProblem[], reading: FileReading): Config
  * order, without duplicates. Reported at the entry: a pattern that could match outside the project
  * folder (absolute, or climbing with `..`; nothing is listed), a match that leads outside through a
  * symbolic link (left out), a plain file name that does not exist, and a pattern that matches nothing.
+ * Where the matches `read` refuses lead is not looked at: they are listed, never opened.
  */
 async function expand(
   project: YamlFile,
@@ -295,6 +296,7 @@ async function expand(
   root: string,
   problems: ConfigProblem[],
   allowUnmatched: boolean,
+  read: (file: string) => boolean = () => true,
 ): Promise<string[]> {
   const value = (project.data as Record<string, unknown> | null)?.[key];
   const entries: { pattern: string; segments: (string | number)[] }[] =
@@ -313,6 +315,9 @@ async function expand(
     }
     const files = await globFiles(pattern, root);
     if (files.length === 0 && allowUnmatched && hasMagic(pattern)) continue;
+    // A file named plainly that will not be read need not be there (a scoped load's base leaves out
+    // the store files it does not read).
+    if (files.length === 0 && !hasMagic(pattern) && !read(resolve(root, pattern))) continue;
     if (files.length === 0) {
       report(
         problems,
@@ -326,9 +331,20 @@ async function expand(
     const outside: string[] = [];
     // Checked 16 at a time (a chain has thousands of store files), kept in the order of the matches.
     const limit = pLimit(16);
+    // The project folder's real path, once for every match (when it cannot be resolved, each check
+    // fails on its own, as it would without it).
+    let realRoot: Promise<string> | undefined = realRootOf(root);
+    try {
+      await realRoot;
+    } catch {
+      realRoot = undefined;
+    }
     const wheres = await Promise.all(
-      // A match whose links cannot be resolved (a loop) is left out like one that leads outside.
-      files.map((f) => limit(() => insideProject(root, f).catch(() => undefined))),
+      // A match whose links cannot be resolved (a loop) is left out like one that leads outside. A
+      // match that will not be read (`read`) is counted as it is: nothing of it is opened.
+      files.map((f) =>
+        read(f) ? limit(() => insideProject(root, f, realRoot).catch(() => undefined)) : { inside: true },
+      ),
     );
     const seen = new Set(out);
     files.forEach((f, i) => {
@@ -480,8 +496,8 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
   const time = new TimeContext(options.now);
   const catalogPaths = await expand(project.parsed, "catalogs", root, problems, allowUnmatched);
   const groupPaths = await expand(project.parsed, "groups", root, problems, allowUnmatched);
-  const allStorePaths = await expand(project.parsed, "stores", root, problems, allowUnmatched);
   const readStore = options.stores?.read;
+  const allStorePaths = await expand(project.parsed, "stores", root, problems, allowUnmatched, readStore);
   const readPaths = readStore ? allStorePaths.filter((f) => readStore(f)) : allStorePaths;
 
   // The currency of every price (carte.yaml `currency:`), before any price is read.

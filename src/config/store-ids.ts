@@ -50,6 +50,22 @@ export function storeBlock(file: string, text: string, limits: ParseLimits): Yam
       .slice(start, end)
       .map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l))
       .join("\n");
+  const plain = plainIdentity(lines, start, end);
+  if (plain) {
+    // Parsed only if a problem must be located in it (a duplicate id): most never are.
+    let whole: YamlFile | undefined;
+    const parsedBlock = () => (whole ??= parseYaml(file, block, limits).parsed);
+    return {
+      file,
+      data: { store: plain },
+      get doc() {
+        return parsedBlock().doc;
+      },
+      get lineCounter() {
+        return parsedBlock().lineCounter;
+      },
+    };
+  }
   const { parsed, problems, recovered } = parseYaml(file, block, limits);
   if (problems.length > 0 || recovered) return undefined;
   const data = parsed.data;
@@ -58,4 +74,51 @@ export function storeBlock(file: string, text: string, limits: ParseLimits): Yam
   const store = (data as { store: unknown }).store;
   if (store === null || typeof store !== "object" || Array.isArray(store)) return undefined;
   return parsed;
+}
+
+/** A scalar whose value no YAML rule can make other than it reads: a plain whole number or word, or quoted text without escapes. */
+const SIMPLE_SCALAR =
+  /^(?:([1-9][0-9]{0,14})|'([^']*)'|"([^"\\]*)"|([A-Za-z][A-Za-z0-9._-]*))(?:[ \t]+#.*)?[ \t]*$/;
+/** Plain words YAML reads as something else than text (booleans and null, in the core schema). */
+const NOT_TEXT = /^(?:true|false|null|True|False|Null|TRUE|FALSE|NULL)$/;
+
+/**
+ * The store id and integration id of a `store:` block (the lines `start` to `end`, `start` its key)
+ * read line by line, without the YAML parser, when the block is the plainest mapping: its keys at
+ * one indentation of spaces, `id:` and `integration_id:` each once, each on its line with a
+ * {@link SIMPLE_SCALAR} value. Anything else gives `undefined` (the block is then parsed).
+ */
+function plainIdentity(
+  lines: readonly string[],
+  start: number,
+  end: number,
+): { id: number | string; integration_id: string } | undefined {
+  let indent = -1;
+  const found = new Map<string, number | string>();
+  for (let i = start + 1; i < end; i++) {
+    const line = lines[i]!.endsWith("\r") ? lines[i]!.slice(0, -1) : lines[i]!;
+    const text = line.trimStart();
+    if (text === "" || text.startsWith("#")) continue;
+    if (/^[ ]*\t/.test(line)) return undefined;
+    const depth = line.length - text.length;
+    if (indent === -1) indent = depth;
+    if (depth > indent) continue; // inside another key's value
+    if (depth < indent) return undefined;
+    const key = /^([A-Za-z_][A-Za-z0-9_]*)[ \t]*:(?:[ \t]+(.*))?$/.exec(text);
+    if (!key) return undefined;
+    const name = key[1]!;
+    if (name !== "id" && name !== "integration_id") continue;
+    if (found.has(name)) return undefined;
+    const value = SIMPLE_SCALAR.exec(key[2] ?? "");
+    if (!value) return undefined;
+    if (value[4] !== undefined && NOT_TEXT.test(value[4])) return undefined;
+    found.set(name, value[1] !== undefined ? Number(value[1]) : (value[2] ?? value[3] ?? value[4])!);
+    // A value that goes on over the next lines (more indented) is not read here.
+    const next = lines.slice(i + 1, end).find((l) => l.trim() !== "" && !l.trimStart().startsWith("#"));
+    if (next !== undefined && next.length - next.trimStart().length > indent) return undefined;
+  }
+  const id = found.get("id");
+  const integrationId = found.get("integration_id");
+  if (id === undefined || typeof integrationId !== "string") return undefined;
+  return { id, integration_id: integrationId };
 }

@@ -210,6 +210,11 @@ function unchangedStores(
   return new Set(files.filter((f) => same(path.relative(root, f)) && same(realOf(f))));
 }
 
+/** The base's files written out, or why they could not be. */
+type Written =
+  | { tree: Awaited<ReturnType<typeof materializeCommit>>; error: undefined }
+  | { tree: undefined; error: unknown };
+
 /** What {@link loadChangeScope} gives: the head's project, the base's, and the scope between them. */
 export interface ScopedLoad {
   /**
@@ -282,12 +287,21 @@ export async function loadChangeScope(
     for (const f of files) if (differs(path.relative(root, f)) || differs(realOf(f))) return true;
     return false;
   };
-  // The base's files are written out (git archive, in other processes) while the head loads; the
+  // The base's files are written out (git archive, in other processes) while the head loads, as soon
+  // as the store files the head reads for their identity alone are known (those are left out); the
   // outcome is held as a value, so that a failure there waits for the head's load to end.
-  const writing = materializeCommit(commit).then(
-    (tree) => ({ tree, error: undefined }),
-    (error: unknown) => ({ tree: undefined, error }),
-  );
+  let writing: Promise<Written> | undefined;
+  const writeBase = (leaveOut?: ReadonlySet<string>) => {
+    const top = commit.repo.top;
+    const files = [...(leaveOut ?? [])].map((f) =>
+      path.relative(top, path.join(realRoot, path.relative(root, f))),
+    );
+    writing = materializeCommit(commit, files).then(
+      (tree) => ({ tree, error: undefined }),
+      (error: unknown) => ({ tree: undefined, error }),
+    );
+  };
+  if (everything) writeBase();
   let head: LoadedProject;
   try {
     head = await loadProject(configFile, {
@@ -297,14 +311,21 @@ export async function loadChangeScope(
         resolve: everything ? () => true : touched,
         ...(everything
           ? {}
-          : { unchanged: (files) => unchangedStores(files, changed, inBase, root, realOf) }),
+          : {
+              unchanged: (files) => {
+                const same = unchangedStores(files, changed, inBase, root, realOf);
+                writeBase(same);
+                return same;
+              },
+            }),
       },
     });
   } catch (err) {
-    await (await writing).tree?.close();
+    if (writing) await (await writing).tree?.close();
     throw err;
   }
-  const written = await writing;
+  if (!writing) writeBase();
+  const written = await writing!;
   if (!written.tree) throw written.error;
   const tree = written.tree;
   let base: LoadedProject;

@@ -26,12 +26,32 @@ describe("storeBlock", () => {
     ].join("\n");
     const block = read(text)!;
     const whole = parseYaml("stores/x.yaml", text).parsed;
-    expect(block.data).toEqual({ store: (whole.data as { store: unknown }).store });
+    expect(block.data).toEqual({ store: { id: 900101, integration_id: "bog-centro" } });
+    expect(whole.data).toMatchObject(block.data as object);
     for (const pointer of ["/store/id", "/store/integration_id"])
       expect(locate(block, pointer)).toEqual(locate(whole, pointer));
     expect(locate(block, "/store/id")).toEqual({ line: 5, col: 7 });
+    // Read without the parser: the block is parsed only when a place in it is asked for.
+    expect(Object.getOwnPropertyDescriptor(block, "doc")?.get).toBeTypeOf("function");
     // Windows line ends read alike.
     expect(read(text.replaceAll("\n", "\r\n"))?.data).toEqual(block.data);
+  });
+
+  it.each([
+    ["quoted ids", "store:\n  id: '900101'\n  integration_id: \"a b\" # a comment\n"],
+    ["a value over several lines", "store:\n  id: 5\n  integration_id:\n    abc\n  name: x\n"],
+    ["a word YAML reads as a boolean", "store:\n  id: 5\n  integration_id: true\n"],
+    ["a number YAML reads otherwise", "store:\n  id: 0x1F\n  integration_id: a\n"],
+    ["a hash without a space before it", "store:\n  id: 5\n  integration_id: a#b\n"],
+    ["an anchor", "store:\n  id: &x 5\n  integration_id: a\n"],
+    ["other keys nested deeper", "store:\n  name: |\n    id: 7\n  id: 5\n  integration_id: a\n"],
+  ])("reads the ids of %s as the YAML parser does", (_, text) => {
+    const whole = parseYaml("stores/x.yaml", text).parsed;
+    const store = (whole.data as { store: Record<string, unknown> }).store;
+    const block = read(text);
+    expect(block?.data).toMatchObject({ store: { id: store.id, integration_id: store.integration_id } });
+    for (const pointer of ["/store/id", "/store/integration_id"])
+      expect(locate(block!, pointer)).toEqual(locate(whole, pointer));
   });
 
   it.each([
