@@ -220,6 +220,11 @@ async function readAndValidate(
     addProblem(problems, p);
     return { parsed: parseYaml(file, "").parsed };
   }
+  const digest = createHash("sha256").update(read.text).digest("hex");
+  // The same bytes read by another load of this run (a scoped plan's base), parsed and valid there.
+  const key = `${kind}\0${limits.maxNodes}\0${limits.maxDepth}\0${limits.maxAliasCount}\0${digest}`;
+  const known = first ? undefined : reading.parsed?.get(key);
+  if (known) return { parsed: { ...known, file }, digest };
   const { parsed, problems: syntax, recovered } = parseYaml(file, read.text, limits);
   if (recovered) reading.broken.add(file);
   for (const p of syntax) {
@@ -237,7 +242,8 @@ async function readAndValidate(
     reading.ofFiles.add(p);
     addProblem(problems, p);
   }
-  return { parsed, digest: createHash("sha256").update(read.text).digest("hex") };
+  if (!first && syntax.length === 0 && invalid.length === 0) reading.parsed?.set(key, parsed);
+  return { parsed, digest };
 }
 
 /**
@@ -250,7 +256,16 @@ interface FileReading {
   broken: Set<string>;
   /** The currency of the prices (carte.yaml `currency:`), once carte.yaml is read: the schema's words for a price depend on it. */
   currency?: Currency;
+  /** `LoadOptions.parsed`. */
+  parsed?: ParsedFiles;
 }
+
+/**
+ * Files parsed and valid against their schema, kept for other loads of the same run by kind, bounds
+ * and content (SHA-256): a file of the same bytes is then not parsed again, only shown under its own
+ * path. The values are shared: the loader never changes a parsed value.
+ */
+export type ParsedFiles = Map<string, YamlFile>;
 
 /**
  * The problems to report. When a file has YAML syntax errors, the checks between values and files ran
@@ -455,6 +470,12 @@ export interface LoadOptions {
    * The project then says how many stores the files describe and where the resolved ones are written
    * ({@link LoadedProject.partial}).
    */
+  /**
+   * Files already parsed by another load of this run ({@link ParsedFiles}), filled by this one: a
+   * scoped plan loads the head and the base, whose catalogs, groups and settings files are mostly the
+   * same bytes.
+   */
+  parsed?: ParsedFiles;
   stores?: {
     read?: (file: string) => boolean;
     resolve?: (files: ReadonlySet<string>) => boolean;
@@ -488,7 +509,11 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
   const root = dirname(configFile);
   const problems: ConfigProblem[] = [];
 
-  const reading: FileReading = { ofFiles: new Set(), broken: new Set() };
+  const reading: FileReading = {
+    ofFiles: new Set(),
+    broken: new Set(),
+    ...(options.parsed ? { parsed: options.parsed } : {}),
+  };
   const { project, projectData } = await readCarteYaml(configFile, root, problems, reading);
 
   const limits = limitsOf(projectData);

@@ -12,7 +12,7 @@
 import { realpathSync } from "node:fs";
 import { realpath } from "node:fs/promises";
 import path from "node:path";
-import { loadProject, type LoadedProject } from "../config/index.js";
+import { loadProject, type LoadedProject, type ParsedFiles } from "../config/index.js";
 import { ConfigError } from "../errors.js";
 import { clientKinds as clientRegistry, kinds as registry, type KindName } from "../kinds/registry.js";
 import type { ClientKind, ResourceKind } from "../kinds/types.js";
@@ -250,6 +250,8 @@ export async function loadChangeScope(
 ): Promise<ScopedLoad> {
   // The run's clock for time-bound entries, on both sides alike (src/config/time.ts).
   const clock = options.now ? { now: options.now } : {};
+  // A file of the base with the bytes of the head's (a catalog, a group) is parsed once.
+  const parsed: ParsedFiles = new Map();
   const configFile = path.resolve(configPath);
   const root = path.dirname(configFile);
   const realConfig = await realpath(configFile);
@@ -306,6 +308,7 @@ export async function loadChangeScope(
   try {
     head = await loadProject(configFile, {
       ...clock,
+      parsed,
       shareResources: true,
       stores: {
         resolve: everything ? () => true : touched,
@@ -335,6 +338,7 @@ export async function loadChangeScope(
     const wanted = new Set([...changed, ...(head.partial?.files ?? []).map((f) => path.relative(root, f))]);
     base = await loadProject(baseConfig, {
       ...clock,
+      parsed,
       shareResources: true,
       ...(everything ? {} : { stores: { read: (f: string) => wanted.has(path.relative(baseRoot, f)) } }),
     });
