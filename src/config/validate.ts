@@ -123,7 +123,8 @@ function precompiled(): Record<FileKind, ValidateFunction> | undefined {
   let module: Partial<Record<FileKind | "schemaDigest", unknown>>;
   try {
     // A name in a variable: a bundler leaves it alone, and the bundle compiles the schemas itself.
-    const file = "./validators.cjs";
+    // From dist/config/ and from the CLI's bundle in dist/cli/ alike (scripts/build-cli.mjs).
+    const file = "../config/validators.cjs";
     module = createRequire(import.meta.url)(file) as typeof module;
   } catch {
     return undefined;
