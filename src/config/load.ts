@@ -541,8 +541,7 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
   const indexes: CatalogIndex[] = catalogFiles.map((c) => checkCatalog(c.parsed, problems, currency));
   const catalogs = checkCatalogNames(indexes, problems);
   const registry: StoreRegistry = { ids: new Map(), integrationIds: new Map() };
-  for (const s of identities) checkStore(s.parsed, catalogs, registry, problems);
-  for (const s of storeFiles) checkStore(s.parsed, catalogs, registry, problems);
+  for (const s of [...identities, ...storeFiles]) checkStore(s.parsed, catalogs, registry, problems);
 
   const layers = await readLayers(project, projectData, groupFiles, storeFiles, {
     root,
@@ -560,18 +559,10 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
     { problems, sections, time, currency, withSources: options.stores?.resolve !== undefined },
   );
   const client = readClient(project.parsed, field(projectData, "client"), problems);
-  // Every store file read, in the order of the matches, with its key.
-  const keyOf = new Map<string, string | undefined>();
-  const storeKey = (f: ReadFile) => {
-    const key = field(field(f.parsed.data, "store"), "integration_id");
-    return typeof key === "string" ? key : undefined;
-  };
-  storeFiles.forEach((f, i) => keyOf.set(storePaths[i]!, storeKey(f)));
-  for (const f of identities) keyOf.set(f.path, storeKey(f));
   const rollout = await readRollout(
     project.parsed,
     root,
-    readPaths.map((path) => ({ path, key: keyOf.get(path) })),
+    storeKeys(readPaths, storeFiles, storePaths, identities),
     problems,
   );
   const secretsFile = await checkSecretsFile(project.parsed, root, problems);
@@ -600,14 +591,8 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
     ? explainSources(indexes, catalogFiles, storeFiles, mergedOverrides)
     : undefined;
 
-  const allFiles = [
-    project,
-    ...catalogFiles,
-    ...groupFiles,
-    ...storeFiles,
-    ...identities,
-    ...layers.includes.values(),
-  ];
+  const stores = [...storeFiles, ...identities];
+  const allFiles = [project, ...catalogFiles, ...groupFiles, ...stores, ...layers.includes.values()];
   const config = projectData as unknown as ProjectFile;
   return {
     ...(sources ? { sources } : {}),
@@ -687,6 +672,26 @@ async function readCarteYaml(
     throw new ConfigError(problems);
   }
   return { project, projectData: projectData as Record<string, unknown> };
+}
+
+/**
+ * Every store file read (`readPaths`, in the order of the matches) with its key (`integration_id`):
+ * those read in full (`storeFiles` at `storePaths`) and those read for their identity alone.
+ */
+function storeKeys(
+  readPaths: readonly string[],
+  storeFiles: readonly ReadFile[],
+  storePaths: readonly string[],
+  identities: readonly IdentityFile[],
+): { path: string; key: string | undefined }[] {
+  const keyOf = new Map<string, string | undefined>();
+  const storeKey = (f: ReadFile) => {
+    const key = field(field(f.parsed.data, "store"), "integration_id");
+    return typeof key === "string" ? key : undefined;
+  };
+  storeFiles.forEach((f, i) => keyOf.set(storePaths[i]!, storeKey(f)));
+  for (const f of identities) keyOf.set(f.path, storeKey(f));
+  return readPaths.map((path) => ({ path, key: keyOf.get(path) }));
 }
 
 /** A store file read for its identity alone (`LoadOptions.stores.unchanged`): its `store:` block. */
