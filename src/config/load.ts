@@ -22,7 +22,7 @@ import { checkCatalog, checkCatalogNames, checkGroupNames, checkStore, checkStor
 import type { CatalogIndex, StoreRegistry } from "./check.js";
 import { globFiles, hasMagic } from "./glob.js";
 import { insideProject, outsideMessage, patternStaysInside, realRootOf } from "./paths.js";
-import { DEFAULT_MAX_FILE_BYTES, readConfigFile, type ReadResult } from "./read.js";
+import { DEFAULT_MAX_FILE_BYTES, readConfigFile, readConfigFileSync, type ReadResult } from "./read.js";
 import { storeBlock } from "./store-ids.js";
 import pLimit from "p-limit";
 import { MAX_PROBLEMS } from "./report.js";
@@ -731,15 +731,17 @@ async function readProjectFiles(
     groupFiles.push(await readAndValidate(path, "group", problems, limits, reading));
   // Store files are many and small: read 16 at a time ahead of the parser, parsed and checked in order.
   const readLimit = pLimit(16);
+  // Those read for their identity alone are read as their turn comes (readConfigFileSync).
   const storeReads = paths.storePaths.map((path) =>
-    readLimit(() => readConfigFile(path, limits.maxFileBytes)),
+    unchanged?.has(path) ? undefined : readLimit(() => readConfigFile(path, limits.maxFileBytes)),
   );
   const storeFiles: ReadFile[] = [];
   const storePaths: string[] = [];
   const identities: IdentityFile[] = [];
   for (const [i, path] of paths.storePaths.entries()) {
+    const ahead = storeReads[i] ?? Promise.resolve(readConfigFileSync(path, limits.maxFileBytes));
     if (unchanged?.has(path)) {
-      const read = await storeReads[i]!;
+      const read = await ahead;
       const block = read.ok ? storeBlock(display(path), read.text, limits) : undefined;
       if (read.ok && block) {
         identities.push({
@@ -751,7 +753,7 @@ async function readProjectFiles(
       }
     }
     storePaths.push(path);
-    storeFiles.push(await readAndValidate(path, "store", problems, limits, reading, storeReads[i]));
+    storeFiles.push(await readAndValidate(path, "store", problems, limits, reading, ahead));
   }
   return { catalogFiles, groupFiles, storeFiles, storePaths, identities };
 }
