@@ -21,8 +21,9 @@ import type { DesiredState } from "../model.js";
 import { checkCatalog, checkCatalogNames, checkGroupNames, checkStore, checkStoreGroup } from "./check.js";
 import type { CatalogIndex, StoreRegistry } from "./check.js";
 import { globFiles, hasMagic } from "./glob.js";
-import { insideProject, outsideMessage, patternStaysInside } from "./paths.js";
-import { DEFAULT_MAX_FILE_BYTES, readConfigFile, type ReadResult } from "./read.js";
+import { insideProject, outsideMessage, patternStaysInside, realRootOf } from "./paths.js";
+import { DEFAULT_MAX_FILE_BYTES, readConfigFile, readConfigFileSync, type ReadResult } from "./read.js";
+import { storeBlock } from "./store-ids.js";
 import pLimit from "p-limit";
 import { MAX_PROBLEMS } from "./report.js";
 import { addProblem, bare, dedupeProblems, isRecord, quote, report, wasTruncated, where } from "./report.js";
@@ -219,6 +220,11 @@ async function readAndValidate(
     addProblem(problems, p);
     return { parsed: parseYaml(file, "").parsed };
   }
+  const digest = createHash("sha256").update(read.text).digest("hex");
+  // The same bytes read by another load of this run (a scoped plan's base), parsed and valid there.
+  const key = `${kind}\0${limits.maxNodes}\0${limits.maxDepth}\0${limits.maxAliasCount}\0${digest}`;
+  const known = first ? undefined : reading.parsed?.get(key);
+  if (known) return { parsed: { ...known, file }, digest };
   const { parsed, problems: syntax, recovered } = parseYaml(file, read.text, limits);
   if (recovered) reading.broken.add(file);
   for (const p of syntax) {
@@ -236,7 +242,8 @@ async function readAndValidate(
     reading.ofFiles.add(p);
     addProblem(problems, p);
   }
-  return { parsed, digest: createHash("sha256").update(read.text).digest("hex") };
+  if (!first && syntax.length === 0 && invalid.length === 0) reading.parsed?.set(key, parsed);
+  return { parsed, digest };
 }
 
 /**
@@ -249,7 +256,16 @@ interface FileReading {
   broken: Set<string>;
   /** The currency of the prices (carte.yaml `currency:`), once carte.yaml is read: the schema's words for a price depend on it. */
   currency?: Currency;
+  /** `LoadOptions.parsed`. */
+  parsed?: ParsedFiles;
 }
+
+/**
+ * Files parsed and valid against their schema, kept for other loads of the same run by kind, bounds
+ * and content (SHA-256): a file of the same bytes is then not parsed again, only shown under its own
+ * path. The values are shared: the loader never changes a parsed value.
+ */
+export type ParsedFiles = Map<string, YamlFile>;
 
 /**
  * The problems to report. When a file has YAML syntax errors, the checks between values and files ran
@@ -287,6 +303,7 @@ function withoutKnockOn(problems: ConfigProblem[], reading: FileReading): Config
  * order, without duplicates. Reported at the entry: a pattern that could match outside the project
  * folder (absolute, or climbing with `..`; nothing is listed), a match that leads outside through a
  * symbolic link (left out), a plain file name that does not exist, and a pattern that matches nothing.
+ * Where the matches `read` refuses lead is not looked at: they are listed, never opened.
  */
 async function expand(
   project: YamlFile,
@@ -294,6 +311,7 @@ async function expand(
   root: string,
   problems: ConfigProblem[],
   allowUnmatched: boolean,
+  read: (file: string) => boolean = () => true,
 ): Promise<string[]> {
   const value = (project.data as Record<string, unknown> | null)?.[key];
   const entries: { pattern: string; segments: (string | number)[] }[] =
@@ -312,6 +330,9 @@ async function expand(
     }
     const files = await globFiles(pattern, root);
     if (files.length === 0 && allowUnmatched && hasMagic(pattern)) continue;
+    // A file named plainly that will not be read need not be there (a scoped load's base leaves out
+    // the store files it does not read).
+    if (files.length === 0 && !hasMagic(pattern) && !read(resolve(root, pattern))) continue;
     if (files.length === 0) {
       report(
         problems,
@@ -325,9 +346,20 @@ async function expand(
     const outside: string[] = [];
     // Checked 16 at a time (a chain has thousands of store files), kept in the order of the matches.
     const limit = pLimit(16);
+    // The project folder's real path, once for every match (when it cannot be resolved, each check
+    // fails on its own, as it would without it).
+    let realRoot: Promise<string> | undefined = realRootOf(root);
+    try {
+      await realRoot;
+    } catch {
+      realRoot = undefined;
+    }
     const wheres = await Promise.all(
-      // A match whose links cannot be resolved (a loop) is left out like one that leads outside.
-      files.map((f) => limit(() => insideProject(root, f).catch(() => undefined))),
+      // A match whose links cannot be resolved (a loop) is left out like one that leads outside. A
+      // match that will not be read (`read`) is counted as it is: nothing of it is opened.
+      files.map((f) =>
+        read(f) ? limit(() => insideProject(root, f, realRoot).catch(() => undefined)) : { inside: true },
+      ),
     );
     const seen = new Set(out);
     files.forEach((f, i) => {
@@ -438,9 +470,24 @@ export interface LoadOptions {
    * The project then says how many stores the files describe and where the resolved ones are written
    * ({@link LoadedProject.partial}).
    */
+  /**
+   * Files already parsed by another load of this run ({@link ParsedFiles}), filled by this one: a
+   * scoped plan loads the head and the base, whose catalogs, groups and settings files are mostly the
+   * same bytes.
+   */
+  parsed?: ParsedFiles;
   stores?: {
     read?: (file: string) => boolean;
     resolve?: (files: ReadonlySet<string>) => boolean;
+    /**
+     * Given every store file read (absolute paths), those known to be byte for byte the base commit's
+     * that need no more than their identity (`undefined`: none). Such a file is read, but only its
+     * `store:` block is parsed (src/config/store-ids.ts): its store id and integration id still count
+     * in the check that no two files claim one, located in it, and its key in `rollout:`; nothing else
+     * of it is checked, merged or resolved. A file whose `store:` block is not written plainly is read
+     * in full.
+     */
+    unchanged?: (files: readonly string[]) => ReadonlySet<string> | undefined;
   };
 }
 
@@ -462,7 +509,11 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
   const root = dirname(configFile);
   const problems: ConfigProblem[] = [];
 
-  const reading: FileReading = { ofFiles: new Set(), broken: new Set() };
+  const reading: FileReading = {
+    ofFiles: new Set(),
+    broken: new Set(),
+    ...(options.parsed ? { parsed: options.parsed } : {}),
+  };
   const { project, projectData } = await readCarteYaml(configFile, root, problems, reading);
 
   const limits = limitsOf(projectData);
@@ -470,26 +521,27 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
   const time = new TimeContext(options.now);
   const catalogPaths = await expand(project.parsed, "catalogs", root, problems, allowUnmatched);
   const groupPaths = await expand(project.parsed, "groups", root, problems, allowUnmatched);
-  const allStorePaths = await expand(project.parsed, "stores", root, problems, allowUnmatched);
   const readStore = options.stores?.read;
-  const storePaths = readStore ? allStorePaths.filter((f) => readStore(f)) : allStorePaths;
+  const allStorePaths = await expand(project.parsed, "stores", root, problems, allowUnmatched, readStore);
+  const readPaths = readStore ? allStorePaths.filter((f) => readStore(f)) : allStorePaths;
 
   // The currency of every price (carte.yaml `currency:`), before any price is read.
   const currency = readCurrency(project.parsed, problems);
   if (currency) reading.currency = currency;
 
-  const { catalogFiles, groupFiles, storeFiles } = await readProjectFiles(
-    { catalogPaths, groupPaths, storePaths },
+  const { catalogFiles, groupFiles, storeFiles, storePaths, identities } = await readProjectFiles(
+    { catalogPaths, groupPaths, storePaths: readPaths, unchanged: options.stores?.unchanged?.(readPaths) },
     problems,
     limits,
     reading,
   );
 
-  // Rules between SKUs and files, on every file that could be parsed.
+  // Rules between SKUs and files, on every file that could be parsed. The ids of the files read for
+  // their identity alone are registered first: a file that claims one of them is the one told so.
   const indexes: CatalogIndex[] = catalogFiles.map((c) => checkCatalog(c.parsed, problems, currency));
   const catalogs = checkCatalogNames(indexes, problems);
   const registry: StoreRegistry = { ids: new Map(), integrationIds: new Map() };
-  for (const s of storeFiles) checkStore(s.parsed, catalogs, registry, problems);
+  for (const s of [...identities, ...storeFiles]) checkStore(s.parsed, catalogs, registry, problems);
 
   const layers = await readLayers(project, projectData, groupFiles, storeFiles, {
     root,
@@ -510,10 +562,7 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
   const rollout = await readRollout(
     project.parsed,
     root,
-    storeFiles.map((f, i) => {
-      const key = field(field(f.parsed.data, "store"), "integration_id");
-      return { path: storePaths[i]!, key: typeof key === "string" ? key : undefined };
-    }),
+    storeKeys(readPaths, storeFiles, storePaths, identities),
     problems,
   );
   const secretsFile = await checkSecretsFile(project.parsed, root, problems);
@@ -542,7 +591,8 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
     ? explainSources(indexes, catalogFiles, storeFiles, mergedOverrides)
     : undefined;
 
-  const allFiles = [project, ...catalogFiles, ...groupFiles, ...storeFiles, ...layers.includes.values()];
+  const stores = [...storeFiles, ...identities];
+  const allFiles = [project, ...catalogFiles, ...groupFiles, ...stores, ...layers.includes.values()];
   const config = projectData as unknown as ProjectFile;
   return {
     ...(sources ? { sources } : {}),
@@ -624,14 +674,55 @@ async function readCarteYaml(
   return { project, projectData: projectData as Record<string, unknown> };
 }
 
-/** Reads and validates the catalog, group and store files, each in the order of its paths. */
+/**
+ * Every store file read (`readPaths`, in the order of the matches) with its key (`integration_id`):
+ * those read in full (`storeFiles` at `storePaths`) and those read for their identity alone.
+ */
+function storeKeys(
+  readPaths: readonly string[],
+  storeFiles: readonly ReadFile[],
+  storePaths: readonly string[],
+  identities: readonly IdentityFile[],
+): { path: string; key: string | undefined }[] {
+  const keyOf = new Map<string, string | undefined>();
+  const storeKey = (f: ReadFile) => {
+    const key = field(field(f.parsed.data, "store"), "integration_id");
+    return typeof key === "string" ? key : undefined;
+  };
+  storeFiles.forEach((f, i) => keyOf.set(storePaths[i]!, storeKey(f)));
+  for (const f of identities) keyOf.set(f.path, storeKey(f));
+  return readPaths.map((path) => ({ path, key: keyOf.get(path) }));
+}
+
+/** A store file read for its identity alone (`LoadOptions.stores.unchanged`): its `store:` block. */
+interface IdentityFile extends ReadFile {
+  /** Its absolute path. */
+  path: string;
+}
+
+/**
+ * Reads and validates the catalog, group and store files, each in the order of its paths. The store
+ * files of `unchanged` are read for their `store:` block alone when it is written plainly
+ * (`identities`); `storeFiles` and `storePaths` are the others.
+ */
 async function readProjectFiles(
-  paths: { catalogPaths: string[]; groupPaths: string[]; storePaths: string[] },
+  paths: {
+    catalogPaths: string[];
+    groupPaths: string[];
+    storePaths: string[];
+    unchanged: ReadonlySet<string> | undefined;
+  },
   problems: ConfigProblem[],
   limits: FileLimits,
   reading: FileReading,
-): Promise<{ catalogFiles: ReadFile[]; groupFiles: ReadFile[]; storeFiles: ReadFile[] }> {
-  const { catalogPaths, groupPaths, storePaths } = paths;
+): Promise<{
+  catalogFiles: ReadFile[];
+  groupFiles: ReadFile[];
+  storeFiles: ReadFile[];
+  storePaths: string[];
+  identities: IdentityFile[];
+}> {
+  const { catalogPaths, groupPaths, unchanged } = paths;
   const catalogFiles: ReadFile[] = [];
   for (const path of catalogPaths)
     catalogFiles.push(await readAndValidate(path, "catalog", problems, limits, reading));
@@ -640,11 +731,31 @@ async function readProjectFiles(
     groupFiles.push(await readAndValidate(path, "group", problems, limits, reading));
   // Store files are many and small: read 16 at a time ahead of the parser, parsed and checked in order.
   const readLimit = pLimit(16);
-  const storeReads = storePaths.map((path) => readLimit(() => readConfigFile(path, limits.maxFileBytes)));
+  // Those read for their identity alone are read as their turn comes (readConfigFileSync).
+  const storeReads = paths.storePaths.map((path) =>
+    unchanged?.has(path) ? undefined : readLimit(() => readConfigFile(path, limits.maxFileBytes)),
+  );
   const storeFiles: ReadFile[] = [];
-  for (const [i, path] of storePaths.entries())
-    storeFiles.push(await readAndValidate(path, "store", problems, limits, reading, storeReads[i]));
-  return { catalogFiles, groupFiles, storeFiles };
+  const storePaths: string[] = [];
+  const identities: IdentityFile[] = [];
+  for (const [i, path] of paths.storePaths.entries()) {
+    const ahead = storeReads[i] ?? Promise.resolve(readConfigFileSync(path, limits.maxFileBytes));
+    if (unchanged?.has(path)) {
+      const read = await ahead;
+      const block = read.ok ? storeBlock(display(path), read.text, limits) : undefined;
+      if (read.ok && block) {
+        identities.push({
+          path,
+          parsed: block,
+          digest: createHash("sha256").update(read.text).digest("hex"),
+        });
+        continue;
+      }
+    }
+    storePaths.push(path);
+    storeFiles.push(await readAndValidate(path, "store", problems, limits, reading, ahead));
+  }
+  return { catalogFiles, groupFiles, storeFiles, storePaths, identities };
 }
 
 /** The catalog overrides and availability each settings layer writes, by layer. */

@@ -44,22 +44,33 @@ async function realPathOf(path: string): Promise<string> {
   }
 }
 
+/** The real path of a project folder, for {@link insideProject} over many paths (rejects as it does). */
+export function realRootOf(root: string): Promise<string> {
+  return realPathOf(resolve(root));
+}
+
 /**
  * Whether a path lies inside the project folder, symbolic links resolved.
  *
  * @param root - the folder of carte.yaml (absolute).
  * @param path - the path to check, absolute or relative to `root`; it need not exist (a secrets file
  *   that carte will create): then its deepest existing folder is resolved.
+ * @param realRoot - `root` with its links resolved ({@link realRootOf}), when the caller checks many
+ *   paths under one root; else resolved here.
  * @returns `inside: true` with the real path, or why not: the path as written leaves the folder
  *   (`..`, an absolute path elsewhere), or a symbolic link on the way leads out.
  * @throws the file system's error when a folder on the way cannot be read (e.g. EACCES, ELOOP).
  */
-export async function insideProject(root: string, path: string): Promise<Containment> {
+export async function insideProject(
+  root: string,
+  path: string,
+  realRoot?: Promise<string>,
+): Promise<Containment> {
   const absolute = resolve(root, path);
   if (!isUnder(resolve(root), absolute)) return { inside: false, why: "path" };
-  const realRoot = await realPathOf(resolve(root));
+  const realRootPath = await (realRoot ?? realPathOf(resolve(root)));
   const real = await realPathOf(absolute);
-  return isUnder(realRoot, real) ? { inside: true, real } : { inside: false, why: "link" };
+  return isUnder(realRootPath, real) ? { inside: true, real } : { inside: false, why: "link" };
 }
 
 /**

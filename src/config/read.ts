@@ -4,7 +4,7 @@
  * located problem; the content of a refused file is never quoted (docs/security.md, "Hostile files").
  */
 
-import { constants } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from "node:fs";
 import { open } from "node:fs/promises";
 
 /** Default of `limits.max_file_bytes` in carte.yaml: 8 MiB. */
@@ -27,22 +27,16 @@ export type ReadResult =
  *   a problem of the file itself.
  */
 export async function readConfigFile(path: string, maxBytes: number): Promise<ReadResult> {
-  const fail = (message: string, line = 0, col = 0): ReadResult => ({ ok: false, line, col, message });
   let handle;
   try {
-    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    handle = await open(path, FLAGS);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    return fail(code === "ENOENT" ? "the file does not exist" : `cannot read the file (${code ?? "error"})`);
+    return notOpened(err);
   }
   try {
     const stat = await handle.stat();
-    if (!stat.isFile()) return fail("is not a regular file: name only regular files in the configuration");
-    if (stat.size > maxBytes)
-      return fail(
-        `the file is ${stat.size} bytes, more than the limit of ${maxBytes}; it was not read ` +
-          `(split it, or raise limits.max_file_bytes in carte.yaml)`,
-      );
+    const refused = refusal(stat, maxBytes);
+    if (refused) return refused;
     // Read at most one byte more than the limit, in case the file grows while being read.
     const buffer = Buffer.alloc(Math.min(stat.size, maxBytes) + 1);
     let length = 0;
@@ -52,24 +46,84 @@ export async function readConfigFile(path: string, maxBytes: number): Promise<Re
       length += bytesRead;
       if (length === buffer.length) break;
     }
-    if (length > maxBytes)
-      return fail(`the file grew past the limit of ${maxBytes} bytes while being read; it was not read`);
-    const bytes = buffer.subarray(0, length);
-    try {
-      return { ok: true, text: new TextDecoder("utf-8", { fatal: true }).decode(bytes) };
-    } catch {
-      const { line, col } = invalidUtf8Position(bytes);
-      return fail(
-        "the file is not valid UTF-8 text (Latin-1 or another encoding?): save it as UTF-8",
-        line,
-        col,
-      );
-    }
+    return decoded(buffer, length, maxBytes);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    return fail(`cannot read the file (${code ?? "error"})`);
+    return fail(`cannot read the file (${codeOf(err)})`);
   } finally {
     await handle.close();
+  }
+}
+
+/**
+ * {@link readConfigFile} without waiting for the thread pool: for many small files read one after the
+ * other (a scoped plan's store files read for their identity alone), where the four round trips of
+ * each asynchronous read cost more than the read itself. The same checks, the same results.
+ */
+export function readConfigFileSync(path: string, maxBytes: number): ReadResult {
+  let fd;
+  try {
+    fd = openSync(path, FLAGS);
+  } catch (err) {
+    return notOpened(err);
+  }
+  try {
+    const stat = fstatSync(fd);
+    const refused = refusal(stat, maxBytes);
+    if (refused) return refused;
+    const buffer = Buffer.alloc(Math.min(stat.size, maxBytes) + 1);
+    let length = 0;
+    for (;;) {
+      const bytesRead = readSync(fd, buffer, length, buffer.length - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+      if (length === buffer.length) break;
+    }
+    return decoded(buffer, length, maxBytes);
+  } catch (err) {
+    return fail(`cannot read the file (${codeOf(err)})`);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Opened without blocking: a FIFO or a device must not hang the run. */
+const FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
+
+const fail = (message: string, line = 0, col = 0): ReadResult => ({ ok: false, line, col, message });
+
+const codeOf = (err: unknown) => (err as NodeJS.ErrnoException).code ?? "error";
+
+/** Why a file could not be opened. */
+function notOpened(err: unknown): ReadResult {
+  const code = codeOf(err);
+  return fail(code === "ENOENT" ? "the file does not exist" : `cannot read the file (${code})`);
+}
+
+/** Why an opened file is not read: not a regular file, or larger than the limit. */
+function refusal(stat: Stats, maxBytes: number): ReadResult | undefined {
+  if (!stat.isFile()) return fail("is not a regular file: name only regular files in the configuration");
+  if (stat.size > maxBytes)
+    return fail(
+      `the file is ${stat.size} bytes, more than the limit of ${maxBytes}; it was not read ` +
+        `(split it, or raise limits.max_file_bytes in carte.yaml)`,
+    );
+  return undefined;
+}
+
+/** The text of the `length` bytes read, or why not: grown past the limit, not UTF-8. */
+function decoded(buffer: Buffer, length: number, maxBytes: number): ReadResult {
+  if (length > maxBytes)
+    return fail(`the file grew past the limit of ${maxBytes} bytes while being read; it was not read`);
+  const bytes = buffer.subarray(0, length);
+  try {
+    return { ok: true, text: new TextDecoder("utf-8", { fatal: true }).decode(bytes) };
+  } catch {
+    const { line, col } = invalidUtf8Position(bytes);
+    return fail(
+      "the file is not valid UTF-8 text (Latin-1 or another encoding?): save it as UTF-8",
+      line,
+      col,
+    );
   }
 }
 

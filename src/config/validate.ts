@@ -4,8 +4,11 @@
  */
 
 import { didYouMean } from "../suggest.js";
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { Ajv } from "ajv";
+import standaloneModule from "ajv/dist/standalone/index.js";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import addFormatsModule from "ajv-formats";
 import type { ConfigProblem } from "../errors.js";
@@ -24,19 +27,43 @@ export type FileKind = "project" | "catalog" | "store" | "group" | "settings";
 
 const FILE_KINDS: readonly FileKind[] = ["settings", "project", "catalog", "store", "group"];
 
+// ajv's standalone code is CommonJS with a default export too.
+const standaloneCode = ((standaloneModule as unknown as { default?: unknown }).default ??
+  standaloneModule) as unknown as (ajv: Ajv, refs: Record<string, string>) => string;
+
 // ajv-formats is CommonJS with a default export; under NodeNext its namespace may arrive wrapped.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
   addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
 
 let validators: Record<FileKind, ValidateFunction> | undefined;
 const roots: Partial<Record<FileKind, Record<string, unknown>>> = {};
+/** The text of each schema, as read (what {@link schemaDigest} hashes). */
+const texts: Partial<Record<FileKind, string>> = {};
 
 /** Reads a schema of schemas/config/ (two folders up from both src/config and dist/config). */
 function readSchema(kind: FileKind): Record<string, unknown> {
+  const known = roots[kind];
+  if (known) return known;
   const url = new URL(`../../schemas/config/${kind}.schema.json`, import.meta.url);
-  const schema = JSON.parse(readFileSync(url, "utf8")) as Record<string, unknown>;
+  const text = readFileSync(url, "utf8");
+  const schema = JSON.parse(text) as Record<string, unknown>;
+  texts[kind] = text;
   roots[kind] = schema;
   return schema;
+}
+
+/**
+ * The SHA-256 (hex) of the schemas of schemas/config/, in a fixed order: the validators compiled at
+ * build time (dist/config/validators.cjs) are used only when they were compiled from these very
+ * schemas.
+ */
+export function schemaDigest(): string {
+  const hash = createHash("sha256");
+  for (const kind of FILE_KINDS) {
+    readSchema(kind);
+    hash.update(`${kind}\0${texts[kind]!}\0`);
+  }
+  return hash.digest("hex");
 }
 
 /**
@@ -49,45 +76,106 @@ function deref(kind: FileKind, schema: unknown): Record<string, unknown> | undef
   if (typeof ref !== "string") return schema as Record<string, unknown>;
   const [file = "", fragment = ""] = ref.split("#");
   const other = FILE_KINDS.find((k) => file === `${k}.schema.json`);
-  let node: unknown = file === "" ? roots[kind] : other ? roots[other] : undefined;
+  let node: unknown = file === "" ? readSchema(kind) : other ? readSchema(other) : undefined;
   for (const segment of pointerSegments(fragment)) {
     node = node !== null && typeof node === "object" ? (node as Record<string, unknown>)[segment] : undefined;
   }
   return node !== null && typeof node === "object" ? (node as Record<string, unknown>) : undefined;
 }
 
-function getValidators(): Record<FileKind, ValidateFunction> {
-  if (!validators) {
-    const ajv = new Ajv({ allErrors: true, strict: true, verbose: true });
-    addFormats(ajv);
-    // Every schema first, so that each can refer to the others' definitions by file name (the settings
-    // schema holds the shared ones; its catalog overrides refer to the catalog's prices and images).
-    for (const kind of FILE_KINDS) ajv.addSchema(readSchema(kind));
-    const compiled = (kind: FileKind): ValidateFunction => {
-      const fn = ajv.getSchema(String(roots[kind]?.$id));
-      if (!fn) throw new InternalError(`schemas/config/${kind}.schema.json did not compile`);
-      return fn;
-    };
-    validators = {
-      settings: compiled("settings"),
-      project: compiled("project"),
-      catalog: compiled("catalog"),
-      store: compiled("store"),
-      group: compiled("group"),
-    };
-  }
-  return validators;
+/**
+ * An ajv holding every schema of schemas/config/, with the options validation needs (every error,
+ * strict schemas, verbose errors for the messages) and the formats they use. `source`: keep each
+ * compiled function's code, for {@link validatorsModule}.
+ */
+function schemaAjv(source = false): Ajv {
+  const ajv = new Ajv({
+    allErrors: true,
+    strict: true,
+    verbose: true,
+    ...(source ? { code: { source } } : {}),
+  });
+  addFormats(ajv);
+  // Every schema first, so that each can refer to the others' definitions by file name (the settings
+  // schema holds the shared ones; its catalog overrides refer to the catalog's prices and images).
+  for (const kind of FILE_KINDS) ajv.addSchema(readSchema(kind));
+  return ajv;
 }
 
 /**
- * Validates a parsed file against the schema of its kind.
+ * The source of a CommonJS module exporting one validation function per kind of file, compiled from
+ * the schemas of schemas/config/ ahead of time (ajv standalone code), and the {@link schemaDigest} they
+ * were compiled from. `npm run build` writes it to dist/config/validators.cjs
+ * (scripts/build-validators.mjs): carte then starts without compiling the schemas (a quarter of a
+ * second), with the same functions and so the same errors.
+ */
+export function validatorsModule(): string {
+  const ajv = schemaAjv(true);
+  const ids = Object.fromEntries(FILE_KINDS.map((kind) => [kind, String(readSchema(kind).$id)]));
+  return `${standaloneCode(ajv, ids)}\nexports.schemaDigest = ${JSON.stringify(schemaDigest())};\n`;
+}
+
+/**
+ * The validators compiled at build time (dist/config/validators.cjs), when they exist and were compiled
+ * from the schemas read now; else `undefined` (running from the sources, or schemas changed since).
+ */
+function precompiled(): Record<FileKind, ValidateFunction> | undefined {
+  let module: Partial<Record<FileKind | "schemaDigest", unknown>>;
+  try {
+    // A name in a variable: a bundler leaves it alone, and the bundle compiles the schemas itself.
+    // From dist/config/ and from the CLI's bundle in dist/cli/ alike (scripts/build-cli.mjs).
+    const file = "../config/validators.cjs";
+    module = createRequire(import.meta.url)(file) as typeof module;
+  } catch {
+    return undefined;
+  }
+  if (module.schemaDigest !== schemaDigest()) return undefined;
+  const out: Partial<Record<FileKind, ValidateFunction>> = {};
+  for (const kind of FILE_KINDS) {
+    const fn = module[kind];
+    if (typeof fn !== "function") return undefined;
+    out[kind] = fn as ValidateFunction;
+  }
+  return out as Record<FileKind, ValidateFunction>;
+}
+
+function getValidators(): Record<FileKind, ValidateFunction> {
+  if (!validators) validators = precompiled() ?? compileValidators();
+  return validators;
+}
+
+/** The validators compiled now, from the schemas of schemas/config/. */
+export function compileValidators(): Record<FileKind, ValidateFunction> {
+  const ajv = schemaAjv();
+  const compiled = (kind: FileKind): ValidateFunction => {
+    const fn = ajv.getSchema(String(readSchema(kind).$id));
+    if (!fn) throw new InternalError(`schemas/config/${kind}.schema.json did not compile`);
+    return fn;
+  };
+  return {
+    settings: compiled("settings"),
+    project: compiled("project"),
+    catalog: compiled("catalog"),
+    store: compiled("store"),
+    group: compiled("group"),
+  };
+}
+
+/**
+ * Validates a parsed file against the schema of its kind (with `validators`, the functions given: by
+ * default those compiled at build time, else compiled now).
  *
  * @returns one located problem per violation (empty when the file is valid), at most
  *   `MAX_PROBLEMS + 1`. Alternatives (a SKU or an inline option, a number or a text id) are reported
  *   once, as the alternative the value was closest to.
  */
-export function validateFile(parsed: YamlFile, kind: FileKind, currency?: Currency): ConfigProblem[] {
-  const validate = getValidators()[kind];
+export function validateFile(
+  parsed: YamlFile,
+  kind: FileKind,
+  currency?: Currency,
+  validators: Record<FileKind, ValidateFunction> = getValidators(),
+): ConfigProblem[] {
+  const validate = validators[kind];
   if (validate(parsed.data)) return [];
   const errors = simplify(validate.errors ?? []);
   const problems: ConfigProblem[] = [];

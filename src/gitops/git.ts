@@ -16,6 +16,12 @@ import { askGit, runGit, spawnGit, type GitRepository } from "./safe-git.js";
 
 export { findRepository, type GitRepository } from "./safe-git.js";
 
+/**
+ * The most characters of paths named to `git archive` to leave out: well under the system's limit on a
+ * command line (128 KiB for one argument list on Linux is the smallest common one).
+ */
+const MAX_PATHSPEC_CHARS = 64 * 1024;
+
 /** A program that could not be started, in words (no raw `spawn tar ENOENT`). */
 const cannotRun = (program: string, e: NodeJS.ErrnoException) =>
   e.code === "ENOENT"
@@ -34,15 +40,27 @@ function ended(child: ChildProcess) {
  * The files of `commit` written into a new temporary folder (`git archive | tar -x`), so that the config
  * loader reads them with every check it makes on a work tree (paths inside the project, bounded reads).
  * Returns the folder that stands for the work tree's top folder; `close` removes it. When the tree
- * cannot be written out, the folder is removed before the error is thrown.
+ * cannot be written out, the folder is removed before the error is thrown. `leaveOut`: files (paths
+ * relative to the top folder) not written out, when they are few enough to name to git (else every
+ * file is written).
  *
  * @throws {@link UsageError} naming the ref and what failed (git's first line, or tar's exit code).
  */
-export async function materializeCommit(commit: GitCommit): Promise<{ dir: string; close(): Promise<void> }> {
+export async function materializeCommit(
+  commit: GitCommit,
+  leaveOut: readonly string[] = [],
+): Promise<{ dir: string; close(): Promise<void> }> {
   const dir = await mkdtemp(path.join(tmpdir(), "carte-base-"));
   const close = () => rm(dir, { recursive: true, force: true });
   try {
-    const archive = spawnGit(commit.repo, ["archive", "--format=tar", commit.sha]);
+    const excluded = leaveOut.map((f) => `:(exclude,literal)${f.split(path.sep).join("/")}`);
+    const named = excluded.reduce((n, e) => n + e.length + 1, 0) <= MAX_PATHSPEC_CHARS;
+    const archive = spawnGit(commit.repo, [
+      "archive",
+      "--format=tar",
+      commit.sha,
+      ...(named && excluded.length > 0 ? ["--", ".", ...excluded] : []),
+    ]);
     const tar = spawn("tar", ["-x", "-C", dir], { stdio: ["pipe", "ignore", "pipe"] });
     // What each said, its first few KiB: the first line goes into the error.
     let said = "";

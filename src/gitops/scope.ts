@@ -12,7 +12,7 @@
 import { realpathSync } from "node:fs";
 import { realpath } from "node:fs/promises";
 import path from "node:path";
-import { loadProject, type LoadedProject } from "../config/index.js";
+import { loadProject, type LoadedProject, type ParsedFiles } from "../config/index.js";
 import { ConfigError } from "../errors.js";
 import { clientKinds as clientRegistry, kinds as registry, type KindName } from "../kinds/registry.js";
 import type { ClientKind, ResourceKind } from "../kinds/types.js";
@@ -188,6 +188,33 @@ export function scopeReads(scope: ChangeScope, kinds: readonly ResourceKind<unkn
   return [...names];
 }
 
+/**
+ * The store files (absolute paths) whose bytes are the base commit's and whose stores the difference
+ * cannot reach, when that can be told without parsing them: when every file of the project that
+ * differs from the base (`changed`, relative to the project folder: git's changes and the files it does
+ * not ignore that are new) is a store file, a store file that is not among them, whose target is not
+ * either when it is a link, and that the base has, can only resolve as in the base. A difference in any
+ * other file (a catalog, a group, an included settings file, a deleted store file) could reach any
+ * store: then none is skipped (`undefined`).
+ */
+function unchangedStores(
+  files: readonly string[],
+  changed: ReadonlySet<string>,
+  inBase: ReadonlySet<string>,
+  root: string,
+  realOf: (file: string) => string,
+): Set<string> | undefined {
+  const stores = new Set(files.map((f) => path.relative(root, f)));
+  for (const rel of changed) if (!stores.has(rel)) return undefined;
+  const same = (rel: string) => inBase.has(rel) && !changed.has(rel);
+  return new Set(files.filter((f) => same(path.relative(root, f)) && same(realOf(f))));
+}
+
+/** The base's files written out, or why they could not be. */
+type Written =
+  | { tree: Awaited<ReturnType<typeof materializeCommit>>; error: undefined }
+  | { tree: undefined; error: unknown };
+
 /** What {@link loadChangeScope} gives: the head's project, the base's, and the scope between them. */
 export interface ScopedLoad {
   /**
@@ -223,6 +250,8 @@ export async function loadChangeScope(
 ): Promise<ScopedLoad> {
   // The run's clock for time-bound entries, on both sides alike (src/config/time.ts).
   const clock = options.now ? { now: options.now } : {};
+  // A file of the base with the bytes of the head's (a catalog, a group) is parsed once.
+  const parsed: ParsedFiles = new Map();
   const configFile = path.resolve(configPath);
   const root = path.dirname(configFile);
   const realConfig = await realpath(configFile);
@@ -260,24 +289,46 @@ export async function loadChangeScope(
     for (const f of files) if (differs(path.relative(root, f)) || differs(realOf(f))) return true;
     return false;
   };
-  // The base's files are written out (git archive, in other processes) while the head loads; the
+  // The base's files are written out (git archive, in other processes) while the head loads, as soon
+  // as the store files the head reads for their identity alone are known (those are left out); the
   // outcome is held as a value, so that a failure there waits for the head's load to end.
-  const writing = materializeCommit(commit).then(
-    (tree) => ({ tree, error: undefined }),
-    (error: unknown) => ({ tree: undefined, error }),
-  );
+  let writing: Promise<Written> | undefined;
+  const writeBase = (leaveOut?: ReadonlySet<string>) => {
+    const top = commit.repo.top;
+    const files = [...(leaveOut ?? [])].map((f) =>
+      path.relative(top, path.join(realRoot, path.relative(root, f))),
+    );
+    writing = materializeCommit(commit, files).then(
+      (tree) => ({ tree, error: undefined }),
+      (error: unknown) => ({ tree: undefined, error }),
+    );
+  };
+  if (everything) writeBase();
   let head: LoadedProject;
   try {
     head = await loadProject(configFile, {
       ...clock,
+      parsed,
       shareResources: true,
-      stores: { resolve: everything ? () => true : touched },
+      stores: {
+        resolve: everything ? () => true : touched,
+        ...(everything
+          ? {}
+          : {
+              unchanged: (files) => {
+                const same = unchangedStores(files, changed, inBase, root, realOf);
+                writeBase(same);
+                return same;
+              },
+            }),
+      },
     });
   } catch (err) {
-    await (await writing).tree?.close();
+    if (writing) await (await writing).tree?.close();
     throw err;
   }
-  const written = await writing;
+  if (!writing) writeBase();
+  const written = await writing!;
   if (!written.tree) throw written.error;
   const tree = written.tree;
   let base: LoadedProject;
@@ -287,6 +338,7 @@ export async function loadChangeScope(
     const wanted = new Set([...changed, ...(head.partial?.files ?? []).map((f) => path.relative(root, f))]);
     base = await loadProject(baseConfig, {
       ...clock,
+      parsed,
       shareResources: true,
       ...(everything ? {} : { stores: { read: (f: string) => wanted.has(path.relative(baseRoot, f)) } }),
     });

@@ -8,6 +8,7 @@ import { renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadProject } from "../../src/config/index.js";
+import { ConfigError } from "../../src/errors.js";
 import { changeScope, loadChangeScope } from "../../src/gitops/scope.js";
 import type { ChangeScope } from "../../src/plan/target.js";
 import { copyExample, edit } from "../helpers/project.js";
@@ -235,6 +236,60 @@ describe("loadChangeScope", () => {
     edit(path.join(dir, "cal-norte.yaml"), /$/, "overrides:\n  prices:\n    SALAD-GREEN: 17900\n");
     const loaded = await loadChangeScope(path.join(dir, "carte.yaml"), "main");
     expect(loaded.scope?.stores).toEqual([{ store: "cal-norte", kinds: ["item"] }]);
+  });
+
+  it("reads the store files git does not name for their identity alone: an unchanged file's faults are the full plan's", async () => {
+    const dir = chain();
+    // A mistake in a file nobody touches (an unknown key): the full load refuses it, the scoped one
+    // does not parse that far, since the file is byte for byte the base's.
+    edit(path.join(dir, "stores/med-poblado.yaml"), /^catalog:/m, "colour: blue\ncatalog:");
+    commitAll(dir, "the chain");
+    edit(path.join(dir, "stores/bog-centro.yaml"), "BURGER-CLASSIC: 25900", "BURGER-CLASSIC: 26900");
+    await expect(loadProject(path.join(dir, "carte.yaml"))).rejects.toThrow(/colour/);
+    const loaded = await loadChangeScope(path.join(dir, "carte.yaml"), "main");
+    expect(loaded.scope?.stores).toEqual([{ store: "bog-centro", kinds: ["item"] }]);
+    expect(loaded.project.partial).toEqual({ stores: 4, files: [path.join(dir, "stores/bog-centro.yaml")] });
+    // Every file still counts in the digests a saved plan keeps.
+    expect(Object.keys(loaded.project.fileDigests)).toContain("stores/med-poblado.yaml");
+  });
+
+  it("a new or changed store file that claims the store id or integration id of an unchanged one is refused, located", async () => {
+    const dir = chain();
+    commitAll(dir, "the chain");
+    writeFileSync(
+      path.join(dir, "stores/cal-sur.yaml"),
+      "store:\n  id: 900301\n  integration_id: cal-sur\n  name: Cali Sur\ncatalog: salads\n",
+    );
+    const err = await loadChangeScope(path.join(dir, "carte.yaml"), "main").catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).problems).toEqual([
+      expect.objectContaining({
+        file: expect.stringMatching(/stores\/cal-sur\.yaml$/),
+        line: 2,
+        col: 7,
+        message: expect.stringMatching(
+          /^duplicate store id 900301: already used by the store at .*stores\/cal-norte\.yaml:2:7$/,
+        ),
+      }),
+    ]);
+
+    rmSync(path.join(dir, "stores/cal-sur.yaml"));
+    edit(
+      path.join(dir, "stores/bog-centro.yaml"),
+      "integration_id: bog-centro",
+      "integration_id: med-poblado",
+    );
+    const again = await loadChangeScope(path.join(dir, "carte.yaml"), "main").catch((e: unknown) => e);
+    expect(again).toBeInstanceOf(ConfigError);
+    expect((again as ConfigError).problems).toEqual([
+      expect.objectContaining({
+        file: expect.stringMatching(/stores\/bog-centro\.yaml$/),
+        line: 3,
+        message: expect.stringMatching(
+          /^duplicate integration_id "med-poblado": already used by the store at .*stores\/med-poblado\.yaml:3:19$/,
+        ),
+      }),
+    ]);
   });
 
   it("a changed carte.yaml reaches every store; a base that does not load scopes nothing", async () => {
