@@ -44,6 +44,12 @@ function byDays(a: string, b: string): number {
 }
 
 /**
+ * The lists {@link canonicalSchedules} returned, so that their canonical form costs nothing. Nothing
+ * changes a schedule list once made (states are read, never changed, by the planner).
+ */
+const canonical = new WeakSet<readonly Schedule[]>();
+
+/**
  * THE canonical form of schedules of categories and items, for both sides of a plan: the files'
  * (src/config/slots.ts `toSchedules`) and the platform's (`fromWireSchedules`). The periods of each day
  * (`mon`…`sun`, `hol`) are collected, sorted and de-duplicated; days with exactly the same periods share
@@ -54,6 +60,9 @@ function byDays(a: string, b: string): number {
  * spec) are kept as days of their own, after `hol`.
  */
 export function canonicalSchedules(list: readonly Schedule[]): Schedule[] {
+  // Already canonical (an earlier result, such as a schedule read from the platform, compared again
+  // by the planner): the form of a canonical list is itself.
+  if (canonical.has(list)) return list as Schedule[];
   const perDay = new Map<string, Slot[]>();
   for (const schedule of list) {
     for (const day of canonicalDays(schedule.days).split(",")) {
@@ -73,9 +82,11 @@ export function canonicalSchedules(list: readonly Schedule[]): Schedule[] {
     if (group) group.days.push(day);
     else groups.set(key, { days: [day], periods });
   }
-  return [...groups.values()]
+  const out = [...groups.values()]
     .map((g) => ({ days: g.days.join(","), periods: g.periods }))
     .sort((a, b) => byDays(a.days, b.days) || bySlot(a.periods[0]!, b.periods[0]!));
+  canonical.add(out);
+  return out;
 }
 
 /** Reads schedules from the wire; `undefined` when there are none (the canonical "always"). */
