@@ -319,11 +319,14 @@ export const items: ResourceKind<ItemResource, "item", "modifier_group"> = {
     }
   },
   duplicates(state) {
-    return Object.fromEntries(
-      Object.entries(itemsOf(state))
-        .filter(([key, item]) => key !== item.sku)
-        .map(([key, item]) => [key, item.sku]),
-    );
+    // A loop over the keys: the planner asks every store, where copies are rare.
+    const all = itemsOf(state);
+    const out = table<string>();
+    for (const key of Object.keys(all)) {
+      const item = all[key]!;
+      if (key !== item.sku) out[key] = item.sku;
+    }
+    return out;
   },
   writes(action, key, _before, after, ctx) {
     if (action === "delete") {
