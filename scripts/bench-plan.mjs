@@ -736,6 +736,13 @@ async function cliRun(args, cwd) {
 }
 
 const s = (ms) => `${(ms / 1000).toFixed(2)} s`;
+/**
+ * Preloaded into a `carte` CLI process: writes its CPU time (user + system, ms) into the file
+ * BENCH_CPU_FILE names as it exits (synchronously: an exiting process sends no message).
+ */
+const CLI_CPU_HOOK =
+  'import{writeFileSync}from"node:fs";process.once("exit",()=>{const u=process.resourceUsage();' +
+  "writeFileSync(process.env.BENCH_CPU_FILE,String((u.userCPUTime+u.systemCPUTime)/1000))})";
 const x = (a, b) => `${(a / b).toFixed(2)}×`;
 
 async function main() {
@@ -888,23 +895,36 @@ async function main() {
         `reader ÷ latency bound ${x(reader.ms, bound)}`,
     );
     if (values.cli) {
-      const cliStart = performance.now();
-      await new Promise((resolve, reject) => {
-        const proc = fork(
-          path.join(root, "bin", "carte.js"),
-          ["plan", "--config", config, "--quiet", "--parallelism", String(parallelism)],
-          {
-            stdio: ["ignore", "ignore", "inherit", "ipc"],
-            env: { ...process.env, ...CREDENTIALS },
-          },
-        );
-        proc.once("exit", (code) =>
-          code === 0 ? resolve() : reject(new Error(`carte plan exited ${code}`)),
-        );
-      });
-      await emulator.ask({ type: "take" });
+      // `carte plan` end to end, then `carte plan --json` (with the checksums it carries), each in its
+      // own process: wall time and the process's CPU time (user + system, from its resource usage).
+      const cli = async (extra) => {
+        const started = performance.now();
+        const cpuFile = path.join(dir, "cli-cpu.txt");
+        await new Promise((resolve, reject) => {
+          const proc = fork(
+            path.join(root, "bin", "carte.js"),
+            ["plan", "--config", config, "--quiet", "--parallelism", String(parallelism), ...extra],
+            {
+              stdio: ["ignore", "ignore", "inherit", "ipc"],
+              env: { ...process.env, ...CREDENTIALS, BENCH_CPU_FILE: cpuFile },
+              execArgv: ["--import", "data:text/javascript," + encodeURIComponent(CLI_CPU_HOOK)],
+            },
+          );
+          proc.once("exit", (code) =>
+            code === 0 ? resolve() : reject(new Error(`carte plan ${extra.join(" ")} exited ${code}`)),
+          );
+        });
+        const cpuMs = Number(readFileSync(cpuFile, "utf8"));
+        await emulator.ask({ type: "take" });
+        return { ms: performance.now() - started, cpuMs };
+      };
+      const text = await cli([]);
+      const json = await cli(["--json"]);
       console.log(
-        `carte plan (CLI)          ${s(performance.now() - cliStart)} end to end, process start and loading included`,
+        `carte plan (CLI)          ${s(text.ms)} end to end (CPU ${s(text.cpuMs)}), process start and loading included`,
+      );
+      console.log(
+        `carte plan --json (CLI)   ${s(json.ms)} end to end (CPU ${s(json.cpuMs)}): ${x(json.ms, text.ms)} the text plan (CPU ${x(json.cpuMs, text.cpuMs)})`,
       );
     }
 

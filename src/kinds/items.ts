@@ -179,37 +179,43 @@ export function nestedWithin(state: StoreState, sku: string): string[] | undefin
  */
 export function unreadOf(w: WireItem, skuOf: (id: number | undefined) => string | undefined): string[] {
   const out: string[] = [];
-  const blocks = {
-    title_info: w.title_info,
-    description_info: w.description_info,
-    images_info: w.images_info,
-    items_info: w.items_info,
-    quantity_info: w.quantity_info,
-    schedules_info: w.schedules_info,
-    suspension_info: (w as { suspension_info?: { overrides?: { override_type?: string }[] } })
-      .suspension_info,
-  };
-  for (const [name, block] of Object.entries(blocks)) {
-    const overrides =
-      (block as { overrides?: { override_type?: string | null }[] } | undefined)?.overrides ?? [];
+  const blocks = w as unknown as Record<
+    string,
+    { overrides?: { override_type?: string | null }[] } | undefined
+  >;
+  for (const name of OVERRIDABLE_BLOCKS) {
+    const overrides = blocks[name]?.overrides ?? [];
     if (overrides.length > 0)
       out.push(
         `${name}.overrides (${[...new Set(overrides.map((o) => o.override_type ?? "?"))].join(", ")})`,
       );
   }
-  const prices = (w.price_info?.overrides ?? []).filter(
-    (o) =>
-      !(
-        o.override_type === "ITEM" &&
-        typeof o.price === "number" &&
-        (o.override_sku ?? skuOf(o.override_id ?? undefined)) !== undefined
-      ),
-  );
-  if (prices.length > 0)
+  const unkept = (o: NonNullable<NonNullable<WireItem["price_info"]>["overrides"]>[number]) =>
+    !(
+      o.override_type === "ITEM" &&
+      typeof o.price === "number" &&
+      (o.override_sku ?? skuOf(o.override_id ?? undefined)) !== undefined
+    );
+  // Most items have no override that is not kept: they cost no list.
+  const all = w.price_info?.overrides;
+  if (all && all.some(unkept)) {
+    const prices = all.filter(unkept);
     out.push(`price_info.overrides (${[...new Set(prices.map((o) => o.override_type ?? "?"))].join(", ")})`);
+  }
   // A suspension with an end date is read by the availability kind (`until:` in the files).
   return out;
 }
+
+/** The blocks of a wire item whose `overrides` {@link unreadOf} names, in the order it names them. */
+const OVERRIDABLE_BLOCKS = [
+  "title_info",
+  "description_info",
+  "images_info",
+  "items_info",
+  "quantity_info",
+  "schedules_info",
+  "suspension_info",
+] as const;
 
 /** `POST /items` (spec §4.4): upsert by id, else by SKU (platform notes "Store menu API"); asynchronous. */
 const upsert: EndpointSpec = {
@@ -300,12 +306,21 @@ export const items: ResourceKind<ItemResource, "item", "modifier_group"> = {
     }
   },
   duplicates(state) {
+<<<<<<< ours
     // Read under `SKU#id` (see `read`); a loop without copies, since every store of a plan asks.
     const all = itemsOf(state);
     const out = table<string>();
     for (const key of Object.keys(all)) {
       const sku = all[key]!.sku;
       if (key !== sku) out[key] = sku;
+=======
+    // A loop over the keys: the planner asks every store, where copies are rare.
+    const all = itemsOf(state);
+    const out = table<string>();
+    for (const key of Object.keys(all)) {
+      const item = all[key]!;
+      if (key !== item.sku) out[key] = item.sku;
+>>>>>>> theirs
     }
     return out;
   },

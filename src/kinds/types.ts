@@ -52,8 +52,27 @@ export interface StoreRead<T = unknown> {
     client: PlatformClient,
     stores: readonly StoreIdentity[],
     limit: Limit,
-    deliver: (key: string, value: T | undefined) => void,
+    deliver: (key: string, value: T | Unparsed<T> | undefined) => void,
   ): Promise<void>;
+}
+
+/**
+ * A part delivered as the answer received, parsed by the reader only once the store's last part is
+ * in, right before the store is normalised ({@link perStoreRead} with `parse`). A big answer (a store
+ * menu: hundreds of KB of JSON, megabytes once parsed) then waits for the store's other parts as one
+ * string, not as a tree of objects that every collection of the young generation would copy; parsed,
+ * normalised and planned in one go, the tree is dropped young.
+ */
+export class Unparsed<T> {
+  constructor(private readonly parseOnce: () => T) {}
+
+  /**
+   * The part. Throws what the read's parse throws (a `MalformedAnswerError` for an answer that is not
+   * JSON or not of its schema's shape).
+   */
+  parse(): T {
+    return this.parseOnce();
+  }
 }
 
 /** How one part of the client's live state (not tied to a store) is fetched. */
@@ -84,7 +103,8 @@ export function partOf<T>(
 /**
  * A store read that makes one call per store. With `parse`, `fetch` gives the answer as received
  * (`PlatformClient.fetchAnswer`) and `parse` turns it into the part after the call's slot is released
- * (a big answer is parsed and checked while the next call is already on its way).
+ * (a big answer is parsed and checked while the next call is already on its way), once the store's
+ * other parts are in too ({@link Unparsed}).
  */
 export function perStoreRead<T>(
   name: string,
@@ -106,7 +126,7 @@ export function perStoreRead<T, W>(
       await Promise.all(
         stores.map(async (s) => {
           const answer = await limit(() => fetch(client, s), s.key);
-          deliver(s.key, parse ? parse(answer, client) : (answer as unknown as T));
+          deliver(s.key, parse ? new Unparsed(() => parse(answer, client)) : (answer as unknown as T));
         }),
       );
     },

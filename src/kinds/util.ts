@@ -1,11 +1,28 @@
 /** Small pure helpers shared by the kinds. */
 
-/** Sorts by `index` (missing last, stable) and returns the elements. */
-export function byIndex<T extends { index?: number }>(list: readonly T[] | undefined): T[] {
-  return [...(list ?? [])].sort((a, b) => (a.index ?? Infinity) - (b.index ?? Infinity));
+const NO_ELEMENTS: readonly never[] = [];
+
+/**
+ * The elements in `index` order (missing last, stable). A list already in that order (as the platform
+ * sends it) is returned as it is, not copied: the result is only read.
+ */
+export function byIndex<T extends { index?: number }>(list: readonly T[] | undefined): readonly T[] {
+  if (!list) return NO_ELEMENTS;
+  for (let i = 1; i < list.length; i++) {
+    if ((list[i - 1]!.index ?? Infinity) > (list[i]!.index ?? Infinity)) {
+      return [...list].sort((a, b) => (a.index ?? Infinity) - (b.index ?? Infinity));
+    }
+  }
+  return list;
 }
 
-/** Deep equality of plain JSON values. (Loops, not callbacks: the planner calls it for every resource.) */
+const hasOwn = Object.prototype.hasOwnProperty;
+
+/**
+ * Deep equality of plain JSON values: the same own enumerable keys, with equal values, at every level.
+ * (Loops over the keys in place, without listing them in arrays: the planner calls it for every
+ * resource of every store.)
+ */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return false;
@@ -20,13 +37,15 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   }
   const ao = a as Record<string, unknown>;
   const bo = b as Record<string, unknown>;
-  const ak = Object.keys(ao);
-  if (ak.length !== Object.keys(bo).length) return false;
-  for (let i = 0; i < ak.length; i++) {
-    const k = ak[i]!;
-    if (!Object.prototype.hasOwnProperty.call(bo, k) || !jsonEqual(ao[k], bo[k])) return false;
+  let keys = 0;
+  for (const k in ao) {
+    if (!hasOwn.call(ao, k)) continue;
+    keys++;
+    if (!hasOwn.call(bo, k) || !jsonEqual(ao[k], bo[k])) return false;
   }
-  return true;
+  // Every key of `a` is one of `b`'s: equal when `b` has no other.
+  for (const k in bo) if (hasOwn.call(bo, k)) keys--;
+  return keys === 0;
 }
 
 /** Address of a resource: `store[KEY].SEGMENT[KEY]`. */

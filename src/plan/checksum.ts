@@ -50,16 +50,24 @@ function canonicalKeys(o: object): string[] {
   return [...keys.slice(0, indexes), ...keys.slice(indexes).sort()];
 }
 
-/** Canonical JSON already written, pushed as is. */
+/**
+ * Canonical JSON already written, kept as its UTF-8 bytes and pushed as is. Bytes, not the string it
+ * was built as: that string is a rope of every piece written, which the hash would walk and copy
+ * again for every store that holds the resource; the bytes go into the hash as they are.
+ */
 class Verbatim {
-  constructor(readonly json: string) {}
+  constructor(readonly bytes: Buffer) {}
 }
 
 /** Writes the canonical JSON of values into `sink`, in chunks of about {@link CHUNK} characters. */
 class CanonicalWriter {
   private buffer = "";
 
-  constructor(private readonly sink: (chunk: string) => void) {}
+  /**
+   * @param sink - gets the text in order: strings of what was written, and the bytes of each
+   *   {@link Verbatim} as they are.
+   */
+  constructor(private readonly sink: (chunk: string | Buffer) => void) {}
 
   /** Flushes what is gathered. */
   end(): void {
@@ -104,7 +112,8 @@ class CanonicalWriter {
       return true;
     }
     if (v instanceof Verbatim) {
-      this.push(v.json);
+      this.end();
+      this.sink(v.bytes);
       return true;
     }
     if (Array.isArray(v)) {
@@ -138,7 +147,9 @@ class CanonicalWriter {
  */
 export function canonicalJson(value: unknown): string {
   let out = "";
-  const writer = new CanonicalWriter((chunk) => (out += chunk));
+  const writer = new CanonicalWriter(
+    (chunk) => (out += typeof chunk === "string" ? chunk : chunk.toString("utf8")),
+  );
   if (!writer.value(value, "")) return undefined as unknown as string;
   writer.end();
   return out;
@@ -146,7 +157,9 @@ export function canonicalJson(value: unknown): string {
 
 /** Feeds the canonical JSON of a value into a hash. */
 function hashInto(hash: Hash, value: unknown): void {
-  const writer = new CanonicalWriter((chunk) => hash.update(chunk, "utf8"));
+  const writer = new CanonicalWriter((chunk) =>
+    typeof chunk === "string" ? hash.update(chunk, "utf8") : hash.update(chunk),
+  );
   if (!writer.value(value, "")) throw new TypeError("a checksum needs a JSON value");
   writer.end();
 }
@@ -176,7 +189,7 @@ function resourceJson(resource: unknown, memo: DigestMemo): unknown {
   if (resource === null || typeof resource !== "object") return resource;
   let text = memo.get(resource);
   if (text === undefined) {
-    text = new Verbatim(canonicalJson(resource));
+    text = new Verbatim(Buffer.from(canonicalJson(resource), "utf8"));
     memo.set(resource, text);
   }
   return text;

@@ -18,6 +18,7 @@ import type {
   StoreSnapshot,
 } from "../kinds/types.js";
 import type { KindName } from "../kinds/registry.js";
+import { Unparsed } from "../kinds/types.js";
 import {
   emptyIds,
   emptyStore,
@@ -195,6 +196,11 @@ export async function readCurrent(
   const complete = (key: string) => {
     const entry = pending.get(key)!;
     pending.delete(key);
+    // Parts delivered as received are parsed now, and normalised and handed over at once.
+    for (const part of Object.keys(entry.snapshot)) {
+      const value = entry.snapshot[part];
+      if (value instanceof Unparsed) entry.snapshot[part] = value.parse();
+    }
     onStore(key, normalizeSnapshot(entry.store, entry.snapshot));
   };
   // A store that needs no read (no managed kind reads anything) is complete at once.

@@ -88,6 +88,23 @@ describe("store digests", () => {
     expect(storeDigest(null)).toBe(checksum(null));
   });
 
+  it("digest memoised resources as their text, whatever its characters", () => {
+    const memo = digestMemo();
+    const a = shop("a", "1");
+    catalogOf(a).items.BURGER!.title = "Hamburguesa jalapeño 🌶 «doble»";
+    // Digested twice through the memo (the second time from its kept bytes), as the text would be.
+    expect(storeDigest(a, memo)).toBe(checksum(JSON.parse(reference(digestView(a))) as unknown));
+    expect(storeDigest(a, memo)).toBe(checksum(digestView(a)));
+    // The same store with one title changed (a new object): another digest, through the same memo.
+    const b = shop("a", "1");
+    catalogOf(b).items = {
+      ...catalogOf(a).items,
+      BURGER: { ...catalogOf(a).items.BURGER!, title: "Hamburguesa" },
+    };
+    expect(storeDigest(b, memo)).toBe(checksum(digestView(b)));
+    expect(storeDigest(b, memo)).not.toBe(storeDigest(a, memo));
+  });
+
   it("change with any resource, id or setting", () => {
     const base = storeDigest(shop("a", "1"));
     expect(storeDigest(shop("a", "1", 101))).not.toBe(base);

@@ -98,6 +98,40 @@ describe("the streaming reader", () => {
     expect(events).toEqual(["call s01", "call s02", "parse s01", "call s03", "parse s02", "parse s03"]);
   });
 
+  it("parses a big answer once the store's other parts are in, right before handing the store over", async () => {
+    const events: string[] = [];
+    const slow = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    const big = perStoreRead<string, string>(
+      "big",
+      async (_client, s) => {
+        events.push(`big ${s.key}`);
+        return s.key;
+      },
+      (answer) => {
+        events.push(`parse ${answer}`);
+        if (answer === "s02") throw new Error("not JSON");
+        return answer;
+      },
+    );
+    const small = perStoreRead<string>("small", async (_client, s) => {
+      await slow(10);
+      events.push(`small ${s.key}`);
+      return s.key;
+    });
+    const kind = { name: "fake", reads: [big, small] } as unknown as ResourceKind<unknown>;
+    const run = (list: StoreIdentity[]) =>
+      readCurrent(
+        {} as PlatformClient,
+        list.map((store) => ({ store, kinds: [kind] })),
+        (key) => events.push(`store ${key}`),
+        { parallelism: 2 },
+      );
+    await run([identity(1)]);
+    expect(events).toEqual(["big s01", "small s01", "parse s01", "store s01"]);
+    // A part that does not parse fails the read, as it did when it was parsed on arrival.
+    await expect(run([identity(2)])).rejects.toThrow("not JSON");
+  });
+
   it("reads a store asked twice once, for the kinds of both requests", async () => {
     const [a] = await stores(1);
     const state = await fetchCurrent(client!, [
