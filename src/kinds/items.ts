@@ -306,21 +306,12 @@ export const items: ResourceKind<ItemResource, "item", "modifier_group"> = {
     }
   },
   duplicates(state) {
-<<<<<<< ours
     // Read under `SKU#id` (see `read`); a loop without copies, since every store of a plan asks.
     const all = itemsOf(state);
     const out = table<string>();
     for (const key of Object.keys(all)) {
       const sku = all[key]!.sku;
       if (key !== sku) out[key] = sku;
-=======
-    // A loop over the keys: the planner asks every store, where copies are rare.
-    const all = itemsOf(state);
-    const out = table<string>();
-    for (const key of Object.keys(all)) {
-      const item = all[key]!;
-      if (key !== item.sku) out[key] = item.sku;
->>>>>>> theirs
     }
     return out;
   },
