@@ -376,7 +376,7 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
         plan,
         planned.fromFile,
         session,
-        options,
+        planned.readAt ? { ...options, planReads: planned.readAt } : options,
         sink!,
         recovery,
         hooks,
@@ -553,6 +553,12 @@ export interface PlannedRun {
   current: CurrentState | undefined;
   /** The plan is the fresh plan that makes exactly a saved plan's changes. */
   fromFile: boolean;
+  /**
+   * When the plan's read of each store was in (src/workflow.ts `planProject`), for a plan not made for
+   * a saved plan file: the optimistic check of an apply that follows at once takes these reads
+   * (`RunOptions.planReads`).
+   */
+  readAt?: Map<string, number>;
 }
 
 /**
@@ -578,8 +584,8 @@ export async function readAndPlan(
       hooks.onReplan?.(err);
     }
   }
-  const { plan, current } = await planProject(run.project, session, options);
-  return { plan, current, fromFile: false };
+  const { plan, current, readAt } = await planProject(run.project, session, options);
+  return { plan, current, fromFile: false, readAt };
 }
 
 /**
@@ -700,7 +706,14 @@ export async function applyRun(
     await forgetSecrets(sink, recovery.forget, hooks);
     return undefined;
   }
-  if (!fromFile && hooks.confirm && !(await hooks.confirm(plan))) return "cancelled";
+  // The plan's own reads stand for the check before each store's first write only when the apply
+  // follows its plan at once (src/workflow.ts storeGuard): not after a person was asked, nor in the
+  // stages of a rollout (each is planned again).
+  let guarded: RunOptions = options;
+  if (!fromFile && hooks.confirm) {
+    if (!(await hooks.confirm(plan))) return "cancelled";
+    guarded = withoutPlanReads(options);
+  }
   await forgetSecrets(sink, recovery.forget, hooks);
   // Lost secrets first, each rotated and saved once the sink proved it can keep it.
   let rotated: Rotations | undefined;
@@ -717,7 +730,7 @@ export async function applyRun(
     const staged = isEmptyPlan(plan)
       ? { report: emptyReport(), lostSecrets: [] }
       : await applyStages(plan, run.project, stages, session, {
-          ...options,
+          ...withoutPlanReads(options),
           sink,
           ...(request.only ? { onlyPlanned: true } : {}),
         });
@@ -731,7 +744,7 @@ export async function applyRun(
   // apply is refused (src/secrets.ts prepareSecretSink); afterwards, secrets made but not kept.
   const prepared = await prepareSecretSink(plan, sink);
   const started = Date.now();
-  const guard = storeGuard(plan, run.project, session, options);
+  const guard = storeGuard(plan, run.project, session, guarded);
   const report = isEmptyPlan(plan)
     ? emptyReport()
     : await applyPlan(plan, session, {
@@ -744,6 +757,12 @@ export async function applyRun(
   const staged =
     run.stage === undefined ? report : { ...report, stages: [stageOutcome(plan, run.stage, report)] };
   return { report: withRotations(staged, rotated), applyMs, lostSecrets };
+}
+
+/** The options without {@link RunOptions.planReads}: every store is read again before its first write. */
+function withoutPlanReads(options: RunOptions): RunOptions {
+  const { planReads: _reused, ...rest } = options;
+  return rest;
 }
 
 /**

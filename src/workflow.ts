@@ -106,7 +106,23 @@ export interface RunOptions {
    * stages of a rollout plan part of the stores and leave the check to the plan of them all.
    */
   checkTargets?: boolean;
+  /**
+   * When this run's own plan read each store (epoch ms by store key, {@link planProject} `readAt`), for
+   * an apply that follows its plan without waiting for a person (src/run.ts: not for a saved plan, nor
+   * after a confirmation): {@link storeGuard} takes a store's plan read, made at most
+   * {@link PLAN_READ_REUSE_MS} before the store's first call is ready, as its check instead of reading
+   * the store again. Absent: every store is read again.
+   */
+  planReads?: ReadonlyMap<string, number>;
 }
+
+/**
+ * How old the plan's own read of a store may be, in milliseconds, when its first call is ready, for the
+ * optimistic check to take it instead of a read of its own ({@link RunOptions.planReads}): 30 s, about
+ * twice as long as the plan of 1,000 stores reads (docs/performance.md), so that an apply that follows
+ * its plan reads no store again, while a store whose first call waits longer is read again.
+ */
+export const PLAN_READ_REUSE_MS = 30_000;
 
 /**
  * The desired state limited to the stores that `--store` patterns name (with the project's currency),
@@ -164,7 +180,8 @@ export async function fetchProjectState(
  * state once it is planned unless `keepCurrent`: memory holds the desired state and the plan. The plan
  * is judged by the project's safety guards but not enforced ({@link enforceSafety}).
  *
- * @returns the plan, and with `keepCurrent` the current state it was computed from.
+ * @returns the plan, with `keepCurrent` the current state it was computed from, and `readAt`: when the
+ *   plan's read of each store planned was in (epoch ms, by store key), for {@link RunOptions.planReads}.
  * @throws {@link ConfigError} when the files set hours or a closure on a date the store's holidays on
  *   the platform do not contain (before anything is written); {@link UsageError} when `--store` or
  *   `--target` patterns match nothing; `ApiError` when a read fails after its retries.
@@ -173,7 +190,7 @@ export async function planProject(
   project: LoadedProject,
   session: Session,
   options: RunOptions = {},
-): Promise<{ plan: Plan; current?: CurrentState }> {
+): Promise<{ plan: Plan; current?: CurrentState; readAt: Map<string, number> }> {
   const desired = scopeDesired(project.desired, options.targeting);
   const planner = createPlanner(desired, {
     safety: project.safety,
@@ -192,6 +209,7 @@ export async function planProject(
   // Stores a change scope lists as removed from the files: read to show what the platform keeps there.
   const removed = new Map(reads.removed.map((r) => [r.store.key, r.kinds]));
   const left = new Map<string, Record<string, number>>();
+  const readAt = new Map<string, number>();
   const client = await readCurrent(
     session.client,
     [...reads.requests, ...reads.removed],
@@ -201,6 +219,7 @@ export async function planProject(
         left.set(key, resourceCounts(state, removedKinds));
         return;
       }
+      readAt.set(key, Date.now());
       if (keep) kept.stores[key] = state;
       // A holiday date the platform does not have would be planned as nothing: refuse it, located in
       // the files, before any write (the store is then not planned).
@@ -242,7 +261,7 @@ export async function planProject(
           `addresses look like store[bog-centro].item[BURGER-CLASSIC] or client.client_webhook[STORE_PROVISIONING_STATUS] (see carte plan)`,
       );
   }
-  return options.keepCurrent ? { plan, current: kept } : { plan };
+  return options.keepCurrent ? { plan, current: kept, readAt } : { plan, readAt };
 }
 
 /**
@@ -335,6 +354,12 @@ export function checkReads(parallelism: number = DEFAULT_PARALLELISM, stores: re
  * executor writes nothing to a store that another apply (on another machine, which the lock of
  * src/run.ts cannot reach) or a person changed since the plan was made. `undefined` when the plan
  * carries no store digests.
+ *
+ * With {@link RunOptions.planReads} (an apply right after its own plan), a store whose plan read was in
+ * at most {@link PLAN_READ_REUSE_MS} before the check is asked is not read again: that read is the
+ * check (the plan's digest is its digest), and a change made after it is not caught before the first
+ * write (the verification after the store's calls still reads it). The client-level resources are
+ * always read again (one read).
  */
 export function storeGuard(
   plan: Plan,
@@ -346,20 +371,32 @@ export function storeGuard(
   if (!digests) return undefined;
   const targeting = plan.targeting ?? options.targeting;
   const desired = scopeDesired(project.desired, targeting);
-  const { requests, clientKinds: clientReads } = projectReads(desired, project.ownership, targeting);
-  const byKey = new Map(requests.map((r) => [r.store.key, r]));
+  // What to read, worked out for each store read (none when every store's plan read stands for its
+  // check): the project's reads limited to that store, or to the client-level resources.
+  const readsOf = (store: string | undefined) => {
+    const stores = table<DesiredState["stores"][string]>();
+    const want = store === undefined ? undefined : own(desired.stores, store);
+    if (store !== undefined && want) stores[store] = want;
+    return projectReads({ ...desired, stores }, project.ownership, targeting);
+  };
   // Ahead of the verification reads sharing the bound: a store's check holds up its calls. Stores
   // checked at the same moment (their first calls became ready together, src/apply/execute.ts) share
   // one read.
   const lane = options.checks ?? checkReads(options.parallelism);
   const limit: Limit = (fn) => lane(fn);
   const readStore = storeBatcher(session.client, { limit });
+  const planReads = options.planReads;
   return async (store) => {
     const expected = own(digests, store);
     if (expected === undefined) return;
+    const readAt = store === "" ? undefined : planReads?.get(store);
+    if (readAt !== undefined && Date.now() - readAt <= PLAN_READ_REUSE_MS) return;
     if (store === "") {
       // The client-level resources (client webhooks).
-      const current = await fetchCurrent(session.client, [], { limit, clientKinds: clientReads });
+      const current = await fetchCurrent(session.client, [], {
+        limit,
+        clientKinds: readsOf(undefined).clientKinds,
+      });
       if (clientDigest(current.client) !== expected) {
         throw new StalePlanError(
           "the client-level settings changed on the platform since the plan was made, so none of their " +
@@ -368,7 +405,7 @@ export function storeGuard(
       }
       return;
     }
-    const request = byKey.get(store);
+    const request = readsOf(store).requests[0];
     if (!request) return;
     if (storeDigest(await readStore(request)) !== expected) {
       throw new StalePlanError(

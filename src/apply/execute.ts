@@ -20,6 +20,7 @@
 
 import { ApiError, MalformedAnswerError, PartlyRefusedError } from "../errors.js";
 import type { PlatformClient } from "../platform/client.js";
+import { jsonBodies, type JsonBytes } from "../platform/json-body.js";
 import { storeOrderedLimit } from "../platform/limit.js";
 import type { Operation, Plan } from "../plan/types.js";
 import { endpoint, Endpoints, findEndpoint, isSynchronous } from "../plan/endpoints.js";
@@ -95,6 +96,11 @@ export interface ExecuteOptions {
    * carte reports it unsettled, in milliseconds. Default 5 000.
    */
   settleMs?: number;
+}
+
+/** The options of one call: {@link ExecuteOptions} and the apply's encoder of request bodies. */
+interface CallingOptions extends ExecuteOptions {
+  encode: (body: unknown) => JsonBytes;
 }
 
 /** How many times a call whose answer was lost is made again at most (each lost answer is settled by a read). */
@@ -278,6 +284,8 @@ export async function executePlanFully(
   options.onEvent?.({ type: "start", total });
   const failures = new Failures();
   const guard = new StoreGuard(options.beforeStore);
+  // The calls' bodies, the elements shared by many calls written once (the plan is not changed here).
+  const encode = jsonBodies();
   const sent = new Map<string, Operation>();
   // By stage, in the plan's order within a stage (the order of the results).
   const ops = [...plan.operations].sort((a, b) => a.stage - b.stage);
@@ -291,7 +299,7 @@ export async function executePlanFully(
     const ready = gates.before(op);
     const run = (async () => {
       await ready;
-      const r = await runOne(op, client, failures, guard, options, (fn) =>
+      const r = await runOne(op, client, failures, guard, { ...options, encode }, (fn) =>
         limit(fn, op.stores.length === 0 ? undefined : op.stores[0]),
       );
       if (r.sent) sent.set(r.op.id, r.sent);
@@ -358,7 +366,7 @@ async function runOne(
   client: PlatformClient,
   failures: Failures,
   guard: StoreGuard,
-  options: ExecuteOptions,
+  options: CallingOptions,
   slot: <T>(fn: () => Promise<T>) => Promise<T>,
 ): Promise<{ op: Operation; result: OperationResult; sent?: Operation }> {
   const base = { id: op.id, method: op.method, path: op.path };
@@ -416,14 +424,15 @@ async function runOne(
 async function callOnce(
   op: Operation,
   client: PlatformClient,
-  options: ExecuteOptions,
+  options: CallingOptions,
 ): Promise<{ op: Operation; result: OperationResult; sent?: Operation }> {
   const base = { id: op.id, method: op.method, path: op.path };
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const spec = findEndpoint(op.endpoint);
+  const payload = op.body === undefined ? undefined : options.encode(op.body);
   const attempt = async () => {
-    const body = await client.call(op.method, op.path, op.body, { idempotent: op.idempotent });
+    const body = await client.call(op.method, op.path, payload, { idempotent: op.idempotent });
     // Some calls answer 2xx with per-element failures in the body (src/plan/endpoints.ts `check`).
     const problem = spec?.check?.(body, op.parts ?? []);
     if (problem !== undefined) throw new PartlyRefusedError(op.method, op.path, problem);

@@ -74,22 +74,41 @@ export function diffAttributes(before: unknown, after: unknown): AttributeDiff[]
   return out;
 }
 
+/**
+ * What a plan builds of its created resources, kept while it is made: the attributes of each resource
+ * object (`diffs`), and each attribute entry by name and value (`entries`), so that resources equal in
+ * all but identity (the items kind's `select` copies a scheduled item for each store) share their
+ * entries: a plan from empty of 1,000 stores would hold 600,000 diffs of 9 entries each.
+ */
+interface CreatedMemo {
+  diffs: WeakMap<object, AttributeDiff[]>;
+  entries: Map<string, Map<unknown, AttributeDiff>>;
+}
+
 /** The attributes of a created resource, built once per resource object of the plan (`created`). */
-function createdOnce(after: unknown, created: WeakMap<object, AttributeDiff[]> | undefined): AttributeDiff[] {
+function createdOnce(after: unknown, created: CreatedMemo | undefined): AttributeDiff[] {
   if (!created || after === null || typeof after !== "object") return createdAttributes(after);
-  let diff = created.get(after);
+  let diff = created.diffs.get(after);
   if (!diff) {
-    diff = createdAttributes(after);
-    created.set(after, diff);
+    diff = createdAttributes(after, created.entries);
+    created.diffs.set(after, diff);
   }
   return diff;
 }
 
-function createdAttributes(after: unknown): AttributeDiff[] {
-  return Object.entries((after ?? {}) as Record<string, unknown>).map(([attribute, value]) => ({
-    attribute,
-    after: value,
-  }));
+function createdAttributes(
+  after: unknown,
+  entries?: Map<string, Map<unknown, AttributeDiff>>,
+): AttributeDiff[] {
+  return Object.entries((after ?? {}) as Record<string, unknown>).map(([attribute, value]) => {
+    if (!entries) return { attribute, after: value };
+    // One entry per attribute and value (a value that is an object: per object).
+    let byValue = entries.get(attribute);
+    if (!byValue) entries.set(attribute, (byValue = new Map()));
+    let entry = byValue.get(value);
+    if (!entry) byValue.set(value, (entry = { attribute, after: value }));
+    return entry;
+  });
 }
 
 /** One resource compared: the change it needs, or nothing. */
@@ -111,7 +130,7 @@ function compareAll<R>(
   current: Record<string, R>,
   desired: Record<string, R>,
   ownership: Ownership | ((key: string) => Ownership),
-  created?: WeakMap<object, AttributeDiff[]>,
+  created?: CreatedMemo,
 ): [string, Compared<R>][] {
   const out: [string, Compared<R>][] = [];
   const ownershipOf = typeof ownership === "function" ? ownership : () => ownership;
@@ -147,7 +166,7 @@ function compare<R>(
   have: R | undefined,
   want: R | undefined,
   ownership: Ownership,
-  created?: WeakMap<object, AttributeDiff[]>,
+  created?: CreatedMemo,
 ): Compared<R> | undefined {
   let before = have;
   let action: ChangeAction;
@@ -266,7 +285,7 @@ export function createPlanner(desired: DesiredState, options: PlannerOptions = {
   const memo = options.checksums ? digestMemo() : undefined;
   // What this plan builds from a desired resource object, built once: stores of a shared catalog hold
   // the same objects, and a plan from empty then holds each created resource's diff and call element once.
-  const created = new WeakMap<object, AttributeDiff[]>();
+  const created: CreatedMemo = { diffs: new WeakMap(), entries: new Map() };
   const elements = new WeakMap<object, unknown>();
   const currentDigests = table<string>();
   const desiredDigests = table<string>();
@@ -380,7 +399,7 @@ function planKind(
     have: CurrentState["stores"][string];
     ctx: WriteContext;
     record: ReturnType<typeof collectChanges>["record"];
-    created: WeakMap<object, AttributeDiff[]>;
+    created: CreatedMemo;
   },
   tell: () => void,
 ): void {

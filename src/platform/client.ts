@@ -38,6 +38,7 @@ import {
   type RetryPolicy,
   type Sleep,
 } from "./transport.js";
+import { JsonBytes } from "./json-body.js";
 import { answerProblems, answerSchemas, MAX_LISTED_PROBLEMS } from "./schemas.js";
 import {
   DEFAULT_ANSWER_BYTES,
@@ -669,7 +670,8 @@ export class PlatformClient {
           ...(body === undefined ? {} : { "content-type": "application/json" }),
           ...extra,
         },
-        body: body === undefined ? undefined : JSON.stringify(body),
+        // A body already written as JSON (an apply's calls, ./json-body.ts) is sent as it is.
+        body: body === undefined ? undefined : body instanceof JsonBytes ? body.bytes : JSON.stringify(body),
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
         signal,

@@ -12,12 +12,13 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { acceptedTwice, isWriteRequest } from "../../src/emulator/audit.js";
+import type { RecordedRequest } from "../../src/emulator/index.js";
 import { ConvergenceError, StalePlanError } from "../../src/errors.js";
 import { writePlanFile } from "../../src/plan/file.js";
 import { PlatformClient, type RetryInfo } from "../../src/platform/client.js";
 import { runCarte } from "../../src/run.js";
 import type { Session } from "../../src/session.js";
-import { applyPlan, planProject, storeGuard } from "../../src/workflow.js";
+import { applyPlan, PLAN_READ_REUSE_MS, planProject, storeGuard } from "../../src/workflow.js";
 import { CLIENT_ID, CLIENT_SECRET } from "../helpers/project.js";
 import {
   applyUntilDone,
@@ -231,6 +232,126 @@ describe("overlapping applies", () => {
       ).toEqual([]);
       expect(report.operations.every((o) => o.status !== "ok")).toBe(true);
       expect(await duplicatesOnPlatform(f, session)).toEqual([]);
+    } finally {
+      await session.close();
+    }
+  }, 60_000);
+});
+
+/** Staff close a store on the platform (its status is part of the store's digest). */
+async function closeStore(f: Fixture, key: string): Promise<void> {
+  const staff = inspector(f);
+  try {
+    await staff.client.call("PUT", "/api/v2/restaurants-integrations-public-api/availability/stores/enable", {
+      stores: [{ store_id: Number(f.project.desired.stores[key]!.store.storeId), is_enabled: false }],
+    });
+  } finally {
+    await staff.close();
+  }
+}
+
+/** The writes among `requests` that name the store (its platform id in the path or the body). */
+function writesTo(f: Fixture, requests: readonly RecordedRequest[], key: string): string[] {
+  const id = f.project.desired.stores[key]!.store.storeId;
+  return requests
+    .filter(isWriteRequest)
+    .filter((r) => r.path.includes(`/${id}`) || JSON.stringify(r.body ?? null).includes(id))
+    .map((r) => `${r.method} ${r.path}`);
+}
+
+describe("the check before a store's first write (a change made after the plan)", () => {
+  it("carte apply: a store changed while the plan was waiting for confirmation is refused, no call made to it", async () => {
+    const f = await fx();
+    const from = f.emu.requests.length;
+    const result = await runCarte(
+      {
+        command: "apply",
+        config: f.config,
+        env: { CARTE_CLIENT_ID: CLIENT_ID, CARTE_CLIENT_SECRET: CLIENT_SECRET },
+        secrets: () => ({ where: () => "test", put: async () => undefined }),
+        convergenceTimeoutMs: 3000,
+      },
+      {
+        // Once the plan is shown and confirmed, staff close med-poblado.
+        confirm: async () => {
+          await closeStore(f, "med-poblado");
+          return true;
+        },
+      },
+    );
+    expect(result.exitCode).toBe(1);
+    expect(result.report!.refused).toEqual([
+      {
+        store: "med-poblado",
+        reason: expect.stringContaining("the store changed on the platform since the plan was made"),
+      },
+    ]);
+    const requests = f.emu.requests.slice(from);
+    // The staff's own call is the one write naming the store.
+    expect(writesTo(f, requests, "med-poblado")).toEqual([
+      "PUT /api/v2/restaurants-integrations-public-api/availability/stores/enable",
+    ]);
+    expect(writesTo(f, requests, "bog-centro").length).toBeGreaterThan(0);
+  }, 60_000);
+
+  it("carte apply FILE: a store changed after the saved plan was checked is refused, no call made to it", async () => {
+    const f = await fx();
+    const file = path.join(f.dir, "plan.json");
+    const session = inspector(f);
+    try {
+      await writePlanFile(file, (await planProject(f.project, session)).plan);
+    } finally {
+      await session.close();
+    }
+    const from = f.emu.requests.length;
+    const result = await runCarte(
+      {
+        command: "apply",
+        config: f.config,
+        planFile: file,
+        env: { CARTE_CLIENT_ID: CLIENT_ID, CARTE_CLIENT_SECRET: CLIENT_SECRET },
+        secrets: () => ({ where: () => "test", put: async () => undefined }),
+        convergenceTimeoutMs: 3000,
+      },
+      {
+        // The saved plan was checked against a fresh read (it holds); then staff close med-poblado.
+        onPlan: async (_plan, info) => {
+          expect(info.saved).toBe(true);
+          await closeStore(f, "med-poblado");
+        },
+      },
+    );
+    expect(result.exitCode).toBe(1);
+    expect(result.report!.refused?.map((r) => r.store)).toEqual(["med-poblado"]);
+    expect(writesTo(f, f.emu.requests.slice(from), "med-poblado")).toEqual([
+      "PUT /api/v2/restaurants-integrations-public-api/availability/stores/enable",
+    ]);
+  }, 60_000);
+
+  it(`an apply right after its plan takes a store's plan read as its check for ${PLAN_READ_REUSE_MS / 1000} s, then reads the store again`, async () => {
+    const f = await fx();
+    const session = inspector(f);
+    try {
+      const { plan, readAt } = await planProject(f.project, session);
+      expect([...readAt.keys()].sort()).toEqual(["bog-centro", "bog-chapinero", "med-poblado"]);
+      await closeStore(f, "med-poblado");
+      const id = f.project.desired.stores["med-poblado"]!.store.storeId;
+      const reads = () => f.emu.requests.filter((r) => r.method === "GET" && r.path.includes(`/${id}`));
+      // Read for the plan moments ago: the plan's read is the check, and the change after it is not seen.
+      const before = reads().length;
+      await storeGuard(plan, f.project, session, { planReads: readAt })!("med-poblado");
+      expect(reads().length).toBe(before);
+      // A plan read older than the bound when the store's first call is ready: read again, refused.
+      const old = new Map([...readAt].map(([k, t]) => [k, t - PLAN_READ_REUSE_MS - 1000]));
+      await expect(storeGuard(plan, f.project, session, { planReads: old })!("med-poblado")).rejects.toThrow(
+        StalePlanError,
+      );
+      expect(reads().length).toBeGreaterThan(before);
+      // Without the plan's reads (a saved plan, a confirmed plan, a rollout stage): read again, refused.
+      await expect(storeGuard(plan, f.project, session)!("med-poblado")).rejects.toThrow(
+        "the store changed on the platform since the plan was made",
+      );
+      await expect(storeGuard(plan, f.project, session)!("bog-centro")).resolves.toBeUndefined();
     } finally {
       await session.close();
     }

@@ -34,6 +34,27 @@ describe("buildPlan", () => {
     expect(plan.summary).toMatchObject({ create: 0, update: 0, delete: 0, operations: 0 });
   });
 
+  it("a plan from empty holds each attribute of equal created resources once, whichever store", () => {
+    // Two stores whose items are equal but distinct objects, shallow copies as the items kind's select
+    // makes of a scheduled item for each store: the diffs are each store's, their entries are shared.
+    const fries = item("FRIES", 50);
+    const plan = buildPlan(
+      desired(
+        store("bog-centro", "900101", (s) => void (catalogOf(s).items = { FRIES: fries })),
+        store("med-poblado", "900201", (s) => void (catalogOf(s).items = { FRIES: { ...fries } })),
+      ),
+      { stores: {} },
+    );
+    const created = plan.changes.filter((c) => c.key === "FRIES");
+    expect(created.map((c) => c.store)).toEqual(["bog-centro", "med-poblado"]);
+    expect(created[0]!.after).not.toBe(created[1]!.after);
+    expect(created[0]!.diff).toEqual(
+      Object.entries(fries).map(([attribute, after]) => ({ attribute, after })),
+    );
+    expect(created[1]!.diff).not.toBe(created[0]!.diff);
+    created[0]!.diff.forEach((entry, i) => expect(created[1]!.diff[i]).toBe(entry));
+  });
+
   it("creates a store from scratch with one call per endpoint, items before categories before menus", () => {
     const plan = buildPlan(desired(chain()), { stores: {} });
     expect(plan.summary).toMatchObject({ create: 7, update: 0, delete: 0, operations: 3 });
