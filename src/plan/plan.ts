@@ -77,8 +77,10 @@ export function diffAttributes(before: unknown, after: unknown): AttributeDiff[]
 /**
  * What a plan builds of its created resources, kept while it is made: the attributes of each resource
  * object (`diffs`), and each attribute entry by name and value (`entries`), so that resources equal in
- * all but identity (the items kind's `select` copies a scheduled item for each store) share their
- * entries: a plan from empty of 1,000 stores would hold 600,000 diffs of 9 entries each.
+ * all but identity share their entries: those of the stores' own settings, the versions of a shared
+ * catalog's resources beyond those loading shares (src/config/resolve.ts `share`), a library user's
+ * states loaded without `shareResources`. A plan from empty of 1,000 stores would otherwise hold
+ * 600,000 diffs of 9 entries each.
  */
 interface CreatedMemo {
   diffs: WeakMap<object, AttributeDiff[]>;
