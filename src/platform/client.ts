@@ -416,16 +416,17 @@ export class PlatformClient {
         problem: redact(problem, [...this.secrets]),
       });
     const { text, contentType } = answer;
-    const starts = quote ? `; it starts ${excerpt(text)}` : "";
+    // Said only of an answer refused: every answer read passes here, store menus of half a megabyte too.
+    const starts = () => (quote ? `; it starts ${excerpt(text)}` : "");
     if (contentType !== undefined && !isJsonType(contentType)) {
-      throw fail(`is not JSON: its content type is ${JSON.stringify(contentType.slice(0, 80))}${starts}`);
+      throw fail(`is not JSON: its content type is ${JSON.stringify(contentType.slice(0, 80))}${starts()}`);
     }
     if (text.trim() === "") throw fail("is not JSON: the body is empty");
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch (err) {
-      throw fail(`is not JSON: ${jsonFault(err, text)}${starts}`);
+      throw fail(`is not JSON: ${jsonFault(err, text)}${starts()}`);
     }
     const problems = answerProblems(spec.response, value, { quote });
     if (problems.length > 0) {

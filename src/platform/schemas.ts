@@ -13,13 +13,24 @@
  *   the type of every field the schemas name, and so of every field carte reads, is checked as written.
  *   Every problem is collected, so that a message can list the first few.
  *
+ * The client checks every answer it reads, store menus of half a megabyte included, so the open reading
+ * is checked in two steps ({@link answerProblems}): a validator that only says yes or no (first problem
+ * only, no error details, ajv's code optimisation on), compiled from the schemas at build time
+ * (`npm run build` writes dist/platform/validators.cjs, scripts/build-validators.mjs) and used when it
+ * was compiled from the schemas read now; only an answer it refuses goes through the validator that
+ * collects and locates every problem, compiled at run time. Both compile the same schemas, so they
+ * accept the same answers, and the problems of a refused answer are always those of the second.
+ *
  * The definitions are unique across the files (scripts/gen-types.mjs checks it), so a definition is
  * named by its bare name (`StoreMenu`), as `PlatformSchemaName` spells it.
  */
 
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { Ajv } from "ajv";
-import type { AnySchemaObject, ErrorObject, ValidateFunction } from "ajv";
+import { createRequire } from "node:module";
+import { _, Ajv } from "ajv";
+import type { AnySchemaObject, CodeOptions, ErrorObject, ValidateFunction } from "ajv";
+import standaloneModule from "ajv/dist/standalone/index.js";
 import addFormatsModule from "ajv-formats";
 
 import { InternalError } from "../errors.js";
@@ -28,6 +39,10 @@ import type { PlatformSchemaName } from "../generated/platform.js";
 // ajv-formats is CommonJS with a default export; under NodeNext its namespace may arrive wrapped.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
   addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
+
+// ajv's standalone code is CommonJS with a default export too.
+const standaloneCode = ((standaloneModule as unknown as { default?: unknown }).default ??
+  standaloneModule) as unknown as (ajv: Ajv, refs: Record<string, string>) => string;
 
 /** The files of schemas/platform/, without `.schema.json`. */
 export const PLATFORM_SCHEMA_FILES = [
@@ -72,6 +87,8 @@ export interface PlatformSchemaSet {
 
 /** The files as written, read once: file name (without `.schema.json`) → its schema. */
 let files: ReadonlyMap<string, Schema> | undefined;
+/** The text of each file, as read (what {@link platformSchemaDigest} hashes). */
+const texts = new Map<string, string>();
 
 /** Reads schemas/platform/ once (two folders up from both src/platform and dist/platform). */
 function schemaFiles(): ReadonlyMap<string, Schema> {
@@ -79,9 +96,24 @@ function schemaFiles(): ReadonlyMap<string, Schema> {
   const out = new Map<string, Schema>();
   for (const file of PLATFORM_SCHEMA_FILES) {
     const url = new URL(`../../schemas/platform/${file}.schema.json`, import.meta.url);
-    out.set(file, JSON.parse(readFileSync(url, "utf8")) as Schema);
+    const text = readFileSync(url, "utf8");
+    texts.set(file, text);
+    out.set(file, JSON.parse(text) as Schema);
   }
   return (files = out);
+}
+
+/**
+ * The SHA-256 (hex) of the files of schemas/platform/ (in {@link PLATFORM_SCHEMA_FILES} order) and of
+ * carte's own formats ({@link TIME_FORMATS}): the answer validators compiled at build time
+ * (dist/platform/validators.cjs) are used only when they were compiled from these very schemas.
+ */
+export function platformSchemaDigest(): string {
+  schemaFiles();
+  const hash = createHash("sha256");
+  for (const file of PLATFORM_SCHEMA_FILES) hash.update(`${file}\0${texts.get(file)!}\0`);
+  for (const [name, re] of Object.entries(TIME_FORMATS)) hash.update(`${name}\0${re.source}\0`);
+  return hash.digest("hex");
 }
 
 /** Every definition of the files as written, by name. */
@@ -95,27 +127,49 @@ function definitionsOf(all: ReadonlyMap<string, Schema>): Map<string, { file: st
   return out;
 }
 
+/** The `$id`-based reference of a definition, `…/menu.schema.json#/definitions/StoreMenu`. */
+function definitionRef(file: string, name: string): string {
+  return `${PLATFORM_SCHEMA_BASE}${file}.schema.json#/definitions/${name}`;
+}
+
 /**
- * An ajv instance over every file, each passed through `shape` first, with a cache of one validator per
- * definition (compiled on first use).
+ * What a validator reports: every problem with the schema and value of each (`every`: the client's
+ * messages), the first problem with its schema and value (`first`: the emulator's checks), or only
+ * whether there is a problem (`verdict`: the first step of {@link answerProblems}).
  */
-function compileSet(allErrors: boolean, shape: (schema: Schema) => Schema): PlatformSchemaSet {
+type Reporting = "every" | "first" | "verdict";
+
+/** An ajv instance over every file, each passed through `shape` first. */
+function schemaAjv(reporting: Reporting, shape: (schema: Schema) => Schema, code: CodeOptions): Ajv {
+  const details = reporting !== "verdict";
   // strictRequired off: `anyOf: [{required: [a]}, {required: [b]}]` names properties defined beside it.
   const ajv = new Ajv({
-    allErrors,
+    allErrors: reporting === "every",
+    verbose: details,
+    messages: details,
     strict: true,
     strictRequired: false,
     allowUnionTypes: true,
-    verbose: true,
-    // ajv's pass that trims the generated code costs most of the compile time of these schemas, and a
-    // validator compiled without it validates as fast within a few percent (every test process compiles).
-    code: { optimize: false },
+    code,
   });
   addFormats(ajv);
   for (const [name, re] of Object.entries(TIME_FORMATS)) ajv.addFormat(name, re);
   ajv.addVocabulary([...ANNOTATIONS]);
+  for (const schema of schemaFiles().values()) ajv.addSchema(shape(schema));
+  return ajv;
+}
+
+/**
+ * An ajv instance over every file, each passed through `shape` first, with a cache of one validator per
+ * definition (compiled on first use).
+ */
+function compileSet(reporting: Reporting, shape: (schema: Schema) => Schema): PlatformSchemaSet {
+  const ajv = schemaAjv(reporting, shape, {
+    // ajv's pass that trims the generated code costs most of the compile time of these schemas, and a
+    // validator compiled without it validates as fast within a few percent (every test process compiles).
+    optimize: false,
+  });
   const all = schemaFiles();
-  for (const schema of all.values()) ajv.addSchema(shape(schema));
   const definitions = definitionsOf(all);
   const cache = new Map<string, ValidateFunction>();
   return {
@@ -126,7 +180,7 @@ function compileSet(allErrors: boolean, shape: (schema: Schema) => Schema): Plat
       if (!v) {
         const def = definitions.get(name);
         if (!def) throw new InternalError(`schemas/platform/ has no definition ${name}`);
-        v = ajv.getSchema(`${PLATFORM_SCHEMA_BASE}${def.file}.schema.json#/definitions/${name}`);
+        v = ajv.getSchema(definitionRef(def.file, name));
         if (!v) throw new InternalError(`ajv could not compile definition ${name}`);
         cache.set(name, v);
       }
@@ -142,7 +196,7 @@ let asWritten: PlatformSchemaSet | undefined;
  * checks and the conformance suite. Compiled once per process.
  */
 export function platformSchemas(): PlatformSchemaSet {
-  return (asWritten ??= compileSet(false, (s) => s));
+  return (asWritten ??= compileSet("first", (s) => s));
 }
 
 /**
@@ -159,11 +213,106 @@ function opened(node: unknown): unknown {
   );
 }
 
+/** A file of schemas/platform/ read open (see the module comment). */
+const openSchema = (schema: Schema): Schema => opened(schema) as Schema;
+
 let open: PlatformSchemaSet | undefined;
 
 /** The open reading of the schemas (see the module comment), every problem collected. */
 export function answerSchemas(): PlatformSchemaSet {
-  return (open ??= compileSet(true, (s) => opened(s) as Schema));
+  return (open ??= compileSet("every", openSchema));
+}
+
+// ---- verdicts compiled at build time ----------------------------------------------------------------
+
+/** A validator that only says whether a value matches a definition (no errors kept). */
+export type AnswerVerdict = (value: unknown) => boolean;
+
+/**
+ * Where the compiled verdicts lie, relative to this module: from dist/platform/ and from the CLI's
+ * bundle in dist/cli/ alike (scripts/build-cli.mjs keeps the bundle at the depth of the other modules).
+ */
+const VERDICTS_FILE = "../platform/validators.cjs";
+
+/**
+ * The source of a CommonJS module exporting, for each definition named, the validator of its open
+ * reading that only gives a verdict (first problem only, no error details, ajv's code optimisation on),
+ * and the {@link platformSchemaDigest} it was compiled from. `npm run build` writes it to
+ * dist/platform/validators.cjs for the response definitions of the route table
+ * (scripts/build-validators.mjs): the client then neither compiles these schemas to read an answer nor
+ * keeps more than a verdict while it checks one.
+ * @throws InternalError for a name the schemas do not have.
+ */
+export function answerVerdictsModule(names: readonly string[]): string {
+  const definitions = definitionsOf(schemaFiles());
+  const refs: Record<string, string> = {};
+  for (const name of names) {
+    const def = definitions.get(name);
+    if (!def) throw new InternalError(`schemas/platform/ has no definition ${name}`);
+    refs[name] = definitionRef(def.file, name);
+  }
+  // The generated code names the formats through `carteFormats`, defined first in the module:
+  // ajv-formats' own, then carte's (as regular expression literals).
+  const ajv = schemaAjv("verdict", openSchema, { source: true, formats: _`carteFormats` });
+  const ours = Object.entries(TIME_FORMATS)
+    .map(([name, re]) => `${JSON.stringify(name)}: ${re.toString()}`)
+    .join(", ");
+  const formats =
+    `const carteFormats = Object.assign({}, require("ajv-formats/dist/formats").fullFormats, ` +
+    `{ ${ours} });`;
+  const code = standaloneCode(ajv, refs);
+  const strict = '"use strict";';
+  if (!code.startsWith(strict))
+    throw new InternalError("ajv's standalone code no longer starts in strict mode");
+  return (
+    `${strict}\n// Generated by scripts/build-validators.mjs from schemas/platform/ (npm run build); do not edit.\n` +
+    `${formats}\n${code.slice(strict.length)}\n` +
+    `exports.schemaDigest = ${JSON.stringify(platformSchemaDigest())};\n`
+  );
+}
+
+/**
+ * The verdicts of a module written by {@link answerVerdictsModule}, by definition name, when it was
+ * compiled from the schemas read now; `undefined` when it was not (schemas changed since the build).
+ */
+export function verdictsOf(module: Record<string, unknown>): ReadonlyMap<string, AnswerVerdict> | undefined {
+  if (module.schemaDigest !== platformSchemaDigest()) return undefined;
+  const out = new Map<string, AnswerVerdict>();
+  for (const [name, fn] of Object.entries(module)) {
+    if (typeof fn === "function") out.set(name, fn as AnswerVerdict);
+  }
+  return out;
+}
+
+/** The verdicts compiled at build time, once loaded: `null` when there are none to use. */
+let builtVerdicts: ReadonlyMap<string, AnswerVerdict> | null | undefined;
+
+/**
+ * The verdicts compiled at build time (dist/platform/validators.cjs), when that file exists and was
+ * compiled from the schemas read now; else an empty map (running from the sources or from the Action's
+ * bundle, or schemas changed since the build): every answer then goes to the validator compiled at run
+ * time.
+ * @throws InternalError when the file exists but cannot be loaded (a broken build).
+ */
+export function buildTimeVerdicts(): ReadonlyMap<string, AnswerVerdict> {
+  if (builtVerdicts === undefined) {
+    let module: Record<string, unknown> | undefined;
+    try {
+      // A name in a variable: a bundler leaves it alone (the Action's bundle compiles at run time).
+      const file = VERDICTS_FILE;
+      module = createRequire(import.meta.url)(file) as Record<string, unknown>;
+    } catch (err) {
+      const missing = (err as { code?: unknown }).code === "MODULE_NOT_FOUND";
+      if (!missing) {
+        throw new InternalError(
+          `the answer validators compiled at build time (dist/platform/validators.cjs) do not load: ` +
+            `${err instanceof Error ? err.message : String(err)}; rebuild carte (npm run build)`,
+        );
+      }
+    }
+    builtVerdicts = (module && verdictsOf(module)) ?? null;
+  }
+  return builtVerdicts ?? new Map();
 }
 
 // ---- phrases ---------------------------------------------------------------------------------------
@@ -332,20 +481,42 @@ export interface AnswerCheck {
    * exactly what the spec describes (an emulator checking its own answers).
    */
   asWritten?: boolean;
+  /**
+   * The first step of the open reading: verdicts by definition name (default
+   * {@link buildTimeVerdicts}). A definition without one goes straight to the validator compiled at
+   * run time.
+   */
+  verdicts?: ReadonlyMap<string, AnswerVerdict>;
 }
 
 /**
  * Checks a platform answer against a definition of schemas/platform/, read open (see the module
  * comment) unless `asWritten`. Returns the problems, each `JSON-pointer: expected …, got …` (empty
  * when the answer matches), in the order met; the caller lists the first {@link MAX_LISTED_PROBLEMS}.
+ * An answer the build-time verdict accepts is not checked again; one it refuses is checked by the
+ * validator compiled at run time, which collects and locates its problems.
  * @throws Error for a definition name the schemas do not have (a bug of the route table).
+ * @throws InternalError when the verdict and the validator compiled at run time disagree (a build
+ *   that does not match the schemas it says it was compiled from).
  */
 export function answerProblems(
   name: PlatformSchemaName,
   value: unknown,
   options: AnswerCheck = {},
 ): string[] {
-  const validate = (options.asWritten ? platformSchemas() : answerSchemas()).validator(name);
+  if (!options.asWritten) {
+    const verdict = (options.verdicts ?? buildTimeVerdicts()).get(name);
+    if (verdict?.(value)) return [];
+    const validate = answerSchemas().validator(name);
+    if (validate(value)) {
+      if (verdict === undefined) return [];
+      throw new InternalError(
+        `the answer validator of ${name} compiled at build time refuses an answer the schemas accept; rebuild carte (npm run build)`,
+      );
+    }
+    return problemsOf(validate.errors ?? [], options.quote !== false);
+  }
+  const validate = platformSchemas().validator(name);
   if (validate(value)) return [];
   return problemsOf(validate.errors ?? [], options.quote !== false);
 }
