@@ -121,7 +121,7 @@ describe("the packed package", () => {
     files = packed!.files.map((f) => f.path).sort();
   }, 60_000);
 
-  it("holds exactly what it needs: the bin, the built library and its types, the validators compiled from the schemas, the CLI bundled, the schemas, README, LICENSE", () => {
+  it("holds exactly what it needs: the bin, the built library and its types, the validators compiled from the schemas (configuration files and platform answers), the CLI bundled, the schemas, README, LICENSE", () => {
     const tracked = (dir: string) =>
       execFileSync("git", ["ls-files", dir], { cwd: repoRoot, encoding: "utf8" }).split("\n").filter(Boolean);
     const built = tracked("src")
@@ -137,6 +137,7 @@ describe("the packed package", () => {
         "package.json",
         "bin/carte.js",
         "dist/config/validators.cjs",
+        "dist/platform/validators.cjs",
         "dist/cli/carte.mjs",
         ...tracked("schemas"),
         ...built,
