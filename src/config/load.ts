@@ -21,7 +21,7 @@ import type { DesiredState } from "../model.js";
 import { checkCatalog, checkCatalogNames, checkGroupNames, checkStore, checkStoreGroup } from "./check.js";
 import type { CatalogIndex, StoreRegistry } from "./check.js";
 import { globFiles, hasMagic } from "./glob.js";
-import { insideProject, outsideMessage, patternStaysInside, realRootOf } from "./paths.js";
+import { insideProject, insideProjectSync, outsideMessage, patternStaysInside, realRootOf } from "./paths.js";
 import { DEFAULT_MAX_FILE_BYTES, readConfigFile, readConfigFileSync, type ReadResult } from "./read.js";
 import { storeBlock } from "./store-ids.js";
 import pLimit from "p-limit";
@@ -344,23 +344,26 @@ async function expand(
       continue;
     }
     const outside: string[] = [];
-    // Checked 16 at a time (a chain has thousands of store files), kept in the order of the matches.
-    const limit = pLimit(16);
-    // The project folder's real path, once for every match (when it cannot be resolved, each check
-    // fails on its own, as it would without it).
-    let realRoot: Promise<string> | undefined = realRootOf(root);
+    // The project folder's real path, once for every match (when it cannot be resolved, every match
+    // fails the check, as each would on its own).
+    let realRoot: string | undefined;
     try {
-      await realRoot;
+      realRoot = await realRootOf(root);
     } catch {
       realRoot = undefined;
     }
-    const wheres = await Promise.all(
-      // A match whose links cannot be resolved (a loop) is left out like one that leads outside. A
-      // match that will not be read (`read`) is counted as it is: nothing of it is opened.
-      files.map((f) =>
-        read(f) ? limit(() => insideProject(root, f, realRoot).catch(() => undefined)) : { inside: true },
-      ),
-    );
+    // A match whose links cannot be resolved (a loop) is left out like one that leads outside. A match
+    // that will not be read (`read`) is counted as it is: nothing of it is opened. Checked one after
+    // the other, synchronously: a chain has thousands of store files, and the system call is cheap.
+    const wheres = files.map((f) => {
+      if (!read(f)) return { inside: true };
+      if (realRoot === undefined) return undefined;
+      try {
+        return insideProjectSync(root, f, realRoot);
+      } catch {
+        return undefined;
+      }
+    });
     const seen = new Set(out);
     files.forEach((f, i) => {
       if (!wheres[i]?.inside) outside.push(f);

@@ -17,10 +17,13 @@
  * named by its bare name (`StoreMenu`), as `PlatformSchemaName` spells it.
  */
 
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { Ajv } from "ajv";
 import type { AnySchemaObject, ErrorObject, ValidateFunction } from "ajv";
 import addFormatsModule from "ajv-formats";
+import standaloneModule from "ajv/dist/standalone/index.js";
 
 import { InternalError } from "../errors.js";
 import type { PlatformSchemaName } from "../generated/platform.js";
@@ -28,6 +31,9 @@ import type { PlatformSchemaName } from "../generated/platform.js";
 // ajv-formats is CommonJS with a default export; under NodeNext its namespace may arrive wrapped.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
   addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
+// ajv's standalone code is CommonJS with a default export too.
+const standaloneCode = ((standaloneModule as unknown as { default?: unknown }).default ??
+  standaloneModule) as unknown as (ajv: Ajv, refsOrFunc?: Record<string, string>) => string;
 
 /** The files of schemas/platform/, without `.schema.json`. */
 export const PLATFORM_SCHEMA_FILES = [
@@ -72,16 +78,31 @@ export interface PlatformSchemaSet {
 
 /** The files as written, read once: file name (without `.schema.json`) → its schema. */
 let files: ReadonlyMap<string, Schema> | undefined;
+/** The SHA-256 (hex) of the files' text, in the order of {@link PLATFORM_SCHEMA_FILES}. */
+let filesDigest: string | undefined;
 
 /** Reads schemas/platform/ once (two folders up from both src/platform and dist/platform). */
 function schemaFiles(): ReadonlyMap<string, Schema> {
   if (files) return files;
   const out = new Map<string, Schema>();
+  const hash = createHash("sha256");
   for (const file of PLATFORM_SCHEMA_FILES) {
     const url = new URL(`../../schemas/platform/${file}.schema.json`, import.meta.url);
-    out.set(file, JSON.parse(readFileSync(url, "utf8")) as Schema);
+    const text = readFileSync(url, "utf8");
+    hash.update(`${file}\0${text}\0`);
+    out.set(file, JSON.parse(text) as Schema);
   }
+  filesDigest = hash.digest("hex");
   return (files = out);
+}
+
+/**
+ * The SHA-256 (hex) of the files of schemas/platform/ as read: a validator compiled at build time
+ * ({@link answerValidatorModule}) is used only when it was compiled from these very files.
+ */
+export function platformSchemaDigest(): string {
+  schemaFiles();
+  return filesDigest!;
 }
 
 /** Every definition of the files as written, by name. */
@@ -99,7 +120,11 @@ function definitionsOf(all: ReadonlyMap<string, Schema>): Map<string, { file: st
  * An ajv instance over every file, each passed through `shape` first, with a cache of one validator per
  * definition (compiled on first use).
  */
-function compileSet(allErrors: boolean, shape: (schema: Schema) => Schema): PlatformSchemaSet {
+function compileSet(
+  allErrors: boolean,
+  shape: (schema: Schema) => Schema,
+  source = false,
+): PlatformSchemaSet {
   // strictRequired off: `anyOf: [{required: [a]}, {required: [b]}]` names properties defined beside it.
   const ajv = new Ajv({
     allErrors,
@@ -109,7 +134,9 @@ function compileSet(allErrors: boolean, shape: (schema: Schema) => Schema): Plat
     verbose: true,
     // ajv's pass that trims the generated code costs most of the compile time of these schemas, and a
     // validator compiled without it validates as fast within a few percent (every test process compiles).
-    code: { optimize: false },
+    // `source`: each compiled function keeps its code, for standalone modules (compiled once, at build
+    // time: there the pass is kept).
+    code: source ? { source: true } : { optimize: false },
   });
   addFormats(ajv);
   for (const [name, re] of Object.entries(TIME_FORMATS)) ajv.addFormat(name, re);
@@ -164,6 +191,60 @@ let open: PlatformSchemaSet | undefined;
 /** The open reading of the schemas (see the module comment), every problem collected. */
 export function answerSchemas(): PlatformSchemaSet {
   return (open ??= compileSet(true, (s) => opened(s) as Schema));
+}
+
+/**
+ * For each of `names`, the source of a CommonJS module exporting `validate`, the validator of that
+ * definition in the open reading ({@link answerSchemas}), compiled ahead of time (ajv standalone code),
+ * and the {@link platformSchemaDigest} it was compiled from. `npm run build` writes one for each
+ * definition a route answers with (dist/platform/answers/NAME.cjs, scripts/build-validators.mjs): a run
+ * then checks an answer without compiling the schemas (about a tenth of a second), with the same
+ * function and so the same problems.
+ *
+ * @throws {@link InternalError} for a name that is no definition of schemas/platform/.
+ */
+export function answerValidatorModules(names: readonly string[]): Map<string, string> {
+  const set = compileSet(true, (s) => opened(s) as Schema, true);
+  const digest = JSON.stringify(platformSchemaDigest());
+  const out = new Map<string, string>();
+  for (const name of names) {
+    const def = set.definitions.get(name);
+    if (!def || !PLAIN_NAME.test(name))
+      throw new InternalError(`schemas/platform/ has no definition ${name}`);
+    const id = `${PLATFORM_SCHEMA_BASE}${def.file}.schema.json#/definitions/${name}`;
+    out.set(name, `${standaloneCode(set.ajv, { validate: id })}\nexports.schemaDigest = ${digest};\n`);
+  }
+  return out;
+}
+
+/** A definition name as a file name may carry it (the names of schemas/platform/ are plain words). */
+const PLAIN_NAME = /^[A-Za-z][A-Za-z0-9]*$/;
+
+/** The validators of the open reading, once looked for: compiled at build time, or `undefined`. */
+const builtAnswers = new Map<string, ValidateFunction | undefined>();
+
+/**
+ * The validator of `name` in the open reading compiled at build time (dist/platform/answers/NAME.cjs),
+ * when it exists and was compiled from the schemas read now; else `undefined` (running from the
+ * sources, a definition no route answers with, or schemas changed since).
+ */
+function builtAnswerValidator(name: string): ValidateFunction | undefined {
+  if (builtAnswers.has(name)) return builtAnswers.get(name);
+  let found: ValidateFunction | undefined;
+  if (PLAIN_NAME.test(name)) {
+    try {
+      // A name in a variable: a bundler leaves it alone. From dist/platform/ and from the CLI's bundle
+      // in dist/cli/ alike (scripts/build-cli.mjs).
+      const file = `../platform/answers/${name}.cjs`;
+      const module = createRequire(import.meta.url)(file) as { validate?: unknown; schemaDigest?: unknown };
+      if (module.schemaDigest === platformSchemaDigest() && typeof module.validate === "function")
+        found = module.validate as ValidateFunction;
+    } catch {
+      found = undefined;
+    }
+  }
+  builtAnswers.set(name, found);
+  return found;
 }
 
 // ---- phrases ---------------------------------------------------------------------------------------
@@ -345,7 +426,9 @@ export function answerProblems(
   value: unknown,
   options: AnswerCheck = {},
 ): string[] {
-  const validate = (options.asWritten ? platformSchemas() : answerSchemas()).validator(name);
+  const validate = options.asWritten
+    ? platformSchemas().validator(name)
+    : (builtAnswerValidator(name) ?? answerSchemas().validator(name));
   if (validate(value)) return [];
   return problemsOf(validate.errors ?? [], options.quote !== false);
 }

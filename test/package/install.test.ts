@@ -11,7 +11,7 @@
  */
 
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -130,6 +130,11 @@ describe("the packed package", () => {
         const base = `dist/${f.slice("src/".length, -".ts".length)}`;
         return [`${base}.js`, `${base}.d.ts`];
       });
+    // One validator of platform answers compiled at build time per definition a route answers with.
+    const answerValidators = readdirSync(path.join(repoRoot, "dist", "platform", "answers")).map(
+      (f) => `dist/platform/answers/${f}`,
+    );
+    expect(answerValidators.length).toBeGreaterThan(0);
     expect(files).toEqual(
       [
         "LICENSE",
@@ -137,6 +142,7 @@ describe("the packed package", () => {
         "package.json",
         "bin/carte.js",
         "dist/config/validators.cjs",
+        ...answerValidators,
         "dist/cli/carte.mjs",
         ...tracked("schemas"),
         ...built,
