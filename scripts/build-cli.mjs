@@ -4,11 +4,25 @@
 // (dist/index.js) stays as tsc wrote it. Run by `npm run build`, after tsc. The bundle lies at the depth
 // of every other module of dist/ (dist/cli/), so that the paths the modules find from their own place
 // (`../../schemas/…`, `../../package.json`, `../config/validators.cjs`) lead to the same files.
+import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const resolveFromRoot = createRequire(path.join(root, "package.json")).resolve;
+
+/**
+ * `undici` in the bundle is scripts/undici-cli.mjs, the part of it carte uses (what that file says); the
+ * paths into undici that file names are resolved in its package as usual.
+ */
+const undiciPart = {
+  name: "undici-part",
+  setup(build) {
+    build.onResolve({ filter: /^undici$/ }, () => ({ path: path.join(root, "scripts", "undici-cli.mjs") }));
+    build.onResolve({ filter: /^undici\/lib\// }, (args) => ({ path: resolveFromRoot(args.path) }));
+  },
+};
 const result = await esbuild.build({
   absWorkingDir: root,
   entryPoints: ["dist/cli/main.js"],
@@ -21,6 +35,7 @@ const result = await esbuild.build({
   charset: "utf8",
   legalComments: "eof",
   logLevel: "warning",
+  plugins: [undiciPart],
   // Dependencies written as CommonJS call require() for Node's modules: give the ES module one.
   banner: {
     js: [

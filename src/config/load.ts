@@ -21,7 +21,7 @@ import type { DesiredState } from "../model.js";
 import { checkCatalog, checkCatalogNames, checkGroupNames, checkStore, checkStoreGroup } from "./check.js";
 import type { CatalogIndex, StoreRegistry } from "./check.js";
 import { globFiles, hasMagic } from "./glob.js";
-import { insideProject, outsideMessage, patternStaysInside, realRootOf } from "./paths.js";
+import { insideProject, insideProjectSync, outsideMessage, patternStaysInside, realRootOf } from "./paths.js";
 import { DEFAULT_MAX_FILE_BYTES, readConfigFile, readConfigFileSync, type ReadResult } from "./read.js";
 import { storeBlock } from "./store-ids.js";
 import pLimit from "p-limit";
@@ -41,10 +41,20 @@ import { isLoopbackHost, urlShapeProblem } from "./url.js";
 import type { SettingsLayer, StoreSettings } from "./settings.js";
 import type { ConfigSection } from "../kinds/types.js";
 import { readRollout, type RolloutStage } from "./rollout.js";
-import { validateFile } from "./validate.js";
+import { schemaDigest, validateFile } from "./validate.js";
 import { requiredVersionProblem } from "./version.js";
 import type { FileKind } from "./validate.js";
-import { DEFAULT_PARSE_LIMITS, locate, parseYaml, toPointer } from "./yaml.js";
+import {
+  DEFAULT_PARSE_LIMITS,
+  lazyYamlFile,
+  locate,
+  numberSources,
+  parseYaml,
+  renamedYamlFile,
+  toPointer,
+} from "./yaml.js";
+import { MIN_CACHED_CHARS, parseCacheKey, type ParseCache } from "./parse-cache.js";
+import { carteVersion } from "./version.js";
 import type { ParseLimits, YamlFile } from "./yaml.js";
 
 /**
@@ -224,7 +234,18 @@ async function readAndValidate(
   // The same bytes read by another load of this run (a scoped plan's base), parsed and valid there.
   const key = `${kind}\0${limits.maxNodes}\0${limits.maxDepth}\0${limits.maxAliasCount}\0${digest}`;
   const known = first ? undefined : reading.parsed?.get(key);
-  if (known) return { parsed: { ...known, file }, digest };
+  if (known) return { parsed: renamedYamlFile(known, file), digest };
+  // A big file with these bytes parsed and valid in an earlier run (src/config/parse-cache.ts).
+  const cache = !first && read.text.length >= MIN_CACHED_CHARS ? reading.cache : undefined;
+  const cacheKey = cache
+    ? parseCacheKey([carteVersion(), schemaDigest(), key, reading.currency?.code ?? ""], digest)
+    : undefined;
+  const kept = cache && cacheKey ? keptValue(cache.get(cacheKey)) : undefined;
+  if (kept) {
+    const parsed = lazyYamlFile(file, read.text, limits, kept.data, kept.sources);
+    reading.parsed?.set(key, parsed);
+    return { parsed, digest };
+  }
   const { parsed, problems: syntax, recovered } = parseYaml(file, read.text, limits);
   if (recovered) reading.broken.add(file);
   for (const p of syntax) {
@@ -242,8 +263,20 @@ async function readAndValidate(
     reading.ofFiles.add(p);
     addProblem(problems, p);
   }
-  if (!first && syntax.length === 0 && invalid.length === 0) reading.parsed?.set(key, parsed);
+  if (!first && syntax.length === 0 && invalid.length === 0) {
+    reading.parsed?.set(key, parsed);
+    const sources = cache && cacheKey ? numberSources(parsed) : undefined;
+    if (cache && cacheKey && sources) await cache.set(cacheKey, { data: parsed.data, sources });
+  }
   return { parsed, digest };
+}
+
+/** A parse cache's entry as {@link readAndValidate} stores it: the value and its numbers' sources. */
+function keptValue(entry: unknown): { data: unknown; sources: Record<string, string> } | undefined {
+  if (!isRecord(entry) || !Object.hasOwn(entry, "data") || !isRecord(entry.sources)) return undefined;
+  const sources = entry.sources;
+  if (!Object.values(sources).every((v) => typeof v === "string")) return undefined;
+  return { data: entry.data, sources: sources as Record<string, string> };
 }
 
 /**
@@ -258,6 +291,8 @@ interface FileReading {
   currency?: Currency;
   /** `LoadOptions.parsed`. */
   parsed?: ParsedFiles;
+  /** `LoadOptions.cache`. */
+  cache?: ParseCache;
 }
 
 /**
@@ -344,23 +379,26 @@ async function expand(
       continue;
     }
     const outside: string[] = [];
-    // Checked 16 at a time (a chain has thousands of store files), kept in the order of the matches.
-    const limit = pLimit(16);
-    // The project folder's real path, once for every match (when it cannot be resolved, each check
-    // fails on its own, as it would without it).
-    let realRoot: Promise<string> | undefined = realRootOf(root);
+    // The project folder's real path, once for every match (when it cannot be resolved, every match
+    // fails the check, as each would on its own).
+    let realRoot: string | undefined;
     try {
-      await realRoot;
+      realRoot = await realRootOf(root);
     } catch {
       realRoot = undefined;
     }
-    const wheres = await Promise.all(
-      // A match whose links cannot be resolved (a loop) is left out like one that leads outside. A
-      // match that will not be read (`read`) is counted as it is: nothing of it is opened.
-      files.map((f) =>
-        read(f) ? limit(() => insideProject(root, f, realRoot).catch(() => undefined)) : { inside: true },
-      ),
-    );
+    // A match whose links cannot be resolved (a loop) is left out like one that leads outside. A match
+    // that will not be read (`read`) is counted as it is: nothing of it is opened. Checked one after
+    // the other, synchronously: a chain has thousands of store files, and the system call is cheap.
+    const wheres = files.map((f) => {
+      if (!read(f)) return { inside: true };
+      if (realRoot === undefined) return undefined;
+      try {
+        return insideProjectSync(root, f, realRoot);
+      } catch {
+        return undefined;
+      }
+    });
     const seen = new Set(out);
     files.forEach((f, i) => {
       if (!wheres[i]?.inside) outside.push(f);
@@ -476,6 +514,12 @@ export interface LoadOptions {
    * same bytes.
    */
   parsed?: ParsedFiles;
+  /**
+   * Big files parsed and valid in earlier runs, by content (src/config/parse-cache.ts `openParseCache`):
+   * such a file is parsed only if a position in it is asked for. Filled with the big files this load
+   * parses without a problem.
+   */
+  cache?: ParseCache;
   stores?: {
     read?: (file: string) => boolean;
     resolve?: (files: ReadonlySet<string>) => boolean;
@@ -513,6 +557,7 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
     ofFiles: new Set(),
     broken: new Set(),
     ...(options.parsed ? { parsed: options.parsed } : {}),
+    ...(options.cache ? { cache: options.cache } : {}),
   };
   const { project, projectData } = await readCarteYaml(configFile, root, problems, reading);
 

@@ -226,6 +226,95 @@ export function parseYaml(
   return { parsed: { file, data, doc, lineCounter }, problems, recovered };
 }
 
+/**
+ * The source text of every number of a document that is written otherwise than JavaScript prints its
+ * value (`24.900`, `1e3`), by JSON pointer: with it, {@link scalarSource} answers for the numbers of a
+ * file kept parsed (src/config/parse-cache.ts) without parsing it again. `undefined` for a document
+ * with aliases (a value can then be reached along several paths).
+ */
+export function numberSources(parsed: YamlFile): Record<string, string> | undefined {
+  const out: Record<string, string> = {};
+  const stack: { node: unknown; segments: (string | number)[] }[] = [
+    { node: parsed.doc.contents, segments: [] },
+  ];
+  while (stack.length > 0) {
+    const { node, segments } = stack.pop()!;
+    if (isAlias(node)) return undefined;
+    if (isScalar(node)) {
+      const source = (node as { source?: unknown }).source;
+      if (typeof node.value === "number" && typeof source === "string" && source !== String(node.value))
+        out[toPointer(segments)] = source;
+    } else if (isMap(node)) {
+      for (const [key, pair] of pairsOf(node)) stack.push({ node: pair.value, segments: [...segments, key] });
+    } else if (isSeq(node)) {
+      node.items.forEach((item, i) => stack.push({ node: item, segments: [...segments, i] }));
+    }
+  }
+  return out;
+}
+
+/** What a file of {@link lazyYamlFile} knows without its parse, shared by its copies under other names. */
+interface KeptParse {
+  parse: () => YamlFile;
+  /** {@link numberSources} of the text. */
+  sources: Readonly<Record<string, string>>;
+}
+
+const keptParses = new WeakMap<YamlFile, KeptParse>();
+
+/**
+ * A {@link YamlFile} whose value is known already (`data` and `sources`: what {@link parseYaml} and
+ * {@link numberSources} made of `text`, kept from an earlier run, src/config/parse-cache.ts): the text
+ * is parsed only when a position is asked for (a problem to locate), once; a number's source comes
+ * from `sources`. `text` must have parsed without a problem into `data`.
+ */
+export function lazyYamlFile(
+  file: string,
+  text: string,
+  limits: ParseLimits,
+  data: unknown,
+  sources: Readonly<Record<string, string>>,
+): YamlFile {
+  let whole: YamlFile | undefined;
+  return withKept(file, data, { parse: () => (whole ??= parseYaml(file, text, limits).parsed), sources });
+}
+
+/**
+ * `parsed` shown under another path (the same bytes read at another place): a file of
+ * {@link lazyYamlFile} keeps its parse for later and shares it, any other is copied as it is.
+ */
+export function renamedYamlFile(parsed: YamlFile, file: string): YamlFile {
+  const kept = keptParses.get(parsed);
+  return kept ? withKept(file, parsed.data, kept) : { ...parsed, file };
+}
+
+function withKept(file: string, data: unknown, kept: KeptParse): YamlFile {
+  const out: YamlFile = {
+    file,
+    data,
+    get doc() {
+      return kept.parse().doc;
+    },
+    get lineCounter() {
+      return kept.parse().lineCounter;
+    },
+  };
+  keptParses.set(out, kept);
+  return out;
+}
+
+/** The value a JSON pointer names in plain data (own keys and indexes only), or `undefined`. */
+function valueAt(data: unknown, pointer: string): unknown {
+  let value = data;
+  for (const segment of pointerSegments(pointer)) {
+    if (Array.isArray(value)) value = /^\d+$/.test(segment) ? value[Number(segment)] : undefined;
+    else if (value !== null && typeof value === "object" && Object.hasOwn(value, segment))
+      value = (value as Record<string, unknown>)[segment];
+    else return undefined;
+  }
+  return value;
+}
+
 /** A problem found by {@link walk}, at a character offset. */
 interface WalkProblem {
   offset: number;
@@ -487,6 +576,13 @@ function nodePosition(lineCounter: LineCounter, node: unknown): Position | undef
  * read prices as written (src/money.ts).
  */
 export function scalarSource(parsed: YamlFile, pointer: string): string | undefined {
+  // A file kept parsed (lazyYamlFile): a number's source without parsing it again.
+  const kept = keptParses.get(parsed);
+  if (kept) {
+    if (Object.hasOwn(kept.sources, pointer)) return kept.sources[pointer];
+    const value = valueAt(parsed.data, pointer);
+    if (typeof value === "number") return String(value);
+  }
   const { doc } = parsed;
   let node: unknown = doc.contents;
   for (const segment of pointerSegments(pointer)) {

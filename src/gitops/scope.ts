@@ -12,7 +12,7 @@
 import { realpathSync } from "node:fs";
 import { realpath } from "node:fs/promises";
 import path from "node:path";
-import { loadProject, type LoadedProject, type ParsedFiles } from "../config/index.js";
+import { loadProject, openParseCache, type LoadedProject, type ParsedFiles } from "../config/index.js";
 import { ConfigError } from "../errors.js";
 import { clientKinds as clientRegistry, kinds as registry, type KindName } from "../kinds/registry.js";
 import type { ClientKind, ResourceKind } from "../kinds/types.js";
@@ -269,6 +269,9 @@ export async function loadChangeScope(
     inProject,
   ) as [Set<string>, Set<string>];
   const everything = changed.has(path.basename(realConfig));
+  // Big files (the catalog) parsed in earlier runs, kept in .carte/cache/ by content: an entry git knows
+  // (committed, in the base or in the changes) came with the files and is never read.
+  const cache = openParseCache(root, (rel) => changed.has(rel) || inBase.has(rel));
   // A file the base does not have counts as changed too (one git ignores is not among git's changes).
   const differs = (rel: string) => changed.has(rel) || !inBase.has(rel);
   // Where a file leads, for a file that is a symbolic link to another (git sees the target change).
@@ -309,6 +312,7 @@ export async function loadChangeScope(
     head = await loadProject(configFile, {
       ...clock,
       parsed,
+      ...(cache ? { cache } : {}),
       shareResources: true,
       stores: {
         resolve: everything ? () => true : touched,
@@ -339,6 +343,7 @@ export async function loadChangeScope(
     base = await loadProject(baseConfig, {
       ...clock,
       parsed,
+      ...(cache ? { cache } : {}),
       shareResources: true,
       ...(everything ? {} : { stores: { read: (f: string) => wanted.has(path.relative(baseRoot, f)) } }),
     });
