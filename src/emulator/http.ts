@@ -17,7 +17,8 @@ export interface Reply {
   body?: unknown;
   /**
    * The answer already serialised: JSON text, or its UTF-8 bytes (a rendered answer kept in the store's
-   * render cache is encoded once, not at every read: a store menu is hundreds of kilobytes).
+   * render cache is written once, not at every read: a store menu is hundreds of kilobytes; server.ts
+   * encodes a long text into a reused buffer as it sends it).
    */
   json?: string | Buffer;
   headers?: Record<string, string>;

@@ -175,8 +175,12 @@ export interface StoreRec {
   client_id: string;
   visible: Catalog;
   projected: Catalog;
-  /** Serialized GET answers of the visible catalog (UTF-8 JSON), dropped whenever it changes. */
-  renderCache: Map<string, Buffer>;
+  /**
+   * Serialized GET answers of the visible catalog (JSON text), dropped whenever it changes. Kept as
+   * text: server.ts encodes an answer into a reused buffer as it sends it (fresh memory for each
+   * rendered answer costs more than the encoding).
+   */
+  renderCache: Map<string, string>;
   /**
    * Store availability (platform notes "Availability": `POST /availability/stores` answers it);
    * default true. Changed by the store availability calls of stores.ts.
