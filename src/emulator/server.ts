@@ -38,6 +38,7 @@ import type { FaultDecision } from "./faults.js";
 import { financeRoutes } from "./finance.js";
 import { HttpError, badShape, fail, isObj } from "./http.js";
 import type { Reply, Route, RouteContext, RouteInfo } from "./http.js";
+import { JsonParts } from "./json-parts.js";
 import { legacyRoutes } from "./legacy.js";
 import { menuRoutes } from "./menu.js";
 import type { EmulatorState } from "./state.js";
@@ -203,7 +204,13 @@ function checkedReply(deps: ServerDeps, name: RouteName, reply: Reply): Reply {
     reply.status === 204
       ? undefined
       : reply.json !== undefined
-        ? JSON.parse(typeof reply.json === "string" ? reply.json : reply.json.toString("utf8"))
+        ? JSON.parse(
+            typeof reply.json === "string"
+              ? reply.json
+              : reply.json instanceof JsonParts
+                ? reply.json.text()
+                : reply.json.toString("utf8"),
+          )
         : reply.body;
   const problem = (deps.contract ?? contract()).answerProblem(name, reply.status, body);
   if (problem === undefined) return reply;
@@ -288,43 +295,41 @@ function sendTooLarge(res: ServerResponse, limit: number): void {
 }
 
 /**
- * Answers longer than this many characters are encoded into a buffer of {@link sendBuffers} rather
- * than into fresh memory (a store menu is hundreds of kilobytes; shorter answers are written as text).
+ * Answers in pieces ({@link JsonParts}: the rendered catalog reads) are encoded into a buffer of
+ * {@link sendBuffers} rather than into fresh memory (a store menu is hundreds of kilobytes).
  */
-const REUSED_BUFFER_FROM = 16 * 1024;
-/** Most buffers kept for reuse by {@link sendBuffers} (about one per request answered at once). */
 const REUSED_BUFFERS = 16;
 
 /**
- * Buffers the long answers are encoded into, reused once their answer is out: memory the process has
- * just used again costs a fraction of fresh memory (whose pages the system must map), which made
+ * Buffers the answers in pieces are encoded into, reused once their answer is out: memory the process
+ * has just used again costs a fraction of fresh memory (whose pages the system must map), which made
  * the encoding of each rendered store menu cost more than its rendering.
  */
 const sendBuffers: Buffer[] = [];
 
 /**
- * Sends `json` (`size` bytes in UTF-8) as the body of `res`: a long text encoded into a reused buffer, given back once the
- * answer is out (`finish`) or its connection closed (`close`: nothing of it is written any more).
+ * The UTF-8 bytes of an answer in pieces, in a buffer of {@link sendBuffers} (or a new one, kept for
+ * later when there is room): `bytes` is the answer, `giveBack` returns the buffer once it is sent.
  */
-function endWith(res: ServerResponse, json: string | Buffer, size: number): void {
-  if (typeof json !== "string" || json.length < REUSED_BUFFER_FROM) {
-    res.end(json);
-    return;
-  }
-  let i = sendBuffers.findIndex((b) => b.length >= size);
-  if (i < 0 && sendBuffers.length >= REUSED_BUFFERS) i = 0; // the smallest-fitting is too small: grow one
-  const kept = i >= 0 ? sendBuffers.splice(i, 1)[0]! : undefined;
-  const buffer = kept && kept.length >= size ? kept : Buffer.allocUnsafeSlow(size + (size >> 2));
-  buffer.write(json, 0, size, "utf8");
+function encodeParts(json: JsonParts): { bytes: Buffer; giveBack: () => void } {
+  let most = 0;
+  for (const part of json.parts) most += part.length;
+  most *= 3; // the most UTF-8 bytes a UTF-16 code unit takes
+  let i = sendBuffers.findIndex((b) => b.length >= most);
+  if (i < 0 && sendBuffers.length >= REUSED_BUFFERS) i = 0; // none is large enough: one is replaced
+  const kept = i >= 0 ? sendBuffers.splice(i, 1)[0] : undefined;
+  const buffer = kept && kept.length >= most ? kept : Buffer.allocUnsafeSlow(most);
+  let size = 0;
+  for (const part of json.parts) size += buffer.write(part, size, "utf8");
   let given = false;
-  const giveBack = () => {
-    if (given) return;
-    given = true;
-    if (sendBuffers.length < REUSED_BUFFERS) sendBuffers.push(buffer);
+  return {
+    bytes: buffer.subarray(0, size),
+    giveBack: () => {
+      if (given) return;
+      given = true;
+      if (sendBuffers.length < REUSED_BUFFERS) sendBuffers.push(buffer);
+    },
   };
-  res.once("finish", giveBack);
-  res.once("close", giveBack);
-  res.end(buffer.subarray(0, size));
 }
 
 function send(res: ServerResponse, reply: Reply): void {
@@ -334,13 +339,23 @@ function send(res: ServerResponse, reply: Reply): void {
     return;
   }
   const json = reply.json ?? JSON.stringify(reply.body ?? null);
-  const size = typeof json === "string" ? Buffer.byteLength(json) : json.length;
-  res.writeHead(reply.status, {
+  const headers = (size: number) => ({
     ...reply.headers,
     "content-type": "application/json; charset=utf-8",
     "content-length": size,
   });
-  endWith(res, json, size);
+  if (json instanceof JsonParts) {
+    // Given back once the answer is out (`finish`) or its connection closed (`close`: nothing of it
+    // is written any more).
+    const { bytes, giveBack } = encodeParts(json);
+    res.once("finish", giveBack);
+    res.once("close", giveBack);
+    res.writeHead(reply.status, headers(bytes.length));
+    res.end(bytes);
+    return;
+  }
+  res.writeHead(reply.status, headers(typeof json === "string" ? Buffer.byteLength(json) : json.length));
+  res.end(json);
 }
 
 /** Header that carries the control token (`carte emulator --control-token`). */
