@@ -18,41 +18,47 @@ export class JsonParts {
   }
 }
 
+/** How deep lists are written element by element (0: the value itself). */
+const LIST_DEPTH = 2;
+/** How deep objects are written member by member. */
+const OBJECT_DEPTH = 1;
+
 /**
- * The JSON text of `value` (as `JSON.stringify` writes it, byte for byte) in pieces: an array's
- * elements one by one, and an object's members one by one with its array members' elements one by one
- * (a store menu: its menus, categories and items). Values with a `toJSON` method are written whole.
+ * The JSON text of `value` (as `JSON.stringify` writes it, byte for byte) in pieces: lists down to
+ * {@link LIST_DEPTH} levels element by element, objects down to {@link OBJECT_DEPTH} member by member,
+ * deeper values whole: a store menu's items one by one, a webhook list's stores one by one. Values
+ * with a `toJSON` method are written whole.
  */
 export function jsonParts(value: unknown): JsonParts {
   const parts: string[] = [];
-  const array = (list: readonly unknown[]) => {
-    parts.push("[");
-    list.forEach((e, i) => {
-      if (i > 0) parts.push(",");
-      // An element JSON leaves out (undefined, a function) is written null in an array.
-      parts.push(JSON.stringify(e) ?? "null");
-    });
-    parts.push("]");
-  };
   const whole = (v: unknown) => typeof v !== "object" || v === null || "toJSON" in v;
-  const list = (v: unknown): v is readonly unknown[] => Array.isArray(v) && !whole(v);
-  if (list(value)) array(value);
-  else if (whole(value)) parts.push(JSON.stringify(value) ?? "null");
-  else {
-    // Members in the order JSON.stringify writes them (own enumerable string keys).
-    let separator = "{";
-    for (const [key, member] of Object.entries(value as object)) {
-      if (list(member)) {
+  const split = (v: unknown, depth: number): boolean =>
+    !whole(v) && depth <= (Array.isArray(v) ? LIST_DEPTH : OBJECT_DEPTH);
+  const write = (v: unknown, depth: number): void => {
+    if (!split(v, depth)) {
+      // A value JSON leaves out (undefined, a function) is written null where it cannot be left out.
+      parts.push(JSON.stringify(v) ?? "null");
+    } else if (Array.isArray(v)) {
+      parts.push("[");
+      v.forEach((e, i) => {
+        if (i > 0) parts.push(",");
+        write(e, depth + 1);
+      });
+      parts.push("]");
+    } else {
+      // Members in the order JSON.stringify writes them (own enumerable string keys).
+      let separator = "{";
+      for (const [key, member] of Object.entries(v as object)) {
+        const text = split(member, depth + 1) ? undefined : JSON.stringify(member);
+        if (text === undefined && !split(member, depth + 1)) continue; // a member JSON leaves out
         parts.push(`${separator}${JSON.stringify(key)}:`);
-        array(member);
-      } else {
-        const text = JSON.stringify(member);
-        if (text === undefined) continue; // a member JSON leaves out
-        parts.push(`${separator}${JSON.stringify(key)}:`, text);
+        if (text === undefined) write(member, depth + 1);
+        else parts.push(text);
+        separator = ",";
       }
-      separator = ",";
+      parts.push(separator === "{" ? "{}" : "}");
     }
-    parts.push(separator === "{" ? "{}" : "}");
-  }
+  };
+  write(value, 0);
   return new JsonParts(parts);
 }

@@ -28,7 +28,15 @@ describe("jsonParts", () => {
     ["an object whose first member JSON leaves out", { a: undefined, b: [1, undefined, () => 1], c: 2 }],
     ["an object with no member written", { a: undefined }],
     ["an empty object", {}],
-    ["a list", [{ id: 1 }, null, "x", [2, [3]]]],
+    ["a list", [{ id: 1 }, null, "x", [2, [3, [4, [5]]]]]],
+    [
+      "a webhook list",
+      [
+        { event: "NEW_ORDER", stores: [{ store_id: "1", url: 'https://x/a?b="c"', state: "ENABLE" }] },
+        { event: "MENU_REJECTED", stores: [], gone: undefined, f: () => 1 },
+      ],
+    ],
+    ["lists of values JSON leaves out", [undefined, () => 1, Symbol("s"), [undefined, [undefined]]]],
     ["an empty list", []],
     ["a value with toJSON", { when: new Date(0), list: [new Date(1)] }],
     ["a string", "text"],
