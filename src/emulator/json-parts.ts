@@ -11,7 +11,13 @@
  * pieces one by one into a reused buffer.
  */
 export class JsonParts {
-  constructor(readonly parts: readonly string[]) {}
+  /** The length of the text, in UTF-16 code units. */
+  readonly length: number;
+  constructor(readonly parts: readonly string[]) {
+    let length = 0;
+    for (const part of parts) length += part.length;
+    this.length = length;
+  }
   /** The whole text. */
   text(): string {
     return this.parts.join("");

@@ -299,6 +299,8 @@ function sendTooLarge(res: ServerResponse, limit: number): void {
  * {@link sendBuffers} rather than into fresh memory (a store menu is hundreds of kilobytes).
  */
 const REUSED_BUFFERS = 16;
+/** Answers in pieces shorter than this many characters are sent as one text. */
+const SHORT_ANSWER = 16 * 1024;
 
 /**
  * Buffers the answers in pieces are encoded into, reused once their answer is out: memory the process
@@ -312,9 +314,7 @@ const sendBuffers: Buffer[] = [];
  * later when there is room): `bytes` is the answer, `giveBack` returns the buffer once it is sent.
  */
 function encodeParts(json: JsonParts): { bytes: Buffer; giveBack: () => void } {
-  let most = 0;
-  for (const part of json.parts) most += part.length;
-  most *= 3; // the most UTF-8 bytes a UTF-16 code unit takes
+  const most = json.length * 3; // the most UTF-8 bytes a UTF-16 code unit takes
   let i = sendBuffers.findIndex((b) => b.length >= most);
   if (i < 0 && sendBuffers.length >= REUSED_BUFFERS) i = 0; // none is large enough: one is replaced
   const kept = i >= 0 ? sendBuffers.splice(i, 1)[0] : undefined;
@@ -338,7 +338,9 @@ function send(res: ServerResponse, reply: Reply): void {
     res.end();
     return;
   }
-  const json = reply.json ?? JSON.stringify(reply.body ?? null);
+  const given = reply.json ?? JSON.stringify(reply.body ?? null);
+  // A short answer in pieces (an empty store's menu) is sent as text: the buffers are for long ones.
+  const json = given instanceof JsonParts && given.length < SHORT_ANSWER ? given.text() : given;
   const headers = (size: number) => ({
     ...reply.headers,
     "content-type": "application/json; charset=utf-8",
