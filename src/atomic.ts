@@ -77,9 +77,16 @@ export interface AtomicWriteOptions extends WriteTarget {
   overwrite?: boolean;
   /**
    * Whether the file and its folder are fsynced (default). Only scratch copies in a temporary folder,
-   * thrown away after the run, go without.
+   * thrown away after the run, and files that mean something only while the process that wrote them
+   * runs (who holds an apply lock, src/lock.ts) go without.
    */
   durable?: boolean;
+  /**
+   * The caller removed the temporary files that killed writers left in the file's folder before a run
+   * of writes there ({@link removeStaleTempsIn}), so the write does not list the folder again. Default
+   * false: each write removes those of its own file ({@link removeStaleTemps}).
+   */
+  tempsSwept?: boolean;
 }
 
 /** A path for messages: relative to the working directory when inside it, else absolute. */
@@ -406,6 +413,32 @@ export async function removeStaleTemps(file: string): Promise<string[]> {
   return removed;
 }
 
+/**
+ * Deletes the temporary files that writers of any file of the folder `dir` left behind when they were
+ * killed (as {@link removeStaleTemps} does for one file): one listing of the folder for a run of writes
+ * of many files there. A missing folder is fine. Returns the names deleted. Call it once the folder is
+ * known to be real ({@link ensureFolder}).
+ */
+export async function removeStaleTempsIn(dir: string): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const mark = name.startsWith(".") ? name.indexOf(TEMP_MARK) : -1;
+    if (mark < 0) continue;
+    const pid = Number(/^(\d+)-/.exec(name.slice(mark + TEMP_MARK.length))?.[1]);
+    if (!Number.isInteger(pid) || pid === process.pid || processRuns(pid)) continue;
+    // unlink: a link planted under such a name goes itself, never what it points to.
+    await unlink(path.join(dir, name)).catch(() => undefined);
+    removed.push(name);
+  }
+  return removed;
+}
+
 /** Flags of a temporary file: a new file, never an existing one, never through a link. */
 const TEMP_FLAGS = constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | (constants.O_NOFOLLOW ?? 0);
 
@@ -439,7 +472,7 @@ export async function writeFileAtomic(
   let tmp: string | undefined;
   try {
     if ((await regularOrNone(absolute, options)) && !overwrite) return false;
-    await removeStaleTemps(absolute);
+    if (!options.tempsSwept) await removeStaleTemps(absolute);
     tmp = path.join(dir, `${tempPrefix(absolute)}${process.pid}-${randomBytes(6).toString("hex")}`);
     const handle = await open(tmp, TEMP_FLAGS, options.mode ?? PRIVATE_FILE_MODE);
     try {

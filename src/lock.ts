@@ -40,6 +40,7 @@ import {
   PRIVATE_DIR_MODE,
   processRuns,
   removeFile,
+  removeStaleTempsIn,
   shownPath,
   writeFailure,
   writeFileAtomic,
@@ -409,6 +410,9 @@ export async function acquireApplyLock(opts: ApplyLockOptions): Promise<ApplyLoc
     purpose: "make the folder of the apply locks",
     dirMode: PRIVATE_DIR_MODE,
   });
+  // The temporary files of holders' files that killed applies left, removed once for the folder
+  // rather than by each write (a listing of the folder per lock made taking a thousand locks quadratic).
+  await removeStaleTempsIn(opts.dir);
   const names = [...new Set(opts.names)].sort();
   const held: { file: string; release: () => Promise<void> }[] = [];
   let compromised: Error | undefined;
@@ -460,9 +464,14 @@ export async function acquireApplyLock(opts: ApplyLockOptions): Promise<ApplyLoc
           ...(pidns ? { pidns } : {}),
           lock: String(made.ino),
         };
+        // Not fsynced: the file means something only while this process runs (after a crash of the
+        // machine, a lock is judged by its time, not refreshed for 30 s). Two fsyncs per lock were
+        // most of the time of taking the locks of a thousand stores.
         await writeFileAtomic(`${file}.json`, JSON.stringify(holder) + "\n", {
           ...target,
           purpose: "write who holds the apply lock to",
+          durable: false,
+          tempsSwept: true,
         });
         break;
       } catch (err) {

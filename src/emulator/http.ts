@@ -8,6 +8,7 @@ import type { HttpMethod, RouteName, Surface } from "../platform/routes.js";
 import { ACCEPTED_MESSAGE } from "../platform/wire.js";
 import type { EmulatorState } from "./state.js";
 import type { HttpError } from "./http-error.js";
+import type { JsonParts } from "./json-parts.js";
 
 export { HttpError, badShape, fail, menuRule } from "./http-error.js";
 
@@ -17,9 +18,10 @@ export interface Reply {
   body?: unknown;
   /**
    * The answer already serialised: JSON text, or its UTF-8 bytes (a rendered answer kept in the store's
-   * render cache is encoded once, not at every read: a store menu is hundreds of kilobytes).
+   * render cache is written once, not at every read: a store menu is hundreds of kilobytes; server.ts
+   * encodes a long text into a reused buffer as it sends it).
    */
-  json?: string | Buffer;
+  json?: string | Buffer | JsonParts;
   headers?: Record<string, string>;
   /**
    * `json` was checked against the route's answer in the published description when it was rendered

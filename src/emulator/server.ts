@@ -18,6 +18,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer } from "node:http";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
+import { StringDecoder } from "node:string_decoder";
 
 import {
   LOGIN_ROUTES,
@@ -37,6 +38,7 @@ import type { FaultDecision } from "./faults.js";
 import { financeRoutes } from "./finance.js";
 import { HttpError, badShape, fail, isObj } from "./http.js";
 import type { Reply, Route, RouteContext, RouteInfo } from "./http.js";
+import { JsonParts } from "./json-parts.js";
 import { legacyRoutes } from "./legacy.js";
 import { menuRoutes } from "./menu.js";
 import type { EmulatorState } from "./state.js";
@@ -57,14 +59,29 @@ export const MAX_RECORDED_DEPTH = 64;
 /** What a recorded body shows in place of values nested deeper than {@link MAX_RECORDED_DEPTH}. */
 export const TOO_DEEP = `[nested deeper than ${MAX_RECORDED_DEPTH} levels: not recorded]`;
 
-/** Whether a parsed JSON value nests deeper than `limit` levels. Iterative: any depth is fine. */
-function nestsDeeper(value: unknown, limit: number): boolean {
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!;
-    if (typeof v !== "object" || v === null) continue;
-    if (depth >= limit) return true;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+/**
+ * Whether the value of a JSON text nests deeper than `limit` levels: counted on the text (brackets
+ * outside strings), which costs a fraction of a walk through the parsed value of a body of hundreds of
+ * kilobytes. `text` must be valid JSON. Iterative: any depth is fine.
+ *
+ * A body nesting deeper than {@link MAX_RECORDED_DEPTH} is recorded as a copy cut there: JSON.parse
+ * accepts any depth, but serializing such a body for `GET /__emulator/requests` overflowed the stack
+ * (after one 100,000-deep body the control API answered 500 until it was reset).
+ */
+function textNestsDeeper(text: string, limit: number): boolean {
+  if (text.length <= limit) return false;
+  let open = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // a backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++open > limit) return true;
+    } else if (c === 0x5d || c === 0x7d) open--;
   }
   return false;
 }
@@ -84,16 +101,6 @@ function cutCopy(value: unknown, depth: number): unknown {
     });
   }
   return out;
-}
-
-/**
- * A parsed body as the request log keeps it: itself, or, when it nests deeper than
- * {@link MAX_RECORDED_DEPTH} levels, a copy cut there. JSON.parse accepts any depth, but serializing
- * such a body for `GET /__emulator/requests` overflowed the stack (after one 100,000-deep body the
- * control API answered 500 until it was reset).
- */
-export function recordable(value: unknown): unknown {
-  return nestsDeeper(value, MAX_RECORDED_DEPTH) ? cutCopy(value, 0) : value;
 }
 
 /** Prefix of the test control endpoints (control.ts); never recorded, authenticated nor faulted. */
@@ -197,7 +204,13 @@ function checkedReply(deps: ServerDeps, name: RouteName, reply: Reply): Reply {
     reply.status === 204
       ? undefined
       : reply.json !== undefined
-        ? JSON.parse(typeof reply.json === "string" ? reply.json : reply.json.toString("utf8"))
+        ? JSON.parse(
+            typeof reply.json === "string"
+              ? reply.json
+              : reply.json instanceof JsonParts
+                ? reply.json.text()
+                : reply.json.toString("utf8"),
+          )
         : reply.body;
   const problem = (deps.contract ?? contract()).answerProblem(name, reply.status, body);
   if (problem === undefined) return reply;
@@ -227,30 +240,38 @@ const TOO_LARGE = Symbol("too large");
 /** A body cut short: the client's connection closed before the request was whole. */
 const INCOMPLETE = Symbol("incomplete");
 
+/** A request body read whole: its text (UTF-8) and its size in bytes. */
+interface Body {
+  text: string;
+  bytes: number;
+}
+
 /**
  * Reads a request body up to `limit` bytes. A body announced (`content-length`) or found larger
  * resolves {@link TOO_LARGE} at once, the rest unread: the caller answers 413 and closes the
- * connection.
+ * connection. Each chunk is decoded as it arrives (a character cut between two chunks is completed
+ * by the next), so that a body of many chunks is never copied whole into fresh memory first.
  */
-function readBody(req: IncomingMessage, limit: number): Promise<string | typeof TOO_LARGE> {
+function readBody(req: IncomingMessage, limit: number): Promise<Body | typeof TOO_LARGE> {
   const announced = Number(req.headers["content-length"]);
   if (Number.isFinite(announced) && announced > limit) return Promise.resolve(TOO_LARGE);
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    const decoder = new StringDecoder("utf8");
+    let text = "";
     let size = 0;
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) {
         req.off("data", onData);
         req.pause();
-        chunks.length = 0;
+        text = "";
         resolve(TOO_LARGE);
         return;
       }
-      chunks.push(chunk);
+      text += decoder.write(chunk);
     };
     req.on("data", onData);
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("end", () => resolve({ text: text + decoder.end(), bytes: size }));
     req.on("error", reject);
   });
 }
@@ -273,18 +294,69 @@ function sendTooLarge(res: ServerResponse, limit: number): void {
   });
 }
 
+/**
+ * Answers in pieces ({@link JsonParts}: the rendered catalog reads) are encoded into a buffer of
+ * {@link sendBuffers} rather than into fresh memory (a store menu is hundreds of kilobytes).
+ */
+const REUSED_BUFFERS = 16;
+/** Answers in pieces shorter than this many characters are sent as one text. */
+const SHORT_ANSWER = 16 * 1024;
+
+/**
+ * Buffers the answers in pieces are encoded into, reused once their answer is out: memory the process
+ * has just used again costs a fraction of fresh memory (whose pages the system must map), which made
+ * the encoding of each rendered store menu cost more than its rendering.
+ */
+const sendBuffers: Buffer[] = [];
+
+/**
+ * The UTF-8 bytes of an answer in pieces, in a buffer of {@link sendBuffers} (or a new one, kept for
+ * later when there is room): `bytes` is the answer, `giveBack` returns the buffer once it is sent.
+ */
+function encodeParts(json: JsonParts): { bytes: Buffer; giveBack: () => void } {
+  const most = json.length * 3; // the most UTF-8 bytes a UTF-16 code unit takes
+  let i = sendBuffers.findIndex((b) => b.length >= most);
+  if (i < 0 && sendBuffers.length >= REUSED_BUFFERS) i = 0; // none is large enough: one is replaced
+  const kept = i >= 0 ? sendBuffers.splice(i, 1)[0] : undefined;
+  const buffer = kept && kept.length >= most ? kept : Buffer.allocUnsafeSlow(most);
+  let size = 0;
+  for (const part of json.parts) size += buffer.write(part, size, "utf8");
+  let given = false;
+  return {
+    bytes: buffer.subarray(0, size),
+    giveBack: () => {
+      if (given) return;
+      given = true;
+      if (sendBuffers.length < REUSED_BUFFERS) sendBuffers.push(buffer);
+    },
+  };
+}
+
 function send(res: ServerResponse, reply: Reply): void {
   if (reply.status === 204) {
     res.writeHead(204, reply.headers);
     res.end();
     return;
   }
-  const json = reply.json ?? JSON.stringify(reply.body ?? null);
-  res.writeHead(reply.status, {
+  const given = reply.json ?? JSON.stringify(reply.body ?? null);
+  // A short answer in pieces (an empty store's menu) is sent as text: the buffers are for long ones.
+  const json = given instanceof JsonParts && given.length < SHORT_ANSWER ? given.text() : given;
+  const headers = (size: number) => ({
     ...reply.headers,
     "content-type": "application/json; charset=utf-8",
-    "content-length": typeof json === "string" ? Buffer.byteLength(json) : json.length,
+    "content-length": size,
   });
+  if (json instanceof JsonParts) {
+    // Given back once the answer is out (`finish`) or its connection closed (`close`: nothing of it
+    // is written any more).
+    const { bytes, giveBack } = encodeParts(json);
+    res.once("finish", giveBack);
+    res.once("close", giveBack);
+    res.writeHead(reply.status, headers(bytes.length));
+    res.end(bytes);
+    return;
+  }
+  res.writeHead(reply.status, headers(typeof json === "string" ? Buffer.byteLength(json) : json.length));
   res.end(json);
 }
 
@@ -414,14 +486,14 @@ function splitUrl(url: string): { path: string; query: string } {
 }
 
 /**
- * The body of a request as text, {@link TOO_LARGE} past `limit` bytes, or {@link INCOMPLETE} when the
+ * The body of a request (its text and size), {@link TOO_LARGE} past `limit` bytes, or {@link INCOMPLETE} when the
  * connection closed before it was whole (a client gone, a network cut): nothing to process and nobody
  * to answer. Other read errors are thrown.
  */
 async function readWholeBody(
   req: IncomingMessage,
   limit: number,
-): Promise<string | typeof TOO_LARGE | typeof INCOMPLETE> {
+): Promise<Body | typeof TOO_LARGE | typeof INCOMPLETE> {
   return readBody(req, limit).catch((e: unknown): typeof INCOMPLETE => {
     if (req.readableAborted || (e as { code?: unknown } | null)?.code === "ECONNRESET") return INCOMPLETE;
     throw e;
@@ -448,7 +520,9 @@ function parseBody(raw: string, isLogin: boolean): { body: unknown; malformed: b
       : undefined
     : malformed
       ? raw
-      : recordable(body);
+      : textNestsDeeper(raw, MAX_RECORDED_DEPTH)
+        ? cutCopy(body, 0)
+        : body;
   return { body, malformed, recorded };
 }
 
@@ -486,14 +560,14 @@ async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerRespons
       deps.log?.(`${method} ${path} incomplete: the connection closed before the request was whole`);
       return;
     }
-    if (raw !== TOO_LARGE) bytes = Buffer.byteLength(raw);
     if (raw === TOO_LARGE) {
       if (!isControl) deps.requests.push({ method, path, query, body: undefined, bytes: 0, status: 413, at });
       sendTooLarge(res, limit);
       deps.log?.(`${method} ${path} 413 ${(performance.now() - started).toFixed(1)}ms`);
       return;
     }
-    const parsed = parseBody(raw, isLogin);
+    bytes = raw.bytes;
+    const parsed = parseBody(raw.text, isLogin);
     const { body, malformed } = parsed;
     recorded = parsed.recorded;
     if (isControl) {

@@ -22,6 +22,7 @@ import type { ItemType, ModifiersType, WireImage, WireOverride, WireSchedule } f
 import { ClientSecret, isSecretHash } from "./credentials.js";
 import { fail } from "./http-error.js";
 import type { TokenSurface } from "../platform/routes.js";
+import type { JsonParts } from "./json-parts.js";
 
 /** A reference from a parent (item, category) to a child item, or from a menu to a category. */
 export interface ChildRef {
@@ -175,8 +176,12 @@ export interface StoreRec {
   client_id: string;
   visible: Catalog;
   projected: Catalog;
-  /** Serialized GET answers of the visible catalog (UTF-8 JSON), dropped whenever it changes. */
-  renderCache: Map<string, Buffer>;
+  /**
+   * Serialized GET answers of the visible catalog (JSON text in pieces, http.ts `jsonParts`), dropped
+   * whenever it changes. server.ts encodes an answer into a reused buffer as it sends it (fresh memory
+   * for each rendered answer cost more than the encoding).
+   */
+  renderCache: Map<string, JsonParts>;
   /**
    * Store availability (platform notes "Availability": `POST /availability/stores` answers it);
    * default true. Changed by the store availability calls of stores.ts.

@@ -37,6 +37,7 @@ import type {
 import { HttpError, badShape, fail, ok } from "./http.js";
 import type { Reply, Route, RouteContext } from "./http.js";
 import type { EmulatorState, StatePart, StoreRec } from "./state.js";
+import { jsonParts, type JsonParts } from "./json-parts.js";
 
 /** Event names of per-store webhooks (platform notes "Webhooks"). */
 export const STORE_EVENTS = STORE_WEBHOOK_EVENTS;
@@ -188,9 +189,28 @@ export class WebhookRegistry implements StatePart {
     return cfg.secret;
   }
 
+  /** Changes so far: a rendered list of webhooks ({@link listAnswer}) is good while it stays the same. */
+  private version = 0;
+  /** Rendered webhook lists by client and event asked, with the {@link version} they show. */
+  private readonly lists = new Map<string, { version: number; json: JsonParts }>();
+
   /** Call after every change: schedules a write of the state file. */
   changed(): void {
+    this.version++;
     this.state.requestPersist();
+  }
+
+  /**
+   * The answer of a webhook list read (`key`: the client and the event asked), rendered by `build`
+   * (which checks it) once for each state of the webhooks: every store of a chain lists the same
+   * webhooks, and the reads that verify an apply read them once per batch of stores.
+   */
+  listAnswer(key: string, build: () => JsonParts): JsonParts {
+    const seen = this.lists.get(key);
+    if (seen && seen.version === this.version) return seen.json;
+    const json = build();
+    this.lists.set(key, { version: this.version, json });
+    return json;
   }
 
   /** Where an event for a store goes: its URL and secret when the store's webhook is ENABLE. */
@@ -229,6 +249,7 @@ export class WebhookRegistry implements StatePart {
   }
 
   load(data: unknown): void {
+    this.version++;
     const snap = data as Partial<Snapshot> | null;
     let clear = false;
     for (const e of snap?.events ?? []) {
@@ -260,6 +281,7 @@ export class WebhookRegistry implements StatePart {
   }
 
   reset(): void {
+    this.version++;
     this.events.clear();
     this.clientHooks.clear();
   }
@@ -354,12 +376,18 @@ function configured(cfg: EventConfig, stores: StoreRec[], event: string): void {
 function listWebhooks(ctx: RouteContext): Reply {
   const reg = webhooksOf(ctx.state);
   const events = ctx.params.event === undefined ? STORE_EVENTS : [storeEvent(ctx.params.event)];
-  const out: { event: string; stores: WireStoreHook[] }[] = [];
-  for (const event of events) {
-    const cfg = reg.config(ctx.clientId, event);
-    if (cfg && cfg.stores.size > 0) out.push({ event, stores: renderStores(cfg) });
-  }
-  return ok(out);
+  const key = `${ctx.clientId}\u0000${ctx.params.event ?? ""}`;
+  const json = reg.listAnswer(key, () => {
+    const out: { event: string; stores: WireStoreHook[] }[] = [];
+    for (const event of events) {
+      const cfg = reg.config(ctx.clientId, event);
+      if (cfg && cfg.stores.size > 0) out.push({ event, stores: renderStores(cfg) });
+    }
+    // The strict emulator checks a list once, when it is rendered.
+    ctx.checkAnswer?.(out);
+    return jsonParts(out);
+  });
+  return { status: 200, json, checked: true };
 }
 
 /**

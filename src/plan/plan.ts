@@ -290,7 +290,6 @@ export function createPlanner(desired: DesiredState, options: PlannerOptions = {
   const created: CreatedMemo = { diffs: new WeakMap(), entries: new Map() };
   const elements = new WeakMap<object, unknown>();
   const currentDigests = table<string>();
-  const desiredDigests = table<string>();
 
   const collector = () => collectChanges(filtering);
 
@@ -301,8 +300,8 @@ export function createPlanner(desired: DesiredState, options: PlannerOptions = {
     let live = read;
     if (memo) {
       // Digested with the desired objects in place of the equal live ones: their text is written once.
+      // (The desired state is kept: its digests are made when the plan's checksums need them.)
       if (read) live = sharingDesired(read, want);
-      desiredDigests[storeKey] = storeDigest(want, memo);
       currentDigests[storeKey] = storeDigest(live ?? null, memo);
     }
     // schedulesVia is a setting of the files, not platform state: both sides are compared alike.
@@ -357,7 +356,14 @@ export function createPlanner(desired: DesiredState, options: PlannerOptions = {
     const operations = batchWrites([...stores.flatMap((s) => s.writes), ...clientPlan.writes]);
     const count = (a: ChangeAction) => changes.filter((c) => c.action === a).length;
     let checksums: PlanChecksums | (() => PlanChecksums) | undefined = given;
-    if (memo) checksums = digestChecksums(desired, storeKeys, currentDigests, desiredDigests, client);
+    if (memo) {
+      const digests = memo;
+      checksums = digestChecksums(desired, storeKeys, currentDigests, client, () => {
+        const out = table<string>();
+        for (const k of storeKeys) out[k] = storeDigest(desired.stores[k], digests);
+        return out;
+      });
+    }
     const plan: Plan = {
       formatVersion: PLAN_FORMAT_VERSION,
       stores: storeKeys.map((k) => plannedStore(k, desired.stores[k]!)),
@@ -523,26 +529,58 @@ function planClient(
   return selected();
 }
 
-/** The checksums of a plan from the digests its stores were given as they were planned. */
+/**
+ * The checksums of a plan from the digests its stores' current states were given as they were
+ * planned. Those of the desired state (`desired`, `desiredStores`) are made the first time they are
+ * read (`desiredDigests`, from the desired state the planner keeps anyway): an apply that follows its
+ * plan reads only the stores' digests (src/workflow.ts `storeGuard`), and digesting the whole desired
+ * catalog of every store cost as much as a tenth of its planning.
+ */
 function digestChecksums(
   desired: DesiredState,
   storeKeys: readonly string[],
   currentDigests: Readonly<Record<string, string>>,
-  desiredDigests: Readonly<Record<string, string>>,
   client: CurrentState["client"],
+  desiredDigests: () => Record<string, string>,
 ): PlanChecksums {
   // By store key, whatever the order the stores came in.
   const stores = table<string>();
   for (const k of storeKeys) stores[k] = currentDigests[k]!;
-  const wantClient = desired.client === undefined ? undefined : checksum(desired.client);
-  return {
-    current: currentChecksum(stores, client),
-    desired: checksum(
-      wantClient === undefined ? { stores: desiredDigests } : { stores: desiredDigests, client: wantClient },
-    ),
-    stores: withClient(stores, client),
-    desiredStores: sortedDigests(desiredDigests),
+  let made: Pick<PlanChecksums, "desired" | "desiredStores"> | undefined;
+  const ofDesired = () => {
+    if (made) return made;
+    const digests = desiredDigests();
+    const wantClient = desired.client === undefined ? undefined : checksum(desired.client);
+    made = {
+      desired: checksum(
+        wantClient === undefined ? { stores: digests } : { stores: digests, client: wantClient },
+      ),
+      desiredStores: sortedDigests(digests),
+    };
+    return made;
   };
+  const out = { current: currentChecksum(stores, client) } as PlanChecksums;
+  // In the order a plan file has always listed them: current, desired, stores, desiredStores.
+  lazyField(out, "desired", () => ofDesired().desired);
+  out.stores = withClient(stores, client);
+  lazyField(out, "desiredStores", () => ofDesired().desiredStores);
+  return out;
+}
+
+/** An enumerable field of `target` worked out when first read; setting it replaces it with the value. */
+function lazyField<T extends object, K extends keyof T>(target: T, key: K, make: () => T[K]): void {
+  Object.defineProperty(target, key, {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      const value = make();
+      Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+      return value;
+    },
+    set: (value: T[K]) => {
+      Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+    },
+  });
 }
 
 /** Digests by store key in key order (a plan file lists them so). */

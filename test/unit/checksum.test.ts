@@ -143,6 +143,22 @@ describe("plan checksums", () => {
     expect(whole.checksums.desired).toBe(desiredChecksum(want));
   });
 
+  it("give the desired digests of a plan made store by store when read, in the fields' usual order", () => {
+    const planner = createPlanner(want, { checksums: true });
+    for (const key of ["b", "c", "a"]) planner.addStore(key, have.stores[key]);
+    const { checksums } = planner.finish(undefined);
+    expect(Object.keys(checksums)).toEqual(["current", "desired", "stores", "desiredStores"]);
+    expect(checksums.desiredStores).toEqual({
+      a: storeDigest(want.stores.a),
+      b: storeDigest(want.stores.b),
+      c: storeDigest(want.stores.c),
+    });
+    expect(checksums.desired).toBe(desiredChecksum(want));
+    // A plan file's value replaces it (src/plan/file.ts reads plans back).
+    checksums.desired = "sha256:x";
+    expect(JSON.parse(JSON.stringify(checksums))).toMatchObject({ desired: "sha256:x" });
+  });
+
   it("are computed only when read, and a plan made without them refuses to show them", () => {
     const planner = createPlanner(want);
     for (const key of Object.keys(want.stores)) planner.addStore(key, have.stores[key]);

@@ -1,5 +1,15 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -58,6 +68,33 @@ describe("the apply lock", () => {
     await expect(
       acquireApplyLock({ dir, names: ["a"], waitMs: 0 }).then((l) => l.release()),
     ).resolves.toBeUndefined();
+  });
+});
+
+describe("the temporary files of the lock folder", () => {
+  it("are removed once per acquisition when their writer was killed, never while it runs", async () => {
+    const dir = lockDir();
+    const first = await acquireApplyLock({ dir, names: ["a"], waitMs: 0 });
+    await first.release();
+    // What a killed apply left while writing a holder's file, and what a running one is writing.
+    const dead = await deadPid();
+    const { holder } = lockPaths(dir, "b");
+    const left = path.join(dir, `.${path.basename(holder)}.carte-tmp-${dead}-0a0b0c0d0e0f`);
+    const live = path.join(dir, `.${path.basename(holder)}.carte-tmp-${process.ppid}-0a0b0c0d0e0f`);
+    writeFileSync(left, "{");
+    writeFileSync(live, "{");
+    const lock = await acquireApplyLock({ dir, names: ["a", "b", "c"], waitMs: 0 });
+    expect(existsSync(left)).toBe(false);
+    expect(existsSync(live)).toBe(true);
+    // Each holder's file is whole, and no temporary file of this apply is left.
+    for (const name of ["a", "b", "c"]) {
+      expect(JSON.parse(readFileSync(lockPaths(dir, name).holder, "utf8"))).toMatchObject({
+        name,
+        pid: process.pid,
+      });
+    }
+    expect(readdirSync(dir).filter((n) => n.includes(`.carte-tmp-${process.pid}-`))).toEqual([]);
+    await lock.release();
   });
 });
 
