@@ -416,16 +416,17 @@ export class PlatformClient {
         problem: redact(problem, [...this.secrets]),
       });
     const { text, contentType } = answer;
-    const starts = quote ? `; it starts ${excerpt(text)}` : "";
+    // Only for a message: quoting it costs a copy of the answer's start, which a good answer never needs.
+    const starts = () => (quote ? `; it starts ${excerpt(text)}` : "");
     if (contentType !== undefined && !isJsonType(contentType)) {
-      throw fail(`is not JSON: its content type is ${JSON.stringify(contentType.slice(0, 80))}${starts}`);
+      throw fail(`is not JSON: its content type is ${JSON.stringify(contentType.slice(0, 80))}${starts()}`);
     }
     if (text.trim() === "") throw fail("is not JSON: the body is empty");
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch (err) {
-      throw fail(`is not JSON: ${jsonFault(err, text)}${starts}`);
+      throw fail(`is not JSON: ${jsonFault(err, text)}${starts()}`);
     }
     const problems = answerProblems(spec.response, value, { quote });
     if (problems.length > 0) {
@@ -660,7 +661,7 @@ export class PlatformClient {
     let phase: "headers" | "body" = "headers";
     let status: number;
     let resHeaders: RawResponse["headers"];
-    let text: string;
+    let bytes: Buffer;
     try {
       const res = await request(this.baseUrl + path, {
         method: method as Dispatcher.HttpMethod,
@@ -699,7 +700,7 @@ export class PlatformClient {
         // executor then settles a write by its effect (src/apply/execute.ts).
         return this.stopped(method, path, message, status >= 200 && status <= 299 ? 0 : status);
       }
-      text = read.bytes.toString("utf8");
+      bytes = read.bytes;
     } catch (cause) {
       if (signal.aborted) {
         const why = this.closing.signal.aborted ? CLOSED : `${this.limitOf(deadline)} is reached`;
@@ -716,9 +717,10 @@ export class PlatformClient {
       clearTimeout(timer);
       this.closing.signal.removeEventListener("abort", onClose);
     }
-    const parsed = status >= 200 && status <= 299 ? undefined : parseLoosely(text);
+    const res = received(status, resHeaders, bytes);
+    if (status < 200 || status > 299) res.body = parseLoosely(res.text);
     this.heedAnswer(method, path, status, resHeaders);
-    return { ok: true, res: { status, headers: resHeaders, body: parsed, text } };
+    return { ok: true, res };
   }
 
   /**
@@ -879,6 +881,29 @@ function duration(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${Math.round(ms / 1000)} s`;
 }
 
+/**
+ * A response as received, its text decoded from its bytes the first time it is read: a store menu
+ * (hundreds of KB) waits for its store's other reads as bytes outside the JavaScript heap, and its
+ * text, made right before it is parsed, is dropped with the parsed tree instead of outliving collections
+ * of the young generation (which would move it to the old one, where only a full collection frees it).
+ */
+function received(status: number, headers: RawResponse["headers"], bytes: Buffer): RawResponse {
+  let left: Buffer | undefined = bytes;
+  let text = "";
+  return {
+    status,
+    headers,
+    body: undefined,
+    get text() {
+      if (left !== undefined) {
+        text = left.toString("utf8");
+        left = undefined;
+      }
+      return text;
+    },
+  };
+}
+
 /** A 2xx answer of {@link PlatformClient.send} or a login as a {@link RawAnswer}. */
 function answerOf(
   method: string,
@@ -895,7 +920,10 @@ function answerOf(
     storeId,
     status: res.status,
     contentType: Array.isArray(type) ? type[0] : type,
-    text: res.text,
+    // Decoded when read ({@link received}).
+    get text() {
+      return res.text;
+    },
   };
 }
 
