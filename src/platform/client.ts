@@ -882,24 +882,20 @@ function duration(ms: number): string {
 }
 
 /**
- * A response as received, its text decoded from its bytes the first time it is read: a store menu
- * (hundreds of KB) waits for its store's other reads as bytes outside the JavaScript heap, and its
- * text, made right before it is parsed, is dropped with the parsed tree instead of outliving collections
- * of the young generation (which would move it to the old one, where only a full collection frees it).
+ * A response as received, its text decoded from its bytes each time it is read (once, by
+ * {@link PlatformClient.decode}, for a 2xx answer). Decoded late and not kept: a store menu (hundreds of
+ * KB) waits for its store's other reads as bytes outside the JavaScript heap, and its text, made right
+ * before it is parsed, dies with the parse. The promises and async frames that carried the answer were
+ * made when the read was queued and live in the old generation by then; a text they held would be
+ * moved there too, and freed only by a full collection.
  */
 function received(status: number, headers: RawResponse["headers"], bytes: Buffer): RawResponse {
-  let left: Buffer | undefined = bytes;
-  let text = "";
   return {
     status,
     headers,
     body: undefined,
     get text() {
-      if (left !== undefined) {
-        text = left.toString("utf8");
-        left = undefined;
-      }
-      return text;
+      return bytes.toString("utf8");
     },
   };
 }
