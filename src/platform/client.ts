@@ -32,6 +32,7 @@ import {
   isRetryableTransportError,
   parseRetryAfter,
   readCapped,
+  bodyText,
   realSleep,
   retryDelay,
   type RetryInfo,
@@ -661,7 +662,7 @@ export class PlatformClient {
     let phase: "headers" | "body" = "headers";
     let status: number;
     let resHeaders: RawResponse["headers"];
-    let bytes: Buffer;
+    let chunks: readonly Uint8Array[];
     try {
       const res = await request(this.baseUrl + path, {
         method: method as Dispatcher.HttpMethod,
@@ -700,7 +701,7 @@ export class PlatformClient {
         // executor then settles a write by its effect (src/apply/execute.ts).
         return this.stopped(method, path, message, status >= 200 && status <= 299 ? 0 : status);
       }
-      bytes = read.bytes;
+      chunks = read.chunks;
     } catch (cause) {
       if (signal.aborted) {
         const why = this.closing.signal.aborted ? CLOSED : `${this.limitOf(deadline)} is reached`;
@@ -717,7 +718,7 @@ export class PlatformClient {
       clearTimeout(timer);
       this.closing.signal.removeEventListener("abort", onClose);
     }
-    const res = received(status, resHeaders, bytes);
+    const res = received(status, resHeaders, chunks);
     if (status < 200 || status > 299) res.body = parseLoosely(res.text);
     this.heedAnswer(method, path, status, resHeaders);
     return { ok: true, res };
@@ -882,20 +883,24 @@ function duration(ms: number): string {
 }
 
 /**
- * A response as received, its text decoded from its bytes each time it is read (once, by
+ * A response as received, its text decoded from its chunks each time it is read (once, by
  * {@link PlatformClient.decode}, for a 2xx answer). Decoded late and not kept: a store menu (hundreds of
  * KB) waits for its store's other reads as bytes outside the JavaScript heap, and its text, made right
  * before it is parsed, dies with the parse. The promises and async frames that carried the answer were
  * made when the read was queued and live in the old generation by then; a text they held would be
  * moved there too, and freed only by a full collection.
  */
-function received(status: number, headers: RawResponse["headers"], bytes: Buffer): RawResponse {
+function received(
+  status: number,
+  headers: RawResponse["headers"],
+  chunks: readonly Uint8Array[],
+): RawResponse {
   return {
     status,
     headers,
     body: undefined,
     get text() {
-      return bytes.toString("utf8");
+      return bodyText(chunks);
     },
   };
 }
