@@ -881,14 +881,16 @@ async function main() {
       throw new Error("the no-change plan has changes");
     const minimumReads = stores * 4 + Math.ceil(stores / 100) + 2; // menu + 3 store schedule reads; status; 2 webhook lists
     const reader = await child("reader", { url, parallelism, reads: planCalls.reads }).first;
-    await emulator.ask({ type: "take" });
+    const readerCalls = await emulator.ask({ type: "take" });
     const bound = (planCalls.reads.length * latency) / parallelism;
     console.log(
       `no-change plan            ${s(plan.planMs)} (CPU ${s(plan.planCpuMs)}; load ${s(plan.loadMs)} apart); ${planCalls.reads.length} reads + ` +
-        `${planCalls.logins} logins (minimum ${minimumReads} + 2), ${planCalls.writes} writes; peak RSS ${plan.peakRssMiB.toFixed(0)} MiB`,
+        `${planCalls.logins} logins (minimum ${minimumReads} + 2), ${planCalls.writes} writes; peak RSS ${plan.peakRssMiB.toFixed(0)} MiB; ` +
+        `emulator CPU ${s(planCalls.cpuMs)} (loading included)`,
     );
     console.log(
-      `minimal reader            ${s(reader.ms)} (CPU ${s(reader.cpuMs)}); ${(reader.bytes / MiB).toFixed(0)} MiB of answers; peak RSS ${reader.peakRssMiB.toFixed(0)} MiB`,
+      `minimal reader            ${s(reader.ms)} (CPU ${s(reader.cpuMs)}); ${(reader.bytes / MiB).toFixed(0)} MiB of answers; peak RSS ${reader.peakRssMiB.toFixed(0)} MiB; ` +
+        `emulator CPU ${s(readerCalls.cpuMs)}`,
     );
     console.log(
       `  carte ÷ reader ${x(plan.planMs, reader.ms)}; carte ÷ latency bound (${s(bound)}) ${x(plan.planMs, bound)}; ` +

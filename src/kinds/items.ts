@@ -73,6 +73,16 @@ export function fromWireItem(
 ): ItemResource {
   const group = w.item_type === "MODIFIER_GROUP";
   const q = w.quantity_info;
+  // Loops rather than chains of map and filter: every store's read normalises its whole menu, and each
+  // chain would build a list per item only to throw it away.
+  const images: ImageRef[] = [];
+  for (const i of byIndex(w.images_info?.images))
+    images.push(typeof i.host === "string" && i.host !== "" ? { path: i.path, host: i.host } : i.path);
+  const children: string[] = [];
+  for (const ref of byIndex(w.items_info?.items)) {
+    const sku = ref.sku ?? skuOf(ref.id);
+    if (sku !== undefined) children.push(sku);
+  }
   const out: ItemResource = {
     sku: w.sku,
     type: group ? "MODIFIER_GROUP" : "ITEM",
@@ -80,31 +90,52 @@ export function fromWireItem(
     description: w.description_info?.description ?? "",
     // A modifier group's 0 is the "no price" carte sends for it (`toWireItem`), read back as no price.
     price: group && w.price_info?.price === 0 ? null : (w.price_info?.price ?? null),
-    images: byIndex(w.images_info?.images).map((i): ImageRef =>
-      typeof i.host === "string" && i.host !== "" ? { path: i.path, host: i.host } : i.path,
-    ),
-    children: byIndex(w.items_info?.items)
-      .map((ref) => ref.sku ?? skuOf(ref.id))
-      .filter((s): s is string => s !== undefined),
+    images,
+    children,
     min: group ? (q?.min_permitted ?? null) : null,
     max: group ? (q?.max_permitted ?? null) : null,
     modifiersType: group ? (q?.modifiers_type ?? null) : null,
   };
   const schedules = fromWireSchedules(w.schedules_info?.schedules);
   if (schedules) out.schedules = schedules;
-  const inParent = table<number>();
-  for (const o of w.price_info?.overrides ?? []) {
-    const parent = o.override_sku ?? skuOf(o.override_id ?? undefined);
-    if (o.override_type === "ITEM" && parent && typeof o.price === "number") inParent[parent] = o.price;
-  }
-  if (Object.keys(inParent).length > 0) {
-    out.priceInParent = Object.fromEntries(
-      Object.keys(inParent)
-        .sort()
-        .map((k) => [k, inParent[k]!]),
-    );
+  const overrides = w.price_info?.overrides;
+  if (overrides && overrides.length > 0) {
+    const inParent = table<number>();
+    let any = false;
+    for (const o of overrides) {
+      const parent = o.override_sku ?? skuOf(o.override_id ?? undefined);
+      if (o.override_type === "ITEM" && parent && typeof o.price === "number") {
+        inParent[parent] = o.price;
+        any = true;
+      }
+    }
+    if (any) {
+      out.priceInParent = Object.fromEntries(
+        Object.keys(inParent)
+          .sort()
+          .map((k) => [k, inParent[k]!]),
+      );
+    }
   }
   return out;
+}
+
+/** The collation of `String.prototype.localeCompare` (the default locale and options), made once. */
+const collator = new Intl.Collator();
+
+/** The order items are read in: by SKU (collated), then by platform id (none last). */
+const byReadOrder = (a: WireItem, b: WireItem): number =>
+  collator.compare(a.sku, b.sku) || (a.id ?? Infinity) - (b.id ?? Infinity);
+
+/**
+ * The items of a store menu in the order they are read in ({@link byReadOrder}): the list as it is when
+ * the platform sent it in that order already (no copy), else a sorted copy.
+ */
+function inReadOrder(items: readonly WireItem[]): readonly WireItem[] {
+  for (let i = 1; i < items.length; i++) {
+    if (byReadOrder(items[i - 1]!, items[i]!) > 0) return [...items].sort(byReadOrder);
+  }
+  return items;
 }
 
 /** Parents of each item of a store (groups of an option, items and options of a group), by SKU. */
@@ -285,15 +316,20 @@ export const items: ResourceKind<ItemResource, "item", "modifier_group"> = {
   reads: [storeMenuRead],
   read(snapshot, into, ids) {
     const wire = partOf(snapshot, storeMenuRead)!;
-    const skuById = new Map<number, string>();
-    for (const w of wire.items) if (w.id !== undefined) skuById.set(w.id, w.sku);
-    const skuOf = (id: number | undefined) => (id === undefined ? undefined : skuById.get(id));
+    // SKUs by platform id, made the first time a reference comes without its SKU (the platform sends
+    // the SKUs, so most stores never need it).
+    let skuById: Map<number, string> | undefined;
+    const skuOf = (id: number | undefined) => {
+      if (id === undefined) return undefined;
+      if (!skuById) {
+        skuById = new Map();
+        for (const w of wire.items) if (w.id !== undefined) skuById.set(w.id, w.sku);
+      }
+      return skuById.get(id);
+    };
     const read = table<ItemResource>();
     itemsState.set(into, { items: read });
-    const sorted = [...wire.items].sort(
-      (a, b) => a.sku.localeCompare(b.sku) || (a.id ?? Infinity) - (b.id ?? Infinity),
-    );
-    for (const w of sorted) {
+    for (const w of inReadOrder(wire.items)) {
       // A second item with a SKU already read (the lowest id keeps the SKU) is a duplicate: read under
       // `SKU#id`, the plan deletes it by id.
       const key = read[w.sku] && w.id !== undefined ? `${w.sku}#${w.id}` : w.sku;

@@ -143,17 +143,43 @@ function canonicalOf(list: readonly Schedule[]): Schedule[] {
 /**
  * Reads schedules from the wire in canonical form ({@link canonicalSchedules}), once, when the store is
  * read, so that the planner compares them as they are; `undefined` when there are none, or none with a
- * period (the canonical "always", as resolving the files gives it: never an empty list).
+ * period (the canonical "always", as resolving the files gives it: never an empty list). The same
+ * schedules read again (another item, another store) give the same list, worked out once
+ * ({@link readSchedules}): a chain's stores share their menus' few schedules, and reading each store
+ * must not make its own copies. The list is read-only, as every state is.
  */
 export function fromWireSchedules(list: readonly WireSchedule[] | undefined): Schedule[] | undefined {
   if (!list || list.length === 0) return undefined;
+  const key = wireKey(list);
+  if (readSchedules.has(key)) return readSchedules.get(key);
   const canonical = canonicalSchedules(
     list.map((s) => ({
       days: s.days_of_week,
       periods: (s.time_periods ?? []).map((p) => ({ start: hhmm(p.start_time), end: hhmm(p.end_time) })),
     })),
   );
-  return canonical.length > 0 ? canonical : undefined;
+  const out = canonical.length > 0 ? canonical : undefined;
+  // Bounded: past the bound (a platform that sends ever new schedules) a list is worked out each time.
+  if (readSchedules.size < MAX_READ_SCHEDULES) readSchedules.set(key, out);
+  return out;
+}
+
+/** Canonical forms of the schedules read so far, by {@link wireKey}: at most {@link MAX_READ_SCHEDULES}. */
+const readSchedules = new Map<string, Schedule[] | undefined>();
+const MAX_READ_SCHEDULES = 4096;
+
+/**
+ * A key of wire schedules that differs whenever one of their days or times does: each field in JSON
+ * (quoted and escaped, so that no value can pass for a separator), in the list's order.
+ */
+function wireKey(list: readonly WireSchedule[]): string {
+  let key = "";
+  for (const s of list) {
+    key += JSON.stringify(s.days_of_week) + "[";
+    for (const p of s.time_periods ?? []) key += JSON.stringify(p.start_time) + JSON.stringify(p.end_time);
+    key += "]";
+  }
+  return key;
 }
 
 /** Writes schedules in the wire form. */

@@ -125,8 +125,24 @@ export function perStoreRead<T, W>(
     async fetch(client, stores, limit, deliver) {
       await Promise.all(
         stores.map(async (s) => {
-          const answer = await limit(() => fetch(client, s), s.key);
-          deliver(s.key, parse ? new Unparsed(() => parse(answer, client)) : (answer as unknown as T));
+          // The answer comes in a box that the parse empties. The promises and async frames that carry
+          // it were made when the read was queued and live in the old generation by the time it comes;
+          // a collection of the young generation takes what they hold as live even once they are
+          // unreachable, so an answer they held (a store menu: hundreds of KB) would be kept until a
+          // full collection. Emptied, it is freed as soon as it is parsed.
+          const box: { answer: W | undefined } = await limit(
+            async () => ({ answer: await fetch(client, s) }),
+            s.key,
+          );
+          if (!parse) return deliver(s.key, box.answer as unknown as T);
+          deliver(
+            s.key,
+            new Unparsed(() => {
+              const answer = box.answer as W;
+              box.answer = undefined;
+              return parse(answer, client);
+            }),
+          );
         }),
       );
     },

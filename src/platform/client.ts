@@ -32,6 +32,7 @@ import {
   isRetryableTransportError,
   parseRetryAfter,
   readCapped,
+  bodyText,
   realSleep,
   retryDelay,
   type RetryInfo,
@@ -661,7 +662,7 @@ export class PlatformClient {
     let phase: "headers" | "body" = "headers";
     let status: number;
     let resHeaders: RawResponse["headers"];
-    let text: string;
+    let chunks: readonly Uint8Array[];
     try {
       const res = await request(this.baseUrl + path, {
         method: method as Dispatcher.HttpMethod,
@@ -700,7 +701,7 @@ export class PlatformClient {
         // executor then settles a write by its effect (src/apply/execute.ts).
         return this.stopped(method, path, message, status >= 200 && status <= 299 ? 0 : status);
       }
-      text = read.bytes.toString("utf8");
+      chunks = read.chunks;
     } catch (cause) {
       if (signal.aborted) {
         const why = this.closing.signal.aborted ? CLOSED : `${this.limitOf(deadline)} is reached`;
@@ -717,9 +718,10 @@ export class PlatformClient {
       clearTimeout(timer);
       this.closing.signal.removeEventListener("abort", onClose);
     }
-    const parsed = status >= 200 && status <= 299 ? undefined : parseLoosely(text);
+    const res = received(status, resHeaders, chunks);
+    if (status < 200 || status > 299) res.body = parseLoosely(res.text);
     this.heedAnswer(method, path, status, resHeaders);
-    return { ok: true, res: { status, headers: resHeaders, body: parsed, text } };
+    return { ok: true, res };
   }
 
   /**
@@ -880,6 +882,29 @@ function duration(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${Math.round(ms / 1000)} s`;
 }
 
+/**
+ * A response as received, its text decoded from its chunks each time it is read (once, by
+ * {@link PlatformClient.decode}, for a 2xx answer). Decoded late and not kept: a store menu (hundreds of
+ * KB) waits for its store's other reads as bytes outside the JavaScript heap, and its text, made right
+ * before it is parsed, dies with the parse. The promises and async frames that carried the answer were
+ * made when the read was queued and live in the old generation by then; a text they held would be
+ * moved there too, and freed only by a full collection.
+ */
+function received(
+  status: number,
+  headers: RawResponse["headers"],
+  chunks: readonly Uint8Array[],
+): RawResponse {
+  return {
+    status,
+    headers,
+    body: undefined,
+    get text() {
+      return bodyText(chunks);
+    },
+  };
+}
+
 /** A 2xx answer of {@link PlatformClient.send} or a login as a {@link RawAnswer}. */
 function answerOf(
   method: string,
@@ -896,7 +921,10 @@ function answerOf(
     storeId,
     status: res.status,
     contentType: Array.isArray(type) ? type[0] : type,
-    text: res.text,
+    // Decoded when read ({@link received}).
+    get text() {
+      return res.text;
+    },
   };
 }
 

@@ -21,6 +21,7 @@
  * functions. Clocks, sleeping and randomness are injected so that tests are deterministic.
  */
 
+import { StringDecoder } from "node:string_decoder";
 import { setTimeout as delay } from "node:timers/promises";
 
 /**
@@ -375,9 +376,18 @@ export class ByteBudget {
   }
 }
 
-/** What {@link readCapped} read: the whole body, or why it stopped. */
+/**
+ * What {@link readCapped} read: the whole body (its chunks as they came, not copied into one buffer;
+ * {@link bodyText} decodes them), or why it stopped.
+ */
 export type CappedBody =
-  | { ok: true; bytes: Buffer }
+  | {
+      ok: true;
+      /** The body's chunks, in order. */
+      chunks: readonly Uint8Array[];
+      /** Bytes of the body. */
+      received: number;
+    }
   | {
       ok: false;
       /** `route`: the answer passed its route's cap; `client`: the client's {@link ByteBudget} was spent. */
@@ -406,10 +416,23 @@ export async function readCapped(
       received += chunk.length;
       parts.push(chunk);
     }
-    return { ok: true, bytes: Buffer.concat(parts, received) };
+    return { ok: true, chunks: parts, received };
   } finally {
     budget?.release(received);
   }
+}
+
+/**
+ * The text of a body read in chunks (UTF-8, a character split between two chunks included), decoded
+ * chunk by chunk: no copy of the whole body into one buffer first. The pieces are joined lazily (the
+ * JSON parser makes them one string as it reads them).
+ */
+export function bodyText(chunks: readonly Uint8Array[]): string {
+  if (chunks.length === 0) return "";
+  const decoder = new StringDecoder("utf8");
+  let text = "";
+  for (const chunk of chunks) text += decoder.write(chunk as Buffer);
+  return text + decoder.end();
 }
 
 /** A number of bytes for a message: `16 MiB`, `512 KiB`, `300 bytes`. */

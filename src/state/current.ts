@@ -197,11 +197,19 @@ export async function readCurrent(
     const entry = pending.get(key)!;
     pending.delete(key);
     // Parts delivered as received are parsed now, and normalised and handed over at once.
-    for (const part of Object.keys(entry.snapshot)) {
+    const parts = Object.keys(entry.snapshot);
+    for (const part of parts) {
       const value = entry.snapshot[part];
       if (value instanceof Unparsed) entry.snapshot[part] = value.parse();
     }
-    onStore(key, normalizeSnapshot(entry.store, entry.snapshot));
+    const state = normalizeSnapshot(entry.store, entry.snapshot);
+    // The snapshot was made with the read's other bookkeeping, long before its store's answers came:
+    // by now it lives in the old generation, whose references a collection of the young generation
+    // takes as live even once their holder is unreachable. Its parts (a parsed store menu: megabytes
+    // of objects) are let go of here, so that they die young instead of being moved to the old
+    // generation, which only a full collection frees.
+    for (const part of parts) entry.snapshot[part] = undefined;
+    onStore(key, state);
   };
   // A store that needs no read (no managed kind reads anything) is complete at once.
   for (const [key, entry] of [...pending]) if (entry.missing === 0) complete(key);

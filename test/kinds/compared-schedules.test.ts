@@ -29,6 +29,31 @@ describe("schedules as compared", () => {
     expect(read.BREAKFAST!.schedules).toEqual(resolved.BREAKFAST!.schedules);
   });
 
+  it("gives the same schedules read in several stores as one list, and other times as their own", () => {
+    const wire = (end: string) => [
+      { days_of_week: "mon,tue", time_periods: [{ start_time: "11:00:00", end_time: end }] },
+      { days_of_week: "sat", time_periods: [{ start_time: "12:00", end_time: "16:00" }] },
+    ];
+    const storeA = fromWireSchedules(wire("15:00:00"));
+    const storeB = fromWireSchedules(wire("15:00:00"));
+    expect(storeB).toBe(storeA);
+    expect(storeA).toEqual([
+      { days: "mon,tue", periods: [{ start: "11:00", end: "15:00" }] },
+      { days: "sat", periods: [{ start: "12:00", end: "16:00" }] },
+    ]);
+    const later = fromWireSchedules(wire("15:30:00"));
+    expect(later).not.toBe(storeA);
+    expect(later![0]!.periods).toEqual([{ start: "11:00", end: "15:30" }]);
+    // A day name holding what looks like a separator is a day of its own, not another list's key.
+    const odd = fromWireSchedules([
+      { days_of_week: 'mon"[', time_periods: [{ start_time: "11:00", end_time: "15:00" }] },
+    ]);
+    expect(odd).toEqual([{ days: 'mon"[', periods: [{ start: "11:00", end: "15:00" }] }]);
+    // Days without a period are "always", read again as such.
+    expect(fromWireSchedules([{ days_of_week: "mon", time_periods: [] }])).toBeUndefined();
+    expect(fromWireSchedules([{ days_of_week: "mon", time_periods: [] }])).toBeUndefined();
+  });
+
   it("puts a hand-made state in canonical form, once for every store that shares the resource", () => {
     const shared = category("LUNCH", [
       { days: "sat,sun", periods: [{ start: "12:00", end: "15:00" }] },

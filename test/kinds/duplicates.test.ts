@@ -18,6 +18,7 @@ import type { WebhookConfigList } from "../../src/platform/webhooks.js";
 import { normalizeSnapshot } from "../../src/state/current.js";
 import { desired, item, store, catalogOf } from "../helpers/builders.js";
 import { webhooksState } from "../../src/kinds/webhooks.js";
+import { itemsOf } from "../../src/kinds/catalog.js";
 
 const A = "https://hooks.example.com/a";
 const endpoints = endpointTable();
@@ -111,6 +112,46 @@ describe("duplicates on the platform", () => {
       [specialDays as never],
     );
     expect(specialDays.duplicates!(days)).toEqual({ "12-24#41": "12-24" });
+  });
+
+  it("reads a menu in any order alike, references given by id only included", () => {
+    const s = store("s1", "1001");
+    const wire = [
+      { id: 5, sku: "b-opt", item_type: "ITEM", title_info: { title: "b" }, price_info: { price: 50 } },
+      {
+        id: 9,
+        sku: "GROUP",
+        item_type: "MODIFIER_GROUP",
+        title_info: { title: "g" },
+        // The first option by id only, the second by SKU.
+        items_info: {
+          items: [
+            { id: 5, index: 0 },
+            { sku: "A-OPT", index: 1 },
+          ],
+        },
+        price_info: { price: 0 },
+      },
+      {
+        id: 2,
+        sku: "A-OPT",
+        item_type: "ITEM",
+        title_info: { title: "a" },
+        price_info: { price: 70, overrides: [{ override_type: "ITEM", override_id: 9, price: 80 }] },
+      },
+    ];
+    const readAs = (list: typeof wire) =>
+      normalizeSnapshot(s.store, { menu: { items: list, categories: [], menus: [] } }, [items as never]);
+    const sorted = readAs([wire[2]!, wire[0]!, wire[1]!]);
+    for (const order of [wire, [...wire].reverse()]) {
+      const read = readAs(order);
+      // The same table, keys in the same order (collated: "A-OPT", "b-opt", "GROUP").
+      expect(Object.keys(itemsOf(read))).toEqual(["A-OPT", "b-opt", "GROUP"]);
+      expect(itemsOf(read)).toEqual(itemsOf(sorted));
+      expect(read.ids.items).toEqual({ "A-OPT": 2, "b-opt": 5, GROUP: 9 });
+    }
+    expect(itemsOf(sorted).GROUP!.children).toEqual(["b-opt", "A-OPT"]);
+    expect(itemsOf(sorted)["A-OPT"]!.priceInParent).toEqual({ GROUP: 80 });
   });
 
   it("keeps a duplicate of a resource the files manage out of additive ownership's reach", () => {

@@ -14,6 +14,7 @@ import {
   formatBytes,
   parseRetryAfter,
   readCapped,
+  bodyText,
 } from "../../src/platform/transport.js";
 
 // ------------------------------------------------------------------ a scripted platform on port 0
@@ -647,8 +648,19 @@ describe("readCapped", () => {
     const { chunks } = source(4, 16 * KIB);
     const budget = new ByteBudget(1024 * KIB);
     const read = await readCapped(chunks, 64 * KIB, budget);
-    expect(read.ok && read.bytes.length).toBe(64 * KIB);
+    expect(read.ok && read.received).toBe(64 * KIB);
+    expect(read.ok && read.chunks.reduce((n, c) => n + c.length, 0)).toBe(64 * KIB);
     expect(budget.used).toBe(0);
+  });
+
+  it("decodes a body read in chunks as one UTF-8 text, a character split between chunks included", () => {
+    const whole = Buffer.from('{"title":"Piña colada – 12 €","emoji":"🍕"}', "utf8");
+    // Cut inside the two-byte ñ, the three-byte € and the four-byte 🍕.
+    const cuts = [whole.indexOf(0xc3) + 1, whole.indexOf(0xe2) + 2, whole.indexOf(0xf0) + 3];
+    const chunks = [0, ...cuts].map((from, i) => whole.subarray(from, [...cuts, whole.length][i]));
+    expect(bodyText(chunks)).toBe(whole.toString("utf8"));
+    expect(JSON.parse(bodyText(chunks))).toEqual({ title: "Piña colada – 12 €", emoji: "🍕" });
+    expect(bodyText([])).toBe("");
   });
 
   it("stops at the chunk that would pass the cap, keeping at most the cap, and closes the source", async () => {
