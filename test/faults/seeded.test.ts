@@ -28,31 +28,35 @@ describe("apply under injected faults, seeded", () => {
     let lostAnswers = 0;
     let reruns = 0;
     // The three rates run at once, each against its own emulator: the time is the platform's waits
-    // (Retry-After, held answers, settle windows), not the CPU.
-    await Promise.all(
-      rates.map(async (rate, i) => {
-        const f = await fx();
-        // Seeds under which some apply leaves work for a re-run (as apply calls are ordered now, the
-        // plan's reads standing for the check before each store's first write: 6 runs of 6 left work),
-        // so that the checks of a failed apply are exercised too; npm run bench:faults runs 60.
-        const seed = 121 + i;
-        const applied = await applyUntilDone(
-          f,
-          (run): FaultOptions => ({
-            faultSeed: seed * 10 + run,
-            faultRate: rate,
-            faultKinds: faultKinds(true),
-            holdMs: 5000,
-            latencyMs: 1,
-            jitterMs: 4,
-          }),
-          { seed, runs: 3, retries },
-        );
-        expect(applied.at(-1)!.left, `seed ${seed}: changes left after two re-runs`).toBe(0);
-        reruns += applied.length - 1;
-        lostAnswers += f.emu.requests.filter((r) => r.fault === "lost" || r.fault === "hold").length;
-      }),
-    );
+    // (Retry-After, held answers, settle windows), not the CPU. Seeds under which some apply leaves
+    // work for a re-run, so that the checks of a failed apply are exercised too (as apply calls are
+    // ordered now, 6 runs of 6 left work on a quiet machine); whether a held answer outlasts the
+    // client's timeout depends on the machine's load too, so when no apply of the first three seeds
+    // left work, three more are run. npm run bench:faults runs 60.
+    const batch = (first: number) =>
+      Promise.all(
+        rates.map(async (rate, i) => {
+          const f = await fx();
+          const seed = first + i;
+          const applied = await applyUntilDone(
+            f,
+            (run): FaultOptions => ({
+              faultSeed: seed * 10 + run,
+              faultRate: rate,
+              faultKinds: faultKinds(true),
+              holdMs: 5000,
+              latencyMs: 1,
+              jitterMs: 4,
+            }),
+            { seed, runs: 3, retries },
+          );
+          expect(applied.at(-1)!.left, `seed ${seed}: changes left after two re-runs`).toBe(0);
+          reruns += applied.length - 1;
+          lostAnswers += f.emu.requests.filter((r) => r.fault === "lost" || r.fault === "hold").length;
+        }),
+      );
+    await batch(121);
+    if (reruns === 0) await batch(124);
     // The runs really met lost answers, and Retry-After was waited for in full (real waits, 1 s).
     expect(lostAnswers).toBeGreaterThan(rates.length);
     expect(retries.filter((r) => r.status === 429 && r.delayMs >= 1000).length).toBeGreaterThan(0);
