@@ -427,6 +427,11 @@ function emulatorRequest(args: EmulatorArgs, env: CliIo["env"]): Parameters<type
   };
 }
 
+/** The part of a yargs instance's own methods that keeps the help of the command being run. */
+interface YargsInternals {
+  getInternalMethods?(): { getUsageInstance?(): { cacheHelpMessage?: () => void } | undefined };
+}
+
 /** Runs the CLI with the given arguments and returns the exit code. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let code = 0;
@@ -532,6 +537,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       );
       throw new UsageError(usageMessage(msg, argv, known), { commandLine: true });
     });
+  // yargs renders the whole help of the command it runs (every option, wrapped to the terminal) as the
+  // command's handler starts, in case the handler asks for it; carte's handlers never do (a usage error
+  // says its own words; `--help` renders the help anew), so that work, tens of milliseconds of every
+  // command, is left out. The hook is yargs' own instance method; without it, yargs does as it always did.
+  const usage = (parser as unknown as YargsInternals).getInternalMethods?.().getUsageInstance?.();
+  if (usage && typeof usage.cacheHelpMessage === "function") usage.cacheHelpMessage = () => undefined;
   try {
     await parser.parseAsync();
     return code;

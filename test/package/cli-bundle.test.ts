@@ -6,7 +6,7 @@
  */
 
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import module from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -34,6 +34,11 @@ it("plans against the platform over HTTP: logs in, reads the store, checks the a
     true,
   );
   expect(existsSync(path.join(repoRoot, "dist", "platform", "validators.cjs"))).toBe(true);
+  // ASCII only, so that Node.js reads it fast and V8 holds it at one byte a character; the licence
+  // notices of the bundled packages beside it.
+  const source = readFileSync(path.join(repoRoot, "dist", "cli", "carte.mjs"), "latin1");
+  expect(/[\u0080-\uffff]/.exec(source)?.[0], "a character beyond ASCII in the bundle").toBeUndefined();
+  expect(readFileSync(path.join(repoRoot, "dist", "cli", "carte.mjs.LEGAL.txt"), "utf8")).toContain("MIT");
   project.emu.clearRequests();
   const { stdout } = await run(process.execPath, [bin, "plan", "--config", project.config, "--json"], {
     cwd: project.dir,

@@ -139,6 +139,7 @@ describe("the packed package", () => {
         "dist/config/validators.cjs",
         "dist/platform/validators.cjs",
         "dist/cli/carte.mjs",
+        "dist/cli/carte.mjs.LEGAL.txt",
         ...tracked("schemas"),
         ...built,
       ].sort(),
