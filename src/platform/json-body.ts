@@ -29,9 +29,7 @@ function stamped(value: unknown): boolean {
  * apply: the plan is never changed). It gives exactly the bytes of `JSON.stringify(body)` in UTF-8; a
  * body that is an array is written element by element, and the bytes of an object element are kept
  * from its second call on (an element of one call only is not kept: memory holds only what is shared).
- * A body that is not an array is written with `JSON.stringify`. A body holding the same elements, in
- * the same order, as the last body whose first element is shared gets that body's bytes, not a copy
- * (a fresh buffer of a few hundred KB per call cost more than writing it); they are never changed.
+ * A body that is not an array is written with `JSON.stringify`.
  *
  * @returns the encoder: the body's JSON as {@link JsonBytes}.
  * @throws TypeError as `JSON.stringify` does (a cycle, a BigInt).
@@ -48,32 +46,15 @@ export function jsonBodies(): (body: unknown) => JsonBytes {
     else seen.add(value);
     return bytes;
   };
-  // The last body written whose first element is shared, by that element: the same elements in the
-  // same order (every store of a shared catalog) give the same bytes, sent again without a copy.
-  const bodies = new WeakMap<object, { elements: readonly unknown[]; bytes: JsonBytes }>();
   const whole = (body: unknown) => new JsonBytes(Buffer.from(JSON.stringify(body)));
   return (body) => {
     if (!Array.isArray(body) || stamped(body) || body.some(stamped)) return whole(body);
-    const first: unknown = body[0];
-    const key = first !== null && typeof first === "object" ? first : undefined;
-    const last = key === undefined ? undefined : bodies.get(key);
-    if (last && sameElements(last.elements, body)) return last.bytes;
     const parts: Buffer[] = [OPEN];
     for (let i = 0; i < body.length; i++) {
       if (i > 0) parts.push(COMMA);
       parts.push(element(body[i]));
     }
     parts.push(CLOSE);
-    const bytes = new JsonBytes(Buffer.concat(parts));
-    // Kept only when its first element was met in an earlier call: a body of one call is not kept.
-    if (key !== undefined && kept.has(key)) bodies.set(key, { elements: body.slice(), bytes });
-    return bytes;
+    return new JsonBytes(Buffer.concat(parts));
   };
-}
-
-/** Whether two arrays hold the same values (`===`) in the same order. */
-function sameElements(a: readonly unknown[], b: readonly unknown[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
