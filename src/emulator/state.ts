@@ -325,6 +325,11 @@ export class EmulatorState {
   onStoreConnectivity?: ((store: StoreRec, enabled: boolean, message?: string) => void) | undefined;
 
   /** Called when a client's clear secret becomes known (see {@link EmulatorState.clientUnlocked}). */
+  /**
+   * Each client's stores by integration id, built when first asked ({@link storeByIntegrationId}: an
+   * availability call names up to 100 stores, each looked up) and dropped whenever stores are added.
+   */
+  private readonly byIntegrationId = new Map<string, Map<string, StoreRec>>();
   private readonly unlockListeners: ((client: ClientRec) => void)[] = [];
 
   constructor(opts: StateOptions) {
@@ -353,6 +358,7 @@ export class EmulatorState {
 
   /** Adds missing clients and stores; existing store data is untouched. A client's secret follows the seed. */
   provision(clients: { client_id: string; client_secret: string; stores: ProvisionStore[] }[]): void {
+    this.byIntegrationId.clear();
     for (const c of clients) {
       let client = this.clients.get(c.client_id);
       if (!client) {
@@ -438,11 +444,17 @@ export class EmulatorState {
   storeByIntegrationId(integrationId: string, clientId: string): StoreRec | undefined {
     const client = this.clients.get(clientId);
     if (!client) return undefined;
-    for (const key of client.stores) {
-      const s = this.stores.get(key);
-      if (s && s.integration_id === integrationId) return s;
+    let index = this.byIntegrationId.get(clientId);
+    if (!index) {
+      // The first of the client's stores with an id, as a walk through them in their order finds it.
+      index = new Map();
+      for (const key of client.stores) {
+        const s = this.stores.get(key);
+        if (s && !index.has(s.integration_id)) index.set(s.integration_id, s);
+      }
+      this.byIntegrationId.set(clientId, index);
     }
-    return undefined;
+    return index.get(integrationId);
   }
 
   // ---- asynchronous writes -------------------------------------------------------------------------
@@ -607,6 +619,7 @@ export class EmulatorState {
     if (data.formatVersion !== 1 || !Array.isArray(data.clients) || !Array.isArray(data.stores)) {
       throw new UsageError(`emulator state file ${file} has an unknown format (expected formatVersion 1)`);
     }
+    this.byIntegrationId.clear();
     let maxId = 0;
     let clearSecrets = false;
     for (const c of data.clients) {

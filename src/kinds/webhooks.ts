@@ -266,6 +266,57 @@ const webhooksRead: StoreRead<WebhookConfigList> = {
   },
 };
 
+/** What a webhook list says, for {@link listIndex}. */
+interface ListIndex {
+  /** The events configured with at least one store. */
+  events: Record<string, true>;
+  /** The events with a store listed once (the event stays when a store listed twice is removed). */
+  keeps: Record<string, true>;
+  /**
+   * Per store id, per event: its first listing (in the list's order) and how many times it is listed
+   * (an event may appear in several configurations).
+   */
+  byStore: Map<string, Map<string, { setting: WebhookSetting; copies: number }>>;
+}
+
+/** The index of each webhook list read, made once for all the stores it was delivered to. */
+const listIndexes = new WeakMap<WebhookConfigList, ListIndex>();
+
+/**
+ * The webhook list by store: one `GET /webhook` answers every store's webhooks (spec §4.7), and each
+ * store's read looks its own up here instead of walking the whole list (quadratic in the stores).
+ */
+function listIndex(list: WebhookConfigList): ListIndex {
+  const known = listIndexes.get(list);
+  if (known) return known;
+  const index: ListIndex = { events: table<true>(), keeps: table<true>(), byStore: new Map() };
+  const counts = new Map<string, Map<string, number>>();
+  for (const cfg of list) {
+    if (cfg.stores.length > 0) index.events[cfg.event] = true;
+    let perStore = counts.get(cfg.event);
+    if (!perStore) counts.set(cfg.event, (perStore = new Map()));
+    for (const s of cfg.stores) {
+      const id = String(s.store_id);
+      perStore.set(id, (perStore.get(id) ?? 0) + 1);
+      let events = index.byStore.get(id);
+      if (!events) index.byStore.set(id, (events = new Map()));
+      const seen = events.get(cfg.event);
+      if (seen) seen.copies++;
+      else events.set(cfg.event, { setting: { url: s.url, enabled: s.state === "ENABLE" }, copies: 1 });
+    }
+  }
+  for (const [ev, perStore] of counts) {
+    for (const n of perStore.values()) {
+      if (n === 1) {
+        index.keeps[ev] = true;
+        break;
+      }
+    }
+  }
+  listIndexes.set(list, index);
+  return index;
+}
+
 /** What one layer writes for each event: the keys it gives, and where. */
 type WebhooksLayer = Record<string, { url?: string; enabled?: boolean; site: Site }>;
 
@@ -405,28 +456,10 @@ export const webhooks: ResourceKind<WebhookSetting, "webhook"> = {
     );
   },
   read(snapshot, into, ids) {
-    const list = partOf(snapshot, webhooksRead) ?? [];
+    const { events, keeps, byStore } = listIndex(partOf(snapshot, webhooksRead) ?? []);
     const mine = table<WebhookSetting>();
-    const events = table<true>();
-    // Per event, how many times each store is listed (an event may appear in several configurations).
-    const listed = new Map<string, Map<string, number>>();
-    for (const cfg of list) {
-      if (cfg.stores.length > 0) events[cfg.event] = true;
-      let counts = listed.get(cfg.event);
-      if (!counts) listed.set(cfg.event, (counts = new Map()));
-      for (const s of cfg.stores) {
-        const id = String(s.store_id);
-        counts.set(id, (counts.get(id) ?? 0) + 1);
-        if (id === into.store.storeId && !mine[cfg.event]) {
-          mine[cfg.event] = { url: s.url, enabled: s.state === "ENABLE" };
-        }
-      }
-    }
-    const keeps = table<true>();
-    for (const [ev, counts] of listed) {
-      const copies = counts.get(into.store.storeId) ?? 0;
-      if (copies > 1) mine[ev] = { ...mine[ev]!, copies };
-      if ([...counts.values()].some((n) => n === 1)) keeps[ev] = true;
+    for (const [ev, { setting, copies }] of byStore.get(into.store.storeId) ?? []) {
+      mine[ev] = copies > 1 ? { ...setting, copies } : setting;
     }
     webhooksState.set(
       into,
@@ -436,8 +469,9 @@ export const webhooks: ResourceKind<WebhookSetting, "webhook"> = {
           .map((k) => [k, mine[k]!]),
       ),
     );
-    ids.other[EVENTS_IDS] = events;
-    ids.other[KEEPS_IDS] = keeps;
+    // Each store's own tables, as before the index: a caller may change them.
+    ids.other[EVENTS_IDS] = Object.assign(table<true>(), events);
+    ids.other[KEEPS_IDS] = Object.assign(table<true>(), keeps);
   },
   writes(action, key, before, after, ctx) {
     const store = ctx.desired.store.storeId;

@@ -123,6 +123,28 @@ describe("emulator: store availability v2", () => {
     expect((await status(emu, token, [STORE])).body).toEqual({ [STORE]: true }); // refused call: no change
   });
 
+  it("finds a client's store by integration id, stores provisioned later too, never another client's", () => {
+    const state = new EmulatorState({ applyDelayMs: 0, tokenTtlSeconds: 3600 });
+    const seed = (client_id: string, stores: { id: number; integration_id: string }[]) => [
+      { client_id, client_secret: "s", stores: stores.map((s) => ({ ...s, name: s.integration_id })) },
+    ];
+    state.provision(seed("a", [{ id: 11, integration_id: "north" }]));
+    state.provision(seed("b", [{ id: 21, integration_id: "south" }]));
+    expect(state.storeByIntegrationId("north", "a")?.key).toBe("11");
+    expect(state.storeByIntegrationId("south", "a")).toBeUndefined();
+    expect(state.storeByIntegrationId("north", "nobody")).toBeUndefined();
+    // Stores added after a lookup are found; the first store with an id stays the one found.
+    state.provision(
+      seed("a", [
+        { id: 12, integration_id: "south" },
+        { id: 13, integration_id: "north" },
+      ]),
+    );
+    expect(state.storeByIntegrationId("south", "a")?.key).toBe("12");
+    expect(state.storeByIntegrationId("north", "a")?.key).toBe("11");
+    expect(state.storeByIntegrationId("south", "b")?.key).toBe("21");
+  });
+
   it("calls the connectivity hook once per store of an asynchronous change, when it takes effect", async () => {
     const state = new EmulatorState({ applyDelayMs: 30, tokenTtlSeconds: 3600 });
     state.provision(SEED.clients);

@@ -69,6 +69,32 @@ describe("webhook kind: reading", () => {
     expect(cur.stores.s3!.ids.other.webhook).toEqual({ NEW_ORDER: true, PING: true });
   });
 
+  it("counts a store listed twice for an event, keeping its first listing, from one list read by every store", () => {
+    const list: WebhookConfigList = [
+      {
+        event: "NEW_ORDER",
+        stores: [
+          { store_id: "1001", url: A, state: "ENABLE" },
+          { store_id: "1002", url: A, state: "ENABLE" },
+        ],
+      },
+      { event: "NEW_ORDER", stores: [{ store_id: "1001", url: B, state: "DISABLE" }] },
+      { event: "PING", stores: [{ store_id: "1003", url: A, state: "ENABLE" }] },
+      { event: "PING", stores: [{ store_id: "1003", url: B, state: "ENABLE" }] },
+    ];
+    const cur = live(list);
+    expect(webhooksState.get(cur.stores.s1!)).toEqual({ NEW_ORDER: { url: A, enabled: true, copies: 2 } });
+    expect(webhooksState.get(cur.stores.s2!)).toEqual({ NEW_ORDER: { url: A, enabled: true } });
+    expect(webhooksState.get(cur.stores.s3!)).toEqual({ PING: { url: A, enabled: true, copies: 2 } });
+    // NEW_ORDER keeps a store listed once (1002); PING lists its only store twice.
+    for (const s of S) {
+      expect(cur.stores[s.store.key]!.ids.other.webhook).toEqual({ NEW_ORDER: true, PING: true });
+      expect(cur.stores[s.store.key]!.ids.other.webhook_keeps).toEqual({ NEW_ORDER: true });
+    }
+    // Each store has tables of its own.
+    expect(cur.stores.s1!.ids.other.webhook).not.toBe(cur.stores.s2!.ids.other.webhook);
+  });
+
   it("is not read in a store whose files do not manage webhooks", () => {
     expect(webhooks.select(S[0]!)).toBeUndefined();
     const plan = buildPlan(
