@@ -535,6 +535,16 @@ export interface LoadOptions {
   };
 }
 
+/** The state of one load's file reads: the files parsed in it, those broken, and what it shares. */
+function fileReading(options: LoadOptions): FileReading {
+  return {
+    ofFiles: new Set(),
+    broken: new Set(),
+    ...(options.parsed ? { parsed: options.parsed } : {}),
+    ...(options.cache ? { cache: options.cache } : {}),
+  };
+}
+
 /**
  * Loads a carte project.
  *
@@ -553,12 +563,7 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
   const root = dirname(configFile);
   const problems: ConfigProblem[] = [];
 
-  const reading: FileReading = {
-    ofFiles: new Set(),
-    broken: new Set(),
-    ...(options.parsed ? { parsed: options.parsed } : {}),
-    ...(options.cache ? { cache: options.cache } : {}),
-  };
+  const reading = fileReading(options);
   const { project, projectData } = await readCarteYaml(configFile, root, problems, reading);
 
   const limits = limitsOf(projectData);

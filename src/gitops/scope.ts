@@ -229,6 +229,27 @@ export interface ScopedLoad {
 }
 
 /**
+ * Where each file leads, relative to the project's real folder `realRoot` (a file that is a symbolic
+ * link to another: git sees the target change), asked once per file; a file gone since it was read
+ * stands for itself (relative to `root`).
+ */
+function realPaths(root: string, realRoot: string): (file: string) => string {
+  const real = new Map<string, string>();
+  return (f) => {
+    let r = real.get(f);
+    if (r === undefined) {
+      try {
+        r = path.relative(realRoot, realpathSync.native(f));
+      } catch {
+        r = path.relative(root, f);
+      }
+      real.set(f, r);
+    }
+    return r;
+  };
+}
+
+/**
  * Loads the head's files and the base's as far as the scope needs, and computes the scope
  * ({@link changeScope}). git names the files that differ between the work tree and the base commit
  * ({@link changedFiles}), and any file the base commit does not have counts as changed; a store can only differ when one of the files its desired state comes from
@@ -274,20 +295,7 @@ export async function loadChangeScope(
   const cache = openParseCache(root, (rel) => changed.has(rel) || inBase.has(rel));
   // A file the base does not have counts as changed too (one git ignores is not among git's changes).
   const differs = (rel: string) => changed.has(rel) || !inBase.has(rel);
-  // Where a file leads, for a file that is a symbolic link to another (git sees the target change).
-  const real = new Map<string, string>();
-  const realOf = (f: string) => {
-    let r = real.get(f);
-    if (r === undefined) {
-      try {
-        r = path.relative(realRoot, realpathSync.native(f));
-      } catch {
-        r = path.relative(root, f); // gone since it was read: its own path stands for it
-      }
-      real.set(f, r);
-    }
-    return r;
-  };
+  const realOf = realPaths(root, realRoot);
   const touched = (files: ReadonlySet<string>) => {
     for (const f of files) if (differs(path.relative(root, f)) || differs(realOf(f))) return true;
     return false;
