@@ -388,13 +388,14 @@ export function processRuns(pid: number): boolean {
 }
 
 /**
- * Deletes the temporary files that writers of `file` left behind when they were killed: those named
- * for `file` whose writer process no longer runs. A missing folder is fine. Returns the names deleted.
- * Call it once the folder is known to be real ({@link ensureFolder}); {@link writeFileAtomic} does.
+ * Deletes the files of folder `dir` that killed writers left: those whose name `tail` maps to the text
+ * after their temporary mark (`PID-random`; `undefined` for any other file) and whose writer process
+ * no longer runs. A missing folder is fine. Returns the names deleted.
  */
-export async function removeStaleTemps(file: string): Promise<string[]> {
-  const dir = path.dirname(file);
-  const prefix = tempPrefix(file);
+async function removeTempsOfDeadWriters(
+  dir: string,
+  tail: (name: string) => string | undefined,
+): Promise<string[]> {
   let names: string[];
   try {
     names = await readdir(dir);
@@ -403,8 +404,9 @@ export async function removeStaleTemps(file: string): Promise<string[]> {
   }
   const removed: string[] = [];
   for (const name of names) {
-    if (!name.startsWith(prefix)) continue;
-    const pid = Number(/^(\d+)-/.exec(name.slice(prefix.length))?.[1]);
+    const rest = tail(name);
+    if (rest === undefined) continue;
+    const pid = Number(/^(\d+)-/.exec(rest)?.[1]);
     if (!Number.isInteger(pid) || pid === process.pid || processRuns(pid)) continue;
     // unlink: a link planted under such a name goes itself, never what it points to.
     await unlink(path.join(dir, name)).catch(() => undefined);
@@ -414,29 +416,28 @@ export async function removeStaleTemps(file: string): Promise<string[]> {
 }
 
 /**
+ * Deletes the temporary files that writers of `file` left behind when they were killed: those named
+ * for `file` whose writer process no longer runs. A missing folder is fine. Returns the names deleted.
+ * Call it once the folder is known to be real ({@link ensureFolder}); {@link writeFileAtomic} does.
+ */
+export function removeStaleTemps(file: string): Promise<string[]> {
+  const prefix = tempPrefix(file);
+  return removeTempsOfDeadWriters(path.dirname(file), (name) =>
+    name.startsWith(prefix) ? name.slice(prefix.length) : undefined,
+  );
+}
+
+/**
  * Deletes the temporary files that writers of any file of the folder `dir` left behind when they were
  * killed (as {@link removeStaleTemps} does for one file): one listing of the folder for a run of writes
  * of many files there. A missing folder is fine. Returns the names deleted. Call it once the folder is
  * known to be real ({@link ensureFolder}).
  */
-export async function removeStaleTempsIn(dir: string): Promise<string[]> {
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch {
-    return [];
-  }
-  const removed: string[] = [];
-  for (const name of names) {
+export function removeStaleTempsIn(dir: string): Promise<string[]> {
+  return removeTempsOfDeadWriters(dir, (name) => {
     const mark = name.startsWith(".") ? name.indexOf(TEMP_MARK) : -1;
-    if (mark < 0) continue;
-    const pid = Number(/^(\d+)-/.exec(name.slice(mark + TEMP_MARK.length))?.[1]);
-    if (!Number.isInteger(pid) || pid === process.pid || processRuns(pid)) continue;
-    // unlink: a link planted under such a name goes itself, never what it points to.
-    await unlink(path.join(dir, name)).catch(() => undefined);
-    removed.push(name);
-  }
-  return removed;
+    return mark < 0 ? undefined : name.slice(mark + TEMP_MARK.length);
+  });
 }
 
 /** Flags of a temporary file: a new file, never an existing one, never through a link. */
