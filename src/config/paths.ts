@@ -6,7 +6,6 @@
  */
 
 import { realpathSync } from "node:fs";
-import { realpath } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 
 /** Where a path leads, and whether that is inside the project folder. */
@@ -26,30 +25,11 @@ function isUnder(parent: string, child: string): boolean {
 
 /**
  * The real path of a file that may not exist yet: the real path of its deepest existing ancestor,
- * followed by the rest of the path as written.
+ * followed by the rest of the path as written. The system's own realpath, synchronously (as
+ * fs/promises' realpath asks it): the thousands of matches of a chain's store pattern are checked one
+ * after another, where a promise per path costs several times the call itself.
  */
-async function realPathOf(path: string): Promise<string> {
-  const rest: string[] = [];
-  let current = path;
-  for (;;) {
-    try {
-      return join(await realpath(current), ...rest.reverse());
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code !== "ENOENT" && code !== "ENOTDIR") throw err;
-      const parent = dirname(current);
-      if (parent === current) return path;
-      rest.push(basename(current));
-      current = parent;
-    }
-  }
-}
-
-/**
- * {@link realPathOf} with the system's own realpath, synchronously: for the thousands of matches of a
- * chain's store pattern, where a promise per path costs several times the call itself.
- */
-function realPathOfSync(path: string): string {
+function realPathOf(path: string): string {
   const rest: string[] = [];
   let current = path;
   for (;;) {
@@ -67,7 +47,7 @@ function realPathOfSync(path: string): string {
 }
 
 /** The real path of a project folder, for {@link insideProject} over many paths (rejects as it does). */
-export function realRootOf(root: string): Promise<string> {
+export async function realRootOf(root: string): Promise<string> {
   return realPathOf(resolve(root));
 }
 
@@ -88,11 +68,8 @@ export async function insideProject(
   path: string,
   realRoot?: Promise<string>,
 ): Promise<Containment> {
-  const absolute = resolve(root, path);
-  if (!isUnder(resolve(root), absolute)) return { inside: false, why: "path" };
-  const realRootPath = await (realRoot ?? realPathOf(resolve(root)));
-  const real = await realPathOf(absolute);
-  return isUnder(realRootPath, real) ? { inside: true, real } : { inside: false, why: "link" };
+  if (!isUnder(resolve(root), resolve(root, path))) return { inside: false, why: "path" };
+  return insideProjectSync(root, path, await (realRoot ?? realRootOf(root)));
 }
 
 /**
@@ -103,7 +80,7 @@ export async function insideProject(
 export function insideProjectSync(root: string, path: string, realRoot: string): Containment {
   const absolute = resolve(root, path);
   if (!isUnder(resolve(root), absolute)) return { inside: false, why: "path" };
-  const real = realPathOfSync(absolute);
+  const real = realPathOf(absolute);
   return isUnder(realRoot, real) ? { inside: true, real } : { inside: false, why: "link" };
 }
 
