@@ -12,6 +12,7 @@ import { storeMenuRead } from "./reads.js";
 import { partOf, type EndpointSpec, type ResourceKind } from "./types.js";
 import { fromWireSchedules, toWireSchedules, withComparedSchedules } from "./schedules.js";
 import { byIndex } from "./util.js";
+import { itemEqual } from "./equal.js";
 import { itemsOf, itemsState, offerWindowInfo } from "./catalog.js";
 
 /**
@@ -280,6 +281,7 @@ export const items: ResourceKind<ItemResource, "item", "modifier_group"> = {
   importPart: itemsPart,
   state: itemsState,
   select: selectItems,
+  equal: itemEqual,
   segment: (r) => (r.type === "MODIFIER_GROUP" ? "modifier_group" : "item"),
   within: nestedWithin,
   group: groupOf,
