@@ -142,19 +142,39 @@ function inReadOrder(items: readonly WireItem[]): readonly WireItem[] {
 /** Parents of each item of a store (groups of an option, items and options of a group), by SKU. */
 const parentsCache = new WeakMap<Readonly<Record<string, ItemResource>>, Map<string, string[]>>();
 
+/**
+ * The parents last worked out from a list of items, by its first item: the stores of one catalog hold
+ * tables of their own of the same item objects, and a plan that changes an option in every store would
+ * otherwise work the same parents out again for each store.
+ */
+const parentsByItems = new WeakMap<ItemResource, { items: ItemResource[]; parents: Map<string, string[]> }>();
+
 function parentsOf(items: Readonly<Record<string, ItemResource>>): Map<string, string[]> {
   let parents = parentsCache.get(items);
-  if (!parents) {
+  if (parents) return parents;
+  const values = Object.values(items);
+  const first = values[0];
+  const known = first === undefined ? undefined : parentsByItems.get(first);
+  if (known && sameObjects(known.items, values)) parents = known.parents;
+  else {
     parents = new Map();
-    for (const r of Object.values(items).sort((a, b) => (a.sku < b.sku ? -1 : a.sku > b.sku ? 1 : 0)))
+    for (const r of [...values].sort((a, b) => (a.sku < b.sku ? -1 : a.sku > b.sku ? 1 : 0)))
       for (const c of r.children) {
         const list = parents.get(c);
         if (list) list.push(r.sku);
         else parents.set(c, [r.sku]);
       }
-    parentsCache.set(items, parents);
+    if (first !== undefined) parentsByItems.set(first, { items: values, parents });
   }
+  parentsCache.set(items, parents);
   return parents;
+}
+
+/** Whether two lists hold the same objects in the same order. */
+function sameObjects(a: readonly object[], b: readonly object[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /**
