@@ -68,7 +68,7 @@ function select(
     for (const sku of availabilityOf(current).unavailable) if (ownMark(current, sku)) on.add(sku);
   const out = table<AvailabilityResource>();
   const items = itemsOf(state);
-  for (const sku in items) {
+  for (const sku of Object.keys(items)) {
     if (items[sku]!.type !== "ITEM") continue;
     if (off.has(sku)) {
       const until = own(suspensions, sku)?.until;
