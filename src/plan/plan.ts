@@ -14,6 +14,7 @@ import type {
   WriteContext,
 } from "../kinds/types.js";
 import { address, jsonEqual } from "../kinds/util.js";
+import { categoryEqual, itemEqual } from "../kinds/equal.js";
 import {
   emptyIds,
   emptyStore,
@@ -141,7 +142,7 @@ interface ComparedKind<R> {
  * Compares every key of both sides of one kind (each once) and returns the changes, sorted by key.
  * Keys are sorted only when they change something: a store without changes costs no sort. Each key of
  * the desired side is looked up once on the current side; the current side's keys are gone through
- * only when some of them are not desired (for a store in step with its files, never).
+ * only when some of them are not desired (for a store in step with its files, never) and can be deleted.
  */
 function compareAll<R>(
   kind: ComparedKind<R>,
@@ -162,7 +163,9 @@ function compareAll<R>(
     const cmp = compare(kind, have, desired[key], ownershipOf ? ownershipOf(key) : fixed, created);
     if (cmp) out.push([key, cmp]);
   }
-  const present = Object.keys(current);
+  // A resource only on the current side yields a change unless the kind's resources go with their
+  // owners (`initial`: item availability, whose current side holds every item).
+  const present = kind.initial ? [] : Object.keys(current);
   if (present.length > found) {
     for (const key of present) {
       if (hasOwn(desired, key)) continue;
@@ -256,11 +259,15 @@ interface PlannedStore {
 }
 
 /** A live resource that equals its desired one becomes that object (shared text in the checksums). */
-function shareEqual<R>(have: Record<string, R>, want: Record<string, R>): Record<string, R> {
+function shareEqual<R>(
+  have: Record<string, R>,
+  want: Record<string, R>,
+  equal: (a: R, b: R) => boolean = jsonEqual,
+): Record<string, R> {
   const out = table<R>();
   for (const key of Object.keys(have)) {
     const w = own(want, key);
-    out[key] = w !== undefined && jsonEqual(have[key], w) ? w : have[key]!;
+    out[key] = w !== undefined && equal(have[key]!, w) ? w : have[key]!;
   }
   return out;
 }
@@ -278,9 +285,9 @@ function sharingDesired(
     kinds: Object.assign(table<unknown>(), read.kinds),
   };
   const items = itemsState.get(read);
-  if (items) itemsState.set(live, { ...items, items: shareEqual(items.items, itemsOf(want)) });
+  if (items) itemsState.set(live, { ...items, items: shareEqual(items.items, itemsOf(want), itemEqual) });
   const categories = categoriesState.get(read);
-  if (categories) categoriesState.set(live, shareEqual(categories, categoriesOf(want)));
+  if (categories) categoriesState.set(live, shareEqual(categories, categoriesOf(want), categoryEqual));
   const menus = menusState.get(read);
   if (menus) menusState.set(live, shareEqual(menus, menusOf(want)));
   return live;
@@ -431,8 +438,8 @@ function planKind(
   if (d === undefined) return;
   const c = kind.select(have) ?? {};
   tell();
-  // A duplicate of a resource the files manage goes, whatever the ownership.
-  const copies = kind.duplicates?.(have);
+  // A duplicate of a resource the files manage goes, whatever the ownership (under `full`, anyway).
+  const copies = ownership === "full" ? undefined : kind.duplicates?.(have);
   const ownershipOfKey =
     copies === undefined || !hasKeys(copies)
       ? ownership
