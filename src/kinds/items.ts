@@ -152,11 +152,13 @@ const parentsByItems = new WeakMap<ItemResource, { items: ItemResource[]; parent
 function parentsOf(items: Readonly<Record<string, ItemResource>>): Map<string, string[]> {
   let parents = parentsCache.get(items);
   if (parents) return parents;
-  const values = Object.values(items);
-  const first = values[0];
+  // The keys, then each value (Object.values goes a slower way through a large table).
+  const keys = Object.keys(items);
+  const first = keys.length === 0 ? undefined : items[keys[0]!];
   const known = first === undefined ? undefined : parentsByItems.get(first);
-  if (known && sameObjects(known.items, values)) parents = known.parents;
+  if (known && sameObjects(known.items, items, keys)) parents = known.parents;
   else {
+    const values = keys.map((k) => items[k]!);
     parents = new Map();
     for (const r of [...values].sort((a, b) => (a.sku < b.sku ? -1 : a.sku > b.sku ? 1 : 0)))
       for (const c of r.children) {
@@ -170,10 +172,14 @@ function parentsOf(items: Readonly<Record<string, ItemResource>>): Map<string, s
   return parents;
 }
 
-/** Whether two lists hold the same objects in the same order. */
-function sameObjects(a: readonly object[], b: readonly object[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+/** Whether a table holds, under `keys` in order, the objects of a list in its order. */
+function sameObjects(
+  list: readonly ItemResource[],
+  items: Readonly<Record<string, ItemResource>>,
+  keys: readonly string[],
+): boolean {
+  if (list.length !== keys.length) return false;
+  for (let i = 0; i < keys.length; i++) if (list[i] !== items[keys[i]!]) return false;
   return true;
 }
 
