@@ -33,7 +33,12 @@
 //   3. the no-change plan (`carte plan`), timed, then a minimal reader that makes exactly the reads carte
 //      made (same calls, same parallelism, `JSON.parse` of each answer and nothing else): carte's time
 //      as a ratio of the reader's and of the latency bound (reads × latency ÷ parallelism), its reads
-//      against the minimum, its peak RSS;
+//      against the minimum, its peak RSS. Both meet the same emulator: before each, the emulator
+//      collects its garbage (a full collection), and it runs without V8's memory reducer. With
+//      thousands of stores its heap holds 1.3 GB or more, and a full collection there costs seconds of
+//      CPU (2 to 8 s at 1,000 stores); left to itself, the emulator ran one whenever it allocated little
+//      for a while (the memory reducer), and which of the two runs paid for it (or for the apply's
+//      garbage, right after it) was chance. Its time collecting garbage during each run is printed;
 //   4. a 1 % change (6 prices per 616 entries in the shared catalog): `carte plan --out` and
 //      `carte apply plan.json`, its writes against the minimum (one items upsert per store) and its
 //      bytes against a full store-menu upload (the catalog calls of the apply from empty);
@@ -285,8 +290,9 @@ function child(mode, message) {
       ...(profile && (mode === "carte" || mode === "planner" || process.env.CARTE_BENCH_PROFILE_ALL)
         ? ["--cpu-prof", "--cpu-prof-dir", profile]
         : []),
-      // The emulator keeps every store's catalog and rendered menu: thousands of stores need room.
-      ...(mode === "emulator" ? ["--max-old-space-size=16384"] : []),
+      // The emulator keeps every store's catalog and rendered menu: thousands of stores need room. It
+      // collects its garbage when told (`gc`) and not on its own when idle (see step 3 above).
+      ...(mode === "emulator" ? ["--max-old-space-size=16384", "--expose-gc", "--no-memory-reducer"] : []),
     ],
   });
   const next = () =>
@@ -345,6 +351,12 @@ async function emulatorChild() {
   };
   const timer = setInterval(() => emu && sum(), 250);
   let cpuMark = process.cpuUsage();
+  // Time the emulator's main thread spent in collections since the last take, in ms.
+  let gcMs = 0;
+  const { PerformanceObserver } = await import("node:perf_hooks");
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) gcMs += e.duration;
+  }).observe({ entryTypes: ["gc"] });
   process.on("message", async (m) => {
     try {
       if (m.type === "start") {
@@ -355,14 +367,20 @@ async function emulatorChild() {
         sum();
         out = empty();
         cpuMark = process.cpuUsage();
+        gcMs = 0;
         process.send({ ok: true });
       } else if (m.type === "take") {
         // The requests since the last take, by category, and the emulator's CPU time meanwhile.
         sum();
         const used = process.cpuUsage(cpuMark);
         cpuMark = process.cpuUsage();
-        process.send({ ...out, cpuMs: (used.user + used.system) / 1000 });
+        process.send({ ...out, cpuMs: (used.user + used.system) / 1000, gcMs });
         out = empty();
+        gcMs = 0;
+      } else if (m.type === "gc") {
+        // A full collection now, between two timed runs (the caller then takes, which resets the counts).
+        globalThis.gc();
+        process.send({ ok: true });
       } else if (m.type === "close") {
         clearInterval(timer);
         await emu.close();
@@ -874,23 +892,30 @@ async function main() {
       return;
     }
 
-    // 3. No-change plan, then the minimal reader making the same reads.
+    // 3. No-change plan, then the minimal reader making the same reads, each after a full collection
+    // of the emulator's garbage (see step 3 in the header).
+    const collect = async () => {
+      await emulator.ask({ type: "gc" });
+      await emulator.ask({ type: "take" });
+    };
+    await collect();
     const plan = await run({ command: "plan" });
     const planCalls = await emulator.ask({ type: "take" });
     if (plan.summary.create + plan.summary.update + plan.summary.delete !== 0)
       throw new Error("the no-change plan has changes");
     const minimumReads = stores * 4 + Math.ceil(stores / 100) + 2; // menu + 3 store schedule reads; status; 2 webhook lists
+    await collect();
     const reader = await child("reader", { url, parallelism, reads: planCalls.reads }).first;
     const readerCalls = await emulator.ask({ type: "take" });
     const bound = (planCalls.reads.length * latency) / parallelism;
     console.log(
       `no-change plan            ${s(plan.planMs)} (CPU ${s(plan.planCpuMs)}; load ${s(plan.loadMs)} apart); ${planCalls.reads.length} reads + ` +
         `${planCalls.logins} logins (minimum ${minimumReads} + 2), ${planCalls.writes} writes; peak RSS ${plan.peakRssMiB.toFixed(0)} MiB; ` +
-        `emulator CPU ${s(planCalls.cpuMs)} (loading included)`,
+        `emulator CPU ${s(planCalls.cpuMs)} (loading included; collecting garbage ${s(planCalls.gcMs)})`,
     );
     console.log(
       `minimal reader            ${s(reader.ms)} (CPU ${s(reader.cpuMs)}); ${(reader.bytes / MiB).toFixed(0)} MiB of answers; peak RSS ${reader.peakRssMiB.toFixed(0)} MiB; ` +
-        `emulator CPU ${s(readerCalls.cpuMs)}`,
+        `emulator CPU ${s(readerCalls.cpuMs)} (collecting garbage ${s(readerCalls.gcMs)})`,
     );
     console.log(
       `  carte ÷ reader ${x(plan.planMs, reader.ms)}; carte ÷ latency bound (${s(bound)}) ${x(plan.planMs, bound)}; ` +

@@ -129,13 +129,28 @@ const byReadOrder = (a: WireItem, b: WireItem): number =>
   collator.compare(a.sku, b.sku) || (a.id ?? Infinity) - (b.id ?? Infinity);
 
 /**
+ * The SKUs of the last list {@link inReadOrder} found in read order with every SKU collated before the
+ * next (none equal to another): a list of the same SKUs in the same order is in read order too, which
+ * string comparisons tell without collating (the stores of a chain share their catalog).
+ */
+let lastInOrder: readonly string[] = [];
+
+/**
  * The items of a store menu in the order they are read in ({@link byReadOrder}): the list as it is when
  * the platform sent it in that order already (no copy), else a sorted copy.
  */
 function inReadOrder(items: readonly WireItem[]): readonly WireItem[] {
+  if (items.length === lastInOrder.length && items.every((w, i) => w.sku === lastInOrder[i])) return items;
+  let distinct = true;
   for (let i = 1; i < items.length; i++) {
-    if (byReadOrder(items[i - 1]!, items[i]!) > 0) return [...items].sort(byReadOrder);
+    const a = items[i - 1]!;
+    const b = items[i]!;
+    const bySku = collator.compare(a.sku, b.sku);
+    if (bySku > 0 || (bySku === 0 && (a.id ?? Infinity) - (b.id ?? Infinity) > 0))
+      return [...items].sort(byReadOrder);
+    if (bySku === 0) distinct = false;
   }
+  if (distinct) lastInOrder = items.map((w) => w.sku);
   return items;
 }
 

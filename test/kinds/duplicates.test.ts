@@ -114,6 +114,25 @@ describe("duplicates on the platform", () => {
     expect(specialDays.duplicates!(days)).toEqual({ "12-24#41": "12-24" });
   });
 
+  it("reads each store's menu in its own order, after a store whose menu came in read order", () => {
+    const s = store("s1", "1001");
+    const wire = (id: number, sku: string) => ({
+      id,
+      sku,
+      item_type: "ITEM",
+      title_info: { title: sku },
+      price_info: { price: 100 },
+    });
+    const readAs = (list: ReturnType<typeof wire>[]) =>
+      normalizeSnapshot(s.store, { menu: { items: list, categories: [], menus: [] } }, [items as never]);
+    expect(readAs([wire(3, "A"), wire(4, "B")]).ids.items).toEqual({ A: 3, B: 4 });
+    expect(readAs([wire(3, "A"), wire(4, "B")]).ids.items).toEqual({ A: 3, B: 4 });
+    expect(Object.keys(itemsOf(readAs([wire(4, "B"), wire(3, "A")])))).toEqual(["A", "B"]);
+    // The same SKUs as a menu read before, one of them twice: the lowest id keeps the SKU.
+    expect(readAs([wire(7, "A"), wire(3, "A")]).ids.items).toEqual({ A: 3, "A#7": 7 });
+    expect(readAs([wire(7, "A"), wire(3, "A")]).ids.items).toEqual({ A: 3, "A#7": 7 });
+  });
+
   it("reads a menu in any order alike, references given by id only included", () => {
     const s = store("s1", "1001");
     const wire = [
