@@ -1,7 +1,7 @@
 // Benchmark of plan and apply for a big chain, against the emulator in its own process (docs/performance.md).
 //
 // Usage: npm run bench:plan -- [--stores N] [--entries M] [--latency MS] [--parallelism P]
-//                              [--planner R] [--skip-apply-timing] [--cli]
+//                              [--planner R] [--skip-apply-timing] [--cli] [--repeat N]
 //   --stores N        stores of the generated chain (default 100)
 //   --entries M       catalog entries per store: items, options, modifier groups and categories in the
 //                     proportions 324 : 232 : 40 : 20 of a 616-entry catalog, plus 2 menus (default 616)
@@ -13,6 +13,8 @@
 //   --generate-only DIR  only write the chain's files into DIR
 //   --rps N           carte's platform.requests_per_second (default 10000, its highest: not the limit here)
 //   --plan-only       stop after the no-change plan and the minimal reader
+//   --repeat N        time the no-change plan and the minimal reader N times, one after the other, on
+//                     the same applied chain (default 1)
 //   --apply-only      stop after the apply from empty
 //   --flat            the flat catalog of the earlier figures: no schedules, one level of modifiers,
 //                     no per-parent option prices, no group price lists (default: the realistic one)
@@ -776,6 +778,7 @@ async function main() {
       "generate-only": { type: "string" },
       rps: { type: "string", default: "10000" },
       "plan-only": { type: "boolean", default: false },
+      repeat: { type: "string", default: "1" },
       "apply-only": { type: "boolean", default: false },
       "scope-changed": { type: "boolean", default: false },
       flat: { type: "boolean", default: false },
@@ -787,7 +790,8 @@ async function main() {
   const latency = Number(values.latency);
   const parallelism = Number(values.parallelism);
   const plannerResources = Number(values.planner);
-  for (const [k, v] of Object.entries({ stores, entries, latency, parallelism, plannerResources })) {
+  const repeat = Number(values.repeat);
+  for (const [k, v] of Object.entries({ stores, entries, latency, parallelism, plannerResources, repeat })) {
     if (!Number.isFinite(v) || v < 0) throw new Error(`--${k} must be a number`);
   }
   const shape = catalogShape(entries);
@@ -898,29 +902,33 @@ async function main() {
       await emulator.ask({ type: "gc" });
       await emulator.ask({ type: "take" });
     };
-    await collect();
-    const plan = await run({ command: "plan" });
-    const planCalls = await emulator.ask({ type: "take" });
-    if (plan.summary.create + plan.summary.update + plan.summary.delete !== 0)
-      throw new Error("the no-change plan has changes");
-    const minimumReads = stores * 4 + Math.ceil(stores / 100) + 2; // menu + 3 store schedule reads; status; 2 webhook lists
-    await collect();
-    const reader = await child("reader", { url, parallelism, reads: planCalls.reads }).first;
-    const readerCalls = await emulator.ask({ type: "take" });
-    const bound = (planCalls.reads.length * latency) / parallelism;
-    console.log(
-      `no-change plan            ${s(plan.planMs)} (CPU ${s(plan.planCpuMs)}; load ${s(plan.loadMs)} apart); ${planCalls.reads.length} reads + ` +
-        `${planCalls.logins} logins (minimum ${minimumReads} + 2), ${planCalls.writes} writes; peak RSS ${plan.peakRssMiB.toFixed(0)} MiB; ` +
-        `emulator CPU ${s(planCalls.cpuMs)} (loading included; collecting garbage ${s(planCalls.gcMs)})`,
-    );
-    console.log(
-      `minimal reader            ${s(reader.ms)} (CPU ${s(reader.cpuMs)}); ${(reader.bytes / MiB).toFixed(0)} MiB of answers; peak RSS ${reader.peakRssMiB.toFixed(0)} MiB; ` +
-        `emulator CPU ${s(readerCalls.cpuMs)} (collecting garbage ${s(readerCalls.gcMs)})`,
-    );
-    console.log(
-      `  carte ÷ reader ${x(plan.planMs, reader.ms)}; carte ÷ latency bound (${s(bound)}) ${x(plan.planMs, bound)}; ` +
-        `reader ÷ latency bound ${x(reader.ms, bound)}`,
-    );
+    // --repeat N: the pair N times on the same emulator (the 5,000-store setup alone takes minutes).
+    for (let k = 1; k <= repeat; k++) {
+      if (repeat > 1) console.log(`run ${k} of ${repeat}`);
+      await collect();
+      const plan = await run({ command: "plan" });
+      const planCalls = await emulator.ask({ type: "take" });
+      if (plan.summary.create + plan.summary.update + plan.summary.delete !== 0)
+        throw new Error("the no-change plan has changes");
+      const minimumReads = stores * 4 + Math.ceil(stores / 100) + 2; // menu + 3 store schedule reads; status; 2 webhook lists
+      await collect();
+      const reader = await child("reader", { url, parallelism, reads: planCalls.reads }).first;
+      const readerCalls = await emulator.ask({ type: "take" });
+      const bound = (planCalls.reads.length * latency) / parallelism;
+      console.log(
+        `no-change plan            ${s(plan.planMs)} (CPU ${s(plan.planCpuMs)}; load ${s(plan.loadMs)} apart); ${planCalls.reads.length} reads + ` +
+          `${planCalls.logins} logins (minimum ${minimumReads} + 2), ${planCalls.writes} writes; peak RSS ${plan.peakRssMiB.toFixed(0)} MiB; ` +
+          `emulator CPU ${s(planCalls.cpuMs)} (loading included; collecting garbage ${s(planCalls.gcMs)})`,
+      );
+      console.log(
+        `minimal reader            ${s(reader.ms)} (CPU ${s(reader.cpuMs)}); ${(reader.bytes / MiB).toFixed(0)} MiB of answers; peak RSS ${reader.peakRssMiB.toFixed(0)} MiB; ` +
+          `emulator CPU ${s(readerCalls.cpuMs)} (collecting garbage ${s(readerCalls.gcMs)})`,
+      );
+      console.log(
+        `  carte ÷ reader ${x(plan.planMs, reader.ms)}; carte ÷ latency bound (${s(bound)}) ${x(plan.planMs, bound)}; ` +
+          `reader ÷ latency bound ${x(reader.ms, bound)}`,
+      );
+    }
     if (values.cli) {
       // `carte plan` end to end, then `carte plan --json` (with the checksums it carries), each in its
       // own process: wall time and the process's CPU time (user + system, from its resource usage).
