@@ -933,11 +933,13 @@ function postStoreMenu(ctx: RouteContext): Reply {
     now,
   );
 
+  // As for POST /items: the pending write holds what it applies, not the parsed elements.
+  const sent = pItems.map((p) => p.suspension);
   ctx.state.accept(
     store,
     (cat) => {
       const next = catalogFrom(
-        items.map((r, i) => keepSuspension(r, cat.items.get(r.id), pItems[i]!.suspension)),
+        items.map((r, i) => keepSuspension(r, cat.items.get(r.id), sent[i])),
         cats,
         menus,
       );
@@ -1095,10 +1097,13 @@ function postItems(ctx: RouteContext): Reply {
   const store = storeOf(ctx);
   const parsed = parseArray(ctx.body, "items", parseItem);
   const recs = buildItems(ctx, store, parsed, "upsert", new Date().toISOString());
+  // The write keeps what it applies, not the parsed elements (their references and located names):
+  // it waits until it becomes visible, and what it holds meanwhile survives collections.
+  const sent = parsed.map((p) => p.suspension);
   ctx.state.accept(
     store,
     (c) => {
-      recs.forEach((r, i) => putItem(c, r, parsed[i]!.suspension));
+      recs.forEach((r, i) => putItem(c, r, sent[i]));
     },
     "items",
   );
