@@ -518,11 +518,17 @@ function parseBody(
     const login = isObj(body) ? { client_id: body.client_id } : undefined;
     return { body, malformed, recorded: () => login };
   }
-  if (malformed) return { body, malformed, recorded: () => raw };
+  if (malformed || body === undefined) return { body, malformed, recorded: () => (malformed ? raw : body) };
+  // The record keeps the text and parses it again when read: the parsed body of an items upsert (a
+  // tree of thousands of objects) is dropped young once handled, where a record holding it would have
+  // it copied by the collections of the young generation for as long as the request log keeps it.
   return {
     body,
     malformed,
-    recorded: () => (nestsDeeper(body, MAX_RECORDED_DEPTH) ? cutCopy(body, 0) : body),
+    recorded: () => {
+      const copy: unknown = JSON.parse(raw);
+      return nestsDeeper(copy, MAX_RECORDED_DEPTH) ? cutCopy(copy, 0) : copy;
+    },
   };
 }
 
