@@ -99,6 +99,20 @@ function schedules(list: WireSchedule[] | undefined, at: string): WireSchedule[]
   });
 }
 
+/**
+ * The one empty list that the records of every store's catalog hold wherever they hold an empty list
+ * (frozen: no code adds to a record's list in place; a record is replaced whole). An item of an apply
+ * from empty held ten empty lists of its own (overrides, images, schedules, the options of an option):
+ * a thousand stores' catalogs, kept for the emulator's life, were millions of them, each copied by the
+ * collections of the young generation before it settled.
+ */
+const NONE: readonly never[] = Object.freeze([]);
+
+/** `list`, or {@link NONE} when it is missing or empty. */
+function listOf<T>(list: T[] | undefined): T[] {
+  return list === undefined || list.length === 0 ? (NONE as never[]) : list;
+}
+
 /** A reference as sent: `{id?, sku?, index}`; `id` wins when both are given (platform notes). */
 interface RawRef {
   id?: number | undefined;
@@ -205,22 +219,22 @@ function parseItem(v: ItemUpsert, at: string): ParsedItem {
     id: v.id,
     sku,
     item_type: v.item_type,
-    title_info: { title, overrides: t.overrides ?? [] },
-    description_info: { description, overrides: d?.overrides ?? [] },
-    images_info: { images, overrides: im?.overrides ?? [] },
+    title_info: { title, overrides: listOf(t.overrides) },
+    description_info: { description, overrides: listOf(d?.overrides) },
+    images_info: { images: listOf(images), overrides: listOf(im?.overrides) },
     children,
-    children_overrides: ii?.overrides ?? [],
+    children_overrides: listOf(ii?.overrides),
     // An item written without a price is served with 0: the spec types the price as a number (§2.2).
-    price_info: { price: p?.price ?? 0, overrides: p?.overrides ?? [] },
+    price_info: { price: p?.price ?? 0, overrides: listOf(p?.overrides) },
     quantity_info: {
       min_permitted: min,
       max_permitted: max,
       modifiers_type: q?.modifiers_type ?? null,
-      overrides: q?.overrides ?? [],
+      overrides: listOf(q?.overrides),
     },
     schedules_info: {
-      schedules: schedules(s?.schedules, `${at}.schedules_info.schedules`),
-      overrides: s?.overrides ?? [],
+      schedules: listOf(schedules(s?.schedules, `${at}.schedules_info.schedules`)),
+      overrides: listOf(s?.overrides),
     },
   };
 }
@@ -465,12 +479,14 @@ function buildItems(
       // Images as read carry an id and a host (spec §2.2 `{id, path, index, host}`): the id sent, else a
       // new platform id; the host sent, else "" (no host).
       images_info: {
-        images: p.images_info.images.map((img) => ({
-          id: img.id ?? ctx.state.allocateId(),
-          path: img.path,
-          index: img.index,
-          host: img.host ?? "",
-        })),
+        images: listOf(
+          p.images_info.images.map((img) => ({
+            id: img.id ?? ctx.state.allocateId(),
+            path: img.path,
+            index: img.index,
+            host: img.host ?? "",
+          })),
+        ),
         overrides: p.images_info.overrides,
       },
       children: sortByIndex(children.map((c) => ({ id: c.id, index: c.index }))),
@@ -685,6 +701,7 @@ function buildMenus(
 }
 
 function sortByIndex<T extends { index: number }>(list: T[]): T[] {
+  if (list.length === 0) return listOf(list);
   return list
     .map((v, i) => ({ v, i }))
     .sort((a, b) => a.v.index - b.v.index || a.i - b.i)
