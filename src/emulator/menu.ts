@@ -113,6 +113,32 @@ function listOf<T>(list: T[] | undefined): T[] {
   return list === undefined || list.length === 0 ? (NONE as never[]) : list;
 }
 
+/**
+ * The blocks of an item that hold nothing (no description, image, quantity bounds or schedule, no
+ * overrides), one frozen object each that every record holding such a block shares, as
+ * {@link NONE} is shared: most options of a catalog are such items.
+ */
+const EMPTY = {
+  description: Object.freeze({ description: "", overrides: NONE }) as unknown as ItemRec["description_info"],
+  images: Object.freeze({ images: NONE, overrides: NONE }) as unknown as ItemRec["images_info"],
+  quantity: Object.freeze({
+    min_permitted: null,
+    max_permitted: null,
+    modifiers_type: null,
+    overrides: NONE,
+  }) as unknown as ItemRec["quantity_info"],
+  schedules: Object.freeze({ schedules: NONE, overrides: NONE }) as unknown as ItemRec["schedules_info"],
+};
+
+/** A block of an item as given, or `empty` when each of its lists is empty and its other fields equal `empty`'s. */
+function blockOr<T extends object>(block: T, empty: T): T {
+  for (const [k, v] of Object.entries(block)) {
+    const e = (empty as Record<string, unknown>)[k];
+    if (v !== e && !(Array.isArray(v) && v.length === 0 && e === NONE)) return block;
+  }
+  return empty;
+}
+
 /** A reference as sent: `{id?, sku?, index}`; `id` wins when both are given (platform notes). */
 interface RawRef {
   id?: number | undefined;
@@ -220,22 +246,28 @@ function parseItem(v: ItemUpsert, at: string): ParsedItem {
     sku,
     item_type: v.item_type,
     title_info: { title, overrides: listOf(t.overrides) },
-    description_info: { description, overrides: listOf(d?.overrides) },
+    description_info: blockOr({ description, overrides: listOf(d?.overrides) }, EMPTY.description),
     images_info: { images: listOf(images), overrides: listOf(im?.overrides) },
     children,
     children_overrides: listOf(ii?.overrides),
     // An item written without a price is served with 0: the spec types the price as a number (§2.2).
     price_info: { price: p?.price ?? 0, overrides: listOf(p?.overrides) },
-    quantity_info: {
-      min_permitted: min,
-      max_permitted: max,
-      modifiers_type: q?.modifiers_type ?? null,
-      overrides: listOf(q?.overrides),
-    },
-    schedules_info: {
-      schedules: listOf(schedules(s?.schedules, `${at}.schedules_info.schedules`)),
-      overrides: listOf(s?.overrides),
-    },
+    quantity_info: blockOr(
+      {
+        min_permitted: min,
+        max_permitted: max,
+        modifiers_type: q?.modifiers_type ?? null,
+        overrides: listOf(q?.overrides),
+      },
+      EMPTY.quantity,
+    ),
+    schedules_info: blockOr(
+      {
+        schedules: listOf(schedules(s?.schedules, `${at}.schedules_info.schedules`)),
+        overrides: listOf(s?.overrides),
+      },
+      EMPTY.schedules,
+    ),
   };
 }
 
@@ -478,17 +510,20 @@ function buildItems(
       description_info: p.description_info,
       // Images as read carry an id and a host (spec §2.2 `{id, path, index, host}`): the id sent, else a
       // new platform id; the host sent, else "" (no host).
-      images_info: {
-        images: listOf(
-          p.images_info.images.map((img) => ({
-            id: img.id ?? ctx.state.allocateId(),
-            path: img.path,
-            index: img.index,
-            host: img.host ?? "",
-          })),
-        ),
-        overrides: p.images_info.overrides,
-      },
+      images_info: blockOr(
+        {
+          images: listOf(
+            p.images_info.images.map((img) => ({
+              id: img.id ?? ctx.state.allocateId(),
+              path: img.path,
+              index: img.index,
+              host: img.host ?? "",
+            })),
+          ),
+          overrides: p.images_info.overrides,
+        },
+        EMPTY.images,
+      ),
       children: sortByIndex(children.map((c) => ({ id: c.id, index: c.index }))),
       children_overrides: p.children_overrides,
       price_info: p.price_info,
