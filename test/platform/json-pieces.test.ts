@@ -44,11 +44,13 @@ describe("parseJsonPieces", () => {
     const value = menu(1000);
     const text = JSON.stringify(value);
     expect(Buffer.byteLength(text)).toBeGreaterThan(2 * PIECES_MIN_BYTES);
-    for (const size of [4096 + 1, 16 * 1024 + 7, 1 << 20]) {
-      const parsed = parseJsonPieces(chunksOf(text, size));
+    for (const size of [4096 + 1, 16 * 1024 + 7, 1 << 22]) {
+      const chunks = chunksOf(text, size);
+      const parsed = parseJsonPieces(chunks);
       expect(parsed).toBeDefined();
       expect(parsed!.value).toEqual(JSON.parse(text));
       expect(Object.keys(parsed!.value as object)).toEqual(Object.keys(value));
+      expect(Buffer.concat(chunks).toString("utf8")).toBe(text);
     }
     // Whitespace between the tokens (a pretty-printed answer) changes nothing.
     const pretty = JSON.stringify(value, null, 2);
@@ -87,6 +89,11 @@ describe("parseJsonPieces", () => {
     for (const text of broken) {
       expect(() => JSON.parse(text)).toThrow(SyntaxError);
       expect(parseJsonPieces(chunksOf(text))).toBeUndefined();
+      // One chunk is read where it is, and left as it came, for the text's parse.
+      const [whole] = chunksOf(text, 1 << 22);
+      const copy = Uint8Array.from(whole!);
+      expect(parseJsonPieces([whole!])).toBeUndefined();
+      expect(Buffer.compare(whole!, copy)).toBe(0);
     }
   });
 });
