@@ -8,7 +8,7 @@
  * The locks are directories under the project's `.carte/locks/`, made atomically by proper-lockfile
  * (`mkdir`, which is atomic on local and network file systems), one per store, taken in sorted order so
  * that two applies of overlapping sets never wait for each other in a cycle. A holder refreshes its
- * locks' mtime every 10 s. A JSON file next to each lock says who holds it (process id, host, process-id
+ * locks' mtime every 10 s, all of them in one batch ({@link refreshLocks}). A JSON file next to each lock says who holds it (process id, host, process-id
  * namespace, since when, and which lock folder it was written for), for the message of a refusal and
  * for taking over an abandoned lock:
  *
@@ -78,6 +78,8 @@ export interface ApplyLockOptions {
   onWait?: (holder: LockHolder | undefined) => void;
   /** Pause between tries while waiting, in milliseconds. Default 250. */
   pollMs?: number;
+  /** How often the held locks are refreshed, in milliseconds. Default 10 000 (tests make it shorter). */
+  refreshMs?: number;
 }
 
 /** A held apply lock. */
@@ -95,14 +97,24 @@ export interface ApplyLock {
 const STALE_MS = 30_000;
 /** How often a held lock is refreshed, in ms. */
 const UPDATE_MS = 10_000;
+/** How soon a refresh that failed for another reason than a missing lock is tried again, in ms. */
+const RETRY_MS = 1_000;
+/** Locks refreshed in one turn of the event loop (see {@link refreshLocks}). */
+const REFRESH_SLICE = 256;
 /**
  * proper-lockfile's own staleness, set so that it never judges a lock stale: its takeover (stat, see
  * stale, `rmdir`, `mkdir`) lets two applies that saw the same stale lock both hold it (the second's
  * `rmdir` removes the lock the first has just made). carte takes abandoned locks over itself,
- * {@link takeOver}; proper-lockfile still refreshes a held lock every {@link UPDATE_MS} and reports it
- * compromised when its folder was replaced.
+ * {@link takeOver}.
  */
 const NEVER_STALE = Number.MAX_SAFE_INTEGER;
+/**
+ * proper-lockfile's own refresh period: the longest a timer waits (about 24.8 days, longer than any
+ * apply), so that it never runs. Its refresh is one timer and two calls to the thread pool per lock
+ * every 10 s: for the locks of a thousand stores, two thousand calls whose handling took the event loop
+ * from the apply's answers. carte refreshes its locks itself, all in one batch ({@link refreshLocks}).
+ */
+const NEVER_UPDATE = 2 ** 31 - 1;
 /** How many claims of one abandoned lock may have been left by takers killed while taking it over. */
 const MAX_CLAIMS = 8;
 
@@ -371,6 +383,93 @@ async function takeOver(file: string, target: WriteTarget): Promise<"retry" | "h
   return "held";
 }
 
+/** A lock an apply holds, as its refreshes and its release see it. */
+interface HeldLock {
+  /** The lock's path without its extension (see {@link fileOf}). */
+  file: string;
+  /** proper-lockfile's release: removes the folder. */
+  release: () => Promise<void>;
+  /** The inode of the folder this apply made. */
+  ino: number;
+  /** The modification time this apply last gave the folder (or found on it once made), in ms. */
+  mtimeMs: number;
+  /** When the lock is next refreshed ({@link Date.now} ms). */
+  due: number;
+  /** The text of the holder's file this apply wrote. */
+  holderText: string;
+  /** Lost while held: its folder is gone or is not the one this apply made and refreshed. */
+  lost: boolean;
+  /** Being released: no longer refreshed. */
+  released: boolean;
+  /** proper-lockfile told to forget a lost lock without removing what is now another's. */
+  forgotten: Promise<void> | undefined;
+}
+
+/**
+ * Refreshes the held locks that are due, in slices of {@link REFRESH_SLICE} per turn of the event loop,
+ * then calls `done` (which arms the next refresh). Each lock is checked to be the folder this apply
+ * made and last refreshed (same inode, same modification time), then given the time of now rounded up
+ * to the second (exact on a file system that keeps seconds only, as proper-lockfile does). The calls are
+ * synchronous: a pair of file system calls on a local folder costs a few microseconds, a pair through
+ * the thread pool as much again in the event loop's handling, for every lock.
+ *
+ * A lock whose folder is gone or was replaced (the process stalled for longer than the stale time and
+ * another apply took it over) is lost: `lose` gets the error, the lock is no longer refreshed, and
+ * proper-lockfile forgets it without removing the folder, so that neither the release nor the exit
+ * removes another apply's lock. Any other failure is tried again after {@link RETRY_MS}.
+ */
+function refreshLocks(
+  held: readonly HeldLock[],
+  refreshMs: number,
+  lose: (err: Error) => void,
+  done: () => void,
+): void {
+  const now = Date.now();
+  const due = held.filter((h) => !h.lost && !h.released && h.due <= now);
+  let i = 0;
+  const slice = () => {
+    for (const end = Math.min(due.length, i + REFRESH_SLICE); i < end; i++) {
+      const h = due[i]!;
+      if (h.released) continue;
+      const failure = refreshOne(h, refreshMs);
+      if (failure === undefined) continue;
+      h.lost = true;
+      h.forgotten = lockfile.unlock(h.file, {
+        fs: { ...LOCK_FS, rmdir: (_p: string, cb: (err: null) => void) => cb(null) },
+        realpath: false,
+        lockfilePath: `${h.file}.lock`,
+      });
+      lose(failure);
+    }
+    if (i < due.length) setImmediate(slice);
+    else done();
+  };
+  slice();
+}
+
+/** Refreshes one lock (see {@link refreshLocks}); the error when it is lost. */
+function refreshOne(h: HeldLock, refreshMs: number): Error | undefined {
+  const lockPath = `${h.file}.lock`;
+  const lost = (why: string) =>
+    Object.assign(new Error(`the apply lock ${shownPath(lockPath)} was lost: ${why}`), {
+      code: "ECOMPROMISED",
+    });
+  try {
+    const seen = fs.lstatSync(lockPath, { throwIfNoEntry: false });
+    if (seen === undefined) return lost("it was removed");
+    if (seen.ino !== h.ino || seen.mtimeMs !== h.mtimeMs)
+      return lost("another apply took it over after it went unrefreshed for longer than the stale time");
+    const time = new Date(Math.ceil(Date.now() / 1000) * 1000);
+    fs.lutimesSync(lockPath, time, time);
+    h.mtimeMs = time.getTime();
+    h.due = Date.now() + refreshMs;
+  } catch (err) {
+    if ((err as { code?: string }).code === "ENOENT") return lost("it was removed");
+    h.due = Date.now() + RETRY_MS;
+  }
+  return undefined;
+}
+
 /** One line about a holder, for messages. */
 export function describeHolder(h: LockHolder | undefined): string {
   return h ? `process ${h.pid} on ${h.host}, since ${h.since}` : "another carte apply";
@@ -414,10 +513,52 @@ export async function acquireApplyLock(opts: ApplyLockOptions): Promise<ApplyLoc
   // rather than by each write (a listing of the folder per lock made taking a thousand locks quadratic).
   await removeStaleTempsIn(opts.dir);
   const names = [...new Set(opts.names)].sort();
-  const held: { file: string; release: () => Promise<void> }[] = [];
+  const held: HeldLock[] = [];
+  const refreshMs = opts.refreshMs ?? UPDATE_MS;
   let compromised: Error | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  /** A batch of refreshes is under way (it arms the timer once done). */
+  let refreshing = false;
+  /** Arms the one timer of the refreshes for the earliest lock due. */
+  const schedule = () => {
+    if (timer !== undefined || refreshing) return;
+    let next = Infinity;
+    for (const h of held) if (!h.lost && !h.released && h.due < next) next = h.due;
+    if (next === Infinity) return;
+    timer = setTimeout(
+      () => {
+        timer = undefined;
+        refreshing = true;
+        refreshLocks(
+          held,
+          refreshMs,
+          (err) => (compromised = err),
+          () => {
+            refreshing = false;
+            schedule();
+          },
+        );
+      },
+      Math.max(0, next - Date.now()),
+    );
+    // The locks do not keep the process alive: they are released (or removed on exit) with it.
+    timer.unref();
+  };
   const releaseAll = async () => {
-    for (const h of held.splice(0).reverse()) {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    const releasing = held.splice(0).reverse();
+    // Marked before any wait: a batch of refreshes under way leaves them alone.
+    for (const h of releasing) h.released = true;
+    for (const h of releasing) {
+      if (h.lost) {
+        // Lost while held: the folder is gone or another apply's, and so may be the holder's file,
+        // removed only while it is still the one this apply wrote.
+        await h.forgotten;
+        if ((await readHolder(h.file))?.text === h.holderText)
+          await removeFile(`${h.file}.json`, { ...target, purpose: "remove the holder of the apply lock" });
+        continue;
+      }
       await removeFile(`${h.file}.json`, { ...target, purpose: "remove the holder of the apply lock" });
       try {
         await h.release();
@@ -448,13 +589,26 @@ export async function acquireApplyLock(opts: ApplyLockOptions): Promise<ApplyLoc
           realpath: false,
           lockfilePath: `${file}.lock`,
           stale: NEVER_STALE,
-          update: UPDATE_MS,
+          update: NEVER_UPDATE,
           onCompromised: (err) => {
             compromised = err;
           },
         });
-        held.push({ file, release });
+        const entry: HeldLock = {
+          file,
+          release,
+          ino: 0,
+          mtimeMs: 0,
+          due: Date.now() + refreshMs,
+          holderText: "",
+          lost: false,
+          released: false,
+          forgotten: undefined,
+        };
+        held.push(entry);
         const made = await lstat(`${file}.lock`);
+        entry.ino = made.ino;
+        entry.mtimeMs = made.mtimeMs;
         const pidns = pidNamespace();
         const holder: HolderRecord = {
           pid: process.pid,
@@ -467,12 +621,14 @@ export async function acquireApplyLock(opts: ApplyLockOptions): Promise<ApplyLoc
         // Not fsynced: the file means something only while this process runs (after a crash of the
         // machine, a lock is judged by its time, not refreshed for 30 s). Two fsyncs per lock were
         // most of the time of taking the locks of a thousand stores.
-        await writeFileAtomic(`${file}.json`, JSON.stringify(holder) + "\n", {
+        entry.holderText = JSON.stringify(holder) + "\n";
+        await writeFileAtomic(`${file}.json`, entry.holderText, {
           ...target,
           purpose: "write who holds the apply lock to",
           durable: false,
           tempsSwept: true,
         });
+        schedule();
         break;
       } catch (err) {
         if ((err as { code?: string }).code !== "ELOCKED") {

@@ -57,9 +57,9 @@ export function duplicatesIn(
   select: Selector = selector(state),
 ): string[] {
   const out: string[] = [];
-  for (const kind of new Set(changes.map(kindOf))) {
+  for (const [kind, ofKind] of byKind(changes)) {
     const copies = kind.duplicates?.(state) ?? {};
-    const keys = new Set(changes.filter((c) => kindOf(c) === kind).map((c) => c.key));
+    const keys = new Set(ofKind.map((c) => c.key));
     const selected = select(kind) ?? {};
     for (const [key, copied] of Object.entries(copies)) {
       if (!keys.has(key) && !keys.has(copied)) continue;
@@ -68,6 +68,18 @@ export function duplicatesIn(
     }
   }
   return out.sort();
+}
+
+/** Changes grouped by kind, in the order the kinds first appear (each change's kind found once). */
+function byKind(changes: readonly ResourceChange[]): Map<ResourceKind<unknown>, ResourceChange[]> {
+  const out = new Map<ResourceKind<unknown>, ResourceChange[]>();
+  for (const c of changes) {
+    const kind = kindOf(c);
+    const list = out.get(kind);
+    if (list) list.push(c);
+    else out.set(kind, [c]);
+  }
+  return out;
 }
 
 /** A kind's resources in one store's state, selected once per kind (`select` copies them). */
@@ -93,9 +105,15 @@ export function byStore(changes: readonly ResourceChange[]): Map<string, Resourc
   return out;
 }
 
+/** Kinds by the names changes give them, found once per name ({@link kindNamed} walks the registry). */
+const kindsByName = new Map<string, ResourceKind<unknown>>();
+
 function kindOf(change: ResourceChange): ResourceKind<unknown> {
-  const kind = kindNamed(change.kind);
+  let kind = kindsByName.get(change.kind);
+  if (kind) return kind;
+  kind = kindNamed(change.kind);
   if (!kind) throw new InternalError(`no resource kind named ${change.kind}`);
+  kindsByName.set(change.kind, kind);
   return kind;
 }
 

@@ -99,6 +99,46 @@ function schedules(list: WireSchedule[] | undefined, at: string): WireSchedule[]
   });
 }
 
+/**
+ * The one empty list that the records of every store's catalog hold wherever they hold an empty list
+ * (frozen: no code adds to a record's list in place; a record is replaced whole). An item of an apply
+ * from empty held ten empty lists of its own (overrides, images, schedules, the options of an option):
+ * a thousand stores' catalogs, kept for the emulator's life, were millions of them, each copied by the
+ * collections of the young generation before it settled.
+ */
+const NONE: readonly never[] = Object.freeze([]);
+
+/** `list`, or {@link NONE} when it is missing or empty. */
+function listOf<T>(list: T[] | undefined): T[] {
+  return list === undefined || list.length === 0 ? (NONE as never[]) : list;
+}
+
+/**
+ * The blocks of an item that hold nothing (no description, image, quantity bounds or schedule, no
+ * overrides), one frozen object each that every record holding such a block shares, as
+ * {@link NONE} is shared: most options of a catalog are such items.
+ */
+const EMPTY = {
+  description: Object.freeze({ description: "", overrides: NONE }) as unknown as ItemRec["description_info"],
+  images: Object.freeze({ images: NONE, overrides: NONE }) as unknown as ItemRec["images_info"],
+  quantity: Object.freeze({
+    min_permitted: null,
+    max_permitted: null,
+    modifiers_type: null,
+    overrides: NONE,
+  }) as unknown as ItemRec["quantity_info"],
+  schedules: Object.freeze({ schedules: NONE, overrides: NONE }) as unknown as ItemRec["schedules_info"],
+};
+
+/** A block of an item as given, or `empty` when each of its lists is empty and its other fields equal `empty`'s. */
+function blockOr<T extends object>(block: T, empty: T): T {
+  for (const [k, v] of Object.entries(block)) {
+    const e = (empty as Record<string, unknown>)[k];
+    if (v !== e && !(Array.isArray(v) && v.length === 0 && e === NONE)) return block;
+  }
+  return empty;
+}
+
 /** A reference as sent: `{id?, sku?, index}`; `id` wins when both are given (platform notes). */
 interface RawRef {
   id?: number | undefined;
@@ -205,23 +245,29 @@ function parseItem(v: ItemUpsert, at: string): ParsedItem {
     id: v.id,
     sku,
     item_type: v.item_type,
-    title_info: { title, overrides: t.overrides ?? [] },
-    description_info: { description, overrides: d?.overrides ?? [] },
-    images_info: { images, overrides: im?.overrides ?? [] },
+    title_info: { title, overrides: listOf(t.overrides) },
+    description_info: blockOr({ description, overrides: listOf(d?.overrides) }, EMPTY.description),
+    images_info: { images: listOf(images), overrides: listOf(im?.overrides) },
     children,
-    children_overrides: ii?.overrides ?? [],
+    children_overrides: listOf(ii?.overrides),
     // An item written without a price is served with 0: the spec types the price as a number (§2.2).
-    price_info: { price: p?.price ?? 0, overrides: p?.overrides ?? [] },
-    quantity_info: {
-      min_permitted: min,
-      max_permitted: max,
-      modifiers_type: q?.modifiers_type ?? null,
-      overrides: q?.overrides ?? [],
-    },
-    schedules_info: {
-      schedules: schedules(s?.schedules, `${at}.schedules_info.schedules`),
-      overrides: s?.overrides ?? [],
-    },
+    price_info: { price: p?.price ?? 0, overrides: listOf(p?.overrides) },
+    quantity_info: blockOr(
+      {
+        min_permitted: min,
+        max_permitted: max,
+        modifiers_type: q?.modifiers_type ?? null,
+        overrides: listOf(q?.overrides),
+      },
+      EMPTY.quantity,
+    ),
+    schedules_info: blockOr(
+      {
+        schedules: listOf(schedules(s?.schedules, `${at}.schedules_info.schedules`)),
+        overrides: listOf(s?.overrides),
+      },
+      EMPTY.schedules,
+    ),
   };
 }
 
@@ -464,15 +510,20 @@ function buildItems(
       description_info: p.description_info,
       // Images as read carry an id and a host (spec §2.2 `{id, path, index, host}`): the id sent, else a
       // new platform id; the host sent, else "" (no host).
-      images_info: {
-        images: p.images_info.images.map((img) => ({
-          id: img.id ?? ctx.state.allocateId(),
-          path: img.path,
-          index: img.index,
-          host: img.host ?? "",
-        })),
-        overrides: p.images_info.overrides,
-      },
+      images_info: blockOr(
+        {
+          images: listOf(
+            p.images_info.images.map((img) => ({
+              id: img.id ?? ctx.state.allocateId(),
+              path: img.path,
+              index: img.index,
+              host: img.host ?? "",
+            })),
+          ),
+          overrides: p.images_info.overrides,
+        },
+        EMPTY.images,
+      ),
       children: sortByIndex(children.map((c) => ({ id: c.id, index: c.index }))),
       children_overrides: p.children_overrides,
       price_info: p.price_info,
@@ -685,6 +736,7 @@ function buildMenus(
 }
 
 function sortByIndex<T extends { index: number }>(list: T[]): T[] {
+  if (list.length === 0) return listOf(list);
   return list
     .map((v, i) => ({ v, i }))
     .sort((a, b) => a.v.index - b.v.index || a.i - b.i)
@@ -933,11 +985,13 @@ function postStoreMenu(ctx: RouteContext): Reply {
     now,
   );
 
+  // As for POST /items: the pending write holds what it applies, not the parsed elements.
+  const sent = pItems.map((p) => p.suspension);
   ctx.state.accept(
     store,
     (cat) => {
       const next = catalogFrom(
-        items.map((r, i) => keepSuspension(r, cat.items.get(r.id), pItems[i]!.suspension)),
+        items.map((r, i) => keepSuspension(r, cat.items.get(r.id), sent[i])),
         cats,
         menus,
       );
@@ -1095,10 +1149,13 @@ function postItems(ctx: RouteContext): Reply {
   const store = storeOf(ctx);
   const parsed = parseArray(ctx.body, "items", parseItem);
   const recs = buildItems(ctx, store, parsed, "upsert", new Date().toISOString());
+  // The write keeps what it applies, not the parsed elements (their references and located names):
+  // it waits until it becomes visible, and what it holds meanwhile survives collections.
+  const sent = parsed.map((p) => p.suspension);
   ctx.state.accept(
     store,
     (c) => {
-      recs.forEach((r, i) => putItem(c, r, parsed[i]!.suspension));
+      recs.forEach((r, i) => putItem(c, r, sent[i]));
     },
     "items",
   );

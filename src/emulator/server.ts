@@ -47,7 +47,7 @@ import { utilsRoutes } from "./utils.js";
 import { contract } from "./contract.js";
 import { checkBody, platformSchemas } from "./validate.js";
 import { webhookRoutes } from "./webhooks.js";
-import type { ServerDeps } from "./deps.js";
+import type { RecordedRequest, ServerDeps } from "./deps.js";
 
 export type { RecordedRequest, ServerDeps } from "./deps.js";
 
@@ -60,28 +60,25 @@ export const MAX_RECORDED_DEPTH = 64;
 export const TOO_DEEP = `[nested deeper than ${MAX_RECORDED_DEPTH} levels: not recorded]`;
 
 /**
- * Whether the value of a JSON text nests deeper than `limit` levels: counted on the text (brackets
- * outside strings), which costs a fraction of a walk through the parsed value of a body of hundreds of
- * kilobytes. `text` must be valid JSON. Iterative: any depth is fine.
+ * Whether a parsed JSON value nests deeper than `limit` levels (containers within containers; the
+ * value itself, when an object or array, is level 1). Iterative: any depth is fine, and the walk stops
+ * at the first container past the limit.
  *
  * A body nesting deeper than {@link MAX_RECORDED_DEPTH} is recorded as a copy cut there: JSON.parse
  * accepts any depth, but serializing such a body for `GET /__emulator/requests` overflowed the stack
- * (after one 100,000-deep body the control API answered 500 until it was reset).
+ * (after one 100,000-deep body the control API answered 500 until it was reset). The check runs when
+ * the recorded body is first read ({@link recordRequest}), not for every body received: an apply from
+ * empty sends a thousand items upserts of hundreds of kilobytes that nobody reads back.
  */
-function textNestsDeeper(text: string, limit: number): boolean {
-  if (text.length <= limit) return false;
-  let open = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c)
-        i++; // a backslash: the next character is escaped
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
-      if (++open > limit) return true;
-    } else if (c === 0x5d || c === 0x7d) open--;
+function nestsDeeper(value: unknown, limit: number): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  const stack: { value: object; depth: number }[] = [{ value, depth: 1 }];
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    if (top.depth > limit) return true;
+    const children = Array.isArray(top.value) ? (top.value as unknown[]) : Object.values(top.value);
+    for (const child of children) {
+      if (typeof child === "object" && child !== null) stack.push({ value: child, depth: top.depth + 1 });
+    }
   }
   return false;
 }
@@ -504,7 +501,10 @@ async function readWholeBody(
  * A request's body parsed as JSON (undefined when blank), whether it is malformed, and what the request
  * log records of it: of a login only the client id (never the secret), of a malformed body the text.
  */
-function parseBody(raw: string, isLogin: boolean): { body: unknown; malformed: boolean; recorded: unknown } {
+function parseBody(
+  raw: string,
+  isLogin: boolean,
+): { body: unknown; malformed: boolean; recorded: () => unknown } {
   let body: unknown;
   let malformed = false;
   if (raw.trim() !== "") {
@@ -514,16 +514,46 @@ function parseBody(raw: string, isLogin: boolean): { body: unknown; malformed: b
       malformed = true;
     }
   }
-  const recorded = isLogin
-    ? isObj(body)
-      ? { client_id: body.client_id }
-      : undefined
-    : malformed
-      ? raw
-      : textNestsDeeper(raw, MAX_RECORDED_DEPTH)
-        ? cutCopy(body, 0)
-        : body;
-  return { body, malformed, recorded };
+  if (isLogin) {
+    const login = isObj(body) ? { client_id: body.client_id } : undefined;
+    return { body, malformed, recorded: () => login };
+  }
+  if (malformed || body === undefined) return { body, malformed, recorded: () => (malformed ? raw : body) };
+  // The record keeps the text and parses it again when read: the parsed body of an items upsert (a
+  // tree of thousands of objects) is dropped young once handled, where a record holding it would have
+  // it copied by the collections of the young generation for as long as the request log keeps it.
+  return {
+    body,
+    malformed,
+    recorded: () => {
+      const copy: unknown = JSON.parse(raw);
+      return nestsDeeper(copy, MAX_RECORDED_DEPTH) ? cutCopy(copy, 0) : copy;
+    },
+  };
+}
+
+/**
+ * A request's record, its `body` made by `body()` when first read (then kept): the check of its
+ * nesting ({@link nestsDeeper}) is paid only for the records something reads.
+ */
+function recordRequest(fields: Omit<RecordedRequest, "body">, body: () => unknown): RecordedRequest {
+  let made = false;
+  let value: unknown;
+  return Object.defineProperty(fields, "body", {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      if (!made) {
+        value = body();
+        made = true;
+      }
+      return value;
+    },
+    set: (v: unknown) => {
+      value = v;
+      made = true;
+    },
+  }) as RecordedRequest;
 }
 
 async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -538,7 +568,7 @@ async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerRespons
     !isControl && deps.faults?.active ? deps.faults.decide(method, path, callerKey(req), isLogin) : undefined;
 
   let reply: Reply;
-  let recorded: unknown;
+  let recorded: () => unknown = () => undefined;
   let bytes = 0;
   let fault: string | undefined;
   try {
@@ -583,7 +613,9 @@ async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerRespons
     }
     if (decision && decision.delayMs > 0) await sleep(decision.delayMs);
     if (decision?.kind === "drop") {
-      deps.requests.push({ method, path, query, body: recorded, bytes, status: 0, at, fault: "drop" });
+      deps.requests.push(
+        recordRequest({ method, path, query, bytes, status: 0, at, fault: "drop" }, recorded),
+      );
       req.socket.destroy();
       deps.log?.(`${method} ${path} dropped (injected fault) ${(performance.now() - started).toFixed(1)}ms`);
       return;
@@ -613,16 +645,12 @@ async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerRespons
       reply = { status: 500, body: { message: "Internal server error" } };
     }
   }
-  deps.requests.push({
-    method,
-    path,
-    query,
-    body: recorded,
-    bytes,
-    status: reply.status,
-    at,
-    ...(fault ? { fault } : {}),
-  });
+  deps.requests.push(
+    recordRequest(
+      { method, path, query, bytes, status: reply.status, at, ...(fault ? { fault } : {}) },
+      recorded,
+    ),
+  );
   if (fault === "lost") {
     req.socket.destroy();
     deps.log?.(`${method} ${path} ${reply.status}, answer lost (injected fault)`);

@@ -26,6 +26,7 @@ afterEach(() => {
   for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 function lockDir(): string {
   const d = mkdtempSync(path.join(tmpdir(), "carte-lock-"));
   dirs.push(d);
@@ -46,6 +47,46 @@ describe("the apply lock", () => {
     await first.release();
     const again = await acquireApplyLock({ dir, names: ["a", "b", "c"], waitMs: 0 });
     await again.release();
+  });
+
+  it("refreshes every held lock's time in one batch while it is held, and stops once released", async () => {
+    const dir = lockDir();
+    const names = ["a", "b", "c"];
+    const lock = await acquireApplyLock({ dir, names, waitMs: 0, refreshMs: 40 });
+    const times = () => names.map((n) => lstatSync(lockPaths(dir, n).lock).mtimeMs);
+    const before = times();
+    const until = Date.now() + 2000;
+    while (times().some((t, i) => t === before[i]) && Date.now() < until) await sleep(20);
+    // Refreshed: given the time of now rounded up to the second, which no mkdir left there.
+    for (const t of times()) {
+      expect(t % 1000).toBe(0);
+      expect(Math.abs(t - Date.now())).toBeLessThan(2000);
+    }
+    expect(lock.compromised).toBeUndefined();
+    await lock.release();
+    for (const n of names) expect(existsSync(lockPaths(dir, n).lock)).toBe(false);
+  });
+
+  it("loses a lock taken over while held, and its release leaves the new holder's lock alone", async () => {
+    const dir = lockDir();
+    const lock = await acquireApplyLock({ dir, names: ["a", "b"], waitMs: 0, refreshMs: 30 });
+    const a = lockPaths(dir, "a");
+    // Another apply's takeover: a folder of its own in the lock's place, and its holder's file.
+    rmSync(a.holder);
+    rmSync(a.lock, { recursive: true });
+    await sleep(5);
+    mkdirSync(a.lock);
+    const theirs = JSON.stringify({ pid: 1, host: "elsewhere", since: new Date().toISOString(), name: "a" });
+    writeFileSync(a.holder, theirs);
+    const until = Date.now() + 2000;
+    while (lock.compromised === undefined && Date.now() < until) await sleep(10);
+    expect(lock.compromised?.message).toContain("was lost");
+    await lock.release();
+    expect(existsSync(a.lock)).toBe(true);
+    expect(readFileSync(a.holder, "utf8")).toBe(theirs);
+    // The lock that was not lost is released as usual.
+    expect(existsSync(lockPaths(dir, "b").lock)).toBe(false);
+    expect(existsSync(lockPaths(dir, "b").holder)).toBe(false);
   });
 
   it("waits for a held lock up to the bound, telling once that it waits", async () => {
