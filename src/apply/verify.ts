@@ -137,7 +137,7 @@ function stillPending(
     const now = own(select(kind), ch.key);
     const initial =
       now === undefined && kind.initial && ch.after !== null ? kind.initial(ch.after) : undefined;
-    return !shows(ch, now, initial);
+    return !shows(ch, now, initial, kind.equal);
   });
 }
 
@@ -151,10 +151,20 @@ function clientPending(state: ClientState, changes: readonly ResourceChange[]): 
   });
 }
 
-/** Whether a resource as read (`now`, or `initial` when a dependent resource is not read) shows a change. */
-function shows(ch: ResourceChange, now: unknown, initial: unknown): boolean {
+/**
+ * Whether a resource as read (`now`, or `initial` when a dependent resource is not read) shows a change:
+ * the kind's own equality when it declares one (deep equality's verdict, quicker for its shape).
+ */
+function shows(
+  ch: ResourceChange,
+  now: unknown,
+  initial: unknown,
+  equal?: (a: never, b: never) => boolean,
+): boolean {
   if (ch.action === "delete") return now === undefined;
-  return jsonEqual(now ?? initial, ch.after);
+  const seen = now ?? initial;
+  if (equal && seen !== undefined && ch.after !== null) return equal(seen as never, ch.after as never);
+  return jsonEqual(seen, ch.after);
 }
 
 /** A store of a plan (`Plan.stores`). */
