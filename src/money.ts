@@ -254,6 +254,13 @@ export function formatAmount(text: string, currency: Currency | undefined): stri
  * `|after − before| × 100 > percent × before`. A price that was 0 has no share to change by: `false`.
  */
 export function priceChangeExceeds(before: number, after: number, percent: number): boolean {
+  // Whole numbers whose products stay below 2^53 are exact in floating point: no decimals needed (a
+  // catalog change is judged in every store).
+  if (Number.isSafeInteger(before) && Number.isSafeInteger(after) && Number.isSafeInteger(percent)) {
+    const change = Math.abs(after - before) * 100;
+    const limit = percent * before;
+    if (Number.isSafeInteger(change) && Number.isSafeInteger(limit)) return before > 0 && change > limit;
+  }
   const b = decimalOfNumber(before).value;
   if (b.lte("0")) return false;
   const change = decimalOfNumber(after).value.minus(b).abs().times("100");

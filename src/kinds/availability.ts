@@ -60,15 +60,20 @@ function select(
   const desired = ownership !== undefined;
   const { unavailable, available, suspensions } = availabilityOf(state);
   const off = new Set(unavailable);
-  const on = new Set(available ?? []);
+  // Every ITEM is wanted on (the current side, `full` ownership), or those listed available and those
+  // carte switched off itself (worked out once, not for each item).
+  const all = !desired || ownership === "full";
+  const on = all ? undefined : new Set(available ?? []);
+  if (on && current !== undefined)
+    for (const sku of availabilityOf(current).unavailable) if (ownMark(current, sku)) on.add(sku);
   const out = table<AvailabilityResource>();
   const items = itemsOf(state);
-  for (const sku in items) {
+  for (const sku of Object.keys(items)) {
     if (items[sku]!.type !== "ITEM") continue;
     if (off.has(sku)) {
       const until = own(suspensions, sku)?.until;
       out[sku] = offResource(sku, desired || ownMark(state, sku), until);
-    } else if (!desired || ownership === "full" || on.has(sku) || switchedOffByCarte(current, sku)) {
+    } else if (all || on!.has(sku)) {
       out[sku] = resource(sku, true);
     }
   }
@@ -78,11 +83,6 @@ function select(
 /** Whether the current side shows carte's marker on `sku`. */
 function ownMark(state: StoreState, sku: string): boolean {
   return own(availabilityOf(state).suspensions, sku)?.byCarte === true;
-}
-
-/** Whether the platform shows `sku` off with carte's marker: carte switched it off. */
-function switchedOffByCarte(current: StoreState | undefined, sku: string): boolean {
-  return current !== undefined && ownMark(current, sku) && availabilityOf(current).unavailable.includes(sku);
 }
 
 /**

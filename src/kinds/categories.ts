@@ -12,6 +12,7 @@ import { storeMenuRead } from "./reads.js";
 import { partOf, type EndpointSpec, type ResourceKind } from "./types.js";
 import { fromWireSchedules, toWireSchedules, withComparedSchedules } from "./schedules.js";
 import { byIndex } from "./util.js";
+import { categoryEqual } from "./equal.js";
 
 /** The upsert element of `POST /categories` for a desired category. Item references go by SKU. */
 export function toWireCategory(r: CategoryResource): WireCategory {
@@ -58,6 +59,7 @@ export const categories: ResourceKind<CategoryResource, "category"> = {
   importPart: categoriesPart,
   state: categoriesState,
   select: selectCategories,
+  equal: categoryEqual,
   segment: () => "category",
   // Categories' offer windows with a start or an end still ahead: information, not changes.
   info: (desired) => offerWindowInfo(desired, "category"),

@@ -12,6 +12,7 @@ import { storeMenuRead } from "./reads.js";
 import { partOf, type EndpointSpec, type ResourceKind } from "./types.js";
 import { fromWireSchedules, toWireSchedules, withComparedSchedules } from "./schedules.js";
 import { byIndex } from "./util.js";
+import { itemEqual } from "./equal.js";
 import { itemsOf, itemsState, offerWindowInfo } from "./catalog.js";
 
 /**
@@ -156,19 +157,45 @@ function inReadOrder(items: readonly WireItem[]): readonly WireItem[] {
 /** Parents of each item of a store (groups of an option, items and options of a group), by SKU. */
 const parentsCache = new WeakMap<Readonly<Record<string, ItemResource>>, Map<string, string[]>>();
 
+/**
+ * The parents last worked out from a list of items, by its first item: the stores of one catalog hold
+ * tables of their own of the same item objects, and a plan that changes an option in every store would
+ * otherwise work the same parents out again for each store.
+ */
+const parentsByItems = new WeakMap<ItemResource, { items: ItemResource[]; parents: Map<string, string[]> }>();
+
 function parentsOf(items: Readonly<Record<string, ItemResource>>): Map<string, string[]> {
   let parents = parentsCache.get(items);
-  if (!parents) {
+  if (parents) return parents;
+  // The keys, then each value (Object.values goes a slower way through a large table).
+  const keys = Object.keys(items);
+  const first = keys.length === 0 ? undefined : items[keys[0]!];
+  const known = first === undefined ? undefined : parentsByItems.get(first);
+  if (known && sameObjects(known.items, items, keys)) parents = known.parents;
+  else {
+    const values = keys.map((k) => items[k]!);
     parents = new Map();
-    for (const r of Object.values(items).sort((a, b) => (a.sku < b.sku ? -1 : a.sku > b.sku ? 1 : 0)))
+    for (const r of [...values].sort((a, b) => (a.sku < b.sku ? -1 : a.sku > b.sku ? 1 : 0)))
       for (const c of r.children) {
         const list = parents.get(c);
         if (list) list.push(r.sku);
         else parents.set(c, [r.sku]);
       }
-    parentsCache.set(items, parents);
+    if (first !== undefined) parentsByItems.set(first, { items: values, parents });
   }
+  parentsCache.set(items, parents);
   return parents;
+}
+
+/** Whether a table holds, under `keys` in order, the objects of a list in its order. */
+function sameObjects(
+  list: readonly ItemResource[],
+  items: Readonly<Record<string, ItemResource>>,
+  keys: readonly string[],
+): boolean {
+  if (list.length !== keys.length) return false;
+  for (let i = 0; i < keys.length; i++) if (list[i] !== items[keys[i]!]) return false;
+  return true;
 }
 
 /**
@@ -295,6 +322,7 @@ export const items: ResourceKind<ItemResource, "item", "modifier_group"> = {
   importPart: itemsPart,
   state: itemsState,
   select: selectItems,
+  equal: itemEqual,
   segment: (r) => (r.type === "MODIFIER_GROUP" ? "modifier_group" : "item"),
   within: nestedWithin,
   group: groupOf,

@@ -100,6 +100,8 @@ export function withComparedSchedules<R extends { schedules?: Schedule[] }>(
   for (const key of Object.keys(all)) {
     const resource = all[key]!;
     if (resource.schedules === undefined) continue;
+    // Schedules read or resolved are canonical already (one look-up, the common case).
+    if (!viaUtils && resource.schedules.length > 0 && canonicalLists.has(resource.schedules)) continue;
     const cache = viaUtils ? unscheduled : canonicalized;
     let compared = cache.get(resource) as R | undefined;
     if (!compared) {

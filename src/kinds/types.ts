@@ -448,6 +448,12 @@ export interface ResourceKind<R, N extends string = string, S extends string = N
    */
   label?(state: StoreState, key: string): string | undefined;
   /**
+   * Whether two resources of the same key are equal (no change): the verdict of deep equality of plain
+   * JSON values (src/kinds/util.ts `jsonEqual`), worked out quicker for the kind's shape (src/kinds/equal.ts).
+   * Absent: `jsonEqual`. Pure.
+   */
+  equal?(a: R, b: R): boolean;
+  /**
    * Compares two resources of the same key. Returns the attributes that differ (empty when equal).
    * The default in the planner compares every top-level attribute with deep equality. `desired` is the
    * store's desired state, for words that only it holds (a time in the store's zone).

@@ -26,6 +26,15 @@ function chunk<T>(list: T[], size: number): T[][] {
   return out;
 }
 
+/**
+ * `localeCompare` in English, made once: the same order as `a.localeCompare(b, "en")` (ECMA-402 defines
+ * that as this collator's compare) without a collator set up again for each comparison.
+ */
+const english = new Intl.Collator("en");
+
+/** `localeCompare` in the default locale, made once (the same order, as above). */
+const local = new Intl.Collator();
+
 /** Batches writes into operations, sorted by stage, then id. Pure and deterministic. */
 export function batchWrites(writes: PlacedWrite[]): Operation[] {
   const groups = new Map<string, PlacedWrite[]>();
@@ -46,7 +55,7 @@ export function batchWrites(writes: PlacedWrite[]): Operation[] {
     const spec = endpoint(first.endpoint);
     const ordered =
       spec.scope === "client"
-        ? [...list].sort((a, b) => a.store.localeCompare(b.store) || a.address.localeCompare(b.address))
+        ? [...list].sort((a, b) => local.compare(a.store, b.store) || local.compare(a.address, b.address))
         : list;
     const base = spec.scope === "store" ? `${first.store}:${spec.name}` : spec.name;
     const parts = chunk(ordered, maxElementsOf(spec));
@@ -80,5 +89,5 @@ export function batchWrites(writes: PlacedWrite[]): Operation[] {
       });
     }
   }
-  return ops.sort((a, b) => a.stage - b.stage || a.id.localeCompare(b.id, "en"));
+  return ops.sort((a, b) => a.stage - b.stage || english.compare(a.id, b.id));
 }

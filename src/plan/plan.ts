@@ -14,6 +14,7 @@ import type {
   WriteContext,
 } from "../kinds/types.js";
 import { address, jsonEqual } from "../kinds/util.js";
+import { categoryEqual, itemEqual } from "../kinds/equal.js";
 import {
   emptyIds,
   emptyStore,
@@ -123,34 +124,54 @@ interface Compared<R> {
 
 const hasOwn = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
 
+/** Whether a table has an own enumerable key (a store's duplicates: most have none). */
+function hasKeys(o: object): boolean {
+  for (const key in o) if (hasOwn(o, key)) return true;
+  return false;
+}
+
+/** What {@link compare} needs of a kind. */
+interface ComparedKind<R> {
+  equal?(a: R, b: R): boolean;
+  initial?(after: R): R;
+  diff?(before: R, after: R): AttributeDiff[];
+  retreats?(action: ChangeAction, before: R | undefined, after: R | undefined): boolean;
+}
+
 /**
  * Compares every key of both sides of one kind (each once) and returns the changes, sorted by key.
- * Keys are sorted only when they change something: a store without changes costs no sort.
+ * Keys are sorted only when they change something: a store without changes costs no sort. Each key of
+ * the desired side is looked up once on the current side; the current side's keys are gone through
+ * only when some of them are not desired (for a store in step with its files, never) and can be deleted.
  */
 function compareAll<R>(
-  kind: Parameters<typeof compare<R>>[0],
+  kind: ComparedKind<R>,
   current: Record<string, R>,
   desired: Record<string, R>,
   ownership: Ownership | ((key: string) => Ownership),
   created?: CreatedMemo,
 ): [string, Compared<R>][] {
   const out: [string, Compared<R>][] = [];
-  const ownershipOf = typeof ownership === "function" ? ownership : () => ownership;
-  for (const key in desired) {
-    if (!hasOwn(desired, key)) continue;
-    const cmp = compare(
-      kind,
-      hasOwn(current, key) ? current[key] : undefined,
-      desired[key],
-      ownershipOf(key),
-      created,
-    );
+  const ownershipOf = typeof ownership === "function" ? ownership : undefined;
+  const fixed = typeof ownership === "function" ? "full" : ownership;
+  // A table without a prototype (src/model.ts `table`) has only its own keys: one look-up each.
+  const bare = Object.getPrototypeOf(current) === null;
+  let found = 0;
+  for (const key of Object.keys(desired)) {
+    const have = bare ? current[key] : hasOwn(current, key) ? current[key] : undefined;
+    if (have !== undefined) found++;
+    const cmp = compare(kind, have, desired[key], ownershipOf ? ownershipOf(key) : fixed, created);
     if (cmp) out.push([key, cmp]);
   }
-  for (const key in current) {
-    if (!hasOwn(current, key) || hasOwn(desired, key)) continue;
-    const cmp = compare(kind, current[key], undefined, ownershipOf(key), created);
-    if (cmp) out.push([key, cmp]);
+  // A resource only on the current side yields a change unless the kind's resources go with their
+  // owners (`initial`: item availability, whose current side holds every item).
+  const present = kind.initial ? [] : Object.keys(current);
+  if (present.length > found) {
+    for (const key of present) {
+      if (hasOwn(desired, key)) continue;
+      const cmp = compare(kind, current[key], undefined, ownershipOf ? ownershipOf(key) : fixed, created);
+      if (cmp) out.push([key, cmp]);
+    }
   }
   return out.length > 1 ? out.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : out;
 }
@@ -160,11 +181,7 @@ function compareAll<R>(
  * ownership (`additive` never takes anything away). Returns undefined when nothing changes.
  */
 function compare<R>(
-  kind: {
-    initial?(after: R): R;
-    diff?(before: R, after: R): AttributeDiff[];
-    retreats?(action: ChangeAction, before: R | undefined, after: R | undefined): boolean;
-  },
+  kind: ComparedKind<R>,
   have: R | undefined,
   want: R | undefined,
   ownership: Ownership,
@@ -179,7 +196,8 @@ function compare<R>(
     action = "create";
   } else {
     before ??= kind.initial!(want);
-    if (jsonEqual(before, want)) return undefined;
+    if (before === want || (kind.equal ? kind.equal(before, want) : jsonEqual(before, want)))
+      return undefined;
     action = "update";
   }
   if (
@@ -241,11 +259,15 @@ interface PlannedStore {
 }
 
 /** A live resource that equals its desired one becomes that object (shared text in the checksums). */
-function shareEqual<R>(have: Record<string, R>, want: Record<string, R>): Record<string, R> {
+function shareEqual<R>(
+  have: Record<string, R>,
+  want: Record<string, R>,
+  equal: (a: R, b: R) => boolean = jsonEqual,
+): Record<string, R> {
   const out = table<R>();
   for (const key of Object.keys(have)) {
     const w = own(want, key);
-    out[key] = w !== undefined && jsonEqual(have[key], w) ? w : have[key]!;
+    out[key] = w !== undefined && equal(have[key]!, w) ? w : have[key]!;
   }
   return out;
 }
@@ -263,9 +285,9 @@ function sharingDesired(
     kinds: Object.assign(table<unknown>(), read.kinds),
   };
   const items = itemsState.get(read);
-  if (items) itemsState.set(live, { ...items, items: shareEqual(items.items, itemsOf(want)) });
+  if (items) itemsState.set(live, { ...items, items: shareEqual(items.items, itemsOf(want), itemEqual) });
   const categories = categoriesState.get(read);
-  if (categories) categoriesState.set(live, shareEqual(categories, categoriesOf(want)));
+  if (categories) categoriesState.set(live, shareEqual(categories, categoriesOf(want), categoryEqual));
   const menus = menusState.get(read);
   if (menus) menusState.set(live, shareEqual(menus, menusOf(want)));
   return live;
@@ -416,12 +438,15 @@ function planKind(
   if (d === undefined) return;
   const c = kind.select(have) ?? {};
   tell();
-  // A duplicate of a resource the files manage goes, whatever the ownership.
-  const copies = kind.duplicates?.(have) ?? {};
-  const ownershipOfKey = (key: string): Ownership => {
-    const original = own(copies, key);
-    return original !== undefined && own(d, original) !== undefined ? "full" : ownership;
-  };
+  // A duplicate of a resource the files manage goes, whatever the ownership (under `full`, anyway).
+  const copies = ownership === "full" ? undefined : kind.duplicates?.(have);
+  const ownershipOfKey =
+    copies === undefined || !hasKeys(copies)
+      ? ownership
+      : (key: string): Ownership => {
+          const original = own(copies, key);
+          return original !== undefined && own(d, original) !== undefined ? "full" : ownership;
+        };
   // The kind's diff sees the store's desired state (words of the files, such as a time in its zone).
   const diff = kind.diff;
   const compared = diff ? { ...kind, diff: (b: unknown, a: unknown) => diff(b, a, want) } : kind;

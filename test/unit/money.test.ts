@@ -106,6 +106,28 @@ describe("price changes", () => {
     expect(priceChangeExceeds(100, 112.5, 12.5)).toBe(false);
   });
 
+  it("judges whole prices exactly, at the edge of the percentage and beyond 2^53", () => {
+    // |after − before| × 100 > percent × before, in whole numbers (BigInt): the reference.
+    const exceeds = (b: number, a: number, p: number) =>
+      b > 0 &&
+      (BigInt(a) - BigInt(b) < 0n ? BigInt(b) - BigInt(a) : BigInt(a) - BigInt(b)) * 100n >
+        BigInt(p) * BigInt(b);
+    const cases: [number, number, number][] = [
+      [20000, 30000, 50],
+      [20000, 30001, 50],
+      [20000, 9999, 50],
+      [20000, 10000, 50],
+      [-5, 100, 50],
+      [2 ** 52, 2 ** 53 - 1, 99],
+      [2 ** 50, 2 ** 50 + 2 ** 44, 1],
+      [2 ** 50, 2 ** 50 + 2 ** 44 + 1, 1],
+      [Number.MAX_SAFE_INTEGER, 1, 99],
+      [Number.MAX_SAFE_INTEGER - 1, Number.MAX_SAFE_INTEGER, 0],
+    ];
+    for (const [b, a, p] of cases)
+      expect(priceChangeExceeds(b, a, p), `${b} → ${a} at ${p} %`).toBe(exceeds(b, a, p));
+  });
+
   it("shows the change in percent", () => {
     expect(priceChangeText(24900, 249000)).toBe("+900 %");
     expect(priceChangeText(100, 87.5)).toBe("-12.5 %");
