@@ -80,6 +80,26 @@ function select(
   return out;
 }
 
+/**
+ * The current side's resource of one SKU, as {@link select} gives it there: an ITEM of the store, off
+ * when read off (with carte's marker or not, and its time), else on.
+ */
+function lookup(state: StoreState, sku: string): AvailabilityResource | undefined {
+  if (own(itemsOf(state), sku)?.type !== "ITEM") return undefined;
+  const { unavailable, suspensions } = availabilityOf(state);
+  if (!offSet(unavailable).has(sku)) return resource(sku, true);
+  return offResource(sku, ownMark(state, sku), own(suspensions, sku)?.until);
+}
+
+/** The SKUs read off in a store, as a set: made once per list (a store's lookups share it). */
+const offSets = new WeakMap<readonly string[], ReadonlySet<string>>();
+
+function offSet(unavailable: readonly string[]): ReadonlySet<string> {
+  let set = offSets.get(unavailable);
+  if (!set) offSets.set(unavailable, (set = new Set(unavailable)));
+  return set;
+}
+
 /** Whether the current side shows carte's marker on `sku`. */
 function ownMark(state: StoreState, sku: string): boolean {
   return own(availabilityOf(state).suspensions, sku)?.byCarte === true;
@@ -200,6 +220,9 @@ export const availability: ResourceKind<AvailabilityResource, "availability"> = 
   state: itemAvailabilityState,
   defaultOwnership: "additive",
   select,
+  // Every store manages its items' availability: `select` always gives a table.
+  manages: () => true,
+  lookup,
   info,
   segment: () => "availability",
   title: (state, key) => own(itemsOf(state), key)?.title,

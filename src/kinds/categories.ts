@@ -59,6 +59,8 @@ export const categories: ResourceKind<CategoryResource, "category"> = {
   importPart: categoriesPart,
   state: categoriesState,
   select: selectCategories,
+  // `select` always gives a table: every store has its store menu.
+  manages: () => true,
   equal: categoryEqual,
   segment: () => "category",
   // Categories' offer windows with a start or an end still ahead: information, not changes.

@@ -193,6 +193,7 @@ export const holidays: ResourceKind<HolidayHours, "holiday"> = {
   importPart: holidaysPart,
   config: holidaysSection as ConfigSection<unknown>,
   defaultOwnership: "full",
+  manages: (state) => holidaysState.get(state) !== undefined,
   select(state) {
     const hours = holidaysState.get(state);
     if (hours === undefined) return undefined;

@@ -322,6 +322,8 @@ export const items: ResourceKind<ItemResource, "item", "modifier_group"> = {
   importPart: itemsPart,
   state: itemsState,
   select: selectItems,
+  // `select` always gives a table: every store has its store menu.
+  manages: () => true,
   equal: itemEqual,
   segment: (r) => (r.type === "MODIFIER_GROUP" ? "modifier_group" : "item"),
   within: nestedWithin,

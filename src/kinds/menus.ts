@@ -82,6 +82,7 @@ export const menus: ResourceKind<MenuResource, "menu"> = {
   importPart: menusPart,
   state: menusState,
   select: (state) => menusOf(state),
+  manages: () => true,
   segment: () => "menu",
   // Menus' offer windows with a start or an end still ahead: information, not changes.
   info: (desired) => offerWindowInfo(desired, "menu"),

@@ -326,6 +326,7 @@ export const specialDays: ResourceKind<SpecialDay, "special_day"> = {
   importPart: specialDaysPart,
   config: specialDaysSection as ConfigSection<unknown>,
   defaultOwnership: "full",
+  manages: (state) => specialDaysState.get(state) !== undefined,
   select(state) {
     const days = specialDaysState.get(state);
     if (days === undefined) return undefined;

@@ -206,6 +206,7 @@ export const storeHours: ResourceKind<DayHours, "store_hours"> = {
   importPart: hoursPart,
   config: hoursSection as ConfigSection<unknown>,
   defaultOwnership: "full",
+  manages: (state) => hoursState.get(state) !== undefined,
   select(state) {
     const hours = hoursState.get(state);
     if (hours === undefined) return undefined;

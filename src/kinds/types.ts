@@ -398,6 +398,20 @@ export interface ResourceKind<R, N extends string = string, S extends string = N
    */
   select(state: StoreState, ownership?: Ownership, current?: StoreState): Record<string, R> | undefined;
   /**
+   * Whether the files manage this kind in a desired store: exactly when {@link select} gives a table
+   * (under any ownership), without building it. Planning asks it of every kind in every store to learn
+   * which parts to read (src/state/current.ts `readRequests`); absent, `select` answers. Pure.
+   */
+  manages?(state: StoreState): boolean;
+  /**
+   * One resource of a current state by key, as {@link select} gives it there (`select(state)[key]`),
+   * without building the whole table. Only for a kind whose resources go with their owners
+   * ({@link initial}): the planner then never goes through the current side's keys, and looks up those
+   * of the desired side only (item availability: every item of the store is on the current side, the
+   * files name a few). Pure.
+   */
+  lookup?(state: StoreState, key: string): R | undefined;
+  /**
    * What a plan should tell people about a store without changing anything (items staff switched off
    * that the files leave alone), from the desired and current states and the kind's ownership: one
    * sentence each, raw text (renderers escape it). `currency`: the ISO 4217 code of the project's

@@ -395,6 +395,7 @@ function utilsScheduleKind<N extends string>(f: Flavour<N>): ResourceKind<UtilsS
       }
       return out;
     },
+    manages: (state) => state.schedulesVia === "utils",
     segment: () => f.name,
     title: (state, key) => own(f.ownersOf(state), key)?.title,
     // A new owner is created with its schedules through the menu API; a deleted one takes them along.

@@ -415,6 +415,20 @@ export function createPlanner(desired: DesiredState, options: PlannerOptions = {
   return { addStore, finish };
 }
 
+/** The current side of a kind at the desired side's keys only (`ResourceKind.lookup`). */
+function lookedUp<R>(
+  lookup: (state: StoreState, key: string) => R | undefined,
+  have: StoreState,
+  desired: Record<string, R>,
+): Record<string, R> {
+  const out = table<R>();
+  for (const key of Object.keys(desired)) {
+    const r = lookup(have, key);
+    if (r !== undefined) out[key] = r;
+  }
+  return out;
+}
+
 /**
  * Plans one kind in one store: compares its resources on both sides under its ownership (a duplicate of
  * a resource the files manage goes whatever the ownership) and records each change with its writes.
@@ -436,7 +450,8 @@ function planKind(
   const { storeKey, want, have, ctx, record, created } = store;
   const d = kind.select(want, ownership, have);
   if (d === undefined) return;
-  const c = kind.select(have) ?? {};
+  // A kind whose current side goes with its owners is compared on the desired side's keys only.
+  const c = kind.initial && kind.lookup ? lookedUp(kind.lookup, have, d) : (kind.select(have) ?? {});
   tell();
   // A duplicate of a resource the files manage goes, whatever the ownership (under `full`, anyway).
   const copies = ownership === "full" ? undefined : kind.duplicates?.(have);

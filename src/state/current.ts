@@ -72,7 +72,8 @@ export function readRequests(
     store: s.store,
     kinds: kinds.filter((k) => {
       const own = ownership[k.name as KindName] ?? k.defaultOwnership ?? "full";
-      return own !== "ignore" && k.select(s, own) !== undefined;
+      // The kind's own cheap check when it has one: a select builds the whole table (every item).
+      return own !== "ignore" && (k.manages ? k.manages(s) : k.select(s, own) !== undefined);
     }),
   }));
 }
