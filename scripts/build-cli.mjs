@@ -4,7 +4,7 @@
 // (dist/index.js) stays as tsc wrote it. Run by `npm run build`, after tsc. The bundle lies at the depth
 // of every other module of dist/ (dist/cli/), so that the paths the modules find from their own place
 // (`../../schemas/…`, `../../package.json`, `../config/validators.cjs`) lead to the same files.
-import { createRequire } from "node:module";
+import { builtinModules, createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
@@ -21,6 +21,32 @@ const undiciPart = {
   setup(build) {
     build.onResolve({ filter: /^undici$/ }, () => ({ path: path.join(root, "scripts", "undici-cli.mjs") }));
     build.onResolve({ filter: /^undici\/lib\// }, (args) => ({ path: resolveFromRoot(args.path) }));
+  },
+};
+/**
+ * Node.js's own modules through `require` (the banner's), never through an ES module import: Node.js
+ * builds an ES module's view of a built-in module by reading every one of its exports, and some are
+ * getters that load more on first read (`http.WebSocket` loads Node.js's internal undici, `fs.ReadStream`
+ * the file streams, `crypto.webcrypto` the Web Crypto API): about a tenth of a second of CPU at every
+ * start of `carte` for what no command reads. Through `require`, each export is read where the code
+ * reads it. Each `node:x` (or bare `x`) becomes a CommonJS module of the bundle that hands over the
+ * built-in module itself.
+ */
+const builtinsByRequire = {
+  name: "builtins-by-require",
+  setup(build) {
+    const builtins = new Set(builtinModules);
+    build.onResolve({ filter: /^(node:)?[a-z_/0-9]+$/ }, (args) => {
+      const name = args.path.replace(/^node:/, "");
+      // Only the ES module imports: a `require` of a built-in already is one.
+      if (args.kind !== "import-statement" || (!builtins.has(name) && !args.path.startsWith("node:")))
+        return undefined;
+      return { path: `node:${name}`, namespace: "builtin-by-require" };
+    });
+    build.onLoad({ filter: /.*/, namespace: "builtin-by-require" }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      loader: "js",
+    }));
   },
 };
 const result = await esbuild.build({
@@ -41,7 +67,7 @@ const result = await esbuild.build({
   minifyWhitespace: true,
   legalComments: "linked",
   logLevel: "warning",
-  plugins: [undiciPart],
+  plugins: [undiciPart, builtinsByRequire],
   // Dependencies written as CommonJS call require() for Node's modules: give the ES module one.
   banner: {
     js: [
