@@ -38,12 +38,17 @@ const builtinsByRequire = {
     const builtins = new Set(builtinModules);
     build.onResolve({ filter: /^(node:)?[a-z_/0-9]+$/ }, (args) => {
       const name = args.path.replace(/^node:/, "");
-      // Only the ES module imports: a `require` of a built-in already is one.
-      if (args.kind !== "import-statement" || (!builtins.has(name) && !args.path.startsWith("node:")))
-        return undefined;
-      return { path: `node:${name}`, namespace: "builtin-by-require" };
+      if (!builtins.has(name) && !args.path.startsWith("node:")) return undefined;
+      // The module an import sees re-exports, once for the whole bundle, what `require` gave.
+      if (args.namespace === "builtin-import") return { path: `node:${name}`, namespace: "builtin-require" };
+      if (args.kind === "import-statement") return { path: `node:${name}`, namespace: "builtin-import" };
+      return undefined; // a require() of a built-in already is one
     });
-    build.onLoad({ filter: /.*/, namespace: "builtin-by-require" }, (args) => ({
+    build.onLoad({ filter: /.*/, namespace: "builtin-import" }, (args) => ({
+      contents: `export * from ${JSON.stringify(args.path)};\nexport { default } from ${JSON.stringify(args.path)};`,
+      loader: "js",
+    }));
+    build.onLoad({ filter: /.*/, namespace: "builtin-require" }, (args) => ({
       contents: `module.exports = require(${JSON.stringify(args.path)});`,
       loader: "js",
     }));

@@ -195,7 +195,7 @@ export type GitProcess = ChildProcessByStdio<Writable, Readable, Readable>;
 
 /**
  * Starts git in `repo` ({@link gitInvocation}) with its standard streams piped, for a long-lived
- * process or a stream (`git cat-file --batch`, `git archive`). The caller handles its `error` and
+ * process or a stream (`git cat-file --batch`). The caller handles its `error` and
  * `close` events.
  */
 export function spawnGit(repo: GitRepository, args: readonly string[]): GitProcess {

@@ -19,7 +19,15 @@ import type { ClientKind, ResourceKind } from "../kinds/types.js";
 import type { DesiredState, Ownership, StoreState } from "../model.js";
 import type { ChangeScope } from "../plan/target.js";
 import type { BaseOptions, LoadedBase } from "./base.js";
-import { changedFiles, commitFiles, findRepository, materializeCommit, resolveCommit } from "./git.js";
+import {
+  changedFiles,
+  commitTree,
+  findRepository,
+  GitObjects,
+  resolveCommitIn,
+  untrackedFiles,
+  writeCommitFiles,
+} from "./git.js";
 import { shardProject } from "./shard.js";
 
 /** One side of the comparison: a project's desired state and ownership (src/config `LoadedProject`). */
@@ -212,7 +220,7 @@ function unchangedStores(
 
 /** The base's files written out, or why they could not be. */
 type Written =
-  | { tree: Awaited<ReturnType<typeof materializeCommit>>; error: undefined }
+  | { tree: Awaited<ReturnType<typeof writeCommitFiles>>; error: undefined }
   | { tree: undefined; error: unknown };
 
 /** What {@link loadChangeScope} gives: the head's project, the base's, and the scope between them. */
@@ -269,26 +277,49 @@ export async function loadChangeScope(
   ref: string,
   options: BaseOptions = {},
 ): Promise<ScopedLoad> {
+  const configFile = path.resolve(configPath);
+  const realConfig = await realpath(configFile);
+  const repo = await findRepository(path.dirname(configFile), { workspace: options.workspace });
+  // One git process reads the base commit's objects for the whole load, started before the head's
+  // files fill the heap (each process started copies the parent's page tables).
+  const objects = new GitObjects(repo, `--base ${ref}`);
+  try {
+    return await scopedLoad(configFile, realConfig, ref, objects, options);
+  } finally {
+    objects.close();
+  }
+}
+
+/** {@link loadChangeScope} once its git process runs. */
+async function scopedLoad(
+  configFile: string,
+  realConfig: string,
+  ref: string,
+  objects: GitObjects,
+  options: BaseOptions,
+): Promise<ScopedLoad> {
   // The run's clock for time-bound entries, on both sides alike (src/config/time.ts).
   const clock = options.now ? { now: options.now } : {};
   // A file of the base with the bytes of the head's (a catalog, a group) is parsed once.
   const parsed: ParsedFiles = new Map();
-  const configFile = path.resolve(configPath);
   const root = path.dirname(configFile);
-  const realConfig = await realpath(configFile);
   const realRoot = path.dirname(realConfig);
-  const commit = await resolveCommit(ref, await findRepository(root, { workspace: options.workspace }));
+  const repo = objects.repo;
+  // The project's folder in the commit's tree (`/` separators; "" at the top).
+  const folder = path.relative(repo.top, realRoot).split(path.sep).join("/");
+  const [commit, untracked] = await Promise.all([resolveCommitIn(objects, ref), untrackedFiles(repo)]);
+  const [changedPaths, baseTree] = await Promise.all([
+    changedFiles(commit, untracked),
+    commitTree(objects, commit.sha, folder),
+  ]);
   // Paths relative to the project folder: git names them under the real top folder, the loader under
   // the folder of carte.yaml as given.
-  const inProject = (files: string[]) =>
-    new Set(
-      files
-        .map((f) => path.relative(realRoot, f))
-        .filter((f) => f !== "" && !f.startsWith("..") && !path.isAbsolute(f)),
-    );
-  const [changed, inBase] = (await Promise.all([changedFiles(commit), commitFiles(commit)])).map(
-    inProject,
-  ) as [Set<string>, Set<string>];
+  const changed = new Set(
+    changedPaths
+      .map((f) => path.relative(realRoot, f))
+      .filter((f) => f !== "" && !f.startsWith("..") && !path.isAbsolute(f)),
+  );
+  const inBase = new Set([...baseTree.keys()].map((f) => f.split("/").join(path.sep)));
   const everything = changed.has(path.basename(realConfig));
   // Big files (the catalog) parsed in earlier runs, kept in .carte/cache/ by content: an entry git knows
   // (committed, in the base or in the changes) came with the files and is never read.
@@ -300,16 +331,13 @@ export async function loadChangeScope(
     for (const f of files) if (differs(path.relative(root, f)) || differs(realOf(f))) return true;
     return false;
   };
-  // The base's files are written out (git archive, in other processes) while the head loads, as soon
+  // The base's files are written out (read by the git process) while the head loads, as soon
   // as the store files the head reads for their identity alone are known (those are left out); the
   // outcome is held as a value, so that a failure there waits for the head's load to end.
   let writing: Promise<Written> | undefined;
   const writeBase = (leaveOut?: ReadonlySet<string>) => {
-    const top = commit.repo.top;
-    const files = [...(leaveOut ?? [])].map((f) =>
-      path.relative(top, path.join(realRoot, path.relative(root, f))),
-    );
-    writing = materializeCommit(commit, files).then(
+    const files = new Set([...(leaveOut ?? [])].map((f) => path.relative(root, f).split(path.sep).join("/")));
+    writing = writeCommitFiles(objects, baseTree, folder, files).then(
       (tree) => ({ tree, error: undefined }),
       (error: unknown) => ({ tree: undefined, error }),
     );
