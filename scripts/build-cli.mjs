@@ -4,6 +4,7 @@
 // (dist/index.js) stays as tsc wrote it. Run by `npm run build`, after tsc. The bundle lies at the depth
 // of every other module of dist/ (dist/cli/), so that the paths the modules find from their own place
 // (`../../schemas/…`, `../../package.json`, `../config/validators.cjs`) lead to the same files.
+import { readFile } from "node:fs/promises";
 import { builtinModules, createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -54,6 +55,30 @@ const builtinsByRequire = {
     }));
   },
 };
+/**
+ * yargs looks for the package.json of the program it runs in at every start (its default `--version`),
+ * from the folder above its own `node_modules`; in the bundle, which lies in no `node_modules`, that
+ * search would start in the user's working folder and list every folder up to the root (a tenth of a
+ * second in a crowded temporary folder, and a stranger's package.json read). In the bundle it starts
+ * at carte's own folder, two above dist/cli/carte.mjs, as it does when carte runs from its modules.
+ */
+const YARGS_MAIN = "const mainFilename = __dirname.substring(0, __dirname.lastIndexOf('node_modules'));";
+const yargsMain = {
+  name: "yargs-main",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]yargs[\\/]lib[\\/]platform-shims[\\/]esm\.mjs$/ }, async (args) => {
+      const source = await readFile(args.path, "utf8");
+      if (!source.includes(YARGS_MAIN)) throw new Error(`${args.path} no longer says: ${YARGS_MAIN}`);
+      return {
+        contents: source.replace(
+          YARGS_MAIN,
+          'const mainFilename = fileURLToPath(new URL("../../", import.meta.url));',
+        ),
+        loader: "js",
+      };
+    });
+  },
+};
 const result = await esbuild.build({
   absWorkingDir: root,
   entryPoints: ["dist/cli/main.js"],
@@ -72,7 +97,7 @@ const result = await esbuild.build({
   minifyWhitespace: true,
   legalComments: "linked",
   logLevel: "warning",
-  plugins: [undiciPart, builtinsByRequire],
+  plugins: [undiciPart, builtinsByRequire, yargsMain],
   // Dependencies written as CommonJS call require() for Node's modules: give the ES module one.
   banner: {
     js: [

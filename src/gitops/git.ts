@@ -155,16 +155,23 @@ function treeEntries(
 ): { mode: string; name: string; oid: string }[] {
   const entries: { mode: string; name: string; oid: string }[] = [];
   const names = new Set<string>();
+  const windows = path.sep === "\\";
   let at = 0;
   while (at < data.length) {
-    const space = data.indexOf(32, at);
-    const nul = data.indexOf(0, space + 1);
-    if (space === -1 || nul === -1 || nul + 1 + oidBytes > data.length) {
-      throw new UsageError(`${label}: a tree of the commit cannot be read`);
+    // One pass over the entry's bytes (a tree of a thousand files is read at every scoped plan).
+    let space = at;
+    while (space < data.length && data[space] !== 32) space++;
+    let nul = space + 1;
+    let ascii = true;
+    while (nul < data.length && data[nul] !== 0) {
+      if (data[nul]! > 127) ascii = false;
+      nul++;
     }
-    const mode = data.subarray(at, space).toString("latin1");
-    const name = data.subarray(space + 1, nul).toString("utf8");
-    const oid = data.subarray(nul + 1, nul + 1 + oidBytes).toString("hex");
+    if (nul + 1 + oidBytes > data.length)
+      throw new UsageError(`${label}: a tree of the commit cannot be read`);
+    const mode = data.toString("latin1", at, space);
+    const name = ascii ? data.toString("latin1", space + 1, nul) : data.toString("utf8", space + 1, nul);
+    const oid = data.toString("hex", nul + 1, nul + 1 + oidBytes);
     at = nul + 1 + oidBytes;
     if (
       name === "" ||
@@ -172,8 +179,8 @@ function treeEntries(
       name === ".." ||
       name.includes("/") ||
       // On Windows a backslash or a colon in a name is a separator or a drive.
-      (path.sep === "\\" && /[\\:]/.test(name)) ||
-      name.toLowerCase() === ".git" ||
+      (windows && /[\\:]/.test(name)) ||
+      (name.length === 4 && name.toLowerCase() === ".git") ||
       names.has(name)
     ) {
       throw new UsageError(
