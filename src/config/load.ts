@@ -21,7 +21,14 @@ import type { DesiredState } from "../model.js";
 import { checkCatalog, checkCatalogNames, checkGroupNames, checkStore, checkStoreGroup } from "./check.js";
 import type { CatalogIndex, StoreRegistry } from "./check.js";
 import { globFiles, hasMagic } from "./glob.js";
-import { insideProject, insideProjectSync, outsideMessage, patternStaysInside, realRootOf } from "./paths.js";
+import {
+  insideProject,
+  insideProjectSync,
+  outsideMessage,
+  patternStaysInside,
+  realRootOf,
+  relativeTo,
+} from "./paths.js";
 import { DEFAULT_MAX_FILE_BYTES, readConfigFile, readConfigFileSync, type ReadResult } from "./read.js";
 import { storeBlock } from "./store-ids.js";
 import pLimit from "p-limit";
@@ -194,7 +201,7 @@ interface ReadFile {
 function fileDigests(root: string, files: readonly ReadFile[]): Record<string, string> {
   const out = table<string>();
   for (const f of files)
-    if (f.digest !== undefined) out[relative(root, resolve(f.parsed.file)).split(sep).join("/")] = f.digest;
+    if (f.digest !== undefined) out[relativeTo(root, resolve(f.parsed.file)).split(sep).join("/")] = f.digest;
   return out;
 }
 
@@ -347,6 +354,7 @@ async function expand(
   problems: ConfigProblem[],
   allowUnmatched: boolean,
   read: (file: string) => boolean = () => true,
+  reals?: Map<string, string>,
 ): Promise<string[]> {
   const value = (project.data as Record<string, unknown> | null)?.[key];
   const entries: { pattern: string; segments: (string | number)[] }[] =
@@ -390,11 +398,15 @@ async function expand(
     // A match whose links cannot be resolved (a loop) is left out like one that leads outside. A match
     // that will not be read (`read`) is counted as it is: nothing of it is opened. Checked one after
     // the other, synchronously: a chain has thousands of store files, and the system call is cheap.
+    // The real path of each folder is asked once for all its files.
+    const folders = new Map<string, string>();
     const wheres = files.map((f) => {
       if (!read(f)) return { inside: true };
       if (realRoot === undefined) return undefined;
       try {
-        return insideProjectSync(root, f, realRoot);
+        const where = insideProjectSync(root, f, realRoot, folders);
+        if (where.inside) reals?.set(f, where.real);
+        return where;
       } catch {
         return undefined;
       }
@@ -529,9 +541,13 @@ export interface LoadOptions {
      * `store:` block is parsed (src/config/store-ids.ts): its store id and integration id still count
      * in the check that no two files claim one, located in it, and its key in `rollout:`; nothing else
      * of it is checked, merged or resolved. A file whose `store:` block is not written plainly is read
-     * in full.
+     * in full. `realOf`: where a file leads (every link resolved), as the check that it lies inside
+     * the project found it (`undefined` when not known).
      */
-    unchanged?: (files: readonly string[]) => ReadonlySet<string> | undefined;
+    unchanged?: (
+      files: readonly string[],
+      realOf: (file: string) => string | undefined,
+    ) => ReadonlySet<string> | undefined;
   };
 }
 
@@ -572,7 +588,17 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
   const catalogPaths = await expand(project.parsed, "catalogs", root, problems, allowUnmatched);
   const groupPaths = await expand(project.parsed, "groups", root, problems, allowUnmatched);
   const readStore = options.stores?.read;
-  const allStorePaths = await expand(project.parsed, "stores", root, problems, allowUnmatched, readStore);
+  // Where each store file leads, as its check found it (for `stores.unchanged`).
+  const storeReals = new Map<string, string>();
+  const allStorePaths = await expand(
+    project.parsed,
+    "stores",
+    root,
+    problems,
+    allowUnmatched,
+    readStore,
+    storeReals,
+  );
   const readPaths = readStore ? allStorePaths.filter((f) => readStore(f)) : allStorePaths;
 
   // The currency of every price (carte.yaml `currency:`), before any price is read.
@@ -580,7 +606,12 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
   if (currency) reading.currency = currency;
 
   const { catalogFiles, groupFiles, storeFiles, storePaths, identities } = await readProjectFiles(
-    { catalogPaths, groupPaths, storePaths: readPaths, unchanged: options.stores?.unchanged?.(readPaths) },
+    {
+      catalogPaths,
+      groupPaths,
+      storePaths: readPaths,
+      unchanged: options.stores?.unchanged?.(readPaths, (f) => storeReals.get(f)),
+    },
     problems,
     limits,
     reading,

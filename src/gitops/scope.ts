@@ -13,6 +13,7 @@ import { realpathSync } from "node:fs";
 import { realpath } from "node:fs/promises";
 import path from "node:path";
 import { loadProject, openParseCache, type LoadedProject, type ParsedFiles } from "../config/index.js";
+import { relativeTo } from "../config/paths.js";
 import { ConfigError } from "../errors.js";
 import { clientKinds as clientRegistry, kinds as registry, type KindName } from "../kinds/registry.js";
 import type { ClientKind, ResourceKind } from "../kinds/types.js";
@@ -212,10 +213,10 @@ function unchangedStores(
   root: string,
   realOf: (file: string) => string,
 ): Set<string> | undefined {
-  const stores = new Set(files.map((f) => path.relative(root, f)));
+  const stores = new Set(files.map((f) => relativeTo(root, f)));
   for (const rel of changed) if (!stores.has(rel)) return undefined;
   const same = (rel: string) => inBase.has(rel) && !changed.has(rel);
-  return new Set(files.filter((f) => same(path.relative(root, f)) && same(realOf(f))));
+  return new Set(files.filter((f) => same(relativeTo(root, f)) && same(realOf(f))));
 }
 
 /** The base's files written out, or why they could not be. */
@@ -238,22 +239,32 @@ export interface ScopedLoad {
 
 /**
  * Where each file leads, relative to the project's real folder `realRoot` (a file that is a symbolic
- * link to another: git sees the target change), asked once per file; a file gone since it was read
- * stands for itself (relative to `root`).
+ * link to another: git sees the target change), asked once per file, or taken from the loader's check
+ * (`known`); a file gone since it was read stands for itself (relative to `root`).
  */
-function realPaths(root: string, realRoot: string): (file: string) => string {
+function realPaths(
+  root: string,
+  realRoot: string,
+): {
+  realOf: (file: string) => string;
+  known: (leads: (file: string) => string | undefined) => void;
+} {
   const real = new Map<string, string>();
-  return (f) => {
-    let r = real.get(f);
-    if (r === undefined) {
-      try {
-        r = path.relative(realRoot, realpathSync.native(f));
-      } catch {
-        r = path.relative(root, f);
+  let found: (file: string) => string | undefined = () => undefined;
+  return {
+    realOf: (f) => {
+      let r = real.get(f);
+      if (r === undefined) {
+        try {
+          r = relativeTo(realRoot, found(f) ?? realpathSync.native(f));
+        } catch {
+          r = relativeTo(root, f);
+        }
+        real.set(f, r);
       }
-      real.set(f, r);
-    }
-    return r;
+      return r;
+    },
+    known: (leads) => (found = leads),
   };
 }
 
@@ -316,7 +327,7 @@ async function scopedLoad(
   // the folder of carte.yaml as given.
   const changed = new Set(
     changedPaths
-      .map((f) => path.relative(realRoot, f))
+      .map((f) => relativeTo(realRoot, f))
       .filter((f) => f !== "" && !f.startsWith("..") && !path.isAbsolute(f)),
   );
   const inBase = new Set([...baseTree.keys()].map((f) => f.split("/").join(path.sep)));
@@ -326,9 +337,9 @@ async function scopedLoad(
   const cache = openParseCache(root, (rel) => changed.has(rel) || inBase.has(rel));
   // A file the base does not have counts as changed too (one git ignores is not among git's changes).
   const differs = (rel: string) => changed.has(rel) || !inBase.has(rel);
-  const realOf = realPaths(root, realRoot);
+  const { realOf, known } = realPaths(root, realRoot);
   const touched = (files: ReadonlySet<string>) => {
-    for (const f of files) if (differs(path.relative(root, f)) || differs(realOf(f))) return true;
+    for (const f of files) if (differs(relativeTo(root, f)) || differs(realOf(f))) return true;
     return false;
   };
   // The base's files are written out (read by the git process) while the head loads, as soon
@@ -336,7 +347,7 @@ async function scopedLoad(
   // outcome is held as a value, so that a failure there waits for the head's load to end.
   let writing: Promise<Written> | undefined;
   const writeBase = (leaveOut?: ReadonlySet<string>) => {
-    const files = new Set([...(leaveOut ?? [])].map((f) => path.relative(root, f).split(path.sep).join("/")));
+    const files = new Set([...(leaveOut ?? [])].map((f) => relativeTo(root, f).split(path.sep).join("/")));
     writing = writeCommitFiles(objects, baseTree, folder, files).then(
       (tree) => ({ tree, error: undefined }),
       (error: unknown) => ({ tree: undefined, error }),
@@ -355,7 +366,9 @@ async function scopedLoad(
         ...(everything
           ? {}
           : {
-              unchanged: (files) => {
+              unchanged: (files, leads) => {
+                // Where each store file leads, as the loader's check found it: asked once.
+                known(leads);
                 const same = unchangedStores(files, changed, inBase, root, realOf);
                 writeBase(same);
                 return same;
@@ -375,13 +388,13 @@ async function scopedLoad(
   try {
     const baseConfig = path.join(tree.dir, path.relative(commit.repo.top, realConfig));
     const baseRoot = path.dirname(baseConfig);
-    const wanted = new Set([...changed, ...(head.partial?.files ?? []).map((f) => path.relative(root, f))]);
+    const wanted = new Set([...changed, ...(head.partial?.files ?? []).map((f) => relativeTo(root, f))]);
     base = await loadProject(baseConfig, {
       ...clock,
       parsed,
       ...(cache ? { cache } : {}),
       shareResources: true,
-      ...(everything ? {} : { stores: { read: (f: string) => wanted.has(path.relative(baseRoot, f)) } }),
+      ...(everything ? {} : { stores: { read: (f: string) => wanted.has(relativeTo(baseRoot, f)) } }),
     });
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
