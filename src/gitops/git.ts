@@ -351,10 +351,15 @@ export async function resolveCommitIn(objects: GitObjects, ref: string): Promise
  * The files of the work tree that differ from `commit` (`carte plan --scope changed`): changed, added
  * or deleted tracked files (`git diff --name-only --no-renames`, a rename as its two paths) and
  * untracked files git does not ignore ({@link untrackedFiles}; `untracked` when already asked for,
- * before the commit was known), as absolute paths under the work tree's top folder. Submodules are not looked into
+ * before the commit was known), as absolute paths under the work tree's top folder; with `folder` (relative
+ * to the top folder, `/` separators), those below it only. Submodules are not looked into
  * (carte reads no file of theirs). Throws {@link UsageError} with git's message when git fails.
  */
-export async function changedFiles(commit: GitCommit, untracked?: readonly string[]): Promise<string[]> {
+export async function changedFiles(
+  commit: GitCommit,
+  untracked?: readonly string[],
+  folder = "",
+): Promise<string[]> {
   const [tracked, others] = await Promise.all([
     runGit(commit.repo, [
       "diff",
@@ -366,8 +371,9 @@ export async function changedFiles(commit: GitCommit, untracked?: readonly strin
       "-z",
       commit.sha,
       "--",
+      ...within(folder),
     ]),
-    untracked ?? untrackedFiles(commit.repo),
+    untracked ?? untrackedFiles(commit.repo, folder),
   ]);
   return [...splitPaths(commit.repo, tracked), ...others];
 }
@@ -379,10 +385,23 @@ const splitPaths = (repo: GitRepository, out: string) =>
     .filter((p) => p !== "")
     .map((p) => path.join(repo.top, p));
 
-/** The untracked files of the work tree git does not ignore (`git ls-files --others --exclude-standard`), as absolute paths. */
-export async function untrackedFiles(repo: GitRepository): Promise<string[]> {
-  return splitPaths(repo, await runGit(repo, ["ls-files", "--others", "--exclude-standard", "-z"]));
+/**
+ * The untracked files of the work tree git does not ignore (`git ls-files --others --exclude-standard`),
+ * as absolute paths; with `folder` (relative to the top folder, `/` separators), those below it only.
+ */
+export async function untrackedFiles(repo: GitRepository, folder = ""): Promise<string[]> {
+  return splitPaths(
+    repo,
+    await runGit(repo, ["ls-files", "--others", "--exclude-standard", "-z", "--", ...within(folder)]),
+  );
 }
+
+/**
+ * The pathspec of one folder of the work tree (relative to the top folder, `/` separators; `""`: the
+ * whole tree), taken literally (no pattern, no magic): git then looks at the project's folder alone,
+ * not at the rest of a repository that holds more than the project.
+ */
+const within = (folder: string) => (folder === "" ? [] : [`:(literal)${folder}`]);
 
 /**
  * Fetches one commit (`sha`, a full object name) from `origin` (depth 1, no tags, no submodules), for a

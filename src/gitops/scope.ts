@@ -318,9 +318,13 @@ async function scopedLoad(
   const repo = objects.repo;
   // The project's folder in the commit's tree (`/` separators; "" at the top).
   const folder = path.relative(repo.top, realRoot).split(path.sep).join("/");
-  const [commit, untracked] = await Promise.all([resolveCommitIn(objects, ref), untrackedFiles(repo)]);
+  // git looks at the project's folder alone (what lies outside it is never read).
+  const [commit, untracked] = await Promise.all([
+    resolveCommitIn(objects, ref),
+    untrackedFiles(repo, folder),
+  ]);
   const [changedPaths, baseTree] = await Promise.all([
-    changedFiles(commit, untracked),
+    changedFiles(commit, untracked, folder),
     commitTree(objects, commit.sha, folder),
   ]);
   // Paths relative to the project folder: git names them under the real top folder, the loader under
