@@ -40,7 +40,7 @@ function isUnder(parent: string, child: string): boolean {
  * fs/promises' realpath asks it): the thousands of matches of a chain's store pattern are checked one
  * after another, where a promise per path costs several times the call itself.
  */
-function realPathOf(path: string, folders?: Map<string, string>): string {
+function realPathOf(path: string, folders?: Map<string, string>, sizes?: Map<string, number>): string {
   if (folders) {
     // A file that is not a link leads where its folder leads: one lstat, the folder's real path
     // asked once for all its files.
@@ -51,7 +51,11 @@ function realPathOf(path: string, folders?: Map<string, string>): string {
       folders.set(folder, real);
     }
     try {
-      if (!lstatSync(path).isSymbolicLink()) return join(real, basename(path));
+      const s = lstatSync(path);
+      if (!s.isSymbolicLink()) {
+        if (s.isFile()) sizes?.set(path, s.size);
+        return join(real, basename(path));
+      }
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== "ENOENT" && code !== "ENOTDIR") throw err;
@@ -103,18 +107,21 @@ export async function insideProject(
 /**
  * {@link insideProject}, synchronously, against the project folder's real path (`realRoot`, from
  * {@link realRootOf}): the check of every match of a pattern. `folders`: the real paths of folders
- * already asked for, filled here (the matches of one pattern share a few folders). Throws as
- * {@link insideProject} rejects (a loop of links, a folder that cannot be read).
+ * already asked for, filled here (the matches of one pattern share a few folders); with them,
+ * `sizes` gets the size in bytes of a path that is a regular file (not a link), by its absolute path,
+ * from the same look. Throws as {@link insideProject} rejects (a loop of links, a folder that cannot be
+ * read).
  */
 export function insideProjectSync(
   root: string,
   path: string,
   realRoot: string,
   folders?: Map<string, string>,
+  sizes?: Map<string, number>,
 ): Containment {
   const absolute = resolve(root, path);
   if (!isUnder(resolve(root), absolute)) return { inside: false, why: "path" };
-  const real = realPathOf(absolute, folders);
+  const real = realPathOf(absolute, folders, sizes);
   return isUnder(realRoot, real) ? { inside: true, real } : { inside: false, why: "link" };
 }
 

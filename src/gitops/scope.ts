@@ -12,7 +12,13 @@
 import { realpathSync } from "node:fs";
 import { realpath } from "node:fs/promises";
 import path from "node:path";
-import { loadProject, openParseCache, type LoadedProject, type ParsedFiles } from "../config/index.js";
+import {
+  loadProject,
+  openIdentityCache,
+  openParseCache,
+  type LoadedProject,
+  type ParsedFiles,
+} from "../config/index.js";
 import { relativeTo } from "../config/paths.js";
 import { ConfigError } from "../errors.js";
 import { clientKinds as clientRegistry, kinds as registry, type KindName } from "../kinds/registry.js";
@@ -342,6 +348,15 @@ async function scopedLoad(
   // A file the base does not have counts as changed too (one git ignores is not among git's changes).
   const differs = (rel: string) => changed.has(rel) || !inBase.has(rel);
   const { realOf, known } = realPaths(root, realRoot);
+  // The store files unchanged since the base, known by their git object from earlier runs: a
+  // regular file of the base, at its own path (not reached through a link).
+  const identities = cache ? openIdentityCache(cache) : undefined;
+  const objectOf = (f: string) => {
+    const rel = relativeTo(root, f);
+    if (realOf(f) !== rel) return undefined;
+    const entry = baseTree.get(rel.split(path.sep).join("/"));
+    return entry && (entry.mode === "100644" || entry.mode === "100755") ? entry.oid : undefined;
+  };
   const touched = (files: ReadonlySet<string>) => {
     for (const f of files) if (differs(relativeTo(root, f)) || differs(realOf(f))) return true;
     return false;
@@ -377,6 +392,7 @@ async function scopedLoad(
                 writeBase(same);
                 return same;
               },
+              ...(identities ? { known: { objectOf, cache: identities } } : {}),
             }),
       },
     });
@@ -385,6 +401,7 @@ async function scopedLoad(
     throw err;
   }
   if (!writing) writeBase();
+  await identities?.save();
   const written = await writing!;
   if (!written.tree) throw written.error;
   const tree = written.tree;

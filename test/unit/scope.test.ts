@@ -4,7 +4,8 @@
  * changed --base REF` loads the base's and the work tree's.
  */
 
-import { renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadProject } from "../../src/config/index.js";
@@ -287,6 +288,49 @@ describe("loadChangeScope", () => {
         line: 3,
         message: expect.stringMatching(
           /^duplicate integration_id "med-poblado": already used by the store at .*stores\/med-poblado\.yaml:3:19$/,
+        ),
+      }),
+    ]);
+  });
+
+  it("knows an unchanged store file from an earlier run by its git object: not read again, same digests, a claim of its id still located", async () => {
+    const dir = chain();
+    commitAll(dir, "the chain");
+    edit(path.join(dir, "stores/bog-centro.yaml"), "BURGER-CLASSIC: 25900", "BURGER-CLASSIC: 26900");
+    const config = path.join(dir, "carte.yaml");
+    const med = path.join(dir, "stores/med-poblado.yaml");
+    const digestOf = (text: string) => createHash("sha256").update(text).digest("hex");
+    const original = readFileSync(med, "utf8");
+    const first = await loadChangeScope(config, "main");
+    expect(first.project.fileDigests["stores/med-poblado.yaml"]).toBe(digestOf(original));
+    // git is told not to look at med-poblado.yaml, whose bytes then change at the same size: a later
+    // run takes what the file held from the entry (the file is not read), and the same digests.
+    git(dir, "update-index", "--assume-unchanged", "stores/med-poblado.yaml");
+    writeFileSync(med, original.replace("id: 900201", "id: 900209"));
+    const second = await loadChangeScope(config, "main");
+    expect(second.project.fileDigests).toEqual(first.project.fileDigests);
+    // Bytes of another size are not the object's: the file is read.
+    writeFileSync(med, original.replace("id: 900201", "id: 9002011"));
+    const third = await loadChangeScope(config, "main");
+    expect(third.project.fileDigests["stores/med-poblado.yaml"]).toBe(
+      digestOf(original.replace("id: 900201", "id: 9002011")),
+    );
+    writeFileSync(med, original);
+    await loadChangeScope(config, "main");
+    // A new file claiming the store id of a file known from the entry: located in both files.
+    writeFileSync(
+      path.join(dir, "stores/cal-sur.yaml"),
+      "store:\n  id: 900201\n  integration_id: cal-sur\n  name: Cali Sur\ncatalog: salads\n",
+    );
+    const err = await loadChangeScope(config, "main").catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).problems).toEqual([
+      expect.objectContaining({
+        file: expect.stringMatching(/stores\/cal-sur\.yaml$/),
+        line: 2,
+        col: 7,
+        message: expect.stringMatching(
+          /^duplicate store id 900201: already used by the store at .*stores\/med-poblado\.yaml:2:7$/,
         ),
       }),
     ]);
