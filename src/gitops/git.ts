@@ -396,6 +396,52 @@ export async function untrackedFiles(repo: GitRepository, folder = ""): Promise<
   );
 }
 
+/** What `git status` says of the work tree ({@link workTreeStatus}). */
+export interface WorkTreeStatus {
+  /** Every file it names (changed, added, deleted, untracked), as absolute paths. */
+  files: string[];
+  /** The untracked files git does not ignore among them. */
+  untracked: string[];
+}
+
+/**
+ * The files of the work tree that differ from the commit HEAD names, in its index or on disk, and the
+ * untracked files git does not ignore, in one process
+ * (`git --no-optional-locks status --porcelain -z --untracked-files=all --no-renames`, submodules not
+ * looked into; the index is never written); with `folder` (relative to the top folder, `/`
+ * separators), those below it only. A file staged with a change and changed back on disk is named
+ * though its bytes are HEAD's: the list holds every file that differs from HEAD, and may hold more.
+ * Throws {@link UsageError} with git's message when git fails.
+ */
+export async function workTreeStatus(repo: GitRepository, folder = ""): Promise<WorkTreeStatus> {
+  const out = await runGit(repo, [
+    "--no-optional-locks",
+    "status",
+    "--porcelain",
+    "-z",
+    "--untracked-files=all",
+    "--no-renames",
+    "--ignore-submodules=all",
+    "--",
+    ...within(folder),
+  ]);
+  const files: string[] = [];
+  const untracked: string[] = [];
+  const entries = out.split("\0");
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i]!;
+    if (entry.length < 4) continue;
+    const xy = entry.slice(0, 2);
+    const file = path.join(repo.top, entry.slice(3));
+    files.push(file);
+    if (xy === "??") untracked.push(file);
+    // A rename or copy (never asked for) names its source next: a changed file too.
+    if (/[RC]/.test(xy) && i + 1 < entries.length && entries[i + 1] !== "")
+      files.push(path.join(repo.top, entries[++i]!));
+  }
+  return { files, untracked };
+}
+
 /**
  * The pathspec of one folder of the work tree (relative to the top folder, `/` separators; `""`: the
  * whole tree), taken literally (no pattern, no magic): git then looks at the project's folder alone,

@@ -177,7 +177,8 @@ export function gitOutcome(
  * @throws {@link UsageError} with the first line of git's message when git fails or cannot be run.
  */
 export async function runGit(repo: GitRepository, args: readonly string[]): Promise<string> {
-  return (await exec(gitInvocation(repo, args), args[0] ?? ""))!;
+  // Named by its command, not by a global option before it (`--no-optional-locks status`).
+  return (await exec(gitInvocation(repo, args), args.find((a) => !a.startsWith("-")) ?? ""))!;
 }
 
 /**

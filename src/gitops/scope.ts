@@ -32,7 +32,7 @@ import {
   findRepository,
   GitObjects,
   resolveCommitIn,
-  untrackedFiles,
+  workTreeStatus,
   writeCommitFiles,
 } from "./git.js";
 import { shardProject } from "./shard.js";
@@ -277,7 +277,7 @@ function realPaths(
 /**
  * Loads the head's files and the base's as far as the scope needs, and computes the scope
  * ({@link changeScope}). git names the files that differ between the work tree and the base commit
- * ({@link changedFiles}), and any file the base commit does not have counts as changed; a store can only differ when one of the files its desired state comes from
+ * ({@link workTreeStatus}, {@link changedFiles}), and any file the base commit does not have counts as changed; a store can only differ when one of the files its desired state comes from
  * (carte.yaml, its catalog, its group, its store file, the files they include) is among them, so only
  * those stores are resolved in the head and read in the base (with the changed store files, for the
  * stores whose file was deleted). A changed carte.yaml can reach every store: everything is loaded.
@@ -325,12 +325,17 @@ async function scopedLoad(
   // The project's folder in the commit's tree (`/` separators; "" at the top).
   const folder = path.relative(repo.top, realRoot).split(path.sep).join("/");
   // git looks at the project's folder alone (what lies outside it is never read).
-  const [commit, untracked] = await Promise.all([
+  // `git status` names the files that differ from HEAD and the untracked ones: with a base that is
+  // HEAD's commit (a pull request's branch checked out, `--base HEAD`), all that is asked; else
+  // `git diff` against the base names the tracked ones.
+  const [commit, headCommit, status] = await Promise.all([
     resolveCommitIn(objects, ref),
-    untrackedFiles(repo, folder),
+    objects.read("HEAD^{commit}"),
+    workTreeStatus(repo, folder),
   ]);
+  const atHead = headCommit?.type === "commit" && headCommit.oid === commit.sha;
   const [changedPaths, baseTree] = await Promise.all([
-    changedFiles(commit, untracked, folder),
+    atHead ? status.files : changedFiles(commit, status.untracked, folder),
     commitTree(objects, commit.sha, folder),
   ]);
   // Paths relative to the project folder: git names them under the real top folder, the loader under

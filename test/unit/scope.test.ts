@@ -5,11 +5,12 @@
  */
 
 import { createHash } from "node:crypto";
-import { readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadProject } from "../../src/config/index.js";
 import { ConfigError } from "../../src/errors.js";
+import { findRepository, workTreeStatus } from "../../src/gitops/git.js";
 import { changeScope, loadChangeScope } from "../../src/gitops/scope.js";
 import type { ChangeScope } from "../../src/plan/target.js";
 import { copyExample, edit } from "../helpers/project.js";
@@ -336,6 +337,21 @@ describe("loadChangeScope", () => {
     ]);
   });
 
+  it("with a base that is not HEAD's commit, the files that differ from the base (committed since, or not)", async () => {
+    const dir = chain();
+    commitAll(dir, "the chain");
+    edit(path.join(dir, "stores/bog-centro.yaml"), "BURGER-CLASSIC: 25900", "BURGER-CLASSIC: 26900");
+    commitAll(dir, "a price");
+    edit(path.join(dir, "catalogs/salads.yaml"), "price: 18900", "price: 19900");
+    const loaded = await loadChangeScope(path.join(dir, "carte.yaml"), "main~1");
+    expect(loaded.scope?.stores).toEqual([
+      { store: "bog-centro", kinds: ["item"] },
+      { store: "cal-norte", kinds: ["item"] },
+    ]);
+    const atHead = await loadChangeScope(path.join(dir, "carte.yaml"), "HEAD");
+    expect(atHead.scope?.stores).toEqual([{ store: "cal-norte", kinds: ["item"] }]);
+  });
+
   it("a changed carte.yaml reaches every store; a base that does not load scopes nothing", async () => {
     const dir = chain();
     commitAll(dir, "the chain");
@@ -357,5 +373,35 @@ describe("loadChangeScope", () => {
     expect(broken.base.unavailable).toMatch(/^the base's files do not load \(1 configuration problem/);
     expect(Object.keys(broken.project.desired.stores)).toHaveLength(4);
     expect(broken.project.partial).toBeUndefined();
+  });
+});
+
+describe("workTreeStatus", () => {
+  it("names what differs from HEAD in the index or on disk, and the untracked files git does not ignore, below the folder", async () => {
+    const dir = chain();
+    commitAll(dir, "the chain");
+    const top = realpathSync(dir);
+    edit(path.join(dir, "stores/bog-centro.yaml"), "BURGER-CLASSIC: 25900", "BURGER-CLASSIC: 26900");
+    // Staged, then changed back on disk: still named (the list may hold more than differs).
+    const cal = path.join(dir, "stores/cal-norte.yaml");
+    const text = readFileSync(cal, "utf8");
+    writeFileSync(cal, text.replace("Cali Norte", "Cali N."));
+    git(dir, "add", "stores/cal-norte.yaml");
+    writeFileSync(cal, text);
+    rmSync(path.join(dir, "stores/med-poblado.yaml"));
+    writeFileSync(path.join(dir, "stores/new.yaml"), "store: {}\n");
+    writeFileSync(path.join(dir, "stores/ignored.json"), "{}\n");
+    edit(path.join(dir, "carte.yaml"), "hooks/new-order", "hooks/new-order-v2");
+    const repo = await findRepository(dir);
+    const status = await workTreeStatus(repo, "stores");
+    const rel = (files: string[]) => files.map((f) => path.relative(top, f)).sort();
+    expect(rel(status.files)).toEqual([
+      "stores/bog-centro.yaml",
+      "stores/cal-norte.yaml",
+      "stores/med-poblado.yaml",
+      "stores/new.yaml",
+    ]);
+    expect(rel(status.untracked)).toEqual(["stores/new.yaml"]);
+    expect(rel((await workTreeStatus(repo)).files)).toContain("carte.yaml");
   });
 });
