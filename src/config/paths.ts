@@ -54,7 +54,9 @@ function realPathOf(path: string, folders?: Map<string, string>, sizes?: Map<str
       const s = lstatSync(path);
       if (!s.isSymbolicLink()) {
         if (s.isFile()) sizes?.set(path, s.size);
-        return join(real, basename(path));
+        // `real` is a real path (absolute, normal): the name is added without join's normalizing.
+        const name = basename(path);
+        return real.endsWith(sep) ? real + name : real + sep + name;
       }
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
@@ -104,6 +106,22 @@ export async function insideProject(
   return insideProjectSync(root, path, await (realRoot ?? realRootOf(root)));
 }
 
+/** A POSIX path that is not in normal form: a `.` or `..` segment, a doubled or a trailing `/`. */
+const NOT_NORMAL = /\/\.{1,2}(?:\/|$)|\/\/|.\/$/;
+
+/**
+ * `path.resolve(root, p)`, without its work for what a pattern's matches are: an absolute POSIX path
+ * already in normal form is itself. Anything else (relative, on Windows) is resolved.
+ */
+function resolveIn(root: string, p: string): string {
+  return sep === "/" && p.startsWith("/") && !NOT_NORMAL.test(p) ? p : resolve(root, p);
+}
+
+/** The last project folder resolved, and what it resolved to: thousands of matches share one. */
+let lastRoot: [string, string] | undefined;
+const resolvedRoot = (root: string) =>
+  lastRoot?.[0] === root ? lastRoot[1] : (lastRoot = [root, resolve(root)])[1];
+
 /**
  * {@link insideProject}, synchronously, against the project folder's real path (`realRoot`, from
  * {@link realRootOf}): the check of every match of a pattern. `folders`: the real paths of folders
@@ -119,8 +137,8 @@ export function insideProjectSync(
   folders?: Map<string, string>,
   sizes?: Map<string, number>,
 ): Containment {
-  const absolute = resolve(root, path);
-  if (!isUnder(resolve(root), absolute)) return { inside: false, why: "path" };
+  const absolute = resolveIn(root, path);
+  if (!isUnder(resolvedRoot(root), absolute)) return { inside: false, why: "path" };
   const real = realPathOf(absolute, folders, sizes);
   return isUnder(realRoot, real) ? { inside: true, real } : { inside: false, why: "link" };
 }
