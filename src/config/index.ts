@@ -6,6 +6,7 @@
 
 export { loadProject, DEFAULT_APPLY_DELAY_MS } from "./load.js";
 export type { LoadOptions, LoadedProject, ParsedFiles } from "./load.js";
+export { openIdentityCache, type IdentityCache } from "./identity-cache.js";
 export { openParseCache, type ParseCache } from "./parse-cache.js";
 export { stageByStore } from "./rollout.js";
 export type { RolloutStage } from "./rollout.js";

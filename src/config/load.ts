@@ -21,9 +21,17 @@ import type { DesiredState } from "../model.js";
 import { checkCatalog, checkCatalogNames, checkGroupNames, checkStore, checkStoreGroup } from "./check.js";
 import type { CatalogIndex, StoreRegistry } from "./check.js";
 import { globFiles, hasMagic } from "./glob.js";
-import { insideProject, insideProjectSync, outsideMessage, patternStaysInside, realRootOf } from "./paths.js";
+import {
+  insideProject,
+  insideProjectSync,
+  outsideMessage,
+  patternStaysInside,
+  realRootOf,
+  relativeTo,
+} from "./paths.js";
 import { DEFAULT_MAX_FILE_BYTES, readConfigFile, readConfigFileSync, type ReadResult } from "./read.js";
-import { storeBlock } from "./store-ids.js";
+import type { IdentityCache } from "./identity-cache.js";
+import { identityFile, plainIdentityOf, storeBlock } from "./store-ids.js";
 import pLimit from "p-limit";
 import { MAX_PROBLEMS } from "./report.js";
 import { addProblem, bare, dedupeProblems, isRecord, quote, report, wasTruncated, where } from "./report.js";
@@ -194,7 +202,7 @@ interface ReadFile {
 function fileDigests(root: string, files: readonly ReadFile[]): Record<string, string> {
   const out = table<string>();
   for (const f of files)
-    if (f.digest !== undefined) out[relative(root, resolve(f.parsed.file)).split(sep).join("/")] = f.digest;
+    if (f.digest !== undefined) out[relativeTo(root, resolve(f.parsed.file)).split(sep).join("/")] = f.digest;
   return out;
 }
 
@@ -347,6 +355,8 @@ async function expand(
   problems: ConfigProblem[],
   allowUnmatched: boolean,
   read: (file: string) => boolean = () => true,
+  reals?: Map<string, string>,
+  sizes?: Map<string, number>,
 ): Promise<string[]> {
   const value = (project.data as Record<string, unknown> | null)?.[key];
   const entries: { pattern: string; segments: (string | number)[] }[] =
@@ -390,11 +400,15 @@ async function expand(
     // A match whose links cannot be resolved (a loop) is left out like one that leads outside. A match
     // that will not be read (`read`) is counted as it is: nothing of it is opened. Checked one after
     // the other, synchronously: a chain has thousands of store files, and the system call is cheap.
+    // The real path of each folder is asked once for all its files.
+    const folders = new Map<string, string>();
     const wheres = files.map((f) => {
       if (!read(f)) return { inside: true };
       if (realRoot === undefined) return undefined;
       try {
-        return insideProjectSync(root, f, realRoot);
+        const where = insideProjectSync(root, f, realRoot, folders, sizes);
+        if (where.inside) reals?.set(f, where.real);
+        return where;
       } catch {
         return undefined;
       }
@@ -529,9 +543,22 @@ export interface LoadOptions {
      * `store:` block is parsed (src/config/store-ids.ts): its store id and integration id still count
      * in the check that no two files claim one, located in it, and its key in `rollout:`; nothing else
      * of it is checked, merged or resolved. A file whose `store:` block is not written plainly is read
-     * in full.
+     * in full. `realOf`: where a file leads (every link resolved), as the check that it lies inside
+     * the project found it (`undefined` when not known).
      */
-    unchanged?: (files: readonly string[]) => ReadonlySet<string> | undefined;
+    unchanged?: (
+      files: readonly string[],
+      realOf: (file: string) => string | undefined,
+    ) => ReadonlySet<string> | undefined;
+    /**
+     * The identities of files of `unchanged` known without reading them: `objectOf` names the git
+     * object whose bytes such a file holds (a regular file of the base commit, not reached through a
+     * link; `undefined`: not known), and `cache` what a file with an object's bytes holds
+     * (src/config/identity-cache.ts). A file is taken from the cache only when it is a regular file of
+     * the object's size, within the size bound; one read is recorded there when its bytes are the
+     * object's.
+     */
+    known?: { objectOf: (file: string) => string | undefined; cache: IdentityCache };
   };
 }
 
@@ -572,7 +599,19 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
   const catalogPaths = await expand(project.parsed, "catalogs", root, problems, allowUnmatched);
   const groupPaths = await expand(project.parsed, "groups", root, problems, allowUnmatched);
   const readStore = options.stores?.read;
-  const allStorePaths = await expand(project.parsed, "stores", root, problems, allowUnmatched, readStore);
+  // Where each store file leads, as its check found it (for `stores.unchanged`), and its size.
+  const storeReals = new Map<string, string>();
+  const storeSizes = new Map<string, number>();
+  const allStorePaths = await expand(
+    project.parsed,
+    "stores",
+    root,
+    problems,
+    allowUnmatched,
+    readStore,
+    storeReals,
+    storeSizes,
+  );
   const readPaths = readStore ? allStorePaths.filter((f) => readStore(f)) : allStorePaths;
 
   // The currency of every price (carte.yaml `currency:`), before any price is read.
@@ -580,7 +619,13 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
   if (currency) reading.currency = currency;
 
   const { catalogFiles, groupFiles, storeFiles, storePaths, identities } = await readProjectFiles(
-    { catalogPaths, groupPaths, storePaths: readPaths, unchanged: options.stores?.unchanged?.(readPaths) },
+    {
+      catalogPaths,
+      groupPaths,
+      storePaths: readPaths,
+      unchanged: options.stores?.unchanged?.(readPaths, (f) => storeReals.get(f)),
+      ...(options.stores?.known ? { known: { ...options.stores.known, sizes: storeSizes } } : {}),
+    },
     problems,
     limits,
     reading,
@@ -761,6 +806,11 @@ async function readProjectFiles(
     groupPaths: string[];
     storePaths: string[];
     unchanged: ReadonlySet<string> | undefined;
+    known?: {
+      objectOf: (file: string) => string | undefined;
+      cache: IdentityCache;
+      sizes: ReadonlyMap<string, number>;
+    };
   },
   problems: ConfigProblem[],
   limits: FileLimits,
@@ -788,17 +838,31 @@ async function readProjectFiles(
   const storeFiles: ReadFile[] = [];
   const storePaths: string[] = [];
   const identities: IdentityFile[] = [];
+  const known = paths.known;
   for (const [i, path] of paths.storePaths.entries()) {
+    const oid = unchanged?.has(path) ? known?.objectOf(path) : undefined;
+    if (oid !== undefined) {
+      // Known from an earlier run by its bytes' git object: not read (its positions only if asked).
+      const k = known!.cache.get(oid);
+      if (k && k.size === known!.sizes.get(path) && k.size <= limits.maxFileBytes) {
+        const file = display(path);
+        const parse = () => {
+          const again = readConfigFileSync(path, limits.maxFileBytes);
+          return (again.ok ? storeBlock(file, again.text, limits) : undefined) ?? parseYaml(file, "").parsed;
+        };
+        identities.push({ path, parsed: identityFile(file, k, parse), digest: k.digest });
+        continue;
+      }
+    }
     const ahead = storeReads[i] ?? Promise.resolve(readConfigFileSync(path, limits.maxFileBytes));
     if (unchanged?.has(path)) {
       const read = await ahead;
       const block = read.ok ? storeBlock(display(path), read.text, limits) : undefined;
       if (read.ok && block) {
-        identities.push({
-          path,
-          parsed: block,
-          digest: createHash("sha256").update(read.text).digest("hex"),
-        });
+        const digest = createHash("sha256").update(read.text).digest("hex");
+        identities.push({ path, parsed: block, digest });
+        const plain = plainIdentityOf(block);
+        if (oid !== undefined && plain) learnIdentity(known!.cache, oid, read.text, digest, plain);
         continue;
       }
     }
@@ -806,6 +870,27 @@ async function readProjectFiles(
     storeFiles.push(await readAndValidate(path, "store", problems, limits, reading, ahead));
   }
   return { catalogFiles, groupFiles, storeFiles, storePaths, identities };
+}
+
+/**
+ * Records in `cache` what a store file read for its identity holds, under the git object `oid` named
+ * for it, when its bytes are that object's (git's hash of them, `blob <size>\0<bytes>`, SHA-1 or
+ * SHA-256 as the object's name is long): a file changed since git looked, or whose checkout converts
+ * line ends, is not the object and teaches nothing.
+ */
+function learnIdentity(
+  cache: IdentityCache,
+  oid: string,
+  text: string,
+  digest: string,
+  plain: { id: number | string; integration_id: string },
+): void {
+  const bytes = Buffer.from(text, "utf8");
+  const hash = createHash(oid.length === 64 ? "sha256" : "sha1")
+    .update(`blob ${bytes.length}\0`)
+    .update(bytes)
+    .digest("hex");
+  if (hash === oid) cache.learn(oid, { size: bytes.length, digest, ...plain });
 }
 
 /** The catalog overrides and availability each settings layer writes, by layer. */

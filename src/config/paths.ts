@@ -5,7 +5,7 @@
  * link to `/etc/passwd` must be refused before the file is opened (docs/security.md, "Hostile files").
  */
 
-import { realpathSync } from "node:fs";
+import { lstatSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 
 /** Where a path leads, and whether that is inside the project folder. */
@@ -17,9 +17,20 @@ export type Containment =
       why: "path" | "link";
     };
 
+/**
+ * `child` relative to `parent` (both absolute and normalized), as `path.relative` gives it; a path
+ * under the folder, the common case, without `path.relative`'s resolving of both (thousands of store
+ * files are placed at every load).
+ */
+export function relativeTo(parent: string, child: string): string {
+  const prefix = parent.endsWith(sep) ? parent : parent + sep;
+  if (child.startsWith(prefix) && child.length > prefix.length) return child.slice(prefix.length);
+  return relative(parent, child);
+}
+
 /** Whether `child` is `parent` or lies under it (both absolute and normalized). */
 function isUnder(parent: string, child: string): boolean {
-  const rel = relative(parent, child);
+  const rel = relativeTo(parent, child);
   return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }
 
@@ -29,7 +40,30 @@ function isUnder(parent: string, child: string): boolean {
  * fs/promises' realpath asks it): the thousands of matches of a chain's store pattern are checked one
  * after another, where a promise per path costs several times the call itself.
  */
-function realPathOf(path: string): string {
+function realPathOf(path: string, folders?: Map<string, string>, sizes?: Map<string, number>): string {
+  if (folders) {
+    // A file that is not a link leads where its folder leads: one lstat, the folder's real path
+    // asked once for all its files.
+    const folder = dirname(path);
+    let real = folders.get(folder);
+    if (real === undefined) {
+      real = realPathOf(folder);
+      folders.set(folder, real);
+    }
+    try {
+      const s = lstatSync(path);
+      if (!s.isSymbolicLink()) {
+        if (s.isFile()) sizes?.set(path, s.size);
+        // `real` is a real path (absolute, normal): the name is added without join's normalizing.
+        const name = basename(path);
+        return real.endsWith(sep) ? real + name : real + sep + name;
+      }
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== "ENOENT" && code !== "ENOTDIR") throw err;
+      return join(real, basename(path));
+    }
+  }
   const rest: string[] = [];
   let current = path;
   for (;;) {
@@ -72,15 +106,40 @@ export async function insideProject(
   return insideProjectSync(root, path, await (realRoot ?? realRootOf(root)));
 }
 
+/** A POSIX path that is not in normal form: a `.` or `..` segment, a doubled or a trailing `/`. */
+const NOT_NORMAL = /\/\.{1,2}(?:\/|$)|\/\/|.\/$/;
+
+/**
+ * `path.resolve(root, p)`, without its work for what a pattern's matches are: an absolute POSIX path
+ * already in normal form is itself. Anything else (relative, on Windows) is resolved.
+ */
+function resolveIn(root: string, p: string): string {
+  return sep === "/" && p.startsWith("/") && !NOT_NORMAL.test(p) ? p : resolve(root, p);
+}
+
+/** The last project folder resolved, and what it resolved to: thousands of matches share one. */
+let lastRoot: [string, string] | undefined;
+const resolvedRoot = (root: string) =>
+  lastRoot?.[0] === root ? lastRoot[1] : (lastRoot = [root, resolve(root)])[1];
+
 /**
  * {@link insideProject}, synchronously, against the project folder's real path (`realRoot`, from
- * {@link realRootOf}): the check of every match of a pattern. Throws as {@link insideProject} rejects
- * (a loop of links, a folder that cannot be read).
+ * {@link realRootOf}): the check of every match of a pattern. `folders`: the real paths of folders
+ * already asked for, filled here (the matches of one pattern share a few folders); with them,
+ * `sizes` gets the size in bytes of a path that is a regular file (not a link), by its absolute path,
+ * from the same look. Throws as {@link insideProject} rejects (a loop of links, a folder that cannot be
+ * read).
  */
-export function insideProjectSync(root: string, path: string, realRoot: string): Containment {
-  const absolute = resolve(root, path);
-  if (!isUnder(resolve(root), absolute)) return { inside: false, why: "path" };
-  const real = realPathOf(absolute);
+export function insideProjectSync(
+  root: string,
+  path: string,
+  realRoot: string,
+  folders?: Map<string, string>,
+  sizes?: Map<string, number>,
+): Containment {
+  const absolute = resolveIn(root, path);
+  if (!isUnder(resolvedRoot(root), absolute)) return { inside: false, why: "path" };
+  const real = realPathOf(absolute, folders, sizes);
   return isUnder(realRoot, real) ? { inside: true, real } : { inside: false, why: "link" };
 }
 

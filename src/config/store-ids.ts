@@ -53,18 +53,9 @@ export function storeBlock(file: string, text: string, limits: ParseLimits): Yam
   const plain = plainIdentity(lines, start, end);
   if (plain) {
     // Parsed only if a problem must be located in it (a duplicate id): most never are.
-    let whole: YamlFile | undefined;
-    const parsedBlock = () => (whole ??= parseYaml(file, block, limits).parsed);
-    return {
-      file,
-      data: { store: plain },
-      get doc() {
-        return parsedBlock().doc;
-      },
-      get lineCounter() {
-        return parsedBlock().lineCounter;
-      },
-    };
+    const read = identityFile(file, plain, () => parseYaml(file, block, limits).parsed);
+    plainBlocks.set(read, plain);
+    return read;
   }
   const { parsed, problems, recovered } = parseYaml(file, block, limits);
   if (problems.length > 0 || recovered) return undefined;
@@ -74,6 +65,43 @@ export function storeBlock(file: string, text: string, limits: ParseLimits): Yam
   const store = (data as { store: unknown }).store;
   if (store === null || typeof store !== "object" || Array.isArray(store)) return undefined;
   return parsed;
+}
+
+/** A store's identity as its `store:` block writes it plainly. */
+export interface PlainIdentity {
+  id: number | string;
+  integration_id: string;
+}
+
+/** The blocks {@link storeBlock} read line by line, with what they say. */
+const plainBlocks = new WeakMap<YamlFile, PlainIdentity>();
+
+/**
+ * The identity a block of {@link storeBlock} holds when it was read line by line, without the YAML
+ * parser (then it depends on the file's bytes alone, not on the parse bounds); `undefined` for a block
+ * that was parsed.
+ */
+export function plainIdentityOf(block: YamlFile): PlainIdentity | undefined {
+  return plainBlocks.get(block);
+}
+
+/**
+ * A store file's `store:` block known without reading the file (`identity`, as {@link plainIdentityOf}
+ * gave it for the same bytes in an earlier run): its value is `{ store: identity }`; its positions,
+ * asked for only when a problem must be located in it, come from `parse` then.
+ */
+export function identityFile(file: string, identity: PlainIdentity, parse: () => YamlFile): YamlFile {
+  let whole: YamlFile | undefined;
+  return {
+    file,
+    data: { store: { id: identity.id, integration_id: identity.integration_id } },
+    get doc() {
+      return (whole ??= parse()).doc;
+    },
+    get lineCounter() {
+      return (whole ??= parse()).lineCounter;
+    },
+  };
 }
 
 /** A scalar whose value no YAML rule can make other than it reads: a plain whole number or word, or quoted text without escapes. */
@@ -88,11 +116,7 @@ const NOT_TEXT = /^(?:true|false|null|True|False|Null|TRUE|FALSE|NULL)$/;
  * one indentation of spaces, `id:` and `integration_id:` each once, each on its line with a
  * {@link SIMPLE_SCALAR} value. Anything else gives `undefined` (the block is then parsed).
  */
-function plainIdentity(
-  lines: readonly string[],
-  start: number,
-  end: number,
-): { id: number | string; integration_id: string } | undefined {
+function plainIdentity(lines: readonly string[], start: number, end: number): PlainIdentity | undefined {
   let indent = -1;
   const found = new Map<string, number | string>();
   for (let i = start + 1; i < end; i++) {

@@ -23,7 +23,14 @@ import { buildPlan } from "../plan/plan.js";
 import { inTarget } from "../plan/target.js";
 import type { Plan, ResourceChange } from "../plan/types.js";
 import { projectReads } from "../state/current.js";
-import { findRepository, materializeCommit, resolveCommit } from "./git.js";
+import {
+  commitTree,
+  findRepository,
+  GitObjects,
+  resolveCommitIn,
+  writeCommitFiles,
+  type GitCommit,
+} from "./git.js";
 import { shardProject, type Shard } from "./shard.js";
 
 /** How a plan's changes split against a base (see the module comment). Addresses in plan order. */
@@ -74,8 +81,17 @@ export async function loadBase(
 ): Promise<LoadedBase> {
   const configFile = await realpath(project.configFile);
   const repo = await findRepository(project.root, { workspace: options.workspace });
-  const commit = await resolveCommit(ref, repo);
-  const tree = await materializeCommit(commit);
+  // One git process reads the commit, its trees and its files: those of the project's folder only.
+  const objects = new GitObjects(repo, `--base ${ref}`);
+  let commit: GitCommit;
+  let tree: Awaited<ReturnType<typeof writeCommitFiles>>;
+  try {
+    commit = await resolveCommitIn(objects, ref);
+    const folder = path.relative(repo.top, path.dirname(configFile)).split(path.sep).join("/");
+    tree = await writeCommitFiles(objects, await commitTree(objects, commit.sha, folder), folder);
+  } finally {
+    objects.close();
+  }
   let base: LoadedProject;
   try {
     base = await loadProject(path.join(tree.dir, path.relative(repo.top, configFile)), {

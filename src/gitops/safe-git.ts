@@ -177,7 +177,8 @@ export function gitOutcome(
  * @throws {@link UsageError} with the first line of git's message when git fails or cannot be run.
  */
 export async function runGit(repo: GitRepository, args: readonly string[]): Promise<string> {
-  return (await exec(gitInvocation(repo, args), args[0] ?? ""))!;
+  // Named by its command, not by a global option before it (`--no-optional-locks status`).
+  return (await exec(gitInvocation(repo, args), args.find((a) => !a.startsWith("-")) ?? ""))!;
 }
 
 /**
@@ -195,7 +196,7 @@ export type GitProcess = ChildProcessByStdio<Writable, Readable, Readable>;
 
 /**
  * Starts git in `repo` ({@link gitInvocation}) with its standard streams piped, for a long-lived
- * process or a stream (`git cat-file --batch`, `git archive`). The caller handles its `error` and
+ * process or a stream (`git cat-file --batch`). The caller handles its `error` and
  * `close` events.
  */
 export function spawnGit(repo: GitRepository, args: readonly string[]): GitProcess {

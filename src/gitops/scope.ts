@@ -12,14 +12,29 @@
 import { realpathSync } from "node:fs";
 import { realpath } from "node:fs/promises";
 import path from "node:path";
-import { loadProject, openParseCache, type LoadedProject, type ParsedFiles } from "../config/index.js";
+import {
+  loadProject,
+  openIdentityCache,
+  openParseCache,
+  type LoadedProject,
+  type ParsedFiles,
+} from "../config/index.js";
+import { relativeTo } from "../config/paths.js";
 import { ConfigError } from "../errors.js";
 import { clientKinds as clientRegistry, kinds as registry, type KindName } from "../kinds/registry.js";
 import type { ClientKind, ResourceKind } from "../kinds/types.js";
 import type { DesiredState, Ownership, StoreState } from "../model.js";
 import type { ChangeScope } from "../plan/target.js";
 import type { BaseOptions, LoadedBase } from "./base.js";
-import { changedFiles, commitFiles, findRepository, materializeCommit, resolveCommit } from "./git.js";
+import {
+  changedFiles,
+  commitTree,
+  findRepository,
+  GitObjects,
+  resolveCommitIn,
+  workTreeStatus,
+  writeCommitFiles,
+} from "./git.js";
 import { shardProject } from "./shard.js";
 
 /** One side of the comparison: a project's desired state and ownership (src/config `LoadedProject`). */
@@ -204,15 +219,15 @@ function unchangedStores(
   root: string,
   realOf: (file: string) => string,
 ): Set<string> | undefined {
-  const stores = new Set(files.map((f) => path.relative(root, f)));
+  const stores = new Set(files.map((f) => relativeTo(root, f)));
   for (const rel of changed) if (!stores.has(rel)) return undefined;
   const same = (rel: string) => inBase.has(rel) && !changed.has(rel);
-  return new Set(files.filter((f) => same(path.relative(root, f)) && same(realOf(f))));
+  return new Set(files.filter((f) => same(relativeTo(root, f)) && same(realOf(f))));
 }
 
 /** The base's files written out, or why they could not be. */
 type Written =
-  | { tree: Awaited<ReturnType<typeof materializeCommit>>; error: undefined }
+  | { tree: Awaited<ReturnType<typeof writeCommitFiles>>; error: undefined }
   | { tree: undefined; error: unknown };
 
 /** What {@link loadChangeScope} gives: the head's project, the base's, and the scope between them. */
@@ -230,29 +245,39 @@ export interface ScopedLoad {
 
 /**
  * Where each file leads, relative to the project's real folder `realRoot` (a file that is a symbolic
- * link to another: git sees the target change), asked once per file; a file gone since it was read
- * stands for itself (relative to `root`).
+ * link to another: git sees the target change), asked once per file, or taken from the loader's check
+ * (`known`); a file gone since it was read stands for itself (relative to `root`).
  */
-function realPaths(root: string, realRoot: string): (file: string) => string {
+function realPaths(
+  root: string,
+  realRoot: string,
+): {
+  realOf: (file: string) => string;
+  known: (leads: (file: string) => string | undefined) => void;
+} {
   const real = new Map<string, string>();
-  return (f) => {
-    let r = real.get(f);
-    if (r === undefined) {
-      try {
-        r = path.relative(realRoot, realpathSync.native(f));
-      } catch {
-        r = path.relative(root, f);
+  let found: (file: string) => string | undefined = () => undefined;
+  return {
+    realOf: (f) => {
+      let r = real.get(f);
+      if (r === undefined) {
+        try {
+          r = relativeTo(realRoot, found(f) ?? realpathSync.native(f));
+        } catch {
+          r = relativeTo(root, f);
+        }
+        real.set(f, r);
       }
-      real.set(f, r);
-    }
-    return r;
+      return r;
+    },
+    known: (leads) => (found = leads),
   };
 }
 
 /**
  * Loads the head's files and the base's as far as the scope needs, and computes the scope
  * ({@link changeScope}). git names the files that differ between the work tree and the base commit
- * ({@link changedFiles}), and any file the base commit does not have counts as changed; a store can only differ when one of the files its desired state comes from
+ * ({@link workTreeStatus}, {@link changedFiles}), and any file the base commit does not have counts as changed; a store can only differ when one of the files its desired state comes from
  * (carte.yaml, its catalog, its group, its store file, the files they include) is among them, so only
  * those stores are resolved in the head and read in the base (with the changed store files, for the
  * stores whose file was deleted). A changed carte.yaml can reach every store: everything is loaded.
@@ -269,47 +294,85 @@ export async function loadChangeScope(
   ref: string,
   options: BaseOptions = {},
 ): Promise<ScopedLoad> {
+  const configFile = path.resolve(configPath);
+  const realConfig = await realpath(configFile);
+  const repo = await findRepository(path.dirname(configFile), { workspace: options.workspace });
+  // One git process reads the base commit's objects for the whole load, started before the head's
+  // files fill the heap (each process started copies the parent's page tables).
+  const objects = new GitObjects(repo, `--base ${ref}`);
+  try {
+    return await scopedLoad(configFile, realConfig, ref, objects, options);
+  } finally {
+    objects.close();
+  }
+}
+
+/** {@link loadChangeScope} once its git process runs. */
+async function scopedLoad(
+  configFile: string,
+  realConfig: string,
+  ref: string,
+  objects: GitObjects,
+  options: BaseOptions,
+): Promise<ScopedLoad> {
   // The run's clock for time-bound entries, on both sides alike (src/config/time.ts).
   const clock = options.now ? { now: options.now } : {};
   // A file of the base with the bytes of the head's (a catalog, a group) is parsed once.
   const parsed: ParsedFiles = new Map();
-  const configFile = path.resolve(configPath);
   const root = path.dirname(configFile);
-  const realConfig = await realpath(configFile);
   const realRoot = path.dirname(realConfig);
-  const commit = await resolveCommit(ref, await findRepository(root, { workspace: options.workspace }));
+  const repo = objects.repo;
+  // The project's folder in the commit's tree (`/` separators; "" at the top).
+  const folder = path.relative(repo.top, realRoot).split(path.sep).join("/");
+  // git looks at the project's folder alone (what lies outside it is never read).
+  // `git status` names the files that differ from HEAD and the untracked ones: with a base that is
+  // HEAD's commit (a pull request's branch checked out, `--base HEAD`), all that is asked; else
+  // `git diff` against the base names the tracked ones.
+  const [commit, headCommit, status] = await Promise.all([
+    resolveCommitIn(objects, ref),
+    objects.read("HEAD^{commit}"),
+    workTreeStatus(repo, folder),
+  ]);
+  const atHead = headCommit?.type === "commit" && headCommit.oid === commit.sha;
+  const [changedPaths, baseTree] = await Promise.all([
+    atHead ? status.files : changedFiles(commit, status.untracked, folder),
+    commitTree(objects, commit.sha, folder),
+  ]);
   // Paths relative to the project folder: git names them under the real top folder, the loader under
   // the folder of carte.yaml as given.
-  const inProject = (files: string[]) =>
-    new Set(
-      files
-        .map((f) => path.relative(realRoot, f))
-        .filter((f) => f !== "" && !f.startsWith("..") && !path.isAbsolute(f)),
-    );
-  const [changed, inBase] = (await Promise.all([changedFiles(commit), commitFiles(commit)])).map(
-    inProject,
-  ) as [Set<string>, Set<string>];
+  const changed = new Set(
+    changedPaths
+      .map((f) => relativeTo(realRoot, f))
+      .filter((f) => f !== "" && !f.startsWith("..") && !path.isAbsolute(f)),
+  );
+  const inBase = new Set([...baseTree.keys()].map((f) => f.split("/").join(path.sep)));
   const everything = changed.has(path.basename(realConfig));
   // Big files (the catalog) parsed in earlier runs, kept in .carte/cache/ by content: an entry git knows
   // (committed, in the base or in the changes) came with the files and is never read.
   const cache = openParseCache(root, (rel) => changed.has(rel) || inBase.has(rel));
   // A file the base does not have counts as changed too (one git ignores is not among git's changes).
   const differs = (rel: string) => changed.has(rel) || !inBase.has(rel);
-  const realOf = realPaths(root, realRoot);
+  const { realOf, known } = realPaths(root, realRoot);
+  // The store files unchanged since the base, known by their git object from earlier runs: a
+  // regular file of the base, at its own path (not reached through a link).
+  const identities = cache ? openIdentityCache(cache) : undefined;
+  const objectOf = (f: string) => {
+    const rel = relativeTo(root, f);
+    if (realOf(f) !== rel) return undefined;
+    const entry = baseTree.get(rel.split(path.sep).join("/"));
+    return entry && (entry.mode === "100644" || entry.mode === "100755") ? entry.oid : undefined;
+  };
   const touched = (files: ReadonlySet<string>) => {
-    for (const f of files) if (differs(path.relative(root, f)) || differs(realOf(f))) return true;
+    for (const f of files) if (differs(relativeTo(root, f)) || differs(realOf(f))) return true;
     return false;
   };
-  // The base's files are written out (git archive, in other processes) while the head loads, as soon
+  // The base's files are written out (read by the git process) while the head loads, as soon
   // as the store files the head reads for their identity alone are known (those are left out); the
   // outcome is held as a value, so that a failure there waits for the head's load to end.
   let writing: Promise<Written> | undefined;
   const writeBase = (leaveOut?: ReadonlySet<string>) => {
-    const top = commit.repo.top;
-    const files = [...(leaveOut ?? [])].map((f) =>
-      path.relative(top, path.join(realRoot, path.relative(root, f))),
-    );
-    writing = materializeCommit(commit, files).then(
+    const files = new Set([...(leaveOut ?? [])].map((f) => relativeTo(root, f).split(path.sep).join("/")));
+    writing = writeCommitFiles(objects, baseTree, folder, files).then(
       (tree) => ({ tree, error: undefined }),
       (error: unknown) => ({ tree: undefined, error }),
     );
@@ -327,11 +390,14 @@ export async function loadChangeScope(
         ...(everything
           ? {}
           : {
-              unchanged: (files) => {
+              unchanged: (files, leads) => {
+                // Where each store file leads, as the loader's check found it: asked once.
+                known(leads);
                 const same = unchangedStores(files, changed, inBase, root, realOf);
                 writeBase(same);
                 return same;
               },
+              ...(identities ? { known: { objectOf, cache: identities } } : {}),
             }),
       },
     });
@@ -340,6 +406,7 @@ export async function loadChangeScope(
     throw err;
   }
   if (!writing) writeBase();
+  await identities?.save();
   const written = await writing!;
   if (!written.tree) throw written.error;
   const tree = written.tree;
@@ -347,13 +414,13 @@ export async function loadChangeScope(
   try {
     const baseConfig = path.join(tree.dir, path.relative(commit.repo.top, realConfig));
     const baseRoot = path.dirname(baseConfig);
-    const wanted = new Set([...changed, ...(head.partial?.files ?? []).map((f) => path.relative(root, f))]);
+    const wanted = new Set([...changed, ...(head.partial?.files ?? []).map((f) => relativeTo(root, f))]);
     base = await loadProject(baseConfig, {
       ...clock,
       parsed,
       ...(cache ? { cache } : {}),
       shareResources: true,
-      ...(everything ? {} : { stores: { read: (f: string) => wanted.has(path.relative(baseRoot, f)) } }),
+      ...(everything ? {} : { stores: { read: (f: string) => wanted.has(relativeTo(baseRoot, f)) } }),
     });
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;

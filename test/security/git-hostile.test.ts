@@ -264,7 +264,7 @@ describe("git with a pull request's bare-repository layout in the project's fold
     expect(split.drift.every((a) => a.startsWith("store[a]"))).toBe(true);
   });
 
-  it("the change scope (git diff, ls-files, ls-tree, archive) is computed, running nothing", async () => {
+  it("the change scope (git diff, ls-files, cat-file) is computed, running nothing", async () => {
     const clone = checkout(2);
     const scoped = await unshaped(clone, () => loadChangeScope(clone.config, baseSha));
     expect(scoped.scope?.stores.map((s) => s.store)).toEqual(["b"]);
@@ -373,6 +373,15 @@ describe("a base commit whose files cannot be written out", () => {
     return path.join(dir, "carte.yaml");
   }
 
+  /** HEAD made a commit whose top tree holds, besides its own entries, a file named `name`. */
+  function craftRoot(dir: string, name: string) {
+    const oid = git(dir, "rev-parse", "HEAD:carte.yaml");
+    const entries = `${git(dir, "ls-tree", "HEAD")}\n100644 blob ${oid}\t${name}\n`;
+    const tree = execFileSync("git", ["mktree"], { cwd: dir, input: entries }).toString().trim();
+    const commit = git(dir, "commit-tree", tree, "-m", "crafted");
+    git(dir, "update-ref", "HEAD", commit);
+  }
+
   interface Spoil {
     before?: (dir: string) => void;
     after?: (dir: string) => void;
@@ -387,7 +396,7 @@ describe("a base commit whose files cannot be written out", () => {
           rmSync(path.join(dir, ".git", "objects", oid.slice(0, 2), oid.slice(2)));
         },
       },
-      /--base HEAD: git archive exited \d+: .*catalogs\/burgers\.yaml/,
+      /--base HEAD: git cannot read catalogs\/burgers\.yaml of the commit \(object [0-9a-f]+ missing\)/,
     ],
     [
       // A name the file system refuses: tar writes the rest and fails.
@@ -400,7 +409,19 @@ describe("a base commit whose files cannot be written out", () => {
           git(dir, "update-index", "--add", "--cacheinfo", `100644,${oid},${"n".repeat(300)}`);
         },
       },
-      /the commit's files could not be written out \(tar exited 2: .*too long/,
+      /--base HEAD: the commit's files could not be written out \(n{300}: ENAMETOOLONG\)/,
+    ],
+    [
+      // A crafted tree (git never writes one): `..` among its names would lead out of the folder.
+      "a tree holding ..",
+      { after: (dir) => craftRoot(dir, "..") },
+      /--base HEAD: a tree of the commit holds the name "\.\.", which git never writes/,
+    ],
+    [
+      // A crafted tree naming `catalogs` twice: a file, or a link, where a folder is written.
+      "a tree holding a name twice",
+      { after: (dir) => craftRoot(dir, "catalogs") },
+      /--base HEAD: a tree of the commit holds the name "catalogs", which git never writes/,
     ],
   ];
 

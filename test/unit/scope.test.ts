@@ -4,11 +4,13 @@
  * changed --base REF` loads the base's and the work tree's.
  */
 
-import { renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadProject } from "../../src/config/index.js";
 import { ConfigError } from "../../src/errors.js";
+import { findRepository, workTreeStatus } from "../../src/gitops/git.js";
 import { changeScope, loadChangeScope } from "../../src/gitops/scope.js";
 import type { ChangeScope } from "../../src/plan/target.js";
 import { copyExample, edit } from "../helpers/project.js";
@@ -292,6 +294,64 @@ describe("loadChangeScope", () => {
     ]);
   });
 
+  it("knows an unchanged store file from an earlier run by its git object: not read again, same digests, a claim of its id still located", async () => {
+    const dir = chain();
+    commitAll(dir, "the chain");
+    edit(path.join(dir, "stores/bog-centro.yaml"), "BURGER-CLASSIC: 25900", "BURGER-CLASSIC: 26900");
+    const config = path.join(dir, "carte.yaml");
+    const med = path.join(dir, "stores/med-poblado.yaml");
+    const digestOf = (text: string) => createHash("sha256").update(text).digest("hex");
+    const original = readFileSync(med, "utf8");
+    const first = await loadChangeScope(config, "main");
+    expect(first.project.fileDigests["stores/med-poblado.yaml"]).toBe(digestOf(original));
+    // git is told not to look at med-poblado.yaml, whose bytes then change at the same size: a later
+    // run takes what the file held from the entry (the file is not read), and the same digests.
+    git(dir, "update-index", "--assume-unchanged", "stores/med-poblado.yaml");
+    writeFileSync(med, original.replace("id: 900201", "id: 900209"));
+    const second = await loadChangeScope(config, "main");
+    expect(second.project.fileDigests).toEqual(first.project.fileDigests);
+    // Bytes of another size are not the object's: the file is read.
+    writeFileSync(med, original.replace("id: 900201", "id: 9002011"));
+    const third = await loadChangeScope(config, "main");
+    expect(third.project.fileDigests["stores/med-poblado.yaml"]).toBe(
+      digestOf(original.replace("id: 900201", "id: 9002011")),
+    );
+    writeFileSync(med, original);
+    await loadChangeScope(config, "main");
+    // A new file claiming the store id of a file known from the entry: located in both files.
+    writeFileSync(
+      path.join(dir, "stores/cal-sur.yaml"),
+      "store:\n  id: 900201\n  integration_id: cal-sur\n  name: Cali Sur\ncatalog: salads\n",
+    );
+    const err = await loadChangeScope(config, "main").catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).problems).toEqual([
+      expect.objectContaining({
+        file: expect.stringMatching(/stores\/cal-sur\.yaml$/),
+        line: 2,
+        col: 7,
+        message: expect.stringMatching(
+          /^duplicate store id 900201: already used by the store at .*stores\/med-poblado\.yaml:2:7$/,
+        ),
+      }),
+    ]);
+  });
+
+  it("with a base that is not HEAD's commit, the files that differ from the base (committed since, or not)", async () => {
+    const dir = chain();
+    commitAll(dir, "the chain");
+    edit(path.join(dir, "stores/bog-centro.yaml"), "BURGER-CLASSIC: 25900", "BURGER-CLASSIC: 26900");
+    commitAll(dir, "a price");
+    edit(path.join(dir, "catalogs/salads.yaml"), "price: 18900", "price: 19900");
+    const loaded = await loadChangeScope(path.join(dir, "carte.yaml"), "main~1");
+    expect(loaded.scope?.stores).toEqual([
+      { store: "bog-centro", kinds: ["item"] },
+      { store: "cal-norte", kinds: ["item"] },
+    ]);
+    const atHead = await loadChangeScope(path.join(dir, "carte.yaml"), "HEAD");
+    expect(atHead.scope?.stores).toEqual([{ store: "cal-norte", kinds: ["item"] }]);
+  });
+
   it("a changed carte.yaml reaches every store; a base that does not load scopes nothing", async () => {
     const dir = chain();
     commitAll(dir, "the chain");
@@ -313,5 +373,35 @@ describe("loadChangeScope", () => {
     expect(broken.base.unavailable).toMatch(/^the base's files do not load \(1 configuration problem/);
     expect(Object.keys(broken.project.desired.stores)).toHaveLength(4);
     expect(broken.project.partial).toBeUndefined();
+  });
+});
+
+describe("workTreeStatus", () => {
+  it("names what differs from HEAD in the index or on disk, and the untracked files git does not ignore, below the folder", async () => {
+    const dir = chain();
+    commitAll(dir, "the chain");
+    const top = realpathSync(dir);
+    edit(path.join(dir, "stores/bog-centro.yaml"), "BURGER-CLASSIC: 25900", "BURGER-CLASSIC: 26900");
+    // Staged, then changed back on disk: still named (the list may hold more than differs).
+    const cal = path.join(dir, "stores/cal-norte.yaml");
+    const text = readFileSync(cal, "utf8");
+    writeFileSync(cal, text.replace("Cali Norte", "Cali N."));
+    git(dir, "add", "stores/cal-norte.yaml");
+    writeFileSync(cal, text);
+    rmSync(path.join(dir, "stores/med-poblado.yaml"));
+    writeFileSync(path.join(dir, "stores/new.yaml"), "store: {}\n");
+    writeFileSync(path.join(dir, "stores/ignored.json"), "{}\n");
+    edit(path.join(dir, "carte.yaml"), "hooks/new-order", "hooks/new-order-v2");
+    const repo = await findRepository(dir);
+    const status = await workTreeStatus(repo, "stores");
+    const rel = (files: string[]) => files.map((f) => path.relative(top, f)).sort();
+    expect(rel(status.files)).toEqual([
+      "stores/bog-centro.yaml",
+      "stores/cal-norte.yaml",
+      "stores/med-poblado.yaml",
+      "stores/new.yaml",
+    ]);
+    expect(rel(status.untracked)).toEqual(["stores/new.yaml"]);
+    expect(rel((await workTreeStatus(repo)).files)).toContain("carte.yaml");
   });
 });
