@@ -492,6 +492,103 @@ async function sweepClaims(dir: string): Promise<void> {
 }
 
 /**
+ * One timer refreshing every held lock of an apply (src/lock.ts `refreshLocks`), armed for the earliest
+ * lock due; `schedule` after each lock taken, `stop` before releasing them.
+ */
+function lockRefresher(
+  held: HeldLock[],
+  refreshMs: number,
+  onCompromised: (err: Error) => void,
+): { schedule: () => void; stop: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  /** A batch of refreshes is under way (it arms the timer once done). */
+  let refreshing = false;
+  const schedule = () => {
+    if (timer !== undefined || refreshing) return;
+    let next = Infinity;
+    for (const h of held) if (!h.lost && !h.released && h.due < next) next = h.due;
+    if (next === Infinity) return;
+    timer = setTimeout(
+      () => {
+        timer = undefined;
+        refreshing = true;
+        refreshLocks(held, refreshMs, onCompromised, () => {
+          refreshing = false;
+          schedule();
+        });
+      },
+      Math.max(0, next - Date.now()),
+    );
+    // The locks do not keep the process alive: they are released (or removed on exit) with it.
+    timer.unref();
+  };
+  const stop = () => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+  };
+  return { schedule, stop };
+}
+
+/**
+ * Releases the given locks (taken off the apply's list already) and removes their holders' files. Throws
+ * what proper-lockfile throws other than "released already" or "not acquired" (taken over after it went
+ * stale: not ours to remove any more), and {@link FileWriteError} when a holder's file cannot be removed.
+ */
+async function releaseLocks(releasing: HeldLock[], target: WriteTarget): Promise<void> {
+  // Marked before any wait: a batch of refreshes under way leaves them alone.
+  for (const h of releasing) h.released = true;
+  for (const h of releasing) {
+    if (h.lost) {
+      // Lost while held: the folder is gone or another apply's, and so may be the holder's file,
+      // removed only while it is still the one this apply wrote.
+      await h.forgotten;
+      if ((await readHolder(h.file))?.text === h.holderText)
+        await removeFile(`${h.file}.json`, { ...target, purpose: "remove the holder of the apply lock" });
+      continue;
+    }
+    await removeFile(`${h.file}.json`, { ...target, purpose: "remove the holder of the apply lock" });
+    try {
+      await h.release();
+    } catch (err) {
+      if (
+        (err as { code?: string }).code !== "ERELEASED" &&
+        (err as { code?: string }).code !== "ENOTACQUIRED"
+      )
+        throw err;
+    }
+  }
+}
+
+/**
+ * Notes the lock folder just made (its inode and time, which the refreshes check) and writes who holds
+ * it beside it. Throws {@link FileWriteError} when the holder's file cannot be written.
+ */
+async function recordHolder(entry: HeldLock, name: string, target: WriteTarget): Promise<void> {
+  const made = await lstat(`${entry.file}.lock`);
+  entry.ino = made.ino;
+  entry.mtimeMs = made.mtimeMs;
+  const pidns = pidNamespace();
+  const holder: HolderRecord = {
+    pid: process.pid,
+    host: hostname(),
+    since: new Date().toISOString(),
+    name,
+    ...(pidns ? { pidns } : {}),
+    lock: String(made.ino),
+  };
+  // Not fsynced: the file means something only while this process runs (after a crash of the
+  // machine, a lock is judged by its time, not refreshed for 30 s). Two fsyncs per lock were
+  // most of the time of taking the locks of a thousand stores.
+  entry.holderText = JSON.stringify(holder) + "\n";
+  await writeFileAtomic(`${entry.file}.json`, entry.holderText, {
+    ...target,
+    purpose: "write who holds the apply lock to",
+    durable: false,
+    tempsSwept: true,
+  });
+}
+
+/**
  * Takes the lock of every name, waiting up to `waitMs` for locks another apply holds. Throws
  * {@link LockError} when the wait ends first (every lock taken so far is released), and
  * {@link FileWriteError} at once when the folder or a lock is a link or not what carte makes there, or
@@ -516,61 +613,10 @@ export async function acquireApplyLock(opts: ApplyLockOptions): Promise<ApplyLoc
   const held: HeldLock[] = [];
   const refreshMs = opts.refreshMs ?? UPDATE_MS;
   let compromised: Error | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  /** A batch of refreshes is under way (it arms the timer once done). */
-  let refreshing = false;
-  /** Arms the one timer of the refreshes for the earliest lock due. */
-  const schedule = () => {
-    if (timer !== undefined || refreshing) return;
-    let next = Infinity;
-    for (const h of held) if (!h.lost && !h.released && h.due < next) next = h.due;
-    if (next === Infinity) return;
-    timer = setTimeout(
-      () => {
-        timer = undefined;
-        refreshing = true;
-        refreshLocks(
-          held,
-          refreshMs,
-          (err) => (compromised = err),
-          () => {
-            refreshing = false;
-            schedule();
-          },
-        );
-      },
-      Math.max(0, next - Date.now()),
-    );
-    // The locks do not keep the process alive: they are released (or removed on exit) with it.
-    timer.unref();
-  };
+  const refresher = lockRefresher(held, refreshMs, (err) => (compromised = err));
   const releaseAll = async () => {
-    if (timer !== undefined) clearTimeout(timer);
-    timer = undefined;
-    const releasing = held.splice(0).reverse();
-    // Marked before any wait: a batch of refreshes under way leaves them alone.
-    for (const h of releasing) h.released = true;
-    for (const h of releasing) {
-      if (h.lost) {
-        // Lost while held: the folder is gone or another apply's, and so may be the holder's file,
-        // removed only while it is still the one this apply wrote.
-        await h.forgotten;
-        if ((await readHolder(h.file))?.text === h.holderText)
-          await removeFile(`${h.file}.json`, { ...target, purpose: "remove the holder of the apply lock" });
-        continue;
-      }
-      await removeFile(`${h.file}.json`, { ...target, purpose: "remove the holder of the apply lock" });
-      try {
-        await h.release();
-      } catch (err) {
-        // Released already, or taken over after it went stale: it is not ours to remove any more.
-        if (
-          (err as { code?: string }).code !== "ERELEASED" &&
-          (err as { code?: string }).code !== "ENOTACQUIRED"
-        )
-          throw err;
-      }
-    }
+    refresher.stop();
+    await releaseLocks(held.splice(0).reverse(), target);
   };
   const started = Date.now();
   let told = false;
@@ -606,29 +652,8 @@ export async function acquireApplyLock(opts: ApplyLockOptions): Promise<ApplyLoc
           forgotten: undefined,
         };
         held.push(entry);
-        const made = await lstat(`${file}.lock`);
-        entry.ino = made.ino;
-        entry.mtimeMs = made.mtimeMs;
-        const pidns = pidNamespace();
-        const holder: HolderRecord = {
-          pid: process.pid,
-          host: hostname(),
-          since: new Date().toISOString(),
-          name,
-          ...(pidns ? { pidns } : {}),
-          lock: String(made.ino),
-        };
-        // Not fsynced: the file means something only while this process runs (after a crash of the
-        // machine, a lock is judged by its time, not refreshed for 30 s). Two fsyncs per lock were
-        // most of the time of taking the locks of a thousand stores.
-        entry.holderText = JSON.stringify(holder) + "\n";
-        await writeFileAtomic(`${file}.json`, entry.holderText, {
-          ...target,
-          purpose: "write who holds the apply lock to",
-          durable: false,
-          tempsSwept: true,
-        });
-        schedule();
+        await recordHolder(entry, name, target);
+        refresher.schedule();
         break;
       } catch (err) {
         if ((err as { code?: string }).code !== "ELOCKED") {

@@ -573,6 +573,51 @@ function fileReading(options: LoadOptions): FileReading {
 }
 
 /**
+ * The store files of carte.yaml's `stores:` patterns: all of them, those to read (`read` says which;
+ * every one without it), and for each match where it leads as its check found it (for
+ * `stores.unchanged`) and its size in bytes. Problems of the patterns are added to `problems`.
+ */
+async function storePathsOf(
+  parsed: YamlFile,
+  root: string,
+  problems: ConfigProblem[],
+  allowUnmatched: boolean,
+  read: ((file: string) => boolean) | undefined,
+): Promise<{
+  allStorePaths: string[];
+  readPaths: string[];
+  storeReals: Map<string, string>;
+  storeSizes: Map<string, number>;
+}> {
+  const storeReals = new Map<string, string>();
+  const storeSizes = new Map<string, number>();
+  const allStorePaths = await expand(
+    parsed,
+    "stores",
+    root,
+    problems,
+    allowUnmatched,
+    read,
+    storeReals,
+    storeSizes,
+  );
+  const readPaths = read ? allStorePaths.filter((f) => read(f)) : allStorePaths;
+  return { allStorePaths, readPaths, storeReals, storeSizes };
+}
+
+/**
+ * `LoadedProject.partial` of a load that read or resolved some stores: how many store files the
+ * patterns match, and the files resolved (`resolved`: their indexes in `storePaths`; all when absent).
+ */
+function partialOf(
+  stores: number,
+  storePaths: readonly string[],
+  resolved: readonly number[] | undefined,
+): { stores: number; files: string[] } {
+  return { stores, files: resolved ? resolved.map((i) => storePaths[i]!) : [...storePaths] };
+}
+
+/**
  * Loads a carte project.
  *
  * @param configPath - path of carte.yaml, absolute or relative to the working directory.
@@ -598,21 +643,13 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
   const time = new TimeContext(options.now);
   const catalogPaths = await expand(project.parsed, "catalogs", root, problems, allowUnmatched);
   const groupPaths = await expand(project.parsed, "groups", root, problems, allowUnmatched);
-  const readStore = options.stores?.read;
-  // Where each store file leads, as its check found it (for `stores.unchanged`), and its size.
-  const storeReals = new Map<string, string>();
-  const storeSizes = new Map<string, number>();
-  const allStorePaths = await expand(
+  const { allStorePaths, readPaths, storeReals, storeSizes } = await storePathsOf(
     project.parsed,
-    "stores",
     root,
     problems,
     allowUnmatched,
-    readStore,
-    storeReals,
-    storeSizes,
+    options.stores?.read,
   );
-  const readPaths = readStore ? allStorePaths.filter((f) => readStore(f)) : allStorePaths;
 
   // The currency of every price (carte.yaml `currency:`), before any price is read.
   const currency = readCurrency(project.parsed, problems);
@@ -703,14 +740,7 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
     ...(secretsFile === undefined ? {} : { secretsFile }),
     files: allFiles.map((f) => f.parsed.file),
     fileDigests: fileDigests(root, allFiles),
-    ...(options.stores
-      ? {
-          partial: {
-            stores: allStorePaths.length,
-            files: resolved ? resolved.map((i) => storePaths[i]!) : storePaths,
-          },
-        }
-      : {}),
+    ...(options.stores ? { partial: partialOf(allStorePaths.length, storePaths, resolved) } : {}),
     warnings: [...warnings, ...time.warnings],
     holidaySites,
     ...(rollout ? { rollout } : {}),

@@ -17,6 +17,7 @@ import {
   openIdentityCache,
   openParseCache,
   type LoadedProject,
+  type LoadOptions,
   type ParsedFiles,
 } from "../config/index.js";
 import { relativeTo } from "../config/paths.js";
@@ -307,6 +308,51 @@ export async function loadChangeScope(
   }
 }
 
+/**
+ * Loads the base side of a scoped load from the base commit's files written out in `tree` (closed
+ * here): the store files the head changed or resolved, or every file when carte.yaml changed. When the
+ * base's files do not load, the head in full with `base.unavailable` saying why (`full`).
+ */
+async function loadBaseSide(
+  tree: { dir: string; close: () => Promise<void> },
+  side: {
+    configFile: string;
+    realConfig: string;
+    ref: string;
+    commit: { sha: string; repo: { top: string } };
+    head: LoadedProject;
+    changed: ReadonlySet<string>;
+    root: string;
+    load: LoadOptions;
+    everything: boolean;
+  },
+): Promise<{ base: LoadedProject } | { full: ScopedLoad }> {
+  const { configFile, realConfig, ref, commit, head, changed, root, load, everything } = side;
+  try {
+    const baseConfig = path.join(tree.dir, path.relative(commit.repo.top, realConfig));
+    const baseRoot = path.dirname(baseConfig);
+    const wanted = new Set([...changed, ...(head.partial?.files ?? []).map((f) => relativeTo(root, f))]);
+    const base = await loadProject(baseConfig, {
+      ...load,
+      shareResources: true,
+      ...(everything ? {} : { stores: { read: (f: string) => wanted.has(relativeTo(baseRoot, f)) } }),
+    });
+    return { base };
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    const n = err.problems.length;
+    const unavailable = `the base's files do not load (${n} configuration problem${n === 1 ? "" : "s"}, e.g. ${err.problems[0]?.message ?? "?"})`;
+    // Nothing can be scoped: the head in full, for a full plan.
+    const full = await loadProject(configFile, {
+      ...(load.now ? { now: load.now } : {}),
+      shareResources: true,
+    });
+    return { full: { project: full, base: { ref, sha: commit.sha, unavailable }, scope: undefined } };
+  } finally {
+    await tree.close();
+  }
+}
+
 /** {@link loadChangeScope} once its git process runs. */
 async function scopedLoad(
   configFile: string,
@@ -409,35 +455,21 @@ async function scopedLoad(
   await identities?.save();
   const written = await writing!;
   if (!written.tree) throw written.error;
-  const tree = written.tree;
-  let base: LoadedProject;
-  try {
-    const baseConfig = path.join(tree.dir, path.relative(commit.repo.top, realConfig));
-    const baseRoot = path.dirname(baseConfig);
-    const wanted = new Set([...changed, ...(head.partial?.files ?? []).map((f) => relativeTo(root, f))]);
-    base = await loadProject(baseConfig, {
-      ...clock,
-      parsed,
-      ...(cache ? { cache } : {}),
-      shareResources: true,
-      ...(everything ? {} : { stores: { read: (f: string) => wanted.has(relativeTo(baseRoot, f)) } }),
-    });
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    const n = err.problems.length;
-    const unavailable = `the base's files do not load (${n} configuration problem${n === 1 ? "" : "s"}, e.g. ${err.problems[0]?.message ?? "?"})`;
-    // Nothing can be scoped: the head in full, for a full plan.
-    const full = await loadProject(configFile, { ...clock, shareResources: true });
-    return { project: full, base: { ref, sha: commit.sha, unavailable }, scope: undefined };
-  } finally {
-    await tree.close();
-  }
-  if (options.shard) base = shardProject(base, options.shard);
-  const sharded = options.shard ? shardProject(head, options.shard) : head;
-  const scope = changeScope(base, sharded, {
+  const loaded = await loadBaseSide(written.tree, {
+    configFile,
+    realConfig,
     ref,
-    sha: commit.sha,
-    of: head.partial?.stores ?? Object.keys(head.desired.stores).length,
+    commit,
+    head,
+    changed,
+    root,
+    load: { ...clock, parsed, ...(cache ? { cache } : {}) },
+    everything,
   });
+  if ("full" in loaded) return loaded.full;
+  const base = options.shard ? shardProject(loaded.base, options.shard) : loaded.base;
+  const sharded = options.shard ? shardProject(head, options.shard) : head;
+  const of = head.partial?.stores ?? Object.keys(head.desired.stores).length;
+  const scope = changeScope(base, sharded, { ref, sha: commit.sha, of });
   return { project: head, base: { ref, sha: commit.sha, project: base }, scope };
 }
