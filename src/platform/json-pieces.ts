@@ -170,6 +170,8 @@ function parseObject(b: Buffer, n: number): { value: unknown } | undefined {
     let from = cut.start;
     for (const to of [...cut.splits, cut.end]) {
       const batch = JSON.parse(`[${b.toString("utf8", from, to)}]`) as unknown[];
+      // An empty batch between commas is an element missing (`[1,]`, `[,1]`): not JSON.
+      if (batch.length === 0) return undefined;
       if (elements === undefined) elements = batch;
       else for (const e of batch) elements.push(e);
       from = to + 1;

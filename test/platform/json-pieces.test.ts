@@ -85,6 +85,8 @@ describe("parseJsonPieces", () => {
       `{"items":${items.replace('"sku":"ITEM-500"', '"sku":"ITEM-500')}}`,
       `{"items":${items},"x":tru}`,
       `{"items":${items.replace("[", "{")}}`,
+      // A trailing comma where a batch ends (the first comma past 32 KB of elements): an empty batch.
+      `{"pad":"${"y".repeat(100_000)}","items":[${Array.from({ length: 33 }, () => `"${"x".repeat(1000)}"`).join(",")},]}`,
     ];
     for (const text of broken) {
       expect(() => JSON.parse(text)).toThrow(SyntaxError);
