@@ -31,8 +31,8 @@ function keyCount(o: object): number {
   return n;
 }
 
-/** Equality of two lists whose elements are mostly strings (SKUs, image paths). */
-function sameList(a: unknown, b: unknown): boolean {
+/** Equality of two lists element by element with `same` (deep equality's verdict for anything else). */
+function sameElements(a: unknown, b: unknown, same: (x: unknown, y: unknown) => boolean): boolean {
   if (a === b) return true;
   if (!Array.isArray(a) || !Array.isArray(b)) return jsonEqual(a, b);
   const n = a.length;
@@ -40,25 +40,22 @@ function sameList(a: unknown, b: unknown): boolean {
   for (let i = 0; i < n; i++) {
     const x: unknown = a[i];
     const y: unknown = b[i];
-    if (x !== y && !jsonEqual(x, y)) return false;
+    if (x !== y && !same(x, y)) return false;
   }
   return true;
+}
+
+/** Equality of two lists whose elements are mostly strings (SKUs, image paths). */
+function sameList(a: unknown, b: unknown): boolean {
+  return sameElements(a, b, jsonEqual);
 }
 
 /** Equality of two lists of schedules (`{days, periods: [{start, end}]}`, src/model.ts `Schedule`). */
 function sameSchedules(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (!Array.isArray(a) || !Array.isArray(b)) return jsonEqual(a, b);
-  const n = a.length;
-  if (n !== b.length) return false;
-  for (let i = 0; i < n; i++) {
-    const x: unknown = a[i];
-    const y: unknown = b[i];
-    if (x !== y && !sameSchedule(x, y)) return false;
-  }
-  return true;
+  return sameElements(a, b, sameSchedule);
 }
 
+/** Equality of two schedules (`{days, periods}`). */
 function sameSchedule(x: unknown, y: unknown): boolean {
   if (!plain(x) || !plain(y)) return jsonEqual(x, y);
   const s = x as unknown as Schedule;
@@ -70,30 +67,20 @@ function sameSchedule(x: unknown, y: unknown): boolean {
     !("days" in s && "periods" in s && "days" in t && "periods" in t)
   )
     return jsonEqual(x, y);
-  const p: unknown = s.periods;
-  const q: unknown = t.periods;
-  if (p === q) return true;
-  if (!Array.isArray(p) || !Array.isArray(q)) return jsonEqual(p, q);
-  const n = p.length;
-  if (n !== q.length) return false;
-  for (let i = 0; i < n; i++) {
-    const u: unknown = p[i];
-    const v: unknown = q[i];
-    if (u === v) continue;
-    if (!plain(u) || !plain(v)) {
-      if (!jsonEqual(u, v)) return false;
-      continue;
-    }
-    if (
-      u.start !== v.start ||
-      u.end !== v.end ||
-      keyCount(u) !== 2 ||
-      keyCount(v) !== 2 ||
-      !("start" in u && "end" in u && "start" in v && "end" in v)
-    ) {
-      if (!jsonEqual(u, v)) return false;
-    }
-  }
+  return sameElements(s.periods, t.periods, samePeriod);
+}
+
+/** Equality of two periods of a schedule (`{start, end}`). */
+function samePeriod(u: unknown, v: unknown): boolean {
+  if (!plain(u) || !plain(v)) return jsonEqual(u, v);
+  if (
+    u.start !== v.start ||
+    u.end !== v.end ||
+    keyCount(u) !== 2 ||
+    keyCount(v) !== 2 ||
+    !("start" in u && "end" in u && "start" in v && "end" in v)
+  )
+    return jsonEqual(u, v);
   return true;
 }
 
