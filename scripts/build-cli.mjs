@@ -56,52 +56,49 @@ const builtinsByRequire = {
   },
 };
 /**
+ * A plugin that replaces one line of a dependency's file (`filter`) in the bundle; the build fails when
+ * the file no longer says `line`, so that a new version of the dependency is looked at again.
+ */
+function lineReplaced(name, filter, line, replacement) {
+  return {
+    name,
+    setup(build) {
+      build.onLoad({ filter }, async (args) => {
+        const source = await readFile(args.path, "utf8");
+        if (!source.includes(line)) throw new Error(`${args.path} no longer says: ${line}`);
+        return {
+          contents: source.replace(line, replacement),
+          loader: "js",
+          resolveDir: path.dirname(args.path),
+        };
+      });
+    },
+  };
+}
+/**
  * yargs looks for the package.json of the program it runs in at every start (its default `--version`),
  * from the folder above its own `node_modules`; in the bundle, which lies in no `node_modules`, that
  * search would start in the user's working folder and list every folder up to the root (a tenth of a
  * second in a crowded temporary folder, and a stranger's package.json read). In the bundle it starts
  * at carte's own folder, two above dist/cli/carte.mjs, as it does when carte runs from its modules.
  */
-const YARGS_MAIN = "const mainFilename = __dirname.substring(0, __dirname.lastIndexOf('node_modules'));";
-const yargsMain = {
-  name: "yargs-main",
-  setup(build) {
-    build.onLoad({ filter: /[\\/]yargs[\\/]lib[\\/]platform-shims[\\/]esm\.mjs$/ }, async (args) => {
-      const source = await readFile(args.path, "utf8");
-      if (!source.includes(YARGS_MAIN)) throw new Error(`${args.path} no longer says: ${YARGS_MAIN}`);
-      return {
-        contents: source.replace(
-          YARGS_MAIN,
-          'const mainFilename = fileURLToPath(new URL("../../", import.meta.url));',
-        ),
-        loader: "js",
-      };
-    });
-  },
-};
+const yargsMain = lineReplaced(
+  "yargs-main",
+  /[\\/]yargs[\\/]lib[\\/]platform-shims[\\/]esm\.mjs$/,
+  "const mainFilename = __dirname.substring(0, __dirname.lastIndexOf('node_modules'));",
+  'const mainFilename = fileURLToPath(new URL("../../", import.meta.url));',
+);
 /**
  * undici's client loads its HTTP/2 half (and Node.js's http2 module) at every start, though it is used
  * only on a connection that agreed on HTTP/2 (ALPN `h2`, which carte never offers): in the bundle that
  * half is loaded on its first use instead, about a hundredth of a second less CPU at every start.
  */
-const UNDICI_H2 = "const connectH2 = require('./client-h2.js')";
-const lazyH2 = {
-  name: "undici-lazy-h2",
-  setup(build) {
-    build.onLoad({ filter: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/ }, async (args) => {
-      const source = await readFile(args.path, "utf8");
-      if (!source.includes(UNDICI_H2)) throw new Error(`${args.path} no longer says: ${UNDICI_H2}`);
-      return {
-        contents: source.replace(
-          UNDICI_H2,
-          "const connectH2 = (client, socket) => require('./client-h2.js')(client, socket)",
-        ),
-        loader: "js",
-        resolveDir: path.dirname(args.path),
-      };
-    });
-  },
-};
+const lazyH2 = lineReplaced(
+  "undici-lazy-h2",
+  /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/,
+  "const connectH2 = require('./client-h2.js')",
+  "const connectH2 = (client, socket) => require('./client-h2.js')(client, socket)",
+);
 const result = await esbuild.build({
   absWorkingDir: root,
   entryPoints: ["dist/cli/main.js"],
