@@ -117,10 +117,17 @@ function resolveIn(root: string, p: string): string {
   return sep === "/" && p.startsWith("/") && !NOT_NORMAL.test(p) ? p : resolve(root, p);
 }
 
-/** The last project folder resolved, and what it resolved to: thousands of matches share one. */
+/**
+ * The last absolute project folder resolved, and what it resolved to: thousands of matches share one.
+ * A relative one is resolved each time (against the working folder of the moment).
+ */
 let lastRoot: [string, string] | undefined;
 const resolvedRoot = (root: string) =>
-  lastRoot?.[0] === root ? lastRoot[1] : (lastRoot = [root, resolve(root)])[1];
+  !isAbsolute(root)
+    ? resolve(root)
+    : lastRoot?.[0] === root
+      ? lastRoot[1]
+      : (lastRoot = [root, resolve(root)])[1];
 
 /**
  * {@link insideProject}, synchronously, against the project folder's real path (`realRoot`, from
