@@ -99,6 +99,41 @@ const lazyH2 = lineReplaced(
   "const connectH2 = require('./client-h2.js')",
   "const connectH2 = (client, socket) => require('./client-h2.js')(client, socket)",
 );
+/**
+ * ajv is evaluated on first use in the bundle, not at every start of `carte` (src/config/ajv.ts says
+ * why; about a hundredth of a second of CPU): dist/config/ajv.js, as tsc wrote it, imports ajv with
+ * itself; in the bundle it is this module, whose `require` calls esbuild bundles as modules evaluated
+ * when the call runs. The build fails when ajv.js no longer exports `ajvParts` alone, so that this
+ * copy is looked at again.
+ */
+const LAZY_AJV = `
+let parts;
+const unwrapped = (m) => m.default ?? m;
+export function ajvParts() {
+  if (parts === undefined) {
+    const ajv = require("ajv");
+    parts = {
+      Ajv: ajv.Ajv,
+      _: ajv._,
+      standaloneCode: unwrapped(require("ajv/dist/standalone/index.js")),
+      addFormats: unwrapped(require("ajv-formats")),
+    };
+  }
+  return parts;
+}
+`;
+const lazyAjv = {
+  name: "lazy-ajv",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]dist[\\/]config[\\/]ajv\.js$/ }, async (args) => {
+      const source = await readFile(args.path, "utf8");
+      const exported = [...source.matchAll(/^export (?:function|const|let|class) (\w+)/gm)].map((m) => m[1]);
+      if (exported.join() !== "ajvParts")
+        throw new Error(`${args.path} exports ${exported.join(", ")}, not ajvParts alone`);
+      return { contents: LAZY_AJV, loader: "js", resolveDir: path.dirname(args.path) };
+    });
+  },
+};
 const result = await esbuild.build({
   absWorkingDir: root,
   entryPoints: ["dist/cli/main.js"],
@@ -117,7 +152,7 @@ const result = await esbuild.build({
   minifyWhitespace: true,
   legalComments: "linked",
   logLevel: "warning",
-  plugins: [undiciPart, builtinsByRequire, yargsMain, lazyH2],
+  plugins: [undiciPart, builtinsByRequire, yargsMain, lazyH2, lazyAjv],
   // Dependencies written as CommonJS call require() for Node's modules: give the ES module one.
   banner: {
     js: [

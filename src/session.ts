@@ -8,7 +8,7 @@
 import path from "node:path";
 import { checkWritable } from "./atomic.js";
 import type { LoadedProject } from "./config/index.js";
-import { startEmulator, type RunningEmulator } from "./emulator/index.js";
+import type { RunningEmulator } from "./emulator/index.js";
 import { HOLIDAYS } from "./emulator/schedules.js";
 import { ConfigError } from "./errors.js";
 import { monthDayKey } from "./config/slots.js";
@@ -144,6 +144,9 @@ export async function openSession(project: LoadedProject, options: SessionOption
   // carte write its state where it leads. Refused before the emulator starts, like every later write.
   const stateTarget = { root: project.root, purpose: "keep the embedded emulator's state in" };
   await checkWritable(stateFile, stateTarget);
+  // Loaded here, not with this module: a run against a real platform never evaluates the emulator
+  // (in the CLI's bundle, a module reached only this way is evaluated on its first import).
+  const { startEmulator } = await import("./emulator/index.js");
   const emulator = await startEmulator({
     host: "127.0.0.1",
     port: 0,

@@ -10,7 +10,6 @@ import { explainResource } from "../config/explain.js";
 import { own } from "../model.js";
 import { holidayDateProblems } from "../config/holidays.js";
 import { faultProblems } from "../emulator/faults.js";
-import { loadSeedFile, startEmulator } from "../emulator/index.js";
 import type { FaultOptions } from "../emulator/index.js";
 import { ConfigError, ExitCode, UnsafePlanError, UsageError } from "../errors.js";
 import { writePlanFile } from "../plan/file.js";
@@ -465,6 +464,8 @@ export async function runEmulator(opts: EmulatorCommand, io: CliIo): Promise<num
   if (opts.controlToken !== undefined && opts.controlToken.trim() === "") {
     throw new UsageError("--control-token must not be empty");
   }
+  // The emulator is loaded by the command that runs it only (see src/session.ts).
+  const { loadSeedFile, startEmulator } = await import("../emulator/index.js");
   const seed = opts.seed ? await loadSeedFile(path.resolve(opts.seed)) : undefined;
   const emulator = await startEmulator({
     host: opts.host,

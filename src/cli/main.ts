@@ -26,7 +26,6 @@ import { forceUnlockCommand } from "./unlock.js";
 import { webhooksCommand } from "./webhooks.js";
 import { projectCommands } from "./project.js";
 import { runPreview } from "./preview.js";
-import { DEFAULT_MAX_BODY_BYTES } from "../emulator/index.js";
 import { UsageError } from "../errors.js";
 import { carteVersion } from "../config/version.js";
 import { closest, didYouMean } from "../suggest.js";
@@ -46,6 +45,14 @@ const EPILOGUE = `Exit codes:
 Credentials come from CARTE_CLIENT_ID and CARTE_CLIENT_SECRET. Without a platform address in
 carte.yaml, carte runs against its embedded emulator. CARTE_NOW (an ISO 8601 time with offset) sets
 the clock time-bound entries are judged against (until:, dated special days, prices from:).`;
+
+/**
+ * The largest request body `carte emulator` accepts unless told (`--max-body-bytes`), in bytes, as its
+ * help shows it: the emulator's own default (64 MiB, `DEFAULT_MAX_BODY_BYTES` of src/emulator), which
+ * applies when the flag is not given. Written here so that the CLI starts without loading the emulator
+ * (test/golden/help.test.ts checks that the two agree).
+ */
+export const EMULATOR_MAX_BODY_BYTES_SHOWN = String(64 * 1024 * 1024);
 
 /** carte's version, from its package.json (`carte --version`). */
 export const VERSION: string = carteVersion();
@@ -386,7 +393,7 @@ function emulatorOptions<T>(y: Argv<T>) {
     })
     .option("max-body-bytes", {
       type: "number",
-      default: DEFAULT_MAX_BODY_BYTES,
+      defaultDescription: EMULATOR_MAX_BODY_BYTES_SHOWN,
       describe: "Largest request body accepted, in bytes; larger ones get 413",
     })
     .option("control-token", {

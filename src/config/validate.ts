@@ -7,10 +7,8 @@ import { didYouMean } from "../suggest.js";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { Ajv } from "ajv";
-import standaloneModule from "ajv/dist/standalone/index.js";
-import type { ErrorObject, ValidateFunction } from "ajv";
-import addFormatsModule from "ajv-formats";
+import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
+import { ajvParts } from "./ajv.js";
 import type { ConfigProblem } from "../errors.js";
 import { quote } from "./report.js";
 import { locate, MAX_PROBLEMS, pointerSegments } from "./yaml.js";
@@ -26,14 +24,6 @@ import { commaPriceProblem, type Currency } from "../money.js";
 export type FileKind = "project" | "catalog" | "store" | "group" | "settings";
 
 const FILE_KINDS: readonly FileKind[] = ["settings", "project", "catalog", "store", "group"];
-
-// ajv's standalone code is CommonJS with a default export too.
-const standaloneCode = ((standaloneModule as unknown as { default?: unknown }).default ??
-  standaloneModule) as unknown as (ajv: Ajv, refs: Record<string, string>) => string;
-
-// ajv-formats is CommonJS with a default export; under NodeNext its namespace may arrive wrapped.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
-  addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
 
 let validators: Record<FileKind, ValidateFunction> | undefined;
 const roots: Partial<Record<FileKind, Record<string, unknown>>> = {};
@@ -89,6 +79,7 @@ function deref(kind: FileKind, schema: unknown): Record<string, unknown> | undef
  * compiled function's code, for {@link validatorsModule}.
  */
 function schemaAjv(source = false): Ajv {
+  const { Ajv, addFormats } = ajvParts();
   const ajv = new Ajv({
     allErrors: true,
     strict: true,
@@ -111,6 +102,7 @@ function schemaAjv(source = false): Ajv {
  */
 export function validatorsModule(): string {
   const ajv = schemaAjv(true);
+  const { standaloneCode } = ajvParts();
   const ids = Object.fromEntries(FILE_KINDS.map((kind) => [kind, String(readSchema(kind).$id)]));
   return `${standaloneCode(ajv, ids)}\nexports.schemaDigest = ${JSON.stringify(schemaDigest())};\n`;
 }

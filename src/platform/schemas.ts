@@ -28,21 +28,11 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { _, Ajv } from "ajv";
-import type { AnySchemaObject, CodeOptions, ErrorObject, ValidateFunction } from "ajv";
-import standaloneModule from "ajv/dist/standalone/index.js";
-import addFormatsModule from "ajv-formats";
+import type { Ajv, AnySchemaObject, CodeOptions, ErrorObject, ValidateFunction } from "ajv";
 
+import { ajvParts } from "../config/ajv.js";
 import { InternalError } from "../errors.js";
 import type { PlatformSchemaName } from "../generated/platform.js";
-
-// ajv-formats is CommonJS with a default export; under NodeNext its namespace may arrive wrapped.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
-  addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
-
-// ajv's standalone code is CommonJS with a default export too.
-const standaloneCode = ((standaloneModule as unknown as { default?: unknown }).default ??
-  standaloneModule) as unknown as (ajv: Ajv, refs: Record<string, string>) => string;
 
 /** The files of schemas/platform/, without `.schema.json`. */
 export const PLATFORM_SCHEMA_FILES = [
@@ -142,6 +132,7 @@ type Reporting = "every" | "first" | "verdict";
 /** An ajv instance over every file, each passed through `shape` first. */
 function schemaAjv(reporting: Reporting, shape: (schema: Schema) => Schema, code: CodeOptions): Ajv {
   const details = reporting !== "verdict";
+  const { Ajv, addFormats } = ajvParts();
   // strictRequired off: `anyOf: [{required: [a]}, {required: [b]}]` names properties defined beside it.
   const ajv = new Ajv({
     allErrors: reporting === "every",
@@ -253,6 +244,7 @@ export function answerVerdictsModule(names: readonly string[]): string {
   }
   // The generated code names the formats through `carteFormats`, defined first in the module:
   // ajv-formats' own, then carte's (as regular expression literals).
+  const { _, standaloneCode } = ajvParts();
   const ajv = schemaAjv("verdict", openSchema, { source: true, formats: _`carteFormats` });
   const ours = Object.entries(TIME_FORMATS)
     .map(([name, re]) => `${JSON.stringify(name)}: ${re.toString()}`)

@@ -5,7 +5,8 @@
  */
 
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { runCli } from "../../src/cli/main.js";
+import { EMULATOR_MAX_BODY_BYTES_SHOWN, runCli } from "../../src/cli/main.js";
+import { DEFAULT_MAX_BODY_BYTES } from "../../src/emulator/index.js";
 import type { CliIo } from "../../src/cli/io.js";
 
 const COMMANDS = [
@@ -64,4 +65,10 @@ describe("carte --help", () => {
     );
     await expect(text).toMatchFileSnapshot(`./expected/help/${name.replace(/ /g, "-")}.txt`);
   });
+});
+
+it("shows the emulator's own default largest request body in `carte emulator --help`", async () => {
+  // The CLI writes the default without loading the emulator; the emulator applies its own.
+  expect(EMULATOR_MAX_BODY_BYTES_SHOWN).toBe(String(DEFAULT_MAX_BODY_BYTES));
+  expect(await help(["emulator"])).toContain(`[default: ${DEFAULT_MAX_BODY_BYTES}]`);
 });
