@@ -94,17 +94,30 @@ function schemaAjv(source = false): Ajv {
 }
 
 /**
+ * JavaScript source with every character beyond ASCII written as a `\uXXXX` escape (one per UTF-16
+ * unit). ajv's generated code holds such characters only in string literals and regular expressions
+ * (the schemas' descriptions, examples and patterns), where the escape means the same character. A
+ * module in ASCII is decoded at Node.js's fastest and kept by V8 at one byte a character, where one
+ * character beyond ASCII doubles the whole source (as for the CLI's bundle, scripts/build-cli.mjs).
+ */
+export function asciiSource(source: string): string {
+  return source.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/**
  * The source of a CommonJS module exporting one validation function per kind of file, compiled from
  * the schemas of schemas/config/ ahead of time (ajv standalone code), and the {@link schemaDigest} they
  * were compiled from. `npm run build` writes it to dist/config/validators.cjs
  * (scripts/build-validators.mjs): carte then starts without compiling the schemas (a quarter of a
- * second), with the same functions and so the same errors.
+ * second), with the same functions and so the same errors. In ASCII ({@link asciiSource}).
  */
 export function validatorsModule(): string {
   const ajv = schemaAjv(true);
   const { standaloneCode } = ajvParts();
   const ids = Object.fromEntries(FILE_KINDS.map((kind) => [kind, String(readSchema(kind).$id)]));
-  return `${standaloneCode(ajv, ids)}\nexports.schemaDigest = ${JSON.stringify(schemaDigest())};\n`;
+  return asciiSource(
+    `${standaloneCode(ajv, ids)}\nexports.schemaDigest = ${JSON.stringify(schemaDigest())};\n`,
+  );
 }
 
 /**

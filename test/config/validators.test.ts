@@ -14,6 +14,7 @@ import {
   schemaDigest,
   validateFile,
   validatorsModule,
+  asciiSource,
 } from "../../src/config/validate.js";
 import type { FileKind } from "../../src/config/validate.js";
 import { parseYaml } from "../../src/config/yaml.js";
@@ -24,7 +25,11 @@ it("gives the problems of the schemas compiled at run time, for the digest of th
   const dir = mkdtempSync(path.resolve("node_modules/.cache/carte-validators-"));
   try {
     const file = path.join(dir, "validators.cjs");
-    writeFileSync(file, validatorsModule());
+    const source = validatorsModule();
+    // In ASCII: the schemas' descriptions and examples beyond ASCII are escapes in it.
+    expect(/[\u0080-\uffff]/.exec(source)?.[0]).toBeUndefined();
+    expect(source).toContain("\\u2192");
+    writeFileSync(file, source);
     const module = createRequire(import.meta.url)(file) as Record<FileKind, ValidateFunction> & {
       schemaDigest: string;
     };
@@ -46,4 +51,13 @@ it("gives the problems of the schemas compiled at run time, for the digest of th
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+it("writes a module's characters beyond ASCII as escapes that mean the same characters", () => {
+  // Strings and regular expressions (with and without the u flag, a character beyond the BMP too).
+  const code = "return ['Clásica → 🍔', /^[á-é]+$/.test('éá'), /^🍔$/u.test('🍔'), /^.$/u.test('🍔')];";
+  const escaped = asciiSource(code);
+  expect(/[\u0080-\uffff]/.test(escaped)).toBe(false);
+  expect(new Function(escaped)()).toEqual(new Function(code)());
+  expect(new Function(escaped)()).toEqual(["Clásica → 🍔", true, true, true]);
 });

@@ -57,6 +57,11 @@ it("plans against the platform over HTTP: logs in, reads the store, checks the a
   // notices of the bundled packages beside it.
   const source = readFileSync(path.join(repoRoot, "dist", "cli", "carte.mjs"), "latin1");
   expect(/[\u0080-\uffff]/.exec(source)?.[0], "a character beyond ASCII in the bundle").toBeUndefined();
+  for (const validators of ["config", "platform"]) {
+    const file = path.join(repoRoot, "dist", validators, "validators.cjs");
+    const code = readFileSync(file, "latin1");
+    expect(/[\u0080-\uffff]/.exec(code)?.[0], `a character beyond ASCII in ${file}`).toBeUndefined();
+  }
   expect(readFileSync(path.join(repoRoot, "dist", "cli", "carte.mjs.LEGAL.txt"), "utf8")).toContain("MIT");
   project.emu.clearRequests();
   const coverage = mkdtempSync(path.join(tmpdir(), "carte-coverage-"));
