@@ -25,7 +25,6 @@ import { importCommand } from "./import.js";
 import { forceUnlockCommand } from "./unlock.js";
 import { webhooksCommand } from "./webhooks.js";
 import { projectCommands } from "./project.js";
-import { runPreview } from "./preview.js";
 import { UsageError } from "../errors.js";
 import { carteVersion } from "../config/version.js";
 import { closest, didYouMean } from "../suggest.js";
@@ -496,6 +495,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       "Write the menus after the plan as HTML pages to review (docs/preview.md)",
       previewOptions,
       async (args) => {
+        // Loaded by this command only: the page renderer is no part of any other command's start.
+        const { runPreview } = await import("./preview.js");
         code = await runPreview(
           { ...runCommand(args), out: args.out, planFile: args.plan, open: args.open },
           io,
