@@ -53,9 +53,12 @@ const result = await esbuild.build({
   // The runner's node24, and Node.js 22, the oldest carte supports, for the tests of this repository.
   target: "node22",
   outdir,
-  // What a dynamic import() reaches goes into a chunk of its own, loaded when that import runs.
+  // What a dynamic import() reaches goes into a chunk of its own, loaded when that import runs. The
+  // chunks lie beside index.js, one folder below the root like every module of the bundle, so that the
+  // paths schemaPaths rewrites lead to the same files from a chunk (the embedded emulator, imported
+  // where it starts, reads schemas/openapi.json from its chunk).
   splitting: true,
-  chunkNames: "chunks/[name]-[hash]",
+  chunkNames: "[name]-[hash]",
   write: false,
   charset: "utf8",
   legalComments: "eof",
