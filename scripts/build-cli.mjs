@@ -100,6 +100,18 @@ const lazyH2 = lineReplaced(
   "const connectH2 = (client, socket) => require('./client-h2.js')(client, socket)",
 );
 /**
+ * fdir (the folder walker of tinyglobby) looks for picomatch in node_modules at every start, for its
+ * own `glob()`, which tinyglobby never calls (it matches with the picomatch it imports itself): in the
+ * bundle, fdir gets that same bundled picomatch instead of resolving, reading and evaluating a second
+ * copy from the disk.
+ */
+const fdirPicomatch = lineReplaced(
+  "fdir-picomatch",
+  /[\\/]fdir[\\/]dist[\\/]index\.mjs$/,
+  '__require.resolve("picomatch");\n\tpm = __require("picomatch");',
+  'pm = require("picomatch");',
+);
+/**
  * ajv is evaluated on first use in the bundle, not at every start of `carte` (src/config/ajv.ts says
  * why; about a hundredth of a second of CPU): dist/config/ajv.js, as tsc wrote it, imports ajv with
  * itself; in the bundle it is this module, whose `require` calls esbuild bundles as modules evaluated
@@ -152,7 +164,7 @@ const result = await esbuild.build({
   minifyWhitespace: true,
   legalComments: "linked",
   logLevel: "warning",
-  plugins: [undiciPart, builtinsByRequire, yargsMain, lazyH2, lazyAjv],
+  plugins: [undiciPart, builtinsByRequire, yargsMain, lazyH2, lazyAjv, fdirPicomatch],
   // Dependencies written as CommonJS call require() for Node's modules: give the ES module one.
   banner: {
     js: [
