@@ -86,6 +86,60 @@ export function defaultCatalogName(file: string): string {
 }
 
 /**
+ * The catalog checks made without a problem, by the parsed value checked, then by the currency and the
+ * name the file's path would give (the two other things a check depends on): the loads of one run that
+ * share parsed values (a scoped plan's head and base, src/config/load.ts `LoadOptions.parsed`) check a
+ * catalog of the same bytes once. Only a value no loader changes is ever a key.
+ */
+const checkedCatalogs = new WeakMap<object, Map<string, CatalogIndex>>();
+
+/**
+ * {@link checkCatalog}, once per parsed value shared between loads: a value checked before without a
+ * problem gives the index found then, every site in it placed in `parsed` (the same bytes, perhaps
+ * under another path: the problems the stores' checks locate there name this file). A check made
+ * while `problems` held some, or that found some, is never kept: each load reports its own.
+ */
+export function checkSharedCatalog(
+  parsed: YamlFile,
+  problems: ConfigProblem[],
+  currency?: Currency,
+): CatalogIndex {
+  const data = parsed.data;
+  if (data === null || typeof data !== "object") return checkCatalog(parsed, problems, currency);
+  const key = `${currency?.code ?? ""}\0${defaultCatalogName(parsed.file)}`;
+  const known = checkedCatalogs.get(data)?.get(key);
+  if (known) return placedIn(known, parsed);
+  // Kept only when the list was empty and stays so: then the check found nothing (none was merged
+  // into an equal one, none left out of a full list).
+  const clean = problems.length === 0;
+  const index = checkCatalog(parsed, problems, currency);
+  if (clean && problems.length === 0) {
+    let byKey = checkedCatalogs.get(data);
+    if (!byKey) checkedCatalogs.set(data, (byKey = new Map()));
+    byKey.set(key, index);
+  }
+  return index;
+}
+
+/** A catalog's index with every site in `parsed` (the same value, perhaps shown under another path). */
+function placedIn(index: CatalogIndex, parsed: YamlFile): CatalogIndex {
+  if (index.site.parsed === parsed) return index;
+  const at = (site: Site): Site => ({ parsed, pointer: site.pointer });
+  const skus = new Map<string, { kind: SkuKind; site: Site }>();
+  for (const [sku, d] of index.skus) skus.set(sku, { kind: d.kind, site: at(d.site) });
+  return {
+    ...index,
+    site: at(index.site),
+    skus,
+    windows: index.windows.map((w) => ({
+      ...w,
+      ...(w.start ? { start: { ...w.start, site: at(w.start.site) } } : {}),
+      ...(w.end ? { end: { ...w.end, site: at(w.end.site) } } : {}),
+    })),
+  };
+}
+
+/**
  * Checks one catalog file.
  *
  * @param parsed - the parsed catalog (possibly rejected by the schema).

@@ -18,7 +18,14 @@ import { ConfigError, InternalError } from "../errors.js";
 import type { ConfigProblem } from "../errors.js";
 import type { CatalogFile, ProjectFile, StoreFile } from "../generated/config.js";
 import type { DesiredState } from "../model.js";
-import { checkCatalog, checkCatalogNames, checkGroupNames, checkStore, checkStoreGroup } from "./check.js";
+import {
+  checkCatalog,
+  checkCatalogNames,
+  checkGroupNames,
+  checkSharedCatalog,
+  checkStore,
+  checkStoreGroup,
+} from "./check.js";
 import type { CatalogIndex, StoreRegistry } from "./check.js";
 import { globFiles, hasMagic } from "./glob.js";
 import {
@@ -194,21 +201,30 @@ export const DEFAULT_FILE_LIMITS: FileLimits = {
 /** A file read and parsed. */
 interface ReadFile {
   parsed: YamlFile;
+  /** Its absolute path, when known (`parsed.file` is the path shown, relative to the working directory). */
+  path?: string;
   /** SHA-256 of the file's text (hex); absent when it could not be read. */
   digest?: string;
 }
+
+/** A relative path with `/` separators. */
+const posix = (rel: string): string => (sep === "/" ? rel : rel.split(sep).join("/"));
 
 /** The digests of the files read, by path relative to the project's folder (`/` separators). */
 function fileDigests(root: string, files: readonly ReadFile[]): Record<string, string> {
   const out = table<string>();
   for (const f of files)
-    if (f.digest !== undefined) out[relativeTo(root, resolve(f.parsed.file)).split(sep).join("/")] = f.digest;
+    if (f.digest !== undefined) out[posix(relativeTo(root, f.path ?? resolve(f.parsed.file)))] = f.digest;
   return out;
 }
 
-/** The path shown to the user: relative to the working directory (the absolute path for the directory itself). */
+/**
+ * The path shown to the user: relative to the working directory (the absolute path for the directory
+ * itself). A path under it, the common case, is placed without `path.relative`'s resolving of both
+ * (every store file of a chain is shown so).
+ */
 function display(absolute: string): string {
-  const rel = relative(process.cwd(), absolute);
+  const rel = relativeTo(process.cwd(), absolute);
   return rel === "" ? absolute : rel;
 }
 
@@ -236,13 +252,19 @@ async function readAndValidate(
     const p = { file, line: read.line, col: read.col, pointer: "", message: read.message };
     reading.ofFiles.add(p);
     addProblem(problems, p);
-    return { parsed: parseYaml(file, "").parsed };
+    return { parsed: parseYaml(file, "").parsed, path: absolute };
   }
   const digest = createHash("sha256").update(read.text).digest("hex");
   // The same bytes read by another load of this run (a scoped plan's base), parsed and valid there.
   const key = `${kind}\0${limits.maxNodes}\0${limits.maxDepth}\0${limits.maxAliasCount}\0${digest}`;
-  const known = first ? undefined : reading.parsed?.get(key);
-  if (known) return { parsed: renamedYamlFile(known, file), digest };
+  const known = reading.parsed?.get(key);
+  if (known) {
+    const parsed = renamedYamlFile(known, file);
+    // The check before the schema holds for the same bytes as it did: it is asked again all the same.
+    const refused = first?.(parsed);
+    if (refused) throw new ConfigError([refused]);
+    return { parsed, digest, path: absolute };
+  }
   // A big file with these bytes parsed and valid in an earlier run (src/config/parse-cache.ts).
   const cache = !first && read.text.length >= MIN_CACHED_CHARS ? reading.cache : undefined;
   const cacheKey = cache
@@ -252,7 +274,7 @@ async function readAndValidate(
   if (kept) {
     const parsed = lazyYamlFile(file, read.text, limits, kept.data, kept.sources);
     reading.parsed?.set(key, parsed);
-    return { parsed, digest };
+    return { parsed, digest, path: absolute };
   }
   const { parsed, problems: syntax, recovered } = parseYaml(file, read.text, limits);
   if (recovered) reading.broken.add(file);
@@ -271,12 +293,12 @@ async function readAndValidate(
     reading.ofFiles.add(p);
     addProblem(problems, p);
   }
-  if (!first && syntax.length === 0 && invalid.length === 0) {
+  if (syntax.length === 0 && invalid.length === 0) {
     reading.parsed?.set(key, parsed);
     const sources = cache && cacheKey ? numberSources(parsed) : undefined;
     if (cache && cacheKey && sources) await cache.set(cacheKey, { data: parsed.data, sources });
   }
-  return { parsed, digest };
+  return { parsed, digest, path: absolute };
 }
 
 /** A parse cache's entry as {@link readAndValidate} stores it: the value and its numbers' sources. */
@@ -670,7 +692,9 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
 
   // Rules between SKUs and files, on every file that could be parsed. The ids of the files read for
   // their identity alone are registered first: a file that claims one of them is the one told so.
-  const indexes: CatalogIndex[] = catalogFiles.map((c) => checkCatalog(c.parsed, problems, currency));
+  // A catalog of the bytes another load of this run checked (a scoped plan's base) is checked once.
+  const check = options.parsed ? checkSharedCatalog : checkCatalog;
+  const indexes: CatalogIndex[] = catalogFiles.map((c) => check(c.parsed, problems, currency));
   const catalogs = checkCatalogNames(indexes, problems);
   const registry: StoreRegistry = { ids: new Map(), integrationIds: new Map() };
   for (const s of [...identities, ...storeFiles]) checkStore(s.parsed, catalogs, registry, problems);
