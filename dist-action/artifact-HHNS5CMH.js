@@ -6,10 +6,6 @@ import {
   HttpClient,
   HttpCodes,
   RequestError,
-  __commonJS,
-  __export,
-  __require,
-  __toESM,
   debug,
   error,
   getUserAgent,
@@ -19,7 +15,13 @@ import {
   require_tunnel,
   setSecret,
   warning
-} from "./chunk-MDCCA344.js";
+} from "./chunk-V4STFC2Z.js";
+import {
+  __commonJS,
+  __export,
+  __require,
+  __toESM
+} from "./chunk-P7YVZUG2.js";
 
 // node_modules/@protobuf-ts/runtime/build/commonjs/json-typings.js
 var require_json_typings = __commonJS({
