@@ -640,6 +640,28 @@ function partialOf(
 }
 
 /**
+ * Rules between SKUs and files, on every file that could be parsed: each catalog's index, the catalog
+ * names, and each store's references and ids. `stores` lists the files read for their identity alone
+ * first, so that a file claiming one of their ids is the one told so. With `shared` (another load of
+ * this run read files of the same bytes: a scoped plan's base), a catalog it checked is checked once.
+ * Problems are appended to `problems`.
+ */
+function checkRules(
+  catalogFiles: readonly { parsed: YamlFile }[],
+  stores: readonly { parsed: YamlFile }[],
+  problems: ConfigProblem[],
+  currency: Currency | undefined,
+  shared: boolean,
+): { indexes: CatalogIndex[]; catalogs: Map<string, CatalogIndex> } {
+  const check = shared ? checkSharedCatalog : checkCatalog;
+  const indexes: CatalogIndex[] = catalogFiles.map((c) => check(c.parsed, problems, currency));
+  const catalogs = checkCatalogNames(indexes, problems);
+  const registry: StoreRegistry = { ids: new Map(), integrationIds: new Map() };
+  for (const s of stores) checkStore(s.parsed, catalogs, registry, problems);
+  return { indexes, catalogs };
+}
+
+/**
  * Loads a carte project.
  *
  * @param configPath - path of carte.yaml, absolute or relative to the working directory.
@@ -690,14 +712,13 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
     reading,
   );
 
-  // Rules between SKUs and files, on every file that could be parsed. The ids of the files read for
-  // their identity alone are registered first: a file that claims one of them is the one told so.
-  // A catalog of the bytes another load of this run checked (a scoped plan's base) is checked once.
-  const check = options.parsed ? checkSharedCatalog : checkCatalog;
-  const indexes: CatalogIndex[] = catalogFiles.map((c) => check(c.parsed, problems, currency));
-  const catalogs = checkCatalogNames(indexes, problems);
-  const registry: StoreRegistry = { ids: new Map(), integrationIds: new Map() };
-  for (const s of [...identities, ...storeFiles]) checkStore(s.parsed, catalogs, registry, problems);
+  const { indexes, catalogs } = checkRules(
+    catalogFiles,
+    [...identities, ...storeFiles],
+    problems,
+    currency,
+    options.parsed !== undefined,
+  );
 
   const layers = await readLayers(project, projectData, groupFiles, storeFiles, {
     root,
