@@ -134,6 +134,12 @@ export function ajvParts() {
   return parts;
 }
 `;
+/** The names of the parts an `ajvParts` source gives (its `return {…}` or `parts = {…}`), sorted. */
+const partNames = (source) =>
+  [...(/(?:return|parts =) \{([^{}]*)\}/.exec(source)?.[1] ?? "").matchAll(/^\s*(\w+)\s*[,:]/gm)]
+    .map((m) => m[1])
+    .sort()
+    .join(", ");
 const lazyAjv = {
   name: "lazy-ajv",
   setup(build) {
@@ -142,6 +148,10 @@ const lazyAjv = {
       const exported = [...source.matchAll(/^export (?:function|const|let|class) (\w+)/gm)].map((m) => m[1]);
       if (exported.join() !== "ajvParts")
         throw new Error(`${args.path} exports ${exported.join(", ")}, not ajvParts alone`);
+      // The parts it gives, as this copy gives them: a part added there and not here fails the build.
+      const given = partNames(source);
+      if (given !== partNames(LAZY_AJV))
+        throw new Error(`${args.path} gives the parts ${given}, not those of the bundle's copy`);
       return { contents: LAZY_AJV, loader: "js", resolveDir: path.dirname(args.path) };
     });
   },
