@@ -40,7 +40,6 @@ import {
   type Sleep,
 } from "./transport.js";
 import { JsonBytes } from "./json-body.js";
-import { parseJsonPieces } from "./json-pieces.js";
 import { answerProblems, answerSchemas, MAX_LISTED_PROBLEMS } from "./schemas.js";
 import {
   DEFAULT_ANSWER_BYTES,
@@ -207,11 +206,6 @@ export interface RawAnswer {
   readonly contentType: string | undefined;
   /** The body as received (UTF-8). */
   readonly text: string;
-  /**
-   * The body's bytes as they came, when the client kept them: {@link PlatformClient.decode} parses a
-   * big answer from them in pieces (./json-pieces.ts) rather than from {@link text}.
-   */
-  readonly chunks?: readonly Uint8Array[];
 }
 
 /**
@@ -240,8 +234,6 @@ export interface RawResponse {
   body: unknown;
   /** The body as received. */
   text: string;
-  /** The body's bytes as they came (a response of {@link PlatformClient.send}), for a 2xx answer's parse. */
-  chunks?: readonly Uint8Array[];
 }
 
 /** One attempt: a response of any status, or no response with the reason. */
@@ -430,17 +422,14 @@ export class PlatformClient {
     if (contentType !== undefined && !isJsonType(contentType)) {
       throw fail(`is not JSON: its content type is ${JSON.stringify(contentType.slice(0, 80))}${starts()}`);
     }
-    // A big answer is parsed from its bytes in pieces, never made one string (nor its text decoded);
-    // one that is not JSON is declined there and parsed here as text, for the place of its fault.
-    let value = answer.chunks === undefined ? undefined : parseJsonPieces(answer.chunks)?.value;
-    if (value === undefined) {
-      const text = answer.text;
-      if (text.trim() === "") throw fail("is not JSON: the body is empty");
-      try {
-        value = JSON.parse(text);
-      } catch (err) {
-        throw fail(`is not JSON: ${jsonFault(err, text)}${starts()}`);
-      }
+    // The text is decoded here, once, and dies with the parse ({@link received}).
+    const text = answer.text;
+    if (text.trim() === "") throw fail("is not JSON: the body is empty");
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      throw fail(`is not JSON: ${jsonFault(err, text)}${starts()}`);
     }
     const problems = answerProblems(spec.response, value, { quote });
     if (problems.length > 0) {
@@ -915,7 +904,6 @@ function received(
     get text() {
       return bodyText(chunks);
     },
-    chunks,
   };
 }
 
@@ -939,7 +927,6 @@ function answerOf(
     get text() {
       return res.text;
     },
-    ...(res.chunks === undefined ? {} : { chunks: res.chunks }),
   };
 }
 
