@@ -46,14 +46,7 @@ import type { Plan } from "./plan/types.js";
 import { escapeTerminal } from "./render/escape.js";
 import { prepareSecretSink, secretCollector, type SecretSink } from "./secrets.js";
 import type { Session } from "./session.js";
-import {
-  fetchCurrent,
-  oneATurn,
-  projectReads,
-  readCurrent,
-  storeBatcher,
-  type CurrentStore,
-} from "./state/current.js";
+import { fetchCurrent, projectReads, readCurrent, storeBatcher, type CurrentStore } from "./state/current.js";
 import type { Limit, ResourceKind } from "./kinds/types.js";
 import { storeOrderedLimit } from "./platform/limit.js";
 
@@ -799,15 +792,15 @@ function earlyVerification(
       if (!clean || !entry || !own) return;
       reads.push(
         readStore(verifyRequest(entry, own)).then(
-          (state): Promise<[string, string[]] | undefined> =>
+          async (state): Promise<[string, string[]] | undefined> => {
             // The stores of a batch arrive at once: one store a turn of the event loop, so that
             // the answers of the calls in flight are not held up behind all of them.
-            oneATurn(() => {
-              // Every change of the store: one no call carried (none is expected) keeps the store
-              // for the wait after the last call, which verifies only what the calls carried.
-              const seen = verifyState(entry, state, own, own);
-              return seen.pending.length === 0 ? [store, seen.duplicates] : undefined;
-            }),
+            await new Promise((resolve) => setImmediate(resolve));
+            // Every change of the store: one no call carried (none is expected) keeps the store for
+            // the wait after the last call, which verifies only what the calls carried.
+            const seen = verifyState(entry, state, own, own);
+            return seen.pending.length === 0 ? [store, seen.duplicates] : undefined;
+          },
           // Not lost: the store is read again by the wait after the last call, which reports the error.
           () => undefined,
         ),

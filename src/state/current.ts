@@ -135,51 +135,6 @@ export interface FetchOptions {
    * `parallelism` calls for this read alone.
    */
   limit?: Limit;
-  /**
-   * Parse, normalise and hand over one store per turn of the event loop ({@link oneATurn}) instead of
-   * at once when its last part is in: for reads made while an apply's calls are in flight, whose
-   * answers then wait for one store's parse at most, not for a whole batch's. Default false.
-   */
-  paced?: boolean;
-}
-
-/** The tasks {@link oneATurn} has not run yet, oldest first, and whether a turn is scheduled. */
-const turns: (() => void)[] = [];
-let turning = false;
-
-function nextTurn(): void {
-  const task = turns.shift();
-  if (task === undefined) {
-    turning = false;
-    return;
-  }
-  task();
-  setImmediate(nextTurn);
-}
-
-/**
- * Runs `task` after the tasks given before it, one task per turn of the event loop (in Node.js's
- * check phase, `setImmediate`): between two of them the I/O that arrived is handled, so that the
- * answers of calls in flight are not held up behind many stores' parsing (a batch of stores read
- * together completes at once: one webhook list serves them all). Shared by the process, so that two
- * paced reads at the same time do not run two stores in one turn.
- *
- * @returns what `task` returns, or its error.
- */
-export function oneATurn<T>(task: () => T): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    turns.push(() => {
-      try {
-        resolve(task());
-      } catch (err) {
-        reject(err);
-      }
-    });
-    if (!turning) {
-      turning = true;
-      setImmediate(nextTurn);
-    }
-  });
 }
 
 /** A store's normalised current state, with its platform ids. */
@@ -257,18 +212,8 @@ export async function readCurrent(
     for (const part of parts) entry.snapshot[part] = undefined;
     onStore(key, state);
   };
-  // Paced: the stores completed but not yet handed over, and the first error of one of them, which
-  // ends the read as it would have unpaced (the reads still in flight are not waited for).
-  const completing: Promise<void>[] = [];
-  let failed: ((err: unknown) => void) | undefined;
-  const failure = new Promise<never>((_, reject) => (failed = reject));
-  failure.catch(() => undefined);
-  const finish = (key: string, stores: readonly StoreIdentity[]) => {
-    if (!options.paced) return complete(key);
-    completing.push(oneATurn(() => complete(key)).catch((err: unknown) => failed!(namingStore(err, stores))));
-  };
   // A store that needs no read (no managed kind reads anything) is complete at once.
-  for (const [key, entry] of [...pending]) if (entry.missing === 0) finish(key, []);
+  for (const [key, entry] of [...pending]) if (entry.missing === 0) complete(key);
 
   const clientKinds = options.clientKinds ?? [];
   const clientState = (async () => {
@@ -286,7 +231,7 @@ export async function readCurrent(
     return { ...state, ids };
   })();
 
-  const reading = Promise.all([
+  await Promise.all([
     ...[...storesByPart].map(([part, stores]) =>
       reads
         .get(part)!
@@ -297,7 +242,7 @@ export async function readCurrent(
           }
           entry.snapshot[part] = value;
           options.onRead?.(++done, total);
-          if (--entry.missing === 0) finish(key, stores);
+          if (--entry.missing === 0) complete(key);
         })
         .catch((err: unknown) => {
           throw namingStore(err, stores);
@@ -305,10 +250,6 @@ export async function readCurrent(
     ),
     clientState,
   ]);
-  if (options.paced) {
-    await Promise.race([reading, failure]);
-    await Promise.race([Promise.all(completing), failure]);
-  } else await reading;
   if (pending.size > 0)
     throw new InternalError(`stores ${[...pending.keys()].join(", ")} were never read in full`);
   return clientState;
@@ -375,7 +316,7 @@ export function storeBatcher(
 ): (request: ReadRequest) => Promise<CurrentStore> {
   const { limit } = options;
   const read = async (requests: readonly ReadRequest[]) => {
-    const got = await fetchCurrent(client, [...requests], { limit, paced: true });
+    const got = await fetchCurrent(client, [...requests], { limit });
     return requests.map((r) => got.stores[r.store.key]!);
   };
   const windowMs = options.windowMs ?? 0;

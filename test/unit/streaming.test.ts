@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { startEmulator, type RunningEmulator } from "../../src/emulator/index.js";
 import { items } from "../../src/kinds/items.js";
 import { storeHours } from "../../src/kinds/store-hours.js";
-import { perStoreRead, Unparsed, type ResourceKind, type StoreRead } from "../../src/kinds/types.js";
+import { perStoreRead, type ResourceKind } from "../../src/kinds/types.js";
 import { PlatformClient } from "../../src/platform/client.js";
 import type { StoreIdentity } from "../../src/model.js";
 import { fetchCurrent, readCurrent, type ReadRequest } from "../../src/state/current.js";
@@ -130,50 +130,6 @@ describe("the streaming reader", () => {
     expect(events).toEqual(["big s01", "small s01", "parse s01", "store s01"]);
     // A part that does not parse fails the read, as it did when it was parsed on arrival.
     await expect(run([identity(2)])).rejects.toThrow("not JSON");
-  });
-
-  it("paced, hands over one store a turn of the event loop, and a part that does not parse still fails the read", async () => {
-    const events: string[] = [];
-    // One part for all stores at once (like the webhook list): every store completes together.
-    const together: StoreRead<string> = {
-      name: "together",
-      fetch: async (_client, list, _limit, deliver) => {
-        await new Promise((r) => setTimeout(r, 5));
-        for (const s of list)
-          deliver(
-            s.key,
-            new Unparsed(() => {
-              events.push(`parse ${s.key}`);
-              if (s.key === "s09") throw new Error("not JSON");
-              return s.key;
-            }),
-          );
-      },
-    };
-    const kind = { name: "fake", reads: [together] } as unknown as ResourceKind<unknown>;
-    // Marks each turn of the event loop while the read goes on.
-    let turning = true;
-    const tick = () => {
-      events.push("turn");
-      if (turning) setImmediate(tick);
-    };
-    const run = (list: StoreIdentity[]) =>
-      readCurrent(
-        {} as PlatformClient,
-        list.map((store) => ({ store, kinds: [kind] })),
-        (key) => events.push(`store ${key}`),
-        { parallelism: 2, paced: true },
-      );
-    setImmediate(tick);
-    await run([identity(1), identity(2), identity(3)]);
-    turning = false;
-    const handed = events.filter((e) => e !== "turn");
-    expect(handed).toEqual(["parse s01", "store s01", "parse s02", "store s02", "parse s03", "store s03"]);
-    // Between two stores handed over, the event loop turned.
-    const first = events.indexOf("store s01");
-    const second = events.indexOf("parse s02");
-    expect(events.slice(first, second)).toContain("turn");
-    await expect(run([identity(8), identity(9)])).rejects.toThrow("not JSON");
   });
 
   it("reads a store asked twice once, for the kinds of both requests", async () => {
