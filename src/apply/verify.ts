@@ -58,10 +58,12 @@ export function duplicatesIn(
 ): string[] {
   const out: string[] = [];
   for (const [kind, ofKind] of byKind(changes)) {
-    const copies = kind.duplicates?.(state) ?? {};
+    const copies = Object.entries(kind.duplicates?.(state) ?? {});
+    // Most kinds and stores have no copy: no set of keys, no table selected.
+    if (copies.length === 0) continue;
     const keys = new Set(ofKind.map((c) => c.key));
     const selected = select(kind) ?? {};
-    for (const [key, copied] of Object.entries(copies)) {
+    for (const [key, copied] of copies) {
       if (!keys.has(key) && !keys.has(copied)) continue;
       const resource = own(selected, key);
       out.push(address(store, resource === undefined ? kind.name : kind.segment(resource), key));
@@ -125,7 +127,8 @@ function clientKindOf(change: ResourceChange): ClientKind<unknown> {
 
 /**
  * Which of a store's changes its current state does not show yet. Each kind's resources are selected
- * once for the store (not once per change).
+ * once for the store (not once per change); a kind that looks one resource up (`lookup`: item
+ * availability, whose table holds every item of the store where a plan changes a few) is not selected.
  */
 function stillPending(
   state: StoreState,
@@ -134,7 +137,7 @@ function stillPending(
 ): ResourceChange[] {
   return changes.filter((ch) => {
     const kind = kindOf(ch);
-    const now = own(select(kind), ch.key);
+    const now = kind.lookup ? kind.lookup(state, ch.key) : own(select(kind), ch.key);
     const initial =
       now === undefined && kind.initial && ch.after !== null ? kind.initial(ch.after) : undefined;
     return !shows(ch, now, initial, kind.equal);

@@ -27,7 +27,14 @@ import {
 } from "../model.js";
 import { batchWrites, type PlacedWrite } from "./batch.js";
 import { InternalError } from "../errors.js";
-import { checksum, currentChecksum, desiredChecksum, digestMemo, storeDigest } from "./checksum.js";
+import {
+  checksum,
+  currentChecksum,
+  desiredChecksum,
+  digestMemo,
+  storeDigest,
+  type DigestMemo,
+} from "./checksum.js";
 import {
   DEFAULT_SAFETY,
   safetyVerdict,
@@ -379,12 +386,13 @@ export function createPlanner(desired: DesiredState, options: PlannerOptions = {
     const count = (a: ChangeAction) => changes.filter((c) => c.action === a).length;
     let checksums: PlanChecksums | (() => PlanChecksums) | undefined = given;
     if (memo) {
-      const digests = memo;
-      checksums = digestChecksums(desired, storeKeys, currentDigests, client, () => {
-        const out = table<string>();
-        for (const k of storeKeys) out[k] = storeDigest(desired.stores[k], digests);
-        return out;
-      });
+      checksums = digestChecksums(
+        desired,
+        storeKeys,
+        currentDigests,
+        client,
+        desiredDigests(desired, storeKeys, memo),
+      );
     }
     const plan: Plan = {
       formatVersion: PLAN_FORMAT_VERSION,
@@ -413,6 +421,24 @@ export function createPlanner(desired: DesiredState, options: PlannerOptions = {
   };
 
   return { addStore, finish };
+}
+
+/**
+ * The digests of the desired stores, worked out when the plan's checksums are first read (src/plan/
+ * checksum.ts `storeDigest`). Made here, outside {@link createPlanner}: a function made inside it would
+ * keep the whole planner alive with the plan (every store's planned writes, one object per change,
+ * and its memos), though the plan needs none of it once made.
+ */
+function desiredDigests(
+  desired: DesiredState,
+  storeKeys: readonly string[],
+  memo: DigestMemo,
+): () => Record<string, string> {
+  return () => {
+    const out = table<string>();
+    for (const k of storeKeys) out[k] = storeDigest(desired.stores[k], memo);
+    return out;
+  };
 }
 
 /** The current side of a kind at the desired side's keys only (`ResourceKind.lookup`). */
