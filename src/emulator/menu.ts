@@ -735,12 +735,16 @@ function buildMenus(
   }));
 }
 
+/**
+ * `list` by `index`, equal indexes in the order sent; the list itself when it is in order already (a
+ * client usually sends it so), else a sorted copy (`Array.prototype.sort` is stable).
+ */
 function sortByIndex<T extends { index: number }>(list: T[]): T[] {
   if (list.length === 0) return listOf(list);
-  return list
-    .map((v, i) => ({ v, i }))
-    .sort((a, b) => a.v.index - b.v.index || a.i - b.i)
-    .map((x) => x.v);
+  for (let i = 1; i < list.length; i++) {
+    if (list[i - 1]!.index > list[i]!.index) return [...list].sort((a, b) => a.index - b.index);
+  }
+  return list;
 }
 
 // ---- writes applied to a catalog -------------------------------------------------------------------

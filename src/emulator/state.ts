@@ -84,6 +84,11 @@ export function toggled(r: ItemRec, available: boolean): ItemRec | undefined {
   return { ...rest, available };
 }
 
+/** Whether `rec` has `field` set to `value`, or has no such field when `value` is null (as {@link keepSuspension} writes it). */
+function holds(rec: ItemRec, field: "suspend_until" | "suspend_reason", value: string | null): boolean {
+  return Object.hasOwn(rec, field) ? value !== null && rec[field] === value : value === null;
+}
+
 /**
  * A stored item with its suspension carried over from `prev` (the stored record of the same id): an
  * upsert never changes availability, and changes `suspend_until` / `suspend_reason` only when it sends
@@ -96,7 +101,17 @@ export function keepSuspension(
 ): ItemRec {
   const until = sent ? sent.until : (prev?.suspend_until ?? null);
   const reason = sent ? sent.reason : (prev?.suspend_reason ?? null);
-  const out: ItemRec = { ...rec, available: prev ? prev.available : rec.available };
+  const available = prev ? prev.available : rec.available;
+  // `rec` itself when it already says all this (a new item, an upsert that changes no suspension):
+  // records are immutable, so the projected and the visible catalog share it instead of holding a
+  // copy each (an apply from empty wrote every item of every store twice over).
+  if (
+    available === rec.available &&
+    holds(rec, "suspend_until", until) &&
+    holds(rec, "suspend_reason", reason)
+  )
+    return rec;
+  const out: ItemRec = { ...rec, available };
   if (until !== null) out.suspend_until = until;
   else delete out.suspend_until;
   if (reason !== null) out.suspend_reason = reason;
