@@ -1815,10 +1815,16 @@ function toggled(r, available) {
   const { suspend_until: _until, suspend_reason: _reason, ...rest } = r;
   return { ...rest, available };
 }
+function holds(rec, field2, value) {
+  return Object.hasOwn(rec, field2) ? value !== null && rec[field2] === value : value === null;
+}
 function keepSuspension(rec, prev, sent) {
   const until = sent ? sent.until : prev?.suspend_until ?? null;
   const reason = sent ? sent.reason : prev?.suspend_reason ?? null;
-  const out = { ...rec, available: prev ? prev.available : rec.available };
+  const available = prev ? prev.available : rec.available;
+  if (available === rec.available && holds(rec, "suspend_until", until) && holds(rec, "suspend_reason", reason))
+    return rec;
+  const out = { ...rec, available };
   if (until !== null) out.suspend_until = until;
   else delete out.suspend_until;
   if (reason !== null) out.suspend_reason = reason;
@@ -3747,7 +3753,10 @@ function buildMenus(ctx, store, parsed, mode, categories, where, now) {
 }
 function sortByIndex(list) {
   if (list.length === 0) return listOf(list);
-  return list.map((v, i) => ({ v, i })).sort((a, b) => a.v.index - b.v.index || a.i - b.i).map((x) => x.v);
+  for (let i = 1; i < list.length; i++) {
+    if (list[i - 1].index > list[i].index) return [...list].sort((a, b) => a.index - b.index);
+  }
+  return list;
 }
 function putItem(cat, rec, sent) {
   const prev = cat.items.get(rec.id);
