@@ -21,6 +21,7 @@ import type { RouteName, RouteParams } from "../platform/routes.js";
 import type { Site } from "../config/report.js";
 import type { YamlFile } from "../config/yaml.js";
 import type { StoreClock, TimeContext } from "../config/time.js";
+import { afterStartedCalls } from "../platform/turns.js";
 
 /**
  * Runs an async task under the reader's concurrency bound. `store` names the store the call is for
@@ -134,6 +135,9 @@ export function perStoreRead<T, W>(
             async () => ({ answer: await fetch(client, s) }),
             s.key,
           );
+          // The store may be complete with this part, and then it is parsed, normalised and planned
+          // at once: that waits until the calls started in its slot's place are written.
+          await afterStartedCalls();
           if (!parse) return deliver(s.key, box.answer as unknown as T);
           deliver(
             s.key,
