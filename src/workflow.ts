@@ -49,6 +49,7 @@ import type { Session } from "./session.js";
 import { fetchCurrent, projectReads, readCurrent, storeBatcher, type CurrentStore } from "./state/current.js";
 import type { Limit, ResourceKind } from "./kinds/types.js";
 import { storeOrderedLimit } from "./platform/limit.js";
+import { afterStartedCalls } from "./platform/turns.js";
 
 export { isComplete, type ApplyReport } from "./apply/report.js";
 
@@ -793,9 +794,9 @@ function earlyVerification(
       reads.push(
         readStore(verifyRequest(entry, own)).then(
           async (state): Promise<[string, string[]] | undefined> => {
-            // The stores of a batch arrive at once: one store a turn of the event loop, so that
-            // the answers of the calls in flight are not held up behind all of them.
-            await new Promise((resolve) => setImmediate(resolve));
+            // The stores of a batch arrive at once: their checks wait until the calls started as
+            // the batch's answers came are written, so that those calls are not held up behind them.
+            await afterStartedCalls();
             // Every change of the store: one no call carried (none is expected) keeps the store for
             // the wait after the last call, which verifies only what the calls carried.
             const seen = verifyState(entry, state, own, own);

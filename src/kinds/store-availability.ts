@@ -52,7 +52,7 @@ const openRead: StoreRead<boolean> = {
             ),
           batch[0]!.key,
         );
-        for (const s of batch) deliver(s.key, answer.get(s.storeId));
+        await Promise.all(batch.map((s) => deliver(s.key, answer.get(s.storeId))));
       }),
     );
   },

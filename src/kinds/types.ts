@@ -21,7 +21,6 @@ import type { RouteName, RouteParams } from "../platform/routes.js";
 import type { Site } from "../config/report.js";
 import type { YamlFile } from "../config/yaml.js";
 import type { StoreClock, TimeContext } from "../config/time.js";
-import { afterStartedCalls } from "../platform/turns.js";
 
 /**
  * Runs an async task under the reader's concurrency bound. `store` names the store the call is for
@@ -44,8 +43,10 @@ export interface StoreRead<T = unknown> {
   readonly name: string;
   /**
    * Fetches the part for some stores. Calls `deliver(key, value)` once per store as its part arrives
-   * (`undefined`: the platform has nothing for it), outside `limit`: the reader normalises a store as
-   * soon as its last part is delivered, and that work must not hold a slot. Runs every call under
+   * (`undefined`: the platform has nothing for it), outside `limit`, and awaits what it returns: the
+   * reader normalises a store once its last part is delivered (src/state/current.ts), and that work
+   * must not hold a slot; the promise settles when the store is handed over, and rejects with what
+   * normalising it threw (a malformed answer), which the fetch passes on. Runs every call under
    * `limit`, naming the store it is for. Resolves once every store was delivered; throws the
    * {@link ApiError} of a failed call.
    */
@@ -53,7 +54,7 @@ export interface StoreRead<T = unknown> {
     client: PlatformClient,
     stores: readonly StoreIdentity[],
     limit: Limit,
-    deliver: (key: string, value: T | Unparsed<T> | undefined) => void,
+    deliver: (key: string, value: T | Unparsed<T> | undefined) => Promise<void>,
   ): Promise<void>;
 }
 
@@ -135,11 +136,8 @@ export function perStoreRead<T, W>(
             async () => ({ answer: await fetch(client, s) }),
             s.key,
           );
-          // The store may be complete with this part, and then it is parsed, normalised and planned
-          // at once: that waits until the calls started in its slot's place are written.
-          await afterStartedCalls();
           if (!parse) return deliver(s.key, box.answer as unknown as T);
-          deliver(
+          return deliver(
             s.key,
             new Unparsed(() => {
               const answer = box.answer as W;

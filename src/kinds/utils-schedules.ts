@@ -183,7 +183,7 @@ const utilsSchedulesRead: StoreRead<UtilsSchedulesSnapshot> = {
           corridors: corridors.map((c, i) => ({ id: c.id, details: schedules[i]?.schedule_details ?? [] })),
           products,
         };
-        deliver(s.key, snapshot);
+        await deliver(s.key, snapshot);
       }),
     );
   },

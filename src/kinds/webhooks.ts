@@ -262,7 +262,7 @@ const webhooksRead: StoreRead<WebhookConfigList> = {
   name: "webhooks",
   async fetch(client, stores, limit, deliver) {
     const list = await limit(() => listWebhooks(client));
-    for (const s of stores) deliver(s.key, list);
+    await Promise.all(stores.map((s) => deliver(s.key, list)));
   },
 };
 

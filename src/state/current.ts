@@ -33,6 +33,7 @@ import {
 } from "../model.js";
 import { DEFAULT_PARALLELISM, type PlatformClient } from "../platform/client.js";
 import { storeOrderedLimit } from "../platform/limit.js";
+import { afterStartedCalls } from "../platform/turns.js";
 import { scopedKinds, type Targeting } from "../plan/target.js";
 
 /** What to read in one store: the kinds whose resources are wanted. */
@@ -235,14 +236,18 @@ export async function readCurrent(
     ...[...storesByPart].map(([part, stores]) =>
       reads
         .get(part)!
-        .fetch(client, stores, limit, (key, value) => {
+        .fetch(client, stores, limit, async (key, value) => {
           const entry = pending.get(key);
           if (!entry || Object.hasOwn(entry.snapshot, part)) {
             throw new InternalError(`the ${part} read delivered store ${key} twice or unasked`);
           }
           entry.snapshot[part] = value;
           options.onRead?.(++done, total);
-          if (--entry.missing === 0) complete(key);
+          if (--entry.missing > 0) return;
+          // The store is parsed, normalised and handed over (planned) once the calls started in its
+          // answer's place are on their way, so that this work runs inside their latency.
+          await afterStartedCalls();
+          complete(key);
         })
         .catch((err: unknown) => {
           throw namingStore(err, stores);

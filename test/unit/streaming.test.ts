@@ -1,3 +1,4 @@
+import diagnostics from "node:diagnostics_channel";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { startEmulator, type RunningEmulator } from "../../src/emulator/index.js";
 import { items } from "../../src/kinds/items.js";
@@ -70,6 +71,36 @@ describe("the streaming reader", () => {
     // calls started in its slots' place to be written first: up to one more read a slot (2).
     seen.forEach((s, i) => expect(s.reads).toBeLessThanOrEqual(2 * (i + 1) + 2 + 2));
     expect(seen[0]!.reads).toBeLessThan(6);
+  });
+
+  it("hands a store over only once the calls started in its place are written", async () => {
+    const list = await stores(14);
+    const parallelism = 3;
+    // undici reports each request as its headers are written to the connection.
+    const sent: string[] = [];
+    const onSend = (message: unknown) => {
+      const path = (message as { request: { path: string } }).request.path;
+      if (path.endsWith("/store-menu")) sent.push(path);
+    };
+    diagnostics.subscribe("undici:client:sendHeaders", onSend);
+    const seen: number[] = [];
+    try {
+      await readCurrent(
+        client!,
+        list.map((store) => ({ store, kinds: [items] as ResourceKind<unknown>[] })),
+        () => seen.push(sent.length),
+        { parallelism },
+      );
+    } finally {
+      diagnostics.unsubscribe("undici:client:sendHeaders", onSend);
+    }
+    // When the k-th store is handed over (counting from 0), k + 1 answers freed their slots, and the
+    // calls started in their place are on their way: without the wait, the store's work would run
+    // (and hold them back) before they are written.
+    expect(seen).toHaveLength(list.length);
+    seen.forEach((sends, k) =>
+      expect(sends).toBeGreaterThanOrEqual(Math.min(list.length, parallelism + k + 1)),
+    );
   });
 
   it("starts the next call before it parses a big answer", async () => {
