@@ -49,7 +49,7 @@ import type { Session } from "./session.js";
 import { fetchCurrent, projectReads, readCurrent, storeBatcher, type CurrentStore } from "./state/current.js";
 import type { Limit, ResourceKind } from "./kinds/types.js";
 import { storeOrderedLimit } from "./platform/limit.js";
-import { afterStartedCalls } from "./platform/turns.js";
+import { inTurn } from "./platform/turns.js";
 
 export { isComplete, type ApplyReport } from "./apply/report.js";
 
@@ -793,15 +793,15 @@ function earlyVerification(
       if (!clean || !entry || !own) return;
       reads.push(
         readStore(verifyRequest(entry, own)).then(
-          async (state): Promise<[string, string[]] | undefined> => {
-            // The stores of a batch arrive at once: their checks wait until the calls started as
-            // the batch's answers came are written, so that those calls are not held up behind them.
-            await afterStartedCalls();
-            // Every change of the store: one no call carried (none is expected) keeps the store for
-            // the wait after the last call, which verifies only what the calls carried.
-            const seen = verifyState(entry, state, own, own);
-            return seen.pending.length === 0 ? [store, seen.duplicates] : undefined;
-          },
+          (state): Promise<[string, string[]] | undefined> =>
+            // The stores of a batch arrive at once: they are compared one at a time, each once the
+            // calls started meanwhile are written, so that those calls are not held up behind them.
+            inTurn(() => {
+              // Every change of the store: one no call carried (none is expected) keeps the store for
+              // the wait after the last call, which verifies only what the calls carried.
+              const seen = verifyState(entry, state, own, own);
+              return seen.pending.length === 0 ? ([store, seen.duplicates] as [string, string[]]) : undefined;
+            }),
           // Not lost: the store is read again by the wait after the last call, which reports the error.
           () => undefined,
         ),

@@ -15,3 +15,44 @@
 export function afterStartedCalls(): Promise<void> {
   return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
 }
+
+/** The tasks {@link inTurn} has yet to run, oldest first; `busy` while one is running or scheduled. */
+const waiting: (() => void)[] = [];
+let busy = false;
+
+function runNext(): void {
+  const task = waiting.shift();
+  if (task === undefined) {
+    busy = false;
+    return;
+  }
+  task();
+  // One turn for the answers that came during the task to be read (their next calls are started
+  // then), and the turns those calls take to be written, before the next task.
+  setImmediate(() => void afterStartedCalls().then(runNext));
+}
+
+/**
+ * Runs `task` once the calls started so far are written ({@link afterStartedCalls}), and after every
+ * task given before it, one at a time with the answers that arrived in between read and their next
+ * calls written first: a read that completes many stores at once (one webhook list serves them all)
+ * or a batch of stores checked together then holds the calls in flight for one store's work at most,
+ * not for all of theirs. Shared by the process, so that two reads at once do not pile up either.
+ *
+ * @returns what `task` returns; rejects with what it throws.
+ */
+export function inTurn<T>(task: () => T): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    waiting.push(() => {
+      try {
+        resolve(task());
+      } catch (err) {
+        reject(err);
+      }
+    });
+    if (!busy) {
+      busy = true;
+      void afterStartedCalls().then(runNext);
+    }
+  });
+}

@@ -33,7 +33,7 @@ import {
 } from "../model.js";
 import { DEFAULT_PARALLELISM, type PlatformClient } from "../platform/client.js";
 import { storeOrderedLimit } from "../platform/limit.js";
-import { afterStartedCalls } from "../platform/turns.js";
+import { inTurn } from "../platform/turns.js";
 import { scopedKinds, type Targeting } from "../plan/target.js";
 
 /** What to read in one store: the kinds whose resources are wanted. */
@@ -245,9 +245,9 @@ export async function readCurrent(
           options.onRead?.(++done, total);
           if (--entry.missing > 0) return;
           // The store is parsed, normalised and handed over (planned) once the calls started in its
-          // answer's place are on their way, so that this work runs inside their latency.
-          await afterStartedCalls();
-          complete(key);
+          // answer's place are on their way, one store at a time, so that this work runs inside their
+          // latency.
+          await inTurn(() => complete(key));
         })
         .catch((err: unknown) => {
           throw namingStore(err, stores);
