@@ -68,24 +68,3 @@ export function jsonParts(value: unknown): JsonParts {
   write(value, 0);
   return new JsonParts(parts);
 }
-
-/** Where {@link jsonBytes} encodes a text before copying its exact bytes out; grown when too small. */
-let scratch = Buffer.allocUnsafeSlow(0);
-
-/**
- * The UTF-8 bytes of `value`'s JSON text (as `JSON.stringify` writes it, byte for byte: {@link jsonParts}),
- * in a buffer of their own. A rendered answer kept for later reads (a store's render cache: a store
- * menu is hundreds of kilobytes) is kept so: its bytes live outside the JavaScript heap, where the
- * collections of the young generation never copy them, as they copied its pieces (strings) once or
- * twice each before moving them to the old generation, and every read sends them as they are.
- */
-export function jsonBytes(value: unknown): Buffer {
-  const { parts, length } = jsonParts(value);
-  const most = length * 3; // the most UTF-8 bytes a UTF-16 code unit takes
-  if (scratch.length < most) scratch = Buffer.allocUnsafeSlow(most);
-  let size = 0;
-  for (const part of parts) size += scratch.write(part, size, "utf8");
-  const bytes = Buffer.allocUnsafeSlow(size);
-  scratch.copy(bytes, 0, 0, size);
-  return bytes;
-}

@@ -30,7 +30,7 @@ import type {
 } from "../generated/platform.js";
 import { accepted, badShape, fail, isPosInt, menuRule } from "./http.js";
 import type { Reply, Route, RouteContext } from "./http.js";
-import { jsonBytes } from "./json-parts.js";
+import { jsonParts } from "./json-parts.js";
 import { availableAt, catalogFrom, keepSuspension } from "./state.js";
 import type { Catalog, CategoryRec, ItemRec, MenuRec, StoreRec } from "./state.js";
 
@@ -896,7 +896,7 @@ function sortById<T extends { id: number }>(map: Map<number, T>): T[] {
 
 /**
  * Serves a list read from the store's render cache (invalidated whenever the visible catalog changes),
- * as the UTF-8 bytes of its JSON text, written once (json-parts.ts `jsonBytes`).
+ * as its JSON text, written once (in pieces: http.ts `jsonParts`).
  * The strict emulator checks an answer once, when it is rendered, not at every read of the cache.
  */
 function cached(ctx: RouteContext, store: StoreRec, key: string, build: () => unknown): Reply {
@@ -904,7 +904,7 @@ function cached(ctx: RouteContext, store: StoreRec, key: string, build: () => un
   if (json === undefined) {
     const body = build();
     ctx.checkAnswer?.(body);
-    json = jsonBytes(body);
+    json = jsonParts(body);
     store.renderCache.set(key, json);
   }
   return { status: 200, json, checked: true };

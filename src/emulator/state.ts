@@ -22,6 +22,7 @@ import type { ItemType, ModifiersType, WireImage, WireOverride, WireSchedule } f
 import { ClientSecret, isSecretHash } from "./credentials.js";
 import { fail } from "./http-error.js";
 import type { TokenSurface } from "../platform/routes.js";
+import type { JsonParts } from "./json-parts.js";
 
 /** A reference from a parent (item, category) to a child item, or from a menu to a category. */
 export interface ChildRef {
@@ -191,10 +192,11 @@ export interface StoreRec {
   visible: Catalog;
   projected: Catalog;
   /**
-   * Serialized GET answers of the visible catalog (the UTF-8 bytes of their JSON text, json-parts.ts
-   * `jsonBytes`), dropped whenever it changes; every read sends them as they are.
+   * Serialized GET answers of the visible catalog (JSON text in pieces, http.ts `jsonParts`), dropped
+   * whenever it changes. server.ts encodes an answer into a reused buffer as it sends it (fresh memory
+   * for each rendered answer cost more than the encoding).
    */
-  renderCache: Map<string, Buffer>;
+  renderCache: Map<string, JsonParts>;
   /**
    * Store availability (platform notes "Availability": `POST /availability/stores` answers it);
    * default true. Changed by the store availability calls of stores.ts.

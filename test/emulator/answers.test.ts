@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../src/emulator/index.js";
 import { startEmulator } from "../../src/emulator/index.js";
-import { jsonBytes, jsonParts } from "../../src/emulator/json-parts.js";
+import { jsonParts } from "../../src/emulator/json-parts.js";
 import { call, item, login, MENU, SEED, STORE, STORE2 } from "./helpers.js";
 
 describe("jsonParts", () => {
@@ -46,22 +46,7 @@ describe("jsonParts", () => {
     it(`writes ${name} as JSON.stringify does`, () => {
       expect(jsonParts(value).text()).toBe(JSON.stringify(value));
     });
-    it(`encodes ${name} as the UTF-8 bytes of JSON.stringify`, () => {
-      expect(jsonBytes(value).equals(Buffer.from(JSON.stringify(value), "utf8"))).toBe(true);
-    });
   }
-
-  it("gives each text bytes of its own, a short one after a long one too", () => {
-    const long = jsonBytes({
-      items: Array.from({ length: 500 }, (_, i) => ({ sku: `s-${i}`, title: "Ração ✓" })),
-    });
-    const copy = Buffer.from(long);
-    const short = jsonBytes({ storeId: 1, items: [] });
-    expect(short.toString("utf8")).toBe('{"storeId":1,"items":[]}');
-    // The long text is not overwritten by the next encoding.
-    expect(long.equals(copy)).toBe(true);
-    expect(long.buffer).not.toBe(short.buffer);
-  });
 });
 
 describe("answers and records", () => {

@@ -955,17 +955,6 @@ function jsonParts(value) {
   write(value, 0);
   return new JsonParts(parts);
 }
-var scratch = Buffer.allocUnsafeSlow(0);
-function jsonBytes(value) {
-  const { parts, length } = jsonParts(value);
-  const most = length * 3;
-  if (scratch.length < most) scratch = Buffer.allocUnsafeSlow(most);
-  let size = 0;
-  for (const part of parts) size += scratch.write(part, size, "utf8");
-  const bytes = Buffer.allocUnsafeSlow(size);
-  scratch.copy(bytes, 0, 0, size);
-  return bytes;
-}
 
 // src/emulator/webhooks.ts
 var STORE_EVENTS = STORE_WEBHOOK_EVENTS;
@@ -3885,7 +3874,7 @@ function cached(ctx, store, key, build) {
   if (json === void 0) {
     const body = build();
     ctx.checkAnswer?.(body);
-    json = jsonBytes(body);
+    json = jsonParts(body);
     store.renderCache.set(key, json);
   }
   return { status: 200, json, checked: true };
