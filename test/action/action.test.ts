@@ -3,7 +3,7 @@
  * GitHub's REST API on loopback (the pull-request comment). No mocking library: both are real servers.
  */
 
-import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -67,11 +67,12 @@ async function setup() {
     "stores/med-poblado.yaml",
   ]);
   const gh = await fakeGitHub();
+  const dir = mkdtempSync(path.join(tmpdir(), "carte-action-"));
   cleanup = async () => {
     gh.server.close();
     await fx.close();
+    rmSync(dir, { recursive: true, force: true });
   };
-  const dir = mkdtempSync(path.join(tmpdir(), "carte-action-"));
   const event = path.join(dir, "event.json");
   writeFileSync(event, JSON.stringify({ pull_request: { number: 7 } }));
   // A summary file of each test's own: the Action reads GITHUB_STEP_SUMMARY afresh on every run.

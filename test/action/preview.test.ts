@@ -5,7 +5,7 @@
  * which keeps the files it is handed.
  */
 
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -56,6 +56,7 @@ beforeAll(async () => {
 afterAll(async () => {
   gh.server.close();
   await fx.close();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 afterEach(() => {
