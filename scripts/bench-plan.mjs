@@ -25,6 +25,9 @@
 //                     one-price pull request (src/preview.ts, planned with --base HEAD), of the changed
 //                     store and of all stores: files, bytes, the zip the artifact would be, time to write
 // CARTE_BENCH_PROFILE=DIR in the environment: each carte run writes a CPU profile into DIR.
+// CARTE_BENCH_TRACE=DIR: each carte run and the emulator write where their calls spent their time into
+// DIR (scripts/bench-trace.mjs: per route, the time to write a call, to its answer, in the emulator;
+// event-loop delays; the emulator's garbage collections).
 //
 // What it does, each step in its own process, against one emulator in its own process:
 //   1. generates the chain: one shared catalog (realistic by default: item and category schedules,
@@ -295,6 +298,9 @@ function child(mode, message) {
       // The emulator keeps every store's catalog and rendered menu: thousands of stores need room. It
       // collects its garbage when told (`gc`) and not on its own when idle (see step 3 above).
       ...(mode === "emulator" ? ["--max-old-space-size=16384", "--expose-gc", "--no-memory-reducer"] : []),
+      ...(process.env.CARTE_BENCH_TRACE && (mode === "carte" || mode === "emulator")
+        ? ["--import", path.join(root, "scripts", "bench-trace.mjs")]
+        : []),
     ],
   });
   const next = () =>
