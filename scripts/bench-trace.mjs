@@ -31,11 +31,17 @@ function loopDelay(histogram) {
   const p = (q) => ms(histogram.percentile(q) / 1e6);
   return `event-loop delay ms: p50 ${p(50)} p90 ${p(90)} p99 ${p(99)} max ${ms(histogram.max / 1e6)}`;
 }
-/** Lines of `by` (route → list of values) with at least one value, the most called first. */
+/** Adds `value` to the list of `key` in `by`. */
+function add(by, key, value) {
+  (by.get(key) ?? by.set(key, []).get(key)).push(value);
+}
+/** Lines of `by` (route → list of values), the most called first; `describe(list, route)` ends each. */
 function routeLines(by, describe) {
   return [...by]
     .sort((a, b) => b[1].length - a[1].length)
-    .map(([route, list]) => `${String(list.length).padStart(7)}  ${route.padEnd(70)} ${describe(list)}`);
+    .map(
+      ([route, list]) => `${String(list.length).padStart(7)}  ${route.padEnd(70)} ${describe(list, route)}`,
+    );
 }
 function onExit(write) {
   process.on("exit", write);
@@ -48,7 +54,8 @@ if (dir && mode === "carte") {
   delay.enable();
   const calls = new WeakMap();
   /** Per route: how long each call waited to be written, and then for its answer's headers. */
-  const routes = new Map();
+  const written = new Map();
+  const answered = new Map();
   diagnostics.subscribe("undici:request:create", ({ request }) =>
     calls.set(request, { route: routeOf(request.method, request.path), made: performance.now() }),
   );
@@ -59,22 +66,15 @@ if (dir && mode === "carte") {
   diagnostics.subscribe("undici:request:headers", ({ request }) => {
     const call = calls.get(request);
     if (!call || call.sent === undefined) return;
-    const seen =
-      routes.get(call.route) ?? routes.set(call.route, { written: [], answered: [] }).get(call.route);
-    seen.written.push(call.sent - call.made);
-    seen.answered.push(performance.now() - call.sent);
+    add(written, call.route, call.sent - call.made);
+    add(answered, call.route, performance.now() - call.sent);
   });
   onExit(() => {
     const mean = (list) => list.reduce((a, b) => a + b, 0) / list.length;
     const lines = [
       loopDelay(delay),
       "calls     route" + " ".repeat(66) + "made → written (mean ms); written → answer headers (ms)",
-      ...[...routes]
-        .sort((a, b) => b[1].answered.length - a[1].answered.length)
-        .map(
-          ([route, s]) =>
-            `${String(s.answered.length).padStart(7)}  ${route.padEnd(70)} ${ms(mean(s.written))}; ${percentiles(s.answered)}`,
-        ),
+      ...routeLines(answered, (list, route) => `${ms(mean(written.get(route)))}; ${percentiles(list)}`),
     ];
     writeFileSync(path.join(dir, `carte-${process.pid}.txt`), lines.join("\n") + "\n");
   });
@@ -92,7 +92,7 @@ if (dir && mode === "emulator") {
     const at = started.get(request);
     if (at === undefined) return;
     const route = routeOf(request.method, request.url);
-    (served.get(route) ?? served.set(route, []).get(route)).push(performance.now() - at);
+    add(served, route, performance.now() - at);
   });
   const gc = new Map();
   new PerformanceObserver((list) => {

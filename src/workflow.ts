@@ -796,11 +796,11 @@ function earlyVerification(
           (state): Promise<[string, string[]] | undefined> =>
             // The stores of a batch arrive at once: they are compared one at a time, each once the
             // calls started meanwhile are written, so that those calls are not held up behind them.
-            inTurn(() => {
+            inTurn<[string, string[]] | undefined>(() => {
               // Every change of the store: one no call carried (none is expected) keeps the store for
               // the wait after the last call, which verifies only what the calls carried.
               const seen = verifyState(entry, state, own, own);
-              return seen.pending.length === 0 ? ([store, seen.duplicates] as [string, string[]]) : undefined;
+              return seen.pending.length === 0 ? [store, seen.duplicates] : undefined;
             }),
           // Not lost: the store is read again by the wait after the last call, which reports the error.
           () => undefined,
