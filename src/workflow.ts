@@ -49,7 +49,6 @@ import type { Session } from "./session.js";
 import { fetchCurrent, projectReads, readCurrent, storeBatcher, type CurrentStore } from "./state/current.js";
 import type { Limit, ResourceKind } from "./kinds/types.js";
 import { storeOrderedLimit } from "./platform/limit.js";
-import { inTurn } from "./platform/turns.js";
 
 export { isComplete, type ApplyReport } from "./apply/report.js";
 
@@ -793,15 +792,14 @@ function earlyVerification(
       if (!clean || !entry || !own) return;
       reads.push(
         readStore(verifyRequest(entry, own)).then(
-          (state): Promise<[string, string[]] | undefined> =>
-            // The stores of a batch arrive at once: they are compared one at a time, each once the
-            // calls started meanwhile are written, so that those calls are not held up behind them.
-            inTurn<[string, string[]] | undefined>(() => {
-              // Every change of the store: one no call carried (none is expected) keeps the store for
-              // the wait after the last call, which verifies only what the calls carried.
-              const seen = verifyState(entry, state, own, own);
-              return seen.pending.length === 0 ? [store, seen.duplicates] : undefined;
-            }),
+          // The store arrives in its own turn (src/state/current.ts storeBatcher hands each store over
+          // as the reader does, one at a time): it is compared in that same turn.
+          (state): [string, string[]] | undefined => {
+            // Every change of the store: one no call carried (none is expected) keeps the store for
+            // the wait after the last call, which verifies only what the calls carried.
+            const seen = verifyState(entry, state, own, own);
+            return seen.pending.length === 0 ? [store, seen.duplicates] : undefined;
+          },
           // Not lost: the store is read again by the wait after the last call, which reports the error.
           () => undefined,
         ),

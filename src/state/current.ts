@@ -296,21 +296,30 @@ export interface BatcherOptions {
   limit: Limit;
   /** How long a batch collects the stores asked, in milliseconds, from the first. Default 0 (a tick). */
   windowMs?: number;
-  /**
-   * Most stores in one batch (default 16): a batch's stores get their states when the whole batch is
-   * read, so stores asked together are read in batches of this size, one after another.
-   */
+  /** Most stores in one batch (default 16); stores asked together beyond it go in the next batch. */
   maxBatch?: number;
+}
+
+/**
+ * A store's state still to come, wrapped so that the batch loader hands the promise itself to the
+ * caller rather than waiting for it (a promise given as a value would be adopted).
+ */
+interface Pending {
+  state: Promise<CurrentStore>;
 }
 
 /**
  * Reads stores for callers that ask for one store at a time (an apply's checks: src/workflow.ts
  * `storeGuard` and the verification of each store), batching the stores asked within `windowMs` into
- * one {@link fetchCurrent}: a read that serves every store at once (the webhook list, spec §4.7) or up
+ * one {@link readCurrent}: a read that serves every store at once (the webhook list, spec §4.7) or up
  * to 100 (store status, platform notes "Limits") is made once for the batch, not once per store; the
- * per-store reads are the same. Every call of a batch starts after each of its stores was asked. When
- * a batch's read fails, its stores are read one by one, so that a store gets its own read's error.
- * Batching by dataloader (graphql/dataloader): its per-tick batch scheduling, without its cache.
+ * per-store reads are the same. Every call of a batch starts after each of its stores was asked. Each
+ * store's promise settles as soon as the reader hands that store over (in its turn,
+ * src/platform/turns.ts `inTurn`), not once the whole batch is read, so that a caller's work on it
+ * (comparing it with the plan) runs in the same turn and a store checked early waits for none of the
+ * others. When a batch's read fails, its stores not yet handed over are read one by one, so that a
+ * store gets its own read's error. Batching by dataloader (graphql/dataloader): its per-tick batch
+ * scheduling, without its cache.
  *
  * @returns a function resolving to the store's normalised current state; rejects with the
  *   {@link ApiError} of its read.
@@ -320,33 +329,56 @@ export function storeBatcher(
   options: BatcherOptions,
 ): (request: ReadRequest) => Promise<CurrentStore> {
   const { limit } = options;
-  const read = async (requests: readonly ReadRequest[]) => {
-    const got = await fetchCurrent(client, [...requests], { limit });
-    return requests.map((r) => got.stores[r.store.key]!);
+  const read = (requests: readonly ReadRequest[]): Pending[] => {
+    // A store asked twice in one batch is read once; both callers get its state.
+    const settle = new Map<string, { resolve: (s: CurrentStore) => void; reject: (e: unknown) => void }[]>();
+    const pending = requests.map((r): Pending => {
+      let resolve!: (s: CurrentStore) => void;
+      let reject!: (e: unknown) => void;
+      const state = new Promise<CurrentStore>((yes, no) => {
+        resolve = yes;
+        reject = no;
+      });
+      const list = settle.get(r.store.key) ?? [];
+      list.push({ resolve, reject });
+      settle.set(r.store.key, list);
+      return { state };
+    });
+    const handOver = (key: string, state: CurrentStore) => {
+      for (const s of settle.get(key) ?? []) s.resolve(state);
+      settle.delete(key);
+    };
+    const fail = (key: string, err: unknown) => {
+      for (const s of settle.get(key) ?? []) s.reject(err);
+      settle.delete(key);
+    };
+    readCurrent(client, requests, handOver, { limit }).then(
+      () => {
+        // readCurrent hands every store over before it resolves; one it did not is a bug.
+        for (const key of [...settle.keys()])
+          fail(key, new InternalError(`store ${key} was read but never handed over`));
+      },
+      (err: unknown) => {
+        // One store's failed read must not fail the others: each store not handed over is read alone
+        // (with every request made for it).
+        const keys = [...settle.keys()];
+        for (const key of keys) {
+          if (keys.length === 1 && requests.every((r) => r.store.key === key)) fail(key, err);
+          else
+            read(requests.filter((r) => r.store.key === key))[0]!.state.then(
+              (state) => handOver(key, state),
+              (e: unknown) => fail(key, e),
+            );
+        }
+      },
+    );
+    return pending;
   };
   const windowMs = options.windowMs ?? 0;
-  const loader = new DataLoader<ReadRequest, CurrentStore>(
-    async (requests) => {
-      try {
-        return await read(requests);
-      } catch (err) {
-        if (requests.length === 1) return [err instanceof Error ? err : new Error(String(err))];
-        // One store's failed read must not fail the others: each is read on its own.
-        return Promise.all(
-          requests.map((r) =>
-            read([r]).then(
-              ([state]) => state!,
-              (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
-            ),
-          ),
-        );
-      }
-    },
-    {
-      cache: false,
-      maxBatchSize: options.maxBatch ?? 16,
-      batchScheduleFn: (run) => setTimeout(run, windowMs),
-    },
-  );
-  return (request) => loader.load(request);
+  const loader = new DataLoader<ReadRequest, Pending>(async (requests) => read(requests), {
+    cache: false,
+    maxBatchSize: options.maxBatch ?? 16,
+    batchScheduleFn: (run) => setTimeout(run, windowMs),
+  });
+  return (request) => loader.load(request).then((p) => p.state);
 }

@@ -6,7 +6,8 @@ import { storeHours } from "../../src/kinds/store-hours.js";
 import { perStoreRead, type ResourceKind } from "../../src/kinds/types.js";
 import { PlatformClient } from "../../src/platform/client.js";
 import type { StoreIdentity } from "../../src/model.js";
-import { fetchCurrent, readCurrent, type ReadRequest } from "../../src/state/current.js";
+import { fetchCurrent, readCurrent, storeBatcher, type ReadRequest } from "../../src/state/current.js";
+import { storeOrderedLimit } from "../../src/platform/limit.js";
 import { applyPlan, planProject } from "../../src/workflow.js";
 import { exampleSession } from "../helpers/session.js";
 import { CLIENT_ID, CLIENT_SECRET } from "../helpers/project.js";
@@ -175,6 +176,38 @@ describe("the streaming reader", () => {
     expect(Object.keys(state.stores)).toEqual([a!.key]);
     expect(hoursState.get(state.stores[a!.key]!)).toBeDefined();
     expect(emu!.requests.filter((r) => r.path.endsWith("/store-menu"))).toHaveLength(1);
+  });
+});
+
+describe("the batching reader of an apply's checks", () => {
+  const menuPath = (s: StoreIdentity) => `/restaurants/menu/v1/stores/${s.storeId}/store-menu`;
+  const ask = (read: ReturnType<typeof storeBatcher>, store: StoreIdentity) =>
+    read({ store, kinds: [items] as ResourceKind<unknown>[] });
+
+  it("gives each store of a batch its state as soon as that store is read, not once the batch is", async () => {
+    const [fast, slow] = await stores(2);
+    // The slow store's menu is answered 400 ms after it was handled.
+    emu!.setFaults({ routes: [{ prefix: menuPath(slow!), slowMs: 400 }] });
+    const read = storeBatcher(client!, { limit: storeOrderedLimit(4, () => 0) });
+    const started = performance.now();
+    const at = new Map<string, number>();
+    await Promise.all(
+      [fast!, slow!].map((s) => ask(read, s).then(() => at.set(s.key, performance.now() - started))),
+    );
+    // One batch: the two menus were asked together.
+    expect(emu!.requests.filter((r) => r.path.endsWith("/store-menu"))).toHaveLength(2);
+    // The fast store did not wait for the slow one's answer.
+    expect(at.get(fast!.key)!).toBeLessThan(at.get(slow!.key)! - 250);
+  });
+
+  it("gives a store whose read failed its own error, and the others of its batch their states", async () => {
+    const [known] = await stores(1);
+    const unknown = identity(9); // no such store on the platform: its reads are answered 404
+    const read = storeBatcher(client!, { limit: storeOrderedLimit(4, () => 0) });
+    const [good, bad] = await Promise.allSettled([ask(read, known!), ask(read, unknown)]);
+    expect(good.status).toBe("fulfilled");
+    expect(bad.status).toBe("rejected");
+    expect(String((bad as PromiseRejectedResult).reason)).toContain("404");
   });
 });
 
