@@ -48,7 +48,7 @@ import { prepareSecretSink, secretCollector, type SecretSink } from "./secrets.j
 import type { Session } from "./session.js";
 import { fetchCurrent, projectReads, readCurrent, storeBatcher, type CurrentStore } from "./state/current.js";
 import type { Limit, ResourceKind } from "./kinds/types.js";
-import { storeOrderedLimit } from "./platform/limit.js";
+import { storeOrderedLimit, type OrderedLimit } from "./platform/limit.js";
 
 export { isComplete, type ApplyReport } from "./apply/report.js";
 
@@ -95,7 +95,7 @@ export interface RunOptions {
    * store once its calls ended ({@link applyPlanReport}). One bound of `parallelism` reads for both,
    * made by {@link checkReads}; absent, each makes its own.
    */
-  checks?: Limit;
+  checks?: OrderedLimit;
   /**
    * Epoch ms after which the apply stops waiting for the platform (the run's `--timeout`): the waits
    * for accepted writes end there at the latest.
@@ -340,9 +340,13 @@ export function knownAddresses(
  * The bound of the reads that check an apply ({@link RunOptions.checks}): `parallelism` reads at once
  * (default {@link DEFAULT_PARALLELISM}), the checks before a first write (no store named) first, then
  * the verification reads in the order of `stores`. The session needs `parallelism` connections for
- * them beside the calls' (src/run.ts opens twice `parallelism` for an apply).
+ * them beside the calls' (src/run.ts opens twice `parallelism` for an apply); once the calls are over,
+ * {@link applyPlanReport} widens it to both shares.
  */
-export function checkReads(parallelism: number = DEFAULT_PARALLELISM, stores: readonly string[] = []): Limit {
+export function checkReads(
+  parallelism: number = DEFAULT_PARALLELISM,
+  stores: readonly string[] = [],
+): OrderedLimit {
   const places = new Map(stores.map((s, i) => [s, i]));
   return storeOrderedLimit(parallelism, (key) => places.get(key) ?? places.size);
 }
@@ -688,7 +692,7 @@ export async function applyPlanReport(
       plan.stores.map((s) => s.key),
     );
   const early = earlyVerification(plan, client, checks);
-  const { results, refused, sent } = await executePlanFully(plan, client, {
+  const executed = await executePlanFully(plan, client, {
     parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
     onStoreDone: early.storeDone,
     ...(options.settleMs !== undefined ? { settleMs: options.settleMs } : {}),
@@ -704,22 +708,46 @@ export async function applyPlanReport(
       return options.secrets ? options.secrets.where(event) : "nowhere (no secrets sink was given)";
     },
   });
+  // The calls are over: the checks still to make (the stores whose last call was one for many stores,
+  // such as the store status of a hundred, all end then) may use the calls' connections too.
+  // The bound is put back when the apply ends (the stages of a rollout share it).
+  const narrow = checks.widen(2 * (options.parallelism ?? DEFAULT_PARALLELISM));
+  try {
+    return await verifyApplied(plan, client, executed, { early, checks, started, options });
+  } finally {
+    narrow();
+  }
+}
+
+/**
+ * The end of {@link applyPlanReport} once its calls are made: the wait for the answers that were lost
+ * ({@link settleLostAnswers}), the early verification's results, the verification of what is left
+ * ({@link waitForPlan}), and the report.
+ */
+async function verifyApplied(
+  plan: Plan,
+  client: Session["client"],
+  executed: Awaited<ReturnType<typeof executePlanFully>>,
+  context: {
+    early: ReturnType<typeof earlyVerification>;
+    checks: Limit;
+    /** When the apply began, ms since the epoch. */
+    started: number;
+    options: RunOptions;
+  },
+): Promise<ApplyReport> {
+  const { results, refused } = executed;
+  const { early, checks, started, options } = context;
   const waitMs = Math.max(
     0,
     Math.min(options.convergenceTimeoutMs ?? 60_000, (options.deadline ?? Infinity) - Date.now()),
   );
   const until = Date.now() + waitMs;
-
-  await settleLostAnswers(
-    plan,
-    client,
-    { results, refused, sent },
-    {
-      until,
-      started,
-      settleMs: options.settleMs ?? 5_000,
-    },
-  );
+  await settleLostAnswers(plan, client, executed, {
+    until,
+    started,
+    settleMs: options.settleMs ?? 5_000,
+  });
 
   // Verify what the successful calls carried, except in stores where some call failed or was skipped:
   // their state is unknown until the next plan, which shows what is left. Duplicates are looked for in

@@ -6,15 +6,33 @@
 
 import type { Limit } from "../kinds/types.js";
 
+/** A {@link Limit} whose bound can be raised while calls wait ({@link storeOrderedLimit}). */
+export interface OrderedLimit extends Limit {
+  /**
+   * Raises the bound to `concurrency` calls in flight (a lower number leaves it as it is) and starts
+   * as many waiting calls as the new bound allows.
+   * @returns a function that puts the bound back as it was (the calls in flight then run to their end;
+   *   no new one starts until fewer are in flight than the bound).
+   * @throws TypeError when `concurrency` is not a whole number of at least 1.
+   */
+  widen(concurrency: number): () => void;
+}
+
+function checkedConcurrency(concurrency: number): number {
+  if (!(Number.isInteger(concurrency) && concurrency >= 1)) {
+    throw new TypeError(`parallelism must be a whole number of at least 1, got ${concurrency}`);
+  }
+  return concurrency;
+}
+
 /**
  * A concurrency bound that starts waiting calls in the order of their stores (a call for no store
  * first, then by the store's place in the requests, then in the order they came), so that the stores
  * finish one after another instead of all at the end.
+ * @throws TypeError when `concurrency` is not a whole number of at least 1.
  */
-export function storeOrderedLimit(concurrency: number, place: (store: string) => number): Limit {
-  if (!(Number.isInteger(concurrency) && concurrency >= 1)) {
-    throw new TypeError(`parallelism must be a whole number of at least 1, got ${concurrency}`);
-  }
+export function storeOrderedLimit(concurrency: number, place: (store: string) => number): OrderedLimit {
+  let bound = checkedConcurrency(concurrency);
   interface Waiting {
     rank: number;
     seq: number;
@@ -52,13 +70,13 @@ export function storeOrderedLimit(concurrency: number, place: (store: string) =>
   let active = 0;
   let seq = 0;
   const next = () => {
-    if (active >= concurrency) return;
+    if (active >= bound) return;
     const w = pop();
     if (!w) return;
     active++;
     w.start();
   };
-  return <T>(fn: () => Promise<T>, store?: string) =>
+  const limit = <T>(fn: () => Promise<T>, store?: string) =>
     new Promise<T>((resolve, reject) => {
       push({
         rank: store === undefined ? -1 : place(store),
@@ -87,4 +105,13 @@ export function storeOrderedLimit(concurrency: number, place: (store: string) =>
       });
       next();
     });
+  const widen = (to: number) => {
+    const was = bound;
+    bound = Math.max(bound, checkedConcurrency(to));
+    while (active < bound && heap.length > 0) next();
+    return () => {
+      bound = was;
+    };
+  };
+  return Object.assign(limit, { widen });
 }
