@@ -295,7 +295,7 @@ export async function executePlanFully(
   const gates = dependencyGates(ops);
   const troubled = new Set<string>();
   let done = 0;
-  const running = ops.map((op) => {
+  const start = (op: Operation): Promise<OperationResult> => {
     const ready = gates.before(op);
     const run = (async () => {
       await ready;
@@ -317,10 +317,23 @@ export async function executePlanFully(
     })();
     gates.register(op, run);
     return run;
-  });
+  };
+  // The first calls go out while the others are set up: tens of thousands take a noticeable time (0.15
+  // s for 15,000), all of it before any call was started when set up in one go.
+  const running: Promise<OperationResult>[] = [];
+  for (const op of ops) {
+    if (running.length > 0 && running.length % SET_UP_AT_ONCE === 0) await new Promise(setImmediate);
+    const run = start(op);
+    // Awaited below with the others; an error it ends with meanwhile is not an unhandled rejection.
+    run.catch(() => undefined);
+    running.push(run);
+  }
   const results = await Promise.all(running);
   return { results, refused: [...guard.refused].map(([store, reason]) => ({ store, reason })), sent };
 }
+
+/** How many of an apply's calls {@link executePlanFully} sets up in one turn of the event loop. */
+const SET_UP_AT_ONCE = 500;
 
 /**
  * A failure that leaves open whether the platform made the change: no answer, or a server error that
