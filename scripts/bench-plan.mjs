@@ -425,6 +425,7 @@ async function carteChild() {
       let planOut;
       let result;
       const stages = {};
+      let callsStarted = 0; // CARTE_BENCH_STAGES=1: when the executor began (its "start" event)
       if (m.command === "plan" && !m.base) {
         // `carte plan` step by step (src/run.ts), to time the loading apart from reading and planning.
         const project = await loadProject(m.config, { shareResources: true }); // as src/run.ts
@@ -462,6 +463,7 @@ async function carteChild() {
             onWarning: (w) => console.log(`  ${w}`),
             // CARTE_BENCH_STAGES=1: when each endpoint's calls ran (first start to last end) and how long.
             onEvent: (e) => {
+              if (process.env.CARTE_BENCH_STAGES && e.type === "start") callsStarted = performance.now();
               if (!process.env.CARTE_BENCH_STAGES || e.type !== "operation") return;
               const end = performance.now();
               const key = e.result.id.replace(/^[^:]*:/, "").replace(/#\d+$/, "");
@@ -493,6 +495,13 @@ async function carteChild() {
           console.log(
             `  calls in flight by tenth of the calls' ${s(t1 - t0)}: ${busy.map((b) => b.toFixed(1)).join(" ")}`,
           );
+          // The apply's time outside its calls: setting them up before the first, the checks after the last.
+          if (result.applyMs !== undefined) {
+            console.log(
+              `  outside the calls: ${s(result.applyMs - (t1 - t0))} of the apply's ${s(result.applyMs)} ` +
+                `(the first call started ${s(t0 - callsStarted)} after the executor did)`,
+            );
+          }
         }
         for (const [k, st] of Object.entries(stages)) {
           console.log(
