@@ -708,9 +708,9 @@ export async function applyPlanReport(
       return options.secrets ? options.secrets.where(event) : "nowhere (no secrets sink was given)";
     },
   });
-  // The calls are over: the checks still to make (the stores whose last call was one for many stores,
-  // such as the store status of a hundred, all end then) may use the calls' connections too.
-  // The bound is put back when the apply ends (the stages of a rollout share it).
+  // The calls are over: the checks still to make (stores that a call for many stores served, such as
+  // an item availability call of up to 100 items, end together with it) may use the calls' connections
+  // too. The bound is put back when the apply ends (the stages of a rollout share it).
   const narrow = checks.widen(2 * (options.parallelism ?? DEFAULT_PARALLELISM));
   try {
     return await verifyApplied(plan, client, executed, { early, checks, started, options });
