@@ -308,6 +308,12 @@ interface Pending {
   state: Promise<CurrentStore>;
 }
 
+/** How a store's {@link Pending} state is settled: with its state (or the promise of a read of its own), or an error. */
+interface Settle {
+  resolve: (state: CurrentStore | Promise<CurrentStore>) => void;
+  reject: (err: unknown) => void;
+}
+
 /**
  * Reads stores for callers that ask for one store at a time (an apply's checks: src/workflow.ts
  * `storeGuard` and the verification of each store), batching the stores asked within `windowMs` into
@@ -330,49 +336,39 @@ export function storeBatcher(
 ): (request: ReadRequest) => Promise<CurrentStore> {
   const { limit } = options;
   const read = (requests: readonly ReadRequest[]): Pending[] => {
-    // A store asked twice in one batch is read once; both callers get its state.
-    const settle = new Map<string, { resolve: (s: CurrentStore) => void; reject: (e: unknown) => void }[]>();
-    const pending = requests.map((r): Pending => {
-      let resolve!: (s: CurrentStore) => void;
-      let reject!: (e: unknown) => void;
-      const state = new Promise<CurrentStore>((yes, no) => {
-        resolve = yes;
-        reject = no;
-      });
-      const list = settle.get(r.store.key) ?? [];
-      list.push({ resolve, reject });
-      settle.set(r.store.key, list);
-      return { state };
-    });
-    const handOver = (key: string, state: CurrentStore) => {
-      for (const s of settle.get(key) ?? []) s.resolve(state);
-      settle.delete(key);
+    // One state per store, settled once: a store asked twice in one batch is read once, and both
+    // callers get its state. `open` holds the stores not handed over yet.
+    const open = new Map<string, Settle>();
+    const states = new Map<string, Promise<CurrentStore>>();
+    for (const r of requests) {
+      if (states.has(r.store.key)) continue;
+      states.set(
+        r.store.key,
+        new Promise<CurrentStore>((resolve, reject) => open.set(r.store.key, { resolve, reject })),
+      );
+    }
+    const settle = (key: string, how: (s: Settle) => void) => {
+      const s = open.get(key);
+      open.delete(key);
+      if (s) how(s);
     };
-    const fail = (key: string, err: unknown) => {
-      for (const s of settle.get(key) ?? []) s.reject(err);
-      settle.delete(key);
-    };
-    readCurrent(client, requests, handOver, { limit }).then(
+    readCurrent(client, requests, (key, state) => settle(key, (s) => s.resolve(state)), { limit }).then(
       () => {
         // readCurrent hands every store over before it resolves; one it did not is a bug.
-        for (const key of [...settle.keys()])
-          fail(key, new InternalError(`store ${key} was read but never handed over`));
+        for (const key of [...open.keys()])
+          settle(key, (s) => s.reject(new InternalError(`store ${key} was read but never handed over`)));
       },
       (err: unknown) => {
         // One store's failed read must not fail the others: each store not handed over is read alone
-        // (with every request made for it).
-        const keys = [...settle.keys()];
-        for (const key of keys) {
-          if (keys.length === 1 && requests.every((r) => r.store.key === key)) fail(key, err);
-          else
-            read(requests.filter((r) => r.store.key === key))[0]!.state.then(
-              (state) => handOver(key, state),
-              (e: unknown) => fail(key, e),
-            );
-        }
+        // (with every request made for it), and gets what that read gives.
+        const alone = states.size === 1;
+        for (const key of [...open.keys()])
+          settle(key, (s) =>
+            alone ? s.reject(err) : s.resolve(read(requests.filter((r) => r.store.key === key))[0]!.state),
+          );
       },
     );
-    return pending;
+    return requests.map((r) => ({ state: states.get(r.store.key)! }));
   };
   const windowMs = options.windowMs ?? 0;
   const loader = new DataLoader<ReadRequest, Pending>(async (requests) => read(requests), {
