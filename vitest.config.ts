@@ -3,6 +3,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // One temporary folder for the whole run, removed at its end (test/helpers/temp-root.ts).
+    globalSetup: ["test/helpers/temp-root.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Three files at once on a 2-core machine (vitest's default there is one): most tests wait on
