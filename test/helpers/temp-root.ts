@@ -20,8 +20,13 @@ export default function setup(): () => void {
       rmSync(root, { recursive: true, force: true });
     } catch {
       // Some tests take write access away from a folder to provoke a write error: give it back.
-      writable(root);
-      rmSync(root, { recursive: true, force: true });
+      try {
+        writable(root);
+        rmSync(root, { recursive: true, force: true });
+      } catch (e) {
+        // The tests have passed or failed already: a folder left behind is said, not made a failure.
+        console.warn(`the test run's temporary folder ${root} was not removed: ${(e as Error).message}`);
+      }
     }
   };
 }
