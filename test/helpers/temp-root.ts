@@ -5,7 +5,7 @@
  * make theirs there too); `TMPDIR` is set before the workers start, so that they and every process
  * they spawn inherit it. A run that is killed leaves that one folder behind, named for what it is.
  */
-import { chmodSync, lstatSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -18,24 +18,9 @@ export default function setup(): () => void {
     else process.env.TMPDIR = saved;
     try {
       rmSync(root, { recursive: true, force: true });
-    } catch {
-      // Some tests take write access away from a folder to provoke a write error: give it back.
-      try {
-        writable(root);
-        rmSync(root, { recursive: true, force: true });
-      } catch (e) {
-        // The tests have passed or failed already: a folder left behind is said, not made a failure.
-        console.warn(`the test run's temporary folder ${root} was not removed: ${(e as Error).message}`);
-      }
+    } catch (e) {
+      // The tests have passed or failed already: a folder left behind is said, not made a failure.
+      console.warn(`the test run's temporary folder ${root} was not removed: ${(e as Error).message}`);
     }
   };
-}
-
-/** Gives the owner read, write and search access to every folder under `dir` (links not followed). */
-function writable(dir: string): void {
-  chmodSync(dir, 0o700);
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (lstatSync(path).isDirectory()) writable(path);
-  }
 }
