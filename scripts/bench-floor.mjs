@@ -19,6 +19,14 @@ const { values } = parseArgs({
 const calls = Number(values.calls);
 const latencyMs = Number(values.latency);
 const parallelism = Number(values.parallelism);
+for (const [name, n, least] of [
+  ["calls", calls, 1],
+  ["latency", latencyMs, 0],
+  ["parallelism", parallelism, 1],
+]) {
+  if (!Number.isInteger(n) || n < least)
+    throw new Error(`--${name} must be a whole number of at least ${least}`);
+}
 
 const server = http.createServer((req, res) => {
   req.resume();
