@@ -11,11 +11,14 @@
 // no body). Diagnostics channels of undici and node:http, perf_hooks; no change to what is measured
 // beyond their own small cost.
 import diagnostics from "node:diagnostics_channel";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 
 const dir = process.env.CARTE_BENCH_TRACE;
+// Made here, not at exit: a child that cannot write its file at exit stops without the answer its
+// parent waits for.
+mkdirSync(dir, { recursive: true });
 const mode = process.argv[process.argv.indexOf("--child") + 1];
 
 /** A route's name: method and path, numeric segments replaced by N, no query. */
