@@ -34,6 +34,7 @@ import type { DesiredState } from "../model.js";
 import { escapeTerminal } from "../render/escape.js";
 import { openSession } from "../session.js";
 import { printWarnings, type CliIo } from "./io.js";
+import { checkParallelism } from "./options.js";
 import { progressMode } from "./progress.js";
 
 const DATE_FIELDS = ["expected_execution_date", "confirmed_payment_date"] as const;
@@ -73,9 +74,7 @@ function checkCommon(o: FinanceCommonOptions): void {
   if (!Number.isInteger(o.pageSize) || o.pageSize < 1 || o.pageSize > MAX_PAGE_SIZE) {
     throw new UsageError(`--page-size must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
   }
-  if (!Number.isInteger(o.parallelism) || o.parallelism < 1 || o.parallelism > 64) {
-    throw new UsageError("--parallelism must be a whole number from 1 to 64");
-  }
+  checkParallelism(o.parallelism);
 }
 
 /** A progress bar of pages read, on standard error, only on an interactive terminal and without --quiet. */

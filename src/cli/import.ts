@@ -34,6 +34,7 @@ import { escapeTerminal } from "../render/escape.js";
 import { DEFAULT_PARALLELISM } from "../platform/client.js";
 import { describeTarget, openSession, runTarget } from "../session.js";
 import { printWarnings, type CliIo } from "./io.js";
+import { checkParallelism } from "./options.js";
 
 /** Options of `carte import`. */
 export interface ImportCommand {
@@ -198,9 +199,7 @@ async function printMergeNotes(
 
 /** `carte import`. */
 export async function runImport(opts: ImportCommand, io: CliIo): Promise<number> {
-  if (!Number.isInteger(opts.parallelism) || opts.parallelism < 1 || opts.parallelism > 64) {
-    throw new UsageError("--parallelism must be a whole number from 1 to 64");
-  }
+  checkParallelism(opts.parallelism);
   const project = await sourceProject(opts, io);
 
   const outDir = path.resolve(opts.out);

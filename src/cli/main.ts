@@ -32,6 +32,7 @@ import { parseShard } from "../gitops/shard.js";
 import { SEGMENT_NAMES, type SegmentName } from "../kinds/registry.js";
 import { DEFAULT_PARALLELISM } from "../platform/client.js";
 import { reportError, type CliIo } from "./io.js";
+import { checkParallelism } from "./options.js";
 import { escapeLines } from "../render/escape.js";
 
 const EPILOGUE = `Exit codes:
@@ -209,9 +210,7 @@ function runFlags<T>(y: Argv<T>) {
           "--timeout must be a duration such as 90s, 15m or 1h (a bare number is seconds)",
         );
       }
-      if (!(Number.isInteger(a.parallelism) && a.parallelism >= 1 && a.parallelism <= 64)) {
-        throw new UsageError("--parallelism must be a whole number from 1 to 64");
-      }
+      checkParallelism(a.parallelism);
       if (a.shard !== undefined) parseShard(String(a.shard));
       return true;
     });
