@@ -7,7 +7,7 @@ export const MAX_PARALLELISM = 64;
 
 /**
  * Refuses a `--parallelism` that is not a whole number from 1 to {@link MAX_PARALLELISM}.
- * @throws UsageError naming the option and its range (exit code 2).
+ * @throws UsageError naming the option and its range (the CLI exits 1 with it).
  */
 export function checkParallelism(parallelism: number): void {
   if (!Number.isInteger(parallelism) || parallelism < 1 || parallelism > MAX_PARALLELISM) {
