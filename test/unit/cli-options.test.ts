@@ -13,6 +13,7 @@ describe("--parallelism", () => {
     const commands = [
       ["plan"],
       ["apply", "--auto-approve"],
+      ["preview"],
       ["import", "--store", "1"],
       ["finance", "orders"],
     ];
