@@ -34,7 +34,19 @@
 
 import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
-import { link, lstat, mkdir, open, readdir, readlink, rename, rm, stat, unlink } from "node:fs/promises";
+import {
+  link,
+  lstat,
+  mkdir,
+  open,
+  readdir,
+  readlink,
+  rename,
+  rm,
+  rmdir,
+  stat,
+  unlink,
+} from "node:fs/promises";
 import path from "node:path";
 import { FileWriteError } from "./errors.js";
 
@@ -570,10 +582,12 @@ export async function removeFile(file: string, target: WriteTarget): Promise<voi
 }
 
 /**
- * Writes a set of files that belong together (a new project, an import) with {@link writeFileAtomic},
- * in the order given (put the file that names the others last: carte.yaml), so that the set is left
- * whole or not at all: when one fails, the files this call wrote before it are removed again, and the
- * error says so. A file already there is left as it is (`overwrite: false` returns `false`).
+ * Writes a set of files that belong together (a new project, an import and the embedded emulator's
+ * state it copies) with {@link writeFileAtomic}, in the order given (put the file that names the others
+ * last: carte.yaml), so that the set is left whole or not at all: when one fails, the files this call
+ * wrote before it are removed again, and so are the folders it made for them (when empty: a folder only
+ * ever loses what this call put there), and the error says so. A file already there is left as it is
+ * (`overwrite: false` returns `false`).
  *
  * @returns per file, whether it was written (`false`: one was there and was kept).
  * @throws {@link FileWriteError} of the file that failed, its message naming the files removed again
@@ -582,18 +596,47 @@ export async function removeFile(file: string, target: WriteTarget): Promise<voi
 export async function writeFileSet(
   files: readonly { file: string; data: string | Uint8Array; options: AtomicWriteOptions }[],
 ): Promise<boolean[]> {
+  const made = await missingFolders(files);
   const written: { file: string; options: AtomicWriteOptions }[] = [];
   const out: boolean[] = [];
   for (const f of files) {
     try {
-      const made = await writeFileAtomic(f.file, f.data, f.options);
-      if (made) written.push(f);
-      out.push(made);
+      const done = await writeFileAtomic(f.file, f.data, f.options);
+      if (done) written.push(f);
+      out.push(done);
     } catch (err) {
-      throw await undone(writeFailure(f.file, f.options, err), written);
+      const failed = await undone(writeFailure(f.file, f.options, err), written);
+      await removeEmptyFolders(made);
+      throw failed;
     }
   }
   return out;
+}
+
+/**
+ * The folders below each file's root, down to its folder, that are not there yet: those a
+ * {@link writeFileSet} of `files` makes. Deepest first.
+ */
+async function missingFolders(files: readonly { file: string; options: WriteTarget }[]): Promise<string[]> {
+  const missing = new Set<string>();
+  const seen = new Set<string>();
+  for (const f of files) {
+    const dir = path.dirname(path.resolve(f.file));
+    if (seen.has(dir)) continue;
+    seen.add(dir);
+    for (const folder of foldersBelow(path.resolve(f.options.root), dir) ?? []) {
+      if (!missing.has(folder) && !(await lstatOrNone(folder).catch(() => true))) missing.add(folder);
+    }
+  }
+  return [...missing].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * Removes the folders given (deepest first) that are empty; one holding anything, or gone, or no longer
+ * a folder (a link planted meanwhile: `rmdir` never follows it) is left as it is.
+ */
+async function removeEmptyFolders(folders: readonly string[]): Promise<void> {
+  for (const folder of folders) await rmdir(folder).catch(() => undefined);
 }
 
 /** `err` with the files written before it removed again, said in its message. */

@@ -27,7 +27,7 @@ import {
   writeImportedProject,
   writeImport,
 } from "../import/index.js";
-import { copyEmulatorState, EMULATOR_STATE, samePlatform, stateCopyPlan } from "../import/state.js";
+import { EMULATOR_STATE, emulatorStateFile, samePlatform, stateCopyPlan } from "../import/state.js";
 import { emptyStore, type StoreIdentity } from "../model.js";
 import { DEFAULT_SAFETY } from "../plan/safety.js";
 import { escapeTerminal } from "../render/escape.js";
@@ -261,14 +261,14 @@ export async function runImport(opts: ImportCommand, io: CliIo): Promise<number>
   }
   if (!reportUnwritable(result, opts.lenient, io)) return ExitCode.changes;
 
+  // The copied state belongs to the files' all-or-none set: a copy that fails takes them back.
+  const stateFile = statePlan === "create" ? await emulatorStateFile(project.root, outDir) : undefined;
+  const companions = stateFile ? [stateFile] : [];
   // A new project gets the .gitignore of carte init: the copied state and secrets stay out of git.
   const written = target
-    ? await writeImport(outDir, result.files)
-    : await writeImportedProject(outDir, result.files);
-  if (copyState) {
-    const status = await copyEmulatorState(project.root, outDir);
-    written.push({ path: EMULATOR_STATE, status });
-  }
+    ? await writeImport(outDir, result.files, companions)
+    : await writeImportedProject(outDir, result.files, companions);
+  if (statePlan === "unchanged") written.push({ path: EMULATOR_STATE, status: "unchanged" });
   if (!opts.quiet) printImported(io, written, result, { stores: states.length, shown, merged: !!target });
   if (target) await printMergeNotes(io, shown, configOut, result.files);
   // Whether `carte plan` of the written project compares its files with the platform they were read from.

@@ -38,6 +38,7 @@ import { importParts } from "./registry.js";
 import { catalogText, groupText, projectText, storeText } from "./render.js";
 import { sanitizeStates } from "./sanitize.js";
 import type { ImportContext, ImportPart } from "../kinds/import-types.js";
+import type { CompanionFile } from "./state.js";
 import { verifyFiles, type ImportFile } from "./verify.js";
 
 export { factorStores } from "./factor.js";
@@ -261,16 +262,18 @@ function importTarget(outDir: string): WriteTarget {
  * git: when the files cannot all be written ({@link writeImport}), a `.gitignore` this call created is
  * removed with them, leaving the folder as it was.
  *
+ * @param companions - files written in the same set, before carte.yaml ({@link writeImport}).
  * @returns what happened to each file, the `.gitignore` last.
  * @throws what {@link writeImport} throws.
  */
 export async function writeImportedProject(
   outDir: string,
   files: readonly ImportFile[],
+  companions: readonly CompanionFile[] = [],
 ): Promise<WrittenFile[]> {
   const gitignore = await writeGitignore(outDir);
   try {
-    return [...(await writeImport(outDir, files)), { path: ".gitignore", status: gitignore }];
+    return [...(await writeImport(outDir, files, companions)), { path: ".gitignore", status: gitignore }];
   } catch (err) {
     if (gitignore === "created") {
       await removeFile(path.join(outDir, ".gitignore"), { ...importTarget(outDir), purpose: "remove again" });
@@ -284,16 +287,23 @@ export async function writeImportedProject(
  * is left as it is, any other existing file makes the write fail (checked again at the moment of
  * writing, so that a file created meanwhile is not lost either). Each file is written atomically and
  * never through a link (src/atomic.ts): a link in place of a file or of a folder under `outDir`
- * (`catalogs -> /elsewhere`) refuses the import before its first file is written. carte.yaml is written
- * last, and the files go all or none (src/atomic.ts `writeFileSet`): when one cannot be written (a full
- * disk) or was made meanwhile, those written before it are removed again, so that no carte.yaml ever
- * names a catalog or store file that is not there.
+ * (`catalogs -> /elsewhere`) refuses the import before its first file is written. The companions (the
+ * copy of the embedded emulator's state, src/import/state.ts), checked by their caller, come after the
+ * imported files and before carte.yaml, which is written last; the files go all or none (src/atomic.ts
+ * `writeFileSet`): when one cannot be written (a full disk) or was made meanwhile, those written before
+ * it are removed again, with the folders made for them, so that no carte.yaml ever names a catalog or
+ * store file, or plans against a state, that is not there, and the same import can run again.
  *
+ * @param companions - files to write in the same set, each new (its caller checked that none is there).
  * @throws {@link UsageError} naming a file that exists with other content.
  * @throws `FileWriteError` (src/errors.ts) naming a link or a file in a folder's place, or a file that could not
  *   be written and the cause (and the files removed again).
  */
-export async function writeImport(outDir: string, files: readonly ImportFile[]): Promise<WrittenFile[]> {
+export async function writeImport(
+  outDir: string,
+  files: readonly ImportFile[],
+  companions: readonly CompanionFile[] = [],
+): Promise<WrittenFile[]> {
   const target = importTarget(outDir);
   const existing = new Set<string>();
   for (const f of files) if (await checkWritable(path.join(outDir, f.path), target)) existing.add(f.path);
@@ -303,16 +313,19 @@ export async function writeImport(outDir: string, files: readonly ImportFile[]):
     const before = await readFile(path.join(outDir, f.path), "utf8").catch(() => undefined);
     if (before === f.text) unchanged.add(f.path);
   }
+  const shared = { purpose: target.purpose, mode: SHARED_FILE_MODE, dirMode: SHARED_DIR_MODE };
+  const asEntry = (f: ImportFile): CompanionFile => ({ path: f.path, text: f.text, options: shared });
   // carte.yaml last, and all or none (a full disk): never a carte.yaml naming files that are not there.
   const toWrite = [
-    ...files.filter((f) => !unchanged.has(f.path) && f.kind !== "project"),
-    ...files.filter((f) => !unchanged.has(f.path) && f.kind === "project"),
+    ...files.filter((f) => !unchanged.has(f.path) && f.kind !== "project").map(asEntry),
+    ...companions,
+    ...files.filter((f) => !unchanged.has(f.path) && f.kind === "project").map(asEntry),
   ];
   const written = await writeFileSet(
     toWrite.map((f) => ({
       file: path.join(outDir, f.path),
       data: f.text,
-      options: { ...target, overwrite: false, mode: SHARED_FILE_MODE, dirMode: SHARED_DIR_MODE },
+      options: { ...target, ...f.options, overwrite: false },
     })),
   );
   const kept = toWrite.filter((_, i) => !written[i]);
@@ -325,5 +338,8 @@ export async function writeImport(outDir: string, files: readonly ImportFile[]):
       `${kept[0]!.path} exists: carte import never overwrites a file; the files it had written were removed again`,
     );
   }
-  return files.map((f) => ({ path: f.path, status: unchanged.has(f.path) ? "unchanged" : "created" }));
+  return [
+    ...files.map((f) => ({ path: f.path, status: unchanged.has(f.path) ? "unchanged" : "created" }) as const),
+    ...companions.map((f) => ({ path: f.path, status: "created" }) as const),
+  ];
 }

@@ -10,7 +10,7 @@
 
 import { lstat, readFile } from "node:fs/promises";
 import path from "node:path";
-import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, writeFileAtomic } from "../atomic.js";
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, type AtomicWriteOptions } from "../atomic.js";
 import { UsageError } from "../errors.js";
 import type { LoadedProject } from "../config/index.js";
 
@@ -51,6 +51,14 @@ async function readState(file: string): Promise<string | undefined> {
  * @throws {@link UsageError} when `from` has no state (nothing was read) or a state path is a link.
  */
 export async function stateCopyPlan(from: string, to: string): Promise<"create" | "unchanged" | "clash"> {
+  return (await readStateCopy(from, to)).plan;
+}
+
+/** {@link stateCopyPlan}, with the state of `from` as read. */
+async function readStateCopy(
+  from: string,
+  to: string,
+): Promise<{ plan: "create" | "unchanged" | "clash"; source: string }> {
   const source = await readState(path.join(from, EMULATOR_STATE));
   if (source === undefined) {
     throw new UsageError(
@@ -59,8 +67,8 @@ export async function stateCopyPlan(from: string, to: string): Promise<"create" 
   }
   await checkStateFolder(to);
   const there = await readState(path.join(to, EMULATOR_STATE));
-  if (there === undefined) return "create";
-  return there === source ? "unchanged" : "clash";
+  if (there === undefined) return { plan: "create", source };
+  return { plan: there === source ? "unchanged" : "clash", source };
 }
 
 /** The folder `.carte` of `to` must be a real folder when it exists: a link would lead the copy elsewhere. */
@@ -75,37 +83,40 @@ async function checkStateFolder(to: string): Promise<void> {
   }
 }
 
+/** A file an import writes with the imported ones, in the same all-or-none set, with its own rules. */
+export interface CompanionFile {
+  /** Its path relative to the output folder. */
+  path: string;
+  text: string;
+  /** How it is written: its mode, the mode of its folders, and what carte was doing, for messages. */
+  options: Pick<AtomicWriteOptions, "purpose" | "mode" | "dirMode">;
+}
+
 /**
- * Copies the embedded emulator's state of project folder `from` into project folder `to`: mode 0600
- * in a 0700 folder (it holds the client secret as a salted hash, and sealed webhook secrets), never
- * over an existing file.
+ * The copy of the embedded emulator's state of project folder `from` into project folder `to`, for the
+ * import's set of files (src/import/index.ts `writeImport`): written with the imported files, before
+ * carte.yaml, so that a copy that fails (a full disk) takes the imported files back with it, and a
+ * carte.yaml is never left planning against a state that is not there. Mode 0600 in a 0700 folder (it
+ * holds the client secret as a salted hash, and sealed webhook secrets), never over an existing file.
  *
- * @returns `"created"`, or `"unchanged"` when the same state is there already.
+ * @returns the file to write, or `undefined` when the same state is there already.
  * @throws {@link UsageError} when another state is there, or a state path is a link.
- * @throws `FileWriteError` (src/errors.ts) when the copy cannot be written (naming the file and why).
  */
-export async function copyEmulatorState(from: string, to: string): Promise<"created" | "unchanged"> {
-  const copy = await stateCopyPlan(from, to);
-  if (copy === "unchanged") return "unchanged";
-  const target = path.join(to, EMULATOR_STATE);
-  if (copy === "clash") {
+export async function emulatorStateFile(from: string, to: string): Promise<CompanionFile | undefined> {
+  const { plan, source } = await readStateCopy(from, to);
+  if (plan === "unchanged") return undefined;
+  if (plan === "clash") {
     throw new UsageError(
-      `${path.relative(process.cwd(), target)} exists with another state: carte import never overwrites a file`,
+      `${path.relative(process.cwd(), path.join(to, EMULATOR_STATE))} exists with another state: carte import never overwrites a file`,
     );
   }
-  const text = (await readState(path.join(from, EMULATOR_STATE)))!;
-  // Atomic, never through a link, never over a file created meanwhile.
-  const written = await writeFileAtomic(target, text, {
-    root: to,
-    purpose: "copy the embedded emulator's state to",
-    overwrite: false,
-    mode: PRIVATE_FILE_MODE,
-    dirMode: PRIVATE_DIR_MODE,
-  });
-  if (!written) {
-    throw new UsageError(
-      `${path.relative(process.cwd(), target)} exists: carte import never overwrites a file`,
-    );
-  }
-  return "created";
+  return {
+    path: EMULATOR_STATE,
+    text: source,
+    options: {
+      purpose: "copy the embedded emulator's state to",
+      mode: PRIVATE_FILE_MODE,
+      dirMode: PRIVATE_DIR_MODE,
+    },
+  };
 }

@@ -170,6 +170,49 @@ describe.skipIf(cannotMount !== undefined)("a full disk", () => {
     expect((await carte(["validate", "-c", path.join(out, "carte.yaml")])).code).toBe(0);
   });
 
+  it("leaves nothing behind when import --out runs out of space copying the embedded emulator's state, and a re-run succeeds", async () => {
+    // A project on the embedded emulator (outside the full disk), applied: its state is what is copied.
+    const source = mkdtempSync(path.join(tmpdir(), "carte-import-source-"));
+    cpSync(path.join(repoRoot, "examples", "chain"), source, { recursive: true });
+    rmSync(path.join(source, ".carte"), { recursive: true, force: true });
+    cleanup = () => Promise.resolve(rmSync(source, { recursive: true, force: true }));
+    const config = path.join(source, "carte.yaml");
+    const applied = await carte(["apply", "--auto-approve", "-q", "-c", config]);
+    expect(applied.code, applied.err).toBe(0);
+    const out = path.join(mountPoint, "imported-embedded");
+    const args = ["import", "--store", "900101,900102,900201", "-c", config, "--out", out];
+
+    // Room for every imported file and half of the state, which is written after them (pages measured
+    // by an import elsewhere).
+    const elsewhere = mkdtempSync(path.join(tmpdir(), "carte-import-size-"));
+    const measured = await carte([...args.slice(0, -1), elsewhere]);
+    expect(measured.code, measured.err).toBe(0);
+    const { bsize } = statfsSync(mountPoint);
+    const statePages = Math.ceil(
+      statSync(path.join(elsewhere, ".carte", "emulator-state.json")).size / bsize,
+    );
+    expect(statePages).toBeGreaterThan(2);
+    fill(pagesOf(elsewhere) - Math.ceil(statePages / 2));
+    rmSync(elsewhere, { recursive: true, force: true });
+
+    const full = await carte(args);
+    expect(full.code).toBe(1);
+    expect(full.err).toContain(
+      `could not copy the embedded emulator's state to ${out}/.carte/emulator-state.json: ${ENOSPC}`,
+    );
+    expect(full.err).toMatch(/written before it (was|were) removed again/);
+    // Nothing behind: no file, and no folder made for them (.carte, catalogs, stores).
+    expect(readdirSync(out)).toEqual([]);
+
+    free();
+    const run = await carte(args);
+    expect(run.code, run.err).toBe(0);
+    expect(tree(out)).toContain("carte.yaml");
+    expect(tree(out)).toContain(path.join(".carte", "emulator-state.json"));
+    const plan = await carte(["plan", "--detailed-exitcode", "-c", path.join(out, "carte.yaml")]);
+    expect(plan.code, plan.out + plan.err).toBe(0);
+  });
+
   it("leaves no file of a new project when init runs out of space", async () => {
     const dir = path.join(mountPoint, "new");
     // Room for every file but the last one written, carte.yaml.
