@@ -10,8 +10,8 @@
  * `consolidated_stores` is joined with `;`, `items` is written as compact JSON.
  */
 
-import { stringify } from "csv-stringify/sync";
 import { escapeTerminal, jsonSafe } from "../render/escape.js";
+import { spreadsheetCsv } from "./csv.js";
 import { isoDateTime } from "./dates.js";
 import { MoneyError } from "../errors.js";
 import { formatCents, parseMoney, showCents, sumCents, type Cents } from "./money.js";
@@ -166,12 +166,15 @@ function cell(record: Record<string, unknown>, column: string): string {
   return String(v);
 }
 
-/** CSV with a header row and the fixed columns of {@link csvColumns} (RFC 4180 quoting, `\n` rows). */
+/**
+ * CSV with a header row and the fixed columns of {@link csvColumns} (RFC 4180 quoting, `\n` rows), for
+ * a spreadsheet: a cell a spreadsheet would take for a formula is written as text (src/finance/csv.ts).
+ */
 export function renderCsv(kind: FinanceKind, records: readonly FinanceRecord[]): string {
   const columns = csvColumns(kind);
-  return stringify(
+  return spreadsheetCsv(
     records.map((r) => columns.map((c) => cell(r, c))),
-    { header: true, columns, record_delimiter: "unix" },
+    columns,
   );
 }
 

@@ -6,8 +6,8 @@
  * read as numbers (docs/finance.md).
  */
 
-import { stringify } from "csv-stringify/sync";
 import { escapeMarkdown } from "../render/escape.js";
+import { spreadsheetCsv } from "./csv.js";
 import type { Currency } from "../money.js";
 import { formatCents, showCents, type Cents } from "./money.js";
 import type { EntryLine, PaymentResult, ReconcileRule, ReconcileScope, Reconciliation } from "./reconcile.js";
@@ -204,7 +204,8 @@ const entryRow = (record: string, status: string, e: EntryLine): Row => ({
  * The CSV report, one row per fact ({@link REPORT_CSV_COLUMNS}): `record=payment` for every payment
  * (`status` matched or discrepancy, with expected, actual, difference); after each discrepancy, one
  * `record=entry` row per entry involved; then one `record=orphan` row per orphan entry. Money as
- * two-decimal strings; store ids joined with `;`.
+ * two-decimal strings; store ids joined with `;`; a cell a spreadsheet would take for a formula written
+ * as text (src/finance/csv.ts).
  */
 export function renderReconcileCsv(r: Reconciliation): string {
   const rows: Row[] = [];
@@ -225,9 +226,9 @@ export function renderReconcileCsv(r: Reconciliation): string {
     if (p.status === "discrepancy") for (const e of p.entries) rows.push(entryRow("entry", p.status, e));
   }
   for (const o of r.orphans) rows.push(entryRow("orphan", "orphan", o));
-  return stringify(
+  return spreadsheetCsv(
     rows.map((row) => REPORT_CSV_COLUMNS.map((c) => row[c] ?? "")),
-    { header: true, columns: [...REPORT_CSV_COLUMNS], record_delimiter: "unix" },
+    REPORT_CSV_COLUMNS,
   );
 }
 
