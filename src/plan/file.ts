@@ -17,6 +17,7 @@ import { rootFor, SHARED_FILE_MODE, writeFileAtomic } from "../atomic.js";
 import { StalePlanError, UsageError } from "../errors.js";
 import { SEGMENT_NAMES, isKindName } from "../kinds/registry.js";
 import { hasValidDigest, sealPlan } from "./digest.js";
+import { resourceProblem } from "./shapes.js";
 import { PLAN_FORMAT_VERSION, type Plan } from "./types.js";
 
 /**
@@ -179,10 +180,14 @@ export async function readPlanJson(file: string): Promise<unknown> {
   }
 }
 
-/** What a renderer reads of a plan, checked on a file whose digest does not vouch for it. */
 /** The longest `target` a plan file may carry (a host, or the emulator's state folder). */
 const MAX_TARGET_LENGTH = 1000;
 
+/**
+ * What is wrong with the fields of a plan that its readers read (the views, the preview, the apply of a
+ * saved plan), checked on a file whose digest does not vouch for it, located by path and index, never
+ * by the file's words; `undefined` when nothing is.
+ */
 function planShapeProblem(plan: Record<string, unknown>): string | undefined {
   const isObj = (v: unknown): v is Record<string, unknown> =>
     typeof v === "object" && v !== null && !Array.isArray(v);
@@ -191,27 +196,27 @@ function planShapeProblem(plan: Record<string, unknown>): string | undefined {
     return "stores must be a list of {key, storeId, name}";
   if (plan.target !== undefined && (!str(plan.target) || (plan.target as string).length > MAX_TARGET_LENGTH))
     return `target must be a text of at most ${MAX_TARGET_LENGTH} characters`;
-  if (
-    !Array.isArray(plan.changes) ||
-    !plan.changes.every(
-      (c) =>
-        isObj(c) &&
-        str(c.address) &&
-        str(c.store) &&
-        str(c.kind) &&
-        str(c.key) &&
-        (c.action === "create" || c.action === "update" || c.action === "delete") &&
-        Array.isArray(c.diff) &&
-        c.diff.every((d) => isObj(d) && str(d.attribute)) &&
-        (c.within === undefined || (Array.isArray(c.within) && c.within.every(str))),
-    )
-  )
+  if (!Array.isArray(plan.changes))
     return "changes must be a list of {address, store, kind, key, action, diff}";
+  for (let i = 0; i < plan.changes.length; i++) {
+    const problem = changeProblem(plan.changes[i], `changes[${i}]`);
+    if (problem) return problem;
+  }
   if (
     !Array.isArray(plan.operations) ||
-    !plan.operations.every((o) => isObj(o) && str(o.method) && str(o.path) && Array.isArray(o.stores))
+    !plan.operations.every(
+      (o) =>
+        isObj(o) &&
+        str(o.endpoint) &&
+        str(o.method) &&
+        str(o.path) &&
+        Array.isArray(o.stores) &&
+        o.stores.every(str) &&
+        Array.isArray(o.addresses) &&
+        o.addresses.every(str),
+    )
   )
-    return "operations must be a list of {method, path, stores}";
+    return "operations must be a list of {endpoint, method, path, stores, addresses}";
   const summary = plan.summary;
   if (
     !isObj(summary) ||
@@ -268,6 +273,31 @@ function planShapeProblem(plan: Record<string, unknown>): string | undefined {
   )
     return "rotateSecrets must be a list of {event, since}";
   return undefined;
+}
+
+/**
+ * What is wrong with one change read from a file, located under `at` (`changes[3]`), if anything: its
+ * fields, and its `before` and `after` of the shape of its kind (src/plan/shapes.ts), which the views,
+ * the preview and the comparison of `carte apply FILE` read.
+ */
+function changeProblem(c: unknown, at: string): string | undefined {
+  const isObj = (v: unknown): v is Record<string, unknown> =>
+    typeof v === "object" && v !== null && !Array.isArray(v);
+  const str = (v: unknown) => typeof v === "string";
+  if (!isObj(c)) return `${at} must be a change {address, store, kind, key, action, diff}`;
+  for (const field of ["address", "store", "kind", "key"])
+    if (!str(c[field])) return `${at}.${field} must be a string`;
+  if (!(SEGMENT_NAMES as readonly string[]).includes(c.kind as string))
+    return `${at}.kind must name an address segment (item, menu, …)`;
+  if (c.action !== "create" && c.action !== "update" && c.action !== "delete")
+    return `${at}.action must be create, update or delete`;
+  if (!Array.isArray(c.diff) || !c.diff.every((d) => isObj(d) && str(d.attribute)))
+    return `${at}.diff must be a list of {attribute, before, after}`;
+  if (c.within !== undefined && !(Array.isArray(c.within) && c.within.every(str)))
+    return `${at}.within must be a list of strings`;
+  for (const field of ["group", "title", "label"])
+    if (c[field] !== undefined && !str(c[field])) return `${at}.${field} must be a string`;
+  return resourceProblem(c.kind as string, c.action, c.before, c.after, at);
 }
 
 /** What is wrong with a change scope read from a file (src/plan/target.ts `ChangeScope`), if anything. */

@@ -128,7 +128,8 @@ describe("apply FILE carries out the fresh plan only", () => {
       key: "PWNED",
       action: "create",
       before: null,
-      after: { sku: "PWNED", title: "PWNED" },
+      // A whole item, as a plan file must hold: a forged change has the shape of an honest one.
+      after: { ...(plan.changes[0]!.after as object), sku: "PWNED", title: "PWNED" },
       diff: [{ attribute: "title", before: null, after: "PWNED" }],
     } as ResourceChange);
     plan.operations.push({
@@ -346,6 +347,109 @@ describe("plan files are read within bounds", () => {
     }
     for (const err of await refused(path.join(dir, "missing.json"), true))
       expect(err).toContain("missing.json: no such file");
+  });
+});
+
+describe("a plan's changes are checked for the shapes every reader reads", () => {
+  /** A saved plan with one update of an item (a price), for the edits below. */
+  async function itemPlan(name: string): Promise<{ file: string; plan: Plan; sku: string }> {
+    const { sku } = bumpPrice((p) => p + 10);
+    const { file, plan } = await savePlan(name);
+    expect(plan.changes.map((c) => c.kind)).toEqual(["item"]);
+    return { file, plan, sku };
+  }
+
+  // Each edit of the saved change, re-digested, and the problem the refusal names (located by index:
+  // the file's own words are never quoted).
+  const edits: [string, (c: ResourceChange & Record<string, unknown>) => void, string][] = [
+    [
+      "a title that is a number",
+      (c) => ((c.after as Record<string, unknown>).title = 42),
+      "changes[0].after.title must be a string",
+    ],
+    [
+      "images that are not a list",
+      (c) => ((c.after as Record<string, unknown>).images = "photo.jpg"),
+      "changes[0].after.images must be a list",
+    ],
+    [
+      "an image that is neither a path nor {path, host}",
+      (c) => ((c.before as Record<string, unknown>).images = [{ path: 1 }]),
+      "changes[0].before.images[0] must be a path or {path, host}",
+    ],
+    [
+      "after: null on an update",
+      (c) => (c.after = null),
+      "changes[0].after must be an item (an update changes a resource)",
+    ],
+    [
+      "children a string",
+      (c) => ((c.after as Record<string, unknown>).children = "SIZE"),
+      "changes[0].after.children must be a list",
+    ],
+    [
+      "a change of kind menu with item fields",
+      (c) => (c.kind = "menu"),
+      "changes[0].before.categories must be a list",
+    ],
+    [
+      "a kind no address has",
+      (c) => ((c as Record<string, unknown>).kind = "pwned"),
+      "changes[0].kind must name an address segment (item, menu, …)",
+    ],
+    [
+      "a price that is a text",
+      (c) => ((c.after as Record<string, unknown>).price = "24900"),
+      "changes[0].after.price must be a number or null",
+    ],
+    [
+      "a title beside the key that is a number",
+      (c) => ((c as Record<string, unknown>).title = 7),
+      "changes[0].title must be a string",
+    ],
+  ];
+
+  for (const [what, change, problem] of edits) {
+    it(`refuses ${what} in preview, show and apply, with one located error and no call`, async () => {
+      const { file, plan } = await itemPlan(`shape-${what.replace(/\W+/g, "-")}.json`);
+      change(plan.changes[0] as ResourceChange & Record<string, unknown>);
+      redigest(file, plan);
+      const out = path.join(fx.dir, "preview-shape");
+      for (const args of [
+        ["preview", "--plan", file, "--out", out, "-c", fx.config],
+        ["show", file],
+        ["show", file, "--format", "markdown"],
+        ["apply", file, "-c", fx.config],
+      ]) {
+        fx.emu.clearRequests();
+        const run = await carte(args);
+        expect(run.code, `${args[0]}: ${run.err}`).toBe(1);
+        expect(run.out).toBe("");
+        expect(run.err).toContain(`${path.basename(file)} is not a plan carte can`);
+        expect(run.err).toContain(problem);
+        expect(run.err.trim().split("\n")).toHaveLength(1);
+        expect(run.err).not.toMatch(/is not a function|Cannot (destructure|read)|internal error/i);
+        expect(writes(fx.emu.requests)).toEqual([]);
+      }
+    });
+  }
+
+  it("still shows, previews and applies the plan it was edited from", async () => {
+    const { file, plan } = await itemPlan("shape-honest.json");
+    redigest(file, plan);
+    expect((await carte(["show", file])).code).toBe(0);
+    const preview = await carte([
+      "preview",
+      "--plan",
+      file,
+      "--out",
+      path.join(fx.dir, "p"),
+      "-c",
+      fx.config,
+    ]);
+    expect(preview.code, preview.err).toBe(0);
+    const run = await carte(["apply", file, "-c", fx.config]);
+    expect(run.code, run.err).toBe(0);
   });
 });
 
