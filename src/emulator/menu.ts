@@ -31,7 +31,7 @@ import type {
 import { accepted, badShape, fail, isPosInt, menuRule } from "./http.js";
 import type { Reply, Route, RouteContext } from "./http.js";
 import { jsonParts } from "./json-parts.js";
-import { availableAt, catalogFrom, keepSuspension } from "./state.js";
+import { availableAt, catalogFrom, keepSuspension, nextSuspensionEnd } from "./state.js";
 import type { Catalog, CategoryRec, ItemRec, MenuRec, StoreRec } from "./state.js";
 
 /**
@@ -895,11 +895,15 @@ function sortById<T extends { id: number }>(map: Map<number, T>): T[] {
 }
 
 /**
- * Serves a list read from the store's render cache (invalidated whenever the visible catalog changes),
- * as its JSON text, written once (in pieces: http.ts `jsonParts`).
+ * Serves a list read from the store's render cache (invalidated whenever the visible catalog changes,
+ * and when a suspension of it ends: the item then reads as switched on, `StoreRec.renderUntil`), as its
+ * JSON text, written once (in pieces: http.ts `jsonParts`).
  * The strict emulator checks an answer once, when it is rendered, not at every read of the cache.
  */
 function cached(ctx: RouteContext, store: StoreRec, key: string, build: () => unknown): Reply {
+  const now = Date.now();
+  if (now >= (store.renderUntil ?? Infinity)) store.renderCache.clear();
+  if (store.renderCache.size === 0) store.renderUntil = nextSuspensionEnd(store.visible, now);
   let json = store.renderCache.get(key);
   if (json === undefined) {
     const body = build();

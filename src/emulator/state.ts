@@ -74,6 +74,21 @@ export function availableAt(r: ItemRec, now: number = Date.now()): boolean {
 }
 
 /**
+ * The earliest moment after `now` (ms since the epoch) at which an item of `cat` switched off comes
+ * back on by its `suspend_until` ({@link availableAt}); `Infinity` when none will. An answer rendered
+ * from `cat` at `now` is true until then.
+ */
+export function nextSuspensionEnd(cat: Catalog, now: number): number {
+  let next = Infinity;
+  for (const r of cat.items.values()) {
+    if (r.available || typeof r.suspend_until !== "string") continue;
+    const until = Date.parse(r.suspend_until);
+    if (Number.isFinite(until) && until > now && until < next) next = until;
+  }
+  return next;
+}
+
+/**
  * An item switched on or off by an availability call (v2 toggles, legacy stock PATCH): either call ends
  * the details of an earlier suspension, `suspend_until` and `suspend_reason` become null (an upsert that
  * sends `suspension_info` sets them again). `undefined` when nothing changes.
@@ -197,6 +212,12 @@ export interface StoreRec {
    * for each rendered answer cost more than the encoding).
    */
   renderCache: Map<string, JsonParts>;
+  /**
+   * Until when (ms since the epoch) the answers of {@link renderCache} hold: the first end of a
+   * suspension of the visible catalog after they were rendered ({@link nextSuspensionEnd}), when that
+   * item reads as switched on again although nothing was written. Set when the cache is filled again.
+   */
+  renderUntil?: number | undefined;
   /**
    * Store availability (platform notes "Availability": `POST /availability/stores` answers it);
    * default true. Changed by the store availability calls of stores.ts.

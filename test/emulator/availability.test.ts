@@ -1,8 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
 import type { RunningEmulator } from "../../src/emulator/index.js";
 import type { WireItem } from "../../src/platform/wire.js";
-import { AV2, MENU, STORE, call, item, start } from "./helpers.js";
+import { AV2, MENU, STORE, call, item, login, start } from "./helpers.js";
 
 let emu: RunningEmulator;
 let token: string;
@@ -12,6 +12,7 @@ beforeEach(async () => {
   await emu.idle();
 });
 afterEach(async () => {
+  vi.useRealTimers();
   await emu.close();
 });
 
@@ -119,6 +120,60 @@ describe("emulator: availability v2", () => {
       body: { store_id: String(STORE), item_ids: ["COLA"] },
     });
     expect(status.body).toEqual([{ item_id: cola!.id, item_type: "ITEM", stock_out_state: "AVAILABLE" }]);
+  });
+
+  it("ends a suspension at its time everywhere the item is shown, cached store menu included", async () => {
+    // The emulator reads the time from Date: only Date is faked, its timers and the network run as ever.
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now(), shouldAdvanceTime: true });
+    const until = new Date(Date.now() + 60_000).toISOString();
+    await toggle([{ store_integration_id: "bog-centro", items: { turn_off: ["COLA"] } }]);
+    await call(emu, "POST", `${MENU()}/items`, {
+      token,
+      body: [
+        item("COLA", {
+          suspension_info: { is_available: false, suspend_reason: "carte", suspend_until: until },
+        }),
+      ],
+    });
+    await call(emu, "POST", `${MENU()}/categories`, {
+      token,
+      body: [{ sku: "DRINKS", title: "Drinks", items: [{ sku: "COLA", index: 0 }] }],
+    });
+    await emu.idle();
+    const storeMenuCola = async () =>
+      ((await call(emu, "GET", `${MENU()}/store-menu`, { token })).body as { items: WireItem[] }).items.find(
+        (i) => i.sku === "COLA",
+      )!;
+    const status = async () =>
+      (
+        await call(emu, "POST", `${AV2}/items/status`, {
+          token,
+          body: { store_id: String(STORE), item_ids: ["COLA"] },
+        })
+      ).body as { stock_out_state: string }[];
+    const utilsToken = await login(emu, "acme", "utils");
+    const utilsCola = async () =>
+      (
+        (await call(emu, "GET", `/api/rest-ops-utils/menu/integration/bog-centro`, { token: utilsToken }))
+          .body as {
+          products: { sku: string; isAvailable: boolean }[];
+        }
+      ).products.find((p) => p.sku === "COLA")!;
+
+    // Before its time: off everywhere; the store menu and the item list are now in the render cache.
+    const off = { is_available: false, suspend_reason: "carte", suspend_until: until, overrides: [] };
+    expect((await storeMenuCola()).suspension_info).toEqual(off);
+    expect((await items()).find((i) => i.sku === "COLA")!.suspension_info).toEqual(off);
+    expect((await status())[0]!.stock_out_state).toBe("UNAVAILABLE");
+    expect((await utilsCola()).isAvailable).toBe(false);
+
+    // Its time passed, nothing written meanwhile: on everywhere.
+    vi.setSystemTime(Date.parse(until) + 1);
+    const on = { is_available: true, suspend_reason: null, suspend_until: null, overrides: [] };
+    expect((await storeMenuCola()).suspension_info).toEqual(on);
+    expect((await items()).find((i) => i.sku === "COLA")!.suspension_info).toEqual(on);
+    expect((await status())[0]!.stock_out_state).toBe("AVAILABLE");
+    expect((await utilsCola()).isAvailable).toBe(true);
   });
 
   it("refuses a suspend_until that is not a date and time", async () => {
