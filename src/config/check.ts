@@ -43,6 +43,21 @@ export interface CatalogIndex {
   parents: Map<string, string[]>;
   /** The offer windows (`available:`) of its items, categories and menus (src/config/windows.ts). */
   windows: OfferWindow[];
+  /**
+   * Its prices above zero, which a store's price rules apply to (src/config/ruled-prices.ts): of items
+   * and options written in full, and of options inside a parent (`option_prices`), each with where it
+   * is written.
+   */
+  prices: CatalogPrice[];
+}
+
+/** A price the catalog writes: of an item or an option, or of an option inside a parent. */
+export interface CatalogPrice {
+  sku: string;
+  /** The item or option whose `option_prices` writes it; absent for the SKU's own price. */
+  parent?: string;
+  price: number;
+  site: Site;
 }
 
 /** True when a price has at most 2 decimals. */
@@ -131,6 +146,7 @@ function placedIn(index: CatalogIndex, parsed: YamlFile): CatalogIndex {
     ...index,
     site: at(index.site),
     skus,
+    prices: index.prices.map((p) => ({ ...p, site: at(p.site) })),
     windows: index.windows.map((w) => ({
       ...w,
       ...(w.start ? { start: { ...w.start, site: at(w.start.site) } } : {}),
@@ -158,6 +174,7 @@ export function checkCatalog(parsed: YamlFile, problems: ConfigProblem[], curren
     groups: new Map(),
     parents: new Map(),
     windows: [],
+    prices: [],
   };
   /** The SKUs of one kind (what "did you mean" compares a misspelled SKU with), listed once. */
   const byKind = new Map<SkuKind, string[]>();
@@ -189,6 +206,7 @@ export function checkCatalog(parsed: YamlFile, problems: ConfigProblem[], curren
   items.forEach((item, i) => {
     if (!isRecord(item)) return;
     checkPrice(r, ["items", i, "price"], item.price, currency);
+    addPrice(ctx, item.sku, undefined, item.price, ["items", i, "price"]);
     checkGroupsOf(ctx, "item", item.sku, item.modifier_groups, ["items", i, "modifier_groups"]);
   });
 
@@ -349,8 +367,10 @@ function checkModifierGroups(
       } else if (isRecord(option)) {
         if (typeof option.sku === "string") sku = option.sku;
         checkPrice(r, [...at, "price"], option.price, currency);
-        if (typeof option.sku === "string" && !optionDefs.has(option.sku))
+        if (typeof option.sku === "string" && !optionDefs.has(option.sku)) {
           optionDefs.set(option.sku, { data: option, at });
+          addPrice(ctx, option.sku, undefined, option.price, [...at, "price"]);
+        }
       }
       if (sku === undefined) return;
       if (options.includes(sku)) r.at(at, `option ${quote(sku)} is listed twice in this group`);
@@ -426,7 +446,25 @@ function checkOptionPrices(
         "key",
       );
     checkPrice(r, here, price, currency);
+    addPrice(ctx, sku, name, price, here);
   }
+}
+
+/** Records a price above zero in the index, for the checks of the price rules that apply to it. */
+function addPrice(
+  ctx: CatalogCheck,
+  sku: unknown,
+  parent: string | undefined,
+  price: unknown,
+  at: (string | number)[],
+): void {
+  if (typeof sku !== "string" || typeof price !== "number" || !Number.isFinite(price) || price <= 0) return;
+  ctx.index.prices.push({
+    sku,
+    ...(parent !== undefined ? { parent } : {}),
+    price,
+    site: { parsed: ctx.parsed, pointer: toPointer(at) },
+  });
 }
 
 /** Checks the categories: unique SKUs, schedules, and items that exist, each listed once. */

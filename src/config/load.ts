@@ -49,6 +49,7 @@ import { settingsSections } from "../kinds/registry.js";
 import { currencyOf, type Currency } from "../money.js";
 import { mergeOverrides, OverridesChecker, plainOverrides, readOverrides, timedLayer } from "./overrides.js";
 import { OptionPricePatterns } from "./option-price-patterns.js";
+import { RuledPrices } from "./ruled-prices.js";
 import type { MergedOverrides, OverridesLayer } from "./overrides.js";
 import type { StoreSources } from "./explain.js";
 import { mergeSettings, readClient, readSettings, zoneOf } from "./settings.js";
@@ -1085,6 +1086,7 @@ function mergeStoreLayers(
   const holidaySites = new Map<string, Map<string, HolidaySite>>();
   const checker = new OverridesChecker(problems);
   const patterns = new OptionPricePatterns(problems, run.currency);
+  const ruled = new RuledPrices(problems);
   const mergedOverrides: MergedOverrides[] = [];
   // Entries switched off `until:` a time that has passed (by site and time), with the stores that inherit each.
   const expired = new Map<string, { e: OverridesLayer["expired"][number]; stores: string[] }>();
@@ -1143,6 +1145,8 @@ function mergeStoreLayers(
       checker.check(merged, index);
       // After the checks of the SKUs written in the files: the prices patterns set are not written there.
       patterns.expand(merged, index);
+      // The prices the store's rules make from the catalog's, with every option price known.
+      ruled.check(merged, index, storeKey);
     }
     const kindOf = (sku: string) =>
       index?.categories.has(sku) ? "category" : index?.skus.get(sku)?.kind === "item" ? "item" : undefined;
@@ -1153,6 +1157,7 @@ function mergeStoreLayers(
   });
   checker.finish();
   patterns.finish();
+  ruled.finish();
   for (const { e, stores } of expired.values())
     time.warn(
       e.site,

@@ -163,6 +163,47 @@ describe("price rules", () => {
     ]);
   });
 
+  it("refuses a rule whose price is past what a JSON number carries exactly, where the rule is written", async () => {
+    // 999999999999999 + 1000 % = 10999999999999989, which a JSON number would carry as …988.
+    const big = CATALOG.replace("price: 24900", "price: 999999999999999").replace(
+      "{ sku: FRIES, title: Fries, price: 8900 }",
+      "{ sku: FRIES, title: Fries, price: 8900, modifier_groups: [EXTRAS], option_prices: { BACON: 999999999999999 } }",
+    );
+    const dir = await writeProject({
+      "carte.yaml": COP,
+      "catalogs/burgers.yaml": big,
+      "groups/rj.yaml": "name: rj\ndefaults:\n  price_rules:\n    - { percent: 1000 }\n",
+      "stores/a.yaml": storeYaml(1, "a", "group: rj\n"),
+      "stores/b.yaml": storeYaml(2, "b", "group: rj\n"),
+      // An explicit price wins over the rule: the catalog's price is not used in this store.
+      "stores/c.yaml": storeYaml(3, "c", "group: rj\noverrides:\n  prices:\n    BURGER: 30000\n"),
+    });
+    const catalog = shown(dir, "catalogs/burgers.yaml");
+    expect(await problemsOf(loadProject(join(dir, "carte.yaml")))).toEqual([
+      `${shown(dir, "groups/rj.yaml")}:4:7: this price rule gives BURGER a price of 10999999999999989 (from 999999999999999 at ${catalog}:2:42), more than 15 significant digits, more than the platform's JSON number carries exactly (stores "a", "b"): lower the markup, or write the price of BURGER under overrides: prices:`,
+      `${shown(dir, "groups/rj.yaml")}:4:7: this price rule gives option BACON inside FRIES a price of 10999999999999989 (from 999999999999999 at ${catalog}:3:97), more than 15 significant digits, more than the platform's JSON number carries exactly (stores "a", "b", "c"): lower the markup, or write the price of BACON inside FRIES under overrides: option_prices:`,
+    ]);
+    // A rounding up past 15 digits is refused too (1000000000000000 as written is), and a price that
+    // stays within them is not: BRL 99999999999.99 + 1000 % = 1099999999999.89, 15 digits.
+    const brl = await writeProject({
+      "carte.yaml": BRL,
+      "catalogs/burgers.yaml": BRL_CATALOG.replace("price: 29.90", "price: 99999999999.99"),
+      "stores/a.yaml": storeYaml(1, "a", "price_rules:\n  - { percent: 1000 }\n"),
+    });
+    const ok = await loadProject(join(brl, "carte.yaml"));
+    expect(prices(ok, "a").ACAI).toBe(1099999999999.89);
+    const cop = await writeProject({
+      "carte.yaml": COP_NO_GROUPS,
+      "catalogs/burgers.yaml": CATALOG.replace("price: 24900", "price: 999999999999999"),
+      "stores/a.yaml": storeYaml(1, "a", "price_rules:\n  - { step: 1000 }\n"),
+    });
+    expect(await problemsOf(loadProject(join(cop, "carte.yaml")))).toEqual([
+      expect.stringContaining(
+        `stores/a.yaml:7:5: this price rule gives BURGER a price of 1000000000000000 (from 999999999999999 at`,
+      ),
+    ]);
+  });
+
   it("shows in carte explain the rule and the rounding that set a price", async () => {
     const { dir, project } = await load({
       "carte.yaml": COP,

@@ -684,6 +684,16 @@ const CASES: Case[] = [
     located: /stores\/a\.yaml:8:13: number "9007199254740993" is too large/,
   },
   {
+    // 999999999999999 + 1000 % is 10999999999999989, which a JSON number carries as …988.
+    name: "a price rule that gives a price past what a number carries exactly",
+    files: () => ({
+      "catalogs/burgers.yaml": CATALOG.replace("price: 24900", "price: 999999999999999"),
+      ...store("price_rules:\n  - { percent: 1000 }\n"),
+    }),
+    located:
+      /stores\/a\.yaml:7:5: this price rule gives BURGER a price of 10999999999999989 \(from 999999999999999 at .*catalogs\/burgers\.yaml:2:42\), more than 15 significant digits/,
+  },
+  {
     name: "option_prices beyond 2^53",
     files: () => ({
       "catalogs/burgers.yaml": CATALOG.replace(
