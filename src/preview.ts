@@ -3,10 +3,12 @@
  * (src/cli/preview.ts) and the GitHub Action's preview artifact (src/action/preview.ts). It picks the
  * stores to show, renders each page (src/render/preview.ts, pure) and writes it at once through the
  * safe writes of src/atomic.ts, so that a preview of a thousand stores never holds every page in
- * memory, and removes the pages an earlier preview left in the folder for stores not shown now.
+ * memory, and removes the pages an earlier preview wrote in the folder for stores not shown now: only
+ * those its list ({@link PREVIEW_LIST}) names, never a file it did not write.
  */
 
-import { readdir } from "node:fs/promises";
+import { constants } from "node:fs";
+import { open } from "node:fs/promises";
 import path from "node:path";
 import { SHARED_DIR_MODE, SHARED_FILE_MODE, removeFile, writeFileAtomic } from "./atomic.js";
 import type { LoadedProject } from "./config/index.js";
@@ -73,19 +75,78 @@ export function previewPlan(plan: Plan, select: PreviewSelection = "all", change
 }
 
 /**
- * Removes the pages an earlier preview wrote in `dir` for stores this one has not (a store out of scope
- * now, or gone): only `.html` files, through the safe removal of src/atomic.ts.
+ * The file in a preview's folder that lists the store pages the preview wrote (`stores/<file>.html`), so
+ * that the next preview in the folder removes those of stores it no longer shows, and nothing else: the
+ * folder may hold files of the user's, pages named like a store's included.
  */
-async function removeStalePages(dir: string, written: ReadonlySet<string>, root: string): Promise<void> {
-  let names: string[];
+export const PREVIEW_LIST = ".carte-preview.json";
+
+/** The most bytes of {@link PREVIEW_LIST} read: 100,000 names of about 100 characters. */
+const MAX_LIST_BYTES = 16 * 1024 * 1024;
+
+/** A name {@link storeFileName} gives: anything else in the list is never removed. */
+const PAGE_NAME = /^[a-z0-9_-]{1,120}\.html$/;
+
+/**
+ * The store pages an earlier preview listed in `out` ({@link PREVIEW_LIST}), by file name: only names a
+ * page of carte's can have. No list, or one that is not a regular file (a link, a FIFO), too large, or
+ * not of the list's shape: none (nothing is removed). Never fails.
+ */
+async function earlierPages(out: string): Promise<Set<string>> {
+  const pages = new Set<string>();
+  let handle;
   try {
-    names = await readdir(dir);
+    handle = await open(
+      path.join(out, PREVIEW_LIST),
+      constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+    );
   } catch {
-    return; // No earlier preview: nothing to remove.
+    return pages; // No earlier preview here (or no list of carte's): nothing to remove.
   }
-  for (const name of names) {
-    if (name.endsWith(".html") && !written.has(name)) {
-      await removeFile(path.join(dir, name), { root, purpose: "remove an earlier preview's page" });
+  try {
+    const info = await handle.stat();
+    if (!info.isFile() || info.size > MAX_LIST_BYTES) return pages;
+    const data: unknown = JSON.parse(await handle.readFile("utf8"));
+    const names = typeof data === "object" && data !== null ? (data as { pages?: unknown }).pages : undefined;
+    if (Array.isArray(names))
+      for (const name of names) if (typeof name === "string" && PAGE_NAME.test(name)) pages.add(name);
+  } catch {
+    // A list that cannot be read or parsed names nothing: no page is removed.
+  } finally {
+    await handle.close();
+  }
+  return pages;
+}
+
+/** Writes the list of the store pages of `out` ({@link PREVIEW_LIST}). */
+async function writePageList(out: string, names: Iterable<string>, root: string): Promise<void> {
+  const list = {
+    about:
+      "The pages carte preview wrote in stores/: a later preview removes those of stores it no longer shows, and no other file.",
+    pages: [...names].sort(),
+  };
+  await writeFileAtomic(path.join(out, PREVIEW_LIST), JSON.stringify(list, null, 2) + "\n", {
+    root,
+    purpose: "write the preview's list of pages to",
+    mode: SHARED_FILE_MODE,
+    dirMode: SHARED_DIR_MODE,
+    durable: false,
+  });
+}
+
+/**
+ * Removes the pages an earlier preview wrote in `out` ({@link earlierPages}) for stores this one has not
+ * (a store out of scope now, or gone), through the safe removal of src/atomic.ts.
+ */
+async function removeStalePages(
+  out: string,
+  earlier: ReadonlySet<string>,
+  written: ReadonlySet<string>,
+  root: string,
+): Promise<void> {
+  for (const name of earlier) {
+    if (!written.has(name)) {
+      await removeFile(path.join(out, "stores", name), { root, purpose: "remove an earlier preview's page" });
     }
   }
 }
@@ -114,15 +175,17 @@ export async function writePreview(options: PreviewOptions): Promise<WrittenPrev
     files.push(file);
     bytes += Buffer.byteLength(html, "utf8");
   };
+  const earlier = await earlierPages(out);
+  const names = new Set(plan.stores.map((s) => storeFileName(s.key)));
+  // Listed before they are written: a run stopped half-way leaves no page of carte's unlisted.
+  await writePageList(out, new Set([...earlier, ...names]), options.root);
   await write(path.join(out, "index.html"), renderIndex(plan));
   const desired = options.project.desired.stores;
-  const names = new Set<string>();
   for (const store of plan.stores) {
     const state: StoreState | undefined = Object.hasOwn(desired, store.key) ? desired[store.key] : undefined;
-    const name = storeFileName(store.key);
-    names.add(name);
-    await write(path.join(out, "stores", name), renderStorePage(plan, store, state));
+    await write(path.join(out, "stores", storeFileName(store.key)), renderStorePage(plan, store, state));
   }
-  await removeStalePages(path.join(out, "stores"), names, options.root);
+  await removeStalePages(out, earlier, names, options.root);
+  await writePageList(out, names, options.root);
   return { index: files[0]!, files, stores: plan.stores.length, changes: plan.changes.length, bytes };
 }

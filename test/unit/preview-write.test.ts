@@ -53,8 +53,10 @@ describe("writing a preview", () => {
   it("writes the index and the selected stores' pages, and removes an earlier preview's page of a store not shown now", async () => {
     const out = mkdtempSync(path.join(tmpdir(), "carte-preview-write-"));
     mkdirSync(path.join(out, "stores"));
-    writeFileSync(path.join(out, "stores", "s3.html"), "an earlier page");
     writeFileSync(path.join(out, "stores", "notes.txt"), "not a page");
+    // An earlier preview of every store: s3's page is one of its own.
+    await writePreview({ plan, project: { desired: want }, out, root: out, select: "all" });
+    expect(existsSync(path.join(out, "stores", "s3.html"))).toBe(true);
     const written = await writePreview({
       plan,
       project: { desired: want },
