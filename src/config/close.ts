@@ -1,12 +1,16 @@
 /**
- * `until: close`: the end of a store's opening hours on a day, from its merged settings (the weekly
- * `hours:`, or the special day written on that date). A slot that ends at 23:59 and goes on at 00:00 of
- * the next day (a slot written past midnight, split as the platform takes it) ends with that next slot.
+ * `until: close`: the end of a store's opening hours on a day, from its merged settings: the special
+ * day written on that date, else the platform's holiday the files write hours for on that date
+ * (`holidays:`, `[]` closed), else the weekly `hours:`. A holiday the files do not write keeps the
+ * platform's hours, which the files cannot tell: the weekly hours count then. A slot that ends at 23:59
+ * and goes on at 00:00 of the next day (a slot written past midnight, split as the platform takes it)
+ * ends with that next slot.
  */
 
 import { WEEKDAYS, type Slot, type StoreSettings } from "../model.js";
 import { hoursState } from "../kinds/store-hours.js";
 import { specialDaysState } from "../kinds/special-days.js";
+import { holidaysState } from "../kinds/holidays.js";
 import type { DayEnd } from "./time.js";
 import type { WallTime } from "./zone.js";
 
@@ -19,9 +23,14 @@ const pad = (n: number) => String(n).padStart(2, "0");
 export function closingOf(settings: StoreSettings): (wall: WallTime) => DayEnd | "closed" | "no hours" {
   const hours = hoursState.get(settings);
   const special = specialDaysState.get(settings);
+  const holidays = holidaysState.get(settings);
   const slotsOn = (date: Date): Slot[] | undefined => {
-    const day = special?.[`${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())}`];
+    const key = `${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())}`;
+    // Tables keyed by dates of the files are read by own keys only (docs/security.md).
+    const day = special && Object.hasOwn(special, key) ? special[key] : undefined;
     if (day) return day.slots;
+    // A holiday the files write counts as a special day does: `[]` is closed, shorter hours end sooner.
+    if (holidays && Object.hasOwn(holidays, key)) return holidays[key];
     return hours?.[WEEKDAYS[(date.getUTCDay() + 6) % 7]!];
   };
   return (wall) => {

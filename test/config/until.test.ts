@@ -248,3 +248,37 @@ describe("offer windows of items, categories and menus", () => {
     );
   });
 });
+
+describe("until: close on a holiday", () => {
+  // 2027-01-01 is a Friday; the store opens 10:00-22:00 Monday to Friday.
+  const newYear = new Date("2027-01-01T12:00:00-05:00");
+  const store = (holidays: string) =>
+    storeYaml(
+      1,
+      "a",
+      'hours:\n  mon-fri: ["10:00-22:00"]\n' +
+        `holidays:\n${holidays}` +
+        "availability:\n  unavailable:\n    - { sku: FRIES, until: close }\n",
+    );
+
+  it("is a problem, where it is written, on a holiday the files close", async () => {
+    const problems = await problemsOf(load({ "stores/a.yaml": store('  "01-01": []\n') }, newYear));
+    expect(problems).toEqual([
+      expect.stringMatching(
+        /stores\/a\.yaml:12:28: until: close is the end of today's opening hours, and store "a" is closed today: write a time instead/,
+      ),
+    ]);
+  });
+
+  it("is the end of the holiday's own hours when the files shorten them", async () => {
+    const { project } = await load({ "stores/a.yaml": store('  "01-01": ["10:00-15:00"]\n') }, newYear);
+    expect(catalogOf(project.desired.stores.a!).suspensions).toEqual({
+      FRIES: { until: "2027-01-01T15:00:00-05:00", shown: "15:00 GMT-5 (today)" },
+    });
+    // A holiday the files write hours for, on another date, leaves today's regular close.
+    const other = await load({ "stores/a.yaml": store('  "12-25": []\n') }, newYear);
+    expect(catalogOf(other.project.desired.stores.a!).suspensions).toEqual({
+      FRIES: { until: "2027-01-01T22:00:00-05:00", shown: "22:00 GMT-5 (today)" },
+    });
+  });
+});
