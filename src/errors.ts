@@ -248,6 +248,21 @@ export class PlanningError extends Error {
 }
 
 /**
+ * A store's pairing of store id and integration id that the platform refutes, or that could not be
+ * checked, before a call that addresses the store by its integration id (src/state/pairings.ts). The
+ * message is located at the file's `integration_id` when known. Exit code 1.
+ */
+export class StoreIdentityError extends Error {
+  /** The store's key (the integration id its file gives). */
+  readonly store: string;
+  constructor(store: string, message: string) {
+    super(message);
+    this.name = "StoreIdentityError";
+    this.store = store;
+  }
+}
+
+/**
  * A money value that cannot be converted exactly into integer hundredths (more than 2 decimals, not a
  * number, too large); carte never rounds money (docs/finance.md). Exit code 1.
  */

@@ -5,6 +5,7 @@
  * mode 0600 in a 0700 folder, the client secret only as a salted hash (src/emulator/credentials.ts).
  */
 
+import { openPairingRecord, pairingKey, type PairingRecord } from "./state/pairing-record.js";
 import path from "node:path";
 import { checkWritable } from "./atomic.js";
 import type { LoadedProject } from "./config/index.js";
@@ -34,6 +35,11 @@ export interface Session {
   stateFile: string | undefined;
   /** The client id the session logs in with (never the secret); set by {@link openSession}. */
   clientId?: string;
+  /**
+   * The pairings of store id and integration id the platform showed to be right, kept in the project's
+   * `.carte/pairings.json` (src/state/pairing-record.ts); set by {@link openSession}.
+   */
+  pairings?: PairingRecord;
   close(): Promise<void>;
 }
 
@@ -128,11 +134,13 @@ export async function openSession(project: LoadedProject, options: SessionOption
       ...options.client,
       ...(options.connections ? { connections: options.connections } : {}),
     });
+    const target = describeTarget(runTarget(project), project.root);
     return {
       client,
       emulator: undefined,
       stateFile: undefined,
       clientId: creds.clientId,
+      pairings: openPairingRecord(project.root, pairingKey(creds.clientSecret, creds.clientId, target)),
       close: () => client.close(),
     };
   }
@@ -200,6 +208,10 @@ export async function openSession(project: LoadedProject, options: SessionOption
     emulator,
     stateFile,
     clientId,
+    pairings: openPairingRecord(
+      project.root,
+      pairingKey(clientSecret, clientId, `embedded emulator ${stateFile}`),
+    ),
     close: async () => {
       await client.close();
       await emulator.close();

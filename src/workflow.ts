@@ -4,6 +4,8 @@
  * callers render the results.
  */
 
+import { keptCategoryIds } from "./state/pairing.js";
+import { applyPairingCheck, checkPlanPairings, type IdentitySite } from "./state/pairings.js";
 import { didYouMean } from "./suggest.js";
 import { quote } from "./config/quote.js";
 import type { LoadedProject } from "./config/index.js";
@@ -114,6 +116,11 @@ export interface RunOptions {
    * the store again. Absent: every store is read again.
    */
   planReads?: ReadonlyMap<string, number>;
+  /**
+   * Where each store file writes its integration id, by store key (`LoadedProject.identitySites`): the
+   * apply's check of a store's pairing before its first call by integration id names it there.
+   */
+  identitySites?: ReadonlyMap<string, IdentitySite> | undefined;
 }
 
 /**
@@ -210,6 +217,10 @@ export async function planProject(
   const removed = new Map(reads.removed.map((r) => [r.store.key, r.kinds]));
   const left = new Map<string, Record<string, number>>();
   const readAt = new Map<string, number>();
+  // A few category ids of each store, to check the pairings of the stores the plan addresses by
+  // integration id (src/state/pairings.ts), and which store each of those ids belongs to.
+  const categories = new Map<string, number[]>();
+  const owners = new Map<number, string>();
   const client = await readCurrent(
     session.client,
     [...reads.requests, ...reads.removed],
@@ -221,6 +232,9 @@ export async function planProject(
       }
       readAt.set(key, Date.now());
       if (keep) kept.stores[key] = state;
+      const ids = keptCategoryIds(state.ids.categories);
+      categories.set(key, ids);
+      for (const id of ids) owners.set(id, key);
       // A holiday date the platform does not have would be planned as nothing: refuse it, located in
       // the files, before any write (the store is then not planned).
       const want = own(desired.stores, key);
@@ -240,6 +254,18 @@ export async function planProject(
   problems.push(...holidayMissProblems(misses));
   if (problems.length > 0) throw new ConfigError(problems);
   const plan = planner.finish(client);
+  // Before any write: each store the plan addresses by integration id is the store its file names.
+  await checkPlanPairings(
+    plan,
+    {
+      client: session.client,
+      record: session.pairings,
+      sites: project.identitySites,
+      parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
+    },
+    (key) => categories.get(key) ?? [],
+    (id) => owners.get(id),
+  );
   // The files the plan was made from, so that a stale saved plan names the ones that changed.
   if ((options.checksums ?? true) && Object.keys(project.fileDigests).length > 0)
     plan.checksums.files = Object.fromEntries(
@@ -629,7 +655,7 @@ async function settleLostAnswers(
   const opOf = new Map(plan.operations.map((o) => [o.id, o]));
   const sentOf = (id: string): Operation => sent.get(id) ?? opOf.get(id)!;
   const failedStores = new Set(
-    results.filter((r) => r.status !== "ok").flatMap((r) => opOf.get(r.id)?.stores ?? []),
+    results.filter((r) => r.status !== "ok").flatMap((r) => r.failedStores ?? opOf.get(r.id)?.stores ?? []),
   );
   for (const r of refused) failedStores.add(r.store);
   const asynchronous = (op: Operation) => {
@@ -669,6 +695,30 @@ async function settleLostAnswers(
 }
 
 /**
+ * The apply's check of a store before its first call by integration id: none for a pairing the plan
+ * showed (or an earlier run recorded), else {@link applyPairingCheck}, waiting for the store's own
+ * categories to show up to the settle window.
+ */
+function pairingGuard(plan: Plan, session: Session, options: RunOptions): (store: string) => Promise<void> {
+  const check = applyPairingCheck(
+    plan,
+    {
+      client: session.client,
+      record: session.pairings,
+      sites: options.identitySites,
+      parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
+    },
+    options.settleMs ?? 5_000,
+  );
+  const ids = new Map(plan.stores.map((s) => [s.key, s.storeId]));
+  return async (store) => {
+    const storeId = ids.get(store);
+    if (storeId !== undefined && session.pairings?.has(storeId, store)) return;
+    await check(store);
+  };
+}
+
+/**
  * {@link applyPlan} without the {@link ConvergenceError}: the changes the platform did not show, and
  * the duplicates it still shows, are in the report (`pending`, `duplicates`) whether or not a call
  * failed. Used by the stages of a rollout, whose report names the stage that did not converge.
@@ -699,6 +749,7 @@ export async function applyPlanReport(
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
     ...(collector ? { onResponse: collector } : {}),
     ...(options.beforeStore ? { beforeStore: options.beforeStore } : {}),
+    beforeByIntegration: pairingGuard(plan, session, options),
     settle: (op, waitMs) => settleEffect(plan, op, client, waitMs),
     // The secret of a create whose answer was lost: rotated, and kept like an answer's.
     recoverSecret: async (op) => {
@@ -736,7 +787,7 @@ async function verifyApplied(
     options: RunOptions;
   },
 ): Promise<ApplyReport> {
-  const { results, refused } = executed;
+  const { results, refused, sent } = executed;
   const { early, checks, started, options } = context;
   const waitMs = Math.max(
     0,
@@ -752,15 +803,24 @@ async function verifyApplied(
   // Verify what the successful calls carried, except in stores where some call failed or was skipped:
   // their state is unknown until the next plan, which shows what is left. Duplicates are looked for in
   // every store the plan changed.
-  const okIds = new Set(results.filter((r) => r.status === "ok").map((r) => r.id));
-  const troubled = new Set(plan.operations.filter((o) => !okIds.has(o.id)).flatMap((o) => o.stores));
+  // A call for several stores that failed for some of them only (made again store by store) carried
+  // the others' changes: those stores are verified as after a successful call.
+  const carried = new Map<string, Operation>();
+  const troubled = new Set<string>();
+  const opOf = new Map(plan.operations.map((o) => [o.id, o]));
+  for (const r of results) {
+    const op = opOf.get(r.id)!;
+    if (r.status === "ok") carried.set(r.id, sent.get(r.id) ?? op);
+    else if (r.failedStores && sent.has(r.id)) carried.set(r.id, sent.get(r.id)!);
+    if (r.status !== "ok") for (const s of r.failedStores ?? op.stores) troubled.add(s);
+  }
   for (const r of refused) troubled.add(r.store);
   const shown = await early.results();
   // The addresses the successful calls carried, of the stores still to verify (client-level too).
   const left = (store: string) => !troubled.has(store) && !shown.has(store);
   const applied = new Set(
-    plan.operations
-      .filter((o) => okIds.has(o.id) && (o.stores.length === 0 || o.stores.some(left)))
+    [...carried.values()]
+      .filter((o) => o.stores.length === 0 || o.stores.some(left))
       .flatMap((o) => o.addresses),
   );
   const toVerify = plan.changes.filter((c) => left(c.store) && applied.has(c.address));

@@ -48,6 +48,12 @@ export interface OperationResult {
    * on a failed call the platform refused: nothing was made.
    */
   lostAnswer?: "made" | "unknown";
+  /**
+   * Set on a failed call for several stores that the platform refused as a whole and that was then made
+   * again store by store: the stores whose own call failed too. The others' calls succeeded, and only
+   * the later calls of these stores are skipped.
+   */
+  failedStores?: string[];
 }
 
 /** Events for progress reporting. */
@@ -86,6 +92,13 @@ export interface ExecuteOptions {
    */
   beforeStore?: (store: string) => Promise<void>;
   /**
+   * Called once per store, before its first call that addresses it by integration id
+   * (`EndpointSpec.storesBy`, docs/platform-api.md "Store identity"); rejects to refuse the store (its
+   * file's integration id is another store's, or could not be checked): the store is left out of that
+   * call and its later calls are not made. The rejection's message says why.
+   */
+  beforeByIntegration?: (store: string) => Promise<void>;
+  /**
    * Called once per store when every call for it has ended, while calls of other stores may still be
    * running; `clean` when each of them succeeded (none failed, was skipped or refused). The apply
    * verifies a clean store then (src/workflow.ts `applyPlanReport`).
@@ -120,8 +133,9 @@ function chainOf(op: Operation): string {
 /** Failed chains per store: `store\u0000chain`; `store\u0000*` for a refused store. */
 class Failures {
   private readonly keys = new Set<string>();
-  add(op: Operation): void {
-    for (const s of op.stores) this.keys.add(`${s}\u0000${chainOf(op)}`);
+  /** The later calls of the chain of `op` in `stores` (default: all its stores) are skipped. */
+  add(op: Operation, stores: readonly string[] = op.stores): void {
+    for (const s of stores) this.keys.add(`${s}\u0000${chainOf(op)}`);
   }
   /** Every later call of the store is skipped. */
   refuse(store: string): void {
@@ -284,6 +298,7 @@ export async function executePlanFully(
   options.onEvent?.({ type: "start", total });
   const failures = new Failures();
   const guard = new StoreGuard(options.beforeStore);
+  const pairing = new StoreGuard(options.beforeByIntegration);
   // The calls' bodies, the elements shared by many calls written once (the plan is not changed here).
   const encode = jsonBodies();
   const sent = new Map<string, Operation>();
@@ -299,13 +314,14 @@ export async function executePlanFully(
     const ready = gates.before(op);
     const run = (async () => {
       await ready;
-      const r = await runOne(op, client, failures, guard, { ...options, encode }, (fn) =>
+      const r = await runOne(op, client, failures, { guard, pairing }, { ...options, encode }, (fn) =>
         limit(fn, op.stores.length === 0 ? undefined : op.stores[0]),
       );
       if (r.sent) sent.set(r.op.id, r.sent);
       if (r.result.status !== "ok") {
-        failures.add(r.op);
-        for (const s of op.stores) troubled.add(s);
+        const stores = r.result.failedStores ?? op.stores;
+        failures.add(r.op, stores);
+        for (const s of stores) troubled.add(s);
       }
       options.onEvent?.({ type: "operation", result: r.result, done: ++done, total });
       for (const s of op.stores) {
@@ -329,7 +345,8 @@ export async function executePlanFully(
     running.push(run);
   }
   const results = await Promise.all(running);
-  return { results, refused: [...guard.refused].map(([store, reason]) => ({ store, reason })), sent };
+  const refused = [...guard.refused, ...pairing.refused].map(([store, reason]) => ({ store, reason }));
+  return { results, refused, sent };
 }
 
 /** How many of an apply's calls {@link executePlanFully} sets up in one turn of the event loop. */
@@ -374,11 +391,35 @@ function without(op: Operation, stores: readonly string[]): Operation {
   };
 }
 
+/** The checks before a store's writes: its state against the plan's, its pairing before calls by integration id. */
+interface Guards {
+  guard: StoreGuard;
+  pairing: StoreGuard;
+}
+
+/** The stores of `op` a guard refuses, with why; `""` stands for the client-level resources. */
+async function refusalsOf(op: Operation, guards: Guards): Promise<Map<string, string>> {
+  // The optimistic check of each store before its first write (a store checked once is not read
+  // again). Its reads hold no call slot.
+  const clientLevel = op.stores.length === 0 && op.addresses.some((a) => a.startsWith("client."));
+  const why = new Map<string, string>();
+  for (const s of await guards.guard.refusedAmong(clientLevel ? [""] : op.stores))
+    why.set(s, guards.guard.refused.get(s)!);
+  if (findEndpoint(op.endpoint)?.storesBy === "integration_id") {
+    const left = op.stores.filter((s) => !why.has(s));
+    for (const s of await guards.pairing.refusedAmong(left)) why.set(s, guards.pairing.refused.get(s)!);
+  }
+  return why;
+}
+
+/** `message; note`, or the note alone. */
+const withNote = (message: string | undefined, note: string) => (message ? `${message}; ${note}` : note);
+
 async function runOne(
   op: Operation,
   client: PlatformClient,
   failures: Failures,
-  guard: StoreGuard,
+  guards: Guards,
   options: CallingOptions,
   slot: <T>(fn: () => Promise<T>) => Promise<T>,
 ): Promise<{ op: Operation; result: OperationResult; sent?: Operation }> {
@@ -386,13 +427,12 @@ async function runOne(
   const blocked = failures.blocking(op);
   if (blocked.length > 0 && op.parts && blocked.length < op.stores.length) {
     // A call for several stores goes on for the stores whose earlier calls succeeded.
-    const inner = await runOne(without(op, blocked), client, failures, guard, options, slot);
-    const { result } = inner;
+    const inner = await runOne(without(op, blocked), client, failures, guards, options, slot);
     const note = `entries of ${blocked.join(", ")} skipped: an earlier call for them failed`;
     return {
       op,
       sent: inner.sent ?? inner.op,
-      result: { ...result, message: result.message ? `${result.message}; ${note}` : note },
+      result: { ...inner.result, message: withNote(inner.result.message, note) },
     };
   }
   if (blocked.length > 0) {
@@ -401,32 +441,87 @@ async function runOne(
       result: {
         ...base,
         status: "skipped",
-        message: `skipped: an earlier call for ${blocked.join(", ")} failed`,
+        message: `an earlier call for ${blocked.join(", ")} failed`,
         durationMs: 0,
       },
     };
   }
-  // The optimistic check of each store before its first write (a store checked once is not read
-  // again); `""` stands for the client-level resources. Its reads hold no call slot.
-  const clientLevel = op.stores.length === 0 && op.addresses.some((a) => a.startsWith("client."));
-  const refused = await guard.refusedAmong(clientLevel ? [""] : op.stores);
-  if (refused.length > 0) {
+  const refusals = await refusalsOf(op, guards);
+  if (refusals.size > 0) {
+    const refused = [...refusals.keys()];
     for (const s of refused) failures.refuse(s);
-    const why = refused.map((s) => `${s || "client"}: ${guard.refused.get(s)}`).join("; ");
-    if (op.parts && !clientLevel && refused.length < op.stores.length) {
-      const inner = await runOne(without(op, refused), client, failures, guard, options, slot);
-      const { result } = inner;
+    const why = refused.map((s) => `${s || "client"}: ${refusals.get(s)}`).join("; ");
+    if (op.parts && !refused.includes("") && refused.length < op.stores.length) {
+      const inner = await runOne(without(op, refused), client, failures, guards, options, slot);
       const note = `entries of ${refused.join(", ")} left out: ${why}`;
       return {
         op,
         sent: inner.sent ?? inner.op,
-        result: { ...result, message: result.message ? `${result.message}; ${note}` : note },
+        result: { ...inner.result, message: withNote(inner.result.message, note) },
       };
     }
     return { op, result: { ...base, status: "failed", message: `refused: ${why}`, durationMs: 0 } };
   }
   // The call itself and the reads that settle a lost answer hold one of the `parallelism` slots.
-  return slot(() => callOnce(op, client, options));
+  const made = await slot(() => callOnce(op, client, options));
+  if (!made.refusedWhole || !op.parts || op.stores.length < 2) return made;
+  return storeByStore(op, made.result, client, options, slot);
+}
+
+/**
+ * A call for several stores that the platform refused as a whole (one store's part may be the cause):
+ * made again once per store, so that one store's refusal stays its own. The result is the call's: ok
+ * when every store's call succeeded, else failed naming the stores that failed
+ * (`OperationResult.failedStores`) with the platform's words for each, and what the others got.
+ */
+async function storeByStore(
+  op: Operation,
+  whole: OperationResult,
+  client: PlatformClient,
+  options: CallingOptions,
+  slot: <T>(fn: () => Promise<T>) => Promise<T>,
+): Promise<{ op: Operation; result: OperationResult; sent?: Operation }> {
+  const apart = await Promise.all(
+    op.stores.map((store) =>
+      slot(() =>
+        callOnce(
+          without(
+            op,
+            op.stores.filter((s) => s !== store),
+          ),
+          client,
+          options,
+        ),
+      ).then((r) => ({ store, r })),
+    ),
+  );
+  const failed = apart.filter((a) => a.r.result.status !== "ok");
+  const succeeded = apart.filter((a) => a.r.result.status === "ok").map((a) => a.store);
+  const parts = [
+    ...failed.map((a) => `failed for ${a.store} (${a.r.result.message ?? "no message"})`),
+    ...(succeeded.length > 0 ? [`made for ${succeeded.join(", ")}`] : []),
+  ];
+  const message = `${whole.message ?? "refused"} as one call for ${op.stores.length} stores; made again store by store: ${parts.join("; ")}`;
+  const durationMs = whole.durationMs + Math.max(0, ...apart.map((a) => a.r.result.durationMs));
+  const result: OperationResult = {
+    id: op.id,
+    method: op.method,
+    path: op.path,
+    status: failed.length === 0 ? "ok" : "failed",
+    message,
+    durationMs,
+    ...(failed.length > 0 ? { failedStores: failed.map((a) => a.store) } : {}),
+  };
+  const lost = failed.find((a) => a.r.result.lostAnswer !== undefined)?.r.result.lostAnswer;
+  if (lost) result.lostAnswer = lost;
+  return {
+    op,
+    result,
+    sent: without(
+      op,
+      failed.map((a) => a.store),
+    ),
+  };
 }
 
 /**
@@ -438,7 +533,7 @@ async function callOnce(
   op: Operation,
   client: PlatformClient,
   options: CallingOptions,
-): Promise<{ op: Operation; result: OperationResult; sent?: Operation }> {
+): Promise<{ op: Operation; result: OperationResult; sent?: Operation; refusedWhole?: true }> {
   const base = { id: op.id, method: op.method, path: op.path };
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -545,10 +640,33 @@ async function callOnce(
       }
     }
     // Out of rounds: an answer lost again leaves open whether the platform made the call.
-    return failed(describe(last), unsettled(last) ? { lostAnswer: "unknown" } : {});
+    if (unsettled(last)) return failed(describe(last), { lostAnswer: "unknown" });
+    return refusal(last) ? { ...failed(describe(last)), refusedWhole: true } : failed(describe(last));
   }
 }
 
+/**
+ * What went wrong, in words. A failure of the call itself is said without repeating its method and path,
+ * which the report shows beside it: `HTTP 400: Error updating items`, `no response`.
+ */
 function describe(err: unknown): string {
-  return err instanceof ApiError ? err.message : err instanceof Error ? err.message : String(err);
+  if (err instanceof PartlyRefusedError) return err.problem;
+  if (err instanceof ApiError) {
+    const prefix = `${err.method} ${err.path} failed (`;
+    if (!err.message.startsWith(prefix)) return err.message;
+    const rest = err.message.slice(prefix.length);
+    const close = rest.indexOf(")");
+    return close < 0 ? rest : `${rest.slice(0, close)}${rest.slice(close + 1)}`;
+  }
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * A refusal by the platform of the call as it was sent (a 4xx answer other than 401, 403, 408 and 429,
+ * or a 2xx answer with failures inside it): nothing was made, and the same call would be refused again.
+ */
+function refusal(err: unknown): boolean {
+  if (err instanceof PartlyRefusedError) return true;
+  if (!(err instanceof ApiError) || err.earlierAnswerLost) return false;
+  return err.status >= 400 && err.status < 500 && ![401, 403, 408, 429].includes(err.status);
 }

@@ -173,6 +173,11 @@ export interface LoadedProject {
    */
   holidaySites?: ReadonlyMap<string, ReadonlyMap<string, HolidaySite>>;
   /**
+   * Where each store file writes its `integration_id`, by store key: a store whose integration id the
+   * platform shows to be another store's is reported there (src/state/pairing.ts).
+   */
+  identitySites?: ReadonlyMap<string, HolidaySite>;
+  /**
    * The stages of carte.yaml `rollout:` in order, each with its store keys (src/config/rollout.ts):
    * every store of the files is in exactly one stage. Absent when carte.yaml has no `rollout:`.
    */
@@ -679,7 +684,6 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
   const configFile = resolve(configPath);
   const root = dirname(configFile);
   const problems: ConfigProblem[] = [];
-
   const reading = fileReading(options);
   const { project, projectData } = await readCarteYaml(configFile, root, problems, reading);
 
@@ -789,8 +793,22 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
     ...(options.stores ? { partial: partialOf(allStorePaths.length, storePaths, resolved) } : {}),
     warnings: [...warnings, ...time.warnings],
     holidaySites,
+    identitySites: identitySitesOf(storeFiles),
     ...(rollout ? { rollout } : {}),
   };
+}
+
+/** Where each store file read in full writes `store: integration_id:`, by that integration id. */
+function identitySitesOf(storeFiles: readonly ReadFile[]): Map<string, HolidaySite> {
+  const sites = new Map<string, HolidaySite>();
+  for (const f of storeFiles) {
+    const key = field(field(f.parsed.data, "store"), "integration_id");
+    if (typeof key !== "string" || sites.has(key)) continue;
+    const pointer = "/store/integration_id";
+    const { line, col } = locate(f.parsed, pointer);
+    sites.set(key, { file: f.parsed.file, line, col, pointer });
+  }
+  return sites;
 }
 
 /**

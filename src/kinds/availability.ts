@@ -180,6 +180,7 @@ const toggle: EndpointSpec = {
   stage: 7,
   route: "PUT /api/v2/restaurants-integrations-public-api/availability/stores/items",
   scope: "client",
+  storesBy: "integration_id",
   body: (elements) => {
     const entries: StoreItemsToggle[] = [];
     for (const t of elements as AvailabilityToggle[]) {

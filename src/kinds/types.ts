@@ -197,6 +197,13 @@ export interface EndpointSpec {
   /** `store`: the path names one store; `client`: one call serves several stores. */
   scope: "store" | "client";
   /**
+   * How the call names its stores when not by store id: `integration_id` for a call that addresses
+   * stores by their integration id (item availability v2, docs/platform-api.md "Store identity"). Each
+   * store's pairing of store id and integration id is checked before such a call is planned or made
+   * (src/state/pairing.ts). Default: by store id.
+   */
+  storesBy?: "integration_id";
+  /**
    * The route's path parameters from the platform store id (empty for client-scoped endpoints) and the
    * writes' params. Default: `{ storeId, ...params }`.
    */

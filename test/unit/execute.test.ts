@@ -492,3 +492,93 @@ describe("executePlan: order", () => {
     ]);
   });
 });
+
+describe("one store's refusal inside a call for several stores", () => {
+  const toggle = (store: string) => ({ store, element: { integrationId: store, sku: "FRIES", on: false } });
+  const twoStores = () =>
+    plan([
+      op("avail", "availability.toggle", 7, {
+        method: "PUT",
+        path: "/avail",
+        stores: ["a", "b"],
+        body: ["a", "b"].map((s) => ({ store_integration_id: s, items: { turn_off: ["FRIES"] } })),
+        parts: [toggle("a"), toggle("b")],
+        addresses: ["store[a].availability[FRIES]", "store[b].availability[FRIES]"],
+      }),
+      op("markA", "availability.mark", 8, {
+        stores: ["a"],
+        path: "/markA",
+        addresses: ["store[a].availability[FRIES]"],
+      }),
+      op("markB", "availability.mark", 8, {
+        stores: ["b"],
+        path: "/markB",
+        addresses: ["store[b].availability[FRIES]"],
+      }),
+    ]);
+
+  /** A platform that refuses any availability call carrying store a's entry, as it refuses an unknown store. */
+  function refusingA(): PlatformClient & { bodies: string[] } {
+    const bodies: string[] = [];
+    return {
+      bodies,
+      call: async (method: string, path: string, body?: { json?: unknown } | unknown) => {
+        const text =
+          body === undefined ? "" : Buffer.from((body as { bytes?: Uint8Array }).bytes ?? []).toString();
+        bodies.push(`${method} ${path} ${text}`);
+        if (path === "/avail" && text.includes('"a"'))
+          throw new ApiError({ method, path, status: 400, platformMessage: "Error updating items" });
+        return { message: "ok" };
+      },
+    } as unknown as PlatformClient & { bodies: string[] };
+  }
+
+  it("makes the call again store by store, keeps the others' changes and skips only that store's later calls", async () => {
+    const client = refusingA();
+    const done: [string, boolean][] = [];
+    const { results, sent } = await executePlanFully(twoStores(), client, {
+      onStoreDone: (s, clean) => done.push([s, clean]),
+    });
+    const avail = results.find((r) => r.id === "avail")!;
+    expect(avail.status).toBe("failed");
+    expect(avail.failedStores).toEqual(["a"]);
+    expect(avail.message).toBe(
+      "HTTP 400: Error updating items as one call for 2 stores; made again store by store: " +
+        "failed for a (HTTP 400: Error updating items); made for b",
+    );
+    // b's later call is made; a's is skipped, without a doubled prefix.
+    expect(Object.fromEntries(results.map((r) => [r.id, r.status]))).toEqual({
+      avail: "failed",
+      markA: "skipped",
+      markB: "ok",
+    });
+    expect(results.find((r) => r.id === "markA")!.message).toBe("an earlier call for a failed");
+    expect(sent.get("avail")).toMatchObject({ stores: ["b"] });
+    expect(done.sort()).toEqual([
+      ["a", false],
+      ["b", true],
+    ]);
+  });
+
+  it("leaves out of a call by integration id a store whose pairing check refuses it", async () => {
+    const client = scripted({});
+    const asked: string[] = [];
+    const { results, refused, sent } = await executePlanFully(twoStores(), client, {
+      beforeByIntegration: async (s) => {
+        asked.push(s);
+        if (s === "a") throw new Error('stores/a.yaml:3:20: integration_id: "x" is another store\'s');
+      },
+    });
+    expect(asked.sort()).toEqual(["a", "b"]);
+    expect(refused).toEqual([
+      { store: "a", reason: 'stores/a.yaml:3:20: integration_id: "x" is another store\'s' },
+    ]);
+    expect(sent.get("avail")).toMatchObject({ stores: ["b"] });
+    expect(Object.fromEntries(results.map((r) => [r.id, r.status]))).toEqual({
+      avail: "ok",
+      markA: "skipped",
+      markB: "ok",
+    });
+    expect(client.calls).toEqual(["PUT /avail", "POST /markB"]);
+  });
+});

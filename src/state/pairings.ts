@@ -1,0 +1,189 @@
+/**
+ * The pairing checks of a run (src/state/pairing.ts says what a pairing is and how the platform shows
+ * it): at plan time, for each store the plan addresses by integration id, and in an apply, before the
+ * first such call of a store whose pairing the plan could not check yet (a new store whose categories
+ * the same apply creates).
+ */
+
+import pLimit from "p-limit";
+import { ConfigError, StoreIdentityError, type ConfigProblem } from "../errors.js";
+import { findEndpoint } from "../plan/endpoints.js";
+import type { Plan, PlanStore } from "../plan/types.js";
+import type { PlatformClient } from "../platform/client.js";
+import { bare, quote } from "../config/quote.js";
+import type { PairingRecord } from "./pairing-record.js";
+import { categoriesByIntegration, categoriesByStore, judgePairing, type PairingVerdict } from "./pairing.js";
+
+/** Where a store file writes its integration id (`file:line:col`, file relative to the working directory). */
+export interface IdentitySite {
+  file: string;
+  line: number;
+  col: number;
+  pointer: string;
+}
+
+/** What a run knows of its stores to check their pairings and to name a store in a message. */
+export interface PairingContext {
+  client: PlatformClient;
+  /** Verified pairings kept across runs; absent: every pairing is read. */
+  record?: PairingRecord | undefined;
+  /** Where each store's file writes its integration id, by store key. */
+  sites?: ReadonlyMap<string, IdentitySite> | undefined;
+  /** Reads at once. */
+  parallelism: number;
+}
+
+/** The store keys of a plan's calls that address stores by integration id, in the plan's order. */
+export function storesByIntegration(plan: Plan): string[] {
+  const keys = new Set<string>();
+  for (const op of plan.operations)
+    if (findEndpoint(op.endpoint)?.storesBy === "integration_id") for (const s of op.stores) keys.add(s);
+  return plan.stores.map((s) => s.key).filter((k) => keys.has(k));
+}
+
+/** Longest file name shown in a message. */
+const FILE_MAX = 300;
+
+/** `store 900101 (Bogotá Centro)`: a store as a message names it. Raw text of the files, escaped. */
+function named(store: Pick<PlanStore, "storeId" | "name">): string {
+  return `store ${bare(store.storeId)} (${bare(store.name)})`;
+}
+
+/**
+ * The message of a pairing the platform refutes, or `undefined` for one it shows or cannot tell.
+ *
+ * @param owner - the store of the run whose categories the integration id shows, when known.
+ */
+export function pairingMessage(
+  store: PlanStore,
+  verdict: PairingVerdict,
+  owner?: { store: PlanStore; file?: string | undefined },
+): string | undefined {
+  const iid = quote(store.key);
+  const fix =
+    "write the platform's integration id of this store (the one given when the store was set up on " +
+    "the platform; `carte status` lists the stores the files name)";
+  if (verdict.state === "unknown")
+    return (
+      `integration_id: the platform knows no store with integration id ${iid} for this client, so carte ` +
+      `cannot switch items of ${named(store)} on or off: ${fix}`
+    );
+  if (verdict.state !== "mismatch") return undefined;
+  const other = owner
+    ? `${named(owner.store)}${owner.file ? `, whose file is ${bare(owner.file, FILE_MAX)}` : ""}`
+    : `another store (the platform shows categories ${verdict.categoryIds.slice(0, 5).join(", ")} through it)`;
+  return (
+    `integration_id: ${iid} is the integration id of ${other}, not of ${named(store)} that this file ` +
+    `names: switching an item on or off here would change the other store. Nothing was written; ${fix}`
+  );
+}
+
+/**
+ * Checks the pairing of each store the plan addresses by integration id (one read each, none for a
+ * pairing the record holds) against the categories the plan read by store id.
+ *
+ * @param categoriesOf - the category ids the plan read for a store (the smallest few), by store key.
+ * @param ownerOf - the store key of the run whose categories include a category id, when known.
+ * @returns the store keys whose pairing cannot be checked yet (neither address shows a category).
+ * @throws {@link ConfigError} with one problem per store whose file's integration id is unknown to the
+ *   platform or another store's, located at its `integration_id`, before any write; `ApiError` when a
+ *   read fails.
+ */
+export async function checkPlanPairings(
+  plan: Plan,
+  context: PairingContext,
+  categoriesOf: (key: string) => readonly number[],
+  ownerOf: (categoryId: number) => string | undefined,
+): Promise<Set<string>> {
+  const { client, record } = context;
+  const byKey = new Map(plan.stores.map((s) => [s.key, s]));
+  const keys = storesByIntegration(plan).filter((k) => !record?.has(byKey.get(k)!.storeId, k));
+  const limit = pLimit(Math.max(1, context.parallelism));
+  const verdicts = await Promise.all(
+    keys.map((key) =>
+      limit(async () => {
+        const verdict = judgePairing(categoriesOf(key), await categoriesByIntegration(client, key));
+        return { key, verdict };
+      }),
+    ),
+  );
+  const problems: ConfigProblem[] = [];
+  const unverified = new Set<string>();
+  for (const { key, verdict } of verdicts) {
+    const store = byKey.get(key)!;
+    if (verdict.state === "verified") record?.add(store.storeId, key);
+    if (verdict.state === "unverifiable") unverified.add(key);
+    const ownerKey =
+      verdict.state === "mismatch"
+        ? verdict.categoryIds.map(ownerOf).find((k) => k !== undefined && k !== key)
+        : undefined;
+    const owner = ownerKey === undefined ? undefined : byKey.get(ownerKey);
+    const message = pairingMessage(
+      store,
+      verdict,
+      owner && { store: owner, file: context.sites?.get(ownerKey!)?.file },
+    );
+    if (message !== undefined) problems.push(problemAt(context.sites?.get(key), message));
+  }
+  await record?.save();
+  if (problems.length > 0) throw new ConfigError(problems);
+  return unverified;
+}
+
+function problemAt(site: IdentitySite | undefined, message: string): ConfigProblem {
+  return {
+    file: site?.file ?? "",
+    line: site?.line ?? 0,
+    col: site?.col ?? 0,
+    pointer: site?.pointer ?? "/store/integration_id",
+    message,
+  };
+}
+
+/** How often an apply reads a new store's categories while waiting for its own to show, in ms. */
+const POLL_MS = 250;
+
+/**
+ * The check an apply makes before the first call that addresses a store by integration id, for a store
+ * whose pairing its plan could not check (a new store): its categories by store id (those the apply
+ * just created, once the platform shows them, waiting up to `waitMs`) against those of its integration
+ * id. Rejects with the located message when the integration id is unknown or another store's, or when
+ * nothing can be compared within the wait: the store's calls by integration id are then not made.
+ */
+export function applyPairingCheck(
+  plan: Plan,
+  context: PairingContext,
+  waitMs: number,
+): (key: string) => Promise<void> {
+  const byKey = new Map(plan.stores.map((s) => [s.key, s]));
+  return async (key) => {
+    const store = byKey.get(key);
+    if (!store) return;
+    const until = Date.now() + waitMs;
+    for (;;) {
+      const [byStore, byIntegration] = await Promise.all([
+        categoriesByStore(context.client, store.storeId),
+        categoriesByIntegration(context.client, key),
+      ]);
+      const verdict = judgePairing(byStore, byIntegration);
+      if (verdict.state === "verified") {
+        context.record?.add(store.storeId, key);
+        await context.record?.save();
+        return;
+      }
+      const message = pairingMessage(store, verdict);
+      const site = context.sites?.get(key);
+      const at = site && site.line > 0 ? `${site.file}:${site.line}:${site.col}: ` : "";
+      if (message !== undefined) throw new StoreIdentityError(key, `${at}${message}`);
+      if (Date.now() + POLL_MS > until) {
+        throw new StoreIdentityError(
+          key,
+          `${at}the pairing of ${named(store)} with integration id ${quote(key)} could not be checked: ` +
+            `the platform showed no category of the store within ${Math.round(waitMs / 1000)} s; ` +
+            "its items were not switched on or off. Run `carte apply` again once the platform shows its menu",
+        );
+      }
+      await new Promise((r) => setTimeout(r, POLL_MS));
+    }
+  };
+}

@@ -1,0 +1,110 @@
+/**
+ * End to end against the emulator: a store file whose integration id is another store's (two files
+ * swapped, an invented one) is a located error before any write, never a switch-off in the wrong store;
+ * a verified pairing is kept so that later plans do not read it again.
+ */
+
+import { rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { PlatformClient } from "../../src/platform/client.js";
+import type { Item } from "../../src/generated/platform.js";
+import { carte, edit, exampleWithClient, writes } from "../helpers/project.js";
+
+let cleanup: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await cleanup?.();
+  cleanup = undefined;
+});
+
+const BY_INTEGRATION = "/api/rest-ops-utils/corridor/integration/";
+
+async function itemOf(client: PlatformClient, storeId: string, sku: string): Promise<Item> {
+  const menu = await client.getStoreMenu(storeId);
+  return menu.items.find((i) => i.sku === sku) as Item;
+}
+
+async function setup() {
+  const fx = await exampleWithClient();
+  cleanup = fx.close;
+  const applied = await carte(["apply", "--auto-approve", "-c", fx.config]);
+  expect(applied.err).not.toMatch(/failed|skipped|refused|integration_id/);
+  expect(applied.code).toBe(0);
+  return {
+    ...fx,
+    centro: path.join(fx.dir, "stores", "bog-centro.yaml"),
+    chapinero: path.join(fx.dir, "stores", "bog-chapinero.yaml"),
+  };
+}
+
+describe("store identity", () => {
+  it("refuses, located, a store file whose integration id is another store's, before any write", async () => {
+    const { config, emu, client, centro, chapinero } = await setup();
+    // A copy-paste slip: the two files' integration ids swapped, and an item switched off in Centro.
+    edit(centro, "integration_id: bog-centro", "integration_id: bog-chapinero");
+    edit(chapinero, "integration_id: bog-chapinero", "integration_id: bog-centro");
+    edit(
+      centro,
+      "unavailable: [EXTRA-AVOCADO, SHAKE-AREQUIPE]",
+      "unavailable: [EXTRA-AVOCADO, SHAKE-AREQUIPE, BURGER-DOUBLE]",
+    );
+    emu.clearRequests();
+    const plan = await carte(["plan", "-c", config]);
+    expect(plan.code).toBe(1);
+    expect(plan.err).toMatch(
+      /stores\/bog-centro\.yaml:3:\d+: integration_id: "bog-chapinero" is the integration id of store 900102 \(Bogotá Chapinero\), whose file is \S*stores\/bog-chapinero\.yaml, not of store 900101 \(Bogotá Centro\)/,
+    );
+    const applied = await carte(["apply", "--auto-approve", "-c", config]);
+    expect(applied.code).toBe(1);
+    expect(applied.err).toContain("is the integration id of store 900102");
+    expect(writes(emu.requests)).toEqual([]);
+    // Neither store's BURGER-DOUBLE was switched off.
+    expect((await itemOf(client, "900101", "BURGER-DOUBLE")).suspension_info.is_available).toBe(true);
+    expect((await itemOf(client, "900102", "BURGER-DOUBLE")).suspension_info.is_available).toBe(true);
+  });
+
+  it("refuses an integration id the platform does not know, naming the file and line, before any write", async () => {
+    const { config, emu, centro } = await setup();
+    edit(centro, "integration_id: bog-centro", "integration_id: store-900101");
+    edit(centro, "unavailable: [EXTRA-AVOCADO, SHAKE-AREQUIPE]", "unavailable: [EXTRA-AVOCADO]");
+    emu.clearRequests();
+    const applied = await carte(["apply", "--auto-approve", "-c", config]);
+    expect(applied.code).toBe(1);
+    expect(applied.err).toMatch(
+      /stores\/bog-centro\.yaml:3:\d+: integration_id: the platform knows no store with integration id "store-900101" for this client/,
+    );
+    expect(applied.err).not.toContain("Error updating items");
+    expect(writes(emu.requests)).toEqual([]);
+  });
+
+  it("checks a pairing once: a later plan with the same toggle reads nothing more, a no-change plan never", async () => {
+    const { dir, config, emu, centro } = await setup();
+    const checks = () => emu.requests.filter((r) => r.path.startsWith(BY_INTEGRATION)).length;
+    emu.clearRequests();
+    const quiet = await carte(["plan", "--detailed-exitcode", "-c", config]);
+    expect(quiet.code).toBe(0);
+    expect(checks()).toBe(0);
+    const noChange = emu.requests.length;
+
+    // A toggle planned for Centro: its pairing is read once, then kept.
+    edit(centro, "unavailable: [EXTRA-AVOCADO, SHAKE-AREQUIPE]", "unavailable: [EXTRA-AVOCADO]");
+    rmSync(path.join(dir, ".carte", "pairings.json"));
+    emu.clearRequests();
+    const first = await carte(["plan", "--detailed-exitcode", "-c", config]);
+    expect(first.code).toBe(2);
+    expect(checks()).toBe(1);
+    emu.clearRequests();
+    const again = await carte(["plan", "--detailed-exitcode", "-c", config]);
+    expect(again.code).toBe(2);
+    expect(checks()).toBe(0);
+    expect(emu.requests.length).toBe(noChange);
+    // A record written by anyone without the client secret is not believed.
+    writeFileSync(
+      path.join(dir, ".carte", "pairings.json"),
+      JSON.stringify({ format: "carte verified store pairings 1", entries: ["0".repeat(32)] }),
+    );
+    emu.clearRequests();
+    await carte(["plan", "-c", config]);
+    expect(checks()).toBe(1);
+  });
+});
