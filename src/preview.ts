@@ -3,14 +3,23 @@
  * (src/cli/preview.ts) and the GitHub Action's preview artifact (src/action/preview.ts). It picks the
  * stores to show, renders each page (src/render/preview.ts, pure) and writes it at once through the
  * safe writes of src/atomic.ts, so that a preview of a thousand stores never holds every page in
- * memory, and removes the pages an earlier preview wrote in the folder for stores not shown now: only
- * those its list ({@link PREVIEW_LIST}) names, never a file it did not write.
+ * memory, then the index, last, so that it links only to pages written (a failed write takes the
+ * pages back: {@link writePreview}), and removes the pages an earlier preview wrote in the folder for
+ * stores not shown now: only those its list ({@link PREVIEW_LIST}) names, never a file it did not write.
  */
 
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 import path from "node:path";
-import { SHARED_DIR_MODE, SHARED_FILE_MODE, removeFile, writeFileAtomic } from "./atomic.js";
+import {
+  SHARED_DIR_MODE,
+  SHARED_FILE_MODE,
+  removeFile,
+  shownPath,
+  writeFileAtomic,
+  type WriteTarget,
+} from "./atomic.js";
+import { FileWriteError } from "./errors.js";
 import type { LoadedProject } from "./config/index.js";
 import type { StoreState } from "./model.js";
 import type { Plan } from "./plan/types.js";
@@ -152,10 +161,55 @@ async function removeStalePages(
 }
 
 /**
- * Writes the preview site of `plan` into `out`: `index.html` and `stores/<file>.html` for each store
- * selected (src/render/preview.ts `storeFileName`), one page rendered and written at a time.
+ * `err`, the failure of a page's or the index's write (or of a page's rendering), once the pages this
+ * preview wrote before it and the folder's `index.html` (an earlier preview's, which would link to
+ * pages replaced or removed) are removed again: no index is left that links to a page that is not
+ * there. A write's failure says so in its message; any other error is returned as it is.
+ */
+async function takenBack(
+  err: unknown,
+  written: readonly string[],
+  index: string,
+  target: WriteTarget,
+): Promise<unknown> {
+  const left: string[] = [];
+  for (const file of [index, ...written]) {
+    try {
+      await removeFile(file, { ...target, purpose: "remove again" });
+    } catch {
+      left.push(shownPath(file));
+    }
+  }
+  if (!(err instanceof FileWriteError)) return err;
+  const pages = written.length === 1 ? "the page" : `the ${written.length} pages`;
+  const note =
+    (left.includes(shownPath(index))
+      ? ""
+      : "; no index.html is left (it would link to pages that are not there)") +
+    (written.length > 0
+      ? `, and ${pages} written before it ${written.length === 1 ? "was" : "were"} removed again`
+      : "") +
+    (left.length > 0 ? `; remove by hand what could not be removed: ${left.join(", ")}` : "") +
+    ": run carte preview again once there is room";
+  return new FileWriteError({
+    file: err.file,
+    at: err.at,
+    reason: err.reason,
+    message: `${err.message}${note}`,
+    ...(err.code ? { code: err.code } : {}),
+    ...(err.cause !== undefined ? { cause: err.cause } : {}),
+  });
+}
+
+/**
+ * Writes the preview site of `plan` into `out`: `stores/<file>.html` for each store selected
+ * (src/render/preview.ts `storeFileName`), one page rendered and written at a time, then `index.html`,
+ * last, so that the index links only to pages written. When a write fails (a full disk), the pages
+ * this call wrote and the folder's index are removed again ({@link takenBack}); an earlier preview's
+ * pages of other stores stay listed for the next preview to remove.
  *
- * @throws FileWriteError (src/errors.ts, from src/atomic.ts) when a path would leave `root` or a write fails, in words.
+ * @throws FileWriteError (src/errors.ts, from src/atomic.ts) when a path would leave `root` or a write
+ *   fails, in words, saying what was removed again.
  */
 export async function writePreview(options: PreviewOptions): Promise<WrittenPreview> {
   const plan = previewPlan(options.plan, options.select, options.changes);
@@ -168,24 +222,32 @@ export async function writePreview(options: PreviewOptions): Promise<WrittenPrev
     // A preview is made again by running the command again: no flush to the disk per page.
     durable: false,
   };
-  const files: string[] = [];
+  const index = path.join(out, "index.html");
+  const pages: string[] = [];
   let bytes = 0;
   const write = async (file: string, html: string) => {
     await writeFileAtomic(file, html, target);
-    files.push(file);
     bytes += Buffer.byteLength(html, "utf8");
   };
   const earlier = await earlierPages(out);
   const names = new Set(plan.stores.map((s) => storeFileName(s.key)));
   // Listed before they are written: a run stopped half-way leaves no page of carte's unlisted.
   await writePageList(out, new Set([...earlier, ...names]), options.root);
-  await write(path.join(out, "index.html"), renderIndex(plan));
   const desired = options.project.desired.stores;
-  for (const store of plan.stores) {
-    const state: StoreState | undefined = Object.hasOwn(desired, store.key) ? desired[store.key] : undefined;
-    await write(path.join(out, "stores", storeFileName(store.key)), renderStorePage(plan, store, state));
+  try {
+    for (const store of plan.stores) {
+      const state: StoreState | undefined = Object.hasOwn(desired, store.key)
+        ? desired[store.key]
+        : undefined;
+      const page = path.join(out, "stores", storeFileName(store.key));
+      await write(page, renderStorePage(plan, store, state));
+      pages.push(page);
+    }
+    await write(index, renderIndex(plan));
+  } catch (err) {
+    throw await takenBack(err, pages, index, target);
   }
   await removeStalePages(out, earlier, names, options.root);
   await writePageList(out, names, options.root);
-  return { index: files[0]!, files, stores: plan.stores.length, changes: plan.changes.length, bytes };
+  return { index, files: [index, ...pages], stores: plan.stores.length, changes: plan.changes.length, bytes };
 }

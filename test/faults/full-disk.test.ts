@@ -213,6 +213,46 @@ describe.skipIf(cannotMount !== undefined)("a full disk", () => {
     expect(plan.code, plan.out + plan.err).toBe(0);
   });
 
+  it("leaves no index linking to a page it did not write when preview --out runs out of space, and a re-run succeeds", async () => {
+    const fx = await exampleAgainstEmulator([
+      "stores/bog-centro.yaml",
+      "stores/bog-chapinero.yaml",
+      "stores/med-poblado.yaml",
+    ]);
+    cleanup = fx.close;
+    const out = path.join(mountPoint, "preview");
+    const args = ["preview", "-q", "-c", fx.config, "--out", out];
+
+    // Room for the index, the list of pages and the first store's page, not for the second store's
+    // (pages measured by a preview elsewhere).
+    const elsewhere = mkdtempSync(path.join(tmpdir(), "carte-preview-size-"));
+    const measured = await carte([...args.slice(0, -1), elsewhere]);
+    expect(measured.code, measured.err).toBe(0);
+    const { bsize } = statfsSync(mountPoint);
+    const pages = (f: string) => Math.ceil(statSync(path.join(elsewhere, f)).size / bsize);
+    expect(pages("stores/bog-chapinero.html")).toBeGreaterThan(pages("index.html") + 1);
+    fill(pages("index.html") + pages(".carte-preview.json") + pages("stores/bog-centro.html"));
+    rmSync(elsewhere, { recursive: true, force: true });
+
+    const full = await carte(args);
+    expect(full.code).toBe(1);
+    expect(full.err).toContain(`could not write the preview to ${out}/stores/bog-chapinero.html: ${ENOSPC}`);
+    expect(full.err).toContain(
+      "; no index.html is left (it would link to pages that are not there), and the page written before it was removed again",
+    );
+    expect(full.err).toContain("run carte preview again once there is room");
+    // No index, no page: nothing that links to a page that is not there.
+    expect(tree(out).filter((f) => f.endsWith(".html"))).toEqual([]);
+
+    free();
+    const run = await carte(args);
+    expect(run.code, run.err).toBe(0);
+    const index = readFileSync(path.join(out, "index.html"), "utf8");
+    const links = [...index.matchAll(/href="(stores\/[^"]+)"/g)].map((m) => m[1]!);
+    expect(links).toHaveLength(3);
+    for (const link of links) expect(existsSync(path.join(out, link)), link).toBe(true);
+  });
+
   it("leaves no file of a new project when init runs out of space", async () => {
     const dir = path.join(mountPoint, "new");
     // Room for every file but the last one written, carte.yaml.
