@@ -18,7 +18,7 @@ import {
   type HeldRefLock,
   type RemoteLock,
 } from "./gitops/ref-lock.js";
-import { findRepository } from "./gitops/safe-git.js";
+import { findRepository, type GitDeadline } from "./gitops/safe-git.js";
 import { compareWithBase, type BaseSplit, type LoadedBase } from "./gitops/base.js";
 import { loadChangeScope } from "./gitops/scope.js";
 import { planOnly } from "./gitops/reviewed.js";
@@ -108,7 +108,8 @@ interface RequestBase {
   /**
    * `--timeout`: the longest a run may take, in milliseconds, from its start: reads, retries and the
    * waits the platform asks for (429/503 `Retry-After`, which use up no attempt), the wait for another
-   * apply's lock, and the wait for the platform to show the changes. Default 15 minutes.
+   * apply's lock, every git command of the lock across machines, and the wait for the platform to show
+   * the changes. Default 15 minutes.
    */
   runTimeoutMs?: number;
   /**
@@ -512,9 +513,9 @@ export async function lockRun(
     waitMs: Math.max(0, Math.min(request.lockWaitMs ?? Infinity, deadline - Date.now())),
     ...(hooks.onLockWait ? { onWait: hooks.onLockWait } : {}),
   });
-  let shared: { held: HeldRefLock; settings: RefLockSettings } | undefined;
+  let shared: SharedLock | undefined;
   try {
-    shared = await takeRefLock(request, project, hooks, deadline);
+    shared = await takeRefLock(request, project, hooks, runBound(request, deadline));
   } catch (err) {
     await lock.release();
     throw err;
@@ -786,9 +787,50 @@ async function forgetSecrets(sink: SecretSink, forget: readonly string[], hooks:
   }
 }
 
+/** The lock across machines an apply holds, and the bound of its git commands. */
+interface SharedLock {
+  held: HeldRefLock;
+  settings: RefLockSettings;
+  bound: GitDeadline;
+}
+
+/**
+ * How long the release of the lock across machines may still take once the run's deadline has passed
+ * (or is closer than this), in ms: a run that used all its time (a platform slow to show its changes)
+ * still frees the lock, which would otherwise hold every other apply back until it goes stale.
+ */
+const RELEASE_GRACE_MS = 10_000;
+
+/** A duration as `--timeout` takes it: `20s`, `15m`, `1h`, `1500ms`. */
+function durationWords(ms: number): string {
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
+  if (ms % 1000 === 0) return `${ms / 1000}s`;
+  return `${ms}ms`;
+}
+
+/** The run's deadline as the bound of a git command: when, and `--timeout` in words for its error. */
+function runBound(request: RunRequest, deadline: number): GitDeadline {
+  const ms = request.runTimeoutMs ?? DEFAULT_RUN_TIMEOUT_MS;
+  return { at: deadline, limit: `the time limit of the run (--timeout ${durationWords(ms)})` };
+}
+
+/**
+ * The bound of the release of the lock across machines: the run's deadline, or
+ * {@link RELEASE_GRACE_MS} from now when that is later.
+ */
+function releaseBound(bound: GitDeadline): GitDeadline {
+  const now = Date.now();
+  if (bound.at - now >= RELEASE_GRACE_MS) return bound;
+  return {
+    at: now + RELEASE_GRACE_MS,
+    limit: `the ${RELEASE_GRACE_MS / 1000} s a release is given at the end of ${bound.limit}`,
+  };
+}
+
 /**
  * Takes the apply lock across machines the request and the project ask for ({@link ApplyRequest.refLock}),
- * waiting for another apply's up to the run's deadline; `undefined` when there is none to take (or,
+ * waiting for another apply's up to the run's deadline, every git command stopped there; `undefined` when there is none to take (or,
  * for the Action's default, when it cannot be taken here: a warning says why).
  *
  * @throws {@link LockError} when another apply holds it past the wait; {@link UsageError} when git
@@ -798,8 +840,8 @@ async function takeRefLock(
   request: ApplyRequest,
   project: LoadedProject,
   hooks: RunHooks,
-  deadline: number,
-): Promise<{ held: HeldRefLock; settings: RefLockSettings } | undefined> {
+  bound: GitDeadline,
+): Promise<SharedLock | undefined> {
   if (request.refLock === "off") return undefined;
   const chosen = project.lock ?? request.refLock;
   if (!chosen) return undefined;
@@ -821,15 +863,16 @@ async function takeRefLock(
       },
     );
     // ... and an origin reached over https or ssh, as a runner's checkout has.
-    if (!repo || (optional && !(await pushableRemote(repo, settings.remote)))) return undefined;
+    if (!repo || (optional && !(await pushableRemote(repo, settings.remote, bound)))) return undefined;
     const held = await acquireRefLock({
       repo,
       settings,
-      waitMs: Math.max(0, Math.min(request.lockWaitMs ?? Infinity, deadline - Date.now())),
+      waitMs: Math.max(0, Math.min(request.lockWaitMs ?? Infinity, bound.at - Date.now())),
       ...(hooks.onRefLockWait ? { onWait: (l: RemoteLock) => hooks.onRefLockWait?.(l, settings) } : {}),
       ...(request.runUrl ? { run: request.runUrl } : {}),
+      bound,
     });
-    return { held, settings };
+    return { held, settings, bound };
   } catch (err) {
     if (!optional || err instanceof LockError) throw err;
     hooks.onWarning?.(
@@ -842,14 +885,14 @@ async function takeRefLock(
   }
 }
 
-/** Releases the lock across machines; a failure to is a warning saying how to remove it. */
-async function releaseRefLock(
-  shared: { held: HeldRefLock; settings: RefLockSettings },
-  hooks: RunHooks,
-): Promise<void> {
+/**
+ * Releases the lock across machines, git stopped at the run's deadline (or {@link RELEASE_GRACE_MS}
+ * from now, when later); a failure to is a warning saying how to remove it.
+ */
+async function releaseRefLock(shared: SharedLock, hooks: RunHooks): Promise<void> {
   const name = lockName(shared.settings);
   try {
-    if (!(await shared.held.release())) {
+    if (!(await shared.held.release(releaseBound(shared.bound)))) {
       hooks.onWarning?.(
         `Warning: the apply lock ${name} was no longer this apply's (lock ${shared.held.id}) when it ended: ` +
           "it was removed (carte force-unlock) or taken over as stale; it was left as it is.",

@@ -12,6 +12,7 @@ import { DEFAULT_LOCK_REF, DEFAULT_LOCK_REMOTE, DEFAULT_LOCK_STALE_MINUTES } fro
 import { ExitCode, UsageError } from "../errors.js";
 import { describeRefHolder, forceUnlock, lockName } from "../gitops/ref-lock.js";
 import { findRepository } from "../gitops/safe-git.js";
+import { DEFAULT_RUN_TIMEOUT_MS } from "../run.js";
 import { escapeTerminal } from "../render/escape.js";
 import { printWarnings, type CliIo } from "./io.js";
 
@@ -64,7 +65,11 @@ export async function runForceUnlock(opts: ForceUnlockCommand, io: CliIo): Promi
     }
   }
   const repo = await findRepository(project.root);
-  const removed = await forceUnlock(repo, settings, opts.id);
+  // A remote that never answers stops git at the limit an apply has by default, not never.
+  const removed = await forceUnlock(repo, settings, opts.id, {
+    at: Date.now() + DEFAULT_RUN_TIMEOUT_MS,
+    limit: `the ${DEFAULT_RUN_TIMEOUT_MS / 60_000} minutes force-unlock is given`,
+  });
   io.out(
     escapeTerminal(`Removed the apply lock ${lockName(settings)}: ${describeRefHolder(removed)}.`) + "\n",
   );

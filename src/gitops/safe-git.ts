@@ -18,8 +18,14 @@
  * Nothing else in src/ spawns git (eslint.config.js refuses it outside this module).
  */
 
-import { execFile, spawn, type ChildProcessByStdio, type ExecFileException } from "node:child_process";
-import { lstat, realpath } from "node:fs/promises";
+import {
+  execFile,
+  spawn,
+  type ChildProcess,
+  type ChildProcessByStdio,
+  type ExecFileException,
+} from "node:child_process";
+import { lstat, readdir, readFile, realpath } from "node:fs/promises";
 import path from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { UsageError } from "../errors.js";
@@ -101,12 +107,16 @@ export function gitInvocation(repo: GitRepository, args: readonly string[]): Git
   };
 }
 
+/** Most bytes of output {@link runGit} and {@link askGit} read: 512 MiB (a diff of a large tree). */
+const EXEC_BYTES = 512 * 1024 * 1024;
+
 /** Why a git command failed, in a line: the first of what git said, else what kept it from running. */
 function why(err: ExecFileException, stderr: string): string {
   const said = stderr.trim().split("\n")[0];
   if (said) return said;
   if (err.code === "ENOENT") return "git cannot be run (is it installed, and on PATH?)";
-  if (err.code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER") return "its output passed 512 MiB";
+  if (err.code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER")
+    return `it wrote more than ${bytesInWords(EXEC_BYTES)}`;
   if (typeof err.code === "number") return `exit code ${err.code}`;
   return err.signal ? `stopped by ${err.signal}` : "it could not be run";
 }
@@ -120,7 +130,7 @@ function exec(call: GitInvocation, name: string, no?: "exit 1 is no"): Promise<s
     execFile(
       "git",
       call.args,
-      { cwd: call.cwd, env: call.env, maxBuffer: 512 * 1024 * 1024, encoding: "utf8" },
+      { cwd: call.cwd, env: call.env, maxBuffer: EXEC_BYTES, encoding: "utf8" },
       (err, stdout, stderr) => {
         if (!err) resolve(stdout);
         else if (no && err.code === 1) resolve(undefined);
@@ -130,45 +140,236 @@ function exec(call: GitInvocation, name: string, no?: "exit 1 is no"): Promise<s
   });
 }
 
-/** What one git command did: its exit code and what it wrote (each bounded to 1 MiB). */
+/** What one git command did ({@link gitOutcome}): its exit code and what it wrote, bounded. */
 export interface GitOutcome {
   code: number;
   stdout: string;
   stderr: string;
+  /**
+   * The standard output went past {@link GitCallOptions.maxBytes} and was cut there
+   * ({@link GitCallOptions.cut}): `stdout` holds its first bytes, git was ended, and `code` is 0.
+   */
+  cut?: boolean;
+}
+
+/** The latest a git command may end, and that limit in words for its error. */
+export interface GitDeadline {
+  /** When git is stopped (epoch ms, {@link Date.now}'s clock). */
+  at: number;
+  /** What the limit is, in words: `the time limit of the run (--timeout 20s)`. */
+  limit: string;
+}
+
+/** How {@link gitOutcome} runs git. */
+export interface GitCallOptions {
+  /** A commit's author and committer, added to git's environment (`GIT_AUTHOR_NAME`…; nothing else). */
+  identity?: Readonly<Record<string, string>>;
+  /** git is stopped then, and the call fails with {@link GitDeadlineError}. */
+  deadline?: GitDeadline | undefined;
+  /** Most bytes of standard output read. Default {@link OUTCOME_BYTES}. */
+  maxBytes?: number;
+  /**
+   * Past {@link maxBytes}, keep the bytes read and end git ({@link GitOutcome.cut}); without it, the
+   * call fails saying how much git wrote.
+   */
+  cut?: boolean;
+}
+
+/** Most bytes of a command's standard output {@link gitOutcome} reads unless told: 1 MiB. */
+export const OUTCOME_BYTES = 1024 * 1024;
+/** Most bytes of what git says on its standard error that are kept (the first line is what is shown). */
+const STDERR_BYTES = 64 * 1024;
+/** How long git has to end once asked to (SIGTERM) before it is killed (SIGKILL), in ms. */
+const STOP_GRACE_MS = 2_000;
+
+/**
+ * git did not end before its deadline ({@link GitCallOptions.deadline}) and was stopped: a remote that
+ * never answers (a server that accepts the connection and says nothing, a network that drops it).
+ */
+export class GitDeadlineError extends UsageError {
+  constructor(
+    /** The git command (`push`, `ls-remote`…). */
+    readonly command: string,
+    /** The limit that ended it, in words ({@link GitDeadline.limit}). */
+    readonly limit: string,
+  ) {
+    super(`git ${command} had no answer within ${limit}: it was stopped`, { commandLine: false });
+    this.name = "GitDeadlineError";
+  }
 }
 
 /** Variables a caller may add to a git command's environment: a commit's author and committer. */
 const IDENTITY = /^GIT_(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)$/;
 
 /**
+ * The processes `pid` started, theirs, and so on, as the system lists them now: on Linux from
+ * `/proc/<pid>/stat` (no program needed), elsewhere from `ps`. Empty when they cannot be listed.
+ */
+async function descendants(pid: number): Promise<number[]> {
+  const parents: [number, number][] = [];
+  if (process.platform === "linux") {
+    for (const name of await readdir("/proc").catch(() => [] as string[])) {
+      if (!/^\d+$/.test(name)) continue;
+      // `pid (comm) state ppid …`: the name may hold spaces and parentheses, so read after the last `)`.
+      const stat = await readFile(`/proc/${name}/stat`, "latin1").catch(() => "");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (Number.isInteger(ppid)) parents.push([Number(name), ppid]);
+    }
+  } else {
+    const listed = await new Promise<string>((resolve) =>
+      execFile("ps", ["-A", "-o", "pid=", "-o", "ppid="], { maxBuffer: 16 * 1024 * 1024 }, (err, out) =>
+        resolve(err ? "" : out),
+      ),
+    );
+    for (const line of listed.split("\n")) {
+      const m = /^\s*(\d+)\s+(\d+)\s*$/.exec(line);
+      if (m) parents.push([Number(m[1]), Number(m[2])]);
+    }
+  }
+  const found: number[] = [];
+  const wanted = new Set([pid]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [child, parent] of parents) {
+      if (wanted.has(parent) && !wanted.has(child)) {
+        wanted.add(child);
+        found.push(child);
+        grew = true;
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * Stops git and the programs it started (ssh for a remote, which git leaves running when it is sent a
+ * signal): SIGTERM to each, then SIGKILL to git if it still runs after {@link STOP_GRACE_MS} (not to
+ * the others, whose process ids may have been given to another program by then). Its output
+ * is no longer read, so that nothing git's programs hold open keeps carte waiting. On Windows,
+ * `taskkill /T` ends the tree.
+ */
+function stop(child: ChildProcess): void {
+  child.stdout?.destroy();
+  child.stderr?.destroy();
+  const pid = child.pid;
+  if (pid === undefined) return;
+  if (process.platform === "win32") {
+    execFile("taskkill", ["/pid", String(pid), "/T", "/F"], () => undefined);
+    return;
+  }
+  // Listed while git runs: its programs are still its children.
+  void descendants(pid).then((tree) => {
+    child.kill("SIGTERM");
+    for (const p of tree) {
+      try {
+        process.kill(p, "SIGTERM");
+      } catch {
+        // ended already
+      }
+    }
+    setTimeout(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    }, STOP_GRACE_MS).unref();
+  });
+}
+
+/**
  * Runs git in `repo` ({@link gitInvocation}) and resolves with its exit code and output, whatever the
- * code (`git push --porcelain` says per ref what it did, and exits 1 when one was rejected). `identity`
- * adds a commit's author and committer to the environment (`GIT_AUTHOR_NAME`…; nothing else).
+ * code (`git push --porcelain` says per ref what it did, and exits 1 when one was rejected). Its
+ * standard output is read up to {@link GitCallOptions.maxBytes} (cut there, or the call fails), its
+ * standard error up to 64 KiB; past {@link GitCallOptions.deadline} git is stopped (with the programs
+ * it started for a remote) and the call fails at once.
  *
- * @throws {@link UsageError} when git cannot be run, or stops on a signal.
+ * @throws {@link GitDeadlineError} at the deadline; {@link UsageError} when git cannot be run, stops
+ *   on a signal, or writes more than it may.
  */
 export function gitOutcome(
   repo: GitRepository,
   args: readonly string[],
-  identity: Readonly<Record<string, string>> = {},
+  options: GitCallOptions = {},
 ): Promise<GitOutcome> {
   const call = gitInvocation(repo, args);
-  for (const [name, value] of Object.entries(identity)) {
+  for (const [name, value] of Object.entries(options.identity ?? {})) {
     if (!IDENTITY.test(name)) throw new UsageError(`git: ${name} is not a commit identity variable`);
     call.env[name] = value;
   }
+  const command = args.find((a) => !a.startsWith("-")) ?? "";
+  const maxBytes = options.maxBytes ?? OUTCOME_BYTES;
+  const deadline = options.deadline;
+  if (deadline && Date.now() >= deadline.at) {
+    return Promise.reject(new GitDeadlineError(command, deadline.limit));
+  }
   return new Promise((resolve, reject) => {
-    execFile(
-      "git",
-      call.args,
-      { cwd: call.cwd, env: call.env, maxBuffer: 1024 * 1024, encoding: "utf8" },
-      (err, stdout, stderr) => {
-        if (!err) return resolve({ code: 0, stdout, stderr });
-        if (typeof err.code === "number") return resolve({ code: err.code, stdout, stderr });
-        reject(new UsageError(`git ${args[0] ?? ""} failed: ${why(err, stderr)}`));
-      },
+    const child = spawn("git", call.args, {
+      cwd: call.cwd,
+      env: call.env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const out: Buffer[] = [];
+    let outBytes = 0;
+    let err = "";
+    let done = false;
+    let cut = false;
+    let overflow = false;
+    const finish = (settle: () => void) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      settle();
+    };
+    const timer = deadline
+      ? setTimeout(
+          () => {
+            stop(child);
+            finish(() => reject(new GitDeadlineError(command, deadline.limit)));
+          },
+          Math.max(0, deadline.at - Date.now()),
+        )
+      : undefined;
+    child.stdout.on("data", (d: Buffer) => {
+      if (cut || overflow) return;
+      const room = maxBytes - outBytes;
+      out.push(d.length > room ? d.subarray(0, room) : d);
+      outBytes += Math.min(d.length, room);
+      if (d.length <= room) return;
+      if (options.cut) cut = true;
+      else overflow = true;
+      stop(child);
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      if (err.length < STDERR_BYTES) err = (err + d.toString("utf8")).slice(0, STDERR_BYTES);
+    });
+    child.on("error", (e: NodeJS.ErrnoException) =>
+      finish(() =>
+        reject(
+          new UsageError(
+            `git ${command} failed: ${e.code === "ENOENT" ? "git cannot be run (is it installed, and on PATH?)" : `it could not be run (${e.code ?? "?"})`}`,
+          ),
+        ),
+      ),
+    );
+    child.on("close", (code, signal) =>
+      finish(() => {
+        const stdout = Buffer.concat(out).toString("utf8");
+        if (cut) return resolve({ code: 0, stdout, stderr: err, cut: true });
+        if (overflow) {
+          return reject(
+            new UsageError(`git ${command} failed: it wrote more than ${bytesInWords(maxBytes)}`),
+          );
+        }
+        if (code !== null) return resolve({ code, stdout, stderr: err });
+        const said = err.trim().split("\n")[0];
+        reject(new UsageError(`git ${command} failed: ${said || `stopped by ${signal ?? "a signal"}`}`));
+      }),
     );
   });
+}
+
+/** A bound in bytes, in words: `1 MiB`, `64 KiB`. */
+function bytesInWords(n: number): string {
+  if (n % (1024 * 1024) === 0) return `${n / (1024 * 1024)} MiB`;
+  if (n % 1024 === 0) return `${n / 1024} KiB`;
+  return `${n} bytes`;
 }
 
 /**

@@ -5,7 +5,7 @@
  * credentials.
  */
 
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { git } from "../action/harness.js";
@@ -23,6 +23,20 @@ export interface TestRemote {
    * stand-in for ssh. Returns `dir`.
    */
   checkout(dir?: string): string;
+  /**
+   * Makes the origin of the checkout `dir` a remote that never answers: the stand-in for ssh starts,
+   * records its process id and waits, saying nothing (as a server that accepts the connection and
+   * never replies).
+   */
+  hang(dir: string): void;
+  /** The processes of the stand-ins of {@link hang} that still run. */
+  hanging(): number[];
+  /**
+   * Makes the commit of the empty tree whose message is `message` in the origin and points `ref` at
+   * it, as someone who may push the ref could (a lock carte never wrote). Returns the commit's name.
+   */
+  plantCommit(ref: string, message: string): string;
+  /** Ends the stand-ins of {@link hang} still running, and removes everything. */
   close(): void;
 }
 
@@ -36,6 +50,24 @@ export function testRemote(): TestRemote {
   const origin = path.join(root, "origin.git");
   git(root, "init", "-q", "--bare", origin);
   const url = `ssh://carte.invalid${origin}`;
+  const pids = path.join(root, "hanging-pids");
+  const hang = path.join(root, "hanging-ssh");
+  // `exec`: the process that waits is the one recorded (and the one git ends with its connection).
+  writeFileSync(hang, `#!/bin/sh\necho $$ >> '${pids}'\nexec sleep 120\n`);
+  chmodSync(hang, 0o755);
+  const hanging = () =>
+    (existsSync(pids) ? readFileSync(pids, "utf8") : "")
+      .split("\n")
+      .filter((l) => l !== "")
+      .map(Number)
+      .filter((pid) => {
+        try {
+          process.kill(pid, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      });
   let n = 0;
   return {
     root,
@@ -49,6 +81,19 @@ export function testRemote(): TestRemote {
       git(dir, "config", "ssh.variant", "simple");
       return dir;
     },
-    close: () => rmSync(root, { recursive: true, force: true }),
+    hang: (dir) => git(dir, "config", "core.sshCommand", hang),
+    hanging,
+    plantCommit(ref, message) {
+      const file = path.join(root, `message-${++n}`);
+      writeFileSync(file, message);
+      const tree = git(origin, "hash-object", "-t", "tree", "-w", "/dev/null");
+      const commit = git(origin, "commit-tree", tree, "-F", file);
+      git(origin, "update-ref", ref, commit);
+      return commit;
+    },
+    close: () => {
+      for (const pid of hanging()) process.kill(pid, "SIGKILL");
+      rmSync(root, { recursive: true, force: true });
+    },
   };
 }

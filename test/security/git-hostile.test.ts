@@ -26,15 +26,16 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runAction } from "../../src/action/main.js";
 import { loadProject } from "../../src/config/index.js";
-import { UsageError } from "../../src/errors.js";
+import { LockError, UsageError } from "../../src/errors.js";
 import { loadBase } from "../../src/gitops/base.js";
 import { fetchCommit, findRepository, resolveCommit } from "../../src/gitops/git.js";
-import { acquireRefLock, readRefLock } from "../../src/gitops/ref-lock.js";
-import { gitInvocation } from "../../src/gitops/safe-git.js";
+import { acquireRefLock, forceUnlock, readRefLock } from "../../src/gitops/ref-lock.js";
+import { gitInvocation, type GitRepository } from "../../src/gitops/safe-git.js";
 import { loadChangeScope } from "../../src/gitops/scope.js";
 import { CATALOG, PROJECT, storeYaml } from "../config/helpers.js";
 import { carte } from "../helpers/project.js";
 import { git } from "../action/harness.js";
+import { testRemote, type TestRemote } from "../helpers/remote.js";
 
 let root: string;
 /** Where the planted commands leave their marks: it must stay empty. */
@@ -433,4 +434,127 @@ describe("a base commit whose files cannot be written out", () => {
       expect(readdirSync(tmp)).toEqual([]);
     });
   }
+});
+
+describe("a hostile lock across machines", () => {
+  const SETTINGS = { ref: "refs/carte/lock", remote: "origin", staleMs: 3_600_000 };
+  let remote: TestRemote | undefined;
+  afterEach(() => {
+    remote?.close();
+    remote = undefined;
+  });
+
+  /** A checkout of a new remote holding a project whose carte.yaml asks for the lock. */
+  async function lockedProject(): Promise<{ dir: string; config: string; repo: GitRepository }> {
+    remote = testRemote();
+    const dir = remote.checkout();
+    mkdirSync(path.join(dir, "stores"));
+    mkdirSync(path.join(dir, "catalogs"));
+    writeFileSync(path.join(dir, "carte.yaml"), `${PROJECT}lock:\n  git_ref: refs/carte/lock\n`);
+    writeFileSync(path.join(dir, "catalogs/burgers.yaml"), CATALOG);
+    writeFileSync(path.join(dir, "stores/a.yaml"), storeYaml(900101, "a"));
+    return { dir, config: path.join(dir, "carte.yaml"), repo: await findRepository(dir) };
+  }
+
+  it("a lock commit over 1 MiB is read cut: the apply names it, and force-unlock removes it", async () => {
+    const { config, repo } = await lockedProject();
+    const holder = { id: "0123456789ab", host: "h", pid: 1, since: new Date().toISOString() };
+    const big = `carte apply lock\n\n${JSON.stringify({ ...holder, run: "x".repeat(2 * 1024 * 1024) })}\n`;
+    const sha = remote!.plantCommit("refs/carte/lock", big);
+
+    const refused = await carte(["apply", "--auto-approve", "--timeout", "2s", "-c", config]);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain("another carte apply holds the apply lock refs/carte/lock on origin");
+    expect(refused.err).toContain(`carte force-unlock ${sha}`);
+    expect(refused.err).toContain(`a commit ${sha.slice(0, 12)} too large to be carte's lock`);
+    expect(refused.err).not.toMatch(/MiB/);
+    expect((await readRefLock(repo, SETTINGS))?.sha).toBe(sha);
+
+    const removed = await carte(["force-unlock", sha, "--force", "-c", config]);
+    expect(removed.code, removed.err).toBe(0);
+    expect(removed.out).toContain("Removed the apply lock refs/carte/lock on origin");
+    expect(git(remote!.origin, "for-each-ref", "refs/carte")).toBe("");
+  });
+
+  it("a lock commit whose holder says 2 MiB is named by its commit, and removed by it", async () => {
+    const { repo } = await lockedProject();
+    const sha = remote!.plantCommit("refs/carte/lock", `not a lock\n\n${"y".repeat(2 * 1024 * 1024)}\n`);
+    const lock = await readRefLock(repo, SETTINGS);
+    expect(lock?.sha).toBe(sha);
+    expect(lock?.holder).toBeUndefined();
+    expect((await forceUnlock(repo, SETTINGS, sha)).sha).toBe(sha);
+    expect(await readRefLock(repo, SETTINGS)).toBeUndefined();
+  });
+
+  it(
+    "apply --timeout 3s against a remote that never answers ends at its deadline, git stopped",
+    { timeout: 30_000 },
+    async () => {
+      const { dir, config } = await lockedProject();
+      remote!.hang(dir);
+      const started = Date.now();
+      const run = carte(["apply", "--auto-approve", "--timeout", "3s", "-c", config]);
+      const outcome = await Promise.race([
+        run,
+        new Promise<"still running">((r) => setTimeout(() => r("still running"), 15_000)),
+      ]);
+      expect(outcome).not.toBe("still running");
+      const r = outcome as Awaited<typeof run>;
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(r.code).toBe(1);
+      expect(r.err).toContain("could not take the apply lock refs/carte/lock on origin");
+      expect(r.err).toContain("ssh://carte.invalid");
+      expect(r.err).toContain("--timeout 3s");
+      expect(r.err).not.toContain("Run `carte --help`");
+      // The remote's connection is ended with git: nothing of it is left running.
+      await expect.poll(() => remote!.hanging(), { timeout: 5_000 }).toEqual([]);
+    },
+  );
+
+  it(
+    "a wait whose remote stops answering ends at the deadline, naming the holder",
+    { timeout: 30_000 },
+    async () => {
+      const { repo } = await lockedProject();
+      const other = remote!.checkout();
+      const held = await acquireRefLock({ repo: await findRepository(other), settings: SETTINGS, waitMs: 0 });
+      const started = Date.now();
+      const waiting = acquireRefLock({
+        repo,
+        settings: SETTINGS,
+        waitMs: 60_000,
+        pollMs: 50,
+        bound: { at: Date.now() + 3_000, limit: "the time limit of the test" },
+        // Found held: from now on the remote never answers.
+        onWait: () => remote!.hang(repo.top),
+      }).catch((e: unknown) => e);
+      const refused = await waiting;
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(refused).toBeInstanceOf(LockError);
+      expect(String(refused)).toContain(`(lock ${held.id}: process ${process.pid}`);
+      await expect.poll(() => remote!.hanging(), { timeout: 5_000 }).toEqual([]);
+    },
+  );
+
+  it("the release and force-unlock are bounded too", { timeout: 30_000 }, async () => {
+    const { dir, repo } = await lockedProject();
+    const held = await acquireRefLock({ repo, settings: SETTINGS, waitMs: 0 });
+    remote!.hang(dir);
+    const started = Date.now();
+    const released = await held
+      .release({ at: Date.now() + 1_000, limit: "the time limit of the run (--timeout 1s)" })
+      .catch((e: unknown) => e);
+    expect(Date.now() - started).toBeLessThan(8_000);
+    expect(released).toBeInstanceOf(UsageError);
+    expect(String(released)).toMatch(
+      /could not release the apply lock refs\/carte\/lock on origin \(ssh:\/\/carte\.invalid.*\): git had no answer .*\(--timeout 1s\)/,
+    );
+    const bound = { at: Date.now() + 1_000, limit: "the time limit of the test" };
+    const unlocked = await forceUnlock(repo, SETTINGS, held.id, bound).catch((e: unknown) => e);
+    expect(Date.now() - started).toBeLessThan(16_000);
+    expect(String(unlocked)).toMatch(
+      /could not read the apply lock refs\/carte\/lock on origin \(ssh:\/\/carte\.invalid.*\): git had no answer from the remote within the time limit of the test/,
+    );
+    await expect.poll(() => remote!.hanging(), { timeout: 5_000 }).toEqual([]);
+  });
 });

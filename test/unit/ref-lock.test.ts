@@ -105,4 +105,21 @@ describe("the apply lock across machines", () => {
     );
     expect(existsSync(path.join(remote!.origin, "refs", "carte"))).toBe(false);
   });
+
+  it("names a missing remote as missing, with how to add it or pick another", async () => {
+    const [a] = await checkouts(1);
+    git(a!.top, "remote", "rename", "origin", "upstream");
+    const err = await acquireRefLock({ repo: a!, settings: SETTINGS, waitMs: 0 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UsageError);
+    const said = String(err);
+    expect(said).toContain("the apply lock refs/carte/lock on origin needs the git remote origin");
+    expect(said).toContain("(its remotes: upstream)");
+    expect(said).toContain("git remote add origin URL");
+    expect(said).toContain("lock: remote: NAME");
+    expect(said).not.toContain("transport");
+    await expect(forceUnlock(a!, SETTINGS, "0123456789ab")).rejects.toThrow(/needs the git remote origin/);
+    git(a!.top, "remote", "remove", "upstream");
+    await expect(readRefLock(a!, SETTINGS)).rejects.toThrow(/\(it has no remote at all\)/);
+    expect(existsSync(path.join(remote!.origin, "refs", "carte"))).toBe(false);
+  });
 });
