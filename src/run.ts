@@ -343,6 +343,7 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
       const options: RunOptions = {
         ...runOptions(request, hooks),
         ...(run.targeting ? { targeting: run.targeting } : {}),
+        identitySites: run.project.identitySites,
         deadline,
       };
       // The sink of an apply is made once, before planning (ApplyRequest.secrets).

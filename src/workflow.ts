@@ -696,20 +696,15 @@ async function settleLostAnswers(
 
 /**
  * The apply's check of a store before its first call by integration id: none for a pairing the plan
- * showed (or an earlier run recorded), else {@link applyPairingCheck}, waiting for the store's own
- * categories to show up to the settle window.
+ * showed (or an earlier run recorded), else {@link applyPairingCheck}.
  */
 function pairingGuard(plan: Plan, session: Session, options: RunOptions): (store: string) => Promise<void> {
-  const check = applyPairingCheck(
-    plan,
-    {
-      client: session.client,
-      record: session.pairings,
-      sites: options.identitySites,
-      parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
-    },
-    options.settleMs ?? 5_000,
-  );
+  const check = applyPairingCheck(plan, {
+    client: session.client,
+    record: session.pairings,
+    sites: options.identitySites,
+    parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
+  });
   const ids = new Map(plan.stores.map((s) => [s.key, s.storeId]));
   return async (store) => {
     const storeId = ids.get(store);

@@ -28,6 +28,7 @@ import {
   writeImport,
 } from "../import/index.js";
 import { EMULATOR_STATE, emulatorStateFile, samePlatform, stateCopyPlan } from "../import/state.js";
+import { PLACEHOLDER_NOTE, placeholderIntegrationId } from "../import/render.js";
 import { emptyStore, type StoreIdentity } from "../model.js";
 import { DEFAULT_SAFETY } from "../plan/safety.js";
 import { escapeTerminal } from "../render/escape.js";
@@ -270,6 +271,15 @@ export async function runImport(opts: ImportCommand, io: CliIo): Promise<number>
     : await writeImportedProject(outDir, result.files, companions);
   if (statePlan === "unchanged") written.push({ path: EMULATOR_STATE, status: "unchanged" });
   if (!opts.quiet) printImported(io, written, result, { stores: states.length, shown, merged: !!target });
+  const placeholders = identities.filter((s) => s.integrationId === placeholderIntegrationId(s.storeId));
+  if (placeholders.length > 0) {
+    io.err(
+      escapeTerminal(
+        `Note: the integration_id of ${plural(placeholders.length, "store")} ` +
+          `(${placeholders.map((s) => `${s.storeId}: ${s.integrationId}`).join(", ")}) is ${PLACEHOLDER_NOTE}.`,
+      ) + "\n",
+    );
+  }
   if (target) await printMergeNotes(io, shown, configOut, result.files);
   // Whether `carte plan` of the written project compares its files with the platform they were read from.
   const planTarget = target ?? { ...project, root: outDir };

@@ -35,7 +35,7 @@ import { fetchCurrent } from "../state/current.js";
 import { factorStores } from "./factor.js";
 import { factorGroups } from "./groups.js";
 import { importParts } from "./registry.js";
-import { catalogText, groupText, projectText, storeText } from "./render.js";
+import { catalogText, groupText, placeholderIntegrationId, projectText, storeText } from "./render.js";
 import { sanitizeStates } from "./sanitize.js";
 import type { ImportContext, ImportPart } from "../kinds/import-types.js";
 import type { CompanionFile } from "./state.js";
@@ -60,8 +60,8 @@ const STORE_ID = /^[1-9][0-9]*$/;
 /**
  * The stores named on the command line. Each argument is a platform store id or, for a store of the
  * loaded carte.yaml, its integration id; comma lists are split. A store of carte.yaml keeps its
- * integration id and name; any other store id gets integration id `store-<id>` and name `Store <id>`
- * (the platform's menu API answers carry neither).
+ * integration id and name; any other store id gets the placeholder integration id `store-<id>`
+ * ({@link placeholderIntegrationId}) and name `Store <id>` (the platform's menu API answers carry neither).
  *
  * @throws {@link UsageError} for an argument that is neither, or when no store is named.
  */
@@ -89,9 +89,9 @@ export function resolveStoreArgs(
     }
     if (!out.has(name))
       out.set(name, {
-        key: `store-${name}`,
+        key: placeholderIntegrationId(name),
         storeId: name,
-        integrationId: `store-${name}`,
+        integrationId: placeholderIntegrationId(name),
         name: `Store ${name}`,
       });
   }

@@ -76,9 +76,29 @@ export function groupText(group: GroupFile, stores: readonly string[], currency?
   );
 }
 
-/** The text of an imported store file (prices with the currency's decimals, when one is given). */
+/**
+ * The integration id an import writes for a store it cannot name otherwise: the platform's reads by
+ * store id carry no integration id (docs/platform-api.md, "Store identity"), so a store that carte.yaml
+ * does not list gets `store-<id>` until a person writes the real one.
+ */
+export function placeholderIntegrationId(storeId: string): string {
+  return `store-${storeId}`;
+}
+
+/** What a person must do about a placeholder integration id, for the file and the import's output. */
+export const PLACEHOLDER_NOTE =
+  "a placeholder: write the platform's integration id of this store (the one given when it was set up " +
+  "on the platform); carte cannot read it, and refuses to switch items on or off until it is right";
+
+/**
+ * The text of an imported store file (prices with the currency's decimals, when one is given). A
+ * placeholder integration id ({@link placeholderIntegrationId}) is marked as such beside it.
+ */
 export function storeText(file: StoreFile, currency?: Currency): string {
-  return yamlText(file, `Imported by carte import: store ${file.store.integration_id}.`, currency);
+  const text = yamlText(file, `Imported by carte import: store ${file.store.integration_id}.`, currency);
+  const iid = file.store.integration_id;
+  if (iid !== placeholderIntegrationId(String(file.store.id))) return text;
+  return text.replace(`\n  integration_id: ${iid}\n`, `\n  integration_id: ${iid} # ${PLACEHOLDER_NOTE}\n`);
 }
 
 /** The text of the carte.yaml that an import writes when the folder has none. */

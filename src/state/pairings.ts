@@ -140,50 +140,35 @@ function problemAt(site: IdentitySite | undefined, message: string): ConfigProbl
   };
 }
 
-/** How often an apply reads a new store's categories while waiting for its own to show, in ms. */
-const POLL_MS = 250;
-
 /**
  * The check an apply makes before the first call that addresses a store by integration id, for a store
- * whose pairing its plan could not check (a new store): its categories by store id (those the apply
- * just created, once the platform shows them, waiting up to `waitMs`) against those of its integration
- * id. Rejects with the located message when the integration id is unknown or another store's, or when
- * nothing can be compared within the wait: the store's calls by integration id are then not made.
+ * whose pairing neither its plan nor the record showed (a new store, whose categories the same apply
+ * creates): its categories by store id against those of its integration id, read now. Rejects with the
+ * located message when the integration id is unknown or shows another store's categories: the store's
+ * calls by integration id are then not made. When neither shows a category yet, the call goes: a store
+ * without categories has no item it could switch (the platform refuses the call), and the apply's
+ * verification reads the store by its id, so a change that landed elsewhere leaves the apply
+ * incomplete; the next plan checks the pairing against the categories the apply created.
  */
-export function applyPairingCheck(
-  plan: Plan,
-  context: PairingContext,
-  waitMs: number,
-): (key: string) => Promise<void> {
+export function applyPairingCheck(plan: Plan, context: PairingContext): (key: string) => Promise<void> {
   const byKey = new Map(plan.stores.map((s) => [s.key, s]));
   return async (key) => {
     const store = byKey.get(key);
     if (!store) return;
-    const until = Date.now() + waitMs;
-    for (;;) {
-      const [byStore, byIntegration] = await Promise.all([
-        categoriesByStore(context.client, store.storeId),
-        categoriesByIntegration(context.client, key),
-      ]);
-      const verdict = judgePairing(byStore, byIntegration);
-      if (verdict.state === "verified") {
-        context.record?.add(store.storeId, key);
-        await context.record?.save();
-        return;
-      }
-      const message = pairingMessage(store, verdict);
-      const site = context.sites?.get(key);
-      const at = site && site.line > 0 ? `${site.file}:${site.line}:${site.col}: ` : "";
-      if (message !== undefined) throw new StoreIdentityError(key, `${at}${message}`);
-      if (Date.now() + POLL_MS > until) {
-        throw new StoreIdentityError(
-          key,
-          `${at}the pairing of ${named(store)} with integration id ${quote(key)} could not be checked: ` +
-            `the platform showed no category of the store within ${Math.round(waitMs / 1000)} s; ` +
-            "its items were not switched on or off. Run `carte apply` again once the platform shows its menu",
-        );
-      }
-      await new Promise((r) => setTimeout(r, POLL_MS));
+    const [byStore, byIntegration] = await Promise.all([
+      categoriesByStore(context.client, store.storeId),
+      categoriesByIntegration(context.client, key),
+    ]);
+    const verdict = judgePairing(byStore, byIntegration);
+    if (verdict.state === "verified") {
+      context.record?.add(store.storeId, key);
+      await context.record?.save();
+      return;
     }
+    const message = pairingMessage(store, verdict);
+    if (message === undefined) return;
+    const site = context.sites?.get(key);
+    const at = site && site.line > 0 ? `${site.file}:${site.line}:${site.col}: ` : "";
+    throw new StoreIdentityError(key, `${at}${message}`);
   };
 }

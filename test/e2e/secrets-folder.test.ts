@@ -45,9 +45,10 @@ describe("the secrets folder", () => {
     const secrets = readSecrets(file);
     expect(Object.keys(secrets)).toEqual(EXAMPLE_EVENTS);
     for (const e of EXAMPLE_EVENTS) expect(secrets[e]).toMatch(/^[0-9a-f]{48}$/);
-    // Nothing else: no marker of pending secrets, no temporary file; the apply's lock folder
-    // holds no lock once the apply is over.
-    expect(readdirSync(folder)).toEqual(["locks", "webhook-secrets.json"]);
+    // Nothing else but the verified store pairings (0600 too): no marker of pending secrets, no
+    // temporary file; the apply's lock folder holds no lock once the apply is over.
+    expect(readdirSync(folder)).toEqual(["locks", "pairings.json", "webhook-secrets.json"]);
+    expect(statSync(path.join(folder, "pairings.json")).mode & 0o777).toBe(0o600);
     expect(readdirSync(path.join(folder, "locks"))).toEqual([]);
     expect(r.err).not.toContain("Warning");
   });
@@ -82,7 +83,7 @@ describe("the secrets folder", () => {
     writeFileSync(path.join(folder, stale), '{"NEW_ORDER": "half-written');
     const r = await carte(["apply", "-c", fx.config, "--auto-approve"]);
     expect(r.code, r.err).toBe(0);
-    expect(readdirSync(folder)).toEqual(["locks", "webhook-secrets.json"]);
+    expect(readdirSync(folder)).toEqual(["locks", "pairings.json", "webhook-secrets.json"]);
     expect(readdirSync(path.join(folder, "locks"))).toEqual([]);
   });
 

@@ -96,6 +96,14 @@ describe("carte import", () => {
       open: true,
     });
     expect(run.out).toContain("Imported 1 store into 1 catalog: shared (store-800001)");
+    // Its integration id is a placeholder, and both the file and the output say what to write there.
+    const text = readFileSync(path.join(out, "stores", "store-800001.yaml"), "utf8");
+    expect(text).toContain(
+      "  integration_id: store-800001 # a placeholder: write the platform's integration id of this store",
+    );
+    expect(run.err).toContain(
+      "Note: the integration_id of 1 store (800001: store-800001) is a placeholder: write the platform's integration id",
+    );
   });
 
   it("takes identities from carte.yaml, by store id or integration id", async () => {
