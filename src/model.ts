@@ -115,8 +115,10 @@ export interface Suspension {
   /** ISO 8601 date and time with offset, e.g. `2026-11-25T18:00:00-05:00`. */
   until?: string;
   /**
-   * Desired side: how the plan shows `until` to the store's people, in its time zone (`18:00 GMT-5
-   * (today)`, src/config/zone.ts `localText`); absent when the store has no time zone.
+   * Desired side: `until` as the store's people read it, in its time zone and with its date
+   * (`2026-11-26 18:00 GMT-5`, src/config/zone.ts `localText`), for the menu preview; absent when the
+   * store has no time zone. No words relative to a day: the desired state's digest must not change
+   * from one day to the next for the same instant.
    */
   shown?: string;
   /** Current side: carte switched the item off (its marker is on the platform). */

@@ -100,7 +100,9 @@ export const SHOW_CALLS_OPTION = {
 
 /**
  * A plan in the chosen format (with `--base`, this branch's changes apart from drift). The text view
- * counts the API calls unless `showCalls`; the JSON view always holds them all.
+ * counts the API calls unless `showCalls`; the JSON view always holds them all. `now` is when it is
+ * read (the run's clock, `CARTE_NOW`; default the system's): the text and Markdown views say instants
+ * relative to that day (`18:00 GMT-5 (today)`), the JSON view never.
  */
 export function render(
   plan: Plan,
@@ -109,14 +111,15 @@ export function render(
   base?: BaseSplit,
   target?: string,
   showCalls = false,
+  now?: Date,
 ): string {
   if (format === "json") return base ? JSON.stringify({ ...plan, base }, null, 2) + "\n" : renderJson(plan);
   if (format === "markdown")
     return base
-      ? renderPlanComment(plan, { split: base, subject: "branch", target })
-      : renderMarkdown(plan, { target });
+      ? renderPlanComment(plan, { split: base, subject: "branch", target, now })
+      : renderMarkdown(plan, { target, now });
   return (
-    renderText(plan, { color, target, showCalls }) + (base ? renderSplitText(plan, base, { color }) : "")
+    renderText(plan, { color, target, showCalls, now }) + (base ? renderSplitText(plan, base, { color }) : "")
   );
 }
 
@@ -228,6 +231,7 @@ export async function runPlan(opts: PlanCommand, io: CliIo): Promise<number> {
               info.base,
               describeTarget(info.target),
               opts.showCalls,
+              clockFromEnv(io.env),
             ),
           );
           if (opts.format === "text") io.out(stagesText(plan, info.stages));
@@ -322,7 +326,12 @@ export async function runApply(opts: ApplyCommand, io: CliIo): Promise<number> {
             );
           if (!opts.json)
             io.out(
-              renderText(plan, { color, target: describeTarget(info.target), showCalls: opts.showCalls }),
+              renderText(plan, {
+                color,
+                target: describeTarget(info.target),
+                showCalls: opts.showCalls,
+                now: clockFromEnv(io.env),
+              }),
             );
           if (!opts.json) io.out(stagesText(plan, info.stages));
           shown = opts.json ? undefined : plan;

@@ -8,6 +8,7 @@
 import path from "node:path";
 import type { Argv, CommandModule } from "yargs";
 import { loadProject } from "../config/index.js";
+import { clockFromEnv } from "../config/time.js";
 import { carteManifest } from "../config/version.js";
 import { ExitCode } from "../errors.js";
 import { initProject } from "../init.js";
@@ -15,7 +16,7 @@ import { readPlanToShow } from "../plan/file.js";
 import { escapeTerminal } from "../render/escape.js";
 import { renderStatusJson, renderStatusText } from "../render/status.js";
 import { describeTarget, openSession, runTarget } from "../session.js";
-import { projectStatus } from "../status.js";
+import { projectStatus, type StoreStatus } from "../status.js";
 import { SHOW_CALLS_OPTION, render } from "./commands.js";
 import { printWarnings, useColor, type CliIo } from "./io.js";
 
@@ -46,7 +47,18 @@ export async function runShow(
   const { plan, digestMatches } = await readPlanToShow(opts.file);
   if (!digestMatches) warnEditedPlan(opts.file, "shown", io);
   // The target the plan was made against (saved by carte plan --out; escaped by the renderers).
-  io.out(render(plan, opts.format, useColor(opts.color, io), undefined, plan.target, opts.showCalls));
+  // Instants are said relative to the day the plan is shown, not the day it was saved.
+  io.out(
+    render(
+      plan,
+      opts.format,
+      useColor(opts.color, io),
+      undefined,
+      plan.target,
+      opts.showCalls,
+      clockFromEnv(io.env),
+    ),
+  );
   return ExitCode.ok;
 }
 
@@ -91,7 +103,8 @@ export async function runStatus(
     else {
       io.out(renderStatusText(status, `the ${describeTarget(runTarget(project))}`));
     }
-    return status.stores.some((s) => s.state === "missing") ? ExitCode.error : ExitCode.ok;
+    const wrong = (s: StoreStatus) => s.pairing === "wrong" || s.pairing === "unknown";
+    return status.stores.some((s) => s.state === "missing" || wrong(s)) ? ExitCode.error : ExitCode.ok;
   } finally {
     await session.close();
   }

@@ -311,9 +311,13 @@ export class StoreClock {
     return this.instant({ kind: "local", wall: { ...date, hour: 0, minute: 0 } }, text, site);
   }
 
-  /** How the plan shows an instant to the store's people (`18:00 GMT-5 (today)`); `undefined` without a zone. */
+  /**
+   * An instant as the store's people read it, with its date (`2026-11-26 18:00 GMT-5`), true whatever
+   * day it is read: it is part of the desired state, whose digest a saved plan keeps; `undefined`
+   * without a zone. Words relative to a day (`(today)`) are the plan's views' (src/render/view.ts).
+   */
   shown(ms: number): string | undefined {
-    return this.zone === undefined ? undefined : localText(ms, this.zone, this.now);
+    return this.zone === undefined ? undefined : localText(ms, this.zone);
   }
 
   /**

@@ -117,11 +117,12 @@ export function suggestZone(name: string): string | undefined {
 }
 
 /**
- * How the plan writes an instant for the people of a store: its wall time and the zone's short name as
- * `Intl` gives it (`18:00 GMT-5`, `CST`), with `(today)` or `(tomorrow)` when it falls on the store's
- * date at `now` or the day after, else with its date (`2026-12-24 18:00 GMT-3`).
+ * How people of a store read an instant: its wall time and the zone's short name as `Intl` gives it
+ * (`18:00 GMT-5`, `CST`), with `(today)` or `(tomorrow)` when it falls on the store's date at `now` or
+ * the day after, else with its date (`2026-12-24 18:00 GMT-3`). Without `now`, always with its date:
+ * the text stays true whatever day it is read.
  */
-export function localText(ms: number, zone: string, now: number): string {
+export function localText(ms: number, zone: string, now?: number): string {
   let f = labels.get(zone);
   if (!f) {
     f = new Intl.DateTimeFormat("en-US", { timeZone: zone, timeZoneName: "short" });
@@ -131,6 +132,7 @@ export function localText(ms: number, zone: string, now: number): string {
   const w = wallTime(ms, zone);
   const hhmm = `${pad(w.hour)}:${pad(w.minute)}`;
   const date = dateKey(w);
+  if (now === undefined) return `${date} ${hhmm} ${name}`;
   const today = wallTime(now, zone);
   if (date === dateKey(today)) return `${hhmm} ${name} (today)`;
   const next = new Date(Date.UTC(today.year, today.month - 1, today.day + 1));

@@ -160,13 +160,15 @@ function offResource(sku: string, byCarte: boolean, until: string | undefined): 
 }
 
 /**
- * The state of an item for people: `on`, `off`, `off until 18:00 (2026-11-25T18:00:00-05:00)`, and
- * whether it was switched off outside the files. `shown` is the time in the store's zone when the files
- * give one (`18:00 GMT-5 (today)`, model `Suspension.shown`).
+ * The state of an item as the plan's data says it: `on`, `off`, `off until 18:00
+ * (2026-11-25T18:00:00-05:00)`, and whether it was switched off outside the files. The time is the
+ * wall time the instant carries (carte writes it with the store's offset), so the text is the same
+ * whatever day the plan is made or read; words relative to the reader's day (`18:00 GMT-5 (today)`)
+ * are the text and Markdown views' (src/render/view.ts), from `until`, the resource's own field.
  */
-export function availabilityState(r: AvailabilityResource, shown?: string): string {
+export function availabilityState(r: AvailabilityResource): string {
   if (r.available) return "on";
-  const time = r.until === undefined ? undefined : (shown ?? /T(\d{2}:\d{2})/.exec(r.until)?.[1]);
+  const time = r.until === undefined ? undefined : /T(\d{2}:\d{2})/.exec(r.until)?.[1];
   const until = r.until === undefined ? "" : ` until ${time ?? r.until} (${r.until})`;
   return `off${until}${r.byCarte ? "" : ", switched off outside the files"}`;
 }
@@ -229,13 +231,8 @@ export const availability: ResourceKind<AvailabilityResource, "availability"> = 
   title: (state, key) => own(itemsOf(state), key)?.title,
   // A new item is created available (platform notes, "Store menu API").
   initial: (after) => ({ sku: after.sku, available: true }),
-  diff(before, after, desired): AttributeDiff[] {
-    // The files' time in the store's zone, when the desired state holds it for this very instant.
-    const s = desired && own(availabilityOf(desired).suspensions, after.sku);
-    const shown = s?.until !== undefined && s.until === after.until ? s.shown : undefined;
-    return [
-      { attribute: "state", before: availabilityState(before), after: availabilityState(after, shown) },
-    ];
+  diff(before, after): AttributeDiff[] {
+    return [{ attribute: "state", before: availabilityState(before), after: availabilityState(after) }];
   },
   read(snapshot, into) {
     const wire = partOf(snapshot, storeMenuRead)!;

@@ -656,7 +656,10 @@ function sortedDigests(digests: Readonly<Record<string, string>>): Record<string
   return out;
 }
 
-/** A store as a plan names it: its key, platform id, name and how its schedules are written. */
+/**
+ * A store as a plan names it: its key, platform id, name, how its schedules are written and its time
+ * zone.
+ */
 function plannedStore(key: string, want: StoreState): Plan["stores"][number] {
   const s = want.store;
   return {
@@ -664,6 +667,7 @@ function plannedStore(key: string, want: StoreState): Plan["stores"][number] {
     storeId: s.storeId,
     name: s.name,
     ...(want.schedulesVia ? { schedulesVia: want.schedulesVia } : {}),
+    ...(s.timeZone !== undefined ? { timeZone: s.timeZone } : {}),
   };
 }
 

@@ -98,6 +98,12 @@ export interface PlanStore {
   name: string;
   /** Set when the store writes schedules through the utils group (a setting of the files). */
   schedulesVia?: "menu" | "utils";
+  /**
+   * The store's IANA time zone (`timezone:` of its files), when they write one: the text and Markdown
+   * views show the instants of its changes on its clock (`18:00 GMT-5 (today)`), relative to when they
+   * are read. Added after version 1 was published; readers must not require it.
+   */
+  timeZone?: string;
 }
 
 /**

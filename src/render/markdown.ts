@@ -29,6 +29,11 @@ export interface MarkdownOptions {
   target?: string | undefined;
   /** The rollout's stages and what each would change (`RunResult.plannedStages`), under the counts. */
   stages?: readonly StageOutcome[] | undefined;
+  /**
+   * When the plan is read (ms since the epoch or a date; default: the system's clock): instants are
+   * said relative to that day on each store's clock (`18:00 GMT-5 (today)`).
+   */
+  now?: number | Date | undefined;
 }
 
 /** The lines of changes inside a ```diff fence: `+` create, `!` update, `-` delete (src/render/view.ts). */
@@ -80,8 +85,8 @@ interface Section {
  * The sections of a set of changes, in order: the client settings, the changes the same in several
  * stores (one section), then one per store with what is left for it. Each is complete Markdown.
  */
-function sectionsOf(plan: Plan, changes: ResourceChange[]): Section[] {
-  const view = buildView(plan, changes);
+function sectionsOf(plan: Plan, changes: ResourceChange[], now: number | Date | undefined): Section[] {
+  const view = buildView(plan, changes, now === undefined ? undefined : Number(now));
   const out: Section[] = [];
   const counts = (list: readonly ChangeView[]) => {
     const n = (a: ResourceChange["action"]) => list.filter((c) => c.action === a).length;
@@ -191,7 +196,7 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
   if (shownRows < rows.length) out += cutNote(plural(rows.length - Math.max(0, shownRows), "store row"));
   out += "\n";
 
-  const sections = sectionsOf(plan, plan.changes);
+  const sections = sectionsOf(plan, plan.changes, options.now);
   let shownSections = 0;
   for (const section of sections) {
     if (out.length + section.text.length > budget) break;
@@ -280,6 +285,11 @@ export interface PlanCommentOptions {
    * merged run), linked under the counts.
    */
   preview?: readonly PreviewNote[] | undefined;
+  /**
+   * When the plan is read (ms since the epoch or a date; default: the system's clock): instants are
+   * said relative to that day on each store's clock (`18:00 GMT-5 (today)`).
+   */
+  now?: number | Date | undefined;
 }
 
 /** Where the menu preview of a plan can be seen, or why it cannot (src/action/preview.ts). */
@@ -323,7 +333,13 @@ export function previewLine(notes: readonly PreviewNote[]): string {
  * A table of stores and one collapsed section per store for `changes`, within `budget` characters;
  * what does not fit is counted in a note pointing at `where`.
  */
-function changeList(plan: Plan, changes: ResourceChange[], budget: number, where: string): string {
+function changeList(
+  plan: Plan,
+  changes: ResourceChange[],
+  budget: number,
+  where: string,
+  now?: number | Date,
+): string {
   const byStore = changesByStore(changes);
   const clientSection = byStore.has("") ? [{ key: "", name: "client settings", storeId: "" }] : [];
   const stores = [...plan.stores, ...clientSection].filter((s) => byStore.has(s.key));
@@ -345,7 +361,7 @@ function changeList(plan: Plan, changes: ResourceChange[], budget: number, where
   shownRows -= 2;
   if (shownRows < rows.length) out += cutNote(plural(rows.length - Math.max(0, shownRows), "store row"));
   out += "\n";
-  const sections = sectionsOf(plan, changes);
+  const sections = sectionsOf(plan, changes, now);
   let shown = 0;
   for (const section of sections) {
     if (out.length + section.text.length > budget - reserve) break;
@@ -416,7 +432,7 @@ export function renderPlanComment(plan: Plan, options: PlanCommentOptions = {}):
   const budget = () => max - out.length - footer.length;
   const split = options.split;
   if (!split) {
-    if (plan.changes.length > 0) out += changeList(plan, plan.changes, budget(), where);
+    if (plan.changes.length > 0) out += changeList(plan, plan.changes, budget(), where, options.now);
     return out + footer;
   }
   const at = (list: string[]) => {
@@ -431,7 +447,7 @@ export function renderPlanComment(plan: Plan, options: PlanCommentOptions = {}):
   out += `#### This ${subject} changes: ${own.length === 0 ? "nothing" : countsOf(own)}\n\n`;
   if (own.length > 0) {
     // This part matters most: it gets the room it needs, the drift what is left.
-    out += changeList(plan, own, budget() - (drift.length > 0 ? 2_000 : 0), where);
+    out += changeList(plan, own, budget() - (drift.length > 0 ? 2_000 : 0), where, options.now);
   } else if (split.unavailable === undefined) {
     out += `_The base's files would make the same changes._\n\n`;
   }
@@ -440,7 +456,7 @@ export function renderPlanComment(plan: Plan, options: PlanCommentOptions = {}):
     out +=
       `_The files of the base ${base} would make these changes too: edits made on the platform, ` +
       `or changes merged but not applied yet. Applying this ${subject} applies them as well._\n\n`;
-    out += changeList(plan, drift, budget(), where);
+    out += changeList(plan, drift, budget(), where, options.now);
   }
   if (split.settled.length > 0) {
     const shown = split.settled.slice(0, 20).map(code).join(", ");

@@ -296,17 +296,22 @@ function valueOr(changed: string, plain: string): string {
 /** Whether the item is switched off after the plan, and until when as the plan shows it. */
 function offState(v: StoreView, sku: string): { off: boolean; until?: string; change?: ResourceChange } {
   const c = changeOf(v, "availability", sku);
+  const a = v.state ? availabilityOf(v.state) : undefined;
+  const s = a?.suspensions ? own(a.suspensions, sku) : undefined;
   if (c?.after) {
     const after = c.after as { available: boolean; until?: string };
     const shown = c.diff.find((d) => d.attribute === "state")?.after;
     if (after.available) return { off: false, change: c };
-    const until = typeof shown === "string" && shown.startsWith("off until ") ? shown.slice(10) : after.until;
+    // The files' time in the store's zone with its date, when it is this very instant; else the plan's.
+    const until =
+      s?.shown !== undefined && s.until === after.until
+        ? `${s.shown} (${after.until})`
+        : typeof shown === "string" && shown.startsWith("off until ")
+          ? shown.slice(10)
+          : after.until;
     return { off: true, change: c, ...(until !== undefined ? { until } : {}) };
   }
-  if (!v.state) return { off: false };
-  const a = availabilityOf(v.state);
-  if (!a.unavailable.includes(sku)) return { off: false };
-  const s = a.suspensions ? own(a.suspensions, sku) : undefined;
+  if (!a || !a.unavailable.includes(sku)) return { off: false };
   const until = s?.shown ?? s?.until;
   return { off: true, ...(until !== undefined ? { until } : {}) };
 }

@@ -97,6 +97,12 @@ export interface TextOptions {
    * log): the count alone.
    */
   showCallsBy?: string | null | undefined;
+  /**
+   * When the plan is read (ms since the epoch or a date; default: the system's clock; the CLI passes
+   * the run's, `CARTE_NOW`): instants are said relative to that day on each store's clock
+   * (`18:00 GMT-5 (today)`).
+   */
+  now?: number | Date | undefined;
 }
 
 /** The first line naming where a run goes: `Target: embedded emulator (state in …)`. Raw text. */
@@ -153,7 +159,7 @@ export function renderTextParts(plan: Plan, options: TextOptions): TextPart[] {
       else lines.push(`${pad}    ${d.after !== undefined ? `${label}: ${escapeTerminal(d.after)}` : label}`);
     }
   };
-  const view = buildView(plan);
+  const view = buildView(plan, plan.changes, options.now === undefined ? undefined : Number(options.now));
   const [client, stores] =
     view.stores[0]?.key === "" ? [view.stores[0], view.stores.slice(1)] : [undefined, view.stores];
   if (client) {

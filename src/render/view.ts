@@ -25,6 +25,7 @@
 
 import diff from "microdiff";
 import { currencyOf, formatPrice, type Currency } from "../money.js";
+import { canonicalZone, localText } from "../config/zone.js";
 import { nounsOf } from "../kinds/registry.js";
 import type { ChangeAction } from "../kinds/types.js";
 import { WEEKDAYS, type ImageRef, type Slot } from "../model.js";
@@ -276,6 +277,35 @@ interface Context {
   money: Currency | undefined;
   /** Titles of the SKUs of a store's changes (items, groups, categories), from their before or after. */
   titles: Map<string, string>;
+  /** The store's time zone as the plan names it, when known and valid (`PlanStore.timeZone`). */
+  zone: string | undefined;
+  /** When the view is read, in ms since the epoch: what `today` means. */
+  now: number;
+}
+
+/** An instant as ISO 8601 with its offset, as carte writes `until` (`2026-11-26T18:00:00-05:00`). */
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T(\d{2}):(\d{2})(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * How people read an item's switch-off: ` until 18:00 GMT-5 (today) (2026-11-26T18:00:00-05:00)` on
+ * the store's clock, relative to `now`, when the plan names the store's zone, else the wall time the
+ * instant carries (` until 18:00 (…)`, as the plan's data says it); `, switched off outside the files`
+ * when carte's marker is not on it. The words change with the day they are read: the JSON plan keeps the
+ * instant (`after.until`) and the stable text (src/kinds/availability.ts `availabilityState`).
+ */
+function offWords(after: unknown, ctx: Context): string {
+  const until = get(after, "until");
+  const outside = get(after, "byCarte") === true ? "" : ", switched off outside the files";
+  if (typeof until !== "string") return outside;
+  const m = ISO_INSTANT.exec(until);
+  const ms = m ? Date.parse(until) : NaN;
+  const local =
+    ctx.zone !== undefined && Number.isFinite(ms)
+      ? localText(ms, ctx.zone, ctx.now)
+      : m
+        ? `${m[1]}:${m[2]}`
+        : until;
+  return ` until ${local} (${until})${outside}`;
 }
 
 /** One attribute shown by `show`: its new value for a create, old → new otherwise. */
@@ -440,11 +470,12 @@ function changeView(ch: ResourceChange, ctx: Context): Entry {
     case "availability": {
       const on = get(ch.after, "available");
       const view = titled(`item ${ch.key}`);
-      // The kind's words for the new state (`off until 18:00 (…)`, src/kinds/availability.ts).
-      const state = ch.diff?.find((d) => d.attribute === "state")?.after;
-      const words = typeof state === "string" && state.startsWith("off ") ? state.slice(3) : "";
       view.summary =
-        on === false ? `switched off${words}` : on === true ? "switched on" : "no longer managed";
+        on === false
+          ? `switched off${offWords(ch.after, ctx)}`
+          : on === true
+            ? "switched on"
+            : "no longer managed";
       return { category: ORDER.availability, sort: ch.key, view };
     }
     case "holiday": {
@@ -769,8 +800,15 @@ export function attributeLabel(attribute: string, isGroup: boolean): string {
 /**
  * Builds the presentation model of a plan (see the module's comment), of all its changes or of `changes`
  * (a part of them: this branch's own, the drift). Pure.
+ *
+ * @param now - when the view is read (ms since the epoch; default: the system's clock): instants are
+ *   said relative to that day on each store's clock (`18:00 GMT-5 (today)`).
  */
-export function buildView(plan: Plan, changes: readonly ResourceChange[] = plan.changes): PlanView {
+export function buildView(
+  plan: Plan,
+  changes: readonly ResourceChange[] = plan.changes,
+  now: number = Date.now(),
+): PlanView {
   const money = plan.currency === undefined ? undefined : currencyOf(plan.currency);
   const byStore = new Map<string, ResourceChange[]>();
   for (const ch of changes) {
@@ -800,7 +838,8 @@ export function buildView(plan: Plan, changes: readonly ResourceChange[] = plan.
       )
         titles.set(c.key, t);
     }
-    unitsByStore.set(s.key, unitsOf(s.key, storeEntries(changes, { money, titles })));
+    const zone = "timeZone" in s && typeof s.timeZone === "string" ? canonicalZone(s.timeZone) : undefined;
+    unitsByStore.set(s.key, unitsOf(s.key, storeEntries(changes, { money, titles, zone, now })));
   }
 
   // Units found in two stores or more (never the client's), in the order they first appear.

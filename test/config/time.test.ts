@@ -45,7 +45,7 @@ describe("until: of a switched-off item", () => {
     expect(catalogOf(a).unavailable).toEqual(["BACON", "FRIES"]);
     // Sent as written; the plan shows it on the store's clock.
     expect(catalogOf(a).suspensions).toEqual({
-      FRIES: { until: "2026-11-25T18:00:00-05:00", shown: "18:00 GMT-5 (today)" },
+      FRIES: { until: "2026-11-25T18:00:00-05:00", shown: "2026-11-25 18:00 GMT-5" },
     });
     expect(catalogOf(project.desired.stores.b!).unavailable).toEqual([]);
     expect(project.warnings).toEqual([
@@ -63,7 +63,7 @@ describe("until: of a switched-off item", () => {
       ),
     });
     expect(catalogOf(project.desired.stores.a!).suspensions).toEqual({
-      FRIES: { until: "2026-11-25T18:00:00-05:00", shown: "18:00 GMT-5 (today)" },
+      FRIES: { until: "2026-11-25T18:00:00-05:00", shown: "2026-11-25 18:00 GMT-5" },
     });
     const problems = await problemsOf(
       load({

@@ -9,6 +9,9 @@ import { describe, expect, it } from "vitest";
 import { loadProject } from "../../src/config/index.js";
 import { specialDaysState } from "../../src/kinds/special-days.js";
 import { buildPlan } from "../../src/plan/plan.js";
+import { renderJson } from "../../src/render/json.js";
+import { renderMarkdown } from "../../src/render/markdown.js";
+import { renderText } from "../../src/render/text.js";
 import { catalogOf, current } from "../helpers/builders.js";
 import { CATALOG, problemsOf, shown, storeYaml, writeProject } from "./helpers.js";
 
@@ -38,23 +41,64 @@ describe("a chain across two time zones", () => {
     const { bog, sao } = project.desired.stores;
     expect(bog!.store.timeZone).toBe("America/Bogota");
     expect(catalogOf(bog!).suspensions).toEqual({
-      FRIES: { until: "2026-11-26T18:00:00-05:00", shown: "18:00 GMT-5 (today)" },
+      FRIES: { until: "2026-11-26T18:00:00-05:00", shown: "2026-11-26 18:00 GMT-5" },
     });
     expect(catalogOf(sao!).suspensions).toEqual({
-      FRIES: { until: "2026-11-27T18:00:00-03:00", shown: "18:00 GMT-3 (tomorrow)" },
+      FRIES: { until: "2026-11-27T18:00:00-03:00", shown: "2026-11-27 18:00 GMT-3" },
     });
     const have = structuredClone(bog!);
     catalogOf(have).unavailable = [];
     catalogOf(have).suspensions = undefined;
     const plan = buildPlan({ stores: { bog: bog! } }, current(have));
     const fries = plan.changes.find((c) => c.address === "store[bog].availability[FRIES]");
+    // The plan's data holds the wall time and the instant, no words that change with the day.
     expect(fries?.diff).toEqual([
-      {
-        attribute: "state",
-        before: "on",
-        after: "off until 18:00 GMT-5 (today) (2026-11-26T18:00:00-05:00)",
-      },
+      { attribute: "state", before: "on", after: "off until 18:00 (2026-11-26T18:00:00-05:00)" },
     ]);
+    expect(fries?.after).toMatchObject({ until: "2026-11-26T18:00:00-05:00" });
+    // The text and Markdown views say it on the store's clock, relative to when they are read.
+    const now = Date.parse("2026-11-26T19:00:00-03:00");
+    expect(renderText(plan, { color: false, now })).toContain(
+      "item FRIES (Fries): switched off until 18:00 GMT-5 (today) (2026-11-26T18:00:00-05:00)",
+    );
+    expect(renderMarkdown(plan, { now })).toContain("switched off until 18:00 GMT-5 (today)");
+  });
+
+  it("keeps the JSON plan the same whatever day it is made, the words in the text views only", async () => {
+    const files = {
+      "stores/bog.yaml": storeYaml(
+        1,
+        "bog",
+        "timezone: America/Bogota\navailability:\n  unavailable:\n" +
+          '    - { sku: FRIES, until: "2026-11-27 18:00" }\n',
+      ),
+    };
+    const planAt = async (now: string) => {
+      const bog = (await load(files, now)).project.desired.stores.bog!;
+      const have = structuredClone(bog);
+      catalogOf(have).unavailable = [];
+      catalogOf(have).suspensions = undefined;
+      return buildPlan({ stores: { bog } }, current(have));
+    };
+    // The day before and on the day: the same instant, so the same JSON plan.
+    const before = await planAt("2026-11-26T12:00:00-05:00");
+    const onTheDay = await planAt("2026-11-27T12:00:00-05:00");
+    expect(renderJson(onTheDay)).toBe(renderJson(before));
+    expect(renderJson(before)).not.toMatch(/\(today\)|\(tomorrow\)|GMT-5/);
+    expect(before.stores).toEqual([
+      { key: "bog", storeId: "1", name: "Store bog", timeZone: "America/Bogota" },
+    ]);
+    // Read on each day, the text view says the day as it is then.
+    const text = (now: string) => renderText(before, { color: false, now: Date.parse(now) });
+    expect(text("2026-11-26T12:00:00-05:00")).toContain(
+      "until 18:00 GMT-5 (tomorrow) (2026-11-27T18:00:00-05:00)",
+    );
+    expect(text("2026-11-27T12:00:00-05:00")).toContain(
+      "until 18:00 GMT-5 (today) (2026-11-27T18:00:00-05:00)",
+    );
+    expect(text("2026-11-29T12:00:00-05:00")).toContain(
+      "until 2026-11-27 18:00 GMT-5 (2026-11-27T18:00:00-05:00)",
+    );
   });
 
   it("starts a dated closure and a price from a date at each store's own midnight", async () => {
@@ -100,8 +144,8 @@ describe("until: close and for:", () => {
     );
     // Thursday: the evening slot runs past midnight, so close is 02:00 of Friday.
     expect(catalogOf(project.desired.stores.a!).suspensions).toEqual({
-      FRIES: { until: "2026-11-27T02:00:00-05:00", shown: "02:00 GMT-5 (tomorrow)" },
-      BURGER: { until: "2026-11-26T13:30:00-05:00", shown: "13:30 GMT-5 (today)" },
+      FRIES: { until: "2026-11-27T02:00:00-05:00", shown: "2026-11-27 02:00 GMT-5" },
+      BURGER: { until: "2026-11-26T13:30:00-05:00", shown: "2026-11-26 13:30 GMT-5" },
     });
   });
 

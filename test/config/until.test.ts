@@ -273,12 +273,12 @@ describe("until: close on a holiday", () => {
   it("is the end of the holiday's own hours when the files shorten them", async () => {
     const { project } = await load({ "stores/a.yaml": store('  "01-01": ["10:00-15:00"]\n') }, newYear);
     expect(catalogOf(project.desired.stores.a!).suspensions).toEqual({
-      FRIES: { until: "2027-01-01T15:00:00-05:00", shown: "15:00 GMT-5 (today)" },
+      FRIES: { until: "2027-01-01T15:00:00-05:00", shown: "2027-01-01 15:00 GMT-5" },
     });
     // A holiday the files write hours for, on another date, leaves today's regular close.
     const other = await load({ "stores/a.yaml": store('  "12-25": []\n') }, newYear);
     expect(catalogOf(other.project.desired.stores.a!).suspensions).toEqual({
-      FRIES: { until: "2027-01-01T22:00:00-05:00", shown: "22:00 GMT-5 (today)" },
+      FRIES: { until: "2027-01-01T22:00:00-05:00", shown: "2027-01-01 22:00 GMT-5" },
     });
   });
 });

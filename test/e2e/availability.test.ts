@@ -167,6 +167,19 @@ describe("time-bound states", () => {
     // The emulator switches items back on by the machine's clock: the test's days are far ahead.
     // 17:00 in Bogotá, 19:00 in São Paulo: 18:00 is today in one, tomorrow in the other.
     const evening = { CARTE_NOW: "2099-11-26T19:00:00-03:00" };
+    // A saved plan holds the instant and words true on any day; carte show says the day as it is then.
+    const saved = path.join(dir, "plan.json");
+    expect((await carte(["plan", "-c", config, "--out", saved], evening)).code).toBe(0);
+    const json = readFileSync(saved, "utf8");
+    expect(json).toContain('"after": "off until 18:00 (2099-11-26T18:00:00-05:00)"');
+    expect(json).not.toMatch(/\(today\)|\(tomorrow\)/);
+    const nextDay = await carte(["show", saved], { CARTE_NOW: "2099-11-27T12:00:00-05:00" });
+    expect(nextDay.out).toMatch(
+      /item SIDE-CASCOS .*switched off until 2099-11-26 18:00 GMT-5 \(2099-11-26T18:00:00-05:00\)/,
+    );
+    expect(nextDay.out).toMatch(
+      /item SIDE-CASCOS .*switched off until 18:00 GMT-3 \(today\) \(2099-11-27T18:00:00-03:00\)/,
+    );
     // carte apply shows the plan it carries out.
     const plan = await applyClean(config, evening);
     expect(plan.out).toMatch(
