@@ -15,7 +15,9 @@
  */
 
 import type { LoadedProject } from "./config/index.js";
+import pLimit from "p-limit";
 import { ApiError } from "./errors.js";
+import { categoriesByIntegration, categoriesByStore, judgePairing } from "./state/pairing.js";
 import { storesOpen, MAX_STATUS_STORES } from "./platform/stores.js";
 import { listWebhooks } from "./platform/webhooks.js";
 import type { Session } from "./session.js";
@@ -39,6 +41,12 @@ export interface StoreStatus {
   open?: boolean;
   /** Where an unmanaged store was seen: `webhooks` or `emulator`. */
   seenIn?: string[];
+  /**
+   * For a managed store: whether the platform shows its file's integration id to be its own
+   * (docs/platform-api.md, "Store identity"): `verified`; `wrong`: it is another store's; `unknown`:
+   * the client has no store with it; `unchecked`: neither address shows a category yet.
+   */
+  pairing?: "verified" | "wrong" | "unknown" | "unchecked";
 }
 
 /** The status of a project's stores. */
@@ -111,6 +119,10 @@ export async function projectStatus(
   const unmanagedIds = [...seen.keys()].filter((id) => !fileIds.has(id)).sort(byNumber);
   const open = await openOf(session, [...named.map((n) => n.storeId), ...unmanagedIds]);
 
+  const pairings = await pairingsOf(
+    session,
+    named.filter((n) => open.has(n.storeId)),
+  );
   const stores: StoreStatus[] = named.map((n) => ({
     storeId: n.storeId,
     integrationId: n.key,
@@ -118,6 +130,7 @@ export async function projectStatus(
     ...(storeFiles.has(n.key) ? { file: storeFiles.get(n.key)! } : {}),
     state: open.has(n.storeId) ? "managed" : "missing",
     ...(open.has(n.storeId) ? { open: open.get(n.storeId)! } : {}),
+    ...(pairings.has(n.key) ? { pairing: pairings.get(n.key)! } : {}),
   }));
   for (const id of unmanagedIds) {
     const s = seen.get(id)!;
@@ -131,6 +144,44 @@ export async function projectStatus(
     });
   }
   return { stores };
+}
+
+/** Reads of pairings at once. */
+const PAIRING_READS = 8;
+
+/**
+ * The pairing of each managed store ({@link StoreStatus.pairing}): a pairing the record holds without
+ * a read, the others by their categories through both addresses (src/state/pairing.ts).
+ */
+async function pairingsOf(
+  session: Session,
+  stores: readonly { key: string; storeId: string }[],
+): Promise<Map<string, NonNullable<StoreStatus["pairing"]>>> {
+  const limit = pLimit(PAIRING_READS);
+  const out = new Map<string, NonNullable<StoreStatus["pairing"]>>();
+  await Promise.all(
+    stores.map((s) =>
+      limit(async () => {
+        if (session.pairings?.has(s.storeId, s.key)) return void out.set(s.key, "verified");
+        const [byStore, byIntegration] = await Promise.all([
+          categoriesByStore(session.client, s.storeId),
+          categoriesByIntegration(session.client, s.key),
+        ]);
+        const verdict = judgePairing(byStore, byIntegration);
+        if (verdict.state === "verified") session.pairings?.add(s.storeId, s.key);
+        out.set(
+          s.key,
+          verdict.state === "mismatch"
+            ? "wrong"
+            : verdict.state === "unverifiable"
+              ? "unchecked"
+              : verdict.state,
+        );
+      }),
+    ),
+  );
+  await session.pairings?.save();
+  return out;
 }
 
 function byNumber(a: string, b: string): number {

@@ -16,7 +16,7 @@ import { readPlanToShow } from "../plan/file.js";
 import { escapeTerminal } from "../render/escape.js";
 import { renderStatusJson, renderStatusText } from "../render/status.js";
 import { describeTarget, openSession, runTarget } from "../session.js";
-import { projectStatus } from "../status.js";
+import { projectStatus, type StoreStatus } from "../status.js";
 import { SHOW_CALLS_OPTION, render } from "./commands.js";
 import { printWarnings, useColor, type CliIo } from "./io.js";
 
@@ -103,7 +103,8 @@ export async function runStatus(
     else {
       io.out(renderStatusText(status, `the ${describeTarget(runTarget(project))}`));
     }
-    return status.stores.some((s) => s.state === "missing") ? ExitCode.error : ExitCode.ok;
+    const wrong = (s: StoreStatus) => s.pairing === "wrong" || s.pairing === "unknown";
+    return status.stores.some((s) => s.state === "missing" || wrong(s)) ? ExitCode.error : ExitCode.ok;
   } finally {
     await session.close();
   }

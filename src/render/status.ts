@@ -8,6 +8,10 @@ import { escapeTerminal, jsonSafe } from "./escape.js";
 
 /** Where a store stands, in words. */
 function where(s: StoreStatus): string {
+  if (s.state === "managed" && s.pairing === "wrong")
+    return `${s.file ?? "?"}: its integration_id is another store's on the platform (carte plan names it)`;
+  if (s.state === "managed" && s.pairing === "unknown")
+    return `${s.file ?? "?"}: the platform knows no store with its integration_id`;
   if (s.state === "managed") return s.file ?? "";
   if (s.state === "missing") return `${s.file ?? "?"}: the platform does not show this store for this client`;
   return `no file manages it (seen in ${(s.seenIn ?? []).join(", ")}); carte leaves it as it is`;
@@ -41,7 +45,11 @@ export function renderStatusText(status: ProjectStatus, target: string): string 
           .trimEnd(),
     );
   const count = (state: StoreStatus["state"]) => status.stores.filter((s) => s.state === state).length;
-  lines.push(`${count("managed")} managed, ${count("unmanaged")} unmanaged, ${count("missing")} missing.`);
+  const wrong = status.stores.filter((s) => s.pairing === "wrong" || s.pairing === "unknown").length;
+  lines.push(
+    `${count("managed")} managed, ${count("unmanaged")} unmanaged, ${count("missing")} missing` +
+      (wrong > 0 ? `; ${wrong} with an integration_id that is not the store's.` : "."),
+  );
   return lines.map((l) => escapeTerminal(l)).join("\n") + "\n";
 }
 

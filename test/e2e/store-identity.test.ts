@@ -58,6 +58,11 @@ describe("store identity", () => {
     expect(applied.code).toBe(1);
     expect(applied.err).toContain("is the integration id of store 900102");
     expect(writes(emu.requests)).toEqual([]);
+    // carte status no longer calls the pairing managed.
+    const status = await carte(["status", "-c", config]);
+    expect(status.code).toBe(1);
+    expect(status.out).toMatch(/managed\s+900101\s+bog-chapinero\s.*its integration_id is another store's/);
+    expect(status.out).toContain("; 2 with an integration_id that is not the store's.");
     // Neither store's BURGER-DOUBLE was switched off.
     expect((await itemOf(client, "900101", "BURGER-DOUBLE")).suspension_info.is_available).toBe(true);
     expect((await itemOf(client, "900102", "BURGER-DOUBLE")).suspension_info.is_available).toBe(true);
