@@ -11,6 +11,7 @@ import { loadProject } from "../config/index.js";
 import { DEFAULT_LOCK_REF, DEFAULT_LOCK_REMOTE, DEFAULT_LOCK_STALE_MINUTES } from "../config/load.js";
 import { ExitCode, UsageError } from "../errors.js";
 import { describeRefHolder, forceUnlock, lockName } from "../gitops/ref-lock.js";
+import { lockRefProblem } from "../gitops/ref-name.js";
 import { findRepository } from "../gitops/safe-git.js";
 import { DEFAULT_RUN_TIMEOUT_MS } from "../run.js";
 import { escapeTerminal } from "../render/escape.js";
@@ -34,12 +35,11 @@ export async function runForceUnlock(opts: ForceUnlockCommand, io: CliIo): Promi
     remote: DEFAULT_LOCK_REMOTE,
     staleMs: DEFAULT_LOCK_STALE_MINUTES * 60_000,
   };
-  if (
-    opts.ref !== undefined &&
-    !/^refs\/(?!heads\/|tags\/)[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/.test(opts.ref)
-  ) {
+  // Judged by git's own rules first (git would refuse `refs/carte/../heads/main` only once asked).
+  const refProblem = opts.ref === undefined ? undefined : lockRefProblem(opts.ref);
+  if (refProblem !== undefined) {
     throw new UsageError(
-      `--ref ${opts.ref} is not the ref of a lock: a full name under refs/, as a waiting apply names it`,
+      `--ref ${opts.ref} is not the ref of a lock: ${refProblem} (name it as a waiting apply does, refs/carte/lock-shard-1-of-4)`,
     );
   }
   const settings = opts.ref === undefined ? configured : { ...configured, ref: opts.ref };

@@ -288,8 +288,8 @@ const PATTERN_WORDS = new Map<string, string>([
     "use lower case letters, digits, dashes and underscores, starting with a letter, e.g. canary",
   ],
   [
-    "^refs/(?!heads/|tags/)[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$",
-    "write a full ref name under refs/ that is not a branch or a tag, e.g. refs/carte/lock",
+    "^(?!.*/\\.)(?!.*\\.\\.)(?!.*\\.lock(/|$))(?!.*\\.$)refs/(?!heads/|tags/)[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$",
+    "write a full ref name under refs/ that git takes and that is not a branch or a tag: letters, digits, dots, dashes and underscores between slashes, no .., no part starting with a dot or ending with .lock, no dot at the end (git check-ref-format), e.g. refs/carte/lock",
   ],
   ["^[A-Za-z0-9._-]+$", "use letters, digits, dots, dashes and underscores, e.g. origin"],
 ]);

@@ -548,7 +548,7 @@ export interface ProjectFile {
     /**
      * Ref of the lock.
      *
-     * The ref pushed while an apply runs, for example refs/carte/lock: a full ref name under refs/, never a branch people commit to.
+     * The ref pushed while an apply runs, for example refs/carte/lock: a full ref name under refs/ that git takes (git check-ref-format: no .., no part starting with a dot or ending with .lock, no dot at the end), never a branch people commit to.
      */
     git_ref: string;
     /**

@@ -414,6 +414,11 @@ async function pushLeased(remote: LockRemote, src: string, expected: string, doi
   throw gitFailure(settings, doing, out.stderr || out.stdout);
 }
 
+/** The age past which a lock is stale, in words: `60 minutes`, `90 s`. */
+function staleWords(ms: number): string {
+  return ms >= 60_000 && ms % 60_000 === 0 ? `${ms / 60_000} minutes` : `${Math.round(ms / 1000)} s`;
+}
+
 /**
  * One try at the lock: pushed (`taken`), or found held by another apply (that lock), or to be tried
  * again at once (`again`: deleted meanwhile, or taken over by another). A stale lock is taken over.
@@ -470,9 +475,9 @@ export async function acquireRefLock(opts: RefLockOptions): Promise<HeldRefLock>
       [settings.ref],
       `another carte apply holds the apply lock ${lockName(settings)} (${describeRefHolder(held)}); ` +
         `waited ${Math.round(waited / 1000)} s for it to end. Nothing was read or written. Run again once ` +
-        `it has ended; a lock older than ${Math.round(settings.staleMs / 60_000)} minutes is taken over` +
+        `it has ended; a lock older than ${staleWords(settings.staleMs)} is taken over` +
         (ahead
-          ? " (this one says it was taken in the future: counted from when an apply first sees it)"
+          ? " (this one says it was taken in the future: its age counts from when an apply first saw it)"
           : "") +
         `, and one whose apply is known to be dead can be removed with: ${unlockCommand(settings, held)}`,
     );

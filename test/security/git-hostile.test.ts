@@ -26,10 +26,11 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runAction } from "../../src/action/main.js";
 import { loadProject } from "../../src/config/index.js";
-import { LockError, UsageError } from "../../src/errors.js";
+import { ConfigError, LockError, UsageError } from "../../src/errors.js";
 import { loadBase } from "../../src/gitops/base.js";
 import { fetchCommit, findRepository, resolveCommit } from "../../src/gitops/git.js";
 import { acquireRefLock, forceUnlock, readRefLock } from "../../src/gitops/ref-lock.js";
+import { lockRefProblem, refNameProblem } from "../../src/gitops/ref-name.js";
 import { gitInvocation, type GitRepository } from "../../src/gitops/safe-git.js";
 import { loadChangeScope } from "../../src/gitops/scope.js";
 import { CATALOG, PROJECT, storeYaml } from "../config/helpers.js";
@@ -536,6 +537,33 @@ describe("a hostile lock across machines", () => {
     },
   );
 
+  it(
+    "a lock taken in the future goes stale the lock's time after it was first seen",
+    { timeout: 30_000 },
+    async () => {
+      const { repo } = await lockedProject();
+      const holder = { id: "0123456789ab", host: "h", pid: 1, since: "2999-01-01T00:00:00.000Z" };
+      const planted = remote!.plantCommit(
+        "refs/carte/lock",
+        `carte apply lock\n\n${JSON.stringify(holder)}\n`,
+      );
+      const settings = { ...SETTINGS, staleMs: 1_500 };
+      // Refused at once: it is held, and says so.
+      const refused = await acquireRefLock({ repo, settings, waitMs: 0 }).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(LockError);
+      expect(String(refused)).toContain("says it was taken in the future");
+      // Waited for: taken over once the lock's time has passed since this apply first saw it.
+      const started = Date.now();
+      const held = await acquireRefLock({ repo, settings, waitMs: 15_000, pollMs: 100 });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1_500);
+      expect(Date.now() - started).toBeLessThan(10_000);
+      const now = await readRefLock(repo, SETTINGS);
+      expect(now?.sha).not.toBe(planted);
+      expect(now?.holder?.id).toBe(held.id);
+      expect(await held.release()).toBe(true);
+    },
+  );
+
   it("the release and force-unlock are bounded too", { timeout: 30_000 }, async () => {
     const { dir, repo } = await lockedProject();
     const held = await acquireRefLock({ repo, settings: SETTINGS, waitMs: 0 });
@@ -556,5 +584,151 @@ describe("a hostile lock across machines", () => {
       /could not read the apply lock refs\/carte\/lock on origin \(ssh:\/\/carte\.invalid.*\): git had no answer from the remote within the time limit of the test/,
     );
     await expect.poll(() => remote!.hanging(), { timeout: 5_000 }).toEqual([]);
+  });
+});
+
+describe("ref names git refuses", () => {
+  /** What `git check-ref-format NAME` says: taken or not. */
+  const gitTakes = (name: string): boolean => {
+    try {
+      execFileSync("git", ["check-ref-format", name], { stdio: "ignore" });
+      return true;
+    } catch (err) {
+      if ((err as { status?: number }).status !== 1) throw err;
+      return false;
+    }
+  };
+
+  it("are judged as git judges them, rule for rule", () => {
+    const corpus = [
+      "refs/carte/lock",
+      "refs/carte/../heads/main",
+      "refs/carte/lock.lock",
+      "refs/carte/lock.lock/x",
+      "refs/carte/.hidden",
+      "refs/carte/lock.",
+      "refs/carte//lock",
+      "refs/carte/lock/",
+      "/refs/carte/lock",
+      "refs/carte/a b",
+      "refs/carte/a~1",
+      "refs/carte/a^",
+      "refs/carte/a:b",
+      "refs/carte/a?",
+      "refs/carte/a*",
+      "refs/carte/a[1]",
+      "refs/carte/a\\b",
+      "refs/carte/a@{1}",
+      "refs/carte/a@b",
+      "refs/carte/a{",
+      "refs/carte/@",
+      "@",
+      "@/x",
+      "lock",
+      "refs/carte/a\x01",
+      "refs/carte/a\x7f",
+      "refs/carte/é",
+      "refs/carte/-x",
+      "refs/carte/a.lck",
+      "refs/.",
+      "refs/..",
+      "refs/a./b",
+      "refs/a.lock.b",
+    ];
+    // And names made of the characters the rules are about, drawn with a fixed seed.
+    const alphabet = [
+      "a",
+      "b",
+      ".",
+      ".",
+      "/",
+      "/",
+      "@",
+      "{",
+      "~",
+      "^",
+      ":",
+      "?",
+      "*",
+      "[",
+      "\\",
+      " ",
+      "\x01",
+      "\x7f",
+      "lock",
+      ".lock",
+      "é",
+      "-",
+    ];
+    let seed = 46;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (let i = 0; i < 400; i++) {
+      let name = "";
+      for (let n = 1 + Math.floor(next() * 8); n > 0; n--)
+        name += alphabet[Math.floor(next() * alphabet.length)];
+      // git's command takes a name starting with `-` for an option.
+      if (!name.startsWith("-")) corpus.push(name);
+    }
+    const differ = corpus.filter((name) => (refNameProblem(name) === undefined) !== gitTakes(name));
+    expect(differ).toEqual([]);
+    // carte.yaml's git_ref (the schema's pattern) and force-unlock --ref take the same names.
+    const schema = JSON.parse(readFileSync("schemas/config/project.schema.json", "utf8")) as {
+      properties: { lock: { properties: { git_ref: { pattern: string } } } };
+    };
+    const pattern = new RegExp(schema.properties.lock.properties.git_ref.pattern, "u");
+    const refs = [...corpus, "refs/heads/main", "refs/tags/v1", "refs/carte/lock-shard-1-of-4", "refs/x"];
+    expect(refs.filter((ref) => pattern.test(ref) !== (lockRefProblem(ref) === undefined))).toEqual([]);
+    expect(refs.filter((ref) => pattern.test(ref) && !gitTakes(ref))).toEqual([]);
+  });
+
+  it("force-unlock --ref refuses them before git runs, saying why", async () => {
+    // No git repository here: git running at all would say so instead.
+    const dir = mkdtempSync(path.join(tmpdir(), "carte-ref-name-"));
+    try {
+      mkdirSync(path.join(dir, "stores"));
+      mkdirSync(path.join(dir, "catalogs"));
+      writeFileSync(path.join(dir, "carte.yaml"), PROJECT);
+      writeFileSync(path.join(dir, "catalogs/burgers.yaml"), CATALOG);
+      writeFileSync(path.join(dir, "stores/a.yaml"), storeYaml(900101, "a"));
+      const config = path.join(dir, "carte.yaml");
+      for (const [ref, why] of [
+        ["refs/carte/../heads/main", "it holds `..`"],
+        ["refs/carte/lock.lock", "a level of it ends with .lock (lock.lock)"],
+        ["refs/carte/.hidden", "a level of it starts with a dot (.hidden)"],
+        ["refs/carte/lock.", "it ends with a dot"],
+      ] as const) {
+        const r = await carte(["force-unlock", "0123456789ab", "--ref", ref, "--force", "-c", config]);
+        expect(r.code).toBe(1);
+        expect(r.err).toContain(
+          `--ref ${ref} is not the ref of a lock: git refuses it as a ref name: ${why}`,
+        );
+        expect(r.err).not.toContain("git repository");
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("carte.yaml lock: git_ref refuses them, located", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "carte-ref-name-"));
+    try {
+      mkdirSync(path.join(dir, "stores"));
+      mkdirSync(path.join(dir, "catalogs"));
+      writeFileSync(path.join(dir, "catalogs/burgers.yaml"), CATALOG);
+      writeFileSync(path.join(dir, "stores/a.yaml"), storeYaml(900101, "a"));
+      for (const ref of [
+        "refs/carte/../heads/main",
+        "refs/carte/lock.lock",
+        "refs/carte/.x",
+        "refs/carte/x.",
+      ]) {
+        writeFileSync(path.join(dir, "carte.yaml"), `${PROJECT}lock:\n  git_ref: ${ref}\n`);
+        const err = await loadProject(path.join(dir, "carte.yaml")).catch((e: unknown) => e);
+        expect(err, ref).toBeInstanceOf(ConfigError);
+        expect(String((err as ConfigError).message), ref).toMatch(/carte\.yaml:5:\d+: .*git/);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
