@@ -696,15 +696,20 @@ async function settleLostAnswers(
 
 /**
  * The apply's check of a store before its first call by integration id: none for a pairing the plan
- * showed (or an earlier run recorded), else {@link applyPairingCheck}.
+ * showed (or an earlier run recorded), else {@link applyPairingCheck}, waiting for the categories the
+ * apply creates in the store up to the settle window.
  */
 function pairingGuard(plan: Plan, session: Session, options: RunOptions): (store: string) => Promise<void> {
-  const check = applyPairingCheck(plan, {
-    client: session.client,
-    record: session.pairings,
-    sites: options.identitySites,
-    parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
-  });
+  const check = applyPairingCheck(
+    plan,
+    {
+      client: session.client,
+      record: session.pairings,
+      sites: options.identitySites,
+      parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
+    },
+    Math.min(options.settleMs ?? 5_000, Math.max(0, (options.deadline ?? Infinity) - Date.now())),
+  );
   const ids = new Map(plan.stores.map((s) => [s.key, s.storeId]));
   return async (store) => {
     const storeId = ids.get(store);

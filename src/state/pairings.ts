@@ -74,17 +74,18 @@ export function pairingMessage(
     : `another store (the platform shows categories ${verdict.categoryIds.slice(0, 5).join(", ")} through it)`;
   return (
     `integration_id: ${iid} is the integration id of ${other}, not of ${named(store)} that this file ` +
-    `names: switching an item on or off here would change the other store. Nothing was written; ${fix}`
+    `names: switching an item on or off here would change the other store; ${fix}`
   );
 }
 
 /**
  * Checks the pairing of each store the plan addresses by integration id (one read each, none for a
- * pairing the record holds) against the categories the plan read by store id.
+ * pairing the record holds, nor for a store without categories yet) against the categories the plan
+ * read by store id.
  *
  * @param categoriesOf - the category ids the plan read for a store (the smallest few), by store key.
  * @param ownerOf - the store key of the run whose categories include a category id, when known.
- * @returns the store keys whose pairing cannot be checked yet (neither address shows a category).
+ * @returns the store keys whose pairing the plan could not check (no category to compare yet).
  * @throws {@link ConfigError} with one problem per store whose file's integration id is unknown to the
  *   platform or another store's, located at its `integration_id`, before any write; `ApiError` when a
  *   read fails.
@@ -97,7 +98,14 @@ export async function checkPlanPairings(
 ): Promise<Set<string>> {
   const { client, record } = context;
   const byKey = new Map(plan.stores.map((s) => [s.key, s]));
-  const keys = storesByIntegration(plan).filter((k) => !record?.has(byKey.get(k)!.storeId, k));
+  const unverified = new Set<string>();
+  // A store without a category yet (a new store) is checked by the apply, before its first call by
+  // integration id, once the same apply created its categories (applyPairingCheck).
+  const keys = storesByIntegration(plan).filter((k) => {
+    if (record?.has(byKey.get(k)!.storeId, k)) return false;
+    if (categoriesOf(k).length === 0) unverified.add(k);
+    return !unverified.has(k);
+  });
   const limit = pLimit(Math.max(1, context.parallelism));
   const verdicts = await Promise.all(
     keys.map((key) =>
@@ -108,7 +116,6 @@ export async function checkPlanPairings(
     ),
   );
   const problems: ConfigProblem[] = [];
-  const unverified = new Set<string>();
   for (const { key, verdict } of verdicts) {
     const store = byKey.get(key)!;
     if (verdict.state === "verified") record?.add(store.storeId, key);
@@ -140,35 +147,54 @@ function problemAt(site: IdentitySite | undefined, message: string): ConfigProbl
   };
 }
 
+/** How often an apply reads a new store's categories while waiting for those it created, in ms. */
+const POLL_MS = 200;
+
 /**
  * The check an apply makes before the first call that addresses a store by integration id, for a store
  * whose pairing neither its plan nor the record showed (a new store, whose categories the same apply
- * creates): its categories by store id against those of its integration id, read now. Rejects with the
- * located message when the integration id is unknown or shows another store's categories: the store's
- * calls by integration id are then not made. When neither shows a category yet, the call goes: a store
- * without categories has no item it could switch (the platform refuses the call), and the apply's
- * verification reads the store by its id, so a change that landed elsewhere leaves the apply
- * incomplete; the next plan checks the pairing against the categories the apply created.
+ * creates): its categories by store id against those of its integration id. Rejects with the located
+ * message when the integration id is unknown or shows another store's categories: the store's calls by
+ * integration id are then not made.
+ *
+ * When neither shows a category yet and the apply creates categories in the store (asynchronous
+ * writes, spec §4.4), both are read again until they show, for up to `waitMs`. Past that, or when the
+ * apply creates none, the call goes: a store the integration id names that shows no category has no
+ * item the call could switch, and the apply's verification reads the store by its id, so a change
+ * that landed elsewhere leaves the apply incomplete; the next plan checks the pairing.
  */
-export function applyPairingCheck(plan: Plan, context: PairingContext): (key: string) => Promise<void> {
+export function applyPairingCheck(
+  plan: Plan,
+  context: PairingContext,
+  waitMs: number,
+): (key: string) => Promise<void> {
   const byKey = new Map(plan.stores.map((s) => [s.key, s]));
+  const creating = new Set(
+    plan.operations.filter((o) => o.endpoint === "categories.upsert").flatMap((o) => o.stores),
+  );
   return async (key) => {
     const store = byKey.get(key);
     if (!store) return;
-    const [byStore, byIntegration] = await Promise.all([
-      categoriesByStore(context.client, store.storeId),
-      categoriesByIntegration(context.client, key),
-    ]);
-    const verdict = judgePairing(byStore, byIntegration);
-    if (verdict.state === "verified") {
-      context.record?.add(store.storeId, key);
-      await context.record?.save();
-      return;
+    const until = Date.now() + (creating.has(key) ? waitMs : 0);
+    for (;;) {
+      const [byStore, byIntegration] = await Promise.all([
+        categoriesByStore(context.client, store.storeId),
+        categoriesByIntegration(context.client, key),
+      ]);
+      const verdict = judgePairing(byStore, byIntegration);
+      if (verdict.state === "verified") {
+        context.record?.add(store.storeId, key);
+        await context.record?.save();
+        return;
+      }
+      const message = pairingMessage(store, verdict);
+      if (message !== undefined) {
+        const site = context.sites?.get(key);
+        const at = site && site.line > 0 ? `${site.file}:${site.line}:${site.col}: ` : "";
+        throw new StoreIdentityError(key, `${at}${message}`);
+      }
+      if (Date.now() + POLL_MS > until) return;
+      await new Promise((r) => setTimeout(r, POLL_MS));
     }
-    const message = pairingMessage(store, verdict);
-    if (message === undefined) return;
-    const site = context.sites?.get(key);
-    const at = site && site.line > 0 ? `${site.file}:${site.line}:${site.col}: ` : "";
-    throw new StoreIdentityError(key, `${at}${message}`);
   };
 }

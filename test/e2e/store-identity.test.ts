@@ -112,4 +112,27 @@ describe("store identity", () => {
     await carte(["plan", "-c", config]);
     expect(checks()).toBe(1);
   });
+
+  it("refuses in the apply the swapped integration ids of two new stores, before their items are switched", async () => {
+    const fx = await exampleWithClient();
+    cleanup = fx.close;
+    const centro = path.join(fx.dir, "stores", "bog-centro.yaml");
+    const chapinero = path.join(fx.dir, "stores", "bog-chapinero.yaml");
+    // Nothing on the platform yet, so the plan has no category to compare: the apply checks, once the
+    // categories it creates show, before the availability call.
+    edit(centro, "integration_id: bog-centro", "integration_id: bog-chapinero");
+    edit(chapinero, "integration_id: bog-chapinero", "integration_id: bog-centro");
+    const applied = await carte(["apply", "--auto-approve", "-c", fx.config]);
+    expect(applied.code).toBe(1);
+    expect(applied.out).toMatch(
+      /refused store bog-chapinero: \S*stores\/bog-centro\.yaml:3:\d+: integration_id: "bog-chapinero" is the integration id of another store/,
+    );
+    expect(applied.out).toMatch(/refused store bog-centro: \S*stores\/bog-chapinero\.yaml:3:\d+:/);
+    // No item of either store was switched off by the other's file: Centro's file switches EXTRA-AVOCADO
+    // off, Chapinero's CHICKEN-WINGS-16.
+    expect((await itemOf(fx.client, "900102", "EXTRA-AVOCADO")).suspension_info.is_available).toBe(true);
+    expect((await itemOf(fx.client, "900101", "CHICKEN-WINGS-16")).suspension_info.is_available).toBe(true);
+    // The third store, named right, was switched as its file says.
+    expect((await itemOf(fx.client, "900201", "EXTRA-PATTY")).suspension_info.is_available).toBe(false);
+  });
 });
