@@ -15,7 +15,9 @@
  * - a lock whose holder is a process of this machine that no longer runs (killed with SIGKILL, the
  *   machine's out-of-memory killer) is taken over at once;
  * - any other lock not refreshed for 30 s (a holder on another host sharing the folder, a holder killed
- *   before it wrote its JSON file) is stale and taken over then.
+ *   before it wrote its JSON file) is stale and taken over then. A lock's time ahead of this machine's
+ *   clock (another host's clock, or a folder given a time in the future) counts from when this apply
+ *   first saw it, so that such a lock goes stale too rather than never.
  *
  * How a takeover stays safe when several applies find the same abandoned lock at once is said at
  * {@link takeOver}. The folder, each lock and its JSON file are written by src/atomic.ts's rules: a link
@@ -80,6 +82,11 @@ export interface ApplyLockOptions {
   pollMs?: number;
   /** How often the held locks are refreshed, in milliseconds. Default 10 000 (tests make it shorter). */
   refreshMs?: number;
+  /**
+   * How long a lock may go without a refresh before it is taken over, in milliseconds. Default 30 000
+   * (tests make it shorter); keep it well above {@link refreshMs}.
+   */
+  staleMs?: number;
 }
 
 /** A held apply lock. */
@@ -294,11 +301,38 @@ async function identity(p: string): Promise<fs.BigIntStats | undefined> {
 }
 
 /**
+ * When this apply first saw each lock as it is now, by lock file: its identity (inode and time in
+ * nanoseconds, which a refresh changes) and since when (epoch ms).
+ */
+type Sightings = Map<string, { identity: string; at: number }>;
+
+/**
+ * Since when the lock at `file`, as `seen`, has gone without a refresh: its modification time, but
+ * never later than when this apply first saw it so (a time ahead of this machine's clock would
+ * otherwise keep it from ever going stale).
+ */
+function unrefreshedSince(file: string, seen: fs.BigIntStats, sightings: Sightings): number {
+  const identity = `${seen.ino}-${seen.mtimeNs}`;
+  let sighting = sightings.get(file);
+  if (sighting?.identity !== identity) {
+    sighting = { identity, at: Date.now() };
+    sightings.set(file, sighting);
+  }
+  return Math.min(Number(seen.mtimeMs), sighting.at);
+}
+
+/**
  * Why the lock folder `seen` with the holder `record` is abandoned: `dead`, its holder is a process of
  * this machine (same host name and process-id namespace) that no longer runs, and the lock is the one
- * it made; `stale`, the lock was not refreshed for {@link STALE_MS}. `undefined`: it is held.
+ * it made; `stale`, the lock was not refreshed for `staleMs` (since `since`, {@link unrefreshedSince}).
+ * `undefined`: it is held.
  */
-function abandonment(record: HolderRecord | undefined, seen: fs.BigIntStats): "dead" | "stale" | undefined {
+function abandonment(
+  record: HolderRecord | undefined,
+  seen: fs.BigIntStats,
+  since: number,
+  staleMs: number,
+): "dead" | "stale" | undefined {
   if (
     record &&
     record.host === hostname() &&
@@ -309,7 +343,7 @@ function abandonment(record: HolderRecord | undefined, seen: fs.BigIntStats): "d
   ) {
     return "dead";
   }
-  return Date.now() - Number(seen.mtimeMs) > STALE_MS ? "stale" : undefined;
+  return Date.now() - since > staleMs ? "stale" : undefined;
 }
 
 /**
@@ -345,12 +379,17 @@ function abandonment(record: HolderRecord | undefined, seen: fs.BigIntStats): "d
  *   held or another apply is taking it over.
  * @throws {@link FileWriteError} when a claim or the lock cannot be removed or made (the cause in words).
  */
-async function takeOver(file: string, target: WriteTarget): Promise<"retry" | "held"> {
+async function takeOver(
+  file: string,
+  target: WriteTarget,
+  staleMs: number,
+  sightings: Sightings,
+): Promise<"retry" | "held"> {
   const lockPath = `${file}.lock`;
   const seen = await identity(lockPath);
   if (!seen) return "retry";
   const holder = await readHolder(file);
-  if (!abandonment(holder?.record, seen)) return "held";
+  if (!abandonment(holder?.record, seen, unrefreshedSince(file, seen, sightings), staleMs)) return "held";
   const key = `${seen.ino}-${seen.mtimeNs}`;
   const purpose = { ...target, purpose: "take over the abandoned apply lock at" };
   for (let n = 0; n < MAX_CLAIMS; n++) {
@@ -612,6 +651,8 @@ export async function acquireApplyLock(opts: ApplyLockOptions): Promise<ApplyLoc
   const names = [...new Set(opts.names)].sort();
   const held: HeldLock[] = [];
   const refreshMs = opts.refreshMs ?? UPDATE_MS;
+  const staleMs = opts.staleMs ?? STALE_MS;
+  const sightings: Sightings = new Map();
   let compromised: Error | undefined;
   const refresher = lockRefresher(held, refreshMs, (err) => (compromised = err));
   const releaseAll = async () => {
@@ -662,7 +703,7 @@ export async function acquireApplyLock(opts: ApplyLockOptions): Promise<ApplyLoc
         }
         let taken: "retry" | "held";
         try {
-          taken = await takeOver(file, target);
+          taken = await takeOver(file, target, staleMs, sightings);
         } catch (takeoverErr) {
           await releaseAll();
           throw takeoverErr;
@@ -677,7 +718,7 @@ export async function acquireApplyLock(opts: ApplyLockOptions): Promise<ApplyLoc
             `another carte apply is writing ${lockTitle(name)} ` +
               `(${describeHolder(holder)}); waited ${waited} s for it to end. Nothing was read or written. ` +
               `Run again once it has ended (a lock whose process on this machine died is taken over at once; ` +
-              `any other is taken over once not refreshed for ${STALE_MS / 1000} s).`,
+              `any other is taken over once not refreshed for ${Math.round(staleMs / 1000)} s).`,
           );
         }
         if (!told) {

@@ -226,6 +226,25 @@ describe("an abandoned apply lock", () => {
     }
   });
 
+  it("is taken over once not refreshed for the stale time since first seen, when its time is in the future", async () => {
+    const dir = lockDir();
+    // Another host's holder (not judged dead from here), its lock's time set to the year 2999: a
+    // clock far ahead, or a folder made to look refreshed for ever.
+    const { lock } = plantLock(dir, "a", { pid: process.ppid, host: "another-runner" });
+    const ahead = new Date("2999-01-01T00:00:00Z");
+    utimesSync(lock, ahead, ahead);
+    const refused = await acquireApplyLock({ dir, names: ["a"], waitMs: 0, staleMs: 1_000 }).catch(
+      (e: unknown) => e,
+    );
+    expect(refused).toBeInstanceOf(LockError);
+    const started = Date.now();
+    const taken = await acquireApplyLock({ dir, names: ["a"], waitMs: 10_000, pollMs: 50, staleMs: 1_000 });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
+    expect(Date.now() - started).toBeLessThan(8_000);
+    expect(JSON.parse(readFileSync(lockPaths(dir, "a").holder, "utf8"))).toMatchObject({ pid: process.pid });
+    await taken.release();
+  });
+
   it("waits while another apply has claimed it, and passes over a claim left by a killed taker", async () => {
     const dir = lockDir();
     const { lock } = plantLock(dir, "a", { pid: await deadPid() });
