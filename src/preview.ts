@@ -23,7 +23,7 @@ import { FileWriteError } from "./errors.js";
 import type { LoadedProject } from "./config/index.js";
 import type { StoreState } from "./model.js";
 import type { Plan } from "./plan/types.js";
-import { renderIndex, renderStorePage, storeFileName } from "./render/preview.js";
+import { platformImageHosts, renderIndex, renderStorePage, storeFileName } from "./render/preview.js";
 
 /**
  * Which stores a preview shows: `all` the plan's stores; `changed` those with at least one change
@@ -234,13 +234,15 @@ export async function writePreview(options: PreviewOptions): Promise<WrittenPrev
   // Listed before they are written: a run stopped half-way leaves no page of carte's unlisted.
   await writePageList(out, new Set([...earlier, ...names]), options.root);
   const desired = options.project.desired.stores;
+  const states = new Map<string, StoreState | undefined>(
+    plan.stores.map((s) => [s.key, Object.hasOwn(desired, s.key) ? desired[s.key] : undefined]),
+  );
+  // The image hosts of the whole site: a new store's photos on the platform's host are drawn too.
+  const imageHosts = platformImageHosts(plan, states);
   try {
     for (const store of plan.stores) {
-      const state: StoreState | undefined = Object.hasOwn(desired, store.key)
-        ? desired[store.key]
-        : undefined;
       const page = path.join(out, "stores", storeFileName(store.key));
-      await write(page, renderStorePage(plan, store, state));
+      await write(page, renderStorePage(plan, store, states.get(store.key), imageHosts));
       pages.push(page);
     }
     await write(index, renderIndex(plan));

@@ -11,7 +11,9 @@
  * prices an item or option gives the options of its groups (`priceInParent`) belong to it, and are
  * listed, and marked, with it. Every value from the files or the platform is escaped
  * (src/render/html.ts); no script, style or font is fetched (CSS and the few lines of script are
- * inline); images are shown only from `http(s)` URLs.
+ * inline, each allowed by its hash in the page's content security policy, never `'unsafe-inline'`);
+ * an item's image is drawn only from an origin the platform serves the chain's images from
+ * ({@link platformImageHosts}), and the policy allows exactly the origins a page draws from.
  *
  * Stable hooks for browser tests: `id="menu-TYPE"`, `id="category-TYPE__SKU"`, `id="group-SKU"`,
  * `class="entry menu|category|item|group|option"`, `data-sku`, `class="entry link"` and `data-group`
@@ -127,11 +129,24 @@ del{color:#5c0011}ins{color:#0b3d1a;text-decoration:none;font-weight:600}
 .count{color:#444}
 `;
 
-function page(title: string, body: string, script: string): string {
+/** A CSP hash source of an inline script or style: `'sha256-…'` of its exact text (UTF-8). */
+function hashSource(text: string): string {
+  return `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
+}
+
+const STYLE_SOURCE = hashSource(CSS);
+
+/**
+ * A page: its one style and one script inline, each allowed by its hash alone, and images from
+ * `images` alone (the origins of the images the page draws, {@link imageOrigin}; none: no image).
+ */
+function page(title: string, body: string, script: string, images: ReadonlySet<string> = new Set()): string {
+  const img = images.size === 0 ? "'none'" : [...images].sort().join(" ");
+  const policy = `default-src 'none'; img-src ${img}; style-src ${STYLE_SOURCE}; script-src ${hashSource(script)}`;
   return (
     `<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n` +
     `<meta name="viewport" content="width=device-width, initial-scale=1">\n` +
-    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src http: https:; style-src 'unsafe-inline'; script-src 'unsafe-inline'">\n` +
+    `<meta http-equiv="Content-Security-Policy"${attr("content", policy)}>\n` +
     `<title>${t(title)}</title>\n<style>${CSS}</style>\n</head>\n<body>\n${body}\n<script>${script}</script>\n</body>\n</html>\n`
   );
 }
@@ -193,6 +208,10 @@ interface StoreView {
   shown: Set<string>;
   /** {@link groupChanged}, by group SKU, once worked out. */
   changedGroups: Map<string, boolean>;
+  /** The origins images may come from: those the platform serves the chain's images from. */
+  imageHosts: ReadonlySet<string>;
+  /** The origins of the images the page draws: its policy's `img-src`. */
+  drawn: Set<string>;
 }
 
 function changeOf(v: StoreView, kind: string, key: string): ResourceChange | undefined {
@@ -274,18 +293,90 @@ function schedulesText(value: unknown): string {
   return list.map((s) => `${s.days} ${s.periods.map((p) => `${p.start}–${p.end}`).join(", ")}`).join("; ");
 }
 
-function imageHtml(title: string, images: readonly ImageRef[]): string {
+/** The address of an image: its path resolved against its host, when that gives an `http(s)` URL. */
+function imageUrl(image: ImageRef): string | undefined {
+  return typeof image === "string" ? httpUrl(image) : httpUrl(image.path, image.host);
+}
+
+/**
+ * An origin a page's policy may name: `http(s)://` and a host name of letters, digits, dots and
+ * hyphens, with a port. A URL's host may hold characters a policy gives a meaning to (`;`, `,`, `'`),
+ * and an IP address literal is no host of an image service: neither is ever an image's origin here.
+ */
+const POLICY_ORIGIN = /^https?:\/\/[a-z0-9-]+(\.[a-z0-9-]+)*(:\d{1,5})?$/;
+
+/** The origin of an image ({@link POLICY_ORIGIN}), or `undefined` when it has none a page may load. */
+function imageOrigin(image: ImageRef): string | undefined {
+  const url = imageUrl(image);
+  const origin = url === undefined ? undefined : new URL(url).origin;
+  return origin !== undefined && POLICY_ORIGIN.test(origin) && !/^https?:\/\/[\d.]+(:|$)/.test(origin)
+    ? origin
+    : undefined;
+}
+
+/**
+ * An item's first image, drawn when the platform serves images from its origin
+ * ({@link platformImageHosts}), else a placeholder that names it: the page never loads an image from a
+ * host only the files name.
+ */
+function imageHtml(v: StoreView, title: string, images: readonly ImageRef[]): string {
   const first = images[0];
-  const url =
+  const origin = first === undefined ? undefined : imageOrigin(first);
+  if (first !== undefined && origin !== undefined && v.imageHosts.has(origin)) {
+    v.drawn.add(origin);
+    return `<img${attr("src", imageUrl(first)!)}${attr("alt", title)} loading="lazy" width="72" height="72">`;
+  }
+  const note =
     first === undefined
-      ? undefined
-      : typeof first === "string"
-        ? httpUrl(first)
-        : httpUrl(first.path, first.host);
-  if (url !== undefined)
-    return `<img${attr("src", url)}${attr("alt", title)} loading="lazy" width="72" height="72">`;
-  const note = first === undefined ? "No image" : `Image ${imagePath(first)}`;
+      ? "No image"
+      : `Image ${imagePath(first)}${imageUrl(first) === undefined ? "" : " (not shown: not from a host the platform serves the chain's images from)"}`;
   return `<div class="placeholder" role="img"${attr("aria-label", `${title}: ${note}`)}${attr("title", note)}>${first === undefined ? "no image" : "image"}</div>`;
+}
+
+/** Whether the plan compared the items of `store` with the platform (their kind was planned there). */
+function itemsCompared(plan: Plan, store: string): boolean {
+  const t = plan.targeting;
+  if (t === undefined) return true;
+  if (t.targets.length > 0 || (t.kinds.length > 0 && !t.kinds.includes("item"))) return false;
+  return t.scope === undefined || t.scope.stores.some((s) => s.store === store && s.kinds.includes("item"));
+}
+
+/**
+ * The origins the platform serves the chain's images from, as the plan shows the platform: those of
+ * the images of the items and modifier groups as they are before the plan (a change's `before`; an
+ * item the plan compared and leaves as it is, in the files' state of it, which is the platform's), in
+ * any store of the plan. A host that only the files name (a new item's, an image moved elsewhere) is
+ * not one of them until it is applied.
+ *
+ * @param stores - the files' state of the plan's stores; a store absent gives only its changes'.
+ */
+export function platformImageHosts(
+  plan: Plan,
+  stores: ReadonlyMap<string, StoreState | undefined>,
+): Set<string> {
+  const hosts = new Set<string>();
+  const add = (images: unknown) => {
+    if (!Array.isArray(images)) return;
+    for (const image of images as ImageRef[]) {
+      const origin = imageOrigin(image);
+      if (origin !== undefined) hosts.add(origin);
+    }
+  };
+  const changed = new Map<string, Set<string>>();
+  for (const c of plan.changes) {
+    if (c.kind !== "item" && c.kind !== "modifier_group") continue;
+    let skus = changed.get(c.store);
+    if (skus === undefined) changed.set(c.store, (skus = new Set()));
+    skus.add(c.key);
+    if (c.before !== null && typeof c.before === "object") add((c.before as ItemResource).images);
+  }
+  for (const store of plan.stores) {
+    const state = stores.get(store.key);
+    if (state === undefined || !itemsCompared(plan, store.key)) continue;
+    const skus = changed.get(store.key);
+    for (const [sku, item] of Object.entries(itemsOf(state))) if (!skus?.has(sku)) add(item.images);
+  }
+  return hosts;
 }
 
 /** A plain or changed value of an item: the changed form when the plan changes it, else `plain`. */
@@ -607,7 +698,7 @@ function renderItem(v: StoreView, sku: string, placed: string | undefined): stri
   );
   return (
     `<li${classes("entry item", m, off.off ? "off" : "")}${attr("data-sku", sku)}${off.until !== undefined ? attr("data-until", off.until) : ""}>` +
-    imageHtml(item.title, item.images) +
+    imageHtml(v, item.title, item.images) +
     `<div class="body"><h4>${title}${markBadge(m)}${offBadge(off)}</h4>` +
     (item.description !== "" || description !== t(item.description)
       ? `<p class="desc">${description}</p>`
@@ -676,8 +767,18 @@ function renderMenu(v: StoreView, type: string): string {
   );
 }
 
-/** The page of one store: its menus after the plan, with the plan's changes marked. */
-export function renderStorePage(plan: Plan, store: PlanStore, state: StoreState | undefined): string {
+/**
+ * The page of one store: its menus after the plan, with the plan's changes marked.
+ *
+ * @param imageHosts - the origins the platform serves the chain's images from, for the whole site
+ *   ({@link platformImageHosts} of every store of the preview); default: those this store shows.
+ */
+export function renderStorePage(
+  plan: Plan,
+  store: PlanStore,
+  state: StoreState | undefined,
+  imageHosts: ReadonlySet<string> = platformImageHosts(plan, new Map([[store.key, state]])),
+): string {
   const changes = new Map<string, ResourceChange>();
   let others = 0;
   for (const c of plan.changes) {
@@ -692,6 +793,8 @@ export function renderStorePage(plan: Plan, store: PlanStore, state: StoreState 
     groups: [],
     shown: new Set(),
     changedGroups: new Map(),
+    imageHosts,
+    drawn: new Set(),
   };
   const types = new Set(state ? Object.keys(menusOf(state)) : []);
   for (const c of changes.values()) if (c.kind === "menu") types.add(c.key);
@@ -709,16 +812,17 @@ export function renderStorePage(plan: Plan, store: PlanStore, state: StoreState 
     `<span class="badge changed">changed</span> <span class="badge off">switched off</span></p>` +
     `<div class="controls"><input id="changed-only" type="checkbox"> <label for="changed-only">Show changed only</label></div></header>\n` +
     `<main>\n${menus.length > 0 ? menus.join("\n") : "<p>This store has no menu.</p>"}\n${groups}</main>`;
-  return page(`${store.name} — menu preview`, body, TOGGLE_SCRIPT);
+  return page(`${store.name} — menu preview`, body, TOGGLE_SCRIPT, v.drawn);
 }
 
 /** The whole site: `index.html` and `stores/<file>.html` per store of the plan ({@link storeFileName}). */
 export function renderPreview(input: PreviewInput): PreviewFile[] {
   const files: PreviewFile[] = [{ path: "index.html", html: renderIndex(input.plan) }];
+  const hosts = platformImageHosts(input.plan, input.stores);
   for (const store of input.plan.stores) {
     files.push({
       path: `stores/${storeFileName(store.key)}`,
-      html: renderStorePage(input.plan, store, input.stores.get(store.key)),
+      html: renderStorePage(input.plan, store, input.stores.get(store.key), hosts),
     });
   }
   return files;

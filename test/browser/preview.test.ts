@@ -173,6 +173,12 @@ declare function getComputedStyle(e: DomElement): {
   textDecorationLine: string;
 };
 declare const window: { axe: { run(options: object): Promise<AxeResults> } };
+/** The document, as the policy test below uses it. */
+interface DomDocument {
+  body: { appendChild(e: unknown): void };
+  createElement(tag: string): { setAttribute(name: string, value: string): void; textContent: string };
+  addEventListener(type: string, listener: (e: { violatedDirective: string }) => void): void;
+}
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
@@ -388,6 +394,49 @@ describe.skipIf(chromium === undefined && !REQUIRED)("carte preview in Chromium"
     await Promise.all([page.waitForNavigation(), page.click('li[data-store="bog-chapinero"] a')]);
     expect(page.url()).toBe(storeUrl("bog-chapinero"));
     expect(await page.$eval("h1", (e) => (e as DomElement).innerText)).toContain("bog-chapinero");
+    await page.close();
+  });
+
+  it("lets the page's own script run and refuses, by its policy, an image from elsewhere and an inline script", async () => {
+    // A page of its own: the refusals below are console errors, which the other pages must not have.
+    const page = await browser.newPage();
+    // What left the page for elsewhere, and how each ended.
+    const outside: string[] = [];
+    page.on("requestfinished", (r) => {
+      if (!r.url().startsWith("file:")) outside.push(`${r.url()} loaded`);
+    });
+    page.on("requestfailed", (r) => {
+      if (!r.url().startsWith("file:")) outside.push(`${r.url()} ${r.failure()?.errorText ?? "failed"}`);
+    });
+    await page.goto(storeUrl("bog-centro"), { waitUntil: "load" });
+    // The page's script ran (its hash is in the policy): the switch hides what is unchanged.
+    await page.click('label[for="changed-only"]');
+    expect(await shown(page, '[data-sku="BURGER-CARBON"]')).toBe(false);
+    // Added after the page loaded (evaluated over the DevTools protocol, which the policy does not
+    // limit), an image from elsewhere and an inline script are refused by the page's policy.
+    const refused = await page.evaluate(
+      () =>
+        new Promise<string[]>((resolve) => {
+          const seen: string[] = [];
+          const doc = (globalThis as unknown as { document: DomDocument }).document;
+          doc.addEventListener("securitypolicyviolation", (e) => {
+            seen.push(e.violatedDirective);
+            if (seen.length === 2) resolve(seen.sort());
+          });
+          // What was refused within 2 s, if not both.
+          setTimeout(() => resolve(seen.sort()), 2000);
+          const img = doc.createElement("img");
+          img.setAttribute("src", "https://tracker.invalid/pixel.png");
+          doc.body.appendChild(img);
+          const script = doc.createElement("script");
+          script.textContent = "document.title = 'ran'";
+          doc.body.appendChild(script);
+        }),
+    );
+    expect(refused).toEqual(["img-src", "script-src-elem"]);
+    expect(await page.title()).not.toBe("ran");
+    // Chromium reports the image it never fetched as a request blocked by the policy.
+    expect(outside).toEqual(["https://tracker.invalid/pixel.png csp"]);
     await page.close();
   });
 

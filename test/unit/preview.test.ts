@@ -1,7 +1,8 @@
 /**
  * The preview renderer (src/render/preview.ts) on a plan built from two small states: the marks of what
  * the plan adds, removes and changes, values from the files kept as text, images only from http(s)
- * URLs, and file names from store keys that stay one file in the stores folder.
+ * URLs on a host the platform serves the store's images from, and file names from store keys that stay
+ * one file in the stores folder.
  */
 
 import { describe, expect, it } from "vitest";
@@ -24,7 +25,8 @@ function states(key = "s1") {
     const c = catalogOf(s);
     c.items = {
       SOUP: item("SOUP", 100, { title: "Soup", children: ["SIZE"] }),
-      OLD: item("OLD", 50, { title: "Old dish" }),
+      // The platform serves this store's photos from cdn.example: the preview may load images there.
+      OLD: item("OLD", 50, { title: "Old dish", images: ["https://cdn.example/old.jpg"] }),
       SIZE: group("SIZE", ["LARGE"], 1, 1),
       LARGE: item("LARGE", 0, { title: "Large", priceInParent: { SOUP: 20 } }),
     };
@@ -86,7 +88,7 @@ describe("the preview of a store", () => {
     expect(html).toContain('alt="New &quot;dish&quot;"');
   });
 
-  it("shows images from https URLs only, lazily, with the title as alt text", () => {
+  it("shows images from https URLs on the platform's image host only, lazily, with the title as alt text", () => {
     expect(html).toContain(
       '<img src="https://cdn.example/new.jpg" alt="New &quot;dish&quot;" loading="lazy"',
     );
