@@ -67,7 +67,7 @@ import {
   unknownSchedule,
   utilsOf,
   writeFileAtomic
-} from "./chunk-3QS77Z2E.js";
+} from "./chunk-JS7BYHF7.js";
 import {
   __commonJS,
   __toESM
@@ -1809,6 +1809,15 @@ function availableAt(r, now = Date.now()) {
   if (typeof r.suspend_until !== "string") return false;
   const until = Date.parse(r.suspend_until);
   return Number.isFinite(until) && until <= now;
+}
+function nextSuspensionEnd(cat, now) {
+  let next = Infinity;
+  for (const r of cat.items.values()) {
+    if (r.available || typeof r.suspend_until !== "string") continue;
+    const until = Date.parse(r.suspend_until);
+    if (Number.isFinite(until) && until > now && until < next) next = until;
+  }
+  return next;
 }
 function toggled(r, available) {
   if (r.available === available && r.suspend_until == null && r.suspend_reason == null) return void 0;
@@ -3870,6 +3879,9 @@ function sortById(map) {
   return [...map.values()].sort((a, b) => a.id - b.id);
 }
 function cached(ctx, store, key, build) {
+  const now = Date.now();
+  if (now >= (store.renderUntil ?? Infinity)) store.renderCache.clear();
+  if (store.renderCache.size === 0) store.renderUntil = nextSuspensionEnd(store.visible, now);
   let json = store.renderCache.get(key);
   if (json === void 0) {
     const body = build();

@@ -41416,6 +41416,15 @@ var PlanningError = class extends Error {
     this.address = address;
   }
 };
+var StoreIdentityError = class extends Error {
+  /** The store's key (the integration id its file gives). */
+  store;
+  constructor(store, message) {
+    super(message);
+    this.name = "StoreIdentityError";
+    this.store = store;
+  }
+};
 var ConvergenceError = class extends Error {
   /** Addresses of the resources that never showed their planned state. */
   pending;
@@ -44092,8 +44101,8 @@ var PATTERN_WORDS = /* @__PURE__ */ new Map([
     "use lower case letters, digits, dashes and underscores, starting with a letter, e.g. canary"
   ],
   [
-    "^refs/(?!heads/|tags/)[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$",
-    "write a full ref name under refs/ that is not a branch or a tag, e.g. refs/carte/lock"
+    "^(?!.*/\\.)(?!.*\\.\\.)(?!.*\\.lock(/|$))(?!.*\\.$)refs/(?!heads/|tags/)[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$",
+    "write a full ref name under refs/ that git takes and that is not a branch or a tag: letters, digits, dots, dashes and underscores between slashes, no .., no part starting with a dot or ending with .lock, no dot at the end (git check-ref-format), e.g. refs/carte/lock"
   ],
   ["^[A-Za-z0-9._-]+$", "use letters, digits, dots, dashes and underscores, e.g. origin"]
 ]);
@@ -44482,7 +44491,19 @@ function answerProblems(name, value, options = {}) {
 // src/atomic.ts
 import { randomBytes } from "node:crypto";
 import { constants as constants2 } from "node:fs";
-import { link, lstat, mkdir, open as open3, readdir, readlink, rename, rm, stat, unlink } from "node:fs/promises";
+import {
+  link,
+  lstat,
+  mkdir,
+  open as open3,
+  readdir,
+  readlink,
+  rename,
+  rm,
+  rmdir,
+  stat,
+  unlink
+} from "node:fs/promises";
 import path from "node:path";
 var PRIVATE_FILE_MODE = 384;
 var PRIVATE_DIR_MODE = 448;
@@ -44821,6 +44842,7 @@ export {
   UnsafePlanError,
   StalePlanError,
   PlanningError,
+  StoreIdentityError,
   ConvergenceError,
   LockError,
   FileWriteError,
@@ -44864,6 +44886,7 @@ export {
   closest,
   didYouMean,
   suggester,
+  MAX_SIGNIFICANT_DIGITS,
   currencyOf,
   parsePriceText,
   decimalOfNumber,
