@@ -4,6 +4,7 @@
  * which routes to it, need not import each other.
  */
 
+import type { ApiGroup } from "../platform/routes.js";
 import type { Contract } from "./contract.js";
 import type { FaultInjector } from "./faults.js";
 import type { EmulatorState } from "./state.js";
@@ -27,6 +28,12 @@ export interface RecordedRequest {
    * (status 0, `body` undefined: nothing was processed, nobody was answered).
    */
   fault?: string;
+  /**
+   * When the emulator serves each API group at an address of its own (`EmulatorOptions.splitHosts`):
+   * the group whose address received the request, whatever the route it names (a route of another
+   * group answers 404 there).
+   */
+  hostGroup?: ApiGroup;
 }
 
 /** What the server and its control API work with: the state, the request log and the options. */
@@ -50,4 +57,9 @@ export interface ServerDeps {
   strict?: boolean | undefined;
   /** The description a strict server holds its traffic to; default the package's (contract.ts). */
   contract?: Contract | undefined;
+  /**
+   * The one API group this server's address serves (routes.ts `API_GROUPS`): the routes of the other
+   * groups answer 404 `Not found` there, as at an address that is not theirs. Absent: every group.
+   */
+  group?: ApiGroup | undefined;
 }

@@ -10,10 +10,12 @@
  * request bodies against schemas/platform/ only, validate.ts). Accepted writes become visible to reads after
  * `applyDelayMs`, like the platform's asynchronous processing; `idle()` waits for them. Webhook
  * deliveries (events.ts), injected faults (faults.ts), a state file and a control API under
- * `/__emulator/` (control.ts) make it usable in CI. docs/platform-api.md documents every endpoint and
- * the emulator's assumptions.
+ * `/__emulator/` (control.ts) make it usable in CI. With `splitHosts` it serves each API group at an
+ * address of its own, as the platform does, and a route of another group is unknown (404) at a group's
+ * address. docs/platform-api.md documents every endpoint and the emulator's assumptions.
  */
 
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { relative } from "node:path";
 
@@ -22,6 +24,7 @@ import { locate, parseYaml as parseConfigYaml } from "../config/yaml.js";
 import type { YamlFile } from "../config/yaml.js";
 
 import { ConfigError, UsageError } from "../errors.js";
+import { API_GROUPS, type ApiGroup } from "../platform/routes.js";
 import type { ConfigProblem } from "../errors.js";
 import { attachEvents } from "./events.js";
 import type { DeliveryRecord } from "./events.js";
@@ -30,7 +33,7 @@ import type { FaultOptions } from "./faults.js";
 import { financeOf, financeSeedProblems } from "./finance.js";
 import type { FinanceSeed } from "./finance.js";
 import { createEmulatorServer } from "./server.js";
-import type { RecordedRequest } from "./deps.js";
+import type { RecordedRequest, ServerDeps } from "./deps.js";
 import { registerUtilsPart } from "./schedules.js";
 import { EmulatorState, storeKey } from "./state.js";
 
@@ -73,8 +76,20 @@ export interface Seed {
 export interface EmulatorOptions {
   /** Default 127.0.0.1. */
   host?: string;
-  /** Default 0: a random free port. */
+  /**
+   * Default 0: a random free port. With {@link splitHosts}, the first group's port, the next groups'
+   * the ports after it in the order of `API_GROUPS` (0: a random free port each).
+   */
   port?: number;
+  /**
+   * Serve each API group of the platform (src/platform/routes.ts `API_GROUPS`: auth, menu, finance,
+   * availability, webhooks, utils) at an address of its own, as the platform serves its groups from
+   * separate hosts (platform notes "Country addresses"): a route of another group answers 404 at a
+   * group's address, so that a client that sends a call to the wrong address fails, and every recorded
+   * request names the group whose address received it (`RecordedRequest.hostGroup`). One state behind
+   * every address; the control API answers at each. Default false: every group at one address.
+   */
+  splitHosts?: boolean;
   seed?: Seed;
   /**
    * When set: state is loaded from this file at start if it exists (a link or anything but a regular
@@ -123,8 +138,14 @@ export interface EmulatorOptions {
 }
 
 export interface RunningEmulator {
-  /** Base address, e.g. `http://127.0.0.1:54321`; every API group is served under it. */
+  /**
+   * Base address, e.g. `http://127.0.0.1:54321`; every API group is served under it, unless
+   * {@link EmulatorOptions.splitHosts}: then the auth group's address (the control API answers there as
+   * at every address), and {@link urls} gives each group's.
+   */
   url: string;
+  /** The base address of each API group: all {@link url} unless the groups are served apart. */
+  urls: Readonly<Record<ApiGroup, string>>;
   /** Every request received, in order. Headers are dropped; login bodies keep `client_id` only. */
   requests: RecordedRequest[];
   /** Adds clients and stores if missing (idempotent; existing store data untouched). */
@@ -242,6 +263,52 @@ export async function loadSeedFile(path: string, shown?: string): Promise<Seed> 
   return checkSeed(parsed.data, file, parsed);
 }
 
+/** Starts one server listening on `port` of `host` (0: a random free one). */
+async function listen(
+  deps: ServerDeps,
+  host: string,
+  port: number,
+): Promise<{ server: Server; url: string }> {
+  const server = createEmulatorServer(deps);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const hostInUrl = host.includes(":") ? `[${host}]` : host;
+  return { server, url: `http://${hostInUrl}:${(server.address() as AddressInfo).port}` };
+}
+
+/**
+ * The servers of an emulator: one for every group, or with `split` one per group (ports `port`,
+ * `port + 1`, … in the order of `API_GROUPS`, or random ones with 0), each holding the routes of the
+ * other groups unknown. When one cannot listen (a port taken), those started are closed first.
+ * @returns each group with its server and address (the same for all without `split`).
+ */
+async function listenAll(
+  deps: ServerDeps,
+  split: boolean,
+  host: string,
+  port: number,
+): Promise<{ group: ApiGroup; server: Server; url: string }[]> {
+  if (!split) {
+    const one = await listen(deps, host, port);
+    return API_GROUPS.map((group) => ({ group, ...one }));
+  }
+  const started: { group: ApiGroup; server: Server; url: string }[] = [];
+  try {
+    for (const [i, group] of API_GROUPS.entries()) {
+      started.push({ group, ...(await listen({ ...deps, group }, host, port === 0 ? 0 : port + i)) });
+    }
+  } catch (err) {
+    await Promise.all(started.map(({ server }) => new Promise((resolve) => server.close(resolve))));
+    throw err;
+  }
+  return started;
+}
+
 /** Starts an emulator. Resolves once it listens. */
 export async function startEmulator(opts: EmulatorOptions = {}): Promise<RunningEmulator> {
   if (
@@ -271,7 +338,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   const faults = new FaultInjector(opts.faults);
 
   const requests: RecordedRequest[] = [];
-  const server = createEmulatorServer({
+  const deps: ServerDeps = {
     state,
     requests,
     log: opts.log,
@@ -279,21 +346,16 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     maxBodyBytes: opts.maxBodyBytes,
     controlToken: opts.controlToken,
     strict: opts.strict,
-  });
+  };
   const host = opts.host ?? "127.0.0.1";
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port ?? 0, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  const hostInUrl = host.includes(":") ? `[${host}]` : host;
+  const listening = await listenAll(deps, opts.splitHosts === true, host, opts.port ?? 0);
+  const urls = Object.fromEntries(listening.map((s) => [s.group, s.url])) as Record<ApiGroup, string>;
+  const servers = [...new Set(listening.map((s) => s.server))];
   let closing: Promise<void> | undefined;
 
   return {
-    url: `http://${hostInUrl}:${port}`,
+    url: urls[API_GROUPS[0]],
+    urls,
     requests,
     provision: (seed) => {
       const checked = checkSeed(seed, "<seed>");
@@ -314,12 +376,14 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     },
     close: () => {
       closing ??= (async () => {
-        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-        server.closeIdleConnections();
+        const stopped = servers.map(
+          (server) => new Promise<void>((resolve) => server.close(() => resolve())),
+        );
+        for (const server of servers) server.closeIdleConnections();
         await state.drain();
         await events.close();
-        server.closeAllConnections();
-        await stopped;
+        for (const server of servers) server.closeAllConnections();
+        await Promise.all(stopped);
       })();
       return closing;
     },

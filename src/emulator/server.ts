@@ -6,7 +6,8 @@
  * template, the token surface and the request schema of a route are its row's.
  *
  * Order of the checks of a platform request: injected fault (faults.ts) → malformed JSON (400) → route
- * (404 unknown path, 405 other method) → token (401) → body against the row's `request` schema (400, or
+ * (404 unknown path, or a route of another API group at an address that serves one group, `ServerDeps.group`;
+ * 405 other method) → token (401) → body against the row's `request` schema (400, or
  * the group's shape) → the handler (the rules a schema cannot express: ownership, references, limits,
  * cross-field rules, state) → strict only: the answer against the published description (500 naming
  * route, status and field when the emulator's own answer breaks it). A strict server (the default) checks
@@ -23,6 +24,7 @@ import { StringDecoder } from "node:string_decoder";
 import {
   LOGIN_ROUTES,
   RouteMatcher,
+  routeGroup,
   routeMethod,
   routePath,
   routeSpec,
@@ -416,6 +418,8 @@ function route(
   query: string,
   body: unknown,
 ): Reply {
+  // A route of another group at a group's own address: as unknown there as any path.
+  if (deps.group !== undefined && !servedHere(deps.group, path)) throw fail(404, "Not found");
   const m = table.match(method, path);
   if (!m) throw fail(404, "Not found");
   if ("allow" in m) {
@@ -453,6 +457,12 @@ function route(
   }
   if (strict) reply = checkedReply(deps, r.route, reply);
   return r.headers ? { ...reply, headers: { ...r.headers, ...reply.headers } } : reply;
+}
+
+/** Whether a path names a route of `group` (every method of a path is of one group). */
+function servedHere(group: NonNullable<ServerDeps["group"]>, path: string): boolean {
+  const first = table.matchPath(path)[0];
+  return first === undefined || routeGroup(first.name) === group;
 }
 
 /** Resolves after `ms`, or as soon as the client closes the connection. */
@@ -563,6 +573,8 @@ async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerRespons
   const { path, query } = splitUrl(req.url ?? "/");
   const isLogin = path === LOGIN_INTEGRATIONS || path === LOGIN_UTILS;
   const isControl = path.startsWith(CONTROL_PREFIX);
+  // The group of this address, on every record, when each group has an address of its own.
+  const here = deps.group === undefined ? {} : { hostGroup: deps.group };
   // Decided at arrival, so that the seeded sequence of decisions follows the order of the requests.
   const decision =
     !isControl && deps.faults?.active ? deps.faults.decide(method, path, callerKey(req), isLogin) : undefined;
@@ -585,13 +597,15 @@ async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerRespons
           status: 0,
           at,
           fault: "incomplete",
+          ...here,
         });
       }
       deps.log?.(`${method} ${path} incomplete: the connection closed before the request was whole`);
       return;
     }
     if (raw === TOO_LARGE) {
-      if (!isControl) deps.requests.push({ method, path, query, body: undefined, bytes: 0, status: 413, at });
+      if (!isControl)
+        deps.requests.push({ method, path, query, body: undefined, bytes: 0, status: 413, at, ...here });
       sendTooLarge(res, limit);
       deps.log?.(`${method} ${path} 413 ${(performance.now() - started).toFixed(1)}ms`);
       return;
@@ -614,7 +628,7 @@ async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerRespons
     if (decision && decision.delayMs > 0) await sleep(decision.delayMs);
     if (decision?.kind === "drop") {
       deps.requests.push(
-        recordRequest({ method, path, query, bytes, status: 0, at, fault: "drop" }, recorded),
+        recordRequest({ method, path, query, bytes, status: 0, at, fault: "drop", ...here }, recorded),
       );
       req.socket.destroy();
       deps.log?.(`${method} ${path} dropped (injected fault) ${(performance.now() - started).toFixed(1)}ms`);
@@ -647,7 +661,7 @@ async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerRespons
   }
   deps.requests.push(
     recordRequest(
-      { method, path, query, bytes, status: reply.status, at, ...(fault ? { fault } : {}) },
+      { method, path, query, bytes, status: reply.status, at, ...(fault ? { fault } : {}), ...here },
       recorded,
     ),
   );

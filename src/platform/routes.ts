@@ -9,6 +9,7 @@
  * path is filled from it with {@link routePath}.
  *
  * What a row says ({@link RouteSpec}):
+ * - `group`: the API group of the route ({@link API_GROUPS}), whose address the call goes to;
  * - `surface`: which token the call needs (platform notes "Authentication": a utils token for
  *   everything under `/api/rest-ops-utils`, an integrations token for everything else; `none` for the
  *   logins themselves, spec §4.1);
@@ -48,12 +49,48 @@ export type Surface = "integrations" | "utils" | "none";
 /** A surface that has a token: what `POST /restaurants/auth/v1/token/login/{surface}` issues (spec §4.1). */
 export type TokenSurface = Exclude<Surface, "none">;
 
+/**
+ * The API groups of the platform, in the order of spec §4: token login (§4.1), the store menu API with
+ * the legacy stock calls under its prefix (§4.2, §4.4), finance (§4.6), availability v2 (§4.3),
+ * webhooks (§4.7) and utils (§4.5). Each group may live at an address of its own (platform notes
+ * "Country addresses": the newer groups auth, menu and finance on one host of a country, the older
+ * availability v2, webhooks and utils on another), so that every call goes to its group's address.
+ */
+export const API_GROUPS = ["auth", "menu", "finance", "availability", "webhooks", "utils"] as const;
+
+/** One of {@link API_GROUPS}. */
+export type ApiGroup = (typeof API_GROUPS)[number];
+
+/**
+ * The token the calls of each group carry (platform notes "Authentication": a utils token for
+ * everything under `/api/rest-ops-utils`, an integrations token for everything else; none for the
+ * logins, spec §4.1). A route's `surface` is its group's, which the route table's tests hold.
+ */
+export const GROUP_SURFACE: Readonly<Record<ApiGroup, Surface>> = {
+  auth: "none",
+  menu: "integrations",
+  finance: "integrations",
+  availability: "integrations",
+  webhooks: "integrations",
+  utils: "utils",
+};
+
+/** Whether a value is the name of an API group (a file's or a command line's word). */
+export function isApiGroup(value: unknown): value is ApiGroup {
+  return typeof value === "string" && (API_GROUPS as readonly string[]).includes(value);
+}
+
 /** The HTTP methods of the platform API (spec §4). */
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 /** One row of {@link ROUTES}. */
 export interface RouteSpec {
-  /** The token the call needs. */
+  /**
+   * The API group the route belongs to: the address the call goes to (a project may give each group
+   * its own, src/platform/client.ts) and, through {@link GROUP_SURFACE}, the token it carries.
+   */
+  readonly group: ApiGroup;
+  /** The token the call needs: its group's ({@link GROUP_SURFACE}). */
   readonly surface: Surface;
   /**
    * Whether repeating the call cannot change its outcome, so that a call whose answer was lost may be
@@ -157,12 +194,30 @@ function storeMenuIsIdempotent(body: unknown): boolean {
 }
 
 /** A utils schedule (corridor or product, spec §4.5): get, create (appends), update, delete a detail. */
-const utilsRead = { surface: "utils", idempotent: true, spec: "§4.5" } as const;
-const utilsCreate = { surface: "utils", idempotent: false, synchronous: true, spec: "§4.5" } as const;
-const utilsChange = { surface: "utils", idempotent: true, synchronous: true, spec: "§4.5" } as const;
+const utilsRead = { surface: "utils", group: "utils", idempotent: true, spec: "§4.5" } as const;
+const utilsCreate = {
+  surface: "utils",
+  group: "utils",
+  idempotent: false,
+  synchronous: true,
+  spec: "§4.5",
+} as const;
+const utilsChange = {
+  surface: "utils",
+  group: "utils",
+  idempotent: true,
+  synchronous: true,
+  spec: "§4.5",
+} as const;
 
 /** A webhook write (spec §4.7): applied before the answer (emulator assumption, docs/platform-api.md). */
-const hookWrite = { surface: "integrations", idempotent: true, synchronous: true, spec: "§4.7" } as const;
+const hookWrite = {
+  surface: "integrations",
+  group: "webhooks",
+  idempotent: true,
+  synchronous: true,
+  spec: "§4.7",
+} as const;
 
 /**
  * Every endpoint of the platform (spec §4), keyed as the spec writes it. See the module comment for
@@ -172,6 +227,7 @@ export const ROUTES = {
   // ---- §4.1 token login: no token; a login has no effect beyond issuing a token, hence idempotent.
   "POST /restaurants/auth/v1/token/login/integrations": {
     surface: "none",
+    group: "auth",
     idempotent: true,
     request: "TokenRequest",
     response: "TokenResponse",
@@ -181,6 +237,7 @@ export const ROUTES = {
   },
   "POST /restaurants/auth/v1/token/login/utils": {
     surface: "none",
+    group: "auth",
     idempotent: true,
     request: "TokenRequest",
     response: "TokenResponse",
@@ -192,6 +249,7 @@ export const ROUTES = {
   // ---- §4.2 legacy bulk availability: a PATCH sets states (idempotent), applied asynchronously (§3).
   "PATCH /restaurants/menu/v1/stores/{storeId}/products/{identityType}/stock": {
     surface: "integrations",
+    group: "menu",
     idempotent: true,
     request: "StockPatch",
     response: "Message",
@@ -201,6 +259,7 @@ export const ROUTES = {
   },
   "POST /restaurants/menu/v1/stores/{storeId}/products/{identityType}/stock/status": {
     surface: "integrations",
+    group: "menu",
     idempotent: true,
     request: "ProductsStockStatusRequest",
     response: "StockStatusList",
@@ -209,6 +268,7 @@ export const ROUTES = {
   },
   "PATCH /restaurants/menu/v1/stores/{storeId}/toppings/{identityType}/stock": {
     surface: "integrations",
+    group: "menu",
     idempotent: true,
     request: "StockPatch",
     response: "Message",
@@ -218,6 +278,7 @@ export const ROUTES = {
   },
   "POST /restaurants/menu/v1/stores/{storeId}/toppings/{identityType}/stock/status": {
     surface: "integrations",
+    group: "menu",
     idempotent: true,
     request: "ToppingsStockStatusRequest",
     response: "StockStatusList",
@@ -226,6 +287,7 @@ export const ROUTES = {
   },
   "PATCH /restaurants/menu/v1/stores/{storeId}/items/{identityType}/stock": {
     surface: "integrations",
+    group: "menu",
     idempotent: true,
     request: "StockPatch",
     response: "Message",
@@ -235,6 +297,7 @@ export const ROUTES = {
   },
   "POST /restaurants/menu/v1/stores/{storeId}/items/{identityType}/stock/status": {
     surface: "integrations",
+    group: "menu",
     idempotent: true,
     request: "ItemsStockStatusRequest",
     response: "StockStatusList",
@@ -245,6 +308,7 @@ export const ROUTES = {
   // ---- §4.3 availability v2: status reads are POSTs (idempotent); toggles set states, asynchronously.
   "POST /api/v2/restaurants-integrations-public-api/availability/items/status": {
     surface: "integrations",
+    group: "availability",
     idempotent: true,
     request: "ItemStatusRequest",
     response: "ItemStatusList",
@@ -253,6 +317,7 @@ export const ROUTES = {
   },
   "POST /api/v2/restaurants-integrations-public-api/availability/items/platform/status": {
     surface: "integrations",
+    group: "availability",
     idempotent: true,
     request: "ItemStatusRequest",
     response: "ItemStatusList",
@@ -262,6 +327,7 @@ export const ROUTES = {
   /** Items turned on or off: at most 100 in total across the stores of one call (platform notes "Limits"). */
   "PUT /api/v2/restaurants-integrations-public-api/availability/stores/items": {
     surface: "integrations",
+    group: "availability",
     idempotent: true,
     request: "StoreItemsToggleList",
     response: "Message",
@@ -272,6 +338,7 @@ export const ROUTES = {
   },
   "PUT /api/v2/restaurants-integrations-public-api/availability/stores/items/platform": {
     surface: "integrations",
+    group: "availability",
     idempotent: true,
     request: "StoreItemsTogglePlatformList",
     response: "Message",
@@ -283,6 +350,7 @@ export const ROUTES = {
   /** Whether stores take orders: at most 100 store ids per call (platform notes "Limits"). */
   "POST /api/v2/restaurants-integrations-public-api/availability/stores": {
     surface: "integrations",
+    group: "availability",
     idempotent: true,
     request: "StoreIdList",
     response: "StoreStatusMap",
@@ -291,6 +359,7 @@ export const ROUTES = {
   },
   "PUT /api/v2/restaurants-integrations-public-api/availability/stores": {
     surface: "integrations",
+    group: "availability",
     idempotent: true,
     request: "StoreToggle",
     response: "Message",
@@ -299,6 +368,7 @@ export const ROUTES = {
   },
   "PUT /api/v2/restaurants-integrations-public-api/availability/stores/enable/massive": {
     surface: "integrations",
+    group: "availability",
     idempotent: true,
     request: "StoreEnableRequest",
     response: "Message",
@@ -308,6 +378,7 @@ export const ROUTES = {
   /** The synchronous store call: at most 300 stores (more: 422, platform notes "Limits"). */
   "PUT /api/v2/restaurants-integrations-public-api/availability/stores/enable": {
     surface: "integrations",
+    group: "availability",
     idempotent: true,
     request: "StoreEnableRequest",
     response: "StoreEnableResponse",
@@ -320,6 +391,7 @@ export const ROUTES = {
   // ---- §4.4 store menu API: upserts by id, else by SKU (platform notes), processed asynchronously.
   "GET /restaurants/menu/v1/stores/{storeId}/store-menu": {
     surface: "integrations",
+    group: "menu",
     idempotent: true,
     response: "StoreMenu",
     maxResponseBytes: STORE_MENU_ANSWER_BYTES,
@@ -327,6 +399,7 @@ export const ROUTES = {
   },
   "POST /restaurants/menu/v1/stores/{storeId}/store-menu": {
     surface: "integrations",
+    group: "menu",
     idempotent: storeMenuIsIdempotent,
     request: "StoreMenuUpload",
     response: "Message",
@@ -336,6 +409,7 @@ export const ROUTES = {
   },
   "GET /restaurants/menu/v1/stores/{storeId}/menu": {
     surface: "integrations",
+    group: "menu",
     idempotent: true,
     response: "MenuList",
     maxResponseBytes: READ_ANSWER_BYTES,
@@ -344,6 +418,7 @@ export const ROUTES = {
   /** Idempotent only when every menu carries its id: a menu without one is created by each call. */
   "POST /restaurants/menu/v1/stores/{storeId}/menu": {
     surface: "integrations",
+    group: "menu",
     idempotent: everyMenuHasId,
     request: "MenuUpsertList",
     response: "Message",
@@ -353,6 +428,7 @@ export const ROUTES = {
   },
   "DELETE /restaurants/menu/v1/stores/{storeId}/menu": {
     surface: "integrations",
+    group: "menu",
     idempotent: true,
     request: "IdList",
     response: "Message",
@@ -361,6 +437,7 @@ export const ROUTES = {
   },
   "GET /restaurants/menu/v1/stores/{storeId}/menu/{menuId}": {
     surface: "integrations",
+    group: "menu",
     idempotent: true,
     response: "Menu",
     maxResponseBytes: READ_ANSWER_BYTES,
@@ -368,6 +445,7 @@ export const ROUTES = {
   },
   "GET /restaurants/menu/v1/stores/{storeId}/categories": {
     surface: "integrations",
+    group: "menu",
     idempotent: true,
     response: "CategoryList",
     maxResponseBytes: READ_ANSWER_BYTES,
@@ -375,6 +453,7 @@ export const ROUTES = {
   },
   "POST /restaurants/menu/v1/stores/{storeId}/categories": {
     surface: "integrations",
+    group: "menu",
     idempotent: true,
     request: "CategoryUpsertList",
     response: "Message",
@@ -384,6 +463,7 @@ export const ROUTES = {
   },
   "DELETE /restaurants/menu/v1/stores/{storeId}/categories": {
     surface: "integrations",
+    group: "menu",
     idempotent: true,
     request: "DeleteCategoriesBody",
     response: "Message",
@@ -393,6 +473,7 @@ export const ROUTES = {
   },
   "GET /restaurants/menu/v1/stores/{storeId}/categories/{categoryId}": {
     surface: "integrations",
+    group: "menu",
     idempotent: true,
     response: "Category",
     maxResponseBytes: READ_ANSWER_BYTES,
@@ -400,6 +481,7 @@ export const ROUTES = {
   },
   "GET /restaurants/menu/v1/stores/{storeId}/items": {
     surface: "integrations",
+    group: "menu",
     idempotent: true,
     response: "ItemList",
     maxResponseBytes: READ_ANSWER_BYTES,
@@ -407,6 +489,7 @@ export const ROUTES = {
   },
   "POST /restaurants/menu/v1/stores/{storeId}/items": {
     surface: "integrations",
+    group: "menu",
     idempotent: true,
     request: "ItemUpsertList",
     response: "Message",
@@ -416,6 +499,7 @@ export const ROUTES = {
   },
   "DELETE /restaurants/menu/v1/stores/{storeId}/items": {
     surface: "integrations",
+    group: "menu",
     idempotent: true,
     request: "IdList",
     response: "Message",
@@ -425,6 +509,7 @@ export const ROUTES = {
   },
   "GET /restaurants/menu/v1/stores/{storeId}/items/{itemId}": {
     surface: "integrations",
+    group: "menu",
     idempotent: true,
     response: "Item",
     maxResponseBytes: READ_ANSWER_BYTES,
@@ -433,6 +518,7 @@ export const ROUTES = {
   /** Named in spec §4.4 but part of the utils group (utils token). */
   "GET /api/rest-ops-utils/menu/integration/{integrationId}": {
     surface: "utils",
+    group: "utils",
     idempotent: true,
     response: "MenuStatus",
     spec: "§4.4",
@@ -585,6 +671,7 @@ export const ROUTES = {
   // ---- §4.6 finance: paginated reads, filters in the query (schemas `*Query`).
   "GET /restaurants/finance/v1/stores/{store_id}/payments": {
     surface: "integrations",
+    group: "finance",
     idempotent: true,
     response: "PaymentPage",
     maxResponseBytes: READ_ANSWER_BYTES,
@@ -594,6 +681,7 @@ export const ROUTES = {
   },
   "GET /restaurants/finance/v1/stores/{store_id}/orders": {
     surface: "integrations",
+    group: "finance",
     idempotent: true,
     response: "OrderPage",
     maxResponseBytes: READ_ANSWER_BYTES,
@@ -602,6 +690,7 @@ export const ROUTES = {
   },
   "GET /restaurants/finance/v1/stores/{store_id}/order_adjusments": {
     surface: "integrations",
+    group: "finance",
     idempotent: true,
     response: "OrderAdjustmentPage",
     maxResponseBytes: READ_ANSWER_BYTES,
@@ -610,6 +699,7 @@ export const ROUTES = {
   },
   "GET /restaurants/finance/v1/stores/{store_id}/charged_cancellations": {
     surface: "integrations",
+    group: "finance",
     idempotent: true,
     response: "ChargedCancellationPage",
     maxResponseBytes: READ_ANSWER_BYTES,
@@ -622,6 +712,7 @@ export const ROUTES = {
   // reset makes yet another secret, and the answer that arrives carries the one in force.
   "GET /api/v2/restaurants-integrations-public-api/webhook": {
     surface: "integrations",
+    group: "webhooks",
     idempotent: true,
     response: "WebhookConfigList",
     maxResponseBytes: READ_ANSWER_BYTES,
@@ -629,6 +720,7 @@ export const ROUTES = {
   },
   "GET /api/v2/restaurants-integrations-public-api/webhook/{event}": {
     surface: "integrations",
+    group: "webhooks",
     idempotent: true,
     response: "WebhookConfigList",
     maxResponseBytes: READ_ANSWER_BYTES,
@@ -696,6 +788,7 @@ export const ROUTES = {
   },
   "GET /api/v2/restaurants-integrations-public-api/clients/{clientId}/webhooks": {
     surface: "integrations",
+    group: "webhooks",
     idempotent: true,
     response: "ClientWebhookList",
     maxResponseBytes: READ_ANSWER_BYTES,
@@ -733,6 +826,11 @@ export function routeTemplate(name: RouteName): string {
 /** The row of a route. */
 export function routeSpec(name: RouteName): RouteSpec {
   return ROUTES[name];
+}
+
+/** The API group of a route ({@link RouteSpec.group}): the address its calls go to. */
+export function routeGroup(name: RouteName): ApiGroup {
+  return routeSpec(name).group;
 }
 
 /**

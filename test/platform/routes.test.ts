@@ -3,9 +3,13 @@ import { platformSchemas, startEmulator, type RunningEmulator } from "../../src/
 import { InternalError } from "../../src/errors.js";
 import { PlatformClient } from "../../src/platform/client.js";
 import {
+  API_GROUPS,
+  GROUP_SURFACE,
+  LOGIN_ROUTES,
   ROUTES,
   ROUTE_NAMES,
   RouteMatcher,
+  routeGroup,
   routeIdempotent,
   routeMethod,
   routeOfPath,
@@ -38,6 +42,46 @@ describe("the route table", () => {
           ? "none"
           : "integrations";
       expect([name, routeSpec(name).surface]).toEqual([name, expected]);
+    }
+  });
+
+  it("declares the API group of every route, none missing, and the group's token (platform notes)", () => {
+    // The prefixes of spec §4: the legacy stock calls (§4.2) live under the menu API's prefix.
+    const V2 = "/api/v2/restaurants-integrations-public-api";
+    const byPrefix = (path: string): string =>
+      path.startsWith("/restaurants/auth/v1/")
+        ? "auth"
+        : path.startsWith("/restaurants/menu/v1/")
+          ? "menu"
+          : path.startsWith("/restaurants/finance/v1/")
+            ? "finance"
+            : path.startsWith(`${UTILS}/`)
+              ? "utils"
+              : path.startsWith(`${V2}/availability/`)
+                ? "availability"
+                : path.startsWith(`${V2}/webhook`) || path.startsWith(`${V2}/clients/`)
+                  ? "webhooks"
+                  : "(no group)";
+    const seen = new Set<string>();
+    for (const name of ROUTE_NAMES) {
+      const group = (ROUTES[name] as { group?: unknown }).group;
+      expect([name, group]).toEqual([name, byPrefix(routeTemplate(name))]);
+      expect([name, routeGroup(name)]).toEqual([name, group]);
+      expect([name, routeSpec(name).surface]).toEqual([name, GROUP_SURFACE[routeGroup(name)]]);
+      seen.add(routeGroup(name));
+    }
+    // Every group of the spec has its routes, and the logins belong to the auth group.
+    expect([...seen].sort()).toEqual([...API_GROUPS].sort());
+    expect(routeGroup(LOGIN_ROUTES.integrations)).toBe("auth");
+    expect(routeGroup(LOGIN_ROUTES.utils)).toBe("auth");
+  });
+
+  it("keeps every method of one path in one group (a path has one address)", () => {
+    const groupOfPath = new Map<string, string>();
+    for (const name of ROUTE_NAMES) {
+      const before = groupOfPath.get(routeTemplate(name));
+      if (before !== undefined) expect([name, routeGroup(name)]).toEqual([name, before]);
+      groupOfPath.set(routeTemplate(name), routeGroup(name));
     }
   });
 
