@@ -7,8 +7,9 @@
  * - `GET /store/schedule/{storeId}` → `{storeScheduleDays: [{day, storeSchedules: [{id, startsTime,
  *   endsTime}]}]}`: only weekdays with at least one slot, mon..sun, slots by start time;
  * - `GET .../holiday` and `.../special` → `{storeSpecialScheduleDays: [{id, name, month, day, cityId,
- *   storeSchedules}]}`, by month and day; holidays are the fixed {@link HOLIDAYS} (the API cannot create
- *   holiday days, only slots on them);
+ *   storeSchedules}]}`, by month and day; a store's holidays are those of its country or of its own
+ *   calendar, as the seed gives them (calendars.ts: the API cannot create holiday days, only slots on
+ *   them);
  * - `POST /store/schedule/{storeId}` `{day, starts_time, ends_time}` → `{day, storeSchedules: [{id,
  *   starts_time, ends_time}]}` holding the created slot;
  * - `POST .../holiday/{holidayDayId}` an array of slots `[{startsTime, endsTime}]` (a single object is
@@ -35,7 +36,7 @@ import { Limits } from "../platform/wire.js";
 import type { RegularSlotCreate, SlotInput, SlotUpdate, SpecialDayCreate } from "../generated/platform.js";
 import { badShape, fail } from "./http.js";
 import type { Reply, Route, RouteContext } from "./http.js";
-import { HOLIDAYS, WEEKDAYS, parseRange, utilsOf } from "./schedules.js";
+import { WEEKDAYS, parseRange, storeHolidays, utilsOf } from "./schedules.js";
 import type { RegularSlotRec, SlotRec, SpecialDayRec, StoreUtilsRec, Weekday } from "./schedules.js";
 import type { StoreRec } from "./state.js";
 
@@ -68,8 +69,8 @@ function specialOut(d: SpecialDayRec): unknown {
   };
 }
 
-function holidays(data: StoreUtilsRec): SpecialDayRec[] {
-  return HOLIDAYS.map((h) => ({ ...h, slots: data.holidaySlots[String(h.id)] ?? [] }));
+function holidays({ store, data }: Ctx): SpecialDayRec[] {
+  return storeHolidays(store).map((h) => ({ ...h, slots: data.holidaySlots[String(h.id)] ?? [] }));
 }
 
 /** A slot body `{starts_time|startsTime, ends_time|endsTime}` (an `utils#SlotInput`). */
@@ -115,8 +116,10 @@ function byDate(a: SpecialDayRec, b: SpecialDayRec): number {
 }
 
 function getHolidays(ctx: RouteContext): Reply {
-  const { data } = ctxOf(ctx);
-  return { status: 200, body: { storeSpecialScheduleDays: holidays(data).sort(byDate).map(specialOut) } };
+  return {
+    status: 200,
+    body: { storeSpecialScheduleDays: holidays(ctxOf(ctx)).sort(byDate).map(specialOut) },
+  };
 }
 
 function getSpecial(ctx: RouteContext): Reply {
@@ -150,9 +153,9 @@ function parseSlots(body: unknown): { list: { startsTime: string; endsTime: stri
 }
 
 function postHolidaySlots(ctx: RouteContext): Reply {
-  const { data } = ctxOf(ctx);
+  const { store, data } = ctxOf(ctx);
   const id = pathNum(ctx, "holidayDayId");
-  const day = HOLIDAYS.find((h) => h.id === id);
+  const day = storeHolidays(store).find((h) => h.id === id);
   if (!day) throw fail(404, `Holiday day ${ctx.params.holidayDayId} not found`);
   const { list } = parseSlots(ctx.body);
   const slots = (data.holidaySlots[String(id)] ??= []);
@@ -215,11 +218,16 @@ function postSpecialSlot(ctx: RouteContext): Reply {
 type Found =
   { kind: "regular"; slot: RegularSlotRec } | { kind: "day"; list: SlotRec[]; index: number; slot: SlotRec };
 
-function findSlot(ctx: RouteContext, data: StoreUtilsRec): Found {
+function findSlot(ctx: RouteContext, { store, data }: Ctx): Found {
   const id = pathNum(ctx, "storeScheduleId");
   const r = data.regular.find((s) => s.id === id);
   if (r) return { kind: "regular", slot: r };
-  const lists = [...Object.values(data.holidaySlots), ...data.special.map((d) => d.slots)];
+  // The slots of the holiday days the store has now: those of a day its calendar lost stay unseen.
+  const holidayLists = storeHolidays(store).flatMap((h) => {
+    const list = data.holidaySlots[String(h.id)];
+    return list ? [list] : [];
+  });
+  const lists = [...holidayLists, ...data.special.map((d) => d.slots)];
   for (const list of lists) {
     const index = list.findIndex((s) => s.id === id);
     if (index >= 0) return { kind: "day", list, index, slot: list[index]! };
@@ -228,8 +236,9 @@ function findSlot(ctx: RouteContext, data: StoreUtilsRec): Found {
 }
 
 function putSlot(ctx: RouteContext): Reply {
-  const { data } = ctxOf(ctx);
-  const found = findSlot(ctx, data);
+  const at = ctxOf(ctx);
+  const { data } = at;
+  const found = findSlot(ctx, at);
   const b = ctx.body as SlotUpdate;
   const slot = parseSlot(b, "");
   if (found.kind === "regular") {
@@ -250,8 +259,9 @@ function putSlot(ctx: RouteContext): Reply {
 }
 
 function deleteSlot(ctx: RouteContext): Reply {
-  const { data } = ctxOf(ctx);
-  const found = findSlot(ctx, data);
+  const at = ctxOf(ctx);
+  const { data } = at;
+  const found = findSlot(ctx, at);
   if (found.kind === "regular") data.regular.splice(data.regular.indexOf(found.slot), 1);
   else found.list.splice(found.index, 1);
   changed(ctx);

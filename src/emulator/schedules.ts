@@ -22,6 +22,7 @@
 import type { ScheduleCreate, ScheduleUpdate } from "../generated/platform.js";
 import type { WireSchedule } from "../platform/wire.js";
 import { Limits } from "../platform/wire.js";
+import { DEFAULT_COUNTRY, holidayDays } from "./calendars.js";
 import { badShape, fail, isObj } from "./http.js";
 import type { Catalog, EmulatorState, StatePart, StoreRec } from "./state.js";
 
@@ -53,25 +54,21 @@ export interface SpecialDayRec {
   slots: SlotRec[];
 }
 
-/**
- * The holiday days every store has (emulator's choice). The API can add slots to a holiday day
- * (`POST /store/schedule/{storeId}/holiday/{holidayDayId}`) but has no call to create one, so the
- * platform must provide them: the emulator serves Colombia's fixed-date public holidays, with ids
- * `month * 100 + day`, the same in every store, `cityId` null.
- */
-export const HOLIDAYS: readonly Omit<SpecialDayRec, "slots">[] = [
-  { id: 101, name: "New Year's Day", month: 1, day: 1, cityId: null },
-  { id: 501, name: "Labour Day", month: 5, day: 1, cityId: null },
-  { id: 720, name: "Independence Day", month: 7, day: 20, cityId: null },
-  { id: 807, name: "Battle of Boyacá", month: 8, day: 7, cityId: null },
-  { id: 1208, name: "Immaculate Conception", month: 12, day: 8, cityId: null },
-  { id: 1225, name: "Christmas Day", month: 12, day: 25, cityId: null },
-];
+/** Colombia's holiday days, which every store had before stores had countries (calendars.ts). */
+export const HOLIDAYS: readonly Omit<SpecialDayRec, "slots">[] = holidayDays(DEFAULT_COUNTRY);
+
+/** The holiday days of a store: its country's, or its own calendar's (calendars.ts). */
+export function storeHolidays(store: StoreRec): readonly Omit<SpecialDayRec, "slots">[] {
+  return holidayDays(store.country, store.holidays);
+}
 
 /** Per-store data of the utils group, persisted in the state file under `parts.utils`. */
 export interface StoreUtilsRec {
   regular: RegularSlotRec[];
-  /** Slots of the {@link HOLIDAYS}, by holiday day id (decimal string). */
+  /**
+   * Slots of the store's holiday days ({@link storeHolidays}), by holiday day id (decimal string). A day
+   * its calendar no longer has keeps its slots, unseen, until the calendar has it again.
+   */
   holidaySlots: Record<string, SlotRec[]>;
   special: SpecialDayRec[];
   /** Stable schedule ids: owner (`category:<id>` / `item:<id>`) → content key → id. */

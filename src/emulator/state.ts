@@ -19,6 +19,8 @@ import { rootFor, writeFileAtomic } from "../atomic.js";
 import { FileWriteError, UsageError } from "../errors.js";
 
 import type { ItemType, ModifiersType, WireImage, WireOverride, WireSchedule } from "../platform/wire.js";
+import { bare } from "../config/quote.js";
+import { DEFAULT_COUNTRY, hasCalendar, ownHolidayProblems } from "./calendars.js";
 import { ClientSecret, isSecretHash } from "./credentials.js";
 import { fail } from "./http-error.js";
 import type { TokenSurface } from "../platform/routes.js";
@@ -230,6 +232,13 @@ export interface StoreRec {
   openProjected?: boolean | undefined;
   /** Key of the parent (super) store of a child store (spec §2.5); utils corridor reads use it. */
   parent?: string | undefined;
+  /**
+   * The store's country (ISO 3166-1 alpha-2), whose holidays it has (calendars.ts): the seed's, else
+   * {@link DEFAULT_COUNTRY}.
+   */
+  country: string;
+  /** The store's own holiday dates `MM-DD`, when the seed gives them: in place of its country's. */
+  holidays?: readonly string[] | undefined;
 }
 
 export interface ClientRec {
@@ -253,6 +262,36 @@ export interface ProvisionStore {
   name: string;
   /** Id of the parent (super) store, for a child store (spec §2.5). */
   parent?: string | number | undefined;
+  /** The store's country; default its client's, else {@link DEFAULT_COUNTRY}. */
+  country?: string | undefined;
+  /** The store's own holiday dates `MM-DD`; default its client's when its country is not its own. */
+  holidays?: readonly string[] | undefined;
+}
+
+/** A seed client as given to {@link EmulatorState.provision} (already checked). */
+export interface ProvisionClient {
+  client_id: string;
+  client_secret: string;
+  /** The country of the client's stores that name none. */
+  country?: string | undefined;
+  /** The holiday dates of the client's stores that give neither a country nor dates of their own. */
+  holidays?: readonly string[] | undefined;
+  stores: ProvisionStore[];
+}
+
+/**
+ * The country and holiday dates a seed gives a store: the most specific level wins (the store, then
+ * its client), and at one level its own dates win over its country's calendar.
+ */
+function calendarOf(
+  c: ProvisionClient,
+  s: ProvisionStore,
+): { country: string; holidays?: readonly string[] } {
+  if (s.holidays !== undefined)
+    return { country: s.country ?? c.country ?? DEFAULT_COUNTRY, holidays: s.holidays };
+  if (s.country !== undefined) return { country: s.country };
+  if (c.holidays !== undefined) return { country: c.country ?? DEFAULT_COUNTRY, holidays: c.holidays };
+  return { country: c.country ?? DEFAULT_COUNTRY };
 }
 
 export interface StateOptions {
@@ -308,9 +347,36 @@ interface StateFile {
     /** Absent in older files: true. */
     open?: boolean;
     parent?: string;
+    /** Absent in older files: {@link DEFAULT_COUNTRY}. */
+    country?: string;
+    holidays?: string[];
   }[];
   /** Snapshots of the registered {@link StatePart}s by name. */
   parts?: Record<string, unknown>;
+}
+
+/**
+ * The country and own holiday dates of a store of the state file: a file of an older carte has none
+ * (Colombia's holidays, as it had); a country the emulator has no calendar of, or dates that are not a
+ * list of distinct `MM-DD`, are refused.
+ */
+function calendarLoaded(
+  s: StateFile["stores"][number],
+  file: string,
+): { country: string; holidays?: readonly string[] } {
+  const country: unknown = s.country ?? DEFAULT_COUNTRY;
+  if (typeof country !== "string" || !hasCalendar(country)) {
+    throw new UsageError(
+      `emulator state file ${file} gives store ${bare(String(s.id))} a country it has no holidays of; remove it to start afresh`,
+    );
+  }
+  if (s.holidays === undefined) return { country };
+  if (ownHolidayProblems(s.holidays).length > 0) {
+    throw new UsageError(
+      `emulator state file ${file} gives store ${bare(String(s.id))} holidays that are not a list of dates MM-DD; remove it to start afresh`,
+    );
+  }
+  return { country, holidays: s.holidays };
 }
 
 /** Canonical key of a store id: a decimal string of digits without leading zeros. */
@@ -392,8 +458,11 @@ export class EmulatorState {
 
   // ---- clients, stores, tokens -------------------------------------------------------------------
 
-  /** Adds missing clients and stores; existing store data is untouched. A client's secret follows the seed. */
-  provision(clients: { client_id: string; client_secret: string; stores: ProvisionStore[] }[]): void {
+  /**
+   * Adds missing clients and stores; existing store data is untouched. A client's secret and a store's
+   * country and holidays follow the seed, as the platform's onboarding sets them.
+   */
+  provision(clients: readonly ProvisionClient[]): void {
     this.byIntegrationId.clear();
     for (const c of clients) {
       let client = this.clients.get(c.client_id);
@@ -416,7 +485,11 @@ export class EmulatorState {
             `store ${key} already belongs to client ${existing.client_id}, not ${c.client_id}`,
           );
         }
-        if (!existing) {
+        const calendar = calendarOf(c, s);
+        if (existing) {
+          existing.country = calendar.country;
+          existing.holidays = calendar.holidays;
+        } else {
           const visible = emptyCatalog();
           this.stores.set(key, {
             key,
@@ -427,6 +500,7 @@ export class EmulatorState {
             projected: copyCatalog(visible),
             renderCache: new Map(),
             open: true,
+            ...calendar,
           });
         }
         client.stores.add(key);
@@ -680,6 +754,7 @@ export class EmulatorState {
         renderCache: new Map(),
         open: s.open ?? true,
         parent: s.parent,
+        ...calendarLoaded(s, file),
       });
     }
     this.nextId = Math.max(typeof data.nextId === "number" ? data.nextId : 1, maxId + 1);
@@ -711,6 +786,8 @@ export class EmulatorState {
         menus: [...s.projected.menus.values()],
         open: s.openProjected ?? s.open,
         ...(s.parent !== undefined ? { parent: s.parent } : {}),
+        country: s.country,
+        ...(s.holidays !== undefined ? { holidays: [...s.holidays] } : {}),
       })),
     };
     if (this.parts.size > 0 || Object.keys(this.loadedParts).length > 0) {
