@@ -23,16 +23,16 @@ export default {
         "adapters: it reads files into the desired state and depends on none of them. What both sides " +
         "need (the safety settings) lives in src/config or below.",
       from: { path: "^src/config/" },
-      to: { path: "^src/((plan|state|apply|render|gitops|cli|action)/|(workflow|run|session)[.]ts$)" },
+      to: { path: "^src/(plan|state|apply|render|gitops|cli|action|run)/" },
     },
     {
       name: "render-not-into-the-run",
       severity: "error",
       comment:
         "Renderers only render: they read plans and reports (src/plan, src/apply/report.ts), never the " +
-        "run that makes them (src/workflow.ts, src/run.ts, src/session.ts) or the adapters.",
+        "run that makes them (src/run/) or the adapters.",
       from: { path: "^src/render/" },
-      to: { path: "^src/((cli|action|gitops)/|(workflow|run|session)[.]ts$)" },
+      to: { path: "^src/(cli|action|gitops|run)/" },
     },
     {
       name: "kinds-not-into-plan-or-state",
@@ -56,12 +56,12 @@ export default {
       name: "no-emulator-outside",
       severity: "error",
       comment:
-        "The emulator is the fake platform: only the embedded start (src/session.ts), the CLI's emulator " +
+        "The emulator is the fake platform: only the embedded start (src/run/session.ts), the CLI's emulator " +
         "command (src/cli/commands.ts, src/cli/main.ts) and the library's entry (src/index.ts) start it; " +
         "nothing else depends on it (the config loader knows the platform only through what it reads).",
       from: {
         path: "^src/",
-        pathNot: "^src/(emulator/|session\\.ts$|index\\.ts$|cli/(commands|main)\\.ts$)",
+        pathNot: "^src/(emulator/|run/session\\.ts$|index\\.ts$|cli/(commands|main)\\.ts$)",
       },
       to: { path: "^src/emulator/" },
     },

@@ -27,9 +27,9 @@ import { CHAOS_KINDS, startChaosProxy } from "../dist/emulator/chaos.js";
 import { startEmulator } from "../dist/emulator/index.js";
 import { mulberry32 } from "../dist/emulator/prng.js";
 import { PlatformClient } from "../dist/platform/client.js";
-import { runCarte } from "../dist/run.js";
-import { secretsFileSink } from "../dist/secrets.js";
-import { planProject } from "../dist/workflow.js";
+import { runCarte } from "../dist/run/run.js";
+import { secretsFileSink } from "../dist/run/secrets.js";
+import { planProject } from "../dist/run/workflow.js";
 import { arg, BENCH_ENV as ENV, chain, duplicatesOnPlatform } from "./lib/chain.mjs";
 
 const TRIALS = Number(arg("trials", "20"));

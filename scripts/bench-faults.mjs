@@ -24,10 +24,10 @@ import { kinds } from "../dist/kinds/registry.js";
 import { writePlanFile } from "../dist/plan/file.js";
 import { BENCH_ENV as ENV } from "./lib/chain.mjs";
 import { PlatformClient } from "../dist/platform/client.js";
-import { runCarte } from "../dist/run.js";
-import { secretsFileSink } from "../dist/secrets.js";
+import { runCarte } from "../dist/run/run.js";
+import { secretsFileSink } from "../dist/run/secrets.js";
 import { clientReadKinds, fetchCurrent, readRequests } from "../dist/state/current.js";
-import { planProject } from "../dist/workflow.js";
+import { planProject } from "../dist/run/workflow.js";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const only = process.env.BENCH_SEEDS ? new Set(process.env.BENCH_SEEDS.split(",").map(Number)) : undefined;

@@ -411,12 +411,12 @@ async function carteChild() {
   process.once("message", async (m) => {
     try {
       const { loadProject } = await import(dist("config/index.js"));
-      const { runCarte } = await import(dist("run.js"));
+      const { runCarte } = await import(dist("run/run.js"));
       const { renderText } = await import(dist("render/text.js"));
       const { writePlanFile } = await import(dist("plan/file.js"));
-      const { discardingSink } = await import(dist("secrets.js"));
-      const { openSession } = await import(dist("session.js"));
-      const { planProject } = await import(dist("workflow.js"));
+      const { discardingSink } = await import(dist("run/secrets.js"));
+      const { openSession } = await import(dist("run/session.js"));
+      const { planProject } = await import(dist("run/workflow.js"));
       const env = { ...process.env, ...CREDENTIALS };
       const started = performance.now();
       let loadMs;
@@ -427,8 +427,8 @@ async function carteChild() {
       const stages = {};
       let callsStarted = 0; // CARTE_BENCH_STAGES=1: when the executor began (its "start" event)
       if (m.command === "plan" && !m.base) {
-        // `carte plan` step by step (src/run.ts), to time the loading apart from reading and planning.
-        const project = await loadProject(m.config, { shareResources: true }); // as src/run.ts
+        // `carte plan` step by step (src/run/run.ts), to time the loading apart from reading and planning.
+        const project = await loadProject(m.config, { shareResources: true }); // as src/run/run.ts
         loadMs = performance.now() - started;
         const session = await openSession(project, { env, connections: m.parallelism });
         const cpu = process.cpuUsage();

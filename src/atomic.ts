@@ -90,7 +90,7 @@ export interface AtomicWriteOptions extends WriteTarget {
   /**
    * Whether the file and its folder are fsynced (default). Only scratch copies in a temporary folder,
    * thrown away after the run, and files that mean something only while the process that wrote them
-   * runs (who holds an apply lock, src/lock.ts) go without.
+   * runs (who holds an apply lock, src/run/lock.ts) go without.
    */
   durable?: boolean;
   /**

@@ -15,7 +15,7 @@
  * - anything else is a bug in carte ({@link InternalError}).
  *
  * {@link exitCodeFor} is the one mapping of these to exit codes, used by the CLI and the GitHub Action
- * alike (through the shared plan/apply path of src/run.ts).
+ * alike (through the shared plan/apply path of src/run/run.ts).
  */
 
 /** Exit codes of the `carte` command (see README, "Exit codes"). */
@@ -300,7 +300,7 @@ export class ConvergenceError extends Error {
 }
 
 /**
- * Another `carte apply` on this machine holds the lock of some of the stores (src/lock.ts), and it was
+ * Another `carte apply` on this machine holds the lock of some of the stores (src/run/lock.ts), and it was
  * not released within the wait. Nothing was read or written.
  */
 export class LockError extends Error {

@@ -25,8 +25,8 @@
  * {@link runCarte}: load → session → plan (or check a saved plan) → safety → apply with the secrets
  * sink → verify, in one call that never throws and returns `{ plan, report, exitCode, error }`.
  */
-export { runCarte } from "./run.js";
-export type { ApplyRequest, PlanRequest, RunHooks, RunRequest, RunResult } from "./run.js";
+export { runCarte } from "./run/run.js";
+export type { ApplyRequest, PlanRequest, RunHooks, RunRequest, RunResult } from "./run/run.js";
 
 // ---- loading a project ------------------------------------------------------------------------------
 
@@ -46,8 +46,8 @@ export type { LoadedProject } from "./config/index.js";
  * {@link openSession}: a client for the configured platform (credentials from `CARTE_CLIENT_ID` and
  * `CARTE_CLIENT_SECRET`), or the embedded emulator when carte.yaml names no platform address.
  */
-export { openSession, EMBEDDED_CREDENTIALS } from "./session.js";
-export type { Session, SessionOptions } from "./session.js";
+export { openSession, EMBEDDED_CREDENTIALS } from "./run/session.js";
+export type { Session, SessionOptions } from "./run/session.js";
 export type { PlatformClient, RetryInfo } from "./platform/client.js";
 
 // ---- planning ----------------------------------------------------------------------------------------
@@ -58,8 +58,14 @@ export type { PlatformClient, RetryInfo } from "./platform/client.js";
  * store ({@link createPlanner}), and {@link enforceSafety} refuses a plan that trips a safety guard.
  * {@link storeDigest} is the digest of one store's state in a plan's `checksums.stores`.
  */
-export { checkSavedPlan, enforceSafety, fetchProjectState, planProject, scopeDesired } from "./workflow.js";
-export type { RunOptions } from "./workflow.js";
+export {
+  checkSavedPlan,
+  enforceSafety,
+  fetchProjectState,
+  planProject,
+  scopeDesired,
+} from "./run/workflow.js";
+export type { RunOptions } from "./run/workflow.js";
 export { buildPlan, createPlanner, isEmptyPlan, planChecksums } from "./plan/plan.js";
 export type { PlanOptions, PlannerOptions, StorePlanner } from "./plan/plan.js";
 export { storeDigest } from "./plan/checksum.js";
@@ -82,20 +88,20 @@ export type { Targeting } from "./plan/target.js";
  * {@link applyPlan}: makes the plan's calls in order, hands webhook secrets to the given sink, then
  * waits until the platform shows the changes; returns an {@link ApplyReport}.
  */
-export { applyPlan, isComplete, storeGuard } from "./workflow.js";
-export type { ApplyReport } from "./workflow.js";
+export { applyPlan, isComplete, storeGuard } from "./run/workflow.js";
+export type { ApplyReport } from "./run/workflow.js";
 /**
  * {@link applyStages}: the canary rollout of carte.yaml `rollout:`, stage by stage, stopping at the
  * first stage that fails (src/apply/rollout.ts has the stages' helpers).
  */
-export { applyStages } from "./workflow.js";
-export type { StagesOptions, StagesResult } from "./workflow.js";
+export { applyStages } from "./run/workflow.js";
+export type { StagesOptions, StagesResult } from "./run/workflow.js";
 export type { StageCounts, StageOutcome } from "./apply/rollout.js";
 export type { RolloutStage } from "./config/index.js";
 export type { ApplyEvent, OperationResult } from "./apply/execute.js";
-/** Where webhook secrets returned by calls go (src/secrets.ts). */
-export { discardingSink, secretsFileSink } from "./secrets.js";
-export type { SecretSink } from "./secrets.js";
+/** Where webhook secrets returned by calls go (src/run/secrets.ts). */
+export { discardingSink, secretsFileSink } from "./run/secrets.js";
+export type { SecretSink } from "./run/secrets.js";
 
 // ---- rendering ---------------------------------------------------------------------------------------
 
@@ -109,8 +115,8 @@ export { renderJson } from "./render/json.js";
 export { buildView } from "./render/view.js";
 export type { ChangeView, Detail, PlanView, SharedChange, StoreView } from "./render/view.js";
 /** Where a run goes, in words, for the first line of a plan (`RunResult.target`). */
-export { describeTarget } from "./session.js";
-export type { RunTarget } from "./session.js";
+export { describeTarget } from "./run/session.js";
+export type { RunTarget } from "./run/session.js";
 /** Views of an apply's outcome (text, Markdown, JSON) and the one wording of errors. */
 export { renderReport, renderReportJson, renderReportMarkdown } from "./render/report.js";
 export type { ReportMarkdownOptions } from "./render/report.js";

@@ -20,7 +20,7 @@ import { ApiError } from "./errors.js";
 import { categoriesByIntegration, categoriesByStore, judgePairing } from "./state/pairing.js";
 import { storesOpen, MAX_STATUS_STORES } from "./platform/stores.js";
 import { listWebhooks } from "./platform/webhooks.js";
-import type { Session } from "./session.js";
+import type { Session } from "./run/session.js";
 
 /** One store of the status. */
 export interface StoreStatus {

@@ -1,6 +1,6 @@
 /**
  * Where the GitHub Action keeps the webhook secrets that calls return: the GitHub Actions sink the CLI
- * uses in a job (src/secrets.ts `githubActionsSink`). Every secret is masked first (`::add-mask::`, so
+ * uses in a job (src/run/secrets.ts `githubActionsSink`). Every secret is masked first (`::add-mask::`, so
  * that the runner hides it in every later log line), then saved in the secrets file when one is named
  * (input `secrets-file`, else `CARTE_SECRETS_FILE`, else carte.yaml `secrets_file:`), and only there;
  * when none is named, set as the step output `webhook_secret_<EVENT>` (action.yml declares one per
@@ -10,7 +10,7 @@
 import path from "node:path";
 import * as core from "@actions/core";
 import { rootFor } from "../atomic.js";
-import { githubActionsSink, secretsFileSink, type SecretSink } from "../secrets.js";
+import { githubActionsSink, secretsFileSink, type SecretSink } from "../run/secrets.js";
 
 /**
  * The secrets file a run of the Action uses: the input `secrets-file` (relative to the working

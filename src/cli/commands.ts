@@ -1,6 +1,6 @@
 /**
  * The CLI commands. Each turns its options into library calls and renders the result; `plan` and
- * `apply` go through the path they share with the GitHub Action (src/run.ts).
+ * `apply` go through the path they share with the GitHub Action (src/run/run.ts).
  */
 
 import { clockFromEnv } from "../config/time.js";
@@ -24,12 +24,12 @@ import { renderReport, renderReportJson } from "../render/report.js";
 import { renderText } from "../render/text.js";
 import { renderPlannedStagesText, renderStageScopeText } from "../render/rollout.js";
 import type { StageOutcome } from "../apply/rollout.js";
-import { describeHolder } from "../lock.js";
-import { runCarte, type RunHooks } from "../run.js";
-import { EMBEDDED_HOLIDAYS, describeTarget } from "../session.js";
+import { describeHolder } from "../run/lock.js";
+import { runCarte, type RunHooks } from "../run/run.js";
+import { EMBEDDED_HOLIDAYS, describeTarget } from "../run/session.js";
 import { escapeLines, escapeTerminal } from "../render/escape.js";
 import { describeRefHolder, lockName } from "../gitops/ref-lock.js";
-import { discardingSink, lostSecretsMessage, resolveSecretSink } from "../secrets.js";
+import { discardingSink, lostSecretsMessage, resolveSecretSink } from "../run/secrets.js";
 import { printWarnings, useColor, type CliIo } from "./io.js";
 import { createProgress, progressMode, type Progress } from "./progress.js";
 
@@ -39,7 +39,7 @@ export interface RunCommand {
   color: boolean | undefined;
   quiet: boolean;
   parallelism: number;
-  /** `--timeout`: the longest the run may take, in milliseconds (src/run.ts `runTimeoutMs`). */
+  /** `--timeout`: the longest the run may take, in milliseconds (src/run/run.ts `runTimeoutMs`). */
   timeoutMs: number;
   stores: string[];
   kinds: SegmentName[];
@@ -63,7 +63,7 @@ export interface PlanCommand extends RunCommand {
   base?: string | undefined;
   /** `--scope changed`: only what the difference from `base` can touch (src/gitops/scope.ts). */
   scope?: "all" | "changed" | undefined;
-  /** `--secrets-file`: the secrets file whose lost secrets the plan names (src/secrets.ts). */
+  /** `--secrets-file`: the secrets file whose lost secrets the plan names (src/run/secrets.ts). */
   secretsFile?: string | undefined;
 }
 
@@ -201,7 +201,7 @@ function listsRefusal(plan: { safety: { ok: boolean; override?: unknown } }): bo
   return !plan.safety.ok && plan.safety.override === undefined;
 }
 
-/** `carte plan`: the shared path (src/run.ts) with `command: "plan"`, rendered in the chosen format. */
+/** `carte plan`: the shared path (src/run/run.ts) with `command: "plan"`, rendered in the chosen format. */
 export async function runPlan(opts: PlanCommand, io: CliIo): Promise<number> {
   /** The plan shown as text, whose refusal by the guards the error then does not list again. */
   let shown: Plan | undefined;
@@ -264,12 +264,12 @@ export interface ApplyCommand extends RunCommand {
   replan: boolean;
   autoApprove: boolean;
   json: boolean;
-  /** `--secrets-file`: where webhook secrets returned by the calls are kept (src/secrets.ts). */
+  /** `--secrets-file`: where webhook secrets returned by the calls are kept (src/run/secrets.ts). */
   secretsFile?: string | undefined;
 }
 
 /**
- * `carte apply`: the shared path (src/run.ts) with `command: "apply"`. Shows the plan (text) before any
+ * `carte apply`: the shared path (src/run/run.ts) with `command: "apply"`. Shows the plan (text) before any
  * call, asks on the terminal unless `--auto-approve`, keeps webhook secrets in the configured sink (a
  * warning naming the event when none is configured), and prints the report (text or `--json`).
  */
@@ -473,7 +473,7 @@ export async function runEmulator(opts: EmulatorCommand, io: CliIo): Promise<num
   if (opts.controlToken !== undefined && opts.controlToken.trim() === "") {
     throw new UsageError("--control-token must not be empty");
   }
-  // The emulator is loaded by the command that runs it only (see src/session.ts).
+  // The emulator is loaded by the command that runs it only (see src/run/session.ts).
   const { loadSeedFile, startEmulator } = await import("../emulator/index.js");
   const seed = opts.seed ? await loadSeedFile(path.resolve(opts.seed)) : undefined;
   const emulator = await startEmulator({

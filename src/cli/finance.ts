@@ -32,7 +32,7 @@ import { selectStores } from "../finance/stores.js";
 import type { FinanceKind } from "../finance/types.js";
 import type { DesiredState } from "../model.js";
 import { escapeTerminal } from "../render/escape.js";
-import { openSession } from "../session.js";
+import { openSession } from "../run/session.js";
 import { printWarnings, type CliIo } from "./io.js";
 import { checkParallelism } from "./options.js";
 import { progressMode } from "./progress.js";

@@ -33,7 +33,7 @@ import { emptyStore, type StoreIdentity } from "../model.js";
 import { DEFAULT_SAFETY } from "../plan/safety.js";
 import { escapeTerminal } from "../render/escape.js";
 import { DEFAULT_PARALLELISM } from "../platform/client.js";
-import { describeTarget, openSession, runTarget } from "../session.js";
+import { describeTarget, openSession, runTarget } from "../run/session.js";
 import { printWarnings, type CliIo } from "./io.js";
 import { checkParallelism } from "./options.js";
 

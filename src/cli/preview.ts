@@ -1,7 +1,7 @@
 /**
  * `carte preview [--out DIR] [--plan FILE] [--open]`: the menus of the plan's stores as a static HTML
  * site (src/render/preview.ts, docs/preview.md). Without `--plan` it plans through the shared path
- * (src/run.ts, as `carte plan` does, with the same scope options); with `--plan` it reads a saved plan
+ * (src/run/run.ts, as `carte plan` does, with the same scope options); with `--plan` it reads a saved plan
  * (its digest checked as `carte show` does). What the plan leaves unchanged comes from the files. The
  * pages are written by src/preview.ts, the path the GitHub Action's preview artifact shares.
  */
@@ -16,7 +16,7 @@ import { readPlanToShow } from "../plan/file.js";
 import type { Plan } from "../plan/types.js";
 import { escapeTerminal } from "../render/escape.js";
 import { writePreview } from "../preview.js";
-import { runCarte } from "../run.js";
+import { runCarte } from "../run/run.js";
 import { runRequest, type RunCommand } from "./commands.js";
 import { warnEditedPlan } from "./project.js";
 import { type CliIo } from "./io.js";
@@ -43,7 +43,7 @@ async function livePlan(opts: PreviewCommand, io: CliIo): Promise<{ plan: Plan; 
     },
   );
   // A plan the safety guards refuse is still previewed: reviewing it is what the preview is for.
-  // (src/run.ts keeps the plan in its result when a guard refuses it.)
+  // (src/run/run.ts keeps the plan in its result when a guard refuses it.)
   if (result.error instanceof UnsafePlanError && result.plan && result.project) {
     io.err(escapeTerminal(`Warning: ${result.error.message}`) + "\n");
     return { plan: result.plan, project: result.project };

@@ -15,7 +15,7 @@ import { initProject } from "../init.js";
 import { readPlanToShow } from "../plan/file.js";
 import { escapeTerminal } from "../render/escape.js";
 import { renderStatusJson, renderStatusText } from "../render/status.js";
-import { describeTarget, openSession, runTarget } from "../session.js";
+import { describeTarget, openSession, runTarget } from "../run/session.js";
 import { projectStatus, type StoreStatus } from "../status.js";
 import { SHOW_CALLS_OPTION, render } from "./commands.js";
 import { printWarnings, useColor, type CliIo } from "./io.js";

@@ -5,7 +5,7 @@
  *
  * `rotate-secret` calls `PUT /webhook/{event}/reset-secret` (platform notes "Webhooks": no body, answers
  * `{event, stores, secret}` with a new secret) and keeps the new secret in the secrets sink
- * (src/secrets.ts): the file named by `--secrets-file`, `CARTE_SECRETS_FILE` or carte.yaml `secrets_file:`,
+ * (src/run/secrets.ts): the file named by `--secrets-file`, `CARTE_SECRETS_FILE` or carte.yaml `secrets_file:`,
  * or, in GitHub Actions,
  * the masked step output `webhook_secret_<EVENT>`. It refuses to run without a sink, or when the sink
  * cannot be written (checked before the call), since the old secret stops working once the new one is
@@ -16,9 +16,9 @@ import type { Argv, CommandModule } from "yargs";
 import { loadProject } from "../config/index.js";
 import { ExitCode, UsageError, SecretError } from "../errors.js";
 import { resetSecret } from "../platform/webhooks.js";
-import { eventSecret, prepareEvents, resolveSecretSink } from "../secrets.js";
+import { eventSecret, prepareEvents, resolveSecretSink } from "../run/secrets.js";
 import { escapeTerminal } from "../render/escape.js";
-import { openSession } from "../session.js";
+import { openSession } from "../run/session.js";
 import { printWarnings, type CliIo } from "./io.js";
 
 /** Options of `carte webhooks rotate-secret`. */
@@ -49,7 +49,7 @@ export async function runRotateSecret(opts: RotateSecretCommand, io: CliIo): Pro
   const session = await openSession(project, { env: io.env });
   try {
     // The old secret stops working once the new one is made: the sink proves it can keep the new one
-    // first, and marks it as on its way until it is saved (src/secrets.ts).
+    // first, and marks it as on its way until it is saved (src/run/secrets.ts).
     await prepareEvents(sink, [opts.event]);
     let answer: unknown;
     try {

@@ -6,7 +6,7 @@
  *
  * The platform's holidays are known once a store's holidays are read (`carte plan`, `carte apply`), and
  * offline only for the embedded emulator, whose holidays are fixed (`carte validate` without a
- * `platform:` section, src/session.ts `EMBEDDED_HOLIDAYS`). Against a real platform, `carte validate`
+ * `platform:` section, src/run/session.ts `EMBEDDED_HOLIDAYS`). Against a real platform, `carte validate`
  * cannot tell.
  */
 

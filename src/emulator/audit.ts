@@ -28,7 +28,7 @@ import type { Operation, Plan } from "../plan/types.js";
 import type { PlatformClient } from "../platform/client.js";
 import { routeIdempotent, routeOfPath } from "../platform/routes.js";
 import { listWebhooks } from "../platform/webhooks.js";
-import { pendingFileOf, readSecretsFile } from "../secrets.js";
+import { pendingFileOf, readSecretsFile } from "../run/secrets.js";
 import type { RecordedRequest } from "./deps.js";
 import { itemsOf, availabilityOf } from "../kinds/catalog.js";
 
@@ -248,7 +248,7 @@ export function lostMarkers(desired: DesiredState, current: CurrentState): strin
 
 /**
  * Webhook secrets lost, as lines: each per-store event the platform has configured whose secret the
- * secrets file `file` does not hold, and the marker beside the file (`FILE.pending`, src/secrets.ts)
+ * secrets file `file` does not hold, and the marker beside the file (`FILE.pending`, src/run/secrets.ts)
  * when one is left (a secret said to be on its way in, never settled).
  *
  * @throws the error of {@link readSecretsFile} when the file cannot be read or is not a map of secrets;

@@ -39,7 +39,7 @@ export interface RunRecord {
   /** The rendered error of any other failure. */
   error: string | null;
   /**
-   * Where the run went, in words (src/session.ts `describeTarget`), when known. Added within version 1:
+   * Where the run went, in words (src/run/session.ts `describeTarget`), when known. Added within version 1:
    * absent in older records.
    */
   target?: string;

@@ -1,6 +1,6 @@
 /**
  * The apply lock across machines: two checkouts of one project on different machines (two CI runners
- * after two quick merges) share no disk, so the lock of src/lock.ts cannot serialise their applies,
+ * after two quick merges) share no disk, so the lock of src/run/lock.ts cannot serialise their applies,
  * and the platform has no conditional write that could hold one. The project's git remote has one: a
  * ref update with an expected old value is a compare-and-swap on the git server (receive-pack locks
  * the ref and checks its old value in one transaction).

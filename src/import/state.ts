@@ -14,7 +14,7 @@ import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, type AtomicWriteOptions } from "..
 import { UsageError } from "../errors.js";
 import type { LoadedProject } from "../config/index.js";
 
-/** Where the embedded emulator of a project keeps its state (src/session.ts), relative to its folder. */
+/** Where the embedded emulator of a project keeps its state (src/run/session.ts), relative to its folder. */
 export const EMULATOR_STATE = ".carte/emulator-state.json";
 
 /**

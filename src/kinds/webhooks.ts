@@ -40,7 +40,7 @@
  * after which add-stores would answer 404.
  *
  * Store ids are strings on this API (spec §2.4). `POST /webhook` answers the event's secret: the
- * endpoint is registered as secret-bearing (src/secrets.ts), so the executor hands it to the secrets
+ * endpoint is registered as secret-bearing (src/run/secrets.ts), so the executor hands it to the secrets
  * sink and nowhere else.
  */
 

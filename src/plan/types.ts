@@ -119,7 +119,7 @@ export interface PlanChecksums {
    * The digest of each store's normalised current state (platform ids included; src/plan/checksum.ts
    * `storeDigest`), by store key, as read for this plan, and under `""` the checksum of the client-level
    * state when the plan read one. Just before a store's first write, the apply reads it again and
-   * refuses to write it when the digest differs (src/workflow.ts `storeGuard`). Absent in plans written
+   * refuses to write it when the digest differs (src/run/workflow.ts `storeGuard`). Absent in plans written
    * before it existed.
    */
   stores?: Record<string, string>;
@@ -154,7 +154,7 @@ export interface PlanInfo {
 /**
  * A webhook secret an apply gets anew (`PUT /webhook/{event}/reset-secret`) and saves in the secrets
  * file, because an earlier run had the platform make it and never saved it (a kill just after the
- * call, a full disk, a lost answer): the marker beside the secrets file says so (src/secrets.ts
+ * call, a full disk, a lost answer): the marker beside the secrets file says so (src/run/secrets.ts
  * `findLostSecrets`), and the platform has the webhook. Not a change of the configuration.
  */
 export interface SecretRotation {
@@ -180,7 +180,7 @@ export interface Plan {
   targeting?: Targeting;
   /**
    * Present when the plan was limited to one stage of carte.yaml `rollout:` with `--stage`: the stage's
-   * name. `carte apply FILE` then applies that stage alone (src/run.ts).
+   * name. `carte apply FILE` then applies that stage alone (src/run/run.ts).
    */
   stage?: string;
   /** The safety guards' verdict; a plan that is not `ok` is applied only with an override. */
@@ -210,7 +210,7 @@ export interface Plan {
    */
   alreadyApplied?: boolean;
   /**
-   * Where the plan was made, in words (src/session.ts `describeTarget`): written by `carte plan --out`
+   * Where the plan was made, in words (src/run/session.ts `describeTarget`): written by `carte plan --out`
    * so that `carte show` names it. Read from a file, it is data: renderers escape it. Added within
    * version 1; absent in plans saved before it.
    */

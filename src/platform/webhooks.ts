@@ -21,7 +21,7 @@
  * - an unknown event name answers 406 (platform notes "Webhooks", "Errors").
  *
  * The answers of `POST /webhook` and `reset-secret` carry the event's secret: callers hand it to a
- * secrets sink (src/secrets.ts) and never print it.
+ * secrets sink (src/run/secrets.ts) and never print it.
  */
 
 import { CLIENT_WEBHOOK_EVENTS, STORE_WEBHOOK_EVENTS } from "./wire.js";

@@ -25,7 +25,7 @@ export interface MarkdownOptions {
   fullPlanAt?: string;
   /** Heading of the comment. Default "carte plan". */
   title?: string;
-  /** Where the run goes, in words (src/session.ts `describeTarget`), named under the heading. */
+  /** Where the run goes, in words (src/run/session.ts `describeTarget`), named under the heading. */
   target?: string | undefined;
   /** The rollout's stages and what each would change (`RunResult.plannedStages`), under the counts. */
   stages?: readonly StageOutcome[] | undefined;
@@ -276,7 +276,7 @@ export interface PlanCommentOptions {
   maxChars?: number;
   /** Where the full plan can be read when the comment is cut. */
   fullPlanAt?: string;
-  /** Where the run goes, in words (src/session.ts `describeTarget`), named under the heading. */
+  /** Where the run goes, in words (src/run/session.ts `describeTarget`), named under the heading. */
   target?: string | undefined;
   /** The rollout's stages and what each would change (`RunResult.plannedStages`), under the counts. */
   stages?: readonly StageOutcome[] | undefined;

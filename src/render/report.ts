@@ -21,7 +21,7 @@ function succeeded(report: ApplyReport): number {
  * addresses not yet shown. Starts with an empty line and ends with a newline.
  *
  * @param ms how long the apply took, in milliseconds (shown in seconds, one decimal).
- * @param target where the run went, in words (src/session.ts `describeTarget`): the closing line names
+ * @param target where the run went, in words (src/run/session.ts `describeTarget`): the closing line names
  *   it (`The embedded emulator (state in …) shows every change.`, `Apply incomplete against the platform
  *   at HOST: …`); absent: "The platform".
  */
@@ -74,7 +74,7 @@ const cell = (s: string) => escapeMarkdown(s);
 export interface ReportMarkdownOptions {
   /** Most calls listed in the table of failed and skipped calls. Default 100; the rest are counted. */
   maxRows?: number;
-  /** Where the run went, in words (src/session.ts `describeTarget`); absent: "the platform". */
+  /** Where the run went, in words (src/run/session.ts `describeTarget`); absent: "the platform". */
   target?: string | undefined;
 }
 

@@ -80,7 +80,7 @@ export interface TextOptions {
   /** Use ANSI colours. */
   color: boolean;
   /**
-   * Where the run goes, named on the first line (src/session.ts `describeTarget`): `embedded emulator
+   * Where the run goes, named on the first line (src/run/session.ts `describeTarget`): `embedded emulator
    * (state in examples/chain/.carte)` or the platform's host. Absent: no such line.
    */
   target?: string | undefined;

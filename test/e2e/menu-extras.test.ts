@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { toWireCategory } from "../../src/kinds/categories.js";
 import type { WireStoreMenu } from "../../src/platform/wire.js";
-import { applyPlan, planProject } from "../../src/workflow.js";
+import { applyPlan, planProject } from "../../src/run/workflow.js";
 import { exampleSession } from "../helpers/session.js";
 import { catalogOf } from "../helpers/builders.js";
 

@@ -10,10 +10,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { RecordedRequest } from "../../src/emulator/index.js";
 import { renderPlanComment } from "../../src/render/markdown.js";
 import { renderReport, renderReportJson, renderReportMarkdown } from "../../src/render/report.js";
-import { CLIENT_LOCK, acquireApplyLock } from "../../src/lock.js";
+import { CLIENT_LOCK, acquireApplyLock } from "../../src/run/lock.js";
 import { PlatformClient } from "../../src/platform/client.js";
-import { runCarte } from "../../src/run.js";
-import { secretsFileSink } from "../../src/secrets.js";
+import { runCarte } from "../../src/run/run.js";
+import { secretsFileSink } from "../../src/run/secrets.js";
 import { CLIENT_ID, CLIENT_SECRET, carte, edit, exampleAgainstEmulator, writes } from "../helpers/project.js";
 
 const storeFiles = ["stores/bog-centro.yaml", "stores/bog-chapinero.yaml", "stores/med-poblado.yaml"];

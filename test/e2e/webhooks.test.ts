@@ -17,10 +17,10 @@ import type { DesiredState, Ownership } from "../../src/model.js";
 import type { WebhookSetting } from "../../src/kinds/webhooks.js";
 import { buildPlan } from "../../src/plan/plan.js";
 import type { Plan } from "../../src/plan/types.js";
-import { secretsFileSink } from "../../src/secrets.js";
-import type { Session } from "../../src/session.js";
+import { secretsFileSink } from "../../src/run/secrets.js";
+import type { Session } from "../../src/run/session.js";
 import { clientReadKinds, fetchCurrent, readRequests } from "../../src/state/current.js";
-import { applyPlan } from "../../src/workflow.js";
+import { applyPlan } from "../../src/run/workflow.js";
 import { CLIENT_ID } from "../helpers/project.js";
 import { webhooksState } from "../../src/kinds/webhooks.js";
 

@@ -1,6 +1,6 @@
 /**
  * Exactly once on a network that loses answers. The example chain is applied through the shared path
- * (src/run.ts) against an emulator that fails calls (500, 503, 429 with a real `Retry-After: 1`,
+ * (src/run/run.ts) against an emulator that fails calls (500, 503, 429 with a real `Retry-After: 1`,
  * dropped connections) and loses answers (the write is processed, then the connection drops or the
  * answer is withheld past the client's timeout), and holds writes pending past the settle window. After
  * EVERY apply (test/faults/harness.ts): no duplicate of any kind on the platform, no create accepted
@@ -16,9 +16,9 @@ import type { RecordedRequest } from "../../src/emulator/index.js";
 import { ConvergenceError, StalePlanError } from "../../src/errors.js";
 import { writePlanFile } from "../../src/plan/file.js";
 import { PlatformClient, type RetryInfo } from "../../src/platform/client.js";
-import { runCarte } from "../../src/run.js";
-import type { Session } from "../../src/session.js";
-import { applyPlan, PLAN_READ_REUSE_MS, planProject, storeGuard } from "../../src/workflow.js";
+import { runCarte } from "../../src/run/run.js";
+import type { Session } from "../../src/run/session.js";
+import { applyPlan, PLAN_READ_REUSE_MS, planProject, storeGuard } from "../../src/run/workflow.js";
 import { CLIENT_ID, CLIENT_SECRET } from "../helpers/project.js";
 import {
   applyUntilDone,

@@ -1,6 +1,6 @@
 /**
  * The harness of the fault suite: the example chain against an emulator with injected faults,
- * applied through the shared path (src/run.ts) as `carte apply --auto-approve` runs it, and the checks
+ * applied through the shared path (src/run/run.ts) as `carte apply --auto-approve` runs it, and the checks
  * made after EVERY apply: no duplicate of any kind on the platform, no create accepted twice, no write
  * outside the apply's plan, a non-zero exit code whenever something is left, and a report that names
  * exactly the failed and skipped operations (src/emulator/audit.ts).
@@ -21,11 +21,11 @@ import type { FaultOptions, RunningEmulator } from "../../src/emulator/index.js"
 import { mulberry32 } from "../../src/emulator/prng.js";
 import { kinds } from "../../src/kinds/registry.js";
 import { PlatformClient, type RetryInfo } from "../../src/platform/client.js";
-import { runCarte, type RunResult } from "../../src/run.js";
-import { secretsFileSink } from "../../src/secrets.js";
-import type { Session } from "../../src/session.js";
+import { runCarte, type RunResult } from "../../src/run/run.js";
+import { secretsFileSink } from "../../src/run/secrets.js";
+import type { Session } from "../../src/run/session.js";
 import { clientReadKinds, fetchCurrent, readRequests } from "../../src/state/current.js";
-import { planProject } from "../../src/workflow.js";
+import { planProject } from "../../src/run/workflow.js";
 import { CLIENT_ID, CLIENT_SECRET, carte, edit, exampleAgainstEmulator } from "../helpers/project.js";
 
 export const STORE_FILES = ["stores/bog-centro.yaml", "stores/bog-chapinero.yaml", "stores/med-poblado.yaml"];

@@ -1,9 +1,9 @@
-/** Apply locks as a killed holder leaves them, for the tests of src/lock.ts. */
+/** Apply locks as a killed holder leaves them, for the tests of src/run/lock.ts. */
 
 import { spawn } from "node:child_process";
 import { lstatSync, mkdirSync, readlinkSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
-import { lockPaths } from "../../src/lock.js";
+import { lockPaths } from "../../src/run/lock.js";
 
 /** The id of a process that ran and ended. */
 export async function deadPid(): Promise<number> {

@@ -4,7 +4,7 @@ import path from "node:path";
 import { loadProject, type LoadedProject } from "../../src/config/index.js";
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from "../../src/emulator/index.js";
 import { PlatformClient } from "../../src/platform/client.js";
-import type { Session } from "../../src/session.js";
+import type { Session } from "../../src/run/session.js";
 import { CLIENT_ID, CLIENT_SECRET, repoRoot } from "./project.js";
 
 /** The example chain loaded (each store with resources of its own), an emulator serving its stores, and a session to it. */

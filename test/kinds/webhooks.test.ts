@@ -22,7 +22,7 @@ import {
   secretCollector,
   secretsFileSink,
   type SecretSink,
-} from "../../src/secrets.js";
+} from "../../src/run/secrets.js";
 import { normalizeSnapshot } from "../../src/state/current.js";
 import { desired, store } from "../helpers/builders.js";
 import { webhooksState } from "../../src/kinds/webhooks.js";

@@ -5,7 +5,7 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { applyPlan, planProject } from "../../src/workflow.js";
+import { applyPlan, planProject } from "../../src/run/workflow.js";
 import { exampleSession } from "../helpers/session.js";
 
 /**

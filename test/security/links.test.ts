@@ -26,9 +26,9 @@ import { startEmulator, type RunningEmulator } from "../../src/emulator/index.js
 import { FileWriteError } from "../../src/errors.js";
 import { initProject } from "../../src/init.js";
 import { toWireItem } from "../../src/kinds/items.js";
-import { acquireApplyLock, lockPaths } from "../../src/lock.js";
+import { acquireApplyLock, lockPaths } from "../../src/run/lock.js";
 import { PlatformClient } from "../../src/platform/client.js";
-import { findLostSecrets, secretsFileSink } from "../../src/secrets.js";
+import { findLostSecrets, secretsFileSink } from "../../src/run/secrets.js";
 import { item } from "../helpers/builders.js";
 import { carte, CLIENT_ID, CLIENT_SECRET, clientSeed } from "../helpers/project.js";
 

@@ -22,7 +22,7 @@ import {
   prepareSecretSink,
   secretsFileSink,
   type SecretSink,
-} from "../../src/secrets.js";
+} from "../../src/run/secrets.js";
 
 const tmp = () => mkdtempSync(path.join(tmpdir(), "carte-sink-"));
 

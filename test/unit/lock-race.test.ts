@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { LockError } from "../../src/errors.js";
-import { acquireApplyLock } from "../../src/lock.js";
+import { acquireApplyLock } from "../../src/run/lock.js";
 import { deadPid, plantLock } from "../helpers/locks.js";
 
 const jitter = { on: false };

@@ -16,7 +16,7 @@ import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseDuration } from "../../src/cli/main.js";
 import { LockError } from "../../src/errors.js";
-import { acquireApplyLock, lockPaths } from "../../src/lock.js";
+import { acquireApplyLock, lockPaths } from "../../src/run/lock.js";
 import { deadPid, plantLock } from "../helpers/locks.js";
 import { repoRoot } from "../helpers/project.js";
 
@@ -156,7 +156,7 @@ describe("--timeout", () => {
  * is killed; `held()` resolves once it holds the lock.
  */
 function holderProcess(dir: string, names: string[]) {
-  const lockModule = pathToFileURL(path.join(repoRoot, "dist", "lock.js")).href;
+  const lockModule = pathToFileURL(path.join(repoRoot, "dist", "run", "lock.js")).href;
   const script = `
     import { acquireApplyLock } from ${JSON.stringify(lockModule)};
     const [dir, names] = JSON.parse(process.argv[1]);

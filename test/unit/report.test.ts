@@ -6,8 +6,8 @@ import type { LoadedProject } from "../../src/config/index.js";
 import { buildPlan } from "../../src/plan/plan.js";
 import type { Plan } from "../../src/plan/types.js";
 import { renderReport, renderReportJson, renderReportMarkdown } from "../../src/render/report.js";
-import { describeTarget, runTarget } from "../../src/session.js";
-import type { ApplyReport } from "../../src/workflow.js";
+import { describeTarget, runTarget } from "../../src/run/session.js";
+import type { ApplyReport } from "../../src/run/workflow.js";
 import { current, desired, item, store, catalogOf } from "../helpers/builders.js";
 
 function plan(): Plan {

@@ -11,9 +11,9 @@ import {
   verdict,
   type PlanRequest,
   type RunProject,
-} from "../../src/run.js";
-import type { RunTarget } from "../../src/session.js";
-import type { ApplyReport } from "../../src/workflow.js";
+} from "../../src/run/run.js";
+import type { RunTarget } from "../../src/run/session.js";
+import type { ApplyReport } from "../../src/run/workflow.js";
 import { current, desired, item, store, catalogOf } from "../helpers/builders.js";
 
 /** A store with `n` items in one category shown by one menu. */

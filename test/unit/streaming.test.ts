@@ -8,7 +8,7 @@ import { PlatformClient } from "../../src/platform/client.js";
 import type { StoreIdentity } from "../../src/model.js";
 import { fetchCurrent, readCurrent, storeBatcher, type ReadRequest } from "../../src/state/current.js";
 import { storeOrderedLimit } from "../../src/platform/limit.js";
-import { applyPlan, planProject } from "../../src/workflow.js";
+import { applyPlan, planProject } from "../../src/run/workflow.js";
 import { exampleSession } from "../helpers/session.js";
 import { CLIENT_ID, CLIENT_SECRET } from "../helpers/project.js";
 import { hoursState } from "../../src/kinds/store-hours.js";

@@ -26,7 +26,7 @@
  * {@link FileWriteError}, never followed nor waited on as if another apply held it. Runners of a CI
  * service do not share a disk: there, the lock across machines (carte.yaml `lock:`, pushed to the git
  * remote, src/gitops/ref-lock.ts), the workflow's `concurrency:` setting and the per-store check of the
- * plan's checksum before a store's first write (src/workflow.ts `storeGuard`) take over
+ * plan's checksum before a store's first write (src/run/workflow.ts `storeGuard`) take over
  * (docs/reliability.md).
  */
 
@@ -47,8 +47,8 @@ import {
   writeFailure,
   writeFileAtomic,
   type WriteTarget,
-} from "./atomic.js";
-import { FileWriteError, LockError } from "./errors.js";
+} from "../atomic.js";
+import { FileWriteError, LockError } from "../errors.js";
 
 /** The name of the lock of the client-level resources (client webhooks). */
 export const CLIENT_LOCK = "@client";
@@ -531,7 +531,7 @@ async function sweepClaims(dir: string): Promise<void> {
 }
 
 /**
- * One timer refreshing every held lock of an apply (src/lock.ts `refreshLocks`), armed for the earliest
+ * One timer refreshing every held lock of an apply (src/run/lock.ts `refreshLocks`), armed for the earliest
  * lock due; `schedule` after each lock taken, `stop` before releasing them.
  */
 function lockRefresher(

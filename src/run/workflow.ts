@@ -1,15 +1,15 @@
 /**
  * The steps behind `carte plan` and `carte apply`: fetch → plan (pure) → safety → execute → verify.
- * src/run.ts sequences them into the one path the CLI and the GitHub Action share. No output here:
+ * src/run/run.ts sequences them into the one path the CLI and the GitHub Action share. No output here:
  * callers render the results.
  */
 
-import { keptCategoryIds } from "./state/pairing.js";
-import { applyPairingCheck, checkPlanPairings, type IdentitySite } from "./state/pairings.js";
-import { didYouMean } from "./suggest.js";
-import { quote } from "./config/quote.js";
-import type { LoadedProject } from "./config/index.js";
-import { holidayDates, holidayMisses, holidayMissProblems, type HolidayMiss } from "./config/holidays.js";
+import { keptCategoryIds } from "../state/pairing.js";
+import { applyPairingCheck, checkPlanPairings, type IdentitySite } from "../state/pairings.js";
+import { didYouMean } from "../suggest.js";
+import { quote } from "../config/quote.js";
+import type { LoadedProject } from "../config/index.js";
+import { holidayDates, holidayMisses, holidayMissProblems, type HolidayMiss } from "../config/holidays.js";
 import {
   ConfigError,
   ConvergenceError,
@@ -17,42 +17,48 @@ import {
   UnsafePlanError,
   UsageError,
   type ConfigProblem,
-} from "./errors.js";
-import { clientKinds, kinds } from "./kinds/registry.js";
-import { address } from "./kinds/util.js";
-import type { KindName } from "./kinds/registry.js";
-import { own, table, type CurrentState, type DesiredState, type Ownership } from "./model.js";
-import { executePlanFully, type ApplyEvent } from "./apply/execute.js";
-import { isComplete, type ApplyReport } from "./apply/report.js";
-import { settleEffect } from "./apply/settle.js";
-import { byStore, verifyRequest, verifyState, waitForPlan } from "./apply/verify.js";
+} from "../errors.js";
+import { clientKinds, kinds } from "../kinds/registry.js";
+import { address } from "../kinds/util.js";
+import type { KindName } from "../kinds/registry.js";
+import { own, table, type CurrentState, type DesiredState, type Ownership } from "../model.js";
+import { executePlanFully, type ApplyEvent } from "../apply/execute.js";
+import { isComplete, type ApplyReport } from "../apply/report.js";
+import { settleEffect } from "../apply/settle.js";
+import { byStore, verifyRequest, verifyState, waitForPlan } from "../apply/verify.js";
 import {
   changesByStage,
   countChanges,
   stageProject,
   storesInScope,
   type StageOutcome,
-} from "./apply/rollout.js";
-import type { RolloutStage } from "./config/rollout.js";
-import { planOnly } from "./gitops/reviewed.js";
-import { createPlanner } from "./plan/plan.js";
-import { desiredChecksum, digestMemo } from "./plan/checksum.js";
-import { changeDifferences, describeDifferences } from "./plan/compare.js";
-import { clientDigest, storeDigest } from "./plan/digest.js";
-import { findEndpoint, isSynchronous } from "./plan/endpoints.js";
-import type { Operation } from "./plan/types.js";
-import { resetSecret } from "./platform/webhooks.js";
-import { isTargeted, matchAddress, matchStore, type Targeting } from "./plan/target.js";
-import { DEFAULT_PARALLELISM } from "./platform/client.js";
-import type { Plan } from "./plan/types.js";
-import { escapeTerminal } from "./render/escape.js";
+} from "../apply/rollout.js";
+import type { RolloutStage } from "../config/rollout.js";
+import { planOnly } from "../gitops/reviewed.js";
+import { createPlanner } from "../plan/plan.js";
+import { desiredChecksum, digestMemo } from "../plan/checksum.js";
+import { changeDifferences, describeDifferences } from "../plan/compare.js";
+import { clientDigest, storeDigest } from "../plan/digest.js";
+import { findEndpoint, isSynchronous } from "../plan/endpoints.js";
+import type { Operation } from "../plan/types.js";
+import { resetSecret } from "../platform/webhooks.js";
+import { isTargeted, matchAddress, matchStore, type Targeting } from "../plan/target.js";
+import { DEFAULT_PARALLELISM } from "../platform/client.js";
+import type { Plan } from "../plan/types.js";
+import { escapeTerminal } from "../render/escape.js";
 import { prepareSecretSink, secretCollector, type SecretSink } from "./secrets.js";
 import type { Session } from "./session.js";
-import { fetchCurrent, projectReads, readCurrent, storeBatcher, type CurrentStore } from "./state/current.js";
-import type { Limit, ResourceKind } from "./kinds/types.js";
-import { storeOrderedLimit, type OrderedLimit } from "./platform/limit.js";
+import {
+  fetchCurrent,
+  projectReads,
+  readCurrent,
+  storeBatcher,
+  type CurrentStore,
+} from "../state/current.js";
+import type { Limit, ResourceKind } from "../kinds/types.js";
+import { storeOrderedLimit, type OrderedLimit } from "../platform/limit.js";
 
-export { isComplete, type ApplyReport } from "./apply/report.js";
+export { isComplete, type ApplyReport } from "../apply/report.js";
 
 /** Options shared by planning and applying. */
 export interface RunOptions {
@@ -81,8 +87,8 @@ export interface RunOptions {
    */
   keepCurrent?: boolean;
   /**
-   * Where apply keeps the webhook secrets that calls return (src/secrets.ts). Without one they are
-   * dropped unseen; the shared path (src/run.ts) always gives one.
+   * Where apply keeps the webhook secrets that calls return (src/run/secrets.ts). Without one they are
+   * dropped unseen; the shared path (src/run/run.ts) always gives one.
    */
   secrets?: SecretSink;
   /**
@@ -110,7 +116,7 @@ export interface RunOptions {
   checkTargets?: boolean;
   /**
    * When this run's own plan read each store (epoch ms by store key, {@link planProject} `readAt`), for
-   * an apply that follows its plan without waiting for a person (src/run.ts: not for a saved plan, nor
+   * an apply that follows its plan without waiting for a person (src/run/run.ts: not for a saved plan, nor
    * after a confirmation): {@link storeGuard} takes a store's plan read, made at most
    * {@link PLAN_READ_REUSE_MS} before the store's first call is ready, as its check instead of reading
    * the store again. Absent: every store is read again.
@@ -366,7 +372,7 @@ export function knownAddresses(
  * The bound of the reads that check an apply ({@link RunOptions.checks}): `parallelism` reads at once
  * (default {@link DEFAULT_PARALLELISM}), the checks before a first write (no store named) first, then
  * the verification reads in the order of `stores`. The session needs `parallelism` connections for
- * them beside the calls' (src/run.ts opens twice `parallelism` for an apply); once the calls are over,
+ * them beside the calls' (src/run/run.ts opens twice `parallelism` for an apply); once the calls are over,
  * {@link applyPlanReport} widens it to both shares.
  */
 export function checkReads(
@@ -382,7 +388,7 @@ export function checkReads(
  * client-level resources) as planning read it and rejects when its digest differs from the plan's
  * `checksums.stores[store]`, so that the
  * executor writes nothing to a store that another apply (on another machine, which the lock of
- * src/run.ts cannot reach) or a person changed since the plan was made. `undefined` when the plan
+ * src/run/run.ts cannot reach) or a person changed since the plan was made. `undefined` when the plan
  * carries no store digests.
  *
  * With {@link RunOptions.planReads} (an apply right after its own plan), a store whose plan read was in
@@ -918,7 +924,7 @@ export interface StagesOptions extends RunOptions {
 export interface StagesResult {
   /** Every stage's calls and verification joined, with {@link ApplyReport.stages}. */
   report: ApplyReport;
-  /** Events whose webhook secret the platform made but that could not be kept (src/secrets.ts). */
+  /** Events whose webhook secret the platform made but that could not be kept (src/run/secrets.ts). */
   lostSecrets: string[];
 }
 

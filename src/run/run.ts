@@ -9,32 +9,32 @@
  */
 
 import path from "node:path";
-import { loadProject, type LoadedProject } from "./config/index.js";
-import { DEFAULT_LOCK_REF, type RefLockSettings } from "./config/load.js";
+import { loadProject, type LoadedProject } from "../config/index.js";
+import { DEFAULT_LOCK_REF, type RefLockSettings } from "../config/load.js";
 import {
   acquireRefLock,
   lockName,
   pushableRemote,
   type HeldRefLock,
   type RemoteLock,
-} from "./gitops/ref-lock.js";
-import { findRepository, type GitDeadline } from "./gitops/safe-git.js";
-import { compareWithBase, type BaseSplit, type LoadedBase } from "./gitops/base.js";
-import { loadChangeScope } from "./gitops/scope.js";
-import { planOnly } from "./gitops/reviewed.js";
-import { allowEmptyShard, shardProject, type Shard } from "./gitops/shard.js";
-import type { ApplyEvent } from "./apply/execute.js";
-import { ExitCode, LockError, StalePlanError, UsageError, exitCodeFor } from "./errors.js";
-import { quote } from "./config/quote.js";
-import type { CurrentState } from "./model.js";
+} from "../gitops/ref-lock.js";
+import { findRepository, type GitDeadline } from "../gitops/safe-git.js";
+import { compareWithBase, type BaseSplit, type LoadedBase } from "../gitops/base.js";
+import { loadChangeScope } from "../gitops/scope.js";
+import { planOnly } from "../gitops/reviewed.js";
+import { allowEmptyShard, shardProject, type Shard } from "../gitops/shard.js";
+import type { ApplyEvent } from "../apply/execute.js";
+import { ExitCode, LockError, StalePlanError, UsageError, exitCodeFor } from "../errors.js";
+import { quote } from "../config/quote.js";
+import type { CurrentState } from "../model.js";
 import { CLIENT_LOCK, acquireApplyLock, type LockHolder } from "./lock.js";
-import { DEFAULT_PARALLELISM, type ClientOptions, type RetryInfo } from "./platform/client.js";
-import { readPlanFile } from "./plan/file.js";
-import { isEmptyPlan } from "./plan/plan.js";
-import type { Targeting } from "./plan/target.js";
-import type { Plan, SecretRotation } from "./plan/types.js";
-import { unmanagedEmbeddedStores, unmanagedStoresNote } from "./status.js";
-import { listWebhooks } from "./platform/webhooks.js";
+import { DEFAULT_PARALLELISM, type ClientOptions, type RetryInfo } from "../platform/client.js";
+import { readPlanFile } from "../plan/file.js";
+import { isEmptyPlan } from "../plan/plan.js";
+import type { Targeting } from "../plan/target.js";
+import type { Plan, SecretRotation } from "../plan/types.js";
+import { unmanagedEmbeddedStores, unmanagedStoresNote } from "../status.js";
+import { listWebhooks } from "../platform/webhooks.js";
 import {
   findLostSecrets,
   prepareEvents,
@@ -45,7 +45,7 @@ import {
   type SecretSink,
 } from "./secrets.js";
 import { openSession, runTarget, type RunTarget, type Session } from "./session.js";
-import { countChanges, findStage, plannedStages, stageProject, type StageOutcome } from "./apply/rollout.js";
+import { countChanges, findStage, plannedStages, stageProject, type StageOutcome } from "../apply/rollout.js";
 import {
   applyPlan,
   applyStages,
@@ -88,7 +88,7 @@ interface RequestBase {
   /**
    * `--secrets-file`: the secrets file named on the command line, which wins over `CARTE_SECRETS_FILE`
    * and carte.yaml `secrets_file:`. A plan reads the marker beside it to say which webhook secrets an
-   * earlier run never saved and an apply would rotate (src/secrets.ts `findLostSecrets`); an apply
+   * earlier run never saved and an apply would rotate (src/run/secrets.ts `findLostSecrets`); an apply
    * reads the marker of its sink's file ({@link ApplyRequest.secrets}).
    */
   secretsFile?: string | undefined;
@@ -101,7 +101,7 @@ interface RequestBase {
    * `--stage NAME`: one stage of carte.yaml `rollout:` alone: its stores, and the client-level
    * settings when it is the first stage (src/apply/rollout.ts). A `UsageError` when the project has
    * no such stage. Without it, an apply of a project with `rollout:` goes stage by stage
-   * (src/workflow.ts `applyStages`). A plan made with it records the stage (`Plan.stage`), which
+   * (src/run/workflow.ts `applyStages`). A plan made with it records the stage (`Plan.stage`), which
    * `carte apply FILE` then applies alone.
    */
   stage?: string | undefined;
@@ -186,7 +186,7 @@ export interface ApplyRequest extends RequestBase {
    */
   only?: (plan: Plan) => string[] | undefined;
   /**
-   * Longest wait for the lock of the stores when another apply on this machine holds it (src/lock.ts),
+   * Longest wait for the lock of the stores when another apply on this machine holds it (src/run/lock.ts),
    * in milliseconds. Default: until the run's time limit ({@link RequestBase.runTimeoutMs}).
    */
   lockWaitMs?: number;
@@ -244,7 +244,7 @@ export interface RunHooks {
        * goes (src/apply/rollout.ts `plannedStages`).
        */
       stages?: StageOutcome[] | undefined;
-      /** Where the run goes (src/session.ts `runTarget`). */
+      /** Where the run goes (src/run/session.ts `runTarget`). */
       target: RunTarget;
     },
   ) => void | Promise<void>;
@@ -281,7 +281,7 @@ export interface RunResult {
   cancelled?: boolean;
   /**
    * Events whose webhook secret the platform made but that could not be kept (a lost answer, a failed
-   * save): the run's exit code is 1, and `lostSecretsMessage` (src/secrets.ts) says how to recover.
+   * save): the run's exit code is 1, and `lostSecretsMessage` (src/run/secrets.ts) says how to recover.
    */
   lostSecrets?: string[];
   /**
@@ -494,7 +494,7 @@ export interface RunLocks {
 }
 
 /**
- * Step "lock" of an apply: one apply at a time per store on this machine (src/lock.ts), from the first
+ * Step "lock" of an apply: one apply at a time per store on this machine (src/run/lock.ts), from the first
  * read to the verification, then the lock across machines when there is one to take
  * ({@link ApplyRequest.refLock}). The waits for either end at the run's deadline.
  *
@@ -529,7 +529,7 @@ export async function lockRun(
   };
 }
 
-/** Opens the run's session with its connections and deadline (src/session.ts). */
+/** Opens the run's session with its connections and deadline (src/run/session.ts). */
 async function openRunSession(
   request: RunRequest,
   project: LoadedProject,
@@ -556,7 +556,7 @@ export interface PlannedRun {
   /** The plan is the fresh plan that makes exactly a saved plan's changes. */
   fromFile: boolean;
   /**
-   * When the plan's read of each store was in (src/workflow.ts `planProject`), for a plan not made for
+   * When the plan's read of each store was in (src/run/workflow.ts `planProject`), for a plan not made for
    * a saved plan file: the optimistic check of an apply that follows at once takes these reads
    * (`RunOptions.planReads`).
    */
@@ -565,7 +565,7 @@ export interface PlannedRun {
 
 /**
  * Steps "read" and "plan": the platform read store by store, each store planned as its reads are in
- * (src/workflow.ts `planProject`). A saved plan is applied as the fresh plan that makes exactly its
+ * (src/run/workflow.ts `planProject`). A saved plan is applied as the fresh plan that makes exactly its
  * changes (`checkSavedPlan`); when none does, refused, or replaced when asked (`--replan`, `onReplan`).
  *
  * @throws {@link StalePlanError} for a saved plan that no longer holds, without `replan`.
@@ -690,7 +690,7 @@ export interface AppliedRun {
  * confirmation (`confirm`, not for a saved plan: it was reviewed; `"cancelled"` when declined), the
  * lost secrets rotated, then the plan applied, stage by stage with `rollout:` (each stage verified
  * before the next; the first not complete stops the rest) or at once, each store checked against the
- * plan before its first write and verified after its last call (src/workflow.ts).
+ * plan before its first write and verified after its last call (src/run/workflow.ts).
  */
 export async function applyRun(
   request: ApplyRequest,
@@ -709,7 +709,7 @@ export async function applyRun(
     return undefined;
   }
   // The plan's own reads stand for the check before each store's first write only when the apply
-  // follows its plan at once (src/workflow.ts storeGuard): not after a person was asked, nor in the
+  // follows its plan at once (src/run/workflow.ts storeGuard): not after a person was asked, nor in the
   // stages of a rollout (each is planned again).
   let guarded: RunOptions = options;
   if (!fromFile && hooks.confirm) {
@@ -743,7 +743,7 @@ export async function applyRun(
     };
   }
   // Before any call, the sink proves it can keep the secrets the plan's calls will return, or the
-  // apply is refused (src/secrets.ts prepareSecretSink); afterwards, secrets made but not kept.
+  // apply is refused (src/run/secrets.ts prepareSecretSink); afterwards, secrets made but not kept.
   const prepared = await prepareSecretSink(plan, sink);
   const started = Date.now();
   const guard = storeGuard(plan, run.project, session, guarded);

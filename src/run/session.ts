@@ -5,15 +5,15 @@
  * mode 0600 in a 0700 folder, the client secret only as a salted hash (src/emulator/credentials.ts).
  */
 
-import { openPairingRecord, pairingKey, type PairingRecord } from "./state/pairing-record.js";
+import { openPairingRecord, pairingKey, type PairingRecord } from "../state/pairing-record.js";
 import path from "node:path";
-import { checkWritable } from "./atomic.js";
-import type { LoadedProject } from "./config/index.js";
-import type { RunningEmulator } from "./emulator/index.js";
-import { HOLIDAYS } from "./emulator/schedules.js";
-import { ConfigError } from "./errors.js";
-import { monthDayKey } from "./config/slots.js";
-import { PlatformClient, type ClientOptions, type RetryInfo } from "./platform/client.js";
+import { checkWritable } from "../atomic.js";
+import type { LoadedProject } from "../config/index.js";
+import type { RunningEmulator } from "../emulator/index.js";
+import { HOLIDAYS } from "../emulator/schedules.js";
+import { ConfigError } from "../errors.js";
+import { monthDayKey } from "../config/slots.js";
+import { PlatformClient, type ClientOptions, type RetryInfo } from "../platform/client.js";
 
 /**
  * The holiday dates (`MM-DD`) of the embedded emulator, the same in every store: the platform's
@@ -154,7 +154,7 @@ export async function openSession(project: LoadedProject, options: SessionOption
   await checkWritable(stateFile, stateTarget);
   // Loaded here, not with this module: a run against a real platform never evaluates the emulator
   // (in the CLI's bundle, a module reached only this way is evaluated on its first import).
-  const { startEmulator } = await import("./emulator/index.js");
+  const { startEmulator } = await import("../emulator/index.js");
   const emulator = await startEmulator({
     host: "127.0.0.1",
     port: 0,

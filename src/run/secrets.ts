@@ -47,13 +47,13 @@ import {
   rootFor,
   writeFileAtomic,
   type WriteTarget,
-} from "./atomic.js";
-import { ConfigError, FileWriteError, SecretError, UsageError } from "./errors.js";
-import type { OperationResult } from "./apply/execute.js";
-import type { PlatformClient } from "./platform/client.js";
-import { Endpoints } from "./plan/endpoints.js";
-import type { Operation, Plan } from "./plan/types.js";
-import { eventSecret, resetSecret } from "./platform/webhooks.js";
+} from "../atomic.js";
+import { ConfigError, FileWriteError, SecretError, UsageError } from "../errors.js";
+import type { OperationResult } from "../apply/execute.js";
+import type { PlatformClient } from "../platform/client.js";
+import { Endpoints } from "../plan/endpoints.js";
+import type { Operation, Plan } from "../plan/types.js";
+import { eventSecret, resetSecret } from "../platform/webhooks.js";
 
 /** A place where webhook secrets are kept. */
 export interface SecretSink {

@@ -1,0 +1,116 @@
+/**
+ * `command: drift`: plans and opens, updates or closes the one issue labelled `carte-drift`; exit code
+ * 2 when the platform differs from the files.
+ */
+
+import * as core from "@actions/core";
+import { ExitCode, UsageError } from "../errors.js";
+import { isCartes, type GitHubRepo } from "../gitops/github.js";
+import type { Plan } from "../plan/types.js";
+import { escapeMarkdown } from "../render/escape.js";
+import { renderDriftIssue } from "../render/markdown.js";
+import { runCarte } from "../run/run.js";
+import { DRIFT_LABEL, DRIFT_MARKER } from "./comment.js";
+import type { ActionContext } from "./context.js";
+import { gitHub, type ActionInputs } from "./inputs.js";
+import { annotate, relativeProblems, type Outcome } from "./outcome.js";
+import { commentContext, failureOf, maybeWriteRecord, recordOf, viewOf, type PlanView } from "./plan-view.js";
+import { logPlan, type JobSummary } from "./summary.js";
+
+/**
+ * Opens or updates the one drift issue (label `carte-drift`, by the comment author) when the plan has
+ * changes; closes it, with a comment, when it has none.
+ */
+async function syncDriftIssue(gh: GitHubRepo, plan: Plan, ctx: ActionContext, author: string): Promise<void> {
+  const open = (await gh.openIssues(DRIFT_LABEL)).filter((i) => isCartes(i, DRIFT_MARKER, author));
+  const issue = open[0];
+  const context = commentContext(ctx, ctx.sha);
+  if (plan.changes.length > 0) {
+    const stores = plan.summary.stores;
+    const client = plan.changes.some((c) => c.store === "");
+    const title = `carte: the platform differs from the files (${stores} store${stores === 1 ? "" : "s"}${client ? " and client settings" : ""})`;
+    const body = `${DRIFT_MARKER}\n${renderDriftIssue(plan, { context })}`;
+    if (issue) await gh.updateIssue(issue.number, { title, body });
+    else await gh.createIssue({ title, body, labels: [DRIFT_LABEL] });
+  } else if (issue) {
+    const line = [
+      context.runUrl ? `[this run](${context.runUrl})` : "",
+      context.commit ? `commit ${context.commit.slice(0, 7)}` : "",
+    ]
+      .filter(Boolean)
+      .join(", ");
+    await gh.createComment(
+      issue.number,
+      `The platform matches the files again${line ? ` (${line})` : ""}. Closing.`,
+    );
+    await gh.updateIssue(issue.number, { state: "closed", state_reason: "completed" });
+  }
+}
+
+/** The drift outcome of a view: exit code 2 when the platform differs, the issue kept in step. */
+export async function driftOutcome(
+  view: PlanView,
+  inputs: ActionInputs,
+  ctx: ActionContext,
+  sharded: boolean,
+  summary: JobSummary,
+): Promise<Outcome> {
+  const failure = failureOf(view);
+  if (view.plan) {
+    await summary.titled(renderDriftSummary(view.plan, ctx, summary.title));
+    logPlan(view.plan, view.target);
+  }
+  if (failure !== undefined || !view.plan) {
+    return {
+      exitCode: view.exitCode || ExitCode.error,
+      plan: view.plan ?? undefined,
+      failure: failure ?? "no plan",
+      annotated: !!view.problems?.length,
+    };
+  }
+  const gh = gitHub(inputs, ctx);
+  if (!sharded) {
+    if (!gh)
+      throw new UsageError("command drift needs github-token and GITHUB_REPOSITORY to keep the drift issue");
+    await syncDriftIssue(gh, view.plan, ctx, inputs.commentAuthor);
+  }
+  const drift = view.plan.changes.length > 0;
+  if (drift)
+    core.warning(`drift: ${view.plan.changes.length} change(s) would make the platform match the files`);
+  return { exitCode: drift ? ExitCode.changes : ExitCode.ok, plan: view.plan };
+}
+
+/** The drift part of the job summary, under the run's heading `title`. */
+function renderDriftSummary(plan: Plan, ctx: ActionContext, title: string): string {
+  return plan.changes.length === 0
+    ? `### ${escapeMarkdown(title)}\n\n**No drift**: the platform matches the files.\n`
+    : renderDriftIssue(plan, { title, context: commentContext(ctx, ctx.sha) });
+}
+
+/** `command: drift`. */
+export async function driftCommand(
+  inputs: ActionInputs,
+  ctx: ActionContext,
+  env: NodeJS.ProcessEnv,
+  summary: JobSummary,
+): Promise<Outcome> {
+  const result = await runCarte({
+    command: "plan",
+    config: inputs.config,
+    env,
+    force: undefined,
+    shard: inputs.shard,
+    stage: inputs.stage,
+    secretsFile: inputs.secretsFile || undefined,
+  });
+  const view = viewOf(result, ctx.sha, undefined);
+  if (view.problems) {
+    view.problems = relativeProblems(view.problems, ctx.workspace);
+    annotate(view.problems, ctx.workspace);
+  }
+  if (view.plan && view.exitCode === ExitCode.ok && view.plan.changes.length > 0)
+    view.exitCode = ExitCode.changes;
+  const recordFile = await maybeWriteRecord(inputs, recordOf("drift", inputs.shard, view));
+  const out = await driftOutcome(view, inputs, ctx, inputs.shard !== undefined, summary);
+  return { ...out, recordFile };
+}

@@ -1,0 +1,192 @@
+/**
+ * `command: plan`: plans; on a pull request, against the base branch's files too, uploads the menu
+ * preview, and posts (or updates) the one plan comment with the signed record of the reviewed plan.
+ */
+
+import path from "node:path";
+import * as core from "@actions/core";
+import type { LoadedProject } from "../config/index.js";
+import type { BaseSplit } from "../gitops/base.js";
+import { fetchCommit, findRepository, resolveCommit, type GitRepository } from "../gitops/git.js";
+import { upsertMarkedComment } from "../gitops/github.js";
+import type { Plan } from "../plan/types.js";
+import { previewPlan } from "../preview.js";
+import { escapeTerminal } from "../render/escape.js";
+import type { PreviewNote } from "../render/markdown.js";
+import { runCarte } from "../run/run.js";
+import { COMMENT_MARKER } from "./comment.js";
+import type { ActionContext } from "./context.js";
+import { gitHub, type ActionDeps, type ActionInputs } from "./inputs.js";
+import { annotate, relativeProblems, type Outcome } from "./outcome.js";
+import {
+  failureOf,
+  maybeWriteRecord,
+  planCommentBody,
+  recordOf,
+  summarizePlan,
+  viewOf,
+} from "./plan-view.js";
+import { artifactStorageMissing, artifactUploader, previewArtifactName, uploadPreview } from "./preview.js";
+import type { JobSummary } from "./summary.js";
+
+/**
+ * The base to compare a pull request's plan with: input `base` (`auto`: the pull request's base
+ * commit; `none`: no comparison). A commit missing from a shallow clone is fetched from `origin`, in
+ * the repository that holds `dir` (the folder of carte.yaml), found no higher than the workspace and
+ * never among the pull request's folders (src/gitops/safe-git.ts).
+ * Returns the ref to plan and the name to show, or why there is none.
+ */
+async function resolveBase(
+  inputs: ActionInputs,
+  ctx: ActionContext,
+  dir: string,
+): Promise<{ ref?: string; name?: string; unavailable?: string }> {
+  const v = inputs.base;
+  if (v === "none" || v === "false") return {};
+  const ref = v === "auto" ? ctx.pullRequest?.baseSha : v;
+  if (!ref) return {};
+  const name = v === "auto" ? (ctx.pullRequest?.baseRef ?? ref) : v;
+  let repo: GitRepository;
+  try {
+    repo = await findRepository(dir, { workspace: ctx.workspace });
+  } catch (err) {
+    return { name, unavailable: `the base could not be read (${(err as Error).message})` };
+  }
+  try {
+    await resolveCommit(ref, repo);
+    return { ref, name };
+  } catch (err) {
+    if (/^[0-9a-f]{40}$/.test(ref)) {
+      try {
+        await fetchCommit(ref, repo);
+        await resolveCommit(ref, repo);
+        return { ref, name };
+      } catch (again) {
+        return { name, unavailable: `the base commit could not be read (${(again as Error).message})` };
+      }
+    }
+    return { name, unavailable: `the base could not be read (${(err as Error).message})` };
+  }
+}
+
+/**
+ * The changes that put a store in a `changed` preview: the pull request's own when the plan was split
+ * against its base (drift alone does not), else `undefined` (every change of the plan).
+ */
+function splitChanges(split: BaseSplit | null): readonly string[] | undefined {
+  return split && split.unavailable === undefined ? split.changes : undefined;
+}
+
+/**
+ * The menu preview of a pull request's plan (input `preview`), uploaded as the artifact `where.name`:
+ * the note the comment and the job summary show, or `undefined` when no store is selected. Without an
+ * uploader given and without artifact storage in this run, nothing is written and the note says why.
+ */
+async function planPreview(
+  select: "changed" | "all",
+  plan: Plan,
+  project: LoadedProject,
+  split: BaseSplit | null,
+  where: { name: string; ctx: ActionContext; env: NodeJS.ProcessEnv; deps: ActionDeps },
+): Promise<PreviewNote | undefined> {
+  const missing = where.deps.uploadArtifact ? undefined : artifactStorageMissing(where.env);
+  if (missing !== undefined) {
+    // Said in the comment, not warned: nothing is wrong with the pull request.
+    const stores = previewPlan(plan, select, splitChanges(split)).stores.length;
+    return stores > 0 ? { stores, failure: missing } : undefined;
+  }
+  const note = await uploadPreview({
+    select,
+    plan,
+    project,
+    changes: splitChanges(split),
+    name: where.name,
+    temp: where.env.RUNNER_TEMP,
+    ctx: where.ctx,
+    upload: where.deps.uploadArtifact ?? artifactUploader,
+  });
+  if (note?.failure !== undefined) core.warning(escapeTerminal(note.failure));
+  return note;
+}
+
+/** `command: plan`. */
+export async function planCommand(
+  inputs: ActionInputs,
+  ctx: ActionContext,
+  env: NodeJS.ProcessEnv,
+  summary: JobSummary,
+  deps: ActionDeps,
+): Promise<Outcome> {
+  const commit = ctx.pullRequest?.headSha ?? ctx.sha;
+  const base = await resolveBase(inputs, ctx, path.dirname(path.resolve(inputs.config)));
+  // `scope: changed` needs a base; without one the plan reads everything, and says why.
+  const scoped = inputs.scope === "changed" && base.ref !== undefined;
+  if (inputs.scope === "changed" && !scoped) {
+    core.warning(
+      escapeTerminal(
+        `input scope is changed, but there is no base to compare with (${base.unavailable ?? "input base is none, or this is not a pull request"}): every store is read`,
+      ),
+    );
+  }
+  const result = await runCarte(
+    {
+      command: "plan",
+      config: inputs.config,
+      env,
+      force: inputs.force,
+      shard: inputs.shard,
+      stage: inputs.stage,
+      secretsFile: inputs.secretsFile || undefined,
+      base: base.ref,
+      workspace: ctx.workspace,
+      ...(scoped ? { scope: "changed" as const } : {}),
+    },
+    { onWarning: (message) => core.warning(escapeTerminal(message)) },
+  );
+  // The scope names the base as the user knows it (the base branch), its commit apart.
+  const scope = result.plan?.targeting?.scope;
+  if (scope && base.name) scope.base = base.name;
+  const view = viewOf(result, commit, base.name);
+  if (view.problems) view.problems = relativeProblems(view.problems, ctx.workspace);
+  if (!view.split && base.unavailable && view.plan) {
+    view.split = {
+      ref: base.name ?? "",
+      sha: "",
+      changes: view.plan.changes.map((c) => c.address),
+      drift: [],
+      settled: [],
+      unavailable: base.unavailable,
+    };
+  }
+  if (view.problems) annotate(view.problems, ctx.workspace);
+  if (inputs.preview !== "off" && ctx.pullRequest && view.plan && result.project) {
+    const note = await planPreview(inputs.preview, view.plan, result.project, view.split, {
+      name: previewArtifactName(ctx, inputs.shard, result.stage ?? inputs.stage),
+      ctx,
+      env,
+      deps,
+    });
+    if (note) view.preview = [note];
+  }
+  // After the preview: the record carries its link to the report job of a sharded run.
+  const recordFile = await maybeWriteRecord(inputs, recordOf("plan", inputs.shard, view));
+  await summarizePlan(view, ctx, summary);
+  // A shard's comment is the report job's: one comment for the whole run.
+  const gh = gitHub(inputs, ctx);
+  if (inputs.comment && !inputs.shard && ctx.pullRequest && gh) {
+    await upsertMarkedComment(
+      gh,
+      ctx.pullRequest.number,
+      COMMENT_MARKER,
+      inputs.commentAuthor,
+      planCommentBody(view, ctx, { record: { key: inputs.reviewKey } }),
+    );
+  }
+  return {
+    exitCode: view.exitCode,
+    plan: view.plan ?? undefined,
+    failure: failureOf(view),
+    recordFile,
+    annotated: !!view.problems?.length,
+  };
+}
