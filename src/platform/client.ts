@@ -5,7 +5,9 @@
  * adaptive (AIMD) client-side rate limit, and per-request timeouts.
  *
  * Calls are named by their route (routes.ts): `client.request("GET /restaurants/menu/v1/stores/{storeId}/store-menu",
- * { storeId })` takes the path, the token surface and the idempotency from the route table. The typed calls
+ * { storeId })` takes the path, the API group and the idempotency from the route table; the call goes to
+ * its group's address ({@link PlatformHosts}: one for all, or one per group, platform notes "Country
+ * addresses") with its group's token (a login to the auth group's address). The typed calls
  * of each API group (utils.ts, stores.ts, webhooks.ts) are thin functions over {@link PlatformClient.request}.
  * No answer is used unread: every 2xx answer goes through {@link PlatformClient.decode}, which checks it
  * against its route's response schema (schemas.ts) and turns a malformed one into a
@@ -42,14 +44,19 @@ import {
 import { JsonBytes } from "./json-body.js";
 import { answerProblems, answerSchemas, MAX_LISTED_PROBLEMS } from "./schemas.js";
 import {
+  API_GROUPS,
   DEFAULT_ANSWER_BYTES,
+  GROUP_SURFACE,
   LOGIN_ROUTES,
   matchRoute,
+  routeGroup,
   routeMaxResponseBytes,
   routeIdempotent,
   routeMethod,
   routePath,
   routeSpec,
+  type ApiGroup,
+  type PathMatch,
   type RouteName,
   type RouteParams,
   type Surface,
@@ -67,10 +74,25 @@ export type { RetryInfo } from "./transport.js";
  */
 export const DEFAULT_PARALLELISM = 16;
 
+/**
+ * The base address of each API group of the platform (routes.ts {@link API_GROUPS}), e.g. the menu
+ * group's `https://menu.example.test`: every call goes to the address of its route's group (platform
+ * notes "Country addresses").
+ */
+export type PlatformHosts = Readonly<Record<ApiGroup, string>>;
+
+/** The same address for every API group: the one-address case. */
+export function oneHost(baseUrl: string): PlatformHosts {
+  return Object.fromEntries(API_GROUPS.map((g) => [g, baseUrl])) as Record<ApiGroup, string>;
+}
+
 /** Options of {@link PlatformClient}. Durations in milliseconds unless the name says seconds. */
 export interface ClientOptions {
-  /** Base address of the platform, without a trailing slash, e.g. `https://example.test`. */
-  baseUrl: string;
+  /**
+   * Where the platform is: one base address for every API group (e.g. `https://example.test`), or the
+   * base address of each group ({@link PlatformHosts}). Trailing slashes are dropped.
+   */
+  baseUrl: string | PlatformHosts;
   clientId: string;
   clientSecret: string;
   /**
@@ -246,7 +268,8 @@ type Outcome =
  * de-duplicated per surface, and one rate limiter paces every request of the client.
  */
 export class PlatformClient {
-  readonly baseUrl: string;
+  /** The base address each API group's calls go to, without trailing slashes. */
+  readonly hosts: PlatformHosts;
   /** The client's adaptive rate limiter (its current `rate` is useful in progress output and tests). */
   readonly rateLimiter: AdaptiveRateLimiter;
   /** The client id this client logs in with (not a secret; names the client in `/clients/{clientId}/…` paths). */
@@ -271,7 +294,14 @@ export class PlatformClient {
   private readonly closing = new AbortController();
 
   constructor(opts: ClientOptions) {
-    this.baseUrl = opts.baseUrl.replace(/\/+$/, "");
+    const hosts = typeof opts.baseUrl === "string" ? oneHost(opts.baseUrl) : opts.baseUrl;
+    this.hosts = Object.fromEntries(
+      API_GROUPS.map((g) => {
+        const url = hosts[g];
+        if (typeof url !== "string" || url === "") throw new InternalError(`no address for the ${g} group`);
+        return [g, url.replace(/\/+$/, "")];
+      }),
+    ) as Record<ApiGroup, string>;
     this.clientId = opts.clientId;
     this.clientSecret = opts.clientSecret;
     this.secrets.add(opts.clientSecret);
@@ -390,7 +420,8 @@ export class PlatformClient {
     const path = routePath(name, params) + queryString(options.query);
     const idempotent = options.idempotent ?? routeIdempotent(name, body);
     const storeId = params.storeId ?? params.store_id;
-    const surface = routeSpec(name).surface;
+    // The token of the route's group (platform notes "Authentication").
+    const surface = GROUP_SURFACE[routeGroup(name)];
     return this.send(routeMethod(name), path, body, surface, idempotent, name, storeId?.toString());
   }
 
@@ -467,7 +498,7 @@ export class PlatformClient {
       method,
       path + queryString(options.query),
       body,
-      routeSpec(match.name).surface,
+      GROUP_SURFACE[routeGroup(match.name)],
       idempotent,
       route,
       match.params.storeId ?? match.params.store_id,
@@ -639,6 +670,7 @@ export class PlatformClient {
   ): Promise<Outcome> {
     const route = matchRoute(method, path);
     const store = route?.params.storeId ?? route?.params.store_id;
+    const origin = this.addressOf(route, method, path);
     const refused = await this.awaitSlot(method, path, deadline);
     if (refused) return refused;
     const extra = await headers();
@@ -666,7 +698,7 @@ export class PlatformClient {
     let resHeaders: RawResponse["headers"];
     let chunks: readonly Uint8Array[];
     try {
-      const res = await request(this.baseUrl + path, {
+      const res = await request(origin + path, {
         method: method as Dispatcher.HttpMethod,
         dispatcher: this.dispatcher,
         headers: {
@@ -724,6 +756,21 @@ export class PlatformClient {
     if (status < 200 || status > 299) res.body = parseLoosely(res.text);
     this.heedAnswer(method, path, status, resHeaders);
     return { ok: true, res };
+  }
+
+  /**
+   * The base address a call goes to: that of the API group of its route (a login: the auth group's).
+   * A path of no route goes to the one address when every group shares it.
+   * @throws InternalError for a path of no route when the groups have addresses of their own (a bug of
+   *   the caller: carte cannot tell which group it belongs to).
+   */
+  private addressOf(route: PathMatch<RouteName> | undefined, method: string, path: string): string {
+    if (route !== undefined) return this.hosts[routeGroup(route.name)];
+    const first = this.hosts[API_GROUPS[0]];
+    if (API_GROUPS.every((g) => this.hosts[g] === first)) return first;
+    throw new InternalError(
+      `no route of the platform API (src/platform/routes.ts) matches ${method} ${path}: its group, and so its address, is unknown`,
+    );
   }
 
   /**
