@@ -3,10 +3,11 @@ import { createRequire as __carteCreateRequire } from "node:module";
 const require = __carteCreateRequire(import.meta.url);
 import {
   ANNOTATIONS,
+  API_GROUPS,
   CLIENT_WEBHOOK_EVENTS,
   ConfigError,
+  DEFAULT_COUNTRY,
   FileWriteError,
-  HOLIDAYS,
   HttpError,
   InternalError,
   LOGIN_ROUTES,
@@ -16,21 +17,24 @@ import {
   STORE_WEBHOOK_EVENTS,
   TIME_FORMATS,
   UsageError,
-  WEEKDAYS,
+  WEEKDAYS2 as WEEKDAYS,
   accepted,
   badShape,
+  bare,
   buildSchedules,
   categoryOwner,
   describeErrors,
   detailsOf,
   expectedOf,
   fail,
+  hasCalendar,
   isObj,
   isPosInt,
   itemOwner,
   locate,
   menuRule,
   ok,
+  ownHolidayProblems,
   parseDetails,
   parseRange,
   parseYaml,
@@ -58,16 +62,18 @@ import {
   require_validation_error,
   resolveSchema,
   rootFor,
+  routeGroup,
   routeMethod,
   routePath,
   routeSpec,
   routeTemplate,
+  storeHolidays,
   typeList,
   typePhrase,
   unknownSchedule,
   utilsOf,
   writeFileAtomic
-} from "./chunk-UI2TGMMQ.js";
+} from "./chunk-6BXWK6YV.js";
 import {
   __commonJS,
   __toESM
@@ -1871,6 +1877,28 @@ function catalogFrom(items, categories, menus) {
   for (const m of menus) c.menus.set(m.id, m);
   return c;
 }
+function calendarOf(c, s) {
+  if (s.holidays !== void 0)
+    return { country: s.country ?? c.country ?? DEFAULT_COUNTRY, holidays: s.holidays };
+  if (s.country !== void 0) return { country: s.country };
+  if (c.holidays !== void 0) return { country: c.country ?? DEFAULT_COUNTRY, holidays: c.holidays };
+  return { country: c.country ?? DEFAULT_COUNTRY };
+}
+function calendarLoaded(s, file) {
+  const country = s.country ?? DEFAULT_COUNTRY;
+  if (typeof country !== "string" || !hasCalendar(country)) {
+    throw new UsageError(
+      `emulator state file ${file} gives store ${bare(String(s.id))} a country it has no holidays of; remove it to start afresh`
+    );
+  }
+  if (s.holidays === void 0) return { country };
+  if (ownHolidayProblems(s.holidays).length > 0) {
+    throw new UsageError(
+      `emulator state file ${file} gives store ${bare(String(s.id))} holidays that are not a list of dates MM-DD; remove it to start afresh`
+    );
+  }
+  return { country, holidays: s.holidays };
+}
 function storeKey(id) {
   const s = String(id);
   if (!/^\d+$/.test(s)) return void 0;
@@ -1939,7 +1967,10 @@ var EmulatorState = class {
     return this.nextId++;
   }
   // ---- clients, stores, tokens -------------------------------------------------------------------
-  /** Adds missing clients and stores; existing store data is untouched. A client's secret follows the seed. */
+  /**
+   * Adds missing clients and stores; existing store data is untouched. A client's secret and a store's
+   * country and holidays follow the seed, as the platform's onboarding sets them.
+   */
   provision(clients) {
     this.byIntegrationId.clear();
     for (const c of clients) {
@@ -1963,7 +1994,11 @@ var EmulatorState = class {
             `store ${key} already belongs to client ${existing.client_id}, not ${c.client_id}`
           );
         }
-        if (!existing) {
+        const calendar = calendarOf(c, s);
+        if (existing) {
+          existing.country = calendar.country;
+          existing.holidays = calendar.holidays;
+        } else {
           const visible = emptyCatalog();
           this.stores.set(key, {
             key,
@@ -1973,7 +2008,8 @@ var EmulatorState = class {
             visible,
             projected: copyCatalog(visible),
             renderCache: /* @__PURE__ */ new Map(),
-            open: true
+            open: true,
+            ...calendar
           });
         }
         client.stores.add(key);
@@ -2204,7 +2240,8 @@ var EmulatorState = class {
         projected: copyCatalog(visible),
         renderCache: /* @__PURE__ */ new Map(),
         open: s.open ?? true,
-        parent: s.parent
+        parent: s.parent,
+        ...calendarLoaded(s, file)
       });
     }
     this.nextId = Math.max(typeof data.nextId === "number" ? data.nextId : 1, maxId + 1);
@@ -2233,7 +2270,9 @@ var EmulatorState = class {
         categories: [...s.projected.categories.values()],
         menus: [...s.projected.menus.values()],
         open: s.openProjected ?? s.open,
-        ...s.parent !== void 0 ? { parent: s.parent } : {}
+        ...s.parent !== void 0 ? { parent: s.parent } : {},
+        country: s.country,
+        ...s.holidays !== void 0 ? { holidays: [...s.holidays] } : {}
       }))
     };
     if (this.parts.size > 0 || Object.keys(this.loadedParts).length > 0) {
@@ -4334,8 +4373,8 @@ function specialOut(d) {
     storeSchedules: [...d.slots].sort(bySlotStart).map(slotOut)
   };
 }
-function holidays(data) {
-  return HOLIDAYS.map((h) => ({ ...h, slots: data.holidaySlots[String(h.id)] ?? [] }));
+function holidays({ store, data }) {
+  return storeHolidays(store).map((h) => ({ ...h, slots: data.holidaySlots[String(h.id)] ?? [] }));
 }
 function parseSlot(v, at) {
   const snake = v.starts_time !== void 0 || v.ends_time !== void 0;
@@ -4371,8 +4410,10 @@ function byDate(a, b) {
   return a.month - b.month || a.day - b.day || a.id - b.id;
 }
 function getHolidays(ctx) {
-  const { data } = ctxOf(ctx);
-  return { status: 200, body: { storeSpecialScheduleDays: holidays(data).sort(byDate).map(specialOut) } };
+  return {
+    status: 200,
+    body: { storeSpecialScheduleDays: holidays(ctxOf(ctx)).sort(byDate).map(specialOut) }
+  };
 }
 function getSpecial(ctx) {
   const { data } = ctxOf(ctx);
@@ -4399,9 +4440,9 @@ function parseSlots(body) {
   return { list: [parseSlot(body, "")], many: false };
 }
 function postHolidaySlots(ctx) {
-  const { data } = ctxOf(ctx);
+  const { store, data } = ctxOf(ctx);
   const id = pathNum(ctx, "holidayDayId");
-  const day2 = HOLIDAYS.find((h) => h.id === id);
+  const day2 = storeHolidays(store).find((h) => h.id === id);
   if (!day2) throw fail(404, `Holiday day ${ctx.params.holidayDayId} not found`);
   const { list } = parseSlots(ctx.body);
   const slots = data.holidaySlots[String(id)] ??= [];
@@ -4455,11 +4496,15 @@ function postSpecialSlot(ctx) {
   changed(ctx);
   return { status: 200, body: many ? created.map(slotOut) : slotOut(created[0]) };
 }
-function findSlot(ctx, data) {
+function findSlot(ctx, { store, data }) {
   const id = pathNum(ctx, "storeScheduleId");
   const r = data.regular.find((s) => s.id === id);
   if (r) return { kind: "regular", slot: r };
-  const lists = [...Object.values(data.holidaySlots), ...data.special.map((d) => d.slots)];
+  const holidayLists = storeHolidays(store).flatMap((h) => {
+    const list = data.holidaySlots[String(h.id)];
+    return list ? [list] : [];
+  });
+  const lists = [...holidayLists, ...data.special.map((d) => d.slots)];
   for (const list of lists) {
     const index = list.findIndex((s) => s.id === id);
     if (index >= 0) return { kind: "day", list, index, slot: list[index] };
@@ -4467,8 +4512,9 @@ function findSlot(ctx, data) {
   throw fail(404, `Store schedule ${ctx.params.storeScheduleId} not found`);
 }
 function putSlot(ctx) {
-  const { data } = ctxOf(ctx);
-  const found = findSlot(ctx, data);
+  const at = ctxOf(ctx);
+  const { data } = at;
+  const found = findSlot(ctx, at);
   const b = ctx.body;
   const slot = parseSlot(b, "");
   if (found.kind === "regular") {
@@ -4488,8 +4534,9 @@ function putSlot(ctx) {
   return { status: 200, body: slotOut(next) };
 }
 function deleteSlot(ctx) {
-  const { data } = ctxOf(ctx);
-  const found = findSlot(ctx, data);
+  const at = ctxOf(ctx);
+  const { data } = at;
+  const found = findSlot(ctx, at);
   if (found.kind === "regular") data.regular.splice(data.regular.indexOf(found.slot), 1);
   else found.list.splice(found.index, 1);
   changed(ctx);
@@ -5053,6 +5100,7 @@ async function savedOr507(deps, reply) {
   }
 }
 function route(deps, req, method, path, query, body) {
+  if (deps.group !== void 0 && !servedHere(deps.group, path)) throw fail(404, "Not found");
   const m = table.match(method, path);
   if (!m) throw fail(404, "Not found");
   if ("allow" in m) {
@@ -5086,6 +5134,10 @@ function route(deps, req, method, path, query, body) {
   }
   if (strict) reply = checkedReply(deps, r.route, reply);
   return r.headers ? { ...reply, headers: { ...r.headers, ...reply.headers } } : reply;
+}
+function servedHere(group, path) {
+  const first = table.matchPath(path)[0];
+  return first === void 0 || routeGroup(first.name) === group;
 }
 function untilClosed(req, ms) {
   if (req.socket.destroyed) return Promise.resolve();
@@ -5163,6 +5215,7 @@ async function handle(deps, req, res) {
   const { path, query } = splitUrl(req.url ?? "/");
   const isLogin = path === LOGIN_INTEGRATIONS || path === LOGIN_UTILS;
   const isControl = path.startsWith(CONTROL_PREFIX);
+  const here = deps.group === void 0 ? {} : { hostGroup: deps.group };
   const decision = !isControl && deps.faults?.active ? deps.faults.decide(method, path, callerKey(req), isLogin) : void 0;
   let reply;
   let recorded = () => void 0;
@@ -5181,14 +5234,16 @@ async function handle(deps, req, res) {
           bytes: 0,
           status: 0,
           at,
-          fault: "incomplete"
+          fault: "incomplete",
+          ...here
         });
       }
       deps.log?.(`${method} ${path} incomplete: the connection closed before the request was whole`);
       return;
     }
     if (raw === TOO_LARGE) {
-      if (!isControl) deps.requests.push({ method, path, query, body: void 0, bytes: 0, status: 413, at });
+      if (!isControl)
+        deps.requests.push({ method, path, query, body: void 0, bytes: 0, status: 413, at, ...here });
       sendTooLarge(res, limit);
       deps.log?.(`${method} ${path} 413 ${(performance.now() - started).toFixed(1)}ms`);
       return;
@@ -5207,7 +5262,7 @@ async function handle(deps, req, res) {
     if (decision && decision.delayMs > 0) await sleep(decision.delayMs);
     if (decision?.kind === "drop") {
       deps.requests.push(
-        recordRequest({ method, path, query, bytes, status: 0, at, fault: "drop" }, recorded)
+        recordRequest({ method, path, query, bytes, status: 0, at, fault: "drop", ...here }, recorded)
       );
       req.socket.destroy();
       deps.log?.(`${method} ${path} dropped (injected fault) ${(performance.now() - started).toFixed(1)}ms`);
@@ -5234,7 +5289,7 @@ async function handle(deps, req, res) {
   }
   deps.requests.push(
     recordRequest(
-      { method, path, query, bytes, status: reply.status, at, ...fault ? { fault } : {} },
+      { method, path, query, bytes, status: reply.status, at, ...fault ? { fault } : {}, ...here },
       recorded
     )
   );
@@ -5334,6 +5389,34 @@ async function loadSeedFile(path, shown) {
   if (problems.length > 0) throw new ConfigError(problems);
   return checkSeed(parsed.data, file, parsed);
 }
+async function listen(deps, host, port) {
+  const server = createEmulatorServer(deps);
+  await new Promise((resolve2, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve2();
+    });
+  });
+  const hostInUrl = host.includes(":") ? `[${host}]` : host;
+  return { server, url: `http://${hostInUrl}:${server.address().port}` };
+}
+async function listenAll(deps, split, host, port) {
+  if (!split) {
+    const one = await listen(deps, host, port);
+    return API_GROUPS.map((group) => ({ group, ...one }));
+  }
+  const started = [];
+  try {
+    for (const [i, group] of API_GROUPS.entries()) {
+      started.push({ group, ...await listen({ ...deps, group }, host, port === 0 ? 0 : port + i) });
+    }
+  } catch (err) {
+    await Promise.all(started.map(({ server }) => new Promise((resolve2) => server.close(resolve2))));
+    throw err;
+  }
+  return started;
+}
 async function startEmulator(opts = {}) {
   if (opts.maxBodyBytes !== void 0 && !(Number.isSafeInteger(opts.maxBodyBytes) && opts.maxBodyBytes > 0)) {
     throw new UsageError("maxBodyBytes must be a positive whole number of bytes");
@@ -5358,7 +5441,7 @@ async function startEmulator(opts = {}) {
   }
   const faults = new FaultInjector(opts.faults);
   const requests = [];
-  const server = createEmulatorServer({
+  const deps = {
     state,
     requests,
     log: opts.log,
@@ -5366,20 +5449,15 @@ async function startEmulator(opts = {}) {
     maxBodyBytes: opts.maxBodyBytes,
     controlToken: opts.controlToken,
     strict: opts.strict
-  });
+  };
   const host = opts.host ?? "127.0.0.1";
-  await new Promise((resolve2, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port ?? 0, host, () => {
-      server.off("error", reject);
-      resolve2();
-    });
-  });
-  const port = server.address().port;
-  const hostInUrl = host.includes(":") ? `[${host}]` : host;
+  const listening = await listenAll(deps, opts.splitHosts === true, host, opts.port ?? 0);
+  const urls = Object.fromEntries(listening.map((s) => [s.group, s.url]));
+  const servers = [...new Set(listening.map((s) => s.server))];
   let closing;
   return {
-    url: `http://${hostInUrl}:${port}`,
+    url: urls[API_GROUPS[0]],
+    urls,
     requests,
     provision: (seed) => {
       const checked = checkSeed(seed, "<seed>");
@@ -5399,12 +5477,14 @@ async function startEmulator(opts = {}) {
     },
     close: () => {
       closing ??= (async () => {
-        const stopped = new Promise((resolve2) => server.close(() => resolve2()));
-        server.closeIdleConnections();
+        const stopped = servers.map(
+          (server) => new Promise((resolve2) => server.close(() => resolve2()))
+        );
+        for (const server of servers) server.closeIdleConnections();
         await state.drain();
         await events.close();
-        server.closeAllConnections();
-        await stopped;
+        for (const server of servers) server.closeAllConnections();
+        await Promise.all(stopped);
       })();
       return closing;
     }

@@ -4802,8 +4802,8 @@ var require_resolve_flow_scalar = __commonJS({
     };
     function parseCharCode(source, offset, length, onError) {
       const cc = source.substr(offset, length);
-      const ok2 = cc.length === length && /^[0-9a-fA-F]+$/.test(cc);
-      const code = ok2 ? parseInt(cc, 16) : NaN;
+      const ok3 = cc.length === length && /^[0-9a-fA-F]+$/.test(cc);
+      const code = ok3 ? parseInt(cc, 16) : NaN;
       try {
         return String.fromCodePoint(code);
       } catch {
@@ -14405,7 +14405,7 @@ var require_formats = __commonJS({
       return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
     }
     var DATE = /^(\d\d\d\d)-(\d\d)-(\d\d)$/;
-    var DAYS2 = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    var DAYS3 = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
     function date(str) {
       const matches = DATE.exec(str);
       if (!matches)
@@ -14413,7 +14413,7 @@ var require_formats = __commonJS({
       const year = +matches[1];
       const month = +matches[2];
       const day = +matches[3];
-      return month >= 1 && month <= 12 && day >= 1 && day <= (month === 2 && isLeapYear(year) ? 29 : DAYS2[month]);
+      return month >= 1 && month <= 12 && day >= 1 && day <= (month === 2 && isLeapYear(year) ? 29 : DAYS3[month]);
     }
     function compareDate(d1, d2) {
       if (!(d1 && d2))
@@ -42095,6 +42095,716 @@ function scalarSource(parsed, pointer) {
   return typeof source === "string" ? source : void 0;
 }
 
+// src/platform/routes.ts
+var API_GROUPS = ["auth", "menu", "finance", "availability", "webhooks", "utils"];
+var GROUP_SURFACE = {
+  auth: "none",
+  menu: "integrations",
+  finance: "integrations",
+  availability: "integrations",
+  webhooks: "integrations",
+  utils: "utils"
+};
+var ASSUMPTIONS = {
+  accepted: "An accepted asynchronous write answers 200 with the accepted message (the availability guide also says 202); reads show the write once the platform has processed it.",
+  legacyAccepted: 'The legacy stock PATCH answers {"message": "Your request has been accepted"}, without the final period.',
+  login: 'Wrong credentials at login answer 401 {"message": "Invalid credentials"} (some sources say 403).',
+  deprecation: "Every answer of the utils group carries x-platform-api-deprecation-date and x-platform-api-deprecation-info; the date is a placeholder, since the removal date is not published.",
+  webhookCreate: "POST /webhook answers 200 (not 201); posting an event again keeps its secret and adds the listed stores.",
+  webhookSync: "Webhook writes are applied before the answer: a read right after shows them.",
+  clientWebhooks: "Client-level webhooks live under the v2 prefix (/clients/{clientId}/webhooks); another client's id answers 403.",
+  expectExecution: "expect_execution_date:lte (the spec's name) filters expected_execution_date, like its :gte partner."
+};
+var MIB = 1024 * 1024;
+var DEFAULT_ANSWER_BYTES = 1 * MIB;
+var READ_ANSWER_BYTES = 8 * MIB;
+var STORE_MENU_ANSWER_BYTES = 16 * MIB;
+function everyMenuHasId(menus) {
+  return Array.isArray(menus) && menus.every((m) => typeof m?.id === "number");
+}
+function storeMenuIsIdempotent(body) {
+  const menus = body?.menus;
+  return menus === void 0 || everyMenuHasId(menus);
+}
+var utilsRead = { surface: "utils", group: "utils", idempotent: true, spec: "§4.5" };
+var utilsCreate = {
+  surface: "utils",
+  group: "utils",
+  idempotent: false,
+  synchronous: true,
+  spec: "§4.5"
+};
+var utilsChange = {
+  surface: "utils",
+  group: "utils",
+  idempotent: true,
+  synchronous: true,
+  spec: "§4.5"
+};
+var hookWrite = {
+  surface: "integrations",
+  group: "webhooks",
+  idempotent: true,
+  synchronous: true,
+  spec: "§4.7"
+};
+var ROUTES = {
+  // ---- §4.1 token login: no token; a login has no effect beyond issuing a token, hence idempotent.
+  "POST /restaurants/auth/v1/token/login/integrations": {
+    surface: "none",
+    group: "auth",
+    idempotent: true,
+    request: "TokenRequest",
+    response: "TokenResponse",
+    secret: true,
+    spec: "§4.1",
+    assumptions: [ASSUMPTIONS.login]
+  },
+  "POST /restaurants/auth/v1/token/login/utils": {
+    surface: "none",
+    group: "auth",
+    idempotent: true,
+    request: "TokenRequest",
+    response: "TokenResponse",
+    secret: true,
+    spec: "§4.1",
+    assumptions: [ASSUMPTIONS.login]
+  },
+  // ---- §4.2 legacy bulk availability: a PATCH sets states (idempotent), applied asynchronously (§3).
+  "PATCH /restaurants/menu/v1/stores/{storeId}/products/{identityType}/stock": {
+    surface: "integrations",
+    group: "menu",
+    idempotent: true,
+    request: "StockPatch",
+    response: "Message",
+    synchronous: false,
+    spec: "§4.2",
+    assumptions: [ASSUMPTIONS.legacyAccepted]
+  },
+  "POST /restaurants/menu/v1/stores/{storeId}/products/{identityType}/stock/status": {
+    surface: "integrations",
+    group: "menu",
+    idempotent: true,
+    request: "ProductsStockStatusRequest",
+    response: "StockStatusList",
+    maxResponseBytes: READ_ANSWER_BYTES,
+    spec: "§4.2"
+  },
+  "PATCH /restaurants/menu/v1/stores/{storeId}/toppings/{identityType}/stock": {
+    surface: "integrations",
+    group: "menu",
+    idempotent: true,
+    request: "StockPatch",
+    response: "Message",
+    synchronous: false,
+    spec: "§4.2",
+    assumptions: [ASSUMPTIONS.legacyAccepted]
+  },
+  "POST /restaurants/menu/v1/stores/{storeId}/toppings/{identityType}/stock/status": {
+    surface: "integrations",
+    group: "menu",
+    idempotent: true,
+    request: "ToppingsStockStatusRequest",
+    response: "StockStatusList",
+    maxResponseBytes: READ_ANSWER_BYTES,
+    spec: "§4.2"
+  },
+  "PATCH /restaurants/menu/v1/stores/{storeId}/items/{identityType}/stock": {
+    surface: "integrations",
+    group: "menu",
+    idempotent: true,
+    request: "StockPatch",
+    response: "Message",
+    synchronous: false,
+    spec: "§4.2",
+    assumptions: [ASSUMPTIONS.legacyAccepted]
+  },
+  "POST /restaurants/menu/v1/stores/{storeId}/items/{identityType}/stock/status": {
+    surface: "integrations",
+    group: "menu",
+    idempotent: true,
+    request: "ItemsStockStatusRequest",
+    response: "StockStatusList",
+    maxResponseBytes: READ_ANSWER_BYTES,
+    spec: "§4.2"
+  },
+  // ---- §4.3 availability v2: status reads are POSTs (idempotent); toggles set states, asynchronously.
+  "POST /api/v2/restaurants-integrations-public-api/availability/items/status": {
+    surface: "integrations",
+    group: "availability",
+    idempotent: true,
+    request: "ItemStatusRequest",
+    response: "ItemStatusList",
+    maxResponseBytes: READ_ANSWER_BYTES,
+    spec: "§4.3"
+  },
+  "POST /api/v2/restaurants-integrations-public-api/availability/items/platform/status": {
+    surface: "integrations",
+    group: "availability",
+    idempotent: true,
+    request: "ItemStatusRequest",
+    response: "ItemStatusList",
+    maxResponseBytes: READ_ANSWER_BYTES,
+    spec: "§4.3"
+  },
+  /** Items turned on or off: at most 100 in total across the stores of one call (platform notes "Limits"). */
+  "PUT /api/v2/restaurants-integrations-public-api/availability/stores/items": {
+    surface: "integrations",
+    group: "availability",
+    idempotent: true,
+    request: "StoreItemsToggleList",
+    response: "Message",
+    maxElements: 100,
+    synchronous: false,
+    spec: "§4.3",
+    errors: { 400: ["MessageList"] }
+  },
+  "PUT /api/v2/restaurants-integrations-public-api/availability/stores/items/platform": {
+    surface: "integrations",
+    group: "availability",
+    idempotent: true,
+    request: "StoreItemsTogglePlatformList",
+    response: "Message",
+    maxElements: 100,
+    synchronous: false,
+    spec: "§4.3",
+    errors: { 400: ["MessageList"] }
+  },
+  /** Whether stores take orders: at most 100 store ids per call (platform notes "Limits"). */
+  "POST /api/v2/restaurants-integrations-public-api/availability/stores": {
+    surface: "integrations",
+    group: "availability",
+    idempotent: true,
+    request: "StoreIdList",
+    response: "StoreStatusMap",
+    maxElements: 100,
+    spec: "§4.3"
+  },
+  "PUT /api/v2/restaurants-integrations-public-api/availability/stores": {
+    surface: "integrations",
+    group: "availability",
+    idempotent: true,
+    request: "StoreToggle",
+    response: "Message",
+    synchronous: false,
+    spec: "§4.3"
+  },
+  "PUT /api/v2/restaurants-integrations-public-api/availability/stores/enable/massive": {
+    surface: "integrations",
+    group: "availability",
+    idempotent: true,
+    request: "StoreEnableRequest",
+    response: "Message",
+    synchronous: false,
+    spec: "§4.3"
+  },
+  /** The synchronous store call: at most 300 stores (more: 422, platform notes "Limits"). */
+  "PUT /api/v2/restaurants-integrations-public-api/availability/stores/enable": {
+    surface: "integrations",
+    group: "availability",
+    idempotent: true,
+    request: "StoreEnableRequest",
+    response: "StoreEnableResponse",
+    maxElements: 300,
+    synchronous: true,
+    spec: "§4.3",
+    errors: { 422: ["Message"] }
+  },
+  // ---- §4.4 store menu API: upserts by id, else by SKU (platform notes), processed asynchronously.
+  "GET /restaurants/menu/v1/stores/{storeId}/store-menu": {
+    surface: "integrations",
+    group: "menu",
+    idempotent: true,
+    response: "StoreMenu",
+    maxResponseBytes: STORE_MENU_ANSWER_BYTES,
+    spec: "§4.4"
+  },
+  "POST /restaurants/menu/v1/stores/{storeId}/store-menu": {
+    surface: "integrations",
+    group: "menu",
+    idempotent: storeMenuIsIdempotent,
+    request: "StoreMenuUpload",
+    response: "Message",
+    synchronous: false,
+    spec: "§4.4",
+    errors: { 400: ["Message", "MenuError"] }
+  },
+  "GET /restaurants/menu/v1/stores/{storeId}/menu": {
+    surface: "integrations",
+    group: "menu",
+    idempotent: true,
+    response: "MenuList",
+    maxResponseBytes: READ_ANSWER_BYTES,
+    spec: "§4.4"
+  },
+  /** Idempotent only when every menu carries its id: a menu without one is created by each call. */
+  "POST /restaurants/menu/v1/stores/{storeId}/menu": {
+    surface: "integrations",
+    group: "menu",
+    idempotent: everyMenuHasId,
+    request: "MenuUpsertList",
+    response: "Message",
+    synchronous: false,
+    spec: "§4.4",
+    errors: { 400: ["Message", "MenuError"] }
+  },
+  "DELETE /restaurants/menu/v1/stores/{storeId}/menu": {
+    surface: "integrations",
+    group: "menu",
+    idempotent: true,
+    request: "IdList",
+    response: "Message",
+    synchronous: false,
+    spec: "§4.4"
+  },
+  "GET /restaurants/menu/v1/stores/{storeId}/menu/{menuId}": {
+    surface: "integrations",
+    group: "menu",
+    idempotent: true,
+    response: "Menu",
+    maxResponseBytes: READ_ANSWER_BYTES,
+    spec: "§4.4"
+  },
+  "GET /restaurants/menu/v1/stores/{storeId}/categories": {
+    surface: "integrations",
+    group: "menu",
+    idempotent: true,
+    response: "CategoryList",
+    maxResponseBytes: READ_ANSWER_BYTES,
+    spec: "§4.4"
+  },
+  "POST /restaurants/menu/v1/stores/{storeId}/categories": {
+    surface: "integrations",
+    group: "menu",
+    idempotent: true,
+    request: "CategoryUpsertList",
+    response: "Message",
+    synchronous: false,
+    spec: "§4.4",
+    errors: { 400: ["Message", "MenuError"] }
+  },
+  "DELETE /restaurants/menu/v1/stores/{storeId}/categories": {
+    surface: "integrations",
+    group: "menu",
+    idempotent: true,
+    request: "DeleteCategoriesBody",
+    response: "Message",
+    synchronous: false,
+    spec: "§4.4",
+    errors: { 400: ["Message", "MenuError"] }
+  },
+  "GET /restaurants/menu/v1/stores/{storeId}/categories/{categoryId}": {
+    surface: "integrations",
+    group: "menu",
+    idempotent: true,
+    response: "Category",
+    maxResponseBytes: READ_ANSWER_BYTES,
+    spec: "§4.4"
+  },
+  "GET /restaurants/menu/v1/stores/{storeId}/items": {
+    surface: "integrations",
+    group: "menu",
+    idempotent: true,
+    response: "ItemList",
+    maxResponseBytes: READ_ANSWER_BYTES,
+    spec: "§4.4"
+  },
+  "POST /restaurants/menu/v1/stores/{storeId}/items": {
+    surface: "integrations",
+    group: "menu",
+    idempotent: true,
+    request: "ItemUpsertList",
+    response: "Message",
+    synchronous: false,
+    spec: "§4.4",
+    errors: { 400: ["Message", "MenuError"] }
+  },
+  "DELETE /restaurants/menu/v1/stores/{storeId}/items": {
+    surface: "integrations",
+    group: "menu",
+    idempotent: true,
+    request: "IdList",
+    response: "Message",
+    synchronous: false,
+    spec: "§4.4",
+    errors: { 400: ["Message", "MenuError"] }
+  },
+  "GET /restaurants/menu/v1/stores/{storeId}/items/{itemId}": {
+    surface: "integrations",
+    group: "menu",
+    idempotent: true,
+    response: "Item",
+    maxResponseBytes: READ_ANSWER_BYTES,
+    spec: "§4.4"
+  },
+  /** Named in spec §4.4 but part of the utils group (utils token). */
+  "GET /api/rest-ops-utils/menu/integration/{integrationId}": {
+    surface: "utils",
+    group: "utils",
+    idempotent: true,
+    response: "MenuStatus",
+    spec: "§4.4"
+  },
+  // ---- §4.5 utils: corridors and corridor schedules, by store and by integration. Writes are
+  // synchronous (spec: "with generated ids"); a POST appends details, hence not idempotent.
+  "GET /api/rest-ops-utils/corridor/store/{storeId}": {
+    ...utilsRead,
+    response: "CorridorByStoreList",
+    maxResponseBytes: READ_ANSWER_BYTES
+  },
+  "GET /api/rest-ops-utils/corridor/schedule/{corridorId}/store/{storeId}": {
+    ...utilsRead,
+    response: "CorridorScheduleByStore",
+    maxResponseBytes: READ_ANSWER_BYTES
+  },
+  "POST /api/rest-ops-utils/corridor/schedule/{corridorId}/store/{storeId}": {
+    ...utilsCreate,
+    request: "ScheduleCreate",
+    response: "CorridorScheduleByStore"
+  },
+  "PUT /api/rest-ops-utils/corridor/schedule/{corridorId}/store/{storeId}": {
+    ...utilsChange,
+    request: "ScheduleUpdate",
+    response: "CorridorScheduleByStore"
+  },
+  "DELETE /api/rest-ops-utils/corridor/schedule/{corridorId}/store/{storeId}/{corridorProductScheduleId}": {
+    ...utilsChange
+  },
+  "GET /api/rest-ops-utils/corridor/integration/{integrationId}": {
+    ...utilsRead,
+    response: "CorridorByIntegrationList",
+    maxResponseBytes: READ_ANSWER_BYTES
+  },
+  "GET /api/rest-ops-utils/corridor/schedule/{corridorId}/integration/{integrationId}": {
+    ...utilsRead,
+    response: "CorridorScheduleByIntegration",
+    maxResponseBytes: READ_ANSWER_BYTES
+  },
+  "POST /api/rest-ops-utils/corridor/schedule/{corridorId}/integration/{integrationId}": {
+    ...utilsCreate,
+    request: "ScheduleCreate",
+    response: "CorridorScheduleByIntegration"
+  },
+  "PUT /api/rest-ops-utils/corridor/schedule/{corridorId}/integration/{integrationId}": {
+    ...utilsChange,
+    request: "ScheduleUpdate",
+    response: "CorridorScheduleByIntegration"
+  },
+  "DELETE /api/rest-ops-utils/corridor/schedule/{corridorId}/integration/{integrationId}/{corridorProductScheduleId}": { ...utilsChange },
+  // ---- §4.5 product schedules by product id.
+  "GET /api/rest-ops-utils/product/corridor/{corridorId}/store/{storeId}": {
+    ...utilsRead,
+    response: "ProductByStoreList",
+    maxResponseBytes: READ_ANSWER_BYTES
+  },
+  "GET /api/rest-ops-utils/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}": {
+    ...utilsRead,
+    response: "ProductScheduleByStore",
+    maxResponseBytes: READ_ANSWER_BYTES
+  },
+  "POST /api/rest-ops-utils/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}": {
+    ...utilsCreate,
+    request: "ScheduleCreate",
+    response: "ProductScheduleByStore"
+  },
+  "PUT /api/rest-ops-utils/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}": {
+    ...utilsChange,
+    request: "ScheduleUpdate",
+    response: "ProductScheduleByStore"
+  },
+  "DELETE /api/rest-ops-utils/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}/{corridorProductScheduleId}": { ...utilsChange },
+  // ---- §4.5 product schedules by SKU.
+  "GET /api/rest-ops-utils/sku/corridor/{corridorId}/integration/{integrationId}": {
+    ...utilsRead,
+    response: "ProductBySkuList",
+    maxResponseBytes: READ_ANSWER_BYTES
+  },
+  "GET /api/rest-ops-utils/sku/schedule/{sku}/corridor/{corridorId}/integration/{integrationId}": {
+    ...utilsRead,
+    response: "ProductScheduleBySku",
+    maxResponseBytes: READ_ANSWER_BYTES
+  },
+  "POST /api/rest-ops-utils/sku/schedule/{sku}/corridor/{corridorId}/integration/{integrationId}": {
+    ...utilsCreate,
+    request: "ScheduleCreate",
+    response: "ProductScheduleBySku"
+  },
+  "PUT /api/rest-ops-utils/sku/schedule/{sku}/corridor/{corridorId}/integration/{integrationId}": {
+    ...utilsChange,
+    request: "ScheduleUpdate",
+    response: "ProductScheduleBySku"
+  },
+  "DELETE /api/rest-ops-utils/sku/schedule/{sku}/corridor/{corridorId}/integration/{integrationId}/{corridorProductScheduleId}": { ...utilsChange },
+  // ---- §4.5 store hours (spec §2.6). Creates allocate new slot ids, hence not idempotent.
+  "GET /api/rest-ops-utils/store/schedule/{storeId}": {
+    ...utilsRead,
+    response: "RegularHours"
+  },
+  "GET /api/rest-ops-utils/store/schedule/{storeId}/holiday": {
+    ...utilsRead,
+    response: "SpecialDays",
+    maxResponseBytes: READ_ANSWER_BYTES
+  },
+  "GET /api/rest-ops-utils/store/schedule/{storeId}/special": {
+    ...utilsRead,
+    response: "SpecialDays",
+    maxResponseBytes: READ_ANSWER_BYTES
+  },
+  "POST /api/rest-ops-utils/store/schedule/{storeId}": {
+    ...utilsCreate,
+    request: "RegularSlotCreate",
+    response: "RegularSlotCreated"
+  },
+  "POST /api/rest-ops-utils/store/schedule/{storeId}/holiday/{holidayDayId}": {
+    ...utilsCreate,
+    request: "SlotInputs",
+    response: "SlotCreated"
+  },
+  "POST /api/rest-ops-utils/store/schedule/{storeId}/special": {
+    ...utilsCreate,
+    request: "SpecialDayCreate",
+    response: "SpecialDay",
+    errors: { 409: ["Message"] }
+  },
+  "POST /api/rest-ops-utils/store/schedule/{storeId}/special/{specialDayId}": {
+    ...utilsCreate,
+    request: "SlotInputs",
+    response: "SlotCreated"
+  },
+  "PUT /api/rest-ops-utils/store/schedule/{storeId}/{storeScheduleId}": {
+    ...utilsChange,
+    request: "SlotUpdate",
+    response: "SlotUpdated"
+  },
+  "DELETE /api/rest-ops-utils/store/schedule/{storeId}/{storeScheduleId}": {
+    ...utilsChange
+  },
+  "DELETE /api/rest-ops-utils/store/schedule/{storeId}/special/{specialDayId}": {
+    ...utilsChange
+  },
+  // ---- §4.6 finance: paginated reads, filters in the query (schemas `*Query`).
+  "GET /restaurants/finance/v1/stores/{store_id}/payments": {
+    surface: "integrations",
+    group: "finance",
+    idempotent: true,
+    response: "PaymentPage",
+    maxResponseBytes: READ_ANSWER_BYTES,
+    query: "PaymentsQuery",
+    spec: "§4.6",
+    assumptions: [ASSUMPTIONS.expectExecution]
+  },
+  "GET /restaurants/finance/v1/stores/{store_id}/orders": {
+    surface: "integrations",
+    group: "finance",
+    idempotent: true,
+    response: "OrderPage",
+    maxResponseBytes: READ_ANSWER_BYTES,
+    query: "OrdersQuery",
+    spec: "§4.6"
+  },
+  "GET /restaurants/finance/v1/stores/{store_id}/order_adjusments": {
+    surface: "integrations",
+    group: "finance",
+    idempotent: true,
+    response: "OrderAdjustmentPage",
+    maxResponseBytes: READ_ANSWER_BYTES,
+    query: "OrdersQuery",
+    spec: "§4.6"
+  },
+  "GET /restaurants/finance/v1/stores/{store_id}/charged_cancellations": {
+    surface: "integrations",
+    group: "finance",
+    idempotent: true,
+    response: "ChargedCancellationPage",
+    maxResponseBytes: READ_ANSWER_BYTES,
+    query: "ChargedCancellationsQuery",
+    spec: "§4.6"
+  },
+  // ---- §4.7 webhooks. `GET /webhook/{event}` has an optional `event`: without it, `GET /webhook`
+  // (every event) is a route of its own. `reset-secret` is retried like the other PUTs: a repeated
+  // reset makes yet another secret, and the answer that arrives carries the one in force.
+  "GET /api/v2/restaurants-integrations-public-api/webhook": {
+    surface: "integrations",
+    group: "webhooks",
+    idempotent: true,
+    response: "WebhookConfigList",
+    maxResponseBytes: READ_ANSWER_BYTES,
+    spec: "§4.7"
+  },
+  "GET /api/v2/restaurants-integrations-public-api/webhook/{event}": {
+    surface: "integrations",
+    group: "webhooks",
+    idempotent: true,
+    response: "WebhookConfigList",
+    maxResponseBytes: READ_ANSWER_BYTES,
+    spec: "§4.7",
+    errors: { 406: ["Message"] }
+  },
+  "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/add-stores": {
+    ...hookWrite,
+    request: "WebhookAddStores",
+    response: "WebhookConfig",
+    errors: { 406: ["Message"] },
+    assumptions: [ASSUMPTIONS.webhookSync]
+  },
+  "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/change-url": {
+    ...hookWrite,
+    request: "WebhookChangeUrl",
+    response: "WebhookConfig",
+    errors: { 406: ["Message"] },
+    assumptions: [ASSUMPTIONS.webhookSync]
+  },
+  /** A create: not repeated blindly after a lost answer. */
+  "POST /api/v2/restaurants-integrations-public-api/webhook": {
+    ...hookWrite,
+    idempotent: false,
+    request: "WebhookCreate",
+    response: "WebhookWithSecret",
+    secret: true,
+    assumptions: [ASSUMPTIONS.webhookCreate, ASSUMPTIONS.webhookSync]
+  },
+  "DELETE /api/v2/restaurants-integrations-public-api/webhook/{event}/remove-stores": {
+    ...hookWrite,
+    request: "WebhookRemoveStores",
+    response: "WebhookStoresRemoved",
+    errors: { 406: ["Message"] },
+    assumptions: [ASSUMPTIONS.webhookSync]
+  },
+  "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/reset-secret": {
+    ...hookWrite,
+    response: "WebhookWithSecret",
+    secret: true,
+    errors: { 406: ["Message"] },
+    assumptions: [ASSUMPTIONS.webhookSync]
+  },
+  "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/change-status": {
+    ...hookWrite,
+    request: "WebhookChangeStatus",
+    response: "WebhookConfig",
+    errors: { 406: ["Message"] },
+    assumptions: [ASSUMPTIONS.webhookSync]
+  },
+  /** Creates (201) or replaces (200) the client-level webhook: repeating it gives the same configuration. */
+  "POST /api/v2/restaurants-integrations-public-api/clients/{clientId}/webhooks": {
+    ...hookWrite,
+    request: "ClientWebhookCreate",
+    response: "ClientWebhook",
+    statuses: [201, 200],
+    errors: { 403: ["Message"], 406: ["Message"] },
+    assumptions: [ASSUMPTIONS.clientWebhooks, ASSUMPTIONS.webhookSync]
+  },
+  /** Query `event=...`; answers 204. */
+  "DELETE /api/v2/restaurants-integrations-public-api/clients/{clientId}/webhooks": {
+    ...hookWrite,
+    errors: { 403: ["Message"], 404: ["Message"], 406: ["Message"] },
+    assumptions: [ASSUMPTIONS.clientWebhooks, ASSUMPTIONS.webhookSync]
+  },
+  "GET /api/v2/restaurants-integrations-public-api/clients/{clientId}/webhooks": {
+    surface: "integrations",
+    group: "webhooks",
+    idempotent: true,
+    response: "ClientWebhookList",
+    maxResponseBytes: READ_ANSWER_BYTES,
+    spec: "§4.7",
+    errors: { 403: ["Message"] },
+    assumptions: [ASSUMPTIONS.clientWebhooks]
+  }
+};
+var ROUTE_NAMES = Object.keys(ROUTES);
+var LOGIN_ROUTES = {
+  integrations: "POST /restaurants/auth/v1/token/login/integrations",
+  utils: "POST /restaurants/auth/v1/token/login/utils"
+};
+function routeMethod(name) {
+  return name.slice(0, name.indexOf(" "));
+}
+function routeTemplate(name) {
+  return name.slice(name.indexOf(" ") + 1);
+}
+function routeSpec(name) {
+  return ROUTES[name];
+}
+function routeGroup(name) {
+  return routeSpec(name).group;
+}
+function routeIdempotent(name, body) {
+  const i = routeSpec(name).idempotent;
+  return typeof i === "function" ? i(body) : i;
+}
+function routeMaxResponseBytes(name) {
+  const spec = routeSpec(name);
+  return spec.maxResponseBytes ?? DEFAULT_ANSWER_BYTES;
+}
+function routePath(name, params = {}) {
+  return routeTemplate(name).replace(/\{([^}]+)\}/g, (_2, key) => {
+    const v = params[key];
+    if (v === void 0 || v === null || String(v) === "") {
+      throw new InternalError(`path parameter ${key} of "${name}" is missing`);
+    }
+    return encodeURIComponent(String(v));
+  });
+}
+function safeDecode(s) {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+var RouteMatcher = class {
+  byLength = /* @__PURE__ */ new Map();
+  /** `entries`: each route name with the value a match returns (e.g. the emulator's handler). */
+  constructor(entries) {
+    for (const [name, value] of entries) {
+      const segments = routeTemplate(name).split("/").slice(1);
+      let list2 = this.byLength.get(segments.length);
+      if (!list2) this.byLength.set(segments.length, list2 = []);
+      list2.push({ name, method: routeMethod(name), segments, value });
+    }
+  }
+  /** Every route whose template matches `path`, whatever its method, in the order given. */
+  matchPath(path2) {
+    const parts2 = path2.split("/").slice(1);
+    const out = [];
+    for (const c of this.byLength.get(parts2.length) ?? []) {
+      const params = {};
+      let ok3 = true;
+      for (let i = 0; i < parts2.length; i++) {
+        const seg = c.segments[i];
+        const part = parts2[i];
+        if (seg.startsWith("{")) {
+          if (part === "") {
+            ok3 = false;
+            break;
+          }
+          params[seg.slice(1, -1)] = safeDecode(part);
+        } else if (seg !== part) {
+          ok3 = false;
+          break;
+        }
+      }
+      if (ok3) out.push({ name: c.name, method: c.method, value: c.value, params });
+    }
+    return out;
+  }
+  /**
+   * The first route of `method` whose template matches `path`; else the methods the path allows (for a
+   * 405), or undefined when no template matches (404).
+   */
+  match(method, path2) {
+    const all = this.matchPath(path2);
+    const hit = all.find((m) => m.method === method);
+    if (hit) return hit;
+    return all.length > 0 ? { allow: all.map((m) => m.method) } : void 0;
+  }
+};
+var ALL = new RouteMatcher(ROUTE_NAMES.map((n) => [n, n]));
+function matchRoute(method, path2) {
+  const q = path2.indexOf("?");
+  const all = ALL.matchPath(q >= 0 ? path2.slice(0, q) : path2);
+  return all.find((m) => m.method === method) ?? all[0];
+}
+
 // src/config/read.ts
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { open } from "node:fs/promises";
@@ -43593,648 +44303,6 @@ function answerProblems(name, value, options = {}) {
   return problemsOf(validate.errors ?? [], options.quote !== false);
 }
 
-// src/platform/routes.ts
-var ASSUMPTIONS = {
-  accepted: "An accepted asynchronous write answers 200 with the accepted message (the availability guide also says 202); reads show the write once the platform has processed it.",
-  legacyAccepted: 'The legacy stock PATCH answers {"message": "Your request has been accepted"}, without the final period.',
-  login: 'Wrong credentials at login answer 401 {"message": "Invalid credentials"} (some sources say 403).',
-  deprecation: "Every answer of the utils group carries x-platform-api-deprecation-date and x-platform-api-deprecation-info; the date is a placeholder, since the removal date is not published.",
-  webhookCreate: "POST /webhook answers 200 (not 201); posting an event again keeps its secret and adds the listed stores.",
-  webhookSync: "Webhook writes are applied before the answer: a read right after shows them.",
-  clientWebhooks: "Client-level webhooks live under the v2 prefix (/clients/{clientId}/webhooks); another client's id answers 403.",
-  expectExecution: "expect_execution_date:lte (the spec's name) filters expected_execution_date, like its :gte partner."
-};
-var MIB = 1024 * 1024;
-var DEFAULT_ANSWER_BYTES = 1 * MIB;
-var READ_ANSWER_BYTES = 8 * MIB;
-var STORE_MENU_ANSWER_BYTES = 16 * MIB;
-function everyMenuHasId(menus) {
-  return Array.isArray(menus) && menus.every((m) => typeof m?.id === "number");
-}
-function storeMenuIsIdempotent(body) {
-  const menus = body?.menus;
-  return menus === void 0 || everyMenuHasId(menus);
-}
-var utilsRead = { surface: "utils", idempotent: true, spec: "§4.5" };
-var utilsCreate = { surface: "utils", idempotent: false, synchronous: true, spec: "§4.5" };
-var utilsChange = { surface: "utils", idempotent: true, synchronous: true, spec: "§4.5" };
-var hookWrite = { surface: "integrations", idempotent: true, synchronous: true, spec: "§4.7" };
-var ROUTES = {
-  // ---- §4.1 token login: no token; a login has no effect beyond issuing a token, hence idempotent.
-  "POST /restaurants/auth/v1/token/login/integrations": {
-    surface: "none",
-    idempotent: true,
-    request: "TokenRequest",
-    response: "TokenResponse",
-    secret: true,
-    spec: "§4.1",
-    assumptions: [ASSUMPTIONS.login]
-  },
-  "POST /restaurants/auth/v1/token/login/utils": {
-    surface: "none",
-    idempotent: true,
-    request: "TokenRequest",
-    response: "TokenResponse",
-    secret: true,
-    spec: "§4.1",
-    assumptions: [ASSUMPTIONS.login]
-  },
-  // ---- §4.2 legacy bulk availability: a PATCH sets states (idempotent), applied asynchronously (§3).
-  "PATCH /restaurants/menu/v1/stores/{storeId}/products/{identityType}/stock": {
-    surface: "integrations",
-    idempotent: true,
-    request: "StockPatch",
-    response: "Message",
-    synchronous: false,
-    spec: "§4.2",
-    assumptions: [ASSUMPTIONS.legacyAccepted]
-  },
-  "POST /restaurants/menu/v1/stores/{storeId}/products/{identityType}/stock/status": {
-    surface: "integrations",
-    idempotent: true,
-    request: "ProductsStockStatusRequest",
-    response: "StockStatusList",
-    maxResponseBytes: READ_ANSWER_BYTES,
-    spec: "§4.2"
-  },
-  "PATCH /restaurants/menu/v1/stores/{storeId}/toppings/{identityType}/stock": {
-    surface: "integrations",
-    idempotent: true,
-    request: "StockPatch",
-    response: "Message",
-    synchronous: false,
-    spec: "§4.2",
-    assumptions: [ASSUMPTIONS.legacyAccepted]
-  },
-  "POST /restaurants/menu/v1/stores/{storeId}/toppings/{identityType}/stock/status": {
-    surface: "integrations",
-    idempotent: true,
-    request: "ToppingsStockStatusRequest",
-    response: "StockStatusList",
-    maxResponseBytes: READ_ANSWER_BYTES,
-    spec: "§4.2"
-  },
-  "PATCH /restaurants/menu/v1/stores/{storeId}/items/{identityType}/stock": {
-    surface: "integrations",
-    idempotent: true,
-    request: "StockPatch",
-    response: "Message",
-    synchronous: false,
-    spec: "§4.2",
-    assumptions: [ASSUMPTIONS.legacyAccepted]
-  },
-  "POST /restaurants/menu/v1/stores/{storeId}/items/{identityType}/stock/status": {
-    surface: "integrations",
-    idempotent: true,
-    request: "ItemsStockStatusRequest",
-    response: "StockStatusList",
-    maxResponseBytes: READ_ANSWER_BYTES,
-    spec: "§4.2"
-  },
-  // ---- §4.3 availability v2: status reads are POSTs (idempotent); toggles set states, asynchronously.
-  "POST /api/v2/restaurants-integrations-public-api/availability/items/status": {
-    surface: "integrations",
-    idempotent: true,
-    request: "ItemStatusRequest",
-    response: "ItemStatusList",
-    maxResponseBytes: READ_ANSWER_BYTES,
-    spec: "§4.3"
-  },
-  "POST /api/v2/restaurants-integrations-public-api/availability/items/platform/status": {
-    surface: "integrations",
-    idempotent: true,
-    request: "ItemStatusRequest",
-    response: "ItemStatusList",
-    maxResponseBytes: READ_ANSWER_BYTES,
-    spec: "§4.3"
-  },
-  /** Items turned on or off: at most 100 in total across the stores of one call (platform notes "Limits"). */
-  "PUT /api/v2/restaurants-integrations-public-api/availability/stores/items": {
-    surface: "integrations",
-    idempotent: true,
-    request: "StoreItemsToggleList",
-    response: "Message",
-    maxElements: 100,
-    synchronous: false,
-    spec: "§4.3",
-    errors: { 400: ["MessageList"] }
-  },
-  "PUT /api/v2/restaurants-integrations-public-api/availability/stores/items/platform": {
-    surface: "integrations",
-    idempotent: true,
-    request: "StoreItemsTogglePlatformList",
-    response: "Message",
-    maxElements: 100,
-    synchronous: false,
-    spec: "§4.3",
-    errors: { 400: ["MessageList"] }
-  },
-  /** Whether stores take orders: at most 100 store ids per call (platform notes "Limits"). */
-  "POST /api/v2/restaurants-integrations-public-api/availability/stores": {
-    surface: "integrations",
-    idempotent: true,
-    request: "StoreIdList",
-    response: "StoreStatusMap",
-    maxElements: 100,
-    spec: "§4.3"
-  },
-  "PUT /api/v2/restaurants-integrations-public-api/availability/stores": {
-    surface: "integrations",
-    idempotent: true,
-    request: "StoreToggle",
-    response: "Message",
-    synchronous: false,
-    spec: "§4.3"
-  },
-  "PUT /api/v2/restaurants-integrations-public-api/availability/stores/enable/massive": {
-    surface: "integrations",
-    idempotent: true,
-    request: "StoreEnableRequest",
-    response: "Message",
-    synchronous: false,
-    spec: "§4.3"
-  },
-  /** The synchronous store call: at most 300 stores (more: 422, platform notes "Limits"). */
-  "PUT /api/v2/restaurants-integrations-public-api/availability/stores/enable": {
-    surface: "integrations",
-    idempotent: true,
-    request: "StoreEnableRequest",
-    response: "StoreEnableResponse",
-    maxElements: 300,
-    synchronous: true,
-    spec: "§4.3",
-    errors: { 422: ["Message"] }
-  },
-  // ---- §4.4 store menu API: upserts by id, else by SKU (platform notes), processed asynchronously.
-  "GET /restaurants/menu/v1/stores/{storeId}/store-menu": {
-    surface: "integrations",
-    idempotent: true,
-    response: "StoreMenu",
-    maxResponseBytes: STORE_MENU_ANSWER_BYTES,
-    spec: "§4.4"
-  },
-  "POST /restaurants/menu/v1/stores/{storeId}/store-menu": {
-    surface: "integrations",
-    idempotent: storeMenuIsIdempotent,
-    request: "StoreMenuUpload",
-    response: "Message",
-    synchronous: false,
-    spec: "§4.4",
-    errors: { 400: ["Message", "MenuError"] }
-  },
-  "GET /restaurants/menu/v1/stores/{storeId}/menu": {
-    surface: "integrations",
-    idempotent: true,
-    response: "MenuList",
-    maxResponseBytes: READ_ANSWER_BYTES,
-    spec: "§4.4"
-  },
-  /** Idempotent only when every menu carries its id: a menu without one is created by each call. */
-  "POST /restaurants/menu/v1/stores/{storeId}/menu": {
-    surface: "integrations",
-    idempotent: everyMenuHasId,
-    request: "MenuUpsertList",
-    response: "Message",
-    synchronous: false,
-    spec: "§4.4",
-    errors: { 400: ["Message", "MenuError"] }
-  },
-  "DELETE /restaurants/menu/v1/stores/{storeId}/menu": {
-    surface: "integrations",
-    idempotent: true,
-    request: "IdList",
-    response: "Message",
-    synchronous: false,
-    spec: "§4.4"
-  },
-  "GET /restaurants/menu/v1/stores/{storeId}/menu/{menuId}": {
-    surface: "integrations",
-    idempotent: true,
-    response: "Menu",
-    maxResponseBytes: READ_ANSWER_BYTES,
-    spec: "§4.4"
-  },
-  "GET /restaurants/menu/v1/stores/{storeId}/categories": {
-    surface: "integrations",
-    idempotent: true,
-    response: "CategoryList",
-    maxResponseBytes: READ_ANSWER_BYTES,
-    spec: "§4.4"
-  },
-  "POST /restaurants/menu/v1/stores/{storeId}/categories": {
-    surface: "integrations",
-    idempotent: true,
-    request: "CategoryUpsertList",
-    response: "Message",
-    synchronous: false,
-    spec: "§4.4",
-    errors: { 400: ["Message", "MenuError"] }
-  },
-  "DELETE /restaurants/menu/v1/stores/{storeId}/categories": {
-    surface: "integrations",
-    idempotent: true,
-    request: "DeleteCategoriesBody",
-    response: "Message",
-    synchronous: false,
-    spec: "§4.4",
-    errors: { 400: ["Message", "MenuError"] }
-  },
-  "GET /restaurants/menu/v1/stores/{storeId}/categories/{categoryId}": {
-    surface: "integrations",
-    idempotent: true,
-    response: "Category",
-    maxResponseBytes: READ_ANSWER_BYTES,
-    spec: "§4.4"
-  },
-  "GET /restaurants/menu/v1/stores/{storeId}/items": {
-    surface: "integrations",
-    idempotent: true,
-    response: "ItemList",
-    maxResponseBytes: READ_ANSWER_BYTES,
-    spec: "§4.4"
-  },
-  "POST /restaurants/menu/v1/stores/{storeId}/items": {
-    surface: "integrations",
-    idempotent: true,
-    request: "ItemUpsertList",
-    response: "Message",
-    synchronous: false,
-    spec: "§4.4",
-    errors: { 400: ["Message", "MenuError"] }
-  },
-  "DELETE /restaurants/menu/v1/stores/{storeId}/items": {
-    surface: "integrations",
-    idempotent: true,
-    request: "IdList",
-    response: "Message",
-    synchronous: false,
-    spec: "§4.4",
-    errors: { 400: ["Message", "MenuError"] }
-  },
-  "GET /restaurants/menu/v1/stores/{storeId}/items/{itemId}": {
-    surface: "integrations",
-    idempotent: true,
-    response: "Item",
-    maxResponseBytes: READ_ANSWER_BYTES,
-    spec: "§4.4"
-  },
-  /** Named in spec §4.4 but part of the utils group (utils token). */
-  "GET /api/rest-ops-utils/menu/integration/{integrationId}": {
-    surface: "utils",
-    idempotent: true,
-    response: "MenuStatus",
-    spec: "§4.4"
-  },
-  // ---- §4.5 utils: corridors and corridor schedules, by store and by integration. Writes are
-  // synchronous (spec: "with generated ids"); a POST appends details, hence not idempotent.
-  "GET /api/rest-ops-utils/corridor/store/{storeId}": {
-    ...utilsRead,
-    response: "CorridorByStoreList",
-    maxResponseBytes: READ_ANSWER_BYTES
-  },
-  "GET /api/rest-ops-utils/corridor/schedule/{corridorId}/store/{storeId}": {
-    ...utilsRead,
-    response: "CorridorScheduleByStore",
-    maxResponseBytes: READ_ANSWER_BYTES
-  },
-  "POST /api/rest-ops-utils/corridor/schedule/{corridorId}/store/{storeId}": {
-    ...utilsCreate,
-    request: "ScheduleCreate",
-    response: "CorridorScheduleByStore"
-  },
-  "PUT /api/rest-ops-utils/corridor/schedule/{corridorId}/store/{storeId}": {
-    ...utilsChange,
-    request: "ScheduleUpdate",
-    response: "CorridorScheduleByStore"
-  },
-  "DELETE /api/rest-ops-utils/corridor/schedule/{corridorId}/store/{storeId}/{corridorProductScheduleId}": {
-    ...utilsChange
-  },
-  "GET /api/rest-ops-utils/corridor/integration/{integrationId}": {
-    ...utilsRead,
-    response: "CorridorByIntegrationList",
-    maxResponseBytes: READ_ANSWER_BYTES
-  },
-  "GET /api/rest-ops-utils/corridor/schedule/{corridorId}/integration/{integrationId}": {
-    ...utilsRead,
-    response: "CorridorScheduleByIntegration",
-    maxResponseBytes: READ_ANSWER_BYTES
-  },
-  "POST /api/rest-ops-utils/corridor/schedule/{corridorId}/integration/{integrationId}": {
-    ...utilsCreate,
-    request: "ScheduleCreate",
-    response: "CorridorScheduleByIntegration"
-  },
-  "PUT /api/rest-ops-utils/corridor/schedule/{corridorId}/integration/{integrationId}": {
-    ...utilsChange,
-    request: "ScheduleUpdate",
-    response: "CorridorScheduleByIntegration"
-  },
-  "DELETE /api/rest-ops-utils/corridor/schedule/{corridorId}/integration/{integrationId}/{corridorProductScheduleId}": { ...utilsChange },
-  // ---- §4.5 product schedules by product id.
-  "GET /api/rest-ops-utils/product/corridor/{corridorId}/store/{storeId}": {
-    ...utilsRead,
-    response: "ProductByStoreList",
-    maxResponseBytes: READ_ANSWER_BYTES
-  },
-  "GET /api/rest-ops-utils/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}": {
-    ...utilsRead,
-    response: "ProductScheduleByStore",
-    maxResponseBytes: READ_ANSWER_BYTES
-  },
-  "POST /api/rest-ops-utils/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}": {
-    ...utilsCreate,
-    request: "ScheduleCreate",
-    response: "ProductScheduleByStore"
-  },
-  "PUT /api/rest-ops-utils/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}": {
-    ...utilsChange,
-    request: "ScheduleUpdate",
-    response: "ProductScheduleByStore"
-  },
-  "DELETE /api/rest-ops-utils/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}/{corridorProductScheduleId}": { ...utilsChange },
-  // ---- §4.5 product schedules by SKU.
-  "GET /api/rest-ops-utils/sku/corridor/{corridorId}/integration/{integrationId}": {
-    ...utilsRead,
-    response: "ProductBySkuList",
-    maxResponseBytes: READ_ANSWER_BYTES
-  },
-  "GET /api/rest-ops-utils/sku/schedule/{sku}/corridor/{corridorId}/integration/{integrationId}": {
-    ...utilsRead,
-    response: "ProductScheduleBySku",
-    maxResponseBytes: READ_ANSWER_BYTES
-  },
-  "POST /api/rest-ops-utils/sku/schedule/{sku}/corridor/{corridorId}/integration/{integrationId}": {
-    ...utilsCreate,
-    request: "ScheduleCreate",
-    response: "ProductScheduleBySku"
-  },
-  "PUT /api/rest-ops-utils/sku/schedule/{sku}/corridor/{corridorId}/integration/{integrationId}": {
-    ...utilsChange,
-    request: "ScheduleUpdate",
-    response: "ProductScheduleBySku"
-  },
-  "DELETE /api/rest-ops-utils/sku/schedule/{sku}/corridor/{corridorId}/integration/{integrationId}/{corridorProductScheduleId}": { ...utilsChange },
-  // ---- §4.5 store hours (spec §2.6). Creates allocate new slot ids, hence not idempotent.
-  "GET /api/rest-ops-utils/store/schedule/{storeId}": {
-    ...utilsRead,
-    response: "RegularHours"
-  },
-  "GET /api/rest-ops-utils/store/schedule/{storeId}/holiday": {
-    ...utilsRead,
-    response: "SpecialDays",
-    maxResponseBytes: READ_ANSWER_BYTES
-  },
-  "GET /api/rest-ops-utils/store/schedule/{storeId}/special": {
-    ...utilsRead,
-    response: "SpecialDays",
-    maxResponseBytes: READ_ANSWER_BYTES
-  },
-  "POST /api/rest-ops-utils/store/schedule/{storeId}": {
-    ...utilsCreate,
-    request: "RegularSlotCreate",
-    response: "RegularSlotCreated"
-  },
-  "POST /api/rest-ops-utils/store/schedule/{storeId}/holiday/{holidayDayId}": {
-    ...utilsCreate,
-    request: "SlotInputs",
-    response: "SlotCreated"
-  },
-  "POST /api/rest-ops-utils/store/schedule/{storeId}/special": {
-    ...utilsCreate,
-    request: "SpecialDayCreate",
-    response: "SpecialDay",
-    errors: { 409: ["Message"] }
-  },
-  "POST /api/rest-ops-utils/store/schedule/{storeId}/special/{specialDayId}": {
-    ...utilsCreate,
-    request: "SlotInputs",
-    response: "SlotCreated"
-  },
-  "PUT /api/rest-ops-utils/store/schedule/{storeId}/{storeScheduleId}": {
-    ...utilsChange,
-    request: "SlotUpdate",
-    response: "SlotUpdated"
-  },
-  "DELETE /api/rest-ops-utils/store/schedule/{storeId}/{storeScheduleId}": {
-    ...utilsChange
-  },
-  "DELETE /api/rest-ops-utils/store/schedule/{storeId}/special/{specialDayId}": {
-    ...utilsChange
-  },
-  // ---- §4.6 finance: paginated reads, filters in the query (schemas `*Query`).
-  "GET /restaurants/finance/v1/stores/{store_id}/payments": {
-    surface: "integrations",
-    idempotent: true,
-    response: "PaymentPage",
-    maxResponseBytes: READ_ANSWER_BYTES,
-    query: "PaymentsQuery",
-    spec: "§4.6",
-    assumptions: [ASSUMPTIONS.expectExecution]
-  },
-  "GET /restaurants/finance/v1/stores/{store_id}/orders": {
-    surface: "integrations",
-    idempotent: true,
-    response: "OrderPage",
-    maxResponseBytes: READ_ANSWER_BYTES,
-    query: "OrdersQuery",
-    spec: "§4.6"
-  },
-  "GET /restaurants/finance/v1/stores/{store_id}/order_adjusments": {
-    surface: "integrations",
-    idempotent: true,
-    response: "OrderAdjustmentPage",
-    maxResponseBytes: READ_ANSWER_BYTES,
-    query: "OrdersQuery",
-    spec: "§4.6"
-  },
-  "GET /restaurants/finance/v1/stores/{store_id}/charged_cancellations": {
-    surface: "integrations",
-    idempotent: true,
-    response: "ChargedCancellationPage",
-    maxResponseBytes: READ_ANSWER_BYTES,
-    query: "ChargedCancellationsQuery",
-    spec: "§4.6"
-  },
-  // ---- §4.7 webhooks. `GET /webhook/{event}` has an optional `event`: without it, `GET /webhook`
-  // (every event) is a route of its own. `reset-secret` is retried like the other PUTs: a repeated
-  // reset makes yet another secret, and the answer that arrives carries the one in force.
-  "GET /api/v2/restaurants-integrations-public-api/webhook": {
-    surface: "integrations",
-    idempotent: true,
-    response: "WebhookConfigList",
-    maxResponseBytes: READ_ANSWER_BYTES,
-    spec: "§4.7"
-  },
-  "GET /api/v2/restaurants-integrations-public-api/webhook/{event}": {
-    surface: "integrations",
-    idempotent: true,
-    response: "WebhookConfigList",
-    maxResponseBytes: READ_ANSWER_BYTES,
-    spec: "§4.7",
-    errors: { 406: ["Message"] }
-  },
-  "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/add-stores": {
-    ...hookWrite,
-    request: "WebhookAddStores",
-    response: "WebhookConfig",
-    errors: { 406: ["Message"] },
-    assumptions: [ASSUMPTIONS.webhookSync]
-  },
-  "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/change-url": {
-    ...hookWrite,
-    request: "WebhookChangeUrl",
-    response: "WebhookConfig",
-    errors: { 406: ["Message"] },
-    assumptions: [ASSUMPTIONS.webhookSync]
-  },
-  /** A create: not repeated blindly after a lost answer. */
-  "POST /api/v2/restaurants-integrations-public-api/webhook": {
-    ...hookWrite,
-    idempotent: false,
-    request: "WebhookCreate",
-    response: "WebhookWithSecret",
-    secret: true,
-    assumptions: [ASSUMPTIONS.webhookCreate, ASSUMPTIONS.webhookSync]
-  },
-  "DELETE /api/v2/restaurants-integrations-public-api/webhook/{event}/remove-stores": {
-    ...hookWrite,
-    request: "WebhookRemoveStores",
-    response: "WebhookStoresRemoved",
-    errors: { 406: ["Message"] },
-    assumptions: [ASSUMPTIONS.webhookSync]
-  },
-  "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/reset-secret": {
-    ...hookWrite,
-    response: "WebhookWithSecret",
-    secret: true,
-    errors: { 406: ["Message"] },
-    assumptions: [ASSUMPTIONS.webhookSync]
-  },
-  "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/change-status": {
-    ...hookWrite,
-    request: "WebhookChangeStatus",
-    response: "WebhookConfig",
-    errors: { 406: ["Message"] },
-    assumptions: [ASSUMPTIONS.webhookSync]
-  },
-  /** Creates (201) or replaces (200) the client-level webhook: repeating it gives the same configuration. */
-  "POST /api/v2/restaurants-integrations-public-api/clients/{clientId}/webhooks": {
-    ...hookWrite,
-    request: "ClientWebhookCreate",
-    response: "ClientWebhook",
-    statuses: [201, 200],
-    errors: { 403: ["Message"], 406: ["Message"] },
-    assumptions: [ASSUMPTIONS.clientWebhooks, ASSUMPTIONS.webhookSync]
-  },
-  /** Query `event=...`; answers 204. */
-  "DELETE /api/v2/restaurants-integrations-public-api/clients/{clientId}/webhooks": {
-    ...hookWrite,
-    errors: { 403: ["Message"], 404: ["Message"], 406: ["Message"] },
-    assumptions: [ASSUMPTIONS.clientWebhooks, ASSUMPTIONS.webhookSync]
-  },
-  "GET /api/v2/restaurants-integrations-public-api/clients/{clientId}/webhooks": {
-    surface: "integrations",
-    idempotent: true,
-    response: "ClientWebhookList",
-    maxResponseBytes: READ_ANSWER_BYTES,
-    spec: "§4.7",
-    errors: { 403: ["Message"] },
-    assumptions: [ASSUMPTIONS.clientWebhooks]
-  }
-};
-var ROUTE_NAMES = Object.keys(ROUTES);
-var LOGIN_ROUTES = {
-  integrations: "POST /restaurants/auth/v1/token/login/integrations",
-  utils: "POST /restaurants/auth/v1/token/login/utils"
-};
-function routeMethod(name) {
-  return name.slice(0, name.indexOf(" "));
-}
-function routeTemplate(name) {
-  return name.slice(name.indexOf(" ") + 1);
-}
-function routeSpec(name) {
-  return ROUTES[name];
-}
-function routeIdempotent(name, body) {
-  const i = routeSpec(name).idempotent;
-  return typeof i === "function" ? i(body) : i;
-}
-function routeMaxResponseBytes(name) {
-  const spec = routeSpec(name);
-  return spec.maxResponseBytes ?? DEFAULT_ANSWER_BYTES;
-}
-function routePath(name, params = {}) {
-  return routeTemplate(name).replace(/\{([^}]+)\}/g, (_2, key) => {
-    const v = params[key];
-    if (v === void 0 || v === null || String(v) === "") {
-      throw new InternalError(`path parameter ${key} of "${name}" is missing`);
-    }
-    return encodeURIComponent(String(v));
-  });
-}
-function safeDecode(s) {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
-}
-var RouteMatcher = class {
-  byLength = /* @__PURE__ */ new Map();
-  /** `entries`: each route name with the value a match returns (e.g. the emulator's handler). */
-  constructor(entries) {
-    for (const [name, value] of entries) {
-      const segments = routeTemplate(name).split("/").slice(1);
-      let list2 = this.byLength.get(segments.length);
-      if (!list2) this.byLength.set(segments.length, list2 = []);
-      list2.push({ name, method: routeMethod(name), segments, value });
-    }
-  }
-  /** Every route whose template matches `path`, whatever its method, in the order given. */
-  matchPath(path2) {
-    const parts2 = path2.split("/").slice(1);
-    const out = [];
-    for (const c of this.byLength.get(parts2.length) ?? []) {
-      const params = {};
-      let ok2 = true;
-      for (let i = 0; i < parts2.length; i++) {
-        const seg = c.segments[i];
-        const part = parts2[i];
-        if (seg.startsWith("{")) {
-          if (part === "") {
-            ok2 = false;
-            break;
-          }
-          params[seg.slice(1, -1)] = safeDecode(part);
-        } else if (seg !== part) {
-          ok2 = false;
-          break;
-        }
-      }
-      if (ok2) out.push({ name: c.name, method: c.method, value: c.value, params });
-    }
-    return out;
-  }
-  /**
-   * The first route of `method` whose template matches `path`; else the methods the path allows (for a
-   * 405), or undefined when no template matches (404).
-   */
-  match(method, path2) {
-    const all = this.matchPath(path2);
-    const hit = all.find((m) => m.method === method);
-    if (hit) return hit;
-    return all.length > 0 ? { allow: all.map((m) => m.method) } : void 0;
-  }
-};
-var ALL = new RouteMatcher(ROUTE_NAMES.map((n) => [n, n]));
-function matchRoute(method, path2) {
-  const q = path2.indexOf("?");
-  const all = ALL.matchPath(q >= 0 ? path2.slice(0, q) : path2);
-  return all.find((m) => m.method === method) ?? all[0];
-}
-
 // src/platform/wire.ts
 var ACCEPTED_MESSAGE = "Your request has been accepted.";
 var Limits = {
@@ -44270,6 +44338,444 @@ var STORE_WEBHOOK_EVENTS = [
 ];
 var CLIENT_WEBHOOK_EVENTS = ["STORE_PROVISIONING_STATUS"];
 
+// src/model.ts
+function imagePath(image) {
+  return typeof image === "string" ? image : image.path;
+}
+var CARTE_SUSPEND_REASON = "carte";
+var WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
+function kindState(kind) {
+  return {
+    kind,
+    get: (state) => state.kinds !== void 0 && Object.hasOwn(state.kinds, kind) ? state.kinds[kind] : void 0,
+    set(state, value) {
+      (state.kinds ??= table())[kind] = value;
+    },
+    clear(state) {
+      if (state.kinds !== void 0 && Object.hasOwn(state.kinds, kind)) delete state.kinds[kind];
+    }
+  };
+}
+function table() {
+  return /* @__PURE__ */ Object.create(null);
+}
+function own(record, key) {
+  return record !== void 0 && Object.hasOwn(record, key) ? record[key] : void 0;
+}
+function emptyIds() {
+  return { items: table(), categories: table(), menus: table(), other: table() };
+}
+function emptyStore(store) {
+  return { store };
+}
+
+// src/kinds/schedules.ts
+var DAY_ORDER = ["mon", "tue", "wed", "thu", "fri", "sat", "sun", "hol"];
+function canonicalDays(days) {
+  const list2 = [
+    ...new Set(
+      days.split(",").map((d) => d.trim().toLowerCase()).filter(Boolean)
+    )
+  ];
+  return list2.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b)).join(",");
+}
+function hhmm(time) {
+  return time.length >= 5 ? time.slice(0, 5) : time;
+}
+var bySlot = (a, b) => a.start.localeCompare(b.start) || a.end.localeCompare(b.end);
+var rank = (d) => DAY_ORDER.includes(d) ? DAY_ORDER.indexOf(d) : DAY_ORDER.length;
+function byDays(a, b) {
+  const x = a.split(",");
+  const y = b.split(",");
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const d = rank(x[i]) - rank(y[i]) || x[i].localeCompare(y[i]);
+    if (d !== 0) return d;
+  }
+  return x.length - y.length;
+}
+function canonicalSchedules(list2) {
+  const canonical = canonicalOf(list2);
+  canonicalLists.add(canonical);
+  return canonical;
+}
+var canonicalLists = /* @__PURE__ */ new WeakSet();
+var canonicalFormOf = /* @__PURE__ */ new WeakMap();
+function canonicalOnce(list2) {
+  if (canonicalLists.has(list2)) return list2;
+  let canonical = canonicalFormOf.get(list2);
+  if (!canonical) {
+    canonical = canonicalSchedules(list2);
+    canonicalFormOf.set(list2, canonical);
+  }
+  return canonical;
+}
+var unscheduled = /* @__PURE__ */ new WeakMap();
+var canonicalized = /* @__PURE__ */ new WeakMap();
+function withComparedSchedules(all, viaUtils) {
+  let out;
+  for (const key of Object.keys(all)) {
+    const resource = all[key];
+    if (resource.schedules === void 0) continue;
+    if (!viaUtils && resource.schedules.length > 0 && canonicalLists.has(resource.schedules)) continue;
+    const cache = viaUtils ? unscheduled : canonicalized;
+    let compared = cache.get(resource);
+    if (!compared) {
+      const canonical = viaUtils ? [] : canonicalOnce(resource.schedules);
+      if (canonical === resource.schedules && canonical.length > 0) continue;
+      const { schedules: _schedules, ...rest } = resource;
+      compared = canonical.length > 0 ? { ...rest, schedules: canonical } : rest;
+      cache.set(resource, compared);
+    }
+    out ??= Object.assign(table(), all);
+    out[key] = compared;
+  }
+  return out ?? all;
+}
+function canonicalOf(list2) {
+  const perDay = /* @__PURE__ */ new Map();
+  for (const schedule of list2) {
+    for (const day of canonicalDays(schedule.days).split(",")) {
+      if (day === "") continue;
+      const slots = perDay.get(day) ?? [];
+      slots.push(...schedule.periods.map((p) => ({ start: p.start, end: p.end })));
+      perDay.set(day, slots);
+    }
+  }
+  const groups = /* @__PURE__ */ new Map();
+  for (const day of [...perDay.keys()].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b))) {
+    const sorted = perDay.get(day).sort(bySlot);
+    const periods = sorted.filter((s, i) => i === 0 || bySlot(sorted[i - 1], s) !== 0);
+    if (periods.length === 0) continue;
+    const key = JSON.stringify(periods);
+    const group2 = groups.get(key);
+    if (group2) group2.days.push(day);
+    else groups.set(key, { days: [day], periods });
+  }
+  return [...groups.values()].map((g) => ({ days: g.days.join(","), periods: g.periods })).sort((a, b) => byDays(a.days, b.days) || bySlot(a.periods[0], b.periods[0]));
+}
+function fromWireSchedules(list2) {
+  if (!list2 || list2.length === 0) return void 0;
+  const key = wireKey(list2);
+  if (readSchedules.has(key)) return readSchedules.get(key);
+  const canonical = canonicalSchedules(
+    list2.map((s) => ({
+      days: s.days_of_week,
+      periods: (s.time_periods ?? []).map((p) => ({ start: hhmm(p.start_time), end: hhmm(p.end_time) }))
+    }))
+  );
+  const out = canonical.length > 0 ? canonical : void 0;
+  if (readSchedules.size < MAX_READ_SCHEDULES) readSchedules.set(key, out);
+  return out;
+}
+var readSchedules = /* @__PURE__ */ new Map();
+var MAX_READ_SCHEDULES = 4096;
+function wireKey(list2) {
+  let key = "";
+  for (const s of list2) {
+    key += JSON.stringify(s.days_of_week) + "[";
+    for (const p of s.time_periods ?? []) key += JSON.stringify(p.start_time) + JSON.stringify(p.end_time);
+    key += "]";
+  }
+  return key;
+}
+function toWireSchedules(list2) {
+  return (list2 ?? []).map((s) => ({
+    days_of_week: s.days,
+    time_periods: s.periods.map((p) => ({ start_time: p.start, end_time: p.end }))
+  }));
+}
+
+// src/config/slots.ts
+var SCHEDULE_DAYS = [...WEEKDAYS, "hol"];
+var DAY_MINUTES = 24 * 60;
+var LAST_MINUTE = DAY_MINUTES - 1;
+var SLOT_PATTERN = /^([0-9]{1,2}):([0-9]{2})-([0-9]{1,2}):([0-9]{2})$/;
+var ok = (value) => ({ ok: true, value });
+var fail2 = (error) => ({ ok: false, error });
+function formatMinutes(minutes) {
+  const h = Math.floor(minutes / 60);
+  const m = minutes % 60;
+  return `${String(h).padStart(2, "0")}:${String(m).padStart(2, "0")}`;
+}
+function checkTime(hours, minutes, text, isEnd) {
+  if (minutes > 59) return `${quote(text)} is not a time of day: minutes go from 00 to 59`;
+  if (hours === 24 && minutes === 0 && isEnd) return void 0;
+  if (hours > 23)
+    return `${quote(text)} is not a time of day: hours go from 00 to 23 (24:00 only as the end of a slot)`;
+  return void 0;
+}
+function parseSlot(text) {
+  const m = SLOT_PATTERN.exec(text);
+  if (!m) return fail2(`${quote(text)} is not a slot: write start-end in 24-hour time, e.g. 11:00-15:00`);
+  const [sh, sm, eh, em] = [m[1], m[2], m[3], m[4]].map(Number);
+  const [startText, endText] = text.split("-");
+  const bad = checkTime(sh, sm, startText, false) ?? checkTime(eh, em, endText, true);
+  if (bad) return fail2(bad);
+  const start = sh * 60 + sm;
+  const end = eh * 60 + em;
+  if (start === end) return fail2(`slot ${quote(text)} is empty: its start and end are the same time`);
+  return ok({ start, end });
+}
+function crossesMidnight(slot) {
+  return slot.end < slot.start && slot.end > 0;
+}
+function splitSlot(slot) {
+  const out = {};
+  const sameDayEnd = slot.end > slot.start ? Math.min(slot.end, LAST_MINUTE) : LAST_MINUTE;
+  if (sameDayEnd > slot.start)
+    out.sameDay = { start: formatMinutes(slot.start), end: formatMinutes(sameDayEnd) };
+  if (crossesMidnight(slot)) out.nextDay = { start: formatMinutes(0), end: formatMinutes(slot.end) };
+  return out;
+}
+function nextWeekday(day) {
+  return WEEKDAYS[(WEEKDAYS.indexOf(day) + 1) % WEEKDAYS.length] ?? "mon";
+}
+var DAY_NAMES = new Map(SCHEDULE_DAYS.map((d) => [d, d]));
+function parseDays(spec, allowHolidays) {
+  const days = /* @__PURE__ */ new Set();
+  const parts2 = spec.toLowerCase().split(",");
+  const known = allowHolidays ? "mon, tue, wed, thu, fri, sat, sun, hol or daily" : "mon … sun or daily";
+  for (const raw of parts2) {
+    const part = raw.trim();
+    if (part === "") return fail2(`days ${quote(spec)} has an empty part: write e.g. mon-fri or sat,sun`);
+    let named;
+    if (part === "daily") named = [...WEEKDAYS];
+    else if (part.includes("-")) {
+      const [a = "", b = "", ...rest] = part.split("-").map((s) => s.trim());
+      const from = DAY_NAMES.get(a);
+      const to = DAY_NAMES.get(b);
+      if (rest.length > 0 || from === void 0 || to === void 0) {
+        const unknown = [a, b, ...rest].find((d) => !DAY_NAMES.has(d)) ?? part;
+        return fail2(`days ${quote(spec)}: ${quote(unknown)} is not a day (use ${known})`);
+      }
+      if (from === "hol" || to === "hol")
+        return fail2(
+          `days ${quote(spec)}: hol cannot be part of a range, write it on its own (e.g. mon-fri,hol)`
+        );
+      const i = WEEKDAYS.indexOf(from);
+      const n = (WEEKDAYS.indexOf(to) - i + 7) % 7 + 1;
+      named = Array.from({ length: n }, (_2, k) => WEEKDAYS[(i + k) % 7]);
+    } else {
+      const day = DAY_NAMES.get(part);
+      if (day === void 0) return fail2(`days ${quote(spec)}: ${quote(part)} is not a day (use ${known})`);
+      named = [day];
+    }
+    for (const day of named) {
+      if (day === "hol" && !allowHolidays)
+        return fail2(
+          `days ${quote(spec)}: hol is not a day of regular hours; write holiday hours under holidays:`
+        );
+      if (days.has(day)) return fail2(`days ${quote(spec)} names ${day} twice`);
+      days.add(day);
+    }
+  }
+  return ok(SCHEDULE_DAYS.filter((d) => days.has(d)));
+}
+function parseMonthDay(text) {
+  const m = /^([0-9]{2})-([0-9]{2})$/.exec(text);
+  if (!m) return fail2(`${quote(text)} is not a date: write MM-DD, e.g. 12-25 for 25 December`);
+  const month = Number(m[1]);
+  const day = Number(m[2]);
+  if (month < 1 || month > 12) return fail2(`${quote(text)} is not a date: the month (MM) goes from 01 to 12`);
+  const days = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 31;
+  if (day < 1 || day > days)
+    return fail2(
+      `${quote(text)} is not a date: month ${m[1]} has days 01 to ${String(days).padStart(2, "0")}`
+    );
+  return ok({ month, day });
+}
+function monthDayKey(month, day) {
+  return `${String(month).padStart(2, "0")}-${String(day).padStart(2, "0")}`;
+}
+function compareSlots(a, b) {
+  return a.start < b.start ? -1 : a.start > b.start ? 1 : a.end < b.end ? -1 : a.end > b.end ? 1 : 0;
+}
+function toSchedules(entries) {
+  const perDay = [];
+  for (const entry of entries) {
+    const days = parseDays(entry.days, true);
+    if (!days.ok) continue;
+    for (const text of entry.slots) {
+      const slot = parseSlot(text);
+      if (!slot.ok) continue;
+      const { sameDay, nextDay } = splitSlot(slot.value);
+      for (const day of days.value) {
+        if (sameDay) perDay.push({ days: day, periods: [sameDay] });
+        if (nextDay && day !== "hol") perDay.push({ days: nextWeekday(day), periods: [nextDay] });
+      }
+    }
+  }
+  return canonicalSchedules(perDay);
+}
+
+// src/countries.ts
+var NAMES = /* @__PURE__ */ new Map([
+  ["AR", "Argentina"],
+  ["BR", "Brazil"],
+  ["CL", "Chile"],
+  ["CO", "Colombia"],
+  ["EC", "Ecuador"],
+  ["MX", "Mexico"],
+  ["PE", "Peru"],
+  ["UY", "Uruguay"]
+]);
+var COUNTRY_CODES = [...NAMES.keys()].sort();
+
+// src/emulator/calendars.ts
+var DEFAULT_COUNTRY = "CO";
+var NEW_YEAR = ["01-01", "New Year's Day"];
+var LABOUR = ["05-01", "Labour Day"];
+var IMMACULATE = ["12-08", "Immaculate Conception"];
+var CHRISTMAS = ["12-25", "Christmas Day"];
+var ALL_SAINTS = ["11-01", "All Saints' Day"];
+var ALL_SOULS = ["11-02", "All Souls' Day"];
+var CALENDARS = /* @__PURE__ */ new Map([
+  [
+    "AR",
+    [
+      NEW_YEAR,
+      ["03-24", "Day of Remembrance for Truth and Justice"],
+      ["04-02", "Malvinas Day"],
+      LABOUR,
+      ["05-25", "May Revolution"],
+      ["06-20", "Flag Day"],
+      ["07-09", "Independence Day"],
+      IMMACULATE,
+      CHRISTMAS
+    ]
+  ],
+  [
+    "BR",
+    [
+      NEW_YEAR,
+      ["04-21", "Tiradentes"],
+      LABOUR,
+      ["09-07", "Independence Day"],
+      ["10-12", "Our Lady of Aparecida"],
+      ALL_SOULS,
+      ["11-15", "Proclamation of the Republic"],
+      // National since 2024.
+      ["11-20", "Black Consciousness Day"],
+      CHRISTMAS
+    ]
+  ],
+  [
+    "CL",
+    [
+      NEW_YEAR,
+      LABOUR,
+      ["05-21", "Navy Day"],
+      ["07-16", "Our Lady of Mount Carmel"],
+      ["08-15", "Assumption of Mary"],
+      ["09-18", "Independence Day"],
+      ["09-19", "Army Day"],
+      ALL_SAINTS,
+      IMMACULATE,
+      CHRISTMAS
+    ]
+  ],
+  [
+    "CO",
+    [NEW_YEAR, LABOUR, ["07-20", "Independence Day"], ["08-07", "Battle of Boyacá"], IMMACULATE, CHRISTMAS]
+  ],
+  [
+    "EC",
+    [
+      NEW_YEAR,
+      LABOUR,
+      ["05-24", "Battle of Pichincha"],
+      ["08-10", "Declaration of Independence"],
+      ["10-09", "Independence of Guayaquil"],
+      ALL_SOULS,
+      ["11-03", "Independence of Cuenca"],
+      CHRISTMAS
+    ]
+  ],
+  [
+    "MX",
+    [
+      NEW_YEAR,
+      ["02-05", "Constitution Day"],
+      ["03-21", "Benito Juárez's Birthday"],
+      LABOUR,
+      ["09-16", "Independence Day"],
+      ["11-20", "Revolution Day"],
+      CHRISTMAS
+    ]
+  ],
+  [
+    "PE",
+    [
+      NEW_YEAR,
+      LABOUR,
+      ["06-07", "Flag Day"],
+      ["06-29", "Saint Peter and Saint Paul"],
+      ["07-23", "Air Force Day"],
+      ["07-28", "Independence Day"],
+      ["07-29", "Fiestas Patrias"],
+      ["08-06", "Battle of Junín"],
+      ["08-30", "Saint Rose of Lima"],
+      ["10-08", "Battle of Angamos"],
+      ALL_SAINTS,
+      IMMACULATE,
+      ["12-09", "Battle of Ayacucho"],
+      CHRISTMAS
+    ]
+  ],
+  [
+    "UY",
+    [
+      NEW_YEAR,
+      LABOUR,
+      ["06-19", "Birth of Artigas"],
+      ["07-18", "Constitution Day"],
+      ["08-25", "Independence Day"],
+      ALL_SOULS,
+      CHRISTMAS
+    ]
+  ]
+]);
+var OWN_HOLIDAY = "Holiday";
+var CALENDAR_COUNTRIES = COUNTRY_CODES.filter((c) => CALENDARS.has(c));
+function hasCalendar(country) {
+  return CALENDARS.has(country);
+}
+function dayOf(date, name) {
+  const month = Number(date.slice(0, 2));
+  const day = Number(date.slice(3, 5));
+  return { id: month * 100 + day, name, month, day, cityId: null };
+}
+var DAYS = new Map(
+  [...CALENDARS].map(([code, list2]) => [code, list2.map(([date, name]) => dayOf(date, name))])
+);
+function holidayDays(country, own2) {
+  const national = DAYS.get(country) ?? [];
+  if (own2 === void 0) return national;
+  const names = new Map(national.map((d) => [d.id, d.name]));
+  return own2.map((date) => dayOf(date, OWN_HOLIDAY)).map((d) => ({ ...d, name: names.get(d.id) ?? d.name })).sort((a, b) => a.id - b.id);
+}
+var MAX_OWN_HOLIDAYS = 366;
+function ownHolidayProblems(value) {
+  if (!Array.isArray(value)) {
+    return [{ index: void 0, message: "must be a list of dates MM-DD, e.g. ['11-15', '12-25']" }];
+  }
+  if (value.length > MAX_OWN_HOLIDAYS) {
+    return [
+      { index: void 0, message: `lists ${value.length} dates; a year has at most ${MAX_OWN_HOLIDAYS}` }
+    ];
+  }
+  const seen2 = /* @__PURE__ */ new Set();
+  const out = [];
+  value.forEach((v, index) => {
+    if (typeof v !== "string") return out.push({ index, message: "must be a date MM-DD, e.g. '11-15'" });
+    const parsed = parseMonthDay(v);
+    if (!parsed.ok) return out.push({ index, message: parsed.error });
+    if (seen2.has(v)) return out.push({ index, message: `${v} is listed twice` });
+    seen2.add(v);
+  });
+  return out;
+}
+
 // src/emulator/http-error.ts
 var HttpError = class extends Error {
   status;
@@ -44282,11 +44788,11 @@ var HttpError = class extends Error {
     this.body = body;
   }
 };
-function fail2(status, message) {
+function fail3(status, message) {
   return new HttpError(status, { message });
 }
 function badShape(message) {
-  return fail2(400, message);
+  return fail3(400, message);
 }
 function menuRule(type, message) {
   return new HttpError(400, { type, message });
@@ -44296,7 +44802,7 @@ function menuRule(type, message) {
 function accepted() {
   return { status: 200, body: { message: ACCEPTED_MESSAGE } };
 }
-function ok(body) {
+function ok2(body) {
   return { status: 200, body };
 }
 function isObj(v) {
@@ -44307,15 +44813,11 @@ function isPosInt(v) {
 }
 
 // src/emulator/schedules.ts
-var WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
-var HOLIDAYS = [
-  { id: 101, name: "New Year's Day", month: 1, day: 1, cityId: null },
-  { id: 501, name: "Labour Day", month: 5, day: 1, cityId: null },
-  { id: 720, name: "Independence Day", month: 7, day: 20, cityId: null },
-  { id: 807, name: "Battle of Boyacá", month: 8, day: 7, cityId: null },
-  { id: 1208, name: "Immaculate Conception", month: 12, day: 8, cityId: null },
-  { id: 1225, name: "Christmas Day", month: 12, day: 25, cityId: null }
-];
+var WEEKDAYS2 = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
+var HOLIDAYS = holidayDays(DEFAULT_COUNTRY);
+function storeHolidays(store) {
+  return holidayDays(store.country, store.holidays);
+}
 function emptyStoreUtils() {
   return { regular: [], holidaySlots: {}, special: [], scheduleIds: {} };
 }
@@ -44346,7 +44848,7 @@ function utilsOf(state, store) {
   if (!rec) map.set(store.key, rec = emptyStoreUtils());
   return rec;
 }
-var DAYS = /* @__PURE__ */ new Set([...WEEKDAYS, "hol"]);
+var DAYS2 = /* @__PURE__ */ new Set([...WEEKDAYS2, "hol"]);
 function parseRange(start, end, at, names) {
   const pre = at === "" ? "" : `${at}.`;
   if (typeof start !== "string") throw badShape(`${pre}${names[0]} is required`);
@@ -44360,12 +44862,12 @@ function parseRange(start, end, at, names) {
   }
   return { start: s, end: e };
 }
-function parseDays(v, at) {
+function parseDays2(v, at) {
   if (v.trim() === "") throw badShape(`${at} is required`);
   const seen2 = /* @__PURE__ */ new Set();
   for (const raw of v.split(",")) {
     const d = raw.trim();
-    if (!DAYS.has(d)) throw badShape(`${at}: "${raw}" is not one of mon,tue,wed,thu,fri,sat,sun,hol`);
+    if (!DAYS2.has(d)) throw badShape(`${at}: "${raw}" is not one of mon,tue,wed,thu,fri,sat,sun,hol`);
     if (seen2.has(d)) throw badShape(`${at}: "${d}" is listed twice`);
     seen2.add(d);
   }
@@ -44479,13 +44981,13 @@ function parseDetails(body, withId) {
   return list2.map((d, i) => {
     const at = `schedule_details[${i}]`;
     const id = withId ? d.id : void 0;
-    const days = parseDays(d.days, `${at}.days`);
+    const days = parseDays2(d.days, `${at}.days`);
     const r = parseRange(d.starts_time, d.ends_time, at, ["starts_time", "ends_time"]);
     return { id, period: { days, starts_time: r.start, ends_time: r.end }, at };
   });
 }
 function unknownSchedule(id) {
-  throw fail2(404, `Schedule ${id} not found`);
+  throw fail3(404, `Schedule ${id} not found`);
 }
 
 // src/atomic.ts
@@ -44873,12 +45375,38 @@ export {
   closest,
   didYouMean,
   suggester,
+  imagePath,
+  CARTE_SUSPEND_REASON,
+  WEEKDAYS,
+  kindState,
+  table,
+  own,
+  emptyIds,
+  emptyStore,
+  canonicalDays,
+  withComparedSchedules,
+  fromWireSchedules,
+  toWireSchedules,
+  SCHEDULE_DAYS,
+  SLOT_PATTERN,
+  parseSlot,
+  crossesMidnight,
+  splitSlot,
+  nextWeekday,
+  parseDays,
+  parseMonthDay,
+  monthDayKey,
+  compareSlots,
+  toSchedules,
+  API_GROUPS,
+  GROUP_SURFACE,
   DEFAULT_ANSWER_BYTES,
   ROUTES,
   LOGIN_ROUTES,
   routeMethod,
   routeTemplate,
   routeSpec,
+  routeGroup,
   routeIdempotent,
   routeMaxResponseBytes,
   routePath,
@@ -44944,16 +45472,20 @@ export {
   MAX_LISTED_PROBLEMS,
   describeErrors,
   answerProblems,
+  DEFAULT_COUNTRY,
+  hasCalendar,
+  ownHolidayProblems,
   HttpError,
-  fail2 as fail,
+  fail3 as fail,
   badShape,
   menuRule,
   accepted,
-  ok,
+  ok2 as ok,
   isObj,
   isPosInt,
-  WEEKDAYS,
+  WEEKDAYS2,
   HOLIDAYS,
+  storeHolidays,
   registerUtilsPart,
   utilsOf,
   parseRange,
