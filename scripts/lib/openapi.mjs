@@ -11,7 +11,9 @@
 //   describe is a violation on either side;
 // - every choice carte makes where the spec is silent is marked `x-carte-assumption` (on a schema, an
 //   operation or a header), and docs/platform-api.md lists each, word for word
-//   (test/platform/openapi.test.ts holds the two to each other).
+//   (test/platform/openapi.test.ts holds the two to each other);
+// - every operation names its API group (`x-carte-api-group`: the address its calls go to, each
+//   group may have its own), and every path the addresses of `carte emulator` that serve it.
 //
 // Nothing time- or machine-dependent is written.
 
@@ -175,6 +177,7 @@ function operation(routes, schemas, shared, name) {
     operationId: operationId(method, template),
     summary: `${name} (spec ${spec.spec})`,
     tags: [TAGS[spec.spec][0]],
+    "x-carte-api-group": spec.group,
     security: spec.surface === "none" ? [] : [{ [`${spec.surface}Token`]: [] }],
     parameters: params.length > 0 ? params : undefined,
     requestBody: spec.request ? { required: true, content: json(ref(spec.request)) } : undefined,
@@ -188,6 +191,27 @@ function operation(routes, schemas, shared, name) {
   return JSON.parse(JSON.stringify({ ...op, ...facts }));
 }
 
+/** The default port of `carte emulator`; with --split-hosts, the first API group's. */
+const EMULATOR_PORT = 8787;
+
+/** The address of `carte emulator` at its default port plus `offset`. */
+const EMULATOR_URL = (offset) => `http://127.0.0.1:${EMULATOR_PORT + offset}`;
+
+/**
+ * The servers of a path: `carte emulator` at its default address, which serves every API group, and
+ * `carte emulator --split-hosts`'s address of the path's group (one port per group, in the order of the
+ * route table's API_GROUPS), where the platform, too, serves each group from its own host.
+ */
+function groupServers(routes, group) {
+  return [
+    { url: EMULATOR_URL(0), description: "carte emulator: every API group at one address" },
+    {
+      url: EMULATOR_URL(routes.API_GROUPS.indexOf(group)),
+      description: `carte emulator --split-hosts: the ${group} group's address`,
+    },
+  ];
+}
+
 /**
  * The description as a plain object (see the module comment). `routes` is src/platform/routes.ts as
  * built into dist/; `version` the package's.
@@ -199,7 +223,7 @@ export async function buildOpenApi(root, version) {
   const responses = {};
   for (const name of routes.ROUTE_NAMES) {
     const template = routes.routeTemplate(name);
-    paths[template] ??= {};
+    paths[template] ??= { servers: groupServers(routes, routes.routeGroup(name)) };
     paths[template][routes.routeMethod(name).toLowerCase()] = operation(routes, schemas, responses, name);
   }
   // The query definitions are written out as the parameters of their routes, not as schemas.
@@ -225,7 +249,7 @@ export async function buildOpenApi(root, version) {
       "x-carte-assumption": [CLOSED_OBJECTS],
     },
     jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
-    servers: [{ url: "http://127.0.0.1:8787", description: "carte emulator (its default address)" }],
+    servers: [{ url: EMULATOR_URL(0), description: "carte emulator (its default address)" }],
     tags: Object.values(TAGS).map(([name, description]) => ({ name, description })),
     paths,
     components: {

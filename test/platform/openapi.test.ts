@@ -10,7 +10,9 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 
 import {
+  API_GROUPS,
   ROUTE_NAMES,
+  routeGroup,
   routeMethod,
   routeSpec,
   routeStatuses,
@@ -105,6 +107,29 @@ describe("docs/openapi.yaml", () => {
         },
       },
     });
+  });
+
+  it("names the API group of every operation and the address each group has at the emulator", () => {
+    for (const name of ROUTE_NAMES) {
+      const group = routeGroup(name);
+      const item = doc.paths[routeTemplate(name)] as unknown as Record<string, unknown> & {
+        servers?: { url: string; description: string }[];
+      };
+      const op = item[routeMethod(name).toLowerCase()] as { "x-carte-api-group"?: string };
+      expect([name, op["x-carte-api-group"]]).toEqual([name, group]);
+      // `carte emulator` serves every group at its port; with --split-hosts each at its own, in the
+      // order of the groups from that port on.
+      expect([name, item.servers]).toEqual([
+        name,
+        [
+          { url: "http://127.0.0.1:8787", description: expect.stringMatching(/every API group/) },
+          {
+            url: `http://127.0.0.1:${8787 + API_GROUPS.indexOf(group)}`,
+            description: expect.stringContaining(`the ${group} group's address`),
+          },
+        ],
+      ]);
+    }
   });
 
   it("closes every object that names its fields, requests and answers alike", () => {
