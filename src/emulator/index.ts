@@ -20,7 +20,7 @@ import type { AddressInfo } from "node:net";
 import { relative } from "node:path";
 
 import { readConfigFile } from "../config/read.js";
-import { locate, parseYaml as parseConfigYaml } from "../config/yaml.js";
+import { MAX_PROBLEMS, locate, parseYaml as parseConfigYaml } from "../config/yaml.js";
 import type { YamlFile } from "../config/yaml.js";
 
 import { ConfigError, UsageError } from "../errors.js";
@@ -35,6 +35,8 @@ import type { FinanceSeed } from "./finance.js";
 import { createEmulatorServer } from "./server.js";
 import type { RecordedRequest, ServerDeps } from "./deps.js";
 import { registerUtilsPart } from "./schedules.js";
+import { CLIENT_KEYS, SEED_KEYS, STORE_KEYS, calendarProblems, unknownKeyProblems } from "./seed.js";
+import type { SeedProblem } from "./seed.js";
 import { EmulatorState, storeKey } from "./state.js";
 
 export type { RecordedRequest } from "./server.js";
@@ -57,12 +59,23 @@ export interface SeedStore {
    * child answer the parent's corridors. Must be another store of the same client.
    */
   parent?: string | number;
+  /**
+   * The store's country, an ISO 3166-1 alpha-2 code the emulator has the holidays of (calendars.ts):
+   * the store gets that country's holidays. Default: its client's, else `CO`.
+   */
+  country?: string;
+  /** The store's own holiday dates `MM-DD`, in place of its country's. Default: its client's. */
+  holidays?: string[];
 }
 
 /** A client (credential set) and the stores it owns (platform notes, "Authentication"). */
 export interface SeedClient {
   client_id: string;
   client_secret: string;
+  /** The country of its stores that name none (see {@link SeedStore.country}). */
+  country?: string;
+  /** The holiday dates of its stores that give neither a country nor dates of their own. */
+  holidays?: string[];
   stores: SeedStore[];
 }
 
@@ -179,20 +192,26 @@ export interface RunningEmulator {
  */
 function checkSeed(value: unknown, file: string, parsed?: YamlFile): Seed {
   const problems: ConfigProblem[] = [];
-  const problem = (pointer: string, message: string): void => {
-    const { line, col } = parsed ? locate(parsed, pointer) : { line: 0, col: 0 };
-    problems.push({ file, line, col, pointer, message: `${pointer || "/"}: ${message}` });
+  const problem = (pointer: string, message: string, key?: boolean): void => {
+    // A key's problem is located at the key and said of the object that holds it.
+    const { line, col } = parsed ? locate(parsed, pointer, key ? "key" : "value") : { line: 0, col: 0 };
+    const shown = key ? pointer.slice(0, pointer.lastIndexOf("/")) : pointer;
+    if (problems.length < MAX_PROBLEMS)
+      problems.push({ file, line, col, pointer, message: `${shown || "/"}: ${message}` });
   };
+  const more = (list: SeedProblem[]): void => list.forEach((p) => problem(p.pointer, p.message, p.key));
   const isObj = (v: unknown): v is Record<string, unknown> =>
     typeof v === "object" && v !== null && !Array.isArray(v);
   if (!isObj(value) || !Array.isArray(value.clients)) {
     problem("/clients", "a seed is an object with a `clients` array");
     throw new ConfigError(problems);
   }
+  more(unknownKeyProblems(value, "", SEED_KEYS));
   const storeIds = new Map<string, string>();
   value.clients.forEach((c: unknown, i: number) => {
     const at = `/clients/${i}`;
     if (!isObj(c)) return problem(at, "must be an object {client_id, client_secret, stores}");
+    more([...unknownKeyProblems(c, at, CLIENT_KEYS), ...calendarProblems(c, at)]);
     for (const k of ["client_id", "client_secret"]) {
       if (typeof c[k] !== "string" || c[k] === "") problem(`${at}/${k}`, "must be a non-empty string");
     }
@@ -201,6 +220,7 @@ function checkSeed(value: unknown, file: string, parsed?: YamlFile): Seed {
     c.stores.forEach((s: unknown, j: number) => {
       const sat = `${at}/stores/${j}`;
       if (!isObj(s)) return problem(sat, "must be an object {id, integration_id, name}");
+      more([...unknownKeyProblems(s, sat, STORE_KEYS), ...calendarProblems(s, sat)]);
       const key = typeof s.id === "string" || typeof s.id === "number" ? storeKey(s.id) : undefined;
       if (key === undefined || key === "0")
         problem(`${sat}/id`, "must be a positive integer (number or string)");

@@ -55,7 +55,10 @@ export function calendarProblems(value: Record<string, unknown>, at: string): Se
   const country = value.country;
   if (country !== undefined && (typeof country !== "string" || !hasCalendar(country))) {
     const shown = typeof country === "string" ? quote(country) : "";
-    const suggestion = typeof country === "string" ? didYouMean(country, CALENDAR_COUNTRIES, quote) : "";
+    // Two letters are one or two typos from many codes: only a code written in small letters is
+    // suggested, in capitals.
+    const upper = typeof country === "string" ? country.toUpperCase() : "";
+    const suggestion = hasCalendar(upper) ? ` (did you mean ${quote(upper)}?)` : "";
     out.push({
       pointer: `${at}/country`,
       message:

@@ -176,6 +176,28 @@ describe("carte emulator --seed", () => {
     expect(syntax.code).toBe(1);
     expect(syntax.err).toMatch(/bad\.yaml:3:1: YAML syntax error/);
   });
+
+  it("refuses a key or a country it does not know, located, instead of starting without it", async () => {
+    const dir = tempDir();
+    const seed = path.join(dir, "seed.yaml");
+    writeFileSync(
+      seed,
+      "clients:\n  - client_id: x\n    client_secret: s\n    stores:\n" +
+        "      - { id: 1, integration_id: a, name: A, contry: BR }\n" +
+        "      - { id: 2, integration_id: b, name: B, country: ZZ }\n" +
+        "bogus_key: 1\n",
+    );
+    const r = await carte(["emulator", "--port", "0", "--seed", seed]);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(
+      'seed.yaml:5:46: /clients/0/stores/0: unknown key "contry" (did you mean "country"?)',
+    );
+    expect(r.err).toContain(
+      'seed.yaml:6:55: /clients/0/stores/1/country: unknown country "ZZ": the emulator has the holidays of AR, BR, CL, CO, EC, MX, PE, UY',
+    );
+    expect(r.err).toContain('seed.yaml:7:1: /: unknown key "bogus_key" (allowed: clients, finance)');
+    expect(r.err).not.toContain("listening");
+  });
 });
 
 describe("did you mean, in addresses", () => {
