@@ -5,11 +5,13 @@
  * such a date is an error naming the store, the file and the date, before any write.
  *
  * The platform's holidays are known once a store's holidays are read (`carte plan`, `carte apply`), and
- * offline only for the embedded emulator, whose holidays are fixed (`carte validate` without a
- * `platform:` section, src/run/session.ts `EMBEDDED_HOLIDAYS`). Against a real platform, `carte validate`
- * cannot tell.
+ * offline only for the embedded emulator, whose holidays are those of each store's country (`carte
+ * validate` without a `platform:` section, src/run/session.ts `embeddedHolidays`). Against a real
+ * platform, `carte validate` cannot tell. The platform keeps holidays by country: when carte knows a
+ * store's country (the embedded emulator's stores), the problem names that country's calendar.
  */
 
+import { countryName } from "../countries.js";
 import type { ConfigProblem } from "../errors.js";
 import { ConfigError } from "../errors.js";
 import { holidaysState } from "../kinds/holidays.js";
@@ -36,7 +38,14 @@ export interface HolidayMiss {
   store: string;
   /** The store's holidays on the platform, `MM-DD`, sorted. */
   known: string[];
+  /** The store's country (ISO 3166-1 alpha-2), whose calendar these holidays are, when carte knows it. */
+  country?: string | undefined;
 }
+
+/** The country of a store (ISO 3166-1 alpha-2) by its key, `undefined` when carte does not know it. */
+export type StoreCountry = (storeKey: string) => string | undefined;
+
+const noCountry: StoreCountry = () => undefined;
 
 /**
  * The holiday dates that are not holidays of their store on the platform, one entry per store and date.
@@ -45,11 +54,13 @@ export interface HolidayMiss {
  * @param platformHolidays - the platform's holiday dates of a store, `MM-DD`, or `undefined` when they
  *   are not known (the store was not read): then the store is not judged.
  * @param desired - the stores to judge (default: every store of the project).
+ * @param countryOf - the country of a store, whose calendar its holidays are, when known.
  */
 export function holidayMisses(
   project: LoadedProject,
   platformHolidays: (storeKey: string) => ReadonlySet<string> | undefined,
   desired: DesiredState = project.desired,
+  countryOf: StoreCountry = noCountry,
 ): HolidayMiss[] {
   if (project.ownership.holiday === "ignore") return [];
   const misses: HolidayMiss[] = [];
@@ -71,6 +82,7 @@ export function holidayMisses(
         date,
         store: key,
         known: [...known].sort(),
+        country: countryOf(key),
       });
     }
   }
@@ -79,6 +91,17 @@ export function holidayMisses(
 
 /** Stores named in full in a problem; past this many, the first ones and how many more. */
 const STORES_NAMED = 5;
+
+/**
+ * The calendar the stores of a problem share, in words (`Colombia's`), when carte knows their one
+ * country; `undefined` otherwise.
+ */
+function calendarOf(group: readonly HolidayMiss[]): string | undefined {
+  const countries = new Set(group.map((m) => m.country));
+  const [country] = countries;
+  const name = countries.size === 1 && country !== undefined ? countryName(country) : undefined;
+  return name === undefined ? undefined : `${name}'s`;
+}
 
 /**
  * One located problem per date and place it is written: a date written once in carte.yaml `defaults:`
@@ -98,15 +121,16 @@ export function holidayMissProblems(misses: readonly HolidayMiss[]): ConfigProbl
     const stores = [...new Set(group.map((m) => bare(m.store)))];
     const lists = new Set(group.map((m) => m.known.join(", ") || "none"));
     const shared = lists.size === 1 ? [...lists][0]! : undefined;
+    const calendar = calendarOf(group);
     const fix =
       `so carte cannot set its hours or close it: write ${date} under special_days: instead ` +
       `(- { name: …, date: "${date}", slots: [] } closes the store that day)`;
     const message =
       stores.length === 1
-        ? `holiday ${date} is not a holiday of store ${stores[0]} on the platform (its holidays: ${shared}), ${fix}`
+        ? `holiday ${date} is not a holiday of store ${stores[0]} on the platform (its holidays${calendar === undefined ? "" : `, ${calendar}`}: ${shared}), ${fix}`
         : `holiday ${date} is not a holiday on the platform of the ${stores.length} stores it affects ` +
           `(${stores.length <= STORES_NAMED ? stores.join(", ") : `${stores.slice(0, STORES_NAMED).join(", ")} and ${stores.length - STORES_NAMED} more`})` +
-          `${shared === undefined ? "" : `, whose holidays are ${shared}`}, ${fix}`;
+          `${shared === undefined ? "" : `, whose holidays are ${calendar === undefined ? "" : `${calendar}: `}${shared}`}, ${fix}`;
     return { ...site, message };
   });
 }
@@ -119,8 +143,9 @@ export function holidayDateProblems(
   project: LoadedProject,
   platformHolidays: (storeKey: string) => ReadonlySet<string> | undefined,
   desired: DesiredState = project.desired,
+  countryOf: StoreCountry = noCountry,
 ): ConfigProblem[] {
-  return holidayMissProblems(holidayMisses(project, platformHolidays, desired));
+  return holidayMissProblems(holidayMisses(project, platformHolidays, desired, countryOf));
 }
 
 /**
