@@ -229,7 +229,7 @@ export async function runImport(opts: ImportCommand, io: CliIo): Promise<number>
         states,
         projectFor(
           project.platform && {
-            baseUrl: project.platform.baseUrl,
+            hosts: project.platform.hosts,
             ...(project.platform.requestsPerSecond === DEFAULT_REQUESTS_PER_SECOND
               ? {}
               : { requestsPerSecond: project.platform.requestsPerSecond }),

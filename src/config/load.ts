@@ -54,6 +54,7 @@ import type { MergedOverrides, OverridesLayer } from "./overrides.js";
 import type { StoreSources } from "./explain.js";
 import { mergeSettings, readClient, readSettings, zoneOf } from "./settings.js";
 import { isLoopbackHost, urlShapeProblem } from "./url.js";
+import { API_GROUPS, type ApiGroup, type PlatformHosts } from "../platform/routes.js";
 import type { SettingsLayer, StoreSettings } from "./settings.js";
 import type { ConfigSection } from "../kinds/types.js";
 import { readRollout, type RolloutStage } from "./rollout.js";
@@ -112,10 +113,11 @@ export interface LoadedProject {
    */
   partial?: { stores: number; files: string[] };
   /**
-   * The platform to talk to, `base_url` without trailing slashes; `undefined` when carte.yaml has no
-   * `platform:` section, meaning carte runs its embedded emulator.
+   * The platform to talk to: the address of each API group without trailing slashes (its own under
+   * `hosts:`, else `base_url`); `undefined` when carte.yaml has no `platform:` section, meaning carte
+   * runs its embedded emulator.
    */
-  platform: { baseUrl: string; requestsPerSecond: number } | undefined;
+  platform: { hosts: PlatformHosts; requestsPerSecond: number } | undefined;
   /** Options of the embedded emulator; `applyDelayMs` defaults to {@link DEFAULT_APPLY_DELAY_MS}. */
   emulator: { applyDelayMs: number };
   /**
@@ -485,37 +487,79 @@ export const MAX_FILE_BYTES_LIMIT = 64 * 1024 * 1024;
 /** The most `limits.max_file_nodes` may be; the schema says so too. */
 export const MAX_FILE_NODES_LIMIT = 1_000_000;
 
+/** Where carte.yaml gives platform addresses: `base_url`, and each API group's under `hosts:`. */
+const PLATFORM_ADDRESSES: readonly { path: readonly string[]; what: string }[] = [
+  { path: ["platform", "base_url"], what: "platform address" },
+  ...API_GROUPS.map((g) => ({ path: ["platform", "hosts", g], what: `address of the ${g} group` })),
+];
+
+/** Words in a list: `a`, `a and b`, `a, b and c`. */
+function inWords(words: readonly string[]): string {
+  return words.length <= 1 ? words.join("") : `${words.slice(0, -1).join(", ")} and ${words.at(-1)!}`;
+}
+
 /**
- * Checks `platform.base_url`: an absolute address with a host and no credentials; https, or http to
- * this machine, or http anywhere when `allow_insecure_http: true` (then a warning on every run, since
- * the client secret would travel unencrypted).
+ * Checks the platform's addresses, `base_url` and each of `hosts:`: each an absolute address with a host
+ * and no credentials; https, or http to this machine, or http anywhere when `allow_insecure_http: true`
+ * (then a warning on every run, one per address, since the client secret would travel unencrypted).
+ * Every API group must have an address: its own under `hosts:`, or `base_url`.
  *
  * @returns the warnings to print.
  */
 function checkPlatform(project: YamlFile, problems: ConfigProblem[]): string[] {
   const platform = field(project.data, "platform");
-  const url = field(platform, "base_url");
-  if (typeof url !== "string" || !/^https?:\/\//i.test(url)) return []; // the schema says how to write it
-  const site = (key: string): Site => ({ parsed: project, pointer: toPointer(["platform", key]) });
-  const shape = urlShapeProblem(url, "platform address");
-  if (shape) {
-    report(problems, site("base_url"), shape);
-    return [];
+  if (!isRecord(platform)) return []; // the schema says how to write it
+  checkEveryGroupAddressed(project, platform, problems);
+  const insecure = new Map<string, string[]>();
+  for (const { path, what } of PLATFORM_ADDRESSES) {
+    const url = path.slice(1).reduce<unknown>((value, key) => field(value, key), platform);
+    if (typeof url !== "string" || !/^https?:\/\//i.test(url)) continue; // the schema says how to write it
+    const site: Site = { parsed: project, pointer: toPointer([...path]) };
+    const shape = urlShapeProblem(url, what);
+    if (shape) {
+      report(problems, site, shape);
+      continue;
+    }
+    const parsed = new URL(url);
+    if (parsed.protocol === "https:" || isLoopbackHost(parsed.hostname)) continue;
+    if (field(platform, "allow_insecure_http") === true) {
+      insecure.set(url, [...(insecure.get(url) ?? []), path.join(".")]);
+      continue;
+    }
+    report(
+      problems,
+      site,
+      `${what} ${quote(url, 120)} must start with https:// (the client secret would travel unencrypted); ` +
+        `http:// is accepted for localhost and 127.0.0.1, or anywhere with allow_insecure_http: true under platform:`,
+    );
   }
-  const parsed = new URL(url);
-  if (parsed.protocol === "https:" || isLoopbackHost(parsed.hostname)) return [];
-  if (field(platform, "allow_insecure_http") === true)
-    return [
-      `platform.base_url ${quote(url, 120)} is plain http to another machine (allowed by allow_insecure_http in ${project.file}): ` +
-        `the client secret and every token travel unencrypted`,
-    ];
+  return [...insecure].map(
+    ([url, names]) =>
+      `${inWords(names)} ${quote(url, 120)} ${names.length === 1 ? "is" : "are"} plain http to another machine ` +
+      `(allowed by allow_insecure_http in ${project.file}): the client secret and every token travel unencrypted`,
+  );
+}
+
+/**
+ * Reports the API groups without an address: with no `base_url`, each group must have its own under
+ * `hosts:` (platform notes "Country addresses": a base address per group, one for all as the simple case).
+ */
+function checkEveryGroupAddressed(
+  project: YamlFile,
+  platform: Record<string, unknown>,
+  problems: ConfigProblem[],
+): void {
+  if (field(platform, "base_url") !== undefined) return;
+  const hosts = field(platform, "hosts");
+  const missing = API_GROUPS.filter((g) => field(hosts, g) === undefined);
+  if (missing.length === 0) return;
   report(
     problems,
-    site("base_url"),
-    `platform address ${quote(url, 120)} must start with https:// (the client secret would travel unencrypted); ` +
-      `http:// is accepted for localhost and 127.0.0.1, or anywhere with allow_insecure_http: true under platform:`,
+    { parsed: project, pointer: toPointer(isRecord(hosts) ? ["platform", "hosts"] : ["platform"]) },
+    `the API group${missing.length === 1 ? "" : "s"} ${inWords(missing)} ${missing.length === 1 ? "has" : "have"} ` +
+      `no address: give platform.base_url (the address of every group hosts: does not name), or ` +
+      `${missing.length === 1 ? "its address" : "their addresses"} under platform.hosts (${API_GROUPS.join(", ")})`,
   );
-  return [];
 }
 
 /** Options of {@link loadProject}. */
@@ -1025,6 +1069,20 @@ function explainSources(
   return sources;
 }
 
+/**
+ * The address of each API group of a checked `platform:` section, without trailing slashes: the group's
+ * own under `hosts:`, else `base_url` (the check made sure one of them is there).
+ */
+function platformHosts(platform: NonNullable<ProjectFile["platform"]>): PlatformHosts {
+  const hosts = platform.hosts;
+  return Object.fromEntries(
+    API_GROUPS.map((g) => {
+      const own = hosts !== undefined && Object.hasOwn(hosts, g) ? hosts[g] : undefined;
+      return [g, (own ?? platform.base_url ?? "").replace(/\/+$/, "")];
+    }),
+  ) as Record<ApiGroup, string>;
+}
+
 /** What carte.yaml sets for every run: the platform, the emulator, the apply lock, ownership, safety. */
 function projectSettings(
   config: ProjectFile,
@@ -1032,7 +1090,7 @@ function projectSettings(
   return {
     platform: config.platform
       ? {
-          baseUrl: config.platform.base_url.replace(/\/+$/, ""),
+          hosts: platformHosts(config.platform),
           requestsPerSecond: config.platform.requests_per_second ?? DEFAULT_REQUESTS_PER_SECOND,
         }
       : undefined,

@@ -485,13 +485,56 @@ export interface ProjectFile {
     /**
      * Platform address.
      *
-     * The one web address used for every part of the platform's API, for example https://api.example.com. Your account manager gives it to you. Credentials are never written here: they come from environment variables.
+     * The one web address of the platform's API, for example https://api.example.com: the address of every API group, or of those hosts: does not name. Your account manager gives it to you. Credentials are never written here: they come from environment variables. Give base_url, hosts: or both; every API group needs an address.
      */
-    base_url: string;
+    base_url?: string;
+    /**
+     * Address of each API group.
+     *
+     * The platform serves its API groups from more than one host (in each country the token login, store menu and finance groups on one, availability v2, webhooks and utils on another): give each group's web address here, by group name. A group not named here uses base_url. Every call goes to its group's address with its group's token. Example: {auth: https://api.example.com, menu: https://api.example.com, finance: https://api.example.com, availability: https://services.example.com, webhooks: https://services.example.com, utils: https://services.example.com}.
+     */
+    hosts?: {
+      /**
+       * Token login address.
+       *
+       * The web address of the token logins (every call's token comes from here), for example https://auth.example.com.
+       */
+      auth?: string;
+      /**
+       * Store menu API address.
+       *
+       * The web address of the store menu API: items, categories, menus, and the legacy stock calls under its prefix, for example https://menu.example.com.
+       */
+      menu?: string;
+      /**
+       * Finance address.
+       *
+       * The web address of the finance reads (payments, orders, adjustments, charged cancellations), for example https://finance.example.com.
+       */
+      finance?: string;
+      /**
+       * Availability v2 address.
+       *
+       * The web address of availability v2: items switched on and off, stores open or closed, for example https://availability.example.com.
+       */
+      availability?: string;
+      /**
+       * Webhooks address.
+       *
+       * The web address of the webhooks of the stores and of the integration, for example https://webhooks.example.com.
+       */
+      webhooks?: string;
+      /**
+       * Utils address.
+       *
+       * The web address of the utils group: store hours, holidays, special days, corridor and product schedules, for example https://utils.example.com.
+       */
+      utils?: string;
+    };
     /**
      * Allow plain http.
      *
-     * Accept a base_url that starts with http:// and names another machine. The client secret and every token would then travel unencrypted, so carte refuses such an address unless this is true, and warns on every run when it is. http:// to localhost or 127.0.0.1 is always accepted. Default false.
+     * Accept a base_url or an address of hosts: that starts with http:// and names another machine. The client secret and every token would then travel unencrypted, so carte refuses such an address unless this is true, and warns on every run when it is. http:// to localhost or 127.0.0.1 is always accepted. Default false.
      */
     allow_insecure_http?: boolean;
     /**

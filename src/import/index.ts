@@ -27,6 +27,7 @@ import {
 import { UsageError } from "../errors.js";
 import { GITIGNORE } from "../init.js";
 import type { ProjectFile } from "../generated/config.js";
+import { API_GROUPS, type ApiGroup, type PlatformHosts } from "../platform/routes.js";
 import { kinds as registeredKinds } from "../kinds/registry.js";
 import type { ResourceKind } from "../kinds/types.js";
 import type { StoreIdentity, StoreState } from "../model.js";
@@ -185,11 +186,22 @@ export async function buildImport(
 }
 
 /**
+ * The `platform:` addresses of a project: `base_url` when every API group has the same one, else
+ * each group's under `hosts:`.
+ */
+function platformAddresses(hosts: PlatformHosts): { base_url: string } | { hosts: PlatformHosts } {
+  const first = hosts[API_GROUPS[0]];
+  return API_GROUPS.every((g) => hosts[g] === first)
+    ? { base_url: first }
+    : { hosts: Object.fromEntries(API_GROUPS.map((g) => [g, hosts[g]])) as Record<ApiGroup, string> };
+}
+
+/**
  * The carte.yaml of an import: the currency of the project read (when it declares one), the same
- * platform as the one read, the files just written.
+ * platform as the one read (the same address of every API group), the files just written.
  */
 export function projectFor(
-  platform: { baseUrl: string; requestsPerSecond?: number } | undefined,
+  platform: { hosts: PlatformHosts; requestsPerSecond?: number } | undefined,
   currency?: string,
 ): ProjectFile {
   return {
@@ -198,7 +210,7 @@ export function projectFor(
     ...(platform
       ? {
           platform: {
-            base_url: platform.baseUrl,
+            ...platformAddresses(platform.hosts),
             ...(platform.requestsPerSecond !== undefined
               ? { requests_per_second: platform.requestsPerSecond }
               : {}),

@@ -13,16 +13,20 @@ import path from "node:path";
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, type AtomicWriteOptions } from "../atomic.js";
 import { UsageError } from "../errors.js";
 import type { LoadedProject } from "../config/index.js";
+import { API_GROUPS } from "../platform/routes.js";
 
 /** Where the embedded emulator of a project keeps its state (src/run/session.ts), relative to its folder. */
 export const EMULATOR_STATE = ".carte/emulator-state.json";
 
 /**
- * Whether two projects plan against the same platform: the same address, or the embedded emulator of
- * the same folder.
+ * Whether two projects plan against the same platform: the same address for every API group, or the
+ * embedded emulator of the same folder.
  */
 export function samePlatform(a: LoadedProject, b: LoadedProject): boolean {
-  if (a.platform || b.platform) return a.platform?.baseUrl === b.platform?.baseUrl;
+  if (a.platform || b.platform) {
+    const [x, y] = [a.platform?.hosts, b.platform?.hosts];
+    return x !== undefined && y !== undefined && API_GROUPS.every((g) => x[g] === y[g]);
+  }
   return path.resolve(a.root) === path.resolve(b.root);
 }
 

@@ -49,6 +49,7 @@ import {
   GROUP_SURFACE,
   LOGIN_ROUTES,
   matchRoute,
+  oneHost,
   routeGroup,
   routeMaxResponseBytes,
   routeIdempotent,
@@ -57,6 +58,7 @@ import {
   routeSpec,
   type ApiGroup,
   type PathMatch,
+  type PlatformHosts,
   type RouteName,
   type RouteParams,
   type Surface,
@@ -65,6 +67,7 @@ import {
 import type { TokenResponse, WireStoreMenu } from "./wire.js";
 
 export type { RetryInfo } from "./transport.js";
+export { oneHost, type PlatformHosts } from "./routes.js";
 
 /**
  * Calls in flight at once when the caller does not say (`--parallelism`, reads and writes of plan,
@@ -73,18 +76,6 @@ export type { RetryInfo } from "./transport.js";
  * at once. Measured in docs/performance.md. The rate limit stays the ceiling whatever the parallelism.
  */
 export const DEFAULT_PARALLELISM = 16;
-
-/**
- * The base address of each API group of the platform (routes.ts {@link API_GROUPS}), e.g. the menu
- * group's `https://menu.example.test`: every call goes to the address of its route's group (platform
- * notes "Country addresses").
- */
-export type PlatformHosts = Readonly<Record<ApiGroup, string>>;
-
-/** The same address for every API group: the one-address case. */
-export function oneHost(baseUrl: string): PlatformHosts {
-  return Object.fromEntries(API_GROUPS.map((g) => [g, baseUrl])) as Record<ApiGroup, string>;
-}
 
 /** Options of {@link PlatformClient}. Durations in milliseconds unless the name says seconds. */
 export interface ClientOptions {

@@ -75,6 +75,18 @@ export const GROUP_SURFACE: Readonly<Record<ApiGroup, Surface>> = {
   utils: "utils",
 };
 
+/**
+ * The base address of each API group of the platform ({@link API_GROUPS}), e.g. the menu group's
+ * `https://menu.example.test`: every call goes to the address of its route's group (platform notes
+ * "Country addresses").
+ */
+export type PlatformHosts = Readonly<Record<ApiGroup, string>>;
+
+/** The same address for every API group: the one-address case. */
+export function oneHost(baseUrl: string): PlatformHosts {
+  return Object.fromEntries(API_GROUPS.map((g) => [g, baseUrl])) as Record<ApiGroup, string>;
+}
+
 /** Whether a value is the name of an API group (a file's or a command line's word). */
 export function isApiGroup(value: unknown): value is ApiGroup {
   return typeof value === "string" && (API_GROUPS as readonly string[]).includes(value);

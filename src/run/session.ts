@@ -14,6 +14,7 @@ import { HOLIDAYS } from "../emulator/schedules.js";
 import { ConfigError } from "../errors.js";
 import { monthDayKey } from "../config/slots.js";
 import { PlatformClient, type ClientOptions, type RetryInfo } from "../platform/client.js";
+import { API_GROUPS, type ApiGroup } from "../platform/routes.js";
 
 /**
  * The holiday dates (`MM-DD`) of the embedded emulator, the same in every store: the platform's
@@ -43,34 +44,61 @@ export interface Session {
   close(): Promise<void>;
 }
 
+/** A host of the platform and the API groups whose calls go to it. */
+export interface PlatformHost {
+  /** Host name and port only. */
+  host: string;
+  /** Its groups, in the order of `API_GROUPS`. */
+  groups: readonly ApiGroup[];
+}
+
 /**
- * Where a run goes: the embedded emulator and the folder of its state, or the
- * configured platform's host. Never the address's user name, password, path or query.
+ * Where a run goes: the embedded emulator and the folder of its state, or the configured platform's
+ * host (the auth group's) and, when its API groups live on more than one host, each host with its
+ * groups. Never the address's user name, password, path or query.
  */
-export type RunTarget = { kind: "emulator"; stateDir: string } | { kind: "platform"; host: string };
+export type RunTarget =
+  | { kind: "emulator"; stateDir: string }
+  | { kind: "platform"; host: string; hosts?: readonly PlatformHost[] };
+
+/** The host name and port of an address: no user name, password, path or query. */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "(an invalid address)";
+  }
+}
 
 /** Where a loaded project's runs go (see {@link openSession}). Pure. */
 export function runTarget(project: LoadedProject): RunTarget {
   if (project.platform) {
-    let host: string;
-    try {
-      // `host` is the host name and port only: no user name, password, path or query.
-      host = new URL(project.platform.baseUrl).host;
-    } catch {
-      host = "(an invalid address)";
+    const { hosts } = project.platform;
+    const byHost = new Map<string, ApiGroup[]>();
+    for (const g of API_GROUPS) {
+      const host = hostOf(hosts[g]);
+      byHost.set(host, [...(byHost.get(host) ?? []), g]);
     }
-    return { kind: "platform", host };
+    const host = hostOf(hosts[API_GROUPS[0]]);
+    if (byHost.size === 1) return { kind: "platform", host };
+    return { kind: "platform", host, hosts: [...byHost].map(([h, groups]) => ({ host: h, groups })) };
   }
   return { kind: "emulator", stateDir: path.join(project.root, ".carte") };
 }
 
 /**
  * A run's target in words, for the first line of a plan and the last of an apply: `embedded emulator
- * (state in examples/chain/.carte)` (the folder relative to `cwd` when it is inside it) or `platform at
- * api.example.com`. Raw text (the host and the folder come from the files): renderers escape it.
+ * (state in examples/chain/.carte)` (the folder relative to `cwd` when it is inside it), `platform at
+ * api.example.com`, or, its API groups on several hosts, `platform at api.example.com (auth, menu,
+ * finance) and services.example.com (availability, webhooks, utils)`. Raw text (the hosts and the
+ * folder come from the files): renderers escape it.
  */
 export function describeTarget(target: RunTarget, cwd: string = process.cwd()): string {
-  if (target.kind === "platform") return `platform at ${target.host}`;
+  if (target.kind === "platform") {
+    if (target.hosts === undefined) return `platform at ${target.host}`;
+    const each = target.hosts.map((h) => `${h.host} (${h.groups.join(", ")})`);
+    return `platform at ${each.slice(0, -1).join(", ")} and ${each.at(-1)!}`;
+  }
   const relative = path.relative(cwd, target.stateDir);
   const shown =
     relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative) ? relative : target.stateDir;
@@ -125,7 +153,7 @@ export async function openSession(project: LoadedProject, options: SessionOption
       ]);
     }
     const client = new PlatformClient({
-      baseUrl: project.platform.baseUrl,
+      baseUrl: project.platform.hosts,
       clientId: creds.clientId,
       clientSecret: creds.clientSecret,
       requestsPerSecond: project.platform.requestsPerSecond,
@@ -158,6 +186,9 @@ export async function openSession(project: LoadedProject, options: SessionOption
   const emulator = await startEmulator({
     host: "127.0.0.1",
     port: 0,
+    // Each API group at its own address, as on the platform: a call sent to another group's address
+    // fails (404) in every run against the embedded emulator, not only against the platform.
+    splitHosts: true,
     stateFile,
     stateRoot: stateTarget.root,
     applyDelayMs: project.emulator.applyDelayMs,
@@ -194,7 +225,7 @@ export async function openSession(project: LoadedProject, options: SessionOption
     ]);
   }
   const client = new PlatformClient({
-    baseUrl: emulator.url,
+    baseUrl: emulator.urls,
     clientId,
     clientSecret,
     // The embedded emulator runs in this process: no need to pace the calls.

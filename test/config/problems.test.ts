@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadProject } from "../../src/config/index.js";
 import { ConfigError } from "../../src/errors.js";
+import { oneHost } from "../../src/platform/routes.js";
 import { CATALOG, PROJECT, problemsOf, shown, storeYaml, writeProject } from "./helpers.js";
 import { catalogOf } from "../helpers/builders.js";
 
@@ -271,8 +272,43 @@ availability:
       }),
     );
     const project = await loadProject(join(dir, "carte.yaml"));
-    expect(project.platform).toEqual({ baseUrl: "https://api.example.com", requestsPerSecond: 50 });
+    expect(project.platform).toEqual({ hosts: oneHost("https://api.example.com"), requestsPerSecond: 50 });
     expect(project.emulator).toEqual({ applyDelayMs: 0 });
+  });
+
+  it("reads an address per API group, base_url for the groups hosts: leaves out", async () => {
+    const dir = await writeProject(
+      valid({
+        "carte.yaml":
+          PROJECT +
+          "platform:\n  base_url: https://api.example.com/\n  hosts:\n" +
+          "    availability: https://services.example.com//\n    webhooks: https://services.example.com\n" +
+          "    utils: https://services.example.com/utils/\n",
+      }),
+    );
+    const project = await loadProject(join(dir, "carte.yaml"));
+    expect(project.platform?.hosts).toEqual({
+      auth: "https://api.example.com",
+      menu: "https://api.example.com",
+      finance: "https://api.example.com",
+      availability: "https://services.example.com",
+      webhooks: "https://services.example.com",
+      utils: "https://services.example.com/utils",
+    });
+    // Every group named under hosts:, no base_url needed.
+    const all = await writeProject(
+      valid({
+        "carte.yaml":
+          PROJECT +
+          "platform:\n  hosts:\n" +
+          ["auth", "menu", "finance", "availability", "webhooks", "utils"]
+            .map((g) => `    ${g}: https://${g}.example.com\n`)
+            .join(""),
+      }),
+    );
+    expect((await loadProject(join(all, "carte.yaml"))).platform?.hosts.utils).toBe(
+      "https://utils.example.com",
+    );
   });
 
   it("reads the request pace and the safety settings", async () => {

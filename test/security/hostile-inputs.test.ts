@@ -792,6 +792,68 @@ const CASES: Case[] = [
     files: () => ({ "carte.yaml": projectYaml().replace(emu.url, '"https://"') }),
     located: /carte\.yaml:3:13: platform address "https:\/\/" is not a full address/,
   },
+  {
+    name: "platform hosts: a group's address in plain http to another machine",
+    files: () => ({
+      "carte.yaml": projectYaml().replace(
+        `base_url: ${emu.url}\n`,
+        `base_url: ${emu.url}\n  hosts:\n    utils: http://utils.example.com\n`,
+      ),
+    }),
+    located:
+      /carte\.yaml:5:12: address of the utils group "http:\/\/utils\.example\.com" must start with https:\/\//,
+  },
+  {
+    name: "platform hosts: a group's address with credentials",
+    files: () => ({
+      "carte.yaml": projectYaml().replace(
+        `base_url: ${emu.url}\n`,
+        `base_url: ${emu.url}\n  hosts:\n    menu: https://carte:${CANARY}@menu.example.com\n`,
+      ),
+    }),
+    located: /carte\.yaml:5:11: address of the menu group must not carry a user name or password/,
+  },
+  {
+    name: "platform hosts: groups without an address and no base_url",
+    files: () => ({
+      "carte.yaml": projectYaml().replace(
+        `base_url: ${emu.url}\n`,
+        `hosts:\n    auth: ${emu.url}\n    menu: ${emu.url}\n`,
+      ),
+    }),
+    located:
+      /carte\.yaml:4:5: the API groups finance, availability, webhooks and utils have no address: give platform\.base_url/,
+  },
+  {
+    name: "platform hosts: a group the platform does not have",
+    files: () => ({
+      "carte.yaml": projectYaml().replace(
+        `base_url: ${emu.url}\n`,
+        `base_url: ${emu.url}\n  hosts:\n    orders: ${emu.url}\n`,
+      ),
+    }),
+    located: /carte\.yaml:5:5: unknown key "orders"/,
+  },
+  {
+    name: "platform hosts: __proto__ as a group",
+    files: () => ({
+      "carte.yaml": projectYaml().replace(
+        `base_url: ${emu.url}\n`,
+        `base_url: ${emu.url}\n  hosts:\n    __proto__: ${emu.url}\n`,
+      ),
+    }),
+    located: /carte\.yaml:5:5: unknown key "__proto__"/,
+  },
+  {
+    name: "platform hosts: an address of 5000 characters",
+    files: () => ({
+      "carte.yaml": projectYaml().replace(
+        `base_url: ${emu.url}\n`,
+        `base_url: ${emu.url}\n  hosts:\n    webhooks: https://hooks.example.com/${"a".repeat(5000)}\n`,
+      ),
+    }),
+    located: /carte\.yaml:5:15: .*(long|2000)/,
+  },
 
   // ---- keys are data ----
   {
@@ -1014,6 +1076,23 @@ describe("hostile input files", () => {
         /^Warning: platform\.base_url "http:\/\/platform\.example\.com" is plain http/m,
       );
     }
+  });
+
+  it("accepts a group's address in http to another machine with allow_insecure_http, warning once for it", async () => {
+    const dir = project({
+      "carte.yaml": projectYaml().replace(
+        `base_url: ${emu.url}\n`,
+        `base_url: ${emu.url}\n  allow_insecure_http: true\n  hosts:\n    webhooks: http://services.example.com\n    utils: http://services.example.com\n`,
+      ),
+    });
+    const run = await carte(dir, ["validate"]);
+    expect(run.code).toBe(0);
+    const warnings = run.err.split("\n").filter((l) => l.startsWith("Warning: "));
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /^Warning: platform\.hosts\.webhooks and platform\.hosts\.utils "http:\/\/services\.example\.com" are plain http/,
+      ),
+    ]);
   });
 
   it("plans, applies, re-plans empty and imports SKUs named constructor, toString, valueOf, hasOwnProperty", async () => {

@@ -6,8 +6,9 @@ import type { LoadedProject } from "../../src/config/index.js";
 import { buildPlan } from "../../src/plan/plan.js";
 import type { Plan } from "../../src/plan/types.js";
 import { renderReport, renderReportJson, renderReportMarkdown } from "../../src/render/report.js";
+import { oneHost, type PlatformHosts } from "../../src/platform/routes.js";
 import { describeTarget, runTarget } from "../../src/run/session.js";
-import type { ApplyReport } from "../../src/run/workflow.js";
+import type { ApplyReport } from "../../src/apply/report.js";
 import { current, desired, item, store, catalogOf } from "../helpers/builders.js";
 
 function plan(): Plan {
@@ -114,10 +115,13 @@ describe("apply report", () => {
 });
 
 describe("where a run goes", () => {
-  const project = (platform?: string) =>
+  const project = (platform?: string | PlatformHosts) =>
     ({
       root: "/work/chain",
-      platform: platform === undefined ? undefined : { baseUrl: platform, requestsPerSecond: 10 },
+      platform:
+        platform === undefined
+          ? undefined
+          : { hosts: typeof platform === "string" ? oneHost(platform) : platform, requestsPerSecond: 10 },
     }) as unknown as LoadedProject;
 
   it("names the embedded emulator with its state folder, relative to the working directory", () => {
@@ -131,6 +135,25 @@ describe("where a run goes", () => {
     const target = runTarget(project("https://user:hunter2@api.example.com:8443/v1?token=abc"));
     expect(target).toEqual({ kind: "platform", host: "api.example.com:8443" });
     expect(describeTarget(target)).toBe("platform at api.example.com:8443");
+  });
+
+  it("names each host of a platform whose API groups live apart, with its groups", () => {
+    const newer = "https://api.example.com/v1";
+    const older = "https://user:pw@services.example.com:8443/?token=abc";
+    const target = runTarget(
+      project({
+        auth: newer,
+        menu: newer,
+        finance: newer,
+        availability: older,
+        webhooks: older,
+        utils: older,
+      }),
+    );
+    expect(describeTarget(target)).toBe(
+      "platform at api.example.com (auth, menu, finance) and services.example.com:8443 (availability, webhooks, utils)",
+    );
+    expect(describeTarget(target)).not.toMatch(/pw|token|v1/);
   });
 
   it("says the target shows every change at the end of an apply, escaped", () => {
