@@ -1,13 +1,21 @@
 /**
- * The one errors module of carte. Errors are typed by who must act on them:
+ * The one errors module of carte. What carte tells a person is a {@link Diagnostic} (src/diagnostic.ts,
+ * re-exported here): a severity, a summary, an optional detail and, when known, the place in a file,
+ * for errors and warnings alike. Errors are typed by who must act on them:
  *
- * - {@link ConfigError}: the user must fix their files (every problem at once, located).
+ * - {@link ConfigError}: the user must fix their files (every problem at once, located; each problem is
+ *   an error diagnostic, {@link ConfigError.diagnostics}).
  * - {@link ApiError}: the platform refused or failed a call (method, path, status, message).
  * - {@link UnsafePlanError}: a safety guard refused the plan.
  * - {@link StalePlanError}: a saved plan no longer matches the platform or the files.
  * - {@link PlanningError}: a configured value the platform cannot take, found while planning.
  * - {@link MoneyError}: a money amount of the platform that cannot be converted exactly (finance).
- * - {@link ConvergenceError}, {@link UsageError}: an apply the platform did not show; a misused command.
+ * - {@link ConvergenceError}: an apply the platform did not show.
+ * - {@link UsageError}: a command used in a way that cannot work; {@link CommandLineError}, one of them,
+ *   when the command line itself is wrong (only then does the CLI point at `carte --help`).
+ * - {@link GitError}: git failed, or the repository is not as carte needs it.
+ * - {@link PlanFileError}: a saved plan (or a run record holding one) cannot be read or is not one.
+ * - {@link StateFileError}: the emulator's state (its file or folder, or a seed) cannot be used.
  * - {@link LockError}: another apply of the same stores holds the lock on this machine.
  * - {@link FileWriteError}: a file carte writes was refused (a link on its way) or could not be written.
  * - {@link SecretError}: a webhook secret the platform made could not be kept.
@@ -17,6 +25,18 @@
  * {@link exitCodeFor} is the one mapping of these to exit codes, used by the CLI and the GitHub Action
  * alike (through the shared plan/apply path of src/run/run.ts).
  */
+
+import { formatDiagnostic, type Diagnostic } from "./diagnostic.js";
+
+export {
+  diagnosticText,
+  formatDiagnostic,
+  formatRange,
+  warning,
+  type Diagnostic,
+  type Severity,
+  type SourceRange,
+} from "./diagnostic.js";
 
 /** Exit codes of the `carte` command (see README, "Exit codes"). */
 export const ExitCode = {
@@ -51,10 +71,21 @@ export interface ConfigProblem {
   summary?: boolean;
 }
 
+/**
+ * A configuration problem as a diagnostic: an error at its file, line and column (the whole file when
+ * its line is 0).
+ */
+export function problemDiagnostic(p: ConfigProblem): Diagnostic {
+  return {
+    severity: "error",
+    summary: p.message,
+    range: p.line > 0 ? { file: p.file, line: p.line, col: p.col } : { file: p.file },
+  };
+}
+
 /** Formats a problem the way compilers do: `file:line:col: message`. */
 export function formatProblem(p: ConfigProblem): string {
-  const where = p.line > 0 ? `${p.file}:${p.line}:${p.col}` : p.file;
-  return `${where}: ${p.message}`;
+  return formatDiagnostic(problemDiagnostic(p));
 }
 
 /** Sorts problems by file, then line, then column, then message, for stable output. */
@@ -83,6 +114,11 @@ export class ConfigError extends Error {
     );
     this.name = "ConfigError";
     this.problems = sorted;
+  }
+
+  /** The problems as error diagnostics, in the same order. */
+  get diagnostics(): Diagnostic[] {
+    return this.problems.map(problemDiagnostic);
   }
 }
 
@@ -363,19 +399,66 @@ export class SecretError extends Error {
   }
 }
 
-/** The command was used in a way that cannot work (e.g. apply without a terminal and without --auto-approve). */
+/**
+ * The command was used in a way that cannot work (e.g. `carte init` into a folder that holds a project,
+ * an environment variable the run needs that is not set). Exit code 1. When the command line itself is
+ * wrong, it is a {@link CommandLineError}.
+ */
 export class UsageError extends Error {
-  /**
-   * Whether the command line itself is wrong (an unknown command or option, a missing argument, an
-   * option's bad value): then, and only then, the CLI adds "Run `carte --help` for usage.". By default,
-   * a message that names an option (`--parallelism must be …`) is of the command line.
-   */
-  readonly commandLine: boolean;
-
-  constructor(message: string, options: { commandLine?: boolean } = {}) {
+  constructor(message: string) {
     super(message);
     this.name = "UsageError";
-    this.commandLine = options.commandLine ?? /(^|[\s("'`])--[a-z]/.test(message);
+  }
+}
+
+/**
+ * The command line itself is wrong: an unknown command or option, a missing argument, an option's or an
+ * argument's bad value, options that cannot go together. The CLI adds "Run `carte --help` for usage."
+ * after it, and after no other error. Exit code 1.
+ */
+export class CommandLineError extends UsageError {
+  constructor(message: string) {
+    super(message);
+    this.name = "CommandLineError";
+  }
+}
+
+/**
+ * git failed, or the repository is not as carte needs it (src/gitops): git cannot be run, answers an
+ * error, writes too much or has no answer in time; no repository holds the project; a commit, a tree
+ * or a remote the run needs is missing. The message says what carte was doing and what git said.
+ * Exit code 1.
+ */
+export class GitError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "GitError";
+  }
+}
+
+/**
+ * A saved plan cannot be used as one (src/plan/file.ts): the file cannot be read, is not a regular
+ * file, is too large, or is not a carte plan; or the run records of a sharded run (which hold the
+ * shards' plans, src/gitops/record.ts) cannot be read or do not belong together. The message names the
+ * file. Exit code 1.
+ */
+export class PlanFileError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "PlanFileError";
+  }
+}
+
+/**
+ * The emulator's state cannot be used: its state file is not a regular file, not JSON or of an unknown
+ * format (src/emulator/state.ts); a seed contradicts itself; the embedded emulator's state folder of a
+ * project is a link or holds another state (src/import/state.ts). The message names the file and what
+ * to do (usually: remove it to start afresh). Exit code 1.
+ */
+export class StateFileError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "StateFileError";
   }
 }
 

@@ -133,23 +133,32 @@ export type { EmulatorOptions, RunningEmulator, Seed, SeedClient, SeedStore } fr
 
 // ---- errors and exit codes ---------------------------------------------------------------------------
 
-/** The error types (src/errors.ts), {@link ExitCode} and the one mapping {@link exitCodeFor}. */
+/**
+ * The error types (src/errors.ts), {@link ExitCode} and the one mapping {@link exitCodeFor}; the one
+ * shape of errors and warnings for people ({@link Diagnostic}: a project's `warnings`, a configuration
+ * error's `diagnostics`) and its one-line form {@link formatDiagnostic}.
+  CommandLineError,
+ */
 export {
   ApiError,
+  GitError,
   ConfigError,
   ConvergenceError,
   ExitCode,
+  PlanFileError,
   InternalError,
   LockError,
+  StateFileError,
   MoneyError,
   PlanningError,
   StalePlanError,
+  formatDiagnostic,
   UnsafePlanError,
   UsageError,
   exitCodeFor,
   formatProblem,
 } from "./errors.js";
-export type { ConfigProblem, ExitCodeValue } from "./errors.js";
+export type { ConfigProblem, Diagnostic, ExitCodeValue, Severity, SourceRange } from "./errors.js";
 
 // ---- the main types ----------------------------------------------------------------------------------
 

@@ -21,7 +21,7 @@ import {
   type WriteTarget,
 } from "./atomic.js";
 import { carteManifest } from "./config/version.js";
-import { UsageError } from "./errors.js";
+import { CommandLineError, UsageError } from "./errors.js";
 import { currencyOf, decimalsOf, type Currency } from "./money.js";
 
 /** What {@link initProject} did, paths relative to the project folder. */
@@ -190,12 +190,12 @@ hours:
 /**
  * The currency of `--currency`: an ISO 4217 code, in any case.
  *
- * @throws {@link UsageError} when the code is not one.
+ * @throws {@link CommandLineError} when the code (`--currency`) is not one.
  */
 export function initCurrency(code: string): Currency {
   const currency = currencyOf(code.toUpperCase());
   if (!currency) {
-    throw new UsageError(
+    throw new CommandLineError(
       `--currency ${code.slice(0, 20)} is not an ISO 4217 currency code; write the code of the prices ` +
         "the stores show, such as COP, BRL, MXN or USD",
     );

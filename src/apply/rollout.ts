@@ -9,7 +9,7 @@
 
 import type { LoadedProject } from "../config/index.js";
 import type { RolloutStage } from "../config/rollout.js";
-import { InternalError, UsageError } from "../errors.js";
+import { CommandLineError, InternalError } from "../errors.js";
 import type { Plan, ResourceChange } from "../plan/types.js";
 import { quote } from "../config/quote.js";
 
@@ -48,19 +48,19 @@ export interface StageOutcome {
 }
 
 /**
- * The stage a name picks. Throws {@link UsageError} when the project has no `rollout:` or no stage of
+ * The stage a name picks. Throws {@link CommandLineError} (of `--stage`) when the project has no `rollout:` or no stage of
  * that name.
  */
 export function findStage(project: LoadedProject, name: string): { stage: RolloutStage; first: boolean } {
   const stages = project.rollout;
   if (!stages || stages.length === 0) {
-    throw new UsageError(
+    throw new CommandLineError(
       `--stage ${quote(name, 60)}: carte.yaml has no rollout: section, so there are no stages (docs/configuration.md, "Canary rollout")`,
     );
   }
   const i = stages.findIndex((s) => s.name === name);
   if (i < 0) {
-    throw new UsageError(
+    throw new CommandLineError(
       `--stage ${quote(name, 60)}: no such stage in rollout: of carte.yaml; its stages are ${stages.map((s) => s.name).join(", ")}`,
     );
   }

@@ -11,7 +11,7 @@ import { own } from "../model.js";
 import { holidayDateProblems } from "../config/holidays.js";
 import { faultProblems } from "../emulator/faults.js";
 import type { FaultOptions } from "../emulator/index.js";
-import { ConfigError, ExitCode, UnsafePlanError, UsageError } from "../errors.js";
+import { CommandLineError, ConfigError, ExitCode, UnsafePlanError } from "../errors.js";
 import { writePlanFile } from "../plan/file.js";
 import type { Plan } from "../plan/types.js";
 import type { SegmentName } from "../kinds/registry.js";
@@ -356,10 +356,13 @@ export async function runApply(opts: ApplyCommand, io: CliIo): Promise<number> {
   }
 }
 
-/** Asks on the terminal whether to apply; a {@link UsageError} when there is no terminal to ask on. */
+/**
+ * Asks on the terminal whether to apply; a {@link CommandLineError} when there is no terminal to ask on
+ * (the command line must then say `--auto-approve`).
+ */
 async function confirmApply(io: CliIo): Promise<boolean> {
   if (!io.stdinIsTTY || !io.prompt) {
-    throw new UsageError(
+    throw new CommandLineError(
       "apply asks for confirmation on a terminal; pass --auto-approve to apply without asking, or apply a saved plan file",
     );
   }
@@ -434,7 +437,7 @@ function isLoopback(host: string): boolean {
   return host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
-/** The fault settings of `carte emulator`'s flags; throws a {@link UsageError} on a bad value. */
+/** The fault settings of `carte emulator`'s flags; throws a {@link CommandLineError} on a bad value. */
 export function emulatorFaults(opts: EmulatorCommand): FaultOptions | undefined {
   const numeric: [keyof EmulatorCommand, string][] = [
     ["latencyMs", "--latency-ms"],
@@ -446,7 +449,7 @@ export function emulatorFaults(opts: EmulatorCommand): FaultOptions | undefined 
     ["faultSeed", "--fault-seed"],
   ];
   for (const [k, flag] of numeric) {
-    if (Number.isNaN(opts[k])) throw new UsageError(`${flag} must be a number`);
+    if (Number.isNaN(opts[k])) throw new CommandLineError(`${flag} must be a number`);
   }
   const faults: FaultOptions = {
     faultSeed: opts.faultSeed,
@@ -457,7 +460,7 @@ export function emulatorFaults(opts: EmulatorCommand): FaultOptions | undefined 
     ...(opts.slowMs ? { slowMs: opts.slowMs, slowRate: opts.slowRate } : {}),
   };
   const problems = faultProblems(faults);
-  if (problems.length > 0) throw new UsageError(`invalid fault option: ${problems.join("; ")}`);
+  if (problems.length > 0) throw new CommandLineError(`invalid fault option: ${problems.join("; ")}`);
   return Object.keys(faults).length > 1 ? faults : undefined;
 }
 
@@ -468,10 +471,10 @@ export async function runEmulator(opts: EmulatorCommand, io: CliIo): Promise<num
     opts.maxBodyBytes !== undefined &&
     !(Number.isSafeInteger(opts.maxBodyBytes) && opts.maxBodyBytes > 0)
   ) {
-    throw new UsageError("--max-body-bytes must be a positive whole number");
+    throw new CommandLineError("--max-body-bytes must be a positive whole number");
   }
   if (opts.controlToken !== undefined && opts.controlToken.trim() === "") {
-    throw new UsageError("--control-token must not be empty");
+    throw new CommandLineError("--control-token must not be empty");
   }
   // The emulator is loaded by the command that runs it only (see src/run/session.ts).
   const { loadSeedFile, startEmulator } = await import("../emulator/index.js");

@@ -12,7 +12,7 @@
 import type { Argv, CommandModule } from "yargs";
 import { loadProject } from "../config/index.js";
 import { explainResource, type AttributeOrigin, type Explanation } from "../config/explain.js";
-import { ExitCode, UsageError } from "../errors.js";
+import { CommandLineError, ExitCode } from "../errors.js";
 import { closest, didYouMean } from "../suggest.js";
 import type { StoreState } from "../model.js";
 import type { Currency } from "../money.js";
@@ -77,7 +77,7 @@ export async function runExplain(opts: { config: string; address: string }, io: 
   const m = /^store\[([^\]]+)\]\.([a-z_]+)\[([^\]]+)\]$/.exec(opts.address.trim());
   if (!m || !(SEGMENTS as readonly string[]).includes(m[2]!)) {
     const kind = m ? closest(m[2]!, SEGMENTS) : undefined;
-    throw new UsageError(
+    throw new CommandLineError(
       `"${opts.address}" is not an address carte explain knows: write store[KEY].SEGMENT[KEY] with ` +
         `${SEGMENTS.join(", ")}, for example store[bog-centro].item[BURGER-CLASSIC]` +
         (kind ? `; did you mean ${opts.address.trim().replace(`.${m![2]}[`, `.${kind}[`)}?` : ""),
@@ -108,7 +108,7 @@ export async function runExplain(opts: { config: string; address: string }, io: 
     }
   }
   if (stores === 0)
-    throw new UsageError(
+    throw new CommandLineError(
       `no store of ${opts.config} matches store[${storePattern}]` +
         (/[*?]/.test(storePattern)
           ? ""

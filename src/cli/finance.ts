@@ -15,7 +15,7 @@ import type { Argv, CommandModule } from "yargs";
 import { rootFor, SHARED_FILE_MODE, writeFileAtomic } from "../atomic.js";
 import { loadProject } from "../config/index.js";
 import { currencyOf, type Currency } from "../money.js";
-import { ExitCode, UsageError } from "../errors.js";
+import { CommandLineError, ExitCode, UsageError } from "../errors.js";
 import { DEFAULT_CONCURRENCY, FinanceReader, MAX_PAGE_SIZE, type ReadProgress } from "../finance/client.js";
 import { ENTRY_NOUN, EXPORT_FORMATS, renderExport, type ExportFormat } from "../finance/export.js";
 import { parseMoney } from "../finance/money.js";
@@ -72,7 +72,7 @@ export interface FinanceReconcileCommand extends FinanceCommonOptions {
 
 function checkCommon(o: FinanceCommonOptions): void {
   if (!Number.isInteger(o.pageSize) || o.pageSize < 1 || o.pageSize > MAX_PAGE_SIZE) {
-    throw new UsageError(`--page-size must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
+    throw new CommandLineError(`--page-size must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
   }
   checkParallelism(o.parallelism);
 }
@@ -151,7 +151,7 @@ export async function runFinanceExport(opts: FinanceExportCommand, io: CliIo): P
   };
   checkQuery(query);
   if (opts.dateField && opts.kind !== "payments") {
-    throw new UsageError("--date-field applies to payments only (the other reads filter order_date)");
+    throw new CommandLineError("--date-field applies to payments only (the other reads filter order_date)");
   }
   const format = opts.format ?? formatFromOut(opts.out) ?? "table";
   const project = await loadProject(opts.config);
@@ -184,13 +184,15 @@ export async function runFinanceExport(opts: FinanceExportCommand, io: CliIo): P
   }
 }
 
-/** The reconciliation rule of the command's flags. @throws UsageError on a bad tolerance. */
+/** The reconciliation rule of the command's flags. @throws CommandLineError on a bad tolerance. */
 export function ruleFromOptions(
   o: Pick<FinanceReconcileCommand, "adjustments" | "cancellations" | "tolerance">,
 ) {
   const t = parseMoney(o.tolerance);
   if (!t.ok || t.cents < 0n) {
-    throw new UsageError(`--tolerance must be an amount ≥ 0 with at most 2 decimals, not "${o.tolerance}"`);
+    throw new CommandLineError(
+      `--tolerance must be an amount ≥ 0 with at most 2 decimals, not "${o.tolerance}"`,
+    );
   }
   const rule: ReconcileRule = {
     ...DEFAULT_RULE,

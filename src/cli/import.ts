@@ -15,7 +15,7 @@ import path from "node:path";
 import type { Argv, CommandModule } from "yargs";
 import { DEFAULT_APPLY_DELAY_MS, loadProject, type LoadedProject } from "../config/index.js";
 import { DEFAULT_REQUESTS_PER_SECOND } from "../config/load.js";
-import { ExitCode, InternalError, UsageError } from "../errors.js";
+import { CommandLineError, ExitCode, InternalError, UsageError } from "../errors.js";
 import {
   buildImport,
   buildMerge,
@@ -130,7 +130,7 @@ function printImported(
  * The project whose platform the stores are read from: the one of `--config` when it exists (its
  * warnings printed), else a bare project on the embedded emulator.
  *
- * @throws UsageError when `--config` was given and names no file.
+ * @throws CommandLineError when `--config` was given and names no file.
  */
 async function sourceProject(opts: ImportCommand, io: CliIo): Promise<LoadedProject> {
   if (existsSync(opts.config)) {
@@ -139,7 +139,7 @@ async function sourceProject(opts: ImportCommand, io: CliIo): Promise<LoadedProj
     printWarnings(project.warnings, io);
     return project;
   }
-  if (opts.configGiven) throw new UsageError(`the project file ${opts.config} does not exist`);
+  if (opts.configGiven) throw new CommandLineError(`the project file ${opts.config} does not exist`);
   return bareProject(opts.config);
 }
 

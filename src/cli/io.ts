@@ -2,13 +2,19 @@
 
 import {
   ApiError,
+  CommandLineError,
   ConfigError,
   ConvergenceError,
   FileWriteError,
+  GitError,
+  PlanFileError,
   StalePlanError,
+  StateFileError,
   UnsafePlanError,
   UsageError,
   exitCodeFor,
+  formatDiagnostic,
+  type Diagnostic,
 } from "../errors.js";
 import { renderError } from "../render/error.js";
 import { escapeLines, escapeTerminal } from "../render/escape.js";
@@ -39,34 +45,45 @@ export function useColor(flag: boolean | undefined, io: CliIo): boolean {
   return io.stdoutIsTTY;
 }
 
+/** A warning as the CLI prints it: `Warning: file:line:col: summary: detail`, not yet escaped. */
+export function warningLine(w: Diagnostic): string {
+  return `Warning: ${formatDiagnostic(w)}`;
+}
+
 /** Prints warnings of the loaded project on standard error, one `Warning: …` line each, escaped. */
-export function printWarnings(warnings: readonly string[] | undefined, io: CliIo): void {
-  for (const w of warnings ?? []) io.err(`Warning: ${escapeTerminal(w)}\n`);
+export function printWarnings(warnings: readonly (string | Diagnostic)[] | undefined, io: CliIo): void {
+  for (const w of warnings ?? [])
+    io.err(`${escapeTerminal(typeof w === "string" ? `Warning: ${w}` : warningLine(w))}\n`);
 }
 
 /**
+ * The errors whose message says all there is to say: the `--debug` hint is for the others, which
+ * carte did not expect.
+ */
+const EXPECTED = [
+  UsageError,
+  ConfigError,
+  UnsafePlanError,
+  StalePlanError,
+  ApiError,
+  ConvergenceError,
+  FileWriteError,
+  GitError,
+  PlanFileError,
+  StateFileError,
+];
+
+/**
  * Prints an error the way its type asks for (src/render/error.ts, which escapes every value for a
- * terminal, plus a usage hint for a {@link UsageError} of the command line and a `--debug` hint for an unexpected error)
- * and returns its exit code.
+ * terminal), then a hint by its kind, never by its words: the usage for a {@link CommandLineError}
+ * (the command line itself is wrong), `--debug` for an error carte did not expect. Returns its exit
+ * code.
  */
 export function reportError(err: unknown, io: CliIo, debug: boolean): number {
   io.err(`${renderError(err)}\n`);
-  if (err instanceof UsageError) {
-    // Only a misused command line is helped by the usage; a plan file or a lock refused is not.
-    if (err.commandLine) io.err("Run `carte --help` for usage.\n");
-  } else if (
-    !(
-      err instanceof ConfigError ||
-      err instanceof UnsafePlanError ||
-      err instanceof StalePlanError ||
-      err instanceof ApiError ||
-      err instanceof ConvergenceError ||
-      err instanceof FileWriteError
-    ) &&
-    !debug
-  ) {
+  if (err instanceof CommandLineError) io.err("Run `carte --help` for usage.\n");
+  else if (!debug && !EXPECTED.some((kind) => err instanceof kind))
     io.err("(run with --debug for details)\n");
-  }
   if (debug && err instanceof Error && err.stack) io.err(`${escapeLines(err.stack)}\n`);
   return exitCodeFor(err);
 }

@@ -25,7 +25,7 @@ import { importCommand } from "./import.js";
 import { forceUnlockCommand } from "./unlock.js";
 import { webhooksCommand } from "./webhooks.js";
 import { projectCommands } from "./project.js";
-import { UsageError } from "../errors.js";
+import { CommandLineError } from "../errors.js";
 import { carteVersion } from "../config/version.js";
 import { closest, didYouMean } from "../suggest.js";
 import { parseShard } from "../gitops/shard.js";
@@ -204,9 +204,9 @@ function runFlags<T>(y: Argv<T>) {
     .option("show-calls", SHOW_CALLS_OPTION)
     .check((a) => {
       if (a.force && !(typeof a.reason === "string" && a.reason.trim()))
-        throw new UsageError('--force needs --reason "why"');
+        throw new CommandLineError('--force needs --reason "why"');
       if (parseDuration(a.timeout) === undefined) {
-        throw new UsageError(
+        throw new CommandLineError(
           "--timeout must be a duration such as 90s, 15m or 1h (a bare number is seconds)",
         );
       }
@@ -542,7 +542,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       const known = Object.keys(
         (parser as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key,
       );
-      throw new UsageError(usageMessage(msg, argv, known), { commandLine: true });
+      throw new CommandLineError(usageMessage(msg, argv, known));
     });
   // yargs renders the whole help of the command it runs (every option, wrapped to the terminal) as the
   // command's handler starts, in case the handler asks for it; carte's handlers never do (a usage error

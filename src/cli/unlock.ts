@@ -9,7 +9,7 @@
 import type { Argv, CommandModule } from "yargs";
 import { loadProject } from "../config/index.js";
 import { DEFAULT_LOCK_REF, DEFAULT_LOCK_REMOTE, DEFAULT_LOCK_STALE_MINUTES } from "../config/load.js";
-import { ExitCode, UsageError } from "../errors.js";
+import { CommandLineError, ExitCode } from "../errors.js";
 import { describeRefHolder, forceUnlock, lockName } from "../gitops/ref-lock.js";
 import { lockRefProblem } from "../gitops/ref-name.js";
 import { findRepository } from "../gitops/safe-git.js";
@@ -38,19 +38,19 @@ export async function runForceUnlock(opts: ForceUnlockCommand, io: CliIo): Promi
   // Judged by git's own rules first (git would refuse `refs/carte/../heads/main` only once asked).
   const refProblem = opts.ref === undefined ? undefined : lockRefProblem(opts.ref);
   if (refProblem !== undefined) {
-    throw new UsageError(
+    throw new CommandLineError(
       `--ref ${opts.ref} is not the ref of a lock: ${refProblem} (name it as a waiting apply does, refs/carte/lock-shard-1-of-4)`,
     );
   }
   const settings = opts.ref === undefined ? configured : { ...configured, ref: opts.ref };
   if (!/^[0-9a-f]{8,64}$/.test(opts.id)) {
-    throw new UsageError(
+    throw new CommandLineError(
       `${opts.id} is not a lock id: a waiting or refused apply names it (lock 1a2b3c4d5e6f)`,
     );
   }
   if (!opts.force) {
     if (!io.stdinIsTTY || !io.prompt) {
-      throw new UsageError(
+      throw new CommandLineError(
         "force-unlock asks for confirmation on a terminal; pass --force to remove the lock without asking",
       );
     }

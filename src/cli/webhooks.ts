@@ -14,7 +14,7 @@
 
 import type { Argv, CommandModule } from "yargs";
 import { loadProject } from "../config/index.js";
-import { ExitCode, UsageError, SecretError } from "../errors.js";
+import { CommandLineError, ExitCode, SecretError } from "../errors.js";
 import { resetSecret } from "../platform/webhooks.js";
 import { eventSecret, prepareEvents, resolveSecretSink } from "../run/secrets.js";
 import { escapeTerminal } from "../render/escape.js";
@@ -40,7 +40,7 @@ export async function runRotateSecret(opts: RotateSecretCommand, io: CliIo): Pro
     out: io.out,
   });
   if (!sink) {
-    throw new UsageError(
+    throw new CommandLineError(
       "rotate-secret needs a place for the new secret, which the platform shows only once: " +
         "--secrets-file FILE, CARTE_SECRETS_FILE or secrets_file: in carte.yaml (in GitHub Actions, " +
         `the step output webhook_secret_${opts.event})`,

@@ -16,7 +16,7 @@ import { randomBytes } from "node:crypto";
 import { lstat, readFile } from "node:fs/promises";
 
 import { rootFor, writeFileAtomic } from "../atomic.js";
-import { FileWriteError, UsageError } from "../errors.js";
+import { FileWriteError, StateFileError } from "../errors.js";
 
 import type { ItemType, ModifiersType, WireImage, WireOverride, WireSchedule } from "../platform/wire.js";
 import { bare } from "../config/quote.js";
@@ -366,13 +366,13 @@ function calendarLoaded(
 ): { country: string; holidays?: readonly string[] } {
   const country: unknown = s.country ?? DEFAULT_COUNTRY;
   if (typeof country !== "string" || !hasCalendar(country)) {
-    throw new UsageError(
+    throw new StateFileError(
       `emulator state file ${file} gives store ${bare(String(s.id))} a country it has no holidays of; remove it to start afresh`,
     );
   }
   if (s.holidays === undefined) return { country };
   if (ownHolidayProblems(s.holidays).length > 0) {
-    throw new UsageError(
+    throw new StateFileError(
       `emulator state file ${file} gives store ${bare(String(s.id))} holidays that are not a list of dates MM-DD; remove it to start afresh`,
     );
   }
@@ -478,10 +478,10 @@ export class EmulatorState {
       this.clientUnlocked(client);
       for (const s of c.stores) {
         const key = storeKey(s.id);
-        if (key === undefined) throw new UsageError(`store id ${String(s.id)} is not a positive integer`);
+        if (key === undefined) throw new StateFileError(`store id ${String(s.id)} is not a positive integer`);
         const existing = this.stores.get(key);
         if (existing && existing.client_id !== c.client_id) {
-          throw new UsageError(
+          throw new StateFileError(
             `store ${key} already belongs to client ${existing.client_id}, not ${c.client_id}`,
           );
         }
@@ -514,7 +514,7 @@ export class EmulatorState {
         const parentKey = storeKey(s.parent);
         const parent = parentKey === undefined ? undefined : this.stores.get(parentKey);
         if (!parent || parent.client_id !== c.client_id || parent.key === child.key) {
-          throw new UsageError(
+          throw new StateFileError(
             `parent ${String(s.parent)} of store ${child.key} is not another store of ${c.client_id}`,
           );
         }
@@ -710,7 +710,7 @@ export class EmulatorState {
       // /proc/self/environ) is refused, never read.
       const info = await lstat(file);
       if (!info.isFile()) {
-        throw new UsageError(
+        throw new StateFileError(
           `emulator state file ${file} is not a regular file (a link or a folder); remove it to start afresh`,
         );
       }
@@ -724,10 +724,12 @@ export class EmulatorState {
       data = JSON.parse(text) as StateFile;
     } catch {
       // The parser's message quotes the text: never shown.
-      throw new UsageError(`emulator state file ${file} is not valid JSON; remove it to start afresh`);
+      throw new StateFileError(`emulator state file ${file} is not valid JSON; remove it to start afresh`);
     }
     if (data.formatVersion !== 1 || !Array.isArray(data.clients) || !Array.isArray(data.stores)) {
-      throw new UsageError(`emulator state file ${file} has an unknown format (expected formatVersion 1)`);
+      throw new StateFileError(
+        `emulator state file ${file} has an unknown format (expected formatVersion 1)`,
+      );
     }
     this.byIntegrationId.clear();
     let maxId = 0;
@@ -738,7 +740,7 @@ export class EmulatorState {
       else if (typeof c.client_secret === "string") {
         secret = ClientSecret.fromSecret(c.client_secret);
         clearSecrets = true;
-      } else throw new UsageError(`emulator state file ${file} has a client without a secret hash`);
+      } else throw new StateFileError(`emulator state file ${file} has a client without a secret hash`);
       this.clients.set(c.client_id, { client_id: c.client_id, secret, stores: new Set(c.stores) });
     }
     for (const s of data.stores) {

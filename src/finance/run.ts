@@ -4,7 +4,7 @@
  * and renders; this module makes the calls through a {@link FinanceReader}.
  */
 
-import { UsageError } from "../errors.js";
+import { CommandLineError } from "../errors.js";
 import { isDay } from "../calendar.js";
 import { dayOf } from "./dates.js";
 import { isPaymentId, type FinanceFiltersOf, type FinanceReader } from "./client.js";
@@ -38,7 +38,7 @@ export interface FinanceQuery {
 
 /**
  * Checks dates, ids and the status of a query before any call (not the stores: see `stores.ts`).
- * @throws UsageError listing every problem.
+ * @throws CommandLineError listing every problem (each names its option).
  */
 export function checkQuery(q: FinanceQuery): void {
   const problems: string[] = [];
@@ -55,7 +55,7 @@ export function checkQuery(q: FinanceQuery): void {
     problems.push(`--payment-id must be a whole number, not "${q.paymentId}"`);
   }
   if (q.status !== undefined && q.status.trim() === "") problems.push("--status must not be empty");
-  if (problems.length > 0) throw new UsageError(problems.join("\n"));
+  if (problems.length > 0) throw new CommandLineError(problems.join("\n"));
 }
 
 /**

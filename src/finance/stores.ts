@@ -2,7 +2,7 @@
  * Which stores a finance command reads: all stores of the configuration, or those named by `--store`.
  */
 
-import { UsageError } from "../errors.js";
+import { CommandLineError } from "../errors.js";
 import type { DesiredState } from "../model.js";
 import { matchStore } from "../plan/target.js";
 import { isStoreId } from "./client.js";
@@ -20,7 +20,7 @@ export interface FinanceStore {
  * pattern with `*` and `?` (as for `carte plan --store`). A platform id that no store file names is
  * read all the same (the configuration need not list every store of the account). No values: every
  * store of the configuration, in the order of the store files. Duplicates are removed.
- * @throws UsageError naming every value that matches no store, before any call.
+ * @throws CommandLineError naming every value that matches no store, before any call.
  */
 export function selectStores(desired: DesiredState, patterns: readonly string[]): FinanceStore[] {
   const all = Object.values(desired.stores).map((s): FinanceStore => ({
@@ -39,7 +39,7 @@ export function selectStores(desired: DesiredState, patterns: readonly string[])
   }
   if (unknown.length > 0) {
     const known = all.map((s) => s.key).join(", ");
-    throw new UsageError(
+    throw new CommandLineError(
       `--store ${unknown.map((u) => `"${u}"`).join(", ")} matches no store of the configuration ` +
         `(give a platform store id or one of: ${known || "none"})`,
     );

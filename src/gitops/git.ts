@@ -11,7 +11,7 @@
 import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { UsageError } from "../errors.js";
+import { CommandLineError, GitError } from "../errors.js";
 import { askGit, runGit, spawnGit, type GitProcess, type GitRepository } from "./safe-git.js";
 
 export { findRepository, type GitRepository } from "./safe-git.js";
@@ -46,7 +46,7 @@ export class GitObjects {
   /** The object being read, after its header. */
   #body: { oid: string; type: string; size: number; pieces: Buffer[]; have: number } | undefined;
   #said = "";
-  #failed: UsageError | undefined;
+  #failed: GitError | undefined;
 
   constructor(
     readonly repo: GitRepository,
@@ -79,12 +79,12 @@ export class GitObjects {
 
   /** Ends the process (its standard input closed: git exits). */
   close(): void {
-    this.#failed ??= new UsageError(`${this.label}: git cat-file was closed`);
+    this.#failed ??= new GitError(`${this.label}: git cat-file was closed`);
     this.#git.stdin.end();
   }
 
   #fail(message: string): void {
-    this.#failed ??= new UsageError(message);
+    this.#failed ??= new GitError(message);
     for (const w of this.#waiting.splice(0)) w.reject(this.#failed);
   }
 
@@ -167,8 +167,7 @@ function treeEntries(
       if (data[nul]! > 127) ascii = false;
       nul++;
     }
-    if (nul + 1 + oidBytes > data.length)
-      throw new UsageError(`${label}: a tree of the commit cannot be read`);
+    if (nul + 1 + oidBytes > data.length) throw new GitError(`${label}: a tree of the commit cannot be read`);
     const mode = data.toString("latin1", at, space);
     const name = ascii ? data.toString("latin1", space + 1, nul) : data.toString("utf8", space + 1, nul);
     const oid = data.toString("hex", nul + 1, nul + 1 + oidBytes);
@@ -183,7 +182,7 @@ function treeEntries(
       (name.length === 4 && name.toLowerCase() === ".git") ||
       names.has(name)
     ) {
-      throw new UsageError(
+      throw new GitError(
         `${label}: a tree of the commit holds the name ${JSON.stringify(name)}, which git never writes`,
       );
     }
@@ -209,7 +208,7 @@ export async function commitTree(
   const tree = async (name: string) => {
     const o = await objects.read(name);
     if (!o || o.type !== "tree")
-      throw new UsageError(`${label}: the tree ${name} of the commit cannot be read`);
+      throw new GitError(`${label}: the tree ${name} of the commit cannot be read`);
     return treeEntries(o.data, oidBytes, label);
   };
   let oid = `${sha}^{tree}`;
@@ -234,7 +233,7 @@ export async function commitTree(
 
 /** Why a file could not be written out, in words. */
 const writeFailure = (label: string, rel: string, e: unknown) =>
-  new UsageError(
+  new GitError(
     `${label}: the commit's files could not be written out (${rel}: ${(e as NodeJS.ErrnoException).code ?? "?"})`,
   );
 
@@ -247,7 +246,7 @@ const writeFailure = (label: string, rel: string, e: unknown) =>
  * folder that stands for the work tree's top folder; `close` removes it. When the files cannot be
  * written out, the folder is removed before the error is thrown.
  *
- * @throws {@link UsageError} naming the ref and the file that failed.
+ * @throws {@link GitError} naming the ref and the file that failed.
  */
 export async function writeCommitFiles(
   objects: GitObjects,
@@ -278,7 +277,7 @@ export async function writeCommitFiles(
     const write = async (rel: string, file: TreeFile) => {
       const o = await objects.read(file.oid);
       if (!o || o.type !== "blob") {
-        throw new UsageError(`${label}: git cannot read ${rel} of the commit (object ${file.oid} missing)`);
+        throw new GitError(`${label}: git cannot read ${rel} of the commit (object ${file.oid} missing)`);
       }
       const target = path.join(base, ...rel.split("/"));
       if (file.mode === "120000") await symlink(o.data.toString("utf8"), target);
@@ -288,7 +287,7 @@ export async function writeCommitFiles(
       const outcomes = await Promise.allSettled(
         list.map(([rel, file]) =>
           write(rel, file).catch((e: unknown) =>
-            Promise.reject(e instanceof UsageError ? e : writeFailure(label, rel, e)),
+            Promise.reject(e instanceof GitError ? e : writeFailure(label, rel, e)),
           ),
         ),
       );
@@ -317,8 +316,8 @@ export interface GitCommit {
 
 /**
  * Resolves `ref` (a branch, tag, `HEAD~1`, a commit id) to a commit of `repo`. A ref that looks like an
- * option (`--output=…`) is only ever a name (`--end-of-options`). Throws {@link UsageError} when `ref`
- * names no commit there (in a shallow clone the commit may need `git fetch origin REF` first;
+ * option (`--output=…`) is only ever a name (`--end-of-options`). Throws {@link CommandLineError} when
+ * `ref` (`--base`) names no commit there (in a shallow clone the commit may need `git fetch origin REF` first;
  * {@link fetchCommit}).
  */
 export async function resolveCommit(ref: string, repo: GitRepository): Promise<GitCommit> {
@@ -331,7 +330,7 @@ export async function resolveCommit(ref: string, repo: GitRepository): Promise<G
 }
 
 const noCommit = (ref: string, repo: GitRepository) =>
-  new UsageError(
+  new CommandLineError(
     `--base ${ref}: no such commit in the repository at ${repo.top} (in a shallow clone, fetch it first: git fetch origin ${ref})`,
   );
 
@@ -339,7 +338,7 @@ const noCommit = (ref: string, repo: GitRepository) =>
  * {@link resolveCommit} through a running {@link GitObjects} (no process of its own): `ref` peeled to
  * a commit (`REF^{commit}`), read as a name only, whatever it looks like.
  *
- * @throws {@link UsageError} when `ref` names no commit there.
+ * @throws {@link CommandLineError} when `ref` (`--base`) names no commit there.
  */
 export async function resolveCommitIn(objects: GitObjects, ref: string): Promise<GitCommit> {
   const o = await objects.read(`${ref}^{commit}`);
@@ -353,7 +352,7 @@ export async function resolveCommitIn(objects: GitObjects, ref: string): Promise
  * untracked files git does not ignore ({@link untrackedFiles}; `untracked` when already asked for,
  * before the commit was known), as absolute paths under the work tree's top folder; with `folder` (relative
  * to the top folder, `/` separators), those below it only. Submodules are not looked into
- * (carte reads no file of theirs). Throws {@link UsageError} with git's message when git fails.
+ * (carte reads no file of theirs). Throws {@link GitError} with git's message when git fails.
  */
 export async function changedFiles(
   commit: GitCommit,
@@ -411,7 +410,7 @@ export interface WorkTreeStatus {
  * looked into; the index is never written); with `folder` (relative to the top folder, `/`
  * separators), those below it only. A file staged with a change and changed back on disk is named
  * though its bytes are HEAD's: the list holds every file that differs from HEAD, and may hold more.
- * Throws {@link UsageError} with git's message when git fails.
+ * Throws {@link GitError} with git's message when git fails.
  */
 export async function workTreeStatus(repo: GitRepository, folder = ""): Promise<WorkTreeStatus> {
   const out = await runGit(repo, [
@@ -453,12 +452,12 @@ const within = (folder: string) => (folder === "" ? [] : [`:(literal)${folder}`]
  * Fetches one commit (`sha`, a full object name) from `origin` (depth 1, no tags, no submodules), for a
  * shallow clone that lacks the base of a pull request. The program run at the other end is
  * `git-upload-pack`, whatever any configuration says (`remote.origin.uploadpack` is never read).
- * Throws {@link UsageError} for anything but an object name, and with git's message when the fetch
+ * Throws {@link GitError} for anything but an object name, and with git's message when the fetch
  * fails.
  */
 export async function fetchCommit(sha: string, repo: GitRepository): Promise<void> {
   if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(sha)) {
-    throw new UsageError(`cannot fetch ${sha}: only a full commit id is fetched`);
+    throw new GitError(`cannot fetch ${sha}: only a full commit id is fetched`);
   }
   await runGit(repo, [
     "fetch",

@@ -9,7 +9,7 @@
 import { readFile } from "node:fs/promises";
 import { rootFor, SHARED_FILE_MODE, writeFileAtomic } from "../atomic.js";
 import type { ConfigProblem } from "../errors.js";
-import { UsageError } from "../errors.js";
+import { PlanFileError, UsageError } from "../errors.js";
 import { PLAN_FORMAT_VERSION, type Plan } from "../plan/types.js";
 import type { BaseSplit } from "./base.js";
 import { mergePlans, type Shard } from "./shard.js";
@@ -64,13 +64,13 @@ export async function writeRecord(file: string, record: RunRecord): Promise<void
   });
 }
 
-/** Reads and checks a record. Throws {@link UsageError} naming the file when it is not one. */
+/** Reads and checks a record. Throws {@link PlanFileError} naming the file when it is not one. */
 export async function readRecord(file: string): Promise<RunRecord> {
   let data: unknown;
   try {
     data = JSON.parse(await readFile(file, "utf8"));
   } catch (err) {
-    throw new UsageError(`${file} is not a readable carte run record: ${(err as Error).message}`);
+    throw new PlanFileError(`${file} is not a readable carte run record: ${(err as Error).message}`);
   }
   const r = data as Partial<RunRecord> | null;
   const ok =
@@ -83,7 +83,7 @@ export async function readRecord(file: string): Promise<RunRecord> {
     (r.shard === null ||
       (typeof r.shard === "object" && Number.isInteger(r.shard?.index) && Number.isInteger(r.shard?.count)));
   if (!ok || (r.preview !== undefined && !isPreviewNote(r.preview)))
-    throw new UsageError(`${file} is not a carte run record of version ${RECORD_VERSION}`);
+    throw new PlanFileError(`${file} is not a carte run record of version ${RECORD_VERSION}`);
   return r as RunRecord;
 }
 
@@ -139,8 +139,9 @@ function byPlanOrder(addresses: string[], plan: Plan | null): string[] {
 }
 
 /**
- * Merges the records of one run's shards. Throws {@link UsageError} when there are none, when they
- * mix commands, shard counts or commits, or when a shard is missing or repeated, naming the shards.
+ * Merges the records of one run's shards. Throws {@link UsageError} when there are none (the input
+ * `plans` names none), {@link PlanFileError} when they mix commands, shard counts or commits, or when a
+ * shard is missing or repeated, naming the shards.
  */
 export function mergeRecords(records: RunRecord[]): MergedRecords {
   if (records.length === 0)
@@ -148,18 +149,18 @@ export function mergeRecords(records: RunRecord[]): MergedRecords {
   const first = records[0]!;
   const count = first.shard?.count ?? 1;
   for (const r of records) {
-    if (r.command !== first.command) throw new UsageError("the run records mix plan and drift runs");
+    if (r.command !== first.command) throw new PlanFileError("the run records mix plan and drift runs");
     if ((r.shard?.count ?? 1) !== count)
-      throw new UsageError("the run records come from different shard counts");
+      throw new PlanFileError("the run records come from different shard counts");
     if (r.commit !== first.commit) {
-      throw new UsageError(`the run records are of different commits (${first.commit} and ${r.commit})`);
+      throw new PlanFileError(`the run records are of different commits (${first.commit} and ${r.commit})`);
     }
   }
   const seen = records.map((r) => r.shard?.index ?? 1);
   const missing = Array.from({ length: count }, (_, i) => i + 1).filter((k) => !seen.includes(k));
   const repeated = seen.filter((k, i) => seen.indexOf(k) !== i);
   if (missing.length > 0 || repeated.length > 0) {
-    throw new UsageError(
+    throw new PlanFileError(
       `the run records do not hold each of the ${count} shards once` +
         (missing.length ? `; missing: ${missing.map((k) => `${k}/${count}`).join(", ")}` : "") +
         (repeated.length ? `; repeated: ${repeated.map((k) => `${k}/${count}`).join(", ")}` : ""),

@@ -30,7 +30,7 @@
 
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import { LockError, UsageError } from "../errors.js";
+import { GitError, LockError, UsageError } from "../errors.js";
 import { DEFAULT_LOCK_REF, type RefLockSettings } from "../config/load.js";
 import {
   GitDeadlineError,
@@ -89,7 +89,7 @@ export interface HeldRefLock {
    * lock was no longer this apply's (force-unlocked, or taken over as stale): the ref is then left as it
    * is.
    *
-   * @throws {@link UsageError} when git cannot reach the remote, or has no answer by `bound` (the lock
+   * @throws {@link GitError} when git cannot reach the remote, or has no answer by `bound` (the lock
    *   stays until stale).
    */
   release(bound?: GitDeadline): Promise<boolean>;
@@ -129,14 +129,14 @@ export function describeRefHolder(lock: RemoteLock): string {
   return `lock ${h.id}: process ${h.pid} on ${h.host}, since ${h.since}${h.run ? `, ${h.run}` : ""}`;
 }
 
-/** What went wrong with the lock, as a {@link UsageError} naming it. */
-function gitFailure(settings: RefLockSettings, doing: string, said: string): UsageError {
+/** What went wrong with the lock, as a {@link GitError} naming it. */
+function gitFailure(settings: RefLockSettings, doing: string, said: string): GitError {
   const first =
     said
       .trim()
       .split("\n")
       .find((l) => l.trim() !== "" && !l.startsWith("To ")) ?? "";
-  return new UsageError(
+  return new GitError(
     `could not ${doing} the apply lock ${lockName(settings)}: git says: ${first.slice(0, 300) || "nothing"}`,
   );
 }
@@ -170,7 +170,7 @@ export function shownRemote(url: string): string {
  * The lock's remote ({@link LockRemote}). A remote the repository does not have is named as missing
  * here: git would take its name for a path, and say that its transport (`file`) is not allowed.
  *
- * @throws {@link UsageError} naming the remote, the repository and how to add it or pick another.
+ * @throws {@link GitError} naming the remote, the repository and how to add it or pick another.
  */
 async function lockRemote(
   repo: GitRepository,
@@ -186,7 +186,7 @@ async function lockRemote(
     names.length === 0
       ? "it has no remote at all"
       : `its remotes: ${names.slice(0, 10).join(", ")}${names.length > 10 ? ", …" : ""}`;
-  throw new UsageError(
+  throw new GitError(
     `the apply lock ${lockName(settings)} needs the git remote ${settings.remote}, which the repository ` +
       `at ${repo.top} does not have (${others}): add it (git remote add ${settings.remote} URL), or name ` +
       "the remote that holds the lock in carte.yaml (lock: remote: NAME)",
@@ -197,7 +197,7 @@ async function lockRemote(
  * Runs a git command that reaches the lock's remote, stopped at its bound: a remote that never
  * answers is then an error naming the lock, the remote and the limit.
  *
- * @throws {@link UsageError} when git has no answer by the bound, cannot be run, or writes too much.
+ * @throws {@link GitError} when git has no answer by the bound, cannot be run, or writes too much.
  */
 async function remoteGit(
   remote: LockRemote,
@@ -209,11 +209,10 @@ async function remoteGit(
     return await gitOutcome(remote.repo, args, { ...options, deadline: remote.bound });
   } catch (err) {
     if (!(err instanceof GitDeadlineError)) throw err;
-    throw new UsageError(
+    throw new GitError(
       `could not ${doing} the apply lock ${lockName(remote.settings)} (${remote.url}): git had no answer ` +
         `from the remote within ${err.limit}, and was stopped. Check that the remote answers ` +
         `(git ls-remote ${remote.settings.remote}), or give the run more time`,
-      { commandLine: false },
     );
   }
 }
@@ -223,7 +222,7 @@ async function remoteGit(
  * (`git ls-remote`), then its commit (`git fetch` of the ref; the commit alone, its first 64 KiB), each
  * git command stopped at `bound`.
  *
- * @throws {@link UsageError} when the repository has no such remote, or the remote cannot be reached
+ * @throws {@link GitError} when the repository has no such remote, or the remote cannot be reached
  *   or has no answer by `bound`.
  */
 export async function readRefLock(
@@ -364,7 +363,7 @@ async function lockCommit(
   });
   const tree = hashed.stdout.trim();
   if (hashed.code !== 0 || !/^[0-9a-f]{40,64}$/.test(tree)) {
-    throw new UsageError(`could not make the commit of the apply lock: git says: ${hashed.stderr.trim()}`);
+    throw new GitError(`could not make the commit of the apply lock: git says: ${hashed.stderr.trim()}`);
   }
   const made = await gitOutcome(repo, ["commit-tree", tree, "-m", SUBJECT, "-m", JSON.stringify(holder)], {
     identity: IDENTITY,
@@ -372,7 +371,7 @@ async function lockCommit(
   });
   const sha = made.stdout.trim();
   if (made.code !== 0 || !/^[0-9a-f]{40,64}$/.test(sha)) {
-    throw new UsageError(`could not make the commit of the apply lock: git says: ${made.stderr.trim()}`);
+    throw new GitError(`could not make the commit of the apply lock: git says: ${made.stderr.trim()}`);
   }
   return sha;
 }
@@ -383,7 +382,7 @@ type Pushed = { taken: true } | { taken: false; said: string };
 /**
  * Pushes `src` (a commit, or `""` to delete) to the lock ref, leased on `expected` (`""`: absent).
  *
- * @throws {@link UsageError} when the push failed for another reason than a rejection of the ref (no
+ * @throws {@link GitError} when the push failed for another reason than a rejection of the ref (no
  *   right to push, no network).
  */
 async function pushLeased(remote: LockRemote, src: string, expected: string, doing: string): Promise<Pushed> {
@@ -447,7 +446,7 @@ async function tryTake(
  * git command stopped at {@link RefLockOptions.bound}.
  *
  * @throws {@link LockError} when the wait ends first, naming the holder and how to remove its lock.
- * @throws {@link UsageError} when git cannot make the commit or reach the remote, has no answer by the
+ * @throws {@link GitError} when git cannot make the commit or reach the remote, has no answer by the
  *   bound, or may not push; when the repository has no such remote.
  */
 export async function acquireRefLock(opts: RefLockOptions): Promise<HeldRefLock> {
@@ -516,8 +515,9 @@ export async function acquireRefLock(opts: RefLockOptions): Promise<HeldRefLock>
  * commit that is not carte's or cannot be read) is `id`, leased on the commit read; every git command
  * stopped at `bound`. Returns the lock removed.
  *
- * @throws {@link UsageError} when no lock is held, another one is, or it changed meanwhile; when the
- *   repository has no such remote, or the remote cannot be reached or has no answer by `bound`.
+ * @throws {@link UsageError} when no lock is held, another one is, or it changed meanwhile.
+ * @throws {@link GitError} when the repository has no such remote, or the remote cannot be reached or
+ *   has no answer by `bound`.
  */
 export async function forceUnlock(
   repo: GitRepository,

@@ -28,7 +28,7 @@ import {
 import { lstat, readdir, readFile, realpath } from "node:fs/promises";
 import path from "node:path";
 import type { Readable, Writable } from "node:stream";
-import { UsageError } from "../errors.js";
+import { GitError } from "../errors.js";
 
 /** A repository found by {@link findRepository}. */
 export interface GitRepository {
@@ -134,7 +134,7 @@ function exec(call: GitInvocation, name: string, no?: "exit 1 is no"): Promise<s
       (err, stdout, stderr) => {
         if (!err) resolve(stdout);
         else if (no && err.code === 1) resolve(undefined);
-        else reject(new UsageError(`git ${name} failed: ${why(err, stderr)}`));
+        else reject(new GitError(`git ${name} failed: ${why(err, stderr)}`));
       },
     );
   });
@@ -186,14 +186,14 @@ const STOP_GRACE_MS = 2_000;
  * git did not end before its deadline ({@link GitCallOptions.deadline}) and was stopped: a remote that
  * never answers (a server that accepts the connection and says nothing, a network that drops it).
  */
-export class GitDeadlineError extends UsageError {
+export class GitDeadlineError extends GitError {
   constructor(
     /** The git command (`push`, `ls-remote`…). */
     readonly command: string,
     /** The limit that ended it, in words ({@link GitDeadline.limit}). */
     readonly limit: string,
   ) {
-    super(`git ${command} had no answer within ${limit}: it was stopped`, { commandLine: false });
+    super(`git ${command} had no answer within ${limit}: it was stopped`);
     this.name = "GitDeadlineError";
   }
 }
@@ -280,7 +280,7 @@ function stop(child: ChildProcess): void {
  * standard error up to 64 KiB; past {@link GitCallOptions.deadline} git is stopped (with the programs
  * it started for a remote) and the call fails at once.
  *
- * @throws {@link GitDeadlineError} at the deadline; {@link UsageError} when git cannot be run, stops
+ * @throws {@link GitDeadlineError} at the deadline; {@link GitError} when git cannot be run, stops
  *   on a signal, or writes more than it may.
  */
 export function gitOutcome(
@@ -290,7 +290,7 @@ export function gitOutcome(
 ): Promise<GitOutcome> {
   const call = gitInvocation(repo, args);
   for (const [name, value] of Object.entries(options.identity ?? {})) {
-    if (!IDENTITY.test(name)) throw new UsageError(`git: ${name} is not a commit identity variable`);
+    if (!IDENTITY.test(name)) throw new GitError(`git: ${name} is not a commit identity variable`);
     call.env[name] = value;
   }
   const command = args.find((a) => !a.startsWith("-")) ?? "";
@@ -342,7 +342,7 @@ export function gitOutcome(
     child.on("error", (e: NodeJS.ErrnoException) =>
       finish(() =>
         reject(
-          new UsageError(
+          new GitError(
             `git ${command} failed: ${e.code === "ENOENT" ? "git cannot be run (is it installed, and on PATH?)" : `it could not be run (${e.code ?? "?"})`}`,
           ),
         ),
@@ -353,13 +353,11 @@ export function gitOutcome(
         const stdout = Buffer.concat(out).toString("utf8");
         if (cut) return resolve({ code: 0, stdout, stderr: err, cut: true });
         if (overflow) {
-          return reject(
-            new UsageError(`git ${command} failed: it wrote more than ${bytesInWords(maxBytes)}`),
-          );
+          return reject(new GitError(`git ${command} failed: it wrote more than ${bytesInWords(maxBytes)}`));
         }
         if (code !== null) return resolve({ code, stdout, stderr: err });
         const said = err.trim().split("\n")[0];
-        reject(new UsageError(`git ${command} failed: ${said || `stopped by ${signal ?? "a signal"}`}`));
+        reject(new GitError(`git ${command} failed: ${said || `stopped by ${signal ?? "a signal"}`}`));
       }),
     );
   });
@@ -375,7 +373,7 @@ function bytesInWords(n: number): string {
 /**
  * Runs git in `repo` ({@link gitInvocation}) and resolves with its standard output.
  *
- * @throws {@link UsageError} with the first line of git's message when git fails or cannot be run.
+ * @throws {@link GitError} with the first line of git's message when git fails or cannot be run.
  */
 export async function runGit(repo: GitRepository, args: readonly string[]): Promise<string> {
   // Named by its command, not by a global option before it (`--no-optional-locks status`).
@@ -386,7 +384,7 @@ export async function runGit(repo: GitRepository, args: readonly string[]): Prom
  * {@link runGit} for a question git answers "no" to by exiting 1 (`rev-parse --verify --quiet`):
  * resolves `undefined` then.
  *
- * @throws {@link UsageError} with the first line of git's message for any other failure.
+ * @throws {@link GitError} with the first line of git's message for any other failure.
  */
 export function askGit(repo: GitRepository, args: readonly string[]): Promise<string | undefined> {
   return exec(gitInvocation(repo, args), args[0] ?? "", "exit 1 is no");
@@ -418,7 +416,7 @@ const inside = (dir: string, top: string) => {
  * a repository, so a bare-repository layout among the project's files is never opened.
  *
  * @param options.workspace the top of the search (the Action's `GITHUB_WORKSPACE`); default the root.
- * @throws {@link UsageError} when no `.git` is found, git refuses the folder, or `start` is outside
+ * @throws {@link GitError} when no `.git` is found, git refuses the folder, or `start` is outside
  *   the work tree git names.
  */
 export async function findRepository(
@@ -429,7 +427,7 @@ export async function findRepository(
   try {
     from = await realpath(start);
   } catch {
-    throw new UsageError(`cannot find the git repository of ${start}: the folder cannot be read`);
+    throw new GitError(`cannot find the git repository of ${start}: the folder cannot be read`);
   }
   let top: string | undefined;
   if (options.workspace !== undefined) {
@@ -445,7 +443,7 @@ export async function findRepository(
     if (await exists(path.join(dir, ".git"))) break;
     const parent = path.dirname(dir);
     if (dir === top || parent === dir) {
-      throw new UsageError(
+      throw new GitError(
         `${start} is not in a git repository: no .git in it or in a folder above it${top ? ` up to ${top}` : ""}`,
       );
     }
@@ -462,11 +460,11 @@ export async function findRepository(
   ))!;
   const [gitDir, shown] = out.split("\n");
   if (!gitDir || !shown) {
-    throw new UsageError(`${dir} is not the top folder of a git work tree (git names none)`);
+    throw new GitError(`${dir} is not the top folder of a git work tree (git names none)`);
   }
   const real = await realpath(shown);
   if (!inside(from, real)) {
-    throw new UsageError(`${start} is outside the work tree of the git repository at ${gitDir}`);
+    throw new GitError(`${start} is outside the work tree of the git repository at ${gitDir}`);
   }
   return { top: real, gitDir };
 }
@@ -479,6 +477,6 @@ async function exists(file: string): Promise<boolean> {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return false;
-    throw new UsageError(`cannot look for the git repository: ${file} cannot be read (${code ?? "?"})`);
+    throw new GitError(`cannot look for the git repository: ${file} cannot be read (${code ?? "?"})`);
   }
 }

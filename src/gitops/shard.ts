@@ -14,7 +14,7 @@
 
 import { createHash } from "node:crypto";
 import type { LoadedProject } from "../config/index.js";
-import { UsageError } from "../errors.js";
+import { CommandLineError, PlanFileError } from "../errors.js";
 import type { DesiredState } from "../model.js";
 import { checksum } from "../plan/checksum.js";
 import { PLAN_FORMAT_VERSION, type Plan } from "../plan/types.js";
@@ -29,7 +29,7 @@ export interface Shard {
 export const MAX_SHARDS = 256;
 
 /**
- * Parses `K/N` (1 ≤ K ≤ N ≤ {@link MAX_SHARDS}). Throws {@link UsageError} on anything else, naming
+ * Parses `K/N` (1 ≤ K ≤ N ≤ {@link MAX_SHARDS}). Throws {@link CommandLineError} on anything else, naming
  * `what` (the flag or input the text came from).
  */
 export function parseShard(text: string, what = "--shard"): Shard {
@@ -37,7 +37,7 @@ export function parseShard(text: string, what = "--shard"): Shard {
   const index = m ? Number(m[1]) : NaN;
   const count = m ? Number(m[2]) : NaN;
   if (!m || index < 1 || count < 1 || index > count || count > MAX_SHARDS) {
-    throw new UsageError(
+    throw new CommandLineError(
       `${what} must be K/N with 1 ≤ K ≤ N ≤ ${MAX_SHARDS} (e.g. 2/4), got ${JSON.stringify(text)}`,
     );
   }
@@ -102,20 +102,21 @@ export function allowEmptyShard(plan: Plan, project: LoadedProject): void {
  * shards' own calls (each shard makes its own), in stage order; their number can exceed what one job
  * would make, since one job batches some calls across stores. Checksums are those of the shards' lists;
  * the currency is the project's; the information about stores (`info`) is joined, by store.
- * Throws {@link UsageError} when the plans overlap (a store in two of them) or mix plan formats.
+ * Throws {@link PlanFileError} when the plans overlap (a store in two of them) or mix plan formats.
  */
 export function mergePlans(plans: Plan[]): Plan {
   if (plans.length === 1) return plans[0]!;
   for (const p of plans) {
     if (p.formatVersion !== PLAN_FORMAT_VERSION) {
-      throw new UsageError(
+      throw new PlanFileError(
         `a shard's plan has format version ${String(p.formatVersion)}, not ${PLAN_FORMAT_VERSION}`,
       );
     }
   }
   const seen = new Set<string>();
   for (const s of plans.flatMap((p) => p.stores)) {
-    if (seen.has(s.key)) throw new UsageError(`store ${s.key} is in two shards' plans: not one run's shards`);
+    if (seen.has(s.key))
+      throw new PlanFileError(`store ${s.key} is in two shards' plans: not one run's shards`);
     seen.add(s.key);
   }
   const stores = plans.flatMap((p) => p.stores).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));

@@ -24,7 +24,7 @@ import {
   writeFileSet,
   type WriteTarget,
 } from "../atomic.js";
-import { UsageError } from "../errors.js";
+import { CommandLineError, UsageError } from "../errors.js";
 import { GITIGNORE } from "../init.js";
 import type { ProjectFile } from "../generated/config.js";
 import { API_GROUPS, type ApiGroup, type PlatformHosts } from "../platform/routes.js";
@@ -64,7 +64,7 @@ const STORE_ID = /^[1-9][0-9]*$/;
  * integration id and name; any other store id gets the placeholder integration id `store-<id>`
  * ({@link placeholderIntegrationId}) and name `Store <id>` (the platform's menu API answers carry neither).
  *
- * @throws {@link UsageError} for an argument that is neither, or when no store is named.
+ * @throws {@link CommandLineError} for an argument that is neither, or when no store is named.
  */
 export function resolveStoreArgs(
   args: readonly string[],
@@ -75,7 +75,7 @@ export function resolveStoreArgs(
     .map((a) => a.trim())
     .filter(Boolean);
   if (names.length === 0)
-    throw new UsageError("name the stores to import with --store ID (repeat it or use a comma list)");
+    throw new CommandLineError("name the stores to import with --store ID (repeat it or use a comma list)");
   const out = new Map<string, StoreIdentity>();
   for (const name of names) {
     const known = configured.find((s) => s.storeId === name || s.integrationId === name);
@@ -84,7 +84,7 @@ export function resolveStoreArgs(
       continue;
     }
     if (!STORE_ID.test(name)) {
-      throw new UsageError(
+      throw new CommandLineError(
         `unknown store "${name}": give a platform store id, or the integration id of a store of carte.yaml`,
       );
     }

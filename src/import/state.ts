@@ -11,7 +11,7 @@
 import { lstat, readFile } from "node:fs/promises";
 import path from "node:path";
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, type AtomicWriteOptions } from "../atomic.js";
-import { UsageError } from "../errors.js";
+import { StateFileError } from "../errors.js";
 import type { LoadedProject } from "../config/index.js";
 import { API_GROUPS } from "../platform/routes.js";
 
@@ -39,7 +39,7 @@ async function readState(file: string): Promise<string | undefined> {
     return undefined;
   }
   if (!info.isFile()) {
-    throw new UsageError(
+    throw new StateFileError(
       `${path.relative(process.cwd(), file) || file} is not a regular file (a link or a folder): ` +
         "the embedded emulator's state is never read or written through one; remove it",
     );
@@ -52,7 +52,7 @@ async function readState(file: string): Promise<string | undefined> {
  * `"create"`, `"unchanged"` (the same state is there), or `"clash"` (another state is there, which
  * carte import never overwrites).
  *
- * @throws {@link UsageError} when `from` has no state (nothing was read) or a state path is a link.
+ * @throws {@link StateFileError} when `from` has no state (nothing was read) or a state path is a link.
  */
 export async function stateCopyPlan(from: string, to: string): Promise<"create" | "unchanged" | "clash"> {
   return (await readStateCopy(from, to)).plan;
@@ -65,7 +65,7 @@ async function readStateCopy(
 ): Promise<{ plan: "create" | "unchanged" | "clash"; source: string }> {
   const source = await readState(path.join(from, EMULATOR_STATE));
   if (source === undefined) {
-    throw new UsageError(
+    throw new StateFileError(
       `the embedded emulator kept no state in ${path.relative(process.cwd(), path.join(from, EMULATOR_STATE))}`,
     );
   }
@@ -80,7 +80,7 @@ async function checkStateFolder(to: string): Promise<void> {
   const dir = path.join(to, path.dirname(EMULATOR_STATE));
   const info = await lstat(dir).catch(() => undefined);
   if (info && !info.isDirectory()) {
-    throw new UsageError(
+    throw new StateFileError(
       `${path.relative(process.cwd(), dir) || dir} is a link or a file; the embedded emulator keeps its ` +
         "state in a folder there: remove it (carte creates the folder)",
     );
@@ -104,13 +104,13 @@ export interface CompanionFile {
  * holds the client secret as a salted hash, and sealed webhook secrets), never over an existing file.
  *
  * @returns the file to write, or `undefined` when the same state is there already.
- * @throws {@link UsageError} when another state is there, or a state path is a link.
+ * @throws {@link StateFileError} when another state is there, or a state path is a link.
  */
 export async function emulatorStateFile(from: string, to: string): Promise<CompanionFile | undefined> {
   const { plan, source } = await readStateCopy(from, to);
   if (plan === "unchanged") return undefined;
   if (plan === "clash") {
-    throw new UsageError(
+    throw new StateFileError(
       `${path.relative(process.cwd(), path.join(to, EMULATOR_STATE))} exists with another state: carte import never overwrites a file`,
     );
   }

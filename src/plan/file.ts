@@ -14,7 +14,7 @@
 import { constants } from "node:fs";
 import { open, stat } from "node:fs/promises";
 import { rootFor, SHARED_FILE_MODE, writeFileAtomic } from "../atomic.js";
-import { StalePlanError, UsageError } from "../errors.js";
+import { PlanFileError, StalePlanError } from "../errors.js";
 import { SEGMENT_NAMES, isKindName } from "../kinds/registry.js";
 import { hasValidDigest, sealPlan } from "./digest.js";
 import { resourceProblem } from "./shapes.js";
@@ -84,22 +84,23 @@ export function tooDeepAt(text: string, max: number): number {
 }
 
 /** Why a file could not be opened or tested, in words, never its content. */
-function ioProblem(file: string, err: unknown): UsageError {
+function ioProblem(file: string, err: unknown): PlanFileError {
   const code = (err as NodeJS.ErrnoException).code;
-  if (code === "ENOENT") return new UsageError(`${file}: no such file`);
-  if (code === "EACCES" || code === "EPERM") return new UsageError(`${file}: permission denied`);
-  if (code === "ENOTDIR") return new UsageError(`${file}: no such file (a part of the path is not a folder)`);
-  return new UsageError(`${file} cannot be read (${code ?? "error"})`);
+  if (code === "ENOENT") return new PlanFileError(`${file}: no such file`);
+  if (code === "EACCES" || code === "EPERM") return new PlanFileError(`${file}: permission denied`);
+  if (code === "ENOTDIR")
+    return new PlanFileError(`${file}: no such file (a part of the path is not a folder)`);
+  return new PlanFileError(`${file} cannot be read (${code ?? "error"})`);
 }
 
-function notRegular(file: string): UsageError {
-  return new UsageError(
+function notRegular(file: string): PlanFileError {
+  return new PlanFileError(
     `${file} is not a regular file (a folder, a FIFO or a device): name a plan saved by carte plan --out`,
   );
 }
 
-function tooLarge(file: string, size: number): UsageError {
-  return new UsageError(
+function tooLarge(file: string, size: number): PlanFileError {
+  return new PlanFileError(
     `${file} is ${size} bytes, more than the ${MAX_PLAN_FILE_BYTES / 1024 / 1024} MiB a plan file may hold; ` +
       "it was not read (save smaller plans: per stage with --stage, or per store with --store)",
   );
@@ -108,7 +109,7 @@ function tooLarge(file: string, size: number): UsageError {
 /**
  * Reads and parses a plan file within the bounds above. Never quotes the file's content.
  *
- * @throws {@link UsageError} when the file does not exist or cannot be read, is not a regular file, is
+ * @throws {@link PlanFileError} when the file does not exist or cannot be read, is not a regular file, is
  *   larger than {@link MAX_PLAN_FILE_BYTES}, is not UTF-8, nests deeper than {@link MAX_PLAN_DEPTH}
  *   levels or is not JSON (with the line and column when known).
  */
@@ -144,7 +145,7 @@ export async function readPlanJson(file: string): Promise<unknown> {
     if (length > MAX_PLAN_FILE_BYTES) throw tooLarge(file, length);
     bytes = buffer.subarray(0, length);
   } catch (err) {
-    if (err instanceof UsageError) throw err;
+    if (err instanceof PlanFileError) throw err;
     throw ioProblem(file, err);
   } finally {
     await handle.close();
@@ -153,12 +154,12 @@ export async function readPlanJson(file: string): Promise<unknown> {
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
-    throw new UsageError(`${file} is not a carte plan (not UTF-8 text)`);
+    throw new PlanFileError(`${file} is not a carte plan (not UTF-8 text)`);
   }
   const deep = tooDeepAt(text, MAX_PLAN_DEPTH);
   if (deep !== -1) {
     const { line, col } = lineCol(text, deep);
-    throw new UsageError(
+    throw new PlanFileError(
       `${file} is not a carte plan (nested deeper than ${MAX_PLAN_DEPTH} levels at line ${line}, column ${col})`,
     );
   }
@@ -176,7 +177,7 @@ export async function readPlanJson(file: string): Promise<unknown> {
         : /end of JSON input/.test(message)
           ? ": it ends too early"
           : "";
-    throw new UsageError(`${file} is not a carte plan (not JSON${where})`);
+    throw new PlanFileError(`${file} is not a carte plan (not JSON${where})`);
   }
 }
 
@@ -331,7 +332,7 @@ function scopeShapeProblem(scope: unknown): string | undefined {
  * carte) is still returned, with `digestMatches: false`, so that it can be shown with a warning. Its
  * shape is checked field by field either way: a digest vouches for nothing (anyone can compute one).
  *
- * @throws {@link UsageError} when the file cannot be read within bounds or is not JSON
+ * @throws {@link PlanFileError} when the file cannot be read within bounds or is not JSON
  *   ({@link readPlanJson}); {@link StalePlanError} when it is not a plan of this format version or
  *   lacks what a plan view shows.
  */
@@ -363,7 +364,7 @@ function isPlanObject(data: unknown): data is Record<string, unknown> {
  * and stage what the fresh plan is checked against and limited to. Its digest is checked as a guard
  * against accidents (a plan edited by hand), not against someone who can write the file.
  *
- * @throws {@link UsageError} when the file cannot be read within bounds or is not JSON
+ * @throws {@link PlanFileError} when the file cannot be read within bounds or is not JSON
  *   ({@link readPlanJson}); {@link StalePlanError} when it is not a plan of this format version, lacks
  *   a field the apply reads, or does not match its digest (edited, or not saved by carte): refused
  *   before any call.

@@ -48,7 +48,7 @@ import {
   writeFileAtomic,
   type WriteTarget,
 } from "../atomic.js";
-import { ConfigError, FileWriteError, SecretError, UsageError } from "../errors.js";
+import { CommandLineError, ConfigError, FileWriteError, SecretError, UsageError } from "../errors.js";
 import type { OperationResult } from "../apply/execute.js";
 import type { PlatformClient } from "../platform/client.js";
 import { Endpoints } from "../plan/endpoints.js";
@@ -401,7 +401,7 @@ export function githubActionsSink(opts: {
       out(`::add-mask::${secret}\n`);
       if (file) return file.put(event, secret);
       if (!outputFile) {
-        throw new UsageError(
+        throw new CommandLineError(
           "GITHUB_OUTPUT is not set, so the secret has nowhere to go; name a secrets file (--secrets-file FILE)",
         );
       }
@@ -415,7 +415,7 @@ export function githubActionsSink(opts: {
     async prepare(events) {
       if (file) return file.prepare?.(events);
       if (!outputFile) {
-        throw new UsageError(
+        throw new CommandLineError(
           "GITHUB_OUTPUT is not set, so a secret would have nowhere to go; name a secrets file (--secrets-file FILE)",
         );
       }

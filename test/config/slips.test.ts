@@ -398,6 +398,19 @@ describe("slips on the command line", () => {
       usage: true,
     },
     { args: ["show", "no-such-plan.json"], says: "no-such-plan.json: no such file", usage: false },
+    // The hint follows the error's kind, not its words: a plan file that is a folder is no slip of the
+    // command line although its message names an option; a lock id that is none is one although its
+    // message names none.
+    {
+      args: ["show", "."],
+      says: ". is not a regular file (a folder, a FIFO or a device): name a plan saved by carte plan --out",
+      usage: false,
+    },
+    {
+      args: ["force-unlock", "nope", "-c", "examples/chain/carte.yaml"],
+      says: "nope is not a lock id: a waiting or refused apply names it (lock 1a2b3c4d5e6f)",
+      usage: true,
+    },
   ];
 
   it.each(CLI)("carte $args: one message in words", async ({ args, says, usage }) => {

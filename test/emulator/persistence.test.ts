@@ -5,7 +5,7 @@ import { join, relative } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 import { loadSeedFile, startEmulator } from "../../src/emulator/index.js";
-import { ConfigError } from "../../src/errors.js";
+import { ConfigError, StateFileError, UsageError } from "../../src/errors.js";
 import type { WireItem } from "../../src/platform/wire.js";
 import { AV2, MENU, SEED, call, group, item, login } from "./helpers.js";
 
@@ -51,6 +51,18 @@ describe("emulator: state file", () => {
     second.provision(SEED);
     expect((await call(second, "GET", `${MENU()}/items`, { token })).body).toHaveLength(3);
     await second.close();
+  });
+
+  it("refuses a state file that is not JSON as a state file's error, naming the file and what to do", async () => {
+    const stateFile = join(dir, "state.json");
+    await writeFile(stateFile, "{ not json");
+    const err = await startEmulator({ stateFile, applyDelayMs: 10 }).catch((e: unknown) => e);
+    // Not a misused command: the CLI shows no usage hint for it.
+    expect(err).toBeInstanceOf(StateFileError);
+    expect(err).not.toBeInstanceOf(UsageError);
+    expect((err as Error).message).toBe(
+      `emulator state file ${stateFile} is not valid JSON; remove it to start afresh`,
+    );
   });
 
   it("reset empties catalogs", async () => {

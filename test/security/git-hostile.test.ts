@@ -26,7 +26,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runAction } from "../../src/action/main.js";
 import { loadProject } from "../../src/config/index.js";
-import { ConfigError, LockError, UsageError } from "../../src/errors.js";
+import { ConfigError, GitError, LockError } from "../../src/errors.js";
 import { loadBase } from "../../src/gitops/base.js";
 import { fetchCommit, findRepository, resolveCommit } from "../../src/gitops/git.js";
 import { acquireRefLock, forceUnlock, readRefLock } from "../../src/gitops/ref-lock.js";
@@ -238,7 +238,7 @@ describe("git with a pull request's bare-repository layout in the project's fold
     await unshaped(clone, () => fetchCommit(baseSha, repo));
     expect((await resolveCommit(baseSha, repo)).sha).toBe(baseSha);
     // Only an object name is fetched.
-    await expect(fetchCommit("--upload-pack=touch x", repo)).rejects.toThrow(UsageError);
+    await expect(fetchCommit("--upload-pack=touch x", repo)).rejects.toThrow(GitError);
   });
 
   it("the apply lock across machines is taken, read and released on the trusted origin, running nothing", async () => {
@@ -337,7 +337,10 @@ describe("the git command", () => {
     const path0 = process.env.PATH;
     process.env.PATH = path.join(root, "no-programs-here");
     try {
-      await expect(findRepository(path.join(root, "work", PROJECT_DIR))).rejects.toThrow(
+      const err = await findRepository(path.join(root, "work", PROJECT_DIR)).catch((e: unknown) => e);
+      // git's failure, not a misused command: no usage hint, exit code 1.
+      expect(err).toBeInstanceOf(GitError);
+      expect((err as Error).message).toBe(
         "git rev-parse failed: git cannot be run (is it installed, and on PATH?)",
       );
     } finally {
@@ -573,7 +576,7 @@ describe("a hostile lock across machines", () => {
       .release({ at: Date.now() + 1_000, limit: "the time limit of the run (--timeout 1s)" })
       .catch((e: unknown) => e);
     expect(Date.now() - started).toBeLessThan(8_000);
-    expect(released).toBeInstanceOf(UsageError);
+    expect(released).toBeInstanceOf(GitError);
     expect(String(released)).toMatch(
       /could not release the apply lock refs\/carte\/lock on origin \(ssh:\/\/carte\.invalid.*\): git had no answer .*\(--timeout 1s\)/,
     );

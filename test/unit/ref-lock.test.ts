@@ -9,7 +9,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RefLockSettings } from "../../src/config/load.js";
-import { LockError, UsageError } from "../../src/errors.js";
+import { GitError, LockError, UsageError } from "../../src/errors.js";
 import { acquireRefLock, forceUnlock, readRefLock } from "../../src/gitops/ref-lock.js";
 import { findRepository } from "../../src/gitops/safe-git.js";
 import { git } from "../action/harness.js";
@@ -99,7 +99,9 @@ describe("the apply lock across machines", () => {
     // A remote on a local path: carte's git allows https and ssh only.
     git(a!.top, "remote", "set-url", "origin", remote!.origin);
     const err = await acquireRefLock({ repo: a!, settings: SETTINGS, waitMs: 0 }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(UsageError);
+    // git's failure, not a misused command.
+    expect(err).toBeInstanceOf(GitError);
+    expect(err).not.toBeInstanceOf(UsageError);
     expect(String(err)).toMatch(
       /could not take the apply lock refs\/carte\/lock on origin: git says: .*not allowed/,
     );
@@ -110,7 +112,7 @@ describe("the apply lock across machines", () => {
     const [a] = await checkouts(1);
     git(a!.top, "remote", "rename", "origin", "upstream");
     const err = await acquireRefLock({ repo: a!, settings: SETTINGS, waitMs: 0 }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(UsageError);
+    expect(err).toBeInstanceOf(GitError);
     const said = String(err);
     expect(said).toContain("the apply lock refs/carte/lock on origin needs the git remote origin");
     expect(said).toContain("(its remotes: upstream)");
