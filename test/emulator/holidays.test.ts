@@ -10,6 +10,7 @@ import path from "node:path";
 
 import { afterEach, describe, expect, it } from "vitest";
 
+import { CALENDAR_COUNTRIES, holidayDays } from "../../src/emulator/calendars.js";
 import { loadSeedFile, startEmulator } from "../../src/emulator/index.js";
 import type { RunningEmulator, Seed } from "../../src/emulator/index.js";
 import { ConfigError } from "../../src/errors.js";
@@ -207,6 +208,44 @@ describe("emulator: holidays by country", () => {
       "12-08",
       "12-25",
     ]);
+  });
+});
+
+describe("emulator: a state file's countries", () => {
+  it("refuses a country without a calendar or dates that are not MM-DD, naming the file", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "carte-emu-hol-"));
+    dirs.push(dir);
+    const stateFile = path.join(dir, "state.json");
+    await (await started({ stateFile })).close();
+    const good = readFileSync(stateFile, "utf8");
+    for (const [field, value, says] of [
+      ["country", "ZZ", "a country it has no holidays of"],
+      ["holidays", ["99-99"], "holidays that are not a list of dates MM-DD"],
+      ["holidays", "11-15", "holidays that are not a list of dates MM-DD"],
+    ] as const) {
+      const data = JSON.parse(good) as { stores: Record<string, unknown>[] };
+      data.stores[0]![field] = value;
+      writeFileSync(stateFile, JSON.stringify(data));
+      await expect(startEmulator({ stateFile })).rejects.toThrow(
+        `emulator state file ${stateFile} gives store ${String(data.stores[0]!.id)} ${says}; remove it to start afresh`,
+      );
+    }
+  });
+});
+
+describe("emulator: the calendars docs/emulator.md lists", () => {
+  it("are the emulator's, country by country", () => {
+    const doc = readFileSync(path.join(import.meta.dirname, "..", "..", "docs", "emulator.md"), "utf8");
+    const rows = [...doc.matchAll(/^\| `([A-Z]{2})` [^|]+\| ([^|]+)\|$/gm)].map((m) => [
+      m[1]!,
+      m[2]!.replace(/ \([^)]*\)/g, "").trim(),
+    ]);
+    expect(rows).toEqual(
+      CALENDAR_COUNTRIES.map((c) => [
+        c,
+        dates(holidayDays(c).map((d) => ({ ...d, storeSchedules: [] }))).join(", "),
+      ]),
+    );
   });
 });
 
