@@ -299,6 +299,12 @@ export async function executePlanFully(
   const failures = new Failures();
   const guard = new StoreGuard(options.beforeStore);
   const pairing = new StoreGuard(options.beforeByIntegration);
+  // The stores some call addresses by integration id: their pairing is checked before that call.
+  const byIntegration = new Set(
+    plan.operations
+      .filter((o) => findEndpoint(o.endpoint)?.storesBy === "integration_id")
+      .flatMap((o) => o.stores),
+  );
   // The calls' bodies, the elements shared by many calls written once (the plan is not changed here).
   const encode = jsonBodies();
   const sent = new Map<string, Operation>();
@@ -318,6 +324,9 @@ export async function executePlanFully(
         limit(fn, op.stores.length === 0 ? undefined : op.stores[0]),
       );
       if (r.sent) sent.set(r.op.id, r.sent);
+      if (r.result.status === "ok" && findEndpoint(op.endpoint)?.revealsPairing)
+        // Started now, awaited by the store's first call by integration id (it never rejects).
+        for (const s of op.stores) if (byIntegration.has(s)) void pairing.refusedAmong([s]);
       if (r.result.status !== "ok") {
         const stores = r.result.failedStores ?? op.stores;
         failures.add(r.op, stores);

@@ -38,6 +38,8 @@ const upsert: EndpointSpec = {
   stage: 2,
   route: "POST /restaurants/menu/v1/stores/{storeId}/categories",
   scope: "store",
+  // The categories it creates are what the check of a new store's integration id compares.
+  revealsPairing: true,
   body: (elements) => elements,
 };
 

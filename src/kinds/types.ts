@@ -204,6 +204,12 @@ export interface EndpointSpec {
    */
   storesBy?: "integration_id";
   /**
+   * Whether the call creates what the check of a store's integration id compares (its categories,
+   * docs/platform-api.md "Store identity"): once it succeeded, an apply starts that check for the store,
+   * so that it is done by the time the store's first call by integration id is ready.
+   */
+  revealsPairing?: true;
+  /**
    * The route's path parameters from the platform store id (empty for client-scoped endpoints) and the
    * writes' params. Default: `{ storeId, ...params }`.
    */

@@ -148,7 +148,7 @@ function problemAt(site: IdentitySite | undefined, message: string): ConfigProbl
 }
 
 /** How often an apply reads a new store's categories while waiting for those it created, in ms. */
-const POLL_MS = 200;
+const POLL_MS = 100;
 
 /**
  * The check an apply makes before the first call that addresses a store by integration id, for a store
