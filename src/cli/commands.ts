@@ -11,6 +11,7 @@ import { own } from "../model.js";
 import { holidayDateProblems } from "../config/holidays.js";
 import { faultProblems } from "../emulator/faults.js";
 import type { FaultOptions } from "../emulator/index.js";
+import { API_GROUPS, type ApiGroup } from "../platform/routes.js";
 import { CommandLineError, ConfigError, ExitCode, UnsafePlanError } from "../errors.js";
 import { writePlanFile } from "../plan/file.js";
 import type { Plan } from "../plan/types.js";
@@ -403,7 +404,10 @@ export async function runValidate(
 /** Options of `carte emulator`. */
 export interface EmulatorCommand {
   host: string;
+  /** The port; with {@link splitHosts}, the first API group's, the next groups' after it (0: any free ones). */
   port: number;
+  /** `--split-hosts`: each API group at its own port (`EmulatorOptions.splitHosts`). */
+  splitHosts?: boolean | undefined;
   seed: string | undefined;
   state: string | undefined;
   applyDelayMs: number;
@@ -464,6 +468,18 @@ export function emulatorFaults(opts: EmulatorCommand): FaultOptions | undefined 
   return Object.keys(faults).length > 1 ? faults : undefined;
 }
 
+/**
+ * What `carte emulator` says once it listens: its address, or, with each API group at its own, a
+ * `platform:` section giving each group's address, ready for carte.yaml.
+ */
+function listening(urls: Readonly<Record<ApiGroup, string>>, split: boolean): string {
+  if (!split) return `carte emulator listening on ${urls.auth}\n`;
+  return (
+    `carte emulator listening on ${urls.auth}, each API group at its own address:\n` +
+    `platform:\n  hosts:\n${API_GROUPS.map((g) => `    ${g}: ${urls[g]}\n`).join("")}`
+  );
+}
+
 /** `carte emulator`: serves until SIGINT or SIGTERM. */
 export async function runEmulator(opts: EmulatorCommand, io: CliIo): Promise<number> {
   const faults = emulatorFaults(opts);
@@ -482,6 +498,7 @@ export async function runEmulator(opts: EmulatorCommand, io: CliIo): Promise<num
   const emulator = await startEmulator({
     host: opts.host,
     port: opts.port,
+    splitHosts: opts.splitHosts === true,
     ...(seed ? { seed } : {}),
     ...(opts.state ? { stateFile: path.resolve(opts.state) } : {}),
     applyDelayMs: opts.applyDelayMs,
@@ -492,7 +509,7 @@ export async function runEmulator(opts: EmulatorCommand, io: CliIo): Promise<num
     // Log lines quote request paths and webhook addresses: one escaped line each.
     ...(opts.verbose ? { log: (line: string) => io.err(escapeTerminal(line) + "\n") } : {}),
   });
-  io.err(`carte emulator listening on ${emulator.url}\n`);
+  io.err(listening(emulator.urls, opts.splitHosts === true));
   if (opts.controlToken === undefined && !isLoopback(opts.host)) {
     io.err(
       escapeTerminal(

@@ -345,7 +345,17 @@ function applyOptions(y: Argv<GlobalArgs>) {
 function emulatorOptions<T>(y: Argv<T>) {
   return y
     .option("host", { type: "string", default: "127.0.0.1", describe: "Address to listen on" })
-    .option("port", { type: "number", default: 8787, describe: "Port (0: any free port)" })
+    .option("port", {
+      type: "number",
+      default: 8787,
+      describe: "Port (0: any free port); with --split-hosts the first group's, the others' after it",
+    })
+    .option("split-hosts", {
+      type: "boolean",
+      default: false,
+      describe:
+        "Serve each API group (auth, menu, finance, availability, webhooks, utils) at its own port, as the platform serves its groups from separate hosts; another group's route answers 404",
+    })
     .option("seed", { type: "string", describe: "YAML or JSON file of clients and their stores" })
     .option("state", { type: "string", describe: "File that keeps the state across restarts" })
     .option("apply-delay-ms", {
@@ -415,6 +425,7 @@ function emulatorRequest(args: EmulatorArgs, env: CliIo["env"]): Parameters<type
   return {
     host: args.host,
     port: args.port,
+    splitHosts: args["split-hosts"],
     seed: args.seed,
     state: args.state,
     applyDelayMs: args["apply-delay-ms"],

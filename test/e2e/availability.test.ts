@@ -9,7 +9,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { PlatformClient } from "../../src/platform/client.js";
 import { getSpecialDays } from "../../src/platform/utils.js";
 import type { Item } from "../../src/generated/platform.js";
-import { CLIENT_SECRET, carte, edit, exampleWithClient } from "../helpers/project.js";
+import type { RunningEmulator } from "../../src/emulator/index.js";
+import { CLIENT_SECRET, carte, edit, exampleWithClient, misroutedCalls } from "../helpers/project.js";
 
 const STORE_ID = "900101";
 const TOGGLE = "/api/v2/restaurants-integrations-public-api/availability/stores/items";
@@ -20,9 +21,13 @@ afterEach(async () => {
   cleanup = undefined;
 });
 
+/** The emulator of the test: each API group at its own address, as on the platform. */
+let emulator: RunningEmulator | undefined;
+
 async function setup() {
-  const fx = await exampleWithClient();
+  const fx = await exampleWithClient(undefined, { splitHosts: true });
   cleanup = fx.close;
+  emulator = fx.emu;
   return { ...fx, store: path.join(fx.dir, "stores", "bog-centro.yaml") };
 }
 
@@ -30,6 +35,8 @@ async function applyClean(config: string, env: NodeJS.ProcessEnv = {}) {
   const applied = await carte(["apply", "--auto-approve", "-c", config], env);
   expect(applied.err).not.toMatch(/failed|skipped/);
   expect(applied.code).toBe(0);
+  // Every call so far went to its API group's address.
+  expect(misroutedCalls(emulator!.requests)).toEqual([]);
   return applied;
 }
 

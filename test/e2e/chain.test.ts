@@ -1,6 +1,8 @@
 /**
- * End to end against the emulator on port 0: the example chain applied to empty stores, then edits of
- * the files, asserting on the exact calls the platform received and on an empty second plan.
+ * End to end against the emulator on port 0, each API group at its own address (carte.yaml
+ * `platform.hosts:`): the example chain applied to empty stores, then edits of the files, asserting on
+ * the exact calls the platform received, on each reaching its group's address, and on an empty second
+ * plan.
  */
 
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -14,10 +16,13 @@ import {
   CLIENT_SECRET,
   carte,
   copyExample,
-  exampleAgainstEmulator,
+  exampleAgainstSplitHosts,
+  hostsYaml,
+  misroutedCalls,
   type CliRun,
   writes,
 } from "../helpers/project.js";
+import type { RunningEmulator } from "../../src/emulator/index.js";
 import { catalogOf } from "../helpers/builders.js";
 
 const storeFiles = readdirSync(path.join(import.meta.dirname, "..", "..", "examples", "chain", "stores"))
@@ -31,9 +36,13 @@ afterEach(async () => {
   cleanup = undefined;
 });
 
+/** The emulator of the test: each API group at its own address, as on the platform. */
+let emulator: RunningEmulator | undefined;
+
 async function setup() {
-  const fx = await exampleAgainstEmulator(storeFiles);
+  const fx = await exampleAgainstSplitHosts(storeFiles);
   cleanup = fx.close;
+  emulator = fx.emu;
   return fx;
 }
 
@@ -64,6 +73,8 @@ async function applyClean(config: string) {
   expect(again.out).toContain("No changes");
   expect(again.code).toBe(0);
   noSecrets(applied, again);
+  // Every call so far went to its API group's address.
+  expect(misroutedCalls(emulator!.requests)).toEqual([]);
   return applied;
 }
 
@@ -77,7 +88,11 @@ describe("the example chain against the emulator", () => {
 
     // The platform holds every item, category and menu of every store, as the files say.
     const project = await loadProject(config);
-    const client = new PlatformClient({ baseUrl: emu.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
+    const client = new PlatformClient({
+      baseUrl: emu.urls,
+      clientId: CLIENT_ID,
+      clientSecret: CLIENT_SECRET,
+    });
     try {
       for (const s of Object.values(project.desired.stores)) {
         const live = await client.getStoreMenu(s.store.storeId);
@@ -225,7 +240,7 @@ describe("bad configuration", () => {
     const config = path.join(dir, "carte.yaml");
     writeFileSync(
       config,
-      readFileSync(config, "utf8").replace(/^version: 1$/m, `version: 1\nplatform:\n  base_url: ${emu.url}`),
+      readFileSync(config, "utf8").replace(/^version: 1\n/m, `version: 1\n${hostsYaml(emu)}`),
     );
     emu.clearRequests();
     const run = await carte(["plan", "-c", config]);

@@ -1,6 +1,7 @@
 /**
  * End-to-end fixtures: a copy of the example chain in a temporary directory, pointed at an emulator
- * started on port 0, and an in-process CLI whose output is captured.
+ * started on port 0 (every API group at one address, or each at its own), and an in-process CLI whose
+ * output is captured.
  */
 
 import type { ChildProcess } from "node:child_process";
@@ -12,6 +13,7 @@ import { parse } from "yaml";
 import { runCli } from "../../src/cli/main.js";
 import type { CliIo } from "../../src/cli/io.js";
 import { PlatformClient } from "../../src/platform/client.js";
+import { API_GROUPS, routeGroup, routeOfPath, type ApiGroup } from "../../src/platform/routes.js";
 import {
   startEmulator,
   type RecordedRequest,
@@ -97,27 +99,100 @@ export async function exampleAgainstEmulator(
   };
 }
 
+/**
+ * The `platform:` section of a carte.yaml that gives each API group its own address: the emulator's
+ * address of that group (`RunningEmulator.urls`).
+ */
+export function hostsYaml(emu: RunningEmulator): string {
+  return `platform:\n  hosts:\n${API_GROUPS.map((g) => `    ${g}: ${emu.urls[g]}\n`).join("")}`;
+}
+
+/**
+ * {@link exampleAgainstEmulator} with the emulator serving each API group at its own address
+ * (`splitHosts`, one port per group) and carte.yaml giving each group's address under
+ * `platform.hosts:`: a call sent to another group's address fails (404), and
+ * {@link misroutedCalls} finds it.
+ */
+export async function exampleAgainstSplitHosts(
+  storeFiles: string[],
+): Promise<{ dir: string; config: string; emu: RunningEmulator; close: () => Promise<void> }> {
+  const dir = copyExample();
+  const emu = await startEmulator({
+    port: 0,
+    seed: seedFor(dir, storeFiles),
+    applyDelayMs: 20,
+    splitHosts: true,
+  });
+  const config = path.join(dir, "carte.yaml");
+  edit(config, /^version: 1\n/m, `version: 1\n${hostsYaml(emu)}`);
+  return {
+    dir,
+    config,
+    emu,
+    close: async () => {
+      await emu.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * The calls of an emulator serving each group at its own address, counted by the group of the address
+ * that received them: `right` those of a route of that group, `wrong` those of another group's route.
+ */
+export function callsPerHost(
+  requests: readonly RecordedRequest[],
+): Map<ApiGroup, { right: number; wrong: number }> {
+  const out = new Map<ApiGroup, { right: number; wrong: number }>(
+    API_GROUPS.map((g) => [g, { right: 0, wrong: 0 }]),
+  );
+  for (const r of requests) {
+    if (r.hostGroup === undefined)
+      throw new Error(`${r.method} ${r.path}: the emulator does not split hosts`);
+    const route = routeOfPath(r.method, r.path);
+    const count = out.get(r.hostGroup)!;
+    if (route !== undefined && routeGroup(route) === r.hostGroup) count.right++;
+    else count.wrong++;
+  }
+  return out;
+}
+
+/** The recorded calls that reached the address of another API group than their route's. */
+export function misroutedCalls(requests: readonly RecordedRequest[]): string[] {
+  return requests
+    .filter((r) => {
+      const route = routeOfPath(r.method, r.path);
+      return route === undefined || routeGroup(route) !== r.hostGroup;
+    })
+    .map((r) => `${r.method} ${r.path} at the ${r.hostGroup ?? "(one)"} address`);
+}
+
 /** The store keys of the example chain, in the order of its store files. */
 export const EXAMPLE_STORES = ["bog-centro", "bog-chapinero", "med-poblado"];
 
 /**
  * {@link exampleAgainstEmulator} with a platform client on the emulator (the e2e credentials), both
  * closed by `close`. `stores` are the store keys kept: the other store files are removed from the copy,
- * so that a test about one store applies one store.
+ * so that a test about one store applies one store. `splitHosts`: {@link exampleAgainstSplitHosts}
+ * instead, each API group at its own address.
  */
-export async function exampleWithClient(stores: readonly string[] = EXAMPLE_STORES): Promise<{
+export async function exampleWithClient(
+  stores: readonly string[] = EXAMPLE_STORES,
+  options: { splitHosts?: boolean } = {},
+): Promise<{
   dir: string;
   config: string;
   emu: RunningEmulator;
   client: PlatformClient;
   close: () => Promise<void>;
 }> {
-  const fx = await exampleAgainstEmulator(stores.map((s) => path.join("stores", `${s}.yaml`)));
+  const files = stores.map((s) => path.join("stores", `${s}.yaml`));
+  const fx = await (options.splitHosts ? exampleAgainstSplitHosts(files) : exampleAgainstEmulator(files));
   for (const key of EXAMPLE_STORES) {
     if (!stores.includes(key)) rmSync(path.join(fx.dir, "stores", `${key}.yaml`));
   }
   const client = new PlatformClient({
-    baseUrl: fx.emu.url,
+    baseUrl: fx.emu.urls,
     clientId: CLIENT_ID,
     clientSecret: CLIENT_SECRET,
   });

@@ -34,7 +34,8 @@ export async function exampleSession(
     ...options,
   });
   const client = new PlatformClient({
-    baseUrl: emu.url,
+    // Each group's address: the emulator's one, or each its own with `splitHosts`.
+    baseUrl: emu.urls,
     clientId: CLIENT_ID,
     clientSecret: CLIENT_SECRET,
     requestsPerSecond: Infinity,
