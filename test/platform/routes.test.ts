@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { platformSchemas, startEmulator, type RunningEmulator } from "../../src/emulator/index.js";
 import { InternalError } from "../../src/errors.js";
@@ -74,6 +75,21 @@ describe("the route table", () => {
     expect([...seen].sort()).toEqual([...API_GROUPS].sort());
     expect(routeGroup(LOGIN_ROUTES.integrations)).toBe("auth");
     expect(routeGroup(LOGIN_ROUTES.utils)).toBe("auth");
+  });
+
+  it("is the table of docs/platform-api.md that lists which route belongs to which group", () => {
+    const text = readFileSync(new URL("../../docs/platform-api.md", import.meta.url), "utf8");
+    const start = text.indexOf("<!-- route-groups:start -->");
+    const end = text.indexOf("<!-- route-groups:end -->");
+    expect(start, "the markers of the table").toBeGreaterThan(0);
+    const rows = text
+      .slice(start, end)
+      .split("\n")
+      .filter((l) => l.startsWith("| ") && l.includes("`"))
+      .map((l) => l.split("|").map((c) => c.trim()));
+    expect(rows.map((r) => [r[3]!.replaceAll("`", ""), r[1], r[2]])).toEqual(
+      ROUTE_NAMES.map((n) => [n, routeGroup(n), GROUP_SURFACE[routeGroup(n)]]),
+    );
   });
 
   it("keeps every method of one path in one group (a path has one address)", () => {
