@@ -10,18 +10,46 @@ import path from "node:path";
 import { checkWritable } from "../atomic.js";
 import type { LoadedProject } from "../config/index.js";
 import type { RunningEmulator } from "../emulator/index.js";
-import { HOLIDAYS } from "../emulator/schedules.js";
+import { DEFAULT_COUNTRY, holidayDays } from "../emulator/calendars.js";
 import { ConfigError } from "../errors.js";
 import { monthDayKey } from "../config/slots.js";
 import { PlatformClient, type ClientOptions, type RetryInfo } from "../platform/client.js";
 import { API_GROUPS, type ApiGroup } from "../platform/routes.js";
 
 /**
- * The holiday dates (`MM-DD`) of the embedded emulator, the same in every store: the platform's
- * holidays known offline, for `carte validate` without a `platform:` section (src/config/holidays.ts).
+ * The country (ISO 3166-1 alpha-2) of a store of the project on the embedded emulator, whose holidays
+ * the emulator gives it (src/emulator/calendars.ts). The files name no country yet, so every store is
+ * Colombian, as the embedded emulator always served it; once a store's files name its country (its
+ * platform's), this is the one place to read it from: the stores the emulator is given, `carte
+ * validate`'s holidays and the plan's holiday problems all take it from here.
+ *
+ * @param _project - the loaded project.
+ * @param _storeKey - the store's key (its integration id).
  */
+export function embeddedCountry(_project: LoadedProject, _storeKey: string): string {
+  return DEFAULT_COUNTRY;
+}
+
+const embeddedDates = new Map<string, ReadonlySet<string>>();
+
+/**
+ * The holiday dates (`MM-DD`) of a store of the project on the embedded emulator: its country's
+ * ({@link embeddedCountry}). The platform's holidays known offline, for `carte validate` without a
+ * `platform:` section (src/config/holidays.ts).
+ */
+export function embeddedHolidays(project: LoadedProject, storeKey: string): ReadonlySet<string> {
+  const country = embeddedCountry(project, storeKey);
+  let dates = embeddedDates.get(country);
+  if (!dates) {
+    dates = new Set(holidayDays(country).map((h) => monthDayKey(h.month, h.day)));
+    embeddedDates.set(country, dates);
+  }
+  return dates;
+}
+
+/** The holiday dates of the embedded emulator's Colombian stores. @deprecated {@link embeddedHolidays}. */
 export const EMBEDDED_HOLIDAYS: ReadonlySet<string> = new Set(
-  HOLIDAYS.map((h) => monthDayKey(h.month, h.day)),
+  holidayDays(DEFAULT_COUNTRY).map((h) => monthDayKey(h.month, h.day)),
 );
 
 /** Client id and secret used against the embedded emulator when the environment sets none. */
@@ -41,6 +69,12 @@ export interface Session {
    * `.carte/pairings.json` (src/state/pairing-record.ts); set by {@link openSession}.
    */
   pairings?: PairingRecord;
+  /**
+   * The country of a store (ISO 3166-1 alpha-2), whose holiday calendar the platform gives it, when
+   * carte knows it: the embedded emulator's stores ({@link embeddedCountry}). Absent against a
+   * platform: its stores' countries are not in the files yet.
+   */
+  countryOf?: (storeKey: string) => string | undefined;
   close(): Promise<void>;
 }
 
@@ -199,10 +233,11 @@ export async function openSession(project: LoadedProject, options: SessionOption
         {
           client_id: clientId,
           client_secret: clientSecret,
-          stores: Object.values(project.desired.stores).map((s) => ({
+          stores: Object.entries(project.desired.stores).map(([key, s]) => ({
             id: s.store.storeId,
             integration_id: s.store.integrationId,
             name: s.store.name,
+            country: embeddedCountry(project, key),
           })),
         },
       ],
@@ -243,6 +278,7 @@ export async function openSession(project: LoadedProject, options: SessionOption
       project.root,
       pairingKey(clientSecret, clientId, `embedded emulator ${stateFile}`),
     ),
+    countryOf: (key) => embeddedCountry(project, key),
     close: async () => {
       await client.close();
       await emulator.close();
