@@ -44,6 +44,25 @@ export default {
       to: { path: "^src/(plan|state)/" },
     },
     {
+      name: "kinds-not-into-render",
+      severity: "error",
+      comment:
+        "A kind shows itself (its view, its part of a preview page) with what src/show holds, below it; " +
+        "the renderers ask the kinds through the registry, never the other way round.",
+      from: { path: "^src/kinds/" },
+      to: { path: "^src/render/" },
+    },
+    {
+      name: "show-below-kinds",
+      severity: "error",
+      comment:
+        "src/show holds what the kinds show themselves with (the presentation model of a plan, the files' " +
+        "words for values, HTML escaping, the marks of a preview page): below the kinds and the renderers, " +
+        "it imports none of them, nor the planner, the reader, the loader or the run.",
+      from: { path: "^src/show/" },
+      to: { path: "^src/(kinds|plan|state|render|config|apply|import|cli|action|run|gitops|emulator)/" },
+    },
+    {
       name: "kinds-not-into-import",
       severity: "error",
       comment:

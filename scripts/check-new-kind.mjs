@@ -3,7 +3,9 @@
 // copy of the project, and fails when a step stops working: a throwaway kind (`throwaway_note`, a
 // settings section written inline in settings.schema.json) reading and writing through two throwaway
 // routes (a new platform schema, a handler in the emulator), then `npm run gen`, `npm run build`, and
-// `carte plan --kind throwaway_note` against the embedded emulator, which must plan the note.
+// `carte plan --kind throwaway_note` and `carte preview --kind throwaway_note` against the embedded
+// emulator: the plan must show the note in the kind's own words (its `view`), not as the attributes of
+// an unknown kind, and the store's preview page must draw the kind's own part (its `preview`).
 //
 //   node scripts/check-new-kind.mjs    (npm run check:new-kind; about a minute: two builds)
 //
@@ -12,7 +14,7 @@
 // tsconfig*) with node_modules linked; nothing of the working tree is changed.
 
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -57,6 +59,8 @@ const endpointSteps = section("Adding an endpoint");
 for (const [text, where] of [
   ["src/kinds/<kind>.ts", kindSteps],
   ["kindState", kindSteps],
+  ["`view`", kindSteps],
+  ["`preview`", kindSteps],
   ["src/kinds/registry.ts", kindSteps],
   ["schemas/config/settings.schema.json", kindSteps],
   ["npm run gen", kindSteps],
@@ -114,6 +118,9 @@ try {
   writeFileSync(
     path.join(dir, "src", "kinds", "throwaway-note.ts"),
     `import { kindState } from "../model.js";
+import { escapeHtmlText } from "../show/html.js";
+import { LAST_ORDER } from "../show/view-model.js";
+import type { KindPreview, KindView } from "./show.js";
 import { partOf, perStoreRead, type ConfigSection, type EndpointSpec, type ResourceKind } from "./types.js";
 
 const noteState = kindState<string>("${KIND}");
@@ -136,11 +143,41 @@ const section: ConfigSection<string> = {
   },
 };
 
+const text = (r: unknown) => (r as { note?: string } | null)?.note ?? "";
+
+/** The plan's views show a change of the note in the kind's own words. */
+const view: KindView = {
+  change: (ch) => [
+    {
+      order: LAST_ORDER,
+      sort: ch.key,
+      view: {
+        action: ch.action,
+        head: "store note",
+        summary: \`\${JSON.stringify(text(ch.before))} becomes \${JSON.stringify(text(ch.after))}\`,
+        details: [],
+      },
+    },
+  ],
+};
+
+/** A store's preview page shows the note after the plan, marked when the plan changes it. */
+const preview: KindPreview = {
+  page(page) {
+    const change = page.change("${KIND}", "note");
+    const note = change ? text(change.after) : page.state ? (noteState.get(page.state) ?? "") : "";
+    const mark = change ? ' data-change="changed"' : "";
+    return \`<section class="entry note" id="throwaway-note"\${mark}><h2>Store note</h2><p>\${escapeHtmlText(note)}</p></section>\`;
+  },
+};
+
 /** A throwaway kind: one note per store. */
 export const throwawayNote: ResourceKind<{ note: string }, "${KIND}"> = {
   name: "${KIND}",
   summary: "a throwaway note of a store",
   nouns: { ${KIND}: ["note", "notes"] },
+  view,
+  preview,
   reads: [read],
   endpoints: [put],
   state: noteState,
@@ -202,10 +239,45 @@ export const throwawayNote: ResourceKind<{ note: string }, "${KIND}"> = {
     [carte, "plan", "--kind", KIND, "-c", config, "--detailed-exitcode"],
     [2],
   );
-  for (const expected of [`store[bog-centro]`, "Hello from the new kind", "1 to update"]) {
+  for (const expected of [
+    `store[bog-centro]`,
+    `store note: "" becomes "Hello from the new kind"`,
+    "1 to update",
+  ]) {
     if (!plan.includes(expected)) fail("carte plan --kind", `the plan does not say ${expected}:\n${plan}`);
   }
-  console.log(`check-new-kind: a new kind and a new endpoint took the documented steps; the plan:\n${plan}`);
+  if (plan.includes(`${KIND} note`))
+    fail("carte plan --kind", `the plan shows the note as an unknown kind, not in its own words:\n${plan}`);
+
+  // ---- the preview draws the kind's own part of the store's page ----
+  const site = path.join(dir, "preview-site");
+  run(dir, "carte preview --kind", process.execPath, [
+    carte,
+    "preview",
+    "--kind",
+    KIND,
+    "-c",
+    config,
+    "--out",
+    site,
+  ]);
+  const pages = readdirSync(path.join(site, "stores"));
+  const page = pages.find((p) => p.startsWith("bog-centro"));
+  if (page === undefined) fail("carte preview --kind", `no page of bog-centro among ${pages.join(", ")}`);
+  const html = readFileSync(path.join(site, "stores", page), "utf8");
+  for (const expected of [
+    `<section class="entry note" id="throwaway-note" data-change="changed"><h2>Store note</h2>`,
+    "<p>Hello from the new kind</p>",
+  ]) {
+    if (!html.includes(expected))
+      fail("carte preview --kind", `the page of bog-centro does not draw ${expected}:\n${html.slice(-3000)}`);
+  }
+  if (html.includes("outside the menu"))
+    fail("carte preview --kind", "the page counts the note as a change it does not draw");
+  console.log(
+    `check-new-kind: a new kind and a new endpoint took the documented steps, and the kind shows itself; ` +
+      `the plan:\n${plan}`,
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -51,6 +51,14 @@ export interface CatalogIndex {
   prices: CatalogPrice[];
 }
 
+/**
+ * What a SKU names in a catalog: an item, an option or a modifier group (its `skus`), a category, or
+ * `undefined` when the catalog has none of that SKU.
+ */
+export function entryKind(catalog: CatalogIndex, sku: string): SkuKind | "category" | undefined {
+  return catalog.skus.get(sku)?.kind ?? (catalog.categories.has(sku) ? "category" : undefined);
+}
+
 /** A price the catalog writes: of an item or an option, or of an option inside a parent. */
 export interface CatalogPrice {
   sku: string;

@@ -10,7 +10,7 @@ import { windowsAt, withOverridden, type StoreWindows } from "./windows.js";
 import { closingOf } from "./close.js";
 import type { KindName } from "../kinds/registry.js";
 import { table, type Ownership } from "../model.js";
-import { DEFAULT_SAFETY, type SafetyPolicy } from "./safety.js";
+import { DEFAULT_SAFETY, type SafetyPolicy } from "../safety-policy.js";
 import { stat } from "node:fs/promises";
 import { createHash } from "node:crypto";
 import { dirname, relative, resolve, sep } from "node:path";

@@ -20,7 +20,8 @@ import type { ImageRef } from "../model.js";
 import type { Currency } from "../money.js";
 import { checkPrice } from "./check.js";
 import { readPriceRules, type PriceRule } from "./price-rules.js";
-import type { CatalogIndex, SkuKind } from "./check.js";
+import { entryKind, type CatalogIndex } from "./check.js";
+import { catalogEntries, type CatalogEntry, type CatalogOverride } from "../kinds/registry.js";
 import { bare, isRecord, list, quote, Reporter, report, where } from "./report.js";
 import type { Site } from "./report.js";
 import { checkSchedules } from "../kinds/slot-settings.js";
@@ -623,14 +624,33 @@ function untilOf(store: StoreFile): Map<string, { until: string }> | undefined {
   return out.size > 0 ? out : undefined;
 }
 
-function a(kind: SkuKind | "category"): string {
-  return kind === "item"
-    ? "an item"
-    : kind === "option"
-      ? "an option"
-      : kind === "category"
-        ? "a category"
-        : "a modifier group";
+/** The kinds of catalog entries, as the kinds declare them, by the override that may name them. */
+let entriesByOverride: Map<CatalogOverride, CatalogEntry[]> | undefined;
+
+/** The kinds of catalog entries an override may name (`prices`: items and options), in registry order. */
+function entriesFor(override: CatalogOverride): CatalogEntry[] {
+  if (!entriesByOverride) {
+    entriesByOverride = new Map();
+    for (const e of catalogEntries())
+      for (const o of e.overrides) entriesByOverride.set(o, [...(entriesByOverride.get(o) ?? []), e]);
+  }
+  return entriesByOverride.get(override) ?? [];
+}
+
+/** A kind of catalog entry with its article (`an item`), by its name. */
+function a(kind: string): string {
+  return catalogEntries().find((e) => e.name === kind)?.a ?? kind;
+}
+
+/** The plurals of some kinds of entries: `items and options`. */
+function plurals(entries: readonly CatalogEntry[]): string {
+  return entries.map((e) => e.plural).join(" and ");
+}
+
+/** What the catalogs lack when no entry of these kinds has a SKU: `no item or option with this SKU`. */
+function lacking(entries: readonly CatalogEntry[]): string {
+  const names = entries.map((e) => e.name);
+  return `no ${names.slice(0, -1).join(", ")}${names.length > 1 ? " or " : ""}${names.at(-1)} with this SKU`;
 }
 
 /** An unknown SKU written in a layer, with the catalogs of every store that inherits it. */
@@ -657,9 +677,9 @@ type JudgeArgs = [
   site: Site,
   sku: string,
   level: number,
-  allowed: readonly (SkuKind | "category")[],
+  allowed: readonly CatalogEntry[],
   lacks: string,
-  wrong: (kind: SkuKind | "category") => string,
+  wrong: (kind: string) => string,
   excludedWhat: string | undefined,
   target: "value" | "key",
 ];
@@ -693,8 +713,6 @@ export class OverridesChecker {
     catalog: CatalogIndex,
     ...[site, sku, level, allowed, lacks, wrong, excludedWhat, target]: JudgeArgs
   ): boolean {
-    const known = (sku: string): SkuKind | "category" | undefined =>
-      catalog.skus.get(sku)?.kind ?? (catalog.categories.has(sku) ? "category" : undefined);
     const excludedAt = (sku: string): (Entry<string> & { level: number }) | undefined =>
       merged.exclude.get(sku)?.[0];
     const key = `${site.parsed.file}\0${site.pointer}`;
@@ -704,14 +722,14 @@ export class OverridesChecker {
         key,
         (u = { site, sku, lacks, catalogs: new Set(), indexes: new Set(), known: false, target }),
       );
-    const kind = known(sku);
+    const kind = entryKind(catalog, sku);
     if (kind === undefined) {
       u.catalogs.add(catalog.name);
       u.indexes.add(catalog);
       return false;
     }
     u.known = true;
-    if (!allowed.includes(kind)) {
+    if (!allowed.some((e) => e.name === kind)) {
       report(this.problems, site, wrong(kind), target);
       return false;
     }
@@ -742,28 +760,78 @@ export class OverridesChecker {
     level: number,
   ): void {
     const judge = (...args: JudgeArgs): boolean => this.judge(merged, catalog, ...args);
+    const perSku = <T>(
+      map: Map<string, Entry<T>>,
+      what: string,
+      plural: string,
+      override: CatalogOverride,
+    ) => {
+      const allowed = entriesFor(override);
+      for (const [sku, e] of map)
+        judge(
+          e.site,
+          sku,
+          level,
+          allowed,
+          lacking(allowed),
+          (kind) =>
+            `${quote(sku)} is ${a(kind)}, which has no ${what}: ${plural} are for ${plurals(allowed)}`,
+          `have a ${what}`,
+          "key",
+        );
+    };
     for (const e of layer.exclude)
       judge(
         e.site,
         e.value,
         level,
-        ["item", "option", "modifier group", "category"],
+        entriesFor("exclude"),
         "no such item, option, group or category",
         () => "",
         undefined,
         "value",
       );
-    for (const [sku, e] of layer.prices)
-      judge(
-        e.site,
-        sku,
-        level,
-        ["item", "option"],
-        "no item or option with this SKU",
-        (kind) => `${quote(sku)} is ${a(kind)}, which has no price: prices are for items and options`,
-        "have a price",
-        "key",
-      );
+    perSku(layer.prices, "price", "prices", "prices");
+    this.checkOptionPrices(layer, level, catalog, judge);
+    perSku(layer.titles, "title", "titles", "titles");
+    perSku(layer.descriptions, "description", "descriptions", "descriptions");
+    perSku(layer.images, "image", "images", "images");
+    perSku(layer.schedules, "schedule", "schedules", "schedules");
+    perSku(layer.windows, "time window", "time windows", "available");
+    perSku(
+      new Map([...layer.limits].map(([k, v]) => [k, { value: v, site: siteAt(layer, "limits", k) }])),
+      "min or max",
+      "limits",
+      "limits",
+    );
+    const switched = entriesFor("availability");
+    for (const key of ["unavailable", "available"] as const) {
+      const verb = key === "unavailable" ? "switched off" : "switched on";
+      for (const e of layer[key] ?? [])
+        judge(
+          e.site,
+          e.value,
+          level,
+          switched,
+          lacking(switched),
+          (kind) => `${quote(e.value)} is ${a(kind)}: only ${plurals(switched)} can be ${verb}`,
+          `be ${verb}`,
+          "value",
+        );
+    }
+  }
+
+  /**
+   * Checks the parents of a layer's `option_prices` (of a kind that offers options) and that each
+   * option priced is offered under its parent, at any depth.
+   */
+  private checkOptionPrices(
+    layer: OverridesLayer,
+    level: number,
+    catalog: CatalogIndex,
+    judge: (...args: JudgeArgs) => boolean,
+  ): void {
+    const parents = entriesFor("option_prices");
     for (const [parent, prices] of layer.optionPrices) {
       const parentSite: Site = {
         parsed: layer.site.parsed,
@@ -773,10 +841,10 @@ export class OverridesChecker {
         parentSite,
         parent,
         level,
-        ["item", "option"],
-        "no item or option with this SKU",
+        parents,
+        lacking(parents),
         (kind) =>
-          `${quote(parent)} is ${a(kind)}: option_prices are for items and options that offer options`,
+          `${quote(parent)} is ${a(kind)}: option_prices are for ${plurals(parents)} that offer options`,
         "have option prices",
         "key",
       );
@@ -800,51 +868,6 @@ export class OverridesChecker {
             "key",
           );
       }
-    }
-    const perSku = <T>(
-      map: Map<string, Entry<T>>,
-      what: string,
-      plural: string,
-      allowed: (SkuKind | "category")[],
-    ) => {
-      const names = allowed.map((k) => (k === "modifier group" ? "modifier group" : k));
-      for (const [sku, e] of map)
-        judge(
-          e.site,
-          sku,
-          level,
-          allowed,
-          `no ${names.slice(0, -1).join(", ")}${names.length > 1 ? " or " : ""}${names.at(-1)} with this SKU`,
-          (kind) =>
-            `${quote(sku)} is ${a(kind)}, which has no ${what}: ${plural} are for ${allowed.map((k) => (k === "category" ? "categories" : `${k}s`)).join(" and ")}`,
-          `have a ${what}`,
-          "key",
-        );
-    };
-    perSku(layer.titles, "title", "titles", ["item", "option", "modifier group", "category"]);
-    perSku(layer.descriptions, "description", "descriptions", ["item", "option"]);
-    perSku(layer.images, "image", "images", ["item", "option"]);
-    perSku(layer.schedules, "schedule", "schedules", ["item", "category"]);
-    perSku(layer.windows, "time window", "time windows", ["item", "category"]);
-    perSku(
-      new Map([...layer.limits].map(([k, v]) => [k, { value: v, site: siteAt(layer, "limits", k) }])),
-      "min or max",
-      "limits",
-      ["modifier group"],
-    );
-    for (const key of ["unavailable", "available"] as const) {
-      const verb = key === "unavailable" ? "switched off" : "switched on";
-      for (const e of layer[key] ?? [])
-        judge(
-          e.site,
-          e.value,
-          level,
-          ["item", "option"],
-          "no item or option with this SKU",
-          (kind) => `${quote(e.value)} is ${a(kind)}: only items and options can be ${verb}`,
-          `be ${verb}`,
-          "value",
-        );
     }
   }
 

@@ -19,6 +19,9 @@ import { toWireItem } from "./items.js";
 import { storeMenuRead } from "./reads.js";
 import { partOf, type AttributeDiff, type EndpointSpec, type ResourceKind, type Write } from "./types.js";
 import { availabilityOf, itemAvailabilityState, itemsOf, type AvailabilityState } from "./catalog.js";
+import { localText } from "../config/zone.js";
+import { fieldOf, titledView, type ViewContext } from "../show/view-model.js";
+import type { KindView } from "./show.js";
 
 /**
  * The normalized availability of one item. Off: `byCarte` when carte switched it off (its marker is on
@@ -164,7 +167,7 @@ function offResource(sku: string, byCarte: boolean, until: string | undefined): 
  * (2026-11-25T18:00:00-05:00)`, and whether it was switched off outside the files. The time is the
  * wall time the instant carries (carte writes it with the store's offset), so the text is the same
  * whatever day the plan is made or read; words relative to the reader's day (`18:00 GMT-5 (today)`)
- * are the text and Markdown views' (src/render/view.ts), from `until`, the resource's own field.
+ * are the text and Markdown views' (`offWords` below), from `until`, the resource's own field.
  */
 export function availabilityState(r: AvailabilityResource): string {
   if (r.available) return "on";
@@ -172,6 +175,49 @@ export function availabilityState(r: AvailabilityResource): string {
   const until = r.until === undefined ? "" : ` until ${time ?? r.until} (${r.until})`;
   return `off${until}${r.byCarte ? "" : ", switched off outside the files"}`;
 }
+
+/** An instant as ISO 8601 with its offset, as carte writes `until` (`2026-11-26T18:00:00-05:00`). */
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T(\d{2}):(\d{2})(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * How people read an item's switch-off: ` until 18:00 GMT-5 (today) (2026-11-26T18:00:00-05:00)` on
+ * the store's clock, relative to `now`, when the plan names the store's zone, else the wall time the
+ * instant carries (` until 18:00 (…)`, as the plan's data says it); `, switched off outside the files`
+ * when carte's marker is not on it. The words change with the day they are read: the JSON plan keeps the
+ * instant (`after.until`) and the stable text ({@link availabilityState}).
+ */
+function offWords(after: unknown, ctx: ViewContext): string {
+  const until = fieldOf(after, "until");
+  const outside = fieldOf(after, "byCarte") === true ? "" : ", switched off outside the files";
+  if (typeof until !== "string") return outside;
+  const m = ISO_INSTANT.exec(until);
+  const ms = m ? Date.parse(until) : NaN;
+  const local =
+    ctx.zone !== undefined && Number.isFinite(ms)
+      ? localText(ms, ctx.zone, ctx.now)
+      : m
+        ? `${m[1]}:${m[2]}`
+        : until;
+  return ` until ${local} (${until})${outside}`;
+}
+
+/** Where item availability comes in a store's changes: after the menus. */
+const AVAILABILITY_ORDER = 5;
+
+/** The view of a change of availability: the item, `switched off until …`, `switched on`. */
+const view: KindView = {
+  change(ch, ctx) {
+    const on = fieldOf(ch.after, "available");
+    const view = titledView(ch, ctx, `item ${ch.key}`);
+    view.summary =
+      on === false
+        ? `switched off${offWords(ch.after, ctx)}`
+        : on === true
+          ? "switched on"
+          : "no longer managed";
+    return [{ order: AVAILABILITY_ORDER, sort: ch.key, view }];
+  },
+};
 
 /**
  * `PUT /availability/stores/items` (spec §4.3): toggles of several stores merge into one entry per
@@ -229,6 +275,10 @@ export const availability: ResourceKind<AvailabilityResource, "availability"> = 
   info,
   segment: () => "availability",
   title: (state, key) => own(itemsOf(state), key)?.title,
+  view,
+  preview: {},
+  // Switching items on and off is a store's daily work, not a change of its menu: no per-store guard.
+  guards: { exempt: true },
   // A new item is created available (platform notes, "Store menu API").
   initial: (after) => ({ sku: after.sku, available: true }),
   diff(before, after): AttributeDiff[] {

@@ -26,6 +26,39 @@ import {
 } from "../model.js";
 
 /**
+ * The overrides of the files that may name an entry of a catalog, as they are written
+ * (docs/configuration.md "Overrides at every layer"): `available` is `overrides: available:` (the offer
+ * windows), `availability` the lists of `availability:` (switched off, switched on).
+ */
+export type CatalogOverride =
+  | "exclude"
+  | "prices"
+  | "option_prices"
+  | "titles"
+  | "descriptions"
+  | "images"
+  | "schedules"
+  | "available"
+  | "limits"
+  | "availability";
+
+/**
+ * One kind of entry of a catalog, declared by the kind whose resources such entries are (the items
+ * kind: items, options, modifier groups; the categories kind: categories), with what the overrides may
+ * say of it: the config loader checks each SKU an override names against these (src/config/overrides.ts).
+ */
+export interface CatalogEntry {
+  /** Its name as the catalog's index and messages say it: `item`, `option`, `modifier group`. */
+  name: string;
+  /** Its name with its article, for messages: `an item`. */
+  a: string;
+  /** Its plural, for messages: `items`. */
+  plural: string;
+  /** The overrides that may name an entry of this kind. */
+  overrides: readonly CatalogOverride[];
+}
+
+/**
  * A price the files set from a date still ahead (`{price, from}` overrides), `from` as written
  * (`2026-12-01`, a local date and time, or one with its offset), with `until` when it also ends.
  */

@@ -13,6 +13,12 @@ import { partOf, type EndpointSpec, type ResourceKind } from "./types.js";
 import { fromWireSchedules, toWireSchedules, withComparedSchedules } from "./schedules.js";
 import { byIndex } from "./util.js";
 import { categoryEqual } from "./equal.js";
+import { attr, escapeHtmlText as t } from "../show/html.js";
+import { afterPlan, classes, field, idPart, mark, merged, pageSchedulesText, valueOr } from "../show/page.js";
+import { titledView } from "../show/view-model.js";
+import { attributeDetails, isBlank, listDetails, schedulesText, valueDetail } from "../show/words.js";
+import { renderItem } from "./items-preview.js";
+import type { KindView, PreviewPage } from "./show.js";
 
 /** The upsert element of `POST /categories` for a desired category. Item references go by SKU. */
 export function toWireCategory(r: CategoryResource): WireCategory {
@@ -52,6 +58,65 @@ const remove: EndpointSpec = {
   body: (ids) => ({ ids }),
 };
 
+/** Where categories come in a store's changes: after the items and the modifier groups. */
+const CATEGORIES_ORDER = 3;
+
+/** The view of a change of a category: its items as moves, its schedules, its other attributes. */
+const view: KindView = {
+  change(ch, ctx) {
+    const create = ch.action === "create";
+    const view = titledView(ch, ctx, `category ${ch.key}`);
+    for (const d of ch.diff) {
+      if (d.attribute === "sku" || (d.attribute === "title" && create) || (create && isBlank(d.after)))
+        continue;
+      if (d.attribute === "items") view.details.push(...listDetails("items", d.before, d.after, create));
+      else if (d.attribute === "schedules")
+        view.details.push(valueDetail("schedules", schedulesText, d.before, d.after, create));
+      else view.details.push(...attributeDetails(d.attribute, d.before, d.after, create));
+    }
+    return [{ order: CATEGORIES_ORDER, sort: ch.key, view }];
+  },
+  names: true,
+};
+
+/**
+ * A category's section inside its menu on a preview's page (src/kinds/show.ts `KindPreview`): its
+ * title, when it is shown, and its items (`placed`: the mark the menu's list gives it; `active`:
+ * whether the menu shows it).
+ */
+export function renderCategory(
+  v: PreviewPage,
+  menu: string,
+  sku: string,
+  active: boolean,
+  placed: string | undefined,
+): string {
+  const c = v.change("category", sku);
+  const category = afterPlan(c, v.state ? own(categoriesOf(v.state), sku) : undefined);
+  const m = placed ?? mark(c);
+  // A category may be in several menus: its id names the menu too.
+  const id = `category-${idPart(menu)}__${idPart(sku)}`;
+  if (!category)
+    return `<section${classes("entry category", m)}${attr("data-sku", sku)}><h3>${t(sku)}</h3></section>`;
+  const before = c?.action === "update" ? (c.before as CategoryResource).items : undefined;
+  const items = merged(category.items, before)
+    .map(({ sku: i, gone, new: fresh }) => renderItem(v, i, gone ? "removed" : fresh ? "added" : undefined))
+    .join("\n");
+  const schedules = valueOr(
+    field<CategoryResource>("schedules", c, (r) => r.schedules ?? [], pageSchedulesText),
+    t(pageSchedulesText(category.schedules)),
+  );
+  return (
+    `<section${classes("entry category", m)}${attr("id", id)}${attr("data-sku", sku)}${active ? "" : ' data-inactive="true"'}>` +
+    `<h3>${valueOr(
+      field<CategoryResource>("title", c, (r) => r.title, String),
+      t(category.title),
+    )}${active ? "" : ' <span class="badge">Not active</span>'}</h3>` +
+    (schedules !== "always" ? `<p class="meta">Shown: ${schedules}</p>` : "") +
+    `<ul${attr("aria-label", `Items of ${category.title}`)}>\n${items}\n</ul></section>`
+  );
+}
+
 /** The categories kind. */
 export const categories: ResourceKind<CategoryResource, "category"> = {
   name: "category",
@@ -65,6 +130,18 @@ export const categories: ResourceKind<CategoryResource, "category"> = {
   manages: () => true,
   equal: categoryEqual,
   segment: () => "category",
+  view,
+  // Drawn inside their menus (src/kinds/menus.ts).
+  preview: {},
+  guards: { count: (current) => Object.keys(categoriesOf(current)).length },
+  catalogEntries: [
+    {
+      name: "category",
+      a: "a category",
+      plural: "categories",
+      overrides: ["exclude", "titles", "schedules", "available"],
+    },
+  ],
   // Categories' offer windows with a start or an end still ahead: information, not changes.
   info: (desired) => offerWindowInfo(desired, "category"),
   reads: [storeMenuRead],

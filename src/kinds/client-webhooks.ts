@@ -19,6 +19,7 @@ import { InternalError } from "../errors.js";
 import { table } from "../model.js";
 import { listClientWebhooks, type ClientWebhook } from "../platform/webhooks.js";
 import { partOf, type ClientKind, type ClientRead, type EndpointParams, type EndpointSpec } from "./types.js";
+import { webhookView } from "./webhook-view.js";
 
 /** A client-level webhook as carte manages it. */
 export interface ClientWebhookSetting {
@@ -83,6 +84,8 @@ const clientWebhooksRead: ClientRead<ClientWebhooksSnapshot> = {
 export const clientWebhooks: ClientKind<ClientWebhookSetting, "client_webhook"> = {
   name: "client_webhook",
   nouns: { client_webhook: ["client webhook", "client webhooks"] },
+  // The client's settings come first, apart from every store's.
+  view: webhookView("client webhook", 0),
   summary: "integration-wide webhooks (STORE_PROVISIONING_STATUS), in carte.yaml client:",
   reads: [clientWebhooksRead],
   endpoints: [put, remove],

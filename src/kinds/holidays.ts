@@ -64,6 +64,9 @@ import {
   type SectionContext,
 } from "./types.js";
 import { address, sortedRecord } from "./util.js";
+import { fieldOf, type ChangeView } from "../show/view-model.js";
+import { slotsText } from "../show/words.js";
+import type { KindView } from "./show.js";
 
 /**
  * The holiday kind's state in a store: the slots of the platform's holiday days, keyed `MM-DD` (an empty
@@ -182,6 +185,28 @@ const holidaysPart: KindImportPart = {
   },
 };
 
+/** Where holidays come in a store's changes: after the hours. */
+const HOLIDAYS_ORDER = 8;
+
+/**
+ * The view of a change of a holiday's hours. A holiday with no slot is not a resource: the store is
+ * closed that day, so deleting one says `closed on 12-25`.
+ */
+const view: KindView = {
+  change(ch) {
+    const before = fieldOf(ch.before, "slots");
+    const after = fieldOf(ch.after, "slots");
+    const base = { action: ch.action, details: [] };
+    const view: ChangeView =
+      ch.action === "delete"
+        ? { ...base, head: `closed on ${ch.key}`, summary: `was open ${slotsText(before)}` }
+        : ch.action === "create"
+          ? { ...base, head: `open again on ${ch.key}`, summary: slotsText(after) }
+          : { ...base, head: `hours on ${ch.key}`, summary: `${slotsText(before)} → ${slotsText(after)}` };
+    return [{ order: HOLIDAYS_ORDER, sort: ch.key, view }];
+  },
+};
+
 /** The holidays kind. */
 export const holidays: ResourceKind<HolidayHours, "holiday"> = {
   name: "holiday",
@@ -189,6 +214,7 @@ export const holidays: ResourceKind<HolidayHours, "holiday"> = {
   reads: [holidaysRead],
   endpoints: [...SLOT_ENDPOINTS, slotsCreate],
   nouns: { holiday: ["holiday", "holidays"] },
+  view,
   state: holidaysState,
   importPart: holidaysPart,
   config: holidaysSection as ConfigSection<unknown>,

@@ -14,6 +14,9 @@ import { fromWireSchedules, toWireSchedules, withComparedSchedules } from "./sch
 import { byIndex } from "./util.js";
 import { itemEqual } from "./equal.js";
 import { itemsOf, itemsState, offerWindowInfo } from "./catalog.js";
+import { itemsGuards } from "./items-guards.js";
+import { itemsPreview } from "./items-preview.js";
+import { ITEM_NOUNS, itemsView } from "./items-view.js";
 
 /**
  * The items of a store as compared by the planner: the state itself when its schedules are canonical,
@@ -311,11 +314,7 @@ const remove: EndpointSpec = {
 /** The items-and-modifier-groups kind. */
 export const items: ResourceKind<ItemResource, "item", "modifier_group"> = {
   name: "item",
-  nouns: {
-    item: ["item", "items"],
-    modifier_group: ["modifier group", "modifier groups"],
-    option: ["option", "options"],
-  },
+  nouns: ITEM_NOUNS,
   summary: "items (products and options) and modifier groups of the store menu, by SKU",
   segments: ["modifier_group"],
   endpoints: [upsert, remove],
@@ -328,6 +327,39 @@ export const items: ResourceKind<ItemResource, "item", "modifier_group"> = {
   segment: (r) => (r.type === "MODIFIER_GROUP" ? "modifier_group" : "item"),
   within: nestedWithin,
   group: groupOf,
+  view: itemsView,
+  preview: itemsPreview,
+  guards: itemsGuards,
+  catalogEntries: [
+    {
+      name: "item",
+      a: "an item",
+      plural: "items",
+      overrides: [
+        "exclude",
+        "prices",
+        "option_prices",
+        "titles",
+        "descriptions",
+        "images",
+        "schedules",
+        "available",
+        "availability",
+      ],
+    },
+    {
+      name: "option",
+      a: "an option",
+      plural: "options",
+      overrides: ["exclude", "prices", "option_prices", "titles", "descriptions", "images", "availability"],
+    },
+    {
+      name: "modifier group",
+      a: "a modifier group",
+      plural: "modifier groups",
+      overrides: ["exclude", "titles", "limits"],
+    },
+  ],
   // Prices from a date still ahead, the end of prices until a date, items' offer windows: information,
   // not changes, until that date.
   info(desired, current, _ownership, code) {

@@ -5,8 +5,17 @@
  * is keyed `TYPE#id`, so that the plan deletes the duplicate.
  */
 
-import { own, table, type MenuResource } from "../model.js";
-import { menusOf, menusState, offerWindowInfo } from "./catalog.js";
+import { own, table, type CategoryResource, type MenuResource } from "../model.js";
+import type { SafetyViolation } from "../safety-policy.js";
+import { attr, escapeHtmlText as t } from "../show/html.js";
+import { afterPlan, classes, idPart, mark, merged } from "../show/page.js";
+import { fieldOf, type ChangeView } from "../show/view-model.js";
+import { listDetails, onOff } from "../show/words.js";
+import { categoriesOf, menusOf, menusState, offerWindowInfo } from "./catalog.js";
+import { renderCategory } from "./categories.js";
+import type { StoreGuardContext } from "./guards.js";
+import { renderGroups } from "./items-preview.js";
+import type { KindPreview, KindView, PreviewPage } from "./show.js";
 import type { WireMenu } from "../platform/wire.js";
 import { menusPart } from "./menus-import.js";
 import { storeMenuRead } from "./reads.js";
@@ -73,6 +82,118 @@ const remove: EndpointSpec = {
   },
 };
 
+/** Where menus come in a store's changes: after the categories. */
+const MENUS_ORDER = 4;
+
+/** A menu's categories as a view reads them from a resource: SKU and whether it is active. */
+function entries(r: unknown): { sku: string; active: boolean }[] {
+  const list = fieldOf(r, "categories");
+  return (Array.isArray(list) ? (list as unknown[]) : []).map((c) => ({
+    sku: String(fieldOf(c, "sku")),
+    active: fieldOf(c, "active") !== false,
+  }));
+}
+
+/** The view of a change of a menu: its categories, and those switched on or off. */
+const view: KindView = {
+  change(ch) {
+    const view: ChangeView = { action: ch.action, details: [], head: `menu ${ch.key}` };
+    const b = entries(ch.before);
+    const a = entries(ch.after);
+    if (ch.action === "create") {
+      view.details.push({
+        label: "categories",
+        after: a.map((c) => (c.active ? c.sku : `${c.sku} (inactive)`)).join(", "),
+      });
+    } else if (ch.action === "update") {
+      const skus = (list: { sku: string }[]) => list.map((c) => c.sku);
+      view.details.push(...listDetails("categories", skus(b), skus(a), false));
+      const was = new Map(b.map((c) => [c.sku, c.active]));
+      for (const c of a) {
+        const before = was.get(c.sku);
+        if (before !== undefined && before !== c.active)
+          view.details.push({ label: `categories: ${c.sku}`, before: onOff(before), after: onOff(c.active) });
+      }
+    }
+    return [{ order: MENUS_ORDER, sort: ch.key, view }];
+  },
+};
+
+/** A menu's section on a preview's page: its categories in order, those it drops struck through. */
+function renderMenu(v: PreviewPage, type: string): string {
+  const c = v.change("menu", type);
+  const menu = afterPlan<MenuResource>(c, v.state ? own(menusOf(v.state), type) : undefined)!;
+  const before = c?.action === "update" ? (c.before as MenuResource).categories : undefined;
+  const active = new Map(menu.categories.map((e) => [e.sku, e.active]));
+  for (const e of before ?? []) if (!active.has(e.sku)) active.set(e.sku, e.active);
+  const categories = merged(
+    menu.categories.map((e) => e.sku),
+    before?.map((e) => e.sku),
+  )
+    .map(({ sku, gone, new: fresh }) =>
+      renderCategory(v, type, sku, active.get(sku) ?? true, gone ? "removed" : fresh ? "added" : undefined),
+    )
+    .join("\n");
+  return (
+    `<section${classes("entry menu", mark(c))}${attr("id", `menu-${idPart(type)}`)}${attr("data-menu", type)}>` +
+    `<h2>Menu ${t(type)}</h2>\n${categories}\n</section>`
+  );
+}
+
+/**
+ * The menus on a store's page of `carte preview`: each menu by type, with its categories and their
+ * items, then the "Modifier groups" section the items link to.
+ */
+const preview: KindPreview = {
+  page(v) {
+    const types = new Set(v.state ? Object.keys(menusOf(v.state)) : []);
+    for (const c of v.changes("menu")) types.add(c.key);
+    const menus = [...types].sort().map((type) => renderMenu(v, type));
+    // After the menus, which ask for the groups they link to.
+    const groups = renderGroups(v);
+    return `${menus.length > 0 ? menus.join("\n") : "<p>This store has no menu.</p>"}\n${groups}`;
+  },
+};
+
+/**
+ * `empties_menu`: a change leaves a menu, or a category it shows, without anything to sell (no active
+ * category with items), where it sold something before.
+ */
+function emptiedMenus({ store, changes, current }: StoreGuardContext): SafetyViolation[] {
+  // Categories as they will be after the plan.
+  const categories = new Map<string, CategoryResource | null>(Object.entries(categoriesOf(current)));
+  for (const c of changes)
+    if (c.kind === "category") categories.set(c.key, c.after as CategoryResource | null);
+  const out: SafetyViolation[] = [];
+  const menusAfter = new Map<string, MenuResource | null>(Object.entries(menusOf(current)));
+  const touched = new Set<string>();
+  for (const c of changes) {
+    if (c.kind === "menu") {
+      menusAfter.set(c.key, c.after as MenuResource | null);
+      touched.add(c.key);
+    }
+  }
+  const changedCategories = new Set(changes.filter((c) => c.kind === "category").map((c) => c.key));
+  for (const [key, menu] of menusAfter) {
+    if (!menu) continue;
+    const relevant = touched.has(key) || menu.categories.some((e) => changedCategories.has(e.sku));
+    if (!relevant) continue;
+    const before = own(menusOf(current), key);
+    const wasSelling = before?.categories.some(
+      (e) => e.active && (own(categoriesOf(current), e.sku)?.items.length ?? 0) > 0,
+    );
+    const sells = menu.categories.some((e) => e.active && (categories.get(e.sku)?.items.length ?? 0) > 0);
+    if (!sells && (wasSelling ?? true) && before !== undefined) {
+      out.push({
+        guard: "empties_menu",
+        store,
+        message: `store[${store}].menu[${key}]: after the plan the menu shows no active category with items`,
+      });
+    }
+  }
+  return out;
+}
+
 /** The menus kind. */
 export const menus: ResourceKind<MenuResource, "menu"> = {
   name: "menu",
@@ -84,6 +205,9 @@ export const menus: ResourceKind<MenuResource, "menu"> = {
   select: (state) => menusOf(state),
   manages: () => true,
   segment: () => "menu",
+  view,
+  preview,
+  guards: { count: (current) => Object.keys(menusOf(current)).length, store: emptiedMenus },
   // Menus' offer windows with a start or an end still ahead: information, not changes.
   info: (desired) => offerWindowInfo(desired, "menu"),
   // A second menu of a type is read under `TYPE#id`.

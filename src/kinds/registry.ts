@@ -17,6 +17,9 @@ import { menus } from "./menus.js";
 import { specialDays } from "./special-days.js";
 import { storeAvailability } from "./store-availability.js";
 import { storeHours } from "./store-hours.js";
+import type { CatalogEntry } from "./catalog.js";
+
+export type { CatalogEntry, CatalogOverride } from "./catalog.js";
 import type { ClientKind, ConfigSection, EndpointSpec, ResourceKind } from "./types.js";
 import { corridorSchedules, productSchedules } from "./utils-schedules.js";
 import { webhooks } from "./webhooks.js";
@@ -78,6 +81,23 @@ export function isKindName(name: string): name is KindName {
 /** A resource kind by name or address segment (`modifier_group` resolves to the items kind). */
 export function kindNamed(name: string): ResourceKind<unknown> | undefined {
   return kinds.find((k) => k.name === name || (k.segments ?? []).includes(name));
+}
+
+/**
+ * The kind, store-level or client-level, whose resources an address segment names (`modifier_group`:
+ * the items kind; `client_webhook`: the client's webhooks), for what every kind declares alike: its
+ * nouns and its view.
+ */
+export function kindOfSegment(segment: string): ResourceKind<unknown> | ClientKind<unknown> | undefined {
+  return kindNamed(segment) ?? clientKinds.find((k) => k.name === segment);
+}
+
+/**
+ * The kinds of catalog entries (items, options, modifier groups, categories) that the kinds declare,
+ * in registry order, each with what the overrides may say of it (src/kinds/catalog.ts `CatalogEntry`).
+ */
+export function catalogEntries(): CatalogEntry[] {
+  return kinds.flatMap((k) => k.catalogEntries ?? []);
 }
 
 /**

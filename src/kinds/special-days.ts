@@ -66,6 +66,9 @@ import {
   type Write,
 } from "./types.js";
 import { sortedRecord } from "./util.js";
+import { fieldOf, type ChangeView } from "../show/view-model.js";
+import { attributeDetails, plain, slotsText } from "../show/words.js";
+import type { KindView } from "./show.js";
 
 /** A special day of a store (spec §2.6): a name, a date and its slots. Keyed `MM-DD`. */
 export interface SpecialDay {
@@ -315,6 +318,35 @@ const specialDaysPart: KindImportPart = {
   },
 };
 
+/** Where special days come in a store's changes: after the holidays. */
+const SPECIAL_DAYS_ORDER = 9;
+
+/** The view of a change of a special day: its name and hours. */
+const view: KindView = {
+  change(ch) {
+    const name = fieldOf(ch.after ?? ch.before, "name");
+    const view: ChangeView = {
+      action: ch.action,
+      details: [],
+      // A day the files date fully keeps its year (`2026-12-24`); a day of every year is `12-24`.
+      head: `special day ${typeof ch.label === "string" ? ch.label : ch.key}`,
+      ...(typeof name === "string" && name !== "" ? { title: name } : {}),
+    };
+    if (ch.action === "create") view.summary = slotsText(fieldOf(ch.after, "slots"));
+    else if (ch.action === "update") {
+      for (const d of ch.diff) {
+        if (d.attribute === "slots")
+          view.details.push({ label: "hours", before: slotsText(d.before), after: slotsText(d.after) });
+        else if (d.attribute === "name")
+          view.details.push({ label: "name", before: plain(d.before), after: plain(d.after) });
+        else if (d.attribute !== "month" && d.attribute !== "day")
+          view.details.push(...attributeDetails(d.attribute, d.before, d.after, false));
+      }
+    }
+    return [{ order: SPECIAL_DAYS_ORDER, sort: ch.key, view }];
+  },
+};
+
 /** The special days kind. */
 export const specialDays: ResourceKind<SpecialDay, "special_day"> = {
   name: "special_day",
@@ -322,6 +354,7 @@ export const specialDays: ResourceKind<SpecialDay, "special_day"> = {
   reads: [specialRead],
   endpoints: [...SLOT_ENDPOINTS, dayDelete, dayCreate, slotsCreate],
   nouns: { special_day: ["special day", "special days"] },
+  view,
   state: specialDaysState,
   importPart: specialDaysPart,
   config: specialDaysSection as ConfigSection<unknown>,

@@ -23,6 +23,11 @@ import { kindState } from "../model.js";
 import type { KindImportPart } from "./import-types.js";
 import type { ConfigSection, EndpointSpec, ResourceKind, StoreRead } from "./types.js";
 import { partOf } from "./types.js";
+import type { SafetyViolation } from "../safety-policy.js";
+import { fieldOf } from "../show/view-model.js";
+import { plain } from "../show/words.js";
+import type { KindChange } from "./change.js";
+import type { KindView } from "./show.js";
 
 /** Whether a store takes orders. */
 export interface StoreOpen {
@@ -104,6 +109,37 @@ const openPart: KindImportPart = {
   },
 };
 
+/** Where opening or closing a store comes in its changes: after its days and before its webhooks. */
+const OPEN_ORDER = 10;
+
+/** The view of opening or closing a store: `open: false (takes no orders)`. */
+const view: KindView = {
+  change(ch) {
+    const b = fieldOf(ch.before, "open");
+    const a = fieldOf(ch.after, "open");
+    const says = (v: unknown) =>
+      v === true ? "true (takes orders)" : v === false ? "false (takes no orders)" : plain(v);
+    const summary = ch.action === "update" ? `${says(b)} → ${says(a)}` : says(a ?? b);
+    return [
+      { order: OPEN_ORDER, sort: ch.key, view: { action: ch.action, details: [], head: "open", summary } },
+    ];
+  },
+};
+
+/**
+ * `closes_stores`: a change that switches a store from open to closed, whose store then takes no
+ * orders, wherever it is in the plan.
+ */
+function closes(c: KindChange): SafetyViolation | undefined {
+  if ((c.after as Partial<StoreOpen> | null)?.open !== false) return undefined;
+  if ((c.before as Partial<StoreOpen> | null)?.open === false) return undefined;
+  return {
+    guard: "closes_stores",
+    store: c.store,
+    message: `store[${c.store}]: the plan closes the store (it stops taking orders)`,
+  };
+}
+
 /** The store availability kind. */
 export const storeAvailability: ResourceKind<StoreOpen, "store_availability"> = {
   name: "store_availability",
@@ -111,6 +147,8 @@ export const storeAvailability: ResourceKind<StoreOpen, "store_availability"> = 
   reads: [openRead],
   endpoints: [enable],
   nouns: { store_availability: ["open/closed setting", "open/closed settings"] },
+  view,
+  guards: { change: closes },
   state: openState,
   importPart: openPart,
   config: openSection as ConfigSection<unknown>,

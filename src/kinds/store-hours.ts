@@ -25,6 +25,9 @@ import { quote, report, where } from "../config/report.js";
 import { parseDays } from "../config/slots.js";
 import type { KindImportPart } from "./import-types.js";
 import { daysText, slotText } from "./import-schedules.js";
+import { fieldOf, type Detail } from "../show/view-model.js";
+import { slotsText } from "../show/words.js";
+import type { KindView } from "./show.js";
 import {
   checkOverlaps,
   checkSlotCount,
@@ -195,6 +198,51 @@ const hoursPart: KindImportPart = {
   },
 };
 
+/** Where a store's hours come in its changes: after the utils schedules, before the holidays. */
+const HOURS_ORDER = 7;
+
+/**
+ * The hours of a store as one change: one line per run of consecutive weekdays with the same change,
+ * in weekday order (`mon-thu: closed → 11:00-22:00`).
+ */
+const view: KindView = {
+  store(changes) {
+    const byDay = new Map(changes.map((c) => [c.key, c]));
+    const details: Detail[] = [];
+    let run: { first: string; last: string; before: string; after: string } | undefined;
+    const flush = () => {
+      if (!run) return;
+      const days = run.first === run.last ? run.first : `${run.first}-${run.last}`;
+      details.push({ label: days, before: run.before, after: run.after });
+      run = undefined;
+    };
+    for (const day of WEEKDAYS) {
+      const ch = byDay.get(day);
+      if (!ch) {
+        flush();
+        continue;
+      }
+      const before = ch.before === null ? "(not managed)" : slotsText(fieldOf(ch.before, "slots"));
+      const after = ch.after === null ? "(not managed)" : slotsText(fieldOf(ch.after, "slots"));
+      if (run && run.before === before && run.after === after) run.last = day;
+      else {
+        flush();
+        run = { first: day, last: day, before, after };
+      }
+    }
+    flush();
+    // Days the model does not know (none today) keep their own line.
+    for (const ch of changes)
+      if (!WEEKDAYS.includes(ch.key as never))
+        details.push({
+          label: ch.key,
+          before: slotsText(fieldOf(ch.before, "slots")),
+          after: slotsText(fieldOf(ch.after, "slots")),
+        });
+    return { order: HOURS_ORDER, sort: "", view: { action: "update", head: "hours", details } };
+  },
+};
+
 /** The store hours kind. */
 export const storeHours: ResourceKind<DayHours, "store_hours"> = {
   name: "store_hours",
@@ -202,6 +250,7 @@ export const storeHours: ResourceKind<DayHours, "store_hours"> = {
   reads: [hoursRead],
   endpoints: [...SLOT_ENDPOINTS, create],
   nouns: { store_hours: ["day of hours", "days of hours"] },
+  view,
   state: hoursState,
   importPart: hoursPart,
   config: hoursSection as ConfigSection<unknown>,

@@ -6,7 +6,11 @@
  */
 
 import type { ConfigProblem } from "../errors.js";
+import type { CatalogEntry } from "./catalog.js";
+import type { AttributeDiff, ChangeAction } from "./change.js";
+import type { KindGuards } from "./guards.js";
 import type { KindImportPart } from "./import-types.js";
+import type { KindPreview, KindView } from "./show.js";
 import type {
   ClientState,
   KindState,
@@ -318,15 +322,7 @@ export interface ConfigSection<L> {
   resolve(merged: L, into: StoreSettings, problems: ConfigProblem[], clock?: StoreClock): void;
 }
 
-/** What a change does to a resource. */
-export type ChangeAction = "create" | "update" | "delete";
-
-/** One attribute that differs, with its value before and after. `before` is absent on create. */
-export interface AttributeDiff {
-  attribute: string;
-  before?: unknown;
-  after?: unknown;
-}
+export type { AttributeDiff, ChangeAction, KindChange } from "./change.js";
 
 /** One element of one API call, contributed by a kind for one resource change. */
 export interface Write {
@@ -376,6 +372,11 @@ interface KindBase<N extends string> {
   readonly endpoints: readonly EndpointSpec[];
   /** How `carte import` writes the kind's live state into files; absent: import leaves it out. */
   readonly importPart?: KindImportPart;
+  /**
+   * How the plan's text and Markdown views show its changes (src/kinds/show.ts); absent: by their
+   * attributes, `SEGMENT KEY`, after every other kind's.
+   */
+  readonly view?: KindView;
 }
 
 /**
@@ -404,6 +405,18 @@ export interface ResourceKind<R, N extends string = string, S extends string = N
   readonly state?: KindState<unknown>;
   /** The kind's section of the store settings, when it has one (hours, holidays, webhooks…). */
   readonly config?: ConfigSection<unknown>;
+  /**
+   * How `carte preview` draws its resources on a store's page (src/kinds/show.ts); absent: its changes
+   * are counted on the page, not drawn.
+   */
+  readonly preview?: KindPreview;
+  /** The safety guards its changes trip (src/kinds/guards.ts); absent: only the guards of every kind. */
+  readonly guards?: KindGuards;
+  /**
+   * The kinds of catalog entries its resources are, with what the overrides may say of each
+   * (src/kinds/catalog.ts `CatalogEntry`); absent: the overrides name none of its resources.
+   */
+  readonly catalogEntries?: readonly CatalogEntry[];
   /**
    * Resources of this kind in a store, by key (SKU, menu type, day…); `undefined` when the files do not
    * manage this kind in the store (then carte neither reads nor changes it there). `ownership` is given

@@ -70,6 +70,9 @@ import {
   type WriteContext,
 } from "./types.js";
 import { jsonEqual } from "./util.js";
+import { fieldOf, titledView } from "../show/view-model.js";
+import { schedulesText } from "../show/words.js";
+import type { KindView } from "./show.js";
 
 /** The schedules of a corridor or a product. */
 export interface UtilsSchedule {
@@ -379,11 +382,31 @@ interface Flavour<N extends string> {
   params(ids: ScheduleIds, key: string, ctx: WriteContext): EndpointParams;
 }
 
+/** Where the utils schedules come in a store's changes: after the catalog, before the hours. */
+const SCHEDULES_ORDER = 6;
+
+/** The view of a change of a utils schedule: `category schedule BURGERS` and its schedules. */
+function schedulesView(noun: string): KindView {
+  return {
+    change(ch, ctx) {
+      const view = titledView(ch, ctx, `${noun} ${ch.key}`);
+      const show = (r: unknown) => schedulesText(fieldOf(r, "schedules"));
+      view.details.push(
+        ch.action === "update"
+          ? { label: "schedules", before: show(ch.before), after: show(ch.after) }
+          : { label: "schedules", after: show(ch.after ?? ch.before) },
+      );
+      return [{ order: SCHEDULES_ORDER, sort: `${ch.kind}\u0000${ch.key}`, view }];
+    },
+  };
+}
+
 function utilsScheduleKind<N extends string>(f: Flavour<N>): ResourceKind<UtilsSchedule, N> {
   return {
     name: f.name,
     summary: f.summary,
     nouns: f.nouns,
+    view: schedulesView(f.nouns[f.name]![0]),
     endpoints: f.endpoints,
     reads: [storeMenuRead, utilsSchedulesRead],
     defaultOwnership: "full",

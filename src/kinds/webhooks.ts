@@ -53,6 +53,7 @@ import { CLIENT_WEBHOOK_EVENTS, STORE_WEBHOOK_EVENTS } from "../platform/wire.js
 import type { KindImportPart, Note } from "./import-types.js";
 import { sortedKeys } from "./import-util.js";
 import { address, sortedRecord } from "./util.js";
+import { webhookView } from "./webhook-view.js";
 import {
   eventSecret,
   listWebhooks,
@@ -442,6 +443,8 @@ export const webhooks: ResourceKind<WebhookSetting, "webhook"> = {
   reads: [webhooksRead],
   endpoints: [removeDuplicated, create, addStores, changeUrl, changeStatus, removeStores],
   nouns: { webhook: ["webhook", "webhooks"] },
+  // After everything else of a store, as the files write them last.
+  view: webhookView("webhook", 11),
   state: webhooksState,
   importPart: webhooksPart,
   config: webhooksSection as ConfigSection<unknown>,

@@ -37,6 +37,7 @@ import {
 } from "./checksum.js";
 import {
   DEFAULT_SAFETY,
+  judgedChanges,
   safetyVerdict,
   storeViolations,
   type SafetyPolicy,
@@ -357,7 +358,7 @@ export function createPlanner(desired: DesiredState, options: PlannerOptions = {
       });
     }
     const { changes, writes } = selected();
-    const judged = changes.filter((c) => c.kind !== "availability");
+    const judged = judgedChanges(changes);
     planned.set(storeKey, {
       changes,
       info,

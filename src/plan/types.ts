@@ -4,53 +4,21 @@
  */
 
 import type { KindName, SegmentName } from "../kinds/registry.js";
-import type { AttributeDiff, ChangeAction } from "../kinds/types.js";
+import type { KindChange } from "../kinds/change.js";
+import type { SafetyViolation } from "../safety-policy.js";
 import type { EndpointParams } from "./endpoints.js";
 
 /** Version of the plan format. Bumped on any incompatible change. */
 export const PLAN_FORMAT_VERSION = 1;
 
-/** One resource that the plan creates, updates or deletes. */
-export interface ResourceChange {
-  /** `store[KEY].SEGMENT[KEY]`, e.g. `store[bog-centro].item[BURGER-CLASSIC]`. */
-  address: string;
-  /** Store key (integration id). */
-  store: string;
+/**
+ * One resource that the plan creates, updates or deletes: its address, store, key, action, `before`,
+ * `after` and `diff`, and for people where it sits, its group, title and label (src/kinds/change.ts
+ * `KindChange`, where each field is described).
+ */
+export interface ResourceChange extends KindChange<SegmentName> {
   /** Address segment of the resource. */
   kind: SegmentName;
-  /** SKU, or menu type for menus. */
-  key: string;
-  action: ChangeAction;
-  /** Normalized resource before the change; `null` on create. */
-  before: unknown;
-  /** Normalized resource after the change; `null` on delete. */
-  after: unknown;
-  /** Attributes that change (on update), or every attribute set (on create). Empty on delete. */
-  diff: AttributeDiff[];
-  /**
-   * Where the resource sits, for people, when it is nested: the SKUs from an item down to its parent,
-   * e.g. `["PIZZA", "SIZE", "SIZE-L", "CRUST"]` for an option of the crust group of a large pizza
-   * (the first such path; src/kinds/types.ts `ResourceKind.within`). Absent for top-level resources.
-   */
-  within?: string[];
-  /**
-   * For an option (an item that a modifier group offers): the SKU of the modifier group it is shown
-   * under, the first in SKU order that offers it (src/kinds/types.ts `ResourceKind.group`). Absent for
-   * everything else. Added after version 1 was published; readers must not require it.
-   */
-  group?: string;
-  /**
-   * For people: the title of what the resource belongs to, when its `before`/`after` do not hold it (the
-   * item whose availability changes; src/kinds/types.ts `ResourceKind.title`). Added after version 1 was
-   * published; readers must not require it.
-   */
-  title?: string;
-  /**
-   * For people: how the files name the resource when its key says less, e.g. `2026-12-24` for the
-   * special day keyed `12-24` that the files date fully (src/kinds/types.ts `ResourceKind.label`).
-   * Added after version 1 was published; readers must not require it.
-   */
-  label?: string;
 }
 
 /** One API call of the plan. */
@@ -265,27 +233,8 @@ export interface Targeting {
   scope?: ChangeScope;
 }
 
-/** One tripped guard. */
-export interface SafetyViolation {
-  guard:
-    | "no_stores"
-    | "max_delete_percent"
-    | "max_update_percent"
-    | "empties_store"
-    | "empties_menu"
-    | "protected"
-    | "closes_stores"
-    | "max_price_change_percent";
-  /** Store key, when the guard concerns one store. */
-  store?: string;
-  /** What tripped, with the numbers. */
-  message: string;
-  /**
-   * `max_price_change_percent`: the prices that jump, by item SKU, and the parent it is priced inside
-   * for an option's price in a parent; so that the CLI can name where each is written (file:line:col).
-   */
-  prices?: { sku: string; parent?: string }[];
-}
+/** One tripped guard (src/safety-policy.ts). */
+export type { SafetyViolation } from "../safety-policy.js";
 
 /** The guards' verdict, part of the plan. */
 export interface SafetyVerdict {

@@ -7,7 +7,7 @@
 
 import { describe, expect, it } from "vitest";
 import { buildPlan } from "../../src/plan/plan.js";
-import { escapeHtmlText, httpUrl } from "../../src/render/html.js";
+import { escapeHtmlText, httpUrl } from "../../src/show/html.js";
 import { renderIndex, renderPreview, renderStorePage, storeFileName } from "../../src/render/preview.js";
 import type { StoreState } from "../../src/model.js";
 import { catalogOf, current, desired, group, item, store } from "../helpers/builders.js";

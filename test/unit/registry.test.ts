@@ -10,6 +10,7 @@ import { importParts } from "../../src/import/registry.js";
 import {
   KIND_NAMES,
   SEGMENT_NAMES,
+  catalogEntries,
   clientKinds,
   endpointTable,
   kinds,
@@ -65,6 +66,47 @@ describe("every list of kinds is derived from the registry", () => {
   it("segments are the kinds' names and their extra address segments", () => {
     expect(SEGMENT_NAMES).toEqual(expect.arrayContaining([...KIND_NAMES, "modifier_group"]));
     expect(SEGMENT_NAMES).toHaveLength(KIND_NAMES.length + 1);
+  });
+});
+
+describe("a kind shows and guards itself", () => {
+  /** The string literals of a source file that are one of `words`. */
+  const literals = (file: string, words: readonly string[]): string[] => {
+    const text = readFileSync(path.join(repoRoot, file), "utf8");
+    return [...text.matchAll(/"([a-z_ ]+)"/g)].map((m) => m[1]!).filter((w) => words.includes(w));
+  };
+  /** The kinds' names and segments, and the words of the catalog's entries. */
+  const kindWords = [...SEGMENT_NAMES, "option", "modifier group"];
+
+  it("every kind declares how the plan's views show its changes", () => {
+    const without = [...kinds, ...clientKinds].filter((k) => k.view === undefined).map((k) => k.name);
+    expect(without).toEqual([]);
+  });
+
+  it("the kinds of the store menu draw themselves on the preview's pages", () => {
+    const drawn = kinds.filter((k) => k.preview !== undefined).map((k) => k.name);
+    expect(drawn).toEqual(["item", "category", "menu", "availability"]);
+  });
+
+  it("the kinds whose changes the guards judge say so themselves", () => {
+    const guarded = kinds.filter((k) => k.guards !== undefined).map((k) => k.name);
+    expect(guarded).toEqual(["item", "category", "menu", "availability", "store_availability"]);
+  });
+
+  // Adding a kind touches its module, its registry line and its schema: the code that shows a plan,
+  // draws a preview and judges a plan asks the kinds, and names none of them.
+  it.each(["src/render/view.ts", "src/render/preview.ts", "src/plan/safety.ts", "src/plan/plan.ts"])(
+    "%s names no kind",
+    (file) => {
+      expect(literals(file, kindWords)).toEqual([]);
+    },
+  );
+
+  // What the overrides may say of an item, an option, a modifier group or a category is the kinds'.
+  it("the overrides' checks name no kind of catalog entry", () => {
+    const entries = catalogEntries().map((e) => e.name);
+    expect(entries).toEqual(["item", "option", "modifier group", "category"]);
+    expect(literals("src/config/overrides.ts", entries)).toEqual([]);
   });
 });
 

@@ -1,8 +1,9 @@
 /**
- * Escaping for the HTML of `carte preview` (src/render/preview.ts). Every value from the files or the
- * platform is text there, never markup: it goes through {@link escapeHtmlText} into an element or a
- * quoted attribute. Five characters are enough for both (the HTML spec's text and double- or
- * single-quoted attribute states); a dozen lines of our own beat a dependency for that.
+ * Escaping for the HTML of `carte preview`: the pages (src/render/preview.ts) and the parts the kinds
+ * draw on them (src/kinds/show.ts `KindPreview`). Every value from the files or the platform is text
+ * there, never markup: it goes through {@link escapeHtmlText} into an element or a quoted attribute.
+ * Five characters are enough for both (the HTML spec's text and double- or single-quoted attribute
+ * states); a dozen lines of our own beat a dependency for that.
  */
 
 const ENTITIES: ReadonlyMap<string, string> = new Map([
