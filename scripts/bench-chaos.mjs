@@ -29,7 +29,7 @@ import { mulberry32 } from "../dist/emulator/prng.js";
 import { PlatformClient } from "../dist/platform/client.js";
 import { runCarte } from "../dist/run/run.js";
 import { secretsFileSink } from "../dist/run/secrets.js";
-import { planProject } from "../dist/run/workflow.js";
+import { planProject } from "../dist/run/plan-project.js";
 import { arg, BENCH_ENV as ENV, chain, duplicatesOnPlatform } from "./lib/chain.mjs";
 
 const TRIALS = Number(arg("trials", "20"));

@@ -27,7 +27,7 @@ import { PlatformClient } from "../dist/platform/client.js";
 import { runCarte } from "../dist/run/run.js";
 import { secretsFileSink } from "../dist/run/secrets.js";
 import { clientReadKinds, fetchCurrent, readRequests } from "../dist/state/current.js";
-import { planProject } from "../dist/run/workflow.js";
+import { planProject } from "../dist/run/plan-project.js";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const only = process.env.BENCH_SEEDS ? new Set(process.env.BENCH_SEEDS.split(",").map(Number)) : undefined;

@@ -416,7 +416,7 @@ async function carteChild() {
       const { writePlanFile } = await import(dist("plan/file.js"));
       const { discardingSink } = await import(dist("run/secrets.js"));
       const { openSession } = await import(dist("run/session.js"));
-      const { planProject } = await import(dist("run/workflow.js"));
+      const { planProject } = await import(dist("run/plan-project.js"));
       const env = { ...process.env, ...CREDENTIALS };
       const started = performance.now();
       let loadMs;

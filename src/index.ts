@@ -26,7 +26,7 @@
  * sink → verify, in one call that never throws and returns `{ plan, report, exitCode, error }`.
  */
 export { runCarte } from "./run/run.js";
-export type { ApplyRequest, PlanRequest, RunHooks, RunRequest, RunResult } from "./run/run.js";
+export type { ApplyRequest, PlanRequest, RunHooks, RunRequest, RunResult } from "./run/request.js";
 
 // ---- loading a project ------------------------------------------------------------------------------
 
@@ -58,14 +58,9 @@ export type { PlatformClient, RetryInfo } from "./platform/client.js";
  * store ({@link createPlanner}), and {@link enforceSafety} refuses a plan that trips a safety guard.
  * {@link storeDigest} is the digest of one store's state in a plan's `checksums.stores`.
  */
-export {
-  checkSavedPlan,
-  enforceSafety,
-  fetchProjectState,
-  planProject,
-  scopeDesired,
-} from "./run/workflow.js";
-export type { RunOptions } from "./run/workflow.js";
+export { checkSavedPlan } from "./run/saved-plan.js";
+export { enforceSafety, fetchProjectState, planProject, scopeDesired } from "./run/plan-project.js";
+export type { RunOptions } from "./run/options.js";
 export { buildPlan, createPlanner, isEmptyPlan, planChecksums } from "./plan/plan.js";
 export type { PlanOptions, PlannerOptions, StorePlanner } from "./plan/plan.js";
 export { storeDigest } from "./plan/checksum.js";
@@ -88,14 +83,16 @@ export type { Targeting } from "./plan/target.js";
  * {@link applyPlan}: makes the plan's calls in order, hands webhook secrets to the given sink, then
  * waits until the platform shows the changes; returns an {@link ApplyReport}.
  */
-export { applyPlan, isComplete, storeGuard } from "./run/workflow.js";
-export type { ApplyReport } from "./run/workflow.js";
+export { applyPlan } from "./run/apply-plan.js";
+export { isComplete } from "./apply/report.js";
+export { storeGuard } from "./run/store-guard.js";
+export type { ApplyReport } from "./apply/report.js";
 /**
  * {@link applyStages}: the canary rollout of carte.yaml `rollout:`, stage by stage, stopping at the
  * first stage that fails (src/apply/rollout.ts has the stages' helpers).
  */
-export { applyStages } from "./run/workflow.js";
-export type { StagesOptions, StagesResult } from "./run/workflow.js";
+export { applyStages } from "./run/stages.js";
+export type { StagesOptions, StagesResult } from "./run/stages.js";
 export type { StageCounts, StageOutcome } from "./apply/rollout.js";
 export type { RolloutStage } from "./config/index.js";
 export type { ApplyEvent, OperationResult } from "./apply/execute.js";

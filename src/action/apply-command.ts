@@ -15,7 +15,8 @@ import { escapeLines, escapeLog, escapeMarkdown, escapeTerminal } from "../rende
 import { renderApplyComment } from "../render/markdown.js";
 import { renderReport, renderReportMarkdown } from "../render/report.js";
 import { stagesNotRun } from "../render/rollout.js";
-import { runCarte, type RunResult } from "../run/run.js";
+import { runCarte } from "../run/run.js";
+import { type RunResult } from "../run/request.js";
 import { lostSecretsMessage } from "../run/secrets.js";
 import { describeTarget } from "../run/session.js";
 import { COMMENT_MARKER, applyMarker } from "./comment.js";

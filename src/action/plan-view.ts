@@ -19,7 +19,7 @@ import {
   type CommentContext,
   type PreviewNote,
 } from "../render/markdown.js";
-import type { RunResult } from "../run/run.js";
+import type { RunResult } from "../run/request.js";
 import { describeTarget } from "../run/session.js";
 import type { ActionContext } from "./context.js";
 import type { ActionInputs } from "./inputs.js";

@@ -11,7 +11,7 @@
  *   by the final state of its address;
  *   a create is made again only when a read proves it did not happen: at once for synchronous endpoints,
  *   never for asynchronous ones (the platform may still be processing it: the call is reported
- *   `unsettled` and the apply keeps watching it, src/run/workflow.ts);
+ *   `unsettled` and the apply keeps watching it, src/run/verify-apply.ts);
  * - a secret-bearing create whose answer was lost is not sent again once a read shows it: its secret is
  *   rotated with `reset-secret` and kept (`recoverSecret`), and the result says it was rotated;
  * - before a store's first write, `beforeStore` may refuse the store (its state no longer matches
@@ -101,7 +101,7 @@ export interface ExecuteOptions {
   /**
    * Called once per store when every call for it has ended, while calls of other stores may still be
    * running; `clean` when each of them succeeded (none failed, was skipped or refused). The apply
-   * verifies a clean store then (src/run/workflow.ts `applyPlanReport`).
+   * verifies a clean store then (src/run/apply-plan.ts `applyPlanReport`).
    */
   onStoreDone?: (store: string, clean: boolean) => void;
   /**
@@ -155,7 +155,7 @@ class Failures {
 /**
  * The refusals of `beforeStore`, asked once per store, before the store's first write: when the first
  * call for the store is ready to be made (every call it depends on ended), before it waits for a call
- * slot; the reads have their own bound and stores asked together are read together (src/run/workflow.ts
+ * slot; the reads have their own bound and stores asked together are read together (src/run/store-guard.ts
  * `storeGuard`).
  */
 class StoreGuard {

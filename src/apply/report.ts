@@ -1,6 +1,6 @@
 /**
  * What an apply did: the report the executor, the verification and the rollout fill in
- * (src/run/workflow.ts) and the renderers show (src/render/report.ts), and whether it is complete. Plain
+ * (src/run/apply-plan.ts) and the renderers show (src/render/report.ts), and whether it is complete. Plain
  * data, below both, so that the renderers depend on no part of the run.
  */
 
@@ -20,12 +20,12 @@ export interface ApplyReport {
   /**
    * Duplicates the platform still shows among the resources the plan changed (two menus of one type,
    * two identical slots…), as addresses: the apply failed to leave exactly one. Always set by
-   * `applyPlan` (src/run/workflow.ts).
+   * `applyPlan` (src/run/apply-plan.ts).
    */
   duplicates?: string[];
   /**
    * Stores refused before their first write (their state no longer matched the plan), with why.
-   * Always set by `applyPlan` (src/run/workflow.ts).
+   * Always set by `applyPlan` (src/run/apply-plan.ts).
    */
   refused?: { store: string; reason: string }[];
   /** How long carte waited for the platform to show the changes, in milliseconds. */

@@ -1,7 +1,7 @@
 /**
  * Canary rollout: the stages of carte.yaml `rollout:` (src/config/rollout.ts) as the
  * apply uses them. Pure: which stage a change belongs to, a project limited to one stage, and the
- * counts a report shows per stage. The stage-by-stage apply itself is src/run/workflow.ts `applyStages`.
+ * counts a report shows per stage. The stage-by-stage apply itself is src/run/stages.ts `applyStages`.
  *
  * Client-level resources (carte.yaml `client:`, addresses `client.*`) belong to no store: they go with
  * the first stage, so that they are written once, before any store that may rely on them.

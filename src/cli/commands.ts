@@ -26,7 +26,8 @@ import { renderText } from "../render/text.js";
 import { renderPlannedStagesText, renderStageScopeText } from "../render/rollout.js";
 import type { StageOutcome } from "../apply/rollout.js";
 import { describeHolder } from "../run/lock.js";
-import { runCarte, type RunHooks } from "../run/run.js";
+import { runCarte } from "../run/run.js";
+import { type RunHooks } from "../run/request.js";
 import { EMBEDDED_HOLIDAYS, describeTarget } from "../run/session.js";
 import { escapeLines, escapeTerminal } from "../render/escape.js";
 import { describeRefHolder, lockName } from "../gitops/ref-lock.js";
@@ -40,7 +41,7 @@ export interface RunCommand {
   color: boolean | undefined;
   quiet: boolean;
   parallelism: number;
-  /** `--timeout`: the longest the run may take, in milliseconds (src/run/run.ts `runTimeoutMs`). */
+  /** `--timeout`: the longest the run may take, in milliseconds (src/run/request.ts `runTimeoutMs`). */
   timeoutMs: number;
   stores: string[];
   kinds: SegmentName[];

@@ -1,5 +1,5 @@
 /**
- * The `carte` command: a thin adapter from arguments to the library calls in src/run/workflow.ts, and the
+ * The `carte` command: a thin adapter from arguments to the run in src/run/ (src/run/run.ts `runCarte`), and the
  * one place that turns errors into messages and exit codes.
  *
  * Exit codes: 0 success or no changes; 1 error; 2 changes pending (`plan --detailed-exitcode`);

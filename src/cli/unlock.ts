@@ -13,7 +13,7 @@ import { CommandLineError, ExitCode } from "../errors.js";
 import { describeRefHolder, forceUnlock, lockName } from "../gitops/ref-lock.js";
 import { lockRefProblem } from "../gitops/ref-name.js";
 import { findRepository } from "../gitops/safe-git.js";
-import { DEFAULT_RUN_TIMEOUT_MS } from "../run/run.js";
+import { DEFAULT_RUN_TIMEOUT_MS } from "../run/request.js";
 import { escapeTerminal } from "../render/escape.js";
 import { printWarnings, type CliIo } from "./io.js";
 

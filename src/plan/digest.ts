@@ -11,7 +11,7 @@
  *
  * The plan's digest guards against accidents, not attackers: whoever can write the file can compute it
  * again. What stands against them is that `carte apply FILE` never carries out a file's operations: it
- * applies a fresh plan, and only when its changes are the saved plan's (src/run/workflow.ts
+ * applies a fresh plan, and only when its changes are the saved plan's (src/run/saved-plan.ts
  * `checkSavedPlan`, docs/security.md "Saved plans").
  */
 

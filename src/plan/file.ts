@@ -360,7 +360,7 @@ function isPlanObject(data: unknown): data is Record<string, unknown> {
 
 /**
  * Reads a plan file for `carte apply FILE`. The plan returned is never carried out as it is: its
- * changes are what a fresh plan must equal (src/run/workflow.ts `checkSavedPlan`), its checksums, targeting
+ * changes are what a fresh plan must equal (src/run/saved-plan.ts `checkSavedPlan`), its checksums, targeting
  * and stage what the fresh plan is checked against and limited to. Its digest is checked as a guard
  * against accidents (a plan edited by hand), not against someone who can write the file.
  *

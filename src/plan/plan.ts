@@ -236,7 +236,7 @@ export interface PlannerOptions extends PlanOptions {
 /**
  * A plan made store by store: each store is compared, judged by the per-store safety guards and, when
  * asked, digested as soon as its current state is added, and nothing of that state is kept, so that a
- * reader can hand stores over as it reads them (src/run/workflow.ts). The plan is the same, byte for byte,
+ * reader can hand stores over as it reads them (src/run/plan-project.ts). The plan is the same, byte for byte,
  * whatever the order the stores are added in.
  */
 export interface StorePlanner {
@@ -600,7 +600,7 @@ function planClient(
  * The checksums of a plan from the digests its stores' current states were given as they were
  * planned. Those of the desired state (`desired`, `desiredStores`) are made the first time they are
  * read (`desiredDigests`, from the desired state the planner keeps anyway): an apply that follows its
- * plan reads only the stores' digests (src/run/workflow.ts `storeGuard`), and digesting the whole desired
+ * plan reads only the stores' digests (src/run/store-guard.ts `storeGuard`), and digesting the whole desired
  * catalog of every store cost as much as a tenth of its planning.
  */
 function digestChecksums(

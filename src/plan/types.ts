@@ -87,7 +87,7 @@ export interface PlanChecksums {
    * The digest of each store's normalised current state (platform ids included; src/plan/checksum.ts
    * `storeDigest`), by store key, as read for this plan, and under `""` the checksum of the client-level
    * state when the plan read one. Just before a store's first write, the apply reads it again and
-   * refuses to write it when the digest differs (src/run/workflow.ts `storeGuard`). Absent in plans written
+   * refuses to write it when the digest differs (src/run/store-guard.ts `storeGuard`). Absent in plans written
    * before it existed.
    */
   stores?: Record<string, string>;

@@ -16,7 +16,7 @@ import { escapeLines, escapeTerminal } from "./escape.js";
  * Messages quote store names, SKUs, file names and the platform's words, so every line is escaped for
  * a terminal (src/render/escape.ts): each configuration problem and each message entirely (no value can
  * start a line of its own), except a safety refusal, whose lines carte builds from escaped parts
- * (src/run/workflow.ts), and a bug report, which keep their lines.
+ * (src/run/plan-project.ts `enforceSafety`), and a bug report, which keep their lines.
  */
 export function renderError(err: unknown): string {
   if (err instanceof UnsafePlanError)

@@ -26,7 +26,7 @@
  * {@link FileWriteError}, never followed nor waited on as if another apply held it. Runners of a CI
  * service do not share a disk: there, the lock across machines (carte.yaml `lock:`, pushed to the git
  * remote, src/gitops/ref-lock.ts), the workflow's `concurrency:` setting and the per-store check of the
- * plan's checksum before a store's first write (src/run/workflow.ts `storeGuard`) take over
+ * plan's checksum before a store's first write (src/run/store-guard.ts `storeGuard`) take over
  * (docs/reliability.md).
  */
 

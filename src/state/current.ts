@@ -84,7 +84,7 @@ export function readRequests(
  * limited by a change scope when there is one (src/plan/target.ts `ChangeScope`, `carte plan --scope
  * changed`): each store then reads the parts of the kinds the scope lists there only (a price change
  * in one store: that store's menu), and the client-level kinds only those of `scope.client`. `desired`
- * is already limited to the stores in scope (src/run/workflow.ts `scopeDesired`). Stores the scope lists as
+ * is already limited to the stores in scope (src/run/plan-project.ts `scopeDesired`). Stores the scope lists as
  * removed are read too, with their base identity and the kinds the base managed there (`removed`).
  */
 export function projectReads(
@@ -132,7 +132,7 @@ export interface FetchOptions {
   /** Client-level kinds to read. Default none. */
   clientKinds?: readonly ClientKind<unknown>[];
   /**
-   * A bound shared with other reads (an apply's checks, src/run/workflow.ts), used instead of one of
+   * A bound shared with other reads (an apply's checks, src/run/store-guard.ts and src/run/verify-apply.ts), used instead of one of
    * `parallelism` calls for this read alone.
    */
   limit?: Limit;
@@ -315,7 +315,7 @@ interface Settle {
 }
 
 /**
- * Reads stores for callers that ask for one store at a time (an apply's checks: src/run/workflow.ts
+ * Reads stores for callers that ask for one store at a time (an apply's checks: src/run/store-guard.ts
  * `storeGuard` and the verification of each store), batching the stores asked within `windowMs` into
  * one {@link readCurrent}: a read that serves every store at once (the webhook list, spec §4.7) or up
  * to 100 (store status, platform notes "Limits") is made once for the batch, not once per store; the

@@ -3,7 +3,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { toWireCategory } from "../../src/kinds/categories.js";
 import type { WireStoreMenu } from "../../src/platform/wire.js";
-import { applyPlan, planProject } from "../../src/run/workflow.js";
+import { applyPlan } from "../../src/run/apply-plan.js";
+import { planProject } from "../../src/run/plan-project.js";
 import { exampleSession } from "../helpers/session.js";
 import { catalogOf } from "../helpers/builders.js";
 

@@ -15,7 +15,8 @@ import { getHolidays, getRegularHours, getSpecialDays } from "../../src/platform
 import type { Session } from "../../src/run/session.js";
 import type { Slot, StoreState } from "../../src/model.js";
 import { ConfigError } from "../../src/errors.js";
-import { applyPlan, planProject } from "../../src/run/workflow.js";
+import { applyPlan } from "../../src/run/apply-plan.js";
+import { planProject } from "../../src/run/plan-project.js";
 import { exampleSession } from "../helpers/session.js";
 import { holidaysState } from "../../src/kinds/holidays.js";
 import { hoursState } from "../../src/kinds/store-hours.js";

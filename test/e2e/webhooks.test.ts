@@ -20,7 +20,7 @@ import type { Plan } from "../../src/plan/types.js";
 import { secretsFileSink } from "../../src/run/secrets.js";
 import type { Session } from "../../src/run/session.js";
 import { clientReadKinds, fetchCurrent, readRequests } from "../../src/state/current.js";
-import { applyPlan } from "../../src/run/workflow.js";
+import { applyPlan } from "../../src/run/apply-plan.js";
 import { CLIENT_ID } from "../helpers/project.js";
 import { webhooksState } from "../../src/kinds/webhooks.js";
 

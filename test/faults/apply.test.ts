@@ -18,7 +18,9 @@ import { writePlanFile } from "../../src/plan/file.js";
 import { PlatformClient, type RetryInfo } from "../../src/platform/client.js";
 import { runCarte } from "../../src/run/run.js";
 import type { Session } from "../../src/run/session.js";
-import { applyPlan, PLAN_READ_REUSE_MS, planProject, storeGuard } from "../../src/run/workflow.js";
+import { applyPlan } from "../../src/run/apply-plan.js";
+import { PLAN_READ_REUSE_MS, storeGuard } from "../../src/run/store-guard.js";
+import { planProject } from "../../src/run/plan-project.js";
 import { CLIENT_ID, CLIENT_SECRET } from "../helpers/project.js";
 import {
   applyUntilDone,

@@ -21,11 +21,12 @@ import type { FaultOptions, RunningEmulator } from "../../src/emulator/index.js"
 import { mulberry32 } from "../../src/emulator/prng.js";
 import { kinds } from "../../src/kinds/registry.js";
 import { PlatformClient, type RetryInfo } from "../../src/platform/client.js";
-import { runCarte, type RunResult } from "../../src/run/run.js";
+import { runCarte } from "../../src/run/run.js";
+import { type RunResult } from "../../src/run/request.js";
 import { secretsFileSink } from "../../src/run/secrets.js";
 import type { Session } from "../../src/run/session.js";
 import { clientReadKinds, fetchCurrent, readRequests } from "../../src/state/current.js";
-import { planProject } from "../../src/run/workflow.js";
+import { planProject } from "../../src/run/plan-project.js";
 import { CLIENT_ID, CLIENT_SECRET, carte, edit, exampleAgainstEmulator } from "../helpers/project.js";
 
 export const STORE_FILES = ["stores/bog-centro.yaml", "stores/bog-chapinero.yaml", "stores/med-poblado.yaml"];

@@ -5,7 +5,8 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { applyPlan, planProject } from "../../src/run/workflow.js";
+import { applyPlan } from "../../src/run/apply-plan.js";
+import { planProject } from "../../src/run/plan-project.js";
 import { exampleSession } from "../helpers/session.js";
 
 /**

@@ -14,7 +14,7 @@ import { describe, expect, it } from "vitest";
 import { createProgress } from "../../src/cli/progress.js";
 import { reportError, type CliIo } from "../../src/cli/io.js";
 import { ApiError, ConfigError } from "../../src/errors.js";
-import { enforceSafety } from "../../src/run/workflow.js";
+import { enforceSafety } from "../../src/run/plan-project.js";
 import { sealPlan } from "../../src/plan/digest.js";
 import { buildPlan } from "../../src/plan/plan.js";
 import type { Plan } from "../../src/plan/types.js";

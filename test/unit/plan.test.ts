@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildPlan } from "../../src/plan/plan.js";
-import { scopeDesired } from "../../src/run/workflow.js";
+import { scopeDesired } from "../../src/run/plan-project.js";
 import { current, desired, group, item, store, catalogOf } from "../helpers/builders.js";
 
 function chain(price = 100) {

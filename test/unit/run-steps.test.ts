@@ -3,17 +3,12 @@ import type { LoadedProject } from "../../src/config/index.js";
 import { UnsafePlanError, UsageError } from "../../src/errors.js";
 import { buildPlan } from "../../src/plan/plan.js";
 import type { Plan } from "../../src/plan/types.js";
-import {
-  finishPlan,
-  guardPlan,
-  planExitCode,
-  resolveScope,
-  verdict,
-  type PlanRequest,
-  type RunProject,
-} from "../../src/run/run.js";
+import { finishPlan, guardPlan, planExitCode } from "../../src/run/step-plan.js";
+import { resolveScope, type RunProject } from "../../src/run/step-load.js";
+import { verdict } from "../../src/run/step-apply.js";
+import { type PlanRequest } from "../../src/run/request.js";
 import type { RunTarget } from "../../src/run/session.js";
-import type { ApplyReport } from "../../src/run/workflow.js";
+import type { ApplyReport } from "../../src/apply/report.js";
 import { current, desired, item, store, catalogOf } from "../helpers/builders.js";
 
 /** A store with `n` items in one category shown by one menu. */

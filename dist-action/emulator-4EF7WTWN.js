@@ -2,46 +2,36 @@
 import { createRequire as __carteCreateRequire } from "node:module";
 const require = __carteCreateRequire(import.meta.url);
 import {
+  ACCEPTED_MESSAGE,
   ANNOTATIONS,
   API_GROUPS,
+  CALENDAR_COUNTRIES,
   CLIENT_WEBHOOK_EVENTS,
   ConfigError,
   DEFAULT_COUNTRY,
   FileWriteError,
-  HttpError,
   InternalError,
   LOGIN_ROUTES,
   Limits,
+  MAX_PROBLEMS,
   ROUTES,
   RouteMatcher,
   STORE_WEBHOOK_EVENTS,
+  StateFileError,
   TIME_FORMATS,
   UsageError,
-  WEEKDAYS2 as WEEKDAYS,
-  accepted,
-  badShape,
   bare,
-  buildSchedules,
-  categoryOwner,
   describeErrors,
-  detailsOf,
+  didYouMean,
   expectedOf,
-  fail,
   hasCalendar,
-  isObj,
-  isPosInt,
-  itemOwner,
+  holidayDays,
   locate,
-  menuRule,
-  ok,
   ownHolidayProblems,
-  parseDetails,
-  parseRange,
   parseYaml,
   platformSchemas,
+  quote,
   readConfigFile,
-  registerUtilsPart,
-  rememberIds,
   require_applicator,
   require_codegen,
   require_compile,
@@ -67,13 +57,11 @@ import {
   routePath,
   routeSpec,
   routeTemplate,
-  storeHolidays,
+  toPointer,
   typeList,
   typePhrase,
-  unknownSchedule,
-  utilsOf,
   writeFileAtomic
-} from "./chunk-6BXWK6YV.js";
+} from "./chunk-SU4FY7F6.js";
 import {
   __commonJS,
   __toESM
@@ -910,15 +898,51 @@ import { relative } from "node:path";
 var import_undici = __toESM(require_undici(), 1);
 import { createHmac } from "node:crypto";
 
+// src/emulator/http-error.ts
+var HttpError = class extends Error {
+  status;
+  body;
+  constructor(status, body) {
+    const msg = typeof body === "object" && body !== null && "message" in body ? String(body.message) : `HTTP ${status}`;
+    super(msg);
+    this.name = "HttpError";
+    this.status = status;
+    this.body = body;
+  }
+};
+function fail(status, message) {
+  return new HttpError(status, { message });
+}
+function badShape(message) {
+  return fail(400, message);
+}
+function menuRule(type, message) {
+  return new HttpError(400, { type, message });
+}
+
+// src/emulator/http.ts
+function accepted() {
+  return { status: 200, body: { message: ACCEPTED_MESSAGE } };
+}
+function ok(body) {
+  return { status: 200, body };
+}
+function isObj(v) {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+function isPosInt(v) {
+  return typeof v === "number" && Number.isSafeInteger(v) && v > 0;
+}
+
 // src/emulator/webhooks.ts
 import { randomBytes } from "node:crypto";
 
 // src/emulator/json-parts.ts
 var JsonParts = class {
-  constructor(parts) {
-    this.parts = parts;
+  constructor(parts2) {
+    this.parts = parts2;
     let length = 0;
-    for (const part of parts) length += part.length;
+    for (const part of parts2) length += part.length;
     this.length = length;
   }
   parts;
@@ -932,34 +956,34 @@ var JsonParts = class {
 var LIST_DEPTH = 2;
 var OBJECT_DEPTH = 1;
 function jsonParts(value) {
-  const parts = [];
+  const parts2 = [];
   const whole = (v) => typeof v !== "object" || v === null || "toJSON" in v;
   const split = (v, depth) => !whole(v) && depth <= (Array.isArray(v) ? LIST_DEPTH : OBJECT_DEPTH);
   const write = (v, depth) => {
     if (!split(v, depth)) {
-      parts.push(JSON.stringify(v) ?? "null");
+      parts2.push(JSON.stringify(v) ?? "null");
     } else if (Array.isArray(v)) {
-      parts.push("[");
+      parts2.push("[");
       v.forEach((e, i) => {
-        if (i > 0) parts.push(",");
+        if (i > 0) parts2.push(",");
         write(e, depth + 1);
       });
-      parts.push("]");
+      parts2.push("]");
     } else {
       let separator = "{";
       for (const [key, member] of Object.entries(v)) {
         const text = split(member, depth + 1) ? void 0 : JSON.stringify(member);
         if (text === void 0 && !split(member, depth + 1)) continue;
-        parts.push(`${separator}${JSON.stringify(key)}:`);
+        parts2.push(`${separator}${JSON.stringify(key)}:`);
         if (text === void 0) write(member, depth + 1);
-        else parts.push(text);
+        else parts2.push(text);
         separator = ",";
       }
-      parts.push(separator === "{" ? "{}" : "}");
+      parts2.push(separator === "{" ? "{}" : "}");
     }
   };
   write(value, 0);
-  return new JsonParts(parts);
+  return new JsonParts(parts2);
 }
 
 // src/emulator/webhooks.ts
@@ -1764,16 +1788,16 @@ var ClientSecret = class _ClientSecret {
   /** Opens a value sealed by {@link seal}; `undefined` when the secret is unknown or the seal is not this secret's. */
   open(sealed) {
     if (this.clear === void 0) return void 0;
-    const parts = sealed.split("$");
-    if (parts.length !== 5 || parts[0] !== SEAL_PREFIX) return void 0;
+    const parts2 = sealed.split("$");
+    if (parts2.length !== 5 || parts2[0] !== SEAL_PREFIX) return void 0;
     try {
       const decipher = createDecipheriv(
         "aes-256-gcm",
-        this.key(parts[1]),
-        Buffer.from(parts[2], "base64url")
+        this.key(parts2[1]),
+        Buffer.from(parts2[2], "base64url")
       );
-      decipher.setAuthTag(Buffer.from(parts[3], "base64url"));
-      return Buffer.concat([decipher.update(Buffer.from(parts[4], "base64url")), decipher.final()]).toString(
+      decipher.setAuthTag(Buffer.from(parts2[3], "base64url"));
+      return Buffer.concat([decipher.update(Buffer.from(parts2[4], "base64url")), decipher.final()]).toString(
         "utf8"
       );
     } catch {
@@ -1798,12 +1822,12 @@ var ClientSecret = class _ClientSecret {
   }
 };
 function verifyHash(candidate, stored) {
-  const parts = stored.split("$");
-  if (parts.length !== 6 || parts[0] !== PREFIX) return false;
-  const [N, r, p] = parts.slice(1, 4).map(Number);
+  const parts2 = stored.split("$");
+  if (parts2.length !== 6 || parts2[0] !== PREFIX) return false;
+  const [N, r, p] = parts2.slice(1, 4).map(Number);
   if (!(N >= 2 && N <= 2 ** 20 && r >= 1 && r <= 32 && p >= 1 && p <= 16)) return false;
-  const salt = Buffer.from(parts[4], "base64url");
-  const key = Buffer.from(parts[5], "base64url");
+  const salt = Buffer.from(parts2[4], "base64url");
+  const key = Buffer.from(parts2[5], "base64url");
   if (key.length !== KEY_BYTES) return false;
   const got = scryptSync(candidate, salt, KEY_BYTES, { N, r, p, maxmem: 256 * N * r + 1024 * 1024 });
   return timingSafeEqual(got, key);
@@ -1887,13 +1911,13 @@ function calendarOf(c, s) {
 function calendarLoaded(s, file) {
   const country = s.country ?? DEFAULT_COUNTRY;
   if (typeof country !== "string" || !hasCalendar(country)) {
-    throw new UsageError(
+    throw new StateFileError(
       `emulator state file ${file} gives store ${bare(String(s.id))} a country it has no holidays of; remove it to start afresh`
     );
   }
   if (s.holidays === void 0) return { country };
   if (ownHolidayProblems(s.holidays).length > 0) {
-    throw new UsageError(
+    throw new StateFileError(
       `emulator state file ${file} gives store ${bare(String(s.id))} holidays that are not a list of dates MM-DD; remove it to start afresh`
     );
   }
@@ -1987,10 +2011,10 @@ var EmulatorState = class {
       this.clientUnlocked(client);
       for (const s of c.stores) {
         const key = storeKey(s.id);
-        if (key === void 0) throw new UsageError(`store id ${String(s.id)} is not a positive integer`);
+        if (key === void 0) throw new StateFileError(`store id ${String(s.id)} is not a positive integer`);
         const existing = this.stores.get(key);
         if (existing && existing.client_id !== c.client_id) {
-          throw new UsageError(
+          throw new StateFileError(
             `store ${key} already belongs to client ${existing.client_id}, not ${c.client_id}`
           );
         }
@@ -2022,7 +2046,7 @@ var EmulatorState = class {
         const parentKey = storeKey(s.parent);
         const parent = parentKey === void 0 ? void 0 : this.stores.get(parentKey);
         if (!parent || parent.client_id !== c.client_id || parent.key === child2.key) {
-          throw new UsageError(
+          throw new StateFileError(
             `parent ${String(s.parent)} of store ${child2.key} is not another store of ${c.client_id}`
           );
         }
@@ -2198,7 +2222,7 @@ var EmulatorState = class {
     try {
       const info = await lstat(file);
       if (!info.isFile()) {
-        throw new UsageError(
+        throw new StateFileError(
           `emulator state file ${file} is not a regular file (a link or a folder); remove it to start afresh`
         );
       }
@@ -2211,10 +2235,12 @@ var EmulatorState = class {
     try {
       data = JSON.parse(text);
     } catch {
-      throw new UsageError(`emulator state file ${file} is not valid JSON; remove it to start afresh`);
+      throw new StateFileError(`emulator state file ${file} is not valid JSON; remove it to start afresh`);
     }
     if (data.formatVersion !== 1 || !Array.isArray(data.clients) || !Array.isArray(data.stores)) {
-      throw new UsageError(`emulator state file ${file} has an unknown format (expected formatVersion 1)`);
+      throw new StateFileError(
+        `emulator state file ${file} has an unknown format (expected formatVersion 1)`
+      );
     }
     this.byIntegrationId.clear();
     let maxId = 0;
@@ -2225,7 +2251,7 @@ var EmulatorState = class {
       else if (typeof c.client_secret === "string") {
         secret = ClientSecret.fromSecret(c.client_secret);
         clearSecrets = true;
-      } else throw new UsageError(`emulator state file ${file} has a client without a secret hash`);
+      } else throw new StateFileError(`emulator state file ${file} has a client without a secret hash`);
       this.clients.set(c.client_id, { client_id: c.client_id, secret, stores: new Set(c.stores) });
     }
     for (const s of data.stores) {
@@ -2453,7 +2479,7 @@ var FREQUENCY_TEXT = {
 var money = (cents) => cents / 100;
 var day = (t) => new Date(t).toISOString().slice(0, 10);
 var dateTime = (t) => new Date(t).toISOString().replace(/\.\d{3}Z$/, "Z");
-function billing(totalCents, parts) {
+function billing(totalCents, parts2) {
   const b = {
     total_order: money(totalCents),
     comission_product: 0,
@@ -2477,7 +2503,7 @@ function billing(totalCents, parts) {
     shipping_partner_limit: 0,
     marketplace_charge: 0
   };
-  for (const [k, cents] of Object.entries(parts)) b[k] = money(cents);
+  for (const [k, cents] of Object.entries(parts2)) b[k] = money(cents);
   return b;
 }
 function periods(from, to, frequency) {
@@ -3127,8 +3153,8 @@ var Contract = class {
     if (validate === void 0) return `${key}: the description lists no answer with this status`;
     if (!validate) return body === void 0 ? void 0 : `${key}: a body where the description lists none`;
     if (validate(body)) return void 0;
-    const quote = status >= 400 || routeSpec(route2).secret !== true;
-    return `${key}: ${describeErrors(validate.errors ?? [], quote).join("; ")}`;
+    const quote2 = status >= 400 || routeSpec(route2).secret !== true;
+    return `${key}: ${describeErrors(validate.errors ?? [], quote2).join("; ")}`;
   }
 };
 var loaded;
@@ -4352,6 +4378,184 @@ var storeAvailabilityRoutes = [
   { route: ENABLE_SYNC, handle: enableSync }
 ];
 
+// src/emulator/schedules.ts
+var WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
+var HOLIDAYS = holidayDays(DEFAULT_COUNTRY);
+function storeHolidays(store) {
+  return holidayDays(store.country, store.holidays);
+}
+function emptyStoreUtils() {
+  return { regular: [], holidaySlots: {}, special: [], scheduleIds: {} };
+}
+var UTILS_PART = "utils";
+var parts = /* @__PURE__ */ new WeakMap();
+function registerUtilsPart(state) {
+  let data = parts.get(state);
+  if (data) return data;
+  const map = /* @__PURE__ */ new Map();
+  data = map;
+  parts.set(state, map);
+  const part = {
+    save: () => Object.fromEntries(map),
+    load: (snapshot) => {
+      if (!isObj(snapshot)) return;
+      for (const [key, v] of Object.entries(snapshot)) {
+        if (isObj(v)) map.set(key, { ...emptyStoreUtils(), ...v });
+      }
+    },
+    reset: () => map.clear()
+  };
+  state.registerPart(UTILS_PART, part);
+  return map;
+}
+function utilsOf(state, store) {
+  const map = registerUtilsPart(state);
+  let rec = map.get(store.key);
+  if (!rec) map.set(store.key, rec = emptyStoreUtils());
+  return rec;
+}
+var DAYS2 = /* @__PURE__ */ new Set([...WEEKDAYS, "hol"]);
+function parseRange(start, end, at, names) {
+  const pre = at === "" ? "" : `${at}.`;
+  if (typeof start !== "string") throw badShape(`${pre}${names[0]} is required`);
+  if (typeof end !== "string") throw badShape(`${pre}${names[1]} is required`);
+  const s = start;
+  const e = end;
+  if (e <= s) {
+    throw badShape(
+      `${pre}${names[1]} (${e}) must be later than ${names[0]} (${s}); split ranges that cross midnight`
+    );
+  }
+  return { start: s, end: e };
+}
+function parseDays(v, at) {
+  if (v.trim() === "") throw badShape(`${at} is required`);
+  const seen = /* @__PURE__ */ new Set();
+  for (const raw of v.split(",")) {
+    const d = raw.trim();
+    if (!DAYS2.has(d)) throw badShape(`${at}: "${raw}" is not one of mon,tue,wed,thu,fri,sat,sun,hol`);
+    if (seen.has(d)) throw badShape(`${at}: "${d}" is listed twice`);
+    seen.add(d);
+  }
+  return [...seen].join(",");
+}
+function toUtilsTime(t) {
+  return t.length === 5 ? `${t}:00` : t;
+}
+function flatten(schedules2) {
+  const out = [];
+  for (const s of schedules2) {
+    const days = s.days_of_week.split(",").map((d) => d.trim()).join(",");
+    for (const p of s.time_periods) {
+      out.push({ days, starts_time: toUtilsTime(p.start_time), ends_time: toUtilsTime(p.end_time) });
+    }
+  }
+  return out;
+}
+function contentKeys(periods2) {
+  const count = /* @__PURE__ */ new Map();
+  return periods2.map((p) => {
+    const base = `${p.days}|${p.starts_time}|${p.ends_time}`;
+    const n = count.get(base) ?? 0;
+    count.set(base, n + 1);
+    return `${base}#${n}`;
+  });
+}
+function categoryOwner(id) {
+  return {
+    owner: `category:${id}`,
+    read: (cat) => cat.categories.get(id)?.schedules,
+    write: (cat, schedules2, now) => {
+      const rec = cat.categories.get(id);
+      if (rec) cat.categories.set(id, { ...rec, schedules: schedules2, last_updated: now });
+    }
+  };
+}
+function itemOwner(id) {
+  return {
+    owner: `item:${id}`,
+    read: (cat) => cat.items.get(id)?.schedules_info.schedules,
+    write: (cat, schedules2, now) => {
+      const rec = cat.items.get(id);
+      if (rec) {
+        cat.items.set(id, {
+          ...rec,
+          schedules_info: { ...rec.schedules_info, schedules: schedules2 },
+          last_updated: now
+        });
+      }
+    }
+  };
+}
+function detailsOf(state, store, owner, schedules2) {
+  const periods2 = flatten(schedules2);
+  const ids = utilsOf(state, store).scheduleIds[owner] ??= {};
+  let added = false;
+  const out = contentKeys(periods2).map((k, i) => {
+    let id = ids[k];
+    if (id === void 0) {
+      ids[k] = id = state.allocateId();
+      added = true;
+    }
+    return { id, ...periods2[i] };
+  });
+  if (added) state.requestPersist();
+  return out;
+}
+function buildSchedules(details, at) {
+  const groups = /* @__PURE__ */ new Map();
+  details.forEach((d, i) => {
+    for (const [k, t] of [
+      ["starts_time", d.starts_time],
+      ["ends_time", d.ends_time]
+    ]) {
+      if (!t.endsWith(":00")) {
+        throw badShape(`${at}[${i}].${k} (${t}) must be on a whole minute (seconds 00)`);
+      }
+    }
+    let g = groups.get(d.days);
+    if (!g) groups.set(d.days, g = []);
+    g.push(d);
+  });
+  const ordered = [];
+  const schedules2 = [];
+  for (const [days, list] of groups) {
+    if (list.length > Limits.periodsPerSchedule) {
+      throw badShape(
+        `${at}: days "${days}" would have ${list.length} time periods; the limit is ${Limits.periodsPerSchedule}`
+      );
+    }
+    ordered.push(...list);
+    schedules2.push({
+      days_of_week: days,
+      time_periods: list.map((d) => ({
+        start_time: d.starts_time.slice(0, 5),
+        end_time: d.ends_time.slice(0, 5)
+      }))
+    });
+  }
+  return { schedules: schedules2, details: ordered };
+}
+function rememberIds(state, store, owner, details) {
+  const ids = {};
+  contentKeys(details).forEach((k, i) => ids[k] = details[i].id);
+  utilsOf(state, store).scheduleIds[owner] = ids;
+  state.requestPersist();
+}
+function parseDetails(body, withId) {
+  const list = body.schedule_details;
+  return list.map((d, i) => {
+    const at = `schedule_details[${i}]`;
+    const id = withId ? d.id : void 0;
+    const days = parseDays(d.days, `${at}.days`);
+    const r = parseRange(d.starts_time, d.ends_time, at, ["starts_time", "ends_time"]);
+    return { id, period: { days, starts_time: r.start, ends_time: r.end }, at };
+  });
+}
+function unknownSchedule(id) {
+  throw fail(404, `Schedule ${id} not found`);
+}
+
 // src/emulator/hours.ts
 function ctxOf(ctx) {
   const store = ctx.state.storeForClient(ctx.params.storeId, ctx.clientId);
@@ -5320,22 +5524,68 @@ function createEmulatorServer(deps) {
   return server;
 }
 
+// src/emulator/seed.ts
+var SEED_KEYS = ["clients", "finance"];
+var CLIENT_KEYS = ["client_id", "client_secret", "country", "holidays", "stores"];
+var STORE_KEYS = [
+  "id",
+  "integration_id",
+  "name",
+  "parent",
+  "country",
+  "holidays"
+];
+function unknownKeyProblems(value, at, known) {
+  return Object.keys(value).filter((k) => !known.includes(k)).map((k) => ({
+    pointer: at + toPointer([k]),
+    message: `unknown key ${quote(k)}${didYouMean(k, known, quote)} (allowed: ${known.join(", ")})`,
+    key: true
+  }));
+}
+function calendarProblems(value, at) {
+  const out = [];
+  const country = value.country;
+  if (country !== void 0 && (typeof country !== "string" || !hasCalendar(country))) {
+    const shown = typeof country === "string" ? quote(country) : "";
+    const upper = typeof country === "string" ? country.toUpperCase() : "";
+    const suggestion = hasCalendar(upper) ? ` (did you mean ${quote(upper)}?)` : "";
+    out.push({
+      pointer: `${at}/country`,
+      message: `unknown country${shown === "" ? "" : ` ${shown}`}${suggestion}: the emulator has the holidays of ${CALENDAR_COUNTRIES.join(", ")} (ISO 3166-1 alpha-2 codes)`
+    });
+  }
+  if (value.holidays !== void 0) {
+    for (const p of ownHolidayProblems(value.holidays)) {
+      out.push({
+        pointer: p.index === void 0 ? `${at}/holidays` : `${at}/holidays/${p.index}`,
+        message: p.message
+      });
+    }
+  }
+  return out;
+}
+
 // src/emulator/index.ts
 function checkSeed(value, file, parsed) {
   const problems = [];
-  const problem = (pointer, message) => {
-    const { line, col } = parsed ? locate(parsed, pointer) : { line: 0, col: 0 };
-    problems.push({ file, line, col, pointer, message: `${pointer || "/"}: ${message}` });
+  const problem = (pointer, message, key) => {
+    const { line, col } = parsed ? locate(parsed, pointer, key ? "key" : "value") : { line: 0, col: 0 };
+    const shown = key ? pointer.slice(0, pointer.lastIndexOf("/")) : pointer;
+    if (problems.length < MAX_PROBLEMS)
+      problems.push({ file, line, col, pointer, message: `${shown || "/"}: ${message}` });
   };
+  const more = (list) => list.forEach((p) => problem(p.pointer, p.message, p.key));
   const isObj2 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
   if (!isObj2(value) || !Array.isArray(value.clients)) {
     problem("/clients", "a seed is an object with a `clients` array");
     throw new ConfigError(problems);
   }
+  more(unknownKeyProblems(value, "", SEED_KEYS));
   const storeIds = /* @__PURE__ */ new Map();
   value.clients.forEach((c, i) => {
     const at = `/clients/${i}`;
     if (!isObj2(c)) return problem(at, "must be an object {client_id, client_secret, stores}");
+    more([...unknownKeyProblems(c, at, CLIENT_KEYS), ...calendarProblems(c, at)]);
     for (const k of ["client_id", "client_secret"]) {
       if (typeof c[k] !== "string" || c[k] === "") problem(`${at}/${k}`, "must be a non-empty string");
     }
@@ -5344,6 +5594,7 @@ function checkSeed(value, file, parsed) {
     c.stores.forEach((s, j) => {
       const sat = `${at}/stores/${j}`;
       if (!isObj2(s)) return problem(sat, "must be an object {id, integration_id, name}");
+      more([...unknownKeyProblems(s, sat, STORE_KEYS), ...calendarProblems(s, sat)]);
       const key = typeof s.id === "string" || typeof s.id === "number" ? storeKey(s.id) : void 0;
       if (key === void 0 || key === "0")
         problem(`${sat}/id`, "must be a positive integer (number or string)");

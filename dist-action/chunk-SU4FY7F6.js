@@ -280,26 +280,26 @@ var require_directives = __commonJS({
           this.tags = Object.assign({}, _Directives.defaultTags);
           this.atNextDocument = false;
         }
-        const parts2 = line.trim().split(/[ \t]+/);
-        const name = parts2.shift();
+        const parts = line.trim().split(/[ \t]+/);
+        const name = parts.shift();
         switch (name) {
           case "%TAG": {
-            if (parts2.length !== 2) {
+            if (parts.length !== 2) {
               onError(0, "%TAG directive should contain exactly two parts");
-              if (parts2.length < 2)
+              if (parts.length < 2)
                 return false;
             }
-            const [handle, prefix] = parts2;
+            const [handle, prefix] = parts;
             this.tags[handle] = prefix;
             return true;
           }
           case "%YAML": {
             this.yaml.explicit = true;
-            if (parts2.length !== 1) {
+            if (parts.length !== 1) {
               onError(0, "%YAML directive should contain exactly one part");
               return false;
             }
-            const [version] = parts2;
+            const [version] = parts;
             if (version === "1.1" || version === "1.2") {
               this.yaml.version = version;
               return true;
@@ -1652,12 +1652,12 @@ var require_log = __commonJS({
       if (logLevel === "debug")
         console.log(...messages);
     }
-    function warn(logLevel, warning) {
+    function warn(logLevel, warning2) {
       if (logLevel === "debug" || logLevel === "warn") {
         if (typeof node_process.emitWarning === "function")
-          node_process.emitWarning(warning);
+          node_process.emitWarning(warning2);
         else
-          console.warn(warning);
+          console.warn(warning2);
       }
     }
     exports.debug = debug;
@@ -3036,9 +3036,9 @@ var require_timestamp = __commonJS({
     var stringifyNumber = require_stringifyNumber();
     function parseSexagesimal(str, asBigInt) {
       const sign = str[0];
-      const parts2 = sign === "-" || sign === "+" ? str.substring(1) : str;
+      const parts = sign === "-" || sign === "+" ? str.substring(1) : str;
       const num = (n) => asBigInt ? BigInt(n) : Number(n);
-      const res = parts2.replace(/_/g, "").split(":").reduce((res2, p) => res2 * num(60) + num(p), num(0));
+      const res = parts.replace(/_/g, "").split(":").reduce((res2, p) => res2 * num(60) + num(p), num(0));
       return sign === "-" ? num(-1) * res : res;
     }
     function stringifySexagesimal(node) {
@@ -3054,18 +3054,18 @@ var require_timestamp = __commonJS({
         value *= num(-1);
       }
       const _60 = num(60);
-      const parts2 = [value % _60];
+      const parts = [value % _60];
       if (value < 60) {
-        parts2.unshift(0);
+        parts.unshift(0);
       } else {
-        value = (value - parts2[0]) / _60;
-        parts2.unshift(value % _60);
+        value = (value - parts[0]) / _60;
+        parts.unshift(value % _60);
         if (value >= 60) {
-          value = (value - parts2[0]) / _60;
-          parts2.unshift(value);
+          value = (value - parts[0]) / _60;
+          parts.unshift(value);
         }
       }
-      return sign + parts2.map((n) => String(n).padStart(2, "0")).join(":").replace(/000000\d*$/, "");
+      return sign + parts.map((n) => String(n).padStart(2, "0")).join(":").replace(/000000\d*$/, "");
     }
     var intTime = {
       identify: (value) => typeof value === "bigint" || Number.isInteger(value),
@@ -4802,8 +4802,8 @@ var require_resolve_flow_scalar = __commonJS({
     };
     function parseCharCode(source, offset, length, onError) {
       const cc = source.substr(offset, length);
-      const ok3 = cc.length === length && /^[0-9a-fA-F]+$/.test(cc);
-      const code = ok3 ? parseInt(cc, 16) : NaN;
+      const ok2 = cc.length === length && /^[0-9a-fA-F]+$/.test(cc);
+      const code = ok2 ? parseInt(cc, 16) : NaN;
       try {
         return String.fromCodePoint(code);
       } catch {
@@ -5127,9 +5127,9 @@ var require_composer = __commonJS({
         this.prelude = [];
         this.errors = [];
         this.warnings = [];
-        this.onError = (source, code, message, warning) => {
+        this.onError = (source, code, message, warning2) => {
           const pos = getErrorPos(source);
-          if (warning)
+          if (warning2)
             this.warnings.push(new errors.YAMLWarning(pos, code, message));
           else
             this.errors.push(new errors.YAMLParseError(pos, code, message));
@@ -5202,10 +5202,10 @@ ${cb}` : comment;
           console.dir(token, { depth: null });
         switch (token.type) {
           case "directive":
-            this.directives.add(token.source, (offset, message, warning) => {
+            this.directives.add(token.source, (offset, message, warning2) => {
               const pos = getErrorPos(token);
               pos[0] += offset;
-              this.onError(pos, "BAD_DIRECTIVE", message, warning);
+              this.onError(pos, "BAD_DIRECTIVE", message, warning2);
             });
             this.prelude.push(token.source);
             this.atDirectives = true;
@@ -7247,7 +7247,7 @@ var require_public_api = __commonJS({
       const doc = parseDocument2(src, options);
       if (!doc)
         return null;
-      doc.warnings.forEach((warning) => log.warn(doc.options.logLevel, warning));
+      doc.warnings.forEach((warning2) => log.warn(doc.options.logLevel, warning2));
       if (doc.errors.length > 0) {
         if (doc.options.logLevel !== "silent")
           throw doc.errors[0];
@@ -10507,28 +10507,28 @@ var require_utils = __commonJS({
         if (left.length === 1 && left[0] === "") left.length = 0;
         if (right.length === 1 && right[0] === "") right.length = 0;
       }
-      const parts2 = left.concat(right);
+      const parts = left.concat(right);
       let hextetCount = 0;
-      for (let i = 0; i < parts2.length; i++) {
-        const part = parts2[i];
+      for (let i = 0; i < parts.length; i++) {
+        const part = parts[i];
         if (part === "") return void 0;
         if (part.indexOf(".") !== -1) {
-          if (i !== parts2.length - 1 || compression !== -1 && right.length === 0 || !isIPv4(part)) return void 0;
+          if (i !== parts.length - 1 || compression !== -1 && right.length === 0 || !isIPv4(part)) return void 0;
           hextetCount += 2;
           continue;
         }
         if (!isHextet(part)) return void 0;
-        parts2[i] = parseInt(part, 16).toString(16);
+        parts[i] = parseInt(part, 16).toString(16);
         hextetCount++;
       }
       if (compression === -1) {
         if (hextetCount !== 8) return void 0;
-        return compressIPv6ZeroRun(parts2);
+        return compressIPv6ZeroRun(parts);
       }
       if (hextetCount >= 8) return void 0;
-      const expanded = parts2.slice(0, left.length);
+      const expanded = parts.slice(0, left.length);
       for (let i = hextetCount; i < 8; i++) expanded.push("0");
-      for (let i = left.length; i < parts2.length; i++) expanded.push(parts2[i]);
+      for (let i = left.length; i < parts.length; i++) expanded.push(parts[i]);
       return compressIPv6ZeroRun(expanded);
     }
     function normalizeIPv6(host) {
@@ -14405,7 +14405,7 @@ var require_formats = __commonJS({
       return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
     }
     var DATE = /^(\d\d\d\d)-(\d\d)-(\d\d)$/;
-    var DAYS3 = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    var DAYS2 = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
     function date(str) {
       const matches = DATE.exec(str);
       if (!matches)
@@ -14413,7 +14413,7 @@ var require_formats = __commonJS({
       const year = +matches[1];
       const month = +matches[2];
       const day = +matches[3];
-      return month >= 1 && month <= 12 && day >= 1 && day <= (month === 2 && isLeapYear(year) ? 29 : DAYS3[month]);
+      return month >= 1 && month <= 12 && day >= 1 && day <= (month === 2 && isLeapYear(year) ? 29 : DAYS2[month]);
     }
     function compareDate(d1, d2) {
       if (!(d1 && d2))
@@ -21074,7 +21074,7 @@ Content-Type: ${value.type || "application/octet-stream"}\r
           length = null;
         }
         source = object;
-        const parts2 = (async function* () {
+        const parts = (async function* () {
           for (const part of blobParts) {
             if (part.stream) {
               yield* part.stream();
@@ -21083,7 +21083,7 @@ Content-Type: ${value.type || "application/octet-stream"}\r
             }
           }
         })();
-        action = () => parts2;
+        action = () => parts;
         type = `multipart/form-data; boundary=${boundary}`;
       } else if (webidl.is.Blob(object)) {
         source = object;
@@ -24585,11 +24585,11 @@ var require_socks5_utils = __commonJS({
     var { InvalidArgumentError } = require_errors3();
     function parseAddress(address) {
       if (net.isIPv4(address)) {
-        const parts2 = address.split(".").map(Number);
+        const parts = address.split(".").map(Number);
         return {
           type: 1,
           // IPv4
-          buffer: Buffer2.from(parts2)
+          buffer: Buffer2.from(parts)
         };
       }
       if (net.isIPv6(address)) {
@@ -24639,9 +24639,9 @@ var require_socks5_utils = __commonJS({
           bufferIndex += 2;
         }
       } else {
-        const parts2 = normalizedAddress.split(":");
-        for (let i = 0; i < parts2.length; i++) {
-          buffer.writeUInt16BE(parseInt(parts2[i], 16), i * 2);
+        const parts = normalizedAddress.split(":");
+        for (let i = 0; i < parts.length; i++) {
+          buffer.writeUInt16BE(parseInt(parts[i], 16), i * 2);
         }
       }
       return buffer;
@@ -24688,12 +24688,12 @@ var require_socks5_utils = __commonJS({
           if (buffer.length < currentOffset + 18) {
             throw new InvalidArgumentError("Buffer too small for IPv6 address");
           }
-          const parts2 = [];
+          const parts = [];
           for (let i = 0; i < 8; i++) {
             const value = buffer.readUInt16BE(currentOffset + i * 2);
-            parts2.push(value.toString(16));
+            parts.push(value.toString(16));
           }
-          address = parts2.join(":");
+          address = parts.join(":");
           currentOffset += 16;
           break;
         }
@@ -25018,12 +25018,12 @@ var require_socks5_client = __commonJS({
           boundAddress = this.buffer.subarray(offset, offset + domainLength).toString();
           offset += domainLength;
         } else if (addressType === ADDRESS_TYPES.IPV6) {
-          const parts2 = [];
+          const parts = [];
           for (let i = 0; i < 8; i++) {
             const value = this.buffer.readUInt16BE(offset + i * 2);
-            parts2.push(value.toString(16));
+            parts.push(value.toString(16));
           }
-          boundAddress = parts2.join(":");
+          boundAddress = parts.join(":");
           offset += 16;
         }
         const boundPort = this.buffer.readUInt16BE(offset);
@@ -28619,7 +28619,7 @@ var require_snapshot_recorder = __commonJS({
       return filtered;
     }
     function createRequestHash(formattedRequest) {
-      const parts2 = [
+      const parts = [
         formattedRequest.method,
         formattedRequest.url
       ];
@@ -28627,14 +28627,14 @@ var require_snapshot_recorder = __commonJS({
         const headerKeys = Object.keys(formattedRequest.headers).sort();
         for (const key of headerKeys) {
           const values = Array.isArray(formattedRequest.headers[key]) ? formattedRequest.headers[key] : [formattedRequest.headers[key]];
-          parts2.push(key);
+          parts.push(key);
           for (const value of values.sort()) {
-            parts2.push(String(value));
+            parts.push(String(value));
           }
         }
       }
-      parts2.push(formattedRequest.body);
-      const content = parts2.join("|");
+      parts.push(formattedRequest.body);
+      const content = parts.join("|");
       return hashId(content);
     }
     var SnapshotRecorder = class {
@@ -30567,9 +30567,9 @@ var require_cache = __commonJS({
       const values = Array.isArray(varyHeader) ? varyHeader : [varyHeader];
       const output = [];
       for (let i = 0; i < values.length; i++) {
-        const parts2 = values[i].split(",");
-        for (let j = 0; j < parts2.length; j++) {
-          output.push(parts2[j]);
+        const parts = values[i].split(",");
+        for (let j = 0; j < parts.length; j++) {
+          output.push(parts[j]);
         }
       }
       return output;
@@ -32981,14 +32981,14 @@ var require_decompress = __commonJS({
        * @throws {Error} - If the number of content-encodings exceeds the maximum allowed
        */
       #createDecompressionChain(encodings) {
-        const parts2 = encodings.split(",");
+        const parts = encodings.split(",");
         const maxContentEncodings = 5;
-        if (parts2.length > maxContentEncodings) {
-          throw new Error(`too many content-encodings in response: ${parts2.length}, maximum allowed is ${maxContentEncodings}`);
+        if (parts.length > maxContentEncodings) {
+          throw new Error(`too many content-encodings in response: ${parts.length}, maximum allowed is ${maxContentEncodings}`);
         }
         const decompressors = [];
-        for (let i = parts2.length - 1; i >= 0; i--) {
-          const encoding = parts2[i].trim();
+        for (let i = parts.length - 1; i >= 0; i--) {
+          const encoding = parts[i].trim();
           if (!encoding) continue;
           if (!supportedEncodings[encoding]) {
             decompressors.length = 0;
@@ -41279,6 +41279,19 @@ ${captureLines}` : capture.stack;
   }
 });
 
+// src/diagnostic.ts
+function formatRange(range) {
+  if (range.line === void 0 || range.line <= 0) return range.file;
+  return range.col === void 0 ? `${range.file}:${range.line}` : `${range.file}:${range.line}:${range.col}`;
+}
+function diagnosticText(d) {
+  return d.detail === void 0 ? d.summary : `${d.summary}: ${d.detail}`;
+}
+function formatDiagnostic(d) {
+  const text = diagnosticText(d);
+  return d.range === void 0 ? text : `${formatRange(d.range)}: ${text}`;
+}
+
 // src/errors.ts
 var ExitCode = {
   /** Success, or no changes. */
@@ -41292,9 +41305,15 @@ var ExitCode = {
   /** A safety guard refused the plan. */
   unsafe: 3
 };
+function problemDiagnostic(p) {
+  return {
+    severity: "error",
+    summary: p.message,
+    range: p.line > 0 ? { file: p.file, line: p.line, col: p.col } : { file: p.file }
+  };
+}
 function formatProblem(p) {
-  const where2 = p.line > 0 ? `${p.file}:${p.line}:${p.col}` : p.file;
-  return `${where2}: ${p.message}`;
+  return formatDiagnostic(problemDiagnostic(p));
 }
 function sortProblems(problems) {
   return [...problems].sort(
@@ -41311,6 +41330,10 @@ var ConfigError = class extends Error {
     );
     this.name = "ConfigError";
     this.problems = sorted;
+  }
+  /** The problems as error diagnostics, in the same order. */
+  get diagnostics() {
+    return this.problems.map(problemDiagnostic);
   }
 };
 function redact(text, secrets = []) {
@@ -41432,12 +41455,12 @@ var ConvergenceError = class extends Error {
   duplicates;
   constructor(pending, waitedMs, duplicates = []) {
     const list2 = (xs) => `${xs.slice(0, 10).join(", ")}${xs.length > 10 ? ", …" : ""}`;
-    const parts2 = [
+    const parts = [
       ...pending.length > 0 ? [`did not show ${pending.length} change(s): ${list2(pending)}`] : [],
       ...duplicates.length > 0 ? [`still shows ${duplicates.length} duplicate(s): ${list2(duplicates)}`] : []
     ];
     super(
-      `the platform accepted the writes but after ${Math.round(waitedMs / 1e3)} s ${parts2.join("; and ")}. ` + (duplicates.length > 0 ? "Run `carte apply` again: the plan removes the duplicates." : "Run `carte plan` in a few minutes to see whether they arrived.")
+      `the platform accepted the writes but after ${Math.round(waitedMs / 1e3)} s ${parts.join("; and ")}. ` + (duplicates.length > 0 ? "Run `carte apply` again: the plan removes the duplicates." : "Run `carte plan` in a few minutes to see whether they arrived.")
     );
     this.name = "ConvergenceError";
     this.pending = pending;
@@ -41482,16 +41505,33 @@ var SecretError = class extends Error {
   }
 };
 var UsageError = class extends Error {
-  /**
-   * Whether the command line itself is wrong (an unknown command or option, a missing argument, an
-   * option's bad value): then, and only then, the CLI adds "Run `carte --help` for usage.". By default,
-   * a message that names an option (`--parallelism must be …`) is of the command line.
-   */
-  commandLine;
-  constructor(message, options = {}) {
+  constructor(message) {
     super(message);
     this.name = "UsageError";
-    this.commandLine = options.commandLine ?? /(^|[\s("'`])--[a-z]/.test(message);
+  }
+};
+var CommandLineError = class extends UsageError {
+  constructor(message) {
+    super(message);
+    this.name = "CommandLineError";
+  }
+};
+var GitError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "GitError";
+  }
+};
+var PlanFileError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "PlanFileError";
+  }
+};
+var StateFileError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "StateFileError";
   }
 };
 var InternalError = class extends Error {
@@ -42105,6 +42145,9 @@ var GROUP_SURFACE = {
   webhooks: "integrations",
   utils: "utils"
 };
+function oneHost(baseUrl) {
+  return Object.fromEntries(API_GROUPS.map((g) => [g, baseUrl]));
+}
 var ASSUMPTIONS = {
   accepted: "An accepted asynchronous write answers 200 with the accepted message (the availability guide also says 202); reads show the write once the platform has processed it.",
   legacyAccepted: 'The legacy stock PATCH answers {"message": "Your request has been accepted"}, without the final period.',
@@ -42764,26 +42807,26 @@ var RouteMatcher = class {
   }
   /** Every route whose template matches `path`, whatever its method, in the order given. */
   matchPath(path2) {
-    const parts2 = path2.split("/").slice(1);
+    const parts = path2.split("/").slice(1);
     const out = [];
-    for (const c of this.byLength.get(parts2.length) ?? []) {
+    for (const c of this.byLength.get(parts.length) ?? []) {
       const params = {};
-      let ok3 = true;
-      for (let i = 0; i < parts2.length; i++) {
+      let ok2 = true;
+      for (let i = 0; i < parts.length; i++) {
         const seg = c.segments[i];
-        const part = parts2[i];
+        const part = parts[i];
         if (seg.startsWith("{")) {
           if (part === "") {
-            ok3 = false;
+            ok2 = false;
             break;
           }
           params[seg.slice(1, -1)] = safeDecode(part);
         } else if (seg !== part) {
-          ok3 = false;
+          ok2 = false;
           break;
         }
       }
-      if (ok3) out.push({ name: c.name, method: c.method, value: c.value, params });
+      if (ok2) out.push({ name: c.name, method: c.method, value: c.value, params });
     }
     return out;
   }
@@ -44338,658 +44381,6 @@ var STORE_WEBHOOK_EVENTS = [
 ];
 var CLIENT_WEBHOOK_EVENTS = ["STORE_PROVISIONING_STATUS"];
 
-// src/model.ts
-function imagePath(image) {
-  return typeof image === "string" ? image : image.path;
-}
-var CARTE_SUSPEND_REASON = "carte";
-var WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
-function kindState(kind) {
-  return {
-    kind,
-    get: (state) => state.kinds !== void 0 && Object.hasOwn(state.kinds, kind) ? state.kinds[kind] : void 0,
-    set(state, value) {
-      (state.kinds ??= table())[kind] = value;
-    },
-    clear(state) {
-      if (state.kinds !== void 0 && Object.hasOwn(state.kinds, kind)) delete state.kinds[kind];
-    }
-  };
-}
-function table() {
-  return /* @__PURE__ */ Object.create(null);
-}
-function own(record, key) {
-  return record !== void 0 && Object.hasOwn(record, key) ? record[key] : void 0;
-}
-function emptyIds() {
-  return { items: table(), categories: table(), menus: table(), other: table() };
-}
-function emptyStore(store) {
-  return { store };
-}
-
-// src/kinds/schedules.ts
-var DAY_ORDER = ["mon", "tue", "wed", "thu", "fri", "sat", "sun", "hol"];
-function canonicalDays(days) {
-  const list2 = [
-    ...new Set(
-      days.split(",").map((d) => d.trim().toLowerCase()).filter(Boolean)
-    )
-  ];
-  return list2.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b)).join(",");
-}
-function hhmm(time) {
-  return time.length >= 5 ? time.slice(0, 5) : time;
-}
-var bySlot = (a, b) => a.start.localeCompare(b.start) || a.end.localeCompare(b.end);
-var rank = (d) => DAY_ORDER.includes(d) ? DAY_ORDER.indexOf(d) : DAY_ORDER.length;
-function byDays(a, b) {
-  const x = a.split(",");
-  const y = b.split(",");
-  for (let i = 0; i < Math.min(x.length, y.length); i++) {
-    const d = rank(x[i]) - rank(y[i]) || x[i].localeCompare(y[i]);
-    if (d !== 0) return d;
-  }
-  return x.length - y.length;
-}
-function canonicalSchedules(list2) {
-  const canonical = canonicalOf(list2);
-  canonicalLists.add(canonical);
-  return canonical;
-}
-var canonicalLists = /* @__PURE__ */ new WeakSet();
-var canonicalFormOf = /* @__PURE__ */ new WeakMap();
-function canonicalOnce(list2) {
-  if (canonicalLists.has(list2)) return list2;
-  let canonical = canonicalFormOf.get(list2);
-  if (!canonical) {
-    canonical = canonicalSchedules(list2);
-    canonicalFormOf.set(list2, canonical);
-  }
-  return canonical;
-}
-var unscheduled = /* @__PURE__ */ new WeakMap();
-var canonicalized = /* @__PURE__ */ new WeakMap();
-function withComparedSchedules(all, viaUtils) {
-  let out;
-  for (const key of Object.keys(all)) {
-    const resource = all[key];
-    if (resource.schedules === void 0) continue;
-    if (!viaUtils && resource.schedules.length > 0 && canonicalLists.has(resource.schedules)) continue;
-    const cache = viaUtils ? unscheduled : canonicalized;
-    let compared = cache.get(resource);
-    if (!compared) {
-      const canonical = viaUtils ? [] : canonicalOnce(resource.schedules);
-      if (canonical === resource.schedules && canonical.length > 0) continue;
-      const { schedules: _schedules, ...rest } = resource;
-      compared = canonical.length > 0 ? { ...rest, schedules: canonical } : rest;
-      cache.set(resource, compared);
-    }
-    out ??= Object.assign(table(), all);
-    out[key] = compared;
-  }
-  return out ?? all;
-}
-function canonicalOf(list2) {
-  const perDay = /* @__PURE__ */ new Map();
-  for (const schedule of list2) {
-    for (const day of canonicalDays(schedule.days).split(",")) {
-      if (day === "") continue;
-      const slots = perDay.get(day) ?? [];
-      slots.push(...schedule.periods.map((p) => ({ start: p.start, end: p.end })));
-      perDay.set(day, slots);
-    }
-  }
-  const groups = /* @__PURE__ */ new Map();
-  for (const day of [...perDay.keys()].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b))) {
-    const sorted = perDay.get(day).sort(bySlot);
-    const periods = sorted.filter((s, i) => i === 0 || bySlot(sorted[i - 1], s) !== 0);
-    if (periods.length === 0) continue;
-    const key = JSON.stringify(periods);
-    const group2 = groups.get(key);
-    if (group2) group2.days.push(day);
-    else groups.set(key, { days: [day], periods });
-  }
-  return [...groups.values()].map((g) => ({ days: g.days.join(","), periods: g.periods })).sort((a, b) => byDays(a.days, b.days) || bySlot(a.periods[0], b.periods[0]));
-}
-function fromWireSchedules(list2) {
-  if (!list2 || list2.length === 0) return void 0;
-  const key = wireKey(list2);
-  if (readSchedules.has(key)) return readSchedules.get(key);
-  const canonical = canonicalSchedules(
-    list2.map((s) => ({
-      days: s.days_of_week,
-      periods: (s.time_periods ?? []).map((p) => ({ start: hhmm(p.start_time), end: hhmm(p.end_time) }))
-    }))
-  );
-  const out = canonical.length > 0 ? canonical : void 0;
-  if (readSchedules.size < MAX_READ_SCHEDULES) readSchedules.set(key, out);
-  return out;
-}
-var readSchedules = /* @__PURE__ */ new Map();
-var MAX_READ_SCHEDULES = 4096;
-function wireKey(list2) {
-  let key = "";
-  for (const s of list2) {
-    key += JSON.stringify(s.days_of_week) + "[";
-    for (const p of s.time_periods ?? []) key += JSON.stringify(p.start_time) + JSON.stringify(p.end_time);
-    key += "]";
-  }
-  return key;
-}
-function toWireSchedules(list2) {
-  return (list2 ?? []).map((s) => ({
-    days_of_week: s.days,
-    time_periods: s.periods.map((p) => ({ start_time: p.start, end_time: p.end }))
-  }));
-}
-
-// src/config/slots.ts
-var SCHEDULE_DAYS = [...WEEKDAYS, "hol"];
-var DAY_MINUTES = 24 * 60;
-var LAST_MINUTE = DAY_MINUTES - 1;
-var SLOT_PATTERN = /^([0-9]{1,2}):([0-9]{2})-([0-9]{1,2}):([0-9]{2})$/;
-var ok = (value) => ({ ok: true, value });
-var fail2 = (error) => ({ ok: false, error });
-function formatMinutes(minutes) {
-  const h = Math.floor(minutes / 60);
-  const m = minutes % 60;
-  return `${String(h).padStart(2, "0")}:${String(m).padStart(2, "0")}`;
-}
-function checkTime(hours, minutes, text, isEnd) {
-  if (minutes > 59) return `${quote(text)} is not a time of day: minutes go from 00 to 59`;
-  if (hours === 24 && minutes === 0 && isEnd) return void 0;
-  if (hours > 23)
-    return `${quote(text)} is not a time of day: hours go from 00 to 23 (24:00 only as the end of a slot)`;
-  return void 0;
-}
-function parseSlot(text) {
-  const m = SLOT_PATTERN.exec(text);
-  if (!m) return fail2(`${quote(text)} is not a slot: write start-end in 24-hour time, e.g. 11:00-15:00`);
-  const [sh, sm, eh, em] = [m[1], m[2], m[3], m[4]].map(Number);
-  const [startText, endText] = text.split("-");
-  const bad = checkTime(sh, sm, startText, false) ?? checkTime(eh, em, endText, true);
-  if (bad) return fail2(bad);
-  const start = sh * 60 + sm;
-  const end = eh * 60 + em;
-  if (start === end) return fail2(`slot ${quote(text)} is empty: its start and end are the same time`);
-  return ok({ start, end });
-}
-function crossesMidnight(slot) {
-  return slot.end < slot.start && slot.end > 0;
-}
-function splitSlot(slot) {
-  const out = {};
-  const sameDayEnd = slot.end > slot.start ? Math.min(slot.end, LAST_MINUTE) : LAST_MINUTE;
-  if (sameDayEnd > slot.start)
-    out.sameDay = { start: formatMinutes(slot.start), end: formatMinutes(sameDayEnd) };
-  if (crossesMidnight(slot)) out.nextDay = { start: formatMinutes(0), end: formatMinutes(slot.end) };
-  return out;
-}
-function nextWeekday(day) {
-  return WEEKDAYS[(WEEKDAYS.indexOf(day) + 1) % WEEKDAYS.length] ?? "mon";
-}
-var DAY_NAMES = new Map(SCHEDULE_DAYS.map((d) => [d, d]));
-function parseDays(spec, allowHolidays) {
-  const days = /* @__PURE__ */ new Set();
-  const parts2 = spec.toLowerCase().split(",");
-  const known = allowHolidays ? "mon, tue, wed, thu, fri, sat, sun, hol or daily" : "mon … sun or daily";
-  for (const raw of parts2) {
-    const part = raw.trim();
-    if (part === "") return fail2(`days ${quote(spec)} has an empty part: write e.g. mon-fri or sat,sun`);
-    let named;
-    if (part === "daily") named = [...WEEKDAYS];
-    else if (part.includes("-")) {
-      const [a = "", b = "", ...rest] = part.split("-").map((s) => s.trim());
-      const from = DAY_NAMES.get(a);
-      const to = DAY_NAMES.get(b);
-      if (rest.length > 0 || from === void 0 || to === void 0) {
-        const unknown = [a, b, ...rest].find((d) => !DAY_NAMES.has(d)) ?? part;
-        return fail2(`days ${quote(spec)}: ${quote(unknown)} is not a day (use ${known})`);
-      }
-      if (from === "hol" || to === "hol")
-        return fail2(
-          `days ${quote(spec)}: hol cannot be part of a range, write it on its own (e.g. mon-fri,hol)`
-        );
-      const i = WEEKDAYS.indexOf(from);
-      const n = (WEEKDAYS.indexOf(to) - i + 7) % 7 + 1;
-      named = Array.from({ length: n }, (_2, k) => WEEKDAYS[(i + k) % 7]);
-    } else {
-      const day = DAY_NAMES.get(part);
-      if (day === void 0) return fail2(`days ${quote(spec)}: ${quote(part)} is not a day (use ${known})`);
-      named = [day];
-    }
-    for (const day of named) {
-      if (day === "hol" && !allowHolidays)
-        return fail2(
-          `days ${quote(spec)}: hol is not a day of regular hours; write holiday hours under holidays:`
-        );
-      if (days.has(day)) return fail2(`days ${quote(spec)} names ${day} twice`);
-      days.add(day);
-    }
-  }
-  return ok(SCHEDULE_DAYS.filter((d) => days.has(d)));
-}
-function parseMonthDay(text) {
-  const m = /^([0-9]{2})-([0-9]{2})$/.exec(text);
-  if (!m) return fail2(`${quote(text)} is not a date: write MM-DD, e.g. 12-25 for 25 December`);
-  const month = Number(m[1]);
-  const day = Number(m[2]);
-  if (month < 1 || month > 12) return fail2(`${quote(text)} is not a date: the month (MM) goes from 01 to 12`);
-  const days = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 31;
-  if (day < 1 || day > days)
-    return fail2(
-      `${quote(text)} is not a date: month ${m[1]} has days 01 to ${String(days).padStart(2, "0")}`
-    );
-  return ok({ month, day });
-}
-function monthDayKey(month, day) {
-  return `${String(month).padStart(2, "0")}-${String(day).padStart(2, "0")}`;
-}
-function compareSlots(a, b) {
-  return a.start < b.start ? -1 : a.start > b.start ? 1 : a.end < b.end ? -1 : a.end > b.end ? 1 : 0;
-}
-function toSchedules(entries) {
-  const perDay = [];
-  for (const entry of entries) {
-    const days = parseDays(entry.days, true);
-    if (!days.ok) continue;
-    for (const text of entry.slots) {
-      const slot = parseSlot(text);
-      if (!slot.ok) continue;
-      const { sameDay, nextDay } = splitSlot(slot.value);
-      for (const day of days.value) {
-        if (sameDay) perDay.push({ days: day, periods: [sameDay] });
-        if (nextDay && day !== "hol") perDay.push({ days: nextWeekday(day), periods: [nextDay] });
-      }
-    }
-  }
-  return canonicalSchedules(perDay);
-}
-
-// src/countries.ts
-var NAMES = /* @__PURE__ */ new Map([
-  ["AR", "Argentina"],
-  ["BR", "Brazil"],
-  ["CL", "Chile"],
-  ["CO", "Colombia"],
-  ["EC", "Ecuador"],
-  ["MX", "Mexico"],
-  ["PE", "Peru"],
-  ["UY", "Uruguay"]
-]);
-var COUNTRY_CODES = [...NAMES.keys()].sort();
-
-// src/emulator/calendars.ts
-var DEFAULT_COUNTRY = "CO";
-var NEW_YEAR = ["01-01", "New Year's Day"];
-var LABOUR = ["05-01", "Labour Day"];
-var IMMACULATE = ["12-08", "Immaculate Conception"];
-var CHRISTMAS = ["12-25", "Christmas Day"];
-var ALL_SAINTS = ["11-01", "All Saints' Day"];
-var ALL_SOULS = ["11-02", "All Souls' Day"];
-var CALENDARS = /* @__PURE__ */ new Map([
-  [
-    "AR",
-    [
-      NEW_YEAR,
-      ["03-24", "Day of Remembrance for Truth and Justice"],
-      ["04-02", "Malvinas Day"],
-      LABOUR,
-      ["05-25", "May Revolution"],
-      ["06-20", "Flag Day"],
-      ["07-09", "Independence Day"],
-      IMMACULATE,
-      CHRISTMAS
-    ]
-  ],
-  [
-    "BR",
-    [
-      NEW_YEAR,
-      ["04-21", "Tiradentes"],
-      LABOUR,
-      ["09-07", "Independence Day"],
-      ["10-12", "Our Lady of Aparecida"],
-      ALL_SOULS,
-      ["11-15", "Proclamation of the Republic"],
-      // National since 2024.
-      ["11-20", "Black Consciousness Day"],
-      CHRISTMAS
-    ]
-  ],
-  [
-    "CL",
-    [
-      NEW_YEAR,
-      LABOUR,
-      ["05-21", "Navy Day"],
-      ["07-16", "Our Lady of Mount Carmel"],
-      ["08-15", "Assumption of Mary"],
-      ["09-18", "Independence Day"],
-      ["09-19", "Army Day"],
-      ALL_SAINTS,
-      IMMACULATE,
-      CHRISTMAS
-    ]
-  ],
-  [
-    "CO",
-    [NEW_YEAR, LABOUR, ["07-20", "Independence Day"], ["08-07", "Battle of Boyacá"], IMMACULATE, CHRISTMAS]
-  ],
-  [
-    "EC",
-    [
-      NEW_YEAR,
-      LABOUR,
-      ["05-24", "Battle of Pichincha"],
-      ["08-10", "Declaration of Independence"],
-      ["10-09", "Independence of Guayaquil"],
-      ALL_SOULS,
-      ["11-03", "Independence of Cuenca"],
-      CHRISTMAS
-    ]
-  ],
-  [
-    "MX",
-    [
-      NEW_YEAR,
-      ["02-05", "Constitution Day"],
-      ["03-21", "Benito Juárez's Birthday"],
-      LABOUR,
-      ["09-16", "Independence Day"],
-      ["11-20", "Revolution Day"],
-      CHRISTMAS
-    ]
-  ],
-  [
-    "PE",
-    [
-      NEW_YEAR,
-      LABOUR,
-      ["06-07", "Flag Day"],
-      ["06-29", "Saint Peter and Saint Paul"],
-      ["07-23", "Air Force Day"],
-      ["07-28", "Independence Day"],
-      ["07-29", "Fiestas Patrias"],
-      ["08-06", "Battle of Junín"],
-      ["08-30", "Saint Rose of Lima"],
-      ["10-08", "Battle of Angamos"],
-      ALL_SAINTS,
-      IMMACULATE,
-      ["12-09", "Battle of Ayacucho"],
-      CHRISTMAS
-    ]
-  ],
-  [
-    "UY",
-    [
-      NEW_YEAR,
-      LABOUR,
-      ["06-19", "Birth of Artigas"],
-      ["07-18", "Constitution Day"],
-      ["08-25", "Independence Day"],
-      ALL_SOULS,
-      CHRISTMAS
-    ]
-  ]
-]);
-var OWN_HOLIDAY = "Holiday";
-var CALENDAR_COUNTRIES = COUNTRY_CODES.filter((c) => CALENDARS.has(c));
-function hasCalendar(country) {
-  return CALENDARS.has(country);
-}
-function dayOf(date, name) {
-  const month = Number(date.slice(0, 2));
-  const day = Number(date.slice(3, 5));
-  return { id: month * 100 + day, name, month, day, cityId: null };
-}
-var DAYS = new Map(
-  [...CALENDARS].map(([code, list2]) => [code, list2.map(([date, name]) => dayOf(date, name))])
-);
-function holidayDays(country, own2) {
-  const national = DAYS.get(country) ?? [];
-  if (own2 === void 0) return national;
-  const names = new Map(national.map((d) => [d.id, d.name]));
-  return own2.map((date) => dayOf(date, OWN_HOLIDAY)).map((d) => ({ ...d, name: names.get(d.id) ?? d.name })).sort((a, b) => a.id - b.id);
-}
-var MAX_OWN_HOLIDAYS = 366;
-function ownHolidayProblems(value) {
-  if (!Array.isArray(value)) {
-    return [{ index: void 0, message: "must be a list of dates MM-DD, e.g. ['11-15', '12-25']" }];
-  }
-  if (value.length > MAX_OWN_HOLIDAYS) {
-    return [
-      { index: void 0, message: `lists ${value.length} dates; a year has at most ${MAX_OWN_HOLIDAYS}` }
-    ];
-  }
-  const seen2 = /* @__PURE__ */ new Set();
-  const out = [];
-  value.forEach((v, index) => {
-    if (typeof v !== "string") return out.push({ index, message: "must be a date MM-DD, e.g. '11-15'" });
-    const parsed = parseMonthDay(v);
-    if (!parsed.ok) return out.push({ index, message: parsed.error });
-    if (seen2.has(v)) return out.push({ index, message: `${v} is listed twice` });
-    seen2.add(v);
-  });
-  return out;
-}
-
-// src/emulator/http-error.ts
-var HttpError = class extends Error {
-  status;
-  body;
-  constructor(status, body) {
-    const msg = typeof body === "object" && body !== null && "message" in body ? String(body.message) : `HTTP ${status}`;
-    super(msg);
-    this.name = "HttpError";
-    this.status = status;
-    this.body = body;
-  }
-};
-function fail3(status, message) {
-  return new HttpError(status, { message });
-}
-function badShape(message) {
-  return fail3(400, message);
-}
-function menuRule(type, message) {
-  return new HttpError(400, { type, message });
-}
-
-// src/emulator/http.ts
-function accepted() {
-  return { status: 200, body: { message: ACCEPTED_MESSAGE } };
-}
-function ok2(body) {
-  return { status: 200, body };
-}
-function isObj(v) {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-function isPosInt(v) {
-  return typeof v === "number" && Number.isSafeInteger(v) && v > 0;
-}
-
-// src/emulator/schedules.ts
-var WEEKDAYS2 = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
-var HOLIDAYS = holidayDays(DEFAULT_COUNTRY);
-function storeHolidays(store) {
-  return holidayDays(store.country, store.holidays);
-}
-function emptyStoreUtils() {
-  return { regular: [], holidaySlots: {}, special: [], scheduleIds: {} };
-}
-var UTILS_PART = "utils";
-var parts = /* @__PURE__ */ new WeakMap();
-function registerUtilsPart(state) {
-  let data = parts.get(state);
-  if (data) return data;
-  const map = /* @__PURE__ */ new Map();
-  data = map;
-  parts.set(state, map);
-  const part = {
-    save: () => Object.fromEntries(map),
-    load: (snapshot) => {
-      if (!isObj(snapshot)) return;
-      for (const [key, v] of Object.entries(snapshot)) {
-        if (isObj(v)) map.set(key, { ...emptyStoreUtils(), ...v });
-      }
-    },
-    reset: () => map.clear()
-  };
-  state.registerPart(UTILS_PART, part);
-  return map;
-}
-function utilsOf(state, store) {
-  const map = registerUtilsPart(state);
-  let rec = map.get(store.key);
-  if (!rec) map.set(store.key, rec = emptyStoreUtils());
-  return rec;
-}
-var DAYS2 = /* @__PURE__ */ new Set([...WEEKDAYS2, "hol"]);
-function parseRange(start, end, at, names) {
-  const pre = at === "" ? "" : `${at}.`;
-  if (typeof start !== "string") throw badShape(`${pre}${names[0]} is required`);
-  if (typeof end !== "string") throw badShape(`${pre}${names[1]} is required`);
-  const s = start;
-  const e = end;
-  if (e <= s) {
-    throw badShape(
-      `${pre}${names[1]} (${e}) must be later than ${names[0]} (${s}); split ranges that cross midnight`
-    );
-  }
-  return { start: s, end: e };
-}
-function parseDays2(v, at) {
-  if (v.trim() === "") throw badShape(`${at} is required`);
-  const seen2 = /* @__PURE__ */ new Set();
-  for (const raw of v.split(",")) {
-    const d = raw.trim();
-    if (!DAYS2.has(d)) throw badShape(`${at}: "${raw}" is not one of mon,tue,wed,thu,fri,sat,sun,hol`);
-    if (seen2.has(d)) throw badShape(`${at}: "${d}" is listed twice`);
-    seen2.add(d);
-  }
-  return [...seen2].join(",");
-}
-function toUtilsTime(t) {
-  return t.length === 5 ? `${t}:00` : t;
-}
-function flatten(schedules) {
-  const out = [];
-  for (const s of schedules) {
-    const days = s.days_of_week.split(",").map((d) => d.trim()).join(",");
-    for (const p of s.time_periods) {
-      out.push({ days, starts_time: toUtilsTime(p.start_time), ends_time: toUtilsTime(p.end_time) });
-    }
-  }
-  return out;
-}
-function contentKeys(periods) {
-  const count = /* @__PURE__ */ new Map();
-  return periods.map((p) => {
-    const base = `${p.days}|${p.starts_time}|${p.ends_time}`;
-    const n = count.get(base) ?? 0;
-    count.set(base, n + 1);
-    return `${base}#${n}`;
-  });
-}
-function categoryOwner(id) {
-  return {
-    owner: `category:${id}`,
-    read: (cat) => cat.categories.get(id)?.schedules,
-    write: (cat, schedules, now) => {
-      const rec = cat.categories.get(id);
-      if (rec) cat.categories.set(id, { ...rec, schedules, last_updated: now });
-    }
-  };
-}
-function itemOwner(id) {
-  return {
-    owner: `item:${id}`,
-    read: (cat) => cat.items.get(id)?.schedules_info.schedules,
-    write: (cat, schedules, now) => {
-      const rec = cat.items.get(id);
-      if (rec) {
-        cat.items.set(id, {
-          ...rec,
-          schedules_info: { ...rec.schedules_info, schedules },
-          last_updated: now
-        });
-      }
-    }
-  };
-}
-function detailsOf(state, store, owner, schedules) {
-  const periods = flatten(schedules);
-  const ids = utilsOf(state, store).scheduleIds[owner] ??= {};
-  let added = false;
-  const out = contentKeys(periods).map((k, i) => {
-    let id = ids[k];
-    if (id === void 0) {
-      ids[k] = id = state.allocateId();
-      added = true;
-    }
-    return { id, ...periods[i] };
-  });
-  if (added) state.requestPersist();
-  return out;
-}
-function buildSchedules(details, at) {
-  const groups = /* @__PURE__ */ new Map();
-  details.forEach((d, i) => {
-    for (const [k, t] of [
-      ["starts_time", d.starts_time],
-      ["ends_time", d.ends_time]
-    ]) {
-      if (!t.endsWith(":00")) {
-        throw badShape(`${at}[${i}].${k} (${t}) must be on a whole minute (seconds 00)`);
-      }
-    }
-    let g = groups.get(d.days);
-    if (!g) groups.set(d.days, g = []);
-    g.push(d);
-  });
-  const ordered = [];
-  const schedules = [];
-  for (const [days, list2] of groups) {
-    if (list2.length > Limits.periodsPerSchedule) {
-      throw badShape(
-        `${at}: days "${days}" would have ${list2.length} time periods; the limit is ${Limits.periodsPerSchedule}`
-      );
-    }
-    ordered.push(...list2);
-    schedules.push({
-      days_of_week: days,
-      time_periods: list2.map((d) => ({
-        start_time: d.starts_time.slice(0, 5),
-        end_time: d.ends_time.slice(0, 5)
-      }))
-    });
-  }
-  return { schedules, details: ordered };
-}
-function rememberIds(state, store, owner, details) {
-  const ids = {};
-  contentKeys(details).forEach((k, i) => ids[k] = details[i].id);
-  utilsOf(state, store).scheduleIds[owner] = ids;
-  state.requestPersist();
-}
-function parseDetails(body, withId) {
-  const list2 = body.schedule_details;
-  return list2.map((d, i) => {
-    const at = `schedule_details[${i}]`;
-    const id = withId ? d.id : void 0;
-    const days = parseDays2(d.days, `${at}.days`);
-    const r = parseRange(d.starts_time, d.ends_time, at, ["starts_time", "ends_time"]);
-    return { id, period: { days, starts_time: r.start, ends_time: r.end }, at };
-  });
-}
-function unknownSchedule(id) {
-  throw fail3(404, `Schedule ${id} not found`);
-}
-
 // src/atomic.ts
 import { randomBytes } from "node:crypto";
 import { constants as constants2 } from "node:fs";
@@ -45332,6 +44723,447 @@ async function removeFile(file, target) {
   }
 }
 
+// src/model.ts
+function imagePath(image) {
+  return typeof image === "string" ? image : image.path;
+}
+var CARTE_SUSPEND_REASON = "carte";
+var WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
+function kindState(kind) {
+  return {
+    kind,
+    get: (state) => state.kinds !== void 0 && Object.hasOwn(state.kinds, kind) ? state.kinds[kind] : void 0,
+    set(state, value) {
+      (state.kinds ??= table())[kind] = value;
+    },
+    clear(state) {
+      if (state.kinds !== void 0 && Object.hasOwn(state.kinds, kind)) delete state.kinds[kind];
+    }
+  };
+}
+function table() {
+  return /* @__PURE__ */ Object.create(null);
+}
+function own(record, key) {
+  return record !== void 0 && Object.hasOwn(record, key) ? record[key] : void 0;
+}
+function emptyIds() {
+  return { items: table(), categories: table(), menus: table(), other: table() };
+}
+function emptyStore(store) {
+  return { store };
+}
+
+// src/kinds/schedules.ts
+var DAY_ORDER = ["mon", "tue", "wed", "thu", "fri", "sat", "sun", "hol"];
+function canonicalDays(days) {
+  const list2 = [
+    ...new Set(
+      days.split(",").map((d) => d.trim().toLowerCase()).filter(Boolean)
+    )
+  ];
+  return list2.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b)).join(",");
+}
+function hhmm(time) {
+  return time.length >= 5 ? time.slice(0, 5) : time;
+}
+var bySlot = (a, b) => a.start.localeCompare(b.start) || a.end.localeCompare(b.end);
+var rank = (d) => DAY_ORDER.includes(d) ? DAY_ORDER.indexOf(d) : DAY_ORDER.length;
+function byDays(a, b) {
+  const x = a.split(",");
+  const y = b.split(",");
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const d = rank(x[i]) - rank(y[i]) || x[i].localeCompare(y[i]);
+    if (d !== 0) return d;
+  }
+  return x.length - y.length;
+}
+function canonicalSchedules(list2) {
+  const canonical = canonicalOf(list2);
+  canonicalLists.add(canonical);
+  return canonical;
+}
+var canonicalLists = /* @__PURE__ */ new WeakSet();
+var canonicalFormOf = /* @__PURE__ */ new WeakMap();
+function canonicalOnce(list2) {
+  if (canonicalLists.has(list2)) return list2;
+  let canonical = canonicalFormOf.get(list2);
+  if (!canonical) {
+    canonical = canonicalSchedules(list2);
+    canonicalFormOf.set(list2, canonical);
+  }
+  return canonical;
+}
+var unscheduled = /* @__PURE__ */ new WeakMap();
+var canonicalized = /* @__PURE__ */ new WeakMap();
+function withComparedSchedules(all, viaUtils) {
+  let out;
+  for (const key of Object.keys(all)) {
+    const resource = all[key];
+    if (resource.schedules === void 0) continue;
+    if (!viaUtils && resource.schedules.length > 0 && canonicalLists.has(resource.schedules)) continue;
+    const cache = viaUtils ? unscheduled : canonicalized;
+    let compared = cache.get(resource);
+    if (!compared) {
+      const canonical = viaUtils ? [] : canonicalOnce(resource.schedules);
+      if (canonical === resource.schedules && canonical.length > 0) continue;
+      const { schedules: _schedules, ...rest } = resource;
+      compared = canonical.length > 0 ? { ...rest, schedules: canonical } : rest;
+      cache.set(resource, compared);
+    }
+    out ??= Object.assign(table(), all);
+    out[key] = compared;
+  }
+  return out ?? all;
+}
+function canonicalOf(list2) {
+  const perDay = /* @__PURE__ */ new Map();
+  for (const schedule of list2) {
+    for (const day of canonicalDays(schedule.days).split(",")) {
+      if (day === "") continue;
+      const slots = perDay.get(day) ?? [];
+      slots.push(...schedule.periods.map((p) => ({ start: p.start, end: p.end })));
+      perDay.set(day, slots);
+    }
+  }
+  const groups = /* @__PURE__ */ new Map();
+  for (const day of [...perDay.keys()].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b))) {
+    const sorted = perDay.get(day).sort(bySlot);
+    const periods = sorted.filter((s, i) => i === 0 || bySlot(sorted[i - 1], s) !== 0);
+    if (periods.length === 0) continue;
+    const key = JSON.stringify(periods);
+    const group2 = groups.get(key);
+    if (group2) group2.days.push(day);
+    else groups.set(key, { days: [day], periods });
+  }
+  return [...groups.values()].map((g) => ({ days: g.days.join(","), periods: g.periods })).sort((a, b) => byDays(a.days, b.days) || bySlot(a.periods[0], b.periods[0]));
+}
+function fromWireSchedules(list2) {
+  if (!list2 || list2.length === 0) return void 0;
+  const key = wireKey(list2);
+  if (readSchedules.has(key)) return readSchedules.get(key);
+  const canonical = canonicalSchedules(
+    list2.map((s) => ({
+      days: s.days_of_week,
+      periods: (s.time_periods ?? []).map((p) => ({ start: hhmm(p.start_time), end: hhmm(p.end_time) }))
+    }))
+  );
+  const out = canonical.length > 0 ? canonical : void 0;
+  if (readSchedules.size < MAX_READ_SCHEDULES) readSchedules.set(key, out);
+  return out;
+}
+var readSchedules = /* @__PURE__ */ new Map();
+var MAX_READ_SCHEDULES = 4096;
+function wireKey(list2) {
+  let key = "";
+  for (const s of list2) {
+    key += JSON.stringify(s.days_of_week) + "[";
+    for (const p of s.time_periods ?? []) key += JSON.stringify(p.start_time) + JSON.stringify(p.end_time);
+    key += "]";
+  }
+  return key;
+}
+function toWireSchedules(list2) {
+  return (list2 ?? []).map((s) => ({
+    days_of_week: s.days,
+    time_periods: s.periods.map((p) => ({ start_time: p.start, end_time: p.end }))
+  }));
+}
+
+// src/config/slots.ts
+var SCHEDULE_DAYS = [...WEEKDAYS, "hol"];
+var DAY_MINUTES = 24 * 60;
+var LAST_MINUTE = DAY_MINUTES - 1;
+var SLOT_PATTERN = /^([0-9]{1,2}):([0-9]{2})-([0-9]{1,2}):([0-9]{2})$/;
+var ok = (value) => ({ ok: true, value });
+var fail2 = (error) => ({ ok: false, error });
+function formatMinutes(minutes) {
+  const h = Math.floor(minutes / 60);
+  const m = minutes % 60;
+  return `${String(h).padStart(2, "0")}:${String(m).padStart(2, "0")}`;
+}
+function checkTime(hours, minutes, text, isEnd) {
+  if (minutes > 59) return `${quote(text)} is not a time of day: minutes go from 00 to 59`;
+  if (hours === 24 && minutes === 0 && isEnd) return void 0;
+  if (hours > 23)
+    return `${quote(text)} is not a time of day: hours go from 00 to 23 (24:00 only as the end of a slot)`;
+  return void 0;
+}
+function parseSlot(text) {
+  const m = SLOT_PATTERN.exec(text);
+  if (!m) return fail2(`${quote(text)} is not a slot: write start-end in 24-hour time, e.g. 11:00-15:00`);
+  const [sh, sm, eh, em] = [m[1], m[2], m[3], m[4]].map(Number);
+  const [startText, endText] = text.split("-");
+  const bad = checkTime(sh, sm, startText, false) ?? checkTime(eh, em, endText, true);
+  if (bad) return fail2(bad);
+  const start = sh * 60 + sm;
+  const end = eh * 60 + em;
+  if (start === end) return fail2(`slot ${quote(text)} is empty: its start and end are the same time`);
+  return ok({ start, end });
+}
+function crossesMidnight(slot) {
+  return slot.end < slot.start && slot.end > 0;
+}
+function splitSlot(slot) {
+  const out = {};
+  const sameDayEnd = slot.end > slot.start ? Math.min(slot.end, LAST_MINUTE) : LAST_MINUTE;
+  if (sameDayEnd > slot.start)
+    out.sameDay = { start: formatMinutes(slot.start), end: formatMinutes(sameDayEnd) };
+  if (crossesMidnight(slot)) out.nextDay = { start: formatMinutes(0), end: formatMinutes(slot.end) };
+  return out;
+}
+function nextWeekday(day) {
+  return WEEKDAYS[(WEEKDAYS.indexOf(day) + 1) % WEEKDAYS.length] ?? "mon";
+}
+var DAY_NAMES = new Map(SCHEDULE_DAYS.map((d) => [d, d]));
+function parseDays(spec, allowHolidays) {
+  const days = /* @__PURE__ */ new Set();
+  const parts = spec.toLowerCase().split(",");
+  const known = allowHolidays ? "mon, tue, wed, thu, fri, sat, sun, hol or daily" : "mon … sun or daily";
+  for (const raw of parts) {
+    const part = raw.trim();
+    if (part === "") return fail2(`days ${quote(spec)} has an empty part: write e.g. mon-fri or sat,sun`);
+    let named;
+    if (part === "daily") named = [...WEEKDAYS];
+    else if (part.includes("-")) {
+      const [a = "", b = "", ...rest] = part.split("-").map((s) => s.trim());
+      const from = DAY_NAMES.get(a);
+      const to = DAY_NAMES.get(b);
+      if (rest.length > 0 || from === void 0 || to === void 0) {
+        const unknown = [a, b, ...rest].find((d) => !DAY_NAMES.has(d)) ?? part;
+        return fail2(`days ${quote(spec)}: ${quote(unknown)} is not a day (use ${known})`);
+      }
+      if (from === "hol" || to === "hol")
+        return fail2(
+          `days ${quote(spec)}: hol cannot be part of a range, write it on its own (e.g. mon-fri,hol)`
+        );
+      const i = WEEKDAYS.indexOf(from);
+      const n = (WEEKDAYS.indexOf(to) - i + 7) % 7 + 1;
+      named = Array.from({ length: n }, (_2, k) => WEEKDAYS[(i + k) % 7]);
+    } else {
+      const day = DAY_NAMES.get(part);
+      if (day === void 0) return fail2(`days ${quote(spec)}: ${quote(part)} is not a day (use ${known})`);
+      named = [day];
+    }
+    for (const day of named) {
+      if (day === "hol" && !allowHolidays)
+        return fail2(
+          `days ${quote(spec)}: hol is not a day of regular hours; write holiday hours under holidays:`
+        );
+      if (days.has(day)) return fail2(`days ${quote(spec)} names ${day} twice`);
+      days.add(day);
+    }
+  }
+  return ok(SCHEDULE_DAYS.filter((d) => days.has(d)));
+}
+function parseMonthDay(text) {
+  const m = /^([0-9]{2})-([0-9]{2})$/.exec(text);
+  if (!m) return fail2(`${quote(text)} is not a date: write MM-DD, e.g. 12-25 for 25 December`);
+  const month = Number(m[1]);
+  const day = Number(m[2]);
+  if (month < 1 || month > 12) return fail2(`${quote(text)} is not a date: the month (MM) goes from 01 to 12`);
+  const days = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 31;
+  if (day < 1 || day > days)
+    return fail2(
+      `${quote(text)} is not a date: month ${m[1]} has days 01 to ${String(days).padStart(2, "0")}`
+    );
+  return ok({ month, day });
+}
+function monthDayKey(month, day) {
+  return `${String(month).padStart(2, "0")}-${String(day).padStart(2, "0")}`;
+}
+function compareSlots(a, b) {
+  return a.start < b.start ? -1 : a.start > b.start ? 1 : a.end < b.end ? -1 : a.end > b.end ? 1 : 0;
+}
+function toSchedules(entries) {
+  const perDay = [];
+  for (const entry of entries) {
+    const days = parseDays(entry.days, true);
+    if (!days.ok) continue;
+    for (const text of entry.slots) {
+      const slot = parseSlot(text);
+      if (!slot.ok) continue;
+      const { sameDay, nextDay } = splitSlot(slot.value);
+      for (const day of days.value) {
+        if (sameDay) perDay.push({ days: day, periods: [sameDay] });
+        if (nextDay && day !== "hol") perDay.push({ days: nextWeekday(day), periods: [nextDay] });
+      }
+    }
+  }
+  return canonicalSchedules(perDay);
+}
+
+// src/countries.ts
+var NAMES = /* @__PURE__ */ new Map([
+  ["AR", "Argentina"],
+  ["BR", "Brazil"],
+  ["CL", "Chile"],
+  ["CO", "Colombia"],
+  ["EC", "Ecuador"],
+  ["MX", "Mexico"],
+  ["PE", "Peru"],
+  ["UY", "Uruguay"]
+]);
+var COUNTRY_CODES = [...NAMES.keys()].sort();
+function countryName(code) {
+  return NAMES.get(code);
+}
+
+// src/emulator/calendars.ts
+var DEFAULT_COUNTRY = "CO";
+var NEW_YEAR = ["01-01", "New Year's Day"];
+var LABOUR = ["05-01", "Labour Day"];
+var IMMACULATE = ["12-08", "Immaculate Conception"];
+var CHRISTMAS = ["12-25", "Christmas Day"];
+var ALL_SAINTS = ["11-01", "All Saints' Day"];
+var ALL_SOULS = ["11-02", "All Souls' Day"];
+var CALENDARS = /* @__PURE__ */ new Map([
+  [
+    "AR",
+    [
+      NEW_YEAR,
+      ["03-24", "Day of Remembrance for Truth and Justice"],
+      ["04-02", "Malvinas Day"],
+      LABOUR,
+      ["05-25", "May Revolution"],
+      ["06-20", "Flag Day"],
+      ["07-09", "Independence Day"],
+      IMMACULATE,
+      CHRISTMAS
+    ]
+  ],
+  [
+    "BR",
+    [
+      NEW_YEAR,
+      ["04-21", "Tiradentes"],
+      LABOUR,
+      ["09-07", "Independence Day"],
+      ["10-12", "Our Lady of Aparecida"],
+      ALL_SOULS,
+      ["11-15", "Proclamation of the Republic"],
+      // National since 2024.
+      ["11-20", "Black Consciousness Day"],
+      CHRISTMAS
+    ]
+  ],
+  [
+    "CL",
+    [
+      NEW_YEAR,
+      LABOUR,
+      ["05-21", "Navy Day"],
+      ["07-16", "Our Lady of Mount Carmel"],
+      ["08-15", "Assumption of Mary"],
+      ["09-18", "Independence Day"],
+      ["09-19", "Army Day"],
+      ALL_SAINTS,
+      IMMACULATE,
+      CHRISTMAS
+    ]
+  ],
+  [
+    "CO",
+    [NEW_YEAR, LABOUR, ["07-20", "Independence Day"], ["08-07", "Battle of Boyacá"], IMMACULATE, CHRISTMAS]
+  ],
+  [
+    "EC",
+    [
+      NEW_YEAR,
+      LABOUR,
+      ["05-24", "Battle of Pichincha"],
+      ["08-10", "Declaration of Independence"],
+      ["10-09", "Independence of Guayaquil"],
+      ALL_SOULS,
+      ["11-03", "Independence of Cuenca"],
+      CHRISTMAS
+    ]
+  ],
+  [
+    "MX",
+    [
+      NEW_YEAR,
+      ["02-05", "Constitution Day"],
+      ["03-21", "Benito Juárez's Birthday"],
+      LABOUR,
+      ["09-16", "Independence Day"],
+      ["11-20", "Revolution Day"],
+      CHRISTMAS
+    ]
+  ],
+  [
+    "PE",
+    [
+      NEW_YEAR,
+      LABOUR,
+      ["06-07", "Flag Day"],
+      ["06-29", "Saint Peter and Saint Paul"],
+      ["07-23", "Air Force Day"],
+      ["07-28", "Independence Day"],
+      ["07-29", "Fiestas Patrias"],
+      ["08-06", "Battle of Junín"],
+      ["08-30", "Saint Rose of Lima"],
+      ["10-08", "Battle of Angamos"],
+      ALL_SAINTS,
+      IMMACULATE,
+      ["12-09", "Battle of Ayacucho"],
+      CHRISTMAS
+    ]
+  ],
+  [
+    "UY",
+    [
+      NEW_YEAR,
+      LABOUR,
+      ["06-19", "Birth of Artigas"],
+      ["07-18", "Constitution Day"],
+      ["08-25", "Independence Day"],
+      ALL_SOULS,
+      CHRISTMAS
+    ]
+  ]
+]);
+var OWN_HOLIDAY = "Holiday";
+var CALENDAR_COUNTRIES = COUNTRY_CODES.filter((c) => CALENDARS.has(c));
+function hasCalendar(country) {
+  return CALENDARS.has(country);
+}
+function dayOf(date, name) {
+  const month = Number(date.slice(0, 2));
+  const day = Number(date.slice(3, 5));
+  return { id: month * 100 + day, name, month, day, cityId: null };
+}
+var DAYS = new Map(
+  [...CALENDARS].map(([code, list2]) => [code, list2.map(([date, name]) => dayOf(date, name))])
+);
+function holidayDays(country, own2) {
+  const national = DAYS.get(country) ?? [];
+  if (own2 === void 0) return national;
+  const names = new Map(national.map((d) => [d.id, d.name]));
+  return own2.map((date) => dayOf(date, OWN_HOLIDAY)).map((d) => ({ ...d, name: names.get(d.id) ?? d.name })).sort((a, b) => a.id - b.id);
+}
+var MAX_OWN_HOLIDAYS = 366;
+function ownHolidayProblems(value) {
+  if (!Array.isArray(value)) {
+    return [{ index: void 0, message: "must be a list of dates MM-DD, e.g. ['11-15', '12-25']" }];
+  }
+  if (value.length > MAX_OWN_HOLIDAYS) {
+    return [
+      { index: void 0, message: `lists ${value.length} dates; a year has at most ${MAX_OWN_HOLIDAYS}` }
+    ];
+  }
+  const seen2 = /* @__PURE__ */ new Set();
+  const out = [];
+  value.forEach((v, index) => {
+    if (typeof v !== "string") return out.push({ index, message: "must be a date MM-DD, e.g. '11-15'" });
+    const parsed = parseMonthDay(v);
+    if (!parsed.ok) return out.push({ index, message: parsed.error });
+    if (seen2.has(v)) return out.push({ index, message: `${v} is listed twice` });
+    seen2.add(v);
+  });
+  return out;
+}
+
 export {
   ExitCode,
   formatProblem,
@@ -45349,6 +45181,10 @@ export {
   FileWriteError,
   SecretError,
   UsageError,
+  CommandLineError,
+  GitError,
+  PlanFileError,
+  StateFileError,
   InternalError,
   exitCodeFor,
   quote,
@@ -45400,6 +45236,7 @@ export {
   toSchedules,
   API_GROUPS,
   GROUP_SURFACE,
+  oneHost,
   DEFAULT_ANSWER_BYTES,
   ROUTES,
   LOGIN_ROUTES,
@@ -45412,6 +45249,7 @@ export {
   routePath,
   RouteMatcher,
   matchRoute,
+  ACCEPTED_MESSAGE,
   Limits,
   STORE_WEBHOOK_EVENTS,
   CLIENT_WEBHOOK_EVENTS,
@@ -45472,30 +45310,12 @@ export {
   MAX_LISTED_PROBLEMS,
   describeErrors,
   answerProblems,
+  countryName,
   DEFAULT_COUNTRY,
+  CALENDAR_COUNTRIES,
   hasCalendar,
-  ownHolidayProblems,
-  HttpError,
-  fail3 as fail,
-  badShape,
-  menuRule,
-  accepted,
-  ok2 as ok,
-  isObj,
-  isPosInt,
-  WEEKDAYS2,
-  HOLIDAYS,
-  storeHolidays,
-  registerUtilsPart,
-  utilsOf,
-  parseRange,
-  categoryOwner,
-  itemOwner,
-  detailsOf,
-  buildSchedules,
-  rememberIds,
-  parseDetails,
-  unknownSchedule
+  holidayDays,
+  ownHolidayProblems
 };
 /*! Bundled license information:
 

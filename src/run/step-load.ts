@@ -1,0 +1,117 @@
+/**
+ * Steps "resolve scope" and "load" of a run: the files loaded (with `--scope changed`, the base's
+ * too), then limited to the run's shard and stage, and a saved plan read.
+ */
+
+import { loadProject, type LoadedProject } from "../config/index.js";
+import { type LoadedBase } from "../gitops/base.js";
+import { loadChangeScope } from "../gitops/scope.js";
+import { shardProject } from "../gitops/shard.js";
+import { UsageError } from "../errors.js";
+import { quote } from "../config/quote.js";
+import { readPlanFile } from "../plan/file.js";
+import type { Targeting } from "../plan/target.js";
+import type { Plan } from "../plan/types.js";
+import { findStage, stageProject } from "../apply/rollout.js";
+import { type RunRequest, type RunHooks } from "./request.js";
+
+/** The files of a run, loaded and, with `--scope changed`, scoped ({@link resolveScope}). */
+export interface ScopedFiles {
+  /** The project of the files, every store (neither sharded nor staged yet). */
+  loaded: LoadedProject;
+  /** The request's targeting, with the change scope when `--scope changed` found one. */
+  targeting: Targeting | undefined;
+  /** With `--scope changed`: the base's files, loaded once for the scope and for the split. */
+  base: LoadedBase | undefined;
+}
+
+/**
+ * Step "resolve scope": loads the files and, with `--scope changed`, the base's too, to scope the run
+ * to the stores and kinds the difference can touch (src/gitops/scope.ts); the head's stores are then
+ * resolved only where the files differ. When the base's files do not load, the run is not scoped and
+ * `onWarning` says so.
+ *
+ * @throws {@link UsageError} for `--scope changed` without `--base`; {@link ConfigError} for files that
+ *   do not load.
+ */
+export async function resolveScope(request: RunRequest, hooks: RunHooks): Promise<ScopedFiles> {
+  if (request.command !== "plan" || request.scope !== "changed") {
+    // Read-only from here on: stores of a shared catalog share their resources (memory of a big chain).
+    const loaded = await loadProject(request.config, {
+      shareResources: true,
+      ...(request.now ? { now: request.now } : {}),
+    });
+    return { loaded, targeting: request.targeting, base: undefined };
+  }
+  if (!request.base) {
+    throw new UsageError(
+      "--scope changed needs --base REF: the commit whose files the changes are measured from",
+    );
+  }
+  const scoped = await loadChangeScope(request.config, request.base, {
+    shard: request.shard,
+    now: request.now,
+    workspace: request.workspace,
+  });
+  if (!scoped.scope) {
+    hooks.onWarning?.(
+      `Warning: the plan is not scoped to the changes since ${request.base}: ${scoped.base.unavailable ?? "?"}; every store is read`,
+    );
+    return { loaded: scoped.project, targeting: request.targeting, base: scoped.base };
+  }
+  const targeting = { ...(request.targeting ?? { stores: [], kinds: [], targets: [] }), scope: scoped.scope };
+  return { loaded: scoped.project, targeting, base: scoped.base };
+}
+
+/** The project a run works on ({@link loadRun}). */
+export interface RunProject extends ScopedFiles {
+  /** The project limited to the run's shard and stage: what is locked, read, planned and applied. */
+  project: LoadedProject;
+  /** `carte apply FILE`: the saved plan, read within bounds and its digest checked. */
+  saved: Plan | undefined;
+  /** The rollout stage the run is limited to (`--stage`, or the saved plan's). */
+  stage: string | undefined;
+}
+
+/**
+ * Step "load": the project the run works on: the files' project limited to the shard (`--shard`) and
+ * the stage (`--stage`, or the saved plan's), the saved plan read. The project's warnings go to
+ * `onWarning`. A saved plan is read, and its digest checked, before anything else: a plan edited by
+ * accident makes no call; its operations are never carried out (`readAndPlan` (src/run/step-plan.ts)).
+ *
+ * @throws {@link UsageError} for a stage the project does not have or that the saved plan contradicts;
+ *   the errors of `readPlanFile` (src/plan/file.ts) for a saved plan that cannot be used.
+ */
+export async function loadRun(request: RunRequest, files: ScopedFiles, hooks: RunHooks): Promise<RunProject> {
+  let project = request.shard ? shardProject(files.loaded, request.shard) : files.loaded;
+  for (const warning of project.warnings) hooks.onWarning?.(`Warning: ${warning}`);
+  const saved =
+    request.command === "apply" && request.planFile ? await readPlanFile(request.planFile) : undefined;
+  // One stage of the rollout alone: the project limited to it, from here on (lock, plan, apply).
+  const stage = stageOf(request, saved);
+  if (stage !== undefined) {
+    const { stage: picked, first } = findStage(project, stage);
+    project = stageProject(project, picked, first);
+  }
+  return { ...files, project, saved, stage };
+}
+
+/**
+ * The stage a run is limited to: `--stage`, or the one a saved plan was made for. Throws
+ * {@link UsageError} when they differ, or when `--stage` is given for a saved plan of every stage.
+ */
+function stageOf(request: RunRequest, saved: Plan | undefined): string | undefined {
+  if (!saved) return request.stage;
+  // A saved plan is carte's own file, but anyone may have written it: its stage is checked too.
+  if (saved.stage !== undefined && typeof saved.stage !== "string") {
+    throw new UsageError("the saved plan's stage is not a stage name; save the plan again");
+  }
+  if (request.stage !== undefined && saved.stage !== request.stage) {
+    throw new UsageError(
+      saved.stage === undefined
+        ? `--stage ${quote(request.stage, 60)}: the saved plan covers every stage; apply it without --stage, or save a plan of the stage with carte plan --stage ${quote(request.stage, 60)} --out FILE`
+        : `--stage ${quote(request.stage, 60)}: the saved plan is of stage ${quote(saved.stage, 60)}`,
+    );
+  }
+  return saved.stage;
+}
