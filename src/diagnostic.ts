@@ -73,3 +73,8 @@ export function formatDiagnostic(d: Diagnostic): string {
   const text = diagnosticText(d);
   return d.range === undefined ? text : `${formatRange(d.range)}: ${text}`;
 }
+
+/** A warning as carte prints it on a line of its own: `Warning: file:line:col: summary: detail`. */
+export function formatWarning(d: Diagnostic): string {
+  return `Warning: ${formatDiagnostic(d)}`;
+}

@@ -32,6 +32,7 @@ export {
   diagnosticText,
   formatDiagnostic,
   formatRange,
+  formatWarning,
   warning,
   type Diagnostic,
   type Severity,

@@ -6,7 +6,7 @@
 
 import * as core from "@actions/core";
 import { DEFAULT_LOCK_REF, DEFAULT_LOCK_REMOTE, DEFAULT_LOCK_STALE_MINUTES } from "../config/load.js";
-import { ConfigError, ExitCode } from "../errors.js";
+import { ConfigError, ExitCode, problemDiagnostic } from "../errors.js";
 import { upsertMarkedComment, type GitHubRepo, type IssueComment } from "../gitops/github.js";
 import { describeRefHolder, lockName } from "../gitops/ref-lock.js";
 import { completeBinding, findReviewed, judgeReviewed, type RecordReading } from "../gitops/reviewed.js";
@@ -193,7 +193,7 @@ export async function applyCommand(
   );
   const problems =
     result.error instanceof ConfigError ? relativeProblems(result.error.problems, ctx.workspace) : null;
-  if (problems) annotate(problems, ctx.workspace);
+  if (problems) annotate(problems.map(problemDiagnostic), ctx.workspace);
   const target = result.target && describeTarget(result.target);
   const report =
     result.plan && result.report ? renderReportMarkdown(result.plan, result.report, { target }) : undefined;

@@ -4,7 +4,7 @@
  */
 
 import * as core from "@actions/core";
-import { ExitCode, UsageError } from "../errors.js";
+import { ExitCode, UsageError, problemDiagnostic } from "../errors.js";
 import { isCartes, type GitHubRepo } from "../gitops/github.js";
 import type { Plan } from "../plan/types.js";
 import { escapeMarkdown } from "../render/escape.js";
@@ -106,7 +106,7 @@ export async function driftCommand(
   const view = viewOf(result, ctx.sha, undefined);
   if (view.problems) {
     view.problems = relativeProblems(view.problems, ctx.workspace);
-    annotate(view.problems, ctx.workspace);
+    annotate(view.problems.map(problemDiagnostic), ctx.workspace);
   }
   if (view.plan && view.exitCode === ExitCode.ok && view.plan.changes.length > 0)
     view.exitCode = ExitCode.changes;

@@ -1,12 +1,19 @@
 /**
  * What an Action command ends with, and how its failures are worded and annotated: the wording of an
- * error (a safety refusal names the `force-reason` input) and configuration problems as annotations at
- * their file and line.
+ * error (a safety refusal names the `force-reason` input), and diagnostics (configuration problems, the
+ * warnings of a load and of a run) as annotations at their file and line.
  */
 
 import path from "node:path";
 import * as core from "@actions/core";
-import { UnsafePlanError, type ConfigProblem } from "../errors.js";
+import {
+  UnsafePlanError,
+  diagnosticText,
+  formatWarning,
+  type ConfigProblem,
+  type Diagnostic,
+  type SourceRange,
+} from "../errors.js";
 import type { Plan } from "../plan/types.js";
 import { renderError } from "../render/error.js";
 import { escapeTerminal } from "../render/escape.js";
@@ -46,23 +53,45 @@ export interface Outcome {
   annotated?: boolean | undefined;
 }
 
-/** Configuration problems as annotations on the files (`::error file=…,line=…,col=…::`). */
-export function annotate(problems: readonly ConfigProblem[], workspace: string): void {
-  for (const p of problems.slice(0, 50)) {
-    const file = path.relative(workspace, path.resolve(p.file)).split(path.sep).join("/");
-    core.error(p.message, {
-      title: "carte configuration problem",
-      file,
-      ...(p.line > 0 ? { startLine: p.line } : {}),
-      ...(p.col > 0 ? { startColumn: p.col } : {}),
+/** A file as the annotations and the comment show it: relative to the workspace, with `/`. */
+function workspaceFile(file: string, workspace: string): string {
+  return path.relative(workspace, path.resolve(file)).split(path.sep).join("/");
+}
+
+/** Where an annotation points: its file, line and column, and its end when known (columns on one line). */
+function annotationPlace(range: SourceRange, workspace: string): core.AnnotationProperties {
+  const line = range.line !== undefined && range.line > 0 ? range.line : undefined;
+  const oneLine = line !== undefined && range.endLine === line;
+  return {
+    file: workspaceFile(range.file, workspace),
+    ...(line !== undefined ? { startLine: line } : {}),
+    ...(line !== undefined && range.endLine !== undefined ? { endLine: range.endLine } : {}),
+    ...(line !== undefined && range.col !== undefined && range.col > 0 ? { startColumn: range.col } : {}),
+    ...(oneLine && range.endCol !== undefined ? { endColumn: range.endCol } : {}),
+  };
+}
+
+/**
+ * Diagnostics as annotations (`::error file=…,line=…,col=…::`, `::warning file=…::`): an error as an
+ * error titled "carte configuration problem", a warning as a warning titled "carte warning", each at
+ * its file, line and column (and end, when known) with its words; one that concerns no place in a file
+ * as a plain warning or error line (`Warning: …`). At most 50, escaped.
+ */
+export function annotate(diagnostics: readonly Diagnostic[], workspace: string): void {
+  for (const d of diagnostics.slice(0, 50)) {
+    const say = d.severity === "error" ? core.error : core.warning;
+    if (d.range === undefined) {
+      say(escapeTerminal(d.severity === "error" ? diagnosticText(d) : formatWarning(d)));
+      continue;
+    }
+    say(escapeTerminal(diagnosticText(d)), {
+      title: d.severity === "error" ? "carte configuration problem" : "carte warning",
+      ...annotationPlace(d.range, workspace),
     });
   }
 }
 
 /** The problems with their file relative to the workspace (as the comment and annotations show them). */
 export function relativeProblems(problems: readonly ConfigProblem[], workspace: string): ConfigProblem[] {
-  return problems.map((p) => ({
-    ...p,
-    file: path.relative(workspace, path.resolve(p.file)).split(path.sep).join("/"),
-  }));
+  return problems.map((p) => ({ ...p, file: workspaceFile(p.file, workspace) }));
 }

@@ -6,6 +6,7 @@
 import path from "node:path";
 import * as core from "@actions/core";
 import type { LoadedProject } from "../config/index.js";
+import { problemDiagnostic } from "../errors.js";
 import type { BaseSplit } from "../gitops/base.js";
 import { fetchCommit, findRepository, resolveCommit, type GitRepository } from "../gitops/git.js";
 import { upsertMarkedComment } from "../gitops/github.js";
@@ -158,7 +159,7 @@ export async function planCommand(
       unavailable: base.unavailable,
     };
   }
-  if (view.problems) annotate(view.problems, ctx.workspace);
+  if (view.problems) annotate(view.problems.map(problemDiagnostic), ctx.workspace);
   if (inputs.preview !== "off" && ctx.pullRequest && view.plan && result.project) {
     const note = await planPreview(inputs.preview, view.plan, result.project, view.split, {
       name: previewArtifactName(ctx, inputs.shard, result.stage ?? inputs.stage),

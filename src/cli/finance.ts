@@ -167,7 +167,7 @@ export async function runFinanceExport(opts: FinanceExportCommand, io: CliIo): P
     });
     const { records, warnings } = await exportEntries(reader, opts.kind, query);
     progress.stop();
-    for (const w of warnings) io.err(escapeTerminal(`Warning: ${w}`) + "\n");
+    printWarnings(warnings, io);
     await emit(io, renderExport(opts.kind, format, records, projectCurrency(project)), opts.out);
     if (opts.out && !opts.quiet) {
       const n = records.length;
@@ -222,7 +222,7 @@ export async function runFinanceReconcile(opts: FinanceReconcileCommand, io: Cli
     });
     const run = await reconcileStores(reader, query, rule);
     progress.stop();
-    for (const w of run.warnings) io.err(escapeTerminal(`Warning: ${w}`) + "\n");
+    printWarnings(run.warnings, io);
     await emit(
       io,
       renderReconcileReport(opts.format, run.reconciliation, run.scope, projectCurrency(project)),

@@ -13,7 +13,7 @@ import {
   UnsafePlanError,
   UsageError,
   exitCodeFor,
-  formatDiagnostic,
+  formatWarning,
   type Diagnostic,
 } from "../errors.js";
 import { renderError } from "../render/error.js";
@@ -45,15 +45,10 @@ export function useColor(flag: boolean | undefined, io: CliIo): boolean {
   return io.stdoutIsTTY;
 }
 
-/** A warning as the CLI prints it: `Warning: file:line:col: summary: detail`, not yet escaped. */
-export function warningLine(w: Diagnostic): string {
-  return `Warning: ${formatDiagnostic(w)}`;
-}
-
 /** Prints warnings of the loaded project on standard error, one `Warning: …` line each, escaped. */
 export function printWarnings(warnings: readonly (string | Diagnostic)[] | undefined, io: CliIo): void {
   for (const w of warnings ?? [])
-    io.err(`${escapeTerminal(typeof w === "string" ? `Warning: ${w}` : warningLine(w))}\n`);
+    io.err(`${escapeTerminal(typeof w === "string" ? `Warning: ${w}` : formatWarning(w))}\n`);
 }
 
 /**

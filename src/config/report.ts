@@ -3,8 +3,8 @@
  * semantic checks of every kind of file.
  */
 
-import type { ConfigProblem } from "../errors.js";
-import { locate, MAX_PROBLEMS, toPointer } from "./yaml.js";
+import type { ConfigProblem, SourceRange } from "../errors.js";
+import { locate, locateSpan, MAX_PROBLEMS, toPointer } from "./yaml.js";
 import type { YamlFile } from "./yaml.js";
 
 export { bare, quote, QUOTE_MAX } from "./quote.js";
@@ -55,6 +55,12 @@ export interface Site {
 export function where(site: Site): string {
   const { line, col } = locate(site.parsed, site.pointer);
   return `${site.parsed.file}:${line}:${col}`;
+}
+
+/** The source range of a site, for a located warning: its file, where its value starts and ends. */
+export function rangeOf(site: Site): SourceRange {
+  const { line, col, end } = locateSpan(site.parsed, site.pointer);
+  return { file: site.parsed.file, line, col, ...(end ? { endLine: end.line, endCol: end.col } : {}) };
 }
 
 /** A site inside a file, from pointer segments. */

@@ -504,6 +504,31 @@ export function toPointer(segments: readonly (string | number)[]): string {
  *   line 1, column 1 for an empty document.
  */
 export function locate(parsed: YamlFile, pointer: string, target: "value" | "key" = "value"): Position {
+  return walkPointer(parsed, pointer, target).position;
+}
+
+/**
+ * {@link locate}, with where the node ends when the whole pointer exists: the position of its last
+ * character (a value's, without the comment or the line break after it).
+ */
+export function locateSpan(
+  parsed: YamlFile,
+  pointer: string,
+  target: "value" | "key" = "value",
+): Position & { end?: Position } {
+  const { position, found } = walkPointer(parsed, pointer, target);
+  const end = (found as YamlNode | undefined)?.range?.[1];
+  return end === undefined || end <= 0
+    ? position
+    : { ...position, end: offsetPosition(parsed.lineCounter, end - 1) };
+}
+
+/** Walks a pointer: the position of the deepest node found, and the node itself when it is the whole pointer's. */
+function walkPointer(
+  parsed: YamlFile,
+  pointer: string,
+  target: "value" | "key",
+): { position: Position; found?: unknown } {
   const { doc, lineCounter } = parsed;
   const segments = pointerSegments(pointer);
   let node: unknown = doc.contents;
@@ -514,9 +539,9 @@ export function locate(parsed: YamlFile, pointer: string, target: "value" | "key
     node = resolveAlias(doc, node);
     if (isMap(node)) {
       const pair = pairsOf(node).get(segment);
-      if (!pair) return position;
+      if (!pair) return { position };
       const keyPos = nodePosition(lineCounter, pair.key);
-      if (last && target === "key" && keyPos) return keyPos;
+      if (last && target === "key" && keyPos) return { position: keyPos, found: pair.key };
       const valuePos = nodePosition(lineCounter, pair.value);
       // An empty value (`price:`) has no node: point at its key.
       position = valuePos ?? keyPos ?? position;
@@ -524,14 +549,14 @@ export function locate(parsed: YamlFile, pointer: string, target: "value" | "key
     } else if (isSeq(node)) {
       const index = Number(segment);
       const item: unknown = Number.isInteger(index) ? node.items[index] : undefined;
-      if (item === undefined) return position;
+      if (item === undefined) return { position };
       position = nodePosition(lineCounter, item) ?? position;
       node = item;
     } else {
-      return position;
+      return { position };
     }
   }
-  return position;
+  return { position, found: node };
 }
 
 /** The pairs of each mapping by scalar key (the first of each key), built once per mapping. */

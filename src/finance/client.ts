@@ -16,7 +16,7 @@
 
 import { routePath } from "../platform/routes.js";
 import pLimit, { type LimitFunction } from "p-limit";
-import { ApiError, UsageError } from "../errors.js";
+import { ApiError, UsageError, warning, type Diagnostic } from "../errors.js";
 import type { PlatformClient } from "../platform/client.js";
 import { isDay } from "../calendar.js";
 import {
@@ -177,7 +177,7 @@ export interface ReadResult<T> {
   /** Pages read. */
   pages: number;
   /** Inconsistencies met while paging (duplicates, a count that differs from `total_entries`). */
-  warnings: string[];
+  warnings: Diagnostic[];
 }
 
 /** Progress of the reads of a {@link FinanceReader}: pages read and pages known so far (it grows). */
@@ -258,7 +258,7 @@ export class FinanceReader {
         }),
       ),
     );
-    const warnings: string[] = [];
+    const warnings: Diagnostic[] = [];
     const seen = new Set<number>();
     const entries: FinanceEntryOf[K][] = [];
     let duplicates = 0;
@@ -275,13 +275,15 @@ export class FinanceReader {
     const where = `${FINANCE_SEGMENT[kind]} of store ${storeId}`;
     if (duplicates > 0) {
       warnings.push(
-        `${where}: ${duplicates} entr${duplicates === 1 ? "y" : "ies"} appeared twice (kept once)`,
+        warning(`${where}: ${duplicates} entr${duplicates === 1 ? "y" : "ies"} appeared twice (kept once)`),
       );
     }
     if (entries.length !== first.total_entries) {
       warnings.push(
-        `${where}: the platform announced ${first.total_entries} entries and served ${entries.length}` +
-          " (the data may have changed while paging; run again)",
+        warning(
+          `${where}: the platform announced ${first.total_entries} entries and served ${entries.length}` +
+            " (the data may have changed while paging; run again)",
+        ),
       );
     }
     return { kind, storeId, entries, totalEntries: first.total_entries, pages: total, warnings };

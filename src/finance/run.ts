@@ -4,7 +4,7 @@
  * and renders; this module makes the calls through a {@link FinanceReader}.
  */
 
-import { CommandLineError } from "../errors.js";
+import { CommandLineError, type Diagnostic } from "../errors.js";
 import { isDay } from "../calendar.js";
 import { dayOf } from "./dates.js";
 import { isPaymentId, type FinanceFiltersOf, type FinanceReader } from "./client.js";
@@ -104,7 +104,7 @@ export function filtersFor<K extends FinanceKind>(
 /** What an export read. */
 export interface ExportResult {
   records: FinanceRecord[];
-  warnings: string[];
+  warnings: Diagnostic[];
 }
 
 /**
@@ -129,7 +129,7 @@ export async function exportEntries(
 export interface ReconcileRun {
   reconciliation: Reconciliation;
   scope: ReconcileScope;
-  warnings: string[];
+  warnings: Diagnostic[];
   /** Payments looked at a second time, by `payment_id`, because the first look found a discrepancy. */
   rechecked: number[];
 }
@@ -153,7 +153,7 @@ export async function reconcileStores(
 ): Promise<ReconcileRun> {
   checkQuery(q);
   const dateField: PaymentDateField = q.dateField ?? "expected_execution_date";
-  const warnings: string[] = [];
+  const warnings: Diagnostic[] = [];
   const paymentReads = await reader.readStores("payments", q.stores, {});
   const all: Sourced<WirePayment>[] = paymentReads.flatMap((r) =>
     r.entries.map((entry) => ({ storeId: r.storeId, entry })),
