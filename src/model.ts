@@ -116,7 +116,7 @@ export interface Suspension {
   until?: string;
   /**
    * Desired side: `until` as the store's people read it, in its time zone and with its date
-   * (`2026-11-26 18:00 GMT-5`, src/config/zone.ts `localText`), for the menu preview; absent when the
+   * (`2026-11-26 18:00 GMT-5`, src/time/zone.ts `localText`), for the menu preview; absent when the
    * store has no time zone. No words relative to a day: the desired state's digest must not change
    * from one day to the next for the same instant.
    */

@@ -131,6 +131,11 @@ export function decimalOfNumber(value: number): Decimal {
   return { value: exact, scale, significant: plain.replace(".", "").replace(/^0+/, "").length };
 }
 
+/** True when a price has at most 2 decimals (a price of files that name no currency). */
+export function hasAtMostTwoDecimals(price: number): boolean {
+  return Number(price.toFixed(2)) === price;
+}
+
 /** Decimals of a currency, or {@link DEFAULT_DECIMALS} without one. */
 export function decimalsOf(currency: Currency | undefined): number {
   return currency?.decimals ?? DEFAULT_DECIMALS;

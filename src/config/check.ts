@@ -14,8 +14,8 @@ import { basename, extname } from "node:path";
 import type { ConfigProblem } from "../errors.js";
 import { bare, isRecord, list, quote, Reporter, where } from "./report.js";
 import type { Site } from "./report.js";
-import { checkSchedules } from "../kinds/slot-settings.js";
-import { type Currency, priceTextProblem } from "../money.js";
+import { checkSchedules } from "../time/written-slots.js";
+import { type Currency, hasAtMostTwoDecimals, priceTextProblem } from "../money.js";
 import { Limits } from "../platform/wire.js";
 import { scalarSource, toPointer } from "./yaml.js";
 import { readBounds, type OfferWindow } from "./windows.js";
@@ -66,11 +66,6 @@ export interface CatalogPrice {
   parent?: string;
   price: number;
   site: Site;
-}
-
-/** True when a price has at most 2 decimals. */
-export function hasAtMostTwoDecimals(price: number): boolean {
-  return Number(price.toFixed(2)) === price;
 }
 
 /**

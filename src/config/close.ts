@@ -8,11 +8,11 @@
  */
 
 import { WEEKDAYS, type Slot, type StoreSettings } from "../model.js";
-import { hoursState } from "../kinds/store-hours.js";
-import { specialDaysState } from "../kinds/special-days.js";
-import { holidaysState } from "../kinds/holidays.js";
+import { hoursState } from "../kinds/store-schedule.js";
+import { specialDaysState } from "../kinds/store-schedule.js";
+import { holidaysState } from "../kinds/store-schedule.js";
 import type { DayEnd } from "./time.js";
-import type { WallTime } from "./zone.js";
+import type { WallTime } from "../time/zone.js";
 
 const pad = (n: number) => String(n).padStart(2, "0");
 

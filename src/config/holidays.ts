@@ -14,7 +14,7 @@
 import { countryName } from "../countries.js";
 import type { ConfigProblem } from "../errors.js";
 import { ConfigError } from "../errors.js";
-import { holidaysState } from "../kinds/holidays.js";
+import { holidaysState } from "../kinds/store-schedule.js";
 import type { CurrentState, DesiredState, StoreState } from "../model.js";
 import { own } from "../model.js";
 import type { LoadedProject } from "./load.js";

@@ -53,7 +53,7 @@ import { RuledPrices } from "./ruled-prices.js";
 import type { MergedOverrides, OverridesLayer } from "./overrides.js";
 import type { StoreSources } from "./explain.js";
 import { mergeSettings, readClient, readSettings, zoneOf } from "./settings.js";
-import { isLoopbackHost, urlShapeProblem } from "./url.js";
+import { isLoopbackHost, urlShapeProblem } from "../source/url.js";
 import { API_GROUPS, type ApiGroup, type PlatformHosts } from "../platform/routes.js";
 import type { SettingsLayer, StoreSettings } from "./settings.js";
 import type { ConfigSection } from "../kinds/types.js";

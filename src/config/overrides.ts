@@ -24,7 +24,7 @@ import { entryKind, type CatalogIndex } from "./check.js";
 import { catalogEntries, type CatalogEntry, type CatalogOverride } from "../kinds/registry.js";
 import { bare, isRecord, list, quote, Reporter, report, where } from "./report.js";
 import type { Site } from "./report.js";
-import { checkSchedules } from "../kinds/slot-settings.js";
+import { checkSchedules } from "../time/written-slots.js";
 import { readBounds, type WindowBounds } from "./windows.js";
 import { toPointer } from "./yaml.js";
 import type { YamlFile } from "./yaml.js";

@@ -17,12 +17,12 @@ import type {
   StoreState,
   Suspension,
 } from "../model.js";
-import { jsonEqual } from "../kinds/util.js";
+import { jsonEqual } from "../plain-data.js";
 import { storeIdOf } from "./check.js";
 import { imageRefs, overridesOfFile } from "./overrides.js";
 import type { StoreOverrides, WrittenSchedule } from "./overrides.js";
 import type { StoreSettings } from "./settings.js";
-import { toSchedules } from "./slots.js";
+import { toSchedules } from "../time/slots.js";
 import { rulePrice } from "./price-rules.js";
 import type { StoreWindows } from "./windows.js";
 import {

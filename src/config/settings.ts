@@ -4,7 +4,7 @@
  * by the files it includes), merging them and producing each kind's state in the model.
  *
  * Each kind with a settings section declares how it reads, merges and resolves it (`ResourceKind.config`,
- * src/kinds/types.ts), next to its helpers (src/kinds/slot-settings.ts for the slot kinds); this module
+ * src/kinds/types.ts), next to its helpers (src/time/written-slots.ts for the slot kinds); this module
  * runs the sections the config loader passes in (the registry's, see `settingsSections` in
  * src/kinds/registry.ts). The merge rules are the kinds' (docs/configuration.md lists them):
  * - `hours` (store_hours): replaced day by day; a day no layer names is closed once any layer writes
@@ -16,16 +16,20 @@
  */
 
 import { TimeContext, type StoreClock } from "./time.js";
-import { canonicalZone, suggestZone } from "./zone.js";
+import { canonicalZone, suggestZone } from "../time/zone.js";
 import { quote } from "./quote.js";
 import type { ConfigProblem } from "../errors.js";
 import type { ClientState, StoreSettings } from "../model.js";
 import type { ConfigSection, SectionContext } from "../kinds/types.js";
-import { sortedRecord } from "../kinds/util.js";
-import { CLIENT_EVENTS, webhookUrlProblem } from "../kinds/webhooks.js";
+import { sortedRecord } from "../plain-data.js";
+import { CLIENT_WEBHOOK_EVENTS } from "../platform/wire.js";
+import { webhookUrlProblem } from "../source/url.js";
 import { isRecord, list, report, siteOf } from "./report.js";
 import type { Site } from "./report.js";
 import type { YamlFile } from "./yaml.js";
+
+/** Events of client-level (integration-wide) webhooks. */
+const CLIENT_EVENTS: readonly string[] = CLIENT_WEBHOOK_EVENTS;
 
 /** The settings of one store in the model (src/model.ts). */
 export type { StoreSettings };

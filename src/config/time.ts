@@ -6,7 +6,7 @@
  *
  * Local times: a bare time (`18:00`), a date and time without offset (`2026-12-24 18:00`), a bare date
  * (`from: 2026-12-01`, a dated special day) and `until: close` are the store's wall time, in its
- * `timezone:` (src/config/zone.ts). They are read once per file ({@link parseUntil}, {@link parseFrom})
+ * `timezone:` (src/time/zone.ts). They are read once per file ({@link parseUntil}, {@link parseFrom})
  * and turned into instants once per store ({@link StoreClock}), when the files are resolved: the desired
  * state holds instants only, and planning stays pure. A store that has such an entry and no time zone is
  * a located problem. A date and time with its offset (`2026-12-24T18:00:00-05:00`) and `for: 2h` need no
@@ -17,7 +17,7 @@ import { parseCalendarDate, validDate, type CalendarDate } from "../calendar.js"
 import { UsageError, type ConfigProblem } from "../errors.js";
 import { quote } from "./quote.js";
 import { report, where, type Site } from "./report.js";
-import { isoInZone, localText, wallTime, zonedInstant, type WallTime } from "./zone.js";
+import { isoInZone, localText, wallTime, zonedInstant, type WallTime } from "../time/zone.js";
 
 /**
  * The clock of one load of the project and where its warnings go: an entry whose time has passed is

@@ -13,7 +13,7 @@
  * another day writes the store's own calendar.
  */
 
-import { parseMonthDay } from "../config/slots.js";
+import { parseMonthDay } from "../time/slots.js";
 import { COUNTRY_CODES } from "../countries.js";
 
 /** A holiday day of a store (spec §2.6 `storeSpecialScheduleDays` element, without its slots). */

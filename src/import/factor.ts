@@ -27,7 +27,7 @@
 import type { CatalogFile, StoreFile } from "../generated/config.js";
 import { resolveStore } from "../config/resolve.js";
 import { kindNamed } from "../kinds/registry.js";
-import { jsonEqual } from "../kinds/util.js";
+import { jsonEqual } from "../plain-data.js";
 import { table, type StoreState } from "../model.js";
 import { importParts } from "./registry.js";
 import type { CatalogContext, CatalogPart, ImportPart } from "../kinds/import-types.js";

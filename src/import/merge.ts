@@ -22,7 +22,7 @@ import { writeFailure, writeFileAtomic } from "../atomic.js";
 import { loadProject, type LoadedProject } from "../config/load.js";
 import { ConfigError, formatProblem } from "../errors.js";
 import { kindNamed } from "../kinds/registry.js";
-import { jsonEqual } from "../kinds/util.js";
+import { jsonEqual } from "../plain-data.js";
 import type { StoreState } from "../model.js";
 import type { Currency } from "../money.js";
 import type { ImportResult } from "./result.js";

@@ -19,7 +19,7 @@ import { toWireItem } from "./items.js";
 import { storeMenuRead } from "./reads.js";
 import { partOf, type AttributeDiff, type EndpointSpec, type ResourceKind, type Write } from "./types.js";
 import { availabilityOf, itemAvailabilityState, itemsOf, type AvailabilityState } from "./catalog.js";
-import { localText } from "../config/zone.js";
+import { localText } from "../time/zone.js";
 import { fieldOf, titledView, type ViewContext } from "../show/view-model.js";
 import type { KindView } from "./show.js";
 

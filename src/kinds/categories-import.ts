@@ -6,7 +6,7 @@
  */
 
 import type { CatalogFile } from "../generated/config.js";
-import { address, jsonEqual } from "./util.js";
+import { address, jsonEqual } from "../plain-data.js";
 import { own, table, type CategoryResource, type ItemResource, type StoreState } from "../model.js";
 import { optionSkus, plainItemSkus } from "./items-import.js";
 import { categoryOrder, chosenOf } from "./import-order.js";

@@ -11,7 +11,7 @@ import { categoriesPart } from "./categories-import.js";
 import { storeMenuRead } from "./reads.js";
 import { partOf, type EndpointSpec, type ResourceKind } from "./types.js";
 import { fromWireSchedules, toWireSchedules, withComparedSchedules } from "./schedules.js";
-import { byIndex } from "./util.js";
+import { byIndex } from "../plain-data.js";
 import { categoryEqual } from "./equal.js";
 import { attr, escapeHtmlText as t } from "../show/html.js";
 import { afterPlan, classes, field, idPart, mark, merged, pageSchedulesText, valueOr } from "../show/page.js";

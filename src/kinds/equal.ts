@@ -12,7 +12,7 @@
  */
 
 import type { CategoryResource, ItemResource, Schedule } from "../model.js";
-import { jsonEqual } from "./util.js";
+import { jsonEqual } from "../plain-data.js";
 
 const OBJECT = Object.prototype;
 

@@ -22,12 +22,13 @@
  */
 
 import { PlanningError } from "../errors.js";
-import { kindState, type Slot } from "../model.js";
+import type { Slot } from "../model.js";
+import { holidaysState } from "./store-schedule.js";
 import type { SpecialDays } from "../generated/platform.js";
 import { getHolidays } from "../platform/utils.js";
 import type { ConfigProblem } from "../errors.js";
 import { report } from "../config/report.js";
-import { parseMonthDay } from "../config/slots.js";
+import { parseMonthDay } from "../time/slots.js";
 import type { KindImportPart } from "./import-types.js";
 import { slotText } from "./import-schedules.js";
 import { sortedKeys } from "./import-util.js";
@@ -39,7 +40,7 @@ import {
   readSlots,
   sortedSlots,
   type DayEntry,
-} from "./slot-settings.js";
+} from "../time/written-slots.js";
 import {
   SLOT_ENDPOINTS,
   dateKey,
@@ -63,16 +64,10 @@ import {
   type ResourceKind,
   type SectionContext,
 } from "./types.js";
-import { address, sortedRecord } from "./util.js";
+import { address, sortedRecord } from "../plain-data.js";
 import { fieldOf, type ChangeView } from "../show/view-model.js";
 import { slotsText } from "../show/words.js";
 import type { KindView } from "./show.js";
-
-/**
- * The holiday kind's state in a store: the slots of the platform's holiday days, keyed `MM-DD` (an empty
- * list: closed that holiday).
- */
-export const holidaysState = kindState<Record<string, Slot[]>>("holiday");
 
 /** The slots of one holiday. */
 export interface HolidayHours {

@@ -16,8 +16,8 @@
  */
 
 import type { CatalogFile, CatalogItem, InlineOption, ModifierGroup } from "../generated/config.js";
-import { hasAtMostTwoDecimals } from "../config/check.js";
-import { jsonEqual, address } from "./util.js";
+import { hasAtMostTwoDecimals } from "../money.js";
+import { jsonEqual, address } from "../plain-data.js";
 import { own, table, type ImageRef, type ItemResource, type StoreState } from "../model.js";
 import { decimalOfNumber, type Currency } from "../money.js";
 import { Limits } from "../platform/wire.js";

@@ -31,7 +31,7 @@ import { offBadge, offState } from "./availability-preview.js";
 import { itemsOf } from "./catalog.js";
 import type { KindChange } from "./change.js";
 import type { KindPreview, PreviewPage } from "./show.js";
-import { jsonEqual } from "./util.js";
+import { jsonEqual } from "../plain-data.js";
 
 /** What the items' part keeps of one page while it is drawn. */
 interface ItemsPage {

@@ -11,7 +11,7 @@ import { itemsPart } from "./items-import.js";
 import { storeMenuRead } from "./reads.js";
 import { partOf, type EndpointSpec, type ResourceKind } from "./types.js";
 import { fromWireSchedules, toWireSchedules, withComparedSchedules } from "./schedules.js";
-import { byIndex } from "./util.js";
+import { byIndex } from "../plain-data.js";
 import { itemEqual } from "./equal.js";
 import { itemsOf, itemsState, offerWindowInfo } from "./catalog.js";
 import { itemsGuards } from "./items-guards.js";

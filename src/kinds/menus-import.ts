@@ -5,7 +5,7 @@
  */
 
 import type { CatalogFile, MenuCategory } from "../generated/config.js";
-import { address, jsonEqual } from "./util.js";
+import { address, jsonEqual } from "../plain-data.js";
 import { own, type MenuResource, type StoreState } from "../model.js";
 import { menusOf, menusState, categoriesOf } from "./catalog.js";
 import { chosenOf, menuOrder } from "./import-order.js";

@@ -27,7 +27,7 @@ import {
   type ReadState,
   type ResourceKind,
 } from "./types.js";
-import { byIndex, jsonEqual } from "./util.js";
+import { byIndex, jsonEqual } from "../plain-data.js";
 
 /** A menu's categories as a reviewer reads them: `["BURGERS", "DESSERTS (inactive)"]`. */
 function categoryList(r: MenuResource): string[] {

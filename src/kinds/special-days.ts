@@ -20,12 +20,12 @@
  * (deletes), 12–13 (updates), 17 (new slots). Ids kept in `ids.other.special_day[MM-DD]`.
  */
 
-import { kindState, type Slot } from "../model.js";
+import { specialDaysState, type SpecialDay } from "./store-schedule.js";
 import type { SpecialDays } from "../generated/platform.js";
 import { getSpecialDays } from "../platform/utils.js";
 import type { ConfigProblem } from "../errors.js";
 import { report, where, type Site } from "../config/report.js";
-import { monthDayKey, parseMonthDay } from "../config/slots.js";
+import { monthDayKey, parseMonthDay } from "../time/slots.js";
 import { quote } from "../config/quote.js";
 import { parseCalendarDate } from "../calendar.js";
 import { dayWindow, type StoreClock } from "../config/time.js";
@@ -40,7 +40,7 @@ import {
   readSlots,
   sortedSlots,
   type DayEntry,
-} from "./slot-settings.js";
+} from "../time/written-slots.js";
 import { fromSlotBody, slotBody, type SlotBody } from "./holidays.js";
 import {
   SLOT_ENDPOINTS,
@@ -65,29 +65,10 @@ import {
   type SectionContext,
   type Write,
 } from "./types.js";
-import { sortedRecord } from "./util.js";
+import { sortedRecord } from "../plain-data.js";
 import { fieldOf, type ChangeView } from "../show/view-model.js";
 import { attributeDetails, plain, slotsText } from "../show/words.js";
 import type { KindView } from "./show.js";
-
-/** A special day of a store (spec §2.6): a name, a date and its slots. Keyed `MM-DD`. */
-export interface SpecialDay {
-  name: string;
-  /** 1–12. */
-  month: number;
-  /** Day of the month, 1–31. */
-  day: number;
-  slots: Slot[];
-  /**
-   * The year of a day the files date fully (`2026-12-24`), for people only: the platform repeats special
-   * days every year and knows no year, so it is neither compared nor sent (the plan shows it through
-   * {@link ResourceKind.label}). Absent for a day written `MM-DD` and on the platform's side.
-   */
-  year?: number;
-}
-
-/** The special day kind's state in a store: its special days, keyed `MM-DD`. */
-export const specialDaysState = kindState<Record<string, SpecialDay>>("special_day");
 
 /** Body of `POST /store/schedule/{storeId}/special` (platform notes "Utils"). */
 export interface SpecialDayBody {

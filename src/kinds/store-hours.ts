@@ -17,12 +17,13 @@
  * but the spec does not show): each day is its own resource.
  */
 
-import { WEEKDAYS, kindState, type Slot, type Weekday } from "../model.js";
+import { WEEKDAYS, type Slot, type Weekday } from "../model.js";
+import { hoursState } from "./store-schedule.js";
 import type { RegularHours } from "../generated/platform.js";
 import { getRegularHours } from "../platform/utils.js";
 import type { ConfigProblem } from "../errors.js";
 import { quote, report, where } from "../config/report.js";
-import { parseDays } from "../config/slots.js";
+import { parseDays } from "../time/slots.js";
 import type { KindImportPart } from "./import-types.js";
 import { daysText, slotText } from "./import-schedules.js";
 import { fieldOf, type Detail } from "../show/view-model.js";
@@ -35,7 +36,7 @@ import {
   sortedSlots,
   splitWeek,
   type DayEntry,
-} from "./slot-settings.js";
+} from "../time/written-slots.js";
 import {
   SLOT_ENDPOINTS,
   duplicateSlotKeys,
@@ -72,12 +73,6 @@ export interface RegularSlotBody {
   starts_time: string;
   ends_time: string;
 }
-
-/**
- * The store hours kind's state in a store: the slots of every day of the week (an empty list: closed
- * that day).
- */
-export const hoursState = kindState<Record<Weekday, Slot[]>>("store_hours");
 
 /** `GET /store/schedule/{storeId}` of each store (spec §4.5). */
 const hoursRead = perStoreRead<RegularHours>("hours", (client, s) => getRegularHours(client, s.storeId));

@@ -491,7 +491,7 @@ export interface ResourceKind<R, N extends string = string, S extends string = N
   label?(state: StoreState, key: string): string | undefined;
   /**
    * Whether two resources of the same key are equal (no change): the verdict of deep equality of plain
-   * JSON values (src/kinds/util.ts `jsonEqual`), worked out quicker for the kind's shape (src/kinds/equal.ts).
+   * JSON values (src/plain-data.ts `jsonEqual`), worked out quicker for the kind's shape (src/kinds/equal.ts).
    * Absent: `jsonEqual`. Pure.
    */
   equal?(a: R, b: R): boolean;

@@ -55,7 +55,7 @@ import type { RouteName } from "../platform/routes.js";
 import type { WireStoreMenu } from "../platform/wire.js";
 import { categories } from "./categories.js";
 import { items } from "./items.js";
-import { canonicalDays } from "./schedules.js";
+import { canonicalDays } from "../time/schedules.js";
 import { fromUtilsTime, matchBy, overlap, toUtilsTime } from "./slots.js";
 import { storeMenuRead } from "./reads.js";
 import {
@@ -69,7 +69,7 @@ import {
   type Write,
   type WriteContext,
 } from "./types.js";
-import { jsonEqual } from "./util.js";
+import { jsonEqual } from "../plain-data.js";
 import { fieldOf, titledView } from "../show/view-model.js";
 import { schedulesText } from "../show/words.js";
 import type { KindView } from "./show.js";

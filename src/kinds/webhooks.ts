@@ -48,11 +48,11 @@ import { didYouMean } from "../suggest.js";
 import { kindState, table, type StoreState } from "../model.js";
 import type { ConfigProblem } from "../errors.js";
 import { quote, report, type Site } from "../config/report.js";
-import { isLoopbackHost, urlShapeProblem } from "../config/url.js";
+import { webhookUrlProblem } from "../source/url.js";
 import { CLIENT_WEBHOOK_EVENTS, STORE_WEBHOOK_EVENTS } from "../platform/wire.js";
 import type { KindImportPart, Note } from "./import-types.js";
 import { sortedKeys } from "./import-util.js";
-import { address, sortedRecord } from "./util.js";
+import { address, sortedRecord } from "../plain-data.js";
 import { webhookView } from "./webhook-view.js";
 import {
   eventSecret,
@@ -92,22 +92,6 @@ export const STORE_EVENTS: readonly string[] = STORE_WEBHOOK_EVENTS;
 
 /** Events of client-level (integration-wide) webhooks. */
 export const CLIENT_EVENTS: readonly string[] = CLIENT_WEBHOOK_EVENTS;
-
-/**
- * Why a webhook address is not acceptable, or `undefined` when it is: an absolute https address with a
- * host and no credentials (see {@link urlShapeProblem}), or http to this machine (`localhost`,
- * `127.0.0.1`, `[::1]`, for testing). Text that does not start with `http://` or `https://` is left to
- * the schema, which says how to write it.
- */
-export function webhookUrlProblem(url: string): string | undefined {
-  if (!/^https?:\/\//i.test(url)) return undefined;
-  const shape = urlShapeProblem(url, "webhook address");
-  if (shape) return shape;
-  const parsed = new URL(url);
-  if (parsed.protocol === "https:") return undefined;
-  if (parsed.protocol === "http:" && isLoopbackHost(parsed.hostname)) return undefined;
-  return `webhook address ${quote(url)} must start with https:// (http:// is accepted only for localhost and 127.0.0.1)`;
-}
 
 /** Names of the webhook endpoints. */
 export const WebhookEndpoint = {

@@ -13,7 +13,7 @@ import type {
   Write,
   WriteContext,
 } from "../kinds/types.js";
-import { address, jsonEqual } from "../kinds/util.js";
+import { address, jsonEqual } from "../plain-data.js";
 import { categoryEqual, itemEqual } from "../kinds/equal.js";
 import {
   emptyIds,

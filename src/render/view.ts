@@ -26,7 +26,7 @@
  */
 
 import { currencyOf } from "../money.js";
-import { canonicalZone } from "../config/zone.js";
+import { canonicalZone } from "../time/zone.js";
 import { kindOfSegment, nounsOf } from "../kinds/registry.js";
 import type { KindView } from "../kinds/show.js";
 import type { Plan, ResourceChange } from "../plan/types.js";

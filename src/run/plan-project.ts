@@ -13,7 +13,7 @@ import type { LoadedProject } from "../config/index.js";
 import { holidayDates, holidayMisses, holidayMissProblems, type HolidayMiss } from "../config/holidays.js";
 import { ConfigError, UnsafePlanError, UsageError, type ConfigProblem } from "../errors.js";
 import { clientKinds, kinds } from "../kinds/registry.js";
-import { address } from "../kinds/util.js";
+import { address } from "../plain-data.js";
 import type { KindName } from "../kinds/registry.js";
 import { own, table, type CurrentState, type DesiredState, type Ownership } from "../model.js";
 import { createPlanner } from "../plan/plan.js";

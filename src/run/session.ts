@@ -12,7 +12,7 @@ import type { LoadedProject } from "../config/index.js";
 import type { RunningEmulator } from "../emulator/index.js";
 import { DEFAULT_COUNTRY, holidayDays } from "../emulator/calendars.js";
 import { ConfigError } from "../errors.js";
-import { monthDayKey } from "../config/slots.js";
+import { monthDayKey } from "../time/slots.js";
 import { PlatformClient, type ClientOptions, type RetryInfo } from "../platform/client.js";
 import { API_GROUPS, type ApiGroup } from "../platform/routes.js";
 

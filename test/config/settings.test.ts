@@ -2,10 +2,10 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadProject } from "../../src/config/index.js";
 import { CATALOG, storeYaml, writeProject } from "./helpers.js";
-import { holidaysState } from "../../src/kinds/holidays.js";
-import { hoursState } from "../../src/kinds/store-hours.js";
+import { holidaysState } from "../../src/kinds/store-schedule.js";
+import { hoursState } from "../../src/kinds/store-schedule.js";
 import { openState } from "../../src/kinds/store-availability.js";
-import { specialDaysState } from "../../src/kinds/special-days.js";
+import { specialDaysState } from "../../src/kinds/store-schedule.js";
 import { webhooksState } from "../../src/kinds/webhooks.js";
 import { catalogOf } from "../helpers/builders.js";
 

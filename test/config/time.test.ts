@@ -13,7 +13,7 @@ import { loadBase } from "../../src/gitops/base.js";
 import { current, catalogOf } from "../helpers/builders.js";
 import { commitAll } from "../action/harness.js";
 import { CATALOG, problemsOf, shown, storeYaml, writeProject } from "./helpers.js";
-import { specialDaysState } from "../../src/kinds/special-days.js";
+import { specialDaysState } from "../../src/kinds/store-schedule.js";
 
 const PROJECT =
   "version: 1\nstores: stores/*.yaml\ncatalogs: catalogs/*.yaml\ngroups: groups/*.yaml\ndefaults:\n  timezone: America/Bogota\n";

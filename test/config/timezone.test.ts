@@ -7,7 +7,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadProject } from "../../src/config/index.js";
-import { specialDaysState } from "../../src/kinds/special-days.js";
+import { specialDaysState } from "../../src/kinds/store-schedule.js";
 import { buildPlan } from "../../src/plan/plan.js";
 import { renderJson } from "../../src/render/json.js";
 import { renderMarkdown } from "../../src/render/markdown.js";

@@ -3,7 +3,7 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { canonicalZone, isoInZone, localText, suggestZone, zonedInstant } from "../../src/config/zone.js";
+import { canonicalZone, isoInZone, localText, suggestZone, zonedInstant } from "../../src/time/zone.js";
 
 const at = (zone: string, year: number, month: number, day: number, hour: number, minute: number) =>
   isoInZone(zonedInstant({ year, month, day, hour, minute }, zone), zone);

@@ -18,10 +18,10 @@ import { ConfigError } from "../../src/errors.js";
 import { applyPlan } from "../../src/run/apply-plan.js";
 import { planProject } from "../../src/run/plan-project.js";
 import { exampleSession } from "../helpers/session.js";
-import { holidaysState } from "../../src/kinds/holidays.js";
-import { hoursState } from "../../src/kinds/store-hours.js";
+import { holidaysState } from "../../src/kinds/store-schedule.js";
+import { hoursState } from "../../src/kinds/store-schedule.js";
 import { openState } from "../../src/kinds/store-availability.js";
-import { specialDaysState } from "../../src/kinds/special-days.js";
+import { specialDaysState } from "../../src/kinds/store-schedule.js";
 import { catalogOf } from "../helpers/builders.js";
 
 const U = "/api/rest-ops-utils";

@@ -5,9 +5,9 @@ import { GITHUB_COMMENT_LIMIT, renderMarkdown } from "../../src/render/markdown.
 import { renderText } from "../../src/render/text.js";
 import type { StoreState } from "../../src/model.js";
 import { current, desired, group, item, store, catalogOf } from "../helpers/builders.js";
-import { holidaysState } from "../../src/kinds/holidays.js";
-import { hoursState } from "../../src/kinds/store-hours.js";
-import { specialDaysState } from "../../src/kinds/special-days.js";
+import { holidaysState } from "../../src/kinds/store-schedule.js";
+import { hoursState } from "../../src/kinds/store-schedule.js";
+import { specialDaysState } from "../../src/kinds/store-schedule.js";
 
 /** A plan with every kind of change: create, update (attributes and availability), delete. */
 function samplePlan() {

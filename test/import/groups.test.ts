@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { loadProject } from "../../src/config/index.js";
 import { buildImport, projectFor } from "../../src/import/index.js";
-import { hoursState } from "../../src/kinds/store-hours.js";
+import { hoursState } from "../../src/kinds/store-schedule.js";
 import { openState } from "../../src/kinds/store-availability.js";
 import { WEEKDAYS, type StoreState, type Weekday } from "../../src/model.js";
 import { buildPlan } from "../../src/plan/plan.js";

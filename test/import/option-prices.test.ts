@@ -17,7 +17,7 @@ import { resolveStore } from "../../src/config/resolve.js";
 import type { CatalogFile, StoreFile } from "../../src/generated/config.js";
 import { fitsExactly, storeFileFor } from "../../src/import/factor.js";
 import { buildImport, projectFor } from "../../src/import/index.js";
-import { hoursState } from "../../src/kinds/store-hours.js";
+import { hoursState } from "../../src/kinds/store-schedule.js";
 import { WEEKDAYS, type StoreState, type Weekday } from "../../src/model.js";
 import { currencyOf } from "../../src/money.js";
 import { buildPlan } from "../../src/plan/plan.js";

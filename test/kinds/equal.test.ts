@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { categoryEqual, itemEqual } from "../../src/kinds/equal.js";
-import { jsonEqual } from "../../src/kinds/util.js";
+import { jsonEqual } from "../../src/plain-data.js";
 import type { CategoryResource, ItemResource } from "../../src/model.js";
 
 // Values from small domains, so that two resources drawn independently are often equal, or differ in

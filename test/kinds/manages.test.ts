@@ -8,9 +8,9 @@ import { describe, expect, it } from "vitest";
 import type { StoreState } from "../../src/model.js";
 import { kinds } from "../../src/kinds/registry.js";
 import { availability } from "../../src/kinds/availability.js";
-import { hoursState } from "../../src/kinds/store-hours.js";
-import { holidaysState } from "../../src/kinds/holidays.js";
-import { specialDaysState } from "../../src/kinds/special-days.js";
+import { hoursState } from "../../src/kinds/store-schedule.js";
+import { holidaysState } from "../../src/kinds/store-schedule.js";
+import { specialDaysState } from "../../src/kinds/store-schedule.js";
 import { readRequests } from "../../src/state/current.js";
 import { catalogOf, desired, group, item, store } from "../helpers/builders.js";
 

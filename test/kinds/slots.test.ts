@@ -9,7 +9,7 @@ import { storeHours } from "../../src/kinds/store-hours.js";
 import type { WriteContext } from "../../src/kinds/types.js";
 import { detailWrites } from "../../src/kinds/utils-schedules.js";
 import { emptyIds, emptyStore, type Slot } from "../../src/model.js";
-import type { SpecialDay } from "../../src/kinds/special-days.js";
+import type { SpecialDay } from "../../src/kinds/store-schedule.js";
 
 const identity = { key: "bog-centro", storeId: "900101", integrationId: "bog-centro", name: "Bogotá Centro" };
 

@@ -12,7 +12,7 @@ import { applyPlan } from "../../src/run/apply-plan.js";
 import { planProject } from "../../src/run/plan-project.js";
 import { exampleSession } from "../helpers/session.js";
 import { CLIENT_ID, CLIENT_SECRET } from "../helpers/project.js";
-import { hoursState } from "../../src/kinds/store-hours.js";
+import { hoursState } from "../../src/kinds/store-schedule.js";
 
 const identity = (i: number): StoreIdentity => ({
   key: `s${String(i).padStart(2, "0")}`,

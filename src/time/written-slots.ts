@@ -2,7 +2,8 @@
  * How the settings sections of the slot kinds (store hours, holidays, special days) and the schedules of
  * categories and items read slots from the files: each slot parsed with its site, split at midnight into
  * the platform's pieces, overlaps and crowded days reported where they are written. The kinds' sections
- * (`ResourceKind.config`) and the catalog checks (src/config/check.ts) share these helpers.
+ * (`ResourceKind.config`) and the catalog checks (src/config/check.ts) share these helpers: here, below
+ * both.
  */
 
 import type { ConfigProblem } from "../errors.js";
@@ -20,7 +21,7 @@ import {
   splitSlot,
   type MinuteSlot,
   type ScheduleDay,
-} from "../config/slots.js";
+} from "./slots.js";
 import type { YamlFile } from "../config/yaml.js";
 
 /** The most time periods one schedule may hold (platform notes, "Limits"). */
@@ -145,7 +146,7 @@ export function checkSlotCount(count: number, day: string, site: Site, problems:
  * day, slots running past midnight from `hol` (the day after a holiday is not known), and at most
  * {@link PERIODS_PER_SCHEDULE} periods a day.
  *
- * `toSchedules` (src/config/slots.ts) turns checked schedules into the model's canonical form.
+ * `toSchedules` (src/time/slots.ts) turns checked schedules into the model's canonical form.
  *
  * @param owner - how messages name the owner, e.g. `category BREAKFAST`.
  */

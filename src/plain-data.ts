@@ -1,4 +1,8 @@
-/** Small pure helpers shared by the kinds. */
+/**
+ * Small pure helpers for the plain data of states and plans, shared by the kinds, the config loader,
+ * the planner, the importer and the run: lists in their `index` order, deep equality of JSON values,
+ * records sorted by key, resource addresses.
+ */
 
 const NO_ELEMENTS: readonly never[] = [];
 

@@ -11,10 +11,10 @@
  * Pure functions only: parsing reports what is wrong in words, for the checks to locate.
  */
 
-import { canonicalSchedules } from "../kinds/schedules.js";
+import { canonicalSchedules } from "./schedules.js";
 import { WEEKDAYS } from "../model.js";
 import type { Schedule, Slot, Weekday } from "../model.js";
-import { quote } from "./quote.js";
+import { quote } from "../config/quote.js";
 
 /** A day a schedule can name: a weekday, or `hol` for the platform's holidays. */
 export type ScheduleDay = Weekday | "hol";

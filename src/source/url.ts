@@ -1,9 +1,10 @@
 /**
  * Addresses written in the files (the platform's `url:`, webhook addresses): the shape every one must
- * have, whatever it is for.
+ * have, whatever it is for, and the rule of a webhook's. Here, below the config loader and the kinds,
+ * which both check addresses (the platform's, the client's and the stores' webhooks).
  */
 
-import { quote } from "./quote.js";
+import { quote } from "../config/quote.js";
 
 /** Whether a host name names this machine: `localhost`, an address of 127.0.0.0/8, or `[::1]`. */
 export function isLoopbackHost(hostname: string): boolean {
@@ -33,4 +34,20 @@ export function urlShapeProblem(url: string, what: string): string | undefined {
   if (parsed.username !== "" || parsed.password !== "")
     return `${what} must not carry a user name or password (credentials never go in the files)`;
   return undefined;
+}
+
+/**
+ * Why a webhook address is not acceptable, or `undefined` when it is: an absolute https address with a
+ * host and no credentials (see {@link urlShapeProblem}), or http to this machine (`localhost`,
+ * `127.0.0.1`, `[::1]`, for testing). Text that does not start with `http://` or `https://` is left to
+ * the schema, which says how to write it.
+ */
+export function webhookUrlProblem(url: string): string | undefined {
+  if (!/^https?:\/\//i.test(url)) return undefined;
+  const shape = urlShapeProblem(url, "webhook address");
+  if (shape) return shape;
+  const parsed = new URL(url);
+  if (parsed.protocol === "https:") return undefined;
+  if (parsed.protocol === "http:" && isLoopbackHost(parsed.hostname)) return undefined;
+  return `webhook address ${quote(url)} must start with https:// (http:// is accepted only for localhost and 127.0.0.1)`;
 }
