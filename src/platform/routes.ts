@@ -87,11 +87,6 @@ export function oneHost(baseUrl: string): PlatformHosts {
   return Object.fromEntries(API_GROUPS.map((g) => [g, baseUrl])) as Record<ApiGroup, string>;
 }
 
-/** Whether a value is the name of an API group (a file's or a command line's word). */
-export function isApiGroup(value: unknown): value is ApiGroup {
-  return typeof value === "string" && (API_GROUPS as readonly string[]).includes(value);
-}
-
 /** The HTTP methods of the platform API (spec §4). */
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
