@@ -460,7 +460,8 @@ async function carteChild() {
           },
           {
             onPlan: () => void (planMs = performance.now() - started),
-            onWarning: (w) => console.log(`  ${w}`),
+            onWarning: (w) => console.log(`  ${w.summary}`),
+            onNote: (message) => console.log(`  ${message}`),
             // CARTE_BENCH_STAGES=1: when each endpoint's calls ran (first start to last end) and how long.
             onEvent: (e) => {
               if (process.env.CARTE_BENCH_STAGES && e.type === "start") callsStarted = performance.now();

@@ -180,7 +180,8 @@ export async function applyCommand(
         : {}),
     },
     {
-      onWarning: (message) => core.warning(escapeTerminal(message)),
+      onWarning: (w) => annotate([w], ctx.workspace),
+      onNote: (message) => core.notice(escapeTerminal(message)),
       onRefLockWait: (lock, settings) =>
         core.info(
           escapeTerminal(

@@ -142,7 +142,10 @@ export async function planCommand(
       workspace: ctx.workspace,
       ...(scoped ? { scope: "changed" as const } : {}),
     },
-    { onWarning: (message) => core.warning(escapeTerminal(message)) },
+    {
+      onWarning: (w) => annotate([w], ctx.workspace),
+      onNote: (message) => core.notice(escapeTerminal(message)),
+    },
   );
   // The scope names the base as the user knows it (the base branch), its commit apart.
   const scope = result.plan?.targeting?.scope;

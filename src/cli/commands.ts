@@ -12,7 +12,7 @@ import { holidayDateProblems } from "../config/holidays.js";
 import { faultProblems } from "../emulator/faults.js";
 import type { FaultOptions } from "../emulator/index.js";
 import { API_GROUPS, type ApiGroup } from "../platform/routes.js";
-import { CommandLineError, ConfigError, ExitCode, UnsafePlanError } from "../errors.js";
+import { CommandLineError, ConfigError, ExitCode, UnsafePlanError, formatWarning } from "../errors.js";
 import { writePlanFile } from "../plan/file.js";
 import type { Plan } from "../plan/types.js";
 import type { SegmentName } from "../kinds/registry.js";
@@ -86,7 +86,8 @@ export function runRequest(opts: RunCommand, io: CliIo) {
 
 function progressHooks(progress: Progress, io: CliIo): RunHooks {
   return {
-    onWarning: (message) => io.err(escapeTerminal(message) + "\n"),
+    onWarning: (w) => io.err(escapeTerminal(formatWarning(w)) + "\n"),
+    onNote: (message) => io.err(escapeTerminal(message) + "\n"),
     onStoreRead: (done, total) => progress.storeRead(done, total),
     onEvent: (e) => progress.apply(e),
     onRetry: (r) => progress.retry(r),

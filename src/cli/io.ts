@@ -46,9 +46,8 @@ export function useColor(flag: boolean | undefined, io: CliIo): boolean {
 }
 
 /** Prints warnings of the loaded project on standard error, one `Warning: …` line each, escaped. */
-export function printWarnings(warnings: readonly (string | Diagnostic)[] | undefined, io: CliIo): void {
-  for (const w of warnings ?? [])
-    io.err(`${escapeTerminal(typeof w === "string" ? `Warning: ${w}` : formatWarning(w))}\n`);
+export function printWarnings(warnings: readonly Diagnostic[] | undefined, io: CliIo): void {
+  for (const w of warnings ?? []) io.err(`${escapeTerminal(formatWarning(w))}\n`);
 }
 
 /**

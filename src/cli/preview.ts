@@ -11,7 +11,7 @@ import path from "node:path";
 import { rootFor, shownPath } from "../atomic.js";
 import { loadProject, type LoadedProject } from "../config/index.js";
 import { clockFromEnv } from "../config/time.js";
-import { UnsafePlanError } from "../errors.js";
+import { UnsafePlanError, formatWarning } from "../errors.js";
 import { readPlanToShow } from "../plan/file.js";
 import type { Plan } from "../plan/types.js";
 import { escapeTerminal } from "../render/escape.js";
@@ -39,7 +39,8 @@ async function livePlan(opts: PreviewCommand, io: CliIo): Promise<{ plan: Plan; 
   const result = await runCarte(
     { command: "plan", ...runRequest(opts, io), checksums: false },
     {
-      onWarning: (message) => io.err(escapeTerminal(message) + "\n"),
+      onWarning: (w) => io.err(escapeTerminal(formatWarning(w)) + "\n"),
+      onNote: (message) => io.err(escapeTerminal(message) + "\n"),
     },
   );
   // A plan the safety guards refuse is still previewed: reviewing it is what the preview is for.

@@ -9,7 +9,7 @@ import { type RemoteLock } from "../gitops/ref-lock.js";
 import { type BaseSplit } from "../gitops/base.js";
 import { type Shard } from "../gitops/shard.js";
 import type { ApplyEvent } from "../apply/execute.js";
-import { StalePlanError } from "../errors.js";
+import { StalePlanError, type Diagnostic } from "../errors.js";
 import { type LockHolder } from "./lock.js";
 import { type ClientOptions, type RetryInfo } from "../platform/client.js";
 import type { Targeting } from "../plan/target.js";
@@ -58,7 +58,7 @@ interface RequestBase {
   shard?: Shard | undefined;
   /**
    * `--stage NAME`: one stage of carte.yaml `rollout:` alone: its stores, and the client-level
-   * settings when it is the first stage (src/apply/rollout.ts). A `UsageError` when the project has
+   * settings when it is the first stage (src/apply/rollout.ts). A `CommandLineError` when the project has
    * no such stage. Without it, an apply of a project with `rollout:` goes stage by stage
    * (src/run/stages.ts `applyStages`). A plan made with it records the stage (`Plan.stage`), which
    * `carte apply FILE` then applies alone.
@@ -178,10 +178,12 @@ export interface RunHooks {
   /** A call is about to be repeated (rate limit, transient failure). */
   onRetry?: (info: RetryInfo) => void;
   /**
-   * A warning for the user, never holding a secret: a project's warnings, stores no file names, a
-   * marker of webhook secrets that could not be updated.
+   * A warning for the user, never holding a secret: a project's warnings (each at its place in the
+   * files), a marker of webhook secrets that could not be updated, a lock that could not be taken.
    */
-  onWarning?: (message: string) => void;
+  onWarning?: (warning: Diagnostic) => void;
+  /** Information for the user that is no warning (stores of the platform no file names), one line. */
+  onNote?: (message: string) => void;
   /** A saved plan is stale and `replan` asks to plan again; called before planning again. */
   onReplan?: (stale: StalePlanError) => void;
   /** Another apply on this machine holds the lock of some of the stores: this run waits for it. */
@@ -210,7 +212,8 @@ export interface RunHooks {
   /**
    * `carte apply` without `--auto-approve`: asked before a fresh plan with changes is applied. Resolve
    * `false` to cancel (nothing is applied; exit code 1, {@link RunResult.cancelled}); throw to end the
-   * run with an error (e.g. a `UsageError` when there is no terminal to ask on). Absent: no question.
+   * run with an error (e.g. a `CommandLineError` when there is no terminal to ask on). Absent: no
+   * question.
    */
   confirm?: (plan: Plan) => Promise<boolean> | boolean;
 }

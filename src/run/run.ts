@@ -90,7 +90,7 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
       result.plan = plan;
       // Information: stores of the platform no file names (a deleted store file) are left alone.
       const unmanaged = unmanagedStoresNote(unmanagedEmbeddedStores(run.loaded, session));
-      if (unmanaged) hooks.onWarning?.(unmanaged);
+      if (unmanaged) hooks.onNote?.(unmanaged);
       if (request.command === "plan" && request.base && planned.current) {
         result.base = await compareWithBase(run.project, plan, planned.current, run.base ?? request.base, {
           shard: request.shard,

@@ -3,7 +3,7 @@
  * applied at once or stage by stage, and the verdict that gives the apply's exit code.
  */
 
-import { ExitCode } from "../errors.js";
+import { ExitCode, warning } from "../errors.js";
 import { isEmptyPlan } from "../plan/plan.js";
 import type { Plan } from "../plan/types.js";
 import {
@@ -131,8 +131,10 @@ async function forgetSecrets(sink: SecretSink, forget: readonly string[], hooks:
     await sink.release([...forget]);
   } catch (err) {
     hooks.onWarning?.(
-      `Warning: could not clear ${forget.join(", ")} from the marker of webhook secrets on their way: ` +
-        `${err instanceof Error ? err.message : String(err)}`,
+      warning(
+        `could not clear ${forget.join(", ")} from the marker of webhook secrets on their way: ` +
+          `${err instanceof Error ? err.message : String(err)}`,
+      ),
     );
   }
 }

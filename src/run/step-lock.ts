@@ -14,7 +14,7 @@ import {
   type RemoteLock,
 } from "../gitops/ref-lock.js";
 import { findRepository, type GitDeadline } from "../gitops/safe-git.js";
-import { LockError, UsageError } from "../errors.js";
+import { GitError, LockError, warning } from "../errors.js";
 import { CLIENT_LOCK, acquireApplyLock } from "./lock.js";
 import { scopeDesired } from "./plan-project.js";
 import { DEFAULT_RUN_TIMEOUT_MS, type ApplyRequest, type RunRequest, type RunHooks } from "./request.js";
@@ -107,7 +107,7 @@ function releaseBound(bound: GitDeadline): GitDeadline {
  * waiting for another apply's up to the run's deadline, every git command stopped there; `undefined` when there is none to take (or,
  * for the Action's default, when it cannot be taken here: a warning says why).
  *
- * @throws {@link LockError} when another apply holds it past the wait; {@link UsageError} when git
+ * @throws {@link LockError} when another apply holds it past the wait; {@link GitError} when git
  *   cannot take a lock carte.yaml asks for.
  */
 async function takeRefLock(
@@ -131,7 +131,7 @@ async function takeRefLock(
       (err: unknown) => {
         // The Action's default needs a git checkout: without one, there is nothing to take it from.
         if (optional) return undefined;
-        throw new UsageError(
+        throw new GitError(
           `lock: ${settings.ref} needs the project in a git checkout: ${err instanceof Error ? err.message : String(err)}`,
         );
       },
@@ -150,10 +150,12 @@ async function takeRefLock(
   } catch (err) {
     if (!optional || err instanceof LockError) throw err;
     hooks.onWarning?.(
-      `Warning: the apply runs without the lock across machines ${lockName(settings)}: ` +
-        `${err instanceof Error ? err.message : String(err)}. Two applies started together on two ` +
-        "machines may duplicate what they create; give the job the right to push that ref " +
-        "(permissions: contents: write), or turn the lock off (git-lock: false) and rely on concurrency:.",
+      warning(
+        `the apply runs without the lock across machines ${lockName(settings)}: ` +
+          `${err instanceof Error ? err.message : String(err)}. Two applies started together on two ` +
+          "machines may duplicate what they create; give the job the right to push that ref " +
+          "(permissions: contents: write), or turn the lock off (git-lock: false) and rely on concurrency:.",
+      ),
     );
     return undefined;
   }
@@ -168,15 +170,19 @@ async function releaseRefLock(shared: SharedLock, hooks: RunHooks): Promise<void
   try {
     if (!(await shared.held.release(releaseBound(shared.bound)))) {
       hooks.onWarning?.(
-        `Warning: the apply lock ${name} was no longer this apply's (lock ${shared.held.id}) when it ended: ` +
-          "it was removed (carte force-unlock) or taken over as stale; it was left as it is.",
+        warning(
+          `the apply lock ${name} was no longer this apply's (lock ${shared.held.id}) when it ended: ` +
+            "it was removed (carte force-unlock) or taken over as stale; it was left as it is.",
+        ),
       );
     }
   } catch (err) {
     hooks.onWarning?.(
-      `Warning: could not release the apply lock ${name}: ${err instanceof Error ? err.message : String(err)}. ` +
-        `Other applies wait for it until it is stale; remove it with: carte force-unlock ${shared.held.id}` +
-        (shared.settings.ref === DEFAULT_LOCK_REF ? "" : ` --ref ${shared.settings.ref}`),
+      warning(
+        `could not release the apply lock ${name}: ${err instanceof Error ? err.message : String(err)}. ` +
+          `Other applies wait for it until it is stale; remove it with: carte force-unlock ${shared.held.id}` +
+          (shared.settings.ref === DEFAULT_LOCK_REF ? "" : ` --ref ${shared.settings.ref}`),
+      ),
     );
   }
 }

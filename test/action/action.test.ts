@@ -230,6 +230,34 @@ describe("GitHub Action", () => {
     );
   });
 
+  it("annotates a warning at its file and line, as a warning, and the plan goes on", async () => {
+    const { fx, files } = await setup();
+    // A switched-off item whose time has passed: the files stay valid, a warning says where.
+    const store = path.join(fx.dir, "stores", "bog-centro.yaml");
+    edit(
+      store,
+      "unavailable: [EXTRA-AVOCADO, SHAKE-AREQUIPE]",
+      "unavailable: [EXTRA-AVOCADO, { sku: SHAKE-AREQUIPE, until: 2020-01-01T00:00:00-05:00 }]",
+    );
+    const lines = readFileSync(store, "utf8").split("\n");
+    const line = lines.findIndex((l) => l.includes("{ sku: SHAKE-AREQUIPE")) + 1;
+    const col = lines[line - 1]!.indexOf("{ sku: SHAKE-AREQUIPE") + 1;
+    Object.assign(process.env, { INPUT_COMMAND: "plan", INPUT_COMMENT: "false" });
+    const { code, stdout } = await captured();
+    expect(code).toBe(0);
+    expect(stepOutputs(files.output).exitcode).toBe("0");
+    // One annotation, a warning, at the entry's file, line and column; its words without the place,
+    // which the annotation carries.
+    expect(stdout.match(/^::(warning|error).*$/gm)).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^::warning title=carte warning,file=[^,]*stores/bog-centro\\.yaml,line=${line},(endLine=${line},)?col=${col}(,endColumn=\\d+)?::` +
+            `"SHAKE-AREQUIPE" is switched off until "2020-01-01T00:00:00-05:00", which has passed`,
+        ),
+      ),
+    ]);
+  });
+
   it("Action secrets test: a webhook secret goes, masked, to the secrets file when one is named and to no step output; to the masked step output only when none is", async () => {
     const { fx, files } = await setup();
     // carte.yaml `secrets_file:` names the file (the input `secrets-file` and CARTE_SECRETS_FILE come

@@ -19,6 +19,15 @@ const PROJECT =
   "version: 1\nstores: stores/*.yaml\ncatalogs: catalogs/*.yaml\ngroups: groups/*.yaml\ndefaults:\n  timezone: America/Bogota\n";
 const NOW = new Date("2026-11-25T12:00:00-05:00");
 
+/** A warning located at `line:col` of a file, over the text written there (on one line). */
+function warnedAt(file: string, line: number, col: number, written: string, summary: string) {
+  return {
+    severity: "warning",
+    summary,
+    range: { file, line, col, endLine: line, endCol: col + written.length - 1 },
+  };
+}
+
 async function load(files: Record<string, string>, now = NOW) {
   const dir = await writeProject({
     "carte.yaml": PROJECT,
@@ -48,9 +57,22 @@ describe("until: of a switched-off item", () => {
       FRIES: { until: "2026-11-25T18:00:00-05:00", shown: "2026-11-25 18:00 GMT-5" },
     });
     expect(catalogOf(project.desired.stores.b!).unavailable).toEqual([]);
+    // Each warning where its entry is written, from its first character to its last.
     expect(project.warnings).toEqual([
-      `${shown(dir, "groups/north.yaml")}:5:9: "CHEESE" is switched off until "2026-11-24T18:00:00-05:00", which has passed: the entry is ignored (stores "a", "b"); remove it`,
-      `${shown(dir, "stores/a.yaml")}:11:7: "BURGER" is switched off until "2026-11-25T11:59:00-05:00", which has passed: the entry is ignored (store "a"); remove it`,
+      warnedAt(
+        shown(dir, "groups/north.yaml"),
+        5,
+        9,
+        "{ sku: CHEESE, until: 2026-11-24T18:00:00-05:00 }",
+        '"CHEESE" is switched off until "2026-11-24T18:00:00-05:00", which has passed: the entry is ignored (stores "a", "b"); remove it',
+      ),
+      warnedAt(
+        shown(dir, "stores/a.yaml"),
+        11,
+        7,
+        "{ sku: BURGER, until: 2026-11-25T11:59:00-05:00 }",
+        '"BURGER" is switched off until "2026-11-25T11:59:00-05:00", which has passed: the entry is ignored (store "a"); remove it',
+      ),
     ]);
   });
 
@@ -118,7 +140,13 @@ describe("special days with a full date", () => {
     const { dir, project } = await load(files, new Date("2026-12-25T00:00:00-05:00"));
     expect(Object.keys(specialDaysState.get(project.desired.stores.a!)!)).toEqual(["03-15"]);
     expect(project.warnings).toEqual([
-      `${shown(dir, "stores/a.yaml")}:7:31: special day "Nochebuena" of 2026-12-24 has passed: it is ignored, and removed from the platform where it is still there; remove it from the file`,
+      warnedAt(
+        shown(dir, "stores/a.yaml"),
+        7,
+        31,
+        "2026-12-24",
+        'special day "Nochebuena" of 2026-12-24 has passed: it is ignored, and removed from the platform where it is still there; remove it from the file',
+      ),
     ]);
     // Still on the platform until the day has ended at the store (Bogotá's midnight is 05:00 UTC).
     const late = await load(files, new Date("2026-12-25T04:59:00Z"));

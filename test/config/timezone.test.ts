@@ -108,7 +108,12 @@ describe("a chain across two time zones", () => {
     expect(Object.keys(specialDaysState.get(bog!)!)).toEqual(["11-26"]);
     expect(Object.keys(specialDaysState.get(sao!)!)).toEqual([]);
     expect(project.warnings).toEqual([
-      `${shown(dir, "carte.yaml")}:9:33: special day "Inventario" of 2026-11-26 has passed: it is ignored, and removed from the platform where it is still there; remove it from the file`,
+      {
+        severity: "warning",
+        summary:
+          'special day "Inventario" of 2026-11-26 has passed: it is ignored, and removed from the platform where it is still there; remove it from the file',
+        range: { file: shown(dir, "carte.yaml"), line: 9, col: 33, endLine: 9, endCol: 42 },
+      },
     ]);
     expect(catalogOf(bog!).items.BURGER!.price).toBe(24900);
     expect(catalogOf(bog!).upcomingPrices).toEqual({ BURGER: { price: 26900, from: "2026-11-27" } });

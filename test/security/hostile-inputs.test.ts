@@ -1072,8 +1072,9 @@ describe("hostile input files", () => {
     for (let i = 0; i < 2; i++) {
       const run = await carte(dir, ["validate"]);
       expect(run.code).toBe(0);
+      // Located at the address, as a configuration problem would be.
       expect(run.err).toMatch(
-        /^Warning: platform\.base_url "http:\/\/platform\.example\.com" is plain http/m,
+        /^Warning: \S*carte\.yaml:3:13: platform\.base_url "http:\/\/platform\.example\.com" is plain http/m,
       );
     }
   });
@@ -1090,7 +1091,7 @@ describe("hostile input files", () => {
     const warnings = run.err.split("\n").filter((l) => l.startsWith("Warning: "));
     expect(warnings).toEqual([
       expect.stringMatching(
-        /^Warning: platform\.hosts\.webhooks and platform\.hosts\.utils "http:\/\/services\.example\.com" are plain http/,
+        /^Warning: \S*carte\.yaml:6:15: platform\.hosts\.webhooks and platform\.hosts\.utils "http:\/\/services\.example\.com" are plain http/,
       ),
     ]);
   });
