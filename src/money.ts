@@ -200,7 +200,7 @@ export function commaPriceProblem(value: unknown, currency: Currency | undefined
   return `${start}: write ${rounded}, with a decimal point${sep}`;
 }
 
-/** Most characters of a price's text a message quotes (as src/config/quote.ts quotes values). */
+/** Most characters of a price's text a message quotes (as src/source/quote.ts quotes values). */
 const PRICE_TEXT_SHOWN = 40;
 
 /** The text of a price for a message: a hostile file's 100,000-digit number is cut, marked `…`. */

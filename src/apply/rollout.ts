@@ -11,7 +11,7 @@ import type { LoadedProject } from "../config/index.js";
 import type { RolloutStage } from "../config/rollout.js";
 import { CommandLineError, InternalError } from "../errors.js";
 import type { Plan, ResourceChange } from "../plan/types.js";
-import { quote } from "../config/quote.js";
+import { quote } from "../source/quote.js";
 
 /** Counts of the changes of one stage. */
 export interface StageCounts {

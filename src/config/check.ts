@@ -12,17 +12,17 @@
 import { didYouMean, suggester } from "../suggest.js";
 import { basename, extname } from "node:path";
 import type { ConfigProblem } from "../errors.js";
-import { bare, isRecord, list, quote, Reporter, where } from "./report.js";
-import type { Site } from "./report.js";
+import { bare, isRecord, list, quote, Reporter, where } from "../source/problems.js";
+import type { Site } from "../source/problems.js";
 import { checkSchedules } from "../time/written-slots.js";
 import { type Currency, hasAtMostTwoDecimals, priceTextProblem } from "../money.js";
 import { Limits } from "../platform/wire.js";
-import { scalarSource, toPointer } from "./yaml.js";
+import { scalarSource, toPointer } from "../source/yaml.js";
 import { readBounds, type OfferWindow } from "./windows.js";
-import type { YamlFile } from "./yaml.js";
+import type { YamlFile } from "../source/yaml.js";
 
-export { where } from "./report.js";
-export type { Site } from "./report.js";
+export { where } from "../source/problems.js";
+export type { Site } from "../source/problems.js";
 
 /** What a SKU of a catalog names. */
 export type SkuKind = "item" | "modifier group" | "option";

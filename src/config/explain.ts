@@ -10,10 +10,10 @@
 
 import { own, type ItemResource, type MenuResource, type StoreState } from "../model.js";
 import type { Layered, MergedOverrides } from "./overrides.js";
-import { isRecord, list, where } from "./report.js";
-import type { Site } from "./report.js";
-import { toPointer } from "./yaml.js";
-import type { YamlFile } from "./yaml.js";
+import { isRecord, list, where } from "../source/problems.js";
+import type { Site } from "../source/problems.js";
+import { toPointer } from "../source/yaml.js";
+import type { YamlFile } from "../source/yaml.js";
 import { menusOf, categoriesOf, itemsOf, availabilityOf } from "../kinds/catalog.js";
 import type { Currency } from "../money.js";
 import { ruleLines } from "./price-rules.js";

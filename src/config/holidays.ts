@@ -18,7 +18,7 @@ import { holidaysState } from "../kinds/store-schedule.js";
 import type { CurrentState, DesiredState, StoreState } from "../model.js";
 import { own } from "../model.js";
 import type { LoadedProject } from "./load.js";
-import { bare } from "./quote.js";
+import { bare } from "../source/quote.js";
 
 /**
  * The holiday dates (`MM-DD`) of a store as read from the platform, `undefined` when its holidays were

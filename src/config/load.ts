@@ -14,8 +14,8 @@ import { DEFAULT_SAFETY, type SafetyPolicy } from "../safety-policy.js";
 import { stat } from "node:fs/promises";
 import { createHash } from "node:crypto";
 import { dirname, relative, resolve, sep } from "node:path";
-import { ConfigError, InternalError, warning } from "../errors.js";
-import type { ConfigProblem, Diagnostic } from "../errors.js";
+import { ConfigError, InternalError } from "../errors.js";
+import type { ConfigProblem } from "../errors.js";
 import type { CatalogFile, ProjectFile, StoreFile } from "../generated/config.js";
 import type { DesiredState } from "../model.js";
 import {
@@ -40,10 +40,18 @@ import { DEFAULT_MAX_FILE_BYTES, readConfigFile, readConfigFileSync, type ReadRe
 import type { IdentityCache } from "./identity-cache.js";
 import { identityFile, plainIdentityOf, storeBlock } from "./store-ids.js";
 import pLimit from "p-limit";
-import { MAX_PROBLEMS } from "./report.js";
-import { addProblem, bare, dedupeProblems, isRecord, quote, rangeOf, report } from "./report.js";
-import { wasTruncated, where } from "./report.js";
-import type { Site } from "./report.js";
+import { MAX_PROBLEMS } from "../source/problems.js";
+import {
+  addProblem,
+  bare,
+  dedupeProblems,
+  isRecord,
+  quote,
+  report,
+  wasTruncated,
+  where,
+} from "../source/problems.js";
+import type { Site } from "../source/problems.js";
 import { resolveDesired } from "./resolve.js";
 import type { ResolvableStore } from "./resolve.js";
 import { settingsSections } from "../kinds/registry.js";
@@ -70,10 +78,10 @@ import {
   parseYaml,
   renamedYamlFile,
   toPointer,
-} from "./yaml.js";
+} from "../source/yaml.js";
 import { MIN_CACHED_CHARS, parseCacheKey, type ParseCache } from "./parse-cache.js";
 import { carteVersion } from "./version.js";
-import type { ParseLimits, YamlFile } from "./yaml.js";
+import type { ParseLimits, YamlFile } from "../source/yaml.js";
 
 /**
  * Starting pace against a configured platform, in requests per second. The platform publishes no
@@ -166,10 +174,9 @@ export interface LoadedProject {
   fileDigests: Record<string, string>;
   /**
    * Warnings every command that loads the project prints on each run (e.g. a plain-http platform
-   * address allowed by `allow_insecure_http`, an entry whose time has passed), each located where it
-   * is written. Never contain a secret.
+   * address allowed by `allow_insecure_http`). Never contain a secret.
    */
-  warnings: Diagnostic[];
+  warnings: string[];
   /**
    * Where each store's `holidays:` dates are written, by store key then `MM-DD`: the layer that gives the
    * date last (the store file, its group, carte.yaml's defaults or a file they include). Used to report
@@ -506,14 +513,13 @@ function inWords(words: readonly string[]): string {
  * (then a warning on every run, one per address, since the client secret would travel unencrypted).
  * Every API group must have an address: its own under `hosts:`, or `base_url`.
  *
- * @returns the warnings to print, one per plain-http address, at the first setting that gives it.
+ * @returns the warnings to print.
  */
-function checkPlatform(project: YamlFile, problems: ConfigProblem[]): Diagnostic[] {
+function checkPlatform(project: YamlFile, problems: ConfigProblem[]): string[] {
   const platform = field(project.data, "platform");
   if (!isRecord(platform)) return []; // the schema says how to write it
   checkEveryGroupAddressed(project, platform, problems);
-  // By address: the settings that give it, and where the first of them is written.
-  const insecure = new Map<string, { names: string[]; site: Site }>();
+  const insecure = new Map<string, string[]>();
   for (const { path, what } of PLATFORM_ADDRESSES) {
     const url = path.slice(1).reduce<unknown>((value, key) => field(value, key), platform);
     if (typeof url !== "string" || !/^https?:\/\//i.test(url)) continue; // the schema says how to write it
@@ -526,8 +532,7 @@ function checkPlatform(project: YamlFile, problems: ConfigProblem[]): Diagnostic
     const parsed = new URL(url);
     if (parsed.protocol === "https:" || isLoopbackHost(parsed.hostname)) continue;
     if (field(platform, "allow_insecure_http") === true) {
-      const seen = insecure.get(url);
-      insecure.set(url, { names: [...(seen?.names ?? []), path.join(".")], site: seen?.site ?? site });
+      insecure.set(url, [...(insecure.get(url) ?? []), path.join(".")]);
       continue;
     }
     report(
@@ -537,12 +542,10 @@ function checkPlatform(project: YamlFile, problems: ConfigProblem[]): Diagnostic
         `http:// is accepted for localhost and 127.0.0.1, or anywhere with allow_insecure_http: true under platform:`,
     );
   }
-  return [...insecure].map(([url, { names, site }]) =>
-    warning(
+  return [...insecure].map(
+    ([url, names]) =>
       `${inWords(names)} ${quote(url, 120)} ${names.length === 1 ? "is" : "are"} plain http to another machine ` +
-        `(allowed by allow_insecure_http in ${project.file})`,
-      { detail: "the client secret and every token travel unencrypted", range: rangeOf(site) },
-    ),
+      `(allowed by allow_insecure_http in ${project.file}): the client secret and every token travel unencrypted`,
   );
 }
 

@@ -17,9 +17,9 @@ import { formatPrice, type Currency } from "../money.js";
 import { suggester } from "../suggest.js";
 import type { CatalogIndex } from "./check.js";
 import type { Entry, Layered, MergedOverrides } from "./overrides.js";
-import { bare, quote, report, type Site } from "./report.js";
+import { bare, quote, report, type Site } from "../source/problems.js";
 import { skuPattern, type SkuPattern } from "./sku-pattern.js";
-import { locate } from "./yaml.js";
+import { locate } from "../source/yaml.js";
 
 /** `file:line:col` of the key a site names (the option's SKU in a pattern's prices). */
 function whereKey(site: Site): string {

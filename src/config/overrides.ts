@@ -22,12 +22,12 @@ import { checkPrice } from "./check.js";
 import { readPriceRules, type PriceRule } from "./price-rules.js";
 import { entryKind, type CatalogIndex } from "./check.js";
 import { catalogEntries, type CatalogEntry, type CatalogOverride } from "../kinds/registry.js";
-import { bare, isRecord, list, quote, Reporter, report, where } from "./report.js";
-import type { Site } from "./report.js";
+import { bare, isRecord, list, quote, Reporter, report, where } from "../source/problems.js";
+import type { Site } from "../source/problems.js";
 import { checkSchedules } from "../time/written-slots.js";
 import { readBounds, type WindowBounds } from "./windows.js";
-import { toPointer } from "./yaml.js";
-import type { YamlFile } from "./yaml.js";
+import { toPointer } from "../source/yaml.js";
+import type { YamlFile } from "../source/yaml.js";
 import { isSkuPattern } from "./sku-pattern.js";
 
 /**

@@ -3,7 +3,7 @@
  * big file (a catalog) that parsed without a problem and matched its schema, under the SHA-256 of its
  * bytes and of everything else its reading depends on, so that the next run with the same bytes (a pull
  * request's change-scoped plan, run after run) skips the parse. Where a problem must be located in such
- * a file, or a price read as written, the file is parsed then (src/config/yaml.ts `lazyYamlFile`).
+ * a file, or a price read as written, the file is parsed then (src/source/yaml.ts `lazyYamlFile`).
  *
  * A pull request controls the files of the checkout, `.carte/` included: an entry it commits must never
  * be believed, or it could make carte plan prices that no file says. git writes every file it checks out

@@ -20,10 +20,10 @@ import {
   type Currency,
   type PriceRounding,
 } from "../money.js";
-import { isRecord, list, Reporter, where } from "./report.js";
-import type { Site } from "./report.js";
-import { scalarSource, toPointer } from "./yaml.js";
-import type { YamlFile } from "./yaml.js";
+import { isRecord, list, Reporter, where } from "../source/problems.js";
+import type { Site } from "../source/problems.js";
+import { scalarSource, toPointer } from "../source/yaml.js";
+import type { YamlFile } from "../source/yaml.js";
 
 /** One price rule as read from a layer. */
 export interface PriceRule {

@@ -25,8 +25,8 @@ import { resolve } from "node:path";
 import type { ConfigProblem } from "../errors.js";
 import { globFiles, hasMagic } from "./glob.js";
 import { outsideMessage, patternStaysInside } from "./paths.js";
-import { isRecord, quote, report, siteOf } from "./report.js";
-import type { YamlFile } from "./yaml.js";
+import { isRecord, quote, report, siteOf } from "../source/problems.js";
+import type { YamlFile } from "../source/yaml.js";
 
 /** One stage of a rollout, as loaded. */
 export interface RolloutStage {

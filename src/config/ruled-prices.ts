@@ -16,7 +16,7 @@ import { applyPriceRule, MAX_SIGNIFICANT_DIGITS, parsePriceText } from "../money
 import type { CatalogIndex, CatalogPrice } from "./check.js";
 import type { MergedOverrides } from "./overrides.js";
 import type { PriceRule } from "./price-rules.js";
-import { bare, quote, report, where } from "./report.js";
+import { bare, quote, report, where } from "../source/problems.js";
 
 /** Most stores a problem names; the others are counted. */
 const STORES_NAMED = 5;

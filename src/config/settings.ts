@@ -17,16 +17,16 @@
 
 import { TimeContext, type StoreClock } from "./time.js";
 import { canonicalZone, suggestZone } from "../time/zone.js";
-import { quote } from "./quote.js";
+import { quote } from "../source/quote.js";
 import type { ConfigProblem } from "../errors.js";
 import type { ClientState, StoreSettings } from "../model.js";
 import type { ConfigSection, SectionContext } from "../kinds/types.js";
 import { sortedRecord } from "../plain-data.js";
 import { CLIENT_WEBHOOK_EVENTS } from "../platform/wire.js";
 import { webhookUrlProblem } from "../source/url.js";
-import { isRecord, list, report, siteOf } from "./report.js";
-import type { Site } from "./report.js";
-import type { YamlFile } from "./yaml.js";
+import { isRecord, list, report, siteOf } from "../source/problems.js";
+import type { Site } from "../source/problems.js";
+import type { YamlFile } from "../source/yaml.js";
 
 /** Events of client-level (integration-wide) webhooks. */
 const CLIENT_EVENTS: readonly string[] = CLIENT_WEBHOOK_EVENTS;

@@ -5,7 +5,7 @@
  * them: this reads just what that check needs, located like any problem of a parsed file.
  */
 
-import { parseYaml, type ParseLimits, type YamlFile } from "./yaml.js";
+import { parseYaml, type ParseLimits, type YamlFile } from "../source/yaml.js";
 
 /** A top-level key of a block mapping: at column 0, neither a comment nor a list entry. */
 const TOP_KEY = /^(?![\s#-])/;
@@ -23,7 +23,7 @@ const TOP_KEY = /^(?![\s#-])/;
  *
  * @param file - the path shown in problems.
  * @param text - the file's content.
- * @param limits - the bounds of the whole file's parse (src/config/yaml.ts).
+ * @param limits - the bounds of the whole file's parse (src/source/yaml.ts).
  */
 export function storeBlock(file: string, text: string, limits: ParseLimits): YamlFile | undefined {
   // A document marker or directive anywhere: more than one document, or other syntax; read in full.

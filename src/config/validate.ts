@@ -10,9 +10,9 @@ import { createRequire } from "node:module";
 import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import { ajvParts } from "./ajv.js";
 import type { ConfigProblem } from "../errors.js";
-import { quote } from "./report.js";
-import { locate, MAX_PROBLEMS, pointerSegments } from "./yaml.js";
-import type { YamlFile } from "./yaml.js";
+import { quote } from "../source/problems.js";
+import { locate, MAX_PROBLEMS, pointerSegments } from "../source/yaml.js";
+import type { YamlFile } from "../source/yaml.js";
 import { InternalError } from "../errors.js";
 import { commaPriceProblem, type Currency } from "../money.js";
 

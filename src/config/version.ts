@@ -13,8 +13,8 @@
 import { readFileSync } from "node:fs";
 import semver from "semver";
 import type { ConfigProblem } from "../errors.js";
-import { locate, toPointer, type YamlFile } from "./yaml.js";
-import { quote } from "./quote.js";
+import { locate, toPointer, type YamlFile } from "../source/yaml.js";
+import { quote } from "../source/quote.js";
 
 let manifest: { name: string; version: string } | undefined;
 

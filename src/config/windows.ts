@@ -20,9 +20,9 @@
 
 import type { ConfigProblem } from "../errors.js";
 import type { OfferWindowNote } from "../kinds/catalog.js";
-import { isRecord, report, type Site } from "./report.js";
+import { isRecord, report, type Site } from "../source/problems.js";
 import { endsAfter, parseEnd, parseFrom, untilNotAfter, type StoreClock, type WrittenAt } from "./time.js";
-import { toPointer, type YamlFile } from "./yaml.js";
+import { toPointer, type YamlFile } from "../source/yaml.js";
 
 /** The offer window of one item, category or menu of a catalog, as written (one bound at least). */
 export interface OfferWindow extends WindowBounds {

@@ -20,8 +20,8 @@ import type { AddressInfo } from "node:net";
 import { relative } from "node:path";
 
 import { readConfigFile } from "../config/read.js";
-import { MAX_PROBLEMS, locate, parseYaml as parseConfigYaml } from "../config/yaml.js";
-import type { YamlFile } from "../config/yaml.js";
+import { MAX_PROBLEMS, locate, parseYaml as parseConfigYaml } from "../source/yaml.js";
+import type { YamlFile } from "../source/yaml.js";
 
 import { ConfigError, UsageError } from "../errors.js";
 import { API_GROUPS, type ApiGroup } from "../platform/routes.js";
@@ -254,7 +254,7 @@ export const MAX_SEED_BYTES = 8 * 1024 * 1024;
 
 /**
  * Reads a seed file, YAML or JSON (docs/emulator.md, "Seed file"), within the bounds of configuration
- * files (size, nodes, depth; src/config/yaml.ts).
+ * files (size, nodes, depth; src/source/yaml.ts).
  *
  * @param path - the file, absolute or relative to the working directory.
  * @param shown - the name problems give the file (default: `path` relative to the working directory).

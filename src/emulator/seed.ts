@@ -5,8 +5,8 @@
  * or a store gives (calendars.ts).
  */
 
-import { quote } from "../config/quote.js";
-import { toPointer } from "../config/yaml.js";
+import { quote } from "../source/quote.js";
+import { toPointer } from "../source/yaml.js";
 import { didYouMean } from "../suggest.js";
 import { CALENDAR_COUNTRIES, hasCalendar, ownHolidayProblems } from "./calendars.js";
 

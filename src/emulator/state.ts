@@ -19,7 +19,7 @@ import { rootFor, writeFileAtomic } from "../atomic.js";
 import { FileWriteError, StateFileError } from "../errors.js";
 
 import type { ItemType, ModifiersType, WireImage, WireOverride, WireSchedule } from "../platform/wire.js";
-import { bare } from "../config/quote.js";
+import { bare } from "../source/quote.js";
 import { DEFAULT_COUNTRY, hasCalendar, ownHolidayProblems } from "./calendars.js";
 import { ClientSecret, isSecretHash } from "./credentials.js";
 import { fail } from "./http-error.js";

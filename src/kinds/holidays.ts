@@ -27,7 +27,7 @@ import { holidaysState } from "./store-schedule.js";
 import type { SpecialDays } from "../generated/platform.js";
 import { getHolidays } from "../platform/utils.js";
 import type { ConfigProblem } from "../errors.js";
-import { report } from "../config/report.js";
+import { report } from "../source/problems.js";
 import { parseMonthDay } from "../time/slots.js";
 import type { KindImportPart } from "./import-types.js";
 import { slotText } from "./import-schedules.js";

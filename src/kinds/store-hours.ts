@@ -22,7 +22,7 @@ import { hoursState } from "./store-schedule.js";
 import type { RegularHours } from "../generated/platform.js";
 import { getRegularHours } from "../platform/utils.js";
 import type { ConfigProblem } from "../errors.js";
-import { quote, report, where } from "../config/report.js";
+import { quote, report, where } from "../source/problems.js";
 import { parseDays } from "../time/slots.js";
 import type { KindImportPart } from "./import-types.js";
 import { daysText, slotText } from "./import-schedules.js";

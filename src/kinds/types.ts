@@ -22,8 +22,8 @@ import type {
 } from "../model.js";
 import type { PlatformClient } from "../platform/client.js";
 import type { RouteName, RouteParams } from "../platform/routes.js";
-import type { Site } from "../config/report.js";
-import type { YamlFile } from "../config/yaml.js";
+import type { Site } from "../source/problems.js";
+import type { YamlFile } from "../source/yaml.js";
 import type { StoreClock, TimeContext } from "../config/time.js";
 
 /**

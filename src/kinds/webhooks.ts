@@ -47,7 +47,7 @@
 import { didYouMean } from "../suggest.js";
 import { kindState, table, type StoreState } from "../model.js";
 import type { ConfigProblem } from "../errors.js";
-import { quote, report, type Site } from "../config/report.js";
+import { quote, report, type Site } from "../source/problems.js";
 import { webhookUrlProblem } from "../source/url.js";
 import { CLIENT_WEBHOOK_EVENTS, STORE_WEBHOOK_EVENTS } from "../platform/wire.js";
 import type { KindImportPart, Note } from "./import-types.js";

@@ -5,7 +5,7 @@
  * digest cannot vouch for that: whoever can write the file can compute it again.
  */
 
-import { quote } from "../config/quote.js";
+import { quote } from "../source/quote.js";
 import { checksum } from "./checksum.js";
 import type { ResourceChange } from "./types.js";
 

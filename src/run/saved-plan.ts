@@ -3,7 +3,7 @@
  * one change by change, or refused as stale with what changed (the files, the stores, the platform).
  */
 
-import { quote } from "../config/quote.js";
+import { quote } from "../source/quote.js";
 import type { LoadedProject } from "../config/index.js";
 import { StalePlanError } from "../errors.js";
 import { own } from "../model.js";

@@ -4,7 +4,7 @@
  * which both check addresses (the platform's, the client's and the stores' webhooks).
  */
 
-import { quote } from "../config/quote.js";
+import { quote } from "./quote.js";
 
 /** Whether a host name names this machine: `localhost`, an address of 127.0.0.0/8, or `[::1]`. */
 export function isLoopbackHost(hostname: string): boolean {

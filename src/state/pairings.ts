@@ -10,7 +10,7 @@ import { ConfigError, StoreIdentityError, type ConfigProblem } from "../errors.j
 import { findEndpoint } from "../plan/endpoints.js";
 import type { Plan, PlanStore } from "../plan/types.js";
 import type { PlatformClient } from "../platform/client.js";
-import { bare, quote } from "../config/quote.js";
+import { bare, quote } from "../source/quote.js";
 import type { PairingRecord } from "./pairing-record.js";
 import { categoriesByIntegration, categoriesByStore, judgePairing, type PairingVerdict } from "./pairing.js";
 

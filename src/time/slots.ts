@@ -14,7 +14,7 @@
 import { canonicalSchedules } from "./schedules.js";
 import { WEEKDAYS } from "../model.js";
 import type { Schedule, Slot, Weekday } from "../model.js";
-import { quote } from "../config/quote.js";
+import { quote } from "../source/quote.js";
 
 /** A day a schedule can name: a weekday, or `hol` for the platform's holidays. */
 export type ScheduleDay = Weekday | "hol";

@@ -9,7 +9,7 @@
 import type { ConfigProblem } from "../errors.js";
 import type { Slot } from "../model.js";
 import { Limits } from "../platform/wire.js";
-import { list, quote, report, siteOf, where, isRecord, type Site } from "../config/report.js";
+import { list, quote, report, siteOf, where, isRecord, type Site } from "../source/problems.js";
 import {
   compareSlots,
   crossesMidnight,
@@ -22,7 +22,7 @@ import {
   type MinuteSlot,
   type ScheduleDay,
 } from "./slots.js";
-import type { YamlFile } from "../config/yaml.js";
+import type { YamlFile } from "../source/yaml.js";
 
 /** The most time periods one schedule may hold (platform notes, "Limits"). */
 export const PERIODS_PER_SCHEDULE = Limits.periodsPerSchedule;

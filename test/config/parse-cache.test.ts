@@ -21,8 +21,8 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadProject } from "../../src/config/index.js";
 import { MAX_CACHE_ENTRIES, openParseCache } from "../../src/config/parse-cache.js";
-import { lazyYamlFile, locate, numberSources, parseYaml, scalarSource } from "../../src/config/yaml.js";
-import { DEFAULT_PARSE_LIMITS } from "../../src/config/yaml.js";
+import { lazyYamlFile, locate, numberSources, parseYaml, scalarSource } from "../../src/source/yaml.js";
+import { DEFAULT_PARSE_LIMITS } from "../../src/source/yaml.js";
 import { copyExample } from "../helpers/project.js";
 
 const dirs: string[] = [];

@@ -6,7 +6,7 @@
 
 import { describe, expect, it } from "vitest";
 import { storeBlock } from "../../src/config/store-ids.js";
-import { DEFAULT_PARSE_LIMITS, locate, parseYaml } from "../../src/config/yaml.js";
+import { DEFAULT_PARSE_LIMITS, locate, parseYaml } from "../../src/source/yaml.js";
 
 const read = (text: string) => storeBlock("stores/x.yaml", text, DEFAULT_PARSE_LIMITS);
 

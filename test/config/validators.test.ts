@@ -17,7 +17,7 @@ import {
   asciiSource,
 } from "../../src/config/validate.js";
 import type { FileKind } from "../../src/config/validate.js";
-import { parseYaml } from "../../src/config/yaml.js";
+import { parseYaml } from "../../src/source/yaml.js";
 
 it("gives the problems of the schemas compiled at run time, for the digest of the schemas read", () => {
   // Inside the repository, where the module finds ajv and ajv-formats as it does in dist/.

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadProject } from "../../src/config/index.js";
 import { carteVersion, requiredVersionProblem } from "../../src/config/version.js";
-import { parseYaml } from "../../src/config/yaml.js";
+import { parseYaml } from "../../src/source/yaml.js";
 import { carte, repoRoot } from "../helpers/project.js";
 import { CATALOG, problemsOf, shown, storeYaml, writeProject } from "./helpers.js";
 

@@ -109,7 +109,7 @@ describe("hostile values through the commands", () => {
       expect(r.code).toBe(1);
       expect(r.err).not.toMatch(RAW_UNSAFE);
       expect(r.err).toContain(
-        // The config layer quotes values JSON-escaped (src/config/quote.ts); the terminal escaping
+        // The config layer quotes values JSON-escaped (src/source/quote.ts); the terminal escaping
         // then finds nothing left to escape.
         'unknown catalog "\\u001b[2J\\u001b[1;1H\\u001b[32mNo changes\\u001b[0m\\u0000\\u202eevil"',
       );

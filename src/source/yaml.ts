@@ -52,7 +52,7 @@ export const MAX_DEPTH = 64;
 export const MAX_ALIAS_COUNT = 1000;
 
 /**
- * The most distinct problems collected for one load (src/config/report.ts `addProblem`). A hostile or
+ * The most distinct problems collected for one load (src/source/problems.ts `addProblem`). A hostile or
  * broken file can hold a hundred thousand mistakes; past this many, further problems are neither
  * located nor kept, and the report says that only the first ones are shown.
  */
@@ -167,7 +167,7 @@ export function parseYaml(
   const errors = doc.errors.filter((err) => err.code !== "MULTIPLE_DOCS");
   const second = doc.errors.find((err) => err.code === "MULTIPLE_DOCS");
   // One syntax slip makes the parser report every line after it again: the first error, at the slip
-  // it comes from and in words (src/config/slip.ts), is the one problem; the rest are held back.
+  // it comes from and in words (src/source/slip.ts), is the one problem; the rest are held back.
   const problems: ConfigProblem[] = [];
   const deep = errors.find((err) => /call stack/i.test(err.message));
   if (deep)
