@@ -5,13 +5,18 @@
 // routes (a new platform schema, a handler in the emulator), then `npm run gen`, `npm run build`, and
 // `carte plan --kind throwaway_note` and `carte preview --kind throwaway_note` against the embedded
 // emulator: the plan must show the note in the kind's own words (its `view`), not as the attributes of
-// an unknown kind, and the store's preview page must draw the kind's own part (its `preview`).
+// an unknown kind, and the store's preview page must draw the kind's own part (its `preview`). Then the
+// tests the steps touch, as the doc says to run them: the golden help files written again (`--kind`
+// lists every kind), the conformance rows of the two routes (served by the emulator, driven over HTTP,
+// judged against the published description) and the route table's test (its table of groups in
+// docs/platform-api.md).
 //
-//   node scripts/check-new-kind.mjs    (npm run check:new-kind; about a minute: two builds)
+//   node scripts/check-new-kind.mjs    (npm run check:new-kind; about two minutes: two builds, tests)
 //
 // It first checks that the doc still names the steps it follows, so that the doc and this walk change
-// together. The copy holds what the steps touch (src, schemas, scripts, docs, examples, package.json,
-// tsconfig*) with node_modules linked; nothing of the working tree is changed.
+// together. The copy holds what the steps touch (src, schemas, scripts, docs, examples, test,
+// package.json, tsconfig*, vitest.config.ts) with node_modules linked; nothing of the working tree is
+// changed.
 
 import { spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -65,10 +70,16 @@ for (const [text, where] of [
   ["schemas/config/settings.schema.json", kindSteps],
   ["npm run gen", kindSteps],
   ["npm run build:action", kindSteps],
+  ["test/golden/expected/help/", kindSteps],
+  ["npx vitest run test/golden/help.test.ts -u", kindSteps],
   ["src/platform/routes.ts", endpointSteps],
   ["schemas/platform/", endpointSteps],
+  ["docs/platform-api.md", endpointSteps],
   ["npm run gen", endpointSteps],
   ["src/emulator/", endpointSteps],
+  ["test/conformance/endpoints.ts", endpointSteps],
+  ["SPEC_ROWS", endpointSteps],
+  ["npx vitest run test/conformance", endpointSteps],
   ["npm run build:action", endpointSteps],
 ]) {
   if (!where.includes(text)) fail("reading docs/architecture.md", `its steps no longer name ${text}`);
@@ -78,9 +89,15 @@ for (const [text, where] of [
 
 const dir = mkdtempSync(path.join(tmpdir(), "carte-new-kind-"));
 try {
-  for (const entry of ["src", "schemas", "scripts", "docs", "examples", "bin"])
+  for (const entry of ["src", "schemas", "scripts", "docs", "examples", "bin", "test"])
     cpSync(path.join(root, entry), path.join(dir, entry), { recursive: true });
-  for (const file of ["package.json", "tsconfig.json", "tsconfig.build.json", ".prettierrc.json"])
+  for (const file of [
+    "package.json",
+    "tsconfig.json",
+    "tsconfig.build.json",
+    ".prettierrc.json",
+    "vitest.config.ts",
+  ])
     cpSync(path.join(root, file), path.join(dir, file));
   symlinkSync(path.join(root, "node_modules"), path.join(dir, "node_modules"), "dir");
   rmSync(path.join(dir, "examples", "chain", ".carte"), { recursive: true, force: true });
@@ -91,7 +108,7 @@ try {
     "src/platform/routes.ts",
     `  "GET /api/rest-ops-utils/store/schedule/{storeId}": {`,
     `  "${READ}": {\n    ...utilsRead,\n    response: "ThrowawayNote",\n  },\n` +
-      `  "${WRITE}": {\n    ...utilsChange,\n    request: "ThrowawayNote",\n  },\n` +
+      `  "${WRITE}": {\n    ...utilsChange,\n    request: "ThrowawayNote",\n    response: "ThrowawayNote",\n  },\n` +
       `  "GET /api/rest-ops-utils/store/schedule/{storeId}": {`,
   );
   const utilsSchema = path.join(dir, "schemas", "platform", "utils.schema.json");
@@ -104,14 +121,47 @@ try {
     properties: { note: { type: "string", maxLength: 200 } },
   };
   writeFileSync(utilsSchema, JSON.stringify(schema, null, 2));
+  const groupRow = (route) => `| utils | utils | \`${route}\` |\n`;
+  edit(
+    dir,
+    "docs/platform-api.md",
+    "| utils        | utils        | `GET /api/rest-ops-utils/store/schedule/{storeId}` ",
+    groupRow(READ) +
+      groupRow(WRITE) +
+      "| utils        | utils        | `GET /api/rest-ops-utils/store/schedule/{storeId}` ",
+  );
 
-  // ---- adding an endpoint: step 2, the emulator's handler (every store's note is empty) ----
+  // ---- adding an endpoint: step 2, the emulator's handlers (every store's note is empty; a write
+  // answers the note it was given) ----
   edit(
     dir,
     "src/emulator/hours.ts",
     `    { route: "GET /api/rest-ops-utils/store/schedule/{storeId}", handle: getRegular },`,
     `    { route: "${READ}", handle: () => ({ status: 200, body: { note: "" } }) },\n` +
+      `    { route: "${WRITE}", handle: (ctx) => ({ status: 200, body: ctx.body }) },\n` +
       `    { route: "GET /api/rest-ops-utils/store/schedule/{storeId}", handle: getRegular },`,
+  );
+
+  // ---- adding an endpoint: step 3, the conformance rows and the spec's rows ----
+  edit(
+    dir,
+    "test/conformance/endpoints.ts",
+    "const utils: Row[] = [\n",
+    "const utils: Row[] = [\n" +
+      `  {\n    route: "${READ}",\n    valid: async () => ({ path: at("${READ}", { storeId: S }) }),\n` +
+      `    status: 200,\n    invalid: [once(wrongToken(at("${READ}", { storeId: S }), "integrations"))],\n  },\n` +
+      `  {\n    route: "${WRITE}",\n` +
+      `    valid: async () => ({ path: at("${WRITE}", { storeId: S }), body: { note: "hello" } }),\n` +
+      `    status: 200,\n` +
+      `    invalid: [once({ why: "a note too long", req: { path: at("${WRITE}", { storeId: S }), ` +
+      `body: { note: "x".repeat(201) } }, status: 400, error: "Message" })],\n  },\n`,
+  );
+  const specRow = (route) => route.replace(" /api/rest-ops-utils", ' ${P["4.5"]}');
+  edit(
+    dir,
+    "test/conformance/endpoints.ts",
+    "  // 4.5 store hours\n",
+    `  \`${specRow(READ)}\`,\n  \`${specRow(WRITE)}\`,\n  // 4.5 store hours\n`,
   );
 
   // ---- adding a kind: step 1, its module ----
@@ -274,9 +324,28 @@ export const throwawayNote: ResourceKind<{ note: string }, "${KIND}"> = {
   }
   if (html.includes("outside the menu"))
     fail("carte preview --kind", "the page counts the note as a change it does not draw");
+
+  // ---- adding a kind: step 5, the golden help files written again; then the tests the steps touch ----
+  const vitest = path.join(dir, "node_modules", "vitest", "vitest.mjs");
+  run(dir, "npx vitest run test/golden/help.test.ts -u", process.execPath, [
+    vitest,
+    "run",
+    "test/golden/help.test.ts",
+    "-u",
+  ]);
+  const helpOfPlan = readFileSync(path.join(dir, "test", "golden", "expected", "help", "plan.txt"), "utf8");
+  if (!helpOfPlan.includes(`"${KIND}"`))
+    fail("npx vitest run test/golden/help.test.ts -u", `the help of carte plan does not list ${KIND}`);
+  run(dir, "the tests the steps touch", process.execPath, [
+    vitest,
+    "run",
+    "test/golden",
+    "test/platform/routes.test.ts",
+    "test/conformance",
+  ]);
   console.log(
-    `check-new-kind: a new kind and a new endpoint took the documented steps, and the kind shows itself; ` +
-      `the plan:\n${plan}`,
+    `check-new-kind: a new kind and two new routes took the documented steps, the kind shows itself, ` +
+      `and the tests the steps touch pass; the plan:\n${plan}`,
   );
 } finally {
   rmSync(dir, { recursive: true, force: true });
