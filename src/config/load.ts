@@ -14,8 +14,8 @@ import { DEFAULT_SAFETY, type SafetyPolicy } from "../safety-policy.js";
 import { stat } from "node:fs/promises";
 import { createHash } from "node:crypto";
 import { dirname, relative, resolve, sep } from "node:path";
-import { ConfigError, InternalError } from "../errors.js";
-import type { ConfigProblem } from "../errors.js";
+import { ConfigError, InternalError, warning } from "../errors.js";
+import type { ConfigProblem, Diagnostic } from "../errors.js";
 import type { CatalogFile, ProjectFile, StoreFile } from "../generated/config.js";
 import type { DesiredState } from "../model.js";
 import {
@@ -41,16 +41,8 @@ import type { IdentityCache } from "./identity-cache.js";
 import { identityFile, plainIdentityOf, storeBlock } from "./store-ids.js";
 import pLimit from "p-limit";
 import { MAX_PROBLEMS } from "../source/problems.js";
-import {
-  addProblem,
-  bare,
-  dedupeProblems,
-  isRecord,
-  quote,
-  report,
-  wasTruncated,
-  where,
-} from "../source/problems.js";
+import { addProblem, bare, dedupeProblems, isRecord, quote, rangeOf, report } from "../source/problems.js";
+import { wasTruncated, where } from "../source/problems.js";
 import type { Site } from "../source/problems.js";
 import { resolveDesired } from "./resolve.js";
 import type { ResolvableStore } from "./resolve.js";
@@ -174,9 +166,10 @@ export interface LoadedProject {
   fileDigests: Record<string, string>;
   /**
    * Warnings every command that loads the project prints on each run (e.g. a plain-http platform
-   * address allowed by `allow_insecure_http`). Never contain a secret.
+   * address allowed by `allow_insecure_http`, an entry whose time has passed), each located where it
+   * is written. Never contain a secret.
    */
-  warnings: string[];
+  warnings: Diagnostic[];
   /**
    * Where each store's `holidays:` dates are written, by store key then `MM-DD`: the layer that gives the
    * date last (the store file, its group, carte.yaml's defaults or a file they include). Used to report
@@ -513,13 +506,14 @@ function inWords(words: readonly string[]): string {
  * (then a warning on every run, one per address, since the client secret would travel unencrypted).
  * Every API group must have an address: its own under `hosts:`, or `base_url`.
  *
- * @returns the warnings to print.
+ * @returns the warnings to print, one per plain-http address, at the first setting that gives it.
  */
-function checkPlatform(project: YamlFile, problems: ConfigProblem[]): string[] {
+function checkPlatform(project: YamlFile, problems: ConfigProblem[]): Diagnostic[] {
   const platform = field(project.data, "platform");
   if (!isRecord(platform)) return []; // the schema says how to write it
   checkEveryGroupAddressed(project, platform, problems);
-  const insecure = new Map<string, string[]>();
+  // By address: the settings that give it, and where the first of them is written.
+  const insecure = new Map<string, { names: string[]; site: Site }>();
   for (const { path, what } of PLATFORM_ADDRESSES) {
     const url = path.slice(1).reduce<unknown>((value, key) => field(value, key), platform);
     if (typeof url !== "string" || !/^https?:\/\//i.test(url)) continue; // the schema says how to write it
@@ -532,7 +526,8 @@ function checkPlatform(project: YamlFile, problems: ConfigProblem[]): string[] {
     const parsed = new URL(url);
     if (parsed.protocol === "https:" || isLoopbackHost(parsed.hostname)) continue;
     if (field(platform, "allow_insecure_http") === true) {
-      insecure.set(url, [...(insecure.get(url) ?? []), path.join(".")]);
+      const seen = insecure.get(url);
+      insecure.set(url, { names: [...(seen?.names ?? []), path.join(".")], site: seen?.site ?? site });
       continue;
     }
     report(
@@ -542,10 +537,12 @@ function checkPlatform(project: YamlFile, problems: ConfigProblem[]): string[] {
         `http:// is accepted for localhost and 127.0.0.1, or anywhere with allow_insecure_http: true under platform:`,
     );
   }
-  return [...insecure].map(
-    ([url, names]) =>
+  return [...insecure].map(([url, { names, site }]) =>
+    warning(
       `${inWords(names)} ${quote(url, 120)} ${names.length === 1 ? "is" : "are"} plain http to another machine ` +
-      `(allowed by allow_insecure_http in ${project.file}): the client secret and every token travel unencrypted`,
+        `(allowed by allow_insecure_http in ${project.file})`,
+      { detail: "the client secret and every token travel unencrypted", range: rangeOf(site) },
+    ),
   );
 }
 

@@ -14,9 +14,9 @@
  */
 
 import { parseCalendarDate, validDate, type CalendarDate } from "../calendar.js";
-import { UsageError, type ConfigProblem } from "../errors.js";
+import { UsageError, warning, type ConfigProblem, type Diagnostic } from "../errors.js";
 import { quote } from "../source/quote.js";
-import { report, where, type Site } from "../source/problems.js";
+import { rangeOf, report, where, type Site } from "../source/problems.js";
 import { isoInZone, localText, wallTime, zonedInstant, type WallTime } from "../time/zone.js";
 
 /**
@@ -25,8 +25,8 @@ import { isoInZone, localText, wallTime, zonedInstant, type WallTime } from "../
  * prints (`carte validate` lists them all).
  */
 export class TimeContext {
-  /** Warnings, `file:line:col: message`, each once, in the order given. */
-  readonly warnings: string[] = [];
+  /** Warnings, each located at its site, each once, in the order given. */
+  readonly warnings: Diagnostic[] = [];
   private readonly seen = new Set<string>();
 
   constructor(readonly now: Date = new Date()) {}
@@ -36,7 +36,7 @@ export class TimeContext {
     const text = `${where(site)}: ${message}`;
     if (this.seen.has(text)) return;
     this.seen.add(text);
-    this.warnings.push(text);
+    this.warnings.push(warning(message, { range: rangeOf(site) }));
   }
 
   /**

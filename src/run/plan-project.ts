@@ -11,7 +11,7 @@ import { didYouMean } from "../suggest.js";
 import { quote } from "../source/quote.js";
 import type { LoadedProject } from "../config/index.js";
 import { holidayDates, holidayMisses, holidayMissProblems, type HolidayMiss } from "../config/holidays.js";
-import { ConfigError, UnsafePlanError, UsageError, type ConfigProblem } from "../errors.js";
+import { CommandLineError, ConfigError, UnsafePlanError, type ConfigProblem } from "../errors.js";
 import { clientKinds, kinds } from "../kinds/registry.js";
 import { address } from "../plain-data.js";
 import type { KindName } from "../kinds/registry.js";
@@ -30,7 +30,7 @@ import { type RunOptions } from "./options.js";
  * The desired state limited to the stores that `--store` patterns name (with the project's currency),
  * and with a change scope (`targeting.scope`, `carte plan --scope changed`) to the stores it lists,
  * with the client-level settings only when the scope lists client-level kinds. Throws
- * {@link UsageError} when patterns are given and match no store (a change scope may list none).
+ * {@link CommandLineError} when patterns are given and match no store (a change scope may list none).
  */
 export function scopeDesired(desired: DesiredState, targeting: Targeting | undefined): DesiredState {
   const scope = targeting?.scope;
@@ -39,7 +39,7 @@ export function scopeDesired(desired: DesiredState, targeting: Targeting | undef
   if (targeting.stores.length > 0) {
     keys = keys.filter((k) => targeting.stores.some((p) => matchStore(p, k)));
     if (keys.length === 0 && !scope) {
-      throw new UsageError(
+      throw new CommandLineError(
         `no store of the configuration matches --store ${withSuggestions(targeting.stores, Object.keys(desired.stores), quote)}; known stores: ${Object.keys(desired.stores).join(", ")}`,
       );
     }
@@ -60,7 +60,7 @@ export function scopeDesired(desired: DesiredState, targeting: Targeting | undef
 /**
  * Reads the live state of the project's stores in scope (`options.targeting.stores`), limited to the
  * parts the project owns (`ownership:`), `options.parallelism` stores at a time. Throws
- * {@link UsageError} when `--store` patterns match no store, `ApiError` when a read fails.
+ * {@link CommandLineError} when `--store` patterns match no store, `ApiError` when a read fails.
  */
 export async function fetchProjectState(
   project: LoadedProject,
@@ -85,8 +85,8 @@ export async function fetchProjectState(
  * @returns the plan, with `keepCurrent` the current state it was computed from, and `readAt`: when the
  *   plan's read of each store planned was in (epoch ms, by store key), for {@link RunOptions.planReads}.
  * @throws {@link ConfigError} when the files set hours or a closure on a date the store's holidays on
- *   the platform do not contain (before anything is written); {@link UsageError} when `--store` or
- *   `--target` patterns match nothing; `ApiError` when a read fails after its retries.
+ *   the platform do not contain (before anything is written); {@link CommandLineError} when `--store`
+ *   or `--target` patterns match nothing; `ApiError` when a read fails after its retries.
  */
 export async function planProject(
   project: LoadedProject,
@@ -177,7 +177,7 @@ export async function planProject(
   if (targets.length > 0 && options.checkTargets !== false) {
     const unmatched = unmatchedTargets(targets, desired, kept, project.ownership);
     if (unmatched.length > 0)
-      throw new UsageError(
+      throw new CommandLineError(
         `no resource of the configuration or the platform matches --target ${withSuggestions(unmatched, knownAddresses(desired, kept, project.ownership), (a) => quote(a, 200))}; ` +
           `addresses look like store[bog-centro].item[BURGER-CLASSIC] or client.client_webhook[STORE_PROVISIONING_STATUS] (see carte plan)`,
       );

@@ -7,7 +7,7 @@ import { loadProject, type LoadedProject } from "../config/index.js";
 import { type LoadedBase } from "../gitops/base.js";
 import { loadChangeScope } from "../gitops/scope.js";
 import { shardProject } from "../gitops/shard.js";
-import { UsageError } from "../errors.js";
+import { CommandLineError, PlanFileError, warning } from "../errors.js";
 import { quote } from "../source/quote.js";
 import { readPlanFile } from "../plan/file.js";
 import type { Targeting } from "../plan/target.js";
@@ -31,8 +31,8 @@ export interface ScopedFiles {
  * resolved only where the files differ. When the base's files do not load, the run is not scoped and
  * `onWarning` says so.
  *
- * @throws {@link UsageError} for `--scope changed` without `--base`; {@link ConfigError} for files that
- *   do not load.
+ * @throws {@link CommandLineError} for `--scope changed` without `--base`; {@link ConfigError} for files
+ *   that do not load.
  */
 export async function resolveScope(request: RunRequest, hooks: RunHooks): Promise<ScopedFiles> {
   if (request.command !== "plan" || request.scope !== "changed") {
@@ -44,7 +44,7 @@ export async function resolveScope(request: RunRequest, hooks: RunHooks): Promis
     return { loaded, targeting: request.targeting, base: undefined };
   }
   if (!request.base) {
-    throw new UsageError(
+    throw new CommandLineError(
       "--scope changed needs --base REF: the commit whose files the changes are measured from",
     );
   }
@@ -55,7 +55,9 @@ export async function resolveScope(request: RunRequest, hooks: RunHooks): Promis
   });
   if (!scoped.scope) {
     hooks.onWarning?.(
-      `Warning: the plan is not scoped to the changes since ${request.base}: ${scoped.base.unavailable ?? "?"}; every store is read`,
+      warning(
+        `the plan is not scoped to the changes since ${request.base}: ${scoped.base.unavailable ?? "?"}; every store is read`,
+      ),
     );
     return { loaded: scoped.project, targeting: request.targeting, base: scoped.base };
   }
@@ -79,12 +81,13 @@ export interface RunProject extends ScopedFiles {
  * `onWarning`. A saved plan is read, and its digest checked, before anything else: a plan edited by
  * accident makes no call; its operations are never carried out (`readAndPlan` (src/run/step-plan.ts)).
  *
- * @throws {@link UsageError} for a stage the project does not have or that the saved plan contradicts;
+ * @throws {@link CommandLineError} for a stage the project does not have or that the saved plan
+ *   contradicts;
  *   the errors of `readPlanFile` (src/plan/file.ts) for a saved plan that cannot be used.
  */
 export async function loadRun(request: RunRequest, files: ScopedFiles, hooks: RunHooks): Promise<RunProject> {
   let project = request.shard ? shardProject(files.loaded, request.shard) : files.loaded;
-  for (const warning of project.warnings) hooks.onWarning?.(`Warning: ${warning}`);
+  for (const w of project.warnings) hooks.onWarning?.(w);
   const saved =
     request.command === "apply" && request.planFile ? await readPlanFile(request.planFile) : undefined;
   // One stage of the rollout alone: the project limited to it, from here on (lock, plan, apply).
@@ -98,16 +101,17 @@ export async function loadRun(request: RunRequest, files: ScopedFiles, hooks: Ru
 
 /**
  * The stage a run is limited to: `--stage`, or the one a saved plan was made for. Throws
- * {@link UsageError} when they differ, or when `--stage` is given for a saved plan of every stage.
+ * {@link CommandLineError} when they differ, or when `--stage` is given for a saved plan of every stage;
+ * {@link PlanFileError} when the saved plan's stage is no stage name.
  */
 function stageOf(request: RunRequest, saved: Plan | undefined): string | undefined {
   if (!saved) return request.stage;
   // A saved plan is carte's own file, but anyone may have written it: its stage is checked too.
   if (saved.stage !== undefined && typeof saved.stage !== "string") {
-    throw new UsageError("the saved plan's stage is not a stage name; save the plan again");
+    throw new PlanFileError("the saved plan's stage is not a stage name; save the plan again");
   }
   if (request.stage !== undefined && saved.stage !== request.stage) {
-    throw new UsageError(
+    throw new CommandLineError(
       saved.stage === undefined
         ? `--stage ${quote(request.stage, 60)}: the saved plan covers every stage; apply it without --stage, or save a plan of the stage with carte plan --stage ${quote(request.stage, 60)} --out FILE`
         : `--stage ${quote(request.stage, 60)}: the saved plan is of stage ${quote(saved.stage, 60)}`,
