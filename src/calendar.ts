@@ -1,6 +1,6 @@
 /**
  * Calendar days written `YYYY-MM-DD`: dated special days and `from:` dates of the files
- * (src/config/time.ts), finance filters (src/finance/dates.ts; platform notes "Finance").
+ * (src/time/clock.ts), finance filters (src/finance/dates.ts; platform notes "Finance").
  */
 
 /** A calendar date as written, `YYYY-MM-DD`. */

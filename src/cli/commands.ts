@@ -3,7 +3,7 @@
  * `apply` go through the path they share with the GitHub Action (src/run/run.ts).
  */
 
-import { clockFromEnv } from "../config/time.js";
+import { clockFromEnv } from "../time/clock.js";
 import path from "node:path";
 import { loadProject, type LoadedProject } from "../config/index.js";
 import { explainResource } from "../config/explain.js";

@@ -21,7 +21,7 @@ import { escapeTerminal } from "../render/escape.js";
 import { formatAttribute } from "../render/lines.js";
 import { attributeLabel } from "../render/view.js";
 import type { CliIo } from "./io.js";
-import { clockFromEnv } from "../config/time.js";
+import { clockFromEnv } from "../time/clock.js";
 import { menusOf, categoriesOf, itemsOf } from "../kinds/catalog.js";
 
 const SEGMENTS = ["item", "modifier_group", "category", "menu", "availability"] as const;

@@ -10,7 +10,7 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { rootFor, shownPath } from "../atomic.js";
 import { loadProject, type LoadedProject } from "../config/index.js";
-import { clockFromEnv } from "../config/time.js";
+import { clockFromEnv } from "../time/clock.js";
 import { UnsafePlanError, formatWarning } from "../errors.js";
 import { readPlanToShow } from "../plan/file.js";
 import type { Plan } from "../plan/types.js";

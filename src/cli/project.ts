@@ -8,7 +8,7 @@
 import path from "node:path";
 import type { Argv, CommandModule } from "yargs";
 import { loadProject } from "../config/index.js";
-import { clockFromEnv } from "../config/time.js";
+import { clockFromEnv } from "../time/clock.js";
 import { carteManifest } from "../config/version.js";
 import { ExitCode } from "../errors.js";
 import { initProject } from "../init.js";

@@ -11,7 +11,7 @@ import { WEEKDAYS, type Slot, type StoreSettings } from "../model.js";
 import { hoursState } from "../kinds/store-schedule.js";
 import { specialDaysState } from "../kinds/store-schedule.js";
 import { holidaysState } from "../kinds/store-schedule.js";
-import type { DayEnd } from "./time.js";
+import type { DayEnd } from "../time/clock.js";
 import type { WallTime } from "../time/zone.js";
 
 const pad = (n: number) => String(n).padStart(2, "0");

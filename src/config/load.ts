@@ -5,7 +5,7 @@
  * of every file is collected before anything is thrown.
  */
 
-import { StoreClock, TimeContext } from "./time.js";
+import { StoreClock, TimeContext } from "../time/clock.js";
 import { windowsAt, withOverridden, type StoreWindows } from "./windows.js";
 import { closingOf } from "./close.js";
 import type { KindName } from "../kinds/registry.js";
@@ -588,7 +588,7 @@ export interface LoadOptions {
   explain?: boolean;
   /**
    * The run's clock: time-bound entries (`until:`, a special day's full date, a price's `from:`) are
-   * judged against it (src/config/time.ts). Default: the real time.
+   * judged against it (src/time/clock.ts). Default: the real time.
    */
   now?: Date;
   /**

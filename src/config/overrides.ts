@@ -12,7 +12,7 @@
  * Tables keyed by SKU are `Map`s: SKUs are the files' own text (`__proto__` is a valid key here).
  */
 
-import { parseFor, parseUntil, type StoreClock, type WrittenAt, type WrittenTime } from "./time.js";
+import { parseFor, parseUntil, type StoreClock, type WrittenAt, type WrittenTime } from "../time/clock.js";
 import { suggester } from "../suggest.js";
 import type { ConfigProblem } from "../errors.js";
 import type { StoreFile } from "../generated/config.js";

@@ -15,7 +15,7 @@
  * A setting no layer writes stays `undefined` in the model: carte does not manage it in that store.
  */
 
-import { TimeContext, type StoreClock } from "./time.js";
+import { TimeContext, type StoreClock } from "../time/clock.js";
 import { canonicalZone, suggestZone } from "../time/zone.js";
 import { quote } from "../source/quote.js";
 import type { ConfigProblem } from "../errors.js";

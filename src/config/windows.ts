@@ -3,7 +3,7 @@
  * catalog (a seasonal burger, a Christmas menu), or per SKU of an item or category in the overrides of a
  * layer (`overrides: available:`, the highest layer's winning over the catalog's). A window is read once per catalog, with located
  * problems (a time that is not one, an `until` not after its `from`), and judged for each store on its
- * own clock (its `timezone:`, src/config/time.ts `StoreClock`) at the run's clock, when the files load:
+ * own clock (its `timezone:`, src/time/clock.ts `StoreClock`) at the run's clock, when the files load:
  * the desired state says what is offered at that instant, and planning stays pure.
  *
  * What "not offered" is on the wire (spec §2.2, "A menu groups categories; categories contain only items
@@ -21,7 +21,14 @@
 import type { ConfigProblem } from "../errors.js";
 import type { OfferWindowNote } from "../kinds/catalog.js";
 import { isRecord, report, type Site } from "../source/problems.js";
-import { endsAfter, parseEnd, parseFrom, untilNotAfter, type StoreClock, type WrittenAt } from "./time.js";
+import {
+  endsAfter,
+  parseEnd,
+  parseFrom,
+  untilNotAfter,
+  type StoreClock,
+  type WrittenAt,
+} from "../time/clock.js";
 import { toPointer, type YamlFile } from "../source/yaml.js";
 
 /** The offer window of one item, category or menu of a catalog, as written (one bound at least). */

@@ -56,7 +56,7 @@ export interface BaseSplit {
 export interface BaseOptions {
   /** Limit the base's project to this shard. */
   shard?: Shard | undefined;
-  /** The run's clock (time-bound entries, src/config/time.ts). */
+  /** The run's clock (time-bound entries, src/time/clock.ts). */
   now?: Date | undefined;
   /** The top of the search for the git repository (src/gitops/safe-git.ts `findRepository`). */
   workspace?: string | undefined;
@@ -95,7 +95,7 @@ export async function loadBase(
   let base: LoadedProject;
   try {
     base = await loadProject(path.join(tree.dir, path.relative(repo.top, configFile)), {
-      // The run's clock, as the head's (time-bound entries, src/config/time.ts).
+      // The run's clock, as the head's (time-bound entries, src/time/clock.ts).
       ...(options.now ? { now: options.now } : {}),
       shareResources: true,
     });

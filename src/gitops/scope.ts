@@ -361,7 +361,7 @@ async function scopedLoad(
   objects: GitObjects,
   options: BaseOptions,
 ): Promise<ScopedLoad> {
-  // The run's clock for time-bound entries, on both sides alike (src/config/time.ts).
+  // The run's clock for time-bound entries, on both sides alike (src/time/clock.ts).
   const clock = options.now ? { now: options.now } : {};
   // A file of the base with the bytes of the head's (a catalog, a group) is parsed once.
   const parsed: ParsedFiles = new Map();

@@ -28,7 +28,7 @@ import { report, where, type Site } from "../source/problems.js";
 import { monthDayKey, parseMonthDay } from "../time/slots.js";
 import { quote } from "../source/quote.js";
 import { parseCalendarDate } from "../calendar.js";
-import { dayWindow, type StoreClock } from "../config/time.js";
+import { dayWindow, type StoreClock } from "../time/clock.js";
 import type { KindImportPart } from "./import-types.js";
 import { slotText } from "./import-schedules.js";
 import { byCodePoint } from "./import-util.js";
@@ -184,7 +184,7 @@ const DATE_FORMS =
 /**
  * `special_days:` of a settings layer: a list of `{name, date: MM-DD, slots}`, each date once; slots stay
  * within their date. Merged date by date. A full date (`2026-12-24`, one year only) is judged per store,
- * at its local midnight in the store's time zone (src/config/time.ts `dayWindow`): kept as its `MM-DD`
+ * at its local midnight in the store's time zone (src/time/clock.ts `dayWindow`): kept as its `MM-DD`
  * once the same day of the year before has ended (the platform repeats special days every year), left
  * out when it is further ahead, and left out with a warning once it is over: the plan then removes it
  * from the platform. Left out, it lets what the lower layers write on that `MM-DD` apply.

@@ -24,7 +24,7 @@ import type { PlatformClient } from "../platform/client.js";
 import type { RouteName, RouteParams } from "../platform/routes.js";
 import type { Site } from "../source/problems.js";
 import type { YamlFile } from "../source/yaml.js";
-import type { StoreClock, TimeContext } from "../config/time.js";
+import type { StoreClock, TimeContext } from "../time/clock.js";
 
 /**
  * Runs an async task under the reader's concurrency bound. `store` names the store the call is for
@@ -317,7 +317,7 @@ export interface ConfigSection<L> {
   /**
    * Turns the merged layers into the store's model state (`into`), reporting what only the combination
    * shows (an inherited slot overlapping the store's own). `clock` is the store's (its time zone and
-   * the run's clock), for the entries with a date of one year (src/config/time.ts).
+   * the run's clock), for the entries with a date of one year (src/time/clock.ts).
    */
   resolve(merged: L, into: StoreSettings, problems: ConfigProblem[], clock?: StoreClock): void;
 }

@@ -35,7 +35,7 @@ interface RequestBase {
   targeting?: Targeting;
   /**
    * The run's clock: time-bound entries of the files (`until:`, dated special days, prices `from:`) are
-   * judged against it (src/config/time.ts). Default: the real time. The CLI takes it from `CARTE_NOW`.
+   * judged against it (src/time/clock.ts). Default: the real time. The CLI takes it from `CARTE_NOW`.
    */
   now?: Date | undefined;
   /** `--force --reason`: go past the safety guards once; the reason is recorded in the plan. */

@@ -7,7 +7,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadProject } from "../../src/config/index.js";
-import { parseFor, parseInstant, parseUntil } from "../../src/config/time.js";
+import { parseFor, parseInstant, parseUntil } from "../../src/time/clock.js";
 import { buildPlan } from "../../src/plan/plan.js";
 import { loadBase } from "../../src/gitops/base.js";
 import { current, catalogOf } from "../helpers/builders.js";

@@ -17,7 +17,7 @@ import { parseCalendarDate, validDate, type CalendarDate } from "../calendar.js"
 import { UsageError, warning, type ConfigProblem, type Diagnostic } from "../errors.js";
 import { quote } from "../source/quote.js";
 import { rangeOf, report, where, type Site } from "../source/problems.js";
-import { isoInZone, localText, wallTime, zonedInstant, type WallTime } from "../time/zone.js";
+import { isoInZone, localText, wallTime, zonedInstant, type WallTime } from "./zone.js";
 
 /**
  * The clock of one load of the project and where its warnings go: an entry whose time has passed is
