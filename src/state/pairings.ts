@@ -157,8 +157,9 @@ const POLL_MS = 100;
  * message when the integration id is unknown or shows another store's categories: the store's calls by
  * integration id are then not made.
  *
- * When neither shows a category yet and the apply creates categories in the store (asynchronous
- * writes, spec §4.4), both are read again until they show, for up to `waitMs`. Past that, or when the
+ * When the apply creates categories in the store (asynchronous writes, spec §4.4) and either address
+ * shows none yet, both are read again until both show some, for up to `waitMs`: one address may show
+ * them a moment before the other. Past that, or when the
  * apply creates none, the call goes: a store the integration id names that shows no category has no
  * item the call could switch, and the apply's verification reads the store by its id, so a change
  * that landed elsewhere leaves the apply incomplete; the next plan checks the pairing.
@@ -187,13 +188,17 @@ export function applyPairingCheck(
         await context.record?.save();
         return;
       }
-      const message = pairingMessage(store, verdict);
+      const waiting = Date.now() + POLL_MS <= until;
+      // While the categories this apply created are being made visible, one address may show them a
+      // moment before the other: categories on one side only prove two stores once the wait is over.
+      const showing = verdict.state === "mismatch" && (byStore.length === 0 || byIntegration!.length === 0);
+      const message = showing && waiting ? undefined : pairingMessage(store, verdict);
       if (message !== undefined) {
         const site = context.sites?.get(key);
         const at = site && site.line > 0 ? `${site.file}:${site.line}:${site.col}: ` : "";
         throw new StoreIdentityError(key, `${at}${message}`);
       }
-      if (Date.now() + POLL_MS > until) return;
+      if (!waiting) return;
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
   };
