@@ -44,6 +44,42 @@ export default {
       to: { path: "^src/(plan|state)/" },
     },
     {
+      name: "kinds-not-into-config",
+      severity: "error",
+      comment:
+        "src/kinds sits below the config loader: the loader reads each kind's settings section through " +
+        "the registry and builds the states the kinds declare. What both need lives below both: where a " +
+        "value is written, problem reports, quoting and the YAML file handle in src/source, slots, " +
+        "schedules, zones and the store clock in src/time.",
+      from: { path: "^src/kinds/" },
+      to: { path: "^src/config/" },
+    },
+    {
+      name: "config-into-kinds-through-the-registry",
+      severity: "error",
+      comment:
+        "The config loader reaches the kinds through the registry (the kinds' settings sections, their " +
+        "catalog entries), the kind contract (src/kinds/types.ts) and the states the kinds declare for " +
+        "the loader to build and read (the catalog's, src/kinds/catalog.ts; the store schedule's, " +
+        "src/kinds/store-schedule.ts), never through a kind's own module.",
+      from: { path: "^src/config/" },
+      to: {
+        path: "^src/kinds/",
+        pathNot: "^src/kinds/(registry|types|catalog|store-schedule)[.]ts$",
+      },
+    },
+    {
+      name: "below-kinds-and-config",
+      severity: "error",
+      comment:
+        "src/source (the files as sources: the YAML handle, sites, quoting, located problems, the shape " +
+        "of addresses), src/time (zones, slots, schedules, the store clock), src/plain-data.ts and " +
+        "src/safety-policy.ts sit below the kinds and the config loader, which both use them: they import " +
+        "neither, nor anything above them.",
+      from: { path: "^src/((source|time)/|(plain-data|safety-policy)[.]ts$)" },
+      to: { path: "^src/(kinds|config|show|plan|state|render|apply|import|cli|action|run|gitops|emulator)/" },
+    },
+    {
       name: "kinds-not-into-render",
       severity: "error",
       comment:
