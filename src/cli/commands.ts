@@ -28,7 +28,7 @@ import type { StageOutcome } from "../apply/rollout.js";
 import { describeHolder } from "../run/lock.js";
 import { runCarte } from "../run/run.js";
 import { type RunHooks } from "../run/request.js";
-import { EMBEDDED_HOLIDAYS, describeTarget } from "../run/session.js";
+import { describeTarget, embeddedCountry, embeddedHolidays } from "../run/session.js";
 import { escapeLines, escapeTerminal } from "../render/escape.js";
 import { describeRefHolder, lockName } from "../gitops/ref-lock.js";
 import { discardingSink, lostSecretsMessage, resolveSecretSink } from "../run/secrets.js";
@@ -389,7 +389,12 @@ export async function runValidate(
   const project = await load(opts.config, io);
   // The embedded emulator's holidays are known offline; a real platform's are known only once read.
   if (!project.platform) {
-    const problems = holidayDateProblems(project, () => EMBEDDED_HOLIDAYS);
+    const problems = holidayDateProblems(
+      project,
+      (key) => embeddedHolidays(project, key),
+      project.desired,
+      (key) => embeddedCountry(project, key),
+    );
     if (problems.length > 0) throw new ConfigError(problems);
   }
   const stores = Object.keys(project.desired.stores).length;

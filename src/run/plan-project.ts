@@ -134,7 +134,9 @@ export async function planProject(
       // the files, before any write (the store is then not planned).
       const want = own(desired.stores, key);
       const known = holidayDates(state);
-      const found = want ? holidayMisses(project, () => known, { stores: { [key]: want } }) : [];
+      const found = want
+        ? holidayMisses(project, () => known, { stores: { [key]: want } }, session.countryOf)
+        : [];
       if (found.length > 0) misses.push(...found);
       else planner.addStore(key, state);
     },

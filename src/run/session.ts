@@ -47,11 +47,6 @@ export function embeddedHolidays(project: LoadedProject, storeKey: string): Read
   return dates;
 }
 
-/** The holiday dates of the embedded emulator's Colombian stores. @deprecated {@link embeddedHolidays}. */
-export const EMBEDDED_HOLIDAYS: ReadonlySet<string> = new Set(
-  holidayDays(DEFAULT_COUNTRY).map((h) => monthDayKey(h.month, h.day)),
-);
-
 /** Client id and secret used against the embedded emulator when the environment sets none. */
 export const EMBEDDED_CREDENTIALS = { clientId: "carte-local", clientSecret: "carte-local-secret" } as const;
 

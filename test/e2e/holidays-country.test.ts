@@ -108,3 +108,28 @@ describe("national holidays of a Brazilian and a Mexican store", () => {
     expect(again.out).toContain("No changes");
   });
 });
+
+describe("a holiday date the embedded emulator's stores do not have", () => {
+  it("is refused by validate and plan naming the store's calendar, Colombia's", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "carte-hol-embedded-"));
+    cleanup = () => Promise.resolve(rmSync(dir, { recursive: true, force: true }));
+    writeFileSync(
+      path.join(dir, "carte.yaml"),
+      "version: 1\nstores: stores/*.yaml\ncatalogs: catalogs/*.yaml\n",
+    );
+    mkdirSync(path.join(dir, "catalogs"));
+    mkdirSync(path.join(dir, "stores"));
+    writeFileSync(path.join(dir, "catalogs/food.yaml"), FILES["catalogs/food.yaml"]!);
+    writeFileSync(path.join(dir, "stores/sp-centro.yaml"), FILES["stores/sp-centro.yaml"]!);
+    const config = path.join(dir, "carte.yaml");
+    const says =
+      "holiday 11-15 is not a holiday of store sp-centro on the platform " +
+      "(its holidays, Colombia's: 01-01, 05-01, 07-20, 08-07, 12-08, 12-25)";
+    for (const command of ["validate", "plan"]) {
+      const r = await carte([command, "-c", config]);
+      expect(r.code, r.err).toBe(1);
+      expect(r.err).toMatch(/stores\/sp-centro\.yaml:4:3: holiday 11-15/);
+      expect(r.err).toContain(says);
+    }
+  });
+});
