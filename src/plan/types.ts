@@ -6,7 +6,7 @@
 import type { KindName, SegmentName } from "../kinds/registry.js";
 import type { KindChange } from "../kinds/change.js";
 import type { SafetyViolation } from "../safety-policy.js";
-import type { EndpointParams } from "./endpoints.js";
+import type { EndpointParams } from "../kinds/types.js";
 
 /** Version of the plan format. Bumped on any incompatible change. */
 export const PLAN_FORMAT_VERSION = 1;
