@@ -15,6 +15,7 @@ const steps = [
   ["lint", npm, ["run", "lint"]],
   ["format:check", npm, ["run", "format:check"]],
   ["deps", npm, ["run", "deps"]],
+  ["unused", npm, ["run", "unused"]],
   ["lint:openapi", npm, ["run", "lint:openapi"]],
   ["check:refs", npm, ["run", "check:refs"]],
   ["long-functions", npm, ["run", "long-functions"]],

@@ -31,7 +31,6 @@ import { formatDiagnostic, type Diagnostic } from "./diagnostic.js";
 export {
   diagnosticText,
   formatDiagnostic,
-  formatRange,
   formatWarning,
   warning,
   type Diagnostic,

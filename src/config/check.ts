@@ -21,7 +21,6 @@ import { scalarSource, toPointer } from "../source/yaml.js";
 import { readBounds, type OfferWindow } from "./windows.js";
 import type { YamlFile } from "../source/yaml.js";
 
-export { where } from "../source/problems.js";
 export type { Site } from "../source/problems.js";
 
 /** What a SKU of a catalog names. */

@@ -13,10 +13,8 @@
 
 import { countryName } from "../countries.js";
 import type { ConfigProblem } from "../errors.js";
-import { ConfigError } from "../errors.js";
 import { holidaysState } from "../kinds/store-schedule.js";
-import type { CurrentState, DesiredState, StoreState } from "../model.js";
-import { own } from "../model.js";
+import type { DesiredState, StoreState } from "../model.js";
 import type { LoadedProject } from "./load.js";
 import { bare } from "../source/quote.js";
 
@@ -146,18 +144,4 @@ export function holidayDateProblems(
   countryOf: StoreCountry = noCountry,
 ): ConfigProblem[] {
   return holidayMissProblems(holidayMisses(project, platformHolidays, desired, countryOf));
-}
-
-/**
- * Throws a {@link ConfigError} when a store's files set hours or a closure on a date that the store's
- * holidays, as read from the platform, do not contain. Called after reading and before planning, so
- * that nothing is written.
- */
-export function checkHolidayDates(
-  project: LoadedProject,
-  desired: DesiredState,
-  current: CurrentState,
-): void {
-  const problems = holidayDateProblems(project, (key) => holidayDates(own(current.stores, key)), desired);
-  if (problems.length > 0) throw new ConfigError(problems);
 }

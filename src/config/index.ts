@@ -6,12 +6,6 @@
 
 export { loadProject, DEFAULT_APPLY_DELAY_MS } from "./load.js";
 export type { LoadOptions, LoadedProject, ParsedFiles } from "./load.js";
-export { openIdentityCache, type IdentityCache } from "./identity-cache.js";
-export { openParseCache, type ParseCache } from "./parse-cache.js";
-export { stageByStore } from "./rollout.js";
+export { openIdentityCache } from "./identity-cache.js";
+export { openParseCache } from "./parse-cache.js";
 export type { RolloutStage } from "./rollout.js";
-export { resolveDesired, resolveStore } from "./resolve.js";
-export type { ResolvableStore } from "./resolve.js";
-export type { StoreSettings } from "./settings.js";
-export { canonicalSchedules, parseDays, parseSlot, splitSlot, toSchedules } from "../time/slots.js";
-export type { CatalogFile, GroupFile, ProjectFile, SettingsFile, StoreFile } from "../generated/config.js";

@@ -157,10 +157,3 @@ async function matchStores(
   }
   return found;
 }
-
-/** The stage a store key belongs to, by key (a Map: keys come from files). */
-export function stageByStore(stages: readonly RolloutStage[]): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const s of stages) for (const k of s.stores) if (!out.has(k)) out.set(k, s.name);
-  return out;
-}

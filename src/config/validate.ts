@@ -260,9 +260,9 @@ export function describeValue(value: unknown): string {
 
 /**
  * What each `pattern` of the schemas means, in words, keyed by the pattern's text: the one place that
- * turns a pattern problem into words (a regular expression never reaches a user). A module that adds a
- * pattern to schemas/config adds its words here with {@link addPatternWords}, or in this table; a
- * pattern without words is described by its schema's description ({@link patternWords}).
+ * turns a pattern problem into words (a regular expression never reaches a user). A pattern added to
+ * schemas/config gets its words in this table; a pattern without words is described by its schema's
+ * description ({@link patternWords}).
  */
 const PATTERN_WORDS = new Map<string, string>([
   [
@@ -293,17 +293,6 @@ const PATTERN_WORDS = new Map<string, string>([
   ],
   ["^[A-Za-z0-9._-]+$", "use letters, digits, dots, dashes and underscores, e.g. origin"],
 ]);
-
-/**
- * Gives a schema `pattern` its words (for the messages of {@link validateFile}); later words replace
- * earlier ones. For modules whose fields carry a pattern (times, dates), called once at import.
- *
- * @param pattern - the pattern exactly as the schema writes it.
- * @param words - what to write instead, a clause such as `write a date as YYYY-MM-DD, e.g. 2026-12-24`.
- */
-export function addPatternWords(pattern: string, words: string): void {
-  PATTERN_WORDS.set(pattern, words);
-}
 
 /**
  * The words for a value that does not match `pattern`: its words from the table, else the first

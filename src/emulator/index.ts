@@ -40,15 +40,11 @@ import type { SeedProblem } from "./seed.js";
 import { EmulatorState, storeKey } from "./state.js";
 
 export type { RecordedRequest } from "./server.js";
-export { CONTROL_TOKEN_HEADER, DEFAULT_MAX_BODY_BYTES, listRoutes } from "./server.js";
-export type { RouteInfo } from "./http.js";
-export type { Surface } from "../platform/routes.js";
-export { checkBody, platformSchemas } from "./validate.js";
+export { DEFAULT_MAX_BODY_BYTES, listRoutes } from "./server.js";
+export { platformSchemas } from "./validate.js";
 export type { DeliveryRecord } from "./events.js";
-export type { FaultKind, FaultOptions, FaultRule, RouteFaultRule } from "./faults.js";
-export type { FinanceDiscrepancy, FinanceSeed } from "./finance.js";
-export { RuleType } from "./menu.js";
-
+export type { FaultOptions, RouteFaultRule } from "./faults.js";
+export type { FinanceSeed } from "./finance.js";
 /** A store to create: platform id (uint64, number or decimal string), integration id, name. */
 export interface SeedStore {
   id: string | number;

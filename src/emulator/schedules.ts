@@ -22,7 +22,7 @@
 import type { ScheduleCreate, ScheduleUpdate } from "../generated/platform.js";
 import type { WireSchedule } from "../platform/wire.js";
 import { Limits } from "../platform/wire.js";
-import { DEFAULT_COUNTRY, holidayDays } from "./calendars.js";
+import { holidayDays } from "./calendars.js";
 import { badShape, fail, isObj } from "./http.js";
 import type { Catalog, EmulatorState, StatePart, StoreRec } from "./state.js";
 
@@ -53,9 +53,6 @@ export interface SpecialDayRec {
   cityId: number | null;
   slots: SlotRec[];
 }
-
-/** Colombia's holiday days, which every store had before stores had countries (calendars.ts). */
-export const HOLIDAYS: readonly Omit<SpecialDayRec, "slots">[] = holidayDays(DEFAULT_COUNTRY);
 
 /** The holiday days of a store: its country's, or its own calendar's (calendars.ts). */
 export function storeHolidays(store: StoreRec): readonly Omit<SpecialDayRec, "slots">[] {

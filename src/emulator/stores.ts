@@ -40,14 +40,10 @@ export const MAX_STATUS_STORES = ROUTES[STATUS].maxElements;
 export const MAX_SYNC_STORES = ROUTES[ENABLE_SYNC].maxElements;
 
 /** `operation_result_type` values (platform notes "Availability"; schema `availability#StoreOperationResultType`). */
-export type { StoreOperationResultType } from "../generated/platform.js";
-
 /**
  * Element of the answer of the synchronous `PUT /availability/stores/enable` (platform notes; schema
  * `availability#StoreEnableResult`). `suspended_time` is in minutes.
  */
-export type { StoreEnableResult } from "../generated/platform.js";
-
 /**
  * `POST /availability/stores`. The body is an `availability#StoreIdList` (server.ts checked it); the
  * limit of {@link MAX_STATUS_STORES} is a platform rule answered here.

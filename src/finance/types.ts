@@ -10,14 +10,7 @@
  */
 
 import type { RouteName } from "../platform/routes.js";
-import type {
-  BankAccount,
-  Billing,
-  ChargedCancellation,
-  Order,
-  OrderAdjustment,
-  Payment,
-} from "../generated/platform.js";
+import type { Billing, ChargedCancellation, Order, OrderAdjustment, Payment } from "../generated/platform.js";
 
 /** The four finance reads of spec §4.6, by carte's name. */
 export const FINANCE_KINDS = ["payments", "orders", "adjustments", "cancellations"] as const;
@@ -51,12 +44,6 @@ export interface FinancePage<T> {
   entries: T[];
 }
 
-/** Bank account of a payment (spec §2.7), all strings; generated from schemas/platform. */
-export type WireBankAccount = BankAccount;
-
-/** Identity document of a bank account holder (spec §2.7). */
-export type WireBankDocument = BankAccount["document"];
-
 /**
  * Payment entry (spec §2.7), generated from schemas/platform/finance.schema.json. `total_amount` is
  * money in the major unit; `status` is a free string (platform notes "Finance"); date-times are strings.
@@ -87,7 +74,6 @@ export const BILLING_FIELDS = [
   "shipping_partner_limit",
   "marketplace_charge",
 ] as const;
-export type BillingField = (typeof BILLING_FIELDS)[number];
 
 /** `billing` of an order entry (spec §2.7): money, major unit. */
 export type WireBilling = Billing;

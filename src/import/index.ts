@@ -42,14 +42,7 @@ import type { ImportContext, ImportPart } from "../kinds/import-types.js";
 import type { CompanionFile } from "./state.js";
 import { verifyFiles, type ImportFile } from "./verify.js";
 
-export { factorStores } from "./factor.js";
-export type { Factoring, ImportedCatalog, ImportedStore } from "./factor.js";
-export { factorGroups } from "./groups.js";
-export type { GroupFactoring, ImportedGroup } from "./groups.js";
-export { sanitizeStates } from "./sanitize.js";
-export type { ImportNote } from "./sanitize.js";
 export type { ImportFile } from "./verify.js";
-export { importParts } from "./registry.js";
 export { buildMerge } from "./merge.js";
 export type { ImportResult } from "./result.js";
 import type { ImportResult } from "./result.js";

@@ -38,7 +38,7 @@ export interface StoreOpen {
 export const openState = kindState<boolean>("store_availability");
 
 /** The one key of the kind in a store. */
-export const OPEN_KEY = "open";
+const OPEN_KEY = "open";
 
 // Reads 100 stores per call (platform notes "Limits"), each batch under the reader's concurrency bound.
 const openRead: StoreRead<boolean> = {

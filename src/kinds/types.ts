@@ -322,7 +322,7 @@ export interface ConfigSection<L> {
   resolve(merged: L, into: StoreSettings, problems: ConfigProblem[], clock?: StoreClock): void;
 }
 
-export type { AttributeDiff, ChangeAction, KindChange } from "./change.js";
+export type { AttributeDiff, ChangeAction } from "./change.js";
 
 /** One element of one API call, contributed by a kind for one resource change. */
 export interface Write {

@@ -67,7 +67,7 @@ import {
 import type { TokenResponse, WireStoreMenu } from "./wire.js";
 
 export type { RetryInfo } from "./transport.js";
-export { oneHost, type PlatformHosts } from "./routes.js";
+export { type PlatformHosts } from "./routes.js";
 
 /**
  * Calls in flight at once when the caller does not say (`--parallelism`, reads and writes of plan,

@@ -858,6 +858,8 @@ export function routeStatuses(name: RouteName): readonly number[] {
 /**
  * The choices carte makes about a route where the spec is silent: the row's `assumptions`, plus the
  * accepted answer of every asynchronous write and the deprecation headers of the utils group.
+ *
+ * @public Read from the build by the writer of the published description (scripts/lib/openapi.mjs).
  */
 export function routeAssumptions(name: RouteName): string[] {
   const spec: RouteSpec = routeSpec(name);

@@ -12,12 +12,7 @@
  * takes a string or an integer, schema `availability#StoreId`).
  */
 
-import type {
-  StoreEnable,
-  StoreEnableResponse,
-  StoreEnableResult,
-  StoreStatusMap,
-} from "../generated/platform.js";
+import type { StoreEnableResponse, StoreEnableResult, StoreStatusMap } from "../generated/platform.js";
 import type { PlatformClient } from "./client.js";
 import { ROUTES } from "./routes.js";
 
@@ -48,11 +43,6 @@ export async function storesOpen(client: PlatformClient, storeIds: string[]): Pr
   const out = new Map<string, boolean>();
   for (const [id, open] of Object.entries(answer ?? {})) if (typeof open === "boolean") out.set(id, open);
   return out;
-}
-
-/** `PUT /availability/stores/enable` (synchronous), at most {@link MAX_SYNC_STORES} stores. */
-export function enableStores(client: PlatformClient, stores: StoreEnable[]): Promise<StoreEnableResponse> {
-  return client.request(ENABLE_SYNC, {}, { stores });
 }
 
 /** The results of a synchronous enable answer that did not leave the store in the asked state. */

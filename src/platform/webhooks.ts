@@ -4,9 +4,11 @@
  * store, a URL and a state `ENABLE` or `DISABLE` (spec §2.4, §3). Client-level webhooks
  * (`/clients/{clientId}/webhooks`, event `STORE_PROVISIONING_STATUS` only) are kept apart.
  *
- * Every call names its route of the route table (routes.ts), where the paths and write facts live, so
- * that the resource kinds (src/kinds/webhooks.ts, src/kinds/client-webhooks.ts) and the `carte webhooks`
- * command call the same addresses.
+ * Every call names its route of the route table (routes.ts), where the paths and write facts live. The
+ * plan's writes (create, add-stores, change-url, change-status, the client-level webhooks) are not
+ * here: they are the endpoints of the kinds (src/kinds/webhooks.ts, src/kinds/client-webhooks.ts), sent
+ * by the executor through the same table. Here are the reads, the removal of a duplicate's stores and
+ * the rotation of a secret (`carte webhooks rotate-secret`, a secret whose answer was lost).
  *
  * Wire facts and their sources:
  * - store ids are strings on this API (spec §2.4 `store_id string`, §4.7 `stores array of string`);
@@ -24,37 +26,17 @@
  * secrets sink (src/run/secrets.ts) and never print it.
  */
 
-import { CLIENT_WEBHOOK_EVENTS, STORE_WEBHOOK_EVENTS } from "./wire.js";
 import type {
   ClientWebhook,
-  ClientWebhookCreate,
-  WebhookAddStores,
   WebhookChangeStatus,
-  WebhookChangeUrl,
-  WebhookConfig,
   WebhookConfigList,
-  WebhookCreate,
-  WebhookEvent,
   WebhookRemoveStores,
   WebhookStoresRemoved,
   WebhookWithSecret,
 } from "../generated/platform.js";
 import type { PlatformClient } from "./client.js";
 
-export type {
-  ClientWebhook,
-  WebhookConfig,
-  WebhookConfigList,
-  WebhookEvent,
-  WebhookStore,
-  WebhookWithSecret,
-} from "../generated/platform.js";
-
-/** Event names of per-store webhooks (platform notes "Webhooks"; spec §6 names only `NEW_ORDER`). */
-export const WEBHOOK_EVENTS: readonly WebhookEvent[] = STORE_WEBHOOK_EVENTS;
-
-/** The one event of client-level webhooks (platform notes "Webhooks"). */
-export { CLIENT_WEBHOOK_EVENTS };
+export type { ClientWebhook, WebhookConfigList, WebhookWithSecret } from "../generated/platform.js";
 
 /** Body of `change-status` as carte sends it (platform notes: at least one of the two lists). */
 export interface ChangeStatusBody extends WebhookChangeStatus {
@@ -68,40 +50,6 @@ export function listWebhooks(client: PlatformClient, event?: string): Promise<We
     : client.request("GET /api/v2/restaurants-integrations-public-api/webhook/{event}", { event });
 }
 
-/**
- * `POST /webhook`: creates an event's webhook for the listed stores (spec §4.7). The answer carries
- * the event's secret. Not idempotent (spec: a create).
- */
-export function createWebhook(client: PlatformClient, body: WebhookCreate): Promise<WebhookWithSecret> {
-  return client.request("POST /api/v2/restaurants-integrations-public-api/webhook", {}, body);
-}
-
-/** `PUT /webhook/{event}/add-stores` with `[{url, stores}]` (spec §4.7, platform notes). */
-export function addStores(
-  client: PlatformClient,
-  event: string,
-  body: WebhookAddStores,
-): Promise<WebhookConfig> {
-  return client.request(
-    "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/add-stores",
-    { event },
-    body,
-  );
-}
-
-/** `PUT /webhook/{event}/change-url` with `{url, stores}` (spec §4.7). */
-export function changeUrl(
-  client: PlatformClient,
-  event: string,
-  body: WebhookChangeUrl,
-): Promise<WebhookConfig> {
-  return client.request(
-    "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/change-url",
-    { event },
-    body,
-  );
-}
-
 /** `DELETE /webhook/{event}/remove-stores` with `{stores}` (platform notes "Webhooks"). */
 export function removeStores(
   client: PlatformClient,
@@ -110,19 +58,6 @@ export function removeStores(
 ): Promise<WebhookStoresRemoved> {
   return client.request(
     "DELETE /api/v2/restaurants-integrations-public-api/webhook/{event}/remove-stores",
-    { event },
-    body,
-  );
-}
-
-/** `PUT /webhook/{event}/change-status` with `{stores: {enable, disable}}` (platform notes). */
-export function changeStatus(
-  client: PlatformClient,
-  event: string,
-  body: ChangeStatusBody,
-): Promise<WebhookConfig> {
-  return client.request(
-    "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/change-status",
     { event },
     body,
   );
@@ -144,32 +79,6 @@ export function listClientWebhooks(client: PlatformClient, clientId: string): Pr
   return client.request("GET /api/v2/restaurants-integrations-public-api/clients/{clientId}/webhooks", {
     clientId,
   });
-}
-
-/**
- * `POST /clients/{clientId}/webhooks {event, url}`: creates (201) or replaces (200) a client-level
- * webhook (platform notes "Webhooks"). Repeating it gives the same configuration, hence idempotent.
- */
-export function putClientWebhook(
-  client: PlatformClient,
-  clientId: string,
-  body: ClientWebhookCreate,
-): Promise<ClientWebhook> {
-  return client.request(
-    "POST /api/v2/restaurants-integrations-public-api/clients/{clientId}/webhooks",
-    { clientId },
-    body,
-  );
-}
-
-/** `DELETE /clients/{clientId}/webhooks?event=...`: 204 (platform notes "Webhooks"). */
-export function deleteClientWebhook(client: PlatformClient, clientId: string, event: string): Promise<void> {
-  return client.request(
-    "DELETE /api/v2/restaurants-integrations-public-api/clients/{clientId}/webhooks",
-    { clientId },
-    undefined,
-    { query: { event } },
-  );
 }
 
 /**

@@ -20,46 +20,28 @@
  */
 
 import type {
-  CategoryItemRef,
   CategoryUpsert,
   Image,
-  ItemRef,
   ItemUpsert,
-  MenuCategoryRef,
-  MenuError,
   MenuUpsert,
-  Message,
   Override,
   Schedule,
   StoreMenu,
-  StoreMenuMenu,
 } from "../generated/platform.js";
 import { ROUTES } from "./routes.js";
 
 export type {
-  Category as WireCategoryRead,
-  DeleteCategoriesBody,
   Item as WireItemRead,
   ItemStatus,
-  ItemStatusRequest,
   ItemType,
-  Menu as WireMenuRead,
   ModifiersType,
-  StockOutState,
   StoreItemsToggle,
-  StoreItemsTogglePlatform,
   TokenRequest,
   TokenResponse,
 } from "../generated/platform.js";
 
 /** The message of an accepted asynchronous write (platform notes, "Errors"). */
 export const ACCEPTED_MESSAGE = "Your request has been accepted.";
-
-/** `{message}`: the usual error body and the accepted-write answer (schema `common#/definitions/Message`). */
-export type MessageBody = Message;
-
-/** A menu validation failure, 400 with a `type` (schema `menu#/definitions/MenuError`). */
-export type MenuErrorBody = MenuError;
 
 /** Element of an item block's `overrides` array (schema `menu#/definitions/Override`). */
 export type WireOverride = Override;
@@ -70,9 +52,6 @@ export type WireSchedule = Schedule;
 /** Image of an item (schema `menu#/definitions/Image`). */
 export type WireImage = Image;
 
-/** Reference to a related item inside `items_info.items`, by id or sku (schema `menu#/definitions/ItemRef`). */
-export type WireItemRef = ItemRef;
-
 /**
  * An item as sent in `POST /items` (schema `menu#/definitions/ItemUpsert`), and the type the client
  * reads items into (a read `Item` is assignable to it). Upserts identify the item by `id` if given, else
@@ -80,23 +59,14 @@ export type WireItemRef = ItemRef;
  */
 export type WireItem = ItemUpsert;
 
-/** Reference from a category to one of its items (schema `menu#/definitions/CategoryItemRef`). */
-export type WireCategoryItemRef = CategoryItemRef;
-
 /** A category as sent in `POST /categories` (schema `menu#/definitions/CategoryUpsert`). Only `ITEM`s. */
 export type WireCategory = CategoryUpsert;
-
-/** Reference from a menu to a category (schema `menu#/definitions/MenuCategoryRef`). */
-export type WireMenuCategoryRef = MenuCategoryRef;
 
 /**
  * A menu as sent in `POST /menu` (schema `menu#/definitions/MenuUpsert`); without `id` it creates a
  * new menu. Reads of `GET /menu` are `WireMenuRead`.
  */
 export type WireMenu = MenuUpsert;
-
-/** A menu inside `GET /store-menu` (schema `menu#/definitions/StoreMenuMenu`: `storeId`). */
-export type WireStoreMenuMenu = StoreMenuMenu;
 
 /** Response of `GET /store-menu` (schema `menu#/definitions/StoreMenu`). */
 export type WireStoreMenu = StoreMenu;
@@ -142,9 +112,6 @@ export const STORE_WEBHOOK_EVENTS = [
   "STORE_CONNECTIVITY",
   "ORDER_RT_TRACKING",
 ] as const;
-
-/** A per-store webhook event. */
-export type StoreWebhookEvent = (typeof STORE_WEBHOOK_EVENTS)[number];
 
 /** Events of client-level webhooks (`/clients/{clientId}/webhooks`, platform notes "Webhooks"). */
 export const CLIENT_WEBHOOK_EVENTS = ["STORE_PROVISIONING_STATUS"] as const;

@@ -41,7 +41,7 @@ import {
 import { attributeDetails } from "../show/words.js";
 
 export { detailText, headText, type ChangeView, type Detail } from "../show/view-model.js";
-export { daysText, listMoves, slotsText } from "../show/words.js";
+export { daysText, listMoves } from "../show/words.js";
 
 /** Most store keys named beside a shared change; the others are counted (`and 4 more`). */
 export const MAX_STORES_NAMED = 5;

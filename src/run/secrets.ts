@@ -471,11 +471,6 @@ export function resolveSecretSink(opts: SecretSinkOptions): SecretSink | undefin
   return file;
 }
 
-// ---- secret-bearing answers ------------------------------------------------------------------------
-
-/** Picks the secret out of a call's answer; `undefined` when it holds none. */
-export type SecretExtractor = (body: unknown) => { event: string; secret: string } | undefined;
-
 /** Whether answers of an endpoint carry a secret (its spec declares `secret`, src/kinds/types.ts). */
 export function isSecretBearing(name: string): boolean {
   return Endpoints[name]?.secret !== undefined;

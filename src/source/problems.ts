@@ -7,7 +7,7 @@ import type { ConfigProblem, SourceRange } from "../errors.js";
 import { locate, locateSpan, MAX_PROBLEMS, toPointer } from "./yaml.js";
 import type { YamlFile } from "./yaml.js";
 
-export { bare, quote, QUOTE_MAX } from "./quote.js";
+export { bare, quote } from "./quote.js";
 
 export { MAX_PROBLEMS } from "./yaml.js";
 

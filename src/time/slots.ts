@@ -178,22 +178,6 @@ export function compareSlots(a: Slot, b: Slot): number {
   return a.start < b.start ? -1 : a.start > b.start ? 1 : a.end < b.end ? -1 : a.end > b.end ? 1 : 0;
 }
 
-/** The days of a canonical days string, as indexes in {@link SCHEDULE_DAYS}. */
-function dayIndexes(days: string): number[] {
-  return days.split(",").map((d) => SCHEDULE_DAYS.indexOf(d as ScheduleDay));
-}
-
-/** Compares canonical days strings in the platform's day order (`mon` first, `hol` last). */
-export function compareDays(a: string, b: string): number {
-  const x = dayIndexes(a);
-  const y = dayIndexes(b);
-  for (let i = 0; i < Math.min(x.length, y.length); i++) {
-    const d = (x[i] ?? 0) - (y[i] ?? 0);
-    if (d !== 0) return d;
-  }
-  return x.length - y.length;
-}
-
 /** The one canonical form of schedules, shared with the read side (src/kinds/schedules.ts). */
 export { canonicalSchedules };
 

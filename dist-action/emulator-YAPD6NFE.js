@@ -61,7 +61,7 @@ import {
   typeList,
   typePhrase,
   writeFileAtomic
-} from "./chunk-SU4FY7F6.js";
+} from "./chunk-7C4AIH55.js";
 import {
   __commonJS,
   __toESM
@@ -4380,7 +4380,6 @@ var storeAvailabilityRoutes = [
 
 // src/emulator/schedules.ts
 var WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
-var HOLIDAYS = holidayDays(DEFAULT_COUNTRY);
 function storeHolidays(store) {
   return holidayDays(store.country, store.holidays);
 }
@@ -5742,11 +5741,8 @@ async function startEmulator(opts = {}) {
   };
 }
 export {
-  CONTROL_TOKEN_HEADER,
   DEFAULT_MAX_BODY_BYTES,
   MAX_SEED_BYTES,
-  RuleType,
-  checkBody,
   listRoutes,
   loadSeedFile,
   platformSchemas,

@@ -15,7 +15,7 @@ import {
   require_tunnel,
   setSecret,
   warning
-} from "./chunk-GI43RH4R.js";
+} from "./chunk-OKEW4HV4.js";
 import {
   __commonJS,
   __export,

@@ -41280,6 +41280,14 @@ ${captureLines}` : capture.stack;
 });
 
 // src/diagnostic.ts
+function warning(summary, more = {}) {
+  return {
+    severity: "warning",
+    summary,
+    ...more.detail === void 0 ? {} : { detail: more.detail },
+    ...more.range === void 0 ? {} : { range: more.range }
+  };
+}
 function formatRange(range) {
   if (range.line === void 0 || range.line <= 0) return range.file;
   return range.col === void 0 ? `${range.file}:${range.line}` : `${range.file}:${range.line}:${range.col}`;
@@ -41290,6 +41298,9 @@ function diagnosticText(d) {
 function formatDiagnostic(d) {
   const text = diagnosticText(d);
   return d.range === void 0 ? text : `${formatRange(d.range)}: ${text}`;
+}
+function formatWarning(d) {
+  return `Warning: ${formatDiagnostic(d)}`;
 }
 
 // src/errors.ts
@@ -41545,10 +41556,10 @@ function exitCodeFor(err) {
   return ExitCode.error;
 }
 
-// src/config/yaml.ts
+// src/source/yaml.ts
 var import_yaml = __toESM(require_dist(), 1);
 
-// src/config/quote.ts
+// src/source/quote.ts
 var QUOTE_MAX = 40;
 var INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb]/g;
 function escapeInvisible(text) {
@@ -41568,7 +41579,7 @@ function bare(value, max = QUOTE_MAX) {
   return escaped + (wasCut ? "…" : "");
 }
 
-// src/config/slip.ts
+// src/source/slip.ts
 var MAX_LINES = 2e5;
 var KEY = /^("(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s#'"{[\]},&*!|>%@`-][^#]*?|-[^\s#][^#]*?)[ \t]*:(?:[ \t]|$)/;
 function valueAfter(text) {
@@ -41764,7 +41775,7 @@ function unclosedBracket(text, untilLine) {
   return open4.at(-1);
 }
 
-// src/config/yaml.ts
+// src/source/yaml.ts
 var DEFAULT_MAX_NODES = 1e5;
 var MAX_DEPTH = 64;
 var MAX_ALIAS_COUNT = 1e3;
@@ -42051,6 +42062,14 @@ function toPointer(segments) {
   return segments.map((s) => "/" + String(s).replace(/~/g, "~0").replace(/\//g, "~1")).join("");
 }
 function locate(parsed, pointer, target = "value") {
+  return walkPointer(parsed, pointer, target).position;
+}
+function locateSpan(parsed, pointer, target = "value") {
+  const { position, found } = walkPointer(parsed, pointer, target);
+  const end = found?.range?.[1];
+  return end === void 0 || end <= 0 ? position : { ...position, end: offsetPosition(parsed.lineCounter, end - 1) };
+}
+function walkPointer(parsed, pointer, target) {
   const { doc, lineCounter } = parsed;
   const segments = pointerSegments(pointer);
   let node = doc.contents;
@@ -42061,23 +42080,23 @@ function locate(parsed, pointer, target = "value") {
     node = resolveAlias(doc, node);
     if ((0, import_yaml.isMap)(node)) {
       const pair = pairsOf(node).get(segment);
-      if (!pair) return position;
+      if (!pair) return { position };
       const keyPos = nodePosition(lineCounter, pair.key);
-      if (last && target === "key" && keyPos) return keyPos;
+      if (last && target === "key" && keyPos) return { position: keyPos, found: pair.key };
       const valuePos = nodePosition(lineCounter, pair.value);
       position = valuePos ?? keyPos ?? position;
       node = pair.value;
     } else if ((0, import_yaml.isSeq)(node)) {
       const index = Number(segment);
       const item = Number.isInteger(index) ? node.items[index] : void 0;
-      if (item === void 0) return position;
+      if (item === void 0) return { position };
       position = nodePosition(lineCounter, item) ?? position;
       node = item;
     } else {
-      return position;
+      return { position };
     }
   }
-  return position;
+  return { position, found: node };
 }
 var pairIndex = /* @__PURE__ */ new WeakMap();
 function pairsOf(map) {
@@ -43092,7 +43111,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 
-// src/config/report.ts
+// src/source/problems.ts
 var seen = /* @__PURE__ */ new WeakMap();
 var truncated = /* @__PURE__ */ new WeakSet();
 function keyOf(p) {
@@ -43117,6 +43136,10 @@ function wasTruncated(problems) {
 function where(site) {
   const { line, col } = locate(site.parsed, site.pointer);
   return `${site.parsed.file}:${line}:${col}`;
+}
+function rangeOf(site) {
+  const { line, col, end } = locateSpan(site.parsed, site.pointer);
+  return { file: site.parsed.file, line, col, ...end ? { endLine: end.line, endCol: end.col } : {} };
 }
 function siteOf(parsed, segments) {
   return { parsed, pointer: toPointer(segments) };
@@ -43699,6 +43722,9 @@ function decimalOfNumber(value) {
   const point = plain.indexOf(".");
   const scale = point < 0 ? 0 : plain.length - point - 1;
   return { value: exact, scale, significant: plain.replace(".", "").replace(/^0+/, "").length };
+}
+function hasAtMostTwoDecimals(price) {
+  return Number(price.toFixed(2)) === price;
 }
 function decimalsOf(currency) {
   return currency?.decimals ?? DEFAULT_DECIMALS;
@@ -44723,38 +44749,7 @@ async function removeFile(file, target) {
   }
 }
 
-// src/model.ts
-function imagePath(image) {
-  return typeof image === "string" ? image : image.path;
-}
-var CARTE_SUSPEND_REASON = "carte";
-var WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
-function kindState(kind) {
-  return {
-    kind,
-    get: (state) => state.kinds !== void 0 && Object.hasOwn(state.kinds, kind) ? state.kinds[kind] : void 0,
-    set(state, value) {
-      (state.kinds ??= table())[kind] = value;
-    },
-    clear(state) {
-      if (state.kinds !== void 0 && Object.hasOwn(state.kinds, kind)) delete state.kinds[kind];
-    }
-  };
-}
-function table() {
-  return /* @__PURE__ */ Object.create(null);
-}
-function own(record, key) {
-  return record !== void 0 && Object.hasOwn(record, key) ? record[key] : void 0;
-}
-function emptyIds() {
-  return { items: table(), categories: table(), menus: table(), other: table() };
-}
-function emptyStore(store) {
-  return { store };
-}
-
-// src/kinds/schedules.ts
+// src/time/schedules.ts
 var DAY_ORDER = ["mon", "tue", "wed", "thu", "fri", "sat", "sun", "hol"];
 function canonicalDays(days) {
   const list2 = [
@@ -44794,28 +44789,6 @@ function canonicalOnce(list2) {
   }
   return canonical;
 }
-var unscheduled = /* @__PURE__ */ new WeakMap();
-var canonicalized = /* @__PURE__ */ new WeakMap();
-function withComparedSchedules(all, viaUtils) {
-  let out;
-  for (const key of Object.keys(all)) {
-    const resource = all[key];
-    if (resource.schedules === void 0) continue;
-    if (!viaUtils && resource.schedules.length > 0 && canonicalLists.has(resource.schedules)) continue;
-    const cache = viaUtils ? unscheduled : canonicalized;
-    let compared = cache.get(resource);
-    if (!compared) {
-      const canonical = viaUtils ? [] : canonicalOnce(resource.schedules);
-      if (canonical === resource.schedules && canonical.length > 0) continue;
-      const { schedules: _schedules, ...rest } = resource;
-      compared = canonical.length > 0 ? { ...rest, schedules: canonical } : rest;
-      cache.set(resource, compared);
-    }
-    out ??= Object.assign(table(), all);
-    out[key] = compared;
-  }
-  return out ?? all;
-}
 function canonicalOf(list2) {
   const perDay = /* @__PURE__ */ new Map();
   for (const schedule of list2) {
@@ -44838,39 +44811,42 @@ function canonicalOf(list2) {
   }
   return [...groups.values()].map((g) => ({ days: g.days.join(","), periods: g.periods })).sort((a, b) => byDays(a.days, b.days) || bySlot(a.periods[0], b.periods[0]));
 }
-function fromWireSchedules(list2) {
-  if (!list2 || list2.length === 0) return void 0;
-  const key = wireKey(list2);
-  if (readSchedules.has(key)) return readSchedules.get(key);
-  const canonical = canonicalSchedules(
-    list2.map((s) => ({
-      days: s.days_of_week,
-      periods: (s.time_periods ?? []).map((p) => ({ start: hhmm(p.start_time), end: hhmm(p.end_time) }))
-    }))
-  );
-  const out = canonical.length > 0 ? canonical : void 0;
-  if (readSchedules.size < MAX_READ_SCHEDULES) readSchedules.set(key, out);
-  return out;
-}
-var readSchedules = /* @__PURE__ */ new Map();
-var MAX_READ_SCHEDULES = 4096;
-function wireKey(list2) {
-  let key = "";
-  for (const s of list2) {
-    key += JSON.stringify(s.days_of_week) + "[";
-    for (const p of s.time_periods ?? []) key += JSON.stringify(p.start_time) + JSON.stringify(p.end_time);
-    key += "]";
-  }
-  return key;
-}
-function toWireSchedules(list2) {
-  return (list2 ?? []).map((s) => ({
-    days_of_week: s.days,
-    time_periods: s.periods.map((p) => ({ start_time: p.start, end_time: p.end }))
-  }));
+function isCanonical(list2) {
+  return canonicalLists.has(list2);
 }
 
-// src/config/slots.ts
+// src/model.ts
+function imagePath(image) {
+  return typeof image === "string" ? image : image.path;
+}
+var CARTE_SUSPEND_REASON = "carte";
+var WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
+function kindState(kind) {
+  return {
+    kind,
+    get: (state) => state.kinds !== void 0 && Object.hasOwn(state.kinds, kind) ? state.kinds[kind] : void 0,
+    set(state, value) {
+      (state.kinds ??= table())[kind] = value;
+    },
+    clear(state) {
+      if (state.kinds !== void 0 && Object.hasOwn(state.kinds, kind)) delete state.kinds[kind];
+    }
+  };
+}
+function table() {
+  return /* @__PURE__ */ Object.create(null);
+}
+function own(record, key) {
+  return record !== void 0 && Object.hasOwn(record, key) ? record[key] : void 0;
+}
+function emptyIds() {
+  return { items: table(), categories: table(), menus: table(), other: table() };
+}
+function emptyStore(store) {
+  return { store };
+}
+
+// src/time/slots.ts
 var SCHEDULE_DAYS = [...WEEKDAYS, "hol"];
 var DAY_MINUTES = 24 * 60;
 var LAST_MINUTE = DAY_MINUTES - 1;
@@ -45165,7 +45141,11 @@ function ownHolidayProblems(value) {
 }
 
 export {
+  warning,
+  diagnosticText,
+  formatWarning,
   ExitCode,
+  problemDiagnostic,
   formatProblem,
   ConfigError,
   redact,
@@ -45202,6 +45182,7 @@ export {
   addProblem,
   wasTruncated,
   where,
+  rangeOf,
   siteOf,
   Reporter,
   report,
@@ -45219,21 +45200,6 @@ export {
   own,
   emptyIds,
   emptyStore,
-  canonicalDays,
-  withComparedSchedules,
-  fromWireSchedules,
-  toWireSchedules,
-  SCHEDULE_DAYS,
-  SLOT_PATTERN,
-  parseSlot,
-  crossesMidnight,
-  splitSlot,
-  nextWeekday,
-  parseDays,
-  parseMonthDay,
-  monthDayKey,
-  compareSlots,
-  toSchedules,
   API_GROUPS,
   GROUP_SURFACE,
   oneHost,
@@ -45253,10 +45219,27 @@ export {
   Limits,
   STORE_WEBHOOK_EVENTS,
   CLIENT_WEBHOOK_EVENTS,
+  canonicalDays,
+  hhmm,
+  canonicalSchedules,
+  canonicalOnce,
+  isCanonical,
+  SCHEDULE_DAYS,
+  SLOT_PATTERN,
+  parseSlot,
+  crossesMidnight,
+  splitSlot,
+  nextWeekday,
+  parseDays,
+  parseMonthDay,
+  monthDayKey,
+  compareSlots,
+  toSchedules,
   MAX_SIGNIFICANT_DIGITS,
   currencyOf,
   parsePriceText,
   decimalOfNumber,
+  hasAtMostTwoDecimals,
   decimalsOf,
   priceTextProblem,
   formatPrice,
