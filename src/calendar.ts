@@ -1,6 +1,6 @@
 /**
  * Calendar days written `YYYY-MM-DD`: dated special days and `from:` dates of the files
- * (src/time/clock.ts), finance filters (src/finance/dates.ts; platform notes "Finance").
+ * (src/time/clock.ts), finance filters (src/finance/dates.ts; docs/platform-api.md §4.8).
  */
 
 /** A calendar date as written, `YYYY-MM-DD`. */

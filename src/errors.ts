@@ -142,9 +142,11 @@ export class ApiError extends Error {
   readonly path: string;
   /** HTTP status, or 0 when no response was received (connection error, timeout). */
   readonly status: number;
-  /** The platform's own message (`message` of the error body, spec §7), when it gave one. */
+  /**
+   * The platform's own message (`message` of the error body, docs/platform-api.md §4.10), when it gave one.
+   */
   readonly platformMessage: string | undefined;
-  /** The platform's error type (`type` of a menu validation error, platform notes "Errors"). */
+  /** The platform's error type (`type` of a menu validation error, docs/platform-api.md §4.10). */
   readonly platformType: string | undefined;
   /**
    * Set when an earlier attempt of the same call got no usable answer (no response, or 500, 502, 504):

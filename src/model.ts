@@ -8,10 +8,10 @@
 import type { ModifiersType } from "./platform/wire.js";
 
 /**
- * An image of an item (spec §2.2 `images_info.images` `{id, path, index, host}`): its path, or its path
- * and the host the platform serves it from. Canonical: a plain path when the platform has no host for
- * it (`host` absent, `null` or empty), so that files without hosts compare as before. The position is
- * the image's `index`; the platform's image `id` is the platform's own, like an item id.
+ * An image of an item (docs/platform-api.md §4.3 `images_info.images` `{id, path, index, host}`): its path,
+ * or its path and the host the platform serves it from. Canonical: a plain path when the platform has no host
+ * for it (`host` absent, `null` or empty), so that files without hosts compare as before. The position is the
+ * image's `index`; the platform's image `id` is the platform's own, like an item id.
  */
 export type ImageRef = string | { path: string; host: string };
 
@@ -22,13 +22,13 @@ export function imagePath(image: ImageRef): string {
 
 /**
  * A catalog item or modifier group of one store, keyed by SKU. Prices are JSON numbers in the store's
- * currency exactly as the platform's `price_info.price` carries them (spec §2.2): the number whose
- * shortest text is the price as the files write it. carte never does floating-point arithmetic on them:
+ * currency exactly as the platform's `price_info.price` carries them (docs/platform-api.md §4.3): the number
+ * whose shortest text is the price as the files write it. carte never does floating-point arithmetic on them:
  * comparisons, percentages and formatting go through src/money.ts, on exact decimals.
  */
 export interface ItemResource {
   sku: string;
-  /** `ITEM` (a product or an option) or `MODIFIER_GROUP` (spec §2.2). */
+  /** `ITEM` (a product or an option) or `MODIFIER_GROUP` (docs/platform-api.md §4.3). */
   type: "ITEM" | "MODIFIER_GROUP";
   title: string;
   /** Empty string when absent. */
@@ -57,7 +57,7 @@ export interface ItemResource {
   /**
    * Price of this item (an option) when chosen inside the parent item named by the key, at any level of
    * nesting (the parent is a product or an option that offers this option through one of its groups;
-   * menu API `price_info.overrides` with `override_type: ITEM`, platform notes "Store menu API"); absent
+   * menu API `price_info.overrides` with `override_type: ITEM`, docs/platform-api.md §4.3); absent
    * when none.
    */
   priceInParent?: Record<string, number>;
@@ -78,7 +78,7 @@ export interface CategoryResource {
 /** One category inside a menu, in order. */
 export interface MenuCategoryEntry {
   sku: string;
-  /** `is_category_active` of the platform (spec §3). */
+  /** `is_category_active` of the platform (docs/platform-api.md §4.9). */
   active: boolean;
 }
 
@@ -88,7 +88,9 @@ export interface MenuResource {
   categories: MenuCategoryEntry[];
 }
 
-/** The identity of a store on the platform (spec §2.2 `storeId`, §4.3 `store_integration_id`). */
+/**
+ * The identity of a store on the platform (docs/platform-api.md §4.3 `storeId`, §2.3 `store_integration_id`).
+ */
 export interface StoreIdentity {
   /** carte's key of the store: its integration id. Used in addresses, e.g. `store[bog-centro]`. */
   key: string;
@@ -131,7 +133,7 @@ export interface Suspension {
  */
 export const CARTE_SUSPEND_REASON = "carte";
 
-/** A day of the week as the platform writes it (spec §2.5, §2.6). */
+/** A day of the week as the platform writes it (docs/platform-api.md §4.6, §4.7). */
 export type Weekday = "mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun";
 
 /** The days of the week in the platform's order. */
@@ -139,7 +141,7 @@ export const WEEKDAYS: readonly Weekday[] = ["mon", "tue", "wed", "thu", "fri", 
 
 /**
  * A time slot of one day, `start` before `end`, both `HH:MM` in 24-hour store-local time. A slot that
- * crosses midnight is split by the configuration layer before it gets here (platform notes: the
+ * crosses midnight is split by the configuration layer before it gets here (docs/platform-api.md §3.6: the
  * platform takes start < end).
  */
 export interface Slot {
@@ -148,7 +150,7 @@ export interface Slot {
 }
 
 /**
- * A schedule of a category or an item (menu API, platform notes "Store menu API"): the days it holds
+ * A schedule of a category or an item (menu API, docs/platform-api.md §4.3): the days it holds
  * (`mon,…,sun` and `hol` for holidays, canonical order, comma-separated) and its time periods.
  */
 export interface Schedule {
@@ -171,7 +173,7 @@ export interface StoreState {
   store: StoreIdentity;
   /**
    * Through which API the schedules of categories and items are written: the menu API (default) or
-   * the older utils group (corridor and product schedules, spec §4.5). A setting of the files
+   * the older utils group (corridor and product schedules, docs/platform-api.md §2.5). A setting of the files
    * (`schedules_via:`), not platform state: the planner gives the current side the desired side's
    * value. Kept here rather than in one kind's state because it decides between kinds: the items and
    * categories kinds leave schedules out of their comparison under `utils`, and the corridor and
@@ -241,13 +243,17 @@ export type StoreSettings = Partial<Pick<StoreState, "schedulesVia" | "kinds">>;
 
 /** Settings that belong to the client (the integration) rather than to a store. */
 export interface ClientState {
-  /** Client-level webhooks by event (spec §4.7 `/clients/{clientId}/webhooks`), e.g. STORE_PROVISIONING_STATUS. */
+  /**
+   * Client-level webhooks by event (docs/platform-api.md §2.7 `/clients/{clientId}/webhooks`), e.g.
+   * STORE_PROVISIONING_STATUS.
+   */
   webhooks?: Record<string, { url: string }>;
 }
 
 /**
  * Platform ids of the resources that exist in a store, known only on the current side. Planning needs
- * them to update menus (which have no SKU) and to delete anything (deletes take ids, spec §4.4).
+ * them to update menus (which have no SKU) and to delete anything (deletes take ids,
+ * docs/platform-api.md §2.4).
  */
 export interface StoreIds {
   items: Record<string, number>;

@@ -5,15 +5,14 @@ import Big from "big.js";
  * ISO 4217 code).
  *
  * The platform carries an item's price as a JSON number in the store's currency, in its major unit, as
- * the store shows it (spec §2.2 `price_info.price`: `24900` for 24.900 Colombian pesos, `12.5` for
- * R$ 12,50; docs/platform-api.md, client assumption 6). carte keeps that number as the model's value,
- * but never computes with it in floating point: every price is read from the **text** the file writes
+ * the store shows it (docs/platform-api.md §4.3 `price_info.price`: `24900` for 24.900 Colombian pesos,
+ * `12.5` for R$ 12,50; docs/platform-api.md, client assumption 6). carte keeps that number as the model's
+ * value, but never computes with it in floating point: every price is read from the **text** the file writes
  * (so that `24.900` is seen as three decimals, not as the number 24.9), checked against the currency's
- * decimals, and every comparison, percentage and formatted value is computed on an exact decimal
- * (big.js, {@link Decimal}). A number read back from the
- * platform is turned into the same exact decimal from its shortest text (`String(24.9)` is `"24.9"`),
- * which is the text the platform wrote for every price of at most {@link MAX_SIGNIFICANT_DIGITS}
- * significant digits; carte refuses to write prices with more.
+ * decimals, and every comparison, percentage and formatted value is computed on an exact decimal (big.js,
+ * {@link Decimal}). A number read back from the platform is turned into the same exact decimal from its
+ * shortest text (`String(24.9)` is `"24.9"`), which is the text the platform wrote for every price of at most
+ * {@link MAX_SIGNIFICANT_DIGITS} significant digits; carte refuses to write prices with more.
  *
  * The arithmetic is big.js's (a small, dependency-free, long-maintained exact decimal library); carte's
  * own code only reads the text of a price and formats it for the currency.

@@ -1,12 +1,13 @@
 /**
  * `carte status`: the client's stores on the platform and the file that manages each. The platform has
- * no call that lists a client's stores (spec §4, platform notes "Authentication": a client owns a set of
+ * no call that lists a client's stores (docs/platform-api.md §2, §4.2: a client owns a set of
  * stores, given at onboarding), so the stores are gathered from what can be seen:
  *
- * - every store a store file names, asked of the platform (`POST /availability/stores`, spec §4.3: it
- *   answers for the client's own stores, 400 for another client's, 404 for an unknown one);
- * - every store the client's webhook configurations name (`GET /webhook`, spec §4.7): a store whose file
- *   was deleted keeps its webhooks, so it shows up there;
+ * - every store a store file names, asked of the platform (`POST /availability/stores`,
+ *   docs/platform-api.md §2.3: it answers for the client's own stores, 400 for another client's, 404 for an
+ *   unknown one);
+ * - every store the client's webhook configurations name (`GET /webhook`, docs/platform-api.md §2.7): a store
+ *   whose file was deleted keeps its webhooks, so it shows up there;
  * - against the embedded emulator, every store its state gives the client (a store provisioned by an
  *   earlier run whose file is gone).
  *

@@ -5,7 +5,7 @@
 // so that the emulator checks its traffic against it (src/emulator/contract.ts) and serves it at
 // GET /__emulator/openapi.json.
 //
-// It is carte's reading of platform-spec.md and platform-notes.md, not the vendor's description:
+// It is carte's reading of the platform's documentation (docs/platform-api.md), not the vendor's description:
 // - every object accepts only the fields its schema names (`additionalProperties: false` is written
 //   wherever a schema names properties and says nothing else), so that a field the spec does not
 //   describe is a violation on either side;
@@ -28,15 +28,15 @@ export const PLATFORM_FILES = ["common", "auth", "menu", "availability", "utils"
 const CLOSED_OBJECTS =
   "An object holds only the fields the spec names for it: a field it does not describe is refused in a request and never answered (an Override, which carries the value field of its block, excepted).";
 
-/** The tag of each section of spec §4. */
+/** The tag of each section of docs/platform-api.md §2. */
 const TAGS = {
-  "§4.1": ["auth", "Token login (spec §4.1)"],
-  "§4.2": ["legacy-stock", "Legacy bulk availability (spec §4.2)"],
-  "§4.3": ["availability", "Availability v2: items and stores (spec §4.3)"],
-  "§4.4": ["menu", "Store menu API (spec §4.4)"],
-  "§4.5": ["utils", "Utils group: corridors, products, store hours (spec §4.5)"],
-  "§4.6": ["finance", "Finance reads (spec §4.6)"],
-  "§4.7": ["webhooks", "Webhooks (spec §4.7)"],
+  "§2.1": ["auth", "Token login (docs/platform-api.md §2.1)"],
+  "§2.2": ["legacy-stock", "Legacy bulk availability (docs/platform-api.md §2.2)"],
+  "§2.3": ["availability", "Availability v2: items and stores (docs/platform-api.md §2.3)"],
+  "§2.4": ["menu", "Store menu API (docs/platform-api.md §2.4)"],
+  "§2.5": ["utils", "Utils group: corridors, products, store hours (docs/platform-api.md §2.5)"],
+  "§2.6": ["finance", "Finance reads (docs/platform-api.md §2.6)"],
+  "§2.7": ["webhooks", "Webhooks (docs/platform-api.md §2.7)"],
 };
 
 /** Keywords whose value is one schema, an array of schemas, or a map of names to schemas. */
@@ -140,7 +140,7 @@ function operation(routes, schemas, shared, name) {
     schema: p === "identityType" ? { type: "string", enum: ["PLATFORM", "SKU"] } : { type: "string" },
   }));
   if (spec.query) {
-    // The query definitions list the parameters one property each (finance, spec §4.6).
+    // The query definitions list the parameters one property each (finance, docs/platform-api.md §2.6).
     params.push(
       ...Object.entries(schemas[spec.query].properties).map(([p, schema]) => ({
         name: p,
@@ -175,8 +175,8 @@ function operation(routes, schemas, shared, name) {
   responses.default = failure(shared, "default", ["Message"], utils);
   const op = {
     operationId: operationId(method, template),
-    summary: `${name} (spec ${spec.spec})`,
-    tags: [TAGS[spec.spec][0]],
+    summary: `${name} (docs/platform-api.md ${spec.section})`,
+    tags: [TAGS[spec.section][0]],
     "x-carte-api-group": spec.group,
     security: spec.surface === "none" ? [] : [{ [`${spec.surface}Token`]: [] }],
     parameters: params.length > 0 ? params : undefined,
@@ -237,7 +237,7 @@ export async function buildOpenApi(root, version) {
       title: "Delivery platform API, as carte reads it",
       version,
       description: [
-        "carte's reading of the delivery platform's API (platform-spec.md and platform-notes.md), written",
+        "carte's reading of the delivery platform's API (docs/platform-api.md of the carte repository), written",
         "from carte's route table (src/platform/routes.ts) and wire shapes (schemas/platform/) by",
         "scripts/gen-types.mjs. It is not the vendor's description: where the spec is silent or",
         "contradicts itself, carte chose, and each such choice is marked `x-carte-assumption` and listed",
@@ -259,7 +259,7 @@ export async function buildOpenApi(root, version) {
           in: "header",
           name: "x-authorization",
           description:
-            "`Bearer <token>` of POST /restaurants/auth/v1/token/login/integrations (spec §5: a header of its own, not Authorization).",
+            "`Bearer <token>` of POST /restaurants/auth/v1/token/login/integrations (docs/platform-api.md §4.2: a header of its own, not Authorization).",
         },
         utilsToken: {
           type: "apiKey",

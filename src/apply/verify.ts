@@ -1,6 +1,6 @@
 /**
  * Waits until the platform shows what a plan wrote. Writes of the store menu and availability APIs
- * are accepted and applied later (spec §3, §4.4; platform notes "Store menu API"), so an apply is done
+ * are accepted and applied later (docs/platform-api.md §4.9, §2.4, §4.3), so an apply is done
  * only when a read shows every planned resource in its planned state. The check uses the plan's own
  * `after` values, so it works the same for a fresh plan and for a saved plan file.
  *

@@ -3,7 +3,7 @@
  *
  *   carte webhooks rotate-secret EVENT [--secrets-file FILE]
  *
- * `rotate-secret` calls `PUT /webhook/{event}/reset-secret` (platform notes "Webhooks": no body, answers
+ * `rotate-secret` calls `PUT /webhook/{event}/reset-secret` (docs/platform-api.md §4.5: no body, answers
  * `{event, stores, secret}` with a new secret) and keeps the new secret in the secrets sink
  * (src/run/secrets.ts): the file named by `--secrets-file`, `CARTE_SECRETS_FILE` or carte.yaml `secrets_file:`,
  * or, in GitHub Actions,

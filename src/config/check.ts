@@ -545,7 +545,10 @@ function checkMenus(ctx: CatalogCheck, menus: unknown[]): void {
   });
 }
 
-/** Most levels of modifier groups under an item (platform notes "Limits"; docs/platform-api.md). */
+/**
+ * Most levels of modifier groups under an item (docs/platform-api.md §4.11: the platform publishes none;
+ * carte's reading is assumption 15 of that page).
+ */
 export const MAX_MODIFIER_DEPTH = Limits.modifierGroupDepth;
 
 /** The most SKUs a message names along a circle of groups; a longer one shows its two ends. */

@@ -1,8 +1,8 @@
 /**
  * Holiday dates the platform does not have. `holidays:` can only change the slots of the platform's own
- * holiday days (spec §4.5 has no call to create one, src/kinds/holidays.ts): a date that is not one of
- * them would be planned as nothing at all, and the store would stay open on a day the files close. So
- * such a date is an error naming the store, the file and the date, before any write.
+ * holiday days (docs/platform-api.md §2.5 has no call to create one, src/kinds/holidays.ts): a date that is
+ * not one of them would be planned as nothing at all, and the store would stay open on a day the files close.
+ * So such a date is an error naming the store, the file and the date, before any write.
  *
  * The platform's holidays are known once a store's holidays are read (`carte plan`, `carte apply`), and
  * offline only for the embedded emulator, whose holidays are those of each store's country (`carte

@@ -77,7 +77,7 @@ import type { ParseLimits, YamlFile } from "../source/yaml.js";
 
 /**
  * Starting pace against a configured platform, in requests per second. The platform publishes no
- * number (platform notes, "Limits"); the client halves its pace on 429 and recovers slowly.
+ * number (docs/platform-api.md §4.11); the client halves its pace on 429 and recovers slowly.
  */
 export const DEFAULT_REQUESTS_PER_SECOND = 50;
 
@@ -548,7 +548,7 @@ function checkPlatform(project: YamlFile, problems: ConfigProblem[]): Diagnostic
 
 /**
  * Reports the API groups without an address: with no `base_url`, each group must have its own under
- * `hosts:` (platform notes "Country addresses": a base address per group, one for all as the simple case).
+ * `hosts:` (docs/platform-api.md §4.13: a base address per group, one for all as the simple case).
  */
 function checkEveryGroupAddressed(
   project: YamlFile,

@@ -6,8 +6,8 @@
  * own clock (its `timezone:`, src/time/clock.ts `StoreClock`) at the run's clock, when the files load:
  * the desired state says what is offered at that instant, and planning stays pure.
  *
- * What "not offered" is on the wire (spec §2.2, "A menu groups categories; categories contain only items
- * of type ITEM"; §3, "Category in a menu: active or inactive, moved by POST menu with
+ * What "not offered" is on the wire (docs/platform-api.md §4.3, "A menu groups categories; categories contain
+ * only items of type ITEM"; §4.9, "Category in a menu: active or inactive, moved by POST menu with
  * `is_category_active`"):
  * - an item outside its window is left out of the `items` of its categories (`POST /categories`): it
  *   stays in the store's catalog with its platform id, price and availability, so that its return is

@@ -41,7 +41,7 @@ export function processed(r: RecordedRequest): boolean {
 
 /**
  * Whether a recorded request may change the platform: not a GET, not a token login, and not one of the
- * reads the platform makes with POST (store status, item status; platform notes "Availability").
+ * reads the platform makes with POST (store status, item status; docs/platform-api.md §4.4).
  */
 export function isWriteRequest(r: RecordedRequest): boolean {
   return isWriteCall(r.method, r.path);

@@ -1,7 +1,7 @@
 /**
- * Item availability, v2 API of the emulator (spec §4.3, prefix
+ * Item availability, v2 API of the emulator (docs/platform-api.md §2.3, prefix
  * `/api/v2/restaurants-integrations-public-api`). Toggles set `suspension_info.is_available` of catalog
- * items, asynchronously like every write (spec §3: "asynchronous").
+ * items, asynchronously like every write (docs/platform-api.md §4.9: "asynchronous").
  */
 
 import { Limits } from "../platform/wire.js";
@@ -13,16 +13,17 @@ import { availableAt, toggled, type ItemRec, type StoreRec } from "./state.js";
 
 /**
  * The one failure answer of `PUT /availability/stores/items[/platform]`: 400 with an ARRAY body
- * `[{"message": "Error updating items"}]` (spec §7.2, platform notes "Errors"). Served for a malformed
- * body, more than 100 items in total (platform notes "Limits"), an unknown store or an unknown item.
+ * `[{"message": "Error updating items"}]` (docs/platform-api.md §4.10). Served for a malformed
+ * body, more than 100 items in total (docs/platform-api.md §4.11), an unknown store or an unknown item.
  */
 function updateError(): HttpError {
   return new HttpError(400, [{ message: "Error updating items" }]);
 }
 
 /**
- * The store of a status read. `store_id` is the platform store id (spec §4.3); the client's integration
- * id is accepted too (emulator's leniency). Unknown: 404; another client's: 400 (platform notes).
+ * The store of a status read. `store_id` is the platform store id (docs/platform-api.md §2.3); the client's
+ * integration id is accepted too (emulator's leniency). Unknown: 404; another client's: 400
+ * (docs/platform-api.md §4.2).
  */
 function statusStore(ctx: RouteContext, id: string): StoreRec {
   if (!/^\d+$/.test(id)) {
@@ -72,11 +73,12 @@ function itemStatus(by: "sku" | "id") {
 
 /**
  * `PUT /availability/stores/items` (`by: "sku"`, SKUs as strings) and `/availability/stores/items/platform`
- * (`by: "id"`, integer ids): body `[{store_integration_id, items: {turn_on?, turn_off?}}]` (spec §4.3;
- * shape checked by server.ts against the route's schema). Stores are looked up by integration id among
- * the client's stores. Validated against the projected catalog (unknown store or item, more than 100
- * items in all: the one failure answer); applied after the delay; `turn_off` wins over `turn_on` for the
- * same item. Either list clears the item's `suspend_until` and `suspend_reason` (state.ts `toggled`).
+ * (`by: "id"`, integer ids): body `[{store_integration_id, items: {turn_on?, turn_off?}}]`
+ * (docs/platform-api.md §2.3; shape checked by server.ts against the route's schema). Stores are looked up by
+ * integration id among the client's stores. Validated against the projected catalog (unknown store or item,
+ * more than 100 items in all: the one failure answer); applied after the delay; `turn_off` wins over
+ * `turn_on` for the same item. Either list clears the item's `suspend_until` and `suspend_reason` (state.ts
+ * `toggled`).
  */
 function toggleItems(by: "sku" | "id") {
   return (ctx: RouteContext): Reply => {
@@ -114,7 +116,7 @@ function toggleItems(by: "sku" | "id") {
   };
 }
 
-/** Routes of item availability v2 (spec §4.3). All need an integrations token. */
+/** Routes of item availability v2 (docs/platform-api.md §2.3). All need an integrations token. */
 export const availabilityRoutes: Route[] = [
   {
     route: "POST /api/v2/restaurants-integrations-public-api/availability/items/status",

@@ -1,10 +1,10 @@
 /**
  * The holiday days of each store (emulator's choice, docs/platform-api.md §3.6): the platform keeps
  * holidays by country, and its API can add slots to a holiday day (`POST
- * /store/schedule/{storeId}/holiday/{holidayDayId}`, spec §4.5) but has no call that creates one. So the
- * emulator gives each store the holidays of its country (the seed's `country`, Colombia's by default),
- * or the dates the seed writes for it (`holidays:`), each with the id `month * 100 + day` and `cityId`
- * null (spec §2.6).
+ * /store/schedule/{storeId}/holiday/{holidayDayId}`, docs/platform-api.md §2.5) but has no call that creates
+ * one. So the emulator gives each store the holidays of its country (the seed's `country`, Colombia's by
+ * default), or the dates the seed writes for it (`holidays:`), each with the id `month * 100 + day` and
+ * `cityId` null (docs/platform-api.md §4.7).
  *
  * Each country's calendar holds its national holidays on a fixed date, as the platform would list them
  * by date: a holiday the law moves to a Monday or to a nearby day (Colombia's, most of Argentina's,
@@ -16,7 +16,9 @@
 import { parseMonthDay } from "../time/slots.js";
 import { COUNTRY_CODES } from "../countries.js";
 
-/** A holiday day of a store (spec §2.6 `storeSpecialScheduleDays` element, without its slots). */
+/**
+ * A holiday day of a store (docs/platform-api.md §4.7 `storeSpecialScheduleDays` element, without its slots).
+ */
 export interface HolidayDay {
   /** `month * 100 + day`: the same date has the same id in every store. */
   id: number;

@@ -1,5 +1,5 @@
 /**
- * Webhook deliveries of the emulator (spec §6; platform notes "Webhooks"): real HTTP POSTs of a JSON
+ * Webhook deliveries of the emulator (docs/platform-api.md §4.5): real HTTP POSTs of a JSON
  * body to the URL configured for the event and store (webhooks.ts), signed
  * `Platform-Signature: t=<unix seconds>,sign=<hex HMAC-SHA256 keyed with the secret over "<t>." + body>`.
  *
@@ -10,7 +10,7 @@
  *
  * What triggers a delivery:
  * - an accepted menu write (`POST /store-menu`, `/menu`, `/categories`, `/items`) when it becomes visible:
- *   MENU_APPROVED `{store_id, message: "Menu Approved"}` (platform notes "Store menu API"). Menu writes
+ *   MENU_APPROVED `{store_id, message: "Menu Approved"}` (docs/platform-api.md §4.3). Menu writes
  *   are validated when accepted, so the emulator never sends MENU_REJECTED on its own;
  * - an asynchronous store availability change: STORE_CONNECTIVITY `{external_store_id, enabled, message}`
  *   through {@link EmulatorState.onStoreConnectivity};
@@ -25,10 +25,10 @@ import { fail } from "./http.js";
 import type { EmulatorState, StoreRec } from "./state.js";
 import { CLIENT_EVENTS, STORE_EVENTS, webhooksOf } from "./webhooks.js";
 
-/** Header carrying the signature (platform notes "Webhooks"). */
+/** Header carrying the signature (docs/platform-api.md §4.5). */
 export const SIGNATURE_HEADER = "Platform-Signature";
 
-/** `message` of MENU_APPROVED (platform notes "Store menu API"). */
+/** `message` of MENU_APPROVED (docs/platform-api.md §4.3). */
 export const MENU_APPROVED_MESSAGE = "Menu Approved";
 
 /** Write kinds (see {@link EmulatorState.accept}) whose processing ends with MENU_APPROVED. */
@@ -71,13 +71,13 @@ export function signature(secret: string, t: number, body: string): string {
   return createHmac("sha256", secret).update(`${t}.${body}`).digest("hex");
 }
 
-/** Value of the `Platform-Signature` header (platform notes "Webhooks"). */
+/** Value of the `Platform-Signature` header (docs/platform-api.md §4.5). */
 export function signatureHeader(secret: string, t: number, body: string): string {
   return `t=${t},sign=${signature(secret, t, body)}`;
 }
 
 /**
- * Default payload of an event for a store (platform notes "Webhooks"). Store ids are strings as
+ * Default payload of an event for a store (docs/platform-api.md §4.5). Store ids are strings as
  * elsewhere on this API; `external_store_id` is the store's integration id. Events whose payload is not
  * documented (orders, RT tracking, provisioning) get `{event, store_id}` (emulator's choice).
  */

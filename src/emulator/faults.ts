@@ -1,5 +1,5 @@
 /**
- * Fault injection of the emulator (DESIGN "Testing: fault tests"; platform notes "Errors" and "Limits":
+ * Fault injection of the emulator (docs/platform-api.md §3.9; §4.10, §4.11:
  * 429, 500 and 502 are seen, integrators must keep a 98 % success rate): latency with jitter, 5xx
  * answers, dropped connections, rate limiting with `Retry-After`, slow answers past a client's timeout,
  * lost answers (the request IS processed, then the connection is dropped or the answer withheld), and
@@ -278,7 +278,7 @@ export class FaultInjector {
   }
 }
 
-/** The body of a 429 (platform notes "Errors": 429 too many requests). */
+/** The body of a 429 (docs/platform-api.md §4.10: 429 too many requests). */
 export const TOO_MANY_REQUESTS = "Too many requests";
 
 /** Message of an injected 5xx. */

@@ -1,5 +1,5 @@
 /**
- * Finance reads of the emulator (spec §2.7, §4.6; platform notes "Finance"), prefix
+ * Finance reads of the emulator (docs/platform-api.md §4.8, §2.6), prefix
  * `/restaurants/finance/v1/stores/{store_id}`, integrations token: `GET /payments`, `/orders`,
  * `/order_adjusments` (spelling as the spec writes it), `/charged_cancellations`.
  *
@@ -41,7 +41,7 @@ import type { Random } from "./prng.js";
 import { storeKey } from "./state.js";
 import type { EmulatorState, StoreRec } from "./state.js";
 
-/** Payment frequencies seen in the platform's prose (platform notes "Finance"). */
+/** Payment frequencies seen in the platform's prose (docs/platform-api.md §4.8). */
 export const FREQUENCIES = ["weekly", "fortnightly", "monthly"] as const;
 export type Frequency = (typeof FREQUENCIES)[number];
 
@@ -83,24 +83,27 @@ export const FINANCE_DEFAULTS = {
   orders_per_payment: 8,
 };
 
-/** Default and largest `page_size` (platform notes "Finance": default 10; the cap is the emulator's). */
+/** Default and largest `page_size` (docs/platform-api.md §4.8: default 10; the cap is the emulator's). */
 export const PAGE_SIZE_DEFAULT = 10;
 export const PAGE_SIZE_MAX = 100;
 
 const MAX_PAYMENTS = 1000;
 const DAY = 86_400_000;
 
-/** Bank account of a payment (spec §2.7; schema `finance#BankAccount`). */
+/** Bank account of a payment (docs/platform-api.md §4.8; schema `finance#BankAccount`). */
 export type BankAccount = GenBankAccount;
 
-/** Payment entry (spec §2.7; schema `finance#Payment`), field names as the spec writes them (`frequecy_type`, ...). */
+/**
+ * Payment entry (docs/platform-api.md §4.8; schema `finance#Payment`), field names as the spec writes them
+ * (`frequecy_type`, ...).
+ */
 export type PaymentEntry = Payment;
 
-/** `billing` of an order entry (spec §2.7; schema `finance#Billing`), all numbers. */
+/** `billing` of an order entry (docs/platform-api.md §4.8; schema `finance#Billing`), all numbers. */
 export type Billing = GenBilling;
 
 /**
- * Order entry (spec §2.7; schema `finance#Order`); adjustments add `descriptionAdjustment`
+ * Order entry (docs/platform-api.md §4.8; schema `finance#Order`); adjustments add `descriptionAdjustment`
  * (`finance#OrderAdjustment`), cancellations `cancellatioPercentage` and `descriptionCancellation`
  * (`finance#ChargedCancellation`).
  */
@@ -540,7 +543,7 @@ const dateCmp =
     };
   };
 
-/** Query filters per read, exactly as the spec's table (spec §4.6). */
+/** Query filters per read, exactly as the spec's table (docs/platform-api.md §2.6). */
 const PAYMENT_FILTERS: Record<string, FilterFactory> = {
   "payment_id:eq": eqInt("id"),
   "expected_execution_date:gte": dateCmp("expected_execution_date", "gte"),
@@ -568,7 +571,9 @@ function pageParam(raw: string | undefined, name: string, dflt: number, max: num
   return n;
 }
 
-/** One finance read: the page envelope of spec §2.7 over `pick(ledger)` filtered by the query. */
+/**
+ * One finance read: the page envelope of docs/platform-api.md §4.8 over `pick(ledger)` filtered by the query.
+ */
 function read(pickList: (l: Ledger) => Entry[], filters: Record<string, FilterFactory>) {
   return (ctx: RouteContext): Reply => {
     const store = ctx.state.storeForClient(ctx.params.store_id!, ctx.clientId);
@@ -607,7 +612,10 @@ function read(pickList: (l: Ledger) => Entry[], filters: Record<string, FilterFa
   };
 }
 
-/** Routes of the finance group (spec §4.6): GET only, integrations token (platform notes). */
+/**
+ * Routes of the finance group (docs/platform-api.md §2.6): GET only, integrations token
+ * (docs/platform-api.md §4.2).
+ */
 export const financeRoutes: Route[] = [
   {
     route: "GET /restaurants/finance/v1/stores/{store_id}/payments",

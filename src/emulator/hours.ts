@@ -1,9 +1,9 @@
 /**
- * Store hours of the utils group (spec §2.6, §4.5 "Store hours"; platform notes "Utils"): regular hours per
+ * Store hours of the utils group (docs/platform-api.md §4.7, §2.5): regular hours per
  * weekday, slots on holiday days, and special days with their slots. Served under the utils prefix with
  * a utils token; the deprecation headers are added by utils.ts.
  *
- * Shapes (platform notes where given, emulator's choice where the spec says "not shown"):
+ * Shapes (docs/platform-api.md §4.7 where given, emulator's choice where the spec says "not shown"):
  * - `GET /store/schedule/{storeId}` → `{storeScheduleDays: [{day, storeSchedules: [{id, startsTime,
  *   endsTime}]}]}`: only weekdays with at least one slot, mon..sun, slots by start time;
  * - `GET .../holiday` and `.../special` → `{storeSpecialScheduleDays: [{id, name, month, day, cityId,
@@ -22,14 +22,15 @@
  *   only, an optional `day` to move it) → `{id, startsTime, endsTime}` (+ `day` for a regular slot); any
  *   slot (regular, holiday or special) is addressed by its id;
  * - `DELETE /store/schedule/{storeId}/{storeScheduleId}` and `.../special/{specialDayId}` → 204.
- * Every slot field is accepted in snake case (`starts_time`) or camel case (`startsTime`) (platform notes).
+ * Every slot field is accepted in snake case (`starts_time`) or camel case (`startsTime`)
+ * (docs/platform-api.md §4.7).
  *
  * Rules: times `HH:mm:ss`, start before end (a range across midnight is refused), at most
- * {@link Limits.periodsPerSchedule} slots per day (platform notes "Limits"), overlapping slots allowed
- * (no published rule, spec §8). Writes are synchronous (the answers carry generated ids). Unknown store,
- * day or slot: 404; malformed body: 400 `{message}` naming the field. Shapes, weekdays, time formats and
- * the month are checked by the routes' schemas (server.ts); the handlers keep the rest: one start and one
- * end in either spelling, start before end, the day of the month, the slot limit and the state rules.
+ * {@link Limits.periodsPerSchedule} slots per day (docs/platform-api.md §4.11), overlapping slots allowed
+ * (no published rule, docs/platform-api.md §4.11). Writes are synchronous (the answers carry generated ids).
+ * Unknown store, day or slot: 404; malformed body: 400 `{message}` naming the field. Shapes, weekdays, time
+ * formats and the month are checked by the routes' schemas (server.ts); the handlers keep the rest: one start
+ * and one end in either spelling, start before end, the day of the month, the slot limit and the state rules.
  */
 
 import { Limits } from "../platform/wire.js";
@@ -276,7 +277,7 @@ function deleteSpecial(ctx: RouteContext): Reply {
   return { status: 204 };
 }
 
-/** Routes of store hours (spec §4.5). All need a utils token. */
+/** Routes of store hours (docs/platform-api.md §2.5). All need a utils token. */
 export function hoursRoutes(): Route[] {
   return [
     { route: "GET /api/rest-ops-utils/store/schedule/{storeId}", handle: getRegular },

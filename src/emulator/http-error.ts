@@ -1,7 +1,7 @@
 /**
- * The emulator's failed answers: the error its handlers throw and the usual bodies (spec §7, platform
- * notes "Errors"). On their own, below http.ts, so that the state (state.ts), which refuses calls too,
- * and the route vocabulary, which names the state, need not import each other.
+ * The emulator's failed answers: the error its handlers throw and the usual bodies
+ * (docs/platform-api.md §4.10). On their own, below http.ts, so that the state (state.ts), which refuses
+ * calls too, and the route vocabulary, which names the state, need not import each other.
  */
 
 /** A failed call: thrown by handlers, turned into `status` + JSON `body` by the server. */
@@ -20,7 +20,7 @@ export class HttpError extends Error {
   }
 }
 
-/** The usual error body `{message}` (spec §7, platform notes "Errors"). */
+/** The usual error body `{message}` (docs/platform-api.md §4.10). */
 export function fail(status: number, message: string): HttpError {
   return new HttpError(status, { message });
 }
@@ -30,7 +30,7 @@ export function badShape(message: string): HttpError {
   return fail(400, message);
 }
 
-/** A menu validation failure: 400 `{type, message}` (platform notes, "Errors"). */
+/** A menu validation failure: 400 `{type, message}` (docs/platform-api.md §4.10). */
 export function menuRule(type: string, message: string): HttpError {
   return new HttpError(400, { type, message });
 }

@@ -75,8 +75,8 @@ export interface RouteInfo {
 }
 
 /**
- * Accepted asynchronous write: 200 `{"message": "Your request has been accepted."}` (platform notes,
- * "Errors"; the availability guide also says 202, the emulator serves 200).
+ * Accepted asynchronous write: 200 `{"message": "Your request has been accepted."}`
+ * (docs/platform-api.md §4.10; the availability guide also says 202, the emulator serves 200).
  */
 export function accepted(): Reply {
   return { status: 200, body: { message: ACCEPTED_MESSAGE } };

@@ -1,18 +1,18 @@
 /**
- * The platform emulator: a faithful, stateful local implementation of the platform API (platform-spec.md
- * and platform-notes.md) on node:http. It is carte's embedded default when no platform address is
+ * The platform emulator: a faithful, stateful local implementation of the platform API
+ * (docs/platform-api.md) on node:http. It is carte's embedded default when no platform address is
  * configured, and the fake behind every test (a real HTTP server, no mocking).
  *
- * It serves every endpoint of spec §4 ({@link listRoutes}): token login (§4.1), legacy bulk availability
- * (§4.2), availability v2 for items and stores (§4.3), the store menu API (§4.4), the utils group (§4.5),
- * finance reads (§4.6) and webhooks (§4.7), with one state per store behind every view. Requests and
- * answers are held to the published description, docs/openapi.yaml (contract.ts; `strict: false` checks
- * request bodies against schemas/platform/ only, validate.ts). Accepted writes become visible to reads after
- * `applyDelayMs`, like the platform's asynchronous processing; `idle()` waits for them. Webhook
- * deliveries (events.ts), injected faults (faults.ts), a state file and a control API under
- * `/__emulator/` (control.ts) make it usable in CI. With `splitHosts` it serves each API group at an
- * address of its own, as the platform does, and a route of another group is unknown (404) at a group's
- * address. docs/platform-api.md documents every endpoint and the emulator's assumptions.
+ * It serves every endpoint of docs/platform-api.md §2 ({@link listRoutes}): token login (§2.1), legacy bulk
+ * availability (§2.2), availability v2 for items and stores (§2.3), the store menu API (§2.4), the utils
+ * group (§2.5), finance reads (§2.6) and webhooks (§2.7), with one state per store behind every view.
+ * Requests and answers are held to the published description, docs/openapi.yaml (contract.ts; `strict: false`
+ * checks request bodies against schemas/platform/ only, validate.ts). Accepted writes become visible to reads
+ * after `applyDelayMs`, like the platform's asynchronous processing; `idle()` waits for them. Webhook
+ * deliveries (events.ts), injected faults (faults.ts), a state file and a control API under `/__emulator/`
+ * (control.ts) make it usable in CI. With `splitHosts` it serves each API group at an address of its own, as
+ * the platform does, and a route of another group is unknown (404) at a group's address. docs/platform-api.md
+ * documents every endpoint and the emulator's assumptions.
  */
 
 import type { Server } from "node:http";
@@ -51,8 +51,8 @@ export interface SeedStore {
   integration_id: string;
   name: string;
   /**
-   * Id of the parent (super) store when this is a child store (spec §2.5): utils corridor reads of the
-   * child answer the parent's corridors. Must be another store of the same client.
+   * Id of the parent (super) store when this is a child store (docs/platform-api.md §4.6): utils corridor
+   * reads of the child answer the parent's corridors. Must be another store of the same client.
    */
   parent?: string | number;
   /**
@@ -64,7 +64,7 @@ export interface SeedStore {
   holidays?: string[];
 }
 
-/** A client (credential set) and the stores it owns (platform notes, "Authentication"). */
+/** A client (credential set) and the stores it owns (docs/platform-api.md §4.2). */
 export interface SeedClient {
   client_id: string;
   client_secret: string;
@@ -93,7 +93,7 @@ export interface EmulatorOptions {
   /**
    * Serve each API group of the platform (src/platform/routes.ts `API_GROUPS`: auth, menu, finance,
    * availability, webhooks, utils) at an address of its own, as the platform serves its groups from
-   * separate hosts (platform notes "Country addresses"): a route of another group answers 404 at a
+   * separate hosts (docs/platform-api.md §4.13): a route of another group answers 404 at a
    * group's address, so that a client that sends a call to the wrong address fails, and every recorded
    * request names the group whose address received it (`RecordedRequest.hostGroup`). One state behind
    * every address; the control API answers at each. Default false: every group at one address.
@@ -116,7 +116,7 @@ export interface EmulatorOptions {
   stateRoot?: string;
   /** Delay before an accepted asynchronous write becomes visible to reads; default 200 ms. */
   applyDelayMs?: number;
-  /** `expires_in` of issued tokens; default 604800 (one week, platform notes "Authentication"). */
+  /** `expires_in` of issued tokens; default 604800 (one week, docs/platform-api.md §4.2). */
   tokenTtlSeconds?: number;
   /** When given: one line per request (`method path status ms`) and internal errors. */
   log?: (line: string) => void;
@@ -174,8 +174,8 @@ export interface RunningEmulator {
   trigger(event: string, storeId: string | number, payload?: unknown): Promise<DeliveryRecord[]>;
   /**
    * The stores the emulator gives a client, in the order they were provisioned (what the platform's
-   * onboarding knows; the API lists no stores, spec §4). Used by `carte status` against the embedded
-   * emulator to find stores no file names.
+   * onboarding knows; the API lists no stores, docs/platform-api.md §2). Used by `carte status` against the
+   * embedded emulator to find stores no file names.
    */
   clientStores(clientId: string): SeedStore[];
   /** Stops the server; pending writes are applied and state persisted first. */

@@ -1,27 +1,27 @@
 /**
- * Legacy bulk availability of the emulator (spec §4.2, prefix `/restaurants/menu/v1/stores/{storeId}`;
- * platform notes "Availability"): stock of products, toppings and items by platform id (`PLATFORM`) or
- * merchant SKU (`SKU`). Integrations token.
+ * Legacy bulk availability of the emulator (docs/platform-api.md §2.2, prefix
+ * `/restaurants/menu/v1/stores/{storeId}`; docs/platform-api.md §4.4): stock of products, toppings and items
+ * by platform id (`PLATFORM`) or merchant SKU (`SKU`). Integrations token.
  *
  * One store state: the stock state IS `suspension_info.is_available` of the catalog items, the same state
  * availability v2 (availability.ts) reads and writes. What each resource addresses (emulator's reading of
- * spec §4.2 "items = products and toppings"):
+ * docs/platform-api.md §2.2 "items = products and toppings"):
  * - `products`: ITEMs that are in at least one category (sold as products);
  * - `toppings`: ITEMs that are options of at least one MODIFIER_GROUP;
  * - `items`: every ITEM of the catalog (products, toppings, and ITEMs that are neither yet).
  * MODIFIER_GROUPs have no stock. An identifier that does not name an item of the resource is "unknown".
  *
  * - `PATCH .../stock` `{available: [...], unavailable: [...]}` (both required arrays of strings) → 200
- *   `{"message": "Your request has been accepted"}` (no final period, platform notes "Errors"), applied
- *   after the delay like every write (spec §3); unknown identifiers are ignored (the answer only
- *   acknowledges acceptance, spec §3); an identifier in both lists ends unavailable.
- * - `POST .../stock/status` `{"products": [...]}` / `{"toppings": [...]}` / `{"items": [...]}` (platform
- *   notes) → `[{item_id, item_sku, item_type, stock_out_state}]` from the visible catalog, one entry per
- *   distinct identifier asked, in order. `item_type` is the resource asked (`PRODUCT`, `TOPPING`, `ITEM`).
- *   An unknown identifier is left out (spec §2.3 types `item_id` integer and `item_sku` string: a
- *   record of an item the platform does not know has neither).
+ *   `{"message": "Your request has been accepted"}` (no final period, docs/platform-api.md §4.10), applied
+ *   after the delay like every write (docs/platform-api.md §4.9); unknown identifiers are ignored (the answer
+ *   only acknowledges acceptance, docs/platform-api.md §4.9); an identifier in both lists ends unavailable.
+ * - `POST .../stock/status` `{"products": [...]}` / `{"toppings": [...]}` / `{"items": [...]}`
+ *   (docs/platform-api.md §4.4) → `[{item_id, item_sku, item_type, stock_out_state}]` from the visible
+ *   catalog, one entry per distinct identifier asked, in order. `item_type` is the resource asked (`PRODUCT`,
+ *   `TOPPING`, `ITEM`). An unknown identifier is left out (docs/platform-api.md §4.4 types `item_id` integer
+ *   and `item_sku` string: a record of an item the platform does not know has neither).
  * - `identityType` other than `PLATFORM` or `SKU`: 400. No batch limit is published for these calls
- *   (spec §8), none is enforced.
+ *   (docs/platform-api.md §4.11), none is enforced.
  * Bodies are checked by server.ts against the route's schema (identifiers are strings, also for
  * `PLATFORM`); the handlers keep the path's identity type and the store rules.
  */
@@ -32,10 +32,16 @@ import { badShape } from "./http.js";
 import type { Reply, Route, RouteContext } from "./http.js";
 import { availableAt, toggled, type Catalog, type ItemRec } from "./state.js";
 
-/** The answer text of the stock PATCH: the accepted message WITHOUT its final period (platform notes). */
+/**
+ * The answer text of the stock PATCH: the accepted message WITHOUT its final period
+ * (docs/platform-api.md §4.10).
+ */
 export const STOCK_ACCEPTED_MESSAGE = "Your request has been accepted";
 
-/** Resources of the legacy API (spec §4.2) and the `item_type` each answers (spec §2.3). */
+/**
+ * Resources of the legacy API (docs/platform-api.md §2.2) and the `item_type` each answers
+ * (docs/platform-api.md §4.4).
+ */
 const RESOURCES = {
   products: "PRODUCT",
   toppings: "TOPPING",
@@ -43,7 +49,7 @@ const RESOURCES = {
 } as const;
 type Resource = keyof typeof RESOURCES;
 
-/** Stock status record of the legacy API (spec §2.3; schema `availability#StockStatus`). */
+/** Stock status record of the legacy API (docs/platform-api.md §4.4; schema `availability#StockStatus`). */
 export type LegacyStockStatus = StockStatus;
 
 type Identity = "PLATFORM" | "SKU";
@@ -82,7 +88,7 @@ function resolve(
   return it && isMember(it) ? it : undefined;
 }
 
-/** `PATCH /{resource}/{identityType}/stock` (spec §4.2, §3). */
+/** `PATCH /{resource}/{identityType}/stock` (docs/platform-api.md §2.2, §4.9). */
 function patchStock(res: Resource) {
   return (ctx: RouteContext): Reply => {
     const store = ctx.state.storeForClient(ctx.params.storeId!, ctx.clientId);
@@ -114,7 +120,7 @@ function patchStock(res: Resource) {
   };
 }
 
-/** `POST /{resource}/{identityType}/stock/status` (spec §4.2, §2.3). */
+/** `POST /{resource}/{identityType}/stock/status` (docs/platform-api.md §2.2, §4.4). */
 function stockStatus(res: Resource) {
   return (ctx: RouteContext): Reply => {
     const store = ctx.state.storeForClient(ctx.params.storeId!, ctx.clientId);
@@ -135,14 +141,14 @@ function stockStatus(res: Resource) {
           stock_out_state: availableAt(it) ? "AVAILABLE" : "UNAVAILABLE",
         });
       }
-      // An unknown identifier is left out: spec §2.3 types item_id integer and item_sku string, so a
-      // record without them cannot be written (as the v2 status reads do).
+      // An unknown identifier is left out: docs/platform-api.md §4.4 types item_id integer and item_sku
+      // string, so a record without them cannot be written (as the v2 status reads do).
     }
     return { status: 200, body: out };
   };
 }
 
-/** The two routes of each resource (spec §4.2). */
+/** The two routes of each resource (docs/platform-api.md §2.2). */
 const RESOURCE_ROUTES = {
   products: {
     stock: "PATCH /restaurants/menu/v1/stores/{storeId}/products/{identityType}/stock",
@@ -158,7 +164,7 @@ const RESOURCE_ROUTES = {
   },
 } as const satisfies Record<Resource, { stock: RouteName; status: RouteName }>;
 
-/** Routes of the legacy bulk availability API (spec §4.2). All need an integrations token. */
+/** Routes of the legacy bulk availability API (docs/platform-api.md §2.2). All need an integrations token. */
 export const legacyRoutes: Route[] = (Object.keys(RESOURCES) as Resource[]).flatMap((res): Route[] => [
   { route: RESOURCE_ROUTES[res].stock, handle: patchStock(res) },
   { route: RESOURCE_ROUTES[res].status, handle: stockStatus(res) },

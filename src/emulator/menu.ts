@@ -1,9 +1,9 @@
 /**
- * Store menu API of the emulator (spec §4.4, prefix `/restaurants/menu/v1/stores/{storeId}`): reads of
- * the visible catalog, and upserts/deletes validated synchronously against the projected catalog
+ * Store menu API of the emulator (docs/platform-api.md §2.4, prefix `/restaurants/menu/v1/stores/{storeId}`):
+ * reads of the visible catalog, and upserts/deletes validated synchronously against the projected catalog
  * before they are accepted (see state.ts).
  *
- * Validation answers (the spec's notes are empty, §4.4; platform notes "Errors" give the form):
+ * Validation answers (the platform publishes no rules; docs/platform-api.md §2.4, §4.10 give the form):
  * - a malformed body: 400 `{message}` naming what and where, e.g. `items[3].title_info.title is required`;
  * - a menu rule: 400 `{type, message}` with `type` one of {@link RuleType}.
  * The whole call is refused; nothing of it is applied.
@@ -36,7 +36,7 @@ import type { Catalog, CategoryRec, ItemRec, MenuRec, StoreRec } from "./state.j
 
 /**
  * `type` of a menu validation failure. `item_data_conflict` and `invalid_item_depth` are the platform's
- * (platform notes, "Errors"); `invalid_item_data` and `limit_exceeded` are the emulator's choice for
+ * (docs/platform-api.md §4.10); `invalid_item_data` and `limit_exceeded` are the emulator's choice for
  * the rules whose type the platform does not publish.
  */
 export const RuleType = {
@@ -50,7 +50,7 @@ export const RuleType = {
   depth: "invalid_item_depth",
   /** Missing `quantity_info.min_permitted`/`max_permitted` on a MODIFIER_GROUP, or min > max. */
   data: "invalid_item_data",
-  /** A published limit (platform notes, "Limits") is exceeded. */
+  /** A published limit (docs/platform-api.md §4.11) is exceeded. */
   limit: "limit_exceeded",
 } as const;
 
@@ -64,7 +64,7 @@ const DAYS = new Set(["mon", "tue", "wed", "thu", "fri", "sat", "sun", "hol"]);
 // does not express: the published limits (`limit_exceeded`), references by id or SKU, the days of a
 // schedule, and the rules across fields of an item (`invalid_item_data`).
 
-/** A string within a published length limit (platform notes "Limits"): `limit_exceeded` otherwise. */
+/** A string within a published length limit (docs/platform-api.md §4.11): `limit_exceeded` otherwise. */
 function limited(v: string, at: string, max: number): string {
   if (v.length > max)
     throw menuRule(RuleType.limit, `${at} is ${v.length} characters long; the limit is ${max}`);
@@ -80,9 +80,9 @@ function counted<T>(list: T[], at: string, what: string, max: number): T[] {
 }
 
 /**
- * Schedule elements (platform notes, "Store menu API"): `{days_of_week: "mon,...,sun,hol",
+ * Schedule elements (docs/platform-api.md §4.3): `{days_of_week: "mon,...,sun,hol",
  * time_periods: [{start_time: "HH:MM", end_time: "HH:MM"}]}` (shape and `HH:MM` by the schema). Left
- * here: the day names of `days_of_week` and at most 6 periods (platform notes, "Limits").
+ * here: the day names of `days_of_week` and at most 6 periods (docs/platform-api.md §4.11).
  */
 function schedules(list: WireSchedule[] | undefined, at: string): WireSchedule[] {
   if (!list) return [];
@@ -139,7 +139,7 @@ function blockOr<T extends object>(block: T, empty: T): T {
   return empty;
 }
 
-/** A reference as sent: `{id?, sku?, index}`; `id` wins when both are given (platform notes). */
+/** A reference as sent: `{id?, sku?, index}`; `id` wins when both are given (docs/platform-api.md §4.3). */
 interface RawRef {
   id?: number | undefined;
   sku?: string | undefined;
@@ -179,14 +179,15 @@ interface ParsedItem {
   suspension: { until: string | null; reason: string | null } | undefined;
 }
 
-/** One `POST /items` element (spec §2.2 Item, platform notes "Store menu API" and "Limits"). */
+/** One `POST /items` element (docs/platform-api.md §4.3 Item, §4.11). */
 function parseItem(v: ItemUpsert, at: string): ParsedItem {
   const sku = limited(v.sku, `${at}.sku`, Limits.skuLength);
   const t = v.title_info;
   const title = limited(t.title, `${at}.title_info.title`, Limits.titleLength);
 
   const d = v.description_info;
-  // An item written without a description holds "": the spec types it as a string (§2.2), never null.
+  // An item written without a description holds "": the spec types it as a string
+  // (docs/platform-api.md §4.3), never null.
   const description =
     d?.description === undefined
       ? ""
@@ -217,7 +218,7 @@ function parseItem(v: ItemUpsert, at: string): ParsedItem {
   const min = q?.min_permitted ?? null;
   const max = q?.max_permitted ?? null;
   if (v.item_type === "MODIFIER_GROUP") {
-    // platform notes, "Store menu API": min_permitted and max_permitted are required for MODIFIER_GROUP.
+    // docs/platform-api.md §4.3: min_permitted and max_permitted are required for MODIFIER_GROUP.
     if (min === null) throw menuRule(RuleType.data, `${qat}.min_permitted is required for a MODIFIER_GROUP`);
     if (max === null) throw menuRule(RuleType.data, `${qat}.max_permitted is required for a MODIFIER_GROUP`);
   }
@@ -250,7 +251,8 @@ function parseItem(v: ItemUpsert, at: string): ParsedItem {
     images_info: { images: listOf(images), overrides: listOf(im?.overrides) },
     children,
     children_overrides: listOf(ii?.overrides),
-    // An item written without a price is served with 0: the spec types the price as a number (§2.2).
+    // An item written without a price is served with 0: the spec types the price as a number
+    // (docs/platform-api.md §4.3).
     price_info: { price: p?.price ?? 0, overrides: listOf(p?.overrides) },
     quantity_info: blockOr(
       {
@@ -280,7 +282,7 @@ interface ParsedCategory {
   schedules: WireSchedule[];
 }
 
-/** One `POST /categories` element (platform notes, "Store menu API"). `menus` is ignored: derived. */
+/** One `POST /categories` element (docs/platform-api.md §4.3). `menus` is ignored: derived. */
 function parseCategory(v: CategoryUpsert, at: string): ParsedCategory {
   const sku = limited(v.sku, `${at}.sku`, Limits.skuLength);
   const title = limited(v.title, `${at}.title`, Limits.titleLength);
@@ -296,7 +298,7 @@ interface ParsedMenu {
   categories: (RawRef & { is_category_active: boolean })[];
 }
 
-/** One `POST /menu` element (spec §4.4). */
+/** One `POST /menu` element (docs/platform-api.md §2.4). */
 function parseMenu(v: MenuUpsert, at: string): ParsedMenu {
   const menu_type = limited(v.menu_type, `${at}.menu_type`, Limits.titleLength);
   const categories = refs(v.categories, `${at}.categories`).map((r, i) => ({
@@ -333,7 +335,7 @@ interface Keyed {
 }
 
 /**
- * Resolves the platform id each element will have (`undefined`: new). Identity (platform notes):
+ * Resolves the platform id each element will have (`undefined`: new). Identity (docs/platform-api.md §4.3):
  * only `id` → by id; only `sku` → by SKU; both → `id` wins.
  */
 function resolveIdentity(
@@ -423,8 +425,8 @@ function checkTypeChanges(
 
 /**
  * Validates a batch of items and builds their records (ids allocated only when the batch is valid).
- * Rules: relations only ITEM → MODIFIER_GROUP and MODIFIER_GROUP → ITEM (spec §2.2, `invalid_item_depth`);
- * a reference must exist in the batch or the store (`item_data_conflict`).
+ * Rules: relations only ITEM → MODIFIER_GROUP and MODIFIER_GROUP → ITEM (docs/platform-api.md §4.3,
+ * `invalid_item_depth`); a reference must exist in the batch or the store (`item_data_conflict`).
  */
 function buildItems(
   ctx: RouteContext,
@@ -508,8 +510,8 @@ function buildItems(
       last_updated: now,
       title_info: p.title_info,
       description_info: p.description_info,
-      // Images as read carry an id and a host (spec §2.2 `{id, path, index, host}`): the id sent, else a
-      // new platform id; the host sent, else "" (no host).
+      // Images as read carry an id and a host (docs/platform-api.md §4.3 `{id, path, index, host}`): the id
+      // sent, else a new platform id; the host sent, else "" (no host).
       images_info: blockOr(
         {
           images: listOf(
@@ -539,8 +541,8 @@ function buildItems(
 /**
  * Refuses nested modifier groups the platform does not take (`invalid_item_depth`): groups more than
  * `Limits.modifierGroupDepth` levels deep under an item that no group offers (ITEM → MODIFIER_GROUP →
- * ITEM → MODIFIER_GROUP…, spec §2.2; the limit is carte's reading, docs/platform-api.md), and groups
- * whose options lead back to them.
+ * ITEM → MODIFIER_GROUP…, docs/platform-api.md §4.3; the limit is carte's reading, assumption 15 of that
+ * page), and groups whose options lead back to them.
  */
 function checkNesting(nodes: ReadonlyMap<string, { type: ItemType; children: string[] }>): void {
   const max = Limits.modifierGroupDepth;
@@ -641,7 +643,10 @@ function catalogItems(cat: Catalog): ItemLookup {
   };
 }
 
-/** Validates categories: they hold only existing ITEMs (spec §2.2), at most 50 (platform notes, "Limits"). */
+/**
+ * Validates categories: they hold only existing ITEMs (docs/platform-api.md §4.3), at most 50
+ * (docs/platform-api.md §4.11).
+ */
 function buildCategories(
   ctx: RouteContext,
   store: StoreRec,
@@ -685,7 +690,10 @@ interface CategoryLookup {
   bySku(sku: string): CategoryRec | undefined;
 }
 
-/** Validates menus: their categories must exist. A menu without `id` is a new menu (spec §4.4). */
+/**
+ * Validates menus: their categories must exist. A menu without `id` is a new menu
+ * (docs/platform-api.md §2.4).
+ */
 function buildMenus(
   ctx: RouteContext,
   store: StoreRec,
@@ -750,8 +758,8 @@ function sortByIndex<T extends { index: number }>(list: T[]): T[] {
 // ---- writes applied to a catalog -------------------------------------------------------------------
 
 /**
- * Upserts never change availability (platform notes: a turned-off item is not turned back on); they
- * change `suspend_until` / `suspend_reason` only when they send `suspension_info` (`sent`).
+ * Upserts never change availability (docs/platform-api.md §4.3: a turned-off item is not turned back on);
+ * they change `suspend_until` / `suspend_reason` only when they send `suspension_info` (`sent`).
  */
 function putItem(cat: Catalog, rec: ItemRec, sent: ParsedItem["suspension"]): void {
   const prev = cat.items.get(rec.id);
@@ -774,7 +782,10 @@ function itemSku(cat: Catalog, id: number): string {
   return cat.items.get(id)?.sku ?? "";
 }
 
-/** An item as read (spec §2.2 Item): every block filled; `items_info.items` refs carry `{id, sku, index}`. */
+/**
+ * An item as read (docs/platform-api.md §4.3 Item): every block filled; `items_info.items` refs carry `{id,
+ * sku, index}`.
+ */
 export function renderItem(store: StoreRec, cat: Catalog, r: ItemRec): Item {
   return {
     id: r.id,
@@ -806,7 +817,7 @@ export function renderItem(store: StoreRec, cat: Catalog, r: ItemRec): Item {
 
 type CategoryMenuRef = Category["menus"][number];
 
-/** Category → menus that hold it, derived from the menus (spec §2.2 Category `menus`). */
+/** Category → menus that hold it, derived from the menus (docs/platform-api.md §4.3 Category `menus`). */
 function menusByCategory(store: StoreRec, cat: Catalog): Map<number, CategoryMenuRef[]> {
   const out = new Map<number, CategoryMenuRef[]>();
   for (const m of sortById(cat.menus)) {
@@ -827,8 +838,8 @@ function menusByCategory(store: StoreRec, cat: Catalog): Map<number, CategoryMen
 
 /**
  * A category as read: menus derived; item refs `{id, sku, index, menuId, menu_type, storeId}` (spec
- * §2.2), `menuId`/`menu_type` of the first menu (lowest id) holding the category, 0 and "" when none
- * holds it (the spec gives them no null).
+ * docs/platform-api.md §4.3), `menuId`/`menu_type` of the first menu (lowest id) holding the category, 0 and
+ * "" when none holds it (the spec gives them no null).
  */
 function renderCategory(
   store: StoreRec,
@@ -867,7 +878,7 @@ function menuCategories(cat: Catalog, m: MenuRec): MenuCategory[] {
   }));
 }
 
-/** A menu in the `/menu` endpoints' form (spec §2.2: `store_id`). */
+/** A menu in the `/menu` endpoints' form (docs/platform-api.md §4.3: `store_id`). */
 function renderMenu(store: StoreRec, cat: Catalog, m: MenuRec): Menu {
   return {
     id: m.id,
@@ -878,7 +889,10 @@ function renderMenu(store: StoreRec, cat: Catalog, m: MenuRec): Menu {
   };
 }
 
-/** A menu inside `GET /store-menu` (spec §2.2: `storeId`, on the menu and on its category refs). */
+/**
+ * A menu inside `GET /store-menu` (docs/platform-api.md §4.3: `storeId`, on the menu and on its category
+ * refs).
+ */
 function renderStoreMenuMenu(store: StoreRec, cat: Catalog, m: MenuRec): StoreMenuMenu {
   const storeId = Number(store.key);
   return {
@@ -942,7 +956,7 @@ function getStoreMenu(ctx: RouteContext): Reply {
 }
 
 /**
- * `POST /store-menu` (spec §4.4, platform notes): the same shape as `GET /store-menu`; replaces the
+ * `POST /store-menu` (docs/platform-api.md §2.4, §4.3): the same shape as `GET /store-menu`; replaces the
  * store's whole catalog, asynchronously. Items that stay (same id or SKU) keep their availability.
  */
 function postStoreMenu(ctx: RouteContext): Reply {
@@ -1055,7 +1069,7 @@ function postMenus(ctx: RouteContext): Reply {
   return accepted();
 }
 
-/** `DELETE /menu`: a bare array of menu ids (platform notes). Unknown id: 404. */
+/** `DELETE /menu`: a bare array of menu ids (docs/platform-api.md §4.3). Unknown id: 404. */
 function deleteMenus(ctx: RouteContext): Reply {
   const store = storeOf(ctx);
   const ids = distinctIds(ctx.body);
@@ -1108,8 +1122,8 @@ function postCategories(ctx: RouteContext): Reply {
 }
 
 /**
- * `DELETE /categories`: `{ids: [...]}` (platform notes). Unknown id: 404. A category still in a menu
- * is refused (`item_data_conflict`), the same rule the platform applies to items (emulator's choice).
+ * `DELETE /categories`: `{ids: [...]}` (docs/platform-api.md §4.3). Unknown id: 404. A category still in a
+ * menu is refused (`item_data_conflict`), the same rule the platform applies to items (emulator's choice).
  */
 function deleteCategories(ctx: RouteContext): Reply {
   const store = storeOf(ctx);
@@ -1171,8 +1185,9 @@ function postItems(ctx: RouteContext): Reply {
 }
 
 /**
- * `DELETE /items`: a bare array of item ids (platform notes). Unknown id: 404. An item still referenced by a
- * category or by another item that is not deleted in the same call: `item_data_conflict` naming the user.
+ * `DELETE /items`: a bare array of item ids (docs/platform-api.md §4.3). Unknown id: 404. An item still
+ * referenced by a category or by another item that is not deleted in the same call: `item_data_conflict`
+ * naming the user.
  */
 function deleteItems(ctx: RouteContext): Reply {
   const store = storeOf(ctx);
@@ -1212,8 +1227,9 @@ function deleteItems(ctx: RouteContext): Reply {
 }
 
 /**
- * Routes of the store menu API (spec §4.4). All need an integrations token. Bodies are checked against
- * schemas/platform/menu.schema.json first (server.ts); the parsers above keep the platform rules.
+ * Routes of the store menu API (docs/platform-api.md §2.4). All need an integrations token. Bodies are
+ * checked against schemas/platform/menu.schema.json first (server.ts); the parsers above keep the platform
+ * rules.
  */
 export const menuRoutes: Route[] = [
   { route: "GET /restaurants/menu/v1/stores/{storeId}/store-menu", handle: getStoreMenu },

@@ -1,12 +1,12 @@
 /**
- * State the utils group (spec §4.5, prefix `/api/rest-ops-utils`) keeps outside the catalogs, and the
- * conversion between its schedule form and the menu API's.
+ * State the utils group (docs/platform-api.md §2.5, prefix `/api/rest-ops-utils`) keeps outside the catalogs,
+ * and the conversion between its schedule form and the menu API's.
  *
- * One store state, several views (platform notes "Utils"): corridor and product schedules ARE the
+ * One store state, several views (docs/platform-api.md §4.7): corridor and product schedules ARE the
  * category `schedules` and item `schedules_info.schedules` of the menu API. The two forms:
- * - utils (spec §2.5): `schedule_details: [{id, days: "mon,tue", starts_time: "HH:mm:ss", ends_time}]`,
- *   one element per time range, each with an id;
- * - menu API (platform notes "Store menu API"): `[{days_of_week: "mon,tue", time_periods:
+ * - utils (docs/platform-api.md §4.6): `schedule_details: [{id, days: "mon,tue", starts_time: "HH:mm:ss",
+ *   ends_time}]`, one element per time range, each with an id;
+ * - menu API (docs/platform-api.md §4.3): `[{days_of_week: "mon,tue", time_periods:
  *   [{start_time: "HH:MM", end_time}]}]`, no ids.
  * A utils detail is one `(days_of_week, time_period)` pair. Details with the same `days` are grouped into
  * one menu schedule, in order of first appearance.
@@ -16,7 +16,7 @@
  * id as long as it exists; a utils PUT keeps the id of the detail it rewrites; a change through the menu
  * API is a new period with a new id. Ids come from the emulator's one id counter.
  *
- * Store hours (spec §2.6) live here too: they have no menu API view.
+ * Store hours (docs/platform-api.md §4.7) live here too: they have no menu API view.
  */
 
 import type { ScheduleCreate, ScheduleUpdate } from "../generated/platform.js";
@@ -28,11 +28,11 @@ import type { Catalog, EmulatorState, StatePart, StoreRec } from "./state.js";
 
 // ---- store hours data ------------------------------------------------------------------------------
 
-/** Weekdays of regular hours (spec §2.6: `day` is one of mon..sun). */
+/** Weekdays of regular hours (docs/platform-api.md §4.7: `day` is one of mon..sun). */
 export const WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"] as const;
 export type Weekday = (typeof WEEKDAYS)[number];
 
-/** A time slot of store hours (spec §2.6); times are `HH:mm:ss`. */
+/** A time slot of store hours (docs/platform-api.md §4.7); times are `HH:mm:ss`. */
 export interface SlotRec {
   id: number;
   startsTime: string;
@@ -44,7 +44,7 @@ export interface RegularSlotRec extends SlotRec {
   day: Weekday;
 }
 
-/** A holiday or special day (spec §2.6 `storeSpecialScheduleDays` element) with its slots. */
+/** A holiday or special day (docs/platform-api.md §4.7 `storeSpecialScheduleDays` element) with its slots. */
 export interface SpecialDayRec {
   id: number;
   name: string;
@@ -118,10 +118,11 @@ export function utilsOf(state: EmulatorState, store: StoreRec): StoreUtilsRec {
 const DAYS = new Set<string>([...WEEKDAYS, "hol"]);
 
 /**
- * A time range of a request whose times the route's schema has checked (`HH:mm:ss`, spec §2.5, §2.6):
- * both present (a slot may spell them in snake or camel case, so the schemas leave them optional) and
- * `start < end`. `at` prefixes the field names ("": none). A range crossing midnight (end ≤ start) is
- * refused with 400 (emulator's choice; the platform publishes no rule, spec §8): split it in two.
+ * A time range of a request whose times the route's schema has checked (`HH:mm:ss`,
+ * docs/platform-api.md §4.6, §4.7): both present (a slot may spell them in snake or camel case, so the
+ * schemas leave them optional) and `start < end`. `at` prefixes the field names ("": none). A range crossing
+ * midnight (end ≤ start) is refused with 400 (emulator's choice; the platform publishes no rule,
+ * docs/platform-api.md §4.11): split it in two.
  */
 export function parseRange(
   start: unknown,
@@ -143,8 +144,8 @@ export function parseRange(
 }
 
 /**
- * `days` of a schedule detail (spec §2.5): a comma-separated list of `mon,tue,wed,thu,fri,sat,sun` and/or
- * `hol`, no repeats. Spaces around names are dropped.
+ * `days` of a schedule detail (docs/platform-api.md §4.6): a comma-separated list of
+ * `mon,tue,wed,thu,fri,sat,sun` and/or `hol`, no repeats. Spaces around names are dropped.
  */
 export function parseDays(v: string, at: string): string {
   if (v.trim() === "") throw badShape(`${at} is required`);
@@ -160,7 +161,7 @@ export function parseDays(v: string, at: string): string {
 
 // ---- corridor and product schedules ----------------------------------------------------------------
 
-/** One element of `schedule_details` (spec §2.5). */
+/** One element of `schedule_details` (docs/platform-api.md §4.6). */
 export interface ScheduleDetail {
   id: number;
   days: string;
@@ -212,7 +213,7 @@ export interface ScheduleOwner {
   write(cat: Catalog, schedules: WireSchedule[], now: string): void;
 }
 
-/** The schedules of a category (corridor, spec §2.5; platform notes "Utils"). */
+/** The schedules of a category (corridor, docs/platform-api.md §4.6). */
 export function categoryOwner(id: number): ScheduleOwner {
   return {
     owner: `category:${id}`,
@@ -224,7 +225,10 @@ export function categoryOwner(id: number): ScheduleOwner {
   };
 }
 
-/** The schedules of an item (product, spec §2.5): `schedules_info.schedules`; overrides untouched. */
+/**
+ * The schedules of an item (product, docs/platform-api.md §4.6): `schedules_info.schedules`; overrides
+ * untouched.
+ */
 export function itemOwner(id: number): ScheduleOwner {
   return {
     owner: `item:${id}`,
@@ -270,7 +274,7 @@ export function detailsOf(
 /**
  * Turns details (the whole new schedule) into menu schedules: grouped by `days`, in order of first
  * appearance, times `HH:MM`. Pure: validates only. At most {@link Limits.periodsPerSchedule} periods per
- * group (platform notes "Limits"): 400 otherwise. Seconds must be `00`: the menu API keeps minutes
+ * group (docs/platform-api.md §4.11): 400 otherwise. Seconds must be `00`: the menu API keeps minutes
  * (emulator's choice, one state for both views). Returns the details in stored order.
  */
 export function buildSchedules(

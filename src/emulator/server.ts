@@ -109,7 +109,7 @@ const LOGIN_INTEGRATIONS = routePath(LOGIN_ROUTES.integrations);
 const LOGIN_UTILS = routePath(LOGIN_ROUTES.utils);
 
 /**
- * Token login (spec §4.1, platform notes "Authentication"): `{client_id, client_secret}` (an
+ * Token login (docs/platform-api.md §2.1, §4.2): `{client_id, client_secret}` (an
  * `auth#TokenRequest`; missing fields: 400 by the schema) → `{access_token, token_type: "Bearer",
  * expires_in}`. Wrong credentials: 401 `{"message": "Invalid credentials"}` (some sources say 403; the
  * emulator serves 401).
@@ -134,7 +134,7 @@ const authRoutes: Route[] = [
   { route: LOGIN_ROUTES.utils, handle: login("utils") },
 ];
 
-/** Every platform route of the emulator (spec §4), in the order of the spec's groups. */
+/** Every platform route of the emulator (docs/platform-api.md §2), in the order of the spec's groups. */
 const allRoutes: Route[] = [
   ...authRoutes,
   ...legacyRoutes,
@@ -218,8 +218,9 @@ function checkedReply(deps: ServerDeps, name: RouteName, reply: Reply): Reply {
 }
 
 /**
- * Checks `x-authorization: Bearer <token>` (spec §5: a custom header, NOT `Authorization`). Missing,
- * unknown, expired or wrong-surface token: 401 `{"message": "Invalid token"}` (platform notes).
+ * Checks `x-authorization: Bearer <token>` (docs/platform-api.md §4.2: a custom header, NOT `Authorization`).
+ * Missing, unknown, expired or wrong-surface token: 401 `{"message": "Invalid token"}`
+ * (docs/platform-api.md §4.2).
  */
 function authenticate(state: EmulatorState, req: IncomingMessage, surface: TokenSurface): string {
   const header = req.headers["x-authorization"];

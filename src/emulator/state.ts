@@ -7,7 +7,7 @@
  *   against it and applied to it synchronously when accepted (ids are assigned at acceptance), so a
  *   client may send `POST /items` and immediately a `POST /categories` that references the new items.
  * - `visible`: what reads return. It lags: each accepted write is applied to it `applyDelayMs` later,
- *   in acceptance order (platform notes "Store menu API": writes are processed asynchronously).
+ *   in acceptance order (docs/platform-api.md §4.3: writes are processed asynchronously).
  *
  * Records are immutable: writes replace them, never mutate them, so both catalogs may share records.
  */
@@ -32,7 +32,10 @@ export interface ChildRef {
   index: number;
 }
 
-/** A catalog item or modifier group as stored (spec §2.2 Item). Children are kept by platform id. */
+/**
+ * A catalog item or modifier group as stored (docs/platform-api.md §4.3 Item). Children are kept by platform
+ * id.
+ */
 export interface ItemRec {
   id: number;
   sku: string;
@@ -65,7 +68,7 @@ export interface ItemRec {
 
 /**
  * Whether an item is available at `now` (ms since the epoch): switched on, or switched off with a
- * `suspend_until` that has passed (platform notes "Store menu API": `suspend_until: null` with
+ * `suspend_until` that has passed (docs/platform-api.md §4.3: `suspend_until: null` with
  * `is_available: false` means suspended until turned on again, so a time ends the suspension).
  */
 export function availableAt(r: ItemRec, now: number = Date.now()): boolean {
@@ -136,7 +139,10 @@ export function keepSuspension(
   return out;
 }
 
-/** A category as stored (spec §2.2 Category). Its `menus` are derived from the menus when read. */
+/**
+ * A category as stored (docs/platform-api.md §4.3 Category). Its `menus` are derived from the menus when
+ * read.
+ */
 export interface CategoryRec {
   id: number;
   sku: string;
@@ -146,11 +152,13 @@ export interface CategoryRec {
   schedules: WireSchedule[];
 }
 
-/** A menu as stored (spec §2.2 Menu). Menus have no SKU. */
+/** A menu as stored (docs/platform-api.md §4.3 Menu). Menus have no SKU. */
 export interface MenuRec {
   id: number;
   menu_type: string;
-  /** The linked super store (spec §2.2 uint64); 0 for none, as the spec has no null for it. */
+  /**
+   * The linked super store (docs/platform-api.md §4.3 uint64); 0 for none, as the spec has no null for it.
+   */
   super_store_id: number;
   last_updated: string;
   categories: (ChildRef & { is_category_active: boolean })[];
@@ -200,7 +208,10 @@ export function catalogFrom(items: ItemRec[], categories: CategoryRec[], menus: 
   return c;
 }
 
-/** A store of a client. `key` is the platform store id as a decimal string (uint64, spec §4.4). */
+/**
+ * A store of a client. `key` is the platform store id as a decimal string (uint64,
+ * docs/platform-api.md §2.4).
+ */
 export interface StoreRec {
   key: string;
   integration_id: string;
@@ -221,7 +232,7 @@ export interface StoreRec {
    */
   renderUntil?: number | undefined;
   /**
-   * Store availability (platform notes "Availability": `POST /availability/stores` answers it);
+   * Store availability (docs/platform-api.md §4.4: `POST /availability/stores` answers it);
    * default true. Changed by the store availability calls of stores.ts.
    */
   open: boolean;
@@ -230,7 +241,10 @@ export interface StoreRec {
    * pending. The state file keeps this one, like the projected catalogs.
    */
   openProjected?: boolean | undefined;
-  /** Key of the parent (super) store of a child store (spec §2.5); utils corridor reads use it. */
+  /**
+   * Key of the parent (super) store of a child store (docs/platform-api.md §4.6); utils corridor reads use
+   * it.
+   */
   parent?: string | undefined;
   /**
    * The store's country (ISO 3166-1 alpha-2), whose holidays it has (calendars.ts): the seed's, else
@@ -260,7 +274,7 @@ export interface ProvisionStore {
   id: string | number;
   integration_id: string;
   name: string;
-  /** Id of the parent (super) store, for a child store (spec §2.5). */
+  /** Id of the parent (super) store, for a child store (docs/platform-api.md §4.6). */
   parent?: string | number | undefined;
   /** The store's country; default its client's, else {@link DEFAULT_COUNTRY}. */
   country?: string | undefined;
@@ -422,7 +436,7 @@ export class EmulatorState {
 
   /**
    * Called when an asynchronous store availability change takes effect (events.ts delivers
-   * STORE_CONNECTIVITY `{external_store_id, enabled, message}`, platform notes "Availability").
+   * STORE_CONNECTIVITY `{external_store_id, enabled, message}`, docs/platform-api.md §4.4).
    */
   onStoreConnectivity?: ((store: StoreRec, enabled: boolean, message?: string) => void) | undefined;
 
@@ -524,7 +538,7 @@ export class EmulatorState {
     this.requestPersist();
   }
 
-  /** Issues a random token for a client and surface (platform notes, "Authentication"). */
+  /** Issues a random token for a client and surface (docs/platform-api.md §4.2). */
   issueToken(client_id: string, surface: TokenRec["surface"]): string {
     const now = Date.now();
     if (this.tokens.size > 10_000) {
@@ -536,9 +550,9 @@ export class EmulatorState {
   }
 
   /**
-   * The store `id` of the path, checked against the authenticated client (platform notes,
-   * "Authentication"): unknown → 404 `Store <id> not found`; another client's → 400
-   * `The stores <id> don't belong to the appClient of client id <client_id>`.
+   * The store `id` of the path, checked against the authenticated client (docs/platform-api.md §4.2): unknown
+   * → 404 `Store <id> not found`; another client's → 400 `The stores <id> don't belong to the appClient of
+   * client id <client_id>`.
    */
   storeForClient(id: string, clientId: string): StoreRec {
     const key = storeKey(id);
@@ -550,7 +564,9 @@ export class EmulatorState {
     return store;
   }
 
-  /** The client's store with this integration id (spec §4.3 `store_integration_id`), if any. */
+  /**
+   * The client's store with this integration id (docs/platform-api.md §2.3 `store_integration_id`), if any.
+   */
   storeByIntegrationId(integrationId: string, clientId: string): StoreRec | undefined {
     const client = this.clients.get(clientId);
     if (!client) return undefined;

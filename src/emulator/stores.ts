@@ -1,7 +1,7 @@
 /**
- * Store availability, v2 API of the emulator (spec §4.3, prefix `/api/v2/restaurants-integrations-public-api`;
- * shapes from platform notes "Availability" and "Limits"). The state is {@link StoreRec.open} (default
- * true, persisted). Integrations token.
+ * Store availability, v2 API of the emulator (docs/platform-api.md §2.3, prefix
+ * `/api/v2/restaurants-integrations-public-api`; shapes from docs/platform-api.md §4.4, §4.11). The state is
+ * {@link StoreRec.open} (default true, persisted). Integrations token.
  *
  * - `POST /availability/stores`: a bare array of store ids (numbers or strings), at most
  *   {@link MAX_STATUS_STORES} (more: 400) → `{"<storeId>": true|false}`, keys as sent.
@@ -14,10 +14,10 @@
  *   operation_result_type, operation_result_message, suspended_reason, suspended_at, suspended_time}]}`.
  *
  * Emulator's choices where the platform publishes nothing:
- * - The asynchronous calls check every store first: unknown 404, another client's 400 (platform notes
- *   "Authentication"), nothing applied. Once a change takes effect (after the apply delay) the emulator
- *   calls {@link EmulatorState.onStoreConnectivity} for EVERY store of the call, changed or not, which
- *   events.ts delivers as STORE_CONNECTIVITY `{external_store_id, enabled, message}`.
+ * - The asynchronous calls check every store first: unknown 404, another client's 400
+ *   (docs/platform-api.md §4.2), nothing applied. Once a change takes effect (after the apply delay) the
+ *   emulator calls {@link EmulatorState.onStoreConnectivity} for EVERY store of the call, changed or not,
+ *   which events.ts delivers as STORE_CONNECTIVITY `{external_store_id, enabled, message}`.
  * - The synchronous call answers per store: `SUCCESS` (changed, `operation_result: true`),
  *   `STORE_ALREADY_IN_STATUS` (`operation_result: false`), `FORBIDDEN` for a store that is unknown or
  *   another client's (`operation_result: false`). `suspended_*` are null (the emulator never suspends a
@@ -34,15 +34,20 @@ import { storeKey } from "./state.js";
 const STATUS = "POST /api/v2/restaurants-integrations-public-api/availability/stores";
 const ENABLE_SYNC = "PUT /api/v2/restaurants-integrations-public-api/availability/stores/enable";
 
-/** Stores in one `POST /availability/stores` (platform notes "Limits"): the route's `maxElements`. */
+/** Stores in one `POST /availability/stores` (docs/platform-api.md §4.11): the route's `maxElements`. */
 export const MAX_STATUS_STORES = ROUTES[STATUS].maxElements;
-/** Stores in one synchronous `PUT /availability/stores/enable` (platform notes "Limits"): the route's `maxElements`. */
+/**
+ * Stores in one synchronous `PUT /availability/stores/enable` (docs/platform-api.md §4.11): the route's
+ * `maxElements`.
+ */
 export const MAX_SYNC_STORES = ROUTES[ENABLE_SYNC].maxElements;
 
-/** `operation_result_type` values (platform notes "Availability"; schema `availability#StoreOperationResultType`). */
 /**
- * Element of the answer of the synchronous `PUT /availability/stores/enable` (platform notes; schema
- * `availability#StoreEnableResult`). `suspended_time` is in minutes.
+ * `operation_result_type` values (docs/platform-api.md §4.4; schema `availability#StoreOperationResultType`).
+ */
+/**
+ * Element of the answer of the synchronous `PUT /availability/stores/enable` (docs/platform-api.md §4.4;
+ * schema `availability#StoreEnableResult`). `suspended_time` is in minutes.
  */
 /**
  * `POST /availability/stores`. The body is an `availability#StoreIdList` (server.ts checked it); the
@@ -164,7 +169,7 @@ function enableSync(ctx: RouteContext): Reply {
   return { status: 200, body: { results } };
 }
 
-/** Routes of store availability v2 (spec §4.3). All need an integrations token. */
+/** Routes of store availability v2 (docs/platform-api.md §2.3). All need an integrations token. */
 export const storeAvailabilityRoutes: Route[] = [
   {
     route: STATUS,

@@ -1,18 +1,19 @@
 /**
- * Utils group of the emulator (spec §4.5, prefix `/api/rest-ops-utils`, no version segment, §9): corridors,
- * corridor schedules, products and product schedules by store, by integration and by SKU, store hours
- * (hours.ts) and `GET /menu/integration/{integrationId}`. Every route needs a utils token (platform notes
- * "Authentication"; enforced by server.ts through `surface: "utils"`).
+ * Utils group of the emulator (docs/platform-api.md §2.5, prefix `/api/rest-ops-utils`, no version segment,
+ * §4.12): corridors, corridor schedules, products and product schedules by store, by integration and by SKU,
+ * store hours (hours.ts) and `GET /menu/integration/{integrationId}`. Every route needs a utils token
+ * (docs/platform-api.md §4.2; enforced by server.ts through `surface: "utils"`).
  *
- * One store state (platform notes "Utils"): a corridor IS a category of the store's catalog (corridor id =
+ * One store state (docs/platform-api.md §4.7): a corridor IS a category of the store's catalog (corridor id =
  * category id, name = title, description ""), a product IS an ITEM of that category (product id = item
  * id), and their schedules ARE the category `schedules` / item `schedules_info.schedules` of the menu API,
- * converted by schedules.ts. A child store (spec §2.5) reads and writes the corridors of its parent, and
- * the answers carry the parent's store id / integration id.
+ * converted by schedules.ts. A child store (docs/platform-api.md §4.6) reads and writes the corridors of its
+ * parent, and the answers carry the parent's store id / integration id.
  *
- * Writes are SYNCHRONOUS (emulator's reading of spec §4.5: POST answers the "corridor schedule with
- * generated ids"): the change is visible to reads of both APIs at once. To stay ordered with menu API
- * writes still pending, the same (idempotent) write is also queued behind them (see {@link writeNow}).
+ * Writes are SYNCHRONOUS (emulator's reading of docs/platform-api.md §2.5: POST answers the "corridor
+ * schedule with generated ids"): the change is visible to reads of both APIs at once. To stay ordered with
+ * menu API writes still pending, the same (idempotent) write is also queued behind them (see {@link
+ * writeNow}).
  *
  * Answers (emulator's choices where the spec says "not shown"): GET, POST and PUT of a schedule answer the
  * whole schedule `{corridor_id, store_id | integration_id, [product_id | sku,] schedule_details}`; POST
@@ -20,8 +21,8 @@
  * DELETE answers 204. Unknown corridor, product, SKU, schedule id, store or integration id: 404
  * `{message}`; a malformed body: 400 `{message}` naming the field.
  *
- * Every response of the group carries the deprecation headers {@link DEPRECATION_HEADERS} (platform notes
- * "Errors"), errors of the handlers included.
+ * Every response of the group carries the deprecation headers {@link DEPRECATION_HEADERS}
+ * (docs/platform-api.md §4.10), errors of the handlers included.
  */
 
 import type { RouteName } from "../platform/routes.js";
@@ -42,8 +43,9 @@ import { availableAt } from "./state.js";
 import type { Catalog, CatalogWrite, EmulatorState, ItemRec, StoreRec } from "./state.js";
 
 /**
- * Headers on every utils response (platform notes "Errors": the utils group is scheduled for removal,
- * spec §1, §9). The removal date is not published (spec §9): the value is the emulator's placeholder.
+ * Headers on every utils response (docs/platform-api.md §4.10: the utils group is scheduled for removal,
+ * docs/platform-api.md §4.1, §4.12). The removal date is not published (docs/platform-api.md §4.12): the
+ * value is the emulator's placeholder.
  */
 export const DEPRECATION_HEADERS: Readonly<Record<string, string>> = {
   "x-platform-api-deprecation-date": "2026-06-30",
@@ -79,7 +81,7 @@ type Via = "store" | "integration";
 
 interface Scope {
   via: Via;
-  /** The store that holds the corridors: the parent for a child store (spec §2.5). */
+  /** The store that holds the corridors: the parent for a child store (docs/platform-api.md §4.6). */
   store: StoreRec;
 }
 
@@ -136,8 +138,9 @@ function productOf(ctx: RouteContext, cat: Catalog, corridorId: number, bySku: b
 }
 
 /**
- * `sku` as the utils group writes it (spec §2.5: an integer): a SKU of decimal digits that fits a safe
- * integer is answered as a number, any other SKU as the string (merchant SKUs are strings in the menu API).
+ * `sku` as the utils group writes it (docs/platform-api.md §4.6: an integer): a SKU of decimal digits that
+ * fits a safe integer is answered as a number, any other SKU as the string (merchant SKUs are strings in the
+ * menu API).
  */
 function wireSku(sku: string): string | number {
   return /^\d{1,15}$/.test(sku) ? Number(sku) : sku;
@@ -145,7 +148,10 @@ function wireSku(sku: string): string | number {
 
 // ---- corridor and product lists --------------------------------------------------------------------
 
-/** `GET /corridor/store/{storeId}` and `/corridor/integration/{integrationId}` (spec §2.5, §4.5). */
+/**
+ * `GET /corridor/store/{storeId}` and `/corridor/integration/{integrationId}` (docs/platform-api.md §4.6,
+ * §2.5).
+ */
 function listCorridors(via: Via) {
   return (ctx: RouteContext): Reply => {
     const scope = scopeOf(ctx, via);
@@ -170,7 +176,7 @@ function corridorItems(cat: Catalog, corridorId: number): ItemRec[] {
 /**
  * `GET /product/corridor/{corridorId}/store/{storeId}` → `[{product_id, name, description, corridor_id,
  * store_id}]`; `GET /sku/corridor/{corridorId}/integration/{integrationId}` → `[{sku, name, description,
- * corridor_id, integration_id}]` (spec §2.5).
+ * corridor_id, integration_id}]` (docs/platform-api.md §4.6).
  */
 function listProducts(via: Via, bySku: boolean) {
   return (ctx: RouteContext): Reply => {
@@ -303,7 +309,7 @@ function deleteSchedule(via: Via, target: TargetOf) {
 // ---- menu status -----------------------------------------------------------------------------------
 
 /**
- * `GET /menu/integration/{integrationId}` (platform notes "Utils") → `{corridors, products,
+ * `GET /menu/integration/{integrationId}` (docs/platform-api.md §4.6) → `{corridors, products,
  * toppingsCategories}` of the visible catalog:
  * - `corridors`: as `GET /corridor/integration/{integrationId}`;
  * - `products`: one entry per (corridor, ITEM) `{id, sku, name, description, active, isAvailable,
@@ -372,7 +378,9 @@ function menuStatus(ctx: RouteContext): Reply {
 
 // ---- route table -----------------------------------------------------------------------------------
 
-/** The four routes of one kind of schedule (spec §4.5): GET, POST, PUT and DELETE of a detail. */
+/**
+ * The four routes of one kind of schedule (docs/platform-api.md §2.5): GET, POST, PUT and DELETE of a detail.
+ */
 interface ScheduleRouteNames {
   get: RouteName;
   post: RouteName;
@@ -380,7 +388,7 @@ interface ScheduleRouteNames {
   delete: RouteName;
 }
 
-/** GET, POST, PUT of a schedule and DELETE of one of its details (spec §4.5). */
+/** GET, POST, PUT of a schedule and DELETE of one of its details (docs/platform-api.md §2.5). */
 function scheduleRoutes(names: ScheduleRouteNames, via: Via, target: TargetOf): Route[] {
   return [
     { route: names.get, handle: getSchedule(via, target) },
@@ -453,7 +461,7 @@ const routes: Route[] = [
 ];
 
 /**
- * Every route of the utils group (spec §4.5) with the exact paths, store hours included, each with the
- * deprecation headers.
+ * Every route of the utils group (docs/platform-api.md §2.5) with the exact paths, store hours included, each
+ * with the deprecation headers.
  */
 export const utilsRoutes: Route[] = routes.map(deprecated);

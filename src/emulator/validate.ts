@@ -1,6 +1,6 @@
 /**
  * Request validation of the emulator with the platform's wire shapes, `schemas/platform/*.schema.json`
- * (DESIGN "A layout": the schemas are shared by client and emulator). A route names the
+ * (docs/platform-api.md, "The wire shapes": the client and the emulator share the schemas). A route names the
  * definition its body must match (`Route.requestSchema`); server.ts checks the body before the handler
  * and answers 400 with one message naming the first problem. The handlers keep the checks that encode
  * platform rules the schemas cannot express (limits, references, time ranges, ownership).

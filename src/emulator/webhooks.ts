@@ -1,5 +1,5 @@
 /**
- * Webhook configuration of the emulator (spec §2.4, §3, §4.7; platform notes "Webhooks"), prefix
+ * Webhook configuration of the emulator (docs/platform-api.md §4.5, §4.9, §2.7), prefix
  * `/api/v2/restaurants-integrations-public-api`, integrations token. Webhooks belong to the
  * authenticated client: per event, a secret and, per store, a URL and a state (ENABLE or DISABLE).
  * Client-level webhooks (self-onboarding, event `STORE_PROVISIONING_STATUS` only) are kept apart.
@@ -7,18 +7,18 @@
  * The configuration is saved in the state file (part `webhooks`) and emptied by the control reset.
  * Deliveries are sent by events.ts.
  *
- * Emulator's choices where the spec says "not shown" (to be listed in docs/platform-api.md):
+ * Emulator's choices where the spec says "not shown" (listed in docs/platform-api.md §3.8):
  * - `POST /webhook` answers 200; posting an event again keeps its secret and upserts the listed stores.
- * - add-stores takes the listed stores to ENABLE whether or not the event has a configuration (spec §3:
- *   a store goes from no webhook to ENABLE by POST webhook or PUT add-stores); for an event with none
- *   (never created, or its last store removed) it creates one with a new secret, which its answer does
- *   not carry (`reset-secret` tells it). It (re)enables a store already present.
+ * - add-stores takes the listed stores to ENABLE whether or not the event has a configuration
+ *   (docs/platform-api.md §4.9: a store goes from no webhook to ENABLE by POST webhook or PUT add-stores);
+ *   for an event with none (never created, or its last store removed) it creates one with a new secret, which
+ *   its answer does not carry (`reset-secret` tells it). It (re)enables a store already present.
  * - The other narrow calls (change-url, remove-stores, reset-secret, change-status) on an event without
  *   configuration answer 404; change-url, remove-stores and change-status also answer 404 for a store
  *   that is not in the event's configuration.
  * - Removing the last store of an event drops the event's configuration and its secret.
  * - `stores` in answers are sorted by store id; `remove-stores` answers the removed ids.
- * - Store ids are strings on this API (spec §2.4); numbers are refused (400).
+ * - Store ids are strings on this API (docs/platform-api.md §4.5); numbers are refused (400).
  * - Client-level webhooks live under the same prefix: `/clients/{clientId}/webhooks`.
  */
 
@@ -39,22 +39,22 @@ import type { Reply, Route, RouteContext } from "./http.js";
 import type { EmulatorState, StatePart, StoreRec } from "./state.js";
 import { jsonParts, type JsonParts } from "./json-parts.js";
 
-/** Event names of per-store webhooks (platform notes "Webhooks"). */
+/** Event names of per-store webhooks (docs/platform-api.md §4.5). */
 export const STORE_EVENTS = STORE_WEBHOOK_EVENTS;
 
 /** A per-store event name. */
 export type StoreEvent = (typeof STORE_EVENTS)[number];
 
-/** The only event of client-level webhooks (platform notes "Webhooks"). */
+/** The only event of client-level webhooks (docs/platform-api.md §4.5). */
 export const CLIENT_EVENTS = CLIENT_WEBHOOK_EVENTS;
 
 /** A client-level event name. */
 export type ClientEvent = (typeof CLIENT_EVENTS)[number];
 
-/** Answer of `DELETE /webhook/{event}/remove-stores` (platform notes "Webhooks"). */
+/** Answer of `DELETE /webhook/{event}/remove-stores` (docs/platform-api.md §4.5). */
 export const REMOVED_MESSAGE = "Store settings removed successfully.";
 
-/** State of a store's webhook (spec §2.4, §3; schema `webhooks#WebhookState`). */
+/** State of a store's webhook (docs/platform-api.md §4.5, §4.9; schema `webhooks#WebhookState`). */
 export type HookState = WebhookState;
 
 /** A store's entry in an event configuration. */
@@ -75,8 +75,8 @@ export interface EventConfig {
 }
 
 /**
- * A client-level webhook. `secret: null`: created without one, delivered unsigned (platform notes);
- * `""` while still sealed in a loaded state file.
+ * A client-level webhook. `secret: null`: created without one, delivered unsigned
+ * (docs/platform-api.md §4.5); `""` while still sealed in a loaded state file.
  */
 export interface ClientHook {
   event: ClientEvent;
@@ -93,7 +93,7 @@ interface ChangeStatusBody {
   stores: { enable?: string[]; disable?: string[] };
 }
 
-/** Wire element of `stores` (spec §2.4; schema `webhooks#WebhookStore`). */
+/** Wire element of `stores` (docs/platform-api.md §4.5; schema `webhooks#WebhookStore`). */
 export type WireStoreHook = WebhookStore;
 
 /**
@@ -300,7 +300,7 @@ export function webhooksOf(state: EmulatorState): WebhookRegistry {
   return reg;
 }
 
-/** `stores` of a configuration as served (spec §2.4), sorted by store id. */
+/** `stores` of a configuration as served (docs/platform-api.md §4.5), sorted by store id. */
 export function renderStores(cfg: EventConfig): WireStoreHook[] {
   return [...cfg.stores.keys()].sort(byStoreKey).map((store_id) => {
     const h = cfg.stores.get(store_id)!;
@@ -316,7 +316,7 @@ export function renderStores(cfg: EventConfig): WireStoreHook[] {
 // (406, not 400, so the schemas keep them plain strings), absolute http(s) URLs, store ownership, a store
 // in both lists of change-status, and the state of the configuration.
 
-/** An unknown or misplaced event name: 406 `{message}` (platform notes "Errors", "Webhooks"). */
+/** An unknown or misplaced event name: 406 `{message}` (docs/platform-api.md §4.10, §4.5). */
 function badEvent(event: string): HttpError {
   return fail(406, `Invalid event ${event}`);
 }
@@ -349,9 +349,9 @@ export function checkUrl(raw: string, where: string): string {
 }
 
 /**
- * The stores of a non-empty list of store ids (strings, spec §2.4; checked by the schema), each a store
- * of the authenticated client: unknown → 404, another client's → 400 with the usual message (platform
- * notes "Authentication").
+ * The stores of a non-empty list of store ids (strings, docs/platform-api.md §4.5; checked by the schema),
+ * each a store of the authenticated client: unknown → 404, another client's → 400 with the usual message
+ * (docs/platform-api.md §4.2).
  */
 function storeList(ctx: RouteContext, ids: string[]): StoreRec[] {
   return ids.map((v) => ctx.state.storeForClient(v, ctx.clientId));
@@ -372,7 +372,10 @@ function configured(cfg: EventConfig, stores: StoreRec[], event: string): void {
 
 // ---- per-store webhooks --------------------------------------------------------------------------
 
-/** `GET /webhook` and `GET /webhook/{event}` (spec §4.7): `[{event, stores}]`; `[]` when not configured. */
+/**
+ * `GET /webhook` and `GET /webhook/{event}` (docs/platform-api.md §2.7): `[{event, stores}]`; `[]` when not
+ * configured.
+ */
 function listWebhooks(ctx: RouteContext): Reply {
   const reg = webhooksOf(ctx.state);
   const events = ctx.params.event === undefined ? STORE_EVENTS : [storeEvent(ctx.params.event)];
@@ -391,9 +394,9 @@ function listWebhooks(ctx: RouteContext): Reply {
 }
 
 /**
- * `POST /webhook` (spec §4.7): `{event, data: [{url, stores?}]}`; `stores` omitted → every store of the
- * client. Listed stores get the URL and state ENABLE (spec §3). Answers `{event, stores: [{url, store_id,
- * state}], secret}` with the stores of this call.
+ * `POST /webhook` (docs/platform-api.md §2.7): `{event, data: [{url, stores?}]}`; `stores` omitted → every
+ * store of the client. Listed stores get the URL and state ENABLE (docs/platform-api.md §4.9). Answers
+ * `{event, stores: [{url, store_id, state}], secret}` with the stores of this call.
  */
 function createWebhook(ctx: RouteContext): Reply {
   const b = ctx.body as WebhookCreate;
@@ -419,8 +422,9 @@ function createWebhook(ctx: RouteContext): Reply {
 }
 
 /**
- * `PUT /webhook/{event}/add-stores` (platform notes): `[{url, stores}]` → `{event, stores}`. The listed
- * stores go to ENABLE (spec §3), also when the event has no configuration yet (created, new secret).
+ * `PUT /webhook/{event}/add-stores` (docs/platform-api.md §4.5): `[{url, stores}]` → `{event, stores}`. The
+ * listed stores go to ENABLE (docs/platform-api.md §4.9), also when the event has no configuration yet
+ * (created, new secret).
  */
 function addStores(ctx: RouteContext): Reply {
   const event = storeEvent(ctx.params.event!);
@@ -436,7 +440,10 @@ function addStores(ctx: RouteContext): Reply {
   return ok({ event, stores: renderStores(cfg) });
 }
 
-/** `PUT /webhook/{event}/change-url` (platform notes): `{url, stores}` → `{event, stores}`; state kept. */
+/**
+ * `PUT /webhook/{event}/change-url` (docs/platform-api.md §4.5): `{url, stores}` → `{event, stores}`; state
+ * kept.
+ */
 function changeUrl(ctx: RouteContext): Reply {
   const event = storeEvent(ctx.params.event!);
   const b = ctx.body as WebhookChangeUrl;
@@ -450,7 +457,7 @@ function changeUrl(ctx: RouteContext): Reply {
 }
 
 /**
- * `DELETE /webhook/{event}/remove-stores` (platform notes): `{stores: ["1000"]}` →
+ * `DELETE /webhook/{event}/remove-stores` (docs/platform-api.md §4.5): `{stores: ["1000"]}` →
  * `{stores, message: "Store settings removed successfully."}` with the removed ids.
  */
 function removeStores(ctx: RouteContext): Reply {
@@ -466,7 +473,10 @@ function removeStores(ctx: RouteContext): Reply {
   return ok({ stores: removed, message: REMOVED_MESSAGE });
 }
 
-/** `PUT /webhook/{event}/reset-secret` (platform notes): no body → `{event, stores, secret}` (new secret). */
+/**
+ * `PUT /webhook/{event}/reset-secret` (docs/platform-api.md §4.5): no body → `{event, stores, secret}` (new
+ * secret).
+ */
 function resetSecret(ctx: RouteContext): Reply {
   const event = storeEvent(ctx.params.event!);
   const reg = webhooksOf(ctx.state);
@@ -477,8 +487,9 @@ function resetSecret(ctx: RouteContext): Reply {
 }
 
 /**
- * `PUT /webhook/{event}/change-status` (platform notes): `{stores: {enable?: [...], disable?: [...]}}`,
- * at least one list; a store in both lists: 400. → `{event, stores}` (spec §3: ENABLE ⇄ DISABLE).
+ * `PUT /webhook/{event}/change-status` (docs/platform-api.md §4.5): `{stores: {enable?: [...], disable?:
+ * [...]}}`, at least one list; a store in both lists: 400. → `{event, stores}` (docs/platform-api.md §4.9:
+ * ENABLE ⇄ DISABLE).
  */
 function changeStatus(ctx: RouteContext): Reply {
   const event = storeEvent(ctx.params.event!);
@@ -498,7 +509,7 @@ function changeStatus(ctx: RouteContext): Reply {
 
 // ---- client-level webhooks ------------------------------------------------------------------------
 
-/** Answer element of the client-level calls (platform notes): `state` is a boolean here. */
+/** Answer element of the client-level calls (docs/platform-api.md §4.5): `state` is a boolean here. */
 function renderClientHook(clientId: string, h: ClientHook): Record<string, unknown> {
   return { clientId, event: h.event, url: h.url, state: true };
 }
@@ -510,7 +521,7 @@ function ownClient(ctx: RouteContext): string {
 }
 
 /**
- * `POST /clients/{clientId}/webhooks` (platform notes): `{event: "STORE_PROVISIONING_STATUS", url,
+ * `POST /clients/{clientId}/webhooks` (docs/platform-api.md §4.5): `{event: "STORE_PROVISIONING_STATUS", url,
  * secret?}` → 201 `{clientId, event, url, state: true}`, 200 when it replaced an existing one.
  */
 function putClientHook(ctx: RouteContext): Reply {
@@ -529,14 +540,16 @@ function putClientHook(ctx: RouteContext): Reply {
   return { status: existed ? 200 : 201, body: renderClientHook(clientId, hook) };
 }
 
-/** `GET /clients/{clientId}/webhooks` (platform notes): array of `{clientId, event, url, state}`. */
+/**
+ * `GET /clients/{clientId}/webhooks` (docs/platform-api.md §4.5): array of `{clientId, event, url, state}`.
+ */
 function listClientHooks(ctx: RouteContext): Reply {
   const clientId = ownClient(ctx);
   const byEvent = webhooksOf(ctx.state).clientHooks.get(clientId);
   return ok([...(byEvent?.values() ?? [])].map((h) => renderClientHook(clientId, h)));
 }
 
-/** `DELETE /clients/{clientId}/webhooks?event=...` (platform notes) → 204; not configured: 404. */
+/** `DELETE /clients/{clientId}/webhooks?event=...` (docs/platform-api.md §4.5) → 204; not configured: 404. */
 function deleteClientHook(ctx: RouteContext): Reply {
   const clientId = ownClient(ctx);
   const event = clientEvent(ctx.query.get("event") ?? "");
@@ -548,7 +561,7 @@ function deleteClientHook(ctx: RouteContext): Reply {
   return { status: 204 };
 }
 
-/** Routes of the webhook group (spec §4.7, platform notes "Webhooks"). All need an integrations token. */
+/** Routes of the webhook group (docs/platform-api.md §2.7, §4.5). All need an integrations token. */
 export const webhookRoutes: Route[] = [
   { route: "GET /api/v2/restaurants-integrations-public-api/webhook", handle: listWebhooks },
   { route: "POST /api/v2/restaurants-integrations-public-api/webhook", handle: createWebhook },

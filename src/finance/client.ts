@@ -1,5 +1,5 @@
 /**
- * Typed reads of the finance group (platform-spec.md §2.7, §4.6; platform notes "Finance"):
+ * Typed reads of the finance group (docs/platform-api.md §4.8, §2.6):
  * `GET /restaurants/finance/v1/stores/{store_id}/payments | orders | order_adjusments |
  * charged_cancellations`, with every documented filter, walking every page.
  *
@@ -27,12 +27,15 @@ import {
   type FinancePage,
 } from "./types.js";
 
-/** Largest `page_size` carte asks for (the emulator's cap; the spec does not give one, §8). */
+/**
+ * Largest `page_size` carte asks for (the emulator's cap; the spec does not give one,
+ * docs/platform-api.md §4.11).
+ */
 export const MAX_PAGE_SIZE = 100;
 /** Pages read at once by default, across stores. */
 export const DEFAULT_CONCURRENCY = 8;
 
-/** Filters of `/payments` (spec §4.6). Days are `YYYY-MM-DD`; bounds are inclusive. */
+/** Filters of `/payments` (docs/platform-api.md §2.6). Days are `YYYY-MM-DD`; bounds are inclusive. */
 export interface PaymentFilters {
   /** `payment_id:eq`: only this payment. */
   paymentId?: number | string;
@@ -49,7 +52,9 @@ export interface PaymentFilters {
   confirmedPaymentTo?: string;
 }
 
-/** Filters of `/orders` and `/order_adjusments` (spec §4.6). Days are `YYYY-MM-DD`, inclusive. */
+/**
+ * Filters of `/orders` and `/order_adjusments` (docs/platform-api.md §2.6). Days are `YYYY-MM-DD`, inclusive.
+ */
 export interface OrderFilters {
   /** `order_date:gte`. */
   orderDateFrom?: string;
@@ -61,7 +66,7 @@ export interface OrderFilters {
   paymentId?: number | string;
 }
 
-/** Filters of `/charged_cancellations` (spec §4.6): no status filter. */
+/** Filters of `/charged_cancellations` (docs/platform-api.md §2.6): no status filter. */
 export interface CancellationFilters {
   /** `payment_id:eq`. */
   paymentId?: number | string;
@@ -79,7 +84,7 @@ export interface FinanceFiltersOf {
   cancellations: CancellationFilters;
 }
 
-/** How each filter field is sent: the query parameter, exactly as spec §4.6 spells it. */
+/** How each filter field is sent: the query parameter, exactly as docs/platform-api.md §2.6 spells it. */
 export const FILTER_PARAMS: { [K in FinanceKind]: Record<keyof FinanceFiltersOf[K], string> } = {
   payments: {
     paymentId: "payment_id:eq",

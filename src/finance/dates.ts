@@ -1,5 +1,5 @@
 /**
- * Dates of the finance group. Filters take calendar days `YYYY-MM-DD` (platform notes "Finance": a
+ * Dates of the finance group. Filters take calendar days `YYYY-MM-DD` (docs/platform-api.md §4.8: a
  * malformed filter is a 400, so carte checks them before any call); date-times are shown as ISO 8601
  * in UTC (docs/finance.md, "Dates").
  */

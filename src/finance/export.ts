@@ -79,9 +79,9 @@ export const ENTRY_NOUN: Record<FinanceKind, string> = {
 };
 
 /**
- * The CSV columns of a read, in their fixed order: `source_store_id`, the spec's fields (§2.7) with
- * nested objects as dotted names (`bank_account.document.holder_name`, `billing.total_order`), then for
- * adjustments and cancellations their own fields after `amount`.
+ * The CSV columns of a read, in their fixed order: `source_store_id`, the spec's fields
+ * (docs/platform-api.md §4.8) with nested objects as dotted names (`bank_account.document.holder_name`,
+ * `billing.total_order`), then for adjustments and cancellations their own fields after `amount`.
  */
 export function csvColumns(kind: FinanceKind): string[] {
   if (kind === "payments") {

@@ -1,10 +1,10 @@
 /**
  * Money without floating-point drift (docs/finance.md, "Money").
  *
- * The platform sends money as JSON numbers in the currency's major unit (`24.9`, `-3.5`; spec §2.7).
- * carte never adds those numbers: each one is converted, exactly, to a `bigint` count of **hundredths**
- * ("cents") from its decimal text, all sums are made on those integers, and amounts are shown again
- * as fixed two-decimal strings (`"24.90"`, `"-3.50"`).
+ * The platform sends money as JSON numbers in the currency's major unit (`24.9`, `-3.5`;
+ * docs/platform-api.md §4.8). carte never adds those numbers: each one is converted, exactly, to a `bigint`
+ * count of **hundredths** ("cents") from its decimal text, all sums are made on those integers, and amounts
+ * are shown again as fixed two-decimal strings (`"24.90"`, `"-3.50"`).
  *
  * Why this is exact: `JSON.parse` turns the text `24.9` into the double nearest to 24.9, and
  * `String(double)` gives back the shortest decimal text that parses to the same double. For every

@@ -1,5 +1,5 @@
 /**
- * Reconciliation of payments with the entries behind them (platform-spec.md §2.7, §4.6;
+ * Reconciliation of payments with the entries behind them (docs/platform-api.md §4.8, §2.6;
  * docs/finance.md, "Reconciliation"). Pure: the reads happen elsewhere (`run.ts`).
  *
  * For every payment in scope, the entries whose `payment_id` is the payment's id (orders, order

@@ -60,8 +60,8 @@ export function checkQuery(q: FinanceQuery): void {
 
 /**
  * The server-side filters of a read for a query, and the filter left to carte where the endpoint has
- * none (spec §4.6): `--status` of payments (no status filter: compared with `status`) and of charged
- * cancellations (compared with `order_status`).
+ * none (docs/platform-api.md §2.6): `--status` of payments (no status filter: compared with `status`) and of
+ * charged cancellations (compared with `order_status`).
  *
  * `from`/`to` map onto: payments → `expected_execution_date:gte` / `expect_execution_date:lte` (or
  * `confirmed_payment_date:gte/lte` with `dateField`); orders, adjustments, cancellations →

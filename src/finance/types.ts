@@ -1,7 +1,6 @@
 /**
- * Wire shapes of the finance group (platform-spec.md §2.7 "Finance records", §4.6 "Finance"; platform
- * notes "Finance"), field names exactly as the platform spells them (`frequecy_type`,
- * `cancellatioPercentage`, the `order_adjusments` path, ...).
+ * Wire shapes of the finance group (docs/platform-api.md §4.8, §2.6), field names exactly as the platform
+ * spells them (`frequecy_type`, `cancellatioPercentage`, the `order_adjusments` path, ...).
  *
  * These are what the platform sends, before carte touches them: money fields are JSON numbers in the
  * currency's major unit (e.g. `24.90`) and are converted to integer hundredths by `money.ts` before any
@@ -12,11 +11,14 @@
 import type { RouteName } from "../platform/routes.js";
 import type { Billing, ChargedCancellation, Order, OrderAdjustment, Payment } from "../generated/platform.js";
 
-/** The four finance reads of spec §4.6, by carte's name. */
+/** The four finance reads of docs/platform-api.md §2.6, by carte's name. */
 export const FINANCE_KINDS = ["payments", "orders", "adjustments", "cancellations"] as const;
 export type FinanceKind = (typeof FINANCE_KINDS)[number];
 
-/** Last path segment of each read under `/restaurants/finance/v1/stores/{store_id}` (spec §4.6). */
+/**
+ * Last path segment of each read under `/restaurants/finance/v1/stores/{store_id}`
+ * (docs/platform-api.md §2.6).
+ */
 export const FINANCE_SEGMENT: Record<FinanceKind, string> = {
   payments: "payments",
   orders: "orders",
@@ -25,7 +27,7 @@ export const FINANCE_SEGMENT: Record<FinanceKind, string> = {
   cancellations: "charged_cancellations",
 };
 
-/** The route of each finance read (spec §4.6, src/platform/routes.ts). */
+/** The route of each finance read (docs/platform-api.md §2.6, src/platform/routes.ts). */
 export const FINANCE_ROUTE = {
   payments: "GET /restaurants/finance/v1/stores/{store_id}/payments",
   orders: "GET /restaurants/finance/v1/stores/{store_id}/orders",
@@ -33,7 +35,10 @@ export const FINANCE_ROUTE = {
   cancellations: "GET /restaurants/finance/v1/stores/{store_id}/charged_cancellations",
 } as const satisfies Record<FinanceKind, RouteName>;
 
-/** Page envelope of every finance read (spec §2.7). Pages are 1-based (platform notes "Finance"). */
+/**
+ * Page envelope of every finance read (docs/platform-api.md §4.8). Pages are 1-based
+ * (docs/platform-api.md §4.8).
+ */
 export interface FinancePage<T> {
   page_number: number;
   page_size: number;
@@ -45,12 +50,16 @@ export interface FinancePage<T> {
 }
 
 /**
- * Payment entry (spec §2.7), generated from schemas/platform/finance.schema.json. `total_amount` is
- * money in the major unit; `status` is a free string (platform notes "Finance"); date-times are strings.
+ * Payment entry (docs/platform-api.md §4.8), generated from schemas/platform/finance.schema.json.
+ * `total_amount` is money in the major unit; `status` is a free string (docs/platform-api.md §4.8);
+ * date-times are strings.
  */
 export type WirePayment = Payment;
 
-/** Names of the `billing` fields in the spec's order (spec §2.7); every one is money (a number). */
+/**
+ * Names of the `billing` fields in the spec's order (docs/platform-api.md §4.8); every one is money (a
+ * number).
+ */
 export const BILLING_FIELDS = [
   "total_order",
   "comission_product",
@@ -75,20 +84,23 @@ export const BILLING_FIELDS = [
   "marketplace_charge",
 ] as const;
 
-/** `billing` of an order entry (spec §2.7): money, major unit. */
+/** `billing` of an order entry (docs/platform-api.md §4.8): money, major unit. */
 export type WireBilling = Billing;
 
 /**
- * Order entry (spec §2.7), also the base shape of adjustments and charged cancellations. `amount` is
- * money in the major unit; by the emulator's convention it is what the entry adds to its payment
+ * Order entry (docs/platform-api.md §4.8), also the base shape of adjustments and charged cancellations.
+ * `amount` is money in the major unit; by the emulator's convention it is what the entry adds to its payment
  * (negative for charged cancellations). `order_status`, `store_type`, `payment_method` are free strings.
  */
 export type WireOrder = Order;
 
-/** Order adjustment (spec §2.7): an order entry plus `descriptionAdjustment`. */
+/** Order adjustment (docs/platform-api.md §4.8): an order entry plus `descriptionAdjustment`. */
 export type WireAdjustment = OrderAdjustment;
 
-/** Charged cancellation (spec §2.7): an order entry plus `cancellatioPercentage` (a string) and `descriptionCancellation`. */
+/**
+ * Charged cancellation (docs/platform-api.md §4.8): an order entry plus `cancellatioPercentage` (a string)
+ * and `descriptionCancellation`.
+ */
 export type WireCancellation = ChargedCancellation;
 
 /** The entry type of each read. */

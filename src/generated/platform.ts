@@ -12,7 +12,7 @@
 // ---- schemas/platform/common.schema.json ----
 
 /**
- * The error body of `PUT /availability/stores/items[/platform]`: an array of `{message}` (spec §7.2, platform notes "Errors").
+ * The error body of `PUT /availability/stores/items[/platform]`: an array of `{message}` (docs/platform-api.md §4.10).
  */
 export type MessageList = Message[];
 
@@ -26,7 +26,7 @@ export interface CommonSchemas {
   MessageList: MessageList;
 }
 /**
- * `{message}`: the usual error body, and the answer of an accepted asynchronous write ("Your request has been accepted."; the legacy stock PATCH writes it without the final period). Spec §7.1, §7.3; platform notes "Errors".
+ * `{message}`: the usual error body, and the answer of an accepted asynchronous write ("Your request has been accepted."; the legacy stock PATCH writes it without the final period). docs/platform-api.md §4.10.
  */
 export interface Message {
   message: string;
@@ -44,14 +44,14 @@ export interface AuthSchemas {
   TokenResponse: TokenResponse;
 }
 /**
- * Body of both token logins (spec §4.1): the client's credentials.
+ * Body of both token logins (docs/platform-api.md §2.1): the client's credentials.
  */
 export interface TokenRequest {
   client_id: string;
   client_secret: string;
 }
 /**
- * Answer of both token logins (spec §2.1). `expires_in` is in seconds (604800 = one week is the documented validity; platform notes).
+ * Answer of both token logins (docs/platform-api.md §4.2). `expires_in` is in seconds (604800 = one week is the documented validity; docs/platform-api.md §4.2).
  */
 export interface TokenResponse {
   access_token: string;
@@ -62,28 +62,28 @@ export interface TokenResponse {
 // ---- schemas/platform/menu.schema.json ----
 
 /**
- * `item_type` of a catalog item (spec §2.2): a product or an individual modifier (`ITEM`), or a group of modifiers (`MODIFIER_GROUP`).
+ * `item_type` of a catalog item (docs/platform-api.md §4.3): a product or an individual modifier (`ITEM`), or a group of modifiers (`MODIFIER_GROUP`).
  */
 export type ItemType = "ITEM" | "MODIFIER_GROUP";
 /**
- * `quantity_info.modifiers_type` values seen (spec §2.2, platform notes).
+ * `quantity_info.modifiers_type` values seen (docs/platform-api.md §4.3).
  */
 export type ModifiersType = "inclusive" | "exclusive";
 export type Overrides = Override[];
 /**
- * Body of `POST /items` (platform notes: an array).
+ * Body of `POST /items` (docs/platform-api.md §4.3: an array).
  */
 export type ItemUpsertList = ItemUpsert[];
 /**
- * Body of `POST /categories` (platform notes: an array).
+ * Body of `POST /categories` (docs/platform-api.md §4.3: an array).
  */
 export type CategoryUpsertList = CategoryUpsert[];
 /**
- * Body of `POST /menu` (spec §4.4: an array).
+ * Body of `POST /menu` (docs/platform-api.md §2.4: an array).
  */
 export type MenuUpsertList = MenuUpsert[];
 /**
- * Body of `DELETE /menu` and `DELETE /items`: a bare array of platform ids (platform notes).
+ * Body of `DELETE /menu` and `DELETE /items`: a bare array of platform ids (docs/platform-api.md §4.3).
  */
 export type IdList = number[];
 /**
@@ -91,11 +91,11 @@ export type IdList = number[];
  */
 export type MenuList = Menu[];
 /**
- * Answer of `GET /categories` (shape not shown in the spec; platform notes).
+ * Answer of `GET /categories` (shape not shown in the spec; docs/platform-api.md §4.3).
  */
 export type CategoryList = Category[];
 /**
- * Answer of `GET /items` (shape not shown in the spec; platform notes).
+ * Answer of `GET /items` (shape not shown in the spec; docs/platform-api.md §4.3).
  */
 export type ItemList = Item[];
 
@@ -141,7 +141,7 @@ export interface MenuSchemas {
   MenuError: MenuError;
 }
 /**
- * Element of an item block's `overrides` array (platform notes "Store menu API"): `{override_id, override_sku, override_type, <the block's value field>}`. `STORE`: a value for one store; `ITEM`: a value inside the parent item named by override_sku / override_id; schedules also allow `CATEGORY`.
+ * Element of an item block's `overrides` array (docs/platform-api.md §4.3): `{override_id, override_sku, override_type, <the block's value field>}`. `STORE`: a value for one store; `ITEM`: a value inside the parent item named by override_sku / override_id; schedules also allow `CATEGORY`.
  */
 export interface Override {
   override_id?: number | null;
@@ -150,21 +150,21 @@ export interface Override {
   [k: string]: unknown | undefined;
 }
 /**
- * A time range of a menu schedule, `HH:MM` (platform notes "Store menu API").
+ * A time range of a menu schedule, `HH:MM` (docs/platform-api.md §4.3).
  */
 export interface TimePeriod {
   start_time: string;
   end_time: string;
 }
 /**
- * Schedule element of categories and `schedules_info` (platform notes "Store menu API"): `days_of_week` is a comma-separated list of mon,tue,wed,thu,fri,sat,sun and hol (holidays).
+ * Schedule element of categories and `schedules_info` (docs/platform-api.md §4.3): `days_of_week` is a comma-separated list of mon,tue,wed,thu,fri,sat,sun and hol (holidays).
  */
 export interface Schedule {
   days_of_week: string;
   time_periods: TimePeriod[];
 }
 /**
- * Image of an item as sent (spec §2.2 `images_info.images`: `{id, path, index, host}`): only `path` and `index` are needed.
+ * Image of an item as sent (docs/platform-api.md §4.3 `images_info.images`: `{id, path, index, host}`): only `path` and `index` are needed.
  */
 export interface Image {
   id?: number;
@@ -173,7 +173,7 @@ export interface Image {
   host?: string;
 }
 /**
- * Image of an item as read (spec §2.2 `images_info.images`: `{id, path, index, host}`): the platform's id, and `host` "" for an image sent without one.
+ * Image of an item as read (docs/platform-api.md §4.3 `images_info.images`: `{id, path, index, host}`): the platform's id, and `host` "" for an image sent without one.
  */
 export interface ImageRead {
   id: number;
@@ -182,7 +182,7 @@ export interface ImageRead {
   host: string;
 }
 /**
- * Reference to a related item inside `items_info.items` as sent (spec §2.2): by `id` or by `sku` (`id` wins when both are given), ordered by `index`.
+ * Reference to a related item inside `items_info.items` as sent (docs/platform-api.md §4.3): by `id` or by `sku` (`id` wins when both are given), ordered by `index`.
  */
 export interface ItemRef {
   id?: number;
@@ -190,7 +190,7 @@ export interface ItemRef {
   index: number;
 }
 /**
- * Reference to a related item as read in `items_info.items`: `{id, sku, index}` (spec §2.2).
+ * Reference to a related item as read in `items_info.items`: `{id, sku, index}` (docs/platform-api.md §4.3).
  */
 export interface ItemRefRead {
   id: number;
@@ -198,7 +198,7 @@ export interface ItemRefRead {
   index: number;
 }
 /**
- * An element of `POST /items` (and of `items` in `POST /store-menu`): creates or updates an item, identified by `id` if given, else by `sku` (platform notes). Blocks left out keep nothing: they are empty/null after the write. `quantity_info.min_permitted` and `max_permitted` are required for a MODIFIER_GROUP (a platform rule checked by the emulator). Read-only fields (`storeId`, `last_updated`) are accepted and ignored, so that a read item can be sent back.
+ * An element of `POST /items` (and of `items` in `POST /store-menu`): creates or updates an item, identified by `id` if given, else by `sku` (docs/platform-api.md §4.3). Blocks left out keep nothing: they are empty/null after the write. `quantity_info.min_permitted` and `max_permitted` are required for a MODIFIER_GROUP (a platform rule checked by the emulator). Read-only fields (`storeId`, `last_updated`) are accepted and ignored, so that a read item can be sent back.
  */
 export interface ItemUpsert {
   id?: number;
@@ -212,7 +212,7 @@ export interface ItemUpsert {
   };
   description_info?: {
     /**
-     * A string (spec §2.2 `description_info`), never null; absent for no description.
+     * A string (docs/platform-api.md §4.3 `description_info`), never null; absent for no description.
      */
     description?: string;
     overrides?: Overrides;
@@ -227,7 +227,7 @@ export interface ItemUpsert {
   };
   price_info?: {
     /**
-     * The item's price (spec §2.2 `price_info`: `price number`); never null. carte sends 0 for a modifier group, which has no price of its own.
+     * The item's price (docs/platform-api.md §4.3 `price_info`: `price number`); never null. carte sends 0 for a modifier group, which has no price of its own.
      */
     price?: number;
     overrides?: Overrides;
@@ -250,14 +250,14 @@ export interface ItemUpsert {
   };
 }
 /**
- * An item as read from `GET /store-menu`, `GET /items` and `GET /items/{itemId}` (spec §2.2 Item): every block present. `suspension_info.is_available` is the item's availability, shared with the availability APIs; `suspend_until: null` with `is_available: false` means suspended until turned on again (platform notes).
+ * An item as read from `GET /store-menu`, `GET /items` and `GET /items/{itemId}` (docs/platform-api.md §4.3 Item): every block present. `suspension_info.is_available` is the item's availability, shared with the availability APIs; `suspend_until: null` with `is_available: false` means suspended until turned on again (docs/platform-api.md §4.3).
  */
 export interface Item {
   id: number;
   sku: string;
   storeId: number;
   /**
-   * ISO 8601 timestamp (spec §2.2). carte never reads it, so its form is not checked: a timestamp without a zone must not stop a plan.
+   * ISO 8601 timestamp (docs/platform-api.md §4.3). carte never reads it, so its form is not checked: a timestamp without a zone must not stop a plan.
    */
   last_updated: string;
   item_type: ItemType;
@@ -267,7 +267,7 @@ export interface Item {
   };
   description_info: {
     /**
-     * A string (spec §2.2 `description_info`), never null; "" for an item written without a description.
+     * A string (docs/platform-api.md §4.3 `description_info`), never null; "" for an item written without a description.
      */
     description: string;
     overrides: Overrides;
@@ -282,7 +282,7 @@ export interface Item {
   };
   price_info: {
     /**
-     * A number (spec §2.2 `price number`), never null; a modifier group, which has no price of its own, holds 0 (carte reads a group's 0 as no price).
+     * A number (docs/platform-api.md §4.3 `price number`), never null; a modifier group, which has no price of its own, holds 0 (carte reads a group's 0 as no price).
      */
     price: number;
     overrides: Overrides;
@@ -305,7 +305,7 @@ export interface Item {
   };
 }
 /**
- * Reference from a category to one of its ITEMs as sent: by `id` or `sku`, ordered by `index` (platform notes `{id, sku, index, menu_type}`; spec §2.2 also lists menuId and storeId).
+ * Reference from a category to one of its ITEMs as sent: by `id` or `sku`, ordered by `index` (docs/platform-api.md §4.3; as read, a reference also carries menuId and storeId).
  */
 export interface CategoryItemRef {
   id?: number;
@@ -316,7 +316,7 @@ export interface CategoryItemRef {
   storeId?: number;
 }
 /**
- * Reference from a category to one of its ITEMs as read (spec §2.2 Category `items`: id, sku, index, menuId, menu_type, storeId; platform notes: `{id, sku, index, menu_type}`). carte reads `id`, `sku` and `index`. `menuId` and `menu_type` name the first menu (lowest id) that holds the category; for a category in no menu, `menuId` is 0 and `menu_type` is "" (carte's reading: the spec gives no null for them).
+ * Reference from a category to one of its ITEMs as read (docs/platform-api.md §4.3 Category `items`: id, sku, index, menuId, menu_type, storeId; assumption 17). carte reads `id`, `sku` and `index`. `menuId` and `menu_type` name the first menu (lowest id) that holds the category; for a category in no menu, `menuId` is 0 and `menu_type` is "" (carte's reading: the spec gives no null for them).
  */
 export interface CategoryItemRefRead {
   id: number;
@@ -327,7 +327,7 @@ export interface CategoryItemRefRead {
   storeId: number;
 }
 /**
- * A menu that holds a category, as read in `Category.menus` (spec §2.2: id, index, is_category_active, menu_type, storeId; derived from the menus).
+ * A menu that holds a category, as read in `Category.menus` (docs/platform-api.md §4.3: id, index, is_category_active, menu_type, storeId; derived from the menus).
  */
 export interface CategoryMenuRef {
   id: number;
@@ -337,7 +337,7 @@ export interface CategoryMenuRef {
   storeId: number;
 }
 /**
- * An element of `POST /categories` (and of `categories` in `POST /store-menu`): identified by `id` if given, else by `sku`. Categories hold only ITEMs (spec §2.2, checked by the emulator). `menus`, `storeId` and `last_updated` are read-only and ignored.
+ * An element of `POST /categories` (and of `categories` in `POST /store-menu`): identified by `id` if given, else by `sku`. Categories hold only ITEMs (docs/platform-api.md §4.3, checked by the emulator). `menus`, `storeId` and `last_updated` are read-only and ignored.
  */
 export interface CategoryUpsert {
   id?: number;
@@ -350,7 +350,7 @@ export interface CategoryUpsert {
   schedules?: Schedule[];
 }
 /**
- * A category as read from `GET /store-menu`, `GET /categories` and `GET /categories/{categoryId}` (spec §2.2 Category, platform notes): items `{id, sku, index}` in order, the menus holding it, its schedules.
+ * A category as read from `GET /store-menu`, `GET /categories` and `GET /categories/{categoryId}` (docs/platform-api.md §4.3 Category): items `{id, sku, index}` in order, the menus holding it, its schedules.
  */
 export interface Category {
   id: number;
@@ -358,7 +358,7 @@ export interface Category {
   storeId: number;
   title: string;
   /**
-   * ISO 8601 timestamp (spec §2.2). carte never reads it, so its form is not checked: a timestamp without a zone must not stop a plan.
+   * ISO 8601 timestamp (docs/platform-api.md §4.3). carte never reads it, so its form is not checked: a timestamp without a zone must not stop a plan.
    */
   last_updated: string;
   items: CategoryItemRefRead[];
@@ -366,7 +366,7 @@ export interface Category {
   schedules: Schedule[];
 }
 /**
- * Reference from a menu to a category as sent in `POST /menu` (spec §4.4): by `id` or `sku`, its position `index` and whether it is active in this menu.
+ * Reference from a menu to a category as sent in `POST /menu` (docs/platform-api.md §2.4): by `id` or `sku`, its position `index` and whether it is active in this menu.
  */
 export interface MenuCategoryRef {
   id?: number;
@@ -376,7 +376,7 @@ export interface MenuCategoryRef {
   storeId?: number;
 }
 /**
- * Reference from a menu to a category as read (spec §2.2 Menu: id, sku, index, is_category_active); inside the store menu the emulator also answers `storeId` (StoreMenuCategory).
+ * Reference from a menu to a category as read (docs/platform-api.md §4.3 Menu: id, sku, index, is_category_active); inside the store menu the emulator also answers `storeId` (StoreMenuCategory).
  */
 export interface MenuCategory {
   id: number;
@@ -386,7 +386,7 @@ export interface MenuCategory {
   storeId?: number;
 }
 /**
- * Reference from a menu to a category inside `GET /store-menu` (spec §2.2: id, sku, index, is_category_active, storeId).
+ * Reference from a menu to a category inside `GET /store-menu` (docs/platform-api.md §4.3: id, sku, index, is_category_active, storeId).
  */
 export interface StoreMenuCategory {
   id: number;
@@ -396,47 +396,47 @@ export interface StoreMenuCategory {
   storeId: number;
 }
 /**
- * An element of `POST /menu` (and of `menus` in `POST /store-menu`): a menu without `id` is created, with `id` updated (spec §4.4). `store_id` / `storeId` are read-only and ignored.
+ * An element of `POST /menu` (and of `menus` in `POST /store-menu`): a menu without `id` is created, with `id` updated (docs/platform-api.md §2.4). `store_id` / `storeId` are read-only and ignored.
  */
 export interface MenuUpsert {
   id?: number;
   store_id?: number;
   storeId?: number;
   /**
-   * The linked super store (spec §2.2: uint64), never null; 0 or absent for a menu of no super store (platform ids start at 1).
+   * The linked super store (docs/platform-api.md §4.3: uint64), never null; 0 or absent for a menu of no super store (platform ids start at 1).
    */
   super_store_id?: number;
   menu_type: string;
   categories: MenuCategoryRef[];
 }
 /**
- * A menu in the form of the `/menu` endpoints (spec §2.2: `store_id`).
+ * A menu in the form of the `/menu` endpoints (docs/platform-api.md §4.3: `store_id`).
  */
 export interface Menu {
   id: number;
   store_id: number;
   /**
-   * The linked super store (spec §2.2: uint64), never null; 0 for a menu of no super store (platform ids start at 1).
+   * The linked super store (docs/platform-api.md §4.3: uint64), never null; 0 for a menu of no super store (platform ids start at 1).
    */
   super_store_id: number;
   menu_type: string;
   categories: MenuCategory[];
 }
 /**
- * A menu inside `GET /store-menu` (spec §2.2: `storeId`).
+ * A menu inside `GET /store-menu` (docs/platform-api.md §4.3: `storeId`).
  */
 export interface StoreMenuMenu {
   id: number;
   storeId: number;
   /**
-   * The linked super store (spec §2.2: uint64), never null; 0 for a menu of no super store (platform ids start at 1).
+   * The linked super store (docs/platform-api.md §4.3: uint64), never null; 0 for a menu of no super store (platform ids start at 1).
    */
   super_store_id: number;
   menu_type: string;
   categories: StoreMenuCategory[];
 }
 /**
- * Answer of `GET /store-menu` (spec §2.2 StoreMenu): the store's whole visible catalog.
+ * Answer of `GET /store-menu` (docs/platform-api.md §4.3 StoreMenu): the store's whole visible catalog.
  */
 export interface StoreMenu {
   storeId: number;
@@ -445,7 +445,7 @@ export interface StoreMenu {
   items: Item[];
 }
 /**
- * Body of `POST /store-menu`: the same shape as `GET /store-menu` (platform notes); it replaces the store's whole catalog, asynchronously. `storeId`, when given, must be the store of the path.
+ * Body of `POST /store-menu`: the same shape as `GET /store-menu` (docs/platform-api.md §4.3); it replaces the store's whole catalog, asynchronously. `storeId`, when given, must be the store of the path.
  */
 export interface StoreMenuUpload {
   storeId?: number | string;
@@ -454,13 +454,13 @@ export interface StoreMenuUpload {
   items?: ItemUpsert[];
 }
 /**
- * Body of `DELETE /categories`: an object, unlike the menu and item deletes (platform notes).
+ * Body of `DELETE /categories`: an object, unlike the menu and item deletes (docs/platform-api.md §4.3).
  */
 export interface DeleteCategoriesBody {
   ids: number[];
 }
 /**
- * A menu validation failure: 400 `{type, message}` (platform notes "Errors"). `type` is `item_data_conflict` or `invalid_item_depth` (the platform's), or `invalid_item_data` / `limit_exceeded` (the emulator's choice).
+ * A menu validation failure: 400 `{type, message}` (docs/platform-api.md §4.10). `type` is `item_data_conflict` or `invalid_item_depth` (the platform's), or `invalid_item_data` / `limit_exceeded` (the emulator's choice).
  */
 export interface MenuError {
   type: string;
@@ -470,23 +470,23 @@ export interface MenuError {
 // ---- schemas/platform/availability.schema.json ----
 
 /**
- * `stock_out_state` values (spec §3: AVAILABLE and UNKNOWN seen; platform notes add UNAVAILABLE).
+ * `stock_out_state` values (docs/platform-api.md §4.4: AVAILABLE, UNAVAILABLE and UNKNOWN).
  */
 export type StockOutState = "AVAILABLE" | "UNAVAILABLE" | "UNKNOWN";
 /**
- * Answer of the legacy stock status reads (spec §4.2).
+ * Answer of the legacy stock status reads (docs/platform-api.md §2.2).
  */
 export type StockStatusList = StockStatus[];
 /**
- * Answer of the v2 item status reads (spec §4.3).
+ * Answer of the v2 item status reads (docs/platform-api.md §2.3).
  */
 export type ItemStatusList = ItemStatus[];
 /**
- * Body of `PUT /availability/stores/items` (spec §4.3).
+ * Body of `PUT /availability/stores/items` (docs/platform-api.md §2.3).
  */
 export type StoreItemsToggleList = StoreItemsToggle[];
 /**
- * Body of `PUT /availability/stores/items/platform` (spec §4.3).
+ * Body of `PUT /availability/stores/items/platform` (docs/platform-api.md §2.3).
  */
 export type StoreItemsTogglePlatformList = StoreItemsTogglePlatform[];
 /**
@@ -494,17 +494,17 @@ export type StoreItemsTogglePlatformList = StoreItemsTogglePlatform[];
  */
 export type StoreId = string | number;
 /**
- * Body of `POST /availability/stores`: a bare array of store ids, at most 100 (platform notes).
+ * Body of `POST /availability/stores`: a bare array of store ids, at most 100 (docs/platform-api.md §4.4).
  */
 export type StoreIdList = StoreId[];
 /**
- * Body of `PUT /availability/stores` (asynchronous): stores to open and close; at least one list (platform notes). Answer: 200 `Message` (accepted); the result arrives as STORE_CONNECTIVITY events.
+ * Body of `PUT /availability/stores` (asynchronous): stores to open and close; at least one list (docs/platform-api.md §4.4). Answer: 200 `Message` (accepted); the result arrives as STORE_CONNECTIVITY events.
  */
 export type StoreToggle = {
   [k: string]: unknown | undefined;
 };
 /**
- * `operation_result_type` values (platform notes "Availability").
+ * `operation_result_type` values (docs/platform-api.md §4.4).
  */
 export type StoreOperationResultType =
   | "SUCCESS"
@@ -545,32 +545,32 @@ export interface AvailabilitySchemas {
   StoreEnableResponse: StoreEnableResponse;
 }
 /**
- * Body of the legacy `PATCH /{products|toppings|items}/{identityType}/stock` (spec §4.2): identifiers (platform ids or merchant SKUs, as strings, after `identityType`) to turn on and off. Answer: 200 `Message` "Your request has been accepted" (no final period).
+ * Body of the legacy `PATCH /{products|toppings|items}/{identityType}/stock` (docs/platform-api.md §2.2): identifiers (platform ids or merchant SKUs, as strings, after `identityType`) to turn on and off. Answer: 200 `Message` "Your request has been accepted" (no final period).
  */
 export interface StockPatch {
   available: string[];
   unavailable: string[];
 }
 /**
- * Body of the legacy `POST /products/{identityType}/stock/status` (spec §4.2).
+ * Body of the legacy `POST /products/{identityType}/stock/status` (docs/platform-api.md §2.2).
  */
 export interface ProductsStockStatusRequest {
   products: string[];
 }
 /**
- * Body of the legacy `POST /toppings/{identityType}/stock/status` (spec §4.2).
+ * Body of the legacy `POST /toppings/{identityType}/stock/status` (docs/platform-api.md §2.2).
  */
 export interface ToppingsStockStatusRequest {
   toppings: string[];
 }
 /**
- * Body of the legacy `POST /items/{identityType}/stock/status`: the field is named after the resource (platform notes; the spec does not show it).
+ * Body of the legacy `POST /items/{identityType}/stock/status`: the field is named after the resource (docs/platform-api.md §4.4; the spec does not show it).
  */
 export interface ItemsStockStatusRequest {
   items: string[];
 }
 /**
- * Stock status record of the legacy API (spec §2.3: item_id integer, item_sku string). `item_type` is the resource asked. Unknown identifiers are left out.
+ * Stock status record of the legacy API (docs/platform-api.md §4.4: item_id integer, item_sku string). `item_type` is the resource asked. Unknown identifiers are left out.
  */
 export interface StockStatus {
   item_id: number;
@@ -579,14 +579,14 @@ export interface StockStatus {
   stock_out_state: StockOutState;
 }
 /**
- * Body of `POST /availability/items/status` (`item_ids` are merchant SKUs) and `/availability/items/platform/status` (`item_ids` are platform ids as strings), spec §4.3.
+ * Body of `POST /availability/items/status` (`item_ids` are merchant SKUs) and `/availability/items/platform/status` (`item_ids` are platform ids as strings), docs/platform-api.md §2.3.
  */
 export interface ItemStatusRequest {
   store_id: string;
   item_ids: string[];
 }
 /**
- * Element of the answer of the v2 item status reads (spec §4.3); unknown identifiers are left out.
+ * Element of the answer of the v2 item status reads (docs/platform-api.md §2.3); unknown identifiers are left out.
  */
 export interface ItemStatus {
   item_id: number;
@@ -594,7 +594,7 @@ export interface ItemStatus {
   stock_out_state: StockOutState;
 }
 /**
- * Element of the body of `PUT /availability/stores/items` (spec §4.3): merchant SKUs (strings) to turn on and off in the store with this integration id. At most 100 items turned on or off per call in total (platform notes "Limits"). Failure answer: 400 `MessageList` `[{"message": "Error updating items"}]`; success: 200 `Message` (accepted).
+ * Element of the body of `PUT /availability/stores/items` (docs/platform-api.md §2.3): merchant SKUs (strings) to turn on and off in the store with this integration id. At most 100 items turned on or off per call in total (docs/platform-api.md §4.11). Failure answer: 400 `MessageList` `[{"message": "Error updating items"}]`; success: 200 `Message` (accepted).
  */
 export interface StoreItemsToggle {
   store_integration_id: string;
@@ -604,7 +604,7 @@ export interface StoreItemsToggle {
   };
 }
 /**
- * Element of the body of `PUT /availability/stores/items/platform` (spec §4.3): as `StoreItemsToggle`, with integer platform ids.
+ * Element of the body of `PUT /availability/stores/items/platform` (docs/platform-api.md §2.3): as `StoreItemsToggle`, with integer platform ids.
  */
 export interface StoreItemsTogglePlatform {
   store_integration_id: string;
@@ -614,7 +614,7 @@ export interface StoreItemsTogglePlatform {
   };
 }
 /**
- * Answer of `POST /availability/stores`: `{"<storeId>": true|false}`, keys as sent (platform notes).
+ * Answer of `POST /availability/stores`: `{"<storeId>": true|false}`, keys as sent (docs/platform-api.md §4.4).
  */
 export interface StoreStatusMap {
   [k: string]: boolean | undefined;
@@ -627,13 +627,13 @@ export interface StoreEnable {
   is_enabled: boolean;
 }
 /**
- * Body of `PUT /availability/stores/enable/massive` (asynchronous; answer 200 `Message`) and `PUT /availability/stores/enable` (synchronous, at most 300 stores, more: 422; answer `StoreEnableResponse`), platform notes.
+ * Body of `PUT /availability/stores/enable/massive` (asynchronous; answer 200 `Message`) and `PUT /availability/stores/enable` (synchronous, at most 300 stores, more: 422; answer `StoreEnableResponse`), docs/platform-api.md §4.4.
  */
 export interface StoreEnableRequest {
   stores: StoreEnable[];
 }
 /**
- * Per-store result of the synchronous `PUT /availability/stores/enable` (platform notes). `suspended_time` is in minutes.
+ * Per-store result of the synchronous `PUT /availability/stores/enable` (docs/platform-api.md §4.4). `suspended_time` is in minutes.
  */
 export interface StoreEnableResult {
   store_id: string | number;
@@ -646,7 +646,7 @@ export interface StoreEnableResult {
   suspended_time: number | null;
 }
 /**
- * Answer of the synchronous `PUT /availability/stores/enable` (platform notes).
+ * Answer of the synchronous `PUT /availability/stores/enable` (docs/platform-api.md §4.4).
  */
 export interface StoreEnableResponse {
   results: StoreEnableResult[];
@@ -658,17 +658,17 @@ export type CorridorByStoreList = CorridorByStore[];
 export type CorridorByIntegrationList = CorridorByIntegration[];
 export type ProductByStoreList = ProductByStore[];
 /**
- * `sku` in the utils group: an integer (spec §2.5). A merchant SKU that is not all digits is answered as a string (emulator's choice).
+ * `sku` in the utils group: an integer (docs/platform-api.md §4.6). A merchant SKU that is not all digits is answered as a string (emulator's choice).
  */
 export type UtilsSku = number | string;
 export type ProductBySkuList = ProductBySku[];
 /**
- * A day of regular hours (spec §2.6).
+ * A day of regular hours (docs/platform-api.md §4.7).
  */
 export type Weekday = "mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun";
 export type StoreScheduleList = StoreSchedule[];
 /**
- * Body of `POST /store/schedule/{storeId}/holiday/{holidayDayId}` (an array of slots, platform notes) and `POST .../special/{specialDayId}` (one slot; an array is accepted too).
+ * Body of `POST /store/schedule/{storeId}/holiday/{holidayDayId}` (an array of slots, docs/platform-api.md §4.7) and `POST .../special/{specialDayId}` (one slot; an array is accepted too).
  */
 export type SlotInputs = SlotInput | SlotInput[];
 /**
@@ -717,7 +717,7 @@ export interface UtilsSchemas {
   MenuStatus: MenuStatus;
 }
 /**
- * Element of `GET /corridor/store/{storeId}` (spec §2.5). For a child store the parent store's id is returned.
+ * Element of `GET /corridor/store/{storeId}` (docs/platform-api.md §4.6). For a child store the parent store's id is returned.
  */
 export interface CorridorByStore {
   id: number;
@@ -726,7 +726,7 @@ export interface CorridorByStore {
   storeId: number;
 }
 /**
- * Element of `GET /corridor/integration/{integrationId}` (spec §2.5).
+ * Element of `GET /corridor/integration/{integrationId}` (docs/platform-api.md §4.6).
  */
 export interface CorridorByIntegration {
   id: number;
@@ -735,7 +735,7 @@ export interface CorridorByIntegration {
   integrationId: string;
 }
 /**
- * Element of `schedule_details` as read (spec §2.5): `days` is a comma-separated list of mon..sun and/or hol; the schedule is available from `starts_time` to `ends_time`.
+ * Element of `schedule_details` as read (docs/platform-api.md §4.6): `days` is a comma-separated list of mon..sun and/or hol; the schedule is available from `starts_time` to `ends_time`.
  */
 export interface ScheduleDetail {
   id: number;
@@ -744,7 +744,7 @@ export interface ScheduleDetail {
   ends_time: string;
 }
 /**
- * Element of `schedule_details` in a POST (spec §4.5): every field required. The SKU variant documents an `id` too; it is accepted and ignored (new ids are generated).
+ * Element of `schedule_details` in a POST (docs/platform-api.md §2.5): every field required. The SKU variant documents an `id` too; it is accepted and ignored (new ids are generated).
  */
 export interface ScheduleDetailInput {
   id?: number;
@@ -753,7 +753,7 @@ export interface ScheduleDetailInput {
   ends_time: string;
 }
 /**
- * Element of `schedule_details` in a PUT (spec §4.5): the `id` of the detail to rewrite and its new content.
+ * Element of `schedule_details` in a PUT (docs/platform-api.md §2.5): the `id` of the detail to rewrite and its new content.
  */
 export interface ScheduleDetailUpdate {
   id: number;
@@ -762,7 +762,7 @@ export interface ScheduleDetailUpdate {
   ends_time: string;
 }
 /**
- * Body of the POST of a corridor or product schedule, by store, integration or SKU (spec §4.5).
+ * Body of the POST of a corridor or product schedule, by store, integration or SKU (docs/platform-api.md §2.5).
  */
 export interface ScheduleCreate {
   /**
@@ -771,7 +771,7 @@ export interface ScheduleCreate {
   schedule_details: ScheduleDetailInput[];
 }
 /**
- * Body of the PUT of a corridor or product schedule, by store, integration or SKU (spec §4.5).
+ * Body of the PUT of a corridor or product schedule, by store, integration or SKU (docs/platform-api.md §2.5).
  */
 export interface ScheduleUpdate {
   /**
@@ -780,7 +780,7 @@ export interface ScheduleUpdate {
   schedule_details: ScheduleDetailUpdate[];
 }
 /**
- * Corridor schedule by store (spec §2.5): answer of GET, POST and PUT of `/corridor/schedule/{corridorId}/store/{storeId}`.
+ * Corridor schedule by store (docs/platform-api.md §4.6): answer of GET, POST and PUT of `/corridor/schedule/{corridorId}/store/{storeId}`.
  */
 export interface CorridorScheduleByStore {
   corridor_id: number;
@@ -788,7 +788,7 @@ export interface CorridorScheduleByStore {
   schedule_details: ScheduleDetail[];
 }
 /**
- * Corridor schedule by integration (spec §2.5): answer of GET, POST and PUT of `/corridor/schedule/{corridorId}/integration/{integrationId}`.
+ * Corridor schedule by integration (docs/platform-api.md §4.6): answer of GET, POST and PUT of `/corridor/schedule/{corridorId}/integration/{integrationId}`.
  */
 export interface CorridorScheduleByIntegration {
   corridor_id: number;
@@ -796,7 +796,7 @@ export interface CorridorScheduleByIntegration {
   schedule_details: ScheduleDetail[];
 }
 /**
- * Product reference by product id (spec §2.5): element of `GET /product/corridor/{corridorId}/store/{storeId}`.
+ * Product reference by product id (docs/platform-api.md §4.6): element of `GET /product/corridor/{corridorId}/store/{storeId}`.
  */
 export interface ProductByStore {
   product_id: number;
@@ -806,7 +806,7 @@ export interface ProductByStore {
   store_id: number;
 }
 /**
- * Product reference by SKU (spec §2.5): element of `GET /sku/corridor/{corridorId}/integration/{integrationId}`.
+ * Product reference by SKU (docs/platform-api.md §4.6): element of `GET /sku/corridor/{corridorId}/integration/{integrationId}`.
  */
 export interface ProductBySku {
   sku: UtilsSku;
@@ -816,7 +816,7 @@ export interface ProductBySku {
   integration_id: string;
 }
 /**
- * Product schedule by product id (spec §2.5): answer of GET, POST and PUT of `/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}`.
+ * Product schedule by product id (docs/platform-api.md §4.6): answer of GET, POST and PUT of `/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}`.
  */
 export interface ProductScheduleByStore {
   product_id: number;
@@ -825,7 +825,7 @@ export interface ProductScheduleByStore {
   schedule_details: ScheduleDetail[];
 }
 /**
- * Product schedule by SKU (spec §2.5): answer of GET, POST and PUT of `/sku/schedule/{sku}/corridor/{corridorId}/integration/{integrationId}`.
+ * Product schedule by SKU (docs/platform-api.md §4.6): answer of GET, POST and PUT of `/sku/schedule/{sku}/corridor/{corridorId}/integration/{integrationId}`.
  */
 export interface ProductScheduleBySku {
   sku: UtilsSku;
@@ -834,7 +834,7 @@ export interface ProductScheduleBySku {
   schedule_details: ScheduleDetail[];
 }
 /**
- * A time slot of store hours as read (spec §2.6).
+ * A time slot of store hours as read (docs/platform-api.md §4.7).
  */
 export interface StoreSchedule {
   id: number;
@@ -842,7 +842,7 @@ export interface StoreSchedule {
   endsTime: string;
 }
 /**
- * Answer of `GET /store/schedule/{storeId}` (spec §2.6, platform notes).
+ * Answer of `GET /store/schedule/{storeId}` (docs/platform-api.md §4.7).
  */
 export interface RegularHours {
   storeScheduleDays: {
@@ -851,7 +851,7 @@ export interface RegularHours {
   }[];
 }
 /**
- * A holiday or special day with its slots (spec §2.6 `storeSpecialScheduleDays` element); `day` is the day of the month, `cityId` may be null.
+ * A holiday or special day with its slots (docs/platform-api.md §4.7 `storeSpecialScheduleDays` element); `day` is the day of the month, `cityId` may be null.
  */
 export interface SpecialDay {
   id: number;
@@ -862,13 +862,13 @@ export interface SpecialDay {
   storeSchedules: StoreScheduleList;
 }
 /**
- * Answer of `GET /store/schedule/{storeId}/holiday` and `.../special` (spec §2.6, platform notes).
+ * Answer of `GET /store/schedule/{storeId}/holiday` and `.../special` (docs/platform-api.md §4.7).
  */
 export interface SpecialDays {
   storeSpecialScheduleDays: SpecialDay[];
 }
 /**
- * Body of `POST /store/schedule/{storeId}` (spec §4.5: `day`, `starts_time` and `ends_time`, all required). Camel case (`startsTime`, `endsTime`) is accepted too, as for every slot (platform notes); one start and one end are required.
+ * Body of `POST /store/schedule/{storeId}` (docs/platform-api.md §2.5: `day`, `starts_time` and `ends_time`, all required). Camel case (`startsTime`, `endsTime`) is accepted too, as for every slot (docs/platform-api.md §4.7); one start and one end are required.
  */
 export interface RegularSlotCreate {
   day: Weekday;
@@ -878,7 +878,7 @@ export interface RegularSlotCreate {
   endsTime?: string;
 }
 /**
- * Answer of `POST /store/schedule/{storeId}` (spec §4.5): the day and the created slot, in snake case as the spec writes it.
+ * Answer of `POST /store/schedule/{storeId}` (docs/platform-api.md §2.5): the day and the created slot, in snake case as the spec writes it.
  */
 export interface RegularSlotCreated {
   day: Weekday;
@@ -889,7 +889,7 @@ export interface RegularSlotCreated {
   }[];
 }
 /**
- * A time slot as sent: camel case (`startsTime`, `endsTime`) or snake case (`starts_time`, `ends_time`); one source writes each (platform notes). One start and one end are required.
+ * A time slot as sent: camel case (`startsTime`, `endsTime`) or snake case (`starts_time`, `ends_time`); one source writes each (docs/platform-api.md §4.7). One start and one end are required.
  */
 export interface SlotInput {
   startsTime?: string;
@@ -898,7 +898,7 @@ export interface SlotInput {
   ends_time?: string;
 }
 /**
- * Body of `POST /store/schedule/{storeId}/special` (platform notes): the day of the month, the month, a name and the slots (`schedules`; `store_schedules` accepted too).
+ * Body of `POST /store/schedule/{storeId}/special` (docs/platform-api.md §4.7): the day of the month, the month, a name and the slots (`schedules`; `store_schedules` accepted too).
  */
 export interface SpecialDayCreate {
   day: number;
@@ -927,7 +927,7 @@ export interface SlotUpdated {
   endsTime: string;
 }
 /**
- * Answer of `GET /menu/integration/{integrationId}` (platform notes "Utils"): corridors, products with their state and availability, and the topping categories of each product.
+ * Answer of `GET /menu/integration/{integrationId}` (docs/platform-api.md §4.6): corridors, products with their state and availability, and the topping categories of each product.
  */
 export interface MenuStatus {
   corridors: CorridorByIntegrationList;
@@ -977,7 +977,7 @@ export interface FinanceSchemas {
   ChargedCancellationsQuery: ChargedCancellationsQuery;
 }
 /**
- * Bank account of a payment (spec §2.7); all strings.
+ * Bank account of a payment (docs/platform-api.md §4.8); all strings.
  */
 export interface BankAccount {
   bank_name: string;
@@ -992,7 +992,7 @@ export interface BankAccount {
   };
 }
 /**
- * Payment entry (spec §2.7). Allowed values of `status` are not published (free string).
+ * Payment entry (docs/platform-api.md §4.8). Allowed values of `status` are not published (free string).
  */
 export interface Payment {
   id: number;
@@ -1010,7 +1010,7 @@ export interface Payment {
   consolidated_stores: number[];
 }
 /**
- * `billing` of an order entry (spec §2.7): all numbers.
+ * `billing` of an order entry (docs/platform-api.md §4.8): all numbers.
  */
 export interface Billing {
   total_order: number;
@@ -1036,7 +1036,7 @@ export interface Billing {
   marketplace_charge: number;
 }
 /**
- * Order entry (spec §2.7). `store_type`, `order_status` and `payment_method` are free strings (platform notes: do not reject unknown values).
+ * Order entry (docs/platform-api.md §4.8). `store_type`, `order_status` and `payment_method` are free strings (docs/platform-api.md §4.8: do not reject unknown values).
  */
 export interface Order {
   id: number;
@@ -1056,7 +1056,7 @@ export interface Order {
   billing: Billing;
 }
 /**
- * Order adjustment entry: an order entry with `descriptionAdjustment` (spec §2.7).
+ * Order adjustment entry: an order entry with `descriptionAdjustment` (docs/platform-api.md §4.8).
  */
 export interface OrderAdjustment {
   id: number;
@@ -1077,7 +1077,7 @@ export interface OrderAdjustment {
   descriptionAdjustment: string;
 }
 /**
- * Charged cancellation entry: an order entry with `cancellatioPercentage` (a string) and `descriptionCancellation` (spec §2.7). Further fields: not shown in the spec.
+ * Charged cancellation entry: an order entry with `cancellatioPercentage` (a string) and `descriptionCancellation` (docs/platform-api.md §4.8). Further fields: not shown in the spec.
  */
 export interface ChargedCancellation {
   id: number;
@@ -1099,7 +1099,7 @@ export interface ChargedCancellation {
   descriptionCancellation: string;
 }
 /**
- * Answer of `GET /payments`: the page envelope of spec §2.7.
+ * Answer of `GET /payments`: the page envelope of docs/platform-api.md §4.8.
  */
 export interface PaymentPage {
   page_number: number;
@@ -1147,7 +1147,7 @@ export interface ChargedCancellationPage {
   entries: ChargedCancellation[];
 }
 /**
- * Query parameters of `GET /payments` (spec §4.6). `expect_execution_date:lte` (the spec's name) filters expected_execution_date.
+ * Query parameters of `GET /payments` (docs/platform-api.md §2.6). `expect_execution_date:lte` (the spec's name) filters expected_execution_date.
  */
 export interface PaymentsQuery {
   page_number?: string;
@@ -1159,7 +1159,7 @@ export interface PaymentsQuery {
   "confirmed_payment_date:lte"?: string;
 }
 /**
- * Query parameters of `GET /orders` and `GET /order_adjusments` (spec §4.6).
+ * Query parameters of `GET /orders` and `GET /order_adjusments` (docs/platform-api.md §2.6).
  */
 export interface OrdersQuery {
   page_number?: string;
@@ -1170,7 +1170,7 @@ export interface OrdersQuery {
   "payment_id:eq"?: string;
 }
 /**
- * Query parameters of `GET /charged_cancellations` (spec §4.6).
+ * Query parameters of `GET /charged_cancellations` (docs/platform-api.md §2.6).
  */
 export interface ChargedCancellationsQuery {
   page_number?: string;
@@ -1183,11 +1183,11 @@ export interface ChargedCancellationsQuery {
 // ---- schemas/platform/webhooks.schema.json ----
 
 /**
- * State of a store's webhook (spec §2.4, §3).
+ * State of a store's webhook (docs/platform-api.md §4.5, §4.9).
  */
 export type WebhookState = "ENABLE" | "DISABLE";
 /**
- * Event names of per-store webhooks (platform notes "Webhooks").
+ * Event names of per-store webhooks (docs/platform-api.md §4.5).
  */
 export type WebhookEvent =
   | "NEW_ORDER"
@@ -1201,7 +1201,7 @@ export type WebhookEvent =
   | "STORE_CONNECTIVITY"
   | "ORDER_RT_TRACKING";
 /**
- * A non-empty list of store ids (strings, spec §2.4).
+ * A non-empty list of store ids (strings, docs/platform-api.md §4.5).
  *
  * @minItems 1
  */
@@ -1211,7 +1211,7 @@ export type StoreIds = string[];
  */
 export type WebhookConfigList = WebhookConfig[];
 /**
- * Body of `PUT /webhook/{event}/add-stores`: an array of `{url, stores}`, both sent (spec §4.7).
+ * Body of `PUT /webhook/{event}/add-stores`: an array of `{url, stores}`, both sent (docs/platform-api.md §2.7).
  *
  * @minItems 1
  */
@@ -1249,7 +1249,7 @@ export interface WebhooksSchemas {
   ClientWebhookList: ClientWebhookList;
 }
 /**
- * Element of `stores` in answers (spec §2.4).
+ * Element of `stores` in answers (docs/platform-api.md §4.5).
  */
 export interface WebhookStore {
   store_id: string;
@@ -1257,14 +1257,14 @@ export interface WebhookStore {
   state: WebhookState;
 }
 /**
- * A URL and the stores it serves. `stores` omitted in `POST /webhook`: every store of the authenticated client (spec §4.7).
+ * A URL and the stores it serves. `stores` omitted in `POST /webhook`: every store of the authenticated client (docs/platform-api.md §2.7).
  */
 export interface WebhookTarget {
   url: string;
   stores?: StoreIds;
 }
 /**
- * Body of `POST /webhook` (spec §4.7).
+ * Body of `POST /webhook` (docs/platform-api.md §2.7).
  */
 export interface WebhookCreate {
   event: string;
@@ -1274,7 +1274,7 @@ export interface WebhookCreate {
   data: WebhookTarget[];
 }
 /**
- * Answer of `POST /webhook` (the stores of that call) and `PUT /webhook/{event}/reset-secret` (every store, with the new secret): spec §4.7, platform notes.
+ * Answer of `POST /webhook` (the stores of that call) and `PUT /webhook/{event}/reset-secret` (every store, with the new secret): docs/platform-api.md §2.7, §4.5.
  */
 export interface WebhookWithSecret {
   event: WebhookEvent;
@@ -1282,34 +1282,34 @@ export interface WebhookWithSecret {
   secret: string;
 }
 /**
- * Webhook configuration (spec §2.4): answer of add-stores, change-url and change-status, and element of `GET /webhook[/{event}]`.
+ * Webhook configuration (docs/platform-api.md §4.5): answer of add-stores, change-url and change-status, and element of `GET /webhook[/{event}]`.
  */
 export interface WebhookConfig {
   event: WebhookEvent;
   stores: WebhookStore[];
 }
 /**
- * Body of `PUT /webhook/{event}/change-url` (spec §4.7).
+ * Body of `PUT /webhook/{event}/change-url` (docs/platform-api.md §2.7).
  */
 export interface WebhookChangeUrl {
   url: string;
   stores: StoreIds;
 }
 /**
- * Body of `DELETE /webhook/{event}/remove-stores` (platform notes).
+ * Body of `DELETE /webhook/{event}/remove-stores` (docs/platform-api.md §4.5).
  */
 export interface WebhookRemoveStores {
   stores: StoreIds;
 }
 /**
- * Answer of `DELETE /webhook/{event}/remove-stores` (platform notes): the removed store ids and "Store settings removed successfully.".
+ * Answer of `DELETE /webhook/{event}/remove-stores` (docs/platform-api.md §4.5): the removed store ids and "Store settings removed successfully.".
  */
 export interface WebhookStoresRemoved {
   stores: string[];
   message: string;
 }
 /**
- * Body of `PUT /webhook/{event}/change-status` (platform notes): stores to enable and to disable, at least one list.
+ * Body of `PUT /webhook/{event}/change-status` (docs/platform-api.md §4.5): stores to enable and to disable, at least one list.
  */
 export interface WebhookChangeStatus {
   stores: {
@@ -1317,7 +1317,7 @@ export interface WebhookChangeStatus {
   };
 }
 /**
- * Body of `POST /clients/{clientId}/webhooks` (platform notes): event `STORE_PROVISIONING_STATUS`; without a secret, deliveries are unsigned.
+ * Body of `POST /clients/{clientId}/webhooks` (docs/platform-api.md §4.5): event `STORE_PROVISIONING_STATUS`; without a secret, deliveries are unsigned.
  */
 export interface ClientWebhookCreate {
   event: string;
@@ -1325,7 +1325,7 @@ export interface ClientWebhookCreate {
   secret?: string | null;
 }
 /**
- * A client-level webhook (platform notes): answer of `POST /clients/{clientId}/webhooks` (201 created, 200 replaced) and element of the GET. `state` is a boolean here.
+ * A client-level webhook (docs/platform-api.md §4.5): answer of `POST /clients/{clientId}/webhooks` (201 created, 200 replaced) and element of the GET. `state` is a boolean here.
  */
 export interface ClientWebhook {
   clientId: string;

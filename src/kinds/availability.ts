@@ -1,12 +1,12 @@
 /**
  * Item availability: whether an ITEM of a store is switched on or off, and who switched it off. Read
- * from the items' `suspension_info` (spec §2.2: `is_available`, `suspend_until`, `suspend_reason`) in
- * the store menu that planning reads anyway; switched on or off with availability v2
- * `PUT /availability/stores/items` (spec §4.3), batched across stores by the planner, at most 100 items
- * per call (platform notes, "Limits"). An item carte switches off then gets carte's marker
- * (`suspend_reason: "carte"`, and `suspend_until` when the files give `until:`) through an upsert of the
- * item with its `suspension_info` (docs/platform-api.md, "Who switched an item off"), so that a later
- * run, without local state, turns back on the items it switched off and leaves alone those staff did.
+ * from the items' `suspension_info` (docs/platform-api.md §4.3: `is_available`, `suspend_until`,
+ * `suspend_reason`) in the store menu that planning reads anyway; switched on or off with availability v2
+ * `PUT /availability/stores/items` (docs/platform-api.md §2.3), batched across stores by the planner, at most
+ * 100 items per call (docs/platform-api.md §4.11). An item carte switches off then gets carte's marker
+ * (`suspend_reason: "carte"`, and `suspend_until` when the files give `until:`) through an upsert of the item
+ * with its `suspension_info` (docs/platform-api.md, "Who switched an item off"), so that a later run, without
+ * local state, turns back on the items it switched off and leaves alone those staff did.
  *
  * Every ITEM has an availability resource; a new item starts available on the platform, so only an item
  * that must be off, or whose state differs, yields a change.
@@ -220,8 +220,8 @@ const view: KindView = {
 };
 
 /**
- * `PUT /availability/stores/items` (spec §4.3): toggles of several stores merge into one entry per
- * store, at most 100 items per call in total (platform notes "Limits"); after the items exist.
+ * `PUT /availability/stores/items` (docs/platform-api.md §2.3): toggles of several stores merge into one
+ * entry per store, at most 100 items per call in total (docs/platform-api.md §4.11); after the items exist.
  */
 const toggle: EndpointSpec = {
   name: "availability.toggle",
@@ -244,11 +244,11 @@ const toggle: EndpointSpec = {
 };
 
 /**
- * carte's marker on an item it switches off: `POST /items` (spec §4.4) with the whole item as the files
- * describe it and its `suspension_info` `{is_available: false, suspend_reason: "carte", suspend_until}`.
- * The platform keeps `suspend_until` and `suspend_reason` as sent and never changes availability through
- * an upsert; a toggle clears both, so the marker goes after the toggles (docs/platform-api.md, "Who
- * switched an item off").
+ * carte's marker on an item it switches off: `POST /items` (docs/platform-api.md §2.4) with the whole item as
+ * the files describe it and its `suspension_info` `{is_available: false, suspend_reason: "carte",
+ * suspend_until}`. The platform keeps `suspend_until` and `suspend_reason` as sent and never changes
+ * availability through an upsert; a toggle clears both, so the marker goes after the toggles
+ * (docs/platform-api.md, "Who switched an item off").
  */
 const mark: EndpointSpec = {
   name: "availability.mark",
@@ -279,7 +279,7 @@ export const availability: ResourceKind<AvailabilityResource, "availability"> = 
   preview: {},
   // Switching items on and off is a store's daily work, not a change of its menu: no per-store guard.
   guards: { exempt: true },
-  // A new item is created available (platform notes, "Store menu API").
+  // A new item is created available (docs/platform-api.md §4.3).
   initial: (after) => ({ sku: after.sku, available: true }),
   diff(before, after): AttributeDiff[] {
     return [{ attribute: "state", before: availabilityState(before), after: availabilityState(after) }];

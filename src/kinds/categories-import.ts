@@ -15,7 +15,7 @@ import type { CatalogContext, CatalogPart, KindImportPart, Note } from "./import
 import { mostCommon, unique, writableSku } from "./import-util.js";
 import { categoriesOf, categoriesState, itemsOf } from "./catalog.js";
 
-/** Largest number of items of a category (platform notes, "Limits"). */
+/** Largest number of items of a category (docs/platform-api.md §4.11). */
 const MAX_ITEMS = 50;
 
 /**

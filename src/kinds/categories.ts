@@ -1,7 +1,7 @@
 /**
- * Categories: a title and the ordered ITEMs they show (spec §2.2; categories hold only ITEMs).
- * Written through `POST /categories` (upsert by SKU) and `DELETE /categories` with `{ids}`
- * (platform notes, "Store menu API").
+ * Categories: a title and the ordered ITEMs they show (docs/platform-api.md §4.3; categories hold only
+ * ITEMs). Written through `POST /categories` (upsert by SKU) and `DELETE /categories` with `{ids}`
+ * (docs/platform-api.md §4.3).
  */
 
 import { own, table, type CategoryResource, type StoreState } from "../model.js";
@@ -38,7 +38,7 @@ function selectCategories(state: StoreState): Readonly<Record<string, CategoryRe
   return withComparedSchedules(categoriesOf(state), state.schedulesVia === "utils");
 }
 
-/** `POST /categories` (spec §4.4): upsert by id, else by SKU; after the items it shows. */
+/** `POST /categories` (docs/platform-api.md §2.4): upsert by id, else by SKU; after the items it shows. */
 const upsert: EndpointSpec = {
   name: "categories.upsert",
   stage: 2,
@@ -49,7 +49,7 @@ const upsert: EndpointSpec = {
   body: (elements) => elements,
 };
 
-/** `DELETE /categories` with `{ids}` (platform notes "Store menu API": an object, unlike the others). */
+/** `DELETE /categories` with `{ids}` (docs/platform-api.md §4.3: an object, unlike the others). */
 const remove: EndpointSpec = {
   name: "categories.delete",
   stage: 5,

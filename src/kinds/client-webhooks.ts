@@ -1,14 +1,15 @@
 /**
  * Client-level webhooks: kind `client_webhook`, keyed by event
- * (`STORE_PROVISIONING_STATUS`, the only client-level event, platform notes "Webhooks"), resource
+ * (`STORE_PROVISIONING_STATUS`, the only client-level event, docs/platform-api.md §4.5), resource
  * `{url}`, addressed `client.client_webhook[EVENT]`. Default ownership `additive`, like the per-store
  * webhooks: one set up by hand is never removed unless the chain asks for `full`.
  *
- * Calls (spec §4.7, shapes from platform notes "Webhooks"), prefix
+ * Calls (docs/platform-api.md §2.7, shapes from docs/platform-api.md §4.5), prefix
  * `/api/v2/restaurants-integrations-public-api`:
  * - read: `GET /clients/{clientId}/webhooks` → `[{clientId, event, url, state}]`;
  * - create and update: `POST /clients/{clientId}/webhooks {event, url}` (201 created, 200 replaced);
- *   carte sends no `secret`, so deliveries are unsigned (platform notes) and no secret is ever returned;
+ *   carte sends no `secret`, so deliveries are unsigned (docs/platform-api.md §4.5) and no secret is ever
+ *   returned;
  * - delete: `DELETE /clients/{clientId}/webhooks?event=...` → 204.
  *
  * The path names the client: the reader records the client id in `ids.client_webhook.clientId`.
@@ -40,7 +41,9 @@ export interface ClientWebhooksSnapshot {
 
 const clientId = (params: EndpointParams) => String(params.clientId);
 
-/** `POST /clients/{clientId}/webhooks` (spec §4.7): creates or replaces one event's webhook. */
+/**
+ * `POST /clients/{clientId}/webhooks` (docs/platform-api.md §2.7): creates or replaces one event's webhook.
+ */
 const put: EndpointSpec = {
   chain: "webhooks",
   synchronous: true,
@@ -56,7 +59,7 @@ const put: EndpointSpec = {
   idempotent: () => true,
 };
 
-/** `DELETE /clients/{clientId}/webhooks?event=...` (spec §4.7). */
+/** `DELETE /clients/{clientId}/webhooks?event=...` (docs/platform-api.md §2.7). */
 const remove: EndpointSpec = {
   chain: "webhooks",
   synchronous: true,
@@ -71,7 +74,7 @@ const remove: EndpointSpec = {
   idempotent: () => true,
 };
 
-/** `GET /clients/{clientId}/webhooks` (spec §4.7) of the session's client. */
+/** `GET /clients/{clientId}/webhooks` (docs/platform-api.md §2.7) of the session's client. */
 const clientWebhooksRead: ClientRead<ClientWebhooksSnapshot> = {
   name: "webhooks",
   async fetch(client) {

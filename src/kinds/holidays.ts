@@ -3,14 +3,15 @@
  * `store[KEY].holiday[12-25]`, value `{date, slots}` (slots sorted, `HH:MM`). Managed where the files
  * give `holidays`; default ownership `full`.
  *
- * Wire (spec §2.6, §4.5 "Store hours"; platform notes "Utils"):
+ * Wire (docs/platform-api.md §4.7, §2.5):
  * - read: `GET /api/rest-ops-utils/store/schedule/{storeId}/holiday` → `{storeSpecialScheduleDays: [{id,
  *   name, month, day, cityId, storeSchedules: [{id, startsTime, endsTime}]}]}`;
  * - add slots: `POST /store/schedule/{storeId}/holiday/{holidayDayId}` with an array of slots
  *   `[{startsTime, endsTime}]` (one call per holiday for all its new slots);
  * - change or remove a slot: `PUT` / `DELETE /store/schedule/{storeId}/{storeScheduleId}`.
  *
- * The platform provides the holiday days; the API cannot create one (spec §4.5 has no such call). So:
+ * The platform provides the holiday days; the API cannot create one (docs/platform-api.md §2.5 has no such
+ * call). So:
  * - a holiday with no slot is not a resource: `12-25: []` and leaving 12-25 out both mean "no slots on
  *   that holiday" (under `full` ownership slots of an unlisted holiday are deleted; under `additive`
  *   carte never removes any);
@@ -83,7 +84,10 @@ interface HolidayIds {
   slots: IdSlot[];
 }
 
-/** A slot as sent to `POST .../holiday/{holidayDayId}` and `POST .../special[/{id}]` (platform notes). */
+/**
+ * A slot as sent to `POST .../holiday/{holidayDayId}` and `POST .../special[/{id}]`
+ * (docs/platform-api.md §4.7).
+ */
 export interface SlotBody {
   startsTime: string;
   endsTime: string;
@@ -99,10 +103,12 @@ export function fromSlotBody(b: SlotBody): Slot {
   return { start: fromUtilsTime(b.startsTime), end: fromUtilsTime(b.endsTime) };
 }
 
-/** `GET /store/schedule/{storeId}/holiday` of each store (spec §4.5). */
+/** `GET /store/schedule/{storeId}/holiday` of each store (docs/platform-api.md §2.5). */
 const holidaysRead = perStoreRead<SpecialDays>("holidays", (client, s) => getHolidays(client, s.storeId));
 
-/** `POST /store/schedule/{storeId}/holiday/{holidayDayId}` (spec §4.5): a holiday's new slots. */
+/**
+ * `POST /store/schedule/{storeId}/holiday/{holidayDayId}` (docs/platform-api.md §2.5): a holiday's new slots.
+ */
 const slotsCreate: EndpointSpec = {
   chain: "store_schedule",
   synchronous: true,

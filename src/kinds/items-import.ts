@@ -27,7 +27,7 @@ import type { CatalogContext, CatalogPart, ImportContext, KindImportPart, Note }
 import { byCodePoint, mostCommon, sortRecord, unique, writableSku } from "./import-util.js";
 import { itemsOf, itemsState } from "./catalog.js";
 
-/** Largest number of modifier groups of an item and of options of a group (platform notes, "Limits"). */
+/** Largest number of modifier groups of an item and of options of a group (docs/platform-api.md §4.11). */
 const MAX_CHILDREN = 50;
 /** Largest number of images of an item (catalog schema `Images`). */
 const MAX_IMAGES = 3;

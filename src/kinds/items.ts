@@ -1,7 +1,8 @@
 /**
  * Items and modifier groups: one kind, because the platform keeps both in one list, keyed by SKU, and
- * writes both through `POST /items` and `DELETE /items` (spec §2.2, §4.4). The address segment follows
- * the type: `item[SKU]` or `modifier_group[SKU]`; a change of type is an update, not a delete and create.
+ * writes both through `POST /items` and `DELETE /items` (docs/platform-api.md §4.3, §2.4). The address
+ * segment follows the type: `item[SKU]` or `modifier_group[SKU]`; a change of type is an update, not a delete
+ * and create.
  */
 
 import { own, table, type ImageRef, type ItemResource, type StoreState } from "../model.js";
@@ -29,7 +30,7 @@ function selectItems(state: StoreState): Readonly<Record<string, ItemResource>> 
 }
 
 /**
- * The upsert element of `POST /items` for a desired item (platform notes "Store menu API": identity by
+ * The upsert element of `POST /items` for a desired item (docs/platform-api.md §4.3: identity by
  * SKU when no id is sent). Availability (`suspension_info`) is never sent: the platform does not turn a
  * switched-off item back on through a menu upload, and carte manages it through availability v2.
  */
@@ -40,8 +41,8 @@ export function toWireItem(r: ItemResource): WireItem {
     item_type: r.type,
     title_info: { title: r.title },
     description_info: { description: r.description },
-    // The host of an image is sent back as read (spec §2.2 `{id, path, index, host}`); the platform's
-    // image id is its own and is not sent.
+    // The host of an image is sent back as read (docs/platform-api.md §4.3 `{id, path, index, host}`); the
+    // platform's image id is its own and is not sent.
     images_info: {
       images: r.images.map((image, index) =>
         typeof image === "string" ? { path: image, index } : { path: image.path, index, host: image.host },
@@ -49,10 +50,11 @@ export function toWireItem(r: ItemResource): WireItem {
     },
     items_info: { items: r.children.map((sku, index) => ({ sku, index })) },
     price_info: {
-      // The spec types the price as a number (§2.2 `price number`), never null: a modifier group, which
-      // has no price of its own in carte's files, is sent with 0 (docs/platform-api.md, assumptions).
+      // The spec types the price as a number (docs/platform-api.md §4.3 `price number`), never null: a
+      // modifier group, which has no price of its own in carte's files, is sent with 0 (docs/platform-api.md,
+      // assumptions).
       price: r.price ?? 0,
-      // The price of this option inside a given parent item (platform notes: override_type ITEM).
+      // The price of this option inside a given parent item (docs/platform-api.md §4.3: override_type ITEM).
       overrides: Object.keys(r.priceInParent ?? {})
         .sort()
         .map((parent) => ({
@@ -293,7 +295,10 @@ const OVERRIDABLE_BLOCKS = [
   "suspension_info",
 ] as const;
 
-/** `POST /items` (spec §4.4): upsert by id, else by SKU (platform notes "Store menu API"); asynchronous. */
+/**
+ * `POST /items` (docs/platform-api.md §2.4): upsert by id, else by SKU (docs/platform-api.md §4.3);
+ * asynchronous.
+ */
 const upsert: EndpointSpec = {
   name: "items.upsert",
   stage: 1,
@@ -302,7 +307,10 @@ const upsert: EndpointSpec = {
   body: (elements) => elements,
 };
 
-/** `DELETE /items` with a bare array of item ids (spec §4.4); after categories and menus let go. */
+/**
+ * `DELETE /items` with a bare array of item ids (docs/platform-api.md §2.4); after categories and menus let
+ * go.
+ */
 const remove: EndpointSpec = {
   name: "items.delete",
   stage: 6,

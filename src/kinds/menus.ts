@@ -1,8 +1,8 @@
 /**
- * Menus: ordered categories with an active flag each (spec §2.2, §3). Menus have no SKU: carte keys
- * them by `menu_type`, updates them by the platform id it read, and creates them by sending no id
- * (spec §4.4 `POST /menu` "creates or updates"). A second menu of a type already seen on the platform
- * is keyed `TYPE#id`, so that the plan deletes the duplicate.
+ * Menus: ordered categories with an active flag each (docs/platform-api.md §4.3, §4.9). Menus have no SKU:
+ * carte keys them by `menu_type`, updates them by the platform id it read, and creates them by sending no id
+ * (docs/platform-api.md §2.4 `POST /menu` "creates or updates"). A second menu of a type already seen on the
+ * platform is keyed `TYPE#id`, so that the plan deletes the duplicate.
  */
 
 import { own, table, type CategoryResource, type MenuResource } from "../model.js";
@@ -55,7 +55,10 @@ function shows(state: ReadState, m: WireMenu): boolean {
   return now !== undefined && now.type === m.menu_type && jsonEqual(now.categories, categories);
 }
 
-/** `POST /menu` (spec §4.4): creates a menu sent without id, updates one with; after its categories. */
+/**
+ * `POST /menu` (docs/platform-api.md §2.4): creates a menu sent without id, updates one with; after its
+ * categories.
+ */
 const upsert: EndpointSpec = {
   name: "menus.upsert",
   stage: 3,
@@ -68,7 +71,7 @@ const upsert: EndpointSpec = {
   },
 };
 
-/** `DELETE /menu` with a bare array of menu ids (spec §4.4); the first of the deletes. */
+/** `DELETE /menu` with a bare array of menu ids (docs/platform-api.md §2.4); the first of the deletes. */
 const remove: EndpointSpec = {
   name: "menus.delete",
   stage: 4,

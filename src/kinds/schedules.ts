@@ -1,5 +1,5 @@
 /**
- * Schedules of categories and items in the menu API's form (platform notes "Store menu API":
+ * Schedules of categories and items in the menu API's form (docs/platform-api.md §4.3:
  * `{days_of_week: "mon,tue,...,sun,hol", time_periods: [{start_time: "HH:MM", end_time: "HH:MM"}]}`),
  * read into their canonical form in carte's model (src/time/schedules.ts), and the resources as the
  * planner compares their schedules.

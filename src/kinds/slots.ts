@@ -1,9 +1,9 @@
 /**
  * What the store-setting kinds share: time conversion between carte's `HH:MM` and the utils group's
- * `HH:mm:ss` (spec §2.5, §2.6), canonical slot order, the matching of old and new slots that turns an
- * edit into ONE update by id rather than a delete and a create (the fewest calls), and the
- * per-slot endpoints of `/store/schedule/{storeId}/{storeScheduleId}` used by regular hours, holidays and
- * special days alike (spec §4.5 "Store hours": any slot is updated and deleted by its id).
+ * `HH:mm:ss` (docs/platform-api.md §4.6, §4.7), canonical slot order, the matching of old and new slots that
+ * turns an edit into ONE update by id rather than a delete and a create (the fewest calls), and the per-slot
+ * endpoints of `/store/schedule/{storeId}/{storeScheduleId}` used by regular hours, holidays and special days
+ * alike (docs/platform-api.md §2.5: any slot is updated and deleted by its id).
  *
  * Stages of the store settings (src/plan/endpoints.ts orders every call by stage; menus use 1–7):
  *
@@ -23,9 +23,9 @@
  *
  * Deletes come first and updates that only free time (the new range inside the old one) come before
  * the other updates, and every create comes last, so that the platform never holds two overlapping
- * slots of one day while the plan runs, whatever rule it may have against overlaps (spec §8 publishes
- * none). Updates of one stage run concurrently, so two slots that swap places could still cross for a
- * moment; the emulator, like the published spec, allows overlaps.
+ * slots of one day while the plan runs, whatever rule it may have against overlaps
+ * (docs/platform-api.md §4.11 publishes none). Updates of one stage run concurrently, so two slots that swap
+ * places could still cross for a moment; the emulator, like the published spec, allows overlaps.
  */
 
 import type { Slot } from "../model.js";
@@ -36,7 +36,9 @@ export interface IdSlot extends Slot {
   id: number;
 }
 
-/** `HH:MM` → `HH:MM:00` (the utils group's `HH:mm:ss`, spec §2.5, §2.6); `HH:MM:SS` is kept. */
+/**
+ * `HH:MM` → `HH:MM:00` (the utils group's `HH:mm:ss`, docs/platform-api.md §4.6, §4.7); `HH:MM:SS` is kept.
+ */
 export function toUtilsTime(t: string): string {
   return t.length === 5 ? `${t}:00` : t;
 }
@@ -119,7 +121,9 @@ export function plainSlots(slots: readonly Slot[]): Slot[] {
   return sortSlots(slots).map((s) => ({ start: s.start, end: s.end }));
 }
 
-/** A slot of the platform's answers (`{id, startsTime, endsTime}`, spec §2.6) in carte's form. */
+/**
+ * A slot of the platform's answers (`{id, startsTime, endsTime}`, docs/platform-api.md §4.7) in carte's form.
+ */
 export function fromWireSlot(s: { id: number; startsTime: string; endsTime: string }): IdSlot {
   return { id: s.id, start: fromUtilsTime(s.startsTime), end: fromUtilsTime(s.endsTime) };
 }
@@ -196,7 +200,7 @@ export function shrinks(from: Slot, to: Slot): boolean {
   return to.start >= from.start && to.end <= from.end;
 }
 
-/** Body of `PUT /store/schedule/{storeId}/{storeScheduleId}` (spec §4.5; platform notes "Utils"). */
+/** Body of `PUT /store/schedule/{storeId}/{storeScheduleId}` (docs/platform-api.md §2.5, §4.6). */
 export interface SlotUpdateBody {
   starts_time: string;
   ends_time: string;
@@ -232,7 +236,10 @@ const always = () => true;
 /** A slot write's params (`slotId`) as the route names them. */
 const slotParams = (storeId: string, p: EndpointParams) => ({ storeId, storeScheduleId: p.slotId! });
 
-/** `DELETE /store/schedule/{storeId}/{storeScheduleId}` (spec §4.5): one slot of any kind, by id. */
+/**
+ * `DELETE /store/schedule/{storeId}/{storeScheduleId}` (docs/platform-api.md §2.5): one slot of any kind, by
+ * id.
+ */
 const slotDelete: EndpointSpec = {
   chain: "store_schedule",
   synchronous: true,
@@ -248,7 +255,10 @@ const slotDelete: EndpointSpec = {
   effect: (_body, params, state) => (slotById(state, Number(params.slotId)) ? "absent" : "present"),
 };
 
-/** `PUT /store/schedule/{storeId}/{storeScheduleId}` (spec §4.5): stage 12 frees time, 13 the others. */
+/**
+ * `PUT /store/schedule/{storeId}/{storeScheduleId}` (docs/platform-api.md §2.5): stage 12 frees time, 13 the
+ * others.
+ */
 function slotPut(name: "utils.slot.shrink" | "utils.slot.update", stage: number): EndpointSpec {
   return {
     chain: "store_schedule",

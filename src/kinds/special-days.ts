@@ -3,7 +3,7 @@
  * resource per date, keyed `MM-DD`, `store[KEY].special_day[12-24]`, value {@link SpecialDay} (slots
  * sorted, `HH:MM`). Managed where the files give `specialDays`; default ownership `full`.
  *
- * Wire (spec §2.6, §4.5 "Store hours"; platform notes "Utils"):
+ * Wire (docs/platform-api.md §4.7, §2.5):
  * - read: `GET /api/rest-ops-utils/store/schedule/{storeId}/special` → `{storeSpecialScheduleDays: [{id,
  *   name, month, day, cityId, storeSchedules: [{id, startsTime, endsTime}]}]}`;
  * - create: `POST /store/schedule/{storeId}/special` `{day, month, name, schedules: [{startsTime,
@@ -70,7 +70,7 @@ import { fieldOf, type ChangeView } from "../show/view-model.js";
 import { attributeDetails, plain, slotsText } from "../show/words.js";
 import type { KindView } from "./show.js";
 
-/** Body of `POST /store/schedule/{storeId}/special` (platform notes "Utils"). */
+/** Body of `POST /store/schedule/{storeId}/special` (docs/platform-api.md §4.6). */
 export interface SpecialDayBody {
   day: number;
   month: number;
@@ -91,10 +91,10 @@ function dayById(state: ReadState, id: number): SpecialIds | undefined {
   );
 }
 
-/** `GET /store/schedule/{storeId}/special` of each store (spec §4.5). */
+/** `GET /store/schedule/{storeId}/special` of each store (docs/platform-api.md §2.5). */
 const specialRead = perStoreRead<SpecialDays>("special", (client, s) => getSpecialDays(client, s.storeId));
 
-/** `DELETE /store/schedule/{storeId}/special/{specialDayId}` (spec §4.5). */
+/** `DELETE /store/schedule/{storeId}/special/{specialDayId}` (docs/platform-api.md §2.5). */
 const dayDelete: EndpointSpec = {
   chain: "store_schedule",
   synchronous: true,
@@ -107,7 +107,7 @@ const dayDelete: EndpointSpec = {
   idempotent: () => true,
   effect: (_body, params, state) => (dayById(state, Number(params.specialDayId)) ? "absent" : "present"),
 };
-/** `POST /store/schedule/{storeId}/special` (spec §4.5): a special day with its slots. */
+/** `POST /store/schedule/{storeId}/special` (docs/platform-api.md §2.5): a special day with its slots. */
 const dayCreate: EndpointSpec = {
   chain: "store_schedule",
   synchronous: true,
@@ -129,7 +129,10 @@ const dayCreate: EndpointSpec = {
     return made ? "present" : "absent";
   },
 };
-/** `POST /store/schedule/{storeId}/special/{specialDayId}` (spec §4.5): new slots of a special day. */
+/**
+ * `POST /store/schedule/{storeId}/special/{specialDayId}` (docs/platform-api.md §2.5): new slots of a special
+ * day.
+ */
 const slotsCreate: EndpointSpec = {
   chain: "store_schedule",
   synchronous: true,

@@ -3,7 +3,7 @@
  * store_availability[open]`, value `{open}`; managed where the files give `open`. Default ownership
  * `full` (it is managed only where the files say it, so there is nothing to take away elsewhere).
  *
- * Wire (spec §4.3; platform notes "Availability" and "Limits"):
+ * Wire (docs/platform-api.md §2.3, §4.4, §4.11):
  * - read: `POST /api/v2/restaurants-integrations-public-api/availability/stores`, a bare array of at most
  *   100 store ids → `{"<storeId>": true|false}`; the reader asks for 100 stores per call (the part
  *   fetcher below), not one call per store;
@@ -40,7 +40,7 @@ export const openState = kindState<boolean>("store_availability");
 /** The one key of the kind in a store. */
 const OPEN_KEY = "open";
 
-// Reads 100 stores per call (platform notes "Limits"), each batch under the reader's concurrency bound.
+// Reads 100 stores per call (docs/platform-api.md §4.11), each batch under the reader's concurrency bound.
 const openRead: StoreRead<boolean> = {
   name: "open",
   async fetch(client, stores, limit, deliver) {
@@ -63,7 +63,7 @@ const openRead: StoreRead<boolean> = {
   },
 };
 
-/** `PUT /availability/stores/enable` (platform notes "Availability"): synchronous, ≤ 300 stores a call. */
+/** `PUT /availability/stores/enable` (docs/platform-api.md §4.4): synchronous, ≤ 300 stores a call. */
 const enable: EndpointSpec = {
   chain: "*",
   synchronous: true,

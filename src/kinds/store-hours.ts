@@ -3,7 +3,7 @@
  * `[sun]`, value `{day, slots}` (slots sorted, `HH:MM`; an empty list: closed that day). Managed where
  * the files give `hours` (then all seven days are, an unlisted day is closed); default ownership `full`.
  *
- * Wire (spec §2.6, §4.5 "Store hours"; platform notes "Utils"):
+ * Wire (docs/platform-api.md §4.7, §2.5):
  * - read: `GET /api/rest-ops-utils/store/schedule/{storeId}` → `{storeScheduleDays: [{day,
  *   storeSchedules: [{id, startsTime, endsTime}]}]}`, times `HH:mm:ss`; a day not listed has no slot;
  * - create: `POST /store/schedule/{storeId}` `{day, starts_time, ends_time}`, one slot per call;
@@ -67,17 +67,20 @@ export interface DayHours {
   slots: Slot[];
 }
 
-/** Body of `POST /store/schedule/{storeId}` (spec §4.5). */
+/** Body of `POST /store/schedule/{storeId}` (docs/platform-api.md §2.5). */
 export interface RegularSlotBody {
   day: Weekday;
   starts_time: string;
   ends_time: string;
 }
 
-/** `GET /store/schedule/{storeId}` of each store (spec §4.5). */
+/** `GET /store/schedule/{storeId}` of each store (docs/platform-api.md §2.5). */
 const hoursRead = perStoreRead<RegularHours>("hours", (client, s) => getRegularHours(client, s.storeId));
 
-/** `POST /store/schedule/{storeId}` (spec §4.5): one new slot per call, after every slot update. */
+/**
+ * `POST /store/schedule/{storeId}` (docs/platform-api.md §2.5): one new slot per call, after every slot
+ * update.
+ */
 const create: EndpointSpec = {
   chain: "store_schedule",
   synchronous: true,

@@ -20,7 +20,7 @@ export const hoursState = kindState<Record<Weekday, Slot[]>>("store_hours");
  */
 export const holidaysState = kindState<Record<string, Slot[]>>("holiday");
 
-/** A special day of a store (spec §2.6): a name, a date and its slots. Keyed `MM-DD`. */
+/** A special day of a store (docs/platform-api.md §4.7): a name, a date and its slots. Keyed `MM-DD`. */
 export interface SpecialDay {
   name: string;
   /** 1–12. */

@@ -224,7 +224,7 @@ export interface EndpointSpec {
   body(elements: unknown[], params: EndpointParams): unknown;
   /**
    * Most elements in one call; more are split across calls. Default: the route's `maxElements`
-   * (platform notes "Limits"), else no limit.
+   * (docs/platform-api.md §4.11), else no limit.
    */
   maxElements?: number;
   /**
@@ -256,10 +256,10 @@ export interface EndpointSpec {
   check?(response: unknown, parts: readonly { store: string; element: unknown }[]): string | undefined;
   /**
    * For calls whose answer carries a secret (`POST /webhook` answers the event's signing secret, spec
-   * §4.7): picks it out of the answer, so that the executor hands it to the secrets sink and nowhere
-   * else. Absent: the answer holds no secret. A secret-bearing call whose answer was lost is never sent
-   * again blindly: the executor settles it by reading and, when its effect shows, gets the secret anew
-   * with `PUT /webhook/{event}/reset-secret` (the secret is rotated, and the report says so).
+   * docs/platform-api.md §2.7): picks it out of the answer, so that the executor hands it to the secrets sink
+   * and nowhere else. Absent: the answer holds no secret. A secret-bearing call whose answer was lost is
+   * never sent again blindly: the executor settles it by reading and, when its effect shows, gets the secret
+   * anew with `PUT /webhook/{event}/reset-secret` (the secret is rotated, and the report says so).
    */
   secret?(response: unknown): { event: string; secret: string } | undefined;
   /**

@@ -8,7 +8,7 @@
  * Value `{schedules}` in carte's canonical {@link Schedule} form (days `mon…sun,hol`, one schedule per
  * set of days, periods sorted, `HH:MM`); `[]`: always.
  *
- * Wire (spec §2.5, §4.5; platform notes "Utils"):
+ * Wire (docs/platform-api.md §4.6, §2.5):
  * - read: `GET /api/rest-ops-utils/corridor/store/{storeId}` (corridors), then per corridor
  *   `GET /corridor/schedule/{corridorId}/store/{storeId}` and `GET /product/corridor/{corridorId}/store/
  *   {storeId}` (products), then per product `GET /product/schedule/{productId}/corridor/{corridorId}/
@@ -26,7 +26,7 @@
  * same days or overlapping times pair up as updates), so an edit is one element of the one `PUT`.
  * Stages 20–22 (corridors: delete, update, create) and 23–25 (products), after every menu write.
  *
- * Identity: corridors ARE the store's categories and products its items (platform notes "Utils": one
+ * Identity: corridors ARE the store's categories and products its items (docs/platform-api.md §4.6: one
  * store state, two views); carte maps a corridor id to a category SKU and a product id to an item SKU
  * through the ids of `GET /store-menu` (the corridor and product lists carry no SKU). Ids are kept in
  * `ids.other.corridor_schedule[SKU]` / `ids.other.product_schedule[SKU]`.
@@ -146,8 +146,8 @@ export function canonicalUtilsSchedules(schedules: readonly Schedule[] | undefin
 
 /**
  * The corridors of each store, their schedules, their products and the products' schedules through the
- * utils group (spec §2.5, §4.5): one call for the corridors, one per corridor for its schedule and its
- * products, one per product for its schedule.
+ * utils group (docs/platform-api.md §4.6, §2.5): one call for the corridors, one per corridor for its
+ * schedule and its products, one per product for its schedule.
  */
 const utilsSchedulesRead: StoreRead<UtilsSchedulesSnapshot> = {
   name: "utilsSchedules",
@@ -219,14 +219,14 @@ function itemView(state: StoreState, sku: string): unknown {
 
 // ---- writing ---------------------------------------------------------------------------------------
 
-/** Element of `schedule_details` in a POST (spec §4.5). */
+/** Element of `schedule_details` in a POST (docs/platform-api.md §2.5). */
 export interface DetailInput {
   days: string;
   starts_time: string;
   ends_time: string;
 }
 
-/** Element of `schedule_details` in a PUT (spec §4.5). */
+/** Element of `schedule_details` in a PUT (docs/platform-api.md §2.5). */
 export interface DetailUpdate extends DetailInput {
   id: number;
 }
@@ -268,7 +268,10 @@ export function detailWrites(
   ];
 }
 
-/** The routes of a corridor or a product schedule (spec §4.5): create, update and delete a detail. */
+/**
+ * The routes of a corridor or a product schedule (docs/platform-api.md §2.5): create, update and delete a
+ * detail.
+ */
 interface ScheduleRoutes {
   create: RouteName;
   update: RouteName;
@@ -292,8 +295,8 @@ function sameDetail(d: Detail, sent: DetailInput): boolean {
 }
 
 /**
- * The three calls of a corridor or product schedule (spec §4.5): delete one detail, update details
- * (one PUT), create details (one POST), at stages `first` to `first + 2`. Each says how a fresh read
+ * The three calls of a corridor or product schedule (docs/platform-api.md §2.5): delete one detail, update
+ * details (one PUT), create details (one POST), at stages `first` to `first + 2`. Each says how a fresh read
  * shows its own effect (the detail gone; the details as sent, by id; the new details there).
  */
 function scheduleEndpoints(prefix: string, first: number, routes: ScheduleRoutes): EndpointSpec[] {

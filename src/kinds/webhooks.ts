@@ -4,10 +4,10 @@
  * changes webhooks but never removes one it does not list (webhooks set up by hand are left alone);
  * `full` removes them.
  *
- * Reading: the client's whole configuration comes from ONE `GET /webhook` (spec §4.7: the webhooks
- * belong to the authenticated client), and every store takes its entries from that same list.
+ * Reading: the client's whole configuration comes from ONE `GET /webhook` (docs/platform-api.md §2.7: the
+ * webhooks belong to the authenticated client), and every store takes its entries from that same list.
  *
- * Writing with the narrowest call (spec §4.7, platform notes "Webhooks"), grouping stores across the
+ * Writing with the narrowest call (docs/platform-api.md §2.7, §4.5), grouping stores across the
  * plan (the endpoints are client-scoped, src/plan/batch.ts: writes with the same endpoint and params
  * share one call):
  *
@@ -22,7 +22,7 @@
  * `POST` and `add-stores` take a list of `{url, stores}`, so one call per event serves every URL.
  * Whether an event already exists for the client is a fact of the current state: the reader keeps the
  * client's configured events in `ids.other.webhook` (planning stays per store and pure). A create or
- * an add-stores leaves the store `ENABLE` (spec §3), so a store wanted disabled also gets a
+ * an add-stores leaves the store `ENABLE` (docs/platform-api.md §4.9), so a store wanted disabled also gets a
  * change-status in a later stage.
  *
  * Stages (src/plan/endpoints.ts order: after the menus, availability and other store settings):
@@ -39,8 +39,8 @@
  * remove-stores because removing an event's last store drops the event (docs/platform-api.md §3.8),
  * after which add-stores would answer 404.
  *
- * Store ids are strings on this API (spec §2.4). `POST /webhook` answers the event's secret: the
- * endpoint is registered as secret-bearing (src/run/secrets.ts), so the executor hands it to the secrets
+ * Store ids are strings on this API (docs/platform-api.md §4.5). `POST /webhook` answers the event's secret:
+ * the endpoint is registered as secret-bearing (src/run/secrets.ts), so the executor hands it to the secrets
  * sink and nowhere else.
  */
 
@@ -72,7 +72,7 @@ import {
   type Write,
 } from "./types.js";
 
-/** The URL and state of one event's webhook for one store (spec §2.4, §4.7). */
+/** The URL and state of one event's webhook for one store (docs/platform-api.md §4.5, §2.7). */
 export interface WebhookSetting {
   url: string;
   /** `ENABLE` (true) or `DISABLE` (false) on the platform. */
@@ -87,7 +87,7 @@ export interface WebhookSetting {
 /** The webhook kind's state in a store: its webhooks by event name. */
 export const webhooksState = kindState<Record<string, WebhookSetting>>("webhook");
 
-/** Events a store webhook can carry (platform notes, "Webhooks"). */
+/** Events a store webhook can carry (docs/platform-api.md §4.5). */
 export const STORE_EVENTS: readonly string[] = STORE_WEBHOOK_EVENTS;
 
 /** Events of client-level (integration-wide) webhooks. */
@@ -145,7 +145,7 @@ const hookOf = (state: ReadState, params: EndpointParams) => webhooksState.get(s
 const goneEffect = (_body: unknown, params: EndpointParams, state: ReadState): Effect =>
   hookOf(state, params) === undefined ? "present" : "absent";
 
-/** `POST /webhook` (spec §4.7): the event's first configuration; answers its secret. */
+/** `POST /webhook` (docs/platform-api.md §2.7): the event's first configuration; answers its secret. */
 const create: EndpointSpec = {
   chain: "webhooks",
   synchronous: true,
@@ -161,7 +161,7 @@ const create: EndpointSpec = {
   // Its effect for one store: the store is listed on the event.
   effect: (_body, params, state) => (hookOf(state, params) ? "present" : "absent"),
 };
-/** `PUT /webhook/{event}/add-stores` (spec §4.7). */
+/** `PUT /webhook/{event}/add-stores` (docs/platform-api.md §2.7). */
 const addStores: EndpointSpec = {
   chain: "webhooks",
   synchronous: true,
@@ -178,7 +178,7 @@ const addStores: EndpointSpec = {
     return hookOf(state, params)?.url === url ? "present" : "absent";
   },
 };
-/** `PUT /webhook/{event}/change-url` (spec §4.7). */
+/** `PUT /webhook/{event}/change-url` (docs/platform-api.md §2.7). */
 const changeUrl: EndpointSpec = {
   chain: "webhooks",
   synchronous: true,
@@ -193,7 +193,7 @@ const changeUrl: EndpointSpec = {
   effect: (_body, params, state) =>
     hookOf(state, params)?.url === String(params.url) ? "present" : "absent",
 };
-/** `PUT /webhook/{event}/change-status` (spec §4.7). */
+/** `PUT /webhook/{event}/change-status` (docs/platform-api.md §2.7). */
 const changeStatus: EndpointSpec = {
   chain: "webhooks",
   synchronous: true,
@@ -217,7 +217,7 @@ const changeStatus: EndpointSpec = {
     return hookOf(state, params)?.enabled === enable ? "present" : "absent";
   },
 };
-/** `DELETE /webhook/{event}/remove-stores` (spec §4.7). */
+/** `DELETE /webhook/{event}/remove-stores` (docs/platform-api.md §2.7). */
 const removeStores: EndpointSpec = {
   chain: "webhooks",
   synchronous: true,
@@ -233,8 +233,8 @@ const removeStores: EndpointSpec = {
   effect: goneEffect,
 };
 /**
- * `DELETE /webhook/{event}/remove-stores` (spec §4.7) for a store the platform lists more than once:
- * before the creates, so that the store is added back once in the same plan.
+ * `DELETE /webhook/{event}/remove-stores` (docs/platform-api.md §2.7) for a store the platform lists more
+ * than once: before the creates, so that the store is added back once in the same plan.
  */
 const removeDuplicated: EndpointSpec = {
   ...removeStores,
@@ -242,7 +242,10 @@ const removeDuplicated: EndpointSpec = {
   stage: 29,
 };
 
-/** One `GET /webhook` for every store that reads webhooks (spec §4.7: the client's whole configuration). */
+/**
+ * One `GET /webhook` for every store that reads webhooks (docs/platform-api.md §2.7: the client's whole
+ * configuration).
+ */
 const webhooksRead: StoreRead<WebhookConfigList> = {
   name: "webhooks",
   async fetch(client, stores, limit, deliver) {
@@ -268,8 +271,8 @@ interface ListIndex {
 const listIndexes = new WeakMap<WebhookConfigList, ListIndex>();
 
 /**
- * The webhook list by store: one `GET /webhook` answers every store's webhooks (spec §4.7), and each
- * store's read looks its own up here instead of walking the whole list (quadratic in the stores).
+ * The webhook list by store: one `GET /webhook` answers every store's webhooks (docs/platform-api.md §2.7),
+ * and each store's read looks its own up here instead of walking the whole list (quadratic in the stores).
  */
 function listIndex(list: WebhookConfigList): ListIndex {
   const known = listIndexes.get(list);
@@ -489,7 +492,7 @@ export const webhooks: ResourceKind<WebhookSetting, "webhook"> = {
         element,
         params: { event: key },
       });
-      // Created webhooks are ENABLE (spec §3).
+      // Created webhooks are ENABLE (docs/platform-api.md §4.9).
       if (!after!.enabled) out.push(status(store, key, false));
       return out;
     }

@@ -6,15 +6,15 @@
  *
  * Calls are named by their route (routes.ts): `client.request("GET /restaurants/menu/v1/stores/{storeId}/store-menu",
  * { storeId })` takes the path, the API group and the idempotency from the route table; the call goes to
- * its group's address ({@link PlatformHosts}: one for all, or one per group, platform notes "Country
- * addresses") with its group's token (a login to the auth group's address). The typed calls
- * of each API group (utils.ts, stores.ts, webhooks.ts) are thin functions over {@link PlatformClient.request}.
- * No answer is used unread: every 2xx answer goes through {@link PlatformClient.decode}, which checks it
- * against its route's response schema (schemas.ts) and turns a malformed one into a
- * {@link MalformedAnswerError} naming the call and the store.
+ * its group's address ({@link PlatformHosts}: one for all, or one per group, docs/platform-api.md §4.13) with
+ * its group's token (a login to the auth group's address). The typed calls of each API group (utils.ts,
+ * stores.ts, webhooks.ts) are thin functions over {@link PlatformClient.request}. No answer is used unread:
+ * every 2xx answer goes through {@link PlatformClient.decode}, which checks it against its route's response
+ * schema (schemas.ts) and turns a malformed one into a {@link MalformedAnswerError} naming the call and the
+ * store.
  *
- * Sources: platform-spec.md §4.1 (token login), §4.3 (availability v2), §4.4 (store menu API),
- * §5 (authentication: `x-authorization` header), §7 (errors); platform-notes.md "Authentication"
+ * Sources: docs/platform-api.md §2.1 (token login), §2.3 (availability v2), §2.4 (store menu API),
+ * §4.2 (authentication: `x-authorization` header), §4.10 (errors); docs/platform-api.md §4.2
  * (renew before expiry and once on 401; a token per surface), "Errors", "Limits" (429 exists; keep a
  * success rate of at least 98 %), "Store menu API" (POST upserts by id, else by SKU).
  */
@@ -95,7 +95,7 @@ export interface ClientOptions {
    * ({@link deadline}) instead. Default 30 000.
    */
   timeoutMs?: number;
-  /** Renew a token this many seconds before it expires. Default 300 (platform notes "Authentication"). */
+  /** Renew a token this many seconds before it expires. Default 300 (docs/platform-api.md §4.2). */
   renewBeforeSeconds?: number;
   /** Injectable undici dispatcher (tests, proxies). Default: a keep-alive Agent owned by the client. */
   dispatcher?: Dispatcher;
@@ -167,8 +167,8 @@ export const DEFAULT_MAX_BUFFERED_BYTES = 128 * MIB;
 export const DEFAULT_CALL_DEADLINE_MS = 15 * 60_000;
 
 /**
- * A 401 renews the token when the call's last renewal is older than this (platform notes
- * "Authentication": renew once on 401; a wait longer than a token's life may need another renewal).
+ * A 401 renews the token when the call's last renewal is older than this (docs/platform-api.md §4.2: renew
+ * once on 401; a wait longer than a token's life may need another renewal).
  */
 export const RENEW_AGAIN_AFTER_MS = 60_000;
 
@@ -411,13 +411,13 @@ export class PlatformClient {
     const path = routePath(name, params) + queryString(options.query);
     const idempotent = options.idempotent ?? routeIdempotent(name, body);
     const storeId = params.storeId ?? params.store_id;
-    // The token of the route's group (platform notes "Authentication").
+    // The token of the route's group (docs/platform-api.md §4.2).
     const surface = GROUP_SURFACE[routeGroup(name)];
     return this.send(routeMethod(name), path, body, surface, idempotent, name, storeId?.toString());
   }
 
   /**
-   * Reads a 2xx answer (platform-spec.md §4 conventions: bodies are JSON): the body parsed and checked
+   * Reads a 2xx answer (docs/platform-api.md §2 conventions: bodies are JSON): the body parsed and checked
    * against the response schema of its route (schemas/platform/, read open: src/platform/schemas.ts).
    * An answer whose route has no response schema (204) gives undefined, whatever its body.
    * @throws MalformedAnswerError when the content type is not JSON, the body is empty or not JSON, or
@@ -501,7 +501,7 @@ export class PlatformClient {
    * One protected call with retries; the 2xx answer as received, for {@link decode}. The token is taken
    * for each attempt after the rate limiter's wait (a long wait may outlive a token). On 401 the token is
    * renewed and the call repeated when the call has not renewed it within the last
-   * {@link RENEW_AGAIN_AFTER_MS} (platform notes "Authentication": renew on 401; a second 401 right after
+   * {@link RENEW_AGAIN_AFTER_MS} (docs/platform-api.md §4.2: renew on 401; a second 401 right after
    * a renewal is final). `route` and `storeId` are only carried into the answer.
    */
   private async send(
@@ -891,7 +891,10 @@ export class PlatformClient {
     }
   }
 
-  /** Logs in (spec §4.1). Retried as an idempotent call: a login has no effect beyond issuing a token. */
+  /**
+   * Logs in (docs/platform-api.md §2.1). Retried as an idempotent call: a login has no effect beyond issuing
+   * a token.
+   */
   private async login(surface: TokenSurface): Promise<CachedToken> {
     const route = LOGIN_ROUTES[surface];
     const path = routePath(route);
@@ -909,9 +912,13 @@ export class PlatformClient {
     return { value: body.access_token, renewAt: this.now() + lifetimeMs - margin };
   }
 
-  // ---------------------------------------------------------------- store menu API (spec §4.4)
+  // ---------------------------------------------------------------- store menu API
+  // (docs/platform-api.md §2.4)
 
-  /** `GET /store-menu`: the complete catalog of a store (spec §2.2 StoreMenu); how carte reads a store. */
+  /**
+   * `GET /store-menu`: the complete catalog of a store (docs/platform-api.md §4.3 StoreMenu); how carte reads
+   * a store.
+   */
   getStoreMenu(storeId: string): Promise<WireStoreMenu> {
     return this.request("GET /restaurants/menu/v1/stores/{storeId}/store-menu", { storeId });
   }
@@ -1019,7 +1026,7 @@ function queryString(query: CallOptions["query"]): string {
 
 /**
  * Extracts the platform's message and type from an error body: `{message}`, `{type, message}` or
- * `[{message}]` (spec §7, platform notes "Errors").
+ * `[{message}]` (docs/platform-api.md §4.10).
  */
 export function platformMessage(body: unknown): { message?: string; type?: string } {
   if (Array.isArray(body)) {

@@ -1,6 +1,6 @@
 /**
  * The route table of the platform API: every endpoint, once, keyed `"METHOD /path"` exactly as
- * platform-spec.md §4 writes it (group prefix included, `{name}` path parameters), with the facts carte
+ * docs/platform-api.md §2 writes it (group prefix included, `{name}` path parameters), with the facts carte
  * needs to call it and the emulator needs to serve it. It is the one place a path of the platform is
  * written: the client (`PlatformClient.request`, `call`), the typed calls of src/platform/, the
  * emulator's router (src/emulator/) and the conformance suite (test/conformance/) all read it.
@@ -10,9 +10,9 @@
  *
  * What a row says ({@link RouteSpec}):
  * - `group`: the API group of the route ({@link API_GROUPS}), whose address the call goes to;
- * - `surface`: which token the call needs (platform notes "Authentication": a utils token for
+ * - `surface`: which token the call needs (docs/platform-api.md §4.2: a utils token for
  *   everything under `/api/rest-ops-utils`, an integrations token for everything else; `none` for the
- *   logins themselves, spec §4.1);
+ *   logins themselves, docs/platform-api.md §2.1);
  * - `idempotent`: whether sending the call twice has the same outcome as sending it once, so that a call
  *   whose answer was lost may be repeated (a function of the body where that depends on the body);
  * - `request`, `response`, `query`: names of definitions of schemas/platform/ (`PlatformSchemaName`);
@@ -21,11 +21,11 @@
  *   and the conformance suite hold the emulator's answers to the same definition;
  * - `secret`: the answer carries a secret (a token, a webhook secret), so that a malformed one is
  *   described without quoting any of it;
- * - `maxElements`: the most elements one call may carry (platform notes "Limits"), where published;
+ * - `maxElements`: the most elements one call may carry (docs/platform-api.md §4.11), where published;
  * - `synchronous` (writes only): whether the platform applies the write before it answers (utils,
  *   webhooks, the synchronous store call), rather than accepting it for later processing;
  * - `maxResponseBytes`: the most bytes carte reads of an answer (any status); absent, 1 MiB;
- * - `spec`: the section of platform-spec.md §4 that lists the endpoint;
+ * - `section`: the section of docs/platform-api.md that lists the endpoint (§2.1 to §2.7);
  * - `statuses`: the 2xx statuses of a success, where not 200 (204 without `response`);
  * - `errors`: statuses of failures whose body is not, or not only, the usual `Message`, or that only
  *   this route answers (a 406 for an unknown event); every other failure answers `Message`;
@@ -40,21 +40,24 @@ import { InternalError } from "../errors.js";
 import type { PlatformSchemaName } from "../generated/platform.js";
 
 /**
- * Which token a call needs (platform notes "Authentication"): tokens are per surface, a utils token is
- * refused by the integrations endpoints and vice versa. `none`: no token (the logins, spec §4.1).
- * The one `Surface` type of carte: the client and the emulator both use it.
+ * Which token a call needs (docs/platform-api.md §4.2): tokens are per surface, a utils token is
+ * refused by the integrations endpoints and vice versa. `none`: no token (the logins,
+ * docs/platform-api.md §2.1). The one `Surface` type of carte: the client and the emulator both use it.
  */
 export type Surface = "integrations" | "utils" | "none";
 
-/** A surface that has a token: what `POST /restaurants/auth/v1/token/login/{surface}` issues (spec §4.1). */
+/**
+ * A surface that has a token: what `POST /restaurants/auth/v1/token/login/{surface}` issues
+ * (docs/platform-api.md §2.1).
+ */
 export type TokenSurface = Exclude<Surface, "none">;
 
 /**
- * The API groups of the platform, in the order of spec §4: token login (§4.1), the store menu API with
- * the legacy stock calls under its prefix (§4.2, §4.4), finance (§4.6), availability v2 (§4.3),
- * webhooks (§4.7) and utils (§4.5). Each group may live at an address of its own (platform notes
- * "Country addresses": the newer groups auth, menu and finance on one host of a country, the older
- * availability v2, webhooks and utils on another), so that every call goes to its group's address.
+ * The API groups of the platform, in the order of docs/platform-api.md §2: token login (§2.1), the store menu
+ * API with the legacy stock calls under its prefix (§2.2, §2.4), finance (§2.6), availability v2 (§2.3),
+ * webhooks (§2.7) and utils (§2.5). Each group may live at an address of its own (docs/platform-api.md §4.13:
+ * the newer groups auth, menu and finance on one host of a country, the older availability v2, webhooks and
+ * utils on another), so that every call goes to its group's address.
  */
 export const API_GROUPS = ["auth", "menu", "finance", "availability", "webhooks", "utils"] as const;
 
@@ -62,9 +65,9 @@ export const API_GROUPS = ["auth", "menu", "finance", "availability", "webhooks"
 export type ApiGroup = (typeof API_GROUPS)[number];
 
 /**
- * The token the calls of each group carry (platform notes "Authentication": a utils token for
+ * The token the calls of each group carry (docs/platform-api.md §4.2: a utils token for
  * everything under `/api/rest-ops-utils`, an integrations token for everything else; none for the
- * logins, spec §4.1). A route's `surface` is its group's, which the route table's tests hold.
+ * logins, docs/platform-api.md §2.1). A route's `surface` is its group's, which the route table's tests hold.
  */
 export const GROUP_SURFACE: Readonly<Record<ApiGroup, Surface>> = {
   auth: "none",
@@ -77,8 +80,8 @@ export const GROUP_SURFACE: Readonly<Record<ApiGroup, Surface>> = {
 
 /**
  * The base address of each API group of the platform ({@link API_GROUPS}), e.g. the menu group's
- * `https://menu.example.test`: every call goes to the address of its route's group (platform notes
- * "Country addresses").
+ * `https://menu.example.test`: every call goes to the address of its route's group
+ * (docs/platform-api.md §4.13).
  */
 export type PlatformHosts = Readonly<Record<ApiGroup, string>>;
 
@@ -87,7 +90,7 @@ export function oneHost(baseUrl: string): PlatformHosts {
   return Object.fromEntries(API_GROUPS.map((g) => [g, baseUrl])) as Record<ApiGroup, string>;
 }
 
-/** The HTTP methods of the platform API (spec §4). */
+/** The HTTP methods of the platform API (docs/platform-api.md §2). */
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 /** One row of {@link ROUTES}. */
@@ -116,9 +119,11 @@ export interface RouteSpec {
    * where it is wrong only, never quoted (no excerpt, no value).
    */
   readonly secret?: true;
-  /** Definition of schemas/platform/ listing the query parameters (finance reads, spec §4.6). */
+  /**
+   * Definition of schemas/platform/ listing the query parameters (finance reads, docs/platform-api.md §2.6).
+   */
   readonly query?: PlatformSchemaName;
-  /** Most elements one call may carry (platform notes "Limits"); absent: no published limit. */
+  /** Most elements one call may carry (docs/platform-api.md §4.11); absent: no published limit. */
   readonly maxElements?: number;
   /**
    * The most bytes carte reads of one answer of this route, whatever its status, counted as they arrive:
@@ -131,13 +136,13 @@ export interface RouteSpec {
    * shows it), `false` when it accepts the write and processes it later. Absent on reads.
    */
   readonly synchronous?: boolean;
-  /** Section of platform-spec.md that lists the endpoint, e.g. `§4.4`. */
-  readonly spec: `§4.${number}`;
+  /** The section of docs/platform-api.md that lists the endpoint, e.g. `§2.4`. */
+  readonly section: `§2.${number}`;
   /** The statuses of a success, where not `[200]` (`[204]` when the route has no `response`). */
   readonly statuses?: readonly number[];
   /**
-   * Failures of this route beyond the usual ones, or whose body is not only `Message` (spec §7):
-   * status → the definitions of schemas/platform/ its body may match.
+   * Failures of this route beyond the usual ones, or whose body is not only `Message`
+   * (docs/platform-api.md §4.10): status → the definitions of schemas/platform/ its body may match.
    */
   readonly errors?: Readonly<Record<number, readonly PlatformSchemaName[]>>;
   /** Choices carte makes about this route where the spec is silent: texts of {@link ASSUMPTIONS}. */
@@ -145,7 +150,7 @@ export interface RouteSpec {
 }
 
 /**
- * The choices carte makes about single routes where platform-spec.md and platform-notes.md are silent,
+ * The choices carte makes about single routes where the platform's documentation is silent,
  * each marked `x-carte-assumption` on its routes in docs/openapi.yaml and listed, word for word, in
  * docs/platform-api.md ("Assumptions the description marks"); choices about shapes are marked in the
  * schemas of schemas/platform/ (`x-carte-assumption`).
@@ -171,7 +176,7 @@ const MIB = 1024 * 1024;
 
 /**
  * The cap of an answer whose route names none: messages, tokens, one slot or webhook, the status of at
- * most a few hundred stores (platform notes "Limits"). A few KiB each in practice.
+ * most a few hundred stores (docs/platform-api.md §4.11). A few KiB each in practice.
  */
 export const DEFAULT_ANSWER_BYTES = 1 * MIB;
 
@@ -194,44 +199,54 @@ function everyMenuHasId(menus: unknown): boolean {
   return Array.isArray(menus) && menus.every((m) => typeof (m as { id?: unknown } | null)?.id === "number");
 }
 
-/** `POST /store-menu` (spec §4.4): repeated, it replaces the catalog with the same one, unless a menu lacks its id. */
+/**
+ * `POST /store-menu` (docs/platform-api.md §2.4): repeated, it replaces the catalog with the same one, unless
+ * a menu lacks its id.
+ */
 function storeMenuIsIdempotent(body: unknown): boolean {
   const menus = (body as { menus?: unknown } | null)?.menus;
   return menus === undefined || everyMenuHasId(menus);
 }
 
-/** A utils schedule (corridor or product, spec §4.5): get, create (appends), update, delete a detail. */
-const utilsRead = { surface: "utils", group: "utils", idempotent: true, spec: "§4.5" } as const;
+/**
+ * A utils schedule (corridor or product, docs/platform-api.md §2.5): get, create (appends), update, delete a
+ * detail.
+ */
+const utilsRead = { surface: "utils", group: "utils", idempotent: true, section: "§2.5" } as const;
 const utilsCreate = {
   surface: "utils",
   group: "utils",
   idempotent: false,
   synchronous: true,
-  spec: "§4.5",
+  section: "§2.5",
 } as const;
 const utilsChange = {
   surface: "utils",
   group: "utils",
   idempotent: true,
   synchronous: true,
-  spec: "§4.5",
+  section: "§2.5",
 } as const;
 
-/** A webhook write (spec §4.7): applied before the answer (emulator assumption, docs/platform-api.md). */
+/**
+ * A webhook write (docs/platform-api.md §2.7): applied before the answer (emulator assumption,
+ * docs/platform-api.md §3.8).
+ */
 const hookWrite = {
   surface: "integrations",
   group: "webhooks",
   idempotent: true,
   synchronous: true,
-  spec: "§4.7",
+  section: "§2.7",
 } as const;
 
 /**
- * Every endpoint of the platform (spec §4), keyed as the spec writes it. See the module comment for
- * what a row says.
+ * Every endpoint of the platform (docs/platform-api.md §2), keyed as the spec writes it. See the module
+ * comment for what a row says.
  */
 export const ROUTES = {
-  // ---- §4.1 token login: no token; a login has no effect beyond issuing a token, hence idempotent.
+  // ---- docs/platform-api.md §2.1 token login: no token; a login has no effect beyond issuing a token, hence
+  // idempotent.
   "POST /restaurants/auth/v1/token/login/integrations": {
     surface: "none",
     group: "auth",
@@ -239,7 +254,7 @@ export const ROUTES = {
     request: "TokenRequest",
     response: "TokenResponse",
     secret: true,
-    spec: "§4.1",
+    section: "§2.1",
     assumptions: [ASSUMPTIONS.login],
   },
   "POST /restaurants/auth/v1/token/login/utils": {
@@ -249,11 +264,12 @@ export const ROUTES = {
     request: "TokenRequest",
     response: "TokenResponse",
     secret: true,
-    spec: "§4.1",
+    section: "§2.1",
     assumptions: [ASSUMPTIONS.login],
   },
 
-  // ---- §4.2 legacy bulk availability: a PATCH sets states (idempotent), applied asynchronously (§3).
+  // ---- docs/platform-api.md §2.2 legacy bulk availability: a PATCH sets states (idempotent), applied
+  // asynchronously (§4.9).
   "PATCH /restaurants/menu/v1/stores/{storeId}/products/{identityType}/stock": {
     surface: "integrations",
     group: "menu",
@@ -261,7 +277,7 @@ export const ROUTES = {
     request: "StockPatch",
     response: "Message",
     synchronous: false,
-    spec: "§4.2",
+    section: "§2.2",
     assumptions: [ASSUMPTIONS.legacyAccepted],
   },
   "POST /restaurants/menu/v1/stores/{storeId}/products/{identityType}/stock/status": {
@@ -271,7 +287,7 @@ export const ROUTES = {
     request: "ProductsStockStatusRequest",
     response: "StockStatusList",
     maxResponseBytes: READ_ANSWER_BYTES,
-    spec: "§4.2",
+    section: "§2.2",
   },
   "PATCH /restaurants/menu/v1/stores/{storeId}/toppings/{identityType}/stock": {
     surface: "integrations",
@@ -280,7 +296,7 @@ export const ROUTES = {
     request: "StockPatch",
     response: "Message",
     synchronous: false,
-    spec: "§4.2",
+    section: "§2.2",
     assumptions: [ASSUMPTIONS.legacyAccepted],
   },
   "POST /restaurants/menu/v1/stores/{storeId}/toppings/{identityType}/stock/status": {
@@ -290,7 +306,7 @@ export const ROUTES = {
     request: "ToppingsStockStatusRequest",
     response: "StockStatusList",
     maxResponseBytes: READ_ANSWER_BYTES,
-    spec: "§4.2",
+    section: "§2.2",
   },
   "PATCH /restaurants/menu/v1/stores/{storeId}/items/{identityType}/stock": {
     surface: "integrations",
@@ -299,7 +315,7 @@ export const ROUTES = {
     request: "StockPatch",
     response: "Message",
     synchronous: false,
-    spec: "§4.2",
+    section: "§2.2",
     assumptions: [ASSUMPTIONS.legacyAccepted],
   },
   "POST /restaurants/menu/v1/stores/{storeId}/items/{identityType}/stock/status": {
@@ -309,10 +325,11 @@ export const ROUTES = {
     request: "ItemsStockStatusRequest",
     response: "StockStatusList",
     maxResponseBytes: READ_ANSWER_BYTES,
-    spec: "§4.2",
+    section: "§2.2",
   },
 
-  // ---- §4.3 availability v2: status reads are POSTs (idempotent); toggles set states, asynchronously.
+  // ---- docs/platform-api.md §2.3 availability v2: status reads are POSTs (idempotent); toggles set states,
+  // asynchronously.
   "POST /api/v2/restaurants-integrations-public-api/availability/items/status": {
     surface: "integrations",
     group: "availability",
@@ -320,7 +337,7 @@ export const ROUTES = {
     request: "ItemStatusRequest",
     response: "ItemStatusList",
     maxResponseBytes: READ_ANSWER_BYTES,
-    spec: "§4.3",
+    section: "§2.3",
   },
   "POST /api/v2/restaurants-integrations-public-api/availability/items/platform/status": {
     surface: "integrations",
@@ -329,9 +346,11 @@ export const ROUTES = {
     request: "ItemStatusRequest",
     response: "ItemStatusList",
     maxResponseBytes: READ_ANSWER_BYTES,
-    spec: "§4.3",
+    section: "§2.3",
   },
-  /** Items turned on or off: at most 100 in total across the stores of one call (platform notes "Limits"). */
+  /**
+   * Items turned on or off: at most 100 in total across the stores of one call (docs/platform-api.md §4.11).
+   */
   "PUT /api/v2/restaurants-integrations-public-api/availability/stores/items": {
     surface: "integrations",
     group: "availability",
@@ -340,7 +359,7 @@ export const ROUTES = {
     response: "Message",
     maxElements: 100,
     synchronous: false,
-    spec: "§4.3",
+    section: "§2.3",
     errors: { 400: ["MessageList"] },
   },
   "PUT /api/v2/restaurants-integrations-public-api/availability/stores/items/platform": {
@@ -351,10 +370,10 @@ export const ROUTES = {
     response: "Message",
     maxElements: 100,
     synchronous: false,
-    spec: "§4.3",
+    section: "§2.3",
     errors: { 400: ["MessageList"] },
   },
-  /** Whether stores take orders: at most 100 store ids per call (platform notes "Limits"). */
+  /** Whether stores take orders: at most 100 store ids per call (docs/platform-api.md §4.11). */
   "POST /api/v2/restaurants-integrations-public-api/availability/stores": {
     surface: "integrations",
     group: "availability",
@@ -362,7 +381,7 @@ export const ROUTES = {
     request: "StoreIdList",
     response: "StoreStatusMap",
     maxElements: 100,
-    spec: "§4.3",
+    section: "§2.3",
   },
   "PUT /api/v2/restaurants-integrations-public-api/availability/stores": {
     surface: "integrations",
@@ -371,7 +390,7 @@ export const ROUTES = {
     request: "StoreToggle",
     response: "Message",
     synchronous: false,
-    spec: "§4.3",
+    section: "§2.3",
   },
   "PUT /api/v2/restaurants-integrations-public-api/availability/stores/enable/massive": {
     surface: "integrations",
@@ -380,9 +399,9 @@ export const ROUTES = {
     request: "StoreEnableRequest",
     response: "Message",
     synchronous: false,
-    spec: "§4.3",
+    section: "§2.3",
   },
-  /** The synchronous store call: at most 300 stores (more: 422, platform notes "Limits"). */
+  /** The synchronous store call: at most 300 stores (more: 422, docs/platform-api.md §4.11). */
   "PUT /api/v2/restaurants-integrations-public-api/availability/stores/enable": {
     surface: "integrations",
     group: "availability",
@@ -391,18 +410,19 @@ export const ROUTES = {
     response: "StoreEnableResponse",
     maxElements: 300,
     synchronous: true,
-    spec: "§4.3",
+    section: "§2.3",
     errors: { 422: ["Message"] },
   },
 
-  // ---- §4.4 store menu API: upserts by id, else by SKU (platform notes), processed asynchronously.
+  // ---- docs/platform-api.md §2.4 store menu API: upserts by id, else by SKU (docs/platform-api.md §4.3),
+  // processed asynchronously.
   "GET /restaurants/menu/v1/stores/{storeId}/store-menu": {
     surface: "integrations",
     group: "menu",
     idempotent: true,
     response: "StoreMenu",
     maxResponseBytes: STORE_MENU_ANSWER_BYTES,
-    spec: "§4.4",
+    section: "§2.4",
   },
   "POST /restaurants/menu/v1/stores/{storeId}/store-menu": {
     surface: "integrations",
@@ -411,7 +431,7 @@ export const ROUTES = {
     request: "StoreMenuUpload",
     response: "Message",
     synchronous: false,
-    spec: "§4.4",
+    section: "§2.4",
     errors: { 400: ["Message", "MenuError"] },
   },
   "GET /restaurants/menu/v1/stores/{storeId}/menu": {
@@ -420,7 +440,7 @@ export const ROUTES = {
     idempotent: true,
     response: "MenuList",
     maxResponseBytes: READ_ANSWER_BYTES,
-    spec: "§4.4",
+    section: "§2.4",
   },
   /** Idempotent only when every menu carries its id: a menu without one is created by each call. */
   "POST /restaurants/menu/v1/stores/{storeId}/menu": {
@@ -430,7 +450,7 @@ export const ROUTES = {
     request: "MenuUpsertList",
     response: "Message",
     synchronous: false,
-    spec: "§4.4",
+    section: "§2.4",
     errors: { 400: ["Message", "MenuError"] },
   },
   "DELETE /restaurants/menu/v1/stores/{storeId}/menu": {
@@ -440,7 +460,7 @@ export const ROUTES = {
     request: "IdList",
     response: "Message",
     synchronous: false,
-    spec: "§4.4",
+    section: "§2.4",
   },
   "GET /restaurants/menu/v1/stores/{storeId}/menu/{menuId}": {
     surface: "integrations",
@@ -448,7 +468,7 @@ export const ROUTES = {
     idempotent: true,
     response: "Menu",
     maxResponseBytes: READ_ANSWER_BYTES,
-    spec: "§4.4",
+    section: "§2.4",
   },
   "GET /restaurants/menu/v1/stores/{storeId}/categories": {
     surface: "integrations",
@@ -456,7 +476,7 @@ export const ROUTES = {
     idempotent: true,
     response: "CategoryList",
     maxResponseBytes: READ_ANSWER_BYTES,
-    spec: "§4.4",
+    section: "§2.4",
   },
   "POST /restaurants/menu/v1/stores/{storeId}/categories": {
     surface: "integrations",
@@ -465,7 +485,7 @@ export const ROUTES = {
     request: "CategoryUpsertList",
     response: "Message",
     synchronous: false,
-    spec: "§4.4",
+    section: "§2.4",
     errors: { 400: ["Message", "MenuError"] },
   },
   "DELETE /restaurants/menu/v1/stores/{storeId}/categories": {
@@ -475,7 +495,7 @@ export const ROUTES = {
     request: "DeleteCategoriesBody",
     response: "Message",
     synchronous: false,
-    spec: "§4.4",
+    section: "§2.4",
     errors: { 400: ["Message", "MenuError"] },
   },
   "GET /restaurants/menu/v1/stores/{storeId}/categories/{categoryId}": {
@@ -484,7 +504,7 @@ export const ROUTES = {
     idempotent: true,
     response: "Category",
     maxResponseBytes: READ_ANSWER_BYTES,
-    spec: "§4.4",
+    section: "§2.4",
   },
   "GET /restaurants/menu/v1/stores/{storeId}/items": {
     surface: "integrations",
@@ -492,7 +512,7 @@ export const ROUTES = {
     idempotent: true,
     response: "ItemList",
     maxResponseBytes: READ_ANSWER_BYTES,
-    spec: "§4.4",
+    section: "§2.4",
   },
   "POST /restaurants/menu/v1/stores/{storeId}/items": {
     surface: "integrations",
@@ -501,7 +521,7 @@ export const ROUTES = {
     request: "ItemUpsertList",
     response: "Message",
     synchronous: false,
-    spec: "§4.4",
+    section: "§2.4",
     errors: { 400: ["Message", "MenuError"] },
   },
   "DELETE /restaurants/menu/v1/stores/{storeId}/items": {
@@ -511,7 +531,7 @@ export const ROUTES = {
     request: "IdList",
     response: "Message",
     synchronous: false,
-    spec: "§4.4",
+    section: "§2.4",
     errors: { 400: ["Message", "MenuError"] },
   },
   "GET /restaurants/menu/v1/stores/{storeId}/items/{itemId}": {
@@ -520,19 +540,19 @@ export const ROUTES = {
     idempotent: true,
     response: "Item",
     maxResponseBytes: READ_ANSWER_BYTES,
-    spec: "§4.4",
+    section: "§2.4",
   },
-  /** Named in spec §4.4 but part of the utils group (utils token). */
+  /** Named in docs/platform-api.md §2.4 but part of the utils group (utils token). */
   "GET /api/rest-ops-utils/menu/integration/{integrationId}": {
     surface: "utils",
     group: "utils",
     idempotent: true,
     response: "MenuStatus",
-    spec: "§4.4",
+    section: "§2.4",
   },
 
-  // ---- §4.5 utils: corridors and corridor schedules, by store and by integration. Writes are
-  // synchronous (spec: "with generated ids"); a POST appends details, hence not idempotent.
+  // ---- docs/platform-api.md §2.5 utils: corridors and corridor schedules, by store and by integration.
+  // Writes are synchronous (spec: "with generated ids"); a POST appends details, hence not idempotent.
   "GET /api/rest-ops-utils/corridor/store/{storeId}": {
     ...utilsRead,
     response: "CorridorByStoreList",
@@ -579,7 +599,7 @@ export const ROUTES = {
   "DELETE /api/rest-ops-utils/corridor/schedule/{corridorId}/integration/{integrationId}/{corridorProductScheduleId}":
     { ...utilsChange },
 
-  // ---- §4.5 product schedules by product id.
+  // ---- docs/platform-api.md §2.5 product schedules by product id.
   "GET /api/rest-ops-utils/product/corridor/{corridorId}/store/{storeId}": {
     ...utilsRead,
     response: "ProductByStoreList",
@@ -603,7 +623,7 @@ export const ROUTES = {
   "DELETE /api/rest-ops-utils/product/schedule/{productId}/corridor/{corridorId}/store/{storeId}/{corridorProductScheduleId}":
     { ...utilsChange },
 
-  // ---- §4.5 product schedules by SKU.
+  // ---- docs/platform-api.md §2.5 product schedules by SKU.
   "GET /api/rest-ops-utils/sku/corridor/{corridorId}/integration/{integrationId}": {
     ...utilsRead,
     response: "ProductBySkuList",
@@ -627,7 +647,8 @@ export const ROUTES = {
   "DELETE /api/rest-ops-utils/sku/schedule/{sku}/corridor/{corridorId}/integration/{integrationId}/{corridorProductScheduleId}":
     { ...utilsChange },
 
-  // ---- §4.5 store hours (spec §2.6). Creates allocate new slot ids, hence not idempotent.
+  // ---- docs/platform-api.md §2.5 store hours (docs/platform-api.md §4.7). Creates allocate new slot ids,
+  // hence not idempotent.
   "GET /api/rest-ops-utils/store/schedule/{storeId}": {
     ...utilsRead,
     response: "RegularHours",
@@ -675,7 +696,7 @@ export const ROUTES = {
     ...utilsChange,
   },
 
-  // ---- §4.6 finance: paginated reads, filters in the query (schemas `*Query`).
+  // ---- docs/platform-api.md §2.6 finance: paginated reads, filters in the query (schemas `*Query`).
   "GET /restaurants/finance/v1/stores/{store_id}/payments": {
     surface: "integrations",
     group: "finance",
@@ -683,7 +704,7 @@ export const ROUTES = {
     response: "PaymentPage",
     maxResponseBytes: READ_ANSWER_BYTES,
     query: "PaymentsQuery",
-    spec: "§4.6",
+    section: "§2.6",
     assumptions: [ASSUMPTIONS.expectExecution],
   },
   "GET /restaurants/finance/v1/stores/{store_id}/orders": {
@@ -693,7 +714,7 @@ export const ROUTES = {
     response: "OrderPage",
     maxResponseBytes: READ_ANSWER_BYTES,
     query: "OrdersQuery",
-    spec: "§4.6",
+    section: "§2.6",
   },
   "GET /restaurants/finance/v1/stores/{store_id}/order_adjusments": {
     surface: "integrations",
@@ -702,7 +723,7 @@ export const ROUTES = {
     response: "OrderAdjustmentPage",
     maxResponseBytes: READ_ANSWER_BYTES,
     query: "OrdersQuery",
-    spec: "§4.6",
+    section: "§2.6",
   },
   "GET /restaurants/finance/v1/stores/{store_id}/charged_cancellations": {
     surface: "integrations",
@@ -711,11 +732,11 @@ export const ROUTES = {
     response: "ChargedCancellationPage",
     maxResponseBytes: READ_ANSWER_BYTES,
     query: "ChargedCancellationsQuery",
-    spec: "§4.6",
+    section: "§2.6",
   },
 
-  // ---- §4.7 webhooks. `GET /webhook/{event}` has an optional `event`: without it, `GET /webhook`
-  // (every event) is a route of its own. `reset-secret` is retried like the other PUTs: a repeated
+  // ---- docs/platform-api.md §2.7 webhooks. `GET /webhook/{event}` has an optional `event`: without it, `GET
+  // /webhook` (every event) is a route of its own. `reset-secret` is retried like the other PUTs: a repeated
   // reset makes yet another secret, and the answer that arrives carries the one in force.
   "GET /api/v2/restaurants-integrations-public-api/webhook": {
     surface: "integrations",
@@ -723,7 +744,7 @@ export const ROUTES = {
     idempotent: true,
     response: "WebhookConfigList",
     maxResponseBytes: READ_ANSWER_BYTES,
-    spec: "§4.7",
+    section: "§2.7",
   },
   "GET /api/v2/restaurants-integrations-public-api/webhook/{event}": {
     surface: "integrations",
@@ -731,7 +752,7 @@ export const ROUTES = {
     idempotent: true,
     response: "WebhookConfigList",
     maxResponseBytes: READ_ANSWER_BYTES,
-    spec: "§4.7",
+    section: "§2.7",
     errors: { 406: ["Message"] },
   },
   "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/add-stores": {
@@ -799,22 +820,24 @@ export const ROUTES = {
     idempotent: true,
     response: "ClientWebhookList",
     maxResponseBytes: READ_ANSWER_BYTES,
-    spec: "§4.7",
+    section: "§2.7",
     errors: { 403: ["Message"] },
     assumptions: [ASSUMPTIONS.clientWebhooks],
   },
 } as const satisfies Record<string, RouteSpec>;
 
-/** The name of an endpoint: its key in {@link ROUTES}, `"METHOD /path"` as spec §4 writes it. */
+/**
+ * The name of an endpoint: its key in {@link ROUTES}, `"METHOD /path"` as docs/platform-api.md §2 writes it.
+ */
 export type RouteName = keyof typeof ROUTES;
 
 /** Values of a route's `{name}` path parameters (extra keys are ignored). */
 export type RouteParams = Record<string, string | number>;
 
-/** Every route name, in the order of spec §4. */
+/** Every route name, in the order of docs/platform-api.md §2. */
 export const ROUTE_NAMES = Object.keys(ROUTES) as RouteName[];
 
-/** The token login of each surface (spec §4.1). */
+/** The token login of each surface (docs/platform-api.md §2.1). */
 export const LOGIN_ROUTES = {
   integrations: "POST /restaurants/auth/v1/token/login/integrations",
   utils: "POST /restaurants/auth/v1/token/login/utils",

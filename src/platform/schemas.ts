@@ -50,8 +50,8 @@ export const PLATFORM_SCHEMA_FILES = [
 export const PLATFORM_SCHEMA_BASE = "https://carte.dev/schemas/platform/";
 
 /**
- * Formats the platform schemas use beyond ajv-formats: the menu API's `HH:MM` (platform notes "Store
- * menu API") and the utils group's `HH:mm:ss` (spec §2.5, §2.6).
+ * Formats the platform schemas use beyond ajv-formats: the menu API's `HH:MM` (docs/platform-api.md §4.3) and
+ * the utils group's `HH:mm:ss` (docs/platform-api.md §4.6, §4.7).
  */
 export const TIME_FORMATS = {
   "time-hh-mm": /^([01]\d|2[0-3]):[0-5]\d$/,

@@ -1,7 +1,7 @@
 /**
- * Typed calls of store availability, availability v2 (spec §4.3, prefix
- * `/api/v2/restaurants-integrations-public-api`), with the shapes and limits of platform notes
- * "Availability" and "Limits":
+ * Typed calls of store availability, availability v2 (docs/platform-api.md §2.3, prefix
+ * `/api/v2/restaurants-integrations-public-api`), with the shapes and limits of docs/platform-api.md §4.4,
+ * §4.11:
  * - `POST /availability/stores`: a bare array of store ids, at most {@link MAX_STATUS_STORES} →
  *   `{"<storeId>": true|false}`, keys as sent;
  * - `PUT /availability/stores/enable` (synchronous), `{stores: [{store_id, is_enabled}]}`, at most
@@ -19,14 +19,17 @@ import { ROUTES } from "./routes.js";
 const STATUS = "POST /api/v2/restaurants-integrations-public-api/availability/stores";
 const ENABLE_SYNC = "PUT /api/v2/restaurants-integrations-public-api/availability/stores/enable";
 
-/** Stores in one `POST /availability/stores` (platform notes "Limits"): the route's `maxElements`. */
+/** Stores in one `POST /availability/stores` (docs/platform-api.md §4.11): the route's `maxElements`. */
 export const MAX_STATUS_STORES = ROUTES[STATUS].maxElements;
-/** Stores in one synchronous `PUT /availability/stores/enable` (platform notes "Limits"): the route's `maxElements`. */
+/**
+ * Stores in one synchronous `PUT /availability/stores/enable` (docs/platform-api.md §4.11): the route's
+ * `maxElements`.
+ */
 export const MAX_SYNC_STORES = ROUTES[ENABLE_SYNC].maxElements;
 
 /**
  * `operation_result_type` values of the synchronous call that mean the store is in the asked state
- * (platform notes "Availability"); every other value (`SUSPENDED`, `FORBIDDEN`, `STORE_NOT_PUBLISHED`,
+ * (docs/platform-api.md §4.4); every other value (`SUSPENDED`, `FORBIDDEN`, `STORE_NOT_PUBLISHED`,
  * `ERROR_EXTERNAL_SERVICE`) is a failure for that store.
  */
 export const ENABLE_OK_RESULTS: ReadonlySet<string> = new Set(["SUCCESS", "STORE_ALREADY_IN_STATUS"]);

@@ -3,11 +3,11 @@
  * between attempts, and a client-side rate limit that adapts to the platform's 429 answers.
  *
  * Wire facts and their sources:
- * - platform-notes.md "Limits": no requests-per-second number is published, but 429 exists, and
+ * - docs/platform-api.md §4.11: no requests-per-second number is published, but 429 exists, and
  *   integrators must keep a success rate of at least 98 % or lose access. Hence a client-side limit that
  *   slows down on 429 (so that retries do not themselves become failures) rather than one tuned to a
  *   published number.
- * - platform-notes.md "Errors": statuses seen include 429, 500 and 502.
+ * - docs/platform-api.md §4.10: statuses seen include 429, 500 and 502.
  * - `Retry-After` is plain HTTP (RFC 9110 §10.2.3): either delay-seconds or an HTTP-date.
  * - 503 means the server "is currently unable to handle the request" (RFC 9110 §15.6.4), and 429 that
  *   the client sent too many requests (RFC 6585 §4): neither was processed, so even a non-idempotent
@@ -75,7 +75,7 @@ export function isIdempotentMethod(method: string): boolean {
   return IDEMPOTENT_METHODS.has(method.toUpperCase());
 }
 
-/** Statuses worth another attempt: overload and gateway failures (platform notes "Errors"). */
+/** Statuses worth another attempt: overload and gateway failures (docs/platform-api.md §4.10). */
 const RETRYABLE_STATUSES = new Set([429, 500, 502, 503, 504]);
 
 /** Statuses that prove the request was not processed (RFC 6585 §4, RFC 9110 §15.6.4). */

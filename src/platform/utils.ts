@@ -1,16 +1,16 @@
 /**
- * Typed calls of the utils group (spec §4.5, prefix `/api/rest-ops-utils`, scheduled for removal, §9):
- * store hours (regular, holiday and special days, spec §2.6) and corridor and product schedules by
- * store id (spec §2.5). Every call needs a utils token, which {@link PlatformClient.request} takes from
- * the route table (routes.ts; platform notes "Authentication").
+ * Typed calls of the utils group (docs/platform-api.md §2.5, prefix `/api/rest-ops-utils`, scheduled for
+ * removal, §4.12): store hours (regular, holiday and special days, docs/platform-api.md §4.7) and corridor
+ * and product schedules by store id (docs/platform-api.md §4.6). Every call needs a utils token, which {@link
+ * PlatformClient.request} takes from the route table (routes.ts; docs/platform-api.md §4.2).
  *
  * Wire facts:
- * - times are `HH:mm:ss` (spec §2.5, §2.6);
+ * - times are `HH:mm:ss` (docs/platform-api.md §4.6, §4.7);
  * - `GET /store/schedule/{storeId}` → `{storeScheduleDays: [{day, storeSchedules: [{id, startsTime,
  *   endsTime}]}]}`; `GET .../holiday` and `.../special` → `{storeSpecialScheduleDays: [{id, name, month,
- *   day, cityId, storeSchedules}]}` (platform notes "Utils");
+ *   day, cityId, storeSchedules}]}` (docs/platform-api.md §4.7);
  * - corridor and product schedules carry `schedule_details: [{id, days, starts_time, ends_time}]`
- *   (spec §2.5).
+ *   (docs/platform-api.md §4.6).
  */
 
 import type {
@@ -23,27 +23,33 @@ import type {
 } from "../generated/platform.js";
 import type { PlatformClient } from "./client.js";
 
-/** `GET /store/schedule/{storeId}`: regular hours (spec §2.6). */
+/** `GET /store/schedule/{storeId}`: regular hours (docs/platform-api.md §4.7). */
 export function getRegularHours(client: PlatformClient, storeId: string): Promise<RegularHours> {
   return client.request("GET /api/rest-ops-utils/store/schedule/{storeId}", { storeId });
 }
 
-/** `GET /store/schedule/{storeId}/holiday`: the platform's holiday days and their slots (spec §2.6). */
+/**
+ * `GET /store/schedule/{storeId}/holiday`: the platform's holiday days and their slots
+ * (docs/platform-api.md §4.7).
+ */
 export function getHolidays(client: PlatformClient, storeId: string): Promise<SpecialDays> {
   return client.request("GET /api/rest-ops-utils/store/schedule/{storeId}/holiday", { storeId });
 }
 
-/** `GET /store/schedule/{storeId}/special`: the store's special days and their slots (spec §2.6). */
+/**
+ * `GET /store/schedule/{storeId}/special`: the store's special days and their slots
+ * (docs/platform-api.md §4.7).
+ */
 export function getSpecialDays(client: PlatformClient, storeId: string): Promise<SpecialDays> {
   return client.request("GET /api/rest-ops-utils/store/schedule/{storeId}/special", { storeId });
 }
 
-/** `GET /corridor/store/{storeId}`: the corridors (categories) of a store (spec §2.5). */
+/** `GET /corridor/store/{storeId}`: the corridors (categories) of a store (docs/platform-api.md §4.6). */
 export function getCorridors(client: PlatformClient, storeId: string): Promise<CorridorByStore[]> {
   return client.request("GET /api/rest-ops-utils/corridor/store/{storeId}", { storeId });
 }
 
-/** `GET /corridor/schedule/{corridorId}/store/{storeId}` (spec §2.5). */
+/** `GET /corridor/schedule/{corridorId}/store/{storeId}` (docs/platform-api.md §4.6). */
 export function getCorridorSchedule(
   client: PlatformClient,
   corridorId: number,
@@ -55,7 +61,10 @@ export function getCorridorSchedule(
   });
 }
 
-/** `GET /product/corridor/{corridorId}/store/{storeId}`: the products of a corridor (spec §2.5). */
+/**
+ * `GET /product/corridor/{corridorId}/store/{storeId}`: the products of a corridor
+ * (docs/platform-api.md §4.6).
+ */
 export function getProducts(
   client: PlatformClient,
   corridorId: number,
@@ -67,7 +76,7 @@ export function getProducts(
   });
 }
 
-/** `GET /product/schedule/{productId}/corridor/{corridorId}/store/{storeId}` (spec §2.5). */
+/** `GET /product/schedule/{productId}/corridor/{corridorId}/store/{storeId}` (docs/platform-api.md §4.6). */
 export function getProductSchedule(
   client: PlatformClient,
   productId: number,

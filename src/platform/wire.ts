@@ -13,10 +13,10 @@
  * have every field the platform answers. A read item is assignable to `WireItem`, so reads can be
  * normalized with the same code.
  *
- * Sources: platform-spec.md §2.2 (store menu model), §2.3 (stock status), §4.1 (token login),
- * §4.3 (availability v2), §4.4 (store menu API), §7 (errors); and platform-notes.md, sections
- * "Authentication", "Errors", "Store menu API" and "Availability", which fill the shapes the spec marks
- * "not shown". Field names and spellings are the platform's, not ours.
+ * Sources: docs/platform-api.md §4.3 (store menu model), §4.4 (stock status), §2.1 (token login),
+ * §2.3 (availability v2), §2.4 (store menu API), §4.10 (errors); and docs/platform-api.md §4.2, §4.10, §4.3,
+ * §4.4, which fill the shapes the spec marks "not shown". Field names and spellings are the platform's, not
+ * ours.
  */
 
 import type {
@@ -40,7 +40,7 @@ export type {
   TokenResponse,
 } from "../generated/platform.js";
 
-/** The message of an accepted asynchronous write (platform notes, "Errors"). */
+/** The message of an accepted asynchronous write (docs/platform-api.md §4.10). */
 export const ACCEPTED_MESSAGE = "Your request has been accepted.";
 
 /** Element of an item block's `overrides` array (schema `menu#/definitions/Override`). */
@@ -72,7 +72,7 @@ export type WireMenu = MenuUpsert;
 export type WireStoreMenu = StoreMenu;
 
 /**
- * Published limits the client and the emulator both respect (platform notes, "Limits"). Limits of the
+ * Published limits the client and the emulator both respect (docs/platform-api.md §4.11). Limits of the
  * number of elements of one call are the `maxElements` of their route (routes.ts); the others are here.
  */
 export const Limits = {
@@ -82,8 +82,8 @@ export const Limits = {
   childrenPerItem: 50,
   /**
    * Levels of modifier groups under an item: an item's groups are level 1, the groups of one of their
-   * options level 2, and so on (ITEM → MODIFIER_GROUP → ITEM → MODIFIER_GROUP, spec §2.2). Deeper
-   * menus are refused with `invalid_item_depth`. The platform publishes no number; 3 is carte's
+   * options level 2, and so on (ITEM → MODIFIER_GROUP → ITEM → MODIFIER_GROUP, docs/platform-api.md §4.3).
+   * Deeper menus are refused with `invalid_item_depth`. The platform publishes no number; 3 is carte's
    * reading (docs/platform-api.md, "Nested modifier groups"): size → crust → toppings.
    */
   modifierGroupDepth: 3,
@@ -97,7 +97,7 @@ export const Limits = {
 } as const;
 
 /**
- * Event names of per-store webhooks (platform notes "Webhooks"; spec §6 names only `NEW_ORDER`). The
+ * Event names of per-store webhooks (docs/platform-api.md §4.5 names only `NEW_ORDER`). The
  * one list of them: the configuration checks, the client and the emulator all use it.
  */
 export const STORE_WEBHOOK_EVENTS = [
@@ -113,5 +113,5 @@ export const STORE_WEBHOOK_EVENTS = [
   "ORDER_RT_TRACKING",
 ] as const;
 
-/** Events of client-level webhooks (`/clients/{clientId}/webhooks`, platform notes "Webhooks"). */
+/** Events of client-level webhooks (`/clients/{clientId}/webhooks`, docs/platform-api.md §4.5). */
 export const CLIENT_WEBHOOK_EVENTS = ["STORE_PROVISIONING_STATUS"] as const;

@@ -1,8 +1,8 @@
 /**
  * Where webhook secrets go. The platform returns an event's secret when its webhook
- * is created (`POST /webhook`, spec §2.4 "secret: returned when a webhook is created", §4.7) and when it
- * is rotated (`PUT /webhook/{event}/reset-secret`, platform notes "Webhooks"); receivers need it to
- * check the `Platform-Signature` of deliveries (platform notes "Webhooks"). It is shown once.
+ * is created (`POST /webhook`, docs/platform-api.md §4.5 "secret: returned when a webhook is created", §2.7)
+ * and when it is rotated (`PUT /webhook/{event}/reset-secret`, docs/platform-api.md §4.5); receivers need it
+ * to check the `Platform-Signature` of deliveries (docs/platform-api.md §4.5). It is shown once.
  *
  * A secret is written only to a sink the user chose:
  * - a secrets file (`--secrets-file FILE`, `CARTE_SECRETS_FILE`, or carte.yaml `secrets_file:`): a map
@@ -539,8 +539,8 @@ export interface PreparedSecrets {
 
 /**
  * Readies the sink for a plan before any call is made. When the plan has
- * operations whose answers carry a secret (webhook creates, spec §4.7), the sink must prove it can keep
- * them: a secrets file's folder is created (0700), the file read, and the marker `FILE.pending`
+ * operations whose answers carry a secret (webhook creates, docs/platform-api.md §2.7), the sink must prove
+ * it can keep them: a secrets file's folder is created (0700), the file read, and the marker `FILE.pending`
  * written beside it; the step output file must be writable in GitHub Actions.
  *
  * @throws {ConfigError} naming the secrets file (or `$GITHUB_OUTPUT`) and the cause, when it cannot:
@@ -632,11 +632,11 @@ export interface Rotations {
 
 /**
  * Gets anew, one after the other, the secrets an earlier run made and never saved (the plan's
- * `rotateSecrets`, from {@link findLostSecrets}): `PUT /webhook/{event}/reset-secret` (platform notes
- * "Webhooks"), the new secret handed to `sink` as a call's answer is ({@link secretCollector}). The
- * marker's entry of the event stays until the new secret is saved, so a rotation killed or failed in
- * turn is made again by the next apply. Never throws: a failed rotation or save is a `failed` result
- * whose message names the event and the cause, never the secret.
+ * `rotateSecrets`, from {@link findLostSecrets}): `PUT /webhook/{event}/reset-secret`
+ * (docs/platform-api.md §4.5), the new secret handed to `sink` as a call's answer is ({@link
+ * secretCollector}). The marker's entry of the event stays until the new secret is saved, so a rotation
+ * killed or failed in turn is made again by the next apply. Never throws: a failed rotation or save is a
+ * `failed` result whose message names the event and the cause, never the secret.
  */
 export async function rotateLostSecrets(
   events: readonly LostSecret[],

@@ -36,7 +36,8 @@ export function attr(name: string, value: string | number): string {
 /**
  * The address of an image as an `http:` or `https:` URL, or `undefined` for anything else (a relative
  * path, `javascript:`, `data:`…): the preview shows a placeholder then, and never links to it. `host`,
- * when given, is the base the path is resolved against (spec §2.2 `images_info.images[].host`).
+ * when given, is the base the path is resolved against (docs/platform-api.md §4.3
+ * `images_info.images[].host`).
  */
 export function httpUrl(path: string, host?: string): string | undefined {
   try {

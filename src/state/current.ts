@@ -317,15 +317,14 @@ interface Settle {
 /**
  * Reads stores for callers that ask for one store at a time (an apply's checks: src/run/store-guard.ts
  * `storeGuard` and the verification of each store), batching the stores asked within `windowMs` into
- * one {@link readCurrent}: a read that serves every store at once (the webhook list, spec §4.7) or up
- * to 100 (store status, platform notes "Limits") is made once for the batch, not once per store; the
- * per-store reads are the same. Every call of a batch starts after each of its stores was asked. Each
- * store's promise settles as soon as the reader hands that store over (in its turn,
- * src/platform/turns.ts `inTurn`), not once the whole batch is read, so that a caller's work on it
- * (comparing it with the plan) runs in the same turn and a store checked early waits for none of the
- * others. When a batch's read fails, its stores not yet handed over are read one by one, so that a
- * store gets its own read's error. Batching by dataloader (graphql/dataloader): its per-tick batch
- * scheduling, without its cache.
+ * one {@link readCurrent}: a read that serves every store at once (the webhook list,
+ * docs/platform-api.md §2.7) or up to 100 (store status, docs/platform-api.md §4.11) is made once for the
+ * batch, not once per store; the per-store reads are the same. Every call of a batch starts after each of its
+ * stores was asked. Each store's promise settles as soon as the reader hands that store over (in its turn,
+ * src/platform/turns.ts `inTurn`), not once the whole batch is read, so that a caller's work on it (comparing
+ * it with the plan) runs in the same turn and a store checked early waits for none of the others. When a
+ * batch's read fails, its stores not yet handed over are read one by one, so that a store gets its own read's
+ * error. Batching by dataloader (graphql/dataloader): its per-tick batch scheduling, without its cache.
  *
  * @returns a function resolving to the store's normalised current state; rejects with the
  *   {@link ApiError} of its read.

@@ -157,12 +157,12 @@ const POLL_MS = 100;
  * message when the integration id is unknown or shows another store's categories: the store's calls by
  * integration id are then not made.
  *
- * When the apply creates categories in the store (asynchronous writes, spec §4.4) and either address
- * shows none yet, both are read again until both show some, for up to `waitMs`: one address may show
- * them a moment before the other. Past that, or when the
- * apply creates none, the call goes: a store the integration id names that shows no category has no
- * item the call could switch, and the apply's verification reads the store by its id, so a change
- * that landed elsewhere leaves the apply incomplete; the next plan checks the pairing.
+ * When the apply creates categories in the store (asynchronous writes, docs/platform-api.md §2.4) and either
+ * address shows none yet, both are read again until both show some, for up to `waitMs`: one address may show
+ * them a moment before the other. Past that, or when the apply creates none, the call goes: a store the
+ * integration id names that shows no category has no item the call could switch, and the apply's verification
+ * reads the store by its id, so a change that landed elsewhere leaves the apply incomplete; the next plan
+ * checks the pairing.
  */
 export function applyPairingCheck(
   plan: Plan,

@@ -3,10 +3,10 @@
  * `"11:00-15:00"`, `"22:00-02:00"`), and their canonical form in the model (`src/model.ts`): days in the
  * platform's order `mon,…,sun,hol`, slots `HH:MM` with start before end, sorted by start.
  *
- * The platform takes only slots inside one day, `HH:MM` with start < end (platform notes; the emulator
- * refuses anything else). A slot that crosses midnight is therefore split: `fri 22:00-02:00` becomes
- * `fri 22:00-23:59` and `sat 00:00-02:00` (Sunday wraps to Monday). The platform has no `24:00`, so the
- * end of a day is written `23:59`; the same holds for a slot written `…-24:00`.
+ * The platform takes only slots inside one day, `HH:MM` with start < end (docs/platform-api.md §3.6; the
+ * emulator refuses anything else). A slot that crosses midnight is therefore split: `fri 22:00-02:00` becomes
+ * `fri 22:00-23:59` and `sat 00:00-02:00` (Sunday wraps to Monday). The platform has no `24:00`, so the end
+ * of a day is written `23:59`; the same holds for a slot written `…-24:00`.
  *
  * Pure functions only: parsing reports what is wrong in words, for the checks to locate.
  */

@@ -24,7 +24,7 @@ import {
 } from "./slots.js";
 import type { YamlFile } from "../source/yaml.js";
 
-/** The most time periods one schedule may hold (platform notes, "Limits"). */
+/** The most time periods one schedule may hold (docs/platform-api.md §4.11). */
 export const PERIODS_PER_SCHEDULE = Limits.periodsPerSchedule;
 
 /** A slot as written, parsed, with where it is written. */

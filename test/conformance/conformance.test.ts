@@ -1,6 +1,6 @@
 /**
  * Conformance of the emulator to the platform API: every route of the
- * route table (src/platform/routes.ts), that is every (method, path) of platform-spec.md §4, is driven
+ * route table (src/platform/routes.ts), that is every (method, path) of docs/platform-api.md §2, is driven
  * over real HTTP with a valid request whose answer must match the route's response definition in
  * schemas/platform/, and with invalid requests whose status and error body are checked. The rows
  * (endpoints.ts) must cover every route of the table, every route the emulator serves and every row of
@@ -130,7 +130,7 @@ describe("conformance: the table", () => {
     expect([...rows].sort()).toEqual([...ROUTE_NAMES].sort());
   });
 
-  it("covers every row of spec §4, and the route table holds nothing else", () => {
+  it("covers every row of docs/platform-api.md §2, and the route table holds nothing else", () => {
     const table = new Set(ROWS.map((r) => keyOf(r.route)));
     const spec = SPEC_ROWS.map((r) => {
       const [method, path] = r.split(" ") as [string, string];
@@ -196,7 +196,7 @@ describe.each(ROWS.map((r) => [title(r), r] as const))("conformance: %s", (_name
   });
 });
 
-describe("conformance: spec §3 webhook transitions", () => {
+describe("conformance: docs/platform-api.md §4.9 webhook transitions", () => {
   const ADD_STORES = "PUT /api/v2/restaurants-integrations-public-api/webhook/{event}/add-stores";
   const REMOVE_STORES = "DELETE /api/v2/restaurants-integrations-public-api/webhook/{event}/remove-stores";
   const HOOK = "GET /api/v2/restaurants-integrations-public-api/webhook/{event}";

@@ -1,6 +1,6 @@
 /**
  * The conformance table: one row per route of the platform's route table (src/platform/routes.ts),
- * that is per (method, path) of platform-spec.md §4, each with a valid request and its answer (status;
+ * that is per (method, path) of docs/platform-api.md §2, each with a valid request and its answer (status;
  * the response definition of schemas/platform/ is the route's `response`), and at least one invalid
  * request with its status, error definition and message. conformance.test.ts drives every row over real
  * HTTP and checks that the rows cover every route of the table, every route the emulator serves and
@@ -172,7 +172,7 @@ const auth: Row[] = (["integrations", "utils"] as const).map((surface): Row => {
 
 const LEGACY_STATUS_FIELD = { products: "products", toppings: "toppings", items: "items" } as const;
 
-/** The two routes of each legacy resource (spec §4.2). */
+/** The two routes of each legacy resource (docs/platform-api.md §2.2). */
 const LEGACY = {
   products: {
     stock: "PATCH /restaurants/menu/v1/stores/{storeId}/products/{identityType}/stock",
@@ -630,7 +630,7 @@ const menu: Row[] = [
 
 // ---- utils -----------------------------------------------------------------------------------------
 
-/** The four routes of one kind of schedule (spec §4.5). */
+/** The four routes of one kind of schedule (docs/platform-api.md §2.5). */
 interface ScheduleRoutes {
   get: RouteName;
   post: RouteName;
@@ -638,7 +638,10 @@ interface ScheduleRoutes {
   delete: RouteName;
 }
 
-/** The five operations of one kind of schedule (spec §4.5): list (when given), get, post, put, delete. */
+/**
+ * The five operations of one kind of schedule (docs/platform-api.md §2.5): list (when given), get, post, put,
+ * delete.
+ */
 function scheduleRows(opts: {
   list?: { route: RouteName; params: (f: Fixture) => RouteParams; invalid: Invalid };
   routes: ScheduleRoutes;
@@ -1279,7 +1282,7 @@ const webhooks: Row[] = [
   },
 ];
 
-/** Every row, in the order of spec §4. */
+/** Every row, in the order of docs/platform-api.md §2. */
 export const ROWS: Row[] = [
   ...auth,
   ...legacy,
@@ -1292,7 +1295,9 @@ export const ROWS: Row[] = [
 
 // ---- the spec, transcribed -------------------------------------------------------------------------
 
-/** The prefix each section of spec §4 names in its title (`### 4.1 Token login (prefix …)`). */
+/**
+ * The prefix each section of docs/platform-api.md §2 names in its title (`### 4.1 Token login (prefix …)`).
+ */
 const SPEC_PREFIX = {
   "4.1": "/restaurants/auth/v1",
   "4.2": "/restaurants/menu/v1/stores/{storeId}",
@@ -1306,10 +1311,10 @@ const SPEC_PREFIX = {
 const P = SPEC_PREFIX;
 
 /**
- * The rows of spec §4, transcribed from the spec and not from the route table, so that the two can be
- * compared: method and path as the spec's tables write them, prefixed with their section's prefix. The
- * "same operations by integration" and "by SKU" sentences of §4.5 are expanded; the utils-group
- * operation named in §4.4's notes is listed with the utils prefix.
+ * The rows of docs/platform-api.md §2, transcribed from the spec and not from the route table, so that the
+ * two can be compared: method and path as the spec's tables write them, prefixed with their section's prefix.
+ * The "same operations by integration" and "by SKU" sentences of docs/platform-api.md §2.5 are expanded; the
+ * utils-group operation named in §2.4's notes is listed with the utils prefix.
  */
 export const SPEC_ROWS: string[] = [
   // 4.1

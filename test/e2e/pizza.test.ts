@@ -52,7 +52,7 @@ describe("the pizza chain (examples/pizza)", () => {
     const client = new PlatformClient({ baseUrl: emu.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
     try {
       const read = async (storeId: string) => {
-        // The raw answer of GET /store-menu (spec §4.4), as the platform sends it.
+        // The raw answer of GET /store-menu (docs/platform-api.md §2.4), as the platform sends it.
         const menu = (await client.request(
           "GET /restaurants/menu/v1/stores/{storeId}/store-menu",
           { storeId },
@@ -83,7 +83,8 @@ describe("the pizza chain (examples/pizza)", () => {
         { override_type: "ITEM", override_sku: "DRINK-LEMONADE", price: 4000 },
       ]);
       expect(norte.items.get("PIZZA-PEPPERONI")?.price_info.price).toBe(28900);
-      // The image keeps its host, and reads with the platform's id (spec §2.2 `{id, path, index, host}`).
+      // The image keeps its host, and reads with the platform's id (docs/platform-api.md §4.3 `{id, path,
+      // index, host}`).
       expect(norte.items.get("PIZZA-MARGHERITA")?.images_info.images).toEqual([
         {
           id: expect.any(Number),

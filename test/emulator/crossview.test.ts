@@ -95,7 +95,7 @@ describe("emulator: one store state behind the menu API and utils", () => {
       { id: ids.DRINKS, name: "Drinks", description: "", integrationId: "bog-centro" },
       { id: ids.MAINS, name: "Mains", description: "", integrationId: "bog-centro" },
     ]);
-    // spec §2.5: a child store reads its parent's corridors, with the parent's id.
+    // docs/platform-api.md §4.6: a child store reads its parent's corridors, with the parent's id.
     expect((await u("GET", `${U}/corridor/store/${CHILD}`)).body).toEqual(byStore.body);
     expect((await u("GET", `${U}/corridor/integration/bog-child`)).body).toEqual([
       { id: ids.DRINKS, name: "Drinks", description: "", integrationId: "bog-centro" },

@@ -93,7 +93,8 @@ describe("emulator: legacy bulk availability", () => {
     expect((await status("toppings", "SKU", { toppings: ["CHEESE", "COLA"] })).body).toEqual([
       { item_id: ids.CHEESE, item_sku: "CHEESE", item_type: "TOPPING", stock_out_state: "UNAVAILABLE" },
     ]);
-    // Unknown identifiers are left out: spec §2.3 types item_id "integer (long)" and item_sku "string".
+    // Unknown identifiers are left out: docs/platform-api.md §4.4 types item_id "integer (long)" and item_sku
+    // "string".
     expect((await status("products", "PLATFORM", { products: [String(ids.CHEESE), "999999"] })).body).toEqual(
       [],
     );

@@ -81,8 +81,8 @@ describe("emulator: store menu API", () => {
       sku: "BURGERS",
       title: "Burgers",
       storeId: STORE,
-      // Spec §2.2 Category: items "References: id, sku, index, menuId, menu_type, storeId", menus
-      // "References: id, index, is_category_active, menu_type, storeId".
+      // docs/platform-api.md §4.3 Category: items "References: id, sku, index, menuId, menu_type, storeId",
+      // menus "References: id, index, is_category_active, menu_type, storeId".
       items: [
         { id: ids.BURGER, sku: "BURGER", index: 0, menuId: menu!.id, menu_type: "DEFAULT", storeId: STORE },
       ],
@@ -91,7 +91,7 @@ describe("emulator: store menu API", () => {
     expect(menu).toEqual({
       id: menu!.id,
       store_id: STORE,
-      // Spec §2.2 "super_store_id | uint64": no null; a menu of no super store holds 0.
+      // docs/platform-api.md §4.3 "super_store_id | uint64": no null; a menu of no super store holds 0.
       super_store_id: 0,
       menu_type: "DEFAULT",
       categories: [{ id: category!.id, sku: "BURGERS", index: 0, is_category_active: true }],
@@ -104,7 +104,7 @@ describe("emulator: store menu API", () => {
     expect(sm.storeId).toBe(STORE);
     expect(sm.menus[0]).toMatchObject({ id: menu!.id, storeId: STORE, menu_type: "DEFAULT" });
     expect(sm.menus[0]).not.toHaveProperty("store_id");
-    // Spec §2.2: inside the store menu, a menu's category references carry storeId too.
+    // docs/platform-api.md §4.3: inside the store menu, a menu's category references carry storeId too.
     expect(sm.menus[0]!.categories).toEqual([
       { id: category!.id, sku: "BURGERS", index: 0, is_category_active: true, storeId: STORE },
     ]);
@@ -200,7 +200,7 @@ describe("emulator: store menu API", () => {
       expect(await get<WireItem[]>("/items")).toEqual([]);
     });
 
-    it("refuses a null price: spec §2.2 types it `price number`", async () => {
+    it("refuses a null price: docs/platform-api.md §4.3 types it `price number`", async () => {
       const r = await expectRefused(
         "/items",
         [item("CHEESE"), group("EXTRAS", ["CHEESE"], { price_info: { price: null, overrides: [] } })],
@@ -211,7 +211,7 @@ describe("emulator: store menu API", () => {
       expect(await get<WireItem[]>("/items")).toEqual([]);
     });
 
-    it('serves a description written without one as "" and refuses a null one: spec §2.2 types it a string', async () => {
+    it('serves a description written without one as "" and refuses a null one: docs/platform-api.md §4.3 types it a string', async () => {
       const r = await expectRefused(
         "/items",
         [item("A", { description_info: { description: null } })],
@@ -225,7 +225,7 @@ describe("emulator: store menu API", () => {
       expect(b?.description_info?.description).toBe("");
     });
 
-    it("refuses a null super_store_id in POST /store-menu: spec §2.2 types it uint64", async () => {
+    it("refuses a null super_store_id in POST /store-menu: docs/platform-api.md §4.3 types it uint64", async () => {
       const r = await expectRefused(
         "/store-menu",
         {

@@ -1,8 +1,8 @@
 /**
- * Nested modifier groups in the emulator's store menu API (spec §2.2: ITEM → MODIFIER_GROUP → ITEM →
- * MODIFIER_GROUP…): accepted up to Limits.modifierGroupDepth levels under an item, refused deeper and
- * in circles with `invalid_item_depth` (docs/platform-api.md, "Nested modifier groups"), the whole
- * call refused.
+ * Nested modifier groups in the emulator's store menu API (docs/platform-api.md §4.3: ITEM → MODIFIER_GROUP →
+ * ITEM → MODIFIER_GROUP…): accepted up to Limits.modifierGroupDepth levels under an item, refused deeper and
+ * in circles with `invalid_item_depth` (docs/platform-api.md, "Nested modifier groups"), the whole call
+ * refused.
  */
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

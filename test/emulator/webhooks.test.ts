@@ -58,7 +58,7 @@ async function receiver(status = 200): Promise<{
   };
 }
 
-/** Checks `Platform-Signature: t=<s>,sign=<hex>` (platform notes "Webhooks"). */
+/** Checks `Platform-Signature: t=<s>,sign=<hex>` (docs/platform-api.md §4.5). */
 function verify(r: Received, secret: string): boolean {
   const header = r.headers["platform-signature"];
   const m = typeof header === "string" ? /^t=(\d+),sign=([0-9a-f]{64})$/.exec(header) : null;
@@ -164,7 +164,7 @@ describe("emulator: webhook configuration", () => {
     expect((await call(emu, "PUT", `${V2}/webhook/NEW_ORDER/reset-secret`, { token })).status).toBe(404);
   });
 
-  it("takes a store from no webhook to ENABLE with add-stores, also after the event's last store was removed (spec §3)", async () => {
+  it("takes a store from no webhook to ENABLE with add-stores, also after the event's last store was removed (docs/platform-api.md §4.9)", async () => {
     const a = "https://example.test/a";
     const b = "https://example.test/b";
     await call(emu, "POST", `${V2}/webhook`, {

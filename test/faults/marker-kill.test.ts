@@ -1,9 +1,9 @@
 /**
  * carte's availability marker survives a kill at every step between the toggle that switches an item
- * off and the upsert that marks it as carte's (two calls, spec §4.3 then §4.4). A real `carte apply`
- * process is killed with SIGKILL while one of the two calls fails in a chosen way; whatever the
- * platform was left with, the next plan restores the marker (and nothing else), an apply writes it,
- * and removing the SKU from `unavailable:` then switches the item back on: carte still owns it.
+ * off and the upsert that marks it as carte's (two calls, docs/platform-api.md §2.3 then §2.4). A real `carte
+ * apply` process is killed with SIGKILL while one of the two calls fails in a chosen way; whatever the
+ * platform was left with, the next plan restores the marker (and nothing else), an apply writes it, and
+ * removing the SKU from `unavailable:` then switches the item back on: carte still owns it.
  */
 
 import path from "node:path";

@@ -208,7 +208,7 @@ export async function exampleWithClient(
 
 /**
  * Whether a recorded request may change the platform: not a GET, not a token login, and not one of the
- * reads the platform makes with POST (store status, item status; platform notes "Availability").
+ * reads the platform makes with POST (store status, item status; docs/platform-api.md §4.4).
  */
 export function isWrite(r: RecordedRequest): boolean {
   if (r.method === "GET" || r.path.includes("/token/login/")) return false;

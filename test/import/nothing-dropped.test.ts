@@ -99,7 +99,8 @@ describe("carte import drops nothing silently", () => {
     writeFileSync(file, readFileSync(file, "utf8").replace("title: Pizza", "title: Pizza grande"));
     expect((await carte(["apply", "--auto-approve", "-q", "-c", config])).code).toBe(0);
     const live = await client.getStoreMenu("700001");
-    // Spec §2.2 `{id, path, index, host}`: every image reads with an id and a host ("" for none).
+    // docs/platform-api.md §4.3 `{id, path, index, host}`: every image reads with an id and a host ("" for
+    // none).
     expect(live.items[0]?.images_info?.images).toEqual([
       { id: expect.any(Number), path: "img/pizza.jpg", index: 0, host: "https://cdn.example.com" },
       { id: expect.any(Number), path: "img/side.jpg", index: 1, host: "" },

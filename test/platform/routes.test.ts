@@ -30,11 +30,11 @@ describe("the route table", () => {
     for (const name of ROUTE_NAMES) {
       expect(name).toMatch(/^(GET|POST|PUT|PATCH|DELETE) \/[A-Za-z0-9_/{}.-]+$/);
       expect(routeTemplate(name)).not.toMatch(/\/$|\/\/|:/);
-      expect(routeSpec(name).spec).toMatch(/^§4\.[1-7]$/);
+      expect(routeSpec(name).section).toMatch(/^§2\.[1-7]$/);
     }
   });
 
-  it("asks a utils token exactly for the utils group, none for the logins (platform notes)", () => {
+  it("asks a utils token exactly for the utils group, none for the logins (docs/platform-api.md §4.2)", () => {
     for (const name of ROUTE_NAMES) {
       const path = routeTemplate(name);
       const expected = path.startsWith(`${UTILS}/`)
@@ -46,8 +46,9 @@ describe("the route table", () => {
     }
   });
 
-  it("declares the API group of every route, none missing, and the group's token (platform notes)", () => {
-    // The prefixes of spec §4: the legacy stock calls (§4.2) live under the menu API's prefix.
+  it("declares the API group of every route, none missing, and the group's token (docs/platform-api.md §4.13)", () => {
+    // The prefixes of docs/platform-api.md §2: the legacy stock calls (§2.2) live under the menu API's
+    // prefix.
     const V2 = "/api/v2/restaurants-integrations-public-api";
     const byPrefix = (path: string): string =>
       path.startsWith("/restaurants/auth/v1/")

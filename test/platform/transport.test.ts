@@ -173,10 +173,10 @@ function makeClient(url: string, opts: Partial<ClientOptions>): PlatformClient {
 
 const PATH = "/restaurants/menu/v1/stores/100/items";
 
-/** The answer of an accepted write (`Message`, spec §7.3). */
+/** The answer of an accepted write (`Message`, docs/platform-api.md §4.10). */
 const ACCEPTED = { message: "Your request has been accepted." };
 
-/** An item of `GET /items` (`ItemList`, spec §2.2): every block present. */
+/** An item of `GET /items` (`ItemList`, docs/platform-api.md §4.3): every block present. */
 const ITEM_A = {
   id: 1,
   sku: "A",

@@ -1,7 +1,7 @@
 /**
  * What carte sends is what the spec allows: an apply of the example chain, then every request body
  * the emulator recorded is walked for nulls. The spec allows null only where it says so ("integer or
- * null", "string or null", "nullable"); a price is "price number" (spec §2.2 `price_info`).
+ * null", "string or null", "nullable"); a price is "price number" (docs/platform-api.md §4.3 `price_info`).
  */
 
 import { describe, expect, it } from "vitest";
@@ -10,9 +10,9 @@ import { planProject } from "../../src/run/plan-project.js";
 import { exampleSession } from "../helpers/session.js";
 
 /**
- * The fields the spec lets be null in a request body, by their last two path segments: spec §2.2
- * `quantity_info` "min_permitted integer or null; max_permitted integer or null; modifiers_type string
- * or null", and `suspension_info` "suspend_until, suspend_reason (both nullable)".
+ * The fields the spec lets be null in a request body, by their last two path segments:
+ * docs/platform-api.md §4.3 `quantity_info` "min_permitted integer or null; max_permitted integer or null;
+ * modifiers_type string or null", and `suspension_info` "suspend_until, suspend_reason (both nullable)".
  */
 const NULLABLE = new Set([
   "quantity_info.min_permitted",
@@ -44,7 +44,7 @@ describe("request bodies carte sends", () => {
       const sent = upserts.flatMap((r) => r.body as { item_type: string; price_info: { price: unknown } }[]);
       const groups = sent.filter((b) => b.item_type === "MODIFIER_GROUP");
       expect(groups.length).toBeGreaterThan(0);
-      // Spec §2.2: "price_info | object | price number".
+      // docs/platform-api.md §4.3: "price_info | object | price number".
       for (const b of sent) expect(typeof b.price_info.price).toBe("number");
       expect(new Set(groups.map((g) => g.price_info.price))).toEqual(new Set([0]));
 

@@ -31,7 +31,10 @@ const STORE_FILES = ["stores/bog-centro.yaml", "stores/bog-chapinero.yaml", "sto
 const LAST_HOOK = "    MENU_REJECTED: http://localhost:8080/hooks/menu-rejected\n";
 const V2 = "/api/v2/restaurants-integrations-public-api";
 
-/** Platform tokens and webhook secrets are 43 base64url and 48 hex characters (emulator, spec §4.1). */
+/**
+ * Platform tokens and webhook secrets are 43 base64url and 48 hex characters (emulator,
+ * docs/platform-api.md §2.1).
+ */
 const TOKEN_SHAPE = /(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/;
 const SECRET_SHAPE = /(?<![0-9a-f])[0-9a-f]{48}(?![0-9a-f])/;
 
