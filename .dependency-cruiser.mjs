@@ -59,13 +59,13 @@ export default {
       severity: "error",
       comment:
         "The config loader reaches the kinds through the registry (the kinds' settings sections, their " +
-        "catalog entries), the kind contract (src/kinds/types.ts) and the states the kinds declare for " +
+        "catalog entries), the kind contract (src/kinds/resource-kind.ts) and the states the kinds declare for " +
         "the loader to build and read (the catalog's, src/kinds/catalog.ts; the store schedule's, " +
         "src/kinds/store-schedule.ts), never through a kind's own module.",
       from: { path: "^src/config/" },
       to: {
         path: "^src/kinds/",
-        pathNot: "^src/kinds/(registry|types|catalog|store-schedule)[.]ts$",
+        pathNot: "^src/kinds/(registry|resource-kind|catalog|store-schedule)[.]ts$",
       },
     },
     {

@@ -22,7 +22,7 @@
 //                     one store's price changed, `carte plan --scope changed --base HEAD`: its reads
 //                     (against the minimum: that store's menu) and its time, loading both commits included
 //   --preview         with --scope-changed: instead, the menu preview the GitHub Action uploads for that
-//                     one-price pull request (src/preview.ts, planned with --base HEAD), of the changed
+//                     one-price pull request (src/preview-site.ts, planned with --base HEAD), of the changed
 //                     store and of all stores: files, bytes, the zip the artifact would be, time to write
 // CARTE_BENCH_PROFILE=DIR in the environment: each carte run writes a CPU profile into DIR.
 // CARTE_BENCH_TRACE=DIR: each carte run and the emulator write where their calls spent their time into
@@ -537,7 +537,7 @@ async function carteChild() {
 }
 
 /**
- * The preview the Action would upload for `result` (src/preview.ts `writePreview`, the pull request's
+ * The preview the Action would upload for `result` (src/preview-site.ts `writePreview`, the pull request's
  * own changes counted for `changed`): what it writes, and the size of the zip the artifact client makes
  * of it, estimated as each file deflated at level 6 (the client's default) plus the zip's headers.
  */

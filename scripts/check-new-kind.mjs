@@ -171,7 +171,7 @@ try {
 import { escapeHtmlText } from "../show/html.js";
 import { LAST_ORDER } from "../show/view-model.js";
 import type { KindPreview, KindView } from "./show.js";
-import { partOf, perStoreRead, type ConfigSection, type EndpointSpec, type ResourceKind } from "./types.js";
+import { partOf, perStoreRead, type ConfigSection, type EndpointSpec, type ResourceKind } from "./resource-kind.js";
 
 const noteState = kindState<string>("${KIND}");
 const read = perStoreRead<{ note: string }>("${KIND}", (client, s) =>

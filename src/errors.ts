@@ -238,8 +238,9 @@ export class MalformedAnswerError extends ApiError {
 /**
  * The platform answered a call with a success status (2xx) whose body refuses some of the call's
  * elements (a synchronous call answering one result per element, such as the stores of a store
- * availability call; the endpoint's `check`, src/kinds/types.ts `EndpointSpec`). The call is reported failed and never settled by a read: the answer
- * arrived and says what was not done. Message: `METHOD PATH: what was refused`. Exit code 1.
+ * availability call; the endpoint's `check`, src/kinds/resource-kind.ts `EndpointSpec`). The call is reported
+ * failed and never settled by a read: the answer arrived and says what was not done. Message: `METHOD PATH:
+ * what was refused`. Exit code 1.
  */
 export class PartlyRefusedError extends ApiError {
   /** What the answer refused, as the endpoint's check says it. */
@@ -454,8 +455,8 @@ export class PlanFileError extends Error {
 /**
  * The emulator's state cannot be used: its state file is not a regular file, not JSON or of an unknown
  * format (src/emulator/state.ts); a seed contradicts itself; the embedded emulator's state folder of a
- * project is a link or holds another state (src/import/state.ts). The message names the file and what
- * to do (usually: remove it to start afresh). Exit code 1.
+ * project is a link or holds another state (src/import/emulator-state-copy.ts). The message names the file
+ * and what to do (usually: remove it to start afresh). Exit code 1.
  */
 export class StateFileError extends Error {
   constructor(message: string) {

@@ -115,8 +115,8 @@ export type { ChangeView, Detail, PlanView, SharedChange, StoreView } from "./re
 export { describeTarget } from "./run/session.js";
 export type { RunTarget } from "./run/session.js";
 /** Views of an apply's outcome (text, Markdown, JSON) and the one wording of errors. */
-export { renderReport, renderReportJson, renderReportMarkdown } from "./render/report.js";
-export type { ReportMarkdownOptions } from "./render/report.js";
+export { renderReport, renderReportJson, renderReportMarkdown } from "./render/apply-report.js";
+export type { ReportMarkdownOptions } from "./render/apply-report.js";
 export { renderError } from "./render/error.js";
 
 // ---- the emulator ------------------------------------------------------------------------------------

@@ -237,7 +237,7 @@ export function kindState<T>(kind: string): KindState<T> {
 
 /**
  * The settings of one store as the config loader merges them from the layers it inherits (each kind's
- * settings section writes its own state, src/kinds/types.ts `ConfigSection`).
+ * settings section writes its own state, src/kinds/resource-kind.ts `ConfigSection`).
  */
 export type StoreSettings = Partial<Pick<StoreState, "schedulesVia" | "kinds">>;
 

@@ -19,8 +19,8 @@ import type { LoadedProject } from "./config/index.js";
 import pLimit from "p-limit";
 import { ApiError } from "./errors.js";
 import { categoriesByIntegration, categoriesByStore, judgePairing } from "./state/pairing.js";
-import { storesOpen, MAX_STATUS_STORES } from "./platform/stores.js";
-import { listWebhooks } from "./platform/webhooks.js";
+import { storesOpen, MAX_STATUS_STORES } from "./platform/store-availability-calls.js";
+import { listWebhooks } from "./platform/webhook-calls.js";
 import type { Session } from "./run/session.js";
 
 /** One store of the status. */

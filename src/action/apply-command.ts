@@ -13,8 +13,8 @@ import { completeBinding, findReviewed, judgeReviewed, type RecordReading } from
 import type { Plan, ResourceChange } from "../plan/types.js";
 import { escapeLines, escapeLog, escapeMarkdown, escapeTerminal } from "../render/escape.js";
 import { renderApplyComment } from "../render/markdown.js";
-import { renderReport, renderReportMarkdown } from "../render/report.js";
-import { stagesNotRun } from "../render/rollout.js";
+import { renderReport, renderReportMarkdown } from "../render/apply-report.js";
+import { stagesNotRun } from "../render/rollout-headings.js";
 import { runCarte } from "../run/run.js";
 import { type RunResult } from "../run/request.js";
 import { lostSecretsMessage } from "../run/secrets.js";
@@ -24,7 +24,7 @@ import type { ActionContext } from "./context.js";
 import { gitHub, type ActionInputs } from "./inputs.js";
 import { annotate, describeError, relativeProblems, type Outcome } from "./outcome.js";
 import { commentContext } from "./plan-view.js";
-import { actionSecretSink, actionSecretsFile } from "./secrets.js";
+import { actionSecretSink, actionSecretsFile } from "./masked-secrets.js";
 import { showPlan, type JobSummary } from "./summary.js";
 
 /** The merged pull request of a push, its comments (read once), and its reviewed plan or why there is none. */

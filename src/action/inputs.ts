@@ -9,7 +9,7 @@ import { DEFAULT_BOT_LOGIN, GitHubRepo } from "../gitops/github.js";
 import { reviewKey, type ReviewKey } from "../gitops/reviewed.js";
 import { parseShard, type Shard } from "../gitops/shard.js";
 import type { ActionContext } from "./context.js";
-import type { PreviewInput, PreviewUploader } from "./preview.js";
+import type { PreviewInput, PreviewUploader } from "./preview-artifact.js";
 
 /** The Action's commands. */
 export type ActionCommand = "plan" | "apply" | "drift" | "report";
@@ -39,7 +39,7 @@ export interface ActionInputs {
   commentAuthor: string;
   /**
    * Input `scope` of `plan`: `all` (default) or `changed`: read and plan only what the pull request's
-   * files can touch (src/gitops/scope.ts), when there is a base to compare with.
+   * files can touch (src/gitops/change-scope.ts), when there is a base to compare with.
    */
   scope: "all" | "changed";
   /**
@@ -55,14 +55,15 @@ export interface ActionInputs {
   gitLock: boolean;
   /**
    * Input `preview` of `plan` on a pull request: `changed` (default) uploads the menu preview of the
-   * stores the pull request changes, `all` of every store planned, `off` none (src/action/preview.ts).
+   * stores the pull request changes, `all` of every store planned, `off` none
+   * (src/action/preview-artifact.ts).
    */
   preview: PreviewInput;
 }
 
 /** What the Action is given besides its environment: the artifact upload, replaced in tests. */
 export interface ActionDeps {
-  /** Uploads the menu preview; default GitHub's artifact client (src/action/preview.ts). */
+  /** Uploads the menu preview; default GitHub's artifact client (src/action/preview-artifact.ts). */
   uploadArtifact?: PreviewUploader;
 }
 

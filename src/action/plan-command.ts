@@ -11,7 +11,7 @@ import type { BaseSplit } from "../gitops/base.js";
 import { fetchCommit, findRepository, resolveCommit, type GitRepository } from "../gitops/git.js";
 import { upsertMarkedComment } from "../gitops/github.js";
 import type { Plan } from "../plan/types.js";
-import { previewPlan } from "../preview.js";
+import { previewPlan } from "../preview-site.js";
 import { escapeTerminal } from "../render/escape.js";
 import type { PreviewNote } from "../render/markdown.js";
 import { runCarte } from "../run/run.js";
@@ -27,7 +27,12 @@ import {
   summarizePlan,
   viewOf,
 } from "./plan-view.js";
-import { artifactStorageMissing, artifactUploader, previewArtifactName, uploadPreview } from "./preview.js";
+import {
+  artifactStorageMissing,
+  artifactUploader,
+  previewArtifactName,
+  uploadPreview,
+} from "./preview-artifact.js";
 import type { JobSummary } from "./summary.js";
 
 /**

@@ -1,13 +1,13 @@
 /**
  * What an apply did: the report the executor, the verification and the rollout fill in
- * (src/run/apply-plan.ts) and the renderers show (src/render/report.ts), and whether it is complete. Plain
- * data, below both, so that the renderers depend on no part of the run.
+ * (src/run/apply-plan.ts) and the renderers show (src/render/apply-report.ts), and whether it is complete.
+ * Plain data, below both, so that the renderers depend on no part of the run.
  */
 
 import type { OperationResult } from "./execute.js";
 import type { StageOutcome } from "./rollout.js";
 
-/** The outcome of an apply (rendered by src/render/report.ts). */
+/** The outcome of an apply (rendered by src/render/apply-report.ts). */
 export interface ApplyReport {
   /** One result per operation of the plan, in the plan's order: `ok`, `failed` or `skipped`. */
   operations: OperationResult[];

@@ -1,5 +1,5 @@
 /**
- * Canary rollout: the stages of carte.yaml `rollout:` (src/config/rollout.ts) as the
+ * Canary rollout: the stages of carte.yaml `rollout:` (src/config/rollout-stages.ts) as the
  * apply uses them. Pure: which stage a change belongs to, a project limited to one stage, and the
  * counts a report shows per stage. The stage-by-stage apply itself is src/run/stages.ts `applyStages`.
  *
@@ -8,7 +8,7 @@
  */
 
 import type { LoadedProject } from "../config/index.js";
-import type { RolloutStage } from "../config/rollout.js";
+import type { RolloutStage } from "../config/rollout-stages.js";
 import { CommandLineError, InternalError } from "../errors.js";
 import type { Plan, ResourceChange } from "../plan/types.js";
 import { quote } from "../source/quote.js";

@@ -5,7 +5,7 @@
  * webhook create is followed by a change of status), so the final state cannot prove that one of them
  * did not happen: the read "proved" it and the call was made again, a duplicate.
  *
- * Each endpoint says how its effect shows (`EndpointSpec.effect`, src/kinds/types.ts): the slot it
+ * Each endpoint says how its effect shows (`EndpointSpec.effect`, src/kinds/resource-kind.ts): the slot it
  * created, the store it added to a webhook, the menu of its type. An endpoint without one is settled by
  * the planned final state of its addresses, and only when no other call of the plan changes them;
  * otherwise the outcome is `unknown`, and the call is reported failed with that word rather than made
@@ -13,7 +13,7 @@
  */
 
 import { kinds as registry } from "../kinds/registry.js";
-import type { Effect, ResourceKind } from "../kinds/types.js";
+import type { Effect, ResourceKind } from "../kinds/resource-kind.js";
 import type { PlatformClient } from "../platform/client.js";
 import { findEndpoint } from "../plan/endpoints.js";
 import type { Operation, Plan } from "../plan/types.js";

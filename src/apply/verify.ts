@@ -11,7 +11,7 @@
  */
 
 import { clientKinds, kindNamed } from "../kinds/registry.js";
-import type { ClientKind, Limit, ResourceKind } from "../kinds/types.js";
+import type { ClientKind, Limit, ResourceKind } from "../kinds/resource-kind.js";
 import { address, jsonEqual } from "../plain-data.js";
 import { own, type ClientState, type StoreState } from "../model.js";
 import { DEFAULT_PARALLELISM, type PlatformClient } from "../platform/client.js";

@@ -6,9 +6,9 @@
 import { clockFromEnv } from "../time/clock.js";
 import path from "node:path";
 import { loadProject, type LoadedProject } from "../config/index.js";
-import { explainResource } from "../config/explain.js";
+import { explainResource } from "../config/provenance.js";
 import { own } from "../model.js";
-import { holidayDateProblems } from "../config/holidays.js";
+import { holidayDateProblems } from "../config/holiday-dates.js";
 import { faultProblems } from "../emulator/faults.js";
 import type { FaultOptions } from "../emulator/index.js";
 import { API_GROUPS, type ApiGroup } from "../platform/routes.js";
@@ -21,9 +21,9 @@ import { renderMarkdown, renderPlanComment } from "../render/markdown.js";
 import { renderSplitText } from "../render/split.js";
 import type { BaseSplit } from "../gitops/base.js";
 import type { Shard } from "../gitops/shard.js";
-import { renderReport, renderReportJson } from "../render/report.js";
+import { renderReport, renderReportJson } from "../render/apply-report.js";
 import { renderText } from "../render/text.js";
-import { renderPlannedStagesText, renderStageScopeText } from "../render/rollout.js";
+import { renderPlannedStagesText, renderStageScopeText } from "../render/rollout-headings.js";
 import type { StageOutcome } from "../apply/rollout.js";
 import { describeHolder } from "../run/lock.js";
 import { runCarte } from "../run/run.js";
@@ -63,7 +63,7 @@ export interface PlanCommand extends RunCommand {
   detailedExitcode: boolean;
   /** `--base REF`: split the changes against the files of this git ref (src/gitops/base.ts). */
   base?: string | undefined;
-  /** `--scope changed`: only what the difference from `base` can touch (src/gitops/scope.ts). */
+  /** `--scope changed`: only what the difference from `base` can touch (src/gitops/change-scope.ts). */
   scope?: "all" | "changed" | undefined;
   /** `--secrets-file`: the secrets file whose lost secrets the plan names (src/run/secrets.ts). */
   secretsFile?: string | undefined;

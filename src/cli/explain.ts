@@ -11,7 +11,7 @@
 
 import type { Argv, CommandModule } from "yargs";
 import { loadProject } from "../config/index.js";
-import { explainResource, type AttributeOrigin, type Explanation } from "../config/explain.js";
+import { explainResource, type AttributeOrigin, type Explanation } from "../config/provenance.js";
 import { CommandLineError, ExitCode } from "../errors.js";
 import { closest, didYouMean } from "../suggest.js";
 import type { StoreState } from "../model.js";

@@ -16,25 +16,29 @@ import { rootFor, SHARED_FILE_MODE, writeFileAtomic } from "../atomic.js";
 import { loadProject } from "../config/index.js";
 import { currencyOf, type Currency } from "../money.js";
 import { CommandLineError, ExitCode, UsageError } from "../errors.js";
-import { DEFAULT_CONCURRENCY, FinanceReader, MAX_PAGE_SIZE, type ReadProgress } from "../finance/client.js";
+import { DEFAULT_CONCURRENCY, FinanceReader, MAX_PAGE_SIZE, type ReadProgress } from "../finance/reader.js";
 import { ENTRY_NOUN, EXPORT_FORMATS, renderExport, type ExportFormat } from "../finance/export.js";
-import { parseMoney } from "../finance/money.js";
+import { parseMoney } from "../finance/cents.js";
 import { DEFAULT_RULE, hasFindings, type ReconcileRule } from "../finance/reconcile.js";
-import { REPORT_FORMATS, renderReconcileReport, type ReportFormat } from "../finance/report.js";
+import {
+  REPORT_FORMATS,
+  renderReconcileReport,
+  type ReportFormat,
+} from "../finance/reconciliation-report.js";
 import {
   checkQuery,
   exportEntries,
   reconcileStores,
   type FinanceQuery,
   type PaymentDateField,
-} from "../finance/run.js";
-import { selectStores } from "../finance/stores.js";
-import type { FinanceKind } from "../finance/types.js";
+} from "../finance/workflows.js";
+import { selectStores } from "../finance/store-selection.js";
+import type { FinanceKind } from "../finance/records.js";
 import type { DesiredState } from "../model.js";
 import { escapeTerminal } from "../render/escape.js";
 import { openSession } from "../run/session.js";
 import { printWarnings, type CliIo } from "./io.js";
-import { checkParallelism } from "./options.js";
+import { checkParallelism } from "./option-checks.js";
 import { progressMode } from "./progress.js";
 
 const DATE_FIELDS = ["expected_execution_date", "confirmed_payment_date"] as const;

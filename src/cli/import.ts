@@ -27,7 +27,12 @@ import {
   writeImportedProject,
   writeImport,
 } from "../import/index.js";
-import { EMULATOR_STATE, emulatorStateFile, samePlatform, stateCopyPlan } from "../import/state.js";
+import {
+  EMULATOR_STATE,
+  emulatorStateFile,
+  samePlatform,
+  stateCopyPlan,
+} from "../import/emulator-state-copy.js";
 import { PLACEHOLDER_NOTE, placeholderIntegrationId } from "../import/render.js";
 import { emptyStore, type StoreIdentity } from "../model.js";
 import { DEFAULT_SAFETY } from "../plan/safety.js";
@@ -35,7 +40,7 @@ import { escapeTerminal } from "../render/escape.js";
 import { DEFAULT_PARALLELISM } from "../platform/client.js";
 import { describeTarget, openSession, runTarget } from "../run/session.js";
 import { printWarnings, type CliIo } from "./io.js";
-import { checkParallelism } from "./options.js";
+import { checkParallelism } from "./option-checks.js";
 
 /** Options of `carte import`. */
 export interface ImportCommand {
@@ -244,9 +249,9 @@ export async function runImport(opts: ImportCommand, io: CliIo): Promise<number>
       `the imported files would not load back exactly:\n  ${result.problems.join("\n  ")}`,
     );
   }
-  // The platform the project of --out plans against must be the one read (src/import/state.ts): from
-  // the embedded emulator of another folder, its state is copied along; a new project gets it always,
-  // a project merged into when it has no state of its own yet.
+  // The platform the project of --out plans against must be the one read (src/import/emulator-state-copy.ts):
+  // from the embedded emulator of another folder, its state is copied along; a new project gets it always, a
+  // project merged into when it has no state of its own yet.
   const fromEmbedded = project.platform === undefined && path.resolve(project.root) !== outDir;
   const statePlan = fromEmbedded && !target?.platform ? await stateCopyPlan(project.root, outDir) : undefined;
   const copyState = statePlan === "create" || statePlan === "unchanged";

@@ -32,7 +32,7 @@ import { parseShard } from "../gitops/shard.js";
 import { SEGMENT_NAMES, type SegmentName } from "../kinds/registry.js";
 import { DEFAULT_PARALLELISM } from "../platform/client.js";
 import { reportError, type CliIo } from "./io.js";
-import { checkParallelism } from "./options.js";
+import { checkParallelism } from "./option-checks.js";
 import { escapeLines } from "../render/escape.js";
 
 const EPILOGUE = `Exit codes:

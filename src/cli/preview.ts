@@ -1,9 +1,9 @@
 /**
  * `carte preview [--out DIR] [--plan FILE] [--open]`: the menus of the plan's stores as a static HTML
- * site (src/render/preview.ts, docs/preview.md). Without `--plan` it plans through the shared path
+ * site (src/render/menu-pages.ts, docs/preview.md). Without `--plan` it plans through the shared path
  * (src/run/run.ts, as `carte plan` does, with the same scope options); with `--plan` it reads a saved plan
  * (its digest checked as `carte show` does). What the plan leaves unchanged comes from the files. The
- * pages are written by src/preview.ts, the path the GitHub Action's preview artifact shares.
+ * pages are written by src/preview-site.ts, the path the GitHub Action's preview artifact shares.
  */
 
 import { spawn } from "node:child_process";
@@ -15,7 +15,7 @@ import { UnsafePlanError, formatWarning } from "../errors.js";
 import { readPlanToShow } from "../plan/file.js";
 import type { Plan } from "../plan/types.js";
 import { escapeTerminal } from "../render/escape.js";
-import { writePreview } from "../preview.js";
+import { writePreview } from "../preview-site.js";
 import { runCarte } from "../run/run.js";
 import { runRequest, type RunCommand } from "./commands.js";
 import { warnEditedPlan } from "./project.js";

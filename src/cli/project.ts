@@ -14,7 +14,7 @@ import { ExitCode } from "../errors.js";
 import { initProject } from "../init.js";
 import { readPlanToShow } from "../plan/file.js";
 import { escapeTerminal } from "../render/escape.js";
-import { renderStatusJson, renderStatusText } from "../render/status.js";
+import { renderStatusJson, renderStatusText } from "../render/status-view.js";
 import { describeTarget, openSession, runTarget } from "../run/session.js";
 import { projectStatus, type StoreStatus } from "../status.js";
 import { SHOW_CALLS_OPTION, render } from "./commands.js";

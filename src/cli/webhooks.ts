@@ -15,7 +15,7 @@
 import type { Argv, CommandModule } from "yargs";
 import { loadProject } from "../config/index.js";
 import { CommandLineError, ExitCode, SecretError } from "../errors.js";
-import { resetSecret } from "../platform/webhooks.js";
+import { resetSecret } from "../platform/webhook-calls.js";
 import { eventSecret, prepareEvents, resolveSecretSink } from "../run/secrets.js";
 import { escapeTerminal } from "../render/escape.js";
 import { openSession } from "../run/session.js";

@@ -1,12 +1,11 @@
 /**
  * The identities of store files kept across runs, by git object: a change-scoped plan
- * (src/gitops/scope.ts) needs, of each store file whose bytes are the base commit's, only its store id,
- * integration id (src/config/store-ids.ts) and SHA-256 (the plan's `checksums.files`). git names the
- * object of each such file (the base commit's tree), and an object's name is the hash of its bytes: what
- * was read from a file with those bytes once holds for every file with them. One entry of the parse
- * cache (src/config/parse-cache.ts, under its rules: an entry git knows, a link, one not the user's
- * alone is never read) holds them all, so that a thousand unchanged store files cost one small read
- * instead of a thousand.
+ * (src/gitops/change-scope.ts) needs, of each store file whose bytes are the base commit's, only its store
+ * id, integration id (src/config/store-ids.ts) and SHA-256 (the plan's `checksums.files`). git names the
+ * object of each such file (the base commit's tree), and an object's name is the hash of its bytes: what was
+ * read from a file with those bytes once holds for every file with them. One entry of the parse cache
+ * (src/config/parse-cache.ts, under its rules: an entry git knows, a link, one not the user's alone is never
+ * read) holds them all, so that a thousand unchanged store files cost one small read instead of a thousand.
  */
 
 import { carteVersion } from "./version.js";

@@ -8,4 +8,4 @@ export { loadProject, DEFAULT_APPLY_DELAY_MS } from "./load.js";
 export type { LoadOptions, LoadedProject, ParsedFiles } from "./load.js";
 export { openIdentityCache } from "./identity-cache.js";
 export { openParseCache } from "./parse-cache.js";
-export type { RolloutStage } from "./rollout.js";
+export type { RolloutStage } from "./rollout-stages.js";

@@ -52,13 +52,13 @@ import { mergeOverrides, OverridesChecker, plainOverrides, readOverrides, timedL
 import { OptionPricePatterns } from "./option-price-patterns.js";
 import { RuledPrices } from "./ruled-prices.js";
 import type { MergedOverrides, OverridesLayer } from "./overrides.js";
-import type { StoreSources } from "./explain.js";
+import type { StoreSources } from "./provenance.js";
 import { mergeSettings, readClient, readSettings, zoneOf } from "./settings.js";
 import { isLoopbackHost, urlShapeProblem } from "../source/url.js";
 import { API_GROUPS, type ApiGroup, type PlatformHosts } from "../platform/routes.js";
 import type { SettingsLayer, StoreSettings } from "./settings.js";
-import type { ConfigSection } from "../kinds/types.js";
-import { readRollout, type RolloutStage } from "./rollout.js";
+import type { ConfigSection } from "../kinds/resource-kind.js";
+import { readRollout, type RolloutStage } from "./rollout-stages.js";
 import { schemaDigest, validateFile } from "./validate.js";
 import { requiredVersionProblem } from "./version.js";
 import type { FileKind } from "./validate.js";
@@ -140,7 +140,7 @@ export interface LoadedProject {
   catalogs: ReadonlyMap<string, { catalog: CatalogFile; file: string }>;
   /**
    * With `{ explain: true }`: per store key, what `carte explain` needs to tell where each value comes
-   * from (src/config/explain.ts).
+   * from (src/config/provenance.ts).
    */
   sources?: Map<string, StoreSources>;
   /**
@@ -173,7 +173,7 @@ export interface LoadedProject {
   /**
    * Where each store's `holidays:` dates are written, by store key then `MM-DD`: the layer that gives the
    * date last (the store file, its group, carte.yaml's defaults or a file they include). Used to report
-   * a date the platform does not treat as a holiday where it is written (src/config/holidays.ts).
+   * a date the platform does not treat as a holiday where it is written (src/config/holiday-dates.ts).
    */
   holidaySites?: ReadonlyMap<string, ReadonlyMap<string, HolidaySite>>;
   /**
@@ -182,7 +182,7 @@ export interface LoadedProject {
    */
   identitySites?: ReadonlyMap<string, HolidaySite>;
   /**
-   * The stages of carte.yaml `rollout:` in order, each with its store keys (src/config/rollout.ts):
+   * The stages of carte.yaml `rollout:` in order, each with its store keys (src/config/rollout-stages.ts):
    * every store of the files is in exactly one stage. Absent when carte.yaml has no `rollout:`.
    */
   rollout?: RolloutStage[];
@@ -592,7 +592,7 @@ export interface LoadOptions {
    */
   now?: Date;
   /**
-   * A scoped load (`carte plan --scope changed`, src/gitops/scope.ts): `read` says which store files
+   * A scoped load (`carte plan --scope changed`, src/gitops/change-scope.ts): `read` says which store files
    * (absolute paths the `stores:` patterns match) are read and checked at all (default every one);
    * `resolve` which of the stores read are resolved into `desired`, given the absolute paths of every
    * file the store's desired state comes from (carte.yaml, its catalog, its group, its store file and

@@ -22,7 +22,7 @@ import { storeIdOf } from "./check.js";
 import { imageRefs, overridesOfFile } from "./overrides.js";
 import type { StoreOverrides, WrittenSchedule } from "./overrides.js";
 import type { StoreSettings } from "./settings.js";
-import { toSchedules } from "../time/slots.js";
+import { toSchedules } from "../time/days-and-slots.js";
 import { rulePrice } from "./price-rules.js";
 import type { StoreWindows } from "./windows.js";
 import {

@@ -4,8 +4,8 @@
  * by the files it includes), merging them and producing each kind's state in the model.
  *
  * Each kind with a settings section declares how it reads, merges and resolves it (`ResourceKind.config`,
- * src/kinds/types.ts), next to its helpers (src/time/written-slots.ts for the slot kinds); this module
- * runs the sections the config loader passes in (the registry's, see `settingsSections` in
+ * src/kinds/resource-kind.ts), next to its helpers (src/time/written-slots.ts for the slot kinds); this
+ * module runs the sections the config loader passes in (the registry's, see `settingsSections` in
  * src/kinds/registry.ts). The merge rules are the kinds' (docs/configuration.md lists them):
  * - `hours` (store_hours): replaced day by day; a day no layer names is closed once any layer writes
  *   `hours`;
@@ -20,7 +20,7 @@ import { canonicalZone, suggestZone } from "../time/zone.js";
 import { quote } from "../source/quote.js";
 import type { ConfigProblem } from "../errors.js";
 import type { ClientState, StoreSettings } from "../model.js";
-import type { ConfigSection, SectionContext } from "../kinds/types.js";
+import type { ConfigSection, SectionContext } from "../kinds/resource-kind.js";
 import { sortedRecord } from "../plain-data.js";
 import { CLIENT_WEBHOOK_EVENTS } from "../platform/wire.js";
 import { webhookUrlProblem } from "../source/url.js";

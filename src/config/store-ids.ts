@@ -1,6 +1,6 @@
 /**
  * The identity of a store file read without parsing the whole file: its `store:` block alone. A
- * change-scoped plan (src/gitops/scope.ts) skips the store files whose bytes are the base commit's,
+ * change-scoped plan (src/gitops/change-scope.ts) skips the store files whose bytes are the base commit's,
  * yet must still refuse a new or changed file that claims the store id or integration id of one of
  * them: this reads just what that check needs, located like any problem of a parsed file.
  */

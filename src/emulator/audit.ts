@@ -27,7 +27,7 @@ import { endpoint } from "../plan/endpoints.js";
 import type { Operation, Plan } from "../plan/types.js";
 import type { PlatformClient } from "../platform/client.js";
 import { routeIdempotent, routeOfPath } from "../platform/routes.js";
-import { listWebhooks } from "../platform/webhooks.js";
+import { listWebhooks } from "../platform/webhook-calls.js";
 import { pendingFileOf, readSecretsFile } from "../run/secrets.js";
 import type { RecordedRequest } from "./deps.js";
 import { itemsOf, availabilityOf } from "../kinds/catalog.js";

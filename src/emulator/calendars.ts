@@ -13,7 +13,7 @@
  * another day writes the store's own calendar.
  */
 
-import { parseMonthDay } from "../time/slots.js";
+import { parseMonthDay } from "../time/days-and-slots.js";
 import { COUNTRY_CODES } from "../countries.js";
 
 /**

@@ -6,7 +6,7 @@
  * field or a null the spec does not allow.
  *
  * - A request that breaks it is the client's error: the server answers what the platform would, 400 in
- *   the group's error shape, naming the field (validate.ts `validationMessage`).
+ *   the group's error shape, naming the field (request-validation.ts `validationMessage`).
  * - An answer that breaks it is a bug of the emulator: the server answers 500
  *   `{"message": "emulator answer breaks docs/openapi.yaml: <route> <status>: <pointer>: expected …"}`
  *   instead, so that the test whose traffic found it fails.
@@ -25,7 +25,7 @@ import addFormatsModule from "ajv-formats";
 import { ANNOTATIONS, TIME_FORMATS, describeErrors } from "../platform/schemas.js";
 import { routeMethod, routeSpec, routeTemplate, type RouteName } from "../platform/routes.js";
 import { InternalError } from "../errors.js";
-import { validationMessage, type BodyNames } from "./validate.js";
+import { validationMessage, type BodyNames } from "./request-validation.js";
 
 // ajv-formats is CommonJS with a default export; under NodeNext its namespace may arrive wrapped.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??

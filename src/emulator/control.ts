@@ -23,8 +23,8 @@
 
 import type { FaultOptions } from "./faults.js";
 import { faultProblems } from "./faults.js";
-import { discrepancyProblems, financeOf } from "./finance.js";
-import type { FinanceDiscrepancy } from "./finance.js";
+import { discrepancyProblems, financeOf } from "./finance-data.js";
+import type { FinanceDiscrepancy } from "./finance-data.js";
 import { contract } from "./contract.js";
 import { eventsOf } from "./events.js";
 import { HttpError, fail, isObj, ok } from "./http.js";

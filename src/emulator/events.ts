@@ -1,6 +1,6 @@
 /**
  * Webhook deliveries of the emulator (docs/platform-api.md §4.5): real HTTP POSTs of a JSON
- * body to the URL configured for the event and store (webhooks.ts), signed
+ * body to the URL configured for the event and store (webhook-config.ts), signed
  * `Platform-Signature: t=<unix seconds>,sign=<hex HMAC-SHA256 keyed with the secret over "<t>." + body>`.
  *
  * Deliveries go only to URLs a client configured. They are fire-and-forget: never awaited on the request
@@ -23,7 +23,7 @@ import { Agent, request } from "undici";
 
 import { fail } from "./http.js";
 import type { EmulatorState, StoreRec } from "./state.js";
-import { CLIENT_EVENTS, STORE_EVENTS, webhooksOf } from "./webhooks.js";
+import { CLIENT_EVENTS, STORE_EVENTS, webhooksOf } from "./webhook-config.js";
 
 /** Header carrying the signature (docs/platform-api.md §4.5). */
 export const SIGNATURE_HEADER = "Platform-Signature";

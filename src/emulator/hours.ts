@@ -37,8 +37,8 @@ import { Limits } from "../platform/wire.js";
 import type { RegularSlotCreate, SlotInput, SlotUpdate, SpecialDayCreate } from "../generated/platform.js";
 import { badShape, fail } from "./http.js";
 import type { Reply, Route, RouteContext } from "./http.js";
-import { WEEKDAYS, parseRange, storeHolidays, utilsOf } from "./schedules.js";
-import type { RegularSlotRec, SlotRec, SpecialDayRec, StoreUtilsRec, Weekday } from "./schedules.js";
+import { WEEKDAYS, parseRange, storeHolidays, utilsOf } from "./utils-state.js";
+import type { RegularSlotRec, SlotRec, SpecialDayRec, StoreUtilsRec, Weekday } from "./utils-state.js";
 import type { StoreRec } from "./state.js";
 
 interface Ctx {

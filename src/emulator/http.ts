@@ -55,7 +55,7 @@ export interface Route {
   /** The row of the route table, e.g. `"POST /restaurants/menu/v1/stores/{storeId}/items"`. */
   route: RouteName;
   handle(ctx: RouteContext): Reply;
-  /** How validation messages name the body (validate.ts): `{noun: "items", root: "items"}`. */
+  /** How validation messages name the body (request-validation.ts): `{noun: "items", root: "items"}`. */
   requestNames?: { noun?: string; root?: string };
   /** The group's answer to a body that does not match the row's `request` schema; default 400 `{message}`. */
   invalidRequest?: (message: string) => HttpError;

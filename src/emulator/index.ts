@@ -7,12 +7,12 @@
  * availability (§2.2), availability v2 for items and stores (§2.3), the store menu API (§2.4), the utils
  * group (§2.5), finance reads (§2.6) and webhooks (§2.7), with one state per store behind every view.
  * Requests and answers are held to the published description, docs/openapi.yaml (contract.ts; `strict: false`
- * checks request bodies against schemas/platform/ only, validate.ts). Accepted writes become visible to reads
- * after `applyDelayMs`, like the platform's asynchronous processing; `idle()` waits for them. Webhook
- * deliveries (events.ts), injected faults (faults.ts), a state file and a control API under `/__emulator/`
- * (control.ts) make it usable in CI. With `splitHosts` it serves each API group at an address of its own, as
- * the platform does, and a route of another group is unknown (404) at a group's address. docs/platform-api.md
- * documents every endpoint and the emulator's assumptions.
+ * checks request bodies against schemas/platform/ only, request-validation.ts). Accepted writes become
+ * visible to reads after `applyDelayMs`, like the platform's asynchronous processing; `idle()` waits for
+ * them. Webhook deliveries (events.ts), injected faults (faults.ts), a state file and a control API under
+ * `/__emulator/` (control.ts) make it usable in CI. With `splitHosts` it serves each API group at an address
+ * of its own, as the platform does, and a route of another group is unknown (404) at a group's address.
+ * docs/platform-api.md documents every endpoint and the emulator's assumptions.
  */
 
 import type { Server } from "node:http";
@@ -30,21 +30,21 @@ import { attachEvents } from "./events.js";
 import type { DeliveryRecord } from "./events.js";
 import { FaultInjector } from "./faults.js";
 import type { FaultOptions } from "./faults.js";
-import { financeOf, financeSeedProblems } from "./finance.js";
-import type { FinanceSeed } from "./finance.js";
+import { financeOf, financeSeedProblems } from "./finance-data.js";
+import type { FinanceSeed } from "./finance-data.js";
 import { createEmulatorServer } from "./server.js";
 import type { RecordedRequest, ServerDeps } from "./deps.js";
-import { registerUtilsPart } from "./schedules.js";
+import { registerUtilsPart } from "./utils-state.js";
 import { CLIENT_KEYS, SEED_KEYS, STORE_KEYS, calendarProblems, unknownKeyProblems } from "./seed.js";
 import type { SeedProblem } from "./seed.js";
 import { EmulatorState, storeKey } from "./state.js";
 
 export type { RecordedRequest } from "./server.js";
 export { DEFAULT_MAX_BODY_BYTES, listRoutes } from "./server.js";
-export { platformSchemas } from "./validate.js";
+export { platformSchemas } from "./request-validation.js";
 export type { DeliveryRecord } from "./events.js";
 export type { FaultOptions, RouteFaultRule } from "./faults.js";
-export type { FinanceSeed } from "./finance.js";
+export type { FinanceSeed } from "./finance-data.js";
 /** A store to create: platform id (uint64, number or decimal string), integration id, name. */
 export interface SeedStore {
   id: string | number;
@@ -78,7 +78,7 @@ export interface SeedClient {
 /** Clients and stores the emulator knows. Catalogs start empty. */
 export interface Seed {
   clients: SeedClient[];
-  /** How finance data is generated (finance.ts); defaults: 12 weekly payments before 2025-03-30. */
+  /** How finance data is generated (finance-data.ts); defaults: 12 weekly payments before 2025-03-30. */
   finance?: FinanceSeed;
 }
 

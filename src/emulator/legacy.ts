@@ -4,8 +4,8 @@
  * by platform id (`PLATFORM`) or merchant SKU (`SKU`). Integrations token.
  *
  * One store state: the stock state IS `suspension_info.is_available` of the catalog items, the same state
- * availability v2 (availability.ts) reads and writes. What each resource addresses (emulator's reading of
- * docs/platform-api.md §2.2 "items = products and toppings"):
+ * availability v2 (item-availability.ts) reads and writes. What each resource addresses (emulator's reading
+ * of docs/platform-api.md §2.2 "items = products and toppings"):
  * - `products`: ITEMs that are in at least one category (sold as products);
  * - `toppings`: ITEMs that are options of at least one MODIFIER_GROUP;
  * - `items`: every ITEM of the catalog (products, toppings, and ITEMs that are neither yet).

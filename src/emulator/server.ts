@@ -1,6 +1,6 @@
 /**
  * HTTP layer of the emulator on plain node:http: body reading, routing, token login and token checks,
- * request validation against schemas/platform/ (validate.ts), request recording, fault injection
+ * request validation against schemas/platform/ (request-validation.ts), request recording, fault injection
  * (faults.ts) and dispatch of the control endpoints (control.ts). The router serves the platform's route
  * table (src/platform/routes.ts): each route module names the rows it implements, and the path
  * template, the token surface and the request schema of a route are its row's.
@@ -12,7 +12,7 @@
  * cross-field rules, state) → strict only: the answer against the published description (500 naming
  * route, status and field when the emulator's own answer breaks it). A strict server (the default) checks
  * the body against the published description (contract.ts), a lenient one against schemas/platform/ as
- * written (validate.ts).
+ * written (request-validation.ts).
  */
 
 import { createHash, timingSafeEqual } from "node:crypto";
@@ -33,11 +33,11 @@ import {
   type TokenSurface,
 } from "../platform/routes.js";
 import type { TokenRequest, TokenResponse } from "../platform/wire.js";
-import { availabilityRoutes } from "./availability.js";
+import { availabilityRoutes } from "./item-availability.js";
 import { CONTROL_PREFIX, handleControl } from "./control.js";
 import { TOO_MANY_REQUESTS, faultMessage, sleep } from "./faults.js";
 import type { FaultDecision } from "./faults.js";
-import { financeRoutes } from "./finance.js";
+import { financeRoutes } from "./finance-data.js";
 import { HttpError, badShape, fail, isObj } from "./http.js";
 import type { Reply, Route, RouteContext, RouteInfo } from "./http.js";
 import { JsonParts } from "./json-parts.js";
@@ -47,8 +47,8 @@ import type { EmulatorState } from "./state.js";
 import { storeAvailabilityRoutes } from "./stores.js";
 import { utilsRoutes } from "./utils.js";
 import { contract } from "./contract.js";
-import { checkBody, platformSchemas } from "./validate.js";
-import { webhookRoutes } from "./webhooks.js";
+import { checkBody, platformSchemas } from "./request-validation.js";
+import { webhookRoutes } from "./webhook-config.js";
 import type { RecordedRequest, ServerDeps } from "./deps.js";
 
 export type { RecordedRequest, ServerDeps } from "./deps.js";

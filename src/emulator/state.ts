@@ -452,7 +452,9 @@ export class EmulatorState {
     this.opts = opts;
   }
 
-  /** Registers a listener of {@link EmulatorState.clientUnlocked} (webhooks.ts opens sealed secrets). */
+  /**
+   * Registers a listener of {@link EmulatorState.clientUnlocked} (webhook-config.ts opens sealed secrets).
+   */
   onClientUnlocked(listener: (client: ClientRec) => void): void {
     this.unlockListeners.push(listener);
   }

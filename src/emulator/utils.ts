@@ -7,8 +7,8 @@
  * One store state (docs/platform-api.md §4.7): a corridor IS a category of the store's catalog (corridor id =
  * category id, name = title, description ""), a product IS an ITEM of that category (product id = item
  * id), and their schedules ARE the category `schedules` / item `schedules_info.schedules` of the menu API,
- * converted by schedules.ts. A child store (docs/platform-api.md §4.6) reads and writes the corridors of its
- * parent, and the answers carry the parent's store id / integration id.
+ * converted by utils-state.ts. A child store (docs/platform-api.md §4.6) reads and writes the corridors of
+ * its parent, and the answers carry the parent's store id / integration id.
  *
  * Writes are SYNCHRONOUS (emulator's reading of docs/platform-api.md §2.5: POST answers the "corridor
  * schedule with generated ids"): the change is visible to reads of both APIs at once. To stay ordered with
@@ -37,8 +37,8 @@ import {
   parseDetails,
   rememberIds,
   unknownSchedule,
-} from "./schedules.js";
-import type { ScheduleDetail, ScheduleOwner } from "./schedules.js";
+} from "./utils-state.js";
+import type { ScheduleDetail, ScheduleOwner } from "./utils-state.js";
 import { availableAt } from "./state.js";
 import type { Catalog, CatalogWrite, EmulatorState, ItemRec, StoreRec } from "./state.js";
 

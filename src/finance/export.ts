@@ -3,7 +3,7 @@
  * line), and a plain table for a terminal. All renderers are pure.
  *
  * Every entry is first normalized ({@link normalizeEntry}): money becomes a fixed two-decimal string
- * converted exactly through integer hundredths (`money.ts`), date-times become ISO 8601 in UTC
+ * converted exactly through integer hundredths (`cents.ts`), date-times become ISO 8601 in UTC
  * (`dates.ts`), and `source_store_id` (the store whose path was read) is put first. Fields the spec does
  * not list are kept as they came in JSON and NDJSON, and left out of CSV, whose columns are fixed
  * ({@link csvColumns}): nested objects (`billing`, `bank_account`) become dotted columns,
@@ -14,9 +14,9 @@ import { escapeTerminal, jsonSafe } from "../render/escape.js";
 import { spreadsheetCsv } from "./csv.js";
 import { isoDateTime } from "./dates.js";
 import { MoneyError } from "../errors.js";
-import { formatCents, parseMoney, showCents, sumCents, type Cents } from "./money.js";
+import { formatCents, parseMoney, showCents, sumCents, type Cents } from "./cents.js";
 import { formatAmount, type Currency } from "../money.js";
-import { BILLING_FIELDS, FINANCE_SEGMENT, type FinanceKind } from "./types.js";
+import { BILLING_FIELDS, FINANCE_SEGMENT, type FinanceKind } from "./records.js";
 
 /** A normalized entry: JSON-ready, money as `"12.34"` strings, dates ISO 8601. */
 export type FinanceRecord = Record<string, unknown> & { source_store_id: string; id: number };

@@ -1,6 +1,6 @@
 /**
  * Reconciliation of payments with the entries behind them (docs/platform-api.md §4.8, §2.6;
- * docs/finance.md, "Reconciliation"). Pure: the reads happen elsewhere (`run.ts`).
+ * docs/finance.md, "Reconciliation"). Pure: the reads happen elsewhere (`workflows.ts`).
  *
  * For every payment in scope, the entries whose `payment_id` is the payment's id (orders, order
  * adjustments, charged cancellations) are collected and summed under a {@link ReconcileRule}; the sum is
@@ -8,16 +8,16 @@
  * `difference = actual − expected`. A payment matches when `|difference| ≤ tolerance` and every amount
  * involved could be read exactly. An entry whose `payment_id` names no known payment is an **orphan**.
  *
- * The default rule is the emulator's (src/emulator/finance.ts): `total_amount` = Σ `amount` of every
+ * The default rule is the emulator's (src/emulator/finance-data.ts): `total_amount` = Σ `amount` of every
  * linked entry, cancellations counted with their own (negative) sign. The spec gives no rule; this is an
  * assumption, and the reason the rule is configurable.
  *
- * All money is integer hundredths ({@link Cents}, `money.ts`).
+ * All money is integer hundredths ({@link Cents}, `cents.ts`).
  */
 
-import { parseMoney, absCents, type Cents } from "./money.js";
+import { parseMoney, absCents, type Cents } from "./cents.js";
 import { dayOf, isoDateTime } from "./dates.js";
-import type { WireOrder, WirePayment } from "./types.js";
+import type { WireOrder, WirePayment } from "./records.js";
 
 /** Kinds of entries that make up a payment. */
 export type EntryKind = "order" | "adjustment" | "cancellation";

@@ -44,8 +44,8 @@ export interface RunRecord {
    */
   target?: string;
   /**
-   * The menu preview this run uploaded, or why it could not (src/action/preview.ts), so that the report
-   * job links every shard's. Added within version 1: absent in older records and in runs without one.
+   * The menu preview this run uploaded, or why it could not (src/action/preview-artifact.ts), so that the
+   * report job links every shard's. Added within version 1: absent in older records and in runs without one.
    */
   preview?: PreviewNote;
 }

@@ -29,9 +29,9 @@ import { resolveStore } from "../config/resolve.js";
 import { kindNamed } from "../kinds/registry.js";
 import { jsonEqual } from "../plain-data.js";
 import { table, type StoreState } from "../model.js";
-import { importParts } from "./registry.js";
+import { importParts } from "./parts.js";
 import type { CatalogContext, CatalogPart, ImportPart } from "../kinds/import-types.js";
-import { byCodePoint, sortRecord } from "../kinds/import-util.js";
+import { byCodePoint, sortRecord } from "../kinds/import-values.js";
 
 /** A catalog of the import and the stores that use it. */
 export interface ImportedCatalog {

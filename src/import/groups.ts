@@ -36,7 +36,7 @@
  */
 
 import type { GroupFile, StoreFile } from "../generated/config.js";
-import { byCodePoint, sortRecord } from "../kinds/import-util.js";
+import { byCodePoint, sortRecord } from "../kinds/import-values.js";
 import { daysText } from "../kinds/import-schedules.js";
 import type { ImportedStore } from "./factor.js";
 
@@ -75,7 +75,7 @@ const bySku = (key: string) => [key];
 const noSku = () => [];
 /**
  * The key of an option's price inside a parent: the parent's SKU, then the option's (SKUs hold no
- * control characters, src/kinds/import-util.ts `writableSku`).
+ * control characters, src/kinds/import-values.ts `writableSku`).
  */
 const IN_PARENT = "\u0001";
 const inParentKey = (parent: string, option: string) => `${parent}${IN_PARENT}${option}`;

@@ -10,7 +10,7 @@
  *                             cannot say: notes)  store overrides)   defaults)              compare)
  * ```
  *
- * Each kind contributes through its part in src/import/registry.ts.
+ * Each kind contributes through its part in src/import/parts.ts.
  */
 
 import { readFile } from "node:fs/promises";
@@ -29,20 +29,20 @@ import { GITIGNORE } from "../init.js";
 import type { ProjectFile } from "../generated/config.js";
 import { API_GROUPS, type ApiGroup, type PlatformHosts } from "../platform/routes.js";
 import { kinds as registeredKinds } from "../kinds/registry.js";
-import type { ResourceKind } from "../kinds/types.js";
+import type { ResourceKind } from "../kinds/resource-kind.js";
 import type { StoreIdentity, StoreState } from "../model.js";
 import type { PlatformClient } from "../platform/client.js";
 import { fetchCurrent } from "../state/current.js";
 import { factorStores } from "./factor.js";
 import { factorGroups } from "./groups.js";
-import { importParts } from "./registry.js";
+import { importParts } from "./parts.js";
 import { catalogText, groupText, placeholderIntegrationId, projectText, storeText } from "./render.js";
 import { sanitizeStates } from "./sanitize.js";
 import type { ImportContext, ImportPart } from "../kinds/import-types.js";
-import type { CompanionFile } from "./state.js";
-import { verifyFiles, type ImportFile } from "./verify.js";
+import type { CompanionFile } from "./emulator-state-copy.js";
+import { verifyFiles, type ImportFile } from "./round-trip.js";
 
-export type { ImportFile } from "./verify.js";
+export type { ImportFile } from "./round-trip.js";
 export { buildMerge } from "./merge.js";
 export type { ImportResult } from "./result.js";
 import type { ImportResult } from "./result.js";
@@ -293,11 +293,11 @@ export async function writeImportedProject(
  * writing, so that a file created meanwhile is not lost either). Each file is written atomically and
  * never through a link (src/atomic.ts): a link in place of a file or of a folder under `outDir`
  * (`catalogs -> /elsewhere`) refuses the import before its first file is written. The companions (the
- * copy of the embedded emulator's state, src/import/state.ts), checked by their caller, come after the
- * imported files and before carte.yaml, which is written last; the files go all or none (src/atomic.ts
- * `writeFileSet`): when one cannot be written (a full disk) or was made meanwhile, those written before
- * it are removed again, with the folders made for them, so that no carte.yaml ever names a catalog or
- * store file, or plans against a state, that is not there, and the same import can run again.
+ * copy of the embedded emulator's state, src/import/emulator-state-copy.ts), checked by their caller, come
+ * after the imported files and before carte.yaml, which is written last; the files go all or none
+ * (src/atomic.ts `writeFileSet`): when one cannot be written (a full disk) or was made meanwhile, those
+ * written before it are removed again, with the folders made for them, so that no carte.yaml ever names a
+ * catalog or store file, or plans against a state, that is not there, and the same import can run again.
  *
  * @param companions - files to write in the same set, each new (its caller checked that none is there).
  * @throws {@link UsageError} naming a file that exists with other content.

@@ -28,11 +28,11 @@ import type { Currency } from "../money.js";
 import type { ImportResult } from "./result.js";
 import { differingKinds, factorStores, fitsExactly, storeFileFor, type ImportedCatalog } from "./factor.js";
 import { filesNotInProject } from "./patterns.js";
-import { importParts } from "./registry.js";
+import { importParts } from "./parts.js";
 import { catalogText, storeText } from "./render.js";
 import { sanitizeStates, type ImportNote } from "./sanitize.js";
 import type { ImportPart } from "../kinds/import-types.js";
-import type { ImportFile } from "./verify.js";
+import type { ImportFile } from "./round-trip.js";
 
 /**
  * The kinds on which a store's files and its live state disagree, among the kinds the files manage

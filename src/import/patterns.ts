@@ -4,7 +4,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { parse } from "yaml";
 import { globFiles } from "../config/glob.js";
-import type { ImportFile } from "./verify.js";
+import type { ImportFile } from "./round-trip.js";
 
 /**
  * The written files that an existing carte.yaml does not pick up with its `stores:` and `catalogs:`

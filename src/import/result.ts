@@ -3,7 +3,7 @@
 import type { ImportedCatalog } from "./factor.js";
 import type { ImportedGroup } from "./groups.js";
 import type { ImportNote } from "./sanitize.js";
-import type { ImportFile } from "./verify.js";
+import type { ImportFile } from "./round-trip.js";
 
 /** What an import writes, before it is written. */
 export interface ImportResult {

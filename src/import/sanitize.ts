@@ -6,9 +6,9 @@
  */
 
 import type { StoreState } from "../model.js";
-import { importParts } from "./registry.js";
+import { importParts } from "./parts.js";
 import type { ImportContext, ImportPart } from "../kinds/import-types.js";
-import { byCodePoint } from "../kinds/import-util.js";
+import { byCodePoint } from "../kinds/import-values.js";
 
 /** Something of a store's live state that the written files do not express. */
 export interface ImportNote {

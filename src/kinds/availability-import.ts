@@ -10,7 +10,7 @@
 import { own, type StoreState } from "../model.js";
 import { parseInstant } from "../time/clock.js";
 import type { KindImportPart, Note, StorePart } from "./import-types.js";
-import { byCodePoint } from "./import-util.js";
+import { byCodePoint } from "./import-values.js";
 import { availabilityOf, itemAvailabilityState, itemsOf, type AvailabilityState } from "./catalog.js";
 
 /**

@@ -17,7 +17,13 @@ import { availabilityPart } from "./availability-import.js";
 import type { StoreItemsToggle, WireItem } from "../platform/wire.js";
 import { toWireItem } from "./items.js";
 import { storeMenuRead } from "./reads.js";
-import { partOf, type AttributeDiff, type EndpointSpec, type ResourceKind, type Write } from "./types.js";
+import {
+  partOf,
+  type AttributeDiff,
+  type EndpointSpec,
+  type ResourceKind,
+  type Write,
+} from "./resource-kind.js";
 import { availabilityOf, itemAvailabilityState, itemsOf, type AvailabilityState } from "./catalog.js";
 import { localText } from "../time/zone.js";
 import { fieldOf, titledView, type ViewContext } from "../show/view-model.js";

@@ -12,7 +12,7 @@ import { optionSkus, plainItemSkus } from "./items-import.js";
 import { categoryOrder, chosenOf } from "./import-order.js";
 import { schedulesText } from "./import-schedules.js";
 import type { CatalogContext, CatalogPart, KindImportPart, Note } from "./import-types.js";
-import { mostCommon, unique, writableSku } from "./import-util.js";
+import { mostCommon, unique, writableSku } from "./import-values.js";
 import { categoriesOf, categoriesState, itemsOf } from "./catalog.js";
 
 /** Largest number of items of a category (docs/platform-api.md §4.11). */

@@ -9,7 +9,7 @@ import { categoriesOf, categoriesState, offerWindowInfo } from "./catalog.js";
 import type { WireCategory } from "../platform/wire.js";
 import { categoriesPart } from "./categories-import.js";
 import { storeMenuRead } from "./reads.js";
-import { partOf, type EndpointSpec, type ResourceKind } from "./types.js";
+import { partOf, type EndpointSpec, type ResourceKind } from "./resource-kind.js";
 import { fromWireSchedules, toWireSchedules, withComparedSchedules } from "./schedules.js";
 import { byIndex } from "../plain-data.js";
 import { categoryEqual } from "./equal.js";

@@ -39,24 +39,24 @@ export interface KindChange<K extends string = string> {
   /**
    * Where the resource sits, for people, when it is nested: the SKUs from an item down to its parent,
    * e.g. `["PIZZA", "SIZE", "SIZE-L", "CRUST"]` for an option of the crust group of a large pizza
-   * (the first such path; src/kinds/types.ts `ResourceKind.within`). Absent for top-level resources.
+   * (the first such path; src/kinds/resource-kind.ts `ResourceKind.within`). Absent for top-level resources.
    */
   within?: string[];
   /**
    * For an option (an item that a modifier group offers): the SKU of the modifier group it is shown
-   * under, the first in SKU order that offers it (src/kinds/types.ts `ResourceKind.group`). Absent for
-   * everything else. Added after version 1 was published; readers must not require it.
+   * under, the first in SKU order that offers it (src/kinds/resource-kind.ts `ResourceKind.group`). Absent
+   * for everything else. Added after version 1 was published; readers must not require it.
    */
   group?: string;
   /**
    * For people: the title of what the resource belongs to, when its `before`/`after` do not hold it (the
-   * item whose availability changes; src/kinds/types.ts `ResourceKind.title`). Added after version 1 was
-   * published; readers must not require it.
+   * item whose availability changes; src/kinds/resource-kind.ts `ResourceKind.title`). Added after version 1
+   * was published; readers must not require it.
    */
   title?: string;
   /**
    * For people: how the files name the resource when its key says less, e.g. `2026-12-24` for the
-   * special day keyed `12-24` that the files date fully (src/kinds/types.ts `ResourceKind.label`).
+   * special day keyed `12-24` that the files date fully (src/kinds/resource-kind.ts `ResourceKind.label`).
    * Added after version 1 was published; readers must not require it.
    */
   label?: string;

@@ -13,13 +13,19 @@
  * - delete: `DELETE /clients/{clientId}/webhooks?event=...` → 204.
  *
  * The path names the client: the reader records the client id in `ids.client_webhook.clientId`.
- * Stages 35 (create or update) and 36 (delete), after the per-store webhooks (src/kinds/webhooks.ts).
+ * Stages 35 (create or update) and 36 (delete), after the per-store webhooks (src/kinds/store-webhooks.ts).
  */
 
 import { InternalError } from "../errors.js";
 import { table } from "../model.js";
-import { listClientWebhooks, type ClientWebhook } from "../platform/webhooks.js";
-import { partOf, type ClientKind, type ClientRead, type EndpointParams, type EndpointSpec } from "./types.js";
+import { listClientWebhooks, type ClientWebhook } from "../platform/webhook-calls.js";
+import {
+  partOf,
+  type ClientKind,
+  type ClientRead,
+  type EndpointParams,
+  type EndpointSpec,
+} from "./resource-kind.js";
 import { webhookView } from "./webhook-view.js";
 
 /** A client-level webhook as carte manages it. */

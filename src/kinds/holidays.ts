@@ -26,13 +26,13 @@ import { PlanningError } from "../errors.js";
 import type { Slot } from "../model.js";
 import { holidaysState } from "./store-schedule.js";
 import type { SpecialDays } from "../generated/platform.js";
-import { getHolidays } from "../platform/utils.js";
+import { getHolidays } from "../platform/utils-calls.js";
 import type { ConfigProblem } from "../errors.js";
 import { report } from "../source/problems.js";
-import { parseMonthDay } from "../time/slots.js";
+import { parseMonthDay } from "../time/days-and-slots.js";
 import type { KindImportPart } from "./import-types.js";
 import { slotText } from "./import-schedules.js";
-import { sortedKeys } from "./import-util.js";
+import { sortedKeys } from "./import-values.js";
 import {
   HOLIDAY_OVERNIGHT,
   checkOverlaps,
@@ -64,7 +64,7 @@ import {
   type EndpointSpec,
   type ResourceKind,
   type SectionContext,
-} from "./types.js";
+} from "./resource-kind.js";
 import { address, sortedRecord } from "../plain-data.js";
 import { fieldOf, type ChangeView } from "../show/view-model.js";
 import { slotsText } from "../show/words.js";

@@ -7,7 +7,7 @@
 
 import { own, type CategoryResource, type ItemResource, type MenuResource } from "../model.js";
 import type { CatalogContext } from "./import-types.js";
-import { orderKeys } from "./import-util.js";
+import { orderKeys } from "./import-values.js";
 
 /** The chosen definitions of a catalog part, typed. */
 export function chosenOf<R>(ctx: CatalogContext, part: string): Record<string, R> {

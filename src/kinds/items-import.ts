@@ -24,7 +24,7 @@ import { Limits } from "../platform/wire.js";
 import { chosenOf, groupOrder, itemOrder } from "./import-order.js";
 import { schedulesText } from "./import-schedules.js";
 import type { CatalogContext, CatalogPart, ImportContext, KindImportPart, Note } from "./import-types.js";
-import { byCodePoint, mostCommon, sortRecord, unique, writableSku } from "./import-util.js";
+import { byCodePoint, mostCommon, sortRecord, unique, writableSku } from "./import-values.js";
 import { itemsOf, itemsState } from "./catalog.js";
 
 /** Largest number of modifier groups of an item and of options of a group (docs/platform-api.md §4.11). */

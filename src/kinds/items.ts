@@ -10,7 +10,7 @@ import { currencyOf, formatPrice } from "../money.js";
 import type { WireItem } from "../platform/wire.js";
 import { itemsPart } from "./items-import.js";
 import { storeMenuRead } from "./reads.js";
-import { partOf, type EndpointSpec, type ResourceKind } from "./types.js";
+import { partOf, type EndpointSpec, type ResourceKind } from "./resource-kind.js";
 import { fromWireSchedules, toWireSchedules, withComparedSchedules } from "./schedules.js";
 import { byIndex } from "../plain-data.js";
 import { itemEqual } from "./equal.js";

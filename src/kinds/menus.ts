@@ -26,7 +26,7 @@ import {
   type EndpointSpec,
   type ReadState,
   type ResourceKind,
-} from "./types.js";
+} from "./resource-kind.js";
 import { byIndex, jsonEqual } from "../plain-data.js";
 
 /** A menu's categories as a reviewer reads them: `["BURGERS", "DESSERTS (inactive)"]`. */

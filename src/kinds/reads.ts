@@ -9,7 +9,7 @@
 
 import type { RawAnswer } from "../platform/client.js";
 import type { WireStoreMenu } from "../platform/wire.js";
-import { perStoreRead } from "./types.js";
+import { perStoreRead } from "./resource-kind.js";
 
 /**
  * `GET /store-menu` of each store (docs/platform-api.md §4.3 StoreMenu, §2.4). The answer (hundreds of KB for

@@ -1,9 +1,9 @@
 /**
  * The registry of resource kinds, in planning order: the one list of them. Adding a kind means writing
- * its module (src/kinds/types.ts says what a kind declares) and listing it here; every other list of
+ * its module (src/kinds/resource-kind.ts says what a kind declares) and listing it here; every other list of
  * kinds is derived from these two arrays: the `KindName` type, the planner's endpoint table
  * (src/plan/endpoints.ts), the reader's parts (src/state/current.ts), the settings sections the config
- * loader reads (src/config/settings.ts), the import parts (src/import/registry.ts), the CLI's `--kind`
+ * loader reads (src/config/settings.ts), the import parts (src/import/parts.ts), the CLI's `--kind`
  * choices, the `ownership:` schema (`npm run gen`) and the kind table of docs/configuration.md.
  */
 
@@ -20,9 +20,9 @@ import { storeHours } from "./store-hours.js";
 import type { CatalogEntry } from "./catalog.js";
 
 export type { CatalogEntry, CatalogOverride } from "./catalog.js";
-import type { ClientKind, ConfigSection, EndpointSpec, ResourceKind } from "./types.js";
+import type { ClientKind, ConfigSection, EndpointSpec, ResourceKind } from "./resource-kind.js";
 import { corridorSchedules, productSchedules } from "./utils-schedules.js";
-import { webhooks } from "./webhooks.js";
+import { webhooks } from "./store-webhooks.js";
 
 /**
  * Every store-level kind carte manages, in planning order. The utils schedules read after the items and

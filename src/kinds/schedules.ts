@@ -1,13 +1,13 @@
 /**
  * Schedules of categories and items in the menu API's form (docs/platform-api.md §4.3:
  * `{days_of_week: "mon,tue,...,sun,hol", time_periods: [{start_time: "HH:MM", end_time: "HH:MM"}]}`),
- * read into their canonical form in carte's model (src/time/schedules.ts), and the resources as the
+ * read into their canonical form in carte's model (src/time/canonical-schedules.ts), and the resources as the
  * planner compares their schedules.
  */
 
 import { table, type Schedule } from "../model.js";
 import type { WireSchedule } from "../platform/wire.js";
-import { canonicalOnce, canonicalSchedules, hhmm, isCanonical } from "../time/schedules.js";
+import { canonicalOnce, canonicalSchedules, hhmm, isCanonical } from "../time/canonical-schedules.js";
 
 /** Resources as compared, by the resource: without schedules, or with their canonical form. */
 const unscheduled = new WeakMap<object, object>();

@@ -1,7 +1,7 @@
 /**
  * What a kind declares about how its changes are shown: in the plan's text and Markdown views
  * ({@link KindView}, laid out by src/render/view.ts) and on the pages of `carte preview`
- * ({@link KindPreview}, put together by src/render/preview.ts). The renderers ask the kinds, in
+ * ({@link KindPreview}, put together by src/render/menu-pages.ts). The renderers ask the kinds, in
  * registry order, and name none: a kind that declares no view is shown by its attributes
  * (`SEGMENT KEY` and the attributes that changed), one that declares no preview is counted on its
  * store's page only.
@@ -77,7 +77,7 @@ export interface KindPreview {
   /**
    * The images the kind's resources draw: `of` one resource (a change's `before`), `all` of a store's
    * state by key. The origins of the images the platform holds (the resources before the plan) are
-   * those a page may draw from (src/render/preview.ts `platformImageHosts`).
+   * those a page may draw from (src/render/menu-pages.ts `platformImageHosts`).
    */
   images?: {
     of(resource: unknown): readonly ImageRef[] | undefined;

@@ -29,7 +29,13 @@
  */
 
 import type { Slot } from "../model.js";
-import { effectOf, type EndpointParams, type EndpointSpec, type ReadState, type Write } from "./types.js";
+import {
+  effectOf,
+  type EndpointParams,
+  type EndpointSpec,
+  type ReadState,
+  type Write,
+} from "./resource-kind.js";
 
 /** A slot as it exists on the platform, with its id (`storeScheduleId`). */
 export interface IdSlot extends Slot {

@@ -22,16 +22,16 @@
 
 import { specialDaysState, type SpecialDay } from "./store-schedule.js";
 import type { SpecialDays } from "../generated/platform.js";
-import { getSpecialDays } from "../platform/utils.js";
+import { getSpecialDays } from "../platform/utils-calls.js";
 import type { ConfigProblem } from "../errors.js";
 import { report, where, type Site } from "../source/problems.js";
-import { monthDayKey, parseMonthDay } from "../time/slots.js";
+import { monthDayKey, parseMonthDay } from "../time/days-and-slots.js";
 import { quote } from "../source/quote.js";
 import { parseCalendarDate } from "../calendar.js";
 import { dayWindow, type StoreClock } from "../time/clock.js";
 import type { KindImportPart } from "./import-types.js";
 import { slotText } from "./import-schedules.js";
-import { byCodePoint } from "./import-util.js";
+import { byCodePoint } from "./import-values.js";
 import {
   HOLIDAY_OVERNIGHT,
   checkOverlaps,
@@ -64,7 +64,7 @@ import {
   type ResourceKind,
   type SectionContext,
   type Write,
-} from "./types.js";
+} from "./resource-kind.js";
 import { sortedRecord } from "../plain-data.js";
 import { fieldOf, type ChangeView } from "../show/view-model.js";
 import { attributeDetails, plain, slotsText } from "../show/words.js";

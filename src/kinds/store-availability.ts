@@ -18,11 +18,11 @@
  */
 
 import type { StoreEnable } from "../generated/platform.js";
-import { failedEnableResults, MAX_STATUS_STORES, storesOpen } from "../platform/stores.js";
+import { failedEnableResults, MAX_STATUS_STORES, storesOpen } from "../platform/store-availability-calls.js";
 import { kindState } from "../model.js";
 import type { KindImportPart } from "./import-types.js";
-import type { ConfigSection, EndpointSpec, ResourceKind, StoreRead } from "./types.js";
-import { partOf } from "./types.js";
+import type { ConfigSection, EndpointSpec, ResourceKind, StoreRead } from "./resource-kind.js";
+import { partOf } from "./resource-kind.js";
 import type { SafetyViolation } from "../safety-policy.js";
 import { fieldOf } from "../show/view-model.js";
 import { plain } from "../show/words.js";

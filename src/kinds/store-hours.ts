@@ -20,10 +20,10 @@
 import { WEEKDAYS, type Slot, type Weekday } from "../model.js";
 import { hoursState } from "./store-schedule.js";
 import type { RegularHours } from "../generated/platform.js";
-import { getRegularHours } from "../platform/utils.js";
+import { getRegularHours } from "../platform/utils-calls.js";
 import type { ConfigProblem } from "../errors.js";
 import { quote, report, where } from "../source/problems.js";
-import { parseDays } from "../time/slots.js";
+import { parseDays } from "../time/days-and-slots.js";
 import type { KindImportPart } from "./import-types.js";
 import { daysText, slotText } from "./import-schedules.js";
 import { fieldOf, type Detail } from "../show/view-model.js";
@@ -59,7 +59,7 @@ import {
   type ResourceKind,
   type SectionContext,
   type Write,
-} from "./types.js";
+} from "./resource-kind.js";
 
 /** The hours of one weekday. */
 export interface DayHours {

@@ -2,7 +2,7 @@
  * The states of the kinds of a store's schedule: store hours, holidays and special days. Each is kept,
  * like every kind's, under the kind's name in `StoreState.kinds` through its `KindState` (src/model.ts `kindState`); they are
  * declared here, below the kinds, because the config loader reads them too (src/config/close.ts works
- * out when a store closes from them, src/config/holidays.ts checks the holidays the files write), as it
+ * out when a store closes from them, src/config/holiday-dates.ts checks the holidays the files write), as it
  * reads the catalog's (src/kinds/catalog.ts).
  */
 
@@ -31,7 +31,8 @@ export interface SpecialDay {
   /**
    * The year of a day the files date fully (`2026-12-24`), for people only: the platform repeats special
    * days every year and knows no year, so it is neither compared nor sent (the plan shows it through
-   * src/kinds/types.ts `ResourceKind.label`). Absent for a day written `MM-DD` and on the platform's side.
+   * src/kinds/resource-kind.ts `ResourceKind.label`). Absent for a day written `MM-DD` and on the platform's
+   * side.
    */
   year?: number;
 }

@@ -50,12 +50,17 @@ import {
   type StoreState,
 } from "../model.js";
 import { categoriesOf, categoriesState, itemsOf, itemsState } from "./catalog.js";
-import { getCorridors, getCorridorSchedule, getProducts, getProductSchedule } from "../platform/utils.js";
+import {
+  getCorridors,
+  getCorridorSchedule,
+  getProducts,
+  getProductSchedule,
+} from "../platform/utils-calls.js";
 import type { RouteName } from "../platform/routes.js";
 import type { WireStoreMenu } from "../platform/wire.js";
 import { categories } from "./categories.js";
 import { items } from "./items.js";
-import { canonicalDays } from "../time/schedules.js";
+import { canonicalDays } from "../time/canonical-schedules.js";
 import { fromUtilsTime, matchBy, overlap, toUtilsTime } from "./slots.js";
 import { storeMenuRead } from "./reads.js";
 import {
@@ -68,7 +73,7 @@ import {
   type StoreRead,
   type Write,
   type WriteContext,
-} from "./types.js";
+} from "./resource-kind.js";
 import { jsonEqual } from "../plain-data.js";
 import { fieldOf, titledView } from "../show/view-model.js";
 import { schedulesText } from "../show/words.js";

@@ -1,5 +1,5 @@
 /**
- * How the plan's views show a change of a webhook, a store's (src/kinds/webhooks.ts) or the client's
+ * How the plan's views show a change of a webhook, a store's (src/kinds/store-webhooks.ts) or the client's
  * (src/kinds/client-webhooks.ts): its URL and whether it is enabled, a copy the platform lists too many
  * times.
  */

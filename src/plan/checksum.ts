@@ -15,7 +15,7 @@
  */
 
 import { createHash, type Hash } from "node:crypto";
-import { EVENTS_IDS, KEEPS_IDS } from "../kinds/webhooks.js";
+import { EVENTS_IDS, KEEPS_IDS } from "../kinds/store-webhooks.js";
 import {
   availabilityOf,
   categoriesOf,
@@ -244,7 +244,7 @@ export function storeDigest(state: StoreState | null | undefined, memo: DigestMe
   const other = ids?.other;
   if (other && (Object.hasOwn(other, EVENTS_IDS) || Object.hasOwn(other, KEEPS_IDS))) {
     // Facts of the whole client that every store's read carries (which webhook events exist,
-    // src/kinds/webhooks.ts): the apply itself changes them while other stores still wait for their
+    // src/kinds/store-webhooks.ts): the apply itself changes them while other stores still wait for their
     // first write (src/run/store-guard.ts storeGuard), so a store's digest leaves them out.
     const { [EVENTS_IDS]: _events, [KEEPS_IDS]: _keeps, ...rest } = other;
     view.ids = { ...ids, other: rest };

@@ -1,13 +1,13 @@
 /**
  * The planner's view of the API calls: every endpoint the registered kinds declare
- * (`ResourceKind.endpoints`, src/kinds/types.ts `EndpointSpec`), by name. Nothing registers here: the
+ * (`ResourceKind.endpoints`, src/kinds/resource-kind.ts `EndpointSpec`), by name. Nothing registers here: the
  * table is derived from src/kinds/registry.ts. Calls run in the order of their endpoints' stages;
  * docs/architecture.md has the table.
  */
 
 import { InternalError } from "../errors.js";
 import { endpointTable } from "../kinds/registry.js";
-import type { EndpointParams, EndpointSpec } from "../kinds/types.js";
+import type { EndpointParams, EndpointSpec } from "../kinds/resource-kind.js";
 import { routeIdempotent, routeMethod, routePath, routeSpec, type HttpMethod } from "../platform/routes.js";
 
 export type { EndpointParams, EndpointSpec };

@@ -12,7 +12,7 @@ import type {
   ResourceKind,
   Write,
   WriteContext,
-} from "../kinds/types.js";
+} from "../kinds/resource-kind.js";
 import { address, jsonEqual } from "../plain-data.js";
 import { categoryEqual, itemEqual } from "../kinds/equal.js";
 import {

@@ -6,7 +6,7 @@
 import type { KindName, SegmentName } from "../kinds/registry.js";
 import type { KindChange } from "../kinds/change.js";
 import type { SafetyViolation } from "../safety-policy.js";
-import type { EndpointParams } from "../kinds/types.js";
+import type { EndpointParams } from "../kinds/resource-kind.js";
 
 /** Version of the plan format. Bumped on any incompatible change. */
 export const PLAN_FORMAT_VERSION = 1;
@@ -106,7 +106,7 @@ export interface PlanChecksums {
 }
 
 /**
- * Something a plan tells people about a store without changing it (src/kinds/types.ts
+ * Something a plan tells people about a store without changing it (src/kinds/resource-kind.ts
  * `ResourceKind.info`): e.g. items staff switched off that the files leave alone. Not a change: an
  * apply does nothing about it.
  */
@@ -187,7 +187,7 @@ export interface Plan {
 
 /**
  * A plan limited to what the files' difference from a base commit can touch (`carte plan --scope
- * changed --base REF`, computed by src/gitops/scope.ts): only the stores listed are read and planned,
+ * changed --base REF`, computed by src/gitops/change-scope.ts): only the stores listed are read and planned,
  * each for the kinds listed only. Plain JSON: it is saved with the plan (docs/plan-format.md), and
  * `carte apply FILE` of a scoped plan reads, checks and applies those stores and kinds alone.
  */

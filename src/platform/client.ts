@@ -7,11 +7,11 @@
  * Calls are named by their route (routes.ts): `client.request("GET /restaurants/menu/v1/stores/{storeId}/store-menu",
  * { storeId })` takes the path, the API group and the idempotency from the route table; the call goes to
  * its group's address ({@link PlatformHosts}: one for all, or one per group, docs/platform-api.md §4.13) with
- * its group's token (a login to the auth group's address). The typed calls of each API group (utils.ts,
- * stores.ts, webhooks.ts) are thin functions over {@link PlatformClient.request}. No answer is used unread:
- * every 2xx answer goes through {@link PlatformClient.decode}, which checks it against its route's response
- * schema (schemas.ts) and turns a malformed one into a {@link MalformedAnswerError} naming the call and the
- * store.
+ * its group's token (a login to the auth group's address). The typed calls of each API group (utils-calls.ts,
+ * store-availability-calls.ts, webhook-calls.ts) are thin functions over {@link PlatformClient.request}. No
+ * answer is used unread: every 2xx answer goes through {@link PlatformClient.decode}, which checks it against
+ * its route's response schema (schemas.ts) and turns a malformed one into a {@link MalformedAnswerError}
+ * naming the call and the store.
  *
  * Sources: docs/platform-api.md §2.1 (token login), §2.3 (availability v2), §2.4 (store menu API),
  * §4.2 (authentication: `x-authorization` header), §4.10 (errors); docs/platform-api.md §4.2

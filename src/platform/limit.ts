@@ -4,7 +4,7 @@
  * (src/apply/execute.ts) both use it.
  */
 
-import type { Limit } from "../kinds/types.js";
+import type { Limit } from "../kinds/resource-kind.js";
 
 /** A {@link Limit} whose bound can be raised while calls wait ({@link storeOrderedLimit}). */
 export interface OrderedLimit extends Limit {

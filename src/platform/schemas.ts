@@ -5,8 +5,8 @@
  * files are read two ways:
  *
  * - **as written** ({@link platformSchemas}): the emulator checks the requests it gets with it
- *   (src/emulator/validate.ts) and the conformance suite the answers it sends, so that where a schema
- *   says `additionalProperties: false` a field the spec does not describe is refused;
+ *   (src/emulator/request-validation.ts) and the conformance suite the answers it sends, so that where a
+ *   schema says `additionalProperties: false` a field the spec does not describe is refused;
  * - **open** ({@link answerProblems}): how the client reads the platform's answers. The same
  *   definitions with every `additionalProperties: false` lifted: a field the platform adds and carte
  *   does not read is no reason to refuse its answer (the platform may grow fields without telling), while

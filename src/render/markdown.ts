@@ -12,7 +12,7 @@ import { notes, summaryLine, targetLine } from "./text.js";
 import { scopeLine, scopeNotes } from "./scope.js";
 import { isFiltering } from "../plan/target.js";
 import type { StageOutcome } from "../apply/rollout.js";
-import { renderPlannedStagesMarkdown } from "./rollout.js";
+import { renderPlannedStagesMarkdown } from "./rollout-headings.js";
 
 /** GitHub's limit on the size of one issue or pull-request comment, in characters. */
 export const GITHUB_COMMENT_LIMIT = 65_536;
@@ -292,7 +292,7 @@ export interface PlanCommentOptions {
   now?: number | Date | undefined;
 }
 
-/** Where the menu preview of a plan can be seen, or why it cannot (src/action/preview.ts). */
+/** Where the menu preview of a plan can be seen, or why it cannot (src/action/preview-artifact.ts). */
 export interface PreviewNote {
   /** The stores the preview shows. */
   stores: number;
@@ -547,7 +547,7 @@ export function renderDriftIssue(
 export interface ApplyCommentInput {
   /** The fresh plan, every change (for the refused changes' stores). */
   plan?: Plan | undefined;
-  /** The apply's report, rendered (src/render/report.ts `renderReportMarkdown`). */
+  /** The apply's report, rendered (src/render/apply-report.ts `renderReportMarkdown`). */
   report?: string | undefined;
   /** Whether a plan with changes was applied (false: nothing to do). */
   applied: boolean;

@@ -1,5 +1,5 @@
 /**
- * What a change-scoped plan (`carte plan --scope changed --base REF`, src/gitops/scope.ts) says about
+ * What a change-scoped plan (`carte plan --scope changed --base REF`, src/gitops/change-scope.ts) says about
  * its scope: its first line, and the notes on the stores no longer in the files and on what was not
  * read. Raw text (the ref and the store keys come from the user and the files): each renderer escapes
  * it for its medium.

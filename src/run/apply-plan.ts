@@ -9,7 +9,7 @@ import { ConvergenceError } from "../errors.js";
 import { executePlanFully } from "../apply/execute.js";
 import { type ApplyReport } from "../apply/report.js";
 import { settleEffect } from "../apply/settle.js";
-import { resetSecret } from "../platform/webhooks.js";
+import { resetSecret } from "../platform/webhook-calls.js";
 import { DEFAULT_PARALLELISM } from "../platform/client.js";
 import type { Plan } from "../plan/types.js";
 import { secretCollector } from "./secrets.js";

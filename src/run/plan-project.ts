@@ -10,7 +10,12 @@ import { checkPlanPairings } from "../state/pairings.js";
 import { didYouMean } from "../suggest.js";
 import { quote } from "../source/quote.js";
 import type { LoadedProject } from "../config/index.js";
-import { holidayDates, holidayMisses, holidayMissProblems, type HolidayMiss } from "../config/holidays.js";
+import {
+  holidayDates,
+  holidayMisses,
+  holidayMissProblems,
+  type HolidayMiss,
+} from "../config/holiday-dates.js";
 import { CommandLineError, ConfigError, UnsafePlanError, type ConfigProblem } from "../errors.js";
 import { clientKinds, kinds } from "../kinds/registry.js";
 import { address } from "../plain-data.js";
@@ -23,7 +28,7 @@ import type { Plan } from "../plan/types.js";
 import { escapeTerminal } from "../render/escape.js";
 import type { Session } from "./session.js";
 import { fetchCurrent, projectReads, readCurrent, type CurrentStore } from "../state/current.js";
-import type { ResourceKind } from "../kinds/types.js";
+import type { ResourceKind } from "../kinds/resource-kind.js";
 import { type RunOptions } from "./options.js";
 
 /**

@@ -94,7 +94,7 @@ export interface PlanRequest extends RequestBase {
   base?: string | undefined;
   /**
    * `--scope changed` (with {@link base}): read and plan only the stores, and the kinds of each store,
-   * that the difference between the base's files and these can touch (src/gitops/scope.ts); the plan
+   * that the difference between the base's files and these can touch (src/gitops/change-scope.ts); the plan
    * carries the scope (`targeting.scope`) and its first line says so. `all` (default): every store.
    * When the base's files do not load, the plan is not scoped (a warning says so).
    */

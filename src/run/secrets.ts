@@ -53,7 +53,7 @@ import type { OperationResult } from "../apply/execute.js";
 import type { PlatformClient } from "../platform/client.js";
 import { Endpoints } from "../plan/endpoints.js";
 import type { Operation, Plan } from "../plan/types.js";
-import { eventSecret, resetSecret } from "../platform/webhooks.js";
+import { eventSecret, resetSecret } from "../platform/webhook-calls.js";
 
 /** A place where webhook secrets are kept. */
 export interface SecretSink {
@@ -471,7 +471,7 @@ export function resolveSecretSink(opts: SecretSinkOptions): SecretSink | undefin
   return file;
 }
 
-/** Whether answers of an endpoint carry a secret (its spec declares `secret`, src/kinds/types.ts). */
+/** Whether answers of an endpoint carry a secret (its spec declares `secret`, src/kinds/resource-kind.ts). */
 export function isSecretBearing(name: string): boolean {
   return Endpoints[name]?.secret !== undefined;
 }

@@ -12,7 +12,7 @@ import type { LoadedProject } from "../config/index.js";
 import type { RunningEmulator } from "../emulator/index.js";
 import { DEFAULT_COUNTRY, holidayDays } from "../emulator/calendars.js";
 import { ConfigError } from "../errors.js";
-import { monthDayKey } from "../time/slots.js";
+import { monthDayKey } from "../time/days-and-slots.js";
 import { PlatformClient, type ClientOptions, type RetryInfo } from "../platform/client.js";
 import { API_GROUPS, type ApiGroup } from "../platform/routes.js";
 
@@ -35,7 +35,7 @@ const embeddedDates = new Map<string, ReadonlySet<string>>();
 /**
  * The holiday dates (`MM-DD`) of a store of the project on the embedded emulator: its country's
  * ({@link embeddedCountry}). The platform's holidays known offline, for `carte validate` without a
- * `platform:` section (src/config/holidays.ts).
+ * `platform:` section (src/config/holiday-dates.ts).
  */
 export function embeddedHolidays(project: LoadedProject, storeKey: string): ReadonlySet<string> {
   const country = embeddedCountry(project, storeKey);

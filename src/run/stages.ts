@@ -12,7 +12,7 @@ import {
   storesInScope,
   type StageOutcome,
 } from "../apply/rollout.js";
-import type { RolloutStage } from "../config/rollout.js";
+import type { RolloutStage } from "../config/rollout-stages.js";
 import { planOnly } from "../gitops/reviewed.js";
 import type { Plan } from "../plan/types.js";
 import { prepareSecretSink, type SecretSink } from "./secrets.js";

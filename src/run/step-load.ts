@@ -5,7 +5,7 @@
 
 import { loadProject, type LoadedProject } from "../config/index.js";
 import { type LoadedBase } from "../gitops/base.js";
-import { loadChangeScope } from "../gitops/scope.js";
+import { loadChangeScope } from "../gitops/change-scope.js";
 import { shardProject } from "../gitops/shard.js";
 import { CommandLineError, PlanFileError, warning } from "../errors.js";
 import { quote } from "../source/quote.js";
@@ -27,7 +27,7 @@ export interface ScopedFiles {
 
 /**
  * Step "resolve scope": loads the files and, with `--scope changed`, the base's too, to scope the run
- * to the stores and kinds the difference can touch (src/gitops/scope.ts); the head's stores are then
+ * to the stores and kinds the difference can touch (src/gitops/change-scope.ts); the head's stores are then
  * resolved only where the files differ. When the base's files do not load, the run is not scoped and
  * `onWarning` says so.
  *

@@ -13,7 +13,7 @@ import type { CurrentState } from "../model.js";
 import { isEmptyPlan } from "../plan/plan.js";
 import type { Targeting } from "../plan/target.js";
 import type { Plan, SecretRotation } from "../plan/types.js";
-import { listWebhooks } from "../platform/webhooks.js";
+import { listWebhooks } from "../platform/webhook-calls.js";
 import { findLostSecrets, secretsFileName, type SecretSink } from "./secrets.js";
 import { type RunTarget, type Session } from "./session.js";
 import { plannedStages, type StageOutcome } from "../apply/rollout.js";

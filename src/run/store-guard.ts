@@ -11,7 +11,7 @@ import { clientDigest, storeDigest } from "../plan/digest.js";
 import type { Plan } from "../plan/types.js";
 import type { Session } from "./session.js";
 import { fetchCurrent, projectReads, storeBatcher } from "../state/current.js";
-import type { Limit } from "../kinds/types.js";
+import type { Limit } from "../kinds/resource-kind.js";
 import { type RunOptions, checkReads } from "./options.js";
 import { scopeDesired } from "./plan-project.js";
 

@@ -13,7 +13,7 @@ import type { Operation } from "../plan/types.js";
 import type { Plan } from "../plan/types.js";
 import type { Session } from "./session.js";
 import { storeBatcher } from "../state/current.js";
-import type { Limit } from "../kinds/types.js";
+import type { Limit } from "../kinds/resource-kind.js";
 import { type RunOptions } from "./options.js";
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Escaping for the HTML of `carte preview`: the pages (src/render/preview.ts) and the parts the kinds
+ * Escaping for the HTML of `carte preview`: the pages (src/render/menu-pages.ts) and the parts the kinds
  * draw on them (src/kinds/show.ts `KindPreview`). Every value from the files or the platform is text
  * there, never markup: it goes through {@link escapeHtmlText} into an element or a quoted attribute.
  * Five characters are enough for both (the HTML spec's text and double- or single-quoted attribute

@@ -16,9 +16,9 @@ import type {
   ResourceKind,
   StoreRead,
   StoreSnapshot,
-} from "../kinds/types.js";
+} from "../kinds/resource-kind.js";
 import type { KindName } from "../kinds/registry.js";
-import { Unparsed } from "../kinds/types.js";
+import { Unparsed } from "../kinds/resource-kind.js";
 import {
   emptyIds,
   emptyStore,

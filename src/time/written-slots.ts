@@ -21,7 +21,7 @@ import {
   splitSlot,
   type MinuteSlot,
   type ScheduleDay,
-} from "./slots.js";
+} from "./days-and-slots.js";
 import type { YamlFile } from "../source/yaml.js";
 
 /** The most time periods one schedule may hold (docs/platform-api.md §4.11). */
@@ -146,7 +146,7 @@ export function checkSlotCount(count: number, day: string, site: Site, problems:
  * day, slots running past midnight from `hol` (the day after a holiday is not known), and at most
  * {@link PERIODS_PER_SCHEDULE} periods a day.
  *
- * `toSchedules` (src/time/slots.ts) turns checked schedules into the model's canonical form.
+ * `toSchedules` (src/time/days-and-slots.ts) turns checked schedules into the model's canonical form.
  *
  * @param owner - how messages name the owner, e.g. `category BREAKFAST`.
  */

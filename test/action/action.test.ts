@@ -9,7 +9,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { runAction } from "../../src/action/main.js";
-import { actionSecretsFile } from "../../src/action/secrets.js";
+import { actionSecretsFile } from "../../src/action/masked-secrets.js";
 import { commitAll } from "./harness.js";
 import { fakeGitHub } from "./fake-github.js";
 import { COMMENT_MARKER } from "../../src/action/comment.js";

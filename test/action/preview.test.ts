@@ -11,7 +11,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ActionDeps } from "../../src/action/inputs.js";
 import { runAction } from "../../src/action/main.js";
-import type { PreviewUploader } from "../../src/action/preview.js";
+import type { PreviewUploader } from "../../src/action/preview-artifact.js";
 import { CLIENT_ID, CLIENT_SECRET, carte, edit, exampleAgainstEmulator } from "../helpers/project.js";
 import { fakeGitHub } from "./fake-github.js";
 

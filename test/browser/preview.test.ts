@@ -28,7 +28,7 @@ import { loadProject } from "../../src/config/index.js";
 import { availabilityOf, itemAvailabilityState } from "../../src/kinds/catalog.js";
 import { own, table, type StoreState, type Suspension } from "../../src/model.js";
 import { buildPlan } from "../../src/plan/plan.js";
-import { renderPreview, storeFileName } from "../../src/render/preview.js";
+import { renderPreview, storeFileName } from "../../src/render/menu-pages.js";
 import { current } from "../helpers/builders.js";
 import { copyExample, edit, repoRoot } from "../helpers/project.js";
 

@@ -10,7 +10,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { renderExplanation } from "../../src/cli/explain.js";
-import { explainResource } from "../../src/config/explain.js";
+import { explainResource } from "../../src/config/provenance.js";
 import { skuPattern } from "../../src/config/sku-pattern.js";
 import { loadProject } from "../../src/config/load.js";
 import { itemsOf } from "../../src/kinds/catalog.js";

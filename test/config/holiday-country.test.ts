@@ -5,8 +5,8 @@
 
 import { describe, expect, it } from "vitest";
 
-import { holidayMissProblems } from "../../src/config/holidays.js";
-import type { HolidayMiss } from "../../src/config/holidays.js";
+import { holidayMissProblems } from "../../src/config/holiday-dates.js";
+import type { HolidayMiss } from "../../src/config/holiday-dates.js";
 
 const site = { file: "stores/sp.yaml", line: 5, col: 3, pointer: "/holidays/11-15" };
 const COLOMBIA = ["01-01", "05-01", "07-20", "08-07", "12-08", "12-25"];

@@ -6,7 +6,7 @@ import { holidaysState } from "../../src/kinds/store-schedule.js";
 import { hoursState } from "../../src/kinds/store-schedule.js";
 import { openState } from "../../src/kinds/store-availability.js";
 import { specialDaysState } from "../../src/kinds/store-schedule.js";
-import { webhooksState } from "../../src/kinds/webhooks.js";
+import { webhooksState } from "../../src/kinds/store-webhooks.js";
 import { catalogOf } from "../helpers/builders.js";
 
 const PROJECT = "version: 1\nstores: stores/*.yaml\ncatalogs: catalogs/*.yaml\n";

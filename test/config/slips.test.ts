@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadProject } from "../../src/config/index.js";
-import { holidayMissProblems } from "../../src/config/holidays.js";
+import { holidayMissProblems } from "../../src/config/holiday-dates.js";
 import { carte } from "../helpers/project.js";
 import { CATALOG, PROJECT, problemsOf, shown, storeYaml, writeProject } from "./helpers.js";
 

@@ -7,7 +7,7 @@ import {
   parseSlot,
   splitSlot,
   toSchedules,
-} from "../../src/time/slots.js";
+} from "../../src/time/days-and-slots.js";
 import type { Schedule } from "../../src/model.js";
 
 const days = (spec: string, hol = true) => {

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { PlatformClient } from "../../src/platform/client.js";
-import { getSpecialDays } from "../../src/platform/utils.js";
+import { getSpecialDays } from "../../src/platform/utils-calls.js";
 import type { Item } from "../../src/generated/platform.js";
 import type { RunningEmulator } from "../../src/emulator/index.js";
 import { CLIENT_SECRET, carte, edit, exampleWithClient, misroutedCalls } from "../helpers/project.js";

@@ -10,7 +10,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startEmulator } from "../../src/emulator/index.js";
 import { PlatformClient } from "../../src/platform/client.js";
-import { getHolidays } from "../../src/platform/utils.js";
+import { getHolidays } from "../../src/platform/utils-calls.js";
 import { CLIENT_ID, CLIENT_SECRET, carte, writes } from "../helpers/project.js";
 
 const FILES: Record<string, string> = {

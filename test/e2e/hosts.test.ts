@@ -14,7 +14,7 @@ import type { CliIo } from "../../src/cli/io.js";
 import { loadProject } from "../../src/config/index.js";
 import { API_GROUPS, type ApiGroup } from "../../src/platform/routes.js";
 import { openSession } from "../../src/run/session.js";
-import { getRegularHours } from "../../src/platform/utils.js";
+import { getRegularHours } from "../../src/platform/utils-calls.js";
 import {
   CLIENT_ID,
   CLIENT_SECRET,

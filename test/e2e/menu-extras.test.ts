@@ -55,7 +55,7 @@ describe("menu API schedules and ITEM overrides", () => {
     const { project, session } = fx;
     const store = Object.values(project.desired.stores)[0]!;
     const category = Object.values(catalogOf(store).categories)[0]!;
-    // The files group the days (as src/time/slots.ts `toSchedules` writes them).
+    // The files group the days (as src/time/days-and-slots.ts `toSchedules` writes them).
     category.schedules = [
       { days: "mon,tue,wed,thu,fri", periods: [{ start: "06:00", end: "11:00" }] },
       { days: "sat,sun", periods: [{ start: "08:00", end: "12:00" }] },

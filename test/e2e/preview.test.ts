@@ -7,7 +7,7 @@
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { storeFileName } from "../../src/render/preview.js";
+import { storeFileName } from "../../src/render/menu-pages.js";
 import { carte, copyExample, edit } from "../helpers/project.js";
 
 const HOSTILE = "<img src=x onerror=alert(1)>";

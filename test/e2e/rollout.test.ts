@@ -9,7 +9,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RecordedRequest } from "../../src/emulator/index.js";
 import { renderPlanComment } from "../../src/render/markdown.js";
-import { renderReport, renderReportJson, renderReportMarkdown } from "../../src/render/report.js";
+import { renderReport, renderReportJson, renderReportMarkdown } from "../../src/render/apply-report.js";
 import { CLIENT_LOCK, acquireApplyLock } from "../../src/run/lock.js";
 import { PlatformClient } from "../../src/platform/client.js";
 import { runCarte } from "../../src/run/run.js";

@@ -11,7 +11,7 @@ import type { RecordedRequest, RunningEmulator } from "../../src/emulator/index.
 import { Endpoints } from "../../src/plan/endpoints.js";
 import { canonicalJson } from "../../src/plan/checksum.js";
 import type { Plan } from "../../src/plan/types.js";
-import { getHolidays, getRegularHours, getSpecialDays } from "../../src/platform/utils.js";
+import { getHolidays, getRegularHours, getSpecialDays } from "../../src/platform/utils-calls.js";
 import type { Session } from "../../src/run/session.js";
 import type { Slot, StoreState } from "../../src/model.js";
 import { ConfigError } from "../../src/errors.js";

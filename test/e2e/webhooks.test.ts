@@ -14,7 +14,7 @@ import type { LoadedProject } from "../../src/config/index.js";
 import type { RecordedRequest, RunningEmulator } from "../../src/emulator/index.js";
 import type { KindName } from "../../src/kinds/registry.js";
 import type { DesiredState, Ownership } from "../../src/model.js";
-import type { WebhookSetting } from "../../src/kinds/webhooks.js";
+import type { WebhookSetting } from "../../src/kinds/store-webhooks.js";
 import { buildPlan } from "../../src/plan/plan.js";
 import type { Plan } from "../../src/plan/types.js";
 import { secretsFileSink } from "../../src/run/secrets.js";
@@ -22,7 +22,7 @@ import type { Session } from "../../src/run/session.js";
 import { clientReadKinds, fetchCurrent, readRequests } from "../../src/state/current.js";
 import { applyPlan } from "../../src/run/apply-plan.js";
 import { CLIENT_ID } from "../helpers/project.js";
-import { webhooksState } from "../../src/kinds/webhooks.js";
+import { webhooksState } from "../../src/kinds/store-webhooks.js";
 
 const V2 = "/api/v2/restaurants-integrations-public-api";
 const URL_A = "https://hooks.example.com/orders";

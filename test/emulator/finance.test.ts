@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 
 import { startEmulator } from "../../src/emulator/index.js";
 import type { FinanceSeed, RunningEmulator, Seed } from "../../src/emulator/index.js";
-import { generateLedger } from "../../src/emulator/finance.js";
+import { generateLedger } from "../../src/emulator/finance-data.js";
 import { ConfigError } from "../../src/errors.js";
 import { FOREIGN_STORE, SEED, STORE, STORE2, call, login } from "./helpers.js";
 

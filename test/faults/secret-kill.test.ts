@@ -10,7 +10,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { listWebhooks, removeStores } from "../../src/platform/webhooks.js";
+import { listWebhooks, removeStores } from "../../src/platform/webhook-calls.js";
 import { startCarte, type ReadyCarte } from "../helpers/kill.js";
 import { carte, edit, exampleWithClient, writes } from "../helpers/project.js";
 

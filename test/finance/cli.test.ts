@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { FinanceReader } from "../../src/finance/client.js";
+import { FinanceReader } from "../../src/finance/reader.js";
 import { csvColumns } from "../../src/finance/export.js";
-import type { WireOrder, WirePayment } from "../../src/finance/types.js";
+import type { WireOrder, WirePayment } from "../../src/finance/records.js";
 import { carte } from "../helpers/project.js";
 import { STORES, financeProject, parseCsv, type FinanceProject } from "./helpers.js";
 

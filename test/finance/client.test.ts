@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { UsageError } from "../../src/errors.js";
-import { FinanceReader, financeQuery, type ReadResult } from "../../src/finance/client.js";
-import { exportEntries, filtersFor } from "../../src/finance/run.js";
-import { FINANCE_KINDS, type FinanceKind } from "../../src/finance/types.js";
+import { FinanceReader, financeQuery, type ReadResult } from "../../src/finance/reader.js";
+import { exportEntries, filtersFor } from "../../src/finance/workflows.js";
+import { FINANCE_KINDS, type FinanceKind } from "../../src/finance/records.js";
 import { STORES, financeProject, type FinanceProject } from "./helpers.js";
 
 let fx: FinanceProject | undefined;

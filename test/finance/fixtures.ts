@@ -5,7 +5,7 @@ import {
   type WireBilling,
   type WireOrder,
   type WirePayment,
-} from "../../src/finance/types.js";
+} from "../../src/finance/records.js";
 import type { ReconcileInput, Sourced } from "../../src/finance/reconcile.js";
 
 export function billing(parts: Partial<WireBilling> = {}): WireBilling {

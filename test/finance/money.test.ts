@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { MoneyError } from "../../src/errors.js";
-import { formatCents, parseMoney, sumCents, toCents } from "../../src/finance/money.js";
+import { formatCents, parseMoney, sumCents, toCents } from "../../src/finance/cents.js";
 
 const cents = (v: unknown): bigint => toCents(v);
 

@@ -5,7 +5,7 @@ import {
   renderReconcileCsv,
   renderReconcileMarkdown,
   renderReconcileReport,
-} from "../../src/finance/report.js";
+} from "../../src/finance/reconciliation-report.js";
 import { sampleInput } from "../finance/fixtures.js";
 import { currencyOf } from "../../src/money.js";
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { LoadedProject } from "../../src/config/index.js";
 import { projectFor } from "../../src/import/index.js";
-import { samePlatform } from "../../src/import/state.js";
+import { samePlatform } from "../../src/import/emulator-state-copy.js";
 import { oneHost, type PlatformHosts } from "../../src/platform/routes.js";
 
 const SPLIT: PlatformHosts = {

@@ -1,7 +1,7 @@
 /** Schedules as the planner compares them: canonical once, no per-store copy of a catalog. */
 
 import { describe, expect, it } from "vitest";
-import { toSchedules } from "../../src/time/slots.js";
+import { toSchedules } from "../../src/time/days-and-slots.js";
 import { table, type CategoryResource } from "../../src/model.js";
 import { fromWireSchedules, withComparedSchedules } from "../../src/kinds/schedules.js";
 

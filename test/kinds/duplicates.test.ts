@@ -10,14 +10,14 @@ import { menus } from "../../src/kinds/menus.js";
 import { endpointTable } from "../../src/kinds/registry.js";
 import { specialDays } from "../../src/kinds/special-days.js";
 import { storeHours } from "../../src/kinds/store-hours.js";
-import type { ReadState } from "../../src/kinds/types.js";
-import { webhooks } from "../../src/kinds/webhooks.js";
+import type { ReadState } from "../../src/kinds/resource-kind.js";
+import { webhooks } from "../../src/kinds/store-webhooks.js";
 import type { CurrentState, StoreState } from "../../src/model.js";
 import { buildPlan } from "../../src/plan/plan.js";
-import type { WebhookConfigList } from "../../src/platform/webhooks.js";
+import type { WebhookConfigList } from "../../src/platform/webhook-calls.js";
 import { normalizeSnapshot } from "../../src/state/current.js";
 import { desired, item, store, catalogOf } from "../helpers/builders.js";
-import { webhooksState } from "../../src/kinds/webhooks.js";
+import { webhooksState } from "../../src/kinds/store-webhooks.js";
 import { itemsOf } from "../../src/kinds/catalog.js";
 
 const A = "https://hooks.example.com/a";

@@ -6,7 +6,7 @@ import { PlanningError } from "../../src/errors.js";
 import { matchSlots, type IdSlot } from "../../src/kinds/slots.js";
 import { specialDays } from "../../src/kinds/special-days.js";
 import { storeHours } from "../../src/kinds/store-hours.js";
-import type { WriteContext } from "../../src/kinds/types.js";
+import type { WriteContext } from "../../src/kinds/resource-kind.js";
 import { detailWrites } from "../../src/kinds/utils-schedules.js";
 import { emptyIds, emptyStore, type Slot } from "../../src/model.js";
 import type { SpecialDay } from "../../src/kinds/store-schedule.js";

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { byIndex, jsonEqual } from "../../src/plain-data.js";
-import { canonicalOnce, canonicalSchedules } from "../../src/time/schedules.js";
+import { canonicalOnce, canonicalSchedules } from "../../src/time/canonical-schedules.js";
 import { table } from "../../src/model.js";
 import { unreadOf } from "../../src/kinds/items.js";
 import type { WireItem } from "../../src/platform/wire.js";

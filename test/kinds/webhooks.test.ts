@@ -9,11 +9,11 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { clientWebhooks } from "../../src/kinds/client-webhooks.js";
-import { webhooks } from "../../src/kinds/webhooks.js";
+import { webhooks } from "../../src/kinds/store-webhooks.js";
 import type { CurrentState, StoreState } from "../../src/model.js";
-import type { WebhookSetting } from "../../src/kinds/webhooks.js";
+import type { WebhookSetting } from "../../src/kinds/store-webhooks.js";
 import { buildPlan } from "../../src/plan/plan.js";
-import type { WebhookConfigList } from "../../src/platform/webhooks.js";
+import type { WebhookConfigList } from "../../src/platform/webhook-calls.js";
 import {
   discardingSink,
   githubActionsSink,
@@ -25,7 +25,7 @@ import {
 } from "../../src/run/secrets.js";
 import { normalizeSnapshot } from "../../src/state/current.js";
 import { desired, store } from "../helpers/builders.js";
-import { webhooksState } from "../../src/kinds/webhooks.js";
+import { webhooksState } from "../../src/kinds/store-webhooks.js";
 
 const V2 = "/api/v2/restaurants-integrations-public-api";
 const A = "https://hooks.example.com/a";

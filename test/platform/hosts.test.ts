@@ -9,9 +9,9 @@ import { startEmulator, type RunningEmulator } from "../../src/emulator/index.js
 import { ApiError } from "../../src/errors.js";
 import { PlatformClient } from "../../src/platform/client.js";
 import { API_GROUPS, routeGroup, routeOfPath, type ApiGroup } from "../../src/platform/routes.js";
-import { storesOpen } from "../../src/platform/stores.js";
-import { getRegularHours } from "../../src/platform/utils.js";
-import { listClientWebhooks, listWebhooks } from "../../src/platform/webhooks.js";
+import { storesOpen } from "../../src/platform/store-availability-calls.js";
+import { getRegularHours } from "../../src/platform/utils-calls.js";
+import { listClientWebhooks, listWebhooks } from "../../src/platform/webhook-calls.js";
 import { SEED, STORE } from "../emulator/helpers.js";
 
 let emu: RunningEmulator | undefined;

@@ -19,7 +19,7 @@ import {
   routeSpec,
   routeTemplate,
 } from "../../src/platform/routes.js";
-import { MAX_STATUS_STORES, MAX_SYNC_STORES } from "../../src/platform/stores.js";
+import { MAX_STATUS_STORES, MAX_SYNC_STORES } from "../../src/platform/store-availability-calls.js";
 import { Limits } from "../../src/platform/wire.js";
 import { SEED, STORE } from "../emulator/helpers.js";
 

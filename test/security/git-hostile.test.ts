@@ -32,7 +32,7 @@ import { fetchCommit, findRepository, resolveCommit } from "../../src/gitops/git
 import { acquireRefLock, forceUnlock, readRefLock } from "../../src/gitops/ref-lock.js";
 import { lockRefProblem, refNameProblem } from "../../src/gitops/ref-name.js";
 import { gitInvocation, type GitRepository } from "../../src/gitops/safe-git.js";
-import { loadChangeScope } from "../../src/gitops/scope.js";
+import { loadChangeScope } from "../../src/gitops/change-scope.js";
 import { CATALOG, PROJECT, storeYaml } from "../config/helpers.js";
 import { carte } from "../helpers/project.js";
 import { git } from "../action/harness.js";

@@ -24,7 +24,7 @@ import { renderMarkdown } from "../../src/render/markdown.js";
 import { renderSplitText } from "../../src/render/split.js";
 import { renderText } from "../../src/render/text.js";
 import { current, desired, item, store, catalogOf } from "../helpers/builders.js";
-import { webhooksState } from "../../src/kinds/webhooks.js";
+import { webhooksState } from "../../src/kinds/store-webhooks.js";
 
 /** The hostile values of the corpus, by name. */
 export const HOSTILE: Record<string, string> = {

@@ -10,7 +10,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { StoreState } from "../../src/model.js";
 import { buildPlan } from "../../src/plan/plan.js";
-import { PREVIEW_LIST, writePreview } from "../../src/preview.js";
+import { PREVIEW_LIST, writePreview } from "../../src/preview-site.js";
 import { catalogOf, current, desired, item, store } from "../helpers/builders.js";
 
 function withSoup(key: string, price: number): StoreState {

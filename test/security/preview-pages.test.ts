@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { ItemResource, StoreState } from "../../src/model.js";
 import { buildPlan } from "../../src/plan/plan.js";
-import { renderIndex, renderPreview, renderStorePage } from "../../src/render/preview.js";
+import { renderIndex, renderPreview, renderStorePage } from "../../src/render/menu-pages.js";
 import { catalogOf, current, desired, item, store } from "../helpers/builders.js";
 
 const PLATFORM = "https://images.platform.example";

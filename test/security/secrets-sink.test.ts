@@ -13,7 +13,7 @@ import { describe, expect, it } from "vitest";
 import { removeStaleTemps, writeFileAtomic } from "../../src/atomic.js";
 import type { OperationResult } from "../../src/apply/execute.js";
 import { ConfigError } from "../../src/errors.js";
-import "../../src/kinds/webhooks.js"; // registers POST /webhook as secret-bearing
+import "../../src/kinds/store-webhooks.js"; // registers POST /webhook as secret-bearing
 import type { Operation, Plan } from "../../src/plan/types.js";
 import {
   findLostSecrets,

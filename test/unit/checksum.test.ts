@@ -11,7 +11,7 @@ import {
 } from "../../src/plan/checksum.js";
 import { buildPlan, createPlanner, planChecksums } from "../../src/plan/plan.js";
 import { current, desired, group, item, store, catalogOf } from "../helpers/builders.js";
-import { webhooksState } from "../../src/kinds/webhooks.js";
+import { webhooksState } from "../../src/kinds/store-webhooks.js";
 import { hoursState } from "../../src/kinds/store-schedule.js";
 
 /** The canonical JSON carte always wrote: JSON.stringify with a replacer sorting a copy of each object. */

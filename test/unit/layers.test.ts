@@ -44,7 +44,7 @@ describe("the kinds and the config loader do not import each other", () => {
   it("src/config reaches the kinds through the registry, the contract and the states they declare", () => {
     const through = new Set([
       "src/kinds/registry.ts",
-      "src/kinds/types.ts",
+      "src/kinds/resource-kind.ts",
       "src/kinds/catalog.ts",
       "src/kinds/store-schedule.ts",
     ]);

@@ -1,5 +1,5 @@
 /**
- * The library path that writes a preview (src/preview.ts), shared by `carte preview` and the Action:
+ * The library path that writes a preview (src/preview-site.ts), shared by `carte preview` and the Action:
  * which stores a `changed` preview keeps (a pull request's own changes, not drift), and the pages it
  * writes and removes in its folder.
  */
@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildPlan, createPlanner } from "../../src/plan/plan.js";
-import { previewPlan, writePreview } from "../../src/preview.js";
+import { previewPlan, writePreview } from "../../src/preview-site.js";
 import type { StoreState } from "../../src/model.js";
 import { catalogOf, current, desired, item, store } from "../helpers/builders.js";
 

@@ -1,5 +1,5 @@
 /**
- * The preview renderer (src/render/preview.ts) on a plan built from two small states: the marks of what
+ * The preview renderer (src/render/menu-pages.ts) on a plan built from two small states: the marks of what
  * the plan adds, removes and changes, values from the files kept as text, images only from http(s)
  * URLs on a host the platform serves the store's images from, and file names from store keys that stay
  * one file in the stores folder.
@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { buildPlan } from "../../src/plan/plan.js";
 import { escapeHtmlText, httpUrl } from "../../src/show/html.js";
-import { renderIndex, renderPreview, renderStorePage, storeFileName } from "../../src/render/preview.js";
+import { renderIndex, renderPreview, renderStorePage, storeFileName } from "../../src/render/menu-pages.js";
 import type { StoreState } from "../../src/model.js";
 import { catalogOf, current, desired, group, item, store } from "../helpers/builders.js";
 

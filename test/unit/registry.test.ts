@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { importParts } from "../../src/import/registry.js";
+import { importParts } from "../../src/import/parts.js";
 import {
   KIND_NAMES,
   SEGMENT_NAMES,
@@ -95,7 +95,7 @@ describe("a kind shows and guards itself", () => {
 
   // Adding a kind touches its module, its registry line and its schema: the code that shows a plan,
   // draws a preview and judges a plan asks the kinds, and names none of them.
-  it.each(["src/render/view.ts", "src/render/preview.ts", "src/plan/safety.ts", "src/plan/plan.ts"])(
+  it.each(["src/render/view.ts", "src/render/menu-pages.ts", "src/plan/safety.ts", "src/plan/plan.ts"])(
     "%s names no kind",
     (file) => {
       expect(literals(file, kindWords)).toEqual([]);

@@ -1,11 +1,11 @@
-/** The apply report's views (src/render/report.ts): text as `carte apply` prints it, Markdown, JSON. */
+/** The apply report's views (src/render/apply-report.ts): text as `carte apply` prints it, Markdown, JSON. */
 
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { LoadedProject } from "../../src/config/index.js";
 import { buildPlan } from "../../src/plan/plan.js";
 import type { Plan } from "../../src/plan/types.js";
-import { renderReport, renderReportJson, renderReportMarkdown } from "../../src/render/report.js";
+import { renderReport, renderReportJson, renderReportMarkdown } from "../../src/render/apply-report.js";
 import { oneHost, type PlatformHosts } from "../../src/platform/routes.js";
 import { describeTarget, runTarget } from "../../src/run/session.js";
 import type { ApplyReport } from "../../src/apply/report.js";

@@ -1,7 +1,7 @@
 /**
  * Which stores, and which kinds of each, a difference between two versions of the files touches
- * (src/gitops/scope.ts `changeScope`): both versions are loaded from real files, as `carte plan --scope
- * changed --base REF` loads the base's and the work tree's.
+ * (src/gitops/change-scope.ts `changeScope`): both versions are loaded from real files, as `carte plan
+ * --scope changed --base REF` loads the base's and the work tree's.
  */
 
 import { createHash } from "node:crypto";
@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { loadProject } from "../../src/config/index.js";
 import { ConfigError } from "../../src/errors.js";
 import { findRepository, workTreeStatus } from "../../src/gitops/git.js";
-import { changeScope, loadChangeScope } from "../../src/gitops/scope.js";
+import { changeScope, loadChangeScope } from "../../src/gitops/change-scope.js";
 import type { ChangeScope } from "../../src/plan/target.js";
 import { copyExample, edit } from "../helpers/project.js";
 import { commitAll, git } from "../action/harness.js";

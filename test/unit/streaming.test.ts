@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { startEmulator, type RunningEmulator } from "../../src/emulator/index.js";
 import { items } from "../../src/kinds/items.js";
 import { storeHours } from "../../src/kinds/store-hours.js";
-import { perStoreRead, type ResourceKind } from "../../src/kinds/types.js";
+import { perStoreRead, type ResourceKind } from "../../src/kinds/resource-kind.js";
 import { PlatformClient } from "../../src/platform/client.js";
 import type { StoreIdentity } from "../../src/model.js";
 import { fetchCurrent, readCurrent, storeBatcher, type ReadRequest } from "../../src/state/current.js";

@@ -11,7 +11,7 @@
  * Pure functions only: parsing reports what is wrong in words, for the checks to locate.
  */
 
-import { canonicalSchedules } from "./schedules.js";
+import { canonicalSchedules } from "./canonical-schedules.js";
 import { WEEKDAYS } from "../model.js";
 import type { Schedule, Slot, Weekday } from "../model.js";
 import { quote } from "../source/quote.js";

@@ -1,11 +1,11 @@
 /**
  * Writing the menu preview of a plan (docs/preview.md): the one library path under `carte preview`
- * (src/cli/preview.ts) and the GitHub Action's preview artifact (src/action/preview.ts). It picks the
- * stores to show, renders each page (src/render/preview.ts, pure) and writes it at once through the
- * safe writes of src/atomic.ts, so that a preview of a thousand stores never holds every page in
- * memory, then the index, last, so that it links only to pages written (a failed write takes the
- * pages back: {@link writePreview}), and removes the pages an earlier preview wrote in the folder for
- * stores not shown now: only those its list ({@link PREVIEW_LIST}) names, never a file it did not write.
+ * (src/cli/preview.ts) and the GitHub Action's preview artifact (src/action/preview-artifact.ts). It picks
+ * the stores to show, renders each page (src/render/menu-pages.ts, pure) and writes it at once through the
+ * safe writes of src/atomic.ts, so that a preview of a thousand stores never holds every page in memory, then
+ * the index, last, so that it links only to pages written (a failed write takes the pages back: {@link
+ * writePreview}), and removes the pages an earlier preview wrote in the folder for stores not shown now: only
+ * those its list ({@link PREVIEW_LIST}) names, never a file it did not write.
  */
 
 import { constants } from "node:fs";
@@ -23,7 +23,7 @@ import { FileWriteError } from "./errors.js";
 import type { LoadedProject } from "./config/index.js";
 import type { StoreState } from "./model.js";
 import type { Plan } from "./plan/types.js";
-import { platformImageHosts, renderIndex, renderStorePage, storeFileName } from "./render/preview.js";
+import { platformImageHosts, renderIndex, renderStorePage, storeFileName } from "./render/menu-pages.js";
 
 /**
  * Which stores a preview shows: `all` the plan's stores; `changed` those with at least one change
@@ -203,7 +203,7 @@ async function takenBack(
 
 /**
  * Writes the preview site of `plan` into `out`: `stores/<file>.html` for each store selected
- * (src/render/preview.ts `storeFileName`), one page rendered and written at a time, then `index.html`,
+ * (src/render/menu-pages.ts `storeFileName`), one page rendered and written at a time, then `index.html`,
  * last, so that the index links only to pages written. When a write fails (a full disk), the pages
  * this call wrote and the folder's index are removed again ({@link takenBack}); an earlier preview's
  * pages of other stores stay listed for the next preview to remove.

@@ -51,7 +51,7 @@ import { quote, report, type Site } from "../source/problems.js";
 import { webhookUrlProblem } from "../source/url.js";
 import { CLIENT_WEBHOOK_EVENTS, STORE_WEBHOOK_EVENTS } from "../platform/wire.js";
 import type { KindImportPart, Note } from "./import-types.js";
-import { sortedKeys } from "./import-util.js";
+import { sortedKeys } from "./import-values.js";
 import { address, sortedRecord } from "../plain-data.js";
 import { webhookView } from "./webhook-view.js";
 import {
@@ -59,7 +59,7 @@ import {
   listWebhooks,
   type ChangeStatusBody,
   type WebhookConfigList,
-} from "../platform/webhooks.js";
+} from "../platform/webhook-calls.js";
 import {
   partOf,
   type ConfigSection,
@@ -70,7 +70,7 @@ import {
   type ResourceKind,
   type StoreRead,
   type Write,
-} from "./types.js";
+} from "./resource-kind.js";
 
 /** The URL and state of one event's webhook for one store (docs/platform-api.md §4.5, §2.7). */
 export interface WebhookSetting {
@@ -79,7 +79,7 @@ export interface WebhookSetting {
   enabled: boolean;
   /**
    * Current side only: how many times the platform lists the store on the event, when more than once
-   * (a duplicate; the plan removes the store and adds it back once, src/kinds/webhooks.ts).
+   * (a duplicate; the plan removes the store and adds it back once, src/kinds/store-webhooks.ts).
    */
   copies?: number;
 }

@@ -9,7 +9,7 @@
 import { escapeMarkdown } from "../render/escape.js";
 import { spreadsheetCsv } from "./csv.js";
 import type { Currency } from "../money.js";
-import { formatCents, showCents, type Cents } from "./money.js";
+import { formatCents, showCents, type Cents } from "./cents.js";
 import type { EntryLine, PaymentResult, ReconcileRule, ReconcileScope, Reconciliation } from "./reconcile.js";
 
 /** Formats of `carte finance reconcile`. */

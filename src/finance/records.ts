@@ -3,7 +3,7 @@
  * spells them (`frequecy_type`, `cancellatioPercentage`, the `order_adjusments` path, ...).
  *
  * These are what the platform sends, before carte touches them: money fields are JSON numbers in the
- * currency's major unit (e.g. `24.90`) and are converted to integer hundredths by `money.ts` before any
+ * currency's major unit (e.g. `24.90`) and are converted to integer hundredths by `cents.ts` before any
  * arithmetic; date-times are strings. The entry shapes are the types generated from
  * schemas/platform/finance.schema.json, so the schemas stay the one source of truth.
  */

@@ -61,15 +61,15 @@ import {
   typeList,
   typePhrase,
   writeFileAtomic
-} from "./chunk-7C4AIH55.js";
+} from "./chunk-HONZEEBK.js";
 import {
   __commonJS,
   __toESM
 } from "./chunk-P7YVZUG2.js";
 
-// ../../../work/main/node_modules/ajv/dist/vocabularies/dynamic/dynamicAnchor.js
+// node_modules/ajv/dist/vocabularies/dynamic/dynamicAnchor.js
 var require_dynamicAnchor = __commonJS({
-  "../../../work/main/node_modules/ajv/dist/vocabularies/dynamic/dynamicAnchor.js"(exports) {
+  "node_modules/ajv/dist/vocabularies/dynamic/dynamicAnchor.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.dynamicAnchor = void 0;
@@ -102,9 +102,9 @@ var require_dynamicAnchor = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/ajv/dist/vocabularies/dynamic/dynamicRef.js
+// node_modules/ajv/dist/vocabularies/dynamic/dynamicRef.js
 var require_dynamicRef = __commonJS({
-  "../../../work/main/node_modules/ajv/dist/vocabularies/dynamic/dynamicRef.js"(exports) {
+  "node_modules/ajv/dist/vocabularies/dynamic/dynamicRef.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.dynamicRef = void 0;
@@ -148,9 +148,9 @@ var require_dynamicRef = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/ajv/dist/vocabularies/dynamic/recursiveAnchor.js
+// node_modules/ajv/dist/vocabularies/dynamic/recursiveAnchor.js
 var require_recursiveAnchor = __commonJS({
-  "../../../work/main/node_modules/ajv/dist/vocabularies/dynamic/recursiveAnchor.js"(exports) {
+  "node_modules/ajv/dist/vocabularies/dynamic/recursiveAnchor.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var dynamicAnchor_1 = require_dynamicAnchor();
@@ -169,9 +169,9 @@ var require_recursiveAnchor = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/ajv/dist/vocabularies/dynamic/recursiveRef.js
+// node_modules/ajv/dist/vocabularies/dynamic/recursiveRef.js
 var require_recursiveRef = __commonJS({
-  "../../../work/main/node_modules/ajv/dist/vocabularies/dynamic/recursiveRef.js"(exports) {
+  "node_modules/ajv/dist/vocabularies/dynamic/recursiveRef.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var dynamicRef_1 = require_dynamicRef();
@@ -184,9 +184,9 @@ var require_recursiveRef = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/ajv/dist/vocabularies/dynamic/index.js
+// node_modules/ajv/dist/vocabularies/dynamic/index.js
 var require_dynamic = __commonJS({
-  "../../../work/main/node_modules/ajv/dist/vocabularies/dynamic/index.js"(exports) {
+  "node_modules/ajv/dist/vocabularies/dynamic/index.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var dynamicAnchor_1 = require_dynamicAnchor();
@@ -198,9 +198,9 @@ var require_dynamic = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/ajv/dist/vocabularies/validation/dependentRequired.js
+// node_modules/ajv/dist/vocabularies/validation/dependentRequired.js
 var require_dependentRequired = __commonJS({
-  "../../../work/main/node_modules/ajv/dist/vocabularies/validation/dependentRequired.js"(exports) {
+  "node_modules/ajv/dist/vocabularies/validation/dependentRequired.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var dependencies_1 = require_dependencies();
@@ -215,9 +215,9 @@ var require_dependentRequired = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/ajv/dist/vocabularies/applicator/dependentSchemas.js
+// node_modules/ajv/dist/vocabularies/applicator/dependentSchemas.js
 var require_dependentSchemas = __commonJS({
-  "../../../work/main/node_modules/ajv/dist/vocabularies/applicator/dependentSchemas.js"(exports) {
+  "node_modules/ajv/dist/vocabularies/applicator/dependentSchemas.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var dependencies_1 = require_dependencies();
@@ -231,9 +231,9 @@ var require_dependentSchemas = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/ajv/dist/vocabularies/validation/limitContains.js
+// node_modules/ajv/dist/vocabularies/validation/limitContains.js
 var require_limitContains = __commonJS({
-  "../../../work/main/node_modules/ajv/dist/vocabularies/validation/limitContains.js"(exports) {
+  "node_modules/ajv/dist/vocabularies/validation/limitContains.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var util_1 = require_util();
@@ -251,9 +251,9 @@ var require_limitContains = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/ajv/dist/vocabularies/next.js
+// node_modules/ajv/dist/vocabularies/next.js
 var require_next = __commonJS({
-  "../../../work/main/node_modules/ajv/dist/vocabularies/next.js"(exports) {
+  "node_modules/ajv/dist/vocabularies/next.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var dependentRequired_1 = require_dependentRequired();
@@ -264,9 +264,9 @@ var require_next = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/ajv/dist/vocabularies/unevaluated/unevaluatedProperties.js
+// node_modules/ajv/dist/vocabularies/unevaluated/unevaluatedProperties.js
 var require_unevaluatedProperties = __commonJS({
-  "../../../work/main/node_modules/ajv/dist/vocabularies/unevaluated/unevaluatedProperties.js"(exports) {
+  "node_modules/ajv/dist/vocabularies/unevaluated/unevaluatedProperties.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -330,9 +330,9 @@ var require_unevaluatedProperties = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/ajv/dist/vocabularies/unevaluated/unevaluatedItems.js
+// node_modules/ajv/dist/vocabularies/unevaluated/unevaluatedItems.js
 var require_unevaluatedItems = __commonJS({
-  "../../../work/main/node_modules/ajv/dist/vocabularies/unevaluated/unevaluatedItems.js"(exports) {
+  "node_modules/ajv/dist/vocabularies/unevaluated/unevaluatedItems.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -374,9 +374,9 @@ var require_unevaluatedItems = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/ajv/dist/vocabularies/unevaluated/index.js
+// node_modules/ajv/dist/vocabularies/unevaluated/index.js
 var require_unevaluated = __commonJS({
-  "../../../work/main/node_modules/ajv/dist/vocabularies/unevaluated/index.js"(exports) {
+  "node_modules/ajv/dist/vocabularies/unevaluated/index.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var unevaluatedProperties_1 = require_unevaluatedProperties();
@@ -386,9 +386,9 @@ var require_unevaluated = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/ajv/dist/vocabularies/draft2020.js
+// node_modules/ajv/dist/vocabularies/draft2020.js
 var require_draft2020 = __commonJS({
-  "../../../work/main/node_modules/ajv/dist/vocabularies/draft2020.js"(exports) {
+  "node_modules/ajv/dist/vocabularies/draft2020.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var core_1 = require_core2();
@@ -414,9 +414,9 @@ var require_draft2020 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/ajv/dist/refs/json-schema-2020-12/schema.json
+// node_modules/ajv/dist/refs/json-schema-2020-12/schema.json
 var require_schema = __commonJS({
-  "../../../work/main/node_modules/ajv/dist/refs/json-schema-2020-12/schema.json"(exports, module) {
+  "node_modules/ajv/dist/refs/json-schema-2020-12/schema.json"(exports, module) {
     module.exports = {
       $schema: "https://json-schema.org/draft/2020-12/schema",
       $id: "https://json-schema.org/draft/2020-12/schema",
@@ -474,9 +474,9 @@ var require_schema = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/applicator.json
+// node_modules/ajv/dist/refs/json-schema-2020-12/meta/applicator.json
 var require_applicator2 = __commonJS({
-  "../../../work/main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/applicator.json"(exports, module) {
+  "node_modules/ajv/dist/refs/json-schema-2020-12/meta/applicator.json"(exports, module) {
     module.exports = {
       $schema: "https://json-schema.org/draft/2020-12/schema",
       $id: "https://json-schema.org/draft/2020-12/meta/applicator",
@@ -527,9 +527,9 @@ var require_applicator2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/unevaluated.json
+// node_modules/ajv/dist/refs/json-schema-2020-12/meta/unevaluated.json
 var require_unevaluated2 = __commonJS({
-  "../../../work/main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/unevaluated.json"(exports, module) {
+  "node_modules/ajv/dist/refs/json-schema-2020-12/meta/unevaluated.json"(exports, module) {
     module.exports = {
       $schema: "https://json-schema.org/draft/2020-12/schema",
       $id: "https://json-schema.org/draft/2020-12/meta/unevaluated",
@@ -547,9 +547,9 @@ var require_unevaluated2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/content.json
+// node_modules/ajv/dist/refs/json-schema-2020-12/meta/content.json
 var require_content = __commonJS({
-  "../../../work/main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/content.json"(exports, module) {
+  "node_modules/ajv/dist/refs/json-schema-2020-12/meta/content.json"(exports, module) {
     module.exports = {
       $schema: "https://json-schema.org/draft/2020-12/schema",
       $id: "https://json-schema.org/draft/2020-12/meta/content",
@@ -568,9 +568,9 @@ var require_content = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/core.json
+// node_modules/ajv/dist/refs/json-schema-2020-12/meta/core.json
 var require_core3 = __commonJS({
-  "../../../work/main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/core.json"(exports, module) {
+  "node_modules/ajv/dist/refs/json-schema-2020-12/meta/core.json"(exports, module) {
     module.exports = {
       $schema: "https://json-schema.org/draft/2020-12/schema",
       $id: "https://json-schema.org/draft/2020-12/meta/core",
@@ -624,9 +624,9 @@ var require_core3 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/format-annotation.json
+// node_modules/ajv/dist/refs/json-schema-2020-12/meta/format-annotation.json
 var require_format_annotation = __commonJS({
-  "../../../work/main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/format-annotation.json"(exports, module) {
+  "node_modules/ajv/dist/refs/json-schema-2020-12/meta/format-annotation.json"(exports, module) {
     module.exports = {
       $schema: "https://json-schema.org/draft/2020-12/schema",
       $id: "https://json-schema.org/draft/2020-12/meta/format-annotation",
@@ -643,9 +643,9 @@ var require_format_annotation = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/meta-data.json
+// node_modules/ajv/dist/refs/json-schema-2020-12/meta/meta-data.json
 var require_meta_data = __commonJS({
-  "../../../work/main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/meta-data.json"(exports, module) {
+  "node_modules/ajv/dist/refs/json-schema-2020-12/meta/meta-data.json"(exports, module) {
     module.exports = {
       $schema: "https://json-schema.org/draft/2020-12/schema",
       $id: "https://json-schema.org/draft/2020-12/meta/meta-data",
@@ -684,9 +684,9 @@ var require_meta_data = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/validation.json
+// node_modules/ajv/dist/refs/json-schema-2020-12/meta/validation.json
 var require_validation2 = __commonJS({
-  "../../../work/main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/validation.json"(exports, module) {
+  "node_modules/ajv/dist/refs/json-schema-2020-12/meta/validation.json"(exports, module) {
     module.exports = {
       $schema: "https://json-schema.org/draft/2020-12/schema",
       $id: "https://json-schema.org/draft/2020-12/meta/validation",
@@ -779,9 +779,9 @@ var require_validation2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/ajv/dist/refs/json-schema-2020-12/index.js
+// node_modules/ajv/dist/refs/json-schema-2020-12/index.js
 var require_json_schema_2020_12 = __commonJS({
-  "../../../work/main/node_modules/ajv/dist/refs/json-schema-2020-12/index.js"(exports) {
+  "node_modules/ajv/dist/refs/json-schema-2020-12/index.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var metaSchema = require_schema();
@@ -814,9 +814,9 @@ var require_json_schema_2020_12 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/ajv/dist/2020.js
+// node_modules/ajv/dist/2020.js
 var require__ = __commonJS({
-  "../../../work/main/node_modules/ajv/dist/2020.js"(exports, module) {
+  "node_modules/ajv/dist/2020.js"(exports, module) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.MissingRefError = exports.ValidationError = exports.CodeGen = exports.Name = exports.nil = exports.stringify = exports.str = exports._ = exports.KeywordCxt = exports.Ajv2020 = void 0;
@@ -934,7 +934,7 @@ function isPosInt(v) {
   return typeof v === "number" && Number.isSafeInteger(v) && v > 0;
 }
 
-// src/emulator/webhooks.ts
+// src/emulator/webhook-config.ts
 import { randomBytes } from "node:crypto";
 
 // src/emulator/json-parts.ts
@@ -986,7 +986,7 @@ function jsonParts(value) {
   return new JsonParts(parts2);
 }
 
-// src/emulator/webhooks.ts
+// src/emulator/webhook-config.ts
 var STORE_EVENTS = STORE_WEBHOOK_EVENTS;
 var CLIENT_EVENTS = CLIENT_WEBHOOK_EVENTS;
 var REMOVED_MESSAGE = "Store settings removed successfully.";
@@ -1962,7 +1962,7 @@ var EmulatorState = class {
   onApplied;
   /**
    * Called when an asynchronous store availability change takes effect (events.ts delivers
-   * STORE_CONNECTIVITY `{external_store_id, enabled, message}`, platform notes "Availability").
+   * STORE_CONNECTIVITY `{external_store_id, enabled, message}`, docs/platform-api.md §4.4).
    */
   onStoreConnectivity;
   /** Called when a client's clear secret becomes known (see {@link EmulatorState.clientUnlocked}). */
@@ -1975,7 +1975,9 @@ var EmulatorState = class {
   constructor(opts) {
     this.opts = opts;
   }
-  /** Registers a listener of {@link EmulatorState.clientUnlocked} (webhooks.ts opens sealed secrets). */
+  /**
+   * Registers a listener of {@link EmulatorState.clientUnlocked} (webhook-config.ts opens sealed secrets).
+   */
   onClientUnlocked(listener) {
     this.unlockListeners.push(listener);
   }
@@ -2055,7 +2057,7 @@ var EmulatorState = class {
     }
     this.requestPersist();
   }
-  /** Issues a random token for a client and surface (platform notes, "Authentication"). */
+  /** Issues a random token for a client and surface (docs/platform-api.md §4.2). */
   issueToken(client_id, surface) {
     const now = Date.now();
     if (this.tokens.size > 1e4) {
@@ -2066,9 +2068,9 @@ var EmulatorState = class {
     return token;
   }
   /**
-   * The store `id` of the path, checked against the authenticated client (platform notes,
-   * "Authentication"): unknown → 404 `Store <id> not found`; another client's → 400
-   * `The stores <id> don't belong to the appClient of client id <client_id>`.
+   * The store `id` of the path, checked against the authenticated client (docs/platform-api.md §4.2): unknown
+   * → 404 `Store <id> not found`; another client's → 400 `The stores <id> don't belong to the appClient of
+   * client id <client_id>`.
    */
   storeForClient(id, clientId) {
     const key = storeKey(id);
@@ -2079,7 +2081,9 @@ var EmulatorState = class {
     }
     return store;
   }
-  /** The client's store with this integration id (spec §4.3 `store_integration_id`), if any. */
+  /**
+   * The client's store with this integration id (docs/platform-api.md §2.3 `store_integration_id`), if any.
+   */
   storeByIntegrationId(integrationId, clientId) {
     const client = this.clients.get(clientId);
     if (!client) return void 0;
@@ -2365,7 +2369,7 @@ var EmulatorState = class {
   }
 };
 
-// src/emulator/finance.ts
+// src/emulator/finance-data.ts
 var FREQUENCIES = ["weekly", "fortnightly", "monthly"];
 var FINANCE_DEFAULTS = {
   seed: 1,
@@ -2801,7 +2805,7 @@ import { createServer } from "node:http";
 import { performance } from "node:perf_hooks";
 import { StringDecoder } from "node:string_decoder";
 
-// src/emulator/availability.ts
+// src/emulator/item-availability.ts
 function updateError() {
   return new HttpError(400, [{ message: "Error updating items" }]);
 }
@@ -2902,7 +2906,7 @@ var import__ = __toESM(require__(), 1);
 var import_ajv_formats = __toESM(require_dist(), 1);
 import { readFileSync } from "node:fs";
 
-// src/emulator/validate.ts
+// src/emulator/request-validation.ts
 function segments(pointer) {
   if (pointer === "") return [];
   return pointer.slice(1).split("/").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
@@ -3354,7 +3358,7 @@ var RuleType = {
   depth: "invalid_item_depth",
   /** Missing `quantity_info.min_permitted`/`max_permitted` on a MODIFIER_GROUP, or min > max. */
   data: "invalid_item_data",
-  /** A published limit (platform notes, "Limits") is exceeded. */
+  /** A published limit (docs/platform-api.md §4.11) is exceeded. */
   limit: "limit_exceeded"
 };
 var DAYS = /* @__PURE__ */ new Set(["mon", "tue", "wed", "thu", "fri", "sat", "sun", "hol"]);
@@ -3476,7 +3480,8 @@ function parseItem(v, at) {
     images_info: { images: listOf(images), overrides: listOf(im?.overrides) },
     children,
     children_overrides: listOf(ii?.overrides),
-    // An item written without a price is served with 0: the spec types the price as a number (§2.2).
+    // An item written without a price is served with 0: the spec types the price as a number
+    // (docs/platform-api.md §4.3).
     price_info: { price: p?.price ?? 0, overrides: listOf(p?.overrides) },
     quantity_info: blockOr(
       {
@@ -3646,8 +3651,8 @@ function buildItems(ctx, store, parsed, mode, now) {
       last_updated: now,
       title_info: p.title_info,
       description_info: p.description_info,
-      // Images as read carry an id and a host (spec §2.2 `{id, path, index, host}`): the id sent, else a
-      // new platform id; the host sent, else "" (no host).
+      // Images as read carry an id and a host (docs/platform-api.md §4.3 `{id, path, index, host}`): the id
+      // sent, else a new platform id; the host sent, else "" (no host).
       images_info: blockOr(
         {
           images: listOf(
@@ -4378,7 +4383,7 @@ var storeAvailabilityRoutes = [
   { route: ENABLE_SYNC, handle: enableSync }
 ];
 
-// src/emulator/schedules.ts
+// src/emulator/utils-state.ts
 var WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
 function storeHolidays(store) {
   return holidayDays(store.country, store.holidays);

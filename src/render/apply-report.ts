@@ -8,7 +8,7 @@
 import type { Plan } from "../plan/types.js";
 import { escapeMarkdown, escapeTerminal, jsonSafe } from "./escape.js";
 import { isComplete, type ApplyReport } from "../apply/report.js";
-import { renderStagesMarkdown, renderStagesText } from "./rollout.js";
+import { renderStagesMarkdown, renderStagesText } from "./rollout-headings.js";
 
 /** The API calls of a report that succeeded. */
 function succeeded(report: ApplyReport): number {

@@ -31,7 +31,7 @@ import { createHash } from "node:crypto";
 import { kindNamed, kinds } from "../kinds/registry.js";
 import type { KindChange } from "../kinds/change.js";
 import type { PreviewPage } from "../kinds/show.js";
-import type { ResourceKind } from "../kinds/types.js";
+import type { ResourceKind } from "../kinds/resource-kind.js";
 import type { ImageRef, StoreState } from "../model.js";
 import { currencyOf } from "../money.js";
 import type { Plan, PlanStore, ResourceChange } from "../plan/types.js";

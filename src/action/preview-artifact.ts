@@ -1,7 +1,7 @@
 /**
  * The Action's menu preview (input `preview`, docs/github-action.md): after a plan on a pull request,
  * the preview site of the stores it changes (or of all its stores) is written under the runner's
- * temporary folder through the library path `carte preview` uses (src/preview.ts), uploaded as a
+ * temporary folder through the library path `carte preview` uses (src/preview-site.ts), uploaded as a
  * workflow artifact, and linked from the plan comment and the job summary.
  *
  * The upload goes through an uploader given to the Action ({@link PreviewUploader}); the default is
@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { LoadedProject } from "../config/index.js";
 import type { Plan } from "../plan/types.js";
-import { writePreview, type PreviewSelection } from "../preview.js";
+import { writePreview, type PreviewSelection } from "../preview-site.js";
 import type { PreviewNote } from "../render/markdown.js";
 import type { ActionContext } from "./context.js";
 

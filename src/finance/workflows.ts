@@ -7,7 +7,7 @@
 import { CommandLineError, type Diagnostic } from "../errors.js";
 import { isDay } from "../calendar.js";
 import { dayOf } from "./dates.js";
-import { isPaymentId, type FinanceFiltersOf, type FinanceReader } from "./client.js";
+import { isPaymentId, type FinanceFiltersOf, type FinanceReader } from "./reader.js";
 import { normalizeReads, type FinanceRecord } from "./export.js";
 import {
   DEFAULT_RULE,
@@ -18,7 +18,7 @@ import {
   type Reconciliation,
   type Sourced,
 } from "./reconcile.js";
-import type { FinanceKind, WireOrder, WirePayment } from "./types.js";
+import type { FinanceKind, WireOrder, WirePayment } from "./records.js";
 
 /** The payment date that `--from`/`--to` apply to for payments (and for reconcile). */
 export type PaymentDateField = "expected_execution_date" | "confirmed_payment_date";
@@ -37,7 +37,7 @@ export interface FinanceQuery {
 }
 
 /**
- * Checks dates, ids and the status of a query before any call (not the stores: see `stores.ts`).
+ * Checks dates, ids and the status of a query before any call (not the stores: see `store-selection.ts`).
  * @throws CommandLineError listing every problem (each names its option).
  */
 export function checkQuery(q: FinanceQuery): void {

@@ -5,7 +5,7 @@
 import { CommandLineError } from "../errors.js";
 import type { DesiredState } from "../model.js";
 import { matchStore } from "../plan/target.js";
-import { isStoreId } from "./client.js";
+import { isStoreId } from "./reader.js";
 
 /** A store to read: its platform id and, when the configuration knows it, its integration id and name. */
 export interface FinanceStore {

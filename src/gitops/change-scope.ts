@@ -23,7 +23,7 @@ import {
 import { relativeTo } from "../config/paths.js";
 import { ConfigError } from "../errors.js";
 import { clientKinds as clientRegistry, kinds as registry, type KindName } from "../kinds/registry.js";
-import type { ClientKind, ResourceKind } from "../kinds/types.js";
+import type { ClientKind, ResourceKind } from "../kinds/resource-kind.js";
 import type { DesiredState, Ownership, StoreState } from "../model.js";
 import type { ChangeScope } from "../plan/target.js";
 import type { BaseOptions, LoadedBase } from "./base.js";

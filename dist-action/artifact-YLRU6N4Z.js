@@ -15,7 +15,7 @@ import {
   require_tunnel,
   setSecret,
   warning
-} from "./chunk-OKEW4HV4.js";
+} from "./chunk-3CDH2RZH.js";
 import {
   __commonJS,
   __export,
@@ -23,9 +23,9 @@ import {
   __toESM
 } from "./chunk-P7YVZUG2.js";
 
-// ../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/json-typings.js
+// node_modules/@protobuf-ts/runtime/build/commonjs/json-typings.js
 var require_json_typings = __commonJS({
-  "../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/json-typings.js"(exports2) {
+  "node_modules/@protobuf-ts/runtime/build/commonjs/json-typings.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.isJsonObject = exports2.typeofJsonValue = void 0;
@@ -47,9 +47,9 @@ var require_json_typings = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/base64.js
+// node_modules/@protobuf-ts/runtime/build/commonjs/base64.js
 var require_base64 = __commonJS({
-  "../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/base64.js"(exports2) {
+  "node_modules/@protobuf-ts/runtime/build/commonjs/base64.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.base64encode = exports2.base64decode = void 0;
@@ -143,9 +143,9 @@ var require_base64 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/protobufjs-utf8.js
+// node_modules/@protobuf-ts/runtime/build/commonjs/protobufjs-utf8.js
 var require_protobufjs_utf8 = __commonJS({
-  "../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/protobufjs-utf8.js"(exports2) {
+  "node_modules/@protobuf-ts/runtime/build/commonjs/protobufjs-utf8.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.utf8read = void 0;
@@ -183,9 +183,9 @@ var require_protobufjs_utf8 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/binary-format-contract.js
+// node_modules/@protobuf-ts/runtime/build/commonjs/binary-format-contract.js
 var require_binary_format_contract = __commonJS({
-  "../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/binary-format-contract.js"(exports2) {
+  "node_modules/@protobuf-ts/runtime/build/commonjs/binary-format-contract.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.WireType = exports2.mergeBinaryOptions = exports2.UnknownFieldHandler = void 0;
@@ -226,9 +226,9 @@ var require_binary_format_contract = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/goog-varint.js
+// node_modules/@protobuf-ts/runtime/build/commonjs/goog-varint.js
 var require_goog_varint = __commonJS({
-  "../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/goog-varint.js"(exports2) {
+  "node_modules/@protobuf-ts/runtime/build/commonjs/goog-varint.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.varint32read = exports2.varint32write = exports2.int64toString = exports2.int64fromString = exports2.varint64write = exports2.varint64read = void 0;
@@ -410,9 +410,9 @@ var require_goog_varint = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/pb-long.js
+// node_modules/@protobuf-ts/runtime/build/commonjs/pb-long.js
 var require_pb_long = __commonJS({
-  "../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/pb-long.js"(exports2) {
+  "node_modules/@protobuf-ts/runtime/build/commonjs/pb-long.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.PbLong = exports2.PbULong = exports2.detectBi = void 0;
@@ -628,9 +628,9 @@ var require_pb_long = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/binary-reader.js
+// node_modules/@protobuf-ts/runtime/build/commonjs/binary-reader.js
 var require_binary_reader = __commonJS({
-  "../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/binary-reader.js"(exports2) {
+  "node_modules/@protobuf-ts/runtime/build/commonjs/binary-reader.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.BinaryReader = exports2.binaryReadOptions = void 0;
@@ -805,9 +805,9 @@ var require_binary_reader = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/assert.js
+// node_modules/@protobuf-ts/runtime/build/commonjs/assert.js
 var require_assert = __commonJS({
-  "../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/assert.js"(exports2) {
+  "node_modules/@protobuf-ts/runtime/build/commonjs/assert.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.assertFloat32 = exports2.assertUInt32 = exports2.assertInt32 = exports2.assertNever = exports2.assert = void 0;
@@ -852,9 +852,9 @@ var require_assert = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/binary-writer.js
+// node_modules/@protobuf-ts/runtime/build/commonjs/binary-writer.js
 var require_binary_writer = __commonJS({
-  "../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/binary-writer.js"(exports2) {
+  "node_modules/@protobuf-ts/runtime/build/commonjs/binary-writer.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.BinaryWriter = exports2.binaryWriteOptions = void 0;
@@ -1077,9 +1077,9 @@ var require_binary_writer = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/json-format-contract.js
+// node_modules/@protobuf-ts/runtime/build/commonjs/json-format-contract.js
 var require_json_format_contract = __commonJS({
-  "../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/json-format-contract.js"(exports2) {
+  "node_modules/@protobuf-ts/runtime/build/commonjs/json-format-contract.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.mergeJsonOptions = exports2.jsonWriteOptions = exports2.jsonReadOptions = void 0;
@@ -1110,9 +1110,9 @@ var require_json_format_contract = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/message-type-contract.js
+// node_modules/@protobuf-ts/runtime/build/commonjs/message-type-contract.js
 var require_message_type_contract = __commonJS({
-  "../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/message-type-contract.js"(exports2) {
+  "node_modules/@protobuf-ts/runtime/build/commonjs/message-type-contract.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.MESSAGE_TYPE = void 0;
@@ -1120,9 +1120,9 @@ var require_message_type_contract = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/lower-camel-case.js
+// node_modules/@protobuf-ts/runtime/build/commonjs/lower-camel-case.js
 var require_lower_camel_case = __commonJS({
-  "../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/lower-camel-case.js"(exports2) {
+  "node_modules/@protobuf-ts/runtime/build/commonjs/lower-camel-case.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.lowerCamelCase = void 0;
@@ -1151,9 +1151,9 @@ var require_lower_camel_case = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-info.js
+// node_modules/@protobuf-ts/runtime/build/commonjs/reflection-info.js
 var require_reflection_info = __commonJS({
-  "../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-info.js"(exports2) {
+  "node_modules/@protobuf-ts/runtime/build/commonjs/reflection-info.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.readMessageOption = exports2.readFieldOption = exports2.readFieldOptions = exports2.normalizeFieldInfo = exports2.RepeatType = exports2.LongType = exports2.ScalarType = void 0;
@@ -1228,9 +1228,9 @@ var require_reflection_info = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/oneof.js
+// node_modules/@protobuf-ts/runtime/build/commonjs/oneof.js
 var require_oneof = __commonJS({
-  "../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/oneof.js"(exports2) {
+  "node_modules/@protobuf-ts/runtime/build/commonjs/oneof.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.getSelectedOneofValue = exports2.clearOneofValue = exports2.setUnknownOneofValue = exports2.setOneofValue = exports2.getOneofValue = exports2.isOneofGroup = void 0;
@@ -1291,9 +1291,9 @@ var require_oneof = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-type-check.js
+// node_modules/@protobuf-ts/runtime/build/commonjs/reflection-type-check.js
 var require_reflection_type_check = __commonJS({
-  "../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-type-check.js"(exports2) {
+  "node_modules/@protobuf-ts/runtime/build/commonjs/reflection-type-check.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.ReflectionTypeCheck = void 0;
@@ -1514,9 +1514,9 @@ var require_reflection_type_check = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-long-convert.js
+// node_modules/@protobuf-ts/runtime/build/commonjs/reflection-long-convert.js
 var require_reflection_long_convert = __commonJS({
-  "../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-long-convert.js"(exports2) {
+  "node_modules/@protobuf-ts/runtime/build/commonjs/reflection-long-convert.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.reflectionLongConvert = void 0;
@@ -1535,9 +1535,9 @@ var require_reflection_long_convert = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-json-reader.js
+// node_modules/@protobuf-ts/runtime/build/commonjs/reflection-json-reader.js
 var require_reflection_json_reader = __commonJS({
-  "../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-json-reader.js"(exports2) {
+  "node_modules/@protobuf-ts/runtime/build/commonjs/reflection-json-reader.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.ReflectionJsonReader = void 0;
@@ -1834,9 +1834,9 @@ var require_reflection_json_reader = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-json-writer.js
+// node_modules/@protobuf-ts/runtime/build/commonjs/reflection-json-writer.js
 var require_reflection_json_writer = __commonJS({
-  "../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-json-writer.js"(exports2) {
+  "node_modules/@protobuf-ts/runtime/build/commonjs/reflection-json-writer.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.ReflectionJsonWriter = void 0;
@@ -2054,9 +2054,9 @@ var require_reflection_json_writer = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-scalar-default.js
+// node_modules/@protobuf-ts/runtime/build/commonjs/reflection-scalar-default.js
 var require_reflection_scalar_default = __commonJS({
-  "../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-scalar-default.js"(exports2) {
+  "node_modules/@protobuf-ts/runtime/build/commonjs/reflection-scalar-default.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.reflectionScalarDefault = void 0;
@@ -2089,9 +2089,9 @@ var require_reflection_scalar_default = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-binary-reader.js
+// node_modules/@protobuf-ts/runtime/build/commonjs/reflection-binary-reader.js
 var require_reflection_binary_reader = __commonJS({
-  "../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-binary-reader.js"(exports2) {
+  "node_modules/@protobuf-ts/runtime/build/commonjs/reflection-binary-reader.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.ReflectionBinaryReader = void 0;
@@ -2263,9 +2263,9 @@ var require_reflection_binary_reader = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-binary-writer.js
+// node_modules/@protobuf-ts/runtime/build/commonjs/reflection-binary-writer.js
 var require_reflection_binary_writer = __commonJS({
-  "../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-binary-writer.js"(exports2) {
+  "node_modules/@protobuf-ts/runtime/build/commonjs/reflection-binary-writer.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.ReflectionBinaryWriter = void 0;
@@ -2482,9 +2482,9 @@ var require_reflection_binary_writer = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-create.js
+// node_modules/@protobuf-ts/runtime/build/commonjs/reflection-create.js
 var require_reflection_create = __commonJS({
-  "../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-create.js"(exports2) {
+  "node_modules/@protobuf-ts/runtime/build/commonjs/reflection-create.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.reflectionCreate = void 0;
@@ -2519,9 +2519,9 @@ var require_reflection_create = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-merge-partial.js
+// node_modules/@protobuf-ts/runtime/build/commonjs/reflection-merge-partial.js
 var require_reflection_merge_partial = __commonJS({
-  "../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-merge-partial.js"(exports2) {
+  "node_modules/@protobuf-ts/runtime/build/commonjs/reflection-merge-partial.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.reflectionMergePartial = void 0;
@@ -2589,9 +2589,9 @@ var require_reflection_merge_partial = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-equals.js
+// node_modules/@protobuf-ts/runtime/build/commonjs/reflection-equals.js
 var require_reflection_equals = __commonJS({
-  "../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-equals.js"(exports2) {
+  "node_modules/@protobuf-ts/runtime/build/commonjs/reflection-equals.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.reflectionEquals = void 0;
@@ -2660,9 +2660,9 @@ var require_reflection_equals = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/message-type.js
+// node_modules/@protobuf-ts/runtime/build/commonjs/message-type.js
 var require_message_type = __commonJS({
-  "../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/message-type.js"(exports2) {
+  "node_modules/@protobuf-ts/runtime/build/commonjs/message-type.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.MessageType = void 0;
@@ -2839,9 +2839,9 @@ var require_message_type = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-contains-message-type.js
+// node_modules/@protobuf-ts/runtime/build/commonjs/reflection-contains-message-type.js
 var require_reflection_contains_message_type = __commonJS({
-  "../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-contains-message-type.js"(exports2) {
+  "node_modules/@protobuf-ts/runtime/build/commonjs/reflection-contains-message-type.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.containsMessageType = void 0;
@@ -2853,9 +2853,9 @@ var require_reflection_contains_message_type = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/enum-object.js
+// node_modules/@protobuf-ts/runtime/build/commonjs/enum-object.js
 var require_enum_object = __commonJS({
-  "../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/enum-object.js"(exports2) {
+  "node_modules/@protobuf-ts/runtime/build/commonjs/enum-object.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.listEnumNumbers = exports2.listEnumNames = exports2.listEnumValues = exports2.isEnumObject = void 0;
@@ -2908,9 +2908,9 @@ var require_enum_object = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/index.js
+// node_modules/@protobuf-ts/runtime/build/commonjs/index.js
 var require_commonjs = __commonJS({
-  "../../../work/main/node_modules/@protobuf-ts/runtime/build/commonjs/index.js"(exports2) {
+  "node_modules/@protobuf-ts/runtime/build/commonjs/index.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var json_typings_1 = require_json_typings();
@@ -3094,9 +3094,9 @@ var require_commonjs = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/reflection-info.js
+// node_modules/@protobuf-ts/runtime-rpc/build/commonjs/reflection-info.js
 var require_reflection_info2 = __commonJS({
-  "../../../work/main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/reflection-info.js"(exports2) {
+  "node_modules/@protobuf-ts/runtime-rpc/build/commonjs/reflection-info.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.readServiceOption = exports2.readMethodOption = exports2.readMethodOptions = exports2.normalizeMethodInfo = void 0;
@@ -3147,9 +3147,9 @@ var require_reflection_info2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/service-type.js
+// node_modules/@protobuf-ts/runtime-rpc/build/commonjs/service-type.js
 var require_service_type = __commonJS({
-  "../../../work/main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/service-type.js"(exports2) {
+  "node_modules/@protobuf-ts/runtime-rpc/build/commonjs/service-type.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.ServiceType = void 0;
@@ -3165,9 +3165,9 @@ var require_service_type = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/rpc-error.js
+// node_modules/@protobuf-ts/runtime-rpc/build/commonjs/rpc-error.js
 var require_rpc_error = __commonJS({
-  "../../../work/main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/rpc-error.js"(exports2) {
+  "node_modules/@protobuf-ts/runtime-rpc/build/commonjs/rpc-error.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.RpcError = void 0;
@@ -3203,9 +3203,9 @@ var require_rpc_error = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/rpc-options.js
+// node_modules/@protobuf-ts/runtime-rpc/build/commonjs/rpc-options.js
 var require_rpc_options = __commonJS({
-  "../../../work/main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/rpc-options.js"(exports2) {
+  "node_modules/@protobuf-ts/runtime-rpc/build/commonjs/rpc-options.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.mergeRpcOptions = void 0;
@@ -3254,9 +3254,9 @@ var require_rpc_options = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/deferred.js
+// node_modules/@protobuf-ts/runtime-rpc/build/commonjs/deferred.js
 var require_deferred = __commonJS({
-  "../../../work/main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/deferred.js"(exports2) {
+  "node_modules/@protobuf-ts/runtime-rpc/build/commonjs/deferred.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.Deferred = exports2.DeferredState = void 0;
@@ -3339,9 +3339,9 @@ var require_deferred = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/rpc-output-stream.js
+// node_modules/@protobuf-ts/runtime-rpc/build/commonjs/rpc-output-stream.js
 var require_rpc_output_stream = __commonJS({
-  "../../../work/main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/rpc-output-stream.js"(exports2) {
+  "node_modules/@protobuf-ts/runtime-rpc/build/commonjs/rpc-output-stream.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.RpcOutputStreamController = void 0;
@@ -3491,9 +3491,9 @@ var require_rpc_output_stream = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/unary-call.js
+// node_modules/@protobuf-ts/runtime-rpc/build/commonjs/unary-call.js
 var require_unary_call = __commonJS({
-  "../../../work/main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/unary-call.js"(exports2) {
+  "node_modules/@protobuf-ts/runtime-rpc/build/commonjs/unary-call.js"(exports2) {
     "use strict";
     var __awaiter12 = exports2 && exports2.__awaiter || function(thisArg, _arguments, P, generator) {
       function adopt(value) {
@@ -3560,9 +3560,9 @@ var require_unary_call = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/server-streaming-call.js
+// node_modules/@protobuf-ts/runtime-rpc/build/commonjs/server-streaming-call.js
 var require_server_streaming_call = __commonJS({
-  "../../../work/main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/server-streaming-call.js"(exports2) {
+  "node_modules/@protobuf-ts/runtime-rpc/build/commonjs/server-streaming-call.js"(exports2) {
     "use strict";
     var __awaiter12 = exports2 && exports2.__awaiter || function(thisArg, _arguments, P, generator) {
       function adopt(value) {
@@ -3630,9 +3630,9 @@ var require_server_streaming_call = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/client-streaming-call.js
+// node_modules/@protobuf-ts/runtime-rpc/build/commonjs/client-streaming-call.js
 var require_client_streaming_call = __commonJS({
-  "../../../work/main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/client-streaming-call.js"(exports2) {
+  "node_modules/@protobuf-ts/runtime-rpc/build/commonjs/client-streaming-call.js"(exports2) {
     "use strict";
     var __awaiter12 = exports2 && exports2.__awaiter || function(thisArg, _arguments, P, generator) {
       function adopt(value) {
@@ -3699,9 +3699,9 @@ var require_client_streaming_call = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/duplex-streaming-call.js
+// node_modules/@protobuf-ts/runtime-rpc/build/commonjs/duplex-streaming-call.js
 var require_duplex_streaming_call = __commonJS({
-  "../../../work/main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/duplex-streaming-call.js"(exports2) {
+  "node_modules/@protobuf-ts/runtime-rpc/build/commonjs/duplex-streaming-call.js"(exports2) {
     "use strict";
     var __awaiter12 = exports2 && exports2.__awaiter || function(thisArg, _arguments, P, generator) {
       function adopt(value) {
@@ -3767,9 +3767,9 @@ var require_duplex_streaming_call = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/test-transport.js
+// node_modules/@protobuf-ts/runtime-rpc/build/commonjs/test-transport.js
 var require_test_transport = __commonJS({
-  "../../../work/main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/test-transport.js"(exports2) {
+  "node_modules/@protobuf-ts/runtime-rpc/build/commonjs/test-transport.js"(exports2) {
     "use strict";
     var __awaiter12 = exports2 && exports2.__awaiter || function(thisArg, _arguments, P, generator) {
       function adopt(value) {
@@ -4039,9 +4039,9 @@ var require_test_transport = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/rpc-interceptor.js
+// node_modules/@protobuf-ts/runtime-rpc/build/commonjs/rpc-interceptor.js
 var require_rpc_interceptor = __commonJS({
-  "../../../work/main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/rpc-interceptor.js"(exports2) {
+  "node_modules/@protobuf-ts/runtime-rpc/build/commonjs/rpc-interceptor.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.stackDuplexStreamingInterceptors = exports2.stackClientStreamingInterceptors = exports2.stackServerStreamingInterceptors = exports2.stackUnaryInterceptors = exports2.stackIntercept = void 0;
@@ -4102,9 +4102,9 @@ var require_rpc_interceptor = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/server-call-context.js
+// node_modules/@protobuf-ts/runtime-rpc/build/commonjs/server-call-context.js
 var require_server_call_context = __commonJS({
-  "../../../work/main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/server-call-context.js"(exports2) {
+  "node_modules/@protobuf-ts/runtime-rpc/build/commonjs/server-call-context.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.ServerCallContextController = void 0;
@@ -4168,9 +4168,9 @@ var require_server_call_context = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/index.js
+// node_modules/@protobuf-ts/runtime-rpc/build/commonjs/index.js
 var require_commonjs2 = __commonJS({
-  "../../../work/main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/index.js"(exports2) {
+  "node_modules/@protobuf-ts/runtime-rpc/build/commonjs/index.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var service_type_1 = require_service_type();
@@ -4249,9 +4249,9 @@ var require_commonjs2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/artifact/package.json
+// node_modules/@actions/artifact/package.json
 var require_package = __commonJS({
-  "../../../work/main/node_modules/@actions/artifact/package.json"(exports2, module) {
+  "node_modules/@actions/artifact/package.json"(exports2, module) {
     module.exports = {
       name: "@actions/artifact",
       version: "6.2.1",
@@ -4331,17 +4331,17 @@ var require_package = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/artifact/lib/internal/shared/package-version.cjs
+// node_modules/@actions/artifact/lib/internal/shared/package-version.cjs
 var require_package_version = __commonJS({
-  "../../../work/main/node_modules/@actions/artifact/lib/internal/shared/package-version.cjs"(exports2, module) {
+  "node_modules/@actions/artifact/lib/internal/shared/package-version.cjs"(exports2, module) {
     var packageJson = require_package();
     module.exports = { version: packageJson.version };
   }
 });
 
-// ../../../work/main/node_modules/ms/index.js
+// node_modules/ms/index.js
 var require_ms = __commonJS({
-  "../../../work/main/node_modules/ms/index.js"(exports2, module) {
+  "node_modules/ms/index.js"(exports2, module) {
     var s = 1e3;
     var m = s * 60;
     var h = m * 60;
@@ -4455,9 +4455,9 @@ var require_ms = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/debug/src/common.js
+// node_modules/debug/src/common.js
 var require_common = __commonJS({
-  "../../../work/main/node_modules/debug/src/common.js"(exports2, module) {
+  "node_modules/debug/src/common.js"(exports2, module) {
     function setup(env) {
       createDebug.debug = createDebug;
       createDebug.default = createDebug;
@@ -4632,9 +4632,9 @@ var require_common = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/debug/src/browser.js
+// node_modules/debug/src/browser.js
 var require_browser = __commonJS({
-  "../../../work/main/node_modules/debug/src/browser.js"(exports2, module) {
+  "node_modules/debug/src/browser.js"(exports2, module) {
     exports2.formatArgs = formatArgs;
     exports2.save = save;
     exports2.load = load;
@@ -4802,9 +4802,9 @@ var require_browser = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/has-flag/index.js
+// node_modules/has-flag/index.js
 var require_has_flag = __commonJS({
-  "../../../work/main/node_modules/has-flag/index.js"(exports2, module) {
+  "node_modules/has-flag/index.js"(exports2, module) {
     "use strict";
     module.exports = (flag, argv = process.argv) => {
       const prefix2 = flag.startsWith("-") ? "" : flag.length === 1 ? "-" : "--";
@@ -4815,9 +4815,9 @@ var require_has_flag = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/supports-color/index.js
+// node_modules/supports-color/index.js
 var require_supports_color = __commonJS({
-  "../../../work/main/node_modules/supports-color/index.js"(exports2, module) {
+  "node_modules/supports-color/index.js"(exports2, module) {
     "use strict";
     var os3 = __require("os");
     var tty = __require("tty");
@@ -4917,9 +4917,9 @@ var require_supports_color = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/debug/src/node.js
+// node_modules/debug/src/node.js
 var require_node = __commonJS({
-  "../../../work/main/node_modules/debug/src/node.js"(exports2, module) {
+  "node_modules/debug/src/node.js"(exports2, module) {
     var tty = __require("tty");
     var util3 = __require("util");
     exports2.init = init;
@@ -5091,9 +5091,9 @@ var require_node = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/debug/src/index.js
+// node_modules/debug/src/index.js
 var require_src = __commonJS({
-  "../../../work/main/node_modules/debug/src/index.js"(exports2, module) {
+  "node_modules/debug/src/index.js"(exports2, module) {
     if (typeof process === "undefined" || process.type === "renderer" || process.browser === true || process.__nwjs) {
       module.exports = require_browser();
     } else {
@@ -5102,9 +5102,9 @@ var require_src = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/node_modules/agent-base/dist/helpers.js
+// node_modules/@typespec/ts-http-runtime/node_modules/agent-base/dist/helpers.js
 var require_helpers = __commonJS({
-  "../../../work/main/node_modules/@typespec/ts-http-runtime/node_modules/agent-base/dist/helpers.js"(exports2) {
+  "node_modules/@typespec/ts-http-runtime/node_modules/agent-base/dist/helpers.js"(exports2) {
     "use strict";
     var __createBinding = exports2 && exports2.__createBinding || (Object.create ? (function(o, m, k, k2) {
       if (k2 === void 0) k2 = k;
@@ -5172,9 +5172,9 @@ var require_helpers = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/node_modules/agent-base/dist/index.js
+// node_modules/@typespec/ts-http-runtime/node_modules/agent-base/dist/index.js
 var require_dist = __commonJS({
-  "../../../work/main/node_modules/@typespec/ts-http-runtime/node_modules/agent-base/dist/index.js"(exports2) {
+  "node_modules/@typespec/ts-http-runtime/node_modules/agent-base/dist/index.js"(exports2) {
     "use strict";
     var __createBinding = exports2 && exports2.__createBinding || (Object.create ? (function(o, m, k, k2) {
       if (k2 === void 0) k2 = k;
@@ -5328,9 +5328,9 @@ var require_dist = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/node_modules/https-proxy-agent/dist/parse-proxy-response.js
+// node_modules/@typespec/ts-http-runtime/node_modules/https-proxy-agent/dist/parse-proxy-response.js
 var require_parse_proxy_response = __commonJS({
-  "../../../work/main/node_modules/@typespec/ts-http-runtime/node_modules/https-proxy-agent/dist/parse-proxy-response.js"(exports2) {
+  "node_modules/@typespec/ts-http-runtime/node_modules/https-proxy-agent/dist/parse-proxy-response.js"(exports2) {
     "use strict";
     var __importDefault = exports2 && exports2.__importDefault || function(mod) {
       return mod && mod.__esModule ? mod : { "default": mod };
@@ -5424,9 +5424,9 @@ var require_parse_proxy_response = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/node_modules/https-proxy-agent/dist/index.js
+// node_modules/@typespec/ts-http-runtime/node_modules/https-proxy-agent/dist/index.js
 var require_dist2 = __commonJS({
-  "../../../work/main/node_modules/@typespec/ts-http-runtime/node_modules/https-proxy-agent/dist/index.js"(exports2) {
+  "node_modules/@typespec/ts-http-runtime/node_modules/https-proxy-agent/dist/index.js"(exports2) {
     "use strict";
     var __createBinding = exports2 && exports2.__createBinding || (Object.create ? (function(o, m, k, k2) {
       if (k2 === void 0) k2 = k;
@@ -5574,9 +5574,9 @@ var require_dist2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/node_modules/http-proxy-agent/dist/index.js
+// node_modules/@typespec/ts-http-runtime/node_modules/http-proxy-agent/dist/index.js
 var require_dist3 = __commonJS({
-  "../../../work/main/node_modules/@typespec/ts-http-runtime/node_modules/http-proxy-agent/dist/index.js"(exports2) {
+  "node_modules/@typespec/ts-http-runtime/node_modules/http-proxy-agent/dist/index.js"(exports2) {
     "use strict";
     var __createBinding = exports2 && exports2.__createBinding || (Object.create ? (function(o, m, k, k2) {
       if (k2 === void 0) k2 = k;
@@ -5704,9 +5704,9 @@ var require_dist3 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@azure/core-tracing/dist/commonjs/state.js
+// node_modules/@azure/core-tracing/dist/commonjs/state.js
 var require_state = __commonJS({
-  "../../../work/main/node_modules/@azure/core-tracing/dist/commonjs/state.js"(exports2) {
+  "node_modules/@azure/core-tracing/dist/commonjs/state.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.state = void 0;
@@ -5716,9 +5716,9 @@ var require_state = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@azure/core-client/dist/commonjs/state-cjs.js
+// node_modules/@azure/core-client/dist/commonjs/state-cjs.js
 var require_state_cjs = __commonJS({
-  "../../../work/main/node_modules/@azure/core-client/dist/commonjs/state-cjs.js"(exports2) {
+  "node_modules/@azure/core-client/dist/commonjs/state-cjs.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.state = void 0;
@@ -5728,17 +5728,17 @@ var require_state_cjs = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/readdir-glob/node_modules/minimatch/lib/path.js
+// node_modules/readdir-glob/node_modules/minimatch/lib/path.js
 var require_path = __commonJS({
-  "../../../work/main/node_modules/readdir-glob/node_modules/minimatch/lib/path.js"(exports2, module) {
+  "node_modules/readdir-glob/node_modules/minimatch/lib/path.js"(exports2, module) {
     var isWindows = typeof process === "object" && process && process.platform === "win32";
     module.exports = isWindows ? { sep: "\\" } : { sep: "/" };
   }
 });
 
-// ../../../work/main/node_modules/balanced-match/index.js
+// node_modules/balanced-match/index.js
 var require_balanced_match = __commonJS({
-  "../../../work/main/node_modules/balanced-match/index.js"(exports2, module) {
+  "node_modules/balanced-match/index.js"(exports2, module) {
     "use strict";
     module.exports = balanced;
     function balanced(a, b, str) {
@@ -5794,9 +5794,9 @@ var require_balanced_match = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/readdir-glob/node_modules/brace-expansion/index.js
+// node_modules/readdir-glob/node_modules/brace-expansion/index.js
 var require_brace_expansion = __commonJS({
-  "../../../work/main/node_modules/readdir-glob/node_modules/brace-expansion/index.js"(exports2, module) {
+  "node_modules/readdir-glob/node_modules/brace-expansion/index.js"(exports2, module) {
     var balanced = require_balanced_match();
     module.exports = expandTop;
     var escSlash = "\0SLASH" + Math.random().toFixed(16) + "\0";
@@ -6189,9 +6189,9 @@ var require_brace_expansion = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/readdir-glob/node_modules/minimatch/minimatch.js
+// node_modules/readdir-glob/node_modules/minimatch/minimatch.js
 var require_minimatch = __commonJS({
-  "../../../work/main/node_modules/readdir-glob/node_modules/minimatch/minimatch.js"(exports2, module) {
+  "node_modules/readdir-glob/node_modules/minimatch/minimatch.js"(exports2, module) {
     var minimatch = module.exports = (p, pattern, options = {}) => {
       assertValidPattern(pattern);
       if (!options.nocomment && pattern.charAt(0) === "#") {
@@ -6842,9 +6842,9 @@ var require_minimatch = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/readdir-glob/index.js
+// node_modules/readdir-glob/index.js
 var require_readdir_glob = __commonJS({
-  "../../../work/main/node_modules/readdir-glob/index.js"(exports2, module) {
+  "node_modules/readdir-glob/index.js"(exports2, module) {
     module.exports = readdirGlob;
     var fs6 = __require("fs");
     var { EventEmitter: EventEmitter3 } = __require("events");
@@ -7064,9 +7064,9 @@ var require_readdir_glob = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/async/dist/async.js
+// node_modules/async/dist/async.js
 var require_async = __commonJS({
-  "../../../work/main/node_modules/async/dist/async.js"(exports2, module) {
+  "node_modules/async/dist/async.js"(exports2, module) {
     (function(global2, factory) {
       typeof exports2 === "object" && typeof module !== "undefined" ? factory(exports2) : typeof define === "function" && define.amd ? define(["exports"], factory) : (global2 = typeof globalThis !== "undefined" ? globalThis : global2 || self, factory(global2.async = {}));
     })(exports2, (function(exports3) {
@@ -8924,9 +8924,9 @@ var require_async = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/is-stream/index.js
+// node_modules/is-stream/index.js
 var require_is_stream = __commonJS({
-  "../../../work/main/node_modules/is-stream/index.js"(exports2, module) {
+  "node_modules/is-stream/index.js"(exports2, module) {
     "use strict";
     var isStream = (stream4) => stream4 !== null && typeof stream4 === "object" && typeof stream4.pipe === "function";
     isStream.writable = (stream4) => isStream(stream4) && stream4.writable !== false && typeof stream4._write === "function" && typeof stream4._writableState === "object";
@@ -8937,9 +8937,9 @@ var require_is_stream = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/process-nextick-args/index.js
+// node_modules/process-nextick-args/index.js
 var require_process_nextick_args = __commonJS({
-  "../../../work/main/node_modules/process-nextick-args/index.js"(exports2, module) {
+  "node_modules/process-nextick-args/index.js"(exports2, module) {
     "use strict";
     if (typeof process === "undefined" || !process.version || process.version.indexOf("v0.") === 0 || process.version.indexOf("v1.") === 0 && process.version.indexOf("v1.8.") !== 0) {
       module.exports = { nextTick };
@@ -8982,9 +8982,9 @@ var require_process_nextick_args = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lazystream/node_modules/isarray/index.js
+// node_modules/lazystream/node_modules/isarray/index.js
 var require_isarray = __commonJS({
-  "../../../work/main/node_modules/lazystream/node_modules/isarray/index.js"(exports2, module) {
+  "node_modules/lazystream/node_modules/isarray/index.js"(exports2, module) {
     var toString3 = {}.toString;
     module.exports = Array.isArray || function(arr) {
       return toString3.call(arr) == "[object Array]";
@@ -8992,16 +8992,16 @@ var require_isarray = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lazystream/node_modules/readable-stream/lib/internal/streams/stream.js
+// node_modules/lazystream/node_modules/readable-stream/lib/internal/streams/stream.js
 var require_stream = __commonJS({
-  "../../../work/main/node_modules/lazystream/node_modules/readable-stream/lib/internal/streams/stream.js"(exports2, module) {
+  "node_modules/lazystream/node_modules/readable-stream/lib/internal/streams/stream.js"(exports2, module) {
     module.exports = __require("stream");
   }
 });
 
-// ../../../work/main/node_modules/lazystream/node_modules/safe-buffer/index.js
+// node_modules/lazystream/node_modules/safe-buffer/index.js
 var require_safe_buffer = __commonJS({
-  "../../../work/main/node_modules/lazystream/node_modules/safe-buffer/index.js"(exports2, module) {
+  "node_modules/lazystream/node_modules/safe-buffer/index.js"(exports2, module) {
     var buffer2 = __require("buffer");
     var Buffer3 = buffer2.Buffer;
     function copyProps(src, dst) {
@@ -9056,9 +9056,9 @@ var require_safe_buffer = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/core-util-is/lib/util.js
+// node_modules/core-util-is/lib/util.js
 var require_util = __commonJS({
-  "../../../work/main/node_modules/core-util-is/lib/util.js"(exports2) {
+  "node_modules/core-util-is/lib/util.js"(exports2) {
     function isArray(arg) {
       if (Array.isArray) {
         return Array.isArray(arg);
@@ -9126,9 +9126,9 @@ var require_util = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/inherits/inherits_browser.js
+// node_modules/inherits/inherits_browser.js
 var require_inherits_browser = __commonJS({
-  "../../../work/main/node_modules/inherits/inherits_browser.js"(exports2, module) {
+  "node_modules/inherits/inherits_browser.js"(exports2, module) {
     if (typeof Object.create === "function") {
       module.exports = function inherits(ctor, superCtor) {
         if (superCtor) {
@@ -9158,9 +9158,9 @@ var require_inherits_browser = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/inherits/inherits.js
+// node_modules/inherits/inherits.js
 var require_inherits = __commonJS({
-  "../../../work/main/node_modules/inherits/inherits.js"(exports2, module) {
+  "node_modules/inherits/inherits.js"(exports2, module) {
     try {
       util3 = __require("util");
       if (typeof util3.inherits !== "function") throw "";
@@ -9172,9 +9172,9 @@ var require_inherits = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lazystream/node_modules/readable-stream/lib/internal/streams/BufferList.js
+// node_modules/lazystream/node_modules/readable-stream/lib/internal/streams/BufferList.js
 var require_BufferList = __commonJS({
-  "../../../work/main/node_modules/lazystream/node_modules/readable-stream/lib/internal/streams/BufferList.js"(exports2, module) {
+  "node_modules/lazystream/node_modules/readable-stream/lib/internal/streams/BufferList.js"(exports2, module) {
     "use strict";
     function _classCallCheck(instance, Constructor) {
       if (!(instance instanceof Constructor)) {
@@ -9250,9 +9250,9 @@ var require_BufferList = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lazystream/node_modules/readable-stream/lib/internal/streams/destroy.js
+// node_modules/lazystream/node_modules/readable-stream/lib/internal/streams/destroy.js
 var require_destroy = __commonJS({
-  "../../../work/main/node_modules/lazystream/node_modules/readable-stream/lib/internal/streams/destroy.js"(exports2, module) {
+  "node_modules/lazystream/node_modules/readable-stream/lib/internal/streams/destroy.js"(exports2, module) {
     "use strict";
     var pna = require_process_nextick_args();
     function destroy2(err, cb) {
@@ -9319,16 +9319,16 @@ var require_destroy = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/util-deprecate/node.js
+// node_modules/util-deprecate/node.js
 var require_node2 = __commonJS({
-  "../../../work/main/node_modules/util-deprecate/node.js"(exports2, module) {
+  "node_modules/util-deprecate/node.js"(exports2, module) {
     module.exports = __require("util").deprecate;
   }
 });
 
-// ../../../work/main/node_modules/lazystream/node_modules/readable-stream/lib/_stream_writable.js
+// node_modules/lazystream/node_modules/readable-stream/lib/_stream_writable.js
 var require_stream_writable = __commonJS({
-  "../../../work/main/node_modules/lazystream/node_modules/readable-stream/lib/_stream_writable.js"(exports2, module) {
+  "node_modules/lazystream/node_modules/readable-stream/lib/_stream_writable.js"(exports2, module) {
     "use strict";
     var pna = require_process_nextick_args();
     module.exports = Writable;
@@ -9766,9 +9766,9 @@ var require_stream_writable = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lazystream/node_modules/readable-stream/lib/_stream_duplex.js
+// node_modules/lazystream/node_modules/readable-stream/lib/_stream_duplex.js
 var require_stream_duplex = __commonJS({
-  "../../../work/main/node_modules/lazystream/node_modules/readable-stream/lib/_stream_duplex.js"(exports2, module) {
+  "node_modules/lazystream/node_modules/readable-stream/lib/_stream_duplex.js"(exports2, module) {
     "use strict";
     var pna = require_process_nextick_args();
     var objectKeys = Object.keys || function(obj) {
@@ -9843,9 +9843,9 @@ var require_stream_duplex = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lazystream/node_modules/string_decoder/lib/string_decoder.js
+// node_modules/lazystream/node_modules/string_decoder/lib/string_decoder.js
 var require_string_decoder = __commonJS({
-  "../../../work/main/node_modules/lazystream/node_modules/string_decoder/lib/string_decoder.js"(exports2) {
+  "node_modules/lazystream/node_modules/string_decoder/lib/string_decoder.js"(exports2) {
     "use strict";
     var Buffer3 = require_safe_buffer().Buffer;
     var isEncoding = Buffer3.isEncoding || function(encoding) {
@@ -10081,9 +10081,9 @@ var require_string_decoder = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lazystream/node_modules/readable-stream/lib/_stream_readable.js
+// node_modules/lazystream/node_modules/readable-stream/lib/_stream_readable.js
 var require_stream_readable = __commonJS({
-  "../../../work/main/node_modules/lazystream/node_modules/readable-stream/lib/_stream_readable.js"(exports2, module) {
+  "node_modules/lazystream/node_modules/readable-stream/lib/_stream_readable.js"(exports2, module) {
     "use strict";
     var pna = require_process_nextick_args();
     module.exports = Readable7;
@@ -10767,9 +10767,9 @@ var require_stream_readable = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lazystream/node_modules/readable-stream/lib/_stream_transform.js
+// node_modules/lazystream/node_modules/readable-stream/lib/_stream_transform.js
 var require_stream_transform = __commonJS({
-  "../../../work/main/node_modules/lazystream/node_modules/readable-stream/lib/_stream_transform.js"(exports2, module) {
+  "node_modules/lazystream/node_modules/readable-stream/lib/_stream_transform.js"(exports2, module) {
     "use strict";
     module.exports = Transform3;
     var Duplex = require_stream_duplex();
@@ -10867,9 +10867,9 @@ var require_stream_transform = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lazystream/node_modules/readable-stream/lib/_stream_passthrough.js
+// node_modules/lazystream/node_modules/readable-stream/lib/_stream_passthrough.js
 var require_stream_passthrough = __commonJS({
-  "../../../work/main/node_modules/lazystream/node_modules/readable-stream/lib/_stream_passthrough.js"(exports2, module) {
+  "node_modules/lazystream/node_modules/readable-stream/lib/_stream_passthrough.js"(exports2, module) {
     "use strict";
     module.exports = PassThrough3;
     var Transform3 = require_stream_transform();
@@ -10886,9 +10886,9 @@ var require_stream_passthrough = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lazystream/node_modules/readable-stream/readable.js
+// node_modules/lazystream/node_modules/readable-stream/readable.js
 var require_readable = __commonJS({
-  "../../../work/main/node_modules/lazystream/node_modules/readable-stream/readable.js"(exports2, module) {
+  "node_modules/lazystream/node_modules/readable-stream/readable.js"(exports2, module) {
     var Stream2 = __require("stream");
     if (process.env.READABLE_STREAM === "disable" && Stream2) {
       module.exports = Stream2;
@@ -10911,16 +10911,16 @@ var require_readable = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lazystream/node_modules/readable-stream/passthrough.js
+// node_modules/lazystream/node_modules/readable-stream/passthrough.js
 var require_passthrough = __commonJS({
-  "../../../work/main/node_modules/lazystream/node_modules/readable-stream/passthrough.js"(exports2, module) {
+  "node_modules/lazystream/node_modules/readable-stream/passthrough.js"(exports2, module) {
     module.exports = require_readable().PassThrough;
   }
 });
 
-// ../../../work/main/node_modules/lazystream/lib/lazystream.js
+// node_modules/lazystream/lib/lazystream.js
 var require_lazystream = __commonJS({
-  "../../../work/main/node_modules/lazystream/lib/lazystream.js"(exports2, module) {
+  "node_modules/lazystream/lib/lazystream.js"(exports2, module) {
     var util3 = __require("util");
     var PassThrough3 = require_passthrough();
     module.exports = {
@@ -10963,9 +10963,9 @@ var require_lazystream = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/normalize-path/index.js
+// node_modules/normalize-path/index.js
 var require_normalize_path = __commonJS({
-  "../../../work/main/node_modules/normalize-path/index.js"(exports2, module) {
+  "node_modules/normalize-path/index.js"(exports2, module) {
     module.exports = function(path4, stripTrailing) {
       if (typeof path4 !== "string") {
         throw new TypeError("expected path to be a string");
@@ -10990,9 +10990,9 @@ var require_normalize_path = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/identity.js
+// node_modules/lodash/identity.js
 var require_identity = __commonJS({
-  "../../../work/main/node_modules/lodash/identity.js"(exports2, module) {
+  "node_modules/lodash/identity.js"(exports2, module) {
     function identity(value) {
       return value;
     }
@@ -11000,9 +11000,9 @@ var require_identity = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_apply.js
+// node_modules/lodash/_apply.js
 var require_apply = __commonJS({
-  "../../../work/main/node_modules/lodash/_apply.js"(exports2, module) {
+  "node_modules/lodash/_apply.js"(exports2, module) {
     function apply(func, thisArg, args) {
       switch (args.length) {
         case 0:
@@ -11020,9 +11020,9 @@ var require_apply = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_overRest.js
+// node_modules/lodash/_overRest.js
 var require_overRest = __commonJS({
-  "../../../work/main/node_modules/lodash/_overRest.js"(exports2, module) {
+  "node_modules/lodash/_overRest.js"(exports2, module) {
     var apply = require_apply();
     var nativeMax = Math.max;
     function overRest(func, start, transform) {
@@ -11045,9 +11045,9 @@ var require_overRest = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/constant.js
+// node_modules/lodash/constant.js
 var require_constant = __commonJS({
-  "../../../work/main/node_modules/lodash/constant.js"(exports2, module) {
+  "node_modules/lodash/constant.js"(exports2, module) {
     function constant(value) {
       return function() {
         return value;
@@ -11057,17 +11057,17 @@ var require_constant = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_freeGlobal.js
+// node_modules/lodash/_freeGlobal.js
 var require_freeGlobal = __commonJS({
-  "../../../work/main/node_modules/lodash/_freeGlobal.js"(exports2, module) {
+  "node_modules/lodash/_freeGlobal.js"(exports2, module) {
     var freeGlobal = typeof global == "object" && global && global.Object === Object && global;
     module.exports = freeGlobal;
   }
 });
 
-// ../../../work/main/node_modules/lodash/_root.js
+// node_modules/lodash/_root.js
 var require_root = __commonJS({
-  "../../../work/main/node_modules/lodash/_root.js"(exports2, module) {
+  "node_modules/lodash/_root.js"(exports2, module) {
     var freeGlobal = require_freeGlobal();
     var freeSelf = typeof self == "object" && self && self.Object === Object && self;
     var root = freeGlobal || freeSelf || Function("return this")();
@@ -11075,18 +11075,18 @@ var require_root = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_Symbol.js
+// node_modules/lodash/_Symbol.js
 var require_Symbol = __commonJS({
-  "../../../work/main/node_modules/lodash/_Symbol.js"(exports2, module) {
+  "node_modules/lodash/_Symbol.js"(exports2, module) {
     var root = require_root();
     var Symbol2 = root.Symbol;
     module.exports = Symbol2;
   }
 });
 
-// ../../../work/main/node_modules/lodash/_getRawTag.js
+// node_modules/lodash/_getRawTag.js
 var require_getRawTag = __commonJS({
-  "../../../work/main/node_modules/lodash/_getRawTag.js"(exports2, module) {
+  "node_modules/lodash/_getRawTag.js"(exports2, module) {
     var Symbol2 = require_Symbol();
     var objectProto = Object.prototype;
     var hasOwnProperty = objectProto.hasOwnProperty;
@@ -11113,9 +11113,9 @@ var require_getRawTag = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_objectToString.js
+// node_modules/lodash/_objectToString.js
 var require_objectToString = __commonJS({
-  "../../../work/main/node_modules/lodash/_objectToString.js"(exports2, module) {
+  "node_modules/lodash/_objectToString.js"(exports2, module) {
     var objectProto = Object.prototype;
     var nativeObjectToString = objectProto.toString;
     function objectToString(value) {
@@ -11125,9 +11125,9 @@ var require_objectToString = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_baseGetTag.js
+// node_modules/lodash/_baseGetTag.js
 var require_baseGetTag = __commonJS({
-  "../../../work/main/node_modules/lodash/_baseGetTag.js"(exports2, module) {
+  "node_modules/lodash/_baseGetTag.js"(exports2, module) {
     var Symbol2 = require_Symbol();
     var getRawTag = require_getRawTag();
     var objectToString = require_objectToString();
@@ -11144,9 +11144,9 @@ var require_baseGetTag = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/isObject.js
+// node_modules/lodash/isObject.js
 var require_isObject = __commonJS({
-  "../../../work/main/node_modules/lodash/isObject.js"(exports2, module) {
+  "node_modules/lodash/isObject.js"(exports2, module) {
     function isObject2(value) {
       var type = typeof value;
       return value != null && (type == "object" || type == "function");
@@ -11155,9 +11155,9 @@ var require_isObject = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/isFunction.js
+// node_modules/lodash/isFunction.js
 var require_isFunction = __commonJS({
-  "../../../work/main/node_modules/lodash/isFunction.js"(exports2, module) {
+  "node_modules/lodash/isFunction.js"(exports2, module) {
     var baseGetTag = require_baseGetTag();
     var isObject2 = require_isObject();
     var asyncTag = "[object AsyncFunction]";
@@ -11175,18 +11175,18 @@ var require_isFunction = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_coreJsData.js
+// node_modules/lodash/_coreJsData.js
 var require_coreJsData = __commonJS({
-  "../../../work/main/node_modules/lodash/_coreJsData.js"(exports2, module) {
+  "node_modules/lodash/_coreJsData.js"(exports2, module) {
     var root = require_root();
     var coreJsData = root["__core-js_shared__"];
     module.exports = coreJsData;
   }
 });
 
-// ../../../work/main/node_modules/lodash/_isMasked.js
+// node_modules/lodash/_isMasked.js
 var require_isMasked = __commonJS({
-  "../../../work/main/node_modules/lodash/_isMasked.js"(exports2, module) {
+  "node_modules/lodash/_isMasked.js"(exports2, module) {
     var coreJsData = require_coreJsData();
     var maskSrcKey = (function() {
       var uid = /[^.]+$/.exec(coreJsData && coreJsData.keys && coreJsData.keys.IE_PROTO || "");
@@ -11199,9 +11199,9 @@ var require_isMasked = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_toSource.js
+// node_modules/lodash/_toSource.js
 var require_toSource = __commonJS({
-  "../../../work/main/node_modules/lodash/_toSource.js"(exports2, module) {
+  "node_modules/lodash/_toSource.js"(exports2, module) {
     var funcProto = Function.prototype;
     var funcToString = funcProto.toString;
     function toSource(func) {
@@ -11221,9 +11221,9 @@ var require_toSource = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_baseIsNative.js
+// node_modules/lodash/_baseIsNative.js
 var require_baseIsNative = __commonJS({
-  "../../../work/main/node_modules/lodash/_baseIsNative.js"(exports2, module) {
+  "node_modules/lodash/_baseIsNative.js"(exports2, module) {
     var isFunction = require_isFunction();
     var isMasked = require_isMasked();
     var isObject2 = require_isObject();
@@ -11248,9 +11248,9 @@ var require_baseIsNative = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_getValue.js
+// node_modules/lodash/_getValue.js
 var require_getValue = __commonJS({
-  "../../../work/main/node_modules/lodash/_getValue.js"(exports2, module) {
+  "node_modules/lodash/_getValue.js"(exports2, module) {
     function getValue(object, key) {
       return object == null ? void 0 : object[key];
     }
@@ -11258,9 +11258,9 @@ var require_getValue = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_getNative.js
+// node_modules/lodash/_getNative.js
 var require_getNative = __commonJS({
-  "../../../work/main/node_modules/lodash/_getNative.js"(exports2, module) {
+  "node_modules/lodash/_getNative.js"(exports2, module) {
     var baseIsNative = require_baseIsNative();
     var getValue = require_getValue();
     function getNative(object, key) {
@@ -11271,9 +11271,9 @@ var require_getNative = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_defineProperty.js
+// node_modules/lodash/_defineProperty.js
 var require_defineProperty = __commonJS({
-  "../../../work/main/node_modules/lodash/_defineProperty.js"(exports2, module) {
+  "node_modules/lodash/_defineProperty.js"(exports2, module) {
     var getNative = require_getNative();
     var defineProperty = (function() {
       try {
@@ -11287,9 +11287,9 @@ var require_defineProperty = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_baseSetToString.js
+// node_modules/lodash/_baseSetToString.js
 var require_baseSetToString = __commonJS({
-  "../../../work/main/node_modules/lodash/_baseSetToString.js"(exports2, module) {
+  "node_modules/lodash/_baseSetToString.js"(exports2, module) {
     var constant = require_constant();
     var defineProperty = require_defineProperty();
     var identity = require_identity();
@@ -11305,9 +11305,9 @@ var require_baseSetToString = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_shortOut.js
+// node_modules/lodash/_shortOut.js
 var require_shortOut = __commonJS({
-  "../../../work/main/node_modules/lodash/_shortOut.js"(exports2, module) {
+  "node_modules/lodash/_shortOut.js"(exports2, module) {
     var HOT_COUNT = 800;
     var HOT_SPAN = 16;
     var nativeNow = Date.now;
@@ -11330,9 +11330,9 @@ var require_shortOut = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_setToString.js
+// node_modules/lodash/_setToString.js
 var require_setToString = __commonJS({
-  "../../../work/main/node_modules/lodash/_setToString.js"(exports2, module) {
+  "node_modules/lodash/_setToString.js"(exports2, module) {
     var baseSetToString = require_baseSetToString();
     var shortOut = require_shortOut();
     var setToString = shortOut(baseSetToString);
@@ -11340,9 +11340,9 @@ var require_setToString = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_baseRest.js
+// node_modules/lodash/_baseRest.js
 var require_baseRest = __commonJS({
-  "../../../work/main/node_modules/lodash/_baseRest.js"(exports2, module) {
+  "node_modules/lodash/_baseRest.js"(exports2, module) {
     var identity = require_identity();
     var overRest = require_overRest();
     var setToString = require_setToString();
@@ -11353,9 +11353,9 @@ var require_baseRest = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/eq.js
+// node_modules/lodash/eq.js
 var require_eq = __commonJS({
-  "../../../work/main/node_modules/lodash/eq.js"(exports2, module) {
+  "node_modules/lodash/eq.js"(exports2, module) {
     function eq(value, other) {
       return value === other || value !== value && other !== other;
     }
@@ -11363,9 +11363,9 @@ var require_eq = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/isLength.js
+// node_modules/lodash/isLength.js
 var require_isLength = __commonJS({
-  "../../../work/main/node_modules/lodash/isLength.js"(exports2, module) {
+  "node_modules/lodash/isLength.js"(exports2, module) {
     var MAX_SAFE_INTEGER = 9007199254740991;
     function isLength(value) {
       return typeof value == "number" && value > -1 && value % 1 == 0 && value <= MAX_SAFE_INTEGER;
@@ -11374,9 +11374,9 @@ var require_isLength = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/isArrayLike.js
+// node_modules/lodash/isArrayLike.js
 var require_isArrayLike = __commonJS({
-  "../../../work/main/node_modules/lodash/isArrayLike.js"(exports2, module) {
+  "node_modules/lodash/isArrayLike.js"(exports2, module) {
     var isFunction = require_isFunction();
     var isLength = require_isLength();
     function isArrayLike(value) {
@@ -11386,9 +11386,9 @@ var require_isArrayLike = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_isIndex.js
+// node_modules/lodash/_isIndex.js
 var require_isIndex = __commonJS({
-  "../../../work/main/node_modules/lodash/_isIndex.js"(exports2, module) {
+  "node_modules/lodash/_isIndex.js"(exports2, module) {
     var MAX_SAFE_INTEGER = 9007199254740991;
     var reIsUint = /^(?:0|[1-9]\d*)$/;
     function isIndex(value, length) {
@@ -11400,9 +11400,9 @@ var require_isIndex = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_isIterateeCall.js
+// node_modules/lodash/_isIterateeCall.js
 var require_isIterateeCall = __commonJS({
-  "../../../work/main/node_modules/lodash/_isIterateeCall.js"(exports2, module) {
+  "node_modules/lodash/_isIterateeCall.js"(exports2, module) {
     var eq = require_eq();
     var isArrayLike = require_isArrayLike();
     var isIndex = require_isIndex();
@@ -11421,9 +11421,9 @@ var require_isIterateeCall = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_baseTimes.js
+// node_modules/lodash/_baseTimes.js
 var require_baseTimes = __commonJS({
-  "../../../work/main/node_modules/lodash/_baseTimes.js"(exports2, module) {
+  "node_modules/lodash/_baseTimes.js"(exports2, module) {
     function baseTimes(n, iteratee) {
       var index = -1, result = Array(n);
       while (++index < n) {
@@ -11435,9 +11435,9 @@ var require_baseTimes = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/isObjectLike.js
+// node_modules/lodash/isObjectLike.js
 var require_isObjectLike = __commonJS({
-  "../../../work/main/node_modules/lodash/isObjectLike.js"(exports2, module) {
+  "node_modules/lodash/isObjectLike.js"(exports2, module) {
     function isObjectLike(value) {
       return value != null && typeof value == "object";
     }
@@ -11445,9 +11445,9 @@ var require_isObjectLike = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_baseIsArguments.js
+// node_modules/lodash/_baseIsArguments.js
 var require_baseIsArguments = __commonJS({
-  "../../../work/main/node_modules/lodash/_baseIsArguments.js"(exports2, module) {
+  "node_modules/lodash/_baseIsArguments.js"(exports2, module) {
     var baseGetTag = require_baseGetTag();
     var isObjectLike = require_isObjectLike();
     var argsTag = "[object Arguments]";
@@ -11458,9 +11458,9 @@ var require_baseIsArguments = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/isArguments.js
+// node_modules/lodash/isArguments.js
 var require_isArguments = __commonJS({
-  "../../../work/main/node_modules/lodash/isArguments.js"(exports2, module) {
+  "node_modules/lodash/isArguments.js"(exports2, module) {
     var baseIsArguments = require_baseIsArguments();
     var isObjectLike = require_isObjectLike();
     var objectProto = Object.prototype;
@@ -11475,17 +11475,17 @@ var require_isArguments = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/isArray.js
+// node_modules/lodash/isArray.js
 var require_isArray = __commonJS({
-  "../../../work/main/node_modules/lodash/isArray.js"(exports2, module) {
+  "node_modules/lodash/isArray.js"(exports2, module) {
     var isArray = Array.isArray;
     module.exports = isArray;
   }
 });
 
-// ../../../work/main/node_modules/lodash/stubFalse.js
+// node_modules/lodash/stubFalse.js
 var require_stubFalse = __commonJS({
-  "../../../work/main/node_modules/lodash/stubFalse.js"(exports2, module) {
+  "node_modules/lodash/stubFalse.js"(exports2, module) {
     function stubFalse() {
       return false;
     }
@@ -11493,9 +11493,9 @@ var require_stubFalse = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/isBuffer.js
+// node_modules/lodash/isBuffer.js
 var require_isBuffer = __commonJS({
-  "../../../work/main/node_modules/lodash/isBuffer.js"(exports2, module) {
+  "node_modules/lodash/isBuffer.js"(exports2, module) {
     var root = require_root();
     var stubFalse = require_stubFalse();
     var freeExports = typeof exports2 == "object" && exports2 && !exports2.nodeType && exports2;
@@ -11508,9 +11508,9 @@ var require_isBuffer = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_baseIsTypedArray.js
+// node_modules/lodash/_baseIsTypedArray.js
 var require_baseIsTypedArray = __commonJS({
-  "../../../work/main/node_modules/lodash/_baseIsTypedArray.js"(exports2, module) {
+  "node_modules/lodash/_baseIsTypedArray.js"(exports2, module) {
     var baseGetTag = require_baseGetTag();
     var isLength = require_isLength();
     var isObjectLike = require_isObjectLike();
@@ -11548,9 +11548,9 @@ var require_baseIsTypedArray = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_baseUnary.js
+// node_modules/lodash/_baseUnary.js
 var require_baseUnary = __commonJS({
-  "../../../work/main/node_modules/lodash/_baseUnary.js"(exports2, module) {
+  "node_modules/lodash/_baseUnary.js"(exports2, module) {
     function baseUnary(func) {
       return function(value) {
         return func(value);
@@ -11560,9 +11560,9 @@ var require_baseUnary = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_nodeUtil.js
+// node_modules/lodash/_nodeUtil.js
 var require_nodeUtil = __commonJS({
-  "../../../work/main/node_modules/lodash/_nodeUtil.js"(exports2, module) {
+  "node_modules/lodash/_nodeUtil.js"(exports2, module) {
     var freeGlobal = require_freeGlobal();
     var freeExports = typeof exports2 == "object" && exports2 && !exports2.nodeType && exports2;
     var freeModule = freeExports && typeof module == "object" && module && !module.nodeType && module;
@@ -11582,9 +11582,9 @@ var require_nodeUtil = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/isTypedArray.js
+// node_modules/lodash/isTypedArray.js
 var require_isTypedArray = __commonJS({
-  "../../../work/main/node_modules/lodash/isTypedArray.js"(exports2, module) {
+  "node_modules/lodash/isTypedArray.js"(exports2, module) {
     var baseIsTypedArray = require_baseIsTypedArray();
     var baseUnary = require_baseUnary();
     var nodeUtil = require_nodeUtil();
@@ -11594,9 +11594,9 @@ var require_isTypedArray = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_arrayLikeKeys.js
+// node_modules/lodash/_arrayLikeKeys.js
 var require_arrayLikeKeys = __commonJS({
-  "../../../work/main/node_modules/lodash/_arrayLikeKeys.js"(exports2, module) {
+  "node_modules/lodash/_arrayLikeKeys.js"(exports2, module) {
     var baseTimes = require_baseTimes();
     var isArguments = require_isArguments();
     var isArray = require_isArray();
@@ -11622,9 +11622,9 @@ var require_arrayLikeKeys = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_isPrototype.js
+// node_modules/lodash/_isPrototype.js
 var require_isPrototype = __commonJS({
-  "../../../work/main/node_modules/lodash/_isPrototype.js"(exports2, module) {
+  "node_modules/lodash/_isPrototype.js"(exports2, module) {
     var objectProto = Object.prototype;
     function isPrototype(value) {
       var Ctor = value && value.constructor, proto = typeof Ctor == "function" && Ctor.prototype || objectProto;
@@ -11634,9 +11634,9 @@ var require_isPrototype = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_nativeKeysIn.js
+// node_modules/lodash/_nativeKeysIn.js
 var require_nativeKeysIn = __commonJS({
-  "../../../work/main/node_modules/lodash/_nativeKeysIn.js"(exports2, module) {
+  "node_modules/lodash/_nativeKeysIn.js"(exports2, module) {
     function nativeKeysIn(object) {
       var result = [];
       if (object != null) {
@@ -11650,9 +11650,9 @@ var require_nativeKeysIn = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_baseKeysIn.js
+// node_modules/lodash/_baseKeysIn.js
 var require_baseKeysIn = __commonJS({
-  "../../../work/main/node_modules/lodash/_baseKeysIn.js"(exports2, module) {
+  "node_modules/lodash/_baseKeysIn.js"(exports2, module) {
     var isObject2 = require_isObject();
     var isPrototype = require_isPrototype();
     var nativeKeysIn = require_nativeKeysIn();
@@ -11674,9 +11674,9 @@ var require_baseKeysIn = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/keysIn.js
+// node_modules/lodash/keysIn.js
 var require_keysIn = __commonJS({
-  "../../../work/main/node_modules/lodash/keysIn.js"(exports2, module) {
+  "node_modules/lodash/keysIn.js"(exports2, module) {
     var arrayLikeKeys = require_arrayLikeKeys();
     var baseKeysIn = require_baseKeysIn();
     var isArrayLike = require_isArrayLike();
@@ -11687,9 +11687,9 @@ var require_keysIn = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/defaults.js
+// node_modules/lodash/defaults.js
 var require_defaults = __commonJS({
-  "../../../work/main/node_modules/lodash/defaults.js"(exports2, module) {
+  "node_modules/lodash/defaults.js"(exports2, module) {
     var baseRest = require_baseRest();
     var eq = require_eq();
     var isIterateeCall = require_isIterateeCall();
@@ -11723,9 +11723,9 @@ var require_defaults = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/readable-stream/lib/ours/primordials.js
+// node_modules/readable-stream/lib/ours/primordials.js
 var require_primordials = __commonJS({
-  "../../../work/main/node_modules/readable-stream/lib/ours/primordials.js"(exports2, module) {
+  "node_modules/readable-stream/lib/ours/primordials.js"(exports2, module) {
     "use strict";
     var AggregateError2 = class extends Error {
       constructor(errors) {
@@ -11844,9 +11844,9 @@ var require_primordials = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/readable-stream/lib/ours/util/inspect.js
+// node_modules/readable-stream/lib/ours/util/inspect.js
 var require_inspect = __commonJS({
-  "../../../work/main/node_modules/readable-stream/lib/ours/util/inspect.js"(exports2, module) {
+  "node_modules/readable-stream/lib/ours/util/inspect.js"(exports2, module) {
     "use strict";
     module.exports = {
       format(format, ...args) {
@@ -11895,9 +11895,9 @@ var require_inspect = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/readable-stream/lib/ours/errors.js
+// node_modules/readable-stream/lib/ours/errors.js
 var require_errors = __commonJS({
-  "../../../work/main/node_modules/readable-stream/lib/ours/errors.js"(exports2, module) {
+  "node_modules/readable-stream/lib/ours/errors.js"(exports2, module) {
     "use strict";
     var { format, inspect: inspect2 } = require_inspect();
     var { AggregateError: CustomAggregateError } = require_primordials();
@@ -12213,9 +12213,9 @@ var require_errors = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/event-target-shim/dist/event-target-shim.js
+// node_modules/event-target-shim/dist/event-target-shim.js
 var require_event_target_shim = __commonJS({
-  "../../../work/main/node_modules/event-target-shim/dist/event-target-shim.js"(exports2, module) {
+  "node_modules/event-target-shim/dist/event-target-shim.js"(exports2, module) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var privateData = /* @__PURE__ */ new WeakMap();
@@ -12785,9 +12785,9 @@ var require_event_target_shim = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/abort-controller/dist/abort-controller.js
+// node_modules/abort-controller/dist/abort-controller.js
 var require_abort_controller = __commonJS({
-  "../../../work/main/node_modules/abort-controller/dist/abort-controller.js"(exports2, module) {
+  "node_modules/abort-controller/dist/abort-controller.js"(exports2, module) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var eventTargetShim = require_event_target_shim();
@@ -12881,9 +12881,9 @@ var require_abort_controller = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/readable-stream/lib/ours/util.js
+// node_modules/readable-stream/lib/ours/util.js
 var require_util2 = __commonJS({
-  "../../../work/main/node_modules/readable-stream/lib/ours/util.js"(exports2, module) {
+  "node_modules/readable-stream/lib/ours/util.js"(exports2, module) {
     "use strict";
     var bufferModule = __require("buffer");
     var { format, inspect: inspect2 } = require_inspect();
@@ -13020,9 +13020,9 @@ var require_util2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/readable-stream/lib/internal/validators.js
+// node_modules/readable-stream/lib/internal/validators.js
 var require_validators = __commonJS({
-  "../../../work/main/node_modules/readable-stream/lib/internal/validators.js"(exports2, module) {
+  "node_modules/readable-stream/lib/internal/validators.js"(exports2, module) {
     "use strict";
     var {
       ArrayIsArray,
@@ -13284,16 +13284,16 @@ var require_validators = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/process/index.js
+// node_modules/process/index.js
 var require_process = __commonJS({
-  "../../../work/main/node_modules/process/index.js"(exports2, module) {
+  "node_modules/process/index.js"(exports2, module) {
     module.exports = global.process;
   }
 });
 
-// ../../../work/main/node_modules/readable-stream/lib/internal/shims/process.js
+// node_modules/readable-stream/lib/internal/shims/process.js
 var require_process2 = __commonJS({
-  "../../../work/main/node_modules/readable-stream/lib/internal/shims/process.js"(exports2, module) {
+  "node_modules/readable-stream/lib/internal/shims/process.js"(exports2, module) {
     "use strict";
     var process5 = ((base, esmKey, keys, isValid) => {
       if (esmKey in base && base[esmKey] === true) {
@@ -13314,9 +13314,9 @@ var require_process2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/readable-stream/lib/internal/streams/utils.js
+// node_modules/readable-stream/lib/internal/streams/utils.js
 var require_utils = __commonJS({
-  "../../../work/main/node_modules/readable-stream/lib/internal/streams/utils.js"(exports2, module) {
+  "node_modules/readable-stream/lib/internal/streams/utils.js"(exports2, module) {
     "use strict";
     var { SymbolAsyncIterator, SymbolIterator, SymbolFor } = require_primordials();
     var kIsDestroyed = SymbolFor("nodejs.stream.destroyed");
@@ -13523,9 +13523,9 @@ var require_utils = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/readable-stream/lib/internal/streams/end-of-stream.js
+// node_modules/readable-stream/lib/internal/streams/end-of-stream.js
 var require_end_of_stream = __commonJS({
-  "../../../work/main/node_modules/readable-stream/lib/internal/streams/end-of-stream.js"(exports2, module) {
+  "node_modules/readable-stream/lib/internal/streams/end-of-stream.js"(exports2, module) {
     "use strict";
     var process5 = require_process2();
     var { AbortError: AbortError3, codes } = require_errors();
@@ -13775,9 +13775,9 @@ var require_end_of_stream = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/readable-stream/lib/internal/streams/destroy.js
+// node_modules/readable-stream/lib/internal/streams/destroy.js
 var require_destroy2 = __commonJS({
-  "../../../work/main/node_modules/readable-stream/lib/internal/streams/destroy.js"(exports2, module) {
+  "node_modules/readable-stream/lib/internal/streams/destroy.js"(exports2, module) {
     "use strict";
     var process5 = require_process2();
     var {
@@ -14040,9 +14040,9 @@ var require_destroy2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/readable-stream/lib/internal/streams/legacy.js
+// node_modules/readable-stream/lib/internal/streams/legacy.js
 var require_legacy = __commonJS({
-  "../../../work/main/node_modules/readable-stream/lib/internal/streams/legacy.js"(exports2, module) {
+  "node_modules/readable-stream/lib/internal/streams/legacy.js"(exports2, module) {
     "use strict";
     var { ArrayIsArray, ObjectSetPrototypeOf } = require_primordials();
     var { EventEmitter: EE } = __require("events");
@@ -14119,9 +14119,9 @@ var require_legacy = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/readable-stream/lib/internal/streams/add-abort-signal.js
+// node_modules/readable-stream/lib/internal/streams/add-abort-signal.js
 var require_add_abort_signal = __commonJS({
-  "../../../work/main/node_modules/readable-stream/lib/internal/streams/add-abort-signal.js"(exports2, module) {
+  "node_modules/readable-stream/lib/internal/streams/add-abort-signal.js"(exports2, module) {
     "use strict";
     var { SymbolDispose } = require_primordials();
     var { AbortError: AbortError3, codes } = require_errors();
@@ -14170,9 +14170,9 @@ var require_add_abort_signal = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/readable-stream/lib/internal/streams/buffer_list.js
+// node_modules/readable-stream/lib/internal/streams/buffer_list.js
 var require_buffer_list = __commonJS({
-  "../../../work/main/node_modules/readable-stream/lib/internal/streams/buffer_list.js"(exports2, module) {
+  "node_modules/readable-stream/lib/internal/streams/buffer_list.js"(exports2, module) {
     "use strict";
     var { StringPrototypeSlice, SymbolIterator, TypedArrayPrototypeSet, Uint8Array: Uint8Array2 } = require_primordials();
     var { Buffer: Buffer3 } = __require("buffer");
@@ -14325,9 +14325,9 @@ var require_buffer_list = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/readable-stream/lib/internal/streams/state.js
+// node_modules/readable-stream/lib/internal/streams/state.js
 var require_state2 = __commonJS({
-  "../../../work/main/node_modules/readable-stream/lib/internal/streams/state.js"(exports2, module) {
+  "node_modules/readable-stream/lib/internal/streams/state.js"(exports2, module) {
     "use strict";
     var { MathFloor, NumberIsInteger } = require_primordials();
     var { validateInteger } = require_validators();
@@ -14367,9 +14367,9 @@ var require_state2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/safe-buffer/index.js
+// node_modules/safe-buffer/index.js
 var require_safe_buffer2 = __commonJS({
-  "../../../work/main/node_modules/safe-buffer/index.js"(exports2, module) {
+  "node_modules/safe-buffer/index.js"(exports2, module) {
     var buffer2 = __require("buffer");
     var Buffer3 = buffer2.Buffer;
     function copyProps(src, dst) {
@@ -14425,9 +14425,9 @@ var require_safe_buffer2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/string_decoder/lib/string_decoder.js
+// node_modules/string_decoder/lib/string_decoder.js
 var require_string_decoder2 = __commonJS({
-  "../../../work/main/node_modules/string_decoder/lib/string_decoder.js"(exports2) {
+  "node_modules/string_decoder/lib/string_decoder.js"(exports2) {
     "use strict";
     var Buffer3 = require_safe_buffer2().Buffer;
     var isEncoding = Buffer3.isEncoding || function(encoding) {
@@ -14663,9 +14663,9 @@ var require_string_decoder2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/readable-stream/lib/internal/streams/from.js
+// node_modules/readable-stream/lib/internal/streams/from.js
 var require_from = __commonJS({
-  "../../../work/main/node_modules/readable-stream/lib/internal/streams/from.js"(exports2, module) {
+  "node_modules/readable-stream/lib/internal/streams/from.js"(exports2, module) {
     "use strict";
     var process5 = require_process2();
     var { PromisePrototypeThen, SymbolAsyncIterator, SymbolIterator } = require_primordials();
@@ -14758,9 +14758,9 @@ var require_from = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/readable-stream/lib/internal/streams/readable.js
+// node_modules/readable-stream/lib/internal/streams/readable.js
 var require_readable2 = __commonJS({
-  "../../../work/main/node_modules/readable-stream/lib/internal/streams/readable.js"(exports2, module) {
+  "node_modules/readable-stream/lib/internal/streams/readable.js"(exports2, module) {
     "use strict";
     var process5 = require_process2();
     var {
@@ -15724,9 +15724,9 @@ var require_readable2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/readable-stream/lib/internal/streams/writable.js
+// node_modules/readable-stream/lib/internal/streams/writable.js
 var require_writable = __commonJS({
-  "../../../work/main/node_modules/readable-stream/lib/internal/streams/writable.js"(exports2, module) {
+  "node_modules/readable-stream/lib/internal/streams/writable.js"(exports2, module) {
     "use strict";
     var process5 = require_process2();
     var {
@@ -16345,9 +16345,9 @@ var require_writable = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/readable-stream/lib/internal/streams/duplexify.js
+// node_modules/readable-stream/lib/internal/streams/duplexify.js
 var require_duplexify = __commonJS({
-  "../../../work/main/node_modules/readable-stream/lib/internal/streams/duplexify.js"(exports2, module) {
+  "node_modules/readable-stream/lib/internal/streams/duplexify.js"(exports2, module) {
     var process5 = require_process2();
     var bufferModule = __require("buffer");
     var {
@@ -16692,9 +16692,9 @@ var require_duplexify = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/readable-stream/lib/internal/streams/duplex.js
+// node_modules/readable-stream/lib/internal/streams/duplex.js
 var require_duplex = __commonJS({
-  "../../../work/main/node_modules/readable-stream/lib/internal/streams/duplex.js"(exports2, module) {
+  "node_modules/readable-stream/lib/internal/streams/duplex.js"(exports2, module) {
     "use strict";
     var {
       ObjectDefineProperties,
@@ -16809,9 +16809,9 @@ var require_duplex = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/readable-stream/lib/internal/streams/transform.js
+// node_modules/readable-stream/lib/internal/streams/transform.js
 var require_transform = __commonJS({
-  "../../../work/main/node_modules/readable-stream/lib/internal/streams/transform.js"(exports2, module) {
+  "node_modules/readable-stream/lib/internal/streams/transform.js"(exports2, module) {
     "use strict";
     var { ObjectSetPrototypeOf, Symbol: Symbol2 } = require_primordials();
     module.exports = Transform3;
@@ -16911,9 +16911,9 @@ var require_transform = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/readable-stream/lib/internal/streams/passthrough.js
+// node_modules/readable-stream/lib/internal/streams/passthrough.js
 var require_passthrough2 = __commonJS({
-  "../../../work/main/node_modules/readable-stream/lib/internal/streams/passthrough.js"(exports2, module) {
+  "node_modules/readable-stream/lib/internal/streams/passthrough.js"(exports2, module) {
     "use strict";
     var { ObjectSetPrototypeOf } = require_primordials();
     module.exports = PassThrough3;
@@ -16930,9 +16930,9 @@ var require_passthrough2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/readable-stream/lib/internal/streams/pipeline.js
+// node_modules/readable-stream/lib/internal/streams/pipeline.js
 var require_pipeline = __commonJS({
-  "../../../work/main/node_modules/readable-stream/lib/internal/streams/pipeline.js"(exports2, module) {
+  "node_modules/readable-stream/lib/internal/streams/pipeline.js"(exports2, module) {
     var process5 = require_process2();
     var { ArrayIsArray, Promise: Promise2, SymbolAsyncIterator, SymbolDispose } = require_primordials();
     var eos = require_end_of_stream();
@@ -17358,9 +17358,9 @@ var require_pipeline = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/readable-stream/lib/internal/streams/compose.js
+// node_modules/readable-stream/lib/internal/streams/compose.js
 var require_compose = __commonJS({
-  "../../../work/main/node_modules/readable-stream/lib/internal/streams/compose.js"(exports2, module) {
+  "node_modules/readable-stream/lib/internal/streams/compose.js"(exports2, module) {
     "use strict";
     var { pipeline } = require_pipeline();
     var Duplex = require_duplex();
@@ -17551,9 +17551,9 @@ var require_compose = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/readable-stream/lib/internal/streams/operators.js
+// node_modules/readable-stream/lib/internal/streams/operators.js
 var require_operators = __commonJS({
-  "../../../work/main/node_modules/readable-stream/lib/internal/streams/operators.js"(exports2, module) {
+  "node_modules/readable-stream/lib/internal/streams/operators.js"(exports2, module) {
     "use strict";
     var AbortController2 = globalThis.AbortController || require_abort_controller().AbortController;
     var {
@@ -17956,9 +17956,9 @@ var require_operators = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/readable-stream/lib/stream/promises.js
+// node_modules/readable-stream/lib/stream/promises.js
 var require_promises = __commonJS({
-  "../../../work/main/node_modules/readable-stream/lib/stream/promises.js"(exports2, module) {
+  "node_modules/readable-stream/lib/stream/promises.js"(exports2, module) {
     "use strict";
     var { ArrayPrototypePop, Promise: Promise2 } = require_primordials();
     var { isIterable, isNodeStream, isWebStream } = require_utils();
@@ -17998,9 +17998,9 @@ var require_promises = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/readable-stream/lib/stream.js
+// node_modules/readable-stream/lib/stream.js
 var require_stream2 = __commonJS({
-  "../../../work/main/node_modules/readable-stream/lib/stream.js"(exports2, module) {
+  "node_modules/readable-stream/lib/stream.js"(exports2, module) {
     "use strict";
     var { Buffer: Buffer3 } = __require("buffer");
     var { ObjectDefineProperty, ObjectKeys, ReflectApply } = require_primordials();
@@ -18117,9 +18117,9 @@ var require_stream2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/readable-stream/lib/ours/index.js
+// node_modules/readable-stream/lib/ours/index.js
 var require_ours = __commonJS({
-  "../../../work/main/node_modules/readable-stream/lib/ours/index.js"(exports2, module) {
+  "node_modules/readable-stream/lib/ours/index.js"(exports2, module) {
     "use strict";
     var Stream2 = __require("stream");
     if (Stream2 && process.env.READABLE_STREAM === "disable") {
@@ -18181,9 +18181,9 @@ var require_ours = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_arrayPush.js
+// node_modules/lodash/_arrayPush.js
 var require_arrayPush = __commonJS({
-  "../../../work/main/node_modules/lodash/_arrayPush.js"(exports2, module) {
+  "node_modules/lodash/_arrayPush.js"(exports2, module) {
     function arrayPush(array, values) {
       var index = -1, length = values.length, offset = array.length;
       while (++index < length) {
@@ -18195,9 +18195,9 @@ var require_arrayPush = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_isFlattenable.js
+// node_modules/lodash/_isFlattenable.js
 var require_isFlattenable = __commonJS({
-  "../../../work/main/node_modules/lodash/_isFlattenable.js"(exports2, module) {
+  "node_modules/lodash/_isFlattenable.js"(exports2, module) {
     var Symbol2 = require_Symbol();
     var isArguments = require_isArguments();
     var isArray = require_isArray();
@@ -18209,9 +18209,9 @@ var require_isFlattenable = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_baseFlatten.js
+// node_modules/lodash/_baseFlatten.js
 var require_baseFlatten = __commonJS({
-  "../../../work/main/node_modules/lodash/_baseFlatten.js"(exports2, module) {
+  "node_modules/lodash/_baseFlatten.js"(exports2, module) {
     var arrayPush = require_arrayPush();
     var isFlattenable = require_isFlattenable();
     function baseFlatten(array, depth, predicate, isStrict, result) {
@@ -18236,9 +18236,9 @@ var require_baseFlatten = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/flatten.js
+// node_modules/lodash/flatten.js
 var require_flatten = __commonJS({
-  "../../../work/main/node_modules/lodash/flatten.js"(exports2, module) {
+  "node_modules/lodash/flatten.js"(exports2, module) {
     var baseFlatten = require_baseFlatten();
     function flatten(array) {
       var length = array == null ? 0 : array.length;
@@ -18248,18 +18248,18 @@ var require_flatten = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_nativeCreate.js
+// node_modules/lodash/_nativeCreate.js
 var require_nativeCreate = __commonJS({
-  "../../../work/main/node_modules/lodash/_nativeCreate.js"(exports2, module) {
+  "node_modules/lodash/_nativeCreate.js"(exports2, module) {
     var getNative = require_getNative();
     var nativeCreate = getNative(Object, "create");
     module.exports = nativeCreate;
   }
 });
 
-// ../../../work/main/node_modules/lodash/_hashClear.js
+// node_modules/lodash/_hashClear.js
 var require_hashClear = __commonJS({
-  "../../../work/main/node_modules/lodash/_hashClear.js"(exports2, module) {
+  "node_modules/lodash/_hashClear.js"(exports2, module) {
     var nativeCreate = require_nativeCreate();
     function hashClear() {
       this.__data__ = nativeCreate ? nativeCreate(null) : {};
@@ -18269,9 +18269,9 @@ var require_hashClear = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_hashDelete.js
+// node_modules/lodash/_hashDelete.js
 var require_hashDelete = __commonJS({
-  "../../../work/main/node_modules/lodash/_hashDelete.js"(exports2, module) {
+  "node_modules/lodash/_hashDelete.js"(exports2, module) {
     function hashDelete(key) {
       var result = this.has(key) && delete this.__data__[key];
       this.size -= result ? 1 : 0;
@@ -18281,9 +18281,9 @@ var require_hashDelete = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_hashGet.js
+// node_modules/lodash/_hashGet.js
 var require_hashGet = __commonJS({
-  "../../../work/main/node_modules/lodash/_hashGet.js"(exports2, module) {
+  "node_modules/lodash/_hashGet.js"(exports2, module) {
     var nativeCreate = require_nativeCreate();
     var HASH_UNDEFINED = "__lodash_hash_undefined__";
     var objectProto = Object.prototype;
@@ -18300,9 +18300,9 @@ var require_hashGet = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_hashHas.js
+// node_modules/lodash/_hashHas.js
 var require_hashHas = __commonJS({
-  "../../../work/main/node_modules/lodash/_hashHas.js"(exports2, module) {
+  "node_modules/lodash/_hashHas.js"(exports2, module) {
     var nativeCreate = require_nativeCreate();
     var objectProto = Object.prototype;
     var hasOwnProperty = objectProto.hasOwnProperty;
@@ -18314,9 +18314,9 @@ var require_hashHas = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_hashSet.js
+// node_modules/lodash/_hashSet.js
 var require_hashSet = __commonJS({
-  "../../../work/main/node_modules/lodash/_hashSet.js"(exports2, module) {
+  "node_modules/lodash/_hashSet.js"(exports2, module) {
     var nativeCreate = require_nativeCreate();
     var HASH_UNDEFINED = "__lodash_hash_undefined__";
     function hashSet(key, value) {
@@ -18329,9 +18329,9 @@ var require_hashSet = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_Hash.js
+// node_modules/lodash/_Hash.js
 var require_Hash = __commonJS({
-  "../../../work/main/node_modules/lodash/_Hash.js"(exports2, module) {
+  "node_modules/lodash/_Hash.js"(exports2, module) {
     var hashClear = require_hashClear();
     var hashDelete = require_hashDelete();
     var hashGet = require_hashGet();
@@ -18354,9 +18354,9 @@ var require_Hash = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_listCacheClear.js
+// node_modules/lodash/_listCacheClear.js
 var require_listCacheClear = __commonJS({
-  "../../../work/main/node_modules/lodash/_listCacheClear.js"(exports2, module) {
+  "node_modules/lodash/_listCacheClear.js"(exports2, module) {
     function listCacheClear() {
       this.__data__ = [];
       this.size = 0;
@@ -18365,9 +18365,9 @@ var require_listCacheClear = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_assocIndexOf.js
+// node_modules/lodash/_assocIndexOf.js
 var require_assocIndexOf = __commonJS({
-  "../../../work/main/node_modules/lodash/_assocIndexOf.js"(exports2, module) {
+  "node_modules/lodash/_assocIndexOf.js"(exports2, module) {
     var eq = require_eq();
     function assocIndexOf(array, key) {
       var length = array.length;
@@ -18382,9 +18382,9 @@ var require_assocIndexOf = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_listCacheDelete.js
+// node_modules/lodash/_listCacheDelete.js
 var require_listCacheDelete = __commonJS({
-  "../../../work/main/node_modules/lodash/_listCacheDelete.js"(exports2, module) {
+  "node_modules/lodash/_listCacheDelete.js"(exports2, module) {
     var assocIndexOf = require_assocIndexOf();
     var arrayProto = Array.prototype;
     var splice = arrayProto.splice;
@@ -18406,9 +18406,9 @@ var require_listCacheDelete = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_listCacheGet.js
+// node_modules/lodash/_listCacheGet.js
 var require_listCacheGet = __commonJS({
-  "../../../work/main/node_modules/lodash/_listCacheGet.js"(exports2, module) {
+  "node_modules/lodash/_listCacheGet.js"(exports2, module) {
     var assocIndexOf = require_assocIndexOf();
     function listCacheGet(key) {
       var data = this.__data__, index = assocIndexOf(data, key);
@@ -18418,9 +18418,9 @@ var require_listCacheGet = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_listCacheHas.js
+// node_modules/lodash/_listCacheHas.js
 var require_listCacheHas = __commonJS({
-  "../../../work/main/node_modules/lodash/_listCacheHas.js"(exports2, module) {
+  "node_modules/lodash/_listCacheHas.js"(exports2, module) {
     var assocIndexOf = require_assocIndexOf();
     function listCacheHas(key) {
       return assocIndexOf(this.__data__, key) > -1;
@@ -18429,9 +18429,9 @@ var require_listCacheHas = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_listCacheSet.js
+// node_modules/lodash/_listCacheSet.js
 var require_listCacheSet = __commonJS({
-  "../../../work/main/node_modules/lodash/_listCacheSet.js"(exports2, module) {
+  "node_modules/lodash/_listCacheSet.js"(exports2, module) {
     var assocIndexOf = require_assocIndexOf();
     function listCacheSet(key, value) {
       var data = this.__data__, index = assocIndexOf(data, key);
@@ -18447,9 +18447,9 @@ var require_listCacheSet = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_ListCache.js
+// node_modules/lodash/_ListCache.js
 var require_ListCache = __commonJS({
-  "../../../work/main/node_modules/lodash/_ListCache.js"(exports2, module) {
+  "node_modules/lodash/_ListCache.js"(exports2, module) {
     var listCacheClear = require_listCacheClear();
     var listCacheDelete = require_listCacheDelete();
     var listCacheGet = require_listCacheGet();
@@ -18472,9 +18472,9 @@ var require_ListCache = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_Map.js
+// node_modules/lodash/_Map.js
 var require_Map = __commonJS({
-  "../../../work/main/node_modules/lodash/_Map.js"(exports2, module) {
+  "node_modules/lodash/_Map.js"(exports2, module) {
     var getNative = require_getNative();
     var root = require_root();
     var Map2 = getNative(root, "Map");
@@ -18482,9 +18482,9 @@ var require_Map = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_mapCacheClear.js
+// node_modules/lodash/_mapCacheClear.js
 var require_mapCacheClear = __commonJS({
-  "../../../work/main/node_modules/lodash/_mapCacheClear.js"(exports2, module) {
+  "node_modules/lodash/_mapCacheClear.js"(exports2, module) {
     var Hash = require_Hash();
     var ListCache = require_ListCache();
     var Map2 = require_Map();
@@ -18500,9 +18500,9 @@ var require_mapCacheClear = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_isKeyable.js
+// node_modules/lodash/_isKeyable.js
 var require_isKeyable = __commonJS({
-  "../../../work/main/node_modules/lodash/_isKeyable.js"(exports2, module) {
+  "node_modules/lodash/_isKeyable.js"(exports2, module) {
     function isKeyable(value) {
       var type = typeof value;
       return type == "string" || type == "number" || type == "symbol" || type == "boolean" ? value !== "__proto__" : value === null;
@@ -18511,9 +18511,9 @@ var require_isKeyable = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_getMapData.js
+// node_modules/lodash/_getMapData.js
 var require_getMapData = __commonJS({
-  "../../../work/main/node_modules/lodash/_getMapData.js"(exports2, module) {
+  "node_modules/lodash/_getMapData.js"(exports2, module) {
     var isKeyable = require_isKeyable();
     function getMapData(map, key) {
       var data = map.__data__;
@@ -18523,9 +18523,9 @@ var require_getMapData = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_mapCacheDelete.js
+// node_modules/lodash/_mapCacheDelete.js
 var require_mapCacheDelete = __commonJS({
-  "../../../work/main/node_modules/lodash/_mapCacheDelete.js"(exports2, module) {
+  "node_modules/lodash/_mapCacheDelete.js"(exports2, module) {
     var getMapData = require_getMapData();
     function mapCacheDelete(key) {
       var result = getMapData(this, key)["delete"](key);
@@ -18536,9 +18536,9 @@ var require_mapCacheDelete = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_mapCacheGet.js
+// node_modules/lodash/_mapCacheGet.js
 var require_mapCacheGet = __commonJS({
-  "../../../work/main/node_modules/lodash/_mapCacheGet.js"(exports2, module) {
+  "node_modules/lodash/_mapCacheGet.js"(exports2, module) {
     var getMapData = require_getMapData();
     function mapCacheGet(key) {
       return getMapData(this, key).get(key);
@@ -18547,9 +18547,9 @@ var require_mapCacheGet = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_mapCacheHas.js
+// node_modules/lodash/_mapCacheHas.js
 var require_mapCacheHas = __commonJS({
-  "../../../work/main/node_modules/lodash/_mapCacheHas.js"(exports2, module) {
+  "node_modules/lodash/_mapCacheHas.js"(exports2, module) {
     var getMapData = require_getMapData();
     function mapCacheHas(key) {
       return getMapData(this, key).has(key);
@@ -18558,9 +18558,9 @@ var require_mapCacheHas = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_mapCacheSet.js
+// node_modules/lodash/_mapCacheSet.js
 var require_mapCacheSet = __commonJS({
-  "../../../work/main/node_modules/lodash/_mapCacheSet.js"(exports2, module) {
+  "node_modules/lodash/_mapCacheSet.js"(exports2, module) {
     var getMapData = require_getMapData();
     function mapCacheSet(key, value) {
       var data = getMapData(this, key), size = data.size;
@@ -18572,9 +18572,9 @@ var require_mapCacheSet = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_MapCache.js
+// node_modules/lodash/_MapCache.js
 var require_MapCache = __commonJS({
-  "../../../work/main/node_modules/lodash/_MapCache.js"(exports2, module) {
+  "node_modules/lodash/_MapCache.js"(exports2, module) {
     var mapCacheClear = require_mapCacheClear();
     var mapCacheDelete = require_mapCacheDelete();
     var mapCacheGet = require_mapCacheGet();
@@ -18597,9 +18597,9 @@ var require_MapCache = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_setCacheAdd.js
+// node_modules/lodash/_setCacheAdd.js
 var require_setCacheAdd = __commonJS({
-  "../../../work/main/node_modules/lodash/_setCacheAdd.js"(exports2, module) {
+  "node_modules/lodash/_setCacheAdd.js"(exports2, module) {
     var HASH_UNDEFINED = "__lodash_hash_undefined__";
     function setCacheAdd(value) {
       this.__data__.set(value, HASH_UNDEFINED);
@@ -18609,9 +18609,9 @@ var require_setCacheAdd = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_setCacheHas.js
+// node_modules/lodash/_setCacheHas.js
 var require_setCacheHas = __commonJS({
-  "../../../work/main/node_modules/lodash/_setCacheHas.js"(exports2, module) {
+  "node_modules/lodash/_setCacheHas.js"(exports2, module) {
     function setCacheHas(value) {
       return this.__data__.has(value);
     }
@@ -18619,9 +18619,9 @@ var require_setCacheHas = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_SetCache.js
+// node_modules/lodash/_SetCache.js
 var require_SetCache = __commonJS({
-  "../../../work/main/node_modules/lodash/_SetCache.js"(exports2, module) {
+  "node_modules/lodash/_SetCache.js"(exports2, module) {
     var MapCache = require_MapCache();
     var setCacheAdd = require_setCacheAdd();
     var setCacheHas = require_setCacheHas();
@@ -18638,9 +18638,9 @@ var require_SetCache = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_baseFindIndex.js
+// node_modules/lodash/_baseFindIndex.js
 var require_baseFindIndex = __commonJS({
-  "../../../work/main/node_modules/lodash/_baseFindIndex.js"(exports2, module) {
+  "node_modules/lodash/_baseFindIndex.js"(exports2, module) {
     function baseFindIndex(array, predicate, fromIndex, fromRight) {
       var length = array.length, index = fromIndex + (fromRight ? 1 : -1);
       while (fromRight ? index-- : ++index < length) {
@@ -18654,9 +18654,9 @@ var require_baseFindIndex = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_baseIsNaN.js
+// node_modules/lodash/_baseIsNaN.js
 var require_baseIsNaN = __commonJS({
-  "../../../work/main/node_modules/lodash/_baseIsNaN.js"(exports2, module) {
+  "node_modules/lodash/_baseIsNaN.js"(exports2, module) {
     function baseIsNaN(value) {
       return value !== value;
     }
@@ -18664,9 +18664,9 @@ var require_baseIsNaN = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_strictIndexOf.js
+// node_modules/lodash/_strictIndexOf.js
 var require_strictIndexOf = __commonJS({
-  "../../../work/main/node_modules/lodash/_strictIndexOf.js"(exports2, module) {
+  "node_modules/lodash/_strictIndexOf.js"(exports2, module) {
     function strictIndexOf(array, value, fromIndex) {
       var index = fromIndex - 1, length = array.length;
       while (++index < length) {
@@ -18680,9 +18680,9 @@ var require_strictIndexOf = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_baseIndexOf.js
+// node_modules/lodash/_baseIndexOf.js
 var require_baseIndexOf = __commonJS({
-  "../../../work/main/node_modules/lodash/_baseIndexOf.js"(exports2, module) {
+  "node_modules/lodash/_baseIndexOf.js"(exports2, module) {
     var baseFindIndex = require_baseFindIndex();
     var baseIsNaN = require_baseIsNaN();
     var strictIndexOf = require_strictIndexOf();
@@ -18693,9 +18693,9 @@ var require_baseIndexOf = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_arrayIncludes.js
+// node_modules/lodash/_arrayIncludes.js
 var require_arrayIncludes = __commonJS({
-  "../../../work/main/node_modules/lodash/_arrayIncludes.js"(exports2, module) {
+  "node_modules/lodash/_arrayIncludes.js"(exports2, module) {
     var baseIndexOf = require_baseIndexOf();
     function arrayIncludes(array, value) {
       var length = array == null ? 0 : array.length;
@@ -18705,9 +18705,9 @@ var require_arrayIncludes = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_arrayIncludesWith.js
+// node_modules/lodash/_arrayIncludesWith.js
 var require_arrayIncludesWith = __commonJS({
-  "../../../work/main/node_modules/lodash/_arrayIncludesWith.js"(exports2, module) {
+  "node_modules/lodash/_arrayIncludesWith.js"(exports2, module) {
     function arrayIncludesWith(array, value, comparator) {
       var index = -1, length = array == null ? 0 : array.length;
       while (++index < length) {
@@ -18721,9 +18721,9 @@ var require_arrayIncludesWith = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_arrayMap.js
+// node_modules/lodash/_arrayMap.js
 var require_arrayMap = __commonJS({
-  "../../../work/main/node_modules/lodash/_arrayMap.js"(exports2, module) {
+  "node_modules/lodash/_arrayMap.js"(exports2, module) {
     function arrayMap(array, iteratee) {
       var index = -1, length = array == null ? 0 : array.length, result = Array(length);
       while (++index < length) {
@@ -18735,9 +18735,9 @@ var require_arrayMap = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_cacheHas.js
+// node_modules/lodash/_cacheHas.js
 var require_cacheHas = __commonJS({
-  "../../../work/main/node_modules/lodash/_cacheHas.js"(exports2, module) {
+  "node_modules/lodash/_cacheHas.js"(exports2, module) {
     function cacheHas(cache, key) {
       return cache.has(key);
     }
@@ -18745,9 +18745,9 @@ var require_cacheHas = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_baseDifference.js
+// node_modules/lodash/_baseDifference.js
 var require_baseDifference = __commonJS({
-  "../../../work/main/node_modules/lodash/_baseDifference.js"(exports2, module) {
+  "node_modules/lodash/_baseDifference.js"(exports2, module) {
     var SetCache = require_SetCache();
     var arrayIncludes = require_arrayIncludes();
     var arrayIncludesWith = require_arrayIncludesWith();
@@ -18793,9 +18793,9 @@ var require_baseDifference = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/isArrayLikeObject.js
+// node_modules/lodash/isArrayLikeObject.js
 var require_isArrayLikeObject = __commonJS({
-  "../../../work/main/node_modules/lodash/isArrayLikeObject.js"(exports2, module) {
+  "node_modules/lodash/isArrayLikeObject.js"(exports2, module) {
     var isArrayLike = require_isArrayLike();
     var isObjectLike = require_isObjectLike();
     function isArrayLikeObject(value) {
@@ -18805,9 +18805,9 @@ var require_isArrayLikeObject = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/difference.js
+// node_modules/lodash/difference.js
 var require_difference = __commonJS({
-  "../../../work/main/node_modules/lodash/difference.js"(exports2, module) {
+  "node_modules/lodash/difference.js"(exports2, module) {
     var baseDifference = require_baseDifference();
     var baseFlatten = require_baseFlatten();
     var baseRest = require_baseRest();
@@ -18819,9 +18819,9 @@ var require_difference = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_Set.js
+// node_modules/lodash/_Set.js
 var require_Set = __commonJS({
-  "../../../work/main/node_modules/lodash/_Set.js"(exports2, module) {
+  "node_modules/lodash/_Set.js"(exports2, module) {
     var getNative = require_getNative();
     var root = require_root();
     var Set2 = getNative(root, "Set");
@@ -18829,18 +18829,18 @@ var require_Set = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/noop.js
+// node_modules/lodash/noop.js
 var require_noop = __commonJS({
-  "../../../work/main/node_modules/lodash/noop.js"(exports2, module) {
+  "node_modules/lodash/noop.js"(exports2, module) {
     function noop2() {
     }
     module.exports = noop2;
   }
 });
 
-// ../../../work/main/node_modules/lodash/_setToArray.js
+// node_modules/lodash/_setToArray.js
 var require_setToArray = __commonJS({
-  "../../../work/main/node_modules/lodash/_setToArray.js"(exports2, module) {
+  "node_modules/lodash/_setToArray.js"(exports2, module) {
     function setToArray(set) {
       var index = -1, result = Array(set.size);
       set.forEach(function(value) {
@@ -18852,9 +18852,9 @@ var require_setToArray = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_createSet.js
+// node_modules/lodash/_createSet.js
 var require_createSet = __commonJS({
-  "../../../work/main/node_modules/lodash/_createSet.js"(exports2, module) {
+  "node_modules/lodash/_createSet.js"(exports2, module) {
     var Set2 = require_Set();
     var noop2 = require_noop();
     var setToArray = require_setToArray();
@@ -18866,9 +18866,9 @@ var require_createSet = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_baseUniq.js
+// node_modules/lodash/_baseUniq.js
 var require_baseUniq = __commonJS({
-  "../../../work/main/node_modules/lodash/_baseUniq.js"(exports2, module) {
+  "node_modules/lodash/_baseUniq.js"(exports2, module) {
     var SetCache = require_SetCache();
     var arrayIncludes = require_arrayIncludes();
     var arrayIncludesWith = require_arrayIncludesWith();
@@ -18920,9 +18920,9 @@ var require_baseUniq = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/union.js
+// node_modules/lodash/union.js
 var require_union = __commonJS({
-  "../../../work/main/node_modules/lodash/union.js"(exports2, module) {
+  "node_modules/lodash/union.js"(exports2, module) {
     var baseFlatten = require_baseFlatten();
     var baseRest = require_baseRest();
     var baseUniq = require_baseUniq();
@@ -18934,9 +18934,9 @@ var require_union = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_overArg.js
+// node_modules/lodash/_overArg.js
 var require_overArg = __commonJS({
-  "../../../work/main/node_modules/lodash/_overArg.js"(exports2, module) {
+  "node_modules/lodash/_overArg.js"(exports2, module) {
     function overArg(func, transform) {
       return function(arg) {
         return func(transform(arg));
@@ -18946,18 +18946,18 @@ var require_overArg = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lodash/_getPrototype.js
+// node_modules/lodash/_getPrototype.js
 var require_getPrototype = __commonJS({
-  "../../../work/main/node_modules/lodash/_getPrototype.js"(exports2, module) {
+  "node_modules/lodash/_getPrototype.js"(exports2, module) {
     var overArg = require_overArg();
     var getPrototype = overArg(Object.getPrototypeOf, Object);
     module.exports = getPrototype;
   }
 });
 
-// ../../../work/main/node_modules/lodash/isPlainObject.js
+// node_modules/lodash/isPlainObject.js
 var require_isPlainObject = __commonJS({
-  "../../../work/main/node_modules/lodash/isPlainObject.js"(exports2, module) {
+  "node_modules/lodash/isPlainObject.js"(exports2, module) {
     var baseGetTag = require_baseGetTag();
     var getPrototype = require_getPrototype();
     var isObjectLike = require_isObjectLike();
@@ -18982,9 +18982,9 @@ var require_isPlainObject = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/glob/node_modules/brace-expansion/index.js
+// node_modules/glob/node_modules/brace-expansion/index.js
 var require_brace_expansion2 = __commonJS({
-  "../../../work/main/node_modules/glob/node_modules/brace-expansion/index.js"(exports2, module) {
+  "node_modules/glob/node_modules/brace-expansion/index.js"(exports2, module) {
     var balanced = require_balanced_match();
     module.exports = expandTop;
     var escSlash = "\0SLASH" + Math.random().toFixed(16) + "\0";
@@ -19377,9 +19377,9 @@ var require_brace_expansion2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/glob/node_modules/minimatch/dist/commonjs/assert-valid-pattern.js
+// node_modules/glob/node_modules/minimatch/dist/commonjs/assert-valid-pattern.js
 var require_assert_valid_pattern = __commonJS({
-  "../../../work/main/node_modules/glob/node_modules/minimatch/dist/commonjs/assert-valid-pattern.js"(exports2) {
+  "node_modules/glob/node_modules/minimatch/dist/commonjs/assert-valid-pattern.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.assertValidPattern = void 0;
@@ -19396,9 +19396,9 @@ var require_assert_valid_pattern = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/glob/node_modules/minimatch/dist/commonjs/brace-expressions.js
+// node_modules/glob/node_modules/minimatch/dist/commonjs/brace-expressions.js
 var require_brace_expressions = __commonJS({
-  "../../../work/main/node_modules/glob/node_modules/minimatch/dist/commonjs/brace-expressions.js"(exports2) {
+  "node_modules/glob/node_modules/minimatch/dist/commonjs/brace-expressions.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.parseClass = void 0;
@@ -19513,9 +19513,9 @@ var require_brace_expressions = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/glob/node_modules/minimatch/dist/commonjs/unescape.js
+// node_modules/glob/node_modules/minimatch/dist/commonjs/unescape.js
 var require_unescape = __commonJS({
-  "../../../work/main/node_modules/glob/node_modules/minimatch/dist/commonjs/unescape.js"(exports2) {
+  "node_modules/glob/node_modules/minimatch/dist/commonjs/unescape.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.unescape = void 0;
@@ -19526,9 +19526,9 @@ var require_unescape = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/glob/node_modules/minimatch/dist/commonjs/ast.js
+// node_modules/glob/node_modules/minimatch/dist/commonjs/ast.js
 var require_ast = __commonJS({
-  "../../../work/main/node_modules/glob/node_modules/minimatch/dist/commonjs/ast.js"(exports2) {
+  "node_modules/glob/node_modules/minimatch/dist/commonjs/ast.js"(exports2) {
     "use strict";
     var _a;
     Object.defineProperty(exports2, "__esModule", { value: true });
@@ -20148,9 +20148,9 @@ var require_ast = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/glob/node_modules/minimatch/dist/commonjs/escape.js
+// node_modules/glob/node_modules/minimatch/dist/commonjs/escape.js
 var require_escape = __commonJS({
-  "../../../work/main/node_modules/glob/node_modules/minimatch/dist/commonjs/escape.js"(exports2) {
+  "node_modules/glob/node_modules/minimatch/dist/commonjs/escape.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.escape = void 0;
@@ -20161,9 +20161,9 @@ var require_escape = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/glob/node_modules/minimatch/dist/commonjs/index.js
+// node_modules/glob/node_modules/minimatch/dist/commonjs/index.js
 var require_commonjs3 = __commonJS({
-  "../../../work/main/node_modules/glob/node_modules/minimatch/dist/commonjs/index.js"(exports2) {
+  "node_modules/glob/node_modules/minimatch/dist/commonjs/index.js"(exports2) {
     "use strict";
     var __importDefault = exports2 && exports2.__importDefault || function(mod) {
       return mod && mod.__esModule ? mod : { "default": mod };
@@ -20983,9 +20983,9 @@ var require_commonjs3 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/lru-cache/dist/commonjs/index.js
+// node_modules/lru-cache/dist/commonjs/index.js
 var require_commonjs4 = __commonJS({
-  "../../../work/main/node_modules/lru-cache/dist/commonjs/index.js"(exports2) {
+  "node_modules/lru-cache/dist/commonjs/index.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.LRUCache = void 0;
@@ -22359,9 +22359,9 @@ var require_commonjs4 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/minipass/dist/commonjs/index.js
+// node_modules/minipass/dist/commonjs/index.js
 var require_commonjs5 = __commonJS({
-  "../../../work/main/node_modules/minipass/dist/commonjs/index.js"(exports2) {
+  "node_modules/minipass/dist/commonjs/index.js"(exports2) {
     "use strict";
     var __importDefault = exports2 && exports2.__importDefault || function(mod) {
       return mod && mod.__esModule ? mod : { "default": mod };
@@ -23255,9 +23255,9 @@ var require_commonjs5 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/path-scurry/dist/commonjs/index.js
+// node_modules/path-scurry/dist/commonjs/index.js
 var require_commonjs6 = __commonJS({
-  "../../../work/main/node_modules/path-scurry/dist/commonjs/index.js"(exports2) {
+  "node_modules/path-scurry/dist/commonjs/index.js"(exports2) {
     "use strict";
     var __createBinding = exports2 && exports2.__createBinding || (Object.create ? (function(o, m, k, k2) {
       if (k2 === void 0) k2 = k;
@@ -25029,9 +25029,9 @@ var require_commonjs6 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/glob/dist/commonjs/pattern.js
+// node_modules/glob/dist/commonjs/pattern.js
 var require_pattern = __commonJS({
-  "../../../work/main/node_modules/glob/dist/commonjs/pattern.js"(exports2) {
+  "node_modules/glob/dist/commonjs/pattern.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.Pattern = void 0;
@@ -25203,9 +25203,9 @@ var require_pattern = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/glob/dist/commonjs/ignore.js
+// node_modules/glob/dist/commonjs/ignore.js
 var require_ignore = __commonJS({
-  "../../../work/main/node_modules/glob/dist/commonjs/ignore.js"(exports2) {
+  "node_modules/glob/dist/commonjs/ignore.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.Ignore = void 0;
@@ -25300,9 +25300,9 @@ var require_ignore = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/glob/dist/commonjs/processor.js
+// node_modules/glob/dist/commonjs/processor.js
 var require_processor = __commonJS({
-  "../../../work/main/node_modules/glob/dist/commonjs/processor.js"(exports2) {
+  "node_modules/glob/dist/commonjs/processor.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.Processor = exports2.SubWalks = exports2.MatchRecord = exports2.HasWalkedCache = void 0;
@@ -25533,9 +25533,9 @@ var require_processor = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/glob/dist/commonjs/walker.js
+// node_modules/glob/dist/commonjs/walker.js
 var require_walker = __commonJS({
-  "../../../work/main/node_modules/glob/dist/commonjs/walker.js"(exports2) {
+  "node_modules/glob/dist/commonjs/walker.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.GlobStream = exports2.GlobWalker = exports2.GlobUtil = void 0;
@@ -25873,9 +25873,9 @@ var require_walker = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/glob/dist/commonjs/glob.js
+// node_modules/glob/dist/commonjs/glob.js
 var require_glob = __commonJS({
-  "../../../work/main/node_modules/glob/dist/commonjs/glob.js"(exports2) {
+  "node_modules/glob/dist/commonjs/glob.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.Glob = void 0;
@@ -26086,9 +26086,9 @@ var require_glob = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/glob/dist/commonjs/has-magic.js
+// node_modules/glob/dist/commonjs/has-magic.js
 var require_has_magic = __commonJS({
-  "../../../work/main/node_modules/glob/dist/commonjs/has-magic.js"(exports2) {
+  "node_modules/glob/dist/commonjs/has-magic.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.hasMagic = void 0;
@@ -26107,9 +26107,9 @@ var require_has_magic = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/glob/dist/commonjs/index.js
+// node_modules/glob/dist/commonjs/index.js
 var require_commonjs7 = __commonJS({
-  "../../../work/main/node_modules/glob/dist/commonjs/index.js"(exports2) {
+  "node_modules/glob/dist/commonjs/index.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.glob = exports2.sync = exports2.iterate = exports2.iterateSync = exports2.stream = exports2.streamSync = exports2.Ignore = exports2.hasMagic = exports2.Glob = exports2.unescape = exports2.escape = void 0;
@@ -26189,9 +26189,9 @@ var require_commonjs7 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/archiver-utils/file.js
+// node_modules/archiver-utils/file.js
 var require_file = __commonJS({
-  "../../../work/main/node_modules/archiver-utils/file.js"(exports2, module) {
+  "node_modules/archiver-utils/file.js"(exports2, module) {
     var fs6 = require_graceful_fs();
     var path4 = __require("path");
     var flatten = require_flatten();
@@ -26342,9 +26342,9 @@ var require_file = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/archiver-utils/index.js
+// node_modules/archiver-utils/index.js
 var require_archiver_utils = __commonJS({
-  "../../../work/main/node_modules/archiver-utils/index.js"(exports2, module) {
+  "node_modules/archiver-utils/index.js"(exports2, module) {
     var fs6 = require_graceful_fs();
     var path4 = __require("path");
     var isStream = require_is_stream();
@@ -26461,9 +26461,9 @@ var require_archiver_utils = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/archiver/lib/error.js
+// node_modules/archiver/lib/error.js
 var require_error = __commonJS({
-  "../../../work/main/node_modules/archiver/lib/error.js"(exports2, module) {
+  "node_modules/archiver/lib/error.js"(exports2, module) {
     var util3 = __require("util");
     var ERROR_CODES = {
       "ABORTED": "archive was aborted",
@@ -26494,9 +26494,9 @@ var require_error = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/archiver/lib/core.js
+// node_modules/archiver/lib/core.js
 var require_core = __commonJS({
-  "../../../work/main/node_modules/archiver/lib/core.js"(exports2, module) {
+  "node_modules/archiver/lib/core.js"(exports2, module) {
     var fs6 = __require("fs");
     var glob = require_readdir_glob();
     var async = require_async();
@@ -27029,9 +27029,9 @@ var require_core = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/compress-commons/lib/archivers/archive-entry.js
+// node_modules/compress-commons/lib/archivers/archive-entry.js
 var require_archive_entry = __commonJS({
-  "../../../work/main/node_modules/compress-commons/lib/archivers/archive-entry.js"(exports2, module) {
+  "node_modules/compress-commons/lib/archivers/archive-entry.js"(exports2, module) {
     var ArchiveEntry = module.exports = function() {
     };
     ArchiveEntry.prototype.getName = function() {
@@ -27045,9 +27045,9 @@ var require_archive_entry = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/compress-commons/lib/archivers/zip/util.js
+// node_modules/compress-commons/lib/archivers/zip/util.js
 var require_util3 = __commonJS({
-  "../../../work/main/node_modules/compress-commons/lib/archivers/zip/util.js"(exports2, module) {
+  "node_modules/compress-commons/lib/archivers/zip/util.js"(exports2, module) {
     var util3 = module.exports = {};
     util3.dateToDos = function(d, forceLocalTime) {
       forceLocalTime = forceLocalTime || false;
@@ -27101,9 +27101,9 @@ var require_util3 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/compress-commons/lib/archivers/zip/general-purpose-bit.js
+// node_modules/compress-commons/lib/archivers/zip/general-purpose-bit.js
 var require_general_purpose_bit = __commonJS({
-  "../../../work/main/node_modules/compress-commons/lib/archivers/zip/general-purpose-bit.js"(exports2, module) {
+  "node_modules/compress-commons/lib/archivers/zip/general-purpose-bit.js"(exports2, module) {
     var zipUtil = require_util3();
     var DATA_DESCRIPTOR_FLAG = 1 << 3;
     var ENCRYPTION_FLAG = 1 << 0;
@@ -27178,9 +27178,9 @@ var require_general_purpose_bit = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/compress-commons/lib/archivers/zip/unix-stat.js
+// node_modules/compress-commons/lib/archivers/zip/unix-stat.js
 var require_unix_stat = __commonJS({
-  "../../../work/main/node_modules/compress-commons/lib/archivers/zip/unix-stat.js"(exports2, module) {
+  "node_modules/compress-commons/lib/archivers/zip/unix-stat.js"(exports2, module) {
     module.exports = {
       /**
        * Bits used for permissions (and sticky bit)
@@ -27230,9 +27230,9 @@ var require_unix_stat = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/compress-commons/lib/archivers/zip/constants.js
+// node_modules/compress-commons/lib/archivers/zip/constants.js
 var require_constants = __commonJS({
-  "../../../work/main/node_modules/compress-commons/lib/archivers/zip/constants.js"(exports2, module) {
+  "node_modules/compress-commons/lib/archivers/zip/constants.js"(exports2, module) {
     module.exports = {
       WORD: 4,
       DWORD: 8,
@@ -27307,9 +27307,9 @@ var require_constants = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/compress-commons/lib/archivers/zip/zip-archive-entry.js
+// node_modules/compress-commons/lib/archivers/zip/zip-archive-entry.js
 var require_zip_archive_entry = __commonJS({
-  "../../../work/main/node_modules/compress-commons/lib/archivers/zip/zip-archive-entry.js"(exports2, module) {
+  "node_modules/compress-commons/lib/archivers/zip/zip-archive-entry.js"(exports2, module) {
     var inherits = __require("util").inherits;
     var normalizePath = require_normalize_path();
     var ArchiveEntry = require_archive_entry();
@@ -27482,9 +27482,9 @@ var require_zip_archive_entry = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/compress-commons/lib/util/index.js
+// node_modules/compress-commons/lib/util/index.js
 var require_util4 = __commonJS({
-  "../../../work/main/node_modules/compress-commons/lib/util/index.js"(exports2, module) {
+  "node_modules/compress-commons/lib/util/index.js"(exports2, module) {
     var Stream2 = __require("stream").Stream;
     var PassThrough3 = require_ours().PassThrough;
     var isStream = require_is_stream();
@@ -27504,9 +27504,9 @@ var require_util4 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/compress-commons/lib/archivers/archive-output-stream.js
+// node_modules/compress-commons/lib/archivers/archive-output-stream.js
 var require_archive_output_stream = __commonJS({
-  "../../../work/main/node_modules/compress-commons/lib/archivers/archive-output-stream.js"(exports2, module) {
+  "node_modules/compress-commons/lib/archivers/archive-output-stream.js"(exports2, module) {
     var inherits = __require("util").inherits;
     var isStream = require_is_stream();
     var Transform3 = require_ours().Transform;
@@ -27592,9 +27592,9 @@ var require_archive_output_stream = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/crc-32/crc32.js
+// node_modules/crc-32/crc32.js
 var require_crc32 = __commonJS({
-  "../../../work/main/node_modules/crc-32/crc32.js"(exports2) {
+  "node_modules/crc-32/crc32.js"(exports2) {
     var CRC32;
     (function(factory) {
       if (typeof DO_NOT_EXPORT_CRC === "undefined") {
@@ -27690,9 +27690,9 @@ var require_crc32 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/crc32-stream/lib/crc32-stream.js
+// node_modules/crc32-stream/lib/crc32-stream.js
 var require_crc32_stream = __commonJS({
-  "../../../work/main/node_modules/crc32-stream/lib/crc32-stream.js"(exports2, module) {
+  "node_modules/crc32-stream/lib/crc32-stream.js"(exports2, module) {
     "use strict";
     var { Transform: Transform3 } = require_ours();
     var crc32 = require_crc32();
@@ -27726,9 +27726,9 @@ var require_crc32_stream = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/crc32-stream/lib/deflate-crc32-stream.js
+// node_modules/crc32-stream/lib/deflate-crc32-stream.js
 var require_deflate_crc32_stream = __commonJS({
-  "../../../work/main/node_modules/crc32-stream/lib/deflate-crc32-stream.js"(exports2, module) {
+  "node_modules/crc32-stream/lib/deflate-crc32-stream.js"(exports2, module) {
     "use strict";
     var { DeflateRaw } = __require("zlib");
     var crc32 = require_crc32();
@@ -27773,9 +27773,9 @@ var require_deflate_crc32_stream = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/crc32-stream/lib/index.js
+// node_modules/crc32-stream/lib/index.js
 var require_lib = __commonJS({
-  "../../../work/main/node_modules/crc32-stream/lib/index.js"(exports2, module) {
+  "node_modules/crc32-stream/lib/index.js"(exports2, module) {
     "use strict";
     module.exports = {
       CRC32Stream: require_crc32_stream(),
@@ -27784,9 +27784,9 @@ var require_lib = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/compress-commons/lib/archivers/zip/zip-archive-output-stream.js
+// node_modules/compress-commons/lib/archivers/zip/zip-archive-output-stream.js
 var require_zip_archive_output_stream = __commonJS({
-  "../../../work/main/node_modules/compress-commons/lib/archivers/zip/zip-archive-output-stream.js"(exports2, module) {
+  "node_modules/compress-commons/lib/archivers/zip/zip-archive-output-stream.js"(exports2, module) {
     var inherits = __require("util").inherits;
     var crc32 = require_crc32();
     var { CRC32Stream } = require_lib();
@@ -28069,9 +28069,9 @@ var require_zip_archive_output_stream = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/compress-commons/lib/compress-commons.js
+// node_modules/compress-commons/lib/compress-commons.js
 var require_compress_commons = __commonJS({
-  "../../../work/main/node_modules/compress-commons/lib/compress-commons.js"(exports2, module) {
+  "node_modules/compress-commons/lib/compress-commons.js"(exports2, module) {
     module.exports = {
       ArchiveEntry: require_archive_entry(),
       ZipArchiveEntry: require_zip_archive_entry(),
@@ -28081,9 +28081,9 @@ var require_compress_commons = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/zip-stream/index.js
+// node_modules/zip-stream/index.js
 var require_zip_stream = __commonJS({
-  "../../../work/main/node_modules/zip-stream/index.js"(exports2, module) {
+  "node_modules/zip-stream/index.js"(exports2, module) {
     var inherits = __require("util").inherits;
     var ZipArchiveOutputStream = require_compress_commons().ZipArchiveOutputStream;
     var ZipArchiveEntry = require_compress_commons().ZipArchiveEntry;
@@ -28184,9 +28184,9 @@ var require_zip_stream = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/archiver/lib/plugins/zip.js
+// node_modules/archiver/lib/plugins/zip.js
 var require_zip = __commonJS({
-  "../../../work/main/node_modules/archiver/lib/plugins/zip.js"(exports2, module) {
+  "node_modules/archiver/lib/plugins/zip.js"(exports2, module) {
     var engine = require_zip_stream();
     var util3 = require_archiver_utils();
     var Zip = function(options) {
@@ -28224,16 +28224,16 @@ var require_zip = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/events-universal/default.js
+// node_modules/events-universal/default.js
 var require_default = __commonJS({
-  "../../../work/main/node_modules/events-universal/default.js"(exports2, module) {
+  "node_modules/events-universal/default.js"(exports2, module) {
     module.exports = __require("events");
   }
 });
 
-// ../../../work/main/node_modules/fast-fifo/fixed-size.js
+// node_modules/fast-fifo/fixed-size.js
 var require_fixed_size = __commonJS({
-  "../../../work/main/node_modules/fast-fifo/fixed-size.js"(exports2, module) {
+  "node_modules/fast-fifo/fixed-size.js"(exports2, module) {
     module.exports = class FixedFIFO {
       constructor(hwm) {
         if (!(hwm > 0) || (hwm - 1 & hwm) !== 0) throw new Error("Max size for a FixedFIFO should be a power of two");
@@ -28271,9 +28271,9 @@ var require_fixed_size = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/fast-fifo/index.js
+// node_modules/fast-fifo/index.js
 var require_fast_fifo = __commonJS({
-  "../../../work/main/node_modules/fast-fifo/index.js"(exports2, module) {
+  "node_modules/fast-fifo/index.js"(exports2, module) {
     var FixedFIFO = require_fixed_size();
     module.exports = class FastFIFO {
       constructor(hwm) {
@@ -28318,9 +28318,9 @@ var require_fast_fifo = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/b4a/index.js
+// node_modules/b4a/index.js
 var require_b4a = __commonJS({
-  "../../../work/main/node_modules/b4a/index.js"(exports2, module) {
+  "node_modules/b4a/index.js"(exports2, module) {
     function isBuffer(value) {
       return Buffer.isBuffer(value) || value instanceof Uint8Array;
     }
@@ -28479,9 +28479,9 @@ var require_b4a = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/text-decoder/lib/pass-through-decoder.js
+// node_modules/text-decoder/lib/pass-through-decoder.js
 var require_pass_through_decoder = __commonJS({
-  "../../../work/main/node_modules/text-decoder/lib/pass-through-decoder.js"(exports2, module) {
+  "node_modules/text-decoder/lib/pass-through-decoder.js"(exports2, module) {
     var b4a = require_b4a();
     module.exports = class PassThroughDecoder {
       constructor(encoding) {
@@ -28500,9 +28500,9 @@ var require_pass_through_decoder = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/text-decoder/lib/utf8-decoder.js
+// node_modules/text-decoder/lib/utf8-decoder.js
 var require_utf8_decoder = __commonJS({
-  "../../../work/main/node_modules/text-decoder/lib/utf8-decoder.js"(exports2, module) {
+  "node_modules/text-decoder/lib/utf8-decoder.js"(exports2, module) {
     var b4a = require_b4a();
     module.exports = class UTF8Decoder {
       constructor() {
@@ -28647,9 +28647,9 @@ var require_utf8_decoder = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/text-decoder/index.js
+// node_modules/text-decoder/index.js
 var require_text_decoder = __commonJS({
-  "../../../work/main/node_modules/text-decoder/index.js"(exports2, module) {
+  "node_modules/text-decoder/index.js"(exports2, module) {
     var PassThroughDecoder = require_pass_through_decoder();
     var UTF8Decoder = require_utf8_decoder();
     module.exports = class TextDecoder {
@@ -28709,9 +28709,9 @@ var require_text_decoder = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/streamx/lib/errors.js
+// node_modules/streamx/lib/errors.js
 var require_errors2 = __commonJS({
-  "../../../work/main/node_modules/streamx/lib/errors.js"(exports2, module) {
+  "node_modules/streamx/lib/errors.js"(exports2, module) {
     module.exports = class StreamError extends Error {
       constructor(msg, code, fn = StreamError) {
         super(msg);
@@ -28751,9 +28751,9 @@ var require_errors2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/streamx/index.js
+// node_modules/streamx/index.js
 var require_streamx = __commonJS({
-  "../../../work/main/node_modules/streamx/index.js"(exports2, module) {
+  "node_modules/streamx/index.js"(exports2, module) {
     var { EventEmitter: EventEmitter3 } = require_default();
     var FIFO = require_fast_fifo();
     var TextDecoder2 = require_text_decoder();
@@ -29782,9 +29782,9 @@ var require_streamx = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/tar-stream/headers.js
+// node_modules/tar-stream/headers.js
 var require_headers = __commonJS({
-  "../../../work/main/node_modules/tar-stream/headers.js"(exports2) {
+  "node_modules/tar-stream/headers.js"(exports2) {
     var b4a = require_b4a();
     var ZEROS = "0000000000000000000";
     var SEVENS = "7777777777777777777";
@@ -30044,9 +30044,9 @@ var require_headers = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/tar-stream/extract.js
+// node_modules/tar-stream/extract.js
 var require_extract = __commonJS({
-  "../../../work/main/node_modules/tar-stream/extract.js"(exports2, module) {
+  "node_modules/tar-stream/extract.js"(exports2, module) {
     var { Writable, Readable: Readable7, getStreamError } = require_streamx();
     var FIFO = require_fast_fifo();
     var b4a = require_b4a();
@@ -30388,9 +30388,9 @@ var require_extract = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/tar-stream/constants.js
+// node_modules/tar-stream/constants.js
 var require_constants2 = __commonJS({
-  "../../../work/main/node_modules/tar-stream/constants.js"(exports2, module) {
+  "node_modules/tar-stream/constants.js"(exports2, module) {
     var constants = {
       // just for envs without fs
       S_IFMT: 61440,
@@ -30408,9 +30408,9 @@ var require_constants2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/tar-stream/pack.js
+// node_modules/tar-stream/pack.js
 var require_pack = __commonJS({
-  "../../../work/main/node_modules/tar-stream/pack.js"(exports2, module) {
+  "node_modules/tar-stream/pack.js"(exports2, module) {
     var { Readable: Readable7, Writable, getStreamError } = require_streamx();
     var b4a = require_b4a();
     var constants = require_constants2();
@@ -30642,17 +30642,17 @@ var require_pack = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/tar-stream/index.js
+// node_modules/tar-stream/index.js
 var require_tar_stream = __commonJS({
-  "../../../work/main/node_modules/tar-stream/index.js"(exports2) {
+  "node_modules/tar-stream/index.js"(exports2) {
     exports2.extract = require_extract();
     exports2.pack = require_pack();
   }
 });
 
-// ../../../work/main/node_modules/archiver/lib/plugins/tar.js
+// node_modules/archiver/lib/plugins/tar.js
 var require_tar = __commonJS({
-  "../../../work/main/node_modules/archiver/lib/plugins/tar.js"(exports2, module) {
+  "node_modules/archiver/lib/plugins/tar.js"(exports2, module) {
     var zlib2 = __require("zlib");
     var engine = require_tar_stream();
     var util3 = require_archiver_utils();
@@ -30728,9 +30728,9 @@ var require_tar = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/buffer-crc32/dist/index.cjs
+// node_modules/buffer-crc32/dist/index.cjs
 var require_dist4 = __commonJS({
-  "../../../work/main/node_modules/buffer-crc32/dist/index.cjs"(exports2, module) {
+  "node_modules/buffer-crc32/dist/index.cjs"(exports2, module) {
     "use strict";
     function getDefaultExportFromCjs(x) {
       return x && x.__esModule && Object.prototype.hasOwnProperty.call(x, "default") ? x["default"] : x;
@@ -31036,9 +31036,9 @@ var require_dist4 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/archiver/lib/plugins/json.js
+// node_modules/archiver/lib/plugins/json.js
 var require_json = __commonJS({
-  "../../../work/main/node_modules/archiver/lib/plugins/json.js"(exports2, module) {
+  "node_modules/archiver/lib/plugins/json.js"(exports2, module) {
     var inherits = __require("util").inherits;
     var Transform3 = require_ours().Transform;
     var crc32 = require_dist4();
@@ -31090,9 +31090,9 @@ var require_json = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/archiver/index.js
+// node_modules/archiver/index.js
 var require_archiver = __commonJS({
-  "../../../work/main/node_modules/archiver/index.js"(exports2, module) {
+  "node_modules/archiver/index.js"(exports2, module) {
     var Archiver = require_core();
     var formats = {};
     var vending = function(format, options) {
@@ -31133,9 +31133,9 @@ var require_archiver = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/@actions/http-client/lib/proxy.js
+// node_modules/@actions/github/node_modules/@actions/http-client/lib/proxy.js
 var require_proxy = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/@actions/http-client/lib/proxy.js"(exports2) {
+  "node_modules/@actions/github/node_modules/@actions/http-client/lib/proxy.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.getProxyUrl = getProxyUrl;
@@ -31214,9 +31214,9 @@ var require_proxy = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/core/symbols.js
+// node_modules/@actions/github/node_modules/undici/lib/core/symbols.js
 var require_symbols = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/core/symbols.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/core/symbols.js"(exports2, module) {
     module.exports = {
       kClose: /* @__PURE__ */ Symbol("close"),
       kDestroy: /* @__PURE__ */ Symbol("destroy"),
@@ -31287,9 +31287,9 @@ var require_symbols = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/core/errors.js
+// node_modules/@actions/github/node_modules/undici/lib/core/errors.js
 var require_errors3 = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/core/errors.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/core/errors.js"(exports2, module) {
     "use strict";
     var kUndiciError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR");
     var UndiciError = class extends Error {
@@ -31645,9 +31645,9 @@ var require_errors3 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/core/constants.js
+// node_modules/@actions/github/node_modules/undici/lib/core/constants.js
 var require_constants3 = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/core/constants.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/core/constants.js"(exports2, module) {
     "use strict";
     var headerNameLowerCasedRecord = {};
     var wellknownHeaderNames = [
@@ -31760,9 +31760,9 @@ var require_constants3 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/core/tree.js
+// node_modules/@actions/github/node_modules/undici/lib/core/tree.js
 var require_tree = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/core/tree.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/core/tree.js"(exports2, module) {
     "use strict";
     var {
       wellknownHeaderNames,
@@ -31900,9 +31900,9 @@ var require_tree = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/core/util.js
+// node_modules/@actions/github/node_modules/undici/lib/core/util.js
 var require_util5 = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/core/util.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/core/util.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var { kDestroyed, kBodyUsed, kListeners, kBody } = require_symbols();
@@ -32406,9 +32406,9 @@ var require_util5 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/core/diagnostics.js
+// node_modules/@actions/github/node_modules/undici/lib/core/diagnostics.js
 var require_diagnostics = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/core/diagnostics.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/core/diagnostics.js"(exports2, module) {
     "use strict";
     var diagnosticsChannel = __require("node:diagnostics_channel");
     var util3 = __require("node:util");
@@ -32591,9 +32591,9 @@ var require_diagnostics = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/core/request.js
+// node_modules/@actions/github/node_modules/undici/lib/core/request.js
 var require_request = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/core/request.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/core/request.js"(exports2, module) {
     "use strict";
     var {
       InvalidArgumentError,
@@ -32987,9 +32987,9 @@ var require_request = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/dispatcher/dispatcher.js
+// node_modules/@actions/github/node_modules/undici/lib/dispatcher/dispatcher.js
 var require_dispatcher = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/dispatcher/dispatcher.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/dispatcher/dispatcher.js"(exports2, module) {
     "use strict";
     var EventEmitter3 = __require("node:events");
     var Dispatcher = class extends EventEmitter3 {
@@ -33042,9 +33042,9 @@ var require_dispatcher = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/dispatcher/dispatcher-base.js
+// node_modules/@actions/github/node_modules/undici/lib/dispatcher/dispatcher-base.js
 var require_dispatcher_base = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/dispatcher/dispatcher-base.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/dispatcher/dispatcher-base.js"(exports2, module) {
     "use strict";
     var buffer2 = __require("node:buffer");
     var Dispatcher = require_dispatcher();
@@ -33219,9 +33219,9 @@ var require_dispatcher_base = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/util/timers.js
+// node_modules/@actions/github/node_modules/undici/lib/util/timers.js
 var require_timers = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/util/timers.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/util/timers.js"(exports2, module) {
     "use strict";
     var fastNow = 0;
     var RESOLUTION_MS = 1e3;
@@ -33450,9 +33450,9 @@ var require_timers = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/core/connect.js
+// node_modules/@actions/github/node_modules/undici/lib/core/connect.js
 var require_connect = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/core/connect.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/core/connect.js"(exports2, module) {
     "use strict";
     var net = __require("node:net");
     var assert = __require("node:assert");
@@ -33630,9 +33630,9 @@ var require_connect = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/llhttp/utils.js
+// node_modules/@actions/github/node_modules/undici/lib/llhttp/utils.js
 var require_utils2 = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/llhttp/utils.js"(exports2) {
+  "node_modules/@actions/github/node_modules/undici/lib/llhttp/utils.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.enumToMap = void 0;
@@ -33650,9 +33650,9 @@ var require_utils2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/llhttp/constants.js
+// node_modules/@actions/github/node_modules/undici/lib/llhttp/constants.js
 var require_constants4 = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/llhttp/constants.js"(exports2) {
+  "node_modules/@actions/github/node_modules/undici/lib/llhttp/constants.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.SPECIAL_HEADERS = exports2.HEADER_STATE = exports2.MINOR = exports2.MAJOR = exports2.CONNECTION_TOKEN_CHARS = exports2.HEADER_CHARS = exports2.TOKEN = exports2.STRICT_TOKEN = exports2.HEX = exports2.URL_CHAR = exports2.STRICT_URL_CHAR = exports2.USERINFO_CHARS = exports2.MARK = exports2.ALPHANUM = exports2.NUM = exports2.HEX_MAP = exports2.NUM_MAP = exports2.ALPHA = exports2.FINISH = exports2.H_METHOD_MAP = exports2.METHOD_MAP = exports2.METHODS_RTSP = exports2.METHODS_ICE = exports2.METHODS_HTTP = exports2.METHODS = exports2.LENIENT_FLAGS = exports2.FLAGS = exports2.TYPE = exports2.ERROR = void 0;
@@ -33971,27 +33971,27 @@ var require_constants4 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/llhttp/llhttp-wasm.js
+// node_modules/@actions/github/node_modules/undici/lib/llhttp/llhttp-wasm.js
 var require_llhttp_wasm = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/llhttp/llhttp-wasm.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/llhttp/llhttp-wasm.js"(exports2, module) {
     "use strict";
     var { Buffer: Buffer3 } = __require("node:buffer");
     module.exports = Buffer3.from("AGFzbQEAAAABJwdgAX8Bf2ADf39/AX9gAX8AYAJ/fwBgBH9/f38Bf2AAAGADf39/AALLAQgDZW52GHdhc21fb25faGVhZGVyc19jb21wbGV0ZQAEA2VudhV3YXNtX29uX21lc3NhZ2VfYmVnaW4AAANlbnYLd2FzbV9vbl91cmwAAQNlbnYOd2FzbV9vbl9zdGF0dXMAAQNlbnYUd2FzbV9vbl9oZWFkZXJfZmllbGQAAQNlbnYUd2FzbV9vbl9oZWFkZXJfdmFsdWUAAQNlbnYMd2FzbV9vbl9ib2R5AAEDZW52GHdhc21fb25fbWVzc2FnZV9jb21wbGV0ZQAAAy0sBQYAAAIAAAAAAAACAQIAAgICAAADAAAAAAMDAwMBAQEBAQEBAQEAAAIAAAAEBQFwARISBQMBAAIGCAF/AUGA1AQLB9EFIgZtZW1vcnkCAAtfaW5pdGlhbGl6ZQAIGV9faW5kaXJlY3RfZnVuY3Rpb25fdGFibGUBAAtsbGh0dHBfaW5pdAAJGGxsaHR0cF9zaG91bGRfa2VlcF9hbGl2ZQAvDGxsaHR0cF9hbGxvYwALBm1hbGxvYwAxC2xsaHR0cF9mcmVlAAwEZnJlZQAMD2xsaHR0cF9nZXRfdHlwZQANFWxsaHR0cF9nZXRfaHR0cF9tYWpvcgAOFWxsaHR0cF9nZXRfaHR0cF9taW5vcgAPEWxsaHR0cF9nZXRfbWV0aG9kABAWbGxodHRwX2dldF9zdGF0dXNfY29kZQAREmxsaHR0cF9nZXRfdXBncmFkZQASDGxsaHR0cF9yZXNldAATDmxsaHR0cF9leGVjdXRlABQUbGxodHRwX3NldHRpbmdzX2luaXQAFQ1sbGh0dHBfZmluaXNoABYMbGxodHRwX3BhdXNlABcNbGxodHRwX3Jlc3VtZQAYG2xsaHR0cF9yZXN1bWVfYWZ0ZXJfdXBncmFkZQAZEGxsaHR0cF9nZXRfZXJybm8AGhdsbGh0dHBfZ2V0X2Vycm9yX3JlYXNvbgAbF2xsaHR0cF9zZXRfZXJyb3JfcmVhc29uABwUbGxodHRwX2dldF9lcnJvcl9wb3MAHRFsbGh0dHBfZXJybm9fbmFtZQAeEmxsaHR0cF9tZXRob2RfbmFtZQAfEmxsaHR0cF9zdGF0dXNfbmFtZQAgGmxsaHR0cF9zZXRfbGVuaWVudF9oZWFkZXJzACEhbGxodHRwX3NldF9sZW5pZW50X2NodW5rZWRfbGVuZ3RoACIdbGxodHRwX3NldF9sZW5pZW50X2tlZXBfYWxpdmUAIyRsbGh0dHBfc2V0X2xlbmllbnRfdHJhbnNmZXJfZW5jb2RpbmcAJBhsbGh0dHBfbWVzc2FnZV9uZWVkc19lb2YALgkXAQBBAQsRAQIDBAUKBgcrLSwqKSglJyYK07MCLBYAQYjQACgCAARAAAtBiNAAQQE2AgALFAAgABAwIAAgAjYCOCAAIAE6ACgLFAAgACAALwEyIAAtAC4gABAvEAALHgEBf0HAABAyIgEQMCABQYAINgI4IAEgADoAKCABC48MAQd/AkAgAEUNACAAQQhrIgEgAEEEaygCACIAQXhxIgRqIQUCQCAAQQFxDQAgAEEDcUUNASABIAEoAgAiAGsiAUGc0AAoAgBJDQEgACAEaiEEAkACQEGg0AAoAgAgAUcEQCAAQf8BTQRAIABBA3YhAyABKAIIIgAgASgCDCICRgRAQYzQAEGM0AAoAgBBfiADd3E2AgAMBQsgAiAANgIIIAAgAjYCDAwECyABKAIYIQYgASABKAIMIgBHBEAgACABKAIIIgI2AgggAiAANgIMDAMLIAFBFGoiAygCACICRQRAIAEoAhAiAkUNAiABQRBqIQMLA0AgAyEHIAIiAEEUaiIDKAIAIgINACAAQRBqIQMgACgCECICDQALIAdBADYCAAwCCyAFKAIEIgBBA3FBA0cNAiAFIABBfnE2AgRBlNAAIAQ2AgAgBSAENgIAIAEgBEEBcjYCBAwDC0EAIQALIAZFDQACQCABKAIcIgJBAnRBvNIAaiIDKAIAIAFGBEAgAyAANgIAIAANAUGQ0ABBkNAAKAIAQX4gAndxNgIADAILIAZBEEEUIAYoAhAgAUYbaiAANgIAIABFDQELIAAgBjYCGCABKAIQIgIEQCAAIAI2AhAgAiAANgIYCyABQRRqKAIAIgJFDQAgAEEUaiACNgIAIAIgADYCGAsgASAFTw0AIAUoAgQiAEEBcUUNAAJAAkACQAJAIABBAnFFBEBBpNAAKAIAIAVGBEBBpNAAIAE2AgBBmNAAQZjQACgCACAEaiIANgIAIAEgAEEBcjYCBCABQaDQACgCAEcNBkGU0ABBADYCAEGg0ABBADYCAAwGC0Gg0AAoAgAgBUYEQEGg0AAgATYCAEGU0ABBlNAAKAIAIARqIgA2AgAgASAAQQFyNgIEIAAgAWogADYCAAwGCyAAQXhxIARqIQQgAEH/AU0EQCAAQQN2IQMgBSgCCCIAIAUoAgwiAkYEQEGM0ABBjNAAKAIAQX4gA3dxNgIADAULIAIgADYCCCAAIAI2AgwMBAsgBSgCGCEGIAUgBSgCDCIARwRAQZzQACgCABogACAFKAIIIgI2AgggAiAANgIMDAMLIAVBFGoiAygCACICRQRAIAUoAhAiAkUNAiAFQRBqIQMLA0AgAyEHIAIiAEEUaiIDKAIAIgINACAAQRBqIQMgACgCECICDQALIAdBADYCAAwCCyAFIABBfnE2AgQgASAEaiAENgIAIAEgBEEBcjYCBAwDC0EAIQALIAZFDQACQCAFKAIcIgJBAnRBvNIAaiIDKAIAIAVGBEAgAyAANgIAIAANAUGQ0ABBkNAAKAIAQX4gAndxNgIADAILIAZBEEEUIAYoAhAgBUYbaiAANgIAIABFDQELIAAgBjYCGCAFKAIQIgIEQCAAIAI2AhAgAiAANgIYCyAFQRRqKAIAIgJFDQAgAEEUaiACNgIAIAIgADYCGAsgASAEaiAENgIAIAEgBEEBcjYCBCABQaDQACgCAEcNAEGU0AAgBDYCAAwBCyAEQf8BTQRAIARBeHFBtNAAaiEAAn9BjNAAKAIAIgJBASAEQQN2dCIDcUUEQEGM0AAgAiADcjYCACAADAELIAAoAggLIgIgATYCDCAAIAE2AgggASAANgIMIAEgAjYCCAwBC0EfIQIgBEH///8HTQRAIARBJiAEQQh2ZyIAa3ZBAXEgAEEBdGtBPmohAgsgASACNgIcIAFCADcCECACQQJ0QbzSAGohAAJAQZDQACgCACIDQQEgAnQiB3FFBEAgACABNgIAQZDQACADIAdyNgIAIAEgADYCGCABIAE2AgggASABNgIMDAELIARBGSACQQF2a0EAIAJBH0cbdCECIAAoAgAhAAJAA0AgACIDKAIEQXhxIARGDQEgAkEddiEAIAJBAXQhAiADIABBBHFqQRBqIgcoAgAiAA0ACyAHIAE2AgAgASADNgIYIAEgATYCDCABIAE2AggMAQsgAygCCCIAIAE2AgwgAyABNgIIIAFBADYCGCABIAM2AgwgASAANgIIC0Gs0ABBrNAAKAIAQQFrIgBBfyAAGzYCAAsLBwAgAC0AKAsHACAALQAqCwcAIAAtACsLBwAgAC0AKQsHACAALwEyCwcAIAAtAC4LQAEEfyAAKAIYIQEgAC0ALSECIAAtACghAyAAKAI4IQQgABAwIAAgBDYCOCAAIAM6ACggACACOgAtIAAgATYCGAu74gECB38DfiABIAJqIQQCQCAAIgIoAgwiAA0AIAIoAgQEQCACIAE2AgQLIwBBEGsiCCQAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACfwJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAIAIoAhwiA0EBaw7dAdoBAdkBAgMEBQYHCAkKCwwNDtgBDxDXARES1gETFBUWFxgZGhvgAd8BHB0e1QEfICEiIyQl1AEmJygpKiss0wHSAS0u0QHQAS8wMTIzNDU2Nzg5Ojs8PT4/QEFCQ0RFRtsBR0hJSs8BzgFLzQFMzAFNTk9QUVJTVFVWV1hZWltcXV5fYGFiY2RlZmdoaWprbG1ub3BxcnN0dXZ3eHl6e3x9fn+AAYEBggGDAYQBhQGGAYcBiAGJAYoBiwGMAY0BjgGPAZABkQGSAZMBlAGVAZYBlwGYAZkBmgGbAZwBnQGeAZ8BoAGhAaIBowGkAaUBpgGnAagBqQGqAasBrAGtAa4BrwGwAbEBsgGzAbQBtQG2AbcBywHKAbgByQG5AcgBugG7AbwBvQG+Ab8BwAHBAcIBwwHEAcUBxgEA3AELQQAMxgELQQ4MxQELQQ0MxAELQQ8MwwELQRAMwgELQRMMwQELQRQMwAELQRUMvwELQRYMvgELQRgMvQELQRkMvAELQRoMuwELQRsMugELQRwMuQELQR0MuAELQQgMtwELQR4MtgELQSAMtQELQR8MtAELQQcMswELQSEMsgELQSIMsQELQSMMsAELQSQMrwELQRIMrgELQREMrQELQSUMrAELQSYMqwELQScMqgELQSgMqQELQcMBDKgBC0EqDKcBC0ErDKYBC0EsDKUBC0EtDKQBC0EuDKMBC0EvDKIBC0HEAQyhAQtBMAygAQtBNAyfAQtBDAyeAQtBMQydAQtBMgycAQtBMwybAQtBOQyaAQtBNQyZAQtBxQEMmAELQQsMlwELQToMlgELQTYMlQELQQoMlAELQTcMkwELQTgMkgELQTwMkQELQTsMkAELQT0MjwELQQkMjgELQSkMjQELQT4MjAELQT8MiwELQcAADIoBC0HBAAyJAQtBwgAMiAELQcMADIcBC0HEAAyGAQtBxQAMhQELQcYADIQBC0EXDIMBC0HHAAyCAQtByAAMgQELQckADIABC0HKAAx/C0HLAAx+C0HNAAx9C0HMAAx8C0HOAAx7C0HPAAx6C0HQAAx5C0HRAAx4C0HSAAx3C0HTAAx2C0HUAAx1C0HWAAx0C0HVAAxzC0EGDHILQdcADHELQQUMcAtB2AAMbwtBBAxuC0HZAAxtC0HaAAxsC0HbAAxrC0HcAAxqC0EDDGkLQd0ADGgLQd4ADGcLQd8ADGYLQeEADGULQeAADGQLQeIADGMLQeMADGILQQIMYQtB5AAMYAtB5QAMXwtB5gAMXgtB5wAMXQtB6AAMXAtB6QAMWwtB6gAMWgtB6wAMWQtB7AAMWAtB7QAMVwtB7gAMVgtB7wAMVQtB8AAMVAtB8QAMUwtB8gAMUgtB8wAMUQtB9AAMUAtB9QAMTwtB9gAMTgtB9wAMTQtB+AAMTAtB+QAMSwtB+gAMSgtB+wAMSQtB/AAMSAtB/QAMRwtB/gAMRgtB/wAMRQtBgAEMRAtBgQEMQwtBggEMQgtBgwEMQQtBhAEMQAtBhQEMPwtBhgEMPgtBhwEMPQtBiAEMPAtBiQEMOwtBigEMOgtBiwEMOQtBjAEMOAtBjQEMNwtBjgEMNgtBjwEMNQtBkAEMNAtBkQEMMwtBkgEMMgtBkwEMMQtBlAEMMAtBlQEMLwtBlgEMLgtBlwEMLQtBmAEMLAtBmQEMKwtBmgEMKgtBmwEMKQtBnAEMKAtBnQEMJwtBngEMJgtBnwEMJQtBoAEMJAtBoQEMIwtBogEMIgtBowEMIQtBpAEMIAtBpQEMHwtBpgEMHgtBpwEMHQtBqAEMHAtBqQEMGwtBqgEMGgtBqwEMGQtBrAEMGAtBrQEMFwtBrgEMFgtBAQwVC0GvAQwUC0GwAQwTC0GxAQwSC0GzAQwRC0GyAQwQC0G0AQwPC0G1AQwOC0G2AQwNC0G3AQwMC0G4AQwLC0G5AQwKC0G6AQwJC0G7AQwIC0HGAQwHC0G8AQwGC0G9AQwFC0G+AQwEC0G/AQwDC0HAAQwCC0HCAQwBC0HBAQshAwNAAkACQAJAAkACQAJAAkACQAJAIAICfwJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJ/AkACQAJAAkACQAJAAkACQAJAAkACQAJAAkAgAgJ/AkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACfwJAAkACfwJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACfwJAAkACQAJAAn8CQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQCADDsYBAAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHyAhIyUmKCorLC8wMTIzNDU2Nzk6Ozw9lANAQkRFRklLTk9QUVJTVFVWWFpbXF1eX2BhYmNkZWZnaGpsb3Bxc3V2eHl6e3x/gAGBAYIBgwGEAYUBhgGHAYgBiQGKAYsBjAGNAY4BjwGQAZEBkgGTAZQBlQGWAZcBmAGZAZoBmwGcAZ0BngGfAaABoQGiAaMBpAGlAaYBpwGoAakBqgGrAawBrQGuAa8BsAGxAbIBswG0AbUBtgG3AbgBuQG6AbsBvAG9Ab4BvwHAAcEBwgHDAcQBxQHGAccByAHJAcsBzAHNAc4BzwGKA4kDiAOHA4QDgwOAA/sC+gL5AvgC9wL0AvMC8gLLAsECsALZAQsgASAERw3wAkHdASEDDLMDCyABIARHDcgBQcMBIQMMsgMLIAEgBEcNe0H3ACEDDLEDCyABIARHDXBB7wAhAwywAwsgASAERw1pQeoAIQMMrwMLIAEgBEcNZUHoACEDDK4DCyABIARHDWJB5gAhAwytAwsgASAERw0aQRghAwysAwsgASAERw0VQRIhAwyrAwsgASAERw1CQcUAIQMMqgMLIAEgBEcNNEE/IQMMqQMLIAEgBEcNMkE8IQMMqAMLIAEgBEcNK0ExIQMMpwMLIAItAC5BAUYNnwMMwQILQQAhAAJAAkACQCACLQAqRQ0AIAItACtFDQAgAi8BMCIDQQJxRQ0BDAILIAIvATAiA0EBcUUNAQtBASEAIAItAChBAUYNACACLwEyIgVB5ABrQeQASQ0AIAVBzAFGDQAgBUGwAkYNACADQcAAcQ0AQQAhACADQYgEcUGABEYNACADQShxQQBHIQALIAJBADsBMCACQQA6AC8gAEUN3wIgAkIANwMgDOACC0EAIQACQCACKAI4IgNFDQAgAygCLCIDRQ0AIAIgAxEAACEACyAARQ3MASAAQRVHDd0CIAJBBDYCHCACIAE2AhQgAkGwGDYCECACQRU2AgxBACEDDKQDCyABIARGBEBBBiEDDKQDCyABQQFqIQFBACEAAkAgAigCOCIDRQ0AIAMoAlQiA0UNACACIAMRAAAhAAsgAA3ZAgwcCyACQgA3AyBBEiEDDIkDCyABIARHDRZBHSEDDKEDCyABIARHBEAgAUEBaiEBQRAhAwyIAwtBByEDDKADCyACIAIpAyAiCiAEIAFrrSILfSIMQgAgCiAMWhs3AyAgCiALWA3UAkEIIQMMnwMLIAEgBEcEQCACQQk2AgggAiABNgIEQRQhAwyGAwtBCSEDDJ4DCyACKQMgQgBSDccBIAIgAi8BMEGAAXI7ATAMQgsgASAERw0/QdAAIQMMnAMLIAEgBEYEQEELIQMMnAMLIAFBAWohAUEAIQACQCACKAI4IgNFDQAgAygCUCIDRQ0AIAIgAxEAACEACyAADc8CDMYBC0EAIQACQCACKAI4IgNFDQAgAygCSCIDRQ0AIAIgAxEAACEACyAARQ3GASAAQRVHDc0CIAJBCzYCHCACIAE2AhQgAkGCGTYCECACQRU2AgxBACEDDJoDC0EAIQACQCACKAI4IgNFDQAgAygCSCIDRQ0AIAIgAxEAACEACyAARQ0MIABBFUcNygIgAkEaNgIcIAIgATYCFCACQYIZNgIQIAJBFTYCDEEAIQMMmQMLQQAhAAJAIAIoAjgiA0UNACADKAJMIgNFDQAgAiADEQAAIQALIABFDcQBIABBFUcNxwIgAkELNgIcIAIgATYCFCACQZEXNgIQIAJBFTYCDEEAIQMMmAMLIAEgBEYEQEEPIQMMmAMLIAEtAAAiAEE7Rg0HIABBDUcNxAIgAUEBaiEBDMMBC0EAIQACQCACKAI4IgNFDQAgAygCTCIDRQ0AIAIgAxEAACEACyAARQ3DASAAQRVHDcICIAJBDzYCHCACIAE2AhQgAkGRFzYCECACQRU2AgxBACEDDJYDCwNAIAEtAABB8DVqLQAAIgBBAUcEQCAAQQJHDcECIAIoAgQhAEEAIQMgAkEANgIEIAIgACABQQFqIgEQLSIADcICDMUBCyAEIAFBAWoiAUcNAAtBEiEDDJUDC0EAIQACQCACKAI4IgNFDQAgAygCTCIDRQ0AIAIgAxEAACEACyAARQ3FASAAQRVHDb0CIAJBGzYCHCACIAE2AhQgAkGRFzYCECACQRU2AgxBACEDDJQDCyABIARGBEBBFiEDDJQDCyACQQo2AgggAiABNgIEQQAhAAJAIAIoAjgiA0UNACADKAJIIgNFDQAgAiADEQAAIQALIABFDcIBIABBFUcNuQIgAkEVNgIcIAIgATYCFCACQYIZNgIQIAJBFTYCDEEAIQMMkwMLIAEgBEcEQANAIAEtAABB8DdqLQAAIgBBAkcEQAJAIABBAWsOBMQCvQIAvgK9AgsgAUEBaiEBQQghAwz8AgsgBCABQQFqIgFHDQALQRUhAwyTAwtBFSEDDJIDCwNAIAEtAABB8DlqLQAAIgBBAkcEQCAAQQFrDgTFArcCwwK4ArcCCyAEIAFBAWoiAUcNAAtBGCEDDJEDCyABIARHBEAgAkELNgIIIAIgATYCBEEHIQMM+AILQRkhAwyQAwsgAUEBaiEBDAILIAEgBEYEQEEaIQMMjwMLAkAgAS0AAEENaw4UtQG/Ab8BvwG/Ab8BvwG/Ab8BvwG/Ab8BvwG/Ab8BvwG/Ab8BvwEAvwELQQAhAyACQQA2AhwgAkGvCzYCECACQQI2AgwgAiABQQFqNgIUDI4DCyABIARGBEBBGyEDDI4DCyABLQAAIgBBO0cEQCAAQQ1HDbECIAFBAWohAQy6AQsgAUEBaiEBC0EiIQMM8wILIAEgBEYEQEEcIQMMjAMLQgAhCgJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkAgAS0AAEEwaw43wQLAAgABAgMEBQYH0AHQAdAB0AHQAdAB0AEICQoLDA3QAdAB0AHQAdAB0AHQAdAB0AHQAdAB0AHQAdAB0AHQAdAB0AHQAdAB0AHQAdAB0AHQAdABDg8QERIT0AELQgIhCgzAAgtCAyEKDL8CC0IEIQoMvgILQgUhCgy9AgtCBiEKDLwCC0IHIQoMuwILQgghCgy6AgtCCSEKDLkCC0IKIQoMuAILQgshCgy3AgtCDCEKDLYCC0INIQoMtQILQg4hCgy0AgtCDyEKDLMCC0IKIQoMsgILQgshCgyxAgtCDCEKDLACC0INIQoMrwILQg4hCgyuAgtCDyEKDK0CC0IAIQoCQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAIAEtAABBMGsON8ACvwIAAQIDBAUGB74CvgK+Ar4CvgK+Ar4CCAkKCwwNvgK+Ar4CvgK+Ar4CvgK+Ar4CvgK+Ar4CvgK+Ar4CvgK+Ar4CvgK+Ar4CvgK+Ar4CvgK+Ag4PEBESE74CC0ICIQoMvwILQgMhCgy+AgtCBCEKDL0CC0IFIQoMvAILQgYhCgy7AgtCByEKDLoCC0IIIQoMuQILQgkhCgy4AgtCCiEKDLcCC0ILIQoMtgILQgwhCgy1AgtCDSEKDLQCC0IOIQoMswILQg8hCgyyAgtCCiEKDLECC0ILIQoMsAILQgwhCgyvAgtCDSEKDK4CC0IOIQoMrQILQg8hCgysAgsgAiACKQMgIgogBCABa60iC30iDEIAIAogDFobNwMgIAogC1gNpwJBHyEDDIkDCyABIARHBEAgAkEJNgIIIAIgATYCBEElIQMM8AILQSAhAwyIAwtBASEFIAIvATAiA0EIcUUEQCACKQMgQgBSIQULAkAgAi0ALgRAQQEhACACLQApQQVGDQEgA0HAAHFFIAVxRQ0BC0EAIQAgA0HAAHENAEECIQAgA0EIcQ0AIANBgARxBEACQCACLQAoQQFHDQAgAi0ALUEKcQ0AQQUhAAwCC0EEIQAMAQsgA0EgcUUEQAJAIAItAChBAUYNACACLwEyIgBB5ABrQeQASQ0AIABBzAFGDQAgAEGwAkYNAEEEIQAgA0EocUUNAiADQYgEcUGABEYNAgtBACEADAELQQBBAyACKQMgUBshAAsgAEEBaw4FvgIAsAEBpAKhAgtBESEDDO0CCyACQQE6AC8MhAMLIAEgBEcNnQJBJCEDDIQDCyABIARHDRxBxgAhAwyDAwtBACEAAkAgAigCOCIDRQ0AIAMoAkQiA0UNACACIAMRAAAhAAsgAEUNJyAAQRVHDZgCIAJB0AA2AhwgAiABNgIUIAJBkRg2AhAgAkEVNgIMQQAhAwyCAwsgASAERgRAQSghAwyCAwtBACEDIAJBADYCBCACQQw2AgggAiABIAEQKiIARQ2UAiACQSc2AhwgAiABNgIUIAIgADYCDAyBAwsgASAERgRAQSkhAwyBAwsgAS0AACIAQSBGDRMgAEEJRw2VAiABQQFqIQEMFAsgASAERwRAIAFBAWohAQwWC0EqIQMM/wILIAEgBEYEQEErIQMM/wILIAEtAAAiAEEJRyAAQSBHcQ2QAiACLQAsQQhHDd0CIAJBADoALAzdAgsgASAERgRAQSwhAwz+AgsgAS0AAEEKRw2OAiABQQFqIQEMsAELIAEgBEcNigJBLyEDDPwCCwNAIAEtAAAiAEEgRwRAIABBCmsOBIQCiAKIAoQChgILIAQgAUEBaiIBRw0AC0ExIQMM+wILQTIhAyABIARGDfoCIAIoAgAiACAEIAFraiEHIAEgAGtBA2ohBgJAA0AgAEHwO2otAAAgAS0AACIFQSByIAUgBUHBAGtB/wFxQRpJG0H/AXFHDQEgAEEDRgRAQQYhAQziAgsgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAc2AgAM+wILIAJBADYCAAyGAgtBMyEDIAQgASIARg35AiAEIAFrIAIoAgAiAWohByAAIAFrQQhqIQYCQANAIAFB9DtqLQAAIAAtAAAiBUEgciAFIAVBwQBrQf8BcUEaSRtB/wFxRw0BIAFBCEYEQEEFIQEM4QILIAFBAWohASAEIABBAWoiAEcNAAsgAiAHNgIADPoCCyACQQA2AgAgACEBDIUCC0E0IQMgBCABIgBGDfgCIAQgAWsgAigCACIBaiEHIAAgAWtBBWohBgJAA0AgAUHQwgBqLQAAIAAtAAAiBUEgciAFIAVBwQBrQf8BcUEaSRtB/wFxRw0BIAFBBUYEQEEHIQEM4AILIAFBAWohASAEIABBAWoiAEcNAAsgAiAHNgIADPkCCyACQQA2AgAgACEBDIQCCyABIARHBEADQCABLQAAQYA+ai0AACIAQQFHBEAgAEECRg0JDIECCyAEIAFBAWoiAUcNAAtBMCEDDPgCC0EwIQMM9wILIAEgBEcEQANAIAEtAAAiAEEgRwRAIABBCmsOBP8B/gH+Af8B/gELIAQgAUEBaiIBRw0AC0E4IQMM9wILQTghAwz2AgsDQCABLQAAIgBBIEcgAEEJR3EN9gEgBCABQQFqIgFHDQALQTwhAwz1AgsDQCABLQAAIgBBIEcEQAJAIABBCmsOBPkBBAT5AQALIABBLEYN9QEMAwsgBCABQQFqIgFHDQALQT8hAwz0AgtBwAAhAyABIARGDfMCIAIoAgAiACAEIAFraiEFIAEgAGtBBmohBgJAA0AgAEGAQGstAAAgAS0AAEEgckcNASAAQQZGDdsCIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADPQCCyACQQA2AgALQTYhAwzZAgsgASAERgRAQcEAIQMM8gILIAJBDDYCCCACIAE2AgQgAi0ALEEBaw4E+wHuAewB6wHUAgsgAUEBaiEBDPoBCyABIARHBEADQAJAIAEtAAAiAEEgciAAIABBwQBrQf8BcUEaSRtB/wFxIgBBCUYNACAAQSBGDQACQAJAAkACQCAAQeMAaw4TAAMDAwMDAwMBAwMDAwMDAwMDAgMLIAFBAWohAUExIQMM3AILIAFBAWohAUEyIQMM2wILIAFBAWohAUEzIQMM2gILDP4BCyAEIAFBAWoiAUcNAAtBNSEDDPACC0E1IQMM7wILIAEgBEcEQANAIAEtAABBgDxqLQAAQQFHDfcBIAQgAUEBaiIBRw0AC0E9IQMM7wILQT0hAwzuAgtBACEAAkAgAigCOCIDRQ0AIAMoAkAiA0UNACACIAMRAAAhAAsgAEUNASAAQRVHDeYBIAJBwgA2AhwgAiABNgIUIAJB4xg2AhAgAkEVNgIMQQAhAwztAgsgAUEBaiEBC0E8IQMM0gILIAEgBEYEQEHCACEDDOsCCwJAA0ACQCABLQAAQQlrDhgAAswCzALRAswCzALMAswCzALMAswCzALMAswCzALMAswCzALMAswCzALMAgDMAgsgBCABQQFqIgFHDQALQcIAIQMM6wILIAFBAWohASACLQAtQQFxRQ3+AQtBLCEDDNACCyABIARHDd4BQcQAIQMM6AILA0AgAS0AAEGQwABqLQAAQQFHDZwBIAQgAUEBaiIBRw0AC0HFACEDDOcCCyABLQAAIgBBIEYN/gEgAEE6Rw3AAiACKAIEIQBBACEDIAJBADYCBCACIAAgARApIgAN3gEM3QELQccAIQMgBCABIgBGDeUCIAQgAWsgAigCACIBaiEHIAAgAWtBBWohBgNAIAFBkMIAai0AACAALQAAIgVBIHIgBSAFQcEAa0H/AXFBGkkbQf8BcUcNvwIgAUEFRg3CAiABQQFqIQEgBCAAQQFqIgBHDQALIAIgBzYCAAzlAgtByAAhAyAEIAEiAEYN5AIgBCABayACKAIAIgFqIQcgACABa0EJaiEGA0AgAUGWwgBqLQAAIAAtAAAiBUEgciAFIAVBwQBrQf8BcUEaSRtB/wFxRw2+AkECIAFBCUYNwgIaIAFBAWohASAEIABBAWoiAEcNAAsgAiAHNgIADOQCCyABIARGBEBByQAhAwzkAgsCQAJAIAEtAAAiAEEgciAAIABBwQBrQf8BcUEaSRtB/wFxQe4Aaw4HAL8CvwK/Ar8CvwIBvwILIAFBAWohAUE+IQMMywILIAFBAWohAUE/IQMMygILQcoAIQMgBCABIgBGDeICIAQgAWsgAigCACIBaiEGIAAgAWtBAWohBwNAIAFBoMIAai0AACAALQAAIgVBIHIgBSAFQcEAa0H/AXFBGkkbQf8BcUcNvAIgAUEBRg2+AiABQQFqIQEgBCAAQQFqIgBHDQALIAIgBjYCAAziAgtBywAhAyAEIAEiAEYN4QIgBCABayACKAIAIgFqIQcgACABa0EOaiEGA0AgAUGiwgBqLQAAIAAtAAAiBUEgciAFIAVBwQBrQf8BcUEaSRtB/wFxRw27AiABQQ5GDb4CIAFBAWohASAEIABBAWoiAEcNAAsgAiAHNgIADOECC0HMACEDIAQgASIARg3gAiAEIAFrIAIoAgAiAWohByAAIAFrQQ9qIQYDQCABQcDCAGotAAAgAC0AACIFQSByIAUgBUHBAGtB/wFxQRpJG0H/AXFHDboCQQMgAUEPRg2+AhogAUEBaiEBIAQgAEEBaiIARw0ACyACIAc2AgAM4AILQc0AIQMgBCABIgBGDd8CIAQgAWsgAigCACIBaiEHIAAgAWtBBWohBgNAIAFB0MIAai0AACAALQAAIgVBIHIgBSAFQcEAa0H/AXFBGkkbQf8BcUcNuQJBBCABQQVGDb0CGiABQQFqIQEgBCAAQQFqIgBHDQALIAIgBzYCAAzfAgsgASAERgRAQc4AIQMM3wILAkACQAJAAkAgAS0AACIAQSByIAAgAEHBAGtB/wFxQRpJG0H/AXFB4wBrDhMAvAK8ArwCvAK8ArwCvAK8ArwCvAK8ArwCAbwCvAK8AgIDvAILIAFBAWohAUHBACEDDMgCCyABQQFqIQFBwgAhAwzHAgsgAUEBaiEBQcMAIQMMxgILIAFBAWohAUHEACEDDMUCCyABIARHBEAgAkENNgIIIAIgATYCBEHFACEDDMUCC0HPACEDDN0CCwJAAkAgAS0AAEEKaw4EAZABkAEAkAELIAFBAWohAQtBKCEDDMMCCyABIARGBEBB0QAhAwzcAgsgAS0AAEEgRw0AIAFBAWohASACLQAtQQFxRQ3QAQtBFyEDDMECCyABIARHDcsBQdIAIQMM2QILQdMAIQMgASAERg3YAiACKAIAIgAgBCABa2ohBiABIABrQQFqIQUDQCABLQAAIABB1sIAai0AAEcNxwEgAEEBRg3KASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBjYCAAzYAgsgASAERgRAQdUAIQMM2AILIAEtAABBCkcNwgEgAUEBaiEBDMoBCyABIARGBEBB1gAhAwzXAgsCQAJAIAEtAABBCmsOBADDAcMBAcMBCyABQQFqIQEMygELIAFBAWohAUHKACEDDL0CC0EAIQACQCACKAI4IgNFDQAgAygCPCIDRQ0AIAIgAxEAACEACyAADb8BQc0AIQMMvAILIAItAClBIkYNzwIMiQELIAQgASIFRgRAQdsAIQMM1AILQQAhAEEBIQFBASEGQQAhAwJAAn8CQAJAAkACQAJAAkACQCAFLQAAQTBrDgrFAcQBAAECAwQFBgjDAQtBAgwGC0EDDAULQQQMBAtBBQwDC0EGDAILQQcMAQtBCAshA0EAIQFBACEGDL0BC0EJIQNBASEAQQAhAUEAIQYMvAELIAEgBEYEQEHdACEDDNMCCyABLQAAQS5HDbgBIAFBAWohAQyIAQsgASAERw22AUHfACEDDNECCyABIARHBEAgAkEONgIIIAIgATYCBEHQACEDDLgCC0HgACEDDNACC0HhACEDIAEgBEYNzwIgAigCACIAIAQgAWtqIQUgASAAa0EDaiEGA0AgAS0AACAAQeLCAGotAABHDbEBIABBA0YNswEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAMzwILQeIAIQMgASAERg3OAiACKAIAIgAgBCABa2ohBSABIABrQQJqIQYDQCABLQAAIABB5sIAai0AAEcNsAEgAEECRg2vASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAzOAgtB4wAhAyABIARGDc0CIAIoAgAiACAEIAFraiEFIAEgAGtBA2ohBgNAIAEtAAAgAEHpwgBqLQAARw2vASAAQQNGDa0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADM0CCyABIARGBEBB5QAhAwzNAgsgAUEBaiEBQQAhAAJAIAIoAjgiA0UNACADKAIwIgNFDQAgAiADEQAAIQALIAANqgFB1gAhAwyzAgsgASAERwRAA0AgAS0AACIAQSBHBEACQAJAAkAgAEHIAGsOCwABswGzAbMBswGzAbMBswGzAQKzAQsgAUEBaiEBQdIAIQMMtwILIAFBAWohAUHTACEDDLYCCyABQQFqIQFB1AAhAwy1AgsgBCABQQFqIgFHDQALQeQAIQMMzAILQeQAIQMMywILA0AgAS0AAEHwwgBqLQAAIgBBAUcEQCAAQQJrDgOnAaYBpQGkAQsgBCABQQFqIgFHDQALQeYAIQMMygILIAFBAWogASAERw0CGkHnACEDDMkCCwNAIAEtAABB8MQAai0AACIAQQFHBEACQCAAQQJrDgSiAaEBoAEAnwELQdcAIQMMsQILIAQgAUEBaiIBRw0AC0HoACEDDMgCCyABIARGBEBB6QAhAwzIAgsCQCABLQAAIgBBCmsOGrcBmwGbAbQBmwGbAZsBmwGbAZsBmwGbAZsBmwGbAZsBmwGbAZsBmwGbAZsBpAGbAZsBAJkBCyABQQFqCyEBQQYhAwytAgsDQCABLQAAQfDGAGotAABBAUcNfSAEIAFBAWoiAUcNAAtB6gAhAwzFAgsgAUEBaiABIARHDQIaQesAIQMMxAILIAEgBEYEQEHsACEDDMQCCyABQQFqDAELIAEgBEYEQEHtACEDDMMCCyABQQFqCyEBQQQhAwyoAgsgASAERgRAQe4AIQMMwQILAkACQAJAIAEtAABB8MgAai0AAEEBaw4HkAGPAY4BAHwBAo0BCyABQQFqIQEMCwsgAUEBagyTAQtBACEDIAJBADYCHCACQZsSNgIQIAJBBzYCDCACIAFBAWo2AhQMwAILAkADQCABLQAAQfDIAGotAAAiAEEERwRAAkACQCAAQQFrDgeUAZMBkgGNAQAEAY0BC0HaACEDDKoCCyABQQFqIQFB3AAhAwypAgsgBCABQQFqIgFHDQALQe8AIQMMwAILIAFBAWoMkQELIAQgASIARgRAQfAAIQMMvwILIAAtAABBL0cNASAAQQFqIQEMBwsgBCABIgBGBEBB8QAhAwy+AgsgAC0AACIBQS9GBEAgAEEBaiEBQd0AIQMMpQILIAFBCmsiA0EWSw0AIAAhAUEBIAN0QYmAgAJxDfkBC0EAIQMgAkEANgIcIAIgADYCFCACQYwcNgIQIAJBBzYCDAy8AgsgASAERwRAIAFBAWohAUHeACEDDKMCC0HyACEDDLsCCyABIARGBEBB9AAhAwy7AgsCQCABLQAAQfDMAGotAABBAWsOA/cBcwCCAQtB4QAhAwyhAgsgASAERwRAA0AgAS0AAEHwygBqLQAAIgBBA0cEQAJAIABBAWsOAvkBAIUBC0HfACEDDKMCCyAEIAFBAWoiAUcNAAtB8wAhAwy6AgtB8wAhAwy5AgsgASAERwRAIAJBDzYCCCACIAE2AgRB4AAhAwygAgtB9QAhAwy4AgsgASAERgRAQfYAIQMMuAILIAJBDzYCCCACIAE2AgQLQQMhAwydAgsDQCABLQAAQSBHDY4CIAQgAUEBaiIBRw0AC0H3ACEDDLUCCyABIARGBEBB+AAhAwy1AgsgAS0AAEEgRw16IAFBAWohAQxbC0EAIQACQCACKAI4IgNFDQAgAygCOCIDRQ0AIAIgAxEAACEACyAADXgMgAILIAEgBEYEQEH6ACEDDLMCCyABLQAAQcwARw10IAFBAWohAUETDHYLQfsAIQMgASAERg2xAiACKAIAIgAgBCABa2ohBSABIABrQQVqIQYDQCABLQAAIABB8M4Aai0AAEcNcyAAQQVGDXUgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAMsQILIAEgBEYEQEH8ACEDDLECCwJAAkAgAS0AAEHDAGsODAB0dHR0dHR0dHR0AXQLIAFBAWohAUHmACEDDJgCCyABQQFqIQFB5wAhAwyXAgtB/QAhAyABIARGDa8CIAIoAgAiACAEIAFraiEFIAEgAGtBAmohBgJAA0AgAS0AACAAQe3PAGotAABHDXIgAEECRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADLACCyACQQA2AgAgBkEBaiEBQRAMcwtB/gAhAyABIARGDa4CIAIoAgAiACAEIAFraiEFIAEgAGtBBWohBgJAA0AgAS0AACAAQfbOAGotAABHDXEgAEEFRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADK8CCyACQQA2AgAgBkEBaiEBQRYMcgtB/wAhAyABIARGDa0CIAIoAgAiACAEIAFraiEFIAEgAGtBA2ohBgJAA0AgAS0AACAAQfzOAGotAABHDXAgAEEDRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADK4CCyACQQA2AgAgBkEBaiEBQQUMcQsgASAERgRAQYABIQMMrQILIAEtAABB2QBHDW4gAUEBaiEBQQgMcAsgASAERgRAQYEBIQMMrAILAkACQCABLQAAQc4Aaw4DAG8BbwsgAUEBaiEBQesAIQMMkwILIAFBAWohAUHsACEDDJICCyABIARGBEBBggEhAwyrAgsCQAJAIAEtAABByABrDggAbm5ubm5uAW4LIAFBAWohAUHqACEDDJICCyABQQFqIQFB7QAhAwyRAgtBgwEhAyABIARGDakCIAIoAgAiACAEIAFraiEFIAEgAGtBAmohBgJAA0AgAS0AACAAQYDPAGotAABHDWwgAEECRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADKoCCyACQQA2AgAgBkEBaiEBQQAMbQtBhAEhAyABIARGDagCIAIoAgAiACAEIAFraiEFIAEgAGtBBGohBgJAA0AgAS0AACAAQYPPAGotAABHDWsgAEEERg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADKkCCyACQQA2AgAgBkEBaiEBQSMMbAsgASAERgRAQYUBIQMMqAILAkACQCABLQAAQcwAaw4IAGtra2trawFrCyABQQFqIQFB7wAhAwyPAgsgAUEBaiEBQfAAIQMMjgILIAEgBEYEQEGGASEDDKcCCyABLQAAQcUARw1oIAFBAWohAQxgC0GHASEDIAEgBEYNpQIgAigCACIAIAQgAWtqIQUgASAAa0EDaiEGAkADQCABLQAAIABBiM8Aai0AAEcNaCAAQQNGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAMpgILIAJBADYCACAGQQFqIQFBLQxpC0GIASEDIAEgBEYNpAIgAigCACIAIAQgAWtqIQUgASAAa0EIaiEGAkADQCABLQAAIABB0M8Aai0AAEcNZyAAQQhGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAMpQILIAJBADYCACAGQQFqIQFBKQxoCyABIARGBEBBiQEhAwykAgtBASABLQAAQd8ARw1nGiABQQFqIQEMXgtBigEhAyABIARGDaICIAIoAgAiACAEIAFraiEFIAEgAGtBAWohBgNAIAEtAAAgAEGMzwBqLQAARw1kIABBAUYN+gEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAMogILQYsBIQMgASAERg2hAiACKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEGOzwBqLQAARw1kIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAyiAgsgAkEANgIAIAZBAWohAUECDGULQYwBIQMgASAERg2gAiACKAIAIgAgBCABa2ohBSABIABrQQFqIQYCQANAIAEtAAAgAEHwzwBqLQAARw1jIABBAUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAyhAgsgAkEANgIAIAZBAWohAUEfDGQLQY0BIQMgASAERg2fAiACKAIAIgAgBCABa2ohBSABIABrQQFqIQYCQANAIAEtAAAgAEHyzwBqLQAARw1iIABBAUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAygAgsgAkEANgIAIAZBAWohAUEJDGMLIAEgBEYEQEGOASEDDJ8CCwJAAkAgAS0AAEHJAGsOBwBiYmJiYgFiCyABQQFqIQFB+AAhAwyGAgsgAUEBaiEBQfkAIQMMhQILQY8BIQMgASAERg2dAiACKAIAIgAgBCABa2ohBSABIABrQQVqIQYCQANAIAEtAAAgAEGRzwBqLQAARw1gIABBBUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAyeAgsgAkEANgIAIAZBAWohAUEYDGELQZABIQMgASAERg2cAiACKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEGXzwBqLQAARw1fIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAydAgsgAkEANgIAIAZBAWohAUEXDGALQZEBIQMgASAERg2bAiACKAIAIgAgBCABa2ohBSABIABrQQZqIQYCQANAIAEtAAAgAEGazwBqLQAARw1eIABBBkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAycAgsgAkEANgIAIAZBAWohAUEVDF8LQZIBIQMgASAERg2aAiACKAIAIgAgBCABa2ohBSABIABrQQVqIQYCQANAIAEtAAAgAEGhzwBqLQAARw1dIABBBUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAybAgsgAkEANgIAIAZBAWohAUEeDF4LIAEgBEYEQEGTASEDDJoCCyABLQAAQcwARw1bIAFBAWohAUEKDF0LIAEgBEYEQEGUASEDDJkCCwJAAkAgAS0AAEHBAGsODwBcXFxcXFxcXFxcXFxcAVwLIAFBAWohAUH+ACEDDIACCyABQQFqIQFB/wAhAwz/AQsgASAERgRAQZUBIQMMmAILAkACQCABLQAAQcEAaw4DAFsBWwsgAUEBaiEBQf0AIQMM/wELIAFBAWohAUGAASEDDP4BC0GWASEDIAEgBEYNlgIgAigCACIAIAQgAWtqIQUgASAAa0EBaiEGAkADQCABLQAAIABBp88Aai0AAEcNWSAAQQFGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAMlwILIAJBADYCACAGQQFqIQFBCwxaCyABIARGBEBBlwEhAwyWAgsCQAJAAkACQCABLQAAQS1rDiMAW1tbW1tbW1tbW1tbW1tbW1tbW1tbW1sBW1tbW1sCW1tbA1sLIAFBAWohAUH7ACEDDP8BCyABQQFqIQFB/AAhAwz+AQsgAUEBaiEBQYEBIQMM/QELIAFBAWohAUGCASEDDPwBC0GYASEDIAEgBEYNlAIgAigCACIAIAQgAWtqIQUgASAAa0EEaiEGAkADQCABLQAAIABBqc8Aai0AAEcNVyAAQQRGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAMlQILIAJBADYCACAGQQFqIQFBGQxYC0GZASEDIAEgBEYNkwIgAigCACIAIAQgAWtqIQUgASAAa0EFaiEGAkADQCABLQAAIABBrs8Aai0AAEcNViAAQQVGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAMlAILIAJBADYCACAGQQFqIQFBBgxXC0GaASEDIAEgBEYNkgIgAigCACIAIAQgAWtqIQUgASAAa0EBaiEGAkADQCABLQAAIABBtM8Aai0AAEcNVSAAQQFGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAMkwILIAJBADYCACAGQQFqIQFBHAxWC0GbASEDIAEgBEYNkQIgAigCACIAIAQgAWtqIQUgASAAa0EBaiEGAkADQCABLQAAIABBts8Aai0AAEcNVCAAQQFGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAMkgILIAJBADYCACAGQQFqIQFBJwxVCyABIARGBEBBnAEhAwyRAgsCQAJAIAEtAABB1ABrDgIAAVQLIAFBAWohAUGGASEDDPgBCyABQQFqIQFBhwEhAwz3AQtBnQEhAyABIARGDY8CIAIoAgAiACAEIAFraiEFIAEgAGtBAWohBgJAA0AgAS0AACAAQbjPAGotAABHDVIgAEEBRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADJACCyACQQA2AgAgBkEBaiEBQSYMUwtBngEhAyABIARGDY4CIAIoAgAiACAEIAFraiEFIAEgAGtBAWohBgJAA0AgAS0AACAAQbrPAGotAABHDVEgAEEBRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADI8CCyACQQA2AgAgBkEBaiEBQQMMUgtBnwEhAyABIARGDY0CIAIoAgAiACAEIAFraiEFIAEgAGtBAmohBgJAA0AgAS0AACAAQe3PAGotAABHDVAgAEECRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADI4CCyACQQA2AgAgBkEBaiEBQQwMUQtBoAEhAyABIARGDYwCIAIoAgAiACAEIAFraiEFIAEgAGtBA2ohBgJAA0AgAS0AACAAQbzPAGotAABHDU8gAEEDRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADI0CCyACQQA2AgAgBkEBaiEBQQ0MUAsgASAERgRAQaEBIQMMjAILAkACQCABLQAAQcYAaw4LAE9PT09PT09PTwFPCyABQQFqIQFBiwEhAwzzAQsgAUEBaiEBQYwBIQMM8gELIAEgBEYEQEGiASEDDIsCCyABLQAAQdAARw1MIAFBAWohAQxGCyABIARGBEBBowEhAwyKAgsCQAJAIAEtAABByQBrDgcBTU1NTU0ATQsgAUEBaiEBQY4BIQMM8QELIAFBAWohAUEiDE0LQaQBIQMgASAERg2IAiACKAIAIgAgBCABa2ohBSABIABrQQFqIQYCQANAIAEtAAAgAEHAzwBqLQAARw1LIABBAUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAyJAgsgAkEANgIAIAZBAWohAUEdDEwLIAEgBEYEQEGlASEDDIgCCwJAAkAgAS0AAEHSAGsOAwBLAUsLIAFBAWohAUGQASEDDO8BCyABQQFqIQFBBAxLCyABIARGBEBBpgEhAwyHAgsCQAJAAkACQAJAIAEtAABBwQBrDhUATU1NTU1NTU1NTQFNTQJNTQNNTQRNCyABQQFqIQFBiAEhAwzxAQsgAUEBaiEBQYkBIQMM8AELIAFBAWohAUGKASEDDO8BCyABQQFqIQFBjwEhAwzuAQsgAUEBaiEBQZEBIQMM7QELQacBIQMgASAERg2FAiACKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEHtzwBqLQAARw1IIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAyGAgsgAkEANgIAIAZBAWohAUERDEkLQagBIQMgASAERg2EAiACKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEHCzwBqLQAARw1HIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAyFAgsgAkEANgIAIAZBAWohAUEsDEgLQakBIQMgASAERg2DAiACKAIAIgAgBCABa2ohBSABIABrQQRqIQYCQANAIAEtAAAgAEHFzwBqLQAARw1GIABBBEYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAyEAgsgAkEANgIAIAZBAWohAUErDEcLQaoBIQMgASAERg2CAiACKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEHKzwBqLQAARw1FIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAyDAgsgAkEANgIAIAZBAWohAUEUDEYLIAEgBEYEQEGrASEDDIICCwJAAkACQAJAIAEtAABBwgBrDg8AAQJHR0dHR0dHR0dHRwNHCyABQQFqIQFBkwEhAwzrAQsgAUEBaiEBQZQBIQMM6gELIAFBAWohAUGVASEDDOkBCyABQQFqIQFBlgEhAwzoAQsgASAERgRAQawBIQMMgQILIAEtAABBxQBHDUIgAUEBaiEBDD0LQa0BIQMgASAERg3/ASACKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEHNzwBqLQAARw1CIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAyAAgsgAkEANgIAIAZBAWohAUEODEMLIAEgBEYEQEGuASEDDP8BCyABLQAAQdAARw1AIAFBAWohAUElDEILQa8BIQMgASAERg39ASACKAIAIgAgBCABa2ohBSABIABrQQhqIQYCQANAIAEtAAAgAEHQzwBqLQAARw1AIABBCEYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAz+AQsgAkEANgIAIAZBAWohAUEqDEELIAEgBEYEQEGwASEDDP0BCwJAAkAgAS0AAEHVAGsOCwBAQEBAQEBAQEABQAsgAUEBaiEBQZoBIQMM5AELIAFBAWohAUGbASEDDOMBCyABIARGBEBBsQEhAwz8AQsCQAJAIAEtAABBwQBrDhQAPz8/Pz8/Pz8/Pz8/Pz8/Pz8/AT8LIAFBAWohAUGZASEDDOMBCyABQQFqIQFBnAEhAwziAQtBsgEhAyABIARGDfoBIAIoAgAiACAEIAFraiEFIAEgAGtBA2ohBgJAA0AgAS0AACAAQdnPAGotAABHDT0gAEEDRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADPsBCyACQQA2AgAgBkEBaiEBQSEMPgtBswEhAyABIARGDfkBIAIoAgAiACAEIAFraiEFIAEgAGtBBmohBgJAA0AgAS0AACAAQd3PAGotAABHDTwgAEEGRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADPoBCyACQQA2AgAgBkEBaiEBQRoMPQsgASAERgRAQbQBIQMM+QELAkACQAJAIAEtAABBxQBrDhEAPT09PT09PT09AT09PT09Aj0LIAFBAWohAUGdASEDDOEBCyABQQFqIQFBngEhAwzgAQsgAUEBaiEBQZ8BIQMM3wELQbUBIQMgASAERg33ASACKAIAIgAgBCABa2ohBSABIABrQQVqIQYCQANAIAEtAAAgAEHkzwBqLQAARw06IABBBUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAz4AQsgAkEANgIAIAZBAWohAUEoDDsLQbYBIQMgASAERg32ASACKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEHqzwBqLQAARw05IABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAz3AQsgAkEANgIAIAZBAWohAUEHDDoLIAEgBEYEQEG3ASEDDPYBCwJAAkAgAS0AAEHFAGsODgA5OTk5OTk5OTk5OTkBOQsgAUEBaiEBQaEBIQMM3QELIAFBAWohAUGiASEDDNwBC0G4ASEDIAEgBEYN9AEgAigCACIAIAQgAWtqIQUgASAAa0ECaiEGAkADQCABLQAAIABB7c8Aai0AAEcNNyAAQQJGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAM9QELIAJBADYCACAGQQFqIQFBEgw4C0G5ASEDIAEgBEYN8wEgAigCACIAIAQgAWtqIQUgASAAa0EBaiEGAkADQCABLQAAIABB8M8Aai0AAEcNNiAAQQFGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAM9AELIAJBADYCACAGQQFqIQFBIAw3C0G6ASEDIAEgBEYN8gEgAigCACIAIAQgAWtqIQUgASAAa0EBaiEGAkADQCABLQAAIABB8s8Aai0AAEcNNSAAQQFGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAM8wELIAJBADYCACAGQQFqIQFBDww2CyABIARGBEBBuwEhAwzyAQsCQAJAIAEtAABByQBrDgcANTU1NTUBNQsgAUEBaiEBQaUBIQMM2QELIAFBAWohAUGmASEDDNgBC0G8ASEDIAEgBEYN8AEgAigCACIAIAQgAWtqIQUgASAAa0EHaiEGAkADQCABLQAAIABB9M8Aai0AAEcNMyAAQQdGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAM8QELIAJBADYCACAGQQFqIQFBGww0CyABIARGBEBBvQEhAwzwAQsCQAJAAkAgAS0AAEHCAGsOEgA0NDQ0NDQ0NDQBNDQ0NDQ0AjQLIAFBAWohAUGkASEDDNgBCyABQQFqIQFBpwEhAwzXAQsgAUEBaiEBQagBIQMM1gELIAEgBEYEQEG+ASEDDO8BCyABLQAAQc4ARw0wIAFBAWohAQwsCyABIARGBEBBvwEhAwzuAQsCQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQCABLQAAQcEAaw4VAAECAz8EBQY/Pz8HCAkKCz8MDQ4PPwsgAUEBaiEBQegAIQMM4wELIAFBAWohAUHpACEDDOIBCyABQQFqIQFB7gAhAwzhAQsgAUEBaiEBQfIAIQMM4AELIAFBAWohAUHzACEDDN8BCyABQQFqIQFB9gAhAwzeAQsgAUEBaiEBQfcAIQMM3QELIAFBAWohAUH6ACEDDNwBCyABQQFqIQFBgwEhAwzbAQsgAUEBaiEBQYQBIQMM2gELIAFBAWohAUGFASEDDNkBCyABQQFqIQFBkgEhAwzYAQsgAUEBaiEBQZgBIQMM1wELIAFBAWohAUGgASEDDNYBCyABQQFqIQFBowEhAwzVAQsgAUEBaiEBQaoBIQMM1AELIAEgBEcEQCACQRA2AgggAiABNgIEQasBIQMM1AELQcABIQMM7AELQQAhAAJAIAIoAjgiA0UNACADKAI0IgNFDQAgAiADEQAAIQALIABFDV4gAEEVRw0HIAJB0QA2AhwgAiABNgIUIAJBsBc2AhAgAkEVNgIMQQAhAwzrAQsgAUEBaiABIARHDQgaQcIBIQMM6gELA0ACQCABLQAAQQprDgQIAAALAAsgBCABQQFqIgFHDQALQcMBIQMM6QELIAEgBEcEQCACQRE2AgggAiABNgIEQQEhAwzQAQtBxAEhAwzoAQsgASAERgRAQcUBIQMM6AELAkACQCABLQAAQQprDgQBKCgAKAsgAUEBagwJCyABQQFqDAULIAEgBEYEQEHGASEDDOcBCwJAAkAgAS0AAEEKaw4XAQsLAQsLCwsLCwsLCwsLCwsLCwsLCwALCyABQQFqIQELQbABIQMMzQELIAEgBEYEQEHIASEDDOYBCyABLQAAQSBHDQkgAkEAOwEyIAFBAWohAUGzASEDDMwBCwNAIAEhAAJAIAEgBEcEQCABLQAAQTBrQf8BcSIDQQpJDQEMJwtBxwEhAwzmAQsCQCACLwEyIgFBmTNLDQAgAiABQQpsIgU7ATIgBUH+/wNxIANB//8Dc0sNACAAQQFqIQEgAiADIAVqIgM7ATIgA0H//wNxQegHSQ0BCwtBACEDIAJBADYCHCACQcEJNgIQIAJBDTYCDCACIABBAWo2AhQM5AELIAJBADYCHCACIAE2AhQgAkHwDDYCECACQRs2AgxBACEDDOMBCyACKAIEIQAgAkEANgIEIAIgACABECYiAA0BIAFBAWoLIQFBrQEhAwzIAQsgAkHBATYCHCACIAA2AgwgAiABQQFqNgIUQQAhAwzgAQsgAigCBCEAIAJBADYCBCACIAAgARAmIgANASABQQFqCyEBQa4BIQMMxQELIAJBwgE2AhwgAiAANgIMIAIgAUEBajYCFEEAIQMM3QELIAJBADYCHCACIAE2AhQgAkGXCzYCECACQQ02AgxBACEDDNwBCyACQQA2AhwgAiABNgIUIAJB4xA2AhAgAkEJNgIMQQAhAwzbAQsgAkECOgAoDKwBC0EAIQMgAkEANgIcIAJBrws2AhAgAkECNgIMIAIgAUEBajYCFAzZAQtBAiEDDL8BC0ENIQMMvgELQSYhAwy9AQtBFSEDDLwBC0EWIQMMuwELQRghAwy6AQtBHCEDDLkBC0EdIQMMuAELQSAhAwy3AQtBISEDDLYBC0EjIQMMtQELQcYAIQMMtAELQS4hAwyzAQtBPSEDDLIBC0HLACEDDLEBC0HOACEDDLABC0HYACEDDK8BC0HZACEDDK4BC0HbACEDDK0BC0HxACEDDKwBC0H0ACEDDKsBC0GNASEDDKoBC0GXASEDDKkBC0GpASEDDKgBC0GvASEDDKcBC0GxASEDDKYBCyACQQA2AgALQQAhAyACQQA2AhwgAiABNgIUIAJB8Rs2AhAgAkEGNgIMDL0BCyACQQA2AgAgBkEBaiEBQSQLOgApIAIoAgQhACACQQA2AgQgAiAAIAEQJyIARQRAQeUAIQMMowELIAJB+QA2AhwgAiABNgIUIAIgADYCDEEAIQMMuwELIABBFUcEQCACQQA2AhwgAiABNgIUIAJBzA42AhAgAkEgNgIMQQAhAwy7AQsgAkH4ADYCHCACIAE2AhQgAkHKGDYCECACQRU2AgxBACEDDLoBCyACQQA2AhwgAiABNgIUIAJBjhs2AhAgAkEGNgIMQQAhAwy5AQsgAkEANgIcIAIgATYCFCACQf4RNgIQIAJBBzYCDEEAIQMMuAELIAJBADYCHCACIAE2AhQgAkGMHDYCECACQQc2AgxBACEDDLcBCyACQQA2AhwgAiABNgIUIAJBww82AhAgAkEHNgIMQQAhAwy2AQsgAkEANgIcIAIgATYCFCACQcMPNgIQIAJBBzYCDEEAIQMMtQELIAIoAgQhACACQQA2AgQgAiAAIAEQJSIARQ0RIAJB5QA2AhwgAiABNgIUIAIgADYCDEEAIQMMtAELIAIoAgQhACACQQA2AgQgAiAAIAEQJSIARQ0gIAJB0wA2AhwgAiABNgIUIAIgADYCDEEAIQMMswELIAIoAgQhACACQQA2AgQgAiAAIAEQJSIARQ0iIAJB0gA2AhwgAiABNgIUIAIgADYCDEEAIQMMsgELIAIoAgQhACACQQA2AgQgAiAAIAEQJSIARQ0OIAJB5QA2AhwgAiABNgIUIAIgADYCDEEAIQMMsQELIAIoAgQhACACQQA2AgQgAiAAIAEQJSIARQ0dIAJB0wA2AhwgAiABNgIUIAIgADYCDEEAIQMMsAELIAIoAgQhACACQQA2AgQgAiAAIAEQJSIARQ0fIAJB0gA2AhwgAiABNgIUIAIgADYCDEEAIQMMrwELIABBP0cNASABQQFqCyEBQQUhAwyUAQtBACEDIAJBADYCHCACIAE2AhQgAkH9EjYCECACQQc2AgwMrAELIAJBADYCHCACIAE2AhQgAkHcCDYCECACQQc2AgxBACEDDKsBCyACKAIEIQAgAkEANgIEIAIgACABECUiAEUNByACQeUANgIcIAIgATYCFCACIAA2AgxBACEDDKoBCyACKAIEIQAgAkEANgIEIAIgACABECUiAEUNFiACQdMANgIcIAIgATYCFCACIAA2AgxBACEDDKkBCyACKAIEIQAgAkEANgIEIAIgACABECUiAEUNGCACQdIANgIcIAIgATYCFCACIAA2AgxBACEDDKgBCyACQQA2AhwgAiABNgIUIAJBxgo2AhAgAkEHNgIMQQAhAwynAQsgAigCBCEAIAJBADYCBCACIAAgARAlIgBFDQMgAkHlADYCHCACIAE2AhQgAiAANgIMQQAhAwymAQsgAigCBCEAIAJBADYCBCACIAAgARAlIgBFDRIgAkHTADYCHCACIAE2AhQgAiAANgIMQQAhAwylAQsgAigCBCEAIAJBADYCBCACIAAgARAlIgBFDRQgAkHSADYCHCACIAE2AhQgAiAANgIMQQAhAwykAQsgAigCBCEAIAJBADYCBCACIAAgARAlIgBFDQAgAkHlADYCHCACIAE2AhQgAiAANgIMQQAhAwyjAQtB1QAhAwyJAQsgAEEVRwRAIAJBADYCHCACIAE2AhQgAkG5DTYCECACQRo2AgxBACEDDKIBCyACQeQANgIcIAIgATYCFCACQeMXNgIQIAJBFTYCDEEAIQMMoQELIAJBADYCACAGQQFqIQEgAi0AKSIAQSNrQQtJDQQCQCAAQQZLDQBBASAAdEHKAHFFDQAMBQtBACEDIAJBADYCHCACIAE2AhQgAkH3CTYCECACQQg2AgwMoAELIAJBADYCACAGQQFqIQEgAi0AKUEhRg0DIAJBADYCHCACIAE2AhQgAkGbCjYCECACQQg2AgxBACEDDJ8BCyACQQA2AgALQQAhAyACQQA2AhwgAiABNgIUIAJBkDM2AhAgAkEINgIMDJ0BCyACQQA2AgAgBkEBaiEBIAItAClBI0kNACACQQA2AhwgAiABNgIUIAJB0wk2AhAgAkEINgIMQQAhAwycAQtB0QAhAwyCAQsgAS0AAEEwayIAQf8BcUEKSQRAIAIgADoAKiABQQFqIQFBzwAhAwyCAQsgAigCBCEAIAJBADYCBCACIAAgARAoIgBFDYYBIAJB3gA2AhwgAiABNgIUIAIgADYCDEEAIQMMmgELIAIoAgQhACACQQA2AgQgAiAAIAEQKCIARQ2GASACQdwANgIcIAIgATYCFCACIAA2AgxBACEDDJkBCyACKAIEIQAgAkEANgIEIAIgACAFECgiAEUEQCAFIQEMhwELIAJB2gA2AhwgAiAFNgIUIAIgADYCDAyYAQtBACEBQQEhAwsgAiADOgArIAVBAWohAwJAAkACQCACLQAtQRBxDQACQAJAAkAgAi0AKg4DAQACBAsgBkUNAwwCCyAADQEMAgsgAUUNAQsgAigCBCEAIAJBADYCBCACIAAgAxAoIgBFBEAgAyEBDAILIAJB2AA2AhwgAiADNgIUIAIgADYCDEEAIQMMmAELIAIoAgQhACACQQA2AgQgAiAAIAMQKCIARQRAIAMhAQyHAQsgAkHZADYCHCACIAM2AhQgAiAANgIMQQAhAwyXAQtBzAAhAwx9CyAAQRVHBEAgAkEANgIcIAIgATYCFCACQZQNNgIQIAJBITYCDEEAIQMMlgELIAJB1wA2AhwgAiABNgIUIAJByRc2AhAgAkEVNgIMQQAhAwyVAQtBACEDIAJBADYCHCACIAE2AhQgAkGAETYCECACQQk2AgwMlAELIAIoAgQhACACQQA2AgQgAiAAIAEQJSIARQ0AIAJB0wA2AhwgAiABNgIUIAIgADYCDEEAIQMMkwELQckAIQMMeQsgAkEANgIcIAIgATYCFCACQcEoNgIQIAJBBzYCDCACQQA2AgBBACEDDJEBCyACKAIEIQBBACEDIAJBADYCBCACIAAgARAlIgBFDQAgAkHSADYCHCACIAE2AhQgAiAANgIMDJABC0HIACEDDHYLIAJBADYCACAFIQELIAJBgBI7ASogAUEBaiEBQQAhAAJAIAIoAjgiA0UNACADKAIwIgNFDQAgAiADEQAAIQALIAANAQtBxwAhAwxzCyAAQRVGBEAgAkHRADYCHCACIAE2AhQgAkHjFzYCECACQRU2AgxBACEDDIwBC0EAIQMgAkEANgIcIAIgATYCFCACQbkNNgIQIAJBGjYCDAyLAQtBACEDIAJBADYCHCACIAE2AhQgAkGgGTYCECACQR42AgwMigELIAEtAABBOkYEQCACKAIEIQBBACEDIAJBADYCBCACIAAgARApIgBFDQEgAkHDADYCHCACIAA2AgwgAiABQQFqNgIUDIoBC0EAIQMgAkEANgIcIAIgATYCFCACQbERNgIQIAJBCjYCDAyJAQsgAUEBaiEBQTshAwxvCyACQcMANgIcIAIgADYCDCACIAFBAWo2AhQMhwELQQAhAyACQQA2AhwgAiABNgIUIAJB8A42AhAgAkEcNgIMDIYBCyACIAIvATBBEHI7ATAMZgsCQCACLwEwIgBBCHFFDQAgAi0AKEEBRw0AIAItAC1BCHFFDQMLIAIgAEH3+wNxQYAEcjsBMAwECyABIARHBEACQANAIAEtAABBMGsiAEH/AXFBCk8EQEE1IQMMbgsgAikDICIKQpmz5syZs+bMGVYNASACIApCCn4iCjcDICAKIACtQv8BgyILQn+FVg0BIAIgCiALfDcDICAEIAFBAWoiAUcNAAtBOSEDDIUBCyACKAIEIQBBACEDIAJBADYCBCACIAAgAUEBaiIBECoiAA0MDHcLQTkhAwyDAQsgAi0AMEEgcQ0GQcUBIQMMaQtBACEDIAJBADYCBCACIAEgARAqIgBFDQQgAkE6NgIcIAIgADYCDCACIAFBAWo2AhQMgQELIAItAChBAUcNACACLQAtQQhxRQ0BC0E3IQMMZgsgAigCBCEAQQAhAyACQQA2AgQgAiAAIAEQKiIABEAgAkE7NgIcIAIgADYCDCACIAFBAWo2AhQMfwsgAUEBaiEBDG4LIAJBCDoALAwECyABQQFqIQEMbQtBACEDIAJBADYCHCACIAE2AhQgAkHkEjYCECACQQQ2AgwMewsgAigCBCEAQQAhAyACQQA2AgQgAiAAIAEQKiIARQ1sIAJBNzYCHCACIAE2AhQgAiAANgIMDHoLIAIgAi8BMEEgcjsBMAtBMCEDDF8LIAJBNjYCHCACIAE2AhQgAiAANgIMDHcLIABBLEcNASABQQFqIQBBASEBAkACQAJAAkACQCACLQAsQQVrDgQDAQIEAAsgACEBDAQLQQIhAQwBC0EEIQELIAJBAToALCACIAIvATAgAXI7ATAgACEBDAELIAIgAi8BMEEIcjsBMCAAIQELQTkhAwxcCyACQQA6ACwLQTQhAwxaCyABIARGBEBBLSEDDHMLAkACQANAAkAgAS0AAEEKaw4EAgAAAwALIAQgAUEBaiIBRw0AC0EtIQMMdAsgAigCBCEAQQAhAyACQQA2AgQgAiAAIAEQKiIARQ0CIAJBLDYCHCACIAE2AhQgAiAANgIMDHMLIAIoAgQhAEEAIQMgAkEANgIEIAIgACABECoiAEUEQCABQQFqIQEMAgsgAkEsNgIcIAIgADYCDCACIAFBAWo2AhQMcgsgAS0AAEENRgRAIAIoAgQhAEEAIQMgAkEANgIEIAIgACABECoiAEUEQCABQQFqIQEMAgsgAkEsNgIcIAIgADYCDCACIAFBAWo2AhQMcgsgAi0ALUEBcQRAQcQBIQMMWQsgAigCBCEAQQAhAyACQQA2AgQgAiAAIAEQKiIADQEMZQtBLyEDDFcLIAJBLjYCHCACIAE2AhQgAiAANgIMDG8LQQAhAyACQQA2AhwgAiABNgIUIAJB8BQ2AhAgAkEDNgIMDG4LQQEhAwJAAkACQAJAIAItACxBBWsOBAMBAgAECyACIAIvATBBCHI7ATAMAwtBAiEDDAELQQQhAwsgAkEBOgAsIAIgAi8BMCADcjsBMAtBKiEDDFMLQQAhAyACQQA2AhwgAiABNgIUIAJB4Q82AhAgAkEKNgIMDGsLQQEhAwJAAkACQAJAAkACQCACLQAsQQJrDgcFBAQDAQIABAsgAiACLwEwQQhyOwEwDAMLQQIhAwwBC0EEIQMLIAJBAToALCACIAIvATAgA3I7ATALQSshAwxSC0EAIQMgAkEANgIcIAIgATYCFCACQasSNgIQIAJBCzYCDAxqC0EAIQMgAkEANgIcIAIgATYCFCACQf0NNgIQIAJBHTYCDAxpCyABIARHBEADQCABLQAAQSBHDUggBCABQQFqIgFHDQALQSUhAwxpC0ElIQMMaAsgAi0ALUEBcQRAQcMBIQMMTwsgAigCBCEAQQAhAyACQQA2AgQgAiAAIAEQKSIABEAgAkEmNgIcIAIgADYCDCACIAFBAWo2AhQMaAsgAUEBaiEBDFwLIAFBAWohASACLwEwIgBBgAFxBEBBACEAAkAgAigCOCIDRQ0AIAMoAlQiA0UNACACIAMRAAAhAAsgAEUNBiAAQRVHDR8gAkEFNgIcIAIgATYCFCACQfkXNgIQIAJBFTYCDEEAIQMMZwsCQCAAQaAEcUGgBEcNACACLQAtQQJxDQBBACEDIAJBADYCHCACIAE2AhQgAkGWEzYCECACQQQ2AgwMZwsgAgJ/IAIvATBBFHFBFEYEQEEBIAItAChBAUYNARogAi8BMkHlAEYMAQsgAi0AKUEFRgs6AC5BACEAAkAgAigCOCIDRQ0AIAMoAiQiA0UNACACIAMRAAAhAAsCQAJAAkACQAJAIAAOFgIBAAQEBAQEBAQEBAQEBAQEBAQEBAMECyACQQE6AC4LIAIgAi8BMEHAAHI7ATALQSchAwxPCyACQSM2AhwgAiABNgIUIAJBpRY2AhAgAkEVNgIMQQAhAwxnC0EAIQMgAkEANgIcIAIgATYCFCACQdULNgIQIAJBETYCDAxmC0EAIQACQCACKAI4IgNFDQAgAygCLCIDRQ0AIAIgAxEAACEACyAADQELQQ4hAwxLCyAAQRVGBEAgAkECNgIcIAIgATYCFCACQbAYNgIQIAJBFTYCDEEAIQMMZAtBACEDIAJBADYCHCACIAE2AhQgAkGnDjYCECACQRI2AgwMYwtBACEDIAJBADYCHCACIAE2AhQgAkGqHDYCECACQQ82AgwMYgsgAigCBCEAQQAhAyACQQA2AgQgAiAAIAEgCqdqIgEQKyIARQ0AIAJBBTYCHCACIAE2AhQgAiAANgIMDGELQQ8hAwxHC0EAIQMgAkEANgIcIAIgATYCFCACQc0TNgIQIAJBDDYCDAxfC0IBIQoLIAFBAWohAQJAIAIpAyAiC0L//////////w9YBEAgAiALQgSGIAqENwMgDAELQQAhAyACQQA2AhwgAiABNgIUIAJBrQk2AhAgAkEMNgIMDF4LQSQhAwxEC0EAIQMgAkEANgIcIAIgATYCFCACQc0TNgIQIAJBDDYCDAxcCyACKAIEIQBBACEDIAJBADYCBCACIAAgARAsIgBFBEAgAUEBaiEBDFILIAJBFzYCHCACIAA2AgwgAiABQQFqNgIUDFsLIAIoAgQhAEEAIQMgAkEANgIEAkAgAiAAIAEQLCIARQRAIAFBAWohAQwBCyACQRY2AhwgAiAANgIMIAIgAUEBajYCFAxbC0EfIQMMQQtBACEDIAJBADYCHCACIAE2AhQgAkGaDzYCECACQSI2AgwMWQsgAigCBCEAQQAhAyACQQA2AgQgAiAAIAEQLSIARQRAIAFBAWohAQxQCyACQRQ2AhwgAiAANgIMIAIgAUEBajYCFAxYCyACKAIEIQBBACEDIAJBADYCBAJAIAIgACABEC0iAEUEQCABQQFqIQEMAQsgAkETNgIcIAIgADYCDCACIAFBAWo2AhQMWAtBHiEDDD4LQQAhAyACQQA2AhwgAiABNgIUIAJBxgw2AhAgAkEjNgIMDFYLIAIoAgQhAEEAIQMgAkEANgIEIAIgACABEC0iAEUEQCABQQFqIQEMTgsgAkERNgIcIAIgADYCDCACIAFBAWo2AhQMVQsgAkEQNgIcIAIgATYCFCACIAA2AgwMVAtBACEDIAJBADYCHCACIAE2AhQgAkHGDDYCECACQSM2AgwMUwtBACEDIAJBADYCHCACIAE2AhQgAkHAFTYCECACQQI2AgwMUgsgAigCBCEAQQAhAyACQQA2AgQCQCACIAAgARAtIgBFBEAgAUEBaiEBDAELIAJBDjYCHCACIAA2AgwgAiABQQFqNgIUDFILQRshAww4C0EAIQMgAkEANgIcIAIgATYCFCACQcYMNgIQIAJBIzYCDAxQCyACKAIEIQBBACEDIAJBADYCBAJAIAIgACABECwiAEUEQCABQQFqIQEMAQsgAkENNgIcIAIgADYCDCACIAFBAWo2AhQMUAtBGiEDDDYLQQAhAyACQQA2AhwgAiABNgIUIAJBmg82AhAgAkEiNgIMDE4LIAIoAgQhAEEAIQMgAkEANgIEAkAgAiAAIAEQLCIARQRAIAFBAWohAQwBCyACQQw2AhwgAiAANgIMIAIgAUEBajYCFAxOC0EZIQMMNAtBACEDIAJBADYCHCACIAE2AhQgAkGaDzYCECACQSI2AgwMTAsgAEEVRwRAQQAhAyACQQA2AhwgAiABNgIUIAJBgww2AhAgAkETNgIMDEwLIAJBCjYCHCACIAE2AhQgAkHkFjYCECACQRU2AgxBACEDDEsLIAIoAgQhAEEAIQMgAkEANgIEIAIgACABIAqnaiIBECsiAARAIAJBBzYCHCACIAE2AhQgAiAANgIMDEsLQRMhAwwxCyAAQRVHBEBBACEDIAJBADYCHCACIAE2AhQgAkHaDTYCECACQRQ2AgwMSgsgAkEeNgIcIAIgATYCFCACQfkXNgIQIAJBFTYCDEEAIQMMSQtBACEAAkAgAigCOCIDRQ0AIAMoAiwiA0UNACACIAMRAAAhAAsgAEUNQSAAQRVGBEAgAkEDNgIcIAIgATYCFCACQbAYNgIQIAJBFTYCDEEAIQMMSQtBACEDIAJBADYCHCACIAE2AhQgAkGnDjYCECACQRI2AgwMSAtBACEDIAJBADYCHCACIAE2AhQgAkHaDTYCECACQRQ2AgwMRwtBACEDIAJBADYCHCACIAE2AhQgAkGnDjYCECACQRI2AgwMRgsgAkEAOgAvIAItAC1BBHFFDT8LIAJBADoALyACQQE6ADRBACEDDCsLQQAhAyACQQA2AhwgAkHkETYCECACQQc2AgwgAiABQQFqNgIUDEMLAkADQAJAIAEtAABBCmsOBAACAgACCyAEIAFBAWoiAUcNAAtB3QEhAwxDCwJAAkAgAi0ANEEBRw0AQQAhAAJAIAIoAjgiA0UNACADKAJYIgNFDQAgAiADEQAAIQALIABFDQAgAEEVRw0BIAJB3AE2AhwgAiABNgIUIAJB1RY2AhAgAkEVNgIMQQAhAwxEC0HBASEDDCoLIAJBADYCHCACIAE2AhQgAkHpCzYCECACQR82AgxBACEDDEILAkACQCACLQAoQQFrDgIEAQALQcABIQMMKQtBuQEhAwwoCyACQQI6AC9BACEAAkAgAigCOCIDRQ0AIAMoAgAiA0UNACACIAMRAAAhAAsgAEUEQEHCASEDDCgLIABBFUcEQCACQQA2AhwgAiABNgIUIAJBpAw2AhAgAkEQNgIMQQAhAwxBCyACQdsBNgIcIAIgATYCFCACQfoWNgIQIAJBFTYCDEEAIQMMQAsgASAERgRAQdoBIQMMQAsgAS0AAEHIAEYNASACQQE6ACgLQawBIQMMJQtBvwEhAwwkCyABIARHBEAgAkEQNgIIIAIgATYCBEG+ASEDDCQLQdkBIQMMPAsgASAERgRAQdgBIQMMPAsgAS0AAEHIAEcNBCABQQFqIQFBvQEhAwwiCyABIARGBEBB1wEhAww7CwJAAkAgAS0AAEHFAGsOEAAFBQUFBQUFBQUFBQUFBQEFCyABQQFqIQFBuwEhAwwiCyABQQFqIQFBvAEhAwwhC0HWASEDIAEgBEYNOSACKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEGD0ABqLQAARw0DIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAw6CyACKAIEIQAgAkIANwMAIAIgACAGQQFqIgEQJyIARQRAQcYBIQMMIQsgAkHVATYCHCACIAE2AhQgAiAANgIMQQAhAww5C0HUASEDIAEgBEYNOCACKAIAIgAgBCABa2ohBSABIABrQQFqIQYCQANAIAEtAAAgAEGB0ABqLQAARw0CIABBAUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAw5CyACQYEEOwEoIAIoAgQhACACQgA3AwAgAiAAIAZBAWoiARAnIgANAwwCCyACQQA2AgALQQAhAyACQQA2AhwgAiABNgIUIAJB2Bs2AhAgAkEINgIMDDYLQboBIQMMHAsgAkHTATYCHCACIAE2AhQgAiAANgIMQQAhAww0C0EAIQACQCACKAI4IgNFDQAgAygCOCIDRQ0AIAIgAxEAACEACyAARQ0AIABBFUYNASACQQA2AhwgAiABNgIUIAJBzA42AhAgAkEgNgIMQQAhAwwzC0HkACEDDBkLIAJB+AA2AhwgAiABNgIUIAJByhg2AhAgAkEVNgIMQQAhAwwxC0HSASEDIAQgASIARg0wIAQgAWsgAigCACIBaiEFIAAgAWtBBGohBgJAA0AgAC0AACABQfzPAGotAABHDQEgAUEERg0DIAFBAWohASAEIABBAWoiAEcNAAsgAiAFNgIADDELIAJBADYCHCACIAA2AhQgAkGQMzYCECACQQg2AgwgAkEANgIAQQAhAwwwCyABIARHBEAgAkEONgIIIAIgATYCBEG3ASEDDBcLQdEBIQMMLwsgAkEANgIAIAZBAWohAQtBuAEhAwwUCyABIARGBEBB0AEhAwwtCyABLQAAQTBrIgBB/wFxQQpJBEAgAiAAOgAqIAFBAWohAUG2ASEDDBQLIAIoAgQhACACQQA2AgQgAiAAIAEQKCIARQ0UIAJBzwE2AhwgAiABNgIUIAIgADYCDEEAIQMMLAsgASAERgRAQc4BIQMMLAsCQCABLQAAQS5GBEAgAUEBaiEBDAELIAIoAgQhACACQQA2AgQgAiAAIAEQKCIARQ0VIAJBzQE2AhwgAiABNgIUIAIgADYCDEEAIQMMLAtBtQEhAwwSCyAEIAEiBUYEQEHMASEDDCsLQQAhAEEBIQFBASEGQQAhAwJAAkACQAJAAkACfwJAAkACQAJAAkACQAJAIAUtAABBMGsOCgoJAAECAwQFBggLC0ECDAYLQQMMBQtBBAwEC0EFDAMLQQYMAgtBBwwBC0EICyEDQQAhAUEAIQYMAgtBCSEDQQEhAEEAIQFBACEGDAELQQAhAUEBIQMLIAIgAzoAKyAFQQFqIQMCQAJAIAItAC1BEHENAAJAAkACQCACLQAqDgMBAAIECyAGRQ0DDAILIAANAQwCCyABRQ0BCyACKAIEIQAgAkEANgIEIAIgACADECgiAEUEQCADIQEMAwsgAkHJATYCHCACIAM2AhQgAiAANgIMQQAhAwwtCyACKAIEIQAgAkEANgIEIAIgACADECgiAEUEQCADIQEMGAsgAkHKATYCHCACIAM2AhQgAiAANgIMQQAhAwwsCyACKAIEIQAgAkEANgIEIAIgACAFECgiAEUEQCAFIQEMFgsgAkHLATYCHCACIAU2AhQgAiAANgIMDCsLQbQBIQMMEQtBACEAAkAgAigCOCIDRQ0AIAMoAjwiA0UNACACIAMRAAAhAAsCQCAABEAgAEEVRg0BIAJBADYCHCACIAE2AhQgAkGUDTYCECACQSE2AgxBACEDDCsLQbIBIQMMEQsgAkHIATYCHCACIAE2AhQgAkHJFzYCECACQRU2AgxBACEDDCkLIAJBADYCACAGQQFqIQFB9QAhAwwPCyACLQApQQVGBEBB4wAhAwwPC0HiACEDDA4LIAAhASACQQA2AgALIAJBADoALEEJIQMMDAsgAkEANgIAIAdBAWohAUHAACEDDAsLQQELOgAsIAJBADYCACAGQQFqIQELQSkhAwwIC0E4IQMMBwsCQCABIARHBEADQCABLQAAQYA+ai0AACIAQQFHBEAgAEECRw0DIAFBAWohAQwFCyAEIAFBAWoiAUcNAAtBPiEDDCELQT4hAwwgCwsgAkEAOgAsDAELQQshAwwEC0E6IQMMAwsgAUEBaiEBQS0hAwwCCyACIAE6ACwgAkEANgIAIAZBAWohAUEMIQMMAQsgAkEANgIAIAZBAWohAUEKIQMMAAsAC0EAIQMgAkEANgIcIAIgATYCFCACQc0QNgIQIAJBCTYCDAwXC0EAIQMgAkEANgIcIAIgATYCFCACQekKNgIQIAJBCTYCDAwWC0EAIQMgAkEANgIcIAIgATYCFCACQbcQNgIQIAJBCTYCDAwVC0EAIQMgAkEANgIcIAIgATYCFCACQZwRNgIQIAJBCTYCDAwUC0EAIQMgAkEANgIcIAIgATYCFCACQc0QNgIQIAJBCTYCDAwTC0EAIQMgAkEANgIcIAIgATYCFCACQekKNgIQIAJBCTYCDAwSC0EAIQMgAkEANgIcIAIgATYCFCACQbcQNgIQIAJBCTYCDAwRC0EAIQMgAkEANgIcIAIgATYCFCACQZwRNgIQIAJBCTYCDAwQC0EAIQMgAkEANgIcIAIgATYCFCACQZcVNgIQIAJBDzYCDAwPC0EAIQMgAkEANgIcIAIgATYCFCACQZcVNgIQIAJBDzYCDAwOC0EAIQMgAkEANgIcIAIgATYCFCACQcASNgIQIAJBCzYCDAwNC0EAIQMgAkEANgIcIAIgATYCFCACQZUJNgIQIAJBCzYCDAwMC0EAIQMgAkEANgIcIAIgATYCFCACQeEPNgIQIAJBCjYCDAwLC0EAIQMgAkEANgIcIAIgATYCFCACQfsPNgIQIAJBCjYCDAwKC0EAIQMgAkEANgIcIAIgATYCFCACQfEZNgIQIAJBAjYCDAwJC0EAIQMgAkEANgIcIAIgATYCFCACQcQUNgIQIAJBAjYCDAwIC0EAIQMgAkEANgIcIAIgATYCFCACQfIVNgIQIAJBAjYCDAwHCyACQQI2AhwgAiABNgIUIAJBnBo2AhAgAkEWNgIMQQAhAwwGC0EBIQMMBQtB1AAhAyABIARGDQQgCEEIaiEJIAIoAgAhBQJAAkAgASAERwRAIAVB2MIAaiEHIAQgBWogAWshACAFQX9zQQpqIgUgAWohBgNAIAEtAAAgBy0AAEcEQEECIQcMAwsgBUUEQEEAIQcgBiEBDAMLIAVBAWshBSAHQQFqIQcgBCABQQFqIgFHDQALIAAhBSAEIQELIAlBATYCACACIAU2AgAMAQsgAkEANgIAIAkgBzYCAAsgCSABNgIEIAgoAgwhACAIKAIIDgMBBAIACwALIAJBADYCHCACQbUaNgIQIAJBFzYCDCACIABBAWo2AhRBACEDDAILIAJBADYCHCACIAA2AhQgAkHKGjYCECACQQk2AgxBACEDDAELIAEgBEYEQEEiIQMMAQsgAkEJNgIIIAIgATYCBEEhIQMLIAhBEGokACADRQRAIAIoAgwhAAwBCyACIAM2AhxBACEAIAIoAgQiAUUNACACIAEgBCACKAIIEQEAIgFFDQAgAiAENgIUIAIgATYCDCABIQALIAALvgIBAn8gAEEAOgAAIABB3ABqIgFBAWtBADoAACAAQQA6AAIgAEEAOgABIAFBA2tBADoAACABQQJrQQA6AAAgAEEAOgADIAFBBGtBADoAAEEAIABrQQNxIgEgAGoiAEEANgIAQdwAIAFrQXxxIgIgAGoiAUEEa0EANgIAAkAgAkEJSQ0AIABBADYCCCAAQQA2AgQgAUEIa0EANgIAIAFBDGtBADYCACACQRlJDQAgAEEANgIYIABBADYCFCAAQQA2AhAgAEEANgIMIAFBEGtBADYCACABQRRrQQA2AgAgAUEYa0EANgIAIAFBHGtBADYCACACIABBBHFBGHIiAmsiAUEgSQ0AIAAgAmohAANAIABCADcDGCAAQgA3AxAgAEIANwMIIABCADcDACAAQSBqIQAgAUEgayIBQR9LDQALCwtWAQF/AkAgACgCDA0AAkACQAJAAkAgAC0ALw4DAQADAgsgACgCOCIBRQ0AIAEoAiwiAUUNACAAIAERAAAiAQ0DC0EADwsACyAAQcMWNgIQQQ4hAQsgAQsaACAAKAIMRQRAIABB0Rs2AhAgAEEVNgIMCwsUACAAKAIMQRVGBEAgAEEANgIMCwsUACAAKAIMQRZGBEAgAEEANgIMCwsHACAAKAIMCwcAIAAoAhALCQAgACABNgIQCwcAIAAoAhQLFwAgAEEkTwRAAAsgAEECdEGgM2ooAgALFwAgAEEuTwRAAAsgAEECdEGwNGooAgALvwkBAX9B6yghAQJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAIABB5ABrDvQDY2IAAWFhYWFhYQIDBAVhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhBgcICQoLDA0OD2FhYWFhEGFhYWFhYWFhYWFhEWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYRITFBUWFxgZGhthYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhHB0eHyAhIiMkJSYnKCkqKywtLi8wMTIzNDU2YTc4OTphYWFhYWFhYTthYWE8YWFhYT0+P2FhYWFhYWFhQGFhQWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYUJDREVGR0hJSktMTU5PUFFSU2FhYWFhYWFhVFVWV1hZWlthXF1hYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFeYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhX2BhC0HhJw8LQaQhDwtByywPC0H+MQ8LQcAkDwtBqyQPC0GNKA8LQeImDwtBgDAPC0G5Lw8LQdckDwtB7x8PC0HhHw8LQfofDwtB8iAPC0GoLw8LQa4yDwtBiDAPC0HsJw8LQYIiDwtBjh0PC0HQLg8LQcojDwtBxTIPC0HfHA8LQdIcDwtBxCAPC0HXIA8LQaIfDwtB7S4PC0GrMA8LQdQlDwtBzC4PC0H6Lg8LQfwrDwtB0jAPC0HxHQ8LQbsgDwtB9ysPC0GQMQ8LQdcxDwtBoi0PC0HUJw8LQeArDwtBnywPC0HrMQ8LQdUfDwtByjEPC0HeJQ8LQdQeDwtB9BwPC0GnMg8LQbEdDwtBoB0PC0G5MQ8LQbwwDwtBkiEPC0GzJg8LQeksDwtBrB4PC0HUKw8LQfcmDwtBgCYPC0GwIQ8LQf4eDwtBjSMPC0GJLQ8LQfciDwtBoDEPC0GuHw8LQcYlDwtB6B4PC0GTIg8LQcIvDwtBwx0PC0GLLA8LQeEdDwtBjS8PC0HqIQ8LQbQtDwtB0i8PC0HfMg8LQdIyDwtB8DAPC0GpIg8LQfkjDwtBmR4PC0G1LA8LQZswDwtBkjIPC0G2Kw8LQcIiDwtB+DIPC0GeJQ8LQdAiDwtBuh4PC0GBHg8LAAtB1iEhAQsgAQsWACAAIAAtAC1B/gFxIAFBAEdyOgAtCxkAIAAgAC0ALUH9AXEgAUEAR0EBdHI6AC0LGQAgACAALQAtQfsBcSABQQBHQQJ0cjoALQsZACAAIAAtAC1B9wFxIAFBAEdBA3RyOgAtCz4BAn8CQCAAKAI4IgNFDQAgAygCBCIDRQ0AIAAgASACIAFrIAMRAQAiBEF/Rw0AIABBxhE2AhBBGCEECyAECz4BAn8CQCAAKAI4IgNFDQAgAygCCCIDRQ0AIAAgASACIAFrIAMRAQAiBEF/Rw0AIABB9go2AhBBGCEECyAECz4BAn8CQCAAKAI4IgNFDQAgAygCDCIDRQ0AIAAgASACIAFrIAMRAQAiBEF/Rw0AIABB7Ro2AhBBGCEECyAECz4BAn8CQCAAKAI4IgNFDQAgAygCECIDRQ0AIAAgASACIAFrIAMRAQAiBEF/Rw0AIABBlRA2AhBBGCEECyAECz4BAn8CQCAAKAI4IgNFDQAgAygCFCIDRQ0AIAAgASACIAFrIAMRAQAiBEF/Rw0AIABBqhs2AhBBGCEECyAECz4BAn8CQCAAKAI4IgNFDQAgAygCGCIDRQ0AIAAgASACIAFrIAMRAQAiBEF/Rw0AIABB7RM2AhBBGCEECyAECz4BAn8CQCAAKAI4IgNFDQAgAygCKCIDRQ0AIAAgASACIAFrIAMRAQAiBEF/Rw0AIABB9gg2AhBBGCEECyAECz4BAn8CQCAAKAI4IgNFDQAgAygCHCIDRQ0AIAAgASACIAFrIAMRAQAiBEF/Rw0AIABBwhk2AhBBGCEECyAECz4BAn8CQCAAKAI4IgNFDQAgAygCICIDRQ0AIAAgASACIAFrIAMRAQAiBEF/Rw0AIABBlBQ2AhBBGCEECyAEC1kBAn8CQCAALQAoQQFGDQAgAC8BMiIBQeQAa0HkAEkNACABQcwBRg0AIAFBsAJGDQAgAC8BMCIAQcAAcQ0AQQEhAiAAQYgEcUGABEYNACAAQShxRSECCyACC4wBAQJ/AkACQAJAIAAtACpFDQAgAC0AK0UNACAALwEwIgFBAnFFDQEMAgsgAC8BMCIBQQFxRQ0BC0EBIQIgAC0AKEEBRg0AIAAvATIiAEHkAGtB5ABJDQAgAEHMAUYNACAAQbACRg0AIAFBwABxDQBBACECIAFBiARxQYAERg0AIAFBKHFBAEchAgsgAgtXACAAQRhqQgA3AwAgAEIANwMAIABBOGpCADcDACAAQTBqQgA3AwAgAEEoakIANwMAIABBIGpCADcDACAAQRBqQgA3AwAgAEEIakIANwMAIABB3QE2AhwLBgAgABAyC5otAQt/IwBBEGsiCiQAQaTQACgCACIJRQRAQeTTACgCACIFRQRAQfDTAEJ/NwIAQejTAEKAgISAgIDAADcCAEHk0wAgCkEIakFwcUHYqtWqBXMiBTYCAEH40wBBADYCAEHI0wBBADYCAAtBzNMAQYDUBDYCAEGc0ABBgNQENgIAQbDQACAFNgIAQazQAEF/NgIAQdDTAEGArAM2AgADQCABQcjQAGogAUG80ABqIgI2AgAgAiABQbTQAGoiAzYCACABQcDQAGogAzYCACABQdDQAGogAUHE0ABqIgM2AgAgAyACNgIAIAFB2NAAaiABQczQAGoiAjYCACACIAM2AgAgAUHU0ABqIAI2AgAgAUEgaiIBQYACRw0AC0GM1ARBwasDNgIAQajQAEH00wAoAgA2AgBBmNAAQcCrAzYCAEGk0ABBiNQENgIAQcz/B0E4NgIAQYjUBCEJCwJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAIABB7AFNBEBBjNAAKAIAIgZBECAAQRNqQXBxIABBC0kbIgRBA3YiAHYiAUEDcQRAAkAgAUEBcSAAckEBcyICQQN0IgBBtNAAaiIBIABBvNAAaigCACIAKAIIIgNGBEBBjNAAIAZBfiACd3E2AgAMAQsgASADNgIIIAMgATYCDAsgAEEIaiEBIAAgAkEDdCICQQNyNgIEIAAgAmoiACAAKAIEQQFyNgIEDBELQZTQACgCACIIIARPDQEgAQRAAkBBAiAAdCICQQAgAmtyIAEgAHRxaCIAQQN0IgJBtNAAaiIBIAJBvNAAaigCACICKAIIIgNGBEBBjNAAIAZBfiAAd3EiBjYCAAwBCyABIAM2AgggAyABNgIMCyACIARBA3I2AgQgAEEDdCIAIARrIQUgACACaiAFNgIAIAIgBGoiBCAFQQFyNgIEIAgEQCAIQXhxQbTQAGohAEGg0AAoAgAhAwJ/QQEgCEEDdnQiASAGcUUEQEGM0AAgASAGcjYCACAADAELIAAoAggLIgEgAzYCDCAAIAM2AgggAyAANgIMIAMgATYCCAsgAkEIaiEBQaDQACAENgIAQZTQACAFNgIADBELQZDQACgCACILRQ0BIAtoQQJ0QbzSAGooAgAiACgCBEF4cSAEayEFIAAhAgNAAkAgAigCECIBRQRAIAJBFGooAgAiAUUNAQsgASgCBEF4cSAEayIDIAVJIQIgAyAFIAIbIQUgASAAIAIbIQAgASECDAELCyAAKAIYIQkgACgCDCIDIABHBEBBnNAAKAIAGiADIAAoAggiATYCCCABIAM2AgwMEAsgAEEUaiICKAIAIgFFBEAgACgCECIBRQ0DIABBEGohAgsDQCACIQcgASIDQRRqIgIoAgAiAQ0AIANBEGohAiADKAIQIgENAAsgB0EANgIADA8LQX8hBCAAQb9/Sw0AIABBE2oiAUFwcSEEQZDQACgCACIIRQ0AQQAgBGshBQJAAkACQAJ/QQAgBEGAAkkNABpBHyAEQf///wdLDQAaIARBJiABQQh2ZyIAa3ZBAXEgAEEBdGtBPmoLIgZBAnRBvNIAaigCACICRQRAQQAhAUEAIQMMAQtBACEBIARBGSAGQQF2a0EAIAZBH0cbdCEAQQAhAwNAAkAgAigCBEF4cSAEayIHIAVPDQAgAiEDIAciBQ0AQQAhBSACIQEMAwsgASACQRRqKAIAIgcgByACIABBHXZBBHFqQRBqKAIAIgJGGyABIAcbIQEgAEEBdCEAIAINAAsLIAEgA3JFBEBBACEDQQIgBnQiAEEAIABrciAIcSIARQ0DIABoQQJ0QbzSAGooAgAhAQsgAUUNAQsDQCABKAIEQXhxIARrIgIgBUkhACACIAUgABshBSABIAMgABshAyABKAIQIgAEfyAABSABQRRqKAIACyIBDQALCyADRQ0AIAVBlNAAKAIAIARrTw0AIAMoAhghByADIAMoAgwiAEcEQEGc0AAoAgAaIAAgAygCCCIBNgIIIAEgADYCDAwOCyADQRRqIgIoAgAiAUUEQCADKAIQIgFFDQMgA0EQaiECCwNAIAIhBiABIgBBFGoiAigCACIBDQAgAEEQaiECIAAoAhAiAQ0ACyAGQQA2AgAMDQtBlNAAKAIAIgMgBE8EQEGg0AAoAgAhAQJAIAMgBGsiAkEQTwRAIAEgBGoiACACQQFyNgIEIAEgA2ogAjYCACABIARBA3I2AgQMAQsgASADQQNyNgIEIAEgA2oiACAAKAIEQQFyNgIEQQAhAEEAIQILQZTQACACNgIAQaDQACAANgIAIAFBCGohAQwPC0GY0AAoAgAiAyAESwRAIAQgCWoiACADIARrIgFBAXI2AgRBpNAAIAA2AgBBmNAAIAE2AgAgCSAEQQNyNgIEIAlBCGohAQwPC0EAIQEgBAJ/QeTTACgCAARAQezTACgCAAwBC0Hw0wBCfzcCAEHo0wBCgICEgICAwAA3AgBB5NMAIApBDGpBcHFB2KrVqgVzNgIAQfjTAEEANgIAQcjTAEEANgIAQYCABAsiACAEQccAaiIFaiIGQQAgAGsiB3EiAk8EQEH80wBBMDYCAAwPCwJAQcTTACgCACIBRQ0AQbzTACgCACIIIAJqIQAgACABTSAAIAhLcQ0AQQAhAUH80wBBMDYCAAwPC0HI0wAtAABBBHENBAJAAkAgCQRAQczTACEBA0AgASgCACIAIAlNBEAgACABKAIEaiAJSw0DCyABKAIIIgENAAsLQQAQMyIAQX9GDQUgAiEGQejTACgCACIBQQFrIgMgAHEEQCACIABrIAAgA2pBACABa3FqIQYLIAQgBk8NBSAGQf7///8HSw0FQcTTACgCACIDBEBBvNMAKAIAIgcgBmohASABIAdNDQYgASADSw0GCyAGEDMiASAARw0BDAcLIAYgA2sgB3EiBkH+////B0sNBCAGEDMhACAAIAEoAgAgASgCBGpGDQMgACEBCwJAIAYgBEHIAGpPDQAgAUF/Rg0AQezTACgCACIAIAUgBmtqQQAgAGtxIgBB/v///wdLBEAgASEADAcLIAAQM0F/RwRAIAAgBmohBiABIQAMBwtBACAGaxAzGgwECyABIgBBf0cNBQwDC0EAIQMMDAtBACEADAoLIABBf0cNAgtByNMAQcjTACgCAEEEcjYCAAsgAkH+////B0sNASACEDMhAEEAEDMhASAAQX9GDQEgAUF/Rg0BIAAgAU8NASABIABrIgYgBEE4ak0NAQtBvNMAQbzTACgCACAGaiIBNgIAQcDTACgCACABSQRAQcDTACABNgIACwJAAkACQEGk0AAoAgAiAgRAQczTACEBA0AgACABKAIAIgMgASgCBCIFakYNAiABKAIIIgENAAsMAgtBnNAAKAIAIgFBAEcgACABT3FFBEBBnNAAIAA2AgALQQAhAUHQ0wAgBjYCAEHM0wAgADYCAEGs0ABBfzYCAEGw0ABB5NMAKAIANgIAQdjTAEEANgIAA0AgAUHI0ABqIAFBvNAAaiICNgIAIAIgAUG00ABqIgM2AgAgAUHA0ABqIAM2AgAgAUHQ0ABqIAFBxNAAaiIDNgIAIAMgAjYCACABQdjQAGogAUHM0ABqIgI2AgAgAiADNgIAIAFB1NAAaiACNgIAIAFBIGoiAUGAAkcNAAtBeCAAa0EPcSIBIABqIgIgBkE4ayIDIAFrIgFBAXI2AgRBqNAAQfTTACgCADYCAEGY0AAgATYCAEGk0AAgAjYCACAAIANqQTg2AgQMAgsgACACTQ0AIAIgA0kNACABKAIMQQhxDQBBeCACa0EPcSIAIAJqIgNBmNAAKAIAIAZqIgcgAGsiAEEBcjYCBCABIAUgBmo2AgRBqNAAQfTTACgCADYCAEGY0AAgADYCAEGk0AAgAzYCACACIAdqQTg2AgQMAQsgAEGc0AAoAgBJBEBBnNAAIAA2AgALIAAgBmohA0HM0wAhAQJAAkACQANAIAMgASgCAEcEQCABKAIIIgENAQwCCwsgAS0ADEEIcUUNAQtBzNMAIQEDQCABKAIAIgMgAk0EQCADIAEoAgRqIgUgAksNAwsgASgCCCEBDAALAAsgASAANgIAIAEgASgCBCAGajYCBCAAQXggAGtBD3FqIgkgBEEDcjYCBCADQXggA2tBD3FqIgYgBCAJaiIEayEBIAIgBkYEQEGk0AAgBDYCAEGY0ABBmNAAKAIAIAFqIgA2AgAgBCAAQQFyNgIEDAgLQaDQACgCACAGRgRAQaDQACAENgIAQZTQAEGU0AAoAgAgAWoiADYCACAEIABBAXI2AgQgACAEaiAANgIADAgLIAYoAgQiBUEDcUEBRw0GIAVBeHEhCCAFQf8BTQRAIAVBA3YhAyAGKAIIIgAgBigCDCICRgRAQYzQAEGM0AAoAgBBfiADd3E2AgAMBwsgAiAANgIIIAAgAjYCDAwGCyAGKAIYIQcgBiAGKAIMIgBHBEAgACAGKAIIIgI2AgggAiAANgIMDAULIAZBFGoiAigCACIFRQRAIAYoAhAiBUUNBCAGQRBqIQILA0AgAiEDIAUiAEEUaiICKAIAIgUNACAAQRBqIQIgACgCECIFDQALIANBADYCAAwEC0F4IABrQQ9xIgEgAGoiByAGQThrIgMgAWsiAUEBcjYCBCAAIANqQTg2AgQgAiAFQTcgBWtBD3FqQT9rIgMgAyACQRBqSRsiA0EjNgIEQajQAEH00wAoAgA2AgBBmNAAIAE2AgBBpNAAIAc2AgAgA0EQakHU0wApAgA3AgAgA0HM0wApAgA3AghB1NMAIANBCGo2AgBB0NMAIAY2AgBBzNMAIAA2AgBB2NMAQQA2AgAgA0EkaiEBA0AgAUEHNgIAIAUgAUEEaiIBSw0ACyACIANGDQAgAyADKAIEQX5xNgIEIAMgAyACayIFNgIAIAIgBUEBcjYCBCAFQf8BTQRAIAVBeHFBtNAAaiEAAn9BjNAAKAIAIgFBASAFQQN2dCIDcUUEQEGM0AAgASADcjYCACAADAELIAAoAggLIgEgAjYCDCAAIAI2AgggAiAANgIMIAIgATYCCAwBC0EfIQEgBUH///8HTQRAIAVBJiAFQQh2ZyIAa3ZBAXEgAEEBdGtBPmohAQsgAiABNgIcIAJCADcCECABQQJ0QbzSAGohAEGQ0AAoAgAiA0EBIAF0IgZxRQRAIAAgAjYCAEGQ0AAgAyAGcjYCACACIAA2AhggAiACNgIIIAIgAjYCDAwBCyAFQRkgAUEBdmtBACABQR9HG3QhASAAKAIAIQMCQANAIAMiACgCBEF4cSAFRg0BIAFBHXYhAyABQQF0IQEgACADQQRxakEQaiIGKAIAIgMNAAsgBiACNgIAIAIgADYCGCACIAI2AgwgAiACNgIIDAELIAAoAggiASACNgIMIAAgAjYCCCACQQA2AhggAiAANgIMIAIgATYCCAtBmNAAKAIAIgEgBE0NAEGk0AAoAgAiACAEaiICIAEgBGsiAUEBcjYCBEGY0AAgATYCAEGk0AAgAjYCACAAIARBA3I2AgQgAEEIaiEBDAgLQQAhAUH80wBBMDYCAAwHC0EAIQALIAdFDQACQCAGKAIcIgJBAnRBvNIAaiIDKAIAIAZGBEAgAyAANgIAIAANAUGQ0ABBkNAAKAIAQX4gAndxNgIADAILIAdBEEEUIAcoAhAgBkYbaiAANgIAIABFDQELIAAgBzYCGCAGKAIQIgIEQCAAIAI2AhAgAiAANgIYCyAGQRRqKAIAIgJFDQAgAEEUaiACNgIAIAIgADYCGAsgASAIaiEBIAYgCGoiBigCBCEFCyAGIAVBfnE2AgQgASAEaiABNgIAIAQgAUEBcjYCBCABQf8BTQRAIAFBeHFBtNAAaiEAAn9BjNAAKAIAIgJBASABQQN2dCIBcUUEQEGM0AAgASACcjYCACAADAELIAAoAggLIgEgBDYCDCAAIAQ2AgggBCAANgIMIAQgATYCCAwBC0EfIQUgAUH///8HTQRAIAFBJiABQQh2ZyIAa3ZBAXEgAEEBdGtBPmohBQsgBCAFNgIcIARCADcCECAFQQJ0QbzSAGohAEGQ0AAoAgAiAkEBIAV0IgNxRQRAIAAgBDYCAEGQ0AAgAiADcjYCACAEIAA2AhggBCAENgIIIAQgBDYCDAwBCyABQRkgBUEBdmtBACAFQR9HG3QhBSAAKAIAIQACQANAIAAiAigCBEF4cSABRg0BIAVBHXYhACAFQQF0IQUgAiAAQQRxakEQaiIDKAIAIgANAAsgAyAENgIAIAQgAjYCGCAEIAQ2AgwgBCAENgIIDAELIAIoAggiACAENgIMIAIgBDYCCCAEQQA2AhggBCACNgIMIAQgADYCCAsgCUEIaiEBDAILAkAgB0UNAAJAIAMoAhwiAUECdEG80gBqIgIoAgAgA0YEQCACIAA2AgAgAA0BQZDQACAIQX4gAXdxIgg2AgAMAgsgB0EQQRQgBygCECADRhtqIAA2AgAgAEUNAQsgACAHNgIYIAMoAhAiAQRAIAAgATYCECABIAA2AhgLIANBFGooAgAiAUUNACAAQRRqIAE2AgAgASAANgIYCwJAIAVBD00EQCADIAQgBWoiAEEDcjYCBCAAIANqIgAgACgCBEEBcjYCBAwBCyADIARqIgIgBUEBcjYCBCADIARBA3I2AgQgAiAFaiAFNgIAIAVB/wFNBEAgBUF4cUG00ABqIQACf0GM0AAoAgAiAUEBIAVBA3Z0IgVxRQRAQYzQACABIAVyNgIAIAAMAQsgACgCCAsiASACNgIMIAAgAjYCCCACIAA2AgwgAiABNgIIDAELQR8hASAFQf///wdNBEAgBUEmIAVBCHZnIgBrdkEBcSAAQQF0a0E+aiEBCyACIAE2AhwgAkIANwIQIAFBAnRBvNIAaiEAQQEgAXQiBCAIcUUEQCAAIAI2AgBBkNAAIAQgCHI2AgAgAiAANgIYIAIgAjYCCCACIAI2AgwMAQsgBUEZIAFBAXZrQQAgAUEfRxt0IQEgACgCACEEAkADQCAEIgAoAgRBeHEgBUYNASABQR12IQQgAUEBdCEBIAAgBEEEcWpBEGoiBigCACIEDQALIAYgAjYCACACIAA2AhggAiACNgIMIAIgAjYCCAwBCyAAKAIIIgEgAjYCDCAAIAI2AgggAkEANgIYIAIgADYCDCACIAE2AggLIANBCGohAQwBCwJAIAlFDQACQCAAKAIcIgFBAnRBvNIAaiICKAIAIABGBEAgAiADNgIAIAMNAUGQ0AAgC0F+IAF3cTYCAAwCCyAJQRBBFCAJKAIQIABGG2ogAzYCACADRQ0BCyADIAk2AhggACgCECIBBEAgAyABNgIQIAEgAzYCGAsgAEEUaigCACIBRQ0AIANBFGogATYCACABIAM2AhgLAkAgBUEPTQRAIAAgBCAFaiIBQQNyNgIEIAAgAWoiASABKAIEQQFyNgIEDAELIAAgBGoiByAFQQFyNgIEIAAgBEEDcjYCBCAFIAdqIAU2AgAgCARAIAhBeHFBtNAAaiEBQaDQACgCACEDAn9BASAIQQN2dCICIAZxRQRAQYzQACACIAZyNgIAIAEMAQsgASgCCAsiAiADNgIMIAEgAzYCCCADIAE2AgwgAyACNgIIC0Gg0AAgBzYCAEGU0AAgBTYCAAsgAEEIaiEBCyAKQRBqJAAgAQtDACAARQRAPwBBEHQPCwJAIABB//8DcQ0AIABBAEgNACAAQRB2QAAiAEF/RgRAQfzTAEEwNgIAQX8PCyAAQRB0DwsACwvcPyIAQYAICwkBAAAAAgAAAAMAQZQICwUEAAAABQBBpAgLCQYAAAAHAAAACABB3AgLii1JbnZhbGlkIGNoYXIgaW4gdXJsIHF1ZXJ5AFNwYW4gY2FsbGJhY2sgZXJyb3IgaW4gb25fYm9keQBDb250ZW50LUxlbmd0aCBvdmVyZmxvdwBDaHVuayBzaXplIG92ZXJmbG93AFJlc3BvbnNlIG92ZXJmbG93AEludmFsaWQgbWV0aG9kIGZvciBIVFRQL3gueCByZXF1ZXN0AEludmFsaWQgbWV0aG9kIGZvciBSVFNQL3gueCByZXF1ZXN0AEV4cGVjdGVkIFNPVVJDRSBtZXRob2QgZm9yIElDRS94LnggcmVxdWVzdABJbnZhbGlkIGNoYXIgaW4gdXJsIGZyYWdtZW50IHN0YXJ0AEV4cGVjdGVkIGRvdABTcGFuIGNhbGxiYWNrIGVycm9yIGluIG9uX3N0YXR1cwBJbnZhbGlkIHJlc3BvbnNlIHN0YXR1cwBJbnZhbGlkIGNoYXJhY3RlciBpbiBjaHVuayBleHRlbnNpb25zAFVzZXIgY2FsbGJhY2sgZXJyb3IAYG9uX3Jlc2V0YCBjYWxsYmFjayBlcnJvcgBgb25fY2h1bmtfaGVhZGVyYCBjYWxsYmFjayBlcnJvcgBgb25fbWVzc2FnZV9iZWdpbmAgY2FsbGJhY2sgZXJyb3IAYG9uX2NodW5rX2V4dGVuc2lvbl92YWx1ZWAgY2FsbGJhY2sgZXJyb3IAYG9uX3N0YXR1c19jb21wbGV0ZWAgY2FsbGJhY2sgZXJyb3IAYG9uX3ZlcnNpb25fY29tcGxldGVgIGNhbGxiYWNrIGVycm9yAGBvbl91cmxfY29tcGxldGVgIGNhbGxiYWNrIGVycm9yAGBvbl9jaHVua19jb21wbGV0ZWAgY2FsbGJhY2sgZXJyb3IAYG9uX2hlYWRlcl92YWx1ZV9jb21wbGV0ZWAgY2FsbGJhY2sgZXJyb3IAYG9uX21lc3NhZ2VfY29tcGxldGVgIGNhbGxiYWNrIGVycm9yAGBvbl9tZXRob2RfY29tcGxldGVgIGNhbGxiYWNrIGVycm9yAGBvbl9oZWFkZXJfZmllbGRfY29tcGxldGVgIGNhbGxiYWNrIGVycm9yAGBvbl9jaHVua19leHRlbnNpb25fbmFtZWAgY2FsbGJhY2sgZXJyb3IAVW5leHBlY3RlZCBjaGFyIGluIHVybCBzZXJ2ZXIASW52YWxpZCBoZWFkZXIgdmFsdWUgY2hhcgBJbnZhbGlkIGhlYWRlciBmaWVsZCBjaGFyAFNwYW4gY2FsbGJhY2sgZXJyb3IgaW4gb25fdmVyc2lvbgBJbnZhbGlkIG1pbm9yIHZlcnNpb24ASW52YWxpZCBtYWpvciB2ZXJzaW9uAEV4cGVjdGVkIHNwYWNlIGFmdGVyIHZlcnNpb24ARXhwZWN0ZWQgQ1JMRiBhZnRlciB2ZXJzaW9uAEludmFsaWQgSFRUUCB2ZXJzaW9uAEludmFsaWQgaGVhZGVyIHRva2VuAFNwYW4gY2FsbGJhY2sgZXJyb3IgaW4gb25fdXJsAEludmFsaWQgY2hhcmFjdGVycyBpbiB1cmwAVW5leHBlY3RlZCBzdGFydCBjaGFyIGluIHVybABEb3VibGUgQCBpbiB1cmwARW1wdHkgQ29udGVudC1MZW5ndGgASW52YWxpZCBjaGFyYWN0ZXIgaW4gQ29udGVudC1MZW5ndGgARHVwbGljYXRlIENvbnRlbnQtTGVuZ3RoAEludmFsaWQgY2hhciBpbiB1cmwgcGF0aABDb250ZW50LUxlbmd0aCBjYW4ndCBiZSBwcmVzZW50IHdpdGggVHJhbnNmZXItRW5jb2RpbmcASW52YWxpZCBjaGFyYWN0ZXIgaW4gY2h1bmsgc2l6ZQBTcGFuIGNhbGxiYWNrIGVycm9yIGluIG9uX2hlYWRlcl92YWx1ZQBTcGFuIGNhbGxiYWNrIGVycm9yIGluIG9uX2NodW5rX2V4dGVuc2lvbl92YWx1ZQBJbnZhbGlkIGNoYXJhY3RlciBpbiBjaHVuayBleHRlbnNpb25zIHZhbHVlAE1pc3NpbmcgZXhwZWN0ZWQgTEYgYWZ0ZXIgaGVhZGVyIHZhbHVlAEludmFsaWQgYFRyYW5zZmVyLUVuY29kaW5nYCBoZWFkZXIgdmFsdWUASW52YWxpZCBjaGFyYWN0ZXIgaW4gY2h1bmsgZXh0ZW5zaW9ucyBxdW90ZSB2YWx1ZQBJbnZhbGlkIGNoYXJhY3RlciBpbiBjaHVuayBleHRlbnNpb25zIHF1b3RlZCB2YWx1ZQBQYXVzZWQgYnkgb25faGVhZGVyc19jb21wbGV0ZQBJbnZhbGlkIEVPRiBzdGF0ZQBvbl9yZXNldCBwYXVzZQBvbl9jaHVua19oZWFkZXIgcGF1c2UAb25fbWVzc2FnZV9iZWdpbiBwYXVzZQBvbl9jaHVua19leHRlbnNpb25fdmFsdWUgcGF1c2UAb25fc3RhdHVzX2NvbXBsZXRlIHBhdXNlAG9uX3ZlcnNpb25fY29tcGxldGUgcGF1c2UAb25fdXJsX2NvbXBsZXRlIHBhdXNlAG9uX2NodW5rX2NvbXBsZXRlIHBhdXNlAG9uX2hlYWRlcl92YWx1ZV9jb21wbGV0ZSBwYXVzZQBvbl9tZXNzYWdlX2NvbXBsZXRlIHBhdXNlAG9uX21ldGhvZF9jb21wbGV0ZSBwYXVzZQBvbl9oZWFkZXJfZmllbGRfY29tcGxldGUgcGF1c2UAb25fY2h1bmtfZXh0ZW5zaW9uX25hbWUgcGF1c2UAVW5leHBlY3RlZCBzcGFjZSBhZnRlciBzdGFydCBsaW5lAFNwYW4gY2FsbGJhY2sgZXJyb3IgaW4gb25fY2h1bmtfZXh0ZW5zaW9uX25hbWUASW52YWxpZCBjaGFyYWN0ZXIgaW4gY2h1bmsgZXh0ZW5zaW9ucyBuYW1lAFBhdXNlIG9uIENPTk5FQ1QvVXBncmFkZQBQYXVzZSBvbiBQUkkvVXBncmFkZQBFeHBlY3RlZCBIVFRQLzIgQ29ubmVjdGlvbiBQcmVmYWNlAFNwYW4gY2FsbGJhY2sgZXJyb3IgaW4gb25fbWV0aG9kAEV4cGVjdGVkIHNwYWNlIGFmdGVyIG1ldGhvZABTcGFuIGNhbGxiYWNrIGVycm9yIGluIG9uX2hlYWRlcl9maWVsZABQYXVzZWQASW52YWxpZCB3b3JkIGVuY291bnRlcmVkAEludmFsaWQgbWV0aG9kIGVuY291bnRlcmVkAFVuZXhwZWN0ZWQgY2hhciBpbiB1cmwgc2NoZW1hAFJlcXVlc3QgaGFzIGludmFsaWQgYFRyYW5zZmVyLUVuY29kaW5nYABTV0lUQ0hfUFJPWFkAVVNFX1BST1hZAE1LQUNUSVZJVFkAVU5QUk9DRVNTQUJMRV9FTlRJVFkAQ09QWQBNT1ZFRF9QRVJNQU5FTlRMWQBUT09fRUFSTFkATk9USUZZAEZBSUxFRF9ERVBFTkRFTkNZAEJBRF9HQVRFV0FZAFBMQVkAUFVUAENIRUNLT1VUAEdBVEVXQVlfVElNRU9VVABSRVFVRVNUX1RJTUVPVVQATkVUV09SS19DT05ORUNUX1RJTUVPVVQAQ09OTkVDVElPTl9USU1FT1VUAExPR0lOX1RJTUVPVVQATkVUV09SS19SRUFEX1RJTUVPVVQAUE9TVABNSVNESVJFQ1RFRF9SRVFVRVNUAENMSUVOVF9DTE9TRURfUkVRVUVTVABDTElFTlRfQ0xPU0VEX0xPQURfQkFMQU5DRURfUkVRVUVTVABCQURfUkVRVUVTVABIVFRQX1JFUVVFU1RfU0VOVF9UT19IVFRQU19QT1JUAFJFUE9SVABJTV9BX1RFQVBPVABSRVNFVF9DT05URU5UAE5PX0NPTlRFTlQAUEFSVElBTF9DT05URU5UAEhQRV9JTlZBTElEX0NPTlNUQU5UAEhQRV9DQl9SRVNFVABHRVQASFBFX1NUUklDVABDT05GTElDVABURU1QT1JBUllfUkVESVJFQ1QAUEVSTUFORU5UX1JFRElSRUNUAENPTk5FQ1QATVVMVElfU1RBVFVTAEhQRV9JTlZBTElEX1NUQVRVUwBUT09fTUFOWV9SRVFVRVNUUwBFQVJMWV9ISU5UUwBVTkFWQUlMQUJMRV9GT1JfTEVHQUxfUkVBU09OUwBPUFRJT05TAFNXSVRDSElOR19QUk9UT0NPTFMAVkFSSUFOVF9BTFNPX05FR09USUFURVMATVVMVElQTEVfQ0hPSUNFUwBJTlRFUk5BTF9TRVJWRVJfRVJST1IAV0VCX1NFUlZFUl9VTktOT1dOX0VSUk9SAFJBSUxHVU5fRVJST1IASURFTlRJVFlfUFJPVklERVJfQVVUSEVOVElDQVRJT05fRVJST1IAU1NMX0NFUlRJRklDQVRFX0VSUk9SAElOVkFMSURfWF9GT1JXQVJERURfRk9SAFNFVF9QQVJBTUVURVIAR0VUX1BBUkFNRVRFUgBIUEVfVVNFUgBTRUVfT1RIRVIASFBFX0NCX0NIVU5LX0hFQURFUgBNS0NBTEVOREFSAFNFVFVQAFdFQl9TRVJWRVJfSVNfRE9XTgBURUFSRE9XTgBIUEVfQ0xPU0VEX0NPTk5FQ1RJT04ASEVVUklTVElDX0VYUElSQVRJT04ARElTQ09OTkVDVEVEX09QRVJBVElPTgBOT05fQVVUSE9SSVRBVElWRV9JTkZPUk1BVElPTgBIUEVfSU5WQUxJRF9WRVJTSU9OAEhQRV9DQl9NRVNTQUdFX0JFR0lOAFNJVEVfSVNfRlJPWkVOAEhQRV9JTlZBTElEX0hFQURFUl9UT0tFTgBJTlZBTElEX1RPS0VOAEZPUkJJRERFTgBFTkhBTkNFX1lPVVJfQ0FMTQBIUEVfSU5WQUxJRF9VUkwAQkxPQ0tFRF9CWV9QQVJFTlRBTF9DT05UUk9MAE1LQ09MAEFDTABIUEVfSU5URVJOQUwAUkVRVUVTVF9IRUFERVJfRklFTERTX1RPT19MQVJHRV9VTk9GRklDSUFMAEhQRV9PSwBVTkxJTksAVU5MT0NLAFBSSQBSRVRSWV9XSVRIAEhQRV9JTlZBTElEX0NPTlRFTlRfTEVOR1RIAEhQRV9VTkVYUEVDVEVEX0NPTlRFTlRfTEVOR1RIAEZMVVNIAFBST1BQQVRDSABNLVNFQVJDSABVUklfVE9PX0xPTkcAUFJPQ0VTU0lORwBNSVNDRUxMQU5FT1VTX1BFUlNJU1RFTlRfV0FSTklORwBNSVNDRUxMQU5FT1VTX1dBUk5JTkcASFBFX0lOVkFMSURfVFJBTlNGRVJfRU5DT0RJTkcARXhwZWN0ZWQgQ1JMRgBIUEVfSU5WQUxJRF9DSFVOS19TSVpFAE1PVkUAQ09OVElOVUUASFBFX0NCX1NUQVRVU19DT01QTEVURQBIUEVfQ0JfSEVBREVSU19DT01QTEVURQBIUEVfQ0JfVkVSU0lPTl9DT01QTEVURQBIUEVfQ0JfVVJMX0NPTVBMRVRFAEhQRV9DQl9DSFVOS19DT01QTEVURQBIUEVfQ0JfSEVBREVSX1ZBTFVFX0NPTVBMRVRFAEhQRV9DQl9DSFVOS19FWFRFTlNJT05fVkFMVUVfQ09NUExFVEUASFBFX0NCX0NIVU5LX0VYVEVOU0lPTl9OQU1FX0NPTVBMRVRFAEhQRV9DQl9NRVNTQUdFX0NPTVBMRVRFAEhQRV9DQl9NRVRIT0RfQ09NUExFVEUASFBFX0NCX0hFQURFUl9GSUVMRF9DT01QTEVURQBERUxFVEUASFBFX0lOVkFMSURfRU9GX1NUQVRFAElOVkFMSURfU1NMX0NFUlRJRklDQVRFAFBBVVNFAE5PX1JFU1BPTlNFAFVOU1VQUE9SVEVEX01FRElBX1RZUEUAR09ORQBOT1RfQUNDRVBUQUJMRQBTRVJWSUNFX1VOQVZBSUxBQkxFAFJBTkdFX05PVF9TQVRJU0ZJQUJMRQBPUklHSU5fSVNfVU5SRUFDSEFCTEUAUkVTUE9OU0VfSVNfU1RBTEUAUFVSR0UATUVSR0UAUkVRVUVTVF9IRUFERVJfRklFTERTX1RPT19MQVJHRQBSRVFVRVNUX0hFQURFUl9UT09fTEFSR0UAUEFZTE9BRF9UT09fTEFSR0UASU5TVUZGSUNJRU5UX1NUT1JBR0UASFBFX1BBVVNFRF9VUEdSQURFAEhQRV9QQVVTRURfSDJfVVBHUkFERQBTT1VSQ0UAQU5OT1VOQ0UAVFJBQ0UASFBFX1VORVhQRUNURURfU1BBQ0UAREVTQ1JJQkUAVU5TVUJTQ1JJQkUAUkVDT1JEAEhQRV9JTlZBTElEX01FVEhPRABOT1RfRk9VTkQAUFJPUEZJTkQAVU5CSU5EAFJFQklORABVTkFVVEhPUklaRUQATUVUSE9EX05PVF9BTExPV0VEAEhUVFBfVkVSU0lPTl9OT1RfU1VQUE9SVEVEAEFMUkVBRFlfUkVQT1JURUQAQUNDRVBURUQATk9UX0lNUExFTUVOVEVEAExPT1BfREVURUNURUQASFBFX0NSX0VYUEVDVEVEAEhQRV9MRl9FWFBFQ1RFRABDUkVBVEVEAElNX1VTRUQASFBFX1BBVVNFRABUSU1FT1VUX09DQ1VSRUQAUEFZTUVOVF9SRVFVSVJFRABQUkVDT05ESVRJT05fUkVRVUlSRUQAUFJPWFlfQVVUSEVOVElDQVRJT05fUkVRVUlSRUQATkVUV09SS19BVVRIRU5USUNBVElPTl9SRVFVSVJFRABMRU5HVEhfUkVRVUlSRUQAU1NMX0NFUlRJRklDQVRFX1JFUVVJUkVEAFVQR1JBREVfUkVRVUlSRUQAUEFHRV9FWFBJUkVEAFBSRUNPTkRJVElPTl9GQUlMRUQARVhQRUNUQVRJT05fRkFJTEVEAFJFVkFMSURBVElPTl9GQUlMRUQAU1NMX0hBTkRTSEFLRV9GQUlMRUQATE9DS0VEAFRSQU5TRk9STUFUSU9OX0FQUExJRUQATk9UX01PRElGSUVEAE5PVF9FWFRFTkRFRABCQU5EV0lEVEhfTElNSVRfRVhDRUVERUQAU0lURV9JU19PVkVSTE9BREVEAEhFQUQARXhwZWN0ZWQgSFRUUC8AAF4TAAAmEwAAMBAAAPAXAACdEwAAFRIAADkXAADwEgAAChAAAHUSAACtEgAAghMAAE8UAAB/EAAAoBUAACMUAACJEgAAixQAAE0VAADUEQAAzxQAABAYAADJFgAA3BYAAMERAADgFwAAuxQAAHQUAAB8FQAA5RQAAAgXAAAfEAAAZRUAAKMUAAAoFQAAAhUAAJkVAAAsEAAAixkAAE8PAADUDgAAahAAAM4QAAACFwAAiQ4AAG4TAAAcEwAAZhQAAFYXAADBEwAAzRMAAGwTAABoFwAAZhcAAF8XAAAiEwAAzg8AAGkOAADYDgAAYxYAAMsTAACqDgAAKBcAACYXAADFEwAAXRYAAOgRAABnEwAAZRMAAPIWAABzEwAAHRcAAPkWAADzEQAAzw4AAM4VAAAMEgAAsxEAAKURAABhEAAAMhcAALsTAEH5NQsBAQBBkDYL4AEBAQIBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEAAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQBB/TcLAQEAQZE4C14CAwICAgICAAACAgACAgACAgICAgICAgICAAQAAAAAAAICAgICAgICAgICAgICAgICAgICAgICAgICAAAAAgICAgICAgICAgICAgICAgICAgICAgICAgICAgIAAgACAEH9OQsBAQBBkToLXgIAAgICAgIAAAICAAICAAICAgICAgICAgIAAwAEAAAAAgICAgICAgICAgICAgICAgICAgICAgICAgIAAAACAgICAgICAgICAgICAgICAgICAgICAgICAgICAgACAAIAQfA7Cw1sb3NlZWVwLWFsaXZlAEGJPAsBAQBBoDwL4AEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQABAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQBBiT4LAQEAQaA+C+cBAQEBAQEBAQEBAQEBAgEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEAAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQFjaHVua2VkAEGwwAALXwEBAAEBAQEBAAABAQABAQABAQEBAQEBAQEBAAAAAAAAAAEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAAAAAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEAAQABAEGQwgALIWVjdGlvbmVudC1sZW5ndGhvbnJveHktY29ubmVjdGlvbgBBwMIACy1yYW5zZmVyLWVuY29kaW5ncGdyYWRlDQoNCg0KU00NCg0KVFRQL0NFL1RTUC8AQfnCAAsFAQIAAQMAQZDDAAvgAQQBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAAEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAEH5xAALBQECAAEDAEGQxQAL4AEEAQEFAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQABAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQBB+cYACwQBAAABAEGRxwAL3wEBAQABAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEAAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAAEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAEH6yAALBAEAAAIAQZDJAAtfAwQAAAQEBAQEBAQEBAQEBQQEBAQEBAQEBAQEBAAEAAYHBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEAAQABAAEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAAAAAQAQfrKAAsEAQAAAQBBkMsACwEBAEGqywALQQIAAAAAAAADAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwAAAAAAAAMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAEH6zAALBAEAAAEAQZDNAAsBAQBBms0ACwYCAAAAAAIAQbHNAAs6AwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMAAAAAAAADAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwBB8M4AC5YBTk9VTkNFRUNLT1VUTkVDVEVURUNSSUJFTFVTSEVURUFEU0VBUkNIUkdFQ1RJVklUWUxFTkRBUlZFT1RJRllQVElPTlNDSFNFQVlTVEFUQ0hHRU9SRElSRUNUT1JUUkNIUEFSQU1FVEVSVVJDRUJTQ1JJQkVBUkRPV05BQ0VJTkROS0NLVUJTQ1JJQkVIVFRQL0FEVFAv", "base64");
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/llhttp/llhttp_simd-wasm.js
+// node_modules/@actions/github/node_modules/undici/lib/llhttp/llhttp_simd-wasm.js
 var require_llhttp_simd_wasm = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/llhttp/llhttp_simd-wasm.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/llhttp/llhttp_simd-wasm.js"(exports2, module) {
     "use strict";
     var { Buffer: Buffer3 } = __require("node:buffer");
     module.exports = Buffer3.from("AGFzbQEAAAABJwdgAX8Bf2ADf39/AX9gAX8AYAJ/fwBgBH9/f38Bf2AAAGADf39/AALLAQgDZW52GHdhc21fb25faGVhZGVyc19jb21wbGV0ZQAEA2VudhV3YXNtX29uX21lc3NhZ2VfYmVnaW4AAANlbnYLd2FzbV9vbl91cmwAAQNlbnYOd2FzbV9vbl9zdGF0dXMAAQNlbnYUd2FzbV9vbl9oZWFkZXJfZmllbGQAAQNlbnYUd2FzbV9vbl9oZWFkZXJfdmFsdWUAAQNlbnYMd2FzbV9vbl9ib2R5AAEDZW52GHdhc21fb25fbWVzc2FnZV9jb21wbGV0ZQAAAy0sBQYAAAIAAAAAAAACAQIAAgICAAADAAAAAAMDAwMBAQEBAQEBAQEAAAIAAAAEBQFwARISBQMBAAIGCAF/AUGA1AQLB9EFIgZtZW1vcnkCAAtfaW5pdGlhbGl6ZQAIGV9faW5kaXJlY3RfZnVuY3Rpb25fdGFibGUBAAtsbGh0dHBfaW5pdAAJGGxsaHR0cF9zaG91bGRfa2VlcF9hbGl2ZQAvDGxsaHR0cF9hbGxvYwALBm1hbGxvYwAxC2xsaHR0cF9mcmVlAAwEZnJlZQAMD2xsaHR0cF9nZXRfdHlwZQANFWxsaHR0cF9nZXRfaHR0cF9tYWpvcgAOFWxsaHR0cF9nZXRfaHR0cF9taW5vcgAPEWxsaHR0cF9nZXRfbWV0aG9kABAWbGxodHRwX2dldF9zdGF0dXNfY29kZQAREmxsaHR0cF9nZXRfdXBncmFkZQASDGxsaHR0cF9yZXNldAATDmxsaHR0cF9leGVjdXRlABQUbGxodHRwX3NldHRpbmdzX2luaXQAFQ1sbGh0dHBfZmluaXNoABYMbGxodHRwX3BhdXNlABcNbGxodHRwX3Jlc3VtZQAYG2xsaHR0cF9yZXN1bWVfYWZ0ZXJfdXBncmFkZQAZEGxsaHR0cF9nZXRfZXJybm8AGhdsbGh0dHBfZ2V0X2Vycm9yX3JlYXNvbgAbF2xsaHR0cF9zZXRfZXJyb3JfcmVhc29uABwUbGxodHRwX2dldF9lcnJvcl9wb3MAHRFsbGh0dHBfZXJybm9fbmFtZQAeEmxsaHR0cF9tZXRob2RfbmFtZQAfEmxsaHR0cF9zdGF0dXNfbmFtZQAgGmxsaHR0cF9zZXRfbGVuaWVudF9oZWFkZXJzACEhbGxodHRwX3NldF9sZW5pZW50X2NodW5rZWRfbGVuZ3RoACIdbGxodHRwX3NldF9sZW5pZW50X2tlZXBfYWxpdmUAIyRsbGh0dHBfc2V0X2xlbmllbnRfdHJhbnNmZXJfZW5jb2RpbmcAJBhsbGh0dHBfbWVzc2FnZV9uZWVkc19lb2YALgkXAQBBAQsRAQIDBAUKBgcrLSwqKSglJyYK77MCLBYAQYjQACgCAARAAAtBiNAAQQE2AgALFAAgABAwIAAgAjYCOCAAIAE6ACgLFAAgACAALwEyIAAtAC4gABAvEAALHgEBf0HAABAyIgEQMCABQYAINgI4IAEgADoAKCABC48MAQd/AkAgAEUNACAAQQhrIgEgAEEEaygCACIAQXhxIgRqIQUCQCAAQQFxDQAgAEEDcUUNASABIAEoAgAiAGsiAUGc0AAoAgBJDQEgACAEaiEEAkACQEGg0AAoAgAgAUcEQCAAQf8BTQRAIABBA3YhAyABKAIIIgAgASgCDCICRgRAQYzQAEGM0AAoAgBBfiADd3E2AgAMBQsgAiAANgIIIAAgAjYCDAwECyABKAIYIQYgASABKAIMIgBHBEAgACABKAIIIgI2AgggAiAANgIMDAMLIAFBFGoiAygCACICRQRAIAEoAhAiAkUNAiABQRBqIQMLA0AgAyEHIAIiAEEUaiIDKAIAIgINACAAQRBqIQMgACgCECICDQALIAdBADYCAAwCCyAFKAIEIgBBA3FBA0cNAiAFIABBfnE2AgRBlNAAIAQ2AgAgBSAENgIAIAEgBEEBcjYCBAwDC0EAIQALIAZFDQACQCABKAIcIgJBAnRBvNIAaiIDKAIAIAFGBEAgAyAANgIAIAANAUGQ0ABBkNAAKAIAQX4gAndxNgIADAILIAZBEEEUIAYoAhAgAUYbaiAANgIAIABFDQELIAAgBjYCGCABKAIQIgIEQCAAIAI2AhAgAiAANgIYCyABQRRqKAIAIgJFDQAgAEEUaiACNgIAIAIgADYCGAsgASAFTw0AIAUoAgQiAEEBcUUNAAJAAkACQAJAIABBAnFFBEBBpNAAKAIAIAVGBEBBpNAAIAE2AgBBmNAAQZjQACgCACAEaiIANgIAIAEgAEEBcjYCBCABQaDQACgCAEcNBkGU0ABBADYCAEGg0ABBADYCAAwGC0Gg0AAoAgAgBUYEQEGg0AAgATYCAEGU0ABBlNAAKAIAIARqIgA2AgAgASAAQQFyNgIEIAAgAWogADYCAAwGCyAAQXhxIARqIQQgAEH/AU0EQCAAQQN2IQMgBSgCCCIAIAUoAgwiAkYEQEGM0ABBjNAAKAIAQX4gA3dxNgIADAULIAIgADYCCCAAIAI2AgwMBAsgBSgCGCEGIAUgBSgCDCIARwRAQZzQACgCABogACAFKAIIIgI2AgggAiAANgIMDAMLIAVBFGoiAygCACICRQRAIAUoAhAiAkUNAiAFQRBqIQMLA0AgAyEHIAIiAEEUaiIDKAIAIgINACAAQRBqIQMgACgCECICDQALIAdBADYCAAwCCyAFIABBfnE2AgQgASAEaiAENgIAIAEgBEEBcjYCBAwDC0EAIQALIAZFDQACQCAFKAIcIgJBAnRBvNIAaiIDKAIAIAVGBEAgAyAANgIAIAANAUGQ0ABBkNAAKAIAQX4gAndxNgIADAILIAZBEEEUIAYoAhAgBUYbaiAANgIAIABFDQELIAAgBjYCGCAFKAIQIgIEQCAAIAI2AhAgAiAANgIYCyAFQRRqKAIAIgJFDQAgAEEUaiACNgIAIAIgADYCGAsgASAEaiAENgIAIAEgBEEBcjYCBCABQaDQACgCAEcNAEGU0AAgBDYCAAwBCyAEQf8BTQRAIARBeHFBtNAAaiEAAn9BjNAAKAIAIgJBASAEQQN2dCIDcUUEQEGM0AAgAiADcjYCACAADAELIAAoAggLIgIgATYCDCAAIAE2AgggASAANgIMIAEgAjYCCAwBC0EfIQIgBEH///8HTQRAIARBJiAEQQh2ZyIAa3ZBAXEgAEEBdGtBPmohAgsgASACNgIcIAFCADcCECACQQJ0QbzSAGohAAJAQZDQACgCACIDQQEgAnQiB3FFBEAgACABNgIAQZDQACADIAdyNgIAIAEgADYCGCABIAE2AgggASABNgIMDAELIARBGSACQQF2a0EAIAJBH0cbdCECIAAoAgAhAAJAA0AgACIDKAIEQXhxIARGDQEgAkEddiEAIAJBAXQhAiADIABBBHFqQRBqIgcoAgAiAA0ACyAHIAE2AgAgASADNgIYIAEgATYCDCABIAE2AggMAQsgAygCCCIAIAE2AgwgAyABNgIIIAFBADYCGCABIAM2AgwgASAANgIIC0Gs0ABBrNAAKAIAQQFrIgBBfyAAGzYCAAsLBwAgAC0AKAsHACAALQAqCwcAIAAtACsLBwAgAC0AKQsHACAALwEyCwcAIAAtAC4LQAEEfyAAKAIYIQEgAC0ALSECIAAtACghAyAAKAI4IQQgABAwIAAgBDYCOCAAIAM6ACggACACOgAtIAAgATYCGAu74gECB38DfiABIAJqIQQCQCAAIgIoAgwiAA0AIAIoAgQEQCACIAE2AgQLIwBBEGsiCCQAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACfwJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAIAIoAhwiA0EBaw7dAdoBAdkBAgMEBQYHCAkKCwwNDtgBDxDXARES1gETFBUWFxgZGhvgAd8BHB0e1QEfICEiIyQl1AEmJygpKiss0wHSAS0u0QHQAS8wMTIzNDU2Nzg5Ojs8PT4/QEFCQ0RFRtsBR0hJSs8BzgFLzQFMzAFNTk9QUVJTVFVWV1hZWltcXV5fYGFiY2RlZmdoaWprbG1ub3BxcnN0dXZ3eHl6e3x9fn+AAYEBggGDAYQBhQGGAYcBiAGJAYoBiwGMAY0BjgGPAZABkQGSAZMBlAGVAZYBlwGYAZkBmgGbAZwBnQGeAZ8BoAGhAaIBowGkAaUBpgGnAagBqQGqAasBrAGtAa4BrwGwAbEBsgGzAbQBtQG2AbcBywHKAbgByQG5AcgBugG7AbwBvQG+Ab8BwAHBAcIBwwHEAcUBxgEA3AELQQAMxgELQQ4MxQELQQ0MxAELQQ8MwwELQRAMwgELQRMMwQELQRQMwAELQRUMvwELQRYMvgELQRgMvQELQRkMvAELQRoMuwELQRsMugELQRwMuQELQR0MuAELQQgMtwELQR4MtgELQSAMtQELQR8MtAELQQcMswELQSEMsgELQSIMsQELQSMMsAELQSQMrwELQRIMrgELQREMrQELQSUMrAELQSYMqwELQScMqgELQSgMqQELQcMBDKgBC0EqDKcBC0ErDKYBC0EsDKUBC0EtDKQBC0EuDKMBC0EvDKIBC0HEAQyhAQtBMAygAQtBNAyfAQtBDAyeAQtBMQydAQtBMgycAQtBMwybAQtBOQyaAQtBNQyZAQtBxQEMmAELQQsMlwELQToMlgELQTYMlQELQQoMlAELQTcMkwELQTgMkgELQTwMkQELQTsMkAELQT0MjwELQQkMjgELQSkMjQELQT4MjAELQT8MiwELQcAADIoBC0HBAAyJAQtBwgAMiAELQcMADIcBC0HEAAyGAQtBxQAMhQELQcYADIQBC0EXDIMBC0HHAAyCAQtByAAMgQELQckADIABC0HKAAx/C0HLAAx+C0HNAAx9C0HMAAx8C0HOAAx7C0HPAAx6C0HQAAx5C0HRAAx4C0HSAAx3C0HTAAx2C0HUAAx1C0HWAAx0C0HVAAxzC0EGDHILQdcADHELQQUMcAtB2AAMbwtBBAxuC0HZAAxtC0HaAAxsC0HbAAxrC0HcAAxqC0EDDGkLQd0ADGgLQd4ADGcLQd8ADGYLQeEADGULQeAADGQLQeIADGMLQeMADGILQQIMYQtB5AAMYAtB5QAMXwtB5gAMXgtB5wAMXQtB6AAMXAtB6QAMWwtB6gAMWgtB6wAMWQtB7AAMWAtB7QAMVwtB7gAMVgtB7wAMVQtB8AAMVAtB8QAMUwtB8gAMUgtB8wAMUQtB9AAMUAtB9QAMTwtB9gAMTgtB9wAMTQtB+AAMTAtB+QAMSwtB+gAMSgtB+wAMSQtB/AAMSAtB/QAMRwtB/gAMRgtB/wAMRQtBgAEMRAtBgQEMQwtBggEMQgtBgwEMQQtBhAEMQAtBhQEMPwtBhgEMPgtBhwEMPQtBiAEMPAtBiQEMOwtBigEMOgtBiwEMOQtBjAEMOAtBjQEMNwtBjgEMNgtBjwEMNQtBkAEMNAtBkQEMMwtBkgEMMgtBkwEMMQtBlAEMMAtBlQEMLwtBlgEMLgtBlwEMLQtBmAEMLAtBmQEMKwtBmgEMKgtBmwEMKQtBnAEMKAtBnQEMJwtBngEMJgtBnwEMJQtBoAEMJAtBoQEMIwtBogEMIgtBowEMIQtBpAEMIAtBpQEMHwtBpgEMHgtBpwEMHQtBqAEMHAtBqQEMGwtBqgEMGgtBqwEMGQtBrAEMGAtBrQEMFwtBrgEMFgtBAQwVC0GvAQwUC0GwAQwTC0GxAQwSC0GzAQwRC0GyAQwQC0G0AQwPC0G1AQwOC0G2AQwNC0G3AQwMC0G4AQwLC0G5AQwKC0G6AQwJC0G7AQwIC0HGAQwHC0G8AQwGC0G9AQwFC0G+AQwEC0G/AQwDC0HAAQwCC0HCAQwBC0HBAQshAwNAAkACQAJAAkACQAJAAkACQAJAIAICfwJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJ/AkACQAJAAkACQAJAAkACQAJAAkACQAJAAkAgAgJ/AkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACfwJAAkACfwJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACfwJAAkACQAJAAn8CQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQCADDsYBAAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHyAhIyUmKCorLC8wMTIzNDU2Nzk6Ozw9lANAQkRFRklLTk9QUVJTVFVWWFpbXF1eX2BhYmNkZWZnaGpsb3Bxc3V2eHl6e3x/gAGBAYIBgwGEAYUBhgGHAYgBiQGKAYsBjAGNAY4BjwGQAZEBkgGTAZQBlQGWAZcBmAGZAZoBmwGcAZ0BngGfAaABoQGiAaMBpAGlAaYBpwGoAakBqgGrAawBrQGuAa8BsAGxAbIBswG0AbUBtgG3AbgBuQG6AbsBvAG9Ab4BvwHAAcEBwgHDAcQBxQHGAccByAHJAcsBzAHNAc4BzwGKA4kDiAOHA4QDgwOAA/sC+gL5AvgC9wL0AvMC8gLLAsECsALZAQsgASAERw3wAkHdASEDDLMDCyABIARHDcgBQcMBIQMMsgMLIAEgBEcNe0H3ACEDDLEDCyABIARHDXBB7wAhAwywAwsgASAERw1pQeoAIQMMrwMLIAEgBEcNZUHoACEDDK4DCyABIARHDWJB5gAhAwytAwsgASAERw0aQRghAwysAwsgASAERw0VQRIhAwyrAwsgASAERw1CQcUAIQMMqgMLIAEgBEcNNEE/IQMMqQMLIAEgBEcNMkE8IQMMqAMLIAEgBEcNK0ExIQMMpwMLIAItAC5BAUYNnwMMwQILQQAhAAJAAkACQCACLQAqRQ0AIAItACtFDQAgAi8BMCIDQQJxRQ0BDAILIAIvATAiA0EBcUUNAQtBASEAIAItAChBAUYNACACLwEyIgVB5ABrQeQASQ0AIAVBzAFGDQAgBUGwAkYNACADQcAAcQ0AQQAhACADQYgEcUGABEYNACADQShxQQBHIQALIAJBADsBMCACQQA6AC8gAEUN3wIgAkIANwMgDOACC0EAIQACQCACKAI4IgNFDQAgAygCLCIDRQ0AIAIgAxEAACEACyAARQ3MASAAQRVHDd0CIAJBBDYCHCACIAE2AhQgAkGwGDYCECACQRU2AgxBACEDDKQDCyABIARGBEBBBiEDDKQDCyABQQFqIQFBACEAAkAgAigCOCIDRQ0AIAMoAlQiA0UNACACIAMRAAAhAAsgAA3ZAgwcCyACQgA3AyBBEiEDDIkDCyABIARHDRZBHSEDDKEDCyABIARHBEAgAUEBaiEBQRAhAwyIAwtBByEDDKADCyACIAIpAyAiCiAEIAFrrSILfSIMQgAgCiAMWhs3AyAgCiALWA3UAkEIIQMMnwMLIAEgBEcEQCACQQk2AgggAiABNgIEQRQhAwyGAwtBCSEDDJ4DCyACKQMgQgBSDccBIAIgAi8BMEGAAXI7ATAMQgsgASAERw0/QdAAIQMMnAMLIAEgBEYEQEELIQMMnAMLIAFBAWohAUEAIQACQCACKAI4IgNFDQAgAygCUCIDRQ0AIAIgAxEAACEACyAADc8CDMYBC0EAIQACQCACKAI4IgNFDQAgAygCSCIDRQ0AIAIgAxEAACEACyAARQ3GASAAQRVHDc0CIAJBCzYCHCACIAE2AhQgAkGCGTYCECACQRU2AgxBACEDDJoDC0EAIQACQCACKAI4IgNFDQAgAygCSCIDRQ0AIAIgAxEAACEACyAARQ0MIABBFUcNygIgAkEaNgIcIAIgATYCFCACQYIZNgIQIAJBFTYCDEEAIQMMmQMLQQAhAAJAIAIoAjgiA0UNACADKAJMIgNFDQAgAiADEQAAIQALIABFDcQBIABBFUcNxwIgAkELNgIcIAIgATYCFCACQZEXNgIQIAJBFTYCDEEAIQMMmAMLIAEgBEYEQEEPIQMMmAMLIAEtAAAiAEE7Rg0HIABBDUcNxAIgAUEBaiEBDMMBC0EAIQACQCACKAI4IgNFDQAgAygCTCIDRQ0AIAIgAxEAACEACyAARQ3DASAAQRVHDcICIAJBDzYCHCACIAE2AhQgAkGRFzYCECACQRU2AgxBACEDDJYDCwNAIAEtAABB8DVqLQAAIgBBAUcEQCAAQQJHDcECIAIoAgQhAEEAIQMgAkEANgIEIAIgACABQQFqIgEQLSIADcICDMUBCyAEIAFBAWoiAUcNAAtBEiEDDJUDC0EAIQACQCACKAI4IgNFDQAgAygCTCIDRQ0AIAIgAxEAACEACyAARQ3FASAAQRVHDb0CIAJBGzYCHCACIAE2AhQgAkGRFzYCECACQRU2AgxBACEDDJQDCyABIARGBEBBFiEDDJQDCyACQQo2AgggAiABNgIEQQAhAAJAIAIoAjgiA0UNACADKAJIIgNFDQAgAiADEQAAIQALIABFDcIBIABBFUcNuQIgAkEVNgIcIAIgATYCFCACQYIZNgIQIAJBFTYCDEEAIQMMkwMLIAEgBEcEQANAIAEtAABB8DdqLQAAIgBBAkcEQAJAIABBAWsOBMQCvQIAvgK9AgsgAUEBaiEBQQghAwz8AgsgBCABQQFqIgFHDQALQRUhAwyTAwtBFSEDDJIDCwNAIAEtAABB8DlqLQAAIgBBAkcEQCAAQQFrDgTFArcCwwK4ArcCCyAEIAFBAWoiAUcNAAtBGCEDDJEDCyABIARHBEAgAkELNgIIIAIgATYCBEEHIQMM+AILQRkhAwyQAwsgAUEBaiEBDAILIAEgBEYEQEEaIQMMjwMLAkAgAS0AAEENaw4UtQG/Ab8BvwG/Ab8BvwG/Ab8BvwG/Ab8BvwG/Ab8BvwG/Ab8BvwEAvwELQQAhAyACQQA2AhwgAkGvCzYCECACQQI2AgwgAiABQQFqNgIUDI4DCyABIARGBEBBGyEDDI4DCyABLQAAIgBBO0cEQCAAQQ1HDbECIAFBAWohAQy6AQsgAUEBaiEBC0EiIQMM8wILIAEgBEYEQEEcIQMMjAMLQgAhCgJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkAgAS0AAEEwaw43wQLAAgABAgMEBQYH0AHQAdAB0AHQAdAB0AEICQoLDA3QAdAB0AHQAdAB0AHQAdAB0AHQAdAB0AHQAdAB0AHQAdAB0AHQAdAB0AHQAdAB0AHQAdABDg8QERIT0AELQgIhCgzAAgtCAyEKDL8CC0IEIQoMvgILQgUhCgy9AgtCBiEKDLwCC0IHIQoMuwILQgghCgy6AgtCCSEKDLkCC0IKIQoMuAILQgshCgy3AgtCDCEKDLYCC0INIQoMtQILQg4hCgy0AgtCDyEKDLMCC0IKIQoMsgILQgshCgyxAgtCDCEKDLACC0INIQoMrwILQg4hCgyuAgtCDyEKDK0CC0IAIQoCQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAIAEtAABBMGsON8ACvwIAAQIDBAUGB74CvgK+Ar4CvgK+Ar4CCAkKCwwNvgK+Ar4CvgK+Ar4CvgK+Ar4CvgK+Ar4CvgK+Ar4CvgK+Ar4CvgK+Ar4CvgK+Ar4CvgK+Ag4PEBESE74CC0ICIQoMvwILQgMhCgy+AgtCBCEKDL0CC0IFIQoMvAILQgYhCgy7AgtCByEKDLoCC0IIIQoMuQILQgkhCgy4AgtCCiEKDLcCC0ILIQoMtgILQgwhCgy1AgtCDSEKDLQCC0IOIQoMswILQg8hCgyyAgtCCiEKDLECC0ILIQoMsAILQgwhCgyvAgtCDSEKDK4CC0IOIQoMrQILQg8hCgysAgsgAiACKQMgIgogBCABa60iC30iDEIAIAogDFobNwMgIAogC1gNpwJBHyEDDIkDCyABIARHBEAgAkEJNgIIIAIgATYCBEElIQMM8AILQSAhAwyIAwtBASEFIAIvATAiA0EIcUUEQCACKQMgQgBSIQULAkAgAi0ALgRAQQEhACACLQApQQVGDQEgA0HAAHFFIAVxRQ0BC0EAIQAgA0HAAHENAEECIQAgA0EIcQ0AIANBgARxBEACQCACLQAoQQFHDQAgAi0ALUEKcQ0AQQUhAAwCC0EEIQAMAQsgA0EgcUUEQAJAIAItAChBAUYNACACLwEyIgBB5ABrQeQASQ0AIABBzAFGDQAgAEGwAkYNAEEEIQAgA0EocUUNAiADQYgEcUGABEYNAgtBACEADAELQQBBAyACKQMgUBshAAsgAEEBaw4FvgIAsAEBpAKhAgtBESEDDO0CCyACQQE6AC8MhAMLIAEgBEcNnQJBJCEDDIQDCyABIARHDRxBxgAhAwyDAwtBACEAAkAgAigCOCIDRQ0AIAMoAkQiA0UNACACIAMRAAAhAAsgAEUNJyAAQRVHDZgCIAJB0AA2AhwgAiABNgIUIAJBkRg2AhAgAkEVNgIMQQAhAwyCAwsgASAERgRAQSghAwyCAwtBACEDIAJBADYCBCACQQw2AgggAiABIAEQKiIARQ2UAiACQSc2AhwgAiABNgIUIAIgADYCDAyBAwsgASAERgRAQSkhAwyBAwsgAS0AACIAQSBGDRMgAEEJRw2VAiABQQFqIQEMFAsgASAERwRAIAFBAWohAQwWC0EqIQMM/wILIAEgBEYEQEErIQMM/wILIAEtAAAiAEEJRyAAQSBHcQ2QAiACLQAsQQhHDd0CIAJBADoALAzdAgsgASAERgRAQSwhAwz+AgsgAS0AAEEKRw2OAiABQQFqIQEMsAELIAEgBEcNigJBLyEDDPwCCwNAIAEtAAAiAEEgRwRAIABBCmsOBIQCiAKIAoQChgILIAQgAUEBaiIBRw0AC0ExIQMM+wILQTIhAyABIARGDfoCIAIoAgAiACAEIAFraiEHIAEgAGtBA2ohBgJAA0AgAEHwO2otAAAgAS0AACIFQSByIAUgBUHBAGtB/wFxQRpJG0H/AXFHDQEgAEEDRgRAQQYhAQziAgsgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAc2AgAM+wILIAJBADYCAAyGAgtBMyEDIAQgASIARg35AiAEIAFrIAIoAgAiAWohByAAIAFrQQhqIQYCQANAIAFB9DtqLQAAIAAtAAAiBUEgciAFIAVBwQBrQf8BcUEaSRtB/wFxRw0BIAFBCEYEQEEFIQEM4QILIAFBAWohASAEIABBAWoiAEcNAAsgAiAHNgIADPoCCyACQQA2AgAgACEBDIUCC0E0IQMgBCABIgBGDfgCIAQgAWsgAigCACIBaiEHIAAgAWtBBWohBgJAA0AgAUHQwgBqLQAAIAAtAAAiBUEgciAFIAVBwQBrQf8BcUEaSRtB/wFxRw0BIAFBBUYEQEEHIQEM4AILIAFBAWohASAEIABBAWoiAEcNAAsgAiAHNgIADPkCCyACQQA2AgAgACEBDIQCCyABIARHBEADQCABLQAAQYA+ai0AACIAQQFHBEAgAEECRg0JDIECCyAEIAFBAWoiAUcNAAtBMCEDDPgCC0EwIQMM9wILIAEgBEcEQANAIAEtAAAiAEEgRwRAIABBCmsOBP8B/gH+Af8B/gELIAQgAUEBaiIBRw0AC0E4IQMM9wILQTghAwz2AgsDQCABLQAAIgBBIEcgAEEJR3EN9gEgBCABQQFqIgFHDQALQTwhAwz1AgsDQCABLQAAIgBBIEcEQAJAIABBCmsOBPkBBAT5AQALIABBLEYN9QEMAwsgBCABQQFqIgFHDQALQT8hAwz0AgtBwAAhAyABIARGDfMCIAIoAgAiACAEIAFraiEFIAEgAGtBBmohBgJAA0AgAEGAQGstAAAgAS0AAEEgckcNASAAQQZGDdsCIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADPQCCyACQQA2AgALQTYhAwzZAgsgASAERgRAQcEAIQMM8gILIAJBDDYCCCACIAE2AgQgAi0ALEEBaw4E+wHuAewB6wHUAgsgAUEBaiEBDPoBCyABIARHBEADQAJAIAEtAAAiAEEgciAAIABBwQBrQf8BcUEaSRtB/wFxIgBBCUYNACAAQSBGDQACQAJAAkACQCAAQeMAaw4TAAMDAwMDAwMBAwMDAwMDAwMDAgMLIAFBAWohAUExIQMM3AILIAFBAWohAUEyIQMM2wILIAFBAWohAUEzIQMM2gILDP4BCyAEIAFBAWoiAUcNAAtBNSEDDPACC0E1IQMM7wILIAEgBEcEQANAIAEtAABBgDxqLQAAQQFHDfcBIAQgAUEBaiIBRw0AC0E9IQMM7wILQT0hAwzuAgtBACEAAkAgAigCOCIDRQ0AIAMoAkAiA0UNACACIAMRAAAhAAsgAEUNASAAQRVHDeYBIAJBwgA2AhwgAiABNgIUIAJB4xg2AhAgAkEVNgIMQQAhAwztAgsgAUEBaiEBC0E8IQMM0gILIAEgBEYEQEHCACEDDOsCCwJAA0ACQCABLQAAQQlrDhgAAswCzALRAswCzALMAswCzALMAswCzALMAswCzALMAswCzALMAswCzALMAgDMAgsgBCABQQFqIgFHDQALQcIAIQMM6wILIAFBAWohASACLQAtQQFxRQ3+AQtBLCEDDNACCyABIARHDd4BQcQAIQMM6AILA0AgAS0AAEGQwABqLQAAQQFHDZwBIAQgAUEBaiIBRw0AC0HFACEDDOcCCyABLQAAIgBBIEYN/gEgAEE6Rw3AAiACKAIEIQBBACEDIAJBADYCBCACIAAgARApIgAN3gEM3QELQccAIQMgBCABIgBGDeUCIAQgAWsgAigCACIBaiEHIAAgAWtBBWohBgNAIAFBkMIAai0AACAALQAAIgVBIHIgBSAFQcEAa0H/AXFBGkkbQf8BcUcNvwIgAUEFRg3CAiABQQFqIQEgBCAAQQFqIgBHDQALIAIgBzYCAAzlAgtByAAhAyAEIAEiAEYN5AIgBCABayACKAIAIgFqIQcgACABa0EJaiEGA0AgAUGWwgBqLQAAIAAtAAAiBUEgciAFIAVBwQBrQf8BcUEaSRtB/wFxRw2+AkECIAFBCUYNwgIaIAFBAWohASAEIABBAWoiAEcNAAsgAiAHNgIADOQCCyABIARGBEBByQAhAwzkAgsCQAJAIAEtAAAiAEEgciAAIABBwQBrQf8BcUEaSRtB/wFxQe4Aaw4HAL8CvwK/Ar8CvwIBvwILIAFBAWohAUE+IQMMywILIAFBAWohAUE/IQMMygILQcoAIQMgBCABIgBGDeICIAQgAWsgAigCACIBaiEGIAAgAWtBAWohBwNAIAFBoMIAai0AACAALQAAIgVBIHIgBSAFQcEAa0H/AXFBGkkbQf8BcUcNvAIgAUEBRg2+AiABQQFqIQEgBCAAQQFqIgBHDQALIAIgBjYCAAziAgtBywAhAyAEIAEiAEYN4QIgBCABayACKAIAIgFqIQcgACABa0EOaiEGA0AgAUGiwgBqLQAAIAAtAAAiBUEgciAFIAVBwQBrQf8BcUEaSRtB/wFxRw27AiABQQ5GDb4CIAFBAWohASAEIABBAWoiAEcNAAsgAiAHNgIADOECC0HMACEDIAQgASIARg3gAiAEIAFrIAIoAgAiAWohByAAIAFrQQ9qIQYDQCABQcDCAGotAAAgAC0AACIFQSByIAUgBUHBAGtB/wFxQRpJG0H/AXFHDboCQQMgAUEPRg2+AhogAUEBaiEBIAQgAEEBaiIARw0ACyACIAc2AgAM4AILQc0AIQMgBCABIgBGDd8CIAQgAWsgAigCACIBaiEHIAAgAWtBBWohBgNAIAFB0MIAai0AACAALQAAIgVBIHIgBSAFQcEAa0H/AXFBGkkbQf8BcUcNuQJBBCABQQVGDb0CGiABQQFqIQEgBCAAQQFqIgBHDQALIAIgBzYCAAzfAgsgASAERgRAQc4AIQMM3wILAkACQAJAAkAgAS0AACIAQSByIAAgAEHBAGtB/wFxQRpJG0H/AXFB4wBrDhMAvAK8ArwCvAK8ArwCvAK8ArwCvAK8ArwCAbwCvAK8AgIDvAILIAFBAWohAUHBACEDDMgCCyABQQFqIQFBwgAhAwzHAgsgAUEBaiEBQcMAIQMMxgILIAFBAWohAUHEACEDDMUCCyABIARHBEAgAkENNgIIIAIgATYCBEHFACEDDMUCC0HPACEDDN0CCwJAAkAgAS0AAEEKaw4EAZABkAEAkAELIAFBAWohAQtBKCEDDMMCCyABIARGBEBB0QAhAwzcAgsgAS0AAEEgRw0AIAFBAWohASACLQAtQQFxRQ3QAQtBFyEDDMECCyABIARHDcsBQdIAIQMM2QILQdMAIQMgASAERg3YAiACKAIAIgAgBCABa2ohBiABIABrQQFqIQUDQCABLQAAIABB1sIAai0AAEcNxwEgAEEBRg3KASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBjYCAAzYAgsgASAERgRAQdUAIQMM2AILIAEtAABBCkcNwgEgAUEBaiEBDMoBCyABIARGBEBB1gAhAwzXAgsCQAJAIAEtAABBCmsOBADDAcMBAcMBCyABQQFqIQEMygELIAFBAWohAUHKACEDDL0CC0EAIQACQCACKAI4IgNFDQAgAygCPCIDRQ0AIAIgAxEAACEACyAADb8BQc0AIQMMvAILIAItAClBIkYNzwIMiQELIAQgASIFRgRAQdsAIQMM1AILQQAhAEEBIQFBASEGQQAhAwJAAn8CQAJAAkACQAJAAkACQCAFLQAAQTBrDgrFAcQBAAECAwQFBgjDAQtBAgwGC0EDDAULQQQMBAtBBQwDC0EGDAILQQcMAQtBCAshA0EAIQFBACEGDL0BC0EJIQNBASEAQQAhAUEAIQYMvAELIAEgBEYEQEHdACEDDNMCCyABLQAAQS5HDbgBIAFBAWohAQyIAQsgASAERw22AUHfACEDDNECCyABIARHBEAgAkEONgIIIAIgATYCBEHQACEDDLgCC0HgACEDDNACC0HhACEDIAEgBEYNzwIgAigCACIAIAQgAWtqIQUgASAAa0EDaiEGA0AgAS0AACAAQeLCAGotAABHDbEBIABBA0YNswEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAMzwILQeIAIQMgASAERg3OAiACKAIAIgAgBCABa2ohBSABIABrQQJqIQYDQCABLQAAIABB5sIAai0AAEcNsAEgAEECRg2vASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAzOAgtB4wAhAyABIARGDc0CIAIoAgAiACAEIAFraiEFIAEgAGtBA2ohBgNAIAEtAAAgAEHpwgBqLQAARw2vASAAQQNGDa0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADM0CCyABIARGBEBB5QAhAwzNAgsgAUEBaiEBQQAhAAJAIAIoAjgiA0UNACADKAIwIgNFDQAgAiADEQAAIQALIAANqgFB1gAhAwyzAgsgASAERwRAA0AgAS0AACIAQSBHBEACQAJAAkAgAEHIAGsOCwABswGzAbMBswGzAbMBswGzAQKzAQsgAUEBaiEBQdIAIQMMtwILIAFBAWohAUHTACEDDLYCCyABQQFqIQFB1AAhAwy1AgsgBCABQQFqIgFHDQALQeQAIQMMzAILQeQAIQMMywILA0AgAS0AAEHwwgBqLQAAIgBBAUcEQCAAQQJrDgOnAaYBpQGkAQsgBCABQQFqIgFHDQALQeYAIQMMygILIAFBAWogASAERw0CGkHnACEDDMkCCwNAIAEtAABB8MQAai0AACIAQQFHBEACQCAAQQJrDgSiAaEBoAEAnwELQdcAIQMMsQILIAQgAUEBaiIBRw0AC0HoACEDDMgCCyABIARGBEBB6QAhAwzIAgsCQCABLQAAIgBBCmsOGrcBmwGbAbQBmwGbAZsBmwGbAZsBmwGbAZsBmwGbAZsBmwGbAZsBmwGbAZsBpAGbAZsBAJkBCyABQQFqCyEBQQYhAwytAgsDQCABLQAAQfDGAGotAABBAUcNfSAEIAFBAWoiAUcNAAtB6gAhAwzFAgsgAUEBaiABIARHDQIaQesAIQMMxAILIAEgBEYEQEHsACEDDMQCCyABQQFqDAELIAEgBEYEQEHtACEDDMMCCyABQQFqCyEBQQQhAwyoAgsgASAERgRAQe4AIQMMwQILAkACQAJAIAEtAABB8MgAai0AAEEBaw4HkAGPAY4BAHwBAo0BCyABQQFqIQEMCwsgAUEBagyTAQtBACEDIAJBADYCHCACQZsSNgIQIAJBBzYCDCACIAFBAWo2AhQMwAILAkADQCABLQAAQfDIAGotAAAiAEEERwRAAkACQCAAQQFrDgeUAZMBkgGNAQAEAY0BC0HaACEDDKoCCyABQQFqIQFB3AAhAwypAgsgBCABQQFqIgFHDQALQe8AIQMMwAILIAFBAWoMkQELIAQgASIARgRAQfAAIQMMvwILIAAtAABBL0cNASAAQQFqIQEMBwsgBCABIgBGBEBB8QAhAwy+AgsgAC0AACIBQS9GBEAgAEEBaiEBQd0AIQMMpQILIAFBCmsiA0EWSw0AIAAhAUEBIAN0QYmAgAJxDfkBC0EAIQMgAkEANgIcIAIgADYCFCACQYwcNgIQIAJBBzYCDAy8AgsgASAERwRAIAFBAWohAUHeACEDDKMCC0HyACEDDLsCCyABIARGBEBB9AAhAwy7AgsCQCABLQAAQfDMAGotAABBAWsOA/cBcwCCAQtB4QAhAwyhAgsgASAERwRAA0AgAS0AAEHwygBqLQAAIgBBA0cEQAJAIABBAWsOAvkBAIUBC0HfACEDDKMCCyAEIAFBAWoiAUcNAAtB8wAhAwy6AgtB8wAhAwy5AgsgASAERwRAIAJBDzYCCCACIAE2AgRB4AAhAwygAgtB9QAhAwy4AgsgASAERgRAQfYAIQMMuAILIAJBDzYCCCACIAE2AgQLQQMhAwydAgsDQCABLQAAQSBHDY4CIAQgAUEBaiIBRw0AC0H3ACEDDLUCCyABIARGBEBB+AAhAwy1AgsgAS0AAEEgRw16IAFBAWohAQxbC0EAIQACQCACKAI4IgNFDQAgAygCOCIDRQ0AIAIgAxEAACEACyAADXgMgAILIAEgBEYEQEH6ACEDDLMCCyABLQAAQcwARw10IAFBAWohAUETDHYLQfsAIQMgASAERg2xAiACKAIAIgAgBCABa2ohBSABIABrQQVqIQYDQCABLQAAIABB8M4Aai0AAEcNcyAAQQVGDXUgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAMsQILIAEgBEYEQEH8ACEDDLECCwJAAkAgAS0AAEHDAGsODAB0dHR0dHR0dHR0AXQLIAFBAWohAUHmACEDDJgCCyABQQFqIQFB5wAhAwyXAgtB/QAhAyABIARGDa8CIAIoAgAiACAEIAFraiEFIAEgAGtBAmohBgJAA0AgAS0AACAAQe3PAGotAABHDXIgAEECRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADLACCyACQQA2AgAgBkEBaiEBQRAMcwtB/gAhAyABIARGDa4CIAIoAgAiACAEIAFraiEFIAEgAGtBBWohBgJAA0AgAS0AACAAQfbOAGotAABHDXEgAEEFRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADK8CCyACQQA2AgAgBkEBaiEBQRYMcgtB/wAhAyABIARGDa0CIAIoAgAiACAEIAFraiEFIAEgAGtBA2ohBgJAA0AgAS0AACAAQfzOAGotAABHDXAgAEEDRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADK4CCyACQQA2AgAgBkEBaiEBQQUMcQsgASAERgRAQYABIQMMrQILIAEtAABB2QBHDW4gAUEBaiEBQQgMcAsgASAERgRAQYEBIQMMrAILAkACQCABLQAAQc4Aaw4DAG8BbwsgAUEBaiEBQesAIQMMkwILIAFBAWohAUHsACEDDJICCyABIARGBEBBggEhAwyrAgsCQAJAIAEtAABByABrDggAbm5ubm5uAW4LIAFBAWohAUHqACEDDJICCyABQQFqIQFB7QAhAwyRAgtBgwEhAyABIARGDakCIAIoAgAiACAEIAFraiEFIAEgAGtBAmohBgJAA0AgAS0AACAAQYDPAGotAABHDWwgAEECRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADKoCCyACQQA2AgAgBkEBaiEBQQAMbQtBhAEhAyABIARGDagCIAIoAgAiACAEIAFraiEFIAEgAGtBBGohBgJAA0AgAS0AACAAQYPPAGotAABHDWsgAEEERg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADKkCCyACQQA2AgAgBkEBaiEBQSMMbAsgASAERgRAQYUBIQMMqAILAkACQCABLQAAQcwAaw4IAGtra2trawFrCyABQQFqIQFB7wAhAwyPAgsgAUEBaiEBQfAAIQMMjgILIAEgBEYEQEGGASEDDKcCCyABLQAAQcUARw1oIAFBAWohAQxgC0GHASEDIAEgBEYNpQIgAigCACIAIAQgAWtqIQUgASAAa0EDaiEGAkADQCABLQAAIABBiM8Aai0AAEcNaCAAQQNGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAMpgILIAJBADYCACAGQQFqIQFBLQxpC0GIASEDIAEgBEYNpAIgAigCACIAIAQgAWtqIQUgASAAa0EIaiEGAkADQCABLQAAIABB0M8Aai0AAEcNZyAAQQhGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAMpQILIAJBADYCACAGQQFqIQFBKQxoCyABIARGBEBBiQEhAwykAgtBASABLQAAQd8ARw1nGiABQQFqIQEMXgtBigEhAyABIARGDaICIAIoAgAiACAEIAFraiEFIAEgAGtBAWohBgNAIAEtAAAgAEGMzwBqLQAARw1kIABBAUYN+gEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAMogILQYsBIQMgASAERg2hAiACKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEGOzwBqLQAARw1kIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAyiAgsgAkEANgIAIAZBAWohAUECDGULQYwBIQMgASAERg2gAiACKAIAIgAgBCABa2ohBSABIABrQQFqIQYCQANAIAEtAAAgAEHwzwBqLQAARw1jIABBAUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAyhAgsgAkEANgIAIAZBAWohAUEfDGQLQY0BIQMgASAERg2fAiACKAIAIgAgBCABa2ohBSABIABrQQFqIQYCQANAIAEtAAAgAEHyzwBqLQAARw1iIABBAUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAygAgsgAkEANgIAIAZBAWohAUEJDGMLIAEgBEYEQEGOASEDDJ8CCwJAAkAgAS0AAEHJAGsOBwBiYmJiYgFiCyABQQFqIQFB+AAhAwyGAgsgAUEBaiEBQfkAIQMMhQILQY8BIQMgASAERg2dAiACKAIAIgAgBCABa2ohBSABIABrQQVqIQYCQANAIAEtAAAgAEGRzwBqLQAARw1gIABBBUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAyeAgsgAkEANgIAIAZBAWohAUEYDGELQZABIQMgASAERg2cAiACKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEGXzwBqLQAARw1fIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAydAgsgAkEANgIAIAZBAWohAUEXDGALQZEBIQMgASAERg2bAiACKAIAIgAgBCABa2ohBSABIABrQQZqIQYCQANAIAEtAAAgAEGazwBqLQAARw1eIABBBkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAycAgsgAkEANgIAIAZBAWohAUEVDF8LQZIBIQMgASAERg2aAiACKAIAIgAgBCABa2ohBSABIABrQQVqIQYCQANAIAEtAAAgAEGhzwBqLQAARw1dIABBBUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAybAgsgAkEANgIAIAZBAWohAUEeDF4LIAEgBEYEQEGTASEDDJoCCyABLQAAQcwARw1bIAFBAWohAUEKDF0LIAEgBEYEQEGUASEDDJkCCwJAAkAgAS0AAEHBAGsODwBcXFxcXFxcXFxcXFxcAVwLIAFBAWohAUH+ACEDDIACCyABQQFqIQFB/wAhAwz/AQsgASAERgRAQZUBIQMMmAILAkACQCABLQAAQcEAaw4DAFsBWwsgAUEBaiEBQf0AIQMM/wELIAFBAWohAUGAASEDDP4BC0GWASEDIAEgBEYNlgIgAigCACIAIAQgAWtqIQUgASAAa0EBaiEGAkADQCABLQAAIABBp88Aai0AAEcNWSAAQQFGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAMlwILIAJBADYCACAGQQFqIQFBCwxaCyABIARGBEBBlwEhAwyWAgsCQAJAAkACQCABLQAAQS1rDiMAW1tbW1tbW1tbW1tbW1tbW1tbW1tbW1sBW1tbW1sCW1tbA1sLIAFBAWohAUH7ACEDDP8BCyABQQFqIQFB/AAhAwz+AQsgAUEBaiEBQYEBIQMM/QELIAFBAWohAUGCASEDDPwBC0GYASEDIAEgBEYNlAIgAigCACIAIAQgAWtqIQUgASAAa0EEaiEGAkADQCABLQAAIABBqc8Aai0AAEcNVyAAQQRGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAMlQILIAJBADYCACAGQQFqIQFBGQxYC0GZASEDIAEgBEYNkwIgAigCACIAIAQgAWtqIQUgASAAa0EFaiEGAkADQCABLQAAIABBrs8Aai0AAEcNViAAQQVGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAMlAILIAJBADYCACAGQQFqIQFBBgxXC0GaASEDIAEgBEYNkgIgAigCACIAIAQgAWtqIQUgASAAa0EBaiEGAkADQCABLQAAIABBtM8Aai0AAEcNVSAAQQFGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAMkwILIAJBADYCACAGQQFqIQFBHAxWC0GbASEDIAEgBEYNkQIgAigCACIAIAQgAWtqIQUgASAAa0EBaiEGAkADQCABLQAAIABBts8Aai0AAEcNVCAAQQFGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAMkgILIAJBADYCACAGQQFqIQFBJwxVCyABIARGBEBBnAEhAwyRAgsCQAJAIAEtAABB1ABrDgIAAVQLIAFBAWohAUGGASEDDPgBCyABQQFqIQFBhwEhAwz3AQtBnQEhAyABIARGDY8CIAIoAgAiACAEIAFraiEFIAEgAGtBAWohBgJAA0AgAS0AACAAQbjPAGotAABHDVIgAEEBRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADJACCyACQQA2AgAgBkEBaiEBQSYMUwtBngEhAyABIARGDY4CIAIoAgAiACAEIAFraiEFIAEgAGtBAWohBgJAA0AgAS0AACAAQbrPAGotAABHDVEgAEEBRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADI8CCyACQQA2AgAgBkEBaiEBQQMMUgtBnwEhAyABIARGDY0CIAIoAgAiACAEIAFraiEFIAEgAGtBAmohBgJAA0AgAS0AACAAQe3PAGotAABHDVAgAEECRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADI4CCyACQQA2AgAgBkEBaiEBQQwMUQtBoAEhAyABIARGDYwCIAIoAgAiACAEIAFraiEFIAEgAGtBA2ohBgJAA0AgAS0AACAAQbzPAGotAABHDU8gAEEDRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADI0CCyACQQA2AgAgBkEBaiEBQQ0MUAsgASAERgRAQaEBIQMMjAILAkACQCABLQAAQcYAaw4LAE9PT09PT09PTwFPCyABQQFqIQFBiwEhAwzzAQsgAUEBaiEBQYwBIQMM8gELIAEgBEYEQEGiASEDDIsCCyABLQAAQdAARw1MIAFBAWohAQxGCyABIARGBEBBowEhAwyKAgsCQAJAIAEtAABByQBrDgcBTU1NTU0ATQsgAUEBaiEBQY4BIQMM8QELIAFBAWohAUEiDE0LQaQBIQMgASAERg2IAiACKAIAIgAgBCABa2ohBSABIABrQQFqIQYCQANAIAEtAAAgAEHAzwBqLQAARw1LIABBAUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAyJAgsgAkEANgIAIAZBAWohAUEdDEwLIAEgBEYEQEGlASEDDIgCCwJAAkAgAS0AAEHSAGsOAwBLAUsLIAFBAWohAUGQASEDDO8BCyABQQFqIQFBBAxLCyABIARGBEBBpgEhAwyHAgsCQAJAAkACQAJAIAEtAABBwQBrDhUATU1NTU1NTU1NTQFNTQJNTQNNTQRNCyABQQFqIQFBiAEhAwzxAQsgAUEBaiEBQYkBIQMM8AELIAFBAWohAUGKASEDDO8BCyABQQFqIQFBjwEhAwzuAQsgAUEBaiEBQZEBIQMM7QELQacBIQMgASAERg2FAiACKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEHtzwBqLQAARw1IIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAyGAgsgAkEANgIAIAZBAWohAUERDEkLQagBIQMgASAERg2EAiACKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEHCzwBqLQAARw1HIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAyFAgsgAkEANgIAIAZBAWohAUEsDEgLQakBIQMgASAERg2DAiACKAIAIgAgBCABa2ohBSABIABrQQRqIQYCQANAIAEtAAAgAEHFzwBqLQAARw1GIABBBEYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAyEAgsgAkEANgIAIAZBAWohAUErDEcLQaoBIQMgASAERg2CAiACKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEHKzwBqLQAARw1FIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAyDAgsgAkEANgIAIAZBAWohAUEUDEYLIAEgBEYEQEGrASEDDIICCwJAAkACQAJAIAEtAABBwgBrDg8AAQJHR0dHR0dHR0dHRwNHCyABQQFqIQFBkwEhAwzrAQsgAUEBaiEBQZQBIQMM6gELIAFBAWohAUGVASEDDOkBCyABQQFqIQFBlgEhAwzoAQsgASAERgRAQawBIQMMgQILIAEtAABBxQBHDUIgAUEBaiEBDD0LQa0BIQMgASAERg3/ASACKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEHNzwBqLQAARw1CIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAyAAgsgAkEANgIAIAZBAWohAUEODEMLIAEgBEYEQEGuASEDDP8BCyABLQAAQdAARw1AIAFBAWohAUElDEILQa8BIQMgASAERg39ASACKAIAIgAgBCABa2ohBSABIABrQQhqIQYCQANAIAEtAAAgAEHQzwBqLQAARw1AIABBCEYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAz+AQsgAkEANgIAIAZBAWohAUEqDEELIAEgBEYEQEGwASEDDP0BCwJAAkAgAS0AAEHVAGsOCwBAQEBAQEBAQEABQAsgAUEBaiEBQZoBIQMM5AELIAFBAWohAUGbASEDDOMBCyABIARGBEBBsQEhAwz8AQsCQAJAIAEtAABBwQBrDhQAPz8/Pz8/Pz8/Pz8/Pz8/Pz8/AT8LIAFBAWohAUGZASEDDOMBCyABQQFqIQFBnAEhAwziAQtBsgEhAyABIARGDfoBIAIoAgAiACAEIAFraiEFIAEgAGtBA2ohBgJAA0AgAS0AACAAQdnPAGotAABHDT0gAEEDRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADPsBCyACQQA2AgAgBkEBaiEBQSEMPgtBswEhAyABIARGDfkBIAIoAgAiACAEIAFraiEFIAEgAGtBBmohBgJAA0AgAS0AACAAQd3PAGotAABHDTwgAEEGRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADPoBCyACQQA2AgAgBkEBaiEBQRoMPQsgASAERgRAQbQBIQMM+QELAkACQAJAIAEtAABBxQBrDhEAPT09PT09PT09AT09PT09Aj0LIAFBAWohAUGdASEDDOEBCyABQQFqIQFBngEhAwzgAQsgAUEBaiEBQZ8BIQMM3wELQbUBIQMgASAERg33ASACKAIAIgAgBCABa2ohBSABIABrQQVqIQYCQANAIAEtAAAgAEHkzwBqLQAARw06IABBBUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAz4AQsgAkEANgIAIAZBAWohAUEoDDsLQbYBIQMgASAERg32ASACKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEHqzwBqLQAARw05IABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAz3AQsgAkEANgIAIAZBAWohAUEHDDoLIAEgBEYEQEG3ASEDDPYBCwJAAkAgAS0AAEHFAGsODgA5OTk5OTk5OTk5OTkBOQsgAUEBaiEBQaEBIQMM3QELIAFBAWohAUGiASEDDNwBC0G4ASEDIAEgBEYN9AEgAigCACIAIAQgAWtqIQUgASAAa0ECaiEGAkADQCABLQAAIABB7c8Aai0AAEcNNyAAQQJGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAM9QELIAJBADYCACAGQQFqIQFBEgw4C0G5ASEDIAEgBEYN8wEgAigCACIAIAQgAWtqIQUgASAAa0EBaiEGAkADQCABLQAAIABB8M8Aai0AAEcNNiAAQQFGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAM9AELIAJBADYCACAGQQFqIQFBIAw3C0G6ASEDIAEgBEYN8gEgAigCACIAIAQgAWtqIQUgASAAa0EBaiEGAkADQCABLQAAIABB8s8Aai0AAEcNNSAAQQFGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAM8wELIAJBADYCACAGQQFqIQFBDww2CyABIARGBEBBuwEhAwzyAQsCQAJAIAEtAABByQBrDgcANTU1NTUBNQsgAUEBaiEBQaUBIQMM2QELIAFBAWohAUGmASEDDNgBC0G8ASEDIAEgBEYN8AEgAigCACIAIAQgAWtqIQUgASAAa0EHaiEGAkADQCABLQAAIABB9M8Aai0AAEcNMyAAQQdGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAM8QELIAJBADYCACAGQQFqIQFBGww0CyABIARGBEBBvQEhAwzwAQsCQAJAAkAgAS0AAEHCAGsOEgA0NDQ0NDQ0NDQBNDQ0NDQ0AjQLIAFBAWohAUGkASEDDNgBCyABQQFqIQFBpwEhAwzXAQsgAUEBaiEBQagBIQMM1gELIAEgBEYEQEG+ASEDDO8BCyABLQAAQc4ARw0wIAFBAWohAQwsCyABIARGBEBBvwEhAwzuAQsCQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQCABLQAAQcEAaw4VAAECAz8EBQY/Pz8HCAkKCz8MDQ4PPwsgAUEBaiEBQegAIQMM4wELIAFBAWohAUHpACEDDOIBCyABQQFqIQFB7gAhAwzhAQsgAUEBaiEBQfIAIQMM4AELIAFBAWohAUHzACEDDN8BCyABQQFqIQFB9gAhAwzeAQsgAUEBaiEBQfcAIQMM3QELIAFBAWohAUH6ACEDDNwBCyABQQFqIQFBgwEhAwzbAQsgAUEBaiEBQYQBIQMM2gELIAFBAWohAUGFASEDDNkBCyABQQFqIQFBkgEhAwzYAQsgAUEBaiEBQZgBIQMM1wELIAFBAWohAUGgASEDDNYBCyABQQFqIQFBowEhAwzVAQsgAUEBaiEBQaoBIQMM1AELIAEgBEcEQCACQRA2AgggAiABNgIEQasBIQMM1AELQcABIQMM7AELQQAhAAJAIAIoAjgiA0UNACADKAI0IgNFDQAgAiADEQAAIQALIABFDV4gAEEVRw0HIAJB0QA2AhwgAiABNgIUIAJBsBc2AhAgAkEVNgIMQQAhAwzrAQsgAUEBaiABIARHDQgaQcIBIQMM6gELA0ACQCABLQAAQQprDgQIAAALAAsgBCABQQFqIgFHDQALQcMBIQMM6QELIAEgBEcEQCACQRE2AgggAiABNgIEQQEhAwzQAQtBxAEhAwzoAQsgASAERgRAQcUBIQMM6AELAkACQCABLQAAQQprDgQBKCgAKAsgAUEBagwJCyABQQFqDAULIAEgBEYEQEHGASEDDOcBCwJAAkAgAS0AAEEKaw4XAQsLAQsLCwsLCwsLCwsLCwsLCwsLCwALCyABQQFqIQELQbABIQMMzQELIAEgBEYEQEHIASEDDOYBCyABLQAAQSBHDQkgAkEAOwEyIAFBAWohAUGzASEDDMwBCwNAIAEhAAJAIAEgBEcEQCABLQAAQTBrQf8BcSIDQQpJDQEMJwtBxwEhAwzmAQsCQCACLwEyIgFBmTNLDQAgAiABQQpsIgU7ATIgBUH+/wNxIANB//8Dc0sNACAAQQFqIQEgAiADIAVqIgM7ATIgA0H//wNxQegHSQ0BCwtBACEDIAJBADYCHCACQcEJNgIQIAJBDTYCDCACIABBAWo2AhQM5AELIAJBADYCHCACIAE2AhQgAkHwDDYCECACQRs2AgxBACEDDOMBCyACKAIEIQAgAkEANgIEIAIgACABECYiAA0BIAFBAWoLIQFBrQEhAwzIAQsgAkHBATYCHCACIAA2AgwgAiABQQFqNgIUQQAhAwzgAQsgAigCBCEAIAJBADYCBCACIAAgARAmIgANASABQQFqCyEBQa4BIQMMxQELIAJBwgE2AhwgAiAANgIMIAIgAUEBajYCFEEAIQMM3QELIAJBADYCHCACIAE2AhQgAkGXCzYCECACQQ02AgxBACEDDNwBCyACQQA2AhwgAiABNgIUIAJB4xA2AhAgAkEJNgIMQQAhAwzbAQsgAkECOgAoDKwBC0EAIQMgAkEANgIcIAJBrws2AhAgAkECNgIMIAIgAUEBajYCFAzZAQtBAiEDDL8BC0ENIQMMvgELQSYhAwy9AQtBFSEDDLwBC0EWIQMMuwELQRghAwy6AQtBHCEDDLkBC0EdIQMMuAELQSAhAwy3AQtBISEDDLYBC0EjIQMMtQELQcYAIQMMtAELQS4hAwyzAQtBPSEDDLIBC0HLACEDDLEBC0HOACEDDLABC0HYACEDDK8BC0HZACEDDK4BC0HbACEDDK0BC0HxACEDDKwBC0H0ACEDDKsBC0GNASEDDKoBC0GXASEDDKkBC0GpASEDDKgBC0GvASEDDKcBC0GxASEDDKYBCyACQQA2AgALQQAhAyACQQA2AhwgAiABNgIUIAJB8Rs2AhAgAkEGNgIMDL0BCyACQQA2AgAgBkEBaiEBQSQLOgApIAIoAgQhACACQQA2AgQgAiAAIAEQJyIARQRAQeUAIQMMowELIAJB+QA2AhwgAiABNgIUIAIgADYCDEEAIQMMuwELIABBFUcEQCACQQA2AhwgAiABNgIUIAJBzA42AhAgAkEgNgIMQQAhAwy7AQsgAkH4ADYCHCACIAE2AhQgAkHKGDYCECACQRU2AgxBACEDDLoBCyACQQA2AhwgAiABNgIUIAJBjhs2AhAgAkEGNgIMQQAhAwy5AQsgAkEANgIcIAIgATYCFCACQf4RNgIQIAJBBzYCDEEAIQMMuAELIAJBADYCHCACIAE2AhQgAkGMHDYCECACQQc2AgxBACEDDLcBCyACQQA2AhwgAiABNgIUIAJBww82AhAgAkEHNgIMQQAhAwy2AQsgAkEANgIcIAIgATYCFCACQcMPNgIQIAJBBzYCDEEAIQMMtQELIAIoAgQhACACQQA2AgQgAiAAIAEQJSIARQ0RIAJB5QA2AhwgAiABNgIUIAIgADYCDEEAIQMMtAELIAIoAgQhACACQQA2AgQgAiAAIAEQJSIARQ0gIAJB0wA2AhwgAiABNgIUIAIgADYCDEEAIQMMswELIAIoAgQhACACQQA2AgQgAiAAIAEQJSIARQ0iIAJB0gA2AhwgAiABNgIUIAIgADYCDEEAIQMMsgELIAIoAgQhACACQQA2AgQgAiAAIAEQJSIARQ0OIAJB5QA2AhwgAiABNgIUIAIgADYCDEEAIQMMsQELIAIoAgQhACACQQA2AgQgAiAAIAEQJSIARQ0dIAJB0wA2AhwgAiABNgIUIAIgADYCDEEAIQMMsAELIAIoAgQhACACQQA2AgQgAiAAIAEQJSIARQ0fIAJB0gA2AhwgAiABNgIUIAIgADYCDEEAIQMMrwELIABBP0cNASABQQFqCyEBQQUhAwyUAQtBACEDIAJBADYCHCACIAE2AhQgAkH9EjYCECACQQc2AgwMrAELIAJBADYCHCACIAE2AhQgAkHcCDYCECACQQc2AgxBACEDDKsBCyACKAIEIQAgAkEANgIEIAIgACABECUiAEUNByACQeUANgIcIAIgATYCFCACIAA2AgxBACEDDKoBCyACKAIEIQAgAkEANgIEIAIgACABECUiAEUNFiACQdMANgIcIAIgATYCFCACIAA2AgxBACEDDKkBCyACKAIEIQAgAkEANgIEIAIgACABECUiAEUNGCACQdIANgIcIAIgATYCFCACIAA2AgxBACEDDKgBCyACQQA2AhwgAiABNgIUIAJBxgo2AhAgAkEHNgIMQQAhAwynAQsgAigCBCEAIAJBADYCBCACIAAgARAlIgBFDQMgAkHlADYCHCACIAE2AhQgAiAANgIMQQAhAwymAQsgAigCBCEAIAJBADYCBCACIAAgARAlIgBFDRIgAkHTADYCHCACIAE2AhQgAiAANgIMQQAhAwylAQsgAigCBCEAIAJBADYCBCACIAAgARAlIgBFDRQgAkHSADYCHCACIAE2AhQgAiAANgIMQQAhAwykAQsgAigCBCEAIAJBADYCBCACIAAgARAlIgBFDQAgAkHlADYCHCACIAE2AhQgAiAANgIMQQAhAwyjAQtB1QAhAwyJAQsgAEEVRwRAIAJBADYCHCACIAE2AhQgAkG5DTYCECACQRo2AgxBACEDDKIBCyACQeQANgIcIAIgATYCFCACQeMXNgIQIAJBFTYCDEEAIQMMoQELIAJBADYCACAGQQFqIQEgAi0AKSIAQSNrQQtJDQQCQCAAQQZLDQBBASAAdEHKAHFFDQAMBQtBACEDIAJBADYCHCACIAE2AhQgAkH3CTYCECACQQg2AgwMoAELIAJBADYCACAGQQFqIQEgAi0AKUEhRg0DIAJBADYCHCACIAE2AhQgAkGbCjYCECACQQg2AgxBACEDDJ8BCyACQQA2AgALQQAhAyACQQA2AhwgAiABNgIUIAJBkDM2AhAgAkEINgIMDJ0BCyACQQA2AgAgBkEBaiEBIAItAClBI0kNACACQQA2AhwgAiABNgIUIAJB0wk2AhAgAkEINgIMQQAhAwycAQtB0QAhAwyCAQsgAS0AAEEwayIAQf8BcUEKSQRAIAIgADoAKiABQQFqIQFBzwAhAwyCAQsgAigCBCEAIAJBADYCBCACIAAgARAoIgBFDYYBIAJB3gA2AhwgAiABNgIUIAIgADYCDEEAIQMMmgELIAIoAgQhACACQQA2AgQgAiAAIAEQKCIARQ2GASACQdwANgIcIAIgATYCFCACIAA2AgxBACEDDJkBCyACKAIEIQAgAkEANgIEIAIgACAFECgiAEUEQCAFIQEMhwELIAJB2gA2AhwgAiAFNgIUIAIgADYCDAyYAQtBACEBQQEhAwsgAiADOgArIAVBAWohAwJAAkACQCACLQAtQRBxDQACQAJAAkAgAi0AKg4DAQACBAsgBkUNAwwCCyAADQEMAgsgAUUNAQsgAigCBCEAIAJBADYCBCACIAAgAxAoIgBFBEAgAyEBDAILIAJB2AA2AhwgAiADNgIUIAIgADYCDEEAIQMMmAELIAIoAgQhACACQQA2AgQgAiAAIAMQKCIARQRAIAMhAQyHAQsgAkHZADYCHCACIAM2AhQgAiAANgIMQQAhAwyXAQtBzAAhAwx9CyAAQRVHBEAgAkEANgIcIAIgATYCFCACQZQNNgIQIAJBITYCDEEAIQMMlgELIAJB1wA2AhwgAiABNgIUIAJByRc2AhAgAkEVNgIMQQAhAwyVAQtBACEDIAJBADYCHCACIAE2AhQgAkGAETYCECACQQk2AgwMlAELIAIoAgQhACACQQA2AgQgAiAAIAEQJSIARQ0AIAJB0wA2AhwgAiABNgIUIAIgADYCDEEAIQMMkwELQckAIQMMeQsgAkEANgIcIAIgATYCFCACQcEoNgIQIAJBBzYCDCACQQA2AgBBACEDDJEBCyACKAIEIQBBACEDIAJBADYCBCACIAAgARAlIgBFDQAgAkHSADYCHCACIAE2AhQgAiAANgIMDJABC0HIACEDDHYLIAJBADYCACAFIQELIAJBgBI7ASogAUEBaiEBQQAhAAJAIAIoAjgiA0UNACADKAIwIgNFDQAgAiADEQAAIQALIAANAQtBxwAhAwxzCyAAQRVGBEAgAkHRADYCHCACIAE2AhQgAkHjFzYCECACQRU2AgxBACEDDIwBC0EAIQMgAkEANgIcIAIgATYCFCACQbkNNgIQIAJBGjYCDAyLAQtBACEDIAJBADYCHCACIAE2AhQgAkGgGTYCECACQR42AgwMigELIAEtAABBOkYEQCACKAIEIQBBACEDIAJBADYCBCACIAAgARApIgBFDQEgAkHDADYCHCACIAA2AgwgAiABQQFqNgIUDIoBC0EAIQMgAkEANgIcIAIgATYCFCACQbERNgIQIAJBCjYCDAyJAQsgAUEBaiEBQTshAwxvCyACQcMANgIcIAIgADYCDCACIAFBAWo2AhQMhwELQQAhAyACQQA2AhwgAiABNgIUIAJB8A42AhAgAkEcNgIMDIYBCyACIAIvATBBEHI7ATAMZgsCQCACLwEwIgBBCHFFDQAgAi0AKEEBRw0AIAItAC1BCHFFDQMLIAIgAEH3+wNxQYAEcjsBMAwECyABIARHBEACQANAIAEtAABBMGsiAEH/AXFBCk8EQEE1IQMMbgsgAikDICIKQpmz5syZs+bMGVYNASACIApCCn4iCjcDICAKIACtQv8BgyILQn+FVg0BIAIgCiALfDcDICAEIAFBAWoiAUcNAAtBOSEDDIUBCyACKAIEIQBBACEDIAJBADYCBCACIAAgAUEBaiIBECoiAA0MDHcLQTkhAwyDAQsgAi0AMEEgcQ0GQcUBIQMMaQtBACEDIAJBADYCBCACIAEgARAqIgBFDQQgAkE6NgIcIAIgADYCDCACIAFBAWo2AhQMgQELIAItAChBAUcNACACLQAtQQhxRQ0BC0E3IQMMZgsgAigCBCEAQQAhAyACQQA2AgQgAiAAIAEQKiIABEAgAkE7NgIcIAIgADYCDCACIAFBAWo2AhQMfwsgAUEBaiEBDG4LIAJBCDoALAwECyABQQFqIQEMbQtBACEDIAJBADYCHCACIAE2AhQgAkHkEjYCECACQQQ2AgwMewsgAigCBCEAQQAhAyACQQA2AgQgAiAAIAEQKiIARQ1sIAJBNzYCHCACIAE2AhQgAiAANgIMDHoLIAIgAi8BMEEgcjsBMAtBMCEDDF8LIAJBNjYCHCACIAE2AhQgAiAANgIMDHcLIABBLEcNASABQQFqIQBBASEBAkACQAJAAkACQCACLQAsQQVrDgQDAQIEAAsgACEBDAQLQQIhAQwBC0EEIQELIAJBAToALCACIAIvATAgAXI7ATAgACEBDAELIAIgAi8BMEEIcjsBMCAAIQELQTkhAwxcCyACQQA6ACwLQTQhAwxaCyABIARGBEBBLSEDDHMLAkACQANAAkAgAS0AAEEKaw4EAgAAAwALIAQgAUEBaiIBRw0AC0EtIQMMdAsgAigCBCEAQQAhAyACQQA2AgQgAiAAIAEQKiIARQ0CIAJBLDYCHCACIAE2AhQgAiAANgIMDHMLIAIoAgQhAEEAIQMgAkEANgIEIAIgACABECoiAEUEQCABQQFqIQEMAgsgAkEsNgIcIAIgADYCDCACIAFBAWo2AhQMcgsgAS0AAEENRgRAIAIoAgQhAEEAIQMgAkEANgIEIAIgACABECoiAEUEQCABQQFqIQEMAgsgAkEsNgIcIAIgADYCDCACIAFBAWo2AhQMcgsgAi0ALUEBcQRAQcQBIQMMWQsgAigCBCEAQQAhAyACQQA2AgQgAiAAIAEQKiIADQEMZQtBLyEDDFcLIAJBLjYCHCACIAE2AhQgAiAANgIMDG8LQQAhAyACQQA2AhwgAiABNgIUIAJB8BQ2AhAgAkEDNgIMDG4LQQEhAwJAAkACQAJAIAItACxBBWsOBAMBAgAECyACIAIvATBBCHI7ATAMAwtBAiEDDAELQQQhAwsgAkEBOgAsIAIgAi8BMCADcjsBMAtBKiEDDFMLQQAhAyACQQA2AhwgAiABNgIUIAJB4Q82AhAgAkEKNgIMDGsLQQEhAwJAAkACQAJAAkACQCACLQAsQQJrDgcFBAQDAQIABAsgAiACLwEwQQhyOwEwDAMLQQIhAwwBC0EEIQMLIAJBAToALCACIAIvATAgA3I7ATALQSshAwxSC0EAIQMgAkEANgIcIAIgATYCFCACQasSNgIQIAJBCzYCDAxqC0EAIQMgAkEANgIcIAIgATYCFCACQf0NNgIQIAJBHTYCDAxpCyABIARHBEADQCABLQAAQSBHDUggBCABQQFqIgFHDQALQSUhAwxpC0ElIQMMaAsgAi0ALUEBcQRAQcMBIQMMTwsgAigCBCEAQQAhAyACQQA2AgQgAiAAIAEQKSIABEAgAkEmNgIcIAIgADYCDCACIAFBAWo2AhQMaAsgAUEBaiEBDFwLIAFBAWohASACLwEwIgBBgAFxBEBBACEAAkAgAigCOCIDRQ0AIAMoAlQiA0UNACACIAMRAAAhAAsgAEUNBiAAQRVHDR8gAkEFNgIcIAIgATYCFCACQfkXNgIQIAJBFTYCDEEAIQMMZwsCQCAAQaAEcUGgBEcNACACLQAtQQJxDQBBACEDIAJBADYCHCACIAE2AhQgAkGWEzYCECACQQQ2AgwMZwsgAgJ/IAIvATBBFHFBFEYEQEEBIAItAChBAUYNARogAi8BMkHlAEYMAQsgAi0AKUEFRgs6AC5BACEAAkAgAigCOCIDRQ0AIAMoAiQiA0UNACACIAMRAAAhAAsCQAJAAkACQAJAIAAOFgIBAAQEBAQEBAQEBAQEBAQEBAQEBAMECyACQQE6AC4LIAIgAi8BMEHAAHI7ATALQSchAwxPCyACQSM2AhwgAiABNgIUIAJBpRY2AhAgAkEVNgIMQQAhAwxnC0EAIQMgAkEANgIcIAIgATYCFCACQdULNgIQIAJBETYCDAxmC0EAIQACQCACKAI4IgNFDQAgAygCLCIDRQ0AIAIgAxEAACEACyAADQELQQ4hAwxLCyAAQRVGBEAgAkECNgIcIAIgATYCFCACQbAYNgIQIAJBFTYCDEEAIQMMZAtBACEDIAJBADYCHCACIAE2AhQgAkGnDjYCECACQRI2AgwMYwtBACEDIAJBADYCHCACIAE2AhQgAkGqHDYCECACQQ82AgwMYgsgAigCBCEAQQAhAyACQQA2AgQgAiAAIAEgCqdqIgEQKyIARQ0AIAJBBTYCHCACIAE2AhQgAiAANgIMDGELQQ8hAwxHC0EAIQMgAkEANgIcIAIgATYCFCACQc0TNgIQIAJBDDYCDAxfC0IBIQoLIAFBAWohAQJAIAIpAyAiC0L//////////w9YBEAgAiALQgSGIAqENwMgDAELQQAhAyACQQA2AhwgAiABNgIUIAJBrQk2AhAgAkEMNgIMDF4LQSQhAwxEC0EAIQMgAkEANgIcIAIgATYCFCACQc0TNgIQIAJBDDYCDAxcCyACKAIEIQBBACEDIAJBADYCBCACIAAgARAsIgBFBEAgAUEBaiEBDFILIAJBFzYCHCACIAA2AgwgAiABQQFqNgIUDFsLIAIoAgQhAEEAIQMgAkEANgIEAkAgAiAAIAEQLCIARQRAIAFBAWohAQwBCyACQRY2AhwgAiAANgIMIAIgAUEBajYCFAxbC0EfIQMMQQtBACEDIAJBADYCHCACIAE2AhQgAkGaDzYCECACQSI2AgwMWQsgAigCBCEAQQAhAyACQQA2AgQgAiAAIAEQLSIARQRAIAFBAWohAQxQCyACQRQ2AhwgAiAANgIMIAIgAUEBajYCFAxYCyACKAIEIQBBACEDIAJBADYCBAJAIAIgACABEC0iAEUEQCABQQFqIQEMAQsgAkETNgIcIAIgADYCDCACIAFBAWo2AhQMWAtBHiEDDD4LQQAhAyACQQA2AhwgAiABNgIUIAJBxgw2AhAgAkEjNgIMDFYLIAIoAgQhAEEAIQMgAkEANgIEIAIgACABEC0iAEUEQCABQQFqIQEMTgsgAkERNgIcIAIgADYCDCACIAFBAWo2AhQMVQsgAkEQNgIcIAIgATYCFCACIAA2AgwMVAtBACEDIAJBADYCHCACIAE2AhQgAkHGDDYCECACQSM2AgwMUwtBACEDIAJBADYCHCACIAE2AhQgAkHAFTYCECACQQI2AgwMUgsgAigCBCEAQQAhAyACQQA2AgQCQCACIAAgARAtIgBFBEAgAUEBaiEBDAELIAJBDjYCHCACIAA2AgwgAiABQQFqNgIUDFILQRshAww4C0EAIQMgAkEANgIcIAIgATYCFCACQcYMNgIQIAJBIzYCDAxQCyACKAIEIQBBACEDIAJBADYCBAJAIAIgACABECwiAEUEQCABQQFqIQEMAQsgAkENNgIcIAIgADYCDCACIAFBAWo2AhQMUAtBGiEDDDYLQQAhAyACQQA2AhwgAiABNgIUIAJBmg82AhAgAkEiNgIMDE4LIAIoAgQhAEEAIQMgAkEANgIEAkAgAiAAIAEQLCIARQRAIAFBAWohAQwBCyACQQw2AhwgAiAANgIMIAIgAUEBajYCFAxOC0EZIQMMNAtBACEDIAJBADYCHCACIAE2AhQgAkGaDzYCECACQSI2AgwMTAsgAEEVRwRAQQAhAyACQQA2AhwgAiABNgIUIAJBgww2AhAgAkETNgIMDEwLIAJBCjYCHCACIAE2AhQgAkHkFjYCECACQRU2AgxBACEDDEsLIAIoAgQhAEEAIQMgAkEANgIEIAIgACABIAqnaiIBECsiAARAIAJBBzYCHCACIAE2AhQgAiAANgIMDEsLQRMhAwwxCyAAQRVHBEBBACEDIAJBADYCHCACIAE2AhQgAkHaDTYCECACQRQ2AgwMSgsgAkEeNgIcIAIgATYCFCACQfkXNgIQIAJBFTYCDEEAIQMMSQtBACEAAkAgAigCOCIDRQ0AIAMoAiwiA0UNACACIAMRAAAhAAsgAEUNQSAAQRVGBEAgAkEDNgIcIAIgATYCFCACQbAYNgIQIAJBFTYCDEEAIQMMSQtBACEDIAJBADYCHCACIAE2AhQgAkGnDjYCECACQRI2AgwMSAtBACEDIAJBADYCHCACIAE2AhQgAkHaDTYCECACQRQ2AgwMRwtBACEDIAJBADYCHCACIAE2AhQgAkGnDjYCECACQRI2AgwMRgsgAkEAOgAvIAItAC1BBHFFDT8LIAJBADoALyACQQE6ADRBACEDDCsLQQAhAyACQQA2AhwgAkHkETYCECACQQc2AgwgAiABQQFqNgIUDEMLAkADQAJAIAEtAABBCmsOBAACAgACCyAEIAFBAWoiAUcNAAtB3QEhAwxDCwJAAkAgAi0ANEEBRw0AQQAhAAJAIAIoAjgiA0UNACADKAJYIgNFDQAgAiADEQAAIQALIABFDQAgAEEVRw0BIAJB3AE2AhwgAiABNgIUIAJB1RY2AhAgAkEVNgIMQQAhAwxEC0HBASEDDCoLIAJBADYCHCACIAE2AhQgAkHpCzYCECACQR82AgxBACEDDEILAkACQCACLQAoQQFrDgIEAQALQcABIQMMKQtBuQEhAwwoCyACQQI6AC9BACEAAkAgAigCOCIDRQ0AIAMoAgAiA0UNACACIAMRAAAhAAsgAEUEQEHCASEDDCgLIABBFUcEQCACQQA2AhwgAiABNgIUIAJBpAw2AhAgAkEQNgIMQQAhAwxBCyACQdsBNgIcIAIgATYCFCACQfoWNgIQIAJBFTYCDEEAIQMMQAsgASAERgRAQdoBIQMMQAsgAS0AAEHIAEYNASACQQE6ACgLQawBIQMMJQtBvwEhAwwkCyABIARHBEAgAkEQNgIIIAIgATYCBEG+ASEDDCQLQdkBIQMMPAsgASAERgRAQdgBIQMMPAsgAS0AAEHIAEcNBCABQQFqIQFBvQEhAwwiCyABIARGBEBB1wEhAww7CwJAAkAgAS0AAEHFAGsOEAAFBQUFBQUFBQUFBQUFBQEFCyABQQFqIQFBuwEhAwwiCyABQQFqIQFBvAEhAwwhC0HWASEDIAEgBEYNOSACKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEGD0ABqLQAARw0DIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAw6CyACKAIEIQAgAkIANwMAIAIgACAGQQFqIgEQJyIARQRAQcYBIQMMIQsgAkHVATYCHCACIAE2AhQgAiAANgIMQQAhAww5C0HUASEDIAEgBEYNOCACKAIAIgAgBCABa2ohBSABIABrQQFqIQYCQANAIAEtAAAgAEGB0ABqLQAARw0CIABBAUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAw5CyACQYEEOwEoIAIoAgQhACACQgA3AwAgAiAAIAZBAWoiARAnIgANAwwCCyACQQA2AgALQQAhAyACQQA2AhwgAiABNgIUIAJB2Bs2AhAgAkEINgIMDDYLQboBIQMMHAsgAkHTATYCHCACIAE2AhQgAiAANgIMQQAhAww0C0EAIQACQCACKAI4IgNFDQAgAygCOCIDRQ0AIAIgAxEAACEACyAARQ0AIABBFUYNASACQQA2AhwgAiABNgIUIAJBzA42AhAgAkEgNgIMQQAhAwwzC0HkACEDDBkLIAJB+AA2AhwgAiABNgIUIAJByhg2AhAgAkEVNgIMQQAhAwwxC0HSASEDIAQgASIARg0wIAQgAWsgAigCACIBaiEFIAAgAWtBBGohBgJAA0AgAC0AACABQfzPAGotAABHDQEgAUEERg0DIAFBAWohASAEIABBAWoiAEcNAAsgAiAFNgIADDELIAJBADYCHCACIAA2AhQgAkGQMzYCECACQQg2AgwgAkEANgIAQQAhAwwwCyABIARHBEAgAkEONgIIIAIgATYCBEG3ASEDDBcLQdEBIQMMLwsgAkEANgIAIAZBAWohAQtBuAEhAwwUCyABIARGBEBB0AEhAwwtCyABLQAAQTBrIgBB/wFxQQpJBEAgAiAAOgAqIAFBAWohAUG2ASEDDBQLIAIoAgQhACACQQA2AgQgAiAAIAEQKCIARQ0UIAJBzwE2AhwgAiABNgIUIAIgADYCDEEAIQMMLAsgASAERgRAQc4BIQMMLAsCQCABLQAAQS5GBEAgAUEBaiEBDAELIAIoAgQhACACQQA2AgQgAiAAIAEQKCIARQ0VIAJBzQE2AhwgAiABNgIUIAIgADYCDEEAIQMMLAtBtQEhAwwSCyAEIAEiBUYEQEHMASEDDCsLQQAhAEEBIQFBASEGQQAhAwJAAkACQAJAAkACfwJAAkACQAJAAkACQAJAIAUtAABBMGsOCgoJAAECAwQFBggLC0ECDAYLQQMMBQtBBAwEC0EFDAMLQQYMAgtBBwwBC0EICyEDQQAhAUEAIQYMAgtBCSEDQQEhAEEAIQFBACEGDAELQQAhAUEBIQMLIAIgAzoAKyAFQQFqIQMCQAJAIAItAC1BEHENAAJAAkACQCACLQAqDgMBAAIECyAGRQ0DDAILIAANAQwCCyABRQ0BCyACKAIEIQAgAkEANgIEIAIgACADECgiAEUEQCADIQEMAwsgAkHJATYCHCACIAM2AhQgAiAANgIMQQAhAwwtCyACKAIEIQAgAkEANgIEIAIgACADECgiAEUEQCADIQEMGAsgAkHKATYCHCACIAM2AhQgAiAANgIMQQAhAwwsCyACKAIEIQAgAkEANgIEIAIgACAFECgiAEUEQCAFIQEMFgsgAkHLATYCHCACIAU2AhQgAiAANgIMDCsLQbQBIQMMEQtBACEAAkAgAigCOCIDRQ0AIAMoAjwiA0UNACACIAMRAAAhAAsCQCAABEAgAEEVRg0BIAJBADYCHCACIAE2AhQgAkGUDTYCECACQSE2AgxBACEDDCsLQbIBIQMMEQsgAkHIATYCHCACIAE2AhQgAkHJFzYCECACQRU2AgxBACEDDCkLIAJBADYCACAGQQFqIQFB9QAhAwwPCyACLQApQQVGBEBB4wAhAwwPC0HiACEDDA4LIAAhASACQQA2AgALIAJBADoALEEJIQMMDAsgAkEANgIAIAdBAWohAUHAACEDDAsLQQELOgAsIAJBADYCACAGQQFqIQELQSkhAwwIC0E4IQMMBwsCQCABIARHBEADQCABLQAAQYA+ai0AACIAQQFHBEAgAEECRw0DIAFBAWohAQwFCyAEIAFBAWoiAUcNAAtBPiEDDCELQT4hAwwgCwsgAkEAOgAsDAELQQshAwwEC0E6IQMMAwsgAUEBaiEBQS0hAwwCCyACIAE6ACwgAkEANgIAIAZBAWohAUEMIQMMAQsgAkEANgIAIAZBAWohAUEKIQMMAAsAC0EAIQMgAkEANgIcIAIgATYCFCACQc0QNgIQIAJBCTYCDAwXC0EAIQMgAkEANgIcIAIgATYCFCACQekKNgIQIAJBCTYCDAwWC0EAIQMgAkEANgIcIAIgATYCFCACQbcQNgIQIAJBCTYCDAwVC0EAIQMgAkEANgIcIAIgATYCFCACQZwRNgIQIAJBCTYCDAwUC0EAIQMgAkEANgIcIAIgATYCFCACQc0QNgIQIAJBCTYCDAwTC0EAIQMgAkEANgIcIAIgATYCFCACQekKNgIQIAJBCTYCDAwSC0EAIQMgAkEANgIcIAIgATYCFCACQbcQNgIQIAJBCTYCDAwRC0EAIQMgAkEANgIcIAIgATYCFCACQZwRNgIQIAJBCTYCDAwQC0EAIQMgAkEANgIcIAIgATYCFCACQZcVNgIQIAJBDzYCDAwPC0EAIQMgAkEANgIcIAIgATYCFCACQZcVNgIQIAJBDzYCDAwOC0EAIQMgAkEANgIcIAIgATYCFCACQcASNgIQIAJBCzYCDAwNC0EAIQMgAkEANgIcIAIgATYCFCACQZUJNgIQIAJBCzYCDAwMC0EAIQMgAkEANgIcIAIgATYCFCACQeEPNgIQIAJBCjYCDAwLC0EAIQMgAkEANgIcIAIgATYCFCACQfsPNgIQIAJBCjYCDAwKC0EAIQMgAkEANgIcIAIgATYCFCACQfEZNgIQIAJBAjYCDAwJC0EAIQMgAkEANgIcIAIgATYCFCACQcQUNgIQIAJBAjYCDAwIC0EAIQMgAkEANgIcIAIgATYCFCACQfIVNgIQIAJBAjYCDAwHCyACQQI2AhwgAiABNgIUIAJBnBo2AhAgAkEWNgIMQQAhAwwGC0EBIQMMBQtB1AAhAyABIARGDQQgCEEIaiEJIAIoAgAhBQJAAkAgASAERwRAIAVB2MIAaiEHIAQgBWogAWshACAFQX9zQQpqIgUgAWohBgNAIAEtAAAgBy0AAEcEQEECIQcMAwsgBUUEQEEAIQcgBiEBDAMLIAVBAWshBSAHQQFqIQcgBCABQQFqIgFHDQALIAAhBSAEIQELIAlBATYCACACIAU2AgAMAQsgAkEANgIAIAkgBzYCAAsgCSABNgIEIAgoAgwhACAIKAIIDgMBBAIACwALIAJBADYCHCACQbUaNgIQIAJBFzYCDCACIABBAWo2AhRBACEDDAILIAJBADYCHCACIAA2AhQgAkHKGjYCECACQQk2AgxBACEDDAELIAEgBEYEQEEiIQMMAQsgAkEJNgIIIAIgATYCBEEhIQMLIAhBEGokACADRQRAIAIoAgwhAAwBCyACIAM2AhxBACEAIAIoAgQiAUUNACACIAEgBCACKAIIEQEAIgFFDQAgAiAENgIUIAIgATYCDCABIQALIAALvgIBAn8gAEEAOgAAIABB3ABqIgFBAWtBADoAACAAQQA6AAIgAEEAOgABIAFBA2tBADoAACABQQJrQQA6AAAgAEEAOgADIAFBBGtBADoAAEEAIABrQQNxIgEgAGoiAEEANgIAQdwAIAFrQXxxIgIgAGoiAUEEa0EANgIAAkAgAkEJSQ0AIABBADYCCCAAQQA2AgQgAUEIa0EANgIAIAFBDGtBADYCACACQRlJDQAgAEEANgIYIABBADYCFCAAQQA2AhAgAEEANgIMIAFBEGtBADYCACABQRRrQQA2AgAgAUEYa0EANgIAIAFBHGtBADYCACACIABBBHFBGHIiAmsiAUEgSQ0AIAAgAmohAANAIABCADcDGCAAQgA3AxAgAEIANwMIIABCADcDACAAQSBqIQAgAUEgayIBQR9LDQALCwtWAQF/AkAgACgCDA0AAkACQAJAAkAgAC0ALw4DAQADAgsgACgCOCIBRQ0AIAEoAiwiAUUNACAAIAERAAAiAQ0DC0EADwsACyAAQcMWNgIQQQ4hAQsgAQsaACAAKAIMRQRAIABB0Rs2AhAgAEEVNgIMCwsUACAAKAIMQRVGBEAgAEEANgIMCwsUACAAKAIMQRZGBEAgAEEANgIMCwsHACAAKAIMCwcAIAAoAhALCQAgACABNgIQCwcAIAAoAhQLFwAgAEEkTwRAAAsgAEECdEGgM2ooAgALFwAgAEEuTwRAAAsgAEECdEGwNGooAgALvwkBAX9B6yghAQJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAIABB5ABrDvQDY2IAAWFhYWFhYQIDBAVhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhBgcICQoLDA0OD2FhYWFhEGFhYWFhYWFhYWFhEWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYRITFBUWFxgZGhthYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhHB0eHyAhIiMkJSYnKCkqKywtLi8wMTIzNDU2YTc4OTphYWFhYWFhYTthYWE8YWFhYT0+P2FhYWFhYWFhQGFhQWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYUJDREVGR0hJSktMTU5PUFFSU2FhYWFhYWFhVFVWV1hZWlthXF1hYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFeYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhX2BhC0HhJw8LQaQhDwtByywPC0H+MQ8LQcAkDwtBqyQPC0GNKA8LQeImDwtBgDAPC0G5Lw8LQdckDwtB7x8PC0HhHw8LQfofDwtB8iAPC0GoLw8LQa4yDwtBiDAPC0HsJw8LQYIiDwtBjh0PC0HQLg8LQcojDwtBxTIPC0HfHA8LQdIcDwtBxCAPC0HXIA8LQaIfDwtB7S4PC0GrMA8LQdQlDwtBzC4PC0H6Lg8LQfwrDwtB0jAPC0HxHQ8LQbsgDwtB9ysPC0GQMQ8LQdcxDwtBoi0PC0HUJw8LQeArDwtBnywPC0HrMQ8LQdUfDwtByjEPC0HeJQ8LQdQeDwtB9BwPC0GnMg8LQbEdDwtBoB0PC0G5MQ8LQbwwDwtBkiEPC0GzJg8LQeksDwtBrB4PC0HUKw8LQfcmDwtBgCYPC0GwIQ8LQf4eDwtBjSMPC0GJLQ8LQfciDwtBoDEPC0GuHw8LQcYlDwtB6B4PC0GTIg8LQcIvDwtBwx0PC0GLLA8LQeEdDwtBjS8PC0HqIQ8LQbQtDwtB0i8PC0HfMg8LQdIyDwtB8DAPC0GpIg8LQfkjDwtBmR4PC0G1LA8LQZswDwtBkjIPC0G2Kw8LQcIiDwtB+DIPC0GeJQ8LQdAiDwtBuh4PC0GBHg8LAAtB1iEhAQsgAQsWACAAIAAtAC1B/gFxIAFBAEdyOgAtCxkAIAAgAC0ALUH9AXEgAUEAR0EBdHI6AC0LGQAgACAALQAtQfsBcSABQQBHQQJ0cjoALQsZACAAIAAtAC1B9wFxIAFBAEdBA3RyOgAtCz4BAn8CQCAAKAI4IgNFDQAgAygCBCIDRQ0AIAAgASACIAFrIAMRAQAiBEF/Rw0AIABBxhE2AhBBGCEECyAECz4BAn8CQCAAKAI4IgNFDQAgAygCCCIDRQ0AIAAgASACIAFrIAMRAQAiBEF/Rw0AIABB9go2AhBBGCEECyAECz4BAn8CQCAAKAI4IgNFDQAgAygCDCIDRQ0AIAAgASACIAFrIAMRAQAiBEF/Rw0AIABB7Ro2AhBBGCEECyAECz4BAn8CQCAAKAI4IgNFDQAgAygCECIDRQ0AIAAgASACIAFrIAMRAQAiBEF/Rw0AIABBlRA2AhBBGCEECyAECz4BAn8CQCAAKAI4IgNFDQAgAygCFCIDRQ0AIAAgASACIAFrIAMRAQAiBEF/Rw0AIABBqhs2AhBBGCEECyAECz4BAn8CQCAAKAI4IgNFDQAgAygCGCIDRQ0AIAAgASACIAFrIAMRAQAiBEF/Rw0AIABB7RM2AhBBGCEECyAECz4BAn8CQCAAKAI4IgNFDQAgAygCKCIDRQ0AIAAgASACIAFrIAMRAQAiBEF/Rw0AIABB9gg2AhBBGCEECyAECz4BAn8CQCAAKAI4IgNFDQAgAygCHCIDRQ0AIAAgASACIAFrIAMRAQAiBEF/Rw0AIABBwhk2AhBBGCEECyAECz4BAn8CQCAAKAI4IgNFDQAgAygCICIDRQ0AIAAgASACIAFrIAMRAQAiBEF/Rw0AIABBlBQ2AhBBGCEECyAEC1kBAn8CQCAALQAoQQFGDQAgAC8BMiIBQeQAa0HkAEkNACABQcwBRg0AIAFBsAJGDQAgAC8BMCIAQcAAcQ0AQQEhAiAAQYgEcUGABEYNACAAQShxRSECCyACC4wBAQJ/AkACQAJAIAAtACpFDQAgAC0AK0UNACAALwEwIgFBAnFFDQEMAgsgAC8BMCIBQQFxRQ0BC0EBIQIgAC0AKEEBRg0AIAAvATIiAEHkAGtB5ABJDQAgAEHMAUYNACAAQbACRg0AIAFBwABxDQBBACECIAFBiARxQYAERg0AIAFBKHFBAEchAgsgAgtzACAAQRBq/QwAAAAAAAAAAAAAAAAAAAAA/QsDACAA/QwAAAAAAAAAAAAAAAAAAAAA/QsDACAAQTBq/QwAAAAAAAAAAAAAAAAAAAAA/QsDACAAQSBq/QwAAAAAAAAAAAAAAAAAAAAA/QsDACAAQd0BNgIcCwYAIAAQMguaLQELfyMAQRBrIgokAEGk0AAoAgAiCUUEQEHk0wAoAgAiBUUEQEHw0wBCfzcCAEHo0wBCgICEgICAwAA3AgBB5NMAIApBCGpBcHFB2KrVqgVzIgU2AgBB+NMAQQA2AgBByNMAQQA2AgALQczTAEGA1AQ2AgBBnNAAQYDUBDYCAEGw0AAgBTYCAEGs0ABBfzYCAEHQ0wBBgKwDNgIAA0AgAUHI0ABqIAFBvNAAaiICNgIAIAIgAUG00ABqIgM2AgAgAUHA0ABqIAM2AgAgAUHQ0ABqIAFBxNAAaiIDNgIAIAMgAjYCACABQdjQAGogAUHM0ABqIgI2AgAgAiADNgIAIAFB1NAAaiACNgIAIAFBIGoiAUGAAkcNAAtBjNQEQcGrAzYCAEGo0ABB9NMAKAIANgIAQZjQAEHAqwM2AgBBpNAAQYjUBDYCAEHM/wdBODYCAEGI1AQhCQsCQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQCAAQewBTQRAQYzQACgCACIGQRAgAEETakFwcSAAQQtJGyIEQQN2IgB2IgFBA3EEQAJAIAFBAXEgAHJBAXMiAkEDdCIAQbTQAGoiASAAQbzQAGooAgAiACgCCCIDRgRAQYzQACAGQX4gAndxNgIADAELIAEgAzYCCCADIAE2AgwLIABBCGohASAAIAJBA3QiAkEDcjYCBCAAIAJqIgAgACgCBEEBcjYCBAwRC0GU0AAoAgAiCCAETw0BIAEEQAJAQQIgAHQiAkEAIAJrciABIAB0cWgiAEEDdCICQbTQAGoiASACQbzQAGooAgAiAigCCCIDRgRAQYzQACAGQX4gAHdxIgY2AgAMAQsgASADNgIIIAMgATYCDAsgAiAEQQNyNgIEIABBA3QiACAEayEFIAAgAmogBTYCACACIARqIgQgBUEBcjYCBCAIBEAgCEF4cUG00ABqIQBBoNAAKAIAIQMCf0EBIAhBA3Z0IgEgBnFFBEBBjNAAIAEgBnI2AgAgAAwBCyAAKAIICyIBIAM2AgwgACADNgIIIAMgADYCDCADIAE2AggLIAJBCGohAUGg0AAgBDYCAEGU0AAgBTYCAAwRC0GQ0AAoAgAiC0UNASALaEECdEG80gBqKAIAIgAoAgRBeHEgBGshBSAAIQIDQAJAIAIoAhAiAUUEQCACQRRqKAIAIgFFDQELIAEoAgRBeHEgBGsiAyAFSSECIAMgBSACGyEFIAEgACACGyEAIAEhAgwBCwsgACgCGCEJIAAoAgwiAyAARwRAQZzQACgCABogAyAAKAIIIgE2AgggASADNgIMDBALIABBFGoiAigCACIBRQRAIAAoAhAiAUUNAyAAQRBqIQILA0AgAiEHIAEiA0EUaiICKAIAIgENACADQRBqIQIgAygCECIBDQALIAdBADYCAAwPC0F/IQQgAEG/f0sNACAAQRNqIgFBcHEhBEGQ0AAoAgAiCEUNAEEAIARrIQUCQAJAAkACf0EAIARBgAJJDQAaQR8gBEH///8HSw0AGiAEQSYgAUEIdmciAGt2QQFxIABBAXRrQT5qCyIGQQJ0QbzSAGooAgAiAkUEQEEAIQFBACEDDAELQQAhASAEQRkgBkEBdmtBACAGQR9HG3QhAEEAIQMDQAJAIAIoAgRBeHEgBGsiByAFTw0AIAIhAyAHIgUNAEEAIQUgAiEBDAMLIAEgAkEUaigCACIHIAcgAiAAQR12QQRxakEQaigCACICRhsgASAHGyEBIABBAXQhACACDQALCyABIANyRQRAQQAhA0ECIAZ0IgBBACAAa3IgCHEiAEUNAyAAaEECdEG80gBqKAIAIQELIAFFDQELA0AgASgCBEF4cSAEayICIAVJIQAgAiAFIAAbIQUgASADIAAbIQMgASgCECIABH8gAAUgAUEUaigCAAsiAQ0ACwsgA0UNACAFQZTQACgCACAEa08NACADKAIYIQcgAyADKAIMIgBHBEBBnNAAKAIAGiAAIAMoAggiATYCCCABIAA2AgwMDgsgA0EUaiICKAIAIgFFBEAgAygCECIBRQ0DIANBEGohAgsDQCACIQYgASIAQRRqIgIoAgAiAQ0AIABBEGohAiAAKAIQIgENAAsgBkEANgIADA0LQZTQACgCACIDIARPBEBBoNAAKAIAIQECQCADIARrIgJBEE8EQCABIARqIgAgAkEBcjYCBCABIANqIAI2AgAgASAEQQNyNgIEDAELIAEgA0EDcjYCBCABIANqIgAgACgCBEEBcjYCBEEAIQBBACECC0GU0AAgAjYCAEGg0AAgADYCACABQQhqIQEMDwtBmNAAKAIAIgMgBEsEQCAEIAlqIgAgAyAEayIBQQFyNgIEQaTQACAANgIAQZjQACABNgIAIAkgBEEDcjYCBCAJQQhqIQEMDwtBACEBIAQCf0Hk0wAoAgAEQEHs0wAoAgAMAQtB8NMAQn83AgBB6NMAQoCAhICAgMAANwIAQeTTACAKQQxqQXBxQdiq1aoFczYCAEH40wBBADYCAEHI0wBBADYCAEGAgAQLIgAgBEHHAGoiBWoiBkEAIABrIgdxIgJPBEBB/NMAQTA2AgAMDwsCQEHE0wAoAgAiAUUNAEG80wAoAgAiCCACaiEAIAAgAU0gACAIS3ENAEEAIQFB/NMAQTA2AgAMDwtByNMALQAAQQRxDQQCQAJAIAkEQEHM0wAhAQNAIAEoAgAiACAJTQRAIAAgASgCBGogCUsNAwsgASgCCCIBDQALC0EAEDMiAEF/Rg0FIAIhBkHo0wAoAgAiAUEBayIDIABxBEAgAiAAayAAIANqQQAgAWtxaiEGCyAEIAZPDQUgBkH+////B0sNBUHE0wAoAgAiAwRAQbzTACgCACIHIAZqIQEgASAHTQ0GIAEgA0sNBgsgBhAzIgEgAEcNAQwHCyAGIANrIAdxIgZB/v///wdLDQQgBhAzIQAgACABKAIAIAEoAgRqRg0DIAAhAQsCQCAGIARByABqTw0AIAFBf0YNAEHs0wAoAgAiACAFIAZrakEAIABrcSIAQf7///8HSwRAIAEhAAwHCyAAEDNBf0cEQCAAIAZqIQYgASEADAcLQQAgBmsQMxoMBAsgASIAQX9HDQUMAwtBACEDDAwLQQAhAAwKCyAAQX9HDQILQcjTAEHI0wAoAgBBBHI2AgALIAJB/v///wdLDQEgAhAzIQBBABAzIQEgAEF/Rg0BIAFBf0YNASAAIAFPDQEgASAAayIGIARBOGpNDQELQbzTAEG80wAoAgAgBmoiATYCAEHA0wAoAgAgAUkEQEHA0wAgATYCAAsCQAJAAkBBpNAAKAIAIgIEQEHM0wAhAQNAIAAgASgCACIDIAEoAgQiBWpGDQIgASgCCCIBDQALDAILQZzQACgCACIBQQBHIAAgAU9xRQRAQZzQACAANgIAC0EAIQFB0NMAIAY2AgBBzNMAIAA2AgBBrNAAQX82AgBBsNAAQeTTACgCADYCAEHY0wBBADYCAANAIAFByNAAaiABQbzQAGoiAjYCACACIAFBtNAAaiIDNgIAIAFBwNAAaiADNgIAIAFB0NAAaiABQcTQAGoiAzYCACADIAI2AgAgAUHY0ABqIAFBzNAAaiICNgIAIAIgAzYCACABQdTQAGogAjYCACABQSBqIgFBgAJHDQALQXggAGtBD3EiASAAaiICIAZBOGsiAyABayIBQQFyNgIEQajQAEH00wAoAgA2AgBBmNAAIAE2AgBBpNAAIAI2AgAgACADakE4NgIEDAILIAAgAk0NACACIANJDQAgASgCDEEIcQ0AQXggAmtBD3EiACACaiIDQZjQACgCACAGaiIHIABrIgBBAXI2AgQgASAFIAZqNgIEQajQAEH00wAoAgA2AgBBmNAAIAA2AgBBpNAAIAM2AgAgAiAHakE4NgIEDAELIABBnNAAKAIASQRAQZzQACAANgIACyAAIAZqIQNBzNMAIQECQAJAAkADQCADIAEoAgBHBEAgASgCCCIBDQEMAgsLIAEtAAxBCHFFDQELQczTACEBA0AgASgCACIDIAJNBEAgAyABKAIEaiIFIAJLDQMLIAEoAgghAQwACwALIAEgADYCACABIAEoAgQgBmo2AgQgAEF4IABrQQ9xaiIJIARBA3I2AgQgA0F4IANrQQ9xaiIGIAQgCWoiBGshASACIAZGBEBBpNAAIAQ2AgBBmNAAQZjQACgCACABaiIANgIAIAQgAEEBcjYCBAwIC0Gg0AAoAgAgBkYEQEGg0AAgBDYCAEGU0ABBlNAAKAIAIAFqIgA2AgAgBCAAQQFyNgIEIAAgBGogADYCAAwICyAGKAIEIgVBA3FBAUcNBiAFQXhxIQggBUH/AU0EQCAFQQN2IQMgBigCCCIAIAYoAgwiAkYEQEGM0ABBjNAAKAIAQX4gA3dxNgIADAcLIAIgADYCCCAAIAI2AgwMBgsgBigCGCEHIAYgBigCDCIARwRAIAAgBigCCCICNgIIIAIgADYCDAwFCyAGQRRqIgIoAgAiBUUEQCAGKAIQIgVFDQQgBkEQaiECCwNAIAIhAyAFIgBBFGoiAigCACIFDQAgAEEQaiECIAAoAhAiBQ0ACyADQQA2AgAMBAtBeCAAa0EPcSIBIABqIgcgBkE4ayIDIAFrIgFBAXI2AgQgACADakE4NgIEIAIgBUE3IAVrQQ9xakE/ayIDIAMgAkEQakkbIgNBIzYCBEGo0ABB9NMAKAIANgIAQZjQACABNgIAQaTQACAHNgIAIANBEGpB1NMAKQIANwIAIANBzNMAKQIANwIIQdTTACADQQhqNgIAQdDTACAGNgIAQczTACAANgIAQdjTAEEANgIAIANBJGohAQNAIAFBBzYCACAFIAFBBGoiAUsNAAsgAiADRg0AIAMgAygCBEF+cTYCBCADIAMgAmsiBTYCACACIAVBAXI2AgQgBUH/AU0EQCAFQXhxQbTQAGohAAJ/QYzQACgCACIBQQEgBUEDdnQiA3FFBEBBjNAAIAEgA3I2AgAgAAwBCyAAKAIICyIBIAI2AgwgACACNgIIIAIgADYCDCACIAE2AggMAQtBHyEBIAVB////B00EQCAFQSYgBUEIdmciAGt2QQFxIABBAXRrQT5qIQELIAIgATYCHCACQgA3AhAgAUECdEG80gBqIQBBkNAAKAIAIgNBASABdCIGcUUEQCAAIAI2AgBBkNAAIAMgBnI2AgAgAiAANgIYIAIgAjYCCCACIAI2AgwMAQsgBUEZIAFBAXZrQQAgAUEfRxt0IQEgACgCACEDAkADQCADIgAoAgRBeHEgBUYNASABQR12IQMgAUEBdCEBIAAgA0EEcWpBEGoiBigCACIDDQALIAYgAjYCACACIAA2AhggAiACNgIMIAIgAjYCCAwBCyAAKAIIIgEgAjYCDCAAIAI2AgggAkEANgIYIAIgADYCDCACIAE2AggLQZjQACgCACIBIARNDQBBpNAAKAIAIgAgBGoiAiABIARrIgFBAXI2AgRBmNAAIAE2AgBBpNAAIAI2AgAgACAEQQNyNgIEIABBCGohAQwIC0EAIQFB/NMAQTA2AgAMBwtBACEACyAHRQ0AAkAgBigCHCICQQJ0QbzSAGoiAygCACAGRgRAIAMgADYCACAADQFBkNAAQZDQACgCAEF+IAJ3cTYCAAwCCyAHQRBBFCAHKAIQIAZGG2ogADYCACAARQ0BCyAAIAc2AhggBigCECICBEAgACACNgIQIAIgADYCGAsgBkEUaigCACICRQ0AIABBFGogAjYCACACIAA2AhgLIAEgCGohASAGIAhqIgYoAgQhBQsgBiAFQX5xNgIEIAEgBGogATYCACAEIAFBAXI2AgQgAUH/AU0EQCABQXhxQbTQAGohAAJ/QYzQACgCACICQQEgAUEDdnQiAXFFBEBBjNAAIAEgAnI2AgAgAAwBCyAAKAIICyIBIAQ2AgwgACAENgIIIAQgADYCDCAEIAE2AggMAQtBHyEFIAFB////B00EQCABQSYgAUEIdmciAGt2QQFxIABBAXRrQT5qIQULIAQgBTYCHCAEQgA3AhAgBUECdEG80gBqIQBBkNAAKAIAIgJBASAFdCIDcUUEQCAAIAQ2AgBBkNAAIAIgA3I2AgAgBCAANgIYIAQgBDYCCCAEIAQ2AgwMAQsgAUEZIAVBAXZrQQAgBUEfRxt0IQUgACgCACEAAkADQCAAIgIoAgRBeHEgAUYNASAFQR12IQAgBUEBdCEFIAIgAEEEcWpBEGoiAygCACIADQALIAMgBDYCACAEIAI2AhggBCAENgIMIAQgBDYCCAwBCyACKAIIIgAgBDYCDCACIAQ2AgggBEEANgIYIAQgAjYCDCAEIAA2AggLIAlBCGohAQwCCwJAIAdFDQACQCADKAIcIgFBAnRBvNIAaiICKAIAIANGBEAgAiAANgIAIAANAUGQ0AAgCEF+IAF3cSIINgIADAILIAdBEEEUIAcoAhAgA0YbaiAANgIAIABFDQELIAAgBzYCGCADKAIQIgEEQCAAIAE2AhAgASAANgIYCyADQRRqKAIAIgFFDQAgAEEUaiABNgIAIAEgADYCGAsCQCAFQQ9NBEAgAyAEIAVqIgBBA3I2AgQgACADaiIAIAAoAgRBAXI2AgQMAQsgAyAEaiICIAVBAXI2AgQgAyAEQQNyNgIEIAIgBWogBTYCACAFQf8BTQRAIAVBeHFBtNAAaiEAAn9BjNAAKAIAIgFBASAFQQN2dCIFcUUEQEGM0AAgASAFcjYCACAADAELIAAoAggLIgEgAjYCDCAAIAI2AgggAiAANgIMIAIgATYCCAwBC0EfIQEgBUH///8HTQRAIAVBJiAFQQh2ZyIAa3ZBAXEgAEEBdGtBPmohAQsgAiABNgIcIAJCADcCECABQQJ0QbzSAGohAEEBIAF0IgQgCHFFBEAgACACNgIAQZDQACAEIAhyNgIAIAIgADYCGCACIAI2AgggAiACNgIMDAELIAVBGSABQQF2a0EAIAFBH0cbdCEBIAAoAgAhBAJAA0AgBCIAKAIEQXhxIAVGDQEgAUEddiEEIAFBAXQhASAAIARBBHFqQRBqIgYoAgAiBA0ACyAGIAI2AgAgAiAANgIYIAIgAjYCDCACIAI2AggMAQsgACgCCCIBIAI2AgwgACACNgIIIAJBADYCGCACIAA2AgwgAiABNgIICyADQQhqIQEMAQsCQCAJRQ0AAkAgACgCHCIBQQJ0QbzSAGoiAigCACAARgRAIAIgAzYCACADDQFBkNAAIAtBfiABd3E2AgAMAgsgCUEQQRQgCSgCECAARhtqIAM2AgAgA0UNAQsgAyAJNgIYIAAoAhAiAQRAIAMgATYCECABIAM2AhgLIABBFGooAgAiAUUNACADQRRqIAE2AgAgASADNgIYCwJAIAVBD00EQCAAIAQgBWoiAUEDcjYCBCAAIAFqIgEgASgCBEEBcjYCBAwBCyAAIARqIgcgBUEBcjYCBCAAIARBA3I2AgQgBSAHaiAFNgIAIAgEQCAIQXhxQbTQAGohAUGg0AAoAgAhAwJ/QQEgCEEDdnQiAiAGcUUEQEGM0AAgAiAGcjYCACABDAELIAEoAggLIgIgAzYCDCABIAM2AgggAyABNgIMIAMgAjYCCAtBoNAAIAc2AgBBlNAAIAU2AgALIABBCGohAQsgCkEQaiQAIAELQwAgAEUEQD8AQRB0DwsCQCAAQf//A3ENACAAQQBIDQAgAEEQdkAAIgBBf0YEQEH80wBBMDYCAEF/DwsgAEEQdA8LAAsL3D8iAEGACAsJAQAAAAIAAAADAEGUCAsFBAAAAAUAQaQICwkGAAAABwAAAAgAQdwIC4otSW52YWxpZCBjaGFyIGluIHVybCBxdWVyeQBTcGFuIGNhbGxiYWNrIGVycm9yIGluIG9uX2JvZHkAQ29udGVudC1MZW5ndGggb3ZlcmZsb3cAQ2h1bmsgc2l6ZSBvdmVyZmxvdwBSZXNwb25zZSBvdmVyZmxvdwBJbnZhbGlkIG1ldGhvZCBmb3IgSFRUUC94LnggcmVxdWVzdABJbnZhbGlkIG1ldGhvZCBmb3IgUlRTUC94LnggcmVxdWVzdABFeHBlY3RlZCBTT1VSQ0UgbWV0aG9kIGZvciBJQ0UveC54IHJlcXVlc3QASW52YWxpZCBjaGFyIGluIHVybCBmcmFnbWVudCBzdGFydABFeHBlY3RlZCBkb3QAU3BhbiBjYWxsYmFjayBlcnJvciBpbiBvbl9zdGF0dXMASW52YWxpZCByZXNwb25zZSBzdGF0dXMASW52YWxpZCBjaGFyYWN0ZXIgaW4gY2h1bmsgZXh0ZW5zaW9ucwBVc2VyIGNhbGxiYWNrIGVycm9yAGBvbl9yZXNldGAgY2FsbGJhY2sgZXJyb3IAYG9uX2NodW5rX2hlYWRlcmAgY2FsbGJhY2sgZXJyb3IAYG9uX21lc3NhZ2VfYmVnaW5gIGNhbGxiYWNrIGVycm9yAGBvbl9jaHVua19leHRlbnNpb25fdmFsdWVgIGNhbGxiYWNrIGVycm9yAGBvbl9zdGF0dXNfY29tcGxldGVgIGNhbGxiYWNrIGVycm9yAGBvbl92ZXJzaW9uX2NvbXBsZXRlYCBjYWxsYmFjayBlcnJvcgBgb25fdXJsX2NvbXBsZXRlYCBjYWxsYmFjayBlcnJvcgBgb25fY2h1bmtfY29tcGxldGVgIGNhbGxiYWNrIGVycm9yAGBvbl9oZWFkZXJfdmFsdWVfY29tcGxldGVgIGNhbGxiYWNrIGVycm9yAGBvbl9tZXNzYWdlX2NvbXBsZXRlYCBjYWxsYmFjayBlcnJvcgBgb25fbWV0aG9kX2NvbXBsZXRlYCBjYWxsYmFjayBlcnJvcgBgb25faGVhZGVyX2ZpZWxkX2NvbXBsZXRlYCBjYWxsYmFjayBlcnJvcgBgb25fY2h1bmtfZXh0ZW5zaW9uX25hbWVgIGNhbGxiYWNrIGVycm9yAFVuZXhwZWN0ZWQgY2hhciBpbiB1cmwgc2VydmVyAEludmFsaWQgaGVhZGVyIHZhbHVlIGNoYXIASW52YWxpZCBoZWFkZXIgZmllbGQgY2hhcgBTcGFuIGNhbGxiYWNrIGVycm9yIGluIG9uX3ZlcnNpb24ASW52YWxpZCBtaW5vciB2ZXJzaW9uAEludmFsaWQgbWFqb3IgdmVyc2lvbgBFeHBlY3RlZCBzcGFjZSBhZnRlciB2ZXJzaW9uAEV4cGVjdGVkIENSTEYgYWZ0ZXIgdmVyc2lvbgBJbnZhbGlkIEhUVFAgdmVyc2lvbgBJbnZhbGlkIGhlYWRlciB0b2tlbgBTcGFuIGNhbGxiYWNrIGVycm9yIGluIG9uX3VybABJbnZhbGlkIGNoYXJhY3RlcnMgaW4gdXJsAFVuZXhwZWN0ZWQgc3RhcnQgY2hhciBpbiB1cmwARG91YmxlIEAgaW4gdXJsAEVtcHR5IENvbnRlbnQtTGVuZ3RoAEludmFsaWQgY2hhcmFjdGVyIGluIENvbnRlbnQtTGVuZ3RoAER1cGxpY2F0ZSBDb250ZW50LUxlbmd0aABJbnZhbGlkIGNoYXIgaW4gdXJsIHBhdGgAQ29udGVudC1MZW5ndGggY2FuJ3QgYmUgcHJlc2VudCB3aXRoIFRyYW5zZmVyLUVuY29kaW5nAEludmFsaWQgY2hhcmFjdGVyIGluIGNodW5rIHNpemUAU3BhbiBjYWxsYmFjayBlcnJvciBpbiBvbl9oZWFkZXJfdmFsdWUAU3BhbiBjYWxsYmFjayBlcnJvciBpbiBvbl9jaHVua19leHRlbnNpb25fdmFsdWUASW52YWxpZCBjaGFyYWN0ZXIgaW4gY2h1bmsgZXh0ZW5zaW9ucyB2YWx1ZQBNaXNzaW5nIGV4cGVjdGVkIExGIGFmdGVyIGhlYWRlciB2YWx1ZQBJbnZhbGlkIGBUcmFuc2Zlci1FbmNvZGluZ2AgaGVhZGVyIHZhbHVlAEludmFsaWQgY2hhcmFjdGVyIGluIGNodW5rIGV4dGVuc2lvbnMgcXVvdGUgdmFsdWUASW52YWxpZCBjaGFyYWN0ZXIgaW4gY2h1bmsgZXh0ZW5zaW9ucyBxdW90ZWQgdmFsdWUAUGF1c2VkIGJ5IG9uX2hlYWRlcnNfY29tcGxldGUASW52YWxpZCBFT0Ygc3RhdGUAb25fcmVzZXQgcGF1c2UAb25fY2h1bmtfaGVhZGVyIHBhdXNlAG9uX21lc3NhZ2VfYmVnaW4gcGF1c2UAb25fY2h1bmtfZXh0ZW5zaW9uX3ZhbHVlIHBhdXNlAG9uX3N0YXR1c19jb21wbGV0ZSBwYXVzZQBvbl92ZXJzaW9uX2NvbXBsZXRlIHBhdXNlAG9uX3VybF9jb21wbGV0ZSBwYXVzZQBvbl9jaHVua19jb21wbGV0ZSBwYXVzZQBvbl9oZWFkZXJfdmFsdWVfY29tcGxldGUgcGF1c2UAb25fbWVzc2FnZV9jb21wbGV0ZSBwYXVzZQBvbl9tZXRob2RfY29tcGxldGUgcGF1c2UAb25faGVhZGVyX2ZpZWxkX2NvbXBsZXRlIHBhdXNlAG9uX2NodW5rX2V4dGVuc2lvbl9uYW1lIHBhdXNlAFVuZXhwZWN0ZWQgc3BhY2UgYWZ0ZXIgc3RhcnQgbGluZQBTcGFuIGNhbGxiYWNrIGVycm9yIGluIG9uX2NodW5rX2V4dGVuc2lvbl9uYW1lAEludmFsaWQgY2hhcmFjdGVyIGluIGNodW5rIGV4dGVuc2lvbnMgbmFtZQBQYXVzZSBvbiBDT05ORUNUL1VwZ3JhZGUAUGF1c2Ugb24gUFJJL1VwZ3JhZGUARXhwZWN0ZWQgSFRUUC8yIENvbm5lY3Rpb24gUHJlZmFjZQBTcGFuIGNhbGxiYWNrIGVycm9yIGluIG9uX21ldGhvZABFeHBlY3RlZCBzcGFjZSBhZnRlciBtZXRob2QAU3BhbiBjYWxsYmFjayBlcnJvciBpbiBvbl9oZWFkZXJfZmllbGQAUGF1c2VkAEludmFsaWQgd29yZCBlbmNvdW50ZXJlZABJbnZhbGlkIG1ldGhvZCBlbmNvdW50ZXJlZABVbmV4cGVjdGVkIGNoYXIgaW4gdXJsIHNjaGVtYQBSZXF1ZXN0IGhhcyBpbnZhbGlkIGBUcmFuc2Zlci1FbmNvZGluZ2AAU1dJVENIX1BST1hZAFVTRV9QUk9YWQBNS0FDVElWSVRZAFVOUFJPQ0VTU0FCTEVfRU5USVRZAENPUFkATU9WRURfUEVSTUFORU5UTFkAVE9PX0VBUkxZAE5PVElGWQBGQUlMRURfREVQRU5ERU5DWQBCQURfR0FURVdBWQBQTEFZAFBVVABDSEVDS09VVABHQVRFV0FZX1RJTUVPVVQAUkVRVUVTVF9USU1FT1VUAE5FVFdPUktfQ09OTkVDVF9USU1FT1VUAENPTk5FQ1RJT05fVElNRU9VVABMT0dJTl9USU1FT1VUAE5FVFdPUktfUkVBRF9USU1FT1VUAFBPU1QATUlTRElSRUNURURfUkVRVUVTVABDTElFTlRfQ0xPU0VEX1JFUVVFU1QAQ0xJRU5UX0NMT1NFRF9MT0FEX0JBTEFOQ0VEX1JFUVVFU1QAQkFEX1JFUVVFU1QASFRUUF9SRVFVRVNUX1NFTlRfVE9fSFRUUFNfUE9SVABSRVBPUlQASU1fQV9URUFQT1QAUkVTRVRfQ09OVEVOVABOT19DT05URU5UAFBBUlRJQUxfQ09OVEVOVABIUEVfSU5WQUxJRF9DT05TVEFOVABIUEVfQ0JfUkVTRVQAR0VUAEhQRV9TVFJJQ1QAQ09ORkxJQ1QAVEVNUE9SQVJZX1JFRElSRUNUAFBFUk1BTkVOVF9SRURJUkVDVABDT05ORUNUAE1VTFRJX1NUQVRVUwBIUEVfSU5WQUxJRF9TVEFUVVMAVE9PX01BTllfUkVRVUVTVFMARUFSTFlfSElOVFMAVU5BVkFJTEFCTEVfRk9SX0xFR0FMX1JFQVNPTlMAT1BUSU9OUwBTV0lUQ0hJTkdfUFJPVE9DT0xTAFZBUklBTlRfQUxTT19ORUdPVElBVEVTAE1VTFRJUExFX0NIT0lDRVMASU5URVJOQUxfU0VSVkVSX0VSUk9SAFdFQl9TRVJWRVJfVU5LTk9XTl9FUlJPUgBSQUlMR1VOX0VSUk9SAElERU5USVRZX1BST1ZJREVSX0FVVEhFTlRJQ0FUSU9OX0VSUk9SAFNTTF9DRVJUSUZJQ0FURV9FUlJPUgBJTlZBTElEX1hfRk9SV0FSREVEX0ZPUgBTRVRfUEFSQU1FVEVSAEdFVF9QQVJBTUVURVIASFBFX1VTRVIAU0VFX09USEVSAEhQRV9DQl9DSFVOS19IRUFERVIATUtDQUxFTkRBUgBTRVRVUABXRUJfU0VSVkVSX0lTX0RPV04AVEVBUkRPV04ASFBFX0NMT1NFRF9DT05ORUNUSU9OAEhFVVJJU1RJQ19FWFBJUkFUSU9OAERJU0NPTk5FQ1RFRF9PUEVSQVRJT04ATk9OX0FVVEhPUklUQVRJVkVfSU5GT1JNQVRJT04ASFBFX0lOVkFMSURfVkVSU0lPTgBIUEVfQ0JfTUVTU0FHRV9CRUdJTgBTSVRFX0lTX0ZST1pFTgBIUEVfSU5WQUxJRF9IRUFERVJfVE9LRU4ASU5WQUxJRF9UT0tFTgBGT1JCSURERU4ARU5IQU5DRV9ZT1VSX0NBTE0ASFBFX0lOVkFMSURfVVJMAEJMT0NLRURfQllfUEFSRU5UQUxfQ09OVFJPTABNS0NPTABBQ0wASFBFX0lOVEVSTkFMAFJFUVVFU1RfSEVBREVSX0ZJRUxEU19UT09fTEFSR0VfVU5PRkZJQ0lBTABIUEVfT0sAVU5MSU5LAFVOTE9DSwBQUkkAUkVUUllfV0lUSABIUEVfSU5WQUxJRF9DT05URU5UX0xFTkdUSABIUEVfVU5FWFBFQ1RFRF9DT05URU5UX0xFTkdUSABGTFVTSABQUk9QUEFUQ0gATS1TRUFSQ0gAVVJJX1RPT19MT05HAFBST0NFU1NJTkcATUlTQ0VMTEFORU9VU19QRVJTSVNURU5UX1dBUk5JTkcATUlTQ0VMTEFORU9VU19XQVJOSU5HAEhQRV9JTlZBTElEX1RSQU5TRkVSX0VOQ09ESU5HAEV4cGVjdGVkIENSTEYASFBFX0lOVkFMSURfQ0hVTktfU0laRQBNT1ZFAENPTlRJTlVFAEhQRV9DQl9TVEFUVVNfQ09NUExFVEUASFBFX0NCX0hFQURFUlNfQ09NUExFVEUASFBFX0NCX1ZFUlNJT05fQ09NUExFVEUASFBFX0NCX1VSTF9DT01QTEVURQBIUEVfQ0JfQ0hVTktfQ09NUExFVEUASFBFX0NCX0hFQURFUl9WQUxVRV9DT01QTEVURQBIUEVfQ0JfQ0hVTktfRVhURU5TSU9OX1ZBTFVFX0NPTVBMRVRFAEhQRV9DQl9DSFVOS19FWFRFTlNJT05fTkFNRV9DT01QTEVURQBIUEVfQ0JfTUVTU0FHRV9DT01QTEVURQBIUEVfQ0JfTUVUSE9EX0NPTVBMRVRFAEhQRV9DQl9IRUFERVJfRklFTERfQ09NUExFVEUAREVMRVRFAEhQRV9JTlZBTElEX0VPRl9TVEFURQBJTlZBTElEX1NTTF9DRVJUSUZJQ0FURQBQQVVTRQBOT19SRVNQT05TRQBVTlNVUFBPUlRFRF9NRURJQV9UWVBFAEdPTkUATk9UX0FDQ0VQVEFCTEUAU0VSVklDRV9VTkFWQUlMQUJMRQBSQU5HRV9OT1RfU0FUSVNGSUFCTEUAT1JJR0lOX0lTX1VOUkVBQ0hBQkxFAFJFU1BPTlNFX0lTX1NUQUxFAFBVUkdFAE1FUkdFAFJFUVVFU1RfSEVBREVSX0ZJRUxEU19UT09fTEFSR0UAUkVRVUVTVF9IRUFERVJfVE9PX0xBUkdFAFBBWUxPQURfVE9PX0xBUkdFAElOU1VGRklDSUVOVF9TVE9SQUdFAEhQRV9QQVVTRURfVVBHUkFERQBIUEVfUEFVU0VEX0gyX1VQR1JBREUAU09VUkNFAEFOTk9VTkNFAFRSQUNFAEhQRV9VTkVYUEVDVEVEX1NQQUNFAERFU0NSSUJFAFVOU1VCU0NSSUJFAFJFQ09SRABIUEVfSU5WQUxJRF9NRVRIT0QATk9UX0ZPVU5EAFBST1BGSU5EAFVOQklORABSRUJJTkQAVU5BVVRIT1JJWkVEAE1FVEhPRF9OT1RfQUxMT1dFRABIVFRQX1ZFUlNJT05fTk9UX1NVUFBPUlRFRABBTFJFQURZX1JFUE9SVEVEAEFDQ0VQVEVEAE5PVF9JTVBMRU1FTlRFRABMT09QX0RFVEVDVEVEAEhQRV9DUl9FWFBFQ1RFRABIUEVfTEZfRVhQRUNURUQAQ1JFQVRFRABJTV9VU0VEAEhQRV9QQVVTRUQAVElNRU9VVF9PQ0NVUkVEAFBBWU1FTlRfUkVRVUlSRUQAUFJFQ09ORElUSU9OX1JFUVVJUkVEAFBST1hZX0FVVEhFTlRJQ0FUSU9OX1JFUVVJUkVEAE5FVFdPUktfQVVUSEVOVElDQVRJT05fUkVRVUlSRUQATEVOR1RIX1JFUVVJUkVEAFNTTF9DRVJUSUZJQ0FURV9SRVFVSVJFRABVUEdSQURFX1JFUVVJUkVEAFBBR0VfRVhQSVJFRABQUkVDT05ESVRJT05fRkFJTEVEAEVYUEVDVEFUSU9OX0ZBSUxFRABSRVZBTElEQVRJT05fRkFJTEVEAFNTTF9IQU5EU0hBS0VfRkFJTEVEAExPQ0tFRABUUkFOU0ZPUk1BVElPTl9BUFBMSUVEAE5PVF9NT0RJRklFRABOT1RfRVhURU5ERUQAQkFORFdJRFRIX0xJTUlUX0VYQ0VFREVEAFNJVEVfSVNfT1ZFUkxPQURFRABIRUFEAEV4cGVjdGVkIEhUVFAvAABeEwAAJhMAADAQAADwFwAAnRMAABUSAAA5FwAA8BIAAAoQAAB1EgAArRIAAIITAABPFAAAfxAAAKAVAAAjFAAAiRIAAIsUAABNFQAA1BEAAM8UAAAQGAAAyRYAANwWAADBEQAA4BcAALsUAAB0FAAAfBUAAOUUAAAIFwAAHxAAAGUVAACjFAAAKBUAAAIVAACZFQAALBAAAIsZAABPDwAA1A4AAGoQAADOEAAAAhcAAIkOAABuEwAAHBMAAGYUAABWFwAAwRMAAM0TAABsEwAAaBcAAGYXAABfFwAAIhMAAM4PAABpDgAA2A4AAGMWAADLEwAAqg4AACgXAAAmFwAAxRMAAF0WAADoEQAAZxMAAGUTAADyFgAAcxMAAB0XAAD5FgAA8xEAAM8OAADOFQAADBIAALMRAAClEQAAYRAAADIXAAC7EwBB+TULAQEAQZA2C+ABAQECAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAAEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEAQf03CwEBAEGROAteAgMCAgICAgAAAgIAAgIAAgICAgICAgICAgAEAAAAAAACAgICAgICAgICAgICAgICAgICAgICAgICAgAAAAICAgICAgICAgICAgICAgICAgICAgICAgICAgICAAIAAgBB/TkLAQEAQZE6C14CAAICAgICAAACAgACAgACAgICAgICAgICAAMABAAAAAICAgICAgICAgICAgICAgICAgICAgICAgICAAAAAgICAgICAgICAgICAgICAgICAgICAgICAgICAgIAAgACAEHwOwsNbG9zZWVlcC1hbGl2ZQBBiTwLAQEAQaA8C+ABAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEAAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEAQYk+CwEBAEGgPgvnAQEBAQEBAQEBAQEBAQIBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAAEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBY2h1bmtlZABBsMAAC18BAQABAQEBAQAAAQEAAQEAAQEBAQEBAQEBAQAAAAAAAAABAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQAAAAEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAAEAAQBBkMIACyFlY3Rpb25lbnQtbGVuZ3Rob25yb3h5LWNvbm5lY3Rpb24AQcDCAAstcmFuc2Zlci1lbmNvZGluZ3BncmFkZQ0KDQoNClNNDQoNClRUUC9DRS9UU1AvAEH5wgALBQECAAEDAEGQwwAL4AEEAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQABAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQBB+cQACwUBAgABAwBBkMUAC+ABBAEBBQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEAAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEAQfnGAAsEAQAAAQBBkccAC98BAQEAAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAAEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQABAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQBB+sgACwQBAAACAEGQyQALXwMEAAAEBAQEBAQEBAQEBAUEBAQEBAQEBAQEBAQABAAGBwQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAAEAAQABAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQAAAAEAEH6ygALBAEAAAEAQZDLAAsBAQBBqssAC0ECAAAAAAAAAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMAAAAAAAADAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwBB+swACwQBAAABAEGQzQALAQEAQZrNAAsGAgAAAAACAEGxzQALOgMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAAAAAAAAAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMAQfDOAAuWAU5PVU5DRUVDS09VVE5FQ1RFVEVDUklCRUxVU0hFVEVBRFNFQVJDSFJHRUNUSVZJVFlMRU5EQVJWRU9USUZZUFRJT05TQ0hTRUFZU1RBVENIR0VPUkRJUkVDVE9SVFJDSFBBUkFNRVRFUlVSQ0VCU0NSSUJFQVJET1dOQUNFSU5ETktDS1VCU0NSSUJFSFRUUC9BRFRQLw==", "base64");
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/fetch/constants.js
+// node_modules/@actions/github/node_modules/undici/lib/web/fetch/constants.js
 var require_constants5 = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/fetch/constants.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/web/fetch/constants.js"(exports2, module) {
     "use strict";
     var corsSafeListedMethods = (
       /** @type {const} */
@@ -34207,9 +34207,9 @@ var require_constants5 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/fetch/global.js
+// node_modules/@actions/github/node_modules/undici/lib/web/fetch/global.js
 var require_global = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/fetch/global.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/web/fetch/global.js"(exports2, module) {
     "use strict";
     var globalOrigin = /* @__PURE__ */ Symbol.for("undici.globalOrigin.1");
     function getGlobalOrigin() {
@@ -34243,9 +34243,9 @@ var require_global = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/fetch/data-url.js
+// node_modules/@actions/github/node_modules/undici/lib/web/fetch/data-url.js
 var require_data_url = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/fetch/data-url.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/web/fetch/data-url.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var encoder = new TextEncoder();
@@ -34595,9 +34595,9 @@ var require_data_url = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/fetch/webidl.js
+// node_modules/@actions/github/node_modules/undici/lib/web/fetch/webidl.js
 var require_webidl = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/fetch/webidl.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/web/fetch/webidl.js"(exports2, module) {
     "use strict";
     var { types, inspect: inspect2 } = __require("node:util");
     var { markAsUncloneable } = __require("node:worker_threads");
@@ -35014,9 +35014,9 @@ var require_webidl = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/fetch/util.js
+// node_modules/@actions/github/node_modules/undici/lib/web/fetch/util.js
 var require_util6 = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/fetch/util.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/web/fetch/util.js"(exports2, module) {
     "use strict";
     var { Transform: Transform3 } = __require("node:stream");
     var zlib2 = __require("node:zlib");
@@ -35884,9 +35884,9 @@ var require_util6 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/fetch/symbols.js
+// node_modules/@actions/github/node_modules/undici/lib/web/fetch/symbols.js
 var require_symbols2 = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/fetch/symbols.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/web/fetch/symbols.js"(exports2, module) {
     "use strict";
     module.exports = {
       kUrl: /* @__PURE__ */ Symbol("url"),
@@ -35898,9 +35898,9 @@ var require_symbols2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/fetch/file.js
+// node_modules/@actions/github/node_modules/undici/lib/web/fetch/file.js
 var require_file2 = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/fetch/file.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/web/fetch/file.js"(exports2, module) {
     "use strict";
     var { Blob: Blob2, File: File2 } = __require("node:buffer");
     var { kState } = require_symbols2();
@@ -35961,9 +35961,9 @@ var require_file2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/fetch/formdata.js
+// node_modules/@actions/github/node_modules/undici/lib/web/fetch/formdata.js
 var require_formdata = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/fetch/formdata.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/web/fetch/formdata.js"(exports2, module) {
     "use strict";
     var { isBlobLike, iteratorMixin } = require_util6();
     var { kState } = require_symbols2();
@@ -36108,9 +36108,9 @@ var require_formdata = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/fetch/formdata-parser.js
+// node_modules/@actions/github/node_modules/undici/lib/web/fetch/formdata-parser.js
 var require_formdata_parser = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/fetch/formdata-parser.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/web/fetch/formdata-parser.js"(exports2, module) {
     "use strict";
     var { isUSVString, bufferToLowerCasedHeaderName } = require_util5();
     var { utf8DecodeBytes } = require_util6();
@@ -36359,9 +36359,9 @@ var require_formdata_parser = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/fetch/body.js
+// node_modules/@actions/github/node_modules/undici/lib/web/fetch/body.js
 var require_body = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/fetch/body.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/web/fetch/body.js"(exports2, module) {
     "use strict";
     var util3 = require_util5();
     var {
@@ -36673,9 +36673,9 @@ Content-Type: ${value.type || "application/octet-stream"}\r
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/dispatcher/client-h1.js
+// node_modules/@actions/github/node_modules/undici/lib/dispatcher/client-h1.js
 var require_client_h1 = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/dispatcher/client-h1.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/dispatcher/client-h1.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var util3 = require_util5();
@@ -37803,9 +37803,9 @@ ${len.toString(16)}\r
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/dispatcher/client-h2.js
+// node_modules/@actions/github/node_modules/undici/lib/dispatcher/client-h2.js
 var require_client_h2 = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/dispatcher/client-h2.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/dispatcher/client-h2.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var { errorMonitor } = __require("node:events");
@@ -38377,9 +38377,9 @@ var require_client_h2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/handler/redirect-handler.js
+// node_modules/@actions/github/node_modules/undici/lib/handler/redirect-handler.js
 var require_redirect_handler = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/handler/redirect-handler.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/handler/redirect-handler.js"(exports2, module) {
     "use strict";
     var util3 = require_util5();
     var { kBodyUsed } = require_symbols();
@@ -38536,9 +38536,9 @@ var require_redirect_handler = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/interceptor/redirect-interceptor.js
+// node_modules/@actions/github/node_modules/undici/lib/interceptor/redirect-interceptor.js
 var require_redirect_interceptor = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/interceptor/redirect-interceptor.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/interceptor/redirect-interceptor.js"(exports2, module) {
     "use strict";
     var RedirectHandler = require_redirect_handler();
     function createRedirectInterceptor({ maxRedirections: defaultMaxRedirections }) {
@@ -38558,9 +38558,9 @@ var require_redirect_interceptor = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/dispatcher/client.js
+// node_modules/@actions/github/node_modules/undici/lib/dispatcher/client.js
 var require_client = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/dispatcher/client.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/dispatcher/client.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var net = __require("node:net");
@@ -39060,9 +39060,9 @@ var require_client = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/dispatcher/fixed-queue.js
+// node_modules/@actions/github/node_modules/undici/lib/dispatcher/fixed-queue.js
 var require_fixed_queue = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/dispatcher/fixed-queue.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/dispatcher/fixed-queue.js"(exports2, module) {
     "use strict";
     var kSize = 2048;
     var kMask = kSize - 1;
@@ -39117,9 +39117,9 @@ var require_fixed_queue = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/dispatcher/pool-stats.js
+// node_modules/@actions/github/node_modules/undici/lib/dispatcher/pool-stats.js
 var require_pool_stats = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/dispatcher/pool-stats.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/dispatcher/pool-stats.js"(exports2, module) {
     var { kFree, kConnected, kPending, kQueued, kRunning, kSize } = require_symbols();
     var kPool = /* @__PURE__ */ Symbol("pool");
     var PoolStats = class {
@@ -39149,9 +39149,9 @@ var require_pool_stats = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/dispatcher/pool-base.js
+// node_modules/@actions/github/node_modules/undici/lib/dispatcher/pool-base.js
 var require_pool_base = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/dispatcher/pool-base.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/dispatcher/pool-base.js"(exports2, module) {
     "use strict";
     var DispatcherBase = require_dispatcher_base();
     var FixedQueue = require_fixed_queue();
@@ -39304,9 +39304,9 @@ var require_pool_base = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/dispatcher/pool.js
+// node_modules/@actions/github/node_modules/undici/lib/dispatcher/pool.js
 var require_pool = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/dispatcher/pool.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/dispatcher/pool.js"(exports2, module) {
     "use strict";
     var {
       PoolBase,
@@ -39395,9 +39395,9 @@ var require_pool = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/dispatcher/balanced-pool.js
+// node_modules/@actions/github/node_modules/undici/lib/dispatcher/balanced-pool.js
 var require_balanced_pool = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/dispatcher/balanced-pool.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/dispatcher/balanced-pool.js"(exports2, module) {
     "use strict";
     var {
       BalancedPoolMissingUpstreamError,
@@ -39539,9 +39539,9 @@ var require_balanced_pool = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/dispatcher/agent.js
+// node_modules/@actions/github/node_modules/undici/lib/dispatcher/agent.js
 var require_agent = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/dispatcher/agent.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/dispatcher/agent.js"(exports2, module) {
     "use strict";
     var { InvalidArgumentError } = require_errors3();
     var { kClients, kRunning, kClose, kDestroy, kDispatch, kInterceptors } = require_symbols();
@@ -39639,9 +39639,9 @@ var require_agent = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/dispatcher/proxy-agent.js
+// node_modules/@actions/github/node_modules/undici/lib/dispatcher/proxy-agent.js
 var require_proxy_agent = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/dispatcher/proxy-agent.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/dispatcher/proxy-agent.js"(exports2, module) {
     "use strict";
     var { kProxy, kClose, kDestroy, kDispatch, kInterceptors } = require_symbols();
     var { URL: URL2 } = __require("node:url");
@@ -39862,9 +39862,9 @@ var require_proxy_agent = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/dispatcher/env-http-proxy-agent.js
+// node_modules/@actions/github/node_modules/undici/lib/dispatcher/env-http-proxy-agent.js
 var require_env_http_proxy_agent = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/dispatcher/env-http-proxy-agent.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/dispatcher/env-http-proxy-agent.js"(exports2, module) {
     "use strict";
     var DispatcherBase = require_dispatcher_base();
     var { kClose, kDestroy, kClosed, kDestroyed, kDispatch, kNoProxyAgent, kHttpProxyAgent, kHttpsProxyAgent } = require_symbols();
@@ -39998,9 +39998,9 @@ var require_env_http_proxy_agent = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/handler/retry-handler.js
+// node_modules/@actions/github/node_modules/undici/lib/handler/retry-handler.js
 var require_retry_handler = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/handler/retry-handler.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/handler/retry-handler.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var { kRetryHandlerDefaultRetry } = require_symbols();
@@ -40347,9 +40347,9 @@ var require_retry_handler = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/dispatcher/retry-agent.js
+// node_modules/@actions/github/node_modules/undici/lib/dispatcher/retry-agent.js
 var require_retry_agent = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/dispatcher/retry-agent.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/dispatcher/retry-agent.js"(exports2, module) {
     "use strict";
     var Dispatcher = require_dispatcher();
     var RetryHandler = require_retry_handler();
@@ -40382,9 +40382,9 @@ var require_retry_agent = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/api/readable.js
+// node_modules/@actions/github/node_modules/undici/lib/api/readable.js
 var require_readable3 = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/api/readable.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/api/readable.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var { Readable: Readable7 } = __require("node:stream");
@@ -40675,9 +40675,9 @@ var require_readable3 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/api/util.js
+// node_modules/@actions/github/node_modules/undici/lib/api/util.js
 var require_util7 = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/api/util.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/api/util.js"(exports2, module) {
     var assert = __require("node:assert");
     var {
       ResponseStatusCodeError
@@ -40736,9 +40736,9 @@ var require_util7 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/api/api-request.js
+// node_modules/@actions/github/node_modules/undici/lib/api/api-request.js
 var require_api_request = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/api/api-request.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/api/api-request.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var { Readable: Readable7 } = require_readable3();
@@ -40922,9 +40922,9 @@ var require_api_request = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/api/abort-signal.js
+// node_modules/@actions/github/node_modules/undici/lib/api/abort-signal.js
 var require_abort_signal = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/api/abort-signal.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/api/abort-signal.js"(exports2, module) {
     var { addAbortListener } = require_util5();
     var { RequestAbortedError } = require_errors3();
     var kListener = /* @__PURE__ */ Symbol("kListener");
@@ -40973,9 +40973,9 @@ var require_abort_signal = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/api/api-stream.js
+// node_modules/@actions/github/node_modules/undici/lib/api/api-stream.js
 var require_api_stream = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/api/api-stream.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/api/api-stream.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var { finished, PassThrough: PassThrough3 } = __require("node:stream");
@@ -41146,9 +41146,9 @@ var require_api_stream = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/api/api-pipeline.js
+// node_modules/@actions/github/node_modules/undici/lib/api/api-pipeline.js
 var require_api_pipeline = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/api/api-pipeline.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/api/api-pipeline.js"(exports2, module) {
     "use strict";
     var {
       Readable: Readable7,
@@ -41346,9 +41346,9 @@ var require_api_pipeline = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/api/api-upgrade.js
+// node_modules/@actions/github/node_modules/undici/lib/api/api-upgrade.js
 var require_api_upgrade = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/api/api-upgrade.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/api/api-upgrade.js"(exports2, module) {
     "use strict";
     var { InvalidArgumentError, SocketError } = require_errors3();
     var { AsyncResource } = __require("node:async_hooks");
@@ -41438,9 +41438,9 @@ var require_api_upgrade = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/api/api-connect.js
+// node_modules/@actions/github/node_modules/undici/lib/api/api-connect.js
 var require_api_connect = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/api/api-connect.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/api/api-connect.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var { AsyncResource } = __require("node:async_hooks");
@@ -41528,9 +41528,9 @@ var require_api_connect = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/api/index.js
+// node_modules/@actions/github/node_modules/undici/lib/api/index.js
 var require_api = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/api/index.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/api/index.js"(exports2, module) {
     "use strict";
     module.exports.request = require_api_request();
     module.exports.stream = require_api_stream();
@@ -41540,9 +41540,9 @@ var require_api = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/mock/mock-errors.js
+// node_modules/@actions/github/node_modules/undici/lib/mock/mock-errors.js
 var require_mock_errors = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/mock/mock-errors.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/mock/mock-errors.js"(exports2, module) {
     "use strict";
     var { UndiciError } = require_errors3();
     var kMockNotMatchedError = /* @__PURE__ */ Symbol.for("undici.error.UND_MOCK_ERR_MOCK_NOT_MATCHED");
@@ -41565,9 +41565,9 @@ var require_mock_errors = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/mock/mock-symbols.js
+// node_modules/@actions/github/node_modules/undici/lib/mock/mock-symbols.js
 var require_mock_symbols = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/mock/mock-symbols.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/mock/mock-symbols.js"(exports2, module) {
     "use strict";
     module.exports = {
       kAgent: /* @__PURE__ */ Symbol("agent"),
@@ -41593,9 +41593,9 @@ var require_mock_symbols = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/mock/mock-utils.js
+// node_modules/@actions/github/node_modules/undici/lib/mock/mock-utils.js
 var require_mock_utils = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/mock/mock-utils.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/mock/mock-utils.js"(exports2, module) {
     "use strict";
     var { MockNotMatchedError } = require_mock_errors();
     var {
@@ -41889,9 +41889,9 @@ var require_mock_utils = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/mock/mock-interceptor.js
+// node_modules/@actions/github/node_modules/undici/lib/mock/mock-interceptor.js
 var require_mock_interceptor = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/mock/mock-interceptor.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/mock/mock-interceptor.js"(exports2, module) {
     "use strict";
     var { getResponseData, buildKey, addMockDispatch } = require_mock_utils();
     var {
@@ -42051,9 +42051,9 @@ var require_mock_interceptor = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/mock/mock-client.js
+// node_modules/@actions/github/node_modules/undici/lib/mock/mock-client.js
 var require_mock_client = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/mock/mock-client.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/mock/mock-client.js"(exports2, module) {
     "use strict";
     var { promisify } = __require("node:util");
     var Client = require_client();
@@ -42104,9 +42104,9 @@ var require_mock_client = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/mock/mock-pool.js
+// node_modules/@actions/github/node_modules/undici/lib/mock/mock-pool.js
 var require_mock_pool = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/mock/mock-pool.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/mock/mock-pool.js"(exports2, module) {
     "use strict";
     var { promisify } = __require("node:util");
     var Pool = require_pool();
@@ -42157,9 +42157,9 @@ var require_mock_pool = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/mock/pluralizer.js
+// node_modules/@actions/github/node_modules/undici/lib/mock/pluralizer.js
 var require_pluralizer = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/mock/pluralizer.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/mock/pluralizer.js"(exports2, module) {
     "use strict";
     var singulars = {
       pronoun: "it",
@@ -42188,9 +42188,9 @@ var require_pluralizer = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/mock/pending-interceptors-formatter.js
+// node_modules/@actions/github/node_modules/undici/lib/mock/pending-interceptors-formatter.js
 var require_pending_interceptors_formatter = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/mock/pending-interceptors-formatter.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/mock/pending-interceptors-formatter.js"(exports2, module) {
     "use strict";
     var { Transform: Transform3 } = __require("node:stream");
     var { Console } = __require("node:console");
@@ -42229,9 +42229,9 @@ var require_pending_interceptors_formatter = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/mock/mock-agent.js
+// node_modules/@actions/github/node_modules/undici/lib/mock/mock-agent.js
 var require_mock_agent = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/mock/mock-agent.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/mock/mock-agent.js"(exports2, module) {
     "use strict";
     var { kClients } = require_symbols();
     var Agent = require_agent();
@@ -42359,9 +42359,9 @@ ${pendingInterceptorsFormatter.format(pending)}
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/global.js
+// node_modules/@actions/github/node_modules/undici/lib/global.js
 var require_global2 = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/global.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/global.js"(exports2, module) {
     "use strict";
     var globalDispatcher = /* @__PURE__ */ Symbol.for("undici.globalDispatcher.1");
     var { InvalidArgumentError } = require_errors3();
@@ -42390,9 +42390,9 @@ var require_global2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/handler/decorator-handler.js
+// node_modules/@actions/github/node_modules/undici/lib/handler/decorator-handler.js
 var require_decorator_handler = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/handler/decorator-handler.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/handler/decorator-handler.js"(exports2, module) {
     "use strict";
     module.exports = class DecoratorHandler {
       #handler;
@@ -42430,9 +42430,9 @@ var require_decorator_handler = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/interceptor/redirect.js
+// node_modules/@actions/github/node_modules/undici/lib/interceptor/redirect.js
 var require_redirect = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/interceptor/redirect.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/interceptor/redirect.js"(exports2, module) {
     "use strict";
     var RedirectHandler = require_redirect_handler();
     module.exports = (opts) => {
@@ -42456,9 +42456,9 @@ var require_redirect = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/interceptor/retry.js
+// node_modules/@actions/github/node_modules/undici/lib/interceptor/retry.js
 var require_retry = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/interceptor/retry.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/interceptor/retry.js"(exports2, module) {
     "use strict";
     var RetryHandler = require_retry_handler();
     module.exports = (globalOpts) => {
@@ -42480,9 +42480,9 @@ var require_retry = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/interceptor/dump.js
+// node_modules/@actions/github/node_modules/undici/lib/interceptor/dump.js
 var require_dump = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/interceptor/dump.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/interceptor/dump.js"(exports2, module) {
     "use strict";
     var util3 = require_util5();
     var { InvalidArgumentError, RequestAbortedError } = require_errors3();
@@ -42578,9 +42578,9 @@ var require_dump = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/interceptor/dns.js
+// node_modules/@actions/github/node_modules/undici/lib/interceptor/dns.js
 var require_dns = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/interceptor/dns.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/interceptor/dns.js"(exports2, module) {
     "use strict";
     var { isIP } = __require("node:net");
     var { lookup } = __require("node:dns");
@@ -42867,9 +42867,9 @@ var require_dns = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/fetch/headers.js
+// node_modules/@actions/github/node_modules/undici/lib/web/fetch/headers.js
 var require_headers2 = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/fetch/headers.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/web/fetch/headers.js"(exports2, module) {
     "use strict";
     var { kConstruct } = require_symbols();
     var { kEnumerableProperty } = require_util5();
@@ -43311,9 +43311,9 @@ var require_headers2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/fetch/response.js
+// node_modules/@actions/github/node_modules/undici/lib/web/fetch/response.js
 var require_response = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/fetch/response.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/web/fetch/response.js"(exports2, module) {
     "use strict";
     var { Headers, HeadersList, fill, getHeadersGuard, setHeadersGuard, setHeadersList } = require_headers2();
     var { extractBody, cloneBody, mixinBody, hasFinalizationRegistry, streamRegistry, bodyUnusable } = require_body();
@@ -43710,9 +43710,9 @@ var require_response = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/fetch/dispatcher-weakref.js
+// node_modules/@actions/github/node_modules/undici/lib/web/fetch/dispatcher-weakref.js
 var require_dispatcher_weakref = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/fetch/dispatcher-weakref.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/web/fetch/dispatcher-weakref.js"(exports2, module) {
     "use strict";
     var { kConnected, kSize } = require_symbols();
     var CompatWeakRef = class {
@@ -43752,9 +43752,9 @@ var require_dispatcher_weakref = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/fetch/request.js
+// node_modules/@actions/github/node_modules/undici/lib/web/fetch/request.js
 var require_request2 = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/fetch/request.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/web/fetch/request.js"(exports2, module) {
     "use strict";
     var { extractBody, mixinBody, cloneBody, bodyUnusable } = require_body();
     var { Headers, fill: fillHeaders, HeadersList, setHeadersGuard, getHeadersGuard, setHeadersList, getHeadersList } = require_headers2();
@@ -44447,9 +44447,9 @@ var require_request2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/fetch/index.js
+// node_modules/@actions/github/node_modules/undici/lib/web/fetch/index.js
 var require_fetch = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/fetch/index.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/web/fetch/index.js"(exports2, module) {
     "use strict";
     var {
       makeNetworkError,
@@ -45512,9 +45512,9 @@ var require_fetch = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/fileapi/symbols.js
+// node_modules/@actions/github/node_modules/undici/lib/web/fileapi/symbols.js
 var require_symbols3 = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/fileapi/symbols.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/web/fileapi/symbols.js"(exports2, module) {
     "use strict";
     module.exports = {
       kState: /* @__PURE__ */ Symbol("FileReader state"),
@@ -45527,9 +45527,9 @@ var require_symbols3 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/fileapi/progressevent.js
+// node_modules/@actions/github/node_modules/undici/lib/web/fileapi/progressevent.js
 var require_progressevent = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/fileapi/progressevent.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/web/fileapi/progressevent.js"(exports2, module) {
     "use strict";
     var { webidl } = require_webidl();
     var kState = /* @__PURE__ */ Symbol("ProgressEvent state");
@@ -45595,9 +45595,9 @@ var require_progressevent = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/fileapi/encoding.js
+// node_modules/@actions/github/node_modules/undici/lib/web/fileapi/encoding.js
 var require_encoding = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/fileapi/encoding.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/web/fileapi/encoding.js"(exports2, module) {
     "use strict";
     function getEncoding(label) {
       if (!label) {
@@ -45881,9 +45881,9 @@ var require_encoding = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/fileapi/util.js
+// node_modules/@actions/github/node_modules/undici/lib/web/fileapi/util.js
 var require_util8 = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/fileapi/util.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/web/fileapi/util.js"(exports2, module) {
     "use strict";
     var {
       kState,
@@ -46066,9 +46066,9 @@ var require_util8 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/fileapi/filereader.js
+// node_modules/@actions/github/node_modules/undici/lib/web/fileapi/filereader.js
 var require_filereader = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/fileapi/filereader.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/web/fileapi/filereader.js"(exports2, module) {
     "use strict";
     var {
       staticPropertyDescriptors,
@@ -46325,9 +46325,9 @@ var require_filereader = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/cache/symbols.js
+// node_modules/@actions/github/node_modules/undici/lib/web/cache/symbols.js
 var require_symbols4 = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/cache/symbols.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/web/cache/symbols.js"(exports2, module) {
     "use strict";
     module.exports = {
       kConstruct: require_symbols().kConstruct
@@ -46335,9 +46335,9 @@ var require_symbols4 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/cache/util.js
+// node_modules/@actions/github/node_modules/undici/lib/web/cache/util.js
 var require_util9 = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/cache/util.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/web/cache/util.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var { URLSerializer } = require_data_url();
@@ -46365,9 +46365,9 @@ var require_util9 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/cache/cache.js
+// node_modules/@actions/github/node_modules/undici/lib/web/cache/cache.js
 var require_cache = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/cache/cache.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/web/cache/cache.js"(exports2, module) {
     "use strict";
     var { kConstruct } = require_symbols4();
     var { urlEquals, getFieldValues } = require_util9();
@@ -46910,9 +46910,9 @@ var require_cache = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/cache/cachestorage.js
+// node_modules/@actions/github/node_modules/undici/lib/web/cache/cachestorage.js
 var require_cachestorage = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/cache/cachestorage.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/web/cache/cachestorage.js"(exports2, module) {
     "use strict";
     var { kConstruct } = require_symbols4();
     var { Cache } = require_cache();
@@ -47020,9 +47020,9 @@ var require_cachestorage = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/cookies/constants.js
+// node_modules/@actions/github/node_modules/undici/lib/web/cookies/constants.js
 var require_constants6 = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/cookies/constants.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/web/cookies/constants.js"(exports2, module) {
     "use strict";
     var maxAttributeValueSize = 1024;
     var maxNameValuePairSize = 4096;
@@ -47033,9 +47033,9 @@ var require_constants6 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/cookies/util.js
+// node_modules/@actions/github/node_modules/undici/lib/web/cookies/util.js
 var require_util10 = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/cookies/util.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/web/cookies/util.js"(exports2, module) {
     "use strict";
     function isCTLExcludingHtab(value) {
       for (let i = 0; i < value.length; ++i) {
@@ -47241,9 +47241,9 @@ var require_util10 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/cookies/parse.js
+// node_modules/@actions/github/node_modules/undici/lib/web/cookies/parse.js
 var require_parse = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/cookies/parse.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/web/cookies/parse.js"(exports2, module) {
     "use strict";
     var { maxNameValuePairSize, maxAttributeValueSize } = require_constants6();
     var { isCTLExcludingHtab } = require_util10();
@@ -47377,9 +47377,9 @@ var require_parse = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/cookies/index.js
+// node_modules/@actions/github/node_modules/undici/lib/web/cookies/index.js
 var require_cookies = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/cookies/index.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/web/cookies/index.js"(exports2, module) {
     "use strict";
     var { parseSetCookie } = require_parse();
     var { stringify } = require_util10();
@@ -47506,9 +47506,9 @@ var require_cookies = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/websocket/events.js
+// node_modules/@actions/github/node_modules/undici/lib/web/websocket/events.js
 var require_events = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/websocket/events.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/web/websocket/events.js"(exports2, module) {
     "use strict";
     var { webidl } = require_webidl();
     var { kEnumerableProperty } = require_util5();
@@ -47772,9 +47772,9 @@ var require_events = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/websocket/constants.js
+// node_modules/@actions/github/node_modules/undici/lib/web/websocket/constants.js
 var require_constants7 = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/websocket/constants.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/web/websocket/constants.js"(exports2, module) {
     "use strict";
     var uid = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
     var staticPropertyDescriptors = {
@@ -47829,9 +47829,9 @@ var require_constants7 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/websocket/symbols.js
+// node_modules/@actions/github/node_modules/undici/lib/web/websocket/symbols.js
 var require_symbols5 = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/websocket/symbols.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/web/websocket/symbols.js"(exports2, module) {
     "use strict";
     module.exports = {
       kWebSocketURL: /* @__PURE__ */ Symbol("url"),
@@ -47846,9 +47846,9 @@ var require_symbols5 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/websocket/util.js
+// node_modules/@actions/github/node_modules/undici/lib/web/websocket/util.js
 var require_util11 = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/websocket/util.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/web/websocket/util.js"(exports2, module) {
     "use strict";
     var { kReadyState, kController, kResponse, kBinaryType, kWebSocketURL } = require_symbols5();
     var { states, opcodes } = require_constants7();
@@ -48019,9 +48019,9 @@ var require_util11 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/websocket/frame.js
+// node_modules/@actions/github/node_modules/undici/lib/web/websocket/frame.js
 var require_frame = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/websocket/frame.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/web/websocket/frame.js"(exports2, module) {
     "use strict";
     var { maxUnsigned16Bit } = require_constants7();
     var BUFFER_SIZE = 16386;
@@ -48096,9 +48096,9 @@ var require_frame = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/websocket/connection.js
+// node_modules/@actions/github/node_modules/undici/lib/web/websocket/connection.js
 var require_connection = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/websocket/connection.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/web/websocket/connection.js"(exports2, module) {
     "use strict";
     var { uid, states, sentCloseFrameState, emptyBuffer, opcodes } = require_constants7();
     var {
@@ -48281,9 +48281,9 @@ var require_connection = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/websocket/permessage-deflate.js
+// node_modules/@actions/github/node_modules/undici/lib/web/websocket/permessage-deflate.js
 var require_permessage_deflate = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/websocket/permessage-deflate.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/web/websocket/permessage-deflate.js"(exports2, module) {
     "use strict";
     var { createInflateRaw, Z_DEFAULT_WINDOWBITS } = __require("node:zlib");
     var { isValidClientWindowBits } = require_util11();
@@ -48363,9 +48363,9 @@ var require_permessage_deflate = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/websocket/receiver.js
+// node_modules/@actions/github/node_modules/undici/lib/web/websocket/receiver.js
 var require_receiver = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/websocket/receiver.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/web/websocket/receiver.js"(exports2, module) {
     "use strict";
     var { Writable } = __require("node:stream");
     var assert = __require("node:assert");
@@ -48745,9 +48745,9 @@ var require_receiver = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/websocket/sender.js
+// node_modules/@actions/github/node_modules/undici/lib/web/websocket/sender.js
 var require_sender = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/websocket/sender.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/web/websocket/sender.js"(exports2, module) {
     "use strict";
     var { WebsocketFrameSend } = require_frame();
     var { opcodes, sendHints } = require_constants7();
@@ -48827,9 +48827,9 @@ var require_sender = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/websocket/websocket.js
+// node_modules/@actions/github/node_modules/undici/lib/web/websocket/websocket.js
 var require_websocket = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/websocket/websocket.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/web/websocket/websocket.js"(exports2, module) {
     "use strict";
     var { webidl } = require_webidl();
     var { URLSerializer } = require_data_url();
@@ -49217,9 +49217,9 @@ var require_websocket = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/eventsource/util.js
+// node_modules/@actions/github/node_modules/undici/lib/web/eventsource/util.js
 var require_util12 = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/eventsource/util.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/web/eventsource/util.js"(exports2, module) {
     "use strict";
     function isValidLastEventId(value) {
       return value.indexOf("\0") === -1;
@@ -49244,9 +49244,9 @@ var require_util12 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/eventsource/eventsource-stream.js
+// node_modules/@actions/github/node_modules/undici/lib/web/eventsource/eventsource-stream.js
 var require_eventsource_stream = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/eventsource/eventsource-stream.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/web/eventsource/eventsource-stream.js"(exports2, module) {
     "use strict";
     var buffer2 = __require("node:buffer");
     var { Transform: Transform3 } = __require("node:stream");
@@ -49649,9 +49649,9 @@ ${value}`;
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/eventsource/eventsource.js
+// node_modules/@actions/github/node_modules/undici/lib/web/eventsource/eventsource.js
 var require_eventsource = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/lib/web/eventsource/eventsource.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/lib/web/eventsource/eventsource.js"(exports2, module) {
     "use strict";
     var { pipeline } = __require("node:stream");
     var { fetching } = require_fetch();
@@ -49949,9 +49949,9 @@ var require_eventsource = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/undici/index.js
+// node_modules/@actions/github/node_modules/undici/index.js
 var require_undici = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/undici/index.js"(exports2, module) {
+  "node_modules/@actions/github/node_modules/undici/index.js"(exports2, module) {
     "use strict";
     var Client = require_client();
     var Dispatcher = require_dispatcher();
@@ -50091,9 +50091,9 @@ var require_undici = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/github/node_modules/@actions/http-client/lib/index.js
+// node_modules/@actions/github/node_modules/@actions/http-client/lib/index.js
 var require_lib2 = __commonJS({
-  "../../../work/main/node_modules/@actions/github/node_modules/@actions/http-client/lib/index.js"(exports2) {
+  "node_modules/@actions/github/node_modules/@actions/http-client/lib/index.js"(exports2) {
     "use strict";
     var __createBinding = exports2 && exports2.__createBinding || (Object.create ? (function(o, m, k, k2) {
       if (k2 === void 0) k2 = k;
@@ -50782,9 +50782,9 @@ var require_lib2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/is-callable/index.js
+// node_modules/is-callable/index.js
 var require_is_callable = __commonJS({
-  "../../../work/main/node_modules/is-callable/index.js"(exports2, module) {
+  "node_modules/is-callable/index.js"(exports2, module) {
     "use strict";
     var fnToStr = Function.prototype.toString;
     var reflectApply = typeof Reflect === "object" && Reflect !== null && Reflect.apply;
@@ -50900,9 +50900,9 @@ var require_is_callable = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/for-each/index.js
+// node_modules/for-each/index.js
 var require_for_each = __commonJS({
-  "../../../work/main/node_modules/for-each/index.js"(exports2, module) {
+  "node_modules/for-each/index.js"(exports2, module) {
     "use strict";
     var isCallable = require_is_callable();
     var toStr = Object.prototype.toString;
@@ -50960,9 +50960,9 @@ var require_for_each = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/possible-typed-array-names/index.js
+// node_modules/possible-typed-array-names/index.js
 var require_possible_typed_array_names = __commonJS({
-  "../../../work/main/node_modules/possible-typed-array-names/index.js"(exports2, module) {
+  "node_modules/possible-typed-array-names/index.js"(exports2, module) {
     "use strict";
     module.exports = [
       "Float16Array",
@@ -50981,9 +50981,9 @@ var require_possible_typed_array_names = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/available-typed-arrays/index.js
+// node_modules/available-typed-arrays/index.js
 var require_available_typed_arrays = __commonJS({
-  "../../../work/main/node_modules/available-typed-arrays/index.js"(exports2, module) {
+  "node_modules/available-typed-arrays/index.js"(exports2, module) {
     "use strict";
     var possibleNames = require_possible_typed_array_names();
     var g = typeof globalThis === "undefined" ? global : globalThis;
@@ -50999,121 +50999,121 @@ var require_available_typed_arrays = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-object-atoms/index.js
+// node_modules/es-object-atoms/index.js
 var require_es_object_atoms = __commonJS({
-  "../../../work/main/node_modules/es-object-atoms/index.js"(exports2, module) {
+  "node_modules/es-object-atoms/index.js"(exports2, module) {
     "use strict";
     module.exports = Object;
   }
 });
 
-// ../../../work/main/node_modules/es-errors/index.js
+// node_modules/es-errors/index.js
 var require_es_errors = __commonJS({
-  "../../../work/main/node_modules/es-errors/index.js"(exports2, module) {
+  "node_modules/es-errors/index.js"(exports2, module) {
     "use strict";
     module.exports = Error;
   }
 });
 
-// ../../../work/main/node_modules/es-errors/eval.js
+// node_modules/es-errors/eval.js
 var require_eval = __commonJS({
-  "../../../work/main/node_modules/es-errors/eval.js"(exports2, module) {
+  "node_modules/es-errors/eval.js"(exports2, module) {
     "use strict";
     module.exports = EvalError;
   }
 });
 
-// ../../../work/main/node_modules/es-errors/range.js
+// node_modules/es-errors/range.js
 var require_range = __commonJS({
-  "../../../work/main/node_modules/es-errors/range.js"(exports2, module) {
+  "node_modules/es-errors/range.js"(exports2, module) {
     "use strict";
     module.exports = RangeError;
   }
 });
 
-// ../../../work/main/node_modules/es-errors/ref.js
+// node_modules/es-errors/ref.js
 var require_ref = __commonJS({
-  "../../../work/main/node_modules/es-errors/ref.js"(exports2, module) {
+  "node_modules/es-errors/ref.js"(exports2, module) {
     "use strict";
     module.exports = ReferenceError;
   }
 });
 
-// ../../../work/main/node_modules/es-errors/syntax.js
+// node_modules/es-errors/syntax.js
 var require_syntax = __commonJS({
-  "../../../work/main/node_modules/es-errors/syntax.js"(exports2, module) {
+  "node_modules/es-errors/syntax.js"(exports2, module) {
     "use strict";
     module.exports = SyntaxError;
   }
 });
 
-// ../../../work/main/node_modules/es-errors/type.js
+// node_modules/es-errors/type.js
 var require_type = __commonJS({
-  "../../../work/main/node_modules/es-errors/type.js"(exports2, module) {
+  "node_modules/es-errors/type.js"(exports2, module) {
     "use strict";
     module.exports = TypeError;
   }
 });
 
-// ../../../work/main/node_modules/es-errors/uri.js
+// node_modules/es-errors/uri.js
 var require_uri = __commonJS({
-  "../../../work/main/node_modules/es-errors/uri.js"(exports2, module) {
+  "node_modules/es-errors/uri.js"(exports2, module) {
     "use strict";
     module.exports = URIError;
   }
 });
 
-// ../../../work/main/node_modules/math-intrinsics/abs.js
+// node_modules/math-intrinsics/abs.js
 var require_abs = __commonJS({
-  "../../../work/main/node_modules/math-intrinsics/abs.js"(exports2, module) {
+  "node_modules/math-intrinsics/abs.js"(exports2, module) {
     "use strict";
     module.exports = Math.abs;
   }
 });
 
-// ../../../work/main/node_modules/math-intrinsics/floor.js
+// node_modules/math-intrinsics/floor.js
 var require_floor = __commonJS({
-  "../../../work/main/node_modules/math-intrinsics/floor.js"(exports2, module) {
+  "node_modules/math-intrinsics/floor.js"(exports2, module) {
     "use strict";
     module.exports = Math.floor;
   }
 });
 
-// ../../../work/main/node_modules/math-intrinsics/max.js
+// node_modules/math-intrinsics/max.js
 var require_max = __commonJS({
-  "../../../work/main/node_modules/math-intrinsics/max.js"(exports2, module) {
+  "node_modules/math-intrinsics/max.js"(exports2, module) {
     "use strict";
     module.exports = Math.max;
   }
 });
 
-// ../../../work/main/node_modules/math-intrinsics/min.js
+// node_modules/math-intrinsics/min.js
 var require_min = __commonJS({
-  "../../../work/main/node_modules/math-intrinsics/min.js"(exports2, module) {
+  "node_modules/math-intrinsics/min.js"(exports2, module) {
     "use strict";
     module.exports = Math.min;
   }
 });
 
-// ../../../work/main/node_modules/math-intrinsics/pow.js
+// node_modules/math-intrinsics/pow.js
 var require_pow = __commonJS({
-  "../../../work/main/node_modules/math-intrinsics/pow.js"(exports2, module) {
+  "node_modules/math-intrinsics/pow.js"(exports2, module) {
     "use strict";
     module.exports = Math.pow;
   }
 });
 
-// ../../../work/main/node_modules/math-intrinsics/round.js
+// node_modules/math-intrinsics/round.js
 var require_round = __commonJS({
-  "../../../work/main/node_modules/math-intrinsics/round.js"(exports2, module) {
+  "node_modules/math-intrinsics/round.js"(exports2, module) {
     "use strict";
     module.exports = Math.round;
   }
 });
 
-// ../../../work/main/node_modules/math-intrinsics/isNaN.js
+// node_modules/math-intrinsics/isNaN.js
 var require_isNaN = __commonJS({
-  "../../../work/main/node_modules/math-intrinsics/isNaN.js"(exports2, module) {
+  "node_modules/math-intrinsics/isNaN.js"(exports2, module) {
     "use strict";
     module.exports = Number.isNaN || function isNaN2(a) {
       return a !== a;
@@ -51121,9 +51121,9 @@ var require_isNaN = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/math-intrinsics/sign.js
+// node_modules/math-intrinsics/sign.js
 var require_sign = __commonJS({
-  "../../../work/main/node_modules/math-intrinsics/sign.js"(exports2, module) {
+  "node_modules/math-intrinsics/sign.js"(exports2, module) {
     "use strict";
     var $isNaN = require_isNaN();
     module.exports = function sign(number) {
@@ -51135,17 +51135,17 @@ var require_sign = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/gopd/gOPD.js
+// node_modules/gopd/gOPD.js
 var require_gOPD = __commonJS({
-  "../../../work/main/node_modules/gopd/gOPD.js"(exports2, module) {
+  "node_modules/gopd/gOPD.js"(exports2, module) {
     "use strict";
     module.exports = Object.getOwnPropertyDescriptor;
   }
 });
 
-// ../../../work/main/node_modules/gopd/index.js
+// node_modules/gopd/index.js
 var require_gopd = __commonJS({
-  "../../../work/main/node_modules/gopd/index.js"(exports2, module) {
+  "node_modules/gopd/index.js"(exports2, module) {
     "use strict";
     var $gOPD = require_gOPD();
     if ($gOPD) {
@@ -51159,9 +51159,9 @@ var require_gopd = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-define-property/index.js
+// node_modules/es-define-property/index.js
 var require_es_define_property = __commonJS({
-  "../../../work/main/node_modules/es-define-property/index.js"(exports2, module) {
+  "node_modules/es-define-property/index.js"(exports2, module) {
     "use strict";
     var $defineProperty = Object.defineProperty || false;
     if ($defineProperty) {
@@ -51175,9 +51175,9 @@ var require_es_define_property = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/has-symbols/shams.js
+// node_modules/has-symbols/shams.js
 var require_shams = __commonJS({
-  "../../../work/main/node_modules/has-symbols/shams.js"(exports2, module) {
+  "node_modules/has-symbols/shams.js"(exports2, module) {
     "use strict";
     module.exports = function hasSymbols() {
       if (typeof Symbol !== "function" || typeof Object.getOwnPropertySymbols !== "function") {
@@ -51230,9 +51230,9 @@ var require_shams = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/has-symbols/index.js
+// node_modules/has-symbols/index.js
 var require_has_symbols = __commonJS({
-  "../../../work/main/node_modules/has-symbols/index.js"(exports2, module) {
+  "node_modules/has-symbols/index.js"(exports2, module) {
     "use strict";
     var origSymbol = typeof Symbol !== "undefined" && Symbol;
     var hasSymbolSham = require_shams();
@@ -51254,26 +51254,26 @@ var require_has_symbols = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/get-proto/Reflect.getPrototypeOf.js
+// node_modules/get-proto/Reflect.getPrototypeOf.js
 var require_Reflect_getPrototypeOf = __commonJS({
-  "../../../work/main/node_modules/get-proto/Reflect.getPrototypeOf.js"(exports2, module) {
+  "node_modules/get-proto/Reflect.getPrototypeOf.js"(exports2, module) {
     "use strict";
     module.exports = typeof Reflect !== "undefined" && Reflect.getPrototypeOf || null;
   }
 });
 
-// ../../../work/main/node_modules/get-proto/Object.getPrototypeOf.js
+// node_modules/get-proto/Object.getPrototypeOf.js
 var require_Object_getPrototypeOf = __commonJS({
-  "../../../work/main/node_modules/get-proto/Object.getPrototypeOf.js"(exports2, module) {
+  "node_modules/get-proto/Object.getPrototypeOf.js"(exports2, module) {
     "use strict";
     var $Object = require_es_object_atoms();
     module.exports = $Object.getPrototypeOf || null;
   }
 });
 
-// ../../../work/main/node_modules/function-bind/implementation.js
+// node_modules/function-bind/implementation.js
 var require_implementation = __commonJS({
-  "../../../work/main/node_modules/function-bind/implementation.js"(exports2, module) {
+  "node_modules/function-bind/implementation.js"(exports2, module) {
     "use strict";
     var ERROR_MESSAGE = "Function.prototype.bind called on incompatible ";
     var toStr = Object.prototype.toString;
@@ -51347,42 +51347,42 @@ var require_implementation = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/function-bind/index.js
+// node_modules/function-bind/index.js
 var require_function_bind = __commonJS({
-  "../../../work/main/node_modules/function-bind/index.js"(exports2, module) {
+  "node_modules/function-bind/index.js"(exports2, module) {
     "use strict";
     var implementation = require_implementation();
     module.exports = Function.prototype.bind || implementation;
   }
 });
 
-// ../../../work/main/node_modules/call-bind-apply-helpers/functionCall.js
+// node_modules/call-bind-apply-helpers/functionCall.js
 var require_functionCall = __commonJS({
-  "../../../work/main/node_modules/call-bind-apply-helpers/functionCall.js"(exports2, module) {
+  "node_modules/call-bind-apply-helpers/functionCall.js"(exports2, module) {
     "use strict";
     module.exports = Function.prototype.call;
   }
 });
 
-// ../../../work/main/node_modules/call-bind-apply-helpers/functionApply.js
+// node_modules/call-bind-apply-helpers/functionApply.js
 var require_functionApply = __commonJS({
-  "../../../work/main/node_modules/call-bind-apply-helpers/functionApply.js"(exports2, module) {
+  "node_modules/call-bind-apply-helpers/functionApply.js"(exports2, module) {
     "use strict";
     module.exports = Function.prototype.apply;
   }
 });
 
-// ../../../work/main/node_modules/call-bind-apply-helpers/reflectApply.js
+// node_modules/call-bind-apply-helpers/reflectApply.js
 var require_reflectApply = __commonJS({
-  "../../../work/main/node_modules/call-bind-apply-helpers/reflectApply.js"(exports2, module) {
+  "node_modules/call-bind-apply-helpers/reflectApply.js"(exports2, module) {
     "use strict";
     module.exports = typeof Reflect !== "undefined" && Reflect && Reflect.apply;
   }
 });
 
-// ../../../work/main/node_modules/call-bind-apply-helpers/actualApply.js
+// node_modules/call-bind-apply-helpers/actualApply.js
 var require_actualApply = __commonJS({
-  "../../../work/main/node_modules/call-bind-apply-helpers/actualApply.js"(exports2, module) {
+  "node_modules/call-bind-apply-helpers/actualApply.js"(exports2, module) {
     "use strict";
     var bind2 = require_function_bind();
     var $apply = require_functionApply();
@@ -51392,9 +51392,9 @@ var require_actualApply = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/call-bind-apply-helpers/index.js
+// node_modules/call-bind-apply-helpers/index.js
 var require_call_bind_apply_helpers = __commonJS({
-  "../../../work/main/node_modules/call-bind-apply-helpers/index.js"(exports2, module) {
+  "node_modules/call-bind-apply-helpers/index.js"(exports2, module) {
     "use strict";
     var bind2 = require_function_bind();
     var $TypeError = require_type();
@@ -51409,9 +51409,9 @@ var require_call_bind_apply_helpers = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/dunder-proto/get.js
+// node_modules/dunder-proto/get.js
 var require_get = __commonJS({
-  "../../../work/main/node_modules/dunder-proto/get.js"(exports2, module) {
+  "node_modules/dunder-proto/get.js"(exports2, module) {
     "use strict";
     var callBind = require_call_bind_apply_helpers();
     var gOPD = require_gopd();
@@ -51440,9 +51440,9 @@ var require_get = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/get-proto/index.js
+// node_modules/get-proto/index.js
 var require_get_proto = __commonJS({
-  "../../../work/main/node_modules/get-proto/index.js"(exports2, module) {
+  "node_modules/get-proto/index.js"(exports2, module) {
     "use strict";
     var reflectGetProto = require_Reflect_getPrototypeOf();
     var originalGetProto = require_Object_getPrototypeOf();
@@ -51460,9 +51460,9 @@ var require_get_proto = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/async-function/index.js
+// node_modules/async-function/index.js
 var require_async_function = __commonJS({
-  "../../../work/main/node_modules/async-function/index.js"(exports2, module) {
+  "node_modules/async-function/index.js"(exports2, module) {
     "use strict";
     var cached = (
       /** @type {import('.').AsyncFunctionConstructor} */
@@ -51473,9 +51473,9 @@ var require_async_function = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/generator-function/index.js
+// node_modules/generator-function/index.js
 var require_generator_function = __commonJS({
-  "../../../work/main/node_modules/generator-function/index.js"(exports2, module) {
+  "node_modules/generator-function/index.js"(exports2, module) {
     "use strict";
     var cached = (
       /** @type {GeneratorFunctionConstructor} */
@@ -51486,9 +51486,9 @@ var require_generator_function = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/async-generator-function/index.js
+// node_modules/async-generator-function/index.js
 var require_async_generator_function = __commonJS({
-  "../../../work/main/node_modules/async-generator-function/index.js"(exports2, module) {
+  "node_modules/async-generator-function/index.js"(exports2, module) {
     "use strict";
     var cached = (
       /** @type {import('.').AsyncGeneratorFunctionConstructor} */
@@ -51499,9 +51499,9 @@ var require_async_generator_function = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/hasown/index.js
+// node_modules/hasown/index.js
 var require_hasown = __commonJS({
-  "../../../work/main/node_modules/hasown/index.js"(exports2, module) {
+  "node_modules/hasown/index.js"(exports2, module) {
     "use strict";
     var call = Function.prototype.call;
     var $hasOwn = Object.prototype.hasOwnProperty;
@@ -51510,9 +51510,9 @@ var require_hasown = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/get-intrinsic/index.js
+// node_modules/get-intrinsic/index.js
 var require_get_intrinsic = __commonJS({
-  "../../../work/main/node_modules/get-intrinsic/index.js"(exports2, module) {
+  "node_modules/get-intrinsic/index.js"(exports2, module) {
     "use strict";
     var undefined2;
     var $Object = require_es_object_atoms();
@@ -51837,9 +51837,9 @@ var require_get_intrinsic = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/define-data-property/index.js
+// node_modules/define-data-property/index.js
 var require_define_data_property = __commonJS({
-  "../../../work/main/node_modules/define-data-property/index.js"(exports2, module) {
+  "node_modules/define-data-property/index.js"(exports2, module) {
     "use strict";
     var $defineProperty = require_es_define_property();
     var $SyntaxError = require_syntax();
@@ -51885,9 +51885,9 @@ var require_define_data_property = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/has-property-descriptors/index.js
+// node_modules/has-property-descriptors/index.js
 var require_has_property_descriptors = __commonJS({
-  "../../../work/main/node_modules/has-property-descriptors/index.js"(exports2, module) {
+  "node_modules/has-property-descriptors/index.js"(exports2, module) {
     "use strict";
     var $defineProperty = require_es_define_property();
     var hasPropertyDescriptors = function hasPropertyDescriptors2() {
@@ -51907,9 +51907,9 @@ var require_has_property_descriptors = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/set-function-length/index.js
+// node_modules/set-function-length/index.js
 var require_set_function_length = __commonJS({
-  "../../../work/main/node_modules/set-function-length/index.js"(exports2, module) {
+  "node_modules/set-function-length/index.js"(exports2, module) {
     "use strict";
     var GetIntrinsic = require_get_intrinsic();
     var define2 = require_define_data_property();
@@ -51960,9 +51960,9 @@ var require_set_function_length = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/call-bind-apply-helpers/applyBind.js
+// node_modules/call-bind-apply-helpers/applyBind.js
 var require_applyBind = __commonJS({
-  "../../../work/main/node_modules/call-bind-apply-helpers/applyBind.js"(exports2, module) {
+  "node_modules/call-bind-apply-helpers/applyBind.js"(exports2, module) {
     "use strict";
     var bind2 = require_function_bind();
     var $apply = require_functionApply();
@@ -51973,9 +51973,9 @@ var require_applyBind = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/call-bind/index.js
+// node_modules/call-bind/index.js
 var require_call_bind = __commonJS({
-  "../../../work/main/node_modules/call-bind/index.js"(exports2, module) {
+  "node_modules/call-bind/index.js"(exports2, module) {
     "use strict";
     var setFunctionLength = require_set_function_length();
     var $defineProperty = require_es_define_property();
@@ -51998,9 +51998,9 @@ var require_call_bind = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/call-bound/index.js
+// node_modules/call-bound/index.js
 var require_call_bound = __commonJS({
-  "../../../work/main/node_modules/call-bound/index.js"(exports2, module) {
+  "node_modules/call-bound/index.js"(exports2, module) {
     "use strict";
     var GetIntrinsic = require_get_intrinsic();
     var callBindBasic = require_call_bind_apply_helpers();
@@ -52021,9 +52021,9 @@ var require_call_bound = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/has-tostringtag/shams.js
+// node_modules/has-tostringtag/shams.js
 var require_shams2 = __commonJS({
-  "../../../work/main/node_modules/has-tostringtag/shams.js"(exports2, module) {
+  "node_modules/has-tostringtag/shams.js"(exports2, module) {
     "use strict";
     var hasSymbols = require_shams();
     module.exports = function hasToStringTagShams() {
@@ -52032,9 +52032,9 @@ var require_shams2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/which-typed-array/index.js
+// node_modules/which-typed-array/index.js
 var require_which_typed_array = __commonJS({
-  "../../../work/main/node_modules/which-typed-array/index.js"(exports2, module) {
+  "node_modules/which-typed-array/index.js"(exports2, module) {
     "use strict";
     var forEach = require_for_each();
     var availableTypedArrays = require_available_typed_arrays();
@@ -52157,9 +52157,9 @@ var require_which_typed_array = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/object-keys/isArguments.js
+// node_modules/object-keys/isArguments.js
 var require_isArguments2 = __commonJS({
-  "../../../work/main/node_modules/object-keys/isArguments.js"(exports2, module) {
+  "node_modules/object-keys/isArguments.js"(exports2, module) {
     "use strict";
     var toStr = Object.prototype.toString;
     module.exports = function isArguments(value) {
@@ -52173,9 +52173,9 @@ var require_isArguments2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/object-keys/implementation.js
+// node_modules/object-keys/implementation.js
 var require_implementation2 = __commonJS({
-  "../../../work/main/node_modules/object-keys/implementation.js"(exports2, module) {
+  "node_modules/object-keys/implementation.js"(exports2, module) {
     "use strict";
     var keysShim;
     if (!Object.keys) {
@@ -52305,9 +52305,9 @@ var require_implementation2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/object-keys/index.js
+// node_modules/object-keys/index.js
 var require_object_keys = __commonJS({
-  "../../../work/main/node_modules/object-keys/index.js"(exports2, module) {
+  "node_modules/object-keys/index.js"(exports2, module) {
     "use strict";
     var slice = Array.prototype.slice;
     var isArgs = require_isArguments2();
@@ -52339,9 +52339,9 @@ var require_object_keys = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/define-properties/index.js
+// node_modules/define-properties/index.js
 var require_define_properties = __commonJS({
-  "../../../work/main/node_modules/define-properties/index.js"(exports2, module) {
+  "node_modules/define-properties/index.js"(exports2, module) {
     "use strict";
     var keys = require_object_keys();
     var hasSymbols = typeof Symbol === "function" && typeof /* @__PURE__ */ Symbol("foo") === "symbol";
@@ -52383,16 +52383,16 @@ var require_define_properties = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/object-inspect/util.inspect.js
+// node_modules/object-inspect/util.inspect.js
 var require_util_inspect = __commonJS({
-  "../../../work/main/node_modules/object-inspect/util.inspect.js"(exports2, module) {
+  "node_modules/object-inspect/util.inspect.js"(exports2, module) {
     module.exports = __require("util").inspect;
   }
 });
 
-// ../../../work/main/node_modules/object-inspect/stringWidthRanges.js
+// node_modules/object-inspect/stringWidthRanges.js
 var require_stringWidthRanges = __commonJS({
-  "../../../work/main/node_modules/object-inspect/stringWidthRanges.js"(exports2, module) {
+  "node_modules/object-inspect/stringWidthRanges.js"(exports2, module) {
     var $join = Array.prototype.join;
     module.exports = $join.call([
       "00.v,02n.w,0gw.33,07n.6,07b.18,01.0,01.1,01.1,01.0,01k.5,0a.a,01.0,01a.k,0g.0,02t.7,01.5,02.1,01.3,",
@@ -52427,9 +52427,9 @@ var require_stringWidthRanges = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/object-inspect/stringWidth.js
+// node_modules/object-inspect/stringWidth.js
 var require_stringWidth = __commonJS({
-  "../../../work/main/node_modules/object-inspect/stringWidth.js"(exports2, module) {
+  "node_modules/object-inspect/stringWidth.js"(exports2, module) {
     var $charCodeAt = String.prototype.charCodeAt;
     var $indexOf = String.prototype.indexOf;
     var $normalize = String.prototype.normalize;
@@ -52497,9 +52497,9 @@ var require_stringWidth = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/object-inspect/index.js
+// node_modules/object-inspect/index.js
 var require_object_inspect = __commonJS({
-  "../../../work/main/node_modules/object-inspect/index.js"(exports2, module) {
+  "node_modules/object-inspect/index.js"(exports2, module) {
     var hasMap = typeof Map === "function" && Map.prototype;
     var mapSizeDescriptor = Object.getOwnPropertyDescriptor && hasMap ? Object.getOwnPropertyDescriptor(Map.prototype, "size") : null;
     var mapSize = hasMap && mapSizeDescriptor && typeof mapSizeDescriptor.get === "function" ? mapSizeDescriptor.get : null;
@@ -53296,9 +53296,9 @@ var require_object_inspect = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/helpers/isPropertyKey.js
+// node_modules/es-abstract/helpers/isPropertyKey.js
 var require_isPropertyKey = __commonJS({
-  "../../../work/main/node_modules/es-abstract/helpers/isPropertyKey.js"(exports2, module) {
+  "node_modules/es-abstract/helpers/isPropertyKey.js"(exports2, module) {
     "use strict";
     module.exports = function isPropertyKey(argument) {
       return typeof argument === "string" || typeof argument === "symbol";
@@ -53306,9 +53306,9 @@ var require_isPropertyKey = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-object-atoms/isObject.js
+// node_modules/es-object-atoms/isObject.js
 var require_isObject2 = __commonJS({
-  "../../../work/main/node_modules/es-object-atoms/isObject.js"(exports2, module) {
+  "node_modules/es-object-atoms/isObject.js"(exports2, module) {
     "use strict";
     module.exports = function isObject2(x) {
       return !!x && (typeof x === "function" || typeof x === "object");
@@ -53316,9 +53316,9 @@ var require_isObject2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/Get.js
+// node_modules/es-abstract/2025/Get.js
 var require_Get = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/Get.js"(exports2, module) {
+  "node_modules/es-abstract/2025/Get.js"(exports2, module) {
     "use strict";
     var $TypeError = require_type();
     var inspect2 = require_object_inspect();
@@ -53336,9 +53336,9 @@ var require_Get = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/math-intrinsics/isFinite.js
+// node_modules/math-intrinsics/isFinite.js
 var require_isFinite = __commonJS({
-  "../../../work/main/node_modules/math-intrinsics/isFinite.js"(exports2, module) {
+  "node_modules/math-intrinsics/isFinite.js"(exports2, module) {
     "use strict";
     var $isNaN = require_isNaN();
     module.exports = function isFinite2(x) {
@@ -53347,9 +53347,9 @@ var require_isFinite = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/math-intrinsics/isInteger.js
+// node_modules/math-intrinsics/isInteger.js
 var require_isInteger = __commonJS({
-  "../../../work/main/node_modules/math-intrinsics/isInteger.js"(exports2, module) {
+  "node_modules/math-intrinsics/isInteger.js"(exports2, module) {
     "use strict";
     var $abs = require_abs();
     var $floor = require_floor();
@@ -53365,9 +53365,9 @@ var require_isInteger = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/is-array-buffer/index.js
+// node_modules/is-array-buffer/index.js
 var require_is_array_buffer = __commonJS({
-  "../../../work/main/node_modules/is-array-buffer/index.js"(exports2, module) {
+  "node_modules/is-array-buffer/index.js"(exports2, module) {
     "use strict";
     var callBind = require_call_bind();
     var callBound = require_call_bound();
@@ -53399,9 +53399,9 @@ var require_is_array_buffer = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/array-buffer-byte-length/index.js
+// node_modules/array-buffer-byte-length/index.js
 var require_array_buffer_byte_length = __commonJS({
-  "../../../work/main/node_modules/array-buffer-byte-length/index.js"(exports2, module) {
+  "node_modules/array-buffer-byte-length/index.js"(exports2, module) {
     "use strict";
     var callBound = require_call_bound();
     var $byteLength = callBound("ArrayBuffer.prototype.byteLength", true);
@@ -53415,9 +53415,9 @@ var require_array_buffer_byte_length = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/is-shared-array-buffer/index.js
+// node_modules/is-shared-array-buffer/index.js
 var require_is_shared_array_buffer = __commonJS({
-  "../../../work/main/node_modules/is-shared-array-buffer/index.js"(exports2, module) {
+  "node_modules/is-shared-array-buffer/index.js"(exports2, module) {
     "use strict";
     var callBound = require_call_bound();
     var $byteLength = callBound("SharedArrayBuffer.prototype.byteLength", true);
@@ -53437,9 +53437,9 @@ var require_is_shared_array_buffer = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/IsDetachedBuffer.js
+// node_modules/es-abstract/2025/IsDetachedBuffer.js
 var require_IsDetachedBuffer = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/IsDetachedBuffer.js"(exports2, module) {
+  "node_modules/es-abstract/2025/IsDetachedBuffer.js"(exports2, module) {
     "use strict";
     var $TypeError = require_type();
     var $byteLength = require_array_buffer_byte_length();
@@ -53465,9 +53465,9 @@ var require_IsDetachedBuffer = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/HasOwnProperty.js
+// node_modules/es-abstract/2025/HasOwnProperty.js
 var require_HasOwnProperty = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/HasOwnProperty.js"(exports2, module) {
+  "node_modules/es-abstract/2025/HasOwnProperty.js"(exports2, module) {
     "use strict";
     var $TypeError = require_type();
     var hasOwn = require_hasown();
@@ -53485,9 +53485,9 @@ var require_HasOwnProperty = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/helpers/IsArray.js
+// node_modules/es-abstract/helpers/IsArray.js
 var require_IsArray = __commonJS({
-  "../../../work/main/node_modules/es-abstract/helpers/IsArray.js"(exports2, module) {
+  "node_modules/es-abstract/helpers/IsArray.js"(exports2, module) {
     "use strict";
     var GetIntrinsic = require_get_intrinsic();
     var $Array = GetIntrinsic("%Array%");
@@ -53498,17 +53498,17 @@ var require_IsArray = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/IsArray.js
+// node_modules/es-abstract/2025/IsArray.js
 var require_IsArray2 = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/IsArray.js"(exports2, module) {
+  "node_modules/es-abstract/2025/IsArray.js"(exports2, module) {
     "use strict";
     module.exports = require_IsArray();
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/IsBigIntElementType.js
+// node_modules/es-abstract/2025/IsBigIntElementType.js
 var require_IsBigIntElementType = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/IsBigIntElementType.js"(exports2, module) {
+  "node_modules/es-abstract/2025/IsBigIntElementType.js"(exports2, module) {
     "use strict";
     module.exports = function IsBigIntElementType(type) {
       return type === "BIGUINT64" || type === "BIGINT64";
@@ -53516,9 +53516,9 @@ var require_IsBigIntElementType = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/IsUnsignedElementType.js
+// node_modules/es-abstract/2025/IsUnsignedElementType.js
 var require_IsUnsignedElementType = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/IsUnsignedElementType.js"(exports2, module) {
+  "node_modules/es-abstract/2025/IsUnsignedElementType.js"(exports2, module) {
     "use strict";
     module.exports = function IsUnsignedElementType(type) {
       return type === "UINT8" || type === "UINT8C" || type === "UINT16" || type === "UINT32" || type === "BIGUINT64";
@@ -53526,9 +53526,9 @@ var require_IsUnsignedElementType = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/helpers/bytesAsFloat16.js
+// node_modules/es-abstract/helpers/bytesAsFloat16.js
 var require_bytesAsFloat16 = __commonJS({
-  "../../../work/main/node_modules/es-abstract/helpers/bytesAsFloat16.js"(exports2, module) {
+  "node_modules/es-abstract/helpers/bytesAsFloat16.js"(exports2, module) {
     "use strict";
     var $pow = require_pow();
     module.exports = function bytesAsFloat32(rawBytes) {
@@ -53554,9 +53554,9 @@ var require_bytesAsFloat16 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/helpers/bytesAsFloat32.js
+// node_modules/es-abstract/helpers/bytesAsFloat32.js
 var require_bytesAsFloat32 = __commonJS({
-  "../../../work/main/node_modules/es-abstract/helpers/bytesAsFloat32.js"(exports2, module) {
+  "node_modules/es-abstract/helpers/bytesAsFloat32.js"(exports2, module) {
     "use strict";
     var $pow = require_pow();
     module.exports = function bytesAsFloat32(rawBytes) {
@@ -53581,9 +53581,9 @@ var require_bytesAsFloat32 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/helpers/bytesAsFloat64.js
+// node_modules/es-abstract/helpers/bytesAsFloat64.js
 var require_bytesAsFloat64 = __commonJS({
-  "../../../work/main/node_modules/es-abstract/helpers/bytesAsFloat64.js"(exports2, module) {
+  "node_modules/es-abstract/helpers/bytesAsFloat64.js"(exports2, module) {
     "use strict";
     var $pow = require_pow();
     module.exports = function bytesAsFloat64(rawBytes) {
@@ -53608,9 +53608,9 @@ var require_bytesAsFloat64 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/helpers/bytesAsInteger.js
+// node_modules/es-abstract/helpers/bytesAsInteger.js
 var require_bytesAsInteger = __commonJS({
-  "../../../work/main/node_modules/es-abstract/helpers/bytesAsInteger.js"(exports2, module) {
+  "node_modules/es-abstract/helpers/bytesAsInteger.js"(exports2, module) {
     "use strict";
     var GetIntrinsic = require_get_intrinsic();
     var $pow = require_pow();
@@ -53633,9 +53633,9 @@ var require_bytesAsInteger = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/helpers/every.js
+// node_modules/es-abstract/helpers/every.js
 var require_every = __commonJS({
-  "../../../work/main/node_modules/es-abstract/helpers/every.js"(exports2, module) {
+  "node_modules/es-abstract/helpers/every.js"(exports2, module) {
     "use strict";
     module.exports = function every(array, predicate) {
       for (var i = 0; i < array.length; i += 1) {
@@ -53648,9 +53648,9 @@ var require_every = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/helpers/isByteValue.js
+// node_modules/es-abstract/helpers/isByteValue.js
 var require_isByteValue = __commonJS({
-  "../../../work/main/node_modules/es-abstract/helpers/isByteValue.js"(exports2, module) {
+  "node_modules/es-abstract/helpers/isByteValue.js"(exports2, module) {
     "use strict";
     module.exports = function isByteValue(value) {
       return typeof value === "number" && value >= 0 && value <= 255 && (value | 0) === value;
@@ -53658,9 +53658,9 @@ var require_isByteValue = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/tables/typed-array-objects.js
+// node_modules/es-abstract/2025/tables/typed-array-objects.js
 var require_typed_array_objects = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/tables/typed-array-objects.js"(exports2, module) {
+  "node_modules/es-abstract/2025/tables/typed-array-objects.js"(exports2, module) {
     "use strict";
     module.exports = {
       __proto__: null,
@@ -53699,9 +53699,9 @@ var require_typed_array_objects = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/RawBytesToNumeric.js
+// node_modules/es-abstract/2025/RawBytesToNumeric.js
 var require_RawBytesToNumeric = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/RawBytesToNumeric.js"(exports2, module) {
+  "node_modules/es-abstract/2025/RawBytesToNumeric.js"(exports2, module) {
     "use strict";
     var GetIntrinsic = require_get_intrinsic();
     var callBound = require_call_bound();
@@ -53758,9 +53758,9 @@ var require_RawBytesToNumeric = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/isarray/index.js
+// node_modules/isarray/index.js
 var require_isarray2 = __commonJS({
-  "../../../work/main/node_modules/isarray/index.js"(exports2, module) {
+  "node_modules/isarray/index.js"(exports2, module) {
     var toString3 = {}.toString;
     module.exports = Array.isArray || function(arr) {
       return toString3.call(arr) == "[object Array]";
@@ -53768,9 +53768,9 @@ var require_isarray2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/safe-array-concat/index.js
+// node_modules/safe-array-concat/index.js
 var require_safe_array_concat = __commonJS({
-  "../../../work/main/node_modules/safe-array-concat/index.js"(exports2, module) {
+  "node_modules/safe-array-concat/index.js"(exports2, module) {
     "use strict";
     var GetIntrinsic = require_get_intrinsic();
     var $concat = GetIntrinsic("%Array.prototype.concat%");
@@ -53802,9 +53802,9 @@ var require_safe_array_concat = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/is-typed-array/index.js
+// node_modules/is-typed-array/index.js
 var require_is_typed_array = __commonJS({
-  "../../../work/main/node_modules/is-typed-array/index.js"(exports2, module) {
+  "node_modules/is-typed-array/index.js"(exports2, module) {
     "use strict";
     var whichTypedArray = require_which_typed_array();
     module.exports = function isTypedArray(value) {
@@ -53813,9 +53813,9 @@ var require_is_typed_array = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/typed-array-buffer/index.js
+// node_modules/typed-array-buffer/index.js
 var require_typed_array_buffer = __commonJS({
-  "../../../work/main/node_modules/typed-array-buffer/index.js"(exports2, module) {
+  "node_modules/typed-array-buffer/index.js"(exports2, module) {
     "use strict";
     var $TypeError = require_type();
     var callBound = require_call_bound();
@@ -53830,9 +53830,9 @@ var require_typed_array_buffer = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/helpers/defaultEndianness.js
+// node_modules/es-abstract/helpers/defaultEndianness.js
 var require_defaultEndianness = __commonJS({
-  "../../../work/main/node_modules/es-abstract/helpers/defaultEndianness.js"(exports2, module) {
+  "node_modules/es-abstract/helpers/defaultEndianness.js"(exports2, module) {
     "use strict";
     var GetIntrinsic = require_get_intrinsic();
     var $Uint8Array = GetIntrinsic("%Uint8Array%", true);
@@ -53844,9 +53844,9 @@ var require_defaultEndianness = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/GetValueFromBuffer.js
+// node_modules/es-abstract/2025/GetValueFromBuffer.js
 var require_GetValueFromBuffer = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/GetValueFromBuffer.js"(exports2, module) {
+  "node_modules/es-abstract/2025/GetValueFromBuffer.js"(exports2, module) {
     "use strict";
     var GetIntrinsic = require_get_intrinsic();
     var $SyntaxError = require_syntax();
@@ -53905,9 +53905,9 @@ var require_GetValueFromBuffer = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/SameValue.js
+// node_modules/es-abstract/2025/SameValue.js
 var require_SameValue = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/SameValue.js"(exports2, module) {
+  "node_modules/es-abstract/2025/SameValue.js"(exports2, module) {
     "use strict";
     var $isNaN = require_isNaN();
     module.exports = function SameValue(x, y) {
@@ -53922,9 +53922,9 @@ var require_SameValue = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/Set.js
+// node_modules/es-abstract/2025/Set.js
 var require_Set2 = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/Set.js"(exports2, module) {
+  "node_modules/es-abstract/2025/Set.js"(exports2, module) {
     "use strict";
     var $TypeError = require_type();
     var isObject2 = require_isObject2();
@@ -53965,9 +53965,9 @@ var require_Set2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/StringToBigInt.js
+// node_modules/es-abstract/2025/StringToBigInt.js
 var require_StringToBigInt = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/StringToBigInt.js"(exports2, module) {
+  "node_modules/es-abstract/2025/StringToBigInt.js"(exports2, module) {
     "use strict";
     var GetIntrinsic = require_get_intrinsic();
     var $BigInt = GetIntrinsic("%BigInt%", true);
@@ -53989,9 +53989,9 @@ var require_StringToBigInt = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/is-date-object/index.js
+// node_modules/is-date-object/index.js
 var require_is_date_object = __commonJS({
-  "../../../work/main/node_modules/is-date-object/index.js"(exports2, module) {
+  "node_modules/is-date-object/index.js"(exports2, module) {
     "use strict";
     var callBound = require_call_bound();
     var getDay = callBound("Date.prototype.getDay");
@@ -54015,9 +54015,9 @@ var require_is_date_object = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/is-regex/index.js
+// node_modules/is-regex/index.js
 var require_is_regex = __commonJS({
-  "../../../work/main/node_modules/is-regex/index.js"(exports2, module) {
+  "node_modules/is-regex/index.js"(exports2, module) {
     "use strict";
     var callBound = require_call_bound();
     var hasToStringTag = require_shams2()();
@@ -54084,9 +54084,9 @@ var require_is_regex = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/safe-regex-test/index.js
+// node_modules/safe-regex-test/index.js
 var require_safe_regex_test = __commonJS({
-  "../../../work/main/node_modules/safe-regex-test/index.js"(exports2, module) {
+  "node_modules/safe-regex-test/index.js"(exports2, module) {
     "use strict";
     var callBound = require_call_bound();
     var isRegex = require_is_regex();
@@ -54103,9 +54103,9 @@ var require_safe_regex_test = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/is-symbol/index.js
+// node_modules/is-symbol/index.js
 var require_is_symbol = __commonJS({
-  "../../../work/main/node_modules/is-symbol/index.js"(exports2, module) {
+  "node_modules/is-symbol/index.js"(exports2, module) {
     "use strict";
     var callBound = require_call_bound();
     var $toString = callBound("Object.prototype.toString");
@@ -54144,9 +54144,9 @@ var require_is_symbol = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-to-primitive/helpers/isPrimitive.js
+// node_modules/es-to-primitive/helpers/isPrimitive.js
 var require_isPrimitive = __commonJS({
-  "../../../work/main/node_modules/es-to-primitive/helpers/isPrimitive.js"(exports2, module) {
+  "node_modules/es-to-primitive/helpers/isPrimitive.js"(exports2, module) {
     "use strict";
     module.exports = function isPrimitive(value) {
       return value === null || typeof value !== "function" && typeof value !== "object";
@@ -54154,9 +54154,9 @@ var require_isPrimitive = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract-get/isPropertyKey.js
+// node_modules/es-abstract-get/isPropertyKey.js
 var require_isPropertyKey2 = __commonJS({
-  "../../../work/main/node_modules/es-abstract-get/isPropertyKey.js"(exports2, module) {
+  "node_modules/es-abstract-get/isPropertyKey.js"(exports2, module) {
     "use strict";
     module.exports = function isPropertyKey(argument) {
       return typeof argument === "string" || typeof argument === "symbol";
@@ -54164,9 +54164,9 @@ var require_isPropertyKey2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract-get/GetV.js
+// node_modules/es-abstract-get/GetV.js
 var require_GetV = __commonJS({
-  "../../../work/main/node_modules/es-abstract-get/GetV.js"(exports2, module) {
+  "node_modules/es-abstract-get/GetV.js"(exports2, module) {
     "use strict";
     var $TypeError = require_type();
     var inspect2 = require_object_inspect();
@@ -54183,9 +54183,9 @@ var require_GetV = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract-get/GetMethod.js
+// node_modules/es-abstract-get/GetMethod.js
 var require_GetMethod = __commonJS({
-  "../../../work/main/node_modules/es-abstract-get/GetMethod.js"(exports2, module) {
+  "node_modules/es-abstract-get/GetMethod.js"(exports2, module) {
     "use strict";
     var $TypeError = require_type();
     var isCallable = require_is_callable();
@@ -54208,9 +54208,9 @@ var require_GetMethod = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-to-primitive/es2015.js
+// node_modules/es-to-primitive/es2015.js
 var require_es2015 = __commonJS({
-  "../../../work/main/node_modules/es-to-primitive/es2015.js"(exports2, module) {
+  "node_modules/es-to-primitive/es2015.js"(exports2, module) {
     "use strict";
     var hasSymbols = typeof Symbol === "function" && typeof Symbol.iterator === "symbol";
     var isCallable = require_is_callable();
@@ -54288,9 +54288,9 @@ var require_es2015 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/ToPrimitive.js
+// node_modules/es-abstract/2025/ToPrimitive.js
 var require_ToPrimitive = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/ToPrimitive.js"(exports2, module) {
+  "node_modules/es-abstract/2025/ToPrimitive.js"(exports2, module) {
     "use strict";
     var toPrimitive = require_es2015();
     module.exports = function ToPrimitive(input) {
@@ -54302,9 +54302,9 @@ var require_ToPrimitive = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/ToBigInt.js
+// node_modules/es-abstract/2025/ToBigInt.js
 var require_ToBigInt = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/ToBigInt.js"(exports2, module) {
+  "node_modules/es-abstract/2025/ToBigInt.js"(exports2, module) {
     "use strict";
     var GetIntrinsic = require_get_intrinsic();
     var $BigInt = GetIntrinsic("%BigInt%", true);
@@ -54345,9 +54345,9 @@ var require_ToBigInt = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/BigInt/remainder.js
+// node_modules/es-abstract/2025/BigInt/remainder.js
 var require_remainder = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/BigInt/remainder.js"(exports2, module) {
+  "node_modules/es-abstract/2025/BigInt/remainder.js"(exports2, module) {
     "use strict";
     var GetIntrinsic = require_get_intrinsic();
     var $BigInt = GetIntrinsic("%BigInt%", true);
@@ -54369,9 +54369,9 @@ var require_remainder = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/helpers/modBigInt.js
+// node_modules/es-abstract/helpers/modBigInt.js
 var require_modBigInt = __commonJS({
-  "../../../work/main/node_modules/es-abstract/helpers/modBigInt.js"(exports2, module) {
+  "node_modules/es-abstract/helpers/modBigInt.js"(exports2, module) {
     "use strict";
     module.exports = function bigIntMod(BigIntRemainder, bigint, modulo) {
       var remain = BigIntRemainder(bigint, modulo);
@@ -54380,9 +54380,9 @@ var require_modBigInt = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/ToBigInt64.js
+// node_modules/es-abstract/2025/ToBigInt64.js
 var require_ToBigInt64 = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/ToBigInt64.js"(exports2, module) {
+  "node_modules/es-abstract/2025/ToBigInt64.js"(exports2, module) {
     "use strict";
     var GetIntrinsic = require_get_intrinsic();
     var $BigInt = GetIntrinsic("%BigInt%", true);
@@ -54400,9 +54400,9 @@ var require_ToBigInt64 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/ToBigUint64.js
+// node_modules/es-abstract/2025/ToBigUint64.js
 var require_ToBigUint64 = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/ToBigUint64.js"(exports2, module) {
+  "node_modules/es-abstract/2025/ToBigUint64.js"(exports2, module) {
     "use strict";
     var GetIntrinsic = require_get_intrinsic();
     var $BigInt = GetIntrinsic("%BigInt%", true);
@@ -54419,9 +54419,9 @@ var require_ToBigUint64 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/math-intrinsics/mod.js
+// node_modules/math-intrinsics/mod.js
 var require_mod = __commonJS({
-  "../../../work/main/node_modules/math-intrinsics/mod.js"(exports2, module) {
+  "node_modules/math-intrinsics/mod.js"(exports2, module) {
     "use strict";
     var $floor = require_floor();
     module.exports = function mod(number, modulo) {
@@ -54431,17 +54431,17 @@ var require_mod = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/helpers/mod.js
+// node_modules/es-abstract/helpers/mod.js
 var require_mod2 = __commonJS({
-  "../../../work/main/node_modules/es-abstract/helpers/mod.js"(exports2, module) {
+  "node_modules/es-abstract/helpers/mod.js"(exports2, module) {
     "use strict";
     module.exports = require_mod();
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/modulo.js
+// node_modules/es-abstract/2025/modulo.js
 var require_modulo = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/modulo.js"(exports2, module) {
+  "node_modules/es-abstract/2025/modulo.js"(exports2, module) {
     "use strict";
     var mod = require_mod2();
     module.exports = function modulo(x, y) {
@@ -54450,9 +54450,9 @@ var require_modulo = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/helpers/isPrimitive.js
+// node_modules/es-abstract/helpers/isPrimitive.js
 var require_isPrimitive2 = __commonJS({
-  "../../../work/main/node_modules/es-abstract/helpers/isPrimitive.js"(exports2, module) {
+  "node_modules/es-abstract/helpers/isPrimitive.js"(exports2, module) {
     "use strict";
     module.exports = function isPrimitive(value) {
       return value === null || typeof value !== "function" && typeof value !== "object";
@@ -54460,9 +54460,9 @@ var require_isPrimitive2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-object-atoms/RequireObjectCoercible.js
+// node_modules/es-object-atoms/RequireObjectCoercible.js
 var require_RequireObjectCoercible = __commonJS({
-  "../../../work/main/node_modules/es-object-atoms/RequireObjectCoercible.js"(exports2, module) {
+  "node_modules/es-object-atoms/RequireObjectCoercible.js"(exports2, module) {
     "use strict";
     var $TypeError = require_type();
     module.exports = function RequireObjectCoercible(value) {
@@ -54474,9 +54474,9 @@ var require_RequireObjectCoercible = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/ToString.js
+// node_modules/es-abstract/2025/ToString.js
 var require_ToString = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/ToString.js"(exports2, module) {
+  "node_modules/es-abstract/2025/ToString.js"(exports2, module) {
     "use strict";
     var GetIntrinsic = require_get_intrinsic();
     var $String = GetIntrinsic("%String%");
@@ -54490,9 +54490,9 @@ var require_ToString = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/string.prototype.trim/implementation.js
+// node_modules/string.prototype.trim/implementation.js
 var require_implementation3 = __commonJS({
-  "../../../work/main/node_modules/string.prototype.trim/implementation.js"(exports2, module) {
+  "node_modules/string.prototype.trim/implementation.js"(exports2, module) {
     "use strict";
     var RequireObjectCoercible = require_RequireObjectCoercible();
     var ToString = require_ToString();
@@ -54515,9 +54515,9 @@ var require_implementation3 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/string.prototype.trim/polyfill.js
+// node_modules/string.prototype.trim/polyfill.js
 var require_polyfill = __commonJS({
-  "../../../work/main/node_modules/string.prototype.trim/polyfill.js"(exports2, module) {
+  "node_modules/string.prototype.trim/polyfill.js"(exports2, module) {
     "use strict";
     var implementation = require_implementation3();
     var zeroWidthSpace = "​";
@@ -54531,9 +54531,9 @@ var require_polyfill = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/string.prototype.trim/shim.js
+// node_modules/string.prototype.trim/shim.js
 var require_shim = __commonJS({
-  "../../../work/main/node_modules/string.prototype.trim/shim.js"(exports2, module) {
+  "node_modules/string.prototype.trim/shim.js"(exports2, module) {
     "use strict";
     var supportsDescriptors = require_has_property_descriptors()();
     var defineDataProperty = require_define_data_property();
@@ -54552,9 +54552,9 @@ var require_shim = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/string.prototype.trim/index.js
+// node_modules/string.prototype.trim/index.js
 var require_string_prototype = __commonJS({
-  "../../../work/main/node_modules/string.prototype.trim/index.js"(exports2, module) {
+  "node_modules/string.prototype.trim/index.js"(exports2, module) {
     "use strict";
     var callBind = require_call_bind();
     var define2 = require_define_properties();
@@ -54576,9 +54576,9 @@ var require_string_prototype = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/StringToNumber.js
+// node_modules/es-abstract/2025/StringToNumber.js
 var require_StringToNumber = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/StringToNumber.js"(exports2, module) {
+  "node_modules/es-abstract/2025/StringToNumber.js"(exports2, module) {
     "use strict";
     var GetIntrinsic = require_get_intrinsic();
     var $RegExp = GetIntrinsic("%RegExp%");
@@ -54616,9 +54616,9 @@ var require_StringToNumber = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/ToNumber.js
+// node_modules/es-abstract/2025/ToNumber.js
 var require_ToNumber = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/ToNumber.js"(exports2, module) {
+  "node_modules/es-abstract/2025/ToNumber.js"(exports2, module) {
     "use strict";
     var GetIntrinsic = require_get_intrinsic();
     var $TypeError = require_type();
@@ -54642,9 +54642,9 @@ var require_ToNumber = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/floor.js
+// node_modules/es-abstract/2025/floor.js
 var require_floor2 = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/floor.js"(exports2, module) {
+  "node_modules/es-abstract/2025/floor.js"(exports2, module) {
     "use strict";
     var $floor = require_floor();
     module.exports = function floor(x) {
@@ -54656,9 +54656,9 @@ var require_floor2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/truncate.js
+// node_modules/es-abstract/2025/truncate.js
 var require_truncate = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/truncate.js"(exports2, module) {
+  "node_modules/es-abstract/2025/truncate.js"(exports2, module) {
     "use strict";
     var floor = require_floor2();
     var $TypeError = require_type();
@@ -54672,9 +54672,9 @@ var require_truncate = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/ToInt16.js
+// node_modules/es-abstract/2025/ToInt16.js
 var require_ToInt16 = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/ToInt16.js"(exports2, module) {
+  "node_modules/es-abstract/2025/ToInt16.js"(exports2, module) {
     "use strict";
     var modulo = require_modulo();
     var ToNumber = require_ToNumber();
@@ -54693,9 +54693,9 @@ var require_ToInt16 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/ToInt32.js
+// node_modules/es-abstract/2025/ToInt32.js
 var require_ToInt32 = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/ToInt32.js"(exports2, module) {
+  "node_modules/es-abstract/2025/ToInt32.js"(exports2, module) {
     "use strict";
     var modulo = require_modulo();
     var ToNumber = require_ToNumber();
@@ -54716,9 +54716,9 @@ var require_ToInt32 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/ToInt8.js
+// node_modules/es-abstract/2025/ToInt8.js
 var require_ToInt8 = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/ToInt8.js"(exports2, module) {
+  "node_modules/es-abstract/2025/ToInt8.js"(exports2, module) {
     "use strict";
     var modulo = require_modulo();
     var ToNumber = require_ToNumber();
@@ -54736,9 +54736,9 @@ var require_ToInt8 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/ToUint16.js
+// node_modules/es-abstract/2025/ToUint16.js
 var require_ToUint16 = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/ToUint16.js"(exports2, module) {
+  "node_modules/es-abstract/2025/ToUint16.js"(exports2, module) {
     "use strict";
     var modulo = require_modulo();
     var ToNumber = require_ToNumber();
@@ -54757,9 +54757,9 @@ var require_ToUint16 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/ToUint32.js
+// node_modules/es-abstract/2025/ToUint32.js
 var require_ToUint32 = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/ToUint32.js"(exports2, module) {
+  "node_modules/es-abstract/2025/ToUint32.js"(exports2, module) {
     "use strict";
     var modulo = require_modulo();
     var ToNumber = require_ToNumber();
@@ -54778,9 +54778,9 @@ var require_ToUint32 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/ToUint8.js
+// node_modules/es-abstract/2025/ToUint8.js
 var require_ToUint8 = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/ToUint8.js"(exports2, module) {
+  "node_modules/es-abstract/2025/ToUint8.js"(exports2, module) {
     "use strict";
     var isFinite2 = require_isFinite();
     var modulo = require_modulo();
@@ -54798,9 +54798,9 @@ var require_ToUint8 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/clamp.js
+// node_modules/es-abstract/2025/clamp.js
 var require_clamp = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/clamp.js"(exports2, module) {
+  "node_modules/es-abstract/2025/clamp.js"(exports2, module) {
     "use strict";
     var $TypeError = require_type();
     var max = require_max();
@@ -54814,9 +54814,9 @@ var require_clamp = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/ToUint8Clamp.js
+// node_modules/es-abstract/2025/ToUint8Clamp.js
 var require_ToUint8Clamp = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/ToUint8Clamp.js"(exports2, module) {
+  "node_modules/es-abstract/2025/ToUint8Clamp.js"(exports2, module) {
     "use strict";
     var clamp = require_clamp();
     var ToNumber = require_ToNumber();
@@ -54840,9 +54840,9 @@ var require_ToUint8Clamp = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/math-intrinsics/isNegativeZero.js
+// node_modules/math-intrinsics/isNegativeZero.js
 var require_isNegativeZero = __commonJS({
-  "../../../work/main/node_modules/math-intrinsics/isNegativeZero.js"(exports2, module) {
+  "node_modules/math-intrinsics/isNegativeZero.js"(exports2, module) {
     "use strict";
     module.exports = function isNegativeZero(x) {
       return x === 0 && 1 / x === 1 / -0;
@@ -54850,9 +54850,9 @@ var require_isNegativeZero = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/helpers/valueToFloat16Bytes.js
+// node_modules/es-abstract/helpers/valueToFloat16Bytes.js
 var require_valueToFloat16Bytes = __commonJS({
-  "../../../work/main/node_modules/es-abstract/helpers/valueToFloat16Bytes.js"(exports2, module) {
+  "node_modules/es-abstract/helpers/valueToFloat16Bytes.js"(exports2, module) {
     "use strict";
     var $abs = require_abs();
     var $floor = require_floor();
@@ -54899,9 +54899,9 @@ var require_valueToFloat16Bytes = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/helpers/valueToFloat32Bytes.js
+// node_modules/es-abstract/helpers/valueToFloat32Bytes.js
 var require_valueToFloat32Bytes = __commonJS({
-  "../../../work/main/node_modules/es-abstract/helpers/valueToFloat32Bytes.js"(exports2, module) {
+  "node_modules/es-abstract/helpers/valueToFloat32Bytes.js"(exports2, module) {
     "use strict";
     var $abs = require_abs();
     var $floor = require_floor();
@@ -54955,9 +54955,9 @@ var require_valueToFloat32Bytes = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/helpers/fractionToBinaryString.js
+// node_modules/es-abstract/helpers/fractionToBinaryString.js
 var require_fractionToBinaryString = __commonJS({
-  "../../../work/main/node_modules/es-abstract/helpers/fractionToBinaryString.js"(exports2, module) {
+  "node_modules/es-abstract/helpers/fractionToBinaryString.js"(exports2, module) {
     "use strict";
     var MAX_ITER = 1075;
     var maxBits = 54;
@@ -54989,9 +54989,9 @@ var require_fractionToBinaryString = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/helpers/intToBinaryString.js
+// node_modules/es-abstract/helpers/intToBinaryString.js
 var require_intToBinaryString = __commonJS({
-  "../../../work/main/node_modules/es-abstract/helpers/intToBinaryString.js"(exports2, module) {
+  "node_modules/es-abstract/helpers/intToBinaryString.js"(exports2, module) {
     "use strict";
     var $floor = require_floor();
     module.exports = function intToBinaryString(x) {
@@ -55011,9 +55011,9 @@ var require_intToBinaryString = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/helpers/isNaN.js
+// node_modules/es-abstract/helpers/isNaN.js
 var require_isNaN2 = __commonJS({
-  "../../../work/main/node_modules/es-abstract/helpers/isNaN.js"(exports2, module) {
+  "node_modules/es-abstract/helpers/isNaN.js"(exports2, module) {
     "use strict";
     module.exports = Number.isNaN || function isNaN2(a) {
       return a !== a;
@@ -55021,9 +55021,9 @@ var require_isNaN2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/helpers/valueToFloat64Bytes.js
+// node_modules/es-abstract/helpers/valueToFloat64Bytes.js
 var require_valueToFloat64Bytes = __commonJS({
-  "../../../work/main/node_modules/es-abstract/helpers/valueToFloat64Bytes.js"(exports2, module) {
+  "node_modules/es-abstract/helpers/valueToFloat64Bytes.js"(exports2, module) {
     "use strict";
     var GetIntrinsic = require_get_intrinsic();
     var $parseInt = GetIntrinsic("%parseInt%");
@@ -55092,9 +55092,9 @@ var require_valueToFloat64Bytes = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/helpers/integerToNBytes.js
+// node_modules/es-abstract/helpers/integerToNBytes.js
 var require_integerToNBytes = __commonJS({
-  "../../../work/main/node_modules/es-abstract/helpers/integerToNBytes.js"(exports2, module) {
+  "node_modules/es-abstract/helpers/integerToNBytes.js"(exports2, module) {
     "use strict";
     var GetIntrinsic = require_get_intrinsic();
     var $Number = GetIntrinsic("%Number%");
@@ -55114,9 +55114,9 @@ var require_integerToNBytes = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/NumericToRawBytes.js
+// node_modules/es-abstract/2025/NumericToRawBytes.js
 var require_NumericToRawBytes = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/NumericToRawBytes.js"(exports2, module) {
+  "node_modules/es-abstract/2025/NumericToRawBytes.js"(exports2, module) {
     "use strict";
     var $TypeError = require_type();
     var hasOwnProperty = require_HasOwnProperty();
@@ -55171,9 +55171,9 @@ var require_NumericToRawBytes = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/helpers/forEach.js
+// node_modules/es-abstract/helpers/forEach.js
 var require_forEach = __commonJS({
-  "../../../work/main/node_modules/es-abstract/helpers/forEach.js"(exports2, module) {
+  "node_modules/es-abstract/helpers/forEach.js"(exports2, module) {
     "use strict";
     module.exports = function forEach(array, callback) {
       for (var i = 0; i < array.length; i += 1) {
@@ -55183,9 +55183,9 @@ var require_forEach = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/SetValueInBuffer.js
+// node_modules/es-abstract/2025/SetValueInBuffer.js
 var require_SetValueInBuffer = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/SetValueInBuffer.js"(exports2, module) {
+  "node_modules/es-abstract/2025/SetValueInBuffer.js"(exports2, module) {
     "use strict";
     var GetIntrinsic = require_get_intrinsic();
     var $SyntaxError = require_syntax();
@@ -55245,9 +55245,9 @@ var require_SetValueInBuffer = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/ToIntegerOrInfinity.js
+// node_modules/es-abstract/2025/ToIntegerOrInfinity.js
 var require_ToIntegerOrInfinity = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/ToIntegerOrInfinity.js"(exports2, module) {
+  "node_modules/es-abstract/2025/ToIntegerOrInfinity.js"(exports2, module) {
     "use strict";
     var ToNumber = require_ToNumber();
     var truncate = require_truncate();
@@ -55266,9 +55266,9 @@ var require_ToIntegerOrInfinity = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/TypedArrayElementSize.js
+// node_modules/es-abstract/2025/TypedArrayElementSize.js
 var require_TypedArrayElementSize = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/TypedArrayElementSize.js"(exports2, module) {
+  "node_modules/es-abstract/2025/TypedArrayElementSize.js"(exports2, module) {
     "use strict";
     var $SyntaxError = require_syntax();
     var $TypeError = require_type();
@@ -55289,9 +55289,9 @@ var require_TypedArrayElementSize = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/TypedArrayElementType.js
+// node_modules/es-abstract/2025/TypedArrayElementType.js
 var require_TypedArrayElementType = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/TypedArrayElementType.js"(exports2, module) {
+  "node_modules/es-abstract/2025/TypedArrayElementType.js"(exports2, module) {
     "use strict";
     var $SyntaxError = require_syntax();
     var $TypeError = require_type();
@@ -55311,17 +55311,17 @@ var require_TypedArrayElementType = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/GetIntrinsic.js
+// node_modules/es-abstract/GetIntrinsic.js
 var require_GetIntrinsic = __commonJS({
-  "../../../work/main/node_modules/es-abstract/GetIntrinsic.js"(exports2, module) {
+  "node_modules/es-abstract/GetIntrinsic.js"(exports2, module) {
     "use strict";
     module.exports = require_get_intrinsic();
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/helpers/records/property-descriptor.js
+// node_modules/es-abstract/helpers/records/property-descriptor.js
 var require_property_descriptor = __commonJS({
-  "../../../work/main/node_modules/es-abstract/helpers/records/property-descriptor.js"(exports2, module) {
+  "node_modules/es-abstract/helpers/records/property-descriptor.js"(exports2, module) {
     "use strict";
     var $TypeError = require_type();
     var hasOwn = require_hasown();
@@ -55353,9 +55353,9 @@ var require_property_descriptor = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/helpers/DefineOwnProperty.js
+// node_modules/es-abstract/helpers/DefineOwnProperty.js
 var require_DefineOwnProperty = __commonJS({
-  "../../../work/main/node_modules/es-abstract/helpers/DefineOwnProperty.js"(exports2, module) {
+  "node_modules/es-abstract/helpers/DefineOwnProperty.js"(exports2, module) {
     "use strict";
     var hasPropertyDescriptors = require_has_property_descriptors();
     var $defineProperty = require_es_define_property();
@@ -55388,9 +55388,9 @@ var require_DefineOwnProperty = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/helpers/fromPropertyDescriptor.js
+// node_modules/es-abstract/helpers/fromPropertyDescriptor.js
 var require_fromPropertyDescriptor = __commonJS({
-  "../../../work/main/node_modules/es-abstract/helpers/fromPropertyDescriptor.js"(exports2, module) {
+  "node_modules/es-abstract/helpers/fromPropertyDescriptor.js"(exports2, module) {
     "use strict";
     module.exports = function fromPropertyDescriptor(Desc) {
       if (typeof Desc === "undefined") {
@@ -55420,9 +55420,9 @@ var require_fromPropertyDescriptor = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/FromPropertyDescriptor.js
+// node_modules/es-abstract/2025/FromPropertyDescriptor.js
 var require_FromPropertyDescriptor = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/FromPropertyDescriptor.js"(exports2, module) {
+  "node_modules/es-abstract/2025/FromPropertyDescriptor.js"(exports2, module) {
     "use strict";
     var $TypeError = require_type();
     var isPropertyDescriptor = require_property_descriptor();
@@ -55436,9 +55436,9 @@ var require_FromPropertyDescriptor = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/IsDataDescriptor.js
+// node_modules/es-abstract/2025/IsDataDescriptor.js
 var require_IsDataDescriptor = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/IsDataDescriptor.js"(exports2, module) {
+  "node_modules/es-abstract/2025/IsDataDescriptor.js"(exports2, module) {
     "use strict";
     var $TypeError = require_type();
     var hasOwn = require_hasown();
@@ -55458,17 +55458,17 @@ var require_IsDataDescriptor = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/IsCallable.js
+// node_modules/es-abstract/2025/IsCallable.js
 var require_IsCallable = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/IsCallable.js"(exports2, module) {
+  "node_modules/es-abstract/2025/IsCallable.js"(exports2, module) {
     "use strict";
     module.exports = require_is_callable();
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/ToBoolean.js
+// node_modules/es-abstract/2025/ToBoolean.js
 var require_ToBoolean = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/ToBoolean.js"(exports2, module) {
+  "node_modules/es-abstract/2025/ToBoolean.js"(exports2, module) {
     "use strict";
     module.exports = function ToBoolean(value) {
       return !!value;
@@ -55476,9 +55476,9 @@ var require_ToBoolean = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/ToPropertyDescriptor.js
+// node_modules/es-abstract/2025/ToPropertyDescriptor.js
 var require_ToPropertyDescriptor = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/ToPropertyDescriptor.js"(exports2, module) {
+  "node_modules/es-abstract/2025/ToPropertyDescriptor.js"(exports2, module) {
     "use strict";
     var hasOwn = require_hasown();
     var $TypeError = require_type();
@@ -55524,9 +55524,9 @@ var require_ToPropertyDescriptor = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/DefinePropertyOrThrow.js
+// node_modules/es-abstract/2025/DefinePropertyOrThrow.js
 var require_DefinePropertyOrThrow = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/DefinePropertyOrThrow.js"(exports2, module) {
+  "node_modules/es-abstract/2025/DefinePropertyOrThrow.js"(exports2, module) {
     "use strict";
     var $TypeError = require_type();
     var isObject2 = require_isObject2();
@@ -55560,9 +55560,9 @@ var require_DefinePropertyOrThrow = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/IsConstructor.js
+// node_modules/es-abstract/2025/IsConstructor.js
 var require_IsConstructor = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/IsConstructor.js"(exports2, module) {
+  "node_modules/es-abstract/2025/IsConstructor.js"(exports2, module) {
     "use strict";
     var GetIntrinsic = require_GetIntrinsic();
     var $construct = GetIntrinsic("%Reflect.construct%", true);
@@ -55599,9 +55599,9 @@ var require_IsConstructor = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/SpeciesConstructor.js
+// node_modules/es-abstract/2025/SpeciesConstructor.js
 var require_SpeciesConstructor = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/SpeciesConstructor.js"(exports2, module) {
+  "node_modules/es-abstract/2025/SpeciesConstructor.js"(exports2, module) {
     "use strict";
     var GetIntrinsic = require_get_intrinsic();
     var $species = GetIntrinsic("%Symbol.species%", true);
@@ -55631,9 +55631,9 @@ var require_SpeciesConstructor = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/IsFixedLengthArrayBuffer.js
+// node_modules/es-abstract/2025/IsFixedLengthArrayBuffer.js
 var require_IsFixedLengthArrayBuffer = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/IsFixedLengthArrayBuffer.js"(exports2, module) {
+  "node_modules/es-abstract/2025/IsFixedLengthArrayBuffer.js"(exports2, module) {
     "use strict";
     var $TypeError = require_type();
     var callBound = require_call_bound();
@@ -55658,17 +55658,17 @@ var require_IsFixedLengthArrayBuffer = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/helpers/isInteger.js
+// node_modules/es-abstract/helpers/isInteger.js
 var require_isInteger2 = __commonJS({
-  "../../../work/main/node_modules/es-abstract/helpers/isInteger.js"(exports2, module) {
+  "node_modules/es-abstract/helpers/isInteger.js"(exports2, module) {
     "use strict";
     module.exports = require_isInteger();
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/helpers/records/typed-array-with-buffer-witness-record.js
+// node_modules/es-abstract/helpers/records/typed-array-with-buffer-witness-record.js
 var require_typed_array_with_buffer_witness_record = __commonJS({
-  "../../../work/main/node_modules/es-abstract/helpers/records/typed-array-with-buffer-witness-record.js"(exports2, module) {
+  "node_modules/es-abstract/helpers/records/typed-array-with-buffer-witness-record.js"(exports2, module) {
     "use strict";
     var hasOwn = require_hasown();
     var isTypedArray = require_is_typed_array();
@@ -55679,25 +55679,25 @@ var require_typed_array_with_buffer_witness_record = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2024/IsCallable.js
+// node_modules/es-abstract/2024/IsCallable.js
 var require_IsCallable2 = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2024/IsCallable.js"(exports2, module) {
+  "node_modules/es-abstract/2024/IsCallable.js"(exports2, module) {
     "use strict";
     module.exports = require_is_callable();
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/helpers/isObject.js
+// node_modules/es-abstract/helpers/isObject.js
 var require_isObject3 = __commonJS({
-  "../../../work/main/node_modules/es-abstract/helpers/isObject.js"(exports2, module) {
+  "node_modules/es-abstract/helpers/isObject.js"(exports2, module) {
     "use strict";
     module.exports = require_isObject2();
   }
 });
 
-// ../../../work/main/node_modules/is-string/index.js
+// node_modules/is-string/index.js
 var require_is_string = __commonJS({
-  "../../../work/main/node_modules/is-string/index.js"(exports2, module) {
+  "node_modules/is-string/index.js"(exports2, module) {
     "use strict";
     var callBound = require_call_bound();
     var $strValueOf = callBound("String.prototype.valueOf");
@@ -55724,9 +55724,9 @@ var require_is_string = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/is-number-object/index.js
+// node_modules/is-number-object/index.js
 var require_is_number_object = __commonJS({
-  "../../../work/main/node_modules/is-number-object/index.js"(exports2, module) {
+  "node_modules/is-number-object/index.js"(exports2, module) {
     "use strict";
     var callBound = require_call_bound();
     var $numToStr = callBound("Number.prototype.toString");
@@ -55753,9 +55753,9 @@ var require_is_number_object = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/is-boolean-object/index.js
+// node_modules/is-boolean-object/index.js
 var require_is_boolean_object = __commonJS({
-  "../../../work/main/node_modules/is-boolean-object/index.js"(exports2, module) {
+  "node_modules/is-boolean-object/index.js"(exports2, module) {
     "use strict";
     var callBound = require_call_bound();
     var $boolToStr = callBound("Boolean.prototype.toString");
@@ -55782,9 +55782,9 @@ var require_is_boolean_object = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/has-bigints/index.js
+// node_modules/has-bigints/index.js
 var require_has_bigints = __commonJS({
-  "../../../work/main/node_modules/has-bigints/index.js"(exports2, module) {
+  "node_modules/has-bigints/index.js"(exports2, module) {
     "use strict";
     var $BigInt = typeof BigInt !== "undefined" && BigInt;
     module.exports = function hasNativeBigInts() {
@@ -55793,9 +55793,9 @@ var require_has_bigints = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/is-bigint/index.js
+// node_modules/is-bigint/index.js
 var require_is_bigint = __commonJS({
-  "../../../work/main/node_modules/is-bigint/index.js"(exports2, module) {
+  "node_modules/is-bigint/index.js"(exports2, module) {
     "use strict";
     var hasBigInts = require_has_bigints()();
     if (hasBigInts) {
@@ -55827,9 +55827,9 @@ var require_is_bigint = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/which-boxed-primitive/index.js
+// node_modules/which-boxed-primitive/index.js
 var require_which_boxed_primitive = __commonJS({
-  "../../../work/main/node_modules/which-boxed-primitive/index.js"(exports2, module) {
+  "node_modules/which-boxed-primitive/index.js"(exports2, module) {
     "use strict";
     var isString = require_is_string();
     var isNumber = require_is_number_object();
@@ -55859,9 +55859,9 @@ var require_which_boxed_primitive = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/is-map/index.js
+// node_modules/is-map/index.js
 var require_is_map = __commonJS({
-  "../../../work/main/node_modules/is-map/index.js"(exports2, module) {
+  "node_modules/is-map/index.js"(exports2, module) {
     "use strict";
     var $Map = typeof Map === "function" && Map.prototype ? Map : null;
     var $Set = typeof Set === "function" && Set.prototype ? Set : null;
@@ -55899,9 +55899,9 @@ var require_is_map = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/is-set/index.js
+// node_modules/is-set/index.js
 var require_is_set = __commonJS({
-  "../../../work/main/node_modules/is-set/index.js"(exports2, module) {
+  "node_modules/is-set/index.js"(exports2, module) {
     "use strict";
     var $Map = typeof Map === "function" && Map.prototype ? Map : null;
     var $Set = typeof Set === "function" && Set.prototype ? Set : null;
@@ -55939,9 +55939,9 @@ var require_is_set = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/is-weakmap/index.js
+// node_modules/is-weakmap/index.js
 var require_is_weakmap = __commonJS({
-  "../../../work/main/node_modules/is-weakmap/index.js"(exports2, module) {
+  "node_modules/is-weakmap/index.js"(exports2, module) {
     "use strict";
     var $WeakMap = typeof WeakMap === "function" && WeakMap.prototype ? WeakMap : null;
     var $WeakSet = typeof WeakSet === "function" && WeakSet.prototype ? WeakSet : null;
@@ -55979,9 +55979,9 @@ var require_is_weakmap = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/is-weakset/index.js
+// node_modules/is-weakset/index.js
 var require_is_weakset = __commonJS({
-  "../../../work/main/node_modules/is-weakset/index.js"(exports2, module) {
+  "node_modules/is-weakset/index.js"(exports2, module) {
     "use strict";
     var GetIntrinsic = require_get_intrinsic();
     var callBound = require_call_bound();
@@ -56016,9 +56016,9 @@ var require_is_weakset = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/which-collection/index.js
+// node_modules/which-collection/index.js
 var require_which_collection = __commonJS({
-  "../../../work/main/node_modules/which-collection/index.js"(exports2, module) {
+  "node_modules/which-collection/index.js"(exports2, module) {
     "use strict";
     var isMap = require_is_map();
     var isSet = require_is_set();
@@ -56044,9 +56044,9 @@ var require_which_collection = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/is-weakref/index.js
+// node_modules/is-weakref/index.js
 var require_is_weakref = __commonJS({
-  "../../../work/main/node_modules/is-weakref/index.js"(exports2, module) {
+  "node_modules/is-weakref/index.js"(exports2, module) {
     "use strict";
     var callBound = require_call_bound();
     var $deref = (
@@ -56069,9 +56069,9 @@ var require_is_weakref = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/is-finalizationregistry/index.js
+// node_modules/is-finalizationregistry/index.js
 var require_is_finalizationregistry = __commonJS({
-  "../../../work/main/node_modules/is-finalizationregistry/index.js"(exports2, module) {
+  "node_modules/is-finalizationregistry/index.js"(exports2, module) {
     "use strict";
     var callBound = require_call_bound();
     var $register = callBound("FinalizationRegistry.prototype.register", true);
@@ -56091,9 +56091,9 @@ var require_is_finalizationregistry = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/functions-have-names/index.js
+// node_modules/functions-have-names/index.js
 var require_functions_have_names = __commonJS({
-  "../../../work/main/node_modules/functions-have-names/index.js"(exports2, module) {
+  "node_modules/functions-have-names/index.js"(exports2, module) {
     "use strict";
     var functionsHaveNames = function functionsHaveNames2() {
       return typeof function f() {
@@ -56124,9 +56124,9 @@ var require_functions_have_names = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/is-document.all/index.js
+// node_modules/is-document.all/index.js
 var require_is_document = __commonJS({
-  "../../../work/main/node_modules/is-document.all/index.js"(exports2, module) {
+  "node_modules/is-document.all/index.js"(exports2, module) {
     "use strict";
     var callBound = require_call_bound();
     var toStr = callBound("Object.prototype.toString");
@@ -56161,9 +56161,9 @@ var require_is_document = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/function.prototype.name/implementation.js
+// node_modules/function.prototype.name/implementation.js
 var require_implementation4 = __commonJS({
-  "../../../work/main/node_modules/function.prototype.name/implementation.js"(exports2, module) {
+  "node_modules/function.prototype.name/implementation.js"(exports2, module) {
     "use strict";
     var IsCallable = require_is_callable();
     var hasOwn = require_hasown();
@@ -56211,9 +56211,9 @@ var require_implementation4 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/function.prototype.name/polyfill.js
+// node_modules/function.prototype.name/polyfill.js
 var require_polyfill2 = __commonJS({
-  "../../../work/main/node_modules/function.prototype.name/polyfill.js"(exports2, module) {
+  "node_modules/function.prototype.name/polyfill.js"(exports2, module) {
     "use strict";
     var implementation = require_implementation4();
     module.exports = function getPolyfill() {
@@ -56222,9 +56222,9 @@ var require_polyfill2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/function.prototype.name/shim.js
+// node_modules/function.prototype.name/shim.js
 var require_shim2 = __commonJS({
-  "../../../work/main/node_modules/function.prototype.name/shim.js"(exports2, module) {
+  "node_modules/function.prototype.name/shim.js"(exports2, module) {
     "use strict";
     var supportsDescriptors = require_has_property_descriptors()();
     var functionsHaveNames = require_functions_have_names()();
@@ -56261,9 +56261,9 @@ var require_shim2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/function.prototype.name/index.js
+// node_modules/function.prototype.name/index.js
 var require_function_prototype = __commonJS({
-  "../../../work/main/node_modules/function.prototype.name/index.js"(exports2, module) {
+  "node_modules/function.prototype.name/index.js"(exports2, module) {
     "use strict";
     var callBind = require_call_bind();
     var implementation = require_implementation4();
@@ -56277,9 +56277,9 @@ var require_function_prototype = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/is-generator-function/index.js
+// node_modules/is-generator-function/index.js
 var require_is_generator_function = __commonJS({
-  "../../../work/main/node_modules/is-generator-function/index.js"(exports2, module) {
+  "node_modules/is-generator-function/index.js"(exports2, module) {
     "use strict";
     var callBound = require_call_bound();
     var safeRegexTest = require_safe_regex_test();
@@ -56309,9 +56309,9 @@ var require_is_generator_function = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/is-async-function/index.js
+// node_modules/is-async-function/index.js
 var require_is_async_function = __commonJS({
-  "../../../work/main/node_modules/is-async-function/index.js"(exports2, module) {
+  "node_modules/is-async-function/index.js"(exports2, module) {
     "use strict";
     var callBound = require_call_bound();
     var safeRegexTest = require_safe_regex_test();
@@ -56341,9 +56341,9 @@ var require_is_async_function = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/which-builtin-type/index.js
+// node_modules/which-builtin-type/index.js
 var require_which_builtin_type = __commonJS({
-  "../../../work/main/node_modules/which-builtin-type/index.js"(exports2, module) {
+  "node_modules/which-builtin-type/index.js"(exports2, module) {
     "use strict";
     var whichBoxedPrimitive = require_which_boxed_primitive();
     var whichCollection = require_which_collection();
@@ -56431,9 +56431,9 @@ var require_which_builtin_type = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/reflect.getprototypeof/implementation.js
+// node_modules/reflect.getprototypeof/implementation.js
 var require_implementation5 = __commonJS({
-  "../../../work/main/node_modules/reflect.getprototypeof/implementation.js"(exports2, module) {
+  "node_modules/reflect.getprototypeof/implementation.js"(exports2, module) {
     "use strict";
     var GetIntrinsic = require_get_intrinsic();
     var IsCallable = require_IsCallable2();
@@ -56467,9 +56467,9 @@ var require_implementation5 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/reflect.getprototypeof/polyfill.js
+// node_modules/reflect.getprototypeof/polyfill.js
 var require_polyfill3 = __commonJS({
-  "../../../work/main/node_modules/reflect.getprototypeof/polyfill.js"(exports2, module) {
+  "node_modules/reflect.getprototypeof/polyfill.js"(exports2, module) {
     "use strict";
     var implementation = require_implementation5();
     var getProto = require_get_proto();
@@ -56484,9 +56484,9 @@ var require_polyfill3 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/typed-array-byte-offset/index.js
+// node_modules/typed-array-byte-offset/index.js
 var require_typed_array_byte_offset = __commonJS({
-  "../../../work/main/node_modules/typed-array-byte-offset/index.js"(exports2, module) {
+  "node_modules/typed-array-byte-offset/index.js"(exports2, module) {
     "use strict";
     var forEach = require_for_each();
     var callBind = require_call_bind();
@@ -56551,9 +56551,9 @@ var require_typed_array_byte_offset = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/typed-array-length/index.js
+// node_modules/typed-array-length/index.js
 var require_typed_array_length = __commonJS({
-  "../../../work/main/node_modules/typed-array-length/index.js"(exports2, module) {
+  "node_modules/typed-array-length/index.js"(exports2, module) {
     "use strict";
     var callBind = require_call_bind();
     var forEach = require_for_each();
@@ -56631,9 +56631,9 @@ var require_typed_array_length = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/IsTypedArrayOutOfBounds.js
+// node_modules/es-abstract/2025/IsTypedArrayOutOfBounds.js
 var require_IsTypedArrayOutOfBounds = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/IsTypedArrayOutOfBounds.js"(exports2, module) {
+  "node_modules/es-abstract/2025/IsTypedArrayOutOfBounds.js"(exports2, module) {
     "use strict";
     var $TypeError = require_type();
     var IsDetachedBuffer = require_IsDetachedBuffer();
@@ -56673,9 +56673,9 @@ var require_IsTypedArrayOutOfBounds = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/TypedArrayLength.js
+// node_modules/es-abstract/2025/TypedArrayLength.js
 var require_TypedArrayLength = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/TypedArrayLength.js"(exports2, module) {
+  "node_modules/es-abstract/2025/TypedArrayLength.js"(exports2, module) {
     "use strict";
     var $TypeError = require_type();
     var floor = require_floor2();
@@ -56713,9 +56713,9 @@ var require_TypedArrayLength = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/ArrayBufferByteLength.js
+// node_modules/es-abstract/2025/ArrayBufferByteLength.js
 var require_ArrayBufferByteLength = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/ArrayBufferByteLength.js"(exports2, module) {
+  "node_modules/es-abstract/2025/ArrayBufferByteLength.js"(exports2, module) {
     "use strict";
     var $TypeError = require_type();
     var IsDetachedBuffer = require_IsDetachedBuffer();
@@ -56743,9 +56743,9 @@ var require_ArrayBufferByteLength = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/MakeTypedArrayWithBufferWitnessRecord.js
+// node_modules/es-abstract/2025/MakeTypedArrayWithBufferWitnessRecord.js
 var require_MakeTypedArrayWithBufferWitnessRecord = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/MakeTypedArrayWithBufferWitnessRecord.js"(exports2, module) {
+  "node_modules/es-abstract/2025/MakeTypedArrayWithBufferWitnessRecord.js"(exports2, module) {
     "use strict";
     var $TypeError = require_type();
     var ArrayBufferByteLength = require_ArrayBufferByteLength();
@@ -56766,9 +56766,9 @@ var require_MakeTypedArrayWithBufferWitnessRecord = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/ValidateTypedArray.js
+// node_modules/es-abstract/2025/ValidateTypedArray.js
 var require_ValidateTypedArray = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/ValidateTypedArray.js"(exports2, module) {
+  "node_modules/es-abstract/2025/ValidateTypedArray.js"(exports2, module) {
     "use strict";
     var $TypeError = require_type();
     var isObject2 = require_isObject2();
@@ -56794,9 +56794,9 @@ var require_ValidateTypedArray = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/TypedArrayCreateFromConstructor.js
+// node_modules/es-abstract/2025/TypedArrayCreateFromConstructor.js
 var require_TypedArrayCreateFromConstructor = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/TypedArrayCreateFromConstructor.js"(exports2, module) {
+  "node_modules/es-abstract/2025/TypedArrayCreateFromConstructor.js"(exports2, module) {
     "use strict";
     var $SyntaxError = require_syntax();
     var $TypeError = require_type();
@@ -56841,9 +56841,9 @@ var require_TypedArrayCreateFromConstructor = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/helpers/typedArrayConstructors.js
+// node_modules/es-abstract/helpers/typedArrayConstructors.js
 var require_typedArrayConstructors = __commonJS({
-  "../../../work/main/node_modules/es-abstract/helpers/typedArrayConstructors.js"(exports2, module) {
+  "node_modules/es-abstract/helpers/typedArrayConstructors.js"(exports2, module) {
     "use strict";
     var GetIntrinsic = require_get_intrinsic();
     var constructors = {
@@ -56867,9 +56867,9 @@ var require_typedArrayConstructors = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/es-abstract/2025/TypedArraySpeciesCreate.js
+// node_modules/es-abstract/2025/TypedArraySpeciesCreate.js
 var require_TypedArraySpeciesCreate = __commonJS({
-  "../../../work/main/node_modules/es-abstract/2025/TypedArraySpeciesCreate.js"(exports2, module) {
+  "node_modules/es-abstract/2025/TypedArraySpeciesCreate.js"(exports2, module) {
     "use strict";
     var $SyntaxError = require_syntax();
     var $TypeError = require_type();
@@ -56900,9 +56900,9 @@ var require_TypedArraySpeciesCreate = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/typedarray.prototype.slice/implementation.js
+// node_modules/typedarray.prototype.slice/implementation.js
 var require_implementation6 = __commonJS({
-  "../../../work/main/node_modules/typedarray.prototype.slice/implementation.js"(exports2, module) {
+  "node_modules/typedarray.prototype.slice/implementation.js"(exports2, module) {
     "use strict";
     var $TypeError = require_type();
     var Get = require_Get();
@@ -56980,9 +56980,9 @@ var require_implementation6 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/typedarray.prototype.slice/polyfill.js
+// node_modules/typedarray.prototype.slice/polyfill.js
 var require_polyfill4 = __commonJS({
-  "../../../work/main/node_modules/typedarray.prototype.slice/polyfill.js"(exports2, module) {
+  "node_modules/typedarray.prototype.slice/polyfill.js"(exports2, module) {
     "use strict";
     var implementation = require_implementation6();
     module.exports = function getPolyfill() {
@@ -57003,9 +57003,9 @@ var require_polyfill4 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/typedarray.prototype.slice/shim.js
+// node_modules/typedarray.prototype.slice/shim.js
 var require_shim3 = __commonJS({
-  "../../../work/main/node_modules/typedarray.prototype.slice/shim.js"(exports2, module) {
+  "node_modules/typedarray.prototype.slice/shim.js"(exports2, module) {
     "use strict";
     var define2 = require_define_properties();
     var getProto = require_get_proto();
@@ -57027,9 +57027,9 @@ var require_shim3 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/typedarray.prototype.slice/index.js
+// node_modules/typedarray.prototype.slice/index.js
 var require_typedarray_prototype = __commonJS({
-  "../../../work/main/node_modules/typedarray.prototype.slice/index.js"(exports2, module) {
+  "node_modules/typedarray.prototype.slice/index.js"(exports2, module) {
     "use strict";
     var define2 = require_define_properties();
     var callBind = require_call_bind();
@@ -57046,9 +57046,9 @@ var require_typedarray_prototype = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/traverse/index.js
+// node_modules/traverse/index.js
 var require_traverse = __commonJS({
-  "../../../work/main/node_modules/traverse/index.js"(exports2, module) {
+  "node_modules/traverse/index.js"(exports2, module) {
     var whichTypedArray = require_which_typed_array();
     var taSlice = require_typedarray_prototype();
     var gopd = require_gopd();
@@ -57594,9 +57594,9 @@ var require_traverse = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/chainsaw/index.js
+// node_modules/chainsaw/index.js
 var require_chainsaw = __commonJS({
-  "../../../work/main/node_modules/chainsaw/index.js"(exports2, module) {
+  "node_modules/chainsaw/index.js"(exports2, module) {
     var Traverse = require_traverse();
     var EventEmitter3 = __require("events").EventEmitter;
     module.exports = Chainsaw;
@@ -57714,9 +57714,9 @@ var require_chainsaw = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/buffers/index.js
+// node_modules/buffers/index.js
 var require_buffers = __commonJS({
-  "../../../work/main/node_modules/buffers/index.js"(exports2, module) {
+  "node_modules/buffers/index.js"(exports2, module) {
     module.exports = Buffers;
     function Buffers(bufs) {
       if (!(this instanceof Buffers)) return new Buffers(bufs);
@@ -57922,9 +57922,9 @@ var require_buffers = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/binary/lib/vars.js
+// node_modules/binary/lib/vars.js
 var require_vars = __commonJS({
-  "../../../work/main/node_modules/binary/lib/vars.js"(exports2, module) {
+  "node_modules/binary/lib/vars.js"(exports2, module) {
     module.exports = function(store) {
       function getset(name, value) {
         var node = vars.store;
@@ -57954,9 +57954,9 @@ var require_vars = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/binary/index.js
+// node_modules/binary/index.js
 var require_binary = __commonJS({
-  "../../../work/main/node_modules/binary/index.js"(exports2, module) {
+  "node_modules/binary/index.js"(exports2, module) {
     var Chainsaw = require_chainsaw();
     var EventEmitter3 = __require("events").EventEmitter;
     var Buffers = require_buffers();
@@ -58279,9 +58279,9 @@ var require_binary = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/unzip-stream/lib/matcher-stream.js
+// node_modules/unzip-stream/lib/matcher-stream.js
 var require_matcher_stream = __commonJS({
-  "../../../work/main/node_modules/unzip-stream/lib/matcher-stream.js"(exports2, module) {
+  "node_modules/unzip-stream/lib/matcher-stream.js"(exports2, module) {
     var Transform3 = __require("stream").Transform;
     var util3 = __require("util");
     function MatcherStream(patternDesc, matchFn) {
@@ -58359,9 +58359,9 @@ var require_matcher_stream = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/unzip-stream/lib/entry.js
+// node_modules/unzip-stream/lib/entry.js
 var require_entry = __commonJS({
-  "../../../work/main/node_modules/unzip-stream/lib/entry.js"(exports2, module) {
+  "node_modules/unzip-stream/lib/entry.js"(exports2, module) {
     "use strict";
     var stream4 = __require("stream");
     var inherits = __require("util").inherits;
@@ -58384,9 +58384,9 @@ var require_entry = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/unzip-stream/lib/unzip-stream.js
+// node_modules/unzip-stream/lib/unzip-stream.js
 var require_unzip_stream = __commonJS({
-  "../../../work/main/node_modules/unzip-stream/lib/unzip-stream.js"(exports2, module) {
+  "node_modules/unzip-stream/lib/unzip-stream.js"(exports2, module) {
     "use strict";
     var binary = require_binary();
     var stream4 = __require("stream");
@@ -58974,9 +58974,9 @@ var require_unzip_stream = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/unzip-stream/lib/parser-stream.js
+// node_modules/unzip-stream/lib/parser-stream.js
 var require_parser_stream = __commonJS({
-  "../../../work/main/node_modules/unzip-stream/lib/parser-stream.js"(exports2, module) {
+  "node_modules/unzip-stream/lib/parser-stream.js"(exports2, module) {
     var Transform3 = __require("stream").Transform;
     var util3 = __require("util");
     var UnzipStream = require_unzip_stream();
@@ -59025,9 +59025,9 @@ var require_parser_stream = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/mkdirp/index.js
+// node_modules/mkdirp/index.js
 var require_mkdirp = __commonJS({
-  "../../../work/main/node_modules/mkdirp/index.js"(exports2, module) {
+  "node_modules/mkdirp/index.js"(exports2, module) {
     var path4 = __require("path");
     var fs6 = __require("fs");
     var _0777 = parseInt("0777", 8);
@@ -59113,9 +59113,9 @@ var require_mkdirp = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/unzip-stream/lib/extract.js
+// node_modules/unzip-stream/lib/extract.js
 var require_extract2 = __commonJS({
-  "../../../work/main/node_modules/unzip-stream/lib/extract.js"(exports2, module) {
+  "node_modules/unzip-stream/lib/extract.js"(exports2, module) {
     var fs6 = __require("fs");
     var path4 = __require("path");
     var util3 = __require("util");
@@ -59197,18 +59197,18 @@ var require_extract2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/unzip-stream/unzip.js
+// node_modules/unzip-stream/unzip.js
 var require_unzip = __commonJS({
-  "../../../work/main/node_modules/unzip-stream/unzip.js"(exports2) {
+  "node_modules/unzip-stream/unzip.js"(exports2) {
     "use strict";
     exports2.Parse = require_parser_stream();
     exports2.Extract = require_extract2();
   }
 });
 
-// ../../../work/main/node_modules/bottleneck/light.js
+// node_modules/bottleneck/light.js
 var require_light = __commonJS({
-  "../../../work/main/node_modules/bottleneck/light.js"(exports2, module) {
+  "node_modules/bottleneck/light.js"(exports2, module) {
     (function(global2, factory) {
       typeof exports2 === "object" && typeof module !== "undefined" ? module.exports = factory() : typeof define === "function" && define.amd ? define(factory) : global2.Bottleneck = factory();
     })(exports2, (function() {
@@ -60525,7 +60525,7 @@ var require_light = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@actions/artifact/lib/internal/shared/config.js
+// node_modules/@actions/artifact/lib/internal/shared/config.js
 import os from "os";
 function getUploadChunkSize() {
   return 8 * 1024 * 1024;
@@ -60601,11 +60601,11 @@ function getMaxArtifactListCount() {
   return maxCount;
 }
 
-// ../../../work/main/node_modules/@actions/artifact/lib/internal/upload/upload-artifact.js
+// node_modules/@actions/artifact/lib/internal/upload/upload-artifact.js
 import * as fs4 from "fs";
 import * as path2 from "path";
 
-// ../../../work/main/node_modules/@actions/artifact/lib/generated/google/protobuf/timestamp.js
+// node_modules/@actions/artifact/lib/generated/google/protobuf/timestamp.js
 var import_runtime = __toESM(require_commonjs(), 1);
 var import_runtime2 = __toESM(require_commonjs(), 1);
 var import_runtime3 = __toESM(require_commonjs(), 1);
@@ -60747,7 +60747,7 @@ var Timestamp$Type = class extends import_runtime7.MessageType {
 };
 var Timestamp = new Timestamp$Type();
 
-// ../../../work/main/node_modules/@actions/artifact/lib/generated/google/protobuf/wrappers.js
+// node_modules/@actions/artifact/lib/generated/google/protobuf/wrappers.js
 var import_runtime8 = __toESM(require_commonjs(), 1);
 var import_runtime9 = __toESM(require_commonjs(), 1);
 var import_runtime10 = __toESM(require_commonjs(), 1);
@@ -61332,7 +61332,7 @@ var BytesValue$Type = class extends import_runtime14.MessageType {
 };
 var BytesValue = new BytesValue$Type();
 
-// ../../../work/main/node_modules/@actions/artifact/lib/generated/results/api/v1/artifact.js
+// node_modules/@actions/artifact/lib/generated/results/api/v1/artifact.js
 var import_runtime_rpc = __toESM(require_commonjs2(), 1);
 var import_runtime15 = __toESM(require_commonjs(), 1);
 var import_runtime16 = __toESM(require_commonjs(), 1);
@@ -62163,7 +62163,7 @@ var ArtifactService = new import_runtime_rpc.ServiceType("github.actions.results
   { name: "DeleteArtifact", options: {}, I: DeleteArtifactRequest, O: DeleteArtifactResponse }
 ]);
 
-// ../../../work/main/node_modules/@actions/artifact/lib/generated/results/api/v1/artifact.twirp-client.js
+// node_modules/@actions/artifact/lib/generated/results/api/v1/artifact.twirp-client.js
 var ArtifactServiceClientJSON = class {
   constructor(rpc) {
     this.rpc = rpc;
@@ -62223,7 +62223,7 @@ var ArtifactServiceClientJSON = class {
   }
 };
 
-// ../../../work/main/node_modules/@actions/artifact/lib/internal/upload/retention.js
+// node_modules/@actions/artifact/lib/internal/upload/retention.js
 function getExpiration(retentionDays) {
   if (!retentionDays) {
     return void 0;
@@ -62249,7 +62249,7 @@ function getRetentionDays() {
   return days;
 }
 
-// ../../../work/main/node_modules/@actions/artifact/lib/internal/upload/path-and-artifact-name-validation.js
+// node_modules/@actions/artifact/lib/internal/upload/path-and-artifact-name-validation.js
 var invalidArtifactFilePathCharacters = /* @__PURE__ */ new Map([
   ['"', ' Double quote "'],
   [":", " Colon :"],
@@ -62297,13 +62297,13 @@ The following characters are not allowed in files that are uploaded due to limit
   }
 }
 
-// ../../../work/main/node_modules/@actions/artifact/lib/internal/shared/user-agent.js
+// node_modules/@actions/artifact/lib/internal/shared/user-agent.js
 var import_package_version = __toESM(require_package_version(), 1);
 function getUserAgentString() {
   return `@actions/artifact-${import_package_version.version}`;
 }
 
-// ../../../work/main/node_modules/@actions/artifact/lib/internal/shared/errors.js
+// node_modules/@actions/artifact/lib/internal/shared/errors.js
 var FilesNotFoundError = class extends Error {
   constructor(files = []) {
     let message = "No files were found to upload";
@@ -62367,7 +62367,7 @@ UsageError.isUsageErrorMessage = (msg) => {
   return msg.includes("insufficient usage");
 };
 
-// ../../../work/main/node_modules/jwt-decode/build/esm/index.js
+// node_modules/jwt-decode/build/esm/index.js
 var InvalidTokenError = class extends Error {
 };
 InvalidTokenError.prototype.name = "InvalidTokenError";
@@ -62423,7 +62423,7 @@ function jwtDecode(token, options) {
   }
 }
 
-// ../../../work/main/node_modules/@actions/artifact/lib/internal/shared/util.js
+// node_modules/@actions/artifact/lib/internal/shared/util.js
 var InvalidJwtError = new Error("Failed to get backend IDs: The provided JWT token is invalid and/or missing claims");
 function getBackendIdsFromToken() {
   const token = getRuntimeToken();
@@ -62480,7 +62480,7 @@ function maskSecretUrls(body2) {
   }
 }
 
-// ../../../work/main/node_modules/@actions/artifact/lib/internal/shared/artifact-twirp-client.js
+// node_modules/@actions/artifact/lib/internal/shared/artifact-twirp-client.js
 var __awaiter = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
     return value instanceof P ? value : new P(function(resolve2) {
@@ -62640,7 +62640,7 @@ function internalArtifactTwirpClient(options) {
   return new ArtifactServiceClientJSON(client2);
 }
 
-// ../../../work/main/node_modules/@actions/artifact/lib/internal/upload/upload-zip-specification.js
+// node_modules/@actions/artifact/lib/internal/upload/upload-zip-specification.js
 import * as fs from "fs";
 import { normalize, resolve } from "path";
 function validateRootDirectory(rootDirectory) {
@@ -62687,7 +62687,7 @@ function getUploadZipSpecification(filesToZip, rootDirectory) {
   return specification;
 }
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/dist/esm/abort-controller/AbortError.js
+// node_modules/@typespec/ts-http-runtime/dist/esm/abort-controller/AbortError.js
 var AbortError = class extends Error {
   constructor(message) {
     super(message);
@@ -62695,7 +62695,7 @@ var AbortError = class extends Error {
   }
 };
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/dist/esm/logger/log.js
+// node_modules/@typespec/ts-http-runtime/dist/esm/logger/log.js
 import { EOL } from "node:os";
 import util from "node:util";
 import process2 from "node:process";
@@ -62703,7 +62703,7 @@ function log(message, ...args) {
   process2.stderr.write(`${util.format(message, ...args)}${EOL}`);
 }
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/dist/esm/env.js
+// node_modules/@typespec/ts-http-runtime/dist/esm/env.js
 import process3 from "node:process";
 function getEnvironmentVariable(name) {
   return process3.env[name];
@@ -62712,7 +62712,7 @@ var isDeno = typeof process3.versions.deno === "string" && process3.versions.den
 var isBun = typeof process3.versions.bun === "string" && process3.versions.bun.length > 0;
 var isNodeLike = true;
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/dist/esm/logger/debug.js
+// node_modules/@typespec/ts-http-runtime/dist/esm/logger/debug.js
 var debugEnvVariable = getEnvironmentVariable("DEBUG");
 var enabledString;
 var enabledNamespaces = [];
@@ -62870,7 +62870,7 @@ function extend(namespace) {
 }
 var debug_default = debugObj;
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/dist/esm/logger/logger.js
+// node_modules/@typespec/ts-http-runtime/dist/esm/logger/logger.js
 var TYPESPEC_RUNTIME_LOG_LEVELS = ["verbose", "info", "warning", "error"];
 var levelMap = {
   verbose: 400,
@@ -62958,7 +62958,7 @@ function createClientLogger(namespace) {
   return context.createClientLogger(namespace);
 }
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/dist/esm/httpHeaders.js
+// node_modules/@typespec/ts-http-runtime/dist/esm/httpHeaders.js
 function normalizeName(name) {
   return name.toLowerCase();
 }
@@ -63044,12 +63044,12 @@ function createHttpHeaders(rawHeaders) {
   return new HttpHeadersImpl(rawHeaders);
 }
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/dist/esm/util/uuidUtils.js
+// node_modules/@typespec/ts-http-runtime/dist/esm/util/uuidUtils.js
 function randomUUID() {
   return crypto.randomUUID();
 }
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/dist/esm/pipelineRequest.js
+// node_modules/@typespec/ts-http-runtime/dist/esm/pipelineRequest.js
 var PipelineRequestImpl = class {
   url;
   method;
@@ -63096,7 +63096,7 @@ function createPipelineRequest(options) {
   return new PipelineRequestImpl(options);
 }
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/dist/esm/pipeline.js
+// node_modules/@typespec/ts-http-runtime/dist/esm/pipeline.js
 var ValidPhaseNames = /* @__PURE__ */ new Set(["Deserialize", "Serialize", "Retry", "Sign"]);
 var HttpPipeline = class _HttpPipeline {
   _policies = [];
@@ -63277,12 +63277,12 @@ function createEmptyPipeline() {
   return HttpPipeline.create();
 }
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/dist/esm/util/object.js
+// node_modules/@typespec/ts-http-runtime/dist/esm/util/object.js
 function isObject(input) {
   return typeof input === "object" && input !== null && !Array.isArray(input) && !(input instanceof RegExp) && !(input instanceof Date);
 }
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/dist/esm/util/error.js
+// node_modules/@typespec/ts-http-runtime/dist/esm/util/error.js
 function isError(e) {
   if (isObject(e)) {
     const hasName = typeof e.name === "string";
@@ -63292,11 +63292,11 @@ function isError(e) {
   return false;
 }
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/dist/esm/util/inspect.js
+// node_modules/@typespec/ts-http-runtime/dist/esm/util/inspect.js
 import { inspect } from "node:util";
 var custom = inspect.custom;
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/dist/esm/util/sanitizer.js
+// node_modules/@typespec/ts-http-runtime/dist/esm/util/sanitizer.js
 var RedactedString = "REDACTED";
 var defaultAllowedHeaderNames = [
   "x-ms-client-request-id",
@@ -63432,7 +63432,7 @@ var Sanitizer = class {
   }
 };
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/dist/esm/restError.js
+// node_modules/@typespec/ts-http-runtime/dist/esm/restError.js
 var errorSanitizer = new Sanitizer();
 var RestError = class _RestError extends Error {
   /**
@@ -63500,7 +63500,7 @@ function isRestError(e) {
   return isError(e) && e.name === "RestError";
 }
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/dist/esm/util/bytesEncoding.js
+// node_modules/@typespec/ts-http-runtime/dist/esm/util/bytesEncoding.js
 function uint8ArrayToString(bytes, format) {
   return Buffer.from(bytes).toString(format);
 }
@@ -63508,16 +63508,16 @@ function stringToUint8Array(value, format) {
   return Buffer.from(value, format);
 }
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/dist/esm/nodeHttpClient.js
+// node_modules/@typespec/ts-http-runtime/dist/esm/nodeHttpClient.js
 import http from "node:http";
 import https from "node:https";
 import zlib from "node:zlib";
 import { Transform } from "node:stream";
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/dist/esm/log.js
+// node_modules/@typespec/ts-http-runtime/dist/esm/log.js
 var logger = createClientLogger("ts-http-runtime");
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/dist/esm/nodeHttpClient.js
+// node_modules/@typespec/ts-http-runtime/dist/esm/nodeHttpClient.js
 var DEFAULT_TLS_SETTINGS = {};
 function isReadableStream(body2) {
   return body2 && typeof body2.pipe === "function";
@@ -63810,12 +63810,12 @@ function createNodeHttpClient() {
   return new NodeHttpClient();
 }
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/dist/esm/defaultHttpClient.js
+// node_modules/@typespec/ts-http-runtime/dist/esm/defaultHttpClient.js
 function createDefaultHttpClient() {
   return createNodeHttpClient();
 }
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/dist/esm/policies/logPolicy.js
+// node_modules/@typespec/ts-http-runtime/dist/esm/policies/logPolicy.js
 var logPolicyName = "logPolicy";
 function logPolicy(options = {}) {
   const logger7 = options.logger ?? logger.info;
@@ -63838,23 +63838,23 @@ function logPolicy(options = {}) {
   };
 }
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/dist/esm/util/userAgentPlatform.js
+// node_modules/@typespec/ts-http-runtime/dist/esm/util/userAgentPlatform.js
 function getHeaderName() {
   return "User-Agent";
 }
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/dist/esm/constants.js
+// node_modules/@typespec/ts-http-runtime/dist/esm/constants.js
 var DEFAULT_RETRY_POLICY_COUNT = 3;
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/dist/esm/util/userAgent.js
+// node_modules/@typespec/ts-http-runtime/dist/esm/util/userAgent.js
 function getUserAgentHeaderName() {
   return getHeaderName();
 }
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/dist/esm/policies/userAgentPolicy.js
+// node_modules/@typespec/ts-http-runtime/dist/esm/policies/userAgentPolicy.js
 var UserAgentHeaderName = getUserAgentHeaderName();
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/dist/esm/util/random.js
+// node_modules/@typespec/ts-http-runtime/dist/esm/util/random.js
 function getRandomIntegerInclusive(min, max) {
   min = Math.ceil(min);
   max = Math.floor(max);
@@ -63862,7 +63862,7 @@ function getRandomIntegerInclusive(min, max) {
   return offset + min;
 }
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/dist/esm/util/delay.js
+// node_modules/@typespec/ts-http-runtime/dist/esm/util/delay.js
 function calculateRetryDelay(retryAttempt, config) {
   const exponentialDelay = config.retryDelayInMs * Math.pow(2, retryAttempt);
   const clampedDelay = Math.min(config.maxRetryDelayInMs, exponentialDelay);
@@ -63870,7 +63870,7 @@ function calculateRetryDelay(retryAttempt, config) {
   return { retryAfterInMs };
 }
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/dist/esm/util/helpers.js
+// node_modules/@typespec/ts-http-runtime/dist/esm/util/helpers.js
 var StandardAbortMessage = "The operation was aborted.";
 function delay(delayInMs, value, options) {
   return new Promise((resolve2, reject) => {
@@ -63913,7 +63913,7 @@ function parseHeaderValueAsNumber(response, headerName) {
   return valueAsNum;
 }
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/dist/esm/retryStrategies/throttlingRetryStrategy.js
+// node_modules/@typespec/ts-http-runtime/dist/esm/retryStrategies/throttlingRetryStrategy.js
 var RetryAfterHeader = "Retry-After";
 var AllRetryAfterHeaders = ["retry-after-ms", "x-ms-retry-after-ms", RetryAfterHeader];
 function getRetryAfterInMs(response) {
@@ -63955,7 +63955,7 @@ function throttlingRetryStrategy() {
   };
 }
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/dist/esm/retryStrategies/exponentialRetryStrategy.js
+// node_modules/@typespec/ts-http-runtime/dist/esm/retryStrategies/exponentialRetryStrategy.js
 var DEFAULT_CLIENT_RETRY_INTERVAL = 1e3;
 var DEFAULT_CLIENT_MAX_RETRY_INTERVAL = 1e3 * 64;
 function exponentialRetryStrategy(options = {}) {
@@ -63992,7 +63992,7 @@ function isSystemError(err) {
   return err.code === "ETIMEDOUT" || err.code === "ESOCKETTIMEDOUT" || err.code === "ECONNREFUSED" || err.code === "ECONNRESET" || err.code === "ENOENT" || err.code === "ENOTFOUND";
 }
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/dist/esm/policies/retryPolicy.js
+// node_modules/@typespec/ts-http-runtime/dist/esm/policies/retryPolicy.js
 var retryPolicyLogger = createClientLogger("ts-http-runtime retryPolicy");
 var retryPolicyName = "retryPolicy";
 function retryPolicy(strategies, options = { maxRetries: DEFAULT_RETRY_POLICY_COUNT }) {
@@ -64076,7 +64076,7 @@ function retryPolicy(strategies, options = { maxRetries: DEFAULT_RETRY_POLICY_CO
   };
 }
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/dist/esm/policies/defaultRetryPolicy.js
+// node_modules/@typespec/ts-http-runtime/dist/esm/policies/defaultRetryPolicy.js
 var defaultRetryPolicyName = "defaultRetryPolicy";
 function defaultRetryPolicy(options = {}) {
   return {
@@ -64087,7 +64087,7 @@ function defaultRetryPolicy(options = {}) {
   };
 }
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/dist/esm/formData.js
+// node_modules/@typespec/ts-http-runtime/dist/esm/formData.js
 function convertBodyToFormDataMap(body2) {
   if (typeof FormData !== "undefined" && body2 instanceof FormData) {
     const formDataMap = {};
@@ -64104,7 +64104,7 @@ function convertBodyToFormDataMap(body2) {
   return void 0;
 }
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/dist/esm/policies/formDataPolicy.js
+// node_modules/@typespec/ts-http-runtime/dist/esm/policies/formDataPolicy.js
 var formDataPolicyName = "formDataPolicy";
 function formDataPolicy() {
   return {
@@ -64174,7 +64174,7 @@ async function prepareFormData(formData, request2) {
   request2.multipartBody = { parts };
 }
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/dist/esm/policies/agentPolicy.js
+// node_modules/@typespec/ts-http-runtime/dist/esm/policies/agentPolicy.js
 var agentPolicyName = "agentPolicy";
 function agentPolicy(agent) {
   return {
@@ -64188,7 +64188,7 @@ function agentPolicy(agent) {
   };
 }
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/dist/esm/policies/tlsPolicy.js
+// node_modules/@typespec/ts-http-runtime/dist/esm/policies/tlsPolicy.js
 var tlsPolicyName = "tlsPolicy";
 function tlsPolicy(tlsSettings) {
   return {
@@ -64202,7 +64202,7 @@ function tlsPolicy(tlsSettings) {
   };
 }
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/dist/esm/policies/proxyPolicy.js
+// node_modules/@typespec/ts-http-runtime/dist/esm/policies/proxyPolicy.js
 var import_https_proxy_agent = __toESM(require_dist2(), 1);
 var import_http_proxy_agent = __toESM(require_dist3(), 1);
 var HTTPS_PROXY = "HTTPS_PROXY";
@@ -64341,7 +64341,7 @@ function proxyPolicy(proxySettings, options) {
   };
 }
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/dist/esm/policies/decompressResponsePolicy.js
+// node_modules/@typespec/ts-http-runtime/dist/esm/policies/decompressResponsePolicy.js
 var decompressResponsePolicyName = "decompressResponsePolicy";
 function decompressResponsePolicy() {
   return {
@@ -64355,7 +64355,7 @@ function decompressResponsePolicy() {
   };
 }
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/dist/esm/policies/redirectPolicy.js
+// node_modules/@typespec/ts-http-runtime/dist/esm/policies/redirectPolicy.js
 var redirectPolicyName = "redirectPolicy";
 var allowedRedirect = ["GET", "HEAD"];
 function redirectPolicy(options = {}) {
@@ -64393,12 +64393,12 @@ async function handleRedirect(next, response, maxRetries, allowCrossOriginRedire
   return response;
 }
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/dist/esm/util/typeGuards.js
+// node_modules/@typespec/ts-http-runtime/dist/esm/util/typeGuards.js
 function isBlob(x) {
   return x instanceof Blob;
 }
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/dist/esm/util/concat.js
+// node_modules/@typespec/ts-http-runtime/dist/esm/util/concat.js
 import { Readable } from "stream";
 async function* streamAsyncIterator() {
   const reader = this.getReader();
@@ -64452,7 +64452,7 @@ async function concat(sources) {
   };
 }
 
-// ../../../work/main/node_modules/@typespec/ts-http-runtime/dist/esm/policies/multipartPolicy.js
+// node_modules/@typespec/ts-http-runtime/dist/esm/policies/multipartPolicy.js
 function generateBoundary() {
   return `----AzSDKFormBoundary${randomUUID()}`;
 }
@@ -64549,12 +64549,12 @@ function multipartPolicy() {
   };
 }
 
-// ../../../work/main/node_modules/@azure/core-rest-pipeline/dist/esm/pipeline.js
+// node_modules/@azure/core-rest-pipeline/dist/esm/pipeline.js
 function createEmptyPipeline2() {
   return createEmptyPipeline();
 }
 
-// ../../../work/main/node_modules/@azure/logger/dist/esm/index.js
+// node_modules/@azure/logger/dist/esm/index.js
 var context2 = createLoggerContext({
   logLevelEnvVarName: "AZURE_LOG_LEVEL",
   namespace: "azure"
@@ -64564,10 +64564,10 @@ function createClientLogger2(namespace) {
   return context2.createClientLogger(namespace);
 }
 
-// ../../../work/main/node_modules/@azure/core-rest-pipeline/dist/esm/log.js
+// node_modules/@azure/core-rest-pipeline/dist/esm/log.js
 var logger2 = createClientLogger2("core-rest-pipeline");
 
-// ../../../work/main/node_modules/@azure/core-rest-pipeline/dist/esm/policies/logPolicy.js
+// node_modules/@azure/core-rest-pipeline/dist/esm/policies/logPolicy.js
 function logPolicy2(options = {}) {
   return logPolicy({
     logger: logger2.info,
@@ -64575,13 +64575,13 @@ function logPolicy2(options = {}) {
   });
 }
 
-// ../../../work/main/node_modules/@azure/core-rest-pipeline/dist/esm/policies/redirectPolicy.js
+// node_modules/@azure/core-rest-pipeline/dist/esm/policies/redirectPolicy.js
 var redirectPolicyName2 = redirectPolicyName;
 function redirectPolicy2(options = {}) {
   return redirectPolicy(options);
 }
 
-// ../../../work/main/node_modules/@azure/core-rest-pipeline/dist/esm/util/userAgentPlatform.js
+// node_modules/@azure/core-rest-pipeline/dist/esm/util/userAgentPlatform.js
 import os2 from "node:os";
 import process4 from "node:process";
 function getHeaderName2() {
@@ -64600,10 +64600,10 @@ async function setPlatformSpecificData2(map) {
   }
 }
 
-// ../../../work/main/node_modules/@azure/core-rest-pipeline/dist/esm/constants.js
+// node_modules/@azure/core-rest-pipeline/dist/esm/constants.js
 var SDK_VERSION2 = "1.24.0";
 
-// ../../../work/main/node_modules/@azure/core-rest-pipeline/dist/esm/util/userAgent.js
+// node_modules/@azure/core-rest-pipeline/dist/esm/util/userAgent.js
 function getUserAgentString2(telemetryInfo) {
   const parts = [];
   for (const [key, value] of telemetryInfo) {
@@ -64624,7 +64624,7 @@ async function getUserAgentValue2(prefix2) {
   return userAgentValue;
 }
 
-// ../../../work/main/node_modules/@azure/core-rest-pipeline/dist/esm/policies/userAgentPolicy.js
+// node_modules/@azure/core-rest-pipeline/dist/esm/policies/userAgentPolicy.js
 var UserAgentHeaderName2 = getUserAgentHeaderName2();
 var userAgentPolicyName2 = "userAgentPolicy";
 function userAgentPolicy2(options = {}) {
@@ -64640,7 +64640,7 @@ function userAgentPolicy2(options = {}) {
   };
 }
 
-// ../../../work/main/node_modules/@azure/core-rest-pipeline/dist/esm/util/file.js
+// node_modules/@azure/core-rest-pipeline/dist/esm/util/file.js
 var rawContent = /* @__PURE__ */ Symbol("rawContent");
 function hasRawContent(x) {
   return typeof x[rawContent] === "function";
@@ -64653,7 +64653,7 @@ function getRawContent(blob) {
   }
 }
 
-// ../../../work/main/node_modules/@azure/core-rest-pipeline/dist/esm/policies/multipartPolicy.js
+// node_modules/@azure/core-rest-pipeline/dist/esm/policies/multipartPolicy.js
 var multipartPolicyName2 = multipartPolicyName;
 function multipartPolicy2() {
   const tspPolicy = multipartPolicy();
@@ -64672,23 +64672,23 @@ function multipartPolicy2() {
   };
 }
 
-// ../../../work/main/node_modules/@azure/core-rest-pipeline/dist/esm/policies/decompressResponsePolicy.js
+// node_modules/@azure/core-rest-pipeline/dist/esm/policies/decompressResponsePolicy.js
 var decompressResponsePolicyName2 = decompressResponsePolicyName;
 function decompressResponsePolicy2() {
   return decompressResponsePolicy();
 }
 
-// ../../../work/main/node_modules/@azure/core-rest-pipeline/dist/esm/policies/defaultRetryPolicy.js
+// node_modules/@azure/core-rest-pipeline/dist/esm/policies/defaultRetryPolicy.js
 function defaultRetryPolicy2(options = {}) {
   return defaultRetryPolicy(options);
 }
 
-// ../../../work/main/node_modules/@azure/core-rest-pipeline/dist/esm/policies/formDataPolicy.js
+// node_modules/@azure/core-rest-pipeline/dist/esm/policies/formDataPolicy.js
 function formDataPolicy2() {
   return formDataPolicy();
 }
 
-// ../../../work/main/node_modules/@azure/abort-controller/dist/esm/AbortError.js
+// node_modules/@azure/abort-controller/dist/esm/AbortError.js
 var AbortError2 = class extends Error {
   constructor(message) {
     super(message);
@@ -64696,7 +64696,7 @@ var AbortError2 = class extends Error {
   }
 };
 
-// ../../../work/main/node_modules/@azure/core-util/dist/esm/createAbortablePromise.js
+// node_modules/@azure/core-util/dist/esm/createAbortablePromise.js
 function createAbortablePromise(buildPromise, options) {
   const { cleanupBeforeAbort, abortSignal, abortErrorMsg } = options ?? {};
   return new Promise((resolve2, reject) => {
@@ -64729,7 +64729,7 @@ function createAbortablePromise(buildPromise, options) {
   });
 }
 
-// ../../../work/main/node_modules/@azure/core-util/dist/esm/delay.js
+// node_modules/@azure/core-util/dist/esm/delay.js
 var StandardAbortMessage2 = "The delay was aborted.";
 function delay2(timeInMs, options) {
   let token;
@@ -64743,7 +64743,7 @@ function delay2(timeInMs, options) {
   });
 }
 
-// ../../../work/main/node_modules/@azure/core-util/dist/esm/error.js
+// node_modules/@azure/core-util/dist/esm/error.js
 function getErrorMessage(e) {
   if (isError(e)) {
     return e.message;
@@ -64762,7 +64762,7 @@ function getErrorMessage(e) {
   }
 }
 
-// ../../../work/main/node_modules/@azure/core-util/dist/esm/index.js
+// node_modules/@azure/core-util/dist/esm/index.js
 function isError2(e) {
   return isError(e);
 }
@@ -64777,7 +64777,7 @@ function stringToUint8Array2(value, format) {
   return stringToUint8Array(value, format);
 }
 
-// ../../../work/main/node_modules/@azure/core-rest-pipeline/dist/esm/policies/proxyPolicy.js
+// node_modules/@azure/core-rest-pipeline/dist/esm/policies/proxyPolicy.js
 function getDefaultProxySettings2(proxyUrl) {
   return getDefaultProxySettings(proxyUrl);
 }
@@ -64785,7 +64785,7 @@ function proxyPolicy2(proxySettings, options) {
   return proxyPolicy(proxySettings, options);
 }
 
-// ../../../work/main/node_modules/@azure/core-rest-pipeline/dist/esm/policies/setClientRequestIdPolicy.js
+// node_modules/@azure/core-rest-pipeline/dist/esm/policies/setClientRequestIdPolicy.js
 var setClientRequestIdPolicyName = "setClientRequestIdPolicy";
 function setClientRequestIdPolicy(requestIdHeaderName = "x-ms-client-request-id") {
   return {
@@ -64799,17 +64799,17 @@ function setClientRequestIdPolicy(requestIdHeaderName = "x-ms-client-request-id"
   };
 }
 
-// ../../../work/main/node_modules/@azure/core-rest-pipeline/dist/esm/policies/agentPolicy.js
+// node_modules/@azure/core-rest-pipeline/dist/esm/policies/agentPolicy.js
 function agentPolicy2(agent) {
   return agentPolicy(agent);
 }
 
-// ../../../work/main/node_modules/@azure/core-rest-pipeline/dist/esm/policies/tlsPolicy.js
+// node_modules/@azure/core-rest-pipeline/dist/esm/policies/tlsPolicy.js
 function tlsPolicy2(tlsSettings) {
   return tlsPolicy(tlsSettings);
 }
 
-// ../../../work/main/node_modules/@azure/core-tracing/dist/esm/tracingContext.js
+// node_modules/@azure/core-tracing/dist/esm/tracingContext.js
 var knownContextKeys = {
   span: /* @__PURE__ */ Symbol.for("@azure/core-tracing span"),
   namespace: /* @__PURE__ */ Symbol.for("@azure/core-tracing namespace")
@@ -64844,11 +64844,11 @@ var TracingContextImpl = class _TracingContextImpl {
   }
 };
 
-// ../../../work/main/node_modules/@azure/core-tracing/dist/esm/state.js
+// node_modules/@azure/core-tracing/dist/esm/state.js
 var import_state = __toESM(require_state(), 1);
 var state = import_state.state;
 
-// ../../../work/main/node_modules/@azure/core-tracing/dist/esm/instrumenter.js
+// node_modules/@azure/core-tracing/dist/esm/instrumenter.js
 function createDefaultTracingSpan() {
   return {
     end: () => {
@@ -64890,7 +64890,7 @@ function getInstrumenter() {
   return state.instrumenterImplementation;
 }
 
-// ../../../work/main/node_modules/@azure/core-tracing/dist/esm/tracingClient.js
+// node_modules/@azure/core-tracing/dist/esm/tracingClient.js
 function createTracingClient(options) {
   const { namespace, packageName, packageVersion } = options;
   function startSpan(name, operationOptions, spanOptions) {
@@ -64945,13 +64945,13 @@ function createTracingClient(options) {
   };
 }
 
-// ../../../work/main/node_modules/@azure/core-rest-pipeline/dist/esm/restError.js
+// node_modules/@azure/core-rest-pipeline/dist/esm/restError.js
 var RestError2 = RestError;
 function isRestError2(e) {
   return isRestError(e);
 }
 
-// ../../../work/main/node_modules/@azure/core-rest-pipeline/dist/esm/policies/tracingPolicy.js
+// node_modules/@azure/core-rest-pipeline/dist/esm/policies/tracingPolicy.js
 var tracingPolicyName = "tracingPolicy";
 function tracingPolicy(options = {}) {
   const userAgentPromise = getUserAgentValue2(options.userAgentPrefix);
@@ -65054,7 +65054,7 @@ function tryProcessResponse(span, response) {
   }
 }
 
-// ../../../work/main/node_modules/@azure/core-rest-pipeline/dist/esm/util/wrapAbortSignal.js
+// node_modules/@azure/core-rest-pipeline/dist/esm/util/wrapAbortSignal.js
 function wrapAbortSignalLike(abortSignalLike) {
   if (abortSignalLike instanceof AbortSignal) {
     return { abortSignal: abortSignalLike };
@@ -65080,7 +65080,7 @@ function wrapAbortSignalLike(abortSignalLike) {
   return { abortSignal: controller.signal, cleanup };
 }
 
-// ../../../work/main/node_modules/@azure/core-rest-pipeline/dist/esm/policies/wrapAbortSignalLikePolicy.js
+// node_modules/@azure/core-rest-pipeline/dist/esm/policies/wrapAbortSignalLikePolicy.js
 var wrapAbortSignalLikePolicyName = "wrapAbortSignalLikePolicy";
 function wrapAbortSignalLikePolicy() {
   return {
@@ -65100,7 +65100,7 @@ function wrapAbortSignalLikePolicy() {
   };
 }
 
-// ../../../work/main/node_modules/@azure/core-rest-pipeline/dist/esm/createPipelineFromOptions.js
+// node_modules/@azure/core-rest-pipeline/dist/esm/createPipelineFromOptions.js
 function createPipelineFromOptions2(options) {
   const pipeline = createEmptyPipeline2();
   if (isNodeLike2) {
@@ -65129,7 +65129,7 @@ function createPipelineFromOptions2(options) {
   return pipeline;
 }
 
-// ../../../work/main/node_modules/@azure/core-rest-pipeline/dist/esm/defaultHttpClient.js
+// node_modules/@azure/core-rest-pipeline/dist/esm/defaultHttpClient.js
 function createDefaultHttpClient2() {
   const client2 = createDefaultHttpClient();
   return {
@@ -65145,20 +65145,20 @@ function createDefaultHttpClient2() {
   };
 }
 
-// ../../../work/main/node_modules/@azure/core-rest-pipeline/dist/esm/httpHeaders.js
+// node_modules/@azure/core-rest-pipeline/dist/esm/httpHeaders.js
 function createHttpHeaders2(rawHeaders) {
   return createHttpHeaders(rawHeaders);
 }
 
-// ../../../work/main/node_modules/@azure/core-rest-pipeline/dist/esm/pipelineRequest.js
+// node_modules/@azure/core-rest-pipeline/dist/esm/pipelineRequest.js
 function createPipelineRequest2(options) {
   return createPipelineRequest(options);
 }
 
-// ../../../work/main/node_modules/@azure/core-rest-pipeline/dist/esm/policies/retryPolicy.js
+// node_modules/@azure/core-rest-pipeline/dist/esm/policies/retryPolicy.js
 var retryPolicyLogger2 = createClientLogger2("core-rest-pipeline retryPolicy");
 
-// ../../../work/main/node_modules/@azure/core-rest-pipeline/dist/esm/util/tokenCycler.js
+// node_modules/@azure/core-rest-pipeline/dist/esm/util/tokenCycler.js
 var DEFAULT_CYCLER_OPTIONS = {
   forcedRefreshWindowInMs: 1e3,
   // Force waiting for a refresh 1s before the token expires
@@ -65268,7 +65268,7 @@ function createTokenCycler(credential, tokenCyclerOptions) {
   };
 }
 
-// ../../../work/main/node_modules/@azure/core-rest-pipeline/dist/esm/policies/bearerTokenAuthenticationPolicy.js
+// node_modules/@azure/core-rest-pipeline/dist/esm/policies/bearerTokenAuthenticationPolicy.js
 var bearerTokenAuthenticationPolicyName = "bearerTokenAuthenticationPolicy";
 async function trySendRequest(request2, next) {
   try {
@@ -65436,13 +65436,13 @@ function getCaeChallengeClaims(challenges) {
   return parsedChallenges.find((x) => x.scheme === "Bearer" && x.params.claims && x.params.error === "insufficient_claims")?.params.claims;
 }
 
-// ../../../work/main/node_modules/@azure/core-auth/dist/esm/tokenCredential.js
+// node_modules/@azure/core-auth/dist/esm/tokenCredential.js
 function isTokenCredential(credential) {
   const castCredential = credential;
   return castCredential && typeof castCredential.getToken === "function" && (castCredential.signRequest === void 0 || castCredential.getToken.length > 0);
 }
 
-// ../../../work/main/node_modules/@azure/core-http-compat/dist/esm/policies/disableKeepAlivePolicy.js
+// node_modules/@azure/core-http-compat/dist/esm/policies/disableKeepAlivePolicy.js
 var disableKeepAlivePolicyName = "DisableKeepAlivePolicy";
 function createDisableKeepAlivePolicy() {
   return {
@@ -65457,7 +65457,7 @@ function pipelineContainsDisableKeepAlivePolicy(pipeline) {
   return pipeline.getOrderedPolicies().some((policy) => policy.name === disableKeepAlivePolicyName);
 }
 
-// ../../../work/main/node_modules/@azure/core-client/dist/esm/base64.js
+// node_modules/@azure/core-client/dist/esm/base64.js
 function encodeByteArray(value) {
   return uint8ArrayToString2(value, "base64");
 }
@@ -65465,11 +65465,11 @@ function decodeString(value) {
   return stringToUint8Array2(value, "base64");
 }
 
-// ../../../work/main/node_modules/@azure/core-client/dist/esm/interfaces.js
+// node_modules/@azure/core-client/dist/esm/interfaces.js
 var XML_ATTRKEY = "$";
 var XML_CHARKEY = "_";
 
-// ../../../work/main/node_modules/@azure/core-client/dist/esm/utils.js
+// node_modules/@azure/core-client/dist/esm/utils.js
 function isPrimitiveBody(value, mapperTypeName) {
   return mapperTypeName !== "Composite" && mapperTypeName !== "Dictionary" && (typeof value === "string" || typeof value === "number" || typeof value === "boolean" || mapperTypeName?.match(/^(Date|DateTime|DateTimeRfc1123|UnixTime|ByteArray|Base64Url)$/i) !== null || value === void 0 || value === null);
 }
@@ -65537,7 +65537,7 @@ function flattenResponse(fullResponse, responseSpec) {
   });
 }
 
-// ../../../work/main/node_modules/@azure/core-client/dist/esm/serializer.js
+// node_modules/@azure/core-client/dist/esm/serializer.js
 var SerializerImpl = class {
   modelMappers;
   isXML;
@@ -66296,11 +66296,11 @@ var MapperTypeNames = {
   UnixTime: "UnixTime"
 };
 
-// ../../../work/main/node_modules/@azure/core-client/dist/esm/state.js
+// node_modules/@azure/core-client/dist/esm/state.js
 var import_state_cjs = __toESM(require_state_cjs(), 1);
 var state2 = import_state_cjs.state;
 
-// ../../../work/main/node_modules/@azure/core-client/dist/esm/operationHelpers.js
+// node_modules/@azure/core-client/dist/esm/operationHelpers.js
 function getOperationArgumentValueFromParameter(operationArguments, parameter, fallbackObject) {
   let parameterPath = parameter.parameterPath;
   const parameterMapper = parameter.mapper;
@@ -66382,7 +66382,7 @@ function getOperationRequestInfo(request2) {
   return info2;
 }
 
-// ../../../work/main/node_modules/@azure/core-client/dist/esm/deserializationPolicy.js
+// node_modules/@azure/core-client/dist/esm/deserializationPolicy.js
 var defaultJsonContentTypes = ["application/json", "text/json"];
 var defaultXmlContentTypes = ["application/xml", "application/atom+xml"];
 var deserializationPolicyName = "deserializationPolicy";
@@ -66568,7 +66568,7 @@ async function parse(jsonContentTypes, xmlContentTypes, operationResponse, opts,
   return operationResponse;
 }
 
-// ../../../work/main/node_modules/@azure/core-client/dist/esm/interfaceHelpers.js
+// node_modules/@azure/core-client/dist/esm/interfaceHelpers.js
 function getStreamingResponseStatusCodes(operationSpec) {
   const result = /* @__PURE__ */ new Set();
   for (const [statusCode, operationResponse] of Object.entries(operationSpec.responses)) {
@@ -66591,7 +66591,7 @@ function getPathStringFromParameter(parameter) {
   return result;
 }
 
-// ../../../work/main/node_modules/@azure/core-client/dist/esm/serializationPolicy.js
+// node_modules/@azure/core-client/dist/esm/serializationPolicy.js
 var serializationPolicyName = "serializationPolicy";
 function serializationPolicy(options = {}) {
   const stringifyXML2 = options.stringifyXML;
@@ -66707,7 +66707,7 @@ function prepareXMLRootList(obj, elementName, xmlNamespaceKey, xmlNamespace) {
   return result;
 }
 
-// ../../../work/main/node_modules/@azure/core-client/dist/esm/pipeline.js
+// node_modules/@azure/core-client/dist/esm/pipeline.js
 function createClientPipeline(options = {}) {
   const pipeline = createPipelineFromOptions2(options ?? {});
   if (options.credentialOptions) {
@@ -66723,7 +66723,7 @@ function createClientPipeline(options = {}) {
   return pipeline;
 }
 
-// ../../../work/main/node_modules/@azure/core-client/dist/esm/httpClientCache.js
+// node_modules/@azure/core-client/dist/esm/httpClientCache.js
 var cachedHttpClient;
 function getCachedDefaultHttpClient() {
   if (!cachedHttpClient) {
@@ -66732,7 +66732,7 @@ function getCachedDefaultHttpClient() {
   return cachedHttpClient;
 }
 
-// ../../../work/main/node_modules/@azure/core-client/dist/esm/urlHelpers.js
+// node_modules/@azure/core-client/dist/esm/urlHelpers.js
 var CollectionFormatToDelimiterMap = {
   CSV: ",",
   SSV: " ",
@@ -66924,10 +66924,10 @@ function appendQueryParams(url2, queryParams, sequenceParams, noOverwrite = fals
   return parsedUrl.toString();
 }
 
-// ../../../work/main/node_modules/@azure/core-client/dist/esm/log.js
+// node_modules/@azure/core-client/dist/esm/log.js
 var logger3 = createClientLogger2("core-client");
 
-// ../../../work/main/node_modules/@azure/core-client/dist/esm/serviceClient.js
+// node_modules/@azure/core-client/dist/esm/serviceClient.js
 var ServiceClient = class {
   /**
    * If specified, this is the base URI that requests will be made against for this ServiceClient.
@@ -67079,7 +67079,7 @@ function getCredentialScopes(options) {
   return void 0;
 }
 
-// ../../../work/main/node_modules/@azure/core-client/dist/esm/authorizeRequestOnTenantChallenge.js
+// node_modules/@azure/core-client/dist/esm/authorizeRequestOnTenantChallenge.js
 var Constants = {
   DefaultScope: "/.default",
   /**
@@ -67160,7 +67160,7 @@ function requestToOptions(request2) {
   };
 }
 
-// ../../../work/main/node_modules/@azure/core-http-compat/dist/esm/util.js
+// node_modules/@azure/core-http-compat/dist/esm/util.js
 var originalRequestSymbol2 = /* @__PURE__ */ Symbol("Original PipelineRequest");
 var originalClientRequestSymbol = /* @__PURE__ */ Symbol.for("@azure/core-client original request");
 function toPipelineRequest(webResource, options = {}) {
@@ -67396,7 +67396,7 @@ var HttpHeaders = class _HttpHeaders {
   }
 };
 
-// ../../../work/main/node_modules/@azure/core-http-compat/dist/esm/response.js
+// node_modules/@azure/core-http-compat/dist/esm/response.js
 var originalResponse = /* @__PURE__ */ Symbol("Original FullOperationResponse");
 function toCompatResponse(response, options) {
   let request2 = toWebResourceLike(response.request);
@@ -67446,7 +67446,7 @@ function toPipelineResponse(compatResponse) {
   }
 }
 
-// ../../../work/main/node_modules/@azure/core-http-compat/dist/esm/extendedClient.js
+// node_modules/@azure/core-http-compat/dist/esm/extendedClient.js
 var ExtendedServiceClient = class extends ServiceClient {
   constructor(options) {
     super(options);
@@ -67489,7 +67489,7 @@ var ExtendedServiceClient = class extends ServiceClient {
   }
 };
 
-// ../../../work/main/node_modules/@azure/core-http-compat/dist/esm/policies/requestPolicyFactoryPolicy.js
+// node_modules/@azure/core-http-compat/dist/esm/policies/requestPolicyFactoryPolicy.js
 var HttpPipelineLogLevel;
 (function(HttpPipelineLogLevel2) {
   HttpPipelineLogLevel2[HttpPipelineLogLevel2["ERROR"] = 1] = "ERROR";
@@ -67526,7 +67526,7 @@ function createRequestPolicyFactoryPolicy(factories) {
   };
 }
 
-// ../../../work/main/node_modules/@azure/core-http-compat/dist/esm/httpClientAdapter.js
+// node_modules/@azure/core-http-compat/dist/esm/httpClientAdapter.js
 function convertHttpClient(requestPolicyClient) {
   return {
     sendRequest: async (request2) => {
@@ -67536,7 +67536,7 @@ function convertHttpClient(requestPolicyClient) {
   };
 }
 
-// ../../../work/main/node_modules/fast-xml-parser/src/util.js
+// node_modules/fast-xml-parser/src/util.js
 var nameStartChar = ":A-Za-z_\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u02FF\\u0370-\\u037D\\u037F-\\u1FFF\\u200C-\\u200D\\u2070-\\u218F\\u2C00-\\u2FEF\\u3001-\\uD7FF\\uF900-\\uFDCF\\uFDF0-\\uFFFD";
 var nameChar = nameStartChar + "\\-.\\d\\u00B7\\u0300-\\u036F\\u203F-\\u2040";
 var nameRegexp = "[" + nameStartChar + "][" + nameChar + "]*";
@@ -67577,7 +67577,7 @@ var DANGEROUS_PROPERTY_NAMES = [
 ];
 var criticalProperties = ["__proto__", "constructor", "prototype"];
 
-// ../../../work/main/node_modules/fast-xml-parser/src/validator.js
+// node_modules/fast-xml-parser/src/validator.js
 var defaultOptions = {
   allowBooleanAttributes: false,
   //A tag can have attributes without any value
@@ -67929,7 +67929,7 @@ function getPositionFromMatch(match) {
   return match.startIndex + match[1].length;
 }
 
-// ../../../work/main/node_modules/@nodable/entities/src/entities.js
+// node_modules/@nodable/entities/src/entities.js
 var CURRENCY = {
   cent: "¢",
   pound: "£",
@@ -67977,7 +67977,7 @@ var COMMON_HTML = {
   frac34: "¾"
 };
 
-// ../../../work/main/node_modules/@nodable/entities/src/EntityDecoder.js
+// node_modules/@nodable/entities/src/EntityDecoder.js
 var ENTITY_ACTION = Object.freeze({
   /** Resolve and expand the entity normally. */
   ALLOW: "allow",
@@ -68421,7 +68421,7 @@ var EntityDecoder = class {
   }
 };
 
-// ../../../work/main/node_modules/fast-xml-parser/src/xmlparser/OptionsBuilder.js
+// node_modules/fast-xml-parser/src/xmlparser/OptionsBuilder.js
 var defaultOnDangerousProperty = (name) => {
   if (DANGEROUS_PROPERTY_NAMES.includes(name)) {
     return "__" + name;
@@ -68556,7 +68556,7 @@ var buildOptions = function(options) {
   return built;
 };
 
-// ../../../work/main/node_modules/fast-xml-parser/src/xmlparser/xmlNode.js
+// node_modules/fast-xml-parser/src/xmlparser/xmlNode.js
 var METADATA_SYMBOL;
 if (typeof Symbol !== "function") {
   METADATA_SYMBOL = "@@xmlMetadata";
@@ -68599,7 +68599,7 @@ var XmlNode = class {
   }
 };
 
-// ../../../work/main/node_modules/xml-naming/src/index.js
+// node_modules/xml-naming/src/index.js
 var nameStartChar10 = ":A-Za-z_À-ÖØ-öø-˿Ͱ-ͽͿ-҆҈-῿‌-‍⁰-↏Ⰰ-⿯、-퟿豈-﷏ﷰ-�";
 var nameChar10 = nameStartChar10 + "\\-\\.\\d·̀-ͯ‿-⁀";
 var nameStartChar11 = ":A-Za-z_À-˿Ͱ-ͽͿ-҆҈-῿‌-‍⁰-↏Ⰰ-⿯、-퟿豈-﷏ﷰ-�𐀀-󯿿";
@@ -68648,7 +68648,7 @@ var createValidator = (production, { xmlVersion = "1.0", asciiOnly = false, maxC
   return validator;
 };
 
-// ../../../work/main/node_modules/fast-xml-parser/src/xmlparser/DocTypeReader.js
+// node_modules/fast-xml-parser/src/xmlparser/DocTypeReader.js
 var DocTypeReader = class {
   constructor(options, xmlVersion) {
     this.suppressValidationErr = !options;
@@ -68939,7 +68939,7 @@ function validateEntityName2(name, xmlVersion) {
     throw new Error(`Invalid entity name ${name}`);
 }
 
-// ../../../work/main/node_modules/anynum/digitTable.js
+// node_modules/anynum/digitTable.js
 var SCRIPT_ZEROS = [
   // Basic Latin (ASCII) — included for completeness / pass-through
   48,
@@ -69089,7 +69089,7 @@ for (const zero of SCRIPT_ZEROS) {
   }
 }
 
-// ../../../work/main/node_modules/anynum/anynum.js
+// node_modules/anynum/anynum.js
 var CHAR_0 = 48;
 var CHAR_9 = 57;
 var CHAR_MINUS = 45;
@@ -69167,7 +69167,7 @@ function anynum(str) {
 }
 var anynum_default = anynum;
 
-// ../../../work/main/node_modules/strnum/strnum.js
+// node_modules/strnum/strnum.js
 var hexRegex = /^[-+]?0x[a-fA-F0-9]+$/;
 var binRegex = /^0b[01]+$/;
 var octRegex = /^0o[0-7]+$/;
@@ -69306,7 +69306,7 @@ function handleInfinity(str, num, options) {
   }
 }
 
-// ../../../work/main/node_modules/fast-xml-parser/src/ignoreAttributes.js
+// node_modules/fast-xml-parser/src/ignoreAttributes.js
 function getIgnoreAttributesFn(ignoreAttributes) {
   if (typeof ignoreAttributes === "function") {
     return ignoreAttributes;
@@ -69326,7 +69326,7 @@ function getIgnoreAttributesFn(ignoreAttributes) {
   return () => false;
 }
 
-// ../../../work/main/node_modules/path-expression-matcher/src/Expression.js
+// node_modules/path-expression-matcher/src/Expression.js
 var Expression = class {
   /**
    * Create a new Expression
@@ -69489,7 +69489,7 @@ var Expression = class {
   }
 };
 
-// ../../../work/main/node_modules/path-expression-matcher/src/ExpressionSet.js
+// node_modules/path-expression-matcher/src/ExpressionSet.js
 var ExpressionSet = class {
   constructor() {
     this._byDepthAndTag = /* @__PURE__ */ new Map();
@@ -69658,7 +69658,7 @@ var ExpressionSet = class {
   }
 };
 
-// ../../../work/main/node_modules/path-expression-matcher/src/Matcher.js
+// node_modules/path-expression-matcher/src/Matcher.js
 var MatcherView = class {
   /**
    * @param {Matcher} matcher - The parent Matcher instance to read from.
@@ -70175,7 +70175,7 @@ var Matcher = class {
   }
 };
 
-// ../../../work/main/node_modules/is-unsafe/src/contexts/html.js
+// node_modules/is-unsafe/src/contexts/html.js
 var HTML_PATTERNS = [
   {
     id: "html-script-open",
@@ -70268,7 +70268,7 @@ var HTML_PATTERNS = [
 ];
 var html_default = HTML_PATTERNS;
 
-// ../../../work/main/node_modules/is-unsafe/src/contexts/xml.js
+// node_modules/is-unsafe/src/contexts/xml.js
 var XML_PATTERNS = [
   {
     id: "xml-cdata-injection",
@@ -70336,7 +70336,7 @@ var XML_PATTERNS = [
 ];
 var xml_default = XML_PATTERNS;
 
-// ../../../work/main/node_modules/is-unsafe/src/contexts/svg.js
+// node_modules/is-unsafe/src/contexts/svg.js
 var SVG_PATTERNS = [
   {
     id: "svg-script-element",
@@ -70408,7 +70408,7 @@ var SVG_PATTERNS = [
 ];
 var svg_default = SVG_PATTERNS;
 
-// ../../../work/main/node_modules/is-unsafe/src/contexts/sql.js
+// node_modules/is-unsafe/src/contexts/sql.js
 var SQL_PATTERNS = [
   {
     id: "sql-block-comment-open",
@@ -70490,7 +70490,7 @@ var SQL_PATTERNS = [
 ];
 var sql_default = SQL_PATTERNS;
 
-// ../../../work/main/node_modules/is-unsafe/src/contexts/shell.js
+// node_modules/is-unsafe/src/contexts/shell.js
 var SHELL_PATTERNS = [
   {
     id: "shell-path-traversal-unix",
@@ -70588,7 +70588,7 @@ var SHELL_PATTERNS = [
 ];
 var shell_default = SHELL_PATTERNS;
 
-// ../../../work/main/node_modules/is-unsafe/src/contexts/redos.js
+// node_modules/is-unsafe/src/contexts/redos.js
 var REDOS_PATTERNS = [
   {
     id: "redos-nested-quantifier-plus",
@@ -70637,7 +70637,7 @@ var REDOS_PATTERNS = [
 ];
 var redos_default = REDOS_PATTERNS;
 
-// ../../../work/main/node_modules/is-unsafe/src/contexts/nosql.js
+// node_modules/is-unsafe/src/contexts/nosql.js
 var sep = `["'\\s]*:`;
 var NOSQL_PATTERNS = [
   // ─── MongoDB $ operator injection ────────────────────────────────────────
@@ -70727,7 +70727,7 @@ var NOSQL_PATTERNS = [
 ];
 var nosql_default = NOSQL_PATTERNS;
 
-// ../../../work/main/node_modules/is-unsafe/src/contexts/log.js
+// node_modules/is-unsafe/src/contexts/log.js
 var LOG_PATTERNS = [
   // ─── CRLF / newline injection ─────────────────────────────────────────────
   {
@@ -70801,7 +70801,7 @@ var LOG_PATTERNS = [
 ];
 var log_default = LOG_PATTERNS;
 
-// ../../../work/main/node_modules/is-unsafe/src/contexts/sql-strict.js
+// node_modules/is-unsafe/src/contexts/sql-strict.js
 var SQL_STRICT_EXTRA = [
   {
     id: "sql-line-comment",
@@ -70822,7 +70822,7 @@ var SQL_STRICT_EXTRA = [
 var SQL_STRICT_PATTERNS = [...sql_default, ...SQL_STRICT_EXTRA];
 var sql_strict_default = SQL_STRICT_PATTERNS;
 
-// ../../../work/main/node_modules/is-unsafe/src/util/decode-entities.js
+// node_modules/is-unsafe/src/util/decode-entities.js
 var NAMED = Object.freeze({
   colon: ":",
   Tab: "	",
@@ -70841,7 +70841,7 @@ function decodeEntities(input) {
   });
 }
 
-// ../../../work/main/node_modules/is-unsafe/src/index.js
+// node_modules/is-unsafe/src/index.js
 html_default.label = "HTML";
 xml_default.label = "XML";
 svg_default.label = "SVG";
@@ -70924,7 +70924,7 @@ function isUnsafe(value, context5) {
   return false;
 }
 
-// ../../../work/main/node_modules/fast-xml-parser/src/xmlparser/OrderedObjParser.js
+// node_modules/fast-xml-parser/src/xmlparser/OrderedObjParser.js
 function extractRawAttributes(prefixedAttrs, options) {
   if (!prefixedAttrs) return {};
   const attrs = options.attributesGroupName ? prefixedAttrs[options.attributesGroupName] : prefixedAttrs;
@@ -71563,7 +71563,7 @@ function sanitizeName(name, options) {
   return name;
 }
 
-// ../../../work/main/node_modules/fast-xml-parser/src/xmlparser/node2json.js
+// node_modules/fast-xml-parser/src/xmlparser/node2json.js
 var METADATA_SYMBOL2 = XmlNode.getMetaDataSymbol();
 function stripAttributePrefix(attrs, prefix2) {
   if (!attrs || typeof attrs !== "object") return {};
@@ -71675,7 +71675,7 @@ function isLeafTag(obj, options) {
   return false;
 }
 
-// ../../../work/main/node_modules/fast-xml-parser/src/xmlparser/XMLParser.js
+// node_modules/fast-xml-parser/src/xmlparser/XMLParser.js
 var XMLParser = class {
   constructor(options) {
     this.externalEntities = {};
@@ -71739,7 +71739,7 @@ var XMLParser = class {
   }
 };
 
-// ../../../work/main/node_modules/fast-xml-builder/src/util.js
+// node_modules/fast-xml-builder/src/util.js
 function valToStr(val) {
   return typeof val === "number" && Object.is(val, -0) ? "-0" : String(val);
 }
@@ -71764,7 +71764,7 @@ function resolveName(name, isAttribute2, options, matcher, validator) {
   return isPI ? "?" + result : result;
 }
 
-// ../../../work/main/node_modules/fast-xml-builder/src/orderedJs2Xml.js
+// node_modules/fast-xml-builder/src/orderedJs2Xml.js
 var EOL2 = "\n";
 function detectXmlVersionFromArray(jArray, options) {
   if (!Array.isArray(jArray) || jArray.length === 0) return "1.0";
@@ -72006,7 +72006,7 @@ function replaceEntitiesValue2(textValue, options) {
   return textValue;
 }
 
-// ../../../work/main/node_modules/fast-xml-builder/src/ignoreAttributes.js
+// node_modules/fast-xml-builder/src/ignoreAttributes.js
 function getIgnoreAttributesFn2(ignoreAttributes) {
   if (typeof ignoreAttributes === "function") {
     return ignoreAttributes;
@@ -72026,7 +72026,7 @@ function getIgnoreAttributesFn2(ignoreAttributes) {
   return () => false;
 }
 
-// ../../../work/main/node_modules/fast-xml-builder/src/fxb.js
+// node_modules/fast-xml-builder/src/fxb.js
 var defaultOptions3 = {
   attributeNamePrefix: "@_",
   attributesGroupName: false,
@@ -72473,19 +72473,19 @@ function isAttribute(name) {
   }
 }
 
-// ../../../work/main/node_modules/fast-xml-parser/src/xmlbuilder/json2xml.js
+// node_modules/fast-xml-parser/src/xmlbuilder/json2xml.js
 var json2xml_default = Builder;
 
-// ../../../work/main/node_modules/fast-xml-parser/src/fxp.js
+// node_modules/fast-xml-parser/src/fxp.js
 var XMLValidator = {
   validate
 };
 
-// ../../../work/main/node_modules/@azure/core-xml/dist/esm/xml.common.js
+// node_modules/@azure/core-xml/dist/esm/xml.common.js
 var XML_ATTRKEY2 = "$";
 var XML_CHARKEY2 = "_";
 
-// ../../../work/main/node_modules/@azure/core-xml/dist/esm/xml.js
+// node_modules/@azure/core-xml/dist/esm/xml.js
 function getCommonOptions(options) {
   return {
     attributesGroupName: XML_ATTRKEY2,
@@ -72545,13 +72545,13 @@ async function parseXML(str, opts = {}) {
   return parsedXml;
 }
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/log.js
+// node_modules/@azure/storage-blob/dist/esm/log.js
 var logger4 = createClientLogger2("storage-blob");
 
-// ../../../work/main/node_modules/@azure/storage-common/dist/esm/BufferScheduler.js
+// node_modules/@azure/storage-common/dist/esm/BufferScheduler.js
 import { EventEmitter } from "events";
 
-// ../../../work/main/node_modules/@azure/storage-common/dist/esm/BuffersStream.js
+// node_modules/@azure/storage-common/dist/esm/BuffersStream.js
 import { Readable as Readable2 } from "node:stream";
 var BuffersStream = class extends Readable2 {
   buffers;
@@ -72636,7 +72636,7 @@ var BuffersStream = class extends Readable2 {
   }
 };
 
-// ../../../work/main/node_modules/@azure/storage-common/dist/esm/PooledBuffer.js
+// node_modules/@azure/storage-common/dist/esm/PooledBuffer.js
 import buffer from "node:buffer";
 var maxBufferLength = buffer.constants.MAX_LENGTH;
 var PooledBuffer = class {
@@ -72716,7 +72716,7 @@ var PooledBuffer = class {
   }
 };
 
-// ../../../work/main/node_modules/@azure/storage-common/dist/esm/BufferScheduler.js
+// node_modules/@azure/storage-common/dist/esm/BufferScheduler.js
 var BufferScheduler = class {
   /**
    * Size of buffers in incoming and outgoing queues. This class will try to align
@@ -72960,10 +72960,10 @@ var BufferScheduler = class {
   }
 };
 
-// ../../../work/main/node_modules/@azure/storage-common/dist/esm/StructuredMessageEncodingStream.js
+// node_modules/@azure/storage-common/dist/esm/StructuredMessageEncodingStream.js
 import Stream, { Readable as Readable3 } from "node:stream";
 
-// ../../../work/main/node_modules/@azure/storage-common/dist/esm/crc64.js
+// node_modules/@azure/storage-common/dist/esm/crc64.js
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -75224,7 +75224,7 @@ var NativeCRC64 = (() => {
 })();
 var crc64_default = NativeCRC64;
 
-// ../../../work/main/node_modules/@azure/storage-common/dist/esm/StorageCRC64Calculator.js
+// node_modules/@azure/storage-common/dist/esm/StorageCRC64Calculator.js
 var StorageCRC64Calculator = class _StorageCRC64Calculator {
   nativeCrc64Hash;
   static nativeInstance;
@@ -75274,12 +75274,12 @@ var StorageCRC64Calculator = class _StorageCRC64Calculator {
   }
 };
 
-// ../../../work/main/node_modules/@azure/storage-common/dist/esm/streamHelpers.js
+// node_modules/@azure/storage-common/dist/esm/streamHelpers.js
 function signalStreamEnd(pushData) {
   pushData(null);
 }
 
-// ../../../work/main/node_modules/@azure/storage-common/dist/esm/StructuredMessageEncoding.js
+// node_modules/@azure/storage-common/dist/esm/StructuredMessageEncoding.js
 var MESSAGE_VERSION = 1;
 var MESSAGE_HEADER_LENGTH = 13;
 var SEGMENT_HEADER_LENGTH = 10;
@@ -75411,7 +75411,7 @@ var StructuredMessageEncoding = class {
   }
 };
 
-// ../../../work/main/node_modules/@azure/storage-common/dist/esm/StructuredMessageEncodingStream.js
+// node_modules/@azure/storage-common/dist/esm/StructuredMessageEncodingStream.js
 function isNodeReadableStream2(source) {
   return source !== null && source instanceof Stream && typeof source._read === "function" && typeof source._readableState === "object" && typeof source.pipe === "function";
 }
@@ -75566,10 +75566,10 @@ var StructuredMessageEncodingStream = class extends Readable3 {
   }
 };
 
-// ../../../work/main/node_modules/@azure/storage-common/dist/esm/StructuredMessageDecodingStream.js
+// node_modules/@azure/storage-common/dist/esm/StructuredMessageDecodingStream.js
 import { Readable as Readable4 } from "node:stream";
 
-// ../../../work/main/node_modules/@azure/storage-common/dist/esm/StructuredMessageDecoding.js
+// node_modules/@azure/storage-common/dist/esm/StructuredMessageDecoding.js
 var MESSAGE_VERSION2 = 1;
 var MESSAGE_HEADER_LENGTH2 = 13;
 var SEGMENT_HEADER_LENGTH2 = 10;
@@ -75748,7 +75748,7 @@ var StructuredMessageDecoding = class {
   }
 };
 
-// ../../../work/main/node_modules/@azure/storage-common/dist/esm/StructuredMessageDecodingStream.js
+// node_modules/@azure/storage-common/dist/esm/StructuredMessageDecodingStream.js
 async function structuredMessageDecodingBrowser(source) {
   source;
   throw new Error("structuredMessageDecodingBrowser is only for Browser");
@@ -75809,7 +75809,7 @@ var StructuredMessageDecodingStream = class extends Readable4 {
   }
 };
 
-// ../../../work/main/node_modules/@azure/storage-common/dist/esm/cache.js
+// node_modules/@azure/storage-common/dist/esm/cache.js
 var _defaultHttpClient;
 function getCachedDefaultHttpClient2() {
   if (!_defaultHttpClient) {
@@ -75818,7 +75818,7 @@ function getCachedDefaultHttpClient2() {
   return _defaultHttpClient;
 }
 
-// ../../../work/main/node_modules/@azure/storage-common/dist/esm/policies/RequestPolicy.js
+// node_modules/@azure/storage-common/dist/esm/policies/RequestPolicy.js
 var BaseRequestPolicy = class {
   _nextPolicy;
   _options;
@@ -75848,7 +75848,7 @@ var BaseRequestPolicy = class {
   }
 };
 
-// ../../../work/main/node_modules/@azure/storage-common/dist/esm/policies/StorageBrowserPolicy.js
+// node_modules/@azure/storage-common/dist/esm/policies/StorageBrowserPolicy.js
 var StorageBrowserPolicy = class extends BaseRequestPolicy {
   /**
    * Creates an instance of StorageBrowserPolicy.
@@ -75870,7 +75870,7 @@ var StorageBrowserPolicy = class extends BaseRequestPolicy {
   }
 };
 
-// ../../../work/main/node_modules/@azure/storage-common/dist/esm/StorageBrowserPolicyFactory.js
+// node_modules/@azure/storage-common/dist/esm/StorageBrowserPolicyFactory.js
 var StorageBrowserPolicyFactory = class {
   /**
    * Creates a StorageBrowserPolicyFactory object.
@@ -75883,7 +75883,7 @@ var StorageBrowserPolicyFactory = class {
   }
 };
 
-// ../../../work/main/node_modules/@azure/storage-common/dist/esm/policies/CredentialPolicy.js
+// node_modules/@azure/storage-common/dist/esm/policies/CredentialPolicy.js
 var CredentialPolicy = class extends BaseRequestPolicy {
   /**
    * Sends out request.
@@ -75904,7 +75904,7 @@ var CredentialPolicy = class extends BaseRequestPolicy {
   }
 };
 
-// ../../../work/main/node_modules/@azure/storage-common/dist/esm/policies/AnonymousCredentialPolicy.js
+// node_modules/@azure/storage-common/dist/esm/policies/AnonymousCredentialPolicy.js
 var AnonymousCredentialPolicy = class extends CredentialPolicy {
   /**
    * Creates an instance of AnonymousCredentialPolicy.
@@ -75918,7 +75918,7 @@ var AnonymousCredentialPolicy = class extends CredentialPolicy {
   }
 };
 
-// ../../../work/main/node_modules/@azure/storage-common/dist/esm/credentials/Credential.js
+// node_modules/@azure/storage-common/dist/esm/credentials/Credential.js
 var Credential = class {
   /**
    * Creates a RequestPolicy object.
@@ -75931,7 +75931,7 @@ var Credential = class {
   }
 };
 
-// ../../../work/main/node_modules/@azure/storage-common/dist/esm/credentials/AnonymousCredential.js
+// node_modules/@azure/storage-common/dist/esm/credentials/AnonymousCredential.js
 var AnonymousCredential = class extends Credential {
   /**
    * Creates an {@link AnonymousCredentialPolicy} object.
@@ -75944,10 +75944,10 @@ var AnonymousCredential = class extends Credential {
   }
 };
 
-// ../../../work/main/node_modules/@azure/storage-common/dist/esm/credentials/StorageSharedKeyCredential.js
+// node_modules/@azure/storage-common/dist/esm/credentials/StorageSharedKeyCredential.js
 import { createHmac } from "node:crypto";
 
-// ../../../work/main/node_modules/@azure/storage-common/dist/esm/utils/constants.js
+// node_modules/@azure/storage-common/dist/esm/utils/constants.js
 var URLConstants = {
   Parameters: {
     FORCE_BROWSER_NO_CACHE: "_",
@@ -75984,7 +75984,7 @@ var HeaderConstants = {
   X_MS_CopySourceErrorCode: "x-ms-copy-source-error-code"
 };
 
-// ../../../work/main/node_modules/@azure/storage-common/dist/esm/utils/utils.common.js
+// node_modules/@azure/storage-common/dist/esm/utils/utils.common.js
 function setURLParameter(url2, name, value) {
   const urlParsed = new URL(url2);
   const encodedName = encodeURIComponent(name);
@@ -76062,7 +76062,7 @@ async function delay3(timeInMs, aborter, abortError) {
   });
 }
 
-// ../../../work/main/node_modules/@azure/storage-common/dist/esm/utils/SharedKeyComparator.js
+// node_modules/@azure/storage-common/dist/esm/utils/SharedKeyComparator.js
 var table_lv0 = new Uint32Array([
   0,
   0,
@@ -76487,7 +76487,7 @@ function isLessThan(lhs, rhs) {
   return false;
 }
 
-// ../../../work/main/node_modules/@azure/storage-common/dist/esm/policies/StorageSharedKeyCredentialPolicy.js
+// node_modules/@azure/storage-common/dist/esm/policies/StorageSharedKeyCredentialPolicy.js
 var StorageSharedKeyCredentialPolicy = class extends CredentialPolicy {
   /**
    * Reference to StorageSharedKeyCredential which generates StorageSharedKeyCredentialPolicy
@@ -76611,7 +76611,7 @@ ${key}:${decodeURIComponent(lowercaseQueries[key])}`;
   }
 };
 
-// ../../../work/main/node_modules/@azure/storage-common/dist/esm/credentials/StorageSharedKeyCredential.js
+// node_modules/@azure/storage-common/dist/esm/credentials/StorageSharedKeyCredential.js
 var StorageSharedKeyCredential = class extends Credential {
   /**
    * Azure Storage account name; readonly.
@@ -76650,17 +76650,17 @@ var StorageSharedKeyCredential = class extends Credential {
   }
 };
 
-// ../../../work/main/node_modules/@azure/storage-common/dist/esm/log.js
+// node_modules/@azure/storage-common/dist/esm/log.js
 var logger5 = createClientLogger2("storage-common");
 
-// ../../../work/main/node_modules/@azure/storage-common/dist/esm/policies/StorageRetryPolicyType.js
+// node_modules/@azure/storage-common/dist/esm/policies/StorageRetryPolicyType.js
 var StorageRetryPolicyType;
 (function(StorageRetryPolicyType2) {
   StorageRetryPolicyType2[StorageRetryPolicyType2["EXPONENTIAL"] = 0] = "EXPONENTIAL";
   StorageRetryPolicyType2[StorageRetryPolicyType2["FIXED"] = 1] = "FIXED";
 })(StorageRetryPolicyType || (StorageRetryPolicyType = {}));
 
-// ../../../work/main/node_modules/@azure/storage-common/dist/esm/policies/StorageRetryPolicy.js
+// node_modules/@azure/storage-common/dist/esm/policies/StorageRetryPolicy.js
 var DEFAULT_RETRY_OPTIONS = {
   maxRetryDelayInMs: 120 * 1e3,
   maxTries: 4,
@@ -76827,7 +76827,7 @@ var StorageRetryPolicy = class extends BaseRequestPolicy {
   }
 };
 
-// ../../../work/main/node_modules/@azure/storage-common/dist/esm/StorageRetryPolicyFactory.js
+// node_modules/@azure/storage-common/dist/esm/StorageRetryPolicyFactory.js
 var StorageRetryPolicyFactory = class {
   retryOptions;
   /**
@@ -76848,7 +76848,7 @@ var StorageRetryPolicyFactory = class {
   }
 };
 
-// ../../../work/main/node_modules/@azure/storage-common/dist/esm/policies/StorageBrowserPolicyV2.js
+// node_modules/@azure/storage-common/dist/esm/policies/StorageBrowserPolicyV2.js
 var storageBrowserPolicyName = "storageBrowserPolicy";
 function storageBrowserPolicy() {
   return {
@@ -76859,7 +76859,7 @@ function storageBrowserPolicy() {
   };
 }
 
-// ../../../work/main/node_modules/@azure/storage-common/dist/esm/policies/StorageCorrectContentLengthPolicy.js
+// node_modules/@azure/storage-common/dist/esm/policies/StorageCorrectContentLengthPolicy.js
 var storageCorrectContentLengthPolicyName = "StorageCorrectContentLengthPolicy";
 function storageCorrectContentLengthPolicy() {
   function correctContentLength(request2) {
@@ -76876,7 +76876,7 @@ function storageCorrectContentLengthPolicy() {
   };
 }
 
-// ../../../work/main/node_modules/@azure/storage-common/dist/esm/policies/StorageRetryPolicyV2.js
+// node_modules/@azure/storage-common/dist/esm/policies/StorageRetryPolicyV2.js
 var storageRetryPolicyName = "storageRetryPolicy";
 var DEFAULT_RETRY_OPTIONS2 = {
   maxRetryDelayInMs: 120 * 1e3,
@@ -77011,7 +77011,7 @@ function storageRetryPolicy(options = {}) {
   };
 }
 
-// ../../../work/main/node_modules/@azure/storage-common/dist/esm/policies/StorageSharedKeyCredentialPolicyV2.js
+// node_modules/@azure/storage-common/dist/esm/policies/StorageSharedKeyCredentialPolicyV2.js
 import { createHmac as createHmac2 } from "node:crypto";
 var storageSharedKeyCredentialPolicyName = "storageSharedKeyCredentialPolicy";
 function storageSharedKeyCredentialPolicy(options) {
@@ -77102,7 +77102,7 @@ ${key}:${decodeURIComponent(lowercaseQueries[key])}`;
   };
 }
 
-// ../../../work/main/node_modules/@azure/storage-common/dist/esm/policies/StorageRequestFailureDetailsParserPolicy.js
+// node_modules/@azure/storage-common/dist/esm/policies/StorageRequestFailureDetailsParserPolicy.js
 var storageRequestFailureDetailsParserPolicyName = "storageRequestFailureDetailsParserPolicy";
 function storageRequestFailureDetailsParserPolicy() {
   return {
@@ -77123,7 +77123,7 @@ function storageRequestFailureDetailsParserPolicy() {
   };
 }
 
-// ../../../work/main/node_modules/@azure/storage-common/dist/esm/credentials/UserDelegationKeyCredential.js
+// node_modules/@azure/storage-common/dist/esm/credentials/UserDelegationKeyCredential.js
 import { createHmac as createHmac3 } from "node:crypto";
 var UserDelegationKeyCredential = class {
   /**
@@ -77158,7 +77158,7 @@ var UserDelegationKeyCredential = class {
   }
 };
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/utils/constants.js
+// node_modules/@azure/storage-blob/dist/esm/utils/constants.js
 var SDK_VERSION3 = "12.32.0";
 var SERVICE_VERSION = "2026-04-06";
 var BLOCK_BLOB_MAX_UPLOAD_BLOB_BYTES = 256 * 1024 * 1024;
@@ -77342,7 +77342,7 @@ var PathStylePorts2 = [
   "11104"
 ];
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/Pipeline.js
+// node_modules/@azure/storage-blob/dist/esm/Pipeline.js
 function isPipelineLike(pipeline) {
   if (!pipeline || typeof pipeline !== "object") {
     return false;
@@ -77568,7 +77568,7 @@ function isCoreHttpPolicyFactory(factory) {
   });
 }
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/generated/src/models/index.js
+// node_modules/@azure/storage-blob/dist/esm/generated/src/models/index.js
 var KnownEncryptionAlgorithmType;
 (function(KnownEncryptionAlgorithmType3) {
   KnownEncryptionAlgorithmType3["AES256"] = "AES256";
@@ -77702,7 +77702,7 @@ var KnownStorageErrorCode;
   KnownStorageErrorCode2["BlobAccessTierNotSupportedForAccountType"] = "BlobAccessTierNotSupportedForAccountType";
 })(KnownStorageErrorCode || (KnownStorageErrorCode = {}));
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/generated/src/models/mappers.js
+// node_modules/@azure/storage-blob/dist/esm/generated/src/models/mappers.js
 var mappers_exports = {};
 __export(mappers_exports, {
   AccessPolicy: () => AccessPolicy,
@@ -86273,7 +86273,7 @@ var BlockBlobGetBlockListExceptionHeaders = {
   }
 };
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/generated/src/models/parameters.js
+// node_modules/@azure/storage-blob/dist/esm/generated/src/models/parameters.js
 var contentType = {
   parameterPath: ["options", "contentType"],
   mapper: {
@@ -88010,7 +88010,7 @@ var listType = {
   }
 };
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/generated/src/operations/service.js
+// node_modules/@azure/storage-blob/dist/esm/generated/src/operations/service.js
 var ServiceImpl = class {
   client;
   /**
@@ -88327,7 +88327,7 @@ var filterBlobsOperationSpec = {
   serializer: xmlSerializer
 };
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/generated/src/operations/container.js
+// node_modules/@azure/storage-blob/dist/esm/generated/src/operations/container.js
 var ContainerImpl = class {
   client;
   /**
@@ -89036,7 +89036,7 @@ var getAccountInfoOperationSpec2 = {
   serializer: xmlSerializer2
 };
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/generated/src/operations/blob.js
+// node_modules/@azure/storage-blob/dist/esm/generated/src/operations/blob.js
 var BlobImpl = class {
   client;
   /**
@@ -90062,7 +90062,7 @@ var setTagsOperationSpec = {
   serializer: xmlSerializer3
 };
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/generated/src/operations/pageBlob.js
+// node_modules/@azure/storage-blob/dist/esm/generated/src/operations/pageBlob.js
 var PageBlobImpl = class {
   client;
   /**
@@ -90518,7 +90518,7 @@ var copyIncrementalOperationSpec = {
   serializer: xmlSerializer4
 };
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/generated/src/operations/appendBlob.js
+// node_modules/@azure/storage-blob/dist/esm/generated/src/operations/appendBlob.js
 var AppendBlobImpl = class {
   client;
   /**
@@ -90739,7 +90739,7 @@ var sealOperationSpec = {
   serializer: xmlSerializer5
 };
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/generated/src/operations/blockBlob.js
+// node_modules/@azure/storage-blob/dist/esm/generated/src/operations/blockBlob.js
 var BlockBlobImpl = class {
   client;
   /**
@@ -91110,7 +91110,7 @@ var getBlockListOperationSpec = {
   serializer: xmlSerializer6
 };
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/generated/src/storageClient.js
+// node_modules/@azure/storage-blob/dist/esm/generated/src/storageClient.js
 var StorageClient = class extends ExtendedServiceClient {
   url;
   version;
@@ -91158,7 +91158,7 @@ var StorageClient = class extends ExtendedServiceClient {
   blockBlob;
 };
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/StorageContextClient.js
+// node_modules/@azure/storage-blob/dist/esm/StorageContextClient.js
 var StorageContextClient = class extends StorageClient {
   async sendOperationRequest(operationArguments, operationSpec) {
     const operationSpecToSend = { ...operationSpec };
@@ -91169,7 +91169,7 @@ var StorageContextClient = class extends StorageClient {
   }
 };
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/utils/utils.common.js
+// node_modules/@azure/storage-blob/dist/esm/utils/utils.common.js
 function escapeURLPath(url2) {
   const urlParsed = new URL(url2);
   let path4 = urlParsed.pathname;
@@ -91555,7 +91555,7 @@ async function setUploadChecksumParameters(body2, contentLength2, parameters, up
   };
 }
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/StorageClient.js
+// node_modules/@azure/storage-blob/dist/esm/StorageClient.js
 var StorageClient2 = class {
   /**
    * Encoded URL string value.
@@ -91597,14 +91597,14 @@ var StorageClient2 = class {
   }
 };
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/utils/tracing.js
+// node_modules/@azure/storage-blob/dist/esm/utils/tracing.js
 var tracingClient = createTracingClient({
   packageName: "@azure/storage-blob",
   packageVersion: SDK_VERSION3,
   namespace: "Microsoft.Storage"
 });
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/sas/BlobSASPermissions.js
+// node_modules/@azure/storage-blob/dist/esm/sas/BlobSASPermissions.js
 var BlobSASPermissions = class _BlobSASPermissions {
   /**
    * Creates a {@link BlobSASPermissions} from the specified permissions string. This method will throw an
@@ -91787,7 +91787,7 @@ var BlobSASPermissions = class _BlobSASPermissions {
   }
 };
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/sas/ContainerSASPermissions.js
+// node_modules/@azure/storage-blob/dist/esm/sas/ContainerSASPermissions.js
 var ContainerSASPermissions = class _ContainerSASPermissions {
   /**
    * Creates an {@link ContainerSASPermissions} from the specified permissions string. This method will throw an
@@ -91998,12 +91998,12 @@ var ContainerSASPermissions = class _ContainerSASPermissions {
   }
 };
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/sas/SasIPRange.js
+// node_modules/@azure/storage-blob/dist/esm/sas/SasIPRange.js
 function ipRangeToString(ipRange) {
   return ipRange.end ? `${ipRange.start}-${ipRange.end}` : ipRange.start;
 }
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/sas/SASQueryParameters.js
+// node_modules/@azure/storage-blob/dist/esm/sas/SASQueryParameters.js
 var SASProtocol;
 (function(SASProtocol2) {
   SASProtocol2["Https"] = "https";
@@ -92384,7 +92384,7 @@ var SASQueryParameters = class {
   }
 };
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/sas/BlobSASSignatureValues.js
+// node_modules/@azure/storage-blob/dist/esm/sas/BlobSASSignatureValues.js
 function generateBlobSASQueryParameters(blobSASSignatureValues, sharedKeyCredentialOrUserDelegationKey, accountName) {
   return generateBlobSASQueryParametersInternal(blobSASSignatureValues, sharedKeyCredentialOrUserDelegationKey, accountName).sasQueryParameters;
 }
@@ -92935,7 +92935,7 @@ function SASSignatureValuesSanityCheckAndAutofill(blobSASSignatureValues) {
   return blobSASSignatureValues;
 }
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/BlobLeaseClient.js
+// node_modules/@azure/storage-blob/dist/esm/BlobLeaseClient.js
 var BlobLeaseClient = class {
   _leaseId;
   _url;
@@ -93112,7 +93112,7 @@ var BlobLeaseClient = class {
   }
 };
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/utils/RetriableReadableStream.js
+// node_modules/@azure/storage-blob/dist/esm/utils/RetriableReadableStream.js
 import { Readable as Readable5 } from "node:stream";
 var RetriableReadableStream = class extends Readable5 {
   start;
@@ -93213,7 +93213,7 @@ var RetriableReadableStream = class extends Readable5 {
   }
 };
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/BlobDownloadResponse.js
+// node_modules/@azure/storage-blob/dist/esm/BlobDownloadResponse.js
 var BlobDownloadResponse = class {
   /**
    * Indicates that the service supports
@@ -93669,16 +93669,16 @@ var BlobDownloadResponse = class {
   }
 };
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/utils/BlobQuickQueryStream.js
+// node_modules/@azure/storage-blob/dist/esm/utils/BlobQuickQueryStream.js
 import { Readable as Readable6 } from "node:stream";
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/internal-avro/AvroConstants.js
+// node_modules/@azure/storage-blob/dist/esm/internal-avro/AvroConstants.js
 var AVRO_SYNC_MARKER_SIZE = 16;
 var AVRO_INIT_BYTES = new Uint8Array([79, 98, 106, 1]);
 var AVRO_CODEC_KEY = "avro.codec";
 var AVRO_SCHEMA_KEY = "avro.schema";
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/internal-avro/AvroParser.js
+// node_modules/@azure/storage-blob/dist/esm/internal-avro/AvroParser.js
 var AvroParser = class _AvroParser {
   /**
    * Reads a fixed number of bytes from the stream.
@@ -93989,7 +93989,7 @@ var AvroRecordType = class extends AvroType {
   }
 };
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/internal-avro/utils/utils.common.js
+// node_modules/@azure/storage-blob/dist/esm/internal-avro/utils/utils.common.js
 function arraysEqual(a, b) {
   if (a === b)
     return true;
@@ -94004,7 +94004,7 @@ function arraysEqual(a, b) {
   return true;
 }
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/internal-avro/AvroReader.js
+// node_modules/@azure/storage-blob/dist/esm/internal-avro/AvroReader.js
 var AvroReader = class {
   _dataStream;
   _headerStream;
@@ -94105,11 +94105,11 @@ var AvroReader = class {
   }
 };
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/internal-avro/AvroReadable.js
+// node_modules/@azure/storage-blob/dist/esm/internal-avro/AvroReadable.js
 var AvroReadable = class {
 };
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/internal-avro/AvroReadableFromStream.js
+// node_modules/@azure/storage-blob/dist/esm/internal-avro/AvroReadableFromStream.js
 import { Buffer as Buffer2 } from "buffer";
 var ABORT_ERROR = new AbortError2("Reading from the avro stream was aborted.");
 var AvroReadableFromStream = class extends AvroReadable {
@@ -94185,7 +94185,7 @@ var AvroReadableFromStream = class extends AvroReadable {
   }
 };
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/utils/BlobQuickQueryStream.js
+// node_modules/@azure/storage-blob/dist/esm/utils/BlobQuickQueryStream.js
 var BlobQuickQueryStream = class extends Readable6 {
   source;
   avroReader;
@@ -94293,7 +94293,7 @@ var BlobQuickQueryStream = class extends Readable6 {
   }
 };
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/BlobQueryResponse.js
+// node_modules/@azure/storage-blob/dist/esm/BlobQueryResponse.js
 var BlobQueryResponse = class {
   /**
    * Indicates that the service supports
@@ -94653,7 +94653,7 @@ var BlobQueryResponse = class {
   }
 };
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/models.js
+// node_modules/@azure/storage-blob/dist/esm/models.js
 var BlockBlobTier;
 (function(BlockBlobTier2) {
   BlockBlobTier2["Hot"] = "Hot";
@@ -94695,7 +94695,7 @@ var StorageBlobAudience;
   StorageBlobAudience2["DiskComputeOAuthScopes"] = "https://disk.compute.azure.com/.default";
 })(StorageBlobAudience || (StorageBlobAudience = {}));
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/PageBlobRangeResponse.js
+// node_modules/@azure/storage-blob/dist/esm/PageBlobRangeResponse.js
 function rangeResponseFromModel(response) {
   const pageRange = (response._response.parsedBody.pageRange || []).map((x) => ({
     offset: x.start,
@@ -94719,10 +94719,10 @@ function rangeResponseFromModel(response) {
   };
 }
 
-// ../../../work/main/node_modules/@azure/core-lro/dist/esm/logger.js
+// node_modules/@azure/core-lro/dist/esm/logger.js
 var logger6 = createClientLogger2("core-lro");
 
-// ../../../work/main/node_modules/@azure/core-lro/dist/esm/legacy/poller.js
+// node_modules/@azure/core-lro/dist/esm/legacy/poller.js
 var PollerStoppedError = class _PollerStoppedError extends Error {
   constructor(message) {
     super(message);
@@ -95035,7 +95035,7 @@ var Poller = class {
   }
 };
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/pollers/BlobStartCopyFromUrlPoller.js
+// node_modules/@azure/storage-blob/dist/esm/pollers/BlobStartCopyFromUrlPoller.js
 var BlobBeginCopyFromUrlPoller = class extends Poller {
   intervalInMs;
   constructor(options) {
@@ -95128,7 +95128,7 @@ function makeBlobBeginCopyFromURLPollOperation(state3) {
   };
 }
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/Range.js
+// node_modules/@azure/storage-blob/dist/esm/Range.js
 function rangeToString(iRange) {
   if (iRange.offset < 0) {
     throw new RangeError(`Range.offset cannot be smaller than 0.`);
@@ -95139,7 +95139,7 @@ function rangeToString(iRange) {
   return iRange.count ? `bytes=${iRange.offset}-${iRange.offset + iRange.count - 1}` : `bytes=${iRange.offset}-`;
 }
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/utils/Batch.js
+// node_modules/@azure/storage-blob/dist/esm/utils/Batch.js
 import { EventEmitter as EventEmitter2 } from "events";
 var BatchStates;
 (function(BatchStates2) {
@@ -95256,7 +95256,7 @@ var Batch = class {
   }
 };
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/utils/utils.js
+// node_modules/@azure/storage-blob/dist/esm/utils/utils.js
 import fs2 from "node:fs";
 import util2 from "node:util";
 async function streamToBuffer(stream4, buffer2, offset, end, encoding) {
@@ -95314,7 +95314,7 @@ async function readStreamToLocalFile(rs, file) {
 var fsStat = util2.promisify(fs2.stat);
 var fsCreateReadStream = fs2.createReadStream;
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/Clients.js
+// node_modules/@azure/storage-blob/dist/esm/Clients.js
 var BlobClient = class _BlobClient extends StorageClient2 {
   /**
    * blobContext provided by protocol layer.
@@ -98035,20 +98035,20 @@ var PageBlobClient = class _PageBlobClient extends BlobClient {
   }
 };
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/utils/Mutex.js
+// node_modules/@azure/storage-blob/dist/esm/utils/Mutex.js
 var MutexLockStatus;
 (function(MutexLockStatus2) {
   MutexLockStatus2[MutexLockStatus2["LOCKED"] = 0] = "LOCKED";
   MutexLockStatus2[MutexLockStatus2["UNLOCKED"] = 1] = "UNLOCKED";
 })(MutexLockStatus || (MutexLockStatus = {}));
 
-// ../../../work/main/node_modules/@azure/storage-blob/dist/esm/generatedModels.js
+// node_modules/@azure/storage-blob/dist/esm/generatedModels.js
 var KnownEncryptionAlgorithmType2;
 (function(KnownEncryptionAlgorithmType3) {
   KnownEncryptionAlgorithmType3["AES256"] = "AES256";
 })(KnownEncryptionAlgorithmType2 || (KnownEncryptionAlgorithmType2 = {}));
 
-// ../../../work/main/node_modules/@actions/artifact/lib/internal/upload/blob-upload.js
+// node_modules/@actions/artifact/lib/internal/upload/blob-upload.js
 import * as crypto2 from "crypto";
 import * as stream from "stream";
 var __awaiter2 = function(thisArg, _arguments, P, generator) {
@@ -98144,11 +98144,11 @@ function uploadToBlobStorage(authenticatedUploadURL, uploadStream, contentType2)
   });
 }
 
-// ../../../work/main/node_modules/@actions/artifact/lib/internal/upload/zip.js
+// node_modules/@actions/artifact/lib/internal/upload/zip.js
 var import_archiver = __toESM(require_archiver(), 1);
 import { realpath as realpath2 } from "fs/promises";
 
-// ../../../work/main/node_modules/@actions/artifact/lib/internal/upload/stream.js
+// node_modules/@actions/artifact/lib/internal/upload/stream.js
 import * as stream2 from "stream";
 import * as fs3 from "fs";
 import { realpath } from "fs/promises";
@@ -98213,7 +98213,7 @@ function createRawFileUploadStream(filePath) {
   });
 }
 
-// ../../../work/main/node_modules/@actions/artifact/lib/internal/upload/zip.js
+// node_modules/@actions/artifact/lib/internal/upload/zip.js
 var __awaiter4 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
     return value instanceof P ? value : new P(function(resolve2) {
@@ -98296,7 +98296,7 @@ var zipEndCallback = () => {
   debug("Zip stream for upload has ended.");
 };
 
-// ../../../work/main/node_modules/@actions/artifact/lib/internal/upload/types.js
+// node_modules/@actions/artifact/lib/internal/upload/types.js
 import * as path from "path";
 var mimeTypes = {
   // Text
@@ -98362,7 +98362,7 @@ function getMimeType(filePath) {
   return mimeTypes[ext] || "application/octet-stream";
 }
 
-// ../../../work/main/node_modules/@actions/artifact/lib/internal/upload/upload-artifact.js
+// node_modules/@actions/artifact/lib/internal/upload/upload-artifact.js
 var __awaiter5 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
     return value instanceof P ? value : new P(function(resolve2) {
@@ -98467,14 +98467,14 @@ function uploadArtifact(name, files, rootDirectory, options) {
   });
 }
 
-// ../../../work/main/node_modules/@actions/artifact/lib/internal/download/download-artifact.js
+// node_modules/@actions/artifact/lib/internal/download/download-artifact.js
 import fs5 from "fs/promises";
 import * as fsSync from "fs";
 import * as crypto3 from "crypto";
 import * as stream3 from "stream";
 import * as path3 from "path";
 
-// ../../../work/main/node_modules/@actions/github/lib/context.js
+// node_modules/@actions/github/lib/context.js
 import { readFileSync, existsSync as existsSync3 } from "fs";
 import { EOL as EOL3 } from "os";
 var Context = class {
@@ -98525,7 +98525,7 @@ var Context = class {
   }
 };
 
-// ../../../work/main/node_modules/@actions/github/lib/internal/utils.js
+// node_modules/@actions/github/lib/internal/utils.js
 var httpClient = __toESM(require_lib2(), 1);
 var import_undici = __toESM(require_undici(), 1);
 var __awaiter6 = function(thisArg, _arguments, P, generator) {
@@ -98595,7 +98595,7 @@ function getUserAgentWithOrchestrationId(baseUserAgent) {
   return baseUserAgent;
 }
 
-// ../../../work/main/node_modules/before-after-hook/lib/register.js
+// node_modules/before-after-hook/lib/register.js
 function register(state3, name, method, options) {
   if (typeof method !== "function") {
     throw new Error("method for before hook must be a function");
@@ -98618,7 +98618,7 @@ function register(state3, name, method, options) {
   });
 }
 
-// ../../../work/main/node_modules/before-after-hook/lib/add.js
+// node_modules/before-after-hook/lib/add.js
 function addHook(state3, kind, name, hook2) {
   const orig = hook2;
   if (!state3.registry[name]) {
@@ -98653,7 +98653,7 @@ function addHook(state3, kind, name, hook2) {
   });
 }
 
-// ../../../work/main/node_modules/before-after-hook/lib/remove.js
+// node_modules/before-after-hook/lib/remove.js
 function removeHook(state3, name, method) {
   if (!state3.registry[name]) {
     return;
@@ -98667,7 +98667,7 @@ function removeHook(state3, name, method) {
   state3.registry[name].splice(index, 1);
 }
 
-// ../../../work/main/node_modules/before-after-hook/index.js
+// node_modules/before-after-hook/index.js
 var bind = Function.bind;
 var bindable = bind.bind(bind);
 function bindApi(hook2, state3, name) {
@@ -98701,7 +98701,7 @@ function Collection() {
 }
 var before_after_hook_default = { Singular, Collection };
 
-// ../../../work/main/node_modules/@octokit/graphql/dist-bundle/index.js
+// node_modules/@octokit/graphql/dist-bundle/index.js
 var VERSION = "0.0.0-development";
 function _buildMessageForResponseErrors(data) {
   return `Request failed due to following response errors:
@@ -98811,7 +98811,7 @@ function withCustomRequest(customRequest) {
   });
 }
 
-// ../../../work/main/node_modules/@octokit/auth-token/dist-bundle/index.js
+// node_modules/@octokit/auth-token/dist-bundle/index.js
 var b64url = "(?:[a-zA-Z0-9_-]+)";
 var sep2 = "\\.";
 var jwtRE = new RegExp(`^${b64url}${sep2}${b64url}${sep2}${b64url}$`);
@@ -98856,10 +98856,10 @@ var createTokenAuth = function createTokenAuth2(token) {
   });
 };
 
-// ../../../work/main/node_modules/@octokit/core/dist-src/version.js
+// node_modules/@octokit/core/dist-src/version.js
 var VERSION2 = "7.0.8";
 
-// ../../../work/main/node_modules/@octokit/core/dist-src/index.js
+// node_modules/@octokit/core/dist-src/index.js
 var noop = () => {
 };
 var consoleWarn = console.warn.bind(console);
@@ -98993,10 +98993,10 @@ var Octokit = class {
   auth;
 };
 
-// ../../../work/main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
 var VERSION3 = "17.0.0";
 
-// ../../../work/main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
 var Endpoints = {
   actions: {
     addCustomLabelsToSelfHostedRunnerForOrg: [
@@ -101288,7 +101288,7 @@ var Endpoints = {
 };
 var endpoints_default = Endpoints;
 
-// ../../../work/main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
 var endpointMethodsMap = /* @__PURE__ */ new Map();
 for (const [scope, endpoints] of Object.entries(endpoints_default)) {
   for (const [methodName, endpoint] of Object.entries(endpoints)) {
@@ -101411,7 +101411,7 @@ function decorate(octokit, scope, methodName, defaults2, decorations) {
   return Object.assign(withDecorations, requestWithDefaults);
 }
 
-// ../../../work/main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
 function restEndpointMethods(octokit) {
   const api = endpointsToMethods(octokit);
   return {
@@ -101428,7 +101428,7 @@ function legacyRestEndpointMethods(octokit) {
 }
 legacyRestEndpointMethods.VERSION = VERSION3;
 
-// ../../../work/main/node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
+// node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
 var VERSION4 = "0.0.0-development";
 function normalizePaginatedListResponse(response) {
   if (!response.data) {
@@ -101544,7 +101544,7 @@ function paginateRest(octokit) {
 }
 paginateRest.VERSION = VERSION4;
 
-// ../../../work/main/node_modules/@actions/github/lib/utils.js
+// node_modules/@actions/github/lib/utils.js
 var context3 = new Context();
 var baseUrl = getApiBaseUrl();
 var defaults = {
@@ -101568,14 +101568,14 @@ function getOctokitOptions(token, options) {
   return opts;
 }
 
-// ../../../work/main/node_modules/@actions/github/lib/github.js
+// node_modules/@actions/github/lib/github.js
 var context4 = new Context();
 function getOctokit(token, options, ...additionalPlugins) {
   const GitHubWithPlugins = GitHub.plugin(...additionalPlugins);
   return new GitHubWithPlugins(getOctokitOptions(token, options));
 }
 
-// ../../../work/main/node_modules/@actions/artifact/lib/internal/download/download-artifact.js
+// node_modules/@actions/artifact/lib/internal/download/download-artifact.js
 var import_unzip_stream = __toESM(require_unzip(), 1);
 var __awaiter7 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
@@ -101795,7 +101795,7 @@ function resolveOrCreateDirectory() {
   });
 }
 
-// ../../../work/main/node_modules/@actions/artifact/lib/internal/find/retry-options.js
+// node_modules/@actions/artifact/lib/internal/find/retry-options.js
 var defaultMaxRetryNumber = 5;
 var defaultExemptStatusCodes = [400, 401, 403, 404, 422];
 function getRetryOptions(defaultOptions4, retries = defaultMaxRetryNumber, exemptStatusCodes = defaultExemptStatusCodes) {
@@ -101814,10 +101814,10 @@ function getRetryOptions(defaultOptions4, retries = defaultMaxRetryNumber, exemp
   return [retryOptions, requestOptions];
 }
 
-// ../../../work/main/node_modules/@octokit/plugin-request-log/dist-src/version.js
+// node_modules/@octokit/plugin-request-log/dist-src/version.js
 var VERSION5 = "6.0.0";
 
-// ../../../work/main/node_modules/@octokit/plugin-request-log/dist-src/index.js
+// node_modules/@octokit/plugin-request-log/dist-src/index.js
 function requestLog(octokit) {
   octokit.hook.wrap("request", (request2, options) => {
     octokit.log.debug("request", options);
@@ -101841,7 +101841,7 @@ function requestLog(octokit) {
 }
 requestLog.VERSION = VERSION5;
 
-// ../../../work/main/node_modules/@octokit/plugin-retry/dist-bundle/index.js
+// node_modules/@octokit/plugin-retry/dist-bundle/index.js
 var import_light = __toESM(require_light(), 1);
 var VERSION6 = "0.0.0-development";
 function isRequestError(error2) {
@@ -101915,7 +101915,7 @@ function retry(octokit, octokitOptions) {
 }
 retry.VERSION = VERSION6;
 
-// ../../../work/main/node_modules/@actions/artifact/lib/internal/find/get-artifact.js
+// node_modules/@actions/artifact/lib/internal/find/get-artifact.js
 var __awaiter8 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
     return value instanceof P ? value : new P(function(resolve2) {
@@ -102018,7 +102018,7 @@ function getArtifactInternal(artifactName) {
   });
 }
 
-// ../../../work/main/node_modules/@actions/artifact/lib/internal/delete/delete-artifact.js
+// node_modules/@actions/artifact/lib/internal/delete/delete-artifact.js
 var __awaiter9 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
     return value instanceof P ? value : new P(function(resolve2) {
@@ -102103,7 +102103,7 @@ function deleteArtifactInternal(artifactName) {
   });
 }
 
-// ../../../work/main/node_modules/@actions/artifact/lib/internal/find/list-artifacts.js
+// node_modules/@actions/artifact/lib/internal/find/list-artifacts.js
 var __awaiter10 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
     return value instanceof P ? value : new P(function(resolve2) {
@@ -102240,7 +102240,7 @@ function filterLatest(artifacts) {
   return latestArtifacts;
 }
 
-// ../../../work/main/node_modules/@actions/artifact/lib/internal/client.js
+// node_modules/@actions/artifact/lib/internal/client.js
 var __awaiter11 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
     return value instanceof P ? value : new P(function(resolve2) {
@@ -102383,7 +102383,7 @@ If the error persists, please check whether Actions and API requests are operati
   }
 };
 
-// ../../../work/main/node_modules/@actions/artifact/lib/artifact.js
+// node_modules/@actions/artifact/lib/artifact.js
 var client = new DefaultArtifactClient();
 var artifact_default = client;
 export {

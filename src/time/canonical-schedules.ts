@@ -1,7 +1,7 @@
 /**
  * The canonical form of schedules (of categories and items) in carte's model: days in `mon…sun,hol`
  * order, periods sorted by start, schedules sorted by days then first start. Both sides of a plan are
- * put in it: the files' (src/time/slots.ts `toSchedules`) and the platform's (src/kinds/schedules.ts
+ * put in it: the files' (src/time/days-and-slots.ts `toSchedules`) and the platform's (src/kinds/schedules.ts
  * `fromWireSchedules`). Here, below the kinds and the loader, which both need it.
  */
 
@@ -44,12 +44,12 @@ function byDays(a: string, b: string): number {
 
 /**
  * THE canonical form of schedules of categories and items, for both sides of a plan: the files'
- * (src/time/slots.ts `toSchedules`) and the platform's (src/kinds/schedules.ts `fromWireSchedules`). The periods of each day
- * (`mon`…`sun`, `hol`) are collected, sorted and de-duplicated; days with exactly the same periods share
- * one schedule, its days in week order; schedules are sorted by their days in week order, then by first
- * start. So two sets of schedules that open the same periods on the same days compare equal however they
- * are grouped: a platform that keeps one day per schedule and a file that writes `mon-fri` agree.
- * Days without periods are left out; an empty result means "always". Unknown day names (none in the
+ * (src/time/days-and-slots.ts `toSchedules`) and the platform's (src/kinds/schedules.ts `fromWireSchedules`).
+ * The periods of each day (`mon`…`sun`, `hol`) are collected, sorted and de-duplicated; days with exactly the
+ * same periods share one schedule, its days in week order; schedules are sorted by their days in week order,
+ * then by first start. So two sets of schedules that open the same periods on the same days compare equal
+ * however they are grouped: a platform that keeps one day per schedule and a file that writes `mon-fri`
+ * agree. Days without periods are left out; an empty result means "always". Unknown day names (none in the
  * spec) are kept as days of their own, after `hol`.
  */
 export function canonicalSchedules(list: readonly Schedule[]): Schedule[] {

@@ -25,7 +25,7 @@ import {
   type FinanceEntryOf,
   type FinanceKind,
   type FinancePage,
-} from "./types.js";
+} from "./records.js";
 
 /**
  * Largest `page_size` carte asks for (the emulator's cap; the spec does not give one,

@@ -14,7 +14,7 @@ import { ConfigError, formatProblem } from "../errors.js";
 import type { FileKind } from "../config/validate.js";
 import type { StoreState } from "../model.js";
 import { differingKinds } from "./factor.js";
-import { importParts } from "./registry.js";
+import { importParts } from "./parts.js";
 import type { ImportPart } from "../kinds/import-types.js";
 
 /** A file to write: its path relative to the output folder, and its text. */

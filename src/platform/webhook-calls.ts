@@ -7,7 +7,7 @@
  *
  * Every call names its route of the route table (routes.ts), where the paths and write facts live. The
  * plan's writes (create, add-stores, change-url, change-status, the client-level webhooks) are not
- * here: they are the endpoints of the kinds (src/kinds/webhooks.ts, src/kinds/client-webhooks.ts), sent
+ * here: they are the endpoints of the kinds (src/kinds/store-webhooks.ts, src/kinds/client-webhooks.ts), sent
  * by the executor through the same table. Here are the reads, the removal of a duplicate's stores and
  * the rotation of a secret (`carte webhooks rotate-secret`, a secret whose answer was lost).
  *
