@@ -177,17 +177,13 @@ export function applyPairingCheck(
     const store = byKey.get(key);
     if (!store) return;
     const until = Date.now() + (creating.has(key) ? waitMs : 0);
-    const t0 = Date.now(); let rounds = 0;
-    process.on("exit", () => undefined);
-    for (;; rounds++) {
-      if (process.env.PAIRDBG) (globalThis as any).__pd ??= [];
+    for (;;) {
       const [byStore, byIntegration] = await Promise.all([
         categoriesByStore(context.client, store.storeId),
         categoriesByIntegration(context.client, key),
       ]);
       const verdict = judgePairing(byStore, byIntegration);
       if (verdict.state === "verified") {
-        if (process.env.PAIRDBG) process.stderr.write(`PAIRDBG ${key} ${Date.now() - t0} ${rounds}\n`);
         context.record?.add(store.storeId, key);
         await context.record?.save();
         return;
