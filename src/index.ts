@@ -134,25 +134,25 @@ export type { EmulatorOptions, RunningEmulator, Seed, SeedClient, SeedStore } fr
  * The error types (src/errors.ts), {@link ExitCode} and the one mapping {@link exitCodeFor}; the one
  * shape of errors and warnings for people ({@link Diagnostic}: a project's `warnings`, a configuration
  * error's `diagnostics`) and its one-line form {@link formatDiagnostic}.
-  CommandLineError,
  */
 export {
   ApiError,
-  GitError,
+  CommandLineError,
   ConfigError,
   ConvergenceError,
   ExitCode,
-  PlanFileError,
+  GitError,
   InternalError,
   LockError,
-  StateFileError,
   MoneyError,
+  PlanFileError,
   PlanningError,
   StalePlanError,
-  formatDiagnostic,
+  StateFileError,
   UnsafePlanError,
   UsageError,
   exitCodeFor,
+  formatDiagnostic,
   formatProblem,
 } from "./errors.js";
 export type { ConfigProblem, Diagnostic, ExitCodeValue, Severity, SourceRange } from "./errors.js";
