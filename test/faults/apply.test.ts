@@ -13,6 +13,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { acceptedTwice, isWriteRequest } from "../../src/emulator/audit.js";
 import type { RecordedRequest } from "../../src/emulator/index.js";
+import type { FaultKind } from "../../src/emulator/faults.js";
 import { ConvergenceError, StalePlanError } from "../../src/errors.js";
 import { writePlanFile } from "../../src/plan/file.js";
 import { PlatformClient, type RetryInfo } from "../../src/platform/client.js";
@@ -51,10 +52,18 @@ describe("apply under injected faults", () => {
     const applied = await applyUntilDone(
       f,
       (run) => ({
-        // A seed under which menu creates lose their answers, as the calls are ordered now (checked below).
         faultSeed: 8 + run,
-        // Every other store menu write loses its answer; every write there is held 1.5 s (settle: 0.3 s).
+        // Every menu create loses its answer whatever order the calls go out in, every other store
+        // menu write one time in two; every write there is held 1.5 s (settle: 0.3 s).
         routes: [
+          ...["900101", "900102", "900201"].map((id) => ({
+            prefix: `${MENU_WRITES}${id}/menu`,
+            method: "POST",
+            faultRate: 1,
+            faultKinds: ["lost", "hold"] as FaultKind[],
+            holdMs: 5000,
+            pendingMs: 1500,
+          })),
           {
             prefix: MENU_WRITES,
             method: "POST",
