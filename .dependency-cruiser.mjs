@@ -80,6 +80,26 @@ export default {
       to: { path: "^src/(kinds|config|show|plan|state|render|apply|import|cli|action|run|gitops|emulator)/" },
     },
     {
+      name: "platform-not-into-config",
+      severity: "error",
+      comment:
+        "The platform's client sits below the kinds, and the kinds below the config loader: the client " +
+        "checks the platform's answers with the ajv set-up of src/json-schema, shared with the loader's " +
+        "file checks, and imports nothing of src/config (an import there puts the loader under every kind).",
+      from: { path: "^src/platform/" },
+      to: { path: "^src/config/" },
+    },
+    {
+      name: "json-schema-below-all",
+      severity: "error",
+      comment:
+        "src/json-schema (ajv and its companions, the ASCII form of generated validators) sits below the " +
+        "config loader and the platform's client, which both compile schemas with it: it imports nothing " +
+        "of src/.",
+      from: { path: "^src/json-schema/" },
+      to: { path: "^src/" },
+    },
+    {
       name: "kinds-not-into-render",
       severity: "error",
       comment:

@@ -112,8 +112,8 @@ const fdirPicomatch = lineReplaced(
   'pm = require("picomatch");',
 );
 /**
- * ajv is evaluated on first use in the bundle, not at every start of `carte` (src/config/ajv.ts says
- * why; about a hundredth of a second of CPU): dist/config/ajv.js, as tsc wrote it, imports ajv with
+ * ajv is evaluated on first use in the bundle, not at every start of `carte` (src/json-schema/ajv.ts says
+ * why; about a hundredth of a second of CPU): dist/json-schema/ajv.js, as tsc wrote it, imports ajv with
  * itself; in the bundle it is this module, whose `require` calls esbuild bundles as modules evaluated
  * when the call runs. The build fails when ajv.js no longer exports `ajvParts` alone, so that this
  * copy is looked at again.
@@ -143,7 +143,7 @@ const partNames = (source) =>
 const lazyAjv = {
   name: "lazy-ajv",
   setup(build) {
-    build.onLoad({ filter: /[\\/]dist[\\/]config[\\/]ajv\.js$/ }, async (args) => {
+    build.onLoad({ filter: /[\\/]dist[\\/]json-schema[\\/]ajv\.js$/ }, async (args) => {
       const source = await readFile(args.path, "utf8");
       const exported = [...source.matchAll(/^export (?:function|const|let|class) (\w+)/gm)].map((m) => m[1]);
       if (exported.join() !== "ajvParts")

@@ -95,7 +95,8 @@ export { applyStages } from "./run/stages.js";
 export type { StagesOptions, StagesResult } from "./run/stages.js";
 export type { StageCounts, StageOutcome } from "./apply/rollout.js";
 export type { RolloutStage } from "./config/index.js";
-export type { ApplyEvent, OperationResult } from "./apply/execute.js";
+export type { ApplyEvent } from "./apply/execute.js";
+export type { OperationResult } from "./apply/operation-result.js";
 /** Where webhook secrets returned by calls go (src/run/secrets.ts). */
 export { discardingSink, secretsFileSink } from "./run/secrets.js";
 export type { SecretSink } from "./run/secrets.js";

@@ -5,7 +5,7 @@
  * plain comparison. Normalization of each resource kind lives in its module under `src/kinds/`.
  */
 
-import type { ModifiersType } from "./platform/wire.js";
+import type { ModifiersType } from "./generated/platform.js";
 
 /**
  * An image of an item (docs/platform-api.md §4.3 `images_info.images` `{id, path, index, host}`): its path,

@@ -4,7 +4,7 @@
  * Plain data, below both, so that the renderers depend on no part of the run.
  */
 
-import type { OperationResult } from "./execute.js";
+import type { OperationResult } from "./operation-result.js";
 import type { StageOutcome } from "./rollout.js";
 
 /** The outcome of an apply (rendered by src/render/apply-report.ts). */

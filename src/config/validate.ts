@@ -8,7 +8,8 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
-import { ajvParts } from "./ajv.js";
+import { ajvParts } from "../json-schema/ajv.js";
+import { asciiSource } from "../json-schema/ascii.js";
 import type { ConfigProblem } from "../errors.js";
 import { quote } from "../source/problems.js";
 import { locate, MAX_PROBLEMS, pointerSegments } from "../source/yaml.js";
@@ -91,17 +92,6 @@ function schemaAjv(source = false): Ajv {
   // schema holds the shared ones; its catalog overrides refer to the catalog's prices and images).
   for (const kind of FILE_KINDS) ajv.addSchema(readSchema(kind));
   return ajv;
-}
-
-/**
- * JavaScript source with every character beyond ASCII written as a `\uXXXX` escape (one per UTF-16
- * unit). ajv's generated code holds such characters only in string literals and regular expressions
- * (the schemas' descriptions, examples and patterns), where the escape means the same character. A
- * module in ASCII is decoded at Node.js's fastest and kept by V8 at one byte a character, where one
- * character beyond ASCII doubles the whole source (as for the CLI's bundle, scripts/build-cli.mjs).
- */
-export function asciiSource(source: string): string {
-  return source.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /**

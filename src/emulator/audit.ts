@@ -19,7 +19,7 @@
  */
 
 import { access } from "node:fs/promises";
-import type { OperationResult } from "../apply/execute.js";
+import type { OperationResult } from "../apply/operation-result.js";
 import type { CurrentState, DesiredState } from "../model.js";
 import { own } from "../model.js";
 import { canonicalJson } from "../plan/checksum.js";

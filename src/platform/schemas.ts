@@ -30,8 +30,8 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Ajv, AnySchemaObject, CodeOptions, ErrorObject, ValidateFunction } from "ajv";
 
-import { ajvParts } from "../config/ajv.js";
-import { asciiSource } from "../config/validate.js";
+import { ajvParts } from "../json-schema/ajv.js";
+import { asciiSource } from "../json-schema/ascii.js";
 import { InternalError } from "../errors.js";
 import type { PlatformSchemaName } from "../generated/platform.js";
 
@@ -232,7 +232,7 @@ const VERDICTS_FILE = "../platform/validators.cjs";
  * and the {@link platformSchemaDigest} it was compiled from. `npm run build` writes it to
  * dist/platform/validators.cjs for the response definitions of the route table
  * (scripts/build-validators.mjs): the client then neither compiles these schemas to read an answer nor
- * keeps more than a verdict while it checks one. In ASCII (src/config/validate.ts `asciiSource`).
+ * keeps more than a verdict while it checks one. In ASCII (src/json-schema/ascii.ts `asciiSource`).
  * @throws InternalError for a name the schemas do not have.
  */
 export function answerVerdictsModule(names: readonly string[]): string {

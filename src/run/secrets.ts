@@ -49,7 +49,7 @@ import {
   type WriteTarget,
 } from "../atomic.js";
 import { CommandLineError, ConfigError, FileWriteError, SecretError, UsageError } from "../errors.js";
-import type { OperationResult } from "../apply/execute.js";
+import type { OperationResult } from "../apply/operation-result.js";
 import type { PlatformClient } from "../platform/client.js";
 import { Endpoints } from "../plan/endpoints.js";
 import type { Operation, Plan } from "../plan/types.js";

@@ -14,8 +14,8 @@ import {
   schemaDigest,
   validateFile,
   validatorsModule,
-  asciiSource,
 } from "../../src/config/validate.js";
+import { asciiSource } from "../../src/json-schema/ascii.js";
 import type { FileKind } from "../../src/config/validate.js";
 import { parseYaml } from "../../src/source/yaml.js";
 

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { removeStaleTemps, writeFileAtomic } from "../../src/atomic.js";
-import type { OperationResult } from "../../src/apply/execute.js";
+import type { OperationResult } from "../../src/apply/operation-result.js";
 import { ConfigError } from "../../src/errors.js";
 import "../../src/kinds/store-webhooks.js"; // registers POST /webhook as secret-bearing
 import type { Operation, Plan } from "../../src/plan/types.js";

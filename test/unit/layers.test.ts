@@ -56,3 +56,15 @@ describe("the kinds and the config loader do not import each other", () => {
       for (const above of ["src/kinds", "src/config"]) expect(crossings(below, above)).toEqual([]);
   });
 });
+
+describe("the platform's client does not import the config loader", () => {
+  // The kinds import the client's type, so an import of src/config from src/platform would put the
+  // loader under every kind: the ajv set-up both compile schemas with sits below both, in src/json-schema.
+  it("nothing in src/platform imports src/config", () => {
+    expect(crossings("src/platform", "src/config")).toEqual([]);
+  });
+
+  it("src/json-schema imports nothing of src/", () => {
+    expect(crossings("src/json-schema", "src")).toEqual([]);
+  });
+});

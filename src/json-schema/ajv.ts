@@ -1,7 +1,8 @@
 /**
  * ajv, the JSON Schema compiler, and the two companions carte uses with it (ajv-formats' formats,
  * ajv's standalone code generator), in one place: the configuration schemas (src/config/validate.ts)
- * and the platform's (src/platform/schemas.ts) are compiled through {@link ajvParts}.
+ * and the platform's (src/platform/schemas.ts) are compiled through {@link ajvParts}. It sits in
+ * src/json-schema, below both, so that the platform's answer checks need nothing of the config loader.
  *
  * Only compiling a schema needs ajv: a run of the CLI checks files and answers with the validators
  * compiled at build time (dist/config/validators.cjs, dist/platform/validators.cjs), which need ajv's
