@@ -27,7 +27,8 @@ import { renderPlannedStagesText, renderStageScopeText } from "../render/rollout
 import type { StageOutcome } from "../apply/rollout.js";
 import { describeHolder } from "../run/lock.js";
 import { runCarte } from "../run/run.js";
-import { type RunHooks } from "../run/request.js";
+import { type RunHooks, type RunResult } from "../run/request.js";
+import { describeCalls } from "../platform/call-tally.js";
 import { describeTarget, embeddedCountry, embeddedHolidays } from "../run/session.js";
 import { escapeLines, escapeTerminal } from "../render/escape.js";
 import { describeRefHolder, lockName } from "../gitops/ref-lock.js";
@@ -205,6 +206,15 @@ function listsRefusal(plan: { safety: { ok: boolean; override?: unknown } }): bo
 }
 
 /** `carte plan`: the shared path (src/run/run.ts) with `command: "plan"`, rendered in the chosen format. */
+/**
+ * Writes the run's calls to the platform and their success rate, the measure the platform's terms bound
+ * (docs/platform-api.md §1), on stderr: the plan or report on stdout stays as it was.
+ */
+function reportCalls(result: RunResult, quiet: boolean, io: CliIo): void {
+  if (quiet || result.calls === undefined) return;
+  io.err(`${describeCalls(result.calls)}.\n`);
+}
+
 export async function runPlan(opts: PlanCommand, io: CliIo): Promise<number> {
   /** The plan shown as text, whose refusal by the guards the error then does not list again. */
   let shown: Plan | undefined;
@@ -243,6 +253,7 @@ export async function runPlan(opts: PlanCommand, io: CliIo): Promise<number> {
         },
       },
     );
+    reportCalls(result, opts.quiet, io);
     if (result.error !== undefined) throw await refusalOnce(result.error, shown, opts.config, io);
     if (opts.out && result.plan) {
       // Where it was made, for `carte show`.
@@ -343,10 +354,11 @@ export async function runApply(opts: ApplyCommand, io: CliIo): Promise<number> {
       },
     );
     progress.stop();
+    reportCalls(result, opts.quiet, io);
     if (result.error !== undefined) throw await refusalOnce(result.error, shown, opts.config, io);
     if (result.cancelled) io.err("Apply cancelled.\n");
     if (result.plan && !result.cancelled) {
-      if (opts.json) io.out(renderReportJson(result.plan, result.report));
+      if (opts.json) io.out(renderReportJson(result.plan, result.report, result.calls));
       else if (result.report) {
         const target = result.target && describeTarget(result.target);
         io.out(renderReport(result.plan, result.report, result.applyMs ?? 0, target));

@@ -41,6 +41,7 @@ import {
   type RetryPolicy,
   type Sleep,
 } from "./transport.js";
+import { CallTally, PlatformFailingError, type SuccessGuard } from "./call-tally.js";
 import { JsonBytes } from "./json-body.js";
 import { answerProblems, answerSchemas, MAX_LISTED_PROBLEMS } from "./schemas.js";
 import {
@@ -150,6 +151,13 @@ export interface ClientOptions {
    * would pass it is cut off and its call fails. Default {@link DEFAULT_MAX_BUFFERED_BYTES}.
    */
   maxBufferedBytes?: number;
+  /**
+   * The bounds past which the client stops making calls (call-tally.ts, docs/reliability.md "The
+   * platform's success rate"): a failing platform, or a run whose calls fall below the 98 % success
+   * rate of the platform's terms (docs/platform-api.md §1). `false` only counts the calls: for tests and
+   * benchmarks that inject failures on purpose. Default: `DEFAULT_SUCCESS_GUARD` of call-tally.ts.
+   */
+  successGuard?: SuccessGuard | false;
 }
 
 /**
@@ -263,6 +271,8 @@ export class PlatformClient {
   readonly hosts: PlatformHosts;
   /** The client's adaptive rate limiter (its current `rate` is useful in progress output and tests). */
   readonly rateLimiter: AdaptiveRateLimiter;
+  /** Every HTTP exchange of the client, answered 2xx or not: the run's success rate ({@link ClientOptions.successGuard}). */
+  readonly calls: CallTally;
   /** The client id this client logs in with (not a secret; names the client in `/clients/{clientId}/…` paths). */
   readonly clientId: string;
   private readonly clientSecret: string;
@@ -318,6 +328,7 @@ export class PlatformClient {
     this.sleep = opts.sleep ?? realSleep;
     this.deadlineAt = opts.deadline;
     this.buffered = new ByteBudget(opts.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES);
+    this.calls = new CallTally(opts.successGuard);
     // Every call in flight or waiting listens for the close: as many listeners as calls, not a leak.
     setMaxListeners(0, this.closing.signal);
     this.rateLimiter = new AdaptiveRateLimiter({
@@ -664,6 +675,9 @@ export class PlatformClient {
     const origin = this.addressOf(route, method, path);
     const refused = await this.awaitSlot(method, path, deadline);
     if (refused) return refused;
+    const failing = this.calls.refusal();
+    if (failing !== undefined) throw new PlatformFailingError(method, path, failing);
+    const group = route === undefined ? undefined : routeGroup(route.name);
     const extra = await headers();
     const started = this.now();
     const left = deadline - started;
@@ -724,6 +738,7 @@ export class PlatformClient {
               `(fewer calls at once: --parallelism)`;
         // A 2xx answer cut off leaves open what the call did, as a lost answer does (status 0): the
         // executor then settles a write by its effect (src/apply/execute.ts).
+        this.calls.record(group, status);
         return this.stopped(method, path, message, status >= 200 && status <= 299 ? 0 : status);
       }
       chunks = read.chunks;
@@ -738,6 +753,7 @@ export class PlatformClient {
           cause,
         );
       }
+      this.calls.record(group, 0);
       return this.transportFailure(method, path, cause, timeoutMs);
     } finally {
       clearTimeout(timer);
@@ -745,6 +761,7 @@ export class PlatformClient {
     }
     const res = received(status, resHeaders, chunks);
     if (status < 200 || status > 299) res.body = parseLoosely(res.text);
+    this.calls.record(group, status);
     this.heedAnswer(method, path, status, resHeaders);
     return { ok: true, res };
   }

@@ -6,6 +6,7 @@
  */
 
 import type { Plan } from "../plan/types.js";
+import type { CallCount } from "../platform/call-tally.js";
 import { escapeMarkdown, escapeTerminal, jsonSafe } from "./escape.js";
 import { isComplete, type ApplyReport } from "../apply/report.js";
 import { renderStagesMarkdown, renderStagesText } from "./rollout-headings.js";
@@ -146,11 +147,14 @@ export function renderReportMarkdown(
  * `{summary, safety, operations, failed, skipped, pending, waitedMs}` (`rotated` when lost webhook
  * secrets were rotated; and `stages`, in order, for a
  * rollout: src/apply/rollout.ts `StageOutcome`); for a plan with no changes,
- * where nothing was applied, `{summary, operations: [], pending: []}`.
+ * where nothing was applied, `{summary, operations: [], pending: []}`. With `calls`, both end with
+ * `calls: {made, succeeded}`: the run's HTTP calls to the platform and those answered 2xx
+ * (docs/platform-api.md §1, the success rate the platform's terms bound).
  */
-export function renderReportJson(plan: Plan, report: ApplyReport | undefined): string {
+export function renderReportJson(plan: Plan, report: ApplyReport | undefined, calls?: CallCount): string {
+  const made = calls === undefined ? {} : { calls: { made: calls.calls, succeeded: calls.succeeded } };
   const body = report
-    ? { summary: plan.summary, safety: plan.safety, ...report }
-    : { summary: plan.summary, operations: [], pending: [] };
+    ? { summary: plan.summary, safety: plan.safety, ...report, ...made }
+    : { summary: plan.summary, operations: [], pending: [], ...made };
   return jsonSafe(JSON.stringify(body, null, 2)) + "\n";
 }

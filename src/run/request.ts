@@ -12,6 +12,7 @@ import type { ApplyEvent } from "../apply/execute.js";
 import { StalePlanError, type Diagnostic } from "../errors.js";
 import { type LockHolder } from "./lock.js";
 import { type ClientOptions, type RetryInfo } from "../platform/client.js";
+import type { CallCounts } from "../platform/call-tally.js";
 import type { Targeting } from "../plan/target.js";
 import type { Plan } from "../plan/types.js";
 import { type SecretSink } from "./secrets.js";
@@ -73,11 +74,18 @@ interface RequestBase {
   runTimeoutMs?: number;
   /**
    * Settings of the platform client's retries (tests and benchmarks tune them; defaults otherwise):
-   * backoff base and cap, the cap of one `Retry-After` wait, the client-side rate limit, jitter source.
+   * backoff base and cap, the cap of one `Retry-After` wait, the client-side rate limit, jitter source,
+   * and the stop rule of the success rate (off in the fault-injection runs, which fail calls on purpose).
    */
   client?: Pick<
     ClientOptions,
-    "baseDelayMs" | "maxDelayMs" | "maxRetryAfterMs" | "maxAttempts" | "requestsPerSecond" | "random"
+    | "baseDelayMs"
+    | "maxDelayMs"
+    | "maxRetryAfterMs"
+    | "maxAttempts"
+    | "requestsPerSecond"
+    | "random"
+    | "successGuard"
   >;
 }
 
@@ -254,4 +262,9 @@ export interface RunResult {
   exitCode: number;
   /** Why the run ended early (`exitCode` is `exitCodeFor(error)`); never holds a secret. */
   error?: unknown;
+  /**
+   * The HTTP calls the run made to the platform, and how many were answered 2xx, once a session was
+   * open (src/platform/call-tally.ts): the success rate the platform's terms bound (docs/platform-api.md §1).
+   */
+  calls?: CallCounts;
 }

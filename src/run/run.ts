@@ -132,6 +132,7 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
       }
       return result;
     } finally {
+      result.calls = session.client.calls.counts();
       await session.close();
     }
   } catch (err) {

@@ -155,7 +155,13 @@ export interface SessionOptions {
   /** Retry and pacing settings of the client (tests and benchmarks); the defaults otherwise. */
   client?: Pick<
     ClientOptions,
-    "baseDelayMs" | "maxDelayMs" | "maxRetryAfterMs" | "maxAttempts" | "requestsPerSecond" | "random"
+    | "baseDelayMs"
+    | "maxDelayMs"
+    | "maxRetryAfterMs"
+    | "maxAttempts"
+    | "requestsPerSecond"
+    | "random"
+    | "successGuard"
   >;
   /** Calls the session will have in flight at once (`--parallelism`): its connections to the platform. */
   connections?: number;

@@ -81,9 +81,12 @@ async function applyClean(config: string) {
 describe("the example chain against the emulator", () => {
   it("applies to empty stores, then plans nothing", async () => {
     const { config, emu } = await setup();
+    emu.clearRequests();
     const plan = await carte(["plan", "--detailed-exitcode", "-c", config]);
     expect(plan.code).toBe(2);
     expect(plan.out).toMatch(/Plan: \d+ to create, \d+ to update, 0 to delete in 3 stores/);
+    // The run ends with its calls' success rate (the platform's terms ask 98 %): every call it made.
+    expect(plan.err).toContain(`${emu.requests.length} calls to the platform, 100.0 % succeeded.`);
     await applyClean(config);
 
     // The platform holds every item, category and menu of every store, as the files say.
@@ -105,6 +108,19 @@ describe("the example chain against the emulator", () => {
     } finally {
       await client.close();
     }
+  });
+
+  it("stops calling a failing platform and says so, instead of retrying on", async () => {
+    const { config, emu } = await setup();
+    // Every read of a store fails (the logins answer).
+    emu.setFaults({ routes: [{ prefix: "/restaurants/menu/v1/stores", faultRate: 1, faultKinds: ["503"] }] });
+    emu.clearRequests();
+    const plan = await carte(["plan", "-c", config]);
+    expect(plan.code).toBe(1);
+    expect(plan.err).toContain("the platform is failing: 10 of the last");
+    // Three stores read at once: the calls in flight when the breaker opened end, and no more go out.
+    expect(emu.requests.length).toBeLessThan(30);
+    expect(plan.err).toMatch(/\b\d+ calls to the platform, \d+\.\d % succeeded\./);
   });
 
   it("changing one price makes one item upsert per affected store, carrying only that item", async () => {
