@@ -28,7 +28,7 @@ import type { StageOutcome } from "../apply/rollout.js";
 import { describeHolder } from "../run/lock.js";
 import { runCarte } from "../run/run.js";
 import { type RunHooks, type RunResult } from "../run/request.js";
-import { describeCalls } from "../platform/call-tally.js";
+import { writeCallsLine } from "./calls-line.js";
 import { describeTarget, embeddedCountry, embeddedHolidays } from "../run/session.js";
 import { escapeLines, escapeTerminal } from "../render/escape.js";
 import { describeRefHolder, lockName } from "../gitops/ref-lock.js";
@@ -211,8 +211,7 @@ function listsRefusal(plan: { safety: { ok: boolean; override?: unknown } }): bo
  * (docs/platform-api.md §1), on stderr: the plan or report on stdout stays as it was.
  */
 function reportCalls(result: RunResult, quiet: boolean, io: CliIo): void {
-  if (quiet || result.calls === undefined) return;
-  io.err(`${describeCalls(result.calls)}.\n`);
+  if (result.calls !== undefined) writeCallsLine(result.calls, io, quiet);
 }
 
 export async function runPlan(opts: PlanCommand, io: CliIo): Promise<number> {

@@ -40,6 +40,7 @@ import { openSession } from "../run/session.js";
 import { printWarnings, type CliIo } from "./io.js";
 import { checkParallelism } from "./option-checks.js";
 import { progressMode } from "./progress.js";
+import { writeCallsLine } from "./calls-line.js";
 
 const DATE_FIELDS = ["expected_execution_date", "confirmed_payment_date"] as const;
 
@@ -184,6 +185,7 @@ export async function runFinanceExport(opts: FinanceExportCommand, io: CliIo): P
     return ExitCode.ok;
   } finally {
     progress.stop();
+    writeCallsLine(session.client.calls.counts(), io, opts.quiet);
     await session.close();
   }
 }
@@ -245,6 +247,7 @@ export async function runFinanceReconcile(opts: FinanceReconcileCommand, io: Cli
     return hasFindings(run.reconciliation) ? ExitCode.discrepancy : ExitCode.ok;
   } finally {
     progress.stop();
+    writeCallsLine(session.client.calls.counts(), io, opts.quiet);
     await session.close();
   }
 }

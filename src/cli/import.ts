@@ -41,6 +41,7 @@ import { DEFAULT_PARALLELISM } from "../platform/client.js";
 import { describeTarget, openSession, runTarget } from "../run/session.js";
 import { printWarnings, type CliIo } from "./io.js";
 import { checkParallelism } from "./option-checks.js";
+import { writeCallsLine } from "./calls-line.js";
 
 /** Options of `carte import`. */
 export interface ImportCommand {
@@ -80,6 +81,7 @@ async function readStores(
   identities: StoreIdentity[],
   parallelism: number,
   io: CliIo,
+  quiet: boolean,
 ): Promise<Awaited<ReturnType<typeof readLiveStores>>> {
   // The embedded emulator must know the stores to answer for them.
   const session = await openSession(
@@ -89,6 +91,7 @@ async function readStores(
   try {
     return await readLiveStores(session.client, identities, { parallelism });
   } finally {
+    writeCallsLine(session.client.calls.counts(), io, quiet);
     await session.close();
   }
 }
@@ -226,7 +229,7 @@ export async function runImport(opts: ImportCommand, io: CliIo): Promise<number>
     opts.stores,
     Object.values(project.desired.stores).map((s) => s.store),
   );
-  const states = await readStores(project, identities, opts.parallelism, io);
+  const states = await readStores(project, identities, opts.parallelism, io, opts.quiet);
 
   const result = target
     ? await buildMerge(states, target)

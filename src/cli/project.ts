@@ -19,6 +19,7 @@ import { describeTarget, openSession, runTarget } from "../run/session.js";
 import { projectStatus, type StoreStatus } from "../status.js";
 import { SHOW_CALLS_OPTION, render } from "./commands.js";
 import { printWarnings, useColor, type CliIo } from "./io.js";
+import { writeCallsLine } from "./calls-line.js";
 
 /**
  * Warns that a saved plan file does not match its digest (edited after carte saved it, or not saved by
@@ -106,6 +107,7 @@ export async function runStatus(
     const wrong = (s: StoreStatus) => s.pairing === "wrong" || s.pairing === "unknown";
     return status.stores.some((s) => s.state === "missing" || wrong(s)) ? ExitCode.error : ExitCode.ok;
   } finally {
+    writeCallsLine(session.client.calls.counts(), io);
     await session.close();
   }
 }

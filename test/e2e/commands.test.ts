@@ -104,6 +104,8 @@ describe("carte status", () => {
     const before = await carte(["status", "-c", config]);
     expect(before.code, before.err).toBe(0);
     expect(before.out).toContain("3 managed, 0 unmanaged, 0 missing.");
+    // Like every command that calls the platform, status ends with its calls' success rate.
+    expect(before.err).toMatch(/^\d+ calls to the platform, 100\.0 % succeeded\.$/m);
     expect(before.out).toMatch(/managed\s+900101\s+bog-centro\s+.*stores\/bog-centro\.yaml/);
 
     // Deleting a store file stops managing the store: status says so.

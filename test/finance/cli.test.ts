@@ -46,6 +46,8 @@ describe("carte finance exports", () => {
       const csv = await carte(["finance", kind, "-c", fx.config, "--out", out]);
       expect(csv.code).toBe(0);
       expect(csv.err).toContain(`to ${out}`);
+      // The export ends with its calls' success rate.
+      expect(csv.err).toMatch(/^\d+ calls to the platform, 100\.0 % succeeded\.$/m);
       const text = readFileSync(out, "utf8");
       expect(text.split("\n")[0]).toBe(csvColumns(kind).join(","));
       const rows = parseCsv(text);

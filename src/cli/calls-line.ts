@@ -1,0 +1,14 @@
+/**
+ * The line a command ends with after it called the platform: its calls and their success rate, the
+ * measure the platform's terms bound (docs/platform-api.md §1, "Success rate of the calls").
+ */
+import { describeCalls, type CallCounts } from "../platform/call-tally.js";
+import type { CliIo } from "./io.js";
+
+/**
+ * Writes "N calls to the platform, R % succeeded." on stderr, so that the plan, report or export on
+ * stdout stays as it was. Nothing with `quiet`.
+ */
+export function writeCallsLine(calls: CallCounts, io: CliIo, quiet = false): void {
+  if (!quiet) io.err(`${describeCalls(calls)}.\n`);
+}
